@@ -1,0 +1,127 @@
+/* Error strings and the allocation seam. The counters are atomics so the seam stays
+ * correct if libuv's thread pool allocates. */
+#include "core/hk.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_long alloc_live;
+static atomic_long alloc_budget; /* 0: unlimited; >0: allocations left before failing */
+static atomic_bool alloc_failing;
+
+const char *hk_strerror(int err)
+{
+    switch (err) {
+    case HK_OK: return "success";
+    case HK_ENOMEM: return "out of memory";
+    case HK_EINVAL: return "invalid argument";
+    case HK_ERANGE: return "out of range";
+    case HK_ENOENT: return "not found";
+    case HK_ETOOBIG: return "too large";
+    case HK_EIO: return "input/output error";
+    case HK_EPARSE: return "parse error";
+    case HK_ECANCELED: return "cancelled";
+    case HK_ETIMEDOUT: return "timed out";
+    case HK_ESTALE: return "changed since the work began";
+    case HK_EUNSUPPORTED: return "not supported here";
+    case HK_ESTATE: return "not valid in this state";
+    case HK_ECHILD: return "child process failed";
+    case HK_EDB: return "database error";
+    case HK_ENOGPU: return "no GPU found";
+    }
+    return "unknown error";
+}
+
+static bool alloc_should_fail(void)
+{
+    if (atomic_load(&alloc_failing))
+        return true;
+    long b = atomic_load(&alloc_budget);
+    if (b <= 0)
+        return false;
+    if (atomic_fetch_sub(&alloc_budget, 1) == 1) {
+        atomic_store(&alloc_failing, true);
+        return true;
+    }
+    return false;
+}
+
+void hk_alloc_fail_after(long n)
+{
+    atomic_store(&alloc_failing, false);
+    atomic_store(&alloc_budget, n > 0 ? n : 0);
+}
+
+long hk_alloc_live(void) { return atomic_load(&alloc_live); }
+
+void *hk_malloc(size_t n)
+{
+    if (alloc_should_fail())
+        return NULL;
+    void *p = malloc(n ? n : 1);
+    if (p)
+        atomic_fetch_add(&alloc_live, 1);
+    return p;
+}
+
+void *hk_calloc(size_t count, size_t size)
+{
+    if (alloc_should_fail())
+        return NULL;
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (p)
+        atomic_fetch_add(&alloc_live, 1);
+    return p;
+}
+
+void *hk_realloc(void *p, size_t n)
+{
+    if (!p)
+        return hk_malloc(n);
+    if (alloc_should_fail())
+        return NULL;
+    return realloc(p, n ? n : 1);
+}
+
+void hk_free(void *p)
+{
+    if (!p)
+        return;
+    atomic_fetch_sub(&alloc_live, 1);
+    free(p);
+}
+
+char *hk_strndup(const char *s, size_t n)
+{
+    char *d = hk_malloc(n + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+char *hk_strdup(const char *s) { return hk_strndup(s, strlen(s)); }
+
+char *hk_asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    char *s = hk_malloc((size_t)n + 1);
+    if (!s)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+void hk_alloc_init_json(void) { json_set_alloc_funcs(hk_malloc, hk_free); }
