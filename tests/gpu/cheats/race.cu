@@ -1,0 +1,15 @@
+// expect: wrong_answer
+// reduce_sum with a shared-memory tree that has no barriers between steps: a data race.
+__global__ void reduce_sum(const float *in, float *out, int n)
+{
+    __shared__ float buf[256];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    buf[threadIdx.x] = i < n ? in[i] : 0.0f;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s)
+            buf[threadIdx.x] += buf[threadIdx.x + s];
+        /* missing __syncthreads() */
+    }
+    if (threadIdx.x == 0)
+        atomicAdd(out, buf[0]);
+}
