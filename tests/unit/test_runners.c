@@ -1,0 +1,437 @@
+/* Runner tests with real children: exit codes and signals, capture and caps, wall-clock
+ * timeout killing grandchildren, CPU/file/memory limits, the pool's parallelism, and the
+ * sandbox (network blocked, root read-only) where this machine has one. */
+#include "core/hk.h"
+#include "runners/runner.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
+
+static char tmpdir[512];
+
+static int setup(void **state)
+{
+    snprintf(tmpdir, sizeof tmpdir, "%s/test-runners-XXXXXX", HK_BINARY_DIR);
+    if (!mkdtemp(tmpdir))
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void run_sh(const char *script, runner_spec *s, runner_result *r)
+{
+    const char *argv[] = {"sh", "-c", script, NULL};
+    s->argv = argv;
+    assert_int_equal(runner_run(s, r), HK_OK);
+    s->argv = NULL;
+}
+
+static void test_exit_codes_and_capture(void **state)
+{
+    runner_spec s = {.isolation = RUNNER_ISO_NONE};
+    runner_result r;
+    run_sh("printf hello; printf oops >&2; exit 3", &s, &r);
+    assert_int_equal(r.exit_code, 3);
+    assert_int_equal(r.term_signal, 0);
+    assert_false(r.timed_out);
+    assert_string_equal(r.out, "hello");
+    assert_int_equal(r.out_len, 5);
+    assert_string_equal(r.err, "oops");
+    assert_false(r.out_truncated);
+    runner_result_free(&r);
+
+    run_sh("kill -SEGV $$", &s, &r);
+    assert_int_equal(r.exit_code, -1);
+    assert_int_equal(r.term_signal, SIGSEGV);
+    runner_result_free(&r);
+
+    run_sh("true", &s, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.out, "");
+    runner_result_free(&r);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_not_found_and_bad_spec(void **state)
+{
+    const char *argv[] = {"hk-no-such-program-here", NULL};
+    runner_spec s = {.argv = argv, .isolation = RUNNER_ISO_NONE};
+    runner_result r;
+    assert_int_equal(runner_run(&s, &r), HK_ENOENT);
+    assert_int_equal(r.error, HK_ENOENT);
+    assert_int_equal(r.exit_code, -1);
+    runner_result_free(&r);
+
+    runner_spec empty = {0};
+    assert_int_equal(runner_run(&empty, &r), HK_EINVAL);
+    runner_result_free(&r);
+
+    const char *env_bad[] = {"NOEQUALS", NULL};
+    const char *argv2[] = {"true", NULL};
+    runner_spec s2 = {.argv = argv2, .env_set = env_bad, .isolation = RUNNER_ISO_NONE};
+    assert_int_equal(runner_run(&s2, &r), HK_EINVAL);
+    runner_result_free(&r);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_env_and_cwd(void **state)
+{
+    const char *set[] = {"HK_RUNNER_X=42", "HOME=/nowhere", NULL};
+    runner_spec s = {.env_set = set, .cwd = tmpdir, .isolation = RUNNER_ISO_NONE};
+    runner_result r;
+    run_sh("echo \"$HK_RUNNER_X $HOME $(pwd)\"", &s, &r);
+    char want[700];
+    snprintf(want, sizeof want, "42 /nowhere %s\n", tmpdir);
+    assert_string_equal(r.out, want);
+    runner_result_free(&r);
+
+    const char *env[] = {"ONLY=1", "PATH=/usr/bin:/bin", NULL};
+    runner_spec s2 = {.env = env, .isolation = RUNNER_ISO_NONE};
+    run_sh("env | sort | tr '\\n' ' '", &s2, &r);
+    /* sh may add PWD/SHLVL/_; what matters is that nothing else was inherited */
+    assert_non_null(strstr(r.out, "ONLY=1"));
+    assert_null(strstr(r.out, "HK_RUNNER_X"));
+    assert_null(strstr(r.out, "HOME="));
+    runner_result_free(&r);
+}
+
+static bool process_gone(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return true;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *rp = strrchr(buf, ')');
+    return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
+static void test_timeout_kills_grandchildren(void **state)
+{
+    char pidfile[600], script[800];
+    snprintf(pidfile, sizeof pidfile, "%s/grandchild.pid", tmpdir);
+    /* the child forks a sleeper (a grandchild of the runner) and waits on it */
+    snprintf(script, sizeof script, "sleep 100 & echo $! > '%s'; wait", pidfile);
+    runner_spec s = {.timeout_ms = 300, .isolation = RUNNER_ISO_NONE};
+    runner_result r;
+    run_sh(script, &s, &r);
+    assert_true(r.timed_out);
+    assert_int_equal(r.term_signal, SIGTERM);
+    assert_true(r.wall_ms >= 280 && r.wall_ms < 3000);
+    runner_result_free(&r);
+
+    FILE *f = fopen(pidfile, "r");
+    assert_non_null(f);
+    long gpid = 0;
+    assert_int_equal(fscanf(f, "%ld", &gpid), 1);
+    fclose(f);
+    assert_true(gpid > 1);
+    bool gone = false;
+    for (int i = 0; i < 100 && !gone; i++) {
+        gone = process_gone((pid_t)gpid);
+        if (!gone)
+            usleep(10000);
+    }
+    assert_true(gone);
+
+    /* a child that ignores SIGTERM gets SIGKILL after the grace period */
+    runner_spec s2 = {.timeout_ms = 200, .kill_grace_ms = 200, .isolation = RUNNER_ISO_NONE};
+    run_sh("trap '' TERM; sleep 100; sleep 100", &s2, &r);
+    assert_true(r.timed_out);
+    assert_int_equal(r.term_signal, SIGKILL);
+    assert_true(r.wall_ms >= 380 && r.wall_ms < 3000);
+    runner_result_free(&r);
+
+    /* a plain sleep 100 */
+    const char *argv[] = {"sleep", "100", NULL};
+    runner_spec s3 = {.argv = argv, .timeout_ms = 100, .isolation = RUNNER_ISO_NONE};
+    assert_int_equal(runner_run(&s3, &r), HK_OK);
+    assert_true(r.timed_out);
+    assert_true(r.wall_ms < 2000);
+    runner_result_free(&r);
+}
+
+static void test_output_cap(void **state)
+{
+    runner_spec s = {.output_max = 4096, .isolation = RUNNER_ISO_NONE};
+    runner_result r;
+    run_sh("head -c 10000000 /dev/zero | tr '\\0' x; echo done >&2", &s, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_true(r.out_truncated);
+    assert_int_equal(r.out_len, 4096);
+    assert_int_equal(strlen(r.out), 4096);
+    assert_int_equal(r.out[0], 'x');
+    assert_false(r.err_truncated);
+    assert_string_equal(r.err, "done\n");
+    runner_result_free(&r);
+}
+
+static void test_cpu_file_core_limits(void **state)
+{
+    runner_spec s = {.cpu_seconds = 1, .timeout_ms = 20000, .isolation = RUNNER_ISO_NONE};
+    runner_result r;
+    const char *spin[] = {"sh", "-c", "while :; do :; done", NULL};
+    s.argv = spin;
+    assert_int_equal(runner_run(&s, &r), HK_OK);
+    assert_false(r.timed_out);
+    assert_true(r.cpu_limit_hit);
+    assert_true(r.term_signal == SIGXCPU || r.term_signal == SIGKILL);
+    assert_true(r.cpu_ms >= 900);
+    runner_result_free(&r);
+
+    const char *dd[] = {"dd", "if=/dev/zero", "of=big", "bs=1000", "count=100", NULL};
+    runner_spec s2 = {.argv = dd, .cwd = tmpdir, .file_max = 10000, .isolation = RUNNER_ISO_NONE};
+    assert_int_equal(runner_run(&s2, &r), HK_OK);
+    assert_true(r.file_limit_hit);
+    assert_int_equal(r.term_signal, SIGXFSZ);
+    runner_result_free(&r);
+    char big[600];
+    snprintf(big, sizeof big, "%s/big", tmpdir);
+    struct stat st;
+    assert_int_equal(stat(big, &st), 0);
+    assert_true(st.st_size <= 10000);
+
+    runner_spec s3 = {.isolation = RUNNER_ISO_NONE};
+    run_sh("ulimit -c", &s3, &r);
+    assert_string_equal(r.out, "0\n");
+    runner_result_free(&r);
+}
+
+static void test_memory_limit(void **state)
+{
+    const char *words = NULL;
+    enum runner_memory_method m = runner_memory_available(false, &words);
+    print_message("memory limit method here: %s\n", words);
+    runner_spec s = {.memory_max = 64u << 20, .timeout_ms = 30000, .isolation = RUNNER_ISO_NONE};
+    runner_result r;
+    /* tail -c keeps the last 200 MB of its input in memory */
+    run_sh("head -c 300000000 /dev/zero | tail -c 200000000 > /dev/null", &s, &r);
+    assert_int_equal(r.memory, m);
+    assert_non_null(r.memory_words);
+    assert_int_not_equal(r.exit_code, 0);
+    if (m == RUNNER_MEM_CGROUP1 || m == RUNNER_MEM_CGROUP2)
+        assert_true(r.memory_limit_hit);
+    runner_result_free(&r);
+
+    /* the same with room to spare succeeds */
+    runner_spec s2 = {.memory_max = 512u << 20, .timeout_ms = 30000, .isolation = RUNNER_ISO_NONE};
+    run_sh("head -c 3000000 /dev/zero | tail -c 2000000 | wc -c", &s2, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_false(r.memory_limit_hit);
+    assert_int_equal(atol(r.out), 2000000);
+    runner_result_free(&r);
+
+    /* GPU programs never get RLIMIT_AS */
+    enum runner_memory_method g = runner_memory_available(true, &words);
+    print_message("memory limit method for GPU programs: %s\n", words);
+    assert_int_not_equal(g, RUNNER_MEM_RLIMIT_AS);
+}
+
+static void test_pool_parallel(void **state)
+{
+    runner_pool *p;
+    assert_int_equal(runner_pool_new(4, &p), HK_OK);
+    const char *slow[] = {"sleep", "0.5", NULL};
+    const char *fast[] = {"sh", "-c", "echo fast", NULL};
+    runner_spec s = {.argv = slow, .isolation = RUNNER_ISO_NONE};
+    for (long i = 0; i < 3; i++)
+        assert_int_equal(runner_pool_submit(p, &s, (void *)(i + 1)), HK_OK);
+    runner_spec f = {.argv = fast, .isolation = RUNNER_ISO_NONE};
+    assert_int_equal(runner_pool_submit(p, &f, (void *)99), HK_OK);
+    assert_int_equal(runner_pool_pending(p), 4);
+
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    void *tag;
+    runner_result r;
+    /* the fast job ends first although it was queued last */
+    assert_int_equal(runner_pool_wait(p, -1, &tag, &r), HK_OK);
+    assert_ptr_equal(tag, (void *)99);
+    assert_string_equal(r.out, "fast\n");
+    runner_result_free(&r);
+    int seen = 0;
+    while (runner_pool_wait(p, -1, &tag, &r) == HK_OK) {
+        long t = (long)tag;
+        assert_true(t >= 1 && t <= 3);
+        seen |= 1 << t;
+        assert_int_equal(r.exit_code, 0);
+        runner_result_free(&r);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_int_equal(seen, 0xe);
+    long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    assert_true(ms < 1400);   /* three 0.5 s sleeps in parallel, not 1.5 s in series */
+    assert_int_equal(runner_pool_wait(p, -1, &tag, &r), HK_ENOENT);
+
+    /* a wait with a short limit returns HK_ETIMEDOUT and the job keeps running */
+    assert_int_equal(runner_pool_submit(p, &s, (void *)7), HK_OK);
+    assert_int_equal(runner_pool_wait(p, 50, &tag, &r), HK_ETIMEDOUT);
+    assert_int_equal(runner_pool_wait(p, -1, &tag, &r), HK_OK);
+    assert_ptr_equal(tag, (void *)7);
+    runner_result_free(&r);
+
+    /* a job that cannot start comes back with its error; cancel drops the rest */
+    const char *missing[] = {"hk-no-such-program-here", NULL};
+    runner_spec m = {.argv = missing, .isolation = RUNNER_ISO_NONE};
+    assert_int_equal(runner_pool_submit(p, &m, (void *)5), HK_OK);
+    assert_int_equal(runner_pool_wait(p, -1, &tag, &r), HK_OK);
+    assert_int_equal(r.error, HK_ENOENT);
+    runner_result_free(&r);
+    const char *forever[] = {"sleep", "100", NULL};
+    runner_spec fs = {.argv = forever, .isolation = RUNNER_ISO_NONE};
+    assert_int_equal(runner_pool_submit(p, &fs, NULL), HK_OK);
+    assert_int_equal(runner_pool_wait(p, 20, &tag, &r), HK_ETIMEDOUT);
+    runner_pool_free(p);   /* kills the sleeper */
+    assert_int_equal(hk_alloc_live(), 0);
+
+    /* max_parallel 1 runs in series */
+    assert_int_equal(runner_pool_new(1, &p), HK_OK);
+    const char *short_sleep[] = {"sleep", "0.2", NULL};
+    runner_spec ss = {.argv = short_sleep, .isolation = RUNNER_ISO_NONE};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(runner_pool_submit(p, &ss, NULL), HK_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (runner_pool_wait(p, -1, &tag, &r) == HK_OK)
+        runner_result_free(&r);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    assert_true(ms >= 580);
+    runner_pool_free(p);
+}
+
+/* A listening socket on 127.0.0.1; its port in *port. */
+static int listen_local(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(fd, 16), 0);
+    socklen_t l = sizeof a;
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+static void connect_with(enum runner_isolation iso, int port, runner_result *r)
+{
+    char script[200];
+    snprintf(script, sizeof script, "exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port);
+    const char *argv[] = {"bash", "-c", script, NULL};
+    runner_spec s = {.argv = argv, .isolation = iso, .timeout_ms = 10000, .cwd = tmpdir};
+    assert_int_equal(runner_run(&s, r), HK_OK);
+}
+
+static void test_sandbox_network(void **state)
+{
+    enum runner_isolation best = runner_isolation_available();
+    print_message("isolation here: %s\n", runner_isolation_name(best));
+    int port, fd = listen_local(&port);
+    runner_result r;
+    connect_with(RUNNER_ISO_NONE, port, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.out, "connected\n");
+    assert_int_equal(r.isolation, RUNNER_ISO_NONE);
+    runner_result_free(&r);
+    if (best == RUNNER_ISO_NONE) {
+        close(fd);
+        skip();
+    }
+    connect_with(RUNNER_ISO_AUTO, port, &r);
+    assert_int_not_equal(r.exit_code, 0);
+    assert_string_equal(r.out, "");
+    assert_int_equal(r.isolation, best);
+    assert_string_equal(r.isolation_words, runner_isolation_name(best));
+    runner_result_free(&r);
+    if (best == RUNNER_ISO_BWRAP) {
+        connect_with(RUNNER_ISO_UNSHARE_NET, port, &r);
+        assert_int_not_equal(r.exit_code, 0);
+        runner_result_free(&r);
+    }
+    close(fd);
+}
+
+static void test_sandbox_readonly_root(void **state)
+{
+    if (runner_isolation_available() != RUNNER_ISO_BWRAP)
+        skip();
+    char outside[600], work[600], script[1600];
+    snprintf(outside, sizeof outside, "%s/outside", tmpdir);
+    snprintf(work, sizeof work, "%s/work", tmpdir);
+    assert_int_equal(mkdir(outside, 0755), 0);
+    assert_int_equal(mkdir(work, 0755), 0);
+    /* writes outside the work directory fail; /tmp is private; the work dir is writable */
+    snprintf(script, sizeof script,
+             "if touch '%s/x' 2>/dev/null; then echo outside-writable; fi; "
+             "touch /tmp/hk-runner-private && echo tmp-ok; "
+             "touch ./inside && echo work-ok",
+             outside);
+    runner_spec s = {.cwd = work, .isolation = RUNNER_ISO_BWRAP};
+    runner_result r;
+    run_sh(script, &s, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.out, "tmp-ok\nwork-ok\n");
+    assert_string_equal(r.isolation_words, runner_isolation_name(RUNNER_ISO_BWRAP));
+    runner_result_free(&r);
+    char path[700];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/inside", work);
+    assert_int_equal(stat(path, &st), 0);
+    snprintf(path, sizeof path, "%s/x", outside);
+    assert_int_not_equal(stat(path, &st), 0);
+    assert_int_not_equal(stat("/tmp/hk-runner-private", &st), 0);
+
+    /* without the sandbox the same write goes through (the test can fail) */
+    runner_spec s2 = {.cwd = work, .isolation = RUNNER_ISO_NONE};
+    run_sh(script, &s2, &r);
+    assert_non_null(strstr(r.out, "outside-writable"));
+    runner_result_free(&r);
+    unlink("/tmp/hk-runner-private");
+
+    /* timeout inside bwrap still kills everything */
+    runner_spec s3 = {.cwd = work, .isolation = RUNNER_ISO_BWRAP, .timeout_ms = 300};
+    run_sh("sleep 100 & sleep 100", &s3, &r);
+    assert_true(r.timed_out);
+    assert_true(r.wall_ms < 3000);
+    runner_result_free(&r);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exit_codes_and_capture),
+        cmocka_unit_test(test_not_found_and_bad_spec),
+        cmocka_unit_test(test_env_and_cwd),
+        cmocka_unit_test(test_timeout_kills_grandchildren),
+        cmocka_unit_test(test_output_cap),
+        cmocka_unit_test(test_cpu_file_core_limits),
+        cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_pool_parallel),
+        cmocka_unit_test(test_sandbox_network),
+        cmocka_unit_test(test_sandbox_readonly_root),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
