@@ -1,0 +1,272 @@
+/* Content-Length framing of the LSP base protocol as an incremental byte parser.
+ * Nothing here trusts the peer: header lines, header count and the body size are
+ * capped before anything is allocated, and a bad header costs the peer one error
+ * plus resynchronisation, never the connection's memory. */
+#include "transport/transport.h"
+
+#include "core/hk.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define FEED_CHUNK (64u << 10)
+static const char CL_NAME[] = "Content-Length:";
+#define CL_NAME_LEN (sizeof(CL_NAME) - 1)
+
+/* Parse state lives in the buffer: in.data[0..in.len) is unparsed input. Header lines
+ * are parsed (and consumed) one at a time, so a message's headers never accumulate. */
+
+void tr_framer_init(struct tr_framer *f, size_t max_body, tr_message_fn on_message,
+                    tr_error_fn on_error, void *ud)
+{
+    memset(f, 0, sizeof *f);
+    f->max_body = max_body ? max_body : TR_DEFAULT_MAX_BODY;
+    /* One body, one header line and one feed chunk is the most that is ever held. */
+    hk_buf_init(&f->in, f->max_body + TR_MAX_HEADER_LINE + FEED_CHUNK);
+    f->on_message = on_message;
+    f->on_error = on_error;
+    f->ud = ud;
+    f->at_line_start = true;
+}
+
+void tr_framer_free(struct tr_framer *f) { hk_buf_free(&f->in); }
+
+size_t tr_framer_pending(const struct tr_framer *f) { return f->in.len; }
+
+/* Header-parsing state that only lives while a header block is being read. */
+struct hdr_state {
+    long long content_length; /* -1 until seen */
+    int n_headers;
+};
+
+static void framer_error(struct tr_framer *f, int err, const char *msg)
+{
+    if (f->on_error)
+        f->on_error(err, msg, f->ud);
+}
+
+static void enter_resync(struct tr_framer *f, bool at_line_start)
+{
+    f->resync = true;
+    f->in_body = false;
+    f->at_line_start = at_line_start;
+}
+
+/* Drops buffered input up to a line that starts with "Content-Length:". Returns true
+ * when synchronised again. Keeps a possible partial match at the end of the buffer. */
+static bool do_resync(struct tr_framer *f)
+{
+    const char *d = f->in.data;
+    size_t n = f->in.len;
+    for (size_t i = 0; i < n; i++) {
+        bool line_start = i == 0 ? f->at_line_start : d[i - 1] == '\n';
+        if (!line_start || d[i] != 'C')
+            continue;
+        size_t avail = n - i < CL_NAME_LEN ? n - i : CL_NAME_LEN;
+        if (memcmp(d + i, CL_NAME, avail) != 0)
+            continue;
+        if (avail < CL_NAME_LEN) {
+            /* A prefix of the name at the end: keep it and wait for more. */
+            hk_buf_consume(&f->in, i);
+            f->at_line_start = true;
+            return false;
+        }
+        hk_buf_consume(&f->in, i);
+        f->resync = false;
+        f->at_line_start = true;
+        return true;
+    }
+    f->at_line_start = n ? d[n - 1] == '\n' : f->at_line_start;
+    hk_buf_consume(&f->in, n);
+    return false;
+}
+
+/* Parses a Content-Length value: decimal digits with optional surrounding blanks.
+ * HK_OK, HK_EPARSE, or HK_ETOOBIG when it exceeds max. */
+static int parse_length(const char *v, size_t n, size_t max, long long *out)
+{
+    size_t i = 0;
+    while (i < n && (v[i] == ' ' || v[i] == '\t'))
+        i++;
+    size_t start = i;
+    unsigned long long x = 0;
+    bool big = false;
+    while (i < n && v[i] >= '0' && v[i] <= '9') {
+        if (x > (unsigned long long)max)
+            big = true; /* keep scanning to validate the syntax, but stop growing */
+        else
+            x = x * 10 + (unsigned long long)(v[i] - '0');
+        i++;
+    }
+    size_t end_digits = i;
+    while (i < n && (v[i] == ' ' || v[i] == '\t'))
+        i++;
+    if (end_digits == start || i != n)
+        return HK_EPARSE;
+    if (big || x > (unsigned long long)max)
+        return HK_ETOOBIG;
+    *out = (long long)x;
+    return HK_OK;
+}
+
+/* Handles one complete header line (without its line ending). Returns HK_OK, or an
+ * error after which the caller resynchronises. *done is set at the blank line. */
+static int header_line(struct tr_framer *f, struct hdr_state *h, const char *line, size_t n,
+                       bool *done)
+{
+    char msg[160];
+    *done = false;
+    if (n == 0) {
+        if (h->n_headers == 0)
+            return HK_OK; /* stray blank line between messages: harmless */
+        if (h->content_length < 0) {
+            framer_error(f, HK_EPARSE, "header block without Content-Length");
+            return HK_EPARSE;
+        }
+        *done = true;
+        return HK_OK;
+    }
+    if (++h->n_headers > TR_MAX_HEADERS) {
+        snprintf(msg, sizeof msg, "more than %d header lines", TR_MAX_HEADERS);
+        framer_error(f, HK_ETOOBIG, msg);
+        return HK_ETOOBIG;
+    }
+    const char *colon = memchr(line, ':', n);
+    if (!colon || colon == line) {
+        framer_error(f, HK_EPARSE, "malformed header line (expected 'Name: value')");
+        return HK_EPARSE;
+    }
+    size_t name_len = (size_t)(colon - line);
+    if (name_len == CL_NAME_LEN - 1 && strncasecmp(line, CL_NAME, name_len) == 0) {
+        if (h->content_length >= 0) {
+            framer_error(f, HK_EPARSE, "duplicate Content-Length header");
+            return HK_EPARSE;
+        }
+        long long v = 0;
+        int rc = parse_length(colon + 1, n - name_len - 1, f->max_body, &v);
+        if (rc == HK_ETOOBIG) {
+            snprintf(msg, sizeof msg, "Content-Length over the %zu-byte limit; message dropped",
+                     f->max_body);
+            framer_error(f, HK_ETOOBIG, msg);
+            return rc;
+        }
+        if (rc) {
+            framer_error(f, HK_EPARSE, "Content-Length is not a decimal number");
+            return rc;
+        }
+        h->content_length = v;
+    }
+    /* Content-Type and unknown headers are accepted and ignored (the spec fixes utf-8). */
+    return HK_OK;
+}
+
+/* Parses what is buffered. Headers are consumed line by line; a body is delivered in
+ * place. Header state is kept in f between calls through in_body/body_len only, so a
+ * header block split across feeds is re-read from its start: at most
+ * TR_MAX_HEADERS * TR_MAX_HEADER_LINE bytes, a bounded cost. */
+static void parse_buffer(struct tr_framer *f)
+{
+    for (;;) {
+        if (f->resync && !do_resync(f))
+            return;
+        if (f->in_body) {
+            if (f->in.len < f->body_len)
+                return;
+            if (!f->in.data) { /* Content-Length: 0 with nothing buffered yet */
+                if (f->on_message)
+                    f->on_message("", 0, f->ud);
+                f->in_body = false;
+                continue;
+            }
+            char saved = f->in.data[f->body_len];
+            f->in.data[f->body_len] = '\0';
+            if (f->on_message)
+                f->on_message(f->in.data, f->body_len, f->ud);
+            f->in.data[f->body_len] = saved;
+            hk_buf_consume(&f->in, f->body_len);
+            f->in_body = false;
+            continue;
+        }
+        /* Read the header block from the start of the buffer. */
+        struct hdr_state h = {.content_length = -1, .n_headers = 0};
+        size_t pos = 0;
+        bool done = false;
+        int rc = HK_OK;
+        while (!done) {
+            const char *start = f->in.data + pos;
+            size_t avail = f->in.len - pos;
+            const char *nl = avail ? memchr(start, '\n', avail) : NULL;
+            size_t line_len = nl ? (size_t)(nl - start) + 1 : avail;
+            if (line_len > TR_MAX_HEADER_LINE) {
+                char msg[96];
+                snprintf(msg, sizeof msg, "header line longer than %d bytes", TR_MAX_HEADER_LINE);
+                framer_error(f, HK_ETOOBIG, msg);
+                rc = HK_ETOOBIG;
+                pos += nl ? line_len : avail;
+                break;
+            }
+            if (!nl)
+                return; /* incomplete header block: wait for more */
+            size_t n = line_len - 1;
+            if (n && start[n - 1] == '\r')
+                n--;
+            pos += line_len;
+            rc = header_line(f, &h, start, n, &done);
+            if (rc)
+                break;
+            if (!done && h.n_headers == 0) {
+                /* A stray blank line: consume it so it is never re-read. */
+                hk_buf_consume(&f->in, pos);
+                pos = 0;
+            }
+        }
+        if (rc) {
+            /* Drop the offending line (or what there is of it) and resynchronise. */
+            bool line_start = pos > 0 && f->in.data[pos - 1] == '\n';
+            hk_buf_consume(&f->in, pos);
+            enter_resync(f, line_start);
+            continue;
+        }
+        hk_buf_consume(&f->in, pos);
+        f->in_body = true;
+        f->body_len = (size_t)h.content_length;
+    }
+}
+
+int tr_framer_feed(struct tr_framer *f, const char *data, size_t len)
+{
+    int ret = HK_OK;
+    while (len) {
+        size_t n = len < FEED_CHUNK ? len : FEED_CHUNK;
+        int rc = hk_buf_append(&f->in, data, n);
+        if (rc) {
+            /* Cannot happen with the caps above except on ENOMEM: drop and resync. */
+            framer_error(f, rc, rc == HK_ENOMEM ? "out of memory buffering a message"
+                                                : "message buffer over its cap");
+            hk_buf_reset(&f->in);
+            enter_resync(f, false);
+            ret = rc == HK_ENOMEM ? HK_ENOMEM : HK_OK;
+        }
+        data += n;
+        len -= n;
+        parse_buffer(f);
+    }
+    return ret;
+}
+
+int tr_frame(const char *body, size_t len, char **out, size_t *out_len)
+{
+    char hdr[64];
+    int h = snprintf(hdr, sizeof hdr, "Content-Length: %zu\r\n\r\n", len);
+    char *p = hk_malloc((size_t)h + len + 1);
+    if (!p)
+        return HK_ENOMEM;
+    memcpy(p, hdr, (size_t)h);
+    if (len)
+        memcpy(p + h, body, len);
+    p[(size_t)h + len] = '\0';
+    *out = p;
+    *out_len = (size_t)h + len;
+    return HK_OK;
+}

@@ -1,0 +1,89 @@
+/* LSP base protocol transport: Content-Length framing (a pure, incremental parser that
+ * the fuzzer and the unit tests drive directly) and a libuv connection on stdin/stdout
+ * that feeds it and queues writes without ever blocking the loop.
+ * Loop thread only. */
+#ifndef HK_TRANSPORT_TRANSPORT_H
+#define HK_TRANSPORT_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <uv.h>
+
+#include "core/buf.h"
+
+/* Caps on what a client may send (STYLE.md 8). */
+#define TR_MAX_HEADER_LINE 1024          /* bytes in one header line, CRLF included */
+#define TR_MAX_HEADERS 16                /* header lines before the blank line */
+#define TR_DEFAULT_MAX_BODY (64u << 20)  /* Content-Length cap */
+
+/* ---- framing ---- */
+
+/* A complete message body (borrowed for the call; not NUL-terminated at len, though a
+ * NUL follows it in memory). */
+typedef void (*tr_message_fn)(const char *body, size_t len, void *ud);
+/* A framing error: err is HK_EPARSE (malformed header), HK_ETOOBIG (a cap was hit) or
+ * HK_ENOMEM; msg is a human sentence (borrowed for the call). After it the framer
+ * resynchronises: it drops input up to the next line that starts with
+ * "Content-Length:" (a JSON body from a client practically never contains that). */
+typedef void (*tr_error_fn)(int err, const char *msg, void *ud);
+
+struct tr_framer {
+    struct hk_buf in;        /* unparsed input; never holds more than one body + headers */
+    size_t max_body;
+    size_t body_len;         /* length of the body being waited for */
+    bool in_body;            /* headers done; waiting for body_len bytes */
+    bool resync;             /* dropping input until a "Content-Length:" line start */
+    bool at_line_start;      /* resync: the last dropped byte was '\n' */
+    tr_message_fn on_message;
+    tr_error_fn on_error;
+    void *ud;
+};
+
+/* Initialises f (value struct, no allocation yet). max_body 0: TR_DEFAULT_MAX_BODY. */
+void tr_framer_init(struct tr_framer *f, size_t max_body, tr_message_fn on_message,
+                    tr_error_fn on_error, void *ud);
+/* Feeds len bytes. Calls on_message for each complete message and on_error for each
+ * framing error, synchronously, in order. Returns HK_OK or HK_ENOMEM (input that could
+ * not be buffered is reported through on_error too, and dropped). Callbacks must not
+ * call tr_framer_feed or tr_framer_free on the same framer. */
+int tr_framer_feed(struct tr_framer *f, const char *data, size_t len);
+/* Bytes of an unfinished message buffered now (for tests and EOF diagnostics). */
+size_t tr_framer_pending(const struct tr_framer *f);
+void tr_framer_free(struct tr_framer *f);
+
+/* New "Content-Length: N\r\n\r\n" + body in *out (hk_free), total length in *out_len.
+ * HK_OK or HK_ENOMEM. */
+int tr_frame(const char *body, size_t len, char **out, size_t *out_len);
+
+/* ---- connection on file descriptors ---- */
+
+typedef struct tr_conn tr_conn;
+
+/* Called once when input ends (EOF, read error or close); the connection stays usable
+ * for writes until tr_conn_close. err: HK_OK for a clean EOF, else HK_EIO. */
+typedef void (*tr_eof_fn)(int err, void *ud);
+
+struct tr_conn_cbs {
+    tr_message_fn on_message;
+    tr_error_fn on_error;
+    tr_eof_fn on_eof;
+    void *ud;
+};
+
+/* Opens a connection reading in_fd and writing out_fd (0 and 1 for stdio). Pipes,
+ * sockets and TTYs are read through libuv streams; a regular file is read with
+ * uv_fs_read (so `hkls < transcript` works); writes to a regular file are done with
+ * uv_fs_write, in order. Reading starts at once. HK_OK, HK_ENOMEM, HK_EIO. */
+int tr_conn_open(uv_loop_t *loop, int in_fd, int out_fd, size_t max_body,
+                 const struct tr_conn_cbs *cbs, tr_conn **out);
+/* Queues body (copied, framed) for writing; never blocks. HK_OK, HK_ENOMEM,
+ * HK_ETOOBIG (more than the queued-bytes cap is waiting: the client is not reading),
+ * HK_EIO (the output is closed). */
+int tr_conn_send(tr_conn *c, const char *body, size_t len);
+/* Bytes queued and not yet written. */
+size_t tr_conn_queued(const tr_conn *c);
+/* Stops reading, lets queued writes finish, then closes the handles and frees c in
+ * their close callbacks; uv_run returns once that is done. c is invalid afterwards. */
+void tr_conn_close(tr_conn *c);
+
+#endif
