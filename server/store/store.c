@@ -1,0 +1,675 @@
+/* The store handle: opening SQLite in WAL mode, the versioned schema and its ordered
+ * migrations, transactions, error mapping, kernels and the device peaks cache.
+ * Episodes, versions, measurements and queries live in store_rows.c. */
+#include "store/store_impl.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/hk.h"
+#include "core/log.h"
+
+/* ---- schema ----
+ * Each step takes the schema from version-1 to version. Steps are append-only: a
+ * released step is never edited, a change is a new step (docs/store.md). */
+static const char schema_v1[] =
+    "CREATE TABLE kernels("
+    "  id INTEGER PRIMARY KEY,"
+    "  file TEXT NOT NULL,"
+    "  name TEXT NOT NULL,"
+    "  content_hash TEXT NOT NULL DEFAULT '',"
+    "  created_ms INTEGER NOT NULL,"
+    "  UNIQUE(file, name));"
+    "CREATE TABLE episodes("
+    "  id INTEGER PRIMARY KEY,"
+    "  name TEXT NOT NULL,"
+    "  kernel_id INTEGER NOT NULL REFERENCES kernels(id),"
+    "  target TEXT NOT NULL DEFAULT '',"
+    "  backend TEXT NOT NULL DEFAULT '',"
+    "  arch TEXT NOT NULL DEFAULT '',"
+    "  engine TEXT NOT NULL DEFAULT '',"
+    "  status TEXT NOT NULL CHECK(status IN"
+    "    ('running','completed','stopped','failed','interrupted')),"
+    "  started_ms INTEGER NOT NULL,"
+    "  ended_ms INTEGER,"
+    "  budget_json TEXT CHECK(budget_json IS NULL OR json_valid(budget_json)),"
+    "  pid INTEGER NOT NULL DEFAULT 0,"
+    "  report_json TEXT, report_md TEXT, report_html TEXT,"
+    "  error TEXT,"
+    "  best_version_id INTEGER REFERENCES versions(id),"
+    "  baseline_version_id INTEGER REFERENCES versions(id));"
+    "CREATE TABLE versions("
+    "  id INTEGER PRIMARY KEY,"
+    "  episode_id INTEGER NOT NULL REFERENCES episodes(id),"
+    "  kernel_id INTEGER NOT NULL REFERENCES kernels(id),"
+    "  parent_id INTEGER REFERENCES versions(id),"
+    "  number INTEGER NOT NULL,"
+    "  source TEXT NOT NULL,"
+    "  launch_json TEXT CHECK(launch_json IS NULL OR json_valid(launch_json)),"
+    "  content_hash TEXT NOT NULL,"
+    "  status TEXT NOT NULL CHECK(status IN ('candidate','verified','rejected')),"
+    "  reject_reason TEXT,"
+    "  reject_details TEXT,"
+    "  produced_by TEXT,"
+    "  created_ms INTEGER NOT NULL,"
+    "  UNIQUE(kernel_id, number));"
+    "CREATE TABLE measurements("
+    "  id INTEGER PRIMARY KEY,"
+    "  version_id INTEGER NOT NULL REFERENCES versions(id),"
+    "  episode_id INTEGER NOT NULL REFERENCES episodes(id),"
+    "  kind TEXT NOT NULL CHECK(kind IN ('baseline','candidate','verify')),"
+    "  median_ms REAL NOT NULL CHECK(median_ms > 0),"
+    "  p10_ms REAL, p90_ms REAL, spread REAL,"
+    "  reps INTEGER NOT NULL DEFAULT 0,"
+    "  bytes_per_s REAL, flop_per_s REAL, roofline_pct REAL,"
+    "  size_key TEXT,"
+    "  raw_json TEXT CHECK(raw_json IS NULL OR json_valid(raw_json)),"
+    "  created_ms INTEGER NOT NULL);"
+    "CREATE TABLE evidence("
+    "  id INTEGER PRIMARY KEY,"
+    "  version_id INTEGER NOT NULL REFERENCES versions(id),"
+    "  episode_id INTEGER NOT NULL REFERENCES episodes(id),"
+    "  kind TEXT NOT NULL,"
+    "  json TEXT NOT NULL CHECK(json_valid(json)),"
+    "  created_ms INTEGER NOT NULL);"
+    "CREATE TABLE events("
+    "  id INTEGER PRIMARY KEY,"
+    "  episode_id INTEGER NOT NULL REFERENCES episodes(id),"
+    "  time_ms INTEGER NOT NULL,"
+    "  stage TEXT NOT NULL,"
+    "  message TEXT NOT NULL DEFAULT '',"
+    "  json TEXT CHECK(json IS NULL OR json_valid(json)));";
+
+/* v2: the device peaks cache, facts the first schema lacked (device, free-form info,
+ * the worker's start time to survive pid reuse, accuracy), and indexes for the editor's
+ * list and history queries. */
+static const char schema_v2[] =
+    "CREATE TABLE devices("
+    "  name TEXT PRIMARY KEY,"
+    "  cc TEXT NOT NULL DEFAULT '',"
+    "  peaks_json TEXT NOT NULL CHECK(json_valid(peaks_json)),"
+    "  measured_ms INTEGER NOT NULL);"
+    "ALTER TABLE episodes ADD COLUMN device TEXT;"
+    "ALTER TABLE episodes ADD COLUMN info_json TEXT"
+    "  CHECK(info_json IS NULL OR json_valid(info_json));"
+    "ALTER TABLE episodes ADD COLUMN pid_start INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE versions ADD COLUMN max_abs_err REAL;"
+    "ALTER TABLE versions ADD COLUMN max_rel_err REAL;"
+    "CREATE INDEX episodes_by_status ON episodes(status, started_ms);"
+    "CREATE INDEX episodes_by_kernel ON episodes(kernel_id, started_ms);"
+    "CREATE INDEX versions_by_episode ON versions(episode_id);"
+    "CREATE INDEX measurements_by_version ON measurements(version_id, episode_id);"
+    "CREATE INDEX evidence_by_version ON evidence(version_id, episode_id);"
+    "CREATE INDEX events_by_episode ON events(episode_id, id);";
+
+static const char *const migrations[] = {schema_v1, schema_v2};
+_Static_assert(HK_ARRAY_LEN(migrations) == STORE_SCHEMA_VERSION, "one step per schema version");
+
+/* ---- names ---- */
+
+static const char *const ep_names[] = {"running", "completed", "stopped", "failed", "interrupted"};
+static const char *const v_names[] = {"candidate", "verified", "rejected"};
+static const char *const m_names[] = {"baseline", "candidate", "verify"};
+
+const char *store_episode_status_name(enum store_episode_status st)
+{
+    return (unsigned)st < HK_ARRAY_LEN(ep_names) ? ep_names[st] : "?";
+}
+
+const char *store_version_status_name(enum store_version_status st)
+{
+    return (unsigned)st < HK_ARRAY_LEN(v_names) ? v_names[st] : "?";
+}
+
+const char *store_measure_kind_name(enum store_measure_kind k)
+{
+    return (unsigned)k < HK_ARRAY_LEN(m_names) ? m_names[k] : "?";
+}
+
+int store_episode_status_parse(const char *s, enum store_episode_status *out)
+{
+    for (unsigned i = 0; s && i < HK_ARRAY_LEN(ep_names); i++) {
+        if (strcmp(s, ep_names[i]) == 0) {
+            *out = (enum store_episode_status)i;
+            return HK_OK;
+        }
+    }
+    return HK_EINVAL;
+}
+
+int64_t store_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- errors and helpers ---- */
+
+int store__failf(store *s, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->err, sizeof s->err, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int store__fail(store *s, int rc, const char *what)
+{
+    int code;
+    switch (rc & 0xff) {
+    case SQLITE_CONSTRAINT: code = HK_EINVAL; break;
+    case SQLITE_NOMEM: code = HK_ENOMEM; break;
+    case SQLITE_TOOBIG: code = HK_ETOOBIG; break;
+    default: code = HK_EDB; break;
+    }
+    const char *msg = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+    return store__failf(s, code, "%s: %s", what, msg ? msg : sqlite3_errstr(rc));
+}
+
+const char *store_errmsg(const store *s) { return s ? s->err : "no store"; }
+
+int store__prepare(store *s, const char *sql, sqlite3_stmt **out)
+{
+    *out = NULL;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, out, NULL);
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(*out);
+        *out = NULL;
+        return store__fail(s, rc, "prepare");
+    }
+    return HK_OK;
+}
+
+int store__exec_stmt(store *s, sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st);
+    int ret = HK_OK;
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        ret = store__fail(s, rc, what);
+    sqlite3_finalize(st);
+    return ret;
+}
+
+int store__exec(store *s, const char *sql)
+{
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? HK_OK : store__fail(s, rc, "exec");
+}
+
+int store__tx_enter(store *s, int *token)
+{
+    if (sqlite3_get_autocommit(s->db)) {
+        *token = 1;
+        return store__exec(s, "BEGIN IMMEDIATE");
+    }
+    *token = 2;
+    return store__exec(s, "SAVEPOINT store_unit");
+}
+
+int store__tx_leave(store *s, int token, int rc)
+{
+    if (token == 1) {
+        if (rc == HK_OK) {
+            rc = store__exec(s, "COMMIT");
+            if (rc == HK_OK)
+                return HK_OK;
+        }
+        /* A failed COMMIT may leave the transaction open (SQLITE_BUSY): close it. */
+        if (!sqlite3_get_autocommit(s->db))
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return rc;
+    }
+    if (token == 2) {
+        if (rc == HK_OK)
+            return store__exec(s, "RELEASE store_unit");
+        sqlite3_exec(s->db, "ROLLBACK TO store_unit; RELEASE store_unit", NULL, NULL, NULL);
+    }
+    return rc;
+}
+
+int store__col_str(sqlite3_stmt *st, int i, char **out)
+{
+    *out = NULL;
+    const unsigned char *t = sqlite3_column_text(st, i);
+    if (!t)
+        return HK_OK;
+    *out = hk_strndup((const char *)t, (size_t)sqlite3_column_bytes(st, i));
+    return *out ? HK_OK : HK_ENOMEM;
+}
+
+double store__col_double(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+int store__bind_str(sqlite3_stmt *st, int i, const char *v)
+{
+    return v ? sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+}
+
+int store__bind_double(sqlite3_stmt *st, int i, double v)
+{
+    return isfinite(v) ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
+}
+
+int store__bind_id(sqlite3_stmt *st, int i, int64_t v)
+{
+    return v ? sqlite3_bind_int64(st, i, v) : sqlite3_bind_null(st, i);
+}
+
+int store__grow(void **arr, size_t *cap, size_t n, size_t elem, size_t max)
+{
+    if (n < *cap)
+        return HK_OK;
+    if (n >= max)
+        return HK_ETOOBIG;
+    size_t ncap = *cap ? *cap * 2 : 8;
+    if (ncap > max)
+        ncap = max;
+    void *p = hk_realloc(*arr, ncap * elem);
+    if (!p)
+        return HK_ENOMEM;
+    /* Zero the new tail so a partially filled array can always be freed row by row. */
+    memset((char *)p + *cap * elem, 0, (ncap - *cap) * elem);
+    *arr = p;
+    *cap = ncap;
+    return HK_OK;
+}
+
+/* ---- open, migrate, transactions ---- */
+
+int store_schema_version(store *s, int *out)
+{
+    sqlite3_stmt *st = NULL;
+    *out = 0;
+    int rc = store__prepare(s, "PRAGMA user_version", &st);
+    if (rc)
+        return rc;
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW)
+        *out = sqlite3_column_int(st, 0);
+    else
+        rc = store__fail(s, r, "read schema version");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_migrate(store *s, int target)
+{
+    if (!s)
+        return HK_EINVAL;
+    if (target == 0)
+        target = STORE_SCHEMA_VERSION;
+    if (target < 0 || target > STORE_SCHEMA_VERSION)
+        return store__failf(s, HK_EUNSUPPORTED, "unknown schema version %d", target);
+    if (!sqlite3_get_autocommit(s->db))
+        return store__failf(s, HK_ESTATE, "migrate inside a transaction");
+    int cur = 0;
+    int rc = store_schema_version(s, &cur);
+    if (rc)
+        return rc;
+    if (cur > target)
+        return store__failf(s, HK_EUNSUPPORTED,
+                            "database schema version %d is newer than %d (this build)", cur,
+                            target);
+    while (cur < target) {
+        int next = cur + 1;
+        /* IMMEDIATE: two processes opening an old database at once serialise here; the
+         * loser re-reads the version below and finds the work done. */
+        rc = store__exec(s, "BEGIN IMMEDIATE");
+        if (rc)
+            return rc;
+        int now = 0;
+        rc = store_schema_version(s, &now);
+        if (rc == HK_OK && now == cur) {
+            rc = store__exec(s, migrations[cur]);
+            if (rc == HK_OK) {
+                char pragma[64];
+                snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", next);
+                rc = store__exec(s, pragma);
+            }
+            if (rc) {
+                char keep[sizeof s->err];
+                memcpy(keep, s->err, sizeof keep);
+                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+                return store__failf(s, rc, "migration to schema %d failed: %.400s", next, keep);
+            }
+        }
+        if (rc == HK_OK)
+            rc = store__exec(s, "COMMIT");
+        if (rc) {
+            if (!sqlite3_get_autocommit(s->db))
+                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+            return rc;
+        }
+        rc = store_schema_version(s, &cur);
+        if (rc)
+            return rc;
+        if (cur > target)
+            return store__failf(s, HK_EUNSUPPORTED, "database schema version %d is newer", cur);
+    }
+    return HK_OK;
+}
+
+int store_set_busy_timeout(store *s, int ms)
+{
+    int rc = sqlite3_busy_timeout(s->db, ms < 0 ? 0 : ms);
+    return rc == SQLITE_OK ? HK_OK : store__fail(s, rc, "busy timeout");
+}
+
+static int store_open_impl(const char *path, int max_version, store **out)
+{
+    *out = NULL;
+    if (!path || max_version < 1 || max_version > STORE_SCHEMA_VERSION)
+        return HK_EINVAL;
+    if (!sqlite3_threadsafe())
+        return HK_EUNSUPPORTED; /* the handle may move between threads (store.h) */
+    store *s = hk_calloc(1, sizeof *s);
+    if (!s)
+        return HK_ENOMEM;
+    int ret;
+    sqlite3_stmt *st = NULL;
+    /* NOMUTEX: the contract is one thread at a time per handle, so SQLite's per-connection
+     * mutex buys nothing; the library itself stays thread-safe for several handles. */
+    int rc = sqlite3_open_v2(path, &s->db,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                             NULL);
+    if (rc != SQLITE_OK) {
+        ret = store__fail(s, rc, path);
+        goto out;
+    }
+    sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_busy_timeout(s->db, 5000);
+    /* Reading the journal mode also proves the file is a database. */
+    ret = store__prepare(s, "PRAGMA journal_mode = WAL", &st);
+    if (ret)
+        goto out;
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        ret = store__fail(s, rc, path);
+        sqlite3_finalize(st);
+        goto out;
+    }
+    const char *mode = (const char *)sqlite3_column_text(st, 0);
+    bool ok_mode = mode && (strcmp(mode, "wal") == 0 || strcmp(mode, "memory") == 0);
+    char got[32];
+    snprintf(got, sizeof got, "%s", mode ? mode : "?");
+    sqlite3_finalize(st);
+    if (!ok_mode) {
+        ret = store__failf(s, HK_EDB, "%s: cannot use WAL mode (journal mode is %s)", path, got);
+        goto out;
+    }
+    /* NORMAL is safe in WAL mode against a killed process (only a power loss may drop the
+     * last commits) and avoids an fsync per event. */
+    ret = store__exec(s, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL");
+    if (ret)
+        goto out;
+    ret = store_migrate(s, max_version);
+out:
+    if (ret) {
+        /* Keep the message for the caller through the log: the handle dies here. */
+        if (s->err[0])
+            HK_WARN("store: %s", s->err);
+        sqlite3_close_v2(s->db);
+        hk_free(s);
+        return ret;
+    }
+    *out = s;
+    return HK_OK;
+}
+
+int store_open(const char *path, store **out)
+{
+    return store_open_impl(path, STORE_SCHEMA_VERSION, out);
+}
+
+int store_open_version(const char *path, int max_version, store **out)
+{
+    return store_open_impl(path, max_version, out);
+}
+
+void store_close(store *s)
+{
+    if (!s)
+        return;
+    if (s->db && !sqlite3_get_autocommit(s->db))
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close_v2(s->db);
+    hk_free(s);
+}
+
+int store_tx_begin(store *s)
+{
+    if (s->user_tx || !sqlite3_get_autocommit(s->db))
+        return store__failf(s, HK_ESTATE, "a transaction is already open");
+    int rc = store__exec(s, "BEGIN IMMEDIATE");
+    if (rc == HK_OK)
+        s->user_tx = true;
+    return rc;
+}
+
+int store_tx_commit(store *s)
+{
+    if (!s->user_tx)
+        return store__failf(s, HK_ESTATE, "no open transaction");
+    s->user_tx = false;
+    int rc = store__exec(s, "COMMIT");
+    if (rc && !sqlite3_get_autocommit(s->db))
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+int store_tx_rollback(store *s)
+{
+    if (!s->user_tx)
+        return store__failf(s, HK_ESTATE, "no open transaction");
+    s->user_tx = false;
+    if (!sqlite3_get_autocommit(s->db))
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return HK_OK;
+}
+
+/* ---- kernels ---- */
+
+void store_kernel_clear(store_kernel *k)
+{
+    if (!k)
+        return;
+    hk_free(k->file);
+    hk_free(k->name);
+    hk_free(k->content_hash);
+    memset(k, 0, sizeof *k);
+}
+
+void store_kernels_free(store_kernel *ks, size_t n)
+{
+    for (size_t i = 0; ks && i < n; i++)
+        store_kernel_clear(&ks[i]);
+    hk_free(ks);
+}
+
+int store_kernel_find(store *s, const char *file, const char *name, int64_t *id_out)
+{
+    *id_out = 0;
+    if (!file || !name)
+        return store__failf(s, HK_EINVAL, "kernel file and name are required");
+    sqlite3_stmt *st = NULL;
+    int rc = store__prepare(s, "SELECT id FROM kernels WHERE file = ?1 AND name = ?2", &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW)
+        *id_out = sqlite3_column_int64(st, 0);
+    else if (r == SQLITE_DONE)
+        rc = store__failf(s, HK_ENOENT, "no kernel %s in %s", name, file);
+    else
+        rc = store__fail(s, r, "find kernel");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_kernel_upsert(store *s, const char *file, const char *name, const char *content_hash,
+                        int64_t *id_out)
+{
+    *id_out = 0;
+    if (!file || !name || !*file || !*name)
+        return store__failf(s, HK_EINVAL, "kernel file and name are required");
+    int token, rc = store__tx_enter(s, &token);
+    if (rc)
+        return rc;
+    sqlite3_stmt *st = NULL;
+    rc = store__prepare(s,
+                        "INSERT INTO kernels(file, name, content_hash, created_ms)"
+                        " VALUES(?1, ?2, COALESCE(?3, ''), ?4)"
+                        " ON CONFLICT(file, name) DO UPDATE SET"
+                        "  content_hash = COALESCE(?3, content_hash)",
+                        &st);
+    if (rc == HK_OK) {
+        sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+        store__bind_str(st, 3, content_hash);
+        sqlite3_bind_int64(st, 4, store_now_ms());
+        rc = store__exec_stmt(s, st, "upsert kernel");
+    }
+    if (rc == HK_OK)
+        rc = store_kernel_find(s, file, name, id_out);
+    return store__tx_leave(s, token, rc);
+}
+
+static int kernel_row(sqlite3_stmt *st, store_kernel *k)
+{
+    memset(k, 0, sizeof *k);
+    k->id = sqlite3_column_int64(st, 0);
+    k->created_ms = sqlite3_column_int64(st, 4);
+    int rc = store__col_str(st, 1, &k->file);
+    if (!rc)
+        rc = store__col_str(st, 2, &k->name);
+    if (!rc)
+        rc = store__col_str(st, 3, &k->content_hash);
+    if (rc)
+        store_kernel_clear(k);
+    return rc;
+}
+
+int store_kernel_get(store *s, int64_t id, store_kernel *out)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st = NULL;
+    int rc = store__prepare(
+        s, "SELECT id, file, name, content_hash, created_ms FROM kernels WHERE id = ?1", &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW)
+        rc = kernel_row(st, out);
+    else if (r == SQLITE_DONE)
+        rc = store__failf(s, HK_ENOENT, "no kernel %lld", (long long)id);
+    else
+        rc = store__fail(s, r, "get kernel");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_kernel_list(store *s, const char *file, store_kernel **out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    sqlite3_stmt *st = NULL;
+    int rc = store__prepare(s,
+                            "SELECT id, file, name, content_hash, created_ms FROM kernels"
+                            " WHERE ?1 IS NULL OR file = ?1 ORDER BY file, name LIMIT 10000",
+                            &st);
+    if (rc)
+        return rc;
+    store__bind_str(st, 1, file);
+    store_kernel *arr = NULL;
+    size_t n = 0, cap = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        rc = store__grow((void **)&arr, &cap, n, sizeof *arr, 10000);
+        if (!rc)
+            rc = kernel_row(st, &arr[n]);
+        if (rc)
+            goto out;
+        n++;
+    }
+    if (r != SQLITE_DONE)
+        rc = store__fail(s, r, "list kernels");
+out:
+    sqlite3_finalize(st);
+    if (rc) {
+        store_kernels_free(arr, n);
+        return rc;
+    }
+    *out = arr;
+    *n_out = n;
+    return HK_OK;
+}
+
+/* ---- devices ---- */
+
+void store_device_clear(store_device *d)
+{
+    if (!d)
+        return;
+    hk_free(d->name);
+    hk_free(d->cc);
+    hk_free(d->peaks_json);
+    memset(d, 0, sizeof *d);
+}
+
+int store_device_put(store *s, const char *name, const char *cc, const char *peaks_json)
+{
+    if (!name || !*name || !peaks_json)
+        return store__failf(s, HK_EINVAL, "device name and peaks are required");
+    sqlite3_stmt *st = NULL;
+    int rc = store__prepare(s,
+                            "INSERT OR REPLACE INTO devices(name, cc, peaks_json, measured_ms)"
+                            " VALUES(?1, COALESCE(?2, ''), ?3, ?4)",
+                            &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    store__bind_str(st, 2, cc);
+    sqlite3_bind_text(st, 3, peaks_json, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, store_now_ms());
+    return store__exec_stmt(s, st, "put device");
+}
+
+int store_device_get(store *s, const char *name, store_device *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!name)
+        return store__failf(s, HK_EINVAL, "device name is required");
+    sqlite3_stmt *st = NULL;
+    int rc = store__prepare(
+        s, "SELECT name, cc, peaks_json, measured_ms FROM devices WHERE name = ?1", &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW) {
+        out->measured_ms = sqlite3_column_int64(st, 3);
+        rc = store__col_str(st, 0, &out->name);
+        if (!rc)
+            rc = store__col_str(st, 1, &out->cc);
+        if (!rc)
+            rc = store__col_str(st, 2, &out->peaks_json);
+        if (rc)
+            store_device_clear(out);
+    } else if (r == SQLITE_DONE) {
+        rc = store__failf(s, HK_ENOENT, "device %s was never measured", name);
+    } else {
+        rc = store__fail(s, r, "get device");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
