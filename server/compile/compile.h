@@ -1,7 +1,8 @@
 /* Compiling CUDA/HIP sources for diagnostics and resource usage: building the
- * nvcc/hipcc command, parsing compiler output (errors, warnings, ptxas -v resources),
- * occupancy limiters, and running the compiler as a child process on a libuv loop.
- * The loop never waits on a compile (STYLE.md 9). */
+ * nvcc/hipcc command, parsing compiler output (errors, warnings, ptxas -v resources,
+ * clang kernel-resource-usage remarks), occupancy limiters, and running the compiler
+ * as a child process on a libuv loop. The loop never waits on a compile (STYLE.md 9).
+ * Everything here runs on the caller's thread; the job functions on the loop thread. */
 #ifndef HK_COMPILE_COMPILE_H
 #define HK_COMPILE_COMPILE_H
 
@@ -11,11 +12,19 @@
 
 enum cc_backend { CC_NVIDIA, CC_DCU };
 
+/* "nvidia" / "dcu" (static). */
+const char *cc_backend_name(enum cc_backend b);
+
+/* Parses a target "nvidia:sm_90", "dcu:gfx906", or a bare arch "sm_90" / "gfx906"
+ * (the backend follows from the prefix). *arch_out: new string (hk_free).
+ * HK_OK, HK_EINVAL (not a target; nothing allocated), HK_ENOMEM. */
+int cc_parse_target(const char *s, enum cc_backend *backend_out, char **arch_out);
+
 /* What to compile with. Strings are borrowed for the duration of the call that takes
  * the struct (cc_job_start copies what it keeps). */
 typedef struct {
     enum cc_backend backend;
-    const char *compiler;      /* NULL: "nvcc" / "hipcc" found on PATH or in CUDA_HOME/ROCM_PATH */
+    const char *compiler;      /* NULL: "nvcc" / "hipcc" found by cc_find_compiler */
     const char *arch;          /* "sm_90", "gfx906"; NULL: sm_90 / gfx906 */
     const char *const *extra;  /* extra flags (-I, -D, -std=...), NULL-terminated, or NULL */
     const char *workdir;       /* directory to run in (the source file's), or NULL */
@@ -25,24 +34,43 @@ typedef struct {
 enum cc_severity { CC_ERROR, CC_WARNING, CC_NOTE };
 
 typedef struct {
-    char *file;        /* as the compiler printed it */
+    char *file;        /* as the compiler printed it (a job maps its temp copy back to
+                        * orig_path); NULL when the message names no file (driver or
+                        * ptxas messages) */
     int line;          /* 1-based; 0 when unknown */
     int col;           /* 1-based; 0 when unknown */
     enum cc_severity severity;
-    char *message;
+    char *message;     /* one line; nvcc's "#177-D" style number is kept in it */
+    char *kernel;      /* demangled kernel name a ptxas message is about (place it on the
+                        * kernel's definition), or NULL */
 } cc_diag;
 
 typedef struct {
-    char *kernel;          /* demangled name when the mangled one could be decoded, e.g. "saxpy" */
-    char *mangled;         /* as ptxas printed it */
-    char *arch;            /* "sm_90" */
-    int registers;
-    int spill_stores;      /* bytes */
-    int spill_loads;       /* bytes */
-    int stack;             /* stack frame bytes */
-    int smem_static;       /* bytes */
-    int cmem;              /* bytes of constant bank 0 */
+    char *kernel;          /* demangled name when the mangled one could be decoded, e.g. "saxpy",
+                            * "reduce<256>", "hk::fill"; else a copy of mangled */
+    char *base_name;       /* the unqualified identifier without template arguments, the name
+                            * as written in the source ("reduce", "fill"): match it against
+                            * an_model_find_kernel */
+    char *mangled;         /* as ptxas / clang printed it */
+    char *arch;            /* "sm_90", "gfx906" */
+    int line;              /* DCU: the line clang's remark points at (the kernel body's
+                            * opening brace); else 0 */
+    int registers;         /* NVIDIA: registers per thread; DCU: VGPRs */
+    int spill_stores;      /* bytes; NVIDIA only (DCU: see vgpr_spills) */
+    int spill_loads;       /* bytes; NVIDIA only */
+    int stack;             /* NVIDIA: stack frame bytes; DCU: ScratchSize bytes per lane */
+    int smem_static;       /* bytes of static shared memory (DCU: LDS bytes per block) */
+    int cmem;              /* bytes of constant bank 0 (ptxas prints it for some archs only) */
+    int barriers;          /* NVIDIA: named barriers used (0 when not printed) */
+    int sgprs;             /* DCU: scalar registers; 0 on NVIDIA */
+    int agprs;             /* DCU: accumulation registers (gfx90a+); 0 otherwise */
+    int vgpr_spills;       /* DCU: VGPRs spilled (a count, not bytes) */
+    int sgpr_spills;       /* DCU: SGPRs spilled */
+    int waves_per_simd;    /* DCU: the compiler's own occupancy estimate; 0 when unknown */
 } cc_resource;
+
+/* True when the kernel spills (NVIDIA spill bytes, or DCU spilled registers). */
+bool cc_resource_spills(const cc_resource *r);
 
 typedef struct {
     int exit_code;         /* compiler exit status; -1 if it did not exit normally */
@@ -51,10 +79,40 @@ typedef struct {
     size_t n_diags;
     cc_resource *res;
     size_t n_res;
-    char *output;          /* captured stdout+stderr (capped at 1 MiB), NUL-terminated */
+    char *output;          /* captured stdout then stderr (each capped at 1 MiB),
+                            * NUL-terminated; NULL when empty or from cc_parse_output */
 } cc_result;
 
+/* Frees what r owns and zeroes it; r itself is the caller's. NULL-safe. */
 void cc_result_free(cc_result *r);
+
+/* Per-architecture limits behind the occupancy computation (docs/doctor.md gives the
+ * sources). Values are static. */
+typedef struct {
+    const char *arch;          /* "sm_90", "gfx906" */
+    enum cc_backend backend;
+    int warp_size;             /* 32, or 64 (wavefront) */
+    int max_threads_per_block;
+    int max_warps_per_sm;      /* DCU: waves per CU */
+    int max_blocks_per_sm;     /* DCU: workgroups per CU when a workgroup has > 1 wave */
+    int regs_per_sm;           /* NVIDIA: 32-bit registers per SM; DCU: VGPRs per SIMD lane */
+    int reg_alloc_unit;        /* NVIDIA: registers per warp allocation; DCU: VGPR granule */
+    int max_regs_per_thread;
+    int smem_per_sm;           /* bytes, largest carveout (DCU: LDS per CU) */
+    int smem_per_block;        /* bytes, opt-in maximum */
+    int smem_alloc_unit;       /* bytes */
+    int smem_reserved;         /* bytes the driver reserves per block */
+    int barrier_factor;        /* NVIDIA: barriers available = factor * block limit */
+    int simds;                 /* DCU: SIMDs per CU; NVIDIA: SM sub-partitions */
+    int max_waves_per_simd;    /* DCU only */
+    int sgprs_per_simd;        /* DCU only */
+    bool unified_agprs;        /* DCU: VGPRs and AGPRs share one file (gfx90a) */
+} cc_arch_limits;
+
+/* The limits for arch (borrowed static), or NULL when the arch is not in the table. */
+const cc_arch_limits *cc_arch_find(const char *arch);
+/* The table itself (static), n_out entries. */
+const cc_arch_limits *cc_arch_table(size_t *n_out);
 
 /* Occupancy for one kernel on an architecture: resident blocks per SM and which
  * resource limits it. block_threads: threads per block (0: assume 256). */
@@ -62,38 +120,64 @@ typedef struct {
     int blocks_per_sm;
     int warps_per_sm;
     double occupancy;      /* active warps / max warps, 0..1 */
-    const char *limiter;   /* "registers", "shared memory", "threads", "blocks" (static) */
+    const char *limiter;   /* "threads", "blocks", "registers", "shared memory", "barriers",
+                            * "sgprs" (static); when several bind, the first in that order
+                            * (so "threads"/"blocks" mean the hardware maximum is reached) */
+    int block_threads;     /* the block size used */
 } cc_occupancy;
-/* HK_OK, or HK_EUNSUPPORTED for an unknown arch. */
+/* HK_OK, HK_EUNSUPPORTED for an unknown arch, HK_EINVAL for block_threads or dyn_smem
+ * out of range (blocks_per_sm 0 with the limiter set is HK_OK: the launch cannot fit). */
 int cc_occupancy_for(const char *arch, const cc_resource *r, int block_threads, int dyn_smem,
                      cc_occupancy *out);
 
 /* New NULL-terminated argv (cc_argv_free) to compile src_path for diagnostics and
- * resource usage: nvcc -arch=ARCH -Xptxas -v -c -o /dev/null, or hipcc --offload-arch.
- * HK_OK, HK_ENOMEM. */
+ * resource usage: nvcc -arch=ARCH -Xptxas -v -c -o /dev/null [extra] -x cu SRC, or
+ * hipcc --offload-arch=ARCH -c -o /dev/null -Rpass-analysis=kernel-resource-usage
+ * [extra] -x hip SRC. o->compiler NULL gives "nvcc"/"hipcc" (found on PATH by the
+ * spawn). HK_OK, HK_ENOMEM, HK_EINVAL (an arch starting with '-'). */
 int cc_build_argv(const cc_options *o, const char *src_path, char ***argv_out);
 void cc_argv_free(char **argv);
 
 /* Parses compiler output into diags and res of *r (appending). HK_OK or HK_ENOMEM.
- * Unknown lines are ignored; it never fails on odd text. */
+ * Unknown lines are ignored; it never fails on odd text. Identical diagnostics (hipcc
+ * prints host and device passes) are kept once. */
 int cc_parse_output(enum cc_backend backend, const char *text, size_t len, cc_result *r);
 
+/* Decodes an Itanium-mangled function name enough for display: *qualified gets
+ * "ns::name<args>" and *base the bare identifier. Names that are not mangled
+ * (extern "C") come back unchanged. New strings (hk_free); either out may be NULL.
+ * HK_OK, HK_EPARSE (not decodable: nothing allocated), HK_ENOMEM. */
+int cc_demangle(const char *mangled, char **qualified, char **base);
+
 /* An asynchronous compile of an in-memory text. The text is written to a private temp
- * file named like orig_name so diagnostics point to it; lines/files in results are
- * mapped back to orig_name. */
+ * dir (also the compiler's TMPDIR, removed afterwards) under orig_path's basename; the
+ * original file's directory is added with -I so relative includes work; lines/files in
+ * results are mapped back to orig_path. */
 typedef struct cc_job cc_job;
 /* Called exactly once on the loop thread: with the result (borrowed for the call) and
- * status HK_OK, or with res NULL and HK_ECANCELED / HK_EIO / HK_ENOENT (no compiler). */
+ * status HK_OK (also for compile errors and timeouts: see res->exit_code, timed_out),
+ * or with res NULL and HK_ECANCELED / HK_EIO / HK_ENOENT (no compiler). The job is
+ * freed after cb returns: do not touch it from then on. */
 typedef void (*cc_done_cb)(cc_job *job, int status, const cc_result *res, void *data);
 
-/* Starts a compile; the job frees itself after cb returns. HK_OK, HK_ENOMEM, HK_EIO.
- * On failure cb is never called. */
+/* Starts a compile; the job frees itself after cb returns. HK_OK, HK_ENOMEM, HK_EIO,
+ * HK_ETOOBIG (text over 64 MiB), HK_EINVAL. On failure cb is never called. A missing
+ * compiler is not a failure here: cb gets HK_ENOENT on a later loop iteration.
+ * *out (may be NULL) is valid until cb returns. */
 int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
                  const char *text, size_t len, cc_done_cb cb, void *data, cc_job **out);
-/* Kills the compiler's process group; cb then runs with HK_ECANCELED. */
+/* Kills the compiler's process group; cb then runs with HK_ECANCELED. Only before cb
+ * has run; a second call, or one from inside cb, does nothing. */
 void cc_job_cancel(cc_job *job);
+/* The process id of the running compiler (its process group id), or 0. For tests. */
+int cc_job_pid(const cc_job *job);
 
-/* Finds the compiler for backend: new absolute path in *out, or HK_ENOENT. */
+/* Finds the compiler for backend: new absolute path in *out, or HK_ENOENT. Looks at
+ * PATH, then CUDA_HOME, CUDA_PATH, /usr/local/cuda/bin (nvcc) or ROCM_PATH,
+ * /opt/rocm/bin, /opt/dtk/bin (hipcc). HK_ENOMEM. */
 int cc_find_compiler(enum cc_backend backend, char **out);
+/* Finds a tool by name on PATH and then in the directories above for backend
+ * (e.g. "ptxas", "cuobjdump", "hipconfig"). Same results as cc_find_compiler. */
+int cc_find_tool(enum cc_backend backend, const char *name, char **out);
 
 #endif
