@@ -1,11 +1,87 @@
-/* hkls entry point (replaced by the full CLI dispatcher). */
+/* hkls: the command-line entry. A small dispatcher: no arguments or --stdio run the
+ * language server (server/lsp), subcommands go to their cli_* functions. */
+#include "lsp/lsp.h"
+
 #include <stdio.h>
 #include <string.h>
+
+/* Subcommands: one line each. argv[0] of the call is the subcommand's name. */
+struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct cli_command commands[] = {
+    {NULL, NULL, NULL},
+};
+
+static const struct cli_command *find_command(const char *name)
+{
+    for (const struct cli_command *c = commands; c->name; c++)
+        if (!strcmp(c->name, name))
+            return c;
+    return NULL;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: hkls [--stdio] [--log FILE] [--log-level LEVEL]\n"
+            "       hkls --version | --help\n"
+            "\n"
+            "Without a command, hkls speaks the Language Server Protocol on stdin/stdout.\n"
+            "  --stdio            use stdin/stdout (the default)\n"
+            "  --log FILE         append the log to FILE instead of stderr\n"
+            "  --log-level LEVEL  error, warn (default), info, debug or trace\n"
+            "  --version          print the version\n");
+    if (commands[0].name) {
+        fprintf(f, "\ncommands:\n");
+        for (const struct cli_command *c = commands; c->name; c++)
+            fprintf(f, "  hkls %-10s %s\n", c->name, c->summary);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-        printf("hkls %s\n", HK_VERSION);
-        return 0;
+    struct lsp_opts o = {.log_path = NULL, .log_level = NULL, .in_fd = 0, .out_fd = 1};
+    if (argc > 1 && argv[1][0] != '-') {
+        const struct cli_command *c = find_command(argv[1]);
+        if (!c) {
+            fprintf(stderr, "hkls: unknown command '%s'\n", argv[1]);
+            usage(stderr);
+            return 2;
+        }
+        return c->run(argc - 1, argv + 1);
     }
-    return 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+            printf("hkls %s\n", HK_VERSION);
+            return 0;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--stdio")) {
+            continue;
+        } else if (!strcmp(a, "--log") || !strcmp(a, "--log-level")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "hkls: %s needs a value\n", a);
+                return 2;
+            }
+            if (!strcmp(a, "--log"))
+                o.log_path = argv[++i];
+            else
+                o.log_level = argv[++i];
+        } else if (!strncmp(a, "--log=", 6)) {
+            o.log_path = a + 6;
+        } else if (!strncmp(a, "--log-level=", 12)) {
+            o.log_level = a + 12;
+        } else {
+            fprintf(stderr, "hkls: unknown argument '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    return lsp_main(&o);
 }

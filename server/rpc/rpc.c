@@ -122,10 +122,8 @@ static void call_free(rpc_call *c)
     hk_free(c);
 }
 
-void rpc_free(rpc *r)
+void rpc_cancel_outgoing(rpc *r)
 {
-    if (!r)
-        return;
     for (size_t i = 0; i < RPC_MAX_PENDING_OUT; i++) {
         struct out_req o = r->out[i];
         if (!o.used)
@@ -134,6 +132,13 @@ void rpc_free(rpc *r)
         r->n_out--;
         o.cb(r, HK_ECANCELED, NULL, NULL, o.ud);
     }
+}
+
+void rpc_free(rpc *r)
+{
+    if (!r)
+        return;
+    rpc_cancel_outgoing(r);
     while (r->deferred)
         call_free(r->deferred);
     for (size_t i = 0; i < r->n_methods; i++)
@@ -216,6 +221,11 @@ static int send_result(rpc *r, const json_t *id, json_t *result)
     json_t *m = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "result",
                           result ? result : json_null());
     return send_json(r, m);
+}
+
+int rpc_send_error(rpc *r, const json_t *id, int code, const char *msg)
+{
+    return send_error(r, id, code, msg);
 }
 
 int rpc_notify(rpc *r, const char *method, json_t *params)

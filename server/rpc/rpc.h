@@ -113,6 +113,10 @@ void rpc_call_error_code(rpc_call *call, int rpc_code, const char *msg);
 
 /* ---- server -> client ---- */
 
+/* Sends an error response outside any call, e.g. for a framing error: id borrowed,
+ * NULL for id null. HK_OK or an error (logged). */
+int rpc_send_error(rpc *r, const json_t *id, int rpc_code, const char *msg);
+
 /* Sends a notification; params stolen (may be NULL). HK_OK or an error (logged). */
 int rpc_notify(rpc *r, const char *method, json_t *params);
 
@@ -128,6 +132,9 @@ typedef void (*rpc_reply_fn)(rpc *r, int status, json_t *result, json_t *error, 
  * (could not send); on error cb is never called. */
 int rpc_request(rpc *r, const char *method, json_t *params, unsigned timeout_ms,
                 rpc_reply_fn cb, void *ud, int64_t *id_out);
+/* Ends every pending outgoing request now: callbacks run with HK_ECANCELED and the
+ * timers are closed, so the loop can finish (used at exit). */
+void rpc_cancel_outgoing(rpc *r);
 size_t rpc_pending_out(const rpc *r);
 size_t rpc_deferred_count(const rpc *r);
 

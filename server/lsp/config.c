@@ -1,0 +1,691 @@
+/* Settings and compile flags. Three layers with the same keys (docs/config.md):
+ * defaults, the workspace file .hyperkernel.json, and the client's settings
+ * (initializationOptions, replaced by workspace/didChangeConfiguration). Flags for a
+ * file come from the settings plus its entry in compile_commands.json. Files are small
+ * and read only when their mtime changes. */
+#include "lsp/lsp_internal.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- string vectors ---- */
+
+void lsp_strv_free(char **v)
+{
+    if (!v)
+        return;
+    for (char **p = v; *p; p++)
+        hk_free(*p);
+    hk_free(v);
+}
+
+struct strv {
+    char **v;
+    size_t n, cap;
+    bool oom;
+};
+
+static void strv_push_own(struct strv *sv, char *s)
+{
+    if (!s) {
+        sv->oom = true;
+        return;
+    }
+    if (sv->n + 2 > sv->cap) {
+        size_t cap = sv->cap ? sv->cap * 2 : 16;
+        char **nv = hk_realloc(sv->v, cap * sizeof *nv);
+        if (!nv) {
+            hk_free(s);
+            sv->oom = true;
+            return;
+        }
+        sv->v = nv;
+        sv->cap = cap;
+    }
+    sv->v[sv->n++] = s;
+    sv->v[sv->n] = NULL;
+}
+
+static void strv_push(struct strv *sv, const char *s) { strv_push_own(sv, hk_strdup(s)); }
+
+/* Finishes the vector: a new NULL-terminated array, or NULL on ENOMEM. */
+static char **strv_done(struct strv *sv)
+{
+    if (sv->oom) {
+        if (sv->v)
+            lsp_strv_free(sv->v);
+        return NULL;
+    }
+    if (!sv->v) {
+        sv->v = hk_calloc(1, sizeof *sv->v);
+        return sv->v;
+    }
+    return sv->v;
+}
+
+/* ---- uris ---- */
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+char *lsp_uri_to_path(const char *uri)
+{
+    if (strncmp(uri, "file://", 7) != 0)
+        return NULL;
+    const char *p = uri + 7;
+    if (strncmp(p, "localhost/", 10) == 0)
+        p += 9;
+    if (*p != '/')
+        return NULL; /* a remote host: not a local file */
+    size_t n = strlen(p);
+    char *out = hk_malloc(n + 1);
+    if (!out)
+        return NULL;
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '%' && i + 2 < n && hexval(p[i + 1]) >= 0 && hexval(p[i + 2]) >= 0) {
+            int c = hexval(p[i + 1]) * 16 + hexval(p[i + 2]);
+            if (c == 0) {
+                hk_free(out);
+                return NULL;
+            }
+            out[j++] = (char)c;
+            i += 2;
+        } else if (p[i] == '?' || p[i] == '#') {
+            break;
+        } else {
+            out[j++] = p[i];
+        }
+    }
+    out[j] = '\0';
+    return out;
+}
+
+char *lsp_path_to_uri(const char *path)
+{
+    struct hk_buf b;
+    hk_buf_init(&b, 3 * strlen(path) + 16);
+    int rc = hk_buf_appends(&b, "file://");
+    for (const unsigned char *p = (const unsigned char *)path; *p && !rc; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("/-._~", *p))
+            rc = hk_buf_append(&b, p, 1);
+        else
+            rc = hk_buf_printf(&b, "%%%02X", *p);
+    }
+    if (rc) {
+        hk_buf_free(&b);
+        return NULL;
+    }
+    return hk_buf_steal(&b);
+}
+
+/* ---- command lines ---- */
+
+char **lsp_split_command(const char *cmd)
+{
+    struct strv sv = {0};
+    struct hk_buf w;
+    hk_buf_init(&w, strlen(cmd) + 1);
+    const char *p = cmd;
+    bool bad = false;
+    while (*p) {
+        while (*p == ' ' || *p == '\t' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        hk_buf_reset(&w);
+        bool any = false;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
+            any = true;
+            if (*p == '\\' && p[1]) {
+                hk_buf_append(&w, p + 1, 1);
+                p += 2;
+            } else if (*p == '\'') {
+                const char *e = strchr(p + 1, '\'');
+                if (!e) {
+                    bad = true;
+                    goto out;
+                }
+                hk_buf_append(&w, p + 1, (size_t)(e - p - 1));
+                p = e + 1;
+            } else if (*p == '"') {
+                p++;
+                while (*p && *p != '"') {
+                    if (*p == '\\' && (p[1] == '"' || p[1] == '\\' || p[1] == '$'))
+                        p++;
+                    hk_buf_append(&w, p, 1);
+                    p++;
+                }
+                if (*p != '"') {
+                    bad = true;
+                    goto out;
+                }
+                p++;
+            } else {
+                hk_buf_append(&w, p, 1);
+                p++;
+            }
+        }
+        if (any)
+            strv_push(&sv, w.data ? w.data : "");
+    }
+out:
+    hk_buf_free(&w);
+    if (bad) {
+        sv.oom = true;
+        strv_done(&sv);
+        return NULL;
+    }
+    return strv_done(&sv);
+}
+
+/* ---- files ---- */
+
+/* Reads a whole small file. HK_OK, HK_ENOENT, HK_ETOOBIG, HK_EIO, HK_ENOMEM. */
+static int read_file(const char *path, size_t max, char **out, size_t *len)
+{
+    int rc = HK_OK;
+    struct hk_buf b;
+    hk_buf_init(&b, max);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? HK_ENOENT : HK_EIO;
+    char chunk[65536];
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = HK_EIO;
+            goto out;
+        }
+        if (n == 0)
+            break;
+        rc = hk_buf_append(&b, chunk, (size_t)n);
+        if (rc)
+            goto out;
+    }
+    *len = b.len;
+    *out = hk_buf_steal(&b);
+    if (!*out)
+        *out = hk_strdup("");
+    if (!*out)
+        rc = HK_ENOMEM;
+out:
+    close(fd);
+    hk_buf_free(&b);
+    return rc;
+}
+
+static bool same_mtime(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static char *join_path(const char *dir, const char *rel)
+{
+    if (rel[0] == '/' || !dir)
+        return hk_strdup(rel);
+    return hk_asprintf("%s/%s", dir, rel);
+}
+
+/* Absolute, normalised path: realpath when the file exists, else the joined text. */
+static char *norm_path(const char *dir, const char *p)
+{
+    char *j = join_path(dir, p);
+    if (!j)
+        return NULL;
+    char buf[PATH_MAX];
+    if (realpath(j, buf)) {
+        hk_free(j);
+        return hk_strdup(buf);
+    }
+    return j;
+}
+
+/* ---- the settings layers ---- */
+
+void lsp_config_init(struct lsp_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->backend = CC_NVIDIA;
+    c->compile_enabled = true;
+    c->debounce_ms = 500;
+    c->timeout_ms = 60000;
+    c->log_level = HK_LOG_WARN;
+}
+
+void lsp_config_free(struct lsp_config *c)
+{
+    hk_free(c->arch);
+    lsp_strv_free(c->flags);
+    lsp_strv_free(c->include_paths);
+    hk_free(c->nvcc);
+    hk_free(c->hipcc);
+    memset(c, 0, sizeof *c);
+}
+
+/* A key given either nested ({"compile": {"enabled": ...}}) or dotted
+ * ({"compile.enabled": ...}); the nested form wins when both are present. */
+static json_t *cfg_get(json_t *o, const char *section, const char *key)
+{
+    if (!section)
+        return json_object_get(o, key);
+    json_t *v = json_object_get(json_object_get(o, section), key);
+    if (v)
+        return v;
+    char dotted[96];
+    snprintf(dotted, sizeof dotted, "%s.%s", section, key);
+    return json_object_get(o, dotted);
+}
+
+static const char *const known_keys[] = {
+    "target", "compile", "log", "compile.enabled", "compile.debounceMs", "compile.timeoutMs",
+    "compile.flags", "compile.includePaths", "compile.nvcc", "compile.hipcc", "log.level",
+};
+static const char *const compile_keys[] = {"enabled", "debounceMs", "timeoutMs", "flags",
+                                           "includePaths", "nvcc", "hipcc"};
+
+static bool in_list(const char *k, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(k, list[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Reads a string array; false (and a message) on a wrong shape. */
+static bool str_array(struct lsp_server *s, const char *from, const char *key, json_t *v,
+                      const char *base_dir, char ***out)
+{
+    if (!json_is_array(v) || json_array_size(v) > LSP_MAX_FLAGS) {
+        lsp_log_message(s, 2, "%s: %s must be an array of at most %d strings; ignored", from,
+                        key, LSP_MAX_FLAGS);
+        return false;
+    }
+    struct strv sv = {0};
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+        if (!json_is_string(e) || json_string_length(e) != strlen(json_string_value(e))) {
+            lsp_log_message(s, 2, "%s: %s[%zu] is not a string; the list is ignored", from, key,
+                            i);
+            sv.oom = true;
+            strv_done(&sv);
+            return false;
+        }
+        if (base_dir)
+            strv_push_own(&sv, join_path(base_dir, json_string_value(e)));
+        else
+            strv_push(&sv, json_string_value(e));
+    }
+    char **nv = strv_done(&sv);
+    if (!nv)
+        return false;
+    lsp_strv_free(*out);
+    *out = nv;
+    return true;
+}
+
+static void set_str(char **dst, const char *v)
+{
+    char *n = hk_strdup(v);
+    if (n) {
+        hk_free(*dst);
+        *dst = n;
+    }
+}
+
+static void apply_layer(struct lsp_server *s, struct lsp_config *c, json_t *o, const char *from)
+{
+    if (!json_is_object(o))
+        return;
+    const char *k;
+    json_t *v;
+    json_object_foreach(o, k, v) {
+        if (strcmp(k, "hyperkernel") == 0)
+            continue;
+        if (!in_list(k, known_keys, HK_ARRAY_LEN(known_keys)))
+            lsp_log_message(s, 2, "%s: unknown setting \"%.100s\" ignored", from, k);
+    }
+    json_t *comp = json_object_get(o, "compile");
+    if (comp && !json_is_object(comp))
+        lsp_log_message(s, 2, "%s: \"compile\" must be an object; ignored", from);
+    json_object_foreach(json_is_object(comp) ? comp : NULL, k, v) {
+        if (!in_list(k, compile_keys, HK_ARRAY_LEN(compile_keys)))
+            lsp_log_message(s, 2, "%s: unknown setting \"compile.%.100s\" ignored", from, k);
+    }
+    if ((v = cfg_get(o, NULL, "target"))) {
+        enum cc_backend be;
+        char *arch = NULL;
+        if (json_is_string(v) && cc_parse_target(json_string_value(v), &be, &arch) == HK_OK) {
+            hk_free(c->arch);
+            c->arch = arch;
+            c->backend = be;
+            c->target_set = true;
+        } else {
+            lsp_log_message(s, 2,
+                            "%s: target must look like \"nvidia:sm_90\" or \"dcu:gfx906\"; ignored",
+                            from);
+        }
+    }
+    if ((v = cfg_get(o, "compile", "enabled"))) {
+        if (json_is_boolean(v))
+            c->compile_enabled = json_is_true(v);
+        else
+            lsp_log_message(s, 2, "%s: compile.enabled must be true or false; ignored", from);
+    }
+    if ((v = cfg_get(o, "compile", "debounceMs"))) {
+        if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= 60000)
+            c->debounce_ms = (unsigned)json_integer_value(v);
+        else
+            lsp_log_message(s, 2, "%s: compile.debounceMs must be an integer 0..60000; ignored",
+                            from);
+    }
+    if ((v = cfg_get(o, "compile", "timeoutMs"))) {
+        if (json_is_integer(v) && json_integer_value(v) >= 1000 &&
+            json_integer_value(v) <= 600000)
+            c->timeout_ms = (unsigned)json_integer_value(v);
+        else
+            lsp_log_message(s, 2,
+                            "%s: compile.timeoutMs must be an integer 1000..600000; ignored",
+                            from);
+    }
+    if ((v = cfg_get(o, "compile", "flags")))
+        str_array(s, from, "compile.flags", v, NULL, &c->flags);
+    if ((v = cfg_get(o, "compile", "includePaths")))
+        str_array(s, from, "compile.includePaths", v, s->root, &c->include_paths);
+    if ((v = cfg_get(o, "compile", "nvcc"))) {
+        if (json_is_string(v) && json_string_length(v) > 0)
+            set_str(&c->nvcc, json_string_value(v));
+        else
+            lsp_log_message(s, 2, "%s: compile.nvcc must be a path; ignored", from);
+    }
+    if ((v = cfg_get(o, "compile", "hipcc"))) {
+        if (json_is_string(v) && json_string_length(v) > 0)
+            set_str(&c->hipcc, json_string_value(v));
+        else
+            lsp_log_message(s, 2, "%s: compile.hipcc must be a path; ignored", from);
+    }
+    if ((v = cfg_get(o, "log", "level"))) {
+        enum hk_log_level lv;
+        if (json_is_string(v) && hk_log_parse_level(json_string_value(v), &lv) == HK_OK) {
+            c->log_level = lv;
+            c->log_level_set = true;
+        } else {
+            lsp_log_message(s, 2, "%s: log.level must be error, warn, info, debug or trace",
+                            from);
+        }
+    }
+}
+
+void lsp_config_rebuild(struct lsp_server *s)
+{
+    struct lsp_config c;
+    lsp_config_init(&c);
+    apply_layer(s, &c, s->cfg_file_json, LSP_CONFIG_FILE);
+    apply_layer(s, &c, s->cfg_client_json, "client settings");
+    lsp_config_free(&s->cfg);
+    s->cfg = c;
+    if (c.log_level_set && !s->cli_log_level)
+        hk_log_set_level(c.log_level);
+    HK_DEBUG("config: target %s:%s%s, compile %s, debounce %u ms",
+             c.backend == CC_DCU ? "dcu" : "nvidia", c.arch ? c.arch : "(default)",
+             c.target_set ? "" : " (by extension)", c.compile_enabled ? "on" : "off",
+             c.debounce_ms);
+}
+
+bool lsp_config_refresh_file(struct lsp_server *s)
+{
+    if (!s->root)
+        return false;
+    char *path = hk_asprintf("%s/%s", s->root, LSP_CONFIG_FILE);
+    if (!path)
+        return false;
+    bool changed = false;
+    struct stat st;
+    bool exists = stat(path, &st) == 0;
+    if (!exists) {
+        if (s->cfg_file_seen) {
+            json_decref(s->cfg_file_json);
+            s->cfg_file_json = NULL;
+            s->cfg_file_seen = false;
+            changed = true;
+        }
+        goto out;
+    }
+    if (s->cfg_file_seen && same_mtime(&st.st_mtim, &s->cfg_file_mtime))
+        goto out;
+    s->cfg_file_seen = true;
+    s->cfg_file_mtime = st.st_mtim;
+    changed = true;
+    json_decref(s->cfg_file_json);
+    s->cfg_file_json = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = read_file(path, LSP_CONFIG_MAX_BYTES, &text, &len);
+    if (rc) {
+        lsp_log_message(s, 2, "%s: cannot read it: %s", path, hk_strerror(rc));
+        goto out;
+    }
+    json_error_t err;
+    json_t *j = json_loadb(text, len, 0, &err);
+    hk_free(text);
+    if (!j || !json_is_object(j)) {
+        lsp_show_message(s, 2, "%s: line %d: %s; the file is ignored", path, j ? 1 : err.line,
+                         j ? "not a JSON object" : err.text);
+        json_decref(j);
+        goto out;
+    }
+    s->cfg_file_json = j;
+    HK_INFO("config: read %s", path);
+out:
+    hk_free(path);
+    if (changed && s->state != LSP_UNINIT)
+        lsp_config_rebuild(s);
+    return changed;
+}
+
+/* ---- compile_commands.json ---- */
+
+void lsp_ccdb_free(struct lsp_ccdb *db)
+{
+    for (size_t i = 0; i < db->n; i++) {
+        hk_free(db->entries[i].file);
+        lsp_strv_free(db->entries[i].flags);
+    }
+    hk_free(db->entries);
+    hk_free(db->path);
+    memset(db, 0, sizeof *db);
+}
+
+/* Keeps the flags of a compile command that change how a file parses: include paths,
+ * macros, forced includes, the language standard and nvcc's language extensions.
+ * Output, arch and mode flags are ours to choose. */
+static char **ccdb_flags(char **argv, const char *dir)
+{
+    struct strv sv = {0};
+    for (size_t i = 1; argv[i]; i++) {
+        const char *a = argv[i];
+        const char *next = argv[i + 1];
+        if (!strcmp(a, "-I") || !strcmp(a, "-isystem") || !strcmp(a, "-include") ||
+            !strcmp(a, "--include-path") || !strcmp(a, "-iquote")) {
+            if (!next)
+                break;
+            strv_push(&sv, strcmp(a, "--include-path") == 0 ? "-I" : a);
+            strv_push_own(&sv, strcmp(a, "-include") == 0 ? hk_strdup(next)
+                                                          : join_path(dir, next));
+            i++;
+        } else if (!strncmp(a, "-I", 2)) {
+            char *p = join_path(dir, a + 2);
+            strv_push_own(&sv, p ? hk_asprintf("-I%s", p) : NULL);
+            hk_free(p);
+        } else if (!strcmp(a, "-D") || !strcmp(a, "-U")) {
+            if (!next)
+                break;
+            strv_push_own(&sv, hk_asprintf("%s%s", a, next));
+            i++;
+        } else if (!strncmp(a, "-D", 2) || !strncmp(a, "-U", 2) || !strncmp(a, "-std=", 5) ||
+                   !strncmp(a, "--std=", 6) || !strncmp(a, "--expt-", 7) ||
+                   !strcmp(a, "--extended-lambda")) {
+            strv_push(&sv, a);
+        } else if ((!strcmp(a, "-std") || !strcmp(a, "--std")) && next) {
+            strv_push_own(&sv, hk_asprintf("-std=%s", next));
+            i++;
+        }
+    }
+    return strv_done(&sv);
+}
+
+static void ccdb_load(struct lsp_server *s, const char *path)
+{
+    struct lsp_ccdb *db = &s->ccdb;
+    char *text = NULL;
+    size_t len = 0;
+    json_t *j = NULL;
+    int rc = read_file(path, LSP_COMPILE_DB_MAX_BYTES, &text, &len);
+    if (rc) {
+        lsp_log_message(s, 2, "%s: cannot read it: %s", path, hk_strerror(rc));
+        goto out;
+    }
+    json_error_t err;
+    j = json_loadb(text, len, 0, &err);
+    if (!json_is_array(j)) {
+        lsp_log_message(s, 2, "%s: not a JSON array (%s); ignored", path, j ? "" : err.text);
+        goto out;
+    }
+    size_t n = json_array_size(j);
+    db->entries = hk_calloc(n ? n : 1, sizeof *db->entries);
+    if (!db->entries)
+        goto out;
+    size_t i;
+    json_t *e;
+    json_array_foreach(j, i, e) {
+        const char *file = json_string_value(json_object_get(e, "file"));
+        const char *dir = json_string_value(json_object_get(e, "directory"));
+        json_t *args = json_object_get(e, "arguments");
+        const char *cmd = json_string_value(json_object_get(e, "command"));
+        if (!file || !dir)
+            continue;
+        char **argv = NULL;
+        if (json_is_array(args)) {
+            struct strv sv = {0};
+            size_t k;
+            json_t *a;
+            json_array_foreach(args, k, a) {
+                if (json_is_string(a))
+                    strv_push(&sv, json_string_value(a));
+            }
+            argv = strv_done(&sv);
+        } else if (cmd) {
+            argv = lsp_split_command(cmd);
+        }
+        if (!argv)
+            continue;
+        char **flags = argv[0] ? ccdb_flags(argv, dir) : NULL;
+        lsp_strv_free(argv);
+        char *norm = norm_path(dir, file);
+        if (!flags || !norm) {
+            lsp_strv_free(flags);
+            hk_free(norm);
+            continue;
+        }
+        db->entries[db->n++] = (struct lsp_ccdb_entry){norm, flags};
+    }
+    HK_INFO("compile_commands: %zu entries from %s", db->n, path);
+out:
+    json_decref(j);
+    hk_free(text);
+}
+
+/* Looks for compile_commands.json in the root, then in root/build. */
+static void ccdb_refresh(struct lsp_server *s)
+{
+    if (!s->root)
+        return;
+    static const char *const where[] = {"compile_commands.json", "build/compile_commands.json"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(where); i++) {
+        char *path = hk_asprintf("%s/%s", s->root, where[i]);
+        if (!path)
+            return;
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            hk_free(path);
+            continue;
+        }
+        if (s->ccdb.loaded && s->ccdb.path && strcmp(s->ccdb.path, path) == 0 &&
+            same_mtime(&st.st_mtim, &s->ccdb.mtime)) {
+            hk_free(path);
+            return;
+        }
+        lsp_ccdb_free(&s->ccdb);
+        s->ccdb.path = path;
+        s->ccdb.mtime = st.st_mtim;
+        s->ccdb.loaded = true;
+        ccdb_load(s, path);
+        return;
+    }
+    if (s->ccdb.loaded)
+        lsp_ccdb_free(&s->ccdb);
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+int lsp_compile_options(struct lsp_server *s, const char *path, cc_options *o,
+                        char ***extra_out)
+{
+    lsp_config_refresh_file(s);
+    ccdb_refresh(s);
+    const struct lsp_config *c = &s->cfg;
+    memset(o, 0, sizeof *o);
+    if (c->target_set) {
+        o->backend = c->backend;
+        o->arch = c->arch;
+    } else {
+        /* No target configured: a .hip file is for the DCU backend, the rest NVIDIA. */
+        o->backend = has_suffix(path, ".hip") ? CC_DCU : CC_NVIDIA;
+        o->arch = NULL;
+    }
+    o->compiler = o->backend == CC_DCU ? c->hipcc : c->nvcc;
+    o->timeout_ms = c->timeout_ms;
+    o->workdir = s->root; /* relative flags in the settings are relative to the root */
+    struct strv sv = {0};
+    for (char **f = c->flags; f && *f; f++)
+        strv_push(&sv, *f);
+    for (char **f = c->include_paths; f && *f; f++)
+        strv_push_own(&sv, hk_asprintf("-I%s", *f));
+    char *norm = norm_path(NULL, path);
+    for (size_t i = 0; norm && i < s->ccdb.n; i++) {
+        if (strcmp(s->ccdb.entries[i].file, norm) != 0)
+            continue;
+        for (char **f = s->ccdb.entries[i].flags; *f; f++)
+            strv_push(&sv, *f);
+        break;
+    }
+    hk_free(norm);
+    *extra_out = strv_done(&sv);
+    o->extra = (const char *const *)*extra_out;
+    return *extra_out ? HK_OK : HK_ENOMEM;
+}

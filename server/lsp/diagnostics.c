@@ -1,0 +1,354 @@
+/* Background compile diagnostics: a debounced nvcc/hipcc child per document, the newer
+ * version cancelling the older job, stale results dropped, compiler errors and warnings
+ * placed on their lines and per-kernel resources as hints on kernel names. Each source
+ * keeps its own set; publishDiagnostics always sends the merged whole. */
+#include "lsp/lsp_internal.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+#include <string.h>
+
+#define MAX_DIAGS 500
+
+struct job_ctx {
+    struct lsp_server *s;
+    char *uri;
+    int64_t version;
+};
+
+/* ---- publishing ---- */
+
+static void publish(struct lsp_server *s, const char *uri, int64_t version, bool with_version,
+                    json_t *diags /* stolen */)
+{
+    json_t *p = json_pack("{s:s, s:o}", "uri", uri, "diagnostics", diags ? diags : json_array());
+    if (p && with_version && s->cl_diag_version)
+        json_object_set_new(p, "version", json_integer(version));
+    rpc_notify(s->rpc, "textDocument/publishDiagnostics", p);
+}
+
+void lsp_diag_set(struct lsp_server *s, doc *d, enum lsp_diag_source src, json_t *diags)
+{
+    struct lsp_doc *ld = lsp_doc_of(d);
+    if (!ld || src >= LSP_DIAG_N) {
+        json_decref(diags);
+        return;
+    }
+    json_decref(ld->diags[src]);
+    ld->diags[src] = diags;
+    json_t *all = json_array();
+    for (int i = 0; all && i < LSP_DIAG_N; i++)
+        if (ld->diags[i])
+            json_array_extend(all, ld->diags[i]);
+    publish(s, doc_uri(d), doc_version(d), true, all);
+}
+
+void lsp_diag_clear_uri(struct lsp_server *s, const char *uri)
+{
+    publish(s, uri, 0, false, json_array());
+}
+
+/* ---- turning compiler output into diagnostics ---- */
+
+static bool ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_';
+}
+
+/* Byte range on line (1-based) at column col (1-based bytes; 0: the whole line's text). */
+static void line_range(const doc *d, int line, int col, uint32_t *start, uint32_t *end)
+{
+    uint32_t n = doc_line_count(d);
+    uint32_t l = line > 0 ? (uint32_t)(line - 1) : 0;
+    if (l >= n)
+        l = n ? n - 1 : 0;
+    uint32_t ls = 0, len = 0;
+    doc_line_start(d, l, &ls);
+    doc_line_length(d, l, &len);
+    const char *t = doc_text(d) + ls;
+    if (col <= 0) {
+        uint32_t i = 0;
+        while (i < len && (t[i] == ' ' || t[i] == '\t'))
+            i++;
+        *start = ls + i;
+        *end = ls + len;
+        return;
+    }
+    uint32_t c = (uint32_t)(col - 1) > len ? len : (uint32_t)(col - 1);
+    uint32_t e = c;
+    while (e < len && ident_char(t[e]))
+        e++;
+    if (e == c && e < len)
+        e++;
+    *start = ls + c;
+    *end = ls + e;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+static json_t *make_diag(struct lsp_server *s, const doc *d, uint32_t start, uint32_t end,
+                         int severity, const char *source, const char *message)
+{
+    json_t *range = lsp_range_json(s, d, start, end);
+    if (!range)
+        return NULL;
+    return json_pack("{s:o, s:i, s:s, s:s}", "range", range, "severity", severity, "source",
+                     source, "message", message);
+}
+
+static json_t *compile_diags(struct lsp_server *s, const doc *d, struct lsp_doc *ld,
+                             const cc_result *res, const char *source)
+{
+    json_t *out = json_array();
+    const an_model *m = ld->an ? an_doc_model(ld->an) : NULL;
+    for (size_t i = 0; out && i < res->n_diags && json_array_size(out) < MAX_DIAGS; i++) {
+        const cc_diag *g = &res->diags[i];
+        int sev = g->severity == CC_ERROR ? 1 : g->severity == CC_WARNING ? 2 : 3;
+        uint32_t a = 0, b = 0;
+        char *msg = NULL;
+        long k = -1;
+        if (g->kernel && m) {
+            const char *base = g->kernel;
+            k = an_model_find_kernel(m, base);
+        }
+        if (g->file && same_file(g->file, ld->path) && g->line > 0) {
+            line_range(d, g->line, g->col, &a, &b);
+            msg = hk_strdup(g->message);
+        } else if (k >= 0) {
+            a = m->funcs[k].name_span.start_byte;
+            b = m->funcs[k].name_span.end_byte;
+            msg = hk_strdup(g->message);
+        } else {
+            if (g->severity == CC_NOTE)
+                continue; /* notes about other files are noise without their error */
+            line_range(d, 1, 0, &a, &b);
+            msg = g->file ? hk_asprintf("%s:%d: %s", g->file, g->line, g->message)
+                          : hk_strdup(g->message);
+        }
+        if (!msg)
+            continue;
+        json_t *dj = make_diag(s, d, a, b, sev, source, msg);
+        hk_free(msg);
+        if (dj)
+            json_array_append_new(out, dj);
+    }
+    if (out && res->exit_code != 0 && !res->timed_out && json_array_size(out) == 0) {
+        /* The compiler failed without a message we could place: say so, with its output. */
+        char *msg = hk_asprintf("%s exited with status %d: %.400s", source, res->exit_code,
+                                res->output ? res->output : "(no output)");
+        json_t *dj = msg ? make_diag(s, d, 0, 0, 1, source, msg) : NULL;
+        hk_free(msg);
+        if (dj)
+            json_array_append_new(out, dj);
+    }
+    if (out && res->timed_out) {
+        json_t *dj = make_diag(s, d, 0, 0, 2, source,
+                               "the compile timed out; raise compile.timeoutMs to see results");
+        if (dj)
+            json_array_append_new(out, dj);
+    }
+    return out;
+}
+
+static json_t *resource_hints(struct lsp_server *s, const doc *d, struct lsp_doc *ld)
+{
+    json_t *out = json_array();
+    const an_model *m = ld->an ? an_doc_model(ld->an) : NULL;
+    for (size_t i = 0; out && m && i < ld->n_res; i++) {
+        const cc_resource *r = &ld->res[i];
+        const char *base = r->base_name ? r->base_name : r->kernel;
+        long k = base ? an_model_find_kernel(m, base) : -1;
+        if (k < 0 || (size_t)k >= m->n_funcs)
+            continue;
+        const an_function *f = &m->funcs[k];
+        struct hk_buf b;
+        hk_buf_init(&b, 4096);
+        if (r->kernel && strcmp(r->kernel, f->name) != 0)
+            hk_buf_printf(&b, "%s: ", r->kernel);
+        lsp_resource_summary(r, m, f, &b);
+        json_t *dj = b.data ? make_diag(s, d, f->name_span.start_byte, f->name_span.end_byte, 4,
+                                        "hkls", b.data)
+                            : NULL;
+        hk_buf_free(&b);
+        if (dj)
+            json_array_append_new(out, dj);
+    }
+    return out;
+}
+
+static void free_res(struct lsp_doc *ld)
+{
+    for (size_t i = 0; i < ld->n_res; i++) {
+        hk_free(ld->res[i].kernel);
+        hk_free(ld->res[i].base_name);
+        hk_free(ld->res[i].mangled);
+        hk_free(ld->res[i].arch);
+    }
+    hk_free(ld->res);
+    ld->res = NULL;
+    ld->n_res = 0;
+}
+
+static char *dup_or_null(const char *s) { return s ? hk_strdup(s) : NULL; }
+
+/* Keeps copies of the resources for hover and hints. */
+static void keep_res(struct lsp_doc *ld, const cc_result *res, int64_t version)
+{
+    free_res(ld);
+    if (!res->n_res)
+        return;
+    ld->res = hk_calloc(res->n_res, sizeof *ld->res);
+    if (!ld->res)
+        return;
+    for (size_t i = 0; i < res->n_res; i++) {
+        cc_resource r = res->res[i];
+        r.kernel = dup_or_null(r.kernel);
+        r.base_name = dup_or_null(r.base_name);
+        r.mangled = dup_or_null(r.mangled);
+        r.arch = dup_or_null(r.arch);
+        ld->res[ld->n_res++] = r;
+    }
+    ld->res_version = version;
+}
+
+/* ---- jobs ---- */
+
+static void job_done(cc_job *job, int status, const cc_result *res, void *data)
+{
+    struct job_ctx *ctx = data;
+    struct lsp_server *s = ctx->s;
+    s->jobs_running--;
+    doc *d = doc_get(s->docs, ctx->uri);
+    struct lsp_doc *ld = lsp_doc_of(d);
+    if (!ld || ld->job != job) {
+        HK_DEBUG("%s: compile of version %lld dropped (%s)", ctx->uri, (long long)ctx->version,
+                 status == HK_ECANCELED ? "cancelled" : "superseded");
+        goto out;
+    }
+    ld->job = NULL;
+    if (status == HK_ENOENT) {
+        if (!s->told_no_compiler)
+            lsp_show_message(s, 2,
+                             "hkls: the compiler was not found, so there are no compile "
+                             "diagnostics; set compile.nvcc / compile.hipcc (docs/config.md)");
+        s->told_no_compiler = true;
+        goto out;
+    }
+    if (status != HK_OK || !res) {
+        lsp_log_message(s, 2, "%s: compile failed to run: %s", ctx->uri, hk_strerror(status));
+        goto out;
+    }
+    if (doc_version(d) != ctx->version) {
+        HK_DEBUG("%s: compile result for version %lld is stale (now %lld)", ctx->uri,
+                 (long long)ctx->version, (long long)doc_version(d));
+        goto out;
+    }
+    HK_INFO("%s: compiled version %lld: exit %d, %zu diagnostics, %zu kernels", ctx->uri,
+            (long long)ctx->version, res->exit_code, res->n_diags, res->n_res);
+    const char *source = s->cfg.target_set ? (s->cfg.backend == CC_DCU ? "hipcc" : "nvcc")
+                                           : "nvcc";
+    if (ld->path) {
+        size_t n = strlen(ld->path);
+        if (!s->cfg.target_set && n >= 4 && strcmp(ld->path + n - 4, ".hip") == 0)
+            source = "hipcc";
+    }
+    json_t *cd = compile_diags(s, d, ld, res, source);
+    keep_res(ld, res, ctx->version);
+    json_t *hints = resource_hints(s, d, ld);
+    /* Set both before one publish: replace the hints silently, then publish. */
+    json_decref(ld->diags[LSP_DIAG_RESOURCES]);
+    ld->diags[LSP_DIAG_RESOURCES] = hints;
+    lsp_diag_set(s, d, LSP_DIAG_COMPILE, cd);
+out:
+    hk_free(ctx->uri);
+    hk_free(ctx);
+}
+
+static void start_compile(struct lsp_server *s, doc *d, struct lsp_doc *ld)
+{
+    cc_options o;
+    char **extra = NULL;
+    struct job_ctx *ctx = NULL;
+    if (lsp_compile_options(s, ld->path, &o, &extra)) {
+        HK_ERROR("%s: out of memory building compile options", ld->uri);
+        goto out;
+    }
+    if (!s->cfg.compile_enabled)
+        goto out; /* the workspace file may have just turned it off */
+    ctx = hk_calloc(1, sizeof *ctx);
+    if (!ctx || !(ctx->uri = hk_strdup(ld->uri)))
+        goto out;
+    ctx->s = s;
+    ctx->version = doc_version(d);
+    cc_job *job = NULL;
+    int rc = cc_job_start(s->loop, &o, ld->path, doc_text(d), doc_length(d), job_done, ctx, &job);
+    if (rc) {
+        lsp_log_message(s, 2, "%s: cannot start the compiler: %s", ld->uri, hk_strerror(rc));
+        goto out;
+    }
+    ctx = NULL; /* owned by the job now */
+    ld->job = job;
+    ld->job_version = doc_version(d);
+    s->jobs_running++;
+    HK_DEBUG("%s: compiling version %lld", ld->uri, (long long)ld->job_version);
+out:
+    if (ctx) {
+        hk_free(ctx->uri);
+        hk_free(ctx);
+    }
+    lsp_strv_free(extra);
+}
+
+static void debounce_fired(uv_timer_t *t)
+{
+    struct lsp_doc *ld = t->data;
+    if (!ld)
+        return;
+    struct lsp_server *s = ld->s;
+    doc *d = doc_get(s->docs, ld->uri);
+    if (!d || lsp_doc_of(d) != ld || s->stopped || s->state != LSP_RUNNING)
+        return;
+    start_compile(s, d, ld);
+}
+
+void lsp_diag_schedule(struct lsp_server *s, doc *d, int delay_ms)
+{
+    struct lsp_doc *ld = lsp_doc_of(d);
+    if (!ld || s->stopped || s->state != LSP_RUNNING || !ld->compilable || !ld->path ||
+        !s->cfg.compile_enabled || !s->loop)
+        return;
+    /* A newer version makes the running compile worthless: stop it now. */
+    if (ld->job && ld->job_version != doc_version(d)) {
+        cc_job_cancel(ld->job);
+        ld->job = NULL;
+    }
+    if (!ld->debounce) {
+        ld->debounce = hk_malloc(sizeof *ld->debounce);
+        if (!ld->debounce)
+            return;
+        uv_timer_init(s->loop, ld->debounce);
+        ld->debounce->data = ld;
+    }
+    uv_timer_start(ld->debounce, debounce_fired,
+                   delay_ms < 0 ? s->cfg.debounce_ms : (unsigned)delay_ms, 0);
+}
+
+static void cancel_doc(doc *d, void *ud)
+{
+    struct lsp_doc *ld = lsp_doc_of(d);
+    if (!ld)
+        return;
+    if (ld->debounce)
+        uv_timer_stop(ld->debounce);
+    if (ld->job) {
+        cc_job_cancel(ld->job);
+        ld->job = NULL;
+    }
+}
+
+void lsp_diag_cancel_all(struct lsp_server *s) { doc_store_foreach(s->docs, cancel_doc, s); }

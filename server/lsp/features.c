@@ -1,0 +1,413 @@
+/* documentSymbol and hover, answered inline from the cached analysis model of the
+ * document (no parse here) and the resources of its last compile. */
+#include "lsp/lsp_internal.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { SK_FUNCTION = 12, SK_VARIABLE = 13, SK_EVENT = 24 };
+
+json_t *lsp_range_json(struct lsp_server *s, const doc *d, uint32_t start, uint32_t end)
+{
+    struct doc_pos a, b;
+    size_t len = doc_length(d);
+    if (start > len)
+        start = (uint32_t)len;
+    if (end > len)
+        end = (uint32_t)len;
+    if (end < start)
+        end = start;
+    if (doc_position_at(d, s->enc, start, &a) || doc_position_at(d, s->enc, end, &b))
+        return NULL;
+    return json_pack("{s:{s:i, s:i}, s:{s:i, s:i}}", "start", "line", (json_int_t)a.line,
+                     "character", (json_int_t)a.character, "end", "line", (json_int_t)b.line,
+                     "character", (json_int_t)b.character);
+}
+
+/* Common request prologue: the open document, its analysis, and (optionally) the byte
+ * offset of params.position. Answers the call itself on error and returns NULL. */
+static doc *request_doc(struct lsp_server *s, rpc_call *call, json_t *params, uint32_t *offset)
+{
+    json_t *ju = json_object_get(json_object_get(params, "textDocument"), "uri");
+    if (!json_is_string(ju)) {
+        rpc_call_error(call, HK_EINVAL, "textDocument.uri must be a string");
+        return NULL;
+    }
+    doc *d = doc_get(s->docs, json_string_value(ju));
+    if (!d) {
+        rpc_call_error(call, HK_ENOENT, "document not open");
+        return NULL;
+    }
+    if (offset) {
+        struct doc_pos p;
+        if (doc_parse_position(json_object_get(params, "position"), &p)) {
+            rpc_call_error(call, HK_EINVAL,
+                           "position must be {line, character} with non-negative integers");
+            return NULL;
+        }
+        int rc = doc_offset_at(d, s->enc, p, offset);
+        if (rc) {
+            rpc_call_error(call, rc,
+                           "position is outside the document or inside a character");
+            return NULL;
+        }
+    }
+    return d;
+}
+
+static const an_model *model_of(doc *d)
+{
+    struct lsp_doc *ld = lsp_doc_of(d);
+    return ld && ld->an ? an_doc_model(ld->an) : NULL;
+}
+
+/* ---- documentSymbol ---- */
+
+static json_t *symbol(struct lsp_server *s, const doc *d, const char *name, int kind,
+                      const char *detail, an_span span, an_span sel)
+{
+    json_t *range = lsp_range_json(s, d, span.start_byte, span.end_byte);
+    json_t *srange = lsp_range_json(s, d, sel.start_byte, sel.end_byte);
+    if (!range || !srange) {
+        json_decref(range);
+        json_decref(srange);
+        return NULL;
+    }
+    /* Selection must lie inside the range (clients check it). */
+    if (sel.start_byte < span.start_byte || sel.end_byte > span.end_byte) {
+        json_decref(srange);
+        srange = json_deep_copy(range);
+    }
+    return json_pack("{s:s, s:i, s:s?, s:o, s:o}", "name", name[0] ? name : "(anonymous)",
+                     "kind", kind, "detail", detail, "range", range, "selectionRange", srange);
+}
+
+static char *launch_label(const an_launch *l)
+{
+    switch (l->form) {
+    case AN_LAUNCH_CHEVRON:
+        return hk_asprintf("%s<<<%s, %s%s%s>>>", l->kernel, l->grid ? l->grid : "?",
+                           l->block ? l->block : "?", l->shmem ? ", " : "",
+                           l->shmem ? l->shmem : "");
+    case AN_LAUNCH_HIP:
+        return hk_asprintf("hipLaunchKernelGGL(%s, %s, %s, ...)", l->kernel,
+                           l->grid ? l->grid : "?", l->block ? l->block : "?");
+    case AN_LAUNCH_CUDA_API:
+        return hk_asprintf("cudaLaunchKernel(%s, %s, %s, ...)", l->kernel,
+                           l->grid ? l->grid : "?", l->block ? l->block : "?");
+    }
+    return hk_strdup(l->kernel);
+}
+
+static char *func_detail(const an_function *f)
+{
+    const char *sig = f->signature ? f->signature : f->name;
+    switch (f->kind) {
+    case AN_KERNEL:
+        return strstr(sig, "__global__") ? hk_strdup(sig) : hk_asprintf("__global__ %s", sig);
+    case AN_DEVICE_FUNC:
+        return strstr(sig, "__device__") ? hk_strdup(sig) : hk_asprintf("__device__ %s", sig);
+    case AN_LAUNCHER:
+        return hk_asprintf("launcher: %zu launch%s", f->n_launches,
+                           f->n_launches == 1 ? "" : "es");
+    }
+    return NULL;
+}
+
+static json_t *function_symbol(struct lsp_server *s, const doc *d, const an_model *m,
+                               const an_function *f)
+{
+    char *detail = func_detail(f);
+    json_t *sym = symbol(s, d, f->name, SK_FUNCTION, detail, f->span, f->name_span);
+    hk_free(detail);
+    if (!sym)
+        return NULL;
+    json_t *children = json_array();
+    if (f->kind == AN_LAUNCHER || f->n_launches) {
+        for (size_t i = 0; i < f->n_launches; i++) {
+            if (f->launches[i] >= m->n_launches)
+                continue;
+            const an_launch *l = &m->launches[f->launches[i]];
+            char *label = launch_label(l);
+            if (!label)
+                continue;
+            json_array_append_new(children,
+                                  symbol(s, d, label, SK_EVENT, "launch", l->span, l->span));
+            hk_free(label);
+        }
+    }
+    for (size_t i = 0; i < f->n_shared; i++) {
+        const an_shared *sh = &f->shared[i];
+        char *detail2 = hk_asprintf("%s__shared__ %s%s", sh->is_extern ? "extern " : "",
+                                    sh->type ? sh->type : "", sh->size_expr ? sh->size_expr : "");
+        json_array_append_new(children,
+                              symbol(s, d, sh->name, SK_VARIABLE, detail2, sh->span, sh->span));
+        hk_free(detail2);
+    }
+    if (json_array_size(children))
+        json_object_set_new(sym, "children", children);
+    else
+        json_decref(children);
+    return sym;
+}
+
+/* Flattens a DocumentSymbol into SymbolInformation entries for clients without
+ * hierarchical support. */
+static void flatten(json_t *out, json_t *sym, const char *uri, const char *container)
+{
+    json_t *info = json_pack("{s:O, s:O, s:{s:s, s:O}}", "name", json_object_get(sym, "name"),
+                             "kind", json_object_get(sym, "kind"), "location", "uri", uri,
+                             "range", json_object_get(sym, "range"));
+    if (info && container)
+        json_object_set_new(info, "containerName", json_string(container));
+    json_array_append_new(out, info);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(sym, "children"), i, c)
+        flatten(out, c, uri, json_string_value(json_object_get(sym, "name")));
+}
+
+static void on_document_symbol(rpc_call *call, json_t *params, void *ud)
+{
+    struct lsp_server *s = ud;
+    doc *d = request_doc(s, call, params, NULL);
+    if (!d)
+        return;
+    const an_model *m = model_of(d);
+    json_t *syms = json_array();
+    if (!syms) {
+        rpc_call_error(call, HK_ENOMEM, NULL);
+        return;
+    }
+    for (size_t i = 0; m && i < m->n_funcs; i++) {
+        json_t *sym = function_symbol(s, d, m, &m->funcs[i]);
+        if (sym)
+            json_array_append_new(syms, sym);
+    }
+    if (!s->cl_hier_symbols) {
+        json_t *flat = json_array();
+        size_t i;
+        json_t *sym;
+        json_array_foreach(syms, i, sym)
+            flatten(flat, sym, doc_uri(d), NULL);
+        json_decref(syms);
+        syms = flat;
+    }
+    rpc_call_reply(call, syms);
+}
+
+/* ---- hover ---- */
+
+static bool parse_int_literal(const char *e, long *out)
+{
+    if (!e)
+        return false;
+    char *end;
+    long v = strtol(e, &end, 0);
+    while (*end == ' ' || *end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+        end++;
+    if (end == e || *end || v <= 0 || v > (1 << 20))
+        return false;
+    *out = v;
+    return true;
+}
+
+int lsp_kernel_block_threads(const an_model *m, const an_function *f, int *dyn_smem)
+{
+    long v;
+    *dyn_smem = 0;
+    if (f->launch_bounds) {
+        char first[64];
+        size_t n = strcspn(f->launch_bounds, ",");
+        if (n < sizeof first) {
+            memcpy(first, f->launch_bounds, n);
+            first[n] = '\0';
+            if (parse_int_literal(first, &v))
+                return (int)v;
+        }
+    }
+    for (size_t i = 0; i < m->n_launches; i++) {
+        const an_launch *l = &m->launches[i];
+        if (strcmp(l->kernel, f->name) != 0 || !parse_int_literal(l->block, &v))
+            continue;
+        long sm;
+        if (parse_int_literal(l->shmem, &sm))
+            *dyn_smem = (int)sm;
+        return (int)v;
+    }
+    return 0;
+}
+
+int lsp_resource_summary(const cc_resource *r, const an_model *m, const an_function *f,
+                         struct hk_buf *b)
+{
+    int rc = hk_buf_printf(b, "%d registers, %d B spill", r->registers,
+                           r->spill_stores + r->spill_loads);
+    if (!rc && (r->vgpr_spills || r->sgpr_spills))
+        rc = hk_buf_printf(b, " (%d VGPRs, %d SGPRs spilled)", r->vgpr_spills, r->sgpr_spills);
+    if (!rc)
+        rc = hk_buf_printf(b, ", %d B smem", r->smem_static);
+    if (rc || !r->arch)
+        return rc;
+    int dyn = 0;
+    int block = f ? lsp_kernel_block_threads(m, f, &dyn) : 0;
+    cc_occupancy occ;
+    if (cc_occupancy_for(r->arch, r, block, dyn, &occ) == HK_OK) {
+        rc = hk_buf_printf(b, ", occupancy %.0f%% at %d threads/block", occ.occupancy * 100.0,
+                           occ.block_threads ? occ.block_threads : (block ? block : 256));
+        if (!rc && occ.limiter)
+            rc = hk_buf_printf(b, " limited by %s", occ.limiter);
+    }
+    return rc;
+}
+
+static void code_block(struct lsp_server *s, struct hk_buf *b, const char *text)
+{
+    if (s->cl_markdown)
+        hk_buf_printf(b, "```cuda\n%s\n```\n", text);
+    else
+        hk_buf_printf(b, "%s\n", text);
+}
+
+/* One launch as a list item; name_kernel: say which kernel (else where it is). */
+static void hover_launch(struct lsp_server *s, const doc *d, const an_model *m,
+                         const an_launch *l, struct hk_buf *b, bool name_kernel)
+{
+    struct doc_pos p = {0, 0};
+    doc_position_at(d, s->enc, l->span.start_byte, &p);
+    const char *caller = l->caller >= 0 && (size_t)l->caller < m->n_funcs
+                             ? m->funcs[l->caller].name : "file scope";
+    const char *q = s->cl_markdown ? "`" : "";
+    if (name_kernel)
+        hk_buf_printf(b, "- %s%s%s at line %u", q, l->kernel, q, p.line + 1);
+    else
+        hk_buf_printf(b, "- line %u in %s%s%s", p.line + 1, q, caller, q);
+    hk_buf_printf(b, ": grid %s%s%s, block %s%s%s", q, l->grid ? l->grid : "?", q, q,
+                  l->block ? l->block : "?", q);
+    if (l->shmem)
+        hk_buf_printf(b, ", shared memory %s%s%s B", q, l->shmem, q);
+    if (l->stream)
+        hk_buf_printf(b, ", stream %s%s%s", q, l->stream, q);
+    hk_buf_appends(b, "\n");
+}
+
+static void hover_kernel(struct lsp_server *s, const doc *d, const an_model *m,
+                         const an_function *f, const an_launch *at, struct hk_buf *b)
+{
+    struct lsp_doc *ld = lsp_doc_of((doc *)d);
+    const char *bold = s->cl_markdown ? "**" : "";
+    if (at) {
+        hk_buf_printf(b, "%sLaunch of %s%s\n", bold, at->kernel, bold);
+        hover_launch(s, d, m, at, b, false);
+        hk_buf_appends(b, "\n");
+    }
+    if (!f)
+        return; /* the launched kernel is not defined in this file */
+    struct hk_buf sig;
+    hk_buf_init(&sig, 1 << 16);
+    if (f->template_params)
+        hk_buf_printf(&sig, "%s\n", f->template_params);
+    char *detail = f->kind == AN_LAUNCHER ? hk_strdup(f->signature ? f->signature : f->name)
+                                          : func_detail(f);
+    hk_buf_appends(&sig, detail ? detail : f->name);
+    hk_free(detail);
+    code_block(s, b, sig.data ? sig.data : f->name);
+    hk_buf_free(&sig);
+    if (f->launch_bounds)
+        hk_buf_printf(b, "\n__launch_bounds__(%s)\n", f->launch_bounds);
+    if (f->kind == AN_LAUNCHER) {
+        hk_buf_printf(b, "\n%sLaunches%s (%zu)\n", bold, bold, f->n_launches);
+        for (size_t i = 0; i < f->n_launches; i++)
+            if (f->launches[i] < m->n_launches)
+                hover_launch(s, d, m, &m->launches[f->launches[i]], b, true);
+        return;
+    }
+    if (f->kind != AN_KERNEL)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_launches; i++)
+        if (strcmp(m->launches[i].kernel, f->name) == 0)
+            n++;
+    hk_buf_printf(b, "\n%sLaunch configurations%s (%zu)\n", bold, bold, n);
+    if (!n)
+        hk_buf_appends(b, "- none in this file\n");
+    for (size_t i = 0; i < m->n_launches; i++)
+        if (strcmp(m->launches[i].kernel, f->name) == 0)
+            hover_launch(s, d, m, &m->launches[i], b, false);
+    bool any = false;
+    for (size_t i = 0; ld && i < ld->n_res; i++) {
+        const cc_resource *r = &ld->res[i];
+        const char *name = r->base_name ? r->base_name : r->kernel;
+        if (!name || strcmp(name, f->name) != 0)
+            continue;
+        if (!any)
+            hk_buf_printf(b, "\n%sResources%s (last compile%s)\n", bold, bold,
+                          ld->res_version == doc_version(d) ? "" : ", older version");
+        any = true;
+        hk_buf_printf(b, "- %s%s%s: ", r->kernel ? r->kernel : name,
+                      r->arch ? " on " : "", r->arch ? r->arch : "");
+        lsp_resource_summary(r, m, f, b);
+        hk_buf_appends(b, "\n");
+    }
+}
+
+static void on_hover(rpc_call *call, json_t *params, void *ud)
+{
+    struct lsp_server *s = ud;
+    uint32_t off;
+    doc *d = request_doc(s, call, params, &off);
+    if (!d)
+        return;
+    const an_model *m = model_of(d);
+    if (!m) {
+        rpc_call_reply(call, NULL);
+        return;
+    }
+    const an_launch *at = NULL;
+    const an_function *f = NULL;
+    an_span range = {0};
+    long li = an_model_launch_at(m, off);
+    if (li >= 0 && (size_t)li < m->n_launches) {
+        at = &m->launches[li];
+        long k = an_model_find_kernel(m, at->kernel);
+        f = k >= 0 && (size_t)k < m->n_funcs ? &m->funcs[k] : NULL;
+        range = at->span;
+    } else {
+        long fi = an_model_function_at(m, off);
+        if (fi >= 0 && (size_t)fi < m->n_funcs) {
+            f = &m->funcs[fi];
+            /* On the name: highlight the name; elsewhere in the body: nothing more. */
+            range = off >= f->name_span.start_byte && off <= f->name_span.end_byte
+                        ? f->name_span : (an_span){0};
+        }
+    }
+    if (!at && !f) {
+        rpc_call_reply(call, NULL);
+        return;
+    }
+    struct hk_buf b;
+    hk_buf_init(&b, 1 << 20);
+    hover_kernel(s, d, m, f, at, &b);
+    json_t *res = json_pack("{s:{s:s, s:s}}", "contents", "kind",
+                            s->cl_markdown ? "markdown" : "plaintext", "value",
+                            b.data ? b.data : "");
+    hk_buf_free(&b);
+    if (res && range.end_byte > range.start_byte) {
+        json_t *r = lsp_range_json(s, d, range.start_byte, range.end_byte);
+        if (r)
+            json_object_set_new(res, "range", r);
+    }
+    if (!res)
+        rpc_call_error(call, HK_ENOMEM, NULL);
+    else
+        rpc_call_reply(call, res);
+}
+
+void lsp_register_features(struct lsp_server *s)
+{
+    rpc_register(s->rpc, "textDocument/documentSymbol", on_document_symbol, s);
+    rpc_register(s->rpc, "textDocument/hover", on_hover, s);
+}

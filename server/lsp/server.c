@@ -1,0 +1,517 @@
+/* Lifecycle of the server (initialize, initialized, shutdown, exit), the state gate in
+ * front of every method, capability negotiation, tracing, messages to the user and the
+ * requests the server sends to the client. lsp_main wires it to stdio. */
+#include "lsp/lsp_internal.h"
+
+#include "core/hk.h"
+#include "transport/transport.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- messages to the user ---- */
+
+static void vmessage(struct lsp_server *s, const char *method, int type, const char *fmt,
+                     va_list ap)
+{
+    char text[2048];
+    vsnprintf(text, sizeof text, fmt, ap);
+    enum hk_log_level lv = type == 1 ? HK_LOG_ERROR : type == 2 ? HK_LOG_WARN : HK_LOG_INFO;
+    hk_log(lv, "%s", text);
+    if (s->state == LSP_EXITED)
+        return;
+    rpc_notify(s->rpc, method, json_pack("{s:i, s:s}", "type", type, "message", text));
+}
+
+void lsp_log_message(struct lsp_server *s, int type, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(s, "window/logMessage", type, fmt, ap);
+    va_end(ap);
+}
+
+void lsp_show_message(struct lsp_server *s, int type, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(s, "window/showMessage", type, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- requests to the client ---- */
+
+int lsp_client_apply_edit(struct lsp_server *s, const char *label, json_t *edit,
+                          rpc_reply_fn cb, void *ud)
+{
+    if (!s->cl_apply_edit || !edit) {
+        json_decref(edit);
+        return HK_EUNSUPPORTED;
+    }
+    json_t *p = json_pack("{s:o}", "edit", edit);
+    if (p && label)
+        json_object_set_new(p, "label", json_string(label));
+    return rpc_request(s->rpc, "workspace/applyEdit", p, 0, cb, ud, NULL);
+}
+
+int lsp_client_progress_create(struct lsp_server *s, const char *token, rpc_reply_fn cb,
+                               void *ud)
+{
+    if (!s->cl_progress)
+        return HK_EUNSUPPORTED;
+    return rpc_request(s->rpc, "window/workDoneProgress/create",
+                       json_pack("{s:s}", "token", token), 0, cb, ud, NULL);
+}
+
+int lsp_client_show_document(struct lsp_server *s, const char *uri, bool take_focus,
+                             json_t *selection, rpc_reply_fn cb, void *ud)
+{
+    if (!s->cl_show_document) {
+        char *path = lsp_uri_to_path(uri);
+        lsp_show_message(s, 3, "Open %s", path ? path : uri);
+        hk_free(path);
+        json_decref(selection);
+        return HK_EUNSUPPORTED;
+    }
+    json_t *p = json_pack("{s:s, s:b}", "uri", uri, "takeFocus", take_focus);
+    if (p && selection)
+        json_object_set_new(p, "selection", selection);
+    else
+        json_decref(selection);
+    return rpc_request(s->rpc, "window/showDocument", p, 0, cb, ud, NULL);
+}
+
+/* ---- gate and trace ---- */
+
+static int gate(const char *method, bool is_request, const char **msg, void *ud)
+{
+    struct lsp_server *s = ud;
+    bool is_exit = strcmp(method, "exit") == 0;
+    switch (s->state) {
+    case LSP_UNINIT:
+        if (strcmp(method, "initialize") == 0 || is_exit)
+            return 0;
+        *msg = "the server is not initialized yet (send initialize first)";
+        return RPC_SERVER_NOT_INITIALIZED;
+    case LSP_RUNNING:
+        return 0;
+    case LSP_SHUTDOWN:
+        if (is_exit)
+            return 0;
+        *msg = "the server is shutting down";
+        return RPC_INVALID_REQUEST;
+    case LSP_EXITED:
+        *msg = "the server has exited";
+        return RPC_INVALID_REQUEST;
+    }
+    return 0;
+}
+
+static void trace_cb(const char *method, bool is_request, double ms, void *ud)
+{
+    struct lsp_server *s = ud;
+    HK_DEBUG("%s %s handled in %.3f ms", is_request ? "request" : "notification", method, ms);
+    if (s->trace == 0 || s->state == LSP_EXITED || strcmp(method, "$/setTrace") == 0)
+        return;
+    char msg[320];
+    snprintf(msg, sizeof msg, "%s %.200s handled in %.3f ms",
+             is_request ? "request" : "notification", method, ms);
+    json_t *p = json_pack("{s:s}", "message", msg);
+    if (p && s->trace == 2)
+        json_object_set_new(p, "verbose", json_string(is_request ? "answered" : "processed"));
+    rpc_notify(s->rpc, "$/logTrace", p);
+}
+
+static int parse_trace(const json_t *v)
+{
+    const char *t = json_string_value(v);
+    if (!t)
+        return -1;
+    if (strcmp(t, "off") == 0)
+        return 0;
+    if (strcmp(t, "messages") == 0)
+        return 1;
+    if (strcmp(t, "verbose") == 0)
+        return 2;
+    return -1;
+}
+
+/* ---- lifecycle ---- */
+
+static bool get_bool_path(json_t *o, const char *const *path)
+{
+    for (; *path && o; path++)
+        o = json_object_get(o, *path);
+    return json_is_true(o);
+}
+
+static void negotiate(struct lsp_server *s, json_t *caps)
+{
+    s->enc = DOC_UTF16;
+    json_t *encs = json_object_get(json_object_get(caps, "general"), "positionEncodings");
+    size_t i;
+    json_t *e;
+    json_array_foreach(encs, i, e) {
+        if (json_is_string(e) && strcmp(json_string_value(e), "utf-8") == 0)
+            s->enc = DOC_UTF8;
+    }
+    s->cl_hier_symbols = get_bool_path(
+        caps, (const char *const[]){"textDocument", "documentSymbol",
+                                    "hierarchicalDocumentSymbolSupport", NULL});
+    json_t *fmts = json_object_get(
+        json_object_get(json_object_get(caps, "textDocument"), "hover"), "contentFormat");
+    s->cl_markdown = false;
+    json_array_foreach(fmts, i, e) {
+        if (json_is_string(e) && strcmp(json_string_value(e), "markdown") == 0)
+            s->cl_markdown = true;
+    }
+    s->cl_apply_edit =
+        get_bool_path(caps, (const char *const[]){"workspace", "applyEdit", NULL});
+    s->cl_show_document = get_bool_path(
+        caps, (const char *const[]){"window", "showDocument", "support", NULL});
+    s->cl_progress =
+        get_bool_path(caps, (const char *const[]){"window", "workDoneProgress", NULL});
+    s->cl_diag_version = get_bool_path(
+        caps, (const char *const[]){"textDocument", "publishDiagnostics", "versionSupport",
+                                    NULL});
+}
+
+static char *root_from_params(json_t *p)
+{
+    json_t *folders = json_object_get(p, "workspaceFolders");
+    json_t *uri = json_object_get(p, "rootUri");
+    if (json_is_array(folders) && json_array_size(folders) > 0)
+        uri = json_object_get(json_array_get(folders, 0), "uri");
+    if (json_is_string(uri))
+        return lsp_uri_to_path(json_string_value(uri));
+    json_t *path = json_object_get(p, "rootPath");
+    if (json_is_string(path) && json_string_value(path)[0] == '/')
+        return hk_strdup(json_string_value(path));
+    return NULL;
+}
+
+static json_t *capabilities(struct lsp_server *s)
+{
+    return json_pack(
+        "{s:s, s:{s:b, s:i, s:{s:b}}, s:b, s:b, s:{s:{s:b, s:b}}}", "positionEncoding",
+        s->enc == DOC_UTF8 ? "utf-8" : "utf-16", "textDocumentSync", "openClose", 1, "change",
+        2 /* incremental */, "save", "includeText", 0, "documentSymbolProvider", 1,
+        "hoverProvider", 1, "workspace", "workspaceFolders", "supported", 1,
+        "changeNotifications", 0);
+}
+
+static void on_initialize(rpc_call *call, json_t *params, void *ud)
+{
+    struct lsp_server *s = ud;
+    if (s->state != LSP_UNINIT) {
+        rpc_call_error_code(call, RPC_INVALID_REQUEST, "initialize was already received");
+        return;
+    }
+    if (!json_is_object(params)) {
+        rpc_call_error_code(call, RPC_INVALID_PARAMS, "initialize needs an object of params");
+        return;
+    }
+    json_t *caps = json_object_get(params, "capabilities");
+    if (caps && !json_is_object(caps)) {
+        rpc_call_error_code(call, RPC_INVALID_PARAMS, "\"capabilities\" must be an object");
+        return;
+    }
+    negotiate(s, caps);
+    int tr = parse_trace(json_object_get(params, "trace"));
+    s->trace = tr < 0 ? 0 : tr;
+    s->root = root_from_params(params);
+    json_t *opts = json_object_get(params, "initializationOptions");
+    if (json_is_object(opts))
+        s->cfg_client_json = json_incref(opts);
+    s->state = LSP_RUNNING;
+    lsp_config_refresh_file(s);
+    lsp_config_rebuild(s);
+    json_t *caps_out = capabilities(s);
+    json_t *res = json_pack("{s:o, s:{s:s, s:s}}", "capabilities", caps_out, "serverInfo",
+                            "name", "hkls", "version", HK_VERSION);
+    rpc_call_reply(call, res);
+    HK_INFO("initialized: encoding %s, root %s", s->enc == DOC_UTF8 ? "utf-8" : "utf-16",
+            s->root ? s->root : "(none)");
+}
+
+static void on_initialized(rpc_call *call, json_t *params, void *ud)
+{
+    struct lsp_server *s = ud;
+    if (!s->grammar_ok)
+        lsp_show_message(s, 1, "hkls: CUDA/HIP analysis is off: %s", s->grammar_why);
+    rpc_call_reply(call, NULL);
+}
+
+static void on_shutdown(rpc_call *call, json_t *params, void *ud)
+{
+    struct lsp_server *s = ud;
+    lsp_diag_cancel_all(s);
+    s->state = LSP_SHUTDOWN;
+    rpc_call_reply(call, NULL);
+}
+
+static void finish(struct lsp_server *s, int code)
+{
+    if (s->state == LSP_EXITED)
+        return;
+    s->exit_code = code;
+    s->state = LSP_EXITED;
+    lsp_server_stop(s);
+    if (s->on_exit)
+        s->on_exit(code, s->exit_ud);
+}
+
+static void on_exit_notification(rpc_call *call, json_t *params, void *ud)
+{
+    struct lsp_server *s = ud;
+    rpc_call_reply(call, NULL);
+    finish(s, s->state == LSP_SHUTDOWN ? 0 : 1);
+}
+
+static void on_set_trace(rpc_call *call, json_t *params, void *ud)
+{
+    struct lsp_server *s = ud;
+    int tr = parse_trace(json_object_get(params, "value"));
+    if (tr < 0)
+        HK_WARN("$/setTrace: value must be off, messages or verbose");
+    else
+        s->trace = tr;
+    rpc_call_reply(call, NULL);
+}
+
+static void on_did_change_configuration(rpc_call *call, json_t *params, void *ud)
+{
+    struct lsp_server *s = ud;
+    json_t *settings = json_object_get(params, "settings");
+    json_t *mine = json_object_get(settings, "hyperkernel");
+    if (json_is_object(mine))
+        settings = mine;
+    json_decref(s->cfg_client_json);
+    s->cfg_client_json = json_is_object(settings) ? json_incref(settings) : NULL;
+    lsp_config_rebuild(s);
+    rpc_call_reply(call, NULL);
+}
+
+/* ---- the embedding API ---- */
+
+int lsp_server_new(uv_loop_t *loop, lsp_send_fn send, void *send_ud, lsp_server **out)
+{
+    int rc = HK_ENOMEM;
+    struct lsp_server *s = hk_calloc(1, sizeof *s);
+    if (!s)
+        return HK_ENOMEM;
+    s->loop = loop;
+    s->send = send;
+    s->send_ud = send_ud;
+    s->enc = DOC_UTF16;
+    lsp_config_init(&s->cfg);
+    if (rpc_new(loop, send, send_ud, &s->rpc))
+        goto out;
+    if (doc_store_new(0, &s->docs))
+        goto out;
+    rpc_set_filter(s->rpc, gate, s);
+    rpc_set_trace(s->rpc, trace_cb, s);
+    static const struct {
+        const char *name;
+        rpc_method_fn fn;
+    } methods[] = {
+        {"initialize", on_initialize},
+        {"initialized", on_initialized},
+        {"shutdown", on_shutdown},
+        {"exit", on_exit_notification},
+        {"$/setTrace", on_set_trace},
+        {"workspace/didChangeConfiguration", on_did_change_configuration},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(methods); i++)
+        if (rpc_register(s->rpc, methods[i].name, methods[i].fn, s))
+            goto out;
+    lsp_register_textsync(s);
+    lsp_register_features(s);
+    s->grammar_ok = an_grammar_check(&s->grammar_why) == HK_OK;
+    if (!s->grammar_ok)
+        HK_ERROR("tree-sitter grammar unusable: %s", s->grammar_why);
+    *out = s;
+    return HK_OK;
+out:
+    lsp_server_free(s);
+    return rc;
+}
+
+void lsp_server_set_exit_cb(lsp_server *s, lsp_exit_fn fn, void *ud)
+{
+    s->on_exit = fn;
+    s->exit_ud = ud;
+}
+
+int lsp_server_feed(lsp_server *s, const char *body, size_t len)
+{
+    if (s->state == LSP_EXITED)
+        return HK_OK;
+    HK_TRACE("<- %.*s", len > 2000 ? 2000 : (int)len, body);
+    return rpc_feed(s->rpc, body, len);
+}
+
+void lsp_server_framing_error(lsp_server *s, int err, const char *msg)
+{
+    HK_WARN("framing: %s", msg);
+    if (s->state == LSP_EXITED)
+        return;
+    rpc_send_error(s->rpc, NULL, err == HK_ETOOBIG ? RPC_INVALID_REQUEST : RPC_PARSE_ERROR, msg);
+}
+
+void lsp_server_input_closed(lsp_server *s)
+{
+    if (s->state != LSP_EXITED)
+        HK_INFO("input closed by the client%s",
+                s->state == LSP_SHUTDOWN ? "" : " without shutdown");
+    finish(s, s->state == LSP_SHUTDOWN ? 0 : 1);
+}
+
+bool lsp_server_exited(const lsp_server *s) { return s->state == LSP_EXITED; }
+int lsp_server_exit_code(const lsp_server *s) { return s->exit_code; }
+
+static void free_doc_state(doc *d, void *ud)
+{
+    struct lsp_server *s = ud;
+    struct lsp_doc *ld = lsp_doc_of(d);
+    if (ld)
+        lsp_doc_state_free(s, ld);
+    doc_set_user(d, NULL);
+}
+
+void lsp_server_stop(lsp_server *s)
+{
+    if (s->stopped)
+        return;
+    s->stopped = true;
+    if (s->rpc)
+        rpc_cancel_outgoing(s->rpc);
+    if (s->docs)
+        doc_store_foreach(s->docs, free_doc_state, s);
+}
+
+void lsp_server_free(lsp_server *s)
+{
+    if (!s)
+        return;
+    lsp_server_stop(s);
+    rpc_free(s->rpc);
+    doc_store_free(s->docs);
+    lsp_config_free(&s->cfg);
+    lsp_ccdb_free(&s->ccdb);
+    json_decref(s->cfg_file_json);
+    json_decref(s->cfg_client_json);
+    hk_free(s->root);
+    hk_free(s);
+}
+
+/* ---- stdio host ---- */
+
+struct host {
+    uv_loop_t loop;
+    tr_conn *conn;
+    lsp_server *srv;
+    int code;
+    bool done;
+};
+
+static int host_send(const char *body, size_t len, void *ud)
+{
+    struct host *h = ud;
+    if (!h->conn)
+        return HK_EIO;
+    HK_TRACE("-> %.*s", len > 2000 ? 2000 : (int)len, body);
+    return tr_conn_send(h->conn, body, len);
+}
+
+static void host_message(const char *body, size_t len, void *ud)
+{
+    struct host *h = ud;
+    if (lsp_server_feed(h->srv, body, len) == HK_ENOMEM)
+        HK_ERROR("out of memory handling a message");
+}
+
+static void host_framing_error(int err, const char *msg, void *ud)
+{
+    struct host *h = ud;
+    lsp_server_framing_error(h->srv, err, msg);
+}
+
+static void host_eof(int err, void *ud)
+{
+    struct host *h = ud;
+    lsp_server_input_closed(h->srv);
+}
+
+static void host_exit(int code, void *ud)
+{
+    struct host *h = ud;
+    h->code = code;
+    h->done = true;
+    if (h->conn) {
+        tr_conn_close(h->conn); /* lets queued replies drain first */
+        h->conn = NULL;
+    }
+}
+
+static void close_walk(uv_handle_t *hd, void *arg)
+{
+    if (!uv_is_closing(hd))
+        uv_close(hd, NULL);
+}
+
+int lsp_main(const struct lsp_opts *o)
+{
+    int code = 2;
+    struct host h = {.code = 1};
+    enum hk_log_level lv = HK_LOG_WARN;
+    if (o->log_level && hk_log_parse_level(o->log_level, &lv)) {
+        fprintf(stderr, "hkls: unknown log level '%s' (error, warn, info, debug, trace)\n",
+                o->log_level);
+        return 2;
+    }
+    if (hk_log_open(o->log_path, lv)) {
+        fprintf(stderr, "hkls: cannot open log file %s\n", o->log_path);
+        return 2;
+    }
+    /* A client that goes away must not kill us with SIGPIPE mid-write. */
+    signal(SIGPIPE, SIG_IGN);
+    hk_alloc_init_json();
+    if (uv_loop_init(&h.loop)) {
+        HK_ERROR("cannot create the event loop");
+        goto out_log;
+    }
+    if (lsp_server_new(&h.loop, host_send, &h, &h.srv)) {
+        HK_ERROR("cannot create the server (out of memory)");
+        goto out_loop;
+    }
+    h.srv->cli_log_level = o->log_level != NULL;
+    lsp_server_set_exit_cb(h.srv, host_exit, &h);
+    struct tr_conn_cbs cbs = {host_message, host_framing_error, host_eof, &h};
+    if (tr_conn_open(&h.loop, o->in_fd, o->out_fd, 0, &cbs, &h.conn)) {
+        HK_ERROR("cannot open stdio");
+        goto out_srv;
+    }
+    HK_INFO("hkls %s started (pid %d)", HK_VERSION, (int)uv_os_getpid());
+    uv_run(&h.loop, UV_RUN_DEFAULT);
+    code = h.done ? h.code : 1;
+out_srv:
+    if (h.conn) {
+        tr_conn_close(h.conn);
+        h.conn = NULL;
+    }
+    if (h.srv)
+        lsp_server_stop(h.srv);
+    uv_run(&h.loop, UV_RUN_DEFAULT); /* compile jobs report their cancellation */
+    lsp_server_free(h.srv);
+    uv_walk(&h.loop, close_walk, NULL);
+    uv_run(&h.loop, UV_RUN_DEFAULT);
+out_loop:
+    if (uv_loop_close(&h.loop))
+        HK_WARN("event loop closed with handles still open");
+out_log:
+    HK_INFO("hkls exiting with code %d", code);
+    hk_log_close();
+    return code;
+}
