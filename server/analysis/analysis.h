@@ -2,7 +2,9 @@
  * launchers, launch sites, parameters, shared memory, tunable constants.
  * One an_doc per open document; it owns the parser, the tree and the model.
  * Loop thread only. Positions are (row, byte column) in UTF-8; converting to the
- * client's encoding is the documents module's job. */
+ * client's encoding is the documents module's job. A span covers [start, end) bytes.
+ * Names are matched by spelling only (no scopes, no overloads, no preprocessing beyond
+ * `#define NAME __global__`-style macros defined in the same file). */
 #ifndef HK_ANALYSIS_ANALYSIS_H
 #define HK_ANALYSIS_ANALYSIS_H
 
@@ -18,15 +20,17 @@ typedef struct {
 
 enum an_func_kind {
     AN_KERNEL,      /* __global__ */
-    AN_DEVICE_FUNC, /* __device__ (not __global__) */
-    AN_LAUNCHER,    /* host function containing at least one launch site */
+    AN_DEVICE_FUNC, /* __device__ or __host__ __device__ (not __global__) */
+    AN_LAUNCHER,    /* host function containing at least one launch site; host functions
+                     * without one are not in the model */
 };
 
 typedef struct {
     char *name;       /* may be "" for unnamed parameters */
-    char *type;       /* full declared type text, e.g. "const float *__restrict__" */
+    char *type;       /* full declared type text without the name, whitespace collapsed,
+                       * e.g. "const float *__restrict__" */
     char *elem_type;  /* base type without qualifiers/pointers, e.g. "float" */
-    int pointer_depth;/* 0 for values */
+    int pointer_depth;/* 0 for values; each `*` and each `[]` counts one */
     bool is_const;    /* const applies to the pointee (or to the value) */
     bool is_restrict;
     an_span span;
@@ -40,12 +44,16 @@ enum an_launch_form {
 
 typedef struct {
     enum an_launch_form form;
-    char *kernel;     /* callee name as written (template args stripped) */
-    char *grid;       /* expression text; NULL when absent */
+    char *kernel;     /* callee name as written (template args stripped), e.g. "ns::k";
+                       * HIP_KERNEL_NAME(...), casts and & are unwrapped */
+    char *template_args; /* the callee's template arguments as written, e.g. "<256, float>",
+                          * or NULL */
+    char *grid;       /* expression text as written, e.g. "dim3(g)"; NULL when absent */
     char *block;
     char *shmem;
     char *stream;
-    char **args;      /* argument expression texts */
+    char **args;      /* argument expression texts; for AN_LAUNCH_CUDA_API the one `void **`
+                       * argument array expression */
     size_t n_args;
     long caller;      /* index into an_model.funcs of the enclosing function, -1 at file scope */
     an_span span;     /* the whole launch expression */
@@ -56,20 +64,34 @@ typedef struct {
     char *type;       /* element type */
     char *size_expr;  /* array dimensions text, e.g. "[TILE][TILE+1]"; "" for extern [] */
     bool is_extern;   /* extern __shared__ (dynamic) */
-    an_span span;
+    an_span span;     /* the whole declaration statement */
 } an_shared;
 
+/* Tunables: `#define N <integer expression>`, `constexpr` integer constants (any scope,
+ * also `static constexpr` members), `const` integer constants at file/namespace scope,
+ * and integer template parameters of kernels, device functions and launchers.
+ * An integer expression is built from integer literals, identifiers, sizeof and the
+ * arithmetic/bit operators, with at least one literal or identifier. */
 enum an_tunable_kind { AN_TUNE_DEFINE, AN_TUNE_CONSTEXPR, AN_TUNE_TEMPLATE };
 
 typedef struct {
     enum an_tunable_kind kind;
     char *name;
-    char *value;      /* literal text for #define/constexpr; default for template params, or NULL */
-    long owner;       /* AN_TUNE_TEMPLATE: index of the function in an_model.funcs; else -1 */
-    bool in_launch;   /* used in a launch configuration */
-    bool in_array;    /* used in an array size (e.g. a shared-memory tile) */
-    an_span span;     /* the definition (value span for #define/constexpr) */
-    an_span value_span;
+    char *value;      /* value text for #define/constexpr (comments dropped, whitespace
+                       * collapsed); default for template params, or NULL */
+    long owner;       /* AN_TUNE_TEMPLATE: index of the function in an_model.funcs;
+                       * AN_TUNE_CONSTEXPR declared inside a function: that function;
+                       * else -1 */
+    /* in_launch: the name appears in a grid/block/shmem expression of a launch, or in
+     * __launch_bounds__, directly or through a local variable initialised from it
+     * (`dim3 block(BLOCK)`), or through another tunable whose value mentions it.
+     * in_array: the same for array sizes (shared-memory tiles, local arrays, array
+     * parameters). Owned tunables only count uses inside their owner. */
+    bool in_launch;
+    bool in_array;
+    an_span span;     /* the whole definition (#define line without its newline,
+                       * declarator, template parameter) */
+    an_span value_span; /* the value; empty (start == end) at the end of span when absent */
 } an_tunable;
 
 typedef struct {
@@ -84,9 +106,11 @@ typedef struct {
     size_t n_shared;
     size_t *launches;      /* indices into an_model.launches made from this function */
     size_t n_launches;
+    bool recovered;        /* found inside an ERROR node (broken code): params and body
+                            * are best effort */
     an_span span;          /* whole definition, template prefix included */
     an_span name_span;
-    an_span body_span;     /* the compound statement */
+    an_span body_span;     /* the compound statement (empty when none was found) */
 } an_function;
 
 typedef struct {
@@ -105,33 +129,62 @@ typedef struct an_doc an_doc;
  * human sentence in *why (static string). Call once at start. */
 int an_grammar_check(const char **why);
 
-/* New empty document analysis in *out. HK_OK or HK_ENOMEM. */
+/* New empty document analysis in *out. HK_OK, HK_ENOMEM, or HK_EUNSUPPORTED when the
+ * grammar cannot be loaded. */
 int an_doc_new(an_doc **out);
+/* NULL is a no-op. */
 void an_doc_free(an_doc *d);
 
 /* Records an edit before the next an_doc_parse, so the parse is incremental.
- * Byte offsets and (row, byte column) points, as in TSInputEdit. */
+ * Byte offsets and (row, byte column) points, as in TSInputEdit, in the order the
+ * edits were applied to the text. HK_OK (also when nothing was parsed yet: the next
+ * parse is then a full one); HK_EINVAL when an end lies before the start. */
 int an_doc_edit(an_doc *d, uint32_t start_byte, uint32_t old_end_byte, uint32_t new_end_byte,
                 uint32_t start_row, uint32_t start_col, uint32_t old_end_row, uint32_t old_end_col,
                 uint32_t new_end_row, uint32_t new_end_col);
 
-/* (Re)parses text (len bytes, need not be NUL-terminated) and rebuilds the model.
- * Incremental when edits were recorded since the last parse. HK_OK, HK_ENOMEM,
- * HK_EPARSE (parser refused; the previous model is kept). */
+/* (Re)parses text (len bytes, need not be NUL-terminated, may hold NUL bytes) and
+ * rebuilds the model. Incremental when edits were recorded since the last parse: the
+ * model then re-extracts only top-level items that changed and reuses the others.
+ * Without recorded edits the text is parsed from scratch. HK_OK; HK_ETOOBIG when len >
+ * AN_TEXT_MAX_BYTES, HK_EPARSE (parser refused) -- both keep the previous model;
+ * HK_ENOMEM: the model is empty until the next successful parse. */
+#define AN_TEXT_MAX_BYTES ((size_t)64 << 20)
 int an_doc_parse(an_doc *d, const char *text, size_t len);
+
+/* Testing and benchmarking: with reuse off every parse rebuilds the whole model
+ * (the parse itself stays incremental). On by default. */
+void an_doc_set_reuse(an_doc *d, bool reuse);
+
+/* What the last successful an_doc_parse did (value type). */
+typedef struct {
+    bool incremental;       /* the parse reused the old tree */
+    size_t items;           /* top-level items in the model */
+    size_t items_reused;    /* of which reused without re-extraction */
+    uint64_t parse_ns;      /* tree-sitter parse */
+    uint64_t model_ns;      /* model rebuild (extraction + assembly) */
+} an_doc_stats;
+void an_doc_get_stats(const an_doc *d, an_doc_stats *out);
+
+/* The current tree's root as an S-expression (new string, hk_free), or NULL when there
+ * is no tree or on ENOMEM. Debugging and tests. */
+char *an_doc_tree_string(const an_doc *d);
 
 /* The current model (borrowed; valid until the next parse or free). Never NULL. */
 const an_model *an_doc_model(const an_doc *d);
 
+/* Lookups below are O(n) at worst and never fail; m must not be NULL. */
 /* Index of the innermost function whose span contains byte offset, or -1. */
 long an_model_function_at(const an_model *m, uint32_t byte);
 /* Index of the launch whose span contains byte offset, or -1. */
 long an_model_launch_at(const an_model *m, uint32_t byte);
-/* Index of the kernel named name, or -1. */
+/* Index of the first kernel named name (template arguments stripped), or -1. */
 long an_model_find_kernel(const an_model *m, const char *name);
 
-/* One-shot analysis of a whole text into a new model (an_model_free). */
+/* One-shot analysis of a whole text into a new model in *out (an_model_free). HK_OK,
+ * HK_ENOMEM, HK_ETOOBIG, HK_EPARSE. Any thread (no shared state besides the language). */
 int an_analyze(const char *text, size_t len, an_model **out);
+/* Frees a model from an_analyze (never one from an_doc_model). NULL is a no-op. */
 void an_model_free(an_model *m);
 
 #endif

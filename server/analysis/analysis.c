@@ -1,0 +1,2452 @@
+/* CUDA/HIP analysis: walks the tree-sitter-cuda tree and builds an an_model.
+ * The model is kept per top-level item (function, template, declaration, #define) so
+ * that after an incremental parse only items that changed are walked again; the flat
+ * model is then re-assembled from the items, which costs little (copies, no walking). */
+#include "analysis/analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <tree_sitter/api.h>
+
+#include "core/hk.h"
+
+const TSLanguage *tree_sitter_cuda(void);
+
+#define AN_STR_MAX 4096          /* longest string copied out of the source */
+#define AN_DEPTH_MAX (1u << 16)  /* deeper syntax is not walked (it is never CUDA) */
+#define AN_EXPAND_MAX 4096       /* uses added per function through local variables */
+#define AN_PROPAGATE_ROUNDS 64   /* tunable-to-tunable chains followed */
+
+/* ---------------------------------------------------------------- grammar symbols */
+
+static struct {
+    bool ready;
+    TSSymbol translation_unit, function_definition, template_declaration,
+        template_parameter_list, parameter_declaration, optional_parameter_declaration,
+        variadic_parameter_declaration, function_declarator, pointer_declarator,
+        reference_declarator, array_declarator, parenthesized_declarator,
+        attributed_declarator, abstract_pointer_declarator, abstract_array_declarator,
+        abstract_reference_declarator, abstract_parenthesized_declarator,
+        abstract_function_declarator, init_declarator, identifier, field_identifier,
+        qualified_identifier, template_function, template_argument_list,
+        compound_statement, declaration, field_declaration, preproc_def, call_expression,
+        kernel_call_syntax, argument_list, launch_bounds, type_qualifier,
+        storage_class_specifier, comment, error, namespace_definition, declaration_list,
+        linkage_specification, preproc_if, preproc_ifdef, preproc_else, preproc_elif,
+        cast_expression, parenthesized_expression, pointer_expression, number_literal,
+        string_literal, raw_string_literal, char_literal, concatenated_string,
+        binary_expression, unary_expression, sizeof_expression, primitive_type,
+        sized_type_specifier, type_identifier, placeholder_type_specifier,
+        preproc_include, template_type, field_expression;
+    TSFieldId f_declarator, f_type, f_body, f_parameters, f_name, f_value, f_size,
+        f_function, f_arguments, f_default_value;
+} S;
+
+static TSSymbol sym(const TSLanguage *l, const char *name)
+{
+    return ts_language_symbol_for_name(l, name, (uint32_t)strlen(name), true);
+}
+
+static TSFieldId fld(const TSLanguage *l, const char *name)
+{
+    return ts_language_field_id_for_name(l, name, (uint32_t)strlen(name));
+}
+
+/* Idempotent: concurrent first calls write the same values. */
+static void syms_init(void)
+{
+    if (S.ready)
+        return;
+    const TSLanguage *l = tree_sitter_cuda();
+#define X(n) S.n = sym(l, #n)
+    X(translation_unit); X(function_definition); X(template_declaration);
+    X(template_parameter_list); X(parameter_declaration); X(optional_parameter_declaration);
+    X(variadic_parameter_declaration); X(function_declarator); X(pointer_declarator);
+    X(reference_declarator); X(array_declarator); X(parenthesized_declarator);
+    X(attributed_declarator); X(abstract_pointer_declarator); X(abstract_array_declarator);
+    X(abstract_reference_declarator); X(abstract_parenthesized_declarator);
+    X(abstract_function_declarator); X(init_declarator); X(identifier); X(field_identifier);
+    X(qualified_identifier); X(template_function); X(template_argument_list);
+    X(compound_statement); X(declaration); X(field_declaration); X(preproc_def);
+    X(call_expression); X(kernel_call_syntax); X(argument_list); X(launch_bounds);
+    X(type_qualifier); X(storage_class_specifier); X(comment); X(namespace_definition);
+    X(declaration_list); X(linkage_specification); X(preproc_if); X(preproc_ifdef);
+    X(preproc_else); X(preproc_elif); X(cast_expression); X(parenthesized_expression);
+    X(pointer_expression); X(number_literal); X(string_literal); X(raw_string_literal);
+    X(char_literal); X(concatenated_string); X(binary_expression); X(unary_expression);
+    X(sizeof_expression); X(primitive_type); X(sized_type_specifier); X(type_identifier);
+    X(placeholder_type_specifier); X(preproc_include); X(template_type); X(field_expression);
+#undef X
+    S.error = (TSSymbol)-1;   /* ts_builtin_sym_error (tree_sitter/parser.h) */
+#define F(n) S.f_##n = fld(l, #n)
+    F(declarator); F(type); F(body); F(parameters); F(name); F(value); F(size);
+    F(function); F(arguments); F(default_value);
+#undef F
+    S.ready = true;
+}
+
+int an_grammar_check(const char **why)
+{
+    static const char *ok = "tree-sitter-cuda grammar loads";
+    const TSLanguage *l = tree_sitter_cuda();
+    uint32_t v = ts_language_version(l);
+    if (v > TREE_SITTER_LANGUAGE_VERSION) {
+        *why = "the tree-sitter-cuda grammar was generated for a newer tree-sitter ABI than "
+               "this runtime loads (use tree-sitter-cuda@0.20.4, ABI 14, with runtime 0.20.x)";
+        return HK_EUNSUPPORTED;
+    }
+    if (v < TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION) {
+        *why = "the tree-sitter-cuda grammar was generated for an older tree-sitter ABI than "
+               "this runtime accepts (use tree-sitter-cuda@0.20.4, ABI 14)";
+        return HK_EUNSUPPORTED;
+    }
+    TSParser *p = ts_parser_new();
+    bool set = p && ts_parser_set_language(p, l);
+    if (p)
+        ts_parser_delete(p);
+    if (!set) {
+        *why = "the tree-sitter runtime refused the tree-sitter-cuda grammar";
+        return HK_EUNSUPPORTED;
+    }
+    *why = ok;
+    return HK_OK;
+}
+
+/* ---------------------------------------------------------------- small helpers */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Grows *p (element size es) to hold at least need elements. */
+static int vec_reserve(void *pp, size_t *cap, size_t need, size_t es)
+{
+    void **p = pp;
+    if (need <= *cap)
+        return HK_OK;
+    size_t nc = *cap ? *cap * 2 : 16;
+    while (nc < need)
+        nc *= 2;
+    if (nc > SIZE_MAX / es)
+        return HK_ENOMEM;
+    void *np = hk_realloc(*p, nc * es);
+    if (!np)
+        return HK_ENOMEM;
+    *p = np;
+    *cap = nc;
+    return HK_OK;
+}
+
+#define VEC(T) struct { T *v; size_t n, cap; }
+#define VEC_PUSH(x, vec) \
+    (vec_reserve(&(vec).v, &(vec).cap, (vec).n + 1, sizeof(*(vec).v)) == HK_OK \
+         ? &(vec).v[(vec).n++] : ((x)->err = HK_ENOMEM, (void *)NULL))
+
+static uint32_t hash_str(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* ---------------------------------------------------------------- arena */
+
+/* Every string and array of one item lives in its arena, so an item is freed (or
+ * reused) as a whole. Chunks double in size from a first one sized to the item. */
+struct an_chunk {
+    struct an_chunk *next;
+    size_t used, size;
+    _Alignas(max_align_t) char data[];
+};
+
+struct an_arena {
+    struct an_chunk *head;
+    size_t hint;  /* size of the first chunk */
+};
+
+static void *arena_alloc(struct an_arena *a, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    struct an_chunk *c = a->head;
+    if (!c || c->size - c->used < n) {
+        size_t sz = c ? c->size * 2 : (a->hint ? a->hint : 1024);
+        if (sz > ((size_t)1 << 24))
+            sz = (size_t)1 << 24;
+        if (sz < n)
+            sz = n;
+        c = hk_malloc(sizeof(*c) + sz);
+        if (!c)
+            return NULL;
+        c->next = a->head;
+        c->used = 0;
+        c->size = sz;
+        a->head = c;
+    }
+    void *p = c->data + c->used;
+    c->used += n;
+    return p;
+}
+
+static void arena_free(struct an_arena *a)
+{
+    struct an_chunk *c = a->head;
+    while (c) {
+        struct an_chunk *n = c->next;
+        hk_free(c);
+        c = n;
+    }
+    a->head = NULL;
+}
+
+/* ---------------------------------------------------------------- items */
+
+enum { USE_LAUNCH = 1, USE_ARRAY = 2 };
+enum { MOD_GLOBAL = 1, MOD_DEVICE = 2, MOD_HOST = 4 };
+
+struct an_use {        /* a name seen in a launch configuration or an array size */
+    const char *name;
+    uint32_t hash;
+    long func;         /* item-local function index, -1 outside functions */
+    unsigned kind;
+};
+
+struct an_tref {       /* a name mentioned by a tunable's value */
+    size_t tunable;    /* item-local */
+    const char *name;
+    uint32_t hash;
+};
+
+struct an_item {
+    uint32_t start_byte, end_byte, start_row, end_row;
+    TSSymbol symbol;
+    bool dirty;                    /* an edit touched it: never reused */
+    int64_t shift_bytes, shift_rows; /* pending for the spans inside */
+    struct an_arena arena;
+    an_function *funcs;
+    size_t n_funcs;
+    an_launch *launches;
+    size_t n_launches;
+    an_tunable *tunables;
+    size_t n_tunables;
+    struct an_use *uses;
+    size_t n_uses;
+    struct an_tref *trefs;
+    size_t n_trefs;
+};
+
+static void item_free(struct an_item *it)
+{
+    arena_free(&it->arena);
+    memset(it, 0, sizeof(*it));
+}
+
+static void span_shift(an_span *s, int64_t db, int64_t dr)
+{
+    s->start_byte = (uint32_t)((int64_t)s->start_byte + db);
+    s->end_byte = (uint32_t)((int64_t)s->end_byte + db);
+    s->start_row = (uint32_t)((int64_t)s->start_row + dr);
+    s->end_row = (uint32_t)((int64_t)s->end_row + dr);
+}
+
+/* Applies the pending shift to every span of a reused item. Columns never change:
+ * an item on the row where an edit ended is marked dirty instead. */
+static void item_apply_shift(struct an_item *it)
+{
+    int64_t db = it->shift_bytes, dr = it->shift_rows;
+    if (!db && !dr)
+        return;
+    for (size_t i = 0; i < it->n_funcs; i++) {
+        an_function *f = &it->funcs[i];
+        span_shift(&f->span, db, dr);
+        span_shift(&f->name_span, db, dr);
+        span_shift(&f->body_span, db, dr);
+        for (size_t k = 0; k < f->n_params; k++)
+            span_shift(&f->params[k].span, db, dr);
+        for (size_t k = 0; k < f->n_shared; k++)
+            span_shift(&f->shared[k].span, db, dr);
+    }
+    for (size_t i = 0; i < it->n_launches; i++)
+        span_shift(&it->launches[i].span, db, dr);
+    for (size_t i = 0; i < it->n_tunables; i++) {
+        span_shift(&it->tunables[i].span, db, dr);
+        span_shift(&it->tunables[i].value_span, db, dr);
+    }
+    it->shift_bytes = it->shift_rows = 0;
+}
+
+/* ---------------------------------------------------------------- macros */
+
+/* `#define NAME tokens` whose tokens include __global__/__device__/__host__: such a
+ * NAME written before a function means the same. File-wide; a change re-extracts all. */
+struct an_macro {
+    char *name;
+    unsigned mods;
+};
+
+static bool is_ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_';
+}
+
+static unsigned mods_in_text(const char *s, size_t n)
+{
+    unsigned m = 0;
+    size_t i = 0;
+    while (i < n) {
+        if (!is_ident_char(s[i])) {
+            i++;
+            continue;
+        }
+        size_t b = i;
+        while (i < n && is_ident_char(s[i]))
+            i++;
+        size_t l = i - b;
+        if (l == 10 && !memcmp(s + b, "__global__", 10))
+            m |= MOD_GLOBAL;
+        else if (l == 10 && !memcmp(s + b, "__device__", 10))
+            m |= MOD_DEVICE;
+        else if (l == 8 && !memcmp(s + b, "__host__", 8))
+            m |= MOD_HOST;
+    }
+    return m;
+}
+
+/* ---------------------------------------------------------------- extraction */
+
+struct an_range {
+    uint32_t s, e;
+};
+
+struct an_local {      /* a local variable and the names in its initialiser */
+    struct an_range name;
+    long func;
+    size_t ref_first, n_refs;
+    unsigned expanded;
+};
+
+enum { FR_FUNC, FR_TEMPLATE };
+
+struct an_frame {
+    int kind;
+    uint32_t end_byte;      /* the frame ends at the first node starting here or later */
+    uint32_t depth;
+    long func;              /* FR_FUNC: item-local index */
+    TSNode node;
+    bool bound;             /* FR_TEMPLATE: a function took it */
+    size_t shared_base, flaunch_base, locals_base, uses_base;
+};
+
+struct an_rawuse {
+    struct an_range name;
+    long func;
+    unsigned kind;
+};
+
+struct an_rawtref {
+    size_t tunable;
+    struct an_range name;
+};
+
+/* Extraction state; its vectors are reused across items to avoid allocations. */
+struct an_x {
+    const char *src;
+    uint32_t len;
+    const struct an_macro *macros;
+    size_t n_macros;
+    struct an_item *it;
+    int err;
+    VEC(an_function) funcs;
+    VEC(unsigned char) fkeep;     /* per function: has launches or is not host */
+    VEC(an_launch) launches;
+    VEC(an_tunable) tunables;
+    VEC(an_shared) shared;
+    VEC(size_t) flaunch;          /* launches of the open functions (stack) */
+    VEC(struct an_local) locals;
+    VEC(struct an_range) refs;
+    VEC(struct an_rawuse) uses;
+    VEC(struct an_rawtref) trefs;
+    VEC(struct an_frame) frames;
+    VEC(TSNode) anc;              /* ancestors of the current node, by depth */
+    VEC(an_param) params;
+    VEC(char *) args;
+    VEC(TSNode) tmpnodes;
+    uint32_t error_depth;         /* depth of the outermost ERROR ancestor, or UINT32_MAX */
+};
+
+static void x_free(struct an_x *x)
+{
+    hk_free(x->funcs.v); hk_free(x->fkeep.v); hk_free(x->launches.v); hk_free(x->tunables.v);
+    hk_free(x->shared.v); hk_free(x->flaunch.v); hk_free(x->locals.v); hk_free(x->refs.v);
+    hk_free(x->uses.v); hk_free(x->trefs.v); hk_free(x->frames.v); hk_free(x->anc.v);
+    hk_free(x->params.v); hk_free(x->args.v); hk_free(x->tmpnodes.v);
+}
+
+static an_span node_span(TSNode n)
+{
+    TSPoint a = ts_node_start_point(n), b = ts_node_end_point(n);
+    an_span s = {ts_node_start_byte(n), ts_node_end_byte(n), a.row, a.column, b.row, b.column};
+    return s;
+}
+
+static an_span empty_span_at_end(an_span s)
+{
+    s.start_byte = s.end_byte;
+    s.start_row = s.end_row;
+    s.start_col = s.end_col;
+    return s;
+}
+
+/* Span from (row, col) at byte `from` to byte `to` on the same logical text. */
+static an_span span_between(const char *src, uint32_t from, uint32_t row, uint32_t col,
+                            uint32_t to)
+{
+    an_span s = {from, to, row, col, row, col};
+    for (uint32_t i = from; i < to; i++) {
+        if (src[i] == '\n') {
+            s.end_row++;
+            s.end_col = 0;
+        } else {
+            s.end_col++;
+        }
+    }
+    return s;
+}
+
+/* Copy of src[s, e) into the item arena with comments dropped, each whitespace run
+ * (line continuations and NUL bytes included) made one space, trimmed, at most
+ * AN_STR_MAX bytes ("..." marks a cut, made on a UTF-8 boundary). */
+static char *x_text(struct an_x *x, uint32_t s, uint32_t e)
+{
+    if (x->err)
+        return NULL;
+    if (e > x->len)
+        e = x->len;
+    if (s > e)
+        s = e;
+    size_t cap = e - s < AN_STR_MAX ? e - s : AN_STR_MAX;
+    char *out = arena_alloc(&x->it->arena, cap + 4);
+    if (!out) {
+        x->err = HK_ENOMEM;
+        return NULL;
+    }
+    const char *p = x->src;
+    size_t o = 0;
+    bool space = false, cut = false;
+    char quote = 0;
+    for (uint32_t i = s; i < e; i++) {
+        char c = p[i];
+        if (!quote && c == '/' && i + 1 < e && p[i + 1] == '/') {
+            while (i < e && p[i] != '\n')
+                i++;
+            space = true;
+            continue;
+        }
+        if (!quote && c == '/' && i + 1 < e && p[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < e && !(p[i] == '*' && p[i + 1] == '/'))
+                i++;
+            i++;
+            space = true;
+            continue;
+        }
+        if (!quote && c == '\\' && i + 1 < e && (p[i + 1] == '\n' || p[i + 1] == '\r')) {
+            space = true;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' ||
+            c == '\0') {
+            space = true;
+            continue;
+        }
+        if (quote) {
+            if (c == '\\' && i + 1 < e) {
+                if (o + 2 > cap) { cut = true; break; }
+                out[o++] = c;
+                out[o++] = p[++i];
+                continue;
+            }
+            if (c == quote)
+                quote = 0;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+        }
+        if (space && o > 0) {
+            if (o + 1 > cap) { cut = true; break; }
+            out[o++] = ' ';
+        }
+        space = false;
+        if (o + 1 > cap) { cut = true; break; }
+        out[o++] = c;
+    }
+    if (cut) {
+        while (o > 0 && ((unsigned char)out[o - 1] & 0xC0) == 0x80)
+            o--;                        /* drop continuation bytes of a cut character */
+        if (o > 0 && ((unsigned char)out[o - 1] & 0xC0) == 0xC0)
+            o--;                        /* and its lead byte */
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static char *x_node_text(struct an_x *x, TSNode n)
+{
+    return x_text(x, ts_node_start_byte(n), ts_node_end_byte(n));
+}
+
+static bool range_eq(const struct an_x *x, struct an_range r, const char *s)
+{
+    size_t l = strlen(s);
+    return r.e - r.s == l && !memcmp(x->src + r.s, s, l);
+}
+
+static bool node_text_is(const struct an_x *x, TSNode n, const char *s)
+{
+    struct an_range r = {ts_node_start_byte(n), ts_node_end_byte(n)};
+    return range_eq(x, r, s);
+}
+
+/* Modifiers named by node n: the CUDA keywords themselves, or a macro for them. */
+static unsigned x_node_mods(const struct an_x *x, TSNode n)
+{
+    uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    if (e - s > 64)
+        return 0;
+    unsigned m = mods_in_text(x->src + s, e - s);
+    if (m)
+        return m;
+    TSSymbol t = ts_node_symbol(n);
+    if (t == S.identifier || t == S.type_identifier) {
+        for (size_t i = 0; i < x->n_macros; i++) {
+            size_t l = strlen(x->macros[i].name);
+            if (l == e - s && !memcmp(x->src + s, x->macros[i].name, l))
+                return x->macros[i].mods;
+        }
+    }
+    return 0;
+}
+
+/* Collects the identifiers under n (field names excluded) as ranges into refs. */
+static void x_collect_idents(struct an_x *x, TSNode n, void (*sink)(struct an_x *, struct an_range, void *),
+                             void *ctx)
+{
+    if (ts_node_is_null(n))
+        return;
+    if (ts_node_symbol(n) == S.identifier) {
+        struct an_range r = {ts_node_start_byte(n), ts_node_end_byte(n)};
+        sink(x, r, ctx);
+        return;
+    }
+    if (ts_node_child_count(n) == 0)
+        return;
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    uint32_t depth = 0;
+    if (!ts_tree_cursor_goto_first_child(&c))
+        goto out;
+    depth = 1;
+    for (;;) {
+        TSNode cur = ts_tree_cursor_current_node(&c);
+        TSSymbol t = ts_node_symbol(cur);
+        if (t == S.identifier) {
+            struct an_range r = {ts_node_start_byte(cur), ts_node_end_byte(cur)};
+            sink(x, r, ctx);
+        } else if (t != S.field_identifier && depth < AN_DEPTH_MAX &&
+                   ts_tree_cursor_goto_first_child(&c)) {
+            depth++;
+            continue;
+        }
+        while (!ts_tree_cursor_goto_next_sibling(&c)) {
+            if (--depth == 0 || !ts_tree_cursor_goto_parent(&c))
+                goto out;
+        }
+        if (x->err)
+            break;
+    }
+out:
+    ts_tree_cursor_delete(&c);
+}
+
+struct use_ctx {
+    long func;
+    unsigned kind;
+};
+
+static void sink_use(struct an_x *x, struct an_range r, void *ctx)
+{
+    const struct use_ctx *u = ctx;
+    struct an_rawuse *e = VEC_PUSH(x, x->uses);
+    if (e) {
+        e->name = r;
+        e->func = u->func;
+        e->kind = u->kind;
+    }
+}
+
+static void sink_ref(struct an_x *x, struct an_range r, void *ctx)
+{
+    (void)ctx;
+    struct an_range *e = VEC_PUSH(x, x->refs);
+    if (e)
+        *e = r;
+}
+
+static void sink_tref(struct an_x *x, struct an_range r, void *ctx)
+{
+    struct an_rawtref *e = VEC_PUSH(x, x->trefs);
+    if (e) {
+        e->tunable = *(size_t *)ctx;
+        e->name = r;
+    }
+}
+
+static long x_cur_func(const struct an_x *x)
+{
+    for (size_t i = x->frames.n; i-- > 0;)
+        if (x->frames.v[i].kind == FR_FUNC)
+            return x->frames.v[i].func;
+    return -1;
+}
+
+static void x_uses(struct an_x *x, TSNode n, unsigned kind)
+{
+    struct use_ctx u = {x_cur_func(x), kind};
+    x_collect_idents(x, n, sink_use, &u);
+}
+
+/* Integer-literal spelling (decimal, octal, hex, binary; u/l suffixes; ' separators). */
+static bool int_literal(const char *s, size_t n)
+{
+    if (!n || !(s[0] >= '0' && s[0] <= '9'))
+        return false;
+    bool hex = n > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '.' || c == 'p' || c == 'P')
+            return false;
+        if (!hex && (c == 'e' || c == 'E' || c == 'f' || c == 'F'))
+            return false;
+        if (!(is_ident_char(c) || c == '\''))
+            return false;
+    }
+    return true;
+}
+
+/* Is n an integer expression (see analysis.h)? */
+static bool x_int_expr(const struct an_x *x, TSNode n, int depth)
+{
+    if (ts_node_is_null(n) || depth > 64)
+        return false;
+    TSSymbol t = ts_node_symbol(n);
+    if (t == S.number_literal) {
+        uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+        return int_literal(x->src + s, e - s);
+    }
+    if (t == S.identifier || t == S.sizeof_expression)
+        return true;
+    if (t == S.binary_expression || t == S.unary_expression ||
+        t == S.parenthesized_expression) {
+        uint32_t nc = ts_node_named_child_count(n);
+        if (nc == 0)
+            return false;
+        for (uint32_t i = 0; i < nc; i++) {
+            TSNode c = ts_node_named_child(n, i);
+            if (ts_node_symbol(c) == S.comment)
+                continue;
+            if (!x_int_expr(x, c, depth + 1))
+                return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* The same test on #define text (at least one integer literal); with report, the
+ * identifiers go to the tunable's references. */
+static bool x_int_define(struct an_x *x, uint32_t s, uint32_t e, size_t tun, bool report)
+{
+    const char *p = x->src;
+    bool lit = false;
+    for (uint32_t i = s; i < e;) {
+        char c = p[i];
+        if (c == '/' && i + 1 < e && (p[i + 1] == '/' || p[i + 1] == '*'))
+            break;                       /* a trailing comment ends the value */
+        if (c >= '0' && c <= '9') {
+            uint32_t b = i;
+            while (i < e && (is_ident_char(p[i]) || p[i] == '\''))
+                i++;
+            if (i < e && p[i] == '.')
+                return false;
+            if (!int_literal(p + b, i - b))
+                return false;
+            lit = true;
+            continue;
+        }
+        if (is_ident_char(c)) {
+            uint32_t b = i;
+            while (i < e && is_ident_char(p[i]))
+                i++;
+            if (report) {
+                struct an_range r = {b, i};
+                sink_tref(x, r, &tun);
+            }
+            continue;
+        }
+        if (strchr(" \t\r\n\\+-*/%()<>&|^~!?:", c) && c != '\0') {
+            i++;
+            continue;
+        }
+        return false;
+    }
+    return lit;
+}
+
+/* Unwraps pointer/reference/parenthesized/attributed declarators down to the name;
+ * counts pointer depth and notes __restrict__. */
+static TSNode x_declarator_name(struct an_x *x, TSNode d, int *depth, bool *restrict_)
+{
+    TSNode none = {{0}, 0, 0};
+    for (int guard = 0; !ts_node_is_null(d) && guard < 256; guard++) {
+        TSSymbol t = ts_node_symbol(d);
+        if (t == S.identifier || t == S.field_identifier || t == S.qualified_identifier ||
+            t == S.template_function || t == S.type_identifier)
+            return d;
+        if (t == S.pointer_declarator || t == S.abstract_pointer_declarator) {
+            if (depth)
+                (*depth)++;
+            uint32_t nc = ts_node_named_child_count(d);
+            for (uint32_t i = 0; i < nc; i++) {
+                TSNode q = ts_node_named_child(d, i);
+                if (ts_node_symbol(q) == S.type_qualifier && restrict_ &&
+                    (node_text_is(x, q, "__restrict__") || node_text_is(x, q, "restrict") ||
+                     node_text_is(x, q, "__restrict")))
+                    *restrict_ = true;
+            }
+            d = ts_node_child_by_field_id(d, S.f_declarator);
+        } else if (t == S.array_declarator || t == S.abstract_array_declarator) {
+            if (depth)
+                (*depth)++;
+            d = ts_node_child_by_field_id(d, S.f_declarator);
+        } else if (t == S.function_declarator || t == S.abstract_function_declarator) {
+            d = ts_node_child_by_field_id(d, S.f_declarator);
+        } else if (t == S.init_declarator) {
+            d = ts_node_child_by_field_id(d, S.f_declarator);
+        } else if (t == S.reference_declarator || t == S.abstract_reference_declarator ||
+                   t == S.parenthesized_declarator ||
+                   t == S.abstract_parenthesized_declarator || t == S.attributed_declarator) {
+            TSNode n2 = none;
+            uint32_t nc = ts_node_named_child_count(d);
+            for (uint32_t i = 0; i < nc; i++) {
+                TSNode q = ts_node_named_child(d, i);
+                TSSymbol qt = ts_node_symbol(q);
+                if (qt != S.type_qualifier && qt != S.comment) {
+                    n2 = q;
+                    break;
+                }
+            }
+            d = n2;
+        } else {
+            return none;
+        }
+    }
+    return none;
+}
+
+/* Name text with template arguments left out: "ns::k" for ns::k<T, 4>. */
+static char *x_strip_targs(struct an_x *x, TSNode n, TSNode *targs)
+{
+    char buf[512];
+    size_t o = 0;
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    uint32_t depth = 0;
+    for (;;) {
+        TSNode cur = ts_tree_cursor_current_node(&c);
+        TSSymbol t = ts_node_symbol(cur);
+        if (t == S.template_argument_list) {
+            if (targs && ts_node_is_null(*targs))
+                *targs = cur;
+        } else if (t != S.comment && ts_node_child_count(cur) == 0) {
+            uint32_t s = ts_node_start_byte(cur), e = ts_node_end_byte(cur);
+            if (o + (e - s) < sizeof(buf)) {
+                memcpy(buf + o, x->src + s, e - s);
+                o += e - s;
+            }
+        } else if (depth < 64 && ts_tree_cursor_goto_first_child(&c)) {
+            depth++;
+            continue;
+        }
+        while (depth > 0 && !ts_tree_cursor_goto_next_sibling(&c)) {
+            ts_tree_cursor_goto_parent(&c);
+            depth--;
+        }
+        if (depth == 0)
+            break;
+    }
+    ts_tree_cursor_delete(&c);
+    buf[o] = '\0';
+    if (x->err)
+        return NULL;
+    size_t l = strlen(buf);
+    char *out = arena_alloc(&x->it->arena, l + 1);
+    if (!out) {
+        x->err = HK_ENOMEM;
+        return NULL;
+    }
+    memcpy(out, buf, l + 1);
+    return out;
+}
+
+/* Named children that are not comments, into x->tmpnodes (cleared first). */
+static void x_named_children(struct an_x *x, TSNode n)
+{
+    x->tmpnodes.n = 0;
+    if (ts_node_is_null(n))
+        return;
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    if (ts_tree_cursor_goto_first_child(&c)) {
+        do {
+            TSNode k = ts_tree_cursor_current_node(&c);
+            if (ts_node_is_named(k) && ts_node_symbol(k) != S.comment) {
+                TSNode *slot = VEC_PUSH(x, x->tmpnodes);
+                if (!slot)
+                    break;
+                *slot = k;
+            }
+        } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+}
+
+/* ------------------------------------------------------------ functions */
+
+static void x_param(struct an_x *x, TSNode p, an_param *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->span = node_span(p);
+    TSNode d = ts_node_child_by_field_id(p, S.f_declarator);
+    TSNode ty = ts_node_child_by_field_id(p, S.f_type);
+    bool restrict_ = false;
+    int depth = 0;
+    TSNode name = x_declarator_name(x, d, &depth, &restrict_);
+    out->pointer_depth = depth;
+    uint32_t nc = ts_node_child_count(p);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode q = ts_node_child(p, i);
+        if (ts_node_symbol(q) != S.type_qualifier)
+            continue;
+        if (node_text_is(x, q, "const"))
+            out->is_const = true;
+        else if (node_text_is(x, q, "__restrict__") || node_text_is(x, q, "restrict") ||
+                 node_text_is(x, q, "__restrict"))
+            restrict_ = true;
+    }
+    out->is_restrict = restrict_;
+    uint32_t ps = ts_node_start_byte(p);
+    uint32_t pe = ts_node_is_null(d) ? ts_node_end_byte(p) : ts_node_end_byte(d);
+    if (ts_node_is_null(d) && !ts_node_is_null(ty) &&
+        ts_node_symbol(p) == S.optional_parameter_declaration)
+        pe = ts_node_end_byte(ty);
+    if (!ts_node_is_null(name)) {
+        uint32_t ns = ts_node_start_byte(name), ne = ts_node_end_byte(name);
+        out->name = x_node_text(x, name);
+        /* type = the declaration with the name cut out */
+        char *a = x_text(x, ps, ns), *b = x_text(x, ne, pe);
+        if (a && b) {
+            size_t la = strlen(a), lb = strlen(b);
+            char *t = arena_alloc(&x->it->arena, la + lb + 2);
+            if (!t) {
+                x->err = HK_ENOMEM;
+            } else {
+                memcpy(t, a, la);
+                size_t o = la;
+                if (la && lb && b[0] != ')' && b[0] != '[' && b[0] != '(')
+                    t[o++] = ' ';
+                memcpy(t + o, b, lb + 1);
+                out->type = t;
+            }
+        }
+    } else {
+        out->name = x_text(x, 0, 0);
+        out->type = x_text(x, ps, pe);
+    }
+    out->elem_type = ts_node_is_null(ty) ? x_text(x, 0, 0) : x_node_text(x, ty);
+}
+
+static void x_params(struct an_x *x, TSNode list, an_function *f)
+{
+    x->params.n = 0;
+    if (!ts_node_is_null(list)) {
+        uint32_t nc = ts_node_named_child_count(list);
+        for (uint32_t i = 0; i < nc && !x->err; i++) {
+            TSNode p = ts_node_named_child(list, i);
+            TSSymbol t = ts_node_symbol(p);
+            if (t != S.parameter_declaration && t != S.optional_parameter_declaration &&
+                t != S.variadic_parameter_declaration)
+                continue;
+            /* f(void) has no parameters */
+            if (nc == 1 && t == S.parameter_declaration &&
+                ts_node_is_null(ts_node_child_by_field_id(p, S.f_declarator)) &&
+                node_text_is(x, p, "void"))
+                break;
+            an_param *slot = VEC_PUSH(x, x->params);
+            if (slot)
+                x_param(x, p, slot);
+        }
+    }
+    if (x->err || x->params.n == 0)
+        return;
+    f->params = arena_alloc(&x->it->arena, x->params.n * sizeof(an_param));
+    if (!f->params) {
+        x->err = HK_ENOMEM;
+        return;
+    }
+    memcpy(f->params, x->params.v, x->params.n * sizeof(an_param));
+    f->n_params = x->params.n;
+}
+
+/* Whitespace-collapsed text of [s, e) for signatures, with the launch_bounds kept. */
+static TSNode x_function_declarator(TSNode d)
+{
+    for (int guard = 0; !ts_node_is_null(d) && guard < 64; guard++) {
+        TSSymbol t = ts_node_symbol(d);
+        if (t == S.function_declarator)
+            return d;
+        if (t == S.pointer_declarator || t == S.attributed_declarator) {
+            d = ts_node_child_by_field_id(d, S.f_declarator);
+            if (ts_node_is_null(d))
+                break;
+            continue;
+        }
+        if (t == S.reference_declarator || t == S.parenthesized_declarator) {
+            d = ts_node_named_child(d, 0);
+            continue;
+        }
+        break;
+    }
+    TSNode none = {{0}, 0, 0};
+    return none;
+}
+
+static int x_push_template_tunables(struct an_x *x, TSNode tmpl, long func);
+
+/* Opens a function frame. head: the node whose children hold the modifiers (the
+ * function_definition, or for recovered code the declaration); fdecl: its
+ * function_declarator; body: compound statement or null; span_start: the first byte. */
+static void x_open_function(struct an_x *x, unsigned mods, TSNode head, TSNode fdecl,
+                            TSNode body, TSNode lb, uint32_t depth, uint32_t frame_end,
+                            bool recovered, an_span span)
+{
+    an_function *f = VEC_PUSH(x, x->funcs);
+    unsigned char *keep = VEC_PUSH(x, x->fkeep);
+    struct an_frame *fr = VEC_PUSH(x, x->frames);
+    if (!f || !keep || !fr)
+        return;
+    memset(f, 0, sizeof(*f));
+    long idx = (long)x->funcs.n - 1;
+    f->kind = (mods & MOD_GLOBAL) ? AN_KERNEL : (mods & MOD_DEVICE) ? AN_DEVICE_FUNC
+                                                                    : AN_LAUNCHER;
+    *keep = f->kind != AN_LAUNCHER;
+    f->recovered = recovered;
+    f->span = span;
+    TSNode namenode = ts_node_child_by_field_id(fdecl, S.f_declarator);
+    TSNode nm = namenode;
+    if (!ts_node_is_null(nm) && ts_node_symbol(nm) == S.template_function) {
+        TSNode inner = ts_node_child_by_field_id(nm, S.f_name);
+        if (!ts_node_is_null(inner))
+            nm = inner;
+    }
+    if (ts_node_is_null(namenode)) {
+        f->name = x_text(x, 0, 0);
+        f->name_span = node_span(fdecl);
+    } else {
+        f->name = x_strip_targs(x, namenode, NULL);
+        f->name_span = node_span(nm);
+    }
+    uint32_t sig_end = ts_node_is_null(body) ? ts_node_end_byte(fdecl) : ts_node_start_byte(body);
+    f->signature = x_text(x, span.start_byte, sig_end);
+    if (!ts_node_is_null(lb)) {
+        x_named_children(x, lb);
+        if (x->tmpnodes.n)
+            f->launch_bounds = x_text(x, ts_node_start_byte(x->tmpnodes.v[0]),
+                                      ts_node_end_byte(x->tmpnodes.v[x->tmpnodes.n - 1]));
+        else
+            f->launch_bounds = x_text(x, 0, 0);
+    }
+    f->body_span = ts_node_is_null(body) ? empty_span_at_end(node_span(fdecl)) : node_span(body);
+    x_params(x, ts_node_child_by_field_id(fdecl, S.f_parameters), f);
+
+    memset(fr, 0, sizeof(*fr));
+    fr->kind = FR_FUNC;
+    fr->end_byte = frame_end;
+    fr->depth = depth;
+    fr->func = idx;
+    fr->node = head;
+    fr->shared_base = x->shared.n;
+    fr->flaunch_base = x->flaunch.n;
+    fr->locals_base = x->locals.n;
+    fr->uses_base = x->uses.n;
+    if (!ts_node_is_null(lb))
+        x_uses(x, lb, USE_LAUNCH);
+
+    /* a template declaration directly around this function gives it its parameters */
+    if (x->frames.n >= 2) {
+        struct an_frame *t = &x->frames.v[x->frames.n - 2];
+        if (t->kind == FR_TEMPLATE && !t->bound && t->depth + 1 == depth) {
+            t->bound = true;
+            TSNode tn = t->node;
+            TSNode plist = ts_node_child_by_field_id(tn, S.f_parameters);
+            f = &x->funcs.v[idx];
+            an_span ts = node_span(tn);
+            f->span.start_byte = ts.start_byte;
+            f->span.start_row = ts.start_row;
+            f->span.start_col = ts.start_col;
+            if (!ts_node_is_null(plist))
+                f->template_params = x_text(x, ts_node_start_byte(tn), ts_node_end_byte(plist));
+            x_push_template_tunables(x, tn, idx);
+        }
+    }
+}
+
+static bool is_integral_type(const struct an_x *x, TSNode ty)
+{
+    if (ts_node_is_null(ty))
+        return false;
+    TSSymbol t = ts_node_symbol(ty);
+    if (t == S.sized_type_specifier)
+        return true;
+    static const char *const names[] = {
+        "int", "unsigned", "long", "short", "char", "size_t", "ssize_t", "ptrdiff_t",
+        "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
+        "uint64_t", "index_t", "std::size_t", "std::int32_t", "std::int64_t", "auto",
+        "std::uint32_t", "std::uint64_t", "dim_t", "uint", "IndexType"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(names); i++)
+        if (node_text_is(x, ty, names[i]))
+            return true;
+    return false;
+}
+
+static int x_push_template_tunables(struct an_x *x, TSNode tn, long func)
+{
+    TSNode plist = ts_node_child_by_field_id(tn, S.f_parameters);
+    if (ts_node_is_null(plist))
+        return HK_OK;
+    uint32_t nc = ts_node_named_child_count(plist);
+    for (uint32_t i = 0; i < nc && !x->err; i++) {
+        TSNode p = ts_node_named_child(plist, i);
+        TSSymbol t = ts_node_symbol(p);
+        if (t != S.parameter_declaration && t != S.optional_parameter_declaration)
+            continue;
+        TSNode ty = ts_node_child_by_field_id(p, S.f_type);
+        if (!is_integral_type(x, ty) || node_text_is(x, ty, "auto"))
+            continue;
+        TSNode d = ts_node_child_by_field_id(p, S.f_declarator);
+        if (ts_node_is_null(d) || ts_node_symbol(d) != S.identifier)
+            continue;
+        an_tunable *tu = VEC_PUSH(x, x->tunables);
+        if (!tu)
+            break;
+        memset(tu, 0, sizeof(*tu));
+        tu->kind = AN_TUNE_TEMPLATE;
+        tu->name = x_node_text(x, d);
+        tu->owner = func;
+        tu->span = node_span(p);
+        TSNode dv = ts_node_child_by_field_id(p, S.f_default_value);
+        if (!ts_node_is_null(dv)) {
+            tu->value = x_node_text(x, dv);
+            tu->value_span = node_span(dv);
+            size_t ti = x->tunables.n - 1;
+            x_collect_idents(x, dv, sink_tref, &ti);
+        } else {
+            tu->value_span = empty_span_at_end(tu->span);
+        }
+    }
+    return x->err;
+}
+
+/* Modifiers and __launch_bounds__ among the children of head before `before`. */
+static unsigned x_head_mods(struct an_x *x, TSNode head, uint32_t before, TSNode *lb)
+{
+    unsigned m = 0;
+    TSTreeCursor c = ts_tree_cursor_new(head);
+    if (ts_tree_cursor_goto_first_child(&c)) {
+        do {
+            TSNode k = ts_tree_cursor_current_node(&c);
+            if (ts_node_start_byte(k) >= before)
+                break;
+            TSSymbol t = ts_node_symbol(k);
+            if (t == S.launch_bounds) {
+                *lb = k;
+            } else if (t == S.error) {
+                uint32_t n = ts_node_child_count(k);
+                for (uint32_t i = 0; i < n && i < 16; i++)
+                    m |= x_node_mods(x, ts_node_child(k, i));
+            } else if (!ts_node_is_named(k) || t == S.type_qualifier || t == S.identifier ||
+                       t == S.type_identifier) {
+                m |= x_node_mods(x, k);
+            }
+        } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+    return m;
+}
+
+static void x_function_definition(struct an_x *x, TSNode n, uint32_t depth)
+{
+    TSNode fdecl = x_function_declarator(ts_node_child_by_field_id(n, S.f_declarator));
+    if (ts_node_is_null(fdecl))
+        return;
+    TSNode lb = {{0}, 0, 0};
+    unsigned mods = x_head_mods(x, n, ts_node_start_byte(fdecl), &lb);
+    TSNode body = ts_node_child_by_field_id(n, S.f_body);
+    if (!ts_node_is_null(body) && ts_node_symbol(body) != S.compound_statement)
+        body = (TSNode){{0}, 0, 0};
+    x_open_function(x, mods, n, fdecl, body, lb, depth, ts_node_end_byte(n), false,
+                    node_span(n));
+}
+
+static bool is_error_node(TSNode n)
+{
+    return !ts_node_is_null(n) && ts_node_symbol(n) == S.error;
+}
+
+/* Next named sibling of child within parent (no ts_node_parent: it walks from the root). */
+static TSNode x_next_named_sibling(TSNode parent, TSNode child)
+{
+    TSNode none = {{0}, 0, 0};
+    TSTreeCursor c = ts_tree_cursor_new(parent);
+    bool found = false;
+    TSNode r = none;
+    if (ts_tree_cursor_goto_first_child(&c)) {
+        do {
+            TSNode k = ts_tree_cursor_current_node(&c);
+            if (found) {
+                if (ts_node_is_named(k) && ts_node_symbol(k) != S.comment) {
+                    r = k;
+                    break;
+                }
+            } else if (ts_node_eq(k, child)) {
+                found = true;
+            }
+        } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+    return r;
+}
+
+/* A function_declarator outside a function_definition, inside an ERROR: broken code
+ * where tree-sitter lost the definition. Recovered when __global__/__device__ (or
+ * their macros) precede it; the body is the compound statement that follows, or the
+ * rest of the ERROR node. */
+static void x_recover_function(struct an_x *x, TSNode fd, uint32_t depth)
+{
+    uint32_t pd = depth;
+    TSNode p = fd;
+    while (pd > 0) {
+        TSNode q = x->anc.v[pd - 1];
+        TSSymbol t = ts_node_symbol(q);
+        if (t == S.pointer_declarator || t == S.reference_declarator) {
+            p = q;
+            pd--;
+            continue;
+        }
+        break;
+    }
+    if (pd == 0)
+        return;
+    TSNode parent = x->anc.v[pd - 1];
+    TSSymbol pt = ts_node_symbol(parent);
+    if (pt == S.function_definition || pt == S.function_declarator)
+        return;
+    TSNode holder, container, lb = {{0}, 0, 0};
+    uint32_t hdepth;
+    unsigned mods = 0;
+    uint32_t start;
+    if (pt == S.parameter_declaration || pt == S.declaration || pt == S.field_declaration) {
+        if (pd < 2)
+            return;
+        holder = parent;
+        hdepth = pd - 1;
+        container = x->anc.v[pd - 2];
+        mods = x_head_mods(x, holder, ts_node_start_byte(p), &lb);
+        start = ts_node_start_byte(holder);
+    } else if (pt == S.error) {
+        /* the run of modifier-like siblings right before the declarator */
+        holder = p;
+        hdepth = pd;
+        container = parent;
+        start = ts_node_start_byte(p);
+        TSTreeCursor c = ts_tree_cursor_new(parent);
+        if (ts_tree_cursor_goto_first_child(&c)) {
+            do {
+                TSNode k = ts_tree_cursor_current_node(&c);
+                if (ts_node_eq(k, p))
+                    break;
+                TSSymbol t = ts_node_symbol(k);
+                unsigned km = x_node_mods(x, k);
+                if (km || t == S.primitive_type || t == S.type_identifier ||
+                    t == S.sized_type_specifier || t == S.type_qualifier ||
+                    t == S.storage_class_specifier || t == S.template_type ||
+                    t == S.qualified_identifier || t == S.launch_bounds) {
+                    if (!mods && t != S.launch_bounds && !km)
+                        start = start < ts_node_start_byte(k) ? start : ts_node_start_byte(k);
+                    if (km && !mods)
+                        start = ts_node_start_byte(k);
+                    mods |= km;
+                    if (t == S.launch_bounds)
+                        lb = k;
+                } else {
+                    mods = 0;
+                    lb = (TSNode){{0}, 0, 0};
+                    start = ts_node_start_byte(p);
+                }
+            } while (ts_tree_cursor_goto_next_sibling(&c));
+        }
+        ts_tree_cursor_delete(&c);
+    } else {
+        return;
+    }
+    if (!(mods & (MOD_GLOBAL | MOD_DEVICE)))
+        return;
+    bool in_error = pt == S.error || x->error_depth < pd;
+    if (!in_error)
+        return;                         /* a prototype in valid code */
+    /* the body follows the holder, possibly one ERROR level up */
+    TSNode body = x_next_named_sibling(container, holder);
+    for (uint32_t lvl = hdepth; ts_node_is_null(body) && lvl >= 2 &&
+                                is_error_node(x->anc.v[lvl - 1]);
+         lvl--) {
+        body = x_next_named_sibling(x->anc.v[lvl - 2], x->anc.v[lvl - 1]);
+        if (!ts_node_is_null(body))
+            container = x->anc.v[lvl - 2];
+    }
+    uint32_t end;
+    if (!ts_node_is_null(body) && ts_node_symbol(body) == S.compound_statement) {
+        end = ts_node_end_byte(body);
+    } else {
+        body = (TSNode){{0}, 0, 0};
+        end = is_error_node(container) ? ts_node_end_byte(container) : ts_node_end_byte(holder);
+    }
+    /* span from start to end: rows/cols of start come from the holder or a modifier */
+    an_span sp;
+    {
+        /* start is the start of some node at or before p; recompute its point by
+         * scanning from the holder start backward is not possible, so use the node */
+        TSNode first = holder;
+        if (pt == S.error && start != ts_node_start_byte(p)) {
+            TSTreeCursor c = ts_tree_cursor_new(parent);
+            if (ts_tree_cursor_goto_first_child(&c)) {
+                do {
+                    TSNode k = ts_tree_cursor_current_node(&c);
+                    if (ts_node_start_byte(k) == start) {
+                        first = k;
+                        break;
+                    }
+                } while (ts_tree_cursor_goto_next_sibling(&c));
+            }
+            ts_tree_cursor_delete(&c);
+        }
+        an_span a = node_span(first);
+        TSNode last = ts_node_is_null(body) ? (is_error_node(container) ? container : holder) : body;
+        an_span b = node_span(last);
+        sp = a;
+        sp.end_byte = b.end_byte;
+        sp.end_row = b.end_row;
+        sp.end_col = b.end_col;
+    }
+    struct an_frame *top = x->frames.n ? &x->frames.v[x->frames.n - 1] : NULL;
+    /* a recovered function never nests in a template frame */
+    (void)top;
+    x_open_function(x, mods, pt == S.error ? fd : holder, fd, body, lb, depth, end, true, sp);
+}
+
+/* Closes the function frame fr: resolves uses through local variables, then stores
+ * shared declarations and launch indices in the arena. */
+static void x_close_function(struct an_x *x, struct an_frame *fr)
+{
+    long fi = fr->func;
+    /* uses through locals: `dim3 block(BLOCK); k<<<g, block>>>` means BLOCK is in the
+     * launch. Each local expands once per kind, so this ends. */
+    size_t added = 0;
+    for (size_t u = fr->uses_base; u < x->uses.n && !x->err; u++) {
+        struct an_rawuse use = x->uses.v[u];
+        if (use.func != fi)
+            continue;
+        for (size_t l = x->locals.n; l-- > fr->locals_base;) {
+            struct an_local *loc = &x->locals.v[l];
+            if (loc->func != fi || (loc->expanded & use.kind))
+                continue;
+            if (loc->name.e - loc->name.s != use.name.e - use.name.s ||
+                memcmp(x->src + loc->name.s, x->src + use.name.s, use.name.e - use.name.s))
+                continue;
+            loc->expanded |= use.kind;
+            for (size_t r = 0; r < loc->n_refs && added < AN_EXPAND_MAX; r++, added++) {
+                struct an_range ref = x->refs.v[loc->ref_first + r];
+                struct an_rawuse *nu = VEC_PUSH(x, x->uses);
+                if (!nu)
+                    break;
+                nu->name = ref;
+                nu->func = fi;
+                nu->kind = use.kind;
+            }
+            break;
+        }
+    }
+    an_function *f = &x->funcs.v[fi];
+    size_t ns = x->shared.n - fr->shared_base;
+    if (ns && !x->err) {
+        f->shared = arena_alloc(&x->it->arena, ns * sizeof(an_shared));
+        if (!f->shared) {
+            x->err = HK_ENOMEM;
+        } else {
+            memcpy(f->shared, x->shared.v + fr->shared_base, ns * sizeof(an_shared));
+            f->n_shared = ns;
+        }
+    }
+    size_t nl = x->flaunch.n - fr->flaunch_base;
+    if (nl && !x->err) {
+        f->launches = arena_alloc(&x->it->arena, nl * sizeof(size_t));
+        if (!f->launches) {
+            x->err = HK_ENOMEM;
+        } else {
+            memcpy(f->launches, x->flaunch.v + fr->flaunch_base, nl * sizeof(size_t));
+            f->n_launches = nl;
+            x->fkeep.v[fi] = 1;
+        }
+    }
+    x->shared.n = fr->shared_base;
+    x->flaunch.n = fr->flaunch_base;
+    x->locals.n = fr->locals_base;
+}
+
+static void x_pop_frame(struct an_x *x)
+{
+    struct an_frame fr = x->frames.v[--x->frames.n];
+    if (fr.kind == FR_FUNC)
+        x_close_function(x, &fr);
+}
+
+/* ------------------------------------------------------------ launches */
+
+static TSNode x_unwrap_kernel(struct an_x *x, TSNode n)
+{
+    for (int guard = 0; guard < 16 && !ts_node_is_null(n); guard++) {
+        TSSymbol t = ts_node_symbol(n);
+        if (t == S.cast_expression) {
+            n = ts_node_child_by_field_id(n, S.f_value);
+        } else if (t == S.parenthesized_expression || t == S.pointer_expression) {
+            x_named_children(x, n);
+            if (!x->tmpnodes.n)
+                break;
+            n = x->tmpnodes.v[x->tmpnodes.n - 1];
+        } else if (t == S.call_expression) {
+            /* HIP_KERNEL_NAME(k<T>), reinterpret_cast<void*>(k), (void*)(k) */
+            TSNode fn = ts_node_child_by_field_id(n, S.f_function);
+            if (ts_node_is_null(fn))
+                break;
+            TSNode base = fn;
+            if (ts_node_symbol(base) == S.template_function)
+                base = ts_node_child_by_field_id(base, S.f_name);
+            if (!(node_text_is(x, base, "HIP_KERNEL_NAME") ||
+                  node_text_is(x, base, "reinterpret_cast") ||
+                  node_text_is(x, base, "static_cast") ||
+                  node_text_is(x, base, "const_cast")))
+                break;
+            x_named_children(x, ts_node_child_by_field_id(n, S.f_arguments));
+            if (!x->tmpnodes.n)
+                break;
+            n = x->tmpnodes.v[0];
+        } else {
+            break;
+        }
+    }
+    return n;
+}
+
+static void x_call(struct an_x *x, TSNode n)
+{
+    TSNode fn = ts_node_child_by_field_id(n, S.f_function);
+    TSNode args = ts_node_child_by_field_id(n, S.f_arguments);
+    if (ts_node_is_null(fn))
+        return;
+    TSNode kcs = {{0}, 0, 0};
+    uint32_t nc = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode k = ts_node_named_child(n, i);
+        if (ts_node_symbol(k) == S.kernel_call_syntax) {
+            kcs = k;
+            break;
+        }
+    }
+    enum an_launch_form form;
+    TSNode kern, cfg[4] = {{{0}, 0, 0}, {{0}, 0, 0}, {{0}, 0, 0}, {{0}, 0, 0}};
+    size_t first_arg = 0;
+    TSNode cuda_args = {{0}, 0, 0};
+    if (!ts_node_is_null(kcs)) {
+        form = AN_LAUNCH_CHEVRON;
+        kern = fn;
+        x_named_children(x, kcs);
+        for (size_t i = 0; i < 4 && i < x->tmpnodes.n; i++)
+            cfg[i] = x->tmpnodes.v[i];
+    } else {
+        uint32_t fs = ts_node_start_byte(fn), fe = ts_node_end_byte(fn);
+        if (ts_node_symbol(fn) != S.identifier || fe - fs > 32)
+            return;
+        if (node_text_is(x, fn, "hipLaunchKernelGGL"))
+            form = AN_LAUNCH_HIP;
+        else if (node_text_is(x, fn, "cudaLaunchKernel") ||
+                 node_text_is(x, fn, "cudaLaunchCooperativeKernel") ||
+                 node_text_is(x, fn, "hipLaunchKernel") ||
+                 node_text_is(x, fn, "hipLaunchCooperativeKernel"))
+            form = AN_LAUNCH_CUDA_API;
+        else
+            return;
+        x_named_children(x, args);
+        if (x->tmpnodes.n == 0)
+            return;
+        kern = x->tmpnodes.v[0];
+        if (form == AN_LAUNCH_HIP) {
+            for (size_t i = 0; i < 4 && i + 1 < x->tmpnodes.n; i++)
+                cfg[i] = x->tmpnodes.v[i + 1];
+            first_arg = 5;
+        } else {
+            /* cudaLaunchKernel(func, grid, block, args, shmem, stream) */
+            if (x->tmpnodes.n > 1) cfg[0] = x->tmpnodes.v[1];
+            if (x->tmpnodes.n > 2) cfg[1] = x->tmpnodes.v[2];
+            if (x->tmpnodes.n > 3) cuda_args = x->tmpnodes.v[3];
+            if (x->tmpnodes.n > 4) cfg[2] = x->tmpnodes.v[4];
+            if (x->tmpnodes.n > 5) cfg[3] = x->tmpnodes.v[5];
+        }
+        kern = x_unwrap_kernel(x, kern);
+        if (ts_node_is_null(kern))
+            return;
+    }
+    an_launch *l = VEC_PUSH(x, x->launches);
+    size_t *fl = VEC_PUSH(x, x->flaunch);
+    if (!l || !fl)
+        return;
+    *fl = x->launches.n - 1;
+    memset(l, 0, sizeof(*l));
+    l->form = form;
+    l->caller = x_cur_func(x);
+    l->span = node_span(n);
+    TSNode targs = {{0}, 0, 0};
+    l->kernel = x_strip_targs(x, kern, &targs);
+    if (!ts_node_is_null(targs))
+        l->template_args = x_node_text(x, targs);
+    char **dst[4] = {&l->grid, &l->block, &l->shmem, &l->stream};
+    for (int i = 0; i < 4; i++) {
+        if (ts_node_is_null(cfg[i]))
+            continue;
+        *dst[i] = x_node_text(x, cfg[i]);
+        if (i < 3)
+            x_uses(x, cfg[i], USE_LAUNCH);
+    }
+    /* arguments */
+    x->args.n = 0;
+    if (form == AN_LAUNCH_CUDA_API) {
+        if (!ts_node_is_null(cuda_args)) {
+            char **a = VEC_PUSH(x, x->args);
+            if (a)
+                *a = x_node_text(x, cuda_args);
+        }
+    } else {
+        x_named_children(x, args);
+        for (size_t i = first_arg; i < x->tmpnodes.n && !x->err; i++) {
+            char **a = VEC_PUSH(x, x->args);
+            if (a)
+                *a = x_node_text(x, x->tmpnodes.v[i]);
+        }
+    }
+    if (x->args.n && !x->err) {
+        l = &x->launches.v[x->launches.n - 1];
+        l->args = arena_alloc(&x->it->arena, x->args.n * sizeof(char *));
+        if (!l->args) {
+            x->err = HK_ENOMEM;
+            return;
+        }
+        memcpy(l->args, x->args.v, x->args.n * sizeof(char *));
+        l->n_args = x->args.n;
+    }
+}
+
+/* ------------------------------------------------------------ declarations */
+
+static bool x_has_child_text(struct an_x *x, TSNode n, TSSymbol s, const char *text)
+{
+    uint32_t nc = ts_node_child_count(n);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode k = ts_node_child(n, i);
+        if (ts_node_symbol(k) == s && node_text_is(x, k, text))
+            return true;
+    }
+    return false;
+}
+
+static void x_tunable_decl(struct an_x *x, TSNode n, TSNode decl, TSNode value, long owner)
+{
+    TSNode name = x_declarator_name(x, decl, NULL, NULL);
+    if (ts_node_is_null(name) || ts_node_is_null(value))
+        return;
+    TSSymbol nt = ts_node_symbol(name);
+    if (nt != S.identifier && nt != S.field_identifier)
+        return;
+    if (ts_node_symbol(decl) != S.init_declarator && !ts_node_eq(decl, name))
+        return;                          /* pointers, arrays */
+    if (!x_int_expr(x, value, 0))
+        return;
+    an_tunable *tu = VEC_PUSH(x, x->tunables);
+    if (!tu)
+        return;
+    memset(tu, 0, sizeof(*tu));
+    tu->kind = AN_TUNE_CONSTEXPR;
+    tu->name = x_node_text(x, name);
+    tu->value = x_node_text(x, value);
+    tu->owner = owner;
+    an_span a = node_span(ts_node_symbol(decl) == S.init_declarator ? decl : name);
+    an_span b = node_span(value);
+    tu->span = a;
+    if (b.end_byte > a.end_byte) {
+        tu->span.end_byte = b.end_byte;
+        tu->span.end_row = b.end_row;
+        tu->span.end_col = b.end_col;
+    }
+    tu->value_span = b;
+    size_t ti = x->tunables.n - 1;
+    x_collect_idents(x, value, sink_tref, &ti);
+    (void)n;
+}
+
+static void x_declaration(struct an_x *x, TSNode n, bool file_scope)
+{
+    long func = x_cur_func(x);
+    bool is_shared = x_has_child_text(x, n, S.type_qualifier, "__shared__");
+    bool is_constexpr = x_has_child_text(x, n, S.type_qualifier, "constexpr");
+    bool is_const = x_has_child_text(x, n, S.type_qualifier, "const");
+    bool is_extern = x_has_child_text(x, n, S.storage_class_specifier, "extern");
+    TSNode ty = ts_node_child_by_field_id(n, S.f_type);
+    bool field = ts_node_symbol(n) == S.field_declaration;
+    bool tunable = (is_constexpr || (is_const && file_scope)) && is_integral_type(x, ty);
+
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    if (ts_tree_cursor_goto_first_child(&c)) {
+        do {
+            if (ts_tree_cursor_current_field_id(&c) != S.f_declarator)
+                continue;
+            TSNode d = ts_tree_cursor_current_node(&c);
+            if (is_shared && func >= 0) {
+                an_shared *sh = VEC_PUSH(x, x->shared);
+                if (!sh)
+                    break;
+                memset(sh, 0, sizeof(*sh));
+                TSNode dd = ts_node_symbol(d) == S.init_declarator
+                                ? ts_node_child_by_field_id(d, S.f_declarator) : d;
+                TSNode name = x_declarator_name(x, dd, NULL, NULL);
+                sh->is_extern = is_extern;
+                sh->span = node_span(n);
+                sh->type = ts_node_is_null(ty) ? x_text(x, 0, 0) : x_node_text(x, ty);
+                if (ts_node_is_null(name)) {
+                    sh->name = x_text(x, 0, 0);
+                    sh->size_expr = x_text(x, 0, 0);
+                } else {
+                    sh->name = x_node_text(x, name);
+                    uint32_t ne = ts_node_end_byte(name), de = ts_node_end_byte(dd);
+                    char *sz = ts_node_symbol(dd) == S.array_declarator ? x_text(x, ne, de)
+                                                                         : x_text(x, 0, 0);
+                    if (sz && !strcmp(sz, "[]"))
+                        sz[0] = '\0';
+                    sh->size_expr = sz;
+                }
+            }
+            if (tunable) {
+                TSNode value = ts_node_symbol(d) == S.init_declarator
+                                   ? ts_node_child_by_field_id(d, S.f_value)
+                                   : field ? ts_node_child_by_field_id(n, S.f_default_value)
+                                           : (TSNode){{0}, 0, 0};
+                x_tunable_decl(x, n, d, value, func);
+            }
+            /* locals and their initialisers, to follow `dim3 block(BLOCK)` */
+            if (func >= 0 && ts_node_symbol(d) == S.init_declarator) {
+                TSNode name = x_declarator_name(x, d, NULL, NULL);
+                TSNode value = ts_node_child_by_field_id(d, S.f_value);
+                if (!ts_node_is_null(name) && ts_node_symbol(name) == S.identifier &&
+                    !ts_node_is_null(value)) {
+                    struct an_local *loc = VEC_PUSH(x, x->locals);
+                    if (!loc)
+                        break;
+                    loc->name.s = ts_node_start_byte(name);
+                    loc->name.e = ts_node_end_byte(name);
+                    loc->func = func;
+                    loc->expanded = 0;
+                    loc->ref_first = x->refs.n;
+                    x_collect_idents(x, value, sink_ref, NULL);
+                    /* the vector may have moved; re-find the local */
+                    x->locals.v[x->locals.n - 1].n_refs = x->refs.n - x->locals.v[x->locals.n - 1].ref_first;
+                }
+            }
+        } while (!x->err && ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+}
+
+static void x_preproc_def(struct an_x *x, TSNode n)
+{
+    TSNode name = ts_node_child_by_field_id(n, S.f_name);
+    TSNode value = ts_node_child_by_field_id(n, S.f_value);
+    if (ts_node_is_null(name) || ts_node_is_null(value))
+        return;
+    uint32_t vs = ts_node_start_byte(value), ve = ts_node_end_byte(value);
+    if (!x_int_define(x, vs, ve, 0, false))
+        return;
+    /* value end: before a trailing comment and trailing blanks */
+    uint32_t e = vs;
+    for (uint32_t i = vs; i < ve; i++) {
+        if (x->src[i] == '/' && i + 1 < ve && (x->src[i + 1] == '/' || x->src[i + 1] == '*'))
+            break;
+        if (!strchr(" \t\r\\\n", x->src[i]) || x->src[i] == '\0')
+            e = i + 1;
+    }
+    an_tunable *tu = VEC_PUSH(x, x->tunables);
+    if (!tu)
+        return;
+    memset(tu, 0, sizeof(*tu));
+    tu->kind = AN_TUNE_DEFINE;
+    tu->name = x_node_text(x, name);
+    tu->value = x_text(x, vs, e);
+    tu->owner = x_cur_func(x);
+    an_span v = node_span(value);
+    tu->value_span = span_between(x->src, vs, v.start_row, v.start_col, e);
+    an_span s = node_span(n);
+    tu->span = span_between(x->src, s.start_byte, s.start_row, s.start_col, e);
+    x_int_define(x, vs, e, x->tunables.n - 1, true);
+}
+
+/* ------------------------------------------------------------ the walk */
+
+/* Called on entering node n at depth; returns whether to walk its children. */
+static bool x_enter(struct an_x *x, TSNode n, uint32_t depth)
+{
+    uint32_t start = ts_node_start_byte(n);
+    /* pre-order visits nodes by start byte: a frame ends at the first node starting
+     * at or after its end (a recovered function's body is a sibling, not a child) */
+    while (x->frames.n && start >= x->frames.v[x->frames.n - 1].end_byte)
+        x_pop_frame(x);
+    TSNode *slot = NULL;
+    if (depth < AN_DEPTH_MAX) {
+        if (vec_reserve(&x->anc.v, &x->anc.cap, depth + 1, sizeof(TSNode)) != HK_OK) {
+            x->err = HK_ENOMEM;
+            return false;
+        }
+        slot = &x->anc.v[depth];
+        *slot = n;
+        x->anc.n = depth + 1;
+    }
+    if (x->error_depth >= depth)
+        x->error_depth = UINT32_MAX;
+    TSSymbol t = ts_node_symbol(n);
+    if (t == S.error) {
+        if (x->error_depth == UINT32_MAX)
+            x->error_depth = depth;
+        return slot != NULL;
+    }
+    if (!ts_node_is_named(n) || t == S.comment || t == S.identifier ||
+        t == S.number_literal || t == S.string_literal || t == S.raw_string_literal ||
+        t == S.char_literal || t == S.concatenated_string || t == S.primitive_type ||
+        t == S.field_identifier || t == S.type_identifier || t == S.preproc_include)
+        return false;
+    if (!slot)
+        return false;
+    if (t == S.function_definition) {
+        x_function_definition(x, n, depth);
+    } else if (t == S.template_declaration) {
+        struct an_frame *fr = VEC_PUSH(x, x->frames);
+        if (fr) {
+            memset(fr, 0, sizeof(*fr));
+            fr->kind = FR_TEMPLATE;
+            fr->end_byte = ts_node_end_byte(n);
+            fr->depth = depth;
+            fr->node = n;
+            fr->func = -1;
+        }
+    } else if (t == S.call_expression) {
+        x_call(x, n);
+    } else if (t == S.declaration || t == S.field_declaration) {
+        bool file_scope = x_cur_func(x) < 0 && t == S.declaration;
+        x_declaration(x, n, file_scope);
+    } else if (t == S.preproc_def) {
+        x_preproc_def(x, n);
+        return false;
+    } else if (t == S.array_declarator) {
+        x_uses(x, ts_node_child_by_field_id(n, S.f_size), USE_ARRAY);
+    } else if (t == S.function_declarator) {
+        if (x->error_depth != UINT32_MAX)
+            x_recover_function(x, n, depth);
+    }
+    return !x->err;
+}
+
+static void x_walk(struct an_x *x, TSNode root)
+{
+    TSTreeCursor c = ts_tree_cursor_new(root);
+    uint32_t depth = 0;
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&c);
+        bool descend = x_enter(x, n, depth);
+        if (x->err)
+            break;
+        if (descend && ts_tree_cursor_goto_first_child(&c)) {
+            depth++;
+            continue;
+        }
+        while (depth > 0 && !ts_tree_cursor_goto_next_sibling(&c)) {
+            ts_tree_cursor_goto_parent(&c);
+            depth--;
+        }
+        if (depth == 0)
+            break;
+    }
+    ts_tree_cursor_delete(&c);
+    while (x->frames.n && !x->err)
+        x_pop_frame(x);
+    x->frames.n = 0;
+}
+
+/* Extracts one top-level item from unit into it (fresh). */
+static int x_item(struct an_x *x, struct an_item *it, TSNode unit)
+{
+    memset(it, 0, sizeof(*it));
+    it->start_byte = ts_node_start_byte(unit);
+    it->end_byte = ts_node_end_byte(unit);
+    it->start_row = ts_node_start_point(unit).row;
+    it->end_row = ts_node_end_point(unit).row;
+    it->symbol = ts_node_symbol(unit);
+    TSSymbol t = it->symbol;
+    if (t == S.comment || t == S.preproc_include || !ts_node_is_named(unit))
+        return HK_OK;
+    size_t ulen = it->end_byte - it->start_byte;
+    it->arena.hint = ulen < 512 ? 512 : ulen > 65536 ? 65536 : ulen;
+    x->it = it;
+    x->err = HK_OK;
+    x->funcs.n = x->fkeep.n = x->launches.n = x->tunables.n = x->shared.n = 0;
+    x->flaunch.n = x->locals.n = x->refs.n = x->uses.n = x->trefs.n = x->frames.n = 0;
+    x->anc.n = 0;
+    x->error_depth = UINT32_MAX;
+    x_walk(x, unit);
+    if (x->err)
+        goto out;
+
+    /* drop host functions without launches; remap indices */
+    long *map = NULL;
+    size_t nf = 0;
+    if (x->funcs.n) {
+        map = arena_alloc(&it->arena, x->funcs.n * sizeof(long));
+        if (!map) {
+            x->err = HK_ENOMEM;
+            goto out;
+        }
+        for (size_t i = 0; i < x->funcs.n; i++)
+            map[i] = x->fkeep.v[i] ? (long)nf++ : -1;
+    }
+    if (nf) {
+        it->funcs = arena_alloc(&it->arena, nf * sizeof(an_function));
+        if (!it->funcs) {
+            x->err = HK_ENOMEM;
+            goto out;
+        }
+        for (size_t i = 0; i < x->funcs.n; i++)
+            if (map[i] >= 0)
+                it->funcs[map[i]] = x->funcs.v[i];
+        it->n_funcs = nf;
+    }
+    if (x->launches.n) {
+        it->launches = arena_alloc(&it->arena, x->launches.n * sizeof(an_launch));
+        if (!it->launches) {
+            x->err = HK_ENOMEM;
+            goto out;
+        }
+        for (size_t i = 0; i < x->launches.n; i++) {
+            it->launches[i] = x->launches.v[i];
+            long cf = it->launches[i].caller;
+            it->launches[i].caller = cf >= 0 ? map[cf] : -1;
+        }
+        it->n_launches = x->launches.n;
+    }
+    /* tunables of dropped functions go too; trefs follow their tunable */
+    long *tmap = NULL;
+    size_t nt = 0;
+    if (x->tunables.n) {
+        tmap = arena_alloc(&it->arena, x->tunables.n * sizeof(long));
+        it->tunables = arena_alloc(&it->arena, x->tunables.n * sizeof(an_tunable));
+        if (!tmap || !it->tunables) {
+            x->err = HK_ENOMEM;
+            goto out;
+        }
+        for (size_t i = 0; i < x->tunables.n; i++) {
+            an_tunable tu = x->tunables.v[i];
+            long o = tu.owner >= 0 ? map[tu.owner] : -1;
+            if (tu.owner >= 0 && o < 0) {
+                tmap[i] = -1;
+                continue;
+            }
+            tu.owner = o;
+            tmap[i] = (long)nt;
+            it->tunables[nt++] = tu;
+        }
+        it->n_tunables = nt;
+    }
+    if (x->uses.n) {
+        it->uses = arena_alloc(&it->arena, x->uses.n * sizeof(struct an_use));
+        if (!it->uses) {
+            x->err = HK_ENOMEM;
+            goto out;
+        }
+        for (size_t i = 0; i < x->uses.n; i++) {
+            struct an_rawuse r = x->uses.v[i];
+            struct an_use *u = &it->uses[i];
+            u->name = x_text(x, r.name.s, r.name.e);
+            if (!u->name)
+                goto out;
+            u->hash = hash_str(u->name);
+            u->func = r.func >= 0 ? map[r.func] : -1;
+            u->kind = r.kind;
+        }
+        it->n_uses = x->uses.n;
+    }
+    if (x->trefs.n) {
+        it->trefs = arena_alloc(&it->arena, x->trefs.n * sizeof(struct an_tref));
+        if (!it->trefs) {
+            x->err = HK_ENOMEM;
+            goto out;
+        }
+        for (size_t i = 0; i < x->trefs.n; i++) {
+            struct an_rawtref r = x->trefs.v[i];
+            if (tmap[r.tunable] < 0)
+                continue;
+            struct an_tref *tr = &it->trefs[it->n_trefs];
+            tr->tunable = (size_t)tmap[r.tunable];
+            tr->name = x_text(x, r.name.s, r.name.e);
+            if (!tr->name)
+                goto out;
+            tr->hash = hash_str(tr->name);
+            it->n_trefs++;
+        }
+    }
+out:
+    if (x->err) {
+        int e = x->err;
+        item_free(it);
+        return e;
+    }
+    return HK_OK;
+}
+
+/* ---------------------------------------------------------------- documents */
+
+struct an_store {
+    an_model m;                    /* first: an_model_free casts back */
+    struct an_item *items;
+    size_t n_items, cap_items;
+    size_t cap_funcs, cap_launches, cap_tunables;
+    size_t *pool;                  /* an_function.launches point here */
+    size_t cap_pool;
+};
+
+struct an_doc {
+    TSParser *parser;
+    TSTree *tree;
+    bool edited;                   /* edits recorded since the last parse */
+    bool reuse;
+    bool model_ok;                 /* items match the tree (false after ENOMEM) */
+    struct an_store st;
+    struct an_macro *macros;
+    size_t n_macros;
+    an_doc_stats stats;
+};
+
+static void store_free(struct an_store *st)
+{
+    for (size_t i = 0; i < st->n_items; i++)
+        item_free(&st->items[i]);
+    hk_free(st->items);
+    hk_free(st->m.funcs);
+    hk_free(st->m.launches);
+    hk_free(st->m.tunables);
+    hk_free(st->pool);
+    memset(st, 0, sizeof(*st));
+}
+
+static void store_clear(struct an_store *st)
+{
+    for (size_t i = 0; i < st->n_items; i++)
+        item_free(&st->items[i]);
+    st->n_items = 0;
+    st->m.n_funcs = st->m.n_launches = st->m.n_tunables = 0;
+    st->m.has_errors = false;
+}
+
+static void macros_free(struct an_macro *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        hk_free(m[i].name);
+    hk_free(m);
+}
+
+int an_doc_new(an_doc **out)
+{
+    *out = NULL;
+    syms_init();
+    an_doc *d = hk_calloc(1, sizeof(*d));
+    if (!d)
+        return HK_ENOMEM;
+    d->parser = ts_parser_new();
+    if (!d->parser) {
+        hk_free(d);
+        return HK_ENOMEM;
+    }
+    if (!ts_parser_set_language(d->parser, tree_sitter_cuda())) {
+        ts_parser_delete(d->parser);
+        hk_free(d);
+        return HK_EUNSUPPORTED;
+    }
+    d->reuse = true;
+    *out = d;
+    return HK_OK;
+}
+
+void an_doc_free(an_doc *d)
+{
+    if (!d)
+        return;
+    if (d->tree)
+        ts_tree_delete(d->tree);
+    ts_parser_delete(d->parser);
+    store_free(&d->st);
+    macros_free(d->macros, d->n_macros);
+    hk_free(d);
+}
+
+void an_doc_set_reuse(an_doc *d, bool reuse)
+{
+    d->reuse = reuse;
+}
+
+void an_doc_get_stats(const an_doc *d, an_doc_stats *out)
+{
+    *out = d->stats;
+}
+
+char *an_doc_tree_string(const an_doc *d)
+{
+    if (!d->tree)
+        return NULL;
+    char *s = ts_node_string(ts_tree_root_node(d->tree));
+    if (!s)
+        return NULL;
+    char *r = hk_strdup(s);
+    free(s);                        /* tree-sitter allocates with malloc */
+    return r;
+}
+
+const an_model *an_doc_model(const an_doc *d)
+{
+    return &d->st.m;
+}
+
+int an_doc_edit(an_doc *d, uint32_t start_byte, uint32_t old_end_byte, uint32_t new_end_byte,
+                uint32_t start_row, uint32_t start_col, uint32_t old_end_row, uint32_t old_end_col,
+                uint32_t new_end_row, uint32_t new_end_col)
+{
+    if (old_end_byte < start_byte || new_end_byte < start_byte || old_end_row < start_row ||
+        new_end_row < start_row || (old_end_row == start_row && old_end_col < start_col) ||
+        (new_end_row == start_row && new_end_col < start_col))
+        return HK_EINVAL;
+    if (!d->tree)
+        return HK_OK;
+    TSInputEdit e = {start_byte, old_end_byte, new_end_byte, {start_row, start_col},
+                     {old_end_row, old_end_col}, {new_end_row, new_end_col}};
+    ts_tree_edit(d->tree, &e);
+    d->edited = true;
+    int64_t db = (int64_t)new_end_byte - (int64_t)old_end_byte;
+    int64_t dr = (int64_t)new_end_row - (int64_t)old_end_row;
+    for (size_t i = 0; i < d->st.n_items; i++) {
+        struct an_item *it = &d->st.items[i];
+        if (it->dirty || it->end_byte <= start_byte)
+            continue;
+        if (it->start_byte >= old_end_byte && it->start_row > old_end_row) {
+            it->start_byte = (uint32_t)(it->start_byte + db);
+            it->end_byte = (uint32_t)(it->end_byte + db);
+            it->start_row = (uint32_t)(it->start_row + dr);
+            it->end_row = (uint32_t)(it->end_row + dr);
+            it->shift_bytes += db;
+            it->shift_rows += dr;
+        } else {
+            it->dirty = true;
+        }
+    }
+    return HK_OK;
+}
+
+/* Top-level items: children of the root, looking through namespaces, extern "C" and
+ * #if/#ifdef blocks. */
+struct node_vec {
+    TSNode *v;
+    size_t n, cap;
+};
+
+static int collect_units(TSNode n, struct node_vec *out, int depth)
+{
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    int rc = HK_OK;
+    if (ts_tree_cursor_goto_first_child(&c)) {
+        do {
+            TSNode k = ts_tree_cursor_current_node(&c);
+            TSSymbol t = ts_node_symbol(k);
+            if (depth < 64 &&
+                (t == S.namespace_definition || t == S.declaration_list ||
+                 t == S.linkage_specification || t == S.preproc_if || t == S.preproc_ifdef ||
+                 t == S.preproc_else || t == S.preproc_elif)) {
+                rc = collect_units(k, out, depth + 1);
+            } else if (ts_node_is_named(k) && t != S.comment) {
+                /* an ERROR is one item: recovering functions needs its siblings */
+                if (vec_reserve(&out->v, &out->cap, out->n + 1, sizeof(TSNode)) != HK_OK)
+                    rc = HK_ENOMEM;
+                else
+                    out->v[out->n++] = k;
+            }
+        } while (rc == HK_OK && ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+    return rc;
+}
+
+/* The macro table from the #define units. */
+static int collect_macros(const char *src, const TSNode *units, size_t n, struct an_macro **out,
+                          size_t *n_out)
+{
+    struct an_macro *m = NULL;
+    size_t nm = 0, cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ts_node_symbol(units[i]) != S.preproc_def)
+            continue;
+        TSNode name = ts_node_child_by_field_id(units[i], S.f_name);
+        TSNode value = ts_node_child_by_field_id(units[i], S.f_value);
+        if (ts_node_is_null(name) || ts_node_is_null(value))
+            continue;
+        uint32_t vs = ts_node_start_byte(value), ve = ts_node_end_byte(value);
+        unsigned mods = mods_in_text(src + vs, ve - vs);
+        if (!mods)
+            continue;
+        uint32_t ns = ts_node_start_byte(name), ne = ts_node_end_byte(name);
+        if (ne - ns > 64)
+            continue;
+        if (vec_reserve(&m, &cap, nm + 1, sizeof(*m)) != HK_OK)
+            goto oom;
+        m[nm].name = hk_strndup(src + ns, ne - ns);
+        if (!m[nm].name)
+            goto oom;
+        m[nm].mods = mods;
+        nm++;
+    }
+    *out = m;
+    *n_out = nm;
+    return HK_OK;
+oom:
+    macros_free(m, nm);
+    return HK_ENOMEM;
+}
+
+static bool macros_equal(const struct an_macro *a, size_t na, const struct an_macro *b, size_t nb)
+{
+    if (na != nb)
+        return false;
+    for (size_t i = 0; i < na; i++)
+        if (a[i].mods != b[i].mods || strcmp(a[i].name, b[i].name))
+            return false;
+    return true;
+}
+
+/* Name tables for resolving in_launch / in_array. Open addressing on (scope, name). */
+struct an_slot {
+    const char *name;
+    uint32_t hash;
+    long scope;        /* -1: file-wide name; else function index */
+    unsigned flags;
+    long tunable_head; /* first tunable with this (scope, name), chained by tnext */
+};
+
+struct an_table {
+    struct an_slot *s;
+    size_t mask;
+};
+
+static struct an_slot *table_get(struct an_table *t, const char *name, uint32_t h, long scope,
+                                 bool create)
+{
+    size_t i = (h ^ (uint32_t)(scope * 2654435761u)) & t->mask;
+    for (;;) {
+        struct an_slot *s = &t->s[i];
+        if (!s->name) {
+            if (!create)
+                return NULL;
+            s->name = name;
+            s->hash = h;
+            s->scope = scope;
+            s->flags = 0;
+            s->tunable_head = -1;
+            return s;
+        }
+        if (s->hash == h && s->scope == scope && !strcmp(s->name, name))
+            return s;
+        i = (i + 1) & t->mask;
+    }
+}
+
+/* Builds the flat model from the items. */
+static int assemble(struct an_store *st, bool has_errors)
+{
+    an_model *m = &st->m;
+    size_t nf = 0, nl = 0, nt = 0, nu = 0, npool = 0;
+    for (size_t i = 0; i < st->n_items; i++) {
+        struct an_item *it = &st->items[i];
+        item_apply_shift(it);
+        nf += it->n_funcs;
+        nl += it->n_launches;
+        nt += it->n_tunables;
+        nu += it->n_uses;
+        for (size_t k = 0; k < it->n_funcs; k++)
+            npool += it->funcs[k].n_launches;
+    }
+    if (vec_reserve(&m->funcs, &st->cap_funcs, nf, sizeof(an_function)) ||
+        vec_reserve(&m->launches, &st->cap_launches, nl, sizeof(an_launch)) ||
+        vec_reserve(&m->tunables, &st->cap_tunables, nt, sizeof(an_tunable)) ||
+        vec_reserve(&st->pool, &st->cap_pool, npool, sizeof(size_t)))
+        return HK_ENOMEM;
+    size_t of = 0, ol = 0, ot = 0, op = 0;
+    for (size_t i = 0; i < st->n_items; i++) {
+        struct an_item *it = &st->items[i];
+        for (size_t k = 0; k < it->n_funcs; k++) {
+            an_function f = it->funcs[k];
+            f.launches = f.n_launches ? st->pool + op : NULL;
+            for (size_t j = 0; j < f.n_launches; j++)
+                st->pool[op++] = ol + it->funcs[k].launches[j];
+            m->funcs[of + k] = f;
+        }
+        for (size_t k = 0; k < it->n_launches; k++) {
+            an_launch l = it->launches[k];
+            if (l.caller >= 0)
+                l.caller += (long)of;
+            m->launches[ol + k] = l;
+        }
+        for (size_t k = 0; k < it->n_tunables; k++) {
+            an_tunable t = it->tunables[k];
+            if (t.owner >= 0)
+                t.owner += (long)of;
+            t.in_launch = t.in_array = false;
+            m->tunables[ot + k] = t;
+        }
+        of += it->n_funcs;
+        ol += it->n_launches;
+        ot += it->n_tunables;
+    }
+    m->n_funcs = nf;
+    m->n_launches = nl;
+    m->n_tunables = nt;
+    m->has_errors = has_errors;
+    if (!nt)
+        return HK_OK;
+
+    /* resolve in_launch / in_array: uses land in (file-wide, name) and (function, name)
+     * slots; tunables chain off the slot of their own scope */
+    size_t want = 2 * (2 * nu + nt) + 16, sz = 16;
+    while (sz < want)
+        sz *= 2;
+    struct an_table tab = {hk_calloc(sz, sizeof(struct an_slot)), sz - 1};
+    long *tnext = hk_malloc(nt * sizeof(long));
+    uint32_t *thash = hk_malloc(nt * sizeof(uint32_t));
+    if (!tab.s || !tnext || !thash) {
+        hk_free(tab.s);
+        hk_free(tnext);
+        hk_free(thash);
+        return HK_ENOMEM;
+    }
+    of = 0;
+    for (size_t i = 0; i < st->n_items; i++) {
+        struct an_item *it = &st->items[i];
+        for (size_t k = 0; k < it->n_uses; k++) {
+            const struct an_use *u = &it->uses[k];
+            table_get(&tab, u->name, u->hash, -1, true)->flags |= u->kind;
+            if (u->func >= 0)
+                table_get(&tab, u->name, u->hash, u->func + (long)of, true)->flags |= u->kind;
+        }
+        of += it->n_funcs;
+    }
+    for (size_t k = 0; k < nt; k++) {
+        an_tunable *t = &m->tunables[k];
+        thash[k] = hash_str(t->name);
+        struct an_slot *s = table_get(&tab, t->name, thash[k], t->owner, true);
+        tnext[k] = s->tunable_head;
+        s->tunable_head = (long)k;
+        t->in_launch = (s->flags & USE_LAUNCH) != 0;
+        t->in_array = (s->flags & USE_ARRAY) != 0;
+    }
+    /* a tunable in a launch makes the tunables its value names so too */
+    for (int round = 0; round < AN_PROPAGATE_ROUNDS; round++) {
+        bool changed = false;
+        ot = 0;
+        for (size_t i = 0; i < st->n_items; i++) {
+            struct an_item *it = &st->items[i];
+            for (size_t k = 0; k < it->n_trefs; k++) {
+                const struct an_tref *r = &it->trefs[k];
+                an_tunable *a = &m->tunables[ot + r->tunable];
+                if (!a->in_launch && !a->in_array)
+                    continue;
+                long scopes[2] = {a->owner, -1};
+                for (int sc = 0; sc < (a->owner >= 0 ? 2 : 1); sc++) {
+                    struct an_slot *s = table_get(&tab, r->name, r->hash, scopes[sc], false);
+                    for (long b = s ? s->tunable_head : -1; b >= 0; b = tnext[b]) {
+                        an_tunable *bt = &m->tunables[b];
+                        if ((a->in_launch && !bt->in_launch) || (a->in_array && !bt->in_array)) {
+                            bt->in_launch |= a->in_launch;
+                            bt->in_array |= a->in_array;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            ot += it->n_tunables;
+        }
+        if (!changed)
+            break;
+    }
+    hk_free(tab.s);
+    hk_free(tnext);
+    hk_free(thash);
+    return HK_OK;
+}
+
+struct an_changed {
+    const TSRange *r;
+    uint32_t n, i;
+};
+
+static bool changed_overlaps(struct an_changed *c, uint32_t s, uint32_t e)
+{
+    while (c->i < c->n && c->r[c->i].end_byte < s)
+        c->i++;
+    return c->i < c->n && c->r[c->i].start_byte <= e;
+}
+
+/* Rebuilds the items and the model for the tree; reuses clean items when full is false. */
+static int rebuild(an_doc *d, TSTree *tree, const char *text, size_t len, bool full,
+                   const TSRange *ranges, uint32_t n_ranges)
+{
+    struct an_x x;
+    memset(&x, 0, sizeof(x));
+    struct node_vec units = {0};
+    struct an_item *items = NULL;
+    size_t n_items = 0, reused = 0;
+    struct an_macro *macros = NULL;
+    size_t n_macros = 0;
+    int rc;
+    TSNode root = ts_tree_root_node(tree);
+
+    rc = collect_units(root, &units, 0);
+    if (rc)
+        goto out;
+    rc = collect_macros(text, units.v, units.n, &macros, &n_macros);
+    if (rc)
+        goto out;
+    if (!macros_equal(macros, n_macros, d->macros, d->n_macros))
+        full = true;
+    if (!d->model_ok)
+        full = true;
+    items = hk_calloc(units.n ? units.n : 1, sizeof(*items));
+    if (!items) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    x.src = text;
+    x.len = (uint32_t)len;
+    x.macros = macros;
+    x.n_macros = n_macros;
+
+    struct an_changed ch = {ranges, n_ranges, 0};
+    size_t j = 0;
+    struct an_item *old = d->st.items;
+    size_t n_old = d->st.n_items;
+    for (size_t u = 0; u < units.n; u++) {
+        TSNode un = units.v[u];
+        uint32_t s = ts_node_start_byte(un), e = ts_node_end_byte(un);
+        bool done = false;
+        if (!full) {
+            while (j < n_old && (old[j].dirty || old[j].start_byte < s))
+                j++;
+            if (j < n_old && old[j].start_byte == s && old[j].end_byte == e &&
+                old[j].symbol == ts_node_symbol(un) && !changed_overlaps(&ch, s, e)) {
+                items[n_items++] = old[j];
+                memset(&old[j], 0, sizeof(old[j]));   /* moved */
+                old[j].dirty = true;
+                j++;
+                reused++;
+                done = true;
+            }
+        }
+        if (!done) {
+            rc = x_item(&x, &items[n_items], un);
+            if (rc)
+                goto out;
+            n_items++;
+        }
+    }
+    /* swap in the new items; old ones that were not moved are freed */
+    for (size_t i = 0; i < n_old; i++)
+        item_free(&old[i]);
+    hk_free(d->st.items);
+    d->st.items = items;
+    d->st.n_items = n_items;
+    d->st.cap_items = units.n;
+    items = NULL;
+    n_items = 0;
+    macros_free(d->macros, d->n_macros);
+    d->macros = macros;
+    d->n_macros = n_macros;
+    macros = NULL;
+    n_macros = 0;
+    rc = assemble(&d->st, ts_node_has_error(root));
+    if (rc)
+        goto out;
+    d->stats.items = d->st.n_items;
+    d->stats.items_reused = reused;
+out:
+    for (size_t i = 0; i < n_items; i++)
+        item_free(&items[i]);
+    hk_free(items);
+    macros_free(macros, n_macros);
+    hk_free(units.v);
+    x_free(&x);
+    return rc;
+}
+
+int an_doc_parse(an_doc *d, const char *text, size_t len)
+{
+    if (len > AN_TEXT_MAX_BYTES)
+        return HK_ETOOBIG;
+    if (!text)
+        text = "";
+    bool incremental = d->edited && d->tree;
+    uint64_t t0 = now_ns();
+    TSTree *tree = ts_parser_parse_string(d->parser, incremental ? d->tree : NULL, text,
+                                          (uint32_t)len);
+    if (!tree)
+        return HK_EPARSE;
+    uint64_t t1 = now_ns();
+    TSRange *ranges = NULL;
+    uint32_t n_ranges = 0;
+    if (incremental)
+        ranges = ts_tree_get_changed_ranges(d->tree, tree, &n_ranges);
+    int rc = rebuild(d, tree, text, len, !incremental || !d->reuse, ranges, n_ranges);
+    free(ranges);                   /* tree-sitter allocates with malloc */
+    if (d->tree)
+        ts_tree_delete(d->tree);
+    d->tree = tree;
+    d->edited = false;
+    if (rc) {
+        store_clear(&d->st);
+        macros_free(d->macros, d->n_macros);
+        d->macros = NULL;
+        d->n_macros = 0;
+        d->model_ok = false;
+        return rc;
+    }
+    d->model_ok = true;
+    d->stats.incremental = incremental;
+    d->stats.parse_ns = t1 - t0;
+    d->stats.model_ns = now_ns() - t1;
+    return HK_OK;
+}
+
+/* ---------------------------------------------------------------- queries */
+
+static bool span_has(const an_span *s, uint32_t byte)
+{
+    return s->start_byte <= byte && byte < s->end_byte;
+}
+
+long an_model_function_at(const an_model *m, uint32_t byte)
+{
+    /* functions are in source order; the innermost container is the last one that
+     * starts at or before byte and contains it */
+    size_t lo = 0, hi = m->n_funcs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->funcs[mid].span.start_byte <= byte)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0;)
+        if (span_has(&m->funcs[i].span, byte))
+            return (long)i;
+    return -1;
+}
+
+long an_model_launch_at(const an_model *m, uint32_t byte)
+{
+    size_t lo = 0, hi = m->n_launches;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->launches[mid].span.start_byte <= byte)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0;)
+        if (span_has(&m->launches[i].span, byte))
+            return (long)i;
+    return -1;
+}
+
+long an_model_find_kernel(const an_model *m, const char *name)
+{
+    for (size_t i = 0; i < m->n_funcs; i++)
+        if (m->funcs[i].kind == AN_KERNEL && !strcmp(m->funcs[i].name, name))
+            return (long)i;
+    return -1;
+}
+
+int an_analyze(const char *text, size_t len, an_model **out)
+{
+    *out = NULL;
+    an_doc *d;
+    int rc = an_doc_new(&d);
+    if (rc)
+        return rc;
+    rc = an_doc_parse(d, text, len);
+    if (rc == HK_OK) {
+        struct an_store *st = hk_malloc(sizeof(*st));
+        if (!st) {
+            rc = HK_ENOMEM;
+        } else {
+            *st = d->st;
+            memset(&d->st, 0, sizeof(d->st));
+            *out = &st->m;
+        }
+    }
+    an_doc_free(d);
+    return rc;
+}
+
+void an_model_free(an_model *m)
+{
+    if (!m)
+        return;
+    struct an_store *st = (struct an_store *)m;
+    store_free(st);
+    hk_free(st);
+}
