@@ -1,0 +1,754 @@
+/* hk_harness.h: the runtime of the benchmark programs that Hyper Kernel generates from
+ * a harness-form bench spec (server/engine/harness.c writes the rest). Header-only.
+ *
+ * The first part is plain C (C11 and C++): data types, exit codes, distributions and
+ * the output-file layout, shared by the server (spec parser, oracle) and the program.
+ * The second part is CUDA C++ (only under __CUDACC__): seeded inputs, poisoned outputs,
+ * guard zones around every buffer, the timing loop with L2 flushes, and main's modes.
+ *
+ * A generated program runs as:
+ *   prog --mode run  --size K --seed S --dist D --out FILE
+ *   prog --mode time --size K --seed S --dist D --check-seed S2 --out FILE
+ *        [--budget-ms MS] [--min-reps N] [--max-reps N] [--warmup N] [--target-spread F]
+ *   prog --mode probe
+ *   (all modes accept --block X[,Y[,Z]] to override the spec's block dims)
+ * It prints exactly one JSON line on stdout (the result, or {"error":...}) and exits
+ * with one of the HK_EXIT_* codes below. */
+#ifndef HK_HARNESS_H
+#define HK_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Element types of spec arguments. The numbers are written into output files: never
+ * renumber. */
+enum hk_dtype {
+    HK_DT_F32 = 1,
+    HK_DT_F64 = 2,
+    HK_DT_F16 = 3,
+    HK_DT_BF16 = 4,
+    HK_DT_I8 = 5,
+    HK_DT_I16 = 6,
+    HK_DT_I32 = 7,
+    HK_DT_I64 = 8,
+    HK_DT_U8 = 9,
+    HK_DT_U16 = 10,
+    HK_DT_U32 = 11,
+    HK_DT_U64 = 12,
+};
+
+/* Bytes per element; 0 for an unknown code. */
+static inline size_t hk_dtype_size(int dt)
+{
+    switch (dt) {
+    case HK_DT_I8: case HK_DT_U8: return 1;
+    case HK_DT_F16: case HK_DT_BF16: case HK_DT_I16: case HK_DT_U16: return 2;
+    case HK_DT_F32: case HK_DT_I32: case HK_DT_U32: return 4;
+    case HK_DT_F64: case HK_DT_I64: case HK_DT_U64: return 8;
+    default: return 0;
+    }
+}
+
+static inline int hk_dtype_is_float(int dt)
+{
+    return dt == HK_DT_F32 || dt == HK_DT_F64 || dt == HK_DT_F16 || dt == HK_DT_BF16;
+}
+
+static inline int hk_dtype_is_signed(int dt)
+{
+    return dt == HK_DT_I8 || dt == HK_DT_I16 || dt == HK_DT_I32 || dt == HK_DT_I64;
+}
+
+/* Canonical spec name of a dtype ("float", "half", "int32", ...); "?" when unknown. */
+static inline const char *hk_dtype_name(int dt)
+{
+    switch (dt) {
+    case HK_DT_F32: return "float";
+    case HK_DT_F64: return "double";
+    case HK_DT_F16: return "half";
+    case HK_DT_BF16: return "bfloat16";
+    case HK_DT_I8: return "int8";
+    case HK_DT_I16: return "int16";
+    case HK_DT_I32: return "int32";
+    case HK_DT_I64: return "int64";
+    case HK_DT_U8: return "uint8";
+    case HK_DT_U16: return "uint16";
+    case HK_DT_U32: return "uint32";
+    case HK_DT_U64: return "uint64";
+    default: return "?";
+    }
+}
+
+/* Exit codes of a generated program. 124/137 are left to the runner (timeout/kill). */
+enum hk_exit {
+    HK_EXIT_OK = 0,
+    HK_EXIT_INTERNAL = 1,       /* the harness itself failed (host memory, ...) */
+    HK_EXIT_USAGE = 2,          /* bad command line, or the spec does not fit the kernel */
+    HK_EXIT_CUDA = 3,           /* a CUDA call or the kernel launch failed (illegal address, ...) */
+    HK_EXIT_UNWRITTEN = 4,      /* an output element kept its poison: the kernel skipped it */
+    HK_EXIT_INPUT_MODIFIED = 5, /* an input buffer changed during the launch */
+    HK_EXIT_OUT_OF_BOUNDS = 6,  /* a guard zone around a buffer was overwritten */
+    HK_EXIT_IO = 7,             /* the output file could not be written */
+    HK_EXIT_NO_GPU = 8,         /* no CUDA device */
+};
+
+/* Value distributions of input buffers. a, b: uniform(lo=a, hi=b), normal(mu=a,
+ * sigma=b), int(lo=a, hi=b) inclusive, ones_sparse(p=a), zeros (accumulators only). */
+enum hk_dist_kind {
+    HK_DIST_UNIFORM = 1,
+    HK_DIST_NORMAL = 2,
+    HK_DIST_INT = 3,
+    HK_DIST_ONES_SPARSE = 4,
+    HK_DIST_ZEROS = 5,
+};
+
+typedef struct {
+    int kind; /* enum hk_dist_kind; 0 for "not an input" */
+    double a, b;
+} hk_dist;
+
+/* Argument kinds, in spec order. */
+enum hk_arg_kind { HK_ARG_SCALAR = 0, HK_ARG_INPUT = 1, HK_ARG_OUTPUT = 2, HK_ARG_INOUT = 3 };
+
+/* Output file (little-endian, naturally aligned, no padding):
+ *   header:  char magic[8] = HK_OUT_MAGIC; uint32 version = HK_OUT_VERSION; uint32 n_outputs
+ *   then per output and inout argument, in argument order:
+ *            uint32 arg_index; uint32 dtype; uint64 count; count * hk_dtype_size(dtype) bytes */
+#define HK_OUT_MAGIC "HKOUT\0\0\1"
+#define HK_OUT_VERSION 1u
+
+/* Poison byte patterns written over outputs before a launch. 0xFF is NaN in every float
+ * type; a second launch with 0x7F separates "never written" from "wrote that value". */
+#define HK_POISON_A 0xFF
+#define HK_POISON_B 0x7F
+/* Guard zones: bytes before and after every buffer, filled with HK_CANARY. */
+#define HK_REDZONE_BYTES 65536
+#define HK_CANARY 0xA5
+#define HK_MAX_ARGS 32
+
+/* ceil(a / b) for integers, as the spec evaluator computes it (b != 0). */
+static inline long long hk_ceil_div(long long a, long long b)
+{
+    return a / b + ((a % b != 0) && ((a < 0) == (b < 0)));
+}
+static inline long long hk_min(long long a, long long b) { return a < b ? a : b; }
+static inline long long hk_max(long long a, long long b) { return a > b ? a : b; }
+
+#ifdef __CUDACC__
+/* ------------------------------------------------------------------------------------
+ * CUDA part: compiled by nvcc as CUDA C++ into every generated benchmark program.
+ * ---------------------------------------------------------------------------------- */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+/* ---- one-line JSON results and failures ---- */
+
+static void hk_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* Prints {"error":KIND,"message":...,"exit":CODE} on stdout and exits with code. */
+static void hk_fail(int code, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+static void hk_fail(int code, const char *kind, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    printf("{\"error\":");
+    hk_json_string(stdout, kind);
+    printf(",\"message\":");
+    hk_json_string(stdout, msg);
+    printf(",\"exit\":%d}\n", code);
+    fflush(stdout);
+    exit(code);
+}
+
+#define HK_CHECK(call)                                                                     \
+    do {                                                                                   \
+        cudaError_t hk_e_ = (call);                                                        \
+        if (hk_e_ != cudaSuccess)                                                          \
+            hk_fail(HK_EXIT_CUDA, "cuda", "%s: %s (%s) at %s:%d", #call,                   \
+                    cudaGetErrorName(hk_e_), cudaGetErrorString(hk_e_), __FILE__, __LINE__); \
+    } while (0)
+
+static void *hk_host_alloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        hk_fail(HK_EXIT_INTERNAL, "host_memory", "cannot allocate %zu bytes of host memory", n);
+    return p;
+}
+
+/* ---- seeded random inputs (splitmix64: same seed, same bytes, in every process) ---- */
+
+static inline uint64_t hk_mix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static inline double hk_unit(uint64_t *s) { return (double)(hk_mix(s) >> 11) * (1.0 / 9007199254740992.0); }
+
+/* Stores v into element i of a buffer of dtype dt: floats rounded to the type, integers
+ * truncated toward zero and clamped to the type's range. */
+static void hk_store(void *p, size_t i, int dt, double v)
+{
+    #define HK_CLAMP(T, lo, hi) ((T)(v < (double)(lo) ? (lo) : v > (double)(hi) ? (hi) : (T)v))
+    switch (dt) {
+    case HK_DT_F32: ((float *)p)[i] = (float)v; break;
+    case HK_DT_F64: ((double *)p)[i] = v; break;
+    case HK_DT_F16: ((__half *)p)[i] = __float2half((float)v); break;
+    case HK_DT_BF16: ((__nv_bfloat16 *)p)[i] = __float2bfloat16((float)v); break;
+    case HK_DT_I8: ((int8_t *)p)[i] = HK_CLAMP(int8_t, INT8_MIN, INT8_MAX); break;
+    case HK_DT_I16: ((int16_t *)p)[i] = HK_CLAMP(int16_t, INT16_MIN, INT16_MAX); break;
+    case HK_DT_I32: ((int32_t *)p)[i] = HK_CLAMP(int32_t, INT32_MIN, INT32_MAX); break;
+    case HK_DT_I64: ((int64_t *)p)[i] = HK_CLAMP(int64_t, -9.2e18, 9.2e18); break;
+    case HK_DT_U8: ((uint8_t *)p)[i] = HK_CLAMP(uint8_t, 0, UINT8_MAX); break;
+    case HK_DT_U16: ((uint16_t *)p)[i] = HK_CLAMP(uint16_t, 0, UINT16_MAX); break;
+    case HK_DT_U32: ((uint32_t *)p)[i] = HK_CLAMP(uint32_t, 0, UINT32_MAX); break;
+    case HK_DT_U64: ((uint64_t *)p)[i] = HK_CLAMP(uint64_t, 0, 1.8e19); break;
+    }
+    #undef HK_CLAMP
+}
+
+/* Fills count elements on the host from distribution d. Unless d is zeros, the result
+ * is never constant: a constant buffer hides indexing bugs, so one element is changed. */
+static void hk_fill(void *host, size_t count, int dt, hk_dist d, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (size_t i = 0; i < count; i++) {
+        double v = 0, u = hk_unit(&s);
+        switch (d.kind) {
+        case HK_DIST_UNIFORM: v = d.a + (d.b - d.a) * u; break;
+        case HK_DIST_NORMAL: { /* Box-Muller */
+            double u2 = hk_unit(&s);
+            v = d.a + d.b * sqrt(-2.0 * log(1.0 - u)) * cos(6.283185307179586 * u2);
+            break;
+        }
+        case HK_DIST_INT: v = floor(d.a + (d.b - d.a + 1.0) * u); if (v > d.b) v = d.b; break;
+        case HK_DIST_ONES_SPARSE: v = u < d.a ? 1.0 : 0.0; break;
+        default: v = 0; break;
+        }
+        hk_store(host, i, dt, v);
+    }
+    size_t es = hk_dtype_size(dt);
+    if (d.kind == HK_DIST_ZEROS || count < 2)
+        return;
+    const unsigned char *b = (const unsigned char *)host;
+    for (size_t i = 1; i < count; i++)
+        if (memcmp(b, b + i * es, es) != 0)
+            return;
+    hk_store(host, 0, dt, hk_dtype_is_float(dt) ? 1.5 : (d.a >= 1.0 ? d.a - 1.0 : d.a + 1.0));
+    if (memcmp(b, b + es, es) == 0) /* e.g. clamped at a type bound: flip a low bit */
+        ((unsigned char *)host)[0] ^= 1;
+}
+
+/* ---- device buffers with guard zones ---- */
+
+typedef struct {
+    const char *name;
+    int kind, dtype;
+    size_t count, bytes;
+    unsigned char *base;   /* device: redzone | data | redzone */
+    void *dev;             /* base + HK_REDZONE_BYTES */
+    unsigned char *host;   /* host: what was uploaded (inputs) or downloaded (outputs) */
+} hk_buffer;
+
+static void hk_buffer_alloc(hk_buffer *b)
+{
+    b->bytes = b->count * hk_dtype_size(b->dtype);
+    HK_CHECK(cudaMalloc((void **)&b->base, b->bytes + 2 * (size_t)HK_REDZONE_BYTES));
+    b->dev = b->base + HK_REDZONE_BYTES;
+    b->host = (unsigned char *)hk_host_alloc(b->bytes);
+    HK_CHECK(cudaMemset(b->base, HK_CANARY, b->bytes + 2 * (size_t)HK_REDZONE_BYTES));
+}
+
+/* Offset (from the data start; negative before it) of the first overwritten guard byte,
+ * or 0 with *hit false. Re-arms the guard zones. */
+static long long hk_redzone_check(const hk_buffer *b, bool *hit)
+{
+    static unsigned char zone[2][HK_REDZONE_BYTES];
+    HK_CHECK(cudaMemcpy(zone[0], b->base, HK_REDZONE_BYTES, cudaMemcpyDeviceToHost));
+    HK_CHECK(cudaMemcpy(zone[1], b->base + HK_REDZONE_BYTES + b->bytes, HK_REDZONE_BYTES,
+                        cudaMemcpyDeviceToHost));
+    *hit = false;
+    long long where = 0;
+    for (long long i = HK_REDZONE_BYTES - 1; i >= 0 && !*hit; i--)
+        if (zone[0][i] != HK_CANARY) {
+            *hit = true;
+            where = i - HK_REDZONE_BYTES;
+        }
+    for (long long i = 0; i < HK_REDZONE_BYTES && !*hit; i++)
+        if (zone[1][i] != HK_CANARY) {
+            *hit = true;
+            where = (long long)b->bytes + i;
+        }
+    HK_CHECK(cudaMemset(b->base, HK_CANARY, HK_REDZONE_BYTES));
+    HK_CHECK(cudaMemset(b->base + HK_REDZONE_BYTES + b->bytes, HK_CANARY, HK_REDZONE_BYTES));
+    return where;
+}
+
+/* ---- kernel arguments: the spec says pointer or value; the kernel's own parameter
+ * types (deduced from its function pointer) decide the exact C++ type passed ---- */
+
+typedef struct {
+    int is_ptr, is_float;
+    void *ptr;
+    size_t elem;  /* element size of the spec dtype, for pointers */
+    long long i;
+    double f;
+    int index;
+} hk_arg;
+
+template <typename T> struct hk_is_elem {
+    typedef typename std::remove_cv<T>::type U;
+    static const bool value = std::is_arithmetic<U>::value || std::is_same<U, __half>::value ||
+                              std::is_same<U, __nv_bfloat16>::value;
+};
+
+template <typename T> struct hk_conv {
+    static T get(const hk_arg &a)
+    {
+        if (a.is_ptr)
+            hk_fail(HK_EXIT_USAGE, "spec_mismatch",
+                    "argument %d is a buffer in the spec but a value in the kernel", a.index);
+        return a.is_float ? (T)a.f : (T)a.i;
+    }
+};
+template <typename T> struct hk_conv<T *> {
+    static T *get(const hk_arg &a)
+    {
+        if (!a.is_ptr)
+            hk_fail(HK_EXIT_USAGE, "spec_mismatch",
+                    "argument %d is a scalar in the spec but a pointer in the kernel", a.index);
+        if (hk_is_elem<T>::value && sizeof(typename std::conditional<std::is_void<T>::value, char, T>::type) != a.elem)
+            hk_fail(HK_EXIT_USAGE, "spec_mismatch",
+                    "argument %d: the spec's dtype is %zu bytes, the kernel's element type %zu",
+                    a.index, a.elem, sizeof(typename std::conditional<std::is_void<T>::value, char, T>::type));
+        return (T *)a.ptr;
+    }
+};
+
+template <typename... P, typename... A>
+static void hk_launch_kernel(void (*k)(P...), dim3 grid, dim3 block, size_t shmem, const A &...a)
+{
+    static_assert(sizeof...(P) == sizeof...(A),
+                  "the bench spec's args do not match the kernel's parameter count");
+    k<<<grid, block, shmem>>>(hk_conv<P>::get(a)...);
+}
+
+/* ---- the program: tables and two functions written by the generator ---- */
+
+typedef struct {
+    const char *name;
+    int kind, dtype;
+} hk_argdesc;
+
+typedef struct {
+    int size_index;
+    long long block[3];
+    int block_set;        /* --block given: setup keeps block */
+    int sm_count;
+    long long grid[3];
+    long long shmem;
+    size_t count[HK_MAX_ARGS];   /* pointer args: elements */
+    hk_arg args[HK_MAX_ARGS];    /* scalars filled by setup, pointers by the runtime */
+    hk_buffer buf[HK_MAX_ARGS];
+} hk_state;
+
+typedef struct {
+    const char *kernel;
+    int n_args;
+    const hk_argdesc *args;
+    int n_sizes, n_dists;
+    const hk_dist *dists;                       /* [n_dists][n_args] */
+    void (*setup)(hk_state *st);                /* counts, scalars, launch dims */
+    void (*launch)(const hk_state *st);         /* one launch on the default stream */
+} hk_program;
+
+typedef struct {
+    const char *mode, *out;
+    int size, dist, warmup, min_reps, max_reps;
+    long long seed, check_seed;
+    double budget_ms, target_spread;
+    long long block[3];
+    int block_set;
+} hk_opts;
+
+static long long hk_opt_int(const char *flag, const char *v, long long lo, long long hi)
+{
+    char *end = NULL;
+    long long x = strtoll(v, &end, 10);
+    if (!*v || *end || x < lo || x > hi)
+        hk_fail(HK_EXIT_USAGE, "usage", "%s %s: expected an integer in [%lld, %lld]", flag, v, lo, hi);
+    return x;
+}
+
+static void hk_parse_opts(int argc, char **argv, const hk_program *p, hk_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mode = "run";
+    o->seed = 1;
+    o->check_seed = -1;
+    o->warmup = 3;
+    o->min_reps = 10;
+    o->max_reps = 500;
+    o->budget_ms = 1000;
+    o->target_spread = 0.02;
+    for (int i = 1; i < argc; i++) {
+        const char *f = argv[i];
+        if (i + 1 >= argc)
+            hk_fail(HK_EXIT_USAGE, "usage", "%s: missing value (or unknown flag)", f);
+        const char *v = argv[++i];
+        if (!strcmp(f, "--mode")) o->mode = v;
+        else if (!strcmp(f, "--size")) o->size = (int)hk_opt_int(f, v, 0, p->n_sizes - 1);
+        else if (!strcmp(f, "--seed")) o->seed = hk_opt_int(f, v, 0, INT64_MAX);
+        else if (!strcmp(f, "--check-seed")) o->check_seed = hk_opt_int(f, v, 0, INT64_MAX);
+        else if (!strcmp(f, "--dist")) o->dist = (int)hk_opt_int(f, v, 0, p->n_dists - 1);
+        else if (!strcmp(f, "--out")) o->out = v;
+        else if (!strcmp(f, "--warmup")) o->warmup = (int)hk_opt_int(f, v, 0, 1000);
+        else if (!strcmp(f, "--min-reps")) o->min_reps = (int)hk_opt_int(f, v, 1, 100000);
+        else if (!strcmp(f, "--max-reps")) o->max_reps = (int)hk_opt_int(f, v, 1, 100000);
+        else if (!strcmp(f, "--budget-ms")) o->budget_ms = (double)hk_opt_int(f, v, 1, 3600000);
+        else if (!strcmp(f, "--target-spread")) o->target_spread = atof(v);
+        else if (!strcmp(f, "--block")) {
+            long long d[3] = { 1, 1, 1 };
+            int n = sscanf(v, "%lld,%lld,%lld", &d[0], &d[1], &d[2]);
+            if (n < 1 || d[0] < 1 || d[1] < 1 || d[2] < 1 || d[0] * d[1] * d[2] > 1024)
+                hk_fail(HK_EXIT_USAGE, "usage", "--block %s: expected X[,Y[,Z]], at most 1024 threads", v);
+            memcpy(o->block, d, sizeof d);
+            o->block_set = 1;
+        } else hk_fail(HK_EXIT_USAGE, "usage", "unknown flag %s", f);
+    }
+    if (strcmp(o->mode, "run") && strcmp(o->mode, "time") && strcmp(o->mode, "probe"))
+        hk_fail(HK_EXIT_USAGE, "usage", "--mode %s: expected run, time or probe", o->mode);
+    if (o->min_reps > o->max_reps)
+        o->max_reps = o->min_reps;
+    if (o->check_seed < 0)
+        o->check_seed = o->seed + 1000003;
+}
+
+static int hk_device_attr(cudaDeviceAttr a)
+{
+    int v = 0;
+    HK_CHECK(cudaDeviceGetAttribute(&v, a, 0));
+    return v;
+}
+
+static void hk_init_device(void)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0)
+        hk_fail(HK_EXIT_NO_GPU, "no_gpu", "no CUDA device (%s)", cudaGetErrorString(e));
+    HK_CHECK(cudaSetDevice(0));
+}
+
+static void hk_probe(void)
+{
+    hk_init_device();
+    cudaDeviceProp prop;
+    HK_CHECK(cudaGetDeviceProperties(&prop, 0));
+    int major = hk_device_attr(cudaDevAttrComputeCapabilityMajor);
+    int minor = hk_device_attr(cudaDevAttrComputeCapabilityMinor);
+    printf("{\"name\":");
+    hk_json_string(stdout, prop.name);
+    printf(",\"sm_count\":%d,\"l2_bytes\":%d,\"cc\":\"%d.%d\",\"arch\":\"sm_%d%d\","
+           "\"global_mem_bytes\":%zu}\n",
+           hk_device_attr(cudaDevAttrMultiProcessorCount), hk_device_attr(cudaDevAttrL2CacheSize),
+           major, minor, major, minor, prop.totalGlobalMem);
+}
+
+/* Fills inputs and inouts from (seed, dist), poisons outputs with HK_POISON_A. */
+static void hk_prepare(const hk_program *p, hk_state *st, long long seed, int dist)
+{
+    for (int i = 0; i < p->n_args; i++) {
+        hk_buffer *b = &st->buf[i];
+        if (p->args[i].kind == HK_ARG_SCALAR)
+            continue;
+        if (p->args[i].kind == HK_ARG_OUTPUT) {
+            HK_CHECK(cudaMemset(b->dev, HK_POISON_A, b->bytes));
+            continue;
+        }
+        uint64_t s = (uint64_t)seed * 0x100000001B3ull + (uint64_t)i * 0x9E3779B9ull + 0x5EEDull;
+        hk_fill(b->host, b->count, b->dtype, p->dists[dist * p->n_args + i], hk_mix(&s));
+        HK_CHECK(cudaMemcpy(b->dev, b->host, b->bytes, cudaMemcpyHostToDevice));
+    }
+}
+
+static void hk_launch_checked(const hk_program *p, const hk_state *st)
+{
+    p->launch(st);
+    HK_CHECK(cudaGetLastError());
+    HK_CHECK(cudaDeviceSynchronize());
+}
+
+static bool hk_all_bytes(const unsigned char *e, size_t n, unsigned char v)
+{
+    for (size_t k = 0; k < n; k++)
+        if (e[k] != v)
+            return false;
+    return true;
+}
+
+/* One checked launch after hk_prepare: guard zones, unchanged inputs, every output
+ * element written; then the outputs and inouts go to out_path (NULL: not written). */
+static void hk_check_run(const hk_program *p, hk_state *st, const char *out_path)
+{
+    hk_launch_checked(p, st);
+    for (int i = 0; i < p->n_args; i++) {
+        if (p->args[i].kind == HK_ARG_SCALAR)
+            continue;
+        bool hit;
+        long long where = hk_redzone_check(&st->buf[i], &hit);
+        if (hit)
+            hk_fail(HK_EXIT_OUT_OF_BOUNDS, "out_of_bounds",
+                    "write outside buffer '%s' (%zu bytes): byte offset %lld", p->args[i].name,
+                    st->buf[i].bytes, where);
+    }
+    std::vector<unsigned char> tmp;
+    for (int i = 0; i < p->n_args; i++) {
+        hk_buffer *b = &st->buf[i];
+        if (p->args[i].kind != HK_ARG_INPUT)
+            continue;
+        tmp.resize(b->bytes);
+        HK_CHECK(cudaMemcpy(tmp.data(), b->dev, b->bytes, cudaMemcpyDeviceToHost));
+        for (size_t k = 0; k < b->bytes; k++)
+            if (tmp[k] != b->host[k])
+                hk_fail(HK_EXIT_INPUT_MODIFIED, "input_modified",
+                        "input '%s' changed during the launch: element %zu", p->args[i].name,
+                        k / hk_dtype_size(b->dtype));
+    }
+    /* Outputs keep their inputs' host copies intact: inouts download into a side copy. */
+    std::vector<std::vector<unsigned char> > got(p->n_args);
+    bool suspect = false;
+    for (int i = 0; i < p->n_args; i++) {
+        hk_buffer *b = &st->buf[i];
+        int k = p->args[i].kind;
+        if (k != HK_ARG_OUTPUT && k != HK_ARG_INOUT)
+            continue;
+        got[i].resize(b->bytes);
+        HK_CHECK(cudaMemcpy(got[i].data(), b->dev, b->bytes, cudaMemcpyDeviceToHost));
+        size_t es = hk_dtype_size(b->dtype);
+        for (size_t e = 0; k == HK_ARG_OUTPUT && e < b->count && !suspect; e++)
+            suspect = hk_all_bytes(&got[i][e * es], es, HK_POISON_A);
+    }
+    if (suspect) {
+        /* Some element still reads as poison A: it was never written, or the kernel wrote
+         * that very value. Run again (inouts restored) over poison B: an element that
+         * reads as the poison both times was never written. */
+        for (int i = 0; i < p->n_args; i++) {
+            hk_buffer *b = &st->buf[i];
+            if (p->args[i].kind == HK_ARG_OUTPUT)
+                HK_CHECK(cudaMemset(b->dev, HK_POISON_B, b->bytes));
+            else if (p->args[i].kind == HK_ARG_INOUT)
+                HK_CHECK(cudaMemcpy(b->dev, b->host, b->bytes, cudaMemcpyHostToDevice));
+        }
+        hk_launch_checked(p, st);
+        for (int i = 0; i < p->n_args; i++) {
+            hk_buffer *b = &st->buf[i];
+            if (p->args[i].kind != HK_ARG_OUTPUT)
+                continue;
+            size_t es = hk_dtype_size(b->dtype), first = 0, n = 0;
+            tmp.resize(b->bytes);
+            HK_CHECK(cudaMemcpy(tmp.data(), b->dev, b->bytes, cudaMemcpyDeviceToHost));
+            for (size_t e = 0; e < b->count; e++)
+                if (hk_all_bytes(&got[i][e * es], es, HK_POISON_A) &&
+                    hk_all_bytes(&tmp[e * es], es, HK_POISON_B) && n++ == 0)
+                    first = e;
+            if (n)
+                hk_fail(HK_EXIT_UNWRITTEN, "unwritten_output",
+                        "output '%s': %zu of %zu elements never written (first: %zu)",
+                        p->args[i].name, n, b->count, first);
+        }
+    }
+    if (!out_path)
+        return;
+    FILE *f = fopen(out_path, "wb");
+    if (!f)
+        hk_fail(HK_EXIT_IO, "io", "cannot write %s", out_path);
+    uint32_t n_out = 0;
+    for (int i = 0; i < p->n_args; i++)
+        n_out += p->args[i].kind == HK_ARG_OUTPUT || p->args[i].kind == HK_ARG_INOUT;
+    uint32_t version = HK_OUT_VERSION;
+    bool ok = fwrite(HK_OUT_MAGIC, 1, 8, f) == 8 && fwrite(&version, 4, 1, f) == 1 &&
+              fwrite(&n_out, 4, 1, f) == 1;
+    for (int i = 0; ok && i < p->n_args; i++) {
+        if (p->args[i].kind != HK_ARG_OUTPUT && p->args[i].kind != HK_ARG_INOUT)
+            continue;
+        uint32_t idx = (uint32_t)i, dt = (uint32_t)st->buf[i].dtype;
+        uint64_t count = st->buf[i].count;
+        ok = fwrite(&idx, 4, 1, f) == 1 && fwrite(&dt, 4, 1, f) == 1 &&
+             fwrite(&count, 8, 1, f) == 1 &&
+             (st->buf[i].bytes == 0 || fwrite(got[i].data(), st->buf[i].bytes, 1, f) == 1);
+    }
+    if (fclose(f) != 0 || !ok)
+        hk_fail(HK_EXIT_IO, "io", "cannot write %s", out_path);
+}
+
+static double hk_quantile(const std::vector<double> &sorted, double q)
+{
+    double pos = q * (double)(sorted.size() - 1);
+    size_t lo = (size_t)pos;
+    size_t hi = lo + 1 < sorted.size() ? lo + 1 : lo;
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - (double)lo);
+}
+
+/* Warm-up, then timed launches (L2 flushed and device synchronized before each) until
+ * the spread (IQR / median) is at most the target after min_reps, or the budget or
+ * max_reps is reached. Then the correctness re-check with a new seed. */
+static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
+{
+    hk_prepare(p, st, o->seed, o->dist);
+    for (int w = 0; w < o->warmup; w++)
+        hk_launch_checked(p, st);
+    size_t l2 = (size_t)hk_device_attr(cudaDevAttrL2CacheSize);
+    void *flush = NULL;
+    size_t flush_bytes = 2 * l2;
+    bool flushed = flush_bytes > 0 && cudaMalloc(&flush, flush_bytes) == cudaSuccess;
+    if (!flushed)
+        (void)cudaGetLastError(); /* clear the failed allocation; timing goes on unflushed */
+    cudaEvent_t start, stop;
+    HK_CHECK(cudaEventCreate(&start));
+    HK_CHECK(cudaEventCreate(&stop));
+    std::vector<double> ms, sorted;
+    double total = 0, spread = 0;
+    for (int r = 0; r < o->max_reps; r++) {
+        if (flushed)
+            HK_CHECK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
+        HK_CHECK(cudaDeviceSynchronize());
+        HK_CHECK(cudaEventRecord(start));
+        p->launch(st);
+        HK_CHECK(cudaEventRecord(stop));
+        HK_CHECK(cudaEventSynchronize(stop));
+        HK_CHECK(cudaGetLastError());
+        float t = 0;
+        HK_CHECK(cudaEventElapsedTime(&t, start, stop));
+        ms.push_back(t);
+        total += t;
+        sorted = ms;
+        std::sort(sorted.begin(), sorted.end());
+        double med = hk_quantile(sorted, 0.5);
+        spread = med > 0 ? (hk_quantile(sorted, 0.75) - hk_quantile(sorted, 0.25)) / med : 0;
+        if ((int)ms.size() >= o->min_reps && (spread <= o->target_spread || total >= o->budget_ms))
+            break;
+    }
+    HK_CHECK(cudaEventDestroy(start));
+    HK_CHECK(cudaEventDestroy(stop));
+    if (flush)
+        HK_CHECK(cudaFree(flush));
+    for (int i = 0; i < p->n_args; i++) {
+        bool hit;
+        long long where = p->args[i].kind == HK_ARG_SCALAR ? 0 : hk_redzone_check(&st->buf[i], &hit);
+        if (p->args[i].kind != HK_ARG_SCALAR && hit)
+            hk_fail(HK_EXIT_OUT_OF_BOUNDS, "out_of_bounds",
+                    "write outside buffer '%s' during the timing loop: byte offset %lld",
+                    p->args[i].name, where);
+    }
+    /* Fresh inputs after the loop catch kernels that replay a cached answer. */
+    hk_prepare(p, st, o->check_seed, o->dist);
+    hk_check_run(p, st, o->out);
+    printf("{\"median_ms\":%.6g,\"p10\":%.6g,\"p90\":%.6g,\"min\":%.6g,\"reps\":%zu,"
+           "\"spread\":%.6g,\"flushed_l2\":%s,\"l2_bytes\":%zu,\"check_seed\":%lld,"
+           "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld]}\n",
+           hk_quantile(sorted, 0.5), hk_quantile(sorted, 0.1), hk_quantile(sorted, 0.9),
+           sorted[0], sorted.size(), spread, flushed ? "true" : "false", l2, o->check_seed,
+           st->block[0], st->block[1], st->block[2], st->grid[0], st->grid[1], st->grid[2]);
+}
+
+static int hk_main(int argc, char **argv, const hk_program *p)
+{
+    hk_opts o;
+    hk_parse_opts(argc, argv, p, &o);
+    if (!strcmp(o.mode, "probe")) {
+        hk_probe();
+        return HK_EXIT_OK;
+    }
+    hk_init_device();
+    static hk_state st;
+    st.size_index = o.size;
+    st.block_set = o.block_set;
+    memcpy(st.block, o.block, sizeof st.block);
+    st.sm_count = hk_device_attr(cudaDevAttrMultiProcessorCount);
+    st.shmem = 0;
+    p->setup(&st);
+    for (int d = 0; d < 3; d++)
+        if (st.grid[d] < 1 || st.block[d] < 1 || (d > 0 && st.grid[d] > 65535) || st.grid[d] > INT32_MAX)
+            hk_fail(HK_EXIT_USAGE, "launch", "bad launch: grid (%lld,%lld,%lld) block (%lld,%lld,%lld)",
+                    st.grid[0], st.grid[1], st.grid[2], st.block[0], st.block[1], st.block[2]);
+    if (st.block[0] * st.block[1] * st.block[2] > 1024 || st.shmem < 0)
+        hk_fail(HK_EXIT_USAGE, "launch", "bad launch: block (%lld,%lld,%lld) shmem %lld",
+                st.block[0], st.block[1], st.block[2], st.shmem);
+    for (int i = 0; i < p->n_args; i++) {
+        st.args[i].index = i;
+        if (p->args[i].kind == HK_ARG_SCALAR)
+            continue;
+        hk_buffer *b = &st.buf[i];
+        b->name = p->args[i].name;
+        b->kind = p->args[i].kind;
+        b->dtype = p->args[i].dtype;
+        b->count = st.count[i];
+        hk_buffer_alloc(b);
+        st.args[i].is_ptr = 1;
+        st.args[i].ptr = b->dev;
+        st.args[i].elem = hk_dtype_size(b->dtype);
+    }
+    if (!strcmp(o.mode, "run")) {
+        hk_prepare(p, &st, o.seed, o.dist);
+        hk_check_run(p, &st, o.out);
+        printf("{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"seed\":%lld,\"dist\":%d,"
+               "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld]}\n",
+               o.size, o.seed, o.dist, st.block[0], st.block[1], st.block[2], st.grid[0],
+               st.grid[1], st.grid[2]);
+    } else {
+        hk_time(p, &st, &o);
+    }
+    return HK_EXIT_OK;
+}
+
+/* Scalar argument values for the generated setup(). */
+static inline hk_arg hk_int_arg(long long v)
+{
+    hk_arg a;
+    memset(&a, 0, sizeof a);
+    a.i = v;
+    return a;
+}
+static inline hk_arg hk_float_arg(double v)
+{
+    hk_arg a;
+    memset(&a, 0, sizeof a);
+    a.is_float = 1;
+    a.f = v;
+    return a;
+}
+
+#endif /* __CUDACC__ */
+#endif /* HK_HARNESS_H */

@@ -1,0 +1,53 @@
+/* The generated benchmark program: from a harness-form spec and a candidate source
+ * file, writes one .cu file that #includes the candidate and include/hk_harness.h and
+ * implements the run/time/probe modes (see hk_harness.h for its command line, JSON
+ * output and exit codes). Also builds the nvcc and run command lines for it, so the
+ * engine and tests use one definition. Pure functions, any thread. */
+#ifndef HK_ENGINE_HARNESS_H
+#define HK_ENGINE_HARNESS_H
+
+#include "engine/spec.h"
+
+#define HARNESS_MAX_TEXT (1u << 20) /* cap on the generated program */
+
+/* The generated .cu program text for spec s (harness form) benchmarking the kernel in
+ * candidate_path (an absolute path is best: it is #included as written). *out is a new
+ * string (hk_free). HK_OK, HK_EINVAL (command-form spec, or a path with a quote or a
+ * newline), HK_ENOMEM, HK_ETOOBIG. */
+int harness_generate(const spec *s, const char *candidate_path, char **out);
+
+/* harness_generate() then writes the text to out_path. HK_OK, HK_EIO, or as above. */
+int harness_write(const spec *s, const char *candidate_path, const char *out_path);
+
+/* Directory holding hk_harness.h (the source tree's include/, or $HK_INCLUDE_DIR when set).
+ * Static string. */
+const char *harness_include_dir(void);
+
+/* New NULL-terminated argv (harness_argv_free) compiling prog_cu into exe:
+ *   NVCC -arch=ARCH -O3 -std=c++17 -lineinfo -I INCLUDE [spec compile_flags] [extra] -o EXE PROG
+ * nvcc NULL: "nvcc"; arch NULL: "sm_90"; include_dir NULL: harness_include_dir();
+ * extra: NULL-terminated extra flags (e.g. "--use_fast_math") or NULL. HK_OK, HK_ENOMEM. */
+int harness_nvcc_argv(const spec *s, const char *nvcc, const char *arch, const char *include_dir,
+                      const char *const *extra, const char *prog_cu, const char *exe, char ***argv);
+
+typedef struct {
+    const char *mode;        /* "run", "time" or "probe" */
+    int size, dist;          /* indices into the spec's sizes and distributions */
+    long long seed;
+    long long check_seed;    /* time mode: seed of the re-check after the loop; < 0: default */
+    const char *out;         /* output file, or NULL */
+    const long long *block;  /* 3 block dims overriding the spec, or NULL */
+    double budget_ms;        /* time mode: 0 = program default */
+} harness_run;
+
+/* New argv (harness_argv_free) running exe as r describes. HK_OK, HK_EINVAL, HK_ENOMEM. */
+int harness_run_argv(const char *exe, const harness_run *r, char ***argv);
+
+void harness_argv_free(char **argv);
+
+/* Stable short reason for a generated program's exit code ("ok", "cuda_error",
+ * "unwritten_output", "input_modified", "out_of_bounds", "bad_arguments", "io_error",
+ * "no_gpu", "internal_error", "timeout" for 124/137, "exit_N" otherwise). Static string. */
+const char *harness_exit_reason(int exit_code);
+
+#endif
