@@ -77,12 +77,20 @@ size_t doc_store_count(const doc_store *s) { return s->count; }
 /* ---- line index ---- */
 
 /* Computes line starts of text into *lines (reallocated as needed). */
-static int index_lines(const char *t, size_t len, uint32_t **lines, uint32_t *n,
-                       uint32_t *cap, bool *lone_cr)
+/* Recomputes line starts of text into *lines (reallocated as needed), keeping entries
+ * 0..from_line, which the caller knows to be unchanged, and rescanning after them. */
+static int index_lines_from(const char *t, size_t len, uint32_t **lines, uint32_t *n,
+                            uint32_t *cap, bool *lone_cr, uint32_t from_line)
 {
     uint32_t count = 0;
-    bool cr = memchr(t, '\r', len) != NULL;
-    *lone_cr = false;
+    size_t from = 0;
+    if (from_line > 0 && from_line < *n) {
+        from = (*lines)[from_line];
+        count = from_line + 1;
+    }
+    bool cr = memchr(t + from, '\r', len - from) != NULL;
+    if (from == 0)
+        *lone_cr = false; /* else keep: a stale true only selects the slow exact path */
 #define PUSH(off)                                                                    \
     do {                                                                             \
         if (count == *cap) {                                                         \
@@ -95,15 +103,16 @@ static int index_lines(const char *t, size_t len, uint32_t **lines, uint32_t *n,
         }                                                                            \
         (*lines)[count++] = (uint32_t)(off);                                         \
     } while (0)
-    PUSH(0);
+    if (from == 0)
+        PUSH(0);
     if (!cr) {
-        const char *p = t, *end = t + len;
+        const char *p = t + from, *end = t + len;
         while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
             p++;
             PUSH(p - t);
         }
     } else {
-        for (size_t i = 0; i < len; i++) {
+        for (size_t i = from; i < len; i++) {
             if (t[i] == '\n') {
                 PUSH(i + 1);
             } else if (t[i] == '\r') {
@@ -117,6 +126,12 @@ static int index_lines(const char *t, size_t len, uint32_t **lines, uint32_t *n,
 #undef PUSH
     *n = count;
     return HK_OK;
+}
+
+static int index_lines(const char *t, size_t len, uint32_t **lines, uint32_t *n,
+                       uint32_t *cap, bool *lone_cr)
+{
+    return index_lines_from(t, len, lines, n, cap, lone_cr, 0);
 }
 
 static int doc_reindex(struct doc *d)
@@ -481,13 +496,17 @@ static int apply_one(struct work *w, enum doc_encoding enc, const json_t *change
     e->new_end_byte = (uint32_t)(s + n);
     ts_point(t, *w->lines, *w->n_lines, *w->lone_cr, s, &e->start_row, &e->start_col);
     ts_point(t, *w->lines, *w->n_lines, *w->lone_cr, end, &e->old_end_row, &e->old_end_col);
+    /* Lines that end before the edit keep their starts. One line of margin: an edit
+     * right after a '\r' can merge it with a new '\n' into one terminator. */
+    uint32_t keep = line_of(*w->lines, *w->n_lines, s);
+    keep = keep > 0 ? keep - 1 : 0;
     int rc = splice(w->text, s, end, repl, n);
     if (rc) {
         *why = "out of memory";
         return rc;
     }
-    rc = index_lines(w->text->data ? w->text->data : "", w->text->len, w->lines, w->n_lines,
-                     w->cap_lines, w->lone_cr);
+    rc = index_lines_from(w->text->data ? w->text->data : "", w->text->len, w->lines,
+                          w->n_lines, w->cap_lines, w->lone_cr, keep);
     if (rc) {
         *why = "out of memory";
         return rc;

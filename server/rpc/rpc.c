@@ -469,7 +469,7 @@ int rpc_feed(rpc *r, const char *body, size_t len)
         return send_error(r, NULL, RPC_PARSE_ERROR, errbuf) == HK_ENOMEM ? HK_ENOMEM : HK_OK;
     }
     json_error_t jerr;
-    msg = json_loadb(body, len, JSON_ALLOW_NUL, &jerr);
+    msg = json_loadb(body, len, JSON_ALLOW_NUL | JSON_DECODE_ANY, &jerr);
     if (!msg) {
         snprintf(errbuf, sizeof errbuf, "invalid JSON: %s (at byte %d)", jerr.text,
                  jerr.position);

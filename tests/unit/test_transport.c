@@ -1,0 +1,301 @@
+/* Unit tests for the Content-Length framer and the stdio connection: split input,
+ * caps, resynchronisation after bad headers, and a real pipe through libuv. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/hk.h"
+#include "transport/transport.h"
+
+#define MAXM 32
+
+struct sink {
+    char *msgs[MAXM];
+    size_t lens[MAXM];
+    int n;
+    int errs[MAXM];
+    char *errmsg[MAXM];
+    int n_err;
+};
+
+static void on_msg(const char *b, size_t len, void *ud)
+{
+    struct sink *s = ud;
+    assert_true(s->n < MAXM);
+    assert_int_equal(b[len], '\0');
+    s->msgs[s->n] = malloc(len + 1);
+    memcpy(s->msgs[s->n], b, len + 1);
+    s->lens[s->n++] = len;
+}
+
+static void on_err(int err, const char *msg, void *ud)
+{
+    struct sink *s = ud;
+    assert_true(s->n_err < MAXM);
+    s->errmsg[s->n_err] = strdup(msg);
+    s->errs[s->n_err++] = err;
+}
+
+static void sink_free(struct sink *s)
+{
+    for (int i = 0; i < s->n; i++)
+        free(s->msgs[i]);
+    for (int i = 0; i < s->n_err; i++)
+        free(s->errmsg[i]);
+    memset(s, 0, sizeof *s);
+}
+
+static void feed_str(struct tr_framer *f, const char *s)
+{
+    assert_int_equal(tr_framer_feed(f, s, strlen(s)), HK_OK);
+}
+
+static void test_two_messages_one_feed(void **st)
+{
+    struct sink s = {0};
+    struct tr_framer f;
+    tr_framer_init(&f, 0, on_msg, on_err, &s);
+    feed_str(&f, "Content-Length: 2\r\n\r\n{}Content-Length: 7\r\n"
+                 "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n[1,2,3]");
+    assert_int_equal(s.n, 2);
+    assert_string_equal(s.msgs[0], "{}");
+    assert_string_equal(s.msgs[1], "[1,2,3]");
+    assert_int_equal(s.n_err, 0);
+    assert_int_equal(tr_framer_pending(&f), 0);
+    tr_framer_free(&f);
+    sink_free(&s);
+}
+
+static void test_byte_by_byte(void **st)
+{
+    struct sink s = {0};
+    struct tr_framer f;
+    tr_framer_init(&f, 0, on_msg, on_err, &s);
+    const char *in = "content-length:   5 \r\n\r\nhello\r\nContent-Length: 3\r\n\r\nabc";
+    for (size_t i = 0; in[i]; i++)
+        assert_int_equal(tr_framer_feed(&f, in + i, 1), HK_OK);
+    /* The stray CRLF between messages is tolerated. */
+    assert_int_equal(s.n, 2);
+    assert_string_equal(s.msgs[0], "hello");
+    assert_string_equal(s.msgs[1], "abc");
+    assert_int_equal(s.n_err, 0);
+    tr_framer_free(&f);
+    sink_free(&s);
+}
+
+static void test_huge_length_resyncs(void **st)
+{
+    struct sink s = {0};
+    struct tr_framer f;
+    tr_framer_init(&f, 1 << 20, on_msg, on_err, &s);
+    long before = hk_alloc_live();
+    /* 4 TB: refused before anything is allocated for it; the next message still works. */
+    feed_str(&f, "Content-Length: 4398046511104\r\n\r\n{\"x\":1}\r\n"
+                 "Content-Length: 2\r\n\r\n{}");
+    assert_int_equal(s.n_err, 1);
+    assert_int_equal(s.errs[0], HK_ETOOBIG);
+    assert_non_null(strstr(s.errmsg[0], "limit"));
+    assert_int_equal(s.n, 1);
+    assert_string_equal(s.msgs[0], "{}");
+    assert_true(hk_alloc_live() - before <= 1); /* at most the input buffer */
+    /* Also with 30 digits (overflows every integer type). */
+    feed_str(&f, "Content-Length: 999999999999999999999999999999\r\n\r\nContent-Length: 1\r\n\r\nx");
+    assert_int_equal(s.n_err, 2);
+    assert_int_equal(s.n, 2);
+    assert_string_equal(s.msgs[1], "x");
+    tr_framer_free(&f);
+    sink_free(&s);
+}
+
+static void test_malformed_headers(void **st)
+{
+    struct sink s = {0};
+    struct tr_framer f;
+    tr_framer_init(&f, 0, on_msg, on_err, &s);
+    feed_str(&f, "garbage without colon\r\nContent-Length: 2\r\n\r\nok");
+    feed_str(&f, "Content-Length: 12abc\r\n\r\nContent-Length: 1\r\n\r\na");
+    feed_str(&f, "Content-Type: x\r\n\r\nContent-Length: 1\r\n\r\nb");      /* no length */
+    feed_str(&f, "Content-Length: 1\r\nContent-Length: 1\r\n\r\nContent-Length: 1\r\n\r\nc");
+    feed_str(&f, "Content-Length: -1\r\n\r\nContent-Length: 1\r\n\r\nd");
+    assert_int_equal(s.n_err, 5);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(s.errs[i], HK_EPARSE);
+    assert_int_equal(s.n, 5);
+    assert_string_equal(s.msgs[0], "ok");
+    assert_string_equal(s.msgs[1], "a");
+    assert_string_equal(s.msgs[2], "b");
+    assert_string_equal(s.msgs[3], "c");
+    assert_string_equal(s.msgs[4], "d");
+    tr_framer_free(&f);
+    sink_free(&s);
+}
+
+static void test_long_header_and_count(void **st)
+{
+    struct sink s = {0};
+    struct tr_framer f;
+    tr_framer_init(&f, 0, on_msg, on_err, &s);
+    char *big = malloc(100000);
+    memset(big, 'A', 99999);
+    big[99999] = '\0';
+    /* A header line that never ends: capped at TR_MAX_HEADER_LINE, not buffered whole. */
+    feed_str(&f, "X-Long: ");
+    feed_str(&f, big);
+    assert_int_equal(s.n_err, 1);
+    assert_int_equal(s.errs[0], HK_ETOOBIG);
+    assert_true(tr_framer_pending(&f) < 2 * TR_MAX_HEADER_LINE);
+    feed_str(&f, "\r\nContent-Length: 1\r\n\r\nz");
+    assert_int_equal(s.n, 1);
+    assert_string_equal(s.msgs[0], "z");
+    free(big);
+    /* Too many headers. */
+    char hdrs[4096] = "";
+    for (int i = 0; i < TR_MAX_HEADERS + 1; i++)
+        strcat(hdrs, "X-A: b\r\n");
+    strcat(hdrs, "Content-Length: 1\r\n\r\nq");
+    feed_str(&f, hdrs);
+    assert_int_equal(s.n_err, 2);
+    assert_int_equal(s.errs[1], HK_ETOOBIG);
+    /* The Content-Length line after the flood resynchronises. */
+    assert_int_equal(s.n, 2);
+    assert_string_equal(s.msgs[1], "q");
+    tr_framer_free(&f);
+    sink_free(&s);
+}
+
+static void test_zero_length_and_nul(void **st)
+{
+    struct sink s = {0};
+    struct tr_framer f;
+    tr_framer_init(&f, 0, on_msg, on_err, &s);
+    feed_str(&f, "Content-Length: 0\r\n\r\n");
+    static const char withnul[] = "Content-Length: 3\r\n\r\na\0b";
+    assert_int_equal(tr_framer_feed(&f, withnul, sizeof withnul - 1), HK_OK);
+    assert_int_equal(s.n, 2);
+    assert_int_equal(s.lens[0], 0);
+    assert_int_equal(s.lens[1], 3);
+    assert_memory_equal(s.msgs[1], "a\0b", 3);
+    tr_framer_free(&f);
+    sink_free(&s);
+}
+
+static void test_frame(void **st)
+{
+    char *out;
+    size_t n;
+    assert_int_equal(tr_frame("{}", 2, &out, &n), HK_OK);
+    assert_string_equal(out, "Content-Length: 2\r\n\r\n{}");
+    assert_int_equal(n, strlen(out));
+    hk_free(out);
+}
+
+/* ---- a real connection over pipes ---- */
+
+struct conn_test {
+    struct sink s;
+    tr_conn *c;
+    int eof;
+    int eof_err;
+};
+
+static void ct_msg(const char *b, size_t len, void *ud)
+{
+    struct conn_test *t = ud;
+    on_msg(b, len, &t->s);
+    /* Echo it back framed. */
+    assert_int_equal(tr_conn_send(t->c, b, len), HK_OK);
+}
+
+static void ct_err(int err, const char *msg, void *ud)
+{
+    struct conn_test *t = ud;
+    on_err(err, msg, &t->s);
+}
+
+static void ct_eof(int err, void *ud)
+{
+    struct conn_test *t = ud;
+    t->eof++;
+    t->eof_err = err;
+    tr_conn_close(t->c);
+}
+
+static void test_conn_pipes(void **st)
+{
+    int in[2], out[2];
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(pipe(out), 0);
+    const char *req = "Content-Length: 7\r\n\r\n{\"a\":1}Content-Length: 99999999999\r\n\r\n";
+    assert_int_equal(write(in[1], req, strlen(req)), (ssize_t)strlen(req));
+    close(in[1]);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct conn_test t = {0};
+    struct tr_conn_cbs cbs = {ct_msg, ct_err, ct_eof, &t};
+    assert_int_equal(tr_conn_open(&loop, in[0], out[1], 0, &cbs, &t.c), HK_OK);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    assert_int_equal(t.eof, 1);
+    assert_int_equal(t.eof_err, HK_OK);
+    assert_int_equal(t.s.n, 1);
+    assert_int_equal(t.s.n_err, 1);
+    char buf[256] = {0};
+    ssize_t n = read(out[0], buf, sizeof buf - 1);
+    assert_true(n > 0);
+    assert_string_equal(buf, "Content-Length: 7\r\n\r\n{\"a\":1}");
+    close(out[0]);
+    close(in[0]);
+    sink_free(&t.s);
+}
+
+static void test_conn_file_input(void **st)
+{
+    char path[] = "/tmp/hk_test_transport_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *req = "Content-Length: 2\r\n\r\n{}Content-Length: 2\r\n\r\n[]";
+    assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+    lseek(fd, 0, SEEK_SET);
+    char opath[] = "/tmp/hk_test_transport_out_XXXXXX";
+    int ofd = mkstemp(opath);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct conn_test t = {0};
+    struct tr_conn_cbs cbs = {ct_msg, ct_err, ct_eof, &t};
+    assert_int_equal(tr_conn_open(&loop, fd, ofd, 0, &cbs, &t.c), HK_OK);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    assert_int_equal(t.s.n, 2);
+    assert_int_equal(t.eof, 1);
+    char buf[256] = {0};
+    assert_true(pread(ofd, buf, sizeof buf - 1, 0) > 0);
+    assert_string_equal(buf, req);
+    close(fd);
+    close(ofd);
+    unlink(path);
+    unlink(opath);
+    sink_free(&t.s);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_two_messages_one_feed),
+        cmocka_unit_test(test_byte_by_byte),
+        cmocka_unit_test(test_huge_length_resyncs),
+        cmocka_unit_test(test_malformed_headers),
+        cmocka_unit_test(test_long_header_and_count),
+        cmocka_unit_test(test_zero_length_and_nul),
+        cmocka_unit_test(test_frame),
+        cmocka_unit_test(test_conn_pipes),
+        cmocka_unit_test(test_conn_file_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
