@@ -351,8 +351,9 @@ void store_history_free(store_history_row *rows, size_t n);
 
 /* Every version of the kernel, by number. */
 int store_kernel_history(store *s, int64_t kernel_id, store_history_row **out, size_t *n_out);
-/* The versions an episode produced plus its baseline (first), by number, with the
- * measurements taken in that episode. */
+/* The versions an episode produced, plus those it used from earlier episodes (its
+ * baseline, its best, any it measured, e.g. the version it started from), by number,
+ * each with the measurements taken in that episode. HK_ENOENT: no such episode. */
 int store_episode_versions(store *s, int64_t episode_id, store_history_row **out, size_t *n_out);
 
 /* The verified version of the kernel with the highest speedup > 1 (ties: newest),

@@ -1193,7 +1193,9 @@ int store_episode_versions(store *s, int64_t episode_id, store_history_row **out
     sqlite3_stmt *st = NULL;
     rc = store__prepare(s,
                         "SELECT " VERSION_COLS_NO_SOURCE "FROM versions WHERE episode_id = ?1"
-                        " OR id = (SELECT baseline_version_id FROM episodes WHERE id = ?1)"
+                        " OR id IN (SELECT baseline_version_id FROM episodes WHERE id = ?1"
+                        "  UNION SELECT best_version_id FROM episodes WHERE id = ?1"
+                        "  UNION SELECT version_id FROM measurements WHERE episode_id = ?1)"
                         " ORDER BY number LIMIT 100000",
                         &st);
     if (rc)

@@ -1,0 +1,478 @@
+/* The HTML report: one self-contained page from the report model (report.c) with inline
+ * CSS and an inline SVG bar chart of the versions' times; no scripts, no external assets
+ * (a Content-Security-Policy says so to the browser). Every string from the model is
+ * HTML-escaped, so a hostile kernel name or compiler message stays text. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/hk.h"
+#include "report/report.h"
+#include "report/report_impl.h"
+
+#define CELL_MAX 2000
+
+int report_html_escape(struct hk_buf *out, const char *s)
+{
+    if (!s)
+        return HK_OK;
+    int rc = HK_OK;
+    const char *run = s;
+    for (const char *p = s; rc == HK_OK; p++) {
+        const char *rep = NULL;
+        switch (*p) {
+        case '&': rep = "&amp;"; break;
+        case '<': rep = "&lt;"; break;
+        case '>': rep = "&gt;"; break;
+        case '"': rep = "&quot;"; break;
+        case '\'': rep = "&#39;"; break;
+        case '\0': break;
+        default: continue;
+        }
+        rc = hk_buf_append(out, run, (size_t)(p - run));
+        if (!*p)
+            break;
+        rc = rc ? rc : hk_buf_appends(out, rep);
+        run = p + 1;
+    }
+    return rc;
+}
+
+static double num_or_nan(const json_t *o, const char *key)
+{
+    double v;
+    return report__num(o, key, &v) ? v : NAN;
+}
+
+static int h(struct hk_buf *out, const json_t *o, const char *key)
+{
+    const char *s = report__str(o, key);
+    return s ? report_html_escape(out, s) : hk_buf_appends(out, "-");
+}
+
+static int fact(struct hk_buf *out, const char *label, const char *value)
+{
+    int rc = hk_buf_printf(out, "<tr><th>%s</th><td>", label);
+    rc = rc ? rc : (value ? report_html_escape(out, value) : hk_buf_appends(out, "-"));
+    return rc ? rc : hk_buf_appends(out, "</td></tr>\n");
+}
+
+static const char css[] =
+    "body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;"
+    "max-width:1100px;padding:0 1em;color:#1d2330;background:#fff}"
+    "h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:1.8em;"
+    "border-bottom:1px solid #dde1e8;padding-bottom:.2em}"
+    "table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #dde1e8;"
+    "padding:.25em .6em;text-align:left;vertical-align:top}th{background:#f4f6f9}"
+    "td.num{text-align:right;font-variant-numeric:tabular-nums}"
+    ".headline{font-size:1.35em;margin:.6em 0}.good{color:#1e7d4a}.bad{color:#b03a2e}"
+    ".status{display:inline-block;padding:0 .5em;border-radius:.6em;background:#eef1f5}"
+    "pre{background:#f7f8fa;border:1px solid #dde1e8;padding:.6em;overflow-x:auto;"
+    "font:12.5px/1.4 ui-monospace,Menlo,Consolas,monospace}"
+    "pre.diff .add{background:#e3f6e8;display:block}pre.diff .del{background:#fbe6e4;"
+    "display:block}pre.diff .hunk{color:#6b4fa0;display:block}pre.diff .ctx{display:block}"
+    "code{font:12.5px ui-monospace,Menlo,Consolas,monospace}"
+    ".details{max-width:520px;white-space:pre-wrap;word-break:break-word;font-size:12px}"
+    "svg text{font:12px system-ui,sans-serif;fill:#1d2330}footer{margin-top:2em;color:#6a7280}";
+
+/* Horizontal bars: one per measured version, median as the bar and p10..p90 as a
+ * whisker, coloured by role and status. */
+static int chart(struct hk_buf *out, const json_t *versions)
+{
+    size_t i, n = 0;
+    const json_t *v;
+    double scale = 0;
+    json_array_foreach(versions, i, v)
+    {
+        const json_t *t = json_object_get(v, "time");
+        double med = num_or_nan(t, "median_ms"), p90 = num_or_nan(t, "p90_ms");
+        if (!isfinite(med))
+            continue;
+        n++;
+        if (med > scale)
+            scale = med;
+        if (isfinite(p90) && p90 > scale)
+            scale = p90;
+    }
+    if (n == 0 || scale <= 0)
+        return hk_buf_appends(out, "<p>No measured versions to chart.</p>\n");
+    const double label_w = 70, bar_w = 600, text_w = 260, row_h = 24, top = 8;
+    double width = label_w + bar_w + text_w, height = top * 2 + row_h * (double)n;
+    int rc = hk_buf_printf(out,
+                           "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"%.0f\""
+                           " height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n<title>Median time per"
+                           " version (bars), p10 to p90 (whiskers); shorter is faster</title>\n",
+                           width, height, width, height);
+    size_t row = 0;
+    json_array_foreach(versions, i, v)
+    {
+        if (rc)
+            break;
+        const json_t *t = json_object_get(v, "time");
+        double med = num_or_nan(t, "median_ms");
+        if (!isfinite(med))
+            continue;
+        double p10 = num_or_nan(t, "p10_ms"), p90 = num_or_nan(t, "p90_ms");
+        double y = top + row_h * (double)row++;
+        const char *status = report__str(v, "status");
+        bool is_base = json_is_true(json_object_get(v, "is_baseline"));
+        bool is_best = json_is_true(json_object_get(v, "is_best"));
+        const char *fill = is_base                                   ? "#4a78c2"
+                           : status && !strcmp(status, "verified")   ? "#2e9b5f"
+                           : status && !strcmp(status, "rejected")   ? "#c0392b"
+                                                                     : "#9aa1ab";
+        double w = med / scale * bar_w;
+        rc = hk_buf_printf(out, "<text x=\"4\" y=\"%.1f\">", y + 16);
+        rc = rc ? rc : h(out, v, "label");
+        rc = rc ? rc
+                : hk_buf_printf(out,
+                                "</text>\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\""
+                                " fill=\"%s\"%s/>\n",
+                                label_w, y + 4, w < 1 ? 1 : w, row_h - 8, fill,
+                                is_best ? " stroke=\"#1d2330\" stroke-width=\"2\"" : "");
+        if (!rc && isfinite(p10) && isfinite(p90) && p90 >= p10)
+            rc = hk_buf_printf(out,
+                               "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\""
+                               " stroke=\"#1d2330\" stroke-width=\"1.5\"/>\n",
+                               label_w + p10 / scale * bar_w, label_w + p90 / scale * bar_w,
+                               y + row_h / 2, y + row_h / 2);
+        char ms[32], sp[32];
+        report__fmt_ms(ms, sizeof ms, med);
+        report__fmt_ratio(sp, sizeof sp, num_or_nan(v, "speedup"));
+        rc = rc ? rc
+                : hk_buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\">%s  %s%s</text>\n",
+                                label_w + bar_w + 8, y + 16, ms, sp,
+                                is_base ? "  baseline" : is_best ? "  best" : "");
+    }
+    return rc ? rc : hk_buf_appends(out, "</svg>\n");
+}
+
+static int perf_table(struct hk_buf *out, const json_t *base, const json_t *best)
+{
+    const json_t *vs[2] = {base, best};
+    int rc = hk_buf_appends(out, "<table><tr><th></th><th>Baseline ");
+    rc = rc ? rc : (json_is_object(base) ? h(out, base, "label") : hk_buf_appends(out, "-"));
+    rc = rc ? rc : hk_buf_appends(out, "</th><th>Best ");
+    rc = rc ? rc : (json_is_object(best) ? h(out, best, "label") : hk_buf_appends(out, "-"));
+    rc = rc ? rc : hk_buf_appends(out, "</th></tr>\n");
+    static const char *labels[] = {"Median time",   "p10 .. p90", "Spread (p90-p10)/median",
+                                   "Bandwidth",     "FLOP rate",  "% of roofline",
+                                   "Repetitions"};
+    char cells[2][7][80];
+    for (int i = 0; i < 2; i++) {
+        const json_t *t = json_object_get(vs[i], "time");
+        char a[32], b[32];
+        report__fmt_ms(cells[i][0], 80, num_or_nan(t, "median_ms"));
+        report__fmt_ms(a, sizeof a, num_or_nan(t, "p10_ms"));
+        report__fmt_ms(b, sizeof b, num_or_nan(t, "p90_ms"));
+        snprintf(cells[i][1], 80, "%s .. %s", a, b);
+        report__fmt_pct(cells[i][2], 80, 100 * num_or_nan(t, "spread"));
+        report__fmt_bytes_rate(cells[i][3], 80, num_or_nan(vs[i], "bytes_per_s"));
+        report__fmt_flop_rate(cells[i][4], 80, num_or_nan(vs[i], "flop_per_s"));
+        report__fmt_pct(cells[i][5], 80, num_or_nan(vs[i], "roofline_pct"));
+        if (json_is_integer(json_object_get(t, "reps")))
+            snprintf(cells[i][6], 80, "%lld",
+                     (long long)json_integer_value(json_object_get(t, "reps")));
+        else
+            snprintf(cells[i][6], 80, "-");
+    }
+    for (int r = 0; rc == HK_OK && r < 7; r++)
+        rc = hk_buf_printf(out, "<tr><th>%s</th><td class=\"num\">%s</td><td class=\"num\">%s"
+                                "</td></tr>\n",
+                           labels[r], cells[0][r], cells[1][r]);
+    return rc ? rc : hk_buf_appends(out, "</table>\n");
+}
+
+/* Key/value table of a JSON object (scalars as text, containers as compact JSON). */
+static int kv_table(struct hk_buf *out, const json_t *obj, const char *prefix)
+{
+    int rc = HK_OK;
+    struct hk_buf cell;
+    hk_buf_init(&cell, CELL_MAX * 4);
+    if (!json_is_object(obj)) {
+        int r = report__scalar_text(&cell, obj, CELL_MAX);
+        rc = r == HK_ETOOBIG ? HK_OK : r;
+        rc = rc ? rc : hk_buf_appends(out, "<tr><th>value</th><td><code>");
+        rc = rc ? rc : report_html_escape(out, cell.data ? cell.data : "");
+        rc = rc ? rc : hk_buf_appends(out, "</code></td></tr>\n");
+        hk_buf_free(&cell);
+        return rc;
+    }
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)obj, k, v)
+    {
+        if (rc)
+            break;
+        hk_buf_reset(&cell);
+        int r = report__scalar_text(&cell, v, CELL_MAX);
+        rc = r == HK_ETOOBIG ? HK_OK : r;
+        rc = rc ? rc : hk_buf_printf(out, "<tr><th>%s", prefix);
+        rc = rc ? rc : report_html_escape(out, k);
+        rc = rc ? rc : hk_buf_appends(out, "</th><td><code>");
+        rc = rc ? rc : report_html_escape(out, cell.data ? cell.data : "");
+        rc = rc ? rc : hk_buf_appends(out, "</code></td></tr>\n");
+    }
+    hk_buf_free(&cell);
+    return rc;
+}
+
+static int evidence_html(struct hk_buf *out, const char *title, const json_t *arr)
+{
+    if (json_array_size(arr) == 0)
+        return HK_OK;
+    int rc = hk_buf_printf(out, "<h3>%s</h3>\n", title);
+    size_t i;
+    const json_t *ev;
+    json_array_foreach(arr, i, ev)
+    {
+        if (rc)
+            break;
+        rc = hk_buf_appends(out, "<table><tr><th colspan=\"2\">");
+        rc = rc ? rc : h(out, ev, "kind");
+        rc = rc ? rc : hk_buf_appends(out, "</th></tr>\n");
+        rc = rc ? rc : kv_table(out, json_object_get(ev, "data"), "");
+        rc = rc ? rc : hk_buf_appends(out, "</table>\n");
+    }
+    return rc;
+}
+
+/* The diff as lines classed by their first character. */
+static int diff_html(struct hk_buf *out, const char *text)
+{
+    int rc = hk_buf_appends(out, "<pre class=\"diff\">");
+    const char *p = text;
+    while (rc == HK_OK && *p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        const char *cls = *p == '+' ? "add" : *p == '-' ? "del" : *p == '@' ? "hunk" : "ctx";
+        char *line = hk_strndup(p, len);
+        if (!line)
+            return HK_ENOMEM;
+        rc = hk_buf_printf(out, "<span class=\"%s\">", cls);
+        rc = rc ? rc : report_html_escape(out, line);
+        rc = rc ? rc : hk_buf_appends(out, "</span>");
+        hk_free(line);
+        p += len + (nl ? 1 : 0);
+    }
+    return rc ? rc : hk_buf_appends(out, "</pre>\n");
+}
+
+int report_model_to_html(const json_t *m, struct hk_buf *out)
+{
+    const json_t *ep = json_object_get(m, "episode"), *k = json_object_get(m, "kernel");
+    if (!json_is_object(ep) || !json_is_object(k))
+        return HK_EINVAL;
+    const json_t *dev = json_object_get(m, "device"), *base = json_object_get(m, "baseline"),
+                 *best = json_object_get(m, "best"), *info = json_object_get(ep, "info"),
+                 *versions = json_object_get(m, "versions");
+    char a[64], b[64], c[64];
+    int rc = hk_buf_appends(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+                                 "<meta charset=\"utf-8\">\n"
+                                 "<meta http-equiv=\"Content-Security-Policy\" content=\""
+                                 "default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n"
+                                 "<meta name=\"viewport\" content=\"width=device-width\">\n"
+                                 "<title>Hyper Kernel report: ");
+    rc = rc ? rc : h(out, ep, "name");
+    rc = rc ? rc : hk_buf_printf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
+    rc = rc ? rc : h(out, ep, "name");
+    rc = rc ? rc : hk_buf_appends(out, " <span class=\"status\">");
+    rc = rc ? rc : h(out, ep, "status");
+    rc = rc ? rc : hk_buf_appends(out, "</span></h1>\n<table>\n");
+    rc = rc ? rc : fact(out, "Kernel", report__str(k, "name"));
+    rc = rc ? rc : fact(out, "File", report__str(k, "file"));
+    rc = rc ? rc : fact(out, "Target", report__str(ep, "target"));
+    rc = rc ? rc : fact(out, "Architecture", report__str(ep, "arch"));
+    rc = rc ? rc : fact(out, "Device", report__str(dev, "name"));
+    rc = rc ? rc : fact(out, "Engine", report__str(ep, "engine"));
+    rc = rc ? rc : fact(out, "Started", report__str(ep, "started"));
+    rc = rc ? rc : fact(out, "Ended", report__str(ep, "ended"));
+    report__fmt_duration(a, sizeof a, num_or_nan(ep, "duration_ms"));
+    rc = rc ? rc : fact(out, "Duration", a);
+    if (!rc && report__str(info, "isolation"))
+        rc = fact(out, "Isolation", report__str(info, "isolation"));
+    if (!rc && report__str(ep, "error"))
+        rc = fact(out, "Error", report__str(ep, "error"));
+    rc = rc ? rc : hk_buf_appends(out, "</table>\n<h2>Result</h2>\n");
+
+    const json_t *sp = json_object_get(m, "speedup");
+    if (!rc && json_is_object(sp)) {
+        double val = num_or_nan(sp, "value");
+        report__fmt_ratio(a, sizeof a, val);
+        report__fmt_ratio(b, sizeof b, num_or_nan(sp, "lo"));
+        report__fmt_ratio(c, sizeof c, num_or_nan(sp, "hi"));
+        rc = hk_buf_printf(out, "<p class=\"headline\"><b class=\"%s\">%s</b> speedup"
+                                " <small>(spread %s .. %s, from p10/p90)</small></p>\n",
+                           isfinite(val) && val > 1 ? "good" : "bad", a, b, c);
+    } else if (!rc) {
+        rc = hk_buf_appends(out, "<p class=\"headline\">No faster verified version.</p>\n");
+    }
+    if (!rc && json_is_true(json_object_get(m, "best_is_inferred")))
+        rc = hk_buf_appends(out, "<p>No best version was recorded: the fastest verified one is"
+                                 " shown.</p>\n");
+    rc = rc ? rc : perf_table(out, base, best);
+    const json_t *acc = json_object_get(m, "accuracy");
+    if (!rc && json_is_object(acc)) {
+        report__fmt_err(a, sizeof a, num_or_nan(acc, "max_abs_err"));
+        report__fmt_err(b, sizeof b, num_or_nan(acc, "max_rel_err"));
+        rc = hk_buf_printf(out, "<p>Accuracy against the baseline's outputs: max abs error"
+                                " <b>%s</b>, max rel error <b>%s</b>.</p>\n",
+                           a, b);
+    }
+    if (!rc && json_is_object(json_object_get(dev, "peaks"))) {
+        report__fmt_bytes_rate(a, sizeof a,
+                               num_or_nan(json_object_get(dev, "peaks"),
+                                          STORE_PEAK_DRAM_BYTES_PER_S));
+        report__fmt_flop_rate(b, sizeof b,
+                              num_or_nan(json_object_get(dev, "peaks"),
+                                         STORE_PEAK_FP32_FLOP_PER_S));
+        rc = hk_buf_printf(out, "<p>Measured peaks of this device: %s DRAM, %s FP32.</p>\n", a,
+                           b);
+    }
+
+    /* Versions: chart, table, chain */
+    rc = rc ? rc : hk_buf_appends(out, "<h2>Versions</h2>\n");
+    rc = rc ? rc : chart(out, versions);
+    rc = rc ? rc
+            : hk_buf_appends(out, "<table><tr><th>Version</th><th>Parent</th><th>Status</th>"
+                                  "<th>Median</th><th>p10 .. p90</th><th>Speedup (spread)</th>"
+                                  "<th>Bandwidth</th><th>FLOP rate</th><th>% of roofline</th>"
+                                  "<th>Max abs err</th><th>Max rel err</th><th>Produced by</th>"
+                                  "</tr>\n");
+    size_t i;
+    const json_t *v;
+    json_array_foreach(versions, i, v)
+    {
+        if (rc)
+            break;
+        const json_t *t = json_object_get(v, "time");
+        json_t *par = json_object_get(v, "parent");
+        char med[32], range[80], spd[160], bw[32], fl[32], roof[32], ea[32], er[32], x[32], y[32];
+        report__fmt_ms(med, sizeof med, num_or_nan(t, "median_ms"));
+        report__fmt_ms(x, sizeof x, num_or_nan(t, "p10_ms"));
+        report__fmt_ms(y, sizeof y, num_or_nan(t, "p90_ms"));
+        snprintf(range, sizeof range, "%s .. %s", x, y);
+        report__fmt_ratio(a, sizeof a, num_or_nan(v, "speedup"));
+        report__fmt_ratio(x, sizeof x, num_or_nan(v, "speedup_lo"));
+        report__fmt_ratio(y, sizeof y, num_or_nan(v, "speedup_hi"));
+        snprintf(spd, sizeof spd, "%s (%s .. %s)", a, x, y);
+        report__fmt_bytes_rate(bw, sizeof bw, num_or_nan(v, "bytes_per_s"));
+        report__fmt_flop_rate(fl, sizeof fl, num_or_nan(v, "flop_per_s"));
+        report__fmt_pct(roof, sizeof roof, num_or_nan(v, "roofline_pct"));
+        report__fmt_err(ea, sizeof ea, num_or_nan(v, "max_abs_err"));
+        report__fmt_err(er, sizeof er, num_or_nan(v, "max_rel_err"));
+        rc = hk_buf_appends(out, "<tr><td>");
+        rc = rc ? rc : h(out, v, "label");
+        if (!rc && json_is_true(json_object_get(v, "is_baseline")))
+            rc = hk_buf_appends(out, " (baseline)");
+        if (!rc && json_is_true(json_object_get(v, "is_best")))
+            rc = hk_buf_appends(out, " <b>(best)</b>");
+        rc = rc ? rc
+                : (json_is_integer(par) ? hk_buf_printf(out, "</td><td>v%lld</td><td>",
+                                                        (long long)json_integer_value(par))
+                                        : hk_buf_appends(out, "</td><td>-</td><td>"));
+        rc = rc ? rc : h(out, v, "status");
+        rc = rc ? rc
+                : hk_buf_printf(out,
+                                "</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                                "<td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                                "<td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                                "<td class=\"num\">%s</td><td class=\"num\">%s</td><td>",
+                                med, range, spd, bw, fl, roof, ea, er);
+        rc = rc ? rc : h(out, v, "produced_by");
+        rc = rc ? rc : hk_buf_appends(out, "</td></tr>\n");
+    }
+    rc = rc ? rc : hk_buf_appends(out, "</table>\n<p>Chain from baseline to best: ");
+    json_array_foreach(json_object_get(m, "chain"), i, v)
+    {
+        if (rc)
+            break;
+        rc = i ? hk_buf_appends(out, " &rarr; ") : HK_OK;
+        rc = rc ? rc : h(out, v, "label");
+    }
+    if (!rc && json_array_size(json_object_get(m, "chain")) == 0)
+        rc = hk_buf_appends(out, "-");
+    rc = rc ? rc : hk_buf_appends(out, "</p>\n");
+
+    /* Stages */
+    rc = rc ? rc
+            : hk_buf_appends(out, "<h2>Stages</h2>\n<table><tr><th>Stage</th><th>Started</th>"
+                                  "<th>Duration</th><th>Events</th><th>Last message</th></tr>\n");
+    const json_t *s;
+    json_array_foreach(json_object_get(m, "stages"), i, s)
+    {
+        if (rc)
+            break;
+        report__fmt_duration(a, sizeof a, num_or_nan(s, "duration_ms"));
+        rc = hk_buf_appends(out, "<tr><td>");
+        rc = rc ? rc : h(out, s, "stage");
+        rc = rc ? rc : hk_buf_appends(out, "</td><td>");
+        rc = rc ? rc : h(out, s, "start");
+        rc = rc ? rc
+                : hk_buf_printf(out, "</td><td class=\"num\">%s</td><td class=\"num\">%lld</td><td>",
+                                a, (long long)json_integer_value(json_object_get(s, "events")));
+        rc = rc ? rc : h(out, s, "last_message");
+        rc = rc ? rc : hk_buf_appends(out, "</td></tr>\n");
+    }
+    rc = rc ? rc : hk_buf_appends(out, "</table>\n");
+
+    /* Rejected */
+    const json_t *rej = json_object_get(m, "rejected");
+    if (!rc && json_array_size(rej)) {
+        rc = hk_buf_appends(out, "<h2>Rejected candidates</h2>\n<table><tr><th>Version</th>"
+                                 "<th>Reason</th><th>Details</th><th>Produced by</th></tr>\n");
+        json_array_foreach(rej, i, v)
+        {
+            if (rc)
+                break;
+            rc = hk_buf_appends(out, "<tr><td>");
+            rc = rc ? rc : h(out, v, "label");
+            rc = rc ? rc : hk_buf_appends(out, "</td><td>");
+            rc = rc ? rc : h(out, v, "reject_reason");
+            rc = rc ? rc : hk_buf_appends(out, "</td><td class=\"details\">");
+            rc = rc ? rc : h(out, v, "reject_details");
+            rc = rc ? rc : hk_buf_appends(out, "</td><td>");
+            rc = rc ? rc : h(out, v, "produced_by");
+            rc = rc ? rc : hk_buf_appends(out, "</td></tr>\n");
+        }
+        rc = rc ? rc : hk_buf_appends(out, "</table>\n");
+    }
+
+    /* Evidence */
+    const json_t *evd = json_object_get(m, "evidence");
+    if (!rc && (json_array_size(json_object_get(evd, "baseline")) ||
+                json_array_size(json_object_get(evd, "best"))))
+        rc = hk_buf_appends(out, "<h2>Evidence</h2>\n");
+    rc = rc ? rc : evidence_html(out, "Baseline", json_object_get(evd, "baseline"));
+    rc = rc ? rc : evidence_html(out, "Best", json_object_get(evd, "best"));
+
+    /* Diff */
+    const json_t *diff = json_object_get(m, "diff");
+    const char *text = report__str(diff, "text");
+    if (!rc && text) {
+        rc = hk_buf_appends(out, "<h2>Diff ");
+        rc = rc ? rc : h(out, diff, "from");
+        rc = rc ? rc : hk_buf_appends(out, " &rarr; ");
+        rc = rc ? rc : h(out, diff, "to");
+        rc = rc ? rc : hk_buf_appends(out, "</h2>\n");
+        rc = rc ? rc : diff_html(out, text);
+    } else if (!rc && report__str(diff, "error")) {
+        rc = hk_buf_appends(out, "<h2>Diff</h2>\n<p>");
+        rc = rc ? rc : h(out, diff, "error");
+        rc = rc ? rc : hk_buf_appends(out, "</p>\n");
+    }
+
+    /* Settings */
+    const json_t *budget = json_object_get(ep, "budget");
+    if (!rc && (json_is_object(budget) || json_is_object(info))) {
+        rc = hk_buf_appends(out, "<h2>Settings</h2>\n<table>\n");
+        if (!rc && json_is_object(budget))
+            rc = kv_table(out, budget, "budget.");
+        if (!rc && json_is_object(info))
+            rc = kv_table(out, info, "");
+        rc = rc ? rc : hk_buf_appends(out, "</table>\n");
+    }
+    rc = rc ? rc : hk_buf_appends(out, "<footer>Generated by Hyper Kernel at ");
+    rc = rc ? rc : h(out, m, "generated");
+    return rc ? rc : hk_buf_appends(out, ".</footer>\n</body>\n</html>\n");
+}

@@ -1,0 +1,39 @@
+/* Private to server/report: helpers the model builder and the renderers share (reading
+ * the model, number formatting, JSON-safe text). Other modules use report.h only. */
+#ifndef HK_REPORT_REPORT_IMPL_H
+#define HK_REPORT_REPORT_IMPL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/buf.h"
+
+/* New JSON string reference from arbitrary bytes: invalid UTF-8 becomes U+FFFD (jansson
+ * refuses it), and text longer than cap bytes is cut at a character boundary with a note
+ * saying how much was dropped. NULL s gives json null. NULL only when out of memory. */
+json_t *report__text(const char *s, size_t cap);
+
+/* Borrowed member string of obj, or NULL when absent or not a string. */
+const char *report__str(const json_t *obj, const char *key);
+/* Member number of obj into *out; false when absent, null or not a number. */
+bool report__num(const json_t *obj, const char *key, double *out);
+
+/* Human formats into buf (always NUL-terminated; "-" for a missing value):
+ * a time in ms ("1.234 ms", "12.3 us"), a rate (GB/s, GFLOP/s or TFLOP/s), a ratio
+ * ("2.41x"), a percentage ("88.1%"), an error ("1.2e-06"), an epoch-ms time (ISO 8601 UTC),
+ * a duration in ms ("1.5 s", "2 min 05 s"). */
+void report__fmt_ms(char *buf, size_t n, double ms);
+void report__fmt_bytes_rate(char *buf, size_t n, double bytes_per_s);
+void report__fmt_flop_rate(char *buf, size_t n, double flop_per_s);
+void report__fmt_ratio(char *buf, size_t n, double r);
+void report__fmt_pct(char *buf, size_t n, double pct);
+void report__fmt_err(char *buf, size_t n, double e);
+void report__fmt_time(char *buf, size_t n, double epoch_ms);
+void report__fmt_duration(char *buf, size_t n, double ms);
+
+/* Scalar JSON as short text (strings as is, numbers %.6g, true/false/null); containers as
+ * compact JSON cut at cap bytes. Appends to out. */
+int report__scalar_text(struct hk_buf *out, const json_t *v, size_t cap);
+
+#endif

@@ -1,0 +1,372 @@
+/* Markdown rendering of the report model (report.c). Every piece of text from the model is
+ * escaped: kernel names, messages and compiler output are user- or tool-controlled and
+ * must not turn into markup, links or broken tables. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/hk.h"
+#include "report/report.h"
+#include "report/report_impl.h"
+
+#define CELL_MAX 600
+
+/* Escaped inline text: backslash before the Markdown punctuation that can start markup
+ * mid-line (emphasis, code, links, HTML, entities, table cells), line breaks as spaces, cut
+ * at max bytes (0: no cut). Text never starts a line here, so list and heading markers
+ * need no escape. */
+static int md_text(struct hk_buf *out, const char *s, size_t max)
+{
+    if (!s)
+        return hk_buf_appends(out, "-");
+    int rc = HK_OK;
+    size_t n = strlen(s);
+    bool cut = max && n > max;
+    if (cut) {
+        n = max;
+        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+            n--; /* never split a UTF-8 sequence */
+    }
+    for (size_t i = 0; rc == HK_OK && i < n; i++) {
+        char c = s[i];
+        if (c == '\n' || c == '\r' || c == '\t')
+            rc = hk_buf_append(out, " ", 1);
+        else if (strchr("\\`*_{}[]<>#!|&~", c))
+            rc = hk_buf_printf(out, "\\%c", c);
+        else
+            rc = hk_buf_append(out, &c, 1);
+    }
+    if (rc == HK_OK && cut)
+        rc = hk_buf_appends(out, " ...");
+    return rc;
+}
+
+static int md_key(struct hk_buf *out, const json_t *obj, const char *key, size_t max)
+{
+    return md_text(out, report__str(obj, key), max);
+}
+
+/* A fenced block that no backtick run in text can close early. */
+static int md_fence(struct hk_buf *out, const char *lang, const char *text)
+{
+    size_t run = 0, longest = 0;
+    for (const char *p = text; *p; p++) {
+        run = *p == '`' ? run + 1 : 0;
+        if (run > longest)
+            longest = run;
+    }
+    char fence[64];
+    size_t fl = longest + 1 > 3 ? longest + 1 : 3;
+    if (fl >= sizeof fence)
+        fl = sizeof fence - 1; /* longer runs than this would need a 60-tick fence */
+    memset(fence, '`', fl);
+    fence[fl] = '\0';
+    size_t len = strlen(text);
+    return hk_buf_printf(out, "%s%s\n%s%s%s\n\n", fence, lang, text,
+                         len && text[len - 1] != '\n' ? "\n" : "", fence);
+}
+
+static double num_or_nan(const json_t *o, const char *key)
+{
+    double v;
+    return report__num(o, key, &v) ? v : NAN;
+}
+
+static int row2(struct hk_buf *out, const char *label, const char *value_md)
+{
+    return hk_buf_printf(out, "| %s | %s |\n", label, value_md);
+}
+
+/* One "| label | escaped text |" row. */
+static int row_text(struct hk_buf *out, const char *label, const char *text)
+{
+    int rc = hk_buf_printf(out, "| %s | ", label);
+    rc = rc ? rc : md_text(out, text, CELL_MAX);
+    return rc ? rc : hk_buf_appends(out, " |\n");
+}
+
+static int version_label(struct hk_buf *out, const json_t *v)
+{
+    if (!v || json_is_null(v))
+        return hk_buf_appends(out, "-");
+    return md_key(out, v, "label", 32);
+}
+
+static int perf_rows(struct hk_buf *out, const json_t *base, const json_t *best)
+{
+    const json_t *vs[2] = {base, best};
+    char cells[2][7][80];
+    for (int i = 0; i < 2; i++) {
+        const json_t *t = json_object_get(vs[i], "time");
+        report__fmt_ms(cells[i][0], 80, num_or_nan(t, "median_ms"));
+        char a[32], b[32];
+        report__fmt_ms(a, sizeof a, num_or_nan(t, "p10_ms"));
+        report__fmt_ms(b, sizeof b, num_or_nan(t, "p90_ms"));
+        snprintf(cells[i][1], 80, "%s .. %s", a, b);
+        report__fmt_pct(cells[i][2], 80, 100 * num_or_nan(t, "spread"));
+        report__fmt_bytes_rate(cells[i][3], 80, num_or_nan(vs[i], "bytes_per_s"));
+        report__fmt_flop_rate(cells[i][4], 80, num_or_nan(vs[i], "flop_per_s"));
+        report__fmt_pct(cells[i][5], 80, num_or_nan(vs[i], "roofline_pct"));
+        snprintf(cells[i][6], 80, "%lld", (long long)json_integer_value(json_object_get(t, "reps")));
+    }
+    static const char *labels[] = {"Median time", "p10 .. p90", "Spread (p90-p10)/median",
+                                   "Bandwidth", "FLOP rate", "% of roofline", "Repetitions"};
+    int rc = HK_OK;
+    for (int r = 0; rc == HK_OK && r < 7; r++)
+        rc = hk_buf_printf(out, "| %s | %s | %s |\n", labels[r], cells[0][r], cells[1][r]);
+    return rc;
+}
+
+static int evidence_md(struct hk_buf *out, const char *title, const json_t *arr)
+{
+    if (json_array_size(arr) == 0)
+        return HK_OK;
+    int rc = hk_buf_printf(out, "### %s\n\n", title);
+    size_t i;
+    const json_t *ev;
+    json_array_foreach(arr, i, ev)
+    {
+        if (rc)
+            break;
+        rc = hk_buf_appends(out, "**");
+        rc = rc ? rc : md_key(out, ev, "kind", 64);
+        rc = rc ? rc : hk_buf_appends(out, "**\n\n| Field | Value |\n|---|---|\n");
+        const json_t *data = json_object_get(ev, "data");
+        struct hk_buf cell;
+        hk_buf_init(&cell, CELL_MAX * 4);
+        if (json_is_object(data)) {
+            const char *k;
+            const json_t *v;
+            json_object_foreach((json_t *)data, k, v)
+            {
+                if (rc)
+                    break;
+                hk_buf_reset(&cell);
+                int r = report__scalar_text(&cell, v, CELL_MAX);
+                if (r && r != HK_ETOOBIG)
+                    rc = r;
+                rc = rc ? rc : hk_buf_appends(out, "| ");
+                rc = rc ? rc : md_text(out, k, 128);
+                rc = rc ? rc : hk_buf_appends(out, " | ");
+                rc = rc ? rc : md_text(out, cell.data ? cell.data : "", CELL_MAX);
+                rc = rc ? rc : hk_buf_appends(out, " |\n");
+            }
+        } else {
+            int r = report__scalar_text(&cell, data, CELL_MAX);
+            if (r && r != HK_ETOOBIG)
+                rc = r;
+            rc = rc ? rc : hk_buf_appends(out, "| value | ");
+            rc = rc ? rc : md_text(out, cell.data ? cell.data : "", CELL_MAX);
+            rc = rc ? rc : hk_buf_appends(out, " |\n");
+        }
+        hk_buf_free(&cell);
+        rc = rc ? rc : hk_buf_appends(out, "\n");
+    }
+    return rc;
+}
+
+int report_model_to_markdown(const json_t *m, struct hk_buf *out)
+{
+    const json_t *ep = json_object_get(m, "episode"), *k = json_object_get(m, "kernel");
+    if (!json_is_object(ep) || !json_is_object(k))
+        return HK_EINVAL;
+    const json_t *dev = json_object_get(m, "device"), *base = json_object_get(m, "baseline"),
+                 *best = json_object_get(m, "best"), *info = json_object_get(ep, "info");
+    char a[64], b[64], c[64];
+    int rc = hk_buf_appends(out, "# Hyper Kernel report: ");
+    rc = rc ? rc : md_key(out, ep, "name", 256);
+    rc = rc ? rc : hk_buf_appends(out, "\n\n| | |\n|---|---|\n");
+    rc = rc ? rc : row_text(out, "Kernel", report__str(k, "name"));
+    rc = rc ? rc : row_text(out, "File", report__str(k, "file"));
+    rc = rc ? rc : row_text(out, "Target", report__str(ep, "target"));
+    rc = rc ? rc : row_text(out, "Architecture", report__str(ep, "arch"));
+    rc = rc ? rc : row_text(out, "Device", report__str(dev, "name"));
+    rc = rc ? rc : row_text(out, "Engine", report__str(ep, "engine"));
+    rc = rc ? rc : row_text(out, "Status", report__str(ep, "status"));
+    rc = rc ? rc : row_text(out, "Started", report__str(ep, "started"));
+    rc = rc ? rc : row_text(out, "Ended", report__str(ep, "ended"));
+    report__fmt_duration(a, sizeof a, num_or_nan(ep, "duration_ms"));
+    rc = rc ? rc : row2(out, "Duration", a);
+    if (!rc && report__str(info, "isolation"))
+        rc = row_text(out, "Isolation", report__str(info, "isolation"));
+    if (!rc && report__str(ep, "error"))
+        rc = row_text(out, "Error", report__str(ep, "error"));
+
+    /* Result */
+    rc = rc ? rc : hk_buf_appends(out, "\n## Result\n\n| | Baseline (");
+    rc = rc ? rc : version_label(out, base);
+    rc = rc ? rc : hk_buf_appends(out, ") | Best (");
+    rc = rc ? rc : version_label(out, best);
+    rc = rc ? rc : hk_buf_appends(out, ") |\n|---|---|---|\n");
+    rc = rc ? rc : perf_rows(out, base, best);
+    const json_t *sp = json_object_get(m, "speedup");
+    if (!rc && json_is_object(sp)) {
+        report__fmt_ratio(a, sizeof a, num_or_nan(sp, "value"));
+        report__fmt_ratio(b, sizeof b, num_or_nan(sp, "lo"));
+        report__fmt_ratio(c, sizeof c, num_or_nan(sp, "hi"));
+        rc = hk_buf_printf(out, "\n**Speedup: %s** (spread %s .. %s, from p10/p90)\n", a, b, c);
+    } else if (!rc) {
+        rc = hk_buf_appends(out, "\n**No faster verified version.**\n");
+    }
+    const json_t *acc = json_object_get(m, "accuracy");
+    if (!rc && json_is_object(acc)) {
+        report__fmt_err(a, sizeof a, num_or_nan(acc, "max_abs_err"));
+        report__fmt_err(b, sizeof b, num_or_nan(acc, "max_rel_err"));
+        rc = hk_buf_printf(out, "\nAccuracy against the baseline's outputs: max abs error %s,"
+                                " max rel error %s\n",
+                           a, b);
+    }
+    if (!rc && json_is_true(json_object_get(m, "best_is_inferred")))
+        rc = hk_buf_appends(out, "\n(No best version was recorded: the fastest verified one"
+                                 " is shown.)\n");
+
+    /* Stages */
+    const json_t *stages = json_object_get(m, "stages");
+    rc = rc ? rc
+            : hk_buf_appends(out, "\n## Stages\n\n| Stage | Started | Duration | Events |"
+                                  " Last message |\n|---|---|---|---|---|\n");
+    size_t i;
+    const json_t *s;
+    json_array_foreach(stages, i, s)
+    {
+        if (rc)
+            break;
+        report__fmt_duration(a, sizeof a, num_or_nan(s, "duration_ms"));
+        rc = hk_buf_appends(out, "| ");
+        rc = rc ? rc : md_key(out, s, "stage", 64);
+        rc = rc ? rc : hk_buf_appends(out, " | ");
+        rc = rc ? rc : md_key(out, s, "start", 64);
+        rc = rc ? rc
+                : hk_buf_printf(out, " | %s | %lld | ", a,
+                                (long long)json_integer_value(json_object_get(s, "events")));
+        rc = rc ? rc : md_key(out, s, "last_message", 300);
+        rc = rc ? rc : hk_buf_appends(out, " |\n");
+    }
+
+    /* Versions and chain */
+    rc = rc ? rc
+            : hk_buf_appends(out, "\n## Versions\n\n| Version | Parent | Status | Median |"
+                                  " Speedup (spread) | Bandwidth | % of roofline |"
+                                  " Max abs err | Max rel err | Produced by |\n"
+                                  "|---|---|---|---|---|---|---|---|---|---|\n");
+    const json_t *v;
+    json_array_foreach(json_object_get(m, "versions"), i, v)
+    {
+        if (rc)
+            break;
+        const json_t *t = json_object_get(v, "time");
+        json_t *par = json_object_get(v, "parent");
+        char med[32], spd[160], bw[32], roof[32], ea[32], er[32], x[32], y[32];
+        report__fmt_ms(med, sizeof med, num_or_nan(t, "median_ms"));
+        report__fmt_ratio(x, sizeof x, num_or_nan(v, "speedup_lo"));
+        report__fmt_ratio(y, sizeof y, num_or_nan(v, "speedup_hi"));
+        report__fmt_ratio(a, sizeof a, num_or_nan(v, "speedup"));
+        snprintf(spd, sizeof spd, "%s (%s .. %s)", a, x, y);
+        report__fmt_bytes_rate(bw, sizeof bw, num_or_nan(v, "bytes_per_s"));
+        report__fmt_pct(roof, sizeof roof, num_or_nan(v, "roofline_pct"));
+        report__fmt_err(ea, sizeof ea, num_or_nan(v, "max_abs_err"));
+        report__fmt_err(er, sizeof er, num_or_nan(v, "max_rel_err"));
+        rc = hk_buf_appends(out, "| ");
+        rc = rc ? rc : md_key(out, v, "label", 32);
+        if (!rc && json_is_true(json_object_get(v, "is_baseline")))
+            rc = hk_buf_appends(out, " (baseline)");
+        if (!rc && json_is_true(json_object_get(v, "is_best")))
+            rc = hk_buf_appends(out, " (best)");
+        rc = rc ? rc
+                : (json_is_integer(par)
+                       ? hk_buf_printf(out, " | v%lld | ", (long long)json_integer_value(par))
+                       : hk_buf_appends(out, " | - | "));
+        rc = rc ? rc : md_key(out, v, "status", 32);
+        rc = rc ? rc
+                : hk_buf_printf(out, " | %s | %s | %s | %s | %s | %s | ", med, spd, bw, roof, ea,
+                                er);
+        rc = rc ? rc : md_key(out, v, "produced_by", 128);
+        rc = rc ? rc : hk_buf_appends(out, " |\n");
+    }
+    rc = rc ? rc : hk_buf_appends(out, "\nChain: ");
+    json_array_foreach(json_object_get(m, "chain"), i, v)
+    {
+        if (rc)
+            break;
+        rc = i ? hk_buf_appends(out, " -> ") : HK_OK;
+        rc = rc ? rc : md_key(out, v, "label", 32);
+    }
+    rc = rc ? rc : hk_buf_appends(out, "\n");
+
+    /* Rejected */
+    const json_t *rej = json_object_get(m, "rejected");
+    if (!rc && json_array_size(rej)) {
+        rc = hk_buf_appends(out, "\n## Rejected candidates\n\n| Version | Reason | Details |"
+                                 " Produced by |\n|---|---|---|---|\n");
+        json_array_foreach(rej, i, v)
+        {
+            if (rc)
+                break;
+            rc = hk_buf_appends(out, "| ");
+            rc = rc ? rc : md_key(out, v, "label", 32);
+            rc = rc ? rc : hk_buf_appends(out, " | ");
+            rc = rc ? rc : md_key(out, v, "reject_reason", 200);
+            rc = rc ? rc : hk_buf_appends(out, " | ");
+            rc = rc ? rc : md_key(out, v, "reject_details", CELL_MAX);
+            rc = rc ? rc : hk_buf_appends(out, " | ");
+            rc = rc ? rc : md_key(out, v, "produced_by", 128);
+            rc = rc ? rc : hk_buf_appends(out, " |\n");
+        }
+    }
+
+    /* Evidence */
+    const json_t *evd = json_object_get(m, "evidence");
+    if (!rc && (json_array_size(json_object_get(evd, "baseline")) ||
+                json_array_size(json_object_get(evd, "best"))))
+        rc = hk_buf_appends(out, "\n## Evidence\n\n");
+    rc = rc ? rc : evidence_md(out, "Baseline", json_object_get(evd, "baseline"));
+    rc = rc ? rc : evidence_md(out, "Best", json_object_get(evd, "best"));
+
+    /* Diff */
+    const json_t *diff = json_object_get(m, "diff");
+    const char *text = report__str(diff, "text");
+    if (!rc && text) {
+        rc = hk_buf_appends(out, "\n## Diff ");
+        rc = rc ? rc : md_key(out, diff, "from", 64);
+        rc = rc ? rc : hk_buf_appends(out, " to ");
+        rc = rc ? rc : md_key(out, diff, "to", 64);
+        rc = rc ? rc : hk_buf_appends(out, "\n\n");
+        rc = rc ? rc : md_fence(out, "diff", text);
+    } else if (!rc && report__str(diff, "error")) {
+        rc = hk_buf_appends(out, "\n## Diff\n\n");
+        rc = rc ? rc : md_key(out, diff, "error", 256);
+        rc = rc ? rc : hk_buf_appends(out, "\n");
+    }
+
+    /* Episode facts the engine recorded */
+    if (!rc && (json_is_object(info) || json_is_object(json_object_get(ep, "budget")))) {
+        rc = hk_buf_appends(out, "\n## Settings\n\n| Field | Value |\n|---|---|\n");
+        const json_t *objs[2] = {json_object_get(ep, "budget"), info};
+        const char *pfx[2] = {"budget.", ""};
+        for (int o = 0; rc == HK_OK && o < 2; o++) {
+            if (!json_is_object(objs[o]))
+                continue;
+            const char *key;
+            const json_t *val;
+            json_object_foreach((json_t *)objs[o], key, val)
+            {
+                if (rc)
+                    break;
+                struct hk_buf cell;
+                hk_buf_init(&cell, CELL_MAX * 4);
+                int r = report__scalar_text(&cell, val, CELL_MAX);
+                if (r && r != HK_ETOOBIG)
+                    rc = r;
+                rc = rc ? rc : hk_buf_printf(out, "| %s", pfx[o]);
+                rc = rc ? rc : md_text(out, key, 128);
+                rc = rc ? rc : hk_buf_appends(out, " | ");
+                rc = rc ? rc : md_text(out, cell.data ? cell.data : "", CELL_MAX);
+                rc = rc ? rc : hk_buf_appends(out, " |\n");
+                hk_buf_free(&cell);
+            }
+        }
+    }
+    rc = rc ? rc : hk_buf_appends(out, "\nGenerated by Hyper Kernel at ");
+    rc = rc ? rc : md_key(out, m, "generated", 64);
+    return rc ? rc : hk_buf_appends(out, ".\n");
+}

@@ -1,0 +1,624 @@
+/* Report: the line diff (against `diff -u` output kept in tests/data/report, and as a
+ * property on random inputs: the patch applies and is minimal), HTML escaping, and the
+ * JSON / Markdown / HTML reports of a fixture episode, including a hostile kernel name,
+ * bad UTF-8, caps, files written atomically and allocation failures. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/hk.h"
+#include "report/report.h"
+#include "store/store.h"
+
+static char *slurp(const char *name, size_t *len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/report/%s", HK_TEST_DATA, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *p = malloc((size_t)n + 1);
+    assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
+    p[n] = '\0';
+    fclose(f);
+    if (len)
+        *len = (size_t)n;
+    return p;
+}
+
+static void diff_matches_gnu_diff(void **state)
+{
+    const char *cases[][5] = {{"saxpy_v0.cu", "saxpy_best.cu", "saxpy.diff", "v0 (baseline)",
+                               "v3 (best)"},
+                              {"lines_a.txt", "lines_b.txt", "lines.diff", "a", "b"}};
+    for (size_t i = 0; i < 2; i++) {
+        size_t la, lb;
+        char *a = slurp(cases[i][0], &la), *b = slurp(cases[i][1], &lb),
+             *want = slurp(cases[i][2], NULL);
+        struct hk_buf out;
+        hk_buf_init(&out, 1 << 20);
+        assert_int_equal(report_diff_unified(a, la, b, lb, cases[i][3], cases[i][4], 3, &out),
+                         HK_OK);
+        assert_string_equal(out.data, want);
+        hk_buf_free(&out);
+        free(a);
+        free(b);
+        free(want);
+    }
+    /* A missing final newline is marked as diff -u marks it. */
+    struct hk_buf out;
+    hk_buf_init(&out, 4096);
+    assert_int_equal(report_diff_unified("a\nb\nc", 5, "a\nB\nc\nd", 7, "x", "y", 3, &out), HK_OK);
+    assert_string_equal(out.data, "--- x\n+++ y\n@@ -1,3 +1,4 @@\n a\n-b\n-c\n"
+                                  "\\ No newline at end of file\n+B\n+c\n+d\n"
+                                  "\\ No newline at end of file\n");
+    hk_buf_reset(&out);
+    /* Empty to something, something to empty, equal texts. */
+    assert_int_equal(report_diff_unified("", 0, "x\n", 2, "a", "b", 3, &out), HK_OK);
+    assert_string_equal(out.data, "--- a\n+++ b\n@@ -0,0 +1 @@\n+x\n");
+    hk_buf_reset(&out);
+    assert_int_equal(report_diff_unified("x\ny\n", 4, "", 0, "a", "b", 3, &out), HK_OK);
+    assert_string_equal(out.data, "--- a\n+++ b\n@@ -1,2 +0,0 @@\n-x\n-y\n");
+    hk_buf_reset(&out);
+    assert_int_equal(report_diff_unified("same\n", 5, "same\n", 5, "a", "b", 3, &out), HK_OK);
+    assert_int_equal(out.len, 0);
+    hk_buf_free(&out);
+}
+
+/* Applies a unified diff to a (lines), checking every context and deleted line. */
+static char *apply_patch(const char *a, const char *patch)
+{
+    /* Split a into lines (each keeps its '\n'). */
+    const char *lines[256];
+    size_t lens[256], n = 0;
+    for (const char *p = a; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        lines[n] = p;
+        lens[n++] = len;
+        p += len;
+    }
+    char *res = calloc(1, 8192);
+    size_t pos = 0; /* next line of a to copy */
+    const char *p = strstr(patch, "@@");
+    while (p && *p) {
+        int a_start = 0;
+        /* "@@ -l[,c] +l[,c] @@" */
+        assert_true(sscanf(p, "@@ -%d", &a_start) == 1);
+        const char *comma = strchr(p + 4, ',');
+        const char *plus = strchr(p + 3, '+');
+        int a_count = (comma && comma < plus) ? atoi(comma + 1) : 1;
+        size_t first = a_count == 0 ? (size_t)a_start : (size_t)a_start - 1;
+        while (pos < first) {
+            strncat(res, lines[pos], lens[pos]);
+            pos++;
+        }
+        p = strchr(p, '\n') + 1;
+        while (*p && strncmp(p, "@@", 2) != 0) {
+            const char *nl = strchr(p, '\n');
+            size_t len = (size_t)(nl - p) + 1;
+            bool no_nl = strncmp(nl + 1, "\\ No newline", 12) == 0;
+            size_t body = no_nl ? len - 2 : len - 1; /* without the tag, without '\n' if none */
+            if (*p == ' ' || *p == '-') {
+                assert_true(pos < n);
+                assert_int_equal(lens[pos], no_nl ? len - 2 : len - 1);
+                assert_memory_equal(lines[pos], p + 1, body);
+                pos++;
+            }
+            if (*p == ' ' || *p == '+')
+                strncat(res, p + 1, body);
+            p = nl + 1;
+            if (no_nl)
+                p = strchr(p, '\n') + 1;
+        }
+    }
+    while (pos < n) {
+        strncat(res, lines[pos], lens[pos]);
+        pos++;
+    }
+    return res;
+}
+
+static int lcs(const char **a, int n, const char **b, int m)
+{
+    int dp[20][20] = {{0}};
+    for (int i = n - 1; i >= 0; i--)
+        for (int j = m - 1; j >= 0; j--)
+            dp[i][j] = strcmp(a[i], b[j]) == 0 ? dp[i + 1][j + 1] + 1
+                                                : (dp[i + 1][j] > dp[i][j + 1] ? dp[i + 1][j]
+                                                                               : dp[i][j + 1]);
+    return dp[0][0];
+}
+
+static void diff_property_random(void **state)
+{
+    const char *alphabet[] = {"x\n", "y\n", "z\n", "{\n", "}\n"};
+    srand(12345);
+    for (int iter = 0; iter < 3000; iter++) {
+        int n = rand() % 15, m = rand() % 15;
+        const char *la[20], *lb[20];
+        char a[256] = "", b[256] = "";
+        for (int i = 0; i < n; i++)
+            strcat(a, la[i] = alphabet[rand() % 5]);
+        for (int i = 0; i < m; i++)
+            strcat(b, lb[i] = alphabet[rand() % 5]);
+        /* Sometimes drop the last newline on either side. */
+        if (n && rand() % 4 == 0)
+            a[strlen(a) - 1] = '\0';
+        if (m && rand() % 4 == 0)
+            b[strlen(b) - 1] = '\0';
+        int ctx = rand() % 4;
+        struct hk_buf out;
+        hk_buf_init(&out, 1 << 16);
+        assert_int_equal(report_diff_unified(a, strlen(a), b, strlen(b), "a", "b", ctx, &out),
+                         HK_OK);
+        if (strcmp(a, b) == 0) {
+            assert_int_equal(out.len, 0);
+            hk_buf_free(&out);
+            continue;
+        }
+        char *got = apply_patch(a, out.data);
+        assert_string_equal(got, b);
+        free(got);
+        /* Minimal when both end in '\n' (then lines compare as the alphabet does). */
+        if ((!n || a[strlen(a) - 1] == '\n') && (!m || b[strlen(b) - 1] == '\n')) {
+            int edits = 0;
+            for (const char *p = strstr(out.data, "@@"); p && *p; p = strchr(p, '\n') + 1) {
+                if ((*p == '+' || *p == '-') && strncmp(p, "+++", 3) && strncmp(p, "---", 3))
+                    edits++;
+                if (!strchr(p, '\n'))
+                    break;
+            }
+            assert_int_equal(edits, n + m - 2 * lcs(la, n, lb, m));
+        }
+        hk_buf_free(&out);
+    }
+}
+
+static void diff_caps(void **state)
+{
+    size_t big = (REPORT_DIFF_MAX_LINES + 1) * 2;
+    char *a = malloc(big + 1);
+    for (size_t i = 0; i < big; i += 2)
+        memcpy(a + i, "x\n", 2);
+    a[big] = '\0';
+    struct hk_buf out;
+    hk_buf_init(&out, 1 << 20);
+    assert_int_equal(report_diff_unified(a, big, "y\n", 2, "a", "b", 3, &out), HK_ETOOBIG);
+    free(a);
+    /* Too many edits: two texts with nothing in common, past the edit cap. */
+    size_t lines = REPORT_DIFF_MAX_EDITS; /* 2 * lines edits in all */
+    char *x = malloc(lines * 8 + 1), *y = malloc(lines * 8 + 1);
+    x[0] = y[0] = '\0';
+    size_t lx = 0, ly = 0;
+    for (size_t i = 0; i < lines; i++) {
+        lx += (size_t)sprintf(x + lx, "a%05zu\n", i);
+        ly += (size_t)sprintf(y + ly, "b%05zu\n", i);
+    }
+    long live = hk_alloc_live();
+    assert_int_equal(report_diff_unified(x, lx, y, ly, "a", "b", 3, &out), HK_ETOOBIG);
+    assert_int_equal(hk_alloc_live(), live);
+    /* Output cap. */
+    hk_buf_free(&out);
+    hk_buf_init(&out, 40);
+    assert_int_equal(report_diff_unified("a\nb\nc\n", 6, "a\nX\nc\n", 6, "left", "right", 3, &out),
+                     HK_ETOOBIG);
+    hk_buf_free(&out);
+    free(x);
+    free(y);
+}
+
+static void html_escape(void **state)
+{
+    struct hk_buf out;
+    hk_buf_init(&out, 1024);
+    assert_int_equal(report_html_escape(&out, "<a href=\"x\">'&'</a>"), HK_OK);
+    assert_string_equal(out.data, "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+    assert_int_equal(report_html_escape(&out, NULL), HK_OK);
+    hk_buf_free(&out);
+}
+
+/* ---- a fixture episode ---- */
+
+#define HOSTILE "<script>alert(\"pwn\")</script>|*_`[x](http://evil)&amp;"
+
+struct fixture {
+    store *s;
+    int64_t kernel, ep, v0, v1, v2, v3;
+};
+
+static void meas(store *s, int64_t vid, int64_t ep, enum store_measure_kind kind, double med,
+                 double p10, double p90, double bytes)
+{
+    store_measurement m = {.version_id = vid, .episode_id = ep, .kind = kind, .median_ms = med,
+                           .p10_ms = p10, .p90_ms = p90, .spread = NAN, .reps = 40,
+                           .bytes_per_s = bytes, .flop_per_s = 2.0 * 16777216 / (med * 1e-3),
+                           .roofline_pct = NAN, .size_key = "n=16777216"};
+    assert_int_equal(store_measurement_add(s, &m, NULL), HK_OK);
+}
+
+static void fixture_build(struct fixture *f, const char *kernel_name)
+{
+    char *v0src = slurp("saxpy_v0.cu", NULL), *bestsrc = slurp("saxpy_best.cu", NULL);
+    assert_int_equal(store_open(":memory:", &f->s), HK_OK);
+    store *s = f->s;
+    assert_int_equal(store_kernel_upsert(s, "/work/k/saxpy.cu", kernel_name, NULL, &f->kernel),
+                     HK_OK);
+    store_episode_new en = {.kernel_id = f->kernel, .target = "nvidia:sm_90",
+                            .backend = "nvidia", .arch = "sm_90", .engine = "builtin",
+                            .budget_json = "{\"candidates\":24,\"minutes\":10}",
+                            .pid = getpid()};
+    assert_int_equal(store_episode_create(s, &en, &f->ep), HK_OK);
+    assert_int_equal(store_device_put(s, "NVIDIA H200", "9.0",
+                                      "{\"dram_bytes_per_s\":4.0e12,\"fp32_flop_per_s\":6.0e13}"),
+                     HK_OK);
+    assert_int_equal(store_episode_set_device(s, f->ep, "NVIDIA H200"), HK_OK);
+    assert_int_equal(store_episode_set_info(s, f->ep, "{\"isolation\":\"bwrap (no network)\","
+                                                      "\"nvcc\":\"13.0\"}"),
+                     HK_OK);
+    assert_int_equal(store_event_add(s, f->ep, "init", "sm_90, 132 SMs", NULL, NULL), HK_OK);
+    assert_int_equal(store_event_add(s, f->ep, "baseline", "measured", NULL, NULL), HK_OK);
+    assert_int_equal(store_event_add(s, f->ep, "optimize", "3 candidates", NULL, NULL), HK_OK);
+    assert_int_equal(store_event_add(s, f->ep, "verify", HOSTILE, NULL, NULL), HK_OK);
+
+    store_version_new vn = {.episode_id = f->ep, .source = v0src, .status = STORE_V_VERIFIED,
+                            .produced_by = "baseline"};
+    assert_int_equal(store_version_add(s, &vn, &f->v0), HK_OK);
+    assert_int_equal(store_episode_set_baseline(s, f->ep, f->v0), HK_OK);
+    vn.parent_id = f->v0;
+    vn.source = "__global__ void saxpy_v1() {}\n";
+    vn.produced_by = "builtin:block_size";
+    assert_int_equal(store_version_add(s, &vn, &f->v1), HK_OK);
+    vn.parent_id = f->v1;
+    vn.source = "__global__ void racy() {}\n";
+    vn.status = STORE_V_REJECTED;
+    vn.produced_by = "builtin:" HOSTILE;
+    assert_int_equal(store_version_add(s, &vn, &f->v2), HK_OK);
+    assert_int_equal(store_version_set_status(s, f->v2, STORE_V_REJECTED, "wrong answer",
+                                              "max abs err 3.5 at [17]</td><img src=x "
+                                              "onerror=alert(1)>"),
+                     HK_OK);
+    vn.source = bestsrc;
+    vn.status = STORE_V_VERIFIED;
+    vn.produced_by = "builtin:grid_stride";
+    assert_int_equal(store_version_add(s, &vn, &f->v3), HK_OK);
+    assert_int_equal(store_version_set_accuracy(s, f->v3, 0.0, 0.0), HK_OK);
+    assert_int_equal(store_version_set_accuracy(s, f->v1, 1.5e-7, 3e-8), HK_OK);
+    /* saxpy moves 12 bytes per element: 16M elements. */
+    double bytes = 12.0 * 16777216;
+    meas(s, f->v0, f->ep, STORE_M_BASELINE, 0.100, 0.098, 0.104, bytes / 0.100e-3);
+    meas(s, f->v0, f->ep, STORE_M_VERIFY, 0.105, 0.100, 0.110, bytes / 0.105e-3);
+    meas(s, f->v1, f->ep, STORE_M_CANDIDATE, 0.080, 0.078, 0.083, bytes / 0.080e-3);
+    meas(s, f->v3, f->ep, STORE_M_VERIFY, 0.060, 0.059, 0.062, bytes / 0.060e-3);
+    assert_int_equal(store_evidence_add(s, f->v0, f->ep, "ptxas",
+                                        "{\"registers\":12,\"spill_stores\":0,\"smem_static\":0}",
+                                        NULL),
+                     HK_OK);
+    assert_int_equal(store_evidence_add(s, f->v3, f->ep, "sass",
+                                        "{\"LDG.E.128\":2,\"STG.E.128\":1,\"local_memory\":0,"
+                                        "\"note\":\"<b>wide</b>\"}",
+                                        NULL),
+                     HK_OK);
+    assert_int_equal(store_evidence_add(s, f->v3, f->ep, "ncu",
+                                        "{\"dram__throughput.avg.pct_of_peak\":91.2,"
+                                        "\"sm__warps_active\":[1,2]}",
+                                        NULL),
+                     HK_OK);
+    assert_int_equal(store_episode_set_best(s, f->ep, f->v3), HK_OK);
+    assert_int_equal(store_episode_finish(s, f->ep, STORE_EP_COMPLETED, NULL), HK_OK);
+    free(v0src);
+    free(bestsrc);
+}
+
+static void json_report(void **state)
+{
+    struct fixture f;
+    fixture_build(&f, "saxpy");
+    struct hk_buf out;
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_json(f.s, f.ep, &out), HK_OK);
+    json_error_t err;
+    json_t *m = json_loads(out.data, 0, &err);
+    if (!m)
+        fail_msg("report JSON does not parse: %s", err.text);
+    assert_string_equal(json_string_value(json_object_get(m, "schema")), "hyperkernel.report/1");
+    json_t *ep = json_object_get(m, "episode");
+    assert_string_equal(json_string_value(json_object_get(ep, "name")), "saxpy sm_90");
+    assert_string_equal(json_string_value(json_object_get(ep, "status")), "completed");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(ep, "info"),
+                                                          "isolation")),
+                        "bwrap (no network)");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(m, "device"), "name")),
+                        "NVIDIA H200");
+    /* speedup = baseline verify 0.105 / best verify 0.060; spread from p10/p90 */
+    json_t *sp = json_object_get(m, "speedup");
+    assert_true(fabs(json_real_value(json_object_get(sp, "value")) - 1.75) < 1e-9);
+    assert_true(fabs(json_real_value(json_object_get(sp, "lo")) - 0.100 / 0.062) < 1e-9);
+    assert_true(fabs(json_real_value(json_object_get(sp, "hi")) - 0.110 / 0.059) < 1e-9);
+    /* bandwidth and % of roofline against the device's measured 4 TB/s */
+    json_t *best = json_object_get(m, "best");
+    assert_string_equal(json_string_value(json_object_get(best, "label")), "v3");
+    double bw = json_real_value(json_object_get(best, "bytes_per_s"));
+    assert_true(fabs(bw - 12.0 * 16777216 / 0.060e-3) < 1);
+    double roof = json_real_value(json_object_get(best, "roofline_pct"));
+    assert_true(fabs(roof - 100.0 * bw / 4.0e12) < 1e-6);
+    assert_true(json_is_true(json_object_get(best, "is_best")));
+    json_t *acc = json_object_get(m, "accuracy");
+    assert_true(json_real_value(json_object_get(acc, "max_abs_err")) == 0.0);
+    /* chain baseline -> best skips the rejected v2 */
+    json_t *chain = json_object_get(m, "chain");
+    assert_int_equal(json_array_size(chain), 3);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(chain, 0), "label")),
+                        "v0");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(chain, 2), "label")),
+                        "v3");
+    json_t *rej = json_object_get(m, "rejected");
+    assert_int_equal(json_array_size(rej), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rej, 0),
+                                                          "reject_reason")),
+                        "wrong answer");
+    assert_int_equal(json_array_size(json_object_get(m, "versions")), 4);
+    assert_int_equal(json_array_size(json_object_get(m, "stages")), 4);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(m, "evidence"), "best")), 2);
+    /* The diff is exactly diff -u's. */
+    char *want = slurp("saxpy.diff", NULL);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(m, "diff"), "text")),
+                        want);
+    free(want);
+    json_decref(m);
+    hk_buf_free(&out);
+    store_close(f.s);
+}
+
+static void html_report_is_safe_and_complete(void **state)
+{
+    struct fixture f;
+    fixture_build(&f, HOSTILE);
+    struct hk_buf out;
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_html(f.s, f.ep, &out), HK_OK);
+    const char *h = out.data;
+    /* Nothing from the data became markup, and nothing is loaded from outside. */
+    assert_null(strstr(h, "<script"));
+    assert_null(strstr(h, "<img"));
+    assert_null(strstr(h, "<link"));
+    assert_null(strstr(h, "src=\""));
+    assert_null(strstr(h, "href="));
+    assert_null(strstr(h, "<b>wide"));
+    assert_non_null(strstr(h, "&lt;script&gt;alert(&quot;pwn&quot;)&lt;/script&gt;"));
+    assert_non_null(strstr(h, "&lt;/td&gt;&lt;img src=x onerror=alert(1)&gt;"));
+    assert_non_null(strstr(h, "&amp;amp;"));
+    /* Everything the brief asks for is there. */
+    assert_non_null(strstr(h, "<!DOCTYPE html>"));
+    assert_non_null(strstr(h, "<style>"));
+    assert_non_null(strstr(h, "<svg"));
+    assert_int_equal(strstr(h, "<rect") != NULL, 1);
+    assert_non_null(strstr(h, "<b class=\"good\">1.75x</b>")); /* speedup */
+    assert_non_null(strstr(h, "(spread 1.61x .. 1.86x"));      /* its spread */
+    assert_non_null(strstr(h, "3355.4 GB/s"));                 /* best bandwidth */
+    assert_non_null(strstr(h, "83.9%"));                       /* % of the measured 4 TB/s */
+    assert_non_null(strstr(h, "559.2 GFLOP/s"));               /* 2 FLOP per element */
+    assert_non_null(strstr(h, "NVIDIA H200"));
+    assert_non_null(strstr(h, "bwrap (no network)"));
+    assert_non_null(strstr(h, "wrong answer"));
+    assert_non_null(strstr(h, "LDG.E.128"));
+    assert_non_null(strstr(h, "dram__throughput.avg.pct_of_peak"));
+    assert_non_null(strstr(h, "registers"));
+    assert_non_null(strstr(h, "<span class=\"add\">+    int block = 256;</span>"));
+    assert_non_null(strstr(h, "v0 &rarr; v1 &rarr; v3"));
+    assert_non_null(strstr(h, "<th>Stage</th>"));
+    assert_non_null(strstr(h, "verify"));
+    assert_non_null(strstr(h, "</html>"));
+    /* One bar per measured version (v0, v1, v3), none for the rejected v2. */
+    int bars = 0;
+    for (const char *p = h; (p = strstr(p, "<rect")); p++)
+        bars++;
+    assert_int_equal(bars, 3);
+    hk_buf_free(&out);
+    store_close(f.s);
+}
+
+static void markdown_report(void **state)
+{
+    struct fixture f;
+    fixture_build(&f, HOSTILE);
+    struct hk_buf out;
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_markdown(f.s, f.ep, &out), HK_OK);
+    const char *md = out.data;
+    /* Outside the diff's fenced block every '<', '[' and '|' from data is escaped. */
+    const char *fence = strstr(md, "```diff");
+    assert_non_null(fence);
+    for (const char *p = md; p < fence; p++)
+        if (*p == '<' || *p == '[')
+            assert_true(p > md && p[-1] == '\\');
+    assert_null(strstr(md, "x](http")); /* the link text bracket is escaped: no link */
+    assert_non_null(strstr(md, "\\<script\\>"));
+    assert_non_null(strstr(md, "\\|\\*\\_\\`\\[x\\]"));
+    assert_non_null(strstr(md, "**Speedup: 1.75x** (spread 1.61x .. 1.86x"));
+    assert_non_null(strstr(md, "```diff\n--- v0 (baseline)\n+++ v3 (best)\n"));
+    assert_non_null(strstr(md, "| v3 (best) | v1 | verified |"));
+    assert_non_null(strstr(md, "Chain: v0 -> v1 -> v3"));
+    assert_non_null(strstr(md, "## Rejected candidates"));
+    assert_non_null(strstr(md, "| Isolation | bwrap (no network) |"));
+    /* Every table row has a consistent number of unescaped cell separators. */
+    for (const char *line = md; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        if (len && line[0] == '|' && strncmp(line, "| Version | Parent", 18) == 0) {
+            int pipes = 0;
+            for (size_t i = 0; i < len; i++)
+                pipes += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+            assert_int_equal(pipes, 11);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    hk_buf_free(&out);
+    store_close(f.s);
+}
+
+static void odd_episodes(void **state)
+{
+    store *s = NULL;
+    assert_int_equal(store_open(":memory:", &s), HK_OK);
+    int64_t k, ep, v;
+    /* Invalid UTF-8 in names and details must still give valid JSON. */
+    assert_int_equal(store_kernel_upsert(s, "/bad\xff.cu", "k\xc3(", NULL, &k), HK_OK);
+    store_episode_new en = {.kernel_id = k, .target = "nvidia"};
+    assert_int_equal(store_episode_create(s, &en, &ep), HK_OK);
+    assert_int_equal(store_episode_set_device(s, ep, "GPU\xfe"), HK_OK);
+    store_version_new vn = {.episode_id = ep, .source = "x\n", .status = STORE_V_REJECTED};
+    assert_int_equal(store_version_add(s, &vn, &v), HK_OK);
+    char details[REPORT_MAX_TEXT * 2];
+    memset(details, 'e', sizeof details - 1);
+    details[sizeof details - 1] = '\0';
+    details[10] = '\x80';
+    assert_int_equal(store_version_set_status(s, v, STORE_V_REJECTED, "compile error", details),
+                     HK_OK);
+    assert_int_equal(store_episode_finish(s, ep, STORE_EP_FAILED, "nvcc failed"), HK_OK);
+    struct hk_buf out;
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_json(s, ep, &out), HK_OK);
+    json_t *m = json_loads(out.data, 0, NULL);
+    assert_non_null(m);
+    assert_true(json_is_null(json_object_get(m, "speedup")));
+    assert_true(json_is_null(json_object_get(m, "best")));
+    assert_true(json_is_null(json_object_get(m, "baseline")));
+    const char *name = json_string_value(json_object_get(json_object_get(m, "kernel"), "name"));
+    assert_string_equal(name, "k\xef\xbf\xbd(");
+    const char *d = json_string_value(
+        json_object_get(json_array_get(json_object_get(m, "rejected"), 0), "reject_details"));
+    assert_true(strlen(d) < REPORT_MAX_TEXT + 64);
+    assert_non_null(strstr(d, "more bytes cut"));
+    json_decref(m);
+    hk_buf_reset(&out);
+    assert_int_equal(report_render_html(s, ep, &out), HK_OK);
+    assert_non_null(strstr(out.data, "No faster verified version"));
+    assert_non_null(strstr(out.data, "No measured versions to chart"));
+    assert_non_null(strstr(out.data, "nvcc failed"));
+    hk_buf_reset(&out);
+    assert_int_equal(report_render_markdown(s, ep, &out), HK_OK);
+    assert_non_null(strstr(out.data, "compile error"));
+    /* Unknown episode, cap hit, bad model. */
+    hk_buf_reset(&out);
+    assert_int_equal(report_render_html(s, 999, &out), HK_ENOENT);
+    hk_buf_free(&out);
+    hk_buf_init(&out, 200);
+    assert_int_equal(report_render_html(s, ep, &out), HK_ETOOBIG);
+    assert_int_equal(report_render_json(s, ep, &out), HK_ETOOBIG);
+    hk_buf_free(&out);
+    json_t *bad = json_object();
+    hk_buf_init(&out, 1000);
+    assert_int_equal(report_model_to_html(bad, &out), HK_EINVAL);
+    assert_int_equal(report_model_to_markdown(bad, &out), HK_EINVAL);
+    json_decref(bad);
+    hk_buf_free(&out);
+    store_close(s);
+}
+
+static void write_files(void **state)
+{
+    struct fixture f;
+    fixture_build(&f, "saxpy");
+    char dir[] = "/tmp/hk_test_report_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char sub[600];
+    snprintf(sub, sizeof sub, "%s/reports/nested", dir);
+    report_paths p;
+    assert_int_equal(report_write(f.s, f.ep, sub, REPORT_ALL, &p), HK_OK);
+    assert_non_null(p.json);
+    assert_non_null(p.md);
+    assert_non_null(p.html);
+    assert_true(p.html[0] == '/');
+    struct stat st;
+    assert_int_equal(stat(p.html, &st), 0);
+    assert_true(st.st_size > 1000);
+    json_t *m = json_load_file(p.json, 0, NULL);
+    assert_non_null(m);
+    json_decref(m);
+    store_episode e;
+    assert_int_equal(store_episode_get(f.s, f.ep, &e), HK_OK);
+    assert_string_equal(e.report_html, p.html);
+    assert_string_equal(e.report_md, p.md);
+    store_episode_clear(&e);
+    report_paths_clear(&p);
+    /* Only HTML asked: only HTML written, the other paths stay. */
+    assert_int_equal(report_write(f.s, f.ep, sub, REPORT_HTML, &p), HK_OK);
+    assert_null(p.json);
+    assert_non_null(p.html);
+    report_paths_clear(&p);
+    /* No temporary files left behind. */
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "test $(ls '%s' | wc -l) -eq 3", sub);
+    assert_int_equal(system(cmd), 0);
+    /* A directory that cannot be made. */
+    snprintf(sub, sizeof sub, "%s/reports/nested/episode-%lld.html/x", dir, (long long)f.ep);
+    assert_int_equal(report_write(f.s, f.ep, sub, 0, &p), HK_EIO);
+    assert_null(p.html);
+    assert_int_equal(report_write(f.s, 4242, dir, 0, &p), HK_ENOENT);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    store_close(f.s);
+}
+
+static void allocation_failures(void **state)
+{
+    struct fixture f;
+    fixture_build(&f, HOSTILE);
+    long live = hk_alloc_live();
+    int enomem = 0;
+    long only = getenv("HK_FAIL_AT") ? atol(getenv("HK_FAIL_AT")) : 0;
+    for (int which = 0; which < 3; which++) {
+        int rc = HK_ENOMEM;
+        for (long i = only ? only : 1; i < 20000 && rc != HK_OK; i++) {
+            struct hk_buf out;
+            hk_buf_init(&out, 1 << 22);
+            hk_alloc_fail_after(i);
+            rc = which == 0   ? report_render_json(f.s, f.ep, &out)
+                 : which == 1 ? report_render_markdown(f.s, f.ep, &out)
+                              : report_render_html(f.s, f.ep, &out);
+            hk_alloc_fail_after(0);
+            hk_buf_free(&out);
+            if (rc != HK_OK) {
+                assert_int_equal(rc, HK_ENOMEM);
+                enomem++;
+            }
+            if (hk_alloc_live() != live)
+                fail_msg("renderer %d leaks when allocation %ld fails", which, i);
+        }
+        assert_int_equal(rc, HK_OK);
+    }
+    assert_true(enomem > 100);
+    store_close(f.s);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(diff_matches_gnu_diff),
+        cmocka_unit_test(diff_property_random),
+        cmocka_unit_test(diff_caps),
+        cmocka_unit_test(html_escape),
+        cmocka_unit_test(json_report),
+        cmocka_unit_test(html_report_is_safe_and_complete),
+        cmocka_unit_test(markdown_report),
+        cmocka_unit_test(odd_episodes),
+        cmocka_unit_test(write_files),
+        cmocka_unit_test(allocation_failures),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
