@@ -41,8 +41,9 @@ typedef struct {
     int col;           /* 1-based; 0 when unknown */
     enum cc_severity severity;
     char *message;     /* one line; nvcc's "#177-D" style number is kept in it */
-    char *kernel;      /* demangled kernel name a ptxas message is about (place it on the
-                        * kernel's definition), or NULL */
+    char *kernel;      /* the bare identifier of the kernel a ptxas message is about
+                        * ("reduce" for reduce<256>), for an_model_find_kernel, so the
+                        * message can sit on the kernel's definition; or NULL */
 } cc_diag;
 
 typedef struct {

@@ -179,7 +179,7 @@ static int add_res(struct pstate *st, const char *mangled, size_t mlen, const ch
     return HK_OK;
 }
 
-/* The demangled form of the first '...'-quoted mangled name in the line, or NULL. */
+/* The bare identifier of the first '...'-quoted mangled name in the line, or NULL. */
 static char *quoted_kernel(const char *p, size_t n)
 {
     const char *q = memchr(p, '\'', n);
@@ -192,7 +192,7 @@ static char *quoted_kernel(const char *p, size_t n)
     if (!m)
         return NULL;
     char *k = NULL;
-    if (cc_demangle(m, &k, NULL) != HK_OK)
+    if (cc_demangle(m, NULL, &k) != HK_OK)
         k = NULL;
     hk_free(m);
     return k;

@@ -1,0 +1,745 @@
+/* `hkls check`: compile files the way the editor does in the background and print
+ * each file's kernels with their resource usage and occupancy, plus the compiler's
+ * diagnostics. Compiles run in parallel as cc_jobs on a libuv loop; the report is
+ * built as JSON per file and printed in the order the files were given. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "compile/compile.h"
+#include "core/hk.h"
+
+#define CHECK_MAX_FILE ((size_t)16 << 20)
+#define CHECK_MAX_FLAGS 256
+
+struct check_file {
+    const char *path;
+    char *text;
+    size_t len;
+    an_model *model;       /* NULL when the analysis failed: names and lines then come
+                            * from the compiler alone */
+    enum cc_backend backend;
+    char *arch;
+    json_t *report;        /* new reference, set when done */
+    int exit_class;        /* 0 ok, 1 compile errors, 2 could not check */
+    uint64_t started;
+};
+
+struct check_run {
+    uv_loop_t loop;
+    struct check_file *files;
+    size_t n_files, next, running, parallel;
+    const char *compiler;
+    const char **extra;
+    unsigned timeout_ms;
+    int block_override;    /* 0: from the source */
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: hkls check FILE... [--target nvidia:sm_90|dcu:gfx906] [--json]\n"
+            "                  [--block N] [--timeout SEC] [--compiler PATH]\n"
+            "                  [-I DIR] [-D NAME[=VALUE]] [--flag FLAG]\n"
+            "Compiles each file and prints its kernels' registers, spills, shared memory\n"
+            "and occupancy. The default target is dcu:gfx906 for .hip files and\n"
+            "nvidia:sm_90 otherwise. Exit 0: all compiled; 1: compile errors; 2: could not\n"
+            "check (usage, unreadable file, no compiler).\n");
+}
+
+/* ---- integers from source text, for block sizes ---- */
+
+static bool eval_int(const an_model *m, const char *s, size_t n, int depth, long *out);
+
+static bool eval_ident(const an_model *m, const char *s, size_t n, int depth, long *out)
+{
+    for (size_t i = 0; m && i < m->n_tunables; i++) {
+        const an_tunable *t = &m->tunables[i];
+        if (t->kind == AN_TUNE_TEMPLATE || !t->value || strlen(t->name) != n ||
+            strncmp(t->name, s, n) != 0)
+            continue;
+        return eval_int(m, t->value, strlen(t->value), depth + 1, out);
+    }
+    return false;
+}
+
+/* A literal, a #define/constexpr name, dim3(x, y, z), parentheses, or a product:
+ * what block sizes are written as. Anything else is unknown. */
+static bool eval_int(const an_model *m, const char *s, size_t n, int depth, long *out)
+{
+    if (depth > 8)
+        return false;
+    while (n && (*s == ' ' || *s == '\t' || *s == '\n'))
+        s++, n--;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n'))
+        n--;
+    if (!n)
+        return false;
+    if (n > 5 && strncmp(s, "dim3(", 5) == 0 && s[n - 1] == ')') {
+        s += 5;
+        n -= 6;
+    } else if (s[0] == '(' && s[n - 1] == ')') {
+        return eval_int(m, s + 1, n - 2, depth + 1, out);
+    }
+    /* Top-level ',' (dim3 components) and '*' multiply. */
+    int level = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '(')
+            level++;
+        else if (s[i] == ')')
+            level--;
+        else if (level == 0 && (s[i] == ',' || s[i] == '*')) {
+            long a, b;
+            if (!eval_int(m, s, i, depth + 1, &a) ||
+                !eval_int(m, s + i + 1, n - i - 1, depth + 1, &b))
+                return false;
+            if (a < 0 || b < 0 || a > 1 << 20 || b > 1 << 20)
+                return false;
+            *out = a * b;
+            return true;
+        }
+    }
+    if (s[0] >= '0' && s[0] <= '9') {
+        char buf[32];
+        if (n >= sizeof buf)
+            return false;
+        memcpy(buf, s, n);
+        buf[n] = '\0';
+        char *end;
+        errno = 0;
+        long v = strtol(buf, &end, 0);
+        while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+            end++;
+        if (errno || *end)
+            return false;
+        *out = v;
+        return true;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+              (s[i] >= '0' && s[i] <= '9')))
+            return false;
+    return eval_ident(m, s, n, depth, out);
+}
+
+static bool launch_names(const an_launch *l, const char *base)
+{
+    const char *k = l->kernel;
+    const char *colon = strrchr(k, ':');
+    if (colon)
+        k = colon + 1;
+    return strcmp(k, base) == 0;
+}
+
+/* Block size and dynamic shared memory for a kernel: the first launch with a literal
+ * block size, else __launch_bounds__, else 256. *source says which. */
+static void block_for(const struct check_run *run, const an_model *m, const char *base,
+                      int *threads, int *dyn, const char **source)
+{
+    *threads = 256;
+    *dyn = 0;
+    *source = "assumed";
+    if (run->block_override) {
+        *threads = run->block_override;
+        *source = "--block";
+        return;
+    }
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->n_launches; i++) {
+        const an_launch *l = &m->launches[i];
+        long v;
+        if (!launch_names(l, base) || !l->block ||
+            !eval_int(m, l->block, strlen(l->block), 0, &v) || v <= 0 || v > 1 << 20)
+            continue;
+        *threads = (int)v;
+        *source = "launch";
+        long sh;
+        if (l->shmem && eval_int(m, l->shmem, strlen(l->shmem), 0, &sh) && sh >= 0 &&
+            sh < 1 << 30)
+            *dyn = (int)sh;
+        return;
+    }
+    long k = an_model_find_kernel(m, base);
+    if (k >= 0 && m->funcs[k].launch_bounds) {
+        const char *lb = m->funcs[k].launch_bounds;
+        const char *comma = strchr(lb, ',');
+        long v;
+        if (eval_int(m, lb, comma ? (size_t)(comma - lb) : strlen(lb), 0, &v) && v > 0 &&
+            v <= 1 << 20) {
+            *threads = (int)v;
+            *source = "__launch_bounds__";
+        }
+    }
+}
+
+/* ---- the per-file report ---- */
+
+static const char *severity_name(enum cc_severity s)
+{
+    return s == CC_ERROR ? "error" : s == CC_WARNING ? "warning" : "note";
+}
+
+static int kernel_line(const an_model *m, const cc_resource *r)
+{
+    long k = m ? an_model_find_kernel(m, r->base_name) : -1;
+    if (k >= 0)
+        return (int)m->funcs[k].name_span.start_row + 1;
+    return r->line;
+}
+
+static json_t *resource_json(const struct check_run *run, const struct check_file *f,
+                             const cc_resource *r)
+{
+    json_t *k = json_object();
+    if (!k)
+        return NULL;
+    json_object_set_new(k, "name", json_string(r->kernel));
+    json_object_set_new(k, "base_name", json_string(r->base_name));
+    json_object_set_new(k, "mangled", json_string(r->mangled));
+    json_object_set_new(k, "arch", json_string(r->arch ? r->arch : f->arch));
+    json_object_set_new(k, "line", json_integer(kernel_line(f->model, r)));
+    json_object_set_new(k, "registers", json_integer(r->registers));
+    json_object_set_new(k, "stack", json_integer(r->stack));
+    json_object_set_new(k, "smem_static", json_integer(r->smem_static));
+    json_object_set_new(k, "spills", json_boolean(cc_resource_spills(r)));
+    if (f->backend == CC_NVIDIA) {
+        json_object_set_new(k, "spill_stores", json_integer(r->spill_stores));
+        json_object_set_new(k, "spill_loads", json_integer(r->spill_loads));
+        json_object_set_new(k, "cmem", json_integer(r->cmem));
+        json_object_set_new(k, "barriers", json_integer(r->barriers));
+    } else {
+        json_object_set_new(k, "sgprs", json_integer(r->sgprs));
+        json_object_set_new(k, "agprs", json_integer(r->agprs));
+        json_object_set_new(k, "vgpr_spills", json_integer(r->vgpr_spills));
+        json_object_set_new(k, "sgpr_spills", json_integer(r->sgpr_spills));
+        json_object_set_new(k, "waves_per_simd", json_integer(r->waves_per_simd));
+    }
+    int threads, dyn;
+    const char *source;
+    block_for(run, f->model, r->base_name, &threads, &dyn, &source);
+    cc_occupancy occ;
+    int rc = cc_occupancy_for(r->arch ? r->arch : f->arch, r, threads, dyn, &occ);
+    if (rc == HK_OK) {
+        json_t *o = json_object();
+        json_object_set_new(o, "block_threads", json_integer(threads));
+        json_object_set_new(o, "block_source", json_string(source));
+        json_object_set_new(o, "dynamic_smem", json_integer(dyn));
+        json_object_set_new(o, "blocks_per_sm", json_integer(occ.blocks_per_sm));
+        json_object_set_new(o, "warps_per_sm", json_integer(occ.warps_per_sm));
+        json_object_set_new(o, "occupancy", json_real(occ.occupancy));
+        json_object_set_new(o, "limiter", json_string(occ.limiter));
+        json_object_set_new(k, "occupancy", o);
+    } else {
+        json_object_set_new(k, "occupancy", json_null());
+    }
+    return k;
+}
+
+static void file_done(struct check_run *run, struct check_file *f, int status,
+                      const cc_result *res)
+{
+    json_t *rep = json_object();
+    if (!rep)
+        return;
+    json_object_set_new(rep, "file", json_string(f->path));
+    char *target = hk_asprintf("%s:%s", cc_backend_name(f->backend), f->arch);
+    json_object_set_new(rep, "target", json_string(target ? target : ""));
+    hk_free(target);
+    json_object_set_new(rep, "seconds",
+                        json_real((double)(uv_hrtime() - f->started) / 1e9));
+    if (status != HK_OK) {
+        f->exit_class = 2;
+        json_object_set_new(rep, "status", json_string("failed"));
+        json_object_set_new(rep, "error",
+                            json_string(status == HK_ENOENT
+                                            ? (f->backend == CC_NVIDIA
+                                                   ? "nvcc not found (PATH, CUDA_HOME, /usr/local/cuda/bin)"
+                                                   : "hipcc not found (PATH, ROCM_PATH, /opt/rocm/bin, /opt/dtk/bin)")
+                                            : hk_strerror(status)));
+        f->report = rep;
+        return;
+    }
+    bool errors = res->exit_code != 0 || res->timed_out;
+    json_t *diags = json_array();
+    for (size_t i = 0; i < res->n_diags; i++) {
+        const cc_diag *d = &res->diags[i];
+        if (d->severity == CC_ERROR)
+            errors = true;
+        json_t *j = json_object();
+        int line = d->line;
+        const char *file = d->file;
+        if (!file) {
+            /* ptxas and driver messages name no file: put them on the kernel they name,
+             * or on the file being checked. */
+            file = f->path;
+            long k = d->kernel && f->model ? an_model_find_kernel(f->model, d->kernel) : -1;
+            if (k >= 0)
+                line = (int)f->model->funcs[k].name_span.start_row + 1;
+        }
+        json_object_set_new(j, "file", json_string(file));
+        json_object_set_new(j, "line", json_integer(line));
+        json_object_set_new(j, "col", json_integer(d->col));
+        json_object_set_new(j, "severity", json_string(severity_name(d->severity)));
+        json_object_set_new(j, "message", json_string(d->message));
+        if (d->kernel)
+            json_object_set_new(j, "kernel", json_string(d->kernel));
+        json_array_append_new(diags, j);
+    }
+    if (res->timed_out) {
+        json_t *j = json_object();
+        json_object_set_new(j, "file", json_string(f->path));
+        json_object_set_new(j, "line", json_integer(0));
+        json_object_set_new(j, "col", json_integer(0));
+        json_object_set_new(j, "severity", json_string("error"));
+        json_object_set_new(j, "message", json_string("the compiler timed out and was killed"));
+        json_array_append_new(diags, j);
+    } else if (res->exit_code != 0 && res->n_diags == 0) {
+        /* A failure the parser did not recognise: show the tail of the output. */
+        const char *out = res->output ? res->output : "";
+        size_t n = strlen(out);
+        const char *tail = n > 2000 ? out + n - 2000 : out;
+        char *msg = hk_asprintf("the compiler failed (exit %d): %s", res->exit_code, tail);
+        json_t *j = json_object();
+        json_object_set_new(j, "file", json_string(f->path));
+        json_object_set_new(j, "line", json_integer(0));
+        json_object_set_new(j, "col", json_integer(0));
+        json_object_set_new(j, "severity", json_string("error"));
+        json_object_set_new(j, "message", json_string(msg ? msg : "the compiler failed"));
+        hk_free(msg);
+        json_array_append_new(diags, j);
+    }
+    json_t *kernels = json_array();
+    for (size_t i = 0; i < res->n_res; i++)
+        json_array_append_new(kernels, resource_json(run, f, &res->res[i]));
+    /* Kernels in the source without code: templates never instantiated here. */
+    json_t *absent = json_array();
+    for (size_t i = 0; f->model && !errors && i < f->model->n_funcs; i++) {
+        const an_function *fn = &f->model->funcs[i];
+        if (fn->kind != AN_KERNEL)
+            continue;
+        bool seen = false;
+        for (size_t r = 0; r < res->n_res && !seen; r++)
+            seen = strcmp(res->res[r].base_name, fn->name) == 0;
+        if (!seen)
+            json_array_append_new(absent, json_string(fn->name));
+    }
+    json_object_set_new(rep, "status", json_string(errors ? "errors" : "ok"));
+    json_object_set_new(rep, "exit_code", json_integer(res->exit_code));
+    json_object_set_new(rep, "timed_out", json_boolean(res->timed_out));
+    json_object_set_new(rep, "diagnostics", diags);
+    json_object_set_new(rep, "kernels", kernels);
+    json_object_set_new(rep, "not_compiled", absent);
+    f->exit_class = errors ? 1 : 0;
+    f->report = rep;
+}
+
+/* ---- running ---- */
+
+static void start_next(struct check_run *run);
+
+struct job_ctx {
+    struct check_run *run;
+    struct check_file *file;
+};
+
+static void on_done(cc_job *job, int status, const cc_result *res, void *data)
+{
+    struct job_ctx *c = data;
+    (void)job;
+    file_done(c->run, c->file, status, res);
+    c->run->running--;
+    struct check_run *run = c->run;
+    hk_free(c);
+    start_next(run);
+}
+
+static void start_next(struct check_run *run)
+{
+    while (run->running < run->parallel && run->next < run->n_files) {
+        struct check_file *f = &run->files[run->next++];
+        if (f->report)
+            continue; /* already failed (unreadable) */
+        cc_options o = {.backend = f->backend, .compiler = run->compiler, .arch = f->arch,
+                        .extra = run->extra, .timeout_ms = run->timeout_ms};
+        struct job_ctx *c = hk_calloc(1, sizeof *c);
+        int rc = HK_ENOMEM;
+        if (c) {
+            c->run = run;
+            c->file = f;
+            f->started = uv_hrtime();
+            rc = cc_job_start(&run->loop, &o, f->path, f->text, f->len, on_done, c, NULL);
+        }
+        if (rc != HK_OK) {
+            hk_free(c);
+            file_done(run, f, rc, NULL);
+            continue;
+        }
+        run->running++;
+    }
+}
+
+static int read_file(const char *path, char **text, size_t *len, const char **why)
+{
+    *text = NULL;
+    *len = 0;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        *why = strerror(errno);
+        return HK_ENOENT;
+    }
+    struct hk_buf_local {
+        char *data;
+        size_t len, cap;
+    } b = {0};
+    int rc = HK_OK;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) {
+        if (b.len + n > CHECK_MAX_FILE) {
+            rc = HK_ETOOBIG;
+            *why = "file larger than 16 MiB";
+            break;
+        }
+        if (b.len + n + 1 > b.cap) {
+            size_t cap = b.cap ? b.cap * 2 : 65536;
+            while (cap < b.len + n + 1)
+                cap *= 2;
+            char *p = hk_realloc(b.data, cap);
+            if (!p) {
+                rc = HK_ENOMEM;
+                *why = "out of memory";
+                break;
+            }
+            b.data = p;
+            b.cap = cap;
+        }
+        memcpy(b.data + b.len, chunk, n);
+        b.len += n;
+    }
+    if (rc == HK_OK && ferror(fp)) {
+        rc = HK_EIO;
+        *why = strerror(errno);
+    }
+    fclose(fp);
+    if (rc != HK_OK) {
+        hk_free(b.data);
+        return rc;
+    }
+    if (!b.data) {
+        b.data = hk_strdup("");
+        if (!b.data) {
+            *why = "out of memory";
+            return HK_ENOMEM;
+        }
+    }
+    b.data[b.len] = '\0';
+    *text = b.data;
+    *len = b.len;
+    return HK_OK;
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+/* ---- printing ---- */
+
+static const char *jstr(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+static long long jint(json_t *o, const char *k)
+{
+    return (long long)json_integer_value(json_object_get(o, k));
+}
+
+static void print_kernel(FILE *out, json_t *k, bool nvidia)
+{
+    fprintf(out, "  %s", jstr(k, "name"));
+    if (jint(k, "line") > 0)
+        fprintf(out, " (line %lld)", jint(k, "line"));
+    if (nvidia) {
+        fprintf(out, ": %lld registers", jint(k, "registers"));
+        if (jint(k, "spill_stores") || jint(k, "spill_loads"))
+            fprintf(out, ", SPILLS %lld B stores / %lld B loads", jint(k, "spill_stores"),
+                    jint(k, "spill_loads"));
+        else
+            fprintf(out, ", no spills");
+        fprintf(out, ", %lld B shared, %lld B stack", jint(k, "smem_static"), jint(k, "stack"));
+    } else {
+        fprintf(out, ": %lld VGPRs, %lld SGPRs", jint(k, "registers"), jint(k, "sgprs"));
+        if (jint(k, "agprs"))
+            fprintf(out, ", %lld AGPRs", jint(k, "agprs"));
+        if (jint(k, "vgpr_spills") || jint(k, "sgpr_spills"))
+            fprintf(out, ", SPILLS %lld VGPRs / %lld SGPRs", jint(k, "vgpr_spills"),
+                    jint(k, "sgpr_spills"));
+        else
+            fprintf(out, ", no spills");
+        fprintf(out, ", %lld B LDS, %lld B scratch/lane", jint(k, "smem_static"),
+                jint(k, "stack"));
+    }
+    json_t *o = json_object_get(k, "occupancy");
+    if (json_is_object(o)) {
+        const char *src = jstr(o, "block_source");
+        fprintf(out, "\n      occupancy %.0f%%: %lld blocks/%s x %lld threads (%s%s",
+                json_real_value(json_object_get(o, "occupancy")) * 100.0,
+                jint(o, "blocks_per_sm"), nvidia ? "SM" : "CU", jint(o, "block_threads"),
+                !strcmp(src, "assumed") ? "block size assumed" : "block size from ",
+                !strcmp(src, "assumed") ? "" : !strcmp(src, "launch") ? "a launch" : src);
+        if (jint(o, "dynamic_smem"))
+            fprintf(out, ", %lld B dynamic shared", jint(o, "dynamic_smem"));
+        fprintf(out, "), limited by %s", jstr(o, "limiter"));
+    } else {
+        fprintf(out, "\n      occupancy unknown for %s", jstr(k, "arch"));
+    }
+    fputc('\n', out);
+}
+
+static void print_text(FILE *out, json_t *rep)
+{
+    const char *status = jstr(rep, "status");
+    fprintf(out, "%s [%s]: ", jstr(rep, "file"), jstr(rep, "target"));
+    bool nvidia = strncmp(jstr(rep, "target"), "nvidia:", 7) == 0;
+    if (!strcmp(status, "failed")) {
+        fprintf(out, "not checked: %s\n", jstr(rep, "error"));
+        return;
+    }
+    json_t *kernels = json_object_get(rep, "kernels");
+    json_t *diags = json_object_get(rep, "diagnostics");
+    size_t nk = json_array_size(kernels);
+    if (!strcmp(status, "ok"))
+        fprintf(out, "ok, %zu kernel%s (%.1f s)\n", nk, nk == 1 ? "" : "s",
+                json_real_value(json_object_get(rep, "seconds")));
+    else
+        fprintf(out, "compile errors (exit %lld)\n", jint(rep, "exit_code"));
+    size_t i;
+    json_t *d;
+    json_array_foreach(diags, i, d) {
+        fprintf(out, "%s", jstr(d, "file"));
+        if (jint(d, "line") > 0)
+            fprintf(out, ":%lld", jint(d, "line"));
+        if (jint(d, "col") > 0)
+            fprintf(out, ":%lld", jint(d, "col"));
+        fprintf(out, ": %s: %s\n", jstr(d, "severity"), jstr(d, "message"));
+    }
+    json_t *k;
+    json_array_foreach(kernels, i, k)
+        print_kernel(out, k, nvidia);
+    json_t *absent = json_object_get(rep, "not_compiled");
+    json_array_foreach(absent, i, k)
+        fprintf(out, "  %s: no code generated (a template never instantiated in this file?)\n",
+                json_string_value(k));
+}
+
+/* ---- the command ---- */
+
+int cli_check(int argc, char **argv)
+{
+    int exit_code = 2;
+    const char *target = NULL;
+    bool as_json = false;
+    struct check_run run;
+    memset(&run, 0, sizeof run);
+    const char **files = hk_calloc((size_t)argc + 1, sizeof *files);
+    const char **extra = hk_calloc(2 * (size_t)argc + 1, sizeof *extra);
+    char **owned = hk_calloc((size_t)argc + 1, sizeof *owned); /* "-I" + dir joined */
+    size_t n_files = 0, n_extra = 0, n_owned = 0;
+    enum cc_backend forced_backend = CC_NVIDIA;
+    char *forced_arch = NULL;
+    json_t *all = NULL;
+    bool loop_ready = false;
+    if (!files || !extra || !owned) {
+        fprintf(stderr, "hkls check: out of memory\n");
+        goto out;
+    }
+    hk_alloc_init_json();
+    run.timeout_ms = 120000;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = NULL;
+#define NEED_VALUE()                                                           \
+    do {                                                                       \
+        if (i + 1 >= argc) {                                                   \
+            fprintf(stderr, "hkls check: %s needs a value\n", a);              \
+            goto out;                                                          \
+        }                                                                      \
+        val = argv[++i];                                                       \
+    } while (0)
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            exit_code = 0;
+            goto out;
+        } else if (!strcmp(a, "--json")) {
+            as_json = true;
+        } else if (!strcmp(a, "--target")) {
+            NEED_VALUE();
+            target = val;
+        } else if (!strncmp(a, "--target=", 9)) {
+            target = a + 9;
+        } else if (!strcmp(a, "--compiler")) {
+            NEED_VALUE();
+            run.compiler = val;
+        } else if (!strcmp(a, "--block") || !strcmp(a, "--timeout")) {
+            NEED_VALUE();
+            char *end;
+            errno = 0;
+            long v = strtol(val, &end, 10);
+            bool block = !strcmp(a, "--block");
+            if (errno || *end || v <= 0 || v > (block ? 1024 : 3600)) {
+                fprintf(stderr, "hkls check: bad %s value '%s'\n", a, val);
+                goto out;
+            }
+            if (block)
+                run.block_override = (int)v;
+            else
+                run.timeout_ms = (unsigned)v * 1000;
+        } else if (!strcmp(a, "--flag")) {
+            NEED_VALUE();
+            extra[n_extra++] = val;
+        } else if (!strcmp(a, "-I") || !strcmp(a, "-D")) {
+            NEED_VALUE();
+            char *joined = hk_asprintf("%s%s", a, val);
+            if (!joined) {
+                fprintf(stderr, "hkls check: out of memory\n");
+                goto out;
+            }
+            owned[n_owned++] = joined;
+            extra[n_extra++] = joined;
+        } else if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2)) {
+            extra[n_extra++] = a;
+        } else if (!strcmp(a, "--")) {
+            for (i++; i < argc; i++)
+                files[n_files++] = argv[i];
+        } else if (a[0] == '-') {
+            fprintf(stderr, "hkls check: unknown option '%s'\n", a);
+            usage(stderr);
+            goto out;
+        } else {
+            files[n_files++] = a;
+        }
+#undef NEED_VALUE
+    }
+    if (!n_files) {
+        fprintf(stderr, "hkls check: no files given\n");
+        usage(stderr);
+        goto out;
+    }
+    if (target && cc_parse_target(target, &forced_backend, &forced_arch) != HK_OK) {
+        fprintf(stderr, "hkls check: bad target '%s' (nvidia:sm_XX or dcu:gfxXXX)\n", target);
+        goto out;
+    }
+    if (forced_arch && !cc_arch_find(forced_arch))
+        fprintf(stderr, "hkls check: note: no occupancy table for %s; resources only\n",
+                forced_arch);
+    extra[n_extra] = NULL;
+    run.extra = n_extra ? extra : NULL;
+
+    run.files = hk_calloc(n_files, sizeof *run.files);
+    if (!run.files || uv_loop_init(&run.loop) != 0) {
+        fprintf(stderr, "hkls check: cannot start\n");
+        goto out;
+    }
+    loop_ready = true;
+    run.n_files = n_files;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    run.parallel = cpus < 1 ? 1 : cpus > 8 ? 8 : (size_t)cpus;
+    for (size_t i = 0; i < n_files; i++) {
+        struct check_file *f = &run.files[i];
+        f->path = files[i];
+        f->backend = forced_arch ? forced_backend
+                                 : has_suffix(files[i], ".hip") ? CC_DCU : CC_NVIDIA;
+        f->arch = hk_strdup(forced_arch ? forced_arch
+                                        : f->backend == CC_DCU ? "gfx906" : "sm_90");
+        if (!f->arch) {
+            fprintf(stderr, "hkls check: out of memory\n");
+            goto out;
+        }
+        const char *why = NULL;
+        int rc = read_file(f->path, &f->text, &f->len, &why);
+        if (rc != HK_OK) {
+            f->started = uv_hrtime();
+            f->report = json_object();
+            json_object_set_new(f->report, "file", json_string(f->path));
+            char *t = hk_asprintf("%s:%s", cc_backend_name(f->backend), f->arch);
+            json_object_set_new(f->report, "target", json_string(t ? t : ""));
+            hk_free(t);
+            json_object_set_new(f->report, "status", json_string("failed"));
+            char *msg = hk_asprintf("cannot read: %s", why ? why : hk_strerror(rc));
+            json_object_set_new(f->report, "error", json_string(msg ? msg : "cannot read"));
+            hk_free(msg);
+            f->exit_class = 2;
+            continue;
+        }
+        /* Analysis gives kernel lines and block sizes; without it the compiler's
+         * names still print. */
+        if (an_analyze(f->text, f->len, &f->model) != HK_OK)
+            f->model = NULL;
+    }
+    start_next(&run);
+    uv_run(&run.loop, UV_RUN_DEFAULT);
+
+    all = json_object();
+    json_t *arr = json_array();
+    int worst = 0;
+    size_t n_errors = 0;
+    for (size_t i = 0; i < n_files; i++) {
+        struct check_file *f = &run.files[i];
+        if (!f->report) {
+            f->exit_class = 2;
+            continue;
+        }
+        if (f->exit_class)
+            n_errors++;
+        if (f->exit_class > worst)
+            worst = f->exit_class;
+        json_array_append(arr, f->report);
+    }
+    json_object_set_new(all, "files", arr);
+    json_object_set_new(all, "files_with_errors", json_integer((json_int_t)n_errors));
+    if (as_json) {
+        char *s = json_dumps(all, JSON_INDENT(2));
+        if (s) {
+            fputs(s, stdout);
+            fputc('\n', stdout);
+        }
+        hk_free(s);
+    } else {
+        size_t i;
+        json_t *rep;
+        json_array_foreach(arr, i, rep)
+            print_text(stdout, rep);
+    }
+    exit_code = worst;
+out:
+    fflush(stdout);
+    json_decref(all);
+    if (loop_ready) {
+        uv_run(&run.loop, UV_RUN_DEFAULT);
+        uv_loop_close(&run.loop);
+    }
+    for (size_t i = 0; run.files && i < run.n_files; i++) {
+        hk_free(run.files[i].text);
+        hk_free(run.files[i].arch);
+        an_model_free(run.files[i].model);
+        json_decref(run.files[i].report);
+    }
+    hk_free(run.files);
+    for (size_t i = 0; i < n_owned; i++)
+        hk_free(owned[i]);
+    hk_free(owned);
+    hk_free(files);
+    hk_free(extra);
+    hk_free(forced_arch);
+    return exit_code;
+}

@@ -1,0 +1,25 @@
+/* hkls subcommands other than the language server itself. Each takes the
+ * subcommand's own argc/argv (argv[0] is the subcommand name), prints to stdout
+ * (reports) and stderr (errors), and returns the process exit code. They run
+ * outside any editor session, so they may wait on their own child processes. */
+#ifndef HK_CLI_CLI_H
+#define HK_CLI_CLI_H
+
+/* hkls check FILE... [--target nvidia:sm_90|dcu:gfx906] [--json] [--block N]
+ *                    [--timeout SEC] [--compiler PATH] [-I DIR] [-D NAME[=V]] [--flag F]
+ * Compiles each file (in parallel, on a libuv loop) and prints its kernels with
+ * registers, spills, shared memory and occupancy, and the compiler's diagnostics as
+ * FILE:LINE:COL: severity: message. Exit 0 when every file compiled, 1 when any has
+ * compile errors (or timed out), 2 for usage errors, unreadable files or a missing
+ * compiler. */
+int cli_check(int argc, char **argv);
+
+/* hkls doctor [--json]
+ * Reports the toolchains (nvcc, ptxas, hipcc), GPUs (nvidia-smi, /dev/nvidia*,
+ * rocm-smi, hy-smi, /dev/kfd), profilers (ncu, nsys, rocprof, hipprof),
+ * disassemblers (cuobjdump, nvdisasm, llvm-objdump), runners (ssh, srun, sbatch) and
+ * isolation tools (bwrap, prlimit) found here, with versions, and for each missing
+ * one what the user loses. Exit 0 (it is a report), 2 for usage errors. */
+int cli_doctor(int argc, char **argv);
+
+#endif

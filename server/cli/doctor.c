@@ -1,0 +1,431 @@
+/* `hkls doctor`: what this machine offers the optimizer (compilers, GPUs, profilers,
+ * disassemblers, runners, isolation) and, for each thing missing, what the user loses.
+ * Tools are found the way the server finds them (cc_find_tool) and asked for their
+ * version with a short timeout, so a hung driver cannot hang the report. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compile/compile.h"
+#include "core/buf.h"
+#include "core/hk.h"
+
+extern char **environ;
+
+#define DOCTOR_TIMEOUT_MS 8000
+#define DOCTOR_OUTPUT_MAX (64 * 1024)
+
+enum probe_kind { PROBE_TOOL, PROBE_DEVICE };
+
+struct probe {
+    const char *category;
+    const char *name;            /* what the user knows it as */
+    enum probe_kind kind;
+    enum cc_backend where;       /* which toolkit directories to search */
+    const char *const *names;    /* executables to try, NULL-terminated (default: name) */
+    const char *const *args;     /* version/query arguments */
+    const char *device_glob;     /* PROBE_DEVICE: files that must exist */
+    const char *cost;            /* one sentence: what is lost without it */
+};
+
+static const char *const v_long[] = {"--version", NULL};
+static const char *const v_short[] = {"-V", NULL};
+static const char *const nvsmi_q[] = {"--query-gpu=name,compute_cap,memory.total,driver_version",
+                                      "--format=csv,noheader", NULL};
+static const char *const rocmsmi_q[] = {"--showproductname", NULL};
+static const char *const hysmi_q[] = {NULL};
+static const char *const ncu_v[] = {"--version", NULL};
+static const char *const prlimit_v[] = {"--version", NULL};
+static const char *const llvm_objdump_names[] = {"llvm-objdump", "llvm-objdump-19",
+                                                 "llvm-objdump-18", "llvm-objdump-17",
+                                                 "llvm-objdump-16", "llvm-objdump-15",
+                                                 "llvm-objdump-14", NULL};
+static const char *const rocprof_names[] = {"rocprof", "rocprofv2", "rocprofv3", NULL};
+
+static const struct probe probes[] = {
+    {"toolchains", "nvcc", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
+     "No NVIDIA compiles: no compile diagnostics, no register/spill/occupancy facts and no "
+     "NVIDIA optimization on this machine."},
+    {"toolchains", "ptxas", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
+     "nvcc cannot generate device code, so registers and spills are unknown."},
+    {"toolchains", "hipcc", PROBE_TOOL, CC_DCU, NULL, v_long, NULL,
+     "No HIP/DCU compiles: .hip files get no diagnostics or VGPR/LDS facts and no DCU "
+     "optimization runs here."},
+    {"gpus", "nvidia-smi", PROBE_TOOL, CC_NVIDIA, NULL, nvsmi_q, NULL,
+     "NVIDIA GPUs cannot be listed, so no local NVIDIA runs: use an ssh or Slurm runner."},
+    {"gpus", "/dev/nvidia*", PROBE_DEVICE, CC_NVIDIA, NULL, NULL, "/dev/nvidia[0-9]*",
+     "No NVIDIA GPU device here: kernels compile but cannot be measured locally."},
+    {"gpus", "rocm-smi", PROBE_TOOL, CC_DCU, NULL, rocmsmi_q, NULL,
+     "AMD GPUs cannot be listed, so no local DCU runs through ROCm."},
+    {"gpus", "hy-smi", PROBE_TOOL, CC_DCU, NULL, hysmi_q, NULL,
+     "Hygon DCUs cannot be listed, so no local DCU runs through DTK."},
+    {"gpus", "/dev/kfd", PROBE_DEVICE, CC_DCU, NULL, NULL, "/dev/kfd",
+     "No AMD/Hygon GPU device here: HIP kernels compile but cannot be measured locally."},
+    {"profilers", "ncu", PROBE_TOOL, CC_NVIDIA, NULL, ncu_v, NULL,
+     "No Nsight Compute counters: NVIDIA reports show times but no DRAM/SM throughput or "
+     "roofline position."},
+    {"profilers", "nsys", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
+     "No Nsight Systems timelines of whole programs."},
+    {"profilers", "rocprof", PROBE_TOOL, CC_DCU, rocprof_names, v_long, NULL,
+     "No counters on AMD GPUs: DCU reports show times only."},
+    {"profilers", "hipprof", PROBE_TOOL, CC_DCU, NULL, v_long, NULL,
+     "No counters on Hygon DCUs (DTK's profiler): DCU reports show times only."},
+    {"disassemblers", "cuobjdump", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
+     "No SASS: NVIDIA reports lack machine-code evidence (wide loads, tensor cores, local "
+     "memory traffic)."},
+    {"disassemblers", "nvdisasm", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
+     "No control-flow view of SASS from raw cubins (cuobjdump covers the common case)."},
+    {"disassemblers", "llvm-objdump", PROBE_TOOL, CC_DCU, llvm_objdump_names, v_long, NULL,
+     "No AMD GCN/CDNA ISA: DCU reports lack machine-code evidence."},
+    {"runners", "ssh", PROBE_TOOL, CC_NVIDIA, NULL, v_short, NULL,
+     "Remote GPU hosts cannot be used as runners."},
+    {"runners", "srun", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
+     "Slurm partitions cannot be used as runners (interactive jobs)."},
+    {"runners", "sbatch", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
+     "Slurm batch submission is unavailable."},
+    {"isolation", "bwrap", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
+     "Candidate programs cannot be sandboxed from the filesystem and network."},
+    {"isolation", "prlimit", PROBE_TOOL, CC_NVIDIA, NULL, prlimit_v, NULL,
+     "Candidate runs cannot be given CPU-time and memory limits from outside."},
+};
+
+static const char *const categories[] = {"toolchains", "gpus", "profilers", "disassemblers",
+                                         "runners", "isolation"};
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Runs argv with stdout+stderr captured (capped), stdin from /dev/null, in its own
+ * process group; kills the group after timeout_ms. *out: new string (may be empty).
+ * *status: the exit code, or -1 when killed or not run. HK_OK or HK_EIO/HK_ENOMEM. */
+static int run_capture(char *const argv[], int timeout_ms, char **out, int *status)
+{
+    int rc = HK_EIO;
+    int fds[2] = {-1, -1};
+    pid_t pid = -1;
+    struct hk_buf b;
+    hk_buf_init(&b, DOCTOR_OUTPUT_MAX);
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    bool fa_ok = false, at_ok = false;
+    *out = NULL;
+    *status = -1;
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        goto out;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        goto out;
+    fa_ok = true;
+    if (posix_spawnattr_init(&at) != 0)
+        goto out;
+    at_ok = true;
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    if (posix_spawn(&pid, argv[0], &fa, &at, argv, environ) != 0) {
+        pid = -1;
+        goto out;
+    }
+    close(fds[1]);
+    fds[1] = -1;
+    long long deadline = now_ms() + timeout_ms;
+    bool killed = false;
+    for (;;) {
+        long long left = deadline - now_ms();
+        if (left <= 0) {
+            kill(-pid, SIGKILL);
+            killed = true;
+            break;
+        }
+        struct pollfd p = {fds[0], POLLIN, 0};
+        int n = poll(&p, 1, (int)left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            continue;
+        char chunk[4096];
+        ssize_t r = read(fds[0], chunk, sizeof chunk);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        size_t room = b.max - b.len;
+        hk_buf_append(&b, chunk, (size_t)r < room ? (size_t)r : room);
+    }
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    if (!killed && WIFEXITED(ws))
+        *status = WEXITSTATUS(ws);
+    *out = b.data ? hk_buf_steal(&b) : hk_strdup("");
+    rc = *out ? HK_OK : HK_ENOMEM;
+out:
+    if (fds[0] >= 0)
+        close(fds[0]);
+    if (fds[1] >= 0)
+        close(fds[1]);
+    if (fa_ok)
+        posix_spawn_file_actions_destroy(&fa);
+    if (at_ok)
+        posix_spawnattr_destroy(&at);
+    hk_buf_free(&b);
+    return rc;
+}
+
+/* The most telling line of a version text: the first with "release"/"version" and a
+ * dotted number, else the first with a dotted number, else the first non-empty one.
+ * New string or NULL. */
+static char *version_line(const char *text)
+{
+    const char *pick[3] = {NULL, NULL, NULL};
+    size_t len[3] = {0, 0, 0};
+    for (const char *p = text; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        while (n && (p[n - 1] == '\r' || p[n - 1] == ' '))
+            n--;
+        bool dotted = false, named = false;
+        for (size_t i = 0; i + 2 < n; i++)
+            if (p[i] >= '0' && p[i] <= '9' && p[i + 1] == '.' && p[i + 2] >= '0' && p[i + 2] <= '9')
+                dotted = true;
+        for (size_t i = 0; i + 7 <= n; i++)
+            if (!strncasecmp(p + i, "release", 7) || !strncasecmp(p + i, "version", 7))
+                named = true;
+        int rank = dotted && named ? 0 : dotted ? 1 : n ? 2 : -1;
+        if (rank >= 0 && !pick[rank]) {
+            pick[rank] = p;
+            len[rank] = n;
+        }
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    for (int r = 0; r < 3; r++)
+        if (pick[r])
+            return hk_strndup(pick[r], len[r] > 200 ? 200 : len[r]);
+    return NULL;
+}
+
+/* Non-empty output lines, at most max, as a JSON array (new reference). */
+static json_t *lines_json(const char *text, size_t max)
+{
+    json_t *a = json_array();
+    for (const char *p = text; a && *p && json_array_size(a) < max;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        while (n && (p[n - 1] == '\r' || p[n - 1] == ' '))
+            n--;
+        if (n)
+            json_array_append_new(a, json_stringn(p, n < 300 ? n : 300));
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return a;
+}
+
+static json_t *probe_tool(const struct probe *pr)
+{
+    json_t *j = json_object();
+    const char *const single[] = {pr->name, NULL};
+    const char *const *names = pr->names ? pr->names : single;
+    char *path = NULL;
+    for (size_t i = 0; names[i] && !path; i++)
+        if (cc_find_tool(pr->where, names[i], &path) != HK_OK)
+            path = NULL;
+    /* ROCm keeps its LLVM tools apart from bin/. */
+    if (!path && pr->names == llvm_objdump_names) {
+        static const char *const dirs[] = {"/opt/rocm/llvm/bin/llvm-objdump",
+                                           "/opt/dtk/llvm/bin/llvm-objdump", NULL};
+        for (size_t i = 0; dirs[i] && !path; i++)
+            if (access(dirs[i], X_OK) == 0)
+                path = hk_strdup(dirs[i]);
+    }
+    json_object_set_new(j, "found", json_boolean(path != NULL));
+    if (!path)
+        return j;
+    json_object_set_new(j, "path", json_string(path));
+    size_t n_args = 0;
+    while (pr->args && pr->args[n_args])
+        n_args++;
+    char **argv = hk_calloc(n_args + 2, sizeof *argv);
+    if (argv) {
+        argv[0] = path;
+        for (size_t i = 0; i < n_args; i++)
+            argv[i + 1] = (char *)pr->args[i];
+        char *out = NULL;
+        int st = -1;
+        if (run_capture(argv, DOCTOR_TIMEOUT_MS, &out, &st) == HK_OK) {
+            bool is_query = pr->args == nvsmi_q || pr->args == rocmsmi_q || pr->args == hysmi_q;
+            if (is_query) {
+                json_object_set_new(j, "output", lines_json(out, 16));
+                json_object_set_new(j, "works", json_boolean(st == 0));
+            } else {
+                char *v = version_line(out);
+                if (v)
+                    json_object_set_new(j, "version", json_string(v));
+                hk_free(v);
+            }
+            json_object_set_new(j, "exit_code", json_integer(st));
+        }
+        hk_free(out);
+        hk_free(argv);
+    }
+    hk_free(path);
+    return j;
+}
+
+static json_t *probe_device(const struct probe *pr)
+{
+    json_t *j = json_object();
+    json_t *found = json_array();
+    glob_t g;
+    if (glob(pr->device_glob, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++)
+            json_array_append_new(found, json_string(g.gl_pathv[i]));
+        globfree(&g);
+    }
+    json_object_set_new(j, "found", json_boolean(json_array_size(found) > 0));
+    json_object_set_new(j, "paths", found);
+    return j;
+}
+
+static void print_item(json_t *it)
+{
+    bool found = json_is_true(json_object_get(it, "found"));
+    const char *name = json_string_value(json_object_get(it, "name"));
+    printf("  %-9s %-13s", found ? "[ok]" : "[missing]", name);
+    if (!found) {
+        printf(" %s\n", json_string_value(json_object_get(it, "cost")));
+        return;
+    }
+    json_t *paths = json_object_get(it, "paths");
+    if (paths) {
+        size_t i;
+        json_t *p;
+        json_array_foreach(paths, i, p)
+            printf("%s%s", i ? " " : " ", json_string_value(p));
+        printf("\n");
+        return;
+    }
+    printf(" %s", json_string_value(json_object_get(it, "path")));
+    const char *v = json_string_value(json_object_get(it, "version"));
+    if (v)
+        printf("  (%s)", v);
+    json_t *outl = json_object_get(it, "output");
+    if (outl) {
+        if (!json_is_true(json_object_get(it, "works")))
+            printf("  (installed, but the query failed: %s)",
+                   json_array_size(outl) ? json_string_value(json_array_get(outl, 0))
+                                         : "no output");
+        printf("\n");
+        size_t i;
+        json_t *l;
+        if (json_is_true(json_object_get(it, "works")))
+            json_array_foreach(outl, i, l)
+                printf("              %s\n", json_string_value(l));
+        return;
+    }
+    printf("\n");
+}
+
+int cli_doctor(int argc, char **argv)
+{
+    bool as_json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) {
+            as_json = true;
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("usage: hkls doctor [--json]\nReports the compilers, GPUs, profilers, "
+                   "disassemblers, runners and isolation tools found here, and what each "
+                   "missing one costs.\n");
+            return 0;
+        } else {
+            fprintf(stderr, "hkls doctor: unknown argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    hk_alloc_init_json();
+    json_t *root = json_object();
+    json_t *items = json_array();
+    size_t n_missing = 0;
+    for (size_t i = 0; i < HK_ARRAY_LEN(probes); i++) {
+        const struct probe *pr = &probes[i];
+        json_t *it = pr->kind == PROBE_TOOL ? probe_tool(pr) : probe_device(pr);
+        if (!it)
+            continue;
+        json_object_set_new(it, "category", json_string(pr->category));
+        json_object_set_new(it, "name", json_string(pr->name));
+        bool found = json_is_true(json_object_get(it, "found"));
+        /* A GPU query tool that runs but fails (no driver, no device) counts as missing. */
+        json_t *works = json_object_get(it, "works");
+        if (found && works && !json_is_true(works))
+            found = false;
+        if (!found) {
+            json_object_set_new(it, "cost", json_string(pr->cost));
+            n_missing++;
+        }
+        json_array_append_new(items, it);
+    }
+    json_object_set_new(root, "version", json_string(HK_VERSION));
+    json_object_set_new(root, "items", items);
+    json_object_set_new(root, "missing", json_integer((json_int_t)n_missing));
+    size_t n_arch;
+    const cc_arch_limits *archs = cc_arch_table(&n_arch);
+    json_t *aj = json_array();
+    for (size_t i = 0; i < n_arch; i++)
+        json_array_append_new(aj, json_string(archs[i].arch));
+    json_object_set_new(root, "occupancy_archs", aj);
+
+    if (as_json) {
+        char *s = json_dumps(root, JSON_INDENT(2));
+        if (s)
+            printf("%s\n", s);
+        hk_free(s);
+    } else {
+        printf("hkls doctor (hkls %s)\n", HK_VERSION);
+        for (size_t c = 0; c < HK_ARRAY_LEN(categories); c++) {
+            printf("\n%s\n", categories[c]);
+            size_t i;
+            json_t *it;
+            json_array_foreach(items, i, it) {
+                if (strcmp(json_string_value(json_object_get(it, "category")), categories[c]))
+                    continue;
+                /* A query tool that fails is shown with its reason and its cost. */
+                if (json_object_get(it, "cost") && json_is_true(json_object_get(it, "found"))) {
+                    print_item(it);
+                    printf("  %-9s %-13s %s\n", "", "",
+                           json_string_value(json_object_get(it, "cost")));
+                    continue;
+                }
+                print_item(it);
+            }
+        }
+        printf("\noccupancy tables: ");
+        for (size_t i = 0; i < n_arch; i++)
+            printf("%s%s", i ? ", " : "", archs[i].arch);
+        printf("\n%zu of %zu missing.\n", n_missing, HK_ARRAY_LEN(probes));
+    }
+    fflush(stdout);
+    json_decref(root);
+    return 0;
+}

@@ -1,0 +1,303 @@
+/* `hkls check` and `hkls doctor` end to end: runs the built binary (HK_BINARY_DIR/hkls,
+ * or $HKLS_BIN) on the fixtures in tests/data/compile/ and checks its output and exit
+ * codes. Needs nvcc; the .hip case runs when hipcc is installed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compile/compile.h"
+#include "core/hk.h"
+
+extern char **environ;
+
+static const char *hkls_path(void)
+{
+    const char *p = getenv("HKLS_BIN");
+    return p && *p ? p : HK_BINARY_DIR "/hkls";
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return strdup("");
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    size_t got = fread(b, 1, (size_t)n, f);
+    b[got] = '\0';
+    fclose(f);
+    return b;
+}
+
+struct run {
+    int code;
+    char *out;
+    char *err;
+};
+
+/* Runs hkls with args (NULL-terminated) in the fixtures directory; env_over: extra
+ * "NAME=VALUE" entries replacing ours, or NULL. */
+static void run_hkls(const char *const *args, const char *const *env_over, struct run *r)
+{
+    const char *bin = hkls_path();
+    if (access(bin, X_OK) != 0)
+        fail_msg("%s is not built: run `cmake --build` for the hkls target before ctest", bin);
+    char *argv[32];
+    size_t n = 0;
+    argv[n++] = (char *)bin;
+    for (size_t i = 0; args[i] && n < 31; i++)
+        argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+
+    char *envp[512];
+    size_t e = 0;
+    for (size_t i = 0; environ[i] && e < 480; i++) {
+        bool replaced = false;
+        for (size_t k = 0; env_over && env_over[k]; k++) {
+            size_t len = strcspn(env_over[k], "=") + 1;
+            if (strncmp(environ[i], env_over[k], len) == 0)
+                replaced = true;
+        }
+        if (!replaced)
+            envp[e++] = environ[i];
+    }
+    for (size_t k = 0; env_over && env_over[k] && e < 510; k++)
+        envp[e++] = (char *)env_over[k];
+    envp[e] = NULL;
+
+    char out_path[] = "/tmp/hk-cli-out-XXXXXX", err_path[] = "/tmp/hk-cli-err-XXXXXX";
+    int ofd = mkstemp(out_path), efd = mkstemp(err_path);
+    assert_true(ofd >= 0 && efd >= 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, ofd, 1);
+    posix_spawn_file_actions_adddup2(&fa, efd, 2);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    /* Relative fixture names keep the output short and predictable. */
+    char cwd[1024];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(HK_TEST_DATA "/compile"), 0);
+    pid_t pid;
+    int rc = posix_spawn(&pid, bin, &fa, NULL, argv, envp);
+    assert_int_equal(chdir(cwd), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    assert_int_equal(rc, 0);
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    close(ofd);
+    close(efd);
+    r->code = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+    r->out = read_all(out_path);
+    r->err = read_all(err_path);
+    unlink(out_path);
+    unlink(err_path);
+    if (strstr(r->err, "unknown command"))
+        fail_msg("hkls does not dispatch '%s': server/cli/main.c must call cli_check / "
+                 "cli_doctor (server/cli/cli.h)", args[0]);
+}
+
+static void run_free(struct run *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static void expect_in(const char *hay, const char *needle)
+{
+    if (!strstr(hay, needle))
+        fail_msg("expected \"%s\" in:\n%s", needle, hay);
+}
+
+static void check_prints_kernels(void **state)
+{
+    struct run r;
+    const char *args[] = {"check", "saxpy.cu", "reduce.cu", "dynsmem.cu", NULL};
+    run_hkls(args, NULL, &r);
+    if (r.code != 0)
+        fail_msg("exit %d\n%s\n%s", r.code, r.out, r.err);
+    expect_in(r.out, "saxpy.cu [nvidia:sm_90]: ok, 2 kernels");
+    expect_in(r.out, "saxpy (line 2): 10 registers, no spills");
+    expect_in(r.out, "reduce<256> (line 3): 12 registers, no spills, 1024 B shared");
+    expect_in(r.out, "hk::fill (line 20)");
+    /* __launch_bounds__(128) gives the block size. */
+    expect_in(r.out, "16 blocks/SM x 128 threads (block size from __launch_bounds__)");
+    /* Output follows the order of the arguments, whatever finished first. */
+    assert_true(strstr(r.out, "saxpy.cu [") < strstr(r.out, "reduce.cu ["));
+    assert_true(strstr(r.out, "reduce.cu [") < strstr(r.out, "dynsmem.cu ["));
+    run_free(&r);
+}
+
+static void check_names_errors_and_fails(void **state)
+{
+    struct run r;
+    const char *args[] = {"check", "errors.cu", "saxpy.cu", NULL};
+    run_hkls(args, NULL, &r);
+    assert_int_equal(r.code, 1);
+    expect_in(r.out, "errors.cu:7: error: identifier \"undeclared_thing\" is undefined");
+    expect_in(r.out, "errors.cu:8: error:");
+    expect_in(r.out, "saxpy.cu [nvidia:sm_90]: ok");
+    run_free(&r);
+
+    /* A ptxas error names no line: it lands on the kernel's definition. */
+    const char *args2[] = {"check", "too_much_smem.cu", NULL};
+    run_hkls(args2, NULL, &r);
+    assert_int_equal(r.code, 1);
+    expect_in(r.out, "too_much_smem.cu:2: error: ptxas: Entry function '_Z3bigPf' uses too much");
+    run_free(&r);
+}
+
+static void check_json_and_flags(void **state)
+{
+    struct run r;
+    const char *args[] = {"check", "--json", "--flag", "-maxrregcount=16", "--block", "128",
+                          "heavy.cu", NULL};
+    run_hkls(args, NULL, &r);
+    assert_int_equal(r.code, 0);
+    json_error_t err;
+    json_t *root = json_loads(r.out, 0, &err);
+    if (!root)
+        fail_msg("not JSON (%s):\n%s", err.text, r.out);
+    json_t *f = json_array_get(json_object_get(root, "files"), 0);
+    assert_string_equal(json_string_value(json_object_get(f, "status")), "ok");
+    json_t *k = json_array_get(json_object_get(f, "kernels"), 0);
+    assert_string_equal(json_string_value(json_object_get(k, "name")), "heavy");
+    assert_true(json_is_true(json_object_get(k, "spills")));
+    assert_true(json_integer_value(json_object_get(k, "spill_stores")) > 0);
+    assert_int_equal(json_integer_value(json_object_get(k, "registers")), 24);
+    json_t *o = json_object_get(k, "occupancy");
+    assert_int_equal(json_integer_value(json_object_get(o, "block_threads")), 128);
+    assert_string_equal(json_string_value(json_object_get(o, "block_source")), "--block");
+    json_decref(root);
+    run_free(&r);
+
+    /* -D reaches the compiler: host_error.cu builds only with HK_ARCH_OK. */
+    const char *args2[] = {"check", "-D", "HK_ARCH_OK", "host_error.cu", NULL};
+    run_hkls(args2, NULL, &r);
+    assert_int_equal(r.code, 0);
+    run_free(&r);
+    const char *args3[] = {"check", "host_error.cu", NULL};
+    run_hkls(args3, NULL, &r);
+    assert_int_equal(r.code, 1);
+    expect_in(r.out, "host_error.cu:4:2: error: #error");
+    run_free(&r);
+}
+
+static void check_refuses_bad_input(void **state)
+{
+    struct run r;
+    const char *a1[] = {"check", "no_such_file.cu", NULL};
+    run_hkls(a1, NULL, &r);
+    assert_int_equal(r.code, 2);
+    expect_in(r.out, "no_such_file.cu [nvidia:sm_90]: not checked: cannot read");
+    run_free(&r);
+    const char *a2[] = {"check", "--target", "nvidia:gfx906", "saxpy.cu", NULL};
+    run_hkls(a2, NULL, &r);
+    assert_int_equal(r.code, 2);
+    expect_in(r.err, "bad target");
+    run_free(&r);
+    const char *a3[] = {"check", NULL};
+    run_hkls(a3, NULL, &r);
+    assert_int_equal(r.code, 2);
+    run_free(&r);
+    const char *a4[] = {"check", "--compiler", "/nonexistent/nvcc", "saxpy.cu", NULL};
+    run_hkls(a4, NULL, &r);
+    assert_int_equal(r.code, 2);
+    expect_in(r.out, "not checked: nvcc not found");
+    run_free(&r);
+    const char *a5[] = {"check", "--bogus", "saxpy.cu", NULL};
+    run_hkls(a5, NULL, &r);
+    assert_int_equal(r.code, 2);
+    run_free(&r);
+}
+
+static void check_hip(void **state)
+{
+    char *p = NULL;
+    if (cc_find_compiler(CC_DCU, &p) != HK_OK)
+        skip();
+    hk_free(p);
+    struct run r;
+    const char *args[] = {"check", "vgpr.hip", "spill.hip", NULL};
+    run_hkls(args, NULL, &r);
+    if (r.code != 0)
+        fail_msg("exit %d\n%s\n%s", r.code, r.out, r.err);
+    expect_in(r.out, "vgpr.hip [dcu:gfx906]: ok, 1 kernel");
+    expect_in(r.out, "wide (line 4): 64 VGPRs, 18 SGPRs, SPILLS 222 VGPRs");
+    expect_in(r.out, "limited by registers");
+    expect_in(r.out, "heavy (line 3): 24 VGPRs");
+    run_free(&r);
+}
+
+static void doctor_reports(void **state)
+{
+    struct run r;
+    const char *args[] = {"doctor", NULL};
+    run_hkls(args, NULL, &r);
+    assert_int_equal(r.code, 0);
+    expect_in(r.out, "toolchains");
+    expect_in(r.out, "profilers");
+    expect_in(r.out, "isolation");
+    if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0)
+        expect_in(r.out, "[ok]      nvcc          /usr/local/cuda/bin/nvcc  (Cuda compilation tools");
+    run_free(&r);
+
+    /* With nothing on PATH, PATH-only tools are missing and each says what it costs. */
+    const char *env[] = {"PATH=/nonexistent", "CUDA_HOME=/nonexistent", "CUDA_PATH=/nonexistent",
+                         "ROCM_PATH=/nonexistent", NULL};
+    const char *jargs[] = {"doctor", "--json", NULL};
+    run_hkls(jargs, env, &r);
+    assert_int_equal(r.code, 0);
+    json_error_t err;
+    json_t *root = json_loads(r.out, 0, &err);
+    if (!root)
+        fail_msg("not JSON (%s):\n%s", err.text, r.out);
+    json_t *items = json_object_get(root, "items");
+    assert_true(json_array_size(items) >= 18);
+    size_t i;
+    json_t *it;
+    bool saw_ssh = false;
+    json_array_foreach(items, i, it) {
+        bool found = json_is_true(json_object_get(it, "found"));
+        const char *cost = json_string_value(json_object_get(it, "cost"));
+        if (!found && (!cost || strlen(cost) < 20))
+            fail_msg("%s is missing without a cost sentence",
+                     json_string_value(json_object_get(it, "name")));
+        if (!strcmp(json_string_value(json_object_get(it, "name")), "ssh")) {
+            saw_ssh = true;
+            assert_false(found);
+        }
+    }
+    assert_true(saw_ssh);
+    json_decref(root);
+    run_free(&r);
+
+    const char *bad[] = {"doctor", "--bogus", NULL};
+    run_hkls(bad, NULL, &r);
+    assert_int_equal(r.code, 2);
+    run_free(&r);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(check_prints_kernels),
+        cmocka_unit_test(check_names_errors_and_fails),
+        cmocka_unit_test(check_json_and_flags),
+        cmocka_unit_test(check_refuses_bad_input),
+        cmocka_unit_test(check_hip),
+        cmocka_unit_test(doctor_reports),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
