@@ -1,0 +1,1092 @@
+/* The referee's pipeline for one candidate: build the generated benchmark program, run it
+ * in separate processes (runner: limits, sandbox, stoppable), compare outputs with the
+ * baseline's through the oracle, time it, and apply the sanity rules (floor, >10x second
+ * look). Shared by the episode and `hkls verify-candidate` so both judge alike. */
+#include "engine/measure.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/hk.h"
+#include "core/log.h"
+#include "engine/oracle.h"
+
+#define OUTPUT_MAX ((size_t)1 << 20)
+#define STOP_POLL_MS 100
+
+#define TRY(x)                   \
+    do {                         \
+        if ((rc = (x)) != HK_OK) \
+            goto out;            \
+    } while (0)
+
+static const char *const reason_names[] = {
+    [MEASURE_OK] = "ok",
+    [MEASURE_COMPILE_ERROR] = "compile_error",
+    [MEASURE_WRONG_ANSWER] = "wrong_answer",
+    [MEASURE_CRASH] = "crash",
+    [MEASURE_CUDA_ERROR] = "cuda_error",
+    [MEASURE_TIMEOUT] = "timeout",
+    [MEASURE_UNWRITTEN_OUTPUT] = "unwritten_output",
+    [MEASURE_OUT_OF_BOUNDS] = "out_of_bounds",
+    [MEASURE_INPUT_MODIFIED] = "input_modified",
+    [MEASURE_BELOW_FLOOR] = "below_floor",
+    [MEASURE_SPEC_MISMATCH] = "spec_mismatch",
+    [MEASURE_NO_GPU] = "no_gpu",
+    [MEASURE_HARNESS_ERROR] = "harness_error",
+    [MEASURE_RESOURCE_LIMIT] = "resource_limit",
+};
+
+const char *measure_reason_name(enum measure_reason r)
+{
+    if ((unsigned)r < HK_ARRAY_LEN(reason_names) && reason_names[r])
+        return reason_names[r];
+    return "unknown";
+}
+
+enum measure_reason measure_reason_from_exit(int code)
+{
+    switch (code) {
+    case HK_EXIT_OK: return MEASURE_OK;
+    case HK_EXIT_USAGE: return MEASURE_SPEC_MISMATCH;
+    case HK_EXIT_CUDA: return MEASURE_CUDA_ERROR;
+    case HK_EXIT_UNWRITTEN: return MEASURE_UNWRITTEN_OUTPUT;
+    case HK_EXIT_INPUT_MODIFIED: return MEASURE_INPUT_MODIFIED;
+    case HK_EXIT_OUT_OF_BOUNDS: return MEASURE_OUT_OF_BOUNDS;
+    case HK_EXIT_NO_GPU: return MEASURE_NO_GPU;
+    case HK_EXIT_INTERNAL:
+    case HK_EXIT_IO: return MEASURE_HARNESS_ERROR;
+    case 124:
+    case 137: return MEASURE_TIMEOUT; /* timeout(1) wrapping the program */
+    default: return MEASURE_CRASH;
+    }
+}
+
+bool measure_stopped(const measure_opts *o)
+{
+    return o && o->stop && *o->stop;
+}
+
+/* ---- files and directories ---- */
+
+int measure_mkdirs(const char *dir)
+{
+    if (!dir || !*dir)
+        return HK_EINVAL;
+    char *p = hk_strdup(dir);
+    if (!p)
+        return HK_ENOMEM;
+    int rc = HK_OK;
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s)
+            continue;
+        char c = *s;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            rc = HK_EIO;
+            break;
+        }
+        *s = c;
+        if (!c)
+            break;
+    }
+    struct stat st;
+    if (rc == HK_OK && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+        rc = HK_EIO;
+    hk_free(p);
+    return rc;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    int r = (flag == FTW_DP) ? rmdir(path) : unlink(path);
+    return r != 0 && errno != ENOENT ? -1 : 0;
+}
+
+int measure_rmtree(const char *dir)
+{
+    struct stat st;
+    if (!dir || lstat(dir, &st) != 0)
+        return HK_OK;
+    return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0 ? HK_OK : HK_EIO;
+}
+
+static int write_file(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return HK_EIO;
+    bool ok = fwrite(text, 1, len, f) == len;
+    ok = fclose(f) == 0 && ok;
+    return ok ? HK_OK : HK_EIO;
+}
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return hk_strdup(".");
+    if (slash == path)
+        return hk_strdup("/");
+    return hk_strndup(path, (size_t)(slash - path));
+}
+
+/* ---- running children, stoppably ---- */
+
+int measure_run_argv(const measure_opts *o, const runner_spec *rs, runner_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->exit_code = -1;
+    if (measure_stopped(o))
+        return HK_ECANCELED;
+    runner_pool *p = NULL;
+    int rc = runner_pool_new(1, &p);
+    if (rc)
+        return rc;
+    if ((rc = runner_pool_submit(p, rs, NULL)))
+        goto out;
+    for (;;) {
+        /* The pool's poll() wakes on every signal too, so a Ctrl-C is seen within one tick. */
+        rc = runner_pool_wait(p, o && o->stop ? STOP_POLL_MS : -1, NULL, r);
+        if (rc == HK_ETIMEDOUT) {
+            if (measure_stopped(o)) {
+                runner_pool_cancel(p);
+                rc = HK_ECANCELED;
+                break;
+            }
+            continue;
+        }
+        if (rc == HK_OK && measure_stopped(o))
+            rc = HK_ECANCELED; /* it ended, but we were asked to stop: do not use it */
+        else if (rc == HK_OK)
+            rc = r->error;
+        break;
+    }
+out:
+    runner_pool_free(p); /* kills anything still running (whole groups) */
+    return rc;
+}
+
+/* ---- building ---- */
+
+void measure_build_free(measure_build *b)
+{
+    if (!b)
+        return;
+    hk_free(b->dir);
+    hk_free(b->src);
+    hk_free(b->prog);
+    hk_free(b->exe);
+    harness_argv_free(b->argv);
+    memset(b, 0, sizeof *b);
+}
+
+int measure_build_prepare(const measure_opts *o, const char *dir, const char *text, size_t len,
+                          const char *const *flags, measure_build *b)
+{
+    memset(b, 0, sizeof *b);
+    if (!o || !o->spec || !dir || !text)
+        return HK_EINVAL;
+    const char *extra[64];
+    size_t n = 0;
+    extra[n++] = "-Xptxas";
+    extra[n++] = "-v";
+    for (size_t i = 0; flags && flags[i]; i++) {
+        if (n + 1 >= HK_ARRAY_LEN(extra))
+            return HK_ETOOBIG;
+        extra[n++] = flags[i];
+    }
+    extra[n] = NULL;
+    int rc = measure_mkdirs(dir);
+    if (rc)
+        return rc;
+    char *abs = realpath(dir, NULL); /* the program #includes the candidate by this path */
+    if (!abs)
+        return HK_EIO;
+    b->dir = hk_strdup(abs);
+    free(abs);
+    if (!b->dir)
+        return HK_ENOMEM;
+    b->src = hk_asprintf("%s/kernel.cu", b->dir);
+    b->prog = hk_asprintf("%s/bench.cu", b->dir);
+    b->exe = hk_asprintf("%s/bench", b->dir);
+    if (!b->src || !b->prog || !b->exe) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    TRY(write_file(b->src, text, len));
+    TRY(harness_write(o->spec, b->src, b->prog));
+    TRY(harness_nvcc_argv(o->spec, o->nvcc, o->arch, o->include_dir, extra, b->prog, b->exe,
+                          &b->argv));
+out:
+    if (rc)
+        measure_build_free(b);
+    return rc;
+}
+
+void measure_build_runner_spec(const measure_opts *o, const measure_build *b, runner_spec *rs)
+{
+    memset(rs, 0, sizeof *rs);
+    rs->argv = (const char *const *)b->argv;
+    rs->cwd = b->dir;
+    rs->timeout_ms = o->compile_timeout_ms ? o->compile_timeout_ms : 180000;
+    rs->output_max = OUTPUT_MAX;
+    /* The compiler is trusted; only the programs it builds run sandboxed. */
+    rs->isolation = RUNNER_ISO_NONE;
+}
+
+void measure_compile_clear(measure_compile *c)
+{
+    if (!c)
+        return;
+    hk_free(c->details);
+    cc_result_free(&c->cc);
+    memset(c, 0, sizeof *c);
+}
+
+/* The first error lines of a failed compile: the parsed errors when there are any, else
+ * the head of the raw output (a linker or driver failure has no file:line). */
+static char *compile_details(const measure_compile *c, const runner_result *r)
+{
+    struct hk_buf b;
+    hk_buf_init(&b, MEASURE_MAX_DETAILS);
+    int shown = 0;
+    for (size_t i = 0; i < c->cc.n_diags && shown < 10; i++) {
+        const cc_diag *d = &c->cc.diags[i];
+        if (d->severity != CC_ERROR)
+            continue;
+        const char *base = d->file ? strrchr(d->file, '/') : NULL;
+        int rc = d->file ? hk_buf_printf(&b, "%s:%d: error: %s\n", base ? base + 1 : d->file,
+                                         d->line, d->message)
+                         : hk_buf_printf(&b, "error: %s\n", d->message);
+        if (rc)
+            break;
+        shown++;
+    }
+    if (!shown) {
+        const char *texts[2] = {r->err, r->out};
+        int lines = 0;
+        for (int t = 0; t < 2 && lines < 20; t++) {
+            const char *s = texts[t];
+            while (s && *s && lines < 20) {
+                const char *nl = strchr(s, '\n');
+                size_t l = nl ? (size_t)(nl - s) : strlen(s);
+                if (l && strncmp(s, "ptxas info", 10) != 0) {
+                    if (hk_buf_append(&b, s, l) || hk_buf_appends(&b, "\n"))
+                        break;
+                    lines++;
+                }
+                s = nl ? nl + 1 : s + l;
+            }
+        }
+        if (!lines)
+            (void)hk_buf_printf(&b, "nvcc exited with status %d and printed nothing",
+                                r->exit_code);
+    }
+    char *s = hk_buf_steal(&b);
+    return s ? s : hk_strdup("compile failed");
+}
+
+int measure_build_finish(const measure_opts *o, const measure_build *b, const runner_result *r,
+                         measure_compile *out)
+{
+    (void)o;
+    (void)b;
+    memset(out, 0, sizeof *out);
+    out->wall_ms = r->wall_ms;
+    if (r->error) {
+        out->details = hk_asprintf("could not start the compiler: %s", hk_strerror(r->error));
+        return out->details ? HK_OK : HK_ENOMEM;
+    }
+    int rc = HK_OK;
+    if (r->out_len)
+        rc = cc_parse_output(CC_NVIDIA, r->out, r->out_len, &out->cc);
+    if (!rc && r->err_len)
+        rc = cc_parse_output(CC_NVIDIA, r->err, r->err_len, &out->cc);
+    if (rc)
+        return rc;
+    out->cc.exit_code = r->exit_code;
+    out->cc.timed_out = r->timed_out;
+    if (r->timed_out) {
+        out->details = hk_asprintf("the compiler took longer than %ld ms and was killed",
+                                   r->wall_ms);
+    } else if (r->exit_code != 0 || r->term_signal) {
+        out->details = compile_details(out, r);
+    } else {
+        out->ok = true;
+        return HK_OK;
+    }
+    return out->details ? HK_OK : HK_ENOMEM;
+}
+
+int measure_build_compile(const measure_opts *o, const measure_build *b, measure_compile *out)
+{
+    memset(out, 0, sizeof *out);
+    runner_spec rs;
+    runner_result r;
+    measure_build_runner_spec(o, b, &rs);
+    int rc = measure_run_argv(o, &rs, &r);
+    if (rc == HK_OK || rc == HK_ENOENT || rc == HK_EIO)
+        rc = measure_build_finish(o, b, &r, out); /* a missing compiler is a compile error */
+    runner_result_free(&r);
+    return rc;
+}
+
+json_t *measure_resources_json(const measure_compile *c, const char *kernel)
+{
+    for (size_t i = 0; c && i < c->cc.n_res; i++) {
+        const cc_resource *r = &c->cc.res[i];
+        if (kernel && r->base_name && strcmp(r->base_name, kernel) != 0)
+            continue;
+        return json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}", "kernel",
+                         r->kernel ? r->kernel : "", "mangled", r->mangled ? r->mangled : "",
+                         "arch", r->arch ? r->arch : "", "registers", r->registers,
+                         "spill_stores", r->spill_stores, "spill_loads", r->spill_loads, "stack",
+                         r->stack, "smem_static", r->smem_static, "cmem", r->cmem, "barriers",
+                         r->barriers, "spills", cc_resource_spills(r));
+    }
+    return NULL;
+}
+
+/* ---- combinations ---- */
+
+int measure_combos(const spec *s, long long seed_offset, measure_combo **out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    if (!s || !s->n_sizes || !s->n_seeds || !s->n_dists)
+        return HK_EINVAL;
+    size_t n = s->n_sizes * s->n_seeds * s->n_dists;
+    measure_combo *c = hk_calloc(n, sizeof *c);
+    if (!c)
+        return HK_ENOMEM;
+    size_t k = 0;
+    for (size_t z = 0; z < s->n_sizes; z++)
+        for (size_t d = 0; d < s->n_dists; d++)
+            for (size_t e = 0; e < s->n_seeds; e++)
+                c[k++] = (measure_combo){(int)z, (int)d, s->seeds[e] + seed_offset};
+    *out = c;
+    *n_out = n;
+    return HK_OK;
+}
+
+/* ---- one program run ---- */
+
+void measure_run_clear(measure_run *r)
+{
+    if (!r)
+        return;
+    hk_free(r->details);
+    json_decref(r->json);
+    memset(r, 0, sizeof *r);
+}
+
+/* The program's one JSON line: the last stdout line that parses as an object. */
+static json_t *last_json_line(const char *text)
+{
+    json_t *found = NULL;
+    const char *s = text;
+    while (s && *s) {
+        const char *nl = strchr(s, '\n');
+        size_t l = nl ? (size_t)(nl - s) : strlen(s);
+        if (l && *s == '{') {
+            json_t *j = json_loadb(s, l, 0, NULL);
+            if (json_is_object(j)) {
+                json_decref(found);
+                found = j;
+            } else {
+                json_decref(j);
+            }
+        }
+        s = nl ? nl + 1 : s + l;
+    }
+    return found;
+}
+
+/* The last few lines of text (for a crash's details). */
+static const char *tail_of(const char *text, int lines)
+{
+    if (!text || !*text)
+        return "";
+    const char *e = text + strlen(text);
+    while (e > text && e[-1] == '\n')
+        e--;
+    const char *p = e;
+    while (p > text && lines > 0) {
+        p--;
+        if (*p == '\n')
+            lines--;
+    }
+    return p == text ? p : p + 1;
+}
+
+int measure_run_program(const measure_opts *o, const measure_prog *p, const char *cwd,
+                        const harness_run *hr, measure_run *out)
+{
+    memset(out, 0, sizeof *out);
+    harness_run run = *hr;
+    run.block = p->block;
+    if (!strcmp(run.mode, "time") && run.budget_ms <= 0 && o->time_budget_ms > 0)
+        run.budget_ms = o->time_budget_ms;
+    char **argv = NULL, *exedir = NULL;
+    runner_result r;
+    memset(&r, 0, sizeof r);
+    int rc = harness_run_argv(p->exe, &run, &argv);
+    if (rc)
+        return rc;
+    if (!(exedir = dir_of(p->exe))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    bool timing = !strcmp(run.mode, "time");
+    const char *writable[] = {exedir, NULL};
+    runner_spec rs = {
+        .argv = (const char *const *)argv,
+        .cwd = cwd,
+        .timeout_ms = timing ? (o->time_timeout_ms ? o->time_timeout_ms : 120000)
+                             : (o->run_timeout_ms ? o->run_timeout_ms : 60000),
+        .output_max = OUTPUT_MAX,
+        .memory_max = o->memory_max,
+        .gpu = true,
+        .isolation = o->isolation,
+        /* the program lives in its build directory: keep it visible under bwrap's /tmp */
+        .writable = writable,
+    };
+    rc = measure_run_argv(o, &rs, &r);
+    out->wall_ms = r.wall_ms;
+    out->isolation_words = r.isolation_words;
+    if (rc == HK_ENOENT || rc == HK_EIO || rc == HK_EUNSUPPORTED) {
+        out->reason = MEASURE_HARNESS_ERROR;
+        out->details = hk_asprintf("could not start %s: %s", p->exe, hk_strerror(rc));
+        rc = out->details ? HK_OK : HK_ENOMEM;
+        goto out;
+    }
+    if (rc)
+        goto out;
+    out->json = last_json_line(r.out);
+    const char *msg = json_string_value(json_object_get(out->json, "message"));
+    if (r.timed_out) {
+        out->reason = MEASURE_TIMEOUT;
+        out->details = hk_asprintf("no result within %u s: the process group was killed",
+                                   rs.timeout_ms / 1000);
+    } else if (r.cpu_limit_hit || r.file_limit_hit || r.memory_limit_hit) {
+        out->reason = MEASURE_RESOURCE_LIMIT;
+        out->details = hk_asprintf("%s limit hit", r.cpu_limit_hit    ? "CPU time"
+                                                   : r.file_limit_hit ? "file size"
+                                                                      : "memory");
+    } else if (r.term_signal) {
+        out->reason = MEASURE_CRASH;
+        out->details = hk_asprintf("killed by signal %d (%s)%s%s", r.term_signal,
+                                   strsignal(r.term_signal), *r.err ? ": " : "",
+                                   tail_of(r.err, 3));
+    } else if (r.exit_code != 0) {
+        out->reason = measure_reason_from_exit(r.exit_code);
+        if (msg)
+            out->details = hk_asprintf("%s", msg);
+        else
+            out->details = hk_asprintf("exit status %d (%s)%s%s", r.exit_code,
+                                       harness_exit_reason(r.exit_code), *r.err ? ": " : "",
+                                       tail_of(r.err, 3));
+    } else if (!out->json || json_object_get(out->json, "error")) {
+        out->reason = MEASURE_HARNESS_ERROR;
+        out->details = hk_asprintf("exit status 0 without a result line%s%s",
+                                   msg ? ": " : "", msg ? msg : "");
+    } else {
+        out->reason = MEASURE_OK;
+        goto out;
+    }
+    if (out->details && strlen(out->details) > MEASURE_MAX_DETAILS)
+        out->details[MEASURE_MAX_DETAILS] = '\0';
+    rc = out->details ? HK_OK : HK_ENOMEM;
+out:
+    runner_result_free(&r);
+    harness_argv_free(argv);
+    hk_free(exedir);
+    if (rc && rc != HK_ECANCELED)
+        HK_WARN("measure: running %s failed: %s", p->exe, hk_strerror(rc));
+    return rc;
+}
+
+/* ---- verdicts ---- */
+
+void measure_verdict_init(measure_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->max_abs_err = NAN;
+    v->max_rel_err = NAN;
+    v->where.size = -1;
+}
+
+void measure_verdict_clear(measure_verdict *v)
+{
+    if (!v)
+        return;
+    hk_free(v->details);
+    measure_verdict_init(v);
+}
+
+int measure_verdict_set(measure_verdict *v, enum measure_reason reason, const char *fmt, ...)
+{
+    va_list ap;
+    char buf[MEASURE_MAX_DETAILS + 1];
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char *d = hk_strdup(buf);
+    if (!d)
+        return HK_ENOMEM;
+    hk_free(v->details);
+    v->details = d;
+    v->reason = reason;
+    return HK_OK;
+}
+
+char *measure_run_out_path(const char *dir, const measure_combo *c)
+{
+    return hk_asprintf("%s/run-s%d-d%d-seed%lld.out", dir, c->size, c->dist, c->seed);
+}
+
+char *measure_time_out_path(const char *dir, int size)
+{
+    return hk_asprintf("%s/time-s%d.out", dir, size);
+}
+
+static void fold_errors(measure_verdict *v, double abs_err, double rel_err)
+{
+    if (!isnan(abs_err) && (isnan(v->max_abs_err) || abs_err > v->max_abs_err))
+        v->max_abs_err = abs_err;
+    if (!isnan(rel_err) && (isnan(v->max_rel_err) || rel_err > v->max_rel_err))
+        v->max_rel_err = rel_err;
+}
+
+int measure_compare_files(const measure_opts *o, const char *ref_path, const char *cand_path,
+                          measure_verdict *v)
+{
+    oracle_result res;
+    memset(&res, 0, sizeof res);
+    if (access(cand_path, R_OK) != 0) /* exit 0 but no file: the program misbehaved */
+        return measure_verdict_set(v, MEASURE_HARNESS_ERROR, "no output file %s", cand_path);
+    int rc = oracle_compare_files(o->spec, ref_path, cand_path, &res);
+    if (rc) {
+        HK_WARN("measure: reference %s unusable: %s", ref_path, res.reason);
+        return rc == HK_ENOMEM ? rc : HK_EIO;
+    }
+    fold_errors(v, res.max_abs, res.max_rel);
+    if (!res.pass) {
+        const char *arg = "";
+        if (res.arg_index >= 0 && (size_t)res.arg_index < o->spec->n_args)
+            arg = o->spec->args[res.arg_index].name;
+        rc = measure_verdict_set(v, MEASURE_WRONG_ANSWER,
+                                 "%s%s%s%s (max abs error %.3g, max rel error %.3g, relative L2 "
+                                 "%.3g, first bad element %lld, %zu bad, %zu not finite)",
+                                 *arg ? "output '" : "", arg, *arg ? "': " : "", res.reason,
+                                 res.max_abs, res.max_rel, res.rel_l2, res.first_bad,
+                                 res.n_bad, res.n_nonfinite);
+    }
+    return rc;
+}
+
+static int run_combo(const measure_opts *o, const measure_prog *p, const char *dir,
+                     const measure_combo *c, const char *role, char **out_path,
+                     measure_verdict *v)
+{
+    measure_run r;
+    char *path = measure_run_out_path(dir, c);
+    if (!path)
+        return HK_ENOMEM;
+    harness_run hr = {.mode = "run", .size = c->size, .dist = c->dist, .seed = c->seed,
+                      .check_seed = -1, .out = path};
+    int rc = measure_run_program(o, p, dir, &hr, &r);
+    if (rc == HK_OK && r.reason != MEASURE_OK) {
+        rc = measure_verdict_set(v, r.reason, "%s on size %d, seed %lld, distribution %d: %s",
+                                 role, c->size, c->seed, c->dist,
+                                 r.details ? r.details : measure_reason_name(r.reason));
+        v->where = *c;
+    }
+    measure_run_clear(&r);
+    if (rc == HK_OK && v->reason == MEASURE_OK)
+        *out_path = path;
+    else
+        hk_free(path);
+    return rc;
+}
+
+int measure_reference(const measure_opts *o, const measure_prog *p, const char *ref_dir,
+                      const measure_combo *combos, size_t n, measure_verdict *v)
+{
+    int rc = measure_mkdirs(ref_dir);
+    for (size_t i = 0; rc == HK_OK && i < n && v->reason == MEASURE_OK; i++) {
+        char *path = NULL;
+        rc = run_combo(o, p, ref_dir, &combos[i], "the baseline failed", &path, v);
+        if (rc == HK_OK && v->reason == MEASURE_OK) {
+            if (access(path, R_OK) != 0) {
+                rc = measure_verdict_set(v, MEASURE_HARNESS_ERROR,
+                                         "the baseline wrote no output file %s", path);
+                v->where = combos[i];
+            } else {
+                v->n_checked++;
+            }
+        }
+        hk_free(path);
+    }
+    return rc;
+}
+
+int measure_check(const measure_opts *o, const measure_prog *p, const char *dir,
+                  const char *ref_dir, const measure_combo *combos, size_t n,
+                  measure_verdict *v)
+{
+    int rc = measure_mkdirs(dir);
+    for (size_t i = 0; rc == HK_OK && i < n && v->reason == MEASURE_OK; i++) {
+        char *path = NULL, *ref = NULL;
+        rc = run_combo(o, p, dir, &combos[i], "failed", &path, v);
+        if (rc == HK_OK && v->reason == MEASURE_OK) {
+            if (!(ref = measure_run_out_path(ref_dir, &combos[i])))
+                rc = HK_ENOMEM;
+            else
+                rc = measure_compare_files(o, ref, path, v);
+            if (rc == HK_OK && v->reason != MEASURE_OK) {
+                v->where = combos[i];
+                char *d = hk_asprintf("size %d, seed %lld, distribution %d: %s", combos[i].size,
+                                      combos[i].seed, combos[i].dist, v->details);
+                if (d) {
+                    hk_free(v->details);
+                    v->details = d;
+                }
+            } else if (rc == HK_OK) {
+                v->n_checked++;
+            }
+            unlink(path); /* outputs can be GBs: keep only the references */
+        }
+        hk_free(path);
+        hk_free(ref);
+    }
+    return rc;
+}
+
+void measure_timing_clear(measure_timing *t)
+{
+    if (!t)
+        return;
+    hk_free(t->raw);
+    memset(t, 0, sizeof *t);
+    t->median_ms = t->p10_ms = t->p90_ms = t->min_ms = t->spread = NAN;
+}
+
+static double jnum(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+int measure_time(const measure_opts *o, const measure_prog *p, const char *dir,
+                 const char *ref_dir, int size, long long seed, int dist, long long check_seed,
+                 measure_timing *t, measure_verdict *v)
+{
+    measure_timing_clear(t);
+    t->size = size;
+    measure_run r;
+    memset(&r, 0, sizeof r);
+    char *path = NULL, *ref = NULL;
+    int rc = measure_mkdirs(dir);
+    if (rc)
+        return rc;
+    if (!(path = measure_time_out_path(dir, size))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    harness_run hr = {.mode = "time", .size = size, .dist = dist, .seed = seed,
+                      .check_seed = check_seed, .out = path};
+    measure_combo here = {size, dist, seed};
+    TRY(measure_run_program(o, p, dir, &hr, &r));
+    if (r.reason != MEASURE_OK) {
+        rc = measure_verdict_set(v, r.reason, "timing size %d: %s", size,
+                                 r.details ? r.details : measure_reason_name(r.reason));
+        v->where = here;
+        goto out;
+    }
+    t->median_ms = jnum(r.json, "median_ms");
+    t->p10_ms = jnum(r.json, "p10");
+    t->p90_ms = jnum(r.json, "p90");
+    t->min_ms = jnum(r.json, "min");
+    t->spread = jnum(r.json, "spread");
+    double reps = jnum(r.json, "reps");
+    t->reps = isfinite(reps) ? (int)reps : 0;
+    t->flushed_l2 = json_is_true(json_object_get(r.json, "flushed_l2"));
+    t->raw = json_dumps(r.json, JSON_COMPACT);
+    if (!(isfinite(t->median_ms) && t->median_ms > 0)) {
+        rc = measure_verdict_set(v, MEASURE_HARNESS_ERROR,
+                                 "timing size %d: no positive median_ms in the result", size);
+        v->where = here;
+        goto out;
+    }
+    if (!ref_dir) { /* the baseline: its re-check output is the reference for this size */
+        if (access(path, R_OK) != 0) {
+            rc = measure_verdict_set(v, MEASURE_HARNESS_ERROR,
+                                     "timing size %d: no re-check output written", size);
+            v->where = here;
+        }
+        goto out;
+    }
+    if (!(ref = measure_time_out_path(ref_dir, size))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    TRY(measure_compare_files(o, ref, path, v));
+    if (v->reason != MEASURE_OK) {
+        v->where = (measure_combo){size, dist, check_seed};
+        char *d = hk_asprintf("re-check after the timing loop (size %d, seed %lld): %s", size,
+                              check_seed, v->details);
+        if (d) {
+            hk_free(v->details);
+            v->details = d;
+        }
+    }
+    unlink(path);
+out:
+    measure_run_clear(&r);
+    hk_free(path);
+    hk_free(ref);
+    return rc;
+}
+
+/* ---- sanity and rates ---- */
+
+int measure_floor_check(const measure_opts *o, int size, double median_ms, double *floor_ms,
+                        bool *below)
+{
+    *floor_ms = NAN;
+    *below = false;
+    bool has = false;
+    double f = 0;
+    int rc = spec_floor_ms(o->spec, (size_t)size, o->peak_bytes_per_s, o->peak_flops, &f, &has);
+    if (rc)
+        return rc;
+    if (has) {
+        *floor_ms = f;
+        *below = median_ms < f;
+    }
+    return HK_OK;
+}
+
+static double eval_formula(const measure_opts *o, const expr *e, int size)
+{
+    if (!e)
+        return NAN;
+    expr_value val;
+    char err[128];
+    long long sm = o->sm_count > 0 ? o->sm_count : 132;
+    if (spec_eval(o->spec, e, (size_t)size, sm, &val, err, sizeof err))
+        return NAN;
+    return expr_value_double(val);
+}
+
+void measure_rates(const measure_opts *o, int size, double ms, double *bytes_per_s,
+                   double *flop_per_s, double *roofline_pct)
+{
+    double bytes = eval_formula(o, o->spec->bytes, size);
+    double flops = eval_formula(o, o->spec->flops, size);
+    double sec = ms / 1e3;
+    *bytes_per_s = isfinite(bytes) && sec > 0 ? bytes / sec : NAN;
+    *flop_per_s = isfinite(flops) && sec > 0 ? flops / sec : NAN;
+    *roofline_pct = NAN;
+    bool bw = o->peak_bytes_per_s > 0 && isfinite(*bytes_per_s);
+    bool fl = o->peak_flops > 0 && isfinite(*flop_per_s);
+    if (bw && fl && bytes > 0) {
+        /* The roofline bound at this arithmetic intensity, in FLOP/s. */
+        double bound = fmin(o->peak_bytes_per_s * (flops / bytes), o->peak_flops);
+        if (bound > 0)
+            *roofline_pct = 100.0 * *flop_per_s / bound;
+        if (flops == 0)
+            *roofline_pct = 100.0 * *bytes_per_s / o->peak_bytes_per_s;
+    } else if (bw) {
+        *roofline_pct = 100.0 * *bytes_per_s / o->peak_bytes_per_s;
+    } else if (fl) {
+        *roofline_pct = 100.0 * *flop_per_s / o->peak_flops;
+    }
+}
+
+/* ---- speedup ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double measure_quantile(const double *sorted, size_t n, double q)
+{
+    if (!n)
+        return NAN;
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)pos;
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - (double)lo);
+}
+
+int measure_speedup_compute(const double *a, const double *b, size_t n, measure_speedup *out)
+{
+    memset(out, 0, sizeof *out);
+    out->speedup = out->lo = out->hi = out->a_median = out->b_median = NAN;
+    if (!a || !b || n == 0 || n > 100000)
+        return HK_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!(isfinite(a[i]) && a[i] > 0 && isfinite(b[i]) && b[i] > 0))
+            return HK_EINVAL;
+    double *sa = hk_calloc(n, sizeof *sa), *sb = hk_calloc(n, sizeof *sb),
+           *ratio = hk_calloc(n, sizeof *ratio);
+    int rc = HK_OK;
+    if (!sa || !sb || !ratio) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        sa[i] = a[i];
+        sb[i] = b[i];
+        ratio[i] = a[i] / b[i];
+    }
+    qsort(sa, n, sizeof *sa, cmp_double);
+    qsort(sb, n, sizeof *sb, cmp_double);
+    qsort(ratio, n, sizeof *ratio, cmp_double);
+    out->a_median = measure_quantile(sa, n, 0.5);
+    out->b_median = measure_quantile(sb, n, 0.5);
+    out->speedup = out->a_median / out->b_median;
+    out->lo = measure_quantile(ratio, n, 0.1);
+    out->hi = measure_quantile(ratio, n, 0.9);
+    out->n = n;
+out:
+    hk_free(sa);
+    hk_free(sb);
+    hk_free(ratio);
+    return rc;
+}
+
+int measure_interleave(const measure_opts *o, const measure_prog *pa, const char *dir_a,
+                       const measure_prog *pb, const char *dir_b, const char *ref_dir, int size,
+                       long long seed, int dist, long long check_seed, size_t pairs,
+                       double *a_ms, double *b_ms, measure_verdict *va, measure_verdict *vb)
+{
+    if (!pairs || pairs > MEASURE_MAX_PAIRS || !strcmp(dir_a, ref_dir))
+        return HK_EINVAL; /* A must not overwrite the reference it is compared against */
+    int rc = HK_OK;
+    measure_timing t;
+    memset(&t, 0, sizeof t);
+    for (size_t i = 0; i < pairs && rc == HK_OK; i++) {
+        rc = measure_time(o, pa, dir_a, NULL, size, seed, dist, check_seed, &t, va);
+        a_ms[i] = t.median_ms;
+        if (rc || va->reason != MEASURE_OK)
+            break;
+        rc = measure_time(o, pb, dir_b, ref_dir, size, seed, dist, check_seed, &t, vb);
+        b_ms[i] = t.median_ms;
+        if (rc || vb->reason != MEASURE_OK)
+            break;
+    }
+    measure_timing_clear(&t);
+    return rc;
+}
+
+/* ---- the pipeline ---- */
+
+void measure_baseline_clear(measure_baseline *b)
+{
+    if (!b)
+        return;
+    hk_free(b->ref_dir);
+    hk_free(b->combos);
+    for (size_t i = 0; i < b->n_times; i++)
+        measure_timing_clear(&b->times[i]);
+    hk_free(b->times);
+    memset(b, 0, sizeof *b);
+}
+
+int measure_baseline_run(const measure_opts *o, const measure_prog *p, const char *ref_dir,
+                         measure_baseline *out, measure_verdict *v)
+{
+    memset(out, 0, sizeof *out);
+    const spec *s = o->spec;
+    int rc = HK_OK;
+    if (!(out->ref_dir = hk_strdup(ref_dir)))
+        return HK_ENOMEM;
+    TRY(measure_combos(s, 0, &out->combos, &out->n_combos));
+    out->time_seed = s->seeds[0];
+    out->time_dist = 0;
+    /* the harness's own default re-check seed: one no combination uses */
+    out->check_seed = s->seeds[0] + 1000003;
+    TRY(measure_reference(o, p, ref_dir, out->combos, out->n_combos, v));
+    if (v->reason != MEASURE_OK)
+        goto out;
+    if (!(out->times = hk_calloc(s->n_sizes, sizeof *out->times))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    out->n_times = s->n_sizes;
+    for (size_t k = 0; k < s->n_sizes; k++)
+        measure_timing_clear(&out->times[k]);
+    double slowest = -1;
+    for (size_t k = 0; k < s->n_sizes && v->reason == MEASURE_OK; k++) {
+        TRY(measure_time(o, p, ref_dir, NULL, (int)k, out->time_seed, out->time_dist,
+                         out->check_seed, &out->times[k], v));
+        if (v->reason == MEASURE_OK && out->times[k].median_ms > slowest) {
+            slowest = out->times[k].median_ms;
+            out->primary_size = (int)k;
+        }
+    }
+out:
+    if (rc)
+        measure_baseline_clear(out);
+    return rc;
+}
+
+void measure_eval_clear(measure_eval *e)
+{
+    if (!e)
+        return;
+    measure_verdict_clear(&e->verdict);
+    measure_timing_clear(&e->timing);
+    hk_free(e->flag_note);
+    memset(e, 0, sizeof *e);
+}
+
+static void eval_init(measure_eval *e)
+{
+    memset(e, 0, sizeof *e);
+    measure_verdict_init(&e->verdict);
+    measure_timing_clear(&e->timing);
+    e->floor_ms = NAN;
+    e->speedup = NAN;
+}
+
+static int floor_verdict(const measure_opts *o, int size, measure_eval *e)
+{
+    bool below = false;
+    int rc = measure_floor_check(o, size, e->timing.median_ms, &e->floor_ms, &below);
+    if (rc == HK_OK && below)
+        rc = measure_verdict_set(&e->verdict, MEASURE_BELOW_FLOOR,
+                                 "median %.6g ms at size %d is below the physical floor %.6g ms "
+                                 "(spec bytes/flops at the measured peaks %.4g GB/s, %.4g "
+                                 "TFLOP/s): the kernel cannot have done the work",
+                                 e->timing.median_ms, size, e->floor_ms,
+                                 o->peak_bytes_per_s / 1e9, o->peak_flops / 1e12);
+    return rc;
+}
+
+int measure_evaluate(const measure_opts *o, const measure_baseline *base,
+                     const measure_prog *base_prog, const measure_prog *p, const char *dir,
+                     measure_eval *out)
+{
+    eval_init(out);
+    measure_verdict *v = &out->verdict;
+    char *second = NULL;
+    measure_timing bt;
+    memset(&bt, 0, sizeof bt);
+    measure_timing_clear(&bt);
+    int size = base->primary_size;
+    int rc = measure_check(o, p, dir, base->ref_dir, base->combos, base->n_combos, v);
+    if (rc || v->reason != MEASURE_OK)
+        goto out;
+    TRY(measure_time(o, p, dir, base->ref_dir, size, base->time_seed, base->time_dist,
+                     base->check_seed, &out->timing, v));
+    if (v->reason != MEASURE_OK)
+        goto out;
+    TRY(floor_verdict(o, size, out));
+    if (v->reason != MEASURE_OK)
+        goto out;
+    double base_ms = (size_t)size < base->n_times ? base->times[size].median_ms : NAN;
+    out->speedup = base_ms / out->timing.median_ms;
+    double limit = o->suspicious_speedup > 0 ? o->suspicious_speedup : MEASURE_SUSPICIOUS_SPEEDUP;
+    if (!(out->speedup > limit))
+        goto out;
+
+    /* A second look: both programs again in fresh processes. The candidate's second time
+     * is the one kept; the flag stays on the record either way. */
+    out->flagged = true;
+    double first = out->speedup;
+    if (!(second = hk_asprintf("%s/second-look", dir))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    measure_verdict bv;
+    measure_verdict_init(&bv);
+    rc = measure_time(o, base_prog, second, NULL, size, base->time_seed, base->time_dist,
+                      base->check_seed, &bt, &bv);
+    if (rc == HK_OK && bv.reason != MEASURE_OK)
+        rc = measure_verdict_set(v, MEASURE_HARNESS_ERROR,
+                                 "the baseline failed during the second look at a %.1fx "
+                                 "speedup: %s",
+                                 first, bv.details ? bv.details : "");
+    measure_verdict_clear(&bv);
+    if (rc || v->reason != MEASURE_OK)
+        goto out;
+    TRY(measure_time(o, p, dir, base->ref_dir, size, base->time_seed, base->time_dist,
+                     base->check_seed, &out->timing, v));
+    if (v->reason != MEASURE_OK)
+        goto out;
+    TRY(floor_verdict(o, size, out));
+    if (v->reason != MEASURE_OK)
+        goto out;
+    out->speedup = bt.median_ms / out->timing.median_ms;
+    out->flag_note = hk_asprintf("speedup over %.0fx: re-measured in fresh processes: first "
+                                 "%.2fx, second %.2fx (baseline %.6g ms, candidate %.6g ms); "
+                                 "correctness re-checked",
+                                 limit, first, out->speedup, bt.median_ms,
+                                 out->timing.median_ms);
+    if (!out->flag_note)
+        rc = HK_ENOMEM;
+out:
+    if (second)
+        (void)measure_rmtree(second);
+    hk_free(second);
+    measure_timing_clear(&bt);
+    return rc;
+}
+
+json_t *measure_eval_json(const measure_eval *e)
+{
+    json_t *j = json_object();
+    if (!j)
+        return NULL;
+    const measure_verdict *v = &e->verdict;
+    int bad = json_object_set_new(j, "reason", json_string(measure_reason_name(v->reason)));
+    if (v->details)
+        bad |= json_object_set_new(j, "details", json_string(v->details));
+    if (!isnan(v->max_abs_err))
+        bad |= json_object_set_new(j, "max_abs_err", json_real(v->max_abs_err));
+    if (!isnan(v->max_rel_err))
+        bad |= json_object_set_new(j, "max_rel_err", json_real(v->max_rel_err));
+    bad |= json_object_set_new(j, "checked", json_integer((json_int_t)v->n_checked));
+    if (v->reason != MEASURE_OK && v->where.size >= 0)
+        bad |= json_object_set_new(j, "where",
+                                   json_pack("{s:i, s:I, s:i}", "size", v->where.size, "seed",
+                                             (json_int_t)v->where.seed, "dist", v->where.dist));
+    if (isfinite(e->timing.median_ms)) {
+        bad |= json_object_set_new(j, "size", json_integer(e->timing.size));
+        bad |= json_object_set_new(j, "median_ms", json_real(e->timing.median_ms));
+        if (isfinite(e->timing.p10_ms))
+            bad |= json_object_set_new(j, "p10_ms", json_real(e->timing.p10_ms));
+        if (isfinite(e->timing.p90_ms))
+            bad |= json_object_set_new(j, "p90_ms", json_real(e->timing.p90_ms));
+        bad |= json_object_set_new(j, "reps", json_integer(e->timing.reps));
+    }
+    if (isfinite(e->floor_ms))
+        bad |= json_object_set_new(j, "floor_ms", json_real(e->floor_ms));
+    if (isfinite(e->speedup))
+        bad |= json_object_set_new(j, "speedup", json_real(e->speedup));
+    bad |= json_object_set_new(j, "flagged", json_boolean(e->flagged));
+    if (e->flag_note)
+        bad |= json_object_set_new(j, "flag_note", json_string(e->flag_note));
+    if (bad) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+}

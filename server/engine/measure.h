@@ -1,0 +1,314 @@
+/* Compile, run and compare: the primitives the episode and `hkls verify-candidate` share, so
+ * that a candidate is judged by exactly one pipeline. A candidate's text becomes a generated
+ * benchmark program (harness.h), compiled with nvcc (ptxas -v resources kept); the program
+ * runs in separate processes through the runner (limits, sandbox, stoppable), its outputs
+ * are compared with the baseline's on identical inputs through the oracle, its time is
+ * checked against the physical floor, and a speedup over 10x is re-measured and flagged.
+ * Blocking calls for the episode worker process; never for the LSP loop. One thread. */
+#ifndef HK_ENGINE_MEASURE_H
+#define HK_ENGINE_MEASURE_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compile/compile.h"
+#include "engine/harness.h"
+#include "engine/spec.h"
+#include "runners/runner.h"
+
+#define MEASURE_MAX_DETAILS 4096       /* longest reason text kept (compiler output etc.) */
+#define MEASURE_SUSPICIOUS_SPEEDUP 10.0 /* default: speedups above it are re-measured, flagged */
+#define MEASURE_MAX_PAIRS 64            /* interleaved verify pairs at most */
+
+/* Why a candidate was rejected (MEASURE_OK: it was not). Names are stable: they are stored
+ * as the version's reject reason and the cheat tests compare them. */
+enum measure_reason {
+    MEASURE_OK = 0,
+    MEASURE_COMPILE_ERROR,    /* "compile_error" */
+    MEASURE_WRONG_ANSWER,     /* "wrong_answer": outside tolerance, or NaN/Inf */
+    MEASURE_CRASH,            /* "crash": killed by a signal, or an unknown exit status */
+    MEASURE_CUDA_ERROR,       /* "cuda_error": a CUDA call or the launch failed */
+    MEASURE_TIMEOUT,          /* "timeout": wall-clock limit reached, process group killed */
+    MEASURE_UNWRITTEN_OUTPUT, /* "unwritten_output": poison left in an output */
+    MEASURE_OUT_OF_BOUNDS,    /* "out_of_bounds": a guard zone was overwritten */
+    MEASURE_INPUT_MODIFIED,   /* "input_modified" */
+    MEASURE_BELOW_FLOOR,      /* "below_floor": faster than bytes/peak or FLOPs/peak allows */
+    MEASURE_SPEC_MISMATCH,    /* "spec_mismatch": the program refused its arguments (exit 2) */
+    MEASURE_NO_GPU,           /* "no_gpu" */
+    MEASURE_HARNESS_ERROR,    /* "harness_error": internal/io error, unreadable output */
+    MEASURE_RESOURCE_LIMIT,   /* "resource_limit": CPU, file size or memory limit hit */
+};
+
+/* Stable snake_case name (static, never NULL). */
+const char *measure_reason_name(enum measure_reason r);
+/* Reason for a generated program's exit code (harness_exit_reason's mapping). */
+enum measure_reason measure_reason_from_exit(int exit_code);
+
+/* What every call needs. Value struct; pointers are borrowed for the duration of calls. */
+typedef struct {
+    const spec *spec;              /* harness form. Required. */
+    const char *nvcc;              /* compiler path; NULL: "nvcc" on PATH */
+    const char *arch;              /* "sm_90"; NULL: "sm_90" */
+    const char *include_dir;       /* hk_harness.h's directory; NULL: harness_include_dir() */
+    double peak_bytes_per_s;       /* measured peaks for the floor; <= 0: unknown */
+    double peak_flops;
+    long long sm_count;            /* the device's, for spec expressions; <= 0: 132 */
+    unsigned compile_timeout_ms;   /* 0: 180000 */
+    unsigned run_timeout_ms;       /* one run-mode process; 0: 60000 */
+    unsigned time_timeout_ms;      /* one time-mode process; 0: 120000 */
+    double time_budget_ms;         /* the program's timing budget; 0: its default (1000) */
+    uint64_t memory_max;           /* per program, bytes; 0: none */
+    enum runner_isolation isolation; /* AUTO: the strongest available */
+    double suspicious_speedup;     /* 0: MEASURE_SUSPICIOUS_SPEEDUP */
+    /* When *stop becomes non-zero (a signal handler sets it), running children are killed
+     * (whole process groups) and the call returns HK_ECANCELED. May be NULL. */
+    const volatile sig_atomic_t *stop;
+} measure_opts;
+
+/* true when o->stop is set and raised. */
+bool measure_stopped(const measure_opts *o);
+
+/* Runs one argv through the runner, polling o->stop: the one place where this module
+ * starts children. HK_OK when it ran (see r), HK_ECANCELED (children killed), or the
+ * runner's error. *r must be freed with runner_result_free. */
+int measure_run_argv(const measure_opts *o, const runner_spec *rs, runner_result *r);
+
+/* ---- building a candidate ---- */
+
+/* The files of one candidate in its own directory. Owns every string (measure_build_free). */
+typedef struct {
+    char *dir;      /* the candidate's directory */
+    char *src;      /* dir/kernel.cu: the candidate's text */
+    char *prog;     /* dir/bench.cu: the generated program including it */
+    char *exe;      /* dir/bench */
+    char **argv;    /* the nvcc command line (harness_argv_free) */
+} measure_build;
+
+void measure_build_free(measure_build *b);
+
+/* Creates dir (and parents), writes the candidate text and the generated program and
+ * prepares the nvcc argv with -Xptxas -v (resources) plus flags (NULL-terminated extra
+ * nvcc flags such as "--use_fast_math", may be NULL). HK_OK, HK_EIO, HK_EINVAL, HK_ENOMEM. */
+int measure_build_prepare(const measure_opts *o, const char *dir, const char *text, size_t len,
+                          const char *const *flags, measure_build *b);
+
+/* The runner spec compiling b (borrowing b's strings): compile timeout, output cap, cwd. */
+void measure_build_runner_spec(const measure_opts *o, const measure_build *b, runner_spec *rs);
+
+/* The outcome of a compile. Owns details and cc (measure_compile_clear). */
+typedef struct {
+    bool ok;                 /* the program was built */
+    char *details;           /* not ok: the first compiler error lines (or why it failed) */
+    cc_result cc;            /* parsed diagnostics and ptxas resources */
+    long wall_ms;
+} measure_compile;
+
+void measure_compile_clear(measure_compile *c);
+
+/* Reads a finished compile's runner result into *out (ptxas -v parsed with
+ * cc_parse_output). HK_OK (also for compile errors: out->ok false), HK_ENOMEM. */
+int measure_build_finish(const measure_opts *o, const measure_build *b, const runner_result *r,
+                         measure_compile *out);
+
+/* prepare's build, compiled now (blocking, stoppable). HK_OK, HK_ECANCELED, HK_ENOMEM. */
+int measure_build_compile(const measure_opts *o, const measure_build *b, measure_compile *out);
+
+/* New reference: the ptxas resources of the kernel named kernel (base name) as evidence
+ * JSON {"kernel", "registers", "spill_stores", "spill_loads", "stack", "smem_static",
+ * "cmem", "arch"}; NULL when the compile reported none for it or on ENOMEM. */
+json_t *measure_resources_json(const measure_compile *c, const char *kernel);
+
+/* ---- running the program ---- */
+
+/* A built program and how to launch it. Borrowed strings. */
+typedef struct {
+    const char *exe;              /* the generated program */
+    const long long *block;       /* 3 block dims overriding the spec's (--block), or NULL */
+} measure_prog;
+
+/* One input combination. */
+typedef struct {
+    int size, dist;
+    long long seed;
+} measure_combo;
+
+/* Every (size, seed + seed_offset, dist) of the spec, sizes outermost (smallest first as
+ * written), then distributions, then seeds. *out: new array (hk_free). HK_OK, HK_ENOMEM,
+ * HK_EINVAL (a spec without sizes, seeds or distributions). */
+int measure_combos(const spec *s, long long seed_offset, measure_combo **out, size_t *n_out);
+
+/* The outcome of one process of the generated program. Owns details and json. */
+typedef struct {
+    enum measure_reason reason;  /* MEASURE_OK: exit 0 with a JSON result line */
+    char *details;               /* why not, in words (the program's error message, signal) */
+    json_t *json;                /* its JSON line (new reference held here), or NULL */
+    long wall_ms;
+    const char *isolation_words; /* static: what isolation the runner used */
+} measure_run;
+
+void measure_run_clear(measure_run *r);
+
+/* Runs p->exe as hr describes (hr->block is replaced by p->block) in cwd with the run or time timeout (by hr->mode), the memory
+ * limit and isolation of o, and maps the result. HK_OK when the outcome is known (look at
+ * out->reason), HK_ECANCELED, HK_ENOMEM, HK_EIO. */
+int measure_run_program(const measure_opts *o, const measure_prog *p, const char *cwd,
+                        const harness_run *hr, measure_run *out);
+
+/* ---- verdicts ---- */
+
+/* Correctness verdict. Owns details (measure_verdict_clear). */
+typedef struct {
+    enum measure_reason reason;
+    char *details;
+    double max_abs_err, max_rel_err;  /* worst over the comparisons made; NAN: none made */
+    measure_combo where;              /* the failing combination (reason != OK) */
+    size_t n_checked;                 /* combinations that passed */
+} measure_verdict;
+
+void measure_verdict_init(measure_verdict *v);
+void measure_verdict_clear(measure_verdict *v);
+/* Sets reason and a formatted details text (replacing earlier ones). HK_OK/HK_ENOMEM. */
+int measure_verdict_set(measure_verdict *v, enum measure_reason reason, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Path of the output file of combination c (run mode) or of size k's time-mode re-check,
+ * inside dir. New string (hk_free) or NULL on ENOMEM. */
+char *measure_run_out_path(const char *dir, const measure_combo *c);
+char *measure_time_out_path(const char *dir, int size);
+
+/* Compares a candidate's output file with the reference's through the oracle (per-dtype
+ * tolerance from the spec; NaN/Inf never pass), folding the errors into v. A mismatch
+ * sets v->reason to MEASURE_WRONG_ANSWER with the max abs/rel error and the first bad
+ * index; an unreadable or malformed candidate file is MEASURE_HARNESS_ERROR. HK_OK when
+ * the comparison was made; HK_EIO when the reference cannot be read; HK_ENOMEM. */
+int measure_compare_files(const measure_opts *o, const char *ref_path, const char *cand_path,
+                          measure_verdict *v);
+
+/* Baseline: runs every combination in run mode, keeping each output in ref_dir. The
+ * baseline itself failing is reported in v (the episode cannot go on). HK_OK,
+ * HK_ECANCELED, HK_ENOMEM, HK_EIO. */
+int measure_reference(const measure_opts *o, const measure_prog *p, const char *ref_dir,
+                      const measure_combo *combos, size_t n, measure_verdict *v);
+
+/* Candidate: runs every combination in run mode in dir and compares each output with
+ * ref_dir's, stopping at the first failure (v says which and why). Outputs are deleted
+ * after their comparison. Same returns as measure_reference. */
+int measure_check(const measure_opts *o, const measure_prog *p, const char *dir, const char *ref_dir,
+                  const measure_combo *combos, size_t n, measure_verdict *v);
+
+/* Timing of one time-mode process. Owns raw. */
+typedef struct {
+    double median_ms, p10_ms, p90_ms, min_ms, spread;
+    int reps;
+    bool flushed_l2;
+    int size;
+    char *raw;      /* the program's JSON line (compact), or NULL */
+} measure_timing;
+
+void measure_timing_clear(measure_timing *t);
+
+/* Times exe at size (seed, dist), then the program re-checks correctness with check_seed
+ * and writes that output to dir's time-mode file. ref_dir NULL: this is the baseline (the
+ * file stays as the reference for that size); else it is compared with ref_dir's and a
+ * mismatch is the verdict. A result that is not a positive time is MEASURE_HARNESS_ERROR.
+ * Same returns as measure_reference. */
+int measure_time(const measure_opts *o, const measure_prog *p, const char *dir, const char *ref_dir,
+                 int size, long long seed, int dist, long long check_seed, measure_timing *t,
+                 measure_verdict *v);
+
+/* Physical floor of size k from the spec's bytes/flops and o's peaks: *below true when
+ * median_ms is under it. *floor_ms NAN and *below false when no floor applies. HK_OK,
+ * HK_EINVAL. */
+int measure_floor_check(const measure_opts *o, int size, double median_ms, double *floor_ms,
+                        bool *below);
+
+/* Achieved rates of one launch of size k taking ms: bytes/s and FLOP/s from the spec's
+ * formulas (NAN when absent), and % of the roofline bound
+ * (min(peak_bw * intensity, peak_flops) when both peaks and formulas are known; else the
+ * percentage of whichever peak applies; NAN when none). */
+void measure_rates(const measure_opts *o, int size, double ms, double *bytes_per_s,
+                   double *flop_per_s, double *roofline_pct);
+
+/* ---- speedup with its spread ---- */
+
+typedef struct {
+    double speedup;    /* median(a) / median(b) */
+    double lo, hi;     /* p10 .. p90 of the per-pair ratios a[i] / b[i] */
+    double a_median, b_median;
+    size_t n;
+} measure_speedup;
+
+/* Pure: from n >= 1 paired times (a: baseline, b: candidate; all > 0). HK_OK, HK_EINVAL. */
+int measure_speedup_compute(const double *a, const double *b, size_t n, measure_speedup *out);
+
+/* Quantile q in [0, 1] of n sorted values (linear interpolation, the harness's rule). */
+double measure_quantile(const double *sorted, size_t n, double q);
+
+/* Interleaved timing for the verify stage: A B A B ... pairs times, each a separate
+ * process at size (seed, dist, check_seed); B's re-check outputs are compared with
+ * ref_dir's like measure_time (A is the baseline: no comparison, its file refreshed only
+ * in dir_a). a_ms, b_ms: caller arrays of pairs entries, filled with the medians. Stops at
+ * the first failure of either side (verdict va/vb). Same returns as measure_reference. */
+int measure_interleave(const measure_opts *o, const measure_prog *pa, const char *dir_a,
+                       const measure_prog *pb, const char *dir_b, const char *ref_dir, int size,
+                       long long seed, int dist, long long check_seed, size_t pairs,
+                       double *a_ms, double *b_ms, measure_verdict *va, measure_verdict *vb);
+
+/* ---- the whole pipeline for one candidate ---- */
+
+/* What the baseline gave: its reference outputs and timing. Owns ref_dir and the arrays. */
+typedef struct {
+    char *ref_dir;
+    measure_combo *combos;          /* the combinations checked (search seeds) */
+    size_t n_combos;
+    int primary_size;               /* the size the speedup is measured at: the baseline's
+                                     * slowest */
+    long long time_seed, check_seed;
+    int time_dist;
+    measure_timing *times;          /* per size (spec->n_sizes) */
+    size_t n_times;
+} measure_baseline;
+
+void measure_baseline_clear(measure_baseline *b);
+
+/* Runs the baseline program exe: reference outputs for every combination into ref_dir,
+ * then time mode at every size (keeping the re-check outputs as references). v says
+ * whether the baseline itself works (the episode stops when it does not). HK_OK,
+ * HK_ECANCELED, HK_ENOMEM, HK_EIO. */
+int measure_baseline_run(const measure_opts *o, const measure_prog *p, const char *ref_dir,
+                         measure_baseline *out, measure_verdict *v);
+
+/* A candidate's full evaluation. Owns what its members own (measure_eval_clear). */
+typedef struct {
+    measure_verdict verdict;        /* correctness, timing and sanity together */
+    measure_timing timing;          /* at the primary size (the re-measure when flagged) */
+    double floor_ms;                /* NAN: no floor */
+    double speedup;                 /* baseline median / candidate median; NAN when not timed */
+    bool flagged;                   /* speedup over the suspicious limit (re-measured) */
+    char *flag_note;                /* what the second look found, or NULL */
+} measure_eval;
+
+void measure_eval_clear(measure_eval *e);
+
+/* Correctness on every baseline combination, then timing at the primary size with the
+ * post-loop re-check, then the floor check, then the >10x second look (baseline and
+ * candidate timed again in fresh processes; the candidate's second time is kept, the flag
+ * stays). HK_OK when a verdict was reached (see out->verdict.reason), HK_ECANCELED,
+ * HK_ENOMEM, HK_EIO. */
+int measure_evaluate(const measure_opts *o, const measure_baseline *base,
+                     const measure_prog *base_prog, const measure_prog *p, const char *dir,
+                     measure_eval *out);
+
+/* New reference: a verdict/eval as JSON (reason, details, errors, timing, floor, flag). */
+json_t *measure_eval_json(const measure_eval *e);
+
+/* Removes a directory tree (files and subdirectories; symlinks are not followed).
+ * HK_OK (also when absent), HK_EIO. */
+int measure_rmtree(const char *dir);
+/* mkdir -p. HK_OK, HK_EIO. */
+int measure_mkdirs(const char *dir);
+
+#endif

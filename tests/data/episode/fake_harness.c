@@ -1,0 +1,126 @@
+/* A stand-in for a generated benchmark program, for the measure tests on machines without
+ * a GPU: the one place the tests mock, at the GPU boundary. It speaks the real program's
+ * command line, prints its one JSON line, writes real output files (hk_harness.h layout) for
+ * the tiny spec (tests/data/episode/tiny.bench.json: one float output, arg 3, n elements)
+ * and exits with the real exit codes. What it does wrong is chosen by its file name:
+ *   ok         right answers, 1.0 ms           fast      right answers, 0.5 ms
+ *   fast20     right answers, 0.05 ms (20x)    floor     right answers, 1e-9 ms
+ *   wrong      element 7 off by 1.0            nan       element 3 is NaN
+ *   cached     right in run mode; the time-mode re-check replays the first seed's answer
+ *   unwritten  exits 4 with the harness's error line
+ *   oob        exits 6                         cudaerr   exits 3
+ *   crash      abort()                         hang      sleeps forever
+ *   noline     exits 0 and prints nothing
+ * Every call appends "NAME MODE\n" to $FAKE_LOG when set (to check interleaving). */
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const long long sizes[] = {1000, 4099};
+
+static float value(long long seed, int dist, long long i)
+{
+    return (float)sin((double)seed * 0.37 + (double)dist * 1.3 + (double)i * 0.01) * 3.0f;
+}
+
+static int write_out(const char *path, int size, long long seed, int dist, const char *name)
+{
+    long long n = sizes[size];
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return 7;
+    uint32_t version = 1, n_out = 1, idx = 3, dt = 1;
+    uint64_t count = (uint64_t)n;
+    fwrite("HKOUT\0\0\1", 1, 8, f);
+    fwrite(&version, 4, 1, f);
+    fwrite(&n_out, 4, 1, f);
+    fwrite(&idx, 4, 1, f);
+    fwrite(&dt, 4, 1, f);
+    fwrite(&count, 8, 1, f);
+    for (long long i = 0; i < n; i++) {
+        float v = value(seed, dist, i);
+        if (!strcmp(name, "wrong") && i == 7)
+            v += 1.0f;
+        if (!strcmp(name, "nan") && i == 3)
+            v = NAN;
+        fwrite(&v, 4, 1, f);
+    }
+    return fclose(f) == 0 ? 0 : 7;
+}
+
+int main(int argc, char **argv)
+{
+    const char *name = strrchr(argv[0], '/');
+    name = name ? name + 1 : argv[0];
+    const char *mode = "run", *out = NULL;
+    int size = 0, dist = 0;
+    long long seed = 1, check_seed = -1;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--mode")) mode = argv[i + 1];
+        else if (!strcmp(argv[i], "--size")) size = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--dist")) dist = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--seed")) seed = atoll(argv[i + 1]);
+        else if (!strcmp(argv[i], "--check-seed")) check_seed = atoll(argv[i + 1]);
+        else if (!strcmp(argv[i], "--out")) out = argv[i + 1];
+    }
+    const char *log = getenv("FAKE_LOG");
+    if (log) {
+        FILE *f = fopen(log, "a");
+        if (f) {
+            fprintf(f, "%s %s\n", name, mode);
+            fclose(f);
+        }
+    }
+    if (size < 0 || size > 1) {
+        printf("{\"error\":\"usage\",\"message\":\"--size %d\",\"exit\":2}\n", size);
+        return 2;
+    }
+    if (!strcmp(name, "hang"))
+        for (;;)
+            pause();
+    if (!strcmp(name, "crash"))
+        abort();
+    if (!strcmp(name, "noline"))
+        return 0;
+    if (!strcmp(name, "unwritten")) {
+        printf("{\"error\":\"unwritten_output\",\"message\":\"output 'y': 5 of %lld elements "
+               "never written (first: 990)\",\"exit\":4}\n", sizes[size]);
+        return 4;
+    }
+    if (!strcmp(name, "oob")) {
+        printf("{\"error\":\"out_of_bounds\",\"message\":\"write outside buffer 'y'\",\"exit\":6}\n");
+        return 6;
+    }
+    if (!strcmp(name, "cudaerr")) {
+        printf("{\"error\":\"cuda\",\"message\":\"cudaErrorIllegalAddress\",\"exit\":3}\n");
+        return 3;
+    }
+    if (!strcmp(mode, "run")) {
+        int rc = out ? write_out(out, size, seed, dist, name) : 0;
+        if (rc)
+            return rc;
+        printf("{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"seed\":%lld,\"dist\":%d}\n", size,
+               seed, dist);
+        return 0;
+    }
+    double ms = 1.0;
+    if (!strcmp(name, "fast")) ms = 0.5;
+    if (!strcmp(name, "fast20")) ms = 0.05;
+    if (!strcmp(name, "floor")) ms = 1e-9;
+    ms *= (double)sizes[size] / 1000.0;
+    if (check_seed < 0)
+        check_seed = seed + 1000003;
+    /* a cheat that caches: the re-check sees the first inputs' answer again */
+    long long answer_seed = !strcmp(name, "cached") ? seed : check_seed;
+    int rc = out ? write_out(out, size, answer_seed, dist, name) : 0;
+    if (rc)
+        return rc;
+    printf("{\"median_ms\":%.6g,\"p10\":%.6g,\"p90\":%.6g,\"min\":%.6g,\"reps\":20,"
+           "\"spread\":0.01,\"flushed_l2\":true,\"l2_bytes\":62914560,\"check_seed\":%lld}\n",
+           ms, ms * 0.98, ms * 1.03, ms * 0.97, check_seed);
+    return 0;
+}

@@ -1,0 +1,414 @@
+/* measure.c through the real runner with fake benchmark programs
+ * (tests/data/episode/fake_harness.c, compiled here with cc). The fakes are the only mock,
+ * and only at the GPU boundary: they speak the generated program's command line, JSON line,
+ * output-file layout and exit codes, so the rejection reasons, the oracle comparisons, the
+ * floor check, the >10x second look, interleaving and the speedup math run for real. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/hk.h"
+#include "engine/measure.h"
+
+static const char *const fakes[] = {"ok",        "fast",   "fast20", "floor",  "wrong",
+                                    "nan",       "cached", "unwritten", "oob", "cudaerr",
+                                    "crash",     "hang",   "noline"};
+
+typedef struct {
+    char dir[256];
+    char bin[300];
+    spec *sp;
+    measure_opts o;
+    measure_baseline base;
+    measure_prog base_prog;
+    char base_exe[400];
+} fixture;
+
+static char *fake_path(fixture *f, const char *name)
+{
+    static char buf[8][400];
+    static int k;
+    char *b = buf[k++ % 8];
+    snprintf(b, 400, "%s/%s", f->bin, name);
+    return b;
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/hk-test-measure-XXXXXX");
+    if (!mkdtemp(f->dir))
+        return -1;
+    snprintf(f->bin, sizeof f->bin, "%s/bin", f->dir);
+    if (measure_mkdirs(f->bin))
+        return -1;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cc -O1 -o %s/ok %s/episode/fake_harness.c -lm", f->bin,
+             HK_TEST_DATA);
+    if (system(cmd) != 0)
+        return -1;
+    for (size_t i = 1; i < HK_ARRAY_LEN(fakes); i++) {
+        snprintf(cmd, sizeof cmd, "cp %s/ok %s/%s", f->bin, f->bin, fakes[i]);
+        if (system(cmd) != 0)
+            return -1;
+    }
+    spec_diags d = {0};
+    if (spec_load(HK_TEST_DATA "/episode/tiny.bench.json", &f->sp, &d) != HK_OK)
+        return -1;
+    spec_diags_free(&d);
+    f->o.spec = f->sp;
+    f->o.isolation = RUNNER_ISO_NONE;
+    f->o.run_timeout_ms = 3000;
+    f->o.time_timeout_ms = 3000;
+    snprintf(f->base_exe, sizeof f->base_exe, "%s/ok", f->bin);
+    f->base_prog.exe = f->base_exe;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    measure_baseline_clear(&f->base);
+    spec_free(f->sp);
+    measure_rmtree(f->dir);
+    free(f);
+    return 0;
+}
+
+static void baseline(fixture *f)
+{
+    char ref[400];
+    snprintf(ref, sizeof ref, "%s/ref", f->dir);
+    measure_verdict v;
+    measure_verdict_init(&v);
+    measure_baseline_clear(&f->base);
+    assert_int_equal(measure_baseline_run(&f->o, &f->base_prog, ref, &f->base, &v), HK_OK);
+    assert_int_equal(v.reason, MEASURE_OK);
+    assert_int_equal(v.n_checked, 2 * 2 * 5);
+    measure_verdict_clear(&v);
+}
+
+static void evaluate(fixture *f, const char *name, measure_eval *e)
+{
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/cand-%s", f->dir, name);
+    measure_prog p = {.exe = fake_path(f, name)};
+    assert_int_equal(measure_evaluate(&f->o, &f->base, &f->base_prog, &p, dir, e), HK_OK);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    assert_string_equal(measure_reason_name(MEASURE_WRONG_ANSWER), "wrong_answer");
+    assert_string_equal(measure_reason_name(MEASURE_BELOW_FLOOR), "below_floor");
+    assert_string_equal(measure_reason_name(MEASURE_UNWRITTEN_OUTPUT), "unwritten_output");
+    assert_string_equal(measure_reason_name((enum measure_reason)999), "unknown");
+    assert_int_equal(measure_reason_from_exit(4), MEASURE_UNWRITTEN_OUTPUT);
+    assert_int_equal(measure_reason_from_exit(5), MEASURE_INPUT_MODIFIED);
+    assert_int_equal(measure_reason_from_exit(6), MEASURE_OUT_OF_BOUNDS);
+    assert_int_equal(measure_reason_from_exit(3), MEASURE_CUDA_ERROR);
+    assert_int_equal(measure_reason_from_exit(124), MEASURE_TIMEOUT);
+    assert_int_equal(measure_reason_from_exit(42), MEASURE_CRASH);
+}
+
+static void test_speedup_math(void **state)
+{
+    (void)state;
+    measure_speedup sp;
+    double a[5] = {2, 2, 2, 2, 2}, b[5] = {1, 1, 1, 1, 1};
+    assert_int_equal(measure_speedup_compute(a, b, 5, &sp), HK_OK);
+    assert_true(fabs(sp.speedup - 2.0) < 1e-12);
+    assert_true(fabs(sp.lo - 2.0) < 1e-12 && fabs(sp.hi - 2.0) < 1e-12);
+    /* ratios 1..5 (unsorted pairs): p10 = 1.4, p90 = 4.6; medians 3 / 1 */
+    double a2[5] = {3, 1, 5, 2, 4}, b2[5] = {1, 1, 1, 1, 1};
+    assert_int_equal(measure_speedup_compute(a2, b2, 5, &sp), HK_OK);
+    assert_true(fabs(sp.speedup - 3.0) < 1e-12);
+    assert_true(fabs(sp.lo - 1.4) < 1e-12);
+    assert_true(fabs(sp.hi - 4.6) < 1e-12);
+    assert_int_equal(sp.n, 5);
+    /* median of the times, not of the ratios: a = {10, 10, 1}, b = {1, 5, 5} */
+    double a3[3] = {10, 10, 1}, b3[3] = {1, 5, 5};
+    assert_int_equal(measure_speedup_compute(a3, b3, 3, &sp), HK_OK);
+    assert_true(fabs(sp.speedup - 2.0) < 1e-12);
+    double bad[2] = {1, 0};
+    assert_int_equal(measure_speedup_compute(a, bad, 2, &sp), HK_EINVAL);
+    assert_int_equal(measure_speedup_compute(a, b, 0, &sp), HK_EINVAL);
+    double s[4] = {1, 2, 3, 4};
+    assert_true(fabs(measure_quantile(s, 4, 0.5) - 2.5) < 1e-12);
+}
+
+static void test_combos(void **state)
+{
+    fixture *f = *state;
+    measure_combo *c = NULL;
+    size_t n = 0;
+    assert_int_equal(measure_combos(f->sp, 1000, &c, &n), HK_OK);
+    assert_int_equal(n, 20);
+    assert_int_equal(c[0].size, 0);
+    assert_int_equal(c[0].seed, 1001);
+    assert_int_equal(c[4].seed, 1005);
+    assert_int_equal(c[5].dist, 1);
+    assert_int_equal(c[19].size, 1);
+    hk_free(c);
+}
+
+static void test_baseline_and_ok(void **state)
+{
+    fixture *f = *state;
+    baseline(f);
+    assert_int_equal(f->base.n_times, 2);
+    assert_int_equal(f->base.primary_size, 1); /* n = 4099 is the slower one */
+    assert_true(fabs(f->base.times[1].median_ms - 4.099) < 1e-6);
+    measure_eval e;
+    evaluate(f, "ok", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_OK);
+    assert_int_equal(e.verdict.n_checked, 20);
+    assert_true(e.verdict.max_abs_err == 0);
+    assert_true(fabs(e.speedup - 1.0) < 1e-9);
+    assert_false(e.flagged);
+    json_t *j = measure_eval_json(&e);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "reason")), "ok");
+    json_decref(j);
+    measure_eval_clear(&e);
+    /* the candidate's outputs were deleted after comparison; the references stay */
+    char path[512];
+    snprintf(path, sizeof path, "%s/cand-ok/run-s0-d0-seed1.out", f->dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+    snprintf(path, sizeof path, "%s/ref/run-s0-d0-seed1.out", f->dir);
+    assert_int_equal(access(path, F_OK), 0);
+}
+
+static void expect_reject(fixture *f, const char *name, enum measure_reason want,
+                          const char *needle)
+{
+    measure_eval e;
+    evaluate(f, name, &e);
+    if (e.verdict.reason != want)
+        fail_msg("%s: got %s (%s), want %s", name, measure_reason_name(e.verdict.reason),
+                 e.verdict.details ? e.verdict.details : "", measure_reason_name(want));
+    assert_non_null(e.verdict.details);
+    if (needle && !strstr(e.verdict.details, needle))
+        fail_msg("%s: details '%s' lack '%s'", name, e.verdict.details, needle);
+    measure_eval_clear(&e);
+}
+
+static void test_rejections(void **state)
+{
+    fixture *f = *state;
+    baseline(f);
+    measure_eval e;
+    evaluate(f, "wrong", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_WRONG_ANSWER);
+    assert_true(fabs(e.verdict.max_abs_err - 1.0) < 1e-3);
+    assert_int_equal(e.verdict.where.size, 0);
+    assert_int_equal(e.verdict.where.seed, 1);
+    assert_int_equal(e.verdict.n_checked, 0);
+    assert_true(isnan(e.speedup)); /* never timed */
+    measure_eval_clear(&e);
+
+    expect_reject(f, "nan", MEASURE_WRONG_ANSWER, "not finite");
+    expect_reject(f, "cached", MEASURE_WRONG_ANSWER, "re-check after the timing loop");
+    expect_reject(f, "unwritten", MEASURE_UNWRITTEN_OUTPUT, "never written");
+    expect_reject(f, "oob", MEASURE_OUT_OF_BOUNDS, "outside buffer");
+    expect_reject(f, "cudaerr", MEASURE_CUDA_ERROR, "IllegalAddress");
+    expect_reject(f, "crash", MEASURE_CRASH, "signal 6");
+    expect_reject(f, "noline", MEASURE_HARNESS_ERROR, "without a result line");
+}
+
+static void test_timeout(void **state)
+{
+    fixture *f = *state;
+    baseline(f);
+    f->o.run_timeout_ms = 300;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    expect_reject(f, "hang", MEASURE_TIMEOUT, "killed");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    assert_true(s < 5.0);
+    f->o.run_timeout_ms = 3000;
+}
+
+static void test_floor_and_flag(void **state)
+{
+    fixture *f = *state;
+    f->o.peak_bytes_per_s = 3e12;
+    f->o.peak_flops = 60e12;
+    baseline(f);
+    measure_eval e;
+    evaluate(f, "floor", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_BELOW_FLOOR);
+    /* floor of n = 4099: 12 * n bytes at 3 TB/s */
+    assert_true(fabs(e.floor_ms - 12.0 * 4099 / 3e12 * 1e3) < 1e-12);
+    assert_non_null(strstr(e.verdict.details, "physical floor"));
+    measure_eval_clear(&e);
+
+    evaluate(f, "fast20", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_OK);
+    assert_true(e.flagged);
+    assert_non_null(e.flag_note);
+    assert_non_null(strstr(e.flag_note, "second"));
+    assert_true(fabs(e.speedup - 20.0) < 1e-6);
+    json_t *j = measure_eval_json(&e);
+    assert_true(json_is_true(json_object_get(j, "flagged")));
+    json_decref(j);
+    measure_eval_clear(&e);
+
+    evaluate(f, "fast", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_OK);
+    assert_false(e.flagged);
+    assert_null(e.flag_note);
+    assert_true(fabs(e.speedup - 2.0) < 1e-6);
+    measure_eval_clear(&e);
+
+    /* rates: 12 * 4099 bytes in 4.099 ms = 12 MB/s... scaled: bytes/s = 12e3 * 1e3 */
+    double bps, fps, pct;
+    measure_rates(&f->o, 1, 4.099, &bps, &fps, &pct);
+    assert_true(fabs(bps - 12.0 * 4099 / 4.099e-3) < 1e-3);
+    assert_true(fabs(fps - 2.0 * 4099 / 4.099e-3) < 1e-3);
+    assert_true(fabs(pct - 100.0 * bps / 3e12) < 1e-9); /* memory-bound: intensity 1/6 */
+    f->o.peak_bytes_per_s = 0;
+    f->o.peak_flops = 0;
+}
+
+static void test_interleave(void **state)
+{
+    fixture *f = *state;
+    baseline(f);
+    char log[512], da[512], db[512];
+    snprintf(log, sizeof log, "%s/bin/order.log", f->dir);
+    snprintf(da, sizeof da, "%s/ia", f->dir);
+    snprintf(db, sizeof db, "%s/ib", f->dir);
+    setenv("FAKE_LOG", log, 1);
+    measure_prog pb = {.exe = fake_path(f, "fast")};
+    double a[5], b[5];
+    measure_verdict va, vb;
+    measure_verdict_init(&va);
+    measure_verdict_init(&vb);
+    /* A must not write over the references it is compared with */
+    assert_int_equal(measure_interleave(&f->o, &f->base_prog, f->base.ref_dir, &pb, db,
+                                        f->base.ref_dir, 1, 1, 0, f->base.check_seed, 5, a, b,
+                                        &va, &vb),
+                     HK_EINVAL);
+    assert_int_equal(measure_interleave(&f->o, &f->base_prog, da, &pb, db, f->base.ref_dir, 1,
+                                        f->base.time_seed, f->base.time_dist,
+                                        f->base.check_seed, 5, a, b, &va, &vb),
+                     HK_OK);
+    unsetenv("FAKE_LOG");
+    assert_int_equal(va.reason, MEASURE_OK);
+    assert_int_equal(vb.reason, MEASURE_OK);
+    FILE *lf = fopen(log, "r");
+    assert_non_null(lf);
+    char line[64];
+    int k = 0;
+    while (fgets(line, sizeof line, lf)) {
+        assert_string_equal(line, k % 2 == 0 ? "ok time\n" : "fast time\n");
+        k++;
+    }
+    fclose(lf);
+    assert_int_equal(k, 10);
+    measure_speedup sp;
+    assert_int_equal(measure_speedup_compute(a, b, 5, &sp), HK_OK);
+    assert_true(fabs(sp.speedup - 2.0) < 1e-6);
+    measure_verdict_clear(&va);
+    measure_verdict_clear(&vb);
+
+    /* a wrong candidate's re-check fails the interleave on its first turn */
+    measure_prog pw = {.exe = fake_path(f, "cached")};
+    measure_verdict_init(&va);
+    measure_verdict_init(&vb);
+    assert_int_equal(measure_interleave(&f->o, &f->base_prog, da, &pw, db, f->base.ref_dir, 1,
+                                        f->base.time_seed, f->base.time_dist,
+                                        f->base.check_seed, 5, a, b, &va, &vb),
+                     HK_OK);
+    assert_int_equal(vb.reason, MEASURE_WRONG_ANSWER);
+    measure_verdict_clear(&va);
+    measure_verdict_clear(&vb);
+}
+
+static volatile sig_atomic_t stop_flag;
+static void on_alarm(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static void test_stop(void **state)
+{
+    fixture *f = *state;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigaction(SIGALRM, &sa, NULL);
+    stop_flag = 0;
+    measure_opts o = f->o;
+    o.stop = &stop_flag;
+    o.run_timeout_ms = 60000;
+    struct itimerval it = {.it_value = {.tv_sec = 0, .tv_usec = 300000}};
+    setitimer(ITIMER_REAL, &it, NULL);
+    measure_prog p = {.exe = fake_path(f, "hang")};
+    measure_run r;
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/stop", f->dir);
+    measure_mkdirs(dir);
+    harness_run hr = {.mode = "run", .size = 0, .seed = 1, .check_seed = -1};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(measure_run_program(&o, &p, dir, &hr, &r), HK_ECANCELED);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    assert_true(s < 3.0);
+    measure_run_clear(&r);
+    /* no "hang" process of ours is left */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "pgrep -f '^%s/hang' >/dev/null", f->bin);
+    assert_int_not_equal(system(cmd), 0);
+    /* a raised flag refuses to start anything */
+    assert_int_equal(measure_run_program(&o, &p, dir, &hr, &r), HK_ECANCELED);
+    measure_run_clear(&r);
+}
+
+static void test_sandboxed(void **state)
+{
+    fixture *f = *state;
+    /* The same pipeline under the strongest isolation here (bwrap where it works): the
+     * program runs from its build directory, writes in its own, and is judged the same. */
+    f->o.isolation = RUNNER_ISO_AUTO;
+    baseline(f);
+    expect_reject(f, "wrong", MEASURE_WRONG_ANSWER, "max abs error");
+    measure_eval e;
+    evaluate(f, "fast", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_OK);
+    measure_eval_clear(&e);
+    f->o.isolation = RUNNER_ISO_NONE;
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_speedup_math),
+        cmocka_unit_test_setup_teardown(test_combos, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_baseline_and_ok, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rejections, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_floor_and_flag, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_interleave, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sandboxed, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
