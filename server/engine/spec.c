@@ -846,8 +846,11 @@ static void parse_sizes(pctx *c, spec *s, json_t *root)
             diag(c, SPEC_ERROR, p, "'%s' is reserved for the launch", key);
             continue;
         }
-        if (!(s->size_names[s->n_size_names++] = hk_strdup(key)))
+        if (!(s->size_names[s->n_size_names] = hk_strdup(key))) {
             c->rc = HK_ENOMEM;
+            return;
+        }
+        s->n_size_names++;
     }
     if (s->n_size_names != nv)
         return;
@@ -1129,7 +1132,7 @@ static void parse_args(pctx *c, spec *s, json_t *root, const spec_tolerance *top
     }
     s->n_args = n;
     size_t n_out = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && c->rc == HK_OK; i++) {
         spec_arg *a = &s->args[i];
         json_t *o = json_array_get(v, i);
         char p[64], q[128];
@@ -1364,9 +1367,11 @@ static void parse_harness(pctx *c, spec *s, json_t *root, const char *spec_path)
     parse_sizes(c, s, root);
     parse_seeds(c, s, root);
     parse_distributions(c, s, root);
-    if (s->n_sizes == 0)
+    if (s->n_sizes == 0 || c->rc != HK_OK)
         return; /* everything below is checked against the sizes */
     parse_launch(c, s, root);
+    if (c->rc != HK_OK)
+        return;
     spec_tolerance top = { 0, 0, 0 };
     bool top_set[3] = { false, false, false };
     json_t *tol = json_object_get(root, "tolerance");
@@ -1378,6 +1383,8 @@ static void parse_harness(pctx *c, spec *s, json_t *root, const char *spec_path)
         top_set[2] = top.l2 >= 0;
     }
     parse_args(c, s, root, &top, top_set);
+    if (c->rc != HK_OK)
+        return;
     const char *fk[2] = { "flops", "bytes" };
     expr **fd[2] = { &s->flops, &s->bytes };
     for (int i = 0; i < 2; i++) {

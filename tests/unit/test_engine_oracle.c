@@ -1,0 +1,307 @@
+/* The oracle: output files in the harness's layout (built here byte by byte), per-dtype
+ * comparison, NaN/Inf, the relative L2 limit, statistics, malformed and mismatched files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/hk.h"
+#include "engine/oracle.h"
+
+/* An output file with one output per (arg, dtype, count, data) quadruple. */
+typedef struct {
+    unsigned char *p;
+    size_t len;
+} blob;
+
+static void put(blob *b, const void *x, size_t n)
+{
+    b->p = realloc(b->p, b->len + n);
+    memcpy(b->p + b->len, x, n);
+    b->len += n;
+}
+
+static blob file_begin(uint32_t n_outputs)
+{
+    blob b = { 0 };
+    uint32_t v = HK_OUT_VERSION;
+    put(&b, HK_OUT_MAGIC, 8);
+    put(&b, &v, 4);
+    put(&b, &n_outputs, 4);
+    return b;
+}
+
+static void file_output(blob *b, uint32_t arg, uint32_t dtype, uint64_t count, const void *data)
+{
+    put(b, &arg, 4);
+    put(b, &dtype, 4);
+    put(b, &count, 8);
+    put(b, data, count * hk_dtype_size((int)dtype));
+}
+
+static void parse_blob(blob *b, oracle_file *f)
+{
+    unsigned char *copy = hk_malloc(b->len);
+    memcpy(copy, b->p, b->len);
+    char err[200] = "";
+    int rc = oracle_parse(copy, b->len, f, err, sizeof err);
+    if (rc != HK_OK)
+        fail_msg("parse: %s", err);
+}
+
+static void compare_floats(const float *base, const float *cand, size_t n, spec_tolerance t,
+                           oracle_result *r)
+{
+    oracle_compare_buffer(HK_DT_F32, base, cand, n, t, r);
+}
+
+static void identical_and_within_tolerance(void **state)
+{
+    float b[4] = { 1.0f, -2.0f, 0.0f, 1000.0f };
+    float c[4] = { 1.0f, -2.0f, 0.0f, 1000.0f };
+    oracle_result r;
+    spec_tolerance t = spec_default_tolerance(HK_DT_F32);
+    compare_floats(b, c, 4, t, &r);
+    assert_true(r.pass);
+    assert_true(r.max_abs == 0 && r.rel_l2 == 0);
+    assert_int_equal(r.first_bad, -1);
+    c[3] = 1000.05f; /* rel 5e-5 < 1e-4, but L2 5e-5 > 1e-5 */
+    compare_floats(b, c, 4, t, &r);
+    assert_false(r.pass);
+    assert_non_null(strstr(r.reason, "relative L2 error"));
+    t.l2 = 1e-4;
+    compare_floats(b, c, 4, t, &r);
+    assert_true(r.pass);
+    assert_true(fabs(r.max_abs - 0.05) < 1e-3);
+    assert_true(fabs(r.max_rel - 5e-5) < 1e-6);
+}
+
+static void wrong_element_reports_index_and_errors(void **state)
+{
+    float b[6] = { 1, 2, 3, 4, 5, 6 }, c[6] = { 1, 2, 3.5f, 4, 5, 9 };
+    oracle_result r;
+    compare_floats(b, c, 6, spec_default_tolerance(HK_DT_F32), &r);
+    assert_false(r.pass);
+    assert_int_equal(r.first_bad, 2);
+    assert_int_equal(r.n_bad, 2);
+    assert_true(r.max_abs == 3.0);
+    assert_true(r.max_rel == 0.5);
+    assert_non_null(strstr(r.reason, "wrong answer: 2 of 6 elements"));
+    assert_non_null(strstr(r.reason, "first at 2: 3.5 vs baseline 3"));
+}
+
+static void nan_and_inf_never_pass(void **state)
+{
+    float b[3] = { 1, 2, 3 }, c[3] = { 1, NAN, 3 };
+    oracle_result r;
+    spec_tolerance loose = { 1e9, 1e9, 0 };
+    compare_floats(b, c, 3, loose, &r);
+    assert_false(r.pass);
+    assert_int_equal(r.n_nonfinite, 1);
+    assert_int_equal(r.first_bad, 1);
+    assert_non_null(strstr(r.reason, "non-finite"));
+    c[1] = INFINITY;
+    compare_floats(b, c, 3, loose, &r);
+    assert_false(r.pass);
+    /* where the baseline itself is NaN/Inf the candidate must match it */
+    b[1] = NAN;
+    c[1] = NAN;
+    compare_floats(b, c, 3, loose, &r);
+    assert_true(r.pass);
+    c[1] = 2;
+    compare_floats(b, c, 3, loose, &r);
+    assert_false(r.pass);
+    b[1] = -INFINITY;
+    c[1] = -INFINITY;
+    compare_floats(b, c, 3, spec_default_tolerance(HK_DT_F32), &r);
+    assert_true(r.pass);
+    c[1] = INFINITY;
+    compare_floats(b, c, 3, spec_default_tolerance(HK_DT_F32), &r);
+    assert_false(r.pass);
+}
+
+static void integers_exact_by_default(void **state)
+{
+    int32_t b[3] = { 7, -1, 100000 }, c[3] = { 7, -1, 100001 };
+    oracle_result r;
+    oracle_compare_buffer(HK_DT_I32, b, c, 3, spec_default_tolerance(HK_DT_I32), &r);
+    assert_false(r.pass);
+    assert_int_equal(r.first_bad, 2);
+    c[2] = 100000;
+    oracle_compare_buffer(HK_DT_I32, b, c, 3, spec_default_tolerance(HK_DT_I32), &r);
+    assert_true(r.pass);
+    uint64_t ub[2] = { 1ull << 60, 3 }, uc[2] = { 1ull << 60, 4 };
+    oracle_compare_buffer(HK_DT_U64, ub, uc, 2, spec_default_tolerance(HK_DT_U64), &r);
+    assert_false(r.pass);
+    assert_int_equal(r.first_bad, 1);
+}
+
+static void half_and_bfloat16_decode(void **state)
+{
+    uint16_t h[6] = { 0x3C00, 0xC000, 0x7C00, 0x0001, 0x7E00, 0x3555 };
+    assert_true(oracle_element(HK_DT_F16, h, 0) == 1.0);
+    assert_true(oracle_element(HK_DT_F16, h, 1) == -2.0);
+    assert_true(isinf(oracle_element(HK_DT_F16, h, 2)));
+    assert_true(oracle_element(HK_DT_F16, h, 3) == ldexp(1, -24));
+    assert_true(isnan(oracle_element(HK_DT_F16, h, 4)));
+    assert_true(fabs(oracle_element(HK_DT_F16, h, 5) - 0.33325) < 1e-4);
+    uint16_t bf[2] = { 0x3F80, 0xC0A0 };
+    assert_true(oracle_element(HK_DT_BF16, bf, 0) == 1.0);
+    assert_true(oracle_element(HK_DT_BF16, bf, 1) == -5.0);
+    /* fp16 tolerance: 1.0 vs 1.0009765625 (one ulp) passes; vs 1.5 fails */
+    uint16_t b[1] = { 0x3C00 }, c[1] = { 0x3C01 };
+    oracle_result r;
+    oracle_compare_buffer(HK_DT_F16, b, c, 1, spec_default_tolerance(HK_DT_F16), &r);
+    assert_true(r.pass);
+    c[0] = 0x3E00;
+    oracle_compare_buffer(HK_DT_F16, b, c, 1, spec_default_tolerance(HK_DT_F16), &r);
+    assert_false(r.pass);
+}
+
+static void files_compare_with_spec_tolerance(void **state)
+{
+    float x[3] = { 1, 2, 3 }, y[3] = { 1, 2, 3.001f };
+    int32_t k[2] = { 5, 6 };
+    blob base = file_begin(2), cand = file_begin(2);
+    file_output(&base, 1, HK_DT_F32, 3, x);
+    file_output(&base, 3, HK_DT_I32, 2, k);
+    file_output(&cand, 1, HK_DT_F32, 3, y);
+    file_output(&cand, 3, HK_DT_I32, 2, k);
+    oracle_file fb, fc;
+    parse_blob(&base, &fb);
+    parse_blob(&cand, &fc);
+    assert_int_equal(fb.n, 2);
+    assert_int_equal(fb.outputs[1].arg_index, 3);
+    oracle_result r;
+    /* no spec: fp32 defaults, 3.001 vs 3 is out */
+    assert_int_equal(oracle_compare(NULL, &fb, &fc, &r), HK_OK);
+    assert_false(r.pass);
+    assert_int_equal(r.arg_index, 1);
+    assert_int_equal(r.first_bad, 2);
+    /* a spec whose argument 1 allows rtol 1e-3 */
+    spec_arg args[4] = { 0 };
+    args[1].name = "y";
+    args[1].tol = (spec_tolerance){ 1e-3, 0, 1e-3 };
+    args[3].name = "k";
+    args[3].tol = spec_default_tolerance(HK_DT_I32);
+    spec s = { 0 };
+    s.args = args;
+    s.n_args = 4;
+    assert_int_equal(oracle_compare(&s, &fb, &fc, &r), HK_OK);
+    assert_true(r.pass);
+    assert_non_null(strstr(r.reason, "2 outputs within tolerance"));
+    /* the integer output differs: named in the reason */
+    oracle_file_free(&fc);
+    int32_t k2[2] = { 5, 7 };
+    free(cand.p);
+    cand = file_begin(2);
+    file_output(&cand, 1, HK_DT_F32, 3, y);
+    file_output(&cand, 3, HK_DT_I32, 2, k2);
+    parse_blob(&cand, &fc);
+    assert_int_equal(oracle_compare(&s, &fb, &fc, &r), HK_OK);
+    assert_false(r.pass);
+    assert_int_equal(r.arg_index, 3);
+    assert_non_null(strstr(r.reason, "output 'k': wrong answer"));
+    oracle_file_free(&fc);
+    /* different count: a mismatch, not a comparison */
+    free(cand.p);
+    cand = file_begin(2);
+    file_output(&cand, 1, HK_DT_F32, 2, y);
+    file_output(&cand, 3, HK_DT_I32, 2, k);
+    parse_blob(&cand, &fc);
+    assert_int_equal(oracle_compare(&s, &fb, &fc, &r), HK_OK);
+    assert_false(r.pass);
+    assert_non_null(strstr(r.reason, "output mismatch"));
+    oracle_file_free(&fc);
+    oracle_file_free(&fb);
+    free(base.p);
+    free(cand.p);
+}
+
+static void malformed_files(void **state)
+{
+    float x[2] = { 1, 2 };
+    blob good = file_begin(1);
+    file_output(&good, 0, HK_DT_F32, 2, x);
+    char err[200];
+    oracle_file f;
+    struct { size_t len; int patch_at; unsigned char patch; const char *want; } cases[] = {
+        { 0, -1, 0, "bad magic" },
+        { 10, -1, 0, "bad magic" },
+        { 0, 0, 'X', "bad magic" },
+        { 0, 8, 9, "version" },
+        { 0, 20, 99, "unknown dtype" },
+        { 1, -1, 0, "truncated" },      /* len - 1 */
+        { 2, -1, 0, "trailing" },       /* len + 1 */
+        { 0, 12, 2, "truncated at output 1" },
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        size_t len = good.len;
+        if (i == 0) len = 0;
+        else if (cases[i].len == 10) len = 10;
+        else if (cases[i].len == 1) len = good.len - 1;
+        else if (cases[i].len == 2) len = good.len + 1;
+        unsigned char *p = hk_calloc(1, good.len + 1);
+        memcpy(p, good.p, len < good.len ? len : good.len);
+        if (cases[i].patch_at >= 0)
+            p[cases[i].patch_at] = cases[i].patch;
+        err[0] = '\0';
+        assert_int_equal(oracle_parse(p, len, &f, err, sizeof err), HK_EPARSE);
+        if (!strstr(err, cases[i].want))
+            fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].want);
+    }
+    free(good.p);
+}
+
+static void file_paths(void **state)
+{
+    char dir[] = "/tmp/hk_oracle_test.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char bp[256], cp[256], missing[256];
+    snprintf(bp, sizeof bp, "%s/base.bin", dir);
+    snprintf(cp, sizeof cp, "%s/cand.bin", dir);
+    snprintf(missing, sizeof missing, "%s/none.bin", dir);
+    float x[2] = { 1, 2 };
+    blob b = file_begin(1);
+    file_output(&b, 0, HK_DT_F32, 2, x);
+    FILE *f = fopen(bp, "wb");
+    fwrite(b.p, 1, b.len, f);
+    fclose(f);
+    f = fopen(cp, "wb");
+    fwrite(b.p, 1, b.len - 3, f);
+    fclose(f);
+    oracle_result r;
+    assert_int_equal(oracle_compare_files(NULL, bp, bp, &r), HK_OK);
+    assert_true(r.pass);
+    assert_int_equal(oracle_compare_files(NULL, bp, cp, &r), HK_OK);
+    assert_false(r.pass);
+    assert_non_null(strstr(r.reason, "candidate output unusable"));
+    assert_int_equal(oracle_compare_files(NULL, bp, missing, &r), HK_OK);
+    assert_false(r.pass);
+    assert_int_equal(oracle_compare_files(NULL, missing, bp, &r), HK_ENOENT);
+    assert_non_null(strstr(r.reason, "baseline output unusable"));
+    unlink(bp);
+    unlink(cp);
+    rmdir(dir);
+    free(b.p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(identical_and_within_tolerance),
+        cmocka_unit_test(wrong_element_reports_index_and_errors),
+        cmocka_unit_test(nan_and_inf_never_pass),
+        cmocka_unit_test(integers_exact_by_default),
+        cmocka_unit_test(half_and_bfloat16_decode),
+        cmocka_unit_test(files_compare_with_spec_tolerance),
+        cmocka_unit_test(malformed_files),
+        cmocka_unit_test(file_paths),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
