@@ -1,0 +1,443 @@
+/* Rewrite tests on fixture kernels (tests/data/rewrite): each rewritten text compiles with
+ * the real nvcc (-arch=sm_90 -c) and, re-analysed, shows the expected structure; the
+ * not-applicable cases give their reason. nvcc missing: the compile checks say so. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "engine/rewrite.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NVCC "/usr/local/cuda/bin/nvcc"
+
+static char tmpdir[512];
+
+static int setup(void **state)
+{
+    snprintf(tmpdir, sizeof tmpdir, "%s/test-rewrite-XXXXXX", HK_BINARY_DIR);
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+typedef struct {
+    char *text;
+    size_t len;
+    an_model *m;
+} fixture;
+
+static void load(const char *name, fixture *fx)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/rewrite/%s", HK_TEST_DATA, name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    fx->text = malloc((size_t)n + 1);
+    assert_non_null(fx->text);
+    assert_int_equal(fread(fx->text, 1, (size_t)n, f), (size_t)n);
+    fx->text[n] = '\0';
+    fx->len = (size_t)n;
+    fclose(f);
+    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
+    assert_false(fx->m->has_errors);
+}
+
+static void unload(fixture *fx)
+{
+    an_model_free(fx->m);
+    free(fx->text);
+}
+
+static size_t kernel(const fixture *fx, const char *name)
+{
+    long k = an_model_find_kernel(fx->m, name);
+    assert_true(k >= 0);
+    return (size_t)k;
+}
+
+static long tunable(const an_model *m, const char *name)
+{
+    for (size_t i = 0; i < m->n_tunables; i++)
+        if (strcmp(m->tunables[i].name, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* Compiles text with nvcc -arch=sm_90 -c; fails the test with nvcc's output otherwise. */
+static void nvcc_compiles(const char *text, const char *tag)
+{
+    if (access(NVCC, X_OK) != 0) {
+        print_message("note: no nvcc at %s, compile check of %s skipped\n", NVCC, tag);
+        return;
+    }
+    char src[700], cmd[2000];
+    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
+    FILE *f = fopen(src, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -o %s/%s.o %s 2>&1", NVCC, tmpdir, tag, src);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[4096];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    if (st != 0)
+        print_message("nvcc failed on %s:\n%s\n---\n%s\n", tag, out, text);
+    assert_int_equal(st, 0);
+}
+
+/* Re-analyses a rewrite's text (model freed by the caller). */
+static an_model *reanalyse(const rw_result *r)
+{
+    an_model *m;
+    assert_true(r->applicable);
+    assert_non_null(r->text);
+    assert_int_equal(strlen(r->text), r->len);
+    assert_int_equal(an_analyze(r->text, r->len, &m), HK_OK);
+    assert_false(m->has_errors);
+    return m;
+}
+
+static void test_launch_bounds(void **state)
+{
+    fixture fx;
+    load("saxpy.cu", &fx);
+    rw_result r;
+    size_t k = kernel(&fx, "saxpy");
+    assert_int_equal(rw_launch_bounds(fx.text, fx.len, fx.m, k, 256, 0, &r), HK_OK);
+    print_message("%s\n", r.description);
+    an_model *m = reanalyse(&r);
+    long k2 = an_model_find_kernel(m, "saxpy");
+    assert_non_null(m->funcs[k2].launch_bounds);
+    assert_string_equal(m->funcs[k2].launch_bounds, "256");
+    assert_non_null(strstr(r.description, "add __launch_bounds__(256)"));
+    nvcc_compiles(r.text, "lb_add");
+    an_model_free(m);
+
+    /* the same again on the result: replace, then "already" */
+    fixture fx2 = {.text = r.text, .len = r.len};
+    assert_int_equal(an_analyze(fx2.text, fx2.len, &fx2.m), HK_OK);
+    rw_result r2;
+    assert_int_equal(rw_launch_bounds(fx2.text, fx2.len, fx2.m, k, 256, 0, &r2), HK_OK);
+    assert_false(r2.applicable);
+    assert_null(r2.text);
+    assert_non_null(strstr(r2.description, "already"));
+    rw_result_free(&r2);
+    an_model_free(fx2.m);
+    rw_result_free(&r);
+
+    /* replace an existing one, with a min-blocks argument */
+    fixture fe;
+    load("early_return.cu", &fe);
+    size_t ke = kernel(&fe, "scale_shift");
+    assert_string_equal(fe.m->funcs[ke].launch_bounds, "1024");
+    assert_int_equal(rw_launch_bounds(fe.text, fe.len, fe.m, ke, 128, 4, &r), HK_OK);
+    m = reanalyse(&r);
+    assert_string_equal(m->funcs[an_model_find_kernel(m, "scale_shift")].launch_bounds, "128, 4");
+    assert_non_null(strstr(r.description, "replace __launch_bounds__(1024)"));
+    assert_null(strstr(r.text, "1024"));
+    nvcc_compiles(r.text, "lb_replace");
+    an_model_free(m);
+    rw_result_free(&r);
+
+    /* bad arguments are errors, not crashes */
+    assert_int_equal(rw_launch_bounds(fe.text, fe.len, fe.m, ke, 0, 0, &r), HK_EINVAL);
+    assert_int_equal(rw_launch_bounds(fe.text, fe.len, fe.m, ke, 2048, 0, &r), HK_EINVAL);
+    assert_int_equal(rw_launch_bounds(fe.text, fe.len, fe.m, 999, 256, 0, &r), HK_EINVAL);
+    long launcher = -1;
+    for (size_t i = 0; i < fe.m->n_funcs; i++)
+        if (fe.m->funcs[i].kind != AN_KERNEL)
+            launcher = (long)i;
+    assert_true(launcher >= 0);
+    assert_int_equal(rw_launch_bounds(fe.text, fe.len, fe.m, (size_t)launcher, 256, 0, &r), HK_EINVAL);
+    unload(&fe);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_restrict_const(void **state)
+{
+    fixture fx;
+    load("early_return.cu", &fx);
+    size_t k = kernel(&fx, "scale_shift");
+    rw_result r;
+    assert_int_equal(rw_restrict(fx.text, fx.len, fx.m, k, true, &r), HK_OK);
+    print_message("%s\n", r.description);
+    an_model *m = reanalyse(&r);
+    const an_function *f = &m->funcs[an_model_find_kernel(m, "scale_shift")];
+    assert_int_equal(f->n_params, 6);
+    /* in, bias, out, count: all restrict; bias becomes const (only read); out and count
+     * are written (assignment, atomicAdd) and stay non-const */
+    for (int i = 0; i < 4; i++)
+        assert_true(f->params[i].is_restrict);
+    assert_true(f->params[0].is_const);
+    assert_true(f->params[1].is_const);
+    assert_false(f->params[2].is_const);
+    assert_false(f->params[3].is_const);
+    assert_false(f->params[4].is_restrict);   /* scalars untouched */
+    assert_non_null(strstr(r.description, "const to bias"));
+    nvcc_compiles(r.text, "restrict_const");
+    an_model_free(m);
+    rw_result_free(&r);
+
+    /* without const: only restrict */
+    assert_int_equal(rw_restrict(fx.text, fx.len, fx.m, k, false, &r), HK_OK);
+    m = reanalyse(&r);
+    f = &m->funcs[an_model_find_kernel(m, "scale_shift")];
+    assert_false(f->params[1].is_const);
+    assert_true(f->params[1].is_restrict);
+    an_model_free(m);
+    rw_result_free(&r);
+    unload(&fx);
+
+    /* aliasing at the launch: not applicable, with the reason */
+    fixture na;
+    load("not_applicable.cu", &na);
+    assert_int_equal(rw_restrict(na.text, na.len, na.m, kernel(&na, "add"), true, &r), HK_OK);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, "alias"));
+    print_message("%s\n", r.description);
+    rw_result_free(&r);
+
+    /* the write scan: c escapes through p, so it counts as written; y in syncs is written */
+    const an_function *add = &na.m->funcs[kernel(&na, "add")];
+    assert_true(rw_param_written(na.text, na.len, add, "c"));
+    assert_true(rw_param_written(na.text, na.len, add, "a"));
+    const an_function *sy = &na.m->funcs[kernel(&na, "syncs")];
+    assert_false(rw_param_written(na.text, na.len, sy, "x"));
+    assert_true(rw_param_written(na.text, na.len, sy, "y"));
+    unload(&na);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_write_scan_forms(void **state)
+{
+    /* each line is one kernel; the scan must classify p correctly */
+    static const struct {
+        const char *body;
+        bool written;
+    } cases[] = {
+        {"{ float v = p[i]; }", false},
+        {"{ float v = *p; }", false},
+        {"{ float v = *(p + i) * 2.0f; }", false},
+        {"{ float v = a * p[i]; }", false},
+        {"{ p[i] = 1.0f; }", true},
+        {"{ p[i] += 1.0f; }", true},
+        {"{ p[i]++; }", true},
+        {"{ ++p[i]; }", true},
+        {"{ *p = 1.0f; }", true},
+        {"{ *(p + i) = 1.0f; }", true},
+        {"{ atomicAdd(&p[i], 1.0f); }", true},
+        {"{ atomicAdd(p + i, 1.0f); }", true},
+        {"{ float *q = p; q[0] = 1.0f; }", true},
+        {"{ s.p = 0; float v = p[0]; }", false},
+        {"{ float v = p[i] == 1.0f ? 1.0f : 0.0f; }", false},
+        {"{ /* p[i] = 1; */ float v = p[i]; }", false},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "struct S { float *p; };\n__global__ void k(float *p, float a, int i, S s) %s\n",
+                 cases[c].body);
+        an_model *m;
+        assert_int_equal(an_analyze(text, strlen(text), &m), HK_OK);
+        long k = an_model_find_kernel(m, "k");
+        assert_true(k >= 0);
+        bool w = rw_param_written(text, strlen(text), &m->funcs[k], "p");
+        if (w != cases[c].written)
+            print_message("write scan wrong for: %s\n", cases[c].body);
+        assert_int_equal(w, cases[c].written);
+        an_model_free(m);
+    }
+}
+
+static void test_set_tunable(void **state)
+{
+    fixture fx;
+    load("tunables.cu", &fx);
+    rw_result r;
+    long tile = tunable(fx.m, "TILE"), unroll = tunable(fx.m, "UNROLL"), block = tunable(fx.m, "BLOCK");
+    assert_true(tile >= 0 && unroll >= 0 && block >= 0);
+
+    assert_int_equal(rw_set_tunable(fx.text, fx.len, fx.m, (size_t)tile, "16", &r), HK_OK);
+    an_model *m = reanalyse(&r);
+    assert_string_equal(m->tunables[tunable(m, "TILE")].value, "16");
+    assert_non_null(strstr(r.text, "#define TILE 16\n"));
+    nvcc_compiles(r.text, "tune_define");
+    an_model_free(m);
+    rw_result_free(&r);
+
+    assert_int_equal(rw_set_tunable(fx.text, fx.len, fx.m, (size_t)unroll, "8", &r), HK_OK);
+    m = reanalyse(&r);
+    assert_string_equal(m->tunables[tunable(m, "UNROLL")].value, "8");
+    assert_non_null(strstr(r.text, "constexpr int UNROLL = 8;"));
+    an_model_free(m);
+    rw_result_free(&r);
+
+    /* template parameter: the default, the launch site and the explicit instantiation */
+    assert_int_equal(rw_set_tunable(fx.text, fx.len, fx.m, (size_t)block, "512", &r), HK_OK);
+    print_message("%s\n", r.description);
+    m = reanalyse(&r);
+    assert_string_equal(m->tunables[tunable(m, "BLOCK")].value, "512");
+    assert_non_null(strstr(r.text, "block_sum<512><<<"));
+    assert_non_null(strstr(r.text, "template __global__ void block_sum<512>(const float *"));
+    assert_null(strstr(r.text, "block_sum<256>"));
+    assert_null(strstr(r.text, "block_sum<128>"));
+    nvcc_compiles(r.text, "tune_template");
+    an_model_free(m);
+    rw_result_free(&r);
+
+    /* same value: nothing to do; a non-literal value is refused */
+    assert_int_equal(rw_set_tunable(fx.text, fx.len, fx.m, (size_t)tile, "32", &r), HK_OK);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, "already"));
+    rw_result_free(&r);
+    assert_int_equal(rw_set_tunable(fx.text, fx.len, fx.m, (size_t)tile, "N+1", &r), HK_EINVAL);
+    assert_int_equal(rw_set_tunable(fx.text, fx.len, fx.m, 9999, "1", &r), HK_EINVAL);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_grid_stride(void **state)
+{
+    fixture fx;
+    load("saxpy.cu", &fx);
+    rw_result r;
+    size_t k = kernel(&fx, "saxpy");
+    assert_false(rw_body_mentions(fx.text, fx.len, &fx.m->funcs[k], "gridDim"));
+    assert_int_equal(rw_grid_stride(fx.text, fx.len, fx.m, k, &r), HK_OK);
+    print_message("%s\n", r.description);
+    an_model *m = reanalyse(&r);
+    const an_function *f = &m->funcs[an_model_find_kernel(m, "saxpy")];
+    assert_true(rw_body_mentions(r.text, r.len, f, "gridDim"));
+    assert_true(rw_body_mentions(r.text, r.len, f, "for"));
+    assert_false(rw_body_mentions(r.text, r.len, f, "if"));
+    assert_non_null(strstr(r.text, "for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
+                                   "i += gridDim.x * blockDim.x) {"));
+    nvcc_compiles(r.text, "gs_saxpy");
+    /* a second time: already a loop, not applicable */
+    rw_result r2;
+    assert_int_equal(rw_grid_stride(r.text, r.len, m, (size_t)an_model_find_kernel(m, "saxpy"), &r2),
+                     HK_OK);
+    assert_false(r2.applicable);
+    rw_result_free(&r2);
+    an_model_free(m);
+    rw_result_free(&r);
+    unload(&fx);
+
+    /* early-return form with a size_t index */
+    fixture fe;
+    load("early_return.cu", &fe);
+    assert_int_equal(rw_grid_stride(fe.text, fe.len, fe.m, kernel(&fe, "scale_shift"), &r), HK_OK);
+    print_message("%s\n", r.description);
+    m = reanalyse(&r);
+    f = &m->funcs[an_model_find_kernel(m, "scale_shift")];
+    assert_false(rw_body_mentions(r.text, r.len, f, "return"));
+    assert_non_null(strstr(r.text, "for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; "
+                                   "i < n; i += (size_t)gridDim.x * blockDim.x) {"));
+    assert_non_null(strstr(r.text, "atomicAdd(&count[0], 1u);"));
+    nvcc_compiles(r.text, "gs_early_return");
+    an_model_free(m);
+    rw_result_free(&r);
+    unload(&fe);
+
+    /* the refusals, each with its reason */
+    fixture na;
+    load("not_applicable.cu", &na);
+    static const struct {
+        const char *kernel, *reason;
+    } no[] = {
+        {"tail_after", "statements follow the bounds check"},
+        {"syncs", "synchronizes"},
+        {"two_d", "no `int i = blockIdx.x * blockDim.x + threadIdx.x;`"},
+        {"strided", "no `int i = blockIdx.x * blockDim.x + threadIdx.x;`"},
+        {"add", "not followed by `if (i < n)"},
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        assert_int_equal(rw_grid_stride(na.text, na.len, na.m, kernel(&na, no[i].kernel), &r), HK_OK);
+        assert_false(r.applicable);
+        assert_null(r.text);
+        if (!strstr(r.description, no[i].reason))
+            print_message("%s: %s\n", no[i].kernel, r.description);
+        assert_non_null(strstr(r.description, no[i].reason));
+        rw_result_free(&r);
+    }
+    unload(&na);
+
+    fixture tu;
+    load("tunables.cu", &tu);
+    assert_int_equal(rw_grid_stride(tu.text, tu.len, tu.m, kernel(&tu, "block_sum"), &r), HK_OK);
+    assert_false(r.applicable);
+    rw_result_free(&r);
+    unload(&tu);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_combined_and_alloc_failure(void **state)
+{
+    /* rewrites compose: restrict, then launch bounds, then grid-stride on the result */
+    fixture fx;
+    load("saxpy.cu", &fx);
+    rw_result a, b, c;
+    size_t k = kernel(&fx, "saxpy");
+    assert_int_equal(rw_restrict(fx.text, fx.len, fx.m, k, true, &a), HK_OK);
+    an_model *ma = reanalyse(&a);
+    assert_int_equal(rw_launch_bounds(a.text, a.len, ma, k, 512, 2, &b), HK_OK);
+    an_model *mb = reanalyse(&b);
+    assert_int_equal(rw_grid_stride(b.text, b.len, mb, k, &c), HK_OK);
+    an_model *mc = reanalyse(&c);
+    const an_function *f = &mc->funcs[k];
+    assert_string_equal(f->launch_bounds, "512, 2");
+    assert_true(f->params[2].is_restrict && f->params[3].is_restrict);
+    assert_true(rw_body_mentions(c.text, c.len, f, "gridDim"));
+    nvcc_compiles(c.text, "combined");
+    an_model_free(ma);
+    an_model_free(mb);
+    an_model_free(mc);
+    rw_result_free(&a);
+    rw_result_free(&b);
+    rw_result_free(&c);
+
+    /* every allocation failing in turn ends in HK_ENOMEM, never a crash or a leak */
+    for (long n = 1; n < 400; n++) {
+        hk_alloc_fail_after(n);
+        int rc = rw_grid_stride(fx.text, fx.len, fx.m, k, &a);
+        hk_alloc_fail_after(0);
+        if (rc == HK_OK) {
+            assert_true(a.applicable);
+            rw_result_free(&a);
+            break;
+        }
+        assert_true(rc == HK_ENOMEM || rc == HK_EPARSE);
+        rw_result_free(&a);
+    }
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_launch_bounds),   cmocka_unit_test(test_restrict_const),
+        cmocka_unit_test(test_write_scan_forms), cmocka_unit_test(test_set_tunable),
+        cmocka_unit_test(test_grid_stride),     cmocka_unit_test(test_combined_and_alloc_failure),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
