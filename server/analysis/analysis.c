@@ -42,6 +42,10 @@ static struct {
         preproc_include, template_type, field_expression;
     TSFieldId f_declarator, f_type, f_body, f_parameters, f_name, f_value, f_size,
         f_function, f_arguments, f_default_value;
+    /* Structural symbols (statements, declarations, declarators, containers) are
+     * always walked; any other subtree only when its text could hold a launch. */
+    bool all_structural;
+    unsigned char structural[2048];
 } S;
 
 static TSSymbol sym(const TSLanguage *l, const char *name)
@@ -84,6 +88,26 @@ static void syms_init(void)
     F(declarator); F(type); F(body); F(parameters); F(name); F(value); F(size);
     F(function); F(arguments); F(default_value);
 #undef F
+    static const char *const structural[] = {
+        "translation_unit", "function_definition", "template_declaration",
+        "compound_statement", "if_statement", "else_clause", "for_statement",
+        "for_range_loop", "while_statement", "do_statement", "switch_statement",
+        "case_statement", "labeled_statement", "try_statement", "catch_clause",
+        "declaration", "field_declaration", "field_declaration_list", "class_specifier",
+        "struct_specifier", "union_specifier", "init_declarator", "array_declarator",
+        "pointer_declarator", "reference_declarator", "function_declarator",
+        "parenthesized_declarator", "attributed_declarator", "parameter_list",
+        "parameter_declaration", "optional_parameter_declaration", "namespace_definition",
+        "declaration_list", "linkage_specification", "preproc_if", "preproc_ifdef",
+        "preproc_else", "preproc_elif", "preproc_def", "launch_bounds",
+        "alias_declaration", "type_definition", "friend_declaration"};
+    uint32_t count = ts_language_symbol_count(l);
+    S.all_structural = count > sizeof(S.structural);
+    for (size_t i = 0; i < HK_ARRAY_LEN(structural); i++) {
+        TSSymbol t = sym(l, structural[i]);
+        if (t && t < sizeof(S.structural))
+            S.structural[t] = 1;
+    }
     S.ready = true;
 }
 
@@ -324,10 +348,10 @@ struct an_range {
     uint32_t s, e;
 };
 
-struct an_local {      /* a local variable and the names in its initialiser */
+struct an_local {      /* a local variable and its initialiser (scanned when used) */
     struct an_range name;
     long func;
-    size_t ref_first, n_refs;
+    TSNode value;
     unsigned expanded;
 };
 
@@ -369,7 +393,6 @@ struct an_x {
     VEC(an_shared) shared;
     VEC(size_t) flaunch;          /* launches of the open functions (stack) */
     VEC(struct an_local) locals;
-    VEC(struct an_range) refs;
     VEC(struct an_rawuse) uses;
     VEC(struct an_rawtref) trefs;
     VEC(struct an_frame) frames;
@@ -383,7 +406,7 @@ struct an_x {
 static void x_free(struct an_x *x)
 {
     hk_free(x->funcs.v); hk_free(x->fkeep.v); hk_free(x->launches.v); hk_free(x->tunables.v);
-    hk_free(x->shared.v); hk_free(x->flaunch.v); hk_free(x->locals.v); hk_free(x->refs.v);
+    hk_free(x->shared.v); hk_free(x->flaunch.v); hk_free(x->locals.v);
     hk_free(x->uses.v); hk_free(x->trefs.v); hk_free(x->frames.v); hk_free(x->anc.v);
     hk_free(x->params.v); hk_free(x->args.v); hk_free(x->tmpnodes.v);
 }
@@ -555,7 +578,9 @@ static void x_collect_idents(struct an_x *x, TSNode n, void (*sink)(struct an_x 
     for (;;) {
         TSNode cur = ts_tree_cursor_current_node(&c);
         TSSymbol t = ts_node_symbol(cur);
-        if (t == S.identifier) {
+        if (t == S.identifier || t == S.type_identifier) {
+            /* type_identifier: `dim3 block(TILE, ROWS)` parses as a function
+             * declaration whose "parameter types" are the names */
             struct an_range r = {ts_node_start_byte(cur), ts_node_end_byte(cur)};
             sink(x, r, ctx);
         } else if (t != S.field_identifier && depth < AN_DEPTH_MAX &&
@@ -588,14 +613,6 @@ static void sink_use(struct an_x *x, struct an_range r, void *ctx)
         e->func = u->func;
         e->kind = u->kind;
     }
-}
-
-static void sink_ref(struct an_x *x, struct an_range r, void *ctx)
-{
-    (void)ctx;
-    struct an_range *e = VEC_PUSH(x, x->refs);
-    if (e)
-        *e = r;
 }
 
 static void sink_tref(struct an_x *x, struct an_range r, void *ctx)
@@ -759,6 +776,27 @@ static TSNode x_declarator_name(struct an_x *x, TSNode d, int *depth, bool *rest
     return none;
 }
 
+/* Array sizes along a declarator chain count as array uses. */
+static void x_array_uses(struct an_x *x, TSNode d)
+{
+    for (int guard = 0; !ts_node_is_null(d) && guard < 64; guard++) {
+        TSSymbol t = ts_node_symbol(d);
+        if (t == S.array_declarator || t == S.abstract_array_declarator) {
+            x_uses(x, ts_node_child_by_field_id(d, S.f_size), USE_ARRAY);
+            d = ts_node_child_by_field_id(d, S.f_declarator);
+        } else if (t == S.pointer_declarator || t == S.abstract_pointer_declarator ||
+                   t == S.init_declarator || t == S.function_declarator) {
+            d = ts_node_child_by_field_id(d, S.f_declarator);
+        } else if (t == S.reference_declarator || t == S.parenthesized_declarator ||
+                   t == S.abstract_parenthesized_declarator ||
+                   t == S.abstract_reference_declarator) {
+            d = ts_node_named_child(d, 0);
+        } else {
+            break;
+        }
+    }
+}
+
 /* Name text with template arguments left out: "ns::k" for ns::k<T, 4>. */
 static char *x_strip_targs(struct an_x *x, TSNode n, TSNode *targs)
 {
@@ -826,27 +864,41 @@ static void x_named_children(struct an_x *x, TSNode n)
 
 /* ------------------------------------------------------------ functions */
 
+static bool is_restrict_text(const struct an_x *x, TSNode q)
+{
+    return node_text_is(x, q, "__restrict__") || node_text_is(x, q, "restrict") ||
+           node_text_is(x, q, "__restrict");
+}
+
 static void x_param(struct an_x *x, TSNode p, an_param *out)
 {
     memset(out, 0, sizeof(*out));
     out->span = node_span(p);
-    TSNode d = ts_node_child_by_field_id(p, S.f_declarator);
-    TSNode ty = ts_node_child_by_field_id(p, S.f_type);
+    TSNode none = {{0}, 0, 0}, d = none, ty = none;
     bool restrict_ = false;
+    /* one pass over the children: fields and qualifiers */
+    TSTreeCursor c = ts_tree_cursor_new(p);
+    if (ts_tree_cursor_goto_first_child(&c)) {
+        do {
+            TSFieldId f = ts_tree_cursor_current_field_id(&c);
+            TSNode k = ts_tree_cursor_current_node(&c);
+            if (f == S.f_declarator)
+                d = k;
+            else if (f == S.f_type)
+                ty = k;
+            else if (ts_node_symbol(k) == S.type_qualifier) {
+                if (node_text_is(x, k, "const"))
+                    out->is_const = true;
+                else if (is_restrict_text(x, k))
+                    restrict_ = true;
+            }
+        } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
     int depth = 0;
     TSNode name = x_declarator_name(x, d, &depth, &restrict_);
     out->pointer_depth = depth;
-    uint32_t nc = ts_node_child_count(p);
-    for (uint32_t i = 0; i < nc; i++) {
-        TSNode q = ts_node_child(p, i);
-        if (ts_node_symbol(q) != S.type_qualifier)
-            continue;
-        if (node_text_is(x, q, "const"))
-            out->is_const = true;
-        else if (node_text_is(x, q, "__restrict__") || node_text_is(x, q, "restrict") ||
-                 node_text_is(x, q, "__restrict"))
-            restrict_ = true;
-    }
+    x_array_uses(x, d);
     out->is_restrict = restrict_;
     uint32_t ps = ts_node_start_byte(p);
     uint32_t pe = ts_node_is_null(d) ? ts_node_end_byte(p) : ts_node_end_byte(d);
@@ -857,19 +909,23 @@ static void x_param(struct an_x *x, TSNode p, an_param *out)
         uint32_t ns = ts_node_start_byte(name), ne = ts_node_end_byte(name);
         out->name = x_node_text(x, name);
         /* type = the declaration with the name cut out */
-        char *a = x_text(x, ps, ns), *b = x_text(x, ne, pe);
-        if (a && b) {
-            size_t la = strlen(a), lb = strlen(b);
-            char *t = arena_alloc(&x->it->arena, la + lb + 2);
-            if (!t) {
-                x->err = HK_ENOMEM;
-            } else {
-                memcpy(t, a, la);
-                size_t o = la;
-                if (la && lb && b[0] != ')' && b[0] != '[' && b[0] != '(')
-                    t[o++] = ' ';
-                memcpy(t + o, b, lb + 1);
-                out->type = t;
+        if (ne == pe) {
+            out->type = x_text(x, ps, ns);
+        } else {
+            char *a = x_text(x, ps, ns), *b = x_text(x, ne, pe);
+            if (a && b) {
+                size_t la = strlen(a), lb = strlen(b);
+                char *t = arena_alloc(&x->it->arena, la + lb + 2);
+                if (!t) {
+                    x->err = HK_ENOMEM;
+                } else {
+                    memcpy(t, a, la);
+                    size_t o = la;
+                    if (la && lb && b[0] != ')' && b[0] != '[' && b[0] != '(')
+                        t[o++] = ' ';
+                    memcpy(t + o, b, lb + 1);
+                    out->type = t;
+                }
             }
         }
     } else {
@@ -883,23 +939,27 @@ static void x_params(struct an_x *x, TSNode list, an_function *f)
 {
     x->params.n = 0;
     if (!ts_node_is_null(list)) {
-        uint32_t nc = ts_node_named_child_count(list);
-        for (uint32_t i = 0; i < nc && !x->err; i++) {
-            TSNode p = ts_node_named_child(list, i);
-            TSSymbol t = ts_node_symbol(p);
-            if (t != S.parameter_declaration && t != S.optional_parameter_declaration &&
-                t != S.variadic_parameter_declaration)
-                continue;
-            /* f(void) has no parameters */
-            if (nc == 1 && t == S.parameter_declaration &&
-                ts_node_is_null(ts_node_child_by_field_id(p, S.f_declarator)) &&
-                node_text_is(x, p, "void"))
-                break;
-            an_param *slot = VEC_PUSH(x, x->params);
-            if (slot)
+        TSTreeCursor c = ts_tree_cursor_new(list);
+        if (ts_tree_cursor_goto_first_child(&c)) {
+            do {
+                TSNode p = ts_tree_cursor_current_node(&c);
+                TSSymbol t = ts_node_symbol(p);
+                if (t == S.compound_statement)
+                    break;                /* recovered code: the body follows */
+                if (t != S.parameter_declaration && t != S.optional_parameter_declaration &&
+                    t != S.variadic_parameter_declaration)
+                    continue;
+                an_param *slot = VEC_PUSH(x, x->params);
+                if (!slot)
+                    break;
                 x_param(x, p, slot);
+            } while (!x->err && ts_tree_cursor_goto_next_sibling(&c));
         }
+        ts_tree_cursor_delete(&c);
     }
+    /* f(void) has no parameters */
+    if (x->params.n == 1 && !x->params.v[0].name[0] && !strcmp(x->params.v[0].type, "void"))
+        x->params.n = 0;
     if (x->err || x->params.n == 0)
         return;
     f->params = arena_alloc(&x->it->arena, x->params.n * sizeof(an_param));
@@ -936,12 +996,13 @@ static TSNode x_function_declarator(TSNode d)
 
 static int x_push_template_tunables(struct an_x *x, TSNode tmpl, long func);
 
-/* Opens a function frame. head: the node whose children hold the modifiers (the
- * function_definition, or for recovered code the declaration); fdecl: its
- * function_declarator; body: compound statement or null; span_start: the first byte. */
-static void x_open_function(struct an_x *x, unsigned mods, TSNode head, TSNode fdecl,
-                            TSNode body, TSNode lb, uint32_t depth, uint32_t frame_end,
-                            bool recovered, an_span span)
+/* Opens a function frame. namenode: the declarator's name (may be null); plist: the
+ * node whose children are the parameter declarations (a parameter_list, or an ERROR in
+ * broken code); body: compound statement or null; head_end: where the signature ends
+ * when there is no body; frame_end: the frame covers nodes starting before it. */
+static void x_open_function(struct an_x *x, unsigned mods, TSNode namenode, TSNode plist,
+                            TSNode body, TSNode lb, uint32_t head_end, uint32_t depth,
+                            uint32_t frame_end, bool recovered, an_span span)
 {
     an_function *f = VEC_PUSH(x, x->funcs);
     unsigned char *keep = VEC_PUSH(x, x->fkeep);
@@ -955,7 +1016,6 @@ static void x_open_function(struct an_x *x, unsigned mods, TSNode head, TSNode f
     *keep = f->kind != AN_LAUNCHER;
     f->recovered = recovered;
     f->span = span;
-    TSNode namenode = ts_node_child_by_field_id(fdecl, S.f_declarator);
     TSNode nm = namenode;
     if (!ts_node_is_null(nm) && ts_node_symbol(nm) == S.template_function) {
         TSNode inner = ts_node_child_by_field_id(nm, S.f_name);
@@ -964,12 +1024,15 @@ static void x_open_function(struct an_x *x, unsigned mods, TSNode head, TSNode f
     }
     if (ts_node_is_null(namenode)) {
         f->name = x_text(x, 0, 0);
-        f->name_span = node_span(fdecl);
+        f->name_span = empty_span_at_end(span);
+        f->name_span.end_byte = f->name_span.start_byte = span.start_byte;
+        f->name_span.end_row = f->name_span.start_row = span.start_row;
+        f->name_span.end_col = f->name_span.start_col = span.start_col;
     } else {
         f->name = x_strip_targs(x, namenode, NULL);
         f->name_span = node_span(nm);
     }
-    uint32_t sig_end = ts_node_is_null(body) ? ts_node_end_byte(fdecl) : ts_node_start_byte(body);
+    uint32_t sig_end = ts_node_is_null(body) ? head_end : ts_node_start_byte(body);
     f->signature = x_text(x, span.start_byte, sig_end);
     if (!ts_node_is_null(lb)) {
         x_named_children(x, lb);
@@ -979,19 +1042,24 @@ static void x_open_function(struct an_x *x, unsigned mods, TSNode head, TSNode f
         else
             f->launch_bounds = x_text(x, 0, 0);
     }
-    f->body_span = ts_node_is_null(body) ? empty_span_at_end(node_span(fdecl)) : node_span(body);
-    x_params(x, ts_node_child_by_field_id(fdecl, S.f_parameters), f);
+    if (ts_node_is_null(body)) {
+        f->body_span = empty_span_at_end(span);   /* recovered: no body found */
+    } else {
+        f->body_span = node_span(body);
+    }
 
     memset(fr, 0, sizeof(*fr));
     fr->kind = FR_FUNC;
     fr->end_byte = frame_end;
     fr->depth = depth;
     fr->func = idx;
-    fr->node = head;
+    fr->node = body;
     fr->shared_base = x->shared.n;
     fr->flaunch_base = x->flaunch.n;
     fr->locals_base = x->locals.n;
     fr->uses_base = x->uses.n;
+    /* after the frame: array sizes in parameters are uses inside this function */
+    x_params(x, plist, &x->funcs.v[idx]);
     if (!ts_node_is_null(lb))
         x_uses(x, lb, USE_LAUNCH);
 
@@ -1001,14 +1069,14 @@ static void x_open_function(struct an_x *x, unsigned mods, TSNode head, TSNode f
         if (t->kind == FR_TEMPLATE && !t->bound && t->depth + 1 == depth) {
             t->bound = true;
             TSNode tn = t->node;
-            TSNode plist = ts_node_child_by_field_id(tn, S.f_parameters);
+            TSNode tplist = ts_node_child_by_field_id(tn, S.f_parameters);
             f = &x->funcs.v[idx];
             an_span ts = node_span(tn);
             f->span.start_byte = ts.start_byte;
             f->span.start_row = ts.start_row;
             f->span.start_col = ts.start_col;
-            if (!ts_node_is_null(plist))
-                f->template_params = x_text(x, ts_node_start_byte(tn), ts_node_end_byte(plist));
+            if (!ts_node_is_null(tplist))
+                f->template_params = x_text(x, ts_node_start_byte(tn), ts_node_end_byte(tplist));
             x_push_template_tunables(x, tn, idx);
         }
     }
@@ -1107,8 +1175,9 @@ static void x_function_definition(struct an_x *x, TSNode n, uint32_t depth)
     TSNode body = ts_node_child_by_field_id(n, S.f_body);
     if (!ts_node_is_null(body) && ts_node_symbol(body) != S.compound_statement)
         body = (TSNode){{0}, 0, 0};
-    x_open_function(x, mods, n, fdecl, body, lb, depth, ts_node_end_byte(n), false,
-                    node_span(n));
+    x_open_function(x, mods, ts_node_child_by_field_id(fdecl, S.f_declarator),
+                    ts_node_child_by_field_id(fdecl, S.f_parameters), body, lb,
+                    ts_node_end_byte(fdecl), depth, ts_node_end_byte(n), false, node_span(n));
 }
 
 static bool is_error_node(TSNode n)
@@ -1116,154 +1185,199 @@ static bool is_error_node(TSNode n)
     return !ts_node_is_null(n) && ts_node_symbol(n) == S.error;
 }
 
-/* Next named sibling of child within parent (no ts_node_parent: it walks from the root). */
-static TSNode x_next_named_sibling(TSNode parent, TSNode child)
+/* Modifiers of the run of declaration-like siblings right before child `stop` inside
+ * an ERROR node; *first is the start of that run (or stop's start). */
+static unsigned x_error_run_mods(struct an_x *x, TSNode parent, TSNode stop, TSNode *first,
+                                 TSNode *lb)
 {
+    unsigned mods = 0;
     TSNode none = {{0}, 0, 0};
+    *first = stop;
+    *lb = none;
+    bool run = false;
     TSTreeCursor c = ts_tree_cursor_new(parent);
-    bool found = false;
-    TSNode r = none;
     if (ts_tree_cursor_goto_first_child(&c)) {
         do {
             TSNode k = ts_tree_cursor_current_node(&c);
-            if (found) {
-                if (ts_node_is_named(k) && ts_node_symbol(k) != S.comment) {
-                    r = k;
-                    break;
-                }
-            } else if (ts_node_eq(k, child)) {
-                found = true;
+            if (ts_node_eq(k, stop))
+                break;
+            TSSymbol t = ts_node_symbol(k);
+            unsigned km = x_node_mods(x, k);
+            if (km || t == S.primitive_type || t == S.type_identifier ||
+                t == S.sized_type_specifier || t == S.type_qualifier ||
+                t == S.storage_class_specifier || t == S.template_type ||
+                t == S.qualified_identifier || t == S.launch_bounds ||
+                node_text_is(x, k, "inline") || node_text_is(x, k, "__forceinline__")) {
+                if (!run)
+                    *first = k;
+                run = true;
+                mods |= km;
+                if (t == S.launch_bounds)
+                    *lb = k;
+            } else {
+                run = false;
+                mods = 0;
+                *first = stop;
+                *lb = none;
             }
+        } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+    return mods;
+}
+
+/* The first compound statement after child within parent, looking one level into
+ * following ERROR siblings (tree-sitter often wraps the body of broken code in one). */
+static TSNode x_body_after(TSNode parent, TSNode child, TSNode *plist)
+{
+    TSNode none = {{0}, 0, 0}, r = none;
+    *plist = none;
+    bool found = false;
+    TSTreeCursor c = ts_tree_cursor_new(parent);
+    if (ts_tree_cursor_goto_first_child(&c)) {
+        do {
+            TSNode k = ts_tree_cursor_current_node(&c);
+            if (!found) {
+                found = ts_node_eq(k, child);
+                continue;
+            }
+            if (!ts_node_is_named(k) || ts_node_symbol(k) == S.comment)
+                continue;
+            if (ts_node_symbol(k) == S.compound_statement) {
+                r = k;
+            } else if (is_error_node(k)) {
+                *plist = k;
+                uint32_t n = ts_node_named_child_count(k);
+                for (uint32_t i = 0; i < n && i < 64; i++) {
+                    TSNode g = ts_node_named_child(k, i);
+                    TSSymbol gt = ts_node_symbol(g);
+                    if (gt == S.compound_statement) {
+                        r = g;
+                        break;
+                    }
+                    if (gt != S.parameter_declaration && gt != S.comment &&
+                        gt != S.optional_parameter_declaration)
+                        break;
+                }
+            }
+            break;
         } while (ts_tree_cursor_goto_next_sibling(&c));
     }
     ts_tree_cursor_delete(&c);
     return r;
 }
 
-/* A function_declarator outside a function_definition, inside an ERROR: broken code
- * where tree-sitter lost the definition. Recovered when __global__/__device__ (or
- * their macros) precede it; the body is the compound statement that follows, or the
- * rest of the ERROR node. */
+static an_span span_from_to(TSNode a, uint32_t end_byte, TSNode last)
+{
+    an_span s = node_span(a), b = node_span(last);
+    s.end_byte = end_byte;
+    s.end_row = b.end_row;
+    s.end_col = b.end_col;
+    return s;
+}
+
+/* Broken code (inside an ERROR): tree-sitter lost the function_definition but kept a
+ * function_declarator, either in a declaration-like node or loose in the ERROR. The
+ * function is kept when a body follows it, or when __global__/__device__ (or their
+ * macros) precede it; the body is the compound statement that follows, else the rest
+ * of the ERROR node. */
 static void x_recover_function(struct an_x *x, TSNode fd, uint32_t depth)
 {
     uint32_t pd = depth;
     TSNode p = fd;
     while (pd > 0) {
-        TSNode q = x->anc.v[pd - 1];
-        TSSymbol t = ts_node_symbol(q);
-        if (t == S.pointer_declarator || t == S.reference_declarator) {
-            p = q;
-            pd--;
-            continue;
-        }
-        break;
+        TSSymbol t = ts_node_symbol(x->anc.v[pd - 1]);
+        if (t != S.pointer_declarator && t != S.reference_declarator)
+            break;
+        p = x->anc.v[--pd];
     }
     if (pd == 0)
         return;
     TSNode parent = x->anc.v[pd - 1];
     TSSymbol pt = ts_node_symbol(parent);
-    if (pt == S.function_definition || pt == S.function_declarator)
-        return;
-    TSNode holder, container, lb = {{0}, 0, 0};
-    uint32_t hdepth;
-    unsigned mods = 0;
-    uint32_t start;
+    TSNode holder, container, first, lb = {{0}, 0, 0};
+    unsigned mods;
     if (pt == S.parameter_declaration || pt == S.declaration || pt == S.field_declaration) {
-        if (pd < 2)
-            return;
+        if (pd < 2 || x->error_depth >= pd - 1)
+            return;                     /* a prototype in valid code */
         holder = parent;
-        hdepth = pd - 1;
         container = x->anc.v[pd - 2];
         mods = x_head_mods(x, holder, ts_node_start_byte(p), &lb);
-        start = ts_node_start_byte(holder);
+        first = holder;
     } else if (pt == S.error) {
-        /* the run of modifier-like siblings right before the declarator */
         holder = p;
-        hdepth = pd;
         container = parent;
-        start = ts_node_start_byte(p);
+        mods = x_error_run_mods(x, parent, p, &first, &lb);
+    } else {
+        return;
+    }
+    TSNode plist_extra;
+    TSNode body = x_body_after(container, holder, &plist_extra);
+    /* the body may follow one ERROR level up */
+    for (uint32_t lvl = pd - 1; ts_node_is_null(body) && lvl >= 2 &&
+                                is_error_node(x->anc.v[lvl - 1]) && ts_node_eq(x->anc.v[lvl - 1], container);
+         lvl--) {
+        body = x_body_after(x->anc.v[lvl - 2], x->anc.v[lvl - 1], &plist_extra);
+        container = x->anc.v[lvl - 2];
+    }
+    if (ts_node_is_null(body) && !(mods & (MOD_GLOBAL | MOD_DEVICE)))
+        return;
+    uint32_t end;
+    TSNode last;
+    if (!ts_node_is_null(body)) {
+        end = ts_node_end_byte(body);
+        last = body;
+    } else if (is_error_node(container)) {
+        end = ts_node_end_byte(container);
+        last = container;
+    } else {
+        end = ts_node_end_byte(holder);
+        last = holder;
+    }
+    x_open_function(x, mods, ts_node_child_by_field_id(fd, S.f_declarator),
+                    ts_node_child_by_field_id(fd, S.f_parameters), body, lb,
+                    ts_node_end_byte(fd), depth, end, true, span_from_to(first, end, last));
+}
+
+/* Broken code where the parameter list never closed: `__global__ void k(int n {`
+ * leaves the name loose in an ERROR followed by "(" and an ERROR holding the
+ * parameters and the body. Only with __global__/__device__ in front. */
+static void x_recover_split(struct an_x *x, TSNode name, uint32_t depth)
+{
+    if (depth == 0)
+        return;
+    TSNode parent = x->anc.v[depth - 1];
+    if (!is_error_node(parent))
+        return;
+    TSNode first, lb;
+    unsigned mods = x_error_run_mods(x, parent, name, &first, &lb);
+    if (!(mods & (MOD_GLOBAL | MOD_DEVICE)) || ts_node_eq(first, name))
+        return;
+    /* the next sibling must be "(" */
+    TSNode next = {{0}, 0, 0};
+    {
         TSTreeCursor c = ts_tree_cursor_new(parent);
+        bool found = false;
         if (ts_tree_cursor_goto_first_child(&c)) {
             do {
                 TSNode k = ts_tree_cursor_current_node(&c);
-                if (ts_node_eq(k, p))
+                if (found) {
+                    next = k;
                     break;
-                TSSymbol t = ts_node_symbol(k);
-                unsigned km = x_node_mods(x, k);
-                if (km || t == S.primitive_type || t == S.type_identifier ||
-                    t == S.sized_type_specifier || t == S.type_qualifier ||
-                    t == S.storage_class_specifier || t == S.template_type ||
-                    t == S.qualified_identifier || t == S.launch_bounds) {
-                    if (!mods && t != S.launch_bounds && !km)
-                        start = start < ts_node_start_byte(k) ? start : ts_node_start_byte(k);
-                    if (km && !mods)
-                        start = ts_node_start_byte(k);
-                    mods |= km;
-                    if (t == S.launch_bounds)
-                        lb = k;
-                } else {
-                    mods = 0;
-                    lb = (TSNode){{0}, 0, 0};
-                    start = ts_node_start_byte(p);
                 }
+                found = ts_node_eq(k, name);
             } while (ts_tree_cursor_goto_next_sibling(&c));
         }
         ts_tree_cursor_delete(&c);
-    } else {
+    }
+    if (ts_node_is_null(next) || !node_text_is(x, next, "("))
         return;
-    }
-    if (!(mods & (MOD_GLOBAL | MOD_DEVICE)))
-        return;
-    bool in_error = pt == S.error || x->error_depth < pd;
-    if (!in_error)
-        return;                         /* a prototype in valid code */
-    /* the body follows the holder, possibly one ERROR level up */
-    TSNode body = x_next_named_sibling(container, holder);
-    for (uint32_t lvl = hdepth; ts_node_is_null(body) && lvl >= 2 &&
-                                is_error_node(x->anc.v[lvl - 1]);
-         lvl--) {
-        body = x_next_named_sibling(x->anc.v[lvl - 2], x->anc.v[lvl - 1]);
-        if (!ts_node_is_null(body))
-            container = x->anc.v[lvl - 2];
-    }
-    uint32_t end;
-    if (!ts_node_is_null(body) && ts_node_symbol(body) == S.compound_statement) {
-        end = ts_node_end_byte(body);
-    } else {
-        body = (TSNode){{0}, 0, 0};
-        end = is_error_node(container) ? ts_node_end_byte(container) : ts_node_end_byte(holder);
-    }
-    /* span from start to end: rows/cols of start come from the holder or a modifier */
-    an_span sp;
-    {
-        /* start is the start of some node at or before p; recompute its point by
-         * scanning from the holder start backward is not possible, so use the node */
-        TSNode first = holder;
-        if (pt == S.error && start != ts_node_start_byte(p)) {
-            TSTreeCursor c = ts_tree_cursor_new(parent);
-            if (ts_tree_cursor_goto_first_child(&c)) {
-                do {
-                    TSNode k = ts_tree_cursor_current_node(&c);
-                    if (ts_node_start_byte(k) == start) {
-                        first = k;
-                        break;
-                    }
-                } while (ts_tree_cursor_goto_next_sibling(&c));
-            }
-            ts_tree_cursor_delete(&c);
-        }
-        an_span a = node_span(first);
-        TSNode last = ts_node_is_null(body) ? (is_error_node(container) ? container : holder) : body;
-        an_span b = node_span(last);
-        sp = a;
-        sp.end_byte = b.end_byte;
-        sp.end_row = b.end_row;
-        sp.end_col = b.end_col;
-    }
-    struct an_frame *top = x->frames.n ? &x->frames.v[x->frames.n - 1] : NULL;
-    /* a recovered function never nests in a template frame */
-    (void)top;
-    x_open_function(x, mods, pt == S.error ? fd : holder, fd, body, lb, depth, end, true, sp);
+    TSNode plist;
+    TSNode body = x_body_after(parent, next, &plist);
+    uint32_t end = ts_node_is_null(body) ? ts_node_end_byte(parent) : ts_node_end_byte(body);
+    TSNode last = ts_node_is_null(body) ? parent : body;
+    x_open_function(x, mods, name, plist, body, lb, ts_node_end_byte(next), depth, end, true,
+                    span_from_to(first, end, last));
 }
 
 /* Closes the function frame fr: resolves uses through local variables, then stores
@@ -1286,14 +1400,11 @@ static void x_close_function(struct an_x *x, struct an_frame *fr)
                 memcmp(x->src + loc->name.s, x->src + use.name.s, use.name.e - use.name.s))
                 continue;
             loc->expanded |= use.kind;
-            for (size_t r = 0; r < loc->n_refs && added < AN_EXPAND_MAX; r++, added++) {
-                struct an_range ref = x->refs.v[loc->ref_first + r];
-                struct an_rawuse *nu = VEC_PUSH(x, x->uses);
-                if (!nu)
-                    break;
-                nu->name = ref;
-                nu->func = fi;
-                nu->kind = use.kind;
+            if (added < AN_EXPAND_MAX) {
+                size_t before = x->uses.n;
+                struct use_ctx uc = {fi, use.kind};
+                x_collect_idents(x, loc->value, sink_use, &uc);
+                added += x->uses.n - before;
             }
             break;
         }
@@ -1478,17 +1589,6 @@ static void x_call(struct an_x *x, TSNode n)
 
 /* ------------------------------------------------------------ declarations */
 
-static bool x_has_child_text(struct an_x *x, TSNode n, TSSymbol s, const char *text)
-{
-    uint32_t nc = ts_node_child_count(n);
-    for (uint32_t i = 0; i < nc; i++) {
-        TSNode k = ts_node_child(n, i);
-        if (ts_node_symbol(k) == s && node_text_is(x, k, text))
-            return true;
-    }
-    return false;
-}
-
 static void x_tunable_decl(struct an_x *x, TSNode n, TSNode decl, TSNode value, long owner)
 {
     TSNode name = x_declarator_name(x, decl, NULL, NULL);
@@ -1526,72 +1626,111 @@ static void x_tunable_decl(struct an_x *x, TSNode n, TSNode decl, TSNode value, 
 static void x_declaration(struct an_x *x, TSNode n, bool file_scope)
 {
     long func = x_cur_func(x);
-    bool is_shared = x_has_child_text(x, n, S.type_qualifier, "__shared__");
-    bool is_constexpr = x_has_child_text(x, n, S.type_qualifier, "constexpr");
-    bool is_const = x_has_child_text(x, n, S.type_qualifier, "const");
-    bool is_extern = x_has_child_text(x, n, S.storage_class_specifier, "extern");
-    TSNode ty = ts_node_child_by_field_id(n, S.f_type);
-    bool field = ts_node_symbol(n) == S.field_declaration;
-    bool tunable = (is_constexpr || (is_const && file_scope)) && is_integral_type(x, ty);
-
+    bool is_shared = false, is_constexpr = false, is_const = false, is_extern = false;
+    TSNode none = {{0}, 0, 0}, ty = none, defval = none;
+    TSNode decls[8];
+    size_t nd = 0;
+    bool more = false;   /* over 8 declarators: a second pass finds the rest */
     TSTreeCursor c = ts_tree_cursor_new(n);
     if (ts_tree_cursor_goto_first_child(&c)) {
         do {
-            if (ts_tree_cursor_current_field_id(&c) != S.f_declarator)
-                continue;
-            TSNode d = ts_tree_cursor_current_node(&c);
-            if (is_shared && func >= 0) {
-                an_shared *sh = VEC_PUSH(x, x->shared);
-                if (!sh)
-                    break;
-                memset(sh, 0, sizeof(*sh));
-                TSNode dd = ts_node_symbol(d) == S.init_declarator
-                                ? ts_node_child_by_field_id(d, S.f_declarator) : d;
-                TSNode name = x_declarator_name(x, dd, NULL, NULL);
-                sh->is_extern = is_extern;
-                sh->span = node_span(n);
-                sh->type = ts_node_is_null(ty) ? x_text(x, 0, 0) : x_node_text(x, ty);
-                if (ts_node_is_null(name)) {
-                    sh->name = x_text(x, 0, 0);
-                    sh->size_expr = x_text(x, 0, 0);
-                } else {
-                    sh->name = x_node_text(x, name);
-                    uint32_t ne = ts_node_end_byte(name), de = ts_node_end_byte(dd);
-                    char *sz = ts_node_symbol(dd) == S.array_declarator ? x_text(x, ne, de)
-                                                                         : x_text(x, 0, 0);
-                    if (sz && !strcmp(sz, "[]"))
-                        sz[0] = '\0';
-                    sh->size_expr = sz;
+            TSFieldId f = ts_tree_cursor_current_field_id(&c);
+            TSNode k = ts_tree_cursor_current_node(&c);
+            if (f == S.f_declarator) {
+                if (nd < HK_ARRAY_LEN(decls))
+                    decls[nd++] = k;
+                else
+                    more = true;
+            } else if (f == S.f_type) {
+                ty = k;
+            } else if (f == S.f_default_value) {
+                defval = k;
+            } else {
+                TSSymbol t = ts_node_symbol(k);
+                if (t == S.type_qualifier) {
+                    if (node_text_is(x, k, "__shared__"))
+                        is_shared = true;
+                    else if (node_text_is(x, k, "constexpr"))
+                        is_constexpr = true;
+                    else if (node_text_is(x, k, "const"))
+                        is_const = true;
+                } else if (t == S.storage_class_specifier && node_text_is(x, k, "extern")) {
+                    is_extern = true;
                 }
             }
-            if (tunable) {
-                TSNode value = ts_node_symbol(d) == S.init_declarator
-                                   ? ts_node_child_by_field_id(d, S.f_value)
-                                   : field ? ts_node_child_by_field_id(n, S.f_default_value)
-                                           : (TSNode){{0}, 0, 0};
-                x_tunable_decl(x, n, d, value, func);
-            }
-            /* locals and their initialisers, to follow `dim3 block(BLOCK)` */
-            if (func >= 0 && ts_node_symbol(d) == S.init_declarator) {
-                TSNode name = x_declarator_name(x, d, NULL, NULL);
-                TSNode value = ts_node_child_by_field_id(d, S.f_value);
-                if (!ts_node_is_null(name) && ts_node_symbol(name) == S.identifier &&
-                    !ts_node_is_null(value)) {
-                    struct an_local *loc = VEC_PUSH(x, x->locals);
-                    if (!loc)
-                        break;
-                    loc->name.s = ts_node_start_byte(name);
-                    loc->name.e = ts_node_end_byte(name);
-                    loc->func = func;
-                    loc->expanded = 0;
-                    loc->ref_first = x->refs.n;
-                    x_collect_idents(x, value, sink_ref, NULL);
-                    /* the vector may have moved; re-find the local */
-                    x->locals.v[x->locals.n - 1].n_refs = x->refs.n - x->locals.v[x->locals.n - 1].ref_first;
-                }
-            }
-        } while (!x->err && ts_tree_cursor_goto_next_sibling(&c));
+        } while (ts_tree_cursor_goto_next_sibling(&c));
     }
+    bool field = ts_node_symbol(n) == S.field_declaration;
+    bool tunable = (is_constexpr || (is_const && file_scope)) && is_integral_type(x, ty);
+
+    if (more) {
+        /* rare: gather every declarator into tmpnodes instead */
+        x->tmpnodes.n = 0;
+        ts_tree_cursor_reset(&c, n);
+        if (ts_tree_cursor_goto_first_child(&c)) {
+            do {
+                if (ts_tree_cursor_current_field_id(&c) != S.f_declarator)
+                    continue;
+                TSNode *slot = VEC_PUSH(x, x->tmpnodes);
+                if (!slot)
+                    goto out;
+                *slot = ts_tree_cursor_current_node(&c);
+            } while (ts_tree_cursor_goto_next_sibling(&c));
+        }
+    }
+    size_t total = more ? x->tmpnodes.n : nd;
+    for (size_t i = 0; i < total && !x->err; i++) {
+        TSNode d = more ? x->tmpnodes.v[i] : decls[i];
+        bool init = ts_node_symbol(d) == S.init_declarator;
+        if (is_shared && func >= 0) {
+            an_shared *sh = VEC_PUSH(x, x->shared);
+            if (!sh)
+                break;
+            memset(sh, 0, sizeof(*sh));
+            TSNode dd = init ? ts_node_child_by_field_id(d, S.f_declarator) : d;
+            TSNode name = x_declarator_name(x, dd, NULL, NULL);
+            sh->is_extern = is_extern;
+            sh->span = node_span(n);
+            sh->type = ts_node_is_null(ty) ? x_text(x, 0, 0) : x_node_text(x, ty);
+            if (ts_node_is_null(name)) {
+                sh->name = x_text(x, 0, 0);
+                sh->size_expr = x_text(x, 0, 0);
+            } else {
+                sh->name = x_node_text(x, name);
+                uint32_t ne = ts_node_end_byte(name), de = ts_node_end_byte(dd);
+                char *sz = ts_node_symbol(dd) == S.array_declarator ? x_text(x, ne, de)
+                                                                     : x_text(x, 0, 0);
+                if (sz && !strcmp(sz, "[]"))
+                    sz[0] = '\0';
+                sh->size_expr = sz;
+            }
+        }
+        x_array_uses(x, d);
+        TSNode value = init ? ts_node_child_by_field_id(d, S.f_value) : field ? defval : none;
+        if (tunable)
+            x_tunable_decl(x, n, d, value, func);
+        /* locals and their initialisers, to follow `dim3 block(BLOCK)`; inside a
+         * function `dim3 block(TILE, ROWS);` parses as a function declaration, but
+         * in kernel code it is a variable */
+        if (func >= 0 && !init && ts_node_symbol(d) == S.function_declarator) {
+            init = true;
+            value = ts_node_child_by_field_id(d, S.f_parameters);
+        }
+        if (func >= 0 && init && !ts_node_is_null(value)) {
+            TSNode name = ts_node_child_by_field_id(d, S.f_declarator);
+            if (!ts_node_is_null(name) && ts_node_symbol(name) == S.identifier) {
+                struct an_local *loc = VEC_PUSH(x, x->locals);
+                if (!loc)
+                    break;
+                loc->name.s = ts_node_start_byte(name);
+                loc->name.e = ts_node_end_byte(name);
+                loc->func = func;
+                loc->expanded = 0;
+                loc->value = value;
+            }
+        }
+    }
+out:
     ts_tree_cursor_delete(&c);
 }
 
@@ -1655,6 +1794,9 @@ static bool x_enter(struct an_x *x, TSNode n, uint32_t depth)
             x->error_depth = depth;
         return slot != NULL;
     }
+    if (t == S.identifier && x->error_depth != UINT32_MAX && depth > 0 &&
+        x->error_depth < depth && slot)
+        x_recover_split(x, n, depth);
     if (!ts_node_is_named(n) || t == S.comment || t == S.identifier ||
         t == S.number_literal || t == S.string_literal || t == S.raw_string_literal ||
         t == S.char_literal || t == S.concatenated_string || t == S.primitive_type ||
@@ -1679,16 +1821,32 @@ static bool x_enter(struct an_x *x, TSNode n, uint32_t depth)
     } else if (t == S.declaration || t == S.field_declaration) {
         bool file_scope = x_cur_func(x) < 0 && t == S.declaration;
         x_declaration(x, n, file_scope);
+        /* its declarators are done; walk on only for a launch in an initialiser, or
+         * for a function lost in an ERROR */
+        if (x->error_depth != UINT32_MAX)
+            return !x->err;
+        goto gate;
     } else if (t == S.preproc_def) {
         x_preproc_def(x, n);
         return false;
-    } else if (t == S.array_declarator) {
-        x_uses(x, ts_node_child_by_field_id(n, S.f_size), USE_ARRAY);
     } else if (t == S.function_declarator) {
+        /* parameters are done by x_params */
         if (x->error_depth != UINT32_MAX)
             x_recover_function(x, n, depth);
+        return false;
+    } else if (t == S.parameter_declaration || t == S.optional_parameter_declaration) {
+        return x->error_depth != UINT32_MAX && !x->err;
     }
-    return !x->err;
+    if (x->err)
+        return false;
+    if (S.all_structural || (t < sizeof(S.structural) && S.structural[t]) || t == S.error)
+        return true;
+gate:
+    if (x->err)
+        return false;
+    /* expressions: only a launch (or a lambda holding one) matters inside */
+    uint32_t s = start, e = ts_node_end_byte(n);
+    return memmem(x->src + s, e - s, "<<<", 3) || memmem(x->src + s, e - s, "Launch", 6);
 }
 
 static void x_walk(struct an_x *x, TSNode root)
@@ -1734,7 +1892,7 @@ static int x_item(struct an_x *x, struct an_item *it, TSNode unit)
     x->it = it;
     x->err = HK_OK;
     x->funcs.n = x->fkeep.n = x->launches.n = x->tunables.n = x->shared.n = 0;
-    x->flaunch.n = x->locals.n = x->refs.n = x->uses.n = x->trefs.n = x->frames.n = 0;
+    x->flaunch.n = x->locals.n = x->uses.n = x->trefs.n = x->frames.n = 0;
     x->anc.n = 0;
     x->error_depth = UINT32_MAX;
     x_walk(x, unit);
