@@ -561,6 +561,10 @@ static void ccdb_load(struct lsp_server *s, const char *path)
     char *text = NULL;
     size_t len = 0;
     json_t *j = NULL;
+    char *db_dir = hk_strdup(path);
+    char *slash = db_dir ? strrchr(db_dir, '/') : NULL;
+    if (slash)
+        *slash = '\0';
     int rc = read_file(path, LSP_COMPILE_DB_MAX_BYTES, &text, &len);
     if (rc) {
         lsp_log_message(s, 2, "%s: cannot read it: %s", path, hk_strerror(rc));
@@ -580,10 +584,15 @@ static void ccdb_load(struct lsp_server *s, const char *path)
     json_t *e;
     json_array_foreach(j, i, e) {
         const char *file = json_string_value(json_object_get(e, "file"));
-        const char *dir = json_string_value(json_object_get(e, "directory"));
+        const char *dir0 = json_string_value(json_object_get(e, "directory"));
         json_t *args = json_object_get(e, "arguments");
         const char *cmd = json_string_value(json_object_get(e, "command"));
-        if (!file || !dir)
+        if (!file || !dir0)
+            continue;
+        /* The format wants an absolute directory; a relative one is taken relative to
+         * the database's own folder (so a committed fixture can be relocated). */
+        char *dir = dir0[0] == '/' ? hk_strdup(dir0) : join_path(db_dir, dir0);
+        if (!dir)
             continue;
         char **argv = NULL;
         if (json_is_array(args)) {
@@ -598,11 +607,14 @@ static void ccdb_load(struct lsp_server *s, const char *path)
         } else if (cmd) {
             argv = lsp_split_command(cmd);
         }
-        if (!argv)
+        if (!argv) {
+            hk_free(dir);
             continue;
+        }
         char **flags = argv[0] ? ccdb_flags(argv, dir) : NULL;
         lsp_strv_free(argv);
         char *norm = norm_path(dir, file);
+        hk_free(dir);
         if (!flags || !norm) {
             lsp_strv_free(flags);
             hk_free(norm);
@@ -614,6 +626,7 @@ static void ccdb_load(struct lsp_server *s, const char *path)
 out:
     json_decref(j);
     hk_free(text);
+    hk_free(db_dir);
 }
 
 /* Looks for compile_commands.json in the root, then in root/build. */

@@ -57,8 +57,11 @@ static bool ident_char(char c)
            c == '_';
 }
 
-/* Byte range on line (1-based) at column col (1-based bytes; 0: the whole line's text). */
-static void line_range(const doc *d, int line, int col, uint32_t *start, uint32_t *end)
+/* Byte range on line (1-based) at column col (1-based bytes). Without a column, the
+ * identifier the message quotes ("x" is undefined) when the line has it, else the
+ * line's text. */
+static void line_range(const doc *d, int line, int col, const char *msg, uint32_t *start,
+                       uint32_t *end)
 {
     uint32_t n = doc_line_count(d);
     uint32_t l = line > 0 ? (uint32_t)(line - 1) : 0;
@@ -68,6 +71,19 @@ static void line_range(const doc *d, int line, int col, uint32_t *start, uint32_
     doc_line_start(d, l, &ls);
     doc_line_length(d, l, &len);
     const char *t = doc_text(d) + ls;
+    const char *q1 = msg ? strchr(msg, '"') : NULL;
+    const char *q2 = q1 ? strchr(q1 + 1, '"') : NULL;
+    if (col <= 0 && q2 && q2 - q1 > 1 && q2 - q1 < 256) {
+        size_t qn = (size_t)(q2 - q1 - 1);
+        for (uint32_t i = 0; i + qn <= len; i++) {
+            if (memcmp(t + i, q1 + 1, qn) != 0 || (i > 0 && ident_char(t[i - 1])) ||
+                (i + qn < len && ident_char(t[i + qn])))
+                continue;
+            *start = ls + i;
+            *end = ls + i + (uint32_t)qn;
+            return;
+        }
+    }
     if (col <= 0) {
         uint32_t i = 0;
         while (i < len && (t[i] == ' ' || t[i] == '\t'))
@@ -117,7 +133,7 @@ static json_t *compile_diags(struct lsp_server *s, const doc *d, struct lsp_doc 
             k = an_model_find_kernel(m, base);
         }
         if (g->file && same_file(g->file, ld->path) && g->line > 0) {
-            line_range(d, g->line, g->col, &a, &b);
+            line_range(d, g->line, g->col, g->message, &a, &b);
             msg = hk_strdup(g->message);
         } else if (k >= 0) {
             a = m->funcs[k].name_span.start_byte;
@@ -126,7 +142,7 @@ static json_t *compile_diags(struct lsp_server *s, const doc *d, struct lsp_doc 
         } else {
             if (g->severity == CC_NOTE)
                 continue; /* notes about other files are noise without their error */
-            line_range(d, 1, 0, &a, &b);
+            line_range(d, 1, 0, NULL, &a, &b);
             msg = g->file ? hk_asprintf("%s:%d: %s", g->file, g->line, g->message)
                           : hk_strdup(g->message);
         }

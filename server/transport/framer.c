@@ -27,7 +27,6 @@ void tr_framer_init(struct tr_framer *f, size_t max_body, tr_message_fn on_messa
     f->on_message = on_message;
     f->on_error = on_error;
     f->ud = ud;
-    f->at_line_start = true;
 }
 
 void tr_framer_free(struct tr_framer *f) { hk_buf_free(&f->in); }
@@ -46,38 +45,31 @@ static void framer_error(struct tr_framer *f, int err, const char *msg)
         f->on_error(err, msg, f->ud);
 }
 
-static void enter_resync(struct tr_framer *f, bool at_line_start)
+static void enter_resync(struct tr_framer *f)
 {
     f->resync = true;
     f->in_body = false;
-    f->at_line_start = at_line_start;
 }
 
-/* Drops buffered input up to a line that starts with "Content-Length:". Returns true
- * when synchronised again. Keeps a possible partial match at the end of the buffer. */
+/* Drops buffered input up to the next "Content-Length:". Anywhere, not only at a line
+ * start: a body is followed directly by the next header, with no newline between.
+ * Returns true when synchronised again. Keeps a possible partial match at the end. */
 static bool do_resync(struct tr_framer *f)
 {
     const char *d = f->in.data;
     size_t n = f->in.len;
     for (size_t i = 0; i < n; i++) {
-        bool line_start = i == 0 ? f->at_line_start : d[i - 1] == '\n';
-        if (!line_start || d[i] != 'C')
+        if (d[i] != 'C')
             continue;
         size_t avail = n - i < CL_NAME_LEN ? n - i : CL_NAME_LEN;
         if (memcmp(d + i, CL_NAME, avail) != 0)
             continue;
-        if (avail < CL_NAME_LEN) {
-            /* A prefix of the name at the end: keep it and wait for more. */
-            hk_buf_consume(&f->in, i);
-            f->at_line_start = true;
-            return false;
-        }
         hk_buf_consume(&f->in, i);
+        if (avail < CL_NAME_LEN)
+            return false; /* a prefix of the name at the end: wait for more */
         f->resync = false;
-        f->at_line_start = true;
         return true;
     }
-    f->at_line_start = n ? d[n - 1] == '\n' : f->at_line_start;
     hk_buf_consume(&f->in, n);
     return false;
 }
@@ -223,9 +215,8 @@ static void parse_buffer(struct tr_framer *f)
         }
         if (rc) {
             /* Drop the offending line (or what there is of it) and resynchronise. */
-            bool line_start = pos > 0 && f->in.data[pos - 1] == '\n';
             hk_buf_consume(&f->in, pos);
-            enter_resync(f, line_start);
+            enter_resync(f);
             continue;
         }
         hk_buf_consume(&f->in, pos);
@@ -245,7 +236,7 @@ int tr_framer_feed(struct tr_framer *f, const char *data, size_t len)
             framer_error(f, rc, rc == HK_ENOMEM ? "out of memory buffering a message"
                                                 : "message buffer over its cap");
             hk_buf_reset(&f->in);
-            enter_resync(f, false);
+            enter_resync(f);
             ret = rc == HK_ENOMEM ? HK_ENOMEM : HK_OK;
         }
         data += n;

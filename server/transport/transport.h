@@ -23,8 +23,9 @@
 typedef void (*tr_message_fn)(const char *body, size_t len, void *ud);
 /* A framing error: err is HK_EPARSE (malformed header), HK_ETOOBIG (a cap was hit) or
  * HK_ENOMEM; msg is a human sentence (borrowed for the call). After it the framer
- * resynchronises: it drops input up to the next line that starts with
- * "Content-Length:" (a JSON body from a client practically never contains that). */
+ * resynchronises: it drops input up to the next "Content-Length:" (a JSON body
+ * practically never contains that text; bodies are not newline-terminated, so it is
+ * looked for anywhere, not only at line starts). */
 typedef void (*tr_error_fn)(int err, const char *msg, void *ud);
 
 struct tr_framer {
@@ -32,8 +33,7 @@ struct tr_framer {
     size_t max_body;
     size_t body_len;         /* length of the body being waited for */
     bool in_body;            /* headers done; waiting for body_len bytes */
-    bool resync;             /* dropping input until a "Content-Length:" line start */
-    bool at_line_start;      /* resync: the last dropped byte was '\n' */
+    bool resync;             /* dropping input until a "Content-Length:" */
     tr_message_fn on_message;
     tr_error_fn on_error;
     void *ud;

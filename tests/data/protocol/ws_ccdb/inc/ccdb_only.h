@@ -1,0 +1,2 @@
+// Found only through the -I of compile_commands.json.
+#define CCDB_SCALE 3.0f
