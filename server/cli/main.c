@@ -1,5 +1,6 @@
 /* hkls: the command-line entry. A small dispatcher: no arguments or --stdio run the
  * language server (server/lsp), subcommands go to their cli_* functions. */
+#include "cli/cli.h"
 #include "lsp/lsp.h"
 
 #include <stdio.h>
@@ -13,6 +14,8 @@ struct cli_command {
 };
 
 static const struct cli_command commands[] = {
+    {"check", cli_check, "compile files; print kernels, resources and errors (FILE:LINE)"},
+    {"doctor", cli_doctor, "report toolchains, GPUs, profilers and runners found here"},
     {NULL, NULL, NULL},
 };
 
@@ -28,6 +31,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: hkls [--stdio] [--log FILE] [--log-level LEVEL]\n"
+            "       hkls COMMAND [ARGS...]\n"
             "       hkls --version | --help\n"
             "\n"
             "Without a command, hkls speaks the Language Server Protocol on stdin/stdout.\n"
