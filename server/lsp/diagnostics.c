@@ -336,7 +336,7 @@ void lsp_diag_schedule(struct lsp_server *s, doc *d, int delay_ms)
 {
     struct lsp_doc *ld = lsp_doc_of(d);
     if (!ld || s->stopped || s->state != LSP_RUNNING || !ld->compilable || !ld->path ||
-        !s->cfg.compile_enabled || !s->loop)
+        !s->cfg.compile_enabled || !s->loop || s->compiles_disabled)
         return;
     /* A newer version makes the running compile worthless: stop it now. */
     if (ld->job && ld->job_version != doc_version(d)) {

@@ -30,6 +30,8 @@ typedef void (*lsp_exit_fn)(int exit_code, void *ud);
 /* New server in *out. loop runs its timers and compile jobs. HK_OK or HK_ENOMEM. */
 int lsp_server_new(uv_loop_t *loop, lsp_send_fn send, void *send_ud, lsp_server **out);
 void lsp_server_set_exit_cb(lsp_server *s, lsp_exit_fn fn, void *ud);
+/* Never start compiler processes, whatever the settings say (fuzzing, tests). */
+void lsp_server_disable_compiles(lsp_server *s);
 /* One message body from the client. Always HK_OK except HK_ENOMEM. */
 int lsp_server_feed(lsp_server *s, const char *body, size_t len);
 /* A framing error from the transport (err HK_EPARSE/HK_ETOOBIG/HK_ENOMEM; msg

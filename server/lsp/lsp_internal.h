@@ -99,6 +99,7 @@ struct lsp_server {
     bool grammar_ok;
     const char *grammar_why;
     bool told_no_compiler;
+    bool compiles_disabled;   /* lsp_server_disable_compiles */
     size_t jobs_running;
 };
 

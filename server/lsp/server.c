@@ -344,6 +344,8 @@ void lsp_server_set_exit_cb(lsp_server *s, lsp_exit_fn fn, void *ud)
     s->exit_ud = ud;
 }
 
+void lsp_server_disable_compiles(lsp_server *s) { s->compiles_disabled = true; }
+
 int lsp_server_feed(lsp_server *s, const char *body, size_t len)
 {
     if (s->state == LSP_EXITED)
