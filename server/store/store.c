@@ -3,10 +3,12 @@
  * Episodes, versions, measurements and queries live in store_rows.c. */
 #include "store/store_impl.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "core/hk.h"
@@ -362,6 +364,35 @@ int store_set_busy_timeout(store *s, int ms)
     return rc == SQLITE_OK ? HK_OK : store__fail(s, rc, "busy timeout");
 }
 
+/* Creates the directories above path (mkdir -p), so a first run can open
+ * ~/.local/share/hyperkernel/history.db without preparing anything. */
+static int mkdir_parent(const char *path)
+{
+    char *d = hk_strdup(path);
+    if (!d)
+        return HK_ENOMEM;
+    int rc = HK_OK;
+    char *slash = strrchr(d, '/');
+    if (slash && slash != d) {
+        *slash = '\0';
+        for (char *p = d + 1;; p++) {
+            if (*p != '/' && *p != '\0')
+                continue;
+            char c = *p;
+            *p = '\0';
+            if (mkdir(d, 0755) != 0 && errno != EEXIST) {
+                rc = HK_EIO;
+                break;
+            }
+            *p = c;
+            if (!c)
+                break;
+        }
+    }
+    hk_free(d);
+    return rc;
+}
+
 static int store_open_impl(const char *path, int max_version, store **out)
 {
     *out = NULL;
@@ -374,6 +405,13 @@ static int store_open_impl(const char *path, int max_version, store **out)
         return HK_ENOMEM;
     int ret;
     sqlite3_stmt *st = NULL;
+    if (strcmp(path, ":memory:") != 0 && strncmp(path, "file:", 5) != 0) {
+        ret = mkdir_parent(path);
+        if (ret) {
+            store__failf(s, ret, "%s: cannot create its directory", path);
+            goto out;
+        }
+    }
     /* NOMUTEX: the contract is one thread at a time per handle, so SQLite's per-connection
      * mutex buys nothing; the library itself stays thread-safe for several handles. */
     int rc = sqlite3_open_v2(path, &s->db,

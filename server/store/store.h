@@ -68,12 +68,13 @@ int64_t store_now_ms(void);
 
 /* ---- opening, schema, transactions ---- */
 
-/* Opens (creating if needed) the database at path, sets WAL mode, foreign keys and a
- * 5 s busy timeout, and migrates to STORE_SCHEMA_VERSION. path ":memory:" gives a
- * private in-memory database (no WAL). *out: new handle (store_close). HK_EUNSUPPORTED
- * when the file's schema is newer than this build; HK_EDB when it cannot be opened or is
- * not a database. Does NOT mark interrupted episodes: the caller decides when (the
- * server at start, see store_mark_interrupted). */
+/* Opens the database at path, creating it and its missing directories, sets WAL mode,
+ * foreign keys and a 5 s busy timeout, and migrates to STORE_SCHEMA_VERSION. path
+ * ":memory:" gives a private in-memory database (no WAL). *out: new handle (store_close).
+ * HK_EUNSUPPORTED when the file's schema is newer than this build; HK_EIO when its
+ * directory cannot be created; HK_EDB when it cannot be opened or is not a database
+ * (the reason is logged, as there is no handle to ask). Does NOT mark interrupted
+ * episodes: the caller decides when (the server at start, see store_mark_interrupted). */
 int store_open(const char *path, store **out);
 
 /* As store_open but migrates only up to max_version (1..STORE_SCHEMA_VERSION); for tests

@@ -339,7 +339,17 @@ static void bad_input_is_refused(void **state)
     fclose(fp);
     assert_int_equal(store_open(path, &s), HK_EDB);
     assert_null(s);
-    assert_int_equal(store_open("/nonexistent-dir/x/y.db", &s), HK_EDB);
+    /* Missing directories are made; a directory under a regular file cannot be. */
+    char nested[400];
+    snprintf(nested, sizeof nested, "%s/new/dirs/h.db", tmpdir);
+    assert_int_equal(store_open(nested, &s), HK_OK);
+    store_close(s);
+    snprintf(nested, sizeof nested, "%s/x/y.db", path);
+    assert_int_equal(store_open(nested, &s), HK_EIO);
+    assert_null(s);
+    /* A directory where the database should be. */
+    snprintf(nested, sizeof nested, "%s/new", tmpdir);
+    assert_int_equal(store_open(nested, &s), HK_EDB);
 }
 
 static void filters_and_lists(void **state)
