@@ -12,7 +12,6 @@
 #include <time.h>
 
 #include "core/hk.h"
-#include "core/log.h"
 
 /* ---- schema ----
  * Each step takes the schema from version-1 to version. Steps are append-only: a
@@ -393,11 +392,18 @@ static int mkdir_parent(const char *path)
     return rc;
 }
 
-static int store_open_impl(const char *path, int max_version, store **out)
+int store_open_ex(const char *path, int max_version, store **out, char *err, size_t err_len)
 {
     *out = NULL;
-    if (!path || max_version < 1 || max_version > STORE_SCHEMA_VERSION)
+    if (err && err_len)
+        err[0] = '\0';
+    if (max_version == 0)
+        max_version = STORE_SCHEMA_VERSION;
+    if (!path || max_version < 1 || max_version > STORE_SCHEMA_VERSION) {
+        if (err && err_len)
+            snprintf(err, err_len, "bad store_open arguments");
         return HK_EINVAL;
+    }
     if (!sqlite3_threadsafe())
         return HK_EUNSUPPORTED; /* the handle may move between threads (store.h) */
     store *s = hk_calloc(1, sizeof *s);
@@ -450,9 +456,9 @@ static int store_open_impl(const char *path, int max_version, store **out)
     ret = store_migrate(s, max_version);
 out:
     if (ret) {
-        /* Keep the message for the caller through the log: the handle dies here. */
-        if (s->err[0])
-            HK_WARN("store: %s", s->err);
+        /* The handle dies here: its message goes to the caller's buffer. */
+        if (err && err_len)
+            snprintf(err, err_len, "%s", s->err[0] ? s->err : hk_strerror(ret));
         sqlite3_close_v2(s->db);
         hk_free(s);
         return ret;
@@ -461,14 +467,11 @@ out:
     return HK_OK;
 }
 
-int store_open(const char *path, store **out)
-{
-    return store_open_impl(path, STORE_SCHEMA_VERSION, out);
-}
+int store_open(const char *path, store **out) { return store_open_ex(path, 0, out, NULL, 0); }
 
 int store_open_version(const char *path, int max_version, store **out)
 {
-    return store_open_impl(path, max_version, out);
+    return max_version ? store_open_ex(path, max_version, out, NULL, 0) : HK_EINVAL;
 }
 
 void store_close(store *s)

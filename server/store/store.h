@@ -13,6 +13,7 @@
  *  - times are milliseconds since the Unix epoch (CLOCK_REALTIME).
  *  - JSON blobs are stored as TEXT and must be valid JSON (checked by the schema).
  *  - numbers that are unknown are NAN in rows and NULL in the database.
+ *  - the store handle and out-parameters must not be NULL (programming errors, not data).
  *
  * Threads: a store handle is one SQLite connection. It may be used from any thread but
  * from ONE thread at a time (the caller serialises, e.g. one uv_work_t at a time on the
@@ -73,9 +74,14 @@ int64_t store_now_ms(void);
  * ":memory:" gives a private in-memory database (no WAL). *out: new handle (store_close).
  * HK_EUNSUPPORTED when the file's schema is newer than this build; HK_EIO when its
  * directory cannot be created; HK_EDB when it cannot be opened or is not a database
- * (the reason is logged, as there is no handle to ask). Does NOT mark interrupted
- * episodes: the caller decides when (the server at start, see store_mark_interrupted). */
+ * (store_open_ex says why). Does NOT mark interrupted episodes: the caller decides when
+ * (the server at start, see store_mark_interrupted). */
 int store_open(const char *path, store **out);
+
+/* store_open with the reason for a failure written into err (err_len bytes, may be NULL
+ * and 0), since there is no handle to ask store_errmsg, and migrating only up to
+ * max_version (0: STORE_SCHEMA_VERSION). */
+int store_open_ex(const char *path, int max_version, store **out, char *err, size_t err_len);
 
 /* As store_open but migrates only up to max_version (1..STORE_SCHEMA_VERSION); for tests
  * and tools that need an old schema. */

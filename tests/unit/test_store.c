@@ -337,8 +337,10 @@ static void bad_input_is_refused(void **state)
     for (int i = 0; i < 200; i++)
         fputs("this is not an SQLite file at all. ", fp);
     fclose(fp);
-    assert_int_equal(store_open(path, &s), HK_EDB);
+    char why[256];
+    assert_int_equal(store_open_ex(path, 0, &s, why, sizeof why), HK_EDB);
     assert_null(s);
+    assert_non_null(strstr(why, "not a database"));
     /* Missing directories are made; a directory under a regular file cannot be. */
     char nested[400];
     snprintf(nested, sizeof nested, "%s/new/dirs/h.db", tmpdir);
@@ -546,7 +548,9 @@ static void migrates_from_v1(void **state)
 
     /* A database from a newer build is refused, untouched. */
     raw_exec(path, "PRAGMA user_version = 99");
-    assert_int_equal(store_open(path, &s), HK_EUNSUPPORTED);
+    char why[256];
+    assert_int_equal(store_open_ex(path, 0, &s, why, sizeof why), HK_EUNSUPPORTED);
+    assert_string_equal(why, "database schema version 99 is newer than 2 (this build)");
     assert_int_equal(raw_int(path, "PRAGMA user_version"), 99);
 }
 
