@@ -835,3 +835,92 @@ out:
         *paths_out = p;
     return rc;
 }
+
+/* ---- JSON for the editor's lists ---- */
+
+static int set_id(json_t *o, const char *key, int64_t id)
+{
+    return json_object_set_new(o, key, id ? json_integer(id) : json_null()) ? HK_ENOMEM : HK_OK;
+}
+
+json_t *report_episode_summary(const store_episode *e)
+{
+    json_t *o = json_object(), *r = json_object();
+    if (!o || !r || json_object_set_new(o, "reports", r)) {
+        json_decref(o);
+        return NULL;
+    }
+    int rc = set_int(o, "id", e->id);
+    rc = rc ? rc : set_text(o, "name", e->name, 512);
+    rc = rc ? rc : set_text(o, "status", store_episode_status_name(e->status), 32);
+    rc = rc ? rc : set_text(o, "kernel", e->kernel, 1024);
+    rc = rc ? rc : set_text(o, "file", e->file, 4096);
+    rc = rc ? rc : set_text(o, "target", e->target, 256);
+    rc = rc ? rc : set_text(o, "backend", e->backend, 64);
+    rc = rc ? rc : set_text(o, "arch", e->arch, 64);
+    rc = rc ? rc : set_text(o, "engine", e->engine, 256);
+    rc = rc ? rc : set_text(o, "device", e->device, 256);
+    rc = rc ? rc : set_time(o, "started", e->started_ms);
+    rc = rc ? rc : set_time(o, "ended", e->ended_ms);
+    rc = rc ? rc
+            : set_num(o, "duration_ms",
+                      e->ended_ms ? (double)(e->ended_ms - e->started_ms) : NAN);
+    rc = rc ? rc : set_text(o, "error", e->error, REPORT_MAX_TEXT);
+    rc = rc ? rc : set_id(o, "best_version_id", e->best_version_id);
+    rc = rc ? rc : set_id(o, "baseline_version_id", e->baseline_version_id);
+    rc = rc ? rc : set_text(r, "json", e->report_json, 4096);
+    rc = rc ? rc : set_text(r, "md", e->report_md, 4096);
+    rc = rc ? rc : set_text(r, "html", e->report_html, 4096);
+    if (rc) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+json_t *report_history_json(const store_history_row *rows, size_t n)
+{
+    json_t *arr = json_array();
+    if (!arr)
+        return NULL;
+    int rc = HK_OK;
+    for (size_t i = 0; rc == HK_OK && i < n; i++) {
+        const store_history_row *r = &rows[i];
+        const store_version *v = &r->version;
+        const store_measurement *m = r->measured ? &r->best : NULL;
+        json_t *o = json_object();
+        if (!o || json_array_append_new(arr, o)) {
+            rc = HK_ENOMEM;
+            break;
+        }
+        char label[32];
+        snprintf(label, sizeof label, "v%d", v->number);
+        rc = set_int(o, "id", v->id);
+        rc = rc ? rc : set_int(o, "number", v->number);
+        rc = rc ? rc : set_text(o, "label", label, 32);
+        rc = rc ? rc : set_id(o, "parent_id", v->parent_id);
+        rc = rc ? rc : set_int(o, "episode_id", v->episode_id);
+        rc = rc ? rc : set_text(o, "status", store_version_status_name(v->status), 32);
+        rc = rc ? rc : set_text(o, "produced_by", v->produced_by, 256);
+        rc = rc ? rc : set_time(o, "created", v->created_ms);
+        rc = rc ? rc : set_num(o, "median_ms", m ? m->median_ms : NAN);
+        rc = rc ? rc : set_num(o, "p10_ms", m ? m->p10_ms : NAN);
+        rc = rc ? rc : set_num(o, "p90_ms", m ? m->p90_ms : NAN);
+        rc = rc ? rc : set_num(o, "spread", m ? m->spread : NAN);
+        rc = rc ? rc : set_text(o, "kind", m ? store_measure_kind_name(m->kind) : NULL, 32);
+        rc = rc ? rc : set_num(o, "speedup", r->speedup);
+        rc = rc ? rc : set_num(o, "speedup_lo", r->speedup_lo);
+        rc = rc ? rc : set_num(o, "speedup_hi", r->speedup_hi);
+        rc = rc ? rc : set_num(o, "bytes_per_s", m ? m->bytes_per_s : NAN);
+        rc = rc ? rc : set_num(o, "flop_per_s", m ? m->flop_per_s : NAN);
+        rc = rc ? rc : set_num(o, "roofline_pct", m ? m->roofline_pct : NAN);
+        rc = rc ? rc : set_num(o, "max_abs_err", v->max_abs_err);
+        rc = rc ? rc : set_num(o, "max_rel_err", v->max_rel_err);
+        rc = rc ? rc : set_text(o, "reject_reason", v->reject_reason, 512);
+    }
+    if (rc) {
+        json_decref(arr);
+        return NULL;
+    }
+    return arr;
+}

@@ -69,6 +69,18 @@ void report_paths_clear(report_paths *p);
 int report_write(store *s, int64_t episode_id, const char *dir, unsigned formats,
                  report_paths *paths_out);
 
+/* JSON for the editor's lists (hyperkernel/ requests, hover tables), same field names as
+ * the report model. New references; NULL only when out of memory.
+ * Episode: {id, name, status, kernel, file, target, backend, arch, engine, device, started,
+ * ended (ISO 8601 UTC or null), duration_ms, error, best_version_id, baseline_version_id,
+ * reports: {json, md, html}}. */
+json_t *report_episode_summary(const store_episode *e);
+/* History rows (store_kernel_history / store_episode_versions) as an array of
+ * {id, number, label, parent_id, episode_id, status, produced_by, created, median_ms,
+ * p10_ms, p90_ms, spread, kind, speedup, speedup_lo, speedup_hi, bytes_per_s, flop_per_s,
+ * roofline_pct, max_abs_err, max_rel_err, reject_reason}; unknown numbers are null. */
+json_t *report_history_json(const store_history_row *rows, size_t n);
+
 /* Unified diff (as `diff -u`) of text a to text b, lines compared exactly, with context
  * lines of context around each change (negative: 3). label_a/label_b name the sides in
  * the ---/+++ header. Appends nothing when the texts are equal. Minimal (Myers, O(ND)).

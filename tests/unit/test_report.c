@@ -574,6 +574,57 @@ static void write_files(void **state)
     store_close(f.s);
 }
 
+static void list_json(void **state)
+{
+    struct fixture f;
+    fixture_build(&f, "saxpy");
+    report_paths p;
+    char dir[] = "/tmp/hk_test_report_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(report_write(f.s, f.ep, dir, REPORT_HTML, &p), HK_OK);
+    store_episode e;
+    assert_int_equal(store_episode_get(f.s, f.ep, &e), HK_OK);
+    json_t *j = report_episode_summary(&e);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "name")), "saxpy sm_90");
+    assert_string_equal(json_string_value(json_object_get(j, "status")), "completed");
+    assert_string_equal(json_string_value(json_object_get(j, "device")), "NVIDIA H200");
+    assert_int_equal(json_integer_value(json_object_get(j, "best_version_id")), f.v3);
+    json_t *r = json_object_get(j, "reports");
+    assert_string_equal(json_string_value(json_object_get(r, "html")), p.html);
+    assert_true(json_is_null(json_object_get(r, "json")));
+    json_decref(j);
+    store_episode_clear(&e);
+    report_paths_clear(&p);
+
+    store_history_row *rows;
+    size_t n;
+    assert_int_equal(store_kernel_history(f.s, f.kernel, &rows, &n), HK_OK);
+    long live = hk_alloc_live();
+    json_t *h = NULL;
+    for (long i = 1; !h; i++) {
+        hk_alloc_fail_after(i);
+        h = report_history_json(rows, n);
+        hk_alloc_fail_after(0);
+        if (!h)
+            assert_int_equal(hk_alloc_live(), live);
+    }
+    assert_int_equal(json_array_size(h), 4);
+    json_t *v3 = json_array_get(h, 3);
+    assert_string_equal(json_string_value(json_object_get(v3, "label")), "v3");
+    assert_true(fabs(json_real_value(json_object_get(v3, "speedup")) - 1.75) < 1e-9);
+    assert_string_equal(json_string_value(json_object_get(v3, "kind")), "verify");
+    json_t *v2 = json_array_get(h, 2);
+    assert_true(json_is_null(json_object_get(v2, "median_ms")));
+    assert_string_equal(json_string_value(json_object_get(v2, "reject_reason")), "wrong answer");
+    json_decref(h);
+    store_history_free(rows, n);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    store_close(f.s);
+}
+
 static void allocation_failures(void **state)
 {
     struct fixture f;
@@ -620,6 +671,7 @@ int main(void)
         cmocka_unit_test(markdown_report),
         cmocka_unit_test(odd_episodes),
         cmocka_unit_test(write_files),
+        cmocka_unit_test(list_json),
         cmocka_unit_test(allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
