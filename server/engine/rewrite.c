@@ -677,8 +677,7 @@ static bool integer_literal(const char *v)
     return *p == '\0';
 }
 
-/* Position of template parameter name in a "template <int A, typename T>" text, or -1. */
-static long template_param_index(const char *params, const char *name)
+long rw_template_param_index(const char *params, const char *name)
 {
     if (!params)
         return -1;
@@ -842,7 +841,7 @@ int rw_set_tunable(const char *text, size_t len, const an_model *m, size_t tunab
             goto out;
         }
         const an_function *owner = &m->funcs[t->owner];
-        long idx = template_param_index(owner->template_params, t->name);
+        long idx = rw_template_param_index(owner->template_params, t->name);
         size_t changed = 0, skipped = 0;
         bool default_changed = false;
         if (has_value && !(t->value && strcmp(t->value, value) == 0)) {

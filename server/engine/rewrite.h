@@ -66,4 +66,8 @@ bool rw_body_mentions(const char *text, size_t len, const an_function *f, const 
  * the same scan rw_restrict uses for const. */
 bool rw_param_written(const char *text, size_t len, const an_function *f, const char *name);
 
+/* Position (0-based) of template parameter name in a "template <int A, typename T>" text,
+ * or -1 (params NULL, or no such parameter). */
+long rw_template_param_index(const char *params, const char *name);
+
 #endif

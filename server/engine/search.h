@@ -1,0 +1,124 @@
+/* The built-in engine v1's search (ask/tell): the candidate space of one kernel -- block
+ * size, grid mode (the spec's grid, or a grid-stride kernel on an SM-multiple grid),
+ * fast-math, __launch_bounds__, __restrict__/const, tunable constants -- and a seeded,
+ * deterministic strategy over it: the baseline, then single changes from it (one axis at a
+ * time), then the best value of each axis combined, then random neighbours of the best.
+ * Identical candidates (same text, launch and flags, by content hash) are proposed once.
+ * Axes are a list of kinds, so later rewrites (issue 5) join as more axes.
+ * One search per episode, used from one thread. */
+#ifndef HK_ENGINE_SEARCH_H
+#define HK_ENGINE_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/analysis.h"
+
+struct spec;
+
+enum search_grid_mode {
+    SEARCH_GRID_SPEC = 0,    /* the spec's grid expression, evaluated with the block below */
+    SEARCH_GRID_SM_MULTIPLE, /* 1D grid of sm_count * grid_per_sm blocks (grid-stride kernel) */
+};
+
+typedef struct {
+    char *name;
+    char *value;
+} search_setting;
+
+/* One proposal. Owned by the search (valid until search_free); read-only for the caller. */
+typedef struct {
+    unsigned id;                   /* order of proposal, from 0 */
+    uint64_t hash;                 /* FNV-1a 64 of text + launch + flags + template args */
+    char *text;                    /* the whole source to compile, NUL-terminated */
+    size_t len;
+    unsigned block[3];
+    enum search_grid_mode grid_mode;
+    unsigned grid_per_sm;          /* SEARCH_GRID_SM_MULTIPLE: blocks per SM */
+    bool fast_math;
+    const char *const *flags;      /* extra compiler flags, NULL-terminated (never NULL) */
+    int launch_bounds;             /* max threads written into __launch_bounds__; 0: as in the source */
+    int launch_bounds_min_blocks;
+    bool restrict_ptrs;            /* __restrict__ (and const where never written) added */
+    bool grid_stride;              /* the grid-stride rewrite was applied */
+    search_setting *tunables;      /* tunables set to a value other than the source's */
+    size_t n_tunables;
+    char **template_args;          /* the spec's template arguments with tunables applied;
+                                    * NULL when the spec gives none */
+    size_t n_template_args;
+    int phase;                     /* 0 baseline, 1 single change, 2 combination, 3 neighbour */
+    char *description;             /* one line: what differs from the baseline ("baseline") */
+} search_candidate;
+
+/* The launch facts the search needs from the bench spec and the device. Borrowed pointers. */
+typedef struct {
+    unsigned block[3];             /* the baseline's block dims */
+    bool block_free;               /* the spec's grid follows block_x/y/z, so the block may vary */
+    bool exact_tolerance;          /* some output must match exactly: fast-math is never tried */
+    int sm_count;                  /* the device's SMs; 0: unknown (no SM-multiple grids) */
+    const char *const *template_args;  /* the spec's template arguments, or NULL */
+    size_t n_template_args;
+} search_launch;
+
+typedef struct {
+    unsigned max_candidates;       /* proposals in all, baseline included; 0: 64 */
+    double max_seconds;            /* wall clock from search_new; 0: no limit */
+} search_budget;
+
+enum search_status {
+    SEARCH_OK = 0,         /* compiled, correct, measured */
+    SEARCH_COMPILE_ERROR,
+    SEARCH_WRONG,          /* failed the oracle */
+    SEARCH_CRASH,
+    SEARCH_TIMEOUT,
+    SEARCH_REJECTED,       /* e.g. below the physical floor */
+};
+
+typedef struct search search;
+
+/* The launch facts from a parsed spec (size set 0 gives the block) and the device's SM
+ * count. HK_OK; HK_EINVAL when the block cannot be evaluated (reason in err) or the spec
+ * is a command-form spec (it has no launch to vary). */
+int search_launch_from_spec(const struct spec *s, int sm_count, search_launch *out, char *err,
+                            size_t errlen);
+
+/* New search over kernel (index into m->funcs, an AN_KERNEL) of text (len bytes; m is its
+ * model; both borrowed for the call only: the search keeps its own copy of the text and
+ * re-analyses what it needs). The axes are decided here by dry-running each rewrite once.
+ * HK_OK, HK_EINVAL (bad arguments, not a kernel), HK_ENOMEM. */
+int search_new(const char *text, size_t len, const an_model *m, size_t kernel,
+               const search_launch *launch, uint64_t seed, const search_budget *budget,
+               search **out);
+void search_free(search *s);
+
+/* Proposes the next untried candidate (*out borrowed from s). HK_OK; HK_ESTATE when the
+ * strategy needs the results of candidates not yet reported (report them, then ask
+ * again); HK_ENOENT when the space or the candidate budget is spent; HK_ETIMEDOUT when
+ * the time budget is; HK_ENOMEM. Deterministic: the same seed, inputs and reports give
+ * the same proposals. */
+int search_next(search *s, const search_candidate **out);
+
+/* Feeds back the result of candidate id. median_ms is read only for SEARCH_OK (> 0).
+ * HK_OK; HK_EINVAL (unknown id, bad time); HK_ESTATE (already reported). */
+int search_report(search *s, unsigned id, enum search_status status, double median_ms);
+
+/* The fastest candidate reported SEARCH_OK so far (borrowed), or NULL; its time in
+ * *median_ms when not NULL. */
+const search_candidate *search_best(const search *s, double *median_ms);
+/* Candidate id (borrowed) or NULL. */
+const search_candidate *search_get(const search *s, unsigned id);
+/* Candidates proposed so far. */
+size_t search_count(const search *s);
+/* New one-line summary of the axes searched (hk_free), e.g. for the report and logs;
+ * NULL on ENOMEM. */
+char *search_describe_axes(const search *s);
+
+/* The content hash used for deduplication: FNV-1a 64 over text, then a canonical
+ * serialization of block, grid mode, flags and template arguments. */
+uint64_t search_hash(const char *text, size_t len, const unsigned block[3],
+                     enum search_grid_mode mode, unsigned grid_per_sm,
+                     const char *const *flags, const char *const *template_args,
+                     size_t n_template_args);
+
+#endif

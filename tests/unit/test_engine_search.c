@@ -1,0 +1,503 @@
+/* Search tests: the strategy (baseline, single changes, combination of the best values,
+ * seeded neighbours) driven by a synthetic cost model, deduplication by content hash,
+ * determinism per seed, budgets, fast-math only where tolerance allows, tunables linked to
+ * the block size, launch facts from real bench specs, and candidate texts that compile. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "engine/search.h"
+#include "engine/spec.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NVCC "/usr/local/cuda/bin/nvcc"
+
+static char tmpdir[512];
+
+static int setup(void **state)
+{
+    snprintf(tmpdir, sizeof tmpdir, "%s/test-search-XXXXXX", HK_BINARY_DIR);
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+typedef struct {
+    char *text;
+    size_t len;
+    an_model *m;
+} fixture;
+
+static void load_path(const char *path, fixture *fx)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    fx->text = malloc((size_t)n + 1);
+    assert_non_null(fx->text);
+    assert_int_equal(fread(fx->text, 1, (size_t)n, f), (size_t)n);
+    fx->text[n] = '\0';
+    fx->len = (size_t)n;
+    fclose(f);
+    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
+}
+
+static void load(const char *name, fixture *fx)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/rewrite/%s", HK_TEST_DATA, name);
+    load_path(path, fx);
+}
+
+static void unload(fixture *fx)
+{
+    an_model_free(fx->m);
+    free(fx->text);
+}
+
+static size_t kernel(const fixture *fx, const char *name)
+{
+    long k = an_model_find_kernel(fx->m, name);
+    assert_true(k >= 0);
+    return (size_t)k;
+}
+
+/* A synthetic GPU: each knob multiplies the time; one knob crashes. */
+static enum search_status cost(const search_candidate *c, double *ms)
+{
+    double t = 1.0;
+    if (c->block[0] == 512) t *= 0.8;
+    else if (c->block[0] == 1024) t *= 0.9;
+    else if (c->block[0] == 128) t *= 1.1;
+    else if (c->block[0] != 256) t *= 1.2;
+    if (c->grid_mode == SEARCH_GRID_SM_MULTIPLE)
+        t *= c->grid_per_sm == 16 ? 0.7 : 0.85;
+    if (c->fast_math) t *= 0.97;
+    if (c->restrict_ptrs) t *= 0.9;
+    if (c->launch_bounds && c->launch_bounds_min_blocks == 2)
+        return SEARCH_CRASH;
+    if (c->launch_bounds) t *= 1.01;
+    *ms = t;
+    return SEARCH_OK;
+}
+
+typedef struct {
+    uint64_t hashes[256];
+    int phases[256];
+    size_t n;
+    int last_rc;
+} trace;
+
+/* Runs a search to the end with the synthetic cost, reporting each result at once. */
+static void drive(search *s, trace *tr)
+{
+    memset(tr, 0, sizeof *tr);
+    for (;;) {
+        const search_candidate *c;
+        int rc = search_next(s, &c);
+        if (rc != HK_OK) {
+            assert_int_not_equal(rc, HK_ESTATE);   /* everything was reported */
+            tr->last_rc = rc;
+            return;
+        }
+        assert_int_equal(c->id, tr->n);
+        assert_true(tr->n < 256);
+        tr->hashes[tr->n] = c->hash;
+        tr->phases[tr->n] = c->phase;
+        tr->n++;
+        double ms = 0;
+        enum search_status st = cost(c, &ms);
+        assert_int_equal(search_report(s, c->id, st, ms), HK_OK);
+    }
+}
+
+static search_launch saxpy_launch(void)
+{
+    search_launch l = {.block = {256, 1, 1}, .block_free = true, .sm_count = 132};
+    return l;
+}
+
+static void test_strategy(void **state)
+{
+    fixture fx;
+    load("saxpy.cu", &fx);
+    search_launch l = saxpy_launch();
+    search_budget b = {.max_candidates = 60};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "saxpy"), &l, 42, &b, &s), HK_OK);
+    char *axes = search_describe_axes(s);
+    print_message("axes: %s\n", axes);
+    assert_non_null(strstr(axes, "grid-stride rewrite"));
+    assert_non_null(strstr(axes, "block"));
+    assert_non_null(strstr(axes, "__restrict__"));
+    assert_non_null(strstr(axes, "-use_fast_math"));
+    hk_free(axes);
+
+    trace tr;
+    drive(s, &tr);
+    print_message("%zu candidates, ended with %s\n", tr.n, hk_strerror(tr.last_rc));
+    assert_true(tr.n > 15);
+
+    /* the baseline first, unchanged */
+    const search_candidate *c0 = search_get(s, 0);
+    assert_string_equal(c0->description, "baseline");
+    assert_int_equal(c0->len, fx.len);
+    assert_memory_equal(c0->text, fx.text, fx.len);
+    assert_false(c0->fast_math);
+    assert_null(c0->flags[0]);
+
+    /* no content proposed twice; phases never go back */
+    for (size_t i = 0; i < tr.n; i++) {
+        for (size_t j = i + 1; j < tr.n; j++)
+            assert_true(tr.hashes[i] != tr.hashes[j]);
+        if (i)
+            assert_true(tr.phases[i] >= tr.phases[i - 1]);
+    }
+    /* single changes differ from the baseline on exactly one axis */
+    size_t singles = 0, combos = 0, neighbours = 0;
+    for (size_t i = 0; i < tr.n; i++) {
+        const search_candidate *c = search_get(s, (unsigned)i);
+        if (c->phase == 1) {
+            singles++;
+            int changed = (c->block[0] != 256) + (c->grid_mode != SEARCH_GRID_SPEC) + c->fast_math +
+                          c->restrict_ptrs + (c->launch_bounds != 0);
+            assert_int_equal(changed, 1);
+        }
+        combos += c->phase == 2;
+        neighbours += c->phase == 3;
+        /* a launch-bounds value that crashed alone is never combined */
+        if (c->phase >= 2)
+            assert_false(c->launch_bounds && c->launch_bounds_min_blocks == 2);
+        if (c->fast_math)
+            assert_string_equal(c->flags[0], "-use_fast_math");
+        if (c->grid_mode == SEARCH_GRID_SM_MULTIPLE)
+            assert_true(c->grid_stride && strstr(c->text, "gridDim.x * blockDim.x"));
+    }
+    assert_true(singles >= 10);
+    assert_true(combos >= 2);
+    assert_true(neighbours >= 1);
+
+    /* the combination of every improving axis is found: 512 threads, 16 blocks/SM,
+     * restrict, fast-math */
+    double best_ms;
+    const search_candidate *best = search_best(s, &best_ms);
+    assert_non_null(best);
+    print_message("best: %s (%.4f)\n", best->description, best_ms);
+    assert_true(fabs(best_ms - 0.8 * 0.7 * 0.9 * 0.97) < 1e-9);
+    assert_int_equal(best->block[0], 512);
+    assert_int_equal(best->grid_per_sm, 16);
+    assert_true(best->restrict_ptrs && best->fast_math);
+
+    /* the best candidate's text really compiles with its flags */
+    if (access(NVCC, X_OK) == 0) {
+        char src[700], cmd[2000];
+        snprintf(src, sizeof src, "%s/best.cu", tmpdir);
+        FILE *f = fopen(src, "w");
+        fputs(best->text, f);
+        fclose(f);
+        snprintf(cmd, sizeof cmd, "%s -arch=sm_90 %s -c -o %s/best.o %s", NVCC,
+                 best->fast_math ? "-use_fast_math" : "", tmpdir, src);
+        assert_int_equal(system(cmd), 0);
+    }
+
+    /* reporting errors */
+    assert_int_equal(search_report(s, 0, SEARCH_OK, 1.0), HK_ESTATE);
+    assert_int_equal(search_report(s, 9999, SEARCH_OK, 1.0), HK_EINVAL);
+    search_free(s);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_deterministic(void **state)
+{
+    fixture fx;
+    load("saxpy.cu", &fx);
+    search_launch l = saxpy_launch();
+    search_budget b = {.max_candidates = 80};
+    trace t1, t2, t3;
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "saxpy"), &l, 7, &b, &s), HK_OK);
+    drive(s, &t1);
+    search_free(s);
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "saxpy"), &l, 7, &b, &s), HK_OK);
+    drive(s, &t2);
+    search_free(s);
+    assert_int_equal(t1.n, t2.n);
+    assert_memory_equal(t1.hashes, t2.hashes, t1.n * sizeof t1.hashes[0]);
+
+    /* another seed: the same single changes and combinations, other neighbours */
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "saxpy"), &l, 8, &b, &s), HK_OK);
+    drive(s, &t3);
+    search_free(s);
+    size_t first3 = 0;
+    while (first3 < t1.n && t1.phases[first3] < 3)
+        first3++;
+    assert_true(first3 < t1.n);
+    assert_memory_equal(t1.hashes, t3.hashes, first3 * sizeof t1.hashes[0]);
+    bool differs = t1.n != t3.n;
+    for (size_t i = first3; i < t1.n && i < t3.n && !differs; i++)
+        differs = t1.hashes[i] != t3.hashes[i];
+    assert_true(differs);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_budget_and_pending(void **state)
+{
+    fixture fx;
+    load("saxpy.cu", &fx);
+    search_launch l = saxpy_launch();
+    search *s;
+    const search_candidate *c;
+    search_budget b3 = {.max_candidates = 3};
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "saxpy"), &l, 1, &b3, &s), HK_OK);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(search_next(s, &c), HK_OK);   /* asked without reporting: fine */
+    assert_int_equal(search_next(s, &c), HK_ENOENT);
+    assert_int_equal(search_count(s), 3);
+    search_free(s);
+
+    /* the combination phase waits for the single changes' results */
+    search_budget big = {.max_candidates = 200};
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "saxpy"), &l, 1, &big, &s), HK_OK);
+    int rc;
+    size_t asked = 0;
+    while ((rc = search_next(s, &c)) == HK_OK)
+        asked++;
+    assert_int_equal(rc, HK_ESTATE);
+    assert_true(asked > 5);
+    for (unsigned i = 0; i < asked; i++) {
+        double ms;
+        enum search_status st = cost(search_get(s, i), &ms);
+        assert_int_equal(search_report(s, i, st, ms), HK_OK);
+    }
+    assert_int_equal(search_next(s, &c), HK_OK);
+    assert_int_equal(c->phase, 2);
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.0), HK_EINVAL);   /* a time must be > 0 */
+    search_free(s);
+
+    /* the time budget */
+    search_budget quick = {.max_candidates = 100, .max_seconds = 0.05};
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "saxpy"), &l, 1, &quick, &s), HK_OK);
+    assert_int_equal(search_next(s, &c), HK_OK);
+    struct timespec ts = {0, 80 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    assert_int_equal(search_next(s, &c), HK_ETIMEDOUT);
+    search_free(s);
+
+    /* bad arguments */
+    search_launch bad = l;
+    bad.block[0] = 0;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "saxpy"), &bad, 1, &big, &s), HK_EINVAL);
+    long launcher = -1;
+    for (size_t i = 0; i < fx.m->n_funcs; i++)
+        if (fx.m->funcs[i].kind != AN_KERNEL)
+            launcher = (long)i;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, (size_t)launcher, &l, 1, &big, &s), HK_EINVAL);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_exact_tolerance_no_fast_math(void **state)
+{
+    fixture fx;
+    load("saxpy.cu", &fx);
+    search_launch l = saxpy_launch();
+    l.exact_tolerance = true;
+    l.sm_count = 0;   /* unknown device: no SM-multiple grids either */
+    search_budget b = {.max_candidates = 200};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "saxpy"), &l, 3, &b, &s), HK_OK);
+    trace tr;
+    drive(s, &tr);
+    assert_true(tr.n > 3);
+    for (size_t i = 0; i < tr.n; i++) {
+        assert_false(search_get(s, (unsigned)i)->fast_math);
+        assert_int_equal(search_get(s, (unsigned)i)->grid_mode, SEARCH_GRID_SPEC);
+    }
+    char *axes = search_describe_axes(s);
+    assert_null(strstr(axes, "fast_math"));
+    assert_null(strstr(axes, "grid-stride"));
+    hk_free(axes);
+    search_free(s);
+    unload(&fx);
+}
+
+static void test_tunables_linked_to_block(void **state)
+{
+    fixture fx;
+    load("tunables.cu", &fx);
+    const char *targs[] = {"256"};
+    search_launch l = {.block = {256, 1, 1}, .block_free = true, .sm_count = 132,
+                       .template_args = targs, .n_template_args = 1};
+    search_budget b = {.max_candidates = 30};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "block_sum"), &l, 5, &b, &s), HK_OK);
+    char *axes = search_describe_axes(s);
+    print_message("axes: %s\n", axes);
+    /* BLOCK sizes the shared buffer and equals the block: it moves with the block size;
+     * the kernel has static shared memory, so there is no separate block axis */
+    assert_non_null(strstr(axes, "BLOCK = block size"));
+    assert_non_null(strstr(axes, "UNROLL"));
+    assert_null(strstr(axes, "grid-stride"));
+    hk_free(axes);
+    bool saw_block_512 = false;
+    const search_candidate *c;
+    while (search_next(s, &c) == HK_OK) {
+        assert_non_null(c->template_args);
+        assert_int_equal(c->n_template_args, 1);
+        for (size_t i = 0; i < c->n_tunables; i++)
+            if (strcmp(c->tunables[i].name, "BLOCK") == 0) {
+                assert_string_equal(c->template_args[0], c->tunables[i].value);
+                assert_int_equal(c->block[0], (unsigned)atoi(c->tunables[i].value));
+                if (c->block[0] == 512) {
+                    saw_block_512 = true;
+                    /* the default and the other uses move too */
+                    assert_non_null(strstr(c->text, "template <int BLOCK = 512>"));
+                    assert_non_null(strstr(c->text, "block_sum<512><<<"));
+                }
+            }
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0 + c->id * 0.01), HK_OK);
+    }
+    assert_true(saw_block_512);
+    search_free(s);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_launch_from_specs(void **state)
+{
+    spec *sp = NULL;
+    spec_diags d = {0};
+    search_launch l;
+    char err[256];
+    assert_int_equal(spec_load(HK_TEST_DATA "/specs/saxpy.bench.json", &sp, &d), HK_OK);
+    assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
+    assert_int_equal(l.block[0], 256);
+    assert_int_equal(l.block[1], 1);
+    assert_true(l.block_free);          /* grid = ceil_div(n, block_x) */
+    assert_false(l.exact_tolerance);    /* float output */
+    assert_int_equal(l.sm_count, 132);
+    spec_free(sp);
+    spec_diags_free(&d);
+
+    memset(&d, 0, sizeof d);
+    assert_int_equal(spec_load(HK_TEST_DATA "/specs/histogram.bench.json", &sp, &d), HK_OK);
+    assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
+    assert_true(l.exact_tolerance);     /* uint32 bins must match exactly */
+    spec_free(sp);
+    spec_diags_free(&d);
+
+    memset(&d, 0, sizeof d);
+    assert_int_equal(spec_load(HK_TEST_DATA "/specs/tiled_template.bench.json", &sp, &d), HK_OK);
+    assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
+    assert_int_equal(l.block[0], 128);
+    assert_false(l.block_free);         /* grid [1, rows] ignores the block */
+    assert_int_equal(l.n_template_args, 2);
+    assert_string_equal(l.template_args[0], "128");
+    spec_free(sp);
+    spec_diags_free(&d);
+    assert_int_equal(search_launch_from_spec(NULL, 132, &l, err, sizeof err), HK_EINVAL);
+}
+
+/* Every kernel of the project's suite that has a spec gets a search whose first
+ * candidates are well formed (texts differ from the baseline exactly when a rewrite ran). */
+static void test_suite_kernels(void **state)
+{
+    static const char *const names[] = {"saxpy", "vector_add", "histogram", "reduce_sum",
+                                        "transpose", "layernorm"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char specp[700];
+        snprintf(specp, sizeof specp, "%s/specs/%s.bench.json", HK_TEST_DATA, names[i]);
+        spec *sp = NULL;
+        spec_diags d = {0};
+        if (spec_load(specp, &sp, &d) != HK_OK) {
+            print_message("note: spec %s does not load here, skipped\n", specp);
+            spec_diags_free(&d);
+            continue;
+        }
+        fixture fx;
+        load_path(sp->source_path, &fx);
+        search_launch l;
+        char err[256];
+        assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
+        long k = an_model_find_kernel(fx.m, sp->kernel);
+        assert_true(k >= 0);
+        search_budget b = {.max_candidates = 12};
+        search *s;
+        assert_int_equal(search_new(fx.text, fx.len, fx.m, (size_t)k, &l, 11, &b, &s), HK_OK);
+        char *axes = search_describe_axes(s);
+        print_message("%s: %s\n", names[i], axes);
+        hk_free(axes);
+        const search_candidate *c;
+        size_t n = 0;
+        while (search_next(s, &c) == HK_OK) {
+            bool rewritten = c->grid_stride || c->restrict_ptrs || c->launch_bounds || c->n_tunables;
+            if (!rewritten)
+                assert_true(c->len == fx.len && memcmp(c->text, fx.text, fx.len) == 0);
+            an_model *m;
+            assert_int_equal(an_analyze(c->text, c->len, &m), HK_OK);
+            assert_true(an_model_find_kernel(m, sp->kernel) >= 0);
+            an_model_free(m);
+            assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0 + 0.01 * (double)(n % 5)), HK_OK);
+            n++;
+        }
+        assert_true(n >= 2);
+        search_free(s);
+        unload(&fx);
+        spec_free(sp);
+        spec_diags_free(&d);
+    }
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_hash(void **state)
+{
+    unsigned b1[3] = {256, 1, 1}, b2[3] = {512, 1, 1};
+    const char *none[] = {NULL};
+    const char *fm[] = {"-use_fast_math", NULL};
+    const char *ta[] = {"ab", "c"}, *tb[] = {"a", "bc"};
+    uint64_t h0 = search_hash("x", 1, b1, SEARCH_GRID_SPEC, 0, none, NULL, 0);
+    assert_true(h0 == search_hash("x", 1, b1, SEARCH_GRID_SPEC, 0, none, NULL, 0));
+    assert_true(h0 != search_hash("y", 1, b1, SEARCH_GRID_SPEC, 0, none, NULL, 0));
+    assert_true(h0 != search_hash("x", 1, b2, SEARCH_GRID_SPEC, 0, none, NULL, 0));
+    assert_true(h0 != search_hash("x", 1, b1, SEARCH_GRID_SM_MULTIPLE, 8, none, NULL, 0));
+    assert_true(search_hash("x", 1, b1, SEARCH_GRID_SM_MULTIPLE, 8, none, NULL, 0) !=
+                search_hash("x", 1, b1, SEARCH_GRID_SM_MULTIPLE, 16, none, NULL, 0));
+    assert_true(h0 != search_hash("x", 1, b1, SEARCH_GRID_SPEC, 0, fm, NULL, 0));
+    assert_true(search_hash("x", 1, b1, SEARCH_GRID_SPEC, 0, none, ta, 2) !=
+                search_hash("x", 1, b1, SEARCH_GRID_SPEC, 0, none, tb, 2));
+    /* the grid-per-SM value is ignored when the grid comes from the spec */
+    assert_true(h0 == search_hash("x", 1, b1, SEARCH_GRID_SPEC, 99, none, NULL, 0));
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_strategy),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_budget_and_pending),
+        cmocka_unit_test(test_exact_tolerance_no_fast_math),
+        cmocka_unit_test(test_tunables_linked_to_block),
+        cmocka_unit_test(test_launch_from_specs),
+        cmocka_unit_test(test_suite_kernels),
+        cmocka_unit_test(test_hash),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
