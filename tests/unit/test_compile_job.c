@@ -193,12 +193,14 @@ struct cancel_ctx {
     cc_job *job;
     uv_timer_t timer;
     int pgid;
+    uint64_t cancelled_at;
 };
 
 static void cancel_later(uv_timer_t *t)
 {
     struct cancel_ctx *c = t->data;
     c->pgid = cc_job_pid(c->job);
+    c->cancelled_at = uv_hrtime();
     cc_job_cancel(c->job);
     cc_job_cancel(c->job); /* twice is harmless */
     uv_close((uv_handle_t *)t, NULL);
@@ -219,12 +221,13 @@ static void cancel_kills_the_process_group(void **state)
     uv_timer_init(&loop, &c.timer);
     c.timer.data = &c;
     uv_timer_start(&c.timer, cancel_later, 1200, 0); /* cicc is running by then */
-    uint64_t t0 = uv_hrtime();
     uv_run(&loop, UV_RUN_DEFAULT);
-    uint64_t ms = (uv_hrtime() - t0) / 1000000;
+    uint64_t ms = (uv_hrtime() - c.cancelled_at) / 1000000;
     assert_int_equal(out.calls, 1);
     assert_int_equal(out.status, HK_ECANCELED);
-    assert_true(ms < 3500); /* well before the 5 s the compile needs */
+    /* Reported promptly after the kill, not when the 5 s compile would have ended. */
+    if (ms > 2500)
+        fail_msg("cancel took %llu ms to report", (unsigned long long)ms);
     assert_true(c.pgid > 0);
     /* No member of the compiler's process group survives. SIGKILLed grandchildren
      * (cicc, ptxas) are reaped by init, not by us: give that a moment. */
@@ -249,7 +252,8 @@ static void timeout_kills_and_reports(void **state)
     assert_int_equal(out.status, HK_OK);
     assert_true(out.copy_flags.timed_out);
     assert_int_equal(out.copy_flags.exit_code, -1);
-    assert_true(ms < 3500);
+    if (ms > 800 + 2500)
+        fail_msg("a 800 ms timeout took %llu ms to report", (unsigned long long)ms);
 }
 
 static void missing_compiler_reports_enoent(void **state)
