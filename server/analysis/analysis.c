@@ -2073,6 +2073,7 @@ int an_doc_new(an_doc **out)
         return HK_EUNSUPPORTED;
     }
     d->reuse = true;
+    ts_parser_set_timeout_micros(d->parser, AN_PARSE_TIMEOUT_US);
     *out = d;
     return HK_OK;
 }
@@ -2087,6 +2088,11 @@ void an_doc_free(an_doc *d)
     store_free(&d->st);
     macros_free(d->macros, d->n_macros);
     hk_free(d);
+}
+
+void an_doc_set_parse_timeout(an_doc *d, uint64_t micros)
+{
+    ts_parser_set_timeout_micros(d->parser, micros);
 }
 
 void an_doc_set_reuse(an_doc *d, bool reuse)
@@ -2501,8 +2507,12 @@ int an_doc_parse(an_doc *d, const char *text, size_t len)
     uint64_t t0 = now_ns();
     TSTree *tree = ts_parser_parse_string(d->parser, incremental ? d->tree : NULL, text,
                                           (uint32_t)len);
-    if (!tree)
-        return HK_EPARSE;
+    if (!tree) {
+        /* a timed-out parser would resume this parse on the next call: start over */
+        bool timed_out = ts_parser_timeout_micros(d->parser) > 0;
+        ts_parser_reset(d->parser);
+        return timed_out ? HK_ETIMEDOUT : HK_EPARSE;
+    }
     uint64_t t1 = now_ns();
     TSRange *ranges = NULL;
     uint32_t n_ranges = 0;
@@ -2585,6 +2595,7 @@ int an_analyze(const char *text, size_t len, an_model **out)
     int rc = an_doc_new(&d);
     if (rc)
         return rc;
+    an_doc_set_parse_timeout(d, 0);   /* not on the loop: no reason to give up */
     rc = an_doc_parse(d, text, len);
     if (rc == HK_OK) {
         struct an_store *st = hk_malloc(sizeof(*st));

@@ -147,10 +147,18 @@ int an_doc_edit(an_doc *d, uint32_t start_byte, uint32_t old_end_byte, uint32_t 
  * rebuilds the model. Incremental when edits were recorded since the last parse: the
  * model then re-extracts only top-level items that changed and reuses the others.
  * Without recorded edits the text is parsed from scratch. HK_OK; HK_ETOOBIG when len >
- * AN_TEXT_MAX_BYTES, HK_EPARSE (parser refused) -- both keep the previous model;
+ * AN_TEXT_MAX_BYTES, HK_ETIMEDOUT (see an_doc_set_parse_timeout), HK_EPARSE (parser
+ * refused) -- these keep the previous model;
  * HK_ENOMEM: the model is empty until the next successful parse. */
 #define AN_TEXT_MAX_BYTES ((size_t)64 << 20)
 int an_doc_parse(an_doc *d, const char *text, size_t len);
+
+/* Parse time limit in microseconds (0: none; default AN_PARSE_TIMEOUT_US). A parse
+ * over it returns HK_ETIMEDOUT and keeps the previous model; recorded edits stay
+ * pending, so the next parse is still incremental. Broken code makes tree-sitter's
+ * error recovery slow, and the loop must not stall on it. */
+#define AN_PARSE_TIMEOUT_US 2000000u
+void an_doc_set_parse_timeout(an_doc *d, uint64_t micros);
 
 /* Testing and benchmarking: with reuse off every parse rebuilds the whole model
  * (the parse itself stays incremental). On by default. */
@@ -181,8 +189,9 @@ long an_model_launch_at(const an_model *m, uint32_t byte);
 /* Index of the first kernel named name (template arguments stripped), or -1. */
 long an_model_find_kernel(const an_model *m, const char *name);
 
-/* One-shot analysis of a whole text into a new model in *out (an_model_free). HK_OK,
- * HK_ENOMEM, HK_ETOOBIG, HK_EPARSE. Any thread (no shared state besides the language). */
+/* One-shot analysis of a whole text into a new model in *out (an_model_free), without
+ * a parse time limit. HK_OK, HK_ENOMEM, HK_ETOOBIG, HK_EPARSE. Any thread (no shared
+ * state besides the language). */
 int an_analyze(const char *text, size_t len, an_model **out);
 /* Frees a model from an_analyze (never one from an_doc_model). NULL is a no-op. */
 void an_model_free(an_model *m);

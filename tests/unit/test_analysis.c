@@ -578,8 +578,8 @@ static void test_hostile_input(void **state)
     static const char bad[] = "__global__ void \xff\xfe(float *x) { /* \xc3 */ }\n";
     analyze_checked(bad, sizeof(bad) - 1);
 
-    /* one huge line: a 1 MB expression in a launch */
-    size_t n = 1 << 20;
+    /* one huge line: a 256 KB expression in a launch */
+    size_t n = 1 << 18;
     char *big = malloc(n + 64);
     assert_non_null(big);
     size_t o = (size_t)sprintf(big, "void f(){k<<<");
@@ -660,6 +660,28 @@ static void test_doc_api_errors(void **state)
     /* a refused parse keeps the model */
     assert_int_equal(an_doc_parse(d, "x", AN_TEXT_MAX_BYTES + 1), HK_ETOOBIG);
     assert_int_equal(an_doc_model(d)->n_funcs, 1);
+    /* a parse over the time limit keeps the model; the edit stays pending */
+    {
+        size_t n = 0, cap = 200 * sizeof(src);
+        char *many = malloc(cap);
+        assert_non_null(many);
+        for (int i = 0; i < 199; i++) {
+            memcpy(many + n, src, sizeof(src) - 1);
+            n += sizeof(src) - 1;
+        }
+        assert_int_equal(an_doc_edit(d, 0, 0, (uint32_t)(n - (sizeof(src) - 1)), 0, 0, 0, 0,
+                                     198, 0), HK_OK);
+        an_doc_set_parse_timeout(d, 1);
+        assert_int_equal(an_doc_parse(d, many, n), HK_ETIMEDOUT);
+        assert_int_equal(an_doc_model(d)->n_funcs, 1);
+        an_doc_set_parse_timeout(d, 0);
+        assert_int_equal(an_doc_parse(d, many, n), HK_OK);
+        assert_int_equal(an_doc_model(d)->n_funcs, 199);
+        an_doc_stats st;
+        an_doc_get_stats(d, &st);
+        assert_true(st.incremental);
+        free(many);
+    }
     char *tree = an_doc_tree_string(d);
     assert_non_null(tree);
     assert_non_null(strstr(tree, "function_definition"));

@@ -1,0 +1,408 @@
+/* Incremental analysis: after seeded random edits, the model rebuilt from reused
+ * items must equal a full rebuild of the same tree, and a fresh parse of the text
+ * whenever tree-sitter's incremental tree equals its fresh tree. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis/analysis.h"
+#include "core/hk.h"
+
+static char *read_fixture(const char *name, size_t *len)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/analysis/%s", HK_TEST_DATA, name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+/* ------------------------------------------------------------ model comparison */
+
+static bool str_eq(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a == b;
+    return !strcmp(a, b);
+}
+
+static bool span_eq(an_span a, an_span b)
+{
+    return !memcmp(&a, &b, sizeof(a));
+}
+
+/* Field-by-field equality; on a difference, says which into why. */
+static bool model_eq(const an_model *a, const an_model *b, char *why, size_t wn)
+{
+#define DIFF(...) do { snprintf(why, wn, __VA_ARGS__); return false; } while (0)
+    if (a->n_funcs != b->n_funcs) DIFF("n_funcs %zu vs %zu", a->n_funcs, b->n_funcs);
+    if (a->n_launches != b->n_launches) DIFF("n_launches %zu vs %zu", a->n_launches, b->n_launches);
+    if (a->n_tunables != b->n_tunables) DIFF("n_tunables %zu vs %zu", a->n_tunables, b->n_tunables);
+    if (a->has_errors != b->has_errors) DIFF("has_errors");
+    for (size_t i = 0; i < a->n_funcs; i++) {
+        const an_function *x = &a->funcs[i], *y = &b->funcs[i];
+        if (x->kind != y->kind || !str_eq(x->name, y->name) ||
+            !str_eq(x->signature, y->signature) || !str_eq(x->template_params, y->template_params) ||
+            !str_eq(x->launch_bounds, y->launch_bounds) || x->recovered != y->recovered)
+            DIFF("func %zu (%s / %s) header", i, x->name, y->name);
+        if (!span_eq(x->span, y->span) || !span_eq(x->name_span, y->name_span) ||
+            !span_eq(x->body_span, y->body_span))
+            DIFF("func %zu (%s) spans %u-%u vs %u-%u", i, x->name, x->span.start_byte,
+                 x->span.end_byte, y->span.start_byte, y->span.end_byte);
+        if (x->n_params != y->n_params || x->n_shared != y->n_shared ||
+            x->n_launches != y->n_launches)
+            DIFF("func %zu (%s) counts", i, x->name);
+        for (size_t k = 0; k < x->n_params; k++) {
+            const an_param *p = &x->params[k], *q = &y->params[k];
+            if (!str_eq(p->name, q->name) || !str_eq(p->type, q->type) ||
+                !str_eq(p->elem_type, q->elem_type) || p->pointer_depth != q->pointer_depth ||
+                p->is_const != q->is_const || p->is_restrict != q->is_restrict ||
+                !span_eq(p->span, q->span))
+                DIFF("func %zu (%s) param %zu", i, x->name, k);
+        }
+        for (size_t k = 0; k < x->n_shared; k++) {
+            const an_shared *p = &x->shared[k], *q = &y->shared[k];
+            if (!str_eq(p->name, q->name) || !str_eq(p->type, q->type) ||
+                !str_eq(p->size_expr, q->size_expr) || p->is_extern != q->is_extern ||
+                !span_eq(p->span, q->span))
+                DIFF("func %zu (%s) shared %zu", i, x->name, k);
+        }
+        for (size_t k = 0; k < x->n_launches; k++)
+            if (x->launches[k] != y->launches[k])
+                DIFF("func %zu (%s) launch index %zu", i, x->name, k);
+    }
+    for (size_t i = 0; i < a->n_launches; i++) {
+        const an_launch *x = &a->launches[i], *y = &b->launches[i];
+        if (x->form != y->form || !str_eq(x->kernel, y->kernel) ||
+            !str_eq(x->template_args, y->template_args) || !str_eq(x->grid, y->grid) ||
+            !str_eq(x->block, y->block) || !str_eq(x->shmem, y->shmem) ||
+            !str_eq(x->stream, y->stream) || x->n_args != y->n_args || x->caller != y->caller ||
+            !span_eq(x->span, y->span))
+            DIFF("launch %zu (%s)", i, x->kernel);
+        for (size_t k = 0; k < x->n_args; k++)
+            if (!str_eq(x->args[k], y->args[k]))
+                DIFF("launch %zu arg %zu", i, k);
+    }
+    for (size_t i = 0; i < a->n_tunables; i++) {
+        const an_tunable *x = &a->tunables[i], *y = &b->tunables[i];
+        if (x->kind != y->kind || !str_eq(x->name, y->name) || !str_eq(x->value, y->value) ||
+            x->owner != y->owner || x->in_launch != y->in_launch || x->in_array != y->in_array ||
+            !span_eq(x->span, y->span) || !span_eq(x->value_span, y->value_span))
+            DIFF("tunable %zu (%s): launch %d/%d array %d/%d owner %ld/%ld", i, x->name,
+                 x->in_launch, y->in_launch, x->in_array, y->in_array, x->owner, y->owner);
+    }
+    return true;
+#undef DIFF
+}
+
+/* ------------------------------------------------------------ edits */
+
+struct text {
+    char *p;
+    size_t len, cap;
+};
+
+static void point_of(const char *t, size_t byte, uint32_t *row, uint32_t *col)
+{
+    uint32_t r = 0, c = 0;
+    for (size_t i = 0; i < byte; i++) {
+        if (t[i] == '\n') {
+            r++;
+            c = 0;
+        } else {
+            c++;
+        }
+    }
+    *row = r;
+    *col = c;
+}
+
+static unsigned rnd(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return (*s >> 8) & 0xffffff;
+}
+
+static const char *const snippets[] = {
+    "__global__ void knew(float *p, int n) { int i = threadIdx.x; if (i < n) p[i] = 0; }\n",
+    "kfresh<<<(n + 127) / 128, 128>>>(p, n);\n",
+    "hipLaunchKernelGGL(HIP_KERNEL_NAME(t<float, 4>), dim3(g), dim3(NEWB), 0, 0, p);\n",
+    "#define NEWB 64\n",
+    "#define KERNEL __global__\n",
+    "constexpr int CT = 16;\n",
+    "__shared__ float sm[NEWB][CT + 1];\n",
+    "template <int TB>\n",
+    "dim3 block(NEWB, CT);\n",
+    "}", "{", ";", "(", ")", "<<<", ">>>", "/*", "*/", "//", "\n", " ", "x", "__global__",
+    "\xe5\x85\xb1\xe4\xba\xab\xe5\x86\x85\xe5\xad\x98 ",   /* 共享内存 */
+    "\"", "#if 0\n", "#endif\n", "extern \"C\" {\n", "namespace q {\n",
+};
+
+/* Applies one random edit to t and records it in both documents. */
+static void random_edit(struct text *t, unsigned *seed, an_doc **docs, size_t n_docs)
+{
+    size_t start = t->len ? rnd(seed) % (t->len + 1) : 0;
+    size_t del = 0;
+    unsigned kind = rnd(seed) % 10;
+    if (t->len > 2 * 8192)
+        kind = 0;                   /* keep the text small: delete */
+    if (kind < 3 && t->len > start)
+        del = 1 + rnd(seed) % (kind == 0 ? 64 : 4);
+    if (start + del > t->len)
+        del = t->len - start;
+    const char *ins = "";
+    char one[2] = {0, 0};
+    if (kind >= 2) {
+        if (kind == 9) {
+            one[0] = (char)(' ' + rnd(seed) % 95);
+            ins = one;
+        } else {
+            ins = snippets[rnd(seed) % (sizeof(snippets) / sizeof(snippets[0]))];
+        }
+    }
+    size_t il = strlen(ins);
+    uint32_t sr, sc, oer, oec, ner, nec;
+    point_of(t->p, start, &sr, &sc);
+    point_of(t->p, start + del, &oer, &oec);
+    if (t->len - del + il + 1 > t->cap) {
+        t->cap = (t->len - del + il + 1) * 2;
+        t->p = realloc(t->p, t->cap);
+        assert_non_null(t->p);
+    }
+    memmove(t->p + start + il, t->p + start + del, t->len - start - del);
+    memcpy(t->p + start, ins, il);
+    t->len = t->len - del + il;
+    t->p[t->len] = '\0';
+    point_of(t->p, start + il, &ner, &nec);
+    for (size_t i = 0; i < n_docs; i++)
+        assert_int_equal(an_doc_edit(docs[i], (uint32_t)start, (uint32_t)(start + del),
+                                     (uint32_t)(start + il), sr, sc, oer, oec, ner, nec),
+                         HK_OK);
+}
+
+static void run_random_edits(const char *base, size_t base_len, unsigned seed, int steps,
+                             int edits_per_step)
+{
+    struct text t = {malloc(base_len + 1), base_len, base_len + 1};
+    assert_non_null(t.p);
+    memcpy(t.p, base, base_len);
+    t.p[base_len] = '\0';
+    an_doc *inc, *full;
+    assert_int_equal(an_doc_new(&inc), HK_OK);
+    assert_int_equal(an_doc_new(&full), HK_OK);
+    an_doc_set_reuse(full, false);
+    assert_int_equal(an_doc_parse(inc, t.p, t.len), HK_OK);
+    assert_int_equal(an_doc_parse(full, t.p, t.len), HK_OK);
+    an_doc *docs[2] = {inc, full};
+    const unsigned seed0 = seed;
+    int fresh_checked = 0, tree_differs = 0;
+    size_t reused = 0, items = 0;
+    char why[256];
+    for (int step = 0; step < steps; step++) {
+        int ne = 1 + (int)(rnd(&seed) % (unsigned)edits_per_step);
+        for (int e = 0; e < ne; e++)
+            random_edit(&t, &seed, docs, 2);
+        assert_int_equal(an_doc_parse(inc, t.p, t.len), HK_OK);
+        assert_int_equal(an_doc_parse(full, t.p, t.len), HK_OK);
+        an_doc_stats st;
+        an_doc_get_stats(inc, &st);
+        assert_true(st.incremental);
+        reused += st.items_reused;
+        items += st.items;
+        if (!model_eq(an_doc_model(inc), an_doc_model(full), why, sizeof(why)))
+            fail_msg("seed %u step %d: reused model differs from full rebuild: %s", seed0, step,
+                     why);
+        if (step % 5 == 0) {
+            /* a fresh parse: equal models whenever tree-sitter built the same tree */
+            an_doc *fresh;
+            assert_int_equal(an_doc_new(&fresh), HK_OK);
+            assert_int_equal(an_doc_parse(fresh, t.p, t.len), HK_OK);
+            char *ta = an_doc_tree_string(inc), *tb = an_doc_tree_string(fresh);
+            assert_non_null(ta);
+            assert_non_null(tb);
+            if (!strcmp(ta, tb)) {
+                if (!model_eq(an_doc_model(inc), an_doc_model(fresh), why, sizeof(why)))
+                    fail_msg("seed %u step %d: incremental model differs from fresh: %s", seed0,
+                             step, why);
+                fresh_checked++;
+            } else {
+                tree_differs++;
+            }
+            hk_free(ta);
+            hk_free(tb);
+            an_doc_free(fresh);
+        }
+    }
+    print_message("seed %u: %d steps, %zu of %zu items reused, %d fresh comparisons, "
+                  "%d where tree-sitter's incremental tree differed\n",
+                  seed0, steps, reused, items, fresh_checked, tree_differs);
+    assert_true(fresh_checked > 0);
+    assert_true(reused > 0);
+    an_doc_free(inc);
+    an_doc_free(full);
+    free(t.p);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static char *all_fixtures(size_t *len)
+{
+    static const char *const names[] = {"saxpy.cu", "transpose.cu", "templates.cu",
+                                        "reduction.cu", "vadd.hip", "chinese.cu",
+                                        "macros.cu", "broken.cu"};
+    size_t total = 0;
+    char *out = NULL;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        size_t n;
+        char *f = read_fixture(names[i], &n);
+        out = realloc(out, total + n + 2);
+        assert_non_null(out);
+        memcpy(out + total, f, n);
+        total += n;
+        out[total++] = '\n';
+        free(f);
+    }
+    out[total] = '\0';
+    *len = total;
+    return out;
+}
+
+static void test_random_edits_fixtures(void **state)
+{
+    (void)state;
+    size_t len;
+    char *base = all_fixtures(&len);
+    for (unsigned seed = 1; seed <= 6; seed++)
+        run_random_edits(base, len, seed, 30, 3);
+    free(base);
+}
+
+static void test_random_edits_single_char(void **state)
+{
+    (void)state;
+    size_t len;
+    char *base = all_fixtures(&len);
+    /* typing: one edit per parse */
+    run_random_edits(base, len, 99, 100, 1);
+    free(base);
+}
+
+/* A one-character edit inside one kernel of many re-extracts only that item, and
+ * spans of later items shift correctly (checked against a full rebuild). */
+static void test_reuse_is_local(void **state)
+{
+    (void)state;
+    char *src = NULL;
+    size_t len = 0, cap = 0;
+    for (int k = 0; k < 200; k++) {
+        char buf[512];
+        int n = snprintf(buf, sizeof(buf),
+                         "#define B%d %d\n"
+                         "__global__ void k%d(float *p, int n) {\n"
+                         "    __shared__ float s[B%d];\n"
+                         "    int i = blockIdx.x * B%d + threadIdx.x; // \xe4\xb8\xad\n"
+                         "    if (i < n) p[i] = s[threadIdx.x];\n"
+                         "}\n"
+                         "void l%d(float *p, int n) { k%d<<<(n + B%d - 1) / B%d, B%d>>>(p, n); }\n\n",
+                         k, 32 << (k % 4), k, k, k, k, k, k, k, k);
+        if (len + (size_t)n + 1 > cap) {
+            cap = (len + (size_t)n + 1) * 2;
+            src = realloc(src, cap);
+            assert_non_null(src);
+        }
+        memcpy(src + len, buf, (size_t)n);
+        len += (size_t)n;
+    }
+    an_doc *d, *f;
+    assert_int_equal(an_doc_new(&d), HK_OK);
+    assert_int_equal(an_doc_new(&f), HK_OK);
+    an_doc_set_reuse(f, false);
+    assert_int_equal(an_doc_parse(d, src, len), HK_OK);
+    assert_int_equal(an_doc_parse(f, src, len), HK_OK);
+    assert_int_equal(an_doc_model(d)->n_funcs, 400);
+    /* insert a line in the body of k10: every later item shifts by one row */
+    char *at = strstr(src, "__global__ void k10(");
+    assert_non_null(at);
+    at = strchr(at, '\n') + 1;
+    size_t pos = (size_t)(at - src);
+    static const char ins[] = "    float extra[4];\n";
+    size_t il = sizeof(ins) - 1;
+    src = realloc(src, len + il + 1);
+    assert_non_null(src);
+    memmove(src + pos + il, src + pos, len - pos);
+    memcpy(src + pos, ins, il);
+    len += il;
+    uint32_t row = 0;
+    for (size_t i = 0; i < pos; i++)
+        row += src[i] == '\n';
+    an_doc *docs[2] = {d, f};
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(an_doc_edit(docs[i], (uint32_t)pos, (uint32_t)pos, (uint32_t)(pos + il),
+                                     row, 0, row, 0, row + 1, 0), HK_OK);
+    assert_int_equal(an_doc_parse(d, src, len), HK_OK);
+    assert_int_equal(an_doc_parse(f, src, len), HK_OK);
+    an_doc_stats st;
+    an_doc_get_stats(d, &st);
+    assert_true(st.incremental);
+    assert_true(st.items >= 600);
+    assert_true(st.items_reused >= st.items - 2);
+    char why[256];
+    if (!model_eq(an_doc_model(d), an_doc_model(f), why, sizeof(why)))
+        fail_msg("%s", why);
+    const an_model *m = an_doc_model(d);
+    long k11 = an_model_find_kernel(m, "k11");
+    assert_true(k11 > 0);
+    /* 8 rows per block, the kernel on the second, one row inserted above */
+    assert_int_equal(m->funcs[k11].span.start_row, 8 * 11 + 1 + 1);
+    an_doc_free(d);
+    an_doc_free(f);
+    free(src);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* Redefining a qualifier macro changes how every function reads: all items are redone. */
+static void test_macro_change_rebuilds_all(void **state)
+{
+    (void)state;
+    static const char a[] = "#define KERNEL __device__\nKERNEL void k(float *p) {}\n";
+    static const char b[] = "#define KERNEL __global__\nKERNEL void k(float *p) {}\n";
+    an_doc *d;
+    assert_int_equal(an_doc_new(&d), HK_OK);
+    assert_int_equal(an_doc_parse(d, a, sizeof(a) - 1), HK_OK);
+    assert_int_equal(an_doc_model(d)->funcs[0].kind, AN_DEVICE_FUNC);
+    /* "__device__" -> "__global__" at bytes 17..25 on row 0 */
+    assert_int_equal(an_doc_edit(d, 17, 23, 23, 0, 17, 0, 23, 0, 23), HK_OK);
+    assert_int_equal(an_doc_parse(d, b, sizeof(b) - 1), HK_OK);
+    assert_int_equal(an_doc_model(d)->n_funcs, 1);
+    assert_int_equal(an_doc_model(d)->funcs[0].kind, AN_KERNEL);
+    an_doc_stats st;
+    an_doc_get_stats(d, &st);
+    assert_int_equal(st.items_reused, 0);
+    an_doc_free(d);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reuse_is_local),
+        cmocka_unit_test(test_macro_change_rebuilds_all),
+        cmocka_unit_test(test_random_edits_fixtures),
+        cmocka_unit_test(test_random_edits_single_char),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
