@@ -45,11 +45,9 @@ static spec *parse_text(const char *text)
     return s;
 }
 
-/* Runs argv, output to log; returns the exit status (-1 when it did not exit). */
-static int run(char **argv, const char *log)
+static pid_t spawn(char **argv, const char *log)
 {
     pid_t pid = fork();
-    assert_true(pid >= 0);
     if (pid == 0) {
         FILE *f = freopen(log, "w", stdout);
         if (!f || dup2(fileno(stdout), 2) < 0)
@@ -57,9 +55,7 @@ static int run(char **argv, const char *log)
         execv(argv[0], argv);
         _exit(127);
     }
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return pid;
 }
 
 static char *slurp(const char *path)
@@ -74,65 +70,25 @@ static char *slurp(const char *path)
     return buf;
 }
 
+/* The nvcc compiles run in parallel, started by the group setup; each test waits for
+ * its own. (One compile takes several seconds; in sequence they would crowd the
+ * unit-test timeout on a busy two-core machine.) */
+static struct compile_job {
+    const char *tag, *specfile;
+    pid_t pid;
+} jobs[] = {
+    { "saxpy", "saxpy.bench.json", -1 },
+    { "transpose", "transpose.bench.json", -1 },
+    { "reduce", "reduce_sum.bench.json", -1 },
+    { "half", "half_scale.bench.json", -1 },
+    { "template", "tiled_template.bench.json", -1 },
+    { "arity", NULL, -1 }, /* the wrong-arity spec below */
+};
+
 static char tmpdir[256];
 
-static int setup_tmp(void **state)
+static spec *arity_spec(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/hk_harness_test.XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown_tmp(void **state)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-/* Generates and compiles; returns nvcc's exit status and leaves its output in *log_text. */
-static int compile_spec(const spec *s, const char *tag, char **log_text)
-{
-    char cu[512], exe[512], log[512];
-    snprintf(cu, sizeof cu, "%s/%s.cu", tmpdir, tag);
-    snprintf(exe, sizeof exe, "%s/%s", tmpdir, tag);
-    snprintf(log, sizeof log, "%s/%s.log", tmpdir, tag);
-    assert_int_equal(harness_write(s, s->source_path, cu), HK_OK);
-    char **argv = NULL;
-    assert_int_equal(harness_nvcc_argv(s, NVCC, "sm_90", HK_SOURCE_DIR "/include", NULL, cu, exe, &argv), HK_OK);
-    int rc = run(argv, log);
-    harness_argv_free(argv);
-    *log_text = slurp(log);
-    if (rc != 0)
-        fprintf(stderr, "nvcc output for %s:\n%s\n", tag, *log_text);
-    return rc;
-}
-
-static void nvcc_compiles(const char *specfile, const char *tag)
-{
-    if (access(NVCC, X_OK) != 0)
-        skip();
-    spec *s = load(specfile);
-    char *log = NULL;
-    assert_int_equal(compile_spec(s, tag, &log), 0);
-    char exe[512];
-    snprintf(exe, sizeof exe, "%s/%s", tmpdir, tag);
-    assert_int_equal(access(exe, X_OK), 0);
-    hk_free(log);
-    spec_free(s);
-}
-
-static void compiles_saxpy(void **state) { nvcc_compiles("saxpy.bench.json", "saxpy"); }
-static void compiles_transpose_2d(void **state) { nvcc_compiles("transpose.bench.json", "transpose"); }
-static void compiles_reduction_inout(void **state) { nvcc_compiles("reduce_sum.bench.json", "reduce"); }
-static void compiles_half(void **state) { nvcc_compiles("half_scale.bench.json", "half"); }
-static void compiles_template(void **state) { nvcc_compiles("tiled_template.bench.json", "template"); }
-
-/* The compile test can fail: a spec with one argument too few is refused by nvcc with
- * the harness's static_assert message. */
-static void nvcc_refuses_wrong_arity(void **state)
-{
-    if (access(NVCC, X_OK) != 0)
-        skip();
     char text[2048];
     snprintf(text, sizeof text,
              "{\"kernel\": \"saxpy\", \"source\": \"%s/bench/kernels/saxpy.cu\","
@@ -142,12 +98,94 @@ static void nvcc_refuses_wrong_arity(void **state)
              "  {\"kind\": \"inout\", \"dtype\": \"float\", \"count\": \"n\"}],"
              " \"launch\": {\"grid\": \"ceil_div(n, block_x)\", \"block\": 256}}",
              HK_SOURCE_DIR);
-    spec *s = parse_text(text);
+    return parse_text(text);
+}
+
+static int setup_tmp(void **state)
+{
+    hk_alloc_init_json();
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/hk_harness_test.XXXXXX");
+    if (!mkdtemp(tmpdir))
+        return -1;
+    if (access(NVCC, X_OK) != 0)
+        return 0; /* the compile tests skip */
+    for (size_t i = 0; i < HK_ARRAY_LEN(jobs); i++) {
+        spec *s = jobs[i].specfile ? load(jobs[i].specfile) : arity_spec();
+        char cu[512], exe[512], log[512];
+        snprintf(cu, sizeof cu, "%s/%s.cu", tmpdir, jobs[i].tag);
+        snprintf(exe, sizeof exe, "%s/%s", tmpdir, jobs[i].tag);
+        snprintf(log, sizeof log, "%s/%s.log", tmpdir, jobs[i].tag);
+        char **argv = NULL;
+        if (harness_write(s, s->source_path, cu) != HK_OK ||
+            harness_nvcc_argv(s, NVCC, "sm_90", HK_SOURCE_DIR "/include", NULL, cu, exe, &argv) != HK_OK)
+            return -1;
+        jobs[i].pid = spawn(argv, log);
+        harness_argv_free(argv);
+        spec_free(s);
+    }
+    return 0;
+}
+
+static int teardown_tmp(void **state)
+{
+    for (size_t i = 0; i < HK_ARRAY_LEN(jobs); i++)
+        if (jobs[i].pid > 0)
+            waitpid(jobs[i].pid, NULL, 0);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Waits for the compile of tag; returns nvcc's exit status, its output in *log_text. */
+static int wait_compile(const char *tag, char **log_text)
+{
+    for (size_t i = 0; i < HK_ARRAY_LEN(jobs); i++) {
+        if (strcmp(jobs[i].tag, tag) != 0)
+            continue;
+        assert_true(jobs[i].pid > 0);
+        int st = 0;
+        assert_int_equal(waitpid(jobs[i].pid, &st, 0), jobs[i].pid);
+        jobs[i].pid = -1;
+        char log[512];
+        snprintf(log, sizeof log, "%s/%s.log", tmpdir, tag);
+        *log_text = slurp(log);
+        int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        if (rc != 0)
+            fprintf(stderr, "nvcc output for %s:\n%s\n", tag, *log_text);
+        return rc;
+    }
+    fail_msg("no compile job %s", tag);
+    return -1;
+}
+
+static void nvcc_compiles(const char *tag)
+{
+    if (access(NVCC, X_OK) != 0)
+        skip();
     char *log = NULL;
-    assert_int_not_equal(compile_spec(s, "arity", &log), 0);
+    assert_int_equal(wait_compile(tag, &log), 0);
+    char exe[512];
+    snprintf(exe, sizeof exe, "%s/%s", tmpdir, tag);
+    assert_int_equal(access(exe, X_OK), 0);
+    hk_free(log);
+}
+
+static void compiles_saxpy(void **state) { nvcc_compiles("saxpy"); }
+static void compiles_transpose_2d(void **state) { nvcc_compiles("transpose"); }
+static void compiles_reduction_inout(void **state) { nvcc_compiles("reduce"); }
+static void compiles_half(void **state) { nvcc_compiles("half"); }
+static void compiles_template(void **state) { nvcc_compiles("template"); }
+
+/* The compile test can fail: a spec with one argument too few is refused by nvcc with
+ * the harness's static_assert message. */
+static void nvcc_refuses_wrong_arity(void **state)
+{
+    if (access(NVCC, X_OK) != 0)
+        skip();
+    char *log = NULL;
+    assert_int_not_equal(wait_compile("arity", &log), 0);
     assert_non_null(strstr(log, "do not match the kernel's parameter count"));
     hk_free(log);
-    spec_free(s);
 }
 
 static void text_of_saxpy(void **state)
@@ -243,7 +281,6 @@ static void exit_reasons(void **state)
 
 int main(void)
 {
-    hk_alloc_init_json();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(text_of_saxpy),
         cmocka_unit_test(text_of_template_and_2d),
