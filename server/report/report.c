@@ -644,7 +644,10 @@ int report_build(store *s, int64_t eid, json_t **out)
                 rc = HK_ENOMEM;
         }
     }
-    rc = rc ? rc : chain_json(s, best ? best->version.id : 0, rows, n_rows, root);
+    /* Without a best the chain is the baseline alone. */
+    rc = rc ? rc
+            : chain_json(s, best ? best->version.id : base ? base->version.id : 0, rows, n_rows,
+                         root);
     rc = rc ? rc
             : diff_json(s, base ? base->version.id : 0, best ? best->version.id : 0, root);
 out:

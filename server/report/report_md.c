@@ -46,7 +46,8 @@ static int md_key(struct hk_buf *out, const json_t *obj, const char *key, size_t
     return md_text(out, report__str(obj, key), max);
 }
 
-/* A fenced block that no backtick run in text can close early. */
+/* A fenced block that no backtick run in text can close early: the fence is one
+ * backtick longer than the longest run inside (at least three). */
 static int md_fence(struct hk_buf *out, const char *lang, const char *text)
 {
     size_t run = 0, longest = 0;
@@ -55,15 +56,18 @@ static int md_fence(struct hk_buf *out, const char *lang, const char *text)
         if (run > longest)
             longest = run;
     }
-    char fence[64];
     size_t fl = longest + 1 > 3 ? longest + 1 : 3;
-    if (fl >= sizeof fence)
-        fl = sizeof fence - 1; /* longer runs than this would need a 60-tick fence */
-    memset(fence, '`', fl);
-    fence[fl] = '\0';
+    int rc = HK_OK;
+    for (size_t i = 0; rc == HK_OK && i < fl; i++)
+        rc = hk_buf_append(out, "`", 1);
     size_t len = strlen(text);
-    return hk_buf_printf(out, "%s%s\n%s%s%s\n\n", fence, lang, text,
-                         len && text[len - 1] != '\n' ? "\n" : "", fence);
+    rc = rc ? rc : hk_buf_printf(out, "%s\n", lang);
+    rc = rc ? rc : hk_buf_append(out, text, len);
+    if (rc == HK_OK && len && text[len - 1] != '\n')
+        rc = hk_buf_append(out, "\n", 1);
+    for (size_t i = 0; rc == HK_OK && i < fl; i++)
+        rc = hk_buf_append(out, "`", 1);
+    return rc ? rc : hk_buf_appends(out, "\n\n");
 }
 
 static double num_or_nan(const json_t *o, const char *key)

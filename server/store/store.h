@@ -342,7 +342,8 @@ int store_episode_stages(store *s, int64_t episode_id, store_stage **out, size_t
 
 /* A version with the measurement that represents it and its speedup. For a version of
  * episode E the measurements used are those taken in E: the fastest "verify" one, else
- * the fastest of any kind; the baseline is E's baseline version measured the same way.
+ * the fastest of any kind; the baseline is E's baseline version measured the same way,
+ * at the same size_key when it was measured at that size.
  * speedup = base median / median; its spread [lo, hi] = base p10 / p90 .. base p90 / p10.
  * NAN where a number is missing. */
 typedef struct {

@@ -417,46 +417,60 @@ int store_mark_interrupted(store *s, size_t *n_marked)
     if (rc)
         return rc;
     sqlite3_stmt *st = NULL, *up = NULL;
-    size_t marked = 0;
+    struct running {
+        int64_t id;
+        int pid;
+        long long start;
+    } *arr = NULL;
+    size_t n = 0, cap = 0, marked = 0;
+    /* Collect first, update after: the scan must not run over rows it is changing. */
     rc = store__prepare(s, "SELECT id, pid, pid_start FROM episodes WHERE status = 'running'",
                         &st);
     if (rc)
         goto out;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        rc = store__grow((void **)&arr, &cap, n, sizeof *arr, LIST_MAX);
+        if (rc) {
+            store__failf(s, rc, "listing running episodes");
+            goto out;
+        }
+        arr[n].id = sqlite3_column_int64(st, 0);
+        arr[n].pid = sqlite3_column_int(st, 1);
+        arr[n].start = sqlite3_column_int64(st, 2);
+        n++;
+    }
+    if (r != SQLITE_DONE) {
+        rc = store__fail(s, r, "list running episodes");
+        goto out;
+    }
     rc = store__prepare(s,
                         "UPDATE episodes SET status = 'interrupted', ended_ms = ?2, error = ?3"
                         " WHERE id = ?1 AND status = 'running'",
                         &up);
-    if (rc)
-        goto out;
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
-        int pid = sqlite3_column_int(st, 1);
-        long long start = sqlite3_column_int64(st, 2);
-        if (worker_alive(pid, start))
+    for (size_t i = 0; rc == HK_OK && i < n; i++) {
+        if (worker_alive(arr[i].pid, arr[i].start))
             continue;
         char why[96];
-        if (pid > 0)
+        if (arr[i].pid > 0)
             snprintf(why, sizeof why, "interrupted: worker process %d ended without finishing",
-                     pid);
+                     arr[i].pid);
         else
             snprintf(why, sizeof why, "interrupted: no worker process recorded");
         sqlite3_reset(up);
-        sqlite3_bind_int64(up, 1, id);
+        sqlite3_bind_int64(up, 1, arr[i].id);
         sqlite3_bind_int64(up, 2, store_now_ms());
         sqlite3_bind_text(up, 3, why, -1, SQLITE_TRANSIENT);
         int u = sqlite3_step(up);
-        if (u != SQLITE_DONE) {
+        if (u != SQLITE_DONE)
             rc = store__fail(s, u, "mark interrupted");
-            goto out;
-        }
-        marked++;
+        else
+            marked++;
     }
-    if (r != SQLITE_DONE)
-        rc = store__fail(s, r, "list running episodes");
 out:
     sqlite3_finalize(st);
     sqlite3_finalize(up);
+    hk_free(arr);
     rc = store__tx_leave(s, token, rc);
     if (rc == HK_OK && n_marked)
         *n_marked = marked;
@@ -1076,21 +1090,25 @@ void store_history_free(store_history_row *rows, size_t n)
 }
 
 /* The measurement that represents version vid in episode eid: the fastest "verify" one
- * (interleaved with the baseline, so the fairest), else the fastest of any kind. */
-static int representative(store *s, int64_t vid, int64_t eid, bool *found, store_measurement *m)
+ * (interleaved with the baseline, so the fairest), else the fastest of any kind; only of
+ * problem size size_key when it is not NULL (so a version and its baseline are compared
+ * at the same size). */
+static int representative(store *s, int64_t vid, int64_t eid, const char *size_key, bool *found,
+                          store_measurement *m)
 {
     *found = false;
     memset(m, 0, sizeof *m);
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(s,
                             "SELECT " MEASUREMENT_COLS "FROM measurements WHERE version_id = ?1"
-                            " AND episode_id = ?2 ORDER BY (kind = 'verify') DESC, median_ms,"
-                            " id DESC LIMIT 1",
+                            " AND episode_id = ?2 AND (?3 IS NULL OR size_key = ?3)"
+                            " ORDER BY (kind = 'verify') DESC, median_ms, id DESC LIMIT 1",
                             &st);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, vid);
     sqlite3_bind_int64(st, 2, eid);
+    store__bind_str(st, 3, size_key);
     int r = sqlite3_step(st);
     if (r == SQLITE_ROW) {
         rc = measurement_row(s, st, m);
@@ -1113,9 +1131,14 @@ static int fill_perf(store *s, store_history_row *row, int64_t eid)
         rc = HK_OK;
     if (rc)
         return rc;
-    rc = representative(s, row->version.id, eid, &row->measured, &row->best);
-    if (rc == HK_OK && base_vid)
-        rc = representative(s, base_vid, eid, &row->has_base, &row->base);
+    rc = representative(s, row->version.id, eid, NULL, &row->measured, &row->best);
+    if (rc == HK_OK && base_vid) {
+        /* The baseline at the version's size; at any size when it was never measured so. */
+        if (row->measured && row->best.size_key)
+            rc = representative(s, base_vid, eid, row->best.size_key, &row->has_base, &row->base);
+        if (rc == HK_OK && !row->has_base)
+            rc = representative(s, base_vid, eid, NULL, &row->has_base, &row->base);
+    }
     if (rc || !row->measured || !row->has_base)
         return rc;
     const store_measurement *b = &row->base, *v = &row->best;

@@ -470,6 +470,56 @@ static void markdown_report(void **state)
     store_close(f.s);
 }
 
+static void markdown_fence_survives_backticks(void **state)
+{
+    store *s = NULL;
+    assert_int_equal(store_open(":memory:", &s), HK_OK);
+    int64_t k, ep, v0, v1;
+    assert_int_equal(store_kernel_upsert(s, "/t.cu", "tick", NULL, &k), HK_OK);
+    store_episode_new en = {.kernel_id = k, .arch = "sm_90"};
+    assert_int_equal(store_episode_create(s, &en, &ep), HK_OK);
+    char src[256];
+    memset(src, 0, sizeof src);
+    strcpy(src, "// ");
+    memset(src + 3, '`', 70);
+    strcat(src, "\n<img src=x onerror=alert(1)>\n");
+    store_version_new vn = {.episode_id = ep, .source = "a\n", .status = STORE_V_VERIFIED};
+    assert_int_equal(store_version_add(s, &vn, &v0), HK_OK);
+    vn.parent_id = v0;
+    vn.source = src;
+    assert_int_equal(store_version_add(s, &vn, &v1), HK_OK);
+    assert_int_equal(store_episode_set_baseline(s, ep, v0), HK_OK);
+    assert_int_equal(store_episode_set_best(s, ep, v1), HK_OK);
+    struct hk_buf out;
+    hk_buf_init(&out, 1 << 20);
+    assert_int_equal(report_render_markdown(s, ep, &out), HK_OK);
+    char fence[80];
+    memset(fence, '`', 71);
+    strcpy(fence + 71, "diff\n");
+    const char *open = strstr(out.data, fence);
+    assert_non_null(open);
+    assert_int_equal(open[-1], '\n'); /* exactly 71: not part of a longer run */
+    const char *img = strstr(out.data, "<img");
+    assert_non_null(img);
+    assert_true(img > open);
+    /* The closing fence (71 backticks alone on a line) comes after the hostile line. */
+    memset(fence, '`', 71);
+    strcpy(fence + 71, "\n\n");
+    const char *close = strstr(open + 75, fence);
+    assert_non_null(close);
+    assert_true(img < close);
+    /* Without a best the chain is the baseline alone. */
+    assert_int_equal(store_episode_set_best(s, ep, 0), HK_OK);
+    assert_int_equal(store_version_set_status(s, v1, STORE_V_REJECTED, "timeout", NULL), HK_OK);
+    json_t *m = NULL;
+    assert_int_equal(report_build(s, ep, &m), HK_OK);
+    assert_int_equal(json_array_size(json_object_get(m, "chain")), 1);
+    assert_true(json_is_null(json_object_get(m, "best")));
+    json_decref(m);
+    hk_buf_free(&out);
+    store_close(s);
+}
+
 static void odd_episodes(void **state)
 {
     store *s = NULL;
@@ -669,6 +719,7 @@ int main(void)
         cmocka_unit_test(json_report),
         cmocka_unit_test(html_report_is_safe_and_complete),
         cmocka_unit_test(markdown_report),
+        cmocka_unit_test(markdown_fence_survives_backticks),
         cmocka_unit_test(odd_episodes),
         cmocka_unit_test(write_files),
         cmocka_unit_test(list_json),

@@ -501,6 +501,37 @@ static void chain_queries(void **state)
     assert_int_equal(best.id, v5);
     store_version_clear(&best);
     assert_int_equal(store_episode_versions(s, 999, &rows, &n), HK_ENOENT);
+
+    /* Sizes: a version measured at one size is compared with its baseline at that size,
+     * not with the baseline's fastest (smaller) size. */
+    int64_t k2, e3, b, c;
+    assert_int_equal(store_kernel_upsert(s, "/s.cu", "sized", NULL, &k2), HK_OK);
+    en = (store_episode_new){.kernel_id = k2, .arch = "sm_90"};
+    assert_int_equal(store_episode_create(s, &en, &e3), HK_OK);
+    vn = (store_version_new){.episode_id = e3, .source = "b", .status = STORE_V_VERIFIED};
+    assert_int_equal(store_version_add(s, &vn, &b), HK_OK);
+    vn.parent_id = b;
+    vn.source = "c";
+    assert_int_equal(store_version_add(s, &vn, &c), HK_OK);
+    assert_int_equal(store_episode_set_baseline(s, e3, b), HK_OK);
+    store_measurement m = {.version_id = b, .episode_id = e3, .kind = STORE_M_BASELINE,
+                           .median_ms = 0.010, .p10_ms = NAN, .p90_ms = NAN, .spread = NAN,
+                           .bytes_per_s = NAN, .flop_per_s = NAN, .roofline_pct = NAN,
+                           .size_key = "n=1000"};
+    assert_int_equal(store_measurement_add(s, &m, NULL), HK_OK);
+    m.median_ms = 1.0;
+    m.size_key = "n=1000000";
+    assert_int_equal(store_measurement_add(s, &m, NULL), HK_OK);
+    m.version_id = c;
+    m.kind = STORE_M_CANDIDATE;
+    m.median_ms = 0.5;
+    assert_int_equal(store_measurement_add(s, &m, NULL), HK_OK);
+    assert_int_equal(store_kernel_history(s, k2, &rows, &n), HK_OK);
+    assert_int_equal(n, 2);
+    assert_true(fabs(rows[1].speedup - 2.0) < 1e-12);
+    assert_string_equal(rows[1].base.size_key, "n=1000000");
+    assert_true(isnan(rows[1].speedup_lo)); /* no p10/p90: no spread */
+    store_history_free(rows, n);
     store_close(s);
 }
 
