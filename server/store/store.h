@@ -327,7 +327,8 @@ int store_event_list(store *s, int64_t episode_id, int64_t after_id, size_t limi
 
 /* Stage timings derived from events: a stage spans from its first event to the first
  * event of the next stage, the last one to the episode's end (or its own last event
- * while running). Stages appear in order of first event. */
+ * while running). One entry per run of consecutive events of a stage, in order: a stage
+ * that comes back after another gets a second entry. */
 typedef struct {
     char *stage;
     int64_t start_ms, end_ms;
