@@ -172,6 +172,10 @@ int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
 void cc_job_cancel(cc_job *job);
 /* The process id of the running compiler (its process group id), or 0. For tests. */
 int cc_job_pid(const cc_job *job);
+/* For exit paths that will not run the loop again (shutdown, fatal errors): SIGKILLs
+ * every running compile's process group and removes the temp dirs, synchronously.
+ * The jobs still report HK_ECANCELED if the loop does run later. Loop thread. */
+void cc_job_kill_all(void);
 
 /* Finds the compiler for backend: new absolute path in *out, or HK_ENOENT. Looks at
  * PATH, then CUDA_HOME, CUDA_PATH, /usr/local/cuda/bin (nvcc) or ROCM_PATH,

@@ -49,7 +49,30 @@ struct cc_job {
     char *orig_path;
     cc_done_cb cb;
     void *data;
+    struct cc_job *prev, *next;   /* live jobs, for cc_job_kill_all */
 };
+
+/* Every job between start and free. Loop thread only, like the jobs themselves. */
+static cc_job *live_jobs;
+
+static void live_add(cc_job *j)
+{
+    j->next = live_jobs;
+    if (live_jobs)
+        live_jobs->prev = j;
+    live_jobs = j;
+}
+
+static void live_remove(cc_job *j)
+{
+    if (j->prev)
+        j->prev->next = j->next;
+    else if (live_jobs == j)
+        live_jobs = j->next;
+    if (j->next)
+        j->next->prev = j->prev;
+    j->prev = j->next = NULL;
+}
 
 /* ---- temp dir ---- */
 
@@ -197,6 +220,7 @@ static int job_result(cc_job *j, cc_result *r)
 
 static void job_free(cc_job *j)
 {
+    live_remove(j);
     remove_tree(j->tmpdir);
     for (int s = 0; s < 2; s++)
         hk_buf_free(&j->out[s]);
@@ -525,6 +549,7 @@ int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
         HK_INFO("no %s compiler found for %s", cc_backend_name(o->backend), orig_path);
         uv_timer_start(&j->timer, on_deferred, 0, 0);
     }
+    live_add(j);
     if (out)
         *out = j;
     rc = HK_OK;
@@ -552,3 +577,13 @@ void cc_job_cancel(cc_job *job)
 }
 
 int cc_job_pid(const cc_job *job) { return job && !job->exited ? job->pid : 0; }
+
+void cc_job_kill_all(void)
+{
+    for (cc_job *j = live_jobs; j; j = j->next) {
+        if (j->spawned && !j->exited)
+            kill_group(j);
+        j->canceled = true;
+        remove_tree(j->tmpdir);
+    }
+}

@@ -165,6 +165,22 @@ static void nvcc_instantiation_note(void **state)
     cc_result_free(&r);
 }
 
+static void nvcc_instantiation_chain(void **state)
+{
+    cc_result r;
+    parse_fixture(CC_NVIDIA, "nested_template_error.sm_90.nvcc.txt", &r);
+    assert_int_equal(r.n_diags, 3);
+    assert_int_equal(r.diags[0].severity, CC_ERROR);
+    assert_int_equal(r.diags[0].line, 6);
+    assert_int_equal(r.diags[1].severity, CC_NOTE);
+    assert_int_equal(r.diags[1].line, 14);
+    assert_string_equal(r.diags[1].message,
+                        "instantiation of \"T load(const T *, int) [with T=float]\"");
+    assert_int_equal(r.diags[2].line, 19);
+    assert_string_equal(r.diags[2].file, "nested_template_error.cu");
+    cc_result_free(&r);
+}
+
 static void nvcc_host_compiler_gcc_style(void **state)
 {
     cc_result r;
@@ -659,6 +675,7 @@ int main(void)
         cmocka_unit_test(nvcc_errors),
         cmocka_unit_test(nvcc_warning_with_number),
         cmocka_unit_test(nvcc_instantiation_note),
+        cmocka_unit_test(nvcc_instantiation_chain),
         cmocka_unit_test(nvcc_host_compiler_gcc_style),
         cmocka_unit_test(ptxas_error_names_kernel),
         cmocka_unit_test(hipcc_resource_remarks),

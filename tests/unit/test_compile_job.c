@@ -242,6 +242,44 @@ static void cancel_kills_the_process_group(void **state)
     free(text);
 }
 
+static void kill_all_later(uv_timer_t *t)
+{
+    struct cancel_ctx *c = t->data;
+    c->pgid = cc_job_pid(c->job);
+    c->cancelled_at = uv_hrtime();
+    cc_job_kill_all();
+    uv_close((uv_handle_t *)t, NULL);
+}
+
+/* The shutdown path: every running compile dies at once, the temp dirs go at once. */
+static void kill_all_for_shutdown(void **state)
+{
+    size_t len;
+    char *text = slurp("slow.cu", &len);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct outcome out = {0};
+    cc_options o = {.backend = CC_NVIDIA};
+    assert_int_equal(cc_job_start(&loop, &o, "/x/slow.cu", text, len, on_done, &out, &out.job),
+                     HK_OK);
+    struct cancel_ctx c = {.job = out.job};
+    uv_timer_init(&loop, &c.timer);
+    c.timer.data = &c;
+    uv_timer_start(&c.timer, kill_all_later, 1000, 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(out.calls, 1);
+    assert_int_equal(out.status, HK_ECANCELED);
+    assert_true(c.pgid > 0);
+    int alive = 0;
+    for (int i = 0; i < 300 && (alive = kill(-c.pgid, 0) == 0 || errno != ESRCH); i++)
+        usleep(10000);
+    assert_false(alive);
+    assert_int_equal(count_entries(tmproot), 0);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    cc_job_kill_all(); /* nothing live: a no-op */
+    free(text);
+}
+
 static void timeout_kills_and_reports(void **state)
 {
     cc_options o = {.backend = CC_NVIDIA, .timeout_ms = 800};
@@ -384,6 +422,7 @@ int main(void)
         cmocka_unit_test(relative_includes_resolve),
         cmocka_unit_test(extra_flags_reach_the_compiler),
         cmocka_unit_test(cancel_kills_the_process_group),
+        cmocka_unit_test(kill_all_for_shutdown),
         cmocka_unit_test(timeout_kills_and_reports),
         cmocka_unit_test(missing_compiler_reports_enoent),
         cmocka_unit_test(cancel_before_the_loop_runs),
