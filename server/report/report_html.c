@@ -69,8 +69,8 @@ static const char css[] =
     ".status{display:inline-block;padding:0 .5em;border-radius:.6em;background:#eef1f5}"
     "pre{background:#f7f8fa;border:1px solid #dde1e8;padding:.6em;overflow-x:auto;"
     "font:12.5px/1.4 ui-monospace,Menlo,Consolas,monospace}"
-    "pre.diff .add{background:#e3f6e8;display:block}pre.diff .del{background:#fbe6e4;"
-    "display:block}pre.diff .hunk{color:#6b4fa0;display:block}pre.diff .ctx{display:block}"
+    "pre.diff .add{background:#e3f6e8}pre.diff .del{background:#fbe6e4}"
+    "pre.diff .hunk{color:#6b4fa0}pre.diff .file{font-weight:bold}"
     "code{font:12.5px ui-monospace,Menlo,Consolas,monospace}"
     ".details{max-width:520px;white-space:pre-wrap;word-break:break-word;font-size:12px}"
     "svg text{font:12px system-ui,sans-serif;fill:#1d2330}footer{margin-top:2em;color:#6a7280}";
@@ -237,21 +237,27 @@ static int evidence_html(struct hk_buf *out, const char *title, const json_t *ar
     return rc;
 }
 
-/* The diff as lines classed by their first character. */
+/* The diff as lines classed by their first character; the newlines stay in the text so
+ * that copying the block gives the diff back. */
 static int diff_html(struct hk_buf *out, const char *text)
 {
     int rc = hk_buf_appends(out, "<pre class=\"diff\">");
     const char *p = text;
+    int line_no = 0;
     while (rc == HK_OK && *p) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        const char *cls = *p == '+' ? "add" : *p == '-' ? "del" : *p == '@' ? "hunk" : "ctx";
+        const char *cls = line_no++ < 2 && (*p == '+' || *p == '-') ? "file"
+                          : *p == '+'                                ? "add"
+                          : *p == '-'                                ? "del"
+                          : *p == '@'                                ? "hunk"
+                                                                     : "ctx";
         char *line = hk_strndup(p, len);
         if (!line)
             return HK_ENOMEM;
         rc = hk_buf_printf(out, "<span class=\"%s\">", cls);
         rc = rc ? rc : report_html_escape(out, line);
-        rc = rc ? rc : hk_buf_appends(out, "</span>");
+        rc = rc ? rc : hk_buf_appends(out, "</span>\n");
         hk_free(line);
         p += len + (nl ? 1 : 0);
     }

@@ -417,7 +417,8 @@ static void html_report_is_safe_and_complete(void **state)
     assert_non_null(strstr(h, "LDG.E.128"));
     assert_non_null(strstr(h, "dram__throughput.avg.pct_of_peak"));
     assert_non_null(strstr(h, "registers"));
-    assert_non_null(strstr(h, "<span class=\"add\">+    int block = 256;</span>"));
+    assert_non_null(strstr(h, "<span class=\"add\">+    int block = 256;</span>\n"));
+    assert_non_null(strstr(h, "<span class=\"file\">--- v0 (baseline)</span>\n"));
     assert_non_null(strstr(h, "v0 &rarr; v1 &rarr; v3"));
     assert_non_null(strstr(h, "<th>Stage</th>"));
     assert_non_null(strstr(h, "verify"));
