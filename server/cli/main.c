@@ -1,6 +1,7 @@
 /* hkls: the command-line entry. A small dispatcher: no arguments or --stdio run the
  * language server (server/lsp), subcommands go to their cli_* functions. */
 #include "cli/cli.h"
+#include "cli/cli_engine.h"
 #include "lsp/lsp.h"
 
 #include <stdio.h>
@@ -16,6 +17,8 @@ struct cli_command {
 static const struct cli_command commands[] = {
     {"check", cli_check, "compile files; print kernels, resources and errors (FILE:LINE)"},
     {"doctor", cli_doctor, "report toolchains, GPUs, profilers and runners found here"},
+    {"optimize", cli_optimize, "optimize one kernel on the GPU (an episode); --help for options"},
+    {"verify-candidate", cli_verify_candidate, "judge one candidate .cu against a spec's baseline"},
     {NULL, NULL, NULL},
 };
 

@@ -607,6 +607,8 @@ static int run_combo(const measure_opts *o, const measure_prog *p, const char *d
     harness_run hr = {.mode = "run", .size = c->size, .dist = c->dist, .seed = c->seed,
                       .check_seed = -1, .out = path};
     int rc = measure_run_program(o, p, dir, &hr, &r);
+    if (r.wall_ms > v->max_wall_ms)
+        v->max_wall_ms = r.wall_ms;
     if (rc == HK_OK && r.reason != MEASURE_OK) {
         rc = measure_verdict_set(v, r.reason, "%s on size %d, seed %lld, distribution %d: %s",
                                  role, c->size, c->seed, c->dist,
@@ -709,6 +711,8 @@ int measure_time(const measure_opts *o, const measure_prog *p, const char *dir,
                       .check_seed = check_seed, .out = path};
     measure_combo here = {size, dist, seed};
     TRY(measure_run_program(o, p, dir, &hr, &r));
+    if (r.wall_ms > v->max_wall_ms)
+        v->max_wall_ms = r.wall_ms;
     if (r.reason != MEASURE_OK) {
         rc = measure_verdict_set(v, r.reason, "timing size %d: %s", size,
                                  r.details ? r.details : measure_reason_name(r.reason));

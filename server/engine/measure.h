@@ -166,6 +166,7 @@ typedef struct {
     double max_abs_err, max_rel_err;  /* worst over the comparisons made; NAN: none made */
     measure_combo where;              /* the failing combination (reason != OK) */
     size_t n_checked;                 /* combinations that passed */
+    long max_wall_ms;                 /* slowest program process seen (to size timeouts) */
 } measure_verdict;
 
 void measure_verdict_init(measure_verdict *v);

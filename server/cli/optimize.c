@@ -1,0 +1,395 @@
+/* `hkls optimize` and `hkls verify-candidate`: option parsing and the three ways of
+ * showing an episode -- a live one-line display on a terminal, plain lines otherwise, or
+ * line-delimited JSON events on stdout (--events, for the editor's server that spawns
+ * this as a worker). Progress goes to stderr so stdout holds only results. */
+#include "cli/cli_engine.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/hk.h"
+#include "core/log.h"
+#include "engine/episode.h"
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3, EXIT_BASELINE = 4,
+       EXIT_STOPPED = 130 };
+
+typedef struct {
+    bool events;   /* JSON lines on stdout */
+    bool tty;      /* live line on stderr */
+    bool quiet;
+    bool line_open;
+} ui;
+
+static void ui_clear_line(ui *u)
+{
+    if (u->line_open) {
+        fputs("\r\033[K", stderr);
+        u->line_open = false;
+    }
+}
+
+static void on_event(const json_t *ev, void *data)
+{
+    ui *u = data;
+    if (u->events) {
+        char *s = json_dumps(ev, JSON_COMPACT | JSON_ENSURE_ASCII);
+        if (s) {
+            fputs(s, stdout);
+            fputc('\n', stdout);
+            fflush(stdout);
+            free(s);
+        }
+        return;
+    }
+    const char *kind = json_string_value(json_object_get(ev, "event"));
+    const char *stage = json_string_value(json_object_get(ev, "stage"));
+    const char *msg = json_string_value(json_object_get(ev, "message"));
+    const char *level = json_string_value(json_object_get(ev, "level"));
+    json_int_t pct = json_integer_value(json_object_get(ev, "percent"));
+    if (!kind || !msg || !strcmp(kind, "done"))
+        return;
+    bool is_log = !strcmp(kind, "log");
+    if (u->quiet && !(is_log && level && strcmp(level, "info") != 0))
+        return;
+    if (u->tty && !is_log) {
+        /* one live line: stage, percent, the latest message */
+        char line[200];
+        snprintf(line, sizeof line, "%-8s %3d%%  %s", stage ? stage : "", (int)pct, msg);
+        const char *nl = strchr(line, '\n');
+        int len = nl ? (int)(nl - line) : (int)strlen(line);
+        fprintf(stderr, "\r\033[K%.*s", len, line);
+        fflush(stderr);
+        u->line_open = true;
+        if (!strcmp(kind, "version")) { /* keep rejected/accepted versions visible */
+            const char *st = json_string_value(json_object_get(ev, "status"));
+            if (st && strcmp(st, "candidate") != 0) {
+                fputc('\n', stderr);
+                u->line_open = false;
+            }
+        }
+        return;
+    }
+    ui_clear_line(u);
+    if (is_log && level && strcmp(level, "info") != 0)
+        fprintf(stderr, "%s: %s\n", !strcmp(level, "error") ? "error" : "warning", msg);
+    else
+        fprintf(stderr, "[%s] %s\n", stage ? stage : "", msg);
+    fflush(stderr);
+}
+
+static double num(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void print_summary(const ep_result *r)
+{
+    const json_t *s = json_object_get(r->summary, "summary");
+    printf("episode %lld: %s", (long long)r->episode_id, store_episode_status_name(r->status));
+    if (r->error)
+        printf(": %s", r->error);
+    printf("\n");
+    if (json_is_object(s)) {
+        printf("  kernel %s, %s on %s\n", json_string_value(json_object_get(s, "kernel")),
+               json_string_value(json_object_get(s, "arch")),
+               json_is_string(json_object_get(s, "device"))
+                   ? json_string_value(json_object_get(s, "device"))
+                   : "no GPU");
+        printf("  candidates: %lld proposed, %lld accepted, %lld rejected, %lld not measured\n",
+               (long long)json_integer_value(json_object_get(s, "candidates")),
+               (long long)json_integer_value(json_object_get(s, "accepted")),
+               (long long)json_integer_value(json_object_get(s, "rejected")),
+               (long long)json_integer_value(json_object_get(s, "not_measured")));
+        double sp = num(s, "speedup");
+        if (isfinite(sp)) {
+            printf("  best v%lld: %.4g ms vs baseline %.4g ms (interleaved): %.2fx "
+                   "(pairs p10 %.2fx .. p90 %.2fx)\n",
+                   (long long)json_integer_value(json_object_get(s, "best_version")),
+                   num(s, "best_ms"), num(s, "verify_baseline_ms"), sp, num(s, "speedup_p10"),
+                   num(s, "speedup_p90"));
+            double roof = num(s, "roofline_pct"), rel = num(s, "max_rel_err");
+            if (isfinite(roof))
+                printf("  %.1f%% of the roofline bound", roof);
+            if (isfinite(rel))
+                printf("%s max rel error %.3g", isfinite(roof) ? "," : " ", rel);
+            printf("\n  produced by %s\n", json_string_value(json_object_get(s, "produced_by")));
+        } else if (isfinite(num(s, "baseline_ms"))) {
+            printf("  no faster verified version (baseline %.4g ms)\n", num(s, "baseline_ms"));
+        }
+    }
+    if (r->report_html)
+        printf("  report: %s\n", r->report_html);
+}
+
+static void optimize_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: hkls optimize FILE --kernel NAME --spec SPEC.json [options]\n"
+            "  --target nvidia[:sm_XX]  architecture (default: the GPU's)\n"
+            "  --engine builtin         optimization engine (default builtin)\n"
+            "  --budget N               candidates to evaluate (default 12)\n"
+            "  --minutes M              time budget of the search (default 10)\n"
+            "  --seed S                 search seed (default 1)\n"
+            "  --name NAME              episode name (default \"<kernel> <arch>\")\n"
+            "  --from-original          search from the original, not the best earlier version\n"
+            "  --db PATH                history database (default $HK_DB, else\n"
+            "                           $XDG_DATA_HOME/hyperkernel/history.db)\n"
+            "  --out DIR                reports directory (default <db dir>/reports/<episode>)\n"
+            "  --jobs N                 parallel compiles (default: all cores)\n"
+            "  --work-dir DIR           scratch directory (kept); --keep-work keeps the default one\n"
+            "  --json                   print a JSON summary at the end\n"
+            "  --events                 one JSON event per line on stdout (for editors)\n"
+            "  --quiet                  only warnings and the result\n"
+            "Exit: 0 completed, 1 failed, 2 bad input, 3 no GPU, 130 stopped.\n");
+}
+
+static bool parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int no_gpu_env(void)
+{
+    const char *e = getenv("HK_NO_GPU");
+    return e && *e && strcmp(e, "0") != 0 ? EP_GPU_NONE : EP_GPU_DETECT;
+}
+
+int cli_optimize(int argc, char **argv)
+{
+    enum { O_TARGET = 256, O_ENGINE, O_BUDGET, O_MINUTES, O_SEED, O_NAME, O_FROM_ORIGINAL,
+           O_DB, O_OUT, O_JSON, O_EVENTS, O_JOBS, O_WORK, O_KEEP, O_QUIET };
+    static const struct option opts[] = {
+        {"kernel", required_argument, NULL, 'k'},
+        {"spec", required_argument, NULL, 's'},
+        {"target", required_argument, NULL, O_TARGET},
+        {"engine", required_argument, NULL, O_ENGINE},
+        {"budget", required_argument, NULL, O_BUDGET},
+        {"minutes", required_argument, NULL, O_MINUTES},
+        {"seed", required_argument, NULL, O_SEED},
+        {"name", required_argument, NULL, O_NAME},
+        {"from-original", no_argument, NULL, O_FROM_ORIGINAL},
+        {"db", required_argument, NULL, O_DB},
+        {"out", required_argument, NULL, O_OUT},
+        {"json", no_argument, NULL, O_JSON},
+        {"events", no_argument, NULL, O_EVENTS},
+        {"jobs", required_argument, NULL, O_JOBS},
+        {"work-dir", required_argument, NULL, O_WORK},
+        {"keep-work", no_argument, NULL, O_KEEP},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    ep_options o;
+    memset(&o, 0, sizeof o);
+    o.seed = 1;
+    o.gpu = no_gpu_env();
+    bool json = false;
+    ui u = {0};
+    char *db = NULL;
+    long v;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "k:s:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'k': o.kernel = optarg; break;
+        case 's': o.spec_path = optarg; break;
+        case O_TARGET: o.target = optarg; break;
+        case O_ENGINE: o.engine = optarg; break;
+        case O_BUDGET:
+            if (!parse_long(optarg, 1, 100000, &v))
+                goto bad_value;
+            o.budget = v;
+            break;
+        case O_MINUTES: {
+            char *end = NULL;
+            o.minutes = strtod(optarg, &end);
+            if (!*optarg || *end || !(o.minutes > 0) || o.minutes > 24 * 60)
+                goto bad_value;
+            break;
+        }
+        case O_SEED:
+            if (!parse_long(optarg, 0, 0x7fffffffL, &v))
+                goto bad_value;
+            o.seed = (uint64_t)v;
+            break;
+        case O_NAME: o.name = optarg; break;
+        case O_FROM_ORIGINAL: o.from_original = true; break;
+        case O_DB: o.db_path = optarg; break;
+        case O_OUT: o.out_dir = optarg; break;
+        case O_JSON: json = true; break;
+        case O_EVENTS: u.events = true; break;
+        case O_JOBS:
+            if (!parse_long(optarg, 1, 1024, &v))
+                goto bad_value;
+            o.jobs = (unsigned)v;
+            break;
+        case O_WORK: o.work_dir = optarg; break;
+        case O_KEEP: o.keep_work = true; break;
+        case O_QUIET: u.quiet = true; break;
+        case 'h': optimize_usage(stdout); return EXIT_OK;
+        default:
+            fprintf(stderr, "hkls optimize: unknown option or missing value: %s\n",
+                    argv[optind - 1]);
+            optimize_usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind + 1 != argc || !o.kernel || !o.spec_path) {
+        fprintf(stderr, "hkls optimize: need FILE, --kernel and --spec\n");
+        optimize_usage(stderr);
+        return EXIT_USAGE;
+    }
+    o.file = argv[optind];
+    if (!o.db_path) {
+        if (ep_default_db_path(&db)) {
+            fprintf(stderr, "hkls optimize: no database path: set --db, HK_DB or HOME\n");
+            return EXIT_USAGE;
+        }
+        o.db_path = db;
+    }
+    hk_alloc_init_json();
+    u.tty = !u.events && isatty(2);
+    o.stop = ep_stop_on_signals();
+    o.measure.stop = o.stop;
+    o.on_event = on_event;
+    o.event_data = &u;
+    ep_result r;
+    int rc = ep_run(&o, &r);
+    ui_clear_line(&u);
+    int code;
+    if (rc)
+        code = rc == HK_EDB || rc == HK_ENOMEM || rc == HK_EIO ? EXIT_FAILED : EXIT_USAGE;
+    else if (r.status == STORE_EP_COMPLETED)
+        code = EXIT_OK;
+    else if (r.status == STORE_EP_STOPPED)
+        code = EXIT_STOPPED;
+    else
+        code = r.no_gpu ? EXIT_NO_GPU : EXIT_FAILED;
+    if (rc && !u.events && r.error)
+        fprintf(stderr, "hkls optimize: %s\n", r.error);
+    if (!u.events) {
+        if (json && r.summary) {
+            char *s = json_dumps(r.summary, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+            if (s)
+                printf("%s\n", s);
+            free(s);
+        } else if (!rc) {
+            print_summary(&r);
+        }
+    }
+    fflush(stdout);
+    ep_result_clear(&r);
+    hk_free(db);
+    return code;
+bad_value:
+    fprintf(stderr, "hkls optimize: bad option value '%s'\n", optarg ? optarg : "");
+    return EXIT_USAGE;
+}
+
+static void verify_usage(FILE *f)
+{
+    fprintf(f, "usage: hkls verify-candidate --spec SPEC.json --candidate FILE.cu [--target "
+               "nvidia[:sm_XX]] [--json] [--keep-work]\n"
+               "Judges FILE.cu against the spec's source with the episode's checks.\n"
+               "Exit: 0 accepted, 1 rejected, 2 bad input, 3 no GPU, 4 the baseline failed, "
+               "130 stopped.\n");
+}
+
+int cli_verify_candidate(int argc, char **argv)
+{
+    enum { O_CAND = 256, O_TARGET, O_JSON, O_KEEP, O_WORK };
+    static const struct option opts[] = {
+        {"spec", required_argument, NULL, 's'},
+        {"candidate", required_argument, NULL, O_CAND},
+        {"target", required_argument, NULL, O_TARGET},
+        {"json", no_argument, NULL, O_JSON},
+        {"keep-work", no_argument, NULL, O_KEEP},
+        {"work-dir", required_argument, NULL, O_WORK},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    ep_verify_options o;
+    memset(&o, 0, sizeof o);
+    o.gpu = no_gpu_env();
+    bool json = false;
+    ui u = {0};
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': o.spec_path = optarg; break;
+        case O_CAND: o.candidate = optarg; break;
+        case O_TARGET: o.target = optarg; break;
+        case O_JSON: json = true; break;
+        case O_KEEP: o.keep_work = true; break;
+        case O_WORK: o.work_dir = optarg; break;
+        case 'h': verify_usage(stdout); return EXIT_OK;
+        default:
+            fprintf(stderr, "hkls verify-candidate: unknown option or missing value: %s\n",
+                    argv[optind - 1]);
+            verify_usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind != argc || !o.spec_path || !o.candidate) {
+        verify_usage(stderr);
+        return EXIT_USAGE;
+    }
+    hk_alloc_init_json();
+    u.tty = false;
+    u.quiet = json;
+    o.stop = ep_stop_on_signals();
+    o.measure.stop = o.stop;
+    o.on_event = on_event;
+    o.event_data = &u;
+    json_t *verdict = NULL;
+    int rc = ep_verify_candidate(&o, &verdict);
+    if (rc == HK_ECANCELED) {
+        fprintf(stderr, "hkls verify-candidate: stopped\n");
+        return EXIT_STOPPED;
+    }
+    if (rc) {
+        fprintf(stderr, "hkls verify-candidate: %s\n",
+                rc == HK_ECHILD || rc == HK_ENOGPU ? "the baseline failed; no verdict"
+                                                   : hk_strerror(rc));
+        json_decref(verdict);
+        return rc == HK_ECHILD || rc == HK_ENOGPU ? EXIT_BASELINE
+               : rc == HK_ENOMEM || rc == HK_EIO  ? EXIT_FAILED
+                                                  : EXIT_USAGE;
+    }
+    bool accepted = json_is_true(json_object_get(verdict, "accepted"));
+    const char *reason = json_string_value(json_object_get(verdict, "reason"));
+    const char *details = json_string_value(json_object_get(verdict, "details"));
+    if (json) {
+        char *s = json_dumps(verdict, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+        if (s)
+            printf("%s\n", s);
+        free(s);
+    } else if (accepted) {
+        double sp = num(verdict, "speedup");
+        printf("accepted: %.4g ms, %.2fx against the baseline%s\n", num(verdict, "median_ms"), sp,
+               json_is_true(json_object_get(verdict, "flagged")) ? " (flagged: over 10x)" : "");
+    } else {
+        printf("rejected: %s\n", reason ? reason : "?");
+        if (details)
+            printf("  %s\n", details);
+    }
+    int code = accepted                                          ? EXIT_OK
+               : reason && !strcmp(reason, "no_gpu")             ? EXIT_NO_GPU
+                                                                 : EXIT_FAILED;
+    json_decref(verdict);
+    return code;
+}

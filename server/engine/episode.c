@@ -1,0 +1,2339 @@
+/* The episode orchestrator: init > baseline > optimize > accuracy > verify > report, each
+ * stage recorded in the store as events (with timings through their order) as it happens,
+ * so a killed worker leaves a consistent, readable history. Candidates come from the
+ * builtin search (search.h), are compiled in parallel ahead of the GPU (runner pool) and
+ * judged by measure.c; the baseline is always the original text. */
+#include "engine/episode.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "core/buf.h"
+#include "core/hk.h"
+#include "core/log.h"
+#include "engine/device.h"
+#include "engine/search.h"
+#include "report/report.h"
+
+#define TRY(x)                   \
+    do {                         \
+        if ((rc = (x)) != HK_OK) \
+            goto out;            \
+    } while (0)
+
+#define SOURCE_MAX ((size_t)16 << 20) /* largest kernel source file accepted */
+#define MAX_RECS 4096
+
+/* One version this episode built or measured (the baseline, the start version, each
+ * candidate). */
+typedef struct ep_rec {
+    int64_t vid;                 /* store id; 0 until recorded */
+    int number;                  /* vN within the kernel */
+    unsigned search_id;          /* the search's candidate id */
+    bool from_search;
+    char *dir, *exe, *text, *produced_by;
+    size_t len;
+    long long block[3];
+    bool block_set;
+    json_t *ptxas;               /* ptxas resources of the kernel, or NULL */
+    json_t *launch;              /* launch/flags JSON stored with the version */
+    measure_build build;         /* while compiling */
+    double median_ms, speedup, max_abs, max_rel;
+    bool evaluated, accepted, rejected, flagged, is_start;
+} ep_rec;
+
+typedef struct {
+    const ep_options *o;
+    ep_result *res;
+    store *db;
+    int64_t kernel_id, episode_id;
+    char *file_abs, *text;
+    size_t text_len;
+    char kernel_hash[STORE_HASH_HEX];
+    spec *sp;
+    char *nvcc;
+    char arch[32];
+    char *work;
+    bool has_gpu, has_dev, failed, have_base;
+    char no_gpu_why[256];
+    device_gpu gpu;
+    device_info dev;
+    measure_opts mo;
+    const char *stage;
+    int percent;
+    long budget;
+    double minutes, t0;
+    measure_baseline base;
+    int64_t base_vid, start_vid; /* start_vid 0: the search starts from the original */
+    int start_number;
+    ep_rec *base_rec, *start_rec, *best;
+    char *start_text;
+    size_t start_len;
+    ep_rec **recs;
+    size_t n_recs, cap_recs, n_proposed, n_evaluated;
+    measure_speedup verified_speedup;
+    json_t *info;
+    char *report_dir;
+} ep_ctx;
+
+static void ep__log(ep_ctx *c, const char *level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void ep__fail_early(ep_ctx *c, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int ep__fail(ep_ctx *c, bool no_gpu, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void ep__save_info(ep_ctx *c);
+static int ep__stage_optimize(ep_ctx *c);
+static void ep__evidence(ep_ctx *c, ep_rec *r);
+static void record_rejection(ep_ctx *c, ep_rec *r, enum measure_reason reason,
+                             const char *details, search *s);
+
+/* ---- small helpers ---- */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static json_t *ep__text(const char *s)
+{
+    if (!s)
+        return json_null();
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    /* not UTF-8 (compiler output can hold anything): keep ASCII, mark the rest */
+    char *c = hk_strdup(s);
+    if (!c)
+        return NULL;
+    for (unsigned char *p = (unsigned char *)c; *p; p++)
+        if (*p >= 0x80)
+            *p = '?';
+    j = json_string(c);
+    hk_free(c);
+    return j;
+}
+
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static int ep__read_file(const char *path, size_t max, char **out, size_t *len_out)
+{
+    *out = NULL;
+    *len_out = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOENT ? HK_ENOENT : HK_EIO;
+    struct hk_buf b;
+    hk_buf_init(&b, max);
+    char chunk[65536];
+    size_t n;
+    int rc = HK_OK;
+    while (rc == HK_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        rc = hk_buf_append(&b, chunk, n);
+    if (rc == HK_OK && ferror(f))
+        rc = HK_EIO;
+    fclose(f);
+    if (rc) {
+        hk_buf_free(&b);
+        return rc;
+    }
+    *len_out = b.len;
+    *out = b.data ? hk_buf_steal(&b) : hk_strdup("");
+    return *out ? HK_OK : HK_ENOMEM;
+}
+
+int ep_default_db_path(char **out)
+{
+    *out = NULL;
+    const char *env = getenv("HK_DB");
+    if (env && *env)
+        *out = hk_strdup(env);
+    else if ((env = getenv("XDG_DATA_HOME")) && *env)
+        *out = hk_asprintf("%s/hyperkernel/history.db", env);
+    else if ((env = getenv("HOME")) && *env)
+        *out = hk_asprintf("%s/.local/share/hyperkernel/history.db", env);
+    else
+        return HK_ENOENT;
+    return *out ? HK_OK : HK_ENOMEM;
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+const volatile sig_atomic_t *ep_stop_on_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    /* no SA_RESTART: a blocking poll() in the runner returns and sees the flag */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN); /* the editor closing our stdout must not kill the episode */
+    return &stop_flag;
+}
+
+void ep_result_clear(ep_result *r)
+{
+    if (!r)
+        return;
+    hk_free(r->error);
+    hk_free(r->report_json);
+    hk_free(r->report_md);
+    hk_free(r->report_html);
+    json_decref(r->summary);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- events ---- */
+
+static bool stopped(const ep_ctx *c)
+{
+    return c->o->stop && *c->o->stop;
+}
+
+/* Sends ev (stolen) to the listener and, once the episode exists, to the store. */
+static void ep__emit(ep_ctx *c, json_t *ev)
+{
+    if (!ev)
+        return;
+    json_t *pct = json_object_get(ev, "percent");
+    if (json_is_integer(pct)) { /* percentages only rise */
+        int p = (int)json_integer_value(pct);
+        if (p < c->percent)
+            json_object_set_new(ev, "percent", json_integer(c->percent));
+        else
+            c->percent = p > 100 ? 100 : p;
+    }
+    if (c->db && c->episode_id) {
+        const char *kind = json_string_value(json_object_get(ev, "event"));
+        const char *msg = json_string_value(json_object_get(ev, "message"));
+        char *dump = json_dumps(ev, JSON_COMPACT);
+        if (store_event_add(c->db, c->episode_id, c->stage ? c->stage : "init",
+                            msg ? msg : (kind ? kind : "event"), dump, NULL))
+            HK_WARN("episode: event not stored: %s", store_errmsg(c->db));
+        free(dump);
+    }
+    if (c->o->on_event)
+        c->o->on_event(ev, c->o->event_data);
+    json_decref(ev);
+}
+
+static json_t *event_new(const ep_ctx *c, const char *kind, const char *fmt, va_list ap)
+{
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    json_t *ev = json_object();
+    if (!ev)
+        return NULL;
+    json_object_set_new(ev, "event", json_string(kind));
+    json_object_set_new(ev, "stage", json_string(c->stage ? c->stage : "init"));
+    json_object_set_new(ev, "message", ep__text(msg));
+    return ev;
+}
+
+static void ep__log(ep_ctx *c, const char *level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    json_t *ev = event_new(c, "log", fmt, ap);
+    va_end(ap);
+    if (ev)
+        json_object_set_new(ev, "level", json_string(level));
+    ep__emit(c, ev);
+}
+
+static void stage_begin(ep_ctx *c, const char *stage, int percent, const char *fmt, ...)
+{
+    c->stage = stage;
+    va_list ap;
+    va_start(ap, fmt);
+    json_t *ev = event_new(c, "stage", fmt, ap);
+    va_end(ap);
+    if (ev)
+        json_object_set_new(ev, "percent", json_integer(percent));
+    ep__emit(c, ev);
+}
+
+/* A progress event; extra (stolen, may be NULL) is merged in. */
+static void progress(ep_ctx *c, int percent, json_t *extra, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    json_t *ev = event_new(c, "progress", fmt, ap);
+    va_end(ap);
+    if (ev) {
+        json_object_set_new(ev, "percent", json_integer(percent));
+        if (extra)
+            json_object_update(ev, extra);
+    }
+    json_decref(extra);
+    ep__emit(c, ev);
+}
+
+/* ---- records of evaluated versions ---- */
+
+static void rec_free(ep_rec *r)
+{
+    if (!r)
+        return;
+    hk_free(r->dir);
+    hk_free(r->exe);
+    hk_free(r->text);
+    hk_free(r->produced_by);
+    json_decref(r->ptxas);
+    json_decref(r->launch);
+    measure_build_free(&r->build);
+    hk_free(r);
+}
+
+static int rec_push(ep_ctx *c, ep_rec *r)
+{
+    if (c->n_recs >= MAX_RECS)
+        return HK_ETOOBIG;
+    if (c->n_recs == c->cap_recs) {
+        size_t cap = c->cap_recs ? c->cap_recs * 2 : 16;
+        ep_rec **v = hk_realloc(c->recs, cap * sizeof *v);
+        if (!v)
+            return HK_ENOMEM;
+        c->recs = v;
+        c->cap_recs = cap;
+    }
+    c->recs[c->n_recs++] = r;
+    return HK_OK;
+}
+
+static measure_prog rec_prog(const ep_rec *r)
+{
+    measure_prog p = {.exe = r->exe, .block = r->block_set ? r->block : NULL};
+    return p;
+}
+
+/* ---- stage 1: init ---- */
+
+/* "sm_XY" from nvidia-smi's compute capability of GPU 0; false when unavailable. */
+static bool smi_arch(char *out, size_t size)
+{
+    const char *argv[] = {"nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader", NULL};
+    runner_spec s = {.argv = argv, .timeout_ms = 10000, .isolation = RUNNER_ISO_NONE};
+    runner_result r;
+    int major, minor;
+    bool ok = runner_run(&s, &r) == HK_OK && r.exit_code == 0 &&
+              sscanf(r.out, "%d.%d", &major, &minor) == 2 && major > 0 && major < 100 &&
+              minor >= 0 && minor < 10;
+    if (ok)
+        snprintf(out, size, "sm_%d%d", major, minor);
+    runner_result_free(&r);
+    return ok;
+}
+
+static int peaks_json(const device_info *d, char **out)
+{
+    json_t *p = json_object();
+    if (!p)
+        return HK_ENOMEM;
+    double bw = device_peak_bandwidth_gbs(d);
+    if (bw > 0)
+        json_object_set_new(p, STORE_PEAK_DRAM_BYTES_PER_S, json_real(bw * 1e9));
+    if (d->fp32_tflops > 0)
+        json_object_set_new(p, STORE_PEAK_FP32_FLOP_PER_S, json_real(d->fp32_tflops * 1e12));
+    if (d->tensor_bf16_tflops > 0)
+        json_object_set_new(p, STORE_PEAK_TENSOR_FLOP_PER_S,
+                            json_real(d->tensor_bf16_tflops * 1e12));
+    *out = json_dumps(p, JSON_COMPACT);
+    json_decref(p);
+    return *out ? HK_OK : HK_ENOMEM;
+}
+
+/* The measured peaks of this GPU: from the per-device cache, else probed now (compiled and
+ * run once) and cached; either way recorded in the store for the report. */
+static int init_device(ep_ctx *c)
+{
+    int rc = HK_OK;
+    char *why = NULL, *peaks = NULL, *cache = NULL;
+    (void)device_cache_path(&cache);
+    if (device_cache_load(cache, c->gpu.name, c->gpu.uuid, &c->dev) == HK_OK) {
+        ep__log(c, "info", "device peaks from the cache %s (measured %lld)", cache,
+                (long long)c->dev.measured_at);
+    } else {
+        char *dir = hk_asprintf("%s/probe", c->work);
+        if (!dir)
+            return HK_ENOMEM;
+        progress(c, 2, NULL, "measuring the peaks of %s (once per device)", c->gpu.name);
+        device_probe_options po = {.nvcc = c->nvcc, .workdir = dir, .arch = c->arch};
+        rc = measure_mkdirs(dir);
+        if (rc == HK_OK)
+            rc = device_probe(&po, &c->dev, &why);
+        hk_free(dir);
+        if (rc) {
+            ep__log(c, "warn", "device probe failed (%s): %s; no physical floor or roofline",
+                    hk_strerror(rc), why ? why : "");
+            hk_free(why);
+            hk_free(cache);
+            snprintf(c->dev.name, sizeof c->dev.name, "%s", c->gpu.name);
+            return HK_OK; /* the episode can still measure; the floor check is skipped */
+        }
+        if (device_cache_save(cache, &c->dev) != HK_OK)
+            ep__log(c, "warn", "could not cache the device peaks in %s", cache ? cache : "?");
+    }
+    hk_free(cache);
+    c->has_dev = true;
+    char cc[32];
+    snprintf(cc, sizeof cc, "%d.%d", c->dev.cc_major, c->dev.cc_minor);
+    TRY(peaks_json(&c->dev, &peaks));
+    if (c->db && (store_device_put(c->db, c->dev.name, cc, peaks) ||
+                  store_episode_set_device(c->db, c->episode_id, c->dev.name)))
+        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+    c->mo.peak_bytes_per_s = device_peak_bandwidth_gbs(&c->dev) * 1e9;
+    c->mo.peak_flops = c->dev.fp32_tflops > 0 ? c->dev.fp32_tflops * 1e12 : 0;
+    c->mo.sm_count = c->dev.sm_count;
+    json_t *dj = device_info_to_json(&c->dev);
+    json_object_set_new(c->info, "device", dj ? dj : json_null());
+    ep__log(c, "info", "%s (%s, %d SMs): %.0f GB/s copy, %.1f TFLOP/s FP32, tensor %s", c->dev.name,
+            c->dev.arch, c->dev.sm_count, device_peak_bandwidth_gbs(&c->dev), c->dev.fp32_tflops,
+            c->dev.tensor_bf16_tflops > 0 ? "measured" : "absent");
+out:
+    hk_free(peaks);
+    return rc;
+}
+
+/* Before the episode exists: the file, the kernel in it, the spec. Errors here leave no
+ * episode behind (there is nothing to record against). */
+static int init_inputs(ep_ctx *c)
+{
+    const ep_options *o = c->o;
+    int rc = HK_OK;
+    an_model *m = NULL;
+    spec_diags d = {0};
+    char *abs = realpath(o->file, NULL);
+    if (!abs) {
+        ep__fail_early(c, HK_ENOENT, "cannot open %s: %s", o->file, strerror(errno));
+        return HK_ENOENT;
+    }
+    c->file_abs = hk_strdup(abs);
+    free(abs);
+    if (!c->file_abs)
+        return HK_ENOMEM;
+    rc = ep__read_file(c->file_abs, SOURCE_MAX, &c->text, &c->text_len);
+    if (rc) {
+        ep__fail_early(c, rc, "cannot read %s: %s", c->file_abs, hk_strerror(rc));
+        return rc;
+    }
+    if ((rc = an_analyze(c->text, c->text_len, &m))) {
+        ep__fail_early(c, rc, "cannot analyse %s: %s", c->file_abs, hk_strerror(rc));
+        return rc;
+    }
+    long k = an_model_find_kernel(m, o->kernel);
+    if (k < 0) {
+        an_model_free(m);
+        ep__fail_early(c, HK_ENOENT, "%s: no __global__ kernel named '%s'", c->file_abs,
+                       o->kernel);
+        return HK_ENOENT;
+    }
+    const an_span *sp = &m->funcs[k].span;
+    store_content_hash(c->text + sp->start_byte, sp->end_byte - sp->start_byte, c->kernel_hash);
+    an_model_free(m);
+
+    rc = spec_load(o->spec_path, &c->sp, &d);
+    for (size_t i = 0; i < d.n; i++) {
+        char *line = spec_diag_format(&d.items[i], o->spec_path);
+        ep__log(c, d.items[i].severity == SPEC_ERROR ? "error" : "warn", "%s",
+                line ? line : d.items[i].message);
+        hk_free(line);
+    }
+    spec_diags_free(&d);
+    if (rc) {
+        ep__fail_early(c, rc == HK_ENOMEM ? rc : HK_EPARSE, "the bench spec %s is not valid",
+                       o->spec_path);
+        return rc == HK_ENOMEM ? rc : HK_EPARSE;
+    }
+    if (c->sp->form != SPEC_FORM_HARNESS) {
+        ep__fail_early(c, HK_EUNSUPPORTED,
+                       "%s is a command-form spec: hkls optimize runs harness-form specs",
+                       o->spec_path);
+        return HK_EUNSUPPORTED;
+    }
+    if (strcmp(c->sp->kernel, o->kernel) != 0) {
+        ep__fail_early(c, HK_EINVAL, "%s benchmarks kernel '%s', not '%s'", o->spec_path,
+                       c->sp->kernel, o->kernel);
+        return HK_EINVAL;
+    }
+    char *spec_src = c->sp->source_path ? realpath(c->sp->source_path, NULL) : NULL;
+    if (spec_src && strcmp(spec_src, c->file_abs) != 0)
+        ep__log(c, "warn", "the spec's source is %s; optimizing %s as given", spec_src,
+                c->file_abs);
+    free(spec_src);
+    return HK_OK;
+}
+
+/* Target -> arch (NULL when it must come from the GPU). */
+static int parse_target(ep_ctx *c)
+{
+    const char *t = c->o->target;
+    if (!t || !strcmp(t, "nvidia"))
+        return HK_OK;
+    enum cc_backend be;
+    char *arch = NULL;
+    int rc = cc_parse_target(t, &be, &arch);
+    if (rc == HK_OK && be != CC_NVIDIA) {
+        hk_free(arch);
+        ep__fail_early(c, HK_EUNSUPPORTED,
+                       "target %s: this engine optimizes for NVIDIA GPUs (nvidia[:sm_XX])", t);
+        return HK_EUNSUPPORTED;
+    }
+    if (rc) {
+        ep__fail_early(c, HK_EINVAL, "--target %s: expected nvidia or nvidia:sm_XX", t);
+        return HK_EINVAL;
+    }
+    snprintf(c->arch, sizeof c->arch, "%s", arch);
+    hk_free(arch);
+    return HK_OK;
+}
+
+static int create_episode(ep_ctx *c)
+{
+    const ep_options *o = c->o;
+    int rc = HK_OK;
+    char *dbdir = NULL, *budget = NULL;
+    if (!(dbdir = hk_strdup(o->db_path)))
+        return HK_ENOMEM;
+    char *slash = strrchr(dbdir, '/');
+    if (slash && slash != dbdir) {
+        *slash = '\0';
+        (void)measure_mkdirs(dbdir);
+    }
+    hk_free(dbdir);
+    if ((rc = store_open(o->db_path, &c->db))) {
+        ep__fail_early(c, rc, "cannot open the history database %s: %s", o->db_path,
+                       hk_strerror(rc));
+        return rc;
+    }
+    if (store_kernel_upsert(c->db, c->file_abs, o->kernel, c->kernel_hash, &c->kernel_id)) {
+        ep__fail_early(c, HK_EDB, "store: %s", store_errmsg(c->db));
+        return HK_EDB;
+    }
+    json_t *bj = json_pack("{s:I, s:f, s:I, s:b}", "candidates", (json_int_t)c->budget,
+                           "minutes", c->minutes, "seed", (json_int_t)o->seed, "from_original",
+                           o->from_original);
+    budget = bj ? json_dumps(bj, JSON_COMPACT) : NULL;
+    json_decref(bj);
+    char name[512];
+    if (o->name && *o->name)
+        snprintf(name, sizeof name, "%s", o->name);
+    else
+        snprintf(name, sizeof name, "%s %s", o->kernel, c->arch);
+    store_episode_new en = {.kernel_id = c->kernel_id,
+                            .name = name,
+                            .target = o->target ? o->target : "nvidia",
+                            .backend = "nvidia",
+                            .arch = c->arch,
+                            .engine = "builtin",
+                            .budget_json = budget,
+                            .pid = (int)getpid()};
+    if (store_episode_create(c->db, &en, &c->episode_id)) {
+        ep__fail_early(c, HK_EDB, "store: %s", store_errmsg(c->db));
+        rc = HK_EDB;
+    }
+    c->res->episode_id = c->episode_id;
+    free(budget);
+    return rc;
+}
+
+static int stage_init(ep_ctx *c)
+{
+    int rc = HK_OK;
+    stage_begin(c, "init", 0, "toolchain, GPU and peaks");
+    c->info = json_object();
+    if (!c->info)
+        return HK_ENOMEM;
+    if (cc_find_compiler(CC_NVIDIA, &c->nvcc) != HK_OK)
+        return ep__fail(c, false, "nvcc not found (PATH, CUDA_HOME, /usr/local/cuda/bin)");
+    json_object_set_new(c->info, "nvcc", ep__text(c->nvcc));
+    json_object_set_new(c->info, "spec", ep__text(c->o->spec_path));
+    json_object_set_new(c->info, "work_dir", ep__text(c->work));
+    ep__log(c, "info", "nvcc: %s", c->nvcc);
+    if (c->has_gpu) {
+        json_object_set_new(c->info, "gpu", json_pack("{s:s, s:s, s:s}", "name", c->gpu.name,
+                                                      "uuid", c->gpu.uuid, "how", c->gpu.how));
+        ep__log(c, "info", "GPU: %s (found by %s)", c->gpu.name[0] ? c->gpu.name : "NVIDIA GPU",
+                c->gpu.how);
+        TRY(init_device(c));
+        if (c->o->target && strcmp(c->arch, c->dev.arch) != 0 && c->has_dev)
+            ep__log(c, "warn", "compiling for %s as asked; the GPU is %s", c->arch, c->dev.arch);
+    } else {
+        json_object_set_new(c->info, "gpu", json_null());
+        ep__log(c, "warn", "%s", c->no_gpu_why);
+    }
+    json_object_set_new(c->info, "arch", json_string(c->arch));
+    const char *mem_words = NULL;
+    enum runner_isolation iso = c->mo.isolation == RUNNER_ISO_AUTO ? runner_isolation_available()
+                                                                   : c->mo.isolation;
+    (void)runner_memory_available(true, &mem_words);
+    json_object_set_new(c->info, "isolation", ep__text(runner_isolation_name(iso)));
+    json_object_set_new(c->info, "memory_limit", ep__text(mem_words));
+    ep__log(c, "info", "isolation: %s", runner_isolation_name(iso));
+    ep__log(c, "info", "spec %s: %zu sizes, %zu seeds, %zu distributions", c->o->spec_path,
+            c->sp->n_sizes, c->sp->n_seeds, c->sp->n_dists);
+    c->mo.spec = c->sp;
+    c->mo.nvcc = c->nvcc;
+    c->mo.arch = c->arch;
+    c->mo.stop = c->o->stop;
+    ep__save_info(c);
+out:
+    return rc;
+}
+
+static void ep__save_info(ep_ctx *c)
+{
+    if (!c->info || !c->db || !c->episode_id)
+        return;
+    char *s = json_dumps(c->info, JSON_COMPACT);
+    if (s && store_episode_set_info(c->db, c->episode_id, s))
+        HK_WARN("episode: info not stored: %s", store_errmsg(c->db));
+    free(s);
+}
+
+/* ---- failure and stop ---- */
+
+static void ep__fail_early(ep_ctx *c, int rc, const char *fmt, ...)
+{
+    (void)rc;
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!c->res->error)
+        c->res->error = hk_strdup(msg);
+    ep__log(c, "error", "%s", msg);
+}
+
+static int ep__fail(ep_ctx *c, bool no_gpu, const char *fmt, ...)
+{
+    char msg[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!c->res->error)
+        c->res->error = hk_strdup(msg);
+    c->res->status = STORE_EP_FAILED;
+    c->res->no_gpu = c->res->no_gpu || no_gpu;
+    c->failed = true;
+    ep__log(c, "error", "%s", msg);
+    return HK_ECHILD; /* stage-level: "the episode failed", handled by ep_run */
+}
+
+/* ---- stage 2: baseline ---- */
+
+/* Candidate timeouts from the baseline's slowest process (unless the caller set them), so
+ * a kernel that never terminates costs seconds, not minutes. */
+static void size_timeouts(ep_ctx *c, long max_wall_ms)
+{
+    const measure_opts *given = &c->o->measure;
+    long w = max_wall_ms > 0 ? max_wall_ms : 1000;
+    if (!given->run_timeout_ms)
+        c->mo.run_timeout_ms = (unsigned)fmin(120000, fmax(10000, 10.0 * (double)w));
+    if (!given->time_timeout_ms)
+        c->mo.time_timeout_ms = (unsigned)fmin(600000, fmax(60000, 10.0 * (double)w));
+}
+
+static int record_evidence(ep_ctx *c, int64_t vid, const char *kind, json_t *j)
+{
+    if (!j)
+        return HK_OK;
+    char *s = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    if (!s)
+        return HK_ENOMEM;
+    if (store_evidence_add(c->db, vid, c->episode_id, kind, s, NULL))
+        ep__log(c, "warn", "store: evidence %s: %s", kind, store_errmsg(c->db));
+    free(s);
+    return HK_OK;
+}
+
+static char *size_key(const ep_ctx *c, int k)
+{
+    struct hk_buf b;
+    hk_buf_init(&b, 1024);
+    for (size_t i = 0; i < c->sp->n_size_names; i++)
+        (void)hk_buf_printf(&b, "%s%s=%lld", i ? "," : "", c->sp->size_names[i],
+                            c->sp->size_values[(size_t)k * c->sp->n_size_names + i]);
+    char *s = hk_buf_steal(&b);
+    return s ? s : hk_strdup("");
+}
+
+static int ep__add_measurement(ep_ctx *c, int64_t vid, enum store_measure_kind kind, int size,
+                        double median, double p10, double p90, int reps, json_t *raw)
+{
+    store_measurement m;
+    memset(&m, 0, sizeof m);
+    m.version_id = vid;
+    m.episode_id = c->episode_id;
+    m.kind = kind;
+    m.median_ms = median;
+    m.p10_ms = p10;
+    m.p90_ms = p90;
+    m.spread = NAN;
+    m.reps = reps;
+    measure_rates(&c->mo, size, median, &m.bytes_per_s, &m.flop_per_s, &m.roofline_pct);
+    m.size_key = size_key(c, size);
+    m.raw_json = raw ? json_dumps(raw, JSON_COMPACT) : NULL;
+    json_decref(raw);
+    int rc = store_measurement_add(c->db, &m, NULL);
+    if (rc)
+        ep__log(c, "warn", "store: measurement: %s", store_errmsg(c->db));
+    hk_free(m.size_key);
+    free(m.raw_json);
+    return HK_OK;
+}
+
+static json_t *launch_json(const long long *block, const char *const *flags)
+{
+    json_t *j = json_object(), *f = json_array();
+    if (!j || !f) {
+        json_decref(j);
+        json_decref(f);
+        return NULL;
+    }
+    for (size_t i = 0; flags && flags[i]; i++)
+        json_array_append_new(f, ep__text(flags[i]));
+    json_object_set_new(j, "flags", f);
+    if (block)
+        json_object_set_new(j, "block", json_pack("[I,I,I]", (json_int_t)block[0],
+                                                  (json_int_t)block[1], (json_int_t)block[2]));
+    else
+        json_object_set_new(j, "block", json_null());
+    return j;
+}
+
+/* Adds a version of this episode (source: the whole file text). */
+static int ep__add_version(ep_ctx *c, const char *text, int64_t parent, json_t *launch,
+                    enum store_version_status st, const char *produced_by, int64_t *vid)
+{
+    char *lj = launch ? json_dumps(launch, JSON_COMPACT) : NULL;
+    store_version_new vn = {.episode_id = c->episode_id,
+                            .parent_id = parent,
+                            .source = text,
+                            .launch_json = lj,
+                            .status = st,
+                            .produced_by = produced_by};
+    int rc = store_version_add(c->db, &vn, vid);
+    free(lj);
+    if (rc)
+        ep__log(c, "error", "store: version: %s", store_errmsg(c->db));
+    return rc ? HK_EDB : HK_OK;
+}
+
+static int stage_baseline(ep_ctx *c)
+{
+    int rc = HK_OK;
+    stage_begin(c, "baseline", 5, "the original kernel: build%s",
+                c->has_gpu ? ", reference outputs and timing" : " (no GPU: no runs)");
+    char hash[STORE_HASH_HEX];
+    store_content_hash(c->text, c->text_len, hash);
+    if (store_version_find_by_hash(c->db, c->kernel_id, hash, &c->base_vid) != HK_OK) {
+        json_t *lj = launch_json(NULL, NULL);
+        rc = ep__add_version(c, c->text, 0, lj, STORE_V_VERIFIED, "original", &c->base_vid);
+        json_decref(lj);
+        if (rc)
+            return rc;
+    }
+    if (store_episode_set_baseline(c->db, c->episode_id, c->base_vid))
+        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+
+    /* build */
+    ep_rec *b = hk_calloc(1, sizeof *b);
+    if (!b)
+        return HK_ENOMEM;
+    b->vid = c->base_vid;
+    b->produced_by = hk_strdup("original");
+    if ((rc = rec_push(c, b))) {
+        rec_free(b);
+        return rc;
+    }
+    c->base_rec = b;
+    char *dir = hk_asprintf("%s/baseline", c->work);
+    measure_build mb;
+    measure_compile mc;
+    memset(&mb, 0, sizeof mb);
+    memset(&mc, 0, sizeof mc);
+    if (!dir)
+        return HK_ENOMEM;
+    rc = measure_build_prepare(&c->mo, dir, c->text, c->text_len, NULL, &mb);
+    hk_free(dir);
+    if (rc) {
+        rc = ep__fail(c, false, "cannot write the benchmark program: %s", hk_strerror(rc));
+        goto out;
+    }
+    progress(c, 6, NULL, "compiling the baseline");
+    TRY(measure_build_compile(&c->mo, &mb, &mc));
+    b->dir = hk_strdup(mb.dir);
+    b->exe = hk_strdup(mb.exe);
+    b->ptxas = measure_resources_json(&mc, c->o->kernel);
+    if (!mc.ok) {
+        rc = ep__fail(c, false, "the original kernel does not build with the spec's harness:\n%s",
+                      mc.details ? mc.details : "");
+        goto out;
+    }
+    if (b->ptxas) {
+        ep__log(c, "info", "baseline: %lld registers, %lld bytes spilled, %lld bytes shared",
+                json_integer_value(json_object_get(b->ptxas, "registers")),
+                json_integer_value(json_object_get(b->ptxas, "spill_stores")),
+                json_integer_value(json_object_get(b->ptxas, "smem_static")));
+        record_evidence(c, c->base_vid, "ptxas", json_incref(b->ptxas));
+    }
+    if (!c->has_gpu)
+        goto out;
+
+    /* reference outputs and timing */
+    char *ref = hk_asprintf("%s/ref", c->work);
+    if (!ref) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    measure_verdict v;
+    measure_verdict_init(&v);
+    progress(c, 8, NULL, "running the baseline on %zu input combinations",
+             c->sp->n_sizes * c->sp->n_seeds * c->sp->n_dists);
+    measure_prog bp = rec_prog(b);
+    rc = measure_baseline_run(&c->mo, &bp, ref, &c->base, &v);
+    hk_free(ref);
+    if (rc == HK_OK && v.reason != MEASURE_OK) {
+        rc = ep__fail(c, v.reason == MEASURE_NO_GPU, "the baseline failed (%s): %s",
+                      measure_reason_name(v.reason), v.details ? v.details : "");
+        measure_verdict_clear(&v);
+        goto out;
+    }
+    size_timeouts(c, v.max_wall_ms);
+    measure_verdict_clear(&v);
+    if (rc)
+        goto out;
+    c->have_base = true;
+    for (size_t k = 0; k < c->base.n_times; k++) {
+        const measure_timing *t = &c->base.times[k];
+        double bps, fps, pct, floor_ms;
+        bool below;
+        measure_rates(&c->mo, (int)k, t->median_ms, &bps, &fps, &pct);
+        json_t *x = json_pack("{s:i, s:f, s:o, s:o, s:o, s:i}", "size", (int)k, "median_ms",
+                              t->median_ms, "bytes_per_s", num_or_null(bps), "flop_per_s",
+                              num_or_null(fps), "roofline_pct", num_or_null(pct), "reps", t->reps);
+        progress(c, 12, x, "baseline size %zu: %.4g ms (p10 %.4g, p90 %.4g, %d reps)%s", k,
+                 t->median_ms, t->p10_ms, t->p90_ms, t->reps,
+                 (int)k == c->base.primary_size ? ", the speedup is measured here" : "");
+        if (measure_floor_check(&c->mo, (int)k, t->median_ms, &floor_ms, &below) == HK_OK && below)
+            ep__log(c, "warn",
+                    "the baseline (%.4g ms) is below the physical floor (%.4g ms) at size %zu: "
+                    "the spec's bytes/flops formulas or the peaks are wrong",
+                    t->median_ms, floor_ms, k);
+    }
+    const measure_timing *pt = &c->base.times[c->base.primary_size];
+    json_t *raw = json_loads(pt->raw ? pt->raw : "{}", 0, NULL);
+    ep__add_measurement(c, c->base_vid, STORE_M_BASELINE, c->base.primary_size, pt->median_ms,
+                        pt->p10_ms, pt->p90_ms, pt->reps, raw);
+    b->median_ms = pt->median_ms;
+    b->speedup = 1.0;
+    b->accepted = true;
+    b->evaluated = true;
+out:
+    measure_build_free(&mb);
+    measure_compile_clear(&mc);
+    return rc;
+}
+
+/* ---- stage 4: accuracy ---- */
+
+static int cmp_rec_speedup(const void *a, const void *b)
+{
+    const ep_rec *x = *(ep_rec *const *)a, *y = *(ep_rec *const *)b;
+    return x->speedup < y->speedup ? 1 : x->speedup > y->speedup ? -1 : 0;
+}
+
+static int reject_late(ep_ctx *c, ep_rec *r, const char *stage, const measure_verdict *v)
+{
+    char details[MEASURE_MAX_DETAILS + 128];
+    snprintf(details, sizeof details, "%s stage: %s", stage, v->details ? v->details : "");
+    r->accepted = false;
+    if (store_version_set_status(c->db, r->vid, STORE_V_REJECTED, measure_reason_name(v->reason),
+                                 details))
+        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+    json_t *ev = json_pack("{s:s, s:s, s:I, s:s, s:s, s:o}", "event", "version", "stage",
+                           c->stage, "id", (json_int_t)r->vid, "status", "rejected", "reason",
+                           measure_reason_name(v->reason), "message", ep__text(details));
+    ep__emit(c, ev);
+    return HK_OK;
+}
+
+static int stage_accuracy(ep_ctx *c)
+{
+    int rc = HK_OK;
+    stage_begin(c, "accuracy", 80, "re-checking the best on new seeds and every size");
+    ep_rec **order = hk_calloc(c->n_recs ? c->n_recs : 1, sizeof *order);
+    measure_combo *combos = NULL;
+    size_t n = 0, n_order = 0;
+    char *ref = NULL;
+    if (!order)
+        return HK_ENOMEM;
+    for (size_t i = 0; i < c->n_recs; i++)
+        if (c->recs[i] != c->base_rec && c->recs[i]->accepted && c->recs[i]->speedup > 1.0)
+            order[n_order++] = c->recs[i];
+    qsort(order, n_order, sizeof *order, cmp_rec_speedup);
+    if (!n_order) {
+        ep__log(c, "info", "no candidate was faster than the baseline");
+        goto out;
+    }
+    TRY(measure_combos(c->sp, 1000, &combos, &n));
+    if (!(ref = hk_asprintf("%s/ref-accuracy", c->work))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    measure_verdict v;
+    measure_verdict_init(&v);
+    measure_prog bp = rec_prog(c->base_rec);
+    TRY(measure_reference(&c->mo, &bp, ref, combos, n, &v));
+    if (v.reason != MEASURE_OK) {
+        rc = ep__fail(c, false, "the baseline failed on the accuracy seeds (%s): %s",
+                      measure_reason_name(v.reason), v.details ? v.details : "");
+        measure_verdict_clear(&v);
+        goto out;
+    }
+    measure_verdict_clear(&v);
+    /* The fastest that survives becomes the best; a few tries, then give up. */
+    for (size_t i = 0; i < n_order && i < 3 && !c->best; i++) {
+        ep_rec *r = order[i];
+        measure_verdict_init(&v);
+        char *dir = hk_asprintf("%s/accuracy", r->dir);
+        measure_prog p = rec_prog(r);
+        rc = dir ? measure_check(&c->mo, &p, dir, ref, combos, n, &v) : HK_ENOMEM;
+        hk_free(dir);
+        if (rc) {
+            measure_verdict_clear(&v);
+            goto out;
+        }
+        if (!isnan(v.max_abs_err) && (isnan(r->max_abs) || v.max_abs_err > r->max_abs))
+            r->max_abs = v.max_abs_err;
+        if (!isnan(v.max_rel_err) && (isnan(r->max_rel) || v.max_rel_err > r->max_rel))
+            r->max_rel = v.max_rel_err;
+        if (v.reason == MEASURE_OK) {
+            c->best = r;
+            (void)store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel);
+            progress(c, 86, NULL,
+                     "v%d passed %zu more combinations (seeds + 1000, every size): max abs "
+                     "error %.3g, max rel error %.3g",
+                     r->number, v.n_checked, r->max_abs, r->max_rel);
+        } else {
+            reject_late(c, r, "accuracy", &v);
+        }
+        measure_verdict_clear(&v);
+    }
+out:
+    hk_free(order);
+    hk_free(combos);
+    hk_free(ref);
+    return rc;
+}
+
+/* ---- stage 5: verify ---- */
+
+static json_t *samples_json(const double *x, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        json_array_append_new(a, json_real(x[i]));
+    return a;
+}
+
+static void quantiles(const double *x, size_t n, double *p10, double *p50, double *p90)
+{
+    double s[MEASURE_MAX_PAIRS];
+    memcpy(s, x, n * sizeof *x);
+    for (size_t i = 1; i < n; i++) /* insertion sort: n <= 64 */
+        for (size_t j = i; j > 0 && s[j - 1] > s[j]; j--) {
+            double t = s[j];
+            s[j] = s[j - 1];
+            s[j - 1] = t;
+        }
+    *p10 = measure_quantile(s, n, 0.1);
+    *p50 = measure_quantile(s, n, 0.5);
+    *p90 = measure_quantile(s, n, 0.9);
+}
+
+static int stage_verify(ep_ctx *c)
+{
+    int rc = HK_OK;
+    ep_rec *r = c->best;
+    size_t pairs = c->o->verify_pairs > 0 ? (size_t)c->o->verify_pairs : 5;
+    if (pairs < 5)
+        pairs = 5;
+    if (pairs > MEASURE_MAX_PAIRS)
+        pairs = MEASURE_MAX_PAIRS;
+    stage_begin(c, "verify", 88, "baseline and v%d interleaved, %zu pairs, separate processes",
+                r->number, pairs);
+    double a[MEASURE_MAX_PAIRS], b[MEASURE_MAX_PAIRS];
+    measure_verdict va, vb;
+    measure_verdict_init(&va);
+    measure_verdict_init(&vb);
+    char *da = hk_asprintf("%s/verify-baseline", c->work), *db = hk_asprintf("%s/verify", r->dir);
+    measure_prog pa = rec_prog(c->base_rec), pb = rec_prog(r);
+    int size = c->base.primary_size;
+    if (!da || !db) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    TRY(measure_interleave(&c->mo, &pa, da, &pb, db, c->base.ref_dir, size, c->base.time_seed,
+                           c->base.time_dist, c->base.check_seed, pairs, a, b, &va, &vb));
+    if (va.reason != MEASURE_OK) {
+        rc = ep__fail(c, false, "the baseline failed while verifying (%s): %s",
+                      measure_reason_name(va.reason), va.details ? va.details : "");
+        goto out;
+    }
+    if (vb.reason != MEASURE_OK) {
+        reject_late(c, r, "verify", &vb);
+        c->best = NULL;
+        goto out;
+    }
+    measure_speedup sp;
+    TRY(measure_speedup_compute(a, b, pairs, &sp));
+    double a10, a50, a90, b10, b50, b90;
+    quantiles(a, pairs, &a10, &a50, &a90);
+    quantiles(b, pairs, &b10, &b50, &b90);
+    json_t *raw_a = json_pack("{s:o, s:s}", "samples", samples_json(a, pairs), "role", "baseline");
+    json_t *raw_b = json_pack("{s:o, s:s, s:f, s:f, s:f}", "samples", samples_json(b, pairs),
+                              "role", "candidate", "speedup", sp.speedup, "ratio_p10", sp.lo,
+                              "ratio_p90", sp.hi);
+    ep__add_measurement(c, c->base_vid, STORE_M_VERIFY, size, a50, a10, a90, (int)pairs, raw_a);
+    ep__add_measurement(c, r->vid, STORE_M_VERIFY, size, b50, b10, b90, (int)pairs, raw_b);
+    c->verified_speedup = sp;
+    json_t *x = json_pack("{s:f, s:f, s:f, s:f, s:f}", "speedup", sp.speedup, "speedup_p10",
+                          sp.lo, "speedup_p90", sp.hi, "baseline_ms", sp.a_median, "best_ms",
+                          sp.b_median);
+    progress(c, 94, x, "interleaved: baseline %.4g ms, v%d %.4g ms: %.2fx (pairs p10 %.2fx .. p90 %.2fx)",
+             sp.a_median, r->number, sp.b_median, sp.speedup, sp.lo, sp.hi);
+    if (sp.speedup > 1.0) {
+        if (store_episode_set_best(c->db, c->episode_id, r->vid))
+            ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+    } else {
+        ep__log(c, "info", "v%d is not faster when interleaved with the baseline (%.3fx): no best",
+                r->number, sp.speedup);
+        c->best = NULL;
+    }
+out:
+    measure_verdict_clear(&va);
+    measure_verdict_clear(&vb);
+    hk_free(da);
+    hk_free(db);
+    return rc;
+}
+
+/* ---- stage 6: report ---- */
+
+static int stage_report(ep_ctx *c)
+{
+    int rc = HK_OK;
+    stage_begin(c, "report", 95, "evidence and the report");
+    ep_rec *show[2] = {c->base_rec, c->best};
+    for (int i = 0; i < 2; i++) {
+        ep_rec *r = show[i];
+        if (!r || !r->exe || (i == 1 && r == c->base_rec))
+            continue;
+        if (i == 1 && r->ptxas)
+            record_evidence(c, r->vid, "ptxas", json_incref(r->ptxas));
+        ep__evidence(c, r);
+    }
+    char *dir = NULL;
+    if (c->o->out_dir) {
+        dir = hk_strdup(c->o->out_dir);
+    } else {
+        char *dbc = hk_strdup(c->o->db_path);
+        if (dbc) {
+            char *slash = strrchr(dbc, '/');
+            if (slash)
+                *slash = '\0';
+            dir = hk_asprintf("%s/reports/%lld", slash ? dbc : ".", (long long)c->episode_id);
+        }
+        hk_free(dbc);
+    }
+    if (!dir)
+        return HK_ENOMEM;
+    c->report_dir = dir;
+    return rc;
+}
+
+static int write_report(ep_ctx *c)
+{
+    report_paths rp = {0};
+    int rc = report_write(c->db, c->episode_id, c->report_dir, REPORT_ALL, &rp);
+    if (rc) {
+        ep__log(c, "error", "report: %s", hk_strerror(rc));
+        return rc;
+    }
+    c->res->report_json = rp.json;
+    c->res->report_md = rp.md;
+    c->res->report_html = rp.html;
+    return HK_OK;
+}
+
+/* ---- the episode ---- */
+
+static json_t *summary_json(ep_ctx *c)
+{
+    json_t *s = json_object();
+    if (!s)
+        return NULL;
+    size_t acc = 0, rej = 0, unmeasured = 0;
+    for (size_t i = 0; i < c->n_recs; i++) {
+        const ep_rec *r = c->recs[i];
+        if (r == c->base_rec || r->is_start)
+            continue;
+        if (r->rejected)
+            rej++;
+        else if (r->accepted)
+            acc++;
+        else
+            unmeasured++;
+    }
+    json_object_set_new(s, "kernel", ep__text(c->o->kernel));
+    json_object_set_new(s, "file", ep__text(c->file_abs));
+    json_object_set_new(s, "arch", ep__text(c->arch));
+    json_object_set_new(s, "device", c->has_dev ? ep__text(c->dev.name) : json_null());
+    json_object_set_new(s, "candidates", json_integer((json_int_t)c->n_proposed));
+    json_object_set_new(s, "accepted", json_integer((json_int_t)acc));
+    json_object_set_new(s, "rejected", json_integer((json_int_t)rej));
+    json_object_set_new(s, "not_measured", json_integer((json_int_t)unmeasured));
+    json_object_set_new(s, "baseline_version", json_integer(c->base_rec ? c->base_rec->number : 0));
+    json_object_set_new(s, "baseline_ms", num_or_null(c->have_base
+                                                          ? c->base.times[c->base.primary_size].median_ms
+                                                          : NAN));
+    if (c->best) {
+        const measure_speedup *sp = &c->verified_speedup;
+        double bps, fps, pct;
+        measure_rates(&c->mo, c->base.primary_size, sp->b_median, &bps, &fps, &pct);
+        json_object_set_new(s, "best_version", json_integer(c->best->number));
+        json_object_set_new(s, "best_version_id", json_integer((json_int_t)c->best->vid));
+        json_object_set_new(s, "best_ms", num_or_null(sp->b_median));
+        json_object_set_new(s, "verify_baseline_ms", num_or_null(sp->a_median));
+        json_object_set_new(s, "speedup", num_or_null(sp->speedup));
+        json_object_set_new(s, "speedup_p10", num_or_null(sp->lo));
+        json_object_set_new(s, "speedup_p90", num_or_null(sp->hi));
+        json_object_set_new(s, "bytes_per_s", num_or_null(bps));
+        json_object_set_new(s, "flop_per_s", num_or_null(fps));
+        json_object_set_new(s, "roofline_pct", num_or_null(pct));
+        json_object_set_new(s, "max_abs_err", num_or_null(c->best->max_abs));
+        json_object_set_new(s, "max_rel_err", num_or_null(c->best->max_rel));
+        json_object_set_new(s, "produced_by", ep__text(c->best->produced_by));
+        json_object_set_new(s, "flagged", json_boolean(c->best->flagged));
+    } else {
+        json_object_set_new(s, "best_version", json_null());
+        json_object_set_new(s, "speedup", json_null());
+    }
+    return s;
+}
+
+static void emit_done(ep_ctx *c)
+{
+    ep_result *res = c->res;
+    json_t *ev = json_object();
+    if (!ev)
+        return;
+    json_object_set_new(ev, "event", json_string("done"));
+    json_object_set_new(ev, "stage", json_string(c->stage ? c->stage : "init"));
+    json_object_set_new(ev, "status", json_string(store_episode_status_name(res->status)));
+    json_object_set_new(ev, "episode", res->episode_id ? json_integer(res->episode_id) : json_null());
+    json_object_set_new(ev, "error", ep__text(res->error));
+    json_object_set_new(ev, "no_gpu", json_boolean(res->no_gpu));
+    json_object_set_new(ev, "percent", json_integer(100));
+    json_object_set_new(ev, "message",
+                        json_string(res->status == STORE_EP_COMPLETED ? "completed"
+                                    : res->status == STORE_EP_STOPPED ? "stopped"
+                                                                      : "failed"));
+    json_t *rp = json_object();
+    json_object_set_new(rp, "json", ep__text(res->report_json));
+    json_object_set_new(rp, "md", ep__text(res->report_md));
+    json_object_set_new(rp, "html", ep__text(res->report_html));
+    json_object_set_new(ev, "report", rp);
+    json_t *sum = summary_json(c);
+    json_object_set_new(ev, "summary", sum ? sum : json_null());
+    json_decref(res->summary);
+    res->summary = json_incref(ev);
+    ep__emit(c, ev);
+}
+
+static void ctx_free(ep_ctx *c)
+{
+    for (size_t i = 0; i < c->n_recs; i++)
+        rec_free(c->recs[i]);
+    hk_free(c->recs);
+    measure_baseline_clear(&c->base);
+    spec_free(c->sp);
+    hk_free(c->file_abs);
+    hk_free(c->text);
+    hk_free(c->start_text);
+    hk_free(c->nvcc);
+    hk_free(c->report_dir);
+    json_decref(c->info);
+    if (c->work && !c->o->keep_work && !c->o->work_dir)
+        (void)measure_rmtree(c->work);
+    hk_free(c->work);
+    store_close(c->db);
+}
+
+static int make_work_dir(ep_ctx *c)
+{
+    if (c->o->work_dir) {
+        c->work = hk_strdup(c->o->work_dir);
+        if (!c->work)
+            return HK_ENOMEM;
+        return measure_mkdirs(c->work);
+    }
+    const char *tmp = getenv("TMPDIR");
+    char *t = hk_asprintf("%s/hk-episode-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!t)
+        return HK_ENOMEM;
+    if (!mkdtemp(t)) {
+        hk_free(t);
+        return HK_EIO;
+    }
+    c->work = t;
+    return HK_OK;
+}
+
+int ep_run(const ep_options *o, ep_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->status = STORE_EP_FAILED;
+    if (!o || !o->file || !o->kernel || !o->spec_path || !o->db_path)
+        return HK_EINVAL;
+    if (o->engine && strcmp(o->engine, "builtin") != 0) {
+        out->error = hk_asprintf("engine '%s' is not available (builtin is)", o->engine);
+        return HK_EUNSUPPORTED;
+    }
+    ep_ctx ctx, *c = &ctx;
+    memset(c, 0, sizeof *c);
+    c->o = o;
+    c->res = out;
+    c->mo = o->measure;
+    c->budget = o->budget > 0 ? o->budget : 12;
+    c->minutes = o->minutes > 0 ? o->minutes : 10;
+    c->t0 = now_s();
+    int rc = HK_OK;
+    if ((rc = init_inputs(c)) || (rc = parse_target(c)))
+        goto early;
+
+    /* GPU presence decides the arch when no target gave one, and the episode's name */
+    if (o->gpu == EP_GPU_NONE) {
+        snprintf(c->no_gpu_why, sizeof c->no_gpu_why,
+                 "no GPU found: GPU use is disabled (HK_NO_GPU or the caller)");
+    } else if (device_detect_gpu(&c->gpu) == HK_OK && c->gpu.present) {
+        c->has_gpu = true;
+    } else {
+        snprintf(c->no_gpu_why, sizeof c->no_gpu_why,
+                 "no GPU found: nvidia-smi lists none and /dev/nvidia0 is absent");
+    }
+    if (!c->arch[0]) {
+        device_info cached;
+        char *cache = NULL;
+        (void)device_cache_path(&cache);
+        if (c->has_gpu && device_cache_load(cache, c->gpu.name, c->gpu.uuid, &cached) == HK_OK)
+            snprintf(c->arch, sizeof c->arch, "%s", cached.arch);
+        else if (!c->has_gpu || !smi_arch(c->arch, sizeof c->arch))
+            snprintf(c->arch, sizeof c->arch, "sm_90");
+        hk_free(cache);
+    }
+    if ((rc = make_work_dir(c))) {
+        ep__fail_early(c, rc, "cannot create a work directory: %s", hk_strerror(rc));
+        goto early;
+    }
+    if ((rc = create_episode(c)))
+        goto early;
+
+    /* the stages; each returns HK_ECHILD after ep__fail (the episode failed), HK_ECANCELED
+     * when stopped, other codes for infrastructure errors */
+    rc = stage_init(c);
+    if (!rc)
+        rc = stage_baseline(c);
+    if (!rc)
+        rc = ep__stage_optimize(c);
+    if (!rc && c->has_gpu && !stopped(c))
+        rc = stage_accuracy(c);
+    if (!rc && c->has_gpu && c->best && !stopped(c))
+        rc = stage_verify(c);
+    if (!rc && stopped(c))
+        rc = HK_ECANCELED;
+    if (!rc && !c->has_gpu)
+        rc = ep__fail(c, true, "%s; built the baseline and %zu candidates, measured nothing",
+                      c->no_gpu_why, c->n_proposed);
+
+    enum store_episode_status st = STORE_EP_COMPLETED;
+    if (rc == HK_ECANCELED || stopped(c)) {
+        st = STORE_EP_STOPPED;
+        if (!out->error)
+            out->error = hk_strdup("stopped by the user");
+        if (c->stage)
+            ep__log(c, "warn", "stopped: the versions found so far are kept");
+    } else if (rc == HK_ECHILD || c->failed) {
+        st = STORE_EP_FAILED;
+    } else if (rc) {
+        st = STORE_EP_FAILED;
+        if (!out->error)
+            out->error = hk_asprintf("internal error: %s", hk_strerror(rc));
+        ep__log(c, "error", "%s", out->error);
+    }
+    /* A report is written whatever the ending: a stopped or failed episode still shows
+     * what it found and why it ended. Evidence only runs programs when not stopped. */
+    int rrc = stage_report(c);
+    out->status = st;
+    ep__save_info(c);
+    if (store_episode_finish(c->db, c->episode_id, st, out->error))
+        HK_WARN("episode: finish: %s", store_errmsg(c->db));
+    /* written after the ending is recorded, so the report shows the final status */
+    if (rrc == HK_OK)
+        (void)write_report(c);
+    emit_done(c);
+    ctx_free(c);
+    return HK_OK;
+early:
+    out->status = STORE_EP_FAILED;
+    emit_done(c);
+    ctx_free(c);
+    return rc;
+}
+
+/* ---- stage 3: optimize ---- */
+
+static enum search_status search_status_of(enum measure_reason r)
+{
+    switch (r) {
+    case MEASURE_OK: return SEARCH_OK;
+    case MEASURE_COMPILE_ERROR: return SEARCH_COMPILE_ERROR;
+    case MEASURE_WRONG_ANSWER:
+    case MEASURE_UNWRITTEN_OUTPUT:
+    case MEASURE_OUT_OF_BOUNDS:
+    case MEASURE_INPUT_MODIFIED: return SEARCH_WRONG;
+    case MEASURE_TIMEOUT: return SEARCH_TIMEOUT;
+    case MEASURE_BELOW_FLOOR: return SEARCH_REJECTED;
+    default: return SEARCH_CRASH;
+    }
+}
+
+/* The version number the store gave vid. */
+static int version_number(ep_ctx *c, int64_t vid)
+{
+    store_version v;
+    memset(&v, 0, sizeof v);
+    int n = 0;
+    if (store_version_get(c->db, vid, &v) == HK_OK)
+        n = v.number;
+    store_version_clear(&v);
+    return n;
+}
+
+static void version_event(ep_ctx *c, const ep_rec *r, const char *status, const char *reason,
+                          const char *details)
+{
+    json_t *ev = json_object();
+    if (!ev)
+        return;
+    char msg[512];
+    if (r->accepted)
+        snprintf(msg, sizeof msg, "v%d: %.4g ms, %.2fx%s (%s)", r->number, r->median_ms,
+                 r->speedup, r->flagged ? ", flagged for a second look" : "", r->produced_by);
+    else
+        snprintf(msg, sizeof msg, "v%d %s%s%s (%s)", r->number, status, reason ? ": " : "",
+                 reason ? reason : "", r->produced_by);
+    json_object_set_new(ev, "event", json_string("version"));
+    json_object_set_new(ev, "stage", json_string(c->stage));
+    json_object_set_new(ev, "message", ep__text(msg));
+    json_object_set_new(ev, "id", json_integer((json_int_t)r->vid));
+    json_object_set_new(ev, "number", json_integer(r->number));
+    json_object_set_new(ev, "status", json_string(status));
+    json_object_set_new(ev, "reason", reason ? json_string(reason) : json_null());
+    json_object_set_new(ev, "details", ep__text(details));
+    json_object_set_new(ev, "median_ms", num_or_null(r->median_ms));
+    json_object_set_new(ev, "speedup", num_or_null(r->speedup));
+    json_object_set_new(ev, "max_abs_err", num_or_null(r->max_abs));
+    json_object_set_new(ev, "max_rel_err", num_or_null(r->max_rel));
+    json_object_set_new(ev, "flagged", json_boolean(r->flagged));
+    json_object_set_new(ev, "produced_by", ep__text(r->produced_by));
+    json_object_set_new(ev, "launch", r->launch ? json_incref(r->launch) : json_null());
+    ep__emit(c, ev);
+}
+
+static double best_speedup(const ep_ctx *c)
+{
+    double b = NAN;
+    for (size_t i = 0; i < c->n_recs; i++) {
+        const ep_rec *r = c->recs[i];
+        if (r != c->base_rec && r->accepted && (isnan(b) || r->speedup > b))
+            b = r->speedup;
+    }
+    return b;
+}
+
+static void optimize_progress(ep_ctx *c)
+{
+    double done = (double)c->n_evaluated / (double)(c->budget > 0 ? c->budget : 1);
+    double t = (now_s() - c->t0) / (c->minutes * 60.0);
+    double f = fmin(1.0, fmax(done, t));
+    double b = best_speedup(c);
+    json_t *x = json_pack("{s:I, s:I, s:o}", "candidate", (json_int_t)c->n_evaluated, "budget",
+                          (json_int_t)c->budget, "best_speedup", num_or_null(b));
+    if (isnan(b))
+        progress(c, 15 + (int)(65 * f), x, "candidate %zu/%ld", c->n_evaluated, c->budget);
+    else
+        progress(c, 15 + (int)(65 * f), x, "candidate %zu/%ld, best %.2fx", c->n_evaluated,
+                 c->budget, b);
+}
+
+/* The spec a candidate is built with: the episode's, with the candidate's grid mode and
+ * template arguments (a shallow copy: only the replaced members are the caller's). */
+typedef struct {
+    spec sp;
+    expr *grid[3];
+} cand_spec;
+
+static int cand_spec_make(const ep_ctx *c, const search_candidate *k, cand_spec *cs)
+{
+    memset(cs, 0, sizeof *cs);
+    cs->sp = *c->sp;
+    if (k->n_template_args && k->template_args) {
+        cs->sp.template_args = k->template_args;
+        cs->sp.n_template_args = k->n_template_args;
+    }
+    if (k->grid_mode != SEARCH_GRID_SM_MULTIPLE)
+        return HK_OK;
+    char text[64], err[128];
+    snprintf(text, sizeof text, "sm_count * %u", k->grid_per_sm ? k->grid_per_sm : 1);
+    int rc = expr_parse(text, &cs->grid[0], err, sizeof err);
+    if (!rc)
+        rc = expr_parse("1", &cs->grid[1], err, sizeof err);
+    if (!rc)
+        rc = expr_parse("1", &cs->grid[2], err, sizeof err);
+    for (int d = 0; d < 3 && !rc; d++)
+        cs->sp.grid[d] = cs->grid[d];
+    return rc;
+}
+
+static void cand_spec_clear(cand_spec *cs)
+{
+    for (int d = 0; d < 3; d++)
+        expr_free(cs->grid[d]);
+    memset(cs, 0, sizeof *cs);
+}
+
+static json_t *cand_launch_json(const search_candidate *k)
+{
+    long long b[3] = {k->block[0], k->block[1], k->block[2]};
+    json_t *j = launch_json(b, k->flags);
+    if (!j)
+        return NULL;
+    char hash[24];
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)k->hash);
+    json_object_set_new(j, "grid_mode", json_string(k->grid_mode == SEARCH_GRID_SM_MULTIPLE
+                                                        ? "sm_multiple"
+                                                        : "spec"));
+    if (k->grid_mode == SEARCH_GRID_SM_MULTIPLE)
+        json_object_set_new(j, "grid_per_sm", json_integer(k->grid_per_sm));
+    json_object_set_new(j, "fast_math", json_boolean(k->fast_math));
+    json_object_set_new(j, "launch_bounds", json_integer(k->launch_bounds));
+    json_object_set_new(j, "restrict", json_boolean(k->restrict_ptrs));
+    json_object_set_new(j, "grid_stride", json_boolean(k->grid_stride));
+    json_t *t = json_object();
+    for (size_t i = 0; t && i < k->n_tunables; i++)
+        json_object_set_new(t, k->tunables[i].name, ep__text(k->tunables[i].value));
+    json_object_set_new(j, "tunables", t ? t : json_null());
+    json_t *ta = json_array();
+    for (size_t i = 0; ta && i < k->n_template_args; i++)
+        json_array_append_new(ta, ep__text(k->template_args[i]));
+    json_object_set_new(j, "template_args", ta ? ta : json_null());
+    json_object_set_new(j, "search_id", json_integer(k->id));
+    json_object_set_new(j, "phase", json_integer(k->phase));
+    json_object_set_new(j, "hash", json_string(hash));
+    return j;
+}
+
+/* A new record for a proposal with its program written and its compile queued in pool.
+ * *queued false: it was recorded as rejected at once (its program could not be written). */
+static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate *k,
+                           bool is_start, search *s, bool *queued)
+{
+    *queued = false;
+    int rc = HK_OK;
+    ep_rec *r = hk_calloc(1, sizeof *r);
+    if (!r)
+        return HK_ENOMEM;
+    r->median_ms = r->speedup = r->max_abs = r->max_rel = NAN;
+    r->search_id = k->id;
+    r->from_search = true;
+    r->is_start = is_start;
+    for (int d = 0; d < 3; d++)
+        r->block[d] = k->block[d];
+    r->block_set = true;
+    r->text = hk_strndup(k->text, k->len);
+    r->len = k->len;
+    r->produced_by = is_start ? hk_strdup("start: best verified version of earlier episodes")
+                              : hk_asprintf("builtin: %s", k->description);
+    r->launch = cand_launch_json(k);
+    r->dir = hk_asprintf("%s/c%03u", c->work, k->id);
+    if (!r->text || !r->produced_by || !r->launch || !r->dir) {
+        rec_free(r);
+        return HK_ENOMEM;
+    }
+    if ((rc = rec_push(c, r))) {
+        rec_free(r);
+        return rc;
+    }
+    if (is_start) {
+        c->start_rec = r;
+        r->vid = c->start_vid;
+        r->number = c->start_number;
+    }
+    c->n_proposed++;
+    cand_spec cs;
+    rc = cand_spec_make(c, k, &cs);
+    if (rc == HK_OK) {
+        measure_opts mo = c->mo;
+        mo.spec = &cs.sp;
+        rc = measure_build_prepare(&mo, r->dir, r->text, r->len, k->flags, &r->build);
+    }
+    cand_spec_clear(&cs);
+    if (rc == HK_ENOMEM)
+        return rc;
+    if (rc) {
+        char why[256];
+        snprintf(why, sizeof why, "cannot write the benchmark program: %s", hk_strerror(rc));
+        if (!r->is_start && (rc = ep__add_version(c, r->text, c->start_vid ? c->start_vid : c->base_vid,
+                                                  r->launch, STORE_V_CANDIDATE, r->produced_by,
+                                                  &r->vid)))
+            return rc;
+        r->number = r->number ? r->number : version_number(c, r->vid);
+        record_rejection(c, r, MEASURE_HARNESS_ERROR, why, s);
+        return HK_OK;
+    }
+    runner_spec rs;
+    measure_build_runner_spec(&c->mo, &r->build, &rs);
+    if ((rc = runner_pool_submit(pool, &rs, r)))
+        return rc;
+    *queued = true;
+    return HK_OK;
+}
+
+static void record_rejection(ep_ctx *c, ep_rec *r, enum measure_reason reason,
+                             const char *details, search *s)
+{
+    r->rejected = true;
+    if (r->vid && store_version_set_status(c->db, r->vid, STORE_V_REJECTED,
+                                           measure_reason_name(reason), details))
+        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+    if (r->from_search && search_report(s, r->search_id, search_status_of(reason), 0) != HK_OK)
+        HK_DEBUG("episode: search_report %u refused", r->search_id);
+    version_event(c, r, "rejected", measure_reason_name(reason), details);
+}
+
+/* A compile ended: record the version (rejected with the compiler's first errors, or a
+ * candidate waiting for the GPU). Returns true when it is ready to measure. */
+static int compiled(ep_ctx *c, ep_rec *r, const runner_result *res, search *s, bool *ready)
+{
+    *ready = false;
+    measure_compile mc;
+    int rc = measure_build_finish(&c->mo, &r->build, res, &mc);
+    if (rc)
+        return rc;
+    r->ptxas = measure_resources_json(&mc, c->o->kernel);
+    if (r->ptxas)
+        json_object_set(r->launch, "ptxas", r->ptxas);
+    if (!r->is_start) {
+        rc = ep__add_version(c, r->text, c->start_vid ? c->start_vid : c->base_vid, r->launch,
+                             STORE_V_CANDIDATE, r->produced_by, &r->vid);
+        if (rc) {
+            measure_compile_clear(&mc);
+            return rc;
+        }
+        r->number = version_number(c, r->vid);
+    }
+    hk_free(r->exe);
+    r->exe = hk_strdup(r->build.exe);
+    if (!mc.ok) {
+        record_rejection(c, r, MEASURE_COMPILE_ERROR, mc.details, s);
+    } else {
+        *ready = true;
+        if (r->ptxas)
+            ep__log(c, "info", "v%d built: %lld registers, %lld bytes spilled (%s)", r->number,
+                    json_integer_value(json_object_get(r->ptxas, "registers")),
+                    json_integer_value(json_object_get(r->ptxas, "spill_stores")),
+                    r->produced_by);
+    }
+    measure_compile_clear(&mc);
+    return r->exe ? HK_OK : HK_ENOMEM;
+}
+
+/* Correctness, timing and sanity for one built candidate (blocking, on the GPU). */
+static int evaluate(ep_ctx *c, ep_rec *r, search *s)
+{
+    measure_eval e;
+    measure_prog bp = rec_prog(c->base_rec), p = rec_prog(r);
+    int rc = measure_evaluate(&c->mo, &c->base, &bp, &p, r->dir, &e);
+    if (rc) {
+        measure_eval_clear(&e);
+        return rc;
+    }
+    c->n_evaluated++;
+    r->evaluated = true;
+    r->max_abs = e.verdict.max_abs_err;
+    r->max_rel = e.verdict.max_rel_err;
+    r->flagged = e.flagged;
+    if (e.verdict.reason != MEASURE_OK) {
+        record_rejection(c, r, e.verdict.reason, e.verdict.details, s);
+        measure_eval_clear(&e);
+        return HK_OK;
+    }
+    r->accepted = true;
+    r->median_ms = e.timing.median_ms;
+    r->speedup = e.speedup;
+    if (store_version_set_status(c->db, r->vid, STORE_V_VERIFIED, NULL, NULL) ||
+        store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel))
+        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+    ep__add_measurement(c, r->vid, STORE_M_CANDIDATE, e.timing.size, e.timing.median_ms,
+                        e.timing.p10_ms, e.timing.p90_ms, e.timing.reps, measure_eval_json(&e));
+    if (e.flagged)
+        record_evidence(c, r->vid, "flag",
+                        json_pack("{s:s, s:f}", "note", e.flag_note ? e.flag_note : "",
+                                  "speedup", e.speedup));
+    if (r->from_search && search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
+        HK_DEBUG("episode: search_report %u refused", r->search_id);
+    version_event(c, r, "verified", NULL, e.flag_note);
+    measure_eval_clear(&e);
+    return HK_OK;
+}
+
+/* The text the search starts from: the best verified version of earlier episodes (for this
+ * arch) unless told to start from the original. */
+static int choose_start(ep_ctx *c)
+{
+    store_version v;
+    memset(&v, 0, sizeof v);
+    if (!c->o->from_original &&
+        store_kernel_best_verified(c->db, c->kernel_id, c->arch, &v) == HK_OK &&
+        v.id != c->base_vid && v.source) {
+        an_model *m = NULL;
+        bool has_kernel = an_analyze(v.source, strlen(v.source), &m) == HK_OK &&
+                          an_model_find_kernel(m, c->o->kernel) >= 0;
+        an_model_free(m);
+        if (has_kernel) {
+            c->start_len = strlen(v.source);
+            c->start_text = v.source;
+            v.source = NULL;
+            c->start_vid = v.id;
+            c->start_number = v.number;
+            ep__log(c, "info",
+                    "starting from v%d, the best verified version so far (the baseline stays "
+                    "the original)",
+                    v.number);
+            json_object_set_new(c->info, "started_from",
+                                json_pack("{s:I, s:i}", "version_id", (json_int_t)v.id, "number",
+                                          v.number));
+            store_version_clear(&v);
+            return HK_OK;
+        }
+        ep__log(c, "warn", "the best earlier version v%d lacks kernel %s: starting from the "
+                "original", v.number, c->o->kernel);
+    }
+    store_version_clear(&v);
+    json_object_set_new(c->info, "started_from", json_string("original"));
+    c->start_text = hk_strndup(c->text, c->text_len);
+    c->start_len = c->text_len;
+    return c->start_text ? HK_OK : HK_ENOMEM;
+}
+
+/* FIFO of built candidates waiting for the GPU. */
+typedef struct {
+    ep_rec **v;
+    size_t head, n, cap;
+} rec_queue;
+
+static int rq_push(rec_queue *q, ep_rec *r)
+{
+    if (q->head + q->n == q->cap) {
+        if (q->head) { /* compact before growing */
+            memmove(q->v, q->v + q->head, q->n * sizeof *q->v);
+            q->head = 0;
+        }
+        if (q->n == q->cap) {
+            size_t cap = q->cap ? q->cap * 2 : 16;
+            ep_rec **v = hk_realloc(q->v, cap * sizeof *v);
+            if (!v)
+                return HK_ENOMEM;
+            q->v = v;
+            q->cap = cap;
+        }
+    }
+    q->v[q->head + q->n++] = r;
+    return HK_OK;
+}
+
+static ep_rec *rq_pop(rec_queue *q)
+{
+    if (!q->n)
+        return NULL;
+    q->n--;
+    return q->v[q->head++];
+}
+
+/* Proposals -> parallel compiles (all cores, ahead of the GPU) -> one GPU evaluation at a
+ * time -> reports back to the search, until the candidate or time budget is spent, the
+ * space is exhausted, or a stop. Without a GPU the compiles still run and are recorded. */
+static int ep__stage_optimize(ep_ctx *c)
+{
+    int rc = HK_OK;
+    search *s = NULL;
+    runner_pool *pool = NULL;
+    an_model *m = NULL;
+    rec_queue ready = {0};
+    char err[256] = "";
+    stage_begin(c, "optimize", 15, "builtin search: up to %ld candidates or %.1f minutes",
+                c->budget, c->minutes);
+    TRY(choose_start(c));
+    ep__save_info(c);
+    TRY(an_analyze(c->start_text, c->start_len, &m));
+    long k = an_model_find_kernel(m, c->o->kernel);
+    if (k < 0) {
+        rc = ep__fail(c, false, "kernel %s not found in the start text", c->o->kernel);
+        goto out;
+    }
+    search_launch sl;
+    if (search_launch_from_spec(c->sp, c->has_dev ? c->dev.sm_count : 0, &sl, err,
+                                sizeof err) != HK_OK) {
+        rc = ep__fail(c, false, "the spec's launch cannot be searched: %s", err);
+        goto out;
+    }
+    /* the budget counts candidates besides the baseline the search proposes first */
+    search_budget sb = {.max_candidates = (unsigned)c->budget + 1,
+                        .max_seconds = c->minutes * 60.0};
+    TRY(search_new(c->start_text, c->start_len, m, (size_t)k, &sl, c->o->seed, &sb, &s));
+    char *axes = search_describe_axes(s);
+    if (axes) {
+        ep__log(c, "info", "search axes: %s", axes);
+        json_object_set_new(c->info, "search_axes", ep__text(axes));
+        ep__save_info(c);
+    }
+    hk_free(axes);
+    unsigned jobs = c->o->jobs;
+    if (!jobs) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = n > 0 ? (unsigned)n : 1;
+    }
+    TRY(runner_pool_new(jobs, &pool));
+    double deadline = c->t0 + c->minutes * 60.0;
+    bool exhausted = false, blocked = false;
+    for (;;) {
+        if (stopped(c)) {
+            rc = HK_ECANCELED;
+            break;
+        }
+        bool out_of_time = now_s() >= deadline;
+        /* keep every core compiling, a little ahead of the GPU */
+        while (!exhausted && !blocked && !out_of_time &&
+               runner_pool_pending(pool) + ready.n < (size_t)jobs + 1) {
+            const search_candidate *cand = NULL;
+            int sr = search_next(s, &cand);
+            if (sr == HK_ESTATE) {
+                blocked = true;
+                break;
+            }
+            if (sr == HK_ENOENT || sr == HK_ETIMEDOUT) {
+                exhausted = true;
+                break;
+            }
+            if (sr) {
+                rc = sr;
+                goto out;
+            }
+            if (cand->phase == 0 && !c->start_vid) {
+                /* the unchanged original: it is the baseline, measured already */
+                if (c->have_base)
+                    search_report(s, cand->id, SEARCH_OK,
+                                  c->base.times[c->base.primary_size].median_ms);
+                else
+                    search_report(s, cand->id, SEARCH_REJECTED, 0); /* not measured: no GPU */
+                continue;
+            }
+            bool queued = false;
+            TRY(queue_candidate(c, pool, cand, cand->phase == 0, s, &queued));
+            if (!queued)
+                blocked = false; /* a rejection was reported: the search may go on */
+        }
+        /* collect the compiles that ended, without waiting */
+        for (;;) {
+            void *tag = NULL;
+            runner_result res;
+            int wr = runner_pool_wait(pool, 0, &tag, &res);
+            if (wr == HK_ETIMEDOUT || wr == HK_ENOENT) {
+                runner_result_free(&res);
+                break;
+            }
+            if (wr) {
+                runner_result_free(&res);
+                rc = wr;
+                goto out;
+            }
+            bool is_ready = false;
+            rc = compiled(c, (ep_rec *)tag, &res, s, &is_ready);
+            runner_result_free(&res);
+            if (rc)
+                goto out;
+            blocked = blocked && is_ready; /* a compile error was reported to the search */
+            if (is_ready && c->has_gpu) {
+                TRY(rq_push(&ready, (ep_rec *)tag));
+            } else if (is_ready) {
+                /* no GPU: built and recorded, never measured */
+                ep_rec *r = tag;
+                search_report(s, r->search_id, SEARCH_REJECTED, 0);
+                version_event(c, r, "candidate", "not measured (no GPU)", NULL);
+                blocked = false;
+            }
+        }
+        if (ready.n && !out_of_time) {
+            ep_rec *r = rq_pop(&ready);
+            rc = evaluate(c, r, s);
+            if (rc)
+                goto out;
+            blocked = false;
+            optimize_progress(c);
+            continue;
+        }
+        if (runner_pool_pending(pool) && !(out_of_time && c->has_gpu)) {
+            void *tag = NULL;
+            runner_result res;
+            int wr = runner_pool_wait(pool, 100, &tag, &res);
+            if (wr == HK_OK) {
+                bool is_ready = false;
+                rc = compiled(c, (ep_rec *)tag, &res, s, &is_ready);
+                runner_result_free(&res);
+                if (rc)
+                    goto out;
+                if (is_ready && c->has_gpu) {
+                    TRY(rq_push(&ready, (ep_rec *)tag));
+                } else {
+                    if (is_ready) {
+                        ep_rec *r = tag;
+                        search_report(s, r->search_id, SEARCH_REJECTED, 0);
+                        version_event(c, r, "candidate", "not measured (no GPU)", NULL);
+                    }
+                    blocked = false;
+                }
+            } else {
+                runner_result_free(&res);
+                if (wr != HK_ETIMEDOUT) {
+                    rc = wr;
+                    goto out;
+                }
+            }
+            continue;
+        }
+        if (out_of_time) {
+            ep__log(c, "info", "the time budget (%.1f min) is spent", c->minutes);
+            break;
+        }
+        if (exhausted || blocked)
+            break; /* nothing in flight: the search has nothing more to propose */
+    }
+    if (rc == HK_OK && (ready.n || runner_pool_pending(pool)))
+        ep__log(c, "info", "%zu built candidates were not measured (budget spent)",
+                ready.n + runner_pool_pending(pool));
+    if (rc == HK_OK)
+        ep__log(c, "info", "%zu candidates proposed, %zu measured", c->n_proposed,
+                c->n_evaluated);
+out:
+    runner_pool_free(pool); /* kills compiles still running (whole process groups) */
+    hk_free(ready.v);
+    search_free(s);
+    an_model_free(m);
+    return rc;
+}
+
+/* ---- evidence: SASS, Nsight Compute, roofline ---- */
+
+/* Counts the instructions of cuobjdump --dump-sass output in the functions whose name
+ * mentions the kernel: global load/store widths, local memory (spills), shared memory and
+ * tensor-core instructions. Counting mnemonics is enough to show wide loads appearing or
+ * local traffic disappearing between baseline and best. */
+static json_t *sass_summary(const char *text, const char *kernel)
+{
+    struct {
+        const char *key;
+        long n;
+    } k[] = {{"LDG.32", 0},  {"LDG.64", 0},  {"LDG.128", 0}, {"STG.32", 0}, {"STG.64", 0},
+             {"STG.128", 0}, {"LDL", 0},     {"STL", 0},     {"LDS", 0},    {"STS", 0},
+             {"HMMA", 0},    {"HGMMA", 0},   {"IMMA", 0},    {"FFMA", 0},   {"ATOM", 0},
+             {"total", 0}};
+    bool in_kernel = false;
+    int functions = 0;
+    const char *p = text;
+    while (p && *p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char line[512];
+        size_t l = len < sizeof line - 1 ? len : sizeof line - 1;
+        memcpy(line, p, l);
+        line[l] = '\0';
+        p = nl ? nl + 1 : p + len;
+        char *fn = strstr(line, "Function : ");
+        if (fn) {
+            in_kernel = strstr(fn + 11, kernel) != NULL;
+            functions += in_kernel;
+            continue;
+        }
+        char *ins = strstr(line, "*/");
+        if (!in_kernel || !ins || !strstr(line, ";"))
+            continue;
+        ins += 2;
+        while (*ins == ' ')
+            ins++;
+        if (*ins == '@') { /* predicate */
+            while (*ins && *ins != ' ')
+                ins++;
+            while (*ins == ' ')
+                ins++;
+        }
+        char op[64];
+        size_t o = 0;
+        while (ins[o] && ins[o] != ' ' && ins[o] != ';' && o < sizeof op - 1) {
+            op[o] = ins[o];
+            o++;
+        }
+        op[o] = '\0';
+        if (!o)
+            continue;
+        k[15].n++;
+        int width = strstr(op, ".128") ? 2 : strstr(op, ".64") ? 1 : 0;
+        if (!strncmp(op, "LDG", 3))
+            k[0 + width].n++;
+        else if (!strncmp(op, "STG", 3))
+            k[3 + width].n++;
+        else if (!strncmp(op, "LDL", 3))
+            k[6].n++;
+        else if (!strncmp(op, "STL", 3))
+            k[7].n++;
+        else if (!strncmp(op, "LDS", 3))
+            k[8].n++;
+        else if (!strncmp(op, "STS", 3))
+            k[9].n++;
+        else if (!strncmp(op, "HGMMA", 5))
+            k[11].n++;
+        else if (!strncmp(op, "HMMA", 4))
+            k[10].n++;
+        else if (!strncmp(op, "IMMA", 4))
+            k[12].n++;
+        else if (!strncmp(op, "FFMA", 4))
+            k[13].n++;
+        else if (!strncmp(op, "ATOM", 4) || !strncmp(op, "RED", 3))
+            k[14].n++;
+    }
+    if (!functions)
+        return NULL;
+    json_t *j = json_object();
+    for (size_t i = 0; j && i < HK_ARRAY_LEN(k); i++)
+        json_object_set_new(j, k[i].key, json_integer(k[i].n));
+    if (j)
+        json_object_set_new(j, "functions", json_integer(functions));
+    return j;
+}
+
+/* The three metrics from `ncu --csv` output: finds the "Metric Name" and "Metric Value"
+ * columns in the header and reads every row (quoted CSV, no quotes inside fields). */
+static json_t *ncu_metrics(const char *text)
+{
+    int name_col = -1, value_col = -1;
+    json_t *j = json_object();
+    const char *p = text;
+    while (j && p && *p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char line[2048];
+        size_t l = len < sizeof line - 1 ? len : sizeof line - 1;
+        memcpy(line, p, l);
+        line[l] = '\0';
+        p = nl ? nl + 1 : p + len;
+        if (line[0] != '"')
+            continue;
+        char *fields[64];
+        int nf = 0;
+        for (char *q = line; *q == '"' && nf < 64;) {
+            char *end = strchr(q + 1, '"');
+            if (!end)
+                break;
+            *end = '\0';
+            fields[nf++] = q + 1;
+            q = end + 1;
+            if (*q == ',')
+                q++;
+        }
+        if (name_col < 0) {
+            for (int i = 0; i < nf; i++) {
+                if (!strcmp(fields[i], "Metric Name"))
+                    name_col = i;
+                else if (!strcmp(fields[i], "Metric Value"))
+                    value_col = i;
+            }
+            continue;
+        }
+        if (value_col < 0 || name_col >= nf || value_col >= nf)
+            continue;
+        char num[64];
+        size_t w = 0;
+        for (const char *v = fields[value_col]; *v && w < sizeof num - 1; v++)
+            if (*v != ',') /* thousands separators */
+                num[w++] = *v;
+        num[w] = '\0';
+        char *end = NULL;
+        double v = strtod(num, &end);
+        if (end != num)
+            json_object_set_new(j, fields[name_col], json_real(v));
+    }
+    if (j && json_object_size(j) == 0) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+}
+
+static int run_tool(ep_ctx *c, const char *const *argv, const char *cwd, unsigned timeout_ms,
+                    size_t out_max, runner_result *r)
+{
+    runner_spec rs = {.argv = argv, .cwd = cwd, .timeout_ms = timeout_ms, .output_max = out_max,
+                      .gpu = true, .isolation = RUNNER_ISO_NONE};
+    return measure_run_argv(&c->mo, &rs, r);
+}
+
+static const char *tail_line(const char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+        n--;
+    const char *p = s + n;
+    while (p > s && p[-1] != '\n')
+        p--;
+    return p;
+}
+
+static void ep__evidence(ep_ctx *c, ep_rec *r)
+{
+    char *tool = NULL;
+    runner_result res;
+    memset(&res, 0, sizeof res);
+    /* SASS (no GPU needed, only cuobjdump) */
+    if (!stopped(c) && cc_find_tool(CC_NVIDIA, "cuobjdump", &tool) == HK_OK) {
+        const char *argv[] = {tool, "--dump-sass", r->exe, NULL};
+        if (run_tool(c, argv, r->dir, 120000, (size_t)64 << 20, &res) == HK_OK &&
+            res.exit_code == 0) {
+            json_t *j = sass_summary(res.out, c->o->kernel);
+            if (j)
+                record_evidence(c, r->vid, "sass", j);
+            else
+                ep__log(c, "warn", "cuobjdump: no function named like %s in v%d", c->o->kernel,
+                        r->number);
+        } else {
+            ep__log(c, "warn", "cuobjdump --dump-sass failed on v%d (exit %d)", r->number,
+                    res.exit_code);
+        }
+        runner_result_free(&res);
+    } else if (!stopped(c)) {
+        ep__log(c, "info", "no cuobjdump here: no SASS summary");
+    }
+    hk_free(tool);
+    tool = NULL;
+    if (!c->has_gpu || !c->have_base || !r->evaluated)
+        return;
+    /* Nsight Compute on one run, where it works (counters may be refused to non-root) */
+    if (!stopped(c) && cc_find_tool(CC_NVIDIA, "ncu", &tool) == HK_OK) {
+        char *out = hk_asprintf("%s/ncu.out", r->dir);
+        char size[16], seed[32], block[64];
+        snprintf(size, sizeof size, "%d", c->base.primary_size);
+        snprintf(seed, sizeof seed, "%lld", c->base.time_seed);
+        snprintf(block, sizeof block, "%lld,%lld,%lld", r->block[0], r->block[1], r->block[2]);
+        const char *argv[] = {tool, "--clock-control", "none", "--csv", "--metrics",
+                              "dram__throughput.avg.pct_of_peak_sustained_elapsed,"
+                              "sm__throughput.avg.pct_of_peak_sustained_elapsed,"
+                              "sm__warps_active.avg.pct_of_peak_sustained_active",
+                              r->exe, "--mode", "run", "--size", size, "--seed", seed,
+                              "--dist", "0", "--out", out ? out : "/dev/null",
+                              r->block_set ? "--block" : NULL, block, NULL};
+        int rr = run_tool(c, argv, r->dir, 300000, (size_t)4 << 20, &res);
+        json_t *j = rr == HK_OK && res.exit_code == 0 ? ncu_metrics(res.out) : NULL;
+        if (j)
+            record_evidence(c, r->vid, "ncu", j);
+        else
+            ep__log(c, "warn", "ncu gave no metrics for v%d (exit %d): %.200s", r->number,
+                    res.exit_code, res.err ? tail_line(res.err) : "");
+        runner_result_free(&res);
+        if (out)
+            unlink(out);
+        hk_free(out);
+    }
+    hk_free(tool);
+    /* roofline position at the primary size */
+    double ms = r == c->base_rec ? c->verified_speedup.a_median : c->verified_speedup.b_median;
+    if (!isfinite(ms) || ms <= 0)
+        ms = r->median_ms;
+    if (!isfinite(ms) || ms <= 0)
+        return;
+    double bps, fps, pct;
+    measure_rates(&c->mo, c->base.primary_size, ms, &bps, &fps, &pct);
+    double ridge = c->mo.peak_bytes_per_s > 0 ? c->mo.peak_flops / c->mo.peak_bytes_per_s : NAN;
+    double intensity = isfinite(bps) && bps > 0 && isfinite(fps) ? fps / bps : NAN;
+    json_t *j = json_object();
+    if (j) {
+        json_object_set_new(j, "median_ms", json_real(ms));
+        json_object_set_new(j, "bytes_per_s", num_or_null(bps));
+        json_object_set_new(j, "flop_per_s", num_or_null(fps));
+        json_object_set_new(j, "roofline_pct", num_or_null(pct));
+        json_object_set_new(j, "peak_bytes_per_s", num_or_null(c->mo.peak_bytes_per_s > 0 ? c->mo.peak_bytes_per_s : NAN));
+        json_object_set_new(j, "peak_flop_per_s", num_or_null(c->mo.peak_flops > 0 ? c->mo.peak_flops : NAN));
+        json_object_set_new(j, "intensity_flop_per_byte", num_or_null(intensity));
+        json_object_set_new(j, "ridge_flop_per_byte", num_or_null(ridge));
+        json_object_set_new(j, "bound", isfinite(intensity) && isfinite(ridge)
+                                            ? json_string(intensity < ridge ? "memory" : "compute")
+                                            : json_null());
+        record_evidence(c, r->vid, "roofline", j);
+    }
+}
+
+/* ---- hkls verify-candidate: one candidate through the episode's pipeline ---- */
+
+static json_t *verdict_new(bool accepted, const char *reason, const char *details)
+{
+    json_t *j = json_object();
+    if (!j)
+        return NULL;
+    json_object_set_new(j, "accepted", json_boolean(accepted));
+    json_object_set_new(j, "reason", json_string(reason));
+    json_object_set_new(j, "details", ep__text(details));
+    return j;
+}
+
+int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
+{
+    *verdict = NULL;
+    if (!vo || !vo->spec_path || !vo->candidate)
+        return HK_EINVAL;
+    ep_options o;
+    memset(&o, 0, sizeof o);
+    o.spec_path = vo->spec_path;
+    o.target = vo->target;
+    o.gpu = vo->gpu;
+    o.measure = vo->measure;
+    o.stop = vo->stop;
+    o.on_event = vo->on_event;
+    o.event_data = vo->event_data;
+    o.work_dir = vo->work_dir;
+    o.keep_work = vo->keep_work;
+    ep_result res;
+    memset(&res, 0, sizeof res);
+    ep_ctx ctx, *c = &ctx;
+    memset(c, 0, sizeof *c);
+    c->o = &o;
+    c->res = &res;
+    c->mo = vo->measure;
+    c->stage = "verify";
+    int rc = HK_OK;
+    char *cand_text = NULL, *spec_src = NULL;
+    size_t cand_len = 0;
+    runner_pool *pool = NULL;
+    measure_build bb, cb;
+    measure_compile bc, cc;
+    measure_eval e;
+    measure_verdict v;
+    memset(&bb, 0, sizeof bb);
+    memset(&cb, 0, sizeof cb);
+    memset(&bc, 0, sizeof bc);
+    memset(&cc, 0, sizeof cc);
+    memset(&e, 0, sizeof e);
+    measure_verdict_init(&v);
+
+    spec_diags d = {0};
+    rc = spec_load(vo->spec_path, &c->sp, &d);
+    for (size_t i = 0; i < d.n; i++) {
+        char *line = spec_diag_format(&d.items[i], vo->spec_path);
+        ep__log(c, d.items[i].severity == SPEC_ERROR ? "error" : "warn", "%s",
+                line ? line : d.items[i].message);
+        hk_free(line);
+    }
+    spec_diags_free(&d);
+    if (rc) {
+        rc = rc == HK_ENOMEM ? rc : HK_EPARSE;
+        goto out;
+    }
+    if (c->sp->form != SPEC_FORM_HARNESS || !c->sp->source_path) {
+        ep__log(c, "error", "%s: verify-candidate needs a harness-form spec with a source",
+                vo->spec_path);
+        rc = HK_EUNSUPPORTED;
+        goto out;
+    }
+    if ((rc = ep__read_file(c->sp->source_path, SOURCE_MAX, &c->text, &c->text_len))) {
+        ep__log(c, "error", "cannot read the baseline %s: %s", c->sp->source_path,
+                hk_strerror(rc));
+        goto out;
+    }
+    if ((rc = ep__read_file(vo->candidate, SOURCE_MAX, &cand_text, &cand_len))) {
+        ep__log(c, "error", "cannot read the candidate %s: %s", vo->candidate, hk_strerror(rc));
+        goto out;
+    }
+    if ((rc = parse_target(c)))
+        goto out;
+    if (cc_find_compiler(CC_NVIDIA, &c->nvcc) != HK_OK) {
+        ep__log(c, "error", "nvcc not found (PATH, CUDA_HOME, /usr/local/cuda/bin)");
+        rc = HK_ENOENT;
+        goto out;
+    }
+    if (vo->gpu != EP_GPU_NONE && device_detect_gpu(&c->gpu) == HK_OK && c->gpu.present)
+        c->has_gpu = true;
+    else
+        snprintf(c->no_gpu_why, sizeof c->no_gpu_why, "no GPU found: %s",
+                 vo->gpu == EP_GPU_NONE ? "GPU use is disabled (HK_NO_GPU or the caller)"
+                                        : "nvidia-smi lists none and /dev/nvidia0 is absent");
+    if (!c->arch[0] && (!c->has_gpu || !smi_arch(c->arch, sizeof c->arch)))
+        snprintf(c->arch, sizeof c->arch, "sm_90");
+    if ((rc = make_work_dir(c)))
+        goto out;
+    c->info = json_object();
+    if (!c->info) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if (c->has_gpu)
+        TRY(init_device(c));
+    c->mo.spec = c->sp;
+    c->mo.nvcc = c->nvcc;
+    c->mo.arch = c->arch;
+    c->mo.stop = vo->stop;
+
+    /* both programs compile at once */
+    char *bdir = hk_asprintf("%s/baseline", c->work), *cdir = hk_asprintf("%s/candidate", c->work);
+    if (!bdir || !cdir) {
+        hk_free(bdir);
+        hk_free(cdir);
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    rc = measure_build_prepare(&c->mo, bdir, c->text, c->text_len, NULL, &bb);
+    if (!rc)
+        rc = measure_build_prepare(&c->mo, cdir, cand_text, cand_len, NULL, &cb);
+    hk_free(bdir);
+    hk_free(cdir);
+    if (rc)
+        goto out;
+    ep__log(c, "info", "compiling the baseline and the candidate for %s", c->arch);
+    TRY(runner_pool_new(2, &pool));
+    runner_spec rs;
+    measure_build_runner_spec(&c->mo, &bb, &rs);
+    TRY(runner_pool_submit(pool, &rs, &bb));
+    measure_build_runner_spec(&c->mo, &cb, &rs);
+    TRY(runner_pool_submit(pool, &rs, &cb));
+    for (int done = 0; done < 2;) {
+        if (stopped(c)) {
+            rc = HK_ECANCELED;
+            goto out;
+        }
+        void *tag = NULL;
+        runner_result r;
+        int wr = runner_pool_wait(pool, 100, &tag, &r);
+        if (wr == HK_OK)
+            rc = measure_build_finish(&c->mo, tag, &r, tag == &bb ? &bc : &cc);
+        runner_result_free(&r);
+        if (wr == HK_ETIMEDOUT)
+            continue;
+        if (wr)
+            rc = wr;
+        if (rc)
+            goto out;
+        done++;
+    }
+    if (!bc.ok) {
+        ep__log(c, "error", "the baseline %s does not build:\n%s", c->sp->source_path,
+                bc.details ? bc.details : "");
+        rc = HK_ECHILD;
+        goto out;
+    }
+    if (!cc.ok) {
+        *verdict = verdict_new(false, measure_reason_name(MEASURE_COMPILE_ERROR), cc.details);
+        goto out;
+    }
+    if (!c->has_gpu) {
+        *verdict = verdict_new(false, measure_reason_name(MEASURE_NO_GPU), c->no_gpu_why);
+        goto out;
+    }
+    char *ref = hk_asprintf("%s/ref", c->work);
+    if (!ref) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    ep__log(c, "info", "running the baseline on %zu input combinations",
+            c->sp->n_sizes * c->sp->n_seeds * c->sp->n_dists);
+    measure_prog bp = {.exe = bb.exe}, cp = {.exe = cb.exe};
+    rc = measure_baseline_run(&c->mo, &bp, ref, &c->base, &v);
+    hk_free(ref);
+    if (rc)
+        goto out;
+    if (v.reason != MEASURE_OK) {
+        ep__log(c, "error", "the baseline failed (%s): %s", measure_reason_name(v.reason),
+                v.details ? v.details : "");
+        rc = v.reason == MEASURE_NO_GPU ? HK_ENOGPU : HK_ECHILD;
+        goto out;
+    }
+    size_timeouts(c, v.max_wall_ms);
+    ep__log(c, "info", "judging the candidate (run timeout %u ms)", c->mo.run_timeout_ms);
+    TRY(measure_evaluate(&c->mo, &c->base, &bp, &cp, cb.dir, &e));
+    *verdict = measure_eval_json(&e);
+    if (!*verdict) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    json_object_set_new(*verdict, "accepted", json_boolean(e.verdict.reason == MEASURE_OK));
+    json_object_set_new(*verdict, "baseline_ms",
+                        num_or_null(c->base.times[c->base.primary_size].median_ms));
+    json_object_set_new(*verdict, "isolation", json_incref(json_object_get(c->info, "isolation")));
+out:
+    if (*verdict) {
+        json_object_set_new(*verdict, "candidate", ep__text(vo->candidate));
+        json_object_set_new(*verdict, "spec", ep__text(vo->spec_path));
+        json_object_set_new(*verdict, "arch", ep__text(c->arch));
+        json_t *iso = json_object_get(*verdict, "isolation");
+        if (!iso || json_is_null(iso)) {
+            enum runner_isolation i = c->mo.isolation == RUNNER_ISO_AUTO
+                                          ? runner_isolation_available()
+                                          : c->mo.isolation;
+            json_object_set_new(*verdict, "isolation", ep__text(runner_isolation_name(i)));
+        }
+    }
+    runner_pool_free(pool);
+    measure_build_free(&bb);
+    measure_build_free(&cb);
+    measure_compile_clear(&bc);
+    measure_compile_clear(&cc);
+    measure_eval_clear(&e);
+    measure_verdict_clear(&v);
+    hk_free(cand_text);
+    hk_free(spec_src);
+    ep_result_clear(&res);
+    ctx_free(c);
+    return rc;
+}

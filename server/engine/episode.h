@@ -1,0 +1,111 @@
+/* The episode: one optimization of one kernel for one target with one engine, run as the
+ * stages init > baseline > optimize > accuracy > verify > report. Ties together the spec,
+ * the device probe, the builtin search, measure.c's referee, the store (every stage, event,
+ * version and measurement is recorded as it happens) and the report. Meant to run in its
+ * own worker process (`hkls optimize`, spawned by the editor's server with --events):
+ * blocking, one thread, children killed by process group when it is stopped. */
+#ifndef HK_ENGINE_EPISODE_H
+#define HK_ENGINE_EPISODE_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/measure.h"
+#include "store/store.h"
+
+/* Called for every progress event, in order, on the episode's thread. The event is
+ * borrowed for the call. Kinds ("event" member):
+ *   {"event":"stage","stage":S,"percent":P,"message":M}           a stage begins
+ *   {"event":"progress","stage":S,"percent":P,"message":M, ...}    within a stage; the
+ *       optimize stage adds "candidate":k,"budget":N,"best_speedup":X
+ *   {"event":"log","level":"info|warn|error","stage":S,"message":M}
+ *   {"event":"version","number":N,"id":ID,"status":ST,"reason":R,"median_ms":T,
+ *    "speedup":X,"produced_by":P, ...}                              a version was recorded
+ *   {"event":"done","status":ST,"episode":ID,"error":E,"report":{json,md,html},
+ *    "summary":{...}}                                               always last
+ * Percentages only rise. */
+typedef void (*ep_event_fn)(const json_t *event, void *data);
+
+enum ep_gpu_mode {
+    EP_GPU_DETECT = 0, /* nvidia-smi / /dev/nvidia0 */
+    EP_GPU_NONE,       /* behave as if no GPU were present (tests, and HK_NO_GPU=1) */
+};
+
+/* What to run. Strings borrowed for the call. */
+typedef struct {
+    const char *file;          /* the kernel's source file. Required. */
+    const char *kernel;        /* kernel name. Required. */
+    const char *spec_path;     /* harness-form bench spec. Required. */
+    const char *target;        /* "nvidia" or "nvidia:sm_90"; NULL: "nvidia" (arch from GPU) */
+    const char *engine;        /* NULL or "builtin" (the only engine here) */
+    long budget;               /* candidates to evaluate; 0: 12 */
+    double minutes;            /* wall-clock budget of the optimize stage; 0: 10 */
+    uint64_t seed;             /* search seed */
+    const char *name;          /* episode name; NULL: "<kernel> <arch>" */
+    bool from_original;        /* start the search from the original, not the best version */
+    const char *db_path;       /* the history database. Required. */
+    const char *out_dir;       /* reports; NULL: <db dir>/reports/<episode id> */
+    const char *work_dir;      /* scratch; NULL: a new $TMPDIR/hk-episode-XXXXXX */
+    bool keep_work;            /* keep the scratch directory (it is removed otherwise) */
+    unsigned jobs;             /* parallel compiles; 0: online CPUs */
+    int verify_pairs;          /* interleaved A/B pairs in verify; 0: 5 (at least 5) */
+    enum ep_gpu_mode gpu;
+    measure_opts measure;      /* limits, isolation, timeouts (spec/nvcc/arch/peaks/stop are
+                                * filled by the episode) */
+    const volatile sig_atomic_t *stop; /* raised by a signal handler: stop cleanly; may be NULL */
+    ep_event_fn on_event;      /* may be NULL */
+    void *event_data;
+} ep_options;
+
+/* How an episode ended. Owns its strings and summary (ep_result_clear). */
+typedef struct {
+    int64_t episode_id;                 /* 0 when it failed before one was created */
+    enum store_episode_status status;   /* COMPLETED, STOPPED or FAILED */
+    bool no_gpu;                        /* failed because no GPU was found */
+    char *error;                        /* why it failed or stopped, or NULL */
+    char *report_json, *report_md, *report_html;
+    json_t *summary;                    /* the "done" event (new reference held here) */
+} ep_result;
+
+void ep_result_clear(ep_result *r);
+
+/* Runs a whole episode. HK_OK whenever an episode was created and ended (completed, stopped
+ * or failed: see out->status); HK_EINVAL for bad options, HK_ENOENT when the file or the
+ * kernel in it is missing, HK_EPARSE for a spec with errors (each diagnostic was sent as a
+ * "log" event), HK_EDB when the database cannot be opened -- in those cases no episode
+ * exists and out->error says why. out must be cleared with ep_result_clear. */
+int ep_run(const ep_options *o, ep_result *out);
+
+/* The default database path: $HK_DB, else $XDG_DATA_HOME/hyperkernel/history.db, else
+ * $HOME/.local/share/hyperkernel/history.db. New string. HK_OK, HK_ENOENT (no HOME). */
+int ep_default_db_path(char **out);
+
+/* Installs SIGINT/SIGTERM/SIGHUP handlers that raise a flag, ignores SIGPIPE, and returns
+ * the flag (static storage) for ep_options.stop / measure_opts.stop. Main thread, once. */
+const volatile sig_atomic_t *ep_stop_on_signals(void);
+
+/* ---- one candidate against the baseline (hkls verify-candidate) ---- */
+
+typedef struct {
+    const char *spec_path;     /* Required; the baseline is the spec's source */
+    const char *candidate;     /* candidate .cu file. Required. */
+    const char *target;        /* as ep_options; NULL: arch from the GPU */
+    const char *work_dir;      /* NULL: a new temporary directory, removed at the end */
+    bool keep_work;
+    enum ep_gpu_mode gpu;
+    measure_opts measure;
+    const volatile sig_atomic_t *stop;
+    ep_event_fn on_event;      /* "log" and "progress" events; may be NULL */
+    void *event_data;
+} ep_verify_options;
+
+/* Builds the spec's baseline and the candidate, and judges the candidate through exactly
+ * the episode's pipeline (measure_evaluate). *verdict: new reference,
+ * {"accepted":bool,"reason":R,"details":D,"speedup":X,"flagged":B,...}. HK_OK when a verdict
+ * was reached (compile errors and no GPU included: reason says), HK_ECANCELED, HK_EPARSE
+ * (bad spec), HK_ENOENT (missing file), HK_ENOMEM, HK_EIO. */
+int ep_verify_candidate(const ep_verify_options *o, json_t **verdict);
+
+#endif
