@@ -103,7 +103,8 @@ typedef struct {
     int smem_per_block;        /* bytes, opt-in maximum */
     int smem_alloc_unit;       /* bytes */
     int smem_reserved;         /* bytes the driver reserves per block */
-    int barrier_factor;        /* NVIDIA: barriers available = factor * block limit */
+    int barrier_factor;        /* NVIDIA: barriers available = factor * block limit (sm_90+;
+                                * 0: barriers do not limit) */
     int simds;                 /* DCU: SIMDs per CU; NVIDIA: SM sub-partitions */
     int max_waves_per_simd;    /* DCU only */
     int sgprs_per_simd;        /* DCU only */

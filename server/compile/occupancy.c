@@ -11,13 +11,14 @@
 
 /* warp, threads/block, warps/SM, blocks/SM, regs/SM, reg unit, regs/thread,
  * smem/SM, smem/block (opt-in), smem unit, reserved, barrier factor, sub-partitions
- * (or SIMDs), waves/SIMD, SGPRs/SIMD, unified AGPRs. */
+ * (or SIMDs), waves/SIMD, SGPRs/SIMD, unified AGPRs. The NVIDIA rows reproduce
+ * cuda_occupancy.h exactly: tests/data/compile/occupancy_ref.txt is its output. */
 static const cc_arch_limits arch_table[] = {
-    {"sm_70", CC_NVIDIA, 32, 1024, 64, 32, 65536, 256, 255, 98304, 98304, 256, 0, 2, 4, 0, 0, false},
-    {"sm_75", CC_NVIDIA, 32, 1024, 32, 16, 65536, 256, 255, 65536, 65536, 256, 0, 2, 4, 0, 0, false},
-    {"sm_80", CC_NVIDIA, 32, 1024, 64, 32, 65536, 256, 255, 167936, 166912, 128, 1024, 2, 4, 0, 0, false},
-    {"sm_86", CC_NVIDIA, 32, 1024, 48, 16, 65536, 256, 255, 102400, 101376, 128, 1024, 1, 4, 0, 0, false},
-    {"sm_89", CC_NVIDIA, 32, 1024, 48, 24, 65536, 256, 255, 102400, 101376, 128, 1024, 1, 4, 0, 0, false},
+    {"sm_70", CC_NVIDIA, 32, 1024, 64, 32, 65536, 256, 255, 98304, 98304, 256, 0, 0, 4, 0, 0, false},
+    {"sm_75", CC_NVIDIA, 32, 1024, 32, 16, 65536, 256, 255, 65536, 65536, 256, 0, 0, 4, 0, 0, false},
+    {"sm_80", CC_NVIDIA, 32, 1024, 64, 32, 65536, 256, 255, 167936, 166912, 128, 1024, 0, 4, 0, 0, false},
+    {"sm_86", CC_NVIDIA, 32, 1024, 48, 16, 65536, 256, 255, 102400, 101376, 128, 1024, 0, 4, 0, 0, false},
+    {"sm_89", CC_NVIDIA, 32, 1024, 48, 24, 65536, 256, 255, 102400, 101376, 128, 1024, 0, 4, 0, 0, false},
     {"sm_90", CC_NVIDIA, 32, 1024, 64, 32, 65536, 256, 255, 233472, 232448, 128, 1024, 2, 4, 0, 0, false},
     {"sm_100", CC_NVIDIA, 32, 1024, 64, 32, 65536, 256, 255, 233472, 232448, 128, 1024, 2, 4, 0, 0, false},
     {"sm_120", CC_NVIDIA, 32, 1024, 48, 24, 65536, 256, 255, 102400, 101376, 128, 1024, 1, 4, 0, 0, false},
@@ -154,7 +155,9 @@ static void nvidia_limits(const cc_arch_limits *a, const cc_resource *r, int thr
     else if (alloc > 0)
         lim[L_SMEM] = (int)(a->smem_per_sm / alloc);
 
-    if (r->barriers > 0)
+    /* Named barriers limit blocks from Hopper on (cuda_occupancy.h checks them only for
+     * compute capability 9+); barrier_factor is 0 where they do not. */
+    if (r->barriers > 0 && a->barrier_factor > 0)
         lim[L_BARRIERS] = a->barrier_factor * a->max_blocks_per_sm / r->barriers;
 }
 

@@ -473,11 +473,14 @@ static void occupancy_nvidia_calculator_rules(void **state)
     assert_string_equal(o.limiter, "shared memory");
     r.smem_static = 0;
 
-    /* Barriers: sm_86 has one per resident block; a kernel using 2 halves it. */
+    /* Barriers limit from sm_90 on: sm_120 has one per resident block, so a kernel
+     * using 2 gets half the 24 blocks; sm_86 does not count them. */
     r.barriers = 2;
-    assert_int_equal(cc_occupancy_for("sm_86", &r, 32, 0, &o), HK_OK);
-    assert_int_equal(o.blocks_per_sm, 8);
+    assert_int_equal(cc_occupancy_for("sm_120", &r, 32, 0, &o), HK_OK);
+    assert_int_equal(o.blocks_per_sm, 12);
     assert_string_equal(o.limiter, "barriers");
+    assert_int_equal(cc_occupancy_for("sm_86", &r, 32, 0, &o), HK_OK);
+    assert_int_equal(o.blocks_per_sm, 16);
     r.barriers = 0;
 
     /* sm_75 has 32 warps per SM. */
@@ -488,6 +491,38 @@ static void occupancy_nvidia_calculator_rules(void **state)
     /* Feature-suffixed arch names share the SM's limits. */
     assert_int_equal(cc_occupancy_for("sm_90a", &r, 256, 0, &o), HK_OK);
     assert_int_equal(o.blocks_per_sm, 8);
+}
+
+/* Differential test against NVIDIA's own occupancy code: occupancy_ref.txt holds
+ * cudaOccMaxActiveBlocksPerMultiprocessor results (cuda_occupancy.h, see
+ * occupancy_ref.cpp) over registers x shared memory x block size x dynamic shared
+ * memory x barriers for every NVIDIA arch in the table. */
+static void occupancy_matches_cuda_occupancy_h(void **state)
+{
+    size_t len;
+    char *text = slurp("occupancy_ref.txt", &len);
+    size_t rows = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == '#')
+            continue;
+        char arch[16];
+        int regs, smem, threads, dyn, bars, want;
+        if (sscanf(line, "%15s %d %d %d %d %d %d", arch, &regs, &smem, &threads, &dyn, &bars,
+                   &want) != 7)
+            fail_msg("bad reference row: %s", line);
+        cc_resource r = {0};
+        r.registers = regs;
+        r.smem_static = smem;
+        r.barriers = bars;
+        cc_occupancy o;
+        assert_int_equal(cc_occupancy_for(arch, &r, threads, dyn, &o), HK_OK);
+        if (o.blocks_per_sm != want)
+            fail_msg("%s: ours %d blocks (limiter %s), cuda_occupancy.h %d", line,
+                     o.blocks_per_sm, o.limiter, want);
+        rows++;
+    }
+    assert_true(rows >= 6000);
+    free(text);
 }
 
 static void occupancy_bad_input(void **state)
@@ -687,6 +722,7 @@ int main(void)
         cmocka_unit_test(demangle_agrees_with_cxxfilt),
         cmocka_unit_test(demangle_refuses_garbage),
         cmocka_unit_test(occupancy_nvidia_calculator_rules),
+        cmocka_unit_test(occupancy_matches_cuda_occupancy_h),
         cmocka_unit_test(occupancy_bad_input),
         cmocka_unit_test(occupancy_dcu_matches_clang),
         cmocka_unit_test(arch_table_is_sane),
