@@ -493,23 +493,48 @@ static void occupancy_nvidia_calculator_rules(void **state)
     assert_int_equal(o.blocks_per_sm, 8);
 }
 
-/* Differential test against NVIDIA's own occupancy code: occupancy_ref.txt holds
- * cudaOccMaxActiveBlocksPerMultiprocessor results (cuda_occupancy.h, see
- * occupancy_ref.cpp) over registers x shared memory x block size x dynamic shared
- * memory x barriers for every NVIDIA arch in the table. */
-static void occupancy_matches_cuda_occupancy_h(void **state)
+/* Checks cc_occupancy_for against every row of a reference table
+ * ("arch regs smem_static threads dyn barriers blocks") and its "# prop NAME VALUE"
+ * lines (device limits) against the arch table. Returns the number of rows. */
+static size_t check_occupancy_table(const char *file)
 {
     size_t len;
-    char *text = slurp("occupancy_ref.txt", &len);
+    char *text = slurp(file, &len);
     size_t rows = 0;
+    const cc_arch_limits *a = NULL;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char name[64], val[64];
+        if (sscanf(line, "# prop %63s %63s", name, val) == 2) {
+            long v = atol(val);
+            if (!strcmp(name, "arch")) {
+                a = cc_arch_find(val);
+                assert_non_null(a);
+            } else if (a && !strcmp(name, "maxThreadsPerMultiProcessor")) {
+                assert_int_equal(v, a->max_warps_per_sm * a->warp_size);
+            } else if (a && !strcmp(name, "maxBlocksPerMultiProcessor")) {
+                assert_int_equal(v, a->max_blocks_per_sm);
+            } else if (a && !strcmp(name, "regsPerMultiprocessor")) {
+                assert_int_equal(v, a->regs_per_sm);
+            } else if (a && !strcmp(name, "sharedMemPerMultiprocessor")) {
+                assert_int_equal(v, a->smem_per_sm);
+            } else if (a && !strcmp(name, "sharedMemPerBlockOptin")) {
+                assert_int_equal(v, a->smem_per_block);
+            } else if (a && !strcmp(name, "reservedSharedMemPerBlock")) {
+                assert_int_equal(v, a->smem_reserved);
+            } else if (a && !strcmp(name, "maxThreadsPerBlock")) {
+                assert_int_equal(v, a->max_threads_per_block);
+            } else if (a && !strcmp(name, "warpSize")) {
+                assert_int_equal(v, a->warp_size);
+            }
+            continue;
+        }
         if (line[0] == '#')
             continue;
         char arch[16];
         int regs, smem, threads, dyn, bars, want;
         if (sscanf(line, "%15s %d %d %d %d %d %d", arch, &regs, &smem, &threads, &dyn, &bars,
                    &want) != 7)
-            fail_msg("bad reference row: %s", line);
+            fail_msg("%s: bad row: %s", file, line);
         cc_resource r = {0};
         r.registers = regs;
         r.smem_static = smem;
@@ -517,12 +542,28 @@ static void occupancy_matches_cuda_occupancy_h(void **state)
         cc_occupancy o;
         assert_int_equal(cc_occupancy_for(arch, &r, threads, dyn, &o), HK_OK);
         if (o.blocks_per_sm != want)
-            fail_msg("%s: ours %d blocks (limiter %s), cuda_occupancy.h %d", line,
+            fail_msg("%s: %s: ours %d blocks (limiter %s), reference %d", file, line,
                      o.blocks_per_sm, o.limiter, want);
         rows++;
     }
-    assert_true(rows >= 6000);
     free(text);
+    return rows;
+}
+
+/* Differential test against NVIDIA's own occupancy code: occupancy_ref.txt holds
+ * cudaOccMaxActiveBlocksPerMultiprocessor results (cuda_occupancy.h, see
+ * occupancy_ref.cpp) over registers x shared memory x block size x dynamic shared
+ * memory x barriers for every NVIDIA arch in the table. */
+static void occupancy_matches_cuda_occupancy_h(void **state)
+{
+    assert_true(check_occupancy_table("occupancy_ref.txt") >= 6000);
+}
+
+/* And against the CUDA runtime on a real H200 (occupancy_device.cu): compiled
+ * kernels' registers and shared memory, the device's own limits. */
+static void occupancy_matches_h200_runtime(void **state)
+{
+    assert_true(check_occupancy_table("occupancy_h200.txt") >= 100);
 }
 
 static void occupancy_bad_input(void **state)
@@ -723,6 +764,7 @@ int main(void)
         cmocka_unit_test(demangle_refuses_garbage),
         cmocka_unit_test(occupancy_nvidia_calculator_rules),
         cmocka_unit_test(occupancy_matches_cuda_occupancy_h),
+        cmocka_unit_test(occupancy_matches_h200_runtime),
         cmocka_unit_test(occupancy_bad_input),
         cmocka_unit_test(occupancy_dcu_matches_clang),
         cmocka_unit_test(arch_table_is_sane),
