@@ -225,8 +225,8 @@ static void on_initialize(rpc_call *call, json_t *params, void *ud)
     if (json_is_object(opts))
         s->cfg_client_json = json_incref(opts);
     s->state = LSP_RUNNING;
-    lsp_config_refresh_file(s);
-    lsp_config_rebuild(s);
+    if (!lsp_config_refresh_file(s)) /* it rebuilds the settings when it read the file */
+        lsp_config_rebuild(s);
     json_t *caps_out = capabilities(s);
     json_t *res = json_pack("{s:o, s:{s:s, s:s}}", "capabilities", caps_out, "serverInfo",
                             "name", "hkls", "version", HK_VERSION);

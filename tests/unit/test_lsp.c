@@ -1,0 +1,315 @@
+/* Unit tests for the lsp module in-process: uri and command-line helpers, settings
+ * layers (file < client, nested and dotted keys, bad values reported), compile options
+ * from compile_commands.json, requests to the client gated by capabilities, and a
+ * session without leaks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/hk.h"
+#include "lsp/lsp_internal.h"
+
+#define MAXOUT 64
+
+struct out {
+    json_t *m[MAXOUT];
+    int n;
+};
+
+static int sink(const char *body, size_t len, void *ud)
+{
+    struct out *o = ud;
+    if (o->n >= MAXOUT)
+        return HK_OK;
+    json_error_t e;
+    o->m[o->n] = json_loadb(body, len, JSON_ALLOW_NUL, &e);
+    assert_non_null(o->m[o->n]);
+    o->n++;
+    return HK_OK;
+}
+
+static void out_clear(struct out *o)
+{
+    for (int i = 0; i < o->n; i++)
+        json_decref(o->m[i]);
+    o->n = 0;
+}
+
+/* The last message with this method, or NULL. */
+static json_t *find(struct out *o, const char *method)
+{
+    for (int i = o->n - 1; i >= 0; i--)
+        if (json_is_string(json_object_get(o->m[i], "method")) &&
+            strcmp(json_string_value(json_object_get(o->m[i], "method")), method) == 0)
+            return o->m[i];
+    return NULL;
+}
+
+static void feed(lsp_server *s, const char *body)
+{
+    assert_int_equal(lsp_server_feed(s, body, strlen(body)), HK_OK);
+}
+
+static void test_uris(void **st)
+{
+    char *p = lsp_uri_to_path("file:///home/a%20b/%E4%B8%AD.cu");
+    assert_string_equal(p, "/home/a b/\xe4\xb8\xad.cu");
+    hk_free(p);
+    p = lsp_uri_to_path("file://localhost/x.cu");
+    assert_string_equal(p, "/x.cu");
+    hk_free(p);
+    assert_null(lsp_uri_to_path("untitled:Untitled-1"));
+    assert_null(lsp_uri_to_path("file://server/share/x.cu"));
+    assert_null(lsp_uri_to_path("file:///a%00b"));
+    char *u = lsp_path_to_uri("/home/a b/\xe4\xb8\xad.cu");
+    assert_string_equal(u, "file:///home/a%20b/%E4%B8%AD.cu");
+    hk_free(u);
+}
+
+static void test_split_command(void **st)
+{
+    char **v = lsp_split_command("nvcc -I 'my dir' -DX=\"a b\" \\\"q -c   x.cu");
+    assert_non_null(v);
+    assert_string_equal(v[0], "nvcc");
+    assert_string_equal(v[1], "-I");
+    assert_string_equal(v[2], "my dir");
+    assert_string_equal(v[3], "-DX=a b");
+    assert_string_equal(v[4], "\"q");
+    assert_string_equal(v[5], "-c");
+    assert_string_equal(v[6], "x.cu");
+    assert_null(v[7]);
+    lsp_strv_free(v);
+    assert_null(lsp_split_command("nvcc 'unterminated"));
+    v = lsp_split_command("");
+    assert_non_null(v);
+    assert_null(v[0]);
+    lsp_strv_free(v);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static lsp_server *start(uv_loop_t *loop, struct out *o, const char *init_params)
+{
+    lsp_server *s;
+    assert_int_equal(lsp_server_new(loop, sink, o, &s), HK_OK);
+    lsp_server_disable_compiles(s);
+    char msg[4096];
+    snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":%s}",
+             init_params);
+    feed(s, msg);
+    return s;
+}
+
+static void stop(uv_loop_t *loop, lsp_server *s)
+{
+    lsp_server_stop(s);
+    uv_run(loop, UV_RUN_DEFAULT);
+    lsp_server_free(s);
+    uv_run(loop, UV_RUN_DEFAULT);
+}
+
+static void test_settings_layers(void **st)
+{
+    char dir[] = "/tmp/hk_test_lsp_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/.hyperkernel.json", dir);
+    write_file(path, "{\"target\":\"dcu:gfx90a\",\"compile\":{\"debounceMs\":42,\"flags\":[\"-DF\"],"
+                     "\"includePaths\":[\"inc\"]},\"compile.timeoutMs\":5000}");
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    char init[1024];
+    snprintf(init, sizeof init,
+             "{\"rootUri\":\"file://%s\",\"capabilities\":{},\"initializationOptions\":"
+             "{\"compile.debounceMs\":7,\"compile\":{\"hipcc\":\"/opt/x/hipcc\",\"enabled\":\"yes\"},"
+             "\"nope\":1}}",
+             dir);
+    lsp_server *s = start(&loop, &o, init);
+    /* file layer */
+    assert_true(s->cfg.target_set);
+    assert_int_equal(s->cfg.backend, CC_DCU);
+    assert_string_equal(s->cfg.arch, "gfx90a");
+    assert_int_equal(s->cfg.timeout_ms, 5000);
+    assert_string_equal(s->cfg.flags[0], "-DF");
+    /* include paths are relative to the root */
+    char want[300];
+    snprintf(want, sizeof want, "%s/inc", dir);
+    assert_string_equal(s->cfg.include_paths[0], want);
+    /* client layer wins key by key; a bad value keeps the lower layer's */
+    assert_int_equal(s->cfg.debounce_ms, 7);
+    assert_string_equal(s->cfg.hipcc, "/opt/x/hipcc");
+    assert_true(s->cfg.compile_enabled);
+    int warnings = 0;
+    for (int i = 0; i < o.n; i++) {
+        json_t *p = json_object_get(o.m[i], "params");
+        const char *msg = json_string_value(json_object_get(p, "message"));
+        if (msg && (strstr(msg, "\"nope\"") || strstr(msg, "compile.enabled must be")))
+            warnings++;
+    }
+    assert_int_equal(warnings, 2);
+    /* didChangeConfiguration replaces the client layer. */
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"workspace/didChangeConfiguration\",\"params\":"
+            "{\"settings\":{\"hyperkernel\":{\"target\":\"nvidia:sm_75\"}}}}");
+    assert_int_equal(s->cfg.backend, CC_NVIDIA);
+    assert_string_equal(s->cfg.arch, "sm_75");
+    assert_int_equal(s->cfg.debounce_ms, 42); /* back to the file's value */
+    assert_null(s->cfg.hipcc);
+    /* compile options for a file listed in compile_commands.json */
+    snprintf(path, sizeof path, "%s/compile_commands.json", dir);
+    char db[1024];
+    snprintf(db, sizeof db,
+             "[{\"directory\":\"%s/b\",\"file\":\"../k.cu\",\"arguments\":[\"nvcc\",\"-I\","
+             "\"../inc2\",\"-DA=1\",\"-O3\",\"-std=c++17\",\"-arch=sm_70\",\"-o\",\"k.o\","
+             "\"../k.cu\"]},{\"directory\":\"%s\",\"file\":\"other.cu\",\"command\":\"nvcc -DB\"}]",
+             dir, dir);
+    write_file(path, db);
+    char bdir[256];
+    snprintf(bdir, sizeof bdir, "%s/b", dir);
+    mkdir(bdir, 0700);
+    char k[256];
+    snprintf(k, sizeof k, "%s/k.cu", dir);
+    write_file(k, "__global__ void k() {}\n");
+    cc_options opt;
+    char **extra = NULL;
+    assert_int_equal(lsp_compile_options(s, k, &opt, &extra), HK_OK);
+    assert_string_equal(opt.arch, "sm_75");
+    size_t n = 0;
+    while (extra[n])
+        n++;
+    /* -DF, -I<root>/inc, then the entry's -I (resolved) -DA=1 -std=c++17 */
+    assert_int_equal(n, 6);
+    assert_string_equal(extra[0], "-DF");
+    assert_string_equal(extra[2], "-I");
+    snprintf(want, sizeof want, "%s/b/../inc2", dir);
+    assert_string_equal(extra[3], want);
+    assert_string_equal(extra[4], "-DA=1");
+    assert_string_equal(extra[5], "-std=c++17");
+    lsp_strv_free(extra);
+    stop(&loop, s);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    out_clear(&o);
+    unlink(k);
+    unlink(path);
+    rmdir(bdir);
+    snprintf(path, sizeof path, "%s/.hyperkernel.json", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+static int g_replies;
+static int g_status;
+static void on_reply(rpc *r, int status, json_t *result, json_t *error, void *ud)
+{
+    g_replies++;
+    g_status = status;
+    if (status == HK_OK && result)
+        assert_true(json_is_true(json_object_get(result, "applied")));
+}
+
+static void test_client_requests(void **st)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    /* Without the capabilities: refused, showDocument falls back to a message. */
+    lsp_server *s = start(&loop, &o, "{\"capabilities\":{}}");
+    assert_int_equal(lsp_client_apply_edit(s, "x", json_object(), on_reply, NULL),
+                     HK_EUNSUPPORTED);
+    assert_int_equal(lsp_client_progress_create(s, "t1", on_reply, NULL), HK_EUNSUPPORTED);
+    assert_int_equal(lsp_client_show_document(s, "file:///a/b.cu", true, NULL, on_reply, NULL),
+                     HK_EUNSUPPORTED);
+    json_t *m = find(&o, "window/showMessage");
+    assert_non_null(m);
+    assert_non_null(strstr(json_string_value(json_object_get(json_object_get(m, "params"), "message")),
+                           "/a/b.cu"));
+    stop(&loop, s);
+    out_clear(&o);
+    /* With them: sent, and the reply is matched by id. */
+    s = start(&loop, &o, "{\"capabilities\":{\"workspace\":{\"applyEdit\":true},"
+                         "\"window\":{\"workDoneProgress\":true,\"showDocument\":{\"support\":true}}}}");
+    g_replies = 0;
+    assert_int_equal(lsp_client_apply_edit(s, "Apply v3", json_pack("{s:{}}", "changes"),
+                                           on_reply, NULL), HK_OK);
+    m = find(&o, "workspace/applyEdit");
+    assert_non_null(m);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(m, "params"), "label")),
+                        "Apply v3");
+    char reply[128];
+    snprintf(reply, sizeof reply, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"applied\":true}}",
+             (long long)json_integer_value(json_object_get(m, "id")));
+    feed(s, reply);
+    assert_int_equal(g_replies, 1);
+    assert_int_equal(g_status, HK_OK);
+    assert_int_equal(lsp_client_progress_create(s, "tok", on_reply, NULL), HK_OK);
+    /* Pending at exit: cancelled exactly once, and the loop can finish. */
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
+    assert_true(lsp_server_exited(s));
+    assert_int_equal(lsp_server_exit_code(s), 1);
+    assert_int_equal(g_replies, 2);
+    assert_int_equal(g_status, HK_ECANCELED);
+    stop(&loop, s);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    out_clear(&o);
+}
+
+static void test_session_without_leaks(void **st)
+{
+    long before = hk_alloc_live();
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    lsp_server *s = start(&loop, &o, "{\"capabilities\":{}}");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didOpen\",\"params\":{\"textDocument\":"
+            "{\"uri\":\"file:///t/a.cu\",\"languageId\":\"cuda\",\"version\":1,\"text\":"
+            "\"__global__ void k(int *p) { p[0] = 1; }\\nvoid h(int *p) { k<<<1, 32>>>(p); }\\n\"}}}");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didChange\",\"params\":{\"textDocument\":"
+            "{\"uri\":\"file:///t/a.cu\",\"version\":2},\"contentChanges\":[{\"range\":{\"start\":"
+            "{\"line\":0,\"character\":16},\"end\":{\"line\":0,\"character\":17}},\"text\":\"kk\"}]}}");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"textDocument/documentSymbol\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"file:///t/a.cu\"}}}");
+    json_t *r = o.m[o.n - 1];
+    assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(r, "result"), 0),
+                                                          "name")),
+                        "kk");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"textDocument/hover\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"file:///t/a.cu\"},\"position\":{\"line\":1,\"character\":20}}}");
+    r = o.m[o.n - 1];
+    assert_non_null(strstr(json_string_value(json_object_get(json_object_get(json_object_get(r, "result"),
+                                                                             "contents"), "value")),
+                           "Launch of k"));
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"shutdown\"}");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
+    assert_int_equal(lsp_server_exit_code(s), 0);
+    stop(&loop, s);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    out_clear(&o);
+    assert_int_equal(hk_alloc_live(), before);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    hk_log_open("/dev/null", HK_LOG_ERROR);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_uris),
+        cmocka_unit_test(test_split_command),
+        cmocka_unit_test(test_settings_layers),
+        cmocka_unit_test(test_client_requests),
+        cmocka_unit_test(test_session_without_leaks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
