@@ -145,11 +145,16 @@ int spec_floor_ms(const spec *s, size_t k, double peak_bytes_per_s, double peak_
 int spec_set_cupti(spec *s, const char *path);
 
 /* Writes a harness-form skeleton (a new JSON object, *out, "new reference") for the
- * kernel at index kernel of model m: args from the signature (const pointer ->
- * input, other pointers -> output, scalars -> values over size variables), the launch
- * site's grid and block when they can be expressed in spec terms, default sizes,
- * seeds, distributions and tolerance. source is written as the spec's "source".
+ * kernel at index kernel of model m, analysed from text (len bytes; used to resolve
+ * launcher locals such as `dim3 grid(...)` and to see which pointers the body reads):
+ * args from the signature (const pointer -> input; other pointers -> output, or inout
+ * when the body reads them, or an inout accumulator starting at zeros when they are
+ * the target of an atomic), scalars as values over size variables taken from the
+ * launch site's arguments and grid, the launch's grid and block rewritten in spec terms
+ * (ceil_div(n, block_x) for the usual (n + 255) / 256), default sizes (one not a
+ * multiple of the block), seeds, distributions. source is written as "source".
  * HK_OK, HK_EINVAL (index is not a kernel), HK_ENOMEM. */
-int spec_skeleton(const an_model *m, long kernel, const char *source, json_t **out);
+int spec_skeleton(const an_model *m, long kernel, const char *text, size_t len, const char *source,
+                  json_t **out);
 
 #endif
