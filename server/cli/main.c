@@ -2,6 +2,7 @@
  * language server (server/lsp), subcommands go to their cli_* functions. */
 #include "cli/cli.h"
 #include "cli/cli_engine.h"
+#include "cli/cli_history.h"
 #include "lsp/lsp.h"
 
 #include <stdio.h>
@@ -19,6 +20,9 @@ static const struct cli_command commands[] = {
     {"doctor", cli_doctor, "report toolchains, GPUs, profilers and runners found here"},
     {"optimize", cli_optimize, "optimize one kernel on the GPU (an episode); --help for options"},
     {"verify-candidate", cli_verify_candidate, "judge one candidate .cu against a spec's baseline"},
+    {"history", cli_history, "episodes and version chains of a file's kernels (--json)"},
+    {"report", cli_report, "print an episode's report (--format md|html|json, -o FILE)"},
+    {"apply", cli_apply, "write a verified version into its file, if the kernel is unchanged"},
     {NULL, NULL, NULL},
 };
 

@@ -1,0 +1,857 @@
+/* `hkls history`, `hkls report` and `hkls apply`: the command-line view of the history
+ * database. history and report only read; apply writes a verified version back into the
+ * user's file, and only over the exact kernel text the episode started from (content
+ * hash), so it never overwrites edits made since. */
+#include "cli/cli_history.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "core/buf.h"
+#include "core/hk.h"
+#include "engine/episode.h"
+#include "report/report.h"
+#include "store/store.h"
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_STALE = 3 };
+
+#define DIFF_SHOWN_MAX ((size_t)64 << 10) /* diff printed with a refusal or --dry-run */
+
+/* ---- options ---- */
+
+/* Matches "--name VALUE" or "--name=VALUE" at argv[*i]; advances *i past the value.
+ * Returns 1 when matched (value in *val), 0 when not this option, -1 when the value is
+ * missing (message printed). */
+static int opt_value(const char *cmd, int argc, char **argv, int *i, const char *name,
+                     const char **val)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0)
+        return 0;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (a[n] != '\0')
+        return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "hkls %s: %s needs a value\n", cmd, name);
+        return -1;
+    }
+    *val = argv[++*i];
+    return 1;
+}
+
+static bool parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* ---- database ---- */
+
+/* Opens the history database: path, else $HK_DB / the default path. A missing file is an
+ * error (history never creates one). On success *db and *path_out (hk_free) are set. */
+static int open_db(const char *cmd, const char *path, store **db, char **path_out)
+{
+    *db = NULL;
+    *path_out = NULL;
+    char *p = NULL;
+    if (path) {
+        p = hk_strdup(path);
+    } else if (ep_default_db_path(&p) != HK_OK) {
+        fprintf(stderr, "hkls %s: no database path: pass --db, or set HK_DB or HOME\n", cmd);
+        return EXIT_USAGE;
+    }
+    if (!p) {
+        fprintf(stderr, "hkls %s: out of memory\n", cmd);
+        return EXIT_FAILED;
+    }
+    if (strcmp(p, ":memory:") != 0 && access(p, F_OK) != 0) {
+        fprintf(stderr, "hkls %s: no history database at %s (nothing optimized yet? pass --db "
+                "PATH or set HK_DB)\n", cmd, p);
+        hk_free(p);
+        return EXIT_FAILED;
+    }
+    int rc = store_open(p, db);
+    if (rc != HK_OK) {
+        fprintf(stderr, "hkls %s: cannot open the history database %s: %s\n", cmd, p,
+                rc == HK_EUNSUPPORTED ? "it was written by a newer hkls" : hk_strerror(rc));
+        hk_free(p);
+        return EXIT_FAILED;
+    }
+    *path_out = p;
+    return EXIT_OK;
+}
+
+/* Finds an episode by id ("12", "#12") or by name (the newest with that name). */
+static int find_episode(const char *cmd, store *db, const char *arg, store_episode *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *num = arg[0] == '#' ? arg + 1 : arg;
+    long id;
+    if (parse_long(num, 1, 0x7fffffff, &id)) {
+        int rc = store_episode_get(db, id, out);
+        if (rc == HK_OK)
+            return EXIT_OK;
+        if (rc != HK_ENOENT) {
+            fprintf(stderr, "hkls %s: %s\n", cmd, store_errmsg(db));
+            return EXIT_FAILED;
+        }
+    }
+    store_episode_filter f = { .limit = 10000 };
+    store_episode *all = NULL;
+    size_t n = 0;
+    if (store_episode_list(db, &f, &all, &n) != HK_OK) {
+        fprintf(stderr, "hkls %s: %s\n", cmd, store_errmsg(db));
+        return EXIT_FAILED;
+    }
+    int found = -1;
+    for (size_t i = 0; i < n && found < 0; i++)
+        if (all[i].name && !strcmp(all[i].name, arg))
+            found = (int)i;
+    int rc = EXIT_FAILED;
+    if (found >= 0) {
+        *out = all[found];
+        memset(&all[found], 0, sizeof all[found]);
+        rc = EXIT_OK;
+    } else {
+        fprintf(stderr, "hkls %s: no episode '%s' (see hkls history)\n", cmd, arg);
+    }
+    store_episodes_free(all, n);
+    return rc;
+}
+
+/* ---- formatting ---- */
+
+static void fmt_time(int64_t ms, char *out, size_t len)
+{
+    if (ms <= 0) {
+        snprintf(out, len, "-");
+        return;
+    }
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    if (!gmtime_r(&t, &tm) || !strftime(out, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+        snprintf(out, len, "%lld ms", (long long)ms);
+}
+
+static void fmt_duration(const store_episode *e, char *out, size_t len)
+{
+    if (e->ended_ms <= 0 || e->started_ms <= 0) {
+        snprintf(out, len, "-");
+        return;
+    }
+    double s = (double)(e->ended_ms - e->started_ms) / 1000.0;
+    if (s < 120)
+        snprintf(out, len, "%.1f s", s);
+    else
+        snprintf(out, len, "%.1f min", s / 60);
+}
+
+static void fmt_speedup(const store_history_row *r, char *out, size_t len)
+{
+    if (!isfinite(r->speedup)) {
+        snprintf(out, len, "-");
+        return;
+    }
+    if (isfinite(r->speedup_lo) && isfinite(r->speedup_hi))
+        snprintf(out, len, "%.2fx [%.2f, %.2f]", r->speedup, r->speedup_lo, r->speedup_hi);
+    else
+        snprintf(out, len, "%.2fx", r->speedup);
+}
+
+static const store_history_row *row_by_id(const store_history_row *rows, size_t n, int64_t id)
+{
+    for (size_t i = 0; id && i < n; i++)
+        if (rows[i].version.id == id)
+            return &rows[i];
+    return NULL;
+}
+
+static void print_kernel_text(const store_kernel *k, const store_episode *eps, size_t n_eps,
+                              const store_history_row *rows, size_t n_rows)
+{
+    printf("%s: %s\n", k->file, k->name);
+    printf("  episodes\n");
+    if (n_eps == 0)
+        printf("    (none)\n");
+    for (size_t i = 0; i < n_eps; i++) {
+        const store_episode *e = &eps[i];
+        char when[64], dur[32], sp[64] = "-";
+        fmt_time(e->started_ms, when, sizeof when);
+        fmt_duration(e, dur, sizeof dur);
+        const store_history_row *best = row_by_id(rows, n_rows, e->best_version_id);
+        if (best)
+            fmt_speedup(best, sp, sizeof sp);
+        printf("    #%-4lld %-28s %-11s %s  %-9s %s", (long long)e->id, e->name ? e->name : "-",
+               store_episode_status_name(e->status), when, dur, e->device ? e->device : "(no GPU)");
+        if (best)
+            printf("  best v%d %s", best->version.number, sp);
+        printf("\n");
+        if (e->error && *e->error) {
+            const char *nl = strchr(e->error, '\n');
+            printf("          %s: %.*s\n", e->status == STORE_EP_COMPLETED ? "note" : "why",
+                   nl ? (int)(nl - e->error) : (int)strlen(e->error), e->error);
+        }
+    }
+    printf("  versions\n");
+    if (n_rows == 0)
+        printf("    (none)\n");
+    for (size_t i = 0; i < n_rows; i++) {
+        const store_history_row *r = &rows[i];
+        const store_version *v = &r->version;
+        char label[32], parent[32] = "", sp[64], ms[32] = "-";
+        snprintf(label, sizeof label, "v%d", v->number);
+        const store_history_row *p = row_by_id(rows, n_rows, v->parent_id);
+        if (p)
+            snprintf(parent, sizeof parent, "<- v%d", p->version.number);
+        else if (v->parent_id)
+            snprintf(parent, sizeof parent, "<- id %lld", (long long)v->parent_id);
+        if (r->measured)
+            snprintf(ms, sizeof ms, "%.4f ms", r->best.median_ms);
+        fmt_speedup(r, sp, sizeof sp);
+        printf("    %-5s %-9s #%-4lld %-9s %-28s %12s  %s", label, parent, (long long)v->episode_id,
+               store_version_status_name(v->status), v->produced_by ? v->produced_by : "-", ms,
+               v->status == STORE_V_REJECTED ? "" : sp);
+        if (v->status == STORE_V_REJECTED)
+            printf("%s", v->reject_reason ? v->reject_reason : "rejected");
+        if (isfinite(v->max_rel_err) && v->status != STORE_V_REJECTED)
+            printf("  max rel err %.2g", v->max_rel_err);
+        printf("\n");
+    }
+}
+
+/* ---- hkls history ---- */
+
+static void history_usage(FILE *f)
+{
+    fprintf(f, "usage: hkls history [FILE] [--kernel NAME] [--db PATH] [--json] [--limit N]\n"
+               "Episodes and version chains of the kernels of FILE (default: all kernels).\n");
+}
+
+int cli_history(int argc, char **argv)
+{
+    const char *file = NULL, *kernel = NULL, *db_path = NULL, *limit_s = NULL;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if ((m = opt_value("history", argc, argv, &i, "--kernel", &kernel)) ||
+            (m = opt_value("history", argc, argv, &i, "--db", &db_path)) ||
+            (m = opt_value("history", argc, argv, &i, "--limit", &limit_s))) {
+            if (m < 0)
+                return EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = true;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            history_usage(stdout);
+            return EXIT_OK;
+        } else if (argv[i][0] == '-' || file) {
+            fprintf(stderr, "hkls history: unexpected argument '%s'\n", argv[i]);
+            history_usage(stderr);
+            return EXIT_USAGE;
+        } else {
+            file = argv[i];
+        }
+    }
+    long limit = 100;
+    if (limit_s && !parse_long(limit_s, 1, 10000, &limit)) {
+        fprintf(stderr, "hkls history: --limit %s: expected 1 to 10000\n", limit_s);
+        return EXIT_USAGE;
+    }
+    /* Episodes record the file's real path: look it up the same way. */
+    char *file_abs = NULL;
+    if (file) {
+        char *rp = realpath(file, NULL);
+        file_abs = rp ? hk_strdup(rp) : hk_strdup(file);
+        free(rp);
+        if (!file_abs) {
+            fprintf(stderr, "hkls history: out of memory\n");
+            return EXIT_FAILED;
+        }
+    }
+    store *db = NULL;
+    char *path = NULL;
+    int ec = open_db("history", db_path, &db, &path);
+    store_kernel *ks = NULL;
+    size_t n_ks = 0;
+    json_t *out = NULL, *karr = NULL;
+    if (ec != EXIT_OK)
+        goto out;
+    if (store_kernel_list(db, file_abs, &ks, &n_ks) != HK_OK) {
+        fprintf(stderr, "hkls history: %s\n", store_errmsg(db));
+        ec = EXIT_FAILED;
+        goto out;
+    }
+    if (json) {
+        out = json_object();
+        karr = json_array();
+        if (!out || !karr || json_object_set_new(out, "db", json_string(path)) ||
+            json_object_set(out, "kernels", karr)) {
+            ec = EXIT_FAILED;
+            goto out;
+        }
+    }
+    size_t shown = 0;
+    for (size_t i = 0; i < n_ks && ec == EXIT_OK; i++) {
+        if (kernel && strcmp(ks[i].name, kernel) != 0)
+            continue;
+        store_episode_filter f = { .kernel_id = ks[i].id, .limit = (size_t)limit };
+        store_episode *eps = NULL;
+        size_t n_eps = 0;
+        store_history_row *rows = NULL;
+        size_t n_rows = 0;
+        if (store_episode_list(db, &f, &eps, &n_eps) != HK_OK ||
+            store_kernel_history(db, ks[i].id, &rows, &n_rows) != HK_OK) {
+            fprintf(stderr, "hkls history: %s\n", store_errmsg(db));
+            ec = EXIT_FAILED;
+        } else if (json) {
+            json_t *k = json_object(), *ea = json_array();
+            json_t *va = report_history_json(rows, n_rows);
+            bool ok = k && ea && va && json_array_append(karr, k) == 0;
+            ok = ok && !json_object_set_new(k, "id", json_integer(ks[i].id));
+            ok = ok && !json_object_set_new(k, "file", json_string(ks[i].file));
+            ok = ok && !json_object_set_new(k, "name", json_string(ks[i].name));
+            ok = ok && !json_object_set_new(k, "content_hash", ks[i].content_hash ?
+                                            json_string(ks[i].content_hash) : json_null());
+            ok = ok && !json_object_set(k, "episodes", ea) && !json_object_set(k, "versions", va);
+            for (size_t e = 0; ok && e < n_eps; e++)
+                ok = json_array_append_new(ea, report_episode_summary(&eps[e])) == 0;
+            json_decref(k);
+            json_decref(ea);
+            json_decref(va);
+            if (!ok) {
+                fprintf(stderr, "hkls history: out of memory\n");
+                ec = EXIT_FAILED;
+            }
+        } else {
+            if (shown)
+                printf("\n");
+            print_kernel_text(&ks[i], eps, n_eps, rows, n_rows);
+        }
+        shown++;
+        store_episodes_free(eps, n_eps);
+        store_history_free(rows, n_rows);
+    }
+    if (ec == EXIT_OK && json) {
+        char *s = json_dumps(out, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+        if (!s) {
+            ec = EXIT_FAILED;
+        } else {
+            printf("%s\n", s);
+            free(s);
+        }
+    } else if (ec == EXIT_OK && shown == 0) {
+        if (file || kernel)
+            printf("no history for %s%s%s\n", file ? file : "", file && kernel ? ": " : "",
+                   kernel ? kernel : "");
+        else
+            printf("no history yet in %s\n", path);
+    }
+out:
+    json_decref(out);
+    json_decref(karr);
+    store_kernels_free(ks, n_ks);
+    store_close(db);
+    hk_free(path);
+    hk_free(file_abs);
+    return ec;
+}
+
+/* ---- files ---- */
+
+static int read_text(const char *path, char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOENT ? HK_ENOENT : HK_EIO;
+    struct hk_buf b;
+    hk_buf_init(&b, AN_TEXT_MAX_BYTES);
+    char chunk[65536];
+    size_t n;
+    int rc = HK_OK;
+    while (rc == HK_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        rc = hk_buf_append(&b, chunk, n);
+    if (rc == HK_OK && ferror(f))
+        rc = HK_EIO;
+    fclose(f);
+    if (rc == HK_OK && !b.data)
+        rc = hk_buf_appends(&b, "");
+    if (rc != HK_OK) {
+        hk_buf_free(&b);
+        return rc;
+    }
+    *len = b.len;
+    *out = hk_buf_steal(&b);
+    return HK_OK;
+}
+
+/* Writes text to path through a temporary file in the same directory and a rename, so a
+ * crash leaves the old or the new file, never half of one. mode: the permissions. */
+static int write_atomic(const char *path, const char *text, size_t len, mode_t mode)
+{
+    char *tmp = hk_asprintf("%s.hk-XXXXXX", path);
+    if (!tmp)
+        return HK_ENOMEM;
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        hk_free(tmp);
+        return HK_EIO;
+    }
+    int rc = HK_OK;
+    for (size_t off = 0; off < len && rc == HK_OK;) {
+        ssize_t w = write(fd, text + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            rc = HK_EIO;
+        else
+            off += (size_t)w;
+    }
+    if (rc == HK_OK && (fchmod(fd, mode & 07777) != 0 || fsync(fd) != 0))
+        rc = HK_EIO;
+    if (close(fd) != 0 && rc == HK_OK)
+        rc = HK_EIO;
+    if (rc == HK_OK && rename(tmp, path) != 0)
+        rc = HK_EIO;
+    if (rc != HK_OK)
+        unlink(tmp);
+    hk_free(tmp);
+    return rc;
+}
+
+/* ---- hkls report ---- */
+
+static void report_usage(FILE *f)
+{
+    fprintf(f, "usage: hkls report EPISODE [--format md|html|json] [--db PATH] [-o FILE]\n"
+               "EPISODE: an episode id or name (see hkls history).\n");
+}
+
+int cli_report(int argc, char **argv)
+{
+    const char *ep_arg = NULL, *format = "md", *db_path = NULL, *out_path = NULL;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if ((m = opt_value("report", argc, argv, &i, "--format", &format)) ||
+            (m = opt_value("report", argc, argv, &i, "--db", &db_path)) ||
+            (m = opt_value("report", argc, argv, &i, "--output", &out_path)) ||
+            (m = opt_value("report", argc, argv, &i, "-o", &out_path))) {
+            if (m < 0)
+                return EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            report_usage(stdout);
+            return EXIT_OK;
+        } else if (argv[i][0] == '-' || ep_arg) {
+            fprintf(stderr, "hkls report: unexpected argument '%s'\n", argv[i]);
+            report_usage(stderr);
+            return EXIT_USAGE;
+        } else {
+            ep_arg = argv[i];
+        }
+    }
+    if (!ep_arg) {
+        report_usage(stderr);
+        return EXIT_USAGE;
+    }
+    int (*render)(store *, int64_t, struct hk_buf *) = NULL;
+    if (!strcmp(format, "md") || !strcmp(format, "markdown"))
+        render = report_render_markdown;
+    else if (!strcmp(format, "html"))
+        render = report_render_html;
+    else if (!strcmp(format, "json"))
+        render = report_render_json;
+    if (!render) {
+        fprintf(stderr, "hkls report: --format %s: expected md, html or json\n", format);
+        return EXIT_USAGE;
+    }
+    store *db = NULL;
+    char *path = NULL;
+    store_episode e;
+    memset(&e, 0, sizeof e);
+    struct hk_buf b;
+    hk_buf_init(&b, REPORT_MAX_BYTES);
+    int ec = open_db("report", db_path, &db, &path);
+    if (ec == EXIT_OK)
+        ec = find_episode("report", db, ep_arg, &e);
+    if (ec != EXIT_OK)
+        goto out;
+    int rc = render(db, e.id, &b);
+    if (rc != HK_OK) {
+        fprintf(stderr, "hkls report: episode #%lld: %s%s%s\n", (long long)e.id,
+                rc == HK_ETOOBIG ? "the report is too large" : hk_strerror(rc),
+                rc == HK_EDB ? ": " : "", rc == HK_EDB ? store_errmsg(db) : "");
+        ec = EXIT_FAILED;
+        goto out;
+    }
+    if (out_path) {
+        rc = write_atomic(out_path, b.data ? b.data : "", b.len, 0644);
+        if (rc != HK_OK) {
+            fprintf(stderr, "hkls report: cannot write %s: %s\n", out_path, hk_strerror(rc));
+            ec = EXIT_FAILED;
+            goto out;
+        }
+        fprintf(stderr, "wrote %s\n", out_path);
+    } else if (b.len && fwrite(b.data, 1, b.len, stdout) != b.len) {
+        ec = EXIT_FAILED;
+    }
+out:
+    hk_buf_free(&b);
+    store_episode_clear(&e);
+    store_close(db);
+    hk_free(path);
+    return ec;
+}
+
+/* ---- hkls apply ---- */
+
+typedef struct {
+    an_model *m;
+    const char *text;
+    size_t len;
+    uint32_t start, end; /* the kernel's definition */
+    char hash[STORE_HASH_HEX];
+} kernel_text;
+
+/* Finds kernel in text (borrowed: text must outlive k). HK_OK, HK_ENOENT (not defined
+ * there), or the analysis error. */
+static int locate_kernel(const char *text, size_t len, const char *kernel, kernel_text *k)
+{
+    memset(k, 0, sizeof *k);
+    k->text = text;
+    k->len = len;
+    int rc = an_analyze(text, len, &k->m);
+    if (rc != HK_OK)
+        return rc;
+    long i = an_model_find_kernel(k->m, kernel);
+    if (i < 0)
+        return HK_ENOENT;
+    k->start = k->m->funcs[i].span.start_byte;
+    k->end = k->m->funcs[i].span.end_byte;
+    if (k->end > len || k->start > k->end)
+        return HK_EPARSE;
+    store_content_hash(text + k->start, k->end - k->start, k->hash);
+    return HK_OK;
+}
+
+static void kernel_text_free(kernel_text *k)
+{
+    an_model_free(k->m);
+    k->m = NULL;
+}
+
+static int line_of(const char *text, uint32_t byte)
+{
+    int line = 1;
+    for (uint32_t i = 0; i < byte; i++)
+        line += text[i] == '\n';
+    return line;
+}
+
+/* Prints the unified diff of a -> b (capped). */
+static void print_diff(FILE *f, const char *a, size_t alen, const char *b, size_t blen,
+                       const char *la, const char *lb)
+{
+    struct hk_buf d;
+    hk_buf_init(&d, DIFF_SHOWN_MAX);
+    int rc = report_diff_unified(a, alen, b, blen, la, lb, 3, &d);
+    if (d.len)
+        fwrite(d.data, 1, d.len, f);
+    if (rc == HK_ETOOBIG)
+        fprintf(f, "... (diff too large to show)\n");
+    else if (rc != HK_OK)
+        fprintf(f, "(no diff: %s)\n", hk_strerror(rc));
+    hk_buf_free(&d);
+}
+
+/* The first line where two texts differ, outside the kernel: for the refusal message. */
+static int first_diff_line(const char *a, size_t alen, const char *b, size_t blen)
+{
+    size_t i = 0;
+    while (i < alen && i < blen && a[i] == b[i])
+        i++;
+    return line_of(a, (uint32_t)i);
+}
+
+/* Launch notes: what the version was measured with beyond its text (block, flags). */
+static void print_launch_notes(const store_version *v, const store_version *base)
+{
+    json_t *lj = v->launch_json ? json_loads(v->launch_json, 0, NULL) : NULL;
+    json_t *bj = base->launch_json ? json_loads(base->launch_json, 0, NULL) : NULL;
+    json_t *blk = json_object_get(lj, "block"), *flags = json_object_get(lj, "flags");
+    if (json_is_array(blk) && json_array_size(blk) == 3 &&
+        !json_equal(blk, json_object_get(bj, "block")))
+        printf("note: v%d was measured with block (%lld, %lld, %lld): set it at the kernel's "
+               "launch site(s)\n", v->number,
+               (long long)json_integer_value(json_array_get(blk, 0)),
+               (long long)json_integer_value(json_array_get(blk, 1)),
+               (long long)json_integer_value(json_array_get(blk, 2)));
+    if (json_is_array(flags) && json_array_size(flags) > 0 &&
+        !json_equal(flags, json_object_get(bj, "flags"))) {
+        printf("note: v%d was compiled with", v->number);
+        size_t i;
+        json_t *x;
+        json_array_foreach(flags, i, x)
+            printf(" %s", json_string_value(x) ? json_string_value(x) : "?");
+        printf(": add that to the file's build\n");
+    }
+    json_decref(lj);
+    json_decref(bj);
+}
+
+static void apply_usage(FILE *f)
+{
+    fprintf(f, "usage: hkls apply EPISODE [--version N] [--db PATH] [--dry-run]\n"
+               "Writes version N (default: the episode's best) of the episode's kernel into\n"
+               "its file, only if the kernel is still as the episode found it.\n");
+}
+
+int cli_apply(int argc, char **argv)
+{
+    const char *ep_arg = NULL, *db_path = NULL, *ver_s = NULL;
+    bool dry = false;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if ((m = opt_value("apply", argc, argv, &i, "--version", &ver_s)) ||
+            (m = opt_value("apply", argc, argv, &i, "--db", &db_path))) {
+            if (m < 0)
+                return EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--dry-run") || !strcmp(argv[i], "-n")) {
+            dry = true;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            apply_usage(stdout);
+            return EXIT_OK;
+        } else if (argv[i][0] == '-' || ep_arg) {
+            fprintf(stderr, "hkls apply: unexpected argument '%s'\n", argv[i]);
+            apply_usage(stderr);
+            return EXIT_USAGE;
+        } else {
+            ep_arg = argv[i];
+        }
+    }
+    long want_number = -1;
+    if (!ep_arg) {
+        apply_usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (ver_s && !parse_long(ver_s[0] == 'v' ? ver_s + 1 : ver_s, 0, 0x7fffffff, &want_number)) {
+        fprintf(stderr, "hkls apply: --version %s: expected a version number (3 or v3)\n", ver_s);
+        return EXIT_USAGE;
+    }
+
+    store *db = NULL;
+    char *path = NULL, *cur = NULL, *next = NULL;
+    size_t cur_len = 0;
+    store_episode e;
+    store_version v, base;
+    store_history_row *rows = NULL;
+    size_t n_rows = 0;
+    kernel_text kb, kc, kv;
+    memset(&e, 0, sizeof e);
+    memset(&v, 0, sizeof v);
+    memset(&base, 0, sizeof base);
+    memset(&kb, 0, sizeof kb);
+    memset(&kc, 0, sizeof kc);
+    memset(&kv, 0, sizeof kv);
+    int rc, ec = open_db("apply", db_path, &db, &path);
+    if (ec == EXIT_OK)
+        ec = find_episode("apply", db, ep_arg, &e);
+    if (ec != EXIT_OK)
+        goto out;
+    ec = EXIT_FAILED;
+    if (store_kernel_history(db, e.kernel_id, &rows, &n_rows) != HK_OK) {
+        fprintf(stderr, "hkls apply: %s\n", store_errmsg(db));
+        goto out;
+    }
+
+    /* which version */
+    int64_t vid = e.best_version_id;
+    if (want_number >= 0) {
+        vid = 0;
+        for (size_t i = 0; i < n_rows && !vid; i++)
+            if (rows[i].version.number == want_number)
+                vid = rows[i].version.id;
+        if (!vid) {
+            fprintf(stderr, "hkls apply: kernel %s has no version v%ld (see hkls history %s)\n",
+                    e.kernel, want_number, e.file);
+            goto out;
+        }
+    } else if (!vid) {
+        fprintf(stderr, "hkls apply: episode #%lld (%s) has no verified version faster than its "
+                "baseline: nothing to apply (pick one with --version N)\n", (long long)e.id,
+                store_episode_status_name(e.status));
+        goto out;
+    }
+    if (store_version_get(db, vid, &v) != HK_OK || !v.source) {
+        fprintf(stderr, "hkls apply: version %lld: %s\n", (long long)vid, store_errmsg(db));
+        goto out;
+    }
+    if (v.kernel_id != e.kernel_id) {
+        fprintf(stderr, "hkls apply: v%d belongs to another kernel\n", v.number);
+        goto out;
+    }
+    if (v.status != STORE_V_VERIFIED) {
+        fprintf(stderr, "hkls apply: v%d is %s%s%s: only verified versions are applied\n",
+                v.number, store_version_status_name(v.status), v.reject_reason ? ": " : "",
+                v.reject_reason ? v.reject_reason : "");
+        goto out;
+    }
+    if (!e.baseline_version_id || store_version_get(db, e.baseline_version_id, &base) != HK_OK ||
+        !base.source) {
+        fprintf(stderr, "hkls apply: episode #%lld has no recorded starting text (it failed "
+                "before its baseline): cannot check the file is unchanged\n", (long long)e.id);
+        goto out;
+    }
+
+    /* the file as it is now */
+    rc = read_text(e.file, &cur, &cur_len);
+    if (rc != HK_OK) {
+        fprintf(stderr, "hkls apply: cannot read %s: %s\n", e.file,
+                rc == HK_ENOENT ? "no such file" : hk_strerror(rc));
+        goto out;
+    }
+    struct stat st;
+    if (stat(e.file, &st) != 0) {
+        fprintf(stderr, "hkls apply: cannot stat %s: %s\n", e.file, strerror(errno));
+        goto out;
+    }
+    /* The episode recorded the whole file as it started (its baseline version's text). */
+    rc = locate_kernel(base.source, strlen(base.source), e.kernel, &kb);
+    if (rc != HK_OK) {
+        fprintf(stderr, "hkls apply: the episode's starting text has no kernel %s (%s)\n",
+                e.kernel, hk_strerror(rc));
+        goto out;
+    }
+    rc = locate_kernel(cur, cur_len, e.kernel, &kc);
+    if (rc == HK_ENOENT) {
+        fprintf(stderr, "hkls apply: refused: %s no longer defines kernel %s (renamed or "
+                "removed since episode #%lld began)\n", e.file, e.kernel, (long long)e.id);
+        ec = EXIT_STALE;
+        goto out;
+    }
+    if (rc != HK_OK) {
+        fprintf(stderr, "hkls apply: cannot analyse %s: %s\n", e.file, hk_strerror(rc));
+        goto out;
+    }
+    if (strcmp(kb.hash, kc.hash) != 0) {
+        fprintf(stderr,
+                "hkls apply: refused: kernel %s in %s (lines %d-%d) changed since episode #%lld "
+                "began, so v%d would overwrite your edits.\n"
+                "Its text no longer matches the episode's (content hash %.12s, now %.12s). "
+                "What changed:\n",
+                e.kernel, e.file, line_of(cur, kc.start), line_of(cur, kc.end), (long long)e.id,
+                v.number, kb.hash, kc.hash);
+        print_diff(stderr, base.source + kb.start, kb.end - kb.start, cur + kc.start,
+                   kc.end - kc.start, "kernel when the episode began", "kernel in the file now");
+        fprintf(stderr, "Start a new episode on the current text, or restore the kernel and "
+                "apply again.\n");
+        ec = EXIT_STALE;
+        goto out;
+    }
+    rc = locate_kernel(v.source, strlen(v.source), e.kernel, &kv);
+    if (rc != HK_OK) {
+        fprintf(stderr, "hkls apply: v%d's text has no kernel %s (%s)\n", v.number, e.kernel,
+                hk_strerror(rc));
+        goto out;
+    }
+
+    /* the new text */
+    size_t base_len = strlen(base.source), v_len = strlen(v.source);
+    bool file_as_started = cur_len == base_len && memcmp(cur, base.source, cur_len) == 0;
+    size_t next_len;
+    if (file_as_started) {
+        next = hk_strdup(v.source); /* exactly the verified text */
+        next_len = v_len;
+    } else {
+        /* The file changed outside the kernel: splice the kernel, which needs the version
+         * to differ from the starting text only inside the kernel. */
+        bool same_before = kb.start == kv.start && memcmp(base.source, v.source, kb.start) == 0;
+        bool same_after = base_len - kb.end == v_len - kv.end &&
+                          memcmp(base.source + kb.end, v.source + kv.end, base_len - kb.end) == 0;
+        if (!same_before || !same_after) {
+            int line = same_before ? line_of(v.source, kv.end) +
+                                         first_diff_line(base.source + kb.end, base_len - kb.end,
+                                                         v.source + kv.end, v_len - kv.end) - 1
+                                   : first_diff_line(v.source, v_len, base.source, base_len);
+            fprintf(stderr,
+                    "hkls apply: refused: v%d also changes %s outside kernel %s (line %d of the "
+                    "version), and the file changed elsewhere since episode #%lld began, so "
+                    "that part cannot be applied safely.\nApply it by hand (hkls report %lld "
+                    "shows the diff), or restore the file to the episode's text.\n",
+                    v.number, e.file, e.kernel, line, (long long)e.id, (long long)e.id);
+            ec = EXIT_STALE;
+            goto out;
+        }
+        next_len = kc.start + (kv.end - kv.start) + (cur_len - kc.end);
+        next = hk_malloc(next_len + 1);
+        if (next) {
+            memcpy(next, cur, kc.start);
+            memcpy(next + kc.start, v.source + kv.start, kv.end - kv.start);
+            memcpy(next + kc.start + (kv.end - kv.start), cur + kc.end, cur_len - kc.end);
+            next[next_len] = '\0';
+        }
+    }
+    if (!next) {
+        fprintf(stderr, "hkls apply: out of memory\n");
+        goto out;
+    }
+    const store_history_row *row = row_by_id(rows, n_rows, v.id);
+    char sp[64] = "-";
+    if (row)
+        fmt_speedup(row, sp, sizeof sp);
+    if (next_len == cur_len && memcmp(next, cur, cur_len) == 0) {
+        printf("%s already holds v%d of kernel %s: nothing to do\n", e.file, v.number, e.kernel);
+        ec = EXIT_OK;
+        goto out;
+    }
+    if (dry) {
+        char *la = hk_asprintf("%s", e.file), *lb = hk_asprintf("%s (v%d)", e.file, v.number);
+        print_diff(stdout, cur, cur_len, next, next_len, la ? la : "a", lb ? lb : "b");
+        hk_free(la);
+        hk_free(lb);
+        printf("dry run: would apply v%d (speedup %s) of episode #%lld to %s\n", v.number, sp,
+               (long long)e.id, e.file);
+        print_launch_notes(&v, &base);
+        ec = EXIT_OK;
+        goto out;
+    }
+    rc = write_atomic(e.file, next, next_len, st.st_mode);
+    if (rc != HK_OK) {
+        fprintf(stderr, "hkls apply: cannot write %s: %s\n", e.file, hk_strerror(rc));
+        goto out;
+    }
+    printf("applied v%d (speedup %s) of episode #%lld to %s: kernel %s, line %d\n", v.number, sp,
+           (long long)e.id, e.file, e.kernel, line_of(next, kc.start));
+    print_launch_notes(&v, &base);
+    ec = EXIT_OK;
+out:
+    kernel_text_free(&kb);
+    kernel_text_free(&kc);
+    kernel_text_free(&kv);
+    hk_free(cur);
+    hk_free(next);
+    store_history_free(rows, n_rows);
+    store_version_clear(&v);
+    store_version_clear(&base);
+    store_episode_clear(&e);
+    store_close(db);
+    hk_free(path);
+    return ec;
+}
