@@ -1,0 +1,544 @@
+/* `hkls history`, `hkls report` and `hkls apply` end to end: a database is filled through
+ * the store API (an episode with a baseline, a faster verified version with a launch
+ * change, a rejected one, and a version that edits outside the kernel), then the built
+ * binary (HK_BINARY_DIR/hkls, or $HKLS_BIN) is run against it and a real file. Apply is
+ * checked for the three outcomes: whole verified text, a kernel spliced into a file edited
+ * elsewhere, and refusals when the kernel (or, for an outside edit, the file) changed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/hk.h"
+#include "store/store.h"
+
+extern char **environ;
+
+static const char *hkls_path(void)
+{
+    const char *p = getenv("HKLS_BIN");
+    return p && *p ? p : HK_BINARY_DIR "/hkls";
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return strdup("");
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    assert_non_null(b);
+    size_t got = fread(b, 1, (size_t)n, f);
+    b[got] = '\0';
+    fclose(f);
+    return b;
+}
+
+static void write_all(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+    assert_int_equal(fclose(f), 0);
+}
+
+struct run {
+    int code;
+    char *out;
+    char *err;
+};
+
+static void run_free(struct run *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+/* Runs hkls with args (NULL-terminated), HK_DB unset so only --db counts. */
+static void run_hkls(const char *const *args, struct run *r)
+{
+    const char *bin = hkls_path();
+    if (access(bin, X_OK) != 0)
+        fail_msg("%s is not built: run `cmake --build` for the hkls target before ctest", bin);
+    char *argv[32];
+    size_t n = 0;
+    argv[n++] = (char *)bin;
+    for (size_t i = 0; args[i] && n < 31; i++)
+        argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    char *envp[512];
+    size_t e = 0;
+    for (size_t i = 0; environ[i] && e < 500; i++)
+        if (strncmp(environ[i], "HK_DB=", 6) != 0)
+            envp[e++] = environ[i];
+    envp[e] = NULL;
+    char out_path[] = "/tmp/hk-hist-out-XXXXXX", err_path[] = "/tmp/hk-hist-err-XXXXXX";
+    int ofd = mkstemp(out_path), efd = mkstemp(err_path);
+    assert_true(ofd >= 0 && efd >= 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, ofd, 1);
+    posix_spawn_file_actions_adddup2(&fa, efd, 2);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    pid_t pid;
+    int rc = posix_spawn(&pid, bin, &fa, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    assert_int_equal(rc, 0);
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    close(ofd);
+    close(efd);
+    r->code = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+    r->out = read_all(out_path);
+    r->err = read_all(err_path);
+    unlink(out_path);
+    unlink(err_path);
+    if (getenv("HK_TEST_VERBOSE"))
+        fprintf(stderr, "--- hkls %s: exit %d\n%s\n--- stderr\n%s\n", args[0], r->code, r->out,
+                r->err);
+}
+
+/* ---- the fixture: a file, its history ---- */
+
+static const char original[] =
+    "// saxpy example\n"
+    "#define BLOCK 256\n"
+    "__device__ float twice(float v) { return 2.0f * v; }\n"
+    "\n"
+    "__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        y[i] = a * x[i] + y[i];\n"
+    "}\n"
+    "\n"
+    "void launch(int n, float a, const float *x, float *y)\n"
+    "{\n"
+    "    saxpy<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(n, a, x, y);\n"
+    "}\n";
+
+/* v1: the kernel only (restrict, launch bounds); measured with block 128 */
+static const char v1_kernel[] =
+    "__global__ void __launch_bounds__(128) saxpy(int n, float a, const float *__restrict__ x,\n"
+    "                                             float *__restrict__ y)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        y[i] = a * x[i] + y[i];\n"
+    "}";
+
+static char dir[64];
+static char file[128], db_path[128];
+static char *v1_text, *v3_text;
+static int64_t ep_id, ep2_id;
+
+static char *replace(const char *text, const char *old, const char *new_)
+{
+    const char *p = strstr(text, old);
+    assert_non_null(p);
+    size_t a = (size_t)(p - text), ol = strlen(old), nl = strlen(new_), tl = strlen(text);
+    char *r = malloc(tl - ol + nl + 1);
+    assert_non_null(r);
+    memcpy(r, text, a);
+    memcpy(r + a, new_, nl);
+    memcpy(r + a + nl, p + ol, tl - a - ol + 1);
+    return r;
+}
+
+static const char original_kernel[] =
+    "__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        y[i] = a * x[i] + y[i];\n"
+    "}";
+
+static void add_measure(store *s, int64_t vid, int64_t eid, enum store_measure_kind kind, double ms)
+{
+    store_measurement m = { 0 };
+    m.version_id = vid;
+    m.episode_id = eid;
+    m.kind = kind;
+    m.median_ms = ms;
+    m.p10_ms = ms * 0.98;
+    m.p90_ms = ms * 1.02;
+    m.spread = NAN;
+    m.reps = 50;
+    m.bytes_per_s = m.flop_per_s = m.roofline_pct = NAN;
+    m.size_key = "n=16777216";
+    assert_int_equal(store_measurement_add(s, &m, NULL), HK_OK);
+}
+
+static int setup(void **state)
+{
+    hk_alloc_init_json();
+    snprintf(dir, sizeof dir, "/tmp/hk-cli-hist-XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(file, sizeof file, "%s/saxpy.cu", dir);
+    snprintf(db_path, sizeof db_path, "%s/history.db", dir);
+    write_all(file, original);
+    v1_text = replace(original, original_kernel, v1_kernel);
+    v3_text = replace(original, "#define BLOCK 256", "#define BLOCK 512");
+
+    store *s = NULL;
+    assert_int_equal(store_open(db_path, &s), HK_OK);
+    char kh[STORE_HASH_HEX];
+    store_content_hash(original_kernel, strlen(original_kernel), kh);
+    int64_t kid;
+    assert_int_equal(store_kernel_upsert(s, file, "saxpy", kh, &kid), HK_OK);
+    store_episode_new en = { .kernel_id = kid, .name = "saxpy sm_90", .target = "nvidia:sm_90",
+                             .backend = "nvidia", .arch = "sm_90", .engine = "builtin" };
+    assert_int_equal(store_episode_create(s, &en, &ep_id), HK_OK);
+    assert_int_equal(store_episode_set_device(s, ep_id, "NVIDIA H200"), HK_OK);
+    store_version_new vn = { .episode_id = ep_id, .source = original,
+                             .launch_json = "{\"flags\":[],\"block\":null}",
+                             .status = STORE_V_VERIFIED, .produced_by = "original" };
+    int64_t v0, v1, v2, v3;
+    assert_int_equal(store_version_add(s, &vn, &v0), HK_OK);
+    vn.parent_id = v0;
+    vn.source = v1_text;
+    vn.launch_json = "{\"flags\":[\"--use_fast_math\"],\"block\":[128,1,1]}";
+    vn.produced_by = "builtin:restrict+launch_bounds";
+    assert_int_equal(store_version_add(s, &vn, &v1), HK_OK);
+    vn.parent_id = v1;
+    vn.source = "// broken\n";
+    vn.launch_json = NULL;
+    vn.status = STORE_V_REJECTED;
+    vn.produced_by = "builtin:unroll";
+    assert_int_equal(store_version_add(s, &vn, &v2), HK_OK);
+    assert_int_equal(store_version_set_status(s, v2, STORE_V_REJECTED, "wrong_answer",
+                                              "max rel err 0.5 at y[17]"), HK_OK);
+    vn.parent_id = v0;
+    vn.source = v3_text;
+    vn.status = STORE_V_VERIFIED;
+    vn.produced_by = "builtin:tunable BLOCK";
+    assert_int_equal(store_version_add(s, &vn, &v3), HK_OK);
+    assert_int_equal(store_version_set_accuracy(s, v1, 0, 1.2e-7), HK_OK);
+    add_measure(s, v0, ep_id, STORE_M_BASELINE, 2.0);
+    add_measure(s, v1, ep_id, STORE_M_VERIFY, 1.0);
+    add_measure(s, v3, ep_id, STORE_M_VERIFY, 1.6);
+    assert_int_equal(store_episode_set_baseline(s, ep_id, v0), HK_OK);
+    assert_int_equal(store_episode_set_best(s, ep_id, v1), HK_OK);
+    assert_int_equal(store_event_add(s, ep_id, "init", "toolchain", NULL, NULL), HK_OK);
+    assert_int_equal(store_event_add(s, ep_id, "baseline", "2.0 ms", NULL, NULL), HK_OK);
+    assert_int_equal(store_episode_finish(s, ep_id, STORE_EP_COMPLETED, NULL), HK_OK);
+    /* a second episode that found nothing better */
+    en.name = "saxpy again";
+    assert_int_equal(store_episode_create(s, &en, &ep2_id), HK_OK);
+    assert_int_equal(store_episode_set_baseline(s, ep2_id, v0), HK_OK);
+    assert_int_equal(store_episode_finish(s, ep2_id, STORE_EP_STOPPED, "stopped by the user"), HK_OK);
+    store_close(s);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    free(v1_text);
+    free(v3_text);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void reset_file(const char *text)
+{
+    write_all(file, text);
+}
+
+static char *ep_arg(int64_t id)
+{
+    static char b[32];
+    snprintf(b, sizeof b, "%lld", (long long)id);
+    return b;
+}
+
+/* ---- history ---- */
+
+static void history_text(void **state)
+{
+    struct run r;
+    const char *a[] = { "history", file, "--db", db_path, NULL };
+    run_hkls(a, &r);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "saxpy.cu: saxpy"));
+    assert_non_null(strstr(r.out, "saxpy sm_90"));
+    assert_non_null(strstr(r.out, "completed"));
+    assert_non_null(strstr(r.out, "stopped"));
+    assert_non_null(strstr(r.out, "NVIDIA H200"));
+    assert_non_null(strstr(r.out, "best v1 2.00x"));
+    assert_non_null(strstr(r.out, "<- v0"));
+    assert_non_null(strstr(r.out, "<- v1"));
+    assert_non_null(strstr(r.out, "wrong_answer"));
+    assert_non_null(strstr(r.out, "1.0000 ms"));
+    assert_non_null(strstr(r.out, "1.25x")); /* v3: 2.0 / 1.6 */
+    run_free(&r);
+}
+
+static void history_json(void **state)
+{
+    struct run r;
+    const char *a[] = { "history", "--db", db_path, "--json", NULL };
+    run_hkls(a, &r);
+    assert_int_equal(r.code, 0);
+    json_error_t err;
+    json_t *j = json_loads(r.out, 0, &err);
+    assert_non_null(j);
+    json_t *ks = json_object_get(j, "kernels");
+    assert_int_equal(json_array_size(ks), 1);
+    json_t *k = json_array_get(ks, 0);
+    assert_string_equal(json_string_value(json_object_get(k, "name")), "saxpy");
+    json_t *eps = json_object_get(k, "episodes"), *vs = json_object_get(k, "versions");
+    assert_int_equal(json_array_size(eps), 2);
+    assert_int_equal(json_array_size(vs), 4);
+    /* newest episode first */
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(eps, 0), "id")), ep2_id);
+    json_t *v1 = json_array_get(vs, 1);
+    assert_int_equal(json_integer_value(json_object_get(v1, "number")), 1);
+    assert_true(fabs(json_number_value(json_object_get(v1, "speedup")) - 2.0) < 1e-9);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(vs, 2), "reject_reason")),
+                        "wrong_answer");
+    json_decref(j);
+    run_free(&r);
+}
+
+static void history_misses(void **state)
+{
+    struct run r;
+    const char *a[] = { "history", "--db", "/nonexistent/dir/h.db", NULL };
+    run_hkls(a, &r);
+    assert_int_equal(r.code, 1);
+    assert_non_null(strstr(r.err, "no history database at /nonexistent/dir/h.db"));
+    assert_int_equal(access("/nonexistent/dir/h.db", F_OK), -1); /* never created */
+    run_free(&r);
+    const char *b[] = { "history", file, "--kernel", "other", "--db", db_path, NULL };
+    run_hkls(b, &r);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "no history for"));
+    run_free(&r);
+    const char *c[] = { "history", "--db", db_path, "--limit", "0", NULL };
+    run_hkls(c, &r);
+    assert_int_equal(r.code, 2);
+    run_free(&r);
+    const char *d[] = { "history", "a.cu", "b.cu", NULL };
+    run_hkls(d, &r);
+    assert_int_equal(r.code, 2);
+    run_free(&r);
+}
+
+/* ---- report ---- */
+
+static void report_formats(void **state)
+{
+    struct run r;
+    const char *md[] = { "report", ep_arg(ep_id), "--db", db_path, NULL };
+    run_hkls(md, &r);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "saxpy"));
+    assert_non_null(strstr(r.out, "#"));
+    run_free(&r);
+
+    const char *js[] = { "report", "saxpy sm_90", "--format", "json", "--db", db_path, NULL };
+    run_hkls(js, &r);
+    assert_int_equal(r.code, 0);
+    json_t *j = json_loads(r.out, 0, NULL);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "schema")), "hyperkernel.report/1");
+    json_decref(j);
+    run_free(&r);
+
+    char out[160];
+    snprintf(out, sizeof out, "%s/r.html", dir);
+    const char *html[] = { "report", ep_arg(ep_id), "--format=html", "--db", db_path, "-o", out, NULL };
+    run_hkls(html, &r);
+    assert_int_equal(r.code, 0);
+    assert_string_equal(r.out, "");
+    char *page = read_all(out);
+    assert_non_null(strstr(page, "<html"));
+    assert_non_null(strstr(page, "saxpy"));
+    free(page);
+    run_free(&r);
+}
+
+static void report_errors(void **state)
+{
+    struct run r;
+    const char *a[] = { "report", "999", "--db", db_path, NULL };
+    run_hkls(a, &r);
+    assert_int_equal(r.code, 1);
+    assert_non_null(strstr(r.err, "no episode '999'"));
+    run_free(&r);
+    const char *b[] = { "report", ep_arg(ep_id), "--format", "pdf", "--db", db_path, NULL };
+    run_hkls(b, &r);
+    assert_int_equal(r.code, 2);
+    assert_non_null(strstr(r.err, "expected md, html or json"));
+    run_free(&r);
+    const char *c[] = { "report", "--db", db_path, NULL };
+    run_hkls(c, &r);
+    assert_int_equal(r.code, 2);
+    run_free(&r);
+}
+
+/* ---- apply ---- */
+
+static void apply_dry_run_then_apply(void **state)
+{
+    reset_file(original);
+    struct run r;
+    const char *dry[] = { "apply", ep_arg(ep_id), "--db", db_path, "--dry-run", NULL };
+    run_hkls(dry, &r);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "+__global__ void __launch_bounds__(128) saxpy"));
+    assert_non_null(strstr(r.out, "-__global__ void saxpy(int n"));
+    assert_non_null(strstr(r.out, "dry run: would apply v1"));
+    run_free(&r);
+    char *now = read_all(file);
+    assert_string_equal(now, original);
+    free(now);
+
+    const char *a[] = { "apply", ep_arg(ep_id), "--db", db_path, NULL };
+    run_hkls(a, &r);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "applied v1 (speedup 2.00x"));
+    assert_non_null(strstr(r.out, "block (128, 1, 1)"));
+    assert_non_null(strstr(r.out, "--use_fast_math"));
+    run_free(&r);
+    now = read_all(file);
+    assert_string_equal(now, v1_text); /* the whole verified text */
+    free(now);
+    /* again: the file now holds v1, whose kernel is not the episode's starting text */
+    run_hkls(a, &r);
+    assert_int_equal(r.code, 3);
+    assert_non_null(strstr(r.err, "refused"));
+    run_free(&r);
+}
+
+static void apply_refuses_changed_kernel(void **state)
+{
+    char *edited = replace(original, "a * x[i] + y[i]", "a * x[i] + y[i] + 0.0f");
+    reset_file(edited);
+    struct run r;
+    const char *a[] = { "apply", ep_arg(ep_id), "--db", db_path, NULL };
+    run_hkls(a, &r);
+    assert_int_equal(r.code, 3);
+    assert_non_null(strstr(r.err, "refused: kernel saxpy in"));
+    assert_non_null(strstr(r.err, "changed since episode"));
+    assert_non_null(strstr(r.err, "lines 5-10"));
+    assert_non_null(strstr(r.err, "+        y[i] = a * x[i] + y[i] + 0.0f;"));
+    assert_non_null(strstr(r.err, "-        y[i] = a * x[i] + y[i];"));
+    run_free(&r);
+    char *now = read_all(file);
+    assert_string_equal(now, edited); /* untouched */
+    free(now);
+    free(edited);
+
+    /* the kernel is gone */
+    char *renamed = replace(original, "void saxpy(", "void saxpy2(");
+    reset_file(renamed);
+    run_hkls(a, &r);
+    assert_int_equal(r.code, 3);
+    assert_non_null(strstr(r.err, "no longer defines kernel saxpy"));
+    run_free(&r);
+    free(renamed);
+}
+
+static void apply_splices_into_a_file_edited_elsewhere(void **state)
+{
+    char *edited = replace(original, "// saxpy example\n", "// saxpy example, edited by hand\n// more\n");
+    reset_file(edited);
+    struct run r;
+    const char *a[] = { "apply", ep_arg(ep_id), "--version", "v1", "--db", db_path, NULL };
+    run_hkls(a, &r);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "line 6"));
+    run_free(&r);
+    char *now = read_all(file);
+    char *want = replace(edited, original_kernel, v1_kernel);
+    assert_string_equal(now, want);
+    free(now);
+    free(want);
+
+    /* v3 changes the #define outside the kernel: fine on the untouched file ... */
+    reset_file(original);
+    const char *b[] = { "apply", ep_arg(ep_id), "--version", "3", "--db", db_path, NULL };
+    run_hkls(b, &r);
+    assert_int_equal(r.code, 0);
+    run_free(&r);
+    now = read_all(file);
+    assert_string_equal(now, v3_text);
+    free(now);
+    /* ... refused when the file changed elsewhere */
+    reset_file(edited);
+    run_hkls(b, &r);
+    assert_int_equal(r.code, 3);
+    assert_non_null(strstr(r.err, "outside kernel saxpy"));
+    assert_non_null(strstr(r.err, "line 2 of the version"));
+    run_free(&r);
+    now = read_all(file);
+    assert_string_equal(now, edited);
+    free(now);
+    free(edited);
+}
+
+static void apply_refuses_bad_versions(void **state)
+{
+    reset_file(original);
+    struct run r;
+    const char *rej[] = { "apply", ep_arg(ep_id), "--version", "2", "--db", db_path, NULL };
+    run_hkls(rej, &r);
+    assert_int_equal(r.code, 1);
+    assert_non_null(strstr(r.err, "v2 is rejected: wrong_answer"));
+    run_free(&r);
+    const char *none[] = { "apply", ep_arg(ep_id), "--version", "9", "--db", db_path, NULL };
+    run_hkls(none, &r);
+    assert_int_equal(r.code, 1);
+    assert_non_null(strstr(r.err, "no version v9"));
+    run_free(&r);
+    const char *nobest[] = { "apply", "saxpy again", "--db", db_path, NULL };
+    run_hkls(nobest, &r);
+    assert_int_equal(r.code, 1);
+    assert_non_null(strstr(r.err, "no verified version faster"));
+    run_free(&r);
+    const char *badv[] = { "apply", ep_arg(ep_id), "--version", "x", "--db", db_path, NULL };
+    run_hkls(badv, &r);
+    assert_int_equal(r.code, 2);
+    run_free(&r);
+    /* the same version as in the file: nothing to do */
+    const char *v0[] = { "apply", ep_arg(ep_id), "--version", "0", "--db", db_path, NULL };
+    run_hkls(v0, &r);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "nothing to do"));
+    run_free(&r);
+    char *now = read_all(file);
+    assert_string_equal(now, original);
+    free(now);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(history_text),
+        cmocka_unit_test(history_json),
+        cmocka_unit_test(history_misses),
+        cmocka_unit_test(report_formats),
+        cmocka_unit_test(report_errors),
+        cmocka_unit_test(apply_dry_run_then_apply),
+        cmocka_unit_test(apply_refuses_changed_kernel),
+        cmocka_unit_test(apply_splices_into_a_file_edited_elsewhere),
+        cmocka_unit_test(apply_refuses_bad_versions),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
