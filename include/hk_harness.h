@@ -147,6 +147,7 @@ static inline long long hk_max(long long a, long long b) { return a > b ? a : b;
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <algorithm>
 #include <type_traits>
@@ -622,8 +623,9 @@ static double hk_quantile(const std::vector<double> &sorted, double q)
 }
 
 /* Warm-up, then timed launches (L2 flushed and device synchronized before each) until
- * the spread (IQR / median) is at most the target after min_reps, or the budget or
- * max_reps is reached. Then the correctness re-check with a new seed. */
+ * the spread (IQR / median) is at most the target after min_reps, or the wall-clock
+ * budget of the loop or max_reps is reached. Then the correctness re-check with a new
+ * seed. */
 static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
 {
     hk_prepare(p, st, o->seed, o->dist);
@@ -639,7 +641,9 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
     HK_CHECK(cudaEventCreate(&start));
     HK_CHECK(cudaEventCreate(&stop));
     std::vector<double> ms, sorted;
-    double total = 0, spread = 0;
+    double spread = 0;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int r = 0; r < o->max_reps; r++) {
         if (flushed)
             HK_CHECK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
@@ -652,12 +656,13 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
         float t = 0;
         HK_CHECK(cudaEventElapsedTime(&t, start, stop));
         ms.push_back(t);
-        total += t;
         sorted = ms;
         std::sort(sorted.begin(), sorted.end());
         double med = hk_quantile(sorted, 0.5);
         spread = med > 0 ? (hk_quantile(sorted, 0.75) - hk_quantile(sorted, 0.25)) / med : 0;
-        if ((int)ms.size() >= o->min_reps && (spread <= o->target_spread || total >= o->budget_ms))
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double wall_ms = (double)(now.tv_sec - t0.tv_sec) * 1e3 + (double)(now.tv_nsec - t0.tv_nsec) / 1e6;
+        if ((int)ms.size() >= o->min_reps && (spread <= o->target_spread || wall_ms >= o->budget_ms))
             break;
     }
     HK_CHECK(cudaEventDestroy(start));
