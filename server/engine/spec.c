@@ -1403,7 +1403,7 @@ int spec_parse(const char *text, size_t len, const char *spec_path, spec **out, 
         diag(&c, SPEC_ERROR, "", "spec is larger than %u bytes", SPEC_MAX_BYTES);
         return HK_ETOOBIG;
     }
-    size_t errors_before = diags->n_errors;
+    size_t errors_before = diags->n_errors, first_diag = diags->n;
     json_error_t jerr;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     spec *s = NULL;
@@ -1436,6 +1436,14 @@ int spec_parse(const char *text, size_t len, const char *spec_path, spec **out, 
         parse_harness(&c, s, root, spec_path);
 out:
     json_decref(root);
+    /* Report in file order (stable: the parser's order within a line). */
+    for (size_t i = first_diag + 1; i < diags->n; i++) {
+        spec_diag x = diags->items[i];
+        size_t j = i;
+        for (; j > first_diag && diags->items[j - 1].line > x.line; j--)
+            diags->items[j] = diags->items[j - 1];
+        diags->items[j] = x;
+    }
     if (c.rc == HK_ENOMEM) {
         spec_free(s);
         return HK_ENOMEM;
