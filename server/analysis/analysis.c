@@ -233,14 +233,16 @@ static void arena_free(struct an_arena *a)
 enum { USE_LAUNCH = 1, USE_ARRAY = 2 };
 enum { MOD_GLOBAL = 1, MOD_DEVICE = 2, MOD_HOST = 4 };
 
-struct an_use {        /* a name seen in a launch configuration or an array size */
+/* A name used in a launch configuration or an array size anywhere in an item, with
+ * the kinds of use (USE_LAUNCH | USE_ARRAY): what file-scope tunables are matched
+ * against. Tunables owned by a function are resolved inside their item. */
+struct an_gname {
     const char *name;
     uint32_t hash;
-    long func;         /* item-local function index, -1 outside functions */
-    unsigned kind;
+    unsigned kinds;
 };
 
-struct an_tref {       /* a name mentioned by a tunable's value */
+struct an_tref {       /* a name mentioned by a file-scope tunable's value */
     size_t tunable;    /* item-local */
     const char *name;
     uint32_t hash;
@@ -249,7 +251,9 @@ struct an_tref {       /* a name mentioned by a tunable's value */
 struct an_item {
     uint32_t start_byte, end_byte, start_row, end_row;
     TSSymbol symbol;
+    bool had_error;                /* its unit held ERROR/MISSING nodes */
     bool dirty;                    /* an edit touched it: never reused */
+    bool counted;                  /* its gnames are in the store's name table */
     int64_t shift_bytes, shift_rows; /* pending for the spans inside */
     struct an_arena arena;
     an_function *funcs;
@@ -258,8 +262,8 @@ struct an_item {
     size_t n_launches;
     an_tunable *tunables;
     size_t n_tunables;
-    struct an_use *uses;
-    size_t n_uses;
+    struct an_gname *gnames;
+    size_t n_gnames;
     struct an_tref *trefs;
     size_t n_trefs;
 };
@@ -378,6 +382,12 @@ struct an_rawtref {
     struct an_range name;
 };
 
+struct an_rawgn {
+    struct an_range name;
+    uint32_t hash;
+    unsigned kinds;
+};
+
 /* Extraction state; its vectors are reused across items to avoid allocations. */
 struct an_x {
     const char *src;
@@ -395,20 +405,65 @@ struct an_x {
     VEC(struct an_local) locals;
     VEC(struct an_rawuse) uses;
     VEC(struct an_rawtref) trefs;
+    VEC(struct an_rawgn) gn;      /* the item's gnames being deduplicated */
+    VEC(long) gtab;               /* open addressing over gn; cap is a power of two */
     VEC(struct an_frame) frames;
     VEC(TSNode) anc;              /* ancestors of the current node, by depth */
     VEC(an_param) params;
     VEC(char *) args;
     VEC(TSNode) tmpnodes;
     uint32_t error_depth;         /* depth of the outermost ERROR ancestor, or UINT32_MAX */
+    /* helper cursors, reused LIFO: a new cursor costs an allocation */
+    TSTreeCursor *curs[16];
+    size_t n_curs, used_curs;
+    TSTreeCursor fallback;        /* used past the pool or after ENOMEM */
+    bool has_fallback;
 };
 
 static void x_free(struct an_x *x)
 {
+    for (size_t i = 0; i < x->n_curs; i++) {
+        ts_tree_cursor_delete(x->curs[i]);
+        hk_free(x->curs[i]);
+    }
+    if (x->has_fallback)
+        ts_tree_cursor_delete(&x->fallback);
     hk_free(x->funcs.v); hk_free(x->fkeep.v); hk_free(x->launches.v); hk_free(x->tunables.v);
     hk_free(x->shared.v); hk_free(x->flaunch.v); hk_free(x->locals.v);
-    hk_free(x->uses.v); hk_free(x->trefs.v); hk_free(x->frames.v); hk_free(x->anc.v);
+    hk_free(x->uses.v); hk_free(x->trefs.v); hk_free(x->gn.v); hk_free(x->gtab.v); hk_free(x->frames.v); hk_free(x->anc.v);
     hk_free(x->params.v); hk_free(x->args.v); hk_free(x->tmpnodes.v);
+}
+
+/* A cursor at n, from the pool; give it back with cur_put (LIFO). Never NULL: past
+ * the pool, or on ENOMEM (x->err set), a spare cursor serves. */
+static TSTreeCursor *cur_get(struct an_x *x, TSNode n)
+{
+    if (x->used_curs < x->n_curs) {
+        TSTreeCursor *c = x->curs[x->used_curs++];
+        ts_tree_cursor_reset(c, n);
+        return c;
+    }
+    if (!x->has_fallback) {
+        x->fallback = ts_tree_cursor_new(n);
+        x->has_fallback = true;
+    }
+    TSTreeCursor *c = x->n_curs < HK_ARRAY_LEN(x->curs) ? hk_malloc(sizeof(*c)) : NULL;
+    if (!c) {
+        if (x->n_curs < HK_ARRAY_LEN(x->curs))
+            x->err = HK_ENOMEM;
+        x->used_curs++;
+        ts_tree_cursor_reset(&x->fallback, n);
+        return &x->fallback;
+    }
+    *c = ts_tree_cursor_new(n);
+    x->curs[x->n_curs++] = c;
+    x->used_curs++;
+    return c;
+}
+
+static void cur_put(struct an_x *x)
+{
+    x->used_curs--;
 }
 
 static an_span node_span(TSNode n)
@@ -563,20 +618,20 @@ static void x_collect_idents(struct an_x *x, TSNode n, void (*sink)(struct an_x 
 {
     if (ts_node_is_null(n))
         return;
-    if (ts_node_symbol(n) == S.identifier) {
+    if (ts_node_symbol(n) == S.identifier || ts_node_symbol(n) == S.type_identifier) {
         struct an_range r = {ts_node_start_byte(n), ts_node_end_byte(n)};
         sink(x, r, ctx);
         return;
     }
     if (ts_node_child_count(n) == 0)
         return;
-    TSTreeCursor c = ts_tree_cursor_new(n);
+    TSTreeCursor *c = cur_get(x, n);
     uint32_t depth = 0;
-    if (!ts_tree_cursor_goto_first_child(&c))
+    if (!ts_tree_cursor_goto_first_child(c))
         goto out;
     depth = 1;
     for (;;) {
-        TSNode cur = ts_tree_cursor_current_node(&c);
+        TSNode cur = ts_tree_cursor_current_node(c);
         TSSymbol t = ts_node_symbol(cur);
         if (t == S.identifier || t == S.type_identifier) {
             /* type_identifier: `dim3 block(TILE, ROWS)` parses as a function
@@ -584,19 +639,19 @@ static void x_collect_idents(struct an_x *x, TSNode n, void (*sink)(struct an_x 
             struct an_range r = {ts_node_start_byte(cur), ts_node_end_byte(cur)};
             sink(x, r, ctx);
         } else if (t != S.field_identifier && depth < AN_DEPTH_MAX &&
-                   ts_tree_cursor_goto_first_child(&c)) {
+                   ts_tree_cursor_goto_first_child(c)) {
             depth++;
             continue;
         }
-        while (!ts_tree_cursor_goto_next_sibling(&c)) {
-            if (--depth == 0 || !ts_tree_cursor_goto_parent(&c))
+        while (!ts_tree_cursor_goto_next_sibling(c)) {
+            if (--depth == 0 || !ts_tree_cursor_goto_parent(c))
                 goto out;
         }
         if (x->err)
             break;
     }
 out:
-    ts_tree_cursor_delete(&c);
+    cur_put(x);
 }
 
 struct use_ctx {
@@ -802,10 +857,10 @@ static char *x_strip_targs(struct an_x *x, TSNode n, TSNode *targs)
 {
     char buf[512];
     size_t o = 0;
-    TSTreeCursor c = ts_tree_cursor_new(n);
+    TSTreeCursor *c = cur_get(x, n);
     uint32_t depth = 0;
     for (;;) {
-        TSNode cur = ts_tree_cursor_current_node(&c);
+        TSNode cur = ts_tree_cursor_current_node(c);
         TSSymbol t = ts_node_symbol(cur);
         if (t == S.template_argument_list) {
             if (targs && ts_node_is_null(*targs))
@@ -816,18 +871,18 @@ static char *x_strip_targs(struct an_x *x, TSNode n, TSNode *targs)
                 memcpy(buf + o, x->src + s, e - s);
                 o += e - s;
             }
-        } else if (depth < 64 && ts_tree_cursor_goto_first_child(&c)) {
+        } else if (depth < 64 && ts_tree_cursor_goto_first_child(c)) {
             depth++;
             continue;
         }
-        while (depth > 0 && !ts_tree_cursor_goto_next_sibling(&c)) {
-            ts_tree_cursor_goto_parent(&c);
+        while (depth > 0 && !ts_tree_cursor_goto_next_sibling(c)) {
+            ts_tree_cursor_goto_parent(c);
             depth--;
         }
         if (depth == 0)
             break;
     }
-    ts_tree_cursor_delete(&c);
+    cur_put(x);
     buf[o] = '\0';
     if (x->err)
         return NULL;
@@ -847,19 +902,19 @@ static void x_named_children(struct an_x *x, TSNode n)
     x->tmpnodes.n = 0;
     if (ts_node_is_null(n))
         return;
-    TSTreeCursor c = ts_tree_cursor_new(n);
-    if (ts_tree_cursor_goto_first_child(&c)) {
+    TSTreeCursor *c = cur_get(x, n);
+    if (ts_tree_cursor_goto_first_child(c)) {
         do {
-            TSNode k = ts_tree_cursor_current_node(&c);
+            TSNode k = ts_tree_cursor_current_node(c);
             if (ts_node_is_named(k) && ts_node_symbol(k) != S.comment) {
                 TSNode *slot = VEC_PUSH(x, x->tmpnodes);
                 if (!slot)
                     break;
                 *slot = k;
             }
-        } while (ts_tree_cursor_goto_next_sibling(&c));
+        } while (ts_tree_cursor_goto_next_sibling(c));
     }
-    ts_tree_cursor_delete(&c);
+    cur_put(x);
 }
 
 /* ------------------------------------------------------------ functions */
@@ -877,11 +932,11 @@ static void x_param(struct an_x *x, TSNode p, an_param *out)
     TSNode none = {{0}, 0, 0}, d = none, ty = none;
     bool restrict_ = false;
     /* one pass over the children: fields and qualifiers */
-    TSTreeCursor c = ts_tree_cursor_new(p);
-    if (ts_tree_cursor_goto_first_child(&c)) {
+    TSTreeCursor *c = cur_get(x, p);
+    if (ts_tree_cursor_goto_first_child(c)) {
         do {
-            TSFieldId f = ts_tree_cursor_current_field_id(&c);
-            TSNode k = ts_tree_cursor_current_node(&c);
+            TSFieldId f = ts_tree_cursor_current_field_id(c);
+            TSNode k = ts_tree_cursor_current_node(c);
             if (f == S.f_declarator)
                 d = k;
             else if (f == S.f_type)
@@ -892,9 +947,9 @@ static void x_param(struct an_x *x, TSNode p, an_param *out)
                 else if (is_restrict_text(x, k))
                     restrict_ = true;
             }
-        } while (ts_tree_cursor_goto_next_sibling(&c));
+        } while (ts_tree_cursor_goto_next_sibling(c));
     }
-    ts_tree_cursor_delete(&c);
+    cur_put(x);
     int depth = 0;
     TSNode name = x_declarator_name(x, d, &depth, &restrict_);
     out->pointer_depth = depth;
@@ -939,10 +994,10 @@ static void x_params(struct an_x *x, TSNode list, an_function *f)
 {
     x->params.n = 0;
     if (!ts_node_is_null(list)) {
-        TSTreeCursor c = ts_tree_cursor_new(list);
-        if (ts_tree_cursor_goto_first_child(&c)) {
+        TSTreeCursor *c = cur_get(x, list);
+        if (ts_tree_cursor_goto_first_child(c)) {
             do {
-                TSNode p = ts_tree_cursor_current_node(&c);
+                TSNode p = ts_tree_cursor_current_node(c);
                 TSSymbol t = ts_node_symbol(p);
                 if (t == S.compound_statement)
                     break;                /* recovered code: the body follows */
@@ -953,11 +1008,13 @@ static void x_params(struct an_x *x, TSNode list, an_function *f)
                 if (!slot)
                     break;
                 x_param(x, p, slot);
-            } while (!x->err && ts_tree_cursor_goto_next_sibling(&c));
+            } while (!x->err && ts_tree_cursor_goto_next_sibling(c));
         }
-        ts_tree_cursor_delete(&c);
+        cur_put(x);
     }
     /* f(void) has no parameters */
+    if (x->err)
+        return;
     if (x->params.n == 1 && !x->params.v[0].name[0] && !strcmp(x->params.v[0].type, "void"))
         x->params.n = 0;
     if (x->err || x->params.n == 0)
@@ -1142,10 +1199,10 @@ static int x_push_template_tunables(struct an_x *x, TSNode tn, long func)
 static unsigned x_head_mods(struct an_x *x, TSNode head, uint32_t before, TSNode *lb)
 {
     unsigned m = 0;
-    TSTreeCursor c = ts_tree_cursor_new(head);
-    if (ts_tree_cursor_goto_first_child(&c)) {
+    TSTreeCursor *c = cur_get(x, head);
+    if (ts_tree_cursor_goto_first_child(c)) {
         do {
-            TSNode k = ts_tree_cursor_current_node(&c);
+            TSNode k = ts_tree_cursor_current_node(c);
             if (ts_node_start_byte(k) >= before)
                 break;
             TSSymbol t = ts_node_symbol(k);
@@ -1159,9 +1216,9 @@ static unsigned x_head_mods(struct an_x *x, TSNode head, uint32_t before, TSNode
                        t == S.type_identifier) {
                 m |= x_node_mods(x, k);
             }
-        } while (ts_tree_cursor_goto_next_sibling(&c));
+        } while (ts_tree_cursor_goto_next_sibling(c));
     }
-    ts_tree_cursor_delete(&c);
+    cur_put(x);
     return m;
 }
 
@@ -1631,11 +1688,11 @@ static void x_declaration(struct an_x *x, TSNode n, bool file_scope)
     TSNode decls[8];
     size_t nd = 0;
     bool more = false;   /* over 8 declarators: a second pass finds the rest */
-    TSTreeCursor c = ts_tree_cursor_new(n);
-    if (ts_tree_cursor_goto_first_child(&c)) {
+    TSTreeCursor *c = cur_get(x, n);
+    if (ts_tree_cursor_goto_first_child(c)) {
         do {
-            TSFieldId f = ts_tree_cursor_current_field_id(&c);
-            TSNode k = ts_tree_cursor_current_node(&c);
+            TSFieldId f = ts_tree_cursor_current_field_id(c);
+            TSNode k = ts_tree_cursor_current_node(c);
             if (f == S.f_declarator) {
                 if (nd < HK_ARRAY_LEN(decls))
                     decls[nd++] = k;
@@ -1658,7 +1715,7 @@ static void x_declaration(struct an_x *x, TSNode n, bool file_scope)
                     is_extern = true;
                 }
             }
-        } while (ts_tree_cursor_goto_next_sibling(&c));
+        } while (ts_tree_cursor_goto_next_sibling(c));
     }
     bool field = ts_node_symbol(n) == S.field_declaration;
     bool tunable = (is_constexpr || (is_const && file_scope)) && is_integral_type(x, ty);
@@ -1666,16 +1723,16 @@ static void x_declaration(struct an_x *x, TSNode n, bool file_scope)
     if (more) {
         /* rare: gather every declarator into tmpnodes instead */
         x->tmpnodes.n = 0;
-        ts_tree_cursor_reset(&c, n);
-        if (ts_tree_cursor_goto_first_child(&c)) {
+        ts_tree_cursor_reset(c, n);
+        if (ts_tree_cursor_goto_first_child(c)) {
             do {
-                if (ts_tree_cursor_current_field_id(&c) != S.f_declarator)
+                if (ts_tree_cursor_current_field_id(c) != S.f_declarator)
                     continue;
                 TSNode *slot = VEC_PUSH(x, x->tmpnodes);
                 if (!slot)
                     goto out;
-                *slot = ts_tree_cursor_current_node(&c);
-            } while (ts_tree_cursor_goto_next_sibling(&c));
+                *slot = ts_tree_cursor_current_node(c);
+            } while (ts_tree_cursor_goto_next_sibling(c));
         }
     }
     size_t total = more ? x->tmpnodes.n : nd;
@@ -1731,7 +1788,7 @@ static void x_declaration(struct an_x *x, TSNode n, bool file_scope)
         }
     }
 out:
-    ts_tree_cursor_delete(&c);
+    cur_put(x);
 }
 
 static void x_preproc_def(struct an_x *x, TSNode n)
@@ -1851,28 +1908,190 @@ gate:
 
 static void x_walk(struct an_x *x, TSNode root)
 {
-    TSTreeCursor c = ts_tree_cursor_new(root);
+    TSTreeCursor *c = cur_get(x, root);
     uint32_t depth = 0;
     for (;;) {
-        TSNode n = ts_tree_cursor_current_node(&c);
+        TSNode n = ts_tree_cursor_current_node(c);
         bool descend = x_enter(x, n, depth);
         if (x->err)
             break;
-        if (descend && ts_tree_cursor_goto_first_child(&c)) {
+        if (descend && ts_tree_cursor_goto_first_child(c)) {
             depth++;
             continue;
         }
-        while (depth > 0 && !ts_tree_cursor_goto_next_sibling(&c)) {
-            ts_tree_cursor_goto_parent(&c);
+        while (depth > 0 && !ts_tree_cursor_goto_next_sibling(c)) {
+            ts_tree_cursor_goto_parent(c);
             depth--;
         }
         if (depth == 0)
             break;
     }
-    ts_tree_cursor_delete(&c);
+    cur_put(x);
     while (x->frames.n && !x->err)
         x_pop_frame(x);
     x->frames.n = 0;
+}
+
+static bool raw_name_eq(const struct an_x *x, struct an_range r, const char *name)
+{
+    size_t l = strlen(name);
+    return r.e - r.s == l && !memcmp(x->src + r.s, name, l);
+}
+
+static uint32_t hash_range(const struct an_x *x, struct an_range r)
+{
+    uint32_t h = 2166136261u;
+    for (uint32_t i = r.s; i < r.e; i++)
+        h = (h ^ (unsigned char)x->src[i]) * 16777619u;
+    return h;
+}
+
+/* Adds (name, kinds) to the item's deduplicated gnames being built in x->gn. */
+static void gn_add(struct an_x *x, struct an_range r, unsigned kinds)
+{
+    uint32_t h = hash_range(x, r);
+    size_t mask = x->gtab.cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        long *slot = &x->gtab.v[i];
+        if (*slot < 0) {
+            struct an_rawgn *g = VEC_PUSH(x, x->gn);
+            if (!g)
+                return;
+            g->name = r;
+            g->hash = h;
+            g->kinds = kinds;
+            *slot = (long)x->gn.n - 1;
+            return;
+        }
+        struct an_rawgn *g = &x->gn.v[*slot];
+        if (g->hash == h && g->name.e - g->name.s == r.e - r.s &&
+            !memcmp(x->src + g->name.s, x->src + r.s, r.e - r.s)) {
+            g->kinds |= kinds;
+            return;
+        }
+    }
+}
+
+/* Resolves what can be resolved inside the item: function-owned tunables see only
+ * uses in their function (all here), so their in_launch/in_array are final; every use,
+ * and every name a flagged owned tunable mentions, becomes a gname for the file-scope
+ * tunables. Then drops the tunables of dropped functions and stores gnames and the
+ * file-scope tunables' references in the arena. map: function index remap. */
+static int x_resolve_item(struct an_x *x, const long *map)
+{
+    struct an_item *it = x->it;
+    an_tunable *tv = x->tunables.v;
+    size_t nt = x->tunables.n;
+    for (size_t i = 0; i < nt; i++) {
+        if (tv[i].owner < 0)
+            continue;
+        for (size_t u = 0; u < x->uses.n; u++) {
+            const struct an_rawuse *r = &x->uses.v[u];
+            if (r->func != tv[i].owner || !raw_name_eq(x, r->name, tv[i].name))
+                continue;
+            if (r->kind & USE_LAUNCH)
+                tv[i].in_launch = true;
+            if (r->kind & USE_ARRAY)
+                tv[i].in_array = true;
+        }
+    }
+    /* owned tunables flag the owned tunables their value names (same owner) */
+    for (int round = 0; round < AN_PROPAGATE_ROUNDS; round++) {
+        bool changed = false;
+        for (size_t k = 0; k < x->trefs.n; k++) {
+            const an_tunable *a = &tv[x->trefs.v[k].tunable];
+            if (a->owner < 0 || (!a->in_launch && !a->in_array))
+                continue;
+            for (size_t j = 0; j < nt; j++) {
+                an_tunable *b = &tv[j];
+                if (b->owner != a->owner || !raw_name_eq(x, x->trefs.v[k].name, b->name))
+                    continue;
+                if ((a->in_launch && !b->in_launch) || (a->in_array && !b->in_array)) {
+                    b->in_launch |= a->in_launch;
+                    b->in_array |= a->in_array;
+                    changed = true;
+                }
+            }
+        }
+        if (!changed)
+            break;
+    }
+    /* gnames: every use, and the names flagged owned tunables mention */
+    size_t want = 16;
+    while (want < 2 * (x->uses.n + x->trefs.n) + 2)
+        want *= 2;
+    if (vec_reserve(&x->gtab.v, &x->gtab.cap, want, sizeof(long)))
+        return x->err = HK_ENOMEM;
+    x->gtab.cap = want;
+    for (size_t i = 0; i < want; i++)
+        x->gtab.v[i] = -1;
+    x->gn.n = 0;
+    for (size_t u = 0; u < x->uses.n && !x->err; u++)
+        gn_add(x, x->uses.v[u].name, x->uses.v[u].kind);
+    for (size_t k = 0; k < x->trefs.n && !x->err; k++) {
+        const an_tunable *a = &tv[x->trefs.v[k].tunable];
+        if (a->owner >= 0 && (a->in_launch || a->in_array))
+            gn_add(x, x->trefs.v[k].name,
+                   (a->in_launch ? USE_LAUNCH : 0u) | (a->in_array ? USE_ARRAY : 0u));
+    }
+    if (x->err)
+        return x->err;
+    if (x->gn.n) {
+        it->gnames = arena_alloc(&it->arena, x->gn.n * sizeof(struct an_gname));
+        if (!it->gnames)
+            return x->err = HK_ENOMEM;
+        for (size_t i = 0; i < x->gn.n; i++) {
+            struct an_gname *g = &it->gnames[i];
+            g->name = x_text(x, x->gn.v[i].name.s, x->gn.v[i].name.e);
+            if (!g->name)
+                return x->err;
+            g->hash = hash_str(g->name);
+            g->kinds = x->gn.v[i].kinds;
+        }
+        it->n_gnames = x->gn.n;
+    }
+    /* tunables of dropped functions go too; file-scope ones keep their references */
+    long *tmap = NULL;
+    size_t kept = 0;
+    if (nt) {
+        tmap = arena_alloc(&it->arena, nt * sizeof(long));
+        it->tunables = arena_alloc(&it->arena, nt * sizeof(an_tunable));
+        if (!tmap || !it->tunables)
+            return x->err = HK_ENOMEM;
+        for (size_t i = 0; i < nt; i++) {
+            an_tunable t = tv[i];
+            long o = t.owner >= 0 ? map[t.owner] : -1;
+            if (t.owner >= 0 && o < 0) {
+                tmap[i] = -1;
+                continue;
+            }
+            t.owner = o;
+            tmap[i] = (long)kept;
+            it->tunables[kept++] = t;
+        }
+        it->n_tunables = kept;
+    }
+    size_t nr = 0;
+    for (size_t k = 0; k < x->trefs.n; k++)
+        nr += tv[x->trefs.v[k].tunable].owner < 0;
+    if (nr) {
+        it->trefs = arena_alloc(&it->arena, nr * sizeof(struct an_tref));
+        if (!it->trefs)
+            return x->err = HK_ENOMEM;
+        for (size_t k = 0; k < x->trefs.n; k++) {
+            struct an_rawtref r = x->trefs.v[k];
+            if (tv[r.tunable].owner >= 0)
+                continue;
+            struct an_tref *tr = &it->trefs[it->n_trefs];
+            tr->tunable = (size_t)tmap[r.tunable];
+            tr->name = x_text(x, r.name.s, r.name.e);
+            if (!tr->name)
+                return x->err;
+            tr->hash = hash_str(tr->name);
+            it->n_trefs++;
+        }
+    }
+    return HK_OK;
 }
 
 /* Extracts one top-level item from unit into it (fresh). */
@@ -1884,6 +2103,7 @@ static int x_item(struct an_x *x, struct an_item *it, TSNode unit)
     it->start_row = ts_node_start_point(unit).row;
     it->end_row = ts_node_end_point(unit).row;
     it->symbol = ts_node_symbol(unit);
+    it->had_error = ts_node_has_error(unit);
     TSSymbol t = it->symbol;
     if (t == S.comment || t == S.preproc_include || !ts_node_is_named(unit))
         return HK_OK;
@@ -1935,66 +2155,8 @@ static int x_item(struct an_x *x, struct an_item *it, TSNode unit)
         }
         it->n_launches = x->launches.n;
     }
-    /* tunables of dropped functions go too; trefs follow their tunable */
-    long *tmap = NULL;
-    size_t nt = 0;
-    if (x->tunables.n) {
-        tmap = arena_alloc(&it->arena, x->tunables.n * sizeof(long));
-        it->tunables = arena_alloc(&it->arena, x->tunables.n * sizeof(an_tunable));
-        if (!tmap || !it->tunables) {
-            x->err = HK_ENOMEM;
-            goto out;
-        }
-        for (size_t i = 0; i < x->tunables.n; i++) {
-            an_tunable tu = x->tunables.v[i];
-            long o = tu.owner >= 0 ? map[tu.owner] : -1;
-            if (tu.owner >= 0 && o < 0) {
-                tmap[i] = -1;
-                continue;
-            }
-            tu.owner = o;
-            tmap[i] = (long)nt;
-            it->tunables[nt++] = tu;
-        }
-        it->n_tunables = nt;
-    }
-    if (x->uses.n) {
-        it->uses = arena_alloc(&it->arena, x->uses.n * sizeof(struct an_use));
-        if (!it->uses) {
-            x->err = HK_ENOMEM;
-            goto out;
-        }
-        for (size_t i = 0; i < x->uses.n; i++) {
-            struct an_rawuse r = x->uses.v[i];
-            struct an_use *u = &it->uses[i];
-            u->name = x_text(x, r.name.s, r.name.e);
-            if (!u->name)
-                goto out;
-            u->hash = hash_str(u->name);
-            u->func = r.func >= 0 ? map[r.func] : -1;
-            u->kind = r.kind;
-        }
-        it->n_uses = x->uses.n;
-    }
-    if (x->trefs.n) {
-        it->trefs = arena_alloc(&it->arena, x->trefs.n * sizeof(struct an_tref));
-        if (!it->trefs) {
-            x->err = HK_ENOMEM;
-            goto out;
-        }
-        for (size_t i = 0; i < x->trefs.n; i++) {
-            struct an_rawtref r = x->trefs.v[i];
-            if (tmap[r.tunable] < 0)
-                continue;
-            struct an_tref *tr = &it->trefs[it->n_trefs];
-            tr->tunable = (size_t)tmap[r.tunable];
-            tr->name = x_text(x, r.name.s, r.name.e);
-            if (!tr->name)
-                goto out;
-            tr->hash = hash_str(tr->name);
-            it->n_trefs++;
-        }
-    }
+    if (x_resolve_item(x, map))
+        goto out;
 out:
     if (x->err) {
         int e = x->err;
@@ -2006,6 +2168,115 @@ out:
 
 /* ---------------------------------------------------------------- documents */
 
+/* The file-wide table of names used in launch configurations and array sizes, with
+ * how many items use each: kept up to date as items come and go, so an edit costs a
+ * few updates instead of re-hashing every use of the file. */
+struct an_nslot {
+    char *name;        /* owned; NULL: empty; NSLOT_TOMB: deleted */
+    uint32_t hash;
+    uint32_t n_launch, n_array;
+};
+
+static char nslot_tomb;
+#define NSLOT_TOMB (&nslot_tomb)
+
+struct an_names {
+    struct an_nslot *s;
+    size_t cap, used, live;   /* used counts tombstones too */
+};
+
+static void names_free(struct an_names *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->s[i].name && t->s[i].name != NSLOT_TOMB)
+            hk_free(t->s[i].name);
+    hk_free(t->s);
+    memset(t, 0, sizeof(*t));
+}
+
+static struct an_nslot *names_find(const struct an_names *t, const char *name, uint32_t h)
+{
+    if (!t->cap)
+        return NULL;
+    size_t mask = t->cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        struct an_nslot *sl = &t->s[i];
+        if (!sl->name)
+            return NULL;
+        if (sl->name != NSLOT_TOMB && sl->hash == h && !strcmp(sl->name, name))
+            return sl;
+    }
+}
+
+static int names_grow(struct an_names *t)
+{
+    size_t nc = t->cap ? t->cap : 64;
+    while (nc < 4 * (t->live + 1))
+        nc *= 2;
+    struct an_nslot *ns = hk_calloc(nc, sizeof(*ns));
+    if (!ns)
+        return HK_ENOMEM;
+    for (size_t i = 0; i < t->cap; i++) {
+        struct an_nslot *o = &t->s[i];
+        if (!o->name || o->name == NSLOT_TOMB)
+            continue;
+        size_t j = o->hash & (nc - 1);
+        while (ns[j].name)
+            j = (j + 1) & (nc - 1);
+        ns[j] = *o;
+    }
+    hk_free(t->s);
+    t->s = ns;
+    t->cap = nc;
+    t->used = t->live;
+    return HK_OK;
+}
+
+/* Adds (delta 1) or removes (delta -1) an item's names. */
+static int names_update(struct an_names *t, const struct an_item *it, int delta)
+{
+    for (size_t k = 0; k < it->n_gnames; k++) {
+        const struct an_gname *g = &it->gnames[k];
+        struct an_nslot *sl = names_find(t, g->name, g->hash);
+        if (delta < 0) {
+            if (!sl)
+                continue;        /* cannot happen: every add precedes its remove */
+            if (g->kinds & USE_LAUNCH)
+                sl->n_launch--;
+            if (g->kinds & USE_ARRAY)
+                sl->n_array--;
+            if (!sl->n_launch && !sl->n_array) {
+                hk_free(sl->name);
+                sl->name = NSLOT_TOMB;
+                t->live--;
+            }
+            continue;
+        }
+        if (!sl) {
+            if (2 * (t->used + 1) > t->cap && names_grow(t))
+                return HK_ENOMEM;
+            size_t mask = t->cap - 1, i = g->hash & mask;
+            while (t->s[i].name && t->s[i].name != NSLOT_TOMB)
+                i = (i + 1) & mask;
+            char *copy = hk_strdup(g->name);
+            if (!copy)
+                return HK_ENOMEM;
+            if (!t->s[i].name)
+                t->used++;
+            sl = &t->s[i];
+            sl->name = copy;
+            sl->hash = g->hash;
+            sl->n_launch = sl->n_array = 0;
+            t->live++;
+        }
+        if (g->kinds & USE_LAUNCH)
+            sl->n_launch++;
+        if (g->kinds & USE_ARRAY)
+            sl->n_array++;
+    }
+    return HK_OK;
+}
+
 struct an_store {
     an_model m;                    /* first: an_model_free casts back */
     struct an_item *items;
@@ -2013,6 +2284,11 @@ struct an_store {
     size_t cap_funcs, cap_launches, cap_tunables;
     size_t *pool;                  /* an_function.launches point here */
     size_t cap_pool;
+    struct an_names names;         /* gnames of the items with counted set */
+    long *tnext;                   /* assembly scratch: tunables chained by name */
+    size_t cap_tnext;
+    long *thead;
+    size_t cap_thead;
 };
 
 struct an_doc {
@@ -2036,6 +2312,9 @@ static void store_free(struct an_store *st)
     hk_free(st->m.launches);
     hk_free(st->m.tunables);
     hk_free(st->pool);
+    hk_free(st->tnext);
+    hk_free(st->thead);
+    names_free(&st->names);
     memset(st, 0, sizeof(*st));
 }
 
@@ -2046,6 +2325,7 @@ static void store_clear(struct an_store *st)
     st->n_items = 0;
     st->m.n_funcs = st->m.n_launches = st->m.n_tunables = 0;
     st->m.has_errors = false;
+    names_free(&st->names);
 }
 
 static void macros_free(struct an_macro *m, size_t n)
@@ -2235,54 +2515,17 @@ static bool macros_equal(const struct an_macro *a, size_t na, const struct an_ma
     return true;
 }
 
-/* Name tables for resolving in_launch / in_array. Open addressing on (scope, name). */
-struct an_slot {
-    const char *name;
-    uint32_t hash;
-    long scope;        /* -1: file-wide name; else function index */
-    unsigned flags;
-    long tunable_head; /* first tunable with this (scope, name), chained by tnext */
-};
-
-struct an_table {
-    struct an_slot *s;
-    size_t mask;
-};
-
-static struct an_slot *table_get(struct an_table *t, const char *name, uint32_t h, long scope,
-                                 bool create)
-{
-    size_t i = (h ^ (uint32_t)(scope * 2654435761u)) & t->mask;
-    for (;;) {
-        struct an_slot *s = &t->s[i];
-        if (!s->name) {
-            if (!create)
-                return NULL;
-            s->name = name;
-            s->hash = h;
-            s->scope = scope;
-            s->flags = 0;
-            s->tunable_head = -1;
-            return s;
-        }
-        if (s->hash == h && s->scope == scope && !strcmp(s->name, name))
-            return s;
-        i = (i + 1) & t->mask;
-    }
-}
-
-/* Builds the flat model from the items. */
+/* Builds the flat model from the items; the name table must hold every item. */
 static int assemble(struct an_store *st, bool has_errors)
 {
     an_model *m = &st->m;
-    size_t nf = 0, nl = 0, nt = 0, nu = 0, npool = 0;
+    size_t nf = 0, nl = 0, nt = 0, npool = 0;
     for (size_t i = 0; i < st->n_items; i++) {
         struct an_item *it = &st->items[i];
         item_apply_shift(it);
         nf += it->n_funcs;
         nl += it->n_launches;
         nt += it->n_tunables;
-        nu += it->n_uses;
         for (size_t k = 0; k < it->n_funcs; k++)
             npool += it->funcs[k].n_launches;
     }
@@ -2292,6 +2535,7 @@ static int assemble(struct an_store *st, bool has_errors)
         vec_reserve(&st->pool, &st->cap_pool, npool, sizeof(size_t)))
         return HK_ENOMEM;
     size_t of = 0, ol = 0, ot = 0, op = 0;
+    bool flagged_refs = false;
     for (size_t i = 0; i < st->n_items; i++) {
         struct an_item *it = &st->items[i];
         for (size_t k = 0; k < it->n_funcs; k++) {
@@ -2309,9 +2553,14 @@ static int assemble(struct an_store *st, bool has_errors)
         }
         for (size_t k = 0; k < it->n_tunables; k++) {
             an_tunable t = it->tunables[k];
-            if (t.owner >= 0)
-                t.owner += (long)of;
-            t.in_launch = t.in_array = false;
+            if (t.owner >= 0) {
+                t.owner += (long)of;        /* resolved inside the item */
+            } else {
+                const struct an_nslot *sl = names_find(&st->names, t.name, hash_str(t.name));
+                t.in_launch = sl && sl->n_launch;
+                t.in_array = sl && sl->n_array;
+                flagged_refs |= (t.in_launch || t.in_array) && it->n_trefs;
+            }
             m->tunables[ot + k] = t;
         }
         of += it->n_funcs;
@@ -2322,44 +2571,26 @@ static int assemble(struct an_store *st, bool has_errors)
     m->n_launches = nl;
     m->n_tunables = nt;
     m->has_errors = has_errors;
-    if (!nt)
+    if (!flagged_refs)
         return HK_OK;
 
-    /* resolve in_launch / in_array: uses land in (file-wide, name) and (function, name)
-     * slots; tunables chain off the slot of their own scope */
-    size_t want = 2 * (2 * nu + nt) + 16, sz = 16;
-    while (sz < want)
-        sz *= 2;
-    struct an_table tab = {hk_calloc(sz, sizeof(struct an_slot)), sz - 1};
-    long *tnext = hk_malloc(nt * sizeof(long));
-    uint32_t *thash = hk_malloc(nt * sizeof(uint32_t));
-    if (!tab.s || !tnext || !thash) {
-        hk_free(tab.s);
-        hk_free(tnext);
-        hk_free(thash);
+    /* a file-scope tunable in a launch (array) makes the file-scope tunables its value
+     * names so too: chain them by name, then follow references to a fixed point */
+    size_t hn = 16;
+    while (hn < 2 * nt)
+        hn *= 2;
+    if (vec_reserve(&st->tnext, &st->cap_tnext, nt, sizeof(long)) ||
+        vec_reserve(&st->thead, &st->cap_thead, hn, sizeof(long)))
         return HK_ENOMEM;
-    }
-    of = 0;
-    for (size_t i = 0; i < st->n_items; i++) {
-        struct an_item *it = &st->items[i];
-        for (size_t k = 0; k < it->n_uses; k++) {
-            const struct an_use *u = &it->uses[k];
-            table_get(&tab, u->name, u->hash, -1, true)->flags |= u->kind;
-            if (u->func >= 0)
-                table_get(&tab, u->name, u->hash, u->func + (long)of, true)->flags |= u->kind;
-        }
-        of += it->n_funcs;
-    }
+    for (size_t i = 0; i < hn; i++)
+        st->thead[i] = -1;
     for (size_t k = 0; k < nt; k++) {
-        an_tunable *t = &m->tunables[k];
-        thash[k] = hash_str(t->name);
-        struct an_slot *s = table_get(&tab, t->name, thash[k], t->owner, true);
-        tnext[k] = s->tunable_head;
-        s->tunable_head = (long)k;
-        t->in_launch = (s->flags & USE_LAUNCH) != 0;
-        t->in_array = (s->flags & USE_ARRAY) != 0;
+        if (m->tunables[k].owner >= 0)
+            continue;
+        size_t b = hash_str(m->tunables[k].name) & (hn - 1);
+        st->tnext[k] = st->thead[b];
+        st->thead[b] = (long)k;
     }
-    /* a tunable in a launch makes the tunables its value names so too */
     for (int round = 0; round < AN_PROPAGATE_ROUNDS; round++) {
         bool changed = false;
         ot = 0;
@@ -2367,19 +2598,17 @@ static int assemble(struct an_store *st, bool has_errors)
             struct an_item *it = &st->items[i];
             for (size_t k = 0; k < it->n_trefs; k++) {
                 const struct an_tref *r = &it->trefs[k];
-                an_tunable *a = &m->tunables[ot + r->tunable];
+                const an_tunable *a = &m->tunables[ot + r->tunable];
                 if (!a->in_launch && !a->in_array)
                     continue;
-                long scopes[2] = {a->owner, -1};
-                for (int sc = 0; sc < (a->owner >= 0 ? 2 : 1); sc++) {
-                    struct an_slot *s = table_get(&tab, r->name, r->hash, scopes[sc], false);
-                    for (long b = s ? s->tunable_head : -1; b >= 0; b = tnext[b]) {
-                        an_tunable *bt = &m->tunables[b];
-                        if ((a->in_launch && !bt->in_launch) || (a->in_array && !bt->in_array)) {
-                            bt->in_launch |= a->in_launch;
-                            bt->in_array |= a->in_array;
-                            changed = true;
-                        }
+                for (long b = st->thead[r->hash & (hn - 1)]; b >= 0; b = st->tnext[b]) {
+                    an_tunable *bt = &m->tunables[b];
+                    if (strcmp(bt->name, r->name))
+                        continue;
+                    if ((a->in_launch && !bt->in_launch) || (a->in_array && !bt->in_array)) {
+                        bt->in_launch |= a->in_launch;
+                        bt->in_array |= a->in_array;
+                        changed = true;
                     }
                 }
             }
@@ -2388,27 +2617,16 @@ static int assemble(struct an_store *st, bool has_errors)
         if (!changed)
             break;
     }
-    hk_free(tab.s);
-    hk_free(tnext);
-    hk_free(thash);
     return HK_OK;
 }
 
-struct an_changed {
-    const TSRange *r;
-    uint32_t n, i;
-};
-
-static bool changed_overlaps(struct an_changed *c, uint32_t s, uint32_t e)
-{
-    while (c->i < c->n && c->r[c->i].end_byte < s)
-        c->i++;
-    return c->i < c->n && c->r[c->i].start_byte <= e;
-}
-
-/* Rebuilds the items and the model for the tree; reuses clean items when full is false. */
-static int rebuild(an_doc *d, TSTree *tree, const char *text, size_t len, bool full,
-                   const TSRange *ranges, uint32_t n_ranges)
+/* Rebuilds the items and the model for the tree. Unless full, an old item is reused
+ * when no edit touched its text (an_doc_edit marks those dirty and shifts the others)
+ * and the new tree has a unit of the same kind over exactly that text. Both must be
+ * free of errors: error-free text parsed from the same top-level state gives the same
+ * subtree, while error recovery may depend on what surrounds it. (TSNode ids cannot
+ * tell: they address the child slot in the parent, which a reparse reallocates.) */
+static int rebuild(an_doc *d, TSTree *tree, const char *text, size_t len, bool full)
 {
     struct an_x x;
     memset(&x, 0, sizeof(x));
@@ -2419,6 +2637,7 @@ static int rebuild(an_doc *d, TSTree *tree, const char *text, size_t len, bool f
     size_t n_macros = 0;
     int rc;
     TSNode root = ts_tree_root_node(tree);
+    struct an_store *st = &d->st;
 
     rc = collect_units(root, &units, 0);
     if (rc)
@@ -2426,11 +2645,9 @@ static int rebuild(an_doc *d, TSTree *tree, const char *text, size_t len, bool f
     rc = collect_macros(text, units.v, units.n, &macros, &n_macros);
     if (rc)
         goto out;
-    if (!macros_equal(macros, n_macros, d->macros, d->n_macros))
+    if (!macros_equal(macros, n_macros, d->macros, d->n_macros) || !d->model_ok)
         full = true;
-    if (!d->model_ok)
-        full = true;
-    items = hk_calloc(units.n ? units.n : 1, sizeof(*items));
+    items = hk_malloc((units.n ? units.n : 1) * sizeof(*items));
     if (!items) {
         rc = HK_ENOMEM;
         goto out;
@@ -2440,41 +2657,45 @@ static int rebuild(an_doc *d, TSTree *tree, const char *text, size_t len, bool f
     x.macros = macros;
     x.n_macros = n_macros;
 
-    struct an_changed ch = {ranges, n_ranges, 0};
     size_t j = 0;
-    struct an_item *old = d->st.items;
-    size_t n_old = d->st.n_items;
+    struct an_item *old = st->items;
+    size_t n_old = st->n_items;
     for (size_t u = 0; u < units.n; u++) {
         TSNode un = units.v[u];
-        uint32_t s = ts_node_start_byte(un), e = ts_node_end_byte(un);
-        bool done = false;
+        uint32_t s = ts_node_start_byte(un);
         if (!full) {
             while (j < n_old && (old[j].dirty || old[j].start_byte < s))
                 j++;
-            if (j < n_old && old[j].start_byte == s && old[j].end_byte == e &&
-                old[j].symbol == ts_node_symbol(un) && !changed_overlaps(&ch, s, e)) {
+            if (j < n_old && old[j].start_byte == s && old[j].end_byte == ts_node_end_byte(un) &&
+                old[j].symbol == ts_node_symbol(un) && !old[j].had_error &&
+                !ts_node_has_error(un)) {
                 items[n_items++] = old[j];
                 memset(&old[j], 0, sizeof(old[j]));   /* moved */
                 old[j].dirty = true;
                 j++;
                 reused++;
-                done = true;
+                continue;
             }
         }
-        if (!done) {
-            rc = x_item(&x, &items[n_items], un);
-            if (rc)
-                goto out;
-            n_items++;
-        }
+        rc = x_item(&x, &items[n_items], un);
+        if (rc)
+            goto out;
+        n_items++;
+        rc = names_update(&st->names, &items[n_items - 1], 1);
+        if (rc)
+            goto out;
+        items[n_items - 1].counted = true;
     }
-    /* swap in the new items; old ones that were not moved are freed */
-    for (size_t i = 0; i < n_old; i++)
+    /* old items that were not moved leave the name table and go */
+    for (size_t i = 0; i < n_old; i++) {
+        if (old[i].counted)
+            names_update(&st->names, &old[i], -1);
         item_free(&old[i]);
-    hk_free(d->st.items);
-    d->st.items = items;
-    d->st.n_items = n_items;
-    d->st.cap_items = units.n;
+    }
+    hk_free(st->items);
+    st->items = items;
+    st->n_items = n_items;
+    st->cap_items = units.n;
     items = NULL;
     n_items = 0;
     macros_free(d->macros, d->n_macros);
@@ -2482,12 +2703,13 @@ static int rebuild(an_doc *d, TSTree *tree, const char *text, size_t len, bool f
     d->n_macros = n_macros;
     macros = NULL;
     n_macros = 0;
-    rc = assemble(&d->st, ts_node_has_error(root));
+    rc = assemble(st, ts_node_has_error(root));
     if (rc)
         goto out;
-    d->stats.items = d->st.n_items;
+    d->stats.items = st->n_items;
     d->stats.items_reused = reused;
 out:
+    /* on failure the caller clears the store (and the name table) */
     for (size_t i = 0; i < n_items; i++)
         item_free(&items[i]);
     hk_free(items);
@@ -2514,12 +2736,8 @@ int an_doc_parse(an_doc *d, const char *text, size_t len)
         return timed_out ? HK_ETIMEDOUT : HK_EPARSE;
     }
     uint64_t t1 = now_ns();
-    TSRange *ranges = NULL;
-    uint32_t n_ranges = 0;
-    if (incremental)
-        ranges = ts_tree_get_changed_ranges(d->tree, tree, &n_ranges);
-    int rc = rebuild(d, tree, text, len, !incremental || !d->reuse, ranges, n_ranges);
-    free(ranges);                   /* tree-sitter allocates with malloc */
+    int rc = rebuild(d, tree, text, len, !incremental || !d->reuse);
+    uint64_t t2 = now_ns();
     if (d->tree)
         ts_tree_delete(d->tree);
     d->tree = tree;
@@ -2534,8 +2752,8 @@ int an_doc_parse(an_doc *d, const char *text, size_t len)
     }
     d->model_ok = true;
     d->stats.incremental = incremental;
-    d->stats.parse_ns = t1 - t0;
-    d->stats.model_ns = now_ns() - t1;
+    d->stats.parse_ns = (t1 - t0) + (now_ns() - t2);   /* the old tree's deletion too */
+    d->stats.model_ns = t2 - t1;
     return HK_OK;
 }
 
