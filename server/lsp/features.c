@@ -64,25 +64,133 @@ static const an_model *model_of(doc *d)
     return ld && ld->an ? an_doc_model(ld->an) : NULL;
 }
 
-/* ---- documentSymbol ---- */
+/* ---- documentSymbol ----
+ * Written straight to JSON text: a file of 1,000 kernels has thousands of symbols, and
+ * building them as jansson objects costs ten times more than the answer is worth. */
 
-static json_t *symbol(struct lsp_server *s, const doc *d, const char *name, int kind,
-                      const char *detail, an_span span, an_span sel)
+/* Appends s as a JSON string; bytes that are not valid UTF-8 become U+FFFD so the
+ * output is always valid JSON whatever the document holds. */
+static int jw_str(struct hk_buf *b, const char *s)
 {
-    json_t *range = lsp_range_json(s, d, span.start_byte, span.end_byte);
-    json_t *srange = lsp_range_json(s, d, sel.start_byte, sel.end_byte);
-    if (!range || !srange) {
-        json_decref(range);
-        json_decref(srange);
-        return NULL;
+    int rc = hk_buf_append(b, "\"", 1);
+    const unsigned char *p = (const unsigned char *)s;
+    while (!rc && *p) {
+        const unsigned char *run = p;
+        while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+            p++;
+        if (p > run)
+            rc = hk_buf_append(b, run, (size_t)(p - run));
+        if (rc || !*p)
+            break;
+        if (*p == '"' || *p == '\\') {
+            char e[2] = {'\\', (char)*p};
+            rc = hk_buf_append(b, e, 2);
+            p++;
+        } else if (*p < 0x20) {
+            rc = hk_buf_printf(b, "\\u%04x", *p);
+            p++;
+        } else {
+            size_t n = *p >= 0xF0 && *p < 0xF8 ? 4 : *p >= 0xE0 ? 3 : *p >= 0xC2 ? 2 : 0;
+            size_t k = 1;
+            while (n && k < n && (p[k] & 0xC0) == 0x80)
+                k++;
+            if (n && k == n) {
+                rc = hk_buf_append(b, p, n);
+                p += n;
+            } else {
+                rc = hk_buf_appends(b, "\xef\xbf\xbd");
+                p += k;
+            }
+        }
     }
-    /* Selection must lie inside the range (clients check it). */
-    if (sel.start_byte < span.start_byte || sel.end_byte > span.end_byte) {
-        json_decref(srange);
-        srange = json_deep_copy(range);
+    return rc ? rc : hk_buf_append(b, "\"", 1);
+}
+
+/* Appends the decimal digits of v (printf costs more than the rest of a symbol). */
+static int jw_u32(struct hk_buf *b, uint32_t v)
+{
+    char tmp[10];
+    int n = 0;
+    do {
+        tmp[9 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return hk_buf_append(b, tmp + 10 - n, (size_t)n);
+}
+
+static int jw_range(struct lsp_server *s, const doc *d, struct hk_buf *b, uint32_t start,
+                    uint32_t end)
+{
+    struct doc_pos a = {0, 0}, z = {0, 0};
+    size_t len = doc_length(d);
+    start = start > len ? (uint32_t)len : start;
+    end = end > len ? (uint32_t)len : end < start ? start : end;
+    doc_position_at(d, s->enc, start, &a);
+    doc_position_at(d, s->enc, end, &z);
+    int rc = hk_buf_appends(b, "{\"start\":{\"line\":");
+    if (!rc)
+        rc = jw_u32(b, a.line);
+    if (!rc)
+        rc = hk_buf_appends(b, ",\"character\":");
+    if (!rc)
+        rc = jw_u32(b, a.character);
+    if (!rc)
+        rc = hk_buf_appends(b, "},\"end\":{\"line\":");
+    if (!rc)
+        rc = jw_u32(b, z.line);
+    if (!rc)
+        rc = hk_buf_appends(b, ",\"character\":");
+    if (!rc)
+        rc = jw_u32(b, z.character);
+    return rc ? rc : hk_buf_appends(b, "}}");
+}
+
+/* One symbol. Hierarchical: a DocumentSymbol, left open for "children" (the caller
+ * closes it). Flat: a complete SymbolInformation. */
+static int jw_symbol(struct lsp_server *s, const doc *d, struct hk_buf *b, const char *name,
+                     int kind, const char *detail, an_span span, an_span sel,
+                     const char *container)
+{
+    int rc = hk_buf_appends(b, "{\"name\":");
+    if (!rc)
+        rc = jw_str(b, name && name[0] ? name : "(anonymous)");
+    if (!rc)
+        rc = hk_buf_appends(b, ",\"kind\":");
+    if (!rc)
+        rc = jw_u32(b, (uint32_t)kind);
+    if (!s->cl_hier_symbols) {
+        if (!rc && container) {
+            rc = hk_buf_appends(b, ",\"containerName\":");
+            if (!rc)
+                rc = jw_str(b, container);
+        }
+        if (!rc)
+            rc = hk_buf_appends(b, ",\"location\":{\"uri\":");
+        if (!rc)
+            rc = jw_str(b, doc_uri(d));
+        if (!rc)
+            rc = hk_buf_appends(b, ",\"range\":");
+        if (!rc)
+            rc = jw_range(s, d, b, span.start_byte, span.end_byte);
+        return rc ? rc : hk_buf_appends(b, "}}");
     }
-    return json_pack("{s:s, s:i, s:s?, s:o, s:o}", "name", name[0] ? name : "(anonymous)",
-                     "kind", kind, "detail", detail, "range", range, "selectionRange", srange);
+    if (!rc && detail) {
+        rc = hk_buf_appends(b, ",\"detail\":");
+        if (!rc)
+            rc = jw_str(b, detail);
+    }
+    if (!rc)
+        rc = hk_buf_appends(b, ",\"range\":");
+    if (!rc)
+        rc = jw_range(s, d, b, span.start_byte, span.end_byte);
+    /* The selection must lie inside the range (clients check it). */
+    if (sel.start_byte < span.start_byte || sel.end_byte > span.end_byte)
+        sel = span;
+    if (!rc)
+        rc = hk_buf_appends(b, ",\"selectionRange\":");
+    if (!rc)
+        rc = jw_range(s, d, b, sel.start_byte, sel.end_byte);
+    return rc;
 }
 
 static char *launch_label(const an_launch *l)
@@ -117,57 +225,50 @@ static char *func_detail(const an_function *f)
     return NULL;
 }
 
-static json_t *function_symbol(struct lsp_server *s, const doc *d, const an_model *m,
-                               const an_function *f)
+/* A function and its children: launch sites (launchers) and __shared__ arrays. */
+static int jw_function(struct lsp_server *s, const doc *d, const an_model *m,
+                       const an_function *f, struct hk_buf *b, bool *first)
 {
     char *detail = func_detail(f);
-    json_t *sym = symbol(s, d, f->name, SK_FUNCTION, detail, f->span, f->name_span);
+    int rc = *first ? HK_OK : hk_buf_appends(b, ",");
+    *first = false;
+    if (!rc)
+        rc = jw_symbol(s, d, b, f->name, SK_FUNCTION, detail, f->span, f->name_span, NULL);
     hk_free(detail);
-    if (!sym)
-        return NULL;
-    json_t *children = json_array();
-    if (f->kind == AN_LAUNCHER || f->n_launches) {
-        for (size_t i = 0; i < f->n_launches; i++) {
-            if (f->launches[i] >= m->n_launches)
-                continue;
-            const an_launch *l = &m->launches[f->launches[i]];
-            char *label = launch_label(l);
-            if (!label)
-                continue;
-            json_array_append_new(children,
-                                  symbol(s, d, label, SK_EVENT, "launch", l->span, l->span));
-            hk_free(label);
-        }
+    bool hier = s->cl_hier_symbols;
+    bool any = false;
+    for (size_t i = 0; !rc && i < f->n_launches; i++) {
+        if (f->launches[i] >= m->n_launches)
+            continue;
+        const an_launch *l = &m->launches[f->launches[i]];
+        char *label = launch_label(l);
+        if (!label)
+            return HK_ENOMEM;
+        rc = hk_buf_appends(b, hier ? (any ? "," : ",\"children\":[") : ",");
+        if (!rc)
+            rc = jw_symbol(s, d, b, label, SK_EVENT, "launch", l->span, l->span, f->name);
+        if (!rc && hier)
+            rc = hk_buf_appends(b, "}");
+        any = true;
+        hk_free(label);
     }
-    for (size_t i = 0; i < f->n_shared; i++) {
+    for (size_t i = 0; !rc && i < f->n_shared; i++) {
         const an_shared *sh = &f->shared[i];
-        char *detail2 = hk_asprintf("%s__shared__ %s%s", sh->is_extern ? "extern " : "",
-                                    sh->type ? sh->type : "", sh->size_expr ? sh->size_expr : "");
-        json_array_append_new(children,
-                              symbol(s, d, sh->name, SK_VARIABLE, detail2, sh->span, sh->span));
-        hk_free(detail2);
+        char *dt = hk_asprintf("%s__shared__ %s%s", sh->is_extern ? "extern " : "",
+                               sh->type ? sh->type : "", sh->size_expr ? sh->size_expr : "");
+        if (!dt)
+            return HK_ENOMEM;
+        rc = hk_buf_appends(b, hier ? (any ? "," : ",\"children\":[") : ",");
+        if (!rc)
+            rc = jw_symbol(s, d, b, sh->name, SK_VARIABLE, dt, sh->span, sh->span, f->name);
+        if (!rc && hier)
+            rc = hk_buf_appends(b, "}");
+        any = true;
+        hk_free(dt);
     }
-    if (json_array_size(children))
-        json_object_set_new(sym, "children", children);
-    else
-        json_decref(children);
-    return sym;
-}
-
-/* Flattens a DocumentSymbol into SymbolInformation entries for clients without
- * hierarchical support. */
-static void flatten(json_t *out, json_t *sym, const char *uri, const char *container)
-{
-    json_t *info = json_pack("{s:O, s:O, s:{s:s, s:O}}", "name", json_object_get(sym, "name"),
-                             "kind", json_object_get(sym, "kind"), "location", "uri", uri,
-                             "range", json_object_get(sym, "range"));
-    if (info && container)
-        json_object_set_new(info, "containerName", json_string(container));
-    json_array_append_new(out, info);
-    size_t i;
-    json_t *c;
-    json_array_foreach(json_object_get(sym, "children"), i, c)
-        flatten(out, c, uri, json_string_value(json_object_get(sym, "name")));
+    if (!rc && hier)
+        rc = hk_buf_appends(b, any ? "]}" : "}");
+    return rc;
 }
 
 static void on_document_symbol(rpc_call *call, json_t *params, void *ud)
@@ -177,26 +278,19 @@ static void on_document_symbol(rpc_call *call, json_t *params, void *ud)
     if (!d)
         return;
     const an_model *m = model_of(d);
-    json_t *syms = json_array();
-    if (!syms) {
-        rpc_call_error(call, HK_ENOMEM, NULL);
-        return;
-    }
-    for (size_t i = 0; m && i < m->n_funcs; i++) {
-        json_t *sym = function_symbol(s, d, m, &m->funcs[i]);
-        if (sym)
-            json_array_append_new(syms, sym);
-    }
-    if (!s->cl_hier_symbols) {
-        json_t *flat = json_array();
-        size_t i;
-        json_t *sym;
-        json_array_foreach(syms, i, sym)
-            flatten(flat, sym, doc_uri(d), NULL);
-        json_decref(syms);
-        syms = flat;
-    }
-    rpc_call_reply(call, syms);
+    struct hk_buf b;
+    hk_buf_init(&b, (size_t)1 << 30);
+    int rc = hk_buf_appends(&b, "[");
+    bool first = true;
+    for (size_t i = 0; !rc && m && i < m->n_funcs; i++)
+        rc = jw_function(s, d, m, &m->funcs[i], &b, &first);
+    if (!rc)
+        rc = hk_buf_appends(&b, "]");
+    if (rc)
+        rpc_call_error(call, rc, NULL);
+    else
+        rpc_call_reply_raw(call, b.data, b.len);
+    hk_buf_free(&b);
 }
 
 /* ---- hover ---- */

@@ -4,6 +4,7 @@
  * that forgets to answer gets an InternalError sent on its behalf. */
 #include "rpc/rpc.h"
 
+#include "core/buf.h"
 #include "core/hk.h"
 #include "core/log.h"
 
@@ -291,6 +292,33 @@ void rpc_call_reply(rpc_call *c, json_t *result)
         send_result(c->r, c->id, result);
     else
         json_decref(result);
+    call_finish(c);
+}
+
+void rpc_call_reply_raw(rpc_call *c, const char *text, size_t len)
+{
+    if (c->finished)
+        return;
+    if (c->id && !c->cancelled) {
+        struct hk_buf b;
+        hk_buf_init(&b, len + 4096);
+        char *id = json_dumps(c->id, JSON_ENCODE_ANY | JSON_COMPACT);
+        int rc = id ? HK_OK : HK_ENOMEM;
+        if (!rc)
+            rc = hk_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":", id);
+        if (!rc)
+            rc = hk_buf_append(&b, text, len);
+        if (!rc)
+            rc = hk_buf_appends(&b, "}");
+        if (!rc)
+            rc = c->r->send(b.data, b.len, c->r->send_ud);
+        if (rc == HK_ENOMEM) /* still answer, so the request gets its one response */
+            send_error(c->r, c->id, RPC_INTERNAL_ERROR, "out of memory");
+        else if (rc)
+            HK_WARN("rpc: could not send a message: %s", hk_strerror(rc));
+        hk_free(id);
+        hk_buf_free(&b);
+    }
     call_finish(c);
 }
 

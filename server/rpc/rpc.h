@@ -106,6 +106,9 @@ rpc *rpc_call_endpoint(const rpc_call *call);
 
 /* Finishes the call with a result (stolen; NULL means JSON null). */
 void rpc_call_reply(rpc_call *call, json_t *result);
+/* Finishes the call with a result given as JSON text (len bytes, borrowed; it must be
+ * one valid JSON value). For large results built without jansson objects. */
+void rpc_call_reply_raw(rpc_call *call, const char *json_text, size_t len);
 /* Finishes the call with an error: a project error (mapped by rpc_code_from_hk) or a
  * JSON-RPC code. msg is copied; NULL uses hk_strerror. */
 void rpc_call_error(rpc_call *call, int hk_err, const char *msg);
