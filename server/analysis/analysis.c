@@ -368,6 +368,7 @@ struct an_frame {
     long func;              /* FR_FUNC: item-local index */
     TSNode node;
     bool bound;             /* FR_TEMPLATE: a function took it */
+    bool launchy;           /* FR_FUNC: the body's text could hold a launch */
     size_t shared_base, flaunch_base, locals_base, uses_base;
 };
 
@@ -432,6 +433,14 @@ static void x_free(struct an_x *x)
     hk_free(x->shared.v); hk_free(x->flaunch.v); hk_free(x->locals.v);
     hk_free(x->uses.v); hk_free(x->trefs.v); hk_free(x->gn.v); hk_free(x->gtab.v); hk_free(x->frames.v); hk_free(x->anc.v);
     hk_free(x->params.v); hk_free(x->args.v); hk_free(x->tmpnodes.v);
+}
+
+/* Does src[s, e) contain a or b (b may be NULL)? */
+static bool x_has_text(const struct an_x *x, uint32_t s, uint32_t e, const char *a, const char *b)
+{
+    if (e <= s)
+        return false;
+    return memmem(x->src + s, e - s, a, strlen(a)) || (b && memmem(x->src + s, e - s, b, strlen(b)));
 }
 
 /* A cursor at n, from the pool; give it back with cur_put (LIFO). Never NULL: past
@@ -677,6 +686,14 @@ static void sink_tref(struct an_x *x, struct an_range r, void *ctx)
         e->tunable = *(size_t *)ctx;
         e->name = r;
     }
+}
+
+static const struct an_frame *x_cur_frame(const struct an_x *x)
+{
+    for (size_t i = x->frames.n; i-- > 0;)
+        if (x->frames.v[i].kind == FR_FUNC)
+            return &x->frames.v[i];
+    return NULL;
 }
 
 static long x_cur_func(const struct an_x *x)
@@ -953,7 +970,9 @@ static void x_param(struct an_x *x, TSNode p, an_param *out)
     int depth = 0;
     TSNode name = x_declarator_name(x, d, &depth, &restrict_);
     out->pointer_depth = depth;
-    x_array_uses(x, d);
+    if (!ts_node_is_null(d) &&
+        memchr(x->src + ts_node_start_byte(d), '[', ts_node_end_byte(d) - ts_node_start_byte(d)))
+        x_array_uses(x, d);
     out->is_restrict = restrict_;
     uint32_t ps = ts_node_start_byte(p);
     uint32_t pe = ts_node_is_null(d) ? ts_node_end_byte(p) : ts_node_end_byte(d);
@@ -1115,6 +1134,8 @@ static void x_open_function(struct an_x *x, unsigned mods, TSNode namenode, TSNo
     fr->flaunch_base = x->flaunch.n;
     fr->locals_base = x->locals.n;
     fr->uses_base = x->uses.n;
+    fr->launchy = !ts_node_is_null(body) &&
+                  x_has_text(x, ts_node_start_byte(body), ts_node_end_byte(body), "<<<", "Launch");
     /* after the frame: array sizes in parameters are uses inside this function */
     x_params(x, plist, &x->funcs.v[idx]);
     if (!ts_node_is_null(lb))
@@ -1876,8 +1897,14 @@ static bool x_enter(struct an_x *x, TSNode n, uint32_t depth)
     } else if (t == S.call_expression) {
         x_call(x, n);
     } else if (t == S.declaration || t == S.field_declaration) {
-        bool file_scope = x_cur_func(x) < 0 && t == S.declaration;
-        x_declaration(x, n, file_scope);
+        const struct an_frame *fn = x_cur_frame(x);
+        bool file_scope = !fn && t == S.declaration;
+        /* most declarations in a kernel are plain locals (`int i = ...;`): only
+         * arrays, __shared__, constants, and locals of functions that launch matter */
+        uint32_t ds = start, de = ts_node_end_byte(n);
+        if ((fn && fn->launchy) || x->error_depth != UINT32_MAX ||
+            memchr(x->src + ds, '[', de - ds) || x_has_text(x, ds, de, "__shared__", "const"))
+            x_declaration(x, n, file_scope);
         /* its declarators are done; walk on only for a launch in an initialiser, or
          * for a function lost in an ERROR */
         if (x->error_depth != UINT32_MAX)
