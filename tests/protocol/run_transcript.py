@@ -11,6 +11,7 @@ Transcript lines (see tests/protocol/README.md):
   silence MS           no response (a message with an id) arrives within MS milliseconds
   sleep MS             keep reading for MS milliseconds
   never JSON           no message received so far (waited for or not) matches JSON
+  no-process TEXT      within 2 s, no process on the machine has TEXT in its command line
   timeout MS           wait at most MS for each following <- (default 5000)
   close                close the server's stdin
   exit CODE            the server must exit with CODE within 3 s
@@ -154,6 +155,14 @@ def substitute(text):
     return text.replace("$ROOT", DATA)
 
 
+def read_cmdline(pid):
+    try:
+        with open("/proc/%s/cmdline" % pid, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
 def find_tool(name):
     return shutil.which(name) or (os.path.exists("/usr/local/cuda/bin/" + name))
 
@@ -231,6 +240,18 @@ def run(hkls, transcript):
                     if match(exp, m) is None:
                         raise Fail("%s: received a message that must not come: %s" % (
                             where, json.dumps(m)[:1000]))
+            elif ln.startswith("no-process "):
+                text = ln.split(None, 1)[1].encode()
+                t0 = time.monotonic()
+                while True:
+                    left = [pid for pid in os.listdir("/proc") if pid.isdigit()
+                            and text in read_cmdline(pid)]
+                    if not left:
+                        break
+                    if time.monotonic() - t0 > 2.0:
+                        raise Fail("%s: processes still running with %r: %s" % (
+                            where, text, left))
+                    time.sleep(0.05)
             elif ln.startswith("timeout "):
                 wait_ms = int(ln.split()[1])
             elif ln == "close":
