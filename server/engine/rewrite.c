@@ -262,8 +262,9 @@ static int edit_cmp_desc(const void *a, const void *b)
     return x->end > y->end ? -1 : x->end < y->end;
 }
 
-/* Applies edits (all against the original text) back to front, so earlier offsets stay
- * valid while later text changes. Overlapping edits are a bug: HK_EINVAL. */
+/* Applies edits (all against the original text). They are sorted back to front, which is
+ * the order the overlap check needs; the new text is then assembled front to back in one
+ * buffer of the final size. Overlapping edits are a bug: HK_EINVAL. */
 static int edits_apply(const char *text, size_t len, rw_edits *es, char **out, size_t *out_len)
 {
     qsort(es->e, es->n, sizeof *es->e, edit_cmp_desc);
@@ -280,18 +281,21 @@ static int edits_apply(const char *text, size_t len, rw_edits *es, char **out, s
     char *buf = hk_malloc(total + 1);
     if (!buf)
         return HK_ENOMEM;
-    memcpy(buf, text, len);
-    size_t cur = len;
-    for (size_t i = 0; i < es->n; i++) {
+    size_t o = 0, from = 0;
+    for (size_t i = es->n; i-- > 0;) {
         const rw_edit *e = &es->e[i];
-        size_t rl = strlen(e->repl), tail = cur - e->end;
-        memmove(buf + e->start + rl, buf + e->end, tail);
-        memcpy(buf + e->start, e->repl, rl);
-        cur = e->start + rl + tail;
+        memcpy(buf + o, text + from, e->start - from);
+        o += e->start - from;
+        size_t rl = strlen(e->repl);
+        memcpy(buf + o, e->repl, rl);
+        o += rl;
+        from = e->end;
     }
-    buf[cur] = '\0';
+    memcpy(buf + o, text + from, len - from);
+    o += len - from;
+    buf[o] = '\0';
     *out = buf;
-    *out_len = cur;
+    *out_len = o;
     return HK_OK;
 }
 
@@ -886,6 +890,57 @@ static bool is_type_word(const rw_toks *ts, size_t k)
     return false;
 }
 
+static const char *const decl_words[] = {"float", "double", "bool", "char", "half", "const",
+                                         "__half", "__nv_bfloat16", "float2", "float4", "int2", "int4"};
+
+/* Is [a, b) a plain declaration `[const] TYPE name = expr, ...;` that does not mention idx
+ * and changes nothing else? Appends the declared names' token indices to names. */
+static bool is_hoistable_decl(const rw_toks *ts, size_t a, size_t b, const char *idx,
+                              size_t *names, size_t *n_names, size_t max_names)
+{
+    size_t k = a;
+    bool typed = false;
+    for (;;) {
+        bool w = is_type_word(ts, k);
+        for (size_t i = 0; i < HK_ARRAY_LEN(decl_words) && !w; i++)
+            w = tok_is_ident(ts, k, decl_words[i]);
+        if (!w)
+            break;
+        typed |= !tok_is_ident(ts, k, "const");
+        k++;
+    }
+    if (!typed || k >= b || !tok_is(ts, b - 1, ";"))
+        return false;
+    int depth = 0;
+    bool expect_name = true;
+    size_t first_name = *n_names;
+    for (size_t i = k; i < b - 1; i++) {
+        if (tok_is_ident(ts, i, idx) || tok_is(ts, i, "++") || tok_is(ts, i, "--") ||
+            (tok_is_assign_op(ts, i) && !tok_is(ts, i, "=")))
+            goto no;
+        if (tok_is(ts, i, "(") || tok_is(ts, i, "[") || tok_is(ts, i, "{"))
+            depth++;
+        else if (tok_is(ts, i, ")") || tok_is(ts, i, "]") || tok_is(ts, i, "}"))
+            depth--;
+        else if (depth == 0 && tok_is(ts, i, ","))
+            expect_name = true;
+        else if (depth == 0 && tok_is(ts, i, "=") && expect_name)
+            goto no;   /* `= x` with no name before it: an assignment, not a declaration */
+        if (expect_name && depth == 0 && ts->t[i].kind == T_IDENT) {
+            if (*n_names >= max_names)
+                goto no;
+            names[(*n_names)++] = i;
+            expect_name = false;
+        } else if (expect_name && depth == 0 && !tok_is(ts, i, ",") && !tok_is(ts, i, "*")) {
+            goto no;
+        }
+    }
+    return *n_names > first_name;
+no:
+    *n_names = first_name;
+    return false;
+}
+
 /* Index one past the statement starting at token i (within [i, end)). */
 static size_t stmt_end(const rw_toks *ts, size_t i, size_t end)
 {
@@ -1079,8 +1134,15 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
     if (!(init = tok_text(&ts, eq + 1, decl_end - 1)))
         goto nomem;
 
-    /* the next statement must be the bounds check */
-    size_t ifs = decl_end;
+    /* declarations that do not involve the index may sit between it and the bounds check
+     * (`long total = rows * cols;`): they are hoisted above the loop, which is only right
+     * when the loop body never changes what they declare (checked below) */
+    size_t ifs = decl_end, hoist_a = decl_end, n_hoisted = 0;
+    size_t hoisted_names[16];
+    while (ifs < end && is_hoistable_decl(&ts, ifs, stmt_end(&ts, ifs, end), idx, hoisted_names,
+                                          &n_hoisted, HK_ARRAY_LEN(hoisted_names)))
+        ifs = stmt_end(&ts, ifs, end);
+    size_t hoist_b = ifs;
     if (!tok_is_ident(&ts, ifs, "if") || !tok_is(&ts, ifs + 1, "(")) {
         why = "the index declaration is not followed by `if (i < n) ...` or `if (i >= n) return;`";
         goto na;
@@ -1164,6 +1226,15 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
     }
     if ((why = loop_body_problem(&ts, body_a, body_b, idx, &ts, ba, bb)))
         goto na;
+    for (size_t h = 0; h < n_hoisted; h++) {
+        char hn[128];
+        const rw_tok *ht = &ts.t[hoisted_names[h]];
+        snprintf(hn, sizeof hn, "%.*s", (int)(ht->end - ht->start), text + ht->start);
+        if (loop_body_problem(&ts, body_a, body_b, hn, &ts, 0, 0)) {
+            why = "the body changes a variable declared before the bounds check";
+            goto na;
+        }
+    }
 
     bool plain_int = strcmp(type, "int") == 0 || strcmp(type, "unsigned") == 0 ||
                      strcmp(type, "unsigned int") == 0;
@@ -1208,6 +1279,19 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
     }
     if (!repl)
         goto nomem;
+    if (hoist_b > hoist_a) {
+        /* `hoisted declarations` + newline + indentation + the loop */
+        uint32_t ls = ts.t[decl].start;
+        while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
+            ls--;
+        char *with = hk_asprintf("%.*s\n%.*s%s", (int)(ts.t[hoist_b - 1].end - ts.t[hoist_a].start),
+                                 text + ts.t[hoist_a].start, (int)(ts.t[decl].start - ls), text + ls,
+                                 repl);
+        if (!with)
+            goto nomem;
+        hk_free(repl);
+        repl = with;
+    }
     if ((rc = edits_add(&es, repl_start, repl_end, repl)))
         goto out;
     char *desc = hk_asprintf("kernel %s: grid-stride loop over %s (%s += %s), bound %s", f->name, idx,

@@ -794,7 +794,6 @@ int search_new(const char *text, size_t len, const an_model *m, size_t kernel,
     int rc = HK_ENOMEM;
     s->best = -1;
     s->rng = seed;
-    s->t0 = now_s();
     s->budget.max_candidates = budget && budget->max_candidates ? budget->max_candidates
                                                                 : SEARCH_DEFAULT_CANDIDATES;
     if (s->budget.max_candidates > SEARCH_MAX_CANDIDATES)
@@ -843,6 +842,7 @@ int search_new(const char *text, size_t len, const an_model *m, size_t kernel,
     }
     if ((rc = build_axes(s)) || (rc = queue_singles(s)))
         goto fail;
+    s->t0 = now_s();   /* the time budget counts from here, setup excluded */
     *out = s;
     return HK_OK;
 fail:

@@ -292,10 +292,10 @@ static void test_budget_and_pending(void **state)
     search_free(s);
 
     /* the time budget */
-    search_budget quick = {.max_candidates = 100, .max_seconds = 0.05};
+    search_budget quick = {.max_candidates = 100, .max_seconds = 0.3};
     assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "saxpy"), &l, 1, &quick, &s), HK_OK);
     assert_int_equal(search_next(s, &c), HK_OK);
-    struct timespec ts = {0, 80 * 1000 * 1000};
+    struct timespec ts = {0, 350 * 1000 * 1000};
     nanosleep(&ts, NULL);
     assert_int_equal(search_next(s, &c), HK_ETIMEDOUT);
     search_free(s);

@@ -377,7 +377,9 @@ static void test_sandbox_readonly_root(void **state)
 {
     if (runner_isolation_available() != RUNNER_ISO_BWRAP)
         skip();
-    char outside[600], work[600], script[1600];
+    char outside[600], work[600], script[1600], priv[64];
+    snprintf(priv, sizeof priv, "/tmp/hk-runner-private-%ld", (long)getpid());
+    unlink(priv);
     snprintf(outside, sizeof outside, "%s/outside", tmpdir);
     snprintf(work, sizeof work, "%s/work", tmpdir);
     assert_int_equal(mkdir(outside, 0755), 0);
@@ -385,9 +387,9 @@ static void test_sandbox_readonly_root(void **state)
     /* writes outside the work directory fail; /tmp is private; the work dir is writable */
     snprintf(script, sizeof script,
              "if touch '%s/x' 2>/dev/null; then echo outside-writable; fi; "
-             "touch /tmp/hk-runner-private && echo tmp-ok; "
+             "touch %s && echo tmp-ok; "
              "touch ./inside && echo work-ok",
-             outside);
+             outside, priv);
     runner_spec s = {.cwd = work, .isolation = RUNNER_ISO_BWRAP};
     runner_result r;
     run_sh(script, &s, &r);
@@ -401,14 +403,14 @@ static void test_sandbox_readonly_root(void **state)
     assert_int_equal(stat(path, &st), 0);
     snprintf(path, sizeof path, "%s/x", outside);
     assert_int_not_equal(stat(path, &st), 0);
-    assert_int_not_equal(stat("/tmp/hk-runner-private", &st), 0);
+    assert_int_not_equal(stat(priv, &st), 0);   /* it went to the sandbox's private /tmp */
 
     /* without the sandbox the same write goes through (the test can fail) */
     runner_spec s2 = {.cwd = work, .isolation = RUNNER_ISO_NONE};
     run_sh(script, &s2, &r);
     assert_non_null(strstr(r.out, "outside-writable"));
     runner_result_free(&r);
-    unlink("/tmp/hk-runner-private");
+    unlink(priv);
 
     /* timeout inside bwrap still kills everything */
     runner_spec s3 = {.cwd = work, .isolation = RUNNER_ISO_BWRAP, .timeout_ms = 300};

@@ -1,0 +1,192 @@
+/* Every rewrite on every kernel of the project's suite (bench/kernels) compiles with the real
+ * nvcc -arch=sm_90: launch bounds, restrict/const, grid-stride, and all three composed.
+ * The compiles run in parallel through the runner pool (the way the engine compiles
+ * candidates). No nvcc: the test says so and skips. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "engine/rewrite.h"
+#include "runners/runner.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NVCC "/usr/local/cuda/bin/nvcc"
+#define SUITE HK_TEST_DATA "/../../bench/kernels"
+
+static char tmpdir[512];
+
+static int setup(void **state)
+{
+    snprintf(tmpdir, sizeof tmpdir, "%s/test-rewrite-suite-XXXXXX", HK_BINARY_DIR);
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+typedef struct {
+    char name[256];
+    char path[700];
+    char obj[720];
+} job;
+
+static job jobs[256];
+static size_t n_jobs;
+
+/* Writes text as a compile job. */
+static void add_job(const char *name, const char *text, size_t len)
+{
+    assert_true(n_jobs < sizeof jobs / sizeof jobs[0]);
+    job *j = &jobs[n_jobs++];
+    snprintf(j->name, sizeof j->name, "%s", name);
+    snprintf(j->path, sizeof j->path, "%s/%s.cu", tmpdir, name);
+    snprintf(j->obj, sizeof j->obj, "%s/%s.o", tmpdir, name);
+    FILE *f = fopen(j->path, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    fclose(f);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = '\0';
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+/* Applies the rewrites to each kernel of one suite file, adding a job per result. */
+static void rewrite_file(const char *file, size_t *gs_applied)
+{
+    char path[900], base[256];
+    snprintf(path, sizeof path, "%s/%s", SUITE, file);
+    snprintf(base, sizeof base, "%.*s", (int)(strlen(file) - 3), file);
+    size_t len;
+    char *text = slurp(path, &len);
+    an_model *m;
+    assert_int_equal(an_analyze(text, len, &m), HK_OK);
+    for (size_t k = 0; k < m->n_funcs; k++) {
+        if (m->funcs[k].kind != AN_KERNEL)
+            continue;
+        char name[300];
+        rw_result lb, rs, gs;
+        assert_int_equal(rw_launch_bounds(text, len, m, k, 256, 2, &lb), HK_OK);
+        assert_true(lb.applicable);
+        snprintf(name, sizeof name, "%s_%zu_lb", base, k);
+        add_job(name, lb.text, lb.len);
+        assert_int_equal(rw_restrict(text, len, m, k, true, &rs), HK_OK);
+        if (rs.applicable) {
+            snprintf(name, sizeof name, "%s_%zu_restrict", base, k);
+            add_job(name, rs.text, rs.len);
+        }
+        assert_int_equal(rw_grid_stride(text, len, m, k, &gs), HK_OK);
+        print_message("%s: %s\n", base, gs.description);
+        if (gs.applicable) {
+            (*gs_applied)++;
+            snprintf(name, sizeof name, "%s_%zu_gridstride", base, k);
+            add_job(name, gs.text, gs.len);
+            /* all three composed, each on the previous result */
+            an_model *m1, *m2;
+            rw_result a, b;
+            assert_int_equal(an_analyze(gs.text, gs.len, &m1), HK_OK);
+            assert_int_equal(rw_restrict(gs.text, gs.len, m1, k, true, &a), HK_OK);
+            const char *t1 = a.applicable ? a.text : gs.text;
+            size_t l1 = a.applicable ? a.len : gs.len;
+            assert_int_equal(an_analyze(t1, l1, &m2), HK_OK);
+            assert_int_equal(rw_launch_bounds(t1, l1, m2, k, 512, 0, &b), HK_OK);
+            assert_true(b.applicable);
+            snprintf(name, sizeof name, "%s_%zu_all", base, k);
+            add_job(name, b.text, b.len);
+            an_model_free(m1);
+            an_model_free(m2);
+            rw_result_free(&a);
+            rw_result_free(&b);
+        }
+        rw_result_free(&lb);
+        rw_result_free(&rs);
+        rw_result_free(&gs);
+    }
+    an_model_free(m);
+    free(text);
+}
+
+static void test_suite_rewrites_compile(void **state)
+{
+    if (access(NVCC, X_OK) != 0) {
+        print_message("skipped: no nvcc at %s\n", NVCC);
+        skip();
+    }
+    DIR *d = opendir(SUITE);
+    if (!d) {
+        print_message("skipped: no kernel suite at %s\n", SUITE);
+        skip();
+    }
+    char files[64][256];
+    size_t n_files = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && n_files < 64) {
+        size_t l = strlen(de->d_name);
+        if (l > 3 && strcmp(de->d_name + l - 3, ".cu") == 0)
+            snprintf(files[n_files++], sizeof files[0], "%s", de->d_name);
+    }
+    closedir(d);
+    qsort(files, n_files, sizeof files[0], (int (*)(const void *, const void *))strcmp);
+    assert_true(n_files >= 5);
+    size_t gs_applied = 0;
+    for (size_t i = 0; i < n_files; i++)
+        rewrite_file(files[i], &gs_applied);
+    assert_true(gs_applied >= 4);   /* the 1D elementwise kernels of the suite */
+
+    runner_pool *p;
+    assert_int_equal(runner_pool_new(0, &p), HK_OK);
+    for (size_t i = 0; i < n_jobs; i++) {
+        const char *argv[] = {NVCC, "-arch=sm_90", "-c", "-o", jobs[i].obj, jobs[i].path, NULL};
+        runner_spec s = {.argv = argv, .cwd = tmpdir, .timeout_ms = 300000,
+                         .isolation = RUNNER_ISO_NONE};
+        assert_int_equal(runner_pool_submit(p, &s, &jobs[i]), HK_OK);
+    }
+    size_t ok = 0, failed = 0;
+    void *tag;
+    runner_result r;
+    while (runner_pool_wait(p, -1, &tag, &r) == HK_OK) {
+        job *j = tag;
+        if (r.error == HK_OK && r.exit_code == 0) {
+            ok++;
+        } else {
+            failed++;
+            print_message("nvcc failed on %s (exit %d):\n%s\n", j->name, r.exit_code, r.err);
+        }
+        runner_result_free(&r);
+    }
+    runner_pool_free(p);
+    print_message("%zu rewritten kernels compiled, %zu failed\n", ok, failed);
+    assert_int_equal(failed, 0);
+    assert_int_equal(ok, n_jobs);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_suite_rewrites_compile),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
