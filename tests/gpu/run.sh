@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# The GPU proof of issue 3: runs the engine on the kernel suite (bench/kernels) and the
+# cheating candidates (tests/gpu/cheats) on an NVIDIA GPU, and prints two tables last:
+# per kernel (baseline ms, best ms, speedup, % of the roofline bound, max rel error,
+# status) and per cheat (expected reason, reason got, PASS/FAIL).
+#
+#   tests/gpu/run.sh [--quick] [KERNEL...]
+#
+# Environment:
+#   HKLS=PATH         the hkls binary to use (e.g. built statically elsewhere); else
+#   HKLS_BUILD=DIR    a build directory holding hkls (and tests/gpu/hk_device_probe); else
+#                     the script builds one in build-gpu (needs the -dev libraries; with
+#                     HK_STATIC when the static ones exist). It never needs npm when
+#                     HKLS or HKLS_BUILD is given.
+#   HK_DEVICE_PROBE=PATH  the probe program (default: next to hkls, or HKLS_BUILD's)
+#   BUDGET=N          candidates per kernel (default 3; --quick: 1)
+#   MINUTES=M         search time per kernel (default 0.5; --quick: 0.25)
+#   OUT=DIR           where to leave the results (at most 8 files; else kept in a temp dir)
+#   HK_COMMIT=SHA     commit to record when the tree has no .git
+# Exit: 0 when every kernel completed and every cheat was rejected for its reason (or no
+# GPU: "skipped: no GPU"), 1 otherwise, 2 when no hkls could be found or built.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+quick=0
+kernels=()
+for a in "$@"; do
+  case "$a" in
+    --quick) quick=1 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -*) echo "run.sh: unknown option $a" >&2; exit 2 ;;
+    *) kernels+=("$a") ;;
+  esac
+done
+
+# ---- a GPU, or nothing to do ----
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  echo "skipped: no GPU"
+  exit 0
+fi
+[ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+
+if [ "$quick" = 1 ]; then
+  budget=${BUDGET:-1}; minutes=${MINUTES:-0.25}
+  [ ${#kernels[@]} -eq 0 ] && kernels=(vector_add reduce_sum transpose)
+else
+  budget=${BUDGET:-3}; minutes=${MINUTES:-0.5}
+fi
+
+say() { printf '==> %s\n' "$*" >&2; }
+
+# ---- the binary ----
+hkls=${HKLS:-}
+probe=${HK_DEVICE_PROBE:-}
+if [ -z "$hkls" ] && [ -n "${HKLS_BUILD:-}" ]; then
+  hkls="$HKLS_BUILD/hkls"
+  [ -z "$probe" ] && probe="$HKLS_BUILD/tests/gpu/hk_device_probe"
+fi
+if [ -z "$hkls" ]; then
+  bdir="$top/build-gpu"
+  static=OFF
+  have_static=1
+  for lib in libuv_a.a libtree-sitter.a libjansson.a libsqlite3.a; do
+    ls /usr/lib/*/"$lib" /usr/lib/"$lib" /usr/local/lib/"$lib" >/dev/null 2>&1 || have_static=0
+  done
+  [ "$have_static" = 1 ] && static=ON
+  say "building hkls in $bdir (HK_STATIC=$static)"
+  if ! cmake -S "$top" -B "$bdir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHK_STATIC=$static >"$top/build-gpu.log" 2>&1 ||
+     ! cmake --build "$bdir" -j "$(nproc)" --target hkls hk_device_probe >>"$top/build-gpu.log" 2>&1; then
+    tail -20 "$top/build-gpu.log" >&2
+    echo "run.sh: cannot build hkls here (see $top/build-gpu.log); pass HKLS=path to a prebuilt" \
+         "binary, or HKLS_BUILD=dir" >&2
+    exit 2
+  fi
+  hkls="$bdir/hkls"
+  [ -z "$probe" ] && probe="$bdir/tests/gpu/hk_device_probe"
+fi
+if [ ! -x "$hkls" ]; then
+  echo "run.sh: no hkls at $hkls" >&2
+  exit 2
+fi
+[ -z "$probe" ] && probe="$(dirname "$hkls")/tests/gpu/hk_device_probe"
+
+# ---- workspace ----
+work=$(mktemp -d "${TMPDIR:-/tmp}/hk-gpu-run.XXXXXX")
+logs="$work/logs"; reports="$work/reports"; evid="$work/evidence"
+mkdir -p "$logs" "$reports" "$evid"
+db="$work/history.db"
+export HK_DB="$db"
+commit=${HK_COMMIT:-$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+t_start=$(date +%s)
+cmdline="BUDGET=$budget MINUTES=$minutes tests/gpu/run.sh"
+[ "$quick" = 1 ] && cmdline+=" --quick"
+[ $# -gt 0 ] && cmdline+=" $(printf '%s ' "$@" | sed 's/--quick //; s/ $//')"
+say "GPU: $gpu_name; commit $commit; hkls $hkls; budget $budget candidates, $minutes min per kernel"
+say "workspace $work"
+
+# ---- doctor and the device probe ----
+"$hkls" doctor >"$logs/doctor.txt" 2>&1
+say "hkls doctor: exit $? ($(grep -c . "$logs/doctor.txt") lines in logs/doctor.txt)"
+grep -iE 'missing|nvcc|ncu|cuobjdump|GPU' "$logs/doctor.txt" | head -12 >&2
+probe_json=""
+if [ -x "$probe" ]; then
+  say "device probe (measured peaks, cached for the episodes)"
+  if "$probe" >"$logs/probe.json" 2>"$logs/probe.err"; then
+    probe_json=$(tail -1 "$logs/probe.json")
+    echo "$probe_json" >&2
+  else
+    say "device probe failed: $(tail -3 "$logs/probe.err")"
+  fi
+else
+  say "no hk_device_probe at $probe: the first episode measures the peaks itself"
+fi
+
+# ---- real SASS and ncu output, for the evidence fixtures ----
+say "cuobjdump --dump-sass of the suite kernels"
+sass_out="$evid/real_suite_sm90.sass"
+: >"$sass_out"
+for cu in "$top"/bench/kernels/*.cu; do
+  ( o="$evid/$(basename "$cu" .cu).o"
+    nvcc -arch=sm_90 -O3 -c -o "$o" "$cu" >"$o.log" 2>&1 &&
+      cuobjdump --dump-sass "$o" >"$o.sass" 2>>"$o.log" ) &
+done
+wait
+for cu in "$top"/bench/kernels/*.cu; do
+  o="$evid/$(basename "$cu" .cu).o"
+  [ -f "$o.sass" ] && cat "$o.sass" >>"$sass_out"
+  cat "$o.log" >>"$logs/sass-build.log" 2>/dev/null
+  rm -f "$o" "$o.sass" "$o.log"
+done
+[ -s "$sass_out" ] || say "no SASS recorded (see logs/sass-build.log)"
+
+# ---- the suite ----
+spec_of() { grep -l "\"kernel\": \"$1\"" "$top"/bench/kernels/*.bench.json 2>/dev/null | head -1; }
+all_specs=("$top"/bench/kernels/*.bench.json)
+if [ ${#kernels[@]} -eq 0 ]; then
+  for s in "${all_specs[@]}"; do
+    kernels+=("$(sed -n 's/.*"kernel": *"\([^"]*\)".*/\1/p' "$s" | head -1)")
+  done
+fi
+rows="$work/rows.tsv"
+: >"$rows"
+failed=0
+for k in "${kernels[@]}"; do
+  spec=$(spec_of "$k")
+  if [ -z "$spec" ]; then
+    printf '%s\t-\t-\t-\t-\t-\tno spec\t0\n' "$k" >>"$rows"
+    failed=1
+    continue
+  fi
+  src="$top/bench/kernels/$(sed -n 's/.*"source": *"\([^"]*\)".*/\1/p' "$spec" | head -1)"
+  say "optimize $k ($(basename "$spec"))"
+  t0=$(date +%s)
+  kwork="$work/work-$k"
+  timeout 1200 "$hkls" optimize "$src" --kernel "$k" --spec "$spec" --budget "$budget" \
+      --minutes "$minutes" --db "$db" --out "$reports/$k" --work-dir "$kwork" --json \
+      >"$logs/optimize-$k.json" 2>"$logs/optimize-$k.log"
+  rc=$?
+  t1=$(date +%s)
+  tail -2 "$logs/optimize-$k.log" >&2
+  python3 - "$logs/optimize-$k.json" "$k" "$rc" "$((t1 - t0))" >>"$rows" <<'EOF' || { printf '%s\t-\t-\t-\t-\t-\texit %s\t%s\n' "$k" "$rc" "$((t1 - t0))" >>"$rows"; }
+import json, math, sys
+path, k, rc, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+text = open(path).read()
+start = text.find("{")
+d = json.loads(text[start:]) if start >= 0 else {}
+s = d.get("summary", d)
+def num(key, fmt):
+    v = s.get(key)
+    return fmt % v if isinstance(v, (int, float)) and math.isfinite(v) else "-"
+status = d.get("status") or ("exit %d" % rc)
+if s.get("flagged"):
+    status += " (flagged >10x)"
+if status != "completed" and d.get("error"):
+    status += ": " + d["error"].splitlines()[0][:60]
+print("\t".join([k, num("baseline_ms", "%.4f"), num("best_ms", "%.4f"),
+                 num("speedup", "%.2fx"), num("roofline_pct", "%.1f%%"),
+                 num("max_rel_err", "%.1e"), status, secs]))
+EOF
+  [ "$rc" -eq 0 ] || failed=1
+  # one real ncu table: the baseline harness of the first kernel that has one
+  if [ ! -s "$evid/real_ncu.csv" ] && command -v ncu >/dev/null 2>&1; then
+    exe=$(find "$kwork" -maxdepth 3 -type f -perm -u+x -path '*baseline*' 2>/dev/null | head -1)
+    if [ -n "$exe" ]; then
+      timeout 300 ncu --clock-control none --csv --metrics \
+        dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
+        --kernel-name "$k" --launch-count 1 "$exe" --mode run --size 0 --seed 1 --dist 0 \
+        >"$evid/real_ncu.csv" 2>"$logs/ncu.err" || true
+      echo "# kernel $k, $exe" >>"$logs/ncu.err"
+    fi
+  fi
+  rm -rf "$kwork"
+done
+
+# ---- the cheats ----
+cheat_rows="$work/cheats.tsv"
+: >"$cheat_rows"
+for c in "$here"/cheats/*.cu; do
+  expect=$(sed -n '1s|^// expect: *\([a-z_]*\).*|\1|p' "$c")
+  ck=$(sed -n 's/^__global__ void \([A-Za-z_0-9]*\)(.*/\1/p' "$c" | head -1)
+  spec=$(spec_of "$ck")
+  name=$(basename "$c")
+  if [ -z "$spec" ]; then
+    printf '%s\t%s\t%s\tFAIL\n' "$name" "$expect" "no spec for $ck" >>"$cheat_rows"
+    failed=1
+    continue
+  fi
+  say "verify-candidate $name (expect $expect)"
+  timeout 900 "$hkls" verify-candidate --spec "$spec" --candidate "$c" --json \
+      >"$logs/cheat-$name.json" 2>"$logs/cheat-$name.log"
+  rc=$?
+  got=$(python3 -c 'import json,sys
+t=open(sys.argv[1]).read(); i=t.find("{")
+if i < 0: sys.exit(1)
+d=json.loads(t[i:])
+print("accepted" if d.get("accepted") else d.get("reason") or "?")' "$logs/cheat-$name.json" 2>/dev/null)
+  if [ -z "$got" ]; then
+    case $rc in
+      3) got=no_gpu ;; 4) got=baseline_failed ;; 124) got=script_timeout ;; *) got="exit $rc" ;;
+    esac
+  fi
+  verdict=FAIL
+  [ "$rc" -eq 1 ] && [ "$got" = "$expect" ] && verdict=PASS
+  [ "$verdict" = PASS ] || failed=1
+  printf '%s\t%s\t%s\t%s\n' "$name" "$expect" "$got" "$verdict" >>"$cheat_rows"
+done
+
+# ---- results ----
+t_end=$(date +%s)
+summary="$work/summary.txt"
+{
+  echo "GPU: ${gpu_name:-?}   commit: $commit   $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "command: $cmdline"
+  [ -n "$probe_json" ] && python3 -c 'import json,sys
+d=json.loads(sys.argv[1])
+def g(k): return d.get(k)
+print("peaks: copy %s GB/s (memcpy %s GB/s), FP32 %s TFLOP/s, BF16 tensor %s TFLOP/s, %s SMs, L2 %s MB" % (
+  g("copy_kernel_gbs"), g("memcpy_d2d_gbs"), g("fp32_tflops"), g("tensor_bf16_tflops"), g("sm_count"),
+  (g("l2_bytes") or 0) >> 20))' "$probe_json" 2>/dev/null
+  echo "total wall time: $((t_end - t_start)) s"
+  echo
+  printf '%-14s %12s %12s %9s %9s %10s %8s  %s\n' kernel "baseline ms" "best ms" speedup "% roof" "max relerr" "time s" status
+  while IFS=$'\t' read -r k b bm sp pct err st secs; do
+    printf '%-14s %12s %12s %9s %9s %10s %8s  %s\n' "$k" "$b" "$bm" "$sp" "$pct" "$err" "$secs" "$st"
+  done <"$rows"
+  echo
+  printf '%-22s %-18s %-18s %s\n' cheat expected got result
+  while IFS=$'\t' read -r n e g v; do
+    printf '%-22s %-18s %-18s %s\n' "$n" "$e" "$g" "$v"
+  done <"$cheat_rows"
+} >"$summary"
+
+if [ -n "${OUT:-}" ]; then
+  mkdir -p "$OUT"
+  cp "$summary" "$OUT/summary.txt"
+  [ -s "$sass_out" ] && cp "$sass_out" "$OUT/real_suite_sm90.sass"
+  [ -s "$evid/real_ncu.csv" ] && cp "$evid/real_ncu.csv" "$OUT/real_ncu.csv"
+  tar -C "$work" -czf "$OUT/gpu-run.tar.gz" logs reports history.db evidence rows.tsv cheats.tsv 2>/dev/null
+  say "results in $OUT: $(ls "$OUT" | tr '\n' ' ')"
+else
+  say "results kept in $work"
+fi
+cat "$summary"
+exit $failed
