@@ -308,7 +308,7 @@ static void test_random_edits_match_fresh_index(void **st)
                                          "ð", "", "xy\nz"};
     doc_store *s = store();
     doc *d;
-    assert_int_equal(doc_open(s, "u", 1, "ab\r\ncd\ref\ngh", 14, &d), HK_OK);
+    assert_int_equal(doc_open(s, "u", 1, "ab\r\ncd\ref\ngh", 12, &d), HK_OK);
     srand(7);
     char change[512];
     for (int it = 0; it < 3000; it++) {
