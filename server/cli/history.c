@@ -708,8 +708,8 @@ int cli_apply(int argc, char **argv)
         goto out;
     }
     if (v.status != STORE_V_VERIFIED) {
-        fprintf(stderr, "hkls apply: v%d is %s%s%s: only verified versions are applied\n",
-                v.number, store_version_status_name(v.status), v.reject_reason ? ": " : "",
+        fprintf(stderr, "hkls apply: v%d is not verified (%s%s%s): only verified versions are "
+                "applied\n", v.number, store_version_status_name(v.status), v.reject_reason ? ": " : "",
                 v.reject_reason ? v.reject_reason : "");
         goto out;
     }

@@ -500,7 +500,7 @@ static void apply_refuses_bad_versions(void **state)
     const char *rej[] = { "apply", ep_arg(ep_id), "--version", "2", "--db", db_path, NULL };
     run_hkls(rej, &r);
     assert_int_equal(r.code, 1);
-    assert_non_null(strstr(r.err, "v2 is rejected: wrong_answer"));
+    assert_non_null(strstr(r.err, "v2 is not verified (rejected: wrong_answer)"));
     run_free(&r);
     const char *none[] = { "apply", ep_arg(ep_id), "--version", "9", "--db", db_path, NULL };
     run_hkls(none, &r);

@@ -124,6 +124,29 @@ static void harnesses_compile_with_nvcc(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* The README demo (examples/saxpy.bench.json) follows the same rules and compiles. */
+static void example_spec_loads_and_compiles(void **state)
+{
+    spec *s = load_clean(HK_SOURCE_DIR "/examples/saxpy.bench.json");
+    assert_true(s->n_seeds >= 5 && s->n_sizes >= 2 && s->n_dists >= 2);
+    assert_non_null(s->bytes);
+    assert_non_null(s->flops);
+    if (access(NVCC, X_OK) != 0) {
+        spec_free(s);
+        skip();
+    }
+    job j;
+    memset(&j, 0, sizeof j);
+    j.s = s;
+    j.source = s->source_path;
+    j.tag = hk_strdup("example_saxpy");
+    assert_non_null(j.tag);
+    int failures = compile_jobs(&j, 1);
+    hk_free(j.tag);
+    spec_free(s);
+    assert_int_equal(failures, 0);
+}
+
 /* The test can fail: a spec whose only size is a multiple of the block, with too few
  * seeds, is refused with messages naming the fields. */
 static void a_bad_suite_spec_is_refused(void **state)
@@ -157,6 +180,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(specs_load_and_follow_rules),
         cmocka_unit_test(a_bad_suite_spec_is_refused),
+        cmocka_unit_test(example_spec_loads_and_compiles),
         cmocka_unit_test(harnesses_compile_with_nvcc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
