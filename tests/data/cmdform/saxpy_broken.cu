@@ -1,0 +1,7 @@
+// A candidate for saxpy that does not compile (undeclared identifier).
+__global__ void saxpy(int n, float a, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + y[i] + undeclared_thing;
+}

@@ -1,0 +1,844 @@
+/* cmdform.c without a GPU: the workspace copy and its caps, the kernel swap (checked by
+ * compiling the swapped project with nvcc when it is installed), build failures with the
+ * compiler's lines, PASS/FAIL gating, records files (fixtures under tests/data/cmdform/
+ * records, and the lines the real injection library writes when CUPTI cannot record
+ * here), "kernel not launched", timeouts. The only stand-in is the program itself:
+ * tests/data/cmdform/fake_run.sh writes the records libhk_cupti.so would write. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/hk.h"
+#include "engine/cmdform.h"
+
+#define DATA HK_TEST_DATA "/cmdform"
+
+static char tmp_root[256];  /* per test run: copies, the built library */
+static char lib_path[400];  /* libhk_cupti.so built by the group setup; "" when that failed */
+static char dummy_lib[400]; /* a readable file standing in for the library (fake runs) */
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (b) {
+        b[n] = 0;
+        if (len)
+            *len = (size_t)n;
+    }
+    return b;
+}
+
+static void spit(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static bool have_nvcc(void)
+{
+    return system("command -v nvcc >/dev/null 2>&1") == 0;
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    hk_alloc_init_json();
+    snprintf(tmp_root, sizeof tmp_root, "/tmp/hk-test-cmdform-XXXXXX");
+    if (!mkdtemp(tmp_root))
+        return -1;
+    snprintf(dummy_lib, sizeof dummy_lib, "%s/dummy_libhk_cupti.so", tmp_root);
+    FILE *f = fopen(dummy_lib, "w");
+    if (!f)
+        return -1;
+    fputs("not a library\n", f);
+    fclose(f);
+    snprintf(lib_path, sizeof lib_path, "%s/" CMDFORM_LIB_NAME, tmp_root);
+    char *log = NULL;
+    if (cmdform_cupti_build(NULL, lib_path, NULL, NULL, 0, &log) != HK_OK) {
+        fprintf(stderr, "libhk_cupti.so did not build: %s\n", log ? log : "?");
+        lib_path[0] = 0;
+    }
+    hk_free(log);
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    measure_rmtree(tmp_root);
+    return 0;
+}
+
+/* A command-form spec anchored in tests/data/cmdform (relative paths resolve there). */
+static spec *make_spec(const char *kernel, const char *source, const char *workdir, const char *build,
+                       const char *run, const char *extra)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"form\":\"command\",\"kernel\":\"%s\",\"source\":\"%s\",\"workdir\":\"%s\",%s%s%s"
+             "\"run\":\"%s\",\"pass_regex\":\"^PASS\",\"fail_regex\":\"FAIL|mismatch\"%s%s}",
+             kernel, source, workdir, build ? "\"build\":\"" : "", build ? build : "", build ? "\"," : "",
+             run, extra ? "," : "", extra ? extra : "");
+    spec *s = NULL;
+    spec_diags d = { 0 };
+    int rc = spec_parse(text, strlen(text), DATA "/test.bench.json", &s, &d);
+    for (size_t i = 0; i < d.n; i++)
+        fprintf(stderr, "spec: %s: %s\n", d.items[i].path, d.items[i].message);
+    spec_diags_free(&d);
+    assert_int_equal(rc, HK_OK);
+    return s;
+}
+
+static spec *fake_spec(const char *mode)
+{
+    char run[512];
+    snprintf(run, sizeof run, "sh %s/fake_run.sh %s", DATA, mode);
+    return make_spec("saxpy", "project/saxpy.cu", "project", NULL, run, NULL);
+}
+
+static cmdform_options fake_options(void)
+{
+    cmdform_options o = { .runs = 5, .cupti_lib = dummy_lib, .tmp_dir = tmp_root };
+    return o;
+}
+
+/* ---- names ---- */
+
+static void test_status_names(void **state)
+{
+    (void)state;
+    assert_string_equal(cmdform_status_name(CMDFORM_OK), "ok");
+    assert_string_equal(cmdform_status_name(CMDFORM_NOT_LAUNCHED), "not_launched");
+    assert_string_equal(cmdform_status_name(CMDFORM_RECORDS_ERROR), "records_error");
+    assert_string_equal(cmdform_status_name((enum cmdform_status)99), "unknown");
+    assert_int_equal(cmdform_status_reason(CMDFORM_BUILD_ERROR), MEASURE_COMPILE_ERROR);
+    assert_int_equal(cmdform_status_reason(CMDFORM_FAIL_OUTPUT), MEASURE_WRONG_ANSWER);
+    assert_int_equal(cmdform_status_reason(CMDFORM_RUN_FAILED), MEASURE_WRONG_ANSWER);
+    assert_int_equal(cmdform_status_reason(CMDFORM_RUN_CRASHED), MEASURE_CRASH);
+    assert_int_equal(cmdform_status_reason(CMDFORM_RUN_TIMEOUT), MEASURE_TIMEOUT);
+    assert_int_equal(cmdform_status_reason(CMDFORM_NO_CUPTI), MEASURE_NO_GPU);
+    assert_int_equal(cmdform_status_reason(CMDFORM_NOT_LAUNCHED), MEASURE_HARNESS_ERROR);
+}
+
+/* ---- workspace copy ---- */
+
+static void make_tree(const char *root)
+{
+    char p[600];
+    assert_int_equal(measure_mkdirs(root), HK_OK);
+    snprintf(p, sizeof p, "%s/sub/deeper", root);
+    assert_int_equal(measure_mkdirs(p), HK_OK);
+    snprintf(p, sizeof p, "%s/.git", root);
+    assert_int_equal(measure_mkdirs(p), HK_OK);
+    snprintf(p, sizeof p, "%s/build", root);
+    assert_int_equal(measure_mkdirs(p), HK_OK);
+    snprintf(p, sizeof p, "%s/build-rel", root);
+    assert_int_equal(measure_mkdirs(p), HK_OK);
+    snprintf(p, sizeof p, "%s/k.cu", root);
+    spit(p, "__global__ void k(float *x) { x[0] = 1; }\n");
+    snprintf(p, sizeof p, "%s/sub/deeper/util.h", root);
+    spit(p, "#define TILE 32\n");
+    snprintf(p, sizeof p, "%s/run.sh", root);
+    spit(p, "#!/bin/sh\necho hi\n");
+    assert_int_equal(chmod(p, 0755), 0);
+    struct timespec old[2] = { { .tv_sec = 1000000000 }, { .tv_sec = 1000000000 } };
+    assert_int_equal(utimensat(AT_FDCWD, p, old, 0), 0);
+    snprintf(p, sizeof p, "%s/.git/HEAD", root);
+    spit(p, "ref: refs/heads/main\n");
+    snprintf(p, sizeof p, "%s/build/k.o", root);
+    spit(p, "object");
+    snprintf(p, sizeof p, "%s/build-rel/k.o", root);
+    spit(p, "object");
+    snprintf(p, sizeof p, "%s/link.h", root);
+    assert_int_equal(symlink("sub/deeper/util.h", p), 0);
+}
+
+static void test_copy_tree(void **state)
+{
+    (void)state;
+    char src[400], dst[400], p[600];
+    snprintf(src, sizeof src, "%s/tree-src", tmp_root);
+    snprintf(dst, sizeof dst, "%s/tree-dst", tmp_root);
+    make_tree(src);
+    long live = hk_alloc_live();
+    uint64_t bytes = 0;
+    size_t files = 0;
+    char *why = NULL;
+    assert_int_equal(cmdform_copy_tree(src, dst, NULL, &bytes, &files, &why), HK_OK);
+    assert_null(why);
+    /* k.cu run.sh link.h sub sub/deeper sub/deeper/util.h */
+    assert_int_equal(files, 6);
+    assert_int_equal(bytes, strlen("__global__ void k(float *x) { x[0] = 1; }\n") + strlen("#define TILE 32\n") +
+                                strlen("#!/bin/sh\necho hi\n"));
+    snprintf(p, sizeof p, "%s/sub/deeper/util.h", dst);
+    char *t = slurp(p, NULL);
+    assert_non_null(t);
+    assert_string_equal(t, "#define TILE 32\n");
+    free(t);
+    struct stat st;
+    snprintf(p, sizeof p, "%s/run.sh", dst);
+    assert_int_equal(stat(p, &st), 0);
+    assert_true(st.st_mode & S_IXUSR);
+    assert_int_equal(st.st_mtim.tv_sec, 1000000000); /* times kept (make) */
+    snprintf(p, sizeof p, "%s/link.h", dst);
+    assert_int_equal(lstat(p, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    t = slurp(p, NULL); /* the relative link resolves inside the copy */
+    assert_non_null(t);
+    assert_string_equal(t, "#define TILE 32\n");
+    free(t);
+    const char *skipped[] = { ".git", "build", "build-rel" };
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", dst, skipped[i]);
+        assert_int_not_equal(lstat(p, &st), 0);
+    }
+    assert_int_equal(hk_alloc_live(), live);
+
+    /* the destination exists already: refused, nothing overwritten */
+    assert_int_equal(cmdform_copy_tree(src, dst, NULL, NULL, NULL, &why), HK_EIO);
+    assert_non_null(why);
+    hk_free(why);
+
+    /* caps */
+    char dst2[420];
+    snprintf(dst2, sizeof dst2, "%s-bytes", dst);
+    cmdform_options o = { .copy_max_bytes = 40 };
+    assert_int_equal(cmdform_copy_tree(src, dst2, &o, NULL, NULL, &why), HK_ETOOBIG);
+    assert_non_null(strstr(why, "over 40 bytes"));
+    hk_free(why);
+    snprintf(dst2, sizeof dst2, "%s-files", dst);
+    o = (cmdform_options){ .copy_max_files = 3 };
+    assert_int_equal(cmdform_copy_tree(src, dst2, &o, NULL, NULL, &why), HK_ETOOBIG);
+    assert_non_null(strstr(why, "more than 3 files"));
+    hk_free(why);
+
+    /* custom skip patterns replace the defaults */
+    snprintf(dst2, sizeof dst2, "%s-skip", dst);
+    const char *skip[] = { "sub", "*.sh", NULL };
+    o = (cmdform_options){ .skip = skip };
+    assert_int_equal(cmdform_copy_tree(src, dst2, &o, NULL, &files, &why), HK_OK);
+    snprintf(p, sizeof p, "%s/build/k.o", dst2);
+    assert_int_equal(stat(p, &st), 0);
+    snprintf(p, sizeof p, "%s/run.sh", dst2);
+    assert_int_not_equal(lstat(p, &st), 0);
+    snprintf(p, sizeof p, "%s/sub", dst2);
+    assert_int_not_equal(lstat(p, &st), 0);
+
+    /* into itself */
+    snprintf(dst2, sizeof dst2, "%s/sub/copy", src);
+    assert_int_equal(cmdform_copy_tree(src, dst2, NULL, NULL, NULL, &why), HK_EINVAL);
+    assert_non_null(strstr(why, "inside the workspace"));
+    hk_free(why);
+    snprintf(dst2, sizeof dst2, "%s/nope", tmp_root);
+    assert_int_equal(cmdform_copy_tree("/nonexistent/dir", dst2, NULL, NULL, NULL, &why), HK_ENOENT);
+    hk_free(why);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* ---- kernel swap ---- */
+
+static void test_swap_kernel(void **state)
+{
+    (void)state;
+    size_t len = 0, clen = 0, olen = 0;
+    char *text = slurp(DATA "/project/saxpy.cu", &len);
+    char *cand = slurp(DATA "/saxpy_candidate.cu", &clen);
+    assert_non_null(text);
+    assert_non_null(cand);
+    long live = hk_alloc_live();
+    char *out = NULL, *why = NULL;
+    assert_int_equal(cmdform_swap_kernel(text, len, "saxpy", cand, clen, &out, &olen, &why), HK_OK);
+    assert_null(why);
+    assert_int_equal(strlen(out), olen);
+    assert_non_null(strstr(out, "HK_CANDIDATE_MARK"));
+    assert_non_null(strstr(out, "i += gridDim.x * blockDim.x"));
+    assert_null(strstr(out, "A candidate for saxpy")); /* only the definition is taken */
+    assert_null(strstr(out, "    if (i < n)\n        y[i] = a * x[i] + y[i];"));
+    /* the rest of the file is byte for byte the same */
+    const char *k = strstr(text, "__global__ void saxpy");
+    assert_non_null(k);
+    assert_memory_equal(out, text, (size_t)(k - text));
+    const char *tail = strstr(text, "\nint main");
+    assert_non_null(strstr(out, tail));
+    assert_non_null(strstr(out, "__global__ void fill(float *x, float v, int n)"));
+    hk_free(out);
+
+    /* a whole file as the candidate: its definition of the kernel is what is taken */
+    assert_int_equal(cmdform_swap_kernel(text, len, "saxpy", text, len, &out, &olen, &why), HK_OK);
+    assert_int_equal(olen, len);
+    assert_memory_equal(out, text, len);
+    hk_free(out);
+
+    /* a candidate without the kernel, a kernel the source lacks */
+    const char *other = "__global__ void other(float *y) { y[0] = 0; }\n";
+    assert_int_equal(cmdform_swap_kernel(text, len, "saxpy", other, strlen(other), &out, &olen, &why), HK_ENOENT);
+    assert_null(out);
+    assert_non_null(strstr(why, "the candidate has no definition of the kernel saxpy (1 other kernel found"));
+    hk_free(why);
+    assert_int_equal(cmdform_swap_kernel(text, len, "nope", cand, clen, &out, &olen, &why), HK_ENOENT);
+    assert_non_null(strstr(why, "the source file has no definition of the kernel nope (2 other kernels"));
+    hk_free(why);
+    assert_int_equal(hk_alloc_live(), live);
+    free(text);
+    free(cand);
+}
+
+static void test_swap_template_and_declaration(void **state)
+{
+    (void)state;
+    /* a declaration before the definition, a template prefix, a namespace */
+    const char *src = "namespace hk {\n"
+                      "template <int B> __global__ void tile(float *x);\n"
+                      "template <int B>\n__global__ void tile(float *x) { x[threadIdx.x] = B; }\n"
+                      "}\n"
+                      "void go(float *x) { hk::tile<64><<<1, 64>>>(x); }\n";
+    const char *cand = "template <int B>\n__global__ void __launch_bounds__(B) tile(float *x)\n"
+                       "{ x[threadIdx.x] = 2 * B; }\n";
+    char *out = NULL, *why = NULL;
+    size_t olen = 0;
+    assert_int_equal(cmdform_swap_kernel(src, strlen(src), "tile", cand, strlen(cand), &out, &olen, &why), HK_OK);
+    assert_string_equal(out, "namespace hk {\n"
+                             "template <int B> __global__ void tile(float *x);\n"
+                             "template <int B>\n__global__ void __launch_bounds__(B) tile(float *x)\n"
+                             "{ x[threadIdx.x] = 2 * B; }\n"
+                             "}\n"
+                             "void go(float *x) { hk::tile<64><<<1, 64>>>(x); }\n");
+    hk_free(out);
+}
+
+/* ---- records ---- */
+
+static void read_records(const char *file, const char *kernel, cmdform_run *run, enum cmdform_status *st,
+                         char **why, char ***names, size_t *n_names)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/records/%s", DATA, file);
+    memset(run, 0, sizeof *run);
+    assert_int_equal(cmdform_records_read(path, kernel, run, names, n_names, st, why), HK_OK);
+}
+
+static bool has(char **names, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(names[i], s))
+            return true;
+    return false;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        hk_free(names[i]);
+    hk_free(names);
+}
+
+static void test_records_two_processes(void **state)
+{
+    (void)state;
+    long live = hk_alloc_live();
+    cmdform_run run;
+    enum cmdform_status st;
+    char *why = NULL, **names = NULL;
+    size_t n = 0;
+    read_records("two_procs.jsonl", "saxpy", &run, &st, &why, &names, &n);
+    assert_int_equal(st, CMDFORM_OK);
+    assert_null(why);
+    /* _Z5saxpy in two processes and hk::detail::saxpy<256, float>; not saxpy_c or saxpy_more */
+    assert_int_equal(run.launches, 3);
+    assert_true(fabs(run.kernel_ms - 0.0065) < 1e-12);
+    assert_int_equal(run.processes, 2);
+    assert_int_equal(run.other_kernels, 3);
+    assert_int_equal(n, 2);
+    assert_true(has(names, n, "_Z5saxpyifPKfPf"));
+    assert_true(has(names, n, "_ZN2hk6detail5saxpyILi256EfEEviT0_PKS2_PS2_"));
+    free_names(names, n);
+
+    /* a qualified kernel name selects only its own launches */
+    read_records("two_procs.jsonl", "hk::detail::saxpy", &run, &st, &why, NULL, NULL);
+    assert_int_equal(st, CMDFORM_OK);
+    assert_int_equal(run.launches, 1);
+    assert_true(fabs(run.kernel_ms - 0.0015) < 1e-12);
+    /* extern "C" names are matched as written */
+    read_records("two_procs.jsonl", "saxpy_c", &run, &st, &why, NULL, NULL);
+    assert_int_equal(st, CMDFORM_OK);
+    assert_int_equal(run.launches, 1);
+    assert_true(fabs(run.kernel_ms - 0.0001) < 1e-12);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+static void test_records_problems(void **state)
+{
+    (void)state;
+    long live = hk_alloc_live();
+    static const struct {
+        const char *file;
+        enum cmdform_status st;
+        const char *words;
+    } cases[] = {
+        { "not_launched.jsonl", CMDFORM_NOT_LAUNCHED,
+          "kernel saxpy was not launched (the program launched 2 other kernels: fill, saxpy_more)" },
+        { "dropped.jsonl", CMDFORM_RECORDS_ERROR, "CUPTI dropped 12 kernel records" },
+        { "no_exit.jsonl", CMDFORM_RECORDS_ERROR, "process 7 did not exit normally" },
+        { "cupti_error.jsonl", CMDFORM_NO_CUPTI, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES" },
+        { "malformed.jsonl", CMDFORM_RECORDS_ERROR, "malformed.jsonl:3: not a CUPTI record line" },
+        { "backwards.jsonl", CMDFORM_RECORDS_ERROR, "ends (4000 ns) before it starts (5000 ns)" },
+        { "missing.jsonl", CMDFORM_NO_CUPTI, "no CUPTI records were written" },
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        cmdform_run run;
+        enum cmdform_status st;
+        char *why = NULL;
+        read_records(cases[i].file, "saxpy", &run, &st, &why, NULL, NULL);
+        if (st != cases[i].st || !why || !strstr(why, cases[i].words))
+            fail_msg("%s: status %s, why: %s", cases[i].file, cmdform_status_name(st), why ? why : "(null)");
+        hk_free(why);
+    }
+    /* an empty file: the library was never loaded */
+    char path[400];
+    snprintf(path, sizeof path, "%s/empty.jsonl", tmp_root);
+    spit(path, "");
+    cmdform_run run;
+    enum cmdform_status st;
+    char *why = NULL;
+    assert_int_equal(cmdform_records_read(path, "saxpy", &run, NULL, NULL, &st, &why), HK_OK);
+    assert_int_equal(st, CMDFORM_NO_CUPTI);
+    assert_non_null(strstr(why, "no init line"));
+    hk_free(why);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* ---- gating ---- */
+
+static void test_gate(void **state)
+{
+    (void)state;
+    spec *s = fake_spec("ok");
+    long live = hk_alloc_live();
+    static const struct {
+        const char *out, *err;
+        int exit_code, sig;
+        bool timed_out;
+        enum cmdform_status st;
+        const char *words;
+    } cases[] = {
+        { "checking\nPASS (0 wrong)\n", "", 0, 0, false, CMDFORM_OK, NULL },
+        { "warming up\n", "PASS\n", 0, 0, false, CMDFORM_OK, NULL },
+        { "  PASS\n", "", 0, 0, false, CMDFORM_NO_PASS_OUTPUT, "does not match pass_regex \"^PASS\"" },
+        { "PASS\nmismatch at 3: got 1 want 2\n", "", 0, 0, false, CMDFORM_FAIL_OUTPUT,
+          "matches fail_regex \"FAIL|mismatch\": \"mismatch at 3: got 1 want 2\"" },
+        { "FAIL\n", "", 1, 0, false, CMDFORM_RUN_FAILED, "exited with status 1 and printed \"FAIL\"" },
+        { "PASS\n", "boom\n", 3, 0, false, CMDFORM_RUN_FAILED, "stderr:\nboom" },
+        { "PASS\n", "", -1, 11, false, CMDFORM_RUN_CRASHED, "killed by signal 11" },
+        { "", "", -1, 9, true, CMDFORM_RUN_TIMEOUT, "time limit" },
+        { "PASS\n", "", 134, 0, false, CMDFORM_RUN_CRASHED, "killed by signal 6 (Aborted; the shell's status 134)" },
+        { "PASS\n", "", 130, 0, false, CMDFORM_RUN_FAILED, "exited with status 130" },
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        runner_result r = { .exit_code = cases[i].exit_code, .term_signal = cases[i].sig,
+                            .timed_out = cases[i].timed_out, .out = (char *)cases[i].out,
+                            .out_len = strlen(cases[i].out), .err = (char *)cases[i].err,
+                            .err_len = strlen(cases[i].err) };
+        enum cmdform_status st;
+        char *why = NULL;
+        assert_int_equal(cmdform_gate(s, &r, &st, &why), HK_OK);
+        if (st != cases[i].st || (cases[i].words && (!why || !strstr(why, cases[i].words))))
+            fail_msg("case %zu: status %s, why: %s", i, cmdform_status_name(st), why ? why : "(null)");
+        if (!cases[i].words)
+            assert_null(why);
+        hk_free(why);
+    }
+    assert_int_equal(hk_alloc_live(), live);
+    spec_free(s);
+}
+
+static void test_first_lines(void **state)
+{
+    (void)state;
+    const char *log = "nvcc -O3 saxpy.cu\nsaxpy.cu(6): error: identifier \"q\" is undefined\n  y = q;\n"
+                      "1 error detected\n";
+    char *s = cmdform_first_lines(log, strlen(log), 2);
+    assert_string_equal(s, "saxpy.cu(6): error: identifier \"q\" is undefined\n  y = q;");
+    hk_free(s);
+    s = cmdform_first_lines("a\nb\nc\n", 6, 2); /* no error line: from the start */
+    assert_string_equal(s, "a\nb");
+    hk_free(s);
+}
+
+/* ---- the whole measurement, with the fake program ---- */
+
+static void test_measure_fake_ok(void **state)
+{
+    (void)state;
+    spec *s = fake_spec("ok");
+    cmdform_options o = fake_options();
+    cmdform_result r;
+    long live = hk_alloc_live();
+    assert_int_equal(cmdform_measure(s, NULL, 0, &o, &r), HK_OK);
+    if (r.status != CMDFORM_OK)
+        fail_msg("%s: %s", cmdform_status_name(r.status), r.details);
+    /* run N gives each of 3 launches N us: per-run sums 3, 6, 9, 12, 15 us */
+    assert_int_equal(r.n_runs, 5);
+    for (size_t i = 0; i < 5; i++) {
+        assert_true(fabs(r.runs[i].kernel_ms - 0.003 * (double)(i + 1)) < 1e-12);
+        assert_int_equal(r.runs[i].launches, 3);
+        assert_int_equal(r.runs[i].processes, 1);
+        assert_int_equal(r.runs[i].other_kernels, 3);
+    }
+    assert_true(fabs(r.timing.median_ms - 0.009) < 1e-12);
+    assert_true(fabs(r.timing.min_ms - 0.003) < 1e-12);
+    assert_true(fabs(r.max_ms - 0.015) < 1e-12);
+    assert_true(fabs(r.timing.p10_ms - 0.0042) < 1e-12);
+    assert_true(fabs(r.timing.spread - (0.012 - 0.006) / 0.009) < 1e-9);
+    assert_int_equal(r.timing.reps, 5);
+    assert_int_equal(r.n_kernel_names, 1);
+    assert_string_equal(r.kernel_names[0], "_Z5saxpyifPKfPf");
+    assert_null(r.workspace);
+    assert_non_null(r.isolation_words);
+    json_t *j = cmdform_result_json(&r);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "status")), "ok");
+    assert_string_equal(json_string_value(json_object_get(j, "timer")), "cupti");
+    assert_int_equal(json_array_size(json_object_get(j, "runs")), 5);
+    assert_true(fabs(json_real_value(json_object_get(j, "median_ms")) - 0.009) < 1e-12);
+    json_decref(j);
+    cmdform_result_clear(&r);
+    assert_int_equal(hk_alloc_live(), live);
+    /* the user's workspace was never written: the run counter lives in the copy */
+    struct stat st;
+    assert_int_not_equal(stat(DATA "/project/.fake_runs", &st), 0);
+    spec_free(s);
+}
+
+static void test_measure_fake_failures(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *mode;
+        enum cmdform_status st;
+        const char *words;
+    } cases[] = {
+        { "fail", CMDFORM_FAIL_OUTPUT, "run 1 of 3: the output matches fail_regex" },
+        { "nopass", CMDFORM_NO_PASS_OUTPUT, "does not match pass_regex" },
+        { "exit1", CMDFORM_RUN_FAILED, "exited with status 1" },
+        { "notlaunched", CMDFORM_NOT_LAUNCHED,
+          "kernel saxpy was not launched (the program launched 3 other kernels: fill)" },
+        { "nocupti", CMDFORM_NO_CUPTI, "no CUPTI records were written" },
+        { "nogpu", CMDFORM_NO_CUPTI, "CUPTI injection library was never loaded" },
+        { "crash", CMDFORM_RUN_CRASHED, "killed by signal 11 (Segmentation fault; the shell's status 139)" },
+    };
+    long live = hk_alloc_live();
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        spec *s = fake_spec(cases[i].mode);
+        cmdform_options o = fake_options();
+        o.runs = 3;
+        cmdform_result r;
+        assert_int_equal(cmdform_measure(s, NULL, 0, &o, &r), HK_OK);
+        if (r.status != cases[i].st || !r.details || !strstr(r.details, cases[i].words))
+            fail_msg("%s: status %s, details: %s", cases[i].mode, cmdform_status_name(r.status),
+                     r.details ? r.details : "(null)");
+        assert_int_equal(r.n_runs, 0);
+        assert_true(isnan(r.timing.median_ms));
+        cmdform_result_clear(&r);
+        spec_free(s);
+    }
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+static void test_measure_timeouts(void **state)
+{
+    (void)state;
+    spec *s = fake_spec("sleep");
+    cmdform_options o = fake_options();
+    o.runs = 2;
+    o.timeout_ms = 1500;
+    cmdform_result r;
+    time_t t0 = time(NULL);
+    assert_int_equal(cmdform_measure(s, NULL, 0, &o, &r), HK_OK);
+    assert_int_equal(r.status, CMDFORM_RUN_TIMEOUT);
+    assert_non_null(strstr(r.details, "run 1 of 2: the run command was stopped"));
+    assert_true(time(NULL) - t0 < 15);
+    assert_int_equal(cmdform_status_reason(r.status), MEASURE_TIMEOUT);
+    cmdform_result_clear(&r);
+    spec_free(s);
+
+    char run[512];
+    snprintf(run, sizeof run, "sh %s/fake_run.sh ok", DATA);
+    s = make_spec("saxpy", "project/saxpy.cu", "project", "sleep 20", run, NULL);
+    t0 = time(NULL);
+    assert_int_equal(cmdform_measure(s, NULL, 0, &o, &r), HK_OK);
+    assert_int_equal(r.status, CMDFORM_BUILD_TIMEOUT);
+    assert_true(time(NULL) - t0 < 15);
+    cmdform_result_clear(&r);
+    spec_free(s);
+
+    /* the spec's own timeout_s applies when the options give none */
+    s = make_spec("saxpy", "project/saxpy.cu", "project", NULL, "sleep 20; echo PASS", "\"timeout_s\": 1");
+    o.timeout_ms = 0;
+    t0 = time(NULL);
+    assert_int_equal(cmdform_measure(s, NULL, 0, &o, &r), HK_OK);
+    assert_int_equal(r.status, CMDFORM_RUN_TIMEOUT);
+    assert_true(time(NULL) - t0 < 15);
+    cmdform_result_clear(&r);
+    spec_free(s);
+}
+
+static void test_measure_setup_errors(void **state)
+{
+    (void)state;
+    cmdform_options o = fake_options();
+    cmdform_result r;
+    char run[512];
+    snprintf(run, sizeof run, "sh %s/fake_run.sh ok", DATA);
+    long live = hk_alloc_live();
+
+    /* the source outside the workdir */
+    spec *s = make_spec("saxpy", "saxpy_candidate.cu", "project", NULL, run, NULL);
+    assert_int_equal(cmdform_measure(s, NULL, 0, &o, &r), HK_OK);
+    assert_int_equal(r.status, CMDFORM_WORKSPACE_ERROR);
+    assert_non_null(strstr(r.details, "is outside the workdir"));
+    cmdform_result_clear(&r);
+    spec_free(s);
+
+    /* a kernel the source does not define */
+    s = make_spec("saxpy_v2", "project/saxpy.cu", "project", NULL, run, NULL);
+    assert_int_equal(cmdform_measure(s, NULL, 0, &o, &r), HK_OK);
+    assert_int_equal(r.status, CMDFORM_SWAP_ERROR);
+    assert_non_null(strstr(r.details, "no definition of the kernel saxpy_v2"));
+    cmdform_result_clear(&r);
+    spec_free(s);
+
+    /* no injection library */
+    s = fake_spec("ok");
+    o.cupti_lib = "/nonexistent/libhk_cupti.so";
+    assert_int_equal(cmdform_measure(s, NULL, 0, &o, &r), HK_OK);
+    assert_int_equal(r.status, CMDFORM_NO_CUPTI);
+    assert_non_null(strstr(r.details, "cannot be read"));
+    cmdform_result_clear(&r);
+
+    /* over the copy cap */
+    o = fake_options();
+    o.copy_max_bytes = 100;
+    assert_int_equal(cmdform_measure(s, NULL, 0, &o, &r), HK_OK);
+    assert_int_equal(r.status, CMDFORM_WORKSPACE_ERROR);
+    assert_non_null(strstr(r.details, "over 100 bytes"));
+    cmdform_result_clear(&r);
+
+    /* not a command-form spec, bad options */
+    o = fake_options();
+    o.runs = CMDFORM_MAX_RUNS + 1;
+    assert_int_equal(cmdform_measure(s, NULL, 0, &o, &r), HK_EINVAL);
+    cmdform_result_clear(&r);
+    spec_free(s);
+    assert_int_equal(cmdform_measure(NULL, NULL, 0, NULL, &r), HK_EINVAL);
+    cmdform_result_clear(&r);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* ---- with nvcc: the swapped project builds, a broken candidate shows the compiler ---- */
+
+static void test_measure_nvcc_build(void **state)
+{
+    (void)state;
+    if (!have_nvcc())
+        skip();
+    char run[512];
+    snprintf(run, sizeof run, "sh %s/fake_run.sh marker", DATA);
+    spec *s = make_spec("saxpy", "project/saxpy.cu", "project", "nvcc -O3 -arch=sm_90 -o saxpy saxpy.cu", run,
+                        NULL);
+    size_t orig_len = 0, clen = 0;
+    char *orig = slurp(DATA "/project/saxpy.cu", &orig_len);
+    char *cand = slurp(DATA "/saxpy_candidate.cu", &clen);
+    assert_non_null(orig);
+    assert_non_null(cand);
+    cmdform_options o = fake_options();
+    o.runs = 2;
+    o.keep_workspace = true;
+    cmdform_result r;
+    assert_int_equal(cmdform_measure(s, cand, clen, &o, &r), HK_OK);
+    if (r.status != CMDFORM_OK)
+        fail_msg("%s: %s", cmdform_status_name(r.status), r.details);
+    assert_int_equal(r.n_runs, 2);
+    assert_true(r.build_ms > 0);
+    assert_non_null(r.workspace);
+    char p[600];
+    snprintf(p, sizeof p, "%s/saxpy.cu", r.workspace);
+    char *swapped = slurp(p, NULL);
+    assert_non_null(swapped);
+    assert_non_null(strstr(swapped, "HK_CANDIDATE_MARK"));
+    free(swapped);
+    snprintf(p, sizeof p, "%s/saxpy", r.workspace);
+    struct stat st;
+    assert_int_equal(stat(p, &st), 0); /* nvcc built the program from the swapped file */
+    snprintf(p, sizeof p, "%s/check.h", r.workspace);
+    char *h1 = slurp(p, NULL), *h2 = slurp(DATA "/project/check.h", NULL);
+    assert_non_null(h1);
+    assert_non_null(h2);
+    assert_string_equal(h1, h2); /* other files untouched */
+    free(h1);
+    free(h2);
+    /* the copy's root (workspace and records) is the caller's to remove */
+    char *slash = strrchr(r.workspace, '/');
+    *slash = 0;
+    assert_int_equal(measure_rmtree(r.workspace), HK_OK);
+    cmdform_result_clear(&r);
+    /* the original is as it was */
+    size_t now_len = 0;
+    char *now = slurp(DATA "/project/saxpy.cu", &now_len);
+    assert_int_equal(now_len, orig_len);
+    assert_memory_equal(now, orig, orig_len);
+    assert_int_not_equal(stat(DATA "/project/saxpy", &st), 0);
+    free(now);
+
+    /* a candidate that does not compile: the compiler's first error lines */
+    size_t blen = 0;
+    char *broken = slurp(DATA "/saxpy_broken.cu", &blen);
+    o.keep_workspace = false;
+    assert_int_equal(cmdform_measure(s, broken, blen, &o, &r), HK_OK);
+    assert_int_equal(r.status, CMDFORM_BUILD_ERROR);
+    assert_non_null(strstr(r.details, "the build command exited with status"));
+    assert_non_null(strstr(r.details, "error"));
+    assert_non_null(strstr(r.details, "undeclared_thing"));
+    assert_int_equal(cmdform_status_reason(r.status), MEASURE_COMPILE_ERROR);
+    cmdform_result_clear(&r);
+    free(broken);
+    free(orig);
+    free(cand);
+    spec_free(s);
+}
+
+/* ---- the injection library ---- */
+
+static void test_cupti_library(void **state)
+{
+    (void)state;
+    if (!lib_path[0])
+        fail_msg("libhk_cupti.so did not build (see stderr)");
+    /* only InitializeInjection is exported */
+    void *h = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        fail_msg("dlopen %s: %s", lib_path, dlerror());
+    assert_non_null(dlsym(h, "InitializeInjection"));
+    assert_null(dlsym(h, "hk_write_kernel"));
+    assert_null(dlsym(h, "hk_at_exit"));
+    dlclose(h);
+
+    /* Loaded and initialized in a child as the driver would: without a GPU CUPTI cannot
+     * record, and the file must say so in lines the reader understands. */
+    char rec[400];
+    snprintf(rec, sizeof rec, "%s/init_records.jsonl", tmp_root);
+    unlink(rec);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("HK_CUPTI_OUT", rec, 1);
+        void *c = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
+        int (*init)(void) = c ? (int (*)(void))dlsym(c, "InitializeInjection") : NULL;
+        int ok = init ? init() : 0;
+        exit(ok == 1 ? 0 : 1); /* exit(): the atexit trailer runs when CUPTI started */
+    }
+    int wst = 0;
+    assert_int_equal(waitpid(pid, &wst, 0), pid);
+    assert_true(WIFEXITED(wst));
+    assert_int_equal(WEXITSTATUS(wst), 0);
+    char *text = slurp(rec, NULL);
+    assert_non_null(text);
+    assert_true(strncmp(text, "{\"event\":\"init\",\"pid\":", 22) == 0);
+    free(text);
+    cmdform_run run;
+    enum cmdform_status st;
+    char *why = NULL;
+    assert_int_equal(cmdform_records_read(rec, "saxpy", &run, NULL, NULL, &st, &why), HK_OK);
+    /* no GPU: CUPTI refuses (an error line); with one and no kernel: not launched */
+    if (!(st == CMDFORM_NO_CUPTI && strstr(why, "CUPTI failed in process")) && st != CMDFORM_NOT_LAUNCHED)
+        fail_msg("status %s: %s", cmdform_status_name(st), why ? why : "(null)");
+    hk_free(why);
+
+    /* without HK_CUPTI_OUT it writes nothing and does not fail the program */
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        unsetenv("HK_CUPTI_OUT");
+        void *c = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
+        int (*init)(void) = c ? (int (*)(void))dlsym(c, "InitializeInjection") : NULL;
+        exit(init && init() == 1 ? 0 : 1);
+    }
+    assert_int_equal(waitpid(pid, &wst, 0), pid);
+    assert_true(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
+
+    /* cmdform_cupti_build reports what is missing */
+    char *log = NULL;
+    char out[400];
+    snprintf(out, sizeof out, "%s/never.so", tmp_root);
+    assert_int_equal(cmdform_cupti_build(NULL, out, NULL, "/nonexistent-cuda", 0, &log), HK_ENOENT);
+    assert_non_null(strstr(log, "CUPTI not found under /nonexistent-cuda"));
+    hk_free(log);
+    const char *bad = "#include <cupti.h>\nint InitializeInjection(void) { return nope; }\n";
+    char badsrc[400];
+    snprintf(badsrc, sizeof badsrc, "%s/bad.c", tmp_root);
+    spit(badsrc, bad);
+    assert_int_equal(cmdform_cupti_build(badsrc, out, NULL, NULL, 0, &log), HK_ECHILD);
+    assert_non_null(strstr(log, "nope"));
+    hk_free(log);
+}
+
+static void test_cupti_find(void **state)
+{
+    (void)state;
+    char *p = NULL;
+    setenv("HK_CUPTI_LIB", dummy_lib, 1);
+    assert_int_equal(cmdform_cupti_find(&p), HK_OK);
+    assert_string_equal(p, dummy_lib);
+    hk_free(p);
+    setenv("HK_CUPTI_LIB", "/nonexistent/libhk_cupti.so", 1);
+    assert_int_equal(cmdform_cupti_find(&p), HK_ENOENT);
+    assert_null(p);
+    unsetenv("HK_CUPTI_LIB");
+    assert_string_equal(strrchr(cmdform_cupti_source(), '/'), "/hk_cupti.c");
+    assert_int_equal(access(cmdform_cupti_source(), R_OK), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_status_names),
+        cmocka_unit_test(test_copy_tree),
+        cmocka_unit_test(test_swap_kernel),
+        cmocka_unit_test(test_swap_template_and_declaration),
+        cmocka_unit_test(test_records_two_processes),
+        cmocka_unit_test(test_records_problems),
+        cmocka_unit_test(test_gate),
+        cmocka_unit_test(test_first_lines),
+        cmocka_unit_test(test_measure_fake_ok),
+        cmocka_unit_test(test_measure_fake_failures),
+        cmocka_unit_test(test_measure_timeouts),
+        cmocka_unit_test(test_measure_setup_errors),
+        cmocka_unit_test(test_measure_nvcc_build),
+        cmocka_unit_test(test_cupti_library),
+        cmocka_unit_test(test_cupti_find),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
