@@ -140,7 +140,14 @@ int cli_spec(int argc, char **argv)
     if (!(src = source_for(file, out)))
         goto nomem;
     if ((rc = spec_skeleton(m, k, text, len, src, &root)) != HK_OK) {
-        fprintf(stderr, "hkls spec: %s\n", hk_strerror(rc));
+        if (rc == HK_EUNSUPPORTED) {
+            fprintf(stderr, "hkls spec: kernel %s has no pointer parameter it can write (or no "
+                    "parameters): a generated harness would have nothing to compare; use a "
+                    "command-form spec (docs/bench-spec.md)\n", kernel);
+            code = 1;
+        } else {
+            fprintf(stderr, "hkls spec: %s\n", hk_strerror(rc));
+        }
         goto out;
     }
     if (!(json_text = json_dumps(root, JSON_INDENT(2))))

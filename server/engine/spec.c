@@ -1946,16 +1946,15 @@ static bool sk_dim_like(const char *v)
     return strstr(v, "dim") || !strcmp(v, "d") || !strcmp(v, "D") || !strcmp(v, "hd");
 }
 
-int spec_skeleton(const an_model *m, long kernel, const char *text, size_t len, const char *source,
-                  json_t **out)
+/* The skeleton, with the launch site's grid and block when use_site. */
+static int sk_build(const an_model *m, long kernel, const char *text, size_t len, const char *source,
+                    bool use_site, json_t **out)
 {
     *out = NULL;
-    if (!m || kernel < 0 || (size_t)kernel >= m->n_funcs || m->funcs[kernel].kind != AN_KERNEL)
-        return HK_EINVAL;
     const an_function *f = &m->funcs[kernel];
     skel k = { .m = m, .text = text, .len = len };
     const an_launch *site = NULL;
-    for (size_t i = 0; i < m->n_launches && !site; i++)
+    for (size_t i = 0; use_site && i < m->n_launches && !site; i++)
         if (!strcmp(m->launches[i].kernel, f->name))
             site = &m->launches[i];
     if (site && site->caller >= 0 && (size_t)site->caller < m->n_funcs && text) {
@@ -2235,4 +2234,46 @@ out:
     for (size_t i = 0; i < k.n_vars; i++)
         hk_free(k.vars[i]);
     return rc;
+}
+
+int spec_skeleton(const an_model *m, long kernel, const char *text, size_t len, const char *source,
+                  json_t **out)
+{
+    *out = NULL;
+    if (!m || kernel < 0 || (size_t)kernel >= m->n_funcs || m->funcs[kernel].kind != AN_KERNEL)
+        return HK_EINVAL;
+    const an_function *f = &m->funcs[kernel];
+    /* Kernels a harness cannot drive: nothing to compare, or nothing to call. */
+    bool writable = false;
+    for (size_t i = 0; i < f->n_params; i++)
+        writable |= f->params[i].pointer_depth > 0 && !f->params[i].is_const;
+    if (!writable || f->n_params == 0 || f->n_params > HK_MAX_ARGS || !is_kernel_name(f->name))
+        return HK_EUNSUPPORTED;
+    /* The launch site's grid can still be wrong for the guessed sizes (a launcher local
+     * read as a size variable): validate, and fall back to a plain 1D launch. */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        json_t *root = NULL;
+        int rc = sk_build(m, kernel, text, len, source, attempt == 0, &root);
+        if (rc != HK_OK)
+            return rc;
+        char *dump = json_dumps(root, 0);
+        if (!dump) {
+            json_decref(root);
+            return HK_ENOMEM;
+        }
+        spec_diags d = { 0 };
+        spec *sp = NULL;
+        rc = spec_parse(dump, strlen(dump), NULL, &sp, &d);
+        spec_free(sp);
+        spec_diags_free(&d);
+        hk_free(dump);
+        if (rc == HK_OK) {
+            *out = root;
+            return HK_OK;
+        }
+        json_decref(root);
+        if (rc == HK_ENOMEM)
+            return rc;
+    }
+    return HK_EUNSUPPORTED;
 }

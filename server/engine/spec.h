@@ -153,7 +153,10 @@ int spec_set_cupti(spec *s, const char *path);
  * launch site's arguments and grid, the launch's grid and block rewritten in spec terms
  * (ceil_div(n, block_x) for the usual (n + 255) / 256), default sizes (one not a
  * multiple of the block), seeds, distributions. source is written as "source".
- * HK_OK, HK_EINVAL (index is not a kernel), HK_ENOMEM. */
+ * The result always passes spec_parse (when the launch site's grid does not fit the
+ * guessed sizes, a plain 1D launch is used). HK_OK, HK_EINVAL (index is not a kernel),
+ * HK_EUNSUPPORTED (the kernel has no parameters, more than HK_MAX_ARGS, or no writable
+ * pointer: nothing a harness could compare), HK_ENOMEM. */
 int spec_skeleton(const an_model *m, long kernel, const char *text, size_t len, const char *source,
                   json_t **out);
 

@@ -175,6 +175,40 @@ static void refuses_non_kernels(void **state)
     hk_free(text);
 }
 
+static json_t *skeleton_of_text(const char *text, const char *kernel, int want_rc)
+{
+    an_model *m = NULL;
+    assert_int_equal(an_analyze(text, strlen(text), &m), HK_OK);
+    long k = an_model_find_kernel(m, kernel);
+    assert_true(k >= 0);
+    json_t *root = NULL;
+    assert_int_equal(spec_skeleton(m, k, text, strlen(text), "k.cu", &root), want_rc);
+    an_model_free(m);
+    return root;
+}
+
+/* A launch grid that makes no sense for the guessed sizes (n / chunks is 0 when chunks
+ * is guessed larger than n) falls back to a 1D launch over the kernel's own sizes. */
+static void falls_back_when_the_site_grid_does_not_fit(void **state)
+{
+    json_t *r = skeleton_of_text("__global__ void k(const float *a, float *b, int n)\n"
+                                 "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) b[i] = a[i]; }\n"
+                                 "void go(const float *a, float *b, int n, int chunks)\n"
+                                 "{ k<<<n / chunks, 256>>>(a, b, n); }\n",
+                                 "k", HK_OK);
+    assert_string_equal(grid_dim(r, 0), "ceil_div(n, block_x)");
+    json_t *s0 = json_array_get(json_object_get(r, "sizes"), 0);
+    assert_null(json_object_get(s0, "chunks"));
+    json_decref(r);
+}
+
+/* Nothing to compare: no writable pointer, or no parameters at all. */
+static void refuses_kernels_without_outputs(void **state)
+{
+    assert_null(skeleton_of_text("__global__ void k(const float *a, int n) { }\n", "k", HK_EUNSUPPORTED));
+    assert_null(skeleton_of_text("__global__ void k() { }\n", "k", HK_EUNSUPPORTED));
+}
+
 static void no_leaks_under_allocation_failure(void **state)
 {
     size_t len;
@@ -209,6 +243,8 @@ int main(void)
         cmocka_unit_test(launcher_locals_and_float_scalars),
         cmocka_unit_test(templates_half_and_no_launch),
         cmocka_unit_test(refuses_non_kernels),
+        cmocka_unit_test(falls_back_when_the_site_grid_does_not_fit),
+        cmocka_unit_test(refuses_kernels_without_outputs),
         cmocka_unit_test(no_leaks_under_allocation_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
