@@ -805,6 +805,86 @@ static void test_cupti_library(void **state)
     hk_free(log);
 }
 
+/* ---- on a GPU: the real program under the real library (skipped elsewhere) ---- */
+
+static bool have_gpu(void)
+{
+    return access("/dev/nvidia0", F_OK) == 0 && system("nvidia-smi -L 2>/dev/null | grep -q '^GPU '") == 0;
+}
+
+static void test_gpu_real_program(void **state)
+{
+    (void)state;
+    if (!have_gpu() || !have_nvcc()) {
+        fprintf(stderr, "skipped: no GPU\n");
+        skip();
+    }
+    if (!lib_path[0])
+        fail_msg("libhk_cupti.so did not build (see stderr)");
+    spec *s = NULL;
+    spec_diags d = { 0 };
+    assert_int_equal(spec_load(DATA "/saxpy.bench.json", &s, &d), HK_OK);
+    spec_diags_free(&d);
+    cmdform_options o = { .runs = 3, .cupti_lib = lib_path, .tmp_dir = tmp_root };
+    /* one saxpy launch of n = 2^24 + 17 floats moves 12 bytes per element: no GPU does that
+     * in under n * 12 / 10 TB/s, and none takes 50 ms */
+    const double n = (double)((1 << 24) + 17), floor_ms = n * 12.0 / 10e12 * 1e3;
+    const char *texts[2] = { NULL, NULL };
+    size_t lens[2] = { 0, 0 };
+    char *cand = slurp(DATA "/saxpy_candidate.cu", &lens[1]);
+    texts[1] = cand;
+    for (int k = 0; k < 2; k++) {
+        cmdform_result r;
+        assert_int_equal(cmdform_measure(s, texts[k], lens[k], &o, &r), HK_OK);
+        if (r.status != CMDFORM_OK)
+            fail_msg("%s: %s: %s", k ? "candidate" : "baseline", cmdform_status_name(r.status), r.details);
+        assert_int_equal(r.n_runs, 3);
+        for (size_t i = 0; i < r.n_runs; i++) {
+            assert_int_equal(r.runs[i].launches, 10);    /* main launches saxpy 10 times */
+            assert_int_equal(r.runs[i].other_kernels, 12); /* and fill 12 times */
+            assert_int_equal(r.runs[i].processes, 1);
+            double per_launch = r.runs[i].kernel_ms / 10.0;
+            if (!(per_launch > floor_ms && per_launch < 50.0))
+                fail_msg("run %zu: %.6f ms per launch is not plausible (floor %.6f ms)", i, per_launch, floor_ms);
+        }
+        assert_int_equal(r.n_kernel_names, 1);
+        assert_string_equal(r.kernel_names[0], "_Z5saxpyifPKfPf");
+        fprintf(stderr, "gpu: %s saxpy: median %.4f ms per run of 10 launches (spread %.3f, build %ld ms)\n",
+                k ? "candidate" : "baseline", r.timing.median_ms, r.timing.spread, r.build_ms);
+        cmdform_result_clear(&r);
+    }
+    free(cand);
+
+    /* a wrong candidate: the program's own check fails it */
+    const char *wrong = "__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+                        "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i]; }\n";
+    cmdform_result r;
+    o.runs = 1;
+    assert_int_equal(cmdform_measure(s, wrong, strlen(wrong), &o, &r), HK_OK);
+    if (r.status != CMDFORM_RUN_FAILED || !strstr(r.details, "FAIL"))
+        fail_msg("wrong candidate: %s: %s", cmdform_status_name(r.status), r.details ? r.details : "");
+    cmdform_result_clear(&r);
+
+    /* a candidate that launches nothing under the kernel's name cannot exist (the program
+     * calls it by name), but a kernel the program never calls can: fill's spec */
+    spec_free(s);
+    s = make_spec("fill", "project/saxpy.cu", "project", "nvcc -O3 -arch=sm_90 -o saxpy saxpy.cu",
+                  "./saxpy 1000 0", NULL);
+    assert_int_equal(cmdform_measure(s, NULL, 0, &o, &r), HK_OK);
+    if (r.status != CMDFORM_OK) /* fill runs twice even with 0 iterations */
+        fail_msg("fill: %s: %s", cmdform_status_name(r.status), r.details);
+    assert_int_equal(r.runs[0].launches, 2);
+    cmdform_result_clear(&r);
+    spec_free(s);
+    s = make_spec("saxpy", "project/saxpy.cu", "project", "nvcc -O3 -arch=sm_90 -o saxpy saxpy.cu",
+                  "./saxpy 1000 0", NULL);
+    assert_int_equal(cmdform_measure(s, NULL, 0, &o, &r), HK_OK);
+    if (r.status != CMDFORM_NOT_LAUNCHED || !strstr(r.details, "kernel saxpy was not launched"))
+        fail_msg("0 iterations: %s: %s", cmdform_status_name(r.status), r.details ? r.details : "");
+    cmdform_result_clear(&r);
+    spec_free(s);
+}
+
 static void test_cupti_find(void **state)
 {
     (void)state;
@@ -839,6 +919,7 @@ int main(void)
         cmocka_unit_test(test_measure_nvcc_build),
         cmocka_unit_test(test_cupti_library),
         cmocka_unit_test(test_cupti_find),
+        cmocka_unit_test(test_gpu_real_program),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
