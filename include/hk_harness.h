@@ -629,6 +629,14 @@ static double hk_quantile(const std::vector<double> &sorted, double q)
 static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
 {
     hk_prepare(p, st, o->seed, o->dist);
+    /* Inouts change with every launch (y += ...): each timed launch starts from the same
+     * values, restored from a device copy before the L2 flush. */
+    void *pristine[HK_MAX_ARGS] = { 0 };
+    for (int i = 0; i < p->n_args; i++)
+        if (p->args[i].kind == HK_ARG_INOUT) {
+            HK_CHECK(cudaMalloc(&pristine[i], st->buf[i].bytes ? st->buf[i].bytes : 1));
+            HK_CHECK(cudaMemcpy(pristine[i], st->buf[i].dev, st->buf[i].bytes, cudaMemcpyDeviceToDevice));
+        }
     for (int w = 0; w < o->warmup; w++)
         hk_launch_checked(p, st);
     size_t l2 = (size_t)hk_device_attr(cudaDevAttrL2CacheSize);
@@ -645,6 +653,10 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int r = 0; r < o->max_reps; r++) {
+        for (int i = 0; i < p->n_args; i++)
+            if (pristine[i])
+                HK_CHECK(cudaMemcpyAsync(st->buf[i].dev, pristine[i], st->buf[i].bytes,
+                                         cudaMemcpyDeviceToDevice));
         if (flushed)
             HK_CHECK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
         HK_CHECK(cudaDeviceSynchronize());
@@ -669,6 +681,9 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
     HK_CHECK(cudaEventDestroy(stop));
     if (flush)
         HK_CHECK(cudaFree(flush));
+    for (int i = 0; i < p->n_args; i++)
+        if (pristine[i])
+            HK_CHECK(cudaFree(pristine[i]));
     for (int i = 0; i < p->n_args; i++) {
         bool hit;
         long long where = p->args[i].kind == HK_ARG_SCALAR ? 0 : hk_redzone_check(&st->buf[i], &hit);

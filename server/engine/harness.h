@@ -47,7 +47,8 @@ void harness_argv_free(char **argv);
 
 /* Stable short reason for a generated program's exit code ("ok", "cuda_error",
  * "unwritten_output", "input_modified", "out_of_bounds", "bad_arguments", "io_error",
- * "no_gpu", "internal_error", "timeout" for 124/137, "exit_N" otherwise). Static string. */
+ * "no_gpu", "internal_error", "timeout" for 124/137, "exit_N" otherwise). A static
+ * string, or for "exit_N" a thread-local one valid until the thread's next call. */
 const char *harness_exit_reason(int exit_code);
 
 #endif
