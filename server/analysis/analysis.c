@@ -383,6 +383,13 @@ struct an_rawtref {
     struct an_range name;
 };
 
+struct an_kids {
+    TSNode parent;
+    bool valid;
+    TSNode *v;
+    size_t n, cap;
+};
+
 struct an_rawgn {
     struct an_range name;
     uint32_t hash;
@@ -414,6 +421,8 @@ struct an_x {
     VEC(char *) args;
     VEC(TSNode) tmpnodes;
     uint32_t error_depth;         /* depth of the outermost ERROR ancestor, or UINT32_MAX */
+    struct an_kids kids[4];       /* children of ERROR nodes, see x_kids */
+    size_t kids_next;
     /* helper cursors, reused LIFO: a new cursor costs an allocation */
     TSTreeCursor *curs[16];
     size_t n_curs, used_curs;
@@ -423,6 +432,8 @@ struct an_x {
 
 static void x_free(struct an_x *x)
 {
+    for (size_t i = 0; i < HK_ARRAY_LEN(x->kids); i++)
+        hk_free(x->kids[i].v);
     for (size_t i = 0; i < x->n_curs; i++) {
         ts_tree_cursor_delete(x->curs[i]);
         hk_free(x->curs[i]);
@@ -1263,85 +1274,123 @@ static bool is_error_node(TSNode n)
     return !ts_node_is_null(n) && ts_node_symbol(n) == S.error;
 }
 
+/* The children of an ERROR node, listed once per extraction: recovery looks at the
+ * siblings around a node, and scanning a huge ERROR from its start for each candidate
+ * would be quadratic. A few lists are cached (round robin). */
+static const struct an_kids *x_kids(struct an_x *x, TSNode parent)
+{
+    for (size_t i = 0; i < HK_ARRAY_LEN(x->kids); i++)
+        if (x->kids[i].valid && ts_node_eq(x->kids[i].parent, parent))
+            return &x->kids[i];
+    struct an_kids *k = &x->kids[x->kids_next++ % HK_ARRAY_LEN(x->kids)];
+    k->valid = false;
+    k->parent = parent;
+    k->n = 0;
+    TSTreeCursor *c = cur_get(x, parent);
+    if (ts_tree_cursor_goto_first_child(c)) {
+        do {
+            if (vec_reserve(&k->v, &k->cap, k->n + 1, sizeof(TSNode))) {
+                x->err = HK_ENOMEM;
+                break;
+            }
+            k->v[k->n++] = ts_tree_cursor_current_node(c);
+        } while (ts_tree_cursor_goto_next_sibling(c));
+    }
+    cur_put(x);
+    k->valid = !x->err;
+    return k;
+}
+
+/* Index of child in k, or -1. Children are in start order (zero-width ones may tie). */
+static long kids_index(const struct an_kids *k, TSNode child)
+{
+    uint32_t s = ts_node_start_byte(child);
+    size_t lo = 0, hi = k->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ts_node_start_byte(k->v[mid]) < s)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < k->n && ts_node_start_byte(k->v[i]) == s; i++)
+        if (ts_node_eq(k->v[i], child))
+            return (long)i;
+    return -1;
+}
+
+static bool is_modifier_like(struct an_x *x, TSNode k, unsigned *km)
+{
+    TSSymbol t = ts_node_symbol(k);
+    *km = x_node_mods(x, k);
+    return *km || t == S.primitive_type || t == S.type_identifier ||
+           t == S.sized_type_specifier || t == S.type_qualifier ||
+           t == S.storage_class_specifier || t == S.template_type ||
+           t == S.qualified_identifier || t == S.launch_bounds ||
+           node_text_is(x, k, "inline") || node_text_is(x, k, "__forceinline__");
+}
+
 /* Modifiers of the run of declaration-like siblings right before child `stop` inside
- * an ERROR node; *first is the start of that run (or stop's start). */
+ * an ERROR node; *first is the start of that run (or stop itself). */
 static unsigned x_error_run_mods(struct an_x *x, TSNode parent, TSNode stop, TSNode *first,
                                  TSNode *lb)
 {
-    unsigned mods = 0;
+    unsigned mods = 0, km;
     TSNode none = {{0}, 0, 0};
     *first = stop;
     *lb = none;
-    bool run = false;
-    TSTreeCursor c = ts_tree_cursor_new(parent);
-    if (ts_tree_cursor_goto_first_child(&c)) {
-        do {
-            TSNode k = ts_tree_cursor_current_node(&c);
-            if (ts_node_eq(k, stop))
-                break;
-            TSSymbol t = ts_node_symbol(k);
-            unsigned km = x_node_mods(x, k);
-            if (km || t == S.primitive_type || t == S.type_identifier ||
-                t == S.sized_type_specifier || t == S.type_qualifier ||
-                t == S.storage_class_specifier || t == S.template_type ||
-                t == S.qualified_identifier || t == S.launch_bounds ||
-                node_text_is(x, k, "inline") || node_text_is(x, k, "__forceinline__")) {
-                if (!run)
-                    *first = k;
-                run = true;
-                mods |= km;
-                if (t == S.launch_bounds)
-                    *lb = k;
-            } else {
-                run = false;
-                mods = 0;
-                *first = stop;
-                *lb = none;
-            }
-        } while (ts_tree_cursor_goto_next_sibling(&c));
+    const struct an_kids *k = x_kids(x, parent);
+    long i = kids_index(k, stop);
+    for (long j = i - 1; j >= 0 && is_modifier_like(x, k->v[j], &km); j--) {
+        *first = k->v[j];
+        mods |= km;
+        if (ts_node_symbol(k->v[j]) == S.launch_bounds && ts_node_is_null(*lb))
+            *lb = k->v[j];
     }
-    ts_tree_cursor_delete(&c);
     return mods;
 }
 
-/* The first compound statement after child within parent, looking one level into
- * following ERROR siblings (tree-sitter often wraps the body of broken code in one). */
-static TSNode x_body_after(TSNode parent, TSNode child, TSNode *plist)
+/* The first compound statement after child within parent, looking one level into a
+ * following ERROR sibling (tree-sitter often wraps the body of broken code in one,
+ * after the parameters); *plist is that ERROR, or null. */
+static TSNode x_body_after(struct an_x *x, TSNode parent, TSNode child, TSNode *plist)
 {
-    TSNode none = {{0}, 0, 0}, r = none;
+    TSNode none = {{0}, 0, 0};
     *plist = none;
-    bool found = false;
-    TSTreeCursor c = ts_tree_cursor_new(parent);
-    if (ts_tree_cursor_goto_first_child(&c)) {
-        do {
-            TSNode k = ts_tree_cursor_current_node(&c);
-            if (!found) {
-                found = ts_node_eq(k, child);
-                continue;
-            }
-            if (!ts_node_is_named(k) || ts_node_symbol(k) == S.comment)
-                continue;
-            if (ts_node_symbol(k) == S.compound_statement) {
-                r = k;
-            } else if (is_error_node(k)) {
-                *plist = k;
-                uint32_t n = ts_node_named_child_count(k);
-                for (uint32_t i = 0; i < n && i < 64; i++) {
-                    TSNode g = ts_node_named_child(k, i);
-                    TSSymbol gt = ts_node_symbol(g);
-                    if (gt == S.compound_statement) {
-                        r = g;
-                        break;
-                    }
-                    if (gt != S.parameter_declaration && gt != S.comment &&
-                        gt != S.optional_parameter_declaration)
-                        break;
-                }
-            }
+    const struct an_kids *k = x_kids(x, parent);
+    long i = kids_index(k, child);
+    if (i < 0)
+        return none;
+    TSNode next = none;
+    for (size_t j = (size_t)i + 1; j < k->n; j++) {
+        if (ts_node_is_named(k->v[j]) && ts_node_symbol(k->v[j]) != S.comment) {
+            next = k->v[j];
             break;
-        } while (ts_tree_cursor_goto_next_sibling(&c));
+        }
     }
-    ts_tree_cursor_delete(&c);
+    if (ts_node_is_null(next))
+        return none;
+    if (ts_node_symbol(next) == S.compound_statement)
+        return next;
+    if (!is_error_node(next))
+        return none;
+    *plist = next;
+    TSNode r = none;
+    TSTreeCursor *c = cur_get(x, next);
+    if (ts_tree_cursor_goto_first_child(c)) {
+        int steps = 0;
+        do {
+            TSNode g = ts_tree_cursor_current_node(c);
+            TSSymbol gt = ts_node_symbol(g);
+            if (!ts_node_is_named(g) || gt == S.comment || gt == S.parameter_declaration ||
+                gt == S.optional_parameter_declaration)
+                continue;
+            if (gt == S.compound_statement)
+                r = g;
+            break;
+        } while (++steps < 256 && ts_tree_cursor_goto_next_sibling(c));
+    }
+    cur_put(x);
     return r;
 }
 
@@ -1390,12 +1439,12 @@ static void x_recover_function(struct an_x *x, TSNode fd, uint32_t depth)
         return;
     }
     TSNode plist_extra;
-    TSNode body = x_body_after(container, holder, &plist_extra);
+    TSNode body = x_body_after(x, container, holder, &plist_extra);
     /* the body may follow one ERROR level up */
     for (uint32_t lvl = pd - 1; ts_node_is_null(body) && lvl >= 2 &&
                                 is_error_node(x->anc.v[lvl - 1]) && ts_node_eq(x->anc.v[lvl - 1], container);
          lvl--) {
-        body = x_body_after(x->anc.v[lvl - 2], x->anc.v[lvl - 1], &plist_extra);
+        body = x_body_after(x, x->anc.v[lvl - 2], x->anc.v[lvl - 1], &plist_extra);
         container = x->anc.v[lvl - 2];
     }
     if (ts_node_is_null(body) && !(mods & (MOD_GLOBAL | MOD_DEVICE)))
@@ -1427,31 +1476,33 @@ static void x_recover_split(struct an_x *x, TSNode name, uint32_t depth)
     TSNode parent = x->anc.v[depth - 1];
     if (!is_error_node(parent))
         return;
+    /* cheap text tests first: this runs for identifiers loose in an ERROR, and the
+     * scan below is linear in the ERROR's children */
+    uint32_t ne = ts_node_end_byte(name), ns = ts_node_start_byte(name);
+    while (ne < x->len && (x->src[ne] == ' ' || x->src[ne] == '\t'))
+        ne++;
+    if (ne >= x->len || x->src[ne] != '(')
+        return;
+    uint32_t back = ns > 256 ? ns - 256 : 0;
+    if (!x_has_text(x, back, ns, "__global__", "__device__")) {
+        bool macro = false;
+        for (size_t i = 0; i < x->n_macros && !macro; i++)
+            macro = x_has_text(x, back, ns, x->macros[i].name, NULL);
+        if (!macro)
+            return;
+    }
     TSNode first, lb;
     unsigned mods = x_error_run_mods(x, parent, name, &first, &lb);
     if (!(mods & (MOD_GLOBAL | MOD_DEVICE)) || ts_node_eq(first, name))
         return;
     /* the next sibling must be "(" */
-    TSNode next = {{0}, 0, 0};
-    {
-        TSTreeCursor c = ts_tree_cursor_new(parent);
-        bool found = false;
-        if (ts_tree_cursor_goto_first_child(&c)) {
-            do {
-                TSNode k = ts_tree_cursor_current_node(&c);
-                if (found) {
-                    next = k;
-                    break;
-                }
-                found = ts_node_eq(k, name);
-            } while (ts_tree_cursor_goto_next_sibling(&c));
-        }
-        ts_tree_cursor_delete(&c);
-    }
-    if (ts_node_is_null(next) || !node_text_is(x, next, "("))
+    const struct an_kids *k = x_kids(x, parent);
+    long i = kids_index(k, name);
+    if (i < 0 || (size_t)i + 1 >= k->n || !node_text_is(x, k->v[i + 1], "("))
         return;
+    TSNode next = k->v[i + 1];
     TSNode plist;
-    TSNode body = x_body_after(parent, next, &plist);
+    TSNode body = x_body_after(x, parent, next, &plist);
     uint32_t end = ts_node_is_null(body) ? ts_node_end_byte(parent) : ts_node_end_byte(body);
     TSNode last = ts_node_is_null(body) ? parent : body;
     x_open_function(x, mods, name, plist, body, lb, ts_node_end_byte(next), depth, end, true,
@@ -2142,6 +2193,8 @@ static int x_item(struct an_x *x, struct an_item *it, TSNode unit)
     x->flaunch.n = x->locals.n = x->uses.n = x->trefs.n = x->frames.n = 0;
     x->anc.n = 0;
     x->error_depth = UINT32_MAX;
+    for (size_t i = 0; i < HK_ARRAY_LEN(x->kids); i++)
+        x->kids[i].valid = false;
     x_walk(x, unit);
     if (x->err)
         goto out;

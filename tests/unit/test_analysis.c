@@ -646,6 +646,7 @@ static void test_doc_api_errors(void **state)
     (void)state;
     an_doc *d;
     assert_int_equal(an_doc_new(&d), HK_OK);
+    an_doc_set_parse_timeout(d, 0);   /* slow under valgrind/sanitizers */
     /* edits before any parse are accepted and make the next parse a full one */
     assert_int_equal(an_doc_edit(d, 0, 0, 1, 0, 0, 0, 0, 0, 1), HK_OK);
     assert_int_equal(an_doc_edit(d, 5, 4, 6, 0, 5, 0, 4, 0, 6), HK_EINVAL);
@@ -725,6 +726,7 @@ static void test_enomem(void **state)
     for (long n = 1; n < 60; n++) {
         an_doc *d;
         assert_int_equal(an_doc_new(&d), HK_OK);
+        an_doc_set_parse_timeout(d, 0);   /* slow under valgrind/sanitizers */
         assert_int_equal(an_doc_parse(d, text, len), HK_OK);
         /* a no-op edit at the start makes the next parse incremental */
         assert_int_equal(an_doc_edit(d, 0, 1, 1, 0, 0, 0, 1, 0, 1), HK_OK);

@@ -204,7 +204,9 @@ static void run_random_edits(const char *base, size_t base_len, unsigned seed, i
     t.p[base_len] = '\0';
     an_doc *inc, *full;
     assert_int_equal(an_doc_new(&inc), HK_OK);
+    an_doc_set_parse_timeout(inc, 0);   /* slow under valgrind/sanitizers */
     assert_int_equal(an_doc_new(&full), HK_OK);
+    an_doc_set_parse_timeout(full, 0);   /* slow under valgrind/sanitizers */
     an_doc_set_reuse(full, false);
     assert_int_equal(an_doc_parse(inc, t.p, t.len), HK_OK);
     assert_int_equal(an_doc_parse(full, t.p, t.len), HK_OK);
@@ -231,6 +233,7 @@ static void run_random_edits(const char *base, size_t base_len, unsigned seed, i
             /* a fresh parse: equal models whenever tree-sitter built the same tree */
             an_doc *fresh;
             assert_int_equal(an_doc_new(&fresh), HK_OK);
+            an_doc_set_parse_timeout(fresh, 0);   /* slow under valgrind/sanitizers */
             assert_int_equal(an_doc_parse(fresh, t.p, t.len), HK_OK);
             char *ta = an_doc_tree_string(inc), *tb = an_doc_tree_string(fresh);
             assert_non_null(ta);
@@ -329,7 +332,9 @@ static void test_reuse_is_local(void **state)
     }
     an_doc *d, *f;
     assert_int_equal(an_doc_new(&d), HK_OK);
+    an_doc_set_parse_timeout(d, 0);   /* slow under valgrind/sanitizers */
     assert_int_equal(an_doc_new(&f), HK_OK);
+    an_doc_set_parse_timeout(f, 0);   /* slow under valgrind/sanitizers */
     an_doc_set_reuse(f, false);
     assert_int_equal(an_doc_parse(d, src, len), HK_OK);
     assert_int_equal(an_doc_parse(f, src, len), HK_OK);
@@ -382,6 +387,7 @@ static void test_macro_change_rebuilds_all(void **state)
     static const char b[] = "#define KERNEL __global__\nKERNEL void k(float *p) {}\n";
     an_doc *d;
     assert_int_equal(an_doc_new(&d), HK_OK);
+    an_doc_set_parse_timeout(d, 0);   /* slow under valgrind/sanitizers */
     assert_int_equal(an_doc_parse(d, a, sizeof(a) - 1), HK_OK);
     assert_int_equal(an_doc_model(d)->funcs[0].kind, AN_DEVICE_FUNC);
     /* "__device__" -> "__global__" at bytes 17..25 on row 0 */
