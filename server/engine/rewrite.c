@@ -563,6 +563,38 @@ static int find_alias(const an_model *m, const an_function *f, const size_t *ptr
     return HK_OK;
 }
 
+/* Line (1-based) of another declaration of kernel f in the file -- a prototype
+ * `... void name(...);` or an explicit instantiation `template ... void name<...>(...);` --
+ * or 0. Adding const to a parameter would make the definition stop matching it. */
+static int other_declaration_line(const char *text, size_t len, const an_function *f, int *line,
+                                 int *rc)
+{
+    rw_toks ts = {0};
+    *line = 0;
+    *rc = lex(text, 0, (uint32_t)len, &ts);
+    for (size_t i = 1; !*rc && i + 1 < ts.n && !*line; i++) {
+        if (!tok_is_ident(&ts, i, f->name) || !(tok_is(&ts, i + 1, "(") || tok_is(&ts, i + 1, "<")))
+            continue;
+        if (ts.t[i].start >= f->span.start_byte && ts.t[i].start < f->span.end_byte)
+            continue;
+        size_t k = i - 1;
+        if (tok_is(&ts, k, ")")) {   /* void __launch_bounds__(...) name( */
+            while (k > 0 && !tok_is(&ts, k, "("))
+                k--;
+            if (k > 0 && tok_is_ident(&ts, k - 1, "__launch_bounds__"))
+                k -= 2;
+        }
+        if (tok_is_ident(&ts, k, "void")) {
+            int l = 1;
+            for (uint32_t q = 0; q < ts.t[i].start; q++)
+                l += text[q] == '\n';
+            *line = l;
+        }
+    }
+    toks_free(&ts);
+    return *line;
+}
+
 int rw_restrict(const char *text, size_t len, const an_model *m, size_t kernel, bool add_const,
                 rw_result *out)
 {
@@ -597,6 +629,11 @@ int rw_restrict(const char *text, size_t len, const an_model *m, size_t kernel, 
         goto out;
     }
     if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &body)))
+        goto out;
+    int decl_line = 0;
+    if (add_const && other_declaration_line(text, len, f, &decl_line, &rc) && !rc)
+        add_const = false;   /* restrict alone is a top-level qualifier: the types still match */
+    if (rc)
         goto out;
     for (size_t k = 0; k < n_ptr; k++) {
         const an_param *p = &f->params[ptr[k]];
@@ -638,7 +675,10 @@ int rw_restrict(const char *text, size_t len, const an_model *m, size_t kernel, 
         goto out;
     }
     char *desc;
-    if (rnames.len && cnames.len)
+    if (decl_line && rnames.len)
+        desc = hk_asprintf("kernel %s: add __restrict__ to %s (no const: the declaration at line "
+                           "%d would stop matching)", f->name, rnames.data, decl_line);
+    else if (rnames.len && cnames.len)
         desc = hk_asprintf("kernel %s: add __restrict__ to %s; const to %s", f->name, rnames.data,
                            cnames.data);
     else if (rnames.len)

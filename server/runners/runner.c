@@ -882,7 +882,8 @@ out:
 static void job_read(runner_job *j, int *fd, struct hk_buf *b, bool *trunc)
 {
     char chunk[65536];
-    for (;;) {
+    /* bounded, so a child that writes faster than we read cannot keep us from the timers */
+    for (int rounds = 0; rounds < 16; rounds++) {
         ssize_t n = read(*fd, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR)
             continue;

@@ -216,6 +216,18 @@ static void test_restrict_const(void **state)
     print_message("%s\n", r.description);
     rw_result_free(&r);
 
+    /* a prototype elsewhere: restrict only, never const (the types would stop matching) */
+    fixture fp;
+    load("prototype.cu", &fp);
+    assert_int_equal(rw_restrict(fp.text, fp.len, fp.m, kernel(&fp, "scale"), true, &r), HK_OK);
+    print_message("%s\n", r.description);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.description, "declaration at line 5"));
+    assert_null(strstr(r.text, "const float"));
+    nvcc_compiles(r.text, "restrict_prototype");
+    rw_result_free(&r);
+    unload(&fp);
+
     /* the write scan: c escapes through p, so it counts as written; y in syncs is written */
     const an_function *add = &na.m->funcs[kernel(&na, "add")];
     assert_true(rw_param_written(na.text, na.len, add, "c"));

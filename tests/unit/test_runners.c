@@ -186,6 +186,16 @@ static void test_output_cap(void **state)
     assert_false(r.err_truncated);
     assert_string_equal(r.err, "done\n");
     runner_result_free(&r);
+
+    /* an endless flood still times out on time */
+    const char *yes[] = {"yes", "flood", NULL};
+    runner_spec f = {.argv = yes, .output_max = 1000, .timeout_ms = 300, .isolation = RUNNER_ISO_NONE};
+    assert_int_equal(runner_run(&f, &r), HK_OK);
+    assert_true(r.timed_out);
+    assert_true(r.out_truncated);
+    assert_int_equal(r.out_len, 1000);
+    assert_true(r.wall_ms < 3000);
+    runner_result_free(&r);
 }
 
 static void test_cpu_file_core_limits(void **state)
