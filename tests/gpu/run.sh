@@ -159,7 +159,7 @@ for k in "${kernels[@]}"; do
       >"$logs/optimize-$k.json" 2>"$logs/optimize-$k.log"
   rc=$?
   t1=$(date +%s)
-  tail -2 "$logs/optimize-$k.log" >&2
+  say "$k: exit $rc after $((t1 - t0)) s"; tail -2 "$logs/optimize-$k.log" >&2
   python3 - "$logs/optimize-$k.json" "$k" "$rc" "$((t1 - t0))" >>"$rows" <<'EOF' || { printf '%s\t-\t-\t-\t-\t-\texit %s\t%s\n' "$k" "$rc" "$((t1 - t0))" >>"$rows"; }
 import json, math, sys
 path, k, rc, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
