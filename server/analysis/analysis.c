@@ -58,7 +58,7 @@ static TSFieldId fld(const TSLanguage *l, const char *name)
     return ts_language_field_id_for_name(l, name, (uint32_t)strlen(name));
 }
 
-/* Idempotent: concurrent first calls write the same values. */
+/* Fills S once; an_grammar_check calls it at start, an_doc_new in case it did not. */
 static void syms_init(void)
 {
     if (S.ready)
@@ -134,6 +134,7 @@ int an_grammar_check(const char **why)
         *why = "the tree-sitter runtime refused the tree-sitter-cuda grammar";
         return HK_EUNSUPPORTED;
     }
+    syms_init();   /* only once the layout is known to match */
     *why = ok;
     return HK_OK;
 }
@@ -2418,7 +2419,6 @@ static void macros_free(struct an_macro *m, size_t n)
 int an_doc_new(an_doc **out)
 {
     *out = NULL;
-    syms_init();
     an_doc *d = hk_calloc(1, sizeof(*d));
     if (!d)
         return HK_ENOMEM;
@@ -2432,6 +2432,7 @@ int an_doc_new(an_doc **out)
         hk_free(d);
         return HK_EUNSUPPORTED;
     }
+    syms_init();   /* after set_language: the grammar's layout is one this runtime reads */
     d->reuse = true;
     ts_parser_set_timeout_micros(d->parser, AN_PARSE_TIMEOUT_US);
     *out = d;

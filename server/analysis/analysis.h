@@ -126,7 +126,8 @@ typedef struct {
 typedef struct an_doc an_doc;
 
 /* Checks the grammar's ABI against the runtime. HK_OK, or HK_EUNSUPPORTED with a
- * human sentence in *why (static string). Call once at start. */
+ * human sentence in *why (static string). Call once at start, before any other an_
+ * call: it also fills the module's symbol tables (later calls only read them). */
 int an_grammar_check(const char **why);
 
 /* New empty document analysis in *out. HK_OK, HK_ENOMEM, or HK_EUNSUPPORTED when the
@@ -169,7 +170,7 @@ typedef struct {
     bool incremental;       /* the parse reused the old tree */
     size_t items;           /* top-level items in the model */
     size_t items_reused;    /* of which reused without re-extraction */
-    uint64_t parse_ns;      /* tree-sitter parse */
+    uint64_t parse_ns;      /* tree-sitter parse, and freeing the previous tree */
     uint64_t model_ns;      /* model rebuild (extraction + assembly) */
 } an_doc_stats;
 void an_doc_get_stats(const an_doc *d, an_doc_stats *out);
@@ -178,7 +179,9 @@ void an_doc_get_stats(const an_doc *d, an_doc_stats *out);
  * is no tree or on ENOMEM. Debugging and tests. */
 char *an_doc_tree_string(const an_doc *d);
 
-/* The current model (borrowed; valid until the next parse or free). Never NULL. */
+/* The current model (borrowed; valid until the next successful parse or free; a
+ * refused parse leaves it as it was). Never NULL. Between an_doc_edit and the next
+ * parse its spans refer to the text before the edits. */
 const an_model *an_doc_model(const an_doc *d);
 
 /* Lookups below are O(n) at worst and never fail; m must not be NULL. */
@@ -190,8 +193,8 @@ long an_model_launch_at(const an_model *m, uint32_t byte);
 long an_model_find_kernel(const an_model *m, const char *name);
 
 /* One-shot analysis of a whole text into a new model in *out (an_model_free), without
- * a parse time limit. HK_OK, HK_ENOMEM, HK_ETOOBIG, HK_EPARSE. Any thread (no shared
- * state besides the language). */
+ * a parse time limit. HK_OK, HK_ENOMEM, HK_ETOOBIG, HK_EPARSE. Any thread once
+ * an_grammar_check has run (no state is shared besides read-only tables). */
 int an_analyze(const char *text, size_t len, an_model **out);
 /* Frees a model from an_analyze (never one from an_doc_model). NULL is a no-op. */
 void an_model_free(an_model *m);
