@@ -8,9 +8,11 @@
 #include "runners/runner.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -495,6 +497,15 @@ int device_probe(const device_probe_options *o, device_info *info, char **why)
     rc = HK_OK;
     if (o->compile_only)
         goto out;
+    device_gpu gpu;
+    if ((rc = device_detect_gpu(&gpu)))
+        goto out;
+    if (!gpu.present) {
+        reason = hk_strdup("no NVIDIA GPU here (nvidia-smi -L lists none and /dev/nvidia0 is "
+                           "missing); the probe was compiled but not run");
+        rc = HK_ENOGPU;
+        goto out;
+    }
 
     const char *run_argv[] = {exe, NULL};
     runner_result_free(&r);
@@ -507,7 +518,8 @@ int device_probe(const device_probe_options *o, device_info *info, char **why)
     }
     if (r.timed_out || r.exit_code != 0) {
         reason = tail_reason("probe run", &r);
-        rc = r.timed_out ? HK_ETIMEDOUT : HK_ECHILD;
+        rc = r.timed_out ? HK_ETIMEDOUT
+                         : (strstr(r.err, "no CUDA-capable device") ? HK_ENOGPU : HK_ECHILD);
         goto out;
     }
     const char *perr = NULL;
@@ -834,16 +846,28 @@ static int mkdir_parents(const char *path)
 
 int device_cache_save(const char *path, const device_info *info)
 {
-    char *own = NULL, *key = NULL, *tmp = NULL;
+    char *own = NULL, *key = NULL, *tmp = NULL, *lockp = NULL;
     json_t *root = NULL, *entry = NULL;
     FILE *f = NULL;
-    int rc;
+    int rc, lockfd = -1;
     if (!info || !info->name[0] || !info->uuid[0])
         return HK_EINVAL;
     if (!path) {
         if ((rc = device_cache_path(&own)))
             return rc;
         path = own;
+    }
+    if ((rc = mkdir_parents(path)))
+        goto out;
+    /* read-modify-write under a lock, so two episodes saving at once both keep their entry */
+    if (!(lockp = hk_asprintf("%s.lock", path))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lockfd < 0 || flock(lockfd, LOCK_EX) != 0) {
+        rc = HK_EIO;
+        goto out;
     }
     rc = cache_read(path, &root);
     if (rc == HK_ENOENT) {
@@ -863,8 +887,6 @@ int device_cache_save(const char *path, const device_info *info)
         goto out;
     }
     entry = NULL;
-    if ((rc = mkdir_parents(path)))
-        goto out;
     /* temporary file + rename: a crash never leaves a half-written cache */
     if (!(f = fopen(tmp, "we")) || json_dumpf(root, f, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 ||
         fflush(f) != 0 || fsync(fileno(f)) != 0) {
@@ -884,8 +906,11 @@ out:
         fclose(f);
     if (rc && tmp)
         unlink(tmp);
+    if (lockfd >= 0)
+        close(lockfd);   /* releases the lock */
     json_decref(entry);
     json_decref(root);
+    hk_free(lockp);
     hk_free(tmp);
     hk_free(key);
     hk_free(own);

@@ -70,8 +70,9 @@ void device_argv_free(char **argv);
 /* Writes the probe to workdir/hk_device_probe.cu, compiles it (with cuBLAS; without it if
  * that fails), runs it on GPU 0 through the runner and parses its JSON into *info.
  * With compile_only it stops after the compile (info untouched). Errors: HK_EINVAL,
- * HK_EIO (files), HK_ECHILD (compile or run failed; *why says how, hk_free), HK_ETIMEDOUT,
- * HK_EPARSE (bad output), HK_ENOMEM. why may be NULL; *why is NULL on success. */
+ * HK_EIO (files), HK_ENOGPU (compiled, but there is no GPU to run it on), HK_ECHILD
+ * (compile or run failed; *why says how, hk_free), HK_ETIMEDOUT, HK_EPARSE (bad output),
+ * HK_ENOMEM. why may be NULL; *why is NULL on success. */
 int device_probe(const device_probe_options *o, device_info *info, char **why);
 
 /* ---- JSON ---- */
@@ -94,8 +95,9 @@ int device_cache_path(char **out);
  * HK_ETOOBIG (file over 4 MiB). */
 int device_cache_load(const char *path, const char *name, const char *uuid, device_info *info);
 /* Adds or replaces the entry for info's name + uuid, creating directories as needed, and
- * writes the file atomically (temporary file + rename). HK_OK, HK_EIO, HK_EPARSE (existing
- * file corrupt: it is left alone), HK_ENOMEM. */
+ * writes the file atomically (temporary file + rename) while holding an flock on
+ * PATH.lock, so concurrent savers do not drop each other's entries. HK_OK, HK_EIO,
+ * HK_EPARSE (existing file corrupt: it is left alone), HK_ENOMEM. */
 int device_cache_save(const char *path, const device_info *info);
 
 /* ---- detection without a CUDA context ---- */

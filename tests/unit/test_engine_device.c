@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define NVCC "/usr/local/cuda/bin/nvcc"
@@ -117,6 +118,15 @@ static void test_compile_with_nvcc(void **state)
     assert_non_null(why);
     assert_non_null(strstr(why, "probe compile"));
     hk_free(why);
+    /* a full probe where there is no GPU: compiled, then HK_ENOGPU said plainly */
+    device_gpu g;
+    assert_int_equal(device_detect_gpu(&g), HK_OK);
+    if (!g.present) {
+        device_probe_options full = {.nvcc = NVCC, .workdir = tmpdir, .arch = "sm_90"};
+        assert_int_equal(device_probe(&full, &info, &why), HK_ENOGPU);
+        assert_non_null(strstr(why, "no NVIDIA GPU"));
+        hk_free(why);
+    }
     device_probe_options nodir = {.nvcc = NVCC, .workdir = "/nonexistent/dir"};
     assert_int_equal(device_probe(&nodir, &info, &why), HK_EINVAL);
     assert_non_null(strstr(why, "does not exist"));
@@ -255,6 +265,35 @@ static void test_cache(void **state)
     old.probe_version = DEVICE_PROBE_VERSION + 7;
     assert_int_equal(device_cache_save(path, &old), HK_OK);
     assert_int_equal(device_cache_load(path, "Old GPU", "GPU-o", &got), HK_ENOENT);
+
+    /* concurrent savers (separate processes) all keep their entries */
+    fflush(NULL);
+    pid_t kids[4];
+    for (int i = 0; i < 4; i++) {
+        kids[i] = fork();
+        assert_true(kids[i] >= 0);
+        if (kids[i] == 0) {
+            for (int k = 0; k < 10; k++) {
+                char uuid[32];
+                snprintf(uuid, sizeof uuid, "GPU-p%d-%d", i, k);
+                device_info e = sample("Many", uuid, 1000 + k);
+                if (device_cache_save(NULL, &e) != HK_OK)
+                    _exit(1);
+            }
+            _exit(0);
+        }
+    }
+    for (int i = 0; i < 4; i++) {
+        int st;
+        assert_int_equal(waitpid(kids[i], &st, 0), kids[i]);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 10; k++) {
+            char uuid[32];
+            snprintf(uuid, sizeof uuid, "GPU-p%d-%d", i, k);
+            assert_int_equal(device_cache_load(NULL, "Many", uuid, &got), HK_OK);
+        }
 
     /* a corrupt file is reported and left alone */
     FILE *f = fopen(path, "w");
