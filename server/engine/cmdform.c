@@ -1074,7 +1074,7 @@ static void summarize(cmdform_result *out)
     size_t n = out->n_runs;
     double *v = n ? hk_malloc(n * sizeof *v) : NULL;
     if (!v)
-        return; /* stats stay NAN */
+        return; /* stats stay as they were */
     for (size_t i = 0; i < n; i++)
         v[i] = out->runs[i].kernel_ms;
     for (size_t i = 1; i < n; i++) /* n is small: insertion sort */
@@ -1094,27 +1094,72 @@ static void summarize(cmdform_result *out)
     hk_free(v);
 }
 
-int cmdform_measure(const spec *s, const char *kernel_text, size_t len, const cmdform_options *opts,
-                    cmdform_result *out)
+struct cmdform_ws {
+    const spec *s;          /* borrowed */
+    cmdform_options o;      /* borrowed pointers */
+    char *root;             /* ROOT: the private directory */
+    char *dir;              /* ROOT/<workdir's name>: the copy */
+    char *cupti_dir;        /* ROOT/cupti: the library's copy and the records */
+    char *lib_copy;
+    char *env_lib;          /* "CUDA_INJECTION64_PATH=..." */
+    unsigned run_timeout_ms;
+    unsigned runs_done;     /* records files are numbered by it */
+    size_t runs_cap;        /* of the result's runs array */
+    bool keep;              /* the caller took the copy (cmdform_ws_keep) */
+};
+
+static void result_init(cmdform_result *out)
 {
-    cmdform_options defaults = { 0 };
-    const cmdform_options *o = opts ? opts : &defaults;
     memset(out, 0, sizeof *out);
     out->timing.median_ms = out->timing.p10_ms = out->timing.p90_ms = out->timing.min_ms = NAN;
     out->timing.spread = out->max_ms = NAN;
+}
+
+void cmdform_ws_free(cmdform_ws *w)
+{
+    if (!w)
+        return;
+    if (w->root && !w->keep)
+        measure_rmtree(w->root);
+    hk_free(w->root);
+    hk_free(w->dir);
+    hk_free(w->cupti_dir);
+    hk_free(w->lib_copy);
+    hk_free(w->env_lib);
+    hk_free(w);
+}
+
+const char *cmdform_ws_dir(const cmdform_ws *w)
+{
+    return w->dir;
+}
+
+int cmdform_prepare(const spec *s, const char *kernel_text, size_t len, const cmdform_options *opts,
+                    cmdform_ws **ws_out, cmdform_result *out)
+{
+    cmdform_options defaults = { 0 };
+    const cmdform_options *o = opts ? opts : &defaults;
+    *ws_out = NULL;
+    result_init(out);
     if (!s || s->form != SPEC_FORM_COMMAND || !s->run || !s->kernel || !s->source_path || !s->workdir ||
         (kernel_text == NULL && len != 0) || o->runs > CMDFORM_MAX_RUNS)
         return HK_EINVAL;
-    unsigned runs = o->runs ? o->runs : CMDFORM_DEFAULT_RUNS;
     unsigned timeout_ms = o->timeout_ms ? o->timeout_ms
                           : s->timeout_s > 0 ? (unsigned)(s->timeout_s * 1000.0)
                                              : 600000u;
     int rc = HK_OK;
-    char *lib = NULL, *real_wd = NULL, *real_src = NULL, *root = NULL, *ws = NULL, *cupti_dir = NULL;
-    char *lib_copy = NULL, *src_copy = NULL, *text = NULL, *swapped = NULL, *why = NULL;
-    char *env_lib = NULL, *env_out = NULL, *records = NULL;
+    cmdform_ws *w = NULL;
+    char *lib = NULL, *real_wd = NULL, *real_src = NULL, *src_copy = NULL, *text = NULL, *swapped = NULL;
+    char *why = NULL;
     runner_result r = { 0 };
     size_t text_len = 0, swapped_len = 0;
+
+    if (!(w = hk_calloc(1, sizeof *w))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    w->s = s;
+    w->o = *o;
 
     /* the injection library first: without it nothing can be timed */
     if (o->cupti_lib)
@@ -1167,34 +1212,36 @@ int cmdform_measure(const spec *s, const char *kernel_text, size_t len, const cm
     }
 
     /* the private copy: ROOT/<workdir's name>/ and ROOT/cupti/ (records and the library,
-     * both reachable inside the sandbox through the writable binds) */
+     * both reachable inside the sandbox: the copy is the cwd, cupti/ a writable bind) */
     const char *tmp = o->tmp_dir ? o->tmp_dir : getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
-    if (!(root = hk_asprintf("%s/hk-cmdform-XXXXXX", tmp))) {
+    char *root = hk_asprintf("%s/hk-cmdform-XXXXXX", tmp);
+    if (!root) {
         rc = HK_ENOMEM;
         goto out;
     }
     if (!mkdtemp(root)) {
         rc = set_status(out, CMDFORM_WORKSPACE_ERROR, sentence("cannot create a directory in %s: %s", tmp, strerror(errno)));
         hk_free(root);
-        root = NULL;
         goto out;
     }
+    w->root = root;
     const char *wd_name = strrchr(real_wd, '/');
-    wd_name = wd_name && wd_name[1] ? wd_name + 1 : "workspace";
-    ws = hk_asprintf("%s/%s", root, wd_name);
-    cupti_dir = hk_asprintf("%s/cupti", root);
-    lib_copy = hk_asprintf("%s/cupti/" CMDFORM_LIB_NAME, root);
-    src_copy = ws ? hk_asprintf("%s/%s", ws, rel) : NULL;
-    if (!ws || !cupti_dir || !lib_copy || !src_copy) {
+    wd_name = wd_name && wd_name[1] && strcmp(wd_name + 1, "cupti") ? wd_name + 1 : "workspace";
+    w->dir = hk_asprintf("%s/%s", root, wd_name);
+    w->cupti_dir = hk_asprintf("%s/cupti", root);
+    w->lib_copy = hk_asprintf("%s/cupti/" CMDFORM_LIB_NAME, root);
+    w->env_lib = w->lib_copy ? hk_asprintf("CUDA_INJECTION64_PATH=%s", w->lib_copy) : NULL;
+    src_copy = w->dir ? hk_asprintf("%s/%s", w->dir, rel) : NULL;
+    if (!w->dir || !w->cupti_dir || !w->lib_copy || !w->env_lib || !src_copy) {
         rc = HK_ENOMEM;
         goto out;
     }
-    if (mkdir(cupti_dir, 0700) != 0 || copy_lib(lib, lib_copy) != HK_OK) {
-        rc = set_status(out, CMDFORM_NO_CUPTI, sentence("cannot copy the injection library %s to %s", lib, cupti_dir));
+    if (mkdir(w->cupti_dir, 0700) != 0 || copy_lib(lib, w->lib_copy) != HK_OK) {
+        rc = set_status(out, CMDFORM_NO_CUPTI, sentence("cannot copy the injection library %s to %s", lib, w->cupti_dir));
         goto out;
     }
     long t0 = now_ms();
-    rc = cmdform_copy_tree(real_wd, ws, o, &out->copied_bytes, &out->copied_files, &why);
+    rc = cmdform_copy_tree(real_wd, w->dir, o, &out->copied_bytes, &out->copied_files, &why);
     out->copy_ms = now_ms() - t0;
     if (rc == HK_ENOMEM)
         goto out;
@@ -1239,7 +1286,7 @@ int cmdform_measure(const spec *s, const char *kernel_text, size_t len, const cm
     /* build */
     long build_ms = 0;
     if (s->build && s->build[0]) {
-        if ((rc = run_shell(o, s->build, ws, timeout_ms, NULL, NULL, &r)) == HK_ECANCELED || rc == HK_ENOMEM)
+        if ((rc = run_shell(o, s->build, w->dir, timeout_ms, NULL, NULL, &r)) == HK_ECANCELED || rc == HK_ENOMEM)
             goto out;
         build_ms = out->build_ms = r.wall_ms;
         out->isolation_words = r.isolation_words;
@@ -1269,103 +1316,136 @@ int cmdform_measure(const spec *s, const char *kernel_text, size_t len, const cm
             hk_free(lines);
             goto out;
         }
-        runner_result_free(&r);
     }
+    w->run_timeout_ms = timeout_ms > build_ms + MIN_RUN_TIMEOUT_MS ? timeout_ms - (unsigned)build_ms : MIN_RUN_TIMEOUT_MS;
+out:
+    runner_result_free(&r);
+    if (rc == HK_OK && out->status == CMDFORM_OK) {
+        *ws_out = w;
+    } else {
+        if (w && w->root && o->keep_workspace && rc == HK_OK && w->dir) {
+            /* a failed build is worth a look: keep it when asked */
+            out->workspace = hk_strdup(w->dir);
+            w->keep = out->workspace != NULL;
+        }
+        cmdform_ws_free(w);
+    }
+    hk_free(lib);
+    free(real_wd); /* realpath: libc's allocator */
+    free(real_src);
+    hk_free(src_copy);
+    hk_free(text);
+    hk_free(swapped);
+    hk_free(why);
+    return rc;
+}
 
-    /* runs: each with its own records file */
-    unsigned run_timeout = timeout_ms > build_ms + MIN_RUN_TIMEOUT_MS ? timeout_ms - (unsigned)build_ms : MIN_RUN_TIMEOUT_MS;
-    if (!(out->runs = hk_calloc(runs, sizeof *out->runs)) || !(env_lib = hk_asprintf("CUDA_INJECTION64_PATH=%s", lib_copy))) {
+int cmdform_run_once(cmdform_ws *w, cmdform_result *out)
+{
+    if (!w || !out || out->status != CMDFORM_OK || w->runs_done >= CMDFORM_MAX_RUNS)
+        return HK_EINVAL;
+    const cmdform_options *o = &w->o;
+    int rc = HK_OK;
+    char *records = NULL, *env_out = NULL, *why = NULL;
+    runner_result r = { 0 };
+    unsigned i = w->runs_done++;
+    if (out->n_runs == w->runs_cap) {
+        size_t cap = w->runs_cap ? 2 * w->runs_cap : 8;
+        cmdform_run *v = hk_realloc(out->runs, cap * sizeof *v);
+        if (!v)
+            return HK_ENOMEM;
+        out->runs = v;
+        w->runs_cap = cap;
+    }
+    records = hk_asprintf("%s/run_%u.jsonl", w->cupti_dir, i);
+    env_out = records ? hk_asprintf("HK_CUPTI_OUT=%s", records) : NULL;
+    if (!env_out) {
         rc = HK_ENOMEM;
         goto out;
     }
-    for (unsigned i = 0; i < runs; i++) {
-        hk_free(records);
-        hk_free(env_out);
-        records = hk_asprintf("%s/run_%u.jsonl", cupti_dir, i);
-        env_out = records ? hk_asprintf("HK_CUPTI_OUT=%s", records) : NULL;
-        if (!env_out) {
-            rc = HK_ENOMEM;
-            goto out;
-        }
-        unlink(records);
-        const char *env_set[] = { env_lib, env_out, NULL };
-        const char *writable[] = { cupti_dir, NULL };
-        runner_result_free(&r);
-        if ((rc = run_shell(o, s->run, ws, run_timeout, env_set, writable, &r)) == HK_ECANCELED || rc == HK_ENOMEM)
-            goto out;
-        rc = HK_OK;
-        out->isolation_words = r.isolation_words;
-        enum cmdform_status st;
-        hk_free(why);
-        why = NULL;
-        if ((rc = cmdform_gate(s, &r, &st, &why)))
-            goto out;
-        if (st != CMDFORM_OK) {
-            /* a failing program that never loaded the library most likely had no GPU */
-            struct stat rst;
-            bool loaded = stat(records, &rst) == 0 && rst.st_size > 0;
-            if (!loaded && (st == CMDFORM_RUN_FAILED || st == CMDFORM_RUN_CRASHED))
-                rc = set_status(out, CMDFORM_NO_CUPTI,
-                                sentence("run %u of %u: %s\nThe CUPTI injection library was never loaded: no GPU "
-                                         "or CUDA driver here?", i + 1, runs, why));
-            else
-                rc = set_status(out, st, sentence("run %u of %u: %s", i + 1, runs, why));
-            goto out;
-        }
-        cmdform_run *cr = &out->runs[i];
-        hk_free(why);
-        why = NULL;
-        if ((rc = cmdform_records_read(records, s->kernel, cr, &out->kernel_names, &out->n_kernel_names, &st, &why)))
-            goto out;
-        if (st != CMDFORM_OK) {
-            rc = set_status(out, st, sentence("run %u of %u: %s", i + 1, runs, why));
-            goto out;
-        }
-        cr->wall_ms = r.wall_ms;
-        out->n_runs = i + 1;
-        if (stopped(o)) {
-            rc = HK_ECANCELED;
-            goto out;
-        }
+    unlink(records);
+    const char *env_set[] = { w->env_lib, env_out, NULL };
+    const char *writable[] = { w->cupti_dir, NULL };
+    if ((rc = run_shell(o, w->s->run, w->dir, w->run_timeout_ms, env_set, writable, &r)) == HK_ECANCELED ||
+        rc == HK_ENOMEM)
+        goto out;
+    rc = HK_OK;
+    out->isolation_words = r.isolation_words;
+    enum cmdform_status st;
+    if ((rc = cmdform_gate(w->s, &r, &st, &why)))
+        goto out;
+    if (st != CMDFORM_OK) {
+        /* a failing program that never loaded the library most likely had no GPU */
+        struct stat rst;
+        bool loaded = stat(records, &rst) == 0 && rst.st_size > 0;
+        if (!loaded && (st == CMDFORM_RUN_FAILED || st == CMDFORM_RUN_CRASHED))
+            rc = set_status(out, CMDFORM_NO_CUPTI,
+                            sentence("run %u: %s\nThe CUPTI injection library was never loaded: no GPU or CUDA "
+                                     "driver here?", i + 1, why));
+        else
+            rc = set_status(out, st, sentence("run %u: %s", i + 1, why));
+        goto out;
     }
+    cmdform_run *cr = &out->runs[out->n_runs];
+    memset(cr, 0, sizeof *cr);
+    hk_free(why);
+    why = NULL;
+    if ((rc = cmdform_records_read(records, w->s->kernel, cr, &out->kernel_names, &out->n_kernel_names, &st, &why)))
+        goto out;
+    if (st != CMDFORM_OK) {
+        rc = set_status(out, st, sentence("run %u: %s", i + 1, why));
+        goto out;
+    }
+    cr->wall_ms = r.wall_ms;
+    if (out->n_runs > 0 && cr->launches != out->runs[0].launches)
+        HK_WARN("cmdform: %s: launches of %s differ between runs (%u, then %u)", w->s->source_path,
+                w->s->kernel, out->runs[0].launches, cr->launches);
+    out->n_runs++;
     summarize(out);
-    if (out->n_runs > 1)
-        for (size_t i = 1; i < out->n_runs; i++)
-            if (out->runs[i].launches != out->runs[0].launches) {
-                HK_WARN("cmdform: %s: launches of %s differ between runs (%u, then %u)", s->source_path,
-                        s->kernel, out->runs[0].launches, out->runs[i].launches);
-                break;
-            }
 out:
+    runner_result_free(&r);
+    hk_free(records);
+    hk_free(env_out);
+    hk_free(why);
+    return rc;
+}
+
+bool cmdform_ws_keep(cmdform_ws *w, char **dir)
+{
+    *dir = w ? hk_strdup(w->dir) : NULL;
+    if (*dir)
+        w->keep = true;
+    return *dir != NULL;
+}
+
+int cmdform_measure(const spec *s, const char *kernel_text, size_t len, const cmdform_options *opts,
+                    cmdform_result *out)
+{
+    cmdform_options defaults = { 0 };
+    const cmdform_options *o = opts ? opts : &defaults;
+    unsigned runs = o->runs ? o->runs : CMDFORM_DEFAULT_RUNS;
+    cmdform_ws *w = NULL;
+    int rc = cmdform_prepare(s, kernel_text, len, o, &w, out);
+    if (rc || !w)
+        return rc; /* an outcome (out->status) or an error */
+    for (unsigned i = 0; i < runs && rc == HK_OK && out->status == CMDFORM_OK; i++) {
+        if (stopped(o))
+            rc = HK_ECANCELED;
+        else
+            rc = cmdform_run_once(w, out);
+    }
     if (rc == HK_OK && out->status != CMDFORM_OK) {
         /* an outcome other than ok keeps no runs: nothing was measured in full */
         hk_free(out->runs);
         out->runs = NULL;
         out->n_runs = 0;
+        out->timing.median_ms = out->timing.p10_ms = out->timing.p90_ms = out->timing.min_ms = NAN;
+        out->timing.spread = out->max_ms = NAN;
+        out->timing.reps = 0;
     }
-    runner_result_free(&r);
-    if (root) {
-        if (o->keep_workspace && rc != HK_ENOMEM && rc != HK_ECANCELED) {
-            out->workspace = ws;
-            ws = NULL;
-        } else {
-            measure_rmtree(root);
-        }
-    }
-    hk_free(lib);
-    free(real_wd); /* realpath: libc's allocator */
-    free(real_src);
-    hk_free(root);
-    hk_free(ws);
-    hk_free(cupti_dir);
-    hk_free(lib_copy);
-    hk_free(src_copy);
-    hk_free(text);
-    hk_free(swapped);
-    hk_free(why);
-    hk_free(env_lib);
-    hk_free(env_out);
-    hk_free(records);
+    if (rc == HK_OK && o->keep_workspace && !out->workspace && !cmdform_ws_keep(w, &out->workspace))
+        rc = HK_ENOMEM;
+    cmdform_ws_free(w);
     return rc;
 }
 

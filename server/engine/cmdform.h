@@ -91,7 +91,10 @@ typedef struct {
 typedef struct {
     enum cmdform_status status;
     char *details;                /* status != OK: why, in words (compiler lines, output) */
-    char *workspace;              /* the copy (keep_workspace), else NULL */
+    char *workspace;              /* the copy, when kept (keep_workspace, cmdform_ws_keep), else
+                                   * NULL. Its parent directory also holds cupti/ (the library's
+                                   * copy and the records run_N.jsonl); removing the parent
+                                   * (measure_rmtree) is the caller's job */
     cmdform_run *runs;            /* n_runs entries: the runs that completed and passed */
     size_t n_runs;
     measure_timing timing;        /* over runs' kernel_ms: median, p10, p90, min, IQR/median
@@ -116,6 +119,35 @@ void cmdform_result_clear(cmdform_result *r);
  * *out is always initialized (cmdform_result_clear). */
 int cmdform_measure(const spec *s, const char *kernel_text, size_t len, const cmdform_options *o,
                     cmdform_result *out);
+
+/* ---- the same in steps: build once, run many times (interleaving) ---- */
+
+/* A built private copy of the workspace for one candidate. Opaque. */
+typedef struct cmdform_ws cmdform_ws;
+
+/* Copy, swap and build: cmdform_measure without the runs. *out is initialized. HK_OK with
+ * out->status CMDFORM_OK and *ws a built copy (cmdform_ws_free), or HK_OK with another
+ * status (details say why; *ws NULL; with o->keep_workspace, out->workspace keeps the failed
+ * copy); HK_EINVAL, HK_ECANCELED, HK_ENOMEM (*ws NULL). s and o's pointers are borrowed
+ * until cmdform_ws_free. */
+int cmdform_prepare(const spec *s, const char *kernel_text, size_t len, const cmdform_options *o,
+                    cmdform_ws **ws, cmdform_result *out);
+
+/* Runs the run command once more in ws and appends the run to out (the result of the
+ * prepare call): out->runs, n_runs, kernel_names and the timing over every run so far. A
+ * run that fails sets out->status and details ("run N: ..."), and further calls are
+ * HK_EINVAL. HK_OK, HK_EINVAL, HK_ECANCELED, HK_ENOMEM. */
+int cmdform_run_once(cmdform_ws *ws, cmdform_result *out);
+
+/* The copy's directory (borrowed; valid until cmdform_ws_free). */
+const char *cmdform_ws_dir(const cmdform_ws *ws);
+
+/* Keeps the copy on disk after cmdform_ws_free; *dir: new string naming it (hk_free; its
+ * parent holds cupti/, see cmdform_result.workspace). false on ENOMEM. */
+bool cmdform_ws_keep(cmdform_ws *ws, char **dir);
+
+/* Removes the copy (unless kept) and frees ws; NULL is a no-op. */
+void cmdform_ws_free(cmdform_ws *ws);
 
 /* New reference: the result as JSON {"status", "details", "runs": [{"kernel_ms",
  * "launches", "processes", "wall_ms"}], "median_ms", "p10_ms", "p90_ms", "min_ms",
