@@ -116,8 +116,12 @@ static int setup_tmp(void **state)
         snprintf(exe, sizeof exe, "%s/%s", tmpdir, jobs[i].tag);
         snprintf(log, sizeof log, "%s/%s.log", tmpdir, jobs[i].tag);
         char **argv = NULL;
+        /* saxpy is linked into a program; the others stop at the object file, which
+         * is all this test needs and saves the link on a busy machine */
+        const char *obj_only[] = { "-c", NULL };
         if (harness_write(s, s->source_path, cu) != HK_OK ||
-            harness_nvcc_argv(s, NVCC, "sm_90", HK_SOURCE_DIR "/include", NULL, cu, exe, &argv) != HK_OK)
+            harness_nvcc_argv(s, NVCC, "sm_90", HK_SOURCE_DIR "/include", i == 0 ? NULL : obj_only, cu,
+                              exe, &argv) != HK_OK)
             return -1;
         jobs[i].pid = spawn(argv, log);
         harness_argv_free(argv);
@@ -166,7 +170,7 @@ static void nvcc_compiles(const char *tag)
     assert_int_equal(wait_compile(tag, &log), 0);
     char exe[512];
     snprintf(exe, sizeof exe, "%s/%s", tmpdir, tag);
-    assert_int_equal(access(exe, X_OK), 0);
+    assert_int_equal(access(exe, R_OK), 0);
     hk_free(log);
 }
 
