@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/cli_engine.h"
 #include "cli/cli_history.h"
+#include "cli/cli_spec.h"
 #include "lsp/lsp.h"
 
 #include <stdio.h>
@@ -22,6 +23,7 @@ static const struct cli_command commands[] = {
     {"verify-candidate", cli_verify_candidate, "judge one candidate .cu against a spec's baseline"},
     {"history", cli_history, "episodes and version chains of a file's kernels (--json)"},
     {"report", cli_report, "print an episode's report (--format md|html|json, -o FILE)"},
+    {"spec", cli_spec, "write a harness-form bench spec skeleton for a kernel (-o FILE)"},
     {"apply", cli_apply, "write a verified version into its file, if the kernel is unchanged"},
     {NULL, NULL, NULL},
 };
