@@ -15,6 +15,7 @@
 #   HK_DEVICE_PROBE=PATH  the probe program (default: next to hkls, or HKLS_BUILD's)
 #   BUDGET=N          candidates per kernel (default 3; --quick: 1)
 #   MINUTES=M         search time per kernel (default 0.5; --quick: 0.25)
+#   CHEATS="a b"      only these cheats (file names without .cu; default: all of cheats/)
 #   OUT=DIR           where to leave the results (at most 8 files; else kept in a temp dir)
 #   HK_COMMIT=SHA     commit to record when the tree has no .git
 # Exit: 0 when every kernel completed and every cheat was rejected for its reason (or no
@@ -28,7 +29,7 @@ kernels=()
 for a in "$@"; do
   case "$a" in
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown option $a" >&2; exit 2 ;;
     *) kernels+=("$a") ;;
   esac
@@ -198,6 +199,9 @@ done
 cheat_rows="$work/cheats.tsv"
 : >"$cheat_rows"
 for c in "$here"/cheats/*.cu; do
+  if [ -n "${CHEATS:-}" ] && ! printf ' %s ' "$CHEATS" | grep -q " $(basename "$c" .cu) "; then
+    continue
+  fi
   expect=$(sed -n '1s|^// expect: *\([a-z_]*\).*|\1|p' "$c")
   ck=$(sed -n 's/^__global__ void \([A-Za-z_0-9]*\)(.*/\1/p' "$c" | head -1)
   spec=$(spec_of "$ck")
