@@ -438,29 +438,54 @@ int cmdform_swap_kernel(const char *text, size_t len, const char *kernel, const 
 
 /* ---- records ---- */
 
-/* The kernel's unqualified name from a record: the demangled name's identifier (our
- * demangler first, then the library's "demangled" field), else the name as written. */
+/* The function name in a demangled signature: "void ns::k<256, float>(int, float*)" ->
+ * "ns::k", "(anonymous namespace)::k(int)" -> "(anonymous namespace)::k". */
+static char *base_from_demangled(const char *d)
+{
+    char *t = strip_template_args(d);
+    if (!t)
+        return NULL;
+    size_t n = strlen(t);
+    while (n > 0 && t[n - 1] == ' ')
+        t[--n] = 0;
+    if (n > 0 && t[n - 1] == ')') { /* cut the parameter list: the '(' matching the last ')' */
+        int depth = 0;
+        for (size_t i = n; i-- > 0;) {
+            if (t[i] == ')')
+                depth++;
+            else if (t[i] == '(' && --depth == 0) {
+                t[i] = 0;
+                break;
+            }
+        }
+    }
+    const char *start = t; /* after the return type: the last space outside parentheses */
+    int depth = 0;
+    for (const char *p = t; *p; p++) {
+        if (*p == '(')
+            depth++;
+        else if (*p == ')')
+            depth--;
+        else if (*p == ' ' && depth == 0 && p[1])
+            start = p + 1;
+    }
+    char *r = hk_strdup(start);
+    hk_free(t);
+    return r;
+}
+
+/* The kernel's name from a record: our demangler's reading of the mangled name, else the
+ * library's "demangled" field, else a name that is already a signature, else the name as
+ * written (extern "C"). */
 static char *record_base(const char *name, const char *demangled)
 {
     char *qualified = NULL;
-    if (name[0] == '_' && name[1] == 'Z') {
-        if (cc_demangle(name, &qualified, NULL) == HK_OK)
-            return qualified;
-        if (demangled) {
-            /* "void ns::k<256, float>(int, float*)": the part before the argument list, minus
-             * the return type */
-            char *d = strip_template_args(demangled);
-            if (!d)
-                return NULL;
-            char *paren = strchr(d, '(');
-            if (paren)
-                *paren = 0;
-            char *sp = strrchr(d, ' ');
-            char *r = hk_strdup(sp ? sp + 1 : d);
-            hk_free(d);
-            return r;
-        }
-    }
+    if (name[0] == '_' && name[1] == 'Z' && cc_demangle(name, &qualified, NULL) == HK_OK)
+        return qualified;
+    if (demangled && demangled[0])
+        return base_from_demangled(demangled);
+    if (strchr(name, '('))
+        return base_from_demangled(name);
     return hk_strdup(name);
 }
 

@@ -387,6 +387,16 @@ static void test_records_two_processes(void **state)
     assert_int_equal(st, CMDFORM_OK);
     assert_int_equal(run.launches, 1);
     assert_true(fabs(run.kernel_ms - 0.0001) < 1e-12);
+    /* names that are signatures already (demangled by someone else), the library's
+     * "demangled" field when our demangler cannot read the name */
+    read_records("demangled.jsonl", "saxpy", &run, &st, &why, NULL, NULL);
+    assert_int_equal(st, CMDFORM_OK);
+    assert_int_equal(run.launches, 3);
+    assert_true(fabs(run.kernel_ms - 0.00175) < 1e-12);
+    assert_int_equal(run.other_kernels, 1);
+    read_records("demangled.jsonl", "ns::saxpy", &run, &st, &why, NULL, NULL);
+    assert_int_equal(st, CMDFORM_OK);
+    assert_int_equal(run.launches, 1);
     assert_int_equal(hk_alloc_live(), live);
 }
 
