@@ -113,9 +113,10 @@ void evidence_ncu_clear(evidence_ncu *n);
 int evidence_ncu_json(const evidence_ncu *n, json_t **out);
 
 /* New argv (evidence_argv_free): NCU --clock-control none --csv --metrics
- * EVIDENCE_NCU_METRICS --kernel-name regex:^KERNEL$|^KERNEL[(<]... --launch-count
- * LAUNCHES then prog_argv (NULL-terminated, at least the program). ncu NULL: "ncu";
- * kernel NULL: every kernel; launches <= 0: 1. HK_OK, HK_EINVAL, HK_ENOMEM. */
+ * EVIDENCE_NCU_METRICS [--kernel-name KERNEL] --launch-count LAUNCHES, then prog_argv
+ * (NULL-terminated, at least the program). KERNEL is matched by ncu against the function
+ * name without parameters or template arguments (its default --kernel-name-base). ncu
+ * NULL: "ncu"; kernel NULL: no filter; launches <= 0: 1. HK_OK, HK_EINVAL, HK_ENOMEM. */
 int evidence_ncu_argv(const char *ncu, const char *kernel, int launches,
                       const char *const *prog_argv, char ***argv);
 
