@@ -41,6 +41,13 @@ static doc *request_doc(struct lsp_server *s, rpc_call *call, json_t *params, ui
         rpc_call_error(call, HK_ENOENT, "document not open");
         return NULL;
     }
+    struct lsp_doc *ld = lsp_doc_of(d);
+    if (ld && ld->an && ld->model_stale) {
+        /* The last reparse failed: the model describes older text, and its spans
+         * would point at the wrong places. */
+        rpc_call_error(call, HK_ESTALE, "the analysis of this version is not available yet");
+        return NULL;
+    }
     if (offset) {
         struct doc_pos p;
         if (doc_parse_position(json_object_get(params, "position"), &p)) {

@@ -60,6 +60,7 @@ struct lsp_doc {
     char *uri;                /* owned copy, for timers and jobs */
     bool compilable;          /* a CUDA/HIP source by extension or languageId */
     an_doc *an;               /* NULL when the grammar is unusable */
+    bool model_stale;         /* the last reparse failed: the model is of older text */
     char *path;               /* file path of a file:// uri, or NULL */
     uv_timer_t *debounce;     /* NULL until first scheduled; freed in its close cb */
     cc_job *job;              /* running compile or NULL */

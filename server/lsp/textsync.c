@@ -66,6 +66,7 @@ static void parse_analysis(struct lsp_server *s, doc *d, struct lsp_doc *ld)
     if (rc)
         HK_WARN("%s: analysis failed: %s (the previous model is kept)", doc_uri(d),
                 hk_strerror(rc));
+    ld->model_stale = rc != HK_OK;
 }
 
 static bool has_suffix(const char *s, const char *suf)
@@ -184,7 +185,7 @@ static void on_did_change(rpc_call *call, json_t *params, void *ud)
         rpc_call_error(call, rc, why);
         return;
     }
-    if (fwd.n)
+    if (fwd.n) /* no edits: the text, and so the model, is unchanged */
         parse_analysis(s, d, ld);
     lsp_diag_schedule(s, d, -1);
     rpc_call_reply(call, NULL);
