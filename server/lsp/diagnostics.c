@@ -121,7 +121,7 @@ static json_t *compile_diags(struct lsp_server *s, const doc *d, struct lsp_doc 
                              const cc_result *res, const char *source)
 {
     json_t *out = json_array();
-    const an_model *m = ld->an ? an_doc_model(ld->an) : NULL;
+    const an_model *m = ld->an && !ld->model_stale ? an_doc_model(ld->an) : NULL;
     for (size_t i = 0; out && i < res->n_diags && json_array_size(out) < MAX_DIAGS; i++) {
         const cc_diag *g = &res->diags[i];
         int sev = g->severity == CC_ERROR ? 1 : g->severity == CC_WARNING ? 2 : 3;
@@ -174,7 +174,7 @@ static json_t *compile_diags(struct lsp_server *s, const doc *d, struct lsp_doc 
 static json_t *resource_hints(struct lsp_server *s, const doc *d, struct lsp_doc *ld)
 {
     json_t *out = json_array();
-    const an_model *m = ld->an ? an_doc_model(ld->an) : NULL;
+    const an_model *m = ld->an && !ld->model_stale ? an_doc_model(ld->an) : NULL;
     for (size_t i = 0; out && m && i < ld->n_res; i++) {
         const cc_resource *r = &ld->res[i];
         const char *base = r->base_name ? r->base_name : r->kernel;
