@@ -441,6 +441,71 @@ static void test_records_problems(void **state)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+/* Every allocation failing in turn: an error, never a crash or a leak. */
+static void test_out_of_memory(void **state)
+{
+    (void)state;
+    size_t len = 0, clen = 0;
+    char *text = slurp(DATA "/project/saxpy.cu", &len);
+    char *cand = slurp(DATA "/saxpy_candidate.cu", &clen);
+    spec *s = fake_spec("ok");
+    runner_result rr = { .exit_code = 1, .out = "mismatch at 1\nFAIL\n", .out_len = 19, .err = "", .err_len = 0 };
+    long live = hk_alloc_live();
+    bool done[3] = { false, false, false };
+    for (long n = 1; n < 5000 && !(done[0] && done[1] && done[2]); n++) {
+        if (!done[0]) {
+            cmdform_run run;
+            enum cmdform_status st;
+            char *why = NULL, **names = NULL;
+            size_t n_names = 0;
+            hk_alloc_fail_after(n);
+            int rc = cmdform_records_read(DATA "/records/two_procs.jsonl", "saxpy", &run, &names, &n_names, &st, &why);
+            hk_alloc_fail_after(0);
+            assert_true(rc == HK_OK || rc == HK_ENOMEM);
+            if (rc == HK_OK) {
+                assert_int_equal(st, CMDFORM_OK);
+                assert_int_equal(run.launches, 3);
+                done[0] = true;
+            }
+            free_names(names, n_names);
+            hk_free(why);
+        }
+        if (!done[1]) {
+            char *out = NULL, *why = NULL;
+            size_t olen = 0;
+            hk_alloc_fail_after(n);
+            int rc = cmdform_swap_kernel(text, len, "saxpy", cand, clen, &out, &olen, &why);
+            hk_alloc_fail_after(0);
+            assert_true(rc == HK_OK || rc == HK_ENOMEM || rc == HK_ENOENT);
+            if (rc == HK_OK) {
+                assert_non_null(strstr(out, "HK_CANDIDATE_MARK"));
+                done[1] = true;
+            }
+            hk_free(out);
+            hk_free(why);
+        }
+        if (!done[2]) {
+            enum cmdform_status st;
+            char *why = NULL;
+            hk_alloc_fail_after(n);
+            int rc = cmdform_gate(s, &rr, &st, &why);
+            hk_alloc_fail_after(0);
+            assert_true(rc == HK_OK || rc == HK_ENOMEM);
+            if (rc == HK_OK) {
+                assert_int_equal(st, CMDFORM_RUN_FAILED);
+                assert_non_null(strstr(why, "printed \"mismatch at 1\""));
+                done[2] = true;
+            }
+            hk_free(why);
+        }
+        assert_int_equal(hk_alloc_live(), live);
+    }
+    assert_true(done[0] && done[1] && done[2]);
+    spec_free(s);
+    free(text);
+    free(cand);
+}
+
 /* ---- gating ---- */
 
 static void test_gate(void **state)
@@ -997,6 +1062,7 @@ int main(void)
         cmocka_unit_test(test_swap_template_and_declaration),
         cmocka_unit_test(test_records_two_processes),
         cmocka_unit_test(test_records_problems),
+        cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_gate),
         cmocka_unit_test(test_first_lines),
         cmocka_unit_test(test_measure_fake_ok),
