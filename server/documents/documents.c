@@ -533,6 +533,13 @@ int doc_apply_changes(doc *d, enum doc_encoding enc, int64_t version, const json
         goto out;
     }
     size_t k = json_array_size(changes);
+    /* Each change costs up to one pass over the text; bound the product so a message
+     * of many tiny changes to a big document cannot stall the loop. */
+    if (k > 1 && (uint64_t)k * (d->text.len + 4096) > DOC_MAX_CHANGE_WORK) {
+        reason = "too many changes in one didChange for a document this size";
+        rc = HK_ETOOBIG;
+        goto out;
+    }
     edits = hk_calloc(k ? k : 1, sizeof *edits);
     if (!edits) {
         rc = HK_ENOMEM;

@@ -12,6 +12,9 @@
 
 #define DOC_DEFAULT_MAX_SIZE ((size_t)32 << 20) /* bytes per document */
 #define DOC_MAX_OPEN 4096                        /* open documents per store */
+/* Bound on (changes in one didChange) x (document bytes + 4 KiB): about 2 GB of
+ * memmove, a fraction of a second, at worst. 18,000 lines allow ~3,000 changes. */
+#define DOC_MAX_CHANGE_WORK ((uint64_t)1 << 31)
 
 enum doc_encoding { DOC_UTF8, DOC_UTF16 };
 
@@ -87,7 +90,8 @@ int doc_parse_range(const json_t *j, struct doc_pos *start, struct doc_pos *end)
  * on_edit (may be NULL) receives the edit; for a full replacement it is one edit over
  * the whole old text. Errors: HK_EINVAL (a change has the wrong shape, or the range
  * is inverted), HK_ERANGE (a position outside the document at that point),
- * HK_ETOOBIG (result over the size cap), HK_ENOMEM. */
+ * HK_ETOOBIG (result over the size cap, or more changes than DOC_MAX_CHANGE_WORK
+ * allows for this size), HK_ENOMEM. */
 int doc_apply_changes(doc *d, enum doc_encoding enc, int64_t version, const json_t *changes,
                       void (*on_edit)(const struct doc_edit *e, void *ud), void *ud,
                       const char **why);

@@ -296,6 +296,17 @@ static void test_big_document_is_linear(void **st)
     uint32_t off;
     assert_int_equal(doc_offset_at(d, DOC_UTF16, P((uint32_t)(n - 5), 8), &off), HK_OK);
     assert_int_equal(doc_text(d)[off], '9');
+    /* 2 MB x 2,000 changes in one didChange is over the work bound: refused whole. */
+    json_t *many = json_array();
+    for (int i = 0; i < 2000; i++)
+        json_array_append_new(many, json_pack("{s:{s:{s:i,s:i},s:{s:i,s:i}},s:s}", "range",
+                                              "start", "line", 0, "character", 0, "end",
+                                              "line", 0, "character", 0, "text", "x"));
+    const char *why = NULL;
+    assert_int_equal(doc_apply_changes(d, DOC_UTF16, 9999, many, NULL, NULL, &why), HK_ETOOBIG);
+    assert_non_null(strstr(why, "too many changes"));
+    assert_int_equal(doc_text(d)[0], 'i');
+    json_decref(many);
     doc_store_free(s);
     free(t);
 }
