@@ -1,0 +1,927 @@
+#!/usr/bin/env python3
+"""LSP latency and memory benchmark: hkls against clangd on the same generated file.
+
+Drives each server over stdio as an editor would (Content-Length framing, JSON-RPC) and
+measures, for issue 2's targets:
+  - didOpen of an ~18,000-line .cu (1,000 kernels) -> first documentSymbol reply;
+  - hover at kernel names (p50/p99);
+  - an incremental edit (didChange) followed by documentSymbol (p50/p99);
+  - VmRSS idle after the open, and with 100 files open.
+Both servers get the same files and the same requests in the same run. hkls runs with
+its background compile off (compile.enabled=false) for the latency figures; a second
+hkls run with the compile on measures hover and edit latency while nvcc runs.
+
+Python 3 standard library only. Usage (see bench/lsp/README.md):
+  python3 bench/lsp/bench_lsp.py --hkls build/hkls [--clangd clangd] [--out FILE.md]
+"""
+import argparse
+import json
+import math
+import os
+import random
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+GEN = os.path.join(REPO, "bench", "gen_kernels.py")
+
+TARGETS = {"first_symbols_ms": 300.0, "hover_p99_ms": 2.0, "edit_symbols_p99_ms": 10.0,
+           "idle_rss_mb": 30.0}
+
+KERNEL_RE = re.compile(r"__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?([A-Za-z_]\w*)\s*\(")
+
+# clang 14 (clangd 14) predates CUDA 12/13: its CUDA wrapper needs texture references
+# (removed in CUDA 12) and, not knowing the version, lowers <<<>>> through
+# cudaConfigureCall (removed in CUDA 10.1+ headers). These three headers, found first
+# through -I, restore exactly those names so the CUDA 13 headers parse; nothing else.
+CLANG_SHIM = {
+    "texture_fetch_functions.h": "/* removed in CUDA 12; clang 14's wrapper includes it */\n",
+    "texture_indirect_functions.h": "/* see texture_fetch_functions.h */\n",
+    "sm_61_intrinsics.hpp": (
+        "#include_next \"sm_61_intrinsics.hpp\"\n"
+        "/* clang 14's texture intrinsics name the pre-CUDA-12 texture<> template */\n"
+        "template <class T, int texType = 0x01,\n"
+        "          enum cudaTextureReadMode mode = cudaReadModeElementType>\n"
+        "struct texture {};\n"
+        "/* clang 14 does not know CUDA 13 and lowers <<<>>> through this pre-9.2 call */\n"
+        "extern \"C\" __host__ cudaError_t cudaConfigureCall(dim3 gridDim, dim3 blockDim,\n"
+        "    size_t sharedMem = 0, cudaStream_t stream = 0);\n"),
+}
+
+
+class LspError(Exception):
+    pass
+
+
+def pct(values, p):
+    """Nearest-rank percentile (p in 0..100) of a non-empty list."""
+    s = sorted(values)
+    k = max(1, math.ceil(p / 100.0 * len(s)))
+    return s[k - 1]
+
+
+def utf16_col(line, char_index):
+    return len(line[:char_index].encode("utf-16-le")) // 2
+
+
+def rss_kb(pid, key="VmRSS"):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for ln in f:
+                if ln.startswith(key + ":"):
+                    return int(ln.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def children_of(pid):
+    """Direct and indirect child pids of pid, with their command names."""
+    kids = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return kids
+    parent = {}
+    names = {}
+    for e in entries:
+        if not e.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % e) as f:
+                st = f.read()
+        except OSError:
+            continue
+        r = st.rfind(")")
+        fields = st[r + 2:].split()
+        parent[int(e)] = int(fields[1])
+        names[int(e)] = st[st.find("(") + 1:r]
+    for p in parent:
+        q = parent[p]
+        depth = 0
+        while q and depth < 32:
+            if q == pid:
+                kids[p] = names[p]
+                break
+            q = parent.get(q, 0)
+            depth += 1
+    return kids
+
+
+def proc_state(pid):
+    """The one-letter state of pid (R, S, Z...), None when it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            st = f.read()
+        return st[st.rfind(")") + 2:].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+class Server:
+    """One language server process over stdio, driven synchronously."""
+
+    def __init__(self, name, cmd, cwd, log_path):
+        self.name = name
+        self.cmd = cmd
+        self.log = open(log_path, "wb")
+        self.proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.log, bufsize=0)
+        self.pid = self.proc.pid
+        self.fd = self.proc.stdout.fileno()
+        self.buf = bytearray()
+        self.next_id = 1
+        self.diag_times = {}  # uri -> (time, count) of the last publishDiagnostics
+        self.notes = []
+
+    def send(self, obj):
+        body = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def notify(self, method, params):
+        msg = {"jsonrpc": "2.0", "method": method}
+        if params is not None:  # JSON-RPC: params is structured or absent, never null
+            msg["params"] = params
+        self.send(msg)
+
+    def _frames(self, t_read):
+        """Complete messages in the buffer, each stamped with the time its last byte was
+        read."""
+        out = []
+        while True:
+            h = self.buf.find(b"\r\n\r\n")
+            if h < 0:
+                return out
+            length = None
+            for line in bytes(self.buf[:h]).split(b"\r\n"):
+                k, _, v = line.partition(b":")
+                if k.strip().lower() == b"content-length":
+                    length = int(v.strip())
+            if length is None:
+                raise LspError("%s: message without Content-Length" % self.name)
+            if len(self.buf) < h + 4 + length:
+                return out
+            body = bytes(self.buf[h + 4:h + 4 + length])
+            del self.buf[:h + 4 + length]
+            out.append((t_read, body))
+
+    def _handle(self, msg):
+        if "method" in msg and "id" in msg:
+            # a request from the server (progress, configuration...): answer as a
+            # minimal client does
+            result = None
+            if msg["method"] == "workspace/configuration":
+                result = [None] * len(msg.get("params", {}).get("items", []))
+            self.send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+        elif msg.get("method") == "textDocument/publishDiagnostics":
+            p = msg.get("params", {})
+            self.diag_times[p.get("uri")] = (time.perf_counter(), len(p.get("diagnostics", [])))
+
+    def pump(self, want_id=None, timeout=120.0):
+        """Reads messages until the response to want_id arrives (returns (time, msg)) or,
+        with want_id None, until no data arrives for `timeout` seconds."""
+        deadline = time.perf_counter() + timeout
+        while True:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                if want_id is None:
+                    return None
+                raise LspError("%s: no response to request %s within %.0f s"
+                               % (self.name, want_id, timeout))
+            r, _, _ = select.select([self.fd], [], [], left)
+            if not r:
+                continue
+            # Drain everything available before parsing, so parsing never delays the
+            # time stamp of a message already in the pipe.
+            while True:
+                chunk = os.read(self.fd, 1 << 20)
+                if not chunk:
+                    raise LspError("%s exited (code %s)" % (self.name, self.proc.poll()))
+                self.buf += chunk
+                r, _, _ = select.select([self.fd], [], [], 0)
+                if not r:
+                    break
+            t_read = time.perf_counter()
+            for t, body in self._frames(t_read):
+                msg = json.loads(body)
+                if want_id is not None and msg.get("id") == want_id and "method" not in msg:
+                    if "error" in msg:
+                        raise LspError("%s: request %s failed: %s"
+                                       % (self.name, want_id, msg["error"]))
+                    return t, msg.get("result")
+                self._handle(msg)
+            if want_id is None:
+                deadline = time.perf_counter() + timeout
+
+    def request(self, method, params, timeout=120.0):
+        """Sends a request; returns (elapsed ms from the start of the write to the last
+        byte of the response, result)."""
+        rid = self.next_id
+        self.next_id += 1
+        msg = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        t0 = time.perf_counter()
+        self.send(msg)
+        t1, result = self.pump(rid, timeout)
+        return (t1 - t0) * 1000.0, result
+
+    def idle(self, quiet_s):
+        """Handles whatever the server sends until it has been quiet for quiet_s."""
+        self.pump(None, quiet_s)
+
+    def sched(self):
+        """(on-CPU ms, run-queue wait ms) summed over the server's threads so far, from
+        /proc/PID/task/*/schedstat (nanoseconds). On-CPU time is what a request costs
+        the server whatever else the machine runs; the wait is what the load added."""
+        run = wait = 0
+        try:
+            tasks = os.listdir("/proc/%d/task" % self.pid)
+        except OSError:
+            return None
+        for t in tasks:
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (self.pid, t)) as f:
+                    a = f.read().split()
+                run += int(a[0])
+                wait += int(a[1])
+            except (OSError, ValueError, IndexError):
+                pass
+        return run / 1e6, wait / 1e6
+
+    def timed_request(self, method, params, before=None):
+        """request() plus the server's on-CPU and run-queue-wait ms over it. `before`,
+        a callable, is sent first inside the timed window (a didChange)."""
+        s0 = self.sched()
+        t0 = time.perf_counter()
+        if before:
+            before()
+        _, result = self.request(method, params)
+        wall = (time.perf_counter() - t0) * 1000.0
+        s1 = self.sched()
+        return wall, s1[0] - s0[0], s1[1] - s0[1], result
+
+    def rss_mb(self):
+        kb = rss_kb(self.pid)
+        return kb / 1024.0 if kb is not None else None
+
+    def stop(self):
+        try:
+            self.request("shutdown", None, timeout=30)
+            self.notify("exit", None)
+            self.proc.stdin.close()
+        except (LspError, OSError) as e:
+            self.notes.append("shutdown: %s" % e)
+        try:
+            code = self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait()
+            self.notes.append("killed after the exit notification")
+        self.log.close()
+        return code
+
+
+class Doc:
+    """The client's copy of an open document: text lines, version, utf-16 positions."""
+
+    def __init__(self, path, text):
+        self.uri = "file://" + path
+        self.text = text
+        self.version = 1
+        self.lines = text.split("\n")
+        self.kernels = []  # (name, line, utf16 start column of the name)
+        for i, ln in enumerate(self.lines):
+            if "__global__" not in ln:
+                continue
+            m = KERNEL_RE.search(ln)
+            if m:
+                self.kernels.append((m.group(1), i, utf16_col(ln, m.start(1))))
+        self.bodies = []  # first body line of each kernel
+        for _, i, _ in self.kernels:
+            j = i
+            while j < len(self.lines) and not self.lines[j].rstrip().endswith("{"):
+                j += 1
+            self.bodies.append(j + 1)
+
+
+def _copy_as(self, name):
+    d = Doc.__new__(Doc)
+    d.__dict__.update(self.__dict__)
+    d.uri = self.uri.rsplit("/", 1)[0] + "/" + name
+    d.version = 1
+    return d
+
+
+Doc.copy_as = _copy_as
+
+
+def open_params(doc):
+    return {"textDocument": {"uri": doc.uri, "languageId": "cuda", "version": doc.version,
+                             "text": doc.text}}
+
+
+def count_kernels(result, names):
+    """How many of the kernel names appear as symbols (either symbol form)."""
+    if not isinstance(result, list):
+        return 0
+    seen = set()
+    for s in result:
+        n = s.get("name")
+        if n in names:
+            seen.add(n)
+    return len(seen)
+
+
+def hover_ok(result, name):
+    if not result:
+        return False
+    c = result.get("contents")
+    if isinstance(c, dict):
+        c = c.get("value", "")
+    elif isinstance(c, list):
+        c = " ".join(x if isinstance(x, str) else x.get("value", "") for x in c)
+    return isinstance(c, str) and name in c
+
+
+INIT_CAPS = {
+    "textDocument": {
+        "synchronization": {"didSave": True, "dynamicRegistration": False},
+        "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
+        "hover": {"contentFormat": ["markdown", "plaintext"]},
+        "publishDiagnostics": {"versionSupport": True},
+    },
+    "workspace": {"configuration": False, "workspaceFolders": True},
+}
+
+
+def initialize(srv, root, init_options):
+    params = {"processId": os.getpid(), "rootUri": "file://" + root,
+              "workspaceFolders": [{"uri": "file://" + root, "name": "bench"}],
+              "capabilities": INIT_CAPS}
+    if init_options is not None:
+        params["initializationOptions"] = init_options
+    ms, res = srv.request("initialize", params, timeout=60)
+    srv.notify("initialized", {})
+    return ms, res
+
+
+def edit_round(srv, doc, r, rng, state):
+    """Round r of the edit benchmark: pairs of rounds insert then delete the same text
+    in the body of a random kernel (a space, or a whole line, alternately), so the text
+    goes back to the original after each pair. Returns the didChange params."""
+    if r % 2 == 0:
+        k = rng.randrange(len(doc.bodies))
+        line = doc.bodies[k]
+        kind = "char" if (r // 2) % 2 == 0 else "line"
+        text = " " if kind == "char" else "    int hk_bench_tmp = 0;\n"
+        state["last"] = (line, kind)
+        change = {"range": {"start": {"line": line, "character": 0},
+                            "end": {"line": line, "character": 0}}, "text": text}
+    else:
+        line, kind = state["last"]
+        end = {"line": line, "character": 1} if kind == "char" else {"line": line + 1,
+                                                                    "character": 0}
+        change = {"range": {"start": {"line": line, "character": 0}, "end": end}, "text": ""}
+    doc.version += 1
+    return {"textDocument": {"uri": doc.uri, "version": doc.version},
+            "contentChanges": [change]}
+
+
+def summarize(xs):
+    return {"n": len(xs), "p50": pct(xs, 50), "p99": pct(xs, 99), "max": max(xs),
+            "mean": sum(xs) / len(xs)}
+
+
+def run_server(name, cmd, ws, big, extra, init_options, args, log_dir, wait_diags, rounds):
+    """The common scenario; returns a dict of figures."""
+    out = {"name": name, "cmd": " ".join(cmd), "notes": [], "rounds": rounds}
+    srv = Server(name, cmd, ws, os.path.join(log_dir, name + ".log"))
+    try:
+        ms, res = initialize(srv, ws, init_options)
+        out["initialize_ms"] = ms
+        srv.idle(0.3)
+        out["start_rss_mb"] = srv.rss_mb()
+        out["server_info"] = (res or {}).get("serverInfo")
+        names = {k[0] for k in big.kernels}
+
+        # 1. didOpen -> first documentSymbol: on copies of the big file (opened, asked,
+        # closed), then on the big file itself, which stays open
+        opens = []
+        for i in range(args.opens):
+            d = big if i == args.opens - 1 else big.copy_as("big_open%d.cu" % (i + 1))
+            wall, cpu, wait, syms = srv.timed_request(
+                "textDocument/documentSymbol", {"textDocument": {"uri": d.uri}},
+                before=lambda d=d: srv.notify("textDocument/didOpen", open_params(d)))
+            opens.append((wall, cpu, wait))
+            if d is not big:
+                srv.notify("textDocument/didClose", {"textDocument": {"uri": d.uri}})
+        out["first_symbols_ms"] = opens[0][0]
+        out["first_symbols_cpu_ms"] = opens[0][1]
+        out["open_symbols"] = summarize([o[0] for o in opens])
+        out["open_symbols_cpu"] = summarize([o[1] for o in opens])
+        out["open_symbols_wait"] = summarize([o[2] for o in opens])
+        out["first_symbols_kernels"] = count_kernels(syms, names)
+        out["symbols_top_level"] = len(syms) if isinstance(syms, list) else 0
+        out["symbols_reply_bytes"] = len(json.dumps(syms))
+
+        # idle RSS: after the open, once the server has settled
+        if wait_diags:
+            deadline = time.perf_counter() + 60
+            while big.uri not in srv.diag_times and time.perf_counter() < deadline:
+                srv.pump(None, 0.5)
+            out["diagnostics_after_open"] = srv.diag_times.get(big.uri, (None, None))[1]
+        srv.idle(1.0)
+        out["idle_rss_mb"] = srv.rss_mb()
+
+        # 2. hovers at kernel names (the first 10 warm up)
+        rng = random.Random(7)
+        order = [rng.randrange(len(big.kernels)) for _ in range(args.hovers + 10)]
+        lat, cpu, wait, good = [], [], [], 0
+        for i, k in enumerate(order):
+            kname, line, col = big.kernels[k]
+            w, c, q, h = srv.timed_request("textDocument/hover", {
+                "textDocument": {"uri": big.uri},
+                "position": {"line": line, "character": col + min(2, len(kname) - 1)}})
+            if i >= 10:
+                lat.append(w)
+                cpu.append(c)
+                wait.append(q)
+                good += hover_ok(h, kname)
+        out["hover"] = summarize(lat)
+        out["hover_cpu"] = summarize(cpu)
+        out["hover_wait"] = summarize(wait)
+        out["hover_ok"] = good
+
+        # 3. incremental edit -> documentSymbol
+        state = {}
+        lat, cpu, wait, good = [], [], [], 0
+        for r in range(rounds):
+            ch = edit_round(srv, big, r, rng, state)
+            w, c, q, syms = srv.timed_request(
+                "textDocument/documentSymbol", {"textDocument": {"uri": big.uri}},
+                before=lambda ch=ch: srv.notify("textDocument/didChange", ch))
+            lat.append(w)
+            cpu.append(c)
+            wait.append(q)
+            good += count_kernels(syms, names) == len(names)
+        out["edit_symbols"] = summarize(lat)
+        out["edit_symbols_cpu"] = summarize(cpu)
+        out["edit_symbols_wait"] = summarize(wait)
+        out["edit_symbols_complete"] = good
+
+        # 4. RSS with 100 open files: the big one and the generated small ones
+        for d in extra:
+            srv.notify("textDocument/didOpen", open_params(d))
+            srv.request("textDocument/documentSymbol", {"textDocument": {"uri": d.uri}})
+        if wait_diags:
+            deadline = time.perf_counter() + 120
+            while (sum(d.uri in srv.diag_times for d in extra) < len(extra)
+                   and time.perf_counter() < deadline):
+                srv.pump(None, 0.5)
+        srv.idle(1.0)
+        out["files_open"] = 1 + len(extra)
+        out["rss_100_mb"] = srv.rss_mb()
+        out["peak_rss_mb"] = (rss_kb(srv.pid, "VmHWM") or 0) / 1024.0
+    finally:
+        out["exit_code"] = srv.stop()
+        out["notes"] += srv.notes
+    return out
+
+
+def run_hkls_compiling(args, ws, big, log_dir):
+    """hkls with its background compile on: hover and edit+symbols latency while nvcc
+    runs on the big file (the loop must not wait for it)."""
+    out = {"notes": []}
+    cmd = [args.hkls, "--log", os.path.join(log_dir, "hkls-compile.log"), "--log-level", "info"]
+    srv = Server("hkls-compile", cmd, ws, os.path.join(log_dir, "hkls-compile.stderr"))
+    try:
+        initialize(srv, ws, {"compile": {"enabled": True, "debounceMs": 0,
+                                         "timeoutMs": args.compile_timeout * 1000}})
+        t_open = time.perf_counter()
+        srv.notify("textDocument/didOpen", open_params(big))
+        srv.request("textDocument/documentSymbol", {"textDocument": {"uri": big.uri}})
+        # wait for the compiler child to appear
+        kids = {}
+        deadline = time.perf_counter() + 10
+        while not kids and time.perf_counter() < deadline:
+            srv.pump(None, 0.05)
+            kids = children_of(srv.pid)
+        out["compiler_seen"] = sorted(set(kids.values()))
+        rng = random.Random(11)
+        hov, hov_cpu, sym, sym_cpu = [], [], [], []
+        diag_uri_time = None
+        while time.perf_counter() - t_open < args.compile_timeout + 30:
+            kname, line, col = big.kernels[rng.randrange(len(big.kernels))]
+            running = bool(children_of(srv.pid))
+            w, c, _, _ = srv.timed_request("textDocument/hover", {
+                "textDocument": {"uri": big.uri},
+                "position": {"line": line, "character": col + 1}})
+            w2, c2, _, _ = srv.timed_request("textDocument/documentSymbol",
+                                             {"textDocument": {"uri": big.uri}})
+            if running and big.uri not in srv.diag_times:
+                hov.append(w)
+                hov_cpu.append(c)
+                sym.append(w2)
+                sym_cpu.append(c2)
+            if big.uri in srv.diag_times:
+                diag_uri_time = srv.diag_times[big.uri]
+                break
+            time.sleep(0.05)  # an editor's pace
+        out["compile_s"] = (diag_uri_time[0] - t_open) if diag_uri_time else None
+        out["diagnostics"] = diag_uri_time[1] if diag_uri_time else None
+        out["hover_while_compiling"] = summarize(hov) if hov else None
+        out["hover_cpu_while_compiling"] = summarize(hov_cpu) if hov_cpu else None
+        out["symbols_while_compiling"] = summarize(sym) if sym else None
+        out["symbols_cpu_while_compiling"] = summarize(sym_cpu) if sym_cpu else None
+        # typing while compiling: with debounce 0 each edit cancels the running compile
+        # (its process group is killed) and starts the next one
+        state = {}
+        lat, cpu = [], []
+        kills = 0
+        for r in range(args.compile_edit_rounds):
+            ch = edit_round(srv, big, r, rng, state)
+            kills += bool(children_of(srv.pid))
+            w, c, _, _ = srv.timed_request(
+                "textDocument/documentSymbol", {"textDocument": {"uri": big.uri}},
+                before=lambda ch=ch: srv.notify("textDocument/didChange", ch))
+            lat.append(w)
+            cpu.append(c)
+            time.sleep(0.3)
+        out["edit_symbols_while_compiling"] = summarize(lat) if lat else None
+        out["edit_symbols_cpu_while_compiling"] = summarize(cpu) if cpu else None
+        out["edit_rounds_with_compiler_running"] = kills
+        out["rss_with_compiler_mb"] = srv.rss_mb()
+    finally:
+        before = children_of(srv.pid)
+        t0 = time.perf_counter()
+        out["exit_code"] = srv.stop()
+        out["stop_s"] = time.perf_counter() - t0
+        time.sleep(0.5)
+        # compiler processes that outlived the server (reparented); zombies waiting for
+        # init to reap them do not count
+        left = [p for p in before if proc_state(p) not in (None, "Z")]
+        out["compilers_at_stop"] = len(before)
+        out["compilers_left_after_exit"] = len(left)
+        out["notes"] += srv.notes
+    return out
+
+
+def machine_info():
+    info = {}
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        for ln in out.splitlines():
+            k, _, v = ln.partition(":")
+            if k.strip() in ("Model name", "CPU(s)", "Thread(s) per core"):
+                info[k.strip()] = v.strip()
+    except OSError:
+        pass
+    try:
+        with open("/proc/meminfo") as f:
+            for ln in f:
+                if ln.startswith("MemTotal:"):
+                    info["RAM"] = "%.1f GiB" % (int(ln.split()[1]) / 1024.0 / 1024.0)
+    except OSError:
+        pass
+    info["nproc"] = os.cpu_count()
+    return info
+
+
+def git(*a):
+    try:
+        return subprocess.run(["git", "-C", REPO] + list(a), capture_output=True,
+                              text=True).stdout.rstrip("\n")
+    except OSError:
+        return ""
+
+
+def version_of(cmd):
+    try:
+        r = subprocess.run(cmd + ["--version"], capture_output=True, text=True, timeout=20)
+        return (r.stdout or r.stderr).strip().splitlines()[0]
+    except (OSError, subprocess.TimeoutExpired, IndexError):
+        return "?"
+
+
+def verdict(v, target):
+    if v is None:
+        return "n/a"
+    return "ok" if v <= target else "MISSED"
+
+
+def fmt(v, unit=""):
+    return "n/a" if v is None else "%.1f%s" % (v, unit) if v >= 10 else "%.2f%s" % (v, unit)
+
+
+def markdown(res, args, info, argv, load_before, load_after):
+    h = res["hkls"]
+    c = res.get("clangd")
+
+    def get(r, k, sub=None):
+        if r is None or k not in r or r[k] is None:
+            return None
+        v = r[k]
+        return v.get(sub) if sub else v
+
+    L = []
+    L.append("# LSP benchmark: hkls vs clangd (%s)" % time.strftime("%Y-%m-%d %H:%M UTC",
+                                                                    time.gmtime()))
+    L.append("")
+    L.append("Written by `bench/lsp/bench_lsp.py`; the figures below are its output, unedited.")
+    L.append("")
+    L.append("- Command: `%s`" % " ".join(argv))
+    L.append("- Commit: `%s`%s" % (info["commit"], " (uncommitted changes under server/: %s)"
+                                   % info["dirty"] if info["dirty"] else ""))
+    L.append("- Machine: %s, %s CPUs (%s threads/core), %s RAM" % (
+        info.get("Model name", "?"), info.get("CPU(s)", info.get("nproc")),
+        info.get("Thread(s) per core", "?"), info.get("RAM", "?")))
+    L.append("- Load average before / after the run: %s / %s (1, 5, 15 min); "
+             "driver and servers ran at nice %d" % (load_before, load_after, os.nice(0)))
+    L.append("- hkls: `%s` (%s), background compile OFF (`compile.enabled=false`) for the "
+             "latency and memory figures" % (args.hkls, info["hkls_version"]))
+    if c:
+        L.append("- clangd: `%s` (%s), flags `%s`; compile_commands.json entry: `%s` "
+                 "(WS/.clang-cuda-shim: 3 headers that let clang 14 parse CUDA 13's headers, "
+                 "see bench/lsp/README.md)" % (
+                     args.clangd, info["clangd_version"], " ".join(args.clangd_flags),
+                     info["clangd_cc"]))
+    L.append("- File: `bench/gen_kernels.py --kernels %d --seed %d`: %d lines, %d bytes, %d "
+             "kernels found by the driver; %d more files (`--kernels %d`, seeds 2..) for the "
+             "%d-file figure" % (args.kernels, args.seed, info["lines"], info["bytes"],
+                                 info["kernels"], args.files - 1, args.small_kernels, args.files))
+    L.append("- Requests: %d opens of the big file (copies, then the file kept open) each "
+             "followed by documentSymbol; %d hovers at kernel names (after 10 warm-up); %d "
+             "edit rounds (didChange of one space or one whole line in a random kernel body, "
+             "inserted then removed, each followed by documentSymbol; %d rounds for clangd, "
+             "whose rounds take seconds each here). **wall** is from the "
+             "first byte written to the last byte of the reply. **CPU** is the server's "
+             "on-CPU time for that request (all its threads, /proc/PID/task/*/schedstat): "
+             "what it costs on an idle core; the difference is mostly time spent waiting for "
+             "a CPU on this shared machine (run-queue wait is listed below)."
+             % (args.opens, args.hovers, args.rounds, args.clangd_rounds))
+    L.append("")
+    hdr = "| measure | target | hkls wall | hkls CPU | clangd wall | clangd CPU | hkls vs target |"
+    L.append(hdr)
+    L.append("|---|---|---|---|---|---|---|")
+
+    def row(label, target, hw, hc, cw, cc, unit=""):
+        if target is None:
+            v = ""
+        else:
+            v = "wall %s, CPU %s" % (verdict(hw, target), verdict(hc, target)) \
+                if hc is not None else verdict(hw, target)
+        L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            label, ("<= %g" % target) if target else "", fmt(hw), fmt(hc) if hc is not None
+            else "", fmt(cw) if c else "", fmt(cc) if c and cc is not None else "", v))
+
+    row("didOpen -> first documentSymbol (ms)", 300.0, get(h, "first_symbols_ms"),
+        get(h, "first_symbols_cpu_ms"), get(c, "first_symbols_ms"), get(c, "first_symbols_cpu_ms"))
+    row("same, median of %d opens (ms)" % args.opens, None, get(h, "open_symbols", "p50"),
+        get(h, "open_symbols_cpu", "p50"), get(c, "open_symbols", "p50"),
+        get(c, "open_symbols_cpu", "p50"))
+    for q in ("p50", "p99"):
+        row("hover %s (ms)" % q, 2.0 if q == "p99" else None, get(h, "hover", q),
+            get(h, "hover_cpu", q), get(c, "hover", q), get(c, "hover_cpu", q))
+    for q in ("p50", "p99"):
+        row("edit + documentSymbol %s (ms)" % q, 10.0 if q == "p99" else None,
+            get(h, "edit_symbols", q), get(h, "edit_symbols_cpu", q), get(c, "edit_symbols", q),
+            get(c, "edit_symbols_cpu", q))
+    row("idle RSS after open (MB)", 30.0, get(h, "idle_rss_mb"), None, get(c, "idle_rss_mb"),
+        None)
+    row("RSS with %d files open (MB)" % (get(h, "files_open") or 0), None, get(h, "rss_100_mb"),
+        None, get(c, "rss_100_mb"), None)
+    L.append("")
+    L.append("Details:")
+    L.append("")
+    L.append("| | hkls | %s |" % ("clangd" if c else "-"))
+    L.append("|---|---|---|")
+    det = [
+        ("initialize (ms)", "initialize_ms", None),
+        ("RSS after initialize, no file open (MB)", "start_rss_mb", None),
+        ("kernels in the first documentSymbol (of %d)" % info["kernels"],
+         "first_symbols_kernels", None),
+        ("top-level symbols", "symbols_top_level", None),
+        ("documentSymbol reply size (bytes, as JSON)", "symbols_reply_bytes", None),
+        ("open + symbols: run-queue wait, median (ms)", "open_symbols_wait", "p50"),
+        ("hover: max wall / max CPU (ms)", ("hover", "hover_cpu"), "max"),
+        ("hover: mean CPU (ms)", "hover_cpu", "mean"),
+        ("hover: run-queue wait p99 (ms)", "hover_wait", "p99"),
+        ("hovers naming the kernel (of %d)" % args.hovers, "hover_ok", None),
+        ("edit + symbols: max wall / max CPU (ms)", ("edit_symbols", "edit_symbols_cpu"), "max"),
+        ("edit + symbols: mean CPU (ms)", "edit_symbols_cpu", "mean"),
+        ("edit + symbols: run-queue wait p99 (ms)", "edit_symbols_wait", "p99"),
+        ("edit rounds measured", "rounds", None),
+        ("edit rounds with all kernels in the reply", "edit_symbols_complete", None),
+        ("peak RSS, VmHWM (MB)", "peak_rss_mb", None),
+        ("exit code after shutdown + exit", "exit_code", None),
+    ]
+
+    def f(v):
+        if v is None:
+            return "n/a"
+        return fmt(v) if isinstance(v, float) else str(v)
+
+    for label, k, sub in det:
+        if isinstance(k, tuple):
+            hv = "%s / %s" % (f(get(h, k[0], sub)), f(get(h, k[1], sub)))
+            cv = "%s / %s" % (f(get(c, k[0], sub)), f(get(c, k[1], sub))) if c else ""
+        else:
+            hv, cv = f(get(h, k, sub)), (f(get(c, k, sub)) if c else "")
+        L.append("| %s | %s | %s |" % (label, hv, cv))
+    cr = res.get("hkls_compiling")
+    if cr:
+        L.append("")
+        L.append("hkls with the background compile ON (`compile.enabled=true`, debounce 0), "
+                 "requests sent while nvcc compiles the big file:")
+        L.append("")
+        L.append("- compiler processes seen under hkls: %s" % (", ".join(cr["compiler_seen"])
+                                                             or "none"))
+        L.append("- compile of the big file: %s s until its diagnostics were published (%s "
+                 "diagnostics)" % (fmt(cr["compile_s"]), cr["diagnostics"]))
+        for label, k in (("hover while nvcc runs", "hover"),
+                         ("documentSymbol while nvcc runs", "symbols"),
+                         ("edit + documentSymbol, each edit cancelling and restarting the "
+                          "compile", "edit_symbols")):
+            s = cr.get(k + "_while_compiling")
+            sc = cr.get(k + "_cpu_while_compiling")
+            if s:
+                L.append("- %s: n=%d, wall p50 %s / p99 %s / max %s ms; server CPU p50 %s / "
+                         "p99 %s ms" % (label, s["n"], fmt(s["p50"]), fmt(s["p99"]),
+                                        fmt(s["max"]), fmt(sc["p50"]), fmt(sc["p99"])))
+            else:
+                L.append("- %s: no samples (the compiler was not running)" % label)
+        L.append("- edit rounds that found a compiler child running: %d of %d" % (
+            cr["edit_rounds_with_compiler_running"], args.compile_edit_rounds))
+        L.append("- shutdown with %d compiler processes in flight: exit code %s in %s s, "
+                 "%d of them still running 0.5 s later (zombies not counted)" % (
+                     cr["compilers_at_stop"], cr["exit_code"], fmt(cr["stop_s"]),
+                     cr["compilers_left_after_exit"]))
+    notes = []
+    for k in ("hkls", "clangd", "hkls_compiling"):
+        if res.get(k):
+            notes += ["%s: %s" % (k, n) for n in res[k].get("notes", [])]
+    if notes:
+        L.append("")
+        L.append("Notes from the run:")
+        L += ["- " + n for n in notes]
+    L.append("")
+    return "\n".join(L)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--hkls", required=True, help="path of the built hkls")
+    ap.add_argument("--clangd", default="clangd", help="clangd to compare with ('' to skip)")
+    ap.add_argument("--kernels", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--hovers", type=int, default=1000)
+    ap.add_argument("--rounds", type=int, default=500)
+    ap.add_argument("--clangd-rounds", type=int, default=20,
+                    help="edit rounds for clangd (each takes seconds there)")
+    ap.add_argument("--opens", type=int, default=3,
+                    help="didOpen + documentSymbol measurements of the big file (the "
+                         "first is the headline figure)")
+    ap.add_argument("--files", type=int, default=100, help="files open for the second RSS figure")
+    ap.add_argument("--small-kernels", type=int, default=20,
+                    help="kernels in each of the other files")
+    ap.add_argument("--no-compile-run", action="store_true",
+                    help="skip the hkls run with the background compile on")
+    ap.add_argument("--compile-timeout", type=int, default=300,
+                    help="seconds hkls may compile the big file in the compile run")
+    ap.add_argument("--compile-edit-rounds", type=int, default=30)
+    ap.add_argument("--cuda-path", default="/usr/local/cuda")
+    ap.add_argument("--nice", type=int, default=None,
+                    help="run the driver and the servers at this nice value (e.g. -20 on a "
+                         "shared machine, needs root); recorded in the report")
+    ap.add_argument("--out", help="write the Markdown report here (else stdout)")
+    ap.add_argument("--json", help="write all figures as JSON here")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary workspace")
+    args = ap.parse_args()
+    args.hkls = os.path.abspath(args.hkls)
+    if not os.access(args.hkls, os.X_OK):
+        sys.exit("bench_lsp: hkls not executable: %s" % args.hkls)
+    if args.clangd and not shutil.which(args.clangd):
+        sys.exit("bench_lsp: clangd not found: %s (pass --clangd '' to skip it)" % args.clangd)
+    args.clangd_flags = ["--background-index=false", "--log=error", "-j=2"]
+    argv = [os.path.relpath(sys.argv[0], REPO) if sys.argv[0].startswith(REPO) else sys.argv[0]]
+    argv = ["python3"] + argv + sys.argv[1:]
+    load_before = open("/proc/loadavg").read().split()[:3]
+    if args.nice is not None:
+        os.nice(args.nice - os.nice(0))  # the servers inherit it
+
+    tmp = tempfile.mkdtemp(prefix="hk-bench-lsp.")
+    log_dir = os.path.join(tmp, "logs")
+    os.makedirs(log_dir)
+    res = {}
+    try:
+        def gen(k, seed):
+            return subprocess.run([sys.executable, GEN, "--kernels", str(k), "--seed", str(seed)],
+                                  check=True, capture_output=True, text=True).stdout
+        big_text = gen(args.kernels, args.seed)
+        small = [gen(args.small_kernels, s) for s in range(2, args.files + 1)]
+        ws = {}
+        for name in ("hkls", "clangd"):
+            ws[name] = os.path.join(tmp, "ws-" + name)
+            os.makedirs(ws[name])
+            with open(os.path.join(ws[name], "big.cu"), "w") as f:
+                f.write(big_text)
+            for i, t in enumerate(small):
+                with open(os.path.join(ws[name], "small_%03d.cu" % (i + 2)), "w") as f:
+                    f.write(t)
+            for i in range(1, args.opens):
+                with open(os.path.join(ws[name], "big_open%d.cu" % i), "w") as f:
+                    f.write(big_text)
+
+        def docs(w):
+            big = Doc(os.path.join(w, "big.cu"), big_text)
+            extra = [Doc(os.path.join(w, "small_%03d.cu" % (i + 2)), t)
+                     for i, t in enumerate(small)]
+            return big, extra
+
+        info = machine_info()
+        info["commit"] = git("rev-parse", "HEAD")
+        info["dirty"] = " ".join(ln[3:] for ln in git("status", "--porcelain", "server").splitlines())
+        info["hkls_version"] = version_of([args.hkls])
+        big, extra = docs(ws["hkls"])
+        info["lines"] = len(big.lines) - (1 if big_text.endswith("\n") else 0)
+        info["bytes"] = len(big_text.encode("utf-8"))
+        info["kernels"] = len(big.kernels)
+
+        print("hkls: latency run (compile off) ...", file=sys.stderr)
+        res["hkls"] = run_server(
+            "hkls", [args.hkls, "--log", os.path.join(log_dir, "hkls-server.log")],
+            ws["hkls"], big, extra, {"compile": {"enabled": False}}, args, log_dir, False,
+            args.rounds)
+
+        if args.clangd:
+            w = ws["clangd"]
+            shim = os.path.join(w, ".clang-cuda-shim")
+            os.makedirs(shim)
+            for n, t in CLANG_SHIM.items():
+                with open(os.path.join(shim, n), "w") as f:
+                    f.write(t)
+            flags = ["clang++", "-x", "cuda", "--cuda-path=" + args.cuda_path,
+                     "--cuda-gpu-arch=sm_80", "-nocudalib", "-Wno-unknown-cuda-version",
+                     "-I" + shim, "-c"]
+            files = (["big.cu"] + ["big_open%d.cu" % i for i in range(1, args.opens)]
+                     + ["small_%03d.cu" % (i + 2) for i in range(len(small))])
+            with open(os.path.join(w, "compile_commands.json"), "w") as f:
+                json.dump([{"directory": w, "file": os.path.join(w, fn),
+                            "arguments": flags + [os.path.join(w, fn)]} for fn in files], f)
+            info["clangd_cc"] = " ".join(flags + ["FILE"]).replace(w, "WS")
+            info["clangd_version"] = version_of([args.clangd])
+            cbig, cextra = docs(w)
+            print("clangd: same run ...", file=sys.stderr)
+            res["clangd"] = run_server(
+                "clangd", [args.clangd] + args.clangd_flags + ["--compile-commands-dir=" + w],
+                w, cbig, cextra, None, args, log_dir, True, args.clangd_rounds)
+            d = res["clangd"].get("diagnostics_after_open")
+            res["clangd"]["notes"].append(
+                "diagnostics clangd published for the big file after opening it: %s "
+                "(0 means it parsed the CUDA file cleanly)" % d)
+
+        if not args.no_compile_run:
+            print("hkls: compile-on run ...", file=sys.stderr)
+            cbig, _ = docs(ws["hkls"])
+            res["hkls_compiling"] = run_hkls_compiling(args, ws["hkls"], cbig, log_dir)
+
+        load_after = open("/proc/loadavg").read().split()[:3]
+        md = markdown(res, args, info, argv, " ".join(load_before), " ".join(load_after))
+        if args.out:
+            with open(args.out, "w") as f:
+                f.write(md)
+            print("bench_lsp: wrote %s" % args.out, file=sys.stderr)
+        else:
+            print(md)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"info": info, "results": res}, f, indent=1, default=str)
+        h = res["hkls"]
+        missed = [k for k, v in (("first_symbols_ms", h["first_symbols_ms"]),
+                                 ("hover_p99_ms", h["hover"]["p99"]),
+                                 ("edit_symbols_p99_ms", h["edit_symbols"]["p99"]),
+                                 ("idle_rss_mb", h["idle_rss_mb"]))
+                  if v is None or v > TARGETS[k]]
+        print("bench_lsp: hkls targets missed: %s" % (", ".join(missed) or "none"),
+              file=sys.stderr)
+        return 0
+    except LspError as e:
+        print("bench_lsp: %s (logs in %s)" % (e, log_dir), file=sys.stderr)
+        args.keep = True
+        return 1
+    finally:
+        if args.keep:
+            print("bench_lsp: workspace kept: %s" % tmp, file=sys.stderr)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Profiles one phase of the LSP benchmark in hkls with `perf record` attached to the
+server process for that phase only, then prints the hottest functions (self time and,
+with --children, time including callees).
+
+Usage: python3 bench/lsp/profile_hkls.py --hkls build/hkls PHASE [--n N] [--perf-data F]
+PHASE: open  (didOpen + documentSymbol of the big file, closed and opened again N times)
+       edit  (N rounds of didChange + documentSymbol, as bench_lsp.py does)
+       symbols (N documentSymbol requests on an unchanged file)
+       hover (N hovers at kernel names)
+The server runs with compile.enabled=false. Python 3 standard library + perf.
+"""
+import argparse
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_lsp as B  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hkls", required=True)
+    ap.add_argument("phase", choices=["open", "edit", "symbols", "hover"])
+    ap.add_argument("--n", type=int, default=50)
+    ap.add_argument("--kernels", type=int, default=1000)
+    ap.add_argument("--perf-data", default=None)
+    ap.add_argument("--children", action="store_true", help="also report with callees")
+    ap.add_argument("--top", type=int, default=25)
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="hk-prof.")
+    data = args.perf_data or os.path.join(tmp, "perf.data")
+    text = subprocess.run([sys.executable, B.GEN, "--kernels", str(args.kernels)], check=True,
+                          capture_output=True, text=True).stdout
+    path = os.path.join(tmp, "big.cu")
+    with open(path, "w") as f:
+        f.write(text)
+    doc = B.Doc(path, text)
+    srv = B.Server("hkls", [os.path.abspath(args.hkls)], tmp, os.path.join(tmp, "hkls.log"))
+    B.initialize(srv, tmp, {"compile": {"enabled": False}})
+    if args.phase != "open":
+        srv.notify("textDocument/didOpen", B.open_params(doc))
+        srv.request("textDocument/documentSymbol", {"textDocument": {"uri": doc.uri}})
+    perf = subprocess.Popen(["perf", "record", "-q", "-F", "1999", "--call-graph", "dwarf,16384",
+                             "-p", str(srv.pid), "-o", data], stdout=subprocess.DEVNULL)
+    time.sleep(1.0)  # perf attaches
+    rng = random.Random(3)
+    state = {}
+    t0 = time.perf_counter()
+    lat = []
+    for r in range(args.n):
+        t1 = time.perf_counter()
+        if args.phase == "open":
+            srv.notify("textDocument/didOpen", B.open_params(doc))
+            srv.request("textDocument/documentSymbol", {"textDocument": {"uri": doc.uri}})
+            srv.notify("textDocument/didClose", {"textDocument": {"uri": doc.uri}})
+        elif args.phase == "edit":
+            srv.notify("textDocument/didChange", B.edit_round(srv, doc, r, rng, state))
+            srv.request("textDocument/documentSymbol", {"textDocument": {"uri": doc.uri}})
+        elif args.phase == "symbols":
+            srv.request("textDocument/documentSymbol", {"textDocument": {"uri": doc.uri}})
+        else:
+            name, line, col = doc.kernels[rng.randrange(len(doc.kernels))]
+            srv.request("textDocument/hover", {"textDocument": {"uri": doc.uri},
+                                               "position": {"line": line, "character": col + 1}})
+        lat.append((time.perf_counter() - t1) * 1000)
+    wall = time.perf_counter() - t0
+    perf.send_signal(signal.SIGINT)
+    perf.wait()
+    srv.stop()
+    lat.sort()
+    print("%s x%d: %.2f s, p50 %.2f ms, max %.2f ms" % (args.phase, args.n, wall,
+                                                       lat[len(lat) // 2], lat[-1]))
+    rep = ["perf", "report", "-i", data, "--stdio", "--no-call-graph" if not args.children
+           else "--children", "--percent-limit", "0.5", "--sort", "symbol"]
+    if not args.children:
+        rep.insert(5, "--no-children")
+    out = subprocess.run(rep, capture_output=True, text=True).stdout
+    lines = [ln for ln in out.splitlines() if ln.strip() and not ln.startswith("#")]
+    print("\n".join(lines[:args.top]))
+    print("perf data: %s" % data, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
