@@ -31,7 +31,7 @@ void tr_framer_init(struct tr_framer *f, size_t max_body, tr_message_fn on_messa
 
 void tr_framer_free(struct tr_framer *f) { hk_buf_free(&f->in); }
 
-size_t tr_framer_pending(const struct tr_framer *f) { return f->in.len; }
+size_t tr_framer_pending(const struct tr_framer *f) { return f->in.len - f->head; }
 
 /* Header-parsing state that only lives while a header block is being read. */
 struct hdr_state {
@@ -51,26 +51,33 @@ static void enter_resync(struct tr_framer *f)
     f->in_body = false;
 }
 
+/* Unparsed input is in.data[head .. in.len); consumed bytes are only skipped over
+ * (head moves) and compacted once per feed, so a read holding many small messages
+ * costs one memmove, not one per message. */
+static const char *unparsed(const struct tr_framer *f) { return f->in.data + f->head; }
+static size_t unparsed_len(const struct tr_framer *f) { return f->in.len - f->head; }
+static void skip(struct tr_framer *f, size_t n) { f->head += n; }
+
 /* Drops buffered input up to the next "Content-Length:". Anywhere, not only at a line
  * start: a body is followed directly by the next header, with no newline between.
  * Returns true when synchronised again. Keeps a possible partial match at the end. */
 static bool do_resync(struct tr_framer *f)
 {
-    const char *d = f->in.data;
-    size_t n = f->in.len;
+    const char *d = unparsed(f);
+    size_t n = unparsed_len(f);
     for (size_t i = 0; i < n; i++) {
         if (d[i] != 'C')
             continue;
         size_t avail = n - i < CL_NAME_LEN ? n - i : CL_NAME_LEN;
         if (memcmp(d + i, CL_NAME, avail) != 0)
             continue;
-        hk_buf_consume(&f->in, i);
+        skip(f, i);
         if (avail < CL_NAME_LEN)
             return false; /* a prefix of the name at the end: wait for more */
         f->resync = false;
         return true;
     }
-    hk_buf_consume(&f->in, n);
+    skip(f, n);
     return false;
 }
 
@@ -163,7 +170,7 @@ static void parse_buffer(struct tr_framer *f)
         if (f->resync && !do_resync(f))
             return;
         if (f->in_body) {
-            if (f->in.len < f->body_len)
+            if (unparsed_len(f) < f->body_len)
                 return;
             if (!f->in.data) { /* Content-Length: 0 with nothing buffered yet */
                 if (f->on_message)
@@ -171,23 +178,24 @@ static void parse_buffer(struct tr_framer *f)
                 f->in_body = false;
                 continue;
             }
-            char saved = f->in.data[f->body_len];
-            f->in.data[f->body_len] = '\0';
+            char *body = f->in.data + f->head;
+            char saved = body[f->body_len];
+            body[f->body_len] = '\0';
             if (f->on_message)
-                f->on_message(f->in.data, f->body_len, f->ud);
-            f->in.data[f->body_len] = saved;
-            hk_buf_consume(&f->in, f->body_len);
+                f->on_message(body, f->body_len, f->ud);
+            body[f->body_len] = saved;
+            skip(f, f->body_len);
             f->in_body = false;
             continue;
         }
-        /* Read the header block from the start of the buffer. */
+        /* Read the header block from the start of the unparsed input. */
         struct hdr_state h = {.content_length = -1, .n_headers = 0};
         size_t pos = 0;
         bool done = false;
         int rc = HK_OK;
         while (!done) {
-            const char *start = f->in.data + pos;
-            size_t avail = f->in.len - pos;
+            const char *start = unparsed(f) + pos;
+            size_t avail = unparsed_len(f) - pos;
             const char *nl = avail ? memchr(start, '\n', avail) : NULL;
             size_t line_len = nl ? (size_t)(nl - start) + 1 : avail;
             if (line_len > TR_MAX_HEADER_LINE) {
@@ -209,17 +217,15 @@ static void parse_buffer(struct tr_framer *f)
                 break;
             if (!done && h.n_headers == 0) {
                 /* A stray blank line: consume it so it is never re-read. */
-                hk_buf_consume(&f->in, pos);
+                skip(f, pos);
                 pos = 0;
             }
         }
+        skip(f, pos);
         if (rc) {
-            /* Drop the offending line (or what there is of it) and resynchronise. */
-            hk_buf_consume(&f->in, pos);
-            enter_resync(f);
+            enter_resync(f); /* the offending line is dropped */
             continue;
         }
-        hk_buf_consume(&f->in, pos);
         f->in_body = true;
         f->body_len = (size_t)h.content_length;
     }
@@ -236,12 +242,15 @@ int tr_framer_feed(struct tr_framer *f, const char *data, size_t len)
             framer_error(f, rc, rc == HK_ENOMEM ? "out of memory buffering a message"
                                                 : "message buffer over its cap");
             hk_buf_reset(&f->in);
+            f->head = 0;
             enter_resync(f);
             ret = rc == HK_ENOMEM ? HK_ENOMEM : HK_OK;
         }
         data += n;
         len -= n;
         parse_buffer(f);
+        hk_buf_consume(&f->in, f->head);
+        f->head = 0;
     }
     return ret;
 }

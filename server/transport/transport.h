@@ -29,7 +29,8 @@ typedef void (*tr_message_fn)(const char *body, size_t len, void *ud);
 typedef void (*tr_error_fn)(int err, const char *msg, void *ud);
 
 struct tr_framer {
-    struct hk_buf in;        /* unparsed input; never holds more than one body + headers */
+    struct hk_buf in;        /* input; never holds more than one body + headers + a chunk */
+    size_t head;             /* in.data[head..in.len) is not parsed yet */
     size_t max_body;
     size_t body_len;         /* length of the body being waited for */
     bool in_body;            /* headers done; waiting for body_len bytes */
