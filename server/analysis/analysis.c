@@ -1719,7 +1719,7 @@ static void x_call(struct an_x *x, TSNode n)
 
 /* ------------------------------------------------------------ declarations */
 
-static void x_tunable_decl(struct an_x *x, TSNode n, TSNode decl, TSNode value, long owner)
+static void x_tunable_decl(struct an_x *x, TSNode decl, TSNode value, long owner)
 {
     TSNode name = x_declarator_name(x, decl, NULL, NULL);
     if (ts_node_is_null(name) || ts_node_is_null(value))
@@ -1750,7 +1750,6 @@ static void x_tunable_decl(struct an_x *x, TSNode n, TSNode decl, TSNode value, 
     tu->value_span = b;
     size_t ti = x->tunables.n - 1;
     x_collect_idents(x, value, sink_tref, &ti);
-    (void)n;
 }
 
 static void x_declaration(struct an_x *x, TSNode n, bool file_scope)
@@ -1838,7 +1837,7 @@ static void x_declaration(struct an_x *x, TSNode n, bool file_scope)
         x_array_uses(x, d);
         TSNode value = init ? ts_node_child_by_field_id(d, S.f_value) : field ? defval : none;
         if (tunable)
-            x_tunable_decl(x, n, d, value, func);
+            x_tunable_decl(x, d, value, func);
         /* locals and their initialisers, to follow `dim3 block(BLOCK)`; inside a
          * function `dim3 block(TILE, ROWS);` parses as a function declaration, but
          * in kernel code it is a variable */
