@@ -414,6 +414,8 @@ struct host {
     uv_loop_t loop;
     tr_conn *conn;
     lsp_server *srv;
+    uv_signal_t sigterm, sigint;
+    bool signals_open;
     int code;
     bool done;
 };
@@ -451,10 +453,24 @@ static void host_exit(int code, void *ud)
     struct host *h = ud;
     h->code = code;
     h->done = true;
+    if (h->signals_open) {
+        h->signals_open = false;
+        uv_close((uv_handle_t *)&h->sigterm, NULL);
+        uv_close((uv_handle_t *)&h->sigint, NULL);
+    }
     if (h->conn) {
         tr_conn_close(h->conn); /* lets queued replies drain first */
         h->conn = NULL;
     }
+}
+
+/* SIGTERM / SIGINT (an editor giving up on us): end like a closed input, so compile
+ * jobs are killed with their process groups instead of being orphaned. */
+static void host_signal(uv_signal_t *sig, int signum)
+{
+    struct host *h = sig->data;
+    HK_WARN("terminated by signal %d", signum);
+    lsp_server_input_closed(h->srv);
 }
 
 static void close_walk(uv_handle_t *hd, void *arg)
@@ -494,6 +510,14 @@ int lsp_main(const struct lsp_opts *o)
     if (tr_conn_open(&h.loop, o->in_fd, o->out_fd, 0, &cbs, &h.conn)) {
         HK_ERROR("cannot open stdio");
         goto out_srv;
+    }
+    if (uv_signal_init(&h.loop, &h.sigterm) == 0 && uv_signal_init(&h.loop, &h.sigint) == 0) {
+        h.sigterm.data = h.sigint.data = &h;
+        uv_signal_start(&h.sigterm, host_signal, SIGTERM);
+        uv_signal_start(&h.sigint, host_signal, SIGINT);
+        uv_unref((uv_handle_t *)&h.sigterm); /* they must not keep the loop alive */
+        uv_unref((uv_handle_t *)&h.sigint);
+        h.signals_open = true;
     }
     HK_INFO("hkls %s started (pid %d)", HK_VERSION, (int)uv_os_getpid());
     uv_run(&h.loop, UV_RUN_DEFAULT);
