@@ -2883,6 +2883,13 @@ long an_model_find_kernel(const an_model *m, const char *name)
     for (size_t i = 0; i < m->n_funcs; i++)
         if (m->funcs[i].kind == AN_KERNEL && !strcmp(m->funcs[i].name, name))
             return (long)i;
+    /* a launch may qualify the name (ns::k) where the definition, inside namespace
+     * ns { }, is named k: try the last component */
+    const char *last = name;
+    for (const char *p = name; (p = strstr(p, "::")); p += 2)
+        last = p + 2;
+    if (last != name && *last)
+        return an_model_find_kernel(m, last);
     return -1;
 }
 

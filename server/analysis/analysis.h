@@ -189,7 +189,8 @@ const an_model *an_doc_model(const an_doc *d);
 long an_model_function_at(const an_model *m, uint32_t byte);
 /* Index of the launch whose span contains byte offset, or -1. */
 long an_model_launch_at(const an_model *m, uint32_t byte);
-/* Index of the first kernel named name (template arguments stripped), or -1. */
+/* Index of the first kernel named name (template arguments stripped), or -1. A
+ * qualified name (as launches may spell it, "ns::k") falls back to its last part. */
 long an_model_find_kernel(const an_model *m, const char *name);
 
 /* One-shot analysis of a whole text into a new model in *out (an_model_free), without

@@ -545,6 +545,61 @@ static void test_inline_snippets(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+static void test_launch_forms(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "namespace nn { template <typename T, int B> __global__ void kk(T *p) {} }\n"
+        "__global__ void coop(float *p) {}\n"
+        "void go(float *p, cudaStream_t s, void **a) {\n"
+        "  nn::kk<float, 128><<<dim3(4, 4), 128, 64 * sizeof(float), s>>>(p);\n"
+        "  cudaLaunchCooperativeKernel((void *)&coop, 8, 256, a, 0, s);\n"
+        "  hipLaunchKernel(reinterpret_cast<const void *>(coop), 1, 2, a, 3, s);\n"
+        "  hipLaunchKernelGGL(HIP_KERNEL_NAME(nn::kk<float, 64>), 1, 64, 0, s, p);\n"
+        "  cudaLaunchKernel(coop);\n"
+        "  not_a_launch(coop, 1, 2);\n"
+        "}\n";
+    an_model *m;
+    g_text = (char *)src;
+    g_len = sizeof(src) - 1;
+    assert_int_equal(an_analyze(src, g_len, &m), HK_OK);
+    g_model = m;
+    check_model(src, g_len, m);
+    assert_false(m->has_errors);
+    assert_int_equal(m->n_launches, 5);
+    const an_launch *l = m->launches;
+    assert_int_equal(l[0].form, AN_LAUNCH_CHEVRON);
+    assert_string_equal(l[0].kernel, "nn::kk");
+    assert_string_equal(l[0].template_args, "<float, 128>");
+    assert_string_equal(l[0].grid, "dim3(4, 4)");
+    assert_string_equal(l[0].shmem, "64 * sizeof(float)");
+    assert_int_equal(l[1].form, AN_LAUNCH_CUDA_API);
+    assert_string_equal(l[1].kernel, "coop");
+    assert_string_equal(l[1].grid, "8");
+    assert_string_equal(l[1].block, "256");
+    assert_string_equal(l[1].args[0], "a");
+    assert_string_equal(l[2].kernel, "coop");
+    assert_string_equal(l[2].shmem, "3");
+    assert_int_equal(l[3].form, AN_LAUNCH_HIP);
+    assert_string_equal(l[3].kernel, "nn::kk");
+    assert_string_equal(l[3].template_args, "<float, 64>");
+    assert_int_equal(l[3].n_args, 1);
+    /* a call missing its configuration still counts as a launch, with NULLs */
+    assert_string_equal(l[4].kernel, "coop");
+    assert_null(l[4].grid);
+    assert_int_equal(l[4].n_args, 0);
+    long kk = an_model_find_kernel(m, "kk");
+    assert_true(kk >= 0);
+    assert_int_equal(an_model_find_kernel(m, l[0].kernel), kk);   /* "nn::kk" */
+    assert_int_equal(an_model_find_kernel(m, "other::kk"), kk);
+    assert_int_equal(an_model_find_kernel(m, "nn::"), -1);
+    assert_int_equal(an_model_find_kernel(m, "go"), -1);          /* a launcher */
+    an_model_free(m);
+    g_model = NULL;
+    g_text = NULL;
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 /* ------------------------------------------------------------------ robustness */
 
 static void analyze_checked(const char *text, size_t len)
@@ -759,6 +814,7 @@ int main(void)
         cmocka_unit_test(test_broken),
         cmocka_unit_test(test_macros_namespaces),
         cmocka_unit_test(test_inline_snippets),
+        cmocka_unit_test(test_launch_forms),
         cmocka_unit_test(test_hostile_input),
         cmocka_unit_test(test_doc_api_errors),
         cmocka_unit_test(test_enomem),
