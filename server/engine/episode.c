@@ -47,6 +47,10 @@ typedef struct ep_rec {
     json_t *ptxas;               /* ptxas resources of the kernel, or NULL */
     json_t *launch;              /* launch/flags JSON stored with the version */
     measure_build build;         /* while compiling */
+    char build_key[STORE_HASH_HEX]; /* program identity: text, flags, template args, grid */
+    struct ep_rec *follows;      /* same program as this earlier record: built once */
+    bool build_done, build_ok;
+    char *compile_details;       /* the compiler's first errors when !build_ok */
     double median_ms, speedup, max_abs, max_rel;
     bool evaluated, accepted, rejected, flagged, is_start;
 } ep_rec;
@@ -96,6 +100,9 @@ static int ep__stage_optimize(ep_ctx *c);
 static void ep__evidence(ep_ctx *c, ep_rec *r);
 static void record_rejection(ep_ctx *c, ep_rec *r, enum measure_reason reason,
                              const char *details, search *s);
+static int program_key(const char *text, size_t len, const char *const *flags,
+                       char *const *targs, size_t n_targs, int grid_mode, unsigned per_sm,
+                       char out[STORE_HASH_HEX]);
 
 /* ---- small helpers ---- */
 
@@ -303,6 +310,7 @@ static void rec_free(ep_rec *r)
     hk_free(r->produced_by);
     json_decref(r->ptxas);
     json_decref(r->launch);
+    hk_free(r->compile_details);
     measure_build_free(&r->build);
     hk_free(r);
 }
@@ -372,7 +380,11 @@ static int init_device(ep_ctx *c)
     int rc = HK_OK;
     char *why = NULL, *peaks = NULL, *cache = NULL;
     (void)device_cache_path(&cache);
-    if (device_cache_load(cache, c->gpu.name, c->gpu.uuid, &c->dev) == HK_OK) {
+    if (c->o->gpu == EP_GPU_SIMULATED) {
+        c->dev = *c->o->sim_device;
+        ep__log(c, "warn", "SIMULATED GPU %s: nothing here is measured on hardware",
+                c->dev.name);
+    } else if (device_cache_load(cache, c->gpu.name, c->gpu.uuid, &c->dev) == HK_OK) {
         ep__log(c, "info", "device peaks from the cache %s (measured %lld)", cache,
                 (long long)c->dev.measured_at);
     } else {
@@ -752,7 +764,20 @@ static int stage_baseline(ep_ctx *c)
                 c->has_gpu ? ", reference outputs and timing" : " (no GPU: no runs)");
     char hash[STORE_HASH_HEX];
     store_content_hash(c->text, c->text_len, hash);
-    if (store_version_find_by_hash(c->db, c->kernel_id, hash, &c->base_vid) != HK_OK) {
+    /* The original is a root version with this text. (Candidates can share the text --
+     * a block-size change alters only the launch -- so the hash alone is not enough.) */
+    store_history_row *rows = NULL;
+    size_t n_rows = 0;
+    c->base_vid = 0;
+    if (store_kernel_history(c->db, c->kernel_id, &rows, &n_rows) == HK_OK)
+        for (size_t i = 0; i < n_rows; i++) {
+            const store_version *v = &rows[i].version;
+            if (v->parent_id == 0 && v->content_hash && !strcmp(v->content_hash, hash) &&
+                v->produced_by && !strcmp(v->produced_by, "original"))
+                c->base_vid = v->id;
+        }
+    store_history_free(rows, n_rows);
+    if (!c->base_vid) {
         json_t *lj = launch_json(NULL, NULL);
         rc = ep__add_version(c, c->text, 0, lj, STORE_V_VERIFIED, "original", &c->base_vid);
         json_decref(lj);
@@ -768,6 +793,7 @@ static int stage_baseline(ep_ctx *c)
         return HK_ENOMEM;
     b->vid = c->base_vid;
     b->produced_by = hk_strdup("original");
+    b->median_ms = b->speedup = b->max_abs = b->max_rel = NAN;
     if ((rc = rec_push(c, b))) {
         rec_free(b);
         return rc;
@@ -796,6 +822,9 @@ static int stage_baseline(ep_ctx *c)
                       mc.details ? mc.details : "");
         goto out;
     }
+    b->build_done = b->build_ok = true;
+    TRY(program_key(c->text, c->text_len, NULL, c->sp->template_args, c->sp->n_template_args,
+                    SEARCH_GRID_SPEC, 0, b->build_key));
     if (b->ptxas) {
         ep__log(c, "info", "baseline: %lld registers, %lld bytes spilled, %lld bytes shared",
                 json_integer_value(json_object_get(b->ptxas, "registers")),
@@ -1243,6 +1272,17 @@ int ep_run(const ep_options *o, ep_result *out)
     if (o->gpu == EP_GPU_NONE) {
         snprintf(c->no_gpu_why, sizeof c->no_gpu_why,
                  "no GPU found: GPU use is disabled (HK_NO_GPU or the caller)");
+    } else if (o->gpu == EP_GPU_SIMULATED) {
+        if (!o->sim_device || !o->measure.wrapper) {
+            ep__fail_early(c, HK_EINVAL, "a simulated GPU needs sim_device and measure.wrapper");
+            rc = HK_EINVAL;
+            goto early;
+        }
+        c->has_gpu = true;
+        snprintf(c->gpu.name, sizeof c->gpu.name, "%s", o->sim_device->name);
+        snprintf(c->gpu.uuid, sizeof c->gpu.uuid, "%s", o->sim_device->uuid);
+        snprintf(c->gpu.how, sizeof c->gpu.how, "simulated");
+        snprintf(c->arch, sizeof c->arch, "%s", c->arch[0] ? c->arch : o->sim_device->arch);
     } else if (device_detect_gpu(&c->gpu) == HK_OK && c->gpu.present) {
         c->has_gpu = true;
     } else {
@@ -1471,10 +1511,67 @@ static json_t *cand_launch_json(const search_candidate *k)
     return j;
 }
 
+/* FIFO of built candidates waiting for the GPU. */
+typedef struct {
+    ep_rec **v;
+    size_t head, n, cap;
+} rec_queue;
+
+static int rq_push(rec_queue *q, ep_rec *r)
+{
+    if (q->head + q->n == q->cap) {
+        if (q->head) { /* compact before growing */
+            memmove(q->v, q->v + q->head, q->n * sizeof *q->v);
+            q->head = 0;
+        }
+        if (q->n == q->cap) {
+            size_t cap = q->cap ? q->cap * 2 : 16;
+            ep_rec **v = hk_realloc(q->v, cap * sizeof *v);
+            if (!v)
+                return HK_ENOMEM;
+            q->v = v;
+            q->cap = cap;
+        }
+    }
+    q->v[q->head + q->n++] = r;
+    return HK_OK;
+}
+
+static ep_rec *rq_pop(rec_queue *q)
+{
+    if (!q->n)
+        return NULL;
+    q->n--;
+    return q->v[q->head++];
+}
+
+/* The identity of a built program: candidates that differ only in their launch block
+ * (a run-time option of the program) share one build. */
+static int program_key(const char *text, size_t len, const char *const *flags,
+                       char *const *targs, size_t n_targs, int grid_mode, unsigned per_sm,
+                       char out[STORE_HASH_HEX])
+{
+    struct hk_buf b;
+    hk_buf_init(&b, SOURCE_MAX + 65536);
+    int rc = hk_buf_append(&b, text, len);
+    for (size_t i = 0; !rc && flags && flags[i]; i++)
+        rc = hk_buf_printf(&b, "%cflag:%s", 0, flags[i]);
+    for (size_t i = 0; !rc && i < n_targs; i++)
+        rc = hk_buf_printf(&b, "%ctarg:%s", 0, targs[i]);
+    if (!rc)
+        rc = hk_buf_printf(&b, "%cgrid:%d:%u", 0, grid_mode, per_sm);
+    if (!rc)
+        store_content_hash(b.data, b.len, out);
+    hk_buf_free(&b);
+    return rc;
+}
+
+static int settle(ep_ctx *c, ep_rec *r, search *s, rec_queue *ready);
+
 /* A new record for a proposal with its program written and its compile queued in pool.
  * *queued false: it was recorded as rejected at once (its program could not be written). */
 static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate *k,
-                           bool is_start, search *s, bool *queued)
+                           bool is_start, search *s, rec_queue *ready, bool *queued)
 {
     *queued = false;
     int rc = HK_OK;
@@ -1508,6 +1605,32 @@ static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate 
         r->number = c->start_number;
     }
     c->n_proposed++;
+    char *const *targs = k->n_template_args ? k->template_args : c->sp->template_args;
+    size_t n_targs = k->n_template_args ? k->n_template_args : c->sp->n_template_args;
+    if ((rc = program_key(r->text, r->len, k->flags, targs, n_targs, (int)k->grid_mode,
+                          k->grid_per_sm, r->build_key)))
+        return rc;
+    for (size_t i = 0; i + 1 < c->n_recs; i++) {
+        ep_rec *owner = c->recs[i];
+        if (owner->follows || !owner->build_key[0] || strcmp(owner->build_key, r->build_key))
+            continue;
+        /* the same program was built (or is building): share it */
+        r->follows = owner;
+        *queued = true;
+        if (!owner->build_done)
+            return HK_OK; /* settled when the owner's compile ends */
+        r->build_done = true;
+        r->build_ok = owner->build_ok;
+        r->exe = owner->exe ? hk_strdup(owner->exe) : NULL;
+        r->ptxas = json_incref(owner->ptxas);
+        if (owner->compile_details && !(r->compile_details = hk_strdup(owner->compile_details)))
+            return HK_ENOMEM;
+        if (r->ptxas)
+            json_object_set(r->launch, "ptxas", r->ptxas);
+        ep__log(c, "info", "%s: same program as v%d, not rebuilt", r->produced_by,
+                owner->number);
+        return settle(c, r, s, ready);
+    }
     cand_spec cs;
     rc = cand_spec_make(c, k, &cs);
     if (rc == HK_OK) {
@@ -1549,41 +1672,70 @@ static void record_rejection(ep_ctx *c, ep_rec *r, enum measure_reason reason,
     version_event(c, r, "rejected", measure_reason_name(reason), details);
 }
 
-/* A compile ended: record the version (rejected with the compiler's first errors, or a
- * candidate waiting for the GPU). Returns true when it is ready to measure. */
-static int compiled(ep_ctx *c, ep_rec *r, const runner_result *res, search *s, bool *ready)
+/* A record whose program is settled (built, shared or failed): record its version, then
+ * reject it (compile error) or queue it for the GPU (without a GPU: built, never measured). */
+static int settle(ep_ctx *c, ep_rec *r, search *s, rec_queue *ready)
 {
-    *ready = false;
+    int rc = HK_OK;
+    if (!r->is_start) {
+        rc = ep__add_version(c, r->text, c->start_vid ? c->start_vid : c->base_vid, r->launch,
+                             STORE_V_CANDIDATE, r->produced_by, &r->vid);
+        if (rc)
+            return rc;
+        r->number = version_number(c, r->vid);
+    }
+    if (!r->build_ok) {
+        record_rejection(c, r, MEASURE_COMPILE_ERROR, r->compile_details, s);
+        return HK_OK;
+    }
+    if (r->ptxas)
+        ep__log(c, "info", "v%d built: %lld registers, %lld bytes spilled (%s)", r->number,
+                json_integer_value(json_object_get(r->ptxas, "registers")),
+                json_integer_value(json_object_get(r->ptxas, "spill_stores")), r->produced_by);
+    if (c->has_gpu)
+        return rq_push(ready, r);
+    search_report(s, r->search_id, SEARCH_REJECTED, 0); /* not measured: no GPU */
+    version_event(c, r, "candidate", "not measured (no GPU)", NULL);
+    return HK_OK;
+}
+
+/* A compile ended: the record and every record sharing its program are settled. */
+static int compiled(ep_ctx *c, ep_rec *r, const runner_result *res, search *s,
+                    rec_queue *ready)
+{
     measure_compile mc;
     int rc = measure_build_finish(&c->mo, &r->build, res, &mc);
     if (rc)
         return rc;
+    r->build_done = true;
+    r->build_ok = mc.ok;
     r->ptxas = measure_resources_json(&mc, c->o->kernel);
     if (r->ptxas)
         json_object_set(r->launch, "ptxas", r->ptxas);
-    if (!r->is_start) {
-        rc = ep__add_version(c, r->text, c->start_vid ? c->start_vid : c->base_vid, r->launch,
-                             STORE_V_CANDIDATE, r->produced_by, &r->vid);
-        if (rc) {
-            measure_compile_clear(&mc);
-            return rc;
-        }
-        r->number = version_number(c, r->vid);
-    }
-    hk_free(r->exe);
-    r->exe = hk_strdup(r->build.exe);
-    if (!mc.ok) {
-        record_rejection(c, r, MEASURE_COMPILE_ERROR, mc.details, s);
-    } else {
-        *ready = true;
-        if (r->ptxas)
-            ep__log(c, "info", "v%d built: %lld registers, %lld bytes spilled (%s)", r->number,
-                    json_integer_value(json_object_get(r->ptxas, "registers")),
-                    json_integer_value(json_object_get(r->ptxas, "spill_stores")),
-                    r->produced_by);
-    }
+    if (!mc.ok && !(r->compile_details = hk_strdup(mc.details ? mc.details : "compile failed")))
+        rc = HK_ENOMEM;
     measure_compile_clear(&mc);
-    return r->exe ? HK_OK : HK_ENOMEM;
+    hk_free(r->exe);
+    if (!rc && !(r->exe = hk_strdup(r->build.exe)))
+        rc = HK_ENOMEM;
+    if (!rc)
+        rc = settle(c, r, s, ready);
+    for (size_t i = 0; !rc && i < c->n_recs; i++) {
+        ep_rec *f = c->recs[i];
+        if (f->follows != r || f->build_done)
+            continue;
+        f->build_done = true;
+        f->build_ok = r->build_ok;
+        f->exe = hk_strdup(r->exe);
+        f->ptxas = json_incref(r->ptxas);
+        if (f->ptxas)
+            json_object_set(f->launch, "ptxas", f->ptxas);
+        if (!f->exe || (r->compile_details && !(f->compile_details = hk_strdup(r->compile_details))))
+            rc = HK_ENOMEM;
+        else
+            rc = settle(c, f, s, ready);
+    }
+    return rc;
 }
 
 /* Correctness, timing and sanity for one built candidate (blocking, on the GPU). */
@@ -1602,6 +1754,9 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
     r->max_rel = e.verdict.max_rel_err;
     r->flagged = e.flagged;
     if (e.verdict.reason != MEASURE_OK) {
+        if ((!isnan(r->max_abs) || !isnan(r->max_rel)) &&
+            store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel))
+            ep__log(c, "warn", "store: %s", store_errmsg(c->db));
         record_rejection(c, r, e.verdict.reason, e.verdict.details, s);
         measure_eval_clear(&e);
         return HK_OK;
@@ -1662,40 +1817,6 @@ static int choose_start(ep_ctx *c)
     c->start_text = hk_strndup(c->text, c->text_len);
     c->start_len = c->text_len;
     return c->start_text ? HK_OK : HK_ENOMEM;
-}
-
-/* FIFO of built candidates waiting for the GPU. */
-typedef struct {
-    ep_rec **v;
-    size_t head, n, cap;
-} rec_queue;
-
-static int rq_push(rec_queue *q, ep_rec *r)
-{
-    if (q->head + q->n == q->cap) {
-        if (q->head) { /* compact before growing */
-            memmove(q->v, q->v + q->head, q->n * sizeof *q->v);
-            q->head = 0;
-        }
-        if (q->n == q->cap) {
-            size_t cap = q->cap ? q->cap * 2 : 16;
-            ep_rec **v = hk_realloc(q->v, cap * sizeof *v);
-            if (!v)
-                return HK_ENOMEM;
-            q->v = v;
-            q->cap = cap;
-        }
-    }
-    q->v[q->head + q->n++] = r;
-    return HK_OK;
-}
-
-static ep_rec *rq_pop(rec_queue *q)
-{
-    if (!q->n)
-        return NULL;
-    q->n--;
-    return q->v[q->head++];
 }
 
 /* Proposals -> parallel compiles (all cores, ahead of the GPU) -> one GPU evaluation at a
@@ -1777,39 +1898,24 @@ static int ep__stage_optimize(ep_ctx *c)
                 continue;
             }
             bool queued = false;
-            TRY(queue_candidate(c, pool, cand, cand->phase == 0, s, &queued));
-            if (!queued)
-                blocked = false; /* a rejection was reported: the search may go on */
+            TRY(queue_candidate(c, pool, cand, cand->phase == 0, s, &ready, &queued));
         }
-        /* collect the compiles that ended, without waiting */
+        /* collect the compiles that ended, without waiting; any report to the search may
+         * unblock it, so it is asked again on the next turn */
         for (;;) {
             void *tag = NULL;
             runner_result res;
             int wr = runner_pool_wait(pool, 0, &tag, &res);
-            if (wr == HK_ETIMEDOUT || wr == HK_ENOENT) {
-                runner_result_free(&res);
-                break;
-            }
-            if (wr) {
-                runner_result_free(&res);
-                rc = wr;
-                goto out;
-            }
-            bool is_ready = false;
-            rc = compiled(c, (ep_rec *)tag, &res, s, &is_ready);
+            if (wr == HK_OK)
+                rc = compiled(c, (ep_rec *)tag, &res, s, &ready);
             runner_result_free(&res);
-            if (rc)
+            if (wr == HK_ETIMEDOUT || wr == HK_ENOENT)
+                break;
+            if (wr || rc) {
+                rc = wr ? wr : rc;
                 goto out;
-            blocked = blocked && is_ready; /* a compile error was reported to the search */
-            if (is_ready && c->has_gpu) {
-                TRY(rq_push(&ready, (ep_rec *)tag));
-            } else if (is_ready) {
-                /* no GPU: built and recorded, never measured */
-                ep_rec *r = tag;
-                search_report(s, r->search_id, SEARCH_REJECTED, 0);
-                version_event(c, r, "candidate", "not measured (no GPU)", NULL);
-                blocked = false;
             }
+            blocked = false;
         }
         if (ready.n && !out_of_time) {
             ep_rec *r = rq_pop(&ready);
@@ -1824,31 +1930,19 @@ static int ep__stage_optimize(ep_ctx *c)
             void *tag = NULL;
             runner_result res;
             int wr = runner_pool_wait(pool, 100, &tag, &res);
-            if (wr == HK_OK) {
-                bool is_ready = false;
-                rc = compiled(c, (ep_rec *)tag, &res, s, &is_ready);
-                runner_result_free(&res);
-                if (rc)
-                    goto out;
-                if (is_ready && c->has_gpu) {
-                    TRY(rq_push(&ready, (ep_rec *)tag));
-                } else {
-                    if (is_ready) {
-                        ep_rec *r = tag;
-                        search_report(s, r->search_id, SEARCH_REJECTED, 0);
-                        version_event(c, r, "candidate", "not measured (no GPU)", NULL);
-                    }
-                    blocked = false;
-                }
-            } else {
-                runner_result_free(&res);
-                if (wr != HK_ETIMEDOUT) {
-                    rc = wr;
-                    goto out;
-                }
+            if (wr == HK_OK)
+                rc = compiled(c, (ep_rec *)tag, &res, s, &ready);
+            runner_result_free(&res);
+            if ((wr && wr != HK_ETIMEDOUT) || rc) {
+                rc = wr && wr != HK_ETIMEDOUT ? wr : rc;
+                goto out;
             }
+            if (wr == HK_OK)
+                blocked = false;
             continue;
         }
+        if (!blocked && !exhausted && !out_of_time)
+            continue; /* settled records may have been reported: ask the search again */
         if (out_of_time) {
             ep__log(c, "info", "the time budget (%.1f min) is spent", c->minutes);
             break;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/device.h"
 #include "engine/measure.h"
 #include "store/store.h"
 
@@ -31,6 +32,9 @@ typedef void (*ep_event_fn)(const json_t *event, void *data);
 enum ep_gpu_mode {
     EP_GPU_DETECT = 0, /* nvidia-smi / /dev/nvidia0 */
     EP_GPU_NONE,       /* behave as if no GPU were present (tests, and HK_NO_GPU=1) */
+    EP_GPU_SIMULATED,  /* CI only: a simulated GPU. The device is ep_options.sim_device and
+                        * every benchmark program runs through measure.wrapper (a simulator
+                        * that speaks the program's protocol); the rest of the episode is real */
 };
 
 /* What to run. Strings borrowed for the call. */
@@ -52,8 +56,9 @@ typedef struct {
     unsigned jobs;             /* parallel compiles; 0: online CPUs */
     int verify_pairs;          /* interleaved A/B pairs in verify; 0: 5 (at least 5) */
     enum ep_gpu_mode gpu;
-    measure_opts measure;      /* limits, isolation, timeouts (spec/nvcc/arch/peaks/stop are
-                                * filled by the episode) */
+    const device_info *sim_device; /* EP_GPU_SIMULATED: the device to pretend (borrowed) */
+    measure_opts measure;      /* limits, isolation, timeouts, wrapper (spec/nvcc/arch/peaks/
+                                * stop are filled by the episode) */
     const volatile sig_atomic_t *stop; /* raised by a signal handler: stop cleanly; may be NULL */
     ep_event_fn on_event;      /* may be NULL */
     void *event_data;

@@ -430,6 +430,29 @@ static const char *tail_of(const char *text, int lines)
     return p == text ? p : p + 1;
 }
 
+/* wrapper + argv as one new argv (harness_argv_free); argv is consumed. */
+static int prepend_argv(const char *const *wrapper, char ***argv)
+{
+    size_t nw = 0, na = 0;
+    while (wrapper[nw])
+        nw++;
+    while ((*argv)[na])
+        na++;
+    char **v = hk_calloc(nw + na + 1, sizeof *v);
+    if (!v)
+        return HK_ENOMEM;
+    for (size_t i = 0; i < nw; i++)
+        if (!(v[i] = hk_strdup(wrapper[i]))) {
+            harness_argv_free(v);
+            return HK_ENOMEM;
+        }
+    for (size_t i = 0; i < na; i++)
+        v[nw + i] = (*argv)[i];
+    hk_free(*argv); /* the strings moved into v */
+    *argv = v;
+    return HK_OK;
+}
+
 int measure_run_program(const measure_opts *o, const measure_prog *p, const char *cwd,
                         const harness_run *hr, measure_run *out)
 {
@@ -438,18 +461,25 @@ int measure_run_program(const measure_opts *o, const measure_prog *p, const char
     run.block = p->block;
     if (!strcmp(run.mode, "time") && run.budget_ms <= 0 && o->time_budget_ms > 0)
         run.budget_ms = o->time_budget_ms;
-    char **argv = NULL, *exedir = NULL;
+    char **argv = NULL, *exedir = NULL, *wrapdir = NULL;
     runner_result r;
     memset(&r, 0, sizeof r);
     int rc = harness_run_argv(p->exe, &run, &argv);
     if (rc)
         return rc;
+    if (o->wrapper && o->wrapper[0] && (rc = prepend_argv(o->wrapper, &argv)))
+        goto out;
     if (!(exedir = dir_of(p->exe))) {
         rc = HK_ENOMEM;
         goto out;
     }
     bool timing = !strcmp(run.mode, "time");
-    const char *writable[] = {exedir, NULL};
+    /* a wrapper under /tmp must stay visible under bwrap's private /tmp too */
+    if (o->wrapper && o->wrapper[0] && o->wrapper[0][0] == '/' && !(wrapdir = dir_of(o->wrapper[0]))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    const char *writable[] = {exedir, wrapdir, NULL};
     runner_spec rs = {
         .argv = (const char *const *)argv,
         .cwd = cwd,
@@ -512,6 +542,7 @@ out:
     runner_result_free(&r);
     harness_argv_free(argv);
     hk_free(exedir);
+    hk_free(wrapdir);
     if (rc && rc != HK_ECANCELED)
         HK_WARN("measure: running %s failed: %s", p->exe, hk_strerror(rc));
     return rc;

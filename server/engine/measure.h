@@ -63,6 +63,9 @@ typedef struct {
     uint64_t memory_max;           /* per program, bytes; 0: none */
     enum runner_isolation isolation; /* AUTO: the strongest available */
     double suspicious_speedup;     /* 0: MEASURE_SUSPICIOUS_SPEEDUP */
+    /* argv prefix put before every benchmark program run (NULL-terminated), e.g. a tool
+     * such as compute-sanitizer, or the simulated GPU of the CI tests; NULL: none */
+    const char *const *wrapper;
     /* When *stop becomes non-zero (a signal handler sets it), running children are killed
      * (whole process groups) and the call returns HK_ECANCELED. May be NULL. */
     const volatile sig_atomic_t *stop;

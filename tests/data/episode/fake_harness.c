@@ -11,7 +11,15 @@
  *   oob        exits 6                         cudaerr   exits 3
  *   crash      abort()                         hang      sleeps forever
  *   noline     exits 0 and prints nothing
- * Every call appends "NAME MODE\n" to $FAKE_LOG when set (to check interleaving). */
+ * Every call appends "NAME MODE\n" to $FAKE_LOG when set (to check interleaving).
+ *
+ * Simulated GPU (the episode tests' measure.wrapper): when argv[1] is not an option it is
+ * the real, nvcc-built program, which is never executed. The simulator reads the candidate
+ * (kernel.cu next to it) and answers as a GPU would, deterministically: right answers,
+ * 1.0 ms scaled by size, x0.8 with __restrict__, x0.9 with __launch_bounds__, slower the
+ * further --block is from 256; wrong answers with --block 128, and "unwritten" (exit 4)
+ * with --block 1024.
+ * $FAKE_SLOW_MS makes every time-mode call sleep that long (to stop an episode mid-run). */
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -52,10 +60,42 @@ static int write_out(const char *path, int size, long long seed, int dist, const
     return fclose(f) == 0 ? 0 : 7;
 }
 
+/* "sim" behaviour: the time factor of a candidate and whether it answers wrongly. */
+static double sim_factor(const char *prog, int *wrong)
+{
+    char path[4096];
+    const char *slash = strrchr(prog, '/');
+    snprintf(path, sizeof path, "%.*s/kernel.cu", slash ? (int)(slash - prog) : 1,
+             slash ? prog : ".");
+    static char text[1 << 20];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = '\0';
+    double x = 1.0;
+    if (strstr(text, "__restrict__"))
+        x *= 0.8;
+    if (strstr(text, "__launch_bounds__("))
+        x *= 0.9;
+    *wrong = 0;
+    return x;
+}
+
 int main(int argc, char **argv)
 {
     const char *name = strrchr(argv[0], '/');
     name = name ? name + 1 : argv[0];
+    double factor = 1.0;
+    int sim_wrong = 0, sim_mode = 0;
+    if (argc > 1 && argv[1][0] != '-') { /* simulated GPU: argv[1] is the real program */
+        factor = sim_factor(argv[1], &sim_wrong);
+        name = sim_wrong ? "wrong" : "ok";
+        sim_mode = 1;
+        argv++;
+        argc--;
+    }
+    long block = 256;
     const char *mode = "run", *out = NULL;
     int size = 0, dist = 0;
     long long seed = 1, check_seed = -1;
@@ -66,7 +106,14 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--seed")) seed = atoll(argv[i + 1]);
         else if (!strcmp(argv[i], "--check-seed")) check_seed = atoll(argv[i + 1]);
         else if (!strcmp(argv[i], "--out")) out = argv[i + 1];
+        else if (!strcmp(argv[i], "--block")) block = atol(argv[i + 1]);
     }
+    if (block > 0 && block != 256)
+        factor *= 1.0 + 0.1 * fabs(log2((double)block / 256.0));
+    if (!strcmp(name, "ok") && sim_mode && block == 128)
+        name = "wrong";
+    if (!strcmp(name, "ok") && sim_mode && block == 1024)
+        name = "unwritten";
     const char *log = getenv("FAKE_LOG");
     if (log) {
         FILE *f = fopen(log, "a");
@@ -107,7 +154,10 @@ int main(int argc, char **argv)
                seed, dist);
         return 0;
     }
-    double ms = 1.0;
+    const char *slow = getenv("FAKE_SLOW_MS");
+    if (slow)
+        usleep((useconds_t)atol(slow) * 1000);
+    double ms = factor;
     if (!strcmp(name, "fast")) ms = 0.5;
     if (!strcmp(name, "fast20")) ms = 0.05;
     if (!strcmp(name, "floor")) ms = 1e-9;

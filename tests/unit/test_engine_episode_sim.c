@@ -1,0 +1,208 @@
+/* The episode's GPU path on a machine without a GPU: everything is real (nvcc builds every
+ * benchmark program, the runner runs them sandboxed, the oracle compares real output
+ * files, the store and the report record it all) except the GPU itself. The mock sits at
+ * the GPU boundary only: EP_GPU_SIMULATED gives a fixed device, and every program run goes
+ * through measure.wrapper = tests/data/episode/fake_harness.c ("sim"), which answers in
+ * the program's protocol instead of executing the CUDA binary (see that file for its
+ * deterministic timing rules). Needs nvcc: skipped without it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compile/compile.h"
+#include "core/hk.h"
+#include "engine/episode.h"
+
+static char dir[] = "/tmp/hk-test-episode-sim-XXXXXX";
+static char sim[300];
+static device_info dev;
+
+static int setup(void **state)
+{
+    (void)state;
+    char *nvcc = NULL;
+    if (cc_find_compiler(CC_NVIDIA, &nvcc) != HK_OK)
+        return 0; /* the tests skip */
+    hk_free(nvcc);
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(sim, sizeof sim, "%s/sim", dir);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cc -O1 -o %s %s/episode/fake_harness.c -lm", sim, HK_TEST_DATA);
+    if (system(cmd) != 0)
+        return -1;
+    memset(&dev, 0, sizeof dev);
+    dev.probe_version = DEVICE_PROBE_VERSION;
+    snprintf(dev.name, sizeof dev.name, "Simulated GPU");
+    snprintf(dev.uuid, sizeof dev.uuid, "GPU-00000000-0000-0000-0000-000000000000");
+    snprintf(dev.arch, sizeof dev.arch, "sm_90");
+    dev.cc_major = 9;
+    dev.sm_count = 132;
+    dev.copy_kernel_gbs = 3000;
+    dev.memcpy_d2d_gbs = 2900;
+    dev.fp32_tflops = 60;
+    dev.tensor_bf16_tflops = -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+typedef struct {
+    int verified, rejected, last_percent;
+    bool percent_fell;
+    char stages[8][16];
+    int n_stage;
+} seen;
+
+static void on_event(const json_t *ev, void *data)
+{
+    seen *s = data;
+    const char *kind = json_string_value(json_object_get(ev, "event"));
+    json_t *p = json_object_get(ev, "percent");
+    if (json_is_integer(p)) {
+        if (json_integer_value(p) < s->last_percent)
+            s->percent_fell = true;
+        s->last_percent = (int)json_integer_value(p);
+    }
+    if (!strcmp(kind, "stage") && s->n_stage < 8)
+        snprintf(s->stages[s->n_stage++], 16, "%s",
+                 json_string_value(json_object_get(ev, "stage")));
+    if (!strcmp(kind, "version")) {
+        const char *st = json_string_value(json_object_get(ev, "status"));
+        s->verified += !strcmp(st, "verified");
+        s->rejected += !strcmp(st, "rejected");
+    }
+}
+
+static ep_options options(const char *db, seen *s, const char *const *wrapper)
+{
+    ep_options o = {
+        .file = HK_SOURCE_DIR "/bench/kernels/saxpy.cu",
+        .kernel = "saxpy",
+        .spec_path = HK_TEST_DATA "/episode/tiny.bench.json",
+        .budget = 5,
+        .seed = 3,
+        .db_path = db,
+        .jobs = 2,
+        .gpu = EP_GPU_SIMULATED,
+        .sim_device = &dev,
+        .on_event = on_event,
+        .event_data = s,
+    };
+    o.measure.wrapper = wrapper;
+    o.measure.isolation = getenv("SIM_ISO_NONE") ? RUNNER_ISO_NONE : RUNNER_ISO_AUTO;
+    return o;
+}
+
+static void test_simulated_episode(void **state)
+{
+    (void)state;
+    if (!sim[0])
+        skip();
+    char db[400];
+    snprintf(db, sizeof db, "%s/history.db", dir);
+    const char *wrapper[] = {sim, NULL};
+    seen s = {0};
+    ep_options o = options(db, &s, wrapper);
+    ep_result r;
+    assert_int_equal(ep_run(&o, &r), HK_OK);
+    if (r.status != STORE_EP_COMPLETED)
+        fail_msg("episode ended %s: %s", store_episode_status_name(r.status),
+                 r.error ? r.error : "");
+    assert_false(s.percent_fell);
+    const char *want[] = {"init", "baseline", "optimize", "accuracy", "verify", "report"};
+    assert_int_equal(s.n_stage, 6);
+    for (int i = 0; i < 6; i++)
+        assert_string_equal(s.stages[i], want[i]);
+    assert_true(s.verified >= 1);
+
+    /* the simulator makes __restrict__ 1.25x faster: the search must find it, the
+     * interleaved verify must confirm it, and the report must say so */
+    const json_t *sum = json_object_get(r.summary, "summary");
+    double sp = json_number_value(json_object_get(sum, "speedup"));
+    assert_true(sp > 1.1 && sp < 1.5);
+    assert_true(json_number_value(json_object_get(sum, "speedup_p10")) <= sp + 1e-9);
+    assert_non_null(strstr(json_string_value(json_object_get(sum, "produced_by")), "builtin"));
+    assert_true(json_number_value(json_object_get(sum, "max_abs_err")) == 0);
+    assert_true(json_number_value(json_object_get(sum, "roofline_pct")) > 0);
+    assert_int_equal(access(r.report_html, R_OK), 0);
+
+    store *st = NULL;
+    assert_int_equal(store_open(db, &st), HK_OK);
+    store_episode e;
+    assert_int_equal(store_episode_get(st, r.episode_id, &e), HK_OK);
+    assert_int_equal(e.status, STORE_EP_COMPLETED);
+    assert_string_equal(e.device, "Simulated GPU");
+    assert_true(e.best_version_id > 0);
+    int64_t first_best = e.best_version_id, baseline = e.baseline_version_id;
+    assert_int_not_equal(first_best, baseline);
+    /* verify measurements for baseline and best, interleaved pairs */
+    store_measurement *ms = NULL;
+    size_t n = 0;
+    assert_int_equal(store_measurement_list(st, first_best, r.episode_id, &ms, &n), HK_OK);
+    bool has_verify = false;
+    for (size_t i = 0; i < n; i++)
+        if (ms[i].kind == STORE_M_VERIFY) {
+            has_verify = true;
+            assert_int_equal(ms[i].reps, 5);
+            assert_non_null(strstr(ms[i].raw_json, "\"samples\""));
+            assert_true(ms[i].bytes_per_s > 0);
+        }
+    assert_true(has_verify);
+    store_measurements_free(ms, n);
+    store_evidence *ev = NULL;
+    assert_int_equal(store_evidence_list(st, first_best, r.episode_id, &ev, &n), HK_OK);
+    bool has_roof = false, has_ptxas = false;
+    for (size_t i = 0; i < n; i++) {
+        has_roof |= !strcmp(ev[i].kind, "roofline");
+        has_ptxas |= !strcmp(ev[i].kind, "ptxas");
+    }
+    assert_true(has_roof && has_ptxas);
+    store_evidences_free(ev, n);
+    /* the simulator answers wrongly with block 128: that candidate (the search's first
+     * block change) must be rejected as a wrong answer with its error */
+    store_history_row *rows = NULL;
+    assert_int_equal(store_episode_versions(st, r.episode_id, &rows, &n), HK_OK);
+    int wrong = 0, verified = 0;
+    for (size_t i = 0; i < n; i++) {
+        const store_version *v = &rows[i].version;
+        verified += v->status == STORE_V_VERIFIED && v->id != baseline;
+        if (!v->launch_json || !strstr(v->launch_json, "\"block\":[128,"))
+            continue;
+        assert_int_equal(v->status, STORE_V_REJECTED);
+        assert_string_equal(v->reject_reason, "wrong_answer");
+        assert_non_null(strstr(v->reject_details, "max abs error"));
+        assert_true(fabs(v->max_abs_err - 1.0) < 1e-3);
+        wrong++;
+    }
+    store_history_free(rows, n);
+    assert_int_equal(wrong, 1);
+    assert_int_equal(s.rejected, 1);
+    assert_int_equal(verified, s.verified);
+    store_episode_clear(&e);
+    ep_result_clear(&r);
+
+    store_close(st);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_simulated_episode),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
