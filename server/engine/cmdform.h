@@ -149,10 +149,11 @@ bool cmdform_ws_keep(cmdform_ws *ws, char **dir);
 /* Removes the copy (unless kept) and frees ws; NULL is a no-op. */
 void cmdform_ws_free(cmdform_ws *ws);
 
-/* New reference: the result as JSON {"status", "details", "runs": [{"kernel_ms",
- * "launches", "processes", "wall_ms"}], "median_ms", "p10_ms", "p90_ms", "min_ms",
- * "max_ms", "spread", "kernel_names", "build_ms", "copy_ms", "isolation", "timer":
- * "cupti"}; NULL on ENOMEM. */
+/* New reference: the result as JSON {"status", "reason" (cmdform_status_reason's name),
+ * "details", "timer": "cupti", "runs": [{"kernel_ms", "launches", "processes",
+ * "other_kernels", "wall_ms"}], "kernel_names", "median_ms", "p10_ms", "p90_ms", "min_ms",
+ * "max_ms", "spread" (null when not measured), "build_ms", "copy_ms", "copied_bytes",
+ * "copied_files", "isolation"}; NULL on ENOMEM. */
 json_t *cmdform_result_json(const cmdform_result *r);
 
 /* ---- the steps, for callers and tests ---- */
