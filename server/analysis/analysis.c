@@ -443,7 +443,8 @@ static void x_free(struct an_x *x)
         ts_tree_cursor_delete(&x->fallback);
     hk_free(x->funcs.v); hk_free(x->fkeep.v); hk_free(x->launches.v); hk_free(x->tunables.v);
     hk_free(x->shared.v); hk_free(x->flaunch.v); hk_free(x->locals.v);
-    hk_free(x->uses.v); hk_free(x->trefs.v); hk_free(x->gn.v); hk_free(x->gtab.v); hk_free(x->frames.v); hk_free(x->anc.v);
+    hk_free(x->uses.v); hk_free(x->trefs.v); hk_free(x->gn.v); hk_free(x->gtab.v);
+    hk_free(x->frames.v); hk_free(x->anc.v);
     hk_free(x->params.v); hk_free(x->args.v); hk_free(x->tmpnodes.v);
 }
 
@@ -452,7 +453,8 @@ static bool x_has_text(const struct an_x *x, uint32_t s, uint32_t e, const char 
 {
     if (e <= s)
         return false;
-    return memmem(x->src + s, e - s, a, strlen(a)) || (b && memmem(x->src + s, e - s, b, strlen(b)));
+    return memmem(x->src + s, e - s, a, strlen(a)) ||
+           (b && memmem(x->src + s, e - s, b, strlen(b)));
 }
 
 /* A cursor at n, from the pool; give it back with cur_put (LIFO). Never NULL: past
@@ -634,8 +636,9 @@ static unsigned x_node_mods(const struct an_x *x, TSNode n)
 }
 
 /* Collects the identifiers under n (field names excluded) as ranges into refs. */
-static void x_collect_idents(struct an_x *x, TSNode n, void (*sink)(struct an_x *, struct an_range, void *),
-                             void *ctx)
+typedef void an_sink(struct an_x *x, struct an_range r, void *ctx);
+
+static void x_collect_idents(struct an_x *x, TSNode n, an_sink *sink, void *ctx)
 {
     if (ts_node_is_null(n))
         return;
@@ -1442,8 +1445,9 @@ static void x_recover_function(struct an_x *x, TSNode fd, uint32_t depth)
     TSNode plist_extra;
     TSNode body = x_body_after(x, container, holder, &plist_extra);
     /* the body may follow one ERROR level up */
-    for (uint32_t lvl = pd - 1; ts_node_is_null(body) && lvl >= 2 &&
-                                is_error_node(x->anc.v[lvl - 1]) && ts_node_eq(x->anc.v[lvl - 1], container);
+    for (uint32_t lvl = pd - 1;
+         ts_node_is_null(body) && lvl >= 2 && is_error_node(x->anc.v[lvl - 1]) &&
+         ts_node_eq(x->anc.v[lvl - 1], container);
          lvl--) {
         body = x_body_after(x, x->anc.v[lvl - 2], x->anc.v[lvl - 1], &plist_extra);
         container = x->anc.v[lvl - 2];
