@@ -1,0 +1,154 @@
+// Maps the extension's VS Code settings (hyperkernel.*) onto the server's settings keys
+// (docs/config.md, issue 4 contract). Pure: no vscode import, so the node tests can check it.
+
+export interface EngineSetting {
+  name: string;
+  kind: 'builtin' | 'openai' | 'anthropic';
+  endpoint?: string;
+  model?: string;
+}
+
+export interface ExtensionSettings {
+  defaultTarget?: string;
+  engines?: unknown;
+  budget?: number;
+  minutes?: number;
+  database?: string;
+}
+
+export interface ServerSettings {
+  target?: string;
+  engines?: EngineSetting[];
+  episodes?: { budget?: number; minutes?: number; db?: string };
+}
+
+const ENGINE_KINDS = new Set(['builtin', 'openai', 'anthropic']);
+
+// The server's `target` key is a compile target and needs an architecture
+// ("nvidia:sm_90", "dcu:gfx906", "sm_80"); a bare family ("nvidia") only chooses the
+// default Optimize action on the client, so it is not sent.
+export function isPreciseTarget(t: string): boolean {
+  return /^(nvidia:sm_|dcu:gfx|amd:gfx|sm_|gfx)[a-z0-9_+:-]+$/.test(t);
+}
+
+// The family ("nvidia" | "dcu") a target string names, or undefined.
+export function targetFamily(t: string | undefined): 'nvidia' | 'dcu' | undefined {
+  if (!t) return undefined;
+  if (/^(nvidia|sm_)/.test(t)) return 'nvidia';
+  if (/^(dcu|amd|gfx)/.test(t)) return 'dcu';
+  return undefined;
+}
+
+// Settings for initializationOptions / didChangeConfiguration. Malformed entries are
+// dropped and described in `problems` (shown in the output channel), never sent.
+export function toServerSettings(s: ExtensionSettings): { settings: ServerSettings; problems: string[] } {
+  const problems: string[] = [];
+  const out: ServerSettings = {};
+  const target = (s.defaultTarget ?? '').trim();
+  if (target && isPreciseTarget(target)) out.target = target;
+  else if (target && !targetFamily(target))
+    problems.push(`hyperkernel.defaultTarget "${target}" is not nvidia, dcu, nvidia:sm_XX or dcu:gfxNNN; ignored`);
+
+  if (Array.isArray(s.engines)) {
+    const engines: EngineSetting[] = [];
+    s.engines.forEach((e: unknown, i: number) => {
+      const o = e as Record<string, unknown>;
+      if (!o || typeof o !== 'object' || typeof o.name !== 'string' || !o.name ||
+          typeof o.kind !== 'string' || !ENGINE_KINDS.has(o.kind)) {
+        problems.push(`hyperkernel.engines[${i}] needs a name and a kind (builtin, openai, anthropic); ignored`);
+        return;
+      }
+      const eng: EngineSetting = { name: o.name, kind: o.kind as EngineSetting['kind'] };
+      if (typeof o.endpoint === 'string' && o.endpoint) eng.endpoint = o.endpoint;
+      if (typeof o.model === 'string' && o.model) eng.model = o.model;
+      engines.push(eng);
+    });
+    out.engines = engines;
+  } else if (s.engines !== undefined && s.engines !== null) {
+    problems.push('hyperkernel.engines must be an array; ignored');
+  }
+
+  const episodes: { budget?: number; minutes?: number; db?: string } = {};
+  if (typeof s.budget === 'number' && Number.isInteger(s.budget) && s.budget >= 1) episodes.budget = s.budget;
+  else if (s.budget !== undefined) problems.push('hyperkernel.budget must be an integer >= 1; ignored');
+  if (typeof s.minutes === 'number' && s.minutes > 0) episodes.minutes = s.minutes;
+  else if (s.minutes !== undefined) problems.push('hyperkernel.minutes must be a number > 0; ignored');
+  if (typeof s.database === 'string' && s.database.trim()) episodes.db = s.database.trim();
+  if (Object.keys(episodes).length) out.episodes = episodes;
+  return { settings: out, problems };
+}
+
+// One episode as hyperkernel/episodeChanged and hyperkernel/episodes describe it.
+export interface EpisodeInfo {
+  episode?: number | string;
+  id?: number | string;
+  kernel?: string;
+  uri?: string;
+  status?: string;
+  stage?: string;
+  percent?: number;
+  message?: string;
+  target?: string;
+  engine?: string;
+  speedup?: number;
+  baselineMs?: number;
+  bestMs?: number;
+  started?: string;
+  ended?: string;
+  report?: string;
+}
+
+const FINAL = new Set(['completed', 'succeeded', 'done', 'stopped', 'failed', 'cancelled', 'canceled']);
+export function isFinalStatus(status: string | undefined): boolean {
+  return !!status && FINAL.has(status);
+}
+
+// Tracks running episodes from hyperkernel/episodeChanged for the status bar.
+export class RunningEpisodes {
+  private readonly map = new Map<string, EpisodeInfo>();
+  update(e: EpisodeInfo): void {
+    const id = String(e.episode ?? e.id ?? '');
+    if (!id) return;
+    if (isFinalStatus(e.status)) this.map.delete(id);
+    else this.map.set(id, { ...this.map.get(id), ...e });
+  }
+  clear(): void { this.map.clear(); }
+  list(): EpisodeInfo[] { return [...this.map.values()]; }
+  get size(): number { return this.map.size; }
+  // Status bar text ('' when nothing runs) and tooltip.
+  render(): { text: string; tooltip: string } {
+    if (this.map.size === 0) return { text: '', tooltip: '' };
+    const items = this.list();
+    const first = items[0];
+    const pct = (e: EpisodeInfo) => (typeof e.percent === 'number' ? ` ${Math.round(e.percent)}%` : '');
+    const text = items.length === 1
+      ? `$(sync~spin) ${first.kernel ?? 'episode'}: ${first.stage ?? first.status ?? 'running'}${pct(first)}`
+      : `$(sync~spin) ${items.length} episodes`;
+    const tooltip = items
+      .map((e) => `#${e.episode ?? e.id} ${e.kernel ?? '?'} - ${e.stage ?? e.status ?? 'running'}${pct(e)}${e.message ? ': ' + e.message : ''}`)
+      .join('\n');
+    return { text, tooltip };
+  }
+}
+
+// Markdown table of hyperkernel/history's answer (for the history view).
+export interface HistoryVersion {
+  episode?: number; version?: number | string; status?: string; ms?: number; speedup?: number;
+  bandwidthGBs?: number; maxRelErr?: number; engine?: string; created?: string;
+}
+export function historyMarkdown(h: { kernel?: string; versions?: HistoryVersion[] }, file: string): string {
+  const num = (v: number | undefined, d: number, suffix = '') => (typeof v === 'number' ? v.toFixed(d) + suffix : '-');
+  const lines = [`# History of \`${h.kernel ?? '?'}\``, '', `File: ${file}`, ''];
+  const vs = h.versions ?? [];
+  if (!vs.length) {
+    lines.push('No versions yet: run "Hyper Kernel: Optimize kernel at cursor".');
+    return lines.join('\n') + '\n';
+  }
+  lines.push('| episode | version | status | time (ms) | speedup | bandwidth (GB/s) | max rel err | engine | created |');
+  lines.push('|---:|---|---|---:|---:|---:|---:|---|---|');
+  for (const v of vs) {
+    const err = typeof v.maxRelErr === 'number' ? v.maxRelErr.toExponential(1) : '-';
+    lines.push(`| ${v.episode ?? '-'} | v${v.version ?? '?'} | ${v.status ?? '-'} | ${num(v.ms, 3)} | ${num(v.speedup, 2, 'x')} | ${num(v.bandwidthGBs, 0)} | ${err} | ${v.engine ?? '-'} | ${v.created ?? '-'} |`);
+  }
+  return lines.join('\n') + '\n';
+}

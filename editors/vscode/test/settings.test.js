@@ -1,0 +1,69 @@
+// The extension's pure parts (src/settings.ts): the mapping of hyperkernel.* settings onto
+// the server's keys, the status bar text and the history table. Bundled on the fly with
+// esbuild (a devDependency), the same way the extension itself is built.
+'use strict';
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('path');
+const os = require('os');
+const fs = require('fs');
+const esbuild = require('esbuild');
+
+const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hk-settings-')), 'settings.js');
+esbuild.buildSync({ entryPoints: [path.join(__dirname, '..', 'src', 'settings.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'silent' });
+const s = require(out);
+
+test('settings map onto the server keys', () => {
+  const { settings, problems } = s.toServerSettings({
+    defaultTarget: 'nvidia:sm_90', budget: 8, minutes: 2.5, database: ' /tmp/x.db ',
+    engines: [{ name: 'gpt', kind: 'openai', endpoint: 'https://e', model: 'm', extra: 1 }, { name: 'b', kind: 'builtin' }],
+  });
+  assert.deepEqual(settings, {
+    target: 'nvidia:sm_90',
+    engines: [{ name: 'gpt', kind: 'openai', endpoint: 'https://e', model: 'm' }, { name: 'b', kind: 'builtin' }],
+    episodes: { budget: 8, minutes: 2.5, db: '/tmp/x.db' },
+  });
+  assert.deepEqual(problems, []);
+});
+
+test('a bare target family is not sent; bad values are reported, not sent', () => {
+  assert.equal(s.toServerSettings({ defaultTarget: 'nvidia' }).settings.target, undefined);
+  assert.equal(s.toServerSettings({ defaultTarget: 'dcu:gfx906' }).settings.target, 'dcu:gfx906');
+  const r = s.toServerSettings({ defaultTarget: 'tpu', budget: 0, minutes: -1, engines: [{ name: 'x', kind: 'gemini' }, 7] });
+  assert.deepEqual(r.settings, { engines: [] });
+  assert.equal(r.problems.length, 5, r.problems.join('\n'));
+  assert.match(r.problems.join('\n'), /defaultTarget "tpu"/);
+  assert.deepEqual(s.toServerSettings({ engines: 'x' }).problems, ['hyperkernel.engines must be an array; ignored']);
+});
+
+test('target families', () => {
+  assert.equal(s.targetFamily('nvidia:sm_80'), 'nvidia');
+  assert.equal(s.targetFamily('sm_90'), 'nvidia');
+  assert.equal(s.targetFamily('dcu'), 'dcu');
+  assert.equal(s.targetFamily('gfx906'), 'dcu');
+  assert.equal(s.targetFamily('tpu'), undefined);
+  assert.equal(s.isPreciseTarget('nvidia:sm_90'), true);
+  assert.equal(s.isPreciseTarget('nvidia:sm_90; rm -rf'), false);
+});
+
+test('the status bar follows hyperkernel/episodeChanged', () => {
+  const r = new s.RunningEpisodes();
+  assert.equal(r.render().text, '');
+  r.update({ episode: 1, kernel: 'saxpy', status: 'running', stage: 'baseline', percent: 12.4 });
+  assert.equal(r.render().text, '$(sync~spin) saxpy: baseline 12%');
+  r.update({ episode: 2, kernel: 'rope', status: 'running', stage: 'init', percent: 0 });
+  assert.equal(r.render().text, '$(sync~spin) 2 episodes');
+  assert.match(r.render().tooltip, /#1 saxpy - baseline 12%\n#2 rope - init 0%/);
+  r.update({ episode: 1, status: 'running', stage: 'verify', percent: 80 });
+  assert.match(r.render().tooltip, /#1 saxpy - verify 80%/);
+  r.update({ episode: 1, status: 'completed', percent: 100 });
+  r.update({ episode: 2, status: 'stopped' });
+  assert.equal(r.size, 0);
+  assert.equal(r.render().text, '');
+});
+
+test('history renders as a Markdown table', () => {
+  const md = s.historyMarkdown({ kernel: 'saxpy', versions: [{ episode: 3, version: 1, status: 'verified', ms: 1.8234, speedup: 2.414, bandwidthGBs: 3810.2, maxRelErr: 1.5e-7, engine: 'builtin', created: '2026-11-29' }] }, '/w/saxpy.cu');
+  assert.match(md, /\| 3 \| v1 \| verified \| 1\.823 \| 2\.41x \| 3810 \| 1\.5e-7 \| builtin \| 2026-11-29 \|/);
+  assert.match(s.historyMarkdown({ kernel: 'k', versions: [] }, 'f'), /No versions yet/);
+});
