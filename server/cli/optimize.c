@@ -142,6 +142,12 @@ static void optimize_usage(FILE *f)
             "                           $XDG_DATA_HOME/hyperkernel/history.db)\n"
             "  --out DIR                reports directory (default <db dir>/reports/<episode>)\n"
             "  --jobs N                 parallel compiles (default: all cores)\n"
+            "  --check full|quick       combinations each candidate is checked on during the\n"
+            "                           search: every (size, seed, distribution) (full, the\n"
+            "                           default) or every (seed, distribution) at the smallest\n"
+            "                           size plus one seed per distribution at the others\n"
+            "                           (quick); the best is re-checked the same way on new\n"
+            "                           seeds\n"
             "  --work-dir DIR           scratch directory (kept); --keep-work keeps the default one\n"
             "  --json                   print a JSON summary at the end\n"
             "  --events                 one JSON event per line on stdout (for editors)\n"
@@ -168,7 +174,7 @@ static int no_gpu_env(void)
 int cli_optimize(int argc, char **argv)
 {
     enum { O_TARGET = 256, O_ENGINE, O_BUDGET, O_MINUTES, O_SEED, O_NAME, O_FROM_ORIGINAL,
-           O_DB, O_OUT, O_JSON, O_EVENTS, O_JOBS, O_WORK, O_KEEP, O_QUIET };
+           O_DB, O_OUT, O_JSON, O_EVENTS, O_JOBS, O_WORK, O_KEEP, O_QUIET, O_CHECK };
     static const struct option opts[] = {
         {"kernel", required_argument, NULL, 'k'},
         {"spec", required_argument, NULL, 's'},
@@ -187,6 +193,7 @@ int cli_optimize(int argc, char **argv)
         {"work-dir", required_argument, NULL, O_WORK},
         {"keep-work", no_argument, NULL, O_KEEP},
         {"quiet", no_argument, NULL, O_QUIET},
+        {"check", required_argument, NULL, O_CHECK},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -238,6 +245,11 @@ int cli_optimize(int argc, char **argv)
         case O_WORK: o.work_dir = optarg; break;
         case O_KEEP: o.keep_work = true; break;
         case O_QUIET: u.quiet = true; break;
+        case O_CHECK:
+            if (strcmp(optarg, "full") && strcmp(optarg, "quick"))
+                goto bad_value;
+            o.measure.quick_check = !strcmp(optarg, "quick");
+            break;
         case 'h': optimize_usage(stdout); return EXIT_OK;
         default:
             fprintf(stderr, "hkls optimize: unknown option or missing value: %s\n",
@@ -301,7 +313,7 @@ bad_value:
 static void verify_usage(FILE *f)
 {
     fprintf(f, "usage: hkls verify-candidate --spec SPEC.json --candidate FILE.cu [--target "
-               "nvidia[:sm_XX]] [--json] [--keep-work]\n"
+               "nvidia[:sm_XX]] [--check full|quick] [--json] [--keep-work]\n"
                "Judges FILE.cu against the spec's source with the episode's checks.\n"
                "Exit: 0 accepted, 1 rejected, 2 bad input, 3 no GPU, 4 the baseline failed, "
                "130 stopped.\n");
@@ -309,7 +321,7 @@ static void verify_usage(FILE *f)
 
 int cli_verify_candidate(int argc, char **argv)
 {
-    enum { O_CAND = 256, O_TARGET, O_JSON, O_KEEP, O_WORK };
+    enum { O_CAND = 256, O_TARGET, O_JSON, O_KEEP, O_WORK, O_CHECK };
     static const struct option opts[] = {
         {"spec", required_argument, NULL, 's'},
         {"candidate", required_argument, NULL, O_CAND},
@@ -317,6 +329,7 @@ int cli_verify_candidate(int argc, char **argv)
         {"json", no_argument, NULL, O_JSON},
         {"keep-work", no_argument, NULL, O_KEEP},
         {"work-dir", required_argument, NULL, O_WORK},
+        {"check", required_argument, NULL, O_CHECK},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -336,6 +349,13 @@ int cli_verify_candidate(int argc, char **argv)
         case O_JSON: json = true; break;
         case O_KEEP: o.keep_work = true; break;
         case O_WORK: o.work_dir = optarg; break;
+        case O_CHECK:
+            if (strcmp(optarg, "full") && strcmp(optarg, "quick")) {
+                verify_usage(stderr);
+                return EXIT_USAGE;
+            }
+            o.measure.quick_check = !strcmp(optarg, "quick");
+            break;
         case 'h': verify_usage(stdout); return EXIT_OK;
         default:
             fprintf(stderr, "hkls verify-candidate: unknown option or missing value: %s\n",

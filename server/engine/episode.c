@@ -21,6 +21,7 @@
 #include "core/hk.h"
 #include "core/log.h"
 #include "engine/device.h"
+#include "engine/evidence.h"
 #include "engine/search.h"
 #include "report/report.h"
 
@@ -931,7 +932,8 @@ static int stage_accuracy(ep_ctx *c)
         ep__log(c, "info", "no candidate was faster than the baseline");
         goto out;
     }
-    TRY(measure_combos(c->sp, 1000, &combos, &n));
+    TRY(c->mo.quick_check ? measure_combos_quick(c->sp, 1000, &combos, &n)
+                          : measure_combos(c->sp, 1000, &combos, &n));
     if (!(ref = hk_asprintf("%s/ref-accuracy", c->work))) {
         rc = HK_ENOMEM;
         goto out;
@@ -1964,151 +1966,7 @@ out:
     return rc;
 }
 
-/* ---- evidence: SASS, Nsight Compute, roofline ---- */
-
-/* Counts the instructions of cuobjdump --dump-sass output in the functions whose name
- * mentions the kernel: global load/store widths, local memory (spills), shared memory and
- * tensor-core instructions. Counting mnemonics is enough to show wide loads appearing or
- * local traffic disappearing between baseline and best. */
-static json_t *sass_summary(const char *text, const char *kernel)
-{
-    struct {
-        const char *key;
-        long n;
-    } k[] = {{"LDG.32", 0},  {"LDG.64", 0},  {"LDG.128", 0}, {"STG.32", 0}, {"STG.64", 0},
-             {"STG.128", 0}, {"LDL", 0},     {"STL", 0},     {"LDS", 0},    {"STS", 0},
-             {"HMMA", 0},    {"HGMMA", 0},   {"IMMA", 0},    {"FFMA", 0},   {"ATOM", 0},
-             {"total", 0}};
-    bool in_kernel = false;
-    int functions = 0;
-    const char *p = text;
-    while (p && *p) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        char line[512];
-        size_t l = len < sizeof line - 1 ? len : sizeof line - 1;
-        memcpy(line, p, l);
-        line[l] = '\0';
-        p = nl ? nl + 1 : p + len;
-        char *fn = strstr(line, "Function : ");
-        if (fn) {
-            in_kernel = strstr(fn + 11, kernel) != NULL;
-            functions += in_kernel;
-            continue;
-        }
-        char *ins = strstr(line, "*/");
-        if (!in_kernel || !ins || !strstr(line, ";"))
-            continue;
-        ins += 2;
-        while (*ins == ' ')
-            ins++;
-        if (*ins == '@') { /* predicate */
-            while (*ins && *ins != ' ')
-                ins++;
-            while (*ins == ' ')
-                ins++;
-        }
-        char op[64];
-        size_t o = 0;
-        while (ins[o] && ins[o] != ' ' && ins[o] != ';' && o < sizeof op - 1) {
-            op[o] = ins[o];
-            o++;
-        }
-        op[o] = '\0';
-        if (!o)
-            continue;
-        k[15].n++;
-        int width = strstr(op, ".128") ? 2 : strstr(op, ".64") ? 1 : 0;
-        if (!strncmp(op, "LDG", 3))
-            k[0 + width].n++;
-        else if (!strncmp(op, "STG", 3))
-            k[3 + width].n++;
-        else if (!strncmp(op, "LDL", 3))
-            k[6].n++;
-        else if (!strncmp(op, "STL", 3))
-            k[7].n++;
-        else if (!strncmp(op, "LDS", 3))
-            k[8].n++;
-        else if (!strncmp(op, "STS", 3))
-            k[9].n++;
-        else if (!strncmp(op, "HGMMA", 5))
-            k[11].n++;
-        else if (!strncmp(op, "HMMA", 4))
-            k[10].n++;
-        else if (!strncmp(op, "IMMA", 4))
-            k[12].n++;
-        else if (!strncmp(op, "FFMA", 4))
-            k[13].n++;
-        else if (!strncmp(op, "ATOM", 4) || !strncmp(op, "RED", 3))
-            k[14].n++;
-    }
-    if (!functions)
-        return NULL;
-    json_t *j = json_object();
-    for (size_t i = 0; j && i < HK_ARRAY_LEN(k); i++)
-        json_object_set_new(j, k[i].key, json_integer(k[i].n));
-    if (j)
-        json_object_set_new(j, "functions", json_integer(functions));
-    return j;
-}
-
-/* The three metrics from `ncu --csv` output: finds the "Metric Name" and "Metric Value"
- * columns in the header and reads every row (quoted CSV, no quotes inside fields). */
-static json_t *ncu_metrics(const char *text)
-{
-    int name_col = -1, value_col = -1;
-    json_t *j = json_object();
-    const char *p = text;
-    while (j && p && *p) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        char line[2048];
-        size_t l = len < sizeof line - 1 ? len : sizeof line - 1;
-        memcpy(line, p, l);
-        line[l] = '\0';
-        p = nl ? nl + 1 : p + len;
-        if (line[0] != '"')
-            continue;
-        char *fields[64];
-        int nf = 0;
-        for (char *q = line; *q == '"' && nf < 64;) {
-            char *end = strchr(q + 1, '"');
-            if (!end)
-                break;
-            *end = '\0';
-            fields[nf++] = q + 1;
-            q = end + 1;
-            if (*q == ',')
-                q++;
-        }
-        if (name_col < 0) {
-            for (int i = 0; i < nf; i++) {
-                if (!strcmp(fields[i], "Metric Name"))
-                    name_col = i;
-                else if (!strcmp(fields[i], "Metric Value"))
-                    value_col = i;
-            }
-            continue;
-        }
-        if (value_col < 0 || name_col >= nf || value_col >= nf)
-            continue;
-        char num[64];
-        size_t w = 0;
-        for (const char *v = fields[value_col]; *v && w < sizeof num - 1; v++)
-            if (*v != ',') /* thousands separators */
-                num[w++] = *v;
-        num[w] = '\0';
-        char *end = NULL;
-        double v = strtod(num, &end);
-        if (end != num)
-            json_object_set_new(j, fields[name_col], json_real(v));
-    }
-    if (j && json_object_size(j) == 0) {
-        json_decref(j);
-        return NULL;
-    }
-    return j;
-}
+/* ---- evidence: SASS, Nsight Compute, roofline (parsed by evidence.h) ---- */
 
 static int run_tool(ep_ctx *c, const char *const *argv, const char *cwd, unsigned timeout_ms,
                     size_t out_max, runner_result *r)
@@ -2118,97 +1976,102 @@ static int run_tool(ep_ctx *c, const char *const *argv, const char *cwd, unsigne
     return measure_run_argv(&c->mo, &rs, r);
 }
 
-static const char *tail_line(const char *s)
+static void sass_evidence(ep_ctx *c, ep_rec *r)
 {
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
-        n--;
-    const char *p = s + n;
-    while (p > s && p[-1] != '\n')
-        p--;
-    return p;
+    char *tool = NULL, **argv = NULL;
+    runner_result res;
+    memset(&res, 0, sizeof res);
+    if (cc_find_tool(CC_NVIDIA, "cuobjdump", &tool) != HK_OK) {
+        ep__log(c, "info", "no cuobjdump here: no SASS summary for v%d", r->number);
+        return;
+    }
+    evidence_sass_list l;
+    memset(&l, 0, sizeof l);
+    if (evidence_cuobjdump_argv(tool, r->exe, &argv) == HK_OK &&
+        run_tool(c, (const char *const *)argv, r->dir, 120000, (size_t)64 << 20, &res) == HK_OK &&
+        res.exit_code == 0 && evidence_sass_parse(res.out, res.out_len, &l) == HK_OK) {
+        const evidence_sass *k = evidence_sass_find(&l, c->o->kernel, c->arch);
+        if (!k)
+            k = evidence_sass_find(&l, c->o->kernel, NULL);
+        json_t *j = NULL;
+        if (k && evidence_sass_json(k, &j) == HK_OK)
+            record_evidence(c, r->vid, "sass", j);
+        else
+            ep__log(c, "warn", "cuobjdump: no function %s in v%d", c->o->kernel, r->number);
+    } else if (!stopped(c)) {
+        ep__log(c, "warn", "cuobjdump --dump-sass gave no SASS for v%d (exit %d)", r->number,
+                res.exit_code);
+    }
+    evidence_sass_list_free(&l);
+    runner_result_free(&res);
+    evidence_argv_free(argv);
+    hk_free(tool);
+}
+
+static void ncu_evidence(ep_ctx *c, ep_rec *r)
+{
+    char *tool = NULL, **pargv = NULL, **argv = NULL, *out = NULL, *why = NULL;
+    runner_result res;
+    memset(&res, 0, sizeof res);
+    if (cc_find_tool(CC_NVIDIA, "ncu", &tool) != HK_OK)
+        return;
+    out = hk_asprintf("%s/ncu.out", r->dir);
+    harness_run hr = {.mode = "run", .size = c->base.primary_size, .seed = c->base.time_seed,
+                      .dist = c->base.time_dist, .check_seed = -1, .out = out,
+                      .block = r->block_set ? r->block : NULL};
+    evidence_ncu n;
+    memset(&n, 0, sizeof n);
+    int rc = out ? harness_run_argv(r->exe, &hr, &pargv) : HK_ENOMEM;
+    if (!rc)
+        rc = evidence_ncu_argv(tool, c->o->kernel, 1, (const char *const *)pargv, &argv);
+    if (!rc)
+        rc = run_tool(c, (const char *const *)argv, r->dir, 300000, (size_t)4 << 20, &res);
+    if (!rc)
+        rc = evidence_ncu_parse(res.out, res.out_len, c->o->kernel, &n, &why);
+    json_t *j = NULL;
+    if (!rc && evidence_ncu_json(&n, &j) == HK_OK)
+        record_evidence(c, r->vid, "ncu", j);
+    else if (!stopped(c))
+        ep__log(c, "warn", "ncu gave no metrics for v%d (%s)%s%s", r->number, hk_strerror(rc),
+                why ? ": " : "", why ? why : "");
+    evidence_ncu_clear(&n);
+    runner_result_free(&res);
+    harness_argv_free(pargv);
+    evidence_argv_free(argv);
+    if (out)
+        unlink(out);
+    hk_free(out);
+    hk_free(why);
+    hk_free(tool);
+}
+
+static void roofline_evidence(ep_ctx *c, ep_rec *r)
+{
+    double ms = r == c->base_rec ? c->verified_speedup.a_median : c->verified_speedup.b_median;
+    if (!(isfinite(ms) && ms > 0))
+        ms = r->median_ms;
+    if (!(isfinite(ms) && ms > 0))
+        return;
+    double bps, fps, pct;
+    measure_rates(&c->mo, c->base.primary_size, ms, &bps, &fps, &pct);
+    evidence_roofline rl;
+    json_t *j = NULL;
+    if (evidence_roofline_compute(bps * ms / 1e3, fps * ms / 1e3, ms, c->mo.peak_bytes_per_s,
+                                  c->mo.peak_flops, &rl) == HK_OK &&
+        evidence_roofline_json(&rl, &j) == HK_OK)
+        record_evidence(c, r->vid, "roofline", j);
 }
 
 static void ep__evidence(ep_ctx *c, ep_rec *r)
 {
-    char *tool = NULL;
-    runner_result res;
-    memset(&res, 0, sizeof res);
-    /* SASS (no GPU needed, only cuobjdump) */
-    if (!stopped(c) && cc_find_tool(CC_NVIDIA, "cuobjdump", &tool) == HK_OK) {
-        const char *argv[] = {tool, "--dump-sass", r->exe, NULL};
-        if (run_tool(c, argv, r->dir, 120000, (size_t)64 << 20, &res) == HK_OK &&
-            res.exit_code == 0) {
-            json_t *j = sass_summary(res.out, c->o->kernel);
-            if (j)
-                record_evidence(c, r->vid, "sass", j);
-            else
-                ep__log(c, "warn", "cuobjdump: no function named like %s in v%d", c->o->kernel,
-                        r->number);
-        } else {
-            ep__log(c, "warn", "cuobjdump --dump-sass failed on v%d (exit %d)", r->number,
-                    res.exit_code);
-        }
-        runner_result_free(&res);
-    } else if (!stopped(c)) {
-        ep__log(c, "info", "no cuobjdump here: no SASS summary");
-    }
-    hk_free(tool);
-    tool = NULL;
-    if (!c->has_gpu || !c->have_base || !r->evaluated)
+    if (stopped(c))
+        return; /* a stopped episode gets its report, without running more programs */
+    sass_evidence(c, r);
+    if (!c->has_gpu || !c->have_base || !(r == c->base_rec || r->evaluated))
         return;
-    /* Nsight Compute on one run, where it works (counters may be refused to non-root) */
-    if (!stopped(c) && cc_find_tool(CC_NVIDIA, "ncu", &tool) == HK_OK) {
-        char *out = hk_asprintf("%s/ncu.out", r->dir);
-        char size[16], seed[32], block[64];
-        snprintf(size, sizeof size, "%d", c->base.primary_size);
-        snprintf(seed, sizeof seed, "%lld", c->base.time_seed);
-        snprintf(block, sizeof block, "%lld,%lld,%lld", r->block[0], r->block[1], r->block[2]);
-        const char *argv[] = {tool, "--clock-control", "none", "--csv", "--metrics",
-                              "dram__throughput.avg.pct_of_peak_sustained_elapsed,"
-                              "sm__throughput.avg.pct_of_peak_sustained_elapsed,"
-                              "sm__warps_active.avg.pct_of_peak_sustained_active",
-                              r->exe, "--mode", "run", "--size", size, "--seed", seed,
-                              "--dist", "0", "--out", out ? out : "/dev/null",
-                              r->block_set ? "--block" : NULL, block, NULL};
-        int rr = run_tool(c, argv, r->dir, 300000, (size_t)4 << 20, &res);
-        json_t *j = rr == HK_OK && res.exit_code == 0 ? ncu_metrics(res.out) : NULL;
-        if (j)
-            record_evidence(c, r->vid, "ncu", j);
-        else
-            ep__log(c, "warn", "ncu gave no metrics for v%d (exit %d): %.200s", r->number,
-                    res.exit_code, res.err ? tail_line(res.err) : "");
-        runner_result_free(&res);
-        if (out)
-            unlink(out);
-        hk_free(out);
-    }
-    hk_free(tool);
-    /* roofline position at the primary size */
-    double ms = r == c->base_rec ? c->verified_speedup.a_median : c->verified_speedup.b_median;
-    if (!isfinite(ms) || ms <= 0)
-        ms = r->median_ms;
-    if (!isfinite(ms) || ms <= 0)
-        return;
-    double bps, fps, pct;
-    measure_rates(&c->mo, c->base.primary_size, ms, &bps, &fps, &pct);
-    double ridge = c->mo.peak_bytes_per_s > 0 ? c->mo.peak_flops / c->mo.peak_bytes_per_s : NAN;
-    double intensity = isfinite(bps) && bps > 0 && isfinite(fps) ? fps / bps : NAN;
-    json_t *j = json_object();
-    if (j) {
-        json_object_set_new(j, "median_ms", json_real(ms));
-        json_object_set_new(j, "bytes_per_s", num_or_null(bps));
-        json_object_set_new(j, "flop_per_s", num_or_null(fps));
-        json_object_set_new(j, "roofline_pct", num_or_null(pct));
-        json_object_set_new(j, "peak_bytes_per_s", num_or_null(c->mo.peak_bytes_per_s > 0 ? c->mo.peak_bytes_per_s : NAN));
-        json_object_set_new(j, "peak_flop_per_s", num_or_null(c->mo.peak_flops > 0 ? c->mo.peak_flops : NAN));
-        json_object_set_new(j, "intensity_flop_per_byte", num_or_null(intensity));
-        json_object_set_new(j, "ridge_flop_per_byte", num_or_null(ridge));
-        json_object_set_new(j, "bound", isfinite(intensity) && isfinite(ridge)
-                                            ? json_string(intensity < ridge ? "memory" : "compute")
-                                            : json_null());
-        record_evidence(c, r->vid, "roofline", j);
-    }
+    if (c->o->gpu != EP_GPU_SIMULATED && !stopped(c))
+        ncu_evidence(c, r);
+    roofline_evidence(c, r);
 }
 
 /* ---- hkls verify-candidate: one candidate through the episode's pipeline ---- */

@@ -380,6 +380,46 @@ int measure_combos(const spec *s, long long seed_offset, measure_combo **out, si
     return HK_OK;
 }
 
+/* Elements in all buffers at size k: what a run at that size costs. */
+static double size_cost(const spec *s, size_t k)
+{
+    double total = 0;
+    for (size_t i = 0; i < s->n_args; i++) {
+        expr_value v;
+        char err[64];
+        if (s->args[i].count && spec_eval(s, s->args[i].count, k, 132, &v, err, sizeof err) == HK_OK)
+            total += expr_value_double(v);
+    }
+    return total;
+}
+
+int measure_combos_quick(const spec *s, long long seed_offset, measure_combo **out,
+                         size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    if (!s || !s->n_sizes || !s->n_seeds || !s->n_dists)
+        return HK_EINVAL;
+    size_t small = 0;
+    for (size_t z = 1; z < s->n_sizes; z++)
+        if (size_cost(s, z) < size_cost(s, small))
+            small = z;
+    size_t n = s->n_seeds * s->n_dists + (s->n_sizes - 1) * s->n_dists;
+    measure_combo *c = hk_calloc(n, sizeof *c);
+    if (!c)
+        return HK_ENOMEM;
+    size_t k = 0;
+    for (size_t d = 0; d < s->n_dists; d++)
+        for (size_t e = 0; e < s->n_seeds; e++)
+            c[k++] = (measure_combo){(int)small, (int)d, s->seeds[e] + seed_offset};
+    for (size_t z = 0; z < s->n_sizes; z++)
+        for (size_t d = 0; z != small && d < s->n_dists; d++)
+            c[k++] = (measure_combo){(int)z, (int)d, s->seeds[0] + seed_offset};
+    *out = c;
+    *n_out = k;
+    return HK_OK;
+}
+
 /* ---- one program run ---- */
 
 void measure_run_clear(measure_run *r)
@@ -952,7 +992,8 @@ int measure_baseline_run(const measure_opts *o, const measure_prog *p, const cha
     int rc = HK_OK;
     if (!(out->ref_dir = hk_strdup(ref_dir)))
         return HK_ENOMEM;
-    TRY(measure_combos(s, 0, &out->combos, &out->n_combos));
+    TRY(o->quick_check ? measure_combos_quick(s, 0, &out->combos, &out->n_combos)
+                       : measure_combos(s, 0, &out->combos, &out->n_combos));
     out->time_seed = s->seeds[0];
     out->time_dist = 0;
     /* the harness's own default re-check seed: one no combination uses */

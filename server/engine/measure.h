@@ -66,6 +66,11 @@ typedef struct {
     /* argv prefix put before every benchmark program run (NULL-terminated), e.g. a tool
      * such as compute-sanitizer, or the simulated GPU of the CI tests; NULL: none */
     const char *const *wrapper;
+    /* The combinations a candidate is checked on during the search: false (default) every
+     * (size, seed, distribution); true: every (seed, distribution) at the smallest size and
+     * every distribution with the first seed at the others (measure_combos_quick). The
+     * accuracy stage re-checks the best on the same kind of set with new seeds (+1000). */
+    bool quick_check;
     /* When *stop becomes non-zero (a signal handler sets it), running children are killed
      * (whole process groups) and the call returns HK_ECANCELED. May be NULL. */
     const volatile sig_atomic_t *stop;
@@ -142,6 +147,12 @@ typedef struct {
  * written), then distributions, then seeds. *out: new array (hk_free). HK_OK, HK_ENOMEM,
  * HK_EINVAL (a spec without sizes, seeds or distributions). */
 int measure_combos(const spec *s, long long seed_offset, measure_combo **out, size_t *n_out);
+
+/* The quick set: every (seed + seed_offset, dist) at the smallest size (fewest buffer
+ * elements), then every dist with the first seed at each other size -- the large sizes,
+ * whose runs cost seconds each, once per distribution. Same returns as measure_combos. */
+int measure_combos_quick(const spec *s, long long seed_offset, measure_combo **out,
+                         size_t *n_out);
 
 /* The outcome of one process of the generated program. Owns details and json. */
 typedef struct {
@@ -278,7 +289,8 @@ typedef struct {
 
 void measure_baseline_clear(measure_baseline *b);
 
-/* Runs the baseline program exe: reference outputs for every combination into ref_dir,
+/* Runs the baseline program exe: reference outputs for every combination (the quick set
+ * with o->quick_check) into ref_dir,
  * then time mode at every size (keeping the re-check outputs as references). v says
  * whether the baseline itself works (the episode stops when it does not). HK_OK,
  * HK_ECANCELED, HK_ENOMEM, HK_EIO. */

@@ -161,6 +161,16 @@ static void test_combos(void **state)
     assert_int_equal(c[5].dist, 1);
     assert_int_equal(c[19].size, 1);
     hk_free(c);
+    /* quick: 5 seeds x 2 dists at size 0, then 2 dists at size 1 with the first seed */
+    assert_int_equal(measure_combos_quick(f->sp, 0, &c, &n), HK_OK);
+    assert_int_equal(n, 12);
+    assert_int_equal(c[0].size, 0);
+    assert_int_equal(c[9].seed, 5);
+    assert_int_equal(c[10].size, 1);
+    assert_int_equal(c[10].dist, 0);
+    assert_int_equal(c[11].dist, 1);
+    assert_int_equal(c[11].seed, 1);
+    hk_free(c);
 }
 
 static void test_baseline_and_ok(void **state)
