@@ -1639,6 +1639,9 @@ static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate 
         measure_opts mo = c->mo;
         mo.spec = &cs.sp;
         rc = measure_build_prepare(&mo, r->dir, r->text, r->len, k->flags, &r->build);
+        const char *slash = strrchr(c->file_abs, '/');
+        if (rc == HK_OK && !(r->build.name = hk_strdup(slash ? slash + 1 : c->file_abs)))
+            rc = HK_ENOMEM;
     }
     cand_spec_clear(&cs);
     if (rc == HK_ENOMEM)
@@ -2198,6 +2201,12 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
     hk_free(cdir);
     if (rc)
         goto out;
+    {
+        const char *slash = strrchr(vo->candidate, '/');
+        cb.name = hk_strdup(slash ? slash + 1 : vo->candidate);
+        slash = strrchr(c->sp->source_path, '/');
+        bb.name = hk_strdup(slash ? slash + 1 : c->sp->source_path);
+    }
     ep__log(c, "info", "compiling the baseline and the candidate for %s", c->arch);
     TRY(runner_pool_new(2, &pool));
     runner_spec rs;

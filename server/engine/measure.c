@@ -187,6 +187,7 @@ void measure_build_free(measure_build *b)
     hk_free(b->src);
     hk_free(b->prog);
     hk_free(b->exe);
+    hk_free(b->name);
     harness_argv_free(b->argv);
     memset(b, 0, sizeof *b);
 }
@@ -256,7 +257,8 @@ void measure_compile_clear(measure_compile *c)
 
 /* The first error lines of a failed compile: the parsed errors when there are any, else
  * the head of the raw output (a linker or driver failure has no file:line). */
-static char *compile_details(const measure_compile *c, const runner_result *r)
+static char *compile_details(const measure_compile *c, const runner_result *r,
+                             const char *name)
 {
     struct hk_buf b;
     hk_buf_init(&b, MEASURE_MAX_DETAILS);
@@ -266,8 +268,10 @@ static char *compile_details(const measure_compile *c, const runner_result *r)
         if (d->severity != CC_ERROR)
             continue;
         const char *base = d->file ? strrchr(d->file, '/') : NULL;
-        int rc = d->file ? hk_buf_printf(&b, "%s:%d: error: %s\n", base ? base + 1 : d->file,
-                                         d->line, d->message)
+        base = base ? base + 1 : d->file;
+        if (base && name && !strcmp(base, "kernel.cu"))
+            base = name;
+        int rc = d->file ? hk_buf_printf(&b, "%s:%d: error: %s\n", base, d->line, d->message)
                          : hk_buf_printf(&b, "error: %s\n", d->message);
         if (rc)
             break;
@@ -301,7 +305,6 @@ int measure_build_finish(const measure_opts *o, const measure_build *b, const ru
                          measure_compile *out)
 {
     (void)o;
-    (void)b;
     memset(out, 0, sizeof *out);
     out->wall_ms = r->wall_ms;
     if (r->error) {
@@ -321,7 +324,7 @@ int measure_build_finish(const measure_opts *o, const measure_build *b, const ru
         out->details = hk_asprintf("the compiler took longer than %ld ms and was killed",
                                    r->wall_ms);
     } else if (r->exit_code != 0 || r->term_signal) {
-        out->details = compile_details(out, r);
+        out->details = compile_details(out, r, b ? b->name : NULL);
     } else {
         out->ok = true;
         return HK_OK;

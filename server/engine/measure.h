@@ -93,6 +93,9 @@ typedef struct {
     char *prog;     /* dir/bench.cu: the generated program including it */
     char *exe;      /* dir/bench */
     char **argv;    /* the nvcc command line (harness_argv_free) */
+    char *name;     /* what compiler messages call the candidate ("kernel.cu" is replaced
+                     * by it), e.g. the user's file name; NULL: kernel.cu. Set by the caller
+                     * after prepare (hk_strdup; freed with the build) */
 } measure_build;
 
 void measure_build_free(measure_build *b);
