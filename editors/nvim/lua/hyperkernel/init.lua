@@ -1,0 +1,686 @@
+-- Neovim client of hkls (0.7.2 and newer): starts the server with vim.lsp.start_client (0.7
+-- has no vim.lsp.start), attaches it to cuda/hip buffers and adds the optimization-episode
+-- commands of issue 4 (optimize, cancel, history, apply, report, episodes), progress in the
+-- echo area and a statusline function. Diagnostics, hover, symbols and code actions are
+-- Neovim's own LSP features; this module only adds what Neovim has no UI for.
+local M = {}
+
+local defaults = {
+  cmd = { 'hkls' },
+  -- Default target of :HyperKernelOptimize: 'nvidia', 'dcu', or precise ('nvidia:sm_90').
+  target = 'nvidia',
+  budget = nil, -- episodes.budget (candidates)
+  minutes = nil, -- episodes.minutes
+  db = nil, -- episodes.db (history database)
+  engines = nil, -- { {name=, kind='builtin'|'openai'|'anthropic', endpoint=, model=}, ... }
+  filetypes = { 'cuda', 'hip' },
+  root_markers = { '.hyperkernel.json', 'compile_commands.json', '.git' },
+  init_options = {}, -- merged over the settings above (e.g. {episodes = {simulate = true}} in CI)
+  progress = true, -- echo $/progress of episodes
+  on_attach = nil, -- function(client, bufnr)
+  timeout_ms = 10000, -- for the plugin's own requests
+}
+
+M.config = vim.deepcopy(defaults)
+M.client_id = nil
+-- Progress of our episodes: token -> {title, message, percentage, done}
+M.progress = {}
+-- Running episodes from hyperkernel/episodeChanged: episode id -> params
+M.running = {}
+-- What the last command did ({ok=bool, message=string, ...}), for scripts and tests.
+M.last = nil
+
+local FINAL = { completed = true, stopped = true, failed = true }
+
+local function notify(msg, level)
+  vim.notify('[hyperkernel] ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function is_precise_target(t)
+  return type(t) == 'string' and (t:match('^nvidia:sm_[%w_]+$') or t:match('^dcu:gfx%w+$')
+    or t:match('^sm_%w+$') or t:match('^gfx%w+$')) ~= nil
+end
+
+local function family(t)
+  if type(t) ~= 'string' then
+    return nil
+  end
+  if t:match('^nvidia') or t:match('^sm_') then
+    return 'nvidia'
+  end
+  if t:match('^dcu') or t:match('^amd') or t:match('^gfx') then
+    return 'dcu'
+  end
+  return nil
+end
+
+-- The settings sent as init_options and with workspace/didChangeConfiguration.
+function M.server_settings()
+  local c = M.config
+  local s = {}
+  if is_precise_target(c.target) then
+    s.target = c.target
+  end
+  local ep = {}
+  ep.budget = c.budget
+  ep.minutes = c.minutes
+  ep.db = c.db
+  if next(ep) then
+    s.episodes = ep
+  end
+  if c.engines then
+    s.engines = c.engines
+  end
+  return vim.tbl_deep_extend('force', s, c.init_options or {})
+end
+
+-- ---- status line and progress ----
+
+local function pct_text(p)
+  if type(p) == 'number' then
+    return string.format(' %d%%', math.floor(p + 0.5))
+  end
+  return ''
+end
+
+--- Text for 'statusline': the running episodes, '' when none.
+--- Example: set statusline=%f\ %{v:lua.require'hyperkernel'.statusline()}
+function M.statusline()
+  local items = {}
+  for _, e in pairs(M.running) do
+    table.insert(items, e)
+  end
+  if #items == 0 then
+    return ''
+  end
+  if #items == 1 then
+    local e = items[1]
+    return string.format('HK %s: %s%s', e.kernel or '?', e.stage or e.status or 'running', pct_text(e.percent))
+  end
+  return string.format('HK %d episodes', #items)
+end
+
+local function redraw()
+  pcall(vim.cmd, 'redrawstatus!')
+end
+
+local function echo_progress(token)
+  local p = M.progress[token]
+  if not p or not M.config.progress then
+    return
+  end
+  local text = (p.title or 'hyperkernel') .. ': ' .. (p.message or '') .. pct_text(p.percentage)
+  if p.done then
+    text = text .. ' (done)'
+  end
+  -- One line, no hit-enter prompt; history keeps the end message only.
+  text = text:gsub('\n', ' ')
+  local width = vim.o.columns - 12
+  if width > 20 and #text > width then
+    text = text:sub(1, width - 3) .. '...'
+  end
+  vim.api.nvim_echo({ { text } }, p.done or false, {})
+end
+
+local function on_progress(err, result, ctx, cfg)
+  -- Neovim's own handler keeps client.messages.progress (used by other statusline plugins).
+  pcall(vim.lsp.handlers['$/progress'], err, result, ctx, cfg)
+  if not result or type(result.value) ~= 'table' then
+    return
+  end
+  local v, token = result.value, result.token
+  local p = M.progress[token] or {}
+  if v.kind == 'begin' then
+    p = { title = v.title, message = v.message, percentage = v.percentage }
+  elseif v.kind == 'report' then
+    p.message = v.message or p.message
+    p.percentage = v.percentage or p.percentage
+  elseif v.kind == 'end' then
+    p.message = v.message or p.message
+    p.done = true
+  end
+  M.progress[token] = p
+  echo_progress(token)
+  redraw()
+end
+
+local function on_episode_changed(_, e)
+  if type(e) ~= 'table' or e.episode == nil then
+    return vim.NIL
+  end
+  if FINAL[e.status] then
+    M.running[e.episode] = nil
+    if e.status == 'failed' then
+      notify(string.format('episode %s (%s) failed: %s', e.episode, e.kernel or '?', e.message or ''), vim.log.levels.ERROR)
+    end
+  else
+    M.running[e.episode] = vim.tbl_extend('force', M.running[e.episode] or {}, e)
+  end
+  redraw()
+  return vim.NIL
+end
+
+-- ---- the client ----
+
+local function root_dir(fname)
+  local dir = vim.fn.fnamemodify(fname, ':p:h')
+  local found = nil
+  for _, marker in ipairs(M.config.root_markers) do
+    local hit = vim.fn.findfile(marker, dir .. ';')
+    if hit == '' then
+      hit = vim.fn.finddir(marker, dir .. ';')
+    end
+    if hit ~= '' then
+      found = vim.fn.fnamemodify(hit, ':p:h')
+      if marker == '.git' then
+        found = vim.fn.fnamemodify(hit, ':p:h:h')
+      end
+      break
+    end
+  end
+  return found or dir
+end
+
+function M.client()
+  if not M.client_id then
+    return nil
+  end
+  local c = vim.lsp.get_client_by_id(M.client_id)
+  if not c or c.is_stopped() then
+    return nil
+  end
+  return c
+end
+
+local function start(bufnr)
+  local fname = vim.api.nvim_buf_get_name(bufnr)
+  local id = vim.lsp.start_client({
+    name = 'hyperkernel',
+    cmd = M.config.cmd,
+    root_dir = root_dir(fname),
+    init_options = M.server_settings(),
+    -- The server checks the document after workspace/applyEdit: send each change at once
+    -- (0.7 debounces by 150 ms by default, which would let that check see the old text).
+    flags = { debounce_text_changes = 0 },
+    handlers = {
+      ['$/progress'] = on_progress,
+      ['hyperkernel/episodeChanged'] = on_episode_changed,
+    },
+    on_attach = M.config.on_attach,
+    on_exit = function(code, signal)
+      M.running = {}
+      if code ~= 0 then
+        vim.schedule(function()
+          notify(string.format('hkls exited (code %s, signal %s)', tostring(code), tostring(signal)), vim.log.levels.WARN)
+        end)
+      end
+    end,
+  })
+  if not id then
+    notify('could not start ' .. table.concat(M.config.cmd, ' ') .. ' (is hkls on PATH? setup{cmd=...})', vim.log.levels.ERROR)
+    return nil
+  end
+  M.client_id = id
+  return id
+end
+
+--- Attaches hkls to bufnr (default: current buffer), starting it when needed.
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if vim.api.nvim_buf_get_option(bufnr, 'buftype') ~= '' then
+    return
+  end
+  local id = (M.client() and M.client_id) or start(bufnr)
+  if id then
+    vim.lsp.buf_attach_client(bufnr, id)
+  end
+end
+
+-- ---- requests ----
+
+-- Calls cb(result) on success; reports errors itself (and to cb_err if given).
+local function request(method, params, cb, bufnr, cb_err)
+  local c = M.client()
+  if not c then
+    local msg = 'hkls is not running for this buffer (open a .cu/.cuh/.hip file, or check setup{cmd=...})'
+    notify(msg, vim.log.levels.ERROR)
+    if cb_err then
+      cb_err(msg)
+    end
+    return
+  end
+  c.request(method, params, function(err, result)
+    if err then
+      local msg = string.format('%s: %s', method, err.message or vim.inspect(err))
+      notify(msg, vim.log.levels.ERROR)
+      if cb_err then
+        cb_err(msg)
+      end
+      return
+    end
+    cb(result)
+  end, bufnr or 0)
+end
+
+local function exec(command, args, cb, cb_err)
+  request('workspace/executeCommand', { command = command, arguments = args }, cb, nil, cb_err)
+end
+
+local function finish(cb, res)
+  M.last = res
+  if cb then
+    cb(res)
+  end
+end
+
+-- The code actions the server offers at the cursor (it knows the kernel around the cursor
+-- or at a launch site). cb(actions)
+local function actions_at_cursor(cb, cb_err)
+  local c = M.client()
+  if not c then
+    return request('textDocument/codeAction', {}, cb, nil, cb_err)
+  end
+  local params = vim.lsp.util.make_range_params(0, c.offset_encoding)
+  params.context = { diagnostics = {} }
+  request('textDocument/codeAction', params, function(r)
+    cb(r or {})
+  end, 0, cb_err)
+end
+
+local function command_of(a)
+  if type(a.command) == 'string' then
+    return { command = a.command, arguments = a.arguments, title = a.title }
+  end
+  return a.command
+end
+
+--- :HyperKernelOptimize [target] -- starts an episode for the kernel at the cursor.
+--- target: 'nvidia', 'dcu' or precise ('nvidia:sm_90'); default setup{target}.
+--- cb({ok, episode, token, message}) when the server answered (the episode runs on).
+function M.optimize(target, cb)
+  target = (target and target ~= '') and target or M.config.target
+  local fam = family(target)
+  if not fam then
+    notify('target must be nvidia, dcu, nvidia:sm_XX or dcu:gfxNNN, not ' .. tostring(target), vim.log.levels.ERROR)
+    return finish(cb, { ok = false, message = 'bad target' })
+  end
+  local fail = function(msg)
+    finish(cb, { ok = false, message = msg })
+  end
+  actions_at_cursor(function(actions)
+    local chosen = nil
+    for _, a in ipairs(actions) do
+      local cmd = command_of(a)
+      local arg = cmd and cmd.arguments and cmd.arguments[1]
+      if cmd and cmd.command == 'hyperkernel.optimize' and type(arg) == 'table' and not a.disabled
+          and family(arg.target) == fam and not arg.engine then
+        chosen = vim.deepcopy(cmd)
+        break
+      end
+    end
+    if not chosen then
+      local msg = 'no kernel at the cursor to optimize for ' .. fam .. ' (put the cursor in a __global__ function or on its launch)'
+      notify(msg, vim.log.levels.WARN)
+      return fail(msg)
+    end
+    if target:find(':') then
+      chosen.arguments[1].target = target
+    end
+    exec('hyperkernel.optimize', chosen.arguments, function(r)
+      r = r or {}
+      notify(string.format('episode %s started: %s', tostring(r.episode), chosen.title or chosen.arguments[1].kernel))
+      finish(cb, { ok = r.episode ~= nil, episode = r.episode, token = r.token, kernel = chosen.arguments[1].kernel })
+    end, fail)
+  end, fail)
+end
+
+local function pick_episode(status, prompt, cb)
+  request('hyperkernel/episodes', { status = status }, function(rows)
+    rows = rows or {}
+    if #rows == 0 then
+      notify('no ' .. table.concat(status or { '' }, '/') .. ' episodes')
+      return cb(nil)
+    end
+    if #rows == 1 then
+      return cb(rows[1].id)
+    end
+    vim.ui.select(rows, {
+      prompt = prompt,
+      format_item = function(e)
+        return string.format('#%s %s %s %s', e.id, e.kernel or '?', e.status or '', e.stage or '')
+      end,
+    }, function(e)
+      cb(e and e.id)
+    end)
+  end)
+end
+
+--- :HyperKernelCancel [episode] -- stops an episode (asks which when several run).
+function M.cancel(episode, cb)
+  local function go(id)
+    if not id then
+      return finish(cb, { ok = false, message = 'nothing to cancel' })
+    end
+    request('hyperkernel/cancel', { episode = tonumber(id) }, function(r)
+      local ok = r and r.ok ~= false
+      notify(ok and ('episode ' .. id .. ' cancelled') or ('episode ' .. id .. ': ' .. tostring(r and r.message)),
+        ok and vim.log.levels.INFO or vim.log.levels.WARN)
+      finish(cb, { ok = ok, episode = tonumber(id), message = r and r.message })
+    end, nil, function(msg)
+      finish(cb, { ok = false, message = msg })
+    end)
+  end
+  if episode and episode ~= '' then
+    if not tonumber(episode) then
+      notify('episode must be a number: ' .. tostring(episode), vim.log.levels.ERROR)
+      return finish(cb, { ok = false, message = 'bad episode' })
+    end
+    return go(episode)
+  end
+  pick_episode({ 'running' }, 'Cancel which episode?', go)
+end
+
+local function fmt_num(v, fmt)
+  return type(v) == 'number' and string.format(fmt, v) or '-'
+end
+
+-- Lines of a Markdown table of hyperkernel/history's answer.
+function M.history_lines(h, file)
+  local lines = { '# History of `' .. tostring(h.kernel) .. '`', '', 'File: ' .. file, '' }
+  local vs = h.versions or {}
+  if #vs == 0 then
+    table.insert(lines, 'No versions yet: :HyperKernelOptimize')
+    return lines
+  end
+  table.insert(lines, '| episode | version | status | time (ms) | speedup | bandwidth (GB/s) | max rel err | engine | created |')
+  table.insert(lines, '|---:|---|---|---:|---:|---:|---:|---|---|')
+  for _, v in ipairs(vs) do
+    table.insert(lines, string.format('| %s | v%s | %s | %s | %s | %s | %s | %s | %s |', tostring(v.episode or '-'),
+      tostring(v.version or '?'), tostring(v.status or '-'), fmt_num(v.ms, '%.3f'), fmt_num(v.speedup, '%.2fx'),
+      fmt_num(v.bandwidthGBs, '%.0f'), fmt_num(v.maxRelErr, '%.1e'), tostring(v.engine or '-'), tostring(v.created or '-')))
+  end
+  return lines
+end
+
+local function show_scratch(name, lines, ft)
+  vim.cmd('botright new')
+  local b = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_option(b, 'buftype', 'nofile')
+  vim.api.nvim_buf_set_option(b, 'bufhidden', 'wipe')
+  vim.api.nvim_buf_set_option(b, 'swapfile', false)
+  pcall(vim.api.nvim_buf_set_name, b, name)
+  vim.api.nvim_buf_set_lines(b, 0, -1, false, lines)
+  vim.api.nvim_buf_set_option(b, 'modifiable', false)
+  vim.api.nvim_buf_set_option(b, 'filetype', ft or 'markdown')
+  return b
+end
+
+-- The kernel at the cursor (from the server's optimize action there). cb(kernel, uri)
+local function kernel_at_cursor(cb, cb_err)
+  actions_at_cursor(function(actions)
+    for _, a in ipairs(actions) do
+      local cmd = command_of(a)
+      local arg = cmd and cmd.arguments and cmd.arguments[1]
+      if cmd and type(arg) == 'table' and arg.kernel and arg.uri then
+        return cb(arg.kernel, arg.uri)
+      end
+    end
+    local msg = 'no kernel at the cursor'
+    notify(msg, vim.log.levels.WARN)
+    if cb_err then
+      cb_err(msg)
+    end
+  end, cb_err)
+end
+
+--- :HyperKernelHistory -- the versions of the kernel at the cursor, in a scratch window.
+function M.history(cb)
+  local file = vim.api.nvim_buf_get_name(0)
+  local fail = function(msg)
+    finish(cb, { ok = false, message = msg })
+  end
+  kernel_at_cursor(function(kernel, uri)
+    request('hyperkernel/history', { uri = uri, kernel = kernel }, function(h)
+      h = h or { kernel = kernel }
+      local b = show_scratch('hyperkernel://history/' .. kernel, M.history_lines(h, file))
+      finish(cb, { ok = true, kernel = kernel, versions = h.versions or {}, bufnr = b })
+    end, nil, fail)
+  end, fail)
+end
+
+--- :HyperKernelEpisodes [status] -- the episode list in a scratch window.
+function M.episodes(status, cb)
+  local params = { limit = 200 }
+  if status and status ~= '' then
+    params.status = vim.split(status, ',', { plain = true })
+  end
+  request('hyperkernel/episodes', params, function(rows)
+    rows = rows or {}
+    local lines = { '| id | kernel | status | stage | target | engine | speedup | started | file |', '|---:|---|---|---|---|---|---:|---|---|' }
+    for _, e in ipairs(rows) do
+      table.insert(lines, string.format('| %s | %s | %s | %s | %s | %s | %s | %s | %s |', tostring(e.id), tostring(e.kernel or '-'),
+        tostring(e.status or '-'), tostring(e.stage or '-'), tostring(e.target or '-'), tostring(e.engine or '-'),
+        fmt_num(e.speedup, '%.2fx'), tostring(e.started or '-'), e.uri and vim.uri_to_fname(e.uri) or '-'))
+    end
+    if #rows == 0 then
+      lines = { 'No episodes.' }
+    end
+    local b = show_scratch('hyperkernel://episodes', lines)
+    finish(cb, { ok = true, episodes = rows, bufnr = b })
+  end, nil, function(msg)
+    finish(cb, { ok = false, message = msg })
+  end)
+end
+
+--- :HyperKernelReport [episode] -- paths of an episode's report; opens the Markdown one.
+--- Without an episode: the latest finished episode of the kernel at the cursor.
+function M.report(episode, cb)
+  local fail = function(msg)
+    finish(cb, { ok = false, message = msg })
+  end
+  local function go(id)
+    request('hyperkernel/report', { episode = tonumber(id) }, function(r)
+      if not r or not (r.md or r.html) then
+        return fail('episode ' .. id .. ' has no report')
+      end
+      notify(string.format('report of episode %s: %s', id, r.html or r.md))
+      if r.md and vim.fn.filereadable(r.md) == 1 then
+        vim.cmd('botright split ' .. vim.fn.fnameescape(r.md))
+      end
+      finish(cb, { ok = true, episode = tonumber(id), html = r.html, md = r.md, json = r.json })
+    end, nil, fail)
+  end
+  if episode and episode ~= '' then
+    if not tonumber(episode) then
+      return fail('episode must be a number')
+    end
+    return go(episode)
+  end
+  kernel_at_cursor(function(kernel, uri)
+    request('hyperkernel/episodes', { uri = uri, kernel = kernel, status = { 'completed', 'stopped', 'failed' }, limit = 1 }, function(rows)
+      if not rows or not rows[1] then
+        notify('no finished episode for ' .. kernel, vim.log.levels.WARN)
+        return fail('no finished episode')
+      end
+      go(rows[1].id)
+    end, nil, fail)
+  end, fail)
+end
+
+local function buf_text(bufnr)
+  return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, true), '\n')
+end
+
+-- The text bufnr would have after edits (a scratch copy, edited by Neovim's own code).
+local function expected_text(bufnr, edits, encoding)
+  local scratch = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(scratch, 0, -1, false, vim.api.nvim_buf_get_lines(bufnr, 0, -1, true))
+  local ok, err = pcall(vim.lsp.util.apply_text_edits, edits, scratch, encoding)
+  local text = ok and buf_text(scratch) or nil
+  vim.api.nvim_buf_delete(scratch, { force = true })
+  return text, err
+end
+
+--- :HyperKernelApply [version] -- applies a version of the kernel at the cursor (default:
+--- the best one the server offers) through hyperkernel.applyVersion, then checks the buffer
+--- text itself: Neovim 0.7 answers applied=true while refusing stale edits.
+--- cb({ok, message, episode, version})
+function M.apply(version, cb)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local fail = function(msg, level)
+    notify(msg, level or vim.log.levels.WARN)
+    finish(cb, { ok = false, message = msg })
+  end
+  if version and version ~= '' and not tonumber((tostring(version):gsub('^v', ''))) then
+    return fail('version must be a number (or vN): ' .. tostring(version), vim.log.levels.ERROR)
+  end
+  local want = version and version ~= '' and tonumber((tostring(version):gsub('^v', ''))) or nil
+  actions_at_cursor(function(actions)
+    local offers, disabled = {}, nil
+    for _, a in ipairs(actions) do
+      local cmd = command_of(a)
+      local arg = cmd and cmd.arguments and cmd.arguments[1]
+      if a.title and a.title:match('^Apply v%d+') then
+        if a.disabled then
+          disabled = a.disabled.reason
+        elseif cmd and type(arg) == 'table' then
+          table.insert(offers, { action = a, arg = arg })
+        end
+      end
+    end
+    if #offers == 0 then
+      return fail(disabled or 'no version to apply for the kernel at the cursor (optimize it first)')
+    end
+    local pick = offers[#offers] -- the server lists the chain in order: the last is the best
+    if want then
+      pick = nil
+      local have = {}
+      for _, o in ipairs(offers) do
+        table.insert(have, 'v' .. tostring(o.arg.version))
+        if tonumber(o.arg.version) == want then
+          pick = o
+        end
+      end
+      if not pick then
+        return fail(string.format('no v%d here; the server offers %s', want, table.concat(have, ', ')))
+      end
+    end
+    local c = M.client()
+    local uri = vim.uri_from_bufnr(bufnr)
+    local before = buf_text(bufnr)
+    -- The edit the action carries is what applyVersion will send: what the buffer must become.
+    local expect = nil
+    if pick.action.edit then
+      local edits = {}
+      for _, dc in ipairs(pick.action.edit.documentChanges or {}) do
+        if dc.textDocument and dc.textDocument.uri == uri then
+          vim.list_extend(edits, dc.edits)
+        end
+      end
+      if pick.action.edit.changes and pick.action.edit.changes[uri] then
+        vim.list_extend(edits, pick.action.edit.changes[uri])
+      end
+      if #edits > 0 then
+        expect = expected_text(bufnr, edits, c.offset_encoding)
+      end
+    end
+    local arg = { uri = pick.arg.uri, kernel = pick.arg.kernel, episode = pick.arg.episode, version = pick.arg.version }
+    exec('hyperkernel.applyVersion', { arg }, function(r)
+      r = r or {}
+      local after = buf_text(bufnr)
+      local res = { episode = arg.episode, version = arg.version, server_ok = r.ok, server_message = r.message }
+      if after == before then
+        res.ok = false
+        res.message = 'the buffer did not change' .. (r.message and (': ' .. r.message) or '')
+      elseif expect and after ~= expect then
+        res.ok = false
+        res.message = 'the buffer changed, but not into version v' .. tostring(arg.version) .. ' (check it, or :undo)'
+      elseif r.ok == false then
+        res.ok = false
+        res.message = r.message or 'the server refused'
+      else
+        res.ok = true
+        res.message = r.message or string.format('applied v%s of %s (episode %s)', arg.version, arg.kernel, arg.episode)
+      end
+      notify(res.message, res.ok and vim.log.levels.INFO or vim.log.levels.WARN)
+      finish(cb, res)
+    end, function(msg)
+      finish(cb, { ok = false, message = msg })
+    end)
+  end, function(msg)
+    finish(cb, { ok = false, message = msg })
+  end)
+end
+
+--- Sends the current settings again (after changing M.config).
+function M.reconfigure()
+  local c = M.client()
+  if c then
+    c.notify('workspace/didChangeConfiguration', { settings = { hyperkernel = M.server_settings() } })
+  end
+end
+
+-- ---- setup ----
+
+local function complete_targets()
+  return { 'nvidia', 'dcu', 'nvidia:sm_80', 'nvidia:sm_90', 'dcu:gfx906', 'dcu:gfx90a' }
+end
+
+--- require('hyperkernel').setup{cmd=, target=, budget=, minutes=, db=, engines=, init_options=}
+function M.setup(opts)
+  opts = opts or {}
+  if type(opts.cmd) == 'string' then
+    opts.cmd = { opts.cmd }
+  end
+  M.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts)
+  if M.client() then
+    M.reconfigure()
+  end
+
+  local group = vim.api.nvim_create_augroup('hyperkernel', { clear = true })
+  -- 0.7 does not know .hip files.
+  vim.api.nvim_create_autocmd({ 'BufRead', 'BufNewFile' }, {
+    group = group,
+    pattern = '*.hip',
+    command = 'setfiletype hip',
+  })
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = M.config.filetypes,
+    callback = function(args)
+      M.attach(args.buf)
+    end,
+  })
+
+  local cmd = vim.api.nvim_create_user_command
+  cmd('HyperKernelOptimize', function(a)
+    M.optimize(a.args)
+  end, { nargs = '?', complete = complete_targets, desc = 'Optimize the kernel at the cursor [target]' })
+  cmd('HyperKernelCancel', function(a)
+    M.cancel(a.args)
+  end, { nargs = '?', desc = 'Cancel an episode [id]' })
+  cmd('HyperKernelHistory', function()
+    M.history()
+  end, { nargs = 0, desc = 'Versions of the kernel at the cursor' })
+  cmd('HyperKernelApply', function(a)
+    M.apply(a.args)
+  end, { nargs = '?', desc = 'Apply a version of the kernel at the cursor [vN]' })
+  cmd('HyperKernelReport', function(a)
+    M.report(a.args)
+  end, { nargs = '?', desc = 'Open the report of an episode [id]' })
+  cmd('HyperKernelEpisodes', function(a)
+    M.episodes(a.args)
+  end, { nargs = '?', desc = 'List episodes [status,status]' })
+
+  -- Buffers already open when setup runs.
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.tbl_contains(M.config.filetypes, vim.api.nvim_buf_get_option(b, 'filetype')) then
+      M.attach(b)
+    end
+  end
+end
+
+M._family = family
+M._is_precise_target = is_precise_target
+
+return M
