@@ -271,6 +271,7 @@ void lsp_config_init(struct lsp_config *c)
     c->debounce_ms = 500;
     c->timeout_ms = 60000;
     c->log_level = HK_LOG_WARN;
+    lsp_ep_config_init(&c->ep);
 }
 
 void lsp_config_free(struct lsp_config *c)
@@ -280,6 +281,7 @@ void lsp_config_free(struct lsp_config *c)
     lsp_strv_free(c->include_paths);
     hk_free(c->nvcc);
     hk_free(c->hipcc);
+    lsp_ep_config_free(&c->ep);
     memset(c, 0, sizeof *c);
 }
 
@@ -363,7 +365,7 @@ static void apply_layer(struct lsp_server *s, struct lsp_config *c, json_t *o, c
     json_object_foreach(o, k, v) {
         if (strcmp(k, "hyperkernel") == 0)
             continue;
-        if (!in_list(k, known_keys, HK_ARRAY_LEN(known_keys)))
+        if (!in_list(k, known_keys, HK_ARRAY_LEN(known_keys)) && !lsp_ep_config_key(k))
             lsp_log_message(s, 2, "%s: unknown setting \"%.100s\" ignored", from, k);
     }
     json_t *comp = json_object_get(o, "compile");
@@ -425,6 +427,7 @@ static void apply_layer(struct lsp_server *s, struct lsp_config *c, json_t *o, c
         else
             lsp_log_message(s, 2, "%s: compile.hipcc must be a path; ignored", from);
     }
+    lsp_ep_config_apply(s, &c->ep, o, from);
     if ((v = cfg_get(o, "log", "level"))) {
         enum hk_log_level lv;
         if (json_is_string(v) && hk_log_parse_level(json_string_value(v), &lv) == HK_OK) {

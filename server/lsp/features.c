@@ -453,6 +453,7 @@ static void hover_kernel(struct lsp_server *s, const doc *d, const an_model *m,
         lsp_resource_summary(r, m, f, b);
         hk_buf_appends(b, "\n");
     }
+    lsp_ep_hover(s, (doc *)d, f->name, b); /* optimization results, when there are any */
 }
 
 static void on_hover(rpc_call *call, json_t *params, void *ud)

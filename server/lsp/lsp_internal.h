@@ -14,6 +14,7 @@
 #include "compile/compile.h"
 #include "core/log.h"
 #include "documents/documents.h"
+#include "lsp/episodes.h"
 #include "lsp/lsp.h"
 #include "rpc/rpc.h"
 
@@ -36,6 +37,7 @@ struct lsp_config {
     char *nvcc, *hipcc;       /* owned or NULL */
     bool log_level_set;
     enum hk_log_level log_level;
+    struct lsp_ep_config ep;  /* episodes.*, engines (episodes.h) */
 };
 
 /* One entry of compile_commands.json reduced to the flags we pass on. */
@@ -88,6 +90,9 @@ struct lsp_server {
     /* what the client said it supports */
     bool cl_hier_symbols, cl_markdown, cl_apply_edit, cl_show_document, cl_progress;
     bool cl_diag_version;
+    bool cl_codelens_refresh, cl_doc_changes; /* workspace.codeLens.refreshSupport,
+                                               * workspaceEdit.documentChanges */
+    bool cl_action_disabled;  /* textDocument.codeAction.disabledSupport */
     int trace;                /* 0 off, 1 messages, 2 verbose */
     char *root;               /* workspace root directory or NULL */
     json_t *cfg_file_json;    /* parsed .hyperkernel.json or NULL */
@@ -102,6 +107,7 @@ struct lsp_server {
     bool told_no_compiler;
     bool compiles_disabled;   /* lsp_server_disable_compiles */
     size_t jobs_running;
+    struct lsp_eps *eps;      /* episodes.c state */
 };
 
 /* server.c: messages to the user (window/logMessage, window/showMessage; type 1 error,

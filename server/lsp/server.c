@@ -175,6 +175,12 @@ static void negotiate(struct lsp_server *s, json_t *caps)
     s->cl_diag_version = get_bool_path(
         caps, (const char *const[]){"textDocument", "publishDiagnostics", "versionSupport",
                                     NULL});
+    s->cl_codelens_refresh = get_bool_path(
+        caps, (const char *const[]){"workspace", "codeLens", "refreshSupport", NULL});
+    s->cl_doc_changes = get_bool_path(
+        caps, (const char *const[]){"workspace", "workspaceEdit", "documentChanges", NULL});
+    s->cl_action_disabled = get_bool_path(
+        caps, (const char *const[]){"textDocument", "codeAction", "disabledSupport", NULL});
 }
 
 static char *root_from_params(json_t *p)
@@ -193,12 +199,15 @@ static char *root_from_params(json_t *p)
 
 static json_t *capabilities(struct lsp_server *s)
 {
-    return json_pack(
+    json_t *caps = json_pack(
         "{s:s, s:{s:b, s:i, s:{s:b}}, s:b, s:b, s:{s:{s:b, s:b}}}", "positionEncoding",
         s->enc == DOC_UTF8 ? "utf-8" : "utf-16", "textDocumentSync", "openClose", 1, "change",
         2 /* incremental */, "save", "includeText", 0, "documentSymbolProvider", 1,
         "hoverProvider", 1, "workspace", "workspaceFolders", "supported", 1,
         "changeNotifications", 0);
+    if (caps)
+        lsp_ep_capabilities(caps); /* code actions, lenses, commands (episodes.h) */
+    return caps;
 }
 
 static void on_initialize(rpc_call *call, json_t *params, void *ud)
@@ -328,6 +337,8 @@ int lsp_server_new(uv_loop_t *loop, lsp_send_fn send, void *send_ud, lsp_server 
             goto out;
     lsp_register_textsync(s);
     lsp_register_features(s);
+    if (lsp_ep_init(s))
+        goto out;
     s->grammar_ok = an_grammar_check(&s->grammar_why) == HK_OK;
     if (!s->grammar_ok)
         HK_ERROR("tree-sitter grammar unusable: %s", s->grammar_why);
@@ -391,6 +402,7 @@ void lsp_server_stop(lsp_server *s)
         rpc_cancel_outgoing(s->rpc);
     if (s->docs)
         doc_store_foreach(s->docs, free_doc_state, s);
+    lsp_ep_stop(s);
 }
 
 void lsp_server_free(lsp_server *s)
@@ -399,6 +411,7 @@ void lsp_server_free(lsp_server *s)
         return;
     lsp_server_stop(s);
     rpc_free(s->rpc);
+    lsp_ep_free(s);
     doc_store_free(s->docs);
     lsp_config_free(&s->cfg);
     lsp_ccdb_free(&s->ccdb);

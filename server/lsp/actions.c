@@ -1,0 +1,1224 @@
+/* The editor side of episodes (issue 4 contract): code actions and code lenses on kernels,
+ * workspace/executeCommand for the hyperkernel.* commands, the hyperkernel/ requests and
+ * work-done progress cancellation. Answers from the per-file result cache of episodes.c;
+ * store reads go through lsp_ep_query (libuv pool), never on the loop. */
+#include "lsp/lsp_internal.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+#include "engine/spec.h"
+#include "report/report.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KIND_OPTIMIZE "refactor.hyperkernel"
+#define KIND_APPLY "refactor.rewrite.hyperkernel"
+/* How long applyVersion/applied wait for the client's didChange before judging. */
+#define VERIFY_POLL_MS 100
+#define VERIFY_TRIES 20
+
+static const char *const commands[] = {
+    "hyperkernel.optimize",  "hyperkernel.createSpec", "hyperkernel.applyVersion",
+    "hyperkernel.applied",   "hyperkernel.showReport", "hyperkernel.cancel",
+};
+
+void lsp_ep_capabilities(json_t *caps)
+{
+    json_t *cmds = json_array();
+    for (size_t i = 0; cmds && i < HK_ARRAY_LEN(commands); i++)
+        json_array_append_new(cmds, json_string(commands[i]));
+    json_object_set_new(caps, "codeActionProvider",
+                        json_pack("{s:[s,s], s:b}", "codeActionKinds", KIND_OPTIMIZE,
+                                  KIND_APPLY, "resolveProvider", 0));
+    json_object_set_new(caps, "codeLensProvider", json_pack("{s:b}", "resolveProvider", 0));
+    json_object_set_new(caps, "executeCommandProvider", json_pack("{s:o}", "commands", cmds));
+}
+
+/* ---- small helpers ---- */
+
+static char *iso_time(int64_t ms)
+{
+    if (ms <= 0)
+        return NULL;
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    char buf[32];
+    if (!gmtime_r(&t, &tm) || !strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        return NULL;
+    return hk_strdup(buf);
+}
+
+static void set_time(json_t *o, const char *key, int64_t ms)
+{
+    char *t = iso_time(ms);
+    if (t)
+        json_object_set_new(o, key, json_string(t));
+    hk_free(t);
+}
+
+static void set_num(json_t *o, const char *key, double v)
+{
+    if (isfinite(v))
+        json_object_set_new(o, key, json_real(v));
+}
+
+/* The first argument of an executeCommand (borrowed) or NULL. */
+static json_t *arg0(json_t *params)
+{
+    json_t *a = json_array_get(json_object_get(params, "arguments"), 0);
+    return json_is_object(a) ? a : NULL;
+}
+
+static const char *str_of(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+/* An episode id given as a number or a numeric string; 0 when absent or malformed. */
+static int64_t episode_of(json_t *o)
+{
+    json_t *v = json_object_get(o, "episode");
+    if (json_is_integer(v))
+        return json_integer_value(v);
+    const char *t = json_string_value(v);
+    if (t && *t) {
+        char *end;
+        long long n = strtoll(t, &end, 10);
+        if (!*end && n > 0)
+            return n;
+    }
+    return 0;
+}
+
+/* The kernel under the cursor (byte off) of d: a kernel definition or a launch site.
+ * Borrowed name from the model, or NULL. */
+static const char *kernel_at(const an_model *m, uint32_t off, const an_function **fout)
+{
+    *fout = NULL;
+    long li = an_model_launch_at(m, off);
+    if (li >= 0 && (size_t)li < m->n_launches) {
+        long k = an_model_find_kernel(m, m->launches[li].kernel);
+        if (k >= 0 && (size_t)k < m->n_funcs)
+            *fout = &m->funcs[k];
+        return m->launches[li].kernel;
+    }
+    long fi = an_model_function_at(m, off);
+    if (fi >= 0 && (size_t)fi < m->n_funcs && m->funcs[fi].kind == AN_KERNEL) {
+        *fout = &m->funcs[fi];
+        return m->funcs[fi].name;
+    }
+    return NULL;
+}
+
+static const an_model *doc_model(doc *d)
+{
+    struct lsp_doc *ld = lsp_doc_of(d);
+    return ld && ld->an && !ld->model_stale ? an_doc_model(ld->an) : NULL;
+}
+
+static json_t *command_json(const char *title, const char *cmd, json_t *arg /* stolen */)
+{
+    return json_pack("{s:s, s:s, s:[o]}", "title", title, "command", cmd, "arguments",
+                     arg ? arg : json_object());
+}
+
+/* The NVIDIA target to offer: the configured one when it is NVIDIA. New string. */
+static char *nvidia_target(struct lsp_server *s)
+{
+    if (s->cfg.target_set && s->cfg.backend == CC_NVIDIA && s->cfg.arch)
+        return hk_asprintf("nvidia:%s", s->cfg.arch);
+    return hk_strdup("nvidia");
+}
+
+/* ---- building the apply edit ---- */
+
+/* The chain entry of version number in info, or NULL. */
+static json_t *chain_version(json_t *info, int number)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(info, "chain"), i, c) {
+        if (json_integer_value(json_object_get(c, "number")) == number)
+            return c;
+    }
+    return NULL;
+}
+
+/* Builds the edit of chain entry c against d as it is now (*edit: new reference) or says
+ * why it cannot (*reason: new string). Exactly one is set on return. */
+static void build_apply(struct lsp_server *s, doc *d, json_t *info, json_t *c, json_t **edit,
+                        char **reason)
+{
+    *edit = NULL;
+    *reason = NULL;
+    const char *kind = str_of(c, "kind");
+    int num = (int)json_integer_value(json_object_get(c, "number"));
+    long long ep = (long long)json_integer_value(json_object_get(
+        json_object_get(info, "best"), "episode"));
+    const char *text = doc_text(d);
+    size_t len = doc_length(d);
+    const char *after = str_of(c, "after");
+    const char *base_k = str_of(info, "base_kernel_text");
+    if (!kind || !base_k) {
+        *reason = hk_strdup("the episode's versions could not be read");
+        return;
+    }
+    if (!strcmp(kind, "launch")) {
+        char *l = json_dumps(json_object_get(c, "launch"), JSON_COMPACT);
+        *reason = hk_asprintf("v%d changes only the launch configuration (%s): set it at the "
+                              "launch site",
+                              num, l ? l : "see the report");
+        free(l);
+        return;
+    }
+    long at = -1;
+    uint32_t a = 0, b = 0;
+    if (!strcmp(kind, "kernel")) {
+        at = lsp_ep_find(text, len, base_k, strlen(base_k), 0);
+        if (at >= 0) {
+            a = (uint32_t)at + (uint32_t)json_integer_value(json_object_get(c, "start"));
+            b = (uint32_t)at + (uint32_t)json_integer_value(json_object_get(c, "end"));
+        }
+    } else {
+        const char *base = str_of(info, "base_text");
+        if (base && strlen(base) == len && memcmp(base, text, len) == 0) {
+            at = 0;
+            a = (uint32_t)json_integer_value(json_object_get(c, "start"));
+            b = (uint32_t)json_integer_value(json_object_get(c, "end"));
+        }
+    }
+    if (at < 0) {
+        if (after && lsp_ep_find(text, len, after, strlen(after), 0) >= 0)
+            *reason = hk_asprintf("v%d is already in the file", num);
+        else if (!strcmp(kind, "kernel"))
+            *reason = hk_asprintf("kernel changed since episode %lld started", ep);
+        else
+            *reason = hk_asprintf("kernel changed since episode %lld started (v%d also changes "
+                                  "code outside the kernel, so the whole file must match)",
+                                  ep, num);
+        return;
+    }
+    json_t *range = lsp_range_json(s, d, a, b);
+    json_t *te = range ? json_pack("{s:o, s:s}", "range", range, "newText",
+                                   str_of(c, "new_text") ? str_of(c, "new_text") : "")
+                       : NULL;
+    if (!te) {
+        *reason = hk_strdup("out of memory");
+        return;
+    }
+    if (s->cl_doc_changes)
+        *edit = json_pack("{s:[{s:{s:s, s:I}, s:[o]}]}", "documentChanges", "textDocument",
+                          "uri", doc_uri(d), "version", (json_int_t)doc_version(d), "edits", te);
+    else
+        *edit = json_pack("{s:{s:[o]}}", "changes", doc_uri(d), te);
+    if (!*edit)
+        *reason = hk_strdup("out of memory");
+}
+
+static char *apply_title(json_t *c)
+{
+    int num = (int)json_integer_value(json_object_get(c, "number"));
+    json_t *sp = json_object_get(c, "speedup");
+    return json_is_number(sp) ? hk_asprintf("Apply v%d (%.2fx)", num, json_number_value(sp))
+                              : hk_asprintf("Apply v%d", num);
+}
+
+/* ---- textDocument/codeAction ---- */
+
+static bool kind_wanted(json_t *only, const char *kind)
+{
+    if (!json_array_size(only))
+        return true;
+    size_t i;
+    json_t *k;
+    json_array_foreach(only, i, k) {
+        const char *w = json_string_value(k);
+        size_t n = w ? strlen(w) : 0;
+        if (w && strncmp(kind, w, n) == 0 && (kind[n] == '\0' || kind[n] == '.'))
+            return true;
+    }
+    return false;
+}
+
+static void push_action(json_t *out, json_t *only, const char *title, const char *kind,
+                        json_t *command, json_t *edit, const char *disabled, bool preferred)
+{
+    if (!kind_wanted(only, kind)) {
+        json_decref(command);
+        json_decref(edit);
+        return;
+    }
+    json_t *a = json_pack("{s:s, s:s}", "title", title, "kind", kind);
+    if (!a) {
+        json_decref(command);
+        json_decref(edit);
+        return;
+    }
+    if (command)
+        json_object_set_new(a, "command", command);
+    if (edit)
+        json_object_set_new(a, "edit", edit);
+    if (disabled)
+        json_object_set_new(a, "disabled", json_pack("{s:s}", "reason", disabled));
+    if (preferred)
+        json_object_set_new(a, "isPreferred", json_true());
+    json_array_append_new(out, a);
+}
+
+static json_t *kernel_args(const char *uri, const char *kernel)
+{
+    return json_pack("{s:s, s:s}", "uri", uri, "kernel", kernel);
+}
+
+static void on_code_action(rpc_call *call, json_t *params, void *ud);
+
+static void retry_code_action(struct lsp_server *s, rpc_call *call, json_t *params)
+{
+    on_code_action(call, params, s);
+}
+
+static void on_code_action(rpc_call *call, json_t *params, void *ud)
+{
+    struct lsp_server *s = ud;
+    const char *uri = json_string_value(json_object_get(json_object_get(params, "textDocument"),
+                                                        "uri"));
+    doc *d = uri ? doc_get(s->docs, uri) : NULL;
+    if (!d) {
+        rpc_call_error(call, uri ? HK_ENOENT : HK_EINVAL,
+                       uri ? "document not open" : "textDocument.uri must be a string");
+        return;
+    }
+    struct doc_pos p;
+    uint32_t off;
+    if (doc_parse_position(json_object_get(json_object_get(params, "range"), "start"), &p) ||
+        doc_offset_at(d, s->enc, p, &off)) {
+        rpc_call_error(call, HK_EINVAL, "range.start must be a position inside the document");
+        return;
+    }
+    const an_model *m = doc_model(d);
+    const an_function *f = NULL;
+    const char *kernel = m ? kernel_at(m, off, &f) : NULL;
+    struct lsp_doc *ld = lsp_doc_of(d);
+    if (!kernel || !ld || !ld->path) {
+        rpc_call_reply(call, json_array());
+        return;
+    }
+    json_t *results = lsp_ep_file_results(s, ld->path, call, params, retry_code_action);
+    if (!results) {
+        /* deferred until the file's results are read (or answered with an error) */
+        return;
+    }
+    json_t *only = json_object_get(json_object_get(params, "context"), "only");
+    json_t *out = json_array();
+    char *nv = nvidia_target(s);
+    json_t *a;
+    if ((a = kernel_args(uri, kernel)))
+        json_object_set_new(a, "target", json_string(nv ? nv : "nvidia"));
+    push_action(out, only, "Optimize for NVIDIA", KIND_OPTIMIZE,
+                command_json("Optimize for NVIDIA", "hyperkernel.optimize", a), NULL, NULL,
+                false);
+    if ((a = kernel_args(uri, kernel)))
+        json_object_set_new(a, "target", json_string("dcu"));
+    push_action(out, only, "Optimize for DCU", KIND_OPTIMIZE,
+                command_json("Optimize for DCU", "hyperkernel.optimize", a), NULL, NULL, false);
+    size_t i;
+    json_t *eng;
+    json_array_foreach(s->cfg.ep.engines, i, eng) {
+        const char *name = str_of(eng, "name");
+        char *title = hk_asprintf("Optimize for NVIDIA with %s", name);
+        if ((a = kernel_args(uri, kernel))) {
+            json_object_set_new(a, "target", json_string(nv ? nv : "nvidia"));
+            json_object_set_new(a, "engine", json_string(name));
+        }
+        if (title)
+            push_action(out, only, title, KIND_OPTIMIZE,
+                        command_json(title, "hyperkernel.optimize", a), NULL, NULL, false);
+        else
+            json_decref(a);
+        hk_free(title);
+    }
+    hk_free(nv);
+    char *spec_path = lsp_ep_default_spec(ld->path, kernel);
+    if (spec_path && access(spec_path, F_OK) != 0)
+        push_action(out, only, "Create benchmark spec", KIND_OPTIMIZE,
+                    command_json("Create benchmark spec", "hyperkernel.createSpec",
+                                 kernel_args(uri, kernel)),
+                    NULL, NULL, false);
+    hk_free(spec_path);
+    json_t *info = json_object_get(results, kernel);
+    json_t *best = json_object_get(info, "best");
+    json_t *chain = json_object_get(info, "chain");
+    size_t n_chain = json_array_size(chain);
+    json_t *c;
+    json_array_foreach(chain, i, c) {
+        json_t *edit = NULL;
+        char *reason = NULL;
+        build_apply(s, d, info, c, &edit, &reason);
+        char *title = apply_title(c);
+        if (!title) {
+            json_decref(edit);
+            hk_free(reason);
+            continue;
+        }
+        json_t *args = kernel_args(uri, kernel);
+        if (args) {
+            json_object_set(args, "episode", json_object_get(best, "episode"));
+            json_object_set(args, "version", json_object_get(c, "number"));
+        }
+        if (edit) {
+            push_action(out, only, title, KIND_APPLY,
+                        command_json(title, "hyperkernel.applied", args), edit, NULL,
+                        i + 1 == n_chain);
+        } else if (s->cl_action_disabled) {
+            json_decref(args);
+            push_action(out, only, title, KIND_APPLY, NULL, NULL, reason, false);
+        } else {
+            json_decref(args);
+        }
+        hk_free(title);
+        hk_free(reason);
+    }
+    json_t *latest = json_object_get(info, "latest");
+    json_t *rep_ep = best ? json_object_get(best, "episode") : NULL;
+    if (!rep_ep && str_of(latest, "report_html"))
+        rep_ep = json_object_get(latest, "id");
+    if (rep_ep)
+        push_action(out, only, "Show report", KIND_OPTIMIZE,
+                    command_json("Show report", "hyperkernel.showReport",
+                                 json_pack("{s:O}", "episode", rep_ep)),
+                    NULL, NULL, false);
+    rpc_call_reply(call, out);
+}
+
+/* ---- textDocument/codeLens ---- */
+
+static void on_code_lens(rpc_call *call, json_t *params, void *ud);
+
+static void retry_code_lens(struct lsp_server *s, rpc_call *call, json_t *params)
+{
+    on_code_lens(call, params, s);
+}
+
+static void push_lens(json_t *out, json_t *range, const char *title, const char *cmd,
+                      json_t *arg)
+{
+    json_t *l = json_pack("{s:O, s:o}", "range", range, "command", command_json(title, cmd, arg));
+    if (l)
+        json_array_append_new(out, l);
+}
+
+static void on_code_lens(rpc_call *call, json_t *params, void *ud)
+{
+    struct lsp_server *s = ud;
+    const char *uri = json_string_value(json_object_get(json_object_get(params, "textDocument"),
+                                                        "uri"));
+    doc *d = uri ? doc_get(s->docs, uri) : NULL;
+    if (!d) {
+        rpc_call_error(call, uri ? HK_ENOENT : HK_EINVAL,
+                       uri ? "document not open" : "textDocument.uri must be a string");
+        return;
+    }
+    struct lsp_doc *ld = lsp_doc_of(d);
+    const an_model *m = doc_model(d);
+    if (!m || !ld || !ld->path) {
+        rpc_call_reply(call, json_array());
+        return;
+    }
+    json_t *results = lsp_ep_file_results(s, ld->path, call, params, retry_code_lens);
+    if (!results)
+        return; /* deferred until the file's results are read */
+    json_t *out = json_array();
+    char *nv = nvidia_target(s);
+    for (size_t k = 0; out && k < m->n_funcs; k++) {
+        const an_function *f = &m->funcs[k];
+        if (f->kind != AN_KERNEL)
+            continue;
+        json_t *range = lsp_range_json(s, d, f->name_span.start_byte, f->name_span.end_byte);
+        if (!range)
+            continue;
+        json_t *a = kernel_args(uri, f->name);
+        if (a)
+            json_object_set_new(a, "target", json_string(nv ? nv : "nvidia"));
+        push_lens(out, range, "Optimize (NVIDIA)", "hyperkernel.optimize", a);
+        if ((a = kernel_args(uri, f->name)))
+            json_object_set_new(a, "target", json_string("dcu"));
+        push_lens(out, range, "Optimize (DCU)", "hyperkernel.optimize", a);
+        json_t *info = json_object_get(results, f->name);
+        json_t *best = json_object_get(info, "best");
+        json_t *chain = json_object_get(info, "chain");
+        json_t *last = json_array_get(chain, json_array_size(chain) - 1);
+        double sp = json_number_value(json_object_get(best, "speedup"));
+        if (best && last && sp > 1.0) {
+            int num = (int)json_integer_value(json_object_get(last, "number"));
+            char title[96];
+            snprintf(title, sizeof title, "best %.2fx (v%d) - Apply", sp, num);
+            a = kernel_args(uri, f->name);
+            if (a) {
+                json_object_set(a, "episode", json_object_get(best, "episode"));
+                json_object_set_new(a, "version", json_integer(num));
+            }
+            push_lens(out, range, title, "hyperkernel.applyVersion", a);
+        }
+        json_t *rep = best ? json_object_get(best, "episode") : NULL;
+        if (!rep && str_of(json_object_get(info, "latest"), "report_html"))
+            rep = json_object_get(json_object_get(info, "latest"), "id");
+        if (rep)
+            push_lens(out, range, "Report", "hyperkernel.showReport",
+                      json_pack("{s:O}", "episode", rep));
+        json_decref(range);
+    }
+    hk_free(nv);
+    rpc_call_reply(call, out ? out : json_array());
+}
+
+/* ---- applying a version, and checking that it really landed ---- */
+
+struct verify {
+    struct lsp_server *s;
+    rpc_call *call;
+    char *uri, *after, *path;
+    int number, tries;
+    bool client_said_no;
+    char *client_why;
+    uv_timer_t timer;
+};
+
+static void verify_closed(uv_handle_t *h)
+{
+    struct verify *v = h->data;
+    hk_free(v->uri);
+    hk_free(v->after);
+    hk_free(v->path);
+    hk_free(v->client_why);
+    hk_free(v);
+}
+
+/* true when the document holds the version's text. */
+static bool verify_check(struct verify *v)
+{
+    doc *d = doc_get(v->s->docs, v->uri);
+    return d && lsp_ep_find(doc_text(d), doc_length(d), v->after, strlen(v->after), 0) >= 0;
+}
+
+static void verify_finish(struct verify *v, bool ok)
+{
+    char msg[600];
+    if (ok)
+        snprintf(msg, sizeof msg, "v%d applied: the document now holds its text", v->number);
+    else if (v->client_said_no)
+        snprintf(msg, sizeof msg, "v%d was not applied: the client refused the edit%s%.400s",
+                 v->number, v->client_why ? ": " : "", v->client_why ? v->client_why : "");
+    else
+        snprintf(msg, sizeof msg,
+                 "v%d was not applied: the document does not hold its text (the client "
+                 "reported success, or the text changed meanwhile)",
+                 v->number);
+    if (!ok)
+        lsp_log_message(v->s, 2, "%s", msg);
+    rpc_call_reply(v->call, json_pack("{s:b, s:s}", "ok", ok, "message", msg));
+    if (ok && v->path && !lsp_ep_stopping(v->s))
+        lsp_ep_file_reload(v->s, v->path); /* diagnostics and lenses follow the new text */
+    uv_close((uv_handle_t *)&v->timer, verify_closed);
+}
+
+static void verify_tick(uv_timer_t *t)
+{
+    struct verify *v = t->data;
+    bool ok = verify_check(v);
+    /* Clients send didChange on their own schedule (Neovim debounces it): wait a little
+     * for the text before concluding that an edit did not land. */
+    if (ok || ++v->tries >= VERIFY_TRIES || lsp_ep_stopping(v->s)) {
+        uv_timer_stop(t);
+        verify_finish(v, ok);
+    }
+}
+
+static void verify_start(struct verify *v)
+{
+    if (verify_check(v)) {
+        verify_finish(v, true);
+        return;
+    }
+    uv_timer_start(&v->timer, verify_tick, VERIFY_POLL_MS, VERIFY_POLL_MS);
+}
+
+/* A verify for call (deferred here); NULL (call answered) on failure. */
+static struct verify *verify_new(struct lsp_server *s, rpc_call *call, const char *uri,
+                                 const char *after, int number, const char *path)
+{
+    struct verify *v = hk_calloc(1, sizeof *v);
+    if (!v || !(v->uri = hk_strdup(uri)) || !(v->after = hk_strdup(after)) ||
+        (path && !(v->path = hk_strdup(path)))) {
+        if (v) {
+            hk_free(v->uri);
+            hk_free(v->after);
+            hk_free(v);
+        }
+        rpc_call_error(call, HK_ENOMEM, NULL);
+        return NULL;
+    }
+    v->s = s;
+    v->call = call;
+    v->number = number;
+    uv_timer_init(s->loop, &v->timer);
+    v->timer.data = v;
+    rpc_call_defer(call);
+    return v;
+}
+
+static void apply_replied(rpc *r, int status, json_t *result, json_t *error, void *ud)
+{
+    struct verify *v = ud;
+    if (status != HK_OK || error || !json_is_true(json_object_get(result, "applied"))) {
+        v->client_said_no = true;
+        const char *why = status != HK_OK ? hk_strerror(status)
+                          : error         ? json_string_value(json_object_get(error, "message"))
+                                          : json_string_value(json_object_get(result,
+                                                                              "failureReason"));
+        v->client_why = why ? hk_strdup(why) : NULL;
+    }
+    /* never trust "applied": look at the text either way */
+    verify_start(v);
+}
+
+/* Finds the info and chain entry named by an apply/applied argument; answers call and
+ * returns false when it cannot. May defer call (file results loading). */
+static bool find_version(struct lsp_server *s, rpc_call *call, json_t *params,
+                         lsp_ep_retry_fn retry, doc **d_out, json_t **info_out,
+                         json_t **c_out)
+{
+    json_t *a = arg0(params);
+    const char *uri = str_of(a, "uri"), *kernel = str_of(a, "kernel");
+    json_t *ver = json_object_get(a, "version");
+    if (!uri || !kernel || !(json_is_integer(ver) || json_is_string(ver))) {
+        rpc_call_error(call, HK_EINVAL, "arguments: [{uri, kernel, episode, version}]");
+        return false;
+    }
+    int number = json_is_integer(ver) ? (int)json_integer_value(ver)
+                                      : atoi(json_string_value(ver) +
+                                             (json_string_value(ver)[0] == 'v'));
+    doc *d = doc_get(s->docs, uri);
+    struct lsp_doc *ld = d ? lsp_doc_of(d) : NULL;
+    if (!d || !ld || !ld->path) {
+        rpc_call_error(call, HK_ENOENT, "the document is not open");
+        return false;
+    }
+    json_t *results = lsp_ep_file_results(s, ld->path, call, params, retry);
+    if (!results)
+        return false; /* deferred */
+    json_t *info = json_object_get(results, kernel);
+    json_t *c = chain_version(info, number);
+    if (!c) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "v%d is not a verified version of %s's best chain", number,
+                 kernel);
+        rpc_call_reply(call, json_pack("{s:b, s:s}", "ok", 0, "message", msg));
+        return false;
+    }
+    *d_out = d;
+    *info_out = info;
+    *c_out = c;
+    return true;
+}
+
+static void cmd_apply_version(struct lsp_server *s, rpc_call *call, json_t *params);
+
+static void retry_apply_version(struct lsp_server *s, rpc_call *call, json_t *params)
+{
+    cmd_apply_version(s, call, params);
+}
+
+static void cmd_apply_version(struct lsp_server *s, rpc_call *call, json_t *params)
+{
+    doc *d;
+    json_t *info, *c;
+    if (!find_version(s, call, params, retry_apply_version, &d, &info, &c))
+        return;
+    json_t *edit = NULL;
+    char *reason = NULL;
+    build_apply(s, d, info, c, &edit, &reason);
+    if (!edit) {
+        rpc_call_reply(call, json_pack("{s:b, s:s}", "ok", 0, "message",
+                                       reason ? reason : "cannot build the edit"));
+        hk_free(reason);
+        return;
+    }
+    if (!s->cl_apply_edit) {
+        json_decref(edit);
+        rpc_call_reply(call, json_pack("{s:b, s:s}", "ok", 0, "message",
+                                       "the client cannot apply edits (workspace.applyEdit); "
+                                       "use the code action instead"));
+        return;
+    }
+    int number = (int)json_integer_value(json_object_get(c, "number"));
+    struct verify *v = verify_new(s, call, doc_uri(d), str_of(c, "after"), number,
+                                  lsp_doc_of(d)->path);
+    if (!v) {
+        json_decref(edit);
+        return;
+    }
+    char *label = apply_title(c);
+    int rc = lsp_client_apply_edit(s, label, edit, apply_replied, v);
+    hk_free(label);
+    if (rc) {
+        v->client_said_no = true;
+        v->client_why = hk_strdup(hk_strerror(rc));
+        v->tries = VERIFY_TRIES;
+        verify_finish(v, verify_check(v));
+    }
+}
+
+static void cmd_applied(struct lsp_server *s, rpc_call *call, json_t *params);
+
+static void retry_applied(struct lsp_server *s, rpc_call *call, json_t *params)
+{
+    cmd_applied(s, call, params);
+}
+
+static void cmd_applied(struct lsp_server *s, rpc_call *call, json_t *params)
+{
+    doc *d;
+    json_t *info, *c;
+    if (!find_version(s, call, params, retry_applied, &d, &info, &c))
+        return;
+    const char *after = str_of(c, "after");
+    if (!after) {
+        rpc_call_reply(call, json_pack("{s:b, s:s}", "ok", 0, "message",
+                                       "this version changes no text"));
+        return;
+    }
+    struct verify *v = verify_new(s, call, doc_uri(d), after,
+                                  (int)json_integer_value(json_object_get(c, "number")),
+                                  lsp_doc_of(d)->path);
+    if (v)
+        verify_start(v);
+}
+
+/* ---- hyperkernel.optimize / cancel / createSpec ---- */
+
+static void cmd_optimize(struct lsp_server *s, rpc_call *call, json_t *params)
+{
+    json_t *a = arg0(params);
+    struct lsp_ep_start st = {.uri = str_of(a, "uri"),
+                              .kernel = str_of(a, "kernel"),
+                              .target = str_of(a, "target"),
+                              .engine = str_of(a, "engine"),
+                              .spec = str_of(a, "spec")};
+    if (!st.uri || !st.kernel || !*st.kernel) {
+        rpc_call_error(call, HK_EINVAL,
+                       "arguments: [{uri, kernel, target, engine?, spec?}] (uri and kernel "
+                       "are required)");
+        return;
+    }
+    char *nv = NULL;
+    if (!st.target)
+        st.target = nv = nvidia_target(s);
+    if (!st.target || (strncmp(st.target, "nvidia", 6) && strncmp(st.target, "dcu", 3))) {
+        hk_free(nv);
+        rpc_call_error(call, HK_EINVAL, "target must be nvidia, nvidia:sm_XX or dcu[:gfxNNN]");
+        return;
+    }
+    if (st.engine) {
+        /* a configured engine name maps to its kind; the worker knows "builtin" */
+        size_t i;
+        json_t *e;
+        json_array_foreach(s->cfg.ep.engines, i, e) {
+            if (!strcmp(str_of(e, "name"), st.engine) && !strcmp(str_of(e, "kind"), "builtin"))
+                st.engine = "builtin";
+        }
+    }
+    lsp_ep_optimize(s, call, &st);
+    hk_free(nv);
+}
+
+static void cmd_cancel(struct lsp_server *s, rpc_call *call, json_t *a)
+{
+    int64_t ep = episode_of(a);
+    if (!ep) {
+        rpc_call_error(call, HK_EINVAL, "needs {episode: ID}");
+        return;
+    }
+    int rc = lsp_ep_cancel(s, ep);
+    json_t *res = json_pack("{s:b}", "ok", rc == HK_OK);
+    if (res && rc)
+        json_object_set_new(res, "message",
+                            json_string("that episode is not running in this server"));
+    rpc_call_reply(call, res);
+}
+
+static void spec_shown(rpc *r, int status, json_t *result, json_t *error, void *ud) {}
+
+static void cmd_create_spec(struct lsp_server *s, rpc_call *call, json_t *params)
+{
+    json_t *a = arg0(params);
+    const char *uri = str_of(a, "uri"), *kernel = str_of(a, "kernel");
+    char *path = NULL, *spec_path = NULL, *text_own = NULL, *dump = NULL, *spec_uri = NULL;
+    an_model *own = NULL;
+    json_t *sk = NULL;
+    int fd = -1;
+    if (!uri || !kernel || !(path = lsp_uri_to_path(uri))) {
+        rpc_call_error(call, HK_EINVAL, "arguments: [{uri, kernel}] with a file:// uri");
+        goto out;
+    }
+    doc *d = doc_get(s->docs, uri);
+    const char *text = d ? doc_text(d) : NULL;
+    size_t len = d ? doc_length(d) : 0;
+    if (!text) {
+        FILE *f = fopen(path, "rb");
+        struct hk_buf b;
+        hk_buf_init(&b, (size_t)16 << 20);
+        char chunk[8192];
+        size_t n;
+        while (f && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+            if (hk_buf_append(&b, chunk, n))
+                break;
+        if (f)
+            fclose(f);
+        len = b.len;
+        text = text_own = hk_buf_steal(&b);
+        if (!text) {
+            rpc_call_error(call, HK_ENOENT, "cannot read the file");
+            goto out;
+        }
+    }
+    if (an_analyze(text, len, &own)) {
+        rpc_call_error(call, HK_EPARSE, "cannot analyse the file");
+        goto out;
+    }
+    long k = an_model_find_kernel(own, kernel);
+    const char *slash = strrchr(path, '/');
+    int rc = k < 0 ? HK_ENOENT
+                   : spec_skeleton(own, k, text, len, slash ? slash + 1 : path, &sk);
+    if (rc) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "no benchmark spec_path skeleton for %s: %s", kernel,
+                 rc == HK_ENOENT ? "no __global__ kernel of that name"
+                 : rc == HK_EUNSUPPORTED ? "its parameters give a harness nothing to compare"
+                                         : hk_strerror(rc));
+        rpc_call_error_code(call, RPC_REQUEST_FAILED, msg);
+        goto out;
+    }
+    spec_path = lsp_ep_default_spec(path, kernel);
+    dump = spec_path ? json_dumps(sk, JSON_INDENT(2)) : NULL;
+    if (!dump) {
+        rpc_call_error(call, HK_ENOMEM, NULL);
+        goto out;
+    }
+    /* A small file written once, on the user's request: O_EXCL refuses to overwrite. */
+    fd = open(spec_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s: %s%s", spec_path, strerror(errno),
+                 errno == EEXIST ? " (not overwritten)" : "");
+        rpc_call_error_code(call, RPC_REQUEST_FAILED, msg);
+        goto out;
+    }
+    size_t dl = strlen(dump);
+    bool ok = write(fd, dump, dl) == (ssize_t)dl && write(fd, "\n", 1) == 1;
+    ok = close(fd) == 0 && ok;
+    fd = -1;
+    if (!ok) {
+        unlink(spec_path);
+        rpc_call_error(call, HK_EIO, "cannot write the spec_path");
+        goto out;
+    }
+    spec_uri = lsp_path_to_uri(spec_path);
+    if (spec_uri)
+        lsp_client_show_document(s, spec_uri, true, NULL, spec_shown, NULL);
+    rpc_call_reply(call, json_pack("{s:s, s:s}", "path", spec_path, "uri", spec_uri ? spec_uri : ""));
+out:
+    if (fd >= 0)
+        close(fd);
+    an_model_free(own);
+    json_decref(sk);
+    free(dump);
+    hk_free(spec_uri);
+    hk_free(text_own);
+    hk_free(spec_path);
+    hk_free(path);
+}
+
+/* ---- store requests: report, episodes, history ---- */
+
+struct req_arg {
+    rpc_call *call;
+    int64_t episode;
+    bool show;
+    store_episode_filter f;
+    char *file, *kernel;
+    unsigned mask;
+};
+
+static void free_req_arg(void *p)
+{
+    struct req_arg *a = p;
+    hk_free(a->file);
+    hk_free(a->kernel);
+    hk_free(a);
+}
+
+static void reply_query(struct lsp_server *s, int rc, json_t *out, const char *msg, void *arg)
+{
+    struct req_arg *a = arg;
+    if (rc)
+        rpc_call_error(a->call, rc, msg);
+    else
+        rpc_call_reply(a->call, out);
+    if (rc)
+        json_decref(out);
+}
+
+/* Queues fn for call (deferred) or answers the error. arg is consumed. */
+static void run_query(struct lsp_server *s, rpc_call *call, lsp_ep_query_fn fn,
+                      lsp_ep_done_fn done, struct req_arg *a)
+{
+    a->call = call;
+    rpc_call_defer(call);
+    int rc = lsp_ep_query(s, fn, done, a, free_req_arg);
+    if (rc)
+        rpc_call_error(call, rc, "cannot read the history database now");
+}
+
+static int report_query(store *st, void *arg, json_t **out, char **msg)
+{
+    struct req_arg *a = arg;
+    store_episode e;
+    int rc = store_episode_get(st, a->episode, &e);
+    if (rc) {
+        *msg = hk_asprintf("no episode %lld", (long long)a->episode);
+        return rc;
+    }
+    if (!e.report_html && !e.report_md && !e.report_json) {
+        *msg = hk_asprintf("episode %lld has no report (yet): %s", (long long)a->episode,
+                           store_episode_status_name(e.status));
+        store_episode_clear(&e);
+        return HK_ENOENT;
+    }
+    *out = json_pack("{s:s?, s:s?, s:s?}", "html", e.report_html, "md", e.report_md, "json",
+                     e.report_json);
+    store_episode_clear(&e);
+    return *out ? HK_OK : HK_ENOMEM;
+}
+
+static void report_shown(rpc *r, int status, json_t *result, json_t *error, void *ud) {}
+
+static void report_done(struct lsp_server *s, int rc, json_t *out, const char *msg, void *arg)
+{
+    struct req_arg *a = arg;
+    const char *html = str_of(out, "html");
+    if (rc == HK_OK && a->show && html && !lsp_ep_stopping(s)) {
+        char *uri = lsp_path_to_uri(html);
+        if (uri && s->cl_show_document)
+            rpc_request(s->rpc, "window/showDocument",
+                        json_pack("{s:s, s:b}", "uri", uri, "external", 1), 0, report_shown,
+                        NULL, NULL);
+        else
+            lsp_show_message(s, 3, "Report of episode %lld: %s", (long long)a->episode, html);
+        hk_free(uri);
+    }
+    reply_query(s, rc, out, msg, arg);
+}
+
+static void report_request(struct lsp_server *s, rpc_call *call, json_t *a, bool show)
+{
+    int64_t ep = episode_of(a);
+    if (!ep) {
+        rpc_call_error(call, HK_EINVAL, "needs {episode: ID}");
+        return;
+    }
+    struct req_arg *q = hk_calloc(1, sizeof *q);
+    if (!q) {
+        rpc_call_error(call, HK_ENOMEM, NULL);
+        return;
+    }
+    q->episode = ep;
+    q->show = show;
+    run_query(s, call, report_query, report_done, q);
+}
+
+/* Baseline and best times of an episode from its versions. Pool thread. */
+static void episode_numbers(store *st, const store_episode *e, json_t *o)
+{
+    if (!e->best_version_id)
+        return;
+    store_history_row *rows = NULL;
+    size_t n = 0;
+    if (store_episode_versions(st, e->id, &rows, &n))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const store_history_row *h = &rows[i];
+        if (h->version.id != e->best_version_id)
+            continue;
+        if (h->measured)
+            set_num(o, "bestMs", h->best.median_ms);
+        if (h->has_base)
+            set_num(o, "baselineMs", h->base.median_ms);
+        set_num(o, "speedup", h->speedup);
+        json_object_set_new(o, "bestVersion", json_integer(h->version.number));
+    }
+    store_history_free(rows, n);
+}
+
+static int episodes_query(store *st, void *arg, json_t **out, char **msg)
+{
+    struct req_arg *a = arg;
+    char *real = a->file ? realpath(a->file, NULL) : NULL;
+    a->f.status_mask = a->mask;
+    a->f.file = real ? real : a->file;
+    a->f.kernel = a->kernel;
+    store_episode *es = NULL;
+    size_t n = 0;
+    int rc = store_episode_list(st, &a->f, &es, &n);
+    free(real);
+    if (rc) {
+        *msg = hk_strdup(store_errmsg(st));
+        return rc;
+    }
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < n; i++) {
+        const store_episode *e = &es[i];
+        char *uri = e->file ? lsp_path_to_uri(e->file) : NULL;
+        json_t *o = json_pack("{s:I, s:s, s:s?, s:s?, s:s?, s:s?, s:s}", "id", (json_int_t)e->id,
+                              "name", e->name ? e->name : "", "uri", uri, "kernel", e->kernel,
+                              "target", e->target, "engine", e->engine, "status",
+                              store_episode_status_name(e->status));
+        hk_free(uri);
+        if (!o)
+            continue;
+        set_time(o, "started", e->started_ms);
+        set_time(o, "ended", e->ended_ms);
+        if (e->report_html)
+            json_object_set_new(o, "report", json_string(e->report_html));
+        if (e->error)
+            json_object_set_new(o, "error", json_string(e->error));
+        if (e->device)
+            json_object_set_new(o, "device", json_string(e->device));
+        episode_numbers(st, e, o);
+        json_array_append_new(list, o);
+    }
+    store_episodes_free(es, n);
+    *out = list;
+    return list ? HK_OK : HK_ENOMEM;
+}
+
+static void episodes_done(struct lsp_server *s, int rc, json_t *out, const char *msg, void *arg)
+{
+    /* running ones: their live stage and percent from memory */
+    json_t *live = rc == HK_OK ? lsp_ep_running_json(s) : NULL;
+    size_t i;
+    json_t *o;
+    json_array_foreach(out, i, o) {
+        char key[32];
+        snprintf(key, sizeof key, "%lld", (long long)json_integer_value(json_object_get(o, "id")));
+        json_t *r = json_object_get(live, key);
+        if (!r)
+            continue;
+        json_object_set(o, "stage", json_object_get(r, "stage"));
+        json_object_set(o, "percent", json_object_get(r, "percent"));
+        json_object_set(o, "message", json_object_get(r, "message"));
+        if (json_object_get(r, "token"))
+            json_object_set(o, "token", json_object_get(r, "token"));
+    }
+    json_decref(live);
+    reply_query(s, rc, out, msg, arg);
+}
+
+static void on_episodes(rpc_call *call, json_t *params, void *ud)
+{
+    struct lsp_server *s = ud;
+    if (params && !json_is_object(params)) {
+        rpc_call_error(call, HK_EINVAL, "params must be an object");
+        return;
+    }
+    struct req_arg *q = hk_calloc(1, sizeof *q);
+    if (!q) {
+        rpc_call_error(call, HK_ENOMEM, NULL);
+        return;
+    }
+    json_t *st = json_object_get(params, "status");
+    size_t i;
+    json_t *e;
+    const char *bad = NULL;
+    if (json_is_string(st)) {
+        enum store_episode_status v;
+        if (store_episode_status_parse(json_string_value(st), &v))
+            bad = json_string_value(st);
+        else
+            q->mask |= STORE_EP_MASK(v);
+    }
+    json_array_foreach(json_is_array(st) ? st : NULL, i, e) {
+        enum store_episode_status v;
+        if (!json_is_string(e) || store_episode_status_parse(json_string_value(e), &v))
+            bad = json_is_string(e) ? json_string_value(e) : "(not a string)";
+        else
+            q->mask |= STORE_EP_MASK(v);
+    }
+    json_t *lim = json_object_get(params, "limit");
+    if (bad || (lim && (!json_is_integer(lim) || json_integer_value(lim) < 1 ||
+                        json_integer_value(lim) > 10000))) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 bad ? "unknown status \"%.60s\" (running, completed, stopped, failed, "
+                       "interrupted)"
+                     : "limit must be an integer 1..10000%.0s",
+                 bad ? bad : "");
+        free_req_arg(q);
+        rpc_call_error(call, HK_EINVAL, msg);
+        return;
+    }
+    q->f.limit = lim ? (size_t)json_integer_value(lim) : 100;
+    const char *uri = str_of(params, "uri"), *kernel = str_of(params, "kernel");
+    if ((uri && !(q->file = lsp_uri_to_path(uri))) || (kernel && !(q->kernel = hk_strdup(kernel)))) {
+        free_req_arg(q);
+        rpc_call_error(call, HK_EINVAL, "uri must be a file:// uri");
+        return;
+    }
+    run_query(s, call, episodes_query, episodes_done, q);
+}
+
+static int history_query(store *st, void *arg, json_t **out, char **msg)
+{
+    struct req_arg *a = arg;
+    char *real = realpath(a->file, NULL);
+    int64_t kid = 0;
+    int rc = store_kernel_find(st, real ? real : a->file, a->kernel, &kid);
+    free(real);
+    json_t *versions = json_array();
+    *out = json_pack("{s:s, s:o}", "kernel", a->kernel, "versions", versions);
+    if (rc == HK_ENOENT || !*out)
+        return *out ? HK_OK : HK_ENOMEM; /* never optimized: no versions */
+    if (rc) {
+        *msg = hk_strdup(store_errmsg(st));
+        return rc;
+    }
+    store_history_row *rows = NULL;
+    size_t n = 0;
+    store_episode *es = NULL;
+    size_t n_es = 0;
+    store_episode_filter f = {.kernel_id = kid, .limit = 10000};
+    if ((rc = store_kernel_history(st, kid, &rows, &n)) ||
+        (rc = store_episode_list(st, &f, &es, &n_es))) {
+        store_history_free(rows, n);
+        *msg = hk_strdup(store_errmsg(st));
+        return rc;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const store_history_row *h = &rows[i];
+        const char *engine = NULL;
+        for (size_t j = 0; j < n_es; j++)
+            if (es[j].id == h->version.episode_id)
+                engine = es[j].engine;
+        json_t *o = json_pack("{s:I, s:i, s:s, s:s?, s:s?}", "episode",
+                              (json_int_t)h->version.episode_id, "version", h->version.number,
+                              "status", store_version_status_name(h->version.status), "engine",
+                              engine, "producedBy", h->version.produced_by);
+        if (!o)
+            continue;
+        if (h->measured) {
+            set_num(o, "ms", h->best.median_ms);
+            set_num(o, "bandwidthGBs", h->best.bytes_per_s / 1e9);
+        }
+        set_num(o, "speedup", h->speedup);
+        set_num(o, "maxRelErr", h->version.max_rel_err);
+        set_time(o, "created", h->version.created_ms);
+        if (h->version.reject_reason)
+            json_object_set_new(o, "rejectReason", json_string(h->version.reject_reason));
+        json_array_append_new(versions, o);
+    }
+    store_history_free(rows, n);
+    store_episodes_free(es, n_es);
+    return HK_OK;
+}
+
+static void on_history(rpc_call *call, json_t *params, void *ud)
+{
+    struct lsp_server *s = ud;
+    const char *uri = str_of(params, "uri"), *kernel = str_of(params, "kernel");
+    struct req_arg *q = uri && kernel ? hk_calloc(1, sizeof *q) : NULL;
+    if (!q || !(q->file = lsp_uri_to_path(uri)) || !(q->kernel = hk_strdup(kernel))) {
+        if (q)
+            free_req_arg(q);
+        rpc_call_error(call, HK_EINVAL, "needs {uri: file://..., kernel: NAME}");
+        return;
+    }
+    run_query(s, call, history_query, reply_query, q);
+}
+
+static void on_cancel_request(rpc_call *call, json_t *params, void *ud)
+{
+    cmd_cancel(ud, call, params);
+}
+
+static void on_report_request(rpc_call *call, json_t *params, void *ud)
+{
+    report_request(ud, call, params, false);
+}
+
+static void on_progress_cancel(rpc_call *call, json_t *params, void *ud)
+{
+    struct lsp_server *s = ud;
+    json_t *t = json_object_get(params, "token");
+    char num[32];
+    const char *tok = json_string_value(t);
+    if (json_is_integer(t)) {
+        snprintf(num, sizeof num, "%lld", (long long)json_integer_value(t));
+        tok = num;
+    }
+    if (!tok || lsp_ep_cancel_token(s, tok))
+        HK_INFO("window/workDoneProgress/cancel: no running episode has token %s",
+                tok ? tok : "(none)");
+    rpc_call_reply(call, NULL);
+}
+
+/* ---- workspace/executeCommand ---- */
+
+static void on_execute_command(rpc_call *call, json_t *params, void *ud)
+{
+    struct lsp_server *s = ud;
+    const char *cmd = str_of(params, "command");
+    if (!cmd) {
+        rpc_call_error(call, HK_EINVAL, "command must be a string");
+        return;
+    }
+    if (!strcmp(cmd, "hyperkernel.optimize"))
+        cmd_optimize(s, call, params);
+    else if (!strcmp(cmd, "hyperkernel.cancel"))
+        cmd_cancel(s, call, arg0(params));
+    else if (!strcmp(cmd, "hyperkernel.createSpec"))
+        cmd_create_spec(s, call, params);
+    else if (!strcmp(cmd, "hyperkernel.applyVersion"))
+        cmd_apply_version(s, call, params);
+    else if (!strcmp(cmd, "hyperkernel.applied"))
+        cmd_applied(s, call, params);
+    else if (!strcmp(cmd, "hyperkernel.showReport"))
+        report_request(s, call, arg0(params), true);
+    else
+        rpc_call_error(call, HK_EINVAL, "unknown command");
+}
+
+void lsp_ep_register(struct lsp_server *s)
+{
+    static const struct {
+        const char *name;
+        rpc_method_fn fn;
+    } methods[] = {
+        {"textDocument/codeAction", on_code_action},
+        {"textDocument/codeLens", on_code_lens},
+        {"workspace/executeCommand", on_execute_command},
+        {"window/workDoneProgress/cancel", on_progress_cancel},
+        {"hyperkernel/episodes", on_episodes},
+        {"hyperkernel/history", on_history},
+        {"hyperkernel/cancel", on_cancel_request},
+        {"hyperkernel/report", on_report_request},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(methods); i++)
+        rpc_register(s->rpc, methods[i].name, methods[i].fn, s);
+}

@@ -1,0 +1,1661 @@
+/* Optimization workers and their results in the server: each episode runs as `hkls
+ * optimize --events` in its own process group; its stdout lines (JSON events) drive the
+ * work-done progress and hyperkernel/episodeChanged; its end is read back from the SQLite
+ * store. Every store read runs on the libuv pool with its own connection (lsp_ep_query),
+ * so the loop only ever handles cached JSON: code actions, lenses, hover and the result
+ * diagnostics answer from the per-file cache that those reads fill. */
+#include "lsp/lsp_internal.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+#include "engine/episode.h"
+#include "report/report.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- configuration ---- */
+
+void lsp_ep_config_init(struct lsp_ep_config *c) { memset(c, 0, sizeof *c); }
+
+void lsp_ep_config_free(struct lsp_ep_config *c)
+{
+    hk_free(c->db);
+    hk_free(c->check);
+    json_decref(c->engines);
+    memset(c, 0, sizeof *c);
+}
+
+static const char *const ep_keys[] = {"db", "budget", "minutes", "simulate", "check"};
+
+bool lsp_ep_config_key(const char *key)
+{
+    if (!strcmp(key, "episodes") || !strcmp(key, "engines"))
+        return true;
+    if (strncmp(key, "episodes.", 9) != 0)
+        return false;
+    for (size_t i = 0; i < HK_ARRAY_LEN(ep_keys); i++)
+        if (!strcmp(key + 9, ep_keys[i]))
+            return true;
+    return false;
+}
+
+static json_t *ep_cfg_get(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(o, "episodes"), key);
+    if (v)
+        return v;
+    char dotted[64];
+    snprintf(dotted, sizeof dotted, "episodes.%s", key);
+    return json_object_get(o, dotted);
+}
+
+/* An engine entry as the contract has it; NULL (and a message) when malformed. */
+static json_t *engine_entry(struct lsp_server *s, const char *from, size_t i, json_t *e)
+{
+    const char *name = json_string_value(json_object_get(e, "name"));
+    const char *kind = json_string_value(json_object_get(e, "kind"));
+    if (!json_is_object(e) || !name || !*name || strlen(name) > 64 || !kind ||
+        (strcmp(kind, "builtin") && strcmp(kind, "openai") && strcmp(kind, "anthropic"))) {
+        lsp_log_message(s, 2,
+                        "%s: engines[%zu] needs \"name\" and \"kind\" (builtin, openai or "
+                        "anthropic); ignored",
+                        from, i);
+        return NULL;
+    }
+    json_t *out = json_pack("{s:s, s:s}", "name", name, "kind", kind);
+    const char *opt[] = {"endpoint", "model"};
+    for (size_t k = 0; out && k < HK_ARRAY_LEN(opt); k++) {
+        json_t *v = json_object_get(e, opt[k]);
+        if (json_is_string(v))
+            json_object_set(out, opt[k], v);
+    }
+    return out;
+}
+
+void lsp_ep_config_apply(struct lsp_server *s, struct lsp_ep_config *c, json_t *o,
+                         const char *from)
+{
+    if (!json_is_object(o))
+        return;
+    json_t *sect = json_object_get(o, "episodes");
+    if (sect && !json_is_object(sect))
+        lsp_log_message(s, 2, "%s: \"episodes\" must be an object; ignored", from);
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_is_object(sect) ? sect : NULL, k, v) {
+        bool known = false;
+        for (size_t i = 0; i < HK_ARRAY_LEN(ep_keys); i++)
+            known |= !strcmp(k, ep_keys[i]);
+        if (!known)
+            lsp_log_message(s, 2, "%s: unknown setting \"episodes.%.100s\" ignored", from, k);
+    }
+    if ((v = ep_cfg_get(o, "db"))) {
+        if (json_is_string(v) && json_string_length(v) > 0) {
+            const char *p = json_string_value(v);
+            char *n = p[0] == '/' || !s->root ? hk_strdup(p) : hk_asprintf("%s/%s", s->root, p);
+            if (n) {
+                hk_free(c->db);
+                c->db = n;
+            }
+        } else {
+            lsp_log_message(s, 2, "%s: episodes.db must be a path; ignored", from);
+        }
+    }
+    if ((v = ep_cfg_get(o, "budget"))) {
+        if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= 100000)
+            c->budget = (long)json_integer_value(v);
+        else
+            lsp_log_message(s, 2, "%s: episodes.budget must be an integer 1..100000; ignored",
+                            from);
+    }
+    if ((v = ep_cfg_get(o, "minutes"))) {
+        if (json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) <= 1440)
+            c->minutes = json_number_value(v);
+        else
+            lsp_log_message(s, 2, "%s: episodes.minutes must be a number in (0, 1440]; ignored",
+                            from);
+    }
+    if ((v = ep_cfg_get(o, "simulate"))) {
+        if (json_is_boolean(v))
+            c->simulate = json_is_true(v);
+        else
+            lsp_log_message(s, 2, "%s: episodes.simulate must be true or false; ignored", from);
+    }
+    if ((v = ep_cfg_get(o, "check"))) {
+        const char *t = json_string_value(v);
+        if (t && (!strcmp(t, "full") || !strcmp(t, "quick"))) {
+            hk_free(c->check);
+            c->check = hk_strdup(t);
+        } else {
+            lsp_log_message(s, 2, "%s: episodes.check must be \"full\" or \"quick\"; ignored",
+                            from);
+        }
+    }
+    if ((v = json_object_get(o, "engines"))) {
+        if (!json_is_array(v) || json_array_size(v) > 32) {
+            lsp_log_message(s, 2, "%s: engines must be an array of at most 32 objects; ignored",
+                            from);
+            return;
+        }
+        json_t *list = json_array();
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            json_t *n = engine_entry(s, from, i, e);
+            if (n && list)
+                json_array_append_new(list, n);
+            else
+                json_decref(n);
+        }
+        json_decref(c->engines);
+        c->engines = list;
+    }
+}
+
+/* ---- pure helpers ---- */
+
+void lsp_ep_diff_region(const char *a, size_t a_len, const char *b, size_t b_len,
+                        size_t *start, size_t *suffix)
+{
+    size_t n = a_len < b_len ? a_len : b_len;
+    size_t p = 0;
+    while (p < n && a[p] == b[p])
+        p++;
+    size_t q = 0;
+    while (q < n - p && a[a_len - 1 - q] == b[b_len - 1 - q])
+        q++;
+    *start = p;
+    *suffix = q;
+}
+
+int lsp_ep_feed_lines(struct hk_buf *buf, const char *data, size_t len, size_t max,
+                      size_t *dropped, void (*fn)(const char *line, size_t n, void *ud),
+                      void *ud)
+{
+    while (len > 0) {
+        const char *nl = memchr(data, '\n', len);
+        size_t take = nl ? (size_t)(nl - data) : len;
+        bool overlong = buf->max == SIZE_MAX; /* marks a line being skipped */
+        if (!overlong) {
+            if (buf->len + take > max) {
+                hk_buf_reset(buf);
+                buf->max = SIZE_MAX;
+                overlong = true;
+                (*dropped)++;
+            } else if (take) {
+                int rc = hk_buf_append(buf, data, take);
+                if (rc)
+                    return rc;
+            }
+        }
+        if (!nl)
+            return HK_OK;
+        if (!overlong)
+            fn(buf->data ? buf->data : "", buf->len, ud);
+        hk_buf_reset(buf);
+        buf->max = max;
+        data += take + 1;
+        len -= take + 1;
+    }
+    return HK_OK;
+}
+
+char *lsp_ep_default_spec(const char *path, const char *kernel)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    return hk_asprintf("%.*s%.*s.%s.bench.json", (int)(base - path), path, (int)stem, base,
+                       kernel);
+}
+
+long lsp_ep_find(const char *hay, size_t len, const char *needle, size_t n, size_t from)
+{
+    if (n == 0 || from > len || n > len - from)
+        return -1;
+    const char *p = memmem(hay + from, len - from, needle, n);
+    return p ? (long)(p - hay) : -1;
+}
+
+/* ---- state ---- */
+
+struct ep_run;
+
+struct ep_waiter {
+    struct ep_waiter *next;
+    char *path;
+    rpc_call *call;
+    json_t *params;            /* new reference */
+    lsp_ep_retry_fn retry;
+};
+
+struct lsp_eps {
+    struct ep_run *runs;
+    size_t n_running;
+    unsigned serial;
+    size_t n_queries;
+    bool stopped;
+    bool marked;               /* store_mark_interrupted ran for this server */
+    json_t *files;             /* path -> {"loading":true} | {"data":{...}}; new reference */
+    struct ep_waiter *waiters;
+};
+
+static char *db_path(struct lsp_server *s)
+{
+    if (s->cfg.ep.db)
+        return hk_strdup(s->cfg.ep.db);
+    char *p = NULL;
+    return ep_default_db_path(&p) == HK_OK ? p : NULL;
+}
+
+/* ---- queries on the pool ---- */
+
+struct ep_query {
+    uv_work_t req;
+    struct lsp_server *s;
+    char *db;
+    bool mark;
+    lsp_ep_query_fn fn;
+    lsp_ep_done_fn done;
+    void *arg;
+    void (*free_arg)(void *);
+    int rc;
+    json_t *out;
+    char *msg;
+};
+
+static void query_work(uv_work_t *req)
+{
+    struct ep_query *q = req->data;
+    store *st = NULL;
+    char err[256] = "";
+    /* Reading must not create the database (a hover in a fresh workspace would): with no
+     * file yet there is no history, which an empty in-memory store answers the same. */
+    bool exists = access(q->db, F_OK) == 0;
+    q->rc = store_open_ex(exists ? q->db : ":memory:", 0, &st, err, sizeof err);
+    if (q->rc) {
+        q->msg = hk_asprintf("cannot open the history database %s: %s", q->db,
+                             err[0] ? err : hk_strerror(q->rc));
+        return;
+    }
+    if (q->mark && exists && store_mark_interrupted(st, NULL))
+        HK_WARN("episodes: marking interrupted episodes: %s", store_errmsg(st));
+    q->rc = q->fn(st, q->arg, &q->out, &q->msg);
+    store_close(st);
+}
+
+static void query_after(uv_work_t *req, int status)
+{
+    struct ep_query *q = req->data;
+    struct lsp_server *s = q->s;
+    s->eps->n_queries--;
+    int rc = status == UV_ECANCELED ? HK_ECANCELED : q->rc;
+    json_t *out = status == UV_ECANCELED ? NULL : q->out;
+    if (status == UV_ECANCELED)
+        json_decref(q->out);
+    q->done(s, rc, out, q->msg, q->arg);
+    if (q->free_arg)
+        q->free_arg(q->arg);
+    hk_free(q->msg);
+    hk_free(q->db);
+    hk_free(q);
+}
+
+int lsp_ep_query(struct lsp_server *s, lsp_ep_query_fn fn, lsp_ep_done_fn done, void *arg,
+                 void (*free_arg)(void *))
+{
+    int rc = HK_ENOMEM;
+    struct ep_query *q = NULL;
+    if (!s->eps || s->eps->stopped || !s->loop) {
+        rc = HK_ESTATE;
+        goto fail;
+    }
+    q = hk_calloc(1, sizeof *q);
+    if (!q || !(q->db = db_path(s)))
+        goto fail;
+    q->req.data = q;
+    q->s = s;
+    q->fn = fn;
+    q->done = done;
+    q->arg = arg;
+    q->free_arg = free_arg;
+    q->mark = !s->eps->marked;
+    if (uv_queue_work(s->loop, &q->req, query_work, query_after)) {
+        rc = HK_EIO;
+        goto fail;
+    }
+    s->eps->marked = true;
+    s->eps->n_queries++;
+    return HK_OK;
+fail:
+    if (q)
+        hk_free(q->db);
+    hk_free(q);
+    if (free_arg)
+        free_arg(arg);
+    return rc;
+}
+
+/* ---- workers ---- */
+
+struct ep_run {
+    struct lsp_server *s;
+    struct ep_run *next;
+    uv_process_t proc;
+    uv_pipe_t out, err;
+    uv_timer_t kill_timer;
+    int open_handles;          /* handles not yet closed */
+    int refs;                  /* pending replies and queries that hold it */
+    bool listed;               /* in s->eps->runs */
+    bool proc_exited, out_eof, err_eof, finished, ending, cancel, killed;
+    int64_t exit_status;
+    int term_signal;
+    int pid;
+    int64_t episode;           /* store id, 0 until known */
+    bool id_query_busy;
+    int64_t started_ms;
+    char *uri, *path, *kernel, *target, *engine, *token;
+    rpc_call *call;            /* deferred hyperkernel.optimize, or NULL once answered */
+    bool progress_wait, progress_ok, progress_end;
+    int percent, sent_percent;
+    char stage[32];
+    char message[512];
+    json_t *done_ev;           /* the worker's "done" event (new reference) */
+    char *end_status, *end_error;
+    bool no_gpu;
+    struct hk_buf line;
+    size_t dropped;
+    char err_tail[LSP_EP_ERR_TAIL];
+    size_t err_len;
+    char rbuf[16384];
+};
+
+static void run_maybe_free(struct ep_run *r)
+{
+    if (r->open_handles > 0 || r->refs > 0 || r->listed)
+        return;
+    hk_buf_free(&r->line);
+    json_decref(r->done_ev);
+    hk_free(r->uri);
+    hk_free(r->path);
+    hk_free(r->kernel);
+    hk_free(r->target);
+    hk_free(r->engine);
+    hk_free(r->token);
+    hk_free(r->end_status);
+    hk_free(r->end_error);
+    hk_free(r);
+}
+
+static void run_unref(struct ep_run *r)
+{
+    r->refs--;
+    run_maybe_free(r);
+}
+
+static void handle_closed(uv_handle_t *h)
+{
+    struct ep_run *r = h->data;
+    r->open_handles--;
+    run_maybe_free(r);
+}
+
+static void run_close(struct ep_run *r, uv_handle_t *h)
+{
+    if (!uv_is_closing(h))
+        uv_close(h, handle_closed);
+}
+
+static bool is_running(const struct ep_run *r) { return !r->finished; }
+
+static json_t *run_changed_json(const struct ep_run *r, const char *status)
+{
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:s}", "kernel", r->kernel, "uri", r->uri,
+                          "status", status, "stage", r->stage[0] ? r->stage : "init",
+                          "percent", r->percent, "message", r->message);
+    if (o)
+        json_object_set_new(o, "episode", r->episode ? json_integer(r->episode) : json_null());
+    if (o && r->token)
+        json_object_set_new(o, "token", json_string(r->token));
+    return o;
+}
+
+static void notify_changed(struct ep_run *r, const char *status)
+{
+    struct lsp_server *s = r->s;
+    if (s->eps->stopped || s->state != LSP_RUNNING)
+        return;
+    rpc_notify(s->rpc, "hyperkernel/episodeChanged", run_changed_json(r, status));
+}
+
+static void progress_send(struct ep_run *r, const char *kind)
+{
+    struct lsp_server *s = r->s;
+    if (!r->progress_ok || r->progress_end || s->eps->stopped || s->state != LSP_RUNNING)
+        return;
+    json_t *v = NULL;
+    if (!strcmp(kind, "begin")) {
+        char title[300];
+        snprintf(title, sizeof title, "Optimize %s (%s)", r->kernel, r->target);
+        v = json_pack("{s:s, s:s, s:b, s:s, s:i}", "kind", "begin", "title", title,
+                      "cancellable", 1, "message", r->message, "percentage", r->percent);
+        r->sent_percent = r->percent;
+    } else if (!strcmp(kind, "report")) {
+        /* percentages only rise */
+        if (r->percent < r->sent_percent)
+            r->percent = r->sent_percent;
+        v = json_pack("{s:s, s:s, s:i}", "kind", "report", "message", r->message,
+                      "percentage", r->percent);
+        r->sent_percent = r->percent;
+    } else {
+        v = json_pack("{s:s, s:s}", "kind", "end", "message", r->message);
+        r->progress_end = true;
+    }
+    rpc_notify(s->rpc, "$/progress", json_pack("{s:s, s:o}", "token", r->token, "value", v));
+}
+
+static void progress_created(rpc *rp, int status, json_t *result, json_t *error, void *ud)
+{
+    struct ep_run *r = ud;
+    r->progress_wait = false;
+    if (status == HK_OK && !error && !r->s->eps->stopped) {
+        r->progress_ok = true;
+        if (!r->finished) {
+            progress_send(r, "begin");
+        }
+        /* An episode that ended before the client answered: its token is unused and
+         * nothing is shown; the end is still told by episodeChanged and the result. */
+    } else {
+        HK_INFO("episode progress: the client refused the token (%s)",
+                status == HK_OK ? "error reply" : hk_strerror(status));
+    }
+    run_unref(r);
+}
+
+static void answer_start(struct ep_run *r)
+{
+    if (!r->call)
+        return;
+    rpc_call *c = r->call;
+    r->call = NULL;
+    if (r->episode) {
+        json_t *res = json_pack("{s:I}", "episode", (json_int_t)r->episode);
+        if (res)
+            json_object_set_new(res, "token", r->token && (r->progress_ok || r->progress_wait)
+                                                  ? json_string(r->token) : json_null());
+        rpc_call_reply(c, res);
+    } else {
+        char msg[900];
+        snprintf(msg, sizeof msg, "optimization of %s did not start: %s", r->kernel,
+                 r->end_error ? r->end_error : "the worker ended without an episode");
+        rpc_call_error_code(c, RPC_REQUEST_FAILED, msg);
+    }
+}
+
+/* -- finding the episode id of a fresh worker (its pid is in the row) -- */
+
+struct id_arg {
+    struct ep_run *r;
+    int pid;
+    int64_t since;
+};
+
+static int id_query(store *st, void *arg, json_t **out, char **msg)
+{
+    struct id_arg *a = arg;
+    store_episode *es = NULL;
+    size_t n = 0;
+    store_episode_filter f = {.status_mask = STORE_EP_MASK(STORE_EP_RUNNING) |
+                                             STORE_EP_MASK(STORE_EP_COMPLETED) |
+                                             STORE_EP_MASK(STORE_EP_STOPPED) |
+                                             STORE_EP_MASK(STORE_EP_FAILED),
+                              .limit = 64};
+    int rc = store_episode_list(st, &f, &es, &n);
+    if (rc)
+        return rc;
+    int64_t id = 0;
+    for (size_t i = 0; i < n && !id; i++)
+        if (es[i].pid == a->pid && es[i].started_ms >= a->since)
+            id = es[i].id;
+    store_episodes_free(es, n);
+    *out = id ? json_integer(id) : NULL;
+    return HK_OK;
+}
+
+static void id_done(struct lsp_server *s, int rc, json_t *out, const char *msg, void *arg)
+{
+    struct id_arg *a = arg;
+    struct ep_run *r = a->r;
+    r->id_query_busy = false;
+    if (rc == HK_OK && json_is_integer(out) && !r->episode) {
+        r->episode = json_integer_value(out);
+        HK_INFO("episode %lld: worker %d for %s", (long long)r->episode, r->pid, r->kernel);
+        answer_start(r);
+        notify_changed(r, "running");
+    }
+    json_decref(out);
+    run_unref(r);
+}
+
+static void free_id_arg(void *p) { hk_free(p); }
+
+static void find_episode_id(struct ep_run *r)
+{
+    if (r->episode || r->id_query_busy || r->finished)
+        return;
+    struct id_arg *a = hk_calloc(1, sizeof *a);
+    if (!a)
+        return;
+    a->r = r;
+    a->pid = r->pid;
+    a->since = r->started_ms - 2000;
+    r->refs++;
+    r->id_query_busy = true;
+    if (lsp_ep_query(r->s, id_query, id_done, a, free_id_arg)) {
+        r->id_query_busy = false;
+        run_unref(r);
+    }
+}
+
+/* -- events -- */
+
+static void set_message(struct ep_run *r, const char *stage, const char *msg)
+{
+    if (stage)
+        snprintf(r->message, sizeof r->message, "%s: %s", stage, msg ? msg : "");
+    else if (msg)
+        snprintf(r->message, sizeof r->message, "%s", msg);
+    /* one line in the progress UI */
+    char *nl = strchr(r->message, '\n');
+    if (nl)
+        *nl = '\0';
+}
+
+static void on_event_line(const char *line, size_t n, void *ud)
+{
+    struct ep_run *r = ud;
+    if (n == 0)
+        return;
+    json_error_t jerr;
+    json_t *ev = json_loadb(line, n, JSON_REJECT_DUPLICATES, &jerr);
+    const char *kind = json_string_value(json_object_get(ev, "event"));
+    if (!kind) {
+        HK_WARN("episode worker %d: not an event line (%s): %.200s", r->pid, jerr.text, line);
+        json_decref(ev);
+        return;
+    }
+    find_episode_id(r);
+    const char *stage = json_string_value(json_object_get(ev, "stage"));
+    const char *msg = json_string_value(json_object_get(ev, "message"));
+    json_t *pct = json_object_get(ev, "percent");
+    if (json_is_integer(pct)) {
+        json_int_t p = json_integer_value(pct);
+        if (p > r->percent)
+            r->percent = p > 100 ? 100 : (int)p;
+    }
+    if (!strcmp(kind, "stage")) {
+        bool changed = !stage || strcmp(stage, r->stage) != 0;
+        if (stage)
+            snprintf(r->stage, sizeof r->stage, "%s", stage);
+        set_message(r, stage, msg);
+        progress_send(r, "report");
+        if (changed)
+            notify_changed(r, "running");
+    } else if (!strcmp(kind, "progress") || !strcmp(kind, "version")) {
+        set_message(r, stage ? stage : r->stage, msg);
+        progress_send(r, "report");
+    } else if (!strcmp(kind, "log")) {
+        const char *level = json_string_value(json_object_get(ev, "level"));
+        int type = level && !strcmp(level, "error") ? 1 : level && !strcmp(level, "warn") ? 2 : 4;
+        if (!r->s->eps->stopped && r->s->state == LSP_RUNNING)
+            lsp_log_message(r->s, type, "episode %lld (%s): %s", (long long)r->episode,
+                            r->kernel, msg ? msg : "");
+    } else if (!strcmp(kind, "done")) {
+        json_decref(r->done_ev);
+        r->done_ev = json_incref(ev);
+        json_t *id = json_object_get(ev, "episode");
+        if (json_is_integer(id) && !r->episode)
+            r->episode = json_integer_value(id);
+    }
+    json_decref(ev);
+}
+
+static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    struct ep_run *r = h->data;
+    buf->base = r->rbuf;
+    buf->len = sizeof r->rbuf;
+}
+
+static void maybe_finish(struct ep_run *r);
+
+static void out_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+{
+    struct ep_run *r = st->data;
+    if (nread > 0) {
+        if (lsp_ep_feed_lines(&r->line, buf->base, (size_t)nread, LSP_EP_MAX_LINE, &r->dropped,
+                              on_event_line, r))
+            HK_ERROR("episode worker %d: out of memory reading its events", r->pid);
+        return;
+    }
+    if (nread == 0)
+        return;
+    uv_read_stop(st);
+    if (r->line.len) /* a last line without its newline */
+        on_event_line(r->line.data, r->line.len, r);
+    hk_buf_reset(&r->line);
+    r->out_eof = true;
+    run_close(r, (uv_handle_t *)st);
+    maybe_finish(r);
+}
+
+static void err_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+{
+    struct ep_run *r = st->data;
+    if (nread > 0) {
+        size_t n = (size_t)nread;
+        if (n >= sizeof r->err_tail) {
+            memcpy(r->err_tail, buf->base + n - (sizeof r->err_tail - 1), sizeof r->err_tail - 1);
+            r->err_len = sizeof r->err_tail - 1;
+        } else {
+            if (r->err_len + n >= sizeof r->err_tail) {
+                size_t drop = r->err_len + n - (sizeof r->err_tail - 1);
+                memmove(r->err_tail, r->err_tail + drop, r->err_len - drop);
+                r->err_len -= drop;
+            }
+            memcpy(r->err_tail + r->err_len, buf->base, n);
+            r->err_len += n;
+        }
+        r->err_tail[r->err_len] = '\0';
+        return;
+    }
+    if (nread == 0)
+        return;
+    uv_read_stop(st);
+    r->err_eof = true;
+    run_close(r, (uv_handle_t *)st);
+}
+
+static void proc_exit(uv_process_t *p, int64_t status, int sig)
+{
+    struct ep_run *r = p->data;
+    r->proc_exited = true;
+    r->exit_status = status;
+    r->term_signal = sig;
+    HK_INFO("episode worker %d exited: status %lld, signal %d", r->pid, (long long)status, sig);
+    uv_timer_stop(&r->kill_timer);
+    run_close(r, (uv_handle_t *)p);
+    maybe_finish(r);
+}
+
+/* -- the end -- */
+
+static void unlist(struct ep_run *r)
+{
+    struct lsp_eps *e = r->s->eps;
+    for (struct ep_run **pp = &e->runs; *pp; pp = &(*pp)->next)
+        if (*pp == r) {
+            *pp = r->next;
+            break;
+        }
+    r->listed = false;
+    e->n_running--;
+}
+
+static void announce_end(struct ep_run *r)
+{
+    struct lsp_server *s = r->s;
+    const char *st = r->end_status ? r->end_status : "failed";
+    if (!strcmp(st, "completed")) {
+        json_t *dsum = json_object_get(r->done_ev, "summary");
+        double sp = json_number_value(json_object_get(dsum, "speedup"));
+        if (sp > 0)
+            snprintf(r->message, sizeof r->message, "done: best %.2fx", sp);
+        else
+            snprintf(r->message, sizeof r->message, "done: no faster version found");
+    } else if (!strcmp(st, "stopped")) {
+        snprintf(r->message, sizeof r->message, "stopped");
+    } else {
+        snprintf(r->message, sizeof r->message, "failed: %.480s",
+                 r->end_error ? r->end_error : "unknown error");
+    }
+    r->percent = r->sent_percent > r->percent ? r->sent_percent : r->percent;
+    answer_start(r);
+    if (!s->eps->stopped && s->state == LSP_RUNNING) {
+        if (r->progress_ok)
+            progress_send(r, "end");
+        notify_changed(r, st);
+        if (!strcmp(st, "failed"))
+            lsp_show_message(s, 1, "Optimize %s (%s) failed: %s", r->kernel, r->target,
+                             r->end_error ? r->end_error : "unknown error");
+        else if (!strcmp(st, "completed"))
+            lsp_log_message(s, 3, "Optimize %s (%s): %s", r->kernel, r->target, r->message);
+        if (r->path)
+            lsp_ep_file_reload(s, r->path);
+    }
+    unlist(r);
+    run_close(r, (uv_handle_t *)&r->kill_timer);
+}
+
+/* The worker did not record its end (it died, or was killed): record it for it. */
+struct end_arg {
+    struct ep_run *r;
+    int pid;
+    int64_t since, id;
+    enum store_episode_status status;
+    char *error;
+};
+
+static int end_query(store *st, void *arg, json_t **out, char **msg)
+{
+    struct end_arg *a = arg;
+    if (!a->id) {
+        json_t *found = NULL;
+        struct id_arg ia = {.pid = a->pid, .since = a->since};
+        int rc = id_query(st, &ia, &found, msg);
+        if (rc)
+            return rc;
+        a->id = json_is_integer(found) ? json_integer_value(found) : 0;
+        json_decref(found);
+    }
+    if (!a->id)
+        return HK_ENOENT;
+    int rc = store_episode_finish(st, a->id, a->status, a->error);
+    if (rc == HK_ESTATE)
+        rc = HK_OK; /* it had ended after all */
+    return rc;
+}
+
+static void end_done(struct lsp_server *s, int rc, json_t *out, const char *msg, void *arg)
+{
+    struct end_arg *a = arg;
+    struct ep_run *r = a->r;
+    json_decref(out);
+    if (rc && rc != HK_ENOENT)
+        HK_WARN("episode %lld: cannot record its end: %s", (long long)a->id,
+                msg ? msg : hk_strerror(rc));
+    if (!r->episode)
+        r->episode = a->id;
+    announce_end(r);
+    run_unref(r);
+}
+
+static void free_end_arg(void *p)
+{
+    struct end_arg *a = p;
+    hk_free(a->error);
+    hk_free(a);
+}
+
+static void maybe_finish(struct ep_run *r)
+{
+    if (!r->proc_exited || !r->out_eof || r->finished)
+        return;
+    r->finished = true;
+    if (r->done_ev) {
+        const char *st = json_string_value(json_object_get(r->done_ev, "status"));
+        const char *er = json_string_value(json_object_get(r->done_ev, "error"));
+        r->end_status = hk_strdup(st ? st : "failed");
+        r->end_error = er ? hk_strdup(er) : NULL;
+        r->no_gpu = json_is_true(json_object_get(r->done_ev, "no_gpu"));
+        if (r->no_gpu && r->end_error && !strstr(r->end_error, "GPU")) {
+            char *m = hk_asprintf("no GPU found: %s", r->end_error);
+            if (m) {
+                hk_free(r->end_error);
+                r->end_error = m;
+            }
+        }
+        announce_end(r);
+        return;
+    }
+    /* No "done" line: the worker died or was killed. */
+    char why[LSP_EP_ERR_TAIL + 128];
+    const char *tail = r->err_tail;
+    const char *last = tail;
+    /* the last non-empty line of stderr says most */
+    for (const char *p = tail; *p; p++)
+        if (*p == '\n' && p[1])
+            last = p + 1;
+    if (r->cancel)
+        snprintf(why, sizeof why, "stopped by the user");
+    else if (r->term_signal)
+        snprintf(why, sizeof why, "the worker was killed by signal %d%s%.400s", r->term_signal,
+                 *last ? ": " : "", last);
+    else
+        snprintf(why, sizeof why, "the worker exited with status %lld%s%.400s",
+                 (long long)r->exit_status, *last ? ": " : "", last);
+    char *nl = strchr(why, '\n');
+    if (nl)
+        *nl = '\0';
+    r->end_status = hk_strdup(r->cancel ? "stopped" : "failed");
+    r->end_error = hk_strdup(why);
+    struct end_arg *a = hk_calloc(1, sizeof *a);
+    if (a) {
+        a->r = r;
+        a->pid = r->pid;
+        a->since = r->started_ms - 2000;
+        a->id = r->episode;
+        a->status = r->cancel ? STORE_EP_STOPPED : STORE_EP_FAILED;
+        a->error = hk_strdup(why);
+        r->refs++;
+        if (lsp_ep_query(r->s, end_query, end_done, a, free_end_arg) == HK_OK)
+            return;
+        r->refs--;
+    }
+    announce_end(r);
+}
+
+/* -- start, cancel -- */
+
+static void kill_fired(uv_timer_t *t)
+{
+    struct ep_run *r = t->data;
+    if (r->proc_exited || r->killed)
+        return;
+    r->killed = true;
+    HK_WARN("episode worker %d: still there %d ms after SIGTERM: SIGKILL", r->pid,
+            LSP_EP_KILL_GRACE_MS);
+    uv_kill(-r->pid, SIGKILL);
+}
+
+static void run_cancel(struct ep_run *r)
+{
+    if (r->proc_exited || r->cancel)
+        return;
+    r->cancel = true;
+    snprintf(r->message, sizeof r->message, "stopping");
+    /* The whole group: the worker stops cleanly on SIGTERM (it records "stopped"), and
+     * its compilers and benchmark programs go with it. */
+    uv_kill(-r->pid, SIGTERM);
+    uv_timer_start(&r->kill_timer, kill_fired, LSP_EP_KILL_GRACE_MS, 0);
+}
+
+int lsp_ep_cancel(struct lsp_server *s, int64_t episode)
+{
+    for (struct ep_run *r = s->eps ? s->eps->runs : NULL; r; r = r->next)
+        if (r->episode == episode && is_running(r)) {
+            run_cancel(r);
+            return HK_OK;
+        }
+    return HK_ENOENT;
+}
+
+int lsp_ep_cancel_token(struct lsp_server *s, const char *token)
+{
+    for (struct ep_run *r = s->eps ? s->eps->runs : NULL; r; r = r->next)
+        if (r->token && !strcmp(r->token, token) && is_running(r)) {
+            run_cancel(r);
+            return HK_OK;
+        }
+    return HK_ENOENT;
+}
+
+json_t *lsp_ep_running_json(struct lsp_server *s)
+{
+    json_t *o = json_object();
+    for (struct ep_run *r = s->eps ? s->eps->runs : NULL; o && r; r = r->next) {
+        if (!r->episode)
+            continue;
+        char key[32];
+        snprintf(key, sizeof key, "%lld", (long long)r->episode);
+        json_t *v = run_changed_json(r, r->finished ? (r->end_status ? r->end_status : "failed")
+                                                    : "running");
+        if (v) {
+            json_object_set_new(v, "target", json_string(r->target));
+            json_object_set_new(v, "engine", json_string(r->engine));
+            json_object_set_new(o, key, v);
+        }
+    }
+    return o;
+}
+
+static char **build_argv(struct lsp_server *s, const char *exe, const struct lsp_ep_start *st,
+                         const char *path, const char *spec_file, const char *db)
+{
+    char **v = hk_calloc(32, sizeof *v);
+    if (!v)
+        return NULL;
+    int n = 0;
+    bool oom = false;
+#define ARG(x)                                                                                \
+    do {                                                                                      \
+        char *a_ = (x);                                                                       \
+        if (!a_)                                                                              \
+            oom = true;                                                                       \
+        else                                                                                  \
+            v[n++] = a_;                                                                      \
+    } while (0)
+    ARG(hk_strdup(exe));
+    ARG(hk_strdup("optimize"));
+    ARG(hk_strdup(path));
+    ARG(hk_strdup("--kernel"));
+    ARG(hk_strdup(st->kernel));
+    ARG(hk_strdup("--spec"));
+    ARG(hk_strdup(spec_file));
+    ARG(hk_strdup("--events"));
+    ARG(hk_strdup("--db"));
+    ARG(hk_strdup(db));
+    ARG(hk_strdup("--target"));
+    ARG(hk_strdup(st->target));
+    if (st->engine) {
+        ARG(hk_strdup("--engine"));
+        ARG(hk_strdup(st->engine));
+    }
+    if (s->cfg.ep.budget > 0) {
+        ARG(hk_strdup("--budget"));
+        ARG(hk_asprintf("%ld", s->cfg.ep.budget));
+    }
+    if (s->cfg.ep.minutes > 0) {
+        ARG(hk_strdup("--minutes"));
+        ARG(hk_asprintf("%g", s->cfg.ep.minutes));
+    }
+    if (s->cfg.ep.check) {
+        ARG(hk_strdup("--check"));
+        ARG(hk_strdup(s->cfg.ep.check));
+    }
+    if (s->cfg.ep.simulate)
+        ARG(hk_strdup("--simulate-gpu"));
+#undef ARG
+    if (oom) {
+        lsp_strv_free(v);
+        return NULL;
+    }
+    return v;
+}
+
+void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_start *st)
+{
+    struct lsp_eps *e = s->eps;
+    char *path = NULL, *spec_file = NULL, *db = NULL, **argv = NULL;
+    struct ep_run *r = NULL;
+    char exe[4096];
+    size_t exe_len = sizeof exe;
+    if (e->stopped) {
+        rpc_call_error(call, HK_ESTATE, "the server is stopping");
+        return;
+    }
+    if (e->n_running >= LSP_EP_MAX_RUNNING) {
+        rpc_call_error_code(call, RPC_REQUEST_FAILED,
+                            "too many optimizations running at once; cancel one first");
+        return;
+    }
+    if (!(path = lsp_uri_to_path(st->uri))) {
+        rpc_call_error(call, HK_EINVAL, "uri must be a file:// uri");
+        goto out;
+    }
+    spec_file = st->spec ? (strncmp(st->spec, "file://", 7) == 0 ? lsp_uri_to_path(st->spec)
+                                                            : hk_strdup(st->spec))
+                    : lsp_ep_default_spec(path, st->kernel);
+    db = db_path(s);
+    if (!spec_file || !db) {
+        rpc_call_error(call, db ? HK_ENOMEM : HK_ENOENT,
+                       db ? NULL : "no history database: set episodes.db (or HOME)");
+        goto out;
+    }
+    if (access(spec_file, R_OK) != 0) {
+        char *m = hk_asprintf("no benchmark spec for %s: %s does not exist; use \"Create "
+                              "benchmark spec\" first",
+                              st->kernel, spec_file);
+        rpc_call_error_code(call, RPC_REQUEST_FAILED, m ? m : "no benchmark spec");
+        hk_free(m);
+        goto out;
+    }
+    if (uv_exepath(exe, &exe_len) != 0) {
+        rpc_call_error(call, HK_EIO, "cannot find the hkls executable to run the worker");
+        goto out;
+    }
+    if (!(argv = build_argv(s, exe, st, path, spec_file, db)) || !(r = hk_calloc(1, sizeof *r))) {
+        rpc_call_error(call, HK_ENOMEM, NULL);
+        goto out;
+    }
+    r->s = s;
+    r->uri = hk_strdup(st->uri);
+    r->path = path;
+    path = NULL;
+    r->kernel = hk_strdup(st->kernel);
+    r->target = hk_strdup(st->target);
+    r->engine = hk_strdup(st->engine ? st->engine : "builtin");
+    r->token = hk_asprintf("hyperkernel/episode/%u/%d", ++e->serial, (int)uv_os_getpid());
+    hk_buf_init(&r->line, LSP_EP_MAX_LINE);
+    snprintf(r->message, sizeof r->message, "starting");
+    if (!r->uri || !r->kernel || !r->target || !r->engine || !r->token) {
+        rpc_call_error(call, HK_ENOMEM, NULL);
+        goto out;
+    }
+    uv_pipe_init(s->loop, &r->out, 0);
+    uv_pipe_init(s->loop, &r->err, 0);
+    uv_timer_init(s->loop, &r->kill_timer);
+    r->out.data = r->err.data = r->kill_timer.data = r->proc.data = r;
+    r->open_handles = 3;
+    uv_stdio_container_t io[3] = {
+        {.flags = UV_IGNORE},
+        {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&r->out},
+        {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&r->err},
+    };
+    char *slash = strrchr(r->path, '/');
+    char *cwd = slash && slash != r->path ? hk_strndup(r->path, (size_t)(slash - r->path)) : NULL;
+    uv_process_options_t po = {
+        .exit_cb = proc_exit,
+        .file = argv[0],
+        .args = argv,
+        .cwd = cwd,
+        .flags = UV_PROCESS_DETACHED, /* its own process group: cancel kills it all */
+        .stdio_count = 3,
+        .stdio = io,
+    };
+    int uvrc = uv_spawn(s->loop, &r->proc, &po);
+    hk_free(cwd);
+    if (uvrc) {
+        char m[300];
+        snprintf(m, sizeof m, "cannot start the optimization worker %.200s: %s", exe,
+                 uv_strerror(uvrc));
+        rpc_call_error_code(call, RPC_REQUEST_FAILED, m);
+        r->listed = false;
+        run_close(r, (uv_handle_t *)&r->out);
+        run_close(r, (uv_handle_t *)&r->err);
+        run_close(r, (uv_handle_t *)&r->kill_timer);
+        r = NULL; /* freed by the close callbacks */
+        goto out;
+    }
+    r->open_handles++;
+    r->pid = r->proc.pid;
+    r->started_ms = store_now_ms();
+    uv_read_start((uv_stream_t *)&r->out, alloc_cb, out_read);
+    uv_read_start((uv_stream_t *)&r->err, alloc_cb, err_read);
+    r->listed = true;
+    r->next = e->runs;
+    e->runs = r;
+    e->n_running++;
+    rpc_call_defer(call);
+    r->call = call;
+    HK_INFO("episode worker %d: %s %s in %s (target %s)", r->pid, r->engine, r->kernel, r->uri,
+            r->target);
+    r->refs++;
+    if (lsp_client_progress_create(s, r->token, progress_created, r) == HK_OK)
+        r->progress_wait = true;
+    else
+        r->refs--;
+    r = NULL;
+out:
+    if (r && !r->open_handles) {
+        r->listed = false;
+        run_maybe_free(r);
+    }
+    lsp_strv_free(argv);
+    hk_free(path);
+    hk_free(spec_file);
+    hk_free(db);
+}
+
+/* ---- lifecycle ---- */
+
+bool lsp_ep_stopping(const struct lsp_server *s) { return !s->eps || s->eps->stopped; }
+
+int lsp_ep_init(struct lsp_server *s)
+{
+    s->eps = hk_calloc(1, sizeof *s->eps);
+    if (!s->eps || !(s->eps->files = json_object()))
+        return HK_ENOMEM;
+    lsp_ep_register(s);
+    return HK_OK;
+}
+
+void lsp_ep_stop(struct lsp_server *s)
+{
+    struct lsp_eps *e = s->eps;
+    if (!e || e->stopped)
+        return;
+    e->stopped = true;
+    for (struct ep_run *r = e->runs; r; r = r->next)
+        run_cancel(r);
+    /* deferred calls are answered by rpc_free; forget them */
+    for (struct ep_run *r = e->runs; r; r = r->next)
+        r->call = NULL;
+    while (e->waiters) {
+        struct ep_waiter *w = e->waiters;
+        e->waiters = w->next;
+        rpc_call_error(w->call, HK_ECANCELED, "the server is stopping");
+        json_decref(w->params);
+        hk_free(w->path);
+        hk_free(w);
+    }
+}
+
+void lsp_ep_free(struct lsp_server *s)
+{
+    struct lsp_eps *e = s->eps;
+    if (!e)
+        return;
+    if (e->runs || e->n_queries)
+        HK_WARN("episodes: freed with %zu queries and workers still running", e->n_queries);
+    json_decref(e->files);
+    hk_free(e);
+    s->eps = NULL;
+}
+
+/* ---- the per-file cache ---- */
+
+/* Text of the kernel named name in text (new string), or NULL. Pool thread. */
+static char *kernel_text(const char *text, size_t len, const char *name, size_t *start)
+{
+    an_model *m = NULL;
+    if (an_analyze(text, len, &m) != HK_OK)
+        return NULL;
+    char *out = NULL;
+    long k = an_model_find_kernel(m, name);
+    if (k >= 0 && (size_t)k < m->n_funcs) {
+        const an_span *sp = &m->funcs[k].span;
+        if (sp->end_byte <= len && sp->start_byte <= sp->end_byte) {
+            out = hk_strndup(text + sp->start_byte, sp->end_byte - sp->start_byte);
+            *start = sp->start_byte;
+        }
+    }
+    an_model_free(m);
+    return out;
+}
+
+static json_t *num_json(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+/* One chain version's edit relative to the episode's baseline. Pool thread. */
+static json_t *chain_entry(const store_version *v, const char *base, size_t base_len,
+                           const char *base_k, size_t base_k_start, const char *kernel,
+                           const store_history_row *row)
+{
+    size_t vlen = strlen(v->source);
+    size_t vk_start = 0;
+    char *vk = kernel_text(v->source, vlen, kernel, &vk_start);
+    json_t *o = json_pack("{s:I, s:i, s:I, s:s}", "id", (json_int_t)v->id, "number", v->number,
+                          "episode", (json_int_t)v->episode_id, "produced_by",
+                          v->produced_by ? v->produced_by : "");
+    if (!o)
+        goto out;
+    json_object_set_new(o, "speedup", num_json(row ? row->speedup : NAN));
+    json_object_set_new(o, "ms", num_json(row && row->measured ? row->best.median_ms : NAN));
+    if (v->launch_json)
+        json_object_set_new(o, "launch", json_loads(v->launch_json, 0, NULL));
+    size_t bk_len = strlen(base_k);
+    bool outside_same = vk && vk_start == base_k_start && base_len - base_k_start - bk_len ==
+                                                             vlen - vk_start - strlen(vk) &&
+                        memcmp(v->source, base, base_k_start) == 0 &&
+                        memcmp(v->source + vk_start + strlen(vk), base + base_k_start + bk_len,
+                               base_len - base_k_start - bk_len) == 0;
+    if (vk && outside_same && strcmp(vk, base_k) == 0) {
+        json_object_set_new(o, "kind", json_string("launch"));
+    } else if (vk && outside_same) {
+        size_t p, q;
+        lsp_ep_diff_region(base_k, bk_len, vk, strlen(vk), &p, &q);
+        json_object_set_new(o, "kind", json_string("kernel"));
+        json_object_set_new(o, "start", json_integer((json_int_t)p));
+        json_object_set_new(o, "end", json_integer((json_int_t)(bk_len - q)));
+        json_object_set_new(o, "new_text", json_stringn(vk + p, strlen(vk) - q - p));
+        json_object_set_new(o, "after", json_string(vk));
+    } else {
+        size_t p, q;
+        lsp_ep_diff_region(base, base_len, v->source, vlen, &p, &q);
+        json_object_set_new(o, "kind", json_string("file"));
+        json_object_set_new(o, "start", json_integer((json_int_t)p));
+        json_object_set_new(o, "end", json_integer((json_int_t)(base_len - q)));
+        json_object_set_new(o, "new_text", json_stringn(v->source + p, vlen - q - p));
+        json_object_set_new(o, "after", vk ? json_string(vk) : json_string(v->source));
+    }
+out:
+    hk_free(vk);
+    return o;
+}
+
+static const store_history_row *row_of(const store_history_row *rows, size_t n, int64_t vid)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].version.id == vid)
+            return &rows[i];
+    return NULL;
+}
+
+static json_t *episode_brief(const store_episode *e)
+{
+    json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:I}", "id", (json_int_t)e->id, "status",
+                          store_episode_status_name(e->status), "target",
+                          e->target ? e->target : "", "engine", e->engine ? e->engine : "",
+                          "started_ms", (json_int_t)e->started_ms);
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "error", e->error ? json_string(e->error) : json_null());
+    json_object_set_new(o, "report_html", e->report_html ? json_string(e->report_html)
+                                                         : json_null());
+    json_object_set_new(o, "ended_ms", json_integer(e->ended_ms));
+    return o;
+}
+
+/* Everything the editor shows for one kernel. Pool thread. */
+static json_t *kernel_info(store *st, const store_kernel *k)
+{
+    json_t *info = json_pack("{s:s}", "kernel", k->name);
+    store_episode *es = NULL;
+    size_t n_es = 0;
+    store_history_row *hist = NULL, *erows = NULL;
+    size_t n_hist = 0, n_erows = 0;
+    store_version base = {0};
+    char *base_k = NULL;
+    if (!info)
+        return NULL;
+    store_episode_filter f = {.kernel_id = k->id, .limit = 200};
+    if (store_episode_list(st, &f, &es, &n_es) || n_es == 0)
+        goto out;
+    json_object_set_new(info, "latest", episode_brief(&es[0]));
+    const store_episode *best = NULL;
+    for (size_t i = 0; i < n_es && !best; i++)
+        if (es[i].status == STORE_EP_COMPLETED && es[i].best_version_id &&
+            es[i].best_version_id != es[i].baseline_version_id)
+            best = &es[i];
+    if (store_kernel_history(st, k->id, &hist, &n_hist) == HK_OK) {
+        json_t *table = json_array();
+        size_t first = 0, shown = 0;
+        for (size_t i = n_hist; i-- > 0 && shown < LSP_EP_MAX_TABLE;)
+            if (hist[i].version.status == STORE_V_VERIFIED) {
+                first = i;
+                shown++;
+            }
+        for (size_t i = first; table && i < n_hist; i++) {
+            const store_history_row *h = &hist[i];
+            if (h->version.status != STORE_V_VERIFIED)
+                continue;
+            const char *engine = NULL;
+            for (size_t j = 0; j < n_es; j++)
+                if (es[j].id == h->version.episode_id)
+                    engine = es[j].engine;
+            json_t *row = json_pack("{s:i, s:I, s:I, s:s, s:s}", "number", h->version.number,
+                                    "episode", (json_int_t)h->version.episode_id,
+                                    "created_ms", (json_int_t)h->version.created_ms,
+                                    "engine", engine ? engine : "builtin", "produced_by",
+                                    h->version.produced_by ? h->version.produced_by : "");
+            if (!row)
+                continue;
+            json_object_set_new(row, "ms", num_json(h->measured ? h->best.median_ms : NAN));
+            json_object_set_new(row, "speedup", num_json(h->speedup));
+            json_object_set_new(row, "bytes_per_s",
+                                num_json(h->measured ? h->best.bytes_per_s : NAN));
+            json_object_set_new(row, "max_rel_err", num_json(h->version.max_rel_err));
+            json_array_append_new(table, row);
+        }
+        json_object_set_new(info, "table", table ? table : json_array());
+    }
+    if (!best)
+        goto out;
+    if (store_version_get(st, best->baseline_version_id, &base) || !base.source)
+        goto out;
+    size_t base_len = strlen(base.source), bk_start = 0;
+    base_k = kernel_text(base.source, base_len, k->name, &bk_start);
+    if (!base_k)
+        goto out;
+    store_episode_versions(st, best->id, &erows, &n_erows);
+    const store_history_row *brow = row_of(erows, n_erows, best->best_version_id);
+    json_t *b = json_pack("{s:I, s:I, s:s}", "episode", (json_int_t)best->id, "version_id",
+                          (json_int_t)best->best_version_id, "target",
+                          best->target ? best->target : "");
+    if (!b)
+        goto out;
+    json_object_set_new(b, "report_html", best->report_html ? json_string(best->report_html)
+                                                            : json_null());
+    json_object_set_new(b, "speedup", num_json(brow ? brow->speedup : NAN));
+    json_object_set_new(b, "ms", num_json(brow && brow->measured ? brow->best.median_ms : NAN));
+    json_object_set_new(b, "base_ms", num_json(brow && brow->has_base ? brow->base.median_ms
+                                                                      : NAN));
+    double bps = brow && brow->measured ? brow->best.bytes_per_s : NAN;
+    double peak_pct = NAN;
+    store_device dev = {0};
+    if (best->device && isfinite(bps) && store_device_get(st, best->device, &dev) == HK_OK) {
+        json_t *pk = json_loads(dev.peaks_json ? dev.peaks_json : "{}", 0, NULL);
+        double peak = json_number_value(json_object_get(pk, STORE_PEAK_DRAM_BYTES_PER_S));
+        if (peak > 0)
+            peak_pct = 100.0 * bps / peak;
+        json_decref(pk);
+    }
+    store_device_clear(&dev);
+    json_object_set_new(b, "bandwidth_pct", num_json(peak_pct));
+    json_object_set_new(b, "roofline_pct", num_json(brow && brow->measured
+                                                        ? brow->best.roofline_pct : NAN));
+    json_object_set_new(info, "best", b);
+    json_object_set_new(info, "base_kernel_text", json_string(base_k));
+    json_object_set_new(info, "base_text_len", json_integer((json_int_t)base_len));
+    /* the chain, best first, then reversed */
+    json_t *chain = json_array();
+    int64_t vid = best->best_version_id;
+    for (int steps = 0; chain && vid && steps < LSP_EP_MAX_CHAIN; steps++) {
+        store_version v = {0};
+        if (store_version_get(st, vid, &v))
+            break;
+        int64_t parent = v.parent_id;
+        if (parent && v.status == STORE_V_VERIFIED && v.source) {
+            const store_history_row *hr = row_of(erows, n_erows, v.id);
+            if (!hr)
+                hr = row_of(hist, n_hist, v.id);
+            json_t *c = chain_entry(&v, base.source, base_len, base_k, bk_start, k->name, hr);
+            if (c)
+                json_array_insert_new(chain, 0, c);
+        }
+        store_version_clear(&v);
+        vid = parent;
+    }
+    json_object_set_new(info, "chain", chain ? chain : json_array());
+    /* a change outside the kernel needs the whole baseline file to compare against */
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(info, "chain"), i, c) {
+        const char *kind = json_string_value(json_object_get(c, "kind"));
+        if (kind && !strcmp(kind, "file")) {
+            json_object_set_new(info, "base_text", json_string(base.source));
+            break;
+        }
+    }
+out:
+    hk_free(base_k);
+    store_version_clear(&base);
+    store_history_free(hist, n_hist);
+    store_history_free(erows, n_erows);
+    store_episodes_free(es, n_es);
+    return info;
+}
+
+struct file_arg {
+    char *path;
+    bool reload;
+};
+
+static void free_file_arg(void *p)
+{
+    struct file_arg *a = p;
+    hk_free(a->path);
+    hk_free(a);
+}
+
+static int file_query(store *st, void *arg, json_t **out, char **msg)
+{
+    struct file_arg *a = arg;
+    char *real = realpath(a->path, NULL);
+    store_kernel *ks = NULL;
+    size_t n = 0;
+    int rc = store_kernel_list(st, real ? real : a->path, &ks, &n);
+    free(real);
+    if (rc) {
+        *msg = hk_strdup(store_errmsg(st));
+        return rc;
+    }
+    json_t *o = json_object();
+    for (size_t i = 0; o && i < n; i++) {
+        json_t *info = kernel_info(st, &ks[i]);
+        if (info)
+            json_object_set_new(o, ks[i].name, info);
+    }
+    store_kernels_free(ks, n);
+    *out = o;
+    return o ? HK_OK : HK_ENOMEM;
+}
+
+static void set_doc_diags(struct lsp_server *s, doc *d, json_t *results);
+
+struct diag_walk {
+    struct lsp_server *s;
+    const char *path;
+    json_t *results;
+};
+
+static void diag_each(doc *d, void *ud)
+{
+    struct diag_walk *w = ud;
+    struct lsp_doc *ld = lsp_doc_of(d);
+    if (ld && ld->path && !strcmp(ld->path, w->path))
+        set_doc_diags(w->s, d, w->results);
+}
+
+static void refresh_reply(rpc *r, int status, json_t *result, json_t *error, void *ud)
+{
+    if (status != HK_OK || error)
+        HK_DEBUG("workspace/codeLens/refresh: %s", status == HK_OK ? "error reply"
+                                                                   : hk_strerror(status));
+}
+
+static void file_done(struct lsp_server *s, int rc, json_t *out, const char *msg, void *arg)
+{
+    struct file_arg *a = arg;
+    struct lsp_eps *e = s->eps;
+    if (rc) {
+        HK_WARN("episodes: results of %s not read: %s", a->path, msg ? msg : hk_strerror(rc));
+        json_decref(out);
+        out = json_object(); /* an empty cache: no results, and no retry loop */
+    }
+    json_object_set_new(e->files, a->path, json_pack("{s:o}", "data", out ? out : json_object()));
+    json_t *results = json_object_get(json_object_get(e->files, a->path), "data");
+    if (!e->stopped && s->state == LSP_RUNNING) {
+        struct diag_walk w = {s, a->path, results};
+        doc_store_foreach(s->docs, diag_each, &w);
+        if (a->reload && s->cl_codelens_refresh)
+            rpc_request(s->rpc, "workspace/codeLens/refresh", NULL, 0, refresh_reply, NULL,
+                        NULL);
+    }
+    /* re-dispatch the requests that waited for this file */
+    struct ep_waiter **pp = &e->waiters;
+    while (*pp) {
+        struct ep_waiter *w = *pp;
+        if (strcmp(w->path, a->path) != 0) {
+            pp = &w->next;
+            continue;
+        }
+        *pp = w->next;
+        w->retry(s, w->call, w->params);
+        json_decref(w->params);
+        hk_free(w->path);
+        hk_free(w);
+    }
+}
+
+static void start_load(struct lsp_server *s, const char *path, bool reload)
+{
+    struct file_arg *a = hk_calloc(1, sizeof *a);
+    if (!a || !(a->path = hk_strdup(path))) {
+        hk_free(a);
+        return;
+    }
+    a->reload = reload;
+    json_object_set_new(s->eps->files, path, json_pack("{s:b}", "loading", 1));
+    if (lsp_ep_query(s, file_query, file_done, a, free_file_arg))
+        /* not queued (stopping, out of memory): answer from an empty cache */
+        json_object_set_new(s->eps->files, path, json_pack("{s:{}}", "data"));
+}
+
+json_t *lsp_ep_file_results(struct lsp_server *s, const char *path, rpc_call *call,
+                            json_t *params, lsp_ep_retry_fn retry)
+{
+    if (!path || !s->eps)
+        return NULL;
+    json_t *ent = json_object_get(s->eps->files, path);
+    json_t *data = json_object_get(ent, "data");
+    if (data)
+        return data;
+    if (!ent) {
+        start_load(s, path, false);
+        data = json_object_get(json_object_get(s->eps->files, path), "data");
+        if (data)
+            return data;
+    }
+    if (call) {
+        struct ep_waiter *w = hk_calloc(1, sizeof *w);
+        if (w && (w->path = hk_strdup(path))) {
+            w->call = call;
+            w->params = json_incref(params);
+            w->retry = retry;
+            w->next = s->eps->waiters;
+            s->eps->waiters = w;
+            rpc_call_defer(call);
+        } else {
+            hk_free(w);
+            rpc_call_error(call, HK_ENOMEM, NULL);
+        }
+    }
+    return NULL;
+}
+
+void lsp_ep_file_reload(struct lsp_server *s, const char *path)
+{
+    json_t *ent = json_object_get(s->eps->files, path);
+    if (ent && json_object_get(ent, "loading"))
+        return; /* a load is on its way; it reads the newest rows anyway */
+    start_load(s, path, true);
+}
+
+/* ---- result diagnostics ---- */
+
+static json_t *make_diag(struct lsp_server *s, doc *d, const an_span *sp, int sev,
+                         const char *msg, const char *href)
+{
+    json_t *range = lsp_range_json(s, d, sp->start_byte, sp->end_byte);
+    if (!range)
+        return NULL;
+    json_t *o = json_pack("{s:o, s:i, s:s, s:s, s:s}", "range", range, "severity", sev,
+                          "source", "hyperkernel", "message", msg, "code", "hyperkernel");
+    if (o && href) {
+        char *uri = lsp_path_to_uri(href);
+        if (uri)
+            json_object_set_new(o, "codeDescription", json_pack("{s:s}", "href", uri));
+        hk_free(uri);
+    }
+    return o;
+}
+
+static void set_doc_diags(struct lsp_server *s, doc *d, json_t *results)
+{
+    struct lsp_doc *ld = lsp_doc_of(d);
+    const an_model *m = ld && ld->an && !ld->model_stale ? an_doc_model(ld->an) : NULL;
+    if (!m)
+        return;
+    json_t *out = json_array();
+    const char *kname;
+    json_t *info;
+    json_object_foreach(results, kname, info) {
+        long k = an_model_find_kernel(m, kname);
+        if (!out || k < 0 || (size_t)k >= m->n_funcs)
+            continue;
+        const an_span *sp = &m->funcs[k].name_span;
+        json_t *latest = json_object_get(info, "latest");
+        const char *st = json_string_value(json_object_get(latest, "status"));
+        bool running = false;
+        for (struct ep_run *r = s->eps->runs; r; r = r->next)
+            running |= r->path && ld->path && !strcmp(r->path, ld->path) &&
+                       !strcmp(r->kernel, kname) && !r->finished;
+        if (running)
+            continue;
+        if (st && (!strcmp(st, "failed") || !strcmp(st, "interrupted"))) {
+            const char *err = json_string_value(json_object_get(latest, "error"));
+            char msg[700];
+            snprintf(msg, sizeof msg, "optimization %s: %.600s",
+                     !strcmp(st, "failed") ? "failed" : "was interrupted",
+                     err ? err : "see the episode's report");
+            json_t *dj = make_diag(s, d, sp, 2, msg,
+                                   json_string_value(json_object_get(latest, "report_html")));
+            if (dj)
+                json_array_append_new(out, dj);
+            continue;
+        }
+        json_t *best = json_object_get(info, "best");
+        double sp_x = json_number_value(json_object_get(best, "speedup"));
+        if (!best || !(sp_x > 1.0))
+            continue;
+        /* once the best version is in the file, there is nothing left to offer */
+        json_t *chain = json_object_get(info, "chain");
+        json_t *last = json_array_get(chain, json_array_size(chain) - 1);
+        const char *after = json_string_value(json_object_get(last, "after"));
+        if (after && lsp_ep_find(doc_text(d), doc_length(d), after, strlen(after), 0) >= 0 &&
+            strcmp(after, json_string_value(json_object_get(info, "base_kernel_text"))
+                              ? json_string_value(json_object_get(info, "base_kernel_text"))
+                              : "") != 0)
+            continue;
+        struct hk_buf b;
+        hk_buf_init(&b, 1024);
+        hk_buf_printf(&b, "%.2fx faster version available", sp_x);
+        double base_ms = json_number_value(json_object_get(best, "base_ms"));
+        double ms = json_number_value(json_object_get(best, "ms"));
+        if (json_is_number(json_object_get(best, "base_ms")) &&
+            json_is_number(json_object_get(best, "ms")))
+            hk_buf_printf(&b, ": %.3g ms -> %.3g ms", base_ms, ms);
+        json_t *bw = json_object_get(best, "bandwidth_pct");
+        json_t *roof = json_object_get(best, "roofline_pct");
+        if (json_is_number(bw))
+            hk_buf_printf(&b, ", %.0f%% of peak bandwidth", json_number_value(bw));
+        else if (json_is_number(roof))
+            hk_buf_printf(&b, ", %.0f%% of the roofline bound", json_number_value(roof));
+        hk_buf_printf(&b, " (episode %lld)",
+                      (long long)json_integer_value(json_object_get(best, "episode")));
+        json_t *dj = b.data ? make_diag(s, d, sp, 3, b.data,
+                                        json_string_value(json_object_get(best, "report_html")))
+                            : NULL;
+        hk_buf_free(&b);
+        if (dj)
+            json_array_append_new(out, dj);
+    }
+    /* publish only a change: an unchanged set would re-send every source's diagnostics */
+    json_t *prev = ld->diags[LSP_DIAG_REPORT];
+    if (!out || (prev ? json_equal(prev, out) : json_array_size(out) == 0)) {
+        json_decref(out);
+        return;
+    }
+    lsp_diag_set(s, d, LSP_DIAG_REPORT, out);
+}
+
+/* ---- hover ---- */
+
+static void fmt_num(char *out, size_t n, json_t *v, const char *fmt, double scale)
+{
+    if (json_is_number(v))
+        snprintf(out, n, fmt, json_number_value(v) * scale);
+    else
+        snprintf(out, n, "-");
+}
+
+void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_buf *b)
+{
+    struct lsp_doc *ld = lsp_doc_of(d);
+    if (!ld || !ld->path || !s->eps)
+        return;
+    json_t *results = lsp_ep_file_results(s, ld->path, NULL, NULL, NULL);
+    json_t *info = json_object_get(results, kernel);
+    json_t *table = json_object_get(info, "table");
+    bool md = s->cl_markdown;
+    for (struct ep_run *r = s->eps->runs; r; r = r->next)
+        if (r->path && !strcmp(r->path, ld->path) && !strcmp(r->kernel, kernel) && !r->finished)
+            hk_buf_printf(b, "\n%sOptimizing%s (%s): %s, %d%%\n", md ? "**" : "", md ? "**" : "",
+                          r->target, r->message, r->percent);
+    if (!json_array_size(table))
+        return;
+    hk_buf_printf(b, "\n%sOptimization history%s\n", md ? "**" : "", md ? "**" : "");
+    if (md)
+        hk_buf_appends(b, "\n| version | time | speedup | bandwidth | accuracy | engine | date |\n"
+                          "|---|---|---|---|---|---|---|\n");
+    size_t i;
+    json_t *row;
+    json_array_foreach(table, i, row) {
+        char ms[32], sp[32], bw[32], acc[32], date[32] = "-";
+        fmt_num(ms, sizeof ms, json_object_get(row, "ms"), "%.3g ms", 1);
+        fmt_num(sp, sizeof sp, json_object_get(row, "speedup"), "%.2fx", 1);
+        fmt_num(bw, sizeof bw, json_object_get(row, "bytes_per_s"), "%.0f GB/s", 1e-9);
+        fmt_num(acc, sizeof acc, json_object_get(row, "max_rel_err"), "%.1e rel", 1);
+        time_t t = (time_t)(json_integer_value(json_object_get(row, "created_ms")) / 1000);
+        struct tm tm;
+        if (t > 0 && gmtime_r(&t, &tm))
+            strftime(date, sizeof date, "%Y-%m-%d %H:%M", &tm);
+        const char *engine = json_string_value(json_object_get(row, "engine"));
+        int num = (int)json_integer_value(json_object_get(row, "number"));
+        if (md)
+            hk_buf_printf(b, "| v%d | %s | %s | %s | %s | %s | %s |\n", num, ms, sp, bw, acc,
+                          engine ? engine : "", date);
+        else
+            hk_buf_printf(b, "v%d  %s  %s  %s  %s  %s  %s\n", num, ms, sp, bw, acc,
+                          engine ? engine : "", date);
+    }
+}

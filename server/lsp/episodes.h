@@ -1,0 +1,148 @@
+/* Episodes in the editor (issue 4, docs/protocol.md "hyperkernel/"): optimization workers
+ * (`hkls optimize --events`) spawned in their own process groups, their events turned into
+ * work-done progress and hyperkernel/episodeChanged notifications, results read back from
+ * the SQLite store off the loop, and the per-file result cache that code actions, code
+ * lenses, hover and the result diagnostics answer from. episodes.c runs the workers and the
+ * cache; actions.c holds the LSP methods. Loop thread only, except where a function says it
+ * runs on the libuv thread pool. Not for use outside server/lsp/. */
+#ifndef HK_LSP_EPISODES_H
+#define HK_LSP_EPISODES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct lsp_server;
+struct hk_buf;
+typedef struct doc doc;
+typedef struct rpc_call rpc_call;
+typedef struct store store;
+
+/* Longest stdout line accepted from a worker; longer lines are dropped (and logged). */
+#define LSP_EP_MAX_LINE ((size_t)1 << 20)
+/* Kept tail of a worker's stderr, for the message when it dies. */
+#define LSP_EP_ERR_TAIL 2048
+/* Workers running at once; more are refused with a clear error. */
+#define LSP_EP_MAX_RUNNING 16
+/* After SIGTERM, a worker's process group gets SIGKILL after this long. */
+#define LSP_EP_KILL_GRACE_MS 3000
+/* Versions of a best chain offered as "Apply vN", and rows of the hover table. */
+#define LSP_EP_MAX_CHAIN 12
+#define LSP_EP_MAX_TABLE 15
+
+/* Settings under "episodes" and "engines" (config.c applies the layers through
+ * lsp_ep_config_apply). Owned strings; engines is a new reference or NULL. */
+struct lsp_ep_config {
+    char *db;          /* episodes.db; NULL: ep_default_db_path */
+    long budget;       /* episodes.budget (candidates); 0: the worker's default */
+    double minutes;    /* episodes.minutes; 0: the worker's default */
+    bool simulate;     /* episodes.simulate: CI only, the deterministic simulated GPU */
+    char *check;       /* episodes.check: "full" | "quick" | NULL */
+    json_t *engines;   /* [{name, kind, endpoint?, model?}] as validated */
+};
+
+void lsp_ep_config_init(struct lsp_ep_config *c);
+void lsp_ep_config_free(struct lsp_ep_config *c);
+/* Applies one settings layer (o borrowed; from names it in messages): keys "episodes"
+ * (nested or dotted "episodes.db" ...) and "engines". Bad values are reported with
+ * window/logMessage and ignored. */
+void lsp_ep_config_apply(struct lsp_server *s, struct lsp_ep_config *c, json_t *o,
+                         const char *from);
+/* true for the top-level keys lsp_ep_config_apply reads (so config.c does not call them
+ * unknown). */
+bool lsp_ep_config_key(const char *key);
+
+/* ---- lifecycle (server.c) ---- */
+
+/* Creates the episode state of s and registers the LSP methods of actions.c. HK_OK or
+ * HK_ENOMEM. */
+int lsp_ep_init(struct lsp_server *s);
+/* Sends SIGTERM to every worker's process group (SIGKILL after LSP_EP_KILL_GRACE_MS) and
+ * closes timers; run the loop until idle afterwards. Idempotent. */
+void lsp_ep_stop(struct lsp_server *s);
+/* true once lsp_ep_stop ran (or before lsp_ep_init): start nothing new. */
+bool lsp_ep_stopping(const struct lsp_server *s);
+/* Frees the state; lsp_ep_stop and a loop run must have come first. */
+void lsp_ep_free(struct lsp_server *s);
+/* Adds codeActionProvider, codeLensProvider and executeCommandProvider to caps
+ * (borrowed). */
+void lsp_ep_capabilities(json_t *caps);
+/* Registers the methods of actions.c (called by lsp_ep_init). */
+void lsp_ep_register(struct lsp_server *s);
+
+/* ---- workers (episodes.c) ---- */
+
+/* What one optimization needs; strings borrowed for the call. */
+struct lsp_ep_start {
+    const char *uri;       /* document uri (file://) */
+    const char *kernel;
+    const char *target;    /* "nvidia", "nvidia:sm_90", "dcu" ... */
+    const char *engine;    /* NULL: builtin */
+    const char *spec;      /* spec path; NULL: <dir>/<stem>.<kernel>.bench.json */
+};
+
+/* Spawns a worker for st and keeps call (an executeCommand request) to answer it with
+ * {episode, token} as soon as the worker's episode id is known (or with an error when the
+ * worker fails before creating one). On an immediate failure (no spec, spawn failed, too
+ * many running) the call is answered here with an error. */
+void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_start *st);
+/* Cancels the running episode with that store id: SIGTERM to its process group, SIGKILL
+ * after the grace period; the episode ends "stopped". HK_OK, HK_ENOENT (not running). */
+int lsp_ep_cancel(struct lsp_server *s, int64_t episode);
+/* Cancels by work-done progress token; HK_ENOENT when none has it. */
+int lsp_ep_cancel_token(struct lsp_server *s, const char *token);
+/* The running episodes as {id -> {stage, percent, message, uri, kernel, target, engine,
+ * token}}; new reference (never NULL unless out of memory). */
+json_t *lsp_ep_running_json(struct lsp_server *s);
+
+/* ---- store queries off the loop (episodes.c) ---- */
+
+/* Runs on a libuv pool thread with the store open (its own handle); arg is the caller's.
+ * *out: new reference or NULL. Returns HK_OK or an HK_E* code; *msg (may stay NULL): new
+ * string with the reason. */
+typedef int (*lsp_ep_query_fn)(store *st, void *arg, json_t **out, char **msg);
+/* Back on the loop: rc and out (stolen) from the query, msg borrowed. Called exactly once
+ * when lsp_ep_query returned HK_OK, also when the server stops first (rc HK_ECANCELED). */
+typedef void (*lsp_ep_done_fn)(struct lsp_server *s, int rc, json_t *out, const char *msg,
+                               void *arg);
+/* Queues fn on the pool. free_arg (may be NULL) releases arg after done. HK_OK,
+ * HK_ENOMEM, HK_ESTATE (stopping); on error neither fn nor done runs and arg is freed. */
+int lsp_ep_query(struct lsp_server *s, lsp_ep_query_fn fn, lsp_ep_done_fn done, void *arg,
+                 void (*free_arg)(void *));
+
+/* ---- per-file result cache (episodes.c) ---- */
+
+/* The cached results of file path (absolute): {kernel name -> info} (borrowed; valid until
+ * the next loop iteration that reloads it), or NULL when not loaded yet -- then a load is
+ * queued and, when call is not NULL, call is deferred and re-dispatched through retry
+ * when the load ends. Info: {"latest": episode summary, "best": {...} or absent,
+ * "chain": [...], "table": [...], "base_kernel_text": "..."} (see episodes.c). */
+typedef void (*lsp_ep_retry_fn)(struct lsp_server *s, rpc_call *call, json_t *params);
+json_t *lsp_ep_file_results(struct lsp_server *s, const char *path, rpc_call *call,
+                            json_t *params, lsp_ep_retry_fn retry);
+/* Drops the cache of path and reloads it (diagnostics and code lenses refresh after). */
+void lsp_ep_file_reload(struct lsp_server *s, const char *path);
+/* Appends the version table of kernel in d (when the cache has it) to b; queues a cache
+ * load otherwise. Markdown when the client takes it. */
+void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_buf *b);
+
+/* ---- helpers shared with actions.c and the unit tests ---- */
+
+/* The smallest region of a that differs from b: a[*start, a_len - suffix) is replaced by
+ * b[*start, b_len - suffix). *start + suffix <= min(a_len, b_len). Pure. */
+void lsp_ep_diff_region(const char *a, size_t a_len, const char *b, size_t b_len,
+                        size_t *start, size_t *suffix);
+/* Feeds bytes into a line assembler: calls fn for each complete line (without the
+ * newline; borrowed). A line longer than max is dropped and counted in *dropped. Holds
+ * the partial line in buf (capped at max). HK_OK or HK_ENOMEM. */
+int lsp_ep_feed_lines(struct hk_buf *buf, const char *data, size_t len, size_t max,
+                      size_t *dropped, void (*fn)(const char *line, size_t n, void *ud),
+                      void *ud);
+/* Default spec path for a kernel of file path: <dir>/<stem>.<kernel>.bench.json. New
+ * string or NULL. */
+char *lsp_ep_default_spec(const char *path, const char *kernel);
+/* The first occurrence of needle (n bytes) in hay (len bytes) at or after from, or -1. */
+long lsp_ep_find(const char *hay, size_t len, const char *needle, size_t n, size_t from);
+
+#endif
