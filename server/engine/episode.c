@@ -844,8 +844,8 @@ static int stage_baseline(ep_ctx *c)
     }
     measure_verdict v;
     measure_verdict_init(&v);
-    progress(c, 8, NULL, "running the baseline on %zu input combinations",
-             c->sp->n_sizes * c->sp->n_seeds * c->sp->n_dists);
+    progress(c, 8, NULL, "running the baseline on the %s set of (size, seed, distribution)",
+             c->mo.quick_check ? "quick" : "full");
     measure_prog bp = rec_prog(b);
     rc = measure_baseline_run(&c->mo, &bp, ref, &c->base, &v);
     hk_free(ref);

@@ -1,0 +1,154 @@
+/* The built hkls binary's `optimize --events` protocol (what the editor's server reads)
+ * and the exit codes of `optimize` and `verify-candidate`, without a GPU (HK_NO_GPU=1, so
+ * the result is the same on a GPU machine). Real nvcc, real store. Skipped when hkls or
+ * nvcc is missing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compile/compile.h"
+#include "core/hk.h"
+
+#define HKLS HK_BINARY_DIR "/hkls"
+
+static char dir[] = "/tmp/hk-test-episode-cli-XXXXXX";
+
+static bool usable(void)
+{
+    char *nvcc = NULL;
+    bool ok = access(HKLS, X_OK) == 0 && cc_find_compiler(CC_NVIDIA, &nvcc) == HK_OK;
+    hk_free(nvcc);
+    return ok;
+}
+
+/* Runs cmd with stdout to out_path; returns the exit status. */
+static int run(const char *cmd, const char *out_path)
+{
+    char full[4096];
+    snprintf(full, sizeof full, "HK_NO_GPU=1 %s >%s 2>%s.err", cmd, out_path, out_path);
+    int st = system(full);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_events_protocol(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    assert_non_null(mkdtemp(dir));
+    char cmd[2048], out[512];
+    snprintf(out, sizeof out, "%s/events.jsonl", dir);
+    snprintf(cmd, sizeof cmd,
+             "%s optimize %s/bench/kernels/saxpy.cu --kernel saxpy --spec %s/specs/saxpy.bench.json "
+             "--budget 1 --jobs 2 --db %s/h.db --events",
+             HKLS, HK_SOURCE_DIR, HK_TEST_DATA, dir);
+    assert_int_equal(run(cmd, out), 3); /* no GPU */
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    char line[65536];
+    int n = 0, last_pct = 0;
+    json_t *last = NULL;
+    bool saw_stage = false, saw_version = false;
+    while (fgets(line, sizeof line, f)) {
+        json_error_t err;
+        json_t *j = json_loads(line, 0, &err);
+        if (!j)
+            fail_msg("stdout line %d is not JSON: %s", n + 1, line);
+        assert_true(json_is_object(j));
+        const char *kind = json_string_value(json_object_get(j, "event"));
+        assert_non_null(kind);
+        json_t *p = json_object_get(j, "percent");
+        if (json_is_integer(p)) {
+            assert_true(json_integer_value(p) >= last_pct);
+            last_pct = (int)json_integer_value(p);
+        }
+        saw_stage |= !strcmp(kind, "stage");
+        saw_version |= !strcmp(kind, "version");
+        json_decref(last);
+        last = j;
+        n++;
+    }
+    fclose(f);
+    assert_true(n > 5 && saw_stage && saw_version);
+    assert_string_equal(json_string_value(json_object_get(last, "event")), "done");
+    assert_string_equal(json_string_value(json_object_get(last, "status")), "failed");
+    assert_true(json_is_true(json_object_get(last, "no_gpu")));
+    assert_true(json_integer_value(json_object_get(last, "episode")) > 0);
+    assert_non_null(json_string_value(json_object_get(json_object_get(last, "report"), "html")));
+    json_decref(last);
+
+    /* usage and input errors: 2, with a message; no stdout protocol break */
+    snprintf(cmd, sizeof cmd, "%s optimize %s/bench/kernels/saxpy.cu --kernel nope --spec "
+             "%s/specs/saxpy.bench.json --db %s/h.db", HKLS, HK_SOURCE_DIR, HK_TEST_DATA, dir);
+    assert_int_equal(run(cmd, out), 2);
+    snprintf(cmd, sizeof cmd, "%s optimize --budget x", HKLS);
+    assert_int_equal(run(cmd, out), 2);
+    snprintf(cmd, sizeof cmd, "%s optimize %s/bench/kernels/saxpy.cu --kernel saxpy --spec "
+             "%s/episode/broken.bench.json --db %s/h.db", HKLS, HK_SOURCE_DIR, HK_TEST_DATA, dir);
+    assert_int_equal(run(cmd, out), 2);
+    char errp[600], text[8192] = "";
+    snprintf(errp, sizeof errp, "%s.err", out);
+    f = fopen(errp, "r");
+    assert_non_null(f);
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    assert_non_null(strstr(text, "broken.bench.json:"));
+    assert_non_null(strstr(text, "args[2]"));
+}
+
+static void test_verify_candidate_codes(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char cmd[2048], out[512], bad[512];
+    snprintf(out, sizeof out, "%s/verdict.json", dir);
+    snprintf(bad, sizeof bad, "%s/bad.cu", dir);
+    FILE *f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+          "{\n    y[threadIdx.x] = a * x[threadIdx.x] + undefined_name;\n}\n", f);
+    fclose(f);
+    /* a compile error is a rejection (1), with the compiler's words and the file's name */
+    snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/specs/saxpy.bench.json "
+             "--candidate %s --json", HKLS, HK_TEST_DATA, bad);
+    assert_int_equal(run(cmd, out), 1);
+    json_t *j = json_load_file(out, 0, NULL);
+    assert_non_null(j);
+    assert_false(json_is_true(json_object_get(j, "accepted")));
+    assert_string_equal(json_string_value(json_object_get(j, "reason")), "compile_error");
+    const char *d = json_string_value(json_object_get(j, "details"));
+    assert_non_null(d);
+    assert_non_null(strstr(d, "bad.cu:3: error:"));
+    assert_non_null(strstr(d, "undefined_name"));
+    json_decref(j);
+    /* a candidate that builds, with no GPU: 3 */
+    snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/specs/saxpy.bench.json "
+             "--candidate %s/bench/kernels/saxpy.cu", HKLS, HK_TEST_DATA, HK_SOURCE_DIR);
+    assert_int_equal(run(cmd, out), 3);
+    /* no candidate file: 2 */
+    snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/specs/saxpy.bench.json "
+             "--candidate %s/nope.cu", HKLS, HK_TEST_DATA, dir);
+    assert_int_equal(run(cmd, out), 2);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_events_protocol),
+        cmocka_unit_test(test_verify_candidate_codes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
