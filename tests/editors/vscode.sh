@@ -1,0 +1,58 @@
+#!/bin/sh
+# The VS Code extension's ctest steps, run in editors/vscode:
+#   vscode.sh package OUTDIR   npm ci when node_modules is missing or older than the lock,
+#                              type-check + bundle, package OUTDIR/hyperkernel.vsix offline
+#                              and check what the .vsix holds
+#   vscode.sh test HKLS        the node tests (settings, and the flow against the real hkls)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+ext=$(cd "$here/../../editors/vscode" && pwd)
+cd "$ext" || exit 2
+for t in node npm; do
+    command -v $t >/dev/null 2>&1 || { echo "FAIL: $t not found (Node >= 20 and npm are needed)" >&2; exit 1; }
+done
+deps() {
+    if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+        echo "npm ci in $ext" >&2
+        npm ci --no-audit --no-fund || { echo "FAIL: npm ci" >&2; exit 1; }
+    fi
+}
+case "${1:-}" in
+package)
+    [ $# -eq 2 ] || { echo "usage: $0 package OUTDIR" >&2; exit 2; }
+    mkdir -p "$2" || exit 2
+    out=$(cd "$2" && pwd)/hyperkernel.vsix
+    deps
+    rm -f "$out"
+    npm run --silent compile || { echo "FAIL: npm run compile" >&2; exit 1; }
+    npx --no-install vsce package --no-dependencies --out "$out" </dev/null || { echo "FAIL: vsce package" >&2; exit 1; }
+    # The package must be usable on its own: the bundled client, the manifest with the
+    # settings and the UI commands, and no sources or node_modules.
+    node -e '
+      const { execFileSync } = require("child_process");
+      const out = process.argv[1];
+      const list = execFileSync("python3", ["-c", "import sys,zipfile; print(\"\\n\".join(zipfile.ZipFile(sys.argv[1]).namelist()))", out]).toString().split("\n");
+      const need = ["extension/package.json", "extension/out/extension.js"];
+      for (const n of need) if (!list.includes(n)) { console.error("FAIL: the .vsix lacks " + n); process.exit(1); }
+      for (const n of list) if (/node_modules|\/src\/|\.ts$|\/test\//.test(n)) { console.error("FAIL: the .vsix holds " + n); process.exit(1); }
+      const pkg = JSON.parse(execFileSync("python3", ["-c", "import sys,zipfile; print(zipfile.ZipFile(sys.argv[1]).read(\"extension/package.json\").decode())", out]));
+      const cmds = pkg.contributes.commands.map((c) => c.command);
+      for (const c of ["hyperkernel.ui.optimize", "hyperkernel.ui.cancel", "hyperkernel.ui.history", "hyperkernel.ui.report", "hyperkernel.ui.episodes"])
+        if (!cmds.includes(c)) { console.error("FAIL: command " + c + " missing"); process.exit(1); }
+      for (const s of ["serverPath", "defaultTarget", "engines", "budget", "minutes"])
+        if (!pkg.contributes.configuration.properties["hyperkernel." + s]) { console.error("FAIL: setting " + s + " missing"); process.exit(1); }
+      const js = execFileSync("python3", ["-c", "import sys,zipfile; print(zipfile.ZipFile(sys.argv[1]).read(\"extension/out/extension.js\").decode())", out], { maxBuffer: 64 << 20 }).toString();
+      if (/require\(["\x27]vscode-languageclient/.test(js)) { console.error("FAIL: vscode-languageclient is not bundled"); process.exit(1); }
+      console.log("ok: " + out + " (" + list.length + " entries)");
+    ' "$out"
+    ;;
+test)
+    [ $# -eq 2 ] || { echo "usage: $0 test HKLS" >&2; exit 2; }
+    deps
+    HKLS=$2 node --test test/*.test.js
+    ;;
+*)
+    echo "usage: $0 package OUTDIR | test HKLS" >&2
+    exit 2
+    ;;
+esac
