@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs emacs_eglot.el (Emacs + eglot, headless) against a built hkls in a throw-away
+# Runs editors/emacs/test-eglot.el (Emacs + eglot, headless) against a built hkls in a throw-away
 # workspace. Exit 77 (skipped) when emacs or eglot is missing: install them with
 # `apt-get install emacs-nox elpa-eglot`. Usage: emacs_run.sh HKLS
 set -u
@@ -25,7 +25,7 @@ cp "$repo/bench/kernels/saxpy.bench.json" "$tmp/ws/saxpy.bench.json" || exit 2
 cp "$repo/bench/kernels/saxpy.bench.json" "$tmp/ws/saxpy.saxpy.bench.json" || exit 2
 export HOME="$tmp/home" HK_HKLS="$hkls" HK_WORK="$tmp" HK_FILE="$tmp/ws/saxpy.cu"
 cd "$tmp/ws" || exit 2
-timeout -k 5 1500 "$emacs" --batch -q -l "$here/emacs_eglot.el" </dev/null
+timeout -k 5 1500 "$emacs" --batch -q -l "$repo/editors/emacs/test-eglot.el" </dev/null
 rc=$?
 if [ $rc -ne 0 ] && [ -s "$tmp/hkls.log" ]; then
     echo "---- last lines of $tmp/hkls.log" >&2

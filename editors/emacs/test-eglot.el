@@ -1,9 +1,9 @@
-;;; emacs_eglot.el --- Emacs + eglot against the real hkls (issue 4)  -*- lexical-binding: t -*-
-;; Headless (emacs --batch -q -l emacs_eglot.el): the recipe of docs/editors.md, then the
+;;; test-eglot.el --- Emacs + eglot against the real hkls (issue 4)  -*- lexical-binding: t -*-
+;; Headless (emacs --batch -q -l test-eglot.el): hyperkernel-eglot.el's recipe, then the
 ;; optimize -> diagnostic -> hover table -> Apply flow through eglot's own code paths, with
 ;; the simulated GPU. eglot 1.9 (Debian 12) has no work-done progress: the server must not
 ;; create progress tokens for it. Exit code: 0 all checks passed, 1 a check failed,
-;; 2 could not run. Run by emacs_run.sh (HK_HKLS, HK_WORK, HK_FILE in the environment).
+;; 2 could not run. Run by tests/editors/emacs_run.sh (HK_HKLS, HK_WORK, HK_FILE set).
 (require 'cl-lib)
 (require 'eglot)
 
@@ -32,20 +32,16 @@
       (accept-process-output nil 0.1))
     (or v (error "timed out after %ss waiting for %s" seconds what))))
 
-;; ---- the recipe (docs/editors.md) ----
+;; ---- the recipe (hyperkernel-eglot.el, docs/editors.md) ----
 (defvar hk-settings
   `(:episodes (:db ,(expand-file-name "history.db" hk-work) :budget 4 :minutes 3
                ,@(unless hk-real-gpu '(:simulate t)))
     :compile (:enabled :json-false))
   "hkls settings (docs/config.md keys).")
-(add-to-list 'auto-mode-alist '("\\.\\(cu\\|cuh\\|hip\\)\\'" . c++-mode))
-(add-to-list 'eglot-server-programs
-             `((c++-mode c-mode)
-               . (,hk-hkls "--log" ,(expand-file-name "hkls.log" hk-work) "--log-level" "debug"
-                           :initializationOptions ,hk-settings)))
-;; eglot sends workspace/didChangeConfiguration right after connecting, and hkls replaces
-;; its client settings with each one: give it the same settings there too.
-(setq-default eglot-workspace-configuration `((:hyperkernel . ,hk-settings)))
+(load (expand-file-name "hyperkernel-eglot.el" (file-name-directory load-file-name)) nil t)
+(hyperkernel-eglot-setup
+ (list hk-hkls "--log" (expand-file-name "hkls.log" hk-work) "--log-level" "debug")
+ hk-settings)
 
 ;; Record what the server sends, then let eglot handle it as usual.
 (advice-add 'eglot-handle-notification :before
