@@ -644,8 +644,9 @@ def markdown(res, args, info, argv, load_before, load_after):
         info.get("Thread(s) per core", "?"), info.get("RAM", "?")))
     L.append("- Load average before / after the run: %s / %s (1, 5, 15 min); "
              "driver and servers ran at nice %d" % (load_before, load_after, os.nice(0)))
-    L.append("- hkls: `%s` (%s), background compile OFF (`compile.enabled=false`) for the "
-             "latency and memory figures" % (args.hkls, info["hkls_version"]))
+    L.append("- hkls: `%s` (%s, binary built %s: the commit above is HEAD when the run "
+             "started), background compile OFF (`compile.enabled=false`) for the latency and "
+             "memory figures" % (args.hkls, info["hkls_version"], info["hkls_built"]))
     if c:
         L.append("- clangd: `%s` (%s), flags `%s`; compile_commands.json entry: `%s` "
                  "(WS/.clang-cuda-shim: 3 headers that let clang 14 parse CUDA 13's headers, "
@@ -849,6 +850,8 @@ def main():
         info["commit"] = git("rev-parse", "HEAD")
         info["dirty"] = " ".join(ln[3:] for ln in git("status", "--porcelain", "server").splitlines())
         info["hkls_version"] = version_of([args.hkls])
+        info["hkls_built"] = time.strftime("%Y-%m-%d %H:%M UTC",
+                                           time.gmtime(os.path.getmtime(args.hkls)))
         big, extra = docs(ws["hkls"])
         info["lines"] = len(big.lines) - (1 if big_text.endswith("\n") else 0)
         info["bytes"] = len(big_text.encode("utf-8"))

@@ -8,7 +8,7 @@ PHASE: open  (didOpen + documentSymbol of the big file, closed and opened again 
        edit  (N rounds of didChange + documentSymbol, as bench_lsp.py does)
        symbols (N documentSymbol requests on an unchanged file)
        hover (N hovers at kernel names)
-The server runs with compile.enabled=false. Python 3 standard library + perf.
+The server runs with compile.enabled=false unless --compile. Python 3 standard library + perf.
 """
 import argparse
 import os
@@ -23,6 +23,57 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_lsp as B  # noqa: E402
 
 
+# Where a sample's time goes: the first of these functions found on its stack, in this
+# order (so a reply written from on_document_symbol counts as "reply", not "symbols").
+CATEGORIES = [
+    ("uv_spawn", "compile: spawning the compiler (uv_spawn: fork of the server)"),
+    ("cc_job_start", "compile: cc_job_start (rest)"),
+    ("ts_tree_delete", "parse: ts_tree_delete (the old tree)"),
+    ("ts_subtree_balance", "parse: ts_subtree_balance"),
+    ("ts_parser_parse", "parse: ts_parser_parse (rest)"),
+    ("rebuild", "analysis: rebuild (model from the tree)"),
+    ("an_doc_edit", "analysis: an_doc_edit"),
+    ("doc_apply_changes", "documents: doc_apply_changes"),
+    ("rpc_call_reply_raw", "reply: rpc_call_reply_raw (envelope copy, framing, write)"),
+    ("tr_conn_send", "reply: tr_conn_send"),
+    ("jw_range", "documentSymbol: jw_range (positions)"),
+    ("hk_asprintf", "documentSymbol: hk_asprintf (details, labels)"),
+    ("on_document_symbol", "documentSymbol: rest (JSON text)"),
+    ("on_hover", "hover"),
+    ("json_loadb", "request: json_loadb"),
+]
+
+
+def print_breakdown(data, pid):
+    """Attributes the server process's samples (not its compiler children) to
+    CATEGORIES and prints the shares."""
+    out = subprocess.run(["perf", "script", "-i", data, "-F", "pid,ip,sym"],
+                         capture_output=True, text=True).stdout
+    stacks, cur = [], None
+    for ln in out.splitlines():
+        if not ln.strip():
+            if cur is not None:
+                stacks.append(cur)
+            cur = None
+        elif not ln[0].isspace():
+            cur = [] if ln.split()[0] == str(pid) else None
+        elif cur is not None:
+            parts = ln.strip().split(None, 1)
+            cur.append(parts[1].split(" (")[0] if len(parts) > 1 else "?")
+    if cur is not None:
+        stacks.append(cur)
+    if not stacks:
+        print("(no samples of the server process)")
+        return
+    counts = {}
+    for st in stacks:
+        label = next((lab for key, lab in CATEGORIES if key in st), "other")
+        counts[label] = counts.get(label, 0) + 1
+    print("server samples: %d" % len(stacks))
+    for label, n in sorted(counts.items(), key=lambda kv: -kv[1]):
+        print("  %5.1f%%  %s" % (100.0 * n / len(stacks), label))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hkls", required=True)
@@ -32,6 +83,8 @@ def main():
     ap.add_argument("--perf-data", default=None)
     ap.add_argument("--children", action="store_true", help="also report with callees")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--compile", action="store_true",
+                    help="background compile on (debounce 0): each edit restarts nvcc")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="hk-prof.")
     data = args.perf_data or os.path.join(tmp, "perf.data")
@@ -42,7 +95,7 @@ def main():
         f.write(text)
     doc = B.Doc(path, text)
     srv = B.Server("hkls", [os.path.abspath(args.hkls)], tmp, os.path.join(tmp, "hkls.log"))
-    B.initialize(srv, tmp, {"compile": {"enabled": False}})
+    B.initialize(srv, tmp, {"compile": {"enabled": bool(args.compile), "debounceMs": 0}})
     if args.phase != "open":
         srv.notify("textDocument/didOpen", B.open_params(doc))
         srv.request("textDocument/documentSymbol", {"textDocument": {"uri": doc.uri}})
@@ -76,6 +129,7 @@ def main():
     lat.sort()
     print("%s x%d: %.2f s, p50 %.2f ms, max %.2f ms" % (args.phase, args.n, wall,
                                                        lat[len(lat) // 2], lat[-1]))
+    print_breakdown(data, srv.pid)
     rep = ["perf", "report", "-i", data, "--stdio", "--no-call-graph" if not args.children
            else "--children", "--percent-limit", "0.5", "--sort", "symbol"]
     if not args.children:
