@@ -315,6 +315,7 @@ function M.optimize(target, cb)
       if cmd and cmd.command == 'hyperkernel.optimize' and type(arg) == 'table' and not a.disabled
           and family(arg.target) == fam and not arg.engine then
         chosen = vim.deepcopy(cmd)
+        chosen.title = a.title
         break
       end
     end
