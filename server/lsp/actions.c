@@ -176,7 +176,7 @@ static void build_apply(struct lsp_server *s, doc *d, json_t *info, json_t *c, j
         *reason = hk_asprintf("v%d changes only the launch configuration (%s): set it at the "
                               "launch site",
                               num, l ? l : "see the report");
-        free(l);
+        hk_free(l);
         return;
     }
     long at = -1;
@@ -839,7 +839,7 @@ out:
         close(fd);
     an_model_free(own);
     json_decref(sk);
-    free(dump);
+    hk_free(dump); /* jansson allocates through the seam */
     hk_free(spec_uri);
     hk_free(text_own);
     hk_free(spec_path);
