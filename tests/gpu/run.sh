@@ -16,6 +16,7 @@
 #   BUDGET=N          candidates per kernel (default 3; --quick: 1)
 #   MINUTES=M         search time per kernel (default 0.5; --quick: 0.25)
 #   CHEATS="a b"      only these cheats (file names without .cu; default: all of cheats/)
+#   SUITE=0           skip the suite episodes (run only the cheats)
 #   OUT=DIR           where to leave the results (at most 8 files; else kept in a temp dir)
 #   HK_COMMIT=SHA     commit to record when the tree has no .git
 # Exit: 0 when every kernel completed and every cheat was rejected for its reason (or no
@@ -144,6 +145,7 @@ fi
 rows="$work/rows.tsv"
 : >"$rows"
 failed=0
+[ "${SUITE:-1}" = 0 ] && kernels=()
 for k in "${kernels[@]}"; do
   spec=$(spec_of "$k")
   if [ -z "$spec" ]; then
