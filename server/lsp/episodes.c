@@ -356,6 +356,8 @@ struct ep_run {
     int refs;                  /* pending replies and queries that hold it */
     bool listed;               /* in s->eps->runs */
     bool proc_exited, out_eof, err_eof, finished, ending, cancel, killed;
+    bool gpu_missing;          /* stopped by the server: the worker found no GPU */
+    char *gpu_why;
     int64_t exit_status;
     int term_signal;
     int pid;
@@ -392,6 +394,7 @@ static void run_maybe_free(struct ep_run *r)
     hk_free(r->token);
     hk_free(r->end_status);
     hk_free(r->end_error);
+    hk_free(r->gpu_why);
     hk_free(r);
 }
 
@@ -432,6 +435,10 @@ static void notify_changed(struct ep_run *r, const char *status)
 {
     struct lsp_server *s = r->s;
     if (s->eps->stopped || s->state != LSP_RUNNING)
+        return;
+    /* clients key their lists by episode id: say nothing until it is known (an episode
+     * that fails before having one is told by the command's error reply) */
+    if (!r->episode)
         return;
     rpc_notify(s->rpc, "hyperkernel/episodeChanged", run_changed_json(r, status));
 }
@@ -579,6 +586,8 @@ static void set_message(struct ep_run *r, const char *stage, const char *msg)
         *nl = '\0';
 }
 
+static void run_cancel(struct ep_run *r);
+
 static void on_event_line(const char *line, size_t n, void *ud)
 {
     struct ep_run *r = ud;
@@ -618,6 +627,14 @@ static void on_event_line(const char *line, size_t n, void *ud)
         if (!r->s->eps->stopped && r->s->state == LSP_RUNNING)
             lsp_log_message(r->s, type, "episode %lld (%s): %s", (long long)r->episode,
                             r->kernel, msg ? msg : "");
+        /* Without a GPU the worker would go on building every candidate for nothing it
+         * can measure; the editor wants the answer now (issue 4: "ends quickly"). */
+        if (msg && !strncmp(msg, "no GPU found", 12) && !r->gpu_missing && !r->cancel) {
+            r->gpu_missing = true;
+            r->gpu_why = hk_strdup(msg);
+            run_cancel(r);
+            snprintf(r->message, sizeof r->message, "no GPU: stopping");
+        }
     } else if (!strcmp(kind, "done")) {
         json_decref(r->done_ev);
         r->done_ev = json_incref(ev);
@@ -751,6 +768,7 @@ struct end_arg {
     int pid;
     int64_t since, id;
     enum store_episode_status status;
+    bool force;
     char *error;
 };
 
@@ -768,7 +786,8 @@ static int end_query(store *st, void *arg, json_t **out, char **msg)
     }
     if (!a->id)
         return HK_ENOENT;
-    int rc = store_episode_finish(st, a->id, a->status, a->error);
+    int rc = a->force ? store_episode_set_status(st, a->id, a->status, a->error)
+                      : store_episode_finish(st, a->id, a->status, a->error);
     if (rc == HK_ESTATE)
         rc = HK_OK; /* it had ended after all */
     return rc;
@@ -795,11 +814,43 @@ static void free_end_arg(void *p)
     hk_free(a);
 }
 
+/* Records the end in the store for the worker (force: over what it recorded itself),
+ * then announces it. */
+static void record_end(struct ep_run *r, enum store_episode_status st, const char *why,
+                       bool force)
+{
+    struct end_arg *a = hk_calloc(1, sizeof *a);
+    if (a) {
+        a->r = r;
+        a->pid = r->pid;
+        a->since = r->started_ms - 2000;
+        a->id = r->episode;
+        a->status = st;
+        a->force = force;
+        a->error = why ? hk_strdup(why) : NULL;
+        r->refs++;
+        if (lsp_ep_query(r->s, end_query, end_done, a, free_end_arg) == HK_OK)
+            return;
+        r->refs--;
+    }
+    announce_end(r);
+}
+
 static void maybe_finish(struct ep_run *r)
 {
     if (!r->proc_exited || !r->out_eof || r->finished)
         return;
     r->finished = true;
+    if (r->gpu_missing) {
+        /* stopped by us for want of a GPU: a failure, whatever the worker recorded */
+        r->no_gpu = true;
+        r->end_status = hk_strdup("failed");
+        r->end_error = hk_strdup(r->gpu_why ? r->gpu_why : "no GPU found");
+        if (r->done_ev && json_is_integer(json_object_get(r->done_ev, "episode")) && !r->episode)
+            r->episode = json_integer_value(json_object_get(r->done_ev, "episode"));
+        record_end(r, STORE_EP_FAILED, r->end_error, true);
+        return;
+    }
     if (r->done_ev) {
         const char *st = json_string_value(json_object_get(r->done_ev, "status"));
         const char *er = json_string_value(json_object_get(r->done_ev, "error"));
@@ -837,20 +888,7 @@ static void maybe_finish(struct ep_run *r)
         *nl = '\0';
     r->end_status = hk_strdup(r->cancel ? "stopped" : "failed");
     r->end_error = hk_strdup(why);
-    struct end_arg *a = hk_calloc(1, sizeof *a);
-    if (a) {
-        a->r = r;
-        a->pid = r->pid;
-        a->since = r->started_ms - 2000;
-        a->id = r->episode;
-        a->status = r->cancel ? STORE_EP_STOPPED : STORE_EP_FAILED;
-        a->error = hk_strdup(why);
-        r->refs++;
-        if (lsp_ep_query(r->s, end_query, end_done, a, free_end_arg) == HK_OK)
-            return;
-        r->refs--;
-    }
-    announce_end(r);
+    record_end(r, r->cancel ? STORE_EP_STOPPED : STORE_EP_FAILED, why, false);
 }
 
 /* -- start, cancel -- */
@@ -1586,10 +1624,15 @@ static void set_doc_diags(struct lsp_server *s, doc *d, json_t *results)
             hk_buf_printf(&b, ": %.3g ms -> %.3g ms", base_ms, ms);
         json_t *bw = json_object_get(best, "bandwidth_pct");
         json_t *roof = json_object_get(best, "roofline_pct");
+        /* two significant digits below 10% (a tiny problem is far from any peak) */
         if (json_is_number(bw))
-            hk_buf_printf(&b, ", %.0f%% of peak bandwidth", json_number_value(bw));
+            hk_buf_printf(&b, json_number_value(bw) < 10 ? ", %.2g%% of peak bandwidth"
+                                                         : ", %.0f%% of peak bandwidth",
+                          json_number_value(bw));
         else if (json_is_number(roof))
-            hk_buf_printf(&b, ", %.0f%% of the roofline bound", json_number_value(roof));
+            hk_buf_printf(&b, json_number_value(roof) < 10 ? ", %.2g%% of the roofline bound"
+                                                           : ", %.0f%% of the roofline bound",
+                          json_number_value(roof));
         hk_buf_printf(&b, " (episode %lld)",
                       (long long)json_integer_value(json_object_get(best, "episode")));
         json_t *dj = b.data ? make_diag(s, d, sp, 3, b.data,
