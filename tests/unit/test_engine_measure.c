@@ -21,7 +21,7 @@
 #include "engine/measure.h"
 
 static const char *const fakes[] = {"ok",        "fast",   "fast20", "floor",  "wrong",
-                                    "nan",       "cached", "unwritten", "oob", "cudaerr",
+                                    "nan",       "cached", "cachedsmall", "unwritten", "oob", "cudaerr",
                                     "crash",     "hang",   "noline"};
 
 typedef struct {
@@ -230,6 +230,9 @@ static void test_rejections(void **state)
 
     expect_reject(f, "nan", MEASURE_WRONG_ANSWER, "not finite");
     expect_reject(f, "cached", MEASURE_WRONG_ANSWER, "re-check after the timing loop");
+    /* caching only at the small size: the primary size (n = 4099) passes, the short timed
+     * run at the other size must catch it */
+    expect_reject(f, "cachedsmall", MEASURE_WRONG_ANSWER, "size 0, seed 1000004");
     expect_reject(f, "unwritten", MEASURE_UNWRITTEN_OUTPUT, "never written");
     expect_reject(f, "oob", MEASURE_OUT_OF_BOUNDS, "outside buffer");
     expect_reject(f, "cudaerr", MEASURE_CUDA_ERROR, "IllegalAddress");
