@@ -1155,7 +1155,7 @@ static json_t *summary_json(ep_ctx *c)
     json_object_set_new(s, "baseline_ms", num_or_null(c->have_base
                                                           ? c->base.times[c->base.primary_size].median_ms
                                                           : NAN));
-    if (c->best) {
+    if (c->best && c->verified_speedup.n > 0) { /* a best is only reported once verified */
         const measure_speedup *sp = &c->verified_speedup;
         double bps, fps, pct;
         measure_rates(&c->mo, c->base.primary_size, sp->b_median, &bps, &fps, &pct);
@@ -1254,10 +1254,6 @@ int ep_run(const ep_options *o, ep_result *out)
     out->status = STORE_EP_FAILED;
     if (!o || !o->file || !o->kernel || !o->spec_path || !o->db_path)
         return HK_EINVAL;
-    if (o->engine && strcmp(o->engine, "builtin") != 0) {
-        out->error = hk_asprintf("engine '%s' is not available (builtin is)", o->engine);
-        return HK_EUNSUPPORTED;
-    }
     ep_ctx ctx, *c = &ctx;
     memset(c, 0, sizeof *c);
     c->o = o;
@@ -1267,6 +1263,12 @@ int ep_run(const ep_options *o, ep_result *out)
     c->minutes = o->minutes > 0 ? o->minutes : 10;
     c->t0 = now_s();
     int rc = HK_OK;
+    if (o->engine && strcmp(o->engine, "builtin") != 0) {
+        ep__fail_early(c, HK_EUNSUPPORTED, "engine '%s' is not available here (builtin is)",
+                       o->engine);
+        rc = HK_EUNSUPPORTED;
+        goto early;
+    }
     if ((rc = init_inputs(c)) || (rc = parse_target(c)))
         goto early;
 
