@@ -26,6 +26,7 @@ typedef struct {
     bool tty;      /* live line on stderr */
     bool quiet;
     bool line_open;
+    int percent;   /* the latest percentage (events without one keep it) */
 } ui;
 
 static void ui_clear_line(ui *u)
@@ -53,32 +54,34 @@ static void on_event(const json_t *ev, void *data)
     const char *stage = json_string_value(json_object_get(ev, "stage"));
     const char *msg = json_string_value(json_object_get(ev, "message"));
     const char *level = json_string_value(json_object_get(ev, "level"));
-    json_int_t pct = json_integer_value(json_object_get(ev, "percent"));
+    json_t *pj = json_object_get(ev, "percent");
+    if (json_is_integer(pj))
+        u->percent = (int)json_integer_value(pj);
     if (!kind || !msg || !strcmp(kind, "done"))
         return;
-    bool is_log = !strcmp(kind, "log");
-    if (u->quiet && !(is_log && level && strcmp(level, "info") != 0))
+    bool loud = !strcmp(kind, "log") && level && strcmp(level, "info") != 0;
+    if (u->quiet && !loud)
         return;
-    if (u->tty && !is_log) {
+    if (u->tty && !loud) {
         /* one live line: stage, percent, the latest message */
         char line[200];
-        snprintf(line, sizeof line, "%-8s %3d%%  %s", stage ? stage : "", (int)pct, msg);
+        snprintf(line, sizeof line, "%-8s %3d%%  %s", stage ? stage : "", u->percent, msg);
         const char *nl = strchr(line, '\n');
         int len = nl ? (int)(nl - line) : (int)strlen(line);
         fprintf(stderr, "\r\033[K%.*s", len, line);
-        fflush(stderr);
         u->line_open = true;
-        if (!strcmp(kind, "version")) { /* keep rejected/accepted versions visible */
+        if (!strcmp(kind, "version")) { /* keep judged versions visible above the line */
             const char *st = json_string_value(json_object_get(ev, "status"));
             if (st && strcmp(st, "candidate") != 0) {
                 fputc('\n', stderr);
                 u->line_open = false;
             }
         }
+        fflush(stderr);
         return;
     }
     ui_clear_line(u);
-    if (is_log && level && strcmp(level, "info") != 0)
+    if (loud)
         fprintf(stderr, "%s: %s\n", !strcmp(level, "error") ? "error" : "warning", msg);
     else
         fprintf(stderr, "[%s] %s\n", stage ? stage : "", msg);
