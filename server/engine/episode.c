@@ -1866,8 +1866,10 @@ static int ep__stage_optimize(ep_ctx *c)
     hk_free(axes);
     unsigned jobs = c->o->jobs;
     if (!jobs) {
+        /* leave two cores to the benchmark process: its host side (launches, event
+         * records) must not queue behind compilers while it is timed */
         long n = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = n > 0 ? (unsigned)n : 1;
+        jobs = n > 3 && c->has_gpu ? (unsigned)(n - 2) : n > 0 ? (unsigned)n : 1;
     }
     TRY(runner_pool_new(jobs, &pool));
     double deadline = c->t0 + c->minutes * 60.0;
