@@ -1097,6 +1097,9 @@ void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_s
                  uv_strerror(uvrc));
         rpc_call_error_code(call, RPC_REQUEST_FAILED, m);
         r->listed = false;
+        /* libuv initialised the process handle before failing: it must be closed too */
+        r->open_handles++;
+        run_close(r, (uv_handle_t *)&r->proc);
         run_close(r, (uv_handle_t *)&r->out);
         run_close(r, (uv_handle_t *)&r->err);
         run_close(r, (uv_handle_t *)&r->kill_timer);
