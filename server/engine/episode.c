@@ -76,7 +76,7 @@ typedef struct {
     const char *stage;
     int percent;
     long budget;
-    double minutes, t0;
+    double minutes, t_opt; /* t_opt: when the optimize stage began */
     measure_baseline base;
     int64_t base_vid, start_vid; /* start_vid 0: the search starts from the original */
     int start_number;
@@ -1261,7 +1261,6 @@ int ep_run(const ep_options *o, ep_result *out)
     c->mo = o->measure;
     c->budget = o->budget > 0 ? o->budget : 12;
     c->minutes = o->minutes > 0 ? o->minutes : 10;
-    c->t0 = now_s();
     int rc = HK_OK;
     if (o->engine && strcmp(o->engine, "builtin") != 0) {
         ep__fail_early(c, HK_EUNSUPPORTED, "engine '%s' is not available here (builtin is)",
@@ -1436,7 +1435,7 @@ static double best_speedup(const ep_ctx *c)
 static void optimize_progress(ep_ctx *c)
 {
     double done = (double)c->n_evaluated / (double)(c->budget > 0 ? c->budget : 1);
-    double t = (now_s() - c->t0) / (c->minutes * 60.0);
+    double t = (now_s() - c->t_opt) / (c->minutes * 60.0);
     double f = fmin(1.0, fmax(done, t));
     double b = best_speedup(c);
     json_t *x = json_pack("{s:I, s:I, s:o}", "candidate", (json_int_t)c->n_evaluated, "budget",
@@ -1839,6 +1838,7 @@ static int ep__stage_optimize(ep_ctx *c)
     char err[256] = "";
     stage_begin(c, "optimize", 15, "builtin search: up to %ld candidates or %.1f minutes",
                 c->budget, c->minutes);
+    c->t_opt = now_s();
     TRY(choose_start(c));
     ep__save_info(c);
     TRY(an_analyze(c->start_text, c->start_len, &m));
@@ -1872,7 +1872,7 @@ static int ep__stage_optimize(ep_ctx *c)
         jobs = n > 3 && c->has_gpu ? (unsigned)(n - 2) : n > 0 ? (unsigned)n : 1;
     }
     TRY(runner_pool_new(jobs, &pool));
-    double deadline = c->t0 + c->minutes * 60.0;
+    double deadline = c->t_opt + c->minutes * 60.0;
     bool exhausted = false, blocked = false;
     for (;;) {
         if (stopped(c)) {
