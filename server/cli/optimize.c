@@ -136,7 +136,10 @@ static void print_summary(const ep_result *r)
 static void optimize_usage(FILE *f)
 {
     fprintf(f,
-            "usage: hkls optimize FILE --kernel NAME --spec SPEC.json [options]\n"
+            "usage: hkls optimize FILE --kernel NAME [--spec SPEC.json] [options]\n"
+            "  --spec SPEC.json         the bench spec (default: next to FILE,\n"
+            "                           <file>.<kernel>.bench.json, <kernel>.bench.json or\n"
+            "                           <file>.bench.json)\n"
             "  --target nvidia[:sm_XX]  architecture (default: the GPU's)\n"
             "  --engine builtin         optimization engine (default builtin)\n"
             "  --budget N               candidates to evaluate (default 12)\n"
@@ -219,6 +222,26 @@ static void sim_device(device_info *d)
     d->memcpy_d2d_gbs = 2900;
     d->fp32_tflops = 60;
     d->tensor_bf16_tflops = -1;
+}
+
+/* The spec next to FILE when --spec is not given: <stem>.<kernel>.bench.json,
+ * <kernel>.bench.json, <stem>.bench.json, in FILE's directory (stem: the name without its
+ * extension). */
+static bool find_spec(const char *file, const char *kernel, char *out, size_t n)
+{
+    const char *slash = strrchr(file, '/');
+    int dlen = slash ? (int)(slash - file) + 1 : 0;
+    const char *name = slash ? slash + 1 : file;
+    const char *dot = strrchr(name, '.');
+    int slen = dot && dot != name ? (int)(dot - name) : (int)strlen(name);
+    for (int i = 0; i < 3; i++) {
+        int w = i == 0   ? snprintf(out, n, "%.*s%.*s.%s.bench.json", dlen, file, slen, name, kernel)
+                : i == 1 ? snprintf(out, n, "%.*s%s.bench.json", dlen, file, kernel)
+                         : snprintf(out, n, "%.*s%.*s.bench.json", dlen, file, slen, name);
+        if (w > 0 && (size_t)w < n && access(out, R_OK) == 0)
+            return true;
+    }
+    return false;
 }
 
 static bool parse_long(const char *s, long lo, long hi, long *out)
@@ -339,12 +362,23 @@ int cli_optimize(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (optind + 1 != argc || !o.kernel || !o.spec_path) {
-        fprintf(stderr, "hkls optimize: need FILE, --kernel and --spec\n");
+    if (optind + 1 != argc || !o.kernel) {
+        fprintf(stderr, "hkls optimize: need FILE and --kernel\n");
         optimize_usage(stderr);
         return EXIT_USAGE;
     }
     o.file = argv[optind];
+    char spec_found[4096];
+    if (!o.spec_path) {
+        if (!find_spec(o.file, o.kernel, spec_found, sizeof spec_found)) {
+            fprintf(stderr, "hkls optimize: no bench spec for %s next to %s (looked for "
+                            "<file>.%s.bench.json, %s.bench.json, <file>.bench.json): pass "
+                            "--spec, or write one with `hkls spec %s --kernel %s`\n",
+                    o.kernel, o.file, o.kernel, o.kernel, o.file, o.kernel);
+            return EXIT_USAGE;
+        }
+        o.spec_path = spec_found;
+    }
     if (!o.db_path) {
         if (ep_default_db_path(&db)) {
             fprintf(stderr, "hkls optimize: no database path: set --db, HK_DB or HOME\n");
@@ -370,8 +404,7 @@ int cli_optimize(int argc, char **argv)
         code = EXIT_STOPPED;
     else
         code = r.no_gpu ? EXIT_NO_GPU : EXIT_FAILED;
-    if (rc && !u.events && r.error)
-        fprintf(stderr, "hkls optimize: %s\n", r.error);
+    /* an early failure's reason was already printed as an error event */
     if (!u.events) {
         if (json && r.summary) {
             char *s = json_dumps(r.summary, JSON_INDENT(2) | JSON_ENSURE_ASCII);

@@ -533,7 +533,12 @@ static int create_episode(ep_ctx *c)
     char *slash = strrchr(dbdir, '/');
     if (slash && slash != dbdir) {
         *slash = '\0';
-        (void)measure_mkdirs(dbdir);
+        if (measure_mkdirs(dbdir) != HK_OK) {
+            ep__fail_early(c, HK_EIO, "cannot create the directory %s for the history database",
+                           dbdir);
+            hk_free(dbdir);
+            return HK_EIO;
+        }
     }
     hk_free(dbdir);
     if ((rc = store_open(o->db_path, &c->db))) {
