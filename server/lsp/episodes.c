@@ -355,7 +355,7 @@ struct ep_run {
     int open_handles;          /* handles not yet closed */
     int refs;                  /* pending replies and queries that hold it */
     bool listed;               /* in s->eps->runs */
-    bool proc_exited, out_eof, err_eof, finished, ending, cancel, killed;
+    bool proc_exited, out_eof, finished, cancel, killed;
     bool gpu_missing;          /* stopped by the server: the worker found no GPU */
     char *gpu_why;
     int64_t exit_status;
@@ -697,8 +697,22 @@ static void err_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
     if (nread == 0)
         return;
     uv_read_stop(st);
-    r->err_eof = true;
     run_close(r, (uv_handle_t *)st);
+}
+
+/* The worker exited but its stdout is still open: something it started holds the pipe.
+ * Kill what is left of its group and read no further. */
+static void drain_fired(uv_timer_t *t)
+{
+    struct ep_run *r = t->data;
+    if (r->out_eof)
+        return;
+    HK_WARN("episode worker %d exited but its output stayed open: killing its group", r->pid);
+    uv_kill(-r->pid, SIGKILL);
+    uv_read_stop((uv_stream_t *)&r->out);
+    r->out_eof = true;
+    run_close(r, (uv_handle_t *)&r->out);
+    maybe_finish(r);
 }
 
 static void proc_exit(uv_process_t *p, int64_t status, int sig)
@@ -710,6 +724,8 @@ static void proc_exit(uv_process_t *p, int64_t status, int sig)
     HK_INFO("episode worker %d exited: status %lld, signal %d", r->pid, (long long)status, sig);
     uv_timer_stop(&r->kill_timer);
     run_close(r, (uv_handle_t *)p);
+    if (!r->out_eof)
+        uv_timer_start(&r->kill_timer, drain_fired, 2000, 0);
     maybe_finish(r);
 }
 
