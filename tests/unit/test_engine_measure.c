@@ -228,7 +228,7 @@ static void test_rejections(void **state)
     assert_true(isnan(e.speedup)); /* never timed */
     measure_eval_clear(&e);
 
-    expect_reject(f, "nan", MEASURE_WRONG_ANSWER, "not finite");
+    expect_reject(f, "nan", MEASURE_WRONG_ANSWER, "NaN/Inf where the baseline is finite");
     expect_reject(f, "cached", MEASURE_WRONG_ANSWER, "re-check after the timing loop");
     /* caching only at the small size: the primary size (n = 4099) passes, the short timed
      * run at the other size must catch it */
