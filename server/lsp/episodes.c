@@ -1567,6 +1567,17 @@ void lsp_ep_file_reload(struct lsp_server *s, const char *path)
     start_load(s, path, true);
 }
 
+void lsp_ep_doc_opened(struct lsp_server *s, doc *d)
+{
+    struct lsp_doc *ld = lsp_doc_of(d);
+    if (!ld || !ld->path || !ld->compilable || lsp_ep_stopping(s))
+        return;
+    json_t *results = lsp_ep_file_results(s, ld->path, NULL, NULL, NULL);
+    if (results) /* cached already: place the results on this document now */
+        set_doc_diags(s, d, results);
+    /* else the load it queued places them when it ends */
+}
+
 /* ---- result diagnostics ---- */
 
 static json_t *make_diag(struct lsp_server *s, doc *d, const an_span *sp, int sev,

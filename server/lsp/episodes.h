@@ -123,6 +123,10 @@ json_t *lsp_ep_file_results(struct lsp_server *s, const char *path, rpc_call *ca
                             json_t *params, lsp_ep_retry_fn retry);
 /* Drops the cache of path and reloads it (diagnostics and code lenses refresh after). */
 void lsp_ep_file_reload(struct lsp_server *s, const char *path);
+/* A CUDA/HIP document was opened: reads its file's results (off the loop) so that the
+ * result diagnostics show without waiting for a lens, action or hover request; for
+ * textsync.c's didOpen. */
+void lsp_ep_doc_opened(struct lsp_server *s, doc *d);
 /* Appends the version table of kernel in d (when the cache has it) to b; queues a cache
  * load otherwise. Markdown when the client takes it. */
 void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_buf *b);
