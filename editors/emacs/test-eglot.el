@@ -102,8 +102,9 @@
       (let* ((hover (jsonrpc-request server :textDocument/hover (eglot--TextDocumentPositionParams)))
              (contents (plist-get hover :contents))
              (text (if (stringp contents) contents (or (plist-get contents :value) ""))))
-        (hk-check (and (string-match-p "speedup" text) (string-match-p "| v[0-9]+ | [0-9.]+ ms |" text))
-                  "hover shows the version table"))
+        (hk-check (and (string-match-p "speedup" text)
+                       (string-match-p "v[0-9]+[ |]+[0-9.]+ ms[ |]+[0-9.]+x" text))
+                  "hover shows the version table:\n%s" text))
       ;; Apply as eglot applies a code action: its edit, then its command.
       (hk-goto "blockIdx")
       (let* ((apply (hk-action "^Apply v[0-9]+"))
