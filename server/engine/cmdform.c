@@ -1073,10 +1073,14 @@ static int copy_lib(const char *src, const char *dst)
 }
 
 /* A command through the runner, stoppably (measure_run_argv polls stop). */
-static int run_shell(const cmdform_options *o, const char *cmd, const char *cwd, unsigned timeout_ms,
-                     const char *const *env_set, const char *const *writable, runner_result *r)
+static int run_shell(const cmdform_options *o, const spec *s, const char *cmd, const char *cwd,
+                     unsigned timeout_ms, const char *const *env_set, const char *const *writable,
+                     runner_result *r)
 {
     const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+    /* the spec's folder stays readable in the sandbox even when it lies under /tmp (where the
+     * sandbox mounts a private tmpfs): its commands may name scripts next to it */
+    const char *readable[] = { s->dir, NULL };
     runner_spec rs = {
         .argv = argv,
         .cwd = cwd,
@@ -1088,6 +1092,7 @@ static int run_shell(const cmdform_options *o, const char *cmd, const char *cwd,
         .gpu = true,
         .isolation = o->isolation,
         .writable = writable,
+        .readable = s->dir ? readable : NULL,
     };
     measure_opts mo = { .stop = o->stop };
     return measure_run_argv(&mo, &rs, r);
@@ -1311,7 +1316,7 @@ int cmdform_prepare(const spec *s, const char *kernel_text, size_t len, const cm
     /* build */
     long build_ms = 0;
     if (s->build && s->build[0]) {
-        if ((rc = run_shell(o, s->build, w->dir, timeout_ms, NULL, NULL, &r)) == HK_ECANCELED || rc == HK_ENOMEM)
+        if ((rc = run_shell(o, s, s->build, w->dir, timeout_ms, NULL, NULL, &r)) == HK_ECANCELED || rc == HK_ENOMEM)
             goto out;
         build_ms = out->build_ms = r.wall_ms;
         out->isolation_words = r.isolation_words;
@@ -1391,7 +1396,7 @@ int cmdform_run_once(cmdform_ws *w, cmdform_result *out)
     unlink(records);
     const char *env_set[] = { w->env_lib, env_out, NULL };
     const char *writable[] = { w->cupti_dir, NULL };
-    if ((rc = run_shell(o, w->s->run, w->dir, w->run_timeout_ms, env_set, writable, &r)) == HK_ECANCELED ||
+    if ((rc = run_shell(o, w->s, w->s->run, w->dir, w->run_timeout_ms, env_set, writable, &r)) == HK_ECANCELED ||
         rc == HK_ENOMEM)
         goto out;
     rc = HK_OK;

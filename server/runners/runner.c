@@ -452,7 +452,7 @@ enum runner_isolation runner_isolation_available(void)
 
 typedef struct runner_job {
     /* the deep-copied spec */
-    char **argv, **env, **env_set, **writable;
+    char **argv, **env, **env_set, **writable, **readable;
     char *cwd;
     runner_spec spec;   /* scalar fields; pointer fields point at the copies above */
     void *tag;
@@ -498,6 +498,7 @@ static void job_free(runner_job *j)
     strv_free(j->env);
     strv_free(j->env_set);
     strv_free(j->writable);
+    strv_free(j->readable);
     strv_free(j->exec_argv);
     hk_free(j->envp);
     hk_free(j->cwd);
@@ -523,7 +524,8 @@ static int job_new(const runner_spec *spec, void *tag, runner_job **out)
     hk_buf_init(&j->err, max);
     int rc;
     if ((rc = strv_dup(spec->argv, &j->argv)) || (rc = strv_dup(spec->env, &j->env)) ||
-        (rc = strv_dup(spec->env_set, &j->env_set)) || (rc = strv_dup(spec->writable, &j->writable)))
+        (rc = strv_dup(spec->env_set, &j->env_set)) || (rc = strv_dup(spec->writable, &j->writable)) ||
+        (rc = strv_dup(spec->readable, &j->readable)))
         goto fail;
     if (spec->cwd && !(j->cwd = hk_strdup(spec->cwd))) {
         rc = HK_ENOMEM;
@@ -533,6 +535,7 @@ static int job_new(const runner_spec *spec, void *tag, runner_job **out)
     j->spec.env = (const char *const *)j->env;
     j->spec.env_set = (const char *const *)j->env_set;
     j->spec.writable = (const char *const *)j->writable;
+    j->spec.readable = (const char *const *)j->readable;
     j->spec.cwd = j->cwd;
     *out = j;
     return HK_OK;
@@ -614,7 +617,9 @@ static int job_build_bwrap(runner_job *j)
         cwd = cwd_buf;
     }
     size_t n_w = strv_len((const char *const *)j->writable);
-    size_t cap = 16 + 3 * n_dev + 3 * (n_w + 1) + 2 + strv_len((const char *const *)j->argv) + 1;
+    size_t n_r = strv_len((const char *const *)j->readable);
+    size_t cap = 16 + 3 * n_dev + 3 * (n_w + 1) + 3 * n_r + 2 +
+                 strv_len((const char *const *)j->argv) + 1;
     char **v = hk_calloc(cap, sizeof *v);
     if (!v)
         return HK_ENOMEM;
@@ -627,6 +632,13 @@ static int job_build_bwrap(runner_job *j)
     for (size_t i = 0; i < n_dev && !rc; i++)
         if (!(rc = strv_push(v, &n, "--dev-bind")) && !(rc = strv_push(v, &n, gpu_devs[i])))
             rc = strv_push(v, &n, gpu_devs[i]);
+    /* read-only binds first, so a writable directory inside one stays writable */
+    for (size_t i = 0; i < n_r && !rc; i++) {
+        if (!is_dir(j->readable[i]))
+            continue;
+        if (!(rc = strv_push(v, &n, "--ro-bind")) && !(rc = strv_push(v, &n, j->readable[i])))
+            rc = strv_push(v, &n, j->readable[i]);
+    }
     for (size_t i = 0; i <= n_w && !rc; i++) {
         const char *w = i < n_w ? j->writable[i] : cwd;
         if (!is_dir(w))

@@ -45,6 +45,9 @@ typedef struct {
                                    * RLIMIT_AS is never used */
     enum runner_isolation isolation;   /* wanted; AUTO: the strongest available */
     const char *const *writable;  /* extra directories writable inside bwrap (cwd always is) */
+    const char *const *readable;  /* extra directories bound read-only inside bwrap: needed for
+                                   * paths under /tmp, which the sandbox replaces by a private
+                                   * tmpfs (the rest of the root is visible read-only anyway) */
 } runner_spec;
 
 /* The outcome of one child. Owns out and err (runner_result_free). */

@@ -383,6 +383,39 @@ static void test_sandbox_network(void **state)
     close(fd);
 }
 
+/* The sandbox's /tmp is private, so a folder under /tmp (a CI clone, a spec's folder) is
+ * hidden unless the spec lists it in readable; then it is visible but still read-only. */
+static void test_sandbox_readable_under_tmp(void **state)
+{
+    if (runner_isolation_available() != RUNNER_ISO_BWRAP)
+        skip();
+    char data[] = "/tmp/hk-runner-readable-XXXXXX";
+    char work[600], file[700], script[2000];
+    assert_non_null(mkdtemp(data));
+    snprintf(work, sizeof work, "%s/work-ro", tmpdir);
+    snprintf(file, sizeof file, "%s/input.txt", data);
+    assert_int_equal(mkdir(work, 0755), 0);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fputs("seen\n", f);
+    fclose(f);
+    snprintf(script, sizeof script,
+             "cat '%s' 2>/dev/null || echo hidden; touch '%s/new' 2>/dev/null && echo writable",
+             file, data);
+    runner_spec s = {.cwd = work, .isolation = RUNNER_ISO_BWRAP};
+    runner_result r;
+    run_sh(script, &s, &r);
+    assert_string_equal(r.out, "hidden\n");
+    runner_result_free(&r);
+    const char *readable[] = {data, NULL};
+    s.readable = readable;
+    run_sh(script, &s, &r);
+    assert_string_equal(r.out, "seen\n");
+    runner_result_free(&r);
+    unlink(file);
+    rmdir(data);
+}
+
 static void test_sandbox_readonly_root(void **state)
 {
     if (runner_isolation_available() != RUNNER_ISO_BWRAP)
@@ -444,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_pool_parallel),
         cmocka_unit_test(test_sandbox_network),
         cmocka_unit_test(test_sandbox_readonly_root),
+        cmocka_unit_test(test_sandbox_readable_under_tmp),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
