@@ -346,8 +346,8 @@ static void on_code_action(rpc_call *call, json_t *params, void *ud)
         hk_free(title);
     }
     hk_free(nv);
-    char *spec_path = lsp_ep_default_spec(ld->path, kernel);
-    if (spec_path && access(spec_path, F_OK) != 0)
+    char *spec_path = lsp_ep_find_spec(ld->path, kernel);
+    if (!spec_path)
         push_action(out, only, "Create benchmark spec", KIND_OPTIMIZE,
                     command_json("Create benchmark spec", "hyperkernel.createSpec",
                                  kernel_args(uri, kernel)),

@@ -217,6 +217,25 @@ char *lsp_ep_default_spec(const char *path, const char *kernel)
                        kernel);
 }
 
+char *lsp_ep_find_spec(const char *path, const char *kernel)
+{
+    char *cands[3] = {lsp_ep_default_spec(path, kernel), NULL, NULL};
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    cands[1] = hk_asprintf("%.*s%s.bench.json", (int)(base - path), path, kernel);
+    cands[2] = hk_asprintf("%.*s%.*s.bench.json", (int)(base - path), path, (int)stem, base);
+    char *found = NULL;
+    for (int i = 0; i < 3; i++) {
+        if (!found && cands[i] && access(cands[i], R_OK) == 0)
+            found = cands[i];
+        else
+            hk_free(cands[i]);
+    }
+    return found;
+}
+
 long lsp_ep_find(const char *hay, size_t len, const char *needle, size_t n, size_t from)
 {
     if (n == 0 || from > len || n > len - from)
@@ -1047,7 +1066,9 @@ void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_s
     }
     spec_file = st->spec ? (strncmp(st->spec, "file://", 7) == 0 ? lsp_uri_to_path(st->spec)
                                                             : hk_strdup(st->spec))
-                    : lsp_ep_default_spec(path, st->kernel);
+                    : lsp_ep_find_spec(path, st->kernel);
+    if (!spec_file && !st->spec)
+        spec_file = lsp_ep_default_spec(path, st->kernel); /* named in the error below */
     db = db_path(s);
     if (!spec_file || !db) {
         rpc_call_error(call, db ? HK_ENOMEM : HK_ENOENT,

@@ -79,7 +79,7 @@ struct lsp_ep_start {
     const char *kernel;
     const char *target;    /* "nvidia", "nvidia:sm_90", "dcu" ... */
     const char *engine;    /* NULL: builtin */
-    const char *spec;      /* spec path; NULL: <dir>/<stem>.<kernel>.bench.json */
+    const char *spec;      /* spec path or file:// uri; NULL: lsp_ep_find_spec */
 };
 
 /* Spawns a worker for st and keeps call (an executeCommand request) to answer it with
@@ -146,6 +146,11 @@ int lsp_ep_feed_lines(struct hk_buf *buf, const char *data, size_t len, size_t m
 /* Default spec path for a kernel of file path: <dir>/<stem>.<kernel>.bench.json. New
  * string or NULL. */
 char *lsp_ep_default_spec(const char *path, const char *kernel);
+/* The spec the worker would use for a kernel of file path: the first readable of
+ * <dir>/<stem>.<kernel>.bench.json, <dir>/<kernel>.bench.json, <dir>/<stem>.bench.json
+ * (docs/episode.md). New string, or NULL when none exists (or out of memory). Stats files:
+ * cheap, but a syscall on the calling thread. */
+char *lsp_ep_find_spec(const char *path, const char *kernel);
 /* The first occurrence of needle (n bytes) in hay (len bytes) at or after from, or -1. */
 long lsp_ep_find(const char *hay, size_t len, const char *needle, size_t n, size_t from);
 

@@ -144,6 +144,26 @@ static void test_default_spec_and_find(void **st)
     p = lsp_ep_default_spec("/w/a.b/x.hip", "k");
     assert_string_equal(p, "/w/a.b/x.k.bench.json");
     hk_free(p);
+    /* the worker's lookup order: <stem>.<kernel>, <kernel>, <stem> */
+    char d[] = "/tmp/hk-test-spec-XXXXXX", f[200], a[200], b[200], c[200];
+    assert_non_null(mkdtemp(d));
+    snprintf(f, sizeof f, "%s/x.cu", d);
+    snprintf(a, sizeof a, "%s/x.k.bench.json", d);
+    snprintf(b, sizeof b, "%s/k.bench.json", d);
+    snprintf(c, sizeof c, "%s/x.bench.json", d);
+    assert_null(lsp_ep_find_spec(f, "k"));
+    const char *order[] = {c, b, a};
+    for (int i = 0; i < 3; i++) {
+        FILE *fp = fopen(order[i], "w");
+        assert_non_null(fp);
+        fclose(fp);
+        p = lsp_ep_find_spec(f, "k");
+        assert_string_equal(p, order[i]);
+        hk_free(p);
+    }
+    for (int i = 0; i < 3; i++)
+        unlink(order[i]);
+    rmdir(d);
     assert_int_equal(lsp_ep_find("hello world", 11, "world", 5, 0), 6);
     assert_int_equal(lsp_ep_find("hello world", 11, "world", 5, 7), -1);
     assert_int_equal(lsp_ep_find("abc", 3, "", 0, 0), -1);
