@@ -3,6 +3,7 @@
  * reparse is incremental) and schedule background compiles. A change that does not
  * fit the document is logged and dropped whole, never applied in part. */
 #include "lsp/lsp_internal.h"
+#include "lsp/episodes.h"
 
 #include "core/hk.h"
 
@@ -138,6 +139,8 @@ static void on_did_open(rpc_call *call, json_t *params, void *ud)
     doc_set_user(d, ld);
     parse_analysis(s, d, ld);
     lsp_diag_schedule(s, d, -1);
+    /* earlier episodes' results (diagnostics, lenses) for this file, read off the loop */
+    lsp_ep_doc_opened(s, d);
     rpc_call_reply(call, NULL);
 }
 
