@@ -78,7 +78,8 @@ class Client {
     const args = ['--log', path.join(this.opts.rootDir, 'hkls.log'), '--log-level', 'debug'];
     this.proc = cp.spawn(hklsPath(), args, {
       cwd: this.opts.rootDir,
-      env: { ...process.env, ...(this.opts.env || {}) },
+      // Caches and data of the server stay in the test's folder, never the user's.
+      env: { ...process.env, XDG_CACHE_HOME: path.join(this.opts.rootDir, 'cache'), XDG_DATA_HOME: path.join(this.opts.rootDir, 'data'), ...(this.opts.env || {}) },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.proc.stderr.on('data', (d) => {
