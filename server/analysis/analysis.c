@@ -4,6 +4,7 @@
  * model is then re-assembled from the items, which costs little (copies, no walking). */
 #include "analysis/analysis.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -2177,6 +2178,15 @@ static int x_resolve_item(struct an_x *x, const long *map)
 }
 
 /* Extracts one top-level item from unit into it (fresh). */
+/* Ids for extracted functions and models: one counter for the process, since
+ * an_analyze may run on other threads. */
+static _Atomic uint64_t gen_counter;
+
+static uint64_t next_gen(void)
+{
+    return atomic_fetch_add_explicit(&gen_counter, 1, memory_order_relaxed) + 1;
+}
+
 static int x_item(struct an_x *x, struct an_item *it, TSNode unit)
 {
     memset(it, 0, sizeof(*it));
@@ -2241,6 +2251,8 @@ static int x_item(struct an_x *x, struct an_item *it, TSNode unit)
     }
     if (x_resolve_item(x, map))
         goto out;
+    for (size_t i = 0; i < it->n_funcs; i++)
+        it->funcs[i].gen = next_gen();
 out:
     if (x->err) {
         int e = x->err;
@@ -2385,6 +2397,9 @@ struct an_doc {
     struct an_macro *macros;
     size_t n_macros;
     an_doc_stats stats;
+    uint64_t model_id;             /* 0 until the first successful parse */
+    void *user;                    /* an_doc_set_user */
+    void (*user_free)(void *p);
 };
 
 static void store_free(struct an_store *st)
@@ -2449,6 +2464,8 @@ void an_doc_free(an_doc *d)
     if (d->tree)
         ts_tree_delete(d->tree);
     ts_parser_delete(d->parser);
+    if (d->user && d->user_free)
+        d->user_free(d->user);
     store_free(&d->st);
     macros_free(d->macros, d->n_macros);
     hk_free(d);
@@ -2479,6 +2496,24 @@ char *an_doc_tree_string(const an_doc *d)
     char *r = hk_strdup(s);
     free(s);                        /* tree-sitter allocates with malloc */
     return r;
+}
+
+uint64_t an_doc_model_id(const an_doc *d)
+{
+    return d->model_id;
+}
+
+void an_doc_set_user(an_doc *d, void *p, void (*free_fn)(void *p))
+{
+    if (d->user && d->user != p && d->user_free)
+        d->user_free(d->user);
+    d->user = p;
+    d->user_free = free_fn;
+}
+
+void *an_doc_user(const an_doc *d)
+{
+    return d->user;
 }
 
 const an_model *an_doc_model(const an_doc *d)
@@ -2832,9 +2867,11 @@ int an_doc_parse(an_doc *d, const char *text, size_t len)
         d->macros = NULL;
         d->n_macros = 0;
         d->model_ok = false;
+        d->model_id = next_gen();  /* the model is now empty: a different one */
         return rc;
     }
     d->model_ok = true;
+    d->model_id = next_gen();
     d->stats.incremental = incremental;
     d->stats.parse_ns = (t1 - t0) + (now_ns() - t2);   /* the old tree's deletion too */
     d->stats.model_ns = t2 - t1;

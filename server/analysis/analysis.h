@@ -111,6 +111,11 @@ typedef struct {
     an_span span;          /* whole definition, template prefix included */
     an_span name_span;
     an_span body_span;     /* the compound statement (empty when none was found) */
+    uint64_t gen;          /* extraction id, unique in the process and never 0: a function
+                            * that an incremental rebuild reused keeps it, and then only its
+                            * byte offsets and rows moved (same text, same columns); a
+                            * re-extracted one gets a new, larger id. Lets callers cache what
+                            * they derive from a function across edits. */
 } an_function;
 
 typedef struct {
@@ -174,6 +179,18 @@ typedef struct {
     uint64_t model_ns;      /* model rebuild (extraction + assembly) */
 } an_doc_stats;
 void an_doc_get_stats(const an_doc *d, an_doc_stats *out);
+
+/* Identity of the current model: changes at every successful an_doc_parse (unique in
+ * the process, never 0; 0 before the first parse). Equal ids mean the same model. */
+uint64_t an_doc_model_id(const an_doc *d);
+
+/* One pointer a caller may attach to the document (e.g. a cache of what it renders
+ * from the model), owned by the document from then on: an_doc_free, or a later
+ * an_doc_set_user with a different pointer, calls free_fn(p) (free_fn may be NULL:
+ * nothing is freed). Loop thread only. */
+void an_doc_set_user(an_doc *d, void *p, void (*free_fn)(void *p));
+/* The attached pointer (borrowed) or NULL. */
+void *an_doc_user(const an_doc *d);
 
 /* The current tree's root as an S-expression (new string, hk_free), or NULL when there
  * is no tree or on ENOMEM. Debugging and tests. */

@@ -73,7 +73,103 @@ static const an_model *model_of(doc *d)
 
 /* ---- documentSymbol ----
  * Written straight to JSON text: a file of 1,000 kernels has thousands of symbols, and
- * building them as jansson objects costs ten times more than the answer is worth. */
+ * building them as jansson objects costs ten times more than the answer is worth.
+ *
+ * The reply for such a file is 1.1 MB while an edit changes one function, so the last
+ * reply is kept (attached to the document's analysis) with where each function's text
+ * lies in it and where its line numbers are. The next reply copies the text of the
+ * functions that the incremental rebuild reused (same an_function.gen), rewriting only
+ * their line numbers when lines were added or removed above them (a reused function's
+ * text and columns are unchanged), and renders only re-extracted functions. A request
+ * against the same model is answered with the same text. */
+
+/* Bytes kept free before the reply for rpc's envelope (rpc_call_reply_inplace). */
+#define SYM_ROOM 64
+#define SYM_MAX_REPLY ((size_t)1 << 30)
+
+struct sym_num {           /* a line number in the reply text */
+    uint32_t off, len;     /* where its digits are */
+    uint32_t rel;          /* its line minus the line where the function starts */
+};
+
+struct sym_frag {          /* one function's symbol (children included) in the reply */
+    uint64_t gen;          /* an_function.gen */
+    uint32_t off, len;
+    uint32_t line;         /* line where the function starts */
+    uint32_t num0, n_num;  /* its line numbers: nums[num0 .. num0 + n_num) */
+};
+
+/* The rendered reply of one model, or one being rendered. */
+struct sym_cache {
+    uint64_t model_id;     /* an_doc_model_id it was rendered from; 0: none */
+    enum doc_encoding enc; /* the settings it was rendered with */
+    bool hier;
+    struct hk_buf b;       /* SYM_ROOM bytes, the result, one spare byte for rpc */
+    struct sym_frag *frags;
+    size_t n_frags, cap_frags;
+    struct sym_num *nums;
+    size_t n_nums, cap_nums;
+    uint64_t max_gen;      /* largest gen among frags */
+    uint32_t line0;        /* while rendering: line of the current function's start */
+};
+
+static void sym_cache_clear(struct sym_cache *c)
+{
+    hk_buf_free(&c->b);
+    hk_free(c->frags);
+    hk_free(c->nums);
+    memset(c, 0, sizeof(*c));
+}
+
+static void sym_cache_free(void *p)
+{
+    if (!p)
+        return;
+    sym_cache_clear(p);
+    hk_free(p);
+}
+
+static int sym_grow(void *pp, size_t *cap, size_t need, size_t es)
+{
+    if (need <= *cap)
+        return HK_OK;
+    size_t n = *cap ? *cap * 2 : 256;
+    while (n < need)
+        n *= 2;
+    void *p = hk_realloc(*(void **)pp, n * es);
+    if (!p)
+        return HK_ENOMEM;
+    *(void **)pp = p;
+    *cap = n;
+    return HK_OK;
+}
+
+/* Appends the decimal digits of v (printf costs more than the rest of a symbol). */
+static int jw_u32(struct hk_buf *b, uint32_t v)
+{
+    char tmp[10];
+    int n = 0;
+    do {
+        tmp[9 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return hk_buf_append(b, tmp + 10 - n, (size_t)n);
+}
+
+/* Appends a line number and remembers where it is, relative to the function start. */
+static int jw_line(struct sym_cache *c, uint32_t line)
+{
+    int rc = sym_grow(&c->nums, &c->cap_nums, c->n_nums + 1, sizeof(*c->nums));
+    if (rc)
+        return rc;
+    size_t at = c->b.len;
+    rc = jw_u32(&c->b, line);
+    if (rc)
+        return rc;
+    c->nums[c->n_nums++] = (struct sym_num){(uint32_t)at, (uint32_t)(c->b.len - at),
+                                            line - c->line0};
+    return HK_OK;
+}
 
 /* Appends s as a JSON string; bytes that are not valid UTF-8 become U+FFFD so the
  * output is always valid JSON whatever the document holds. */
@@ -113,21 +209,10 @@ static int jw_str(struct hk_buf *b, const char *s)
     return rc ? rc : hk_buf_append(b, "\"", 1);
 }
 
-/* Appends the decimal digits of v (printf costs more than the rest of a symbol). */
-static int jw_u32(struct hk_buf *b, uint32_t v)
-{
-    char tmp[10];
-    int n = 0;
-    do {
-        tmp[9 - n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    return hk_buf_append(b, tmp + 10 - n, (size_t)n);
-}
-
-static int jw_range(struct lsp_server *s, const doc *d, struct hk_buf *b, uint32_t start,
+static int jw_range(struct lsp_server *s, const doc *d, struct sym_cache *c, uint32_t start,
                     uint32_t end)
 {
+    struct hk_buf *b = &c->b;
     struct doc_pos a = {0, 0}, z = {0, 0};
     size_t len = doc_length(d);
     start = start > len ? (uint32_t)len : start;
@@ -136,7 +221,7 @@ static int jw_range(struct lsp_server *s, const doc *d, struct hk_buf *b, uint32
     doc_position_at(d, s->enc, end, &z);
     int rc = hk_buf_appends(b, "{\"start\":{\"line\":");
     if (!rc)
-        rc = jw_u32(b, a.line);
+        rc = jw_line(c, a.line);
     if (!rc)
         rc = hk_buf_appends(b, ",\"character\":");
     if (!rc)
@@ -144,7 +229,7 @@ static int jw_range(struct lsp_server *s, const doc *d, struct hk_buf *b, uint32
     if (!rc)
         rc = hk_buf_appends(b, "},\"end\":{\"line\":");
     if (!rc)
-        rc = jw_u32(b, z.line);
+        rc = jw_line(c, z.line);
     if (!rc)
         rc = hk_buf_appends(b, ",\"character\":");
     if (!rc)
@@ -154,10 +239,11 @@ static int jw_range(struct lsp_server *s, const doc *d, struct hk_buf *b, uint32
 
 /* One symbol. Hierarchical: a DocumentSymbol, left open for "children" (the caller
  * closes it). Flat: a complete SymbolInformation. */
-static int jw_symbol(struct lsp_server *s, const doc *d, struct hk_buf *b, const char *name,
+static int jw_symbol(struct lsp_server *s, const doc *d, struct sym_cache *c, const char *name,
                      int kind, const char *detail, an_span span, an_span sel,
                      const char *container)
 {
+    struct hk_buf *b = &c->b;
     int rc = hk_buf_appends(b, "{\"name\":");
     if (!rc)
         rc = jw_str(b, name && name[0] ? name : "(anonymous)");
@@ -178,7 +264,7 @@ static int jw_symbol(struct lsp_server *s, const doc *d, struct hk_buf *b, const
         if (!rc)
             rc = hk_buf_appends(b, ",\"range\":");
         if (!rc)
-            rc = jw_range(s, d, b, span.start_byte, span.end_byte);
+            rc = jw_range(s, d, c, span.start_byte, span.end_byte);
         return rc ? rc : hk_buf_appends(b, "}}");
     }
     if (!rc && detail) {
@@ -189,14 +275,14 @@ static int jw_symbol(struct lsp_server *s, const doc *d, struct hk_buf *b, const
     if (!rc)
         rc = hk_buf_appends(b, ",\"range\":");
     if (!rc)
-        rc = jw_range(s, d, b, span.start_byte, span.end_byte);
+        rc = jw_range(s, d, c, span.start_byte, span.end_byte);
     /* The selection must lie inside the range (clients check it). */
     if (sel.start_byte < span.start_byte || sel.end_byte > span.end_byte)
         sel = span;
     if (!rc)
         rc = hk_buf_appends(b, ",\"selectionRange\":");
     if (!rc)
-        rc = jw_range(s, d, b, sel.start_byte, sel.end_byte);
+        rc = jw_range(s, d, c, sel.start_byte, sel.end_byte);
     return rc;
 }
 
@@ -234,13 +320,11 @@ static char *func_detail(const an_function *f)
 
 /* A function and its children: launch sites (launchers) and __shared__ arrays. */
 static int jw_function(struct lsp_server *s, const doc *d, const an_model *m,
-                       const an_function *f, struct hk_buf *b, bool *first)
+                       const an_function *f, struct sym_cache *c)
 {
+    struct hk_buf *b = &c->b;
     char *detail = func_detail(f);
-    int rc = *first ? HK_OK : hk_buf_appends(b, ",");
-    *first = false;
-    if (!rc)
-        rc = jw_symbol(s, d, b, f->name, SK_FUNCTION, detail, f->span, f->name_span, NULL);
+    int rc = jw_symbol(s, d, c, f->name, SK_FUNCTION, detail, f->span, f->name_span, NULL);
     hk_free(detail);
     bool hier = s->cl_hier_symbols;
     bool any = false;
@@ -253,7 +337,7 @@ static int jw_function(struct lsp_server *s, const doc *d, const an_model *m,
             return HK_ENOMEM;
         rc = hk_buf_appends(b, hier ? (any ? "," : ",\"children\":[") : ",");
         if (!rc)
-            rc = jw_symbol(s, d, b, label, SK_EVENT, "launch", l->span, l->span, f->name);
+            rc = jw_symbol(s, d, c, label, SK_EVENT, "launch", l->span, l->span, f->name);
         if (!rc && hier)
             rc = hk_buf_appends(b, "}");
         any = true;
@@ -267,7 +351,7 @@ static int jw_function(struct lsp_server *s, const doc *d, const an_model *m,
             return HK_ENOMEM;
         rc = hk_buf_appends(b, hier ? (any ? "," : ",\"children\":[") : ",");
         if (!rc)
-            rc = jw_symbol(s, d, b, sh->name, SK_VARIABLE, dt, sh->span, sh->span, f->name);
+            rc = jw_symbol(s, d, c, sh->name, SK_VARIABLE, dt, sh->span, sh->span, f->name);
         if (!rc && hier)
             rc = hk_buf_appends(b, "}");
         any = true;
@@ -278,26 +362,126 @@ static int jw_function(struct lsp_server *s, const doc *d, const an_model *m,
     return rc;
 }
 
+/* Copies a function's fragment from the previous reply into c, its line numbers
+ * rewritten for the function now starting at line. */
+static int sym_copy(struct sym_cache *c, const struct sym_cache *old, const struct sym_frag *fr,
+                    uint32_t line)
+{
+    const char *src = old->b.data;
+    uint32_t at = fr->off, end = fr->off + fr->len;
+    int rc = sym_grow(&c->nums, &c->cap_nums, c->n_nums + fr->n_num, sizeof(*c->nums));
+    if (rc)
+        return rc;
+    if (line == fr->line) {
+        /* nothing moved: one copy, the numbers' offsets follow */
+        size_t base = c->b.len;
+        rc = hk_buf_append(&c->b, src + fr->off, fr->len);
+        for (uint32_t k = 0; !rc && k < fr->n_num; k++) {
+            struct sym_num n = old->nums[fr->num0 + k];
+            n.off = (uint32_t)(n.off - fr->off + base);
+            c->nums[c->n_nums++] = n;
+        }
+        return rc;
+    }
+    for (uint32_t k = 0; !rc && k < fr->n_num; k++) {
+        const struct sym_num *n = &old->nums[fr->num0 + k];
+        rc = hk_buf_append(&c->b, src + at, n->off - at);
+        if (!rc)
+            rc = jw_line(c, line + n->rel);
+        at = n->off + n->len;
+    }
+    return rc ? rc : hk_buf_append(&c->b, src + at, end - at);
+}
+
+/* The previous fragment of f, or NULL. Functions keep their order across rebuilds,
+ * so the search resumes where the last one ended (*j); a miss does not move it. */
+static const struct sym_frag *sym_find(const struct sym_cache *old, const an_function *f,
+                                       size_t *j)
+{
+    if (!old || f->gen > old->max_gen)
+        return NULL; /* extracted after old was rendered */
+    for (size_t k = *j; k < old->n_frags; k++)
+        if (old->frags[k].gen == f->gen) {
+            *j = k + 1;
+            return &old->frags[k];
+        }
+    return NULL;
+}
+
+/* Renders the reply for model m of d into c (empty on entry), reusing old (may be
+ * NULL) where the functions are the same. */
+static int sym_render(struct lsp_server *s, const doc *d, const an_model *m,
+                      const struct sym_cache *old, struct sym_cache *c)
+{
+    static const char room[SYM_ROOM];
+    hk_buf_init(&c->b, SYM_MAX_REPLY);
+    c->enc = s->enc;
+    c->hier = s->cl_hier_symbols;
+    if (old && (old->enc != c->enc || old->hier != c->hier || !old->b.data))
+        old = NULL;
+    int rc = hk_buf_append(&c->b, room, sizeof room);
+    if (!rc)
+        rc = hk_buf_appends(&c->b, "[");
+    if (!rc)
+        rc = sym_grow(&c->frags, &c->cap_frags, m->n_funcs, sizeof(*c->frags));
+    size_t j = 0, len = doc_length(d);
+    for (size_t i = 0; !rc && i < m->n_funcs; i++) {
+        const an_function *f = &m->funcs[i];
+        if (i)
+            rc = hk_buf_appends(&c->b, ",");
+        struct doc_pos p = {0, 0};
+        doc_position_at(d, s->enc, f->span.start_byte > len ? (uint32_t)len : f->span.start_byte,
+                        &p);
+        struct sym_frag *fr = &c->frags[c->n_frags];
+        fr->gen = f->gen;
+        if (f->gen > c->max_gen)
+            c->max_gen = f->gen;
+        fr->off = (uint32_t)c->b.len;
+        fr->line = p.line;
+        fr->num0 = (uint32_t)c->n_nums;
+        c->line0 = p.line;
+        const struct sym_frag *was = rc ? NULL : sym_find(old, f, &j);
+        if (rc)
+            break;
+        rc = was ? sym_copy(c, old, was, p.line) : jw_function(s, d, m, f, c);
+        fr->len = (uint32_t)(c->b.len - fr->off);
+        fr->n_num = (uint32_t)(c->n_nums - fr->num0);
+        c->n_frags++;
+    }
+    if (!rc)
+        rc = hk_buf_appends(&c->b, "] "); /* the space: rpc's spare byte */
+    return rc;
+}
+
 static void on_document_symbol(rpc_call *call, json_t *params, void *ud)
 {
     struct lsp_server *s = ud;
     doc *d = request_doc(s, call, params, NULL);
     if (!d)
         return;
+    struct lsp_doc *ld = lsp_doc_of(d);
     const an_model *m = model_of(d);
-    struct hk_buf b;
-    hk_buf_init(&b, (size_t)1 << 30);
-    int rc = hk_buf_appends(&b, "[");
-    bool first = true;
-    for (size_t i = 0; !rc && m && i < m->n_funcs; i++)
-        rc = jw_function(s, d, m, &m->funcs[i], &b, &first);
-    if (!rc)
-        rc = hk_buf_appends(&b, "]");
-    if (rc)
+    if (!m) { /* no grammar: nothing to show */
+        rpc_call_reply_raw(call, "[]", 2);
+        return;
+    }
+    struct sym_cache *old = an_doc_user(ld->an);
+    uint64_t id = an_doc_model_id(ld->an);
+    if (old && old->model_id == id && old->enc == s->enc && old->hier == s->cl_hier_symbols &&
+        old->b.data) {
+        rpc_call_reply_inplace(call, old->b.data, SYM_ROOM, old->b.len - SYM_ROOM - 1);
+        return;
+    }
+    struct sym_cache *c = hk_calloc(1, sizeof(*c));
+    int rc = c ? sym_render(s, d, m, old, c) : HK_ENOMEM;
+    if (rc) {
+        sym_cache_free(c);
         rpc_call_error(call, rc, NULL);
-    else
-        rpc_call_reply_raw(call, b.data, b.len);
-    hk_buf_free(&b);
+        return;
+    }
+    c->model_id = id;
+    an_doc_set_user(ld->an, c, sym_cache_free); /* frees old */
+    rpc_call_reply_inplace(call, c->b.data, SYM_ROOM, c->b.len - SYM_ROOM - 1);
 }
 
 /* ---- hover ---- */

@@ -8,7 +8,11 @@
 #include "core/hk.h"
 #include "core/log.h"
 
+#include <stdio.h>
 #include <string.h>
+
+/* Longest envelope head rpc_call_reply_inplace writes in place. */
+#define RPC_INPLACE_HEAD 256
 
 struct method {
     char *name;
@@ -319,6 +323,34 @@ void rpc_call_reply_raw(rpc_call *c, const char *text, size_t len)
         hk_free(id);
         hk_buf_free(&b);
     }
+    call_finish(c);
+}
+
+void rpc_call_reply_inplace(rpc_call *c, char *buf, size_t room, size_t len)
+{
+    if (c->finished)
+        return;
+    if (!c->id || c->cancelled) {
+        call_finish(c);
+        return;
+    }
+    char head[RPC_INPLACE_HEAD];
+    char *id = json_dumps(c->id, JSON_ENCODE_ANY | JSON_COMPACT);
+    int n = id ? snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":", id)
+               : -1;
+    hk_free(id);
+    if (n < 0 || (size_t)n >= sizeof head || (size_t)n > room) {
+        rpc_call_reply_raw(c, buf + room, len);
+        return;
+    }
+    char *start = buf + room - n;
+    memcpy(start, head, (size_t)n);
+    buf[room + len] = '}';
+    int rc = c->r->send(start, (size_t)n + len + 1, c->r->send_ud);
+    if (rc == HK_ENOMEM)
+        send_error(c->r, c->id, RPC_INTERNAL_ERROR, "out of memory");
+    else if (rc)
+        HK_WARN("rpc: could not send a message: %s", hk_strerror(rc));
     call_finish(c);
 }
 

@@ -109,6 +109,13 @@ void rpc_call_reply(rpc_call *call, json_t *result);
 /* Finishes the call with a result given as JSON text (len bytes, borrowed; it must be
  * one valid JSON value). For large results built without jansson objects. */
 void rpc_call_reply_raw(rpc_call *call, const char *json_text, size_t len);
+/* Same, without copying the result: buf holds room scratch bytes, then the result
+ * (len bytes, one valid JSON value), then one scratch byte. The envelope is written
+ * into the end of the room and the closing brace into the spare byte, and the whole
+ * message is handed to the send function in place; only the scratch bytes change, so
+ * the caller may send the same buffer again. When the envelope does not fit the
+ * room (a very long id) the result is copied as rpc_call_reply_raw does. */
+void rpc_call_reply_inplace(rpc_call *call, char *buf, size_t room, size_t len);
 /* Finishes the call with an error: a project error (mapped by rpc_code_from_hk) or a
  * JSON-RPC code. msg is copied; NULL uses hk_strerror. */
 void rpc_call_error(rpc_call *call, int hk_err, const char *msg);
