@@ -84,10 +84,9 @@ local function run()
   local pcts, statuslines = {}, {}
   local token
   vim.api.nvim_create_autocmd('User', {
-    pattern = 'LspProgressUpdate',
+    pattern = 'HyperKernelProgress',
     callback = function()
-      local c = hk.client()
-      local p = c and token and c.messages.progress[token]
+      local p = token and hk.progress[token]
       if p and type(p.percentage) == 'number' then
         table.insert(pcts, p.percentage)
       end

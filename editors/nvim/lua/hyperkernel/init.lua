@@ -142,6 +142,9 @@ local function on_progress(err, result, ctx, cfg)
   M.progress[token] = p
   echo_progress(token)
   redraw()
+  -- For statusline plugins (and tests): fired after every progress message of hkls, on
+  -- any Neovim version (0.10 replaced LspProgressUpdate with LspProgress).
+  pcall(vim.cmd, 'doautocmd <nomodeline> User HyperKernelProgress')
 end
 
 local function on_episode_changed(_, e)
@@ -550,7 +553,7 @@ function M.apply(version, cb)
       end
     end
     if #offers == 0 then
-      return fail(disabled or 'no version to apply for the kernel at the cursor (optimize it first)')
+      return fail(disabled or 'the server offers no version to apply here (none verified yet, or the kernel already holds one)')
     end
     local pick = offers[#offers] -- the server lists the chain in order: the last is the best
     if want then
