@@ -198,6 +198,10 @@ describe('VS Code flow against hkls' + (REAL_GPU ? ' (real GPU)' : ' (simulated 
     const ms = Date.now() - t0;
     assert.ok(h.hoverText(hv).includes('saxpy'), 'hover names the kernel');
     assert.ok(ms < 500, `hover took ${ms} ms while two episodes run`);
+    const t1 = Date.now();
+    await codeActions(client, saxpy, h.find(saxpy.text, 'blockIdx'));
+    const ms2 = Date.now() - t1;
+    assert.ok(ms2 < 500, `codeAction took ${ms2} ms while two episodes run`);
   });
 
   it('edits the kernel of the second episode while it runs (stale case, checked later)', async () => {
@@ -372,6 +376,15 @@ describe('VS Code flow against hkls' + (REAL_GPU ? ' (real GPU)' : ' (simulated 
     await client.waitFor('the worker process group gone', () => h.processesWith('optimize', rope.file).length === 0, 10000);
     const rows = await client.request('hyperkernel/episodes', { status: ['stopped'] });
     assert.ok(rows.some((r) => r.id === e3.episode), `episode ${e3.episode} listed as stopped: ${JSON.stringify(rows)}`);
+  });
+
+  it('cancels with the hyperkernel.cancel command as well', async () => {
+    const e4 = await startOptimize(client, rope, h.find(rope.text, 'sincosf((float)'), 'rope_forward');
+    await client.waitFor('the progress of the episode to cancel', () => progressOf(client, e4.token).length, 60000);
+    await client.request('workspace/executeCommand', { command: 'hyperkernel.cancel', arguments: [{ episode: e4.episode }] });
+    const fin = await waitEnd(client, e4);
+    assert.equal(fin.status, 'stopped', JSON.stringify(fin));
+    await client.waitFor('the worker gone', () => h.processesWith('optimize', rope.file).length === 0, 10000);
   });
 
   it('creates a benchmark spec next to the file and refuses to overwrite it', async () => {
