@@ -1731,6 +1731,8 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
     if (md)
         hk_buf_appends(b, "\n| version | time | speedup | bandwidth | accuracy | engine | date |\n"
                           "|---|---|---|---|---|---|---|\n");
+    else /* plaintext clients (eglot) get the column names too */
+        hk_buf_appends(b, "version  time  speedup  bandwidth  accuracy  engine  date\n");
     size_t i;
     json_t *row;
     json_array_foreach(table, i, row) {
