@@ -236,6 +236,11 @@ const char *harness_include_dir(void)
 #endif
 }
 
+char *harness_run_out_name(int size, int dist, long long seed)
+{
+    return hk_asprintf(HK_RUN_OUT_NAME, size, dist, seed);
+}
+
 void harness_argv_free(char **argv)
 {
     for (size_t i = 0; argv && argv[i]; i++)
@@ -305,7 +310,40 @@ int harness_run_argv(const char *exe, const harness_run *r, char ***argv)
     TRY(argv_push(v, &n, cap, exe));
     TRY(argv_push(v, &n, cap, "--mode"));
     TRY(argv_push(v, &n, cap, r->mode));
-    if (strcmp(r->mode, "probe") != 0) {
+    if (r->n_combos > 0) {
+        if (strcmp(r->mode, "run") != 0 || r->n_combos > HK_MAX_COMBOS || !r->combo_seeds ||
+            !r->combo_dists) {
+            rc = HK_EINVAL;
+            goto out;
+        }
+        struct hk_buf list;
+        hk_buf_init(&list, (size_t)HK_MAX_COMBOS * 32);
+        for (size_t i = 0; rc == HK_OK && i < r->n_combos; i++)
+            rc = r->combo_seeds[i] < 0 || r->combo_dists[i] < 0
+                     ? HK_EINVAL
+                     : hk_buf_printf(&list, "%s%lld:%d", i ? "," : "", r->combo_seeds[i],
+                                     r->combo_dists[i]);
+        char *text = rc == HK_OK ? hk_buf_steal(&list) : NULL;
+        hk_buf_free(&list);
+        if (rc == HK_OK && !text)
+            rc = HK_ENOMEM;
+        snprintf(num, sizeof num, "%d", r->size);
+        if (rc == HK_OK && !(rc = argv_push(v, &n, cap, "--size")) &&
+            !(rc = argv_push(v, &n, cap, num)) && !(rc = argv_push(v, &n, cap, "--combos")))
+            rc = argv_push(v, &n, cap, text);
+        hk_free(text);
+        if (rc)
+            goto out;
+        if (r->out_dir) {
+            TRY(argv_push(v, &n, cap, "--out-dir"));
+            TRY(argv_push(v, &n, cap, r->out_dir));
+        }
+        if (r->block) {
+            snprintf(num, sizeof num, "%lld,%lld,%lld", r->block[0], r->block[1], r->block[2]);
+            TRY(argv_push(v, &n, cap, "--block"));
+            TRY(argv_push(v, &n, cap, num));
+        }
+    } else if (strcmp(r->mode, "probe") != 0) {
         snprintf(num, sizeof num, "%d", r->size);
         TRY(argv_push(v, &n, cap, "--size"));
         TRY(argv_push(v, &n, cap, num));

@@ -38,9 +38,22 @@ typedef struct {
     const char *out;         /* output file, or NULL */
     const long long *block;  /* 3 block dims overriding the spec, or NULL */
     double budget_ms;        /* time mode: 0 = program default */
+    /* run mode, several combinations of one size in one process (--combos, --out-dir):
+     * n_combos > 0 replaces seed, dist and out; each combination's output is written to
+     * out_dir/HK_RUN_OUT_NAME (harness_run_out_name). Borrowed arrays of n_combos. */
+    size_t n_combos;
+    const long long *combo_seeds;
+    const int *combo_dists;
+    const char *out_dir;     /* NULL: no output files */
 } harness_run;
 
-/* New argv (harness_argv_free) running exe as r describes. HK_OK, HK_EINVAL, HK_ENOMEM. */
+/* The file name (no directory) a --combos run writes for (size, dist, seed), as
+ * hk_harness.h's HK_RUN_OUT_NAME; the single-combination files the server names use it too.
+ * New string (hk_free) or NULL on ENOMEM. */
+char *harness_run_out_name(int size, int dist, long long seed);
+
+/* New argv (harness_argv_free) running exe as r describes. HK_OK, HK_EINVAL (bad mode,
+ * combinations outside run mode, more than HK_MAX_COMBOS, a negative seed), HK_ENOMEM. */
 int harness_run_argv(const char *exe, const harness_run *r, char ***argv);
 
 void harness_argv_free(char **argv);

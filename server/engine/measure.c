@@ -627,7 +627,10 @@ int measure_verdict_set(measure_verdict *v, enum measure_reason reason, const ch
 
 char *measure_run_out_path(const char *dir, const measure_combo *c)
 {
-    return hk_asprintf("%s/run-s%d-d%d-seed%lld.out", dir, c->size, c->dist, c->seed);
+    char *name = harness_run_out_name(c->size, c->dist, c->seed);
+    char *path = name ? hk_asprintf("%s/%s", dir, name) : NULL;
+    hk_free(name);
+    return path;
 }
 
 char *measure_time_out_path(const char *dir, int size)
@@ -662,30 +665,103 @@ int measure_compare_files(const measure_opts *o, const char *ref_path, const cha
     return rc;
 }
 
-static int run_combo(const measure_opts *o, const measure_prog *p, const char *dir,
-                     const measure_combo *c, const char *role, char **out_path,
-                     measure_verdict *v)
+/* Appends "prefix: " to v's details (which combination failed). */
+static void details_prefix(measure_verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void details_prefix(measure_verdict *v, const char *fmt, ...)
 {
-    measure_run r;
-    char *path = measure_run_out_path(dir, c);
-    if (!path)
-        return HK_ENOMEM;
-    harness_run hr = {.mode = "run", .size = c->size, .dist = c->dist, .seed = c->seed,
-                      .check_seed = -1, .out = path};
-    int rc = measure_run_program(o, p, dir, &hr, &r);
-    if (r.wall_ms > v->max_wall_ms)
-        v->max_wall_ms = r.wall_ms;
-    if (rc == HK_OK && r.reason != MEASURE_OK) {
-        rc = measure_verdict_set(v, r.reason, "%s on size %d, seed %lld, distribution %d: %s",
-                                 role, c->size, c->seed, c->dist,
-                                 r.details ? r.details : measure_reason_name(r.reason));
-        v->where = *c;
+    char pre[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(pre, sizeof pre, fmt, ap);
+    va_end(ap);
+    char *d = hk_asprintf("%s%s", pre, v->details ? v->details : "");
+    if (d) {
+        hk_free(v->details);
+        v->details = d;
     }
-    measure_run_clear(&r);
-    if (rc == HK_OK && v->reason == MEASURE_OK)
-        *out_path = path;
-    else
+}
+
+/* The end of the run of combinations from i0 that share combos[i0]'s size (at most
+ * HK_MAX_COMBOS): they go to one process. */
+static size_t group_end(const measure_combo *combos, size_t n, size_t i0)
+{
+    size_t i1 = i0 + 1;
+    while (i1 < n && i1 - i0 < HK_MAX_COMBOS && combos[i1].size == combos[i0].size)
+        i1++;
+    return i1;
+}
+
+/* One run-mode process for combos[i0, i1) (one size), writing every output into dir.
+ * *r is the process outcome; when it failed, *fail_at is the failing combination (the
+ * program names it in its error line; i0 when it could not say, e.g. a crash). */
+static int run_group(const measure_opts *o, const measure_prog *p, const char *dir,
+                     const measure_combo *combos, size_t i0, size_t i1, measure_run *r,
+                     size_t *fail_at, measure_verdict *v)
+{
+    size_t n = i1 - i0;
+    long long *seeds = hk_calloc(n, sizeof *seeds);
+    int *dists = hk_calloc(n, sizeof *dists);
+    int rc = HK_OK;
+    memset(r, 0, sizeof *r);
+    *fail_at = i1;
+    if (!seeds || !dists) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        seeds[i] = combos[i0 + i].seed;
+        dists[i] = combos[i0 + i].dist;
+    }
+    harness_run hr = {.mode = "run", .size = combos[i0].size, .check_seed = -1,
+                      .n_combos = n, .combo_seeds = seeds, .combo_dists = dists,
+                      .out_dir = dir};
+    if ((rc = measure_run_program(o, p, dir, &hr, r)))
+        goto out;
+    if (r->wall_ms > v->max_wall_ms)
+        v->max_wall_ms = r->wall_ms;
+    if (r->reason == MEASURE_OK)
+        goto out;
+    const json_t *js = json_object_get(r->json, "seed"), *jd = json_object_get(r->json, "dist");
+    if (json_is_integer(js) && json_is_integer(jd)) {
+        *fail_at = i0;
+        for (size_t i = i0; i < i1; i++)
+            if (combos[i].seed == json_integer_value(js) &&
+                combos[i].dist == json_integer_value(jd)) {
+                *fail_at = i;
+                break;
+            }
+        goto out;
+    }
+    /* It could not say (a crash, a timeout): a file is written only after its
+     * combination's checks passed, so the first one missing is where it failed. */
+    for (*fail_at = i0; *fail_at < i1; (*fail_at)++) {
+        char *path = measure_run_out_path(dir, &combos[*fail_at]);
+        if (!path) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        bool there = access(path, R_OK) == 0;
         hk_free(path);
+        if (!there)
+            break;
+    }
+    if (*fail_at == i1)
+        *fail_at = i1 - 1; /* every file is there, yet it failed: blame the last */
+out:
+    hk_free(seeds);
+    hk_free(dists);
+    return rc;
+}
+
+/* The verdict for a process that failed at combination c. */
+static int group_failure(measure_verdict *v, const measure_run *r, const char *role,
+                         const measure_combo *c)
+{
+    int rc = measure_verdict_set(v, r->reason, "%s on size %d, seed %lld, distribution %d: %s",
+                                 role, c->size, c->seed, c->dist,
+                                 r->details ? r->details : measure_reason_name(r->reason));
+    v->where = *c;
     return rc;
 }
 
@@ -693,19 +769,27 @@ int measure_reference(const measure_opts *o, const measure_prog *p, const char *
                       const measure_combo *combos, size_t n, measure_verdict *v)
 {
     int rc = measure_mkdirs(ref_dir);
-    for (size_t i = 0; rc == HK_OK && i < n && v->reason == MEASURE_OK; i++) {
-        char *path = NULL;
-        rc = run_combo(o, p, ref_dir, &combos[i], "the baseline failed", &path, v);
-        if (rc == HK_OK && v->reason == MEASURE_OK) {
-            if (access(path, R_OK) != 0) {
+    for (size_t i0 = 0; rc == HK_OK && i0 < n && v->reason == MEASURE_OK;) {
+        size_t i1 = group_end(combos, n, i0), fail_at = i1;
+        measure_run r;
+        rc = run_group(o, p, ref_dir, combos, i0, i1, &r, &fail_at, v);
+        if (rc == HK_OK && r.reason != MEASURE_OK)
+            rc = group_failure(v, &r, "the baseline failed", &combos[fail_at]);
+        measure_run_clear(&r);
+        for (size_t i = i0; rc == HK_OK && v->reason == MEASURE_OK && i < i1; i++) {
+            char *path = measure_run_out_path(ref_dir, &combos[i]);
+            if (!path) {
+                rc = HK_ENOMEM;
+            } else if (access(path, R_OK) != 0) {
                 rc = measure_verdict_set(v, MEASURE_HARNESS_ERROR,
                                          "the baseline wrote no output file %s", path);
                 v->where = combos[i];
             } else {
                 v->n_checked++;
             }
+            hk_free(path);
         }
-        hk_free(path);
+        i0 = i1;
     }
     return rc;
 }
@@ -715,29 +799,39 @@ int measure_check(const measure_opts *o, const measure_prog *p, const char *dir,
                   measure_verdict *v)
 {
     int rc = measure_mkdirs(dir);
-    for (size_t i = 0; rc == HK_OK && i < n && v->reason == MEASURE_OK; i++) {
-        char *path = NULL, *ref = NULL;
-        rc = run_combo(o, p, dir, &combos[i], "failed", &path, v);
-        if (rc == HK_OK && v->reason == MEASURE_OK) {
-            if (!(ref = measure_run_out_path(ref_dir, &combos[i])))
-                rc = HK_ENOMEM;
-            else
-                rc = measure_compare_files(o, ref, path, v);
-            if (rc == HK_OK && v->reason != MEASURE_OK) {
-                v->where = combos[i];
-                char *d = hk_asprintf("size %d, seed %lld, distribution %d: %s", combos[i].size,
-                                      combos[i].seed, combos[i].dist, v->details);
-                if (d) {
-                    hk_free(v->details);
-                    v->details = d;
+    for (size_t i0 = 0; rc == HK_OK && i0 < n && v->reason == MEASURE_OK;) {
+        size_t i1 = group_end(combos, n, i0), fail_at = i1;
+        measure_run r;
+        rc = run_group(o, p, dir, combos, i0, i1, &r, &fail_at, v);
+        /* The combinations before a failure were written and are compared first, so the
+         * verdict is the first failure in combination order, as one process each gave. */
+        for (size_t i = i0; i < i1; i++) {
+            char *path = measure_run_out_path(dir, &combos[i]), *ref = NULL;
+            if (!path) {
+                rc = rc ? rc : HK_ENOMEM;
+                continue;
+            }
+            if (rc == HK_OK && v->reason == MEASURE_OK && i < fail_at) {
+                if (!(ref = measure_run_out_path(ref_dir, &combos[i])))
+                    rc = HK_ENOMEM;
+                else
+                    rc = measure_compare_files(o, ref, path, v);
+                if (rc == HK_OK && v->reason != MEASURE_OK) {
+                    v->where = combos[i];
+                    details_prefix(v, "size %d, seed %lld, distribution %d: ", combos[i].size,
+                                   combos[i].seed, combos[i].dist);
+                } else if (rc == HK_OK) {
+                    v->n_checked++;
                 }
-            } else if (rc == HK_OK) {
-                v->n_checked++;
             }
             unlink(path); /* outputs can be GBs: keep only the references */
+            hk_free(path);
+            hk_free(ref);
         }
-        hk_free(path);
-        hk_free(ref);
+        if (rc == HK_OK && v->reason == MEASURE_OK && r.reason != MEASURE_OK)
+            rc = group_failure(v, &r, "failed", &combos[fail_at]);
+        measure_run_clear(&r);
+        i0 = i1;
     }
     return rc;
 }

@@ -76,14 +76,82 @@ static char *slurp(const char *path)
 static struct compile_job {
     const char *tag, *specfile;
     pid_t pid;
+    int status; /* nvcc's exit status once waited for */
 } jobs[] = {
-    { "saxpy", "saxpy.bench.json", -1 },
-    { "transpose", "transpose.bench.json", -1 },
-    { "reduce", "reduce_sum.bench.json", -1 },
-    { "half", "half_scale.bench.json", -1 },
-    { "template", "tiled_template.bench.json", -1 },
-    { "arity", NULL, -1 }, /* the wrong-arity spec below */
+    { "saxpy", "saxpy.bench.json", -1, -1 },
+    { "transpose", "transpose.bench.json", -1, -1 },
+    { "reduce", "reduce_sum.bench.json", -1, -1 },
+    { "half", "half_scale.bench.json", -1, -1 },
+    { "template", "tiled_template.bench.json", -1, -1 },
+    { "arity", NULL, -1, -1 }, /* the wrong-arity spec below */
+    { "fill", NULL, -1, -1 },  /* a host-only program of hk_harness.h's input generation */
 };
+
+/* Host-only checks of the input generator, compiled with nvcc and run on the CPU: element
+ * values depend on (seed, index) only (a threaded fill equals any single-threaded piece
+ * of it, for every dtype and distribution), the normal quantile is accurate, the moments
+ * are right, and 2^26 floats are generated fast. Prints what it measured; exit 0 = pass. */
+static const char fill_program[] =
+    "#include \"hk_harness.h\"\n"
+    "#include <chrono>\n"
+    "static double cpu_s(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);"
+    " return t.tv_sec + t.tv_nsec * 1e-9; }\n"
+    "static double wall_s(void) { return std::chrono::duration<double>(std::chrono::steady_clock::"
+    "now().time_since_epoch()).count(); }\n"
+    "#define CHECK(c) do { if (!(c)) { printf(\"FAIL %s at line %d\\n\", #c, __LINE__); return 1; } } while (0)\n"
+    "int main(void)\n{\n"
+    "    const size_t n = (size_t)3 << 20; /* over the threading threshold */\n"
+    "    const hk_dist dists[5] = { {HK_DIST_UNIFORM, -1, 1}, {HK_DIST_NORMAL, 0, 1}, {HK_DIST_INT, -100, 100},\n"
+    "                               {HK_DIST_ONES_SPARSE, 0.1, 0}, {HK_DIST_UNIFORM, 0, 1000} };\n"
+    "    const int dts[4] = { HK_DT_F32, HK_DT_F64, HK_DT_I32, HK_DT_F16 };\n"
+    "    std::vector<unsigned char> all(n * 8), piece(4096 * 8);\n"
+    "    for (int t = 0; t < 4; t++)\n"
+    "        for (int k = 0; k < 5; k++) {\n"
+    "            size_t es = hk_dtype_size(dts[t]);\n"
+    "            hk_fill(all.data(), n, dts[t], dists[k], 77);\n"
+    "            const size_t starts[3] = { 0, n / 2 + 1, n - 4096 };\n"
+    "            for (int s = 0; s < 3; s++) {\n"
+    "                /* the piece [start, start + 4096) generated alone */\n"
+    "                std::vector<unsigned char> one((starts[s] + 4096) * es);\n"
+    "                if (dts[t] == HK_DT_F32) hk_fill_range<float>((float *)one.data(), starts[s], starts[s] + 4096, dists[k], 77);\n"
+    "                if (dts[t] == HK_DT_F64) hk_fill_range<double>((double *)one.data(), starts[s], starts[s] + 4096, dists[k], 77);\n"
+    "                if (dts[t] == HK_DT_I32) hk_fill_range<int32_t>((int32_t *)one.data(), starts[s], starts[s] + 4096, dists[k], 77);\n"
+    "                if (dts[t] == HK_DT_F16) hk_fill_range<__half>((__half *)one.data(), starts[s], starts[s] + 4096, dists[k], 77);\n"
+    "                /* element 0 may be the never-constant fix-up (int32 of uniform(-1,1) is all 0) */\n"
+    "                size_t from = starts[s] ? starts[s] : 1;\n"
+    "                CHECK(memcmp(one.data() + from * es, all.data() + from * es, (starts[s] + 4096 - from) * es) == 0);\n"
+    "            }\n"
+    "            /* another seed gives other values */\n"
+    "            hk_fill(piece.data(), 4096, dts[t], dists[k], 78);\n"
+    "            if (!(dts[t] == HK_DT_I32 && k == 0)) /* that one is all zeros but element 0 */\n"
+    "                CHECK(memcmp(piece.data(), all.data(), 4096 * es) != 0);\n"
+    "        }\n"
+    "    double worst = 0;\n"
+    "    for (int k = 1; k < 200000; k++) {\n"
+    "        double u = k / 200000.0, x = hk_normal_quantile(u), back = 0.5 * erfc(-x / sqrt(2.0));\n"
+    "        worst = fmax(worst, fabs(back - u) / fmin(u, 1 - u));\n"
+    "    }\n"
+    "    printf(\"normal quantile: worst relative error %.3g\\n\", worst);\n"
+    "    CHECK(worst < 1e-6);\n"
+    "    const size_t big = (size_t)1 << 26;\n"
+    "    float *f = (float *)malloc(big * sizeof *f);\n"
+    "    CHECK(f);\n"
+    "    memset(f, 0, big * sizeof *f);\n"
+    "    for (int k = 0; k < 2; k++) {\n"
+    "        double c0 = cpu_s(), w0 = wall_s();\n"
+    "        hk_fill(f, big, HK_DT_F32, dists[k], 5);\n"
+    "        double cpu = cpu_s() - c0, wall = wall_s() - w0, m = 0, m2 = 0;\n"
+    "        for (size_t i = 0; i < big; i++) { m += f[i]; m2 += (double)f[i] * f[i]; }\n"
+    "        m /= big; m2 = m2 / big - m * m;\n"
+    "        printf(\"2^26 floats %s: %.3f s wall, %.3f s CPU (%.1f ns per element), mean %.4f, variance %.4f, %u threads\\n\",\n"
+    "               k ? \"normal(0,1)\" : \"uniform(-1,1)\", wall, cpu, cpu / big * 1e9, m, m2, std::thread::hardware_concurrency());\n"
+    "        CHECK(fabs(m - 0.0) < 0.01 && fabs(m2 - (k ? 1.0 : 1.0 / 3.0)) < 0.01);\n"
+    "        CHECK(cpu / big * 1e9 < 60); /* generous: a loaded CI machine; the H200 host has 16 cores */\n"
+    "    }\n"
+    "    free(f);\n"
+    "    printf(\"fill ok\\n\");\n"
+    "    return 0;\n"
+    "}\n";
 
 static char tmpdir[256];
 
@@ -110,6 +178,20 @@ static int setup_tmp(void **state)
     if (access(NVCC, X_OK) != 0)
         return 0; /* the compile tests skip */
     for (size_t i = 0; i < HK_ARRAY_LEN(jobs); i++) {
+        jobs[i].status = -1;
+        if (!strcmp(jobs[i].tag, "fill")) {
+            char cu[512], exe[512], log[512];
+            snprintf(cu, sizeof cu, "%s/fill.cu", tmpdir);
+            snprintf(exe, sizeof exe, "%s/fill", tmpdir);
+            snprintf(log, sizeof log, "%s/fill.log", tmpdir);
+            FILE *f = fopen(cu, "w");
+            if (!f || fputs(fill_program, f) < 0 || fclose(f) != 0)
+                return -1;
+            char *argv[] = { (char *)NVCC, (char *)"-O3", (char *)"-std=c++17", (char *)"-I",
+                             (char *)HK_SOURCE_DIR "/include", (char *)"-o", exe, cu, NULL };
+            jobs[i].pid = spawn(argv, log);
+            continue;
+        }
         spec *s = jobs[i].specfile ? load(jobs[i].specfile) : arity_spec();
         char cu[512], exe[512], log[512];
         snprintf(cu, sizeof cu, "%s/%s.cu", tmpdir, jobs[i].tag);
@@ -146,14 +228,18 @@ static int wait_compile(const char *tag, char **log_text)
     for (size_t i = 0; i < HK_ARRAY_LEN(jobs); i++) {
         if (strcmp(jobs[i].tag, tag) != 0)
             continue;
-        assert_true(jobs[i].pid > 0);
+        char log[512];
+        snprintf(log, sizeof log, "%s/%s.log", tmpdir, tag);
+        if (jobs[i].pid < 0) { /* waited for by an earlier test */
+            *log_text = slurp(log);
+            return jobs[i].status;
+        }
         int st = 0;
         assert_int_equal(waitpid(jobs[i].pid, &st, 0), jobs[i].pid);
         jobs[i].pid = -1;
-        char log[512];
-        snprintf(log, sizeof log, "%s/%s.log", tmpdir, tag);
         *log_text = slurp(log);
         int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        jobs[i].status = rc;
         if (rc != 0)
             fprintf(stderr, "nvcc output for %s:\n%s\n", tag, *log_text);
         return rc;
@@ -175,6 +261,111 @@ static void nvcc_compiles(const char *tag)
 }
 
 static void compiles_saxpy(void **state) { nvcc_compiles("saxpy"); }
+
+/* Runs argv (NULL-terminated) to completion; its exit status, stdout+stderr in *out. */
+static int run_capture(char **argv, char **out)
+{
+    char log[512];
+    snprintf(log, sizeof log, "%s/run.log", tmpdir);
+    pid_t pid = spawn(argv, log);
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    *out = slurp(log);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static bool have_gpu(void)
+{
+    return access("/dev/nvidiactl", F_OK) == 0 && getenv("HK_NO_GPU") == NULL;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = hk_malloc((size_t)n + 1);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+/* --combos: a bad list or mode is a usage error before any device is touched; with a GPU,
+ * one process over several combinations writes exactly the bytes that one process per
+ * combination writes. */
+static void combos_mode(void **state)
+{
+    if (access(NVCC, X_OK) != 0)
+        skip();
+    char *log = NULL;
+    assert_int_equal(wait_compile("saxpy", &log), 0);
+    hk_free(log);
+    char exe[512], *out = NULL;
+    snprintf(exe, sizeof exe, "%s/saxpy", tmpdir);
+    char *bad_list[] = { exe, "--mode", "run", "--size", "0", "--combos", "1:0,2", "--out-dir", tmpdir, NULL };
+    assert_int_equal(run_capture(bad_list, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "--combos"));
+    hk_free(out);
+    char *bad_dist[] = { exe, "--mode", "run", "--size", "0", "--combos", "1:3", NULL };
+    assert_int_equal(run_capture(bad_dist, &out), HK_EXIT_USAGE);
+    hk_free(out);
+    char *bad_mode[] = { exe, "--mode", "time", "--size", "0", "--combos", "1:0", NULL };
+    assert_int_equal(run_capture(bad_mode, &out), HK_EXIT_USAGE);
+    hk_free(out);
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/combos", tmpdir);
+    mkdir(dir, 0777);
+    char *multi[] = { exe, "--mode", "run", "--size", "0", "--combos", "1:0,2:1,3:2,1:1", "--out-dir", dir, NULL };
+    int rc = run_capture(multi, &out);
+    if (!have_gpu()) {
+        assert_int_equal(rc, HK_EXIT_NO_GPU);
+        hk_free(out);
+        skip(); /* the byte comparison needs a GPU */
+    }
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "\"combos\":4"));
+    hk_free(out);
+    const long long seeds[] = { 1, 2, 3, 1 };
+    const int dists[] = { 0, 1, 2, 1 };
+    for (int k = 0; k < 4; k++) {
+        char single[700], seed[32], dist[32], *name = harness_run_out_name(0, dists[k], seeds[k]);
+        snprintf(single, sizeof single, "%s/single-%d.out", tmpdir, k);
+        snprintf(seed, sizeof seed, "%lld", seeds[k]);
+        snprintf(dist, sizeof dist, "%d", dists[k]);
+        char *one[] = { exe, "--mode", "run", "--size", "0", "--seed", seed, "--dist", dist, "--out", single, NULL };
+        assert_int_equal(run_capture(one, &out), 0);
+        hk_free(out);
+        char path[800];
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        size_t la, lb;
+        char *a = read_all(single, &la), *b = read_all(path, &lb);
+        assert_int_equal(la, lb);
+        assert_memory_equal(a, b, la);
+        hk_free(a);
+        hk_free(b);
+        hk_free(name);
+    }
+}
+
+static void fill_generator(void **state)
+{
+    if (access(NVCC, X_OK) != 0)
+        skip();
+    char *log = NULL;
+    assert_int_equal(wait_compile("fill", &log), 0);
+    hk_free(log);
+    char exe[512], *out = NULL;
+    snprintf(exe, sizeof exe, "%s/fill", tmpdir);
+    char *argv[] = { exe, NULL };
+    int rc = run_capture(argv, &out);
+    fprintf(stderr, "%s", out);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "fill ok"));
+    hk_free(out);
+}
 static void compiles_transpose_2d(void **state) { nvcc_compiles("transpose"); }
 static void compiles_reduction_inout(void **state) { nvcc_compiles("reduce"); }
 static void compiles_half(void **state) { nvcc_compiles("half"); }
@@ -271,6 +462,27 @@ static void command_lines(void **state)
     harness_argv_free(argv);
     r.mode = "walk";
     assert_int_equal(harness_run_argv("./p", &r, &argv), HK_EINVAL);
+
+    /* several combinations of one size in one process */
+    const long long seeds[] = { 1, 2, 1003 };
+    const int dists[] = { 0, 0, 2 };
+    harness_run m = { .mode = "run", .size = 1, .n_combos = 3, .combo_seeds = seeds,
+                      .combo_dists = dists, .out_dir = "/w/out", .block = block };
+    assert_int_equal(harness_run_argv("./p", &m, &argv), HK_OK);
+    const char *want3[] = { "./p", "--mode", "run", "--size", "1", "--combos", "1:0,2:0,1003:2",
+                            "--out-dir", "/w/out", "--block", "128,2,1", NULL };
+    for (size_t i = 0; want3[i]; i++)
+        assert_string_equal(argv[i], want3[i]);
+    assert_null(argv[11]);
+    harness_argv_free(argv);
+    m.mode = "time"; /* combinations are run mode only */
+    assert_int_equal(harness_run_argv("./p", &m, &argv), HK_EINVAL);
+    m.mode = "run";
+    m.n_combos = HK_MAX_COMBOS + 1;
+    assert_int_equal(harness_run_argv("./p", &m, &argv), HK_EINVAL);
+    char *name = harness_run_out_name(1, 2, 1003);
+    assert_string_equal(name, "run-s1-d2-seed1003.out");
+    hk_free(name);
 }
 
 static void exit_reasons(void **state)
@@ -292,6 +504,8 @@ int main(void)
         cmocka_unit_test(command_lines),
         cmocka_unit_test(exit_reasons),
         cmocka_unit_test(compiles_saxpy),
+        cmocka_unit_test(combos_mode),
+        cmocka_unit_test(fill_generator),
         cmocka_unit_test(compiles_transpose_2d),
         cmocka_unit_test(compiles_reduction_inout),
         cmocka_unit_test(compiles_half),

@@ -22,7 +22,7 @@
 
 static const char *const fakes[] = {"ok",        "fast",   "fast20", "floor",  "wrong",
                                     "nan",       "cached", "cachedsmall", "unwritten", "oob", "cudaerr",
-                                    "crash",     "hang",   "noline"};
+                                    "crash",     "hang",   "noline", "latebad", "latecrash"};
 
 typedef struct {
     char dir[256];
@@ -240,6 +240,84 @@ static void test_rejections(void **state)
     expect_reject(f, "noline", MEASURE_HARNESS_ERROR, "without a result line");
 }
 
+static int count_lines(const char *path, const char *needle)
+{
+    FILE *fp = fopen(path, "r");
+    char line[256];
+    int n = 0;
+    while (fp && fgets(line, sizeof line, fp))
+        n += strstr(line, needle) != NULL;
+    if (fp)
+        fclose(fp);
+    return n;
+}
+
+static int count_outputs(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ls %s 2>/dev/null | grep -c '^run-' > %s.count", dir, dir);
+    if (system(cmd) < 0)
+        return -1;
+    snprintf(cmd, sizeof cmd, "%s.count", dir);
+    FILE *fp = fopen(cmd, "r");
+    int n = -1;
+    if (fp && fscanf(fp, "%d", &n) != 1)
+        n = -1;
+    if (fp)
+        fclose(fp);
+    return n;
+}
+
+/* One run-mode process per (program, size) covers every combination of that size; a
+ * failure inside a process is pinned to its combination, the combinations before it are
+ * still compared, and no candidate output is left behind. */
+static void test_one_process_per_size(void **state)
+{
+    fixture *f = *state;
+    char log[400], dir[400];
+    snprintf(log, sizeof log, "%s/fake.log", f->dir);
+    setenv("FAKE_LOG", log, 1);
+    baseline(f); /* 20 combinations over 2 sizes, then 2 timings */
+    assert_int_equal(count_lines(log, " run"), 2);
+    assert_int_equal(count_lines(log, " time"), 2);
+    measure_eval e;
+    evaluate(f, "ok", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_OK);
+    assert_int_equal(e.verdict.n_checked, 20);
+    measure_eval_clear(&e);
+    assert_int_equal(count_lines(log, "ok run"), 4);
+    snprintf(dir, sizeof dir, "%s/cand-ok", f->dir);
+    assert_int_equal(count_outputs(dir), 0);
+
+    /* exit 4 at the second combination (seed 2), named in its error line */
+    evaluate(f, "latebad", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_UNWRITTEN_OUTPUT);
+    assert_int_equal(e.verdict.where.size, 0);
+    assert_int_equal(e.verdict.where.seed, 2);
+    assert_int_equal(e.verdict.n_checked, 1); /* the first one was compared and passed */
+    assert_non_null(strstr(e.verdict.details, "seed 2"));
+    measure_eval_clear(&e);
+    snprintf(dir, sizeof dir, "%s/cand-latebad", f->dir);
+    assert_int_equal(count_outputs(dir), 0);
+
+    /* a crash does not say where: the first combination without its file is blamed */
+    evaluate(f, "latecrash", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_CRASH);
+    assert_int_equal(e.verdict.where.seed, 2);
+    assert_int_equal(e.verdict.n_checked, 1);
+    measure_eval_clear(&e);
+
+    /* a wrong answer in a file before the failing combination comes first, as it would
+     * with one process per combination: "wrong" is wrong from its first combination */
+    evaluate(f, "wrong", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_WRONG_ANSWER);
+    assert_int_equal(e.verdict.where.seed, 1);
+    measure_eval_clear(&e);
+    snprintf(dir, sizeof dir, "%s/cand-wrong", f->dir);
+    assert_int_equal(count_outputs(dir), 0);
+    unsetenv("FAKE_LOG");
+}
+
 static void test_timeout(void **state)
 {
     fixture *f = *state;
@@ -417,6 +495,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_combos, setup, teardown),
         cmocka_unit_test_setup_teardown(test_baseline_and_ok, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rejections, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_one_process_per_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_floor_and_flag, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interleave, setup, teardown),

@@ -12,6 +12,10 @@
  *   oob        exits 6                         cudaerr   exits 3
  *   crash      abort()                         hang      sleeps forever
  *   noline     exits 0 and prints nothing
+ *   latebad    right answers, but its second --combos combination fails (exit 4, named)
+ *   latecrash  right answers, but it aborts after writing its first --combos combination
+ * Run mode takes one combination (--seed --dist --out) or several of one size
+ * (--combos S:D,... --out-dir DIR, files DIR/run-sK-dD-seedS.out), as the real program.
  * Every call appends "NAME MODE\n" to $FAKE_LOG when set (to check interleaving).
  *
  * Simulated GPU (the episode tests' measure.wrapper): when argv[1] is not an option it is
@@ -98,7 +102,7 @@ int main(int argc, char **argv)
         argc--;
     }
     long block = 256;
-    const char *mode = "run", *out = NULL;
+    const char *mode = "run", *out = NULL, *combos = NULL, *out_dir = NULL;
     int size = 0, dist = 0;
     long long seed = 1, check_seed = -1;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -108,6 +112,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--seed")) seed = atoll(argv[i + 1]);
         else if (!strcmp(argv[i], "--check-seed")) check_seed = atoll(argv[i + 1]);
         else if (!strcmp(argv[i], "--out")) out = argv[i + 1];
+        else if (!strcmp(argv[i], "--combos")) combos = argv[i + 1];
+        else if (!strcmp(argv[i], "--out-dir")) out_dir = argv[i + 1];
         else if (!strcmp(argv[i], "--block")) block = atol(argv[i + 1]);
     }
     if (block > 0 && block != 256)
@@ -128,6 +134,12 @@ int main(int argc, char **argv)
         printf("{\"error\":\"usage\",\"message\":\"--size %d\",\"exit\":2}\n", size);
         return 2;
     }
+    /* combos mode: what the real program's failure line adds (the failing combination) */
+    char where[64] = "";
+    long long first_seed = combos ? atoll(combos) : seed;
+    int first_dist = combos && strchr(combos, ':') ? atoi(strchr(combos, ':') + 1) : dist;
+    if (combos)
+        snprintf(where, sizeof where, ",\"seed\":%lld,\"dist\":%d", first_seed, first_dist);
     if (!strcmp(name, "hang"))
         for (;;)
             pause();
@@ -137,16 +149,46 @@ int main(int argc, char **argv)
         return 0;
     if (!strcmp(name, "unwritten")) {
         printf("{\"error\":\"unwritten_output\",\"message\":\"output 'y': 5 of %lld elements "
-               "never written (first: 990)\",\"exit\":4}\n", sizes[size]);
+               "never written (first: 990)\",\"exit\":4%s}\n", sizes[size], where);
         return 4;
     }
     if (!strcmp(name, "oob")) {
-        printf("{\"error\":\"out_of_bounds\",\"message\":\"write outside buffer 'y'\",\"exit\":6}\n");
+        printf("{\"error\":\"out_of_bounds\",\"message\":\"write outside buffer 'y'\",\"exit\":6%s}\n", where);
         return 6;
     }
     if (!strcmp(name, "cudaerr")) {
-        printf("{\"error\":\"cuda\",\"message\":\"cudaErrorIllegalAddress\",\"exit\":3}\n");
+        printf("{\"error\":\"cuda\",\"message\":\"cudaErrorIllegalAddress\",\"exit\":3%s}\n", where);
         return 3;
+    }
+    if (!strcmp(mode, "run") && combos) {
+        int k = 0;
+        for (const char *c = combos; *c; k++) {
+            char *end = NULL;
+            long long cs = strtoll(c, &end, 10);
+            if (end == c || *end != ':') {
+                printf("{\"error\":\"usage\",\"message\":\"--combos %s\",\"exit\":2}\n", combos);
+                return 2;
+            }
+            int cd = (int)strtol(end + 1, &end, 10);
+            c = *end ? end + 1 : end;
+            if (k == 1 && !strcmp(name, "latebad")) {
+                printf("{\"error\":\"unwritten_output\",\"message\":\"output 'y': 1 of %lld "
+                       "elements never written (first: 5)\",\"exit\":4,\"seed\":%lld,"
+                       "\"dist\":%d}\n", sizes[size], cs, cd);
+                return 4;
+            }
+            if (k == 1 && !strcmp(name, "latecrash"))
+                abort();
+            if (out_dir) {
+                char path[4096];
+                snprintf(path, sizeof path, "%s/run-s%d-d%d-seed%lld.out", out_dir, size, cd, cs);
+                int rc = write_out(path, size, cs, cd, name);
+                if (rc)
+                    return rc;
+            }
+        }
+        printf("{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"combos\":%d}\n", size, k);
+        return 0;
     }
     if (!strcmp(mode, "run")) {
         int rc = out ? write_out(out, size, seed, dist, name) : 0;
