@@ -375,18 +375,24 @@ void rpc_call_error(rpc_call *c, int hk_err, const char *msg)
 int rpc_check_depth(const char *s, size_t len, int max)
 {
     int depth = 0;
-    bool in_str = false;
     for (size_t i = 0; i < len; i++) {
         char ch = s[i];
-        if (in_str) {
-            if (ch == '\\')
-                i++; /* skip the escaped byte; \uXXXX digits hold no brackets */
-            else if (ch == '"')
-                in_str = false;
-            continue;
-        }
         if (ch == '"') {
-            in_str = true;
+            /* Skip the string with memchr: a didOpen is mostly one long string (the
+             * document), and a byte loop over it cost more than the rest of this. */
+            size_t j = i + 1;
+            for (;;) {
+                const char *q = j < len ? memchr(s + j, '"', len - j) : NULL;
+                if (!q)
+                    return HK_OK; /* unterminated: the JSON parser rejects it */
+                size_t k = (size_t)(q - s), bs = 0;
+                while (k - bs > j && s[k - bs - 1] == '\\')
+                    bs++;
+                j = k + 1;
+                if (bs % 2 == 0)
+                    break; /* an even run of backslashes escapes none of the quote */
+            }
+            i = j - 1;
         } else if (ch == '[' || ch == '{') {
             if (++depth > max)
                 return HK_ETOOBIG;

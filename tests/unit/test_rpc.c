@@ -12,6 +12,11 @@
 #include "core/hk.h"
 #include "rpc/rpc.h"
 
+#include <stdbool.h>
+#include <stdio.h>
+
+static int depth_reference(const char *s, size_t len, int max);
+
 #define MAXOUT 128
 
 struct out {
@@ -131,8 +136,56 @@ static void test_depth_cap(void **st)
     /* Brackets inside strings (with escaped quotes) do not count. */
     const char *s = "{\"a\":\"[[[[\\\"[[[[\"}";
     assert_int_equal(rpc_check_depth(s, strlen(s), 2), HK_OK);
+    /* An escaped backslash ends the string: the brackets after it count. */
+    const char *t = "{\"a\":\"x\\\\\"}[[[";
+    assert_int_equal(rpc_check_depth(t, strlen(t), 3), HK_OK);
+    assert_int_equal(rpc_check_depth(t, strlen(t), 2), HK_ETOOBIG);
+    assert_int_equal(depth_reference(t, strlen(t), 2), HK_ETOOBIG);
     rpc_free(r);
     out_clear(&o);
+}
+
+/* rpc_check_depth skips strings with memchr; this is the byte-by-byte rule it must
+ * agree with on any text. */
+static int depth_reference(const char *s, size_t len, int max)
+{
+    int depth = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char ch = s[i];
+        if (in_str) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_str = false;
+            continue;
+        }
+        if (ch == '"')
+            in_str = true;
+        else if ((ch == '[' || ch == '{') && ++depth > max)
+            return HK_ETOOBIG;
+        else if (ch == ']' || ch == '}')
+            depth--;
+    }
+    return HK_OK;
+}
+
+static void test_depth_matches_byte_rule(void **st)
+{
+    (void)st;
+    static const char alphabet[] = "\"\\[]{}a";
+    char buf[64];
+    unsigned seed = 99;
+    for (int round = 0; round < 200000; round++) {
+        size_t n = (size_t)rand_r(&seed) % sizeof buf;
+        for (size_t i = 0; i < n; i++)
+            buf[i] = alphabet[rand_r(&seed) % (sizeof alphabet - 1)];
+        int max = rand_r(&seed) % 5;
+        if (rpc_check_depth(buf, n, max) != depth_reference(buf, n, max)) {
+            fprintf(stderr, "differs on %.*s (max %d)\n", (int)n, buf, max);
+            fail();
+        }
+    }
 }
 
 static void test_exactly_one_response(void **st)
@@ -344,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_depth_cap),
         cmocka_unit_test(test_exactly_one_response),
+        cmocka_unit_test(test_depth_matches_byte_rule),
         cmocka_unit_test(test_deferred_and_cancel),
         cmocka_unit_test(test_filter),
         cmocka_unit_test(test_outgoing),
