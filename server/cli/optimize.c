@@ -151,12 +151,12 @@ static void optimize_usage(FILE *f)
             "                           $XDG_DATA_HOME/hyperkernel/history.db)\n"
             "  --out DIR                reports directory (default <db dir>/reports/<episode>)\n"
             "  --jobs N                 parallel compiles (default: all cores)\n"
-            "  --check full|quick       combinations each candidate is checked on during the\n"
-            "                           search: every (size, seed, distribution) (full, the\n"
-            "                           default) or every (seed, distribution) at the smallest\n"
+            "  --check quick|full       combinations each candidate is checked on during the\n"
+            "                           search: every (seed, distribution) at the smallest\n"
             "                           size plus one seed per distribution at the others\n"
-            "                           (quick); the best is re-checked the same way on new\n"
-            "                           seeds\n"
+            "                           (quick, the default) or every (size, seed,\n"
+            "                           distribution) (full); either way the best is\n"
+            "                           re-checked on the full set with new seeds\n"
             "  --work-dir DIR           scratch directory (kept); --keep-work keeps the default one\n"
             "  --json                   print a JSON summary at the end\n"
             "  --events                 one JSON event per line on stdout (for editors)\n"
@@ -294,6 +294,7 @@ int cli_optimize(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.seed = 1;
     o.gpu = no_gpu_env();
+    o.measure.quick_check = true; /* the search's checks; the accuracy stage runs the full set */
     bool json = false;
     ui u = {0};
     char *db = NULL;

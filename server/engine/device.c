@@ -430,6 +430,37 @@ static char *tail_reason(const char *prefix, const runner_result *r)
     return hk_asprintf("%s: exit %d: %s", prefix, r->exit_code, start);
 }
 
+/* runner_run, but ended (process group killed) within a poll tick of o->stop rising. */
+static int probe_run(const device_probe_options *o, const runner_spec *s, runner_result *r)
+{
+    if (!o->stop)
+        return runner_run(s, r);
+    memset(r, 0, sizeof *r);
+    if (*o->stop)
+        return HK_ECANCELED;
+    runner_pool *p = NULL;
+    int rc = runner_pool_new(1, &p);
+    if (rc)
+        return rc;
+    if ((rc = runner_pool_submit(p, s, NULL)))
+        goto out;
+    for (;;) {
+        rc = runner_pool_wait(p, 100, NULL, r);
+        if (rc == HK_ETIMEDOUT && !*o->stop)
+            continue;
+        if (rc == HK_ETIMEDOUT || (rc == HK_OK && *o->stop)) {
+            runner_pool_cancel(p);
+            rc = HK_ECANCELED;
+        } else if (rc == HK_OK) {
+            rc = r->error;
+        }
+        break;
+    }
+out:
+    runner_pool_free(p); /* kills anything still running */
+    return rc;
+}
+
 int device_probe(const device_probe_options *o, device_info *info, char **why)
 {
     char *src = NULL, *exe = NULL, **argv = NULL, *reason = NULL, *dir = NULL;
@@ -477,7 +508,9 @@ int device_probe(const device_probe_options *o, device_info *info, char **why)
         runner_result_free(&r);
         runner_spec s = {.argv = (const char *const *)argv, .cwd = dir,
                          .timeout_ms = ctime, .isolation = RUNNER_ISO_NONE};
-        rc = runner_run(&s, &r);
+        rc = probe_run(o, &s, &r);
+        if (rc == HK_ECANCELED)
+            goto out;
         if (rc == HK_OK && r.exit_code == 0 && !r.timed_out)
             break;
         hk_free(reason);
@@ -512,7 +545,9 @@ int device_probe(const device_probe_options *o, device_info *info, char **why)
     runner_spec s = {.argv = run_argv, .cwd = dir, .gpu = true,
                      .timeout_ms = o->run_timeout_ms ? o->run_timeout_ms : 300000,
                      .output_max = 1u << 16, .isolation = RUNNER_ISO_NONE};
-    if ((rc = runner_run(&s, &r))) {
+    if ((rc = probe_run(o, &s, &r))) {
+        if (rc == HK_ECANCELED)
+            goto out;
         reason = hk_asprintf("cannot run the probe: %s", hk_strerror(rc));
         goto out;
     }

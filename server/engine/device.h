@@ -7,6 +7,7 @@
 #define HK_ENGINE_DEVICE_H
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -58,6 +59,10 @@ typedef struct {
     unsigned compile_timeout_ms;/* 0: 180000 */
     unsigned run_timeout_ms;    /* 0: 300000 */
     bool compile_only;          /* build the program and stop (no GPU needed) */
+    /* When *stop becomes non-zero (a signal handler sets it), the running compile or probe
+     * is killed (its whole process group) within about 100 ms and device_probe returns
+     * HK_ECANCELED. May be NULL. */
+    const volatile sig_atomic_t *stop;
 } device_probe_options;
 
 /* New argv (NULL-terminated, free each string and the array with hk_free, or use
@@ -72,7 +77,7 @@ void device_argv_free(char **argv);
  * With compile_only it stops after the compile (info untouched). Errors: HK_EINVAL,
  * HK_EIO (files), HK_ENOGPU (compiled, but there is no GPU to run it on), HK_ECHILD
  * (compile or run failed; *why says how, hk_free), HK_ETIMEDOUT, HK_EPARSE (bad output),
- * HK_ENOMEM. why may be NULL; *why is NULL on success. */
+ * HK_ECANCELED (o->stop raised), HK_ENOMEM. why may be NULL; *why is NULL on success. */
 int device_probe(const device_probe_options *o, device_info *info, char **why);
 
 /* ---- JSON ---- */

@@ -68,6 +68,8 @@ typedef struct {
     char *nvcc;
     char arch[32];
     char *work;
+    char *scratch;   /* output files (references, candidates' outputs): a memory-backed
+                      * directory when one has room (measure_scratch_parent), else work */
     bool has_gpu, has_dev, failed, have_base;
     char no_gpu_why[256];
     device_gpu gpu;
@@ -99,6 +101,7 @@ static int ep__fail(ep_ctx *c, bool no_gpu, const char *fmt, ...)
 static void ep__save_info(ep_ctx *c);
 static int ep__stage_optimize(ep_ctx *c);
 static void ep__evidence(ep_ctx *c, ep_rec *r);
+static char *rec_out_dir(const ep_ctx *c, const ep_rec *r, const char *what);
 static void record_rejection(ep_ctx *c, ep_rec *r, enum measure_reason reason,
                              const char *details, search *s);
 static int program_key(const char *text, size_t len, const char *const *flags,
@@ -393,11 +396,17 @@ static int init_device(ep_ctx *c)
         if (!dir)
             return HK_ENOMEM;
         progress(c, 2, NULL, "measuring the peaks of %s (once per device)", c->gpu.name);
-        device_probe_options po = {.nvcc = c->nvcc, .workdir = dir, .arch = c->arch};
+        device_probe_options po = {.nvcc = c->nvcc, .workdir = dir, .arch = c->arch,
+                                   .stop = c->o->stop};
         rc = measure_mkdirs(dir);
         if (rc == HK_OK)
             rc = device_probe(&po, &c->dev, &why);
         hk_free(dir);
+        if (rc == HK_ECANCELED) { /* Ctrl-C during the probe: the episode stops now */
+            hk_free(why);
+            hk_free(cache);
+            return rc;
+        }
         if (rc) {
             ep__log(c, "warn", "device probe failed (%s): %s; no physical floor or roofline",
                     hk_strerror(rc), why ? why : "");
@@ -670,10 +679,13 @@ static void size_timeouts(ep_ctx *c, long max_wall_ms)
 {
     const measure_opts *given = &c->o->measure;
     long w = max_wall_ms > 0 ? max_wall_ms : 1000;
+    /* only ever raised: a later call (the accuracy stage's larger processes) adds to it */
     if (!given->run_timeout_ms)
-        c->mo.run_timeout_ms = (unsigned)fmin(120000, fmax(10000, 10.0 * (double)w));
+        c->mo.run_timeout_ms = (unsigned)fmax(c->mo.run_timeout_ms,
+                                              fmin(120000, fmax(10000, 10.0 * (double)w)));
     if (!given->time_timeout_ms)
-        c->mo.time_timeout_ms = (unsigned)fmin(600000, fmax(60000, 10.0 * (double)w));
+        c->mo.time_timeout_ms = (unsigned)fmax(c->mo.time_timeout_ms,
+                                               fmin(600000, fmax(60000, 10.0 * (double)w)));
 }
 
 static int record_evidence(ep_ctx *c, int64_t vid, const char *kind, json_t *j)
@@ -842,7 +854,7 @@ static int stage_baseline(ep_ctx *c)
         goto out;
 
     /* reference outputs and timing */
-    char *ref = hk_asprintf("%s/ref", c->work);
+    char *ref = hk_asprintf("%s/ref", c->scratch);
     if (!ref) {
         rc = HK_ENOMEM;
         goto out;
@@ -922,7 +934,9 @@ static int reject_late(ep_ctx *c, ep_rec *r, const char *stage, const measure_ve
 static int stage_accuracy(ep_ctx *c)
 {
     int rc = HK_OK;
-    stage_begin(c, "accuracy", 80, "re-checking the best on new seeds and every size");
+    stage_begin(c, "accuracy", 80,
+                "re-checking the best on the full set (every size, seed and distribution) "
+                "with new seeds");
     ep_rec **order = hk_calloc(c->n_recs ? c->n_recs : 1, sizeof *order);
     measure_combo *combos = NULL;
     size_t n = 0, n_order = 0;
@@ -937,9 +951,9 @@ static int stage_accuracy(ep_ctx *c)
         ep__log(c, "info", "no candidate was faster than the baseline");
         goto out;
     }
-    TRY(c->mo.quick_check ? measure_combos_quick(c->sp, 1000, &combos, &n)
-                          : measure_combos(c->sp, 1000, &combos, &n));
-    if (!(ref = hk_asprintf("%s/ref-accuracy", c->work))) {
+    /* The full set whatever the search used, on seeds no search check saw. */
+    TRY(measure_combos(c->sp, 1000, &combos, &n));
+    if (!(ref = hk_asprintf("%s/ref-accuracy", c->scratch))) {
         rc = HK_ENOMEM;
         goto out;
     }
@@ -953,14 +967,18 @@ static int stage_accuracy(ep_ctx *c)
         measure_verdict_clear(&v);
         goto out;
     }
+    /* its processes hold more combinations than the search's did: timeouts follow them */
+    size_timeouts(c, v.max_wall_ms);
     measure_verdict_clear(&v);
     /* The fastest that survives becomes the best; a few tries, then give up. */
     for (size_t i = 0; i < n_order && i < 3 && !c->best; i++) {
         ep_rec *r = order[i];
         measure_verdict_init(&v);
-        char *dir = hk_asprintf("%s/accuracy", r->dir);
+        char *dir = rec_out_dir(c, r, "accuracy");
         measure_prog p = rec_prog(r);
         rc = dir ? measure_check(&c->mo, &p, dir, ref, combos, n, &v) : HK_ENOMEM;
+        if (dir)
+            (void)measure_rmtree(dir);
         hk_free(dir);
         if (rc) {
             measure_verdict_clear(&v);
@@ -974,7 +992,7 @@ static int stage_accuracy(ep_ctx *c)
             c->best = r;
             (void)store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel);
             progress(c, 86, NULL,
-                     "v%d passed %zu more combinations (seeds + 1000, every size): max abs "
+                     "v%d passed %zu more combinations (the full set, seeds + 1000): max abs "
                      "error %.3g, max rel error %.3g",
                      r->number, v.n_checked, r->max_abs, r->max_rel);
         } else {
@@ -1029,7 +1047,7 @@ static int stage_verify(ep_ctx *c)
     measure_verdict va, vb;
     measure_verdict_init(&va);
     measure_verdict_init(&vb);
-    char *da = hk_asprintf("%s/verify-baseline", c->work), *db = hk_asprintf("%s/verify", r->dir);
+    char *da = hk_asprintf("%s/verify-baseline", c->scratch), *db = rec_out_dir(c, r, "verify");
     measure_prog pa = rec_prog(c->base_rec), pb = rec_prog(r);
     int size = c->base.primary_size;
     if (!da || !db) {
@@ -1227,6 +1245,10 @@ static void ctx_free(ep_ctx *c)
     hk_free(c->nvcc);
     hk_free(c->report_dir);
     json_decref(c->info);
+    if (c->scratch && c->scratch != c->work && !c->o->keep_work)
+        (void)measure_rmtree(c->scratch); /* in memory: never left behind */
+    if (c->scratch != c->work)
+        hk_free(c->scratch);
     if (c->work && !c->o->keep_work && !c->o->work_dir)
         (void)measure_rmtree(c->work);
     hk_free(c->work);
@@ -1251,6 +1273,48 @@ static int make_work_dir(ep_ctx *c)
     }
     c->work = t;
     return HK_OK;
+}
+
+/* The scratch directory for output files: its own directory under a memory-backed file
+ * system when that has room for the references of the full set, the accuracy stage's and
+ * one candidate's outputs; else the work directory. */
+static int make_scratch(ep_ctx *c)
+{
+    uint64_t per_set = 0, need = 0;
+    for (size_t k = 0; k < c->sp->n_sizes; k++) {
+        uint64_t b = 0;
+        if (measure_output_bytes(c->sp, (int)k, &b) == HK_OK)
+            per_set += b;
+    }
+    /* full references + accuracy references + a candidate's + time-mode files */
+    need = per_set * (2 * (uint64_t)c->sp->n_seeds * c->sp->n_dists + 4);
+    char *parent = NULL;
+    int rc = measure_scratch_parent(need, c->work, &parent);
+    if (rc)
+        return rc;
+    if (!strcmp(parent, c->work)) {
+        hk_free(parent);
+        c->scratch = c->work;
+        return HK_OK;
+    }
+    char *t = hk_asprintf("%s/hk-out-XXXXXX", parent);
+    hk_free(parent);
+    if (!t)
+        return HK_ENOMEM;
+    if (!mkdtemp(t)) {
+        hk_free(t);
+        c->scratch = c->work; /* not usable after all: the work directory will do */
+        return HK_OK;
+    }
+    c->scratch = t;
+    return HK_OK;
+}
+
+/* The directory for one record's outputs under the scratch directory (new string). */
+static char *rec_out_dir(const ep_ctx *c, const ep_rec *r, const char *what)
+{
+    const char *base = r->dir ? strrchr(r->dir, '/') : NULL;
+    return hk_asprintf("%s/%s-%s", c->scratch, base ? base + 1 : "rec", what);
 }
 
 int ep_run(const ep_options *o, ep_result *out)
@@ -1307,7 +1371,7 @@ int ep_run(const ep_options *o, ep_result *out)
             snprintf(c->arch, sizeof c->arch, "sm_90");
         hk_free(cache);
     }
-    if ((rc = make_work_dir(c))) {
+    if ((rc = make_work_dir(c)) || (rc = make_scratch(c))) {
         ep__fail_early(c, rc, "cannot create a work directory: %s", hk_strerror(rc));
         goto early;
     }
@@ -1754,7 +1818,12 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
 {
     measure_eval e;
     measure_prog bp = rec_prog(c->base_rec), p = rec_prog(r);
-    int rc = measure_evaluate(&c->mo, &c->base, &bp, &p, r->dir, &e);
+    char *dir = rec_out_dir(c, r, "out");
+    if (!dir)
+        return HK_ENOMEM;
+    int rc = measure_evaluate(&c->mo, &c->base, &bp, &p, dir, &e);
+    (void)measure_rmtree(dir); /* accepted or rejected, its outputs are done with */
+    hk_free(dir);
     if (rc) {
         measure_eval_clear(&e);
         return rc;
@@ -2124,7 +2193,7 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
     c->mo = vo->measure;
     c->stage = "verify";
     int rc = HK_OK;
-    char *cand_text = NULL, *spec_src = NULL;
+    char *cand_text = NULL, *spec_src = NULL, *cout = NULL;
     size_t cand_len = 0;
     runner_pool *pool = NULL;
     measure_build bb, cb;
@@ -2181,7 +2250,7 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
                                         : "nvidia-smi lists none and /dev/nvidia0 is absent");
     if (!c->arch[0] && (!c->has_gpu || !smi_arch(c->arch, sizeof c->arch)))
         snprintf(c->arch, sizeof c->arch, "sm_90");
-    if ((rc = make_work_dir(c)))
+    if ((rc = make_work_dir(c)) || (rc = make_scratch(c)))
         goto out;
     c->info = json_object();
     if (!c->info) {
@@ -2256,13 +2325,14 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
         *verdict = verdict_new(false, measure_reason_name(MEASURE_NO_GPU), c->no_gpu_why);
         goto out;
     }
-    char *ref = hk_asprintf("%s/ref", c->work);
+    char *ref = hk_asprintf("%s/ref", c->scratch);
     if (!ref) {
         rc = HK_ENOMEM;
         goto out;
     }
-    ep__log(c, "info", "running the baseline on %zu input combinations",
-            c->sp->n_sizes * c->sp->n_seeds * c->sp->n_dists);
+    ep__log(c, "info", "running the baseline on the %s set of input combinations (%zu "
+            "processes, one per size; outputs in %s)",
+            c->mo.quick_check ? "quick" : "full", c->sp->n_sizes, c->scratch);
     measure_prog bp = {.exe = bb.exe}, cp = {.exe = cb.exe};
     rc = measure_baseline_run(&c->mo, &bp, ref, &c->base, &v);
     hk_free(ref);
@@ -2276,7 +2346,11 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
     }
     size_timeouts(c, v.max_wall_ms);
     ep__log(c, "info", "judging the candidate (run timeout %u ms)", c->mo.run_timeout_ms);
-    TRY(measure_evaluate(&c->mo, &c->base, &bp, &cp, cb.dir, &e));
+    if (!(cout = hk_asprintf("%s/candidate-out", c->scratch))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    TRY(measure_evaluate(&c->mo, &c->base, &bp, &cp, cout, &e));
     *verdict = measure_eval_json(&e);
     if (!*verdict) {
         rc = HK_ENOMEM;
@@ -2308,6 +2382,7 @@ out:
     measure_verdict_clear(&v);
     hk_free(cand_text);
     hk_free(spec_src);
+    hk_free(cout);
     ep_result_clear(&res);
     ctx_free(c);
     return rc;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -1287,4 +1288,54 @@ json_t *measure_eval_json(const measure_eval *e)
         return NULL;
     }
     return j;
+}
+
+/* ---- where output files go ---- */
+
+int measure_output_bytes(const spec *s, int size, uint64_t *out)
+{
+    *out = 0;
+    if (!s || size < 0 || (size_t)size >= s->n_sizes)
+        return HK_EINVAL;
+    uint64_t total = 16; /* magic, version, n_outputs */
+    for (size_t i = 0; i < s->n_args; i++) {
+        const spec_arg *a = &s->args[i];
+        if (a->kind != HK_ARG_OUTPUT && a->kind != HK_ARG_INOUT)
+            continue;
+        expr_value v;
+        char err[128];
+        if (!a->count || spec_eval(s, a->count, (size_t)size, 132, &v, err, sizeof err) != HK_OK)
+            return HK_EINVAL;
+        double n = expr_value_double(v);
+        if (!(n >= 0))
+            return HK_EINVAL;
+        total += 16 + (uint64_t)n * hk_dtype_size(a->dtype);
+    }
+    *out = total;
+    return HK_OK;
+}
+
+/* A writable directory with room for need bytes and a quarter more. */
+static bool roomy_dir(const char *dir, uint64_t need)
+{
+    struct stat st;
+    struct statvfs vfs;
+    if (!dir || !*dir || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
+        access(dir, W_OK | X_OK) != 0 || statvfs(dir, &vfs) != 0)
+        return false;
+    uint64_t avail = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
+    return avail >= need + need / 4;
+}
+
+int measure_scratch_parent(uint64_t need, const char *fallback, char **out)
+{
+    const char *cands[] = {getenv("HK_SCRATCH_DIR"), getenv("XDG_RUNTIME_DIR"), "/dev/shm"};
+    const char *pick = fallback;
+    for (size_t i = 0; i < HK_ARRAY_LEN(cands); i++)
+        if (roomy_dir(cands[i], need)) {
+            pick = cands[i];
+            break;
+        }
+    *out = hk_strdup(pick ? pick : ".");
+    return *out ? HK_OK : HK_ENOMEM;
 }

@@ -324,6 +324,19 @@ int measure_evaluate(const measure_opts *o, const measure_baseline *base,
 /* New reference: a verdict/eval as JSON (reason, details, errors, timing, floor, flag). */
 json_t *measure_eval_json(const measure_eval *e);
 
+/* ---- where output files go ---- */
+
+/* Bytes of one output file of spec s at size k (header plus every output and inout
+ * argument). HK_OK, HK_EINVAL (a count that does not evaluate). */
+int measure_output_bytes(const spec *s, int size, uint64_t *out);
+
+/* The directory under which output files (references and candidates' outputs, up to GBs
+ * per run) should be written: the first of $HK_SCRATCH_DIR, $XDG_RUNTIME_DIR and /dev/shm
+ * that is a writable directory with room for need bytes plus a quarter (statvfs), else
+ * fallback. Memory-backed file systems make writing, reading back and comparing outputs
+ * cost a memcpy instead of disk I/O. *out: new string (hk_free). HK_OK, HK_ENOMEM. */
+int measure_scratch_parent(uint64_t need, const char *fallback, char **out);
+
 /* Removes a directory tree (files and subdirectories; symlinks are not followed).
  * HK_OK (also when absent), HK_EIO. */
 int measure_rmtree(const char *dir);
