@@ -425,13 +425,17 @@ static int sym_render(struct lsp_server *s, const doc *d, const an_model *m,
     if (!rc)
         rc = sym_grow(&c->frags, &c->cap_frags, m->n_funcs, sizeof(*c->frags));
     size_t j = 0, len = doc_length(d);
+    /* Without '\r' the document's lines are the tree's rows ('\n' only): the line of a
+     * function is then its start_row, with no lookup in the line index. */
+    bool rows_are_lines = !memchr(doc_text(d), '\r', len);
     for (size_t i = 0; !rc && i < m->n_funcs; i++) {
         const an_function *f = &m->funcs[i];
         if (i)
             rc = hk_buf_appends(&c->b, ",");
-        struct doc_pos p = {0, 0};
-        doc_position_at(d, s->enc, f->span.start_byte > len ? (uint32_t)len : f->span.start_byte,
-                        &p);
+        struct doc_pos p = {f->span.start_row, 0};
+        if (!rows_are_lines || f->span.start_byte > len)
+            doc_position_at(d, s->enc,
+                            f->span.start_byte > len ? (uint32_t)len : f->span.start_byte, &p);
         struct sym_frag *fr = &c->frags[c->n_frags];
         fr->gen = f->gen;
         if (f->gen > c->max_gen)

@@ -74,11 +74,31 @@ static void stop(uv_loop_t *loop, lsp_server *s)
 }
 
 #define URI "file:///t/sym.cu"
+
+/* Line ending of the generated text and of inserted lines ("\r\n" makes the server
+ * look lines up instead of using the tree's rows); g_mixed: inserted lines end in
+ * "\n", "\r\n" or a lone "\r" at random (a lone "\r" starts an LSP line but not a tree
+ * row), and blank lines hold a space so that no "\r" + "\n" pair forms by accident. */
+static const char *g_eol = "\n";
+static bool g_mixed;
+static unsigned g_eol_seed = 1;
+
+static const char *pick_eol(void)
+{
+    static const char *const e[] = {"\n", "\r\n", "\r"};
+    return g_mixed ? e[rand_r(&g_eol_seed) % 3] : g_eol;
+}
+
+static const char *blank(void)
+{
+    return g_mixed ? " " : "";
+}
 #define MAX_LINES 4000
 
 /* The test's copy of the document, one line per entry (without '\n'). */
 struct text {
     char *line[MAX_LINES];
+    const char *eol[MAX_LINES]; /* each line's terminator (static strings) */
     int n;
     int version;
 };
@@ -87,14 +107,15 @@ static char *join(const struct text *t)
 {
     size_t len = 1;
     for (int i = 0; i < t->n; i++)
-        len += strlen(t->line[i]) + 1;
+        len += strlen(t->line[i]) + 2;
     char *s = malloc(len), *p = s;
     assert_non_null(s);
     for (int i = 0; i < t->n; i++) {
         size_t k = strlen(t->line[i]);
         memcpy(p, t->line[i], k);
-        p[k] = '\n';
-        p += k + 1;
+        p += k;
+        memcpy(p, t->eol[i], strlen(t->eol[i]));
+        p += strlen(t->eol[i]);
     }
     *p = '\0';
     return s;
@@ -104,7 +125,9 @@ static void text_insert(struct text *t, int at, const char *line)
 {
     assert_true(t->n < MAX_LINES);
     memmove(&t->line[at + 1], &t->line[at], (size_t)(t->n - at) * sizeof(char *));
+    memmove(&t->eol[at + 1], &t->eol[at], (size_t)(t->n - at) * sizeof(char *));
     t->line[at] = strdup(line);
+    t->eol[at] = pick_eol();
     t->n++;
 }
 
@@ -112,6 +135,7 @@ static void text_delete(struct text *t, int at)
 {
     free(t->line[at]);
     memmove(&t->line[at], &t->line[at + 1], (size_t)(t->n - at - 1) * sizeof(char *));
+    memmove(&t->eol[at], &t->eol[at + 1], (size_t)(t->n - at - 1) * sizeof(char *));
     t->n--;
 }
 
@@ -152,7 +176,7 @@ static void make_text(struct text *t, int n_funcs)
             text_insert(t, t->n, buf);
             text_insert(t, t->n, "}");
         }
-        text_insert(t, t->n, "");
+        text_insert(t, t->n, blank());
     }
 }
 
@@ -202,8 +226,9 @@ static void random_edit(lsp_server *s, struct text *t, unsigned *seed)
     int at = rand_r(seed) % t->n;
     switch (op) {
     case 0: /* a blank line: everything below moves down */
-        text_insert(t, at, "");
-        change(s, t, at, at, "\n");
+        text_insert(t, at, blank());
+        snprintf(buf, sizeof buf, "%s%s", t->line[at], t->eol[at]);
+        change(s, t, at, at, buf);
         break;
     case 1: /* delete a line (the text may be broken for a while) */
         if (t->n < 10)
@@ -218,9 +243,11 @@ static void random_edit(lsp_server *s, struct text *t, unsigned *seed)
         while (cut < k && ((unsigned char)l[cut] & 0xC0) == 0x80)
             cut++; /* not inside a UTF-8 sequence */
         snprintf(buf, sizeof buf, "%.*s%s%s", (int)cut, l, rand_r(seed) % 2 ? " " : "x", l + cut);
+        const char *eol = t->eol[at];
         text_delete(t, at);
         text_insert(t, at, buf);
-        snprintf(buf, sizeof buf, "%s\n", t->line[at]);
+        t->eol[at] = eol;
+        snprintf(buf, sizeof buf, "%s%s", t->line[at], t->eol[at]);
         change(s, t, at, at + 1, buf);
         break;
     }
@@ -228,14 +255,14 @@ static void random_edit(lsp_server *s, struct text *t, unsigned *seed)
         snprintf(buf, sizeof buf, "__global__ void n%d(int *p) { __shared__ int s[4]; p[0] = s[0]; }",
                  rand_r(seed) % 1000);
         text_insert(t, at, buf);
-        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "\n");
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s", t->eol[at]);
         change(s, t, at, at, buf);
         break;
     }
     case 4: { /* a launcher */
         snprintf(buf, sizeof buf, "void go%d(float *a) { k0<<<1, 32>>>(a, 1); }", rand_r(seed) % 1000);
         text_insert(t, at, buf);
-        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "\n");
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s", t->eol[at]);
         change(s, t, at, at, buf);
         break;
     }
@@ -310,6 +337,17 @@ static void test_random_edits_flat(void **st)
     run_random(false, 80, 777);
 }
 
+static void test_random_edits_crlf(void **st)
+{
+    (void)st;
+    g_eol = "\r\n";
+    run_random(true, 60, 4242);
+    g_eol = "\n";
+    g_mixed = true; /* lone "\r" too: lines the tree does not count as rows */
+    run_random(true, 150, 4243);
+    g_mixed = false;
+}
+
 /* A line added above the symbols moves them: the reply must say so (a stale cached
  * reply would not), and the moved numbers must be the old ones plus one. */
 static void test_reply_changes_after_edit(void **st)
@@ -368,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_reply_changes_after_edit),
         cmocka_unit_test(test_random_edits_hierarchical),
         cmocka_unit_test(test_random_edits_flat),
+        cmocka_unit_test(test_random_edits_crlf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
