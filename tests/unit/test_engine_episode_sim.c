@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "compile/compile.h"
@@ -198,11 +200,98 @@ static void test_simulated_episode(void **state)
     store_close(st);
 }
 
+typedef struct {
+    double t_optimize, t_spent;
+} budget_seen;
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void on_budget_event(const json_t *ev, void *data)
+{
+    budget_seen *b = data;
+    const char *kind = json_string_value(json_object_get(ev, "event"));
+    const char *stage = json_string_value(json_object_get(ev, "stage"));
+    const char *msg = json_string_value(json_object_get(ev, "message"));
+    if (!strcmp(kind, "stage") && stage && !strcmp(stage, "optimize"))
+        b->t_optimize = mono_s();
+    if (!strcmp(kind, "log") && msg && strstr(msg, "time budget") && b->t_spent == 0)
+        b->t_spent = mono_s();
+}
+
+/* --minutes counts from the start of the optimize stage: init and a slow baseline (its
+ * builds, and every timed run sleeping) take longer than the whole budget, yet the search
+ * still gets its minutes. The quick check runs one program per size, in the scratch
+ * directory (HK_SCRATCH_DIR here), which is gone afterwards. */
+static void test_budget_from_optimize_and_scratch(void **state)
+{
+    (void)state;
+    if (!sim[0])
+        skip();
+    char db[400], scratch[400], cwdlog[400];
+    snprintf(db, sizeof db, "%s/budget.db", dir);
+    snprintf(scratch, sizeof scratch, "%s/scratch", dir);
+    snprintf(cwdlog, sizeof cwdlog, "%s/cwd.log", dir);
+    assert_int_equal(mkdir(scratch, 0777), 0);
+    setenv("HK_SCRATCH_DIR", scratch, 1);
+    setenv("FAKE_CWD_LOG", cwdlog, 1);
+    setenv("FAKE_SLOW_MS", "3000", 1); /* two timed baseline runs: 6 s */
+    const char *wrapper[] = {sim, NULL};
+    seen s = {0};
+    budget_seen b = {0, 0};
+    ep_options o = options(db, &s, wrapper);
+    o.on_event = on_budget_event;
+    o.event_data = &b;
+    o.budget = 50;
+    o.minutes = 0.1; /* 6 s: less than the baseline stage takes here */
+    o.measure.quick_check = true;
+    double t0 = mono_s();
+    ep_result r;
+    assert_int_equal(ep_run(&o, &r), HK_OK);
+    unsetenv("FAKE_SLOW_MS");
+    unsetenv("FAKE_CWD_LOG");
+    unsetenv("HK_SCRATCH_DIR");
+    assert_true(b.t_optimize > 0 && b.t_spent > 0);
+    double before = b.t_optimize - t0, search = b.t_spent - b.t_optimize;
+    fprintf(stderr, "init + baseline %.1f s, search %.1f s of a 6 s budget\n", before, search);
+    assert_true(before > 6.0); /* counted from the episode's start, nothing would be left */
+    assert_true(search >= 5.9);
+    /* the baseline's run-mode programs: one per size (the quick set: 10 + 2 combinations),
+     * all in the scratch directory */
+    FILE *f = fopen(cwdlog, "r");
+    assert_non_null(f);
+    char line[1024];
+    int runs = 0, in_scratch = 0, total = 0;
+    bool baseline_done = false;
+    while (fgets(line, sizeof line, f)) {
+        total++;
+        in_scratch += strstr(line, scratch) != NULL;
+        if (!strncmp(line, "time ", 5))
+            baseline_done = true;
+        if (!baseline_done && !strncmp(line, "run ", 4))
+            runs++;
+    }
+    fclose(f);
+    assert_int_equal(runs, 2);
+    assert_true(total > 2);
+    assert_int_equal(in_scratch, total);
+    /* nothing is left in the scratch directory */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", scratch);
+    assert_int_equal(system(cmd), 0);
+    ep_result_clear(&r);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_simulated_episode),
+        cmocka_unit_test(test_budget_from_optimize_and_scratch),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -182,11 +184,56 @@ static void test_sigint_stops(void **state)
     store_close(st);
 }
 
+static volatile sig_atomic_t probe_stop;
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    probe_stop = 1;
+}
+
+/* Ctrl-C during the first device probe (its nvcc compile takes seconds) ends it within a
+ * poll tick: device_probe returns HK_ECANCELED instead of finishing the compile. */
+static void test_probe_stops(void **state)
+{
+    (void)state;
+    if (!sim[0])
+        skip();
+    char pdir[400];
+    snprintf(pdir, sizeof pdir, "%s/probe", dir);
+    assert_int_equal(mkdir(pdir, 0777), 0);
+    probe_stop = 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    assert_int_equal(sigaction(SIGALRM, &sa, NULL), 0);
+    struct itimerval it = {.it_value = {.tv_sec = 0, .tv_usec = 300000}};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(setitimer(ITIMER_REAL, &it, NULL), 0);
+    device_probe_options po = {.workdir = pdir, .arch = "sm_90", .compile_only = true,
+                               .stop = &probe_stop};
+    char *why = NULL;
+    device_info info;
+    int rc = device_probe(&po, &info, &why);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    hk_free(why);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    fprintf(stderr, "probe stopped after %.2f s\n", s);
+    assert_int_equal(rc, HK_ECANCELED);
+    assert_true(s < 3.0);
+    /* and a raised flag stops it before it starts anything */
+    rc = device_probe(&po, &info, NULL);
+    assert_int_equal(rc, HK_ECANCELED);
+    signal(SIGALRM, SIG_DFL);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sigint_stops),
+        cmocka_unit_test(test_probe_stops),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -318,6 +318,34 @@ static void test_one_process_per_size(void **state)
     unsetenv("FAKE_LOG");
 }
 
+/* Output sizes and where output files go. */
+static void test_scratch(void **state)
+{
+    fixture *f = *state;
+    uint64_t b = 0;
+    assert_int_equal(measure_output_bytes(f->sp, 0, &b), HK_OK);
+    assert_int_equal(b, 16 + 16 + 1000 * 4); /* header, one float output of n = 1000 */
+    assert_int_equal(measure_output_bytes(f->sp, 1, &b), HK_OK);
+    assert_int_equal(b, 16 + 16 + 4099 * 4);
+    assert_int_equal(measure_output_bytes(f->sp, 2, &b), HK_EINVAL);
+    char *pick = NULL;
+    setenv("HK_SCRATCH_DIR", f->dir, 1);
+    assert_int_equal(measure_scratch_parent(1 << 20, "/fallback", &pick), HK_OK);
+    assert_string_equal(pick, f->dir);
+    hk_free(pick);
+    /* no file system has room for 2^62 bytes: the fallback */
+    assert_int_equal(measure_scratch_parent((uint64_t)1 << 62, "/fallback", &pick), HK_OK);
+    assert_string_equal(pick, "/fallback");
+    hk_free(pick);
+    /* not a directory, not writable: skipped */
+    setenv("HK_SCRATCH_DIR", "/proc/self/status", 1);
+    unsetenv("XDG_RUNTIME_DIR");
+    assert_int_equal(measure_scratch_parent(1 << 20, "/fallback", &pick), HK_OK);
+    assert_string_not_equal(pick, "/proc/self/status");
+    hk_free(pick);
+    unsetenv("HK_SCRATCH_DIR");
+}
+
 static void test_timeout(void **state)
 {
     fixture *f = *state;
@@ -496,6 +524,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_baseline_and_ok, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rejections, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_process_per_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scratch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_floor_and_flag, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interleave, setup, teardown),

@@ -16,7 +16,8 @@
  *   latecrash  right answers, but it aborts after writing its first --combos combination
  * Run mode takes one combination (--seed --dist --out) or several of one size
  * (--combos S:D,... --out-dir DIR, files DIR/run-sK-dD-seedS.out), as the real program.
- * Every call appends "NAME MODE\n" to $FAKE_LOG when set (to check interleaving).
+ * Every call appends "NAME MODE\n" to $FAKE_LOG when set (to check interleaving), and
+ * "MODE CWD\n" to $FAKE_CWD_LOG when set (where outputs go).
  *
  * Simulated GPU (the episode tests' measure.wrapper): when argv[1] is not an option it is
  * the real, nvcc-built program, which is never executed. The simulator reads the candidate
@@ -129,6 +130,15 @@ int main(int argc, char **argv)
             fprintf(f, "%s %s\n", name, mode);
             fclose(f);
         }
+    }
+    const char *cwd_log = getenv("FAKE_CWD_LOG"); /* where programs run: their output dir */
+    if (cwd_log) {
+        char cwd[4096];
+        FILE *f = fopen(cwd_log, "a");
+        if (f && getcwd(cwd, sizeof cwd))
+            fprintf(f, "%s %s\n", mode, cwd);
+        if (f)
+            fclose(f);
     }
     if (size < 0 || size > 1) {
         printf("{\"error\":\"usage\",\"message\":\"--size %d\",\"exit\":2}\n", size);
