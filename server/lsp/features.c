@@ -362,6 +362,26 @@ static int jw_function(struct lsp_server *s, const doc *d, const an_model *m,
     return rc;
 }
 
+/* Gives back what the doubling buffers over-allocated: the cache lives as long as the
+ * document (a megabyte of text for 1,000 kernels), and the slack would double it. */
+static void sym_cache_fit(struct sym_cache *c)
+{
+    if (c->b.data && c->b.cap > c->b.len + 1) {
+        char *p = hk_realloc(c->b.data, c->b.len + 1);
+        if (p) {
+            c->b.data = p;
+            c->b.cap = c->b.len + 1;
+        }
+    }
+    if (c->nums && c->cap_nums > c->n_nums) {
+        struct sym_num *p = hk_realloc(c->nums, (c->n_nums ? c->n_nums : 1) * sizeof(*p));
+        if (p) {
+            c->nums = p;
+            c->cap_nums = c->n_nums ? c->n_nums : 1;
+        }
+    }
+}
+
 /* Copies a function's fragment from the previous reply into c, its line numbers
  * rewritten for the function now starting at line. */
 static int sym_copy(struct sym_cache *c, const struct sym_cache *old, const struct sym_frag *fr,
@@ -484,6 +504,7 @@ static void on_document_symbol(rpc_call *call, json_t *params, void *ud)
         return;
     }
     c->model_id = id;
+    sym_cache_fit(c);
     an_doc_set_user(ld->an, c, sym_cache_free); /* frees old */
     rpc_call_reply_inplace(call, c->b.data, SYM_ROOM, c->b.len - SYM_ROOM - 1);
 }
