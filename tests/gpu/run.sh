@@ -13,11 +13,22 @@
 #                     HK_STATIC when the static ones exist). It never needs npm when
 #                     HKLS or HKLS_BUILD is given.
 #   HK_DEVICE_PROBE=PATH  the probe program (default: next to hkls, or HKLS_BUILD's)
-#   BUDGET=N          candidates per kernel (default 3; --quick: 1)
-#   MINUTES=M         search time per kernel (default 0.5; --quick: 0.25)
-#   CHEATS="a b"      only these cheats (file names without .cu; default: all of cheats/)
+#   BUDGET=N          candidates per kernel (default 4; --quick: 2)
+#   MINUTES=M         search time per kernel, counted from its optimize stage (default 0.5;
+#                     --quick: 0.25). Sized for an H200: 10 kernels + 7 cheats in about 20
+#                     minutes (docs/episode.md, "Cost on a GPU")
+#   KERNEL_TIMEOUT=S  wall-clock limit of one kernel's episode (default 150; SIGTERM, which
+#                     stops it cleanly with its report, then SIGKILL 10 s later)
+#   CHEAT_TIMEOUT=S   the same for one cheat's verify-candidate (default 120)
+#   DEADLINE_S=S      start no kernel or cheat that could end after S seconds from the
+#                     script's start (default: none); skipped ones are listed as such
+#   CHEATS="a b"      only these cheats (file names without .cu; default: all of cheats/;
+#                     "none" for none). The cheats run FIRST, so a cut run never loses them
 #   SUITE=0           skip the suite episodes (run only the cheats)
-#   OUT=DIR           where to leave the results (at most 8 files; else kept in a temp dir)
+#   SASS=0            skip recording cuobjdump SASS of the suite
+#   OUT=DIR           where to leave the results (at most 8 files; else kept in a temp dir);
+#                     OUT/summary.txt is rewritten after every kernel and cheat, so a run cut
+#                     short still leaves its table
 #   HK_COMMIT=SHA     commit to record when the tree has no .git
 # Exit: 0 when every kernel completed and every cheat was rejected for its reason (or no
 # GPU: "skipped: no GPU"), 1 otherwise, 2 when no hkls could be found or built.
@@ -30,7 +41,7 @@ kernels=()
 for a in "$@"; do
   case "$a" in
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown option $a" >&2; exit 2 ;;
     *) kernels+=("$a") ;;
   esac
@@ -44,11 +55,14 @@ fi
 [ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
 
 if [ "$quick" = 1 ]; then
-  budget=${BUDGET:-1}; minutes=${MINUTES:-0.25}
+  budget=${BUDGET:-2}; minutes=${MINUTES:-0.25}
   [ ${#kernels[@]} -eq 0 ] && kernels=(vector_add reduce_sum transpose)
 else
-  budget=${BUDGET:-3}; minutes=${MINUTES:-0.5}
+  budget=${BUDGET:-4}; minutes=${MINUTES:-0.5}
 fi
+kernel_timeout=${KERNEL_TIMEOUT:-150}
+cheat_timeout=${CHEAT_TIMEOUT:-120}
+deadline=${DEADLINE_S:-0}
 
 say() { printf '==> %s\n' "$*" >&2; }
 
@@ -116,23 +130,107 @@ else
   say "no hk_device_probe at $probe: the first episode measures the peaks itself"
 fi
 
+# ---- results, rewritten after every kernel and cheat ----
+failed=0
+rows="$work/rows.tsv"
+cheat_rows="$work/cheats.tsv"
+: >"$rows"
+: >"$cheat_rows"
+summary="$work/summary.txt"
+write_summary() {
+  local t_now
+  t_now=$(date +%s)
+  {
+    echo "GPU: ${gpu_name:-?}   commit: $commit   $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "command: $cmdline"
+    [ -n "$probe_json" ] && python3 -c 'import json,sys
+d=json.loads(sys.argv[1])
+def g(k): return d.get(k)
+print("peaks: copy %s GB/s (memcpy %s GB/s), FP32 %s TFLOP/s, BF16 tensor %s TFLOP/s, %s SMs, L2 %s MB" % (
+  g("copy_kernel_gbs"), g("memcpy_d2d_gbs"), g("fp32_tflops"), g("tensor_bf16_tflops"), g("sm_count"),
+  (g("l2_bytes") or 0) >> 20))' "$probe_json" 2>/dev/null
+    echo "total wall time: $((t_now - t_start)) s${1:+ ($1)}"
+    echo
+    printf '%-22s %-18s %-18s %s\n' cheat expected got result
+    while IFS=$'\t' read -r n e g v; do
+      printf '%-22s %-18s %-18s %s\n' "$n" "$e" "$g" "$v"
+    done <"$cheat_rows"
+    echo
+    printf '%-14s %12s %12s %9s %9s %10s %8s  %s\n' kernel "baseline ms" "best ms" speedup "% roof" "max relerr" "time s" status
+    while IFS=$'\t' read -r k b bm sp pct err st secs; do
+      printf '%-14s %12s %12s %9s %9s %10s %8s  %s\n' "$k" "$b" "$bm" "$sp" "$pct" "$err" "$secs" "$st"
+    done <"$rows"
+  } >"$summary"
+  if [ -n "${OUT:-}" ]; then
+    mkdir -p "$OUT" && cp "$summary" "$OUT/summary.txt"
+  fi
+}
+# true when a job of limit seconds may still start under DEADLINE_S
+fits() { [ "$deadline" -le 0 ] || [ $(( $(date +%s) - t_start + $1 )) -le "$deadline" ]; }
+write_summary "started"
+
+# ---- the cheats, first: a run cut short must never lose them ----
+for c in "$here"/cheats/*.cu; do
+  [ "${CHEATS:-}" = none ] && break
+  if [ -n "${CHEATS:-}" ] && ! printf ' %s ' "$CHEATS" | grep -q " $(basename "$c" .cu) "; then
+    continue
+  fi
+  expect=$(sed -n '1s|^// expect: *\([a-z_]*\).*|\1|p' "$c")
+  ck=$(sed -n 's/^__global__ void \([A-Za-z_0-9]*\)(.*/\1/p' "$c" | head -1)
+  spec=$(grep -l "\"kernel\": \"$ck\"" "$top"/bench/kernels/*.bench.json 2>/dev/null | head -1)
+  name=$(basename "$c")
+  if [ -z "$spec" ]; then
+    printf '%s\t%s\t%s\tFAIL\n' "$name" "$expect" "no spec for $ck" >>"$cheat_rows"
+    failed=1
+    continue
+  fi
+  if ! fits "$cheat_timeout"; then
+    printf '%s\t%s\t%s\tSKIPPED\n' "$name" "$expect" "deadline" >>"$cheat_rows"
+    write_summary "DEADLINE_S=$deadline"
+    continue
+  fi
+  say "verify-candidate $name (expect $expect)"
+  t0=$(date +%s)
+  timeout -k 10 "$cheat_timeout" "$hkls" verify-candidate --spec "$spec" --candidate "$c" --json \
+      >"$logs/cheat-$name.json" 2>"$logs/cheat-$name.log"
+  rc=$?
+  say "$name: exit $rc after $(( $(date +%s) - t0 )) s"
+  got=$(python3 -c 'import json,sys
+t=open(sys.argv[1]).read(); i=t.find("{")
+if i < 0: sys.exit(1)
+d=json.loads(t[i:])
+print("accepted" if d.get("accepted") else d.get("reason") or "?")' "$logs/cheat-$name.json" 2>/dev/null)
+  if [ -z "$got" ]; then
+    case $rc in
+      3) got=no_gpu ;; 4) got=baseline_failed ;; 124|137) got=script_timeout ;; *) got="exit $rc" ;;
+    esac
+  fi
+  verdict=FAIL
+  [ "$rc" -eq 1 ] && [ "$got" = "$expect" ] && verdict=PASS
+  [ "$verdict" = PASS ] || failed=1
+  printf '%s\t%s\t%s\t%s\n' "$name" "$expect" "$got" "$verdict" >>"$cheat_rows"
+  write_summary "running"
+done
+
 # ---- real SASS and ncu output, for the evidence fixtures ----
-say "cuobjdump --dump-sass of the suite kernels"
 sass_out="$evid/real_suite_sm90.sass"
 : >"$sass_out"
+[ "${SASS:-1}" = 0 ] || say "cuobjdump --dump-sass of the suite kernels"
 for cu in "$top"/bench/kernels/*.cu; do
+  [ "${SASS:-1}" = 0 ] && break
   ( o="$evid/$(basename "$cu" .cu).o"
     nvcc -arch=sm_90 -O3 -c -o "$o" "$cu" >"$o.log" 2>&1 &&
       cuobjdump --dump-sass "$o" >"$o.sass" 2>>"$o.log" ) &
 done
 wait
 for cu in "$top"/bench/kernels/*.cu; do
+  [ "${SASS:-1}" = 0 ] && break
   o="$evid/$(basename "$cu" .cu).o"
   [ -f "$o.sass" ] && cat "$o.sass" >>"$sass_out"
   cat "$o.log" >>"$logs/sass-build.log" 2>/dev/null
   rm -f "$o" "$o.sass" "$o.log"
 done
-[ -s "$sass_out" ] || say "no SASS recorded (see logs/sass-build.log)"
+[ -s "$sass_out" ] || [ "${SASS:-1}" = 0 ] || say "no SASS recorded (see logs/sass-build.log)"
 
 # ---- the suite ----
 spec_of() { grep -l "\"kernel\": \"$1\"" "$top"/bench/kernels/*.bench.json 2>/dev/null | head -1; }
@@ -142,9 +240,6 @@ if [ ${#kernels[@]} -eq 0 ]; then
     kernels+=("$(sed -n 's/.*"kernel": *"\([^"]*\)".*/\1/p' "$s" | head -1)")
   done
 fi
-rows="$work/rows.tsv"
-: >"$rows"
-failed=0
 [ "${SUITE:-1}" = 0 ] && kernels=()
 for k in "${kernels[@]}"; do
   spec=$(spec_of "$k")
@@ -154,11 +249,19 @@ for k in "${kernels[@]}"; do
     continue
   fi
   src="$top/bench/kernels/$(sed -n 's/.*"source": *"\([^"]*\)".*/\1/p' "$spec" | head -1)"
+  if ! fits "$kernel_timeout"; then
+    printf '%s\t-\t-\t-\t-\t-\tskipped (DEADLINE_S)\t0\n' "$k" >>"$rows"
+    write_summary "DEADLINE_S=$deadline"
+    continue
+  fi
   say "optimize $k ($(basename "$spec"))"
   t0=$(date +%s)
   kwork="$work/work-$k"
-  timeout 1200 "$hkls" optimize "$src" --kernel "$k" --spec "$spec" --budget "$budget" \
-      --minutes "$minutes" --db "$db" --out "$reports/$k" --work-dir "$kwork" --json \
+  # --check quick (the default): the search checks the quick set, the accuracy stage the
+  # full set on new seeds; SIGTERM from timeout stops it cleanly (report kept, exit 130)
+  timeout -k 10 "$kernel_timeout" "$hkls" optimize "$src" --kernel "$k" --spec "$spec" \
+      --budget "$budget" --minutes "$minutes" --check quick --db "$db" --out "$reports/$k" \
+      --work-dir "$kwork" --json \
       >"$logs/optimize-$k.json" 2>"$logs/optimize-$k.log"
   rc=$?
   t1=$(date +%s)
@@ -195,69 +298,11 @@ EOF
     fi
   fi
   rm -rf "$kwork"
-done
-
-# ---- the cheats ----
-cheat_rows="$work/cheats.tsv"
-: >"$cheat_rows"
-for c in "$here"/cheats/*.cu; do
-  if [ -n "${CHEATS:-}" ] && ! printf ' %s ' "$CHEATS" | grep -q " $(basename "$c" .cu) "; then
-    continue
-  fi
-  expect=$(sed -n '1s|^// expect: *\([a-z_]*\).*|\1|p' "$c")
-  ck=$(sed -n 's/^__global__ void \([A-Za-z_0-9]*\)(.*/\1/p' "$c" | head -1)
-  spec=$(spec_of "$ck")
-  name=$(basename "$c")
-  if [ -z "$spec" ]; then
-    printf '%s\t%s\t%s\tFAIL\n' "$name" "$expect" "no spec for $ck" >>"$cheat_rows"
-    failed=1
-    continue
-  fi
-  say "verify-candidate $name (expect $expect)"
-  timeout 900 "$hkls" verify-candidate --spec "$spec" --candidate "$c" --json \
-      >"$logs/cheat-$name.json" 2>"$logs/cheat-$name.log"
-  rc=$?
-  got=$(python3 -c 'import json,sys
-t=open(sys.argv[1]).read(); i=t.find("{")
-if i < 0: sys.exit(1)
-d=json.loads(t[i:])
-print("accepted" if d.get("accepted") else d.get("reason") or "?")' "$logs/cheat-$name.json" 2>/dev/null)
-  if [ -z "$got" ]; then
-    case $rc in
-      3) got=no_gpu ;; 4) got=baseline_failed ;; 124) got=script_timeout ;; *) got="exit $rc" ;;
-    esac
-  fi
-  verdict=FAIL
-  [ "$rc" -eq 1 ] && [ "$got" = "$expect" ] && verdict=PASS
-  [ "$verdict" = PASS ] || failed=1
-  printf '%s\t%s\t%s\t%s\n' "$name" "$expect" "$got" "$verdict" >>"$cheat_rows"
+  write_summary "running"
 done
 
 # ---- results ----
-t_end=$(date +%s)
-summary="$work/summary.txt"
-{
-  echo "GPU: ${gpu_name:-?}   commit: $commit   $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "command: $cmdline"
-  [ -n "$probe_json" ] && python3 -c 'import json,sys
-d=json.loads(sys.argv[1])
-def g(k): return d.get(k)
-print("peaks: copy %s GB/s (memcpy %s GB/s), FP32 %s TFLOP/s, BF16 tensor %s TFLOP/s, %s SMs, L2 %s MB" % (
-  g("copy_kernel_gbs"), g("memcpy_d2d_gbs"), g("fp32_tflops"), g("tensor_bf16_tflops"), g("sm_count"),
-  (g("l2_bytes") or 0) >> 20))' "$probe_json" 2>/dev/null
-  echo "total wall time: $((t_end - t_start)) s"
-  echo
-  printf '%-14s %12s %12s %9s %9s %10s %8s  %s\n' kernel "baseline ms" "best ms" speedup "% roof" "max relerr" "time s" status
-  while IFS=$'\t' read -r k b bm sp pct err st secs; do
-    printf '%-14s %12s %12s %9s %9s %10s %8s  %s\n' "$k" "$b" "$bm" "$sp" "$pct" "$err" "$secs" "$st"
-  done <"$rows"
-  echo
-  printf '%-22s %-18s %-18s %s\n' cheat expected got result
-  while IFS=$'\t' read -r n e g v; do
-    printf '%-22s %-18s %-18s %s\n' "$n" "$e" "$g" "$v"
-  done <"$cheat_rows"
-} >"$summary"
-
+write_summary
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
   cp "$summary" "$OUT/summary.txt"
