@@ -71,6 +71,8 @@ typedef struct {
     char *scratch;   /* output files (references, candidates' outputs): a memory-backed
                       * directory when one has room (measure_scratch_parent), else work */
     bool has_gpu, has_dev, failed, have_base;
+    bool is_cmd;     /* a command-form spec: the cmdform_* path of each stage */
+    cmdform_options co;
     char no_gpu_why[256];
     device_gpu gpu;
     device_info dev;
@@ -102,6 +104,10 @@ static void ep__save_info(ep_ctx *c);
 static int ep__stage_optimize(ep_ctx *c);
 static void ep__evidence(ep_ctx *c, ep_rec *r);
 static char *rec_out_dir(const ep_ctx *c, const ep_rec *r, const char *what);
+static int cmd_stage_baseline(ep_ctx *c);
+static int cmd_stage_optimize(ep_ctx *c);
+static int cmd_stage_accuracy(ep_ctx *c);
+static int cmd_stage_verify(ep_ctx *c);
 static void record_rejection(ep_ctx *c, ep_rec *r, enum measure_reason reason,
                              const char *details, search *s);
 static int program_key(const char *text, size_t len, const char *const *flags,
@@ -489,12 +495,7 @@ static int init_inputs(ep_ctx *c)
                        o->spec_path);
         return rc == HK_ENOMEM ? rc : HK_EPARSE;
     }
-    if (c->sp->form != SPEC_FORM_HARNESS) {
-        ep__fail_early(c, HK_EUNSUPPORTED,
-                       "%s is a command-form spec: hkls optimize runs harness-form specs",
-                       o->spec_path);
-        return HK_EUNSUPPORTED;
-    }
+    c->is_cmd = c->sp->form == SPEC_FORM_COMMAND;
     if (strcmp(c->sp->kernel, o->kernel) != 0) {
         ep__fail_early(c, HK_EINVAL, "%s benchmarks kernel '%s', not '%s'", o->spec_path,
                        c->sp->kernel, o->kernel);
@@ -1330,6 +1331,13 @@ int ep_run(const ep_options *o, ep_result *out)
     c->mo = o->measure;
     c->budget = o->budget > 0 ? o->budget : 12;
     c->minutes = o->minutes > 0 ? o->minutes : 10;
+    if (o->cmdform)
+        c->co = *o->cmdform;
+    c->co.stop = o->stop;
+    if (c->co.isolation == RUNNER_ISO_AUTO)
+        c->co.isolation = o->measure.isolation;
+    if (!c->co.memory_max)
+        c->co.memory_max = o->measure.memory_max;
     int rc = HK_OK;
     if (o->engine && strcmp(o->engine, "builtin") != 0) {
         ep__fail_early(c, HK_EUNSUPPORTED, "engine '%s' is not available here (builtin is)",
@@ -1345,7 +1353,7 @@ int ep_run(const ep_options *o, ep_result *out)
         snprintf(c->no_gpu_why, sizeof c->no_gpu_why,
                  "no GPU found: GPU use is disabled (HK_NO_GPU or the caller)");
     } else if (o->gpu == EP_GPU_SIMULATED) {
-        if (!o->sim_device || !o->measure.wrapper) {
+        if (!o->sim_device || (!o->measure.wrapper && !c->is_cmd)) {
             ep__fail_early(c, HK_EINVAL, "a simulated GPU needs sim_device and measure.wrapper");
             rc = HK_EINVAL;
             goto early;
@@ -1382,13 +1390,13 @@ int ep_run(const ep_options *o, ep_result *out)
      * when stopped, other codes for infrastructure errors */
     rc = stage_init(c);
     if (!rc)
-        rc = stage_baseline(c);
+        rc = c->is_cmd ? cmd_stage_baseline(c) : stage_baseline(c);
     if (!rc)
-        rc = ep__stage_optimize(c);
+        rc = c->is_cmd ? cmd_stage_optimize(c) : ep__stage_optimize(c);
     if (!rc && c->has_gpu && !stopped(c))
-        rc = stage_accuracy(c);
+        rc = c->is_cmd ? cmd_stage_accuracy(c) : stage_accuracy(c);
     if (!rc && c->has_gpu && c->best && !stopped(c))
-        rc = stage_verify(c);
+        rc = c->is_cmd ? cmd_stage_verify(c) : stage_verify(c);
     if (!rc && stopped(c))
         rc = HK_ECANCELED;
     if (!rc && !c->has_gpu)
@@ -2044,6 +2052,390 @@ out:
     hk_free(ready.v);
     search_free(s);
     an_model_free(m);
+    return rc;
+}
+
+/* ---- command-form specs: the user's own build and run commands (cmdform.h) ---- */
+
+/* The candidate text handed to cmdform: the whole file when FILE is the spec's source
+ * (tunables outside the kernel come along), else its kernel definition is swapped in. */
+static void cmd_options_for(const ep_ctx *c, cmdform_options *co)
+{
+    *co = c->co;
+    char *src = c->sp->source_path ? realpath(c->sp->source_path, NULL) : NULL;
+    co->candidate_is_file = src && !strcmp(src, c->file_abs);
+    free(src);
+}
+
+/* The baseline time of a command-form episode lives in c->base like the harness's, as one
+ * "size" (the program decides its own sizes). */
+static int cmd_set_base_time(ep_ctx *c, const measure_timing *t)
+{
+    measure_baseline_clear(&c->base);
+    if (!(c->base.times = hk_calloc(1, sizeof *c->base.times)))
+        return HK_ENOMEM;
+    c->base.n_times = 1;
+    c->base.primary_size = 0;
+    c->base.times[0] = *t;
+    c->base.times[0].raw = t->raw ? hk_strdup(t->raw) : NULL;
+    return HK_OK;
+}
+
+static int cmd_stage_baseline(ep_ctx *c)
+{
+    int rc = HK_OK;
+    cmdform_result res;
+    memset(&res, 0, sizeof res);
+    stage_begin(c, "baseline", 5, "the original program: its build command%s",
+                c->has_gpu ? ", then its run command timed by CUPTI" : " (no GPU: no runs)");
+    char hash[STORE_HASH_HEX];
+    store_content_hash(c->text, c->text_len, hash);
+    store_history_row *rows = NULL;
+    size_t n_rows = 0;
+    c->base_vid = 0; /* the original of earlier episodes, found by its text */
+    if (store_kernel_history(c->db, c->kernel_id, &rows, &n_rows) == HK_OK)
+        for (size_t i = 0; i < n_rows; i++) {
+            const store_version *v = &rows[i].version;
+            if (v->parent_id == 0 && v->content_hash && !strcmp(v->content_hash, hash) &&
+                v->produced_by && !strcmp(v->produced_by, "original"))
+                c->base_vid = v->id;
+        }
+    store_history_free(rows, n_rows);
+    if (!c->base_vid) {
+        json_t *lj = launch_json(NULL, NULL);
+        json_object_set_new(lj, "form", json_string("command"));
+        rc = ep__add_version(c, c->text, 0, lj, STORE_V_VERIFIED, "original", &c->base_vid);
+        json_decref(lj);
+        if (rc)
+            return rc;
+    }
+    if (store_episode_set_baseline(c->db, c->episode_id, c->base_vid))
+        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+    ep_rec *b = hk_calloc(1, sizeof *b);
+    if (!b)
+        return HK_ENOMEM;
+    b->vid = c->base_vid;
+    b->produced_by = hk_strdup("original");
+    b->median_ms = b->speedup = b->max_abs = b->max_rel = NAN;
+    if ((rc = rec_push(c, b))) {
+        rec_free(b);
+        return rc;
+    }
+    c->base_rec = b;
+    cmdform_options co;
+    cmd_options_for(c, &co);
+    if (!c->has_gpu) { /* what needs no GPU: the copy, the swap and the build */
+        cmdform_ws *ws = NULL;
+        rc = cmdform_prepare(c->sp, NULL, 0, &co, &ws, &res);
+        cmdform_ws_free(ws);
+        if (rc == HK_OK && res.status != CMDFORM_OK)
+            rc = ep__fail(c, false, "the original program does not build (%s): %s",
+                          cmdform_status_name(res.status), res.details ? res.details : "");
+        else if (rc == HK_OK)
+            ep__log(c, "info", "the build command works (%ld ms); runs need the GPU",
+                    res.build_ms);
+        goto out;
+    }
+    progress(c, 8, NULL, "building and running the original program (%u timed runs)",
+             co.runs ? co.runs : CMDFORM_DEFAULT_RUNS);
+    TRY(cmdform_measure(c->sp, NULL, 0, &co, &res));
+    json_object_set_new(c->info, "isolation", ep__text(res.isolation_words));
+    if (res.status != CMDFORM_OK) {
+        enum measure_reason why = cmdform_status_reason(res.status);
+        rc = ep__fail(c, why == MEASURE_NO_GPU, "the original program failed (%s): %s",
+                      cmdform_status_name(res.status), res.details ? res.details : "");
+        goto out;
+    }
+    TRY(cmd_set_base_time(c, &res.timing));
+    c->have_base = true;
+    const measure_timing *t = &c->base.times[0];
+    progress(c, 12, NULL, "baseline: %.4g ms of %s device time per run (p10 %.4g, p90 %.4g, %d "
+             "runs, CUPTI; build %ld ms)", t->median_ms, c->sp->kernel, t->p10_ms, t->p90_ms,
+             t->reps, res.build_ms);
+    ep__add_measurement(c, c->base_vid, STORE_M_BASELINE, 0, t->median_ms, t->p10_ms, t->p90_ms,
+                        t->reps, cmdform_result_json(&res));
+    b->median_ms = t->median_ms;
+    b->speedup = 1.0;
+    b->accepted = b->evaluated = true;
+out:
+    cmdform_result_clear(&res);
+    return rc;
+}
+
+/* A candidate only the kernel text tells apart: the launch configuration and the compiler
+ * flags are the user's build and run commands' business in the command form. */
+static bool cmd_applies(const ep_ctx *c, const search_candidate *k)
+{
+    (void)c;
+    return k->grid_mode == SEARCH_GRID_SPEC && !k->fast_math && !k->flags[0] &&
+           !k->launch_bounds && !k->grid_stride && !k->n_template_args;
+}
+
+/* Measures one candidate text through the user's commands. On a rejection *reason is set
+ * and the details are in res. */
+static int cmd_judge(ep_ctx *c, ep_rec *r, cmdform_result *res)
+{
+    cmdform_options co;
+    cmd_options_for(c, &co);
+    int rc = cmdform_measure(c->sp, r->text, r->len, &co, res);
+    if (rc || res->status != CMDFORM_OK)
+        return rc;
+    r->median_ms = res->timing.median_ms;
+    r->speedup = c->base.times[0].median_ms / r->median_ms;
+    double limit = c->mo.suspicious_speedup > 0 ? c->mo.suspicious_speedup
+                                                : MEASURE_SUSPICIOUS_SPEEDUP;
+    if (!(r->speedup > limit))
+        return HK_OK;
+    /* a second look: both again, in fresh copies */
+    cmdform_result again, base;
+    double first = r->speedup;
+    rc = cmdform_measure(c->sp, NULL, 0, &co, &base);
+    if (rc == HK_OK && base.status == CMDFORM_OK)
+        rc = cmdform_measure(c->sp, r->text, r->len, &co, &again);
+    else
+        memset(&again, 0, sizeof again);
+    if (rc == HK_OK && base.status == CMDFORM_OK && again.status == CMDFORM_OK) {
+        r->flagged = true;
+        r->median_ms = again.timing.median_ms;
+        r->speedup = base.timing.median_ms / again.timing.median_ms;
+        ep__log(c, "warn", "v%d: %.1fx over the limit %.0fx: re-measured in fresh copies: %.2fx",
+                r->number, first, limit, r->speedup);
+    } else if (rc == HK_OK) { /* the second look failed: that is the verdict */
+        cmdform_result *bad = base.status != CMDFORM_OK ? &base : &again;
+        cmdform_result_clear(res);
+        *res = *bad;
+        memset(bad, 0, sizeof *bad);
+    }
+    cmdform_result_clear(&again);
+    cmdform_result_clear(&base);
+    return rc;
+}
+
+static int cmd_stage_optimize(ep_ctx *c)
+{
+    int rc = HK_OK;
+    search *s = NULL;
+    an_model *m = NULL;
+    stage_begin(c, "optimize", 15, "builtin search (kernel text rewrites): up to %ld candidates "
+                "or %.1f minutes", c->budget, c->minutes);
+    c->t_opt = now_s();
+    TRY(choose_start(c));
+    ep__save_info(c);
+    if (!c->has_gpu) {
+        ep__log(c, "info", "command form: candidates are judged by running the program, which "
+                "needs the GPU");
+        goto out;
+    }
+    TRY(an_analyze(c->start_text, c->start_len, &m));
+    long k = an_model_find_kernel(m, c->o->kernel);
+    if (k < 0) {
+        rc = ep__fail(c, false, "kernel %s not found in the start text", c->o->kernel);
+        goto out;
+    }
+    /* No launch to vary: block 1 and no SM count leave only the text rewrites; fast-math
+     * is off (the user's build decides the flags). */
+    search_launch sl = {.block = {1, 1, 1}, .block_free = false, .exact_tolerance = true};
+    /* the candidate budget is counted here: skipped proposals must not spend it */
+    search_budget sb = {.max_candidates = 0, .max_seconds = c->minutes * 60.0};
+    TRY(search_new(c->start_text, c->start_len, m, (size_t)k, &sl, c->o->seed, &sb, &s));
+    char *axes = search_describe_axes(s);
+    if (axes) {
+        ep__log(c, "info", "search axes (command form: text rewrites only): %s", axes);
+        json_object_set_new(c->info, "search_axes", ep__text(axes));
+        ep__save_info(c);
+    }
+    hk_free(axes);
+    double deadline = c->t_opt + c->minutes * 60.0;
+    for (;;) {
+        if (stopped(c)) {
+            rc = HK_ECANCELED;
+            break;
+        }
+        if (now_s() >= deadline) {
+            ep__log(c, "info", "the time budget (%.1f min) is spent", c->minutes);
+            break;
+        }
+        if ((long)c->n_evaluated >= c->budget)
+            break;
+        const search_candidate *cand = NULL;
+        int sr = search_next(s, &cand);
+        if (sr == HK_ENOENT || sr == HK_ETIMEDOUT || sr == HK_ESTATE)
+            break; /* one at a time: nothing is pending, so ESTATE means nothing to try */
+        if (sr) {
+            rc = sr;
+            goto out;
+        }
+        if (cand->phase == 0 && !c->start_vid) {
+            search_report(s, cand->id, SEARCH_OK, c->base.times[0].median_ms);
+            continue;
+        }
+        if (!cmd_applies(c, cand)) {
+            ep__log(c, "info", "skipped %s: launch configuration and compiler flags are the "
+                    "command form's own", cand->description);
+            search_report(s, cand->id, SEARCH_REJECTED, 0);
+            continue;
+        }
+        ep_rec *r = hk_calloc(1, sizeof *r);
+        if (!r) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        r->median_ms = r->speedup = r->max_abs = r->max_rel = NAN;
+        r->search_id = cand->id;
+        r->from_search = true;
+        r->is_start = cand->phase == 0;
+        r->text = hk_strndup(cand->text, cand->len);
+        r->len = cand->len;
+        r->produced_by = r->is_start ? hk_strdup("start: best verified version of earlier episodes")
+                                     : hk_asprintf("builtin: %s", cand->description);
+        r->launch = cand_launch_json(cand);
+        if (!r->text || !r->produced_by || !r->launch || (rc = rec_push(c, r))) {
+            rec_free(r);
+            rc = rc ? rc : HK_ENOMEM;
+            goto out;
+        }
+        json_object_set_new(r->launch, "form", json_string("command"));
+        c->n_proposed++;
+        if (r->is_start) {
+            c->start_rec = r;
+            r->vid = c->start_vid;
+            r->number = c->start_number;
+        } else {
+            TRY(ep__add_version(c, r->text, c->start_vid ? c->start_vid : c->base_vid, r->launch,
+                                STORE_V_CANDIDATE, r->produced_by, &r->vid));
+            r->number = version_number(c, r->vid);
+        }
+        cmdform_result res;
+        rc = cmd_judge(c, r, &res);
+        if (rc) {
+            cmdform_result_clear(&res);
+            goto out;
+        }
+        c->n_evaluated++;
+        r->evaluated = true;
+        if (res.status != CMDFORM_OK) {
+            char details[CMDFORM_MAX_DETAILS + 64];
+            snprintf(details, sizeof details, "%s: %s", cmdform_status_name(res.status),
+                     res.details ? res.details : "");
+            record_rejection(c, r, cmdform_status_reason(res.status), details, s);
+        } else {
+            r->accepted = true;
+            if (store_version_set_status(c->db, r->vid, STORE_V_VERIFIED, NULL, NULL))
+                ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+            ep__add_measurement(c, r->vid, STORE_M_CANDIDATE, 0, r->median_ms, res.timing.p10_ms,
+                                res.timing.p90_ms, res.timing.reps, cmdform_result_json(&res));
+            if (r->flagged)
+                record_evidence(c, r->vid, "flag",
+                                json_pack("{s:s, s:f}", "note",
+                                          "speedup over the limit: re-measured in fresh copies",
+                                          "speedup", r->speedup));
+            if (search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
+                HK_DEBUG("episode: search_report %u refused", r->search_id);
+            version_event(c, r, "verified", NULL, NULL);
+        }
+        cmdform_result_clear(&res);
+        optimize_progress(c);
+    }
+    if (rc == HK_OK)
+        ep__log(c, "info", "%zu candidates proposed, %zu measured", c->n_proposed,
+                c->n_evaluated);
+out:
+    search_free(s);
+    an_model_free(m);
+    return rc;
+}
+
+/* In the command form every run is gated by the program's own exit status and PASS/FAIL
+ * output, so the candidates were checked on each of their runs; the best is the fastest,
+ * and verify re-runs it interleaved. */
+static int cmd_stage_accuracy(ep_ctx *c)
+{
+    stage_begin(c, "accuracy", 80, "command form: the program's own checks gated every run");
+    for (size_t i = 0; i < c->n_recs; i++) {
+        ep_rec *r = c->recs[i];
+        if (r != c->base_rec && r->accepted && r->speedup > 1.0 &&
+            (!c->best || r->speedup > c->best->speedup))
+            c->best = r;
+    }
+    if (!c->best)
+        ep__log(c, "info", "no candidate was faster than the baseline");
+    return HK_OK;
+}
+
+static int cmd_stage_verify(ep_ctx *c)
+{
+    int rc = HK_OK;
+    ep_rec *r = c->best;
+    size_t pairs = c->o->verify_pairs > 0 ? (size_t)c->o->verify_pairs : 5;
+    pairs = pairs < 5 ? 5 : pairs > MEASURE_MAX_PAIRS ? MEASURE_MAX_PAIRS : pairs;
+    stage_begin(c, "verify", 88, "baseline and v%d built once each, runs interleaved, %zu pairs",
+                r->number, pairs);
+    cmdform_options co;
+    cmd_options_for(c, &co);
+    cmdform_ws *wa = NULL, *wb = NULL;
+    cmdform_result ra, rb;
+    memset(&ra, 0, sizeof ra);
+    memset(&rb, 0, sizeof rb);
+    double a[MEASURE_MAX_PAIRS], b[MEASURE_MAX_PAIRS];
+    TRY(cmdform_prepare(c->sp, NULL, 0, &co, &wa, &ra));
+    if (ra.status != CMDFORM_OK) {
+        rc = ep__fail(c, false, "the original program failed while verifying (%s): %s",
+                      cmdform_status_name(ra.status), ra.details ? ra.details : "");
+        goto out;
+    }
+    TRY(cmdform_prepare(c->sp, r->text, r->len, &co, &wb, &rb));
+    for (size_t i = 0; i < pairs && rb.status == CMDFORM_OK; i++) {
+        TRY(cmdform_run_once(wa, &ra));
+        if (ra.status != CMDFORM_OK) {
+            rc = ep__fail(c, false, "the original program failed while verifying (%s): %s",
+                          cmdform_status_name(ra.status), ra.details ? ra.details : "");
+            goto out;
+        }
+        TRY(cmdform_run_once(wb, &rb));
+        if (rb.status == CMDFORM_OK) {
+            a[i] = ra.runs[ra.n_runs - 1].kernel_ms;
+            b[i] = rb.runs[rb.n_runs - 1].kernel_ms;
+        }
+    }
+    if (rb.status != CMDFORM_OK) {
+        measure_verdict v;
+        measure_verdict_init(&v);
+        rc = measure_verdict_set(&v, cmdform_status_reason(rb.status), "%s: %s",
+                                 cmdform_status_name(rb.status), rb.details ? rb.details : "");
+        if (rc == HK_OK)
+            reject_late(c, r, "verify", &v);
+        measure_verdict_clear(&v);
+        c->best = NULL;
+        goto out;
+    }
+    measure_speedup sp;
+    TRY(measure_speedup_compute(a, b, pairs, &sp));
+    double a10, a50, a90, b10, b50, b90;
+    quantiles(a, pairs, &a10, &a50, &a90);
+    quantiles(b, pairs, &b10, &b50, &b90);
+    json_t *raw_a = json_pack("{s:o, s:s, s:s}", "samples", samples_json(a, pairs), "role",
+                              "baseline", "timer", "cupti");
+    json_t *raw_b = json_pack("{s:o, s:s, s:s, s:f, s:f, s:f}", "samples", samples_json(b, pairs),
+                              "role", "candidate", "timer", "cupti", "speedup", sp.speedup,
+                              "ratio_p10", sp.lo, "ratio_p90", sp.hi);
+    ep__add_measurement(c, c->base_vid, STORE_M_VERIFY, 0, a50, a10, a90, (int)pairs, raw_a);
+    ep__add_measurement(c, r->vid, STORE_M_VERIFY, 0, b50, b10, b90, (int)pairs, raw_b);
+    c->verified_speedup = sp;
+    progress(c, 94, NULL, "interleaved runs: baseline %.4g ms, v%d %.4g ms: %.2fx (pairs p10 "
+             "%.2fx .. p90 %.2fx)", sp.a_median, r->number, sp.b_median, sp.speedup, sp.lo, sp.hi);
+    if (sp.speedup > 1.0) {
+        if (store_episode_set_best(c->db, c->episode_id, r->vid))
+            ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+    } else {
+        ep__log(c, "info", "v%d is not faster when interleaved with the baseline (%.3fx): no best",
+                r->number, sp.speedup);
+        c->best = NULL;
+    }
+out:
+    cmdform_ws_free(wa);
+    cmdform_ws_free(wb);
+    cmdform_result_clear(&ra);
+    cmdform_result_clear(&rb);
     return rc;
 }
 

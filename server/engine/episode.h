@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/cmdform.h"
 #include "engine/device.h"
 #include "engine/measure.h"
 #include "store/store.h"
@@ -41,7 +42,12 @@ enum ep_gpu_mode {
 typedef struct {
     const char *file;          /* the kernel's source file. Required. */
     const char *kernel;        /* kernel name. Required. */
-    const char *spec_path;     /* harness-form bench spec. Required. */
+    const char *spec_path;     /* bench spec, harness or command form. Required. A command-
+                                * form spec times the program its own commands build and run
+                                * (cmdform.h): candidates are the search's text rewrites only
+                                * (launch-configuration and compiler-flag candidates do not
+                                * apply and are skipped), compiled one at a time by the user's
+                                * build command, and gated by the program's own PASS/FAIL */
     const char *target;        /* "nvidia" or "nvidia:sm_90"; NULL: "nvidia" (arch from GPU) */
     const char *engine;        /* NULL or "builtin" (the only engine here) */
     long budget;               /* candidates to evaluate; 0: 12 */
@@ -59,6 +65,9 @@ typedef struct {
     const device_info *sim_device; /* EP_GPU_SIMULATED: the device to pretend (borrowed) */
     measure_opts measure;      /* limits, isolation, timeouts, wrapper (spec/nvcc/arch/peaks/
                                 * stop are filled by the episode) */
+    const cmdform_options *cmdform; /* command-form specs: runs, injection library, copy caps
+                                * (stop and isolation are filled by the episode); NULL:
+                                * defaults. Borrowed for the call */
     const volatile sig_atomic_t *stop; /* raised by a signal handler: stop cleanly; may be NULL */
     ep_event_fn on_event;      /* may be NULL */
     void *event_data;

@@ -1,0 +1,30 @@
+#!/bin/sh
+# The GPU boundary of a command-form episode, for tests without a GPU: stands in for the
+# user's program run under the CUPTI injection library. It writes the kernel records
+# libhk_cupti.so would write to $HK_CUPTI_OUT (3 saxpy launches per run) and prints PASS,
+# deterministically by the source text in its working copy, the way a GPU would answer:
+# each saxpy launch takes 1000 ns, 800 ns when the kernel has __restrict__ pointers; a
+# source containing HK_WRONG prints FAIL (a wrong answer the program itself catches).
+if [ -z "$HK_CUPTI_OUT" ] || [ ! -r "$CUDA_INJECTION64_PATH" ]; then
+    echo "FAIL: HK_CUPTI_OUT or CUDA_INJECTION64_PATH not set" >&2
+    exit 9
+fi
+d=1000
+grep -q '__restrict__' saxpy.cu && d=800
+pid=$$
+{
+    echo "{\"event\":\"init\",\"pid\":$pid,\"cupti_version\":130001}"
+    t=1000000
+    for i in 1 2 3; do
+        echo "{\"event\":\"kernel\",\"pid\":$pid,\"name\":\"_Z5saxpyifPKfPf\",\"start\":$t,\"end\":$((t + d)),\"duration_ns\":$d,\"grid\":[65537,1,1],\"block\":[256,1,1]}"
+        t=$((t + d + 1000))
+    done
+    echo "{\"event\":\"exit\",\"pid\":$pid,\"kernels\":3,\"dropped\":0,\"buffers\":1}"
+} >> "$HK_CUPTI_OUT"
+if grep -q HK_WRONG saxpy.cu; then
+    echo "mismatch at 7: got 1 want 2"
+    echo "FAIL (1 of 16777233 wrong)"
+    exit 0
+fi
+echo "PASS (0 of 16777233 wrong)"
+exit 0

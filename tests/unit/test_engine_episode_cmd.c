@@ -1,0 +1,225 @@
+/* A command-form episode end to end without a GPU: the user's own build command (real
+ * nvcc) builds each candidate in a private copy of the project, and the only stand-in is
+ * the GPU boundary -- the run command is tests/data/episode/cmd_fake_run.sh, which writes
+ * the kernel records libhk_cupti.so would (faster with __restrict__) and prints PASS or
+ * FAIL. The builtin search's text rewrites are measured, launch-configuration candidates
+ * are skipped, the fastest is verified by interleaved runs, and everything is stored.
+ * Needs nvcc. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compile/compile.h"
+#include "core/hk.h"
+#include "engine/episode.h"
+
+static char dir[] = "/tmp/hk-test-episode-cmd-XXXXXX";
+static char lib[400];
+static bool ready;
+static device_info dev;
+
+static int setup(void **state)
+{
+    (void)state;
+    char *nvcc = NULL;
+    if (cc_find_compiler(CC_NVIDIA, &nvcc) != HK_OK)
+        return 0;
+    hk_free(nvcc);
+    if (!mkdtemp(dir))
+        return -1;
+    /* any readable file: the fake run command only checks that it is set */
+    snprintf(lib, sizeof lib, "%s/libhk_cupti.so", dir);
+    FILE *f = fopen(lib, "w");
+    if (!f)
+        return -1;
+    fputs("stand-in\n", f);
+    fclose(f);
+    memset(&dev, 0, sizeof dev);
+    dev.probe_version = DEVICE_PROBE_VERSION;
+    snprintf(dev.name, sizeof dev.name, "Simulated GPU");
+    snprintf(dev.arch, sizeof dev.arch, "sm_90");
+    dev.cc_major = 9;
+    dev.sm_count = 132;
+    dev.copy_kernel_gbs = 3000;
+    dev.fp32_tflops = 60;
+    dev.tensor_bf16_tflops = -1;
+    ready = true;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    if (ready)
+        measure_rmtree(dir);
+    return 0;
+}
+
+/* A command-form spec for the project at project_dir, written into dir. */
+static void write_spec(const char *path, const char *project_dir)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "{\"form\": \"command\", \"kernel\": \"saxpy\", \"source\": \"%s/saxpy.cu\",\n"
+            " \"workdir\": \"%s\", \"build\": \"nvcc -O1 -arch=sm_90 -o saxpy saxpy.cu\",\n"
+            " \"run\": \"sh %s/episode/cmd_fake_run.sh\", \"pass_regex\": \"^PASS\",\n"
+            " \"fail_regex\": \"FAIL|mismatch\", \"timeout_s\": 300}\n",
+            project_dir, project_dir, HK_TEST_DATA);
+    fclose(f);
+}
+
+typedef struct {
+    int verified, rejected, skipped;
+    char stages[8][16];
+    int n_stage;
+} seen;
+
+static void on_event(const json_t *ev, void *data)
+{
+    seen *s = data;
+    const char *kind = json_string_value(json_object_get(ev, "event"));
+    const char *msg = json_string_value(json_object_get(ev, "message"));
+    if (!strcmp(kind, "stage") && s->n_stage < 8)
+        snprintf(s->stages[s->n_stage++], 16, "%s",
+                 json_string_value(json_object_get(ev, "stage")));
+    if (!strcmp(kind, "log") && msg && strstr(msg, "skipped "))
+        s->skipped++;
+    if (!strcmp(kind, "version")) {
+        const char *st = json_string_value(json_object_get(ev, "status"));
+        s->verified += !strcmp(st, "verified");
+        s->rejected += !strcmp(st, "rejected");
+    }
+}
+
+static ep_options options(const char *file, const char *spec_path, const char *db, seen *s,
+                          const cmdform_options *co)
+{
+    ep_options o = {
+        .file = file,
+        .kernel = "saxpy",
+        .spec_path = spec_path,
+        .budget = 3,
+        .minutes = 10,
+        .seed = 1,
+        .db_path = db,
+        .gpu = EP_GPU_SIMULATED,
+        .sim_device = &dev,
+        .cmdform = co,
+        .on_event = on_event,
+        .event_data = s,
+    };
+    o.measure.isolation = RUNNER_ISO_NONE;
+    return o;
+}
+
+static void test_command_form_episode(void **state)
+{
+    (void)state;
+    if (!ready)
+        skip();
+    char spec_path[400], db[400];
+    const char *project = HK_TEST_DATA "/cmdform/project";
+    snprintf(spec_path, sizeof spec_path, "%s/saxpy.cmd.bench.json", dir);
+    snprintf(db, sizeof db, "%s/history.db", dir);
+    write_spec(spec_path, project);
+    cmdform_options co = {.runs = 3, .cupti_lib = lib, .isolation = RUNNER_ISO_NONE};
+    seen s = {0};
+    ep_options o = options(HK_TEST_DATA "/cmdform/project/saxpy.cu", spec_path, db, &s, &co);
+    ep_result r;
+    assert_int_equal(ep_run(&o, &r), HK_OK);
+    if (r.status != STORE_EP_COMPLETED)
+        fail_msg("episode ended %s: %s", store_episode_status_name(r.status),
+                 r.error ? r.error : "");
+    const char *want[] = {"init", "baseline", "optimize", "accuracy", "verify", "report"};
+    assert_int_equal(s.n_stage, 6);
+    for (int i = 0; i < 6; i++)
+        assert_string_equal(s.stages[i], want[i]);
+    /* 3 launches of 1000 ns per run; __restrict__ makes them 800 ns: 1.25x */
+    const json_t *sum = json_object_get(r.summary, "summary");
+    assert_true(fabs(json_number_value(json_object_get(sum, "baseline_ms")) - 0.003) < 1e-9);
+    double sp = json_number_value(json_object_get(sum, "speedup"));
+    if (!(fabs(sp - 1.25) < 1e-6))
+        fail_msg("speedup %g, want 1.25", sp);
+    assert_true(fabs(json_number_value(json_object_get(sum, "best_ms")) - 0.0024) < 1e-9);
+    assert_non_null(strstr(json_string_value(json_object_get(sum, "produced_by")), "restrict"));
+    assert_true(s.verified >= 1);
+    assert_true(s.skipped >= 1); /* launch bounds and such: not the command form's */
+    assert_int_equal(access(r.report_md, R_OK), 0);
+
+    store *st = NULL;
+    assert_int_equal(store_open(db, &st), HK_OK);
+    store_episode e;
+    assert_int_equal(store_episode_get(st, r.episode_id, &e), HK_OK);
+    assert_int_equal(e.status, STORE_EP_COMPLETED);
+    assert_true(e.best_version_id > 0);
+    store_measurement *ms = NULL;
+    size_t n = 0;
+    assert_int_equal(store_measurement_list(st, e.best_version_id, r.episode_id, &ms, &n), HK_OK);
+    bool verify = false;
+    for (size_t i = 0; i < n; i++)
+        if (ms[i].kind == STORE_M_VERIFY) {
+            verify = true;
+            assert_int_equal(ms[i].reps, 5);
+            assert_non_null(strstr(ms[i].raw_json, "\"cupti\""));
+        }
+    assert_true(verify);
+    store_measurements_free(ms, n);
+    /* the stored best is the whole file text with __restrict__ */
+    store_version v;
+    assert_int_equal(store_version_get(st, e.best_version_id, &v), HK_OK);
+    assert_non_null(strstr(v.source, "__restrict__"));
+    assert_non_null(strstr(v.source, "int main"));
+    store_version_clear(&v);
+    store_episode_clear(&e);
+    store_close(st);
+    ep_result_clear(&r);
+}
+
+/* The program's own FAIL output rejects: here the original itself fails, so the episode
+ * fails with the command form's reason and runs nothing more. */
+static void test_command_form_baseline_fails(void **state)
+{
+    (void)state;
+    if (!ready)
+        skip();
+    char proj[400], spec_path[400], db[400], cmd[1200];
+    snprintf(proj, sizeof proj, "%s/wrong-project", dir);
+    snprintf(cmd, sizeof cmd, "cp -r %s/cmdform/project %s && echo '// HK_WRONG' >> %s/saxpy.cu",
+             HK_TEST_DATA, proj, proj);
+    assert_int_equal(system(cmd), 0);
+    snprintf(spec_path, sizeof spec_path, "%s/wrong.bench.json", dir);
+    snprintf(db, sizeof db, "%s/wrong.db", dir);
+    write_spec(spec_path, proj);
+    char file[500];
+    snprintf(file, sizeof file, "%s/saxpy.cu", proj);
+    cmdform_options co = {.runs = 2, .cupti_lib = lib, .isolation = RUNNER_ISO_NONE};
+    seen s = {0};
+    ep_options o = options(file, spec_path, db, &s, &co);
+    ep_result r;
+    assert_int_equal(ep_run(&o, &r), HK_OK);
+    assert_int_equal(r.status, STORE_EP_FAILED);
+    assert_non_null(r.error);
+    if (!strstr(r.error, "fail_output"))
+        fail_msg("error: %s", r.error);
+    assert_int_equal(s.n_stage >= 2, 1);
+    ep_result_clear(&r);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_command_form_episode),
+        cmocka_unit_test(test_command_form_baseline_fails),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
