@@ -674,16 +674,19 @@ static int ep__fail(ep_ctx *c, bool no_gpu, const char *fmt, ...)
 
 /* ---- stage 2: baseline ---- */
 
-/* Candidate timeouts from the baseline's slowest process (unless the caller set them), so
- * a kernel that never terminates costs seconds, not minutes. */
-static void size_timeouts(ep_ctx *c, long max_wall_ms)
+/* Candidate timeouts from the baseline's slowest process and combination (unless the
+ * caller set them), so a kernel that never terminates costs seconds, not minutes. */
+static void size_timeouts(ep_ctx *c, const measure_verdict *v)
 {
     const measure_opts *given = &c->o->measure;
-    long w = max_wall_ms > 0 ? max_wall_ms : 1000;
+    long w = v->max_wall_ms > 0 ? v->max_wall_ms : 1000;
+    /* run mode's limit is per combination (a --combos process is killed when its next
+     * output file is that late), from the baseline's time per combination */
+    long per = v->max_combo_wall_ms > 0 ? v->max_combo_wall_ms : w;
     /* only ever raised: a later call (the accuracy stage's larger processes) adds to it */
     if (!given->run_timeout_ms)
         c->mo.run_timeout_ms = (unsigned)fmax(c->mo.run_timeout_ms,
-                                              fmin(120000, fmax(10000, 10.0 * (double)w)));
+                                              fmin(120000, fmax(10000, 10.0 * (double)per)));
     if (!given->time_timeout_ms)
         c->mo.time_timeout_ms = (unsigned)fmax(c->mo.time_timeout_ms,
                                                fmin(600000, fmax(60000, 10.0 * (double)w)));
@@ -873,7 +876,7 @@ static int stage_baseline(ep_ctx *c)
         measure_verdict_clear(&v);
         goto out;
     }
-    size_timeouts(c, v.max_wall_ms);
+    size_timeouts(c, &v);
     measure_verdict_clear(&v);
     if (rc)
         goto out;
@@ -969,7 +972,7 @@ static int stage_accuracy(ep_ctx *c)
         goto out;
     }
     /* its processes hold more combinations than the search's did: timeouts follow them */
-    size_timeouts(c, v.max_wall_ms);
+    size_timeouts(c, &v);
     measure_verdict_clear(&v);
     /* The fastest that survives becomes the best; a few tries, then give up. */
     for (size_t i = 0; i < n_order && i < 3 && !c->best; i++) {
@@ -2736,7 +2739,7 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
         rc = v.reason == MEASURE_NO_GPU ? HK_ENOGPU : HK_ECHILD;
         goto out;
     }
-    size_timeouts(c, v.max_wall_ms);
+    size_timeouts(c, &v);
     ep__log(c, "info", "judging the candidate (run timeout %u ms)", c->mo.run_timeout_ms);
     if (!(cout = hk_asprintf("%s/candidate-out", c->scratch))) {
         rc = HK_ENOMEM;

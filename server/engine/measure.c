@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -175,6 +176,84 @@ int measure_run_argv(const measure_opts *o, const runner_spec *rs, runner_result
     }
 out:
     runner_pool_free(p); /* kills anything still running (whole groups) */
+    return rc;
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* A --combos process's progress: its output files appear one by one, in order. */
+typedef struct {
+    const char *dir;
+    const measure_combo *combos;
+    size_t n;
+    unsigned progress_ms;   /* longest wait for the next file */
+    bool stalled;           /* killed for making no progress */
+    size_t done;            /* files seen */
+} run_watch;
+
+static bool watch_file(const run_watch *w, size_t k)
+{
+    char *path = measure_run_out_path(w->dir, &w->combos[k]);
+    bool there = path && access(path, F_OK) == 0;
+    hk_free(path);
+    return there;
+}
+
+/* measure_run_argv with a watchdog: the process is killed (timed out, w->stalled) when no
+ * new output file appears for w->progress_ms, so a kernel that never terminates costs one
+ * combination's limit, not the whole process's. */
+static int run_argv_watch(const measure_opts *o, const runner_spec *rs, runner_result *r,
+                          run_watch *w)
+{
+    memset(r, 0, sizeof *r);
+    r->exit_code = -1;
+    if (measure_stopped(o))
+        return HK_ECANCELED;
+    runner_pool *p = NULL;
+    int rc = runner_pool_new(1, &p);
+    if (rc)
+        return rc;
+    if ((rc = runner_pool_submit(p, rs, NULL)))
+        goto out;
+    double t0 = now_ms(), last = t0;
+    for (;;) {
+        rc = runner_pool_wait(p, STOP_POLL_MS, NULL, r);
+        if (rc == HK_ETIMEDOUT) {
+            if (measure_stopped(o)) {
+                runner_pool_cancel(p);
+                rc = HK_ECANCELED;
+                break;
+            }
+            double now = now_ms();
+            while (w->done < w->n && watch_file(w, w->done)) {
+                w->done++;
+                last = now;
+            }
+            if (now - last > (double)w->progress_ms) {
+                runner_pool_cancel(p); /* kills the whole group; no result is delivered */
+                memset(r, 0, sizeof *r);
+                r->exit_code = -1;
+                r->timed_out = true;
+                r->wall_ms = (long)(now - t0);
+                w->stalled = true;
+                rc = HK_OK;
+                break;
+            }
+            continue;
+        }
+        if (rc == HK_OK && measure_stopped(o))
+            rc = HK_ECANCELED;
+        else if (rc == HK_OK)
+            rc = r->error;
+        break;
+    }
+out:
+    runner_pool_free(p);
     return rc;
 }
 
@@ -497,8 +576,17 @@ static int prepend_argv(const char *const *wrapper, char ***argv)
     return HK_OK;
 }
 
+static int run_program(const measure_opts *o, const measure_prog *p, const char *cwd,
+                       const harness_run *hr, run_watch *watch, measure_run *out);
+
 int measure_run_program(const measure_opts *o, const measure_prog *p, const char *cwd,
                         const harness_run *hr, measure_run *out)
+{
+    return run_program(o, p, cwd, hr, NULL, out);
+}
+
+static int run_program(const measure_opts *o, const measure_prog *p, const char *cwd,
+                       const harness_run *hr, run_watch *watch, measure_run *out)
 {
     memset(out, 0, sizeof *out);
     harness_run run = *hr;
@@ -524,11 +612,13 @@ int measure_run_program(const measure_opts *o, const measure_prog *p, const char
         goto out;
     }
     const char *writable[] = {exedir, wrapdir, NULL};
+    unsigned per_combo = o->run_timeout_ms ? o->run_timeout_ms : 60000;
+    double run_total = (double)per_combo * (double)(run.n_combos > 1 ? run.n_combos : 1);
     runner_spec rs = {
         .argv = (const char *const *)argv,
         .cwd = cwd,
         .timeout_ms = timing ? (o->time_timeout_ms ? o->time_timeout_ms : 120000)
-                             : (o->run_timeout_ms ? o->run_timeout_ms : 60000),
+                             : (unsigned)(run_total < 4e9 ? run_total : 4e9),
         .output_max = OUTPUT_MAX,
         .memory_max = o->memory_max,
         .gpu = true,
@@ -536,7 +626,12 @@ int measure_run_program(const measure_opts *o, const measure_prog *p, const char
         /* the program lives in its build directory: keep it visible under bwrap's /tmp */
         .writable = writable,
     };
-    rc = measure_run_argv(o, &rs, &r);
+    if (watch) {
+        watch->progress_ms = per_combo;
+        rc = run_argv_watch(o, &rs, &r, watch);
+    } else {
+        rc = measure_run_argv(o, &rs, &r);
+    }
     out->wall_ms = r.wall_ms;
     out->isolation_words = r.isolation_words;
     if (rc == HK_ENOENT || rc == HK_EIO || rc == HK_EUNSUPPORTED) {
@@ -549,7 +644,12 @@ int measure_run_program(const measure_opts *o, const measure_prog *p, const char
         goto out;
     out->json = last_json_line(r.out);
     const char *msg = json_string_value(json_object_get(out->json, "message"));
-    if (r.timed_out) {
+    if (watch && watch->stalled) {
+        out->reason = MEASURE_TIMEOUT;
+        out->details = hk_asprintf("no progress for %.1f s (combination %zu of %zu not "
+                                   "finished): the process group was killed",
+                                   watch->progress_ms / 1e3, watch->done + 1, watch->n);
+    } else if (r.timed_out) {
         out->reason = MEASURE_TIMEOUT;
         out->details = hk_asprintf("no result within %u s: the process group was killed",
                                    rs.timeout_ms / 1000);
@@ -717,10 +817,14 @@ static int run_group(const measure_opts *o, const measure_prog *p, const char *d
     harness_run hr = {.mode = "run", .size = combos[i0].size, .check_seed = -1,
                       .n_combos = n, .combo_seeds = seeds, .combo_dists = dists,
                       .out_dir = dir};
-    if ((rc = measure_run_program(o, p, dir, &hr, r)))
+    run_watch w = {.dir = dir, .combos = combos + i0, .n = n};
+    if ((rc = run_program(o, p, dir, &hr, &w, r)))
         goto out;
     if (r->wall_ms > v->max_wall_ms)
         v->max_wall_ms = r->wall_ms;
+    long per = (long)((r->wall_ms + (long)n - 1) / (long)n);
+    if (r->reason == MEASURE_OK && per > v->max_combo_wall_ms)
+        v->max_combo_wall_ms = per;
     if (r->reason == MEASURE_OK)
         goto out;
     const json_t *js = json_object_get(r->json, "seed"), *jd = json_object_get(r->json, "dist");

@@ -57,7 +57,10 @@ typedef struct {
     double peak_flops;
     long long sm_count;            /* the device's, for spec expressions; <= 0: 132 */
     unsigned compile_timeout_ms;   /* 0: 180000 */
-    unsigned run_timeout_ms;       /* one run-mode process; 0: 60000 */
+    unsigned run_timeout_ms;       /* run mode, per combination: a process running n
+                                    * combinations (--combos) is killed when no new output
+                                    * file appears for this long (start-up included), and
+                                    * after n times this in all; 0: 60000 */
     unsigned time_timeout_ms;      /* one time-mode process; 0: 120000 */
     double time_budget_ms;         /* the program's timing budget; 0: its default (1000) */
     uint64_t memory_max;           /* per program, bytes; 0: none */
@@ -184,6 +187,8 @@ typedef struct {
     measure_combo where;              /* the failing combination (reason != OK) */
     size_t n_checked;                 /* combinations that passed */
     long max_wall_ms;                 /* slowest program process seen (to size timeouts) */
+    long max_combo_wall_ms;           /* run mode: the slowest process's wall clock per
+                                       * combination it ran (to size run_timeout_ms) */
 } measure_verdict;
 
 void measure_verdict_init(measure_verdict *v);

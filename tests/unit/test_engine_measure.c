@@ -360,6 +360,45 @@ static void test_timeout(void **state)
     f->o.run_timeout_ms = 3000;
 }
 
+/* run_timeout_ms is per combination: a process of 10 combinations at 250 ms each runs past
+ * a 1 s limit and passes, since its files keep coming; one that stops making progress is
+ * killed one limit after its last file, not n limits. */
+static void test_timeout_per_combination(void **state)
+{
+    fixture *f = *state;
+    baseline(f);
+    f->o.run_timeout_ms = 1000;
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/slow", f->dir);
+    measure_prog p = {.exe = fake_path(f, "ok")};
+    measure_verdict v;
+    measure_verdict_init(&v);
+    setenv("FAKE_COMBO_MS", "250", 1);
+    assert_int_equal(measure_check(&f->o, &p, dir, f->base.ref_dir, f->base.combos, 10, &v), HK_OK);
+    unsetenv("FAKE_COMBO_MS");
+    if (v.reason != MEASURE_OK)
+        fail_msg("%s", v.details);
+    assert_int_equal(v.n_checked, 10);
+    assert_true(v.max_wall_ms >= 2500);
+    assert_true(v.max_combo_wall_ms >= 250 && v.max_combo_wall_ms < 1000);
+    measure_verdict_clear(&v);
+
+    measure_verdict_init(&v);
+    setenv("FAKE_COMBO_MS", "3000", 1); /* stalls at its first combination */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(measure_check(&f->o, &p, dir, f->base.ref_dir, f->base.combos, 10, &v), HK_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    unsetenv("FAKE_COMBO_MS");
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    assert_int_equal(v.reason, MEASURE_TIMEOUT);
+    assert_non_null(strstr(v.details, "no progress"));
+    assert_int_equal(v.where.seed, f->base.combos[0].seed);
+    assert_true(s < 2.5);
+    measure_verdict_clear(&v);
+    f->o.run_timeout_ms = 3000;
+}
+
 static void test_floor_and_flag(void **state)
 {
     fixture *f = *state;
@@ -526,6 +565,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_one_process_per_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scratch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_timeout_per_combination, setup, teardown),
         cmocka_unit_test_setup_teardown(test_floor_and_flag, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interleave, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop, setup, teardown),

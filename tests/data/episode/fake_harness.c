@@ -25,7 +25,8 @@
  * 1.0 ms scaled by size, x0.8 with __restrict__, x0.9 with __launch_bounds__, slower the
  * further --block is from 256; wrong answers with --block 128, and "unwritten" (exit 4)
  * with --block 1024.
- * $FAKE_SLOW_MS makes every time-mode call sleep that long (to stop an episode mid-run). */
+ * $FAKE_SLOW_MS makes every time-mode call sleep that long (to stop an episode mid-run);
+ * $FAKE_COMBO_MS makes each --combos combination take that long. */
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -189,6 +190,9 @@ int main(int argc, char **argv)
             }
             if (k == 1 && !strcmp(name, "latecrash"))
                 abort();
+            const char *per = getenv("FAKE_COMBO_MS"); /* a slow kernel: each combination */
+            if (per)
+                usleep((useconds_t)atol(per) * 1000);
             if (out_dir) {
                 char path[4096];
                 snprintf(path, sizeof path, "%s/run-s%d-d%d-seed%lld.out", out_dir, size, cd, cs);
