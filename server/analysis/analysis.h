@@ -180,8 +180,9 @@ typedef struct {
 } an_doc_stats;
 void an_doc_get_stats(const an_doc *d, an_doc_stats *out);
 
-/* Identity of the current model: changes at every successful an_doc_parse (unique in
- * the process, never 0; 0 before the first parse). Equal ids mean the same model. */
+/* Identity of the current model: changes at every successful an_doc_parse and when a
+ * failed one (HK_ENOMEM) empties the model; unique in the process, never 0; 0 before
+ * the first parse. Equal ids mean the same model. */
 uint64_t an_doc_model_id(const an_doc *d);
 
 /* One pointer a caller may attach to the document (e.g. a cache of what it renders
