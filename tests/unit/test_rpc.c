@@ -76,6 +76,48 @@ static void h_fail(rpc_call *c, json_t *params, void *ud)
     rpc_call_error(c, HK_ERANGE, "position out of range");
 }
 
+/* Replies in place from a buffer with room before the result, twice from the same
+ * buffer (as documentSymbol's cache does). */
+static char g_inplace[64 + 32];
+static void h_inplace(rpc_call *c, json_t *params, void *ud)
+{
+    (void)params;
+    (void)ud;
+    static const char result[] = "[1,{\"a\":\"]\"}]";
+    memset(g_inplace, '#', sizeof g_inplace);
+    memcpy(g_inplace + 64, result, strlen(result));
+    rpc_call_reply_inplace(c, g_inplace, 64, strlen(result));
+}
+
+static void test_reply_inplace(void **st)
+{
+    (void)st;
+    struct out o = {0};
+    rpc *r;
+    assert_int_equal(rpc_new(NULL, sink, &o, &r), HK_OK);
+    rpc_register(r, "inplace", h_inplace, NULL);
+    feed(r, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"inplace\"}");
+    /* a string id too long for the room: the result is copied instead */
+    char big[400];
+    memset(big, 'x', sizeof big);
+    snprintf(big, sizeof big, "{\"jsonrpc\":\"2.0\",\"id\":\"%0200d\",\"method\":\"inplace\"}", 5);
+    feed(r, big);
+    feed(r, "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"inplace\"}");
+    feed(r, "{\"jsonrpc\":\"2.0\",\"method\":\"inplace\"}"); /* notification: nothing sent */
+    assert_int_equal(o.n, 3);
+    json_t *want = json_loads("[1,{\"a\":\"]\"}]", 0, NULL);
+    for (int i = 0; i < 3; i++) {
+        assert_true(json_equal(json_object_get(o.msgs[i], "result"), want));
+        assert_string_equal(json_string_value(json_object_get(o.msgs[i], "jsonrpc")), "2.0");
+    }
+    assert_int_equal(json_integer_value(json_object_get(o.msgs[0], "id")), 7);
+    assert_int_equal(json_string_length(json_object_get(o.msgs[1], "id")), 200);
+    assert_string_equal(json_string_value(json_object_get(o.msgs[2], "id")), "s");
+    json_decref(want);
+    rpc_free(r);
+    out_clear(&o);
+}
+
 static void test_errors(void **st)
 {
     struct out o = {0};
@@ -398,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_depth_cap),
         cmocka_unit_test(test_exactly_one_response),
         cmocka_unit_test(test_depth_matches_byte_rule),
+        cmocka_unit_test(test_reply_inplace),
         cmocka_unit_test(test_deferred_and_cancel),
         cmocka_unit_test(test_filter),
         cmocka_unit_test(test_outgoing),
