@@ -780,7 +780,11 @@ static void hk_check_run(const hk_program *p, hk_state *st, const char *out_path
     }
     if (!out_path)
         return;
-    FILE *f = fopen(out_path, "wb");
+    /* Written under a temporary name and renamed: the file appears whole, so the server
+     * may compare it while the next combination runs. */
+    std::vector<char> part(strlen(out_path) + 8);
+    snprintf(part.data(), part.size(), "%s.part", out_path);
+    FILE *f = fopen(part.data(), "wb");
     if (!f)
         hk_fail(HK_EXIT_IO, "io", "cannot write %s", out_path);
     uint32_t n_out = 0;
@@ -798,7 +802,7 @@ static void hk_check_run(const hk_program *p, hk_state *st, const char *out_path
              fwrite(&count, 8, 1, f) == 1 &&
              (st->buf[i].bytes == 0 || fwrite(got[i].data(), st->buf[i].bytes, 1, f) == 1);
     }
-    if (fclose(f) != 0 || !ok)
+    if (fclose(f) != 0 || !ok || rename(part.data(), out_path) != 0)
         hk_fail(HK_EXIT_IO, "io", "cannot write %s", out_path);
 }
 

@@ -194,7 +194,18 @@ typedef struct {
     unsigned progress_ms;   /* longest wait for the next file */
     bool stalled;           /* killed for making no progress */
     size_t done;            /* files seen */
+    /* a candidate (measure_check): each file is compared with ref_dir's as soon as it
+     * appears, while the program runs the next combination; the first mismatch ends the
+     * process (mismatch) */
+    const char *ref_dir;
+    measure_verdict *v;
+    size_t compared;
+    bool mismatch;          /* ended early: a wrong answer, or compare_rc */
+    int compare_rc;         /* a comparison that could not be made (HK_EIO, HK_ENOMEM) */
 } run_watch;
+
+static int compare_one(const measure_opts *o, const char *dir, const char *ref_dir,
+                       const measure_combo *c, measure_verdict *v);
 
 static bool watch_file(const run_watch *w, size_t k)
 {
@@ -234,6 +245,25 @@ static int run_argv_watch(const measure_opts *o, const runner_spec *rs, runner_r
                 w->done++;
                 last = now;
             }
+            bool compared = false;
+            while (w->ref_dir && w->compared < w->done && w->v->reason == MEASURE_OK &&
+                   !w->compare_rc) {
+                w->compare_rc = compare_one(o, w->dir, w->ref_dir, &w->combos[w->compared++],
+                                            w->v);
+                compared = true;
+            }
+            if (w->compare_rc || (w->ref_dir && w->v->reason != MEASURE_OK)) {
+                /* wrong already: the rest of the process is not worth waiting for */
+                runner_pool_cancel(p);
+                memset(r, 0, sizeof *r);
+                r->exit_code = -1;
+                r->wall_ms = (long)(now_ms() - t0);
+                w->mismatch = true;
+                rc = HK_OK;
+                break;
+            }
+            if (compared)
+                last = now_ms(); /* the time spent comparing is ours, not a stall */
             if (now - last > (double)w->progress_ms) {
                 runner_pool_cancel(p); /* kills the whole group; no result is delivered */
                 memset(r, 0, sizeof *r);
@@ -588,6 +618,8 @@ int measure_run_program(const measure_opts *o, const measure_prog *p, const char
 static int run_program(const measure_opts *o, const measure_prog *p, const char *cwd,
                        const harness_run *hr, run_watch *watch, measure_run *out)
 {
+    /* the verdict of a comparison made while it ran is the caller's; the run itself is
+     * only "stopped early" */
     memset(out, 0, sizeof *out);
     harness_run run = *hr;
     run.block = p->block;
@@ -644,7 +676,10 @@ static int run_program(const measure_opts *o, const measure_prog *p, const char 
         goto out;
     out->json = last_json_line(r.out);
     const char *msg = json_string_value(json_object_get(out->json, "message"));
-    if (watch && watch->stalled) {
+    if (watch && watch->mismatch) {
+        out->reason = MEASURE_OK; /* ended by us on a wrong answer, see the verdict */
+        goto out;
+    } else if (watch && watch->stalled) {
         out->reason = MEASURE_TIMEOUT;
         out->details = hk_asprintf("no progress for %.1f s (combination %zu of %zu not "
                                    "finished): the process group was killed",
@@ -797,8 +832,8 @@ static size_t group_end(const measure_combo *combos, size_t n, size_t i0)
  * *r is the process outcome; when it failed, *fail_at is the failing combination (the
  * program names it in its error line; i0 when it could not say, e.g. a crash). */
 static int run_group(const measure_opts *o, const measure_prog *p, const char *dir,
-                     const measure_combo *combos, size_t i0, size_t i1, measure_run *r,
-                     size_t *fail_at, measure_verdict *v)
+                     const char *ref_dir, const measure_combo *combos, size_t i0, size_t i1,
+                     measure_run *r, size_t *fail_at, size_t *compared, measure_verdict *v)
 {
     size_t n = i1 - i0;
     long long *seeds = hk_calloc(n, sizeof *seeds);
@@ -817,8 +852,12 @@ static int run_group(const measure_opts *o, const measure_prog *p, const char *d
     harness_run hr = {.mode = "run", .size = combos[i0].size, .check_seed = -1,
                       .n_combos = n, .combo_seeds = seeds, .combo_dists = dists,
                       .out_dir = dir};
-    run_watch w = {.dir = dir, .combos = combos + i0, .n = n};
-    if ((rc = run_program(o, p, dir, &hr, &w, r)))
+    run_watch w = {.dir = dir, .combos = combos + i0, .n = n, .ref_dir = ref_dir, .v = v};
+    rc = run_program(o, p, dir, &hr, &w, r);
+    *compared = i0 + w.compared;
+    if (rc == HK_OK && w.compare_rc)
+        rc = w.compare_rc;
+    if (rc || w.mismatch)
         goto out;
     if (r->wall_ms > v->max_wall_ms)
         v->max_wall_ms = r->wall_ms;
@@ -870,14 +909,34 @@ static int group_failure(measure_verdict *v, const measure_run *r, const char *r
     return rc;
 }
 
+/* Compares combination c's output in dir with ref_dir's, folding the verdict into v (the
+ * combination named in its details), and deletes the candidate's file. */
+static int compare_one(const measure_opts *o, const char *dir, const char *ref_dir,
+                       const measure_combo *c, measure_verdict *v)
+{
+    char *path = measure_run_out_path(dir, c), *ref = measure_run_out_path(ref_dir, c);
+    int rc = path && ref ? measure_compare_files(o, ref, path, v) : HK_ENOMEM;
+    if (rc == HK_OK && v->reason != MEASURE_OK) {
+        v->where = *c;
+        details_prefix(v, "size %d, seed %lld, distribution %d: ", c->size, c->seed, c->dist);
+    } else if (rc == HK_OK) {
+        v->n_checked++;
+    }
+    if (path)
+        unlink(path); /* outputs can be GBs: keep only the references */
+    hk_free(path);
+    hk_free(ref);
+    return rc;
+}
+
 int measure_reference(const measure_opts *o, const measure_prog *p, const char *ref_dir,
                       const measure_combo *combos, size_t n, measure_verdict *v)
 {
     int rc = measure_mkdirs(ref_dir);
     for (size_t i0 = 0; rc == HK_OK && i0 < n && v->reason == MEASURE_OK;) {
-        size_t i1 = group_end(combos, n, i0), fail_at = i1;
+        size_t i1 = group_end(combos, n, i0), fail_at = i1, compared = i0;
         measure_run r;
-        rc = run_group(o, p, ref_dir, combos, i0, i1, &r, &fail_at, v);
+        rc = run_group(o, p, ref_dir, NULL, combos, i0, i1, &r, &fail_at, &compared, v);
         if (rc == HK_OK && r.reason != MEASURE_OK)
             rc = group_failure(v, &r, "the baseline failed", &combos[fail_at]);
         measure_run_clear(&r);
@@ -905,33 +964,22 @@ int measure_check(const measure_opts *o, const measure_prog *p, const char *dir,
 {
     int rc = measure_mkdirs(dir);
     for (size_t i0 = 0; rc == HK_OK && i0 < n && v->reason == MEASURE_OK;) {
-        size_t i1 = group_end(combos, n, i0), fail_at = i1;
+        size_t i1 = group_end(combos, n, i0), fail_at = i1, compared = i0;
         measure_run r;
-        rc = run_group(o, p, dir, combos, i0, i1, &r, &fail_at, v);
-        /* The combinations before a failure were written and are compared first, so the
+        rc = run_group(o, p, dir, ref_dir, combos, i0, i1, &r, &fail_at, &compared, v);
+        /* Files not compared while it ran, up to a failure, are compared now, so the
          * verdict is the first failure in combination order, as one process each gave. */
-        for (size_t i = i0; i < i1; i++) {
-            char *path = measure_run_out_path(dir, &combos[i]), *ref = NULL;
-            if (!path) {
-                rc = rc ? rc : HK_ENOMEM;
-                continue;
-            }
-            if (rc == HK_OK && v->reason == MEASURE_OK && i < fail_at) {
-                if (!(ref = measure_run_out_path(ref_dir, &combos[i])))
-                    rc = HK_ENOMEM;
-                else
-                    rc = measure_compare_files(o, ref, path, v);
-                if (rc == HK_OK && v->reason != MEASURE_OK) {
-                    v->where = combos[i];
-                    details_prefix(v, "size %d, seed %lld, distribution %d: ", combos[i].size,
-                                   combos[i].seed, combos[i].dist);
-                } else if (rc == HK_OK) {
-                    v->n_checked++;
-                }
-            }
-            unlink(path); /* outputs can be GBs: keep only the references */
+        for (size_t i = compared; rc == HK_OK && v->reason == MEASURE_OK && i < i1 && i < fail_at; i++)
+            rc = compare_one(o, dir, ref_dir, &combos[i], v);
+        for (size_t i = i0; i < i1; i++) { /* whatever is left of a stopped or failed run */
+            char *path = measure_run_out_path(dir, &combos[i]);
+            char *part = path ? hk_asprintf("%s.part", path) : NULL;
+            if (path)
+                unlink(path);
+            if (part)
+                unlink(part); /* killed while writing */
             hk_free(path);
-            hk_free(ref);
+            hk_free(part);
         }
         if (rc == HK_OK && v->reason == MEASURE_OK && r.reason != MEASURE_OK)
             rc = group_failure(v, &r, "failed", &combos[fail_at]);

@@ -396,6 +396,23 @@ static void test_timeout_per_combination(void **state)
     assert_int_equal(v.where.seed, f->base.combos[0].seed);
     assert_true(s < 2.5);
     measure_verdict_clear(&v);
+
+    /* outputs are compared while the program runs the next combination: a wrong answer
+     * in the first file ends a process that would take 10 x 300 ms at once */
+    measure_prog pw = {.exe = fake_path(f, "wrong")};
+    measure_verdict_init(&v);
+    setenv("FAKE_COMBO_MS", "300", 1);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(measure_check(&f->o, &pw, dir, f->base.ref_dir, f->base.combos, 10, &v), HK_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    unsetenv("FAKE_COMBO_MS");
+    s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    assert_int_equal(v.reason, MEASURE_WRONG_ANSWER);
+    assert_int_equal(v.where.seed, f->base.combos[0].seed);
+    assert_int_equal(v.n_checked, 0);
+    assert_true(s < 2.0);
+    assert_int_equal(count_outputs(dir), 0);
+    measure_verdict_clear(&v);
     f->o.run_timeout_ms = 3000;
 }
 

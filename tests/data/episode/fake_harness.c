@@ -46,7 +46,9 @@ static float value(long long seed, int dist, long long i)
 static int write_out(const char *path, int size, long long seed, int dist, const char *name)
 {
     long long n = sizes[size];
-    FILE *f = fopen(path, "wb");
+    char part[4200]; /* whole files only, renamed into place, as the real program does */
+    snprintf(part, sizeof part, "%s.part", path);
+    FILE *f = fopen(part, "wb");
     if (!f)
         return 7;
     uint32_t version = 1, n_out = 1, idx = 3, dt = 1;
@@ -65,7 +67,7 @@ static int write_out(const char *path, int size, long long seed, int dist, const
             v = NAN;
         fwrite(&v, 4, 1, f);
     }
-    return fclose(f) == 0 ? 0 : 7;
+    return fclose(f) == 0 && rename(part, path) == 0 ? 0 : 7;
 }
 
 /* "sim" behaviour: the time factor of a candidate and whether it answers wrongly. */
