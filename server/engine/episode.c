@@ -779,11 +779,11 @@ static int ep__add_version(ep_ctx *c, const char *text, int64_t parent, json_t *
     return rc ? HK_EDB : HK_OK;
 }
 
-static int stage_baseline(ep_ctx *c)
+/* The original text as version v0 of the chain: the root version of earlier episodes with
+ * this text, or a new one (form: "command" for command-form specs, NULL for the harness
+ * form), recorded as the episode's baseline and as c->base_rec. HK_OK, HK_ENOMEM, HK_EDB. */
+static int baseline_version(ep_ctx *c, const char *form)
 {
-    int rc = HK_OK;
-    stage_begin(c, "baseline", 5, "the original kernel: build%s",
-                c->has_gpu ? ", reference outputs and timing" : " (no GPU: no runs)");
     char hash[STORE_HASH_HEX];
     store_content_hash(c->text, c->text_len, hash);
     /* The original is a root version with this text. (Candidates can share the text --
@@ -799,8 +799,11 @@ static int stage_baseline(ep_ctx *c)
                 c->base_vid = v->id;
         }
     store_history_free(rows, n_rows);
+    int rc;
     if (!c->base_vid) {
         json_t *lj = launch_json(NULL, NULL);
+        if (form)
+            json_object_set_new(lj, "form", json_string(form));
         rc = ep__add_version(c, c->text, 0, lj, STORE_V_VERIFIED, "original", &c->base_vid);
         json_decref(lj);
         if (rc)
@@ -808,8 +811,6 @@ static int stage_baseline(ep_ctx *c)
     }
     if (store_episode_set_baseline(c->db, c->episode_id, c->base_vid))
         ep__log(c, "warn", "store: %s", store_errmsg(c->db));
-
-    /* build */
     ep_rec *b = hk_calloc(1, sizeof *b);
     if (!b)
         return HK_ENOMEM;
@@ -821,6 +822,19 @@ static int stage_baseline(ep_ctx *c)
         return rc;
     }
     c->base_rec = b;
+    return HK_OK;
+}
+
+static int stage_baseline(ep_ctx *c)
+{
+    int rc = HK_OK;
+    stage_begin(c, "baseline", 5, "the original kernel: build%s",
+                c->has_gpu ? ", reference outputs and timing" : " (no GPU: no runs)");
+    if ((rc = baseline_version(c, NULL)))
+        return rc;
+    ep_rec *b = c->base_rec;
+
+    /* build */
     char *dir = hk_asprintf("%s/baseline", c->work);
     measure_build mb;
     measure_compile mc;
@@ -1365,7 +1379,8 @@ int ep_run(const ep_options *o, ep_result *out)
         snprintf(c->gpu.name, sizeof c->gpu.name, "%s", o->sim_device->name);
         snprintf(c->gpu.uuid, sizeof c->gpu.uuid, "%s", o->sim_device->uuid);
         snprintf(c->gpu.how, sizeof c->gpu.how, "simulated");
-        snprintf(c->arch, sizeof c->arch, "%s", c->arch[0] ? c->arch : o->sim_device->arch);
+        if (!c->arch[0]) /* --target wins; never copy c->arch onto itself */
+            snprintf(c->arch, sizeof c->arch, "%.*s", (int)sizeof c->arch - 1, o->sim_device->arch);
     } else if (device_detect_gpu(&c->gpu) == HK_OK && c->gpu.present) {
         c->has_gpu = true;
     } else {
@@ -2091,40 +2106,9 @@ static int cmd_stage_baseline(ep_ctx *c)
     memset(&res, 0, sizeof res);
     stage_begin(c, "baseline", 5, "the original program: its build command%s",
                 c->has_gpu ? ", then its run command timed by CUPTI" : " (no GPU: no runs)");
-    char hash[STORE_HASH_HEX];
-    store_content_hash(c->text, c->text_len, hash);
-    store_history_row *rows = NULL;
-    size_t n_rows = 0;
-    c->base_vid = 0; /* the original of earlier episodes, found by its text */
-    if (store_kernel_history(c->db, c->kernel_id, &rows, &n_rows) == HK_OK)
-        for (size_t i = 0; i < n_rows; i++) {
-            const store_version *v = &rows[i].version;
-            if (v->parent_id == 0 && v->content_hash && !strcmp(v->content_hash, hash) &&
-                v->produced_by && !strcmp(v->produced_by, "original"))
-                c->base_vid = v->id;
-        }
-    store_history_free(rows, n_rows);
-    if (!c->base_vid) {
-        json_t *lj = launch_json(NULL, NULL);
-        json_object_set_new(lj, "form", json_string("command"));
-        rc = ep__add_version(c, c->text, 0, lj, STORE_V_VERIFIED, "original", &c->base_vid);
-        json_decref(lj);
-        if (rc)
-            return rc;
-    }
-    if (store_episode_set_baseline(c->db, c->episode_id, c->base_vid))
-        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
-    ep_rec *b = hk_calloc(1, sizeof *b);
-    if (!b)
-        return HK_ENOMEM;
-    b->vid = c->base_vid;
-    b->produced_by = hk_strdup("original");
-    b->median_ms = b->speedup = b->max_abs = b->max_rel = NAN;
-    if ((rc = rec_push(c, b))) {
-        rec_free(b);
+    if ((rc = baseline_version(c, "command")))
         return rc;
-    }
-    c->base_rec = b;
+    ep_rec *b = c->base_rec;
     cmdform_options co;
     cmd_options_for(c, &co);
     if (!c->has_gpu) { /* what needs no GPU: the copy, the swap and the build */
