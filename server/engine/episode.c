@@ -445,6 +445,22 @@ out:
     return rc;
 }
 
+/* Loads the bench spec at path into c->sp, logging each diagnostic as FILE:LINE. HK_OK, or
+ * spec_load's error (HK_EPARSE when the spec is invalid). */
+static int load_spec(ep_ctx *c, const char *path)
+{
+    spec_diags d = {0};
+    int rc = spec_load(path, &c->sp, &d);
+    for (size_t i = 0; i < d.n; i++) {
+        char *line = spec_diag_format(&d.items[i], path);
+        ep__log(c, d.items[i].severity == SPEC_ERROR ? "error" : "warn", "%s",
+                line ? line : d.items[i].message);
+        hk_free(line);
+    }
+    spec_diags_free(&d);
+    return rc;
+}
+
 /* Before the episode exists: the file, the kernel in it, the spec. Errors here leave no
  * episode behind (there is nothing to record against). */
 static int init_inputs(ep_ctx *c)
@@ -452,7 +468,6 @@ static int init_inputs(ep_ctx *c)
     const ep_options *o = c->o;
     int rc = HK_OK;
     an_model *m = NULL;
-    spec_diags d = {0};
     char *abs = realpath(o->file, NULL);
     if (!abs) {
         ep__fail_early(c, HK_ENOENT, "cannot open %s: %s", o->file, strerror(errno));
@@ -482,14 +497,7 @@ static int init_inputs(ep_ctx *c)
     store_content_hash(c->text + sp->start_byte, sp->end_byte - sp->start_byte, c->kernel_hash);
     an_model_free(m);
 
-    rc = spec_load(o->spec_path, &c->sp, &d);
-    for (size_t i = 0; i < d.n; i++) {
-        char *line = spec_diag_format(&d.items[i], o->spec_path);
-        ep__log(c, d.items[i].severity == SPEC_ERROR ? "error" : "warn", "%s",
-                line ? line : d.items[i].message);
-        hk_free(line);
-    }
-    spec_diags_free(&d);
+    rc = load_spec(c, o->spec_path);
     if (rc) {
         ep__fail_early(c, rc == HK_ENOMEM ? rc : HK_EPARSE, "the bench spec %s is not valid",
                        o->spec_path);
@@ -2586,15 +2594,7 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
     memset(&e, 0, sizeof e);
     measure_verdict_init(&v);
 
-    spec_diags d = {0};
-    rc = spec_load(vo->spec_path, &c->sp, &d);
-    for (size_t i = 0; i < d.n; i++) {
-        char *line = spec_diag_format(&d.items[i], vo->spec_path);
-        ep__log(c, d.items[i].severity == SPEC_ERROR ? "error" : "warn", "%s",
-                line ? line : d.items[i].message);
-        hk_free(line);
-    }
-    spec_diags_free(&d);
+    rc = load_spec(c, vo->spec_path);
     if (rc) {
         rc = rc == HK_ENOMEM ? rc : HK_EPARSE;
         goto out;
