@@ -4,13 +4,16 @@
  * model is then re-assembled from the items, which costs little (copies, no walking). */
 #include "analysis/analysis.h"
 
+#include <malloc.h>
 #include <stdatomic.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <tree_sitter/api.h>
 
+#include "analysis/chunks.h"
 #include "core/hk.h"
 
 const TSLanguage *tree_sitter_cuda(void);
@@ -142,13 +145,6 @@ int an_grammar_check(const char **why)
 
 /* ---------------------------------------------------------------- small helpers */
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Grows *p (element size es) to hold at least need elements. */
 static int vec_reserve(void *pp, size_t *cap, size_t need, size_t es)
 {
@@ -185,21 +181,21 @@ static uint32_t hash_str(const char *s)
 
 /* Every string and array of one item lives in its arena, so an item is freed (or
  * reused) as a whole. Chunks double in size from a first one sized to the item. */
-struct an_chunk {
-    struct an_chunk *next;
+struct an_ablock {
+    struct an_ablock *next;
     size_t used, size;
     _Alignas(max_align_t) char data[];
 };
 
 struct an_arena {
-    struct an_chunk *head;
+    struct an_ablock *head;
     size_t hint;  /* size of the first chunk */
 };
 
 static void *arena_alloc(struct an_arena *a, size_t n)
 {
     n = (n + 15) & ~(size_t)15;
-    struct an_chunk *c = a->head;
+    struct an_ablock *c = a->head;
     if (!c || c->size - c->used < n) {
         size_t sz = c ? c->size * 2 : (a->hint ? a->hint : 1024);
         if (sz > ((size_t)1 << 24))
@@ -221,9 +217,9 @@ static void *arena_alloc(struct an_arena *a, size_t n)
 
 static void arena_free(struct an_arena *a)
 {
-    struct an_chunk *c = a->head;
+    struct an_ablock *c = a->head;
     while (c) {
-        struct an_chunk *n = c->next;
+        struct an_ablock *n = c->next;
         hk_free(c);
         c = n;
     }
@@ -268,6 +264,9 @@ struct an_item {
     size_t n_gnames;
     struct an_tref *trefs;
     size_t n_trefs;
+    const char *macro;             /* a `#define NAME` with __global__ & co. in its value:
+                                    * NAME (in the arena), with its qualifiers in macro_mods */
+    unsigned macro_mods;
 };
 
 static void item_free(struct an_item *it)
@@ -2387,12 +2386,34 @@ struct an_store {
     size_t cap_thead;
 };
 
+/* A chunk: a run of top-level items parsed on its own (chunks.h says where they split).
+ * Chunks tile the text. Only a chunk over AN_CHUNK_KEEP_TREE bytes keeps its tree
+ * between parses (one that cannot be split: a file-long namespace or #ifdef); the others
+ * are parsed again from scratch when an edit touches them, which at 4-6 KB costs about
+ * what tree-sitter's incremental reparse of a whole 700 KB file does, and holds no tree
+ * in memory (a tree takes ~50 times its text). */
+#define AN_CHUNK_KEEP_TREE (64u << 10)
+#define AN_PARALLEL_MIN (64u << 10)   /* shorter texts are parsed on the caller's thread */
+#define AN_THREADS_DEFAULT 4u
+
+struct an_seg {
+    uint32_t start, end;           /* bytes; start is 0 or a line start */
+    uint32_t start_row, end_row, end_col;
+    bool has_error;                /* its tree has ERROR/MISSING nodes */
+    bool dirty;                    /* an edit touched it: its start may be stale */
+    TSTree *tree;                  /* kept over AN_CHUNK_KEEP_TREE bytes only, else NULL */
+};
+
 struct an_doc {
     TSParser *parser;
-    TSTree *tree;
+    struct an_seg *segs;           /* the chunks, in text order; none before a parse */
+    size_t n_segs, cap_segs;
     bool edited;                   /* edits recorded since the last parse */
+    uint32_t dirty_lo, dirty_hi;   /* bytes of the current text the edits touched */
     bool reuse;
-    bool model_ok;                 /* items match the tree (false after ENOMEM) */
+    bool model_ok;                 /* items match the chunks (false after ENOMEM) */
+    uint64_t timeout_us;
+    unsigned threads;
     struct an_store st;
     struct an_macro *macros;
     size_t n_macros;
@@ -2434,6 +2455,14 @@ static void macros_free(struct an_macro *m, size_t n)
     hk_free(m);
 }
 
+static void segs_clear(an_doc *d)
+{
+    for (size_t i = 0; i < d->n_segs; i++)
+        if (d->segs[i].tree)
+            ts_tree_delete(d->segs[i].tree);
+    d->n_segs = 0;
+}
+
 int an_doc_new(an_doc **out)
 {
     *out = NULL;
@@ -2452,7 +2481,9 @@ int an_doc_new(an_doc **out)
     }
     syms_init();   /* after set_language: the grammar's layout is one this runtime reads */
     d->reuse = true;
-    ts_parser_set_timeout_micros(d->parser, AN_PARSE_TIMEOUT_US);
+    d->timeout_us = AN_PARSE_TIMEOUT_US;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    d->threads = ncpu < 1 ? 1 : ncpu > AN_THREADS_DEFAULT ? AN_THREADS_DEFAULT : (unsigned)ncpu;
     *out = d;
     return HK_OK;
 }
@@ -2461,8 +2492,8 @@ void an_doc_free(an_doc *d)
 {
     if (!d)
         return;
-    if (d->tree)
-        ts_tree_delete(d->tree);
+    segs_clear(d);
+    hk_free(d->segs);
     ts_parser_delete(d->parser);
     if (d->user && d->user_free)
         d->user_free(d->user);
@@ -2473,7 +2504,12 @@ void an_doc_free(an_doc *d)
 
 void an_doc_set_parse_timeout(an_doc *d, uint64_t micros)
 {
-    ts_parser_set_timeout_micros(d->parser, micros);
+    d->timeout_us = micros;
+}
+
+void an_doc_set_threads(an_doc *d, unsigned threads)
+{
+    d->threads = threads ? threads : 1;
 }
 
 void an_doc_set_reuse(an_doc *d, bool reuse)
@@ -2486,16 +2522,33 @@ void an_doc_get_stats(const an_doc *d, an_doc_stats *out)
     *out = d->stats;
 }
 
-char *an_doc_tree_string(const an_doc *d)
+char *an_tree_string(const char *text, size_t len)
 {
-    if (!d->tree)
+    if (len > AN_TEXT_MAX_BYTES)
         return NULL;
-    char *s = ts_node_string(ts_tree_root_node(d->tree));
-    if (!s)
+    TSParser *p = ts_parser_new();
+    if (!p)
         return NULL;
-    char *r = hk_strdup(s);
-    free(s);                        /* tree-sitter allocates with malloc */
+    char *r = NULL;
+    if (ts_parser_set_language(p, tree_sitter_cuda())) {
+        TSTree *t = ts_parser_parse_string(p, NULL, text ? text : "", (uint32_t)len);
+        if (t) {
+            char *s = ts_node_string(ts_tree_root_node(t));
+            if (s)
+                r = hk_strdup(s);
+            free(s);                /* tree-sitter allocates with malloc */
+            ts_tree_delete(t);
+        }
+    }
+    ts_parser_delete(p);
     return r;
+}
+
+size_t an_doc_chunks(const an_doc *d, uint32_t *starts, size_t cap)
+{
+    for (size_t i = 0; i < d->n_segs && i < cap; i++)
+        starts[i] = d->segs[i].start;
+    return d->n_segs;
 }
 
 uint64_t an_doc_model_id(const an_doc *d)
@@ -2529,14 +2582,45 @@ int an_doc_edit(an_doc *d, uint32_t start_byte, uint32_t old_end_byte, uint32_t 
         new_end_row < start_row || (old_end_row == start_row && old_end_col < start_col) ||
         (new_end_row == start_row && new_end_col < start_col))
         return HK_EINVAL;
-    if (!d->tree)
-        return HK_OK;
+    if (!d->n_segs)
+        return HK_OK;                      /* nothing parsed yet: the next parse is full */
     TSInputEdit e = {start_byte, old_end_byte, new_end_byte, {start_row, start_col},
                      {old_end_row, old_end_col}, {new_end_row, new_end_col}};
-    ts_tree_edit(d->tree, &e);
-    d->edited = true;
     int64_t db = (int64_t)new_end_byte - (int64_t)old_end_byte;
     int64_t dr = (int64_t)new_end_row - (int64_t)old_end_row;
+
+    /* the touched range, in the coordinates after this edit */
+    if (!d->edited) {
+        d->dirty_lo = start_byte;
+        d->dirty_hi = new_end_byte;
+    } else {
+        uint32_t hi = d->dirty_hi;
+        if (hi > start_byte)
+            hi = hi >= old_end_byte ? (uint32_t)((int64_t)hi + db) : new_end_byte;
+        d->dirty_hi = hi > new_end_byte ? hi : new_end_byte;
+        if (start_byte < d->dirty_lo)
+            d->dirty_lo = start_byte;
+    }
+    d->edited = true;
+
+    for (size_t i = 0; i < d->n_segs; i++) {
+        struct an_seg *c = &d->segs[i];
+        if (c->tree)
+            ts_tree_edit(c->tree, &e);     /* kept trees follow every edit */
+        if (c->dirty || c->end < start_byte)
+            continue;
+        /* a chunk after the edit moves; it still starts a line when the text before it
+         * ends one (new_end_col 0) or is unchanged */
+        if (c->start > old_end_byte || (c->start == old_end_byte && new_end_col == 0 &&
+                                          c->end > c->start)) {
+            c->start = (uint32_t)((int64_t)c->start + db);
+            c->end = (uint32_t)((int64_t)c->end + db);
+            c->start_row = (uint32_t)((int64_t)c->start_row + dr);
+            c->end_row = (uint32_t)((int64_t)c->end_row + dr);
+        } else if (c->end > start_byte || c->start >= start_byte) {
+            c->dirty = true;
+        }
+    }
     for (size_t i = 0; i < d->st.n_items; i++) {
         struct an_item *it = &d->st.items[i];
         if (it->dirty || it->end_byte <= start_byte)
@@ -2739,56 +2823,325 @@ static int assemble(struct an_store *st, bool has_errors)
     return HK_OK;
 }
 
-/* Rebuilds the items and the model for the tree. Unless full, an old item is reused
- * when no edit touched its text (an_doc_edit marks those dirty and shifts the others)
- * and the new tree has a unit of the same kind over exactly that text. Both must be
- * free of errors: error-free text parsed from the same top-level state gives the same
- * subtree, while error recovery may depend on what surrounds it. (TSNode ids cannot
- * tell: they address the child slot in the parent, which a reparse reallocates.) */
-static int rebuild(an_doc *d, TSTree *tree, const char *text, size_t len, bool full)
+/* ---------------------------------------------------------------- parsing in chunks */
+
+/* The chunks a parse makes for the region it redoes, with their trees. */
+struct an_plan {
+    struct an_seg *segs;
+    size_t n, cap;
+    size_t c0, c1;                 /* old chunks [c0, c1) are replaced */
+    uint32_t r0, r1;               /* the region, bytes of the new text */
+    size_t parsed;                 /* tree-sitter parses run */
+    uint64_t bytes_parsed;
+};
+
+static void plan_free(struct an_plan *pl)
+{
+    for (size_t i = 0; i < pl->n; i++)
+        if (pl->segs[i].tree)
+            ts_tree_delete(pl->segs[i].tree);
+    hk_free(pl->segs);
+    memset(pl, 0, sizeof(*pl));
+}
+
+static int plan_push(struct an_plan *pl, const struct an_piece *p, TSTree *tree)
+{
+    if (vec_reserve(&pl->segs, &pl->cap, pl->n + 1, sizeof(*pl->segs))) {
+        ts_tree_delete(tree);
+        return HK_ENOMEM;
+    }
+    struct an_seg *c = &pl->segs[pl->n++];
+    memset(c, 0, sizeof(*c));
+    c->start = p->start;
+    c->end = p->end;
+    c->start_row = p->start_row;
+    c->end_row = p->end_row;
+    c->end_col = p->end_col;
+    c->tree = tree;
+    c->has_error = ts_node_has_error(ts_tree_root_node(tree));
+    return HK_OK;
+}
+
+static struct an_piece piece_join(const struct an_piece *a, const struct an_piece *b)
+{
+    struct an_piece m = {a->start, b->end, a->start_row, b->end_row, b->end_col};
+    return m;
+}
+
+static int parse_failed(bool timed_out)
+{
+    return timed_out ? HK_ETIMEDOUT : HK_EPARSE;
+}
+
+/* A piece whose tree has errors is parsed again together with the next piece: text the
+ * scan split wrongly (`struct S {...}` then `s;` on the next line) parses as one does in
+ * the whole file. Once only: a real syntax error must not swallow the rest of the file. */
+static int plan_take(an_doc *d, struct an_plan *pl, const char *text, uint32_t len,
+                     const struct an_piece *p, TSTree *tree, const struct an_piece *next,
+                     uint64_t deadline)
+{
+    if (next && ts_node_has_error(ts_tree_root_node(tree))) {
+        ts_tree_delete(tree);
+        struct an_piece m = piece_join(p, next);
+        bool to;
+        tree = an_parse_piece(d->parser, text, len, &m, NULL, deadline, &to);
+        if (!tree)
+            return parse_failed(to);
+        pl->parsed++;
+        pl->bytes_parsed += m.end - m.start;
+        return plan_push(pl, &m, tree);
+    }
+    return plan_push(pl, p, tree);
+}
+
+/* The whole text: its pieces parsed in parallel, then joined where one has errors. */
+static int plan_full(an_doc *d, const char *text, uint32_t len, uint64_t deadline,
+                     struct an_plan *pl)
+{
+    struct an_piece *pc = NULL;
+    size_t np = 0, cap = 0;
+    TSTree **trees = NULL;
+    int rc = HK_OK;
+    uint32_t pos = 0, row = 0;
+    do {
+        if (vec_reserve(&pc, &cap, np + 1, sizeof(*pc))) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        an_piece_next(text, len, pos, row, &pc[np]);
+        pos = pc[np].end;
+        row = pc[np].end_row;
+        np++;
+    } while (pos < len);
+    trees = hk_calloc(np, sizeof(*trees));
+    if (!trees) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    rc = an_parse_pieces(d->parser, tree_sitter_cuda(), text, len, pc, np, trees, deadline,
+                         len >= AN_PARALLEL_MIN ? d->threads : 1);
+    if (rc)
+        goto out;
+    pl->parsed += np;
+    pl->bytes_parsed += len;
+    for (size_t i = 0; i < np; i++) {
+        bool join = i + 1 < np && ts_node_has_error(ts_tree_root_node(trees[i]));
+        TSTree *t = trees[i];
+        trees[i] = NULL;
+        if (join) {
+            ts_tree_delete(trees[i + 1]);
+            trees[i + 1] = NULL;
+        }
+        rc = plan_take(d, pl, text, len, &pc[i], t, join ? &pc[i + 1] : NULL, deadline);
+        if (rc)
+            goto out;
+        i += join;
+    }
+    pl->c0 = 0;
+    pl->c1 = d->n_segs;
+    pl->r0 = 0;
+    pl->r1 = len;
+out:
+    if (trees)
+        for (size_t i = 0; i < np; i++)
+            if (trees[i])
+                ts_tree_delete(trees[i]);
+    hk_free(trees);
+    hk_free(pc);
+    return rc;
+}
+
+/* After edits: from the chunk before the first edit, pieces are made and parsed one by
+ * one until one ends where an old chunk past the last edit starts. From there on the old
+ * chunks are what the same scan would make again (the scan restarts at each chunk start
+ * and a boundary depends only on the text before it and the line after), so they are
+ * kept. A kept tree is reused for its chunk's reparse. */
+static int plan_region(an_doc *d, const char *text, uint32_t len, uint64_t deadline,
+                       struct an_plan *pl)
+{
+    /* the last chunk that starts before the first edit (its start is still right), or
+     * the text's start when an edit is there (chunk 0 may have moved) */
+    size_t c0 = 0;
+    bool found = false;
+    for (size_t i = 0; i < d->n_segs && d->segs[i].start < d->dirty_lo; i++) {
+        c0 = i;
+        found = true;
+    }
+    pl->c0 = c0;
+    pl->c1 = d->n_segs;
+    pl->r0 = found ? d->segs[c0].start : 0;
+    pl->r1 = len;
+    uint32_t pos = pl->r0, row = found ? d->segs[c0].start_row : 0;
+    size_t j = found ? c0 + 1 : 0;   /* old chunks searched for a resynchronization point */
+    for (;;) {
+        struct an_piece p, q;
+        an_piece_next(text, len, pos, row, &p);
+        TSTree *old = NULL;
+        if (found && pos == pl->r0 && d->segs[c0].tree)
+            old = d->segs[c0].tree;        /* its start is before every edit */
+        else
+            for (size_t k = j; k < d->n_segs && d->segs[k].start <= pos; k++)
+                if (!d->segs[k].dirty && d->segs[k].start == pos && d->segs[k].tree)
+                    old = d->segs[k].tree;
+        bool to;
+        TSTree *tree = an_parse_piece(d->parser, text, len, &p, old, deadline, &to);
+        if (!tree)
+            return parse_failed(to);
+        pl->parsed++;
+        pl->bytes_parsed += p.end - p.start;
+        bool has_next = p.end < len;
+        if (has_next)
+            an_piece_next(text, len, p.end, p.end_row, &q);
+        int rc = plan_take(d, pl, text, len, &p, tree, has_next ? &q : NULL, deadline);
+        if (rc)
+            return rc;
+        pos = pl->segs[pl->n - 1].end;
+        row = pl->segs[pl->n - 1].end_row;
+        if (pos >= len)
+            break;
+        if (pos < d->dirty_hi)
+            continue;
+        while (j < d->n_segs && (d->segs[j].dirty || d->segs[j].start < pos))
+            j++;
+        if (j < d->n_segs && d->segs[j].start == pos) {
+            pl->c1 = j;
+            pl->r1 = pos;
+            break;
+        }
+    }
+    return HK_OK;
+}
+
+/* The macro table the new model would have: kept items before and after the region,
+ * and the region's units, in text order. */
+static int plan_macros(const an_doc *d, size_t i0, size_t i1, const char *text,
+                       const struct node_vec *units, struct an_macro **out, size_t *n_out)
+{
+    struct an_macro *mid = NULL, *m = NULL;
+    size_t n_mid = 0, n = 0, cap = 0;
+    int rc = collect_macros(text, units->v, units->n, &mid, &n_mid);
+    if (rc)
+        return rc;
+    const struct an_store *st = &d->st;
+    for (int part = 0; part < 3 && rc == HK_OK; part++) {
+        size_t a = part == 0 ? 0 : part == 1 ? 0 : i1;
+        size_t b = part == 0 ? i0 : part == 1 ? n_mid : st->n_items;
+        for (size_t i = a; i < b; i++) {
+            const char *name = part == 1 ? mid[i].name : st->items[i].macro;
+            if (!name)
+                continue;
+            if (vec_reserve(&m, &cap, n + 1, sizeof(*m))) {
+                rc = HK_ENOMEM;
+                break;
+            }
+            m[n].mods = part == 1 ? mid[i].mods : st->items[i].macro_mods;
+            m[n].name = hk_strdup(name);
+            if (!m[n].name) {
+                rc = HK_ENOMEM;
+                break;
+            }
+            n++;
+        }
+    }
+    macros_free(mid, n_mid);
+    if (rc) {
+        macros_free(m, n);
+        return rc;
+    }
+    *out = m;
+    *n_out = n;
+    return HK_OK;
+}
+
+static int plan_units(const struct an_plan *pl, struct node_vec *units)
+{
+    for (size_t i = 0; i < pl->n; i++) {
+        int rc = collect_units(ts_tree_root_node(pl->segs[i].tree), units, 0);
+        if (rc)
+            return rc;
+    }
+    return HK_OK;
+}
+
+/* The qualifier macro an item defines, kept with it for later tables. */
+static int item_set_macro(struct an_item *it, const char *src, TSNode unit)
+{
+    struct an_macro *m = NULL;
+    size_t n = 0;
+    int rc = collect_macros(src, &unit, 1, &m, &n);
+    if (rc || !n)
+        return rc;
+    size_t l = strlen(m[0].name);
+    char *s = arena_alloc(&it->arena, l + 1);
+    if (s) {
+        memcpy(s, m[0].name, l + 1);
+        it->macro = s;
+        it->macro_mods = m[0].mods;
+    }
+    macros_free(m, n);
+    return s ? HK_OK : HK_ENOMEM;
+}
+
+/* The items of the region [r0, r1) that a plan redoes: [*i0, *i1). Items before the
+ * region are untouched by the edits; dirty ones (stale positions) all lie inside it. */
+static void region_items(const an_doc *d, const struct an_plan *pl, size_t *i0, size_t *i1)
+{
+    const struct an_store *st = &d->st;
+    size_t a = 0, b;
+    while (a < st->n_items && st->items[a].start_byte < pl->r0)
+        a++;
+    if (pl->c1 >= d->n_segs) {
+        b = st->n_items;
+    } else {
+        for (b = a; b < st->n_items; b++)
+            if (!st->items[b].dirty && st->items[b].start_byte >= pl->r1)
+                break;
+    }
+    *i0 = a;
+    *i1 = b;
+}
+
+/* Replaces the items of the region with the units of the plan's chunks, reusing an old
+ * item when no edit touched its text and a unit of the same kind covers exactly that
+ * text, both free of errors: error-free text parsed from the same top-level state gives
+ * the same subtree. (TSNode ids cannot tell: they address the child slot in the parent.)
+ * Then the chunks are spliced and the model assembled. */
+static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
+                  struct an_macro **macros, size_t *n_macros, const char *text, uint32_t len,
+                  bool full)
 {
     struct an_x x;
     memset(&x, 0, sizeof(x));
-    struct node_vec units = {0};
-    struct an_item *items = NULL;
-    size_t n_items = 0, reused = 0;
-    struct an_macro *macros = NULL;
-    size_t n_macros = 0;
-    int rc;
-    TSNode root = ts_tree_root_node(tree);
     struct an_store *st = &d->st;
+    struct an_item *items = NULL, *old = st->items;
+    size_t n_old = st->n_items, n_new = 0, reused = 0;
+    int rc = HK_OK;
 
-    rc = collect_units(root, &units, 0);
-    if (rc)
-        goto out;
-    rc = collect_macros(text, units.v, units.n, &macros, &n_macros);
-    if (rc)
-        goto out;
-    if (!macros_equal(macros, n_macros, d->macros, d->n_macros) || !d->model_ok)
-        full = true;
-    items = hk_malloc((units.n ? units.n : 1) * sizeof(*items));
+    size_t i0 = 0, i1 = n_old;
+    if (!full)
+        region_items(d, pl, &i0, &i1);
+
+    size_t total = i0 + units->n + (n_old - i1);
+    items = hk_malloc((total ? total : 1) * sizeof(*items));
     if (!items) {
         rc = HK_ENOMEM;
         goto out;
     }
     x.src = text;
-    x.len = (uint32_t)len;
-    x.macros = macros;
-    x.n_macros = n_macros;
-
-    size_t j = 0;
-    struct an_item *old = st->items;
-    size_t n_old = st->n_items;
-    for (size_t u = 0; u < units.n; u++) {
-        TSNode un = units.v[u];
+    x.len = len;
+    x.macros = *macros;
+    x.n_macros = *n_macros;
+    size_t j = i0;
+    for (size_t u = 0; u < units->n; u++) {
+        TSNode un = units->v[u];
         uint32_t s = ts_node_start_byte(un);
         if (!full) {
-            while (j < n_old && (old[j].dirty || old[j].start_byte < s))
+            while (j < i1 && (old[j].dirty || old[j].start_byte < s))
                 j++;
-            if (j < n_old && old[j].start_byte == s && old[j].end_byte == ts_node_end_byte(un) &&
+            if (j < i1 && old[j].start_byte == s && old[j].end_byte == ts_node_end_byte(un) &&
                 old[j].symbol == ts_node_symbol(un) && !old[j].had_error &&
                 !ts_node_has_error(un)) {
-                items[n_items++] = old[j];
+                items[i0 + n_new++] = old[j];
                 memset(&old[j], 0, sizeof(old[j]));   /* moved */
                 old[j].dirty = true;
                 j++;
@@ -2796,44 +3149,79 @@ static int rebuild(an_doc *d, TSTree *tree, const char *text, size_t len, bool f
                 continue;
             }
         }
-        rc = x_item(&x, &items[n_items], un);
+        struct an_item *it = &items[i0 + n_new];
+        rc = x_item(&x, it, un);
         if (rc)
             goto out;
-        n_items++;
-        rc = names_update(&st->names, &items[n_items - 1], 1);
+        n_new++;
+        rc = item_set_macro(it, text, un);
+        if (rc == HK_OK)
+            rc = names_update(&st->names, it, 1);
         if (rc)
             goto out;
-        items[n_items - 1].counted = true;
+        it->counted = true;
     }
-    /* old items that were not moved leave the name table and go */
-    for (size_t i = 0; i < n_old; i++) {
+    /* old items of the region that were not moved leave the name table and go */
+    for (size_t i = i0; i < i1; i++) {
         if (old[i].counted)
             names_update(&st->names, &old[i], -1);
         item_free(&old[i]);
     }
+    memcpy(items, old, i0 * sizeof(*items));
+    memcpy(items + i0 + n_new, old + i1, (n_old - i1) * sizeof(*items));
+    size_t kept = i0 + (n_old - i1);      /* outside the region: not even looked at */
     hk_free(st->items);
     st->items = items;
-    st->n_items = n_items;
-    st->cap_items = units.n;
+    st->n_items = i0 + n_new + (n_old - i1);
+    st->cap_items = total;
     items = NULL;
-    n_items = 0;
+    n_new = 0;
+
+    /* the chunks: old [c0, c1) out, the plan's in; only large ones keep their trees */
+    size_t n_segs = pl->c0 + pl->n + (d->n_segs - pl->c1);
+    struct an_seg *segs = hk_malloc((n_segs ? n_segs : 1) * sizeof(*segs));
+    if (!segs) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    for (size_t i = pl->c0; i < pl->c1; i++)
+        if (d->segs[i].tree)
+            ts_tree_delete(d->segs[i].tree);
+    memcpy(segs, d->segs, pl->c0 * sizeof(*segs));
+    for (size_t i = 0; i < pl->n; i++) {
+        struct an_seg *c = &pl->segs[i];
+        if (c->end - c->start <= AN_CHUNK_KEEP_TREE) {
+            ts_tree_delete(c->tree);
+            c->tree = NULL;
+        }
+        segs[pl->c0 + i] = *c;
+    }
+    memcpy(segs + pl->c0 + pl->n, d->segs + pl->c1, (d->n_segs - pl->c1) * sizeof(*segs));
+    hk_free(d->segs);
+    d->segs = segs;
+    d->n_segs = d->cap_segs = n_segs;
+    pl->n = 0;                             /* moved */
+
     macros_free(d->macros, d->n_macros);
-    d->macros = macros;
-    d->n_macros = n_macros;
-    macros = NULL;
-    n_macros = 0;
-    rc = assemble(st, ts_node_has_error(root));
+    d->macros = *macros;
+    d->n_macros = *n_macros;
+    *macros = NULL;
+    *n_macros = 0;
+    bool has_errors = false;
+    for (size_t i = 0; i < d->n_segs; i++)
+        has_errors |= d->segs[i].has_error;
+    rc = assemble(st, has_errors);
     if (rc)
         goto out;
     d->stats.items = st->n_items;
-    d->stats.items_reused = reused;
+    d->stats.items_reused = reused + kept;
 out:
-    /* on failure the caller clears the store (and the name table) */
-    for (size_t i = 0; i < n_items; i++)
-        item_free(&items[i]);
-    hk_free(items);
-    macros_free(macros, n_macros);
-    hk_free(units.v);
+    /* on failure the caller clears the store (and the name table) and the chunks */
+    if (items) {
+        for (size_t i = 0; i < n_new; i++)
+            item_free(&items[i0 + i]);
+        hk_free(items);
+    }
     x_free(&x);
     return rc;
 }
@@ -2844,38 +3232,93 @@ int an_doc_parse(an_doc *d, const char *text, size_t len)
         return HK_ETOOBIG;
     if (!text)
         text = "";
-    bool incremental = d->edited && d->tree;
-    uint64_t t0 = now_ns();
-    TSTree *tree = ts_parser_parse_string(d->parser, incremental ? d->tree : NULL, text,
-                                          (uint32_t)len);
-    if (!tree) {
-        /* a timed-out parser would resume this parse on the next call: start over */
-        bool timed_out = ts_parser_timeout_micros(d->parser) > 0;
-        ts_parser_reset(d->parser);
-        return timed_out ? HK_ETIMEDOUT : HK_EPARSE;
+    uint32_t n = (uint32_t)len;
+    uint64_t t0 = an_now_ns();
+    uint64_t deadline = d->timeout_us ? t0 + d->timeout_us * 1000 : 0;
+    bool incremental = d->edited && d->n_segs && d->model_ok && d->reuse;
+    struct an_plan pl;
+    struct node_vec units = {0};
+    struct an_macro *macros = NULL;
+    size_t n_macros = 0;
+    int rc = HK_OK;
+    memset(&pl, 0, sizeof(pl));
+    if (incremental) {
+        rc = plan_region(d, text, n, deadline, &pl);
+        if (rc)
+            goto fail;
+        rc = plan_units(&pl, &units);
+        size_t i0, i1;
+        region_items(d, &pl, &i0, &i1);
+        if (rc == HK_OK)
+            rc = plan_macros(d, i0, i1, text, &units, &macros, &n_macros);
+        if (rc)
+            goto fail;
+        if (!macros_equal(macros, n_macros, d->macros, d->n_macros)) {
+            /* a qualifier macro changed how every function reads: all is redone */
+            size_t parsed = pl.parsed;
+            uint64_t bytes = pl.bytes_parsed;
+            plan_free(&pl);
+            macros_free(macros, n_macros);
+            macros = NULL;
+            n_macros = 0;
+            units.n = 0;
+            incremental = false;
+            pl.parsed = parsed;
+            pl.bytes_parsed = bytes;
+        }
     }
-    uint64_t t1 = now_ns();
-    int rc = rebuild(d, tree, text, len, !incremental || !d->reuse);
-    uint64_t t2 = now_ns();
-    if (d->tree)
-        ts_tree_delete(d->tree);
-    d->tree = tree;
+    if (!incremental) {
+        rc = plan_full(d, text, n, deadline, &pl);
+        if (rc == HK_OK)
+            rc = plan_units(&pl, &units);
+        if (rc == HK_OK)
+            rc = collect_macros(text, units.v, units.n, &macros, &n_macros);
+        if (rc)
+            goto fail;
+    }
+    uint64_t t1 = an_now_ns();
+    size_t parsed = pl.parsed;
+    uint64_t bytes_parsed = pl.bytes_parsed;
+    rc = commit(d, &pl, &units, &macros, &n_macros, text, n, !incremental);
+    uint64_t t2 = an_now_ns();
+    if (rc)
+        goto fail;
+    plan_free(&pl);
+    macros_free(macros, n_macros);
+    hk_free(units.v);
     d->edited = false;
-    if (rc) {
+    d->model_ok = true;
+    d->model_id = next_gen();
+    d->stats.incremental = incremental;
+    d->stats.chunks = d->n_segs;
+    d->stats.chunks_parsed = parsed;
+    d->stats.bytes_parsed = bytes_parsed;
+    d->stats.parse_ns = t1 - t0;
+    d->stats.model_ns = t2 - t1;
+#ifdef __GLIBC__
+    /* a full parse of a large text freed tens of MB of trees: give the pages back */
+    if (!incremental && n >= (256u << 10))
+        malloc_trim(0);
+#endif
+    return HK_OK;
+fail:
+    plan_free(&pl);
+    macros_free(macros, n_macros);
+    hk_free(units.v);
+    if (rc == HK_ENOMEM) {
+        /* the model may be half rebuilt: empty it; the next parse is a full one */
         store_clear(&d->st);
+        segs_clear(d);
         macros_free(d->macros, d->n_macros);
         d->macros = NULL;
         d->n_macros = 0;
         d->model_ok = false;
+        d->edited = false;
         d->model_id = next_gen();  /* the model is now empty: a different one */
-        return rc;
     }
-    d->model_ok = true;
-    d->model_id = next_gen();
-    d->stats.incremental = incremental;
-    d->stats.parse_ns = (t1 - t0) + (now_ns() - t2);   /* the old tree's deletion too */
-    d->stats.model_ns = t2 - t1;
-    return HK_OK;
+    /* otherwise (time-out, parser refused) the document is as it was: its chunks, items
+     * and pending edits */
+    return rc;
 }
 
 /* ---------------------------------------------------------------- queries */

@@ -1,6 +1,6 @@
 /* CUDA/HIP source analysis on tree-sitter-cuda@0.20.4: kernels, device functions,
  * launchers, launch sites, parameters, shared memory, tunable constants.
- * One an_doc per open document; it owns the parser, the tree and the model.
+ * One an_doc per open document; it owns the parser, the chunks and the model.
  * Loop thread only. Positions are (row, byte column) in UTF-8; converting to the
  * client's encoding is the documents module's job. A span covers [start, end) bytes.
  * Names are matched by spelling only (no scopes, no overloads, no preprocessing beyond
@@ -141,8 +141,8 @@ int an_doc_new(an_doc **out);
 /* NULL is a no-op. */
 void an_doc_free(an_doc *d);
 
-/* Records an edit before the next an_doc_parse, so the parse is incremental.
- * Byte offsets and (row, byte column) points, as in TSInputEdit, in the order the
+/* Records an edit before the next an_doc_parse, so the parse redoes only the chunks it
+ * touched. Byte offsets and (row, byte column) points, as in TSInputEdit, in the order the
  * edits were applied to the text. HK_OK (also when nothing was parsed yet: the next
  * parse is then a full one); HK_EINVAL when an end lies before the start. */
 int an_doc_edit(an_doc *d, uint32_t start_byte, uint32_t old_end_byte, uint32_t new_end_byte,
@@ -150,33 +150,47 @@ int an_doc_edit(an_doc *d, uint32_t start_byte, uint32_t old_end_byte, uint32_t 
                 uint32_t new_end_row, uint32_t new_end_col);
 
 /* (Re)parses text (len bytes, need not be NUL-terminated, may hold NUL bytes) and
- * rebuilds the model. Incremental when edits were recorded since the last parse: the
- * model then re-extracts only top-level items that changed and reuses the others.
- * Without recorded edits the text is parsed from scratch. HK_OK; HK_ETOOBIG when len >
+ * rebuilds the model. The text is parsed in chunks of top-level items (4-6 KB; where
+ * they split depends on the text alone), each its own tree-sitter parse, a large text's
+ * on several threads. Incremental when edits were recorded since the last parse: only
+ * the chunks around the edits are parsed again, and only top-level items that changed
+ * are re-extracted. Without recorded edits the text is parsed from scratch. The model is
+ * a function of the text: the same as a fresh document's, whatever edits led there,
+ * except where a chunk too large to split (over 64 KB between two top-level boundaries,
+ * e.g. a file-long namespace) was reparsed incrementally and holds syntax errors, where
+ * tree-sitter's error recovery may differ. HK_OK; HK_ETOOBIG when len >
  * AN_TEXT_MAX_BYTES, HK_ETIMEDOUT (see an_doc_set_parse_timeout), HK_EPARSE (parser
- * refused) -- these keep the previous model;
+ * refused) -- these keep the previous model and the recorded edits;
  * HK_ENOMEM: the model is empty until the next successful parse. */
 #define AN_TEXT_MAX_BYTES ((size_t)64 << 20)
 int an_doc_parse(an_doc *d, const char *text, size_t len);
 
-/* Parse time limit in microseconds (0: none; default AN_PARSE_TIMEOUT_US). A parse
- * over it returns HK_ETIMEDOUT and keeps the previous model; recorded edits stay
+/* Time limit of one an_doc_parse in microseconds (0: none; default AN_PARSE_TIMEOUT_US).
+ * A parse over it returns HK_ETIMEDOUT and keeps the previous model; recorded edits stay
  * pending, so the next parse is still incremental. Broken code makes tree-sitter's
  * error recovery slow, and the loop must not stall on it. */
 #define AN_PARSE_TIMEOUT_US 2000000u
 void an_doc_set_parse_timeout(an_doc *d, uint64_t micros);
 
-/* Testing and benchmarking: with reuse off every parse rebuilds the whole model
- * (the parse itself stays incremental). On by default. */
+/* Threads a full parse of a large text may use, the caller's included (default: the
+ * machine's cores, at most 4; 0 means 1). The model does not depend on it. */
+void an_doc_set_threads(an_doc *d, unsigned threads);
+
+/* Testing and benchmarking: with reuse off every parse is a full one, from scratch.
+ * On by default. */
 void an_doc_set_reuse(an_doc *d, bool reuse);
 
 /* What the last successful an_doc_parse did (value type). */
 typedef struct {
-    bool incremental;       /* the parse reused the old tree */
+    bool incremental;       /* only the chunks around recorded edits were parsed */
     size_t items;           /* top-level items in the model */
     size_t items_reused;    /* of which reused without re-extraction */
-    uint64_t parse_ns;      /* tree-sitter parse, and freeing the previous tree */
-    uint64_t model_ns;      /* model rebuild (extraction + assembly) */
+    size_t chunks;          /* chunks the text is in now */
+    size_t chunks_parsed;   /* tree-sitter parses run (a piece joined with the next after
+                             * errors counts twice) */
+    uint64_t bytes_parsed;  /* text those parses covered */
+    uint64_t parse_ns;      /* splitting and tree-sitter parsing (wall clock) */
+    uint64_t model_ns;      /* model rebuild (extraction + assembly), trees freed */
 } an_doc_stats;
 void an_doc_get_stats(const an_doc *d, an_doc_stats *out);
 
@@ -193,9 +207,14 @@ void an_doc_set_user(an_doc *d, void *p, void (*free_fn)(void *p));
 /* The attached pointer (borrowed) or NULL. */
 void *an_doc_user(const an_doc *d);
 
-/* The current tree's root as an S-expression (new string, hk_free), or NULL when there
- * is no tree or on ENOMEM. Debugging and tests. */
-char *an_doc_tree_string(const an_doc *d);
+/* Where the chunks start (byte offsets, ascending; the first is 0): up to cap of them
+ * into starts; returns how many there are (0 before the first parse). Tests. */
+size_t an_doc_chunks(const an_doc *d, uint32_t *starts, size_t cap);
+
+/* The tree of text parsed whole, in one piece, as an S-expression (new string,
+ * hk_free), or NULL on ENOMEM, when the parser refuses or len > AN_TEXT_MAX_BYTES.
+ * Debugging and tests; any thread. */
+char *an_tree_string(const char *text, size_t len);
 
 /* The current model (borrowed; valid until the next successful parse or free; a
  * refused parse leaves it as it was). Never NULL. Between an_doc_edit and the next

@@ -1,0 +1,51 @@
+/* Splitting a document into chunks that tree-sitter parses separately (module-internal).
+ * A chunk boundary is a line start where a cheap scan (comments, strings, raw strings,
+ * preprocessor lines and conditionals, braces and parentheses) says the top level is
+ * between two complete items. Where boundaries fall is a function of the text alone, so
+ * an edit changes the pieces around it and nowhere else (content-defined, like rsync's
+ * rolling checksums: a boundary depends on the bytes just before it). */
+#ifndef HK_ANALYSIS_CHUNKS_H
+#define HK_ANALYSIS_CHUNKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <tree_sitter/api.h>
+
+/* A boundary is taken no sooner than MIN bytes after the piece start, at the first
+ * candidate past MAX, and in between at a candidate whose preceding bytes hash to 0 mod
+ * (MASK + 1): pieces of about MIN + (MASK + 1) items, 4-6 KB of typical CUDA. */
+#define AN_PIECE_MIN 2048u
+#define AN_PIECE_MAX 16384u
+#define AN_PIECE_MASK 7u
+
+/* One piece or chunk of the text: [start, end) bytes; starts at column 0 of start_row;
+ * (end_row, end_col) is the point of end. */
+struct an_piece {
+    uint32_t start, end;
+    uint32_t start_row, end_row, end_col;
+};
+
+/* The piece that starts at from (0 or a boundary) on row from_row: fills p. Never fails;
+ * the last piece ends at len. */
+void an_piece_next(const char *text, uint32_t len, uint32_t from, uint32_t from_row,
+                   struct an_piece *p);
+
+/* Parses text[p] alone (tree-sitter's included ranges: node offsets stay absolute) with
+ * parser, incrementally from old when not NULL. deadline_ns: CLOCK_MONOTONIC time to give
+ * up at, 0 for none. NULL on time-out (*timed_out set) or when tree-sitter refuses. The
+ * parser is left with a full-text range and no time-out pending. */
+TSTree *an_parse_piece(TSParser *parser, const char *text, uint32_t len,
+                       const struct an_piece *p, TSTree *old, uint64_t deadline_ns,
+                       bool *timed_out);
+
+/* Parses pieces[0..n) into trees[0..n) with parser on this thread and up to threads - 1
+ * more (each its own parser). HK_OK; HK_ETIMEDOUT or HK_EPARSE (trees that were made are
+ * deleted and set NULL); HK_ENOMEM. */
+int an_parse_pieces(TSParser *parser, const TSLanguage *lang, const char *text, uint32_t len,
+                    const struct an_piece *pieces, size_t n, TSTree **trees,
+                    uint64_t deadline_ns, unsigned threads);
+
+uint64_t an_now_ns(void);
+
+#endif
