@@ -1,0 +1,2148 @@
+/* Engine v2 rewrites (memory access, loops, arithmetic): vectorize, read-only loads,
+ * unroll, fast math. The token scanner, the edit list and the re-analysing finish step
+ * follow rewrite.c's (copied, as those helpers are static there): edits are collected
+ * against the original text inside the model's spans, applied in one pass, re-analysed. */
+#include "engine/rewrite_mem.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RW_TEXT_MAX AN_TEXT_MAX_BYTES
+#define RW_MAX_TOKENS (1u << 22)
+
+/* ------------------------------------------------------------------ tokens */
+
+enum { T_IDENT = 'i', T_NUMBER = 'n', T_STRING = 's', T_PUNCT = 'p' };
+
+typedef struct {
+    uint32_t start, end;
+    char kind;
+} rw_tok;
+
+typedef struct {
+    const char *text;
+    rw_tok *t;
+    size_t n, cap;
+} rw_toks;
+
+static void toks_free(rw_toks *ts)
+{
+    hk_free(ts->t);
+    ts->t = NULL;
+    ts->n = ts->cap = 0;
+}
+
+static int toks_push(rw_toks *ts, uint32_t start, uint32_t end, char kind)
+{
+    if (ts->n == ts->cap) {
+        size_t cap = ts->cap ? ts->cap * 2 : 256;
+        if (cap > RW_MAX_TOKENS)
+            return HK_ETOOBIG;
+        rw_tok *t = hk_realloc(ts->t, cap * sizeof *t);
+        if (!t)
+            return HK_ENOMEM;
+        ts->t = t;
+        ts->cap = cap;
+    }
+    ts->t[ts->n++] = (rw_tok){start, end, kind};
+    return HK_OK;
+}
+
+static const char *const punct3[] = {"<<=", ">>=", "->*", "..."};
+static const char *const punct2[] = {"->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&",
+                                     "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::"};
+
+/* Tokenizes text[start, end). Comments, whitespace and preprocessor lines are skipped. */
+static int lex(const char *text, uint32_t start, uint32_t end, rw_toks *ts)
+{
+    ts->text = text;
+    uint32_t i = start;
+    bool line_start = true;
+    while (i < end) {
+        char c = text[i];
+        if (c == '\n') {
+            line_start = true;
+            i++;
+            continue;
+        }
+        if (isspace((unsigned char)c)) {
+            i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < end && text[i + 1] == '/') {
+            while (i < end && text[i] != '\n')
+                i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < end && text[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < end && !(text[i] == '*' && text[i + 1] == '/'))
+                i++;
+            i = i + 2 < end ? i + 2 : end;
+            continue;
+        }
+        if (c == '#' && line_start) {   /* a preprocessor line, with continuations */
+            while (i < end && text[i] != '\n') {
+                if (text[i] == '\\' && i + 1 < end && text[i + 1] == '\n')
+                    i++;
+                i++;
+            }
+            continue;
+        }
+        line_start = false;
+        uint32_t s = i;
+        int rc;
+        if (isalpha((unsigned char)c) || c == '_') {
+            while (i < end && (isalnum((unsigned char)text[i]) || text[i] == '_'))
+                i++;
+            rc = toks_push(ts, s, i, T_IDENT);
+        } else if (isdigit((unsigned char)c) || (c == '.' && i + 1 < end && isdigit((unsigned char)text[i + 1]))) {
+            while (i < end && (isalnum((unsigned char)text[i]) || text[i] == '.' || text[i] == '\'' ||
+                               ((text[i] == '+' || text[i] == '-') &&
+                                (text[i - 1] == 'e' || text[i - 1] == 'E' || text[i - 1] == 'p' ||
+                                 text[i - 1] == 'P'))))
+                i++;
+            rc = toks_push(ts, s, i, T_NUMBER);
+        } else if (c == '"' || c == '\'') {
+            i++;
+            while (i < end && text[i] != c && text[i] != '\n') {
+                if (text[i] == '\\')
+                    i++;
+                i++;
+            }
+            if (i < end && text[i] == c)
+                i++;
+            rc = toks_push(ts, s, i > end ? end : i, T_STRING);
+        } else {
+            size_t l = 1;
+            for (size_t k = 0; k < HK_ARRAY_LEN(punct3) && l == 1; k++)
+                if (i + 3 <= end && memcmp(text + i, punct3[k], 3) == 0)
+                    l = 3;
+            for (size_t k = 0; k < HK_ARRAY_LEN(punct2) && l == 1; k++)
+                if (i + 2 <= end && memcmp(text + i, punct2[k], 2) == 0)
+                    l = 2;
+            i += (uint32_t)l;
+            rc = toks_push(ts, s, i, T_PUNCT);
+        }
+        if (rc)
+            return rc;
+    }
+    return HK_OK;
+}
+
+static bool tok_is(const rw_toks *ts, size_t k, const char *s)
+{
+    if (k >= ts->n)
+        return false;
+    size_t l = ts->t[k].end - ts->t[k].start;
+    return strlen(s) == l && memcmp(ts->text + ts->t[k].start, s, l) == 0;
+}
+
+static bool tok_is_ident(const rw_toks *ts, size_t k, const char *name)
+{
+    return k < ts->n && ts->t[k].kind == T_IDENT && tok_is(ts, k, name);
+}
+
+static bool tok_is_assign_op(const rw_toks *ts, size_t k)
+{
+    static const char *const ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ops); i++)
+        if (tok_is(ts, k, ops[i]))
+            return true;
+    return false;
+}
+
+/* Index of the token closing the bracket at k ("(", "[", "{", or "<" for template lists),
+ * or ts->n when unbalanced. */
+static size_t match_close(const rw_toks *ts, size_t k)
+{
+    const char *open = NULL, *close = NULL;
+    if (tok_is(ts, k, "(")) open = "(", close = ")";
+    else if (tok_is(ts, k, "[")) open = "[", close = "]";
+    else if (tok_is(ts, k, "{")) open = "{", close = "}";
+    else if (tok_is(ts, k, "<")) open = "<", close = ">";
+    else return ts->n;
+    int depth = 0, paren = 0;
+    bool angle = *open == '<';
+    for (size_t i = k; i < ts->n; i++) {
+        if (angle) {
+            /* inside <...> only parentheses protect a '>' */
+            if (tok_is(ts, i, "(")) paren++;
+            else if (tok_is(ts, i, ")")) paren--;
+            else if (paren == 0 && tok_is(ts, i, "<")) depth++;
+            else if (paren == 0 && tok_is(ts, i, ">")) {
+                if (--depth == 0)
+                    return i;
+            } else if (paren == 0 && tok_is(ts, i, ">>")) {
+                depth -= 2;
+                if (depth <= 0)
+                    return i;
+            } else if (tok_is(ts, i, ";") || tok_is(ts, i, "{"))
+                return ts->n;
+            continue;
+        }
+        if (tok_is(ts, i, open))
+            depth++;
+        else if (tok_is(ts, i, close) && --depth == 0)
+            return i;
+    }
+    return ts->n;
+}
+
+/* true when the token before k makes a '*' or '&' at k unary (not multiplication/and). */
+static bool unary_position(const rw_toks *ts, size_t k)
+{
+    if (k == 0)
+        return true;
+    const rw_tok *p = &ts->t[k - 1];
+    if (p->kind == T_IDENT)
+        return tok_is(ts, k - 1, "return");
+    if (p->kind == T_NUMBER || p->kind == T_STRING)
+        return false;
+    return !(tok_is(ts, k - 1, ")") || tok_is(ts, k - 1, "]"));
+}
+
+/* ------------------------------------------------------------------ edits */
+
+typedef struct {
+    uint32_t start, end;
+    char *repl;
+} rw_edit;
+
+typedef struct {
+    rw_edit *e;
+    size_t n, cap;
+} rw_edits;
+
+static void edits_free(rw_edits *es)
+{
+    for (size_t i = 0; i < es->n; i++)
+        hk_free(es->e[i].repl);
+    hk_free(es->e);
+    es->e = NULL;
+    es->n = es->cap = 0;
+}
+
+/* Takes ownership of repl (also on failure). */
+static int edits_add_owned(rw_edits *es, uint32_t start, uint32_t end, char *repl)
+{
+    if (!repl)
+        return HK_ENOMEM;
+    if (es->n == es->cap) {
+        size_t cap = es->cap ? es->cap * 2 : 8;
+        rw_edit *e = hk_realloc(es->e, cap * sizeof *e);
+        if (!e) {
+            hk_free(repl);
+            return HK_ENOMEM;
+        }
+        es->e = e;
+        es->cap = cap;
+    }
+    es->e[es->n++] = (rw_edit){start, end, repl};
+    return HK_OK;
+}
+
+static int edits_add(rw_edits *es, uint32_t start, uint32_t end, const char *repl)
+{
+    return edits_add_owned(es, start, end, hk_strdup(repl));
+}
+
+static int edit_cmp_desc(const void *a, const void *b)
+{
+    const rw_edit *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start > y->start ? -1 : 1;
+    return x->end > y->end ? -1 : x->end < y->end;
+}
+
+/* Applies edits (all against the original text). They are sorted back to front, which is
+ * the order the overlap check needs; the new text is then assembled front to back in one
+ * buffer of the final size. Overlapping edits are a bug: HK_EINVAL. */
+static int edits_apply(const char *text, size_t len, rw_edits *es, char **out, size_t *out_len)
+{
+    qsort(es->e, es->n, sizeof *es->e, edit_cmp_desc);
+    size_t total = len;
+    for (size_t i = 0; i < es->n; i++) {
+        if (es->e[i].end < es->e[i].start || es->e[i].end > len)
+            return HK_EINVAL;
+        if (i + 1 < es->n && es->e[i + 1].end > es->e[i].start)
+            return HK_EINVAL;
+        total = total - (es->e[i].end - es->e[i].start) + strlen(es->e[i].repl);
+    }
+    if (total > RW_TEXT_MAX)
+        return HK_ETOOBIG;
+    char *buf = hk_malloc(total + 1);
+    if (!buf)
+        return HK_ENOMEM;
+    size_t o = 0, from = 0;
+    for (size_t i = es->n; i-- > 0;) {
+        const rw_edit *e = &es->e[i];
+        memcpy(buf + o, text + from, e->start - from);
+        o += e->start - from;
+        size_t rl = strlen(e->repl);
+        memcpy(buf + o, e->repl, rl);
+        o += rl;
+        from = e->end;
+    }
+    memcpy(buf + o, text + from, len - from);
+    o += len - from;
+    buf[o] = '\0';
+    *out = buf;
+    *out_len = o;
+    return HK_OK;
+}
+
+/* ------------------------------------------------------------------ results */
+
+static int not_applicable(rw_result *out, char *why)
+{
+    if (!why)
+        return HK_ENOMEM;
+    out->applicable = false;
+    out->description = why;
+    return HK_OK;
+}
+
+static int check_kernel(const char *text, size_t len, const an_model *m, size_t kernel,
+                        const an_function **f)
+{
+    if (!text || !m || kernel >= m->n_funcs)
+        return HK_EINVAL;
+    const an_function *k = &m->funcs[kernel];
+    if (k->kind != AN_KERNEL || k->span.end_byte > len || k->body_span.end_byte > len ||
+        k->body_span.start_byte >= k->body_span.end_byte || k->name_span.end_byte > len)
+        return HK_EINVAL;
+    *f = k;
+    return HK_OK;
+}
+
+/* Applies the edits, re-analyses, and fills out. Takes ownership of desc. */
+static int finish(const char *text, size_t len, const an_model *m, const char *kernel_name,
+                  rw_edits *es, char *desc, rw_result *out)
+{
+    char *nt = NULL;
+    size_t nl = 0;
+    an_model *nm = NULL;
+    int rc;
+    if (!desc)
+        return HK_ENOMEM;
+    if ((rc = edits_apply(text, len, es, &nt, &nl)))
+        goto fail;
+    if ((rc = an_analyze(nt, nl, &nm)))
+        goto fail;
+    /* the rewrite must not break parsing, nor lose the kernel */
+    if ((nm->has_errors && !m->has_errors) || (kernel_name && an_model_find_kernel(nm, kernel_name) < 0)) {
+        an_model_free(nm);
+        hk_free(nt);
+        char *why = hk_asprintf("rewrite refused, its result does not parse cleanly: %s", desc);
+        hk_free(desc);
+        if (!why)
+            return HK_ENOMEM;
+        not_applicable(out, why);
+        return HK_EPARSE;
+    }
+    an_model_free(nm);
+    out->applicable = true;
+    out->text = nt;
+    out->len = nl;
+    out->description = desc;
+    return HK_OK;
+fail:
+    hk_free(nt);
+    hk_free(desc);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ write scan */
+
+/* Does the token at k (an occurrence of the pointer's name) possibly write through it?
+ * Reads are `name[...]` and `*name`/`*(name ...)` not followed by an assignment; every
+ * other use (address taken, passed on, copied into another pointer) counts as a write,
+ * because this scan cannot follow it. */
+static bool occurrence_writes(const rw_toks *ts, size_t k)
+{
+    if (k > 0 && (tok_is(ts, k - 1, "++") || tok_is(ts, k - 1, "--")))
+        return true;
+    if (k > 0 && tok_is(ts, k - 1, "&") && unary_position(ts, k - 1))
+        return true;
+    size_t after;
+    if (tok_is(ts, k + 1, "[")) {
+        size_t close = match_close(ts, k + 1);
+        if (close >= ts->n)
+            return true;
+        after = close + 1;
+    } else if (k > 0 && tok_is(ts, k - 1, "*") && unary_position(ts, k - 1)) {
+        after = k + 1;
+    } else if (k > 1 && tok_is(ts, k - 1, "(") && tok_is(ts, k - 2, "*") && unary_position(ts, k - 2)) {
+        /* *(name + i): the expression runs to the matching ')' */
+        size_t close = match_close(ts, k - 1);
+        if (close >= ts->n)
+            return true;
+        for (size_t i = k + 1; i < close; i++)
+            if (tok_is_assign_op(ts, i) || tok_is(ts, i, "++") || tok_is(ts, i, "--"))
+                return true;
+        after = close + 1;
+    } else {
+        return true;   /* the pointer value itself is used: it may escape */
+    }
+    /* skip member accesses and further subscripts: name[i].x[j] = ... */
+    for (;;) {
+        if ((tok_is(ts, after, ".") || tok_is(ts, after, "->")) && after + 1 < ts->n &&
+            ts->t[after + 1].kind == T_IDENT) {
+            after += 2;
+        } else if (tok_is(ts, after, "[")) {
+            size_t close = match_close(ts, after);
+            if (close >= ts->n)
+                return true;
+            after = close + 1;
+        } else {
+            break;
+        }
+    }
+    return tok_is_assign_op(ts, after) || tok_is(ts, after, "++") || tok_is(ts, after, "--");
+}
+
+/* Whitespace-free copy of s into out (for comparing argument expressions). */
+static void squeeze(const char *s, char *out, size_t size)
+{
+    size_t n = 0;
+    for (; s && *s && n + 1 < size; s++)
+        if (!isspace((unsigned char)*s))
+            out[n++] = *s;
+    out[n] = '\0';
+}
+
+/* ------------------------------------------------------------------ statements */
+
+static const char *const type_words[] = {"int", "unsigned", "signed", "long", "short", "size_t",
+                                         "auto", "int64_t", "uint64_t", "int32_t", "uint32_t",
+                                         "ptrdiff_t", "unsigned int", "long long"};
+
+static bool is_type_word(const rw_toks *ts, size_t k)
+{
+    for (size_t i = 0; i < HK_ARRAY_LEN(type_words); i++)
+        if (tok_is_ident(ts, k, type_words[i]))
+            return true;
+    return false;
+}
+
+static const char *const decl_words[] = {"float", "double", "bool", "char", "half", "const",
+                                         "__half", "__nv_bfloat16", "float2", "float4", "int2", "int4"};
+
+/* Is [a, b) a plain declaration `[const] TYPE name = expr, ...;` that does not mention idx
+ * and changes nothing else? Appends the declared names' token indices to names. */
+static bool is_hoistable_decl(const rw_toks *ts, size_t a, size_t b, const char *idx,
+                              size_t *names, size_t *n_names, size_t max_names)
+{
+    size_t k = a;
+    bool typed = false;
+    for (;;) {
+        bool w = is_type_word(ts, k);
+        for (size_t i = 0; i < HK_ARRAY_LEN(decl_words) && !w; i++)
+            w = tok_is_ident(ts, k, decl_words[i]);
+        if (!w)
+            break;
+        typed |= !tok_is_ident(ts, k, "const");
+        k++;
+    }
+    if (!typed || k >= b || !tok_is(ts, b - 1, ";"))
+        return false;
+    int depth = 0;
+    bool expect_name = true;
+    size_t first_name = *n_names;
+    for (size_t i = k; i < b - 1; i++) {
+        if (tok_is_ident(ts, i, idx) || tok_is(ts, i, "++") || tok_is(ts, i, "--") ||
+            (tok_is_assign_op(ts, i) && !tok_is(ts, i, "=")))
+            goto no;
+        if (tok_is(ts, i, "(") || tok_is(ts, i, "[") || tok_is(ts, i, "{"))
+            depth++;
+        else if (tok_is(ts, i, ")") || tok_is(ts, i, "]") || tok_is(ts, i, "}"))
+            depth--;
+        else if (depth == 0 && tok_is(ts, i, ","))
+            expect_name = true;
+        else if (depth == 0 && tok_is(ts, i, "=") && expect_name)
+            goto no;   /* `= x` with no name before it: an assignment, not a declaration */
+        if (expect_name && depth == 0 && ts->t[i].kind == T_IDENT) {
+            if (*n_names >= max_names)
+                goto no;
+            names[(*n_names)++] = i;
+            expect_name = false;
+        } else if (expect_name && depth == 0 && !tok_is(ts, i, ",") && !tok_is(ts, i, "*")) {
+            goto no;
+        }
+    }
+    return *n_names > first_name;
+no:
+    *n_names = first_name;
+    return false;
+}
+
+/* Index one past the statement starting at token i (within [i, end)). */
+static size_t stmt_end(const rw_toks *ts, size_t i, size_t end)
+{
+    if (i >= end)
+        return end;
+    if (tok_is(ts, i, "{")) {
+        size_t c = match_close(ts, i);
+        return c < end ? c + 1 : end;
+    }
+    if (tok_is_ident(ts, i, "if") || tok_is_ident(ts, i, "for") || tok_is_ident(ts, i, "while") ||
+        tok_is_ident(ts, i, "switch")) {
+        size_t c = match_close(ts, i + 1);
+        if (c >= end)
+            return end;
+        size_t e = stmt_end(ts, c + 1, end);
+        if (tok_is_ident(ts, i, "if") && tok_is_ident(ts, e, "else"))
+            e = stmt_end(ts, e + 1, end);
+        return e;
+    }
+    if (tok_is_ident(ts, i, "do")) {
+        size_t e = stmt_end(ts, i + 1, end);
+        return stmt_end(ts, e, end);   /* while (...); */
+    }
+    int depth = 0;
+    for (size_t k = i; k < end; k++) {
+        if (tok_is(ts, k, "(") || tok_is(ts, k, "[") || tok_is(ts, k, "{"))
+            depth++;
+        else if (tok_is(ts, k, ")") || tok_is(ts, k, "]") || tok_is(ts, k, "}"))
+            depth--;
+        else if (depth == 0 && tok_is(ts, k, ";"))
+            return k + 1;
+    }
+    return end;
+}
+
+/* Compact text of tokens [a, b) with casts to integer types and parentheses around a
+ * single operand removed, for matching the index formula. */
+static void compact_index(const rw_toks *ts, size_t a, size_t b, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t k = a; k < b; k++) {
+        if (tok_is(ts, k, "(")) {
+            /* (int) / (size_t) / (unsigned long long) casts */
+            size_t j = k + 1;
+            while (j < b && is_type_word(ts, j))
+                j++;
+            if (j > k + 1 && tok_is(ts, j, ")")) {
+                k = j;
+                continue;
+            }
+            /* (blockIdx.x): parentheses around one member access */
+            if (k + 4 < b && ts->t[k + 1].kind == T_IDENT && tok_is(ts, k + 2, ".") &&
+                ts->t[k + 3].kind == T_IDENT && tok_is(ts, k + 4, ")")) {
+                for (size_t q = k + 1; q < k + 4; q++) {
+                    size_t l = ts->t[q].end - ts->t[q].start;
+                    if (n + l + 1 >= size)
+                        return;
+                    memcpy(out + n, ts->text + ts->t[q].start, l);
+                    n += l;
+                }
+                out[n] = '\0';
+                k += 4;
+                continue;
+            }
+        }
+        if (tok_is_ident(ts, k, "static_cast") && tok_is(ts, k + 1, "<")) {
+            size_t c = match_close(ts, k + 1);
+            if (c < b) {
+                k = c;   /* the (operand) that follows is handled as parentheses */
+                continue;
+            }
+        }
+        size_t l = ts->t[k].end - ts->t[k].start;
+        if (n + l + 1 >= size)
+            return;
+        memcpy(out + n, ts->text + ts->t[k].start, l);
+        n += l;
+        out[n] = '\0';
+    }
+}
+
+static bool is_index_formula(const char *c)
+{
+    static const char *const forms[] = {
+        "blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
+        "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(forms); i++)
+        if (strcmp(c, forms[i]) == 0)
+            return true;
+    return false;
+}
+
+static char *tok_text(const rw_toks *ts, size_t a, size_t b)
+{
+    if (a >= b)
+        return hk_strdup("");
+    return hk_strndup(ts->text + ts->t[a].start, ts->t[b - 1].end - ts->t[a].start);
+}
+
+
+/* ------------------------------------------------------------------ shared helpers */
+
+/* Indentation (spaces and tabs) of the line holding byte pos, copied into ind. */
+static void line_indent(const char *text, uint32_t pos, char *ind, size_t size)
+{
+    uint32_t ls = pos;
+    while (ls > 0 && text[ls - 1] != '\n')
+        ls--;
+    size_t n = 0;
+    while (ls + n < pos && (text[ls + n] == ' ' || text[ls + n] == '\t') && n + 1 < size) {
+        ind[n] = text[ls + n];
+        n++;
+    }
+    ind[n] = '\0';
+}
+
+static unsigned line_of(const char *text, uint32_t pos)
+{
+    unsigned l = 1;
+    for (uint32_t q = 0; q < pos; q++)
+        l += text[q] == '\n';
+    return l;
+}
+
+static bool tok_eq(const rw_toks *ts, size_t k, const char *s, size_t l)
+{
+    return k < ts->n && ts->t[k].end - ts->t[k].start == l && memcmp(ts->text + ts->t[k].start, s, l) == 0;
+}
+
+static bool tok_member_or_scope(const rw_toks *ts, size_t k)
+{
+    return k > 0 && (tok_is(ts, k - 1, ".") || tok_is(ts, k - 1, "->") || tok_is(ts, k - 1, "::"));
+}
+
+static long param_named(const an_function *f, const rw_toks *ts, size_t k)
+{
+    if (k >= ts->n || ts->t[k].kind != T_IDENT)
+        return -1;
+    for (size_t p = 0; p < f->n_params; p++)
+        if (f->params[p].name && *f->params[p].name &&
+            tok_eq(ts, k, f->params[p].name, strlen(f->params[p].name)))
+            return (long)p;
+    return -1;
+}
+
+/* ------------------------------------------------------------------ vectorize */
+
+typedef struct {
+    const char *names[4];   /* spellings of the element type (an_param.elem_type) */
+    int size;               /* bytes */
+    const char *vec2, *vec4;/* CUDA vector types of 2 and 4 lanes, NULL when none */
+    bool bit16;             /* 16-bit: 4 and 8 lanes travel in uint2 / uint4 carriers */
+} vec_elem;
+
+static const vec_elem vec_elems[] = {
+    {{"float"}, 4, "float2", "float4", false},
+    {{"double"}, 8, "double2", NULL, false},
+    {{"int", "int32_t", "signed", "signed int"}, 4, "int2", "int4", false},
+    {{"unsigned", "unsigned int", "uint32_t"}, 4, "uint2", "uint4", false},
+    {{"__half", "half"}, 2, "__half2", NULL, true},
+    {{"__nv_bfloat16", "nv_bfloat16"}, 2, "__nv_bfloat162", NULL, true},
+};
+
+static const vec_elem *vec_elem_of(const char *elem)
+{
+    for (size_t i = 0; elem && i < HK_ARRAY_LEN(vec_elems); i++)
+        for (size_t j = 0; j < 4 && vec_elems[i].names[j]; j++)
+            if (strcmp(elem, vec_elems[i].names[j]) == 0)
+                return &vec_elems[i];
+    return NULL;
+}
+
+/* One pointer parameter the per-element code touches. */
+typedef struct {
+    size_t param;
+    const char *name;
+    const char *elem;       /* as the parameter spells it */
+    bool read, written;
+    bool store_only;        /* never read; every write is a top-level `p[i] = ...;` */
+    bool carrier;           /* lanes through an element pointer into a uint2/uint4 */
+    char vtype[32];
+    int vbytes;
+} vec_ptr;
+
+/* An access p[i] in the per-element code. */
+typedef struct {
+    size_t tok;             /* the pointer's name */
+    size_t ptr;             /* index into the vec_ptr array */
+    bool write, read;
+    size_t stmt_end;        /* a write takes effect at the end of its statement (this ';') */
+} vec_site;
+
+#define VEC_MAX_PTRS 32
+#define VEC_MAX_SITES 256
+
+static const char *const lane_member[] = {".x", ".y", ".z", ".w"};
+
+static const char *const sync_words[] = {
+    "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
+    "__syncwarp", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
+    "__ballot_sync", "__any_sync", "__all_sync", "__activemask", "sync", "__threadfence",
+    "__shared__", "asm", "static", "__nanosleep"};
+
+/* Why the per-element code [a, b) cannot be repeated once per lane, or NULL. */
+static const char *lane_problem(const rw_toks *ts, size_t a, size_t b)
+{
+    for (size_t k = a; k < b; k++) {
+        if (ts->t[k].kind != T_IDENT)
+            continue;
+        for (size_t w = 0; w < HK_ARRAY_LEN(sync_words); w++)
+            if (tok_is_ident(ts, k, sync_words[w]))
+                return "the per-element code synchronizes, uses shared memory, static state or asm";
+        size_t l = ts->t[k].end - ts->t[k].start;
+        if (l >= 6 && memcmp(ts->text + ts->t[k].start, "atomic", 6) == 0)
+            return "the per-element code uses an atomic (a reduction or a scatter, not elementwise)";
+        if (tok_is_ident(ts, k, "return") || tok_is_ident(ts, k, "goto") ||
+            tok_is_ident(ts, k, "break") || tok_is_ident(ts, k, "continue"))
+            return "the per-element code has a return, goto, break or continue, which would "
+                   "leave the other lanes of a vector undone";
+    }
+    return NULL;
+}
+
+/* Is the identifier at k declared or visible outside the per-element code: a parameter, or
+ * a name that occurs in the kernel body before the loop region [first, region)? */
+static bool outer_name(const rw_toks *ts, size_t k, const an_function *f, size_t first, size_t region)
+{
+    size_t l = ts->t[k].end - ts->t[k].start;
+    const char *s = ts->text + ts->t[k].start;
+    for (size_t p = 0; p < f->n_params; p++)
+        if (f->params[p].name && strlen(f->params[p].name) == l && memcmp(f->params[p].name, s, l) == 0)
+            return true;
+    for (size_t q = first; q < region; q++)
+        if (ts->t[q].kind == T_IDENT && tok_eq(ts, q, s, l))
+            return true;
+    return false;
+}
+
+/* The shape: an index, its start and stride, the bound, and the per-element code. */
+typedef struct {
+    size_t idx_tok;
+    char idx[128];
+    char *type;              /* index type text, e.g. "int", "size_t" */
+    char *init;              /* start formula as written */
+    size_t ba, bb;           /* bound tokens */
+    size_t body_a, body_b;   /* per-element statements (braces of a block stripped) */
+    size_t region;           /* first token of the replaced region */
+    uint32_t repl_start, repl_end;
+    size_t hoist_a, hoist_b; /* declarations between the index and its check (moved above) */
+    const char *form;
+} vec_shape;
+
+static void vec_shape_free(vec_shape *s)
+{
+    hk_free(s->type);
+    hk_free(s->init);
+}
+
+/* `[const] TYPE name = <1D index formula>` in tokens [a, b)? Fills idx_tok, type, init. */
+static bool index_decl(const rw_toks *ts, size_t a, size_t b, vec_shape *sh, int *rc)
+{
+    size_t k = a;
+    if (tok_is_ident(ts, k, "const"))
+        k++;
+    size_t tstart = k;
+    while (k < b && is_type_word(ts, k))
+        k++;
+    if (k == tstart || k + 2 >= b || ts->t[k].kind != T_IDENT || !tok_is(ts, k + 1, "="))
+        return false;
+    char c[256];
+    compact_index(ts, k + 2, b, c, sizeof c);
+    if (!is_index_formula(c))
+        return false;
+    sh->idx_tok = k;
+    snprintf(sh->idx, sizeof sh->idx, "%.*s", (int)(ts->t[k].end - ts->t[k].start),
+             ts->text + ts->t[k].start);
+    if (!(sh->type = tok_text(ts, tstart, k)) || !(sh->init = tok_text(ts, k + 2, b)))
+        *rc = HK_ENOMEM;
+    return true;
+}
+
+/* Bound of `idx < B` / `B > idx` in [a, b) (ba/bb), or why not. */
+static const char *bound_of(const rw_toks *ts, size_t a, size_t b, const char *idx, size_t *ba,
+                            size_t *bb, bool *less)
+{
+    *less = false;
+    if (tok_is_ident(ts, a, idx) && (tok_is(ts, a + 1, "<") || tok_is(ts, a + 1, ">="))) {
+        *less = tok_is(ts, a + 1, "<");
+        *ba = a + 2;
+        *bb = b;
+    } else if (b >= a + 2 && tok_is_ident(ts, b - 1, idx) &&
+               (tok_is(ts, b - 2, ">") || tok_is(ts, b - 2, "<="))) {
+        *less = tok_is(ts, b - 2, ">");
+        *ba = a;
+        *bb = b - 2;
+    } else {
+        return "the bounds check is not a plain `i < n` comparison";
+    }
+    if (*ba >= *bb)
+        return "the bounds check has no bound";
+    for (size_t k = *ba; k < *bb; k++)
+        if (tok_is_ident(ts, k, idx) || tok_is_assign_op(ts, k) || tok_is(ts, k, "++") ||
+            tok_is(ts, k, "--") || tok_is(ts, k, "&&") || tok_is(ts, k, "||") || tok_is(ts, k, "?") ||
+            tok_is(ts, k, "<") || tok_is(ts, k, ">") || tok_is(ts, k, "<=") || tok_is(ts, k, ">=") ||
+            tok_is(ts, k, "==") || tok_is(ts, k, "!="))
+            return "the bound is not a simple expression independent of the index";
+    return NULL;
+}
+
+/* Finds the elementwise shape in the body tokens (ts[0] '{', ts[end] '}'). */
+static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int *rc)
+{
+    size_t s = 1;
+    size_t hn[16], n_hn = 0;
+    while (s < end) {
+        size_t e = stmt_end(ts, s, end);
+        if (tok_is_ident(ts, s, "for") && tok_is(ts, s + 1, "(")) {
+            size_t close = match_close(ts, s + 1);
+            if (close >= end)
+                return "unbalanced for-loop header";
+            size_t semi[2], ns = 0;
+            int depth = 0;
+            for (size_t k = s + 2; k < close; k++) {
+                if (tok_is(ts, k, "(") || tok_is(ts, k, "[") || tok_is(ts, k, "{"))
+                    depth++;
+                else if (tok_is(ts, k, ")") || tok_is(ts, k, "]") || tok_is(ts, k, "}"))
+                    depth--;
+                else if (depth == 0 && tok_is(ts, k, ";") && ns < 2)
+                    semi[ns++] = k;
+            }
+            if (ns != 2 || !index_decl(ts, s + 2, semi[0], sh, rc))
+                return "the loop is not `for (int i = blockIdx.x * blockDim.x + threadIdx.x; "
+                       "i < n; i += gridDim.x * blockDim.x)`";
+            if (*rc)
+                return NULL;
+            bool less;
+            const char *why = bound_of(ts, semi[0] + 1, semi[1], sh->idx, &sh->ba, &sh->bb, &less);
+            if (why)
+                return why;
+            if (!less)
+                return "the loop condition is not `i < n`";
+            char c[256];
+            if (!tok_is_ident(ts, semi[1] + 1, sh->idx) || !tok_is(ts, semi[1] + 2, "+="))
+                return "the loop step is not `i += gridDim.x * blockDim.x`";
+            compact_index(ts, semi[1] + 3, close, c, sizeof c);
+            if (strcmp(c, "gridDim.x*blockDim.x") != 0 && strcmp(c, "blockDim.x*gridDim.x") != 0)
+                return "the loop step is not `i += gridDim.x * blockDim.x`";
+            if (e != end)
+                return "statements follow the grid-stride loop";
+            sh->body_a = close + 1;
+            sh->body_b = e;
+            sh->region = s;
+            sh->repl_start = ts->t[s].start;
+            sh->repl_end = ts->t[e - 1].end;
+            sh->hoist_a = sh->hoist_b = s;
+            sh->form = "grid-stride loop";
+            return NULL;
+        }
+        if (tok_is(ts, e - 1, ";") && index_decl(ts, s, e - 1, sh, rc)) {
+            if (*rc)
+                return NULL;
+            sh->region = s;
+            break;
+        }
+        if (!is_hoistable_decl(ts, s, e, "", hn, &n_hn, HK_ARRAY_LEN(hn)))
+            return "no `int i = blockIdx.x * blockDim.x + threadIdx.x;` (or a grid-stride loop over "
+                   "it) at the top level of the body, after plain declarations";
+        s = e;
+    }
+    if (s >= end)
+        return "no `int i = blockIdx.x * blockDim.x + threadIdx.x;` at the top level of the body";
+    size_t decl_end = stmt_end(ts, s, end);
+    size_t ifs = decl_end;
+    sh->hoist_a = decl_end;
+    n_hn = 0;
+    while (ifs < end && is_hoistable_decl(ts, ifs, stmt_end(ts, ifs, end), sh->idx, hn, &n_hn,
+                                          HK_ARRAY_LEN(hn)))
+        ifs = stmt_end(ts, ifs, end);
+    sh->hoist_b = ifs;
+    if (!tok_is_ident(ts, ifs, "if") || !tok_is(ts, ifs + 1, "("))
+        return "the index declaration is not followed by `if (i < n) ...` or `if (i >= n) return;`";
+    size_t cclose = match_close(ts, ifs + 1);
+    if (cclose >= end)
+        return "unbalanced condition";
+    size_t if_end = stmt_end(ts, ifs, end);
+    size_t then_start = cclose + 1, then_end = stmt_end(ts, then_start, end);
+    if (then_end != if_end)
+        return "the bounds check has an else branch";
+    bool less;
+    const char *why = bound_of(ts, ifs + 2, cclose, sh->idx, &sh->ba, &sh->bb, &less);
+    if (why)
+        return why;
+    sh->repl_start = ts->t[s].start;
+    if (less) {
+        if (if_end != end)
+            return "statements follow the bounds check: they run once per thread, not per element";
+        sh->body_a = then_start;
+        sh->body_b = then_end;
+        sh->repl_end = ts->t[if_end - 1].end;
+        sh->form = "if (i < n)";
+        return NULL;
+    }
+    bool ret = (tok_is_ident(ts, then_start, "return") && tok_is(ts, then_start + 1, ";") &&
+                then_end == then_start + 2) ||
+               (tok_is(ts, then_start, "{") && tok_is_ident(ts, then_start + 1, "return") &&
+                tok_is(ts, then_start + 2, ";") && tok_is(ts, then_start + 3, "}") &&
+                then_end == then_start + 4);
+    if (!ret)
+        return "`if (i >= n)` is not followed by a plain return";
+    if (if_end >= end)
+        return "nothing follows the bounds check";
+    sh->body_a = if_end;
+    sh->body_b = end;
+    sh->repl_end = ts->t[end - 1].end;
+    sh->form = "if (i >= n) return";
+    return NULL;
+}
+
+/* Appends src[0, n) to b with extra spaces after every newline that starts a non-empty line
+ * (the copied code moves some levels deeper). */
+static int append_shifted(struct hk_buf *b, const char *src, size_t n, int extra)
+{
+    static const char spaces[] = "                                ";
+    size_t from = 0;
+    for (size_t q = 0; q < n; q++) {
+        if (src[q] != '\n' || q + 1 >= n || src[q + 1] == '\n')
+            continue;
+        int rc = hk_buf_append(b, src + from, q + 1 - from);
+        if (!rc)
+            rc = hk_buf_append(b, spaces, (size_t)extra < sizeof spaces - 1 ? (size_t)extra : sizeof spaces - 1);
+        if (rc)
+            return rc;
+        from = q + 1;
+    }
+    return hk_buf_append(b, src + from, n - from);
+}
+
+/* Appends `for (T i = start; i < hk_n; i += hk_stride) { per-element code }` at indent+8. */
+static int append_scalar_loop(struct hk_buf *b, const rw_toks *ts, const vec_shape *sh,
+                              const char *ind, const char *start)
+{
+    uint32_t bs = ts->t[sh->body_a].start, be = ts->t[sh->body_b - 1].end;
+    bool braced = tok_is(ts, sh->body_a, "{") && match_close(ts, sh->body_a) == sh->body_b - 1;
+    int rc = hk_buf_printf(b, "%s        for (%s %s = %s; %s < hk_n; %s += hk_stride) ", ind, sh->type,
+                           sh->idx, start, sh->idx, sh->idx);
+    if (!rc && !braced)
+        rc = hk_buf_printf(b, "{\n%s            ", ind);
+    if (!rc)
+        rc = append_shifted(b, ts->text + bs, be - bs, braced ? 8 : 12);
+    if (!rc && !braced)
+        rc = hk_buf_printf(b, "\n%s        }", ind);
+    if (!rc)
+        rc = hk_buf_appends(b, "\n");
+    return rc;
+}
+
+/* Appends text[from, to) to b with the sites' p[i] replaced by lane l's element. */
+static int append_lane(struct hk_buf *b, const rw_toks *ts, uint32_t from, uint32_t to,
+                       const vec_site *sites, size_t n_sites, const vec_ptr *ptrs, int l, int shift)
+{
+    int rc;
+    for (size_t s = 0; s < n_sites; s++) {
+        const rw_tok *t = &ts->t[sites[s].tok];
+        if (t->start < from || t->start >= to)
+            continue;
+        if ((rc = append_shifted(b, ts->text + from, t->start - from, shift)))
+            return rc;
+        const vec_ptr *p = &ptrs[sites[s].ptr];
+        if (p->carrier)
+            rc = hk_buf_printf(b, "hk_%s_e[%d]", p->name, l);
+        else
+            rc = hk_buf_printf(b, "hk_%s%s", p->name, lane_member[l]);
+        if (rc)
+            return rc;
+        from = ts->t[sites[s].tok + 3].end;
+    }
+    return append_shifted(b, ts->text + from, to - from, shift);
+}
+
+int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel, int width,
+                 rw_result *out)
+{
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    if (width != 2 && width != 4 && width != 8)
+        return HK_EINVAL;
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    vec_shape sh;
+    memset(&sh, 0, sizeof sh);
+    vec_ptr ptrs[VEC_MAX_PTRS];
+    vec_site sites[VEC_MAX_SITES];
+    size_t n_ptrs = 0, n_sites = 0;
+    struct hk_buf b, names;
+    hk_buf_init(&b, RW_TEXT_MAX);
+    hk_buf_init(&names, 4096);
+    char *bound = NULL, *why_alloc = NULL;
+    const char *why = NULL;
+    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        goto out;
+    if (ts.n < 2 || !tok_is(&ts, 0, "{") || !tok_is(&ts, ts.n - 1, "}")) {
+        why = "the kernel body could not be read";
+        goto na;
+    }
+    size_t end = ts.n - 1;
+    for (size_t k = 0; k < end; k++)
+        if (tok_is_ident(&ts, k, "hk_nv")) {
+            why = "already vectorized (the body has the rewrite's hk_nv loop)";
+            goto na;
+        }
+    if ((why = find_shape(&ts, end, &sh, &rc)) || rc)
+        goto na_or_fail;
+    /* the per-element statements, without the braces of a block */
+    size_t ia = sh.body_a, ib = sh.body_b;
+    if (tok_is(&ts, ia, "{") && match_close(&ts, ia) == ib - 1) {
+        ia++;
+        ib--;
+    }
+    if (ia >= ib) {
+        why = "the per-element code is empty";
+        goto na;
+    }
+    if ((why = lane_problem(&ts, ia, ib)))
+        goto na;
+
+    /* top-level statement starts, for the store-only test */
+    bool *top = hk_calloc(ts.n, sizeof *top);
+    if (!top) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    for (size_t s = ia; s < ib; s = stmt_end(&ts, s, ib))
+        top[s] = true;
+    bool idx_other_use = false;
+    for (size_t k = ia; k < ib && !why; k++) {
+        if (ts.t[k].kind != T_IDENT || tok_member_or_scope(&ts, k))
+            continue;
+        bool assigned = tok_is_assign_op(&ts, k + 1) || tok_is(&ts, k + 1, "++") ||
+                        tok_is(&ts, k + 1, "--") ||
+                        (k > 0 && (tok_is(&ts, k - 1, "++") || tok_is(&ts, k - 1, "--")));
+        if (tok_is_ident(&ts, k, sh.idx)) {
+            if (assigned || (k > 0 && tok_is(&ts, k - 1, "&") && unary_position(&ts, k - 1)))
+                why = "the per-element code changes the index";
+            else if (!(k >= 2 && tok_is(&ts, k - 1, "[") && tok_is(&ts, k + 1, "]") &&
+                       param_named(f, &ts, k - 2) >= 0))
+                idx_other_use = true;
+            continue;
+        }
+        long p = param_named(f, &ts, k);
+        if (p >= 0 && f->params[p].pointer_depth >= 1) {
+            const an_param *pp = &f->params[p];
+            if (!(tok_is(&ts, k + 1, "[") && tok_is_ident(&ts, k + 2, sh.idx) && tok_is(&ts, k + 3, "]"))) {
+                why_alloc = hk_asprintf("pointer %s is used other than as %s[%s] (another index, "
+                                        "a dereference or the pointer itself), so its elements "
+                                        "are not the thread's own", pp->name, pp->name, sh.idx);
+                break;
+            }
+            if ((k > 0 && tok_is(&ts, k - 1, "&") && unary_position(&ts, k - 1)) ||
+                tok_is(&ts, k + 4, ".") || tok_is(&ts, k + 4, "->") || tok_is(&ts, k + 4, "[")) {
+                why_alloc = hk_asprintf("%s[%s] has its address taken or a member accessed",
+                                        pp->name, sh.idx);
+                break;
+            }
+            if (pp->pointer_depth != 1) {
+                why_alloc = hk_asprintf("%s is a pointer to pointers", pp->name);
+                break;
+            }
+            size_t pi = 0;
+            while (pi < n_ptrs && ptrs[pi].param != (size_t)p)
+                pi++;
+            if (pi == n_ptrs) {
+                if (n_ptrs == VEC_MAX_PTRS) {
+                    why = "too many pointers";
+                    break;
+                }
+                memset(&ptrs[pi], 0, sizeof ptrs[pi]);
+                ptrs[pi].param = (size_t)p;
+                ptrs[pi].name = pp->name;
+                ptrs[pi].elem = pp->elem_type ? pp->elem_type : "";
+                ptrs[pi].store_only = true;
+                n_ptrs++;
+            }
+            if (n_sites == VEC_MAX_SITES) {
+                why = "too many pointer accesses in the per-element code";
+                break;
+            }
+            vec_site *st = &sites[n_sites++];
+            st->tok = k;
+            st->ptr = pi;
+            bool pre = k > 0 && (tok_is(&ts, k - 1, "++") || tok_is(&ts, k - 1, "--"));
+            st->write = pre || tok_is_assign_op(&ts, k + 4) || tok_is(&ts, k + 4, "++") ||
+                        tok_is(&ts, k + 4, "--");
+            st->read = !(tok_is(&ts, k + 4, "=") && !pre);
+            st->stmt_end = k;
+            while (st->stmt_end < ib && !tok_is(&ts, st->stmt_end, ";"))
+                st->stmt_end++;
+            ptrs[pi].read |= st->read;
+            ptrs[pi].written |= st->write;
+            if (st->read || !top[k] || !tok_is(&ts, k + 4, "="))
+                ptrs[pi].store_only = false;
+            k += 3;
+            continue;
+        }
+        if (assigned && (outer_name(&ts, k, f, 1, sh.region) ||
+                         outer_name(&ts, k, f, sh.hoist_a, sh.hoist_b))) {
+            why_alloc = hk_asprintf("the per-element code updates %.*s, declared outside it (a "
+                                    "reduction or state carried across elements)",
+                                    (int)(ts.t[k].end - ts.t[k].start), text + ts.t[k].start);
+            break;
+        }
+    }
+    hk_free(top);
+    if (why_alloc)
+        goto na_alloc;
+    if (why)
+        goto na;
+    bool any_written = false;
+    for (size_t p = 0; p < n_ptrs; p++)
+        any_written |= ptrs[p].written;
+    if (!any_written) {
+        why = "the per-element code writes no pointer parameter at the thread's index";
+        goto na;
+    }
+    /* vector types */
+    for (size_t p = 0; p < n_ptrs; p++) {
+        vec_ptr *vp = &ptrs[p];
+        const vec_elem *e = vec_elem_of(vp->elem);
+        if (!e) {
+            why_alloc = hk_asprintf("%s has element type %s (vectorized: float, double, int, "
+                                    "unsigned, __half, __nv_bfloat16)", vp->name, vp->elem);
+            goto na_alloc;
+        }
+        const char *vt = width == 2 ? e->vec2 : width == 4 ? e->vec4 : NULL;
+        if (vt) {
+            snprintf(vp->vtype, sizeof vp->vtype, "%s", vt);
+        } else if (e->bit16 && (width == 4 || width == 8)) {
+            snprintf(vp->vtype, sizeof vp->vtype, "%s", width == 4 ? "uint2" : "uint4");
+            vp->carrier = true;
+        } else {
+            why_alloc = hk_asprintf("%s has no %d-wide vector type (%s: widths %s)", vp->elem, width,
+                                    vp->name, e->vec4 ? "2 and 4" : e->bit16 ? "2, 4 and 8" : "2");
+            goto na_alloc;
+        }
+        vp->vbytes = e->size * width;
+    }
+    /* a read of p after a write of q in the same element: stale if they alias */
+    for (size_t w = 0; w < n_sites; w++) {
+        if (!sites[w].write)
+            continue;
+        for (size_t r = 0; r < n_sites; r++) {
+            const vec_ptr *pw = &ptrs[sites[w].ptr], *pr = &ptrs[sites[r].ptr];
+            if (!sites[r].read || sites[r].ptr == sites[w].ptr || sites[r].tok <= sites[w].stmt_end)
+                continue;
+            if (strcmp(pw->elem, pr->elem) != 0)
+                continue;
+            if (f->params[pw->param].is_restrict || f->params[pr->param].is_restrict)
+                continue;
+            why_alloc = hk_asprintf("%s[%s] is read after %s[%s] is written: if the two alias (an "
+                                    "in-place call) the vector form would read a stale value "
+                                    "(__restrict__ on either rules that out)",
+                                    pr->name, sh.idx, pw->name, sh.idx);
+            goto na_alloc;
+        }
+    }
+
+    /* ---- the new code ---- */
+    if (!(bound = tok_text(&ts, sh.ba, sh.bb))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    char ind[64];
+    line_indent(text, ts.t[sh.region].start, ind, sizeof ind);
+    const char *T = sh.type;
+    bool plain = !strcmp(T, "int") || !strcmp(T, "unsigned") || !strcmp(T, "unsigned int") ||
+                 !strcmp(T, "auto");
+    char stride[160];
+    snprintf(stride, sizeof stride, "%s%s%sgridDim.x * blockDim.x", plain ? "" : "(",
+             plain ? "" : T, plain ? "" : ")");
+    const char *first_vt = ptrs[0].vtype;
+    for (size_t p = 0; p < n_ptrs; p++)
+        if (!ptrs[p].carrier)
+            first_vt = ptrs[p].vtype;
+    for (size_t p = 0; p < n_ptrs; p++)
+        if ((rc = hk_buf_printf(&names, "%s%s", p ? ", " : "", ptrs[p].name)))
+            goto out;
+    if (sh.hoist_b > sh.hoist_a)
+        rc = hk_buf_printf(&b, "%.*s\n%s", (int)(ts.t[sh.hoist_b - 1].end - ts.t[sh.hoist_a].start),
+                           text + ts.t[sh.hoist_a].start, ind);
+    if (rc)
+        goto out;
+    rc = hk_buf_printf(&b,
+        "// hk vectorize: %d-wide loads/stores (%s) over a grid-stride loop, a scalar tail, and the\n"
+        "%s// scalar loop when a pointer is not aligned to its vector\n"
+        "%s{\n"
+        "%s    const %s hk_start = %s;\n"
+        "%s    const %s hk_stride = %s;\n"
+        "%s    const auto hk_n = %s;\n"
+        "%s    if (",
+        width, first_vt, ind, ind, ind, T, sh.init, ind, T, stride, ind, bound, ind);
+    for (size_t p = 0; p < n_ptrs && !rc; p++)
+        rc = hk_buf_printf(&b, "%s%s%sreinterpret_cast<unsigned long long>(%s) %% %d == 0",
+                           p ? " &&\n" : "", p ? ind : "", p ? "        " : "", ptrs[p].name,
+                           ptrs[p].vbytes);
+    if (rc)
+        goto out;
+    /* continuation lines of the alignment test line up under the first */
+    rc = hk_buf_printf(&b, ") {\n%s        const auto hk_nv = hk_n / %d;\n"
+                           "%s        for (%s hk_v = hk_start; hk_v < hk_nv; hk_v += hk_stride) {\n",
+                       ind, width, ind, T);
+    for (size_t p = 0; p < n_ptrs && !rc; p++) {
+        const vec_ptr *vp = &ptrs[p];
+        bool load = !vp->store_only;
+        if (load)
+            rc = hk_buf_printf(&b, "%s            %s%s hk_%s = reinterpret_cast<const %s *>(%s)[hk_v];\n",
+                               ind, vp->written ? "" : "const ", vp->vtype, vp->name, vp->vtype,
+                               vp->name);
+        else
+            rc = hk_buf_printf(&b, "%s            %s hk_%s;\n", ind, vp->vtype, vp->name);
+        if (!rc && vp->carrier)
+            rc = hk_buf_printf(&b, "%s            %s%s *hk_%s_e = reinterpret_cast<%s%s *>(&hk_%s);\n",
+                               ind, vp->written ? "" : "const ", vp->elem, vp->name,
+                               vp->written ? "" : "const ", vp->elem, vp->name);
+    }
+    uint32_t from = ts.t[ia].start, to = ts.t[ib - 1].end;
+    for (int l = 0; l < width && !rc; l++) {
+        if (idx_other_use)
+            rc = hk_buf_printf(&b, "%s            {\n%s                const %s %s = hk_v * %d + %d;\n"
+                                   "%s                ", ind, ind, T, sh.idx, width, l, ind);
+        else
+            rc = hk_buf_printf(&b, "%s            {\n%s                ", ind, ind);
+        if (!rc)
+            rc = append_lane(&b, &ts, from, to, sites, n_sites, ptrs, l, ia > sh.body_a ? 12 : 16);
+        if (!rc)
+            rc = hk_buf_printf(&b, "\n%s            }\n", ind);
+    }
+    for (size_t p = 0; p < n_ptrs && !rc; p++)
+        if (ptrs[p].written)
+            rc = hk_buf_printf(&b, "%s            reinterpret_cast<%s *>(%s)[hk_v] = hk_%s;\n", ind,
+                               ptrs[p].vtype, ptrs[p].name, ptrs[p].name);
+    if (rc)
+        goto out;
+    /* the scalar loops run the original per-element code as written */
+    char start_tail[64];
+    snprintf(start_tail, sizeof start_tail, "hk_nv * %d + hk_start", width);
+    if ((rc = hk_buf_printf(&b, "%s        }\n", ind)) ||
+        (rc = append_scalar_loop(&b, &ts, &sh, ind, start_tail)) ||
+        (rc = hk_buf_printf(&b, "%s    } else {\n", ind)) ||
+        (rc = append_scalar_loop(&b, &ts, &sh, ind, "hk_start")) ||
+        (rc = hk_buf_printf(&b, "%s    }\n%s}", ind, ind)))
+        goto out;
+    char *repl = hk_buf_steal(&b);
+    if ((rc = edits_add_owned(&es, sh.repl_start, sh.repl_end, repl)))
+        goto out;
+    char *desc = hk_asprintf("kernel %s: %d-wide vector loads/stores of %s (%s form, now a "
+                             "grid-stride loop with a scalar tail and an alignment fallback)",
+                             f->name, width, names.data, sh.form);
+    rc = finish(text, len, m, f->name, &es, desc, out);
+    goto out;
+na_or_fail:
+    if (rc)
+        goto out;
+    goto na;
+na_alloc:
+    if (!why_alloc) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    rc = not_applicable(out, hk_asprintf("vectorize not applicable to kernel %s: %s", f->name, why_alloc));
+    goto out;
+na:
+    rc = not_applicable(out, hk_asprintf("vectorize not applicable to kernel %s: %s", f->name, why));
+out:
+    hk_free(why_alloc);
+    hk_free(bound);
+    hk_buf_free(&b);
+    hk_buf_free(&names);
+    vec_shape_free(&sh);
+    edits_free(&es);
+    toks_free(&ts);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ read-only loads */
+
+/* Element types __ldg has an overload for (sm_35 and later; the 16-bit ones through
+ * cuda_fp16.h / cuda_bf16.h, which a kernel using them includes). */
+static const char *const ldg_types[] = {
+    "char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned",
+    "unsigned int", "long", "unsigned long", "long long", "unsigned long long", "float", "double",
+    "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
+    "size_t", "char2", "char4", "uchar2", "uchar4", "short2", "short4", "ushort2", "ushort4",
+    "int2", "int4", "uint2", "uint4", "longlong2", "ulonglong2", "float2", "float4", "double2",
+    "__half", "half", "__half2", "half2", "__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162",
+    "nv_bfloat162"};
+
+static bool ldg_type(const char *t)
+{
+    for (size_t i = 0; t && i < HK_ARRAY_LEN(ldg_types); i++)
+        if (strcmp(t, ldg_types[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Is the occurrence at k already inside __ldg(&p...) or __ldg(p...)? */
+static bool in_ldg(const rw_toks *ts, size_t k)
+{
+    if (k >= 3 && tok_is(ts, k - 1, "&") && tok_is(ts, k - 2, "(") && tok_is_ident(ts, k - 3, "__ldg"))
+        return true;
+    return k >= 2 && tok_is(ts, k - 1, "(") && tok_is_ident(ts, k - 2, "__ldg");
+}
+
+/* Does a launch of f in the file pass param a's expression to param b as well? */
+static bool launch_aliases(const an_model *m, const an_function *f, size_t a, size_t b)
+{
+    for (size_t l = 0; l < m->n_launches; l++) {
+        const an_launch *la = &m->launches[l];
+        if (!la->kernel || la->form == AN_LAUNCH_CUDA_API || la->n_args != f->n_params)
+            continue;
+        const char *short_name = strrchr(la->kernel, ':');
+        short_name = short_name ? short_name + 1 : la->kernel;
+        if (strcmp(short_name, f->name) != 0)
+            continue;
+        char x[512], y[512];
+        squeeze(la->args[a], x, sizeof x);
+        squeeze(la->args[b], y, sizeof y);
+        if (strcmp(x, y) == 0)
+            return true;
+    }
+    return false;
+}
+
+int rw_readonly_loads(const char *text, size_t len, const an_model *m, size_t kernel,
+                      bool hip_target, rw_result *out)
+{
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    if (hip_target)
+        return not_applicable(out, hk_asprintf(
+            "read-only loads not applicable to kernel %s: on AMD/DCU GPUs __ldg is an ordinary "
+            "load (HIP keeps it only for source compatibility) and there is no separate "
+            "read-only data path to select", f->name));
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    struct hk_buf done, skipped;
+    hk_buf_init(&done, 4096);
+    hk_buf_init(&skipped, 4096);
+    bool *written = NULL;
+    size_t already = 0;
+    if (!(written = hk_calloc(f->n_params + 1, sizeof *written))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        goto out;
+    /* which pointers are written (or escape): a __ldg(&p[..]) is a read, not an escape */
+    for (size_t k = 0; k < ts.n; k++) {
+        long p = param_named(f, &ts, k);
+        if (p < 0 || f->params[p].pointer_depth < 1 || tok_member_or_scope(&ts, k) || in_ldg(&ts, k))
+            continue;
+        if (occurrence_writes(&ts, k))
+            written[p] = true;
+    }
+    for (size_t p = 0; p < f->n_params; p++) {
+        const an_param *pp = &f->params[p];
+        if (pp->pointer_depth != 1 || !pp->name || !*pp->name)
+            continue;
+        if (!ldg_type(pp->elem_type)) {
+            if ((rc = hk_buf_printf(&skipped, "%s%s (element type %s)", skipped.len ? ", " : "",
+                                    pp->name, pp->elem_type ? pp->elem_type : "?")))
+                goto out;
+            continue;
+        }
+        if (written[p]) {
+            if ((rc = hk_buf_printf(&skipped, "%s%s (written or passed on)", skipped.len ? ", " : "",
+                                    pp->name)))
+                goto out;
+            continue;
+        }
+        long alias = -1;
+        for (size_t q = 0; q < f->n_params && alias < 0; q++)
+            if (written[q] && launch_aliases(m, f, p, q))
+                alias = (long)q;
+        if (alias >= 0) {
+            if ((rc = hk_buf_printf(&skipped, "%s%s (a launch passes it as %s too, which is written)",
+                                    skipped.len ? ", " : "", pp->name, f->params[alias].name)))
+                goto out;
+            continue;
+        }
+        size_t n = 0;
+        for (size_t k = 0; k < ts.n; k++) {
+            if (!tok_eq(&ts, k, pp->name, strlen(pp->name)) || ts.t[k].kind != T_IDENT ||
+                tok_member_or_scope(&ts, k))
+                continue;
+            if (in_ldg(&ts, k)) {
+                already++;
+                continue;
+            }
+            if (tok_is(&ts, k + 1, "[")) {
+                size_t close = match_close(&ts, k + 1);
+                if (close >= ts.n)
+                    continue;
+                if ((rc = edits_add(&es, ts.t[k].start, ts.t[k].start, "__ldg(&")) ||
+                    (rc = edits_add(&es, ts.t[close].end, ts.t[close].end, ")")))
+                    goto out;
+                n++;
+            } else if (k > 0 && tok_is(&ts, k - 1, "*") && unary_position(&ts, k - 1)) {
+                if ((rc = edits_add(&es, ts.t[k - 1].start, ts.t[k - 1].end, "__ldg(")) ||
+                    (rc = edits_add(&es, ts.t[k].end, ts.t[k].end, ")")))
+                    goto out;
+                n++;
+            }
+        }
+        if (n && (rc = hk_buf_printf(&done, "%s%s (%zu)", done.len ? ", " : "", pp->name, n)))
+            goto out;
+    }
+    if (es.n == 0) {
+        if (already)
+            rc = not_applicable(out, hk_asprintf("read-only loads: kernel %s already loads its "
+                                                 "read-only pointers through __ldg%s%s", f->name,
+                                                 skipped.len ? "; skipped: " : "",
+                                                 skipped.len ? skipped.data : ""));
+        else
+            rc = not_applicable(out, hk_asprintf("read-only loads not applicable to kernel %s: no "
+                                                 "load from a pointer the kernel never writes%s%s%s",
+                                                 f->name, skipped.len ? " (skipped: " : "",
+                                                 skipped.len ? skipped.data : "",
+                                                 skipped.len ? ")" : ""));
+        goto out;
+    }
+    char *desc = hk_asprintf("kernel %s: loads through __ldg from %s%s%s", f->name, done.data,
+                             skipped.len ? "; skipped: " : "", skipped.len ? skipped.data : "");
+    rc = finish(text, len, m, f->name, &es, desc, out);
+out:
+    hk_free(written);
+    hk_buf_free(&done);
+    hk_buf_free(&skipped);
+    edits_free(&es);
+    toks_free(&ts);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ unroll */
+
+/* Has the line above the one holding byte pos (blank lines skipped) an unroll pragma, and is
+ * pos the first token of its line? */
+static bool pragma_above(const char *text, uint32_t pos, bool *first_on_line)
+{
+    uint32_t p = pos;
+    while (p > 0 && (text[p - 1] == ' ' || text[p - 1] == '\t'))
+        p--;
+    *first_on_line = p == 0 || text[p - 1] == '\n';
+    if (!*first_on_line)
+        return false;
+    while (p > 0) {
+        uint32_t le = p - 1;   /* the '\n' ending the previous line */
+        uint32_t ls = le;
+        while (ls > 0 && text[ls - 1] != '\n')
+            ls--;
+        uint32_t q = ls;
+        while (q < le && (text[q] == ' ' || text[q] == '\t' || text[q] == '\r'))
+            q++;
+        if (q == le) {   /* blank line */
+            p = ls;
+            continue;
+        }
+        if (le - q < 7 || memcmp(text + q, "#pragma", 7) != 0)
+            return false;
+        for (uint32_t r = q + 7; r + 6 <= le; r++)
+            if (memcmp(text + r, "unroll", 6) == 0 || memcmp(text + r, "nounroll", 8) == 0)
+                return true;
+        return false;
+    }
+    return false;
+}
+
+/* Are tokens [a, b) a compile-time integer expression (literals, tunables, the kernel's
+ * template parameters, arithmetic)? */
+static bool constant_expr(const rw_toks *ts, size_t a, size_t b, const an_model *m, size_t kernel)
+{
+    if (a >= b)
+        return false;
+    for (size_t k = a; k < b; k++) {
+        const rw_tok *t = &ts->t[k];
+        if (t->kind == T_NUMBER) {
+            for (uint32_t q = t->start; q < t->end; q++)
+                if (ts->text[q] == '.' || ((ts->text[q] == 'e' || ts->text[q] == 'E') &&
+                                           !(t->end - t->start > 1 && ts->text[t->start + 1] == 'x')))
+                    return false;
+            continue;
+        }
+        if (t->kind == T_IDENT) {
+            bool known = false;
+            for (size_t i = 0; i < m->n_tunables && !known; i++) {
+                const an_tunable *tu = &m->tunables[i];
+                if (!tok_eq(ts, k, tu->name, strlen(tu->name)))
+                    continue;
+                known = tu->kind == AN_TUNE_TEMPLATE ? tu->owner == (long)kernel
+                                                     : tu->owner < 0 || tu->owner == (long)kernel;
+            }
+            if (!known)
+                return false;
+            continue;
+        }
+        static const char *const ops[] = {"+", "-", "*", "/", "%", "(", ")", "<<", ">>"};
+        bool op = false;
+        for (size_t i = 0; i < HK_ARRAY_LEN(ops) && !op; i++)
+            op = tok_is(ts, k, ops[i]);
+        if (!op)
+            return false;
+    }
+    return true;
+}
+
+/* Does the for-loop whose header is tokens (open, close) have a constant trip count? */
+static bool constant_trip(const rw_toks *ts, size_t open, size_t close, const an_model *m, size_t kernel)
+{
+    size_t semi[2], ns = 0;
+    int depth = 0;
+    for (size_t k = open + 1; k < close; k++) {
+        if (tok_is(ts, k, "("))
+            depth++;
+        else if (tok_is(ts, k, ")"))
+            depth--;
+        else if (depth == 0 && tok_is(ts, k, ";") && ns < 2)
+            semi[ns++] = k;
+    }
+    if (ns != 2)
+        return false;
+    /* init: [const] [type words] v = A */
+    size_t k = open + 1;
+    while (k < semi[0] && (is_type_word(ts, k) || tok_is_ident(ts, k, "const")))
+        k++;
+    if (k + 2 > semi[0] || ts->t[k].kind != T_IDENT || !tok_is(ts, k + 1, "="))
+        return false;
+    size_t v = k;
+    size_t vl = ts->t[v].end - ts->t[v].start;
+    const char *vs = ts->text + ts->t[v].start;
+    if (!constant_expr(ts, k + 2, semi[0], m, kernel))
+        return false;
+    /* condition: v OP B */
+    size_t c = semi[0] + 1;
+    if (!tok_eq(ts, c, vs, vl) ||
+        !(tok_is(ts, c + 1, "<") || tok_is(ts, c + 1, "<=") || tok_is(ts, c + 1, ">") ||
+          tok_is(ts, c + 1, ">=") || tok_is(ts, c + 1, "!=")) ||
+        !constant_expr(ts, c + 2, semi[1], m, kernel))
+        return false;
+    /* step: v++, ++v, v--, --v, v += C, v -= C, v *= C */
+    size_t s = semi[1] + 1;
+    if (s + 2 == close && tok_eq(ts, s, vs, vl) && (tok_is(ts, s + 1, "++") || tok_is(ts, s + 1, "--")))
+        return true;
+    if (s + 2 == close && tok_eq(ts, s + 1, vs, vl) && (tok_is(ts, s, "++") || tok_is(ts, s, "--")))
+        return true;
+    return tok_eq(ts, s, vs, vl) &&
+           (tok_is(ts, s + 1, "+=") || tok_is(ts, s + 1, "-=") || tok_is(ts, s + 1, "*=")) &&
+           constant_expr(ts, s + 2, close, m, kernel);
+}
+
+int rw_unroll(const char *text, size_t len, const an_model *m, size_t kernel, int factor,
+              rw_result *out)
+{
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    if (factor != 0 && (factor < 2 || factor > 64))
+        return HK_EINVAL;
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    struct hk_buf lines, had, notconst;
+    hk_buf_init(&lines, 4096);
+    hk_buf_init(&had, 4096);
+    hk_buf_init(&notconst, 4096);
+    size_t n_for = 0;
+    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        goto out;
+    size_t end = ts.n ? ts.n - 1 : 0;
+    char pragma[40];
+    if (factor)
+        snprintf(pragma, sizeof pragma, "#pragma unroll %d", factor);
+    else
+        snprintf(pragma, sizeof pragma, "#pragma unroll");
+    for (size_t k = 0; k < end; k++) {
+        if (!tok_is_ident(&ts, k, "for") || !tok_is(&ts, k + 1, "("))
+            continue;
+        size_t close = match_close(&ts, k + 1);
+        if (close >= end)
+            continue;
+        size_t body_end = stmt_end(&ts, close + 1, end);
+        bool inner = true;
+        for (size_t q = close + 1; q < body_end && inner; q++)
+            inner = !(tok_is_ident(&ts, q, "for") || tok_is_ident(&ts, q, "while") ||
+                      tok_is_ident(&ts, q, "do"));
+        if (!inner)
+            continue;
+        n_for++;
+        unsigned line = line_of(text, ts.t[k].start);
+        bool first;
+        if (pragma_above(text, ts.t[k].start, &first)) {
+            if ((rc = hk_buf_printf(&had, "%s%u", had.len ? ", " : "", line)))
+                goto out;
+            continue;
+        }
+        if (factor == 0 && !constant_trip(&ts, k + 1, close, m, kernel)) {
+            if ((rc = hk_buf_printf(&notconst, "%s%u", notconst.len ? ", " : "", line)))
+                goto out;
+            continue;
+        }
+        char ind[64];
+        line_indent(text, ts.t[k].start, ind, sizeof ind);
+        char *ins = first ? hk_asprintf("%s\n%s", pragma, ind) : hk_asprintf("\n%s%s\n%s", ind, pragma, ind);
+        if ((rc = edits_add_owned(&es, ts.t[k].start, ts.t[k].start, ins)))
+            goto out;
+        if ((rc = hk_buf_printf(&lines, "%s%u", lines.len ? ", " : "", line)))
+            goto out;
+    }
+    if (es.n == 0) {
+        const char *why = n_for == 0 ? "the body has no for-loop"
+                          : had.len && !notconst.len
+                              ? "already: every innermost for-loop has an unroll pragma (line "
+                              : "no innermost for-loop with a constant trip count for full "
+                                "unrolling (line ";
+        bool lst = n_for != 0;
+        rc = not_applicable(out, hk_asprintf("unroll not applicable to kernel %s: %s%s%s", f->name,
+                                             why, lst ? (had.len && !notconst.len ? had.data
+                                                                                 : notconst.data)
+                                                      : "",
+                                             lst ? ")" : ""));
+        goto out;
+    }
+    char *desc = hk_asprintf("kernel %s: %s on the innermost for-loop%s at line%s %s%s%s%s%s", f->name,
+                             pragma, strchr(lines.data, ',') ? "s" : "",
+                             strchr(lines.data, ',') ? "s" : "", lines.data,
+                             had.len ? "; already had one: line " : "", had.len ? had.data : "",
+                             notconst.len ? "; trip count not constant: line " : "",
+                             notconst.len ? notconst.data : "");
+    rc = finish(text, len, m, f->name, &es, desc, out);
+out:
+    hk_buf_free(&lines);
+    hk_buf_free(&had);
+    hk_buf_free(&notconst);
+    edits_free(&es);
+    toks_free(&ts);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ fast math */
+
+static const char *const fast_calls[][2] = {
+    {"expf", "__expf"}, {"logf", "__logf"}, {"sinf", "__sinf"}, {"cosf", "__cosf"},
+    {"tanf", "__tanf"}, {"powf", "__powf"}, {"sincosf", "__sincosf"}, {"exp10f", "__exp10f"},
+    {"log2f", "__log2f"}, {"log10f", "__log10f"}};
+
+/* Calls whose result is a float or a double, for typing division operands. */
+static const char *const float_funcs[] = {
+    "expf", "logf", "sinf", "cosf", "tanf", "powf", "exp10f", "log2f", "log10f", "exp2f",
+    "__expf", "__logf", "__sinf", "__cosf", "__tanf", "__powf", "__exp10f", "__log2f", "__log10f",
+    "sqrtf", "rsqrtf", "cbrtf", "fabsf", "fmaxf", "fminf", "fmodf", "floorf", "ceilf", "truncf",
+    "roundf", "rintf", "tanhf", "sinhf", "coshf", "atanf", "atan2f", "asinf", "acosf", "erff",
+    "erfcf", "expm1f", "log1pf", "hypotf", "fmaf", "__fdividef", "__fmul_rn", "__fadd_rn",
+    "__fsqrt_rn", "__frcp_rn", "__saturatef", "__half2float", "__bfloat162float",
+    "__int2float_rn", "__uint2float_rn", "__low2float", "__high2float"};
+static const char *const double_funcs[] = {
+    "exp", "log", "sin", "cos", "tan", "pow", "sqrt", "rsqrt", "cbrt", "fabs", "fmax", "fmin",
+    "fmod", "floor", "ceil", "trunc", "round", "tanh", "sinh", "cosh", "atan", "atan2", "erf",
+    "exp2", "log2", "log10", "expm1", "log1p", "hypot", "fma", "__dmul_rn", "__dadd_rn"};
+
+enum { FT_FLOAT = 1, FT_DOUBLE = 2, FT_UNKNOWN = 4, FT_INTEGER = 8 };
+
+static bool in_list(const rw_toks *ts, size_t k, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (tok_is_ident(ts, k, list[i]))
+            return true;
+    return false;
+}
+
+/* Names declared in the body as float, double or an integer type (first declarator and
+ * those after commas at the same level, until the ';'). */
+typedef struct {
+    uint32_t *start, *len;   /* spans in the body text */
+    char *kind;              /* FT_FLOAT, FT_DOUBLE, 0 for integers */
+    size_t n, cap;
+} fm_names;
+
+static void fm_names_free(fm_names *nm)
+{
+    hk_free(nm->start);
+    hk_free(nm->len);
+    hk_free(nm->kind);
+    memset(nm, 0, sizeof *nm);
+}
+
+static int fm_names_add(fm_names *nm, uint32_t start, uint32_t l, char kind)
+{
+    if (nm->n == nm->cap) {
+        size_t cap = nm->cap ? nm->cap * 2 : 32;
+        if (cap > 65536)
+            return HK_ETOOBIG;
+        uint32_t *s = hk_realloc(nm->start, cap * sizeof *s);
+        if (!s)
+            return HK_ENOMEM;
+        nm->start = s;
+        uint32_t *ln = hk_realloc(nm->len, cap * sizeof *ln);
+        if (!ln)
+            return HK_ENOMEM;
+        nm->len = ln;
+        char *kd = hk_realloc(nm->kind, cap);
+        if (!kd)
+            return HK_ENOMEM;
+        nm->kind = kd;
+        nm->cap = cap;
+    }
+    nm->start[nm->n] = start;
+    nm->len[nm->n] = l;
+    nm->kind[nm->n] = kind;
+    nm->n++;
+    return HK_OK;
+}
+
+static int fm_collect(const rw_toks *ts, fm_names *nm)
+{
+    int rc;
+    for (size_t k = 0; k < ts->n; k++) {
+        char kind;
+        if (tok_is_ident(ts, k, "float"))
+            kind = FT_FLOAT;
+        else if (tok_is_ident(ts, k, "double"))
+            kind = FT_DOUBLE;
+        else if (is_type_word(ts, k) && !tok_is_ident(ts, k, "auto"))
+            kind = 0;
+        else
+            continue;
+        size_t q = k + 1;
+        while (q < ts->n && (is_type_word(ts, q) || tok_is_ident(ts, q, "const")))
+            q++;
+        /* declarators: name [= init] {, name [= init]} ; */
+        int depth = 0;
+        bool expect = true;
+        for (; q < ts->n; q++) {
+            if (tok_is(ts, q, "(") || tok_is(ts, q, "[") || tok_is(ts, q, "{"))
+                depth++;
+            else if (tok_is(ts, q, ")") || tok_is(ts, q, "]") || tok_is(ts, q, "}")) {
+                if (--depth < 0)
+                    break;
+            } else if (depth == 0 && tok_is(ts, q, ";"))
+                break;
+            else if (depth == 0 && tok_is(ts, q, ","))
+                expect = true;
+            else if (expect && depth == 0 && ts->t[q].kind == T_IDENT) {
+                if ((rc = fm_names_add(nm, ts->t[q].start, ts->t[q].end - ts->t[q].start, kind)))
+                    return rc;
+                expect = false;
+            } else if (expect && !tok_is(ts, q, "*") && !tok_is(ts, q, "&")) {
+                break;   /* a cast or an expression, not a declaration */
+            }
+        }
+    }
+    return HK_OK;
+}
+
+/* Index of the bracket opening the one closing at k (")" or "]"), or ts->n. */
+static size_t match_open(const rw_toks *ts, size_t k)
+{
+    const char *open = tok_is(ts, k, ")") ? "(" : tok_is(ts, k, "]") ? "[" : NULL;
+    const char *close = tok_is(ts, k, ")") ? ")" : "]";
+    if (!open)
+        return ts->n;
+    int depth = 0;
+    for (size_t i = k + 1; i-- > 0;) {
+        if (tok_is(ts, i, close))
+            depth++;
+        else if (tok_is(ts, i, open) && --depth == 0)
+            return i;
+    }
+    return ts->n;
+}
+
+/* Is the parenthesized group (o, c) a cast? FT_INTEGER, FT_FLOAT, FT_DOUBLE, or -1 when
+ * it is not a cast. */
+static int cast_kind(const rw_toks *ts, size_t o, size_t c)
+{
+    if (c <= o + 1)
+        return -1;
+    int kind = FT_INTEGER;
+    for (size_t k = o + 1; k < c; k++) {
+        if (tok_is_ident(ts, k, "float"))
+            kind = FT_FLOAT;
+        else if (tok_is_ident(ts, k, "double"))
+            kind = FT_DOUBLE;
+        else if (!is_type_word(ts, k) && !tok_is_ident(ts, k, "const"))
+            return -1;
+    }
+    return kind;
+}
+
+static const char *const not_callees[] = {"if", "while", "for", "switch", "return", "sizeof"};
+
+/* Start of the postfix expression ending at token k (backwards), or ts->n. */
+static size_t unit_back(const rw_toks *ts, size_t k)
+{
+    size_t start;
+    if (k >= ts->n)
+        return ts->n;
+    if (tok_is(ts, k, ")")) {
+        size_t o = match_open(ts, k);
+        if (o >= ts->n)
+            return ts->n;
+        start = o;
+        if (o > 0 && ts->t[o - 1].kind == T_IDENT) {
+            if (in_list(ts, o - 1, not_callees, HK_ARRAY_LEN(not_callees)))
+                return o;
+            start = o - 1;
+        } else if (o > 0 && tok_is(ts, o - 1, ">")) {
+            return ts->n;   /* a template call: not followed */
+        }
+    } else if (tok_is(ts, k, "]")) {
+        size_t o = match_open(ts, k);
+        if (o == 0 || o >= ts->n)
+            return ts->n;
+        start = unit_back(ts, o - 1);
+    } else if (ts->t[k].kind == T_IDENT || ts->t[k].kind == T_NUMBER) {
+        start = k;
+    } else {
+        return ts->n;
+    }
+    if (start < ts->n && start >= 2 && (tok_is(ts, start - 1, ".") || tok_is(ts, start - 1, "->")))
+        start = unit_back(ts, start - 2);
+    return start;
+}
+
+/* First token of the left operand of the '/' at d, or ts->n. */
+static size_t left_operand(const rw_toks *ts, size_t d, size_t lo)
+{
+    size_t k = d;
+    for (;;) {
+        if (k == 0 || k - 1 < lo)
+            return ts->n;
+        size_t start = unit_back(ts, k - 1);
+        if (start >= ts->n || start < lo)
+            return ts->n;
+        for (;;) {   /* casts and unary operators in front */
+            if (start > lo && tok_is(ts, start - 1, ")")) {
+                size_t o = match_open(ts, start - 1);
+                if (o < ts->n && o >= lo && cast_kind(ts, o, start - 1) > 0) {
+                    start = o;
+                    continue;
+                }
+            }
+            if (start > lo && (tok_is(ts, start - 1, "-") || tok_is(ts, start - 1, "+") ||
+                               tok_is(ts, start - 1, "!") || tok_is(ts, start - 1, "~")) &&
+                unary_position(ts, start - 1)) {
+                start--;
+                continue;
+            }
+            break;
+        }
+        /* `a * b / c` is `(a * b) / c`: the chain of * / % belongs to the operand */
+        if (start > lo + 1 && (tok_is(ts, start - 1, "*") || tok_is(ts, start - 1, "/") ||
+                               tok_is(ts, start - 1, "%")) &&
+            !unary_position(ts, start - 1)) {
+            k = start - 1;
+            continue;
+        }
+        return start;
+    }
+}
+
+/* One past the last token of the right operand of the '/' at d, or ts->n. */
+static size_t right_operand(const rw_toks *ts, size_t d, size_t hi)
+{
+    size_t k = d + 1;
+    for (;;) {   /* unary operators and casts */
+        if (k < hi && (tok_is(ts, k, "-") || tok_is(ts, k, "+") || tok_is(ts, k, "!") ||
+                       tok_is(ts, k, "~"))) {
+            k++;
+            continue;
+        }
+        if (k < hi && tok_is(ts, k, "(")) {
+            size_t c = match_close(ts, k);
+            if (c < hi && cast_kind(ts, k, c) > 0) {
+                k = c + 1;
+                continue;
+            }
+        }
+        break;
+    }
+    if (k >= hi)
+        return ts->n;
+    if (tok_is(ts, k, "(")) {
+        k = match_close(ts, k);
+    } else if (ts->t[k].kind == T_IDENT) {
+        if (tok_is(ts, k + 1, "("))
+            k = match_close(ts, k + 1);
+    } else if (ts->t[k].kind != T_NUMBER) {
+        return ts->n;
+    }
+    if (k >= hi)
+        return ts->n;
+    for (;;) {   /* postfix: [..], .member, ->member */
+        if (tok_is(ts, k + 1, "[")) {
+            k = match_close(ts, k + 1);
+            if (k >= hi)
+                return ts->n;
+        } else if ((tok_is(ts, k + 1, ".") || tok_is(ts, k + 1, "->")) && k + 2 < hi &&
+                   ts->t[k + 2].kind == T_IDENT) {
+            k += 2;
+        } else {
+            break;
+        }
+    }
+    if (tok_is(ts, k + 1, "++") || tok_is(ts, k + 1, "--"))
+        return ts->n;
+    return k + 1;
+}
+
+/* FT_* flags of the expression tokens [a, b). */
+static int operand_type(const rw_toks *ts, size_t a, size_t b, const an_function *f,
+                        const fm_names *nm)
+{
+    int fl = 0;
+    for (size_t k = a; k < b; k++) {
+        const rw_tok *t = &ts->t[k];
+        if (t->kind == T_NUMBER) {
+            bool hex = t->end - t->start > 1 && (ts->text[t->start + 1] == 'x' || ts->text[t->start + 1] == 'X');
+            bool fp = false;
+            for (uint32_t q = t->start; q < t->end && !hex; q++)
+                fp |= ts->text[q] == '.' || ts->text[q] == 'e' || ts->text[q] == 'E';
+            char last = ts->text[t->end - 1];
+            if (fp)
+                fl |= last == 'f' || last == 'F' ? FT_FLOAT : FT_DOUBLE;
+            continue;
+        }
+        if (tok_is(ts, k, "(")) {
+            size_t c = match_close(ts, k);
+            if (c >= b)
+                return FT_UNKNOWN;
+            int ck = cast_kind(ts, k, c);
+            if (ck == FT_FLOAT || ck == FT_DOUBLE) {
+                fl |= ck;
+                k = c;
+            } else if (ck == FT_INTEGER) {
+                /* an integer cast: the next operand is an integer whatever it holds */
+                size_t nx = c + 1;
+                if (tok_is(ts, nx, "("))
+                    nx = match_close(ts, nx);
+                else if (ts->t[nx].kind == T_IDENT && tok_is(ts, nx + 1, "("))
+                    nx = match_close(ts, nx + 1);
+                while (nx + 1 < b && tok_is(ts, nx + 1, "["))
+                    nx = match_close(ts, nx + 1);
+                k = nx;
+            }
+            continue;   /* a plain group: its tokens are typed one by one */
+        }
+        if (t->kind != T_IDENT)
+            continue;
+        if (k > 0 && (tok_is(ts, k - 1, ".") || tok_is(ts, k - 1, "->")))
+            continue;   /* a member: typed by what it belongs to */
+        if (tok_is(ts, k + 1, "(")) {
+            if (in_list(ts, k, float_funcs, HK_ARRAY_LEN(float_funcs)))
+                fl |= FT_FLOAT;
+            else if (in_list(ts, k, double_funcs, HK_ARRAY_LEN(double_funcs)))
+                fl |= FT_DOUBLE;
+            else
+                fl |= FT_UNKNOWN;
+            size_t c = match_close(ts, k + 1);
+            if (c >= b)
+                return FT_UNKNOWN;
+            k = c;
+            continue;
+        }
+        if (tok_is_ident(ts, k, "threadIdx") || tok_is_ident(ts, k, "blockIdx") ||
+            tok_is_ident(ts, k, "blockDim") || tok_is_ident(ts, k, "gridDim")) {
+            k += 2;   /* .x */
+            continue;
+        }
+        long p = param_named(f, ts, k);
+        if (p >= 0) {
+            const an_param *pp = &f->params[p];
+            bool sub = tok_is(ts, k + 1, "[");
+            const char *et = pp->elem_type ? pp->elem_type : "";
+            if ((pp->pointer_depth == 0 || (pp->pointer_depth == 1 && sub)) &&
+                !tok_is(ts, sub ? match_close(ts, k + 1) + 1 : k + 1, ".")) {
+                if (!strcmp(et, "float"))
+                    fl |= FT_FLOAT;
+                else if (!strcmp(et, "double"))
+                    fl |= FT_DOUBLE;
+                else if (!vec_elem_of(et) && !ldg_type(et))
+                    fl |= FT_UNKNOWN;
+                else if (vec_elem_of(et) && vec_elem_of(et)->bit16)
+                    fl |= FT_UNKNOWN;   /* half arithmetic: not a float division */
+            } else {
+                fl |= FT_UNKNOWN;
+            }
+            if (sub) {
+                size_t c = match_close(ts, k + 1);
+                if (c >= b)
+                    return FT_UNKNOWN;
+                k = c;
+            }
+            continue;
+        }
+        bool found = false;
+        for (size_t i = nm->n; i-- > 0 && !found;)
+            if (tok_eq(ts, k, ts->text + nm->start[i], nm->len[i])) {
+                fl |= nm->kind[i];
+                found = true;
+            }
+        if (!found && !tok_is_ident(ts, k, "sizeof"))
+            fl |= FT_UNKNOWN;
+        if (tok_is(ts, k + 1, "["))
+            fl |= FT_UNKNOWN;
+    }
+    return fl & ~FT_INTEGER;
+}
+
+/* One pass over body (a NUL-terminated copy of the kernel body): every float division whose
+ * operands do not overlap an earlier one's becomes __fdividef. New text in *next (NULL when
+ * nothing changed); counts in *done and *skipped (on the first pass only). */
+static int fm_division_pass(const char *body, size_t blen, const an_function *f, char **next,
+                            size_t *nlen, size_t *done, size_t *skipped, bool count_skips)
+{
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    fm_names nm = {0};
+    *next = NULL;
+    int rc = lex(body, 0, (uint32_t)blen, &ts);
+    if (!rc)
+        rc = fm_collect(&ts, &nm);
+    if (rc)
+        goto out;
+    uint32_t taken_end = 0;
+    for (size_t d = 1; d + 1 < ts.n; d++) {
+        if (!tok_is(&ts, d, "/"))
+            continue;
+        size_t a = left_operand(&ts, d, 1), b = right_operand(&ts, d, ts.n - 1);
+        if (a >= ts.n || b >= ts.n) {
+            *skipped += count_skips;
+            continue;
+        }
+        int ta = operand_type(&ts, a, d, f, &nm), tb = operand_type(&ts, d + 1, b, f, &nm);
+        int t = ta | tb;
+        if (!(t & FT_FLOAT) || (t & (FT_DOUBLE | FT_UNKNOWN))) {
+            *skipped += count_skips;
+            continue;
+        }
+        if (ts.t[a].start < taken_end)
+            continue;   /* inside or across the previous one: the next pass takes it */
+        char *repl = hk_asprintf("__fdividef(%.*s, %.*s)", (int)(ts.t[d - 1].end - ts.t[a].start),
+                                 body + ts.t[a].start, (int)(ts.t[b - 1].end - ts.t[d + 1].start),
+                                 body + ts.t[d + 1].start);
+        if ((rc = edits_add_owned(&es, ts.t[a].start, ts.t[b - 1].end, repl)))
+            goto out;
+        taken_end = ts.t[b - 1].end;
+        (*done)++;
+    }
+    if (es.n)
+        rc = edits_apply(body, blen, &es, next, nlen);
+out:
+    fm_names_free(&nm);
+    edits_free(&es);
+    toks_free(&ts);
+    return rc;
+}
+
+int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
+{
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    struct hk_buf desc;
+    hk_buf_init(&desc, 4096);
+    char *body = NULL;
+    size_t blen = 0, counts[HK_ARRAY_LEN(fast_calls)] = {0}, divs = 0, skipped = 0, already = 0;
+    uint32_t bs = f->body_span.start_byte, be = f->body_span.end_byte;
+    if ((rc = lex(text, bs, be, &ts)))
+        goto out;
+    /* the calls: one token each */
+    for (size_t k = 0; k < ts.n; k++) {
+        if (ts.t[k].kind != T_IDENT || !tok_is(&ts, k + 1, "(") || tok_member_or_scope(&ts, k))
+            continue;
+        if (tok_is_ident(&ts, k, "__fdividef"))
+            already++;
+        for (size_t c = 0; c < HK_ARRAY_LEN(fast_calls); c++) {
+            if (tok_is_ident(&ts, k, fast_calls[c][1]))
+                already++;
+            if (!tok_is_ident(&ts, k, fast_calls[c][0]))
+                continue;
+            if ((rc = edits_add(&es, ts.t[k].start - bs, ts.t[k].end - bs, fast_calls[c][1])))
+                goto out;
+            counts[c]++;
+        }
+    }
+    char *btext = hk_strndup(text + bs, be - bs);
+    if (!btext) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    rc = edits_apply(btext, be - bs, &es, &body, &blen);
+    hk_free(btext);
+    if (rc)
+        goto out;
+    /* the divisions, a pass per nesting level (at most 16) */
+    for (int pass = 0; pass < 16; pass++) {
+        char *next = NULL;
+        size_t nlen = 0, before = divs;
+        if ((rc = fm_division_pass(body, blen, f, &next, &nlen, &divs, &skipped, pass == 0)))
+            goto out;
+        if (!next)
+            break;
+        hk_free(body);
+        body = next;
+        blen = nlen;
+        if (divs == before)
+            break;
+    }
+    for (size_t c = 0; c < HK_ARRAY_LEN(fast_calls); c++)
+        if (counts[c] && (rc = hk_buf_printf(&desc, "%s%s -> %s (%zu)", desc.len ? ", " : "",
+                                             fast_calls[c][0], fast_calls[c][1], counts[c])))
+            goto out;
+    if (divs && (rc = hk_buf_printf(&desc, "%s/ -> __fdividef (%zu)", desc.len ? ", " : "", divs)))
+        goto out;
+    if (!desc.len) {
+        if (already)
+            rc = not_applicable(out, hk_asprintf("fast math: kernel %s already uses the intrinsics "
+                                                 "and has no other float math call or division to "
+                                                 "change%s", f->name,
+                                                 skipped ? " (divisions of other types left)" : ""));
+        else
+            rc = not_applicable(out, hk_asprintf("fast math not applicable to kernel %s: no expf, "
+                                                 "logf, sinf, cosf, tanf, powf, sincosf, exp10f, "
+                                                 "log2f, log10f call or float division in its body%s",
+                                                 f->name, skipped ? " (divisions of integers, "
+                                                 "doubles or unknown types are left)" : ""));
+        goto out;
+    }
+    if (skipped && (rc = hk_buf_printf(&desc, "; %zu division%s of another or unknown type left", skipped,
+                                       skipped == 1 ? "" : "s")))
+        goto out;
+    edits_free(&es);
+    if ((rc = edits_add_owned(&es, bs, be, body)))
+        goto out;   /* (owned even on failure) */
+    body = NULL;
+    char *d = hk_asprintf("kernel %s: %s", f->name, desc.data);
+    rc = finish(text, len, m, f->name, &es, d, out);
+out:
+    hk_free(body);
+    hk_buf_free(&desc);
+    edits_free(&es);
+    toks_free(&ts);
+    return rc;
+}
