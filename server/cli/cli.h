@@ -22,4 +22,12 @@ int cli_check(int argc, char **argv);
  * one what the user loses. Exit 0 (it is a report), 2 for usage errors. */
 int cli_doctor(int argc, char **argv);
 
+/* hkls skills [--dir DIR] [--hardware ARCH] [--class CLASS] [--db PATH] [--json]
+ * Loads and validates the skills knowledge base (server/skills; default directory:
+ * sk_default_dir) and lists id, hardware, class, rewrite and the record from the history
+ * database (when --db names one or the default one exists), best record first. Exit 0,
+ * 1 when a skill file is broken (every problem printed as FILE: KEY: why) or the
+ * database cannot be read, 2 for usage errors. (server/cli/skills_cmd.c) */
+int cli_skills(int argc, char **argv);
+
 #endif

@@ -24,6 +24,7 @@ static const struct cli_command commands[] = {
     {"history", cli_history, "episodes and version chains of a file's kernels (--json)"},
     {"report", cli_report, "print an episode's report (--format md|html|json, -o FILE)"},
     {"spec", cli_spec, "write a harness-form bench spec skeleton for a kernel (-o FILE)"},
+    {"skills", cli_skills, "list and validate the skills knowledge base (--json, --hardware)"},
     {"apply", cli_apply, "write a verified version into its file, if the kernel is unchanged"},
     {NULL, NULL, NULL},
 };

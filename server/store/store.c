@@ -106,7 +106,24 @@ static const char schema_v2[] =
     "CREATE INDEX evidence_by_version ON evidence(version_id, episode_id);"
     "CREATE INDEX events_by_episode ON events(episode_id, id);";
 
-static const char *const migrations[] = {schema_v1, schema_v2};
+/* v3: the skills' record (server/skills): per skill, kernel (name and content hash) and
+ * arch, how often it was tried, how often it helped (a verified speedup > 1 with its
+ * evidence) and by how much, so the engine tries the best-recorded skills first. */
+static const char schema_v3[] =
+    "CREATE TABLE skill_results("
+    "  skill_id TEXT NOT NULL,"
+    "  kernel TEXT NOT NULL,"
+    "  kernel_hash TEXT NOT NULL DEFAULT '',"
+    "  hardware TEXT NOT NULL,"
+    "  tried INTEGER NOT NULL CHECK(tried >= 1),"
+    "  helped INTEGER NOT NULL DEFAULT 0 CHECK(helped >= 0 AND helped <= tried),"
+    "  best_speedup REAL,"
+    "  helped_speedup_sum REAL NOT NULL DEFAULT 0,"
+    "  last_ms INTEGER NOT NULL,"
+    "  PRIMARY KEY(skill_id, kernel, kernel_hash, hardware));"
+    "CREATE INDEX skill_results_by_hardware ON skill_results(hardware, skill_id);";
+
+static const char *const migrations[] = {schema_v1, schema_v2, schema_v3};
 _Static_assert(HK_ARRAY_LEN(migrations) == STORE_SCHEMA_VERSION, "one step per schema version");
 
 /* ---- names ---- */

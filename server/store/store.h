@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 /* Newest schema version this build knows (PRAGMA user_version after store_open). */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 /* Keys of the device peaks JSON object (store_device_put) that the report reads. */
 #define STORE_PEAK_DRAM_BYTES_PER_S "dram_bytes_per_s"
@@ -386,5 +386,50 @@ void store_device_clear(store_device *d);
 int store_device_put(store *s, const char *name, const char *cc, const char *peaks_json);
 /* HK_ENOENT when never measured. */
 int store_device_get(store *s, const char *name, store_device *out);
+
+/* ---- skills' record (skill_stats.c; used by server/skills to order skills) ---- */
+
+/* Records one try of a skill on a kernel (name, and the content hash of its text; NULL
+ * hash: "") on an arch ("sm_90", "gfx906"): tried + 1, and when helped (the caller saw a
+ * verified speedup > 1 with the skill's expected evidence) helped + 1 and speedup added
+ * to the mean; best_speedup keeps the largest finite speedup seen, helped or not (NAN:
+ * not measured). last time = now. HK_EINVAL: skill_id, kernel or hardware NULL or empty,
+ * or helped with a speedup that is not a finite number > 1. */
+int store_skill_record(store *s, const char *skill_id, const char *kernel,
+                       const char *kernel_hash, const char *hardware, bool helped,
+                       double speedup);
+
+/* One (skill, kernel, hash, arch) record. */
+typedef struct {
+    char *skill_id, *kernel, *kernel_hash, *hardware;
+    int64_t tried, helped;
+    double best_speedup;     /* NAN: never measured */
+    double mean_speedup;     /* mean speedup over the tries that helped; NAN: none helped */
+    int64_t last_ms;
+} store_skill_result;
+
+void store_skill_results_free(store_skill_result *r, size_t n);
+
+/* Records of skill_id (NULL: all) on hardware (NULL: all), by skill id, best speedup
+ * first, at most 10000. *out: new array (store_skill_results_free), NULL when n is 0. */
+int store_skill_results(store *s, const char *skill_id, const char *hardware,
+                        store_skill_result **out, size_t *n_out);
+
+/* A skill's record summed over kernels. */
+typedef struct {
+    char *skill_id;
+    int64_t tried, helped;
+    int64_t kernels;         /* distinct (kernel, hash) it was tried on */
+    int64_t kernels_helped;  /* of those, where it helped at least once */
+    double best_speedup;     /* NAN: never measured */
+    double mean_speedup;     /* over all tries that helped; NAN: none helped */
+    int64_t last_ms;
+} store_skill_stat;
+
+void store_skill_stats_free(store_skill_stat *st, size_t n);
+
+/* One row per skill with a record on hardware (NULL: every arch together), by skill id,
+ * at most 10000. *out: new array (store_skill_stats_free), NULL when n is 0. */
+int store_skill_stats(store *s, const char *hardware, store_skill_stat **out, size_t *n_out);
 
 #endif

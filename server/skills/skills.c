@@ -1,0 +1,1403 @@
+/* The skills loader: walks skills/<hardware>/<class>/<id>.json, validates every field of
+ * every file (collecting all problems, not just the first), compiles the tree-sitter
+ * queries and regexes once, and answers lookups. Matching and evidence: skills_match.c. */
+#include "skills/skills_impl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+/* Caps on what grows from the skills directory (STYLE.md 8). */
+#define SK_FILE_MAX (256 * 1024)
+#define SK_SKILLS_MAX 4096
+#define SK_ERRORS_MAX (64 * 1024)
+#define SK_DIR_ENTRIES_MAX 8192
+#define SK_ID_MAX 64
+#define SK_TITLE_MAX 160
+#define SK_GUIDANCE_MIN 80
+#define SK_GUIDANCE_MAX 8000
+#define SK_QUERY_MAX (16 * 1024)
+#define SK_REGEX_MAX 1024
+#define SK_HARDWARE_MAX 16
+#define SK_PARAM_VALUES_MAX 64
+#define SK_PARAMS_MAX 16
+
+/* ---- names ---- */
+
+static const char *const rewrite_names[] = {
+#define SK_X_NAME(e, s) s,
+    SK_REWRITES(SK_X_NAME)
+#undef SK_X_NAME
+};
+_Static_assert(HK_ARRAY_LEN(rewrite_names) == SK_RW_COUNT, "one name per rewrite");
+
+static const struct {
+    const char *name;
+    double lo, hi;
+} metric_info[] = {
+#define SK_X_INFO(e, s, lo, hi) {s, lo, hi},
+    SK_METRICS(SK_X_INFO)
+#undef SK_X_INFO
+};
+_Static_assert(HK_ARRAY_LEN(metric_info) == SK_M_COUNT, "one entry per metric");
+
+static const char *const class_names[] = {"memory-bound", "compute-bound", "latency-bound"};
+_Static_assert(HK_ARRAY_LEN(class_names) == SK_CLASS_COUNT, "one name per class");
+
+/* Hardware directories, in the order the set lists them (sm_90 first). family: the
+ * prefix every arch pattern of a skill in that directory must start with; probes: the
+ * arches the directory stands for (a skill must match at least one). */
+static const struct {
+    const char *dir;
+    const char *family;
+    const char *probes[3];
+} hw_dirs[] = {
+    {"nvidia-sm90", "sm_", {"sm_90", "sm_90a", NULL}},
+    {"nvidia-sm80", "sm_", {"sm_80", "sm_86", NULL}},
+    {"dcu-gfx9", "gfx9", {"gfx906", "gfx90a", NULL}},
+};
+
+const char *sk_rewrite_name(enum sk_rewrite r)
+{
+    return (unsigned)r < SK_RW_COUNT ? rewrite_names[r] : "?";
+}
+
+const char *sk_metric_name(enum sk_metric m)
+{
+    return (unsigned)m < SK_M_COUNT ? metric_info[m].name : "?";
+}
+
+const char *sk_class_name(enum sk_class c)
+{
+    return (unsigned)c < SK_CLASS_COUNT ? class_names[c] : "?";
+}
+
+int sk_rewrite_parse(const char *s, enum sk_rewrite *out)
+{
+    for (int i = 0; s && i < SK_RW_COUNT; i++)
+        if (!strcmp(s, rewrite_names[i])) {
+            *out = (enum sk_rewrite)i;
+            return HK_OK;
+        }
+    return HK_EINVAL;
+}
+
+int sk_metric_parse(const char *s, enum sk_metric *out)
+{
+    for (int i = 0; s && i < SK_M_COUNT; i++)
+        if (!strcmp(s, metric_info[i].name)) {
+            *out = (enum sk_metric)i;
+            return HK_OK;
+        }
+    return HK_EINVAL;
+}
+
+int sk_class_parse(const char *s, enum sk_class *out)
+{
+    for (int i = 0; s && i < SK_CLASS_COUNT; i++)
+        if (!strcmp(s, class_names[i])) {
+            *out = (enum sk_class)i;
+            return HK_OK;
+        }
+    return HK_EINVAL;
+}
+
+static int hw_dir_index(const char *name)
+{
+    for (size_t i = 0; i < HK_ARRAY_LEN(hw_dirs); i++)
+        if (!strcmp(name, hw_dirs[i].dir))
+            return (int)i;
+    return -1;
+}
+
+/* ---- error collection: every problem, one line each, capped ---- */
+
+struct sk_errs {
+    struct hk_buf b;
+    size_t count;    /* problems found */
+    size_t dropped;  /* of those, not written for lack of room */
+    bool oom;
+};
+
+static void errs_add(struct sk_errs *e, const char *file, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void errs_add(struct sk_errs *e, const char *file, const char *key, const char *fmt, ...)
+{
+    e->count++;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t before = e->b.len;
+    int rc = key && *key ? hk_buf_printf(&e->b, "%s: %s: %s\n", file, key, msg)
+                         : hk_buf_printf(&e->b, "%s: %s\n", file, msg);
+    if (rc == HK_ENOMEM)
+        e->oom = true;
+    if (rc) {
+        /* The buffer keeps whole lines only. */
+        e->b.len = before;
+        if (e->b.data)
+            e->b.data[before] = '\0';
+        e->dropped++;
+    }
+}
+
+/* Copies the collected problems into err, whole lines while they fit, then a count. */
+static void errs_export(const struct sk_errs *e, char *err, size_t errlen)
+{
+    if (!err || !errlen)
+        return;
+    err[0] = '\0';
+    const char *p = e->b.data ? e->b.data : "";
+    size_t used = 0, shown = 0;
+    char tail[96];
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        /* Room kept for the "N more" line. */
+        if (used + len + sizeof tail >= errlen)
+            break;
+        memcpy(err + used, p, len);
+        used += len;
+        err[used] = '\0';
+        shown++;
+        p += len;
+    }
+    size_t more = e->count - shown;
+    if (more) {
+        snprintf(tail, sizeof tail, "... and %zu more problem%s\n", more, more == 1 ? "" : "s");
+        if (used + strlen(tail) < errlen)
+            memcpy(err + used, tail, strlen(tail) + 1);
+        else if (!used)
+            snprintf(err, errlen, "%zu problems (no room to list them)", e->count);
+    }
+    /* No trailing newline: callers print the text as one message. */
+    size_t n = strlen(err);
+    if (n && err[n - 1] == '\n')
+        err[n - 1] = '\0';
+}
+
+/* ---- one skill ---- */
+
+static void compiled_free(struct sk_compiled *c)
+{
+    if (!c)
+        return;
+    if (c->query)
+        ts_query_delete(c->query);
+    if (c->has_pattern)
+        regfree(&c->pattern);
+    if (c->has_sass)
+        regfree(&c->sass);
+    for (uint32_t i = 0; i < c->n_patterns; i++) {
+        for (size_t k = 0; k < c->n_preds[i]; k++) {
+            struct sk_pred *pr = &c->preds[i][k];
+            hk_free(pr->str);
+            if (pr->has_re)
+                regfree(&pr->re);
+        }
+        hk_free(c->preds[i]);
+    }
+    hk_free(c->preds);
+    hk_free(c->n_preds);
+    hk_free(c);
+}
+
+static void skill_free(sk_skill *sk)
+{
+    if (!sk)
+        return;
+    hk_free(sk->id);
+    hk_free(sk->path);
+    hk_free(sk->hardware_dir);
+    hk_free(sk->title);
+    for (size_t i = 0; i < sk->n_hardware; i++)
+        hk_free(sk->hardware[i]);
+    hk_free(sk->hardware);
+    hk_free(sk->query);
+    hk_free(sk->pattern);
+    hk_free(sk->metrics);
+    hk_free(sk->guidance);
+    json_decref(sk->params);
+    hk_free(sk->evidence_sass);
+    compiled_free(sk->compiled);
+    hk_free(sk);
+}
+
+/* Context for validating one file. */
+struct vctx {
+    struct sk_errs *errs;
+    const char *file;
+    bool bad;   /* a problem was reported for this file */
+    bool oom;
+};
+
+static void vbad(struct vctx *v, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void vbad(struct vctx *v, const char *key, const char *fmt, ...)
+{
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    errs_add(v->errs, v->file, key, "%s", msg);
+    v->bad = true;
+}
+
+static char *vdup(struct vctx *v, const char *s)
+{
+    char *d = hk_strdup(s);
+    if (!d)
+        v->oom = true;
+    return d;
+}
+
+/* Reports every key of obj (at key path prefix) that is not in allowed. */
+static void check_keys(struct vctx *v, json_t *obj, const char *prefix,
+                       const char *const *allowed)
+{
+    const char *k;
+    json_t *val;
+    json_object_foreach(obj, k, val) {
+        bool ok = false;
+        for (size_t i = 0; allowed[i]; i++)
+            if (!strcmp(k, allowed[i]))
+                ok = true;
+        if (!ok) {
+            char known[256] = "";
+            for (size_t i = 0; allowed[i]; i++) {
+                if (i)
+                    strncat(known, ", ", sizeof known - strlen(known) - 1);
+                strncat(known, allowed[i], sizeof known - strlen(known) - 1);
+            }
+            char key[300];
+            snprintf(key, sizeof key, "%s%s%s", prefix, *prefix ? "." : "", k);
+            vbad(v, key, "unknown key (allowed here: %s)", known);
+        }
+    }
+}
+
+/* The string at obj[name], or NULL with a problem reported (required) or silently
+ * (optional and absent). */
+static const char *get_str(struct vctx *v, json_t *obj, const char *name, const char *key,
+                           bool required, size_t min_len, size_t max_len)
+{
+    json_t *j = json_object_get(obj, name);
+    if (!j) {
+        if (required)
+            vbad(v, key, "missing (required)");
+        return NULL;
+    }
+    if (!json_is_string(j)) {
+        vbad(v, key, "must be a string");
+        return NULL;
+    }
+    size_t len = json_string_length(j);
+    const char *s = json_string_value(j);
+    if (strlen(s) != len) {
+        vbad(v, key, "contains a NUL character");
+        return NULL;
+    }
+    if (len < min_len) {
+        vbad(v, key, min_len == 1 ? "must not be empty" : "too short (%zu characters, at least %zu)",
+             len, min_len);
+        return NULL;
+    }
+    if (len > max_len) {
+        vbad(v, key, "too long (%zu characters, at most %zu)", len, max_len);
+        return NULL;
+    }
+    return s;
+}
+
+/* POSIX extended regex compile with the reason in the report when it fails. */
+static bool compile_regex(struct vctx *v, const char *key, const char *src, regex_t *re)
+{
+    int rc = regcomp(re, src, REG_EXTENDED | REG_NOSUB);
+    if (rc) {
+        char why[200];
+        regerror(rc, re, why, sizeof why);
+        regfree(re);
+        vbad(v, key, "bad regular expression \"%.200s\": %s", src, why);
+        return false;
+    }
+    return true;
+}
+
+static bool valid_id(const char *s)
+{
+    if (!(*s >= 'a' && *s <= 'z') && !(*s >= '0' && *s <= '9'))
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' ||
+              *s == '_' || *s == '.'))
+            return false;
+    return true;
+}
+
+/* An arch pattern: "sm_90", "sm_90a", "gfx906", "gfx90a", or a prefix with '*' at the
+ * end ("sm_*", "sm_8*", "gfx9*"). */
+static bool valid_arch_pattern(const char *s)
+{
+    const char *rest;
+    if (!strncmp(s, "sm_", 3))
+        rest = s + 3;
+    else if (!strncmp(s, "gfx", 3))
+        rest = s + 3;
+    else
+        return false;
+    size_t n = strlen(rest);
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = rest[i];
+        if (c == '*')
+            return i == n - 1;
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z')))
+            return false;
+    }
+    /* A full name: at least two characters, starting with a digit. */
+    return n >= 2 && rest[0] >= '0' && rest[0] <= '9';
+}
+
+static bool arch_pattern_matches(const char *pat, const char *arch)
+{
+    size_t n = strlen(pat);
+    if (n && pat[n - 1] == '*')
+        return !strncmp(pat, arch, n - 1);
+    return !strcmp(pat, arch);
+}
+
+static void parse_hardware(struct vctx *v, sk_skill *sk, json_t *root, int hw_index)
+{
+    json_t *j = json_object_get(root, "hardware");
+    if (!j) {
+        vbad(v, "hardware", "missing (required)");
+        return;
+    }
+    if (!json_is_array(j) || json_array_size(j) == 0 ||
+        json_array_size(j) > SK_HARDWARE_MAX) {
+        vbad(v, "hardware", "must be a list of 1 to %d arch names (\"sm_90\", \"gfx906\", "
+             "\"sm_*\", \"gfx9*\")", SK_HARDWARE_MAX);
+        return;
+    }
+    sk->hardware = hk_calloc(json_array_size(j), sizeof *sk->hardware);
+    if (!sk->hardware) {
+        v->oom = true;
+        return;
+    }
+    const char *family = hw_dirs[hw_index].family;
+    bool probe_hit = false;
+    size_t i;
+    json_t *e;
+    json_array_foreach(j, i, e) {
+        char key[64];
+        snprintf(key, sizeof key, "hardware[%zu]", i);
+        if (!json_is_string(e) || !valid_arch_pattern(json_string_value(e))) {
+            vbad(v, key, "not an arch name or prefix pattern (\"sm_90\", \"gfx90a\", "
+                 "\"sm_*\", \"gfx9*\")");
+            continue;
+        }
+        const char *pat = json_string_value(e);
+        /* The name, or the prefix before '*', must start with the directory's family:
+         * "sm_*" belongs in an sm_ directory, "gfx*" does not belong in dcu-gfx9. */
+        if (strncmp(pat, family, strlen(family)) != 0) {
+            vbad(v, key, "\"%s\" does not belong in directory %s (its arches start with %s)",
+                 pat, hw_dirs[hw_index].dir, family);
+            continue;
+        }
+        for (size_t p = 0; hw_dirs[hw_index].probes[p]; p++)
+            if (arch_pattern_matches(pat, hw_dirs[hw_index].probes[p]))
+                probe_hit = true;
+        sk->hardware[sk->n_hardware] = vdup(v, pat);
+        if (sk->hardware[sk->n_hardware])
+            sk->n_hardware++;
+    }
+    if (!v->bad && !probe_hit)
+        vbad(v, "hardware", "no entry matches the directory's arch %s", hw_dirs[hw_index].probes[0]);
+}
+
+static void parse_threshold(struct vctx *v, sk_skill *sk, const char *name, json_t *t)
+{
+    char key[160];
+    snprintf(key, sizeof key, "applies.metrics.%s", name);
+    enum sk_metric m;
+    if (sk_metric_parse(name, &m) != HK_OK) {
+        char known[600] = "";
+        for (int i = 0; i < SK_M_COUNT; i++) {
+            if (i)
+                strncat(known, ", ", sizeof known - strlen(known) - 1);
+            strncat(known, metric_info[i].name, sizeof known - strlen(known) - 1);
+        }
+        vbad(v, key, "unknown metric (known: %s)", known);
+        return;
+    }
+    if (!json_is_object(t)) {
+        vbad(v, key, "must be an object {\"min\": N, \"max\": N}");
+        return;
+    }
+    static const char *const allowed[] = {"min", "max", NULL};
+    bool before = v->bad;
+    v->bad = false;
+    check_keys(v, t, key, allowed);
+    double b[2] = {NAN, NAN};
+    const char *names[2] = {"min", "max"};
+    for (int i = 0; i < 2; i++) {
+        json_t *n = json_object_get(t, names[i]);
+        if (!n)
+            continue;
+        char k2[200];
+        snprintf(k2, sizeof k2, "%s.%s", key, names[i]);
+        if (!json_is_number(n)) {
+            vbad(v, k2, "must be a number");
+            continue;
+        }
+        double x = json_number_value(n);
+        if (!(x >= metric_info[m].lo && x <= metric_info[m].hi)) {
+            vbad(v, k2, "%g is outside the metric's range [%g, %g]", x, metric_info[m].lo,
+                 metric_info[m].hi);
+            continue;
+        }
+        b[i] = x;
+    }
+    if (!json_object_get(t, "min") && !json_object_get(t, "max"))
+        vbad(v, key, "needs \"min\", \"max\" or both");
+    else if (!isnan(b[0]) && !isnan(b[1]) && b[0] > b[1])
+        vbad(v, key, "min %g is above max %g", b[0], b[1]);
+    if (!v->bad) {
+        sk_threshold *th = &sk->metrics[sk->n_metrics++];
+        th->metric = m;
+        th->min = b[0];
+        th->max = b[1];
+    }
+    v->bad = v->bad || before;
+}
+
+static const char *query_error_name(TSQueryError e)
+{
+    switch (e) {
+    case TSQueryErrorSyntax: return "syntax error";
+    case TSQueryErrorNodeType: return "unknown node type";
+    case TSQueryErrorField: return "unknown field";
+    case TSQueryErrorCapture: return "unknown capture";
+    case TSQueryErrorStructure: return "impossible pattern structure";
+    case TSQueryErrorLanguage: return "language mismatch";
+    default: return "error";
+    }
+}
+
+/* Checks the query's predicates and compiles them for matching: only #eq?, #not-eq?,
+ * #match?, #not-match? with a capture and a capture or string, since the matcher
+ * (skills_match.c) evaluates exactly these. */
+static void compile_predicates(struct vctx *v, struct sk_compiled *c)
+{
+    c->n_patterns = ts_query_pattern_count(c->query);
+    c->preds = hk_calloc(c->n_patterns ? c->n_patterns : 1, sizeof *c->preds);
+    c->n_preds = hk_calloc(c->n_patterns ? c->n_patterns : 1, sizeof *c->n_preds);
+    if (!c->preds || !c->n_preds) {
+        v->oom = true;
+        c->n_patterns = 0;
+        return;
+    }
+    for (uint32_t p = 0; p < c->n_patterns; p++) {
+        uint32_t n_steps = 0;
+        const TSQueryPredicateStep *steps = ts_query_predicates_for_pattern(c->query, p, &n_steps);
+        /* Count predicates (each ends with a Done step) to size the array once. */
+        size_t n_preds = 0;
+        for (uint32_t i = 0; i < n_steps; i++)
+            if (steps[i].type == TSQueryPredicateStepTypeDone)
+                n_preds++;
+        if (!n_preds)
+            continue;
+        c->preds[p] = hk_calloc(n_preds, sizeof **c->preds);
+        if (!c->preds[p]) {
+            v->oom = true;
+            return;
+        }
+        uint32_t i = 0;
+        while (i < n_steps) {
+            uint32_t start = i;
+            while (i < n_steps && steps[i].type != TSQueryPredicateStepTypeDone)
+                i++;
+            uint32_t len = i - start;
+            i++; /* past Done */
+            const TSQueryPredicateStep *s = steps + start;
+            uint32_t nl = 0;
+            const char *op = len && s[0].type == TSQueryPredicateStepTypeString
+                                 ? ts_query_string_value_for_id(c->query, s[0].value_id, &nl)
+                                 : "";
+            struct sk_pred pr = {0};
+            if (!strcmp(op, "eq?"))
+                pr.op = SK_PRED_EQ;
+            else if (!strcmp(op, "not-eq?"))
+                pr.op = SK_PRED_NOT_EQ;
+            else if (!strcmp(op, "match?"))
+                pr.op = SK_PRED_MATCH;
+            else if (!strcmp(op, "not-match?"))
+                pr.op = SK_PRED_NOT_MATCH;
+            else {
+                vbad(v, "applies.query", "unsupported predicate #%s (supported: #eq?, "
+                     "#not-eq?, #match?, #not-match?)", op);
+                continue;
+            }
+            if (len != 3 || s[1].type != TSQueryPredicateStepTypeCapture) {
+                vbad(v, "applies.query", "#%s takes a capture and a capture or string", op);
+                continue;
+            }
+            pr.capture = s[1].value_id;
+            if (s[2].type == TSQueryPredicateStepTypeCapture) {
+                if (pr.op == SK_PRED_MATCH || pr.op == SK_PRED_NOT_MATCH) {
+                    vbad(v, "applies.query", "#%s needs a string regex as its second argument", op);
+                    continue;
+                }
+                pr.rhs_is_capture = true;
+                pr.rhs_capture = s[2].value_id;
+            } else {
+                const char *str = ts_query_string_value_for_id(c->query, s[2].value_id, &nl);
+                pr.str = hk_strndup(str, nl);
+                if (!pr.str) {
+                    v->oom = true;
+                    return;
+                }
+                if (pr.op == SK_PRED_MATCH || pr.op == SK_PRED_NOT_MATCH) {
+                    if (!compile_regex(v, "applies.query", pr.str, &pr.re)) {
+                        hk_free(pr.str);
+                        continue;
+                    }
+                    pr.has_re = true;
+                }
+            }
+            c->preds[p][c->n_preds[p]++] = pr;
+        }
+    }
+}
+
+static void parse_applies(struct vctx *v, sk_skill *sk, json_t *root)
+{
+    json_t *a = json_object_get(root, "applies");
+    if (!a) {
+        vbad(v, "applies", "missing (required)");
+        return;
+    }
+    if (!json_is_object(a)) {
+        vbad(v, "applies", "must be an object with \"query\", \"pattern\", \"metrics\"");
+        return;
+    }
+    static const char *const allowed[] = {"query", "pattern", "metrics", NULL};
+    check_keys(v, a, "applies", allowed);
+
+    const char *q = get_str(v, a, "query", "applies.query", true, 1, SK_QUERY_MAX);
+    if (q) {
+        uint32_t off = 0;
+        TSQueryError et = TSQueryErrorNone;
+        TSQuery *tq = ts_query_new(tree_sitter_cuda(), q, (uint32_t)strlen(q), &off, &et);
+        if (!tq) {
+            uint32_t line = 1, col = 1;
+            for (uint32_t i = 0; i < off && q[i]; i++) {
+                if (q[i] == '\n') {
+                    line++;
+                    col = 1;
+                } else {
+                    col++;
+                }
+            }
+            if (off < strlen(q))
+                vbad(v, "applies.query", "%s at line %u column %u (offset %u): \"%.40s\"",
+                     query_error_name(et), line, col, off, q + off);
+            else
+                vbad(v, "applies.query", "%s at the end of the query (line %u column %u)",
+                     query_error_name(et), line, col);
+        } else if (ts_query_pattern_count(tq) == 0) {
+            ts_query_delete(tq);
+            vbad(v, "applies.query", "has no pattern");
+        } else {
+            sk->compiled->query = tq;
+            compile_predicates(v, sk->compiled);
+            sk->query = vdup(v, q);
+        }
+    }
+    const char *pat = get_str(v, a, "pattern", "applies.pattern", false, 1, SK_REGEX_MAX);
+    if (pat && compile_regex(v, "applies.pattern", pat, &sk->compiled->pattern)) {
+        sk->compiled->has_pattern = true;
+        sk->pattern = vdup(v, pat);
+    }
+    json_t *m = json_object_get(a, "metrics");
+    if (m) {
+        if (!json_is_object(m)) {
+            vbad(v, "applies.metrics", "must be an object of metric name -> {\"min\", \"max\"}");
+        } else if (json_object_size(m)) {
+            sk->metrics = hk_calloc(json_object_size(m), sizeof *sk->metrics);
+            if (!sk->metrics) {
+                v->oom = true;
+                return;
+            }
+            const char *k;
+            json_t *t;
+            json_object_foreach(m, k, t)
+                parse_threshold(v, sk, k, t);
+        }
+    }
+}
+
+static bool valid_param_name(const char *s)
+{
+    if (!((*s >= 'a' && *s <= 'z') || *s == '_'))
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+            return false;
+    return true;
+}
+
+static void parse_rewrite(struct vctx *v, sk_skill *sk, json_t *root)
+{
+    json_t *r = json_object_get(root, "rewrite");
+    if (!r) {
+        vbad(v, "rewrite", "missing (required)");
+        return;
+    }
+    if (!json_is_object(r)) {
+        vbad(v, "rewrite", "must be an object with \"name\" and \"params\"");
+        return;
+    }
+    static const char *const allowed[] = {"name", "params", NULL};
+    check_keys(v, r, "rewrite", allowed);
+    const char *name = get_str(v, r, "name", "rewrite.name", true, 1, 64);
+    if (name && sk_rewrite_parse(name, &sk->rewrite) != HK_OK) {
+        char known[600] = "";
+        for (int i = 0; i < SK_RW_COUNT; i++) {
+            if (i)
+                strncat(known, ", ", sizeof known - strlen(known) - 1);
+            strncat(known, rewrite_names[i], sizeof known - strlen(known) - 1);
+        }
+        vbad(v, "rewrite.name", "unknown rewrite \"%s\" (known: %s)", name, known);
+    }
+    json_t *p = json_object_get(r, "params");
+    if (!p) {
+        sk->params = json_object();
+        if (!sk->params)
+            v->oom = true;
+        return;
+    }
+    if (!json_is_object(p) || json_object_size(p) > SK_PARAMS_MAX) {
+        vbad(v, "rewrite.params", "must be an object of at most %d tunables, each a list of "
+             "values to try", SK_PARAMS_MAX);
+        return;
+    }
+    const char *k;
+    json_t *vals;
+    json_object_foreach(p, k, vals) {
+        char key[200];
+        snprintf(key, sizeof key, "rewrite.params.%s", k);
+        if (!valid_param_name(k)) {
+            vbad(v, key, "tunable names are lower-case identifiers");
+            continue;
+        }
+        if (!json_is_array(vals) || json_array_size(vals) == 0 ||
+            json_array_size(vals) > SK_PARAM_VALUES_MAX) {
+            vbad(v, key, "must be a list of 1 to %d values to try, in order", SK_PARAM_VALUES_MAX);
+            continue;
+        }
+        bool nums = json_is_number(json_array_get(vals, 0));
+        size_t i;
+        json_t *e;
+        json_array_foreach(vals, i, e) {
+            if (nums ? !json_is_number(e) : !json_is_string(e)) {
+                vbad(v, key, "values must be all numbers or all strings (entry %zu)", i);
+                break;
+            }
+            bool dup = false;
+            for (size_t j = 0; j < i; j++)
+                if (json_equal(e, json_array_get(vals, j)))
+                    dup = true;
+            if (dup) {
+                vbad(v, key, "value at entry %zu is listed twice", i);
+                break;
+            }
+        }
+    }
+    sk->params = json_incref(p);
+}
+
+static void parse_evidence(struct vctx *v, sk_skill *sk, json_t *root)
+{
+    json_t *e = json_object_get(root, "evidence");
+    if (!e) {
+        vbad(v, "evidence", "missing (required)");
+        return;
+    }
+    if (!json_is_object(e)) {
+        vbad(v, "evidence", "must be an object with \"sass\" and/or \"metric\"");
+        return;
+    }
+    static const char *const allowed[] = {"sass", "metric", NULL};
+    check_keys(v, e, "evidence", allowed);
+    if (!json_object_get(e, "sass") && !json_object_get(e, "metric"))
+        vbad(v, "evidence", "needs \"sass\" or \"metric\" (a change without evidence is "
+             "never credited)");
+    const char *sass = get_str(v, e, "sass", "evidence.sass", false, 1, SK_REGEX_MAX);
+    if (sass && compile_regex(v, "evidence.sass", sass, &sk->compiled->sass)) {
+        sk->compiled->has_sass = true;
+        sk->evidence_sass = vdup(v, sass);
+    }
+    json_t *m = json_object_get(e, "metric");
+    if (!m)
+        return;
+    if (!json_is_object(m)) {
+        vbad(v, "evidence.metric", "must be an object {\"name\": METRIC, \"change\": "
+             "\"increase\"|\"decrease\"}");
+        return;
+    }
+    static const char *const mallowed[] = {"name", "change", NULL};
+    check_keys(v, m, "evidence.metric", mallowed);
+    const char *name = get_str(v, m, "name", "evidence.metric.name", true, 1, 64);
+    const char *change = get_str(v, m, "change", "evidence.metric.change", true, 1, 16);
+    bool ok = true;
+    if (name && sk_metric_parse(name, &sk->evidence_metric) != HK_OK) {
+        vbad(v, "evidence.metric.name", "unknown metric \"%s\"", name);
+        ok = false;
+    }
+    if (change && strcmp(change, "increase") && strcmp(change, "decrease")) {
+        vbad(v, "evidence.metric.change", "must be \"increase\" or \"decrease\"");
+        ok = false;
+    }
+    if (ok && name && change) {
+        sk->has_evidence_metric = true;
+        sk->evidence_change = !strcmp(change, "increase") ? 1 : -1;
+    }
+}
+
+/* Several sentences: at least two sentence ends ('.', '!' or '?' before a space or the
+ * end), so that guidance is prose an LLM prompt can use, not a label. */
+static size_t count_sentences(const char *s)
+{
+    size_t n = 0;
+    for (const char *p = s; *p; p++)
+        if ((*p == '.' || *p == '!' || *p == '?') &&
+            (p[1] == '\0' || p[1] == ' ' || p[1] == '\n'))
+            n++;
+    return n;
+}
+
+static int read_file_capped(const char *path, char **out, size_t *len_out, size_t *size_out)
+{
+    *out = NULL;
+    *len_out = 0;
+    *size_out = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return HK_EIO;
+    int rc = HK_OK;
+    struct stat stt;
+    char *buf = NULL;
+    if (fstat(fileno(f), &stt) != 0) {
+        rc = HK_EIO;
+        goto out;
+    }
+    *size_out = (size_t)stt.st_size;
+    if (stt.st_size > SK_FILE_MAX) {
+        rc = HK_ETOOBIG;
+        goto out;
+    }
+    buf = hk_malloc((size_t)stt.st_size + 1);
+    if (!buf) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    size_t n = fread(buf, 1, (size_t)stt.st_size, f);
+    if (ferror(f)) {
+        rc = HK_EIO;
+        goto out;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len_out = n;
+    buf = NULL;
+out:
+    hk_free(buf);
+    fclose(f);
+    return rc;
+}
+
+/* Loads and validates one file. *out: the skill, or NULL when the file has problems
+ * (reported into errs). HK_OK (even for a bad file), HK_ENOMEM, or HK_ETOOBIG. */
+static int load_skill(const char *path, const char *id_from_name, int hw_index,
+                      enum sk_class dir_class, struct sk_errs *errs, sk_skill **out)
+{
+    *out = NULL;
+    struct vctx v = {.errs = errs, .file = path};
+    char *text = NULL;
+    size_t len = 0, size = 0;
+    json_t *root = NULL;
+    sk_skill *sk = NULL;
+    int rc = read_file_capped(path, &text, &len, &size);
+    if (rc == HK_ETOOBIG) {
+        errs_add(errs, path, NULL, "file is %zu bytes, over the %d KiB cap", size,
+                 SK_FILE_MAX / 1024);
+        goto out;
+    }
+    if (rc == HK_EIO) {
+        errs_add(errs, path, NULL, "cannot read: %s", strerror(errno));
+        rc = HK_OK;
+        goto out;
+    }
+    if (rc)
+        goto out;
+    json_error_t je;
+    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        errs_add(errs, path, NULL, "bad JSON at line %d column %d: %s", je.line, je.column,
+                 je.text);
+        goto out;
+    }
+    if (!json_is_object(root)) {
+        errs_add(errs, path, NULL, "a skill is a JSON object");
+        goto out;
+    }
+    sk = hk_calloc(1, sizeof *sk);
+    if (!sk || !(sk->compiled = hk_calloc(1, sizeof *sk->compiled))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    sk->path = vdup(&v, path);
+    sk->hardware_dir = vdup(&v, hw_dirs[hw_index].dir);
+    static const char *const allowed[] = {"id", "title", "hardware", "class", "applies",
+                                          "guidance", "rewrite", "evidence", NULL};
+    check_keys(&v, root, "", allowed);
+
+    const char *id = get_str(&v, root, "id", "id", true, 1, SK_ID_MAX);
+    if (id && !valid_id(id))
+        vbad(&v, "id", "\"%s\": use lower-case letters, digits, '-', '_' and '.'", id);
+    else if (id && strcmp(id, id_from_name))
+        vbad(&v, "id", "\"%s\" does not match the file name (%s.json)", id, id_from_name);
+    else if (id)
+        sk->id = vdup(&v, id);
+
+    const char *title = get_str(&v, root, "title", "title", true, 1, SK_TITLE_MAX);
+    if (title)
+        sk->title = vdup(&v, title);
+
+    parse_hardware(&v, sk, root, hw_index);
+
+    const char *cls = get_str(&v, root, "class", "class", true, 1, 32);
+    if (cls) {
+        if (sk_class_parse(cls, &sk->cls) != HK_OK)
+            vbad(&v, "class", "unknown class \"%s\" (memory-bound, compute-bound, "
+                 "latency-bound)", cls);
+        else if (sk->cls != dir_class)
+            vbad(&v, "class", "\"%s\" but the file is in the %s directory", cls,
+                 class_names[dir_class]);
+    }
+
+    parse_applies(&v, sk, root);
+
+    const char *g = get_str(&v, root, "guidance", "guidance", true, SK_GUIDANCE_MIN,
+                            SK_GUIDANCE_MAX);
+    if (g && count_sentences(g) < 2)
+        vbad(&v, "guidance", "write at least two sentences an LLM prompt can use");
+    else if (g)
+        sk->guidance = vdup(&v, g);
+
+    parse_rewrite(&v, sk, root);
+    parse_evidence(&v, sk, root);
+
+    if (v.oom) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if (!v.bad) {
+        *out = sk;
+        sk = NULL;
+    }
+out:
+    skill_free(sk);
+    json_decref(root);
+    hk_free(text);
+    return rc;
+}
+
+/* ---- walking the tree ---- */
+
+struct sk_set {
+    sk_skill **skills;
+    size_t n, cap;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names of dir's entries, dot files left out. *out: new array of new strings. */
+static int list_dir(const char *dir, char ***out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOMEM ? HK_ENOMEM : HK_ENOENT;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = HK_OK;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        if (n >= SK_DIR_ENTRIES_MAX) {
+            rc = HK_ETOOBIG;
+            goto out;
+        }
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            char **p = hk_realloc(names, ncap * sizeof *names);
+            if (!p) {
+                rc = HK_ENOMEM;
+                goto out;
+            }
+            names = p;
+            cap = ncap;
+        }
+        if (!(names[n] = hk_strdup(de->d_name))) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        n++;
+    }
+    if (n)
+        qsort(names, n, sizeof *names, cmp_str);
+out:
+    closedir(d);
+    if (rc) {
+        for (size_t i = 0; i < n; i++)
+            hk_free(names[i]);
+        hk_free(names);
+        return rc;
+    }
+    *out = names;
+    *n_out = n;
+    return HK_OK;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        hk_free(names[i]);
+    hk_free(names);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int set_add(sk_set *set, sk_skill *sk)
+{
+    if (set->n == set->cap) {
+        size_t ncap = set->cap ? set->cap * 2 : 32;
+        sk_skill **p = hk_realloc(set->skills, ncap * sizeof *p);
+        if (!p)
+            return HK_ENOMEM;
+        set->skills = p;
+        set->cap = ncap;
+    }
+    set->skills[set->n++] = sk;
+    return HK_OK;
+}
+
+static int load_class_dir(sk_set *set, const char *path, int hw_index, enum sk_class cls,
+                          struct sk_errs *errs)
+{
+    char **names = NULL;
+    size_t n = 0;
+    char *file = NULL;
+    int rc = list_dir(path, &names, &n);
+    if (rc == HK_ENOENT) {
+        errs_add(errs, path, NULL, "cannot read the directory: %s", strerror(errno));
+        return HK_OK;
+    }
+    if (rc == HK_ETOOBIG) {
+        errs_add(errs, path, NULL, "more than %d entries", SK_DIR_ENTRIES_MAX);
+        return HK_OK;
+    }
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        hk_free(file);
+        if (!(file = hk_asprintf("%s/%s", path, names[i]))) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        if (is_dir(file)) {
+            errs_add(errs, file, NULL, "unexpected directory: skills are "
+                     "<hardware>/<class>/<id>.json");
+            continue;
+        }
+        if (!ends_with(names[i], ".json"))
+            continue;
+        if (set->n >= SK_SKILLS_MAX) {
+            errs_add(errs, file, NULL, "more than %d skills", SK_SKILLS_MAX);
+            rc = HK_ETOOBIG;
+            goto out;
+        }
+        names[i][strlen(names[i]) - 5] = '\0';
+        sk_skill *sk = NULL;
+        rc = load_skill(file, names[i], hw_index, cls, errs, &sk);
+        if (rc == HK_ETOOBIG)
+            rc = HK_OK; /* reported; the other files are still checked */
+        if (rc)
+            goto out;
+        if (sk && (rc = set_add(set, sk)) != HK_OK) {
+            skill_free(sk);
+            goto out;
+        }
+    }
+out:
+    hk_free(file);
+    free_names(names, n);
+    return rc;
+}
+
+/* Set order: hardware directory as listed in hw_dirs (sm_90 first), class, id. */
+static int hw_rank(const sk_skill *sk)
+{
+    int i = hw_dir_index(sk->hardware_dir);
+    return i < 0 ? INT_MAX : i;
+}
+
+static int cmp_load_order(const void *a, const void *b)
+{
+    const sk_skill *x = *(sk_skill *const *)a, *y = *(sk_skill *const *)b;
+    int hx = hw_rank(x), hy = hw_rank(y);
+    if (hx != hy)
+        return hx < hy ? -1 : 1;
+    if (x->cls != y->cls)
+        return x->cls < y->cls ? -1 : 1;
+    return strcmp(x->id, y->id);
+}
+
+void sk_set_free(sk_set *set)
+{
+    if (!set)
+        return;
+    for (size_t i = 0; i < set->n; i++)
+        skill_free(set->skills[i]);
+    hk_free(set->skills);
+    hk_free(set);
+}
+
+int sk_load_dir(const char *dir, sk_set **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (err && errlen)
+        err[0] = '\0';
+    struct sk_errs errs = {0};
+    hk_buf_init(&errs.b, SK_ERRORS_MAX);
+    sk_set *set = NULL;
+    char **hw = NULL, **cl = NULL;
+    size_t n_hw = 0, n_cl = 0;
+    char *hw_path = NULL, *cl_path = NULL;
+    int rc = HK_OK;
+    if (!dir || !is_dir(dir)) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s: not a directory of skills", dir ? dir : "(null)");
+        return HK_ENOENT;
+    }
+    set = hk_calloc(1, sizeof *set);
+    if (!set) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    rc = list_dir(dir, &hw, &n_hw);
+    if (rc == HK_ENOENT) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s: cannot read the directory: %s", dir, strerror(errno));
+        goto out;
+    }
+    if (rc == HK_ETOOBIG)
+        errs_add(&errs, dir, NULL, "more than %d entries", SK_DIR_ENTRIES_MAX);
+    if (rc)
+        goto out;
+    for (size_t i = 0; i < n_hw; i++) {
+        hk_free(hw_path);
+        if (!(hw_path = hk_asprintf("%s/%s", dir, hw[i]))) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        if (!is_dir(hw_path)) {
+            if (ends_with(hw[i], ".json"))
+                errs_add(&errs, hw_path, NULL, "misplaced skill: skills are "
+                         "<hardware>/<class>/<id>.json");
+            continue; /* README.md and the like */
+        }
+        int hwi = hw_dir_index(hw[i]);
+        if (hwi < 0) {
+            errs_add(&errs, hw_path, NULL, "unknown hardware directory (known: nvidia-sm90, "
+                     "nvidia-sm80, dcu-gfx9)");
+            continue;
+        }
+        free_names(cl, n_cl);
+        cl = NULL;
+        n_cl = 0;
+        rc = list_dir(hw_path, &cl, &n_cl);
+        if (rc == HK_ENOENT || rc == HK_ETOOBIG) {
+            errs_add(&errs, hw_path, NULL, "cannot list the directory");
+            rc = HK_OK;
+            continue;
+        }
+        if (rc)
+            goto out;
+        for (size_t k = 0; k < n_cl; k++) {
+            hk_free(cl_path);
+            if (!(cl_path = hk_asprintf("%s/%s", hw_path, cl[k]))) {
+                rc = HK_ENOMEM;
+                goto out;
+            }
+            if (!is_dir(cl_path)) {
+                if (ends_with(cl[k], ".json"))
+                    errs_add(&errs, cl_path, NULL, "misplaced skill: skills are "
+                             "<hardware>/<class>/<id>.json");
+                continue;
+            }
+            enum sk_class cls;
+            if (sk_class_parse(cl[k], &cls) != HK_OK) {
+                errs_add(&errs, cl_path, NULL, "unknown class directory (known: memory-bound, "
+                         "compute-bound, latency-bound)");
+                continue;
+            }
+            rc = load_class_dir(set, cl_path, hwi, cls, &errs);
+            if (rc == HK_ETOOBIG)
+                break;
+            if (rc)
+                goto out;
+        }
+        if (rc == HK_ETOOBIG)
+            break;
+    }
+    /* Ids are unique across hardware directories: the record and sk_get key on them. */
+    for (size_t i = 0; i < set->n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(set->skills[i]->id, set->skills[j]->id)) {
+                errs_add(&errs, set->skills[i]->path, "id", "\"%s\" is also the id of %s",
+                         set->skills[i]->id, set->skills[j]->path);
+                break;
+            }
+    if (errs.oom) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if (!errs.count && set->n == 0)
+        errs_add(&errs, dir, NULL, "no skills found (expected <hardware>/<class>/<id>.json)");
+    if (errs.count) {
+        if (rc == HK_OK)
+            rc = HK_EINVAL;
+        goto out;
+    }
+    qsort(set->skills, set->n, sizeof *set->skills, cmp_load_order);
+    *out = set;
+    set = NULL;
+out:
+    if (rc && rc != HK_ENOENT)
+        errs_export(&errs, err, errlen);
+    if (rc == HK_ENOMEM && err && errlen && !err[0])
+        snprintf(err, errlen, "out of memory while loading skills");
+    hk_buf_free(&errs.b);
+    free_names(hw, n_hw);
+    free_names(cl, n_cl);
+    hk_free(hw_path);
+    hk_free(cl_path);
+    sk_set_free(set);
+    return rc;
+}
+
+/* ---- lookups ---- */
+
+size_t sk_set_count(const sk_set *set)
+{
+    return set ? set->n : 0;
+}
+
+const sk_skill *sk_set_at(const sk_set *set, size_t i)
+{
+    return set && i < set->n ? set->skills[i] : NULL;
+}
+
+const sk_skill *sk_get(const sk_set *set, const char *id)
+{
+    for (size_t i = 0; set && id && i < set->n; i++)
+        if (!strcmp(set->skills[i]->id, id))
+            return set->skills[i];
+    return NULL;
+}
+
+bool sk_hardware_matches(const sk_skill *sk, const char *arch)
+{
+    for (size_t i = 0; arch && i < sk->n_hardware; i++)
+        if (arch_pattern_matches(sk->hardware[i], arch))
+            return true;
+    return false;
+}
+
+int sk_for(const sk_set *set, const char *arch, enum sk_class cls, const sk_skill ***out,
+           size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        const sk_skill *sk = set->skills[i];
+        if ((cls == SK_CLASS_COUNT || sk->cls == cls) && (!arch || sk_hardware_matches(sk, arch)))
+            n++;
+    }
+    if (!n)
+        return HK_OK;
+    const sk_skill **arr = hk_calloc(n, sizeof *arr);
+    if (!arr)
+        return HK_ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        const sk_skill *sk = set->skills[i];
+        if ((cls == SK_CLASS_COUNT || sk->cls == cls) && (!arch || sk_hardware_matches(sk, arch)))
+            arr[k++] = sk;
+    }
+    *out = arr;
+    *n_out = n;
+    return HK_OK;
+}
+
+/* ---- ordering by record ---- */
+
+struct ranked {
+    sk_skill *sk;
+    size_t pos;        /* current position: the stable tie-break */
+    int tier;          /* 0 helped, 1 untried, 2 tried and never helped */
+    double rate, mean;
+    int64_t tried;
+};
+
+static int cmp_stat_id(const void *a, const void *b)
+{
+    const store_skill_stat *x = *(const store_skill_stat *const *)a;
+    const store_skill_stat *y = *(const store_skill_stat *const *)b;
+    return strcmp(x->skill_id ? x->skill_id : "", y->skill_id ? y->skill_id : "");
+}
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    if (x->tier != y->tier)
+        return x->tier < y->tier ? -1 : 1;
+    if (x->tier == 0) {
+        if (x->rate != y->rate)
+            return x->rate > y->rate ? -1 : 1;
+        if (x->mean != y->mean)
+            return x->mean > y->mean ? -1 : 1;
+        if (x->tried != y->tried)
+            return x->tried > y->tried ? -1 : 1;
+    } else if (x->tier == 2 && x->tried != y->tried) {
+        return x->tried < y->tried ? -1 : 1;
+    }
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+int sk_order_by_record(sk_set *set, const store_skill_stat *stats, size_t n)
+{
+    if (!set || set->n == 0)
+        return HK_OK;
+    int rc = HK_OK;
+    const store_skill_stat **index = NULL;
+    struct ranked *r = hk_calloc(set->n, sizeof *r);
+    if (!r)
+        return HK_ENOMEM;
+    if (n) {
+        index = hk_calloc(n, sizeof *index);
+        if (!index) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++)
+            index[i] = &stats[i];
+        qsort(index, n, sizeof *index, cmp_stat_id);
+    }
+    for (size_t i = 0; i < set->n; i++) {
+        struct ranked *x = &r[i];
+        x->sk = set->skills[i];
+        x->pos = i;
+        x->tier = 1;
+        if (!n)
+            continue;
+        store_skill_stat key = {.skill_id = x->sk->id};
+        const store_skill_stat *kp = &key;
+        const store_skill_stat **hit = bsearch(&kp, index, n, sizeof *index, cmp_stat_id);
+        if (!hit || (*hit)->tried <= 0)
+            continue;
+        const store_skill_stat *st = *hit;
+        x->tried = st->tried;
+        if (st->helped > 0) {
+            x->tier = 0;
+            x->rate = (double)st->helped / (double)st->tried;
+            /* A helped record always has a mean; guard a NAN so the order stays total. */
+            x->mean = isfinite(st->mean_speedup) ? st->mean_speedup : 1.0;
+        } else {
+            x->tier = 2;
+        }
+    }
+    qsort(r, set->n, sizeof *r, cmp_ranked);
+    for (size_t i = 0; i < set->n; i++)
+        set->skills[i] = r[i].sk;
+out:
+    hk_free(index);
+    hk_free(r);
+    return rc;
+}
+
+/* ---- where the skills live ---- */
+
+int sk_default_dir(char **out)
+{
+    *out = NULL;
+    const char *env = getenv("HK_SKILLS_DIR");
+    if (env && *env) {
+        *out = hk_strdup(env);
+        return *out ? HK_OK : HK_ENOMEM;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            char *cand = hk_asprintf("%s/../share/hyperkernel/skills", exe);
+            if (!cand)
+                return HK_ENOMEM;
+            if (is_dir(cand)) {
+                *out = cand;
+                return HK_OK;
+            }
+            hk_free(cand);
+        }
+    }
+    *out = hk_strdup(HK_SOURCE_DIR "/skills");
+    return *out ? HK_OK : HK_ENOMEM;
+}

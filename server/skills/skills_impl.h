@@ -1,0 +1,39 @@
+/* Private to server/skills: what the loader compiles once per skill (the tree-sitter
+ * query with its predicates, the regexes) and the matcher uses. Not for other modules. */
+#ifndef HK_SKILLS_SKILLS_IMPL_H
+#define HK_SKILLS_SKILLS_IMPL_H
+
+#include <regex.h>
+#include <stdint.h>
+#include <tree_sitter/api.h>
+
+#include "skills/skills.h"
+
+/* The grammar compiled into the server (hk_grammar_lib). */
+const TSLanguage *tree_sitter_cuda(void);
+
+enum sk_pred_op { SK_PRED_EQ, SK_PRED_NOT_EQ, SK_PRED_MATCH, SK_PRED_NOT_MATCH };
+
+/* One query predicate: capture OP (rhs capture | str | re). */
+struct sk_pred {
+    enum sk_pred_op op;
+    uint32_t capture;
+    bool rhs_is_capture;
+    uint32_t rhs_capture;
+    char *str;       /* owned; the literal (eq) or the regex source (match) */
+    bool has_re;
+    regex_t re;
+};
+
+struct sk_compiled {
+    TSQuery *query;          /* owned */
+    uint32_t n_patterns;
+    struct sk_pred **preds;  /* per query pattern, n_preds[p] entries each */
+    size_t *n_preds;
+    bool has_pattern;
+    regex_t pattern;         /* applies.pattern */
+    bool has_sass;
+    regex_t sass;            /* evidence.sass */
+};
+
+#endif
