@@ -200,7 +200,8 @@ int sk_evidence_found(const sk_skill *sk, const char *sass_before, const char *s
                       const char **what);
 
 /* Lines of text (SASS / ISA) matching the skill's evidence.sass regex (0 when the skill
- * has none or text is NULL). HK_OK or HK_ENOMEM. */
+ * has none or text is NULL; a line over 1023 bytes is matched on its first 1023).
+ * Always HK_OK. */
 int sk_evidence_sass_count(const sk_skill *sk, const char *text, size_t *count);
 
 /* ---- where the skills live ---- */

@@ -25,10 +25,13 @@ struct sk_pred {
     regex_t re;
 };
 
+/* A skill's query is a range of patterns [pattern_start, pattern_end) of one TSQuery that
+ * the set owns: the loader compiles the queries of all skills as one (tree-sitter's
+ * per-query analysis of this large grammar costs 15-80 ms, once instead of per skill). */
 struct sk_compiled {
-    TSQuery *query;          /* owned */
-    uint32_t n_patterns;
-    struct sk_pred **preds;  /* per query pattern, n_preds[p] entries each */
+    const TSQuery *query;    /* borrowed from the set */
+    uint32_t pattern_start, pattern_end;
+    struct sk_pred **preds;  /* per pattern of the range, n_preds[p - pattern_start] each */
     size_t *n_preds;
     bool has_pattern;
     regex_t pattern;         /* applies.pattern */

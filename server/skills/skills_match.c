@@ -98,10 +98,13 @@ int sk_matches_source(const sk_skill *sk, const char *text, size_t len, bool *ou
     ts_query_cursor_exec(cur, c->query, ts_tree_root_node(tree));
     TSQueryMatch m;
     while (!*out && ts_query_cursor_next_match(cur, &m)) {
+        /* The query holds every skill's patterns; only this skill's range counts. */
+        if (m.pattern_index < c->pattern_start || m.pattern_index >= c->pattern_end)
+            continue;
+        uint32_t p = m.pattern_index - c->pattern_start;
         bool all = true;
-        for (size_t i = 0; all && m.pattern_index < c->n_patterns &&
-                           i < c->n_preds[m.pattern_index]; i++) {
-            rc = pred_holds(&c->preds[m.pattern_index][i], &m, text, &all);
+        for (size_t i = 0; all && i < c->n_preds[p]; i++) {
+            rc = pred_holds(&c->preds[p][i], &m, text, &all);
             if (rc)
                 goto out;
         }
