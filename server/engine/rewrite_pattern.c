@@ -1,0 +1,2531 @@
+/* Structural pattern rewrites (rewrite_pattern.h). A token scanner reads the kernel body
+ * into its "guard shape" (the 1D/2D index declarations, the bounds check, the guarded
+ * statements); each rewrite matches its pattern on that shape and renders a new body from
+ * a template, which replaces the old body. The result is re-analysed: a rewrite never hands
+ * back code that no longer parses. */
+#include "engine/rewrite_pattern.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PT_TEXT_MAX AN_TEXT_MAX_BYTES
+/* The bodies these rewrites recognize are a few statements: a body of more tokens is not
+ * one of the patterns, and the cap keeps a huge kernel from costing time. */
+#define PT_MAX_TOKENS 20000u
+#define PT_NAME 128
+#define PT_EXPR 512
+
+/* ------------------------------------------------------------------ tokens */
+
+enum { T_IDENT = 'i', T_NUMBER = 'n', T_STRING = 's', T_PUNCT = 'p' };
+
+typedef struct {
+    uint32_t start, end;
+    char kind;
+} pt_tok;
+
+typedef struct {
+    const char *text;
+    pt_tok *t;
+    size_t n, cap;
+} pt_toks;
+
+static void toks_free(pt_toks *ts)
+{
+    hk_free(ts->t);
+    memset(ts, 0, sizeof *ts);
+}
+
+static int toks_push(pt_toks *ts, uint32_t start, uint32_t end, char kind)
+{
+    if (ts->n == ts->cap) {
+        size_t cap = ts->cap ? ts->cap * 2 : 256;
+        if (ts->n >= PT_MAX_TOKENS)
+            return HK_ETOOBIG;
+        pt_tok *t = hk_realloc(ts->t, cap * sizeof *t);
+        if (!t)
+            return HK_ENOMEM;
+        ts->t = t;
+        ts->cap = cap;
+    }
+    ts->t[ts->n++] = (pt_tok){start, end, kind};
+    return HK_OK;
+}
+
+static const char *const punct3[] = {"<<=", ">>=", "->*", "..."};
+static const char *const punct2[] = {"->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&",
+                                     "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::"};
+
+/* Tokenizes text[start, end); comments, whitespace and preprocessor lines are skipped
+ * (a body with #if inside is then matched on all its branches at once, which only makes
+ * a match less likely, never wrong: the matchers check every statement they keep). */
+static int lex(const char *text, uint32_t start, uint32_t end, pt_toks *ts)
+{
+    ts->text = text;
+    uint32_t i = start;
+    bool line_start = true;
+    while (i < end) {
+        char c = text[i];
+        if (c == '\n') {
+            line_start = true;
+            i++;
+            continue;
+        }
+        if (isspace((unsigned char)c)) {
+            i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < end && text[i + 1] == '/') {
+            while (i < end && text[i] != '\n')
+                i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < end && text[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < end && !(text[i] == '*' && text[i + 1] == '/'))
+                i++;
+            i = i + 2 < end ? i + 2 : end;
+            continue;
+        }
+        if (c == '#' && line_start) {
+            while (i < end && text[i] != '\n') {
+                if (text[i] == '\\' && i + 1 < end && text[i + 1] == '\n')
+                    i++;
+                i++;
+            }
+            continue;
+        }
+        line_start = false;
+        uint32_t s = i;
+        char kind;
+        if (isalpha((unsigned char)c) || c == '_') {
+            while (i < end && (isalnum((unsigned char)text[i]) || text[i] == '_'))
+                i++;
+            kind = T_IDENT;
+        } else if (isdigit((unsigned char)c) || (c == '.' && i + 1 < end && isdigit((unsigned char)text[i + 1]))) {
+            while (i < end && (isalnum((unsigned char)text[i]) || text[i] == '.' || text[i] == '\'' ||
+                               ((text[i] == '+' || text[i] == '-') &&
+                                (text[i - 1] == 'e' || text[i - 1] == 'E'))))
+                i++;
+            kind = T_NUMBER;
+        } else if (c == '"' || c == '\'') {
+            i++;
+            while (i < end && text[i] != c && text[i] != '\n') {
+                if (text[i] == '\\')
+                    i++;
+                i++;
+            }
+            if (i < end && text[i] == c)
+                i++;
+            if (i > end)
+                i = end;
+            kind = T_STRING;
+        } else {
+            size_t l = 1;
+            for (size_t k = 0; k < HK_ARRAY_LEN(punct3) && l == 1; k++)
+                if (i + 3 <= end && memcmp(text + i, punct3[k], 3) == 0)
+                    l = 3;
+            for (size_t k = 0; k < HK_ARRAY_LEN(punct2) && l == 1; k++)
+                if (i + 2 <= end && memcmp(text + i, punct2[k], 2) == 0)
+                    l = 2;
+            i += (uint32_t)l;
+            kind = T_PUNCT;
+        }
+        int rc = toks_push(ts, s, i, kind);
+        if (rc)
+            return rc;
+    }
+    return HK_OK;
+}
+
+static bool tok_is(const pt_toks *ts, size_t k, const char *s)
+{
+    if (k >= ts->n)
+        return false;
+    size_t l = ts->t[k].end - ts->t[k].start;
+    return strlen(s) == l && memcmp(ts->text + ts->t[k].start, s, l) == 0;
+}
+
+static bool tok_ident(const pt_toks *ts, size_t k)
+{
+    return k < ts->n && ts->t[k].kind == T_IDENT;
+}
+
+static bool tok_is_assign_op(const pt_toks *ts, size_t k)
+{
+    static const char *const ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ops); i++)
+        if (tok_is(ts, k, ops[i]))
+            return true;
+    return false;
+}
+
+/* Copies token k's text into out (truncated to size). */
+static void tok_copy(const pt_toks *ts, size_t k, char *out, size_t size)
+{
+    size_t l = k < ts->n ? ts->t[k].end - ts->t[k].start : 0;
+    if (l >= size)
+        l = size - 1;
+    memcpy(out, ts->text + (k < ts->n ? ts->t[k].start : 0), l);
+    out[l] = '\0';
+}
+
+/* Index of the token closing the bracket at k, or ts->n when unbalanced. */
+static size_t match_close(const pt_toks *ts, size_t k)
+{
+    const char *open, *close;
+    if (tok_is(ts, k, "(")) open = "(", close = ")";
+    else if (tok_is(ts, k, "[")) open = "[", close = "]";
+    else if (tok_is(ts, k, "{")) open = "{", close = "}";
+    else return ts->n;
+    int depth = 0;
+    for (size_t i = k; i < ts->n; i++) {
+        if (tok_is(ts, i, open))
+            depth++;
+        else if (tok_is(ts, i, close) && --depth == 0)
+            return i;
+    }
+    return ts->n;
+}
+
+/* End (exclusive token index) of the statement starting at i, bounded by end. */
+static size_t stmt_end(const pt_toks *ts, size_t i, size_t end)
+{
+    if (i >= end)
+        return end;
+    if (tok_is(ts, i, "{")) {
+        size_t c = match_close(ts, i);
+        return c >= end ? end : c + 1;
+    }
+    if (tok_is(ts, i, "if") || tok_is(ts, i, "for") || tok_is(ts, i, "while") ||
+        tok_is(ts, i, "switch")) {
+        size_t c = match_close(ts, i + 1);
+        if (c >= end)
+            return end;
+        size_t e = stmt_end(ts, c + 1, end);
+        if (tok_is(ts, i, "if") && tok_is(ts, e, "else"))
+            e = stmt_end(ts, e + 1, end);
+        return e;
+    }
+    if (tok_is(ts, i, "do")) {
+        size_t e = stmt_end(ts, i + 1, end);
+        return stmt_end(ts, e, end);
+    }
+    int depth = 0;
+    for (size_t k = i; k < end; k++) {
+        if (tok_is(ts, k, "(") || tok_is(ts, k, "[") || tok_is(ts, k, "{"))
+            depth++;
+        else if (tok_is(ts, k, ")") || tok_is(ts, k, "]") || tok_is(ts, k, "}"))
+            depth--;
+        else if (depth == 0 && tok_is(ts, k, ";"))
+            return k + 1;
+    }
+    return end;
+}
+
+static const char *const type_words[] = {
+    "int", "unsigned", "signed", "long", "short", "size_t", "ptrdiff_t", "int64_t", "uint64_t",
+    "int32_t", "uint32_t", "char", "auto", "float", "double", "bool", "half", "__half",
+    "__nv_bfloat16", "uint8_t", "int8_t", "uint16_t", "int16_t"};
+
+static bool is_type_word(const pt_toks *ts, size_t k)
+{
+    for (size_t i = 0; i < HK_ARRAY_LEN(type_words); i++)
+        if (tok_is(ts, k, type_words[i]))
+            return true;
+    return false;
+}
+
+/* Compact text of tokens [a, b): no spaces, casts to builtin types dropped, parentheses
+ * around one token or one member access dropped, static_cast<T>(x) read as (x). Enough to
+ * compare index formulas written in different styles. Truncates silently (a truncated
+ * formula simply does not match). */
+static void compact(const pt_toks *ts, size_t a, size_t b, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t k = a; k < b && k < ts->n; k++) {
+        if (tok_is(ts, k, "(")) {
+            size_t j = k + 1;
+            while (j < b && (is_type_word(ts, j) || tok_is(ts, j, "const")))
+                j++;
+            if (j > k + 1 && tok_is(ts, j, ")")) {
+                k = j;   /* a cast */
+                continue;
+            }
+            size_t c = match_close(ts, k);
+            bool single = c == k + 2 || (c == k + 4 && tok_is(ts, k + 2, ".")) ||
+                          (c == k + 4 && tok_is(ts, k + 1, "(") == false && tok_is(ts, k + 2, "->"));
+            if (c < b && single) {
+                for (size_t q = k + 1; q < c; q++) {
+                    size_t l = ts->t[q].end - ts->t[q].start;
+                    if (n + l + 1 >= size)
+                        return;
+                    memcpy(out + n, ts->text + ts->t[q].start, l);
+                    n += l;
+                }
+                out[n] = '\0';
+                k = c;
+                continue;
+            }
+        }
+        if (tok_is(ts, k, "static_cast") && tok_is(ts, k + 1, "<")) {
+            size_t j = k + 2;
+            while (j < b && !tok_is(ts, j, ">"))
+                j++;
+            if (j < b) {
+                k = j;
+                continue;
+            }
+        }
+        size_t l = ts->t[k].end - ts->t[k].start;
+        if (n + l + 1 >= size)
+            return;
+        memcpy(out + n, ts->text + ts->t[k].start, l);
+        n += l;
+        out[n] = '\0';
+    }
+}
+
+/* New string with the source text of tokens [a, b) (original spacing), or "" when empty. */
+static char *tok_text(const pt_toks *ts, size_t a, size_t b)
+{
+    if (a >= b)
+        return hk_strdup("");
+    return hk_strndup(ts->text + ts->t[a].start, ts->t[b - 1].end - ts->t[a].start);
+}
+
+/* Does identifier name occur as a token in [a, b) (not as a member after . or ->)? */
+static bool mentions(const pt_toks *ts, size_t a, size_t b, const char *name)
+{
+    for (size_t k = a; k < b && k < ts->n; k++)
+        if (tok_ident(ts, k) && tok_is(ts, k, name) &&
+            !(k > 0 && (tok_is(ts, k - 1, ".") || tok_is(ts, k - 1, "->"))))
+            return true;
+    return false;
+}
+
+/* Does [a, b) change anything (assignment, ++/--), call an atomic or synchronize? */
+static bool has_side_effects(const pt_toks *ts, size_t a, size_t b)
+{
+    for (size_t k = a; k < b && k < ts->n; k++) {
+        if (tok_is_assign_op(ts, k) || tok_is(ts, k, "++") || tok_is(ts, k, "--"))
+            return true;
+        if (tok_ident(ts, k) && (ts->t[k].end - ts->t[k].start > 6) &&
+            (memcmp(ts->text + ts->t[k].start, "atomic", 6) == 0 ||
+             memcmp(ts->text + ts->t[k].start, "__sync", 6) == 0))
+            return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------ guard shape */
+
+/* The index formulas rewrites start from: blockIdx.A * blockDim.A + threadIdx.A in any
+ * operand order, casts dropped. Returns the axis ('x', 'y') or 0. */
+static char index_axis(const char *c)
+{
+    static const char *const forms[] = {
+        "blockIdx.%c*blockDim.%c+threadIdx.%c", "blockDim.%c*blockIdx.%c+threadIdx.%c",
+        "threadIdx.%c+blockIdx.%c*blockDim.%c", "threadIdx.%c+blockDim.%c*blockIdx.%c"};
+    for (char axis = 'x'; axis <= 'y'; axis++)
+        for (size_t i = 0; i < HK_ARRAY_LEN(forms); i++) {
+            char f[64];
+            snprintf(f, sizeof f, forms[i], axis, axis, axis);
+            if (strcmp(c, f) == 0)
+                return axis;
+        }
+    return 0;
+}
+
+typedef struct {
+    char name[PT_NAME];
+    char type[PT_NAME];   /* declared type, e.g. "int", "const int", "long" */
+    char axis;            /* 'x' or 'y' */
+    size_t bound_a, bound_b; /* token range of the bound expression */
+    char bound[PT_EXPR];  /* its text */
+} pt_index;
+
+typedef struct {
+    pt_index idx[2];
+    size_t n_idx;
+    size_t pre_a, pre_b;   /* other statements between the index declarations and the guard */
+    size_t body_a, body_b; /* the guarded statements (braces of a block stripped) */
+    bool early_return;     /* `if (i >= n) return;` form */
+    size_t end;            /* index of the body's closing brace */
+} pt_shape;
+
+static pt_index *shape_index(pt_shape *s, const pt_toks *ts, size_t k)
+{
+    for (size_t i = 0; i < s->n_idx; i++)
+        if (tok_is(ts, k, s->idx[i].name))
+            return &s->idx[i];
+    return NULL;
+}
+
+/* One comparison term [a, b) of a guard: `idx OP bound` or `bound OP' idx`. want_lt: the
+ * if-block form (idx < bound), else the early-return form (idx >= bound). */
+static bool guard_term(pt_shape *s, const pt_toks *ts, size_t a, size_t b, bool want_lt)
+{
+    while (b > a + 2 && tok_is(ts, a, "(") && match_close(ts, a) == b - 1) {
+        a++;
+        b--;
+    }
+    if (b < a + 3)
+        return false;
+    pt_index *ix = NULL;
+    size_t ba, bb;
+    if ((ix = shape_index(s, ts, a)) && tok_is(ts, a + 1, want_lt ? "<" : ">=")) {
+        ba = a + 2;
+        bb = b;
+    } else if ((ix = shape_index(s, ts, b - 1)) && tok_is(ts, b - 2, want_lt ? ">" : "<=")) {
+        ba = a;
+        bb = b - 2;
+    } else {
+        return false;
+    }
+    if (ix->bound_b > ix->bound_a || ba >= bb)
+        return false;   /* two bounds for one index, or none */
+    for (size_t k = ba; k < bb; k++)
+        if (shape_index(s, ts, k) || tok_is(ts, k, "<") || tok_is(ts, k, ">") || tok_is(ts, k, "<=") ||
+            tok_is(ts, k, ">=") || tok_is(ts, k, "==") || tok_is(ts, k, "!=") || tok_is(ts, k, "&&") ||
+            tok_is(ts, k, "||") || tok_is(ts, k, "?"))
+            return false;
+    if (has_side_effects(ts, ba, bb))
+        return false;
+    ix->bound_a = ba;
+    ix->bound_b = bb;
+    char *t = tok_text(ts, ba, bb);
+    if (!t)
+        return false;
+    snprintf(ix->bound, sizeof ix->bound, "%s", t);
+    hk_free(t);
+    return true;
+}
+
+/* Reads the body's guard shape; NULL, or the reason the body is not of that shape. */
+static const char *read_shape(const pt_toks *ts, pt_shape *s)
+{
+    memset(s, 0, sizeof *s);
+    if (ts->n < 2 || !tok_is(ts, 0, "{") || match_close(ts, 0) != ts->n - 1)
+        return "the kernel body could not be read";
+    size_t end = ts->n - 1;
+    s->end = end;
+    size_t k = 1;
+    /* index declarations, then other plain declarations, up to the guard */
+    s->pre_a = s->pre_b = 0;
+    while (k < end && !tok_is(ts, k, "if")) {
+        size_t e = stmt_end(ts, k, end);
+        size_t q = k;
+        if (tok_is(ts, q, "const"))
+            q++;
+        size_t tstart = q;
+        while (q < e && is_type_word(ts, q))
+            q++;
+        char c[PT_EXPR];
+        if (q > tstart && q + 2 < e && tok_ident(ts, q) && tok_is(ts, q + 1, "=") && tok_is(ts, e - 1, ";")) {
+            compact(ts, q + 2, e - 1, c, sizeof c);
+            char axis = index_axis(c);
+            if (axis && s->n_idx < 2 && s->pre_b == 0) {
+                pt_index *ix = &s->idx[s->n_idx++];
+                tok_copy(ts, q, ix->name, sizeof ix->name);
+                char *ty = tok_text(ts, k, q);
+                if (!ty)
+                    return "out of memory";
+                snprintf(ix->type, sizeof ix->type, "%s", ty);
+                hk_free(ty);
+                ix->axis = axis;
+                k = e;
+                continue;
+            }
+        }
+        if (s->n_idx == 0)
+            return "the body does not start with an index declaration such as "
+                   "`int i = blockIdx.x * blockDim.x + threadIdx.x;`";
+        if (q == tstart || !tok_is(ts, e - 1, ";"))
+            return "a statement that is not a declaration comes before the bounds check";
+        if (s->pre_b == 0)
+            s->pre_a = k;
+        s->pre_b = e;
+        k = e;
+    }
+    if (s->n_idx == 0)
+        return "the body does not start with an index declaration such as "
+               "`int i = blockIdx.x * blockDim.x + threadIdx.x;`";
+    if (s->n_idx == 2 && s->idx[0].axis == s->idx[1].axis)
+        return "two index declarations of the same axis";
+    if (!tok_is(ts, k, "if") || !tok_is(ts, k + 1, "("))
+        return "no bounds check `if (i < n)` or `if (i >= n) return;` after the index declarations";
+    size_t cc = match_close(ts, k + 1);
+    if (cc >= end)
+        return "unbalanced bounds check";
+    size_t then_a = cc + 1, then_b = stmt_end(ts, then_a, end);
+    if (tok_is(ts, then_b, "else"))
+        return "the bounds check has an else branch";
+    bool ret = (tok_is(ts, then_a, "return") && tok_is(ts, then_a + 1, ";") && then_b == then_a + 2) ||
+               (tok_is(ts, then_a, "{") && tok_is(ts, then_a + 1, "return") &&
+                tok_is(ts, then_a + 2, ";") && then_b == then_a + 4);
+    s->early_return = ret;
+    /* split the condition at top-level && (block form) or || (early return) */
+    const char *sep = ret ? "||" : "&&";
+    size_t a = k + 2;
+    int depth = 0;
+    for (size_t q = k + 2; q <= cc; q++) {
+        if (q < cc && (tok_is(ts, q, "(") || tok_is(ts, q, "[")))
+            depth++;
+        else if (q < cc && (tok_is(ts, q, ")") || tok_is(ts, q, "]")))
+            depth--;
+        if (q == cc || (depth == 0 && tok_is(ts, q, sep))) {
+            if (!guard_term(s, ts, a, q, !ret))
+                return ret ? "the early return is not `if (i >= n) return;` (one `>=` per index, "
+                             "joined by ||)"
+                           : "the bounds check is not `if (i < n)` (one `<` per index, joined by &&)";
+            a = q + 1;
+        }
+        if (depth == 0 && (tok_is(ts, q, ret ? "&&" : "||")))
+            return "the bounds check mixes && and ||";
+    }
+    for (size_t i = 0; i < s->n_idx; i++)
+        if (s->idx[i].bound_b == 0)
+            return "an index has no bound in the bounds check";
+    if (ret) {
+        s->body_a = then_b;
+        s->body_b = end;
+    } else {
+        if (then_b != end)
+            return "statements follow the bounds check block";
+        if (tok_is(ts, then_a, "{")) {
+            s->body_a = then_a + 1;
+            s->body_b = then_b - 1;
+        } else {
+            s->body_a = then_a;
+            s->body_b = then_b;
+        }
+    }
+    if (s->body_a >= s->body_b)
+        return "nothing is guarded by the bounds check";
+    return NULL;
+}
+
+static const pt_index *shape_axis(const pt_shape *s, char axis)
+{
+    for (size_t i = 0; i < s->n_idx; i++)
+        if (s->idx[i].axis == axis)
+            return &s->idx[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ parameters */
+
+static const an_param *param_named(const an_function *f, const pt_toks *ts, size_t k)
+{
+    if (!tok_ident(ts, k))
+        return NULL;
+    for (size_t i = 0; i < f->n_params; i++)
+        if (f->params[i].name && tok_is(ts, k, f->params[i].name))
+            return &f->params[i];
+    return NULL;
+}
+
+static const an_param *param_by_name(const an_function *f, const char *name)
+{
+    for (size_t i = 0; i < f->n_params; i++)
+        if (f->params[i].name && strcmp(f->params[i].name, name) == 0)
+            return &f->params[i];
+    return NULL;
+}
+
+/* The canonical spelling of a scalar element type this module generates code for, or
+ * NULL. elem is an_param.elem_type; type the full declared type (for "unsigned int"
+ * spellings whose elem_type the analysis may shorten). */
+static const char *scalar_type(const char *elem)
+{
+    static const char *const map[][2] = {
+        {"float", "float"}, {"double", "double"}, {"int", "int"}, {"signed", "int"},
+        {"signed int", "int"}, {"unsigned", "unsigned int"}, {"unsigned int", "unsigned int"},
+        {"uint32_t", "unsigned int"}, {"int32_t", "int"}, {"long long", "long long"},
+        {"long long int", "long long"}, {"unsigned long long", "unsigned long long"},
+        {"unsigned long long int", "unsigned long long"}};
+    if (!elem)
+        return NULL;
+    for (size_t i = 0; i < HK_ARRAY_LEN(map); i++)
+        if (strcmp(elem, map[i][0]) == 0)
+            return map[i][1];
+    return NULL;
+}
+
+/* elem type of a pointer parameter read from its full type text (the analysis' elem_type
+ * drops "unsigned" in some spellings): the type with const, volatile, __restrict__ and '*'
+ * removed, words joined by one space. */
+static void pointee_type(const an_param *p, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    const char *s = p->type ? p->type : "";
+    while (*s) {
+        while (*s && (isspace((unsigned char)*s) || *s == '*'))
+            s++;
+        const char *w = s;
+        while (*s && !isspace((unsigned char)*s) && *s != '*')
+            s++;
+        size_t l = (size_t)(s - w);
+        if (l == 0)
+            continue;
+        if ((l == 5 && memcmp(w, "const", 5) == 0) || (l == 8 && memcmp(w, "volatile", 8) == 0) ||
+            (l == 12 && memcmp(w, "__restrict__", 12) == 0) || (l == 10 && memcmp(w, "__restrict", 10) == 0) ||
+            (l == 8 && memcmp(w, "restrict", 8) == 0))
+            continue;
+        if (n && n + 1 < size)
+            out[n++] = ' ';
+        for (size_t i = 0; i < l && n + 1 < size; i++)
+            out[n++] = w[i];
+        out[n] = '\0';
+    }
+}
+
+/* ------------------------------------------------------------------ rendering */
+
+/* Appends tpl to b with every $KEY (A-Z, 0-9, _) replaced by its value from kv (pairs of
+ * key, value; NULL-terminated). An unknown key is a bug in this file: HK_EINVAL. */
+static int render(struct hk_buf *b, const char *tpl, const char *const *kv)
+{
+    for (const char *p = tpl; *p;) {
+        if (*p != '$') {
+            const char *q = strchr(p, '$');
+            size_t l = q ? (size_t)(q - p) : strlen(p);
+            int rc = hk_buf_append(b, p, l);
+            if (rc)
+                return rc;
+            p += l;
+            continue;
+        }
+        const char *k = ++p;
+        while (isupper((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_')
+            p++;
+        size_t kl = (size_t)(p - k);
+        const char *v = NULL;
+        for (size_t i = 0; kv[i]; i += 2)
+            if (strlen(kv[i]) == kl && memcmp(kv[i], k, kl) == 0)
+                v = kv[i + 1];
+        if (!v)
+            return HK_EINVAL;
+        int rc = hk_buf_appends(b, v);
+        if (rc)
+            return rc;
+    }
+    return HK_OK;
+}
+
+static int not_applicable(rw_result *out, const char *rewrite, const an_function *f, const char *why)
+{
+    out->applicable = false;
+    out->description = hk_asprintf("%s not applicable to kernel %s: %s", rewrite, f->name, why);
+    return out->description ? HK_OK : HK_ENOMEM;
+}
+
+static int check_kernel(const char *text, size_t len, const an_model *m, size_t kernel,
+                        const an_function **f)
+{
+    if (!text || !m || kernel >= m->n_funcs)
+        return HK_EINVAL;
+    const an_function *k = &m->funcs[kernel];
+    if (k->kind != AN_KERNEL || k->span.end_byte > len || k->body_span.end_byte > len ||
+        k->body_span.start_byte >= k->body_span.end_byte || !k->name)
+        return HK_EINVAL;
+    *f = k;
+    return HK_OK;
+}
+
+/* Replaces f's body with the text in body (a whole compound statement), re-analyses and
+ * fills out. Takes ownership of desc. */
+static int replace_body(const char *text, size_t len, const an_model *m, const an_function *f,
+                        const char *body, char *desc, rw_result *out)
+{
+    if (!desc)
+        return HK_ENOMEM;
+    size_t bl = strlen(body);
+    uint32_t s = f->body_span.start_byte, e = f->body_span.end_byte;
+    size_t nl = len - (e - s) + bl;
+    an_model *nm = NULL;
+    int rc;
+    if (nl > PT_TEXT_MAX) {
+        hk_free(desc);
+        return HK_ETOOBIG;
+    }
+    char *nt = hk_malloc(nl + 1);
+    if (!nt) {
+        hk_free(desc);
+        return HK_ENOMEM;
+    }
+    memcpy(nt, text, s);
+    memcpy(nt + s, body, bl);
+    memcpy(nt + s + bl, text + e, len - e);
+    nt[nl] = '\0';
+    if ((rc = an_analyze(nt, nl, &nm))) {
+        hk_free(nt);
+        hk_free(desc);
+        return rc;
+    }
+    bool ok = !(nm->has_errors && !m->has_errors) && an_model_find_kernel(nm, f->name) >= 0;
+    an_model_free(nm);
+    if (!ok) {
+        hk_free(nt);
+        out->applicable = false;
+        out->description = hk_asprintf("rewrite refused, its result does not parse cleanly: %s", desc);
+        hk_free(desc);
+        return out->description ? HK_EPARSE : HK_ENOMEM;
+    }
+    out->applicable = true;
+    out->text = nt;
+    out->len = nl;
+    out->description = desc;
+    return HK_OK;
+}
+
+/* Lines every generated body starts with: the linear thread index over x, y, z and the
+ * block's thread count, so any block shape works. */
+#define PT_THREADS                                                                           \
+    "    const unsigned int hk_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n" \
+    "    const unsigned int hk_nthreads = blockDim.x * blockDim.y * blockDim.z;\n"
+
+/* Warp bookkeeping for shuffles that stay correct in a partial last warp: hk_width lanes
+ * exist in this warp, hk_mask names them. */
+#define PT_WARP                                                                              \
+    "    const unsigned int hk_lane = hk_tid & 31u, hk_warp = hk_tid >> 5;\n"                 \
+    "    const unsigned int hk_nwarps = (hk_nthreads + 31u) >> 5;\n"                          \
+    "    const unsigned int hk_width = min(hk_nthreads - (hk_warp << 5), 32u);\n" \
+    "    const unsigned int hk_mask = hk_width == 32u ? 0xffffffffu : (1u << hk_width) - 1u;\n"
+
+/* ------------------------------------------------------------------ tiled transpose */
+
+/* Is compact text c the row-major index `ROW * STRIDE + COL` in one of its orders? */
+static bool is_rowmajor(const char *c, const char *row, const char *stride, const char *col)
+{
+    char f[4][3 * PT_EXPR];
+    snprintf(f[0], sizeof f[0], "%s*%s+%s", row, stride, col);
+    snprintf(f[1], sizeof f[1], "%s*%s+%s", stride, row, col);
+    snprintf(f[2], sizeof f[2], "%s+%s*%s", col, row, stride);
+    snprintf(f[3], sizeof f[3], "%s+%s*%s", col, stride, row);
+    for (int i = 0; i < 4; i++)
+        if (strcmp(c, f[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Compact text of a bound, parenthesized when it is not one token (so `r*(w+1)+c`
+ * compares right). */
+static void bound_compact(const pt_toks *ts, const pt_index *ix, char *out, size_t size)
+{
+    char c[PT_EXPR];
+    compact(ts, ix->bound_a, ix->bound_b, c, sizeof c);
+    /* a truncated bound only fails to match */
+    if (snprintf(out, size, ix->bound_b - ix->bound_a == 1 ? "%s" : "(%s)", c) >= (int)size)
+        out[0] = '\0';
+}
+
+static const char tpl_transpose[] =
+    "{\n"
+    "    // hk rewrite: shared-memory tiled transpose. Each block walks output tiles\n"
+    "    // (grid-stride); all its threads copy a tile in (coalesced rows of the input),\n"
+    "    // then out of the padded tile (coalesced rows of the output).\n"
+    "    constexpr int HK_TILE = $TILE;\n"
+    "    __shared__ $T hk_tile[HK_TILE][HK_TILE + 1];\n"
+    PT_THREADS
+    "    const long long hk_w = ($W), hk_h = ($H);\n"
+    "    const long long hk_tiles_x = (hk_w + HK_TILE - 1) / HK_TILE;\n"
+    "    const long long hk_tiles = hk_tiles_x * ((hk_h + HK_TILE - 1) / HK_TILE);\n"
+    "    const long long hk_blocks = (long long)gridDim.x * gridDim.y * gridDim.z;\n"
+    "    for (long long hk_t = blockIdx.x + (long long)gridDim.x * (blockIdx.y + (long long)gridDim.y * blockIdx.z);\n"
+    "         hk_t < hk_tiles; hk_t += hk_blocks) {\n"
+    "        const long long hk_x0 = (hk_t % hk_tiles_x) * HK_TILE, hk_y0 = (hk_t / hk_tiles_x) * HK_TILE;\n"
+    "        for (unsigned int hk_e = hk_tid; hk_e < HK_TILE * HK_TILE; hk_e += hk_nthreads) {\n"
+    "            const int hk_ty = hk_e / HK_TILE, hk_tx = hk_e % HK_TILE;\n"
+    "            const long long hk_x = hk_x0 + hk_tx, hk_y = hk_y0 + hk_ty;\n"
+    "            if (hk_x < hk_w && hk_y < hk_h)\n"
+    "                hk_tile[hk_ty][hk_tx] = $IN[(size_t)hk_y * hk_w + hk_x];\n"
+    "        }\n"
+    "        __syncthreads();\n"
+    "        for (unsigned int hk_e = hk_tid; hk_e < HK_TILE * HK_TILE; hk_e += hk_nthreads) {\n"
+    "            const int hk_ty = hk_e / HK_TILE, hk_tx = hk_e % HK_TILE;\n"
+    "            const long long hk_x = hk_x0 + hk_ty, hk_y = hk_y0 + hk_tx;\n"
+    "            if (hk_x < hk_w && hk_y < hk_h)\n"
+    "                $OUT[(size_t)hk_x * hk_h + hk_y] = hk_tile[hk_tx][hk_ty];\n"
+    "        }\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "}";
+
+int rw_tiled_transpose(const char *text, size_t len, const an_model *m, size_t kernel, int tile,
+                       rw_result *out)
+{
+    static const char *const name = "tiled transpose";
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    if (tile < 8 || tile > 64 || tile % 8)
+        return HK_EINVAL;
+    pt_toks ts = {0};
+    pt_shape s;
+    struct hk_buf b;
+    hk_buf_init(&b, PT_TEXT_MAX);
+    const char *why = NULL;
+    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+        if (rc == HK_ETOOBIG) {
+            rc = not_applicable(out, name, f, "the body is far larger than a transpose");
+        }
+        goto out;
+    }
+    if ((why = read_shape(&ts, &s)))
+        goto na;
+    const pt_index *ix = shape_axis(&s, 'x'), *iy = shape_axis(&s, 'y');
+    if (s.n_idx != 2 || !ix || !iy) {
+        why = "it is not a 2D kernel (indices from .x and .y)";
+        goto na;
+    }
+    if (s.pre_b > s.pre_a) {
+        why = "statements besides the index declarations come before the bounds check";
+        goto na;
+    }
+    /* the guarded body: exactly `OUT[E1] = IN[E2];` */
+    size_t a = s.body_a, e = s.body_b;
+    const an_param *po = param_named(f, &ts, a), *pi = NULL;
+    size_t c1 = tok_is(&ts, a + 1, "[") ? match_close(&ts, a + 1) : ts.n;
+    if (po && c1 < e && tok_is(&ts, c1 + 1, "="))
+        pi = param_named(f, &ts, c1 + 2);
+    size_t c2 = pi && tok_is(&ts, c1 + 3, "[") ? match_close(&ts, c1 + 3) : ts.n;
+    if (!po || !pi || c2 + 2 != e || !tok_is(&ts, c2 + 1, ";") || po == pi ||
+        po->pointer_depth != 1 || pi->pointer_depth != 1) {
+        why = "the guarded statement is not one copy `out[...] = in[...];` between two pointer parameters";
+        goto na;
+    }
+    char e1[PT_EXPR], e2[PT_EXPR], wc[PT_EXPR], hc[PT_EXPR];
+    compact(&ts, a + 2, c1, e1, sizeof e1);
+    compact(&ts, c1 + 4, c2, e2, sizeof e2);
+    bound_compact(&ts, ix, wc, sizeof wc);
+    bound_compact(&ts, iy, hc, sizeof hc);
+    if (!is_rowmajor(e2, iy->name, wc, ix->name)) {
+        why = "the read is not in[y * W + x] (y and x the .y and .x indices, W the bound of x)";
+        goto na;
+    }
+    if (!is_rowmajor(e1, ix->name, hc, iy->name)) {
+        why = strcmp(e1, e2) == 0 ? "it is a copy, not a transpose"
+                                  : "the write is not out[x * H + y] (H the bound of y)";
+        goto na;
+    }
+    char ti[PT_EXPR], to[PT_EXPR], tile_s[16];
+    pointee_type(pi, ti, sizeof ti);
+    pointee_type(po, to, sizeof to);
+    if (strcmp(ti, to) != 0 || !*ti) {
+        why = "the input and output element types differ";
+        goto na;
+    }
+    snprintf(tile_s, sizeof tile_s, "%d", tile);
+    const char *kv[] = {"TILE", tile_s, "T", ti, "W", ix->bound, "H", iy->bound, "IN", pi->name,
+                        "OUT", po->name, NULL};
+    if ((rc = render(&b, tpl_transpose, kv)))
+        goto out;
+    char *desc = hk_asprintf("kernel %s: shared-memory tiled transpose %s -> %s, tile [%d][%d + 1] "
+                             "(HK_TILE), grid-stride over tiles, any block shape",
+                             f->name, pi->name, po->name, tile, tile);
+    rc = replace_body(text, len, m, f, b.data, desc, out);
+    goto out;
+na:
+    rc = not_applicable(out, name, f, why);
+out:
+    hk_buf_free(&b);
+    toks_free(&ts);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ 1D helpers */
+
+/* The loop header that replaces a 1D guard: `for (TYPE i = <index>; i < (N); i += <stride>)`,
+ * const dropped from the declared type, 64-bit types cast before the multiplication.
+ * blocks: the number of blocks along x that share the work ("gridDim.x", or "hk_blocks" when
+ * the body lets surplus blocks leave). */
+static char *grid_stride_head(const pt_index *ix, const char *blocks)
+{
+    char type[PT_NAME];
+    const char *t = ix->type;
+    if (strncmp(t, "const ", 6) == 0)
+        t += 6;
+    snprintf(type, sizeof type, "%s", t);
+    bool narrow = strcmp(type, "int") == 0 || strcmp(type, "unsigned") == 0 ||
+                  strcmp(type, "unsigned int") == 0;
+    if (narrow)
+        return hk_asprintf("for (%s %s = blockIdx.x * blockDim.x + threadIdx.x; %s < (%s); "
+                           "%s += %s * blockDim.x)",
+                           type, ix->name, ix->name, ix->bound, ix->name, blocks);
+    return hk_asprintf("for (%s %s = (%s)blockIdx.x * blockDim.x + threadIdx.x; %s < (%s); "
+                       "%s += (%s)%s * blockDim.x)",
+                       type, ix->name, type, ix->name, ix->bound, ix->name, type, blocks);
+}
+
+/* Lines that let blocks past HK_MAX_BLOCKS (along x) leave at once: the others cover every
+ * element by grid-stride, so fewer, fuller blocks mean fewer atomics or merges. The test is
+ * uniform over the block, so no thread skips a __syncthreads the others reach. */
+#define PT_MAX_BLOCKS                                                                        \
+    "    constexpr int HK_MAX_BLOCKS = $MAXBLOCKS;\n"                                         \
+    "    const unsigned int hk_blocks = min(gridDim.x, (unsigned int)HK_MAX_BLOCKS);\n" \
+    "    if (blockIdx.x >= hk_blocks)\n"                                                     \
+    "        return;\n"
+
+/* A call `NAME(ARG0, ARG1)` at tokens [a, e) ending with ';': fills the argument token
+ * ranges. false when it is not such a call with exactly two arguments. */
+static bool call2(const pt_toks *ts, size_t a, size_t e, size_t *a0, size_t *b0, size_t *a1, size_t *b1)
+{
+    if (!tok_ident(ts, a) || !tok_is(ts, a + 1, "("))
+        return false;
+    size_t c = match_close(ts, a + 1);
+    if (c + 2 != e || !tok_is(ts, c + 1, ";"))
+        return false;
+    int depth = 0;
+    size_t comma = 0;
+    for (size_t k = a + 2; k < c; k++) {
+        if (tok_is(ts, k, "(") || tok_is(ts, k, "[") || tok_is(ts, k, "{"))
+            depth++;
+        else if (tok_is(ts, k, ")") || tok_is(ts, k, "]") || tok_is(ts, k, "}"))
+            depth--;
+        else if (depth == 0 && tok_is(ts, k, ",")) {
+            if (comma)
+                return false;
+            comma = k;
+        }
+    }
+    if (!comma || comma == a + 2 || comma + 1 >= c)
+        return false;
+    *a0 = a + 2;
+    *b0 = comma;
+    *a1 = comma + 1;
+    *b1 = c;
+    return true;
+}
+
+/* An atomic target [a, b): `P`, `&P[K]` or `P + K` with P a non-const pointer parameter.
+ * Returns P (borrowed) and the element offset text range [*ka, *kb) (empty for `P`). */
+static const an_param *atomic_target(const an_function *f, const pt_toks *ts, size_t a, size_t b,
+                                     size_t *ka, size_t *kb)
+{
+    const an_param *p = NULL;
+    *ka = *kb = 0;
+    if (b == a + 1) {
+        p = param_named(f, ts, a);
+    } else if (tok_is(ts, a, "&") && (p = param_named(f, ts, a + 1)) && tok_is(ts, a + 2, "[") &&
+               match_close(ts, a + 2) == b - 1) {
+        *ka = a + 3;
+        *kb = b - 1;
+    } else if ((p = param_named(f, ts, a)) && tok_is(ts, a + 1, "+") && b > a + 2) {
+        *ka = a + 2;
+        *kb = b;
+    } else {
+        return NULL;
+    }
+    if (!p || p->pointer_depth != 1 || p->is_const)
+        return NULL;
+    if (*kb > *ka && has_side_effects(ts, *ka, *kb))
+        return NULL;
+    return p;
+}
+
+/* ------------------------------------------------------------------ warp reduce */
+
+enum pt_op { PT_SUM, PT_MAX, PT_MIN };
+
+static const char *reduce_identity(enum pt_op op, const char *t)
+{
+    static const char *const tab[][3] = {
+        /* type, max identity, min identity */
+        {"float", "-__int_as_float(0x7f800000)", "__int_as_float(0x7f800000)"},
+        {"double", "-__longlong_as_double(0x7ff0000000000000LL)", "__longlong_as_double(0x7ff0000000000000LL)"},
+        {"int", "(-2147483647 - 1)", "2147483647"},
+        {"unsigned int", "0u", "0xffffffffu"},
+        {"long long", "(-9223372036854775807LL - 1)", "9223372036854775807LL"},
+        {"unsigned long long", "0ull", "0xffffffffffffffffull"}};
+    if (op == PT_SUM)
+        return "0";
+    for (size_t i = 0; i < HK_ARRAY_LEN(tab); i++)
+        if (strcmp(t, tab[i][0]) == 0)
+            return tab[i][op == PT_MAX ? 1 : 2];
+    return NULL;
+}
+
+static const char tpl_reduce[] =
+    "{\n"
+    "    // hk rewrite: warp-shuffle reduction. Grid-stride accumulation in a register,\n"
+    "    // __shfl_down_sync within each warp, one shared slot per warp, one atomic per block.\n"
+    PT_MAX_BLOCKS
+    "    $T hk_acc = $IDENT;\n"
+    "    $HEAD {\n"
+    "        $ACCUM\n"
+    "    }\n"
+    PT_THREADS
+    PT_WARP
+    "    __shared__ $T hk_part[32];\n"
+    "    for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
+    "        const $T hk_o = __shfl_down_sync(hk_mask, hk_acc, hk_off);\n"
+    "        if (hk_lane + hk_off < hk_width)\n"
+    "            $COMBINE;\n"
+    "    }\n"
+    "    if (hk_lane == 0)\n"
+    "        hk_part[hk_warp] = hk_acc;\n"
+    "    __syncthreads();\n"
+    "    if (hk_warp == 0) {\n"
+    "        hk_acc = (hk_lane < hk_nwarps) ? hk_part[hk_lane] : $IDENT;\n"
+    "        for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
+    "            const $T hk_o = __shfl_down_sync(hk_mask, hk_acc, hk_off);\n"
+    "            if (hk_lane + hk_off < hk_width)\n"
+    "                $COMBINE;\n"
+    "        }\n"
+    "        if (hk_lane == 0)\n"
+    "            $ATOMIC($TARGET, hk_acc);\n"
+    "    }\n"
+    "}";
+
+/* What a reduction kernel is made of, found by one of the two matchers below. */
+typedef struct {
+    enum pt_op op;
+    const char *atomic;       /* "atomicAdd", ... */
+    const an_param *target;   /* the accumulator's pointer parameter */
+    char *target_text;        /* the atomic's first argument as written */
+    char *expr;               /* the value one index contributes */
+    char *cond;               /* a condition on that contribution, or NULL */
+    const pt_index *ix;
+} pt_reduce;
+
+static void reduce_free(pt_reduce *r)
+{
+    hk_free(r->target_text);
+    hk_free(r->expr);
+    hk_free(r->cond);
+}
+
+static bool atomic_name(const pt_toks *ts, size_t k, pt_reduce *r)
+{
+    if (tok_is(ts, k, "atomicAdd"))
+        r->op = PT_SUM;
+    else if (tok_is(ts, k, "atomicMax"))
+        r->op = PT_MAX;
+    else if (tok_is(ts, k, "atomicMin"))
+        r->op = PT_MIN;
+    else
+        return false;
+    r->atomic = r->op == PT_SUM ? "atomicAdd" : r->op == PT_MAX ? "atomicMax" : "atomicMin";
+    return true;
+}
+
+/* `[if (COND)] atomicX(TARGET, EXPR);` guarded by a 1D bounds check. NULL or why not. */
+static const char *match_atomic_reduce(const an_function *f, const pt_toks *ts, const pt_shape *s,
+                                       pt_reduce *r)
+{
+    if (s->n_idx != 1 || s->idx[0].axis != 'x')
+        return "the kernel does not have one 1D index over x";
+    if (s->pre_b > s->pre_a)
+        return "statements besides the index declaration come before the bounds check";
+    size_t a = s->body_a, e = s->body_b;
+    if (tok_is(ts, a, "{") && match_close(ts, a) == e - 1) {
+        a++;
+        e--;
+    }
+    size_t ca = 0, cb = 0;
+    if (tok_is(ts, a, "if") && tok_is(ts, a + 1, "(")) {
+        size_t c = match_close(ts, a + 1);
+        if (c >= e || stmt_end(ts, a, e) != e || tok_is(ts, stmt_end(ts, c + 1, e), "else"))
+            return "the guarded statement is not one atomic";
+        ca = a + 2;
+        cb = c;
+        a = c + 1;
+        if (tok_is(ts, a, "{") && match_close(ts, a) == e - 1) {
+            a++;
+            e--;
+        }
+        if (has_side_effects(ts, ca, cb))
+            return "the condition has side effects";
+    }
+    if (!atomic_name(ts, a, r))
+        return "the guarded statement is not atomicAdd/atomicMax/atomicMin";
+    size_t a0, b0, a1, b1, ka, kb;
+    if (!call2(ts, a, e, &a0, &b0, &a1, &b1))
+        return "the guarded statement is not one two-argument atomic call";
+    if (!(r->target = atomic_target(f, ts, a0, b0, &ka, &kb)))
+        return "the atomic's target is not a pointer parameter (`out`, `&out[k]`, `out + k`)";
+    if (mentions(ts, a0, b0, s->idx[0].name))
+        return "the atomic's target depends on the index: a scatter (histogram?), not a reduction";
+    for (size_t k = a0; k < b0; k++)
+        if (tok_ident(ts, k) && !param_named(f, ts, k) && !(k > 0 && tok_is(ts, k - 1, ".")))
+            return "the atomic's target uses a local variable";
+    if (has_side_effects(ts, a1, b1))
+        return "the atomic's value has side effects";
+    if (!(r->target_text = tok_text(ts, a0, b0)) || !(r->expr = tok_text(ts, a1, b1)) ||
+        (cb > ca && !(r->cond = tok_text(ts, ca, cb))))
+        return "out of memory";
+    r->ix = &s->idx[0];
+    return NULL;
+}
+
+/* The shared-memory tree form:
+ *     __shared__ T sdata[N];
+ *     unsigned tid = threadIdx.x; int i = <1D index>;       (either order)
+ *     sdata[tid] = (i < n) ? EXPR : 0;
+ *     __syncthreads();
+ *     for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+ *         if (tid < s) sdata[tid] += sdata[tid + s];
+ *         __syncthreads();
+ *     }
+ *     if (tid == 0) atomicAdd(TARGET, sdata[0]);
+ * It has no guard shape, so it is read statement by statement. NULL or why not. */
+static const char *match_tree_reduce(const an_function *f, const pt_toks *ts, pt_shape *s,
+                                     pt_reduce *r)
+{
+    if (f->n_shared != 1)
+        return "no shared-memory tree (one __shared__ array) and no per-thread atomic";
+    char sh[PT_NAME], tid[PT_NAME] = "", c[PT_EXPR];
+    snprintf(sh, sizeof sh, "%s", f->shared[0].name);
+    size_t end = ts->n - 1, k = 1;
+    memset(s, 0, sizeof *s);
+    bool loop = false, load = false, sync_after_load = false, final = false;
+    while (k < end) {
+        size_t e = stmt_end(ts, k, end);
+        size_t q = k;
+        if (tok_is(ts, q, "__shared__")) {
+            k = e;
+            continue;
+        }
+        if (tok_is(ts, q, "const"))
+            q++;
+        size_t tstart = q;
+        while (q < e && is_type_word(ts, q))
+            q++;
+        if (!load && q > tstart && tok_ident(ts, q) && tok_is(ts, q + 1, "=") && tok_is(ts, e - 1, ";")) {
+            compact(ts, q + 2, e - 1, c, sizeof c);
+            if (strcmp(c, "threadIdx.x") == 0) {
+                tok_copy(ts, q, tid, sizeof tid);
+                k = e;
+                continue;
+            }
+            if (index_axis(c) == 'x' && s->n_idx == 0) {
+                pt_index *ix = &s->idx[s->n_idx++];
+                tok_copy(ts, q, ix->name, sizeof ix->name);
+                char *ty = tok_text(ts, k, q);
+                if (!ty)
+                    return "out of memory";
+                snprintf(ix->type, sizeof ix->type, "%s", ty);
+                hk_free(ty);
+                ix->axis = 'x';
+                k = e;
+                continue;
+            }
+            return "a declaration in the tree reduction is not the thread or element index";
+        }
+        if (!load) {
+            /* sdata[tid] = (i < n) ? EXPR : 0; */
+            if (!*tid || s->n_idx != 1 || !tok_is(ts, k, sh) || !tok_is(ts, k + 1, "[") ||
+                !tok_is(ts, k + 2, tid) || !tok_is(ts, k + 3, "]") || !tok_is(ts, k + 4, "="))
+                return "the shared array is not loaded with `sdata[tid] = i < n ? value : 0;`";
+            size_t a = k + 5, b = e - 1;
+            size_t qm = b, colon = b;
+            int depth = 0;
+            for (size_t j = a; j < b; j++) {
+                if (tok_is(ts, j, "(") || tok_is(ts, j, "["))
+                    depth++;
+                else if (tok_is(ts, j, ")") || tok_is(ts, j, "]"))
+                    depth--;
+                else if (depth == 0 && tok_is(ts, j, "?") && qm == b)
+                    qm = j;
+                else if (depth == 0 && tok_is(ts, j, ":") && qm < b)
+                    colon = j;
+            }
+            if (qm == b || colon == b || !guard_term(s, ts, a, qm, true) ||
+                !(colon + 2 == b && (tok_is(ts, colon + 1, "0") || tok_is(ts, colon + 1, "0.0f") ||
+                                     tok_is(ts, colon + 1, "0.0") || tok_is(ts, colon + 1, "0.f") ||
+                                     tok_is(ts, colon + 1, "0u"))))
+                return "the shared array is not loaded with `sdata[tid] = i < n ? value : 0;`";
+            if (has_side_effects(ts, qm + 1, colon) || mentions(ts, qm + 1, colon, sh))
+                return "the loaded value has side effects";
+            if (!(r->expr = tok_text(ts, qm + 1, colon)))
+                return "out of memory";
+            load = true;
+            k = e;
+            continue;
+        }
+        if (tok_is(ts, k, "__syncthreads") && !loop) {
+            sync_after_load = true;
+            k = e;
+            continue;
+        }
+        if (tok_is(ts, k, "for") && !loop && sync_after_load) {
+            /* for (T s = blockDim.x / 2; s > 0; s >>= 1) { if (tid < s) sh[tid] += sh[tid + s];
+             * __syncthreads(); } -- compared in compact form, the step variable named V */
+            size_t v = k + 2;
+            while (is_type_word(ts, v))
+                v++;
+            char var[PT_NAME], want[4 * PT_NAME + 256];
+            tok_copy(ts, v, var, sizeof var);
+            compact(ts, v, e, c, sizeof c);
+            int w1 = snprintf(want, sizeof want,
+                              "%s=blockDim.x/2;%s>0;%s>>=1){if(%s<%s)%s[%s]+=%s[%s+%s];__syncthreads();}",
+                              var, var, var, tid, var, sh, tid, sh, tid, var);
+            char want2[sizeof want];
+            int w2 = snprintf(want2, sizeof want2,
+                              "%s=blockDim.x/2;%s>0;%s>>=1){if(%s<%s){%s[%s]+=%s[%s+%s];}__syncthreads();}",
+                              var, var, var, tid, var, sh, tid, sh, tid, var);
+            if (!tok_ident(ts, v) || w1 >= (int)sizeof want || w2 >= (int)sizeof want2 ||
+                (strcmp(c, want) != 0 && strcmp(c, want2) != 0))
+                return "the loop is not the tree `for (s = blockDim.x / 2; s > 0; s >>= 1) "
+                       "{ if (tid < s) sdata[tid] += sdata[tid + s]; __syncthreads(); }`";
+            loop = true;
+            k = e;
+            continue;
+        }
+        if (tok_is(ts, k, "if") && loop && !final) {
+            /* if (tid == 0) atomicAdd(TARGET, sdata[0]); */
+            compact(ts, k, k + 7, c, sizeof c);
+            char want[2 * PT_NAME + 16];
+            snprintf(want, sizeof want, "if(%s==0)", tid);
+            size_t a = k + 6;
+            if (tok_is(ts, a, "{"))
+                a++;
+            size_t stop = tok_is(ts, k + 6, "{") ? e - 1 : e;
+            size_t a0, b0, a1, b1, ka, kb;
+            char v[PT_EXPR], vw[PT_NAME + 8];
+            if (strncmp(c, want, strlen(want)) != 0 || !atomic_name(ts, a, r) ||
+                !call2(ts, a, stop, &a0, &b0, &a1, &b1))
+                return "the block result is not written with `if (tid == 0) atomicAdd(out, sdata[0]);` "
+                       "(a per-block partial output depends on the grid: not rewritten)";
+            compact(ts, a1, b1, v, sizeof v);
+            snprintf(vw, sizeof vw, "%s[0]", sh);
+            if (r->op != PT_SUM || strcmp(v, vw) != 0 ||
+                !(r->target = atomic_target(f, ts, a0, b0, &ka, &kb)) ||
+                mentions(ts, a0, b0, s->idx[0].name) || mentions(ts, a0, b0, tid))
+                return "the block result is not `atomicAdd(out, sdata[0])`";
+            if (!(r->target_text = tok_text(ts, a0, b0)))
+                return "out of memory";
+            final = true;
+            k = e;
+            continue;
+        }
+        return "a statement outside the tree-reduction pattern";
+    }
+    if (!final)
+        return "the tree reduction does not end with one atomic per block";
+    r->ix = &s->idx[0];
+    return NULL;
+}
+
+int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
+{
+    static const char *const name = "warp reduce";
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    pt_toks ts = {0};
+    pt_shape s;
+    pt_reduce r = {0};
+    struct hk_buf b;
+    char *head = NULL, *accum = NULL, *combine = NULL;
+    hk_buf_init(&b, PT_TEXT_MAX);
+    const char *why = NULL;
+    bool tree = false;
+    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+        if (rc == HK_ETOOBIG)
+            rc = not_applicable(out, name, f, "the body is far larger than a reduction");
+        goto out;
+    }
+    if ((why = read_shape(&ts, &s))) {
+        const char *shape_why = why;
+        reduce_free(&r);
+        memset(&r, 0, sizeof r);
+        why = match_tree_reduce(f, &ts, &s, &r);
+        if (why && f->n_shared == 0)
+            why = shape_why;
+        tree = !why;
+    } else {
+        why = match_atomic_reduce(f, &ts, &s, &r);
+    }
+    if (why)
+        goto na;
+    char t[PT_EXPR];
+    pointee_type(r.target, t, sizeof t);
+    const char *ty = scalar_type(t), *ident = ty ? reduce_identity(r.op, ty) : NULL;
+    if (!ty || !ident) {
+        why = "the accumulator type is not float, double, int, unsigned, long long or "
+              "unsigned long long";
+        goto na;
+    }
+    if (!(head = grid_stride_head(r.ix, "hk_blocks")))
+        goto nomem;
+    if (r.op == PT_SUM) {
+        accum = hk_asprintf("%s%s%shk_acc += (%s)(%s);", r.cond ? "if (" : "", r.cond ? r.cond : "",
+                            r.cond ? ") " : "", ty, r.expr);
+        combine = hk_strdup("hk_acc += hk_o");
+    } else {
+        const char *cmp = r.op == PT_MAX ? ">" : "<";
+        accum = hk_asprintf("%s%s%s{ const %s hk_v = (%s)(%s); if (hk_v %s hk_acc) hk_acc = hk_v; }",
+                            r.cond ? "if (" : "", r.cond ? r.cond : "", r.cond ? ") " : "", ty, ty,
+                            r.expr, cmp);
+        combine = hk_asprintf("hk_acc = (hk_o %s hk_acc) ? hk_o : hk_acc", cmp);
+    }
+    if (!accum || !combine)
+        goto nomem;
+    const char *kv[] = {"MAXBLOCKS", "1024", "T", ty, "IDENT", ident, "HEAD", head, "ACCUM", accum, "COMBINE", combine,
+                        "ATOMIC", r.atomic, "TARGET", r.target_text, NULL};
+    if ((rc = render(&b, tpl_reduce, kv)))
+        goto out;
+    char *desc = hk_asprintf("kernel %s: %s reduction (%s) -> grid-stride register accumulation, "
+                             "__shfl_down_sync warp reduction, one shared slot per warp, one %s "
+                             "per block",
+                             f->name, ty, tree ? "shared-memory tree" : "per-thread atomics", r.atomic);
+    rc = replace_body(text, len, m, f, b.data, desc, out);
+    goto out;
+nomem:
+    rc = HK_ENOMEM;
+    goto out;
+na:
+    rc = not_applicable(out, name, f, why);
+out:
+    reduce_free(&r);
+    hk_free(head);
+    hk_free(accum);
+    hk_free(combine);
+    hk_buf_free(&b);
+    toks_free(&ts);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ privatized histogram */
+
+/* Shared memory the private histogram may take: leaves room for other blocks on the SM. */
+#define PT_HIST_SHARED_MAX 32768
+
+static const char tpl_hist[] =
+    "{\n"
+    "    // hk rewrite: privatized histogram. Each block counts into shared memory, then adds\n"
+    "    // its non-zero bins to the global histogram (one atomic per bin per block). A bin\n"
+    "    // outside [0, HK_BINS) goes to global memory directly.\n"
+    PT_MAX_BLOCKS
+    "    constexpr int HK_BINS = $BINS;\n"
+    "    __shared__ $T hk_hist[HK_BINS];\n"
+    PT_THREADS
+    "    for (unsigned int hk_b = hk_tid; hk_b < HK_BINS; hk_b += hk_nthreads)\n"
+    "        hk_hist[hk_b] = 0;\n"
+    "    __syncthreads();\n"
+    "    $HEAD {\n"
+    "        const long long hk_bin = (long long)($BIN);\n"
+    "        if (hk_bin >= 0 && hk_bin < HK_BINS)\n"
+    "            atomicAdd(&hk_hist[hk_bin], ($T)($VAL));\n"
+    "        else\n"
+    "            atomicAdd(&$H[hk_bin], ($T)($VAL));\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    for (unsigned int hk_b = hk_tid; hk_b < HK_BINS; hk_b += hk_nthreads)\n"
+    "        if (hk_hist[hk_b] != ($T)0)\n"
+    "            atomicAdd(&$H[hk_b], hk_hist[hk_b]);\n"
+    "}";
+
+/* Infers a bin count from the bin expression [a, b), or 0. */
+static long infer_bins(const an_model *m, const an_function *f, const pt_toks *ts, size_t a, size_t b)
+{
+    /* ARR[...] with an 8-bit unsigned element type */
+    if (b > a + 2) {
+        const an_param *p = param_named(f, ts, a);
+        if (p && p->pointer_depth == 1 && tok_is(ts, a + 1, "[") && match_close(ts, a + 1) == b - 1) {
+            char t[PT_EXPR];
+            pointee_type(p, t, sizeof t);
+            if (strcmp(t, "unsigned char") == 0 || strcmp(t, "uint8_t") == 0 ||
+                strcmp(t, "unsigned __int8") == 0)
+                return 256;
+        }
+    }
+    /* ... % K at the top level, K a literal or a constant */
+    if (b >= a + 3 && tok_is(ts, b - 2, "%")) {
+        int depth = 0;
+        for (size_t k = a; k < b - 2; k++) {
+            if (tok_is(ts, k, "(") || tok_is(ts, k, "["))
+                depth++;
+            else if (tok_is(ts, k, ")") || tok_is(ts, k, "]"))
+                depth--;
+            else if (depth == 0 && (tok_is(ts, k, "+") || tok_is(ts, k, "-") || tok_is(ts, k, "?")))
+                return 0;   /* `x + y % K` binds as x + (y % K) */
+        }
+        char v[PT_EXPR];
+        tok_copy(ts, b - 1, v, sizeof v);
+        const char *num = NULL;
+        if (ts->t[b - 1].kind == T_NUMBER) {
+            num = v;
+        } else {
+            for (size_t i = 0; i < m->n_tunables; i++)
+                if (strcmp(m->tunables[i].name, v) == 0 && m->tunables[i].kind != AN_TUNE_TEMPLATE &&
+                    m->tunables[i].value)
+                    num = m->tunables[i].value;
+        }
+        if (num) {
+            char *endp;
+            long k = strtol(num, &endp, 0);
+            while (*endp == 'u' || *endp == 'U' || *endp == 'l' || *endp == 'L')
+                endp++;
+            if (*endp == '\0' && k > 0)
+                return k;
+        }
+    }
+    return 0;
+}
+
+int rw_privatized_histogram(const char *text, size_t len, const an_model *m, size_t kernel,
+                            int bins, rw_result *out)
+{
+    static const char *const name = "privatized histogram";
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    if (bins < 0 || bins > PT_HIST_SHARED_MAX)
+        return HK_EINVAL;
+    pt_toks ts = {0};
+    pt_shape s;
+    struct hk_buf b;
+    char *head = NULL, *bin = NULL, *val = NULL;
+    hk_buf_init(&b, PT_TEXT_MAX);
+    const char *why = NULL;
+    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+        if (rc == HK_ETOOBIG)
+            rc = not_applicable(out, name, f, "the body is far larger than a histogram");
+        goto out;
+    }
+    if ((why = read_shape(&ts, &s)))
+        goto na;
+    if (s.n_idx != 1 || s.idx[0].axis != 'x') {
+        why = "the kernel does not have one 1D index over x";
+        goto na;
+    }
+    if (s.pre_b > s.pre_a) {
+        why = "statements besides the index declaration come before the bounds check";
+        goto na;
+    }
+    size_t a = s.body_a, e = s.body_b;
+    if (tok_is(&ts, a, "{") && match_close(&ts, a) == e - 1) {
+        a++;
+        e--;
+    }
+    size_t a0, b0, a1, b1, ka, kb;
+    const an_param *h = NULL;
+    if (!tok_is(&ts, a, "atomicAdd") || !call2(&ts, a, e, &a0, &b0, &a1, &b1)) {
+        why = "the guarded statement is not one atomicAdd(&hist[bin], value)";
+        goto na;
+    }
+    if (!(h = atomic_target(f, &ts, a0, b0, &ka, &kb)) || kb <= ka) {
+        why = "the atomic's target is not `&hist[bin]` or `hist + bin` with hist a pointer parameter";
+        goto na;
+    }
+    if (!mentions(&ts, ka, kb, s.idx[0].name)) {
+        why = "the bin does not depend on the index: a reduction, not a histogram";
+        goto na;
+    }
+    for (size_t k = ka; k < kb; k++)
+        if (tok_ident(&ts, k) && !param_named(f, &ts, k) && !tok_is(&ts, k, s.idx[0].name) &&
+            !(k > 0 && tok_is(&ts, k - 1, ".")) && !(k + 1 < kb && tok_is(&ts, k + 1, "(")) &&
+            !is_type_word(&ts, k)) {
+            bool tunable = false;
+            for (size_t i = 0; i < m->n_tunables && !tunable; i++)
+                tunable = tok_is(&ts, k, m->tunables[i].name);
+            if (!tunable) {
+                why = "the bin expression uses a local variable";
+                goto na;
+            }
+        }
+    if (has_side_effects(&ts, a1, b1) || mentions(&ts, a1, b1, h->name)) {
+        why = "the added value has side effects or reads the histogram";
+        goto na;
+    }
+    char t[PT_EXPR];
+    pointee_type(h, t, sizeof t);
+    const char *ty = scalar_type(t);
+    if (!ty || strcmp(ty, "long long") == 0) {
+        why = "the counter type is not unsigned int, int, unsigned long long, float or double";
+        goto na;
+    }
+    long nb = bins ? bins : infer_bins(m, f, &ts, ka, kb);
+    bool guessed = nb == 0;
+    if (guessed)
+        nb = 256;
+    size_t esize = strcmp(ty, "double") == 0 || strcmp(ty, "unsigned long long") == 0 ? 8 : 4;
+    if ((size_t)nb * esize > PT_HIST_SHARED_MAX) {
+        why = "the bin count does not fit the shared-memory budget (32 KiB)";
+        goto na;
+    }
+    char nbs[32];
+    snprintf(nbs, sizeof nbs, "%ld", nb);
+    if (!(head = grid_stride_head(&s.idx[0], "hk_blocks")) || !(bin = tok_text(&ts, ka, kb)) ||
+        !(val = tok_text(&ts, a1, b1)))
+        goto nomem;
+    const char *kv[] = {"MAXBLOCKS", "1024", "BINS", nbs, "T", ty, "HEAD", head, "BIN", bin, "VAL", val, "H", h->name, NULL};
+    if ((rc = render(&b, tpl_hist, kv)))
+        goto out;
+    char *desc = hk_asprintf("kernel %s: privatized histogram of %s, %ld shared %s counters per block "
+                             "(HK_BINS, %s), one atomic per bin per block, grid-stride over %s",
+                             f->name, h->name, nb, ty,
+                             bins ? "given" : guessed ? "a guess: other bins go to global memory" : "inferred",
+                             s.idx[0].name);
+    rc = replace_body(text, len, m, f, b.data, desc, out);
+    goto out;
+nomem:
+    rc = HK_ENOMEM;
+    goto out;
+na:
+    rc = not_applicable(out, name, f, why);
+out:
+    hk_free(head);
+    hk_free(bin);
+    hk_free(val);
+    hk_buf_free(&b);
+    toks_free(&ts);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ row-wise kernels */
+
+/* A one-thread-per-row kernel read statement by statement: row pointers (`x = in + r * cols`),
+ * scalar locals, column loops `for (int c = 0; c < COLS; c++) ONE_STATEMENT`, and scalar
+ * updates between them. Statements are compared in a canonical text: element reads of the
+ * input become X, element writes of the output Y, the column variable c, the column count
+ * N, named locals their role letter, other per-column vectors @name; casts and spaces go. */
+
+#define PT_ROW_STMTS 16
+#define PT_ROW_NAMES 24
+
+typedef struct {
+    char name[PT_NAME];
+    char canon[PT_NAME];
+} pt_name;
+
+typedef struct {
+    const an_function *f;
+    const pt_toks *ts;
+    const pt_index *row;           /* the row index */
+    char cols[PT_EXPR];            /* column bound as written */
+    char cols_c[PT_EXPR];          /* its compact form */
+    const an_param *in, *out;
+    pt_name names[PT_ROW_NAMES];   /* aliases and role names */
+    size_t n_names;
+    /* statements of the row body in order: kind 'l' loop (body range), 'd' scalar
+     * declaration, 'u' other statement */
+    struct {
+        char kind;
+        size_t a, b;               /* whole statement */
+        size_t ba, bb;             /* loop body */
+        char var[PT_NAME];         /* loop variable */
+    } st[PT_ROW_STMTS];
+    size_t n_st;
+} pt_rows;
+
+static const char *rows_lookup(const pt_rows *rw, const pt_toks *ts, size_t k)
+{
+    for (size_t i = 0; i < rw->n_names; i++)
+        if (tok_is(ts, k, rw->names[i].name))
+            return rw->names[i].canon;
+    return NULL;
+}
+
+static bool rows_name(pt_rows *rw, const char *name, const char *canon)
+{
+    if (rw->n_names >= PT_ROW_NAMES)
+        return false;
+    snprintf(rw->names[rw->n_names].name, PT_NAME, "%s", name);
+    snprintf(rw->names[rw->n_names].canon, PT_NAME, "%s", canon);
+    rw->n_names++;
+    return true;
+}
+
+/* Appends s to out[*n] (bounded). */
+static void put(char *out, size_t size, size_t *n, const char *s, size_t l)
+{
+    if (*n + l + 1 >= size) {
+        *n = size;   /* overflow: the canonical text cannot match anything */
+        return;
+    }
+    memcpy(out + *n, s, l);
+    *n += l;
+    out[*n] = '\0';
+}
+
+/* The canonical text of tokens [a, b) with loop variable var (see above). */
+static void rows_canon(const pt_rows *rw, size_t a, size_t b, const char *var, char *out, size_t size)
+{
+    const pt_toks *ts = rw->ts;
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t k = a; k < b && n < size; k++) {
+        if (tok_is(ts, k, "(")) {
+            size_t j = k + 1;
+            while (j < b && (is_type_word(ts, j) || tok_is(ts, j, "const")))
+                j++;
+            if (j > k + 1 && tok_is(ts, j, ")")) {
+                k = j;   /* cast */
+                continue;
+            }
+        }
+        if (tok_ident(ts, k) && tok_is(ts, k + 1, "[")) {
+            size_t c = match_close(ts, k + 1);
+            const char *alias = rows_lookup(rw, ts, k);
+            const an_param *p = param_named(rw->f, ts, k);
+            char inner[PT_EXPR];
+            compact(ts, k + 2, c, inner, sizeof inner);
+            const char *role = NULL;
+            char at[PT_NAME + 1];
+            if (c < b && alias && (strcmp(alias, "X") == 0 || strcmp(alias, "Y") == 0) &&
+                strcmp(inner, var) == 0)
+                role = alias;
+            else if (c < b && p && (p == rw->in || p == rw->out) &&
+                     is_rowmajor(inner, rw->row->name, rw->cols_c, var))
+                role = p == rw->in ? "X" : "Y";
+            else if (c < b && p && p->pointer_depth == 1 && strcmp(inner, var) == 0) {
+                snprintf(at, sizeof at, "@%s", p->name);
+                role = at;
+            }
+            if (role) {
+                put(out, size, &n, role, strlen(role));
+                k = c;
+                continue;
+            }
+        }
+        const char *t = ts->text + ts->t[k].start;
+        size_t l = ts->t[k].end - ts->t[k].start;
+        const char *canon = rows_lookup(rw, ts, k);
+        if (tok_ident(ts, k) && tok_is(ts, k, var))
+            put(out, size, &n, "c", 1);
+        else if (tok_ident(ts, k) && strcmp(rw->cols_c, "") != 0 && tok_is(ts, k, rw->cols_c))
+            put(out, size, &n, "N", 1);
+        else if (tok_ident(ts, k) && canon)
+            put(out, size, &n, canon, strlen(canon));
+        else
+            put(out, size, &n, t, l);
+    }
+    if (n >= size)
+        out[0] = '\0';
+}
+
+/* Reads the row body [a, b) of a one-thread-per-row kernel. NULL or why not. */
+static const char *read_rows(pt_rows *rw, const pt_shape *s)
+{
+    const pt_toks *ts = rw->ts;
+    const an_function *f = rw->f;
+    if (s->n_idx != 1 || s->idx[0].axis != 'x')
+        return "the kernel does not have one 1D row index over x";
+    if (s->pre_b > s->pre_a)
+        return "statements besides the index declaration come before the bounds check";
+    rw->row = &s->idx[0];
+    size_t k = s->body_a;
+    while (k < s->body_b) {
+        size_t e = stmt_end(ts, k, s->body_b);
+        if (rw->n_st >= PT_ROW_STMTS)
+            return "the row body has more statements than the pattern";
+        size_t i = rw->n_st++;
+        rw->st[i].a = k;
+        rw->st[i].b = e;
+        if (tok_is(ts, k, "for")) {
+            /* for (int c = 0; c < COLS; c++) */
+            size_t c = match_close(ts, k + 1), q = k + 2;
+            while (q < c && is_type_word(ts, q))
+                q++;
+            char var[PT_NAME];
+            tok_copy(ts, q, var, sizeof var);
+            if (c >= e || q == k + 2 || !tok_ident(ts, q) || !tok_is(ts, q + 1, "=") ||
+                !tok_is(ts, q + 2, "0") || !tok_is(ts, q + 3, ";") || !tok_is(ts, q + 4, var) ||
+                !tok_is(ts, q + 5, "<"))
+                return "a loop is not `for (int c = 0; c < cols; c++)`";
+            size_t semi = q + 6;
+            while (semi < c && !tok_is(ts, semi, ";"))
+                semi++;
+            char bound[PT_EXPR], step[PT_EXPR], want1[PT_NAME + 4], want2[PT_NAME + 4], want3[PT_NAME + 8];
+            compact(ts, q + 6, semi, bound, sizeof bound);
+            compact(ts, semi + 1, c, step, sizeof step);
+            snprintf(want1, sizeof want1, "%s++", var);
+            snprintf(want2, sizeof want2, "++%s", var);
+            snprintf(want3, sizeof want3, "%s+=1", var);
+            if (semi >= c || (strcmp(step, want1) != 0 && strcmp(step, want2) != 0 && strcmp(step, want3) != 0))
+                return "a loop does not step its column by one";
+            if (!*rw->cols_c) {
+                char *bt = tok_text(ts, q + 6, semi);
+                if (!bt)
+                    return "out of memory";
+                snprintf(rw->cols, sizeof rw->cols, "%s", bt);
+                hk_free(bt);
+                snprintf(rw->cols_c, sizeof rw->cols_c, "%s", bound);
+            } else if (strcmp(rw->cols_c, bound) != 0) {
+                return "the column loops have different bounds";
+            }
+            size_t ba = c + 1, bb = e;
+            if (tok_is(ts, ba, "{") && match_close(ts, ba) == bb - 1) {
+                ba++;
+                bb--;
+            }
+            rw->st[i].kind = 'l';
+            rw->st[i].ba = ba;
+            rw->st[i].bb = bb;
+            snprintf(rw->st[i].var, sizeof rw->st[i].var, "%s", var);
+            for (size_t j = ba; j < bb; j++)
+                if (tok_is(ts, j, "for") || tok_is(ts, j, "while") || tok_is(ts, j, "return") ||
+                    tok_is(ts, j, "__syncthreads"))
+                    return "a column loop holds a nested loop, a return or a barrier";
+        } else if (tok_is(ts, e - 1, ";") && (tok_is(ts, k, "const") || is_type_word(ts, k))) {
+            rw->st[i].kind = 'd';
+        } else {
+            rw->st[i].kind = 'u';
+        }
+        k = e;
+    }
+    if (!*rw->cols_c)
+        return "no column loop";
+    /* row pointers: [const] float *x = P + r * cols; (or &P[r * cols]) */
+    for (size_t i = 0; i < rw->n_st; i++) {
+        size_t a = rw->st[i].a, b = rw->st[i].b;
+        if (rw->st[i].kind != 'd')
+            continue;
+        size_t q = a;
+        while (q < b && (tok_is(ts, q, "const") || is_type_word(ts, q)))
+            q++;
+        if (!tok_is(ts, q, "*"))
+            continue;
+        const an_param *p = NULL;
+        char c[PT_EXPR], want[4][3 * PT_EXPR];
+        if (tok_ident(ts, q + 1) && tok_is(ts, q + 2, "=")) {
+            compact(ts, q + 3, b - 1, c, sizeof c);
+            for (size_t j = 0; j < f->n_params && !p; j++) {
+                const an_param *pp = &f->params[j];
+                if (pp->pointer_depth != 1 || !pp->name)
+                    continue;
+                snprintf(want[0], sizeof want[0], "%s+%s*%s", pp->name, rw->row->name, rw->cols_c);
+                snprintf(want[1], sizeof want[1], "%s+%s*%s", pp->name, rw->cols_c, rw->row->name);
+                snprintf(want[2], sizeof want[2], "&%s[%s*%s]", pp->name, rw->row->name, rw->cols_c);
+                snprintf(want[3], sizeof want[3], "&%s[%s*%s]", pp->name, rw->cols_c, rw->row->name);
+                for (int w = 0; w < 4; w++)
+                    if (strcmp(c, want[w]) == 0)
+                        p = pp;
+            }
+        }
+        if (!p)
+            return "a pointer declared in the row body is not `param + row * cols`";
+        char nm[PT_NAME];
+        tok_copy(ts, q + 1, nm, sizeof nm);
+        /* which role it has is decided below, once input and output are known */
+        if (!rows_name(rw, nm, p->name))
+            return "too many names";
+        rw->st[i].kind = 'p';
+    }
+    /* the output: the pointer written in the last loop; the input: read in the first */
+    size_t last = rw->n_st, first = rw->n_st;
+    for (size_t i = 0; i < rw->n_st; i++)
+        if (rw->st[i].kind == 'l') {
+            if (first == rw->n_st)
+                first = i;
+            last = i;
+        }
+    size_t wa = rw->st[last].ba;
+    char base[PT_NAME];
+    tok_copy(ts, wa, base, sizeof base);
+    const char *aliased = rows_lookup(rw, ts, wa);
+    rw->out = param_by_name(f, aliased ? aliased : base);
+    if (!rw->out || !tok_is(ts, wa + 1, "["))
+        return "the last column loop does not write an element of a pointer parameter";
+    for (size_t j = rw->st[first].ba; j < rw->st[first].bb && !rw->in; j++) {
+        if (!tok_ident(ts, j) || !tok_is(ts, j + 1, "["))
+            continue;
+        char nm[PT_NAME];
+        tok_copy(ts, j, nm, sizeof nm);
+        const char *al = rows_lookup(rw, ts, j);
+        const an_param *p = param_by_name(f, al ? al : nm);
+        if (p && p != rw->out)
+            rw->in = p;
+    }
+    if (!rw->in)
+        return "the first column loop does not read an input row";
+    /* aliases of in/out become X/Y; other aliases make the pattern unknown */
+    for (size_t i = 0; i < rw->n_names; i++) {
+        if (strcmp(rw->names[i].canon, rw->in->name) == 0)
+            snprintf(rw->names[i].canon, PT_NAME, "X");
+        else if (strcmp(rw->names[i].canon, rw->out->name) == 0)
+            snprintf(rw->names[i].canon, PT_NAME, "Y");
+        else
+            return "a row pointer into a third matrix";
+    }
+    char t[PT_EXPR];
+    pointee_type(rw->in, t, sizeof t);
+    if (strcmp(t, "float") != 0)
+        return "the input is not float";
+    pointee_type(rw->out, t, sizeof t);
+    if (strcmp(t, "float") != 0)
+        return "the output is not float";
+    return NULL;
+}
+
+/* Declares the scalar local of statement i (a `float NAME = INIT;`) under canon; returns its
+ * canonical init text in init. false when it is not such a declaration. */
+static bool rows_decl(pt_rows *rw, size_t i, const char *canon, char *init, size_t size)
+{
+    const pt_toks *ts = rw->ts;
+    size_t a = rw->st[i].a, b = rw->st[i].b;
+    if (rw->st[i].kind != 'd' || !tok_is(ts, a, "float") || !tok_ident(ts, a + 1) || !tok_is(ts, a + 2, "="))
+        return false;
+    char nm[PT_NAME];
+    tok_copy(ts, a + 1, nm, sizeof nm);
+    if (!rows_name(rw, nm, canon))
+        return false;
+    rows_canon(rw, a + 3, b - 1, "", init, size);
+    return true;
+}
+
+/* The canonical text of loop statement i (its body), or of any statement i. */
+static void rows_stmt(const pt_rows *rw, size_t i, char *out, size_t size)
+{
+    if (rw->st[i].kind == 'l')
+        rows_canon(rw, rw->st[i].ba, rw->st[i].bb, rw->st[i].var, out, size);
+    else
+        rows_canon(rw, rw->st[i].a, rw->st[i].b, "", out, size);
+}
+
+static bool one_of(const char *s, const char *const *set)
+{
+    for (size_t i = 0; set[i]; i++)
+        if (strcmp(s, set[i]) == 0)
+            return true;
+    return false;
+}
+
+static const char tpl_softmax[] =
+    "{\n"
+    "    // hk rewrite: one warp per row (rows grid-strided over the warps), one online pass for\n"
+    "    // the row's max and sum of exp (merged across lanes by shuffles), then the write pass.\n"
+    "    // float4 loads/stores when the row length is a multiple of 4 and rows are aligned.\n"
+    PT_THREADS
+    PT_WARP
+    "    const float hk_ninf = -__int_as_float(0x7f800000);\n"
+    "    const long long hk_cols = ($COLS);\n"
+    "    for (long long hk_row = (long long)blockIdx.x * hk_nwarps + hk_warp; hk_row < ($ROWS);\n"
+    "         hk_row += (long long)gridDim.x * hk_nwarps) {\n"
+    "        const float *hk_x = $IN + hk_row * hk_cols;\n"
+    "        float *hk_y = $OUT + hk_row * hk_cols;\n"
+    "        const bool hk_vec = (hk_cols & 3) == 0 &&\n"
+    "            ((reinterpret_cast<unsigned long long>(hk_x) | reinterpret_cast<unsigned long long>(hk_y)) & 15) == 0;\n"
+    "        float hk_m = hk_ninf, hk_s = 0.0f;\n"
+    "        if (hk_vec) {\n"
+    "            for (long long hk_c = hk_lane; hk_c < hk_cols / 4; hk_c += hk_width) {\n"
+    "                const float4 hk_q = reinterpret_cast<const float4 *>(hk_x)[hk_c];\n"
+    "                const float hk_vs[4] = {hk_q.x, hk_q.y, hk_q.z, hk_q.w};\n"
+    "                for (int hk_j = 0; hk_j < 4; hk_j++) {\n"
+    "                    const float hk_v = hk_vs[hk_j];\n"
+    "                    if (hk_v > hk_m) {\n"
+    "                        hk_s = hk_s * $EXP(hk_m - hk_v) + 1.0f;\n"
+    "                        hk_m = hk_v;\n"
+    "                    } else {\n"
+    "                        hk_s += $EXP(hk_v - hk_m);\n"
+    "                    }\n"
+    "                }\n"
+    "            }\n"
+    "        } else {\n"
+    "            for (long long hk_c = hk_lane; hk_c < hk_cols; hk_c += hk_width) {\n"
+    "                const float hk_v = hk_x[hk_c];\n"
+    "                if (hk_v > hk_m) {\n"
+    "                    hk_s = hk_s * $EXP(hk_m - hk_v) + 1.0f;\n"
+    "                    hk_m = hk_v;\n"
+    "                } else {\n"
+    "                    hk_s += $EXP(hk_v - hk_m);\n"
+    "                }\n"
+    "            }\n"
+    "        }\n"
+    "        for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
+    "            const float hk_om = __shfl_down_sync(hk_mask, hk_m, hk_off);\n"
+    "            const float hk_os = __shfl_down_sync(hk_mask, hk_s, hk_off);\n"
+    "            if (hk_lane + hk_off < hk_width) {\n"
+    "                const float hk_nm = fmaxf(hk_m, hk_om);\n"
+    "                if (hk_nm != hk_ninf)\n"
+    "                    hk_s = hk_s * $EXP(hk_m - hk_nm) + hk_os * $EXP(hk_om - hk_nm);\n"
+    "                hk_m = hk_nm;\n"
+    "            }\n"
+    "        }\n"
+    "        hk_m = __shfl_sync(hk_mask, hk_m, 0);\n"
+    "        hk_s = __shfl_sync(hk_mask, hk_s, 0);\n"
+    "        if (hk_vec) {\n"
+    "            for (long long hk_c = hk_lane; hk_c < hk_cols / 4; hk_c += hk_width) {\n"
+    "                float4 hk_q = reinterpret_cast<const float4 *>(hk_x)[hk_c];\n"
+    "                hk_q.x = $EXP(hk_q.x - hk_m) / hk_s;\n"
+    "                hk_q.y = $EXP(hk_q.y - hk_m) / hk_s;\n"
+    "                hk_q.z = $EXP(hk_q.z - hk_m) / hk_s;\n"
+    "                hk_q.w = $EXP(hk_q.w - hk_m) / hk_s;\n"
+    "                reinterpret_cast<float4 *>(hk_y)[hk_c] = hk_q;\n"
+    "            }\n"
+    "        } else {\n"
+    "            for (long long hk_c = hk_lane; hk_c < hk_cols; hk_c += hk_width)\n"
+    "                hk_y[hk_c] = $EXP(hk_x[hk_c] - hk_m) / hk_s;\n"
+    "        }\n"
+    "    }\n"
+    "}";
+
+int rw_online_softmax(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
+{
+    static const char *const name = "online softmax";
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    pt_toks ts = {0};
+    pt_shape s;
+    pt_rows rw;
+    struct hk_buf b;
+    hk_buf_init(&b, PT_TEXT_MAX);
+    const char *why = NULL, *expf_name = "expf";
+    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+        if (rc == HK_ETOOBIG)
+            rc = not_applicable(out, name, f, "the body is far larger than a softmax");
+        goto out;
+    }
+    if ((why = read_shape(&ts, &s)))
+        goto na;
+    memset(&rw, 0, sizeof rw);
+    rw.f = f;
+    rw.ts = &ts;
+    if ((why = read_rows(&rw, &s)))
+        goto na;
+    /* float m = <-inf>; loop max; float s = 0; loop sum; [float inv = 1 / s;] loop write */
+    static const char *const ninf[] = {"-INFINITY", "-FLT_MAX", "-1e30f", "-1e38f", "-3.402823466e+38f",
+                                       "-HUGE_VALF", "-__int_as_float(0x7f800000)", NULL};
+    static const char *const zero[] = {"0.0f", "0.f", "0", "0.0", NULL};
+    static const char *const lmax[] = {"m=fmaxf(m,X);", "m=fmaxf(X,m);", "m=max(m,X);", "m=max(X,m);",
+                                       "m=fmax(m,X);", "m=fmax(X,m);", "if(X>m)m=X;", "if(m<X)m=X;",
+                                       "m=X>m?X:m;", "m=(X>m)?X:m;", NULL};
+    static const char *const lsum[] = {"s+=expf(X-m);", "s+=__expf(X-m);", "s+=exp(X-m);", "s=s+expf(X-m);",
+                                       "s=s+__expf(X-m);", "s=s+exp(X-m);", NULL};
+    static const char *const lout[] = {"Y=expf(X-m)/s;", "Y=__expf(X-m)/s;", "Y=exp(X-m)/s;",
+                                       "Y=expf(X-m)*i;", "Y=__expf(X-m)*i;", "Y=exp(X-m)*i;",
+                                       "Y=expf(X-m)*(1.0f/s);", NULL};
+    static const char *const linv[] = {"1.0f/s", "1.f/s", "1/s", NULL};
+    size_t i = 0;
+    char c[PT_EXPR];
+    while (i < rw.n_st && rw.st[i].kind == 'p')
+        i++;
+    if (i >= rw.n_st || !rows_decl(&rw, i, "m", c, sizeof c) || !one_of(c, ninf)) {
+        why = "the row body does not start with a running maximum `float m = -INFINITY;`";
+        goto na;
+    }
+    i++;
+    char st[PT_EXPR];
+    if (i >= rw.n_st || rw.st[i].kind != 'l' || (rows_stmt(&rw, i, st, sizeof st), !one_of(st, lmax))) {
+        why = "the first column loop is not a maximum `m = fmaxf(m, x[c])`";
+        goto na;
+    }
+    i++;
+    if (i >= rw.n_st || !rows_decl(&rw, i, "s", c, sizeof c) || !one_of(c, zero)) {
+        why = "no sum `float s = 0.0f;` after the maximum";
+        goto na;
+    }
+    i++;
+    if (i >= rw.n_st || rw.st[i].kind != 'l' || (rows_stmt(&rw, i, st, sizeof st), !one_of(st, lsum))) {
+        why = "the second column loop is not a sum `s += expf(x[c] - m)`";
+        goto na;
+    }
+    if (strstr(st, "__expf"))
+        expf_name = "__expf";
+    i++;
+    if (i < rw.n_st && rw.st[i].kind == 'd') {
+        if (!rows_decl(&rw, i, "i", c, sizeof c) || !one_of(c, linv)) {
+            why = "a declaration other than `float inv = 1.0f / s;` before the write loop";
+            goto na;
+        }
+        i++;
+    }
+    if (i + 1 != rw.n_st || rw.st[i].kind != 'l' || (rows_stmt(&rw, i, st, sizeof st), !one_of(st, lout))) {
+        why = "the last statement is not the write loop `y[c] = expf(x[c] - m) / s`";
+        goto na;
+    }
+    const char *kv[] = {"COLS", rw.cols, "ROWS", rw.row->bound, "IN", rw.in->name, "OUT", rw.out->name,
+                        "EXP", expf_name, NULL};
+    if ((rc = render(&b, tpl_softmax, kv)))
+        goto out;
+    char *desc = hk_asprintf("kernel %s: softmax rows of %s -> %s with one warp per row, online max/sum "
+                             "(%s) merged by __shfl_down_sync, float4 when cols %% 4 == 0",
+                             f->name, rw.in->name, rw.out->name, expf_name);
+    rc = replace_body(text, len, m, f, b.data, desc, out);
+    goto out;
+na:
+    rc = not_applicable(out, name, f, why);
+out:
+    hk_buf_free(&b);
+    toks_free(&ts);
+    return rc;
+}
+
+/* Matches canonical text s against pattern p where %G and %B each match one "@name" (a
+ * per-column vector); the names go to g and b (without the @). */
+static bool match_affine(const char *s, const char *p, char *g, char *b, size_t size)
+{
+    while (*p) {
+        if (p[0] == '%' && (p[1] == 'G' || p[1] == 'B')) {
+            if (*s != '@')
+                return false;
+            const char *e = ++s;
+            while (isalnum((unsigned char)*e) || *e == '_')
+                e++;
+            char *dst = p[1] == 'G' ? g : b;
+            snprintf(dst, size, "%.*s", (int)(e - s), s);
+            s = e;
+            p += 2;
+            continue;
+        }
+        if (*s != *p)
+            return false;
+        s++;
+        p++;
+    }
+    return *s == '\0';
+}
+
+static const char tpl_layernorm[] =
+    "{\n"
+    "    // hk rewrite: one warp per row (rows grid-strided over the warps): shuffle sums for\n"
+    "    // the mean, then for the centred variance (the same two-pass arithmetic), then the\n"
+    "    // write pass; float4 when the row length is a multiple of 4 and rows are aligned.\n"
+    PT_THREADS
+    PT_WARP
+    "    const long long hk_cols = ($COLS);\n"
+    "    for (long long hk_row = (long long)blockIdx.x * hk_nwarps + hk_warp; hk_row < ($ROWS);\n"
+    "         hk_row += (long long)gridDim.x * hk_nwarps) {\n"
+    "        const float *hk_x = $IN + hk_row * hk_cols;\n"
+    "        float *hk_y = $OUT + hk_row * hk_cols;\n"
+    "        const bool hk_vec = (hk_cols & 3) == 0 &&\n"
+    "            ((reinterpret_cast<unsigned long long>(hk_x) | reinterpret_cast<unsigned long long>(hk_y)$ALIGN) & 15) == 0;\n"
+    "        float hk_sum = 0.0f;\n"
+    "        if (hk_vec) {\n"
+    "            for (long long hk_c = hk_lane; hk_c < hk_cols / 4; hk_c += hk_width) {\n"
+    "                const float4 hk_q = reinterpret_cast<const float4 *>(hk_x)[hk_c];\n"
+    "                hk_sum += hk_q.x + hk_q.y + hk_q.z + hk_q.w;\n"
+    "            }\n"
+    "        } else {\n"
+    "            for (long long hk_c = hk_lane; hk_c < hk_cols; hk_c += hk_width)\n"
+    "                hk_sum += hk_x[hk_c];\n"
+    "        }\n"
+    "        for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
+    "            const float hk_o = __shfl_down_sync(hk_mask, hk_sum, hk_off);\n"
+    "            if (hk_lane + hk_off < hk_width)\n"
+    "                hk_sum += hk_o;\n"
+    "        }\n"
+    "        const float hk_mean = __shfl_sync(hk_mask, hk_sum, 0) / (float)hk_cols;\n"
+    "        float hk_sq = 0.0f;\n"
+    "        if (hk_vec) {\n"
+    "            for (long long hk_c = hk_lane; hk_c < hk_cols / 4; hk_c += hk_width) {\n"
+    "                const float4 hk_q = reinterpret_cast<const float4 *>(hk_x)[hk_c];\n"
+    "                hk_sq += (hk_q.x - hk_mean) * (hk_q.x - hk_mean) + (hk_q.y - hk_mean) * (hk_q.y - hk_mean) +\n"
+    "                         (hk_q.z - hk_mean) * (hk_q.z - hk_mean) + (hk_q.w - hk_mean) * (hk_q.w - hk_mean);\n"
+    "            }\n"
+    "        } else {\n"
+    "            for (long long hk_c = hk_lane; hk_c < hk_cols; hk_c += hk_width)\n"
+    "                hk_sq += (hk_x[hk_c] - hk_mean) * (hk_x[hk_c] - hk_mean);\n"
+    "        }\n"
+    "        for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
+    "            const float hk_o = __shfl_down_sync(hk_mask, hk_sq, hk_off);\n"
+    "            if (hk_lane + hk_off < hk_width)\n"
+    "                hk_sq += hk_o;\n"
+    "        }\n"
+    "        const float hk_var = __shfl_sync(hk_mask, hk_sq, 0) / (float)hk_cols;\n"
+    "        const float hk_rstd = $RSTD;\n"
+    "        if (hk_vec) {\n"
+    "            for (long long hk_c = hk_lane; hk_c < hk_cols / 4; hk_c += hk_width) {\n"
+    "                float4 hk_q = reinterpret_cast<const float4 *>(hk_x)[hk_c];\n"
+    "$VLOADS"
+    "                hk_q.x = $VX;\n"
+    "                hk_q.y = $VY;\n"
+    "                hk_q.z = $VZ;\n"
+    "                hk_q.w = $VW;\n"
+    "                reinterpret_cast<float4 *>(hk_y)[hk_c] = hk_q;\n"
+    "            }\n"
+    "        } else {\n"
+    "            for (long long hk_c = hk_lane; hk_c < hk_cols; hk_c += hk_width)\n"
+    "                hk_y[hk_c] = $SCALAR;\n"
+    "        }\n"
+    "    }\n"
+    "}";
+
+int rw_online_layernorm(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
+{
+    static const char *const name = "online layernorm";
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    pt_toks ts = {0};
+    pt_shape s;
+    pt_rows rw;
+    struct hk_buf b;
+    char *rstd = NULL, *align = NULL, *vloads = NULL, *scalar = NULL, *vc[4] = {NULL, NULL, NULL, NULL};
+    hk_buf_init(&b, PT_TEXT_MAX);
+    const char *why = NULL;
+    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+        if (rc == HK_ETOOBIG)
+            rc = not_applicable(out, name, f, "the body is far larger than a layernorm");
+        goto out;
+    }
+    if ((why = read_shape(&ts, &s)))
+        goto na;
+    memset(&rw, 0, sizeof rw);
+    rw.f = f;
+    rw.ts = &ts;
+    if ((why = read_rows(&rw, &s)))
+        goto na;
+    static const char *const zero[] = {"0.0f", "0.f", "0", "0.0", NULL};
+    static const char *const lsum[] = {"a+=X;", "a=a+X;", NULL};
+    static const char *const mdiv[] = {"a/=N;", "a=a/N;", "a*=1.0f/N;", "a=a*(1.0f/N);", NULL};
+    static const char *const lvar[] = {"v+=(X-a)*(X-a);", "v=v+(X-a)*(X-a);", NULL};
+    static const char *const vdiv[] = {"v/=N;", "v=v/N;", "v*=1.0f/N;", "v=v*(1.0f/N);", NULL};
+    static const char *const affine[] = {"(X-a)*r*%G+%B", "%G*(X-a)*r+%B", "(X-a)*%G*r+%B",
+                                         "((X-a)*r)*%G+%B", "%G*((X-a)*r)+%B", "%B+(X-a)*r*%G",
+                                         "(X-a)*r*%G", "%G*(X-a)*r", "(X-a)*r+%B", "(X-a)*r", NULL};
+    size_t i = 0;
+    char c[PT_EXPR], st[PT_EXPR];
+    while (i < rw.n_st && rw.st[i].kind == 'p')
+        i++;
+    if (i >= rw.n_st || !rows_decl(&rw, i, "a", c, sizeof c) || !one_of(c, zero)) {
+        why = "the row body does not start with a sum for the mean `float mean = 0.0f;`";
+        goto na;
+    }
+    i++;
+    if (i >= rw.n_st || rw.st[i].kind != 'l' || (rows_stmt(&rw, i, st, sizeof st), !one_of(st, lsum))) {
+        why = "the first column loop is not the sum `mean += x[c]`";
+        goto na;
+    }
+    i++;
+    if (i >= rw.n_st || rw.st[i].kind != 'u' || (rows_stmt(&rw, i, st, sizeof st), !one_of(st, mdiv))) {
+        why = "the sum is not divided by the column count (`mean /= cols;`)";
+        goto na;
+    }
+    i++;
+    if (i >= rw.n_st || !rows_decl(&rw, i, "v", c, sizeof c) || !one_of(c, zero)) {
+        why = "no variance sum `float var = 0.0f;` after the mean";
+        goto na;
+    }
+    i++;
+    if (i >= rw.n_st || rw.st[i].kind != 'l' || (rows_stmt(&rw, i, st, sizeof st), !one_of(st, lvar))) {
+        why = "the second column loop is not `var += (x[c] - mean) * (x[c] - mean)`";
+        goto na;
+    }
+    i++;
+    if (i >= rw.n_st || rw.st[i].kind != 'u' || (rows_stmt(&rw, i, st, sizeof st), !one_of(st, vdiv))) {
+        why = "the variance sum is not divided by the column count (`var /= cols;`)";
+        goto na;
+    }
+    i++;
+    /* float inv = 1.0f / sqrtf(var + EPS); or rsqrtf(var + EPS), EPS a scalar parameter or
+     * a literal */
+    if (i >= rw.n_st || !rows_decl(&rw, i, "r", c, sizeof c)) {
+        why = "no `float inv = 1.0f / sqrtf(var + eps);` before the write loop";
+        goto na;
+    }
+    {
+        const char *inner = NULL;
+        bool rs = false;
+        if (strncmp(c, "1.0f/sqrtf(v+", 13) == 0)
+            inner = c + 13;
+        else if (strncmp(c, "rsqrtf(v+", 9) == 0)
+            inner = c + 9, rs = true;
+        size_t il = inner ? strlen(inner) : 0;
+        char eps[PT_NAME] = "";
+        if (il >= 2 && inner[il - 1] == ')')
+            snprintf(eps, sizeof eps, "%.*s", (int)(il - 1), inner);
+        const an_param *pe = *eps ? param_by_name(f, eps) : NULL;
+        bool literal = *eps && (isdigit((unsigned char)eps[0]) || eps[0] == '.');
+        for (const char *q = eps; literal && *q; q++)
+            literal = isalnum((unsigned char)*q) || *q == '.' || *q == '-' || *q == '+';
+        if (!inner || !((pe && pe->pointer_depth == 0) || literal)) {
+            why = "the inverse deviation is not `1.0f / sqrtf(var + eps)` or `rsqrtf(var + eps)` with "
+                  "eps a parameter or a literal";
+            goto na;
+        }
+        rstd = rs ? hk_asprintf("rsqrtf(hk_var + (%s))", eps) : hk_asprintf("1.0f / sqrtf(hk_var + (%s))", eps);
+        if (!rstd)
+            goto nomem;
+    }
+    i++;
+    if (i + 1 != rw.n_st || rw.st[i].kind != 'l') {
+        why = "the last statement is not the write loop";
+        goto na;
+    }
+    rows_stmt(&rw, i, st, sizeof st);
+    char g[PT_NAME] = "", be[PT_NAME] = "";
+    size_t sl = strlen(st);
+    bool ok = sl > 3 && strncmp(st, "Y=", 2) == 0 && st[sl - 1] == ';';
+    if (ok) {
+        st[sl - 1] = '\0';
+        ok = false;
+        for (size_t q = 0; affine[q] && !ok; q++) {
+            g[0] = be[0] = '\0';
+            ok = match_affine(st + 2, affine[q], g, be, sizeof g);
+        }
+    }
+    const an_param *pg = *g ? param_by_name(f, g) : NULL, *pb = *be ? param_by_name(f, be) : NULL;
+    if (!ok || (*g && !pg) || (*be && !pb) || (pg && pg == pb) || pg == rw.in || pg == rw.out ||
+        pb == rw.in || pb == rw.out) {
+        why = "the write loop is not `y[c] = (x[c] - mean) * inv [* gamma[c]] [+ beta[c]]`";
+        goto na;
+    }
+    char t[PT_EXPR];
+    if ((pg && (pointee_type(pg, t, sizeof t), strcmp(t, "float") != 0)) ||
+        (pb && (pointee_type(pb, t, sizeof t), strcmp(t, "float") != 0))) {
+        why = "gamma or beta is not float";
+        goto na;
+    }
+    static const char comp[4] = {'x', 'y', 'z', 'w'};
+    align = hk_asprintf("%s%s%s%s%s%s", pg ? " | reinterpret_cast<unsigned long long>(" : "", pg ? pg->name : "",
+                        pg ? ")" : "", pb ? " | reinterpret_cast<unsigned long long>(" : "", pb ? pb->name : "",
+                        pb ? ")" : "");
+    vloads = hk_asprintf("%s%s%s%s%s%s", pg ? "                const float4 hk_g = reinterpret_cast<const float4 *>(" : "",
+                         pg ? pg->name : "", pg ? ")[hk_c];\n" : "",
+                         pb ? "                const float4 hk_b = reinterpret_cast<const float4 *>(" : "",
+                         pb ? pb->name : "", pb ? ")[hk_c];\n" : "");
+    scalar = hk_asprintf("(hk_x[hk_c] - hk_mean) * hk_rstd%s%s%s%s%s%s", pg ? " * " : "", pg ? pg->name : "",
+                         pg ? "[hk_c]" : "", pb ? " + " : "", pb ? pb->name : "", pb ? "[hk_c]" : "");
+    for (int q = 0; q < 4; q++)
+        vc[q] = hk_asprintf("(hk_q.%c - hk_mean) * hk_rstd%s%c%s%c", comp[q], pg ? " * hk_g." : "",
+                            pg ? comp[q] : ' ', pb ? " + hk_b." : "", pb ? comp[q] : ' ');
+    if (!align || !vloads || !scalar || !vc[0] || !vc[1] || !vc[2] || !vc[3])
+        goto nomem;
+    const char *kv[] = {"COLS", rw.cols, "ROWS", rw.row->bound, "IN", rw.in->name, "OUT", rw.out->name,
+                        "ALIGN", align, "RSTD", rstd, "VLOADS", vloads, "VX", vc[0], "VY", vc[1],
+                        "VZ", vc[2], "VW", vc[3], "SCALAR", scalar, NULL};
+    if ((rc = render(&b, tpl_layernorm, kv)))
+        goto out;
+    char *desc = hk_asprintf("kernel %s: layernorm rows of %s -> %s%s%s%s%s with one warp per row, "
+                             "shuffle sums for mean and centred variance, float4 when cols %% 4 == 0",
+                             f->name, rw.in->name, rw.out->name, pg ? ", gamma " : "", pg ? pg->name : "",
+                             pb ? ", beta " : "", pb ? pb->name : "");
+    rc = replace_body(text, len, m, f, b.data, desc, out);
+    goto out;
+nomem:
+    rc = HK_ENOMEM;
+    goto out;
+na:
+    rc = not_applicable(out, name, f, why);
+out:
+    hk_free(rstd);
+    hk_free(align);
+    hk_free(vloads);
+    hk_free(scalar);
+    for (int q = 0; q < 4; q++)
+        hk_free(vc[q]);
+    hk_buf_free(&b);
+    toks_free(&ts);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ tiled GEMM */
+
+static const char tpl_gemm[] =
+    "{\n"
+    "    // hk rewrite: shared-memory tiled GEMM with register blocking. A block of HK_THREADS\n"
+    "    // threads walks output tiles HK_BM x HK_BN (grid-stride); each thread computes\n"
+    "    // HK_TM x HK_TN outputs from HK_BK-deep slices of A and B staged in shared memory\n"
+    "    // (zero-padded at the edges). Other block sizes take the simple path at the end.\n"
+    "    constexpr int HK_BM = $BM;\n"
+    "    constexpr int HK_BN = $BN;\n"
+    "    constexpr int HK_BK = $BK;\n"
+    "    constexpr int HK_TM = HK_BM / 16;\n"
+    "    constexpr int HK_TN = HK_BN / 16;\n"
+    "    constexpr int HK_THREADS = (HK_BM / HK_TM) * (HK_BN / HK_TN);\n"
+    PT_THREADS
+    "    const long long hk_m = ($M), hk_n = ($N), hk_k = ($K);\n"
+    "    const long long hk_block = blockIdx.x + (long long)gridDim.x * (blockIdx.y + (long long)gridDim.y * blockIdx.z);\n"
+    "    const long long hk_blocks = (long long)gridDim.x * gridDim.y * gridDim.z;\n"
+    "    if (hk_nthreads == HK_THREADS) {\n"
+    "        __shared__ $T hk_as[HK_BK][HK_BM + 4];\n"
+    "        __shared__ $T hk_bs[HK_BK][HK_BN + 4];\n"
+    "        const int hk_tx = hk_tid % (HK_BN / HK_TN), hk_ty = hk_tid / (HK_BN / HK_TN);\n"
+    "        const long long hk_tiles_n = (hk_n + HK_BN - 1) / HK_BN;\n"
+    "        const long long hk_tiles = hk_tiles_n * ((hk_m + HK_BM - 1) / HK_BM);\n"
+    "        for (long long hk_t = hk_block; hk_t < hk_tiles; hk_t += hk_blocks) {\n"
+    "            const long long hk_row0 = (hk_t / hk_tiles_n) * HK_BM, hk_col0 = (hk_t % hk_tiles_n) * HK_BN;\n"
+    "            $T hk_acc[HK_TM][HK_TN];\n"
+    "            #pragma unroll\n"
+    "            for (int hk_i = 0; hk_i < HK_TM; hk_i++) {\n"
+    "                #pragma unroll\n"
+    "                for (int hk_j = 0; hk_j < HK_TN; hk_j++)\n"
+    "                    hk_acc[hk_i][hk_j] = ($T)0;\n"
+    "            }\n"
+    "            for (long long hk_k0 = 0; hk_k0 < hk_k; hk_k0 += HK_BK) {\n"
+    "                for (int hk_e = hk_tid; hk_e < HK_BM * HK_BK; hk_e += HK_THREADS) {\n"
+    "                    const int hk_r = hk_e / HK_BK, hk_kk = hk_e % HK_BK;\n"
+    "                    const long long hk_gr = hk_row0 + hk_r, hk_gk = hk_k0 + hk_kk;\n"
+    "                    hk_as[hk_kk][hk_r] = (hk_gr < hk_m && hk_gk < hk_k) ? $A[(size_t)hk_gr * ($LDA) + hk_gk] : ($T)0;\n"
+    "                }\n"
+    "                for (int hk_e = hk_tid; hk_e < HK_BK * HK_BN; hk_e += HK_THREADS) {\n"
+    "                    const int hk_kk = hk_e / HK_BN, hk_c = hk_e % HK_BN;\n"
+    "                    const long long hk_gk = hk_k0 + hk_kk, hk_gc = hk_col0 + hk_c;\n"
+    "                    hk_bs[hk_kk][hk_c] = (hk_gk < hk_k && hk_gc < hk_n) ? $B[(size_t)hk_gk * ($LDB) + hk_gc] : ($T)0;\n"
+    "                }\n"
+    "                __syncthreads();\n"
+    "                #pragma unroll\n"
+    "                for (int hk_kk = 0; hk_kk < HK_BK; hk_kk++) {\n"
+    "                    $T hk_a[HK_TM], hk_b[HK_TN];\n"
+    "                    #pragma unroll\n"
+    "                    for (int hk_i = 0; hk_i < HK_TM; hk_i++)\n"
+    "                        hk_a[hk_i] = hk_as[hk_kk][hk_ty + hk_i * (HK_BM / HK_TM)];\n"
+    "                    #pragma unroll\n"
+    "                    for (int hk_j = 0; hk_j < HK_TN; hk_j++)\n"
+    "                        hk_b[hk_j] = hk_bs[hk_kk][hk_tx + hk_j * (HK_BN / HK_TN)];\n"
+    "                    #pragma unroll\n"
+    "                    for (int hk_i = 0; hk_i < HK_TM; hk_i++) {\n"
+    "                        #pragma unroll\n"
+    "                        for (int hk_j = 0; hk_j < HK_TN; hk_j++)\n"
+    "                            hk_acc[hk_i][hk_j] += hk_a[hk_i] * hk_b[hk_j];\n"
+    "                    }\n"
+    "                }\n"
+    "                __syncthreads();\n"
+    "            }\n"
+    "            #pragma unroll\n"
+    "            for (int hk_i = 0; hk_i < HK_TM; hk_i++) {\n"
+    "                #pragma unroll\n"
+    "                for (int hk_j = 0; hk_j < HK_TN; hk_j++) {\n"
+    "                    const long long hk_gr = hk_row0 + hk_ty + hk_i * (HK_BM / HK_TM);\n"
+    "                    const long long hk_gc = hk_col0 + hk_tx + hk_j * (HK_BN / HK_TN);\n"
+    "                    if (hk_gr < hk_m && hk_gc < hk_n) {\n"
+    "                        const $RT $ROW = ($RT)hk_gr;\n"
+    "                        const $CT $COL = ($CT)hk_gc;\n"
+    "                        $T $ACC = hk_acc[hk_i][hk_j];\n"
+    "                        $EPILOGUE\n"
+    "                    }\n"
+    "                }\n"
+    "            }\n"
+    "        }\n"
+    "    } else {\n"
+    "        for (long long hk_e = hk_block * hk_nthreads + hk_tid; hk_e < hk_m * hk_n; hk_e += hk_blocks * hk_nthreads) {\n"
+    "            const $RT $ROW = ($RT)(hk_e / hk_n);\n"
+    "            const $CT $COL = ($CT)(hk_e % hk_n);\n"
+    "            $T $ACC = ($T)0;\n"
+    "            for (long long hk_kk = 0; hk_kk < hk_k; hk_kk++)\n"
+    "                $ACC += $A[(size_t)$ROW * ($LDA) + hk_kk] * $B[(size_t)hk_kk * ($LDB) + $COL];\n"
+    "            $EPILOGUE\n"
+    "        }\n"
+    "    }\n"
+    "}";
+
+/* The stride in compact index c = `ROW * LD + K` (any order of the sum and the product):
+ * copies LD into ld. false when c has another shape. */
+static bool leading_dim(const char *c, const char *row, const char *k, char *ld, size_t size)
+{
+    size_t cl = strlen(c), rl = strlen(row), kl = strlen(k);
+    char prod[PT_EXPR];
+    if (cl > kl + 1 && c[cl - kl - 1] == '+' && strcmp(c + cl - kl, k) == 0)
+        snprintf(prod, sizeof prod, "%.*s", (int)(cl - kl - 1), c);
+    else if (cl > kl + 1 && strncmp(c, k, kl) == 0 && c[kl] == '+')
+        snprintf(prod, sizeof prod, "%s", c + kl + 1);
+    else
+        return false;
+    size_t pl = strlen(prod);
+    if (pl > rl + 1 && strncmp(prod, row, rl) == 0 && prod[rl] == '*')
+        snprintf(ld, size, "%s", prod + rl + 1);
+    else if (pl > rl + 1 && prod[pl - rl - 1] == '*' && strcmp(prod + pl - rl, row) == 0)
+        snprintf(ld, size, "%.*s", (int)(pl - rl - 1), prod);
+    else
+        return false;
+    /* the stride must be a product-free operand: `a*b+c` split the wrong way gives garbage */
+    for (const char *q = ld; *q; q++)
+        if (*q == '+' || *q == '-' || *q == '?' || *q == ',' || *q == '*' || *q == '/')
+            return false;
+    return *ld != '\0';
+}
+
+static bool is_zero_literal(const pt_toks *ts, size_t a, size_t b)
+{
+    return b == a + 1 &&
+           (tok_is(ts, a, "0") || tok_is(ts, a, "0.0f") || tok_is(ts, a, "0.f") || tok_is(ts, a, "0.0") ||
+            tok_is(ts, a, "0."));
+}
+
+int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel, int tile_m, int tile_n,
+                  int tile_k, rw_result *out)
+{
+    static const char *const name = "tiled GEMM";
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    if ((tile_m != 32 && tile_m != 64 && tile_m != 128) || (tile_n != 32 && tile_n != 64 && tile_n != 128) ||
+        (tile_k != 8 && tile_k != 16 && tile_k != 32))
+        return HK_EINVAL;
+    pt_toks ts = {0};
+    pt_shape s;
+    struct hk_buf b;
+    char *epi = NULL, *kb_text = NULL;
+    hk_buf_init(&b, PT_TEXT_MAX);
+    const char *why = NULL;
+    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+        if (rc == HK_ETOOBIG)
+            rc = not_applicable(out, name, f, "the body is far larger than a GEMM");
+        goto out;
+    }
+    if ((why = read_shape(&ts, &s)))
+        goto na;
+    const pt_index *icol = shape_axis(&s, 'x'), *irow = shape_axis(&s, 'y');
+    if (s.n_idx != 2 || !icol || !irow) {
+        why = "it is not a 2D kernel (row from .y, column from .x)";
+        goto na;
+    }
+    if (s.pre_b > s.pre_a) {
+        why = "statements besides the index declarations come before the bounds check";
+        goto na;
+    }
+    /* T acc = 0; */
+    size_t k = s.body_a, e = stmt_end(&ts, k, s.body_b);
+    char acc[PT_NAME], t[PT_EXPR], ta[PT_EXPR], tb[PT_EXPR];
+    if (!(tok_is(&ts, k, "float") || tok_is(&ts, k, "double")) || !tok_ident(&ts, k + 1) ||
+        !tok_is(&ts, k + 2, "=") || !tok_is(&ts, e - 1, ";") || !is_zero_literal(&ts, k + 3, e - 1)) {
+        why = "the guarded body does not start with an accumulator `float acc = 0.0f;`";
+        goto na;
+    }
+    tok_copy(&ts, k, t, sizeof t);
+    tok_copy(&ts, k + 1, acc, sizeof acc);
+    /* for (int kk = 0; kk < K; kk++) acc += A[row * LDA + kk] * B[kk * LDB + col]; */
+    k = e;
+    e = stmt_end(&ts, k, s.body_b);
+    size_t q = k + 2;
+    while (q < e && is_type_word(&ts, q))
+        q++;
+    char kv_name[PT_NAME];
+    tok_copy(&ts, q, kv_name, sizeof kv_name);
+    size_t cl = tok_is(&ts, k, "for") ? match_close(&ts, k + 1) : ts.n;
+    if (cl >= e || q == k + 2 || !tok_is(&ts, q + 1, "=") || !tok_is(&ts, q + 2, "0") || !tok_is(&ts, q + 3, ";") ||
+        !tok_is(&ts, q + 4, kv_name) || !tok_is(&ts, q + 5, "<")) {
+        why = "the accumulator is not followed by `for (int k = 0; k < K; k++)`";
+        goto na;
+    }
+    size_t semi = q + 6;
+    while (semi < cl && !tok_is(&ts, semi, ";"))
+        semi++;
+    char step[PT_EXPR], want[PT_NAME + 8];
+    compact(&ts, semi + 1, cl, step, sizeof step);
+    snprintf(want, sizeof want, "%s++", kv_name);
+    char want2[PT_NAME + 8];
+    snprintf(want2, sizeof want2, "++%s", kv_name);
+    if (semi >= cl || (strcmp(step, want) != 0 && strcmp(step, want2) != 0) ||
+        has_side_effects(&ts, q + 6, semi)) {
+        why = "the k loop does not step by one to a fixed bound";
+        goto na;
+    }
+    if (!(kb_text = tok_text(&ts, q + 6, semi)))
+        goto nomem;
+    size_t ba = cl + 1, bb = e;
+    if (tok_is(&ts, ba, "{") && match_close(&ts, ba) == bb - 1) {
+        ba++;
+        bb--;
+    }
+    /* acc += P1[...] * P2[...]; (or acc = acc + ...) */
+    size_t p1 = ts.n;
+    if (tok_is(&ts, ba, acc) && tok_is(&ts, ba + 1, "+="))
+        p1 = ba + 2;
+    else if (tok_is(&ts, ba, acc) && tok_is(&ts, ba + 1, "=") && tok_is(&ts, ba + 2, acc) && tok_is(&ts, ba + 3, "+"))
+        p1 = ba + 4;
+    const an_param *pa = p1 < bb ? param_named(f, &ts, p1) : NULL, *pb = NULL;
+    size_t c1 = pa && tok_is(&ts, p1 + 1, "[") ? match_close(&ts, p1 + 1) : ts.n, c2 = ts.n;
+    if (c1 < bb && tok_is(&ts, c1 + 1, "*") && (pb = param_named(f, &ts, c1 + 2)) && tok_is(&ts, c1 + 3, "["))
+        c2 = match_close(&ts, c1 + 3);
+    if (!pa || !pb || c2 + 2 != bb || !tok_is(&ts, c2 + 1, ";")) {
+        why = "the k loop is not `acc += A[...] * B[...];` over two pointer parameters";
+        goto na;
+    }
+    char ia[PT_EXPR], ib[PT_EXPR], lda[PT_EXPR], ldb[PT_EXPR];
+    compact(&ts, p1 + 2, c1, ia, sizeof ia);
+    compact(&ts, c1 + 4, c2, ib, sizeof ib);
+    if (!leading_dim(ia, irow->name, kv_name, lda, sizeof lda)) {
+        /* B[...] * A[...]: swap */
+        const an_param *tp = pa;
+        pa = pb;
+        pb = tp;
+        char tmp[PT_EXPR];
+        snprintf(tmp, sizeof tmp, "%s", ia);
+        snprintf(ia, sizeof ia, "%s", ib);
+        snprintf(ib, sizeof ib, "%s", tmp);
+        if (!leading_dim(ia, irow->name, kv_name, lda, sizeof lda)) {
+            why = "A is not read as A[row * lda + k] (row-major, row from .y)";
+            goto na;
+        }
+    }
+    if (!leading_dim(ib, kv_name, icol->name, ldb, sizeof ldb)) {
+        why = "B is not read as B[k * ldb + col] (row-major, col from .x)";
+        goto na;
+    }
+    pointee_type(pa, ta, sizeof ta);
+    pointee_type(pb, tb, sizeof tb);
+    if (strcmp(ta, t) != 0 || strcmp(tb, t) != 0) {
+        why = "A, B and the accumulator do not share one type (float or double)";
+        goto na;
+    }
+    /* the epilogue: the statements after the loop, kept verbatim */
+    size_t ea = e, eb = s.body_b;
+    if (ea >= eb) {
+        why = "nothing is written after the k loop";
+        goto na;
+    }
+    bool writes = false;
+    for (size_t j = ea; j < eb; j++) {
+        if (tok_is(&ts, j, "for") || tok_is(&ts, j, "while") || tok_is(&ts, j, "do") || tok_is(&ts, j, "return") ||
+            tok_is(&ts, j, "goto") || tok_is(&ts, j, "__syncthreads") || tok_is(&ts, j, kv_name)) {
+            why = "the statements after the k loop hold a loop, a return, a barrier or the k index";
+            goto na;
+        }
+        if (tok_ident(&ts, j) && !(j > 0 && (tok_is(&ts, j - 1, ".") || tok_is(&ts, j - 1, "->"))) &&
+            !tok_is(&ts, j + 1, "(") && !param_named(f, &ts, j) && !tok_is(&ts, j, acc) &&
+            !tok_is(&ts, j, irow->name) && !tok_is(&ts, j, icol->name) && !is_type_word(&ts, j) &&
+            !tok_is(&ts, j, "const") && !tok_is(&ts, j, "if") && !tok_is(&ts, j, "else")) {
+            bool tunable = false;
+            for (size_t i = 0; i < m->n_tunables && !tunable; i++)
+                tunable = tok_is(&ts, j, m->tunables[i].name);
+            if (!tunable) {
+                why = "the statements after the k loop use a local variable";
+                goto na;
+            }
+        }
+        if (param_named(f, &ts, j) && param_named(f, &ts, j)->pointer_depth == 1 && tok_is(&ts, j + 1, "["))
+            writes = true;
+    }
+    if (!writes) {
+        why = "the statements after the k loop write no pointer parameter";
+        goto na;
+    }
+    if (!(epi = tok_text(&ts, ea, eb)))
+        goto nomem;
+    char rt[PT_NAME], ct[PT_NAME], bm[16], bn[16], bk[16];
+    snprintf(rt, sizeof rt, "%s", strncmp(irow->type, "const ", 6) == 0 ? irow->type + 6 : irow->type);
+    snprintf(ct, sizeof ct, "%s", strncmp(icol->type, "const ", 6) == 0 ? icol->type + 6 : icol->type);
+    snprintf(bm, sizeof bm, "%d", tile_m);
+    snprintf(bn, sizeof bn, "%d", tile_n);
+    snprintf(bk, sizeof bk, "%d", tile_k);
+    const char *kv[] = {"BM", bm, "BN", bn, "BK", bk, "T", t, "M", irow->bound, "N", icol->bound, "K", kb_text,
+                        "A", pa->name, "B", pb->name, "LDA", lda, "LDB", ldb, "RT", rt, "CT", ct,
+                        "ROW", irow->name, "COL", icol->name, "ACC", acc, "EPILOGUE", epi, NULL};
+    if ((rc = render(&b, tpl_gemm, kv)))
+        goto out;
+    char *desc = hk_asprintf("kernel %s: tiled %s GEMM %s x %s, tiles %dx%dx%d (HK_BM, HK_BN, HK_BK) in shared "
+                             "memory, %dx%d outputs per thread for blocks of 256 threads, grid-stride over tiles; "
+                             "epilogue kept",
+                             f->name, t, pa->name, pb->name, tile_m, tile_n, tile_k, tile_m / 16, tile_n / 16);
+    rc = replace_body(text, len, m, f, b.data, desc, out);
+    goto out;
+nomem:
+    rc = HK_ENOMEM;
+    goto out;
+na:
+    rc = not_applicable(out, name, f, why);
+out:
+    hk_free(epi);
+    hk_free(kb_text);
+    hk_buf_free(&b);
+    toks_free(&ts);
+    return rc;
+}

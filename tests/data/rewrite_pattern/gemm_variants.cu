@@ -1,0 +1,55 @@
+// GEMM spellings the tiled-GEMM rewrite must recognize, and near-misses it must not.
+
+// plain C = A * B with leading dimensions, early return, B * A order in the product
+__global__ void gemm_ld(const float *A, const float *B, float *C, int M, int N, int K, int lda, int ldb, int ldc)
+{
+    int c = threadIdx.x + blockIdx.x * blockDim.x;
+    int r = threadIdx.y + blockIdx.y * blockDim.y;
+    if (r >= M || c >= N)
+        return;
+    float sum = 0.0f;
+    for (int k = 0; k < K; ++k)
+        sum += B[k * ldb + c] * A[r * lda + k];
+    C[r * ldc + c] = sum;
+}
+
+// double precision with a bias vector in the epilogue
+__global__ void dgemm_bias(const double *a, const double *b, const double *bias, double *out, int m, int n, int k)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < m && col < n) {
+        double acc = 0.0;
+        for (int i = 0; i < k; i++) {
+            acc += a[(size_t)row * k + i] * b[(size_t)i * n + col];
+        }
+        out[(size_t)row * n + col] = acc + bias[col];
+    }
+}
+
+// near-miss: A is read column-major
+__global__ void gemm_at(const float *A, const float *B, float *C, int M, int N, int K)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < M && col < N) {
+        float acc = 0.0f;
+        for (int k = 0; k < K; k++)
+            acc += A[k * M + row] * B[k * N + col];
+        C[row * N + col] = acc;
+    }
+}
+
+// near-miss: the epilogue uses a local computed before the loop
+__global__ void gemm_local(const float *A, const float *B, float *C, int M, int N, int K)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < M && col < N) {
+        float acc = 0.0f;
+        for (int k = 0; k < K; k++)
+            acc += A[row * K + k] * B[k * N + col];
+        float scale = 2.0f;
+        C[row * N + col] = scale * acc;
+    }
+}

@@ -1,0 +1,450 @@
+/* Structural pattern rewrites (engine/rewrite_pattern.h) on the suite's bench kernels and on
+ * the spelling variants and near-misses in tests/data/rewrite_pattern/: every applicable
+ * rewrite compiles with the real nvcc (-arch=sm_90 -c) and has the expected structure;
+ * near-misses are not applicable, with their reason; every rewrite over every suite kernel
+ * returns without crashing or leaking (also under injected allocation failures); the new
+ * bench kernels' specs load. With HK_RWP_DUMP_DIR set, the rewritten suite kernels are
+ * written there for tests/gpu/rewrite_pattern_check.sh. nvcc missing: compile checks say so. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "engine/rewrite.h"
+#include "engine/rewrite_pattern.h"
+#include "engine/spec.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NVCC "/usr/local/cuda/bin/nvcc"
+#define BENCH HK_SOURCE_DIR "/bench/kernels"
+#define DATA HK_TEST_DATA "/rewrite_pattern"
+
+static char tmpdir[512];
+
+static int setup(void **state)
+{
+    const char *why;
+    if (an_grammar_check(&why) != HK_OK)
+        return -1;
+    snprintf(tmpdir, sizeof tmpdir, "%s/test-rewrite-pattern-XXXXXX", HK_BINARY_DIR);
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+typedef struct {
+    char *text;
+    size_t len;
+    an_model *m;
+} fixture;
+
+static void load_path(const char *path, fixture *fx)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        print_message("cannot open %s\n", path);
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    fx->text = malloc((size_t)n + 1);
+    assert_non_null(fx->text);
+    assert_int_equal(fread(fx->text, 1, (size_t)n, f), (size_t)n);
+    fx->text[n] = '\0';
+    fx->len = (size_t)n;
+    fclose(f);
+    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
+    assert_false(fx->m->has_errors);
+}
+
+static void unload(fixture *fx)
+{
+    an_model_free(fx->m);
+    free(fx->text);
+}
+
+static size_t kernel(const fixture *fx, const char *name)
+{
+    long k = an_model_find_kernel(fx->m, name);
+    if (k < 0)
+        print_message("no kernel %s\n", name);
+    assert_true(k >= 0);
+    return (size_t)k;
+}
+
+enum rwp { RWP_TRANSPOSE, RWP_REDUCE, RWP_HIST, RWP_SOFTMAX, RWP_LAYERNORM, RWP_GEMM, RWP_COUNT };
+static const char *const rwp_names[] = {"transpose", "reduce", "histogram", "softmax", "layernorm", "gemm"};
+
+static int apply(enum rwp which, const fixture *fx, size_t k, rw_result *r)
+{
+    switch (which) {
+    case RWP_TRANSPOSE: return rw_tiled_transpose(fx->text, fx->len, fx->m, k, 32, r);
+    case RWP_REDUCE: return rw_warp_reduce(fx->text, fx->len, fx->m, k, r);
+    case RWP_HIST: return rw_privatized_histogram(fx->text, fx->len, fx->m, k, 0, r);
+    case RWP_SOFTMAX: return rw_online_softmax(fx->text, fx->len, fx->m, k, r);
+    case RWP_LAYERNORM: return rw_online_layernorm(fx->text, fx->len, fx->m, k, r);
+    case RWP_GEMM: return rw_tiled_gemm(fx->text, fx->len, fx->m, k, 128, 128, 8, r);
+    default: return HK_EINVAL;
+    }
+}
+
+/* Compiles text with nvcc -arch=sm_90 -c; fails the test with nvcc's output otherwise. */
+static void nvcc_compiles(const char *text, const char *tag)
+{
+    if (access(NVCC, X_OK) != 0) {
+        print_message("note: no nvcc at %s, compile check of %s skipped\n", NVCC, tag);
+        return;
+    }
+    char src[700], cmd[2000];
+    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
+    FILE *f = fopen(src, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -o %s/%s.o %s 2>&1", NVCC, tmpdir, tag, src);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[8192];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    if (st != 0 || strstr(out, "warning"))
+        print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
+    assert_int_equal(st, 0);
+}
+
+/* The rewrite's text re-analyses cleanly, keeps the kernel's signature, and contains every
+ * string in want (NULL-terminated). */
+static void check_structure(const fixture *fx, size_t k, const rw_result *r, const char *const *want)
+{
+    assert_true(r->applicable);
+    assert_non_null(r->text);
+    assert_int_equal(strlen(r->text), r->len);
+    an_model *m;
+    assert_int_equal(an_analyze(r->text, r->len, &m), HK_OK);
+    assert_false(m->has_errors);
+    long k2 = an_model_find_kernel(m, fx->m->funcs[k].name);
+    assert_true(k2 >= 0);
+    assert_string_equal(m->funcs[k2].signature, fx->m->funcs[k].signature);
+    an_model_free(m);
+    for (size_t i = 0; want && want[i]; i++) {
+        if (!strstr(r->text, want[i]))
+            print_message("missing `%s` in:\n%s\n", want[i], r->text);
+        assert_non_null(strstr(r->text, want[i]));
+    }
+    /* the old body is gone: no statement of the form `if (i < n)` guards the atomic etc. is
+     * checked per case; here only that the text changed */
+    assert_true(r->len != fx->len || memcmp(r->text, fx->text, fx->len) != 0);
+}
+
+/* Writes a rewritten suite kernel for the GPU check script when HK_RWP_DUMP_DIR is set. */
+static void dump(const char *kname, enum rwp which, const rw_result *r)
+{
+    const char *dir = getenv("HK_RWP_DUMP_DIR");
+    if (!dir || !*dir)
+        return;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.%s.cu", dir, kname, rwp_names[which]);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(r->text, f);
+    fclose(f);
+}
+
+/* Applies which to kernel kname of file path (a bench kernel when bench is true); expects it
+ * applicable with the strings in want, or not applicable with why_part in the reason. */
+static void expect(const char *path, const char *kname, enum rwp which, const char *const *want,
+                   const char *why_part)
+{
+    fixture fx;
+    load_path(path, &fx);
+    size_t k = kernel(&fx, kname);
+    rw_result r;
+    int rc = apply(which, &fx, k, &r);
+    assert_int_equal(rc, HK_OK);
+    assert_non_null(r.description);
+    print_message("%s/%s: %s\n", kname, rwp_names[which], r.description);
+    if (why_part) {
+        assert_false(r.applicable);
+        assert_null(r.text);
+        if (!strstr(r.description, why_part))
+            print_message("expected reason containing `%s`\n", why_part);
+        assert_non_null(strstr(r.description, why_part));
+    } else {
+        check_structure(&fx, k, &r, want);
+        char tag[256];
+        snprintf(tag, sizeof tag, "%s_%s", kname, rwp_names[which]);
+        nvcc_compiles(r.text, tag);
+        if (strncmp(path, BENCH, strlen(BENCH)) == 0)
+            dump(kname, which, &r);
+    }
+    rw_result_free(&r);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static const char *const want_transpose[] = {"__shared__", "[HK_TILE + 1]", "constexpr int HK_TILE = 32;",
+                                             "__syncthreads()", "hk_tile[hk_tx][hk_ty]", NULL};
+
+static void test_transpose(void **state)
+{
+    expect(BENCH "/transpose.cu", "transpose", RWP_TRANSPOSE, want_transpose, NULL);
+    const char *const want_double[] = {"__shared__ double hk_tile[HK_TILE][HK_TILE + 1]",
+                                       "src[(size_t)hk_y * hk_w + hk_x]", "dst[(size_t)hk_x * hk_h + hk_y]", NULL};
+    expect(DATA "/transpose_variants.cu", "t_early", RWP_TRANSPOSE, want_double, NULL);
+    const char *const want_int[] = {"__shared__ int hk_tile", "hk_w = (cols), hk_h = (rows)", NULL};
+    expect(DATA "/transpose_variants.cu", "t_block", RWP_TRANSPOSE, want_int, NULL);
+    expect(DATA "/transpose_variants.cu", "copy2d", RWP_TRANSPOSE, NULL, "a copy, not a transpose");
+    expect(DATA "/transpose_variants.cu", "t_wrong_stride", RWP_TRANSPOSE, NULL, "the write is not");
+    expect(DATA "/transpose_variants.cu", "t_1d", RWP_TRANSPOSE, NULL, "not a 2D kernel");
+    expect(BENCH "/stencil2d.cu", "stencil2d", RWP_TRANSPOSE, NULL, "not one copy");
+
+    /* the tile is a tunable of the new text, and out-of-range tiles are refused */
+    fixture fx;
+    load_path(BENCH "/transpose.cu", &fx);
+    size_t k = kernel(&fx, "transpose");
+    rw_result r;
+    assert_int_equal(rw_tiled_transpose(fx.text, fx.len, fx.m, k, 16, &r), HK_OK);
+    assert_non_null(strstr(r.text, "constexpr int HK_TILE = 16;"));
+    an_model *m;
+    assert_int_equal(an_analyze(r.text, r.len, &m), HK_OK);
+    bool found = false;
+    for (size_t i = 0; i < m->n_tunables; i++)
+        if (strcmp(m->tunables[i].name, "HK_TILE") == 0) {
+            found = true;
+            assert_true(m->tunables[i].in_array);
+            assert_string_equal(m->tunables[i].value, "16");
+        }
+    assert_true(found);
+    an_model_free(m);
+    rw_result_free(&r);
+    assert_int_equal(rw_tiled_transpose(fx.text, fx.len, fx.m, k, 12, &r), HK_EINVAL);
+    assert_int_equal(rw_tiled_transpose(fx.text, fx.len, fx.m, k, 128, &r), HK_EINVAL);
+    assert_int_equal(rw_tiled_transpose(fx.text, fx.len, fx.m, 99, 32, &r), HK_EINVAL);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_reduce(void **state)
+{
+    const char *const want_sum[] = {"__shfl_down_sync", "hk_part[32]", "hk_acc += (float)(in[i]);",
+                                    "atomicAdd(out, hk_acc)", NULL};
+    expect(BENCH "/reduce_sum.cu", "reduce_sum", RWP_REDUCE, want_sum, NULL);
+    const char *const want_sq[] = {"hk_acc += (float)(x[i] * x[i]);", "for (long i = (long)blockIdx.x",
+                                   "i += (long)hk_blocks * blockDim.x", NULL};
+    expect(DATA "/reduce_variants.cu", "sum_squares", RWP_REDUCE, want_sq, NULL);
+    const char *const want_max[] = {"int hk_acc = (-2147483647 - 1);", "atomicMax(&out[0], hk_acc)",
+                                    "hk_acc = (hk_o > hk_acc) ? hk_o : hk_acc", NULL};
+    expect(DATA "/reduce_variants.cu", "max_int", RWP_REDUCE, want_max, NULL);
+    const char *const want_min[] = {"unsigned int hk_acc = 0xffffffffu;", "atomicMin(out, hk_acc)", NULL};
+    expect(DATA "/reduce_variants.cu", "min_u", RWP_REDUCE, want_min, NULL);
+    const char *const want_count[] = {"if (x[i] > 0.0f) hk_acc += (unsigned long long)(1ull);", NULL};
+    expect(DATA "/reduce_variants.cu", "count_positive", RWP_REDUCE, want_count, NULL);
+    const char *const want_dot[] = {"double hk_acc = 0;", "__shfl_down_sync", NULL};
+    expect(DATA "/reduce_variants.cu", "ddot", RWP_REDUCE, want_dot, NULL);
+    const char *const want_tree[] = {"hk_acc += (float)(in[i]);", "__shfl_down_sync", "atomicAdd(out, hk_acc)", NULL};
+    expect(DATA "/reduce_variants.cu", "tree_sum", RWP_REDUCE, want_tree, NULL);
+    expect(DATA "/reduce_variants.cu", "tree_partial", RWP_REDUCE, NULL, "per-block partial");
+    expect(DATA "/reduce_variants.cu", "scatter", RWP_REDUCE, NULL, "depends on the index");
+    expect(DATA "/reduce_variants.cu", "scale", RWP_REDUCE, NULL, "not atomicAdd");
+    expect(BENCH "/histogram.cu", "histogram", RWP_REDUCE, NULL, "depends on the index");
+}
+
+static void test_histogram(void **state)
+{
+    const char *const want_bench[] = {"constexpr int HK_BINS = 256;", "__shared__ unsigned int hk_hist[HK_BINS]",
+                                      "(long long)(data[i])", "atomicAdd(&bins[hk_b], hk_hist[hk_b])", NULL};
+    expect(BENCH "/histogram.cu", "histogram", RWP_HIST, want_bench, NULL);
+    const char *const want_w[] = {"constexpr int HK_BINS = 64;", "__shared__ float hk_hist", "(float)(w[i])",
+                                  NULL};
+    expect(DATA "/hist_variants.cu", "weighted_hist", RWP_HIST, want_w, NULL);
+    const char *const want_rt[] = {"constexpr int HK_BINS = 256;", "atomicAdd(&bins[hk_bin]", NULL};
+    expect(DATA "/hist_variants.cu", "hist_runtime", RWP_HIST, want_rt, NULL);
+    expect(DATA "/hist_variants.cu", "one_bin", RWP_HIST, NULL, "does not depend on the index");
+    expect(DATA "/hist_variants.cu", "hist_local", RWP_HIST, NULL, "not one atomicAdd");
+    expect(BENCH "/reduce_sum.cu", "reduce_sum", RWP_HIST, NULL, "not `&hist[bin]`");
+
+    /* an explicit bin count, and one too large for shared memory */
+    fixture fx;
+    load_path(BENCH "/histogram.cu", &fx);
+    size_t k = kernel(&fx, "histogram");
+    rw_result r;
+    assert_int_equal(rw_privatized_histogram(fx.text, fx.len, fx.m, k, 1024, &r), HK_OK);
+    assert_non_null(strstr(r.text, "constexpr int HK_BINS = 1024;"));
+    rw_result_free(&r);
+    assert_int_equal(rw_privatized_histogram(fx.text, fx.len, fx.m, k, 16384, &r), HK_OK);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, "shared-memory budget"));
+    rw_result_free(&r);
+    assert_int_equal(rw_privatized_histogram(fx.text, fx.len, fx.m, k, -1, &r), HK_EINVAL);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_softmax(void **state)
+{
+    const char *const want_bench[] = {"__shfl_down_sync(hk_mask, hk_m, hk_off)", "float4",
+                                      "hk_row += (long long)gridDim.x * hk_nwarps", "expf(hk_v - hk_m)",
+                                      "hk_y[hk_c] = expf(hk_x[hk_c] - hk_m) / hk_s;", NULL};
+    expect(BENCH "/softmax.cu", "softmax", RWP_SOFTMAX, want_bench, NULL);
+    const char *const want_direct[] = {"const float *hk_x = logits + hk_row * hk_cols;", "__expf(", "(n_rows)",
+                                       NULL};
+    expect(DATA "/rows_variants.cu", "softmax_direct", RWP_SOFTMAX, want_direct, NULL);
+    expect(DATA "/rows_variants.cu", "log_softmax", RWP_SOFTMAX, NULL, "write loop");
+    expect(DATA "/rows_variants.cu", "softmax_double", RWP_SOFTMAX, NULL, "not float");
+    expect(BENCH "/layernorm.cu", "layernorm", RWP_SOFTMAX, NULL, "running maximum");
+    expect(BENCH "/vector_add.cu", "vector_add", RWP_SOFTMAX, NULL, "no column loop");
+}
+
+static void test_layernorm(void **state)
+{
+    const char *const want_bench[] = {"__shfl_down_sync(hk_mask, hk_sum, hk_off)", "hk_sq +=",
+                                      "1.0f / sqrtf(hk_var + (eps))", "hk_g.x", "hk_b.w",
+                                      "(hk_x[hk_c] - hk_mean) * hk_rstd * gamma[hk_c] + beta[hk_c]", NULL};
+    expect(BENCH "/layernorm.cu", "layernorm", RWP_LAYERNORM, want_bench, NULL);
+    const char *const want_plain[] = {"rsqrtf(hk_var + (1e-5f))", "hk_y[hk_c] = (hk_x[hk_c] - hk_mean) * hk_rstd;",
+                                      NULL};
+    expect(DATA "/rows_variants.cu", "layernorm_plain", RWP_LAYERNORM, want_plain, NULL);
+    const char *const want_gf[] = {"hk_rstd * w[hk_c] + b[hk_c]", NULL};
+    expect(DATA "/rows_variants.cu", "layernorm_gamma_first", RWP_LAYERNORM, want_gf, NULL);
+    expect(DATA "/rows_variants.cu", "rmsnorm_like", RWP_LAYERNORM, NULL, "first column loop");
+    expect(BENCH "/softmax.cu", "softmax", RWP_LAYERNORM, NULL, "sum for the mean");
+}
+
+static void test_gemm(void **state)
+{
+    const char *const want_bench[] = {"__shared__ float hk_as[HK_BK][HK_BM + 4]", "constexpr int HK_BM = 128;",
+                                      "hk_acc[hk_i][hk_j] += hk_a[hk_i] * hk_b[hk_j]",
+                                      "C[(size_t)row * N + col] = alpha * acc + beta * C[(size_t)row * N + col];",
+                                      "if (hk_nthreads == HK_THREADS)", NULL};
+    expect(BENCH "/sgemm.cu", "sgemm", RWP_GEMM, want_bench, NULL);
+    const char *const want_ld[] = {"A[(size_t)hk_gr * (lda) + hk_gk]", "B[(size_t)hk_gk * (ldb) + hk_gc]",
+                                   "C[r * ldc + c] = sum;", NULL};
+    expect(DATA "/gemm_variants.cu", "gemm_ld", RWP_GEMM, want_ld, NULL);
+    const char *const want_d[] = {"__shared__ double hk_bs", "out[(size_t)row * n + col] = acc + bias[col];", NULL};
+    expect(DATA "/gemm_variants.cu", "dgemm_bias", RWP_GEMM, want_d, NULL);
+    expect(DATA "/gemm_variants.cu", "gemm_at", RWP_GEMM, NULL, "A is not read as");
+    expect(DATA "/gemm_variants.cu", "gemm_local", RWP_GEMM, NULL, "local variable");
+    expect(BENCH "/transpose.cu", "transpose", RWP_GEMM, NULL, "accumulator");
+
+    fixture fx;
+    load_path(BENCH "/sgemm.cu", &fx);
+    size_t k = kernel(&fx, "sgemm");
+    rw_result r;
+    assert_int_equal(rw_tiled_gemm(fx.text, fx.len, fx.m, k, 64, 64, 16, &r), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "constexpr int HK_BK = 16;"));
+    nvcc_compiles(r.text, "sgemm_64x64x16");
+    rw_result_free(&r);
+    assert_int_equal(rw_tiled_gemm(fx.text, fx.len, fx.m, k, 96, 64, 8, &r), HK_EINVAL);
+    assert_int_equal(rw_tiled_gemm(fx.text, fx.len, fx.m, k, 64, 64, 4, &r), HK_EINVAL);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* Every rewrite on every kernel of every suite file: HK_OK (applicable or not) or HK_EPARSE,
+ * a description always, never a crash or a leak. */
+static void test_all_suite_kernels(void **state)
+{
+    DIR *d = opendir(BENCH);
+    assert_non_null(d);
+    struct dirent *de;
+    size_t n_files = 0, n_applicable = 0;
+    while ((de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l < 4 || strcmp(de->d_name + l - 3, ".cu") != 0)
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", BENCH, de->d_name);
+        fixture fx;
+        load_path(path, &fx);
+        n_files++;
+        for (size_t k = 0; k < fx.m->n_funcs; k++) {
+            if (fx.m->funcs[k].kind != AN_KERNEL)
+                continue;
+            for (int w = 0; w < RWP_COUNT; w++) {
+                rw_result r;
+                int rc = apply((enum rwp)w, &fx, k, &r);
+                assert_true(rc == HK_OK || rc == HK_EPARSE);
+                assert_non_null(r.description);
+                if (r.applicable) {
+                    n_applicable++;
+                    print_message("%-14s %-10s applicable\n", fx.m->funcs[k].name, rwp_names[w]);
+                }
+                rw_result_free(&r);
+            }
+            /* launchers are not kernels: refused */
+        }
+        for (size_t k = 0; k < fx.m->n_funcs; k++)
+            if (fx.m->funcs[k].kind != AN_KERNEL) {
+                rw_result r;
+                for (int w = 0; w < RWP_COUNT; w++)
+                    assert_int_equal(apply((enum rwp)w, &fx, k, &r), HK_EINVAL);
+            }
+        unload(&fx);
+    }
+    closedir(d);
+    assert_true(n_files >= 10);
+    assert_true(n_applicable >= 4);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* Allocation failures anywhere inside a rewrite give HK_ENOMEM (or a clean result), never a
+ * crash or a leak. */
+static void test_alloc_failures(void **state)
+{
+    static const struct {
+        const char *file, *kernel;
+        enum rwp which;
+    } cases[] = {{"transpose.cu", "transpose", RWP_TRANSPOSE}, {"reduce_sum.cu", "reduce_sum", RWP_REDUCE},
+                 {"histogram.cu", "histogram", RWP_HIST}, {"softmax.cu", "softmax", RWP_SOFTMAX},
+                 {"layernorm.cu", "layernorm", RWP_LAYERNORM}, {"sgemm.cu", "sgemm", RWP_GEMM}};
+    for (size_t c = 0; c < HK_ARRAY_LEN(cases); c++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", BENCH, cases[c].file);
+        fixture fx;
+        load_path(path, &fx);
+        size_t k = kernel(&fx, cases[c].kernel);
+        long live = hk_alloc_live();
+        for (long n = 1; n < 100000; n++) {
+            rw_result r;
+            hk_alloc_fail_after(n);
+            int rc = apply(cases[c].which, &fx, k, &r);
+            hk_alloc_fail_after(0);
+            rw_result_free(&r);
+            assert_int_equal(hk_alloc_live(), live);
+            if (rc == HK_OK)
+                break;
+            assert_int_equal(rc, HK_ENOMEM);
+        }
+        unload(&fx);
+    }
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_transpose),
+        cmocka_unit_test(test_reduce),
+        cmocka_unit_test(test_histogram),
+        cmocka_unit_test(test_softmax),
+        cmocka_unit_test(test_layernorm),
+        cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_all_suite_kernels),
+        cmocka_unit_test(test_alloc_failures),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
