@@ -2414,6 +2414,7 @@ struct an_doc {
     bool model_ok;                 /* items match the chunks (false after ENOMEM) */
     uint64_t timeout_us;
     unsigned threads;
+    bool whole;                    /* an_doc_set_chunked(false): one chunk, parsed afresh */
     struct an_store st;
     struct an_macro *macros;
     size_t n_macros;
@@ -2510,6 +2511,11 @@ void an_doc_set_parse_timeout(an_doc *d, uint64_t micros)
 void an_doc_set_threads(an_doc *d, unsigned threads)
 {
     d->threads = threads ? threads : 1;
+}
+
+void an_doc_set_chunked(an_doc *d, bool chunked)
+{
+    d->whole = !chunked;
 }
 
 void an_doc_set_reuse(an_doc *d, bool reuse)
@@ -2908,7 +2914,20 @@ static int plan_full(an_doc *d, const char *text, uint32_t len, uint64_t deadlin
             rc = HK_ENOMEM;
             goto out;
         }
-        an_piece_next(text, len, pos, row, &pc[np]);
+        if (d->whole) {
+            struct an_piece w = {0, len, 0, 0, 0};
+            for (uint32_t i = 0; i < len; i++) {
+                if (text[i] == '\n') {
+                    w.end_row++;
+                    w.end_col = 0;
+                } else {
+                    w.end_col++;
+                }
+            }
+            pc[np] = w;
+        } else {
+            an_piece_next(text, len, pos, row, &pc[np]);
+        }
         pos = pc[np].end;
         row = pc[np].end_row;
         np++;
@@ -3235,7 +3254,7 @@ int an_doc_parse(an_doc *d, const char *text, size_t len)
     uint32_t n = (uint32_t)len;
     uint64_t t0 = an_now_ns();
     uint64_t deadline = d->timeout_us ? t0 + d->timeout_us * 1000 : 0;
-    bool incremental = d->edited && d->n_segs && d->model_ok && d->reuse;
+    bool incremental = d->edited && d->n_segs && d->model_ok && d->reuse && !d->whole;
     struct an_plan pl;
     struct node_vec units = {0};
     struct an_macro *macros = NULL;
@@ -3293,6 +3312,9 @@ int an_doc_parse(an_doc *d, const char *text, size_t len)
     d->stats.chunks = d->n_segs;
     d->stats.chunks_parsed = parsed;
     d->stats.bytes_parsed = bytes_parsed;
+    d->stats.trees_kept = 0;
+    for (size_t i = 0; i < d->n_segs; i++)
+        d->stats.trees_kept += d->segs[i].tree != NULL;
     d->stats.parse_ns = t1 - t0;
     d->stats.model_ns = t2 - t1;
 #ifdef __GLIBC__

@@ -176,6 +176,10 @@ void an_doc_set_parse_timeout(an_doc *d, uint64_t micros);
  * machine's cores, at most 4; 0 means 1). The model does not depend on it. */
 void an_doc_set_threads(an_doc *d, unsigned threads);
 
+/* Testing: with chunking off the text is parsed whole, as one chunk, and every parse
+ * is a full one (what the chunked model must equal on error-free code). On by default. */
+void an_doc_set_chunked(an_doc *d, bool chunked);
+
 /* Testing and benchmarking: with reuse off every parse is a full one, from scratch.
  * On by default. */
 void an_doc_set_reuse(an_doc *d, bool reuse);
@@ -189,6 +193,7 @@ typedef struct {
     size_t chunks_parsed;   /* tree-sitter parses run (a piece joined with the next after
                              * errors counts twice) */
     uint64_t bytes_parsed;  /* text those parses covered */
+    size_t trees_kept;      /* chunks too large to split, whose trees are kept */
     uint64_t parse_ns;      /* splitting and tree-sitter parsing (wall clock) */
     uint64_t model_ns;      /* model rebuild (extraction + assembly), trees freed */
 } an_doc_stats;

@@ -24,6 +24,11 @@ uint64_t an_now_ns(void)
 
 #define COND_MAX 32   /* nested conditionals whose states are tracked */
 
+/* What the brace open at the top level belongs to: a function body ends its item at
+ * `}`; a struct, enum, union or initializer needs the `;` after it; a namespace or
+ * extern "C" block ends at `}` too. */
+enum an_top { TOP_FUNC, TOP_NS, TOP_AGG };
+
 struct an_cond {
     int brace, paren;        /* at the #if */
     bool complete;
@@ -37,6 +42,9 @@ struct an_scan {
     uint32_t len, i, rows;
     int brace, paren;        /* depths, never below 0 (a stray closer is the parser's) */
     bool complete;           /* the last token closed a top-level item (`;`, `}`, directive) */
+    char last;               /* the last significant character */
+    bool saw_ns;             /* `namespace` or `extern` since the last complete item */
+    enum an_top top;         /* what the outermost open brace belongs to */
     unsigned pp;             /* open #if/#ifdef/#ifndef */
     bool skipping;           /* inside the first branch of an #if 0 */
     unsigned skip_level;     /* pp of that #if 0 */
@@ -59,16 +67,18 @@ static bool is_hex(char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-/* From just after a block comment's opener at i: the position after its closer, or len. */
+/* From just after a block comment's opener at i: the position after its closer. An
+ * opener never closed is not a comment to tree-sitter (it reports an error and parses
+ * on), so it is not one here either: i is returned and the scan goes on after it. */
 static uint32_t block_comment_end(const char *t, uint32_t len, uint32_t i, uint32_t *rows)
 {
-    for (; i < len; i++) {
-        if (t[i] == '\n')
-            (*rows)++;
-        else if (t[i] == '*' && i + 1 < len && t[i + 1] == '/')
-            return i + 2;
-    }
-    return len;
+    const char *e = memmem(t + i, len - i, "*/", 2);
+    if (!e)
+        return i;
+    uint32_t end = (uint32_t)(e - t) + 2;
+    for (const char *p = t + i; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+        (*rows)++;
+    return end;
 }
 
 /* At "//": the position of the newline that ends it (not consumed; a backslash before a
@@ -125,14 +135,17 @@ static uint32_t raw_string_end(const char *t, uint32_t len, uint32_t i, uint32_t
     if (k >= len || t[k] != '(')
         return 0;
     uint32_t dl = k - d;
+    uint32_t nl = 0;
     for (uint32_t j = k + 1; j < len; j++) {
         if (t[j] == '\n')
-            (*rows)++;
+            nl++;
         else if (t[j] == ')' && j + 1 + dl < len && !memcmp(t + j + 1, t + d, dl) &&
-                 t[j + 1 + dl] == '"')
+                 t[j + 1 + dl] == '"') {
+            *rows += nl;
             return j + 2 + dl;
+        }
     }
-    return len;
+    return 0;   /* never closed: not a raw string to the parser either */
 }
 
 /* R" at i starts a raw string when R is a whole prefix: nothing identifier-like before
@@ -356,15 +369,28 @@ static void scan_line(struct an_scan *s)
                 continue;
             }
         }
+        if (is_ident(c) && !(c >= '0' && c <= '9')) {
+            uint32_t w = i;
+            while (i < len && is_ident(t[i]))
+                i++;
+            if (s->brace == 0 && (word_is(t + w, i - w, "namespace") ||
+                                  word_is(t + w, i - w, "extern")))
+                s->saw_ns = true;
+            s->complete = false;
+            s->last = t[i - 1];
+            continue;
+        }
         switch (c) {
         case '{':
+            if (s->brace == 0)
+                s->top = s->last == ')' ? TOP_FUNC : s->saw_ns ? TOP_NS : TOP_AGG;
             s->brace++;
             s->complete = false;
             break;
         case '}':
             if (s->brace > 0)
                 s->brace--;
-            s->complete = s->brace == 0 && s->paren == 0;
+            s->complete = s->brace == 0 && s->paren == 0 && s->top != TOP_AGG;
             break;
         case '(':
         case '[':
@@ -384,9 +410,33 @@ static void scan_line(struct an_scan *s)
             if (!is_blank(c))
                 s->complete = false;
         }
+        if (s->complete)
+            s->saw_ns = false;
+        if (!is_blank(c))
+            s->last = c;
         i++;
     }
     s->i = i;
+}
+
+/* A function body cannot hold a kernel or a template: one that starts a line there
+ * means the body was left open (mid-typing). The parser recovers there too; the scan
+ * starts over at that line so the rest of the file still splits. */
+static void recover_at_line(struct an_scan *s)
+{
+    const char *t = s->t;
+    uint32_t i = s->i;
+    if (s->brace == 0 || s->top != TOP_FUNC || s->pp || i >= s->len ||
+        (t[i] != '_' && t[i] != 't'))
+        return;
+    uint32_t w = i;
+    while (w < s->len && is_ident(t[w]))
+        w++;
+    if (word_is(t + i, w - i, "__global__") || word_is(t + i, w - i, "template")) {
+        s->brace = s->paren = 0;
+        s->complete = true;
+        s->saw_ns = false;
+    }
 }
 
 /* Whether the line start s->i ends the piece that began at from. */
@@ -428,6 +478,7 @@ void an_piece_next(const char *text, uint32_t len, uint32_t from, uint32_t from_
     s.rows = from_row;
     uint32_t end = len;
     while (s.i < len) {
+        recover_at_line(&s);
         if (s.i > from && boundary_here(&s, from)) {
             end = s.i;
             break;
