@@ -3186,8 +3186,10 @@ static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
             names_update(&st->names, &old[i], -1);
         item_free(&old[i]);
     }
-    memcpy(items, old, i0 * sizeof(*items));
-    memcpy(items + i0 + n_new, old + i1, (n_old - i1) * sizeof(*items));
+    if (i0)
+        memcpy(items, old, i0 * sizeof(*items));
+    if (n_old > i1)
+        memcpy(items + i0 + n_new, old + i1, (n_old - i1) * sizeof(*items));
     size_t kept = i0 + (n_old - i1);      /* outside the region: not even looked at */
     hk_free(st->items);
     st->items = items;
@@ -3206,7 +3208,8 @@ static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
     for (size_t i = pl->c0; i < pl->c1; i++)
         if (d->segs[i].tree)
             ts_tree_delete(d->segs[i].tree);
-    memcpy(segs, d->segs, pl->c0 * sizeof(*segs));
+    if (pl->c0)
+        memcpy(segs, d->segs, pl->c0 * sizeof(*segs));
     for (size_t i = 0; i < pl->n; i++) {
         struct an_seg *c = &pl->segs[i];
         if (c->end - c->start <= AN_CHUNK_KEEP_TREE) {
@@ -3215,7 +3218,8 @@ static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
         }
         segs[pl->c0 + i] = *c;
     }
-    memcpy(segs + pl->c0 + pl->n, d->segs + pl->c1, (d->n_segs - pl->c1) * sizeof(*segs));
+    if (d->n_segs > pl->c1)
+        memcpy(segs + pl->c0 + pl->n, d->segs + pl->c1, (d->n_segs - pl->c1) * sizeof(*segs));
     hk_free(d->segs);
     d->segs = segs;
     d->n_segs = d->cap_segs = n_segs;
