@@ -128,8 +128,9 @@ typedef struct sk_set sk_set;
  * (sk_set_free). On failure *out is NULL and err (errlen bytes, may be NULL/0) holds every
  * problem found, one per line as "FILE: KEY: problem" (truncated with a count when it
  * does not fit). HK_ENOENT: dir missing or unreadable; HK_EINVAL: at least one bad skill
- * or misplaced file, or no skill at all; HK_ETOOBIG: over 4096 skills or a file over
- * 256 KiB (reported like a bad skill); HK_ENOMEM. Any thread; no shared state. */
+ * (a file over 256 KiB is one) or misplaced file, or no skill at all; HK_ETOOBIG: over
+ * 4096 skills; HK_ENOMEM. Any thread; no shared state. Takes about 0.3 s for the
+ * shipped skills (tree-sitter's query analysis), so a server loads them off its loop. */
 int sk_load_dir(const char *dir, sk_set **out, char *err, size_t errlen);
 
 /* Frees the set and every skill in it; NULL is a no-op. */
@@ -169,7 +170,8 @@ int sk_order_by_record(sk_set *set, const store_skill_stat *stats, size_t n);
 /* Whether the kernel text (the kernel's function, or a whole file) matches the skill's
  * code condition: its tree-sitter query has at least one match whose predicates hold
  * (#eq?, #not-eq?, #match?, #not-match?), and its pattern, when present, matches the
- * text. HK_OK with *out set; HK_ENOMEM; HK_EINVAL when text is NULL. Any thread. */
+ * text. HK_OK with *out set; HK_ENOMEM; HK_EINVAL when text is NULL; HK_ETOOBIG over
+ * 16 MiB of text; HK_EUNSUPPORTED when the grammar cannot be loaded. Any thread. */
 int sk_matches_source(const sk_skill *sk, const char *text, size_t len, bool *out);
 
 /* Metric values indexed by enum sk_metric; NAN for a value not known. */
