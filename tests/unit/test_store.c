@@ -581,7 +581,7 @@ static void migrates_from_v1(void **state)
     raw_exec(path, "PRAGMA user_version = 99");
     char why[256];
     assert_int_equal(store_open_ex(path, 0, &s, why, sizeof why), HK_EUNSUPPORTED);
-    assert_string_equal(why, "database schema version 99 is newer than 2 (this build)");
+    assert_string_equal(why, "database schema version 99 is newer than 3 (this build)");
     assert_int_equal(raw_int(path, "PRAGMA user_version"), 99);
 }
 
