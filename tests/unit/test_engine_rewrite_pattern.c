@@ -9,6 +9,7 @@
 #include "core/hk.h"
 #include "engine/rewrite.h"
 #include "engine/rewrite_pattern.h"
+#include "engine/harness.h"
 #include "engine/spec.h"
 
 #include <stdarg.h>
@@ -354,6 +355,106 @@ static void test_gemm(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* Runs argv (NULL-terminated) and fails the test with its output when it exits non-zero. */
+static void run_ok(char **argv, const char *tag)
+{
+    char cmd[8192];
+    size_t n = 0;
+    for (size_t i = 0; argv[i] && n + 4 < sizeof cmd; i++)
+        n += (size_t)snprintf(cmd + n, sizeof cmd - n, "'%s' ", argv[i]);
+    snprintf(cmd + n, sizeof cmd - n, "2>&1");
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[8192];
+    size_t got = fread(out, 1, sizeof out - 1, p);
+    out[got] = '\0';
+    int st = pclose(p);
+    if (st != 0)
+        print_message("%s failed:\n%s\n%s\n", tag, cmd, out);
+    assert_int_equal(st, 0);
+}
+
+/* The spec of a suite kernel loads without errors, and the generated benchmark program for
+ * candidate (the kernel file itself, or a rewrite of it) compiles with nvcc. */
+static void spec_and_harness(const char *kname, const char *candidate)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.bench.json", BENCH, kname);
+    spec *sp = NULL;
+    spec_diags d = {0};
+    int rc = spec_load(path, &sp, &d);
+    for (size_t i = 0; i < d.n; i++) {
+        char *line = spec_diag_format(&d.items[i], path);
+        print_message("%s\n", line ? line : "?");
+        hk_free(line);
+    }
+    assert_int_equal(rc, HK_OK);
+    assert_int_equal(d.n_errors, 0);
+    assert_string_equal(sp->kernel, kname);
+    spec_diags_free(&d);
+    if (access(NVCC, X_OK) == 0) {
+        char prog[1024], exe[1024];
+        snprintf(prog, sizeof prog, "%s/harness-%s-%d.cu", tmpdir, kname, (int)strlen(candidate));
+        snprintf(exe, sizeof exe, "%s/harness-%s-%d.o", tmpdir, kname, (int)strlen(candidate));
+        assert_int_equal(harness_write(sp, candidate, prog), HK_OK);
+        char **argv = NULL;
+        const char *const extra[] = {"-c", NULL};
+        assert_int_equal(harness_nvcc_argv(sp, NVCC, "sm_90", NULL, extra, prog, exe, &argv), HK_OK);
+        run_ok(argv, kname);
+        harness_argv_free(argv);
+    } else {
+        print_message("note: no nvcc at %s, harness compile of %s skipped\n", NVCC, kname);
+    }
+    spec_free(sp);
+}
+
+/* The new naive bench kernels: specs valid, harness programs compile. */
+static void test_new_bench_kernels(void **state)
+{
+    static const char *const names[] = {"dot", "gemv", "matadd2d", "rmsnorm", "batched_gemm"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(names); i++) {
+        char src[1024];
+        snprintf(src, sizeof src, "%s/%s.cu", BENCH, names[i]);
+        spec_and_harness(names[i], src);
+    }
+    /* dot is a reduction the warp-reduce rewrite takes */
+    const char *const want_dot[] = {"hk_acc += (float)(a[i] * b[i]);", "__shfl_down_sync", NULL};
+    expect(BENCH "/dot.cu", "dot", RWP_REDUCE, want_dot, NULL);
+    expect(BENCH "/batched_gemm.cu", "batched_gemm", RWP_GEMM, NULL, "bounds check");
+    expect(BENCH "/rmsnorm.cu", "rmsnorm", RWP_LAYERNORM, NULL, "first column loop");
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* Each rewrite of a suite kernel, inside the benchmark program its spec generates,
+ * compiles: the rewritten body still fits the spec's argument list. */
+static void test_rewrites_in_harness(void **state)
+{
+    static const struct {
+        const char *kernel;
+        enum rwp which;
+    } cases[] = {{"transpose", RWP_TRANSPOSE}, {"reduce_sum", RWP_REDUCE}, {"histogram", RWP_HIST},
+                 {"softmax", RWP_SOFTMAX}, {"layernorm", RWP_LAYERNORM}, {"sgemm", RWP_GEMM},
+                 {"dot", RWP_REDUCE}};
+    for (size_t c = 0; c < HK_ARRAY_LEN(cases); c++) {
+        char path[1024], cand[1024];
+        snprintf(path, sizeof path, "%s/%s.cu", BENCH, cases[c].kernel);
+        fixture fx;
+        load_path(path, &fx);
+        rw_result r;
+        assert_int_equal(apply(cases[c].which, &fx, kernel(&fx, cases[c].kernel), &r), HK_OK);
+        assert_true(r.applicable);
+        snprintf(cand, sizeof cand, "%s/cand-%s.cu", tmpdir, cases[c].kernel);
+        FILE *f = fopen(cand, "w");
+        assert_non_null(f);
+        fputs(r.text, f);
+        fclose(f);
+        spec_and_harness(cases[c].kernel, cand);
+        rw_result_free(&r);
+        unload(&fx);
+    }
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 /* Every rewrite on every kernel of every suite file: HK_OK (applicable or not) or HK_EPARSE,
  * a description always, never a crash or a leak. */
 static void test_all_suite_kernels(void **state)
@@ -443,6 +544,8 @@ int main(void)
         cmocka_unit_test(test_softmax),
         cmocka_unit_test(test_layernorm),
         cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_new_bench_kernels),
+        cmocka_unit_test(test_rewrites_in_harness),
         cmocka_unit_test(test_all_suite_kernels),
         cmocka_unit_test(test_alloc_failures),
     };
