@@ -1600,9 +1600,24 @@ int rw_unroll(const char *text, size_t len, const an_model *m, size_t kernel, in
         }
         char ind[64];
         line_indent(text, ts.t[k].start, ind, sizeof ind);
-        char *ins = first ? hk_asprintf("%s\n%s", pragma, ind) : hk_asprintf("\n%s%s\n%s", ind, pragma, ind);
+        /* the loop as the lone statement of an if/else/while (`if (c) for ...`): a pragma
+         * there is not a statement, so the loop gets braces around it and its pragma */
+        bool lone = k > 0 && !tok_is(&ts, k - 1, ";") && !tok_is(&ts, k - 1, "{") &&
+                    !tok_is(&ts, k - 1, "}") && !tok_is(&ts, k - 1, ":");
+        char *ins;
+        if (lone)
+            ins = hk_asprintf("{\n%s%s\n%s", ind, pragma, ind);
+        else if (first)
+            ins = hk_asprintf("%s\n%s", pragma, ind);
+        else
+            ins = hk_asprintf("\n%s%s\n%s", ind, pragma, ind);
         if ((rc = edits_add_owned(&es, ts.t[k].start, ts.t[k].start, ins)))
             goto out;
+        if (lone) {
+            char *close_ins = hk_asprintf("\n%s}", ind);
+            if ((rc = edits_add_owned(&es, ts.t[body_end - 1].end, ts.t[body_end - 1].end, close_ins)))
+                goto out;
+        }
         if ((rc = hk_buf_printf(&lines, "%s%u", lines.len ? ", " : "", line)))
             goto out;
     }
@@ -2134,9 +2149,10 @@ int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel,
                                        skipped == 1 ? "" : "s")))
         goto out;
     edits_free(&es);
-    if ((rc = edits_add_owned(&es, bs, be, body)))
-        goto out;   /* (owned even on failure) */
-    body = NULL;
+    rc = edits_add_owned(&es, bs, be, body);
+    body = NULL;   /* the edit list owns it, also when adding failed */
+    if (rc)
+        goto out;
     char *d = hk_asprintf("kernel %s: %s", f->name, desc.data);
     rc = finish(text, len, m, f->name, &es, d, out);
 out:

@@ -1,0 +1,755 @@
+/* Tests of the engine v2 rewrites in rewrite_mem.c on fixture kernels (tests/data/rewrite_mem)
+ * and on every kernel of the suite (bench/kernels): each applicable result re-analyses
+ * cleanly, shows the expected structure and compiles with the real nvcc -arch=sm_90 -c (two
+ * compiles at a time through the runner pool); each refusal gives its reason; a second
+ * application says "already"; allocation failures neither crash nor leak. No nvcc: the
+ * compile checks say so and are skipped. With HK_REWRITE_MEM_OUT=DIR the suite test also
+ * writes every rewritten suite kernel there (DIR/<kernel>__<rewrite>.cu), the candidates
+ * tests/gpu/rewrite_mem_check.sh judges on a GPU. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "engine/rewrite_mem.h"
+#include "runners/runner.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NVCC "/usr/local/cuda/bin/nvcc"
+#define SUITE HK_TEST_DATA "/../../bench/kernels"
+
+static char tmpdir[512];
+
+static int setup(void **state)
+{
+    snprintf(tmpdir, sizeof tmpdir, "%s/test-rewrite-mem-XXXXXX", HK_BINARY_DIR);
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ fixtures */
+
+typedef struct {
+    char *text;
+    size_t len;
+    an_model *m;
+} fixture;
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        print_message("cannot open %s\n", path);
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = '\0';
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+static void load_path(const char *path, fixture *fx)
+{
+    fx->text = slurp(path, &fx->len);
+    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
+    assert_false(fx->m->has_errors);
+}
+
+static void load(const char *name, fixture *fx)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/rewrite_mem/%s", HK_TEST_DATA, name);
+    load_path(path, fx);
+}
+
+static void unload(fixture *fx)
+{
+    an_model_free(fx->m);
+    free(fx->text);
+}
+
+static size_t kernel(const fixture *fx, const char *name)
+{
+    long k = an_model_find_kernel(fx->m, name);
+    if (k < 0)
+        print_message("no kernel %s\n", name);
+    assert_true(k >= 0);
+    return (size_t)k;
+}
+
+/* Re-analyses an applicable result: it parses cleanly and still defines kernel name. */
+static void reanalyses(const rw_result *r, const char *name)
+{
+    assert_true(r->applicable);
+    assert_non_null(r->text);
+    assert_int_equal(strlen(r->text), r->len);
+    an_model *m;
+    assert_int_equal(an_analyze(r->text, r->len, &m), HK_OK);
+    assert_false(m->has_errors);
+    assert_true(an_model_find_kernel(m, name) >= 0);
+    an_model_free(m);
+}
+
+/* The text of kernel name in r's re-analysed result (malloc'd). */
+static char *kernel_text(const rw_result *r, const char *name)
+{
+    an_model *m;
+    assert_int_equal(an_analyze(r->text, r->len, &m), HK_OK);
+    long k = an_model_find_kernel(m, name);
+    assert_true(k >= 0);
+    const an_span *sp = &m->funcs[k].span;
+    char *t = strndup(r->text + sp->start_byte, sp->end_byte - sp->start_byte);
+    assert_non_null(t);
+    an_model_free(m);
+    return t;
+}
+
+static void expect_text(const rw_result *r, const char *needle)
+{
+    if (!r->text || !strstr(r->text, needle))
+        print_message("expected `%s` in:\n%s\n", needle, r->text ? r->text : "(no text)");
+    assert_non_null(r->text);
+    assert_non_null(strstr(r->text, needle));
+}
+
+static void expect_reason(const rw_result *r, const char *needle)
+{
+    assert_false(r->applicable);
+    assert_null(r->text);
+    assert_non_null(r->description);
+    if (!strstr(r->description, needle))
+        print_message("expected `%s` in the reason: %s\n", needle, r->description);
+    assert_non_null(strstr(r->description, needle));
+}
+
+/* The same rewrite on its own result: not applicable, "already". */
+typedef int (*rewrite_fn)(const char *text, size_t len, const an_model *m, size_t k, int arg,
+                          rw_result *out);
+
+static int do_vectorize(const char *t, size_t l, const an_model *m, size_t k, int arg, rw_result *o)
+{
+    return rw_vectorize(t, l, m, k, arg, o);
+}
+static int do_readonly(const char *t, size_t l, const an_model *m, size_t k, int arg, rw_result *o)
+{
+    return rw_readonly_loads(t, l, m, k, arg != 0, o);
+}
+static int do_unroll(const char *t, size_t l, const an_model *m, size_t k, int arg, rw_result *o)
+{
+    return rw_unroll(t, l, m, k, arg, o);
+}
+static int do_fast_math(const char *t, size_t l, const an_model *m, size_t k, int arg, rw_result *o)
+{
+    (void)arg;
+    return rw_fast_math(t, l, m, k, o);
+}
+
+static void twice_says_already(const rw_result *r, const char *name, rewrite_fn fn, int arg)
+{
+    an_model *m;
+    assert_int_equal(an_analyze(r->text, r->len, &m), HK_OK);
+    long k = an_model_find_kernel(m, name);
+    assert_true(k >= 0);
+    rw_result again;
+    assert_int_equal(fn(r->text, r->len, m, (size_t)k, arg, &again), HK_OK);
+    expect_reason(&again, "already");
+    rw_result_free(&again);
+    an_model_free(m);
+}
+
+/* ------------------------------------------------------------------ compiling */
+
+typedef struct {
+    char name[256];
+    char path[700];
+    char obj[720];
+} job;
+
+static job jobs[512];
+static size_t n_jobs;
+
+static void add_job(const char *name, const char *text, size_t len)
+{
+    assert_true(n_jobs < sizeof jobs / sizeof jobs[0]);
+    job *j = &jobs[n_jobs++];
+    snprintf(j->name, sizeof j->name, "%s", name);
+    snprintf(j->path, sizeof j->path, "%s/%s.cu", tmpdir, name);
+    snprintf(j->obj, sizeof j->obj, "%s/%s.o", tmpdir, name);
+    FILE *f = fopen(j->path, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    fclose(f);
+}
+
+/* Compiles every queued job with nvcc -arch=sm_90 -c, two at a time; all must compile. */
+static void compile_jobs(void)
+{
+    if (access(NVCC, X_OK) != 0) {
+        print_message("note: no nvcc at %s: %zu compile checks skipped\n", NVCC, n_jobs);
+        n_jobs = 0;
+        return;
+    }
+    runner_pool *p;
+    assert_int_equal(runner_pool_new(2, &p), HK_OK);
+    for (size_t i = 0; i < n_jobs; i++) {
+        const char *argv[] = {NVCC, "-arch=sm_90", "-c", "-o", jobs[i].obj, jobs[i].path, NULL};
+        runner_spec s = {.argv = argv, .cwd = tmpdir, .timeout_ms = 300000,
+                         .isolation = RUNNER_ISO_NONE};
+        assert_int_equal(runner_pool_submit(p, &s, &jobs[i]), HK_OK);
+    }
+    size_t ok = 0, failed = 0;
+    void *tag;
+    runner_result r;
+    while (runner_pool_wait(p, -1, &tag, &r) == HK_OK) {
+        job *j = tag;
+        if (r.error == HK_OK && r.exit_code == 0) {
+            ok++;
+        } else {
+            failed++;
+            print_message("nvcc failed on %s (exit %d):\n%s\n", j->name, r.exit_code, r.err);
+        }
+        runner_result_free(&r);
+    }
+    runner_pool_free(p);
+    print_message("%zu rewritten files compiled with nvcc -arch=sm_90, %zu failed\n", ok, failed);
+    assert_int_equal(failed, 0);
+    assert_int_equal(ok, n_jobs);
+    n_jobs = 0;
+}
+
+/* ------------------------------------------------------------------ vectorize */
+
+static void test_vectorize_float_int(void **state)
+{
+    fixture fx;
+    load("elementwise.cu", &fx);
+    rw_result r;
+
+    /* if (i < n) { ... }, y read and written, x read */
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "axpy_if"), 4, &r), HK_OK);
+    print_message("%s\n", r.description);
+    reanalyses(&r, "axpy_if");
+    expect_text(&r, "const float4 hk_x = reinterpret_cast<const float4 *>(x)[hk_v];");
+    expect_text(&r, "float4 hk_y = reinterpret_cast<const float4 *>(y)[hk_v];");
+    expect_text(&r, "hk_y.w = a * xi + hk_y.w;");
+    expect_text(&r, "float xi = hk_x.z;");
+    expect_text(&r, "reinterpret_cast<float4 *>(y)[hk_v] = hk_y;");
+    expect_text(&r, "reinterpret_cast<unsigned long long>(x) % 16 == 0");
+    expect_text(&r, "const auto hk_nv = hk_n / 4;");
+    /* the tail, and the whole range scalar when unaligned: both grid-stride */
+    expect_text(&r, "for (int i = hk_nv * 4 + hk_start; i < hk_n; i += hk_stride)");
+    expect_text(&r, "} else {\n            for (int i = hk_start; i < hk_n; i += hk_stride)");
+    expect_text(&r, "const int hk_stride = gridDim.x * blockDim.x;");
+    char *kt = kernel_text(&r, "axpy_if");
+    assert_null(strstr(kt, "if (i < n)"));   /* the bounds check became the loops' conditions */
+    assert_non_null(strstr(kt, "gridDim.x"));
+    free(kt);
+    add_job("vec_axpy4", r.text, r.len);
+    twice_says_already(&r, "axpy_if", do_vectorize, 4);
+    rw_result_free(&r);
+
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "axpy_if"), 2, &r), HK_OK);
+    expect_text(&r, "reinterpret_cast<const float2 *>(x)[hk_v]");
+    expect_text(&r, "% 8 == 0");
+    assert_null(strstr(r.text, "hk_y.z"));
+    add_job("vec_axpy2", r.text, r.len);
+    rw_result_free(&r);
+
+    /* early return, size_t index used as a value, a declaration hoisted above the loop;
+     * out is only stored (no load of it) */
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "ramp_early"), 4, &r), HK_OK);
+    print_message("%s\n", r.description);
+    reanalyses(&r, "ramp_early");
+    expect_text(&r, "const size_t i = hk_v * 4 + 3;");
+    expect_text(&r, "const size_t hk_stride = (size_t)gridDim.x * blockDim.x;");
+    expect_text(&r, "const float step = 0.5f * s;\n    // hk vectorize");
+    expect_text(&r, "            float4 hk_out;\n");
+    expect_text(&r, "hk_out.y = hk_in.y * s + step * (float)i;");
+    kt = kernel_text(&r, "ramp_early");
+    assert_null(strstr(kt, "return"));
+    free(kt);
+    assert_non_null(strstr(r.description, "if (i >= n) return form"));
+    add_job("vec_ramp4", r.text, r.len);
+    rw_result_free(&r);
+
+    /* an existing grid-stride loop */
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "copy_gs"), 4, &r), HK_OK);
+    reanalyses(&r, "copy_gs");
+    assert_non_null(strstr(r.description, "grid-stride loop form"));
+    expect_text(&r, "hk_dst.x = hk_src.x;");
+    add_job("vec_copy_gs4", r.text, r.len);
+    rw_result_free(&r);
+
+    /* a conditional store: out is loaded first so unwritten lanes keep their values */
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "clamp_store"), 4, &r), HK_OK);
+    expect_text(&r, "float4 hk_out = reinterpret_cast<const float4 *>(out)[hk_v];");
+    expect_text(&r, "if (hk_x.z > 0.0f)");
+    add_job("vec_clamp4", r.text, r.len);
+    rw_result_free(&r);
+
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "int_add"), 4, &r), HK_OK);
+    expect_text(&r, "const int4 hk_a = reinterpret_cast<const int4 *>(a)[hk_v];");
+    add_job("vec_int4", r.text, r.len);
+    rw_result_free(&r);
+
+    /* bad arguments are errors */
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "int_add"), 3, &r), HK_EINVAL);
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, 999, 4, &r), HK_EINVAL);
+    long launcher = -1;
+    for (size_t i = 0; i < fx.m->n_funcs; i++)
+        if (fx.m->funcs[i].kind != AN_KERNEL)
+            launcher = (long)i;
+    assert_true(launcher >= 0);
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, (size_t)launcher, 4, &r), HK_EINVAL);
+    assert_int_equal(rw_vectorize(NULL, fx.len, fx.m, 0, 4, &r), HK_EINVAL);
+    unload(&fx);
+    compile_jobs();
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_vectorize_half_bf16(void **state)
+{
+    fixture fx;
+    load("elementwise.cu", &fx);
+    rw_result r;
+    size_t h = kernel(&fx, "half_add"), b = kernel(&fx, "bf16_scale");
+
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, h, 2, &r), HK_OK);
+    print_message("%s\n", r.description);
+    reanalyses(&r, "half_add");
+    expect_text(&r, "const __half2 hk_a = reinterpret_cast<const __half2 *>(a)[hk_v];");
+    expect_text(&r, "hk_c.y = __hadd(hk_a.y, hk_b.y);");
+    expect_text(&r, "reinterpret_cast<unsigned long long>(c) % 4 == 0");
+    add_job("vec_half2", r.text, r.len);
+    twice_says_already(&r, "half_add", do_vectorize, 2);
+    rw_result_free(&r);
+
+    /* 8 halves travel in a uint4 (16 bytes), lanes through an element pointer */
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, h, 8, &r), HK_OK);
+    reanalyses(&r, "half_add");
+    expect_text(&r, "const uint4 hk_a = reinterpret_cast<const uint4 *>(a)[hk_v];");
+    expect_text(&r, "const __half *hk_a_e = reinterpret_cast<const __half *>(&hk_a);");
+    expect_text(&r, "__half *hk_c_e = reinterpret_cast<__half *>(&hk_c);");
+    expect_text(&r, "hk_c_e[7] = __hadd(hk_a_e[7], hk_b_e[7]);");
+    expect_text(&r, "% 16 == 0");
+    expect_text(&r, "for (int i = hk_nv * 8 + hk_start;");
+    add_job("vec_half8", r.text, r.len);
+    rw_result_free(&r);
+
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, h, 4, &r), HK_OK);
+    expect_text(&r, "reinterpret_cast<const uint2 *>(b)[hk_v]");
+    add_job("vec_half4", r.text, r.len);
+    rw_result_free(&r);
+
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, b, 2, &r), HK_OK);
+    print_message("%s\n", r.description);
+    reanalyses(&r, "bf16_scale");
+    expect_text(&r, "const __nv_bfloat162 hk_x = reinterpret_cast<const __nv_bfloat162 *>(x)[hk_v];");
+    expect_text(&r, "hk_y.x = __float2bfloat16(__bfloat162float(hk_x.x) * s);");
+    add_job("vec_bf16x2", r.text, r.len);
+    rw_result_free(&r);
+
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, b, 8, &r), HK_OK);
+    expect_text(&r, "__nv_bfloat16 *hk_y_e = reinterpret_cast<__nv_bfloat16 *>(&hk_y);");
+    add_job("vec_bf16x8", r.text, r.len);
+    rw_result_free(&r);
+    unload(&fx);
+    compile_jobs();
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_vectorize_refusals(void **state)
+{
+    fixture fx;
+    load("vec_not_applicable.cu", &fx);
+    static const struct {
+        const char *kernel;
+        int width;
+        const char *reason;
+    } no[] = {
+        {"neighbour", 4, "pointer x is used other than as x[i]"},
+        {"reduce", 4, "atomic"},
+        {"carried", 4, "updates acc, declared outside it"},
+        {"maybe_alias", 4, "x[i] is read after y[i] is written"},
+        {"two_d", 4, "no `int i = blockIdx.x * blockDim.x + threadIdx.x;`"},
+        {"skips", 4, "continue"},
+        {"templ", 2, "element type T"},
+        {"dbl", 4, "double has no 4-wide vector type"},
+        {"reads_only", 4, "writes no pointer parameter"},
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        rw_result r;
+        assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, no[i].kernel), no[i].width, &r),
+                         HK_OK);
+        print_message("%s\n", r.description);
+        expect_reason(&r, no[i].reason);
+        rw_result_free(&r);
+    }
+    /* float has no 8-wide type, and double does at width 2 */
+    fixture fe;
+    load("elementwise.cu", &fe);
+    rw_result r;
+    assert_int_equal(rw_vectorize(fe.text, fe.len, fe.m, kernel(&fe, "axpy_if"), 8, &r), HK_OK);
+    expect_reason(&r, "float has no 8-wide vector type");
+    rw_result_free(&r);
+    unload(&fe);
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "dbl"), 2, &r), HK_OK);
+    expect_text(&r, "double2");
+    add_job("vec_double2", r.text, r.len);
+    rw_result_free(&r);
+    unload(&fx);
+    compile_jobs();
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* ------------------------------------------------------------------ read-only loads */
+
+static void test_readonly_loads(void **state)
+{
+    fixture fx;
+    load("readonly.cu", &fx);
+    rw_result r;
+    assert_int_equal(rw_readonly_loads(fx.text, fx.len, fx.m, kernel(&fx, "gather"), false, &r), HK_OK);
+    print_message("%s\n", r.description);
+    reanalyses(&r, "gather");
+    expect_text(&r, "out[i] = __ldg(&table[__ldg(&idx[i])]) * 2.0f;");
+    assert_non_null(strstr(r.description, "table (1), idx (1)"));
+    assert_non_null(strstr(r.description, "skipped: out (written"));
+    add_job("ldg_gather", r.text, r.len);
+    twice_says_already(&r, "gather", do_readonly, 0);
+    rw_result_free(&r);
+
+    assert_int_equal(rw_readonly_loads(fx.text, fx.len, fx.m, kernel(&fx, "scale_by"), false, &r), HK_OK);
+    expect_text(&r, "out[i] = out[i] * __ldg(s);");
+    add_job("ldg_deref", r.text, r.len);
+    rw_result_free(&r);
+
+    /* refusals: the only pointer is written; the read-only one aliases a written one at
+     * the launch; a HIP target */
+    assert_int_equal(rw_readonly_loads(fx.text, fx.len, fx.m, kernel(&fx, "in_place"), false, &r), HK_OK);
+    expect_reason(&r, "x (written");
+    rw_result_free(&r);
+    assert_int_equal(rw_readonly_loads(fx.text, fx.len, fx.m, kernel(&fx, "shift"), false, &r), HK_OK);
+    print_message("%s\n", r.description);
+    expect_reason(&r, "a launch passes it as b too");
+    rw_result_free(&r);
+    assert_int_equal(rw_readonly_loads(fx.text, fx.len, fx.m, kernel(&fx, "gather"), true, &r), HK_OK);
+    expect_reason(&r, "AMD/DCU");
+    rw_result_free(&r);
+    assert_int_equal(rw_readonly_loads(fx.text, fx.len, fx.m, 999, false, &r), HK_EINVAL);
+    unload(&fx);
+    compile_jobs();
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* ------------------------------------------------------------------ unroll */
+
+static void test_unroll(void **state)
+{
+    fixture fx;
+    load("unroll.cu", &fx);
+    rw_result r;
+    assert_int_equal(rw_unroll(fx.text, fx.len, fx.m, kernel(&fx, "dot_rows"), 4, &r), HK_OK);
+    print_message("%s\n", r.description);
+    reanalyses(&r, "dot_rows");
+    expect_text(&r, "    #pragma unroll 4\n    for (int c = 0; c < cols; c++)");
+    add_job("unroll_dot4", r.text, r.len);
+    twice_says_already(&r, "dot_rows", do_unroll, 4);
+    twice_says_already(&r, "dot_rows", do_unroll, 8);
+    rw_result_free(&r);
+    /* cols is not a constant: no full unrolling */
+    assert_int_equal(rw_unroll(fx.text, fx.len, fx.m, kernel(&fx, "dot_rows"), 0, &r), HK_OK);
+    expect_reason(&r, "constant trip count");
+    rw_result_free(&r);
+
+    /* nested: only the inner loop, whose trip count is the #define */
+    assert_int_equal(rw_unroll(fx.text, fx.len, fx.m, kernel(&fx, "fir"), 0, &r), HK_OK);
+    print_message("%s\n", r.description);
+    reanalyses(&r, "fir");
+    expect_text(&r, "        #pragma unroll\n        for (int t = 0; t < TAPS; ++t)");
+    assert_null(strstr(r.text, "#pragma unroll\n    for (int i"));
+    add_job("unroll_fir_full", r.text, r.len);
+    rw_result_free(&r);
+
+    /* template parameter and constexpr bounds; the lone loop of an if gets braces */
+    assert_int_equal(rw_unroll(fx.text, fx.len, fx.m, kernel(&fx, "box"), 0, &r), HK_OK);
+    print_message("%s\n", r.description);
+    reanalyses(&r, "box");
+    assert_non_null(strstr(r.description, "lines 37, 38"));
+    expect_text(&r, "if (n > 0) {\n    #pragma unroll\n    for (int j = 0; j < R; j++) s -= x[i + j];\n    }");
+    add_job("unroll_box_full", r.text, r.len);
+    rw_result_free(&r);
+
+    assert_int_equal(rw_unroll(fx.text, fx.len, fx.m, kernel(&fx, "pragma_already"), 4, &r), HK_OK);
+    expect_reason(&r, "already");
+    rw_result_free(&r);
+    assert_int_equal(rw_unroll(fx.text, fx.len, fx.m, kernel(&fx, "no_loop"), 4, &r), HK_OK);
+    expect_reason(&r, "no for-loop");
+    rw_result_free(&r);
+    assert_int_equal(rw_unroll(fx.text, fx.len, fx.m, kernel(&fx, "no_loop"), 1, &r), HK_EINVAL);
+    assert_int_equal(rw_unroll(fx.text, fx.len, fx.m, kernel(&fx, "no_loop"), 65, &r), HK_EINVAL);
+    unload(&fx);
+    compile_jobs();
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* ------------------------------------------------------------------ fast math */
+
+static void test_fast_math(void **state)
+{
+    fixture fx;
+    load("fastmath.cu", &fx);
+    rw_result r;
+    assert_int_equal(rw_fast_math(fx.text, fx.len, fx.m, kernel(&fx, "sigmoid"), &r), HK_OK);
+    print_message("%s\n", r.description);
+    reanalyses(&r, "sigmoid");
+    expect_text(&r, "y[i] = __fdividef(1.0f, (1.0f + __expf(-x[i]))) + act(x[i]);");
+    /* the device helper is not the kernel's to change */
+    expect_text(&r, "return expf(v) / (1.0f + expf(v));");
+    assert_non_null(strstr(r.description, "expf -> __expf (1), / -> __fdividef (1)"));
+    add_job("fm_sigmoid", r.text, r.len);
+    twice_says_already(&r, "sigmoid", do_fast_math, 0);
+    rw_result_free(&r);
+
+    assert_int_equal(rw_fast_math(fx.text, fx.len, fx.m, kernel(&fx, "waves"), &r), HK_OK);
+    print_message("%s\n", r.description);
+    expect_text(&r, "__sincosf(v, &s, &c);");
+    expect_text(&r, "__sinf(v) * __cosf(v) + __powf(fabsf(v), p) + __logf(1.0f + v * v)");
+    assert_non_null(strstr(r.description, "sincosf -> __sincosf (1)"));
+    add_job("fm_waves", r.text, r.len);
+    rw_result_free(&r);
+
+    /* a chain, a nested division, an integer division in a cast, an integer variable */
+    assert_int_equal(rw_fast_math(fx.text, fx.len, fx.m, kernel(&fx, "divisions"), &r), HK_OK);
+    print_message("%s\n", r.description);
+    expect_text(&r, "__fdividef(a * d, (a + 2.0f))");
+    expect_text(&r, "__fdividef(a, (__fdividef(d, (1.0f + a * a))))");
+    expect_text(&r, "(float)(i / 3)");
+    expect_text(&r, "int half = n / 2;");
+    assert_non_null(strstr(r.description, "/ -> __fdividef (3)"));
+    add_job("fm_divisions", r.text, r.len);
+    rw_result_free(&r);
+
+    /* double math and divisions only */
+    assert_int_equal(rw_fast_math(fx.text, fx.len, fx.m, kernel(&fx, "doubles"), &r), HK_OK);
+    expect_reason(&r, "no expf");
+    rw_result_free(&r);
+    unload(&fx);
+    compile_jobs();
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* ------------------------------------------------------------------ allocation failures */
+
+static void test_alloc_failure(void **state)
+{
+    fixture fx;
+    load("elementwise.cu", &fx);
+    fixture fm;
+    load("fastmath.cu", &fm);
+    fixture fu;
+    load("unroll.cu", &fu);
+    fixture fr;
+    load("readonly.cu", &fr);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        long base = hk_alloc_live();   /* the fixtures' models */
+        for (int which = 0; which < 5; which++) {
+            for (long n = 1; n < 5000; n++) {
+                rw_result a;
+                hk_alloc_fail_after(n);
+                int rc;
+                switch (which) {
+                case 0: rc = rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "ramp_early"), 4, &a); break;
+                case 1: rc = rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "half_add"), 8, &a); break;
+                case 2: rc = rw_fast_math(fm.text, fm.len, fm.m, kernel(&fm, "divisions"), &a); break;
+                case 3: rc = rw_unroll(fu.text, fu.len, fu.m, kernel(&fu, "box"), 0, &a); break;
+                default: rc = rw_readonly_loads(fr.text, fr.len, fr.m, kernel(&fr, "gather"), false, &a); break;
+                }
+                hk_alloc_fail_after(0);
+                bool done = rc == HK_OK && a.applicable;
+                if (rc != HK_OK && rc != HK_ENOMEM && rc != HK_EPARSE)
+                    _exit(2);
+                rw_result_free(&a);
+                if (hk_alloc_live() != base)
+                    _exit(3);   /* a leak on some failure path */
+                if (done)
+                    break;
+            }
+        }
+        _exit(0);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    if (WIFSIGNALED(st))
+        print_message("allocation-failure run crashed (signal %d)\n", WTERMSIG(st));
+    assert_false(WIFSIGNALED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    unload(&fx);
+    unload(&fm);
+    unload(&fu);
+    unload(&fr);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* ------------------------------------------------------------------ the suite */
+
+typedef struct {
+    const char *tag;
+    rewrite_fn fn;
+    int arg;
+} suite_rewrite;
+
+static const suite_rewrite suite_rewrites[] = {
+    {"vec2", do_vectorize, 2},   {"vec4", do_vectorize, 4},   {"vec8", do_vectorize, 8},
+    {"ldg", do_readonly, 0},     {"unroll4", do_unroll, 4},   {"unroll_full", do_unroll, 0},
+    {"fastmath", do_fast_math, 0},
+};
+
+/* Writes a candidate for the GPU check when HK_REWRITE_MEM_OUT names a directory. */
+static void export_candidate(const char *kernel_name, const char *tag, const rw_result *r)
+{
+    const char *dir = getenv("HK_REWRITE_MEM_OUT");
+    if (!dir || !*dir)
+        return;
+    mkdir(dir, 0755);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s__%s.cu", dir, kernel_name, tag);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(r->text, 1, r->len, f), r->len);
+    fclose(f);
+}
+
+static bool applied(char (*names)[64], size_t n, const char *kernel_name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], kernel_name) == 0)
+            return true;
+    return false;
+}
+
+static void test_suite_kernels(void **state)
+{
+    DIR *d = opendir(SUITE);
+    if (!d) {
+        print_message("skipped: no kernel suite at %s\n", SUITE);
+        skip();
+    }
+    char files[64][256];
+    size_t n_files = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && n_files < 64) {
+        size_t l = strlen(de->d_name);
+        if (l > 3 && strcmp(de->d_name + l - 3, ".cu") == 0)
+            snprintf(files[n_files++], sizeof files[0], "%s", de->d_name);
+    }
+    closedir(d);
+    qsort(files, n_files, sizeof files[0], (int (*)(const void *, const void *))strcmp);
+    assert_true(n_files >= 15);
+    /* which kernels each rewrite applied to */
+    static char done[HK_ARRAY_LEN(suite_rewrites)][64][64];
+    size_t n_done[HK_ARRAY_LEN(suite_rewrites)] = {0};
+    for (size_t i = 0; i < n_files; i++) {
+        char path[900];
+        snprintf(path, sizeof path, "%s/%.255s", SUITE, files[i]);
+        fixture fx;
+        load_path(path, &fx);
+        for (size_t k = 0; k < fx.m->n_funcs; k++) {
+            const an_function *f = &fx.m->funcs[k];
+            if (f->kind != AN_KERNEL)
+                continue;
+            for (size_t w = 0; w < HK_ARRAY_LEN(suite_rewrites); w++) {
+                const suite_rewrite *sr = &suite_rewrites[w];
+                rw_result r;
+                assert_int_equal(sr->fn(fx.text, fx.len, fx.m, k, sr->arg, &r), HK_OK);
+                assert_non_null(r.description);
+                assert_true(strlen(r.description) > 20);
+                print_message("%-16s %-12s %s\n", f->name, sr->tag, r.description);
+                if (r.applicable) {
+                    reanalyses(&r, f->name);
+                    char name[300];
+                    snprintf(name, sizeof name, "%s__%s", f->name, sr->tag);
+                    add_job(name, r.text, r.len);
+                    export_candidate(f->name, sr->tag, &r);
+                    assert_true(n_done[w] < 64);
+                    snprintf(done[w][n_done[w]++], 64, "%s", f->name);
+                } else {
+                    assert_null(r.text);
+                }
+                rw_result_free(&r);
+            }
+            /* vectorized, then fast math on the lanes: the composition compiles too */
+            rw_result v, fm;
+            assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, k, 4, &v), HK_OK);
+            if (v.applicable) {
+                an_model *vm;
+                assert_int_equal(an_analyze(v.text, v.len, &vm), HK_OK);
+                assert_int_equal(rw_fast_math(v.text, v.len, vm, (size_t)an_model_find_kernel(vm, f->name), &fm),
+                                 HK_OK);
+                if (fm.applicable) {
+                    char name[300];
+                    snprintf(name, sizeof name, "%s__vec4_fastmath", f->name);
+                    add_job(name, fm.text, fm.len);
+                    export_candidate(f->name, "vec4_fastmath", &fm);
+                }
+                rw_result_free(&fm);
+                an_model_free(vm);
+            }
+            rw_result_free(&v);
+        }
+        unload(&fx);
+    }
+    /* where each rewrite must apply in the suite */
+    static const char *const vec4_expected[] = {"vector_add", "saxpy", "quick_gelu", "relu_inplace",
+                                                "half_scale_bias", "bf16_axpy"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(vec4_expected); i++)
+        assert_true(applied(done[1], n_done[1], vec4_expected[i]));
+    assert_true(applied(done[0], n_done[0], "half_scale_bias"));   /* __half2 */
+    assert_true(applied(done[0], n_done[0], "bf16_axpy"));         /* __nv_bfloat162 */
+    assert_true(applied(done[2], n_done[2], "half_scale_bias"));   /* 8 x half in a uint4 */
+    assert_false(applied(done[1], n_done[1], "reduce_sum"));
+    assert_false(applied(done[1], n_done[1], "sum_rows"));
+    assert_true(applied(done[3], n_done[3], "stencil2d"));
+    assert_false(applied(done[3], n_done[3], "relu_inplace"));
+    assert_true(applied(done[4], n_done[4], "sum_rows"));
+    assert_true(applied(done[4], n_done[4], "softmax"));
+    assert_true(applied(done[6], n_done[6], "quick_gelu"));
+    assert_true(applied(done[6], n_done[6], "softmax"));
+    assert_false(applied(done[6], n_done[6], "saxpy"));
+    compile_jobs();
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vectorize_float_int), cmocka_unit_test(test_vectorize_half_bf16),
+        cmocka_unit_test(test_vectorize_refusals),  cmocka_unit_test(test_readonly_loads),
+        cmocka_unit_test(test_unroll),              cmocka_unit_test(test_fast_math),
+        cmocka_unit_test(test_alloc_failure),       cmocka_unit_test(test_suite_kernels),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
