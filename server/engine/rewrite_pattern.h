@@ -44,7 +44,9 @@ int rw_tiled_transpose(const char *text, size_t len, const an_model *m, size_t k
  * or a shared-memory tree (`sdata[tid] = i < n ? EXPR : 0; __syncthreads();
  * for (s = blockDim.x / 2; s > 0; s >>= 1) ...; if (tid == 0) atomicAdd(out, sdata[0]);`)
  * → grid-stride accumulation in a register, __shfl_down_sync within each warp, one shared
- * slot per warp, one atomic per block. Accumulator types: float, double, int, unsigned,
+ * slot per warp, one atomic per block. Only the first HK_MAX_BLOCKS (1024) blocks along x
+ * work, the others return at once: the spec's grid (one thread per element) would otherwise
+ * cost one atomic per 256 elements. Accumulator types: float, double, int, unsigned,
  * long long, unsigned long long. The order of floating-point additions changes. */
 int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out);
 
@@ -52,7 +54,9 @@ int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kerne
  * shared histogram of `bins` counters (0: inferred -- 256 for a bin read from an 8-bit
  * array, K for `... % K` with K a literal or a constant; else 256), merged with one atomic
  * per non-zero bin per block. A bin outside [0, bins) goes to global memory directly, so a
- * wrong guess costs speed, never correctness. bins * counter size must fit 32 KiB. */
+ * wrong guess costs speed, never correctness. bins * counter size must fit 32 KiB. As in
+ * rw_warp_reduce, HK_MAX_BLOCKS (1024) blocks along x do the work, so each block counts
+ * many elements before its merge. */
 int rw_privatized_histogram(const char *text, size_t len, const an_model *m, size_t kernel,
                             int bins, rw_result *out);
 

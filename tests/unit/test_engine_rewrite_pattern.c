@@ -3,8 +3,9 @@
  * rewrite compiles with the real nvcc (-arch=sm_90 -c) and has the expected structure;
  * near-misses are not applicable, with their reason; every rewrite over every suite kernel
  * returns without crashing or leaking (also under injected allocation failures); the new
- * bench kernels' specs load. With HK_RWP_DUMP_DIR set, the rewritten suite kernels are
- * written there for tests/gpu/rewrite_pattern_check.sh. nvcc missing: compile checks say so. */
+ * bench kernels' specs load and their benchmark programs (and those of the rewrites) compile.
+ * With HK_RWP_DUMP_DIR set, only the suite rewrites run and are written there for
+ * tests/gpu/rewrite_pattern_check.sh. nvcc missing: compile checks say so. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "engine/rewrite.h"
@@ -188,8 +189,6 @@ static void expect(const char *path, const char *kname, enum rwp which, const ch
         char tag[256];
         snprintf(tag, sizeof tag, "%s_%s", kname, rwp_names[which]);
         nvcc_compiles(r.text, tag);
-        if (strncmp(path, BENCH, strlen(BENCH)) == 0)
-            dump(kname, which, &r);
     }
     rw_result_free(&r);
     unload(&fx);
@@ -425,16 +424,40 @@ static void test_new_bench_kernels(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* The rewrites of the suite kernels the GPU check judges (tests/gpu/rewrite_pattern_check.sh):
+ * each applies with the default tunables; with HK_RWP_DUMP_DIR set, each is written there as
+ * <kernel>.<rewrite>.cu. */
+static const struct {
+    const char *kernel;
+    enum rwp which;
+} suite_rewrites[] = {{"transpose", RWP_TRANSPOSE}, {"reduce_sum", RWP_REDUCE}, {"dot", RWP_REDUCE},
+                      {"histogram", RWP_HIST}, {"softmax", RWP_SOFTMAX}, {"layernorm", RWP_LAYERNORM},
+                      {"sgemm", RWP_GEMM}};
+
+static void test_suite_rewrites(void **state)
+{
+    for (size_t c = 0; c < HK_ARRAY_LEN(suite_rewrites); c++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.cu", BENCH, suite_rewrites[c].kernel);
+        fixture fx;
+        load_path(path, &fx);
+        rw_result r;
+        assert_int_equal(apply(suite_rewrites[c].which, &fx, kernel(&fx, suite_rewrites[c].kernel), &r), HK_OK);
+        if (!r.applicable)
+            print_message("%s\n", r.description);
+        assert_true(r.applicable);
+        dump(suite_rewrites[c].kernel, suite_rewrites[c].which, &r);
+        rw_result_free(&r);
+        unload(&fx);
+    }
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 /* Each rewrite of a suite kernel, inside the benchmark program its spec generates,
  * compiles: the rewritten body still fits the spec's argument list. */
 static void test_rewrites_in_harness(void **state)
 {
-    static const struct {
-        const char *kernel;
-        enum rwp which;
-    } cases[] = {{"transpose", RWP_TRANSPOSE}, {"reduce_sum", RWP_REDUCE}, {"histogram", RWP_HIST},
-                 {"softmax", RWP_SOFTMAX}, {"layernorm", RWP_LAYERNORM}, {"sgemm", RWP_GEMM},
-                 {"dot", RWP_REDUCE}};
+#define cases suite_rewrites
     for (size_t c = 0; c < HK_ARRAY_LEN(cases); c++) {
         char path[1024], cand[1024];
         snprintf(path, sizeof path, "%s/%s.cu", BENCH, cases[c].kernel);
@@ -452,6 +475,7 @@ static void test_rewrites_in_harness(void **state)
         rw_result_free(&r);
         unload(&fx);
     }
+#undef cases
     assert_int_equal(hk_alloc_live(), 0);
 }
 
@@ -537,7 +561,12 @@ static void test_alloc_failures(void **state)
 
 int main(void)
 {
+    /* HK_RWP_DUMP_DIR: only write the suite rewrites (the GPU check's candidates) */
+    const struct CMUnitTest dump_only[] = {cmocka_unit_test(test_suite_rewrites)};
+    if (getenv("HK_RWP_DUMP_DIR") && *getenv("HK_RWP_DUMP_DIR"))
+        return cmocka_run_group_tests(dump_only, setup, teardown);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_suite_rewrites),
         cmocka_unit_test(test_transpose),
         cmocka_unit_test(test_reduce),
         cmocka_unit_test(test_histogram),
