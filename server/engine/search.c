@@ -9,6 +9,8 @@
 #include "core/hk.h"
 #include "core/log.h"
 #include "engine/rewrite.h"
+#include "engine/rewrite_mem.h"
+#include "engine/rewrite_pattern.h"
 #include "engine/spec.h"
 
 #include <math.h>
@@ -119,7 +121,8 @@ static int hset_add(hset *s, uint64_t h)
 
 /* ------------------------------------------------------------------ axes */
 
-enum axis_kind { AX_GRID, AX_BLOCK, AX_TUNABLE, AX_RESTRICT, AX_LAUNCH_BOUNDS, AX_FAST_MATH };
+enum axis_kind { AX_STRUCT, AX_GRID, AX_BLOCK, AX_TUNABLE, AX_RESTRICT, AX_LAUNCH_BOUNDS,
+                 AX_FAST_MATH };
 
 typedef struct {
     enum axis_kind kind;
@@ -131,6 +134,8 @@ typedef struct {
     enum an_tunable_kind tkind;
     long targ_index;            /* AX_TUNABLE: index into the spec's template args, or -1 */
     bool linked_block;          /* AX_TUNABLE: the value is also block_x */
+    search_struct *structs;     /* AX_STRUCT: [0] unused; strings owned (skill, rewrite) */
+    char **labels;              /* AX_STRUCT: "vectorize width=4" */
     bool *bad;                  /* the value failed as a single change */
 } axis;
 
@@ -143,6 +148,16 @@ static void axis_free(axis *a)
             hk_free(a->svals[i]);
     hk_free(a->svals);
     hk_free(a->tname);
+    if (a->structs)
+        for (size_t i = 0; i < a->n_values; i++) {
+            hk_free((char *)a->structs[i].skill);
+            hk_free((char *)a->structs[i].rewrite);
+        }
+    hk_free(a->structs);
+    if (a->labels)
+        for (size_t i = 0; i < a->n_values; i++)
+            hk_free(a->labels[i]);
+    hk_free(a->labels);
     hk_free(a->bad);
 }
 
@@ -331,11 +346,142 @@ static bool kernel_has_static_shared(const an_function *f)
     return false;
 }
 
+/* Applies structural rewrite st to text (model m, kernel): the rw_* call its name says. */
+static int apply_struct(const search_struct *st, bool hip, const char *text, size_t len,
+                        const an_model *m, size_t kernel, rw_result *r)
+{
+    const char *n = st->rewrite;
+    const int *p = st->params;
+    memset(r, 0, sizeof *r);
+    if (!strcmp(n, "vectorize"))
+        return rw_vectorize(text, len, m, kernel, p[0] ? p[0] : 4, r);
+    if (!strcmp(n, "readonly_loads"))
+        return rw_readonly_loads(text, len, m, kernel, hip, r);
+    if (!strcmp(n, "unroll"))
+        return rw_unroll(text, len, m, kernel, p[0], r);
+    if (!strcmp(n, "fast_math"))
+        return rw_fast_math(text, len, m, kernel, r);
+    if (!strcmp(n, "tiled_transpose"))
+        return rw_tiled_transpose(text, len, m, kernel, p[0] ? p[0] : 32, r);
+    if (!strcmp(n, "warp_reduce") || !strcmp(n, "block_reduce"))
+        return rw_warp_reduce(text, len, m, kernel, r);
+    if (!strcmp(n, "privatized_histogram"))
+        return rw_privatized_histogram(text, len, m, kernel, p[0], r);
+    if (!strcmp(n, "online_softmax"))
+        return rw_online_softmax(text, len, m, kernel, r);
+    if (!strcmp(n, "online_layernorm"))
+        return rw_online_layernorm(text, len, m, kernel, r);
+    if (!strcmp(n, "tiled_gemm"))
+        return rw_tiled_gemm(text, len, m, kernel, p[0] ? p[0] : 64, p[1] ? p[1] : 64,
+                             p[2] ? p[2] : 8, r);
+    return HK_EINVAL;
+}
+
+static char *struct_label(const search_struct *st)
+{
+    static const char *const pnames[][3] = {
+        {"vectorize", "width", NULL}, {"unroll", "factor", NULL},
+        {"tiled_transpose", "tile", NULL}, {"privatized_histogram", "bins", NULL},
+        {"tiled_gemm", "tile_m", "tile_n"}};
+    struct hk_buf b;
+    hk_buf_init(&b, 256);
+    int rc = hk_buf_printf(&b, "%s", st->rewrite);
+    for (size_t i = 0; i < HK_ARRAY_LEN(pnames) && !rc; i++) {
+        if (strcmp(pnames[i][0], st->rewrite))
+            continue;
+        rc = hk_buf_printf(&b, " %s=%d", pnames[i][1], st->params[0]);
+        if (!rc && pnames[i][2])
+            rc = hk_buf_printf(&b, " %s=%d tile_k=%d", pnames[i][2], st->params[1],
+                               st->params[2]);
+    }
+    if (!rc && st->block_size)
+        rc = hk_buf_printf(&b, ", block %u", st->block_size);
+    if (!rc && st->blocks_per_sm)
+        rc = hk_buf_printf(&b, ", %u blocks/SM", st->blocks_per_sm);
+    if (!rc && st->skill)
+        rc = hk_buf_printf(&b, " (skill %s)", st->skill);
+    if (rc) {
+        hk_buf_free(&b);
+        return NULL;
+    }
+    return hk_buf_steal(&b);
+}
+
+/* The structural axis: the proposed rewrites that apply to the baseline, in the caller's
+ * order. A value whose launch needs the SM count when it is unknown loses that part. */
+static int add_struct_axis(search *s)
+{
+    const search_launch *l = &s->launch;
+    size_t n = 0;
+    axis *a = &s->axes[s->n_axes];
+    memset(a, 0, sizeof *a);
+    a->kind = AX_STRUCT;
+    size_t cap = l->n_structs + 1;
+    if (axis_alloc(a, cap) || !(a->structs = hk_calloc(cap, sizeof *a->structs)) ||
+        !(a->labels = hk_calloc(cap, sizeof *a->labels)))
+        goto nomem;
+    n = 1;
+    for (size_t i = 0; i < l->n_structs && n < 64; i++) {
+        search_struct st = l->structs[i];
+        if (!st.rewrite)
+            continue;
+        if (!s->launch.sm_count)
+            st.blocks_per_sm = 0;
+        if (st.block_size > 1024)
+            st.block_size = 0;
+        rw_result r;
+        int rc = apply_struct(&st, l->hip_target, s->text, s->len, s->m, s->kernel, &r);
+        bool ok = rc == HK_OK && r.applicable;
+        if (rc == HK_EINVAL)
+            HK_DEBUG("search: structural rewrite %s is not one the engine has", st.rewrite);
+        else if (!ok)
+            HK_DEBUG("search: %s does not apply: %s", st.rewrite,
+                     r.description ? r.description : hk_strerror(rc));
+        rw_result_free(&r);
+        if (rc == HK_ENOMEM)
+            goto nomem;
+        if (!ok)
+            continue;
+        /* the same rewrite and launch from two skills: tried once */
+        bool dup = false;
+        for (size_t k = 1; k < n && !dup; k++)
+            dup = !strcmp(a->structs[k].rewrite, st.rewrite) &&
+                  !memcmp(a->structs[k].params, st.params, sizeof st.params) &&
+                  a->structs[k].block_size == st.block_size &&
+                  a->structs[k].blocks_per_sm == st.blocks_per_sm;
+        if (dup)
+            continue;
+        a->structs[n] = st;
+        a->structs[n].skill = st.skill ? hk_strdup(st.skill) : NULL;
+        a->structs[n].rewrite = hk_strdup(st.rewrite);
+        a->labels[n] = struct_label(&st);
+        n++;
+        if ((st.skill && !a->structs[n - 1].skill) || !a->structs[n - 1].rewrite ||
+            !a->labels[n - 1])
+            goto nomem;
+    }
+    if (n == 1) {
+        a->n_values = cap;
+        axis_free(a);
+        return HK_OK;
+    }
+    a->n_values = n;
+    s->n_axes++;
+    return HK_OK;
+nomem:
+    a->n_values = cap;
+    axis_free(a);
+    return HK_ENOMEM;
+}
+
 static int build_axes(search *s)
 {
     const an_function *f = &s->m->funcs[s->kernel];
     int rc;
     rw_result r;
+
+    if (s->launch.n_structs && (rc = add_struct_axis(s)))
+        return rc;
 
     /* grid-stride on an SM-multiple grid: 1D launches whose kernel is, or can become, a
      * grid-stride loop */
@@ -538,7 +684,23 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
             }
     }
 
-    /* order: tunables, restrict, grid-stride, launch bounds (which needs the final block) */
+    /* order: the structural rewrite (it replaces the body), tunables, restrict,
+     * grid-stride, launch bounds (which needs the final block) */
+    const search_struct *sst = NULL;
+    for (size_t a = 0; a < s->n_axes && !*skip; a++) {
+        const axis *ax = &s->axes[a];
+        if (ax->kind != AX_STRUCT || cfg[a] == 0)
+            continue;
+        sst = &ax->structs[cfg[a]];
+        rc = apply_struct(sst, s->launch.hip_target, w.text, w.len, work_model(s, &w), w.kernel,
+                          &r);
+        if ((rc = step(s, &w, rc, &r, true, skip)))
+            goto out;
+        c->pub.structural = ax->labels[cfg[a]];
+        c->pub.skill = sst->skill;
+        if ((rc = hk_buf_printf(&desc, "%s", ax->labels[cfg[a]])))
+            goto out;
+    }
     for (size_t a = 0; a < s->n_axes && !*skip; a++) {
         const axis *ax = &s->axes[a];
         if (ax->kind != AX_TUNABLE || cfg[a] == 0)
@@ -605,11 +767,20 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         if (rc)
             goto out;
     }
+    /* a structural rewrite's launch: its body works with any block and grid */
+    if (sst && sst->block_size)
+        c->pub.block[0] = sst->block_size, c->pub.block[1] = c->pub.block[2] = 1;
+    if (sst && sst->blocks_per_sm) {
+        c->pub.grid_mode = SEARCH_GRID_SM_MULTIPLE;
+        c->pub.grid_per_sm = sst->blocks_per_sm;
+    }
     for (size_t a = 0; a < s->n_axes && !*skip; a++) {
         const axis *ax = &s->axes[a];
         if (ax->kind != AX_GRID || cfg[a] == 0)
             continue;
-        if (!s->already_strided) {
+        if (sst && sst->blocks_per_sm)
+            continue;                      /* the skill's grid */
+        if (!s->already_strided && !sst) {
             rc = rw_grid_stride(w.text, w.len, work_model(s, &w), w.kernel, &r);
             if ((rc = step(s, &w, rc, &r, true, skip)))
                 goto out;
@@ -761,6 +932,21 @@ static int queue_push(search *s, const int *cfg)
 static int queue_singles(search *s)
 {
     int cfg[SEARCH_MAX_AXES];
+    /* every skill's first choice of a structural rewrite comes first: the skills of the
+     * kernel's bottleneck class are first in the list */
+    for (size_t a = 0; a < s->n_axes; a++) {
+        if (s->axes[a].kind != AX_STRUCT)
+            continue;
+        for (size_t v = 1; v < s->axes[a].n_values; v++) {
+            if (s->axes[a].structs[v].rank)
+                continue;
+            memset(cfg, 0, sizeof cfg);
+            cfg[a] = (int)v;
+            int rc = queue_push(s, cfg);
+            if (rc)
+                return rc;
+        }
+    }
     size_t max_values = 0;
     for (size_t a = 0; a < s->n_axes; a++)
         if (s->axes[a].n_values > max_values)
@@ -842,6 +1028,8 @@ int search_new(const char *text, size_t len, const an_model *m, size_t kernel,
     }
     if ((rc = build_axes(s)) || (rc = queue_singles(s)))
         goto fail;
+    s->launch.structs = NULL;   /* borrowed for search_new only; the axis has copies */
+    s->launch.n_structs = 0;
     s->t0 = now_s();   /* the time budget counts from here, setup excluded */
     *out = s;
     return HK_OK;
@@ -1090,6 +1278,11 @@ char *search_describe_axes(const search *s)
         if (b.len)
             rc = hk_buf_appends(&b, " | ");
         switch (ax->kind) {
+        case AX_STRUCT:
+            rc = rc ? rc : hk_buf_appends(&b, "structural:");
+            for (size_t v = 1; v < ax->n_values && !rc; v++)
+                rc = hk_buf_printf(&b, "%s%s", v == 1 ? " " : ", ", ax->labels[v]);
+            break;
         case AX_GRID:
             rc = rc ? rc : hk_buf_appends(&b, s->already_strided ? "grid-stride (already) on"
                                                                 : "grid-stride rewrite on");

@@ -4,7 +4,8 @@
  * deterministic strategy over it: the baseline, then single changes from it (one axis at a
  * time), then the best value of each axis combined, then random neighbours of the best.
  * Identical candidates (same text, launch and flags, by content hash) are proposed once.
- * Axes are a list of kinds, so later rewrites (issue 5) join as more axes.
+ * Engine v2's structural rewrites, proposed by skills, form one more axis whose values
+ * are tried before any other single change (each skill's first choice first).
  * One search per episode, used from one thread. */
 #ifndef HK_ENGINE_SEARCH_H
 #define HK_ENGINE_SEARCH_H
@@ -42,6 +43,9 @@ typedef struct {
     int launch_bounds_min_blocks;
     bool restrict_ptrs;            /* __restrict__ (and const where never written) added */
     bool grid_stride;              /* the grid-stride rewrite was applied */
+    const char *structural;        /* the structural rewrite applied, e.g. "vectorize
+                                    * width=4", or NULL (owned by the search) */
+    const char *skill;             /* the skill that proposed it, or NULL */
     search_setting *tunables;      /* tunables set to a value other than the source's */
     size_t n_tunables;
     char **template_args;          /* the spec's template arguments with tunables applied;
@@ -51,6 +55,22 @@ typedef struct {
     char *description;             /* one line: what differs from the baseline ("baseline") */
 } search_candidate;
 
+/* A structural rewrite to try (engine v2: rewrite_mem.h, rewrite_pattern.h), as a skill
+ * proposes it, with one choice of its parameters. Strings borrowed for search_new only. */
+typedef struct {
+    const char *skill;          /* id of the skill that proposes it, or NULL */
+    const char *rewrite;        /* vectorize, readonly_loads, unroll, fast_math,
+                                 * tiled_transpose, warp_reduce, block_reduce,
+                                 * privatized_histogram, online_softmax, online_layernorm,
+                                 * tiled_gemm (others are refused: HK_EINVAL) */
+    int params[3];              /* in the rewrite's argument order: width; factor; tile;
+                                 * bins; tile_m, tile_n, tile_k (unused ones 0) */
+    unsigned block_size;        /* a 1D block to launch it with; 0: the search's block */
+    unsigned blocks_per_sm;     /* an SM-multiple grid (needs sm_count); 0: the spec's grid */
+    unsigned rank;              /* 0 for a skill's first choice, 1 its second, ...: every
+                                 * skill's first choice is tried before anything else */
+} search_struct;
+
 /* The launch facts the search needs from the bench spec and the device. Borrowed pointers. */
 typedef struct {
     unsigned block[3];             /* the baseline's block dims */
@@ -59,6 +79,10 @@ typedef struct {
     int sm_count;                  /* the device's SMs; 0: unknown (no SM-multiple grids) */
     const char *const *template_args;  /* the spec's template arguments, or NULL */
     size_t n_template_args;
+    const search_struct *structs;  /* structural rewrites to try, best first; NULL: none.
+                                    * Those that do not apply to the kernel are dropped. */
+    size_t n_structs;
+    bool hip_target;               /* compiled for AMD/DCU (readonly_loads does not apply) */
 } search_launch;
 
 typedef struct {

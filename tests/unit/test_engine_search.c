@@ -466,6 +466,101 @@ static void test_suite_kernels(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* Engine v2: structural rewrites proposed by skills form the first axis. Those that do
+ * not apply (a transpose on saxpy) or that the engine lacks are dropped; each skill's
+ * first choice is proposed before any other single change, with its launch; the
+ * combination phase carries the best structural value into the other axes. */
+static void test_structural_axis(void **state)
+{
+    (void)state;
+    fixture fx;
+    load("saxpy.cu", &fx);
+    static const search_struct st[] = {
+        {.skill = "sm90-vectorize-128bit", .rewrite = "vectorize", .params = {4},
+         .blocks_per_sm = 8},
+        {.skill = "sm90-tiled-transpose-padded", .rewrite = "tiled_transpose", .params = {32}},
+        {.skill = "sm90-vectorize-128bit", .rewrite = "vectorize", .params = {2}, .rank = 1},
+        {.skill = "sm90-readonly-ldg", .rewrite = "readonly_loads", .block_size = 512},
+        {.skill = "nonesuch", .rewrite = "blas_substitution"},
+        {.skill = "dup", .rewrite = "vectorize", .params = {4}, .blocks_per_sm = 8},
+    };
+    search_launch l = saxpy_launch();
+    l.structs = st;
+    l.n_structs = HK_ARRAY_LEN(st);
+    search_budget b = {.max_candidates = 64};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "saxpy"), &l, 7, &b, &s),
+                     HK_OK);
+    char *axes = search_describe_axes(s);
+    assert_non_null(axes);
+    assert_non_null(strstr(axes, "structural: vectorize width=4, 8 blocks/SM (skill "
+                                 "sm90-vectorize-128bit), vectorize width=2"));
+    assert_non_null(strstr(axes, "readonly_loads, block 512 (skill sm90-readonly-ldg)"));
+    assert_null(strstr(axes, "tiled_transpose"));
+    assert_null(strstr(axes, "blas"));
+    assert_null(strstr(axes, "dup"));
+    hk_free(axes);
+
+    const search_candidate *c;
+    assert_int_equal(search_next(s, &c), HK_OK);            /* the baseline */
+    assert_null(c->structural);
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    /* the rank-0 choices, in the skills' order, before anything else */
+    assert_int_equal(search_next(s, &c), HK_OK);
+    assert_non_null(c->structural);
+    assert_string_equal(c->skill, "sm90-vectorize-128bit");
+    assert_non_null(strstr(c->text, "float4"));
+    assert_int_equal(c->grid_mode, SEARCH_GRID_SM_MULTIPLE);
+    assert_int_equal(c->grid_per_sm, 8);
+    assert_false(c->grid_stride);                           /* not rw_grid_stride's work */
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.5), HK_OK);
+    assert_int_equal(search_next(s, &c), HK_OK);
+    assert_string_equal(c->skill, "sm90-readonly-ldg");
+    assert_non_null(strstr(c->text, "__ldg("));
+    assert_int_equal(c->block[0], 512);
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.9), HK_OK);
+    /* the rest of the search still works; width 2 and combinations with the
+     * vectorized body come later */
+    bool width2 = false, combined = false;
+    for (int i = 0; i < 60; i++) {
+        int rc = search_next(s, &c);
+        if (rc == HK_ENOENT || rc == HK_ETIMEDOUT)
+            break;
+        assert_int_equal(rc, HK_OK);
+        if (c->structural && strstr(c->structural, "width=2"))
+            width2 = true;
+        if (c->structural && strstr(c->structural, "width=4") && c->phase >= 2 &&
+            (c->restrict_ptrs || c->fast_math || c->launch_bounds))
+            combined = true;
+        double ms = 1.0;
+        if (c->structural && strstr(c->structural, "width=4"))
+            ms = 0.5;
+        if (c->restrict_ptrs)
+            ms *= 0.95;
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, ms), HK_OK);
+    }
+    assert_true(width2);
+    assert_true(combined);
+    double best_ms;
+    const search_candidate *best = search_best(s, &best_ms);
+    assert_non_null(best);
+    assert_non_null(best->structural);
+    assert_true(best_ms < 0.5);
+    search_free(s);
+    /* a rewrite the engine does not have, alone: no structural axis at all */
+    search_struct only = {.skill = "x", .rewrite = "blas_substitution"};
+    l.structs = &only;
+    l.n_structs = 1;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "saxpy"), &l, 7, &b, &s),
+                     HK_OK);
+    axes = search_describe_axes(s);
+    assert_null(strstr(axes, "structural"));
+    hk_free(axes);
+    search_free(s);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 static void test_hash(void **state)
 {
     unsigned b1[3] = {256, 1, 1}, b2[3] = {512, 1, 1};
@@ -498,6 +593,7 @@ int main(void)
         cmocka_unit_test(test_launch_from_specs),
         cmocka_unit_test(test_suite_kernels),
         cmocka_unit_test(test_hash),
+        cmocka_unit_test(test_structural_axis),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
