@@ -266,7 +266,8 @@ static int edit_cmp_desc(const void *a, const void *b)
  * buffer of the final size. Overlapping edits are a bug: HK_EINVAL. */
 static int edits_apply(const char *text, size_t len, rw_edits *es, char **out, size_t *out_len)
 {
-    qsort(es->e, es->n, sizeof *es->e, edit_cmp_desc);
+    if (es->n)   /* qsort of a NULL array, even empty, is undefined */
+        qsort(es->e, es->n, sizeof *es->e, edit_cmp_desc);
     size_t total = len;
     for (size_t i = 0; i < es->n; i++) {
         if (es->e[i].end < es->e[i].start || es->e[i].end > len)
