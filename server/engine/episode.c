@@ -23,7 +23,9 @@
 #include "engine/device.h"
 #include "engine/evidence.h"
 #include "engine/search.h"
+#include "engine/skillplan.h"
 #include "report/report.h"
+#include "skills/skills.h"
 
 #define TRY(x)                   \
     do {                         \
@@ -52,6 +54,8 @@ typedef struct ep_rec {
     struct ep_rec *follows;      /* same program as this earlier record: built once */
     bool build_done, build_ok;
     char *compile_details;       /* the compiler's first errors when !build_ok */
+    char *skill;                 /* the skill whose structural rewrite it carries, or NULL */
+    char *sass;                  /* cuobjdump --dump-sass of its program (base and best) */
     double median_ms, speedup, max_abs, max_rel;
     bool evaluated, accepted, rejected, flagged, is_start;
 } ep_rec;
@@ -92,7 +96,13 @@ typedef struct {
     measure_speedup verified_speedup;
     json_t *info;
     char *report_dir;
+    sk_set *skills;  /* loaded for the optimize stage; NULL when none could be */
+    bool at_roof;    /* a candidate reached EP_ROOF_PCT of its roofline bound */
 } ep_ctx;
+
+/* The search stops proposing once a candidate runs at this % of its roofline bound:
+ * what is left cannot be worth the GPU time. */
+#define EP_ROOF_PCT 90.0
 
 static void ep__log(ep_ctx *c, const char *level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -103,6 +113,7 @@ static int ep__fail(ep_ctx *c, bool no_gpu, const char *fmt, ...)
 static void ep__save_info(ep_ctx *c);
 static int ep__stage_optimize(ep_ctx *c);
 static void ep__evidence(ep_ctx *c, ep_rec *r);
+static void skill_credit(ep_ctx *c);
 static char *rec_out_dir(const ep_ctx *c, const ep_rec *r, const char *what);
 static int cmd_stage_baseline(ep_ctx *c);
 static int cmd_stage_optimize(ep_ctx *c);
@@ -321,6 +332,8 @@ static void rec_free(ep_rec *r)
     json_decref(r->ptxas);
     json_decref(r->launch);
     hk_free(r->compile_details);
+    hk_free(r->skill);
+    hk_free(r->sass);
     measure_build_free(&r->build);
     hk_free(r);
 }
@@ -1140,6 +1153,7 @@ static int stage_report(ep_ctx *c)
             record_evidence(c, r->vid, "ptxas", json_incref(r->ptxas));
         ep__evidence(c, r);
     }
+    skill_credit(c);
     char *dir = NULL;
     if (c->o->out_dir) {
         dir = hk_strdup(c->o->out_dir);
@@ -1265,6 +1279,7 @@ static void ctx_free(ep_ctx *c)
     hk_free(c->recs);
     measure_baseline_clear(&c->base);
     spec_free(c->sp);
+    sk_set_free(c->skills);
     hk_free(c->file_abs);
     hk_free(c->text);
     hk_free(c->start_text);
@@ -1697,7 +1712,8 @@ static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate 
                               : hk_asprintf("builtin: %s", k->description);
     r->launch = cand_launch_json(k);
     r->dir = hk_asprintf("%s/c%03u", c->work, k->id);
-    if (!r->text || !r->produced_by || !r->launch || !r->dir) {
+    r->skill = k->skill && !is_start ? hk_strdup(k->skill) : NULL;
+    if (!r->text || !r->produced_by || !r->launch || !r->dir || (k->skill && !is_start && !r->skill)) {
         rec_free(r);
         return HK_ENOMEM;
     }
@@ -1847,6 +1863,120 @@ static int compiled(ep_ctx *c, ep_rec *r, const runner_result *res, search *s,
     return rc;
 }
 
+/* ---- engine v2: the skills that fit the kernel, and what they earned ---- */
+
+/* Loads the skills and orders them by their record on this arch. Without skills the
+ * search still runs its v1 axes; the log says why. */
+static void load_skills(ep_ctx *c)
+{
+    char *dir = NULL, err[1024] = "";
+    if (sk_default_dir(&dir) != HK_OK)
+        return;
+    int rc = sk_load_dir(dir, &c->skills, err, sizeof err);
+    if (rc) {
+        ep__log(c, "warn", "skills not loaded from %s (%s): no structural rewrites%s%s", dir,
+                hk_strerror(rc), err[0] ? ": " : "", err);
+        hk_free(dir);
+        return;
+    }
+    hk_free(dir);
+    store_skill_stat *st = NULL;
+    size_t n = 0;
+    if (store_skill_stats(c->db, c->arch, &st, &n) == HK_OK) {
+        if (sk_order_by_record(c->skills, st, n) != HK_OK)
+            ep__log(c, "warn", "skills kept in their load order (out of memory)");
+    }
+    store_skill_stats_free(st, n);
+}
+
+/* The baseline's roofline position: its class and the metrics skills test. */
+static enum sk_class baseline_class(ep_ctx *c, sk_metrics *mt, double *pct_out)
+{
+    sk_metrics_init(mt);
+    *pct_out = NAN;
+    if (!c->have_base || c->o->gpu == EP_GPU_SIMULATED)
+        return SK_CLASS_COUNT;
+    double ms = c->base.times[c->base.primary_size].median_ms;
+    double bps, fps, pct;
+    measure_rates(&c->mo, c->base.primary_size, ms, &bps, &fps, &pct);
+    evidence_roofline rl;
+    if (!(isfinite(ms) && ms > 0) ||
+        evidence_roofline_compute(bps * ms / 1e3, fps * ms / 1e3, ms, c->mo.peak_bytes_per_s,
+                                  c->mo.peak_flops, &rl) != HK_OK)
+        return SK_CLASS_COUNT;
+    mt->v[SK_M_ROOFLINE_PCT] = rl.pct_of_bound;
+    mt->v[SK_M_ARITHMETIC_INTENSITY] = rl.intensity;
+    mt->v[SK_M_DRAM_PCT_OF_PEAK] = rl.pct_of_peak_bandwidth;
+    mt->v[SK_M_SM_PCT_OF_PEAK] = rl.pct_of_peak_flops;
+    *pct_out = rl.pct_of_bound;
+    return skillplan_class(rl.compute_bound, rl.pct_of_bound);
+}
+
+/* The structural rewrites to try on kernel k of the start text (model m): the plan from
+ * the skills, logged and kept in the episode info. */
+static int plan_skills(ep_ctx *c, const an_model *m, size_t k, skillplan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    load_skills(c);
+    if (!c->skills)
+        return HK_OK;
+    sk_metrics mt;
+    double pct;
+    enum sk_class cls = baseline_class(c, &mt, &pct);
+    const an_span *sp = &m->funcs[k].span;
+    int rc = skillplan_build(c->skills, c->arch, cls, &mt, c->start_text + sp->start_byte,
+                             sp->end_byte - sp->start_byte, plan);
+    if (rc)
+        return rc;
+    struct hk_buf b;
+    hk_buf_init(&b, 4096);
+    json_t *names = json_array();
+    for (size_t i = 0; i < plan->n_used && !rc; i++) {
+        rc = hk_buf_printf(&b, "%s%s", i ? ", " : "", plan->used[i]->id);
+        json_array_append_new(names, json_string(plan->used[i]->id));
+    }
+    const char *cname = cls == SK_CLASS_COUNT ? "of unknown class" : sk_class_name(cls);
+    if (isfinite(pct))
+        ep__log(c, "info", "baseline: %s, %.1f%% of its roofline bound; skills that fit: %s",
+                cname, pct, b.len ? b.data : "none");
+    else
+        ep__log(c, "info", "baseline %s; skills that fit: %s", cname, b.len ? b.data : "none");
+    json_object_set_new(c->info, "bottleneck", json_string(cname));
+    json_object_set_new(c->info, "skills", names ? names : json_null());
+    hk_buf_free(&b);
+    return HK_OK;
+}
+
+/* Each skill tried gets its record: helped when one of its candidates was verified
+ * faster than the baseline (by its best speedup). The episode's winner is credited to
+ * its skill in the report only when the skill's evidence shows (skill_credit). */
+static void learn_skills(ep_ctx *c)
+{
+    if (!c->skills || !c->have_base)
+        return;
+    for (size_t i = 0; i < c->n_recs; i++) {
+        const ep_rec *r = c->recs[i];
+        if (!r->skill || !r->evaluated)
+            continue;
+        bool first = true;
+        for (size_t j = 0; j < i && first; j++)
+            first = !(c->recs[j]->skill && c->recs[j]->evaluated &&
+                      !strcmp(c->recs[j]->skill, r->skill));
+        if (!first)
+            continue;
+        double best = 0;
+        for (size_t j = i; j < c->n_recs; j++) {
+            const ep_rec *q = c->recs[j];
+            if (q->skill && q->evaluated && q->accepted && !strcmp(q->skill, r->skill) &&
+                q->speedup > best)
+                best = q->speedup;
+        }
+        if (store_skill_record(c->db, r->skill, c->o->kernel, c->kernel_hash, c->arch, best > 1.0,
+                               best) != HK_OK)
+            ep__log(c, "warn", "store: skill record: %s", store_errmsg(c->db));
+    }
+}
+
 /* Correctness, timing and sanity for one built candidate (blocking, on the GPU). */
 static int evaluate(ep_ctx *c, ep_rec *r, search *s)
 {
@@ -1891,6 +2021,15 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
         HK_DEBUG("episode: search_report %u refused", r->search_id);
     version_event(c, r, "verified", NULL, e.flag_note);
     measure_eval_clear(&e);
+    double bps, fps, pct;
+    measure_rates(&c->mo, c->base.primary_size, r->median_ms, &bps, &fps, &pct);
+    if (!c->at_roof && isfinite(pct) && pct >= EP_ROOF_PCT && c->o->gpu != EP_GPU_SIMULATED) {
+        c->at_roof = true;
+        ep__log(c, "info", "v%d runs at %.0f%% of its roofline bound: the search stops here",
+                r->number, pct);
+        json_object_set_new(c->info, "stopped_at_roof",
+                            json_pack("{s:i, s:f}", "version", r->number, "roofline_pct", pct));
+    }
     return HK_OK;
 }
 
@@ -1943,6 +2082,7 @@ static int ep__stage_optimize(ep_ctx *c)
     runner_pool *pool = NULL;
     an_model *m = NULL;
     rec_queue ready = {0};
+    skillplan plan = {0};
     char err[256] = "";
     stage_begin(c, "optimize", 15, "builtin search: up to %ld candidates or %.1f minutes",
                 c->budget, c->minutes);
@@ -1964,6 +2104,10 @@ static int ep__stage_optimize(ep_ctx *c)
     /* the budget counts candidates besides the baseline the search proposes first */
     search_budget sb = {.max_candidates = (unsigned)c->budget + 1,
                         .max_seconds = c->minutes * 60.0};
+    TRY(plan_skills(c, m, (size_t)k, &plan));
+    sl.structs = plan.v;
+    sl.n_structs = plan.n;
+    sl.hip_target = !strncmp(c->arch, "gfx", 3);
     TRY(search_new(c->start_text, c->start_len, m, (size_t)k, &sl, c->o->seed, &sb, &s));
     char *axes = search_describe_axes(s);
     if (axes) {
@@ -1988,6 +2132,8 @@ static int ep__stage_optimize(ep_ctx *c)
             break;
         }
         bool out_of_time = now_s() >= deadline;
+        if (c->at_roof)
+            exhausted = true;   /* at the roof: what is built is measured, nothing more */
         /* keep every core compiling, a little ahead of the GPU */
         while (!exhausted && !blocked && !out_of_time &&
                runner_pool_pending(pool) + ready.n < (size_t)jobs + 1) {
@@ -2073,10 +2219,13 @@ static int ep__stage_optimize(ep_ctx *c)
     if (rc == HK_OK)
         ep__log(c, "info", "%zu candidates proposed, %zu measured", c->n_proposed,
                 c->n_evaluated);
+    if (rc == HK_OK)
+        learn_skills(c);
 out:
     runner_pool_free(pool); /* kills compiles still running (whole process groups) */
     hk_free(ready.v);
     search_free(s);
+    skillplan_free(&plan);
     an_model_free(m);
     return rc;
 }
@@ -2461,6 +2610,8 @@ static void sass_evidence(ep_ctx *c, ep_rec *r)
         const evidence_sass *k = evidence_sass_find(&l, c->o->kernel, c->arch);
         if (!k)
             k = evidence_sass_find(&l, c->o->kernel, NULL);
+        if (!r->sass)   /* for the skill's evidence (skill_credit) */
+            r->sass = hk_strndup(res.out, res.out_len);
         json_t *j = NULL;
         if (k && evidence_sass_json(k, &j) == HK_OK)
             record_evidence(c, r->vid, "sass", j);
@@ -2540,6 +2691,49 @@ static void ep__evidence(ep_ctx *c, ep_rec *r)
     if (c->o->gpu != EP_GPU_SIMULATED && !stopped(c))
         ncu_evidence(c, r);
     roofline_evidence(c, r);
+}
+
+/* The winner's gain is credited to the skill whose rewrite it carries only when the
+ * skill's expected evidence shows in its SASS against the baseline's; otherwise the
+ * report says the gain is unexplained. */
+static void skill_credit(ep_ctx *c)
+{
+    ep_rec *b = c->best;
+    if (!b || b == c->base_rec || !b->skill)
+        return;
+    const sk_skill *sk = c->skills ? sk_get(c->skills, b->skill) : NULL;
+    json_t *j = json_pack("{s:s}", "skill", b->skill);
+    if (!j)
+        return;
+    bool found = false;
+    const char *what = NULL;
+    if (!sk) {
+        json_object_set_new(j, "explained", json_false());
+        json_object_set_new(j, "why", json_string("the skill is no longer loaded"));
+    } else if (!b->sass || !c->base_rec || !c->base_rec->sass) {
+        json_object_set_new(j, "explained", json_null());
+        json_object_set_new(j, "why", json_string("no SASS to look for the evidence in "
+                                                  "(cuobjdump missing or failed)"));
+    } else if (sk_evidence_found(sk, c->base_rec->sass, b->sass, NULL, NULL, &found, &what) ==
+               HK_OK) {
+        size_t nb = 0, na = 0;
+        sk_evidence_sass_count(sk, c->base_rec->sass, &nb);
+        sk_evidence_sass_count(sk, b->sass, &na);
+        json_object_set_new(j, "explained", json_boolean(found));
+        json_object_set_new(j, "evidence", sk->evidence_sass ? json_string(sk->evidence_sass)
+                                                             : json_null());
+        json_object_set_new(j, "lines_before", json_integer((json_int_t)nb));
+        json_object_set_new(j, "lines_after", json_integer((json_int_t)na));
+        if (found)
+            ep__log(c, "info", "v%d's gain is credited to skill %s: its evidence /%s/ shows "
+                    "(%zu SASS lines, %zu in the baseline)", b->number, sk->id,
+                    sk->evidence_sass ? sk->evidence_sass : "", na, nb);
+        else
+            ep__log(c, "warn", "v%d's gain is unexplained: skill %s expected /%s/ in the SASS "
+                    "(%zu lines, %zu in the baseline)", b->number, sk->id,
+                    sk->evidence_sass ? sk->evidence_sass : "(a metric change)", na, nb);
+    }
+    json_object_set_new(c->info, "credit", j);
 }
 
 /* ---- hkls verify-candidate: one candidate through the episode's pipeline ---- */

@@ -220,6 +220,44 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
                                 " max rel error %s\n",
                            a, b);
     }
+    /* engine v2: the bottleneck class, the skills tried, and whether the gain is explained */
+    if (!rc && report__str(info, "bottleneck")) {
+        rc = hk_buf_appends(out, "\nBottleneck (roofline position of the baseline): ");
+        rc = rc ? rc : md_key(out, info, "bottleneck", 64);
+        const json_t *sk = json_object_get(info, "skills");
+        size_t si;
+        const json_t *name;
+        rc = rc ? rc : hk_buf_appends(out, "; skills that fit:");
+        json_array_foreach(sk, si, name) {
+            if (rc || !json_is_string(name))
+                break;
+            rc = hk_buf_printf(out, "%s `%s`", si ? "," : "", json_string_value(name));
+        }
+        if (!rc && !json_array_size(sk))
+            rc = hk_buf_appends(out, " none");
+        rc = rc ? rc : hk_buf_appends(out, "\n");
+    }
+    const json_t *cr = json_object_get(info, "credit");
+    if (!rc && json_is_object(cr)) {
+        const json_t *ex = json_object_get(cr, "explained");
+        rc = hk_buf_appends(out, "\n");
+        if (json_is_true(ex))
+            rc = rc ? rc : hk_buf_appends(out, "The gain is credited to skill `");
+        else
+            rc = rc ? rc : hk_buf_appends(out, "**The gain is unexplained**: skill `");
+        rc = rc ? rc : md_key(out, cr, "skill", 128);
+        if (json_is_true(ex) || json_is_false(ex))
+            rc = rc ? rc
+                    : hk_buf_printf(out, "`'s evidence `%s` %s in the SASS (%lld lines; %lld in"
+                                         " the baseline)\n",
+                                    report__str(cr, "evidence") ? report__str(cr, "evidence")
+                                                                 : "(a metric)",
+                                    json_is_true(ex) ? "shows" : "does not show",
+                                    (long long)json_integer_value(json_object_get(cr, "lines_after")),
+                                    (long long)json_integer_value(json_object_get(cr, "lines_before")));
+        else
+            rc = rc ? rc : hk_buf_printf(out, "`: %s\n", report__str(cr, "why") ? report__str(cr, "why") : "");
+    }
     if (!rc && json_is_true(json_object_get(m, "best_is_inferred")))
         rc = hk_buf_appends(out, "\n(No best version was recorded: the fastest verified one"
                                  " is shown.)\n");

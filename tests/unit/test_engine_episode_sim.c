@@ -149,6 +149,31 @@ static void test_simulated_episode(void **state)
     assert_int_equal(e.status, STORE_EP_COMPLETED);
     assert_string_equal(e.device, "Simulated GPU");
     assert_true(e.best_version_id > 0);
+    /* engine v2: the skills that fit saxpy were planned (the class is unknown on a
+     * simulated GPU: its times are not physical) and each one tried has its record */
+    json_t *info = json_loads(e.info_json, 0, NULL);
+    assert_non_null(info);
+    json_t *skills = json_object_get(info, "skills");
+    assert_true(json_array_size(skills) >= 1);
+    bool vec = false;
+    for (size_t i = 0; i < json_array_size(skills); i++)
+        vec |= !strcmp(json_string_value(json_array_get(skills, i)), "sm90-vectorize-128bit");
+    assert_true(vec);
+    assert_string_equal(json_string_value(json_object_get(info, "bottleneck")),
+                        "of unknown class");
+    const char *axes = json_string_value(json_object_get(info, "search_axes"));
+    if (!axes || !strstr(axes, "structural: ") ||
+        !strstr(axes, "vectorize width=4 (skill sm90-vectorize-128bit)"))
+        fail_msg("no structural vectorize axis: %s", axes ? axes : "(none)");
+    json_decref(info);
+    store_skill_stat *sst = NULL;
+    size_t nst = 0;
+    assert_int_equal(store_skill_stats(st, "sm_90", &sst, &nst), HK_OK);
+    bool recorded = false;
+    for (size_t i = 0; i < nst; i++)
+        recorded |= !strcmp(sst[i].skill_id, "sm90-vectorize-128bit") && sst[i].tried >= 1;
+    store_skill_stats_free(sst, nst);
+    assert_true(recorded);
     int64_t first_best = e.best_version_id, baseline = e.baseline_version_id;
     assert_int_not_equal(first_best, baseline);
     /* verify measurements for baseline and best, interleaved pairs */
