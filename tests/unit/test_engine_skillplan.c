@@ -1,0 +1,236 @@
+/* Engine v2's plan: the shipped skills that fit a suite kernel become the search's
+ * structural choices, the bottleneck class's skills first, each skill's first choice at
+ * rank 0 and one parameter moved at a time after it; rewrites the search covers as
+ * axes and ones the engine lacks stay out; metric thresholds and the hardware filter. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "engine/skillplan.h"
+
+static sk_set *skills;
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[2048];
+    return sk_load_dir(HK_SOURCE_DIR "/skills", &skills, err, sizeof err) == HK_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sk_set_free(skills);
+    return 0;
+}
+
+/* The definition of kernel name in bench/kernels/file, as the episode passes it. */
+static char *kernel_text(const char *file, const char *name, size_t *len)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/bench/kernels/%s", HK_SOURCE_DIR, file);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *t = malloc((size_t)n + 1);
+    assert_non_null(t);
+    assert_int_equal(fread(t, 1, (size_t)n, f), (size_t)n);
+    t[n] = '\0';
+    fclose(f);
+    an_model *m;
+    assert_int_equal(an_analyze(t, (size_t)n, &m), HK_OK);
+    long k = an_model_find_kernel(m, name);
+    assert_true(k >= 0);
+    an_span sp = m->funcs[k].span;
+    char *out = malloc(sp.end_byte - sp.start_byte + 1);
+    assert_non_null(out);
+    memcpy(out, t + sp.start_byte, sp.end_byte - sp.start_byte);
+    out[sp.end_byte - sp.start_byte] = '\0';
+    *len = sp.end_byte - sp.start_byte;
+    an_model_free(m);
+    free(t);
+    return out;
+}
+
+static long find(const skillplan *p, const char *rewrite, unsigned rank)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (!strcmp(p->v[i].rewrite, rewrite) && p->v[i].rank == rank)
+            return (long)i;
+    return -1;
+}
+
+static void test_class(void **state)
+{
+    (void)state;
+    assert_int_equal(skillplan_class(false, NAN), SK_CLASS_COUNT);
+    assert_int_equal(skillplan_class(true, 50), SK_COMPUTE_BOUND);
+    assert_int_equal(skillplan_class(false, 50), SK_MEMORY_BOUND);
+    assert_int_equal(skillplan_class(false, 5), SK_LATENCY_BOUND);
+}
+
+static void test_transpose_plan(void **state)
+{
+    (void)state;
+    long live0 = hk_alloc_live();
+    size_t len;
+    char *t = kernel_text("transpose.cu", "transpose", &len);
+    skillplan p;
+    assert_int_equal(skillplan_build(skills, "sm_90", SK_MEMORY_BOUND, NULL, t, len, &p), HK_OK);
+    long tt = find(&p, "tiled_transpose", 0);
+    assert_true(tt >= 0);
+    /* the skill's first choice: tile 32, block 256; then tile 64, then block 512 */
+    assert_int_equal(p.v[tt].params[0], 32);
+    assert_int_equal(p.v[tt].block_size, 256);
+    long t64 = -1, b512 = -1;
+    for (size_t i = 0; i < p.n; i++) {
+        if (strcmp(p.v[i].rewrite, "tiled_transpose"))
+            continue;
+        if (p.v[i].params[0] == 64 && p.v[i].block_size == 256)
+            t64 = (long)i;
+        if (p.v[i].params[0] == 32 && p.v[i].block_size == 512)
+            b512 = (long)i;
+    }
+    assert_true(t64 > tt && b512 > tt);
+    assert_true(p.v[t64].rank >= 1 && p.v[b512].rank >= 1);
+    /* no rewrite the search covers as an axis, none the engine lacks, no other hardware */
+    for (size_t i = 0; i < p.n; i++) {
+        assert_string_not_equal(p.v[i].rewrite, "restrict");
+        assert_string_not_equal(p.v[i].rewrite, "launch_bounds");
+        assert_string_not_equal(p.v[i].rewrite, "grid_stride");
+        assert_string_not_equal(p.v[i].rewrite, "blas_substitution");
+        assert_non_null(strstr(p.v[i].skill, "sm90"));
+    }
+    /* the memory-bound class first: its first skill comes before any latency one */
+    long first_latency = -1;
+    for (size_t i = 0; i < p.n_used; i++)
+        if (p.used[i]->cls != SK_MEMORY_BOUND && first_latency < 0)
+            first_latency = (long)i;
+    for (size_t i = 0; first_latency >= 0 && i < (size_t)first_latency; i++)
+        assert_int_equal(p.used[i]->cls, SK_MEMORY_BOUND);
+    skillplan_free(&p);
+    free(t);
+    assert_int_equal(hk_alloc_live(), live0);   /* the set loaded in setup stays */
+}
+
+static void test_gemm_and_gfx(void **state)
+{
+    (void)state;
+    long live0 = hk_alloc_live();
+    size_t len;
+    char *t = kernel_text("sgemm.cu", "sgemm", &len);
+    skillplan p;
+    assert_int_equal(skillplan_build(skills, "sm_90", SK_COMPUTE_BOUND, NULL, t, len, &p), HK_OK);
+    long g = find(&p, "tiled_gemm", 0);
+    assert_true(g >= 0);
+    assert_int_equal(p.v[g].params[0], 128);
+    assert_int_equal(p.v[g].params[1], 128);
+    assert_int_equal(p.v[g].params[2], 8);
+    size_t gemm_choices = 0;
+    for (size_t i = 0; i < p.n; i++)
+        gemm_choices += !strcmp(p.v[i].rewrite, "tiled_gemm");
+    assert_true(gemm_choices > 1 && gemm_choices <= SKILLPLAN_CHOICES);
+    assert_string_equal(p.used[0]->id, "sm90-tiled-gemm-smem");
+    skillplan_free(&p);
+    /* a DCU arch gets the gfx9 skills only */
+    assert_int_equal(skillplan_build(skills, "gfx906", SK_CLASS_COUNT, NULL, t, len, &p), HK_OK);
+    for (size_t i = 0; i < p.n_used; i++)
+        assert_true(sk_hardware_matches(p.used[i], "gfx906"));
+    skillplan_free(&p);
+    free(t);
+    assert_int_equal(hk_alloc_live(), live0);   /* the set loaded in setup stays */
+}
+
+/* A skill with a metric threshold drops out when the baseline's metric is past it. */
+static void test_metrics_filter(void **state)
+{
+    (void)state;
+    long live0 = hk_alloc_live();
+    size_t len;
+    char *t = kernel_text("vector_add.cu", "vector_add", &len);
+    skillplan all, some;
+    assert_int_equal(skillplan_build(skills, "sm_90", SK_MEMORY_BOUND, NULL, t, len, &all), HK_OK);
+    assert_true(all.n_used >= 1);
+    /* a kernel already at its roof: skills that want headroom step aside */
+    sk_metrics mt;
+    sk_metrics_init(&mt);
+    for (int i = 0; i < SK_M_COUNT; i++)
+        mt.v[i] = NAN;
+    mt.v[SK_M_ROOFLINE_PCT] = 99;
+    mt.v[SK_M_DRAM_PCT_OF_PEAK] = 99;
+    assert_int_equal(skillplan_build(skills, "sm_90", SK_MEMORY_BOUND, &mt, t, len, &some), HK_OK);
+    bool thresholded = false;
+    for (size_t i = 0; i < all.n_used; i++)
+        for (size_t k = 0; k < all.used[i]->n_metrics; k++)
+            thresholded |= all.used[i]->metrics[k].metric == SK_M_DRAM_PCT_OF_PEAK ||
+                           all.used[i]->metrics[k].metric == SK_M_ROOFLINE_PCT;
+    if (thresholded)
+        assert_true(some.n_used < all.n_used);
+    else
+        print_message("no shipped skill for vector_add thresholds its bandwidth\n");
+    skillplan_free(&all);
+    skillplan_free(&some);
+    free(t);
+    assert_int_equal(hk_alloc_live(), live0);   /* the set loaded in setup stays */
+}
+
+/* The naive kernels of the suite each get the structural rewrite made for them. */
+static void test_suite_kernels(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *kernel, *rewrite;
+    } want[] = {
+        {"transpose.cu", "transpose", "tiled_transpose"},
+        {"reduce_sum.cu", "reduce_sum", "block_reduce"},
+        {"histogram.cu", "histogram", "privatized_histogram"},
+        {"softmax.cu", "softmax", "online_softmax"},
+        {"layernorm.cu", "layernorm", "online_layernorm"},
+        {"sgemm.cu", "sgemm", "tiled_gemm"},
+        {"vector_add.cu", "vector_add", "vectorize"},
+        {"saxpy.cu", "saxpy", "vectorize"},
+    };
+    long live0 = hk_alloc_live();
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        size_t len;
+        char *t = kernel_text(want[w].file, want[w].kernel, &len);
+        skillplan p;
+        assert_int_equal(skillplan_build(skills, "sm_90", SK_CLASS_COUNT, NULL, t, len, &p),
+                         HK_OK);
+        char got[1024] = "";
+        for (size_t i = 0; i < p.n_used; i++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), " %s", p.used[i]->id);
+        print_message("%s:%s\n", want[w].kernel, got);
+        if (find(&p, want[w].rewrite, 0) < 0)
+            fail_msg("%s: no %s among the skills that fit:%s", want[w].kernel, want[w].rewrite,
+                     got);
+        skillplan_free(&p);
+        free(t);
+    }
+    assert_int_equal(hk_alloc_live(), live0);
+}
+
+int main(void)
+{
+    const char *why;
+    if (an_grammar_check(&why) != HK_OK)
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_class),
+        cmocka_unit_test(test_transpose_plan),
+        cmocka_unit_test(test_gemm_and_gfx),
+        cmocka_unit_test(test_metrics_filter),
+        cmocka_unit_test(test_suite_kernels),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
