@@ -2243,13 +2243,21 @@ static const char tpl_gemm[] =
     "    constexpr int HK_TM = HK_BM / 16;\n"
     "    constexpr int HK_TN = HK_BN / 16;\n"
     "    constexpr int HK_THREADS = (HK_BM / HK_TM) * (HK_BN / HK_TN);\n"
+    "    // thread t owns rows t*TM/2 .. +TM/2-1 in each half of the tile (likewise columns):\n"
+    "    // its shared reads are contiguous runs (vector loads), a quarter-warp's runs are\n"
+    "    // adjacent (no bank conflicts), and its outputs are coalesced runs.\n"
+    "#define HK_ROW_OF(t, i) ((t) * (HK_TM / 2) + (i) % (HK_TM / 2) + (i) / (HK_TM / 2) * (HK_BM / 2))\n"
+    "#define HK_COL_OF(t, j) ((t) * (HK_TN / 2) + (j) % (HK_TN / 2) + (j) / (HK_TN / 2) * (HK_BN / 2))\n"
     PT_THREADS
     "    const long long hk_m = ($M), hk_n = ($N), hk_k = ($K);\n"
     "    const long long hk_block = blockIdx.x + (long long)gridDim.x * (blockIdx.y + (long long)gridDim.y * blockIdx.z);\n"
     "    const long long hk_blocks = (long long)gridDim.x * gridDim.y * gridDim.z;\n"
     "    if (hk_nthreads == HK_THREADS) {\n"
-    "        __shared__ $T hk_as[HK_BK][HK_BM + 4];\n"
-    "        __shared__ $T hk_bs[HK_BK][HK_BN + 4];\n"
+    "        // $V storage: rows of the tiles start 16-byte aligned, for vector reads\n"
+    "        __shared__ $V hk_as_v[HK_BK * (HK_BM + 4) / $VW];\n"
+    "        __shared__ $V hk_bs_v[HK_BK * (HK_BN + 4) / $VW];\n"
+    "        $T (*hk_as)[HK_BM + 4] = reinterpret_cast<$T (*)[HK_BM + 4]>(hk_as_v);\n"
+    "        $T (*hk_bs)[HK_BN + 4] = reinterpret_cast<$T (*)[HK_BN + 4]>(hk_bs_v);\n"
     "        const int hk_tx = hk_tid % (HK_BN / HK_TN), hk_ty = hk_tid / (HK_BN / HK_TN);\n"
     "        const long long hk_tiles_n = (hk_n + HK_BN - 1) / HK_BN;\n"
     "        const long long hk_tiles = hk_tiles_n * ((hk_m + HK_BM - 1) / HK_BM);\n"
@@ -2277,12 +2285,7 @@ static const char tpl_gemm[] =
     "                #pragma unroll\n"
     "                for (int hk_kk = 0; hk_kk < HK_BK; hk_kk++) {\n"
     "                    $T hk_a[HK_TM], hk_b[HK_TN];\n"
-    "                    #pragma unroll\n"
-    "                    for (int hk_i = 0; hk_i < HK_TM; hk_i++)\n"
-    "                        hk_a[hk_i] = hk_as[hk_kk][hk_ty + hk_i * (HK_BM / HK_TM)];\n"
-    "                    #pragma unroll\n"
-    "                    for (int hk_j = 0; hk_j < HK_TN; hk_j++)\n"
-    "                        hk_b[hk_j] = hk_bs[hk_kk][hk_tx + hk_j * (HK_BN / HK_TN)];\n"
+    "$LOADS"
     "                    #pragma unroll\n"
     "                    for (int hk_i = 0; hk_i < HK_TM; hk_i++) {\n"
     "                        #pragma unroll\n"
@@ -2296,8 +2299,8 @@ static const char tpl_gemm[] =
     "            for (int hk_i = 0; hk_i < HK_TM; hk_i++) {\n"
     "                #pragma unroll\n"
     "                for (int hk_j = 0; hk_j < HK_TN; hk_j++) {\n"
-    "                    const long long hk_gr = hk_row0 + hk_ty + hk_i * (HK_BM / HK_TM);\n"
-    "                    const long long hk_gc = hk_col0 + hk_tx + hk_j * (HK_BN / HK_TN);\n"
+    "                    const long long hk_gr = hk_row0 + HK_ROW_OF(hk_ty, hk_i);\n"
+    "                    const long long hk_gc = hk_col0 + HK_COL_OF(hk_tx, hk_j);\n"
     "                    if (hk_gr < hk_m && hk_gc < hk_n) {\n"
     "                        const $RT $ROW = ($RT)hk_gr;\n"
     "                        const $CT $COL = ($CT)hk_gc;\n"
@@ -2307,6 +2310,8 @@ static const char tpl_gemm[] =
     "                }\n"
     "            }\n"
     "        }\n"
+    "#undef HK_ROW_OF\n"
+    "#undef HK_COL_OF\n"
     "    } else {\n"
     "        for (long long hk_e = hk_block * hk_nthreads + hk_tid; hk_e < hk_m * hk_n; hk_e += hk_blocks * hk_nthreads) {\n"
     "            const $RT $ROW = ($RT)(hk_e / hk_n);\n"
@@ -2505,6 +2510,47 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
     }
     if (!(epi = tok_text(&ts, ea, eb)))
         goto nomem;
+    /* shared reads: vector loads of TM/2 (TN/2) consecutive values when that run is a
+     * multiple of the vector width, else one value at a time */
+    bool dbl = strcmp(t, "double") == 0;
+    int vw = dbl ? 2 : 4;
+    const char *vt = dbl ? "double2" : "float4";
+    struct hk_buf lb;
+    hk_buf_init(&lb, 8192);
+    static const char *const comp = "xyzw";
+    for (int ab = 0; ab < 2 && rc == HK_OK; ab++) {
+        int half = (ab == 0 ? tile_m : tile_n) / 16 / 2;
+        const char *arr = ab == 0 ? "hk_as" : "hk_bs", *dst = ab == 0 ? "hk_a" : "hk_b";
+        const char *t_ = ab == 0 ? "hk_ty" : "hk_tx", *tm = ab == 0 ? "HK_TM" : "HK_TN";
+        const char *bmn = ab == 0 ? "HK_BM" : "HK_BN", *of = ab == 0 ? "HK_ROW_OF" : "HK_COL_OF";
+        if (half % vw == 0) {
+            rc = hk_buf_printf(&lb,
+                               "                    #pragma unroll\n"
+                               "                    for (int hk_h = 0; hk_h < 2; hk_h++) {\n"
+                               "                        #pragma unroll\n"
+                               "                        for (int hk_q = 0; hk_q < %s / 2; hk_q += %d) {\n"
+                               "                            const %s hk_v = *reinterpret_cast<const %s *>(&%s[hk_kk][%s * (%s / 2) + hk_q + hk_h * (%s / 2)]);\n",
+                               tm, vw, vt, vt, arr, t_, tm, bmn);
+            for (int c4 = 0; c4 < vw && rc == HK_OK; c4++)
+                rc = hk_buf_printf(&lb, "                            %s[hk_h * (%s / 2) + hk_q + %d] = hk_v.%c;\n",
+                                   dst, tm, c4, comp[c4]);
+            if (rc == HK_OK)
+                rc = hk_buf_appends(&lb, "                        }\n"
+                                         "                    }\n");
+        } else {
+            rc = hk_buf_printf(&lb,
+                               "                    #pragma unroll\n"
+                               "                    for (int hk_i = 0; hk_i < %s; hk_i++)\n"
+                               "                        %s[hk_i] = %s[hk_kk][%s(%s, hk_i)];\n",
+                               tm, dst, arr, of, t_);
+        }
+    }
+    if (rc) {
+        hk_buf_free(&lb);
+        goto out;
+    }
+    char vws[8];
+    snprintf(vws, sizeof vws, "%d", vw);
     char rt[PT_NAME], ct[PT_NAME], bm[16], bn[16], bk[16];
     snprintf(rt, sizeof rt, "%s", strncmp(irow->type, "const ", 6) == 0 ? irow->type + 6 : irow->type);
     snprintf(ct, sizeof ct, "%s", strncmp(icol->type, "const ", 6) == 0 ? icol->type + 6 : icol->type);
@@ -2513,8 +2559,11 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
     snprintf(bk, sizeof bk, "%d", tile_k);
     const char *kv[] = {"BM", bm, "BN", bn, "BK", bk, "T", t, "M", irow->bound, "N", icol->bound, "K", kb_text,
                         "A", pa->name, "B", pb->name, "LDA", lda, "LDB", ldb, "RT", rt, "CT", ct,
-                        "ROW", irow->name, "COL", icol->name, "ACC", acc, "EPILOGUE", epi, NULL};
-    if ((rc = render(&b, tpl_gemm, kv)))
+                        "ROW", irow->name, "COL", icol->name, "ACC", acc, "EPILOGUE", epi, "V", vt,
+                        "VW", vws, "LOADS", lb.data, NULL};
+    rc = render(&b, tpl_gemm, kv);
+    hk_buf_free(&lb);
+    if (rc)
         goto out;
     char *desc = hk_asprintf("kernel %s: tiled %s GEMM %s x %s, tiles %dx%dx%d (HK_BM, HK_BN, HK_BK) in shared "
                              "memory, %dx%d outputs per thread for blocks of 256 threads, grid-stride over tiles; "

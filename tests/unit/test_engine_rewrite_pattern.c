@@ -325,7 +325,7 @@ static void test_layernorm(void **state)
 
 static void test_gemm(void **state)
 {
-    const char *const want_bench[] = {"__shared__ float hk_as[HK_BK][HK_BM + 4]", "constexpr int HK_BM = 128;",
+    const char *const want_bench[] = {"__shared__ float4 hk_as_v[HK_BK * (HK_BM + 4) / 4]", "const float4 hk_v = *reinterpret_cast<const float4 *>(&hk_as[hk_kk]", "constexpr int HK_BM = 128;",
                                       "hk_acc[hk_i][hk_j] += hk_a[hk_i] * hk_b[hk_j]",
                                       "C[(size_t)row * N + col] = alpha * acc + beta * C[(size_t)row * N + col];",
                                       "if (hk_nthreads == HK_THREADS)", NULL};
@@ -333,7 +333,7 @@ static void test_gemm(void **state)
     const char *const want_ld[] = {"A[(size_t)hk_gr * (lda) + hk_gk]", "B[(size_t)hk_gk * (ldb) + hk_gc]",
                                    "C[r * ldc + c] = sum;", NULL};
     expect(DATA "/gemm_variants.cu", "gemm_ld", RWP_GEMM, want_ld, NULL);
-    const char *const want_d[] = {"__shared__ double hk_bs", "out[(size_t)row * n + col] = acc + bias[col];", NULL};
+    const char *const want_d[] = {"__shared__ double2 hk_bs_v", "out[(size_t)row * n + col] = acc + bias[col];", NULL};
     expect(DATA "/gemm_variants.cu", "dgemm_bias", RWP_GEMM, want_d, NULL);
     expect(DATA "/gemm_variants.cu", "gemm_at", RWP_GEMM, NULL, "A is not read as");
     expect(DATA "/gemm_variants.cu", "gemm_local", RWP_GEMM, NULL, "local variable");
