@@ -558,6 +558,82 @@ static void test_fast_math(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* ------------------------------------------------------------------ PTX evidence */
+
+/* PTX of text (nvcc -arch=sm_90 -O3 -ptx), malloc'd, or NULL without nvcc. */
+static char *ptx_of(const char *text, size_t len, const char *tag)
+{
+    if (access(NVCC, X_OK) != 0)
+        return NULL;
+    char src[700], cmd[2000];
+    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
+    FILE *f = fopen(src, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -O3 -ptx -o - '%s' 2>&1", NVCC, src);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 20, n = 0;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    size_t got;
+    while ((got = fread(out + n, 1, cap - 1 - n, p)) > 0 && n + 1 < cap)
+        n += got;
+    out[n] = '\0';
+    assert_int_equal(pclose(p), 0);
+    return out;
+}
+
+/* The machine-level evidence each rewrite promises: 16-byte loads and stores after
+ * vectorizing (also for 8 halves in a uint4), the non-coherent read-only path after __ldg. */
+static void test_ptx_evidence(void **state)
+{
+    if (access(NVCC, X_OK) != 0) {
+        print_message("skipped: no nvcc at %s\n", NVCC);
+        skip();
+    }
+    static const struct {
+        const char *file, *kernel, *rewrite;
+        int arg;
+        const char *before_absent, *after_present;
+    } cases[] = {
+        {"vector_add.cu", "vector_add", "vec", 4, "ld.global.v4.f32", "ld.global.v4.f32"},
+        {"vector_add.cu", "vector_add", "vec", 4, "st.global.v4.f32", "st.global.v4.f32"},
+        {"half_scale_bias.cu", "half_scale_bias", "vec", 8, "ld.global.v4.u32", "ld.global.v4.u32"},
+        {"half_scale_bias.cu", "half_scale_bias", "vec", 8, "st.global.v4.u32", "st.global.v4.u32"},
+        {"bf16_axpy.cu", "bf16_axpy", "vec", 8, "ld.global.v4.u32", "ld.global.v4.u32"},
+        {"saxpy.cu", "saxpy", "ldg", 0, "ld.global.nc", "ld.global.nc.f32"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char path[900];
+        snprintf(path, sizeof path, "%s/%s", SUITE, cases[c].file);
+        fixture fx;
+        load_path(path, &fx);
+        size_t k = kernel(&fx, cases[c].kernel);
+        rw_result r;
+        int rc = !strcmp(cases[c].rewrite, "vec") ? rw_vectorize(fx.text, fx.len, fx.m, k, cases[c].arg, &r)
+                                                 : rw_readonly_loads(fx.text, fx.len, fx.m, k, false, &r);
+        assert_int_equal(rc, HK_OK);
+        assert_true(r.applicable);
+        char tag[64];
+        snprintf(tag, sizeof tag, "ptx_before_%zu", c);
+        char *before = ptx_of(fx.text, fx.len, tag);
+        snprintf(tag, sizeof tag, "ptx_after_%zu", c);
+        char *after = ptx_of(r.text, r.len, tag);
+        if (strstr(before, cases[c].before_absent) || !strstr(after, cases[c].after_present))
+            print_message("%s %s: expected no `%s` before and `%s` after\n", cases[c].kernel,
+                          cases[c].rewrite, cases[c].before_absent, cases[c].after_present);
+        assert_null(strstr(before, cases[c].before_absent));
+        assert_non_null(strstr(after, cases[c].after_present));
+        free(before);
+        free(after);
+        rw_result_free(&r);
+        unload(&fx);
+    }
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 /* ------------------------------------------------------------------ allocation failures */
 
 static void test_alloc_failure(void **state)
@@ -749,7 +825,8 @@ int main(void)
         cmocka_unit_test(test_vectorize_float_int), cmocka_unit_test(test_vectorize_half_bf16),
         cmocka_unit_test(test_vectorize_refusals),  cmocka_unit_test(test_readonly_loads),
         cmocka_unit_test(test_unroll),              cmocka_unit_test(test_fast_math),
-        cmocka_unit_test(test_alloc_failure),       cmocka_unit_test(test_suite_kernels),
+        cmocka_unit_test(test_ptx_evidence),        cmocka_unit_test(test_alloc_failure),
+        cmocka_unit_test(test_suite_kernels),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
