@@ -230,6 +230,7 @@ class Server:
         t0 = time.perf_counter()
         self.send(msg)
         t1, result = self.pump(rid, timeout)
+        self.last_reply_t = t1
         return (t1 - t0) * 1000.0, result
 
     def idle(self, quiet_s):
@@ -263,7 +264,9 @@ class Server:
         if before:
             before()
         _, result = self.request(method, params)
-        wall = (time.perf_counter() - t0) * 1000.0
+        # to the last byte of the reply, as documented: not the driver's json.loads of it
+        # (about 15 ms for a 1.1 MB documentSymbol reply in CPython)
+        wall = (self.last_reply_t - t0) * 1000.0
         s1 = self.sched()
         return wall, s1[0] - s0[0], s1[1] - s0[1], result
 
