@@ -17,7 +17,7 @@
 #   HKLS=PATH        the hkls binary (default: build-static/hkls, build-gpu/hkls, build/hkls)
 #   KERNELS="a b"    only these kernels (default: all candidates)
 #   REWRITES="a b"   only these rewrites: vec2 vec4 vec8 ldg unroll4 unroll_full fastmath
-#                    vec4_fastmath (default: all)
+#                    vec4_fastmath restrict_vec4 restrict_vec8 (default: all)
 #   CHECK=quick|full the verify-candidate check set (default quick: one process per size)
 #   RUN_TIMEOUT=S    wall-clock limit of one verify-candidate (default 180)
 #   DEADLINE_S=S     start no candidate that could end after S seconds (default: none)
@@ -98,9 +98,19 @@ table="$work/rewrite_mem.txt"
   printf '%-16s %-14s %12s %12s %9s  %s\n' kernel rewrite "baseline ms" "cand. ms" speedup verdict
 } >"$table"
 
+# most promising first, so a DEADLINE_S cut loses the least
+order="restrict_vec4 restrict_vec8 vec4 vec8 vec4_fastmath fastmath vec2 unroll4 unroll_full ldg"
+files=()
+for rw in $order; do
+  for f in "$cands"/*__"$rw".cu; do [ -e "$f" ] && files+=("$f"); done
+done
+for f in "$cands"/*__*.cu; do
+  want "$(basename "$f" .cu | sed 's/^.*__//')" "$order" || files+=("$f")
+done
+
 failures=0
 slowest=0
-for f in "$cands"/*__*.cu; do
+for f in "${files[@]}"; do
   base=$(basename "$f" .cu)
   kernel=${base%%__*}
   rewrite=${base#*__}

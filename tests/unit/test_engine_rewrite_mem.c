@@ -794,6 +794,26 @@ static void test_suite_kernels(void **state)
                 an_model_free(vm);
             }
             rw_result_free(&v);
+            /* __restrict__ and const first (rewrite.h), then vectorized: the vector loads
+             * of the read-only pointers may then take the non-coherent path */
+            rw_result rs;
+            assert_int_equal(rw_restrict(fx.text, fx.len, fx.m, k, true, &rs), HK_OK);
+            for (int width = 4; rs.applicable && width <= 8; width *= 2) {
+                an_model *rm;
+                assert_int_equal(an_analyze(rs.text, rs.len, &rm), HK_OK);
+                assert_int_equal(rw_vectorize(rs.text, rs.len, rm, (size_t)an_model_find_kernel(rm, f->name),
+                                              width, &v), HK_OK);
+                if (v.applicable) {
+                    char name[300], tag[32];
+                    snprintf(tag, sizeof tag, "restrict_vec%d", width);
+                    snprintf(name, sizeof name, "%s__%s", f->name, tag);
+                    add_job(name, v.text, v.len);
+                    export_candidate(f->name, tag, &v);
+                }
+                rw_result_free(&v);
+                an_model_free(rm);
+            }
+            rw_result_free(&rs);
         }
         unload(&fx);
     }
