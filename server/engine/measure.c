@@ -5,12 +5,14 @@
 #include "engine/measure.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -143,9 +145,85 @@ static char *dir_of(const char *path)
     return hk_strndup(path, (size_t)(slash - path));
 }
 
+/* ---- one program on the GPU at a time, across processes ---- */
+
+int measure_gpu_lock_path(char *buf, size_t n)
+{
+    const char *env = getenv("HK_GPU_LOCK");
+    if (env && !strcmp(env, "off"))
+        return HK_ENOENT;
+    if (env && *env) {
+        snprintf(buf, n, "%s", env);
+        return HK_OK;
+    }
+    /* per user and per visible-device set: episodes on different GPUs do not wait */
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    char dev[64];
+    snprintf(dev, sizeof dev, "%s", vis && *vis ? vis : "all");
+    for (char *p = dev; *p; p++)
+        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+              *p == '-'))
+            *p = '_';
+    snprintf(buf, n, "/tmp/hyperkernel-gpu-%u-%s.lock", (unsigned)getuid(), dev);
+    return HK_OK;
+}
+
+/* Takes the GPU lock for a program that uses the GPU (rs->gpu): two episodes (the editor
+ * runs several at once; a batch runs kernels in parallel to overlap their compiles) never
+ * time programs on one GPU together, which would skew both. flock: released by the kernel
+ * if this process dies. Best effort: a lock file that cannot be opened runs unlocked.
+ * *fd -1 when no lock is held. HK_OK or HK_ECANCELED (stopped while waiting). */
+static int gpu_lock(const measure_opts *o, const runner_spec *rs, int *fd)
+{
+    *fd = -1;
+    char path[512];
+    if (!rs->gpu || measure_gpu_lock_path(path, sizeof path) != HK_OK)
+        return HK_OK;
+    int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (f < 0) {
+        HK_DEBUG("measure: GPU lock %s: %s; running unlocked", path, strerror(errno));
+        return HK_OK;
+    }
+    while (flock(f, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            close(f);
+            return HK_OK;
+        }
+        if (measure_stopped(o)) {
+            close(f);
+            return HK_ECANCELED;
+        }
+        struct timespec ts = {0, 2 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    *fd = f;
+    return HK_OK;
+}
+
+static void gpu_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* releases the flock */
+}
+
 /* ---- running children, stoppably ---- */
 
+static int run_argv_locked(const measure_opts *o, const runner_spec *rs, runner_result *r);
+
 int measure_run_argv(const measure_opts *o, const runner_spec *rs, runner_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->exit_code = -1;
+    int lock;
+    int rc = gpu_lock(o, rs, &lock);
+    if (rc)
+        return rc;
+    rc = run_argv_locked(o, rs, r);
+    gpu_unlock(lock);
+    return rc;
+}
+
+static int run_argv_locked(const measure_opts *o, const runner_spec *rs, runner_result *r)
 {
     memset(r, 0, sizeof *r);
     r->exit_code = -1;
@@ -225,10 +303,16 @@ static int run_argv_watch(const measure_opts *o, const runner_spec *rs, runner_r
     r->exit_code = -1;
     if (measure_stopped(o))
         return HK_ECANCELED;
-    runner_pool *p = NULL;
-    int rc = runner_pool_new(1, &p);
+    int lock;
+    int rc = gpu_lock(o, rs, &lock);
     if (rc)
         return rc;
+    runner_pool *p = NULL;
+    rc = runner_pool_new(1, &p);
+    if (rc) {
+        gpu_unlock(lock);
+        return rc;
+    }
     if ((rc = runner_pool_submit(p, rs, NULL)))
         goto out;
     double t0 = now_ms(), last = t0;
@@ -284,6 +368,7 @@ static int run_argv_watch(const measure_opts *o, const runner_spec *rs, runner_r
     }
 out:
     runner_pool_free(p);
+    gpu_unlock(lock);
     return rc;
 }
 
@@ -302,6 +387,13 @@ void measure_build_free(measure_build *b)
     memset(b, 0, sizeof *b);
 }
 
+/* The compiler family of o's arch: a gfx ISA ("gfx906") is built with hipcc for a DCU /
+ * AMD GPU (o->nvcc then holds hipcc's path), anything else with nvcc. */
+static enum cc_backend measure_backend(const measure_opts *o)
+{
+    return o && o->arch && !strncmp(o->arch, "gfx", 3) ? CC_DCU : CC_NVIDIA;
+}
+
 int measure_build_prepare(const measure_opts *o, const char *dir, const char *text, size_t len,
                           const char *const *flags, measure_build *b)
 {
@@ -310,8 +402,12 @@ int measure_build_prepare(const measure_opts *o, const char *dir, const char *te
         return HK_EINVAL;
     const char *extra[64];
     size_t n = 0;
-    extra[n++] = "-Xptxas";
-    extra[n++] = "-v";
+    if (measure_backend(o) == CC_DCU) { /* clang's resource remarks: VGPRs, SGPRs, LDS, spills */
+        extra[n++] = "-Rpass-analysis=kernel-resource-usage";
+    } else {
+        extra[n++] = "-Xptxas";
+        extra[n++] = "-v";
+    }
     for (size_t i = 0; flags && flags[i]; i++) {
         if (n + 1 >= HK_ARRAY_LEN(extra))
             return HK_ETOOBIG;
@@ -395,7 +491,8 @@ static char *compile_details(const measure_compile *c, const runner_result *r,
             while (s && *s && lines < 20) {
                 const char *nl = strchr(s, '\n');
                 size_t l = nl ? (size_t)(nl - s) : strlen(s);
-                if (l && strncmp(s, "ptxas info", 10) != 0) {
+                /* resource reports (ptxas -v, clang's remarks) are not errors */
+                if (l && strncmp(s, "ptxas info", 10) != 0 && !memmem(s, l, " remark: ", 9)) {
                     if (hk_buf_append(&b, s, l) || hk_buf_appends(&b, "\n"))
                         break;
                     lines++;
@@ -404,7 +501,7 @@ static char *compile_details(const measure_compile *c, const runner_result *r,
             }
         }
         if (!lines)
-            (void)hk_buf_printf(&b, "nvcc exited with status %d and printed nothing",
+            (void)hk_buf_printf(&b, "the compiler exited with status %d and printed nothing",
                                 r->exit_code);
     }
     char *s = hk_buf_steal(&b);
@@ -414,7 +511,7 @@ static char *compile_details(const measure_compile *c, const runner_result *r,
 int measure_build_finish(const measure_opts *o, const measure_build *b, const runner_result *r,
                          measure_compile *out)
 {
-    (void)o;
+    enum cc_backend be = measure_backend(o);
     memset(out, 0, sizeof *out);
     out->wall_ms = r->wall_ms;
     if (r->error) {
@@ -423,9 +520,9 @@ int measure_build_finish(const measure_opts *o, const measure_build *b, const ru
     }
     int rc = HK_OK;
     if (r->out_len)
-        rc = cc_parse_output(CC_NVIDIA, r->out, r->out_len, &out->cc);
+        rc = cc_parse_output(be, r->out, r->out_len, &out->cc);
     if (!rc && r->err_len)
-        rc = cc_parse_output(CC_NVIDIA, r->err, r->err_len, &out->cc);
+        rc = cc_parse_output(be, r->err, r->err_len, &out->cc);
     if (rc)
         return rc;
     out->cc.exit_code = r->exit_code;

@@ -82,6 +82,11 @@ typedef struct {
 /* true when o->stop is set and raised. */
 bool measure_stopped(const measure_opts *o);
 
+/* The file whose flock makes GPU programs (runner_spec.gpu) of every hkls process run one
+ * at a time: $HK_GPU_LOCK, else /tmp/hyperkernel-gpu-UID-DEVICES.lock (DEVICES from
+ * CUDA_VISIBLE_DEVICES, "all" when unset). HK_ENOENT when HK_GPU_LOCK=off (no lock). */
+int measure_gpu_lock_path(char *buf, size_t n);
+
 /* Runs one argv through the runner, polling o->stop: the one place where this module
  * starts children. HK_OK when it ran (see r), HK_ECANCELED (children killed), or the
  * runner's error. *r must be freed with runner_result_free. */

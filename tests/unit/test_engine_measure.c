@@ -7,6 +7,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/wait.h>
 
 #include <math.h>
 #include <signal.h>
@@ -555,6 +559,110 @@ static void test_stop(void **state)
     measure_run_clear(&r);
 }
 
+static double real_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* GPU programs of two processes never run at once: while another process holds the GPU
+ * lock, a GPU run waits for it (and a stop ends the wait); a CPU run (a compile) does not
+ * wait; HK_GPU_LOCK=off runs unlocked. */
+static void test_gpu_lock(void **state)
+{
+    fixture *f = *state;
+    char lock[400], stamp[400], released[400];
+    snprintf(lock, sizeof lock, "%s/gpu.lock", f->dir);
+    snprintf(stamp, sizeof stamp, "%s/started", f->dir);
+    snprintf(released, sizeof released, "%s/released", f->dir);
+    setenv("HK_GPU_LOCK", lock, 1);
+    char path[512];
+    assert_int_equal(measure_gpu_lock_path(path, sizeof path), HK_OK);
+    assert_string_equal(path, lock);
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* another hkls process timing a program: holds the lock 600 ms */
+        int fd = open(lock, O_RDWR | O_CREAT, 0600);
+        if (fd < 0 || flock(fd, LOCK_EX) != 0)
+            _exit(1);
+        if (write(ready[1], "x", 1) != 1)
+            _exit(1);
+        usleep(600000);
+        FILE *o = fopen(released, "w");
+        fprintf(o, "%.6f\n", real_s());
+        fclose(o);
+        close(fd);
+        _exit(0);
+    }
+    char x;
+    assert_int_equal(read(ready[0], &x, 1), 1);
+    char script[600];
+    snprintf(script, sizeof script, "date +%%s.%%N > %s", stamp);
+    const char *argv[] = {"/bin/sh", "-c", script, NULL};
+    /* a compile does not wait */
+    runner_spec cpu = {.argv = argv, .timeout_ms = 10000, .output_max = 4096,
+                       .isolation = RUNNER_ISO_NONE};
+    runner_result r;
+    double t0 = real_s();
+    assert_int_equal(measure_run_argv(&f->o, &cpu, &r), HK_OK);
+    runner_result_free(&r);
+    assert_true(real_s() - t0 < 0.4);
+    /* a GPU program starts only once the other process let go */
+    runner_spec gpu = cpu;
+    gpu.gpu = true;
+    assert_int_equal(measure_run_argv(&f->o, &gpu, &r), HK_OK);
+    runner_result_free(&r);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    double started = 0, rel = 0;
+    FILE *a = fopen(stamp, "r"), *b = fopen(released, "r");
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(fscanf(a, "%lf", &started), 1);
+    assert_int_equal(fscanf(b, "%lf", &rel), 1);
+    fclose(a);
+    fclose(b);
+    assert_true(started >= rel);
+    /* a stop while waiting ends the wait */
+    int fd = open(lock, O_RDWR);
+    assert_true(fd >= 0);
+    pid = fork();
+    if (pid == 0) {
+        int cfd = open(lock, O_RDWR);
+        flock(cfd, LOCK_EX);
+        if (write(ready[1], "x", 1) != 1)
+            _exit(1);
+        usleep(3000000);
+        _exit(0);
+    }
+    assert_int_equal(read(ready[0], &x, 1), 1);
+    static volatile sig_atomic_t stop_now = 1;
+    measure_opts o = f->o;
+    o.stop = &stop_now;
+    t0 = real_s();
+    assert_int_equal(measure_run_argv(&o, &gpu, &r), HK_ECANCELED);
+    runner_result_free(&r);
+    assert_true(real_s() - t0 < 1.0);
+    /* HK_GPU_LOCK=off: no waiting even while it is held */
+    setenv("HK_GPU_LOCK", "off", 1);
+    assert_int_equal(measure_gpu_lock_path(path, sizeof path), HK_ENOENT);
+    t0 = real_s();
+    assert_int_equal(measure_run_argv(&f->o, &gpu, &r), HK_OK);
+    runner_result_free(&r);
+    assert_true(real_s() - t0 < 1.0);
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    close(fd);
+    close(ready[0]);
+    close(ready[1]);
+    unsetenv("HK_GPU_LOCK");
+}
+
 static void test_sandboxed(void **state)
 {
     fixture *f = *state;
@@ -587,6 +695,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_interleave, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandboxed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpu_lock, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
