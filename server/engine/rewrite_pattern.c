@@ -2231,6 +2231,23 @@ out:
 
 /* ------------------------------------------------------------------ tiled GEMM */
 
+/* Fetches the k slice starting at K0 of the A and B tiles into registers hk_ra / hk_rb
+ * (zero outside the matrices); consecutive threads read consecutive addresses. IND: the
+ * indentation of the generated lines. */
+#define PT_GEMM_FETCH(IND, K0)                                                                       \
+    IND "#pragma unroll\n"                                                           \
+    IND "for (int hk_l = 0; hk_l < HK_LA; hk_l++) {\n"                               \
+    IND "    const int hk_e = hk_tid + hk_l * HK_THREADS;\n"                         \
+    IND "    const long long hk_gr = hk_row0 + hk_e / HK_BK, hk_gk = (" K0 ") + hk_e % HK_BK;\n" \
+    IND "    hk_ra[hk_l] = (hk_gr < hk_m && hk_gk < hk_k) ? $A[(size_t)hk_gr * ($LDA) + hk_gk] : ($T)0;\n" \
+    IND "}\n"                                                                        \
+    IND "#pragma unroll\n"                                                           \
+    IND "for (int hk_l = 0; hk_l < HK_LB; hk_l++) {\n"                               \
+    IND "    const int hk_e = hk_tid + hk_l * HK_THREADS;\n"                         \
+    IND "    const long long hk_gk = (" K0 ") + hk_e / HK_BN, hk_gc = hk_col0 + hk_e % HK_BN;\n" \
+    IND "    hk_rb[hk_l] = (hk_gk < hk_k && hk_gc < hk_n) ? $B[(size_t)hk_gk * ($LDB) + hk_gc] : ($T)0;\n" \
+    IND "}\n"
+
 static const char tpl_gemm[] =
     "{\n"
     "    // hk rewrite: shared-memory tiled GEMM with register blocking. A block of HK_THREADS\n"
@@ -2243,6 +2260,8 @@ static const char tpl_gemm[] =
     "    constexpr int HK_TM = HK_BM / 16;\n"
     "    constexpr int HK_TN = HK_BN / 16;\n"
     "    constexpr int HK_THREADS = (HK_BM / HK_TM) * (HK_BN / HK_TN);\n"
+    "    constexpr int HK_LA = HK_BM * HK_BK / HK_THREADS;\n"
+    "    constexpr int HK_LB = HK_BK * HK_BN / HK_THREADS;\n"
     "    // thread t owns rows t*TM/2 .. +TM/2-1 in each half of the tile (likewise columns):\n"
     "    // its shared reads are contiguous runs (vector loads), a quarter-warp's runs are\n"
     "    // adjacent (no bank conflicts), and its outputs are coalesced runs.\n"
@@ -2270,18 +2289,24 @@ static const char tpl_gemm[] =
     "                for (int hk_j = 0; hk_j < HK_TN; hk_j++)\n"
     "                    hk_acc[hk_i][hk_j] = ($T)0;\n"
     "            }\n"
+    "            // the next k slice is fetched into registers while this one is computed\n"
+    "            $T hk_ra[HK_LA], hk_rb[HK_LB];\n"
+    PT_GEMM_FETCH("            ", "0")
     "            for (long long hk_k0 = 0; hk_k0 < hk_k; hk_k0 += HK_BK) {\n"
-    "                for (int hk_e = hk_tid; hk_e < HK_BM * HK_BK; hk_e += HK_THREADS) {\n"
-    "                    const int hk_r = hk_e / HK_BK, hk_kk = hk_e % HK_BK;\n"
-    "                    const long long hk_gr = hk_row0 + hk_r, hk_gk = hk_k0 + hk_kk;\n"
-    "                    hk_as[hk_kk][hk_r] = (hk_gr < hk_m && hk_gk < hk_k) ? $A[(size_t)hk_gr * ($LDA) + hk_gk] : ($T)0;\n"
+    "                #pragma unroll\n"
+    "                for (int hk_l = 0; hk_l < HK_LA; hk_l++) {\n"
+    "                    const int hk_e = hk_tid + hk_l * HK_THREADS;\n"
+    "                    hk_as[hk_e % HK_BK][hk_e / HK_BK] = hk_ra[hk_l];\n"
     "                }\n"
-    "                for (int hk_e = hk_tid; hk_e < HK_BK * HK_BN; hk_e += HK_THREADS) {\n"
-    "                    const int hk_kk = hk_e / HK_BN, hk_c = hk_e % HK_BN;\n"
-    "                    const long long hk_gk = hk_k0 + hk_kk, hk_gc = hk_col0 + hk_c;\n"
-    "                    hk_bs[hk_kk][hk_c] = (hk_gk < hk_k && hk_gc < hk_n) ? $B[(size_t)hk_gk * ($LDB) + hk_gc] : ($T)0;\n"
+    "                #pragma unroll\n"
+    "                for (int hk_l = 0; hk_l < HK_LB; hk_l++) {\n"
+    "                    const int hk_e = hk_tid + hk_l * HK_THREADS;\n"
+    "                    hk_bs[hk_e / HK_BN][hk_e % HK_BN] = hk_rb[hk_l];\n"
     "                }\n"
     "                __syncthreads();\n"
+    "                if (hk_k0 + HK_BK < hk_k) {\n"
+    PT_GEMM_FETCH("                    ", "hk_k0 + HK_BK")
+    "                }\n"
     "                #pragma unroll\n"
     "                for (int hk_kk = 0; hk_kk < HK_BK; hk_kk++) {\n"
     "                    $T hk_a[HK_TM], hk_b[HK_TN];\n"
