@@ -3,7 +3,8 @@
  *
  * The first part is plain C (C11 and C++): data types, exit codes, distributions and
  * the output-file layout, shared by the server (spec parser, oracle) and the program.
- * The second part is CUDA C++ (only under __CUDACC__): seeded inputs, poisoned outputs,
+ * The second part is CUDA C++ (only under __CUDACC__, or __HIPCC__ for DCU / AMD targets
+ * through a compatibility block of CUDA-to-HIP names): seeded inputs, poisoned outputs,
  * guard zones around every buffer, the timing loop with L2 flushes, and main's modes.
  *
  * A generated program runs as:
@@ -141,13 +142,105 @@ static inline long long hk_ceil_div(long long a, long long b)
 static inline long long hk_min(long long a, long long b) { return a < b ? a : b; }
 static inline long long hk_max(long long a, long long b) { return a > b ? a : b; }
 
-#ifdef __CUDACC__
+#if defined(__CUDACC__) || defined(__HIPCC__)
 /* ------------------------------------------------------------------------------------
- * CUDA part: compiled by nvcc as CUDA C++ into every generated benchmark program.
+ * CUDA part: compiled by nvcc as CUDA C++ into every generated benchmark program, or by
+ * hipcc as HIP (DCU / AMD gfx9 targets) through the compatibility block below.
  * ---------------------------------------------------------------------------------- */
+#if defined(__HIPCC__) && !defined(__CUDACC__)
+/* ---- HIP compatibility: the CUDA runtime names this header (and plain-CUDA candidate
+ * kernels and launchers) use, mapped to their HIP equivalents. The generated program
+ * includes this header before the candidate when built with hipcc (harness.c), so the
+ * candidate sees the mapping too. Kept to what the harness and CUDA-style kernels need;
+ * every name maps one to one (same arguments, same semantics), except where noted.
+ * Warp size: nothing in the harness assumes 32; kernels read warpSize, which is 64 on
+ * gfx9 (DCU wavefronts). ---- */
+#include <hip/hip_fp16.h>
+#include <hip/hip_runtime.h>
+#define HK_HIP 1
+/* errors */
+#define cudaError_t hipError_t
+#define cudaSuccess hipSuccess
+#define cudaGetLastError hipGetLastError
+#define cudaPeekAtLastError hipPeekAtLastError
+#define cudaGetErrorName hipGetErrorName
+#define cudaGetErrorString hipGetErrorString
+/* devices and their properties */
+#define cudaGetDeviceCount hipGetDeviceCount
+#define cudaSetDevice hipSetDevice
+#define cudaGetDevice hipGetDevice
+#define cudaDeviceSynchronize hipDeviceSynchronize
+#define cudaDeviceReset hipDeviceReset
+#define cudaDeviceProp hipDeviceProp_t
+#define cudaGetDeviceProperties hipGetDeviceProperties
+#define cudaDeviceAttr hipDeviceAttribute_t
+#define cudaDeviceGetAttribute hipDeviceGetAttribute
+#define cudaDevAttrMultiProcessorCount hipDeviceAttributeMultiprocessorCount
+#define cudaDevAttrL2CacheSize hipDeviceAttributeL2CacheSize
+#define cudaDevAttrComputeCapabilityMajor hipDeviceAttributeComputeCapabilityMajor
+#define cudaDevAttrComputeCapabilityMinor hipDeviceAttributeComputeCapabilityMinor
+#define cudaDevAttrWarpSize hipDeviceAttributeWarpSize
+#define cudaDevAttrMaxThreadsPerBlock hipDeviceAttributeMaxThreadsPerBlock
+#define cudaFuncSetAttribute hipFuncSetAttribute
+#define cudaFuncAttributeMaxDynamicSharedMemorySize hipFuncAttributeMaxDynamicSharedMemorySize
+/* memory */
+#define cudaMalloc hipMalloc
+#define cudaFree hipFree
+#define cudaMallocHost hipHostMalloc
+#define cudaFreeHost hipHostFree
+#define cudaMemcpy hipMemcpy
+#define cudaMemcpyAsync hipMemcpyAsync
+#define cudaMemset hipMemset
+#define cudaMemsetAsync hipMemsetAsync
+#define cudaMemcpyHostToDevice hipMemcpyHostToDevice
+#define cudaMemcpyDeviceToHost hipMemcpyDeviceToHost
+#define cudaMemcpyDeviceToDevice hipMemcpyDeviceToDevice
+#define cudaMemcpyHostToHost hipMemcpyHostToHost
+#define cudaMemcpyDefault hipMemcpyDefault
+/* streams and events (the timing loop's device events) */
+#define cudaStream_t hipStream_t
+#define cudaStreamCreate hipStreamCreate
+#define cudaStreamDestroy hipStreamDestroy
+#define cudaStreamSynchronize hipStreamSynchronize
+#define cudaEvent_t hipEvent_t
+#define cudaEventCreate hipEventCreate
+#define cudaEventDestroy hipEventDestroy
+#define cudaEventRecord hipEventRecord
+#define cudaEventSynchronize hipEventSynchronize
+#define cudaEventElapsedTime hipEventElapsedTime
+/* 16-bit floats. __half is HIP's own. bfloat16: hip_bf16.h's __hip_bfloat16 where the
+ * toolkit has it (ROCm 6+); older ones (ROCm 5.x, Debian's HIP 5.2, DTK) only have
+ * hip_bfloat16, a struct with float conversions, given CUDA's conversion names here. */
+#if defined(__has_include)
+#if __has_include(<hip/hip_bf16.h>)
+#include <hip/hip_bf16.h>
+#define HK_HIP_BF16_NATIVE 1
+#endif
+#endif
+#ifdef HK_HIP_BF16_NATIVE
+typedef __hip_bfloat16 __nv_bfloat16;
+#else
+#include <hip/hip_bfloat16.h>
+typedef hip_bfloat16 __nv_bfloat16;
+static inline __host__ __device__ __nv_bfloat16 __float2bfloat16(float f) { return hip_bfloat16(f); }
+static inline __host__ __device__ float __bfloat162float(__nv_bfloat16 b) { return (float)b; }
+#endif
+/* Warp-synchronous intrinsics: HIP before 6.2 has only the unsynchronized forms. A
+ * wavefront executes in lockstep, so the mask is dropped (a partial mask is not
+ * emulated). The width defaults to warpSize (64) as CUDA's does to its warpSize (32), so
+ * a reduction over offsets 16..1 still sums each 32-lane half into lanes 0 and 32. */
+#if !defined(HIP_VERSION) || HIP_VERSION < 60200000
+#define __shfl_sync(mask, v, ...) __shfl((v), __VA_ARGS__)
+#define __shfl_up_sync(mask, v, ...) __shfl_up((v), __VA_ARGS__)
+#define __shfl_down_sync(mask, v, ...) __shfl_down((v), __VA_ARGS__)
+#define __shfl_xor_sync(mask, v, ...) __shfl_xor((v), __VA_ARGS__)
+#define __syncwarp(...) __builtin_amdgcn_wave_barrier()
+#endif
+#else
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#endif
 
 #include <math.h>
 #include <stdarg.h>
@@ -636,8 +729,13 @@ static void hk_init_device(void)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
+#ifdef HK_HIP
+    if (e != cudaSuccess || n == 0)
+        hk_fail(HK_EXIT_NO_GPU, "no_gpu", "no HIP device (DCU/AMD GPU) (%s)", cudaGetErrorString(e));
+#else
     if (e != cudaSuccess || n == 0)
         hk_fail(HK_EXIT_NO_GPU, "no_gpu", "no CUDA device (%s)", cudaGetErrorString(e));
+#endif
     HK_CHECK(cudaSetDevice(0));
 }
 
@@ -650,10 +748,24 @@ static void hk_probe(void)
     int minor = hk_device_attr(cudaDevAttrComputeCapabilityMinor);
     printf("{\"name\":");
     hk_json_string(stdout, prop.name);
+#ifdef HK_HIP
+    /* The arch is the code-object target ("gfx906" of "gfx906:sramecc+:xnack-"), what
+     * --offload-arch takes; the compute capability HIP reports is only nominal. */
+    char arch[64];
+    snprintf(arch, sizeof arch, "%s", prop.gcnArchName);
+    arch[strcspn(arch, ":")] = '\0';
+    printf(",\"sm_count\":%d,\"l2_bytes\":%d,\"cc\":\"%d.%d\",\"arch\":",
+           hk_device_attr(cudaDevAttrMultiProcessorCount), hk_device_attr(cudaDevAttrL2CacheSize),
+           major, minor);
+    hk_json_string(stdout, arch);
+    printf(",\"warp_size\":%d,\"global_mem_bytes\":%zu}\n", hk_device_attr(cudaDevAttrWarpSize),
+           prop.totalGlobalMem);
+#else
     printf(",\"sm_count\":%d,\"l2_bytes\":%d,\"cc\":\"%d.%d\",\"arch\":\"sm_%d%d\","
            "\"global_mem_bytes\":%zu}\n",
            hk_device_attr(cudaDevAttrMultiProcessorCount), hk_device_attr(cudaDevAttrL2CacheSize),
            major, minor, major, minor, prop.totalGlobalMem);
+#endif
 }
 
 /* Fills inputs and inouts from (seed, dist), poisons outputs with HK_POISON_A. */
@@ -985,5 +1097,5 @@ static inline hk_arg hk_float_arg(double v)
     return a;
 }
 
-#endif /* __CUDACC__ */
+#endif /* __CUDACC__ || __HIPCC__ */
 #endif /* HK_HARNESS_H */

@@ -85,6 +85,11 @@ int harness_generate(const spec *s, const char *candidate_path, char **out)
                           " * Regenerate it from the spec instead of editing it. Modes and exit codes:\n"
                           " * see hk_harness.h. The candidate's own main (if any) is renamed away. */\n",
                       s->kernel));
+    /* hipcc (DCU targets): the header first, so that a candidate written in CUDA finds
+     * its runtime names, bf16 type and *_sync intrinsics mapped to HIP's. nvcc reads the
+     * same text as before: the candidate first, then the header. */
+    TRY(hk_buf_appends(&b, "#if defined(__HIPCC__) && !defined(__CUDACC__)\n"
+                           "#include \"hk_harness.h\"\n#endif\n"));
     TRY(hk_buf_printf(&b, "#define main hk_user_main\n#include \"%s\"\n#undef main\n"
                           "#include \"hk_harness.h\"\n\n", candidate_path));
 
@@ -260,12 +265,96 @@ static int argv_push(char **argv, size_t *n, size_t cap, const char *s)
     return HK_OK;
 }
 
+/* hipcc's form of an nvcc flag: the same pointer when both take it, another flag, or
+ * NULL when it has no meaning there (dropped). *skip_next: the flag takes the next
+ * argument with it (-Xptxas X). */
+static const char *hip_flag(const char *f, bool *skip_next)
+{
+    *skip_next = false;
+    if (!strcmp(f, "--use_fast_math") || !strcmp(f, "-use_fast_math"))
+        return "-ffast-math";
+    if (!strcmp(f, "-lineinfo") || !strcmp(f, "--generate-line-info"))
+        return "-gline-tables-only";
+    if (!strcmp(f, "-Xptxas") || !strcmp(f, "-Xcompiler") || !strcmp(f, "-Xnvlink") ||
+        !strcmp(f, "--ptxas-options") || !strcmp(f, "--compiler-options")) {
+        *skip_next = true;
+        return NULL;
+    }
+    if (!strncmp(f, "-Xptxas=", 8) || !strncmp(f, "--ptxas-options=", 16) ||
+        !strcmp(f, "--extended-lambda") || !strcmp(f, "--expt-relaxed-constexpr") ||
+        !strncmp(f, "-arch=", 6) || !strncmp(f, "--gpu-architecture", 18) ||
+        !strncmp(f, "-gencode", 8) || !strncmp(f, "-maxrregcount", 13) ||
+        !strcmp(f, "-cubin") || !strncmp(f, "-ftz=", 5) || !strncmp(f, "-prec-div=", 10) ||
+        !strncmp(f, "-prec-sqrt=", 11) || !strncmp(f, "-fmad=", 6))
+        return NULL;
+    return f;
+}
+
+/* Pushes the count flags of list as hipcc flags (translated or dropped by hip_flag). */
+static int push_hip_flags(char **v, size_t *n, size_t cap, char *const *list, size_t count)
+{
+    int rc = HK_OK;
+    for (size_t i = 0; i < count && rc == HK_OK; i++) {
+        bool skip = false;
+        const char *f = hip_flag(list[i], &skip);
+        if (f)
+            rc = argv_push(v, n, cap, f);
+        if (skip)
+            i++;
+    }
+    return rc;
+}
+
+/* A DCU / AMD target: the arch names a gfx ISA ("gfx906", "gfx90a", Hygon gfx926...). */
+static bool harness_arch_is_dcu(const char *arch)
+{
+    return arch && !strncmp(arch, "gfx", 3);
+}
+
+/* hipcc --offload-arch=ARCH -O3 -std=c++17 -gline-tables-only -I INCLUDE [spec flags,
+ * extra: nvcc-only ones translated or dropped] -o EXE -x hip PROG */
+static int hipcc_argv(const spec *s, const char *hipcc, const char *arch, const char *include_dir,
+                      const char *const *extra, size_t n_extra, const char *prog_cu,
+                      const char *exe, char ***argv)
+{
+    size_t cap = 16 + s->n_compile_flags + n_extra;
+    size_t n = 0;
+    char **v = hk_calloc(cap, sizeof *v);
+    char archflag[64];
+    int rc = HK_OK;
+    *argv = NULL;
+    if (!v)
+        return HK_ENOMEM;
+    snprintf(archflag, sizeof archflag, "--offload-arch=%s", arch);
+    const char *fixed[] = { hipcc ? hipcc : "hipcc", archflag, "-O3", "-std=c++17",
+                            "-gline-tables-only", "-I",
+                            include_dir ? include_dir : harness_include_dir() };
+    for (size_t i = 0; i < HK_ARRAY_LEN(fixed); i++)
+        TRY(argv_push(v, &n, cap, fixed[i]));
+    TRY(push_hip_flags(v, &n, cap, s->compile_flags, s->n_compile_flags));
+    TRY(push_hip_flags(v, &n, cap, (char *const *)extra, n_extra));
+    TRY(argv_push(v, &n, cap, "-o"));
+    TRY(argv_push(v, &n, cap, exe));
+    TRY(argv_push(v, &n, cap, "-x"));
+    TRY(argv_push(v, &n, cap, "hip"));
+    TRY(argv_push(v, &n, cap, prog_cu));
+out:
+    if (rc != HK_OK) {
+        harness_argv_free(v);
+        return rc;
+    }
+    *argv = v;
+    return HK_OK;
+}
+
 int harness_nvcc_argv(const spec *s, const char *nvcc, const char *arch, const char *include_dir,
                       const char *const *extra, const char *prog_cu, const char *exe, char ***argv)
 {
     size_t n_extra = 0;
     while (extra && extra[n_extra])
         n_extra++;
+    if (harness_arch_is_dcu(arch))
+        return hipcc_argv(s, nvcc, arch, include_dir, extra, n_extra, prog_cu, exe, argv);
     size_t cap = 16 + s->n_compile_flags + n_extra;
     size_t n = 0;
     char **v = hk_calloc(cap, sizeof *v);

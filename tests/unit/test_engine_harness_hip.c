@@ -1,0 +1,311 @@
+/* The generated benchmark program built for DCU / AMD targets: the suite's plain-CUDA
+ * kernels, a HIP kernel launched with hipLaunchKernelGGL (tests/data/analysis/vadd.hip) and
+ * a CUDA kernel using __shfl_down_sync and __nv_bfloat16 go through harness_generate and
+ * harness_nvcc_argv's hipcc form, and the real hipcc builds them for gfx906 and gfx90a.
+ * The programs then run here: with no AMD GPU they must say so (exit HK_EXIT_NO_GPU, one
+ * JSON line), and a bad command line is a usage error before any device is touched.
+ * Skipped with a message when hipcc is missing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compile/compile.h"
+#include "core/hk.h"
+#include "engine/harness.h"
+#include "engine/spec.h"
+
+#define SUITE HK_SOURCE_DIR "/bench/kernels/"
+#define DCU_DATA HK_TEST_DATA "/dcu/"
+
+static char *hipcc;
+static char workdir[] = "/tmp/hk-test-harness-hip-XXXXXX";
+
+/* One program to build: a spec (its source is the candidate) for one arch. */
+typedef struct {
+    const char *tag, *spec_path, *kernel, *arch;
+    pid_t pid;
+    int status;
+    char exe[600], log[600];
+} build;
+
+static build builds[] = {
+    { "vector_add-906", SUITE "vector_add.bench.json", "vector_add", "gfx906", -1, -1, "", "" },
+    { "saxpy-906", SUITE "saxpy.bench.json", "saxpy", "gfx906", -1, -1, "", "" },
+    { "reduce_sum-906", SUITE "reduce_sum.bench.json", "reduce_sum", "gfx906", -1, -1, "", "" },
+    { "transpose-906", SUITE "transpose.bench.json", "transpose", "gfx906", -1, -1, "", "" },
+    { "stencil2d-906", SUITE "stencil2d.bench.json", "stencil2d", "gfx906", -1, -1, "", "" },
+    { "vadd_hip-906", DCU_DATA "vadd.bench.json", "vadd", "gfx906", -1, -1, "", "" },
+    { "warp_sum-906", DCU_DATA "warp_sum.bench.json", "warp_sum", "gfx906", -1, -1, "", "" },
+    { "vector_add-90a", SUITE "vector_add.bench.json", "vector_add", "gfx90a", -1, -1, "", "" },
+    { "saxpy-90a", SUITE "saxpy.bench.json", "saxpy", "gfx90a", -1, -1, "", "" },
+    { "reduce_sum-90a", SUITE "reduce_sum.bench.json", "reduce_sum", "gfx90a", -1, -1, "", "" },
+    { "transpose-90a", SUITE "transpose.bench.json", "transpose", "gfx90a", -1, -1, "", "" },
+    { "vadd_hip-90a", DCU_DATA "vadd.bench.json", "vadd", "gfx90a", -1, -1, "", "" },
+};
+
+static spec *load_clean(const char *path)
+{
+    spec_diags d = { 0 };
+    spec *s = NULL;
+    int rc = spec_load(path, &s, &d);
+    for (size_t i = 0; i < d.n; i++) {
+        char *m = spec_diag_format(&d.items[i], path);
+        fprintf(stderr, "%s\n", m ? m : "(no memory)");
+        hk_free(m);
+    }
+    spec_diags_free(&d);
+    assert_int_equal(rc, HK_OK);
+    return s;
+}
+
+/* Runs argv with stdout+stderr into log; returns the pid. */
+static pid_t spawn(char **argv, const char *log)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+            _exit(126);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return hk_strdup("");
+    char *buf = hk_calloc(1, 1 << 20);
+    size_t n = fread(buf, 1, (1 << 20) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void start(build *b)
+{
+    spec *s = load_clean(b->spec_path);
+    char dir[400], cu[600];
+    snprintf(dir, sizeof dir, "%s/%s", workdir, b->tag);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(cu, sizeof cu, "%s/bench.cu", dir);
+    snprintf(b->exe, sizeof b->exe, "%s/bench", dir);
+    snprintf(b->log, sizeof b->log, "%s/hipcc.log", dir);
+    assert_non_null(s->source_path);
+    assert_int_equal(harness_write(s, s->source_path, cu), HK_OK);
+    /* as measure.c asks for a DCU build: clang's resource remarks, and an nvcc-only flag
+     * that must be translated (fast math) and one that must be dropped (-Xptxas -v) */
+    const char *extra[] = { "-Rpass-analysis=kernel-resource-usage", "--use_fast_math",
+                            "-Xptxas", "-v", NULL };
+    char **argv = NULL;
+    assert_int_equal(harness_nvcc_argv(s, hipcc, b->arch, HK_SOURCE_DIR "/include", extra, cu,
+                                       b->exe, &argv),
+                     HK_OK);
+    b->pid = spawn(argv, b->log);
+    harness_argv_free(argv);
+    spec_free(s);
+}
+
+/* Two hipcc at a time (two cores), all started before the tests look at any. */
+static int group_setup(void **state)
+{
+    (void)state;
+    if (cc_find_compiler(CC_DCU, &hipcc) != HK_OK) {
+        fprintf(stderr, "skipped: hipcc not found (apt-get install hipcc libamdhip64-dev "
+                        "rocm-device-libs)\n");
+        return 0;
+    }
+    if (!mkdtemp(workdir))
+        return -1;
+    size_t n = HK_ARRAY_LEN(builds), next = 0, running = 0, done = 0;
+    build *live[2] = { NULL, NULL };
+    while (done < n) {
+        while (running < 2 && next < n) {
+            start(&builds[next]);
+            live[live[0] ? 1 : 0] = &builds[next];
+            next++;
+            running++;
+        }
+        int st;
+        pid_t pid = wait(&st);
+        if (pid < 0)
+            return -1;
+        for (int k = 0; k < 2; k++)
+            if (live[k] && live[k]->pid == pid) {
+                live[k]->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+                live[k] = NULL;
+                running--;
+                done++;
+            }
+    }
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    if (hipcc && !getenv("HK_KEEP")) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);
+        if (system(cmd) != 0)
+            return -1;
+    }
+    hk_free(hipcc);
+    return 0;
+}
+
+/* Every program built; the resource remarks name the kernel on the right arch. */
+static void test_builds(void **state)
+{
+    (void)state;
+    if (!hipcc)
+        skip();
+    for (size_t i = 0; i < HK_ARRAY_LEN(builds); i++) {
+        build *b = &builds[i];
+        char *log = slurp(b->log);
+        if (b->status != 0)
+            fprintf(stderr, "%s: hipcc exit %d:\n%s\n", b->tag, b->status, log);
+        assert_int_equal(b->status, 0);
+        assert_int_equal(access(b->exe, X_OK), 0);
+        cc_result r = { 0 };
+        assert_int_equal(cc_parse_output(CC_DCU, log, strlen(log), &r), HK_OK);
+        bool found = false;
+        for (size_t k = 0; k < r.n_res; k++)
+            if (r.res[k].base_name && !strcmp(r.res[k].base_name, b->kernel)) {
+                found = true;
+                assert_true(r.res[k].registers > 0); /* VGPRs */
+                assert_true(r.res[k].sgprs > 0);
+            }
+        if (!found)
+            fprintf(stderr, "%s: no resource remark for %s in:\n%s\n", b->tag, b->kernel, log);
+        assert_true(found);
+        cc_result_free(&r);
+        hk_free(log);
+    }
+}
+
+/* Runs exe with args; *out: its stdout+stderr (hk_free). Returns the exit status. */
+static int run_exe(const char *exe, const char *const *args, char **out)
+{
+    char log[600];
+    snprintf(log, sizeof log, "%s.run.log", exe);
+    char *argv[16];
+    size_t n = 0;
+    argv[n++] = (char *)exe;
+    for (; args && *args && n < 15; args++)
+        argv[n++] = (char *)*args;
+    argv[n] = NULL;
+    pid_t pid = spawn(argv, log);
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    *out = slurp(log);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The HIP programs run here: a usage error before any device, and "no HIP device" as the
+ * no_gpu exit when there is no AMD GPU (this machine); with one, probe reports a gfx arch. */
+static void test_runs(void **state)
+{
+    (void)state;
+    if (!hipcc)
+        skip();
+    const build *b = &builds[0]; /* vector_add, gfx906 */
+    char *out = NULL;
+    const char *bad[] = { "--mode", "fly", NULL };
+    assert_int_equal(run_exe(b->exe, bad, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "\"error\":\"usage\""));
+    hk_free(out);
+    const char *size[] = { "--mode", "run", "--size", "9", NULL };
+    assert_int_equal(run_exe(b->exe, size, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "--size 9"));
+    hk_free(out);
+
+    const char *probe[] = { "--mode", "probe", NULL };
+    int rc = run_exe(b->exe, probe, &out);
+    if (access("/dev/kfd", F_OK) != 0) {
+        assert_int_equal(rc, HK_EXIT_NO_GPU);
+        json_t *j = json_loads(out, JSON_DISABLE_EOF_CHECK, NULL);
+        assert_non_null(j);
+        assert_string_equal(json_string_value(json_object_get(j, "error")), "no_gpu");
+        assert_non_null(strstr(json_string_value(json_object_get(j, "message")), "no HIP device"));
+        assert_int_equal(json_integer_value(json_object_get(j, "exit")), HK_EXIT_NO_GPU);
+        json_decref(j);
+        hk_free(out);
+        const char *run[] = { "--mode", "run", "--size", "1", "--seed", "3", NULL };
+        assert_int_equal(run_exe(b->exe, run, &out), HK_EXIT_NO_GPU);
+    } else { /* an AMD GPU: the probe names its gfx arch and wavefront size */
+        assert_int_equal(rc, HK_EXIT_OK);
+        assert_non_null(strstr(out, "\"arch\":\"gfx"));
+        assert_non_null(strstr(out, "\"warp_size\":"));
+    }
+    hk_free(out);
+}
+
+/* The command lines themselves: hipcc's form for gfx archs, nvcc's unchanged otherwise. */
+static void test_argv(void **state)
+{
+    (void)state;
+    spec *s = load_clean(SUITE "saxpy.bench.json");
+    const char *extra[] = { "--use_fast_math", "-Xptxas", "-v", "-DX=1", NULL };
+    char **v = NULL;
+    assert_int_equal(harness_nvcc_argv(s, "/opt/rocm/bin/hipcc", "gfx928", "/inc", extra,
+                                       "/w/bench.cu", "/w/bench", &v),
+                     HK_OK);
+    const char *want[] = { "/opt/rocm/bin/hipcc", "--offload-arch=gfx928", "-O3", "-std=c++17",
+                           "-gline-tables-only", "-I", "/inc", "-ffast-math", "-DX=1", "-o",
+                           "/w/bench", "-x", "hip", "/w/bench.cu", NULL };
+    for (size_t i = 0; want[i] || v[i]; i++) {
+        assert_non_null(v[i]);
+        assert_non_null(want[i]);
+        assert_string_equal(v[i], want[i]);
+    }
+    harness_argv_free(v);
+    /* NULL compiler: "hipcc" on PATH */
+    assert_int_equal(harness_nvcc_argv(s, NULL, "gfx906", "/inc", NULL, "p.cu", "p", &v), HK_OK);
+    assert_string_equal(v[0], "hipcc");
+    assert_string_equal(v[1], "--offload-arch=gfx906");
+    harness_argv_free(v);
+    /* NVIDIA: as before */
+    assert_int_equal(harness_nvcc_argv(s, "nvcc", "sm_80", "/inc", extra, "p.cu", "p", &v), HK_OK);
+    assert_string_equal(v[1], "-arch=sm_80");
+    bool fast = false;
+    for (size_t i = 0; v[i]; i++)
+        fast = fast || !strcmp(v[i], "--use_fast_math");
+    assert_true(fast);
+    harness_argv_free(v);
+    /* the generated text includes the header first for hipcc only */
+    char *text = NULL;
+    assert_int_equal(harness_generate(s, "/abs/cand.cu", &text), HK_OK);
+    const char *hip = strstr(text, "#if defined(__HIPCC__) && !defined(__CUDACC__)\n"
+                                   "#include \"hk_harness.h\"\n#endif\n");
+    const char *cand = strstr(text, "#include \"/abs/cand.cu\"");
+    assert_non_null(hip);
+    assert_non_null(cand);
+    assert_true(hip < cand);
+    hk_free(text);
+    spec_free(s);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_argv),
+        cmocka_unit_test(test_builds),
+        cmocka_unit_test(test_runs),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
