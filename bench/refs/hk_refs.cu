@@ -2,21 +2,23 @@
 // the cuBLAS or CUB call that computes the same thing, and for every kernel a device copy
 // (cudaMemcpy D2D) moving the spec's `bytes` at that size, the roofline of memory-bound work.
 //
-//   hk_refs KERNEL [--bytes EXPR] [--scalar NAME=VALUE]... [--reps N] [--warmup N] NAME=VALUE...
+//   hk_refs KERNEL [--bytes EXPR] [--flops EXPR] [--scalar NAME=VALUE]... [--reps N]
+//           [--warmup N] NAME=VALUE...
 //
 // NAME=VALUE are the spec's size variables (bench/refs/spec_args.sh prints them from a spec,
-// first size set by default); --bytes is the spec's bytes formula, evaluated here with the
-// spec language (refs_expr.h); --scalar passes a numeric scalar argument of the kernel
-// (alpha, beta, a) so the library computes the same expression. Timing is the harness's:
-// warm-up launches, then each rep with the L2 flushed (a 2 x L2 memset) and the device
-// synchronized before it, one launch between CUDA events; the median of --reps (>= 20,
-// default 30). Before timing, each library result is checked on sampled outputs against a
-// host computation of the kernel's formula, so a mis-mapped call (layout, transposition) is
-// an error rather than a wrong reference.
+// first size set by default); --bytes and --flops are the spec's formulas, evaluated here
+// with the spec language (refs_expr.h) and printed on every line; --scalar passes a numeric
+// scalar argument of the kernel (alpha, beta, a) so the library computes the same
+// expression. Timing is the harness's: warm-up launches, then each rep with the L2 flushed
+// (a 2 x L2 memset) and the device synchronized before it, one launch between CUDA events;
+// the median of --reps (>= 20, default 30). Before timing, each library result is checked
+// on sampled outputs against a host computation of the kernel's formula, so a mis-mapped
+// call (layout, transposition) is an error rather than a wrong reference.
 //
 // Output, one JSON object per line on stdout:
 //   {"kernel":K,"reference":"cublasSgemm","size":{...},"median_ms":..,"p10_ms":..,"p90_ms":..,
-//    "min_ms":..,"reps":..,"flushed_l2":true,"check":"ok","bytes":..,"gbs":..}
+//    "min_ms":..,"reps":..,"flushed_l2":true,"check":"ok","bytes":..,"flops":..,"gbs":..}
+//   (bytes, flops: the spec's formulas at this size, null when absent; gbs: bytes / median)
 //   {"kernel":K,"reference":"none","size":{...},"note":"..."}   (no library equivalent)
 //   {"kernel":K,"reference":R,"size":{...},"error":"..."}       (that measurement failed)
 // Exit: 0 all measurements made, 1 some reference failed (its error line printed), 2 bad
@@ -68,7 +70,7 @@ static std::string cublas_err(cublasStatus_t s)
 // ---- command line ----
 
 struct Opts {
-    std::string kernel, bytes_expr;
+    std::string kernel, bytes_expr, flops_expr;
     std::vector<std::pair<std::string, long long>> sizes;
     std::vector<std::pair<std::string, double>> scalars;
     int reps = 30, warmup = 3;
@@ -106,12 +108,12 @@ static std::string size_json()
     return o + "}";
 }
 
-static std::string num(double v)
+static std::string num(double v, int digits = 6)
 {
     if (!std::isfinite(v))
         return "null";
     char b[64];
-    snprintf(b, sizeof b, "%.6g", v);
+    snprintf(b, sizeof b, "%.*g", digits, v);
     return b;
 }
 
@@ -295,10 +297,11 @@ template <class F> static Stats time_op(F op)
                  g_flush != nullptr};
 }
 
-static double spec_bytes(bool *have)
+// The spec's formula (bytes or flops) at this size; *have false when it was not given.
+static double spec_formula(const std::string &expr, const char *what, bool *have)
 {
     *have = false;
-    if (g_opt.bytes_expr.empty())
+    if (expr.empty())
         return NAN;
     std::vector<const char *> names;
     std::vector<long long> vals;
@@ -308,31 +311,45 @@ static double spec_bytes(bool *have)
     }
     double v = 0;
     char err[256];
-    if (refs_expr_eval(g_opt.bytes_expr.c_str(), names.data(), vals.data(), names.size(), &v,
-                       nullptr, err, sizeof err))
-        fail("--bytes '" + g_opt.bytes_expr + "': " + err);
-    if (!(v >= 1))
-        fail("--bytes '" + g_opt.bytes_expr + "' is below 1 at this size");
+    if (refs_expr_eval(expr.c_str(), names.data(), vals.data(), names.size(), &v, nullptr, err,
+                       sizeof err))
+        fail(std::string("--") + what + " '" + expr + "': " + err);
+    if (!(v >= 0))
+        fail(std::string("--") + what + " '" + expr + "' is negative at this size");
     *have = true;
+    return v;
+}
+
+static double spec_bytes(bool *have)
+{
+    double v = spec_formula(g_opt.bytes_expr, "bytes", have);
+    if (*have && !(v >= 1))
+        fail("--bytes '" + g_opt.bytes_expr + "' is below 1 at this size");
     return v;
 }
 
 static void line_ok(const std::string &ref, const Stats &s, const char *check)
 {
-    bool have = false;
-    double bytes = NAN;
+    bool have = false, have_fl = false;
+    double bytes = NAN, flops = NAN;
     try {
         bytes = spec_bytes(&have);
     } catch (const RefError &) {
         have = false; // reported once, on the copy line
     }
+    try {
+        flops = spec_formula(g_opt.flops_expr, "flops", &have_fl);
+    } catch (const RefError &e) {
+        have_fl = false;
+        fprintf(stderr, "hk_refs: %s\n", e.msg.c_str());
+    }
     printf("{\"kernel\":%s,\"reference\":%s,\"size\":%s,\"median_ms\":%s,\"p10_ms\":%s,"
            "\"p90_ms\":%s,\"min_ms\":%s,\"reps\":%d,\"flushed_l2\":%s,\"check\":%s,"
-           "\"bytes\":%s,\"gbs\":%s}\n",
+           "\"bytes\":%s,\"flops\":%s,\"gbs\":%s}\n",
            json_str(g_opt.kernel).c_str(), json_str(ref).c_str(), size_json().c_str(),
            num(s.median).c_str(), num(s.p10).c_str(), num(s.p90).c_str(), num(s.min).c_str(),
            s.reps, s.flushed ? "true" : "false", json_str(check).c_str(),
-           have ? num(bytes).c_str() : "null",
+           have ? num(bytes, 17).c_str() : "null", have_fl ? num(flops, 17).c_str() : "null",
            have && s.median > 0 ? num(bytes / (s.median * 1e-3) / 1e9).c_str() : "null");
     fflush(stdout);
 }
@@ -403,8 +420,9 @@ static void ref_sgemm()
                                             B.p, CUDA_R_32F, N, A.p, CUDA_R_32F, K, &beta, C.p,
                                             CUDA_R_32F, N, CUBLAS_COMPUTE_32F_FAST_TF32,
                                             CUBLAS_GEMM_DEFAULT);
-                    return cublasSgemm(bl.h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B.as<float>(),
-                                       N, A.as<float>(), K, &beta, C.as<float>(), N);
+                    return cublasSgemm(bl.h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha,
+                                       B.as<float>(), N, A.as<float>(), K, &beta, C.as<float>(),
+                                       N);
                 });
             };
             must(op());
@@ -453,7 +471,8 @@ static void ref_batched_gemm()
             size_t idx = sample(s, sc * nb), b = idx / sc, i = idx % sc / N, j = idx % N;
             double acc = 0, mag = 0;
             for (int k = 0; k < K; k++) {
-                double p = (double)sym11(1, b * sa + i * K + k) * sym11(2, b * sb + (size_t)k * N + j);
+                double p = (double)sym11(1, b * sa + i * K + k) *
+                           sym11(2, b * sb + (size_t)k * N + j);
                 acc += p;
                 mag += std::fabs(p);
             }
@@ -781,7 +800,8 @@ static void ref_copy()
         bool have = false;
         double bytes = spec_bytes(&have);
         if (!have)
-            fail("no --bytes formula: the spec has no `bytes`, so there is no copy to compare with");
+            fail("no --bytes formula: the spec has no `bytes`, so there is no copy to compare "
+                 "with");
         size_t half = (size_t)std::ceil(bytes / 2);
         Dev src(half), dst(half);
         CK(cudaMemset(src.p, 0x3c, half));
@@ -809,8 +829,8 @@ static int usage(const std::string &msg)
 {
     fprintf(stderr,
             "hk_refs: %s\n"
-            "usage: hk_refs KERNEL [--bytes EXPR] [--scalar NAME=VALUE]... [--reps N (>= 20)]\n"
-            "               [--warmup N] NAME=VALUE...\n",
+            "usage: hk_refs KERNEL [--bytes EXPR] [--flops EXPR] [--scalar NAME=VALUE]...\n"
+            "               [--reps N (>= 20)] [--warmup N] NAME=VALUE...\n",
             msg.c_str());
     line_error("-", std::string("usage: ") + msg);
     return 2;
@@ -836,10 +856,14 @@ int main(int argc, char **argv)
     g_opt.kernel = argv[1];
     for (int i = 2; i < argc; i++) {
         std::string a = argv[i], name, val;
-        if ((a == "--bytes" || a == "--scalar" || a == "--reps" || a == "--warmup") && i + 1 >= argc)
+        bool takes_value = a == "--bytes" || a == "--flops" || a == "--scalar" || a == "--reps" ||
+                           a == "--warmup";
+        if (takes_value && i + 1 >= argc)
             return usage(a + " needs a value");
         if (a == "--bytes") {
             g_opt.bytes_expr = argv[++i];
+        } else if (a == "--flops") {
+            g_opt.flops_expr = argv[++i];
         } else if (a == "--reps" || a == "--warmup") {
             char *end;
             long v = strtol(argv[++i], &end, 10);

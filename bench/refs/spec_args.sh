@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Prints hk_refs's command-line arguments for one bench spec, one argument per line (so an
 # expression with spaces stays one argument): the kernel's name, then `--bytes EXPR` when
-# the spec has a bytes formula, `--scalar NAME=VALUE` for each scalar argument whose value
-# is a number, then NAME=VALUE for each size variable of the spec's FIRST size set, or of
-# the set given with --size. Read with `mapfile -t args < <(spec_args.sh SPEC)`.
+# the spec has a bytes formula (`--flops EXPR` likewise), `--scalar NAME=VALUE` for each
+# scalar argument whose value is a number, then NAME=VALUE for each size variable of the
+# spec's FIRST size set, or of the set given with --size.
+# Read it with `mapfile -t args < <(spec_args.sh SPEC)`.
 #
 #   bench/refs/spec_args.sh SPEC [--size NAME=VALUE[,NAME=VALUE...]]
 #
@@ -44,12 +45,13 @@ if key:
                  % (key, ", ".join(n for n, _ in sizes)))
     sizes = given
 print(kernel)
-b = d.get("bytes")
-if isinstance(b, (int, float)) and not isinstance(b, bool):
-    b = repr(b)
-if isinstance(b, str) and b.strip():
-    print("--bytes")
-    print(b)
+for field in ("bytes", "flops"):
+    b = d.get(field)
+    if isinstance(b, (int, float)) and not isinstance(b, bool):
+        b = repr(b)
+    if isinstance(b, str) and b.strip():
+        print("--" + field)
+        print(b)
 for a in d.get("args", []):
     v = a.get("value") if isinstance(a, dict) else None
     if a.get("kind") == "scalar" and a.get("name") and isinstance(v, (int, float)) \
@@ -87,8 +89,10 @@ if [ -n "$size_key" ]; then
   fi
 fi
 printf '%s\n' "$kernel"
-bytes=$(sed -n 's/^ *"bytes": *"\([^"]*\)".*/\1/p; s/^ *"bytes": *\([0-9][0-9.eE+-]*\).*/\1/p' "$spec" | head -1)
-[ -n "$bytes" ] && printf -- '--bytes\n%s\n' "$bytes"
+for field in bytes flops; do
+  f=$(sed -n "s/^ *\"$field\": *\"\\([^\"]*\\)\".*/\\1/p; s/^ *\"$field\": *\\([0-9][0-9.eE+-]*\\).*/\\1/p" "$spec" | head -1)
+  [ -n "$f" ] && printf -- '--%s\n%s\n' "$field" "$f"
+done
 grep '"kind": *"scalar"' "$spec" |
   sed -n 's/.*"name": *"\([A-Za-z_][A-Za-z_0-9]*\)".*"value": *\(-\{0,1\}[0-9][0-9.eE+-]*\) *[,}].*/--scalar\n\1=\2/p'
 printf '%s\n' "$sizes"

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The GPU proof of issue 3: runs the engine on the kernel suite (bench/kernels) and the
-# cheating candidates (tests/gpu/cheats) on an NVIDIA GPU, and prints two tables last:
-# per kernel (baseline ms, best ms, speedup, % of the roofline bound, max rel error,
-# status) and per cheat (expected reason, reason got, PASS/FAIL).
+# The GPU proof of issues 3 and 5: runs the engine on the kernel suite (bench/kernels) and
+# the cheating candidates (tests/gpu/cheats) on an NVIDIA GPU, then times what a user would
+# otherwise use beside each kernel (bench/refs: cuBLAS/CUB and a device copy), and prints
+# the tables last: per cheat (expected reason, reason got, PASS/FAIL), per kernel (baseline
+# ms, best ms, speedup, % of the roofline bound, max rel error, status), per kernel against
+# its references (skill credited, reference ms, ratio, % of copy bandwidth) and the issue-5
+# target lines.
 #
 #   tests/gpu/run.sh [--quick] [KERNEL...]
 #
@@ -26,6 +29,9 @@
 #                     "none" for none). The cheats run FIRST, so a cut run never loses them
 #   SUITE=0           skip the suite episodes (run only the cheats)
 #   SASS=0            skip recording cuobjdump SASS of the suite
+#   REFS=0            skip the reference timings (hk_refs, bench/refs)
+#   REFS_TIMEOUT=S    wall-clock limit of one kernel's hk_refs run (default 180)
+#   HK_SKILLS_DIR=DIR the skills the episodes load (default: the tree's skills/)
 #   OUT=DIR           where to leave the results (at most 8 files; else kept in a temp dir);
 #                     OUT/summary.txt is rewritten after every kernel and cheat, so a run cut
 #                     short still leaves its table
@@ -41,7 +47,7 @@ kernels=()
 for a in "$@"; do
   case "$a" in
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown option $a" >&2; exit 2 ;;
     *) kernels+=("$a") ;;
   esac
@@ -61,6 +67,7 @@ else
   budget=${BUDGET:-4}; minutes=${MINUTES:-0.5}
 fi
 kernel_timeout=${KERNEL_TIMEOUT:-150}
+refs_timeout=${REFS_TIMEOUT:-180}
 cheat_timeout=${CHEAT_TIMEOUT:-120}
 deadline=${DEADLINE_S:-0}
 
@@ -104,6 +111,8 @@ logs="$work/logs"; reports="$work/reports"; evid="$work/evidence"
 mkdir -p "$logs" "$reports" "$evid"
 db="$work/history.db"
 export HK_DB="$db"
+# the skills loader's default is the build tree's copy, which a prebuilt binary's machine lacks
+export HK_SKILLS_DIR="${HK_SKILLS_DIR:-$top/skills}"
 commit=${HK_COMMIT:-$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 t_start=$(date +%s)
@@ -134,8 +143,12 @@ fi
 failed=0
 rows="$work/rows.tsv"
 cheat_rows="$work/cheats.tsv"
+episodes="$work/episodes.jsonl"   # per kernel: summary, credit, size (bench/refs/summary.py)
+refs_out="$work/refs.jsonl"       # hk_refs's lines
 : >"$rows"
 : >"$cheat_rows"
+: >"$episodes"
+: >"$refs_out"
 summary="$work/summary.txt"
 write_summary() {
   local t_now
@@ -160,6 +173,13 @@ print("peaks: copy %s GB/s (memcpy %s GB/s), FP32 %s TFLOP/s, BF16 tensor %s TFL
     while IFS=$'\t' read -r k b bm sp pct err st secs; do
       printf '%-14s %12s %12s %9s %9s %10s %8s  %s\n' "$k" "$b" "$bm" "$sp" "$pct" "$err" "$secs" "$st"
     done <"$rows"
+    if [ -s "$episodes" ]; then
+      echo
+      [ -n "${refs_note:-}" ] && echo "$refs_note"
+      python3 "$top/bench/refs/summary.py" --episodes "$episodes" --refs "$refs_out" \
+          ${probe_json:+--probe "$logs/probe.json"} 2>&1 ||
+        echo "(no reference table: bench/refs/summary.py needs python3)"
+    fi
   } >"$summary"
   if [ -n "${OUT:-}" ]; then
     mkdir -p "$OUT" && cp "$summary" "$OUT/summary.txt"
@@ -245,12 +265,14 @@ for k in "${kernels[@]}"; do
   spec=$(spec_of "$k")
   if [ -z "$spec" ]; then
     printf '%s\t-\t-\t-\t-\t-\tno spec\t0\n' "$k" >>"$rows"
+    printf '{"kernel":"%s","status":"no spec"}\n' "$k" >>"$episodes"
     failed=1
     continue
   fi
   src="$top/bench/kernels/$(sed -n 's/.*"source": *"\([^"]*\)".*/\1/p' "$spec" | head -1)"
   if ! fits "$kernel_timeout"; then
     printf '%s\t-\t-\t-\t-\t-\tskipped (DEADLINE_S)\t0\n' "$k" >>"$rows"
+    printf '{"kernel":"%s","status":"skipped (DEADLINE_S)"}\n' "$k" >>"$episodes"
     write_summary "DEADLINE_S=$deadline"
     continue
   fi
@@ -266,7 +288,7 @@ for k in "${kernels[@]}"; do
   rc=$?
   t1=$(date +%s)
   say "$k: exit $rc after $((t1 - t0)) s"; tail -2 "$logs/optimize-$k.log" >&2
-  python3 - "$logs/optimize-$k.json" "$k" "$rc" "$((t1 - t0))" >>"$rows" <<'EOF' || { printf '%s\t-\t-\t-\t-\t-\texit %s\t%s\n' "$k" "$rc" "$((t1 - t0))" >>"$rows"; }
+  python3 - "$logs/optimize-$k.json" "$k" "$rc" "$((t1 - t0))" "$episodes" >>"$rows" <<'EOF'
 import json, math, sys
 path, k, rc, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 text = open(path).read()
@@ -284,7 +306,34 @@ if status != "completed" and d.get("error"):
 print("\t".join([k, num("baseline_ms", "%.4f"), num("best_ms", "%.4f"),
                  num("speedup", "%.2fx"), num("roofline_pct", "%.1f%%"),
                  num("max_rel_err", "%.1e"), status, secs]))
+# for the reference table: the skill credit and the measured size from the episode's report
+# (the row above is printed: nothing here may fail the script)
+ep = {"kernel": k, "status": d.get("status") or ("exit %d" % rc)}
+for key in ("baseline_ms", "best_ms", "speedup", "flagged", "produced_by"):
+    ep[key] = s.get(key) if isinstance(s, dict) else None
+try:
+    rp = (d.get("report") or {}).get("json")
+    rep = json.load(open(rp)) if rp else {}
+    info = (rep.get("episode") or {}).get("info")
+    info = info if isinstance(info, dict) else {}
+    ep["credit"] = info.get("credit")
+    ep["bottleneck"] = info.get("bottleneck")
+    ep["peaks"] = (rep.get("device") or {}).get("peaks")
+    for v in rep.get("versions") or []:
+        if v.get("is_baseline") and isinstance(v.get("time"), dict):
+            ep["size"] = v["time"].get("size")
+except Exception as e:
+    sys.stderr.write("run.sh: %s: no report read (%s)\n" % (k, e))
+try:
+    with open(sys.argv[5], "a") as f:
+        f.write(json.dumps(ep) + "\n")
+except OSError as e:
+    sys.stderr.write("run.sh: %s: %s\n" % (sys.argv[5], e))
 EOF
+  if [ $? -ne 0 ]; then
+    printf '%s\t-\t-\t-\t-\t-\texit %s\t%s\n' "$k" "$rc" "$((t1 - t0))" >>"$rows"
+    printf '{"kernel":"%s","status":"exit %s"}\n' "$k" "$rc" >>"$episodes"
+  fi
   [ "$rc" -eq 0 ] || failed=1
   # one real ncu table: the baseline harness of the first kernel that has one
   if [ ! -s "$evid/real_ncu.csv" ] && command -v ncu >/dev/null 2>&1; then
@@ -301,14 +350,54 @@ EOF
   write_summary "running"
 done
 
+# ---- references: what a user would otherwise use, beside each kernel (issue 5) ----
+# hk_refs (bench/refs) at the size the episode measured (its report's size key), else the
+# spec's first; one JSON line per measurement into refs.jsonl, read by write_summary.
+refs_note=""
+if [ "${REFS:-1}" != 0 ] && [ ${#kernels[@]} -gt 0 ]; then
+  say "building hk_refs (bench/refs/build.sh)"
+  if "$top/bench/refs/build.sh" "$work/hk_refs" >"$logs/refs-build.log" 2>&1; then
+    for k in "${kernels[@]}"; do
+      spec=$(spec_of "$k")
+      [ -n "$spec" ] || continue
+      if ! fits "$refs_timeout"; then
+        printf '{"kernel":"%s","reference":"-","error":"skipped (DEADLINE_S)"}\n' "$k" >>"$refs_out"
+        continue
+      fi
+      key=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if d.get("kernel") == sys.argv[2] and d.get("size"): print(d["size"])' "$episodes" "$k" 2>/dev/null | tail -1)
+      mapfile -t rargs < <("$top/bench/refs/spec_args.sh" "$spec" ${key:+--size "$key"} 2>>"$logs/refs.log")
+      if [ ${#rargs[@]} -eq 0 ]; then
+        printf '{"kernel":"%s","reference":"-","error":"spec_args.sh failed (logs/refs.log)"}\n' "$k" >>"$refs_out"
+        continue
+      fi
+      say "references for $k (${rargs[*]})"
+      timeout -k 10 "$refs_timeout" "$work/hk_refs" "${rargs[@]}" >>"$refs_out" 2>>"$logs/refs.log"
+      rc=$?
+      case $rc in
+        0|1|2) ;;
+        124|137) printf '{"kernel":"%s","reference":"-","error":"timeout after %s s"}\n' "$k" "$refs_timeout" >>"$refs_out" ;;
+        *) printf '{"kernel":"%s","reference":"-","error":"hk_refs exit %s"}\n' "$k" "$rc" >>"$refs_out" ;;
+      esac
+    done
+  else
+    refs_note="references: hk_refs did not build ($(tail -1 "$logs/refs-build.log"))"
+    say "$refs_note"
+  fi
+fi
+
 # ---- results ----
 write_summary
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
   cp "$summary" "$OUT/summary.txt"
+  [ -s "$refs_out" ] && cp "$refs_out" "$OUT/refs.jsonl"
   [ -s "$sass_out" ] && cp "$sass_out" "$OUT/real_suite_sm90.sass"
   [ -s "$evid/real_ncu.csv" ] && cp "$evid/real_ncu.csv" "$OUT/real_ncu.csv"
-  tar -C "$work" -czf "$OUT/gpu-run.tar.gz" logs reports history.db evidence rows.tsv cheats.tsv 2>/dev/null
+  tar -C "$work" -czf "$OUT/gpu-run.tar.gz" logs reports history.db evidence rows.tsv cheats.tsv \
+      episodes.jsonl refs.jsonl 2>/dev/null
   say "results in $OUT: $(ls "$OUT" | tr '\n' ' ')"
 else
   say "results kept in $work"
