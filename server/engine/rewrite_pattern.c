@@ -260,8 +260,7 @@ static void compact(const pt_toks *ts, size_t a, size_t b, char *out, size_t siz
                 continue;
             }
             size_t c = match_close(ts, k);
-            bool single = c == k + 2 || (c == k + 4 && tok_is(ts, k + 2, ".")) ||
-                          (c == k + 4 && tok_is(ts, k + 1, "(") == false && tok_is(ts, k + 2, "->"));
+            bool single = c == k + 2 || (c == k + 4 && (tok_is(ts, k + 2, ".") || tok_is(ts, k + 2, "->")));
             if (c < b && single) {
                 for (size_t q = k + 1; q < c; q++) {
                     size_t l = ts->t[q].end - ts->t[q].start;
@@ -847,26 +846,21 @@ out:
 
 /* ------------------------------------------------------------------ 1D helpers */
 
-/* The loop header that replaces a 1D guard: `for (TYPE i = <index>; i < (N); i += <stride>)`,
- * const dropped from the declared type, 64-bit types cast before the multiplication.
- * blocks: the number of blocks along x that share the work ("gridDim.x", or "hk_blocks" when
- * the body lets surplus blocks leave). */
+/* The loop head that replaces a 1D guard, up to and including its opening brace:
+ *     for (long long hk_i = <index>; hk_i < (N); hk_i += <stride>) { const TYPE i = (TYPE)hk_i;
+ * The loop counts in 64 bits whatever the index's type, so `i + stride` cannot overflow
+ * near the bound; the body still sees the index under its own name and type. blocks: the
+ * number of blocks along x that share the work ("gridDim.x", or "hk_blocks" when the body
+ * lets surplus blocks leave). */
 static char *grid_stride_head(const pt_index *ix, const char *blocks)
 {
-    char type[PT_NAME];
     const char *t = ix->type;
     if (strncmp(t, "const ", 6) == 0)
         t += 6;
-    snprintf(type, sizeof type, "%s", t);
-    bool narrow = strcmp(type, "int") == 0 || strcmp(type, "unsigned") == 0 ||
-                  strcmp(type, "unsigned int") == 0;
-    if (narrow)
-        return hk_asprintf("for (%s %s = blockIdx.x * blockDim.x + threadIdx.x; %s < (%s); "
-                           "%s += %s * blockDim.x)",
-                           type, ix->name, ix->name, ix->bound, ix->name, blocks);
-    return hk_asprintf("for (%s %s = (%s)blockIdx.x * blockDim.x + threadIdx.x; %s < (%s); "
-                       "%s += (%s)%s * blockDim.x)",
-                       type, ix->name, type, ix->name, ix->bound, ix->name, type, blocks);
+    return hk_asprintf("for (long long hk_i = (long long)blockIdx.x * blockDim.x + threadIdx.x; "
+                       "hk_i < (long long)(%s); hk_i += (long long)%s * blockDim.x) {\n"
+                       "        const %s %s = (%s)hk_i;",
+                       ix->bound, blocks, t, ix->name, t);
 }
 
 /* Lines that let blocks past HK_MAX_BLOCKS (along x) leave at once: the others cover every
@@ -963,7 +957,7 @@ static const char tpl_reduce[] =
     "    // __shfl_down_sync within each warp, one shared slot per warp, one atomic per block.\n"
     PT_MAX_BLOCKS
     "    $T hk_acc = $IDENT;\n"
-    "    $HEAD {\n"
+    "    $HEAD\n"
     "        $ACCUM\n"
     "    }\n"
     PT_THREADS
@@ -1318,7 +1312,7 @@ static const char tpl_hist[] =
     "    for (unsigned int hk_b = hk_tid; hk_b < HK_BINS; hk_b += hk_nthreads)\n"
     "        hk_hist[hk_b] = 0;\n"
     "    __syncthreads();\n"
-    "    $HEAD {\n"
+    "    $HEAD\n"
     "        const long long hk_bin = (long long)($BIN);\n"
     "        if (hk_bin >= 0 && hk_bin < HK_BINS)\n"
     "            atomicAdd(&hk_hist[hk_bin], ($T)($VAL));\n"

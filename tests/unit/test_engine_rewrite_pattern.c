@@ -242,8 +242,8 @@ static void test_reduce(void **state)
     const char *const want_sum[] = {"__shfl_down_sync", "hk_part[32]", "hk_acc += (float)(in[i]);",
                                     "atomicAdd(out, hk_acc)", NULL};
     expect(BENCH "/reduce_sum.cu", "reduce_sum", RWP_REDUCE, want_sum, NULL);
-    const char *const want_sq[] = {"hk_acc += (float)(x[i] * x[i]);", "for (long i = (long)blockIdx.x",
-                                   "i += (long)hk_blocks * blockDim.x", NULL};
+    const char *const want_sq[] = {"hk_acc += (float)(x[i] * x[i]);", "const long i = (long)hk_i;",
+                                   "hk_i += (long long)hk_blocks * blockDim.x", NULL};
     expect(DATA "/reduce_variants.cu", "sum_squares", RWP_REDUCE, want_sq, NULL);
     const char *const want_max[] = {"int hk_acc = (-2147483647 - 1);", "atomicMax(&out[0], hk_acc)",
                                     "hk_acc = (hk_o > hk_acc) ? hk_o : hk_acc", NULL};
