@@ -1,7 +1,9 @@
 /* Tests of the engine v2 rewrites in rewrite_mem.c on fixture kernels (tests/data/rewrite_mem)
  * and on every kernel of the suite (bench/kernels): each applicable result re-analyses
  * cleanly, shows the expected structure and compiles with the real nvcc -arch=sm_90 -c (two
- * compiles at a time through the runner pool); each refusal gives its reason; a second
+ * compiles at a time through the runner pool), and vectorized kernels also run emulated on
+ * the CPU against the originals (g++ with the CUDA headers, threads one after the other);
+ * PTX shows the wide and read-only loads; each refusal gives its reason; a second
  * application says "already"; allocation failures neither crash nor leak. No nvcc: the
  * compile checks say so and are skipped. With HK_REWRITE_MEM_OUT=DIR the suite test also
  * writes every rewritten suite kernel there (DIR/<kernel>__<rewrite>.cu), the candidates
@@ -558,6 +560,176 @@ static void test_fast_math(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* ------------------------------------------------------------------ emulated runs */
+
+/* No GPU here, so the vectorized kernels run on the CPU: the original and the rewritten
+ * kernel (their texts only, in two namespaces) are compiled as host C++ against the CUDA
+ * headers (float4, __half, __nv_bfloat16 work on the host), with blockIdx/threadIdx as
+ * globals, every thread of the grid run one after the other (an elementwise kernel has no
+ * synchronization, so any order is a valid schedule). The rewritten kernel runs with the
+ * original's grid and with a small grid (the grid-stride loop must cover the rest); the
+ * pointers are aligned and then one element off (the scalar fallback); every buffer,
+ * guard elements included, must end bit for bit as the original leaves it. */
+#define EMU_CXX "g++"
+
+static const char emu_prelude[] =
+    "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+    "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    "static uint3 threadIdx, blockIdx;\nstatic dim3 blockDim, gridDim;\n"
+    "static float emu_val(size_t i, int s) { return (float)((i * 7919u + s * 104729u) % 2003u) * 0.01f - 10.0f; }\n"
+    "static void fill(float *p, size_t n, int s) { for (size_t i = 0; i < n; i++) p[i] = emu_val(i, s); }\n"
+    "static void fill(double *p, size_t n, int s) { for (size_t i = 0; i < n; i++) p[i] = emu_val(i, s); }\n"
+    "static void fill(int *p, size_t n, int s) { for (size_t i = 0; i < n; i++) p[i] = (int)emu_val(i, s) * 37; }\n"
+    "static void fill(unsigned *p, size_t n, int s) { for (size_t i = 0; i < n; i++) p[i] = (unsigned)(i * 2654435761u + s); }\n"
+    "static void fill(__half *p, size_t n, int s) { for (size_t i = 0; i < n; i++) p[i] = __float2half(emu_val(i, s)); }\n"
+    "static void fill(__nv_bfloat16 *p, size_t n, int s) { for (size_t i = 0; i < n; i++) p[i] = __float2bfloat16(emu_val(i, s)); }\n"
+    "template <class F> static void emu_launch(unsigned grid, unsigned block, F f)\n"
+    "{\n    gridDim = dim3(grid, 1, 1); blockDim = dim3(block, 1, 1);\n"
+    "    for (unsigned b = 0; b < grid; b++)\n        for (unsigned t = 0; t < block; t++) {\n"
+    "            blockIdx = make_uint3(b, 0, 0); threadIdx = make_uint3(t, 0, 0); f();\n        }\n}\n";
+
+static bool is_int_type(const char *t)
+{
+    static const char *const ints[] = {"int", "long", "size_t", "unsigned", "unsigned int",
+                                       "long long", "int64_t", "uint32_t", "int32_t",
+                                       "unsigned long", "uint64_t", "const int", "const long",
+                                       "const size_t"};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (strcmp(t, ints[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Builds, compiles and runs the emulation of kernel name, original fx against r: true when
+ * every buffer matched (a compile failure or a difference is printed). */
+static bool emulate(const fixture *fx, const rw_result *r, const char *name, const char *tag)
+{
+    an_model *cm;
+    assert_int_equal(an_analyze(r->text, r->len, &cm), HK_OK);
+    const an_function *of = &fx->m->funcs[kernel(fx, name)];
+    const an_function *cf = &cm->funcs[an_model_find_kernel(cm, name)];
+    char src[700], exe[700];
+    snprintf(src, sizeof src, "%s/emu_%s.cpp", tmpdir, tag);
+    snprintf(exe, sizeof exe, "%s/emu_%s", tmpdir, tag);
+    FILE *f = fopen(src, "w");
+    assert_non_null(f);
+    fputs(emu_prelude, f);
+    fprintf(f, "namespace orig {\n%.*s\n}\nnamespace cand {\n%.*s\n}\n",
+            (int)(of->span.end_byte - of->span.start_byte), fx->text + of->span.start_byte,
+            (int)(cf->span.end_byte - cf->span.start_byte), r->text + cf->span.start_byte);
+    fprintf(f, "int main(void)\n{\n    static const size_t sizes[] = {0, 1, 7, 8, 9, 33, 64, 1001};\n"
+               "    int bad = 0;\n"
+               "    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)\n"
+               "    for (int off = 0; off < 2; off++)\n"
+               "    for (int small = 0; small < 2; small++) {\n"
+               "        const size_t n = sizes[si], total = n + 40;\n"
+               "        const unsigned block = 32, grid = n ? (unsigned)((n + block - 1) / block) : 1;\n");
+    for (size_t p = 0; p < of->n_params; p++) {
+        const an_param *pp = &of->params[p];
+        if (pp->pointer_depth == 1)
+            fprintf(f, "        %s *o%zu = (%s *)calloc(total, sizeof(%s)), *c%zu = (%s *)calloc(total, sizeof(%s));\n"
+                       "        fill(o%zu, total, %zu); memcpy(c%zu, o%zu, total * sizeof(%s));\n",
+                    pp->elem_type, p, pp->elem_type, pp->elem_type, p, pp->elem_type, pp->elem_type, p, p,
+                    p, p, pp->elem_type);
+    }
+    for (int side = 0; side < 2; side++) {
+        fprintf(f, "        emu_launch(%s, block, [&] { %s::%s(", side ? "small ? 3u : grid" : "grid",
+                side ? "cand" : "orig", name);
+        for (size_t p = 0; p < of->n_params; p++) {
+            const an_param *pp = &of->params[p];
+            if (p)
+                fputs(", ", f);
+            if (pp->pointer_depth == 1)
+                fprintf(f, "%c%zu + off", side ? 'c' : 'o', p);
+            else if (is_int_type(pp->type))
+                fprintf(f, "(%s)n", pp->type);
+            else
+                fprintf(f, "(%s)1.25f", pp->type);
+        }
+        fputs("); });\n", f);
+    }
+    for (size_t p = 0; p < of->n_params; p++)
+        if (of->params[p].pointer_depth == 1)
+            fprintf(f, "        if (memcmp(o%zu, c%zu, total * sizeof(*o%zu)) != 0) {\n"
+                       "            printf(\"differs: %s at n=%%zu off=%%d small=%%d\\n\", n, off, small);\n"
+                       "            bad = 1;\n        }\n        free(o%zu); free(c%zu);\n",
+                    p, p, p, of->params[p].name, p, p);
+    fputs("    }\n    puts(bad ? \"FAIL\" : \"OK\");\n    return bad;\n}\n", f);
+    fclose(f);
+    an_model_free(cm);
+    char cmd[2200];
+    snprintf(cmd, sizeof cmd, "%s -std=c++17 -O1 -ffp-contract=off -w -I/usr/local/cuda/include -o '%s' '%s' 2>&1 && '%s' 2>&1",
+             EMU_CXX, exe, src, exe);
+    FILE *pp = popen(cmd, "r");
+    assert_non_null(pp);
+    char out[8192];
+    size_t n = fread(out, 1, sizeof out - 1, pp);
+    out[n] = '\0';
+    int st = pclose(pp);
+    bool ok = st == 0 && strstr(out, "OK") != NULL;
+    if (!ok)
+        print_message("emulated run of %s (%s) failed:\n%s\n(program: %s)\n", name, tag, out, src);
+    return ok;
+}
+
+static void test_vectorize_emulated(void **state)
+{
+    if (access("/usr/local/cuda/include/cuda_fp16.h", R_OK) != 0 || system(EMU_CXX " --version >/dev/null 2>&1") != 0) {
+        print_message("skipped: no CUDA headers or no " EMU_CXX "\n");
+        skip();
+    }
+    static const struct {
+        const char *file, *kernel;
+        int widths[3];
+    } cases[] = {
+        {"rewrite_mem/elementwise.cu", "axpy_if", {2, 4, 0}},
+        {"rewrite_mem/elementwise.cu", "ramp_early", {4, 0, 0}},
+        {"rewrite_mem/elementwise.cu", "copy_gs", {4, 0, 0}},
+        {"rewrite_mem/elementwise.cu", "half_add", {2, 4, 8}},
+        {"rewrite_mem/elementwise.cu", "bf16_scale", {2, 8, 0}},
+        {"rewrite_mem/elementwise.cu", "int_add", {4, 0, 0}},
+        {"rewrite_mem/elementwise.cu", "clamp_store", {4, 0, 0}},
+        {"../../bench/kernels/quick_gelu.cu", "quick_gelu", {4, 0, 0}},
+        {"../../bench/kernels/relu_inplace.cu", "relu_inplace", {4, 0, 0}},
+        {"../../bench/kernels/half_scale_bias.cu", "half_scale_bias", {8, 0, 0}},
+        {"../../bench/kernels/bf16_axpy.cu", "bf16_axpy", {2, 0, 0}},
+        {"../../bench/kernels/saxpy.cu", "saxpy", {4, 0, 0}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char path[900];
+        snprintf(path, sizeof path, "%s/%s", HK_TEST_DATA, cases[c].file);
+        fixture fx;
+        load_path(path, &fx);
+        for (int w = 0; w < 3 && cases[c].widths[w]; w++) {
+            rw_result r;
+            assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, cases[c].kernel),
+                                          cases[c].widths[w], &r), HK_OK);
+            assert_true(r.applicable);
+            char tag[128];
+            snprintf(tag, sizeof tag, "%s_w%d", cases[c].kernel, cases[c].widths[w]);
+            assert_true(emulate(&fx, &r, cases[c].kernel, tag));
+            rw_result_free(&r);
+        }
+        unload(&fx);
+    }
+    /* the check can fail: a wrong tail (one element short) is caught */
+    fixture fx;
+    load("elementwise.cu", &fx);
+    rw_result r;
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "int_add"), 4, &r), HK_OK);
+    char *tail = strstr(r.text, "i < hk_n; i += hk_stride)");
+    assert_non_null(tail);
+    memcpy(tail, "i+1<hk_n;", 9);   /* same length: `i < hk_n;` -> `i+1<hk_n;` */
+    an_model *bm;
+    assert_int_equal(an_analyze(r.text, r.len, &bm), HK_OK);
+    an_model_free(bm);
+    print_message("(a deliberately broken tail follows: its differences are expected)\n");
+    assert_false(emulate(&fx, &r, "int_add", "broken_tail"));
+    rw_result_free(&r);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 /* ------------------------------------------------------------------ PTX evidence */
 
 /* PTX of text (nvcc -arch=sm_90 -O3 -ptx), malloc'd, or NULL without nvcc. */
@@ -845,7 +1017,8 @@ int main(void)
         cmocka_unit_test(test_vectorize_float_int), cmocka_unit_test(test_vectorize_half_bf16),
         cmocka_unit_test(test_vectorize_refusals),  cmocka_unit_test(test_readonly_loads),
         cmocka_unit_test(test_unroll),              cmocka_unit_test(test_fast_math),
-        cmocka_unit_test(test_ptx_evidence),        cmocka_unit_test(test_alloc_failure),
+        cmocka_unit_test(test_vectorize_emulated),  cmocka_unit_test(test_ptx_evidence),
+        cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_suite_kernels),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
