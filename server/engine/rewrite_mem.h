@@ -65,9 +65,10 @@ int rw_unroll(const char *text, size_t len, const an_model *m, size_t kernel, in
  * __expf, ...) and float divisions a / b with __fdividef(a, b). Device functions the
  * kernel calls are left alone (they may be shared with other kernels), as are the double
  * versions (exp, log, ...) and any division with a double or an integer operand or of
- * unknown type. The intrinsics trade accuracy (a few ulp, worse for large arguments) for
- * speed: the engine keeps the result only if the oracle accepts it. The description lists
- * the calls changed with counts, e.g. "expf -> __expf (2), / -> __fdividef (1)". */
+ * unknown type. The intrinsics trade accuracy (a few ulp, worse for large arguments; __powf
+ * is exp2(y * log2(x)), NaN for a negative base that powf allows with an integer exponent)
+ * for speed: the engine keeps the result only if the oracle accepts it. The description
+ * lists the calls changed with counts, e.g. "expf -> __expf (2), / -> __fdividef (1)". */
 int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel,
                  rw_result *out);
 
