@@ -687,11 +687,25 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
     /* order: the structural rewrite (it replaces the body), tunables, restrict,
      * grid-stride, launch bounds (which needs the final block) */
     const search_struct *sst = NULL;
+    bool restricted = false;
     for (size_t a = 0; a < s->n_axes && !*skip; a++) {
         const axis *ax = &s->axes[a];
         if (ax->kind != AX_STRUCT || cfg[a] == 0)
             continue;
         sst = &ax->structs[cfg[a]];
+        /* __restrict__ goes first under vectorize: it lets a kernel that reads one
+         * pointer after writing another of the same type be vectorized, and the vector
+         * loads then take the read-only path */
+        for (size_t b = 0; b < s->n_axes && !strcmp(sst->rewrite, "vectorize"); b++) {
+            if (s->axes[b].kind != AX_RESTRICT || cfg[b] == 0)
+                continue;
+            rc = rw_restrict(w.text, w.len, work_model(s, &w), w.kernel, true, &r);
+            if ((rc = step(s, &w, rc, &r, true, skip)))
+                goto out;
+            restricted = !*skip;
+        }
+        if (*skip)
+            break;
         rc = apply_struct(sst, s->launch.hip_target, w.text, w.len, work_model(s, &w), w.kernel,
                           &r);
         if ((rc = step(s, &w, rc, &r, true, skip)))
@@ -748,6 +762,11 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
                                c->pub.block[1], c->pub.block[2]);
             break;
         case AX_RESTRICT:
+            if (restricted) {
+                c->pub.restrict_ptrs = true;
+                rc = hk_buf_printf(&desc, "%s__restrict__/const", desc.len ? "; " : "");
+                break;
+            }
             rc = rw_restrict(w.text, w.len, work_model(s, &w), w.kernel, true, &r);
             if (!(rc = step(s, &w, rc, &r, true, skip))) {
                 c->pub.restrict_ptrs = true;

@@ -529,6 +529,12 @@ static void test_structural_axis(void **state)
         assert_int_equal(rc, HK_OK);
         if (c->structural && strstr(c->structural, "width=2"))
             width2 = true;
+        if (c->structural && strstr(c->structural, "vectorize") && c->restrict_ptrs) {
+            /* restrict first, then the vector body */
+            assert_non_null(strstr(c->text, "__restrict__"));
+            assert_non_null(strstr(c->text, c->structural[strlen("vectorize width=")] == '4'
+                                                ? "float4" : "float2"));
+        }
         if (c->structural && strstr(c->structural, "width=4") && c->phase >= 2 &&
             (c->restrict_ptrs || c->fast_math || c->launch_bounds))
             combined = true;
