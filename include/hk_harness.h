@@ -94,7 +94,7 @@ enum hk_exit {
     HK_EXIT_INPUT_MODIFIED = 5, /* an input buffer changed during the launch */
     HK_EXIT_OUT_OF_BOUNDS = 6,  /* a guard zone around a buffer was overwritten */
     HK_EXIT_IO = 7,             /* the output file could not be written */
-    HK_EXIT_NO_GPU = 8,         /* no CUDA device */
+    HK_EXIT_NO_GPU = 8,         /* no CUDA device (HIP build: no HIP device) */
 };
 
 /* Value distributions of input buffers. a, b: uniform(lo=a, hi=b), normal(mu=a,

@@ -1025,3 +1025,124 @@ int device_detect_gpu(device_gpu *out)
     }
     return HK_OK;
 }
+
+/* ---- DCU (AMD/Hygon) detection from the KFD topology ---- */
+
+int device_parse_kfd_node(const char *text, bool *is_gpu, char *arch, size_t arch_size,
+                          int *cu_count, char *uuid, size_t uuid_size)
+{
+    long long gfx = -1, simds = 0, per_cu = 0, unique = 0;
+    *is_gpu = false;
+    *cu_count = 0;
+    if (arch_size)
+        arch[0] = '\0';
+    if (uuid_size)
+        uuid[0] = '\0';
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char key[64];
+        long long v;
+        char line[160];
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
+        if (sscanf(line, "%63s %lld", key, &v) == 2) {
+            if (!strcmp(key, "gfx_target_version"))
+                gfx = v;
+            else if (!strcmp(key, "simd_count"))
+                simds = v;
+            else if (!strcmp(key, "simd_per_cu"))
+                per_cu = v;
+            else if (!strcmp(key, "unique_id"))
+                unique = v;
+        }
+        p = nl ? nl + 1 : p + n;
+    }
+    if (gfx < 0)
+        return HK_EPARSE;
+    if (gfx == 0)
+        return HK_OK; /* a CPU node */
+    *is_gpu = true;
+    /* major * 10000 + minor * 100 + stepping; the ISA name writes the stepping in hex */
+    int major = (int)(gfx / 10000), minor = (int)(gfx / 100 % 100), step = (int)(gfx % 100);
+    if (arch_size)
+        snprintf(arch, arch_size, "gfx%d%d%x", major, minor, step);
+    if (simds > 0 && per_cu > 0)
+        *cu_count = (int)(simds / per_cu);
+    if (unique && uuid_size)
+        snprintf(uuid, uuid_size, "GPU-%016llx", (unsigned long long)unique);
+    return HK_OK;
+}
+
+#define KFD_MAX_NODES 64
+#define KFD_FILE_MAX 16384
+
+/* Reads a small sysfs file into buf (NUL-terminated); false when unreadable. */
+static bool read_small(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    size_t n = 0;
+    while (n + 1 < size) {
+        ssize_t k = read(fd, buf + n, size - 1 - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+    }
+    close(fd);
+    buf[n] = '\0';
+    return true;
+}
+
+int device_detect_dcu(const char *dev_kfd, const char *sysfs_root, device_gpu *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->how, sizeof out->how, "none");
+    if (access(dev_kfd ? dev_kfd : "/dev/kfd", F_OK) != 0)
+        return HK_OK;
+    out->present = true;
+    snprintf(out->how, sizeof out->how, "/dev/kfd");
+    char *text = hk_malloc(KFD_FILE_MAX);
+    if (!text)
+        return HK_ENOMEM;
+    /* Node numbers are dense from 0; CPU nodes come first on most systems. */
+    int nodes = 0;
+    for (int i = 0; i < KFD_MAX_NODES; i++, nodes++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/class/kfd/kfd/topology/nodes/%d/properties",
+                 sysfs_root ? sysfs_root : "/sys", i);
+        if (!read_small(path, text, KFD_FILE_MAX))
+            break;
+        bool gpu = false;
+        char arch[32], uuid[64];
+        int cus = 0;
+        if (device_parse_kfd_node(text, &gpu, arch, sizeof arch, &cus, uuid, sizeof uuid) !=
+                HK_OK ||
+            !gpu)
+            continue;
+        if (out->count++ == 0) {
+            snprintf(out->arch, sizeof out->arch, "%s", arch);
+            snprintf(out->uuid, sizeof out->uuid, "%s", uuid);
+            out->cu_count = cus;
+            snprintf(path, sizeof path, "%s/class/kfd/kfd/topology/nodes/%d/name",
+                     sysfs_root ? sysfs_root : "/sys", i);
+            char name[256];
+            if (read_small(path, name, sizeof name)) {
+                name[strcspn(name, "\n")] = '\0';
+                snprintf(out->name, sizeof out->name, "%s", name);
+            }
+            if (!out->name[0])
+                snprintf(out->name, sizeof out->name, "%s", arch);
+        }
+    }
+    hk_free(text);
+    if (out->count > 0) {
+        snprintf(out->how, sizeof out->how, "kfd topology");
+    } else if (nodes > 0) { /* the driver is loaded, but every node is a CPU */
+        out->present = false;
+        snprintf(out->how, sizeof out->how, "kfd topology (no GPU node)");
+    }
+    return HK_OK;
+}

@@ -108,16 +108,34 @@ int device_cache_save(const char *path, const device_info *info);
 /* ---- detection without a CUDA context ---- */
 
 typedef struct {
-    bool present;        /* an NVIDIA GPU is visible */
-    int count;           /* GPUs listed by nvidia-smi -L (0 when only /dev/nvidia0 was seen) */
+    bool present;        /* an NVIDIA GPU is visible (device_detect_dcu: an AMD/Hygon one) */
+    int count;           /* GPUs listed by nvidia-smi -L (0 when only /dev/nvidia0 was seen);
+                          * DCU: GPU nodes of the KFD topology */
     char name[256];      /* first GPU's name from nvidia-smi -L, "" when unknown */
     char uuid[64];       /* first GPU's UUID, "" when unknown */
-    char how[64];        /* "nvidia-smi -L", "/dev/nvidia0", or "none" */
+    char how[64];        /* "nvidia-smi -L", "/dev/nvidia0", "kfd topology", "/dev/kfd",
+                          * or "none" */
+    char arch[32];       /* DCU: the first GPU's gfx ISA ("gfx906", "gfx90a", "gfx928"), from
+                          * its KFD gfx_target_version; "" when unknown and on NVIDIA */
+    int cu_count;        /* DCU: compute units of the first GPU; 0 when unknown */
 } device_gpu;
 
 /* Says whether an NVIDIA GPU is present: runs nvidia-smi -L (10 s limit) and falls back to
  * /dev/nvidia0. Never creates a CUDA context. HK_OK (even when none is present), HK_ENOMEM. */
 int device_detect_gpu(device_gpu *out);
+/* Says whether an AMD/Hygon GPU (DCU) is present, without a HIP context: /dev/kfd must
+ * exist (no HIP runtime sees a GPU without it), then the GPU nodes of the KFD topology
+ * (sysfs_root/class/kfd/kfd/topology/nodes/N/{properties,name}; sysfs_root NULL: "/sys")
+ * give the count, arch, compute units and name; with /dev/kfd but no readable topology it
+ * is present with an unknown arch; a topology of CPU nodes only means none. rocm-smi / hy-smi are not needed. HK_OK (even when
+ * none is present), HK_ENOMEM. dev_kfd: the device file to test (NULL: "/dev/kfd"). */
+int device_detect_dcu(const char *dev_kfd, const char *sysfs_root, device_gpu *out);
+/* One KFD topology node's properties text ("name value" lines): *is_gpu when its
+ * gfx_target_version is non-zero (CPU nodes have 0), arch "gfxMmS" from it (stepping in
+ * hex: 90010 -> gfx90a, 90006 -> gfx906), *cu_count from simd_count / simd_per_cu, uuid
+ * from unique_id ("" when absent). HK_OK, HK_EPARSE when no gfx_target_version line. */
+int device_parse_kfd_node(const char *text, bool *is_gpu, char *arch, size_t arch_size,
+                          int *cu_count, char *uuid, size_t uuid_size);
 /* Parses nvidia-smi -L output ("GPU 0: NAME (UUID: GPU-...)" lines) into *out. HK_OK or
  * HK_EPARSE when no line matches. */
 int device_parse_smi_list(const char *text, device_gpu *out);

@@ -69,7 +69,8 @@ typedef struct {
     size_t text_len;
     char kernel_hash[STORE_HASH_HEX];
     spec *sp;
-    char *nvcc;
+    enum cc_backend backend; /* from the target: nvcc + sm_XX, or hipcc + gfxNNN (DCU) */
+    char *nvcc;              /* the compiler: nvcc, or hipcc for a DCU target */
     char arch[32];
     char *work;
     char *scratch;   /* output files (references, candidates' outputs): a memory-backed
@@ -530,28 +531,73 @@ static int init_inputs(ep_ctx *c)
     return HK_OK;
 }
 
-/* Target -> arch (NULL when it must come from the GPU). */
+/* Target -> backend and arch (arch empty when it must come from the GPU): "nvidia",
+ * "nvidia:sm_XX", "sm_XX", "dcu", "dcu:gfxNNN", "amd:gfxNNN", "gfxNNN". */
 static int parse_target(ep_ctx *c)
 {
     const char *t = c->o->target;
+    c->backend = CC_NVIDIA;
     if (!t || !strcmp(t, "nvidia"))
         return HK_OK;
+    if (!strcmp(t, "dcu") || !strcmp(t, "amd")) {
+        c->backend = CC_DCU;
+        return HK_OK;
+    }
     enum cc_backend be;
     char *arch = NULL;
     int rc = cc_parse_target(t, &be, &arch);
-    if (rc == HK_OK && be != CC_NVIDIA) {
-        hk_free(arch);
-        ep__fail_early(c, HK_EUNSUPPORTED,
-                       "target %s: this engine optimizes for NVIDIA GPUs (nvidia[:sm_XX])", t);
-        return HK_EUNSUPPORTED;
-    }
+    if (rc == HK_ENOMEM)
+        return rc;
     if (rc) {
-        ep__fail_early(c, HK_EINVAL, "--target %s: expected nvidia or nvidia:sm_XX", t);
+        ep__fail_early(c, HK_EINVAL,
+                       "--target %s: expected nvidia, nvidia:sm_XX, dcu or dcu:gfxNNN", t);
         return HK_EINVAL;
     }
+    c->backend = be;
     snprintf(c->arch, sizeof c->arch, "%s", arch);
     hk_free(arch);
     return HK_OK;
+}
+
+/* The GPU of the target's family: c->has_gpu and c->gpu, or c->no_gpu_why in words (the
+ * NVIDIA wording says "no GPU found", the DCU one "no DCU GPU here"). Not for the
+ * simulated GPU. */
+static void detect_gpu(ep_ctx *c, enum ep_gpu_mode mode)
+{
+    bool dcu = c->backend == CC_DCU;
+    if (mode == EP_GPU_NONE) {
+        snprintf(c->no_gpu_why, sizeof c->no_gpu_why, "%s: GPU use is disabled (HK_NO_GPU or "
+                 "the caller)", dcu ? "no DCU GPU here" : "no GPU found");
+        return;
+    }
+    if (dcu ? device_detect_dcu(NULL, NULL, &c->gpu) == HK_OK && c->gpu.present
+            : device_detect_gpu(&c->gpu) == HK_OK && c->gpu.present) {
+        c->has_gpu = true;
+        return;
+    }
+    if (dcu)
+        snprintf(c->no_gpu_why, sizeof c->no_gpu_why, "no DCU GPU here (%s: no HIP runtime can "
+                 "see an AMD/Hygon GPU)", !strcmp(c->gpu.how, "none")
+                 ? "no /dev/kfd" : "the KFD topology lists no GPU node");
+    else
+        snprintf(c->no_gpu_why, sizeof c->no_gpu_why,
+                 "no GPU found: nvidia-smi lists none and /dev/nvidia0 is absent");
+}
+
+/* The target's compiler into c->nvcc, or false with the error logged (and the episode
+ * failed when it exists). */
+static bool find_compiler(ep_ctx *c, bool episode)
+{
+    if (cc_find_compiler(c->backend, &c->nvcc) == HK_OK)
+        return true;
+    const char *why = c->backend == CC_DCU
+                          ? "hipcc not found (PATH, ROCM_PATH, /opt/rocm/bin, /opt/dtk/bin)"
+                          : "nvcc not found (PATH, CUDA_HOME, /usr/local/cuda/bin)";
+    if (episode)
+        (void)ep__fail(c, false, "%s", why);
+    else
+        ep__log(c, "error", "%s", why);
+    return false;
 }
 
 static int create_episode(ep_ctx *c)
@@ -594,7 +640,7 @@ static int create_episode(ep_ctx *c)
     store_episode_new en = {.kernel_id = c->kernel_id,
                             .name = name,
                             .target = o->target ? o->target : "nvidia",
-                            .backend = "nvidia",
+                            .backend = cc_backend_name(c->backend),
                             .arch = c->arch,
                             .engine = "builtin",
                             .budget_json = budget,
@@ -615,13 +661,39 @@ static int stage_init(ep_ctx *c)
     c->info = json_object();
     if (!c->info)
         return HK_ENOMEM;
-    if (cc_find_compiler(CC_NVIDIA, &c->nvcc) != HK_OK)
-        return ep__fail(c, false, "nvcc not found (PATH, CUDA_HOME, /usr/local/cuda/bin)");
+    if (!find_compiler(c, true))
+        return HK_ECHILD;
+    bool dcu = c->backend == CC_DCU;
+    /* "nvcc" names the compiler whatever it is (readers of older episodes know that key) */
     json_object_set_new(c->info, "nvcc", ep__text(c->nvcc));
+    json_object_set_new(c->info, "backend", json_string(cc_backend_name(c->backend)));
     json_object_set_new(c->info, "spec", ep__text(c->o->spec_path));
     json_object_set_new(c->info, "work_dir", ep__text(c->work));
-    ep__log(c, "info", "nvcc: %s", c->nvcc);
-    if (c->has_gpu) {
+    ep__log(c, "info", "%s: %s", dcu ? "hipcc" : "nvcc", c->nvcc);
+    if (dcu && c->is_cmd) /* its kernel timer is a CUPTI injection library */
+        return ep__fail(c, false, "command-form specs are timed through CUPTI, NVIDIA only: "
+                        "optimize for DCU with a harness-form spec");
+    if (c->has_gpu && dcu && c->o->gpu != EP_GPU_SIMULATED) {
+        json_object_set_new(c->info, "gpu", json_pack("{s:s, s:s, s:s, s:s}", "name", c->gpu.name,
+                                                      "uuid", c->gpu.uuid, "how", c->gpu.how,
+                                                      "arch", c->gpu.arch));
+        ep__log(c, "info", "DCU GPU: %s %s, %d CUs (found by %s)",
+                c->gpu.name[0] ? c->gpu.name : "AMD/Hygon GPU", c->gpu.arch, c->gpu.cu_count,
+                c->gpu.how);
+        /* The device probe (device.c) is a CUDA program: on a DCU the peaks stay unknown,
+         * so there is no physical floor and no roofline position. */
+        ep__log(c, "warn", "peaks of %s unknown: the device probe is CUDA-only; no physical "
+                "floor check and no roofline on DCU", c->gpu.name[0] ? c->gpu.name : "the DCU");
+        snprintf(c->dev.name, sizeof c->dev.name, "%s", c->gpu.name);
+        snprintf(c->dev.arch, sizeof c->dev.arch, "%.*s", (int)sizeof c->dev.arch - 1, c->gpu.arch);
+        if (c->gpu.cu_count > 0)
+            c->mo.sm_count = c->gpu.cu_count;
+        if (c->db && c->episode_id &&
+            store_episode_set_device(c->db, c->episode_id, c->gpu.name[0] ? c->gpu.name : "DCU"))
+            ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+        if (c->o->target && c->gpu.arch[0] && strcmp(c->arch, c->gpu.arch) != 0)
+            ep__log(c, "warn", "compiling for %s as asked; the GPU is %s", c->arch, c->gpu.arch);
+    } else if (c->has_gpu) {
         json_object_set_new(c->info, "gpu", json_pack("{s:s, s:s, s:s}", "name", c->gpu.name,
                                                       "uuid", c->gpu.uuid, "how", c->gpu.how));
         ep__log(c, "info", "GPU: %s (found by %s)", c->gpu.name[0] ? c->gpu.name : "NVIDIA GPU",
@@ -869,6 +941,8 @@ static int stage_baseline(ep_ctx *c)
         rc = ep__fail(c, false, "cannot write the benchmark program: %s", hk_strerror(rc));
         goto out;
     }
+    const char *base_name = strrchr(c->file_abs, '/');
+    mb.name = hk_strdup(base_name ? base_name + 1 : c->file_abs); /* errors name the user's file */
     progress(c, 6, NULL, "compiling the baseline");
     TRY(measure_build_compile(&c->mo, &mb, &mc));
     b->dir = hk_strdup(mb.dir);
@@ -1390,8 +1464,7 @@ int ep_run(const ep_options *o, ep_result *out)
 
     /* GPU presence decides the arch when no target gave one, and the episode's name */
     if (o->gpu == EP_GPU_NONE) {
-        snprintf(c->no_gpu_why, sizeof c->no_gpu_why,
-                 "no GPU found: GPU use is disabled (HK_NO_GPU or the caller)");
+        detect_gpu(c, EP_GPU_NONE);
     } else if (o->gpu == EP_GPU_SIMULATED) {
         if (!o->sim_device || (!o->measure.wrapper && !c->is_cmd)) {
             ep__fail_early(c, HK_EINVAL, "a simulated GPU needs sim_device and measure.wrapper");
@@ -1404,11 +1477,16 @@ int ep_run(const ep_options *o, ep_result *out)
         snprintf(c->gpu.how, sizeof c->gpu.how, "simulated");
         if (!c->arch[0]) /* --target wins; never copy c->arch onto itself */
             snprintf(c->arch, sizeof c->arch, "%.*s", (int)sizeof c->arch - 1, o->sim_device->arch);
-    } else if (device_detect_gpu(&c->gpu) == HK_OK && c->gpu.present) {
-        c->has_gpu = true;
     } else {
-        snprintf(c->no_gpu_why, sizeof c->no_gpu_why,
-                 "no GPU found: nvidia-smi lists none and /dev/nvidia0 is absent");
+        detect_gpu(c, o->gpu);
+    }
+    if (!c->arch[0] && c->backend == CC_DCU) {
+        /* the GPU's own ISA; else gfx906, the gfx9 ISA every hipcc knows (Hygon's
+         * gfx926/928/936 need DTK's compiler: name them with dcu:gfxNNN) */
+        snprintf(c->arch, sizeof c->arch, "%s", c->gpu.arch[0] ? c->gpu.arch : "gfx906");
+        if (!c->gpu.arch[0])
+            ep__log(c, "info", "no DCU arch known here: building for %s (give dcu:gfxNNN)",
+                    c->arch);
     }
     if (!c->arch[0]) {
         device_info cached;
@@ -1432,6 +1510,11 @@ int ep_run(const ep_options *o, ep_result *out)
     rc = stage_init(c);
     if (!rc)
         rc = c->is_cmd ? cmd_stage_baseline(c) : stage_baseline(c);
+    /* DCU without a GPU: the baseline's hipcc build proved the spec and the source build
+     * for the target; candidates could be built but never judged, so it stops here. */
+    if (!rc && c->backend == CC_DCU && !c->has_gpu && !stopped(c))
+        rc = ep__fail(c, true, "%s; built the baseline for %s with hipcc, optimized and "
+                      "measured nothing", c->no_gpu_why, c->arch);
     if (!rc)
         rc = c->is_cmd ? cmd_stage_optimize(c) : ep__stage_optimize(c);
     if (!rc && c->has_gpu && !stopped(c))
@@ -2598,6 +2681,11 @@ static void sass_evidence(ep_ctx *c, ep_rec *r)
     char *tool = NULL, **argv = NULL;
     runner_result res;
     memset(&res, 0, sizeof res);
+    if (c->backend == CC_DCU) { /* cuobjdump reads NVIDIA binaries only */
+        ep__log(c, "info", "SASS evidence is NVIDIA-only: none for v%d on %s", r->number,
+                c->arch);
+        return;
+    }
     if (cc_find_tool(CC_NVIDIA, "cuobjdump", &tool) != HK_OK) {
         ep__log(c, "info", "no cuobjdump here: no SASS summary for v%d", r->number);
         return;
@@ -2632,8 +2720,8 @@ static void ncu_evidence(ep_ctx *c, ep_rec *r)
     char *tool = NULL, **pargv = NULL, **argv = NULL, *out = NULL, *why = NULL;
     runner_result res;
     memset(&res, 0, sizeof res);
-    if (cc_find_tool(CC_NVIDIA, "ncu", &tool) != HK_OK)
-        return;
+    if (c->backend == CC_DCU || cc_find_tool(CC_NVIDIA, "ncu", &tool) != HK_OK)
+        return; /* Nsight Compute profiles NVIDIA GPUs only */
     out = hk_asprintf("%s/ncu.out", r->dir);
     harness_run hr = {.mode = "run", .size = c->base.primary_size, .seed = c->base.time_seed,
                       .dist = c->base.time_dist, .check_seed = -1, .out = out,
@@ -2810,17 +2898,13 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
     }
     if ((rc = parse_target(c)))
         goto out;
-    if (cc_find_compiler(CC_NVIDIA, &c->nvcc) != HK_OK) {
-        ep__log(c, "error", "nvcc not found (PATH, CUDA_HOME, /usr/local/cuda/bin)");
+    if (!find_compiler(c, false)) {
         rc = HK_ENOENT;
         goto out;
     }
-    if (vo->gpu != EP_GPU_NONE && device_detect_gpu(&c->gpu) == HK_OK && c->gpu.present)
-        c->has_gpu = true;
-    else
-        snprintf(c->no_gpu_why, sizeof c->no_gpu_why, "no GPU found: %s",
-                 vo->gpu == EP_GPU_NONE ? "GPU use is disabled (HK_NO_GPU or the caller)"
-                                        : "nvidia-smi lists none and /dev/nvidia0 is absent");
+    detect_gpu(c, vo->gpu == EP_GPU_NONE ? EP_GPU_NONE : EP_GPU_DETECT);
+    if (!c->arch[0] && c->backend == CC_DCU)
+        snprintf(c->arch, sizeof c->arch, "%s", c->gpu.arch[0] ? c->gpu.arch : "gfx906");
     if (!c->arch[0] && (!c->has_gpu || !smi_arch(c->arch, sizeof c->arch)))
         snprintf(c->arch, sizeof c->arch, "sm_90");
     if ((rc = make_work_dir(c)) || (rc = make_scratch(c)))
@@ -2830,7 +2914,7 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
         rc = HK_ENOMEM;
         goto out;
     }
-    if (c->has_gpu)
+    if (c->has_gpu && c->backend != CC_DCU) /* the probe is CUDA: DCU peaks stay unknown */
         TRY(init_device(c));
     c->mo.spec = c->sp;
     c->mo.nvcc = c->nvcc;

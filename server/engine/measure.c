@@ -525,6 +525,10 @@ int measure_build_finish(const measure_opts *o, const measure_build *b, const ru
         rc = cc_parse_output(be, r->err, r->err_len, &out->cc);
     if (rc)
         return rc;
+    /* clang's remarks do not name the arch; the build was for o->arch alone */
+    for (size_t i = 0; be == CC_DCU && i < out->cc.n_res; i++)
+        if (!out->cc.res[i].arch && !(out->cc.res[i].arch = hk_strdup(o->arch)))
+            return HK_ENOMEM;
     out->cc.exit_code = r->exit_code;
     out->cc.timed_out = r->timed_out;
     if (r->timed_out) {
