@@ -30,6 +30,8 @@
 #   SUITE=0           skip the suite episodes (run only the cheats)
 #   SASS=0            skip recording cuobjdump SASS of the suite
 #   REFS=0            skip the reference timings (hk_refs, bench/refs)
+#   REFS_TORCH=0      skip PyTorch's ops (bench/refs/torch_refs.py; run when torch imports
+#                     and sees a GPU)
 #   REFS_TIMEOUT=S    wall-clock limit of one kernel's hk_refs run (default 180)
 #   HK_SKILLS_DIR=DIR the skills the episodes load (default: the tree's skills/)
 #   OUT=DIR           where to leave the results (at most 8 files; else kept in a temp dir);
@@ -47,7 +49,7 @@ kernels=()
 for a in "$@"; do
   case "$a" in
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown option $a" >&2; exit 2 ;;
     *) kernels+=("$a") ;;
   esac
@@ -356,6 +358,15 @@ done
 refs_note=""
 if [ "${REFS:-1}" != 0 ] && [ ${#kernels[@]} -gt 0 ]; then
   say "building hk_refs (bench/refs/build.sh)"
+  torch_ok=0
+  if [ "${REFS_TORCH:-1}" != 0 ]; then
+    if python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' \
+        >/dev/null 2>&1; then
+      torch_ok=1
+    else
+      refs_note="references: no PyTorch with CUDA here, so no torch lines (REFS_TORCH=0 hides this)"
+    fi
+  fi
   if "$top/bench/refs/build.sh" "$work/hk_refs" >"$logs/refs-build.log" 2>&1; then
     for k in "${kernels[@]}"; do
       spec=$(spec_of "$k")
@@ -381,9 +392,16 @@ for l in open(sys.argv[1]):
         124|137) printf '{"kernel":"%s","reference":"-","error":"timeout after %s s"}\n' "$k" "$refs_timeout" >>"$refs_out" ;;
         *) printf '{"kernel":"%s","reference":"-","error":"hk_refs exit %s"}\n' "$k" "$rc" >>"$refs_out" ;;
       esac
+      if [ "$torch_ok" = 1 ]; then
+        timeout -k 10 "$refs_timeout" python3 "$top/bench/refs/torch_refs.py" "${rargs[@]}" \
+            >>"$refs_out" 2>>"$logs/refs.log"
+        rc=$?
+        [ $rc -eq 124 ] || [ $rc -eq 137 ] &&
+          printf '{"kernel":"%s","reference":"torch","error":"timeout after %s s"}\n' "$k" "$refs_timeout" >>"$refs_out"
+      fi
     done
   else
-    refs_note="references: hk_refs did not build ($(tail -1 "$logs/refs-build.log"))"
+    refs_note="references: hk_refs did not build ($(tail -1 "$logs/refs-build.log"))${refs_note:+; $refs_note}"
     say "$refs_note"
   fi
 fi

@@ -4,7 +4,8 @@
  * through its sed fallback, gives every bench/kernels spec's kernel, formulas, numeric
  * scalars and first (or chosen) size set as the engine's spec parser reads them;
  * refs_expr.h evaluates every suite formula and a set of edge cases exactly as expr_eval
- * does; summary.py computes the issue-5 lines from known episode and reference data. */
+ * does; summary.py computes the issue-5 lines from known episode and reference data;
+ * torch_refs.py names only suite kernels and answers without torch as documented. */
 #include "core/hk.h"
 #include "engine/expr.h"
 #include "engine/spec.h"
@@ -392,6 +393,7 @@ static void test_summary(void **state)
                "{\"kernel\":\"vector_add\",\"reference\":\"cudaMemcpy D2D\",\"median_ms\":0.2,"
                "\"bytes\":805306368,\"flops\":67108864}\n"
                "{\"kernel\":\"softmax\",\"reference\":\"none\"}\n"
+               "{\"kernel\":\"softmax\",\"reference\":\"torch.softmax\",\"median_ms\":0.6}\n"
                "{\"kernel\":\"softmax\",\"reference\":\"cudaMemcpy D2D\",\"median_ms\":0.27,"
                "\"bytes\":536870912,\"flops\":335544320}\n"
                "{\"kernel\":\"rope_forward\",\"reference\":\"-\",\"error\":\"timeout after 180 s\"}\n");
@@ -416,18 +418,82 @@ static void test_summary(void **state)
         "SGEMM at 80% of cuBLAS (target >= 80%; best version by tiled gemm): met",
         "sm90-tile credited", "sm90-online unexplained", "reference error: rope_forward -",
         "cublasGemmEx TF32", "0.40x", "83.3%", "90.0%", "comp", "mem",
+        /* softmax: torch's 0.6 ms against our 0.3 */
+        "torch.softmax", "2.00x",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         if (!strstr(out, want[i]))
             print_message("summary.py output lacks \"%s\":\n%s\n", want[i], out);
         assert_non_null(strstr(out, want[i]));
     }
+    /* "none" shows only when nothing else measured the kernel */
+    assert_null(strstr(out, " none "));
     free(out);
     /* unreadable input is an error, not a table */
     snprintf(cmd, sizeof cmd, "python3 %s/summary.py --episodes /nonexistent --refs x 2>&1",
              REFS);
     assert_int_equal(run(cmd, &out), 2);
     free(out);
+}
+
+/* ---- torch_refs.py without a GPU ---- */
+
+static void test_torch_refs(void **state)
+{
+    (void)state;
+    if (system("command -v python3 >/dev/null 2>&1") != 0) {
+        print_message("skipped: no python3\n");
+        skip();
+    }
+    char paths[64][512], *out;
+    size_t np = suite_specs(paths, 64);
+    char kernels[64][128];
+    for (size_t p = 0; p < np; p++) {
+        spec *s = load_spec(paths[p]);
+        snprintf(kernels[p], sizeof kernels[p], "%s", s->kernel);
+        spec_free(s);
+    }
+    /* every kernel it has an op for is a suite kernel (a misspelt name would never run) */
+    assert_int_equal(run("python3 " REFS "/torch_refs.py --list", &out), 0);
+    size_t listed = 0;
+    for (char *save = NULL, *t = strtok_r(out, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+        bool found = false;
+        for (size_t p = 0; p < np && !found; p++)
+            found = !strcmp(t, kernels[p]);
+        if (!found)
+            print_message("torch_refs.py maps '%s', which no bench/kernels spec names\n", t);
+        assert_true(found);
+        listed++;
+    }
+    assert_true(listed >= 15);
+    free(out);
+    /* a kernel without a torch op: a "none" line, with or without torch */
+    assert_int_equal(run("python3 " REFS "/torch_refs.py rope_forward tokens=4 heads=2 dim=8",
+                         &out), 0);
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "reference")), "torch: none");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "size"), "heads")), 2);
+    json_decref(j);
+    free(out);
+    /* bad command lines */
+    static const char *const bad[] = { "", "sgemm", "sgemm M=x", "sgemm M=4 --reps 3",
+                                       "sgemm M=4 --scalar alpha=x", "sgemm M=4 --bytes" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "python3 %s/torch_refs.py %s 2>/dev/null", REFS, bad[i]);
+        assert_int_equal(run(cmd, &out), 2);
+        assert_string_equal(out, "");
+        free(out);
+    }
+    /* without torch (or a GPU) a kernel it maps prints nothing and exits 3 */
+    if (system("python3 -c 'import torch' >/dev/null 2>&1") != 0) {
+        assert_int_equal(run("python3 " REFS "/torch_refs.py sgemm M=4 N=4 K=4 2>/dev/null", &out),
+                         3);
+        assert_string_equal(out, "");
+        free(out);
+    }
 }
 
 int main(void)
@@ -437,6 +503,7 @@ int main(void)
         cmocka_unit_test(test_spec_args_every_spec),
         cmocka_unit_test(test_expr_matches_engine),
         cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_torch_refs),
         cmocka_unit_test(test_hk_refs_compiles),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
