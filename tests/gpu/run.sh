@@ -180,7 +180,7 @@ print("peaks: copy %s GB/s (memcpy %s GB/s), FP32 %s TFLOP/s, BF16 tensor %s TFL
       [ -n "${refs_note:-}" ] && echo "$refs_note"
       python3 "$top/bench/refs/summary.py" --episodes "$episodes" --refs "$refs_out" \
           ${probe_json:+--probe "$logs/probe.json"} 2>&1 ||
-        echo "(no reference table: bench/refs/summary.py needs python3)"
+        echo "(no reference table: bench/refs/summary.py failed or python3 is missing)"
     fi
   } >"$summary"
   if [ -n "${OUT:-}" ]; then
