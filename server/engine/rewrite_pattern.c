@@ -957,6 +957,8 @@ static const char tpl_reduce[] =
     "    // __shfl_down_sync within each warp, one shared slot per warp, one atomic per block.\n"
     PT_MAX_BLOCKS
     "    $T hk_acc = $IDENT;\n"
+    "    // several loads in flight per thread: the loop is latency-bound otherwise\n"
+    "    #pragma unroll 4\n"
     "    $HEAD\n"
     "        $ACCUM\n"
     "    }\n"
@@ -1312,6 +1314,8 @@ static const char tpl_hist[] =
     "    for (unsigned int hk_b = hk_tid; hk_b < HK_BINS; hk_b += hk_nthreads)\n"
     "        hk_hist[hk_b] = 0;\n"
     "    __syncthreads();\n"
+    "    // several loads in flight per thread: the loop is latency-bound otherwise\n"
+    "    #pragma unroll 4\n"
     "    $HEAD\n"
     "        const long long hk_bin = (long long)($BIN);\n"
     "        if (hk_bin >= 0 && hk_bin < HK_BINS)\n"
