@@ -3,6 +3,7 @@
  * follow rewrite.c's (copied, as those helpers are static there): edits are collected
  * against the original text inside the model's spans, applied in one pass, re-analysed. */
 #include "engine/rewrite_mem.h"
+#include "engine/rewrite_lex.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -13,577 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RW_TEXT_MAX AN_TEXT_MAX_BYTES
-#define RW_MAX_TOKENS (1u << 22)
-
 /* ------------------------------------------------------------------ tokens */
-
-enum { T_IDENT = 'i', T_NUMBER = 'n', T_STRING = 's', T_PUNCT = 'p' };
-
-typedef struct {
-    uint32_t start, end;
-    char kind;
-} rw_tok;
-
-typedef struct {
-    const char *text;
-    rw_tok *t;
-    size_t n, cap;
-} rw_toks;
-
-static void toks_free(rw_toks *ts)
-{
-    hk_free(ts->t);
-    ts->t = NULL;
-    ts->n = ts->cap = 0;
-}
-
-static int toks_push(rw_toks *ts, uint32_t start, uint32_t end, char kind)
-{
-    if (ts->n == ts->cap) {
-        size_t cap = ts->cap ? ts->cap * 2 : 256;
-        if (cap > RW_MAX_TOKENS)
-            return HK_ETOOBIG;
-        rw_tok *t = hk_realloc(ts->t, cap * sizeof *t);
-        if (!t)
-            return HK_ENOMEM;
-        ts->t = t;
-        ts->cap = cap;
-    }
-    ts->t[ts->n++] = (rw_tok){start, end, kind};
-    return HK_OK;
-}
-
-static const char *const punct3[] = {"<<=", ">>=", "->*", "..."};
-static const char *const punct2[] = {"->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&",
-                                     "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::"};
-
-/* Tokenizes text[start, end). Comments, whitespace and preprocessor lines are skipped. */
-static int lex(const char *text, uint32_t start, uint32_t end, rw_toks *ts)
-{
-    ts->text = text;
-    uint32_t i = start;
-    bool line_start = true;
-    while (i < end) {
-        char c = text[i];
-        if (c == '\n') {
-            line_start = true;
-            i++;
-            continue;
-        }
-        if (isspace((unsigned char)c)) {
-            i++;
-            continue;
-        }
-        if (c == '/' && i + 1 < end && text[i + 1] == '/') {
-            while (i < end && text[i] != '\n')
-                i++;
-            continue;
-        }
-        if (c == '/' && i + 1 < end && text[i + 1] == '*') {
-            i += 2;
-            while (i + 1 < end && !(text[i] == '*' && text[i + 1] == '/'))
-                i++;
-            i = i + 2 < end ? i + 2 : end;
-            continue;
-        }
-        if (c == '#' && line_start) {   /* a preprocessor line, with continuations */
-            while (i < end && text[i] != '\n') {
-                if (text[i] == '\\' && i + 1 < end && text[i + 1] == '\n')
-                    i++;
-                i++;
-            }
-            continue;
-        }
-        line_start = false;
-        uint32_t s = i;
-        int rc;
-        if (isalpha((unsigned char)c) || c == '_') {
-            while (i < end && (isalnum((unsigned char)text[i]) || text[i] == '_'))
-                i++;
-            rc = toks_push(ts, s, i, T_IDENT);
-        } else if (isdigit((unsigned char)c) || (c == '.' && i + 1 < end && isdigit((unsigned char)text[i + 1]))) {
-            while (i < end && (isalnum((unsigned char)text[i]) || text[i] == '.' || text[i] == '\'' ||
-                               ((text[i] == '+' || text[i] == '-') &&
-                                (text[i - 1] == 'e' || text[i - 1] == 'E' || text[i - 1] == 'p' ||
-                                 text[i - 1] == 'P'))))
-                i++;
-            rc = toks_push(ts, s, i, T_NUMBER);
-        } else if (c == '"' || c == '\'') {
-            i++;
-            while (i < end && text[i] != c && text[i] != '\n') {
-                if (text[i] == '\\')
-                    i++;
-                i++;
-            }
-            if (i < end && text[i] == c)
-                i++;
-            rc = toks_push(ts, s, i > end ? end : i, T_STRING);
-        } else {
-            size_t l = 1;
-            for (size_t k = 0; k < HK_ARRAY_LEN(punct3) && l == 1; k++)
-                if (i + 3 <= end && memcmp(text + i, punct3[k], 3) == 0)
-                    l = 3;
-            for (size_t k = 0; k < HK_ARRAY_LEN(punct2) && l == 1; k++)
-                if (i + 2 <= end && memcmp(text + i, punct2[k], 2) == 0)
-                    l = 2;
-            i += (uint32_t)l;
-            rc = toks_push(ts, s, i, T_PUNCT);
-        }
-        if (rc)
-            return rc;
-    }
-    return HK_OK;
-}
-
-static bool tok_is(const rw_toks *ts, size_t k, const char *s)
-{
-    if (k >= ts->n)
-        return false;
-    size_t l = ts->t[k].end - ts->t[k].start;
-    return strlen(s) == l && memcmp(ts->text + ts->t[k].start, s, l) == 0;
-}
-
-static bool tok_is_ident(const rw_toks *ts, size_t k, const char *name)
-{
-    return k < ts->n && ts->t[k].kind == T_IDENT && tok_is(ts, k, name);
-}
-
-static bool tok_is_assign_op(const rw_toks *ts, size_t k)
-{
-    static const char *const ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
-    for (size_t i = 0; i < HK_ARRAY_LEN(ops); i++)
-        if (tok_is(ts, k, ops[i]))
-            return true;
-    return false;
-}
-
-/* Index of the token closing the bracket at k ("(", "[", "{", or "<" for template lists),
- * or ts->n when unbalanced. */
-static size_t match_close(const rw_toks *ts, size_t k)
-{
-    const char *open = NULL, *close = NULL;
-    if (tok_is(ts, k, "(")) open = "(", close = ")";
-    else if (tok_is(ts, k, "[")) open = "[", close = "]";
-    else if (tok_is(ts, k, "{")) open = "{", close = "}";
-    else if (tok_is(ts, k, "<")) open = "<", close = ">";
-    else return ts->n;
-    int depth = 0, paren = 0;
-    bool angle = *open == '<';
-    for (size_t i = k; i < ts->n; i++) {
-        if (angle) {
-            /* inside <...> only parentheses protect a '>' */
-            if (tok_is(ts, i, "(")) paren++;
-            else if (tok_is(ts, i, ")")) paren--;
-            else if (paren == 0 && tok_is(ts, i, "<")) depth++;
-            else if (paren == 0 && tok_is(ts, i, ">")) {
-                if (--depth == 0)
-                    return i;
-            } else if (paren == 0 && tok_is(ts, i, ">>")) {
-                depth -= 2;
-                if (depth <= 0)
-                    return i;
-            } else if (tok_is(ts, i, ";") || tok_is(ts, i, "{"))
-                return ts->n;
-            continue;
-        }
-        if (tok_is(ts, i, open))
-            depth++;
-        else if (tok_is(ts, i, close) && --depth == 0)
-            return i;
-    }
-    return ts->n;
-}
-
-/* true when the token before k makes a '*' or '&' at k unary (not multiplication/and). */
-static bool unary_position(const rw_toks *ts, size_t k)
-{
-    if (k == 0)
-        return true;
-    const rw_tok *p = &ts->t[k - 1];
-    if (p->kind == T_IDENT)
-        return tok_is(ts, k - 1, "return");
-    if (p->kind == T_NUMBER || p->kind == T_STRING)
-        return false;
-    return !(tok_is(ts, k - 1, ")") || tok_is(ts, k - 1, "]"));
-}
 
 /* ------------------------------------------------------------------ edits */
 
-typedef struct {
-    uint32_t start, end;
-    char *repl;
-} rw_edit;
-
-typedef struct {
-    rw_edit *e;
-    size_t n, cap;
-} rw_edits;
-
-static void edits_free(rw_edits *es)
-{
-    for (size_t i = 0; i < es->n; i++)
-        hk_free(es->e[i].repl);
-    hk_free(es->e);
-    es->e = NULL;
-    es->n = es->cap = 0;
-}
-
-/* Takes ownership of repl (also on failure). */
-static int edits_add_owned(rw_edits *es, uint32_t start, uint32_t end, char *repl)
-{
-    if (!repl)
-        return HK_ENOMEM;
-    if (es->n == es->cap) {
-        size_t cap = es->cap ? es->cap * 2 : 8;
-        rw_edit *e = hk_realloc(es->e, cap * sizeof *e);
-        if (!e) {
-            hk_free(repl);
-            return HK_ENOMEM;
-        }
-        es->e = e;
-        es->cap = cap;
-    }
-    es->e[es->n++] = (rw_edit){start, end, repl};
-    return HK_OK;
-}
-
-static int edits_add(rw_edits *es, uint32_t start, uint32_t end, const char *repl)
-{
-    return edits_add_owned(es, start, end, hk_strdup(repl));
-}
-
-static int edit_cmp_desc(const void *a, const void *b)
-{
-    const rw_edit *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start > y->start ? -1 : 1;
-    return x->end > y->end ? -1 : x->end < y->end;
-}
-
-/* Applies edits (all against the original text). They are sorted back to front, which is
- * the order the overlap check needs; the new text is then assembled front to back in one
- * buffer of the final size. Overlapping edits are a bug: HK_EINVAL. */
-static int edits_apply(const char *text, size_t len, rw_edits *es, char **out, size_t *out_len)
-{
-    if (es->n)   /* qsort of a NULL array, even empty, is undefined */
-        qsort(es->e, es->n, sizeof *es->e, edit_cmp_desc);
-    size_t total = len;
-    for (size_t i = 0; i < es->n; i++) {
-        if (es->e[i].end < es->e[i].start || es->e[i].end > len)
-            return HK_EINVAL;
-        if (i + 1 < es->n && es->e[i + 1].end > es->e[i].start)
-            return HK_EINVAL;
-        total = total - (es->e[i].end - es->e[i].start) + strlen(es->e[i].repl);
-    }
-    if (total > RW_TEXT_MAX)
-        return HK_ETOOBIG;
-    char *buf = hk_malloc(total + 1);
-    if (!buf)
-        return HK_ENOMEM;
-    size_t o = 0, from = 0;
-    for (size_t i = es->n; i-- > 0;) {
-        const rw_edit *e = &es->e[i];
-        memcpy(buf + o, text + from, e->start - from);
-        o += e->start - from;
-        size_t rl = strlen(e->repl);
-        memcpy(buf + o, e->repl, rl);
-        o += rl;
-        from = e->end;
-    }
-    memcpy(buf + o, text + from, len - from);
-    o += len - from;
-    buf[o] = '\0';
-    *out = buf;
-    *out_len = o;
-    return HK_OK;
-}
-
 /* ------------------------------------------------------------------ results */
-
-static int not_applicable(rw_result *out, char *why)
-{
-    if (!why)
-        return HK_ENOMEM;
-    out->applicable = false;
-    out->description = why;
-    return HK_OK;
-}
-
-static int check_kernel(const char *text, size_t len, const an_model *m, size_t kernel,
-                        const an_function **f)
-{
-    if (!text || !m || kernel >= m->n_funcs)
-        return HK_EINVAL;
-    const an_function *k = &m->funcs[kernel];
-    if (k->kind != AN_KERNEL || k->span.end_byte > len || k->body_span.end_byte > len ||
-        k->body_span.start_byte >= k->body_span.end_byte || k->name_span.end_byte > len)
-        return HK_EINVAL;
-    *f = k;
-    return HK_OK;
-}
-
-/* Applies the edits, re-analyses, and fills out. Takes ownership of desc. */
-static int finish(const char *text, size_t len, const an_model *m, const char *kernel_name,
-                  rw_edits *es, char *desc, rw_result *out)
-{
-    char *nt = NULL;
-    size_t nl = 0;
-    an_model *nm = NULL;
-    int rc;
-    if (!desc)
-        return HK_ENOMEM;
-    if ((rc = edits_apply(text, len, es, &nt, &nl)))
-        goto fail;
-    if ((rc = an_analyze(nt, nl, &nm)))
-        goto fail;
-    /* the rewrite must not break parsing, nor lose the kernel */
-    if ((nm->has_errors && !m->has_errors) || (kernel_name && an_model_find_kernel(nm, kernel_name) < 0)) {
-        an_model_free(nm);
-        hk_free(nt);
-        char *why = hk_asprintf("rewrite refused, its result does not parse cleanly: %s", desc);
-        hk_free(desc);
-        if (!why)
-            return HK_ENOMEM;
-        not_applicable(out, why);
-        return HK_EPARSE;
-    }
-    an_model_free(nm);
-    out->applicable = true;
-    out->text = nt;
-    out->len = nl;
-    out->description = desc;
-    return HK_OK;
-fail:
-    hk_free(nt);
-    hk_free(desc);
-    return rc;
-}
 
 /* ------------------------------------------------------------------ write scan */
 
-/* Does the token at k (an occurrence of the pointer's name) possibly write through it?
- * Reads are `name[...]` and `*name`/`*(name ...)` not followed by an assignment; every
- * other use (address taken, passed on, copied into another pointer) counts as a write,
- * because this scan cannot follow it. */
-static bool occurrence_writes(const rw_toks *ts, size_t k)
-{
-    if (k > 0 && (tok_is(ts, k - 1, "++") || tok_is(ts, k - 1, "--")))
-        return true;
-    if (k > 0 && tok_is(ts, k - 1, "&") && unary_position(ts, k - 1))
-        return true;
-    size_t after;
-    if (tok_is(ts, k + 1, "[")) {
-        size_t close = match_close(ts, k + 1);
-        if (close >= ts->n)
-            return true;
-        after = close + 1;
-    } else if (k > 0 && tok_is(ts, k - 1, "*") && unary_position(ts, k - 1)) {
-        after = k + 1;
-    } else if (k > 1 && tok_is(ts, k - 1, "(") && tok_is(ts, k - 2, "*") && unary_position(ts, k - 2)) {
-        /* *(name + i): the expression runs to the matching ')' */
-        size_t close = match_close(ts, k - 1);
-        if (close >= ts->n)
-            return true;
-        for (size_t i = k + 1; i < close; i++)
-            if (tok_is_assign_op(ts, i) || tok_is(ts, i, "++") || tok_is(ts, i, "--"))
-                return true;
-        after = close + 1;
-    } else {
-        return true;   /* the pointer value itself is used: it may escape */
-    }
-    /* skip member accesses and further subscripts: name[i].x[j] = ... */
-    for (;;) {
-        if ((tok_is(ts, after, ".") || tok_is(ts, after, "->")) && after + 1 < ts->n &&
-            ts->t[after + 1].kind == T_IDENT) {
-            after += 2;
-        } else if (tok_is(ts, after, "[")) {
-            size_t close = match_close(ts, after);
-            if (close >= ts->n)
-                return true;
-            after = close + 1;
-        } else {
-            break;
-        }
-    }
-    return tok_is_assign_op(ts, after) || tok_is(ts, after, "++") || tok_is(ts, after, "--");
-}
-
-/* Whitespace-free copy of s into out (for comparing argument expressions). */
-static void squeeze(const char *s, char *out, size_t size)
-{
-    size_t n = 0;
-    for (; s && *s && n + 1 < size; s++)
-        if (!isspace((unsigned char)*s))
-            out[n++] = *s;
-    out[n] = '\0';
-}
-
 /* ------------------------------------------------------------------ statements */
-
-static const char *const type_words[] = {"int", "unsigned", "signed", "long", "short", "size_t",
-                                         "auto", "int64_t", "uint64_t", "int32_t", "uint32_t",
-                                         "ptrdiff_t", "unsigned int", "long long"};
-
-static bool is_type_word(const rw_toks *ts, size_t k)
-{
-    for (size_t i = 0; i < HK_ARRAY_LEN(type_words); i++)
-        if (tok_is_ident(ts, k, type_words[i]))
-            return true;
-    return false;
-}
-
-static const char *const decl_words[] = {"float", "double", "bool", "char", "half", "const",
-                                         "__half", "__nv_bfloat16", "float2", "float4", "int2", "int4"};
-
-/* Is [a, b) a plain declaration `[const] TYPE name = expr, ...;` that does not mention idx
- * and changes nothing else? Appends the declared names' token indices to names. */
-static bool is_hoistable_decl(const rw_toks *ts, size_t a, size_t b, const char *idx,
-                              size_t *names, size_t *n_names, size_t max_names)
-{
-    size_t k = a;
-    bool typed = false;
-    for (;;) {
-        bool w = is_type_word(ts, k);
-        for (size_t i = 0; i < HK_ARRAY_LEN(decl_words) && !w; i++)
-            w = tok_is_ident(ts, k, decl_words[i]);
-        if (!w)
-            break;
-        typed |= !tok_is_ident(ts, k, "const");
-        k++;
-    }
-    if (!typed || k >= b || !tok_is(ts, b - 1, ";"))
-        return false;
-    int depth = 0;
-    bool expect_name = true;
-    size_t first_name = *n_names;
-    for (size_t i = k; i < b - 1; i++) {
-        if (tok_is_ident(ts, i, idx) || tok_is(ts, i, "++") || tok_is(ts, i, "--") ||
-            (tok_is_assign_op(ts, i) && !tok_is(ts, i, "=")))
-            goto no;
-        if (tok_is(ts, i, "(") || tok_is(ts, i, "[") || tok_is(ts, i, "{"))
-            depth++;
-        else if (tok_is(ts, i, ")") || tok_is(ts, i, "]") || tok_is(ts, i, "}"))
-            depth--;
-        else if (depth == 0 && tok_is(ts, i, ","))
-            expect_name = true;
-        else if (depth == 0 && tok_is(ts, i, "=") && expect_name)
-            goto no;   /* `= x` with no name before it: an assignment, not a declaration */
-        if (expect_name && depth == 0 && ts->t[i].kind == T_IDENT) {
-            if (*n_names >= max_names)
-                goto no;
-            names[(*n_names)++] = i;
-            expect_name = false;
-        } else if (expect_name && depth == 0 && !tok_is(ts, i, ",") && !tok_is(ts, i, "*")) {
-            goto no;
-        }
-    }
-    return *n_names > first_name;
-no:
-    *n_names = first_name;
-    return false;
-}
-
-/* Index one past the statement starting at token i (within [i, end)). */
-static size_t stmt_end(const rw_toks *ts, size_t i, size_t end)
-{
-    if (i >= end)
-        return end;
-    if (tok_is(ts, i, "{")) {
-        size_t c = match_close(ts, i);
-        return c < end ? c + 1 : end;
-    }
-    if (tok_is_ident(ts, i, "if") || tok_is_ident(ts, i, "for") || tok_is_ident(ts, i, "while") ||
-        tok_is_ident(ts, i, "switch")) {
-        size_t c = match_close(ts, i + 1);
-        if (c >= end)
-            return end;
-        size_t e = stmt_end(ts, c + 1, end);
-        if (tok_is_ident(ts, i, "if") && tok_is_ident(ts, e, "else"))
-            e = stmt_end(ts, e + 1, end);
-        return e;
-    }
-    if (tok_is_ident(ts, i, "do")) {
-        size_t e = stmt_end(ts, i + 1, end);
-        return stmt_end(ts, e, end);   /* while (...); */
-    }
-    int depth = 0;
-    for (size_t k = i; k < end; k++) {
-        if (tok_is(ts, k, "(") || tok_is(ts, k, "[") || tok_is(ts, k, "{"))
-            depth++;
-        else if (tok_is(ts, k, ")") || tok_is(ts, k, "]") || tok_is(ts, k, "}"))
-            depth--;
-        else if (depth == 0 && tok_is(ts, k, ";"))
-            return k + 1;
-    }
-    return end;
-}
-
-/* Compact text of tokens [a, b) with casts to integer types and parentheses around a
- * single operand removed, for matching the index formula. */
-static void compact_index(const rw_toks *ts, size_t a, size_t b, char *out, size_t size)
-{
-    size_t n = 0;
-    out[0] = '\0';
-    for (size_t k = a; k < b; k++) {
-        if (tok_is(ts, k, "(")) {
-            /* (int) / (size_t) / (unsigned long long) casts */
-            size_t j = k + 1;
-            while (j < b && is_type_word(ts, j))
-                j++;
-            if (j > k + 1 && tok_is(ts, j, ")")) {
-                k = j;
-                continue;
-            }
-            /* (blockIdx.x): parentheses around one member access */
-            if (k + 4 < b && ts->t[k + 1].kind == T_IDENT && tok_is(ts, k + 2, ".") &&
-                ts->t[k + 3].kind == T_IDENT && tok_is(ts, k + 4, ")")) {
-                for (size_t q = k + 1; q < k + 4; q++) {
-                    size_t l = ts->t[q].end - ts->t[q].start;
-                    if (n + l + 1 >= size)
-                        return;
-                    memcpy(out + n, ts->text + ts->t[q].start, l);
-                    n += l;
-                }
-                out[n] = '\0';
-                k += 4;
-                continue;
-            }
-        }
-        if (tok_is_ident(ts, k, "static_cast") && tok_is(ts, k + 1, "<")) {
-            size_t c = match_close(ts, k + 1);
-            if (c < b) {
-                k = c;   /* the (operand) that follows is handled as parentheses */
-                continue;
-            }
-        }
-        size_t l = ts->t[k].end - ts->t[k].start;
-        if (n + l + 1 >= size)
-            return;
-        memcpy(out + n, ts->text + ts->t[k].start, l);
-        n += l;
-        out[n] = '\0';
-    }
-}
-
-static bool is_index_formula(const char *c)
-{
-    static const char *const forms[] = {
-        "blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
-        "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x"};
-    for (size_t i = 0; i < HK_ARRAY_LEN(forms); i++)
-        if (strcmp(c, forms[i]) == 0)
-            return true;
-    return false;
-}
-
-static char *tok_text(const rw_toks *ts, size_t a, size_t b)
-{
-    if (a >= b)
-        return hk_strdup("");
-    return hk_strndup(ts->text + ts->t[a].start, ts->t[b - 1].end - ts->t[a].start);
-}
-
 
 /* ------------------------------------------------------------------ shared helpers */
 
@@ -616,7 +55,7 @@ static bool tok_eq(const rw_toks *ts, size_t k, const char *s, size_t l)
 
 static bool tok_member_or_scope(const rw_toks *ts, size_t k)
 {
-    return k > 0 && (tok_is(ts, k - 1, ".") || tok_is(ts, k - 1, "->") || tok_is(ts, k - 1, "::"));
+    return k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->") || rwl_tok_is(ts, k - 1, "::"));
 }
 
 static long param_named(const an_function *f, const rw_toks *ts, size_t k)
@@ -695,13 +134,13 @@ static const char *lane_problem(const rw_toks *ts, size_t a, size_t b)
         if (ts->t[k].kind != T_IDENT)
             continue;
         for (size_t w = 0; w < HK_ARRAY_LEN(sync_words); w++)
-            if (tok_is_ident(ts, k, sync_words[w]))
+            if (rwl_tok_is_ident(ts, k, sync_words[w]))
                 return "the per-element code synchronizes, uses shared memory, static state or asm";
         size_t l = ts->t[k].end - ts->t[k].start;
         if (l >= 6 && memcmp(ts->text + ts->t[k].start, "atomic", 6) == 0)
             return "the per-element code uses an atomic (a reduction or a scatter, not elementwise)";
-        if (tok_is_ident(ts, k, "return") || tok_is_ident(ts, k, "goto") ||
-            tok_is_ident(ts, k, "break") || tok_is_ident(ts, k, "continue"))
+        if (rwl_tok_is_ident(ts, k, "return") || rwl_tok_is_ident(ts, k, "goto") ||
+            rwl_tok_is_ident(ts, k, "break") || rwl_tok_is_ident(ts, k, "continue"))
             return "the per-element code has a return, goto, break or continue, which would "
                    "leave the other lanes of a vector undone";
     }
@@ -747,21 +186,21 @@ static void vec_shape_free(vec_shape *s)
 static bool index_decl(const rw_toks *ts, size_t a, size_t b, vec_shape *sh, int *rc)
 {
     size_t k = a;
-    if (tok_is_ident(ts, k, "const"))
+    if (rwl_tok_is_ident(ts, k, "const"))
         k++;
     size_t tstart = k;
-    while (k < b && is_type_word(ts, k))
+    while (k < b && rwl_is_type_word(ts, k))
         k++;
-    if (k == tstart || k + 2 >= b || ts->t[k].kind != T_IDENT || !tok_is(ts, k + 1, "="))
+    if (k == tstart || k + 2 >= b || ts->t[k].kind != T_IDENT || !rwl_tok_is(ts, k + 1, "="))
         return false;
     char c[256];
-    compact_index(ts, k + 2, b, c, sizeof c);
-    if (!is_index_formula(c))
+    rwl_compact_index(ts, k + 2, b, c, sizeof c);
+    if (!rwl_is_index_formula(c))
         return false;
     sh->idx_tok = k;
     snprintf(sh->idx, sizeof sh->idx, "%.*s", (int)(ts->t[k].end - ts->t[k].start),
              ts->text + ts->t[k].start);
-    if (!(sh->type = tok_text(ts, tstart, k)) || !(sh->init = tok_text(ts, k + 2, b)))
+    if (!(sh->type = rwl_tok_text(ts, tstart, k)) || !(sh->init = rwl_tok_text(ts, k + 2, b)))
         *rc = HK_ENOMEM;
     return true;
 }
@@ -771,13 +210,13 @@ static const char *bound_of(const rw_toks *ts, size_t a, size_t b, const char *i
                             size_t *bb, bool *less)
 {
     *less = false;
-    if (tok_is_ident(ts, a, idx) && (tok_is(ts, a + 1, "<") || tok_is(ts, a + 1, ">="))) {
-        *less = tok_is(ts, a + 1, "<");
+    if (rwl_tok_is_ident(ts, a, idx) && (rwl_tok_is(ts, a + 1, "<") || rwl_tok_is(ts, a + 1, ">="))) {
+        *less = rwl_tok_is(ts, a + 1, "<");
         *ba = a + 2;
         *bb = b;
-    } else if (b >= a + 2 && tok_is_ident(ts, b - 1, idx) &&
-               (tok_is(ts, b - 2, ">") || tok_is(ts, b - 2, "<="))) {
-        *less = tok_is(ts, b - 2, ">");
+    } else if (b >= a + 2 && rwl_tok_is_ident(ts, b - 1, idx) &&
+               (rwl_tok_is(ts, b - 2, ">") || rwl_tok_is(ts, b - 2, "<="))) {
+        *less = rwl_tok_is(ts, b - 2, ">");
         *ba = a;
         *bb = b - 2;
     } else {
@@ -786,10 +225,10 @@ static const char *bound_of(const rw_toks *ts, size_t a, size_t b, const char *i
     if (*ba >= *bb)
         return "the bounds check has no bound";
     for (size_t k = *ba; k < *bb; k++)
-        if (tok_is_ident(ts, k, idx) || tok_is_assign_op(ts, k) || tok_is(ts, k, "++") ||
-            tok_is(ts, k, "--") || tok_is(ts, k, "&&") || tok_is(ts, k, "||") || tok_is(ts, k, "?") ||
-            tok_is(ts, k, "<") || tok_is(ts, k, ">") || tok_is(ts, k, "<=") || tok_is(ts, k, ">=") ||
-            tok_is(ts, k, "==") || tok_is(ts, k, "!="))
+        if (rwl_tok_is_ident(ts, k, idx) || rwl_tok_is_assign_op(ts, k) || rwl_tok_is(ts, k, "++") ||
+            rwl_tok_is(ts, k, "--") || rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||") || rwl_tok_is(ts, k, "?") ||
+            rwl_tok_is(ts, k, "<") || rwl_tok_is(ts, k, ">") || rwl_tok_is(ts, k, "<=") || rwl_tok_is(ts, k, ">=") ||
+            rwl_tok_is(ts, k, "==") || rwl_tok_is(ts, k, "!="))
             return "the bound is not a simple expression independent of the index";
     return NULL;
 }
@@ -800,19 +239,19 @@ static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int 
     size_t s = 1;
     size_t hn[16], n_hn = 0;
     while (s < end) {
-        size_t e = stmt_end(ts, s, end);
-        if (tok_is_ident(ts, s, "for") && tok_is(ts, s + 1, "(")) {
-            size_t close = match_close(ts, s + 1);
+        size_t e = rwl_stmt_end(ts, s, end);
+        if (rwl_tok_is_ident(ts, s, "for") && rwl_tok_is(ts, s + 1, "(")) {
+            size_t close = rwl_match_close(ts, s + 1);
             if (close >= end)
                 return "unbalanced for-loop header";
             size_t semi[2], ns = 0;
             int depth = 0;
             for (size_t k = s + 2; k < close; k++) {
-                if (tok_is(ts, k, "(") || tok_is(ts, k, "[") || tok_is(ts, k, "{"))
+                if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "{"))
                     depth++;
-                else if (tok_is(ts, k, ")") || tok_is(ts, k, "]") || tok_is(ts, k, "}"))
+                else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]") || rwl_tok_is(ts, k, "}"))
                     depth--;
-                else if (depth == 0 && tok_is(ts, k, ";") && ns < 2)
+                else if (depth == 0 && rwl_tok_is(ts, k, ";") && ns < 2)
                     semi[ns++] = k;
             }
             if (ns != 2 || !index_decl(ts, s + 2, semi[0], sh, rc))
@@ -827,9 +266,9 @@ static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int 
             if (!less)
                 return "the loop condition is not `i < n`";
             char c[256];
-            if (!tok_is_ident(ts, semi[1] + 1, sh->idx) || !tok_is(ts, semi[1] + 2, "+="))
+            if (!rwl_tok_is_ident(ts, semi[1] + 1, sh->idx) || !rwl_tok_is(ts, semi[1] + 2, "+="))
                 return "the loop step is not `i += gridDim.x * blockDim.x`";
-            compact_index(ts, semi[1] + 3, close, c, sizeof c);
+            rwl_compact_index(ts, semi[1] + 3, close, c, sizeof c);
             if (strcmp(c, "gridDim.x*blockDim.x") != 0 && strcmp(c, "blockDim.x*gridDim.x") != 0)
                 return "the loop step is not `i += gridDim.x * blockDim.x`";
             if (e != end)
@@ -843,34 +282,34 @@ static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int 
             sh->form = "grid-stride loop";
             return NULL;
         }
-        if (tok_is(ts, e - 1, ";") && index_decl(ts, s, e - 1, sh, rc)) {
+        if (rwl_tok_is(ts, e - 1, ";") && index_decl(ts, s, e - 1, sh, rc)) {
             if (*rc)
                 return NULL;
             sh->region = s;
             break;
         }
-        if (!is_hoistable_decl(ts, s, e, "", hn, &n_hn, HK_ARRAY_LEN(hn)))
+        if (!rwl_is_hoistable_decl(ts, s, e, "", hn, &n_hn, HK_ARRAY_LEN(hn)))
             return "no `int i = blockIdx.x * blockDim.x + threadIdx.x;` (or a grid-stride loop over "
                    "it) at the top level of the body, after plain declarations";
         s = e;
     }
     if (s >= end)
         return "no `int i = blockIdx.x * blockDim.x + threadIdx.x;` at the top level of the body";
-    size_t decl_end = stmt_end(ts, s, end);
+    size_t decl_end = rwl_stmt_end(ts, s, end);
     size_t ifs = decl_end;
     sh->hoist_a = decl_end;
     n_hn = 0;
-    while (ifs < end && is_hoistable_decl(ts, ifs, stmt_end(ts, ifs, end), sh->idx, hn, &n_hn,
+    while (ifs < end && rwl_is_hoistable_decl(ts, ifs, rwl_stmt_end(ts, ifs, end), sh->idx, hn, &n_hn,
                                           HK_ARRAY_LEN(hn)))
-        ifs = stmt_end(ts, ifs, end);
+        ifs = rwl_stmt_end(ts, ifs, end);
     sh->hoist_b = ifs;
-    if (!tok_is_ident(ts, ifs, "if") || !tok_is(ts, ifs + 1, "("))
+    if (!rwl_tok_is_ident(ts, ifs, "if") || !rwl_tok_is(ts, ifs + 1, "("))
         return "the index declaration is not followed by `if (i < n) ...` or `if (i >= n) return;`";
-    size_t cclose = match_close(ts, ifs + 1);
+    size_t cclose = rwl_match_close(ts, ifs + 1);
     if (cclose >= end)
         return "unbalanced condition";
-    size_t if_end = stmt_end(ts, ifs, end);
-    size_t then_start = cclose + 1, then_end = stmt_end(ts, then_start, end);
+    size_t if_end = rwl_stmt_end(ts, ifs, end);
+    size_t then_start = cclose + 1, then_end = rwl_stmt_end(ts, then_start, end);
     if (then_end != if_end)
         return "the bounds check has an else branch";
     bool less;
@@ -887,10 +326,10 @@ static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int 
         sh->form = "if (i < n)";
         return NULL;
     }
-    bool ret = (tok_is_ident(ts, then_start, "return") && tok_is(ts, then_start + 1, ";") &&
+    bool ret = (rwl_tok_is_ident(ts, then_start, "return") && rwl_tok_is(ts, then_start + 1, ";") &&
                 then_end == then_start + 2) ||
-               (tok_is(ts, then_start, "{") && tok_is_ident(ts, then_start + 1, "return") &&
-                tok_is(ts, then_start + 2, ";") && tok_is(ts, then_start + 3, "}") &&
+               (rwl_tok_is(ts, then_start, "{") && rwl_tok_is_ident(ts, then_start + 1, "return") &&
+                rwl_tok_is(ts, then_start + 2, ";") && rwl_tok_is(ts, then_start + 3, "}") &&
                 then_end == then_start + 4);
     if (!ret)
         return "`if (i >= n)` is not followed by a plain return";
@@ -927,7 +366,7 @@ static int append_scalar_loop(struct hk_buf *b, const rw_toks *ts, const vec_sha
                               const char *ind, const char *start)
 {
     uint32_t bs = ts->t[sh->body_a].start, be = ts->t[sh->body_b - 1].end;
-    bool braced = tok_is(ts, sh->body_a, "{") && match_close(ts, sh->body_a) == sh->body_b - 1;
+    bool braced = rwl_tok_is(ts, sh->body_a, "{") && rwl_match_close(ts, sh->body_a) == sh->body_b - 1;
     int rc = hk_buf_printf(b, "%s        for (%s %s = %s; %s < hk_n; %s += hk_stride) ", ind, sh->type,
                            sh->idx, start, sh->idx, sh->idx);
     if (!rc && !braced)
@@ -969,7 +408,7 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
 {
     memset(out, 0, sizeof *out);
     const an_function *f;
-    int rc = check_kernel(text, len, m, kernel, &f);
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
     if (rc)
         return rc;
     if (width != 2 && width != 4 && width != 8)
@@ -986,15 +425,15 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
     hk_buf_init(&names, 4096);
     char *bound = NULL, *why_alloc = NULL;
     const char *why = NULL;
-    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+    if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
         goto out;
-    if (ts.n < 2 || !tok_is(&ts, 0, "{") || !tok_is(&ts, ts.n - 1, "}")) {
+    if (ts.n < 2 || !rwl_tok_is(&ts, 0, "{") || !rwl_tok_is(&ts, ts.n - 1, "}")) {
         why = "the kernel body could not be read";
         goto na;
     }
     size_t end = ts.n - 1;
     for (size_t k = 0; k < end; k++)
-        if (tok_is_ident(&ts, k, "hk_nv")) {
+        if (rwl_tok_is_ident(&ts, k, "hk_nv")) {
             why = "already vectorized (the body has the rewrite's hk_nv loop)";
             goto na;
         }
@@ -1002,7 +441,7 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
         goto na_or_fail;
     /* the per-element statements, without the braces of a block */
     size_t ia = sh.body_a, ib = sh.body_b;
-    if (tok_is(&ts, ia, "{") && match_close(&ts, ia) == ib - 1) {
+    if (rwl_tok_is(&ts, ia, "{") && rwl_match_close(&ts, ia) == ib - 1) {
         ia++;
         ib--;
     }
@@ -1019,19 +458,19 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
         rc = HK_ENOMEM;
         goto out;
     }
-    for (size_t s = ia; s < ib; s = stmt_end(&ts, s, ib))
+    for (size_t s = ia; s < ib; s = rwl_stmt_end(&ts, s, ib))
         top[s] = true;
     bool idx_other_use = false;
     for (size_t k = ia; k < ib && !why; k++) {
         if (ts.t[k].kind != T_IDENT || tok_member_or_scope(&ts, k))
             continue;
-        bool assigned = tok_is_assign_op(&ts, k + 1) || tok_is(&ts, k + 1, "++") ||
-                        tok_is(&ts, k + 1, "--") ||
-                        (k > 0 && (tok_is(&ts, k - 1, "++") || tok_is(&ts, k - 1, "--")));
-        if (tok_is_ident(&ts, k, sh.idx)) {
-            if (assigned || (k > 0 && tok_is(&ts, k - 1, "&") && unary_position(&ts, k - 1)))
+        bool assigned = rwl_tok_is_assign_op(&ts, k + 1) || rwl_tok_is(&ts, k + 1, "++") ||
+                        rwl_tok_is(&ts, k + 1, "--") ||
+                        (k > 0 && (rwl_tok_is(&ts, k - 1, "++") || rwl_tok_is(&ts, k - 1, "--")));
+        if (rwl_tok_is_ident(&ts, k, sh.idx)) {
+            if (assigned || (k > 0 && rwl_tok_is(&ts, k - 1, "&") && rwl_unary_position(&ts, k - 1)))
                 why = "the per-element code changes the index";
-            else if (!(k >= 2 && tok_is(&ts, k - 1, "[") && tok_is(&ts, k + 1, "]") &&
+            else if (!(k >= 2 && rwl_tok_is(&ts, k - 1, "[") && rwl_tok_is(&ts, k + 1, "]") &&
                        param_named(f, &ts, k - 2) >= 0))
                 idx_other_use = true;
             continue;
@@ -1039,14 +478,14 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
         long p = param_named(f, &ts, k);
         if (p >= 0 && f->params[p].pointer_depth >= 1) {
             const an_param *pp = &f->params[p];
-            if (!(tok_is(&ts, k + 1, "[") && tok_is_ident(&ts, k + 2, sh.idx) && tok_is(&ts, k + 3, "]"))) {
+            if (!(rwl_tok_is(&ts, k + 1, "[") && rwl_tok_is_ident(&ts, k + 2, sh.idx) && rwl_tok_is(&ts, k + 3, "]"))) {
                 why_alloc = hk_asprintf("pointer %s is used other than as %s[%s] (another index, "
                                         "a dereference or the pointer itself), so its elements "
                                         "are not the thread's own", pp->name, pp->name, sh.idx);
                 break;
             }
-            if ((k > 0 && tok_is(&ts, k - 1, "&") && unary_position(&ts, k - 1)) ||
-                tok_is(&ts, k + 4, ".") || tok_is(&ts, k + 4, "->") || tok_is(&ts, k + 4, "[")) {
+            if ((k > 0 && rwl_tok_is(&ts, k - 1, "&") && rwl_unary_position(&ts, k - 1)) ||
+                rwl_tok_is(&ts, k + 4, ".") || rwl_tok_is(&ts, k + 4, "->") || rwl_tok_is(&ts, k + 4, "[")) {
                 why_alloc = hk_asprintf("%s[%s] has its address taken or a member accessed",
                                         pp->name, sh.idx);
                 break;
@@ -1077,16 +516,16 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
             vec_site *st = &sites[n_sites++];
             st->tok = k;
             st->ptr = pi;
-            bool pre = k > 0 && (tok_is(&ts, k - 1, "++") || tok_is(&ts, k - 1, "--"));
-            st->write = pre || tok_is_assign_op(&ts, k + 4) || tok_is(&ts, k + 4, "++") ||
-                        tok_is(&ts, k + 4, "--");
-            st->read = !(tok_is(&ts, k + 4, "=") && !pre);
+            bool pre = k > 0 && (rwl_tok_is(&ts, k - 1, "++") || rwl_tok_is(&ts, k - 1, "--"));
+            st->write = pre || rwl_tok_is_assign_op(&ts, k + 4) || rwl_tok_is(&ts, k + 4, "++") ||
+                        rwl_tok_is(&ts, k + 4, "--");
+            st->read = !(rwl_tok_is(&ts, k + 4, "=") && !pre);
             st->stmt_end = k;
-            while (st->stmt_end < ib && !tok_is(&ts, st->stmt_end, ";"))
+            while (st->stmt_end < ib && !rwl_tok_is(&ts, st->stmt_end, ";"))
                 st->stmt_end++;
             ptrs[pi].read |= st->read;
             ptrs[pi].written |= st->write;
-            if (st->read || !top[k] || !tok_is(&ts, k + 4, "="))
+            if (st->read || !top[k] || !rwl_tok_is(&ts, k + 4, "="))
                 ptrs[pi].store_only = false;
             k += 3;
             continue;
@@ -1154,7 +593,7 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
     }
 
     /* ---- the new code ---- */
-    if (!(bound = tok_text(&ts, sh.ba, sh.bb))) {
+    if (!(bound = rwl_tok_text(&ts, sh.ba, sh.bb))) {
         rc = HK_ENOMEM;
         goto out;
     }
@@ -1239,12 +678,12 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
         (rc = hk_buf_printf(&b, "%s    }\n%s}", ind, ind)))
         goto out;
     char *repl = hk_buf_steal(&b);
-    if ((rc = edits_add_owned(&es, sh.repl_start, sh.repl_end, repl)))
+    if ((rc = rwl_edits_add_owned(&es, sh.repl_start, sh.repl_end, repl)))
         goto out;
     char *desc = hk_asprintf("kernel %s: %d-wide vector loads/stores of %s (%s form, now a "
                              "grid-stride loop with a scalar tail and an alignment fallback)",
                              f->name, width, names.data, sh.form);
-    rc = finish(text, len, m, f->name, &es, desc, out);
+    rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     goto out;
 na_or_fail:
     if (rc)
@@ -1255,18 +694,18 @@ na_alloc:
         rc = HK_ENOMEM;
         goto out;
     }
-    rc = not_applicable(out, hk_asprintf("vectorize not applicable to kernel %s: %s", f->name, why_alloc));
+    rc = rwl_not_applicable(out, hk_asprintf("vectorize not applicable to kernel %s: %s", f->name, why_alloc));
     goto out;
 na:
-    rc = not_applicable(out, hk_asprintf("vectorize not applicable to kernel %s: %s", f->name, why));
+    rc = rwl_not_applicable(out, hk_asprintf("vectorize not applicable to kernel %s: %s", f->name, why));
 out:
     hk_free(why_alloc);
     hk_free(bound);
     hk_buf_free(&b);
     hk_buf_free(&names);
     vec_shape_free(&sh);
-    edits_free(&es);
-    toks_free(&ts);
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
     return rc;
 }
 
@@ -1294,9 +733,9 @@ static bool ldg_type(const char *t)
 /* Is the occurrence at k already inside __ldg(&p...) or __ldg(p...)? */
 static bool in_ldg(const rw_toks *ts, size_t k)
 {
-    if (k >= 3 && tok_is(ts, k - 1, "&") && tok_is(ts, k - 2, "(") && tok_is_ident(ts, k - 3, "__ldg"))
+    if (k >= 3 && rwl_tok_is(ts, k - 1, "&") && rwl_tok_is(ts, k - 2, "(") && rwl_tok_is_ident(ts, k - 3, "__ldg"))
         return true;
-    return k >= 2 && tok_is(ts, k - 1, "(") && tok_is_ident(ts, k - 2, "__ldg");
+    return k >= 2 && rwl_tok_is(ts, k - 1, "(") && rwl_tok_is_ident(ts, k - 2, "__ldg");
 }
 
 /* Does a launch of f in the file pass param a's expression to param b as well? */
@@ -1311,8 +750,8 @@ static bool launch_aliases(const an_model *m, const an_function *f, size_t a, si
         if (strcmp(short_name, f->name) != 0)
             continue;
         char x[512], y[512];
-        squeeze(la->args[a], x, sizeof x);
-        squeeze(la->args[b], y, sizeof y);
+        rwl_squeeze(la->args[a], x, sizeof x);
+        rwl_squeeze(la->args[b], y, sizeof y);
         if (strcmp(x, y) == 0)
             return true;
     }
@@ -1324,11 +763,11 @@ int rw_readonly_loads(const char *text, size_t len, const an_model *m, size_t ke
 {
     memset(out, 0, sizeof *out);
     const an_function *f;
-    int rc = check_kernel(text, len, m, kernel, &f);
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
     if (rc)
         return rc;
     if (hip_target)
-        return not_applicable(out, hk_asprintf(
+        return rwl_not_applicable(out, hk_asprintf(
             "read-only loads not applicable to kernel %s: on AMD/DCU GPUs __ldg is an ordinary "
             "load (HIP keeps it only for source compatibility) and there is no separate "
             "read-only data path to select", f->name));
@@ -1343,14 +782,14 @@ int rw_readonly_loads(const char *text, size_t len, const an_model *m, size_t ke
         rc = HK_ENOMEM;
         goto out;
     }
-    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+    if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
         goto out;
     /* which pointers are written (or escape): a __ldg(&p[..]) is a read, not an escape */
     for (size_t k = 0; k < ts.n; k++) {
         long p = param_named(f, &ts, k);
         if (p < 0 || f->params[p].pointer_depth < 1 || tok_member_or_scope(&ts, k) || in_ldg(&ts, k))
             continue;
-        if (occurrence_writes(&ts, k))
+        if (rwl_occurrence_writes(&ts, k))
             written[p] = true;
     }
     for (size_t p = 0; p < f->n_params; p++) {
@@ -1388,17 +827,17 @@ int rw_readonly_loads(const char *text, size_t len, const an_model *m, size_t ke
                 already++;
                 continue;
             }
-            if (tok_is(&ts, k + 1, "[")) {
-                size_t close = match_close(&ts, k + 1);
+            if (rwl_tok_is(&ts, k + 1, "[")) {
+                size_t close = rwl_match_close(&ts, k + 1);
                 if (close >= ts.n)
                     continue;
-                if ((rc = edits_add(&es, ts.t[k].start, ts.t[k].start, "__ldg(&")) ||
-                    (rc = edits_add(&es, ts.t[close].end, ts.t[close].end, ")")))
+                if ((rc = rwl_edits_add(&es, ts.t[k].start, ts.t[k].start, "__ldg(&")) ||
+                    (rc = rwl_edits_add(&es, ts.t[close].end, ts.t[close].end, ")")))
                     goto out;
                 n++;
-            } else if (k > 0 && tok_is(&ts, k - 1, "*") && unary_position(&ts, k - 1)) {
-                if ((rc = edits_add(&es, ts.t[k - 1].start, ts.t[k - 1].end, "__ldg(")) ||
-                    (rc = edits_add(&es, ts.t[k].end, ts.t[k].end, ")")))
+            } else if (k > 0 && rwl_tok_is(&ts, k - 1, "*") && rwl_unary_position(&ts, k - 1)) {
+                if ((rc = rwl_edits_add(&es, ts.t[k - 1].start, ts.t[k - 1].end, "__ldg(")) ||
+                    (rc = rwl_edits_add(&es, ts.t[k].end, ts.t[k].end, ")")))
                     goto out;
                 n++;
             }
@@ -1408,12 +847,12 @@ int rw_readonly_loads(const char *text, size_t len, const an_model *m, size_t ke
     }
     if (es.n == 0) {
         if (already)
-            rc = not_applicable(out, hk_asprintf("read-only loads: kernel %s already loads its "
+            rc = rwl_not_applicable(out, hk_asprintf("read-only loads: kernel %s already loads its "
                                                  "read-only pointers through __ldg%s%s", f->name,
                                                  skipped.len ? "; skipped: " : "",
                                                  skipped.len ? skipped.data : ""));
         else
-            rc = not_applicable(out, hk_asprintf("read-only loads not applicable to kernel %s: no "
+            rc = rwl_not_applicable(out, hk_asprintf("read-only loads not applicable to kernel %s: no "
                                                  "load from a pointer the kernel never writes%s%s%s",
                                                  f->name, skipped.len ? " (skipped: " : "",
                                                  skipped.len ? skipped.data : "",
@@ -1422,13 +861,13 @@ int rw_readonly_loads(const char *text, size_t len, const an_model *m, size_t ke
     }
     char *desc = hk_asprintf("kernel %s: loads through __ldg from %s%s%s", f->name, done.data,
                              skipped.len ? "; skipped: " : "", skipped.len ? skipped.data : "");
-    rc = finish(text, len, m, f->name, &es, desc, out);
+    rc = rwl_finish(text, len, m, f->name, &es, desc, out);
 out:
     hk_free(written);
     hk_buf_free(&done);
     hk_buf_free(&skipped);
-    edits_free(&es);
-    toks_free(&ts);
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
     return rc;
 }
 
@@ -1497,7 +936,7 @@ static bool constant_expr(const rw_toks *ts, size_t a, size_t b, const an_model 
         static const char *const ops[] = {"+", "-", "*", "/", "%", "(", ")", "<<", ">>"};
         bool op = false;
         for (size_t i = 0; i < HK_ARRAY_LEN(ops) && !op; i++)
-            op = tok_is(ts, k, ops[i]);
+            op = rwl_tok_is(ts, k, ops[i]);
         if (!op)
             return false;
     }
@@ -1510,20 +949,20 @@ static bool constant_trip(const rw_toks *ts, size_t open, size_t close, const an
     size_t semi[2], ns = 0;
     int depth = 0;
     for (size_t k = open + 1; k < close; k++) {
-        if (tok_is(ts, k, "("))
+        if (rwl_tok_is(ts, k, "("))
             depth++;
-        else if (tok_is(ts, k, ")"))
+        else if (rwl_tok_is(ts, k, ")"))
             depth--;
-        else if (depth == 0 && tok_is(ts, k, ";") && ns < 2)
+        else if (depth == 0 && rwl_tok_is(ts, k, ";") && ns < 2)
             semi[ns++] = k;
     }
     if (ns != 2)
         return false;
     /* init: [const] [type words] v = A */
     size_t k = open + 1;
-    while (k < semi[0] && (is_type_word(ts, k) || tok_is_ident(ts, k, "const")))
+    while (k < semi[0] && (rwl_is_type_word(ts, k) || rwl_tok_is_ident(ts, k, "const")))
         k++;
-    if (k + 2 > semi[0] || ts->t[k].kind != T_IDENT || !tok_is(ts, k + 1, "="))
+    if (k + 2 > semi[0] || ts->t[k].kind != T_IDENT || !rwl_tok_is(ts, k + 1, "="))
         return false;
     size_t v = k;
     size_t vl = ts->t[v].end - ts->t[v].start;
@@ -1533,18 +972,18 @@ static bool constant_trip(const rw_toks *ts, size_t open, size_t close, const an
     /* condition: v OP B */
     size_t c = semi[0] + 1;
     if (!tok_eq(ts, c, vs, vl) ||
-        !(tok_is(ts, c + 1, "<") || tok_is(ts, c + 1, "<=") || tok_is(ts, c + 1, ">") ||
-          tok_is(ts, c + 1, ">=") || tok_is(ts, c + 1, "!=")) ||
+        !(rwl_tok_is(ts, c + 1, "<") || rwl_tok_is(ts, c + 1, "<=") || rwl_tok_is(ts, c + 1, ">") ||
+          rwl_tok_is(ts, c + 1, ">=") || rwl_tok_is(ts, c + 1, "!=")) ||
         !constant_expr(ts, c + 2, semi[1], m, kernel))
         return false;
     /* step: v++, ++v, v--, --v, v += C, v -= C, v *= C */
     size_t s = semi[1] + 1;
-    if (s + 2 == close && tok_eq(ts, s, vs, vl) && (tok_is(ts, s + 1, "++") || tok_is(ts, s + 1, "--")))
+    if (s + 2 == close && tok_eq(ts, s, vs, vl) && (rwl_tok_is(ts, s + 1, "++") || rwl_tok_is(ts, s + 1, "--")))
         return true;
-    if (s + 2 == close && tok_eq(ts, s + 1, vs, vl) && (tok_is(ts, s, "++") || tok_is(ts, s, "--")))
+    if (s + 2 == close && tok_eq(ts, s + 1, vs, vl) && (rwl_tok_is(ts, s, "++") || rwl_tok_is(ts, s, "--")))
         return true;
     return tok_eq(ts, s, vs, vl) &&
-           (tok_is(ts, s + 1, "+=") || tok_is(ts, s + 1, "-=") || tok_is(ts, s + 1, "*=")) &&
+           (rwl_tok_is(ts, s + 1, "+=") || rwl_tok_is(ts, s + 1, "-=") || rwl_tok_is(ts, s + 1, "*=")) &&
            constant_expr(ts, s + 2, close, m, kernel);
 }
 
@@ -1553,7 +992,7 @@ int rw_unroll(const char *text, size_t len, const an_model *m, size_t kernel, in
 {
     memset(out, 0, sizeof *out);
     const an_function *f;
-    int rc = check_kernel(text, len, m, kernel, &f);
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
     if (rc)
         return rc;
     if (factor != 0 && (factor < 2 || factor > 64))
@@ -1565,7 +1004,7 @@ int rw_unroll(const char *text, size_t len, const an_model *m, size_t kernel, in
     hk_buf_init(&had, 4096);
     hk_buf_init(&notconst, 4096);
     size_t n_for = 0;
-    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+    if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
         goto out;
     size_t end = ts.n ? ts.n - 1 : 0;
     char pragma[40];
@@ -1574,16 +1013,16 @@ int rw_unroll(const char *text, size_t len, const an_model *m, size_t kernel, in
     else
         snprintf(pragma, sizeof pragma, "#pragma unroll");
     for (size_t k = 0; k < end; k++) {
-        if (!tok_is_ident(&ts, k, "for") || !tok_is(&ts, k + 1, "("))
+        if (!rwl_tok_is_ident(&ts, k, "for") || !rwl_tok_is(&ts, k + 1, "("))
             continue;
-        size_t close = match_close(&ts, k + 1);
+        size_t close = rwl_match_close(&ts, k + 1);
         if (close >= end)
             continue;
-        size_t body_end = stmt_end(&ts, close + 1, end);
+        size_t body_end = rwl_stmt_end(&ts, close + 1, end);
         bool inner = true;
         for (size_t q = close + 1; q < body_end && inner; q++)
-            inner = !(tok_is_ident(&ts, q, "for") || tok_is_ident(&ts, q, "while") ||
-                      tok_is_ident(&ts, q, "do"));
+            inner = !(rwl_tok_is_ident(&ts, q, "for") || rwl_tok_is_ident(&ts, q, "while") ||
+                      rwl_tok_is_ident(&ts, q, "do"));
         if (!inner)
             continue;
         n_for++;
@@ -1603,8 +1042,8 @@ int rw_unroll(const char *text, size_t len, const an_model *m, size_t kernel, in
         line_indent(text, ts.t[k].start, ind, sizeof ind);
         /* the loop as the lone statement of an if/else/while (`if (c) for ...`): a pragma
          * there is not a statement, so the loop gets braces around it and its pragma */
-        bool lone = k > 0 && !tok_is(&ts, k - 1, ";") && !tok_is(&ts, k - 1, "{") &&
-                    !tok_is(&ts, k - 1, "}") && !tok_is(&ts, k - 1, ":");
+        bool lone = k > 0 && !rwl_tok_is(&ts, k - 1, ";") && !rwl_tok_is(&ts, k - 1, "{") &&
+                    !rwl_tok_is(&ts, k - 1, "}") && !rwl_tok_is(&ts, k - 1, ":");
         char *ins;
         if (lone)
             ins = hk_asprintf("{\n%s%s\n%s", ind, pragma, ind);
@@ -1612,11 +1051,11 @@ int rw_unroll(const char *text, size_t len, const an_model *m, size_t kernel, in
             ins = hk_asprintf("%s\n%s", pragma, ind);
         else
             ins = hk_asprintf("\n%s%s\n%s", ind, pragma, ind);
-        if ((rc = edits_add_owned(&es, ts.t[k].start, ts.t[k].start, ins)))
+        if ((rc = rwl_edits_add_owned(&es, ts.t[k].start, ts.t[k].start, ins)))
             goto out;
         if (lone) {
             char *close_ins = hk_asprintf("\n%s}", ind);
-            if ((rc = edits_add_owned(&es, ts.t[body_end - 1].end, ts.t[body_end - 1].end, close_ins)))
+            if ((rc = rwl_edits_add_owned(&es, ts.t[body_end - 1].end, ts.t[body_end - 1].end, close_ins)))
                 goto out;
         }
         if ((rc = hk_buf_printf(&lines, "%s%u", lines.len ? ", " : "", line)))
@@ -1629,7 +1068,7 @@ int rw_unroll(const char *text, size_t len, const an_model *m, size_t kernel, in
                               : "no innermost for-loop with a constant trip count for full "
                                 "unrolling (line ";
         bool lst = n_for != 0;
-        rc = not_applicable(out, hk_asprintf("unroll not applicable to kernel %s: %s%s%s", f->name,
+        rc = rwl_not_applicable(out, hk_asprintf("unroll not applicable to kernel %s: %s%s%s", f->name,
                                              why, lst ? (had.len && !notconst.len ? had.data
                                                                                  : notconst.data)
                                                       : "",
@@ -1642,13 +1081,13 @@ int rw_unroll(const char *text, size_t len, const an_model *m, size_t kernel, in
                              had.len ? "; already had one: line " : "", had.len ? had.data : "",
                              notconst.len ? "; trip count not constant: line " : "",
                              notconst.len ? notconst.data : "");
-    rc = finish(text, len, m, f->name, &es, desc, out);
+    rc = rwl_finish(text, len, m, f->name, &es, desc, out);
 out:
     hk_buf_free(&lines);
     hk_buf_free(&had);
     hk_buf_free(&notconst);
-    edits_free(&es);
-    toks_free(&ts);
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
     return rc;
 }
 
@@ -1678,7 +1117,7 @@ enum { FT_FLOAT = 1, FT_DOUBLE = 2, FT_UNKNOWN = 4, FT_INTEGER = 8 };
 static bool in_list(const rw_toks *ts, size_t k, const char *const *list, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (tok_is_ident(ts, k, list[i]))
+        if (rwl_tok_is_ident(ts, k, list[i]))
             return true;
     return false;
 }
@@ -1731,35 +1170,35 @@ static int fm_collect(const rw_toks *ts, fm_names *nm)
     int rc;
     for (size_t k = 0; k < ts->n; k++) {
         char kind;
-        if (tok_is_ident(ts, k, "float"))
+        if (rwl_tok_is_ident(ts, k, "float"))
             kind = FT_FLOAT;
-        else if (tok_is_ident(ts, k, "double"))
+        else if (rwl_tok_is_ident(ts, k, "double"))
             kind = FT_DOUBLE;
-        else if (is_type_word(ts, k) && !tok_is_ident(ts, k, "auto"))
+        else if (rwl_is_type_word(ts, k) && !rwl_tok_is_ident(ts, k, "auto"))
             kind = 0;
         else
             continue;
         size_t q = k + 1;
-        while (q < ts->n && (is_type_word(ts, q) || tok_is_ident(ts, q, "const")))
+        while (q < ts->n && (rwl_is_type_word(ts, q) || rwl_tok_is_ident(ts, q, "const")))
             q++;
         /* declarators: name [= init] {, name [= init]} ; */
         int depth = 0;
         bool expect = true;
         for (; q < ts->n; q++) {
-            if (tok_is(ts, q, "(") || tok_is(ts, q, "[") || tok_is(ts, q, "{"))
+            if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{"))
                 depth++;
-            else if (tok_is(ts, q, ")") || tok_is(ts, q, "]") || tok_is(ts, q, "}")) {
+            else if (rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]") || rwl_tok_is(ts, q, "}")) {
                 if (--depth < 0)
                     break;
-            } else if (depth == 0 && tok_is(ts, q, ";"))
+            } else if (depth == 0 && rwl_tok_is(ts, q, ";"))
                 break;
-            else if (depth == 0 && tok_is(ts, q, ","))
+            else if (depth == 0 && rwl_tok_is(ts, q, ","))
                 expect = true;
             else if (expect && depth == 0 && ts->t[q].kind == T_IDENT) {
                 if ((rc = fm_names_add(nm, ts->t[q].start, ts->t[q].end - ts->t[q].start, kind)))
                     return rc;
                 expect = false;
-            } else if (expect && !tok_is(ts, q, "*") && !tok_is(ts, q, "&")) {
+            } else if (expect && !rwl_tok_is(ts, q, "*") && !rwl_tok_is(ts, q, "&")) {
                 break;   /* a cast or an expression, not a declaration */
             }
         }
@@ -1770,15 +1209,15 @@ static int fm_collect(const rw_toks *ts, fm_names *nm)
 /* Index of the bracket opening the one closing at k (")" or "]"), or ts->n. */
 static size_t match_open(const rw_toks *ts, size_t k)
 {
-    const char *open = tok_is(ts, k, ")") ? "(" : tok_is(ts, k, "]") ? "[" : NULL;
-    const char *close = tok_is(ts, k, ")") ? ")" : "]";
+    const char *open = rwl_tok_is(ts, k, ")") ? "(" : rwl_tok_is(ts, k, "]") ? "[" : NULL;
+    const char *close = rwl_tok_is(ts, k, ")") ? ")" : "]";
     if (!open)
         return ts->n;
     int depth = 0;
     for (size_t i = k + 1; i-- > 0;) {
-        if (tok_is(ts, i, close))
+        if (rwl_tok_is(ts, i, close))
             depth++;
-        else if (tok_is(ts, i, open) && --depth == 0)
+        else if (rwl_tok_is(ts, i, open) && --depth == 0)
             return i;
     }
     return ts->n;
@@ -1792,11 +1231,11 @@ static int cast_kind(const rw_toks *ts, size_t o, size_t c)
         return -1;
     int kind = FT_INTEGER;
     for (size_t k = o + 1; k < c; k++) {
-        if (tok_is_ident(ts, k, "float"))
+        if (rwl_tok_is_ident(ts, k, "float"))
             kind = FT_FLOAT;
-        else if (tok_is_ident(ts, k, "double"))
+        else if (rwl_tok_is_ident(ts, k, "double"))
             kind = FT_DOUBLE;
-        else if (!is_type_word(ts, k) && !tok_is_ident(ts, k, "const"))
+        else if (!rwl_is_type_word(ts, k) && !rwl_tok_is_ident(ts, k, "const"))
             return -1;
     }
     return kind;
@@ -1810,7 +1249,7 @@ static size_t unit_back(const rw_toks *ts, size_t k)
     size_t start;
     if (k >= ts->n)
         return ts->n;
-    if (tok_is(ts, k, ")")) {
+    if (rwl_tok_is(ts, k, ")")) {
         size_t o = match_open(ts, k);
         if (o >= ts->n)
             return ts->n;
@@ -1819,10 +1258,10 @@ static size_t unit_back(const rw_toks *ts, size_t k)
             if (in_list(ts, o - 1, not_callees, HK_ARRAY_LEN(not_callees)))
                 return o;
             start = o - 1;
-        } else if (o > 0 && tok_is(ts, o - 1, ">")) {
+        } else if (o > 0 && rwl_tok_is(ts, o - 1, ">")) {
             return ts->n;   /* a template call: not followed */
         }
-    } else if (tok_is(ts, k, "]")) {
+    } else if (rwl_tok_is(ts, k, "]")) {
         size_t o = match_open(ts, k);
         if (o == 0 || o >= ts->n)
             return ts->n;
@@ -1832,7 +1271,7 @@ static size_t unit_back(const rw_toks *ts, size_t k)
     } else {
         return ts->n;
     }
-    if (start < ts->n && start >= 2 && (tok_is(ts, start - 1, ".") || tok_is(ts, start - 1, "->")))
+    if (start < ts->n && start >= 2 && (rwl_tok_is(ts, start - 1, ".") || rwl_tok_is(ts, start - 1, "->")))
         start = unit_back(ts, start - 2);
     return start;
 }
@@ -1848,25 +1287,25 @@ static size_t left_operand(const rw_toks *ts, size_t d, size_t lo)
         if (start >= ts->n || start < lo)
             return ts->n;
         for (;;) {   /* casts and unary operators in front */
-            if (start > lo && tok_is(ts, start - 1, ")")) {
+            if (start > lo && rwl_tok_is(ts, start - 1, ")")) {
                 size_t o = match_open(ts, start - 1);
                 if (o < ts->n && o >= lo && cast_kind(ts, o, start - 1) > 0) {
                     start = o;
                     continue;
                 }
             }
-            if (start > lo && (tok_is(ts, start - 1, "-") || tok_is(ts, start - 1, "+") ||
-                               tok_is(ts, start - 1, "!") || tok_is(ts, start - 1, "~")) &&
-                unary_position(ts, start - 1)) {
+            if (start > lo && (rwl_tok_is(ts, start - 1, "-") || rwl_tok_is(ts, start - 1, "+") ||
+                               rwl_tok_is(ts, start - 1, "!") || rwl_tok_is(ts, start - 1, "~")) &&
+                rwl_unary_position(ts, start - 1)) {
                 start--;
                 continue;
             }
             break;
         }
         /* `a * b / c` is `(a * b) / c`: the chain of * / % belongs to the operand */
-        if (start > lo + 1 && (tok_is(ts, start - 1, "*") || tok_is(ts, start - 1, "/") ||
-                               tok_is(ts, start - 1, "%")) &&
-            !unary_position(ts, start - 1)) {
+        if (start > lo + 1 && (rwl_tok_is(ts, start - 1, "*") || rwl_tok_is(ts, start - 1, "/") ||
+                               rwl_tok_is(ts, start - 1, "%")) &&
+            !rwl_unary_position(ts, start - 1)) {
             k = start - 1;
             continue;
         }
@@ -1879,13 +1318,13 @@ static size_t right_operand(const rw_toks *ts, size_t d, size_t hi)
 {
     size_t k = d + 1;
     for (;;) {   /* unary operators and casts */
-        if (k < hi && (tok_is(ts, k, "-") || tok_is(ts, k, "+") || tok_is(ts, k, "!") ||
-                       tok_is(ts, k, "~"))) {
+        if (k < hi && (rwl_tok_is(ts, k, "-") || rwl_tok_is(ts, k, "+") || rwl_tok_is(ts, k, "!") ||
+                       rwl_tok_is(ts, k, "~"))) {
             k++;
             continue;
         }
-        if (k < hi && tok_is(ts, k, "(")) {
-            size_t c = match_close(ts, k);
+        if (k < hi && rwl_tok_is(ts, k, "(")) {
+            size_t c = rwl_match_close(ts, k);
             if (c < hi && cast_kind(ts, k, c) > 0) {
                 k = c + 1;
                 continue;
@@ -1895,29 +1334,29 @@ static size_t right_operand(const rw_toks *ts, size_t d, size_t hi)
     }
     if (k >= hi)
         return ts->n;
-    if (tok_is(ts, k, "(")) {
-        k = match_close(ts, k);
+    if (rwl_tok_is(ts, k, "(")) {
+        k = rwl_match_close(ts, k);
     } else if (ts->t[k].kind == T_IDENT) {
-        if (tok_is(ts, k + 1, "("))
-            k = match_close(ts, k + 1);
+        if (rwl_tok_is(ts, k + 1, "("))
+            k = rwl_match_close(ts, k + 1);
     } else if (ts->t[k].kind != T_NUMBER) {
         return ts->n;
     }
     if (k >= hi)
         return ts->n;
     for (;;) {   /* postfix: [..], .member, ->member */
-        if (tok_is(ts, k + 1, "[")) {
-            k = match_close(ts, k + 1);
+        if (rwl_tok_is(ts, k + 1, "[")) {
+            k = rwl_match_close(ts, k + 1);
             if (k >= hi)
                 return ts->n;
-        } else if ((tok_is(ts, k + 1, ".") || tok_is(ts, k + 1, "->")) && k + 2 < hi &&
+        } else if ((rwl_tok_is(ts, k + 1, ".") || rwl_tok_is(ts, k + 1, "->")) && k + 2 < hi &&
                    ts->t[k + 2].kind == T_IDENT) {
             k += 2;
         } else {
             break;
         }
     }
-    if (tok_is(ts, k + 1, "++") || tok_is(ts, k + 1, "--"))
+    if (rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k + 1, "--"))
         return ts->n;
     return k + 1;
 }
@@ -1939,8 +1378,8 @@ static int operand_type(const rw_toks *ts, size_t a, size_t b, const an_function
                 fl |= last == 'f' || last == 'F' ? FT_FLOAT : FT_DOUBLE;
             continue;
         }
-        if (tok_is(ts, k, "(")) {
-            size_t c = match_close(ts, k);
+        if (rwl_tok_is(ts, k, "(")) {
+            size_t c = rwl_match_close(ts, k);
             if (c >= b)
                 return FT_UNKNOWN;
             int ck = cast_kind(ts, k, c);
@@ -1950,45 +1389,45 @@ static int operand_type(const rw_toks *ts, size_t a, size_t b, const an_function
             } else if (ck == FT_INTEGER) {
                 /* an integer cast: the next operand is an integer whatever it holds */
                 size_t nx = c + 1;
-                if (tok_is(ts, nx, "("))
-                    nx = match_close(ts, nx);
-                else if (ts->t[nx].kind == T_IDENT && tok_is(ts, nx + 1, "("))
-                    nx = match_close(ts, nx + 1);
-                while (nx + 1 < b && tok_is(ts, nx + 1, "["))
-                    nx = match_close(ts, nx + 1);
+                if (rwl_tok_is(ts, nx, "("))
+                    nx = rwl_match_close(ts, nx);
+                else if (ts->t[nx].kind == T_IDENT && rwl_tok_is(ts, nx + 1, "("))
+                    nx = rwl_match_close(ts, nx + 1);
+                while (nx + 1 < b && rwl_tok_is(ts, nx + 1, "["))
+                    nx = rwl_match_close(ts, nx + 1);
                 k = nx;
             }
             continue;   /* a plain group: its tokens are typed one by one */
         }
         if (t->kind != T_IDENT)
             continue;
-        if (k > 0 && (tok_is(ts, k - 1, ".") || tok_is(ts, k - 1, "->")))
+        if (k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")))
             continue;   /* a member: typed by what it belongs to */
-        if (tok_is(ts, k + 1, "(")) {
+        if (rwl_tok_is(ts, k + 1, "(")) {
             if (in_list(ts, k, float_funcs, HK_ARRAY_LEN(float_funcs)))
                 fl |= FT_FLOAT;
             else if (in_list(ts, k, double_funcs, HK_ARRAY_LEN(double_funcs)))
                 fl |= FT_DOUBLE;
             else
                 fl |= FT_UNKNOWN;
-            size_t c = match_close(ts, k + 1);
+            size_t c = rwl_match_close(ts, k + 1);
             if (c >= b)
                 return FT_UNKNOWN;
             k = c;
             continue;
         }
-        if (tok_is_ident(ts, k, "threadIdx") || tok_is_ident(ts, k, "blockIdx") ||
-            tok_is_ident(ts, k, "blockDim") || tok_is_ident(ts, k, "gridDim")) {
+        if (rwl_tok_is_ident(ts, k, "threadIdx") || rwl_tok_is_ident(ts, k, "blockIdx") ||
+            rwl_tok_is_ident(ts, k, "blockDim") || rwl_tok_is_ident(ts, k, "gridDim")) {
             k += 2;   /* .x */
             continue;
         }
         long p = param_named(f, ts, k);
         if (p >= 0) {
             const an_param *pp = &f->params[p];
-            bool sub = tok_is(ts, k + 1, "[");
+            bool sub = rwl_tok_is(ts, k + 1, "[");
             const char *et = pp->elem_type ? pp->elem_type : "";
             if ((pp->pointer_depth == 0 || (pp->pointer_depth == 1 && sub)) &&
-                !tok_is(ts, sub ? match_close(ts, k + 1) + 1 : k + 1, ".")) {
+                !rwl_tok_is(ts, sub ? rwl_match_close(ts, k + 1) + 1 : k + 1, ".")) {
                 if (!strcmp(et, "float"))
                     fl |= FT_FLOAT;
                 else if (!strcmp(et, "double"))
@@ -2001,7 +1440,7 @@ static int operand_type(const rw_toks *ts, size_t a, size_t b, const an_function
                 fl |= FT_UNKNOWN;
             }
             if (sub) {
-                size_t c = match_close(ts, k + 1);
+                size_t c = rwl_match_close(ts, k + 1);
                 if (c >= b)
                     return FT_UNKNOWN;
                 k = c;
@@ -2014,9 +1453,9 @@ static int operand_type(const rw_toks *ts, size_t a, size_t b, const an_function
                 fl |= nm->kind[i];
                 found = true;
             }
-        if (!found && !tok_is_ident(ts, k, "sizeof"))
+        if (!found && !rwl_tok_is_ident(ts, k, "sizeof"))
             fl |= FT_UNKNOWN;
-        if (tok_is(ts, k + 1, "["))
+        if (rwl_tok_is(ts, k + 1, "["))
             fl |= FT_UNKNOWN;
     }
     return fl & ~FT_INTEGER;
@@ -2032,14 +1471,14 @@ static int fm_division_pass(const char *body, size_t blen, const an_function *f,
     rw_edits es = {0};
     fm_names nm = {0};
     *next = NULL;
-    int rc = lex(body, 0, (uint32_t)blen, &ts);
+    int rc = rwl_lex(body, 0, (uint32_t)blen, &ts);
     if (!rc)
         rc = fm_collect(&ts, &nm);
     if (rc)
         goto out;
     uint32_t taken_end = 0;
     for (size_t d = 1; d + 1 < ts.n; d++) {
-        if (!tok_is(&ts, d, "/"))
+        if (!rwl_tok_is(&ts, d, "/"))
             continue;
         size_t a = left_operand(&ts, d, 1), b = right_operand(&ts, d, ts.n - 1);
         if (a >= ts.n || b >= ts.n) {
@@ -2057,17 +1496,17 @@ static int fm_division_pass(const char *body, size_t blen, const an_function *f,
         char *repl = hk_asprintf("__fdividef(%.*s, %.*s)", (int)(ts.t[d - 1].end - ts.t[a].start),
                                  body + ts.t[a].start, (int)(ts.t[b - 1].end - ts.t[d + 1].start),
                                  body + ts.t[d + 1].start);
-        if ((rc = edits_add_owned(&es, ts.t[a].start, ts.t[b - 1].end, repl)))
+        if ((rc = rwl_edits_add_owned(&es, ts.t[a].start, ts.t[b - 1].end, repl)))
             goto out;
         taken_end = ts.t[b - 1].end;
         (*done)++;
     }
     if (es.n)
-        rc = edits_apply(body, blen, &es, next, nlen);
+        rc = rwl_edits_apply(body, blen, &es, next, nlen);
 out:
     fm_names_free(&nm);
-    edits_free(&es);
-    toks_free(&ts);
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
     return rc;
 }
 
@@ -2075,7 +1514,7 @@ int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel,
 {
     memset(out, 0, sizeof *out);
     const an_function *f;
-    int rc = check_kernel(text, len, m, kernel, &f);
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
     if (rc)
         return rc;
     rw_toks ts = {0};
@@ -2085,20 +1524,20 @@ int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel,
     char *body = NULL;
     size_t blen = 0, counts[HK_ARRAY_LEN(fast_calls)] = {0}, divs = 0, skipped = 0, already = 0;
     uint32_t bs = f->body_span.start_byte, be = f->body_span.end_byte;
-    if ((rc = lex(text, bs, be, &ts)))
+    if ((rc = rwl_lex(text, bs, be, &ts)))
         goto out;
     /* the calls: one token each */
     for (size_t k = 0; k < ts.n; k++) {
-        if (ts.t[k].kind != T_IDENT || !tok_is(&ts, k + 1, "(") || tok_member_or_scope(&ts, k))
+        if (ts.t[k].kind != T_IDENT || !rwl_tok_is(&ts, k + 1, "(") || tok_member_or_scope(&ts, k))
             continue;
-        if (tok_is_ident(&ts, k, "__fdividef"))
+        if (rwl_tok_is_ident(&ts, k, "__fdividef"))
             already++;
         for (size_t c = 0; c < HK_ARRAY_LEN(fast_calls); c++) {
-            if (tok_is_ident(&ts, k, fast_calls[c][1]))
+            if (rwl_tok_is_ident(&ts, k, fast_calls[c][1]))
                 already++;
-            if (!tok_is_ident(&ts, k, fast_calls[c][0]))
+            if (!rwl_tok_is_ident(&ts, k, fast_calls[c][0]))
                 continue;
-            if ((rc = edits_add(&es, ts.t[k].start - bs, ts.t[k].end - bs, fast_calls[c][1])))
+            if ((rc = rwl_edits_add(&es, ts.t[k].start - bs, ts.t[k].end - bs, fast_calls[c][1])))
                 goto out;
             counts[c]++;
         }
@@ -2108,7 +1547,7 @@ int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel,
         rc = HK_ENOMEM;
         goto out;
     }
-    rc = edits_apply(btext, be - bs, &es, &body, &blen);
+    rc = rwl_edits_apply(btext, be - bs, &es, &body, &blen);
     hk_free(btext);
     if (rc)
         goto out;
@@ -2134,12 +1573,12 @@ int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel,
         goto out;
     if (!desc.len) {
         if (already)
-            rc = not_applicable(out, hk_asprintf("fast math: kernel %s already uses the intrinsics "
+            rc = rwl_not_applicable(out, hk_asprintf("fast math: kernel %s already uses the intrinsics "
                                                  "and has no other float math call or division to "
                                                  "change%s", f->name,
                                                  skipped ? " (divisions of other types left)" : ""));
         else
-            rc = not_applicable(out, hk_asprintf("fast math not applicable to kernel %s: no expf, "
+            rc = rwl_not_applicable(out, hk_asprintf("fast math not applicable to kernel %s: no expf, "
                                                  "logf, sinf, cosf, tanf, powf, sincosf, exp10f, "
                                                  "log2f, log10f call or float division in its body%s",
                                                  f->name, skipped ? " (divisions of integers, "
@@ -2149,17 +1588,17 @@ int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel,
     if (skipped && (rc = hk_buf_printf(&desc, "; %zu division%s of another or unknown type left", skipped,
                                        skipped == 1 ? "" : "s")))
         goto out;
-    edits_free(&es);
-    rc = edits_add_owned(&es, bs, be, body);
+    rwl_edits_free(&es);
+    rc = rwl_edits_add_owned(&es, bs, be, body);
     body = NULL;   /* the edit list owns it, also when adding failed */
     if (rc)
         goto out;
     char *d = hk_asprintf("kernel %s: %s", f->name, desc.data);
-    rc = finish(text, len, m, f->name, &es, d, out);
+    rc = rwl_finish(text, len, m, f->name, &es, d, out);
 out:
     hk_free(body);
     hk_buf_free(&desc);
-    edits_free(&es);
-    toks_free(&ts);
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
     return rc;
 }
