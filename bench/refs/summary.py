@@ -100,7 +100,8 @@ def main(argv):
     for e in eps:
         k = e.get("kernel") or "?"
         n += 1
-        base, best, sp = number(e.get("baseline_ms")), number(e.get("best_ms")), number(e.get("speedup"))
+        base, best = number(e.get("baseline_ms")), number(e.get("best_ms"))
+        sp = number(e.get("speedup"))
         # the engine reports a best only once its speedup is verified (interleaved with the
         # baseline), also for an episode stopped by its time limit
         ok = best is not None and sp is not None and sp > 1.0
@@ -109,7 +110,8 @@ def main(argv):
         speedups.append(sp if ok else 1.0)
         ours = best if best is not None else base   # the version a user ends up with
         kr = by_kernel.get(k, [])
-        copy = next((r for r in kr if r.get("reference") == COPY and number(r.get("median_ms"))), None)
+        copy = next((r for r in kr
+                     if r.get("reference") == COPY and number(r.get("median_ms"))), None)
         libs = [r for r in kr if r.get("reference") != COPY]
         # "none" (hk_refs, torch_refs.py) only shows when nothing else measured the kernel
         real = [r for r in libs if r.get("reference") not in ("none", "torch: none")]
@@ -143,7 +145,8 @@ def main(argv):
                 rname += " (error)"
             vs = rms / ours if rms and ours else None
             rows.append((k if first else "", fmt(base, "%.4f") if first else "",
-                         fmt(best, "%.4f") if first else "", fmt(sp if best else None, "%.2fx") if first else "",
+                         fmt(best, "%.4f") if first else "",
+                         fmt(sp if best else None, "%.2fx") if first else "",
                          credit_text(e.get("credit")) if first else "", rname, fmt(rms, "%.4f"),
                          fmt(vs, "%.2fx"), fmt(pct_copy, "%.1f%%") if first else "",
                          cls if first else "", (e.get("size") or "") if first else ""))
@@ -164,7 +167,8 @@ def main(argv):
         print(line(r))
     errs = [r for r in refs if r.get("error")]
     for r in errs:
-        print("  reference error: %s %s: %s" % (r.get("kernel"), r.get("reference"), r.get("error")))
+        print("  reference error: %s %s: %s"
+              % (r.get("kernel"), r.get("reference"), r.get("error")))
     print()
     print("issue 5 targets:")
     if n:

@@ -375,12 +375,14 @@ static void test_summary(void **state)
         skip();
     }
     write_file("episodes.jsonl",
-               "{\"kernel\":\"sgemm\",\"status\":\"completed\",\"baseline_ms\":12.0,\"best_ms\":1.5,"
+               "{\"kernel\":\"sgemm\",\"status\":\"completed\",\"baseline_ms\":12.0,"
+               "\"best_ms\":1.5,"
                "\"speedup\":8.0,\"produced_by\":\"tiled gemm\",\"credit\":{\"skill\":\"sm90-tile\","
                "\"explained\":true},\"size\":\"M=2048,N=2048,K=2048\"}\n"
                "{\"kernel\":\"vector_add\",\"status\":\"completed\",\"baseline_ms\":0.24,"
                "\"best_ms\":null,\"speedup\":null,\"size\":\"n=67108864\"}\n"
-               "{\"kernel\":\"softmax\",\"status\":\"completed\",\"baseline_ms\":0.9,\"best_ms\":0.3,"
+               "{\"kernel\":\"softmax\",\"status\":\"completed\",\"baseline_ms\":0.9,"
+               "\"best_ms\":0.3,"
                "\"speedup\":3.0,\"credit\":{\"skill\":\"sm90-online\",\"explained\":false}}\n"
                "{\"kernel\":\"rope_forward\",\"status\":\"exit 137\"}\n");
     write_file("refs.jsonl",
@@ -389,14 +391,16 @@ static void test_summary(void **state)
                "{\"kernel\":\"sgemm\",\"reference\":\"cublasGemmEx TF32\",\"median_ms\":0.6}\n"
                "{\"kernel\":\"sgemm\",\"reference\":\"cudaMemcpy D2D\",\"median_ms\":0.02,"
                "\"bytes\":67108864,\"flops\":17192452096}\n"
-               "{\"kernel\":\"vector_add\",\"reference\":\"cublasSgeam (add)\",\"median_ms\":0.25}\n"
+               "{\"kernel\":\"vector_add\",\"reference\":\"cublasSgeam (add)\","
+               "\"median_ms\":0.25}\n"
                "{\"kernel\":\"vector_add\",\"reference\":\"cudaMemcpy D2D\",\"median_ms\":0.2,"
                "\"bytes\":805306368,\"flops\":67108864}\n"
                "{\"kernel\":\"softmax\",\"reference\":\"none\"}\n"
                "{\"kernel\":\"softmax\",\"reference\":\"torch.softmax\",\"median_ms\":0.6}\n"
                "{\"kernel\":\"softmax\",\"reference\":\"cudaMemcpy D2D\",\"median_ms\":0.27,"
                "\"bytes\":536870912,\"flops\":335544320}\n"
-               "{\"kernel\":\"rope_forward\",\"reference\":\"-\",\"error\":\"timeout after 180 s\"}\n");
+               "{\"kernel\":\"rope_forward\",\"reference\":\"-\","
+               "\"error\":\"timeout after 180 s\"}\n");
     write_file("probe.json", "{\"copy_kernel_gbs\":3893.9,\"memcpy_d2d_gbs\":4197.7,"
                              "\"fp32_tflops\":64.85}\n");
     char cmd[2048], *out;
@@ -434,6 +438,55 @@ static void test_summary(void **state)
              REFS);
     assert_int_equal(run(cmd, &out), 2);
     free(out);
+}
+
+/* ---- hk_refs's kernel names ---- */
+
+/* hk_refs falls back to "none" for a name it does not know, so a misspelt mapping would
+ * silently lose a reference: every name it dispatches on must be a suite kernel, and the
+ * kernels issue 5's brief maps to a library must all be there. */
+static void test_hk_refs_names(void **state)
+{
+    (void)state;
+    FILE *f = fopen(REFS "/hk_refs.cu", "r");
+    assert_non_null(f);
+    static char text[1 << 17];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    assert_true(n > 0 && n < sizeof text - 1);
+    text[n] = '\0';
+    char paths[64][512], kernels[64][128];
+    size_t np = suite_specs(paths, 64);
+    for (size_t p = 0; p < np; p++) {
+        spec *s = load_spec(paths[p]);
+        snprintf(kernels[p], sizeof kernels[p], "%s", s->kernel);
+        spec_free(s);
+    }
+    size_t found_names = 0;
+    for (const char *c = text; (c = strstr(c, "k == \"")); c++) {
+        const char *b = c + 6, *e = strchr(b, '"');
+        assert_non_null(e);
+        bool known = false;
+        for (size_t p = 0; p < np && !known; p++)
+            known = strlen(kernels[p]) == (size_t)(e - b) &&
+                    !strncmp(kernels[p], b, (size_t)(e - b));
+        if (!known)
+            print_message("hk_refs.cu dispatches on '%.*s', which no bench/kernels spec names\n",
+                          (int)(e - b), b);
+        assert_true(known);
+        found_names++;
+    }
+    static const char *const mapped[] = { "sgemm", "batched_gemm", "gemv", "dot", "saxpy",
+                                          "reduce_sum", "sum_rows", "transpose", "vector_add",
+                                          "matadd2d", "histogram", "bf16_axpy" };
+    for (size_t i = 0; i < sizeof mapped / sizeof mapped[0]; i++) {
+        char pat[64];
+        snprintf(pat, sizeof pat, "k == \"%s\"", mapped[i]);
+        if (!strstr(text, pat))
+            print_message("hk_refs.cu has no reference for %s\n", mapped[i]);
+        assert_non_null(strstr(text, pat));
+    }
+    assert_int_equal(found_names, sizeof mapped / sizeof mapped[0]);
 }
 
 /* ---- torch_refs.py without a GPU ---- */
@@ -504,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_expr_matches_engine),
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_torch_refs),
+        cmocka_unit_test(test_hk_refs_names),
         cmocka_unit_test(test_hk_refs_compiles),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
