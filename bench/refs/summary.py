@@ -196,7 +196,7 @@ def main(argv):
     else:
         p, by, has_best = sgemm_line
         print("  SGEMM at %.0f%% of cuBLAS (target >= 80%%; %s): %s"
-              % (p, ("best version by " + by) if has_best and by else "the baseline",
+              % (p, ("best version" + (" by " + by if by else "")) if has_best else "the baseline",
                  "met" if p >= 80.0 else "NOT met"))
     if probe is None:
         print("  (no probe: the memory/compute class comes from the report's peaks or the "
