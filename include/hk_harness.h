@@ -225,6 +225,28 @@ typedef hip_bfloat16 __nv_bfloat16;
 static inline __host__ __device__ __nv_bfloat16 __float2bfloat16(float f) { return hip_bfloat16(f); }
 static inline __host__ __device__ float __bfloat162float(__nv_bfloat16 b) { return (float)b; }
 #endif
+/* Integer min/max: CUDA's math headers overload them for unsigned and 64-bit integers;
+ * clang's HIP headers (15) only for int, float and double, so min(gridDim.x, 256u) is
+ * ambiguous there. Templates: where a toolkit has its own overload, the non-template one
+ * wins and these are never used. */
+#define HK_HIP_MINMAX(T)                                                                    \
+    template <typename hk_unused_ = void>                                                  \
+    static inline __host__ __device__ T min(T a, T b) { return a < b ? a : b; }            \
+    template <typename hk_unused_ = void>                                                  \
+    static inline __host__ __device__ T max(T a, T b) { return a > b ? a : b; }
+HK_HIP_MINMAX(unsigned int)
+HK_HIP_MINMAX(long long)
+HK_HIP_MINMAX(unsigned long long)
+#undef HK_HIP_MINMAX
+/* CUDA's mixed signed/unsigned forms compare as unsigned */
+template <typename hk_unused_ = void>
+static inline __host__ __device__ unsigned int min(int a, unsigned int b) { return min((unsigned int)a, b); }
+template <typename hk_unused_ = void>
+static inline __host__ __device__ unsigned int min(unsigned int a, int b) { return min(a, (unsigned int)b); }
+template <typename hk_unused_ = void>
+static inline __host__ __device__ unsigned int max(int a, unsigned int b) { return max((unsigned int)a, b); }
+template <typename hk_unused_ = void>
+static inline __host__ __device__ unsigned int max(unsigned int a, int b) { return max(a, (unsigned int)b); }
 /* Warp-synchronous intrinsics: HIP before 6.2 has only the unsynchronized forms. A
  * wavefront executes in lockstep, so the mask is dropped (a partial mask is not
  * emulated). The width defaults to warpSize (64) as CUDA's does to its warpSize (32), so

@@ -1,7 +1,9 @@
 /* The generated benchmark program built for DCU / AMD targets: the suite's plain-CUDA
  * kernels, a HIP kernel launched with hipLaunchKernelGGL (tests/data/analysis/vadd.hip) and
  * a CUDA kernel using __shfl_down_sync and __nv_bfloat16 go through harness_generate and
- * harness_nvcc_argv's hipcc form, and the real hipcc builds them for gfx906 and gfx90a.
+ * harness_nvcc_argv's hipcc form, and the real hipcc builds them for gfx906 and gfx90a; so
+ * do the engine's structural rewrites of five suite kernels (warp reduce, tiled transpose,
+ * privatized histogram, online softmax, tiled GEMM), as a DCU episode proposes them.
  * The programs then run here: with no AMD GPU they must say so (exit HK_EXIT_NO_GPU, one
  * JSON line), and a bad command line is a usage error before any device is touched.
  * Skipped with a message when hipcc is missing. */
@@ -19,9 +21,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analysis/analysis.h"
 #include "compile/compile.h"
 #include "core/hk.h"
 #include "engine/harness.h"
+#include "engine/rewrite.h"
+#include "engine/rewrite_pattern.h"
 #include "engine/spec.h"
 
 #define SUITE HK_SOURCE_DIR "/bench/kernels/"
@@ -30,28 +35,78 @@
 static char *hipcc;
 static char workdir[] = "/tmp/hk-test-harness-hip-XXXXXX";
 
-/* One program to build: a spec (its source is the candidate) for one arch. */
+/* The engine's structural rewrites (what the optimize stage proposes on a DCU too). */
+enum rewrite { RW_NONE, RW_WARP_REDUCE, RW_TILED_TRANSPOSE, RW_HISTOGRAM, RW_SOFTMAX,
+               RW_GEMM };
+
+/* One program to build: a spec (its source is the candidate, rewritten when rw is set) for
+ * one arch. */
 typedef struct {
     const char *tag, *spec_path, *kernel, *arch;
     pid_t pid;
     int status;
     char exe[600], log[600];
+    enum rewrite rw;
 } build;
 
 static build builds[] = {
-    { "vector_add-906", SUITE "vector_add.bench.json", "vector_add", "gfx906", -1, -1, "", "" },
-    { "saxpy-906", SUITE "saxpy.bench.json", "saxpy", "gfx906", -1, -1, "", "" },
-    { "reduce_sum-906", SUITE "reduce_sum.bench.json", "reduce_sum", "gfx906", -1, -1, "", "" },
-    { "transpose-906", SUITE "transpose.bench.json", "transpose", "gfx906", -1, -1, "", "" },
-    { "stencil2d-906", SUITE "stencil2d.bench.json", "stencil2d", "gfx906", -1, -1, "", "" },
-    { "vadd_hip-906", DCU_DATA "vadd.bench.json", "vadd", "gfx906", -1, -1, "", "" },
-    { "warp_sum-906", DCU_DATA "warp_sum.bench.json", "warp_sum", "gfx906", -1, -1, "", "" },
-    { "vector_add-90a", SUITE "vector_add.bench.json", "vector_add", "gfx90a", -1, -1, "", "" },
-    { "saxpy-90a", SUITE "saxpy.bench.json", "saxpy", "gfx90a", -1, -1, "", "" },
-    { "reduce_sum-90a", SUITE "reduce_sum.bench.json", "reduce_sum", "gfx90a", -1, -1, "", "" },
-    { "transpose-90a", SUITE "transpose.bench.json", "transpose", "gfx90a", -1, -1, "", "" },
-    { "vadd_hip-90a", DCU_DATA "vadd.bench.json", "vadd", "gfx90a", -1, -1, "", "" },
+    { "vector_add-906", SUITE "vector_add.bench.json", "vector_add", "gfx906", -1, -1, "", "", RW_NONE },
+    { "saxpy-906", SUITE "saxpy.bench.json", "saxpy", "gfx906", -1, -1, "", "", RW_NONE },
+    { "reduce_sum-906", SUITE "reduce_sum.bench.json", "reduce_sum", "gfx906", -1, -1, "", "", RW_NONE },
+    { "transpose-906", SUITE "transpose.bench.json", "transpose", "gfx906", -1, -1, "", "", RW_NONE },
+    { "stencil2d-906", SUITE "stencil2d.bench.json", "stencil2d", "gfx906", -1, -1, "", "", RW_NONE },
+    { "vadd_hip-906", DCU_DATA "vadd.bench.json", "vadd", "gfx906", -1, -1, "", "", RW_NONE },
+    { "warp_sum-906", DCU_DATA "warp_sum.bench.json", "warp_sum", "gfx906", -1, -1, "", "", RW_NONE },
+    { "vector_add-90a", SUITE "vector_add.bench.json", "vector_add", "gfx90a", -1, -1, "", "", RW_NONE },
+    { "saxpy-90a", SUITE "saxpy.bench.json", "saxpy", "gfx90a", -1, -1, "", "", RW_NONE },
+    { "reduce_sum-90a", SUITE "reduce_sum.bench.json", "reduce_sum", "gfx90a", -1, -1, "", "", RW_NONE },
+    { "transpose-90a", SUITE "transpose.bench.json", "transpose", "gfx90a", -1, -1, "", "", RW_NONE },
+    { "vadd_hip-90a", DCU_DATA "vadd.bench.json", "vadd", "gfx90a", -1, -1, "", "", RW_NONE },
+    { "rw-reduce-906", SUITE "reduce_sum.bench.json", "reduce_sum", "gfx906", -1, -1, "", "",
+      RW_WARP_REDUCE },
+    { "rw-transpose-906", SUITE "transpose.bench.json", "transpose", "gfx906", -1, -1, "", "",
+      RW_TILED_TRANSPOSE },
+    { "rw-histogram-906", SUITE "histogram.bench.json", "histogram", "gfx906", -1, -1, "", "",
+      RW_HISTOGRAM },
+    { "rw-softmax-906", SUITE "softmax.bench.json", "softmax", "gfx906", -1, -1, "", "",
+      RW_SOFTMAX },
+    { "rw-sgemm-906", SUITE "sgemm.bench.json", "sgemm", "gfx906", -1, -1, "", "", RW_GEMM },
 };
+
+/* The rewritten source of b's kernel written to path. */
+static void write_rewrite(const build *b, const char *source, const char *path)
+{
+    FILE *f = fopen(source, "rb");
+    assert_non_null(f);
+    char *text = hk_calloc(1, 1 << 20);
+    assert_non_null(text);
+    size_t len = fread(text, 1, (1 << 20) - 1, f);
+    fclose(f);
+    an_model *m = NULL;
+    assert_int_equal(an_analyze(text, len, &m), HK_OK);
+    long k = an_model_find_kernel(m, b->kernel);
+    assert_true(k >= 0);
+    rw_result r;
+    memset(&r, 0, sizeof r);
+    int rc = HK_EINVAL;
+    switch (b->rw) {
+    case RW_WARP_REDUCE: rc = rw_warp_reduce(text, len, m, (size_t)k, &r); break;
+    case RW_TILED_TRANSPOSE: rc = rw_tiled_transpose(text, len, m, (size_t)k, 32, &r); break;
+    case RW_HISTOGRAM: rc = rw_privatized_histogram(text, len, m, (size_t)k, 0, &r); break;
+    case RW_SOFTMAX: rc = rw_online_softmax(text, len, m, (size_t)k, &r); break;
+    case RW_GEMM: rc = rw_tiled_gemm(text, len, m, (size_t)k, 128, 128, 8, &r); break;
+    case RW_NONE: break;
+    }
+    assert_int_equal(rc, HK_OK);
+    assert_non_null(r.text);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(r.text, 1, strlen(r.text), f), strlen(r.text));
+    fclose(f);
+    rw_result_free(&r);
+    an_model_free(m);
+    hk_free(text);
+}
 
 static spec *load_clean(const char *path)
 {
@@ -98,14 +153,19 @@ static char *slurp(const char *path)
 static void start(build *b)
 {
     spec *s = load_clean(b->spec_path);
-    char dir[400], cu[600];
+    char dir[400], cu[600], cand[600];
     snprintf(dir, sizeof dir, "%s/%s", workdir, b->tag);
     assert_int_equal(mkdir(dir, 0755), 0);
     snprintf(cu, sizeof cu, "%s/bench.cu", dir);
     snprintf(b->exe, sizeof b->exe, "%s/bench", dir);
     snprintf(b->log, sizeof b->log, "%s/hipcc.log", dir);
     assert_non_null(s->source_path);
-    assert_int_equal(harness_write(s, s->source_path, cu), HK_OK);
+    snprintf(cand, sizeof cand, "%s", s->source_path);
+    if (b->rw != RW_NONE) {
+        snprintf(cand, sizeof cand, "%s/kernel.cu", dir);
+        write_rewrite(b, s->source_path, cand);
+    }
+    assert_int_equal(harness_write(s, cand, cu), HK_OK);
     /* as measure.c asks for a DCU build: clang's resource remarks, and an nvcc-only flag
      * that must be translated (fast math) and one that must be dropped (-Xptxas -v) */
     const char *extra[] = { "-Rpass-analysis=kernel-resource-usage", "--use_fast_math",
