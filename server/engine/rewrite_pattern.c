@@ -4,6 +4,7 @@
  * a template, which replaces the old body. The result is re-analysed: a rewrite never hands
  * back code that no longer parses. */
 #include "engine/rewrite_pattern.h"
+#include "engine/rewrite_lex.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -23,151 +24,23 @@
 
 /* ------------------------------------------------------------------ tokens */
 
-enum { T_IDENT = 'i', T_NUMBER = 'n', T_STRING = 's', T_PUNCT = 'p' };
-
-typedef struct {
-    uint32_t start, end;
-    char kind;
-} pt_tok;
-
-typedef struct {
-    const char *text;
-    pt_tok *t;
-    size_t n, cap;
-} pt_toks;
-
-static void toks_free(pt_toks *ts)
+/* The kernel body's tokens (rwl_lex); a body of more than PT_MAX_TOKENS tokens is not
+ * one of the patterns: HK_ETOOBIG. */
+static int lex_body(const char *text, uint32_t start, uint32_t end, rw_toks *ts)
 {
-    hk_free(ts->t);
-    memset(ts, 0, sizeof *ts);
+    int rc = rwl_lex(text, start, end, ts);
+    if (rc == HK_OK && ts->n > PT_MAX_TOKENS)
+        rc = HK_ETOOBIG;
+    return rc;
 }
 
-static int toks_push(pt_toks *ts, uint32_t start, uint32_t end, char kind)
-{
-    if (ts->n == ts->cap) {
-        size_t cap = ts->cap ? ts->cap * 2 : 256;
-        if (ts->n >= PT_MAX_TOKENS)
-            return HK_ETOOBIG;
-        pt_tok *t = hk_realloc(ts->t, cap * sizeof *t);
-        if (!t)
-            return HK_ENOMEM;
-        ts->t = t;
-        ts->cap = cap;
-    }
-    ts->t[ts->n++] = (pt_tok){start, end, kind};
-    return HK_OK;
-}
-
-static const char *const punct3[] = {"<<=", ">>=", "->*", "..."};
-static const char *const punct2[] = {"->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&",
-                                     "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::"};
-
-/* Tokenizes text[start, end); comments, whitespace and preprocessor lines are skipped
- * (a body with #if inside is then matched on all its branches at once, which only makes
- * a match less likely, never wrong: the matchers check every statement they keep). */
-static int lex(const char *text, uint32_t start, uint32_t end, pt_toks *ts)
-{
-    ts->text = text;
-    uint32_t i = start;
-    bool line_start = true;
-    while (i < end) {
-        char c = text[i];
-        if (c == '\n') {
-            line_start = true;
-            i++;
-            continue;
-        }
-        if (isspace((unsigned char)c)) {
-            i++;
-            continue;
-        }
-        if (c == '/' && i + 1 < end && text[i + 1] == '/') {
-            while (i < end && text[i] != '\n')
-                i++;
-            continue;
-        }
-        if (c == '/' && i + 1 < end && text[i + 1] == '*') {
-            i += 2;
-            while (i + 1 < end && !(text[i] == '*' && text[i + 1] == '/'))
-                i++;
-            i = i + 2 < end ? i + 2 : end;
-            continue;
-        }
-        if (c == '#' && line_start) {
-            while (i < end && text[i] != '\n') {
-                if (text[i] == '\\' && i + 1 < end && text[i + 1] == '\n')
-                    i++;
-                i++;
-            }
-            continue;
-        }
-        line_start = false;
-        uint32_t s = i;
-        char kind;
-        if (isalpha((unsigned char)c) || c == '_') {
-            while (i < end && (isalnum((unsigned char)text[i]) || text[i] == '_'))
-                i++;
-            kind = T_IDENT;
-        } else if (isdigit((unsigned char)c) || (c == '.' && i + 1 < end && isdigit((unsigned char)text[i + 1]))) {
-            while (i < end && (isalnum((unsigned char)text[i]) || text[i] == '.' || text[i] == '\'' ||
-                               ((text[i] == '+' || text[i] == '-') &&
-                                (text[i - 1] == 'e' || text[i - 1] == 'E'))))
-                i++;
-            kind = T_NUMBER;
-        } else if (c == '"' || c == '\'') {
-            i++;
-            while (i < end && text[i] != c && text[i] != '\n') {
-                if (text[i] == '\\')
-                    i++;
-                i++;
-            }
-            if (i < end && text[i] == c)
-                i++;
-            if (i > end)
-                i = end;
-            kind = T_STRING;
-        } else {
-            size_t l = 1;
-            for (size_t k = 0; k < HK_ARRAY_LEN(punct3) && l == 1; k++)
-                if (i + 3 <= end && memcmp(text + i, punct3[k], 3) == 0)
-                    l = 3;
-            for (size_t k = 0; k < HK_ARRAY_LEN(punct2) && l == 1; k++)
-                if (i + 2 <= end && memcmp(text + i, punct2[k], 2) == 0)
-                    l = 2;
-            i += (uint32_t)l;
-            kind = T_PUNCT;
-        }
-        int rc = toks_push(ts, s, i, kind);
-        if (rc)
-            return rc;
-    }
-    return HK_OK;
-}
-
-static bool tok_is(const pt_toks *ts, size_t k, const char *s)
-{
-    if (k >= ts->n)
-        return false;
-    size_t l = ts->t[k].end - ts->t[k].start;
-    return strlen(s) == l && memcmp(ts->text + ts->t[k].start, s, l) == 0;
-}
-
-static bool tok_ident(const pt_toks *ts, size_t k)
+static bool tok_ident(const rw_toks *ts, size_t k)
 {
     return k < ts->n && ts->t[k].kind == T_IDENT;
 }
 
-static bool tok_is_assign_op(const pt_toks *ts, size_t k)
-{
-    static const char *const ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
-    for (size_t i = 0; i < HK_ARRAY_LEN(ops); i++)
-        if (tok_is(ts, k, ops[i]))
-            return true;
-    return false;
-}
-
 /* Copies token k's text into out (truncated to size). */
-static void tok_copy(const pt_toks *ts, size_t k, char *out, size_t size)
+static void tok_copy(const rw_toks *ts, size_t k, char *out, size_t size)
 {
     size_t l = k < ts->n ? ts->t[k].end - ts->t[k].start : 0;
     if (l >= size)
@@ -176,68 +49,17 @@ static void tok_copy(const pt_toks *ts, size_t k, char *out, size_t size)
     out[l] = '\0';
 }
 
-/* Index of the token closing the bracket at k, or ts->n when unbalanced. */
-static size_t match_close(const pt_toks *ts, size_t k)
-{
-    const char *open, *close;
-    if (tok_is(ts, k, "(")) open = "(", close = ")";
-    else if (tok_is(ts, k, "[")) open = "[", close = "]";
-    else if (tok_is(ts, k, "{")) open = "{", close = "}";
-    else return ts->n;
-    int depth = 0;
-    for (size_t i = k; i < ts->n; i++) {
-        if (tok_is(ts, i, open))
-            depth++;
-        else if (tok_is(ts, i, close) && --depth == 0)
-            return i;
-    }
-    return ts->n;
-}
-
-/* End (exclusive token index) of the statement starting at i, bounded by end. */
-static size_t stmt_end(const pt_toks *ts, size_t i, size_t end)
-{
-    if (i >= end)
-        return end;
-    if (tok_is(ts, i, "{")) {
-        size_t c = match_close(ts, i);
-        return c >= end ? end : c + 1;
-    }
-    if (tok_is(ts, i, "if") || tok_is(ts, i, "for") || tok_is(ts, i, "while") ||
-        tok_is(ts, i, "switch")) {
-        size_t c = match_close(ts, i + 1);
-        if (c >= end)
-            return end;
-        size_t e = stmt_end(ts, c + 1, end);
-        if (tok_is(ts, i, "if") && tok_is(ts, e, "else"))
-            e = stmt_end(ts, e + 1, end);
-        return e;
-    }
-    if (tok_is(ts, i, "do")) {
-        size_t e = stmt_end(ts, i + 1, end);
-        return stmt_end(ts, e, end);
-    }
-    int depth = 0;
-    for (size_t k = i; k < end; k++) {
-        if (tok_is(ts, k, "(") || tok_is(ts, k, "[") || tok_is(ts, k, "{"))
-            depth++;
-        else if (tok_is(ts, k, ")") || tok_is(ts, k, "]") || tok_is(ts, k, "}"))
-            depth--;
-        else if (depth == 0 && tok_is(ts, k, ";"))
-            return k + 1;
-    }
-    return end;
-}
-
 static const char *const type_words[] = {
     "int", "unsigned", "signed", "long", "short", "size_t", "ptrdiff_t", "int64_t", "uint64_t",
     "int32_t", "uint32_t", "char", "auto", "float", "double", "bool", "half", "__half",
     "__nv_bfloat16", "uint8_t", "int8_t", "uint16_t", "int16_t"};
 
-static bool is_type_word(const pt_toks *ts, size_t k)
+/* A builtin scalar type name, floating types included (rwl_is_type_word knows only the
+ * integer ones a loop index takes). */
+static bool pt_is_type_word(const rw_toks *ts, size_t k)
 {
     for (size_t i = 0; i < HK_ARRAY_LEN(type_words); i++)
-        if (tok_is(ts, k, type_words[i]))
+        if (rwl_tok_is(ts, k, type_words[i]))
             return true;
     return false;
 }
@@ -246,21 +68,21 @@ static bool is_type_word(const pt_toks *ts, size_t k)
  * around one token or one member access dropped, static_cast<T>(x) read as (x). Enough to
  * compare index formulas written in different styles. Truncates silently (a truncated
  * formula simply does not match). */
-static void compact(const pt_toks *ts, size_t a, size_t b, char *out, size_t size)
+static void compact(const rw_toks *ts, size_t a, size_t b, char *out, size_t size)
 {
     size_t n = 0;
     out[0] = '\0';
     for (size_t k = a; k < b && k < ts->n; k++) {
-        if (tok_is(ts, k, "(")) {
+        if (rwl_tok_is(ts, k, "(")) {
             size_t j = k + 1;
-            while (j < b && (is_type_word(ts, j) || tok_is(ts, j, "const")))
+            while (j < b && (pt_is_type_word(ts, j) || rwl_tok_is(ts, j, "const")))
                 j++;
-            if (j > k + 1 && tok_is(ts, j, ")")) {
+            if (j > k + 1 && rwl_tok_is(ts, j, ")")) {
                 k = j;   /* a cast */
                 continue;
             }
-            size_t c = match_close(ts, k);
-            bool single = c == k + 2 || (c == k + 4 && (tok_is(ts, k + 2, ".") || tok_is(ts, k + 2, "->")));
+            size_t c = rwl_match_close(ts, k);
+            bool single = c == k + 2 || (c == k + 4 && (rwl_tok_is(ts, k + 2, ".") || rwl_tok_is(ts, k + 2, "->")));
             if (c < b && single) {
                 for (size_t q = k + 1; q < c; q++) {
                     size_t l = ts->t[q].end - ts->t[q].start;
@@ -274,9 +96,9 @@ static void compact(const pt_toks *ts, size_t a, size_t b, char *out, size_t siz
                 continue;
             }
         }
-        if (tok_is(ts, k, "static_cast") && tok_is(ts, k + 1, "<")) {
+        if (rwl_tok_is(ts, k, "static_cast") && rwl_tok_is(ts, k + 1, "<")) {
             size_t j = k + 2;
-            while (j < b && !tok_is(ts, j, ">"))
+            while (j < b && !rwl_tok_is(ts, j, ">"))
                 j++;
             if (j < b) {
                 k = j;
@@ -292,29 +114,21 @@ static void compact(const pt_toks *ts, size_t a, size_t b, char *out, size_t siz
     }
 }
 
-/* New string with the source text of tokens [a, b) (original spacing), or "" when empty. */
-static char *tok_text(const pt_toks *ts, size_t a, size_t b)
-{
-    if (a >= b)
-        return hk_strdup("");
-    return hk_strndup(ts->text + ts->t[a].start, ts->t[b - 1].end - ts->t[a].start);
-}
-
 /* Does identifier name occur as a token in [a, b) (not as a member after . or ->)? */
-static bool mentions(const pt_toks *ts, size_t a, size_t b, const char *name)
+static bool mentions(const rw_toks *ts, size_t a, size_t b, const char *name)
 {
     for (size_t k = a; k < b && k < ts->n; k++)
-        if (tok_ident(ts, k) && tok_is(ts, k, name) &&
-            !(k > 0 && (tok_is(ts, k - 1, ".") || tok_is(ts, k - 1, "->"))))
+        if (tok_ident(ts, k) && rwl_tok_is(ts, k, name) &&
+            !(k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->"))))
             return true;
     return false;
 }
 
 /* Does [a, b) change anything (assignment, ++/--), call an atomic or synchronize? */
-static bool has_side_effects(const pt_toks *ts, size_t a, size_t b)
+static bool has_side_effects(const rw_toks *ts, size_t a, size_t b)
 {
     for (size_t k = a; k < b && k < ts->n; k++) {
-        if (tok_is_assign_op(ts, k) || tok_is(ts, k, "++") || tok_is(ts, k, "--"))
+        if (rwl_tok_is_assign_op(ts, k) || rwl_tok_is(ts, k, "++") || rwl_tok_is(ts, k, "--"))
             return true;
         if (tok_ident(ts, k) && (ts->t[k].end - ts->t[k].start > 6) &&
             (memcmp(ts->text + ts->t[k].start, "atomic", 6) == 0 ||
@@ -360,19 +174,19 @@ typedef struct {
     size_t end;            /* index of the body's closing brace */
 } pt_shape;
 
-static pt_index *shape_index(pt_shape *s, const pt_toks *ts, size_t k)
+static pt_index *shape_index(pt_shape *s, const rw_toks *ts, size_t k)
 {
     for (size_t i = 0; i < s->n_idx; i++)
-        if (tok_is(ts, k, s->idx[i].name))
+        if (rwl_tok_is(ts, k, s->idx[i].name))
             return &s->idx[i];
     return NULL;
 }
 
 /* One comparison term [a, b) of a guard: `idx OP bound` or `bound OP' idx`. want_lt: the
  * if-block form (idx < bound), else the early-return form (idx >= bound). */
-static bool guard_term(pt_shape *s, const pt_toks *ts, size_t a, size_t b, bool want_lt)
+static bool guard_term(pt_shape *s, const rw_toks *ts, size_t a, size_t b, bool want_lt)
 {
-    while (b > a + 2 && tok_is(ts, a, "(") && match_close(ts, a) == b - 1) {
+    while (b > a + 2 && rwl_tok_is(ts, a, "(") && rwl_match_close(ts, a) == b - 1) {
         a++;
         b--;
     }
@@ -380,10 +194,10 @@ static bool guard_term(pt_shape *s, const pt_toks *ts, size_t a, size_t b, bool 
         return false;
     pt_index *ix = NULL;
     size_t ba, bb;
-    if ((ix = shape_index(s, ts, a)) && tok_is(ts, a + 1, want_lt ? "<" : ">=")) {
+    if ((ix = shape_index(s, ts, a)) && rwl_tok_is(ts, a + 1, want_lt ? "<" : ">=")) {
         ba = a + 2;
         bb = b;
-    } else if ((ix = shape_index(s, ts, b - 1)) && tok_is(ts, b - 2, want_lt ? ">" : "<=")) {
+    } else if ((ix = shape_index(s, ts, b - 1)) && rwl_tok_is(ts, b - 2, want_lt ? ">" : "<=")) {
         ba = a;
         bb = b - 2;
     } else {
@@ -392,15 +206,15 @@ static bool guard_term(pt_shape *s, const pt_toks *ts, size_t a, size_t b, bool 
     if (ix->bound_b > ix->bound_a || ba >= bb)
         return false;   /* two bounds for one index, or none */
     for (size_t k = ba; k < bb; k++)
-        if (shape_index(s, ts, k) || tok_is(ts, k, "<") || tok_is(ts, k, ">") || tok_is(ts, k, "<=") ||
-            tok_is(ts, k, ">=") || tok_is(ts, k, "==") || tok_is(ts, k, "!=") || tok_is(ts, k, "&&") ||
-            tok_is(ts, k, "||") || tok_is(ts, k, "?"))
+        if (shape_index(s, ts, k) || rwl_tok_is(ts, k, "<") || rwl_tok_is(ts, k, ">") || rwl_tok_is(ts, k, "<=") ||
+            rwl_tok_is(ts, k, ">=") || rwl_tok_is(ts, k, "==") || rwl_tok_is(ts, k, "!=") || rwl_tok_is(ts, k, "&&") ||
+            rwl_tok_is(ts, k, "||") || rwl_tok_is(ts, k, "?"))
             return false;
     if (has_side_effects(ts, ba, bb))
         return false;
     ix->bound_a = ba;
     ix->bound_b = bb;
-    char *t = tok_text(ts, ba, bb);
+    char *t = rwl_tok_text(ts, ba, bb);
     if (!t)
         return false;
     snprintf(ix->bound, sizeof ix->bound, "%s", t);
@@ -409,32 +223,32 @@ static bool guard_term(pt_shape *s, const pt_toks *ts, size_t a, size_t b, bool 
 }
 
 /* Reads the body's guard shape; NULL, or the reason the body is not of that shape. */
-static const char *read_shape(const pt_toks *ts, pt_shape *s)
+static const char *read_shape(const rw_toks *ts, pt_shape *s)
 {
     memset(s, 0, sizeof *s);
-    if (ts->n < 2 || !tok_is(ts, 0, "{") || match_close(ts, 0) != ts->n - 1)
+    if (ts->n < 2 || !rwl_tok_is(ts, 0, "{") || rwl_match_close(ts, 0) != ts->n - 1)
         return "the kernel body could not be read";
     size_t end = ts->n - 1;
     s->end = end;
     size_t k = 1;
     /* index declarations, then other plain declarations, up to the guard */
     s->pre_a = s->pre_b = 0;
-    while (k < end && !tok_is(ts, k, "if")) {
-        size_t e = stmt_end(ts, k, end);
+    while (k < end && !rwl_tok_is(ts, k, "if")) {
+        size_t e = rwl_stmt_end(ts, k, end);
         size_t q = k;
-        if (tok_is(ts, q, "const"))
+        if (rwl_tok_is(ts, q, "const"))
             q++;
         size_t tstart = q;
-        while (q < e && is_type_word(ts, q))
+        while (q < e && pt_is_type_word(ts, q))
             q++;
         char c[PT_EXPR];
-        if (q > tstart && q + 2 < e && tok_ident(ts, q) && tok_is(ts, q + 1, "=") && tok_is(ts, e - 1, ";")) {
+        if (q > tstart && q + 2 < e && tok_ident(ts, q) && rwl_tok_is(ts, q + 1, "=") && rwl_tok_is(ts, e - 1, ";")) {
             compact(ts, q + 2, e - 1, c, sizeof c);
             char axis = index_axis(c);
             if (axis && s->n_idx < 2 && s->pre_b == 0) {
                 pt_index *ix = &s->idx[s->n_idx++];
                 tok_copy(ts, q, ix->name, sizeof ix->name);
-                char *ty = tok_text(ts, k, q);
+                char *ty = rwl_tok_text(ts, k, q);
                 if (!ty)
                     return "out of memory";
                 snprintf(ix->type, sizeof ix->type, "%s", ty);
@@ -447,7 +261,7 @@ static const char *read_shape(const pt_toks *ts, pt_shape *s)
         if (s->n_idx == 0)
             return "the body does not start with an index declaration such as "
                    "`int i = blockIdx.x * blockDim.x + threadIdx.x;`";
-        if (q == tstart || !tok_is(ts, e - 1, ";"))
+        if (q == tstart || !rwl_tok_is(ts, e - 1, ";"))
             return "a statement that is not a declaration comes before the bounds check";
         if (s->pre_b == 0)
             s->pre_a = k;
@@ -459,35 +273,35 @@ static const char *read_shape(const pt_toks *ts, pt_shape *s)
                "`int i = blockIdx.x * blockDim.x + threadIdx.x;`";
     if (s->n_idx == 2 && s->idx[0].axis == s->idx[1].axis)
         return "two index declarations of the same axis";
-    if (!tok_is(ts, k, "if") || !tok_is(ts, k + 1, "("))
+    if (!rwl_tok_is(ts, k, "if") || !rwl_tok_is(ts, k + 1, "("))
         return "no bounds check `if (i < n)` or `if (i >= n) return;` after the index declarations";
-    size_t cc = match_close(ts, k + 1);
+    size_t cc = rwl_match_close(ts, k + 1);
     if (cc >= end)
         return "unbalanced bounds check";
-    size_t then_a = cc + 1, then_b = stmt_end(ts, then_a, end);
-    if (tok_is(ts, then_b, "else"))
+    size_t then_a = cc + 1, then_b = rwl_stmt_end(ts, then_a, end);
+    if (rwl_tok_is(ts, then_b, "else"))
         return "the bounds check has an else branch";
-    bool ret = (tok_is(ts, then_a, "return") && tok_is(ts, then_a + 1, ";") && then_b == then_a + 2) ||
-               (tok_is(ts, then_a, "{") && tok_is(ts, then_a + 1, "return") &&
-                tok_is(ts, then_a + 2, ";") && then_b == then_a + 4);
+    bool ret = (rwl_tok_is(ts, then_a, "return") && rwl_tok_is(ts, then_a + 1, ";") && then_b == then_a + 2) ||
+               (rwl_tok_is(ts, then_a, "{") && rwl_tok_is(ts, then_a + 1, "return") &&
+                rwl_tok_is(ts, then_a + 2, ";") && then_b == then_a + 4);
     s->early_return = ret;
     /* split the condition at top-level && (block form) or || (early return) */
     const char *sep = ret ? "||" : "&&";
     size_t a = k + 2;
     int depth = 0;
     for (size_t q = k + 2; q <= cc; q++) {
-        if (q < cc && (tok_is(ts, q, "(") || tok_is(ts, q, "[")))
+        if (q < cc && (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[")))
             depth++;
-        else if (q < cc && (tok_is(ts, q, ")") || tok_is(ts, q, "]")))
+        else if (q < cc && (rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]")))
             depth--;
-        if (q == cc || (depth == 0 && tok_is(ts, q, sep))) {
+        if (q == cc || (depth == 0 && rwl_tok_is(ts, q, sep))) {
             if (!guard_term(s, ts, a, q, !ret))
                 return ret ? "the early return is not `if (i >= n) return;` (one `>=` per index, "
                              "joined by ||)"
                            : "the bounds check is not `if (i < n)` (one `<` per index, joined by &&)";
             a = q + 1;
         }
-        if (depth == 0 && (tok_is(ts, q, ret ? "&&" : "||")))
+        if (depth == 0 && (rwl_tok_is(ts, q, ret ? "&&" : "||")))
             return "the bounds check mixes && and ||";
     }
     for (size_t i = 0; i < s->n_idx; i++)
@@ -499,7 +313,7 @@ static const char *read_shape(const pt_toks *ts, pt_shape *s)
     } else {
         if (then_b != end)
             return "statements follow the bounds check block";
-        if (tok_is(ts, then_a, "{")) {
+        if (rwl_tok_is(ts, then_a, "{")) {
             s->body_a = then_a + 1;
             s->body_b = then_b - 1;
         } else {
@@ -522,12 +336,12 @@ static const pt_index *shape_axis(const pt_shape *s, char axis)
 
 /* ------------------------------------------------------------------ parameters */
 
-static const an_param *param_named(const an_function *f, const pt_toks *ts, size_t k)
+static const an_param *param_named(const an_function *f, const rw_toks *ts, size_t k)
 {
     if (!tok_ident(ts, k))
         return NULL;
     for (size_t i = 0; i < f->n_params; i++)
-        if (f->params[i].name && tok_is(ts, k, f->params[i].name))
+        if (f->params[i].name && rwl_tok_is(ts, k, f->params[i].name))
             return &f->params[i];
     return NULL;
 }
@@ -628,19 +442,6 @@ static int not_applicable(rw_result *out, const char *rewrite, const an_function
     return out->description ? HK_OK : HK_ENOMEM;
 }
 
-static int check_kernel(const char *text, size_t len, const an_model *m, size_t kernel,
-                        const an_function **f)
-{
-    if (!text || !m || kernel >= m->n_funcs)
-        return HK_EINVAL;
-    const an_function *k = &m->funcs[kernel];
-    if (k->kind != AN_KERNEL || k->span.end_byte > len || k->body_span.end_byte > len ||
-        k->body_span.start_byte >= k->body_span.end_byte || !k->name)
-        return HK_EINVAL;
-    *f = k;
-    return HK_OK;
-}
-
 /* Replaces f's body with the text in body (a whole compound statement), re-analyses and
  * fills out. Takes ownership of desc. */
 static int replace_body(const char *text, size_t len, const an_model *m, const an_function *f,
@@ -719,7 +520,7 @@ static bool is_rowmajor(const char *c, const char *row, const char *stride, cons
 
 /* Compact text of a bound, parenthesized when it is not one token (so `r*(w+1)+c`
  * compares right). */
-static void bound_compact(const pt_toks *ts, const pt_index *ix, char *out, size_t size)
+static void bound_compact(const rw_toks *ts, const pt_index *ix, char *out, size_t size)
 {
     char c[PT_EXPR];
     compact(ts, ix->bound_a, ix->bound_b, c, sizeof c);
@@ -766,17 +567,17 @@ int rw_tiled_transpose(const char *text, size_t len, const an_model *m, size_t k
     static const char *const name = "tiled transpose";
     memset(out, 0, sizeof *out);
     const an_function *f;
-    int rc = check_kernel(text, len, m, kernel, &f);
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
     if (rc)
         return rc;
     if (tile < 8 || tile > 64 || tile % 8)
         return HK_EINVAL;
-    pt_toks ts = {0};
+    rw_toks ts = {0};
     pt_shape s;
     struct hk_buf b;
     hk_buf_init(&b, PT_TEXT_MAX);
     const char *why = NULL;
-    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+    if ((rc = lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG) {
             rc = not_applicable(out, name, f, "the body is far larger than a transpose");
         }
@@ -796,11 +597,11 @@ int rw_tiled_transpose(const char *text, size_t len, const an_model *m, size_t k
     /* the guarded body: exactly `OUT[E1] = IN[E2];` */
     size_t a = s.body_a, e = s.body_b;
     const an_param *po = param_named(f, &ts, a), *pi = NULL;
-    size_t c1 = tok_is(&ts, a + 1, "[") ? match_close(&ts, a + 1) : ts.n;
-    if (po && c1 < e && tok_is(&ts, c1 + 1, "="))
+    size_t c1 = rwl_tok_is(&ts, a + 1, "[") ? rwl_match_close(&ts, a + 1) : ts.n;
+    if (po && c1 < e && rwl_tok_is(&ts, c1 + 1, "="))
         pi = param_named(f, &ts, c1 + 2);
-    size_t c2 = pi && tok_is(&ts, c1 + 3, "[") ? match_close(&ts, c1 + 3) : ts.n;
-    if (!po || !pi || c2 + 2 != e || !tok_is(&ts, c2 + 1, ";") || po == pi ||
+    size_t c2 = pi && rwl_tok_is(&ts, c1 + 3, "[") ? rwl_match_close(&ts, c1 + 3) : ts.n;
+    if (!po || !pi || c2 + 2 != e || !rwl_tok_is(&ts, c2 + 1, ";") || po == pi ||
         po->pointer_depth != 1 || pi->pointer_depth != 1) {
         why = "the guarded statement is not one copy `out[...] = in[...];` between two pointer parameters";
         goto na;
@@ -840,7 +641,7 @@ na:
     rc = not_applicable(out, name, f, why);
 out:
     hk_buf_free(&b);
-    toks_free(&ts);
+    rwl_toks_free(&ts);
     return rc;
 }
 
@@ -874,21 +675,21 @@ static char *grid_stride_head(const pt_index *ix, const char *blocks)
 
 /* A call `NAME(ARG0, ARG1)` at tokens [a, e) ending with ';': fills the argument token
  * ranges. false when it is not such a call with exactly two arguments. */
-static bool call2(const pt_toks *ts, size_t a, size_t e, size_t *a0, size_t *b0, size_t *a1, size_t *b1)
+static bool call2(const rw_toks *ts, size_t a, size_t e, size_t *a0, size_t *b0, size_t *a1, size_t *b1)
 {
-    if (!tok_ident(ts, a) || !tok_is(ts, a + 1, "("))
+    if (!tok_ident(ts, a) || !rwl_tok_is(ts, a + 1, "("))
         return false;
-    size_t c = match_close(ts, a + 1);
-    if (c + 2 != e || !tok_is(ts, c + 1, ";"))
+    size_t c = rwl_match_close(ts, a + 1);
+    if (c + 2 != e || !rwl_tok_is(ts, c + 1, ";"))
         return false;
     int depth = 0;
     size_t comma = 0;
     for (size_t k = a + 2; k < c; k++) {
-        if (tok_is(ts, k, "(") || tok_is(ts, k, "[") || tok_is(ts, k, "{"))
+        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "{"))
             depth++;
-        else if (tok_is(ts, k, ")") || tok_is(ts, k, "]") || tok_is(ts, k, "}"))
+        else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]") || rwl_tok_is(ts, k, "}"))
             depth--;
-        else if (depth == 0 && tok_is(ts, k, ",")) {
+        else if (depth == 0 && rwl_tok_is(ts, k, ",")) {
             if (comma)
                 return false;
             comma = k;
@@ -905,18 +706,18 @@ static bool call2(const pt_toks *ts, size_t a, size_t e, size_t *a0, size_t *b0,
 
 /* An atomic target [a, b): `P`, `&P[K]` or `P + K` with P a non-const pointer parameter.
  * Returns P (borrowed) and the element offset text range [*ka, *kb) (empty for `P`). */
-static const an_param *atomic_target(const an_function *f, const pt_toks *ts, size_t a, size_t b,
+static const an_param *atomic_target(const an_function *f, const rw_toks *ts, size_t a, size_t b,
                                      size_t *ka, size_t *kb)
 {
     const an_param *p = NULL;
     *ka = *kb = 0;
     if (b == a + 1) {
         p = param_named(f, ts, a);
-    } else if (tok_is(ts, a, "&") && (p = param_named(f, ts, a + 1)) && tok_is(ts, a + 2, "[") &&
-               match_close(ts, a + 2) == b - 1) {
+    } else if (rwl_tok_is(ts, a, "&") && (p = param_named(f, ts, a + 1)) && rwl_tok_is(ts, a + 2, "[") &&
+               rwl_match_close(ts, a + 2) == b - 1) {
         *ka = a + 3;
         *kb = b - 1;
-    } else if ((p = param_named(f, ts, a)) && tok_is(ts, a + 1, "+") && b > a + 2) {
+    } else if ((p = param_named(f, ts, a)) && rwl_tok_is(ts, a + 1, "+") && b > a + 2) {
         *ka = a + 2;
         *kb = b;
     } else {
@@ -1003,13 +804,13 @@ static void reduce_free(pt_reduce *r)
     hk_free(r->cond);
 }
 
-static bool atomic_name(const pt_toks *ts, size_t k, pt_reduce *r)
+static bool atomic_name(const rw_toks *ts, size_t k, pt_reduce *r)
 {
-    if (tok_is(ts, k, "atomicAdd"))
+    if (rwl_tok_is(ts, k, "atomicAdd"))
         r->op = PT_SUM;
-    else if (tok_is(ts, k, "atomicMax"))
+    else if (rwl_tok_is(ts, k, "atomicMax"))
         r->op = PT_MAX;
-    else if (tok_is(ts, k, "atomicMin"))
+    else if (rwl_tok_is(ts, k, "atomicMin"))
         r->op = PT_MIN;
     else
         return false;
@@ -1018,7 +819,7 @@ static bool atomic_name(const pt_toks *ts, size_t k, pt_reduce *r)
 }
 
 /* `[if (COND)] atomicX(TARGET, EXPR);` guarded by a 1D bounds check. NULL or why not. */
-static const char *match_atomic_reduce(const an_function *f, const pt_toks *ts, const pt_shape *s,
+static const char *match_atomic_reduce(const an_function *f, const rw_toks *ts, const pt_shape *s,
                                        pt_reduce *r)
 {
     if (s->n_idx != 1 || s->idx[0].axis != 'x')
@@ -1026,19 +827,19 @@ static const char *match_atomic_reduce(const an_function *f, const pt_toks *ts, 
     if (s->pre_b > s->pre_a)
         return "statements besides the index declaration come before the bounds check";
     size_t a = s->body_a, e = s->body_b;
-    if (tok_is(ts, a, "{") && match_close(ts, a) == e - 1) {
+    if (rwl_tok_is(ts, a, "{") && rwl_match_close(ts, a) == e - 1) {
         a++;
         e--;
     }
     size_t ca = 0, cb = 0;
-    if (tok_is(ts, a, "if") && tok_is(ts, a + 1, "(")) {
-        size_t c = match_close(ts, a + 1);
-        if (c >= e || stmt_end(ts, a, e) != e || tok_is(ts, stmt_end(ts, c + 1, e), "else"))
+    if (rwl_tok_is(ts, a, "if") && rwl_tok_is(ts, a + 1, "(")) {
+        size_t c = rwl_match_close(ts, a + 1);
+        if (c >= e || rwl_stmt_end(ts, a, e) != e || rwl_tok_is(ts, rwl_stmt_end(ts, c + 1, e), "else"))
             return "the guarded statement is not one atomic";
         ca = a + 2;
         cb = c;
         a = c + 1;
-        if (tok_is(ts, a, "{") && match_close(ts, a) == e - 1) {
+        if (rwl_tok_is(ts, a, "{") && rwl_match_close(ts, a) == e - 1) {
             a++;
             e--;
         }
@@ -1055,12 +856,12 @@ static const char *match_atomic_reduce(const an_function *f, const pt_toks *ts, 
     if (mentions(ts, a0, b0, s->idx[0].name))
         return "the atomic's target depends on the index: a scatter (histogram?), not a reduction";
     for (size_t k = a0; k < b0; k++)
-        if (tok_ident(ts, k) && !param_named(f, ts, k) && !(k > 0 && tok_is(ts, k - 1, ".")))
+        if (tok_ident(ts, k) && !param_named(f, ts, k) && !(k > 0 && rwl_tok_is(ts, k - 1, ".")))
             return "the atomic's target uses a local variable";
     if (has_side_effects(ts, a1, b1))
         return "the atomic's value has side effects";
-    if (!(r->target_text = tok_text(ts, a0, b0)) || !(r->expr = tok_text(ts, a1, b1)) ||
-        (cb > ca && !(r->cond = tok_text(ts, ca, cb))))
+    if (!(r->target_text = rwl_tok_text(ts, a0, b0)) || !(r->expr = rwl_tok_text(ts, a1, b1)) ||
+        (cb > ca && !(r->cond = rwl_tok_text(ts, ca, cb))))
         return "out of memory";
     r->ix = &s->idx[0];
     return NULL;
@@ -1077,7 +878,7 @@ static const char *match_atomic_reduce(const an_function *f, const pt_toks *ts, 
  *     }
  *     if (tid == 0) atomicAdd(TARGET, sdata[0]);
  * It has no guard shape, so it is read statement by statement. NULL or why not. */
-static const char *match_tree_reduce(const an_function *f, const pt_toks *ts, pt_shape *s,
+static const char *match_tree_reduce(const an_function *f, const rw_toks *ts, pt_shape *s,
                                      pt_reduce *r)
 {
     if (f->n_shared != 1)
@@ -1088,18 +889,18 @@ static const char *match_tree_reduce(const an_function *f, const pt_toks *ts, pt
     memset(s, 0, sizeof *s);
     bool loop = false, load = false, sync_after_load = false, final = false;
     while (k < end) {
-        size_t e = stmt_end(ts, k, end);
+        size_t e = rwl_stmt_end(ts, k, end);
         size_t q = k;
-        if (tok_is(ts, q, "__shared__")) {
+        if (rwl_tok_is(ts, q, "__shared__")) {
             k = e;
             continue;
         }
-        if (tok_is(ts, q, "const"))
+        if (rwl_tok_is(ts, q, "const"))
             q++;
         size_t tstart = q;
-        while (q < e && is_type_word(ts, q))
+        while (q < e && pt_is_type_word(ts, q))
             q++;
-        if (!load && q > tstart && tok_ident(ts, q) && tok_is(ts, q + 1, "=") && tok_is(ts, e - 1, ";")) {
+        if (!load && q > tstart && tok_ident(ts, q) && rwl_tok_is(ts, q + 1, "=") && rwl_tok_is(ts, e - 1, ";")) {
             compact(ts, q + 2, e - 1, c, sizeof c);
             if (strcmp(c, "threadIdx.x") == 0) {
                 tok_copy(ts, q, tid, sizeof tid);
@@ -1109,7 +910,7 @@ static const char *match_tree_reduce(const an_function *f, const pt_toks *ts, pt
             if (index_axis(c) == 'x' && s->n_idx == 0) {
                 pt_index *ix = &s->idx[s->n_idx++];
                 tok_copy(ts, q, ix->name, sizeof ix->name);
-                char *ty = tok_text(ts, k, q);
+                char *ty = rwl_tok_text(ts, k, q);
                 if (!ty)
                     return "out of memory";
                 snprintf(ix->type, sizeof ix->type, "%s", ty);
@@ -1122,45 +923,45 @@ static const char *match_tree_reduce(const an_function *f, const pt_toks *ts, pt
         }
         if (!load) {
             /* sdata[tid] = (i < n) ? EXPR : 0; */
-            if (!*tid || s->n_idx != 1 || !tok_is(ts, k, sh) || !tok_is(ts, k + 1, "[") ||
-                !tok_is(ts, k + 2, tid) || !tok_is(ts, k + 3, "]") || !tok_is(ts, k + 4, "="))
+            if (!*tid || s->n_idx != 1 || !rwl_tok_is(ts, k, sh) || !rwl_tok_is(ts, k + 1, "[") ||
+                !rwl_tok_is(ts, k + 2, tid) || !rwl_tok_is(ts, k + 3, "]") || !rwl_tok_is(ts, k + 4, "="))
                 return "the shared array is not loaded with `sdata[tid] = i < n ? value : 0;`";
             size_t a = k + 5, b = e - 1;
             size_t qm = b, colon = b;
             int depth = 0;
             for (size_t j = a; j < b; j++) {
-                if (tok_is(ts, j, "(") || tok_is(ts, j, "["))
+                if (rwl_tok_is(ts, j, "(") || rwl_tok_is(ts, j, "["))
                     depth++;
-                else if (tok_is(ts, j, ")") || tok_is(ts, j, "]"))
+                else if (rwl_tok_is(ts, j, ")") || rwl_tok_is(ts, j, "]"))
                     depth--;
-                else if (depth == 0 && tok_is(ts, j, "?") && qm == b)
+                else if (depth == 0 && rwl_tok_is(ts, j, "?") && qm == b)
                     qm = j;
-                else if (depth == 0 && tok_is(ts, j, ":") && qm < b)
+                else if (depth == 0 && rwl_tok_is(ts, j, ":") && qm < b)
                     colon = j;
             }
             if (qm == b || colon == b || !guard_term(s, ts, a, qm, true) ||
-                !(colon + 2 == b && (tok_is(ts, colon + 1, "0") || tok_is(ts, colon + 1, "0.0f") ||
-                                     tok_is(ts, colon + 1, "0.0") || tok_is(ts, colon + 1, "0.f") ||
-                                     tok_is(ts, colon + 1, "0u"))))
+                !(colon + 2 == b && (rwl_tok_is(ts, colon + 1, "0") || rwl_tok_is(ts, colon + 1, "0.0f") ||
+                                     rwl_tok_is(ts, colon + 1, "0.0") || rwl_tok_is(ts, colon + 1, "0.f") ||
+                                     rwl_tok_is(ts, colon + 1, "0u"))))
                 return "the shared array is not loaded with `sdata[tid] = i < n ? value : 0;`";
             if (has_side_effects(ts, qm + 1, colon) || mentions(ts, qm + 1, colon, sh))
                 return "the loaded value has side effects";
-            if (!(r->expr = tok_text(ts, qm + 1, colon)))
+            if (!(r->expr = rwl_tok_text(ts, qm + 1, colon)))
                 return "out of memory";
             load = true;
             k = e;
             continue;
         }
-        if (tok_is(ts, k, "__syncthreads") && !loop) {
+        if (rwl_tok_is(ts, k, "__syncthreads") && !loop) {
             sync_after_load = true;
             k = e;
             continue;
         }
-        if (tok_is(ts, k, "for") && !loop && sync_after_load) {
+        if (rwl_tok_is(ts, k, "for") && !loop && sync_after_load) {
             /* for (T s = blockDim.x / 2; s > 0; s >>= 1) { if (tid < s) sh[tid] += sh[tid + s];
              * __syncthreads(); } -- compared in compact form, the step variable named V */
             size_t v = k + 2;
-            while (is_type_word(ts, v))
+            while (pt_is_type_word(ts, v))
                 v++;
             char var[PT_NAME], want[4 * PT_NAME + 256];
             tok_copy(ts, v, var, sizeof var);
@@ -1180,15 +981,15 @@ static const char *match_tree_reduce(const an_function *f, const pt_toks *ts, pt
             k = e;
             continue;
         }
-        if (tok_is(ts, k, "if") && loop && !final) {
+        if (rwl_tok_is(ts, k, "if") && loop && !final) {
             /* if (tid == 0) atomicAdd(TARGET, sdata[0]); */
             compact(ts, k, k + 7, c, sizeof c);
             char want[2 * PT_NAME + 16];
             snprintf(want, sizeof want, "if(%s==0)", tid);
             size_t a = k + 6;
-            if (tok_is(ts, a, "{"))
+            if (rwl_tok_is(ts, a, "{"))
                 a++;
-            size_t stop = tok_is(ts, k + 6, "{") ? e - 1 : e;
+            size_t stop = rwl_tok_is(ts, k + 6, "{") ? e - 1 : e;
             size_t a0, b0, a1, b1, ka, kb;
             char v[PT_EXPR], vw[PT_NAME + 8];
             if (strncmp(c, want, strlen(want)) != 0 || !atomic_name(ts, a, r) ||
@@ -1201,7 +1002,7 @@ static const char *match_tree_reduce(const an_function *f, const pt_toks *ts, pt
                 !(r->target = atomic_target(f, ts, a0, b0, &ka, &kb)) ||
                 mentions(ts, a0, b0, s->idx[0].name) || mentions(ts, a0, b0, tid))
                 return "the block result is not `atomicAdd(out, sdata[0])`";
-            if (!(r->target_text = tok_text(ts, a0, b0)))
+            if (!(r->target_text = rwl_tok_text(ts, a0, b0)))
                 return "out of memory";
             final = true;
             k = e;
@@ -1220,10 +1021,10 @@ int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kerne
     static const char *const name = "warp reduce";
     memset(out, 0, sizeof *out);
     const an_function *f;
-    int rc = check_kernel(text, len, m, kernel, &f);
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
     if (rc)
         return rc;
-    pt_toks ts = {0};
+    rw_toks ts = {0};
     pt_shape s;
     pt_reduce r = {0};
     struct hk_buf b;
@@ -1231,7 +1032,7 @@ int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kerne
     hk_buf_init(&b, PT_TEXT_MAX);
     const char *why = NULL;
     bool tree = false;
-    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+    if ((rc = lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG)
             rc = not_applicable(out, name, f, "the body is far larger than a reduction");
         goto out;
@@ -1293,7 +1094,7 @@ out:
     hk_free(accum);
     hk_free(combine);
     hk_buf_free(&b);
-    toks_free(&ts);
+    rwl_toks_free(&ts);
     return rc;
 }
 
@@ -1330,12 +1131,12 @@ static const char tpl_hist[] =
     "}";
 
 /* Infers a bin count from the bin expression [a, b), or 0. */
-static long infer_bins(const an_model *m, const an_function *f, const pt_toks *ts, size_t a, size_t b)
+static long infer_bins(const an_model *m, const an_function *f, const rw_toks *ts, size_t a, size_t b)
 {
     /* ARR[...] with an 8-bit unsigned element type */
     if (b > a + 2) {
         const an_param *p = param_named(f, ts, a);
-        if (p && p->pointer_depth == 1 && tok_is(ts, a + 1, "[") && match_close(ts, a + 1) == b - 1) {
+        if (p && p->pointer_depth == 1 && rwl_tok_is(ts, a + 1, "[") && rwl_match_close(ts, a + 1) == b - 1) {
             char t[PT_EXPR];
             pointee_type(p, t, sizeof t);
             if (strcmp(t, "unsigned char") == 0 || strcmp(t, "uint8_t") == 0 ||
@@ -1344,14 +1145,14 @@ static long infer_bins(const an_model *m, const an_function *f, const pt_toks *t
         }
     }
     /* ... % K at the top level, K a literal or a constant */
-    if (b >= a + 3 && tok_is(ts, b - 2, "%")) {
+    if (b >= a + 3 && rwl_tok_is(ts, b - 2, "%")) {
         int depth = 0;
         for (size_t k = a; k < b - 2; k++) {
-            if (tok_is(ts, k, "(") || tok_is(ts, k, "["))
+            if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
                 depth++;
-            else if (tok_is(ts, k, ")") || tok_is(ts, k, "]"))
+            else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
                 depth--;
-            else if (depth == 0 && (tok_is(ts, k, "+") || tok_is(ts, k, "-") || tok_is(ts, k, "?")))
+            else if (depth == 0 && (rwl_tok_is(ts, k, "+") || rwl_tok_is(ts, k, "-") || rwl_tok_is(ts, k, "?")))
                 return 0;   /* `x + y % K` binds as x + (y % K) */
         }
         char v[PT_EXPR];
@@ -1383,18 +1184,18 @@ int rw_privatized_histogram(const char *text, size_t len, const an_model *m, siz
     static const char *const name = "privatized histogram";
     memset(out, 0, sizeof *out);
     const an_function *f;
-    int rc = check_kernel(text, len, m, kernel, &f);
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
     if (rc)
         return rc;
     if (bins < 0 || bins > PT_HIST_SHARED_MAX)
         return HK_EINVAL;
-    pt_toks ts = {0};
+    rw_toks ts = {0};
     pt_shape s;
     struct hk_buf b;
     char *head = NULL, *bin = NULL, *val = NULL;
     hk_buf_init(&b, PT_TEXT_MAX);
     const char *why = NULL;
-    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+    if ((rc = lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG)
             rc = not_applicable(out, name, f, "the body is far larger than a histogram");
         goto out;
@@ -1410,13 +1211,13 @@ int rw_privatized_histogram(const char *text, size_t len, const an_model *m, siz
         goto na;
     }
     size_t a = s.body_a, e = s.body_b;
-    if (tok_is(&ts, a, "{") && match_close(&ts, a) == e - 1) {
+    if (rwl_tok_is(&ts, a, "{") && rwl_match_close(&ts, a) == e - 1) {
         a++;
         e--;
     }
     size_t a0, b0, a1, b1, ka, kb;
     const an_param *h = NULL;
-    if (!tok_is(&ts, a, "atomicAdd") || !call2(&ts, a, e, &a0, &b0, &a1, &b1)) {
+    if (!rwl_tok_is(&ts, a, "atomicAdd") || !call2(&ts, a, e, &a0, &b0, &a1, &b1)) {
         why = "the guarded statement is not one atomicAdd(&hist[bin], value)";
         goto na;
     }
@@ -1429,12 +1230,12 @@ int rw_privatized_histogram(const char *text, size_t len, const an_model *m, siz
         goto na;
     }
     for (size_t k = ka; k < kb; k++)
-        if (tok_ident(&ts, k) && !param_named(f, &ts, k) && !tok_is(&ts, k, s.idx[0].name) &&
-            !(k > 0 && tok_is(&ts, k - 1, ".")) && !(k + 1 < kb && tok_is(&ts, k + 1, "(")) &&
-            !is_type_word(&ts, k)) {
+        if (tok_ident(&ts, k) && !param_named(f, &ts, k) && !rwl_tok_is(&ts, k, s.idx[0].name) &&
+            !(k > 0 && rwl_tok_is(&ts, k - 1, ".")) && !(k + 1 < kb && rwl_tok_is(&ts, k + 1, "(")) &&
+            !pt_is_type_word(&ts, k)) {
             bool tunable = false;
             for (size_t i = 0; i < m->n_tunables && !tunable; i++)
-                tunable = tok_is(&ts, k, m->tunables[i].name);
+                tunable = rwl_tok_is(&ts, k, m->tunables[i].name);
             if (!tunable) {
                 why = "the bin expression uses a local variable";
                 goto na;
@@ -1462,8 +1263,8 @@ int rw_privatized_histogram(const char *text, size_t len, const an_model *m, siz
     }
     char nbs[32];
     snprintf(nbs, sizeof nbs, "%ld", nb);
-    if (!(head = grid_stride_head(&s.idx[0], "hk_blocks")) || !(bin = tok_text(&ts, ka, kb)) ||
-        !(val = tok_text(&ts, a1, b1)))
+    if (!(head = grid_stride_head(&s.idx[0], "hk_blocks")) || !(bin = rwl_tok_text(&ts, ka, kb)) ||
+        !(val = rwl_tok_text(&ts, a1, b1)))
         goto nomem;
     const char *kv[] = {"MAXBLOCKS", "1024", "BINS", nbs, "T", ty, "HEAD", head, "BIN", bin, "VAL", val, "H", h->name, NULL};
     if ((rc = render(&b, tpl_hist, kv)))
@@ -1485,7 +1286,7 @@ out:
     hk_free(bin);
     hk_free(val);
     hk_buf_free(&b);
-    toks_free(&ts);
+    rwl_toks_free(&ts);
     return rc;
 }
 
@@ -1507,7 +1308,7 @@ typedef struct {
 
 typedef struct {
     const an_function *f;
-    const pt_toks *ts;
+    const rw_toks *ts;
     const pt_index *row;           /* the row index */
     char cols[PT_EXPR];            /* column bound as written */
     char cols_c[PT_EXPR];          /* its compact form */
@@ -1525,10 +1326,10 @@ typedef struct {
     size_t n_st;
 } pt_rows;
 
-static const char *rows_lookup(const pt_rows *rw, const pt_toks *ts, size_t k)
+static const char *rows_lookup(const pt_rows *rw, const rw_toks *ts, size_t k)
 {
     for (size_t i = 0; i < rw->n_names; i++)
-        if (tok_is(ts, k, rw->names[i].name))
+        if (rwl_tok_is(ts, k, rw->names[i].name))
             return rw->names[i].canon;
     return NULL;
 }
@@ -1558,21 +1359,21 @@ static void put(char *out, size_t size, size_t *n, const char *s, size_t l)
 /* The canonical text of tokens [a, b) with loop variable var (see above). */
 static void rows_canon(const pt_rows *rw, size_t a, size_t b, const char *var, char *out, size_t size)
 {
-    const pt_toks *ts = rw->ts;
+    const rw_toks *ts = rw->ts;
     size_t n = 0;
     out[0] = '\0';
     for (size_t k = a; k < b && n < size; k++) {
-        if (tok_is(ts, k, "(")) {
+        if (rwl_tok_is(ts, k, "(")) {
             size_t j = k + 1;
-            while (j < b && (is_type_word(ts, j) || tok_is(ts, j, "const")))
+            while (j < b && (pt_is_type_word(ts, j) || rwl_tok_is(ts, j, "const")))
                 j++;
-            if (j > k + 1 && tok_is(ts, j, ")")) {
+            if (j > k + 1 && rwl_tok_is(ts, j, ")")) {
                 k = j;   /* cast */
                 continue;
             }
         }
-        if (tok_ident(ts, k) && tok_is(ts, k + 1, "[")) {
-            size_t c = match_close(ts, k + 1);
+        if (tok_ident(ts, k) && rwl_tok_is(ts, k + 1, "[")) {
+            size_t c = rwl_match_close(ts, k + 1);
             const char *alias = rows_lookup(rw, ts, k);
             const an_param *p = param_named(rw->f, ts, k);
             char inner[PT_EXPR];
@@ -1598,9 +1399,9 @@ static void rows_canon(const pt_rows *rw, size_t a, size_t b, const char *var, c
         const char *t = ts->text + ts->t[k].start;
         size_t l = ts->t[k].end - ts->t[k].start;
         const char *canon = rows_lookup(rw, ts, k);
-        if (tok_ident(ts, k) && tok_is(ts, k, var))
+        if (tok_ident(ts, k) && rwl_tok_is(ts, k, var))
             put(out, size, &n, "c", 1);
-        else if (tok_ident(ts, k) && strcmp(rw->cols_c, "") != 0 && tok_is(ts, k, rw->cols_c))
+        else if (tok_ident(ts, k) && strcmp(rw->cols_c, "") != 0 && rwl_tok_is(ts, k, rw->cols_c))
             put(out, size, &n, "N", 1);
         else if (tok_ident(ts, k) && canon)
             put(out, size, &n, canon, strlen(canon));
@@ -1614,7 +1415,7 @@ static void rows_canon(const pt_rows *rw, size_t a, size_t b, const char *var, c
 /* Reads the row body [a, b) of a one-thread-per-row kernel. NULL or why not. */
 static const char *read_rows(pt_rows *rw, const pt_shape *s)
 {
-    const pt_toks *ts = rw->ts;
+    const rw_toks *ts = rw->ts;
     const an_function *f = rw->f;
     if (s->n_idx != 1 || s->idx[0].axis != 'x')
         return "the kernel does not have one 1D row index over x";
@@ -1623,25 +1424,25 @@ static const char *read_rows(pt_rows *rw, const pt_shape *s)
     rw->row = &s->idx[0];
     size_t k = s->body_a;
     while (k < s->body_b) {
-        size_t e = stmt_end(ts, k, s->body_b);
+        size_t e = rwl_stmt_end(ts, k, s->body_b);
         if (rw->n_st >= PT_ROW_STMTS)
             return "the row body has more statements than the pattern";
         size_t i = rw->n_st++;
         rw->st[i].a = k;
         rw->st[i].b = e;
-        if (tok_is(ts, k, "for")) {
+        if (rwl_tok_is(ts, k, "for")) {
             /* for (int c = 0; c < COLS; c++) */
-            size_t c = match_close(ts, k + 1), q = k + 2;
-            while (q < c && is_type_word(ts, q))
+            size_t c = rwl_match_close(ts, k + 1), q = k + 2;
+            while (q < c && pt_is_type_word(ts, q))
                 q++;
             char var[PT_NAME];
             tok_copy(ts, q, var, sizeof var);
-            if (c >= e || q == k + 2 || !tok_ident(ts, q) || !tok_is(ts, q + 1, "=") ||
-                !tok_is(ts, q + 2, "0") || !tok_is(ts, q + 3, ";") || !tok_is(ts, q + 4, var) ||
-                !tok_is(ts, q + 5, "<"))
+            if (c >= e || q == k + 2 || !tok_ident(ts, q) || !rwl_tok_is(ts, q + 1, "=") ||
+                !rwl_tok_is(ts, q + 2, "0") || !rwl_tok_is(ts, q + 3, ";") || !rwl_tok_is(ts, q + 4, var) ||
+                !rwl_tok_is(ts, q + 5, "<"))
                 return "a loop is not `for (int c = 0; c < cols; c++)`";
             size_t semi = q + 6;
-            while (semi < c && !tok_is(ts, semi, ";"))
+            while (semi < c && !rwl_tok_is(ts, semi, ";"))
                 semi++;
             char bound[PT_EXPR], step[PT_EXPR], want1[PT_NAME + 4], want2[PT_NAME + 4], want3[PT_NAME + 8];
             compact(ts, q + 6, semi, bound, sizeof bound);
@@ -1652,7 +1453,7 @@ static const char *read_rows(pt_rows *rw, const pt_shape *s)
             if (semi >= c || (strcmp(step, want1) != 0 && strcmp(step, want2) != 0 && strcmp(step, want3) != 0))
                 return "a loop does not step its column by one";
             if (!*rw->cols_c) {
-                char *bt = tok_text(ts, q + 6, semi);
+                char *bt = rwl_tok_text(ts, q + 6, semi);
                 if (!bt)
                     return "out of memory";
                 snprintf(rw->cols, sizeof rw->cols, "%s", bt);
@@ -1662,7 +1463,7 @@ static const char *read_rows(pt_rows *rw, const pt_shape *s)
                 return "the column loops have different bounds";
             }
             size_t ba = c + 1, bb = e;
-            if (tok_is(ts, ba, "{") && match_close(ts, ba) == bb - 1) {
+            if (rwl_tok_is(ts, ba, "{") && rwl_match_close(ts, ba) == bb - 1) {
                 ba++;
                 bb--;
             }
@@ -1671,10 +1472,10 @@ static const char *read_rows(pt_rows *rw, const pt_shape *s)
             rw->st[i].bb = bb;
             snprintf(rw->st[i].var, sizeof rw->st[i].var, "%s", var);
             for (size_t j = ba; j < bb; j++)
-                if (tok_is(ts, j, "for") || tok_is(ts, j, "while") || tok_is(ts, j, "return") ||
-                    tok_is(ts, j, "__syncthreads"))
+                if (rwl_tok_is(ts, j, "for") || rwl_tok_is(ts, j, "while") || rwl_tok_is(ts, j, "return") ||
+                    rwl_tok_is(ts, j, "__syncthreads"))
                     return "a column loop holds a nested loop, a return or a barrier";
-        } else if (tok_is(ts, e - 1, ";") && (tok_is(ts, k, "const") || is_type_word(ts, k))) {
+        } else if (rwl_tok_is(ts, e - 1, ";") && (rwl_tok_is(ts, k, "const") || pt_is_type_word(ts, k))) {
             rw->st[i].kind = 'd';
         } else {
             rw->st[i].kind = 'u';
@@ -1689,13 +1490,13 @@ static const char *read_rows(pt_rows *rw, const pt_shape *s)
         if (rw->st[i].kind != 'd')
             continue;
         size_t q = a;
-        while (q < b && (tok_is(ts, q, "const") || is_type_word(ts, q)))
+        while (q < b && (rwl_tok_is(ts, q, "const") || pt_is_type_word(ts, q)))
             q++;
-        if (!tok_is(ts, q, "*"))
+        if (!rwl_tok_is(ts, q, "*"))
             continue;
         const an_param *p = NULL;
         char c[PT_EXPR], want[4][3 * PT_EXPR];
-        if (tok_ident(ts, q + 1) && tok_is(ts, q + 2, "=")) {
+        if (tok_ident(ts, q + 1) && rwl_tok_is(ts, q + 2, "=")) {
             compact(ts, q + 3, b - 1, c, sizeof c);
             for (size_t j = 0; j < f->n_params && !p; j++) {
                 const an_param *pp = &f->params[j];
@@ -1732,10 +1533,10 @@ static const char *read_rows(pt_rows *rw, const pt_shape *s)
     tok_copy(ts, wa, base, sizeof base);
     const char *aliased = rows_lookup(rw, ts, wa);
     rw->out = param_by_name(f, aliased ? aliased : base);
-    if (!rw->out || !tok_is(ts, wa + 1, "["))
+    if (!rw->out || !rwl_tok_is(ts, wa + 1, "["))
         return "the last column loop does not write an element of a pointer parameter";
     for (size_t j = rw->st[first].ba; j < rw->st[first].bb && !rw->in; j++) {
-        if (!tok_ident(ts, j) || !tok_is(ts, j + 1, "["))
+        if (!tok_ident(ts, j) || !rwl_tok_is(ts, j + 1, "["))
             continue;
         char nm[PT_NAME];
         tok_copy(ts, j, nm, sizeof nm);
@@ -1769,9 +1570,9 @@ static const char *read_rows(pt_rows *rw, const pt_shape *s)
  * canonical init text in init. false when it is not such a declaration. */
 static bool rows_decl(pt_rows *rw, size_t i, const char *canon, char *init, size_t size)
 {
-    const pt_toks *ts = rw->ts;
+    const rw_toks *ts = rw->ts;
     size_t a = rw->st[i].a, b = rw->st[i].b;
-    if (rw->st[i].kind != 'd' || !tok_is(ts, a, "float") || !tok_ident(ts, a + 1) || !tok_is(ts, a + 2, "="))
+    if (rw->st[i].kind != 'd' || !rwl_tok_is(ts, a, "float") || !tok_ident(ts, a + 1) || !rwl_tok_is(ts, a + 2, "="))
         return false;
     char nm[PT_NAME];
     tok_copy(ts, a + 1, nm, sizeof nm);
@@ -1874,16 +1675,16 @@ int rw_online_softmax(const char *text, size_t len, const an_model *m, size_t ke
     static const char *const name = "online softmax";
     memset(out, 0, sizeof *out);
     const an_function *f;
-    int rc = check_kernel(text, len, m, kernel, &f);
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
     if (rc)
         return rc;
-    pt_toks ts = {0};
+    rw_toks ts = {0};
     pt_shape s;
     pt_rows rw;
     struct hk_buf b;
     hk_buf_init(&b, PT_TEXT_MAX);
     const char *why = NULL, *expf_name = "expf";
-    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+    if ((rc = lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG)
             rc = not_applicable(out, name, f, "the body is far larger than a softmax");
         goto out;
@@ -1959,7 +1760,7 @@ na:
     rc = not_applicable(out, name, f, why);
 out:
     hk_buf_free(&b);
-    toks_free(&ts);
+    rwl_toks_free(&ts);
     return rc;
 }
 
@@ -2061,17 +1862,17 @@ int rw_online_layernorm(const char *text, size_t len, const an_model *m, size_t 
     static const char *const name = "online layernorm";
     memset(out, 0, sizeof *out);
     const an_function *f;
-    int rc = check_kernel(text, len, m, kernel, &f);
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
     if (rc)
         return rc;
-    pt_toks ts = {0};
+    rw_toks ts = {0};
     pt_shape s;
     pt_rows rw;
     struct hk_buf b;
     char *rstd = NULL, *align = NULL, *vloads = NULL, *scalar = NULL, *vc[4] = {NULL, NULL, NULL, NULL};
     hk_buf_init(&b, PT_TEXT_MAX);
     const char *why = NULL;
-    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+    if ((rc = lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG)
             rc = not_applicable(out, name, f, "the body is far larger than a layernorm");
         goto out;
@@ -2223,7 +2024,7 @@ out:
     for (int q = 0; q < 4; q++)
         hk_free(vc[q]);
     hk_buf_free(&b);
-    toks_free(&ts);
+    rwl_toks_free(&ts);
     return rc;
 }
 
@@ -2373,11 +2174,11 @@ static bool leading_dim(const char *c, const char *row, const char *k, char *ld,
     return *ld != '\0';
 }
 
-static bool is_zero_literal(const pt_toks *ts, size_t a, size_t b)
+static bool is_zero_literal(const rw_toks *ts, size_t a, size_t b)
 {
     return b == a + 1 &&
-           (tok_is(ts, a, "0") || tok_is(ts, a, "0.0f") || tok_is(ts, a, "0.f") || tok_is(ts, a, "0.0") ||
-            tok_is(ts, a, "0."));
+           (rwl_tok_is(ts, a, "0") || rwl_tok_is(ts, a, "0.0f") || rwl_tok_is(ts, a, "0.f") || rwl_tok_is(ts, a, "0.0") ||
+            rwl_tok_is(ts, a, "0."));
 }
 
 int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel, int tile_m, int tile_n,
@@ -2386,19 +2187,19 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
     static const char *const name = "tiled GEMM";
     memset(out, 0, sizeof *out);
     const an_function *f;
-    int rc = check_kernel(text, len, m, kernel, &f);
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
     if (rc)
         return rc;
     if ((tile_m != 32 && tile_m != 64 && tile_m != 128) || (tile_n != 32 && tile_n != 64 && tile_n != 128) ||
         (tile_k != 8 && tile_k != 16 && tile_k != 32))
         return HK_EINVAL;
-    pt_toks ts = {0};
+    rw_toks ts = {0};
     pt_shape s;
     struct hk_buf b;
     char *epi = NULL, *kb_text = NULL;
     hk_buf_init(&b, PT_TEXT_MAX);
     const char *why = NULL;
-    if ((rc = lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+    if ((rc = lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG)
             rc = not_applicable(out, name, f, "the body is far larger than a GEMM");
         goto out;
@@ -2415,10 +2216,10 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
         goto na;
     }
     /* T acc = 0; */
-    size_t k = s.body_a, e = stmt_end(&ts, k, s.body_b);
+    size_t k = s.body_a, e = rwl_stmt_end(&ts, k, s.body_b);
     char acc[PT_NAME], t[PT_EXPR], ta[PT_EXPR], tb[PT_EXPR];
-    if (!(tok_is(&ts, k, "float") || tok_is(&ts, k, "double")) || !tok_ident(&ts, k + 1) ||
-        !tok_is(&ts, k + 2, "=") || !tok_is(&ts, e - 1, ";") || !is_zero_literal(&ts, k + 3, e - 1)) {
+    if (!(rwl_tok_is(&ts, k, "float") || rwl_tok_is(&ts, k, "double")) || !tok_ident(&ts, k + 1) ||
+        !rwl_tok_is(&ts, k + 2, "=") || !rwl_tok_is(&ts, e - 1, ";") || !is_zero_literal(&ts, k + 3, e - 1)) {
         why = "the guarded body does not start with an accumulator `float acc = 0.0f;`";
         goto na;
     }
@@ -2426,20 +2227,20 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
     tok_copy(&ts, k + 1, acc, sizeof acc);
     /* for (int kk = 0; kk < K; kk++) acc += A[row * LDA + kk] * B[kk * LDB + col]; */
     k = e;
-    e = stmt_end(&ts, k, s.body_b);
+    e = rwl_stmt_end(&ts, k, s.body_b);
     size_t q = k + 2;
-    while (q < e && is_type_word(&ts, q))
+    while (q < e && pt_is_type_word(&ts, q))
         q++;
     char kv_name[PT_NAME];
     tok_copy(&ts, q, kv_name, sizeof kv_name);
-    size_t cl = tok_is(&ts, k, "for") ? match_close(&ts, k + 1) : ts.n;
-    if (cl >= e || q == k + 2 || !tok_is(&ts, q + 1, "=") || !tok_is(&ts, q + 2, "0") || !tok_is(&ts, q + 3, ";") ||
-        !tok_is(&ts, q + 4, kv_name) || !tok_is(&ts, q + 5, "<")) {
+    size_t cl = rwl_tok_is(&ts, k, "for") ? rwl_match_close(&ts, k + 1) : ts.n;
+    if (cl >= e || q == k + 2 || !rwl_tok_is(&ts, q + 1, "=") || !rwl_tok_is(&ts, q + 2, "0") || !rwl_tok_is(&ts, q + 3, ";") ||
+        !rwl_tok_is(&ts, q + 4, kv_name) || !rwl_tok_is(&ts, q + 5, "<")) {
         why = "the accumulator is not followed by `for (int k = 0; k < K; k++)`";
         goto na;
     }
     size_t semi = q + 6;
-    while (semi < cl && !tok_is(&ts, semi, ";"))
+    while (semi < cl && !rwl_tok_is(&ts, semi, ";"))
         semi++;
     char step[PT_EXPR], want[PT_NAME + 8];
     compact(&ts, semi + 1, cl, step, sizeof step);
@@ -2451,24 +2252,24 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
         why = "the k loop does not step by one to a fixed bound";
         goto na;
     }
-    if (!(kb_text = tok_text(&ts, q + 6, semi)))
+    if (!(kb_text = rwl_tok_text(&ts, q + 6, semi)))
         goto nomem;
     size_t ba = cl + 1, bb = e;
-    if (tok_is(&ts, ba, "{") && match_close(&ts, ba) == bb - 1) {
+    if (rwl_tok_is(&ts, ba, "{") && rwl_match_close(&ts, ba) == bb - 1) {
         ba++;
         bb--;
     }
     /* acc += P1[...] * P2[...]; (or acc = acc + ...) */
     size_t p1 = ts.n;
-    if (tok_is(&ts, ba, acc) && tok_is(&ts, ba + 1, "+="))
+    if (rwl_tok_is(&ts, ba, acc) && rwl_tok_is(&ts, ba + 1, "+="))
         p1 = ba + 2;
-    else if (tok_is(&ts, ba, acc) && tok_is(&ts, ba + 1, "=") && tok_is(&ts, ba + 2, acc) && tok_is(&ts, ba + 3, "+"))
+    else if (rwl_tok_is(&ts, ba, acc) && rwl_tok_is(&ts, ba + 1, "=") && rwl_tok_is(&ts, ba + 2, acc) && rwl_tok_is(&ts, ba + 3, "+"))
         p1 = ba + 4;
     const an_param *pa = p1 < bb ? param_named(f, &ts, p1) : NULL, *pb = NULL;
-    size_t c1 = pa && tok_is(&ts, p1 + 1, "[") ? match_close(&ts, p1 + 1) : ts.n, c2 = ts.n;
-    if (c1 < bb && tok_is(&ts, c1 + 1, "*") && (pb = param_named(f, &ts, c1 + 2)) && tok_is(&ts, c1 + 3, "["))
-        c2 = match_close(&ts, c1 + 3);
-    if (!pa || !pb || c2 + 2 != bb || !tok_is(&ts, c2 + 1, ";")) {
+    size_t c1 = pa && rwl_tok_is(&ts, p1 + 1, "[") ? rwl_match_close(&ts, p1 + 1) : ts.n, c2 = ts.n;
+    if (c1 < bb && rwl_tok_is(&ts, c1 + 1, "*") && (pb = param_named(f, &ts, c1 + 2)) && rwl_tok_is(&ts, c1 + 3, "["))
+        c2 = rwl_match_close(&ts, c1 + 3);
+    if (!pa || !pb || c2 + 2 != bb || !rwl_tok_is(&ts, c2 + 1, ";")) {
         why = "the k loop is not `acc += A[...] * B[...];` over two pointer parameters";
         goto na;
     }
@@ -2507,31 +2308,31 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
     }
     bool writes = false;
     for (size_t j = ea; j < eb; j++) {
-        if (tok_is(&ts, j, "for") || tok_is(&ts, j, "while") || tok_is(&ts, j, "do") || tok_is(&ts, j, "return") ||
-            tok_is(&ts, j, "goto") || tok_is(&ts, j, "__syncthreads") || tok_is(&ts, j, kv_name)) {
+        if (rwl_tok_is(&ts, j, "for") || rwl_tok_is(&ts, j, "while") || rwl_tok_is(&ts, j, "do") || rwl_tok_is(&ts, j, "return") ||
+            rwl_tok_is(&ts, j, "goto") || rwl_tok_is(&ts, j, "__syncthreads") || rwl_tok_is(&ts, j, kv_name)) {
             why = "the statements after the k loop hold a loop, a return, a barrier or the k index";
             goto na;
         }
-        if (tok_ident(&ts, j) && !(j > 0 && (tok_is(&ts, j - 1, ".") || tok_is(&ts, j - 1, "->"))) &&
-            !tok_is(&ts, j + 1, "(") && !param_named(f, &ts, j) && !tok_is(&ts, j, acc) &&
-            !tok_is(&ts, j, irow->name) && !tok_is(&ts, j, icol->name) && !is_type_word(&ts, j) &&
-            !tok_is(&ts, j, "const") && !tok_is(&ts, j, "if") && !tok_is(&ts, j, "else")) {
+        if (tok_ident(&ts, j) && !(j > 0 && (rwl_tok_is(&ts, j - 1, ".") || rwl_tok_is(&ts, j - 1, "->"))) &&
+            !rwl_tok_is(&ts, j + 1, "(") && !param_named(f, &ts, j) && !rwl_tok_is(&ts, j, acc) &&
+            !rwl_tok_is(&ts, j, irow->name) && !rwl_tok_is(&ts, j, icol->name) && !pt_is_type_word(&ts, j) &&
+            !rwl_tok_is(&ts, j, "const") && !rwl_tok_is(&ts, j, "if") && !rwl_tok_is(&ts, j, "else")) {
             bool tunable = false;
             for (size_t i = 0; i < m->n_tunables && !tunable; i++)
-                tunable = tok_is(&ts, j, m->tunables[i].name);
+                tunable = rwl_tok_is(&ts, j, m->tunables[i].name);
             if (!tunable) {
                 why = "the statements after the k loop use a local variable";
                 goto na;
             }
         }
-        if (param_named(f, &ts, j) && param_named(f, &ts, j)->pointer_depth == 1 && tok_is(&ts, j + 1, "["))
+        if (param_named(f, &ts, j) && param_named(f, &ts, j)->pointer_depth == 1 && rwl_tok_is(&ts, j + 1, "["))
             writes = true;
     }
     if (!writes) {
         why = "the statements after the k loop write no pointer parameter";
         goto na;
     }
-    if (!(epi = tok_text(&ts, ea, eb)))
+    if (!(epi = rwl_tok_text(&ts, ea, eb)))
         goto nomem;
     /* shared reads: vector loads of TM/2 (TN/2) consecutive values when that run is a
      * multiple of the vector width, else one value at a time */
@@ -2603,6 +2404,6 @@ out:
     hk_free(epi);
     hk_free(kb_text);
     hk_buf_free(&b);
-    toks_free(&ts);
+    rwl_toks_free(&ts);
     return rc;
 }
