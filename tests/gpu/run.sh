@@ -37,6 +37,8 @@
 #   OUT=DIR           where to leave the results (at most 8 files; else kept in a temp dir);
 #                     OUT/summary.txt is rewritten after every kernel and cheat, so a run cut
 #                     short still leaves its table
+#   JOBS=N            N kernels' episodes at once (default 1): compiles overlap, the GPU lock
+#                     in hkls keeps one benchmark program at a time on the GPU
 #   HK_COMMIT=SHA     commit to record when the tree has no .git
 # Exit: 0 when every kernel completed and every cheat was rejected for its reason (or no
 # GPU: "skipped: no GPU"), 1 otherwise, 2 when no hkls could be found or built.
@@ -49,7 +51,7 @@ kernels=()
 for a in "$@"; do
   case "$a" in
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown option $a" >&2; exit 2 ;;
     *) kernels+=("$a") ;;
   esac
@@ -263,20 +265,21 @@ if [ ${#kernels[@]} -eq 0 ]; then
   done
 fi
 [ "${SUITE:-1}" = 0 ] && kernels=()
-for k in "${kernels[@]}"; do
+run_kernel() {
+  local k=$1 spec src t0 t1 rc kwork exe
   spec=$(spec_of "$k")
   if [ -z "$spec" ]; then
     printf '%s\t-\t-\t-\t-\t-\tno spec\t0\n' "$k" >>"$rows"
     printf '{"kernel":"%s","status":"no spec"}\n' "$k" >>"$episodes"
-    failed=1
-    continue
+    touch "$work/failed"
+    return
   fi
   src="$top/bench/kernels/$(sed -n 's/.*"source": *"\([^"]*\)".*/\1/p' "$spec" | head -1)"
   if ! fits "$kernel_timeout"; then
     printf '%s\t-\t-\t-\t-\t-\tskipped (DEADLINE_S)\t0\n' "$k" >>"$rows"
     printf '{"kernel":"%s","status":"skipped (DEADLINE_S)"}\n' "$k" >>"$episodes"
     write_summary "DEADLINE_S=$deadline"
-    continue
+    return
   fi
   say "optimize $k ($(basename "$spec"))"
   t0=$(date +%s)
@@ -285,7 +288,7 @@ for k in "${kernels[@]}"; do
   # full set on new seeds; SIGTERM from timeout stops it cleanly (report kept, exit 130)
   timeout -k 10 "$kernel_timeout" "$hkls" optimize "$src" --kernel "$k" --spec "$spec" \
       --budget "$budget" --minutes "$minutes" --check quick --db "$db" --out "$reports/$k" \
-      --work-dir "$kwork" --json \
+      --work-dir "$kwork" --json $jobs_flag \
       >"$logs/optimize-$k.json" 2>"$logs/optimize-$k.log"
   rc=$?
   t1=$(date +%s)
@@ -336,7 +339,7 @@ EOF
     printf '%s\t-\t-\t-\t-\t-\texit %s\t%s\n' "$k" "$rc" "$((t1 - t0))" >>"$rows"
     printf '{"kernel":"%s","status":"exit %s"}\n' "$k" "$rc" >>"$episodes"
   fi
-  [ "$rc" -eq 0 ] || failed=1
+  [ "$rc" -eq 0 ] || touch "$work/failed"
   # one real ncu table: the baseline harness of the first kernel that has one
   if [ ! -s "$evid/real_ncu.csv" ] && command -v ncu >/dev/null 2>&1; then
     exe=$(find "$kwork" -maxdepth 3 -type f -perm -u+x -path '*baseline*' 2>/dev/null | head -1)
@@ -350,7 +353,31 @@ EOF
   fi
   rm -rf "$kwork"
   write_summary "running"
+}
+
+# JOBS=N episodes at once: their compiles overlap, and hkls's GPU lock (measure.c) lets
+# one benchmark program at a time on the GPU, so the timings are as good as run alone.
+# Each episode gets its share of the cores for compiling, two left for the benchmark.
+jobs_n=${JOBS:-1}
+jobs_flag=""
+if [ "$jobs_n" -gt 1 ]; then
+  ncpu=$(nproc 2>/dev/null || echo 4)
+  per=$(( (ncpu - 2) / jobs_n ))
+  [ "$per" -ge 1 ] || per=1
+  jobs_flag="--jobs $per"
+  say "$jobs_n episodes at once, $per compile jobs each"
+fi
+rm -f "$work/failed"
+for k in "${kernels[@]}"; do
+  if [ "$jobs_n" -gt 1 ]; then
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_n" ]; do wait -n; done
+    run_kernel "$k" &
+  else
+    run_kernel "$k"
+  fi
 done
+wait
+[ -f "$work/failed" ] && failed=1
 
 # ---- references: what a user would otherwise use, beside each kernel (issue 5) ----
 # hk_refs (bench/refs) at the size the episode measured (its report's size key), else the
