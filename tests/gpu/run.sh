@@ -120,7 +120,7 @@ export HK_SKILLS_DIR="${HK_SKILLS_DIR:-$top/skills}"
 commit=${HK_COMMIT:-$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 t_start=$(date +%s)
-cmdline="BUDGET=$budget MINUTES=$minutes tests/gpu/run.sh"
+cmdline="BUDGET=$budget MINUTES=$minutes JOBS=${JOBS:-1} tests/gpu/run.sh"
 [ "$quick" = 1 ] && cmdline+=" --quick"
 [ $# -gt 0 ] && cmdline+=" $(printf '%s ' "$@" | sed 's/--quick //; s/ $//')"
 say "GPU: $gpu_name; commit $commit; hkls $hkls; budget $budget candidates, $minutes min per kernel"
