@@ -77,7 +77,7 @@ static char *slurp(const char *path, size_t *len)
 static void rewrite_file(const char *file, size_t *gs_applied)
 {
     char path[900], base[256];
-    snprintf(path, sizeof path, "%s/%s", SUITE, file);
+    snprintf(path, sizeof path, "%s/%.255s", SUITE, file);
     snprintf(base, sizeof base, "%.*s", (int)(strlen(file) - 3), file);
     size_t len;
     char *text = slurp(path, &len);
