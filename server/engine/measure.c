@@ -394,15 +394,40 @@ static enum cc_backend measure_backend(const measure_opts *o)
     return o && o->arch && !strncmp(o->arch, "gfx", 3) ? CC_DCU : CC_NVIDIA;
 }
 
+/* The CUDA headers a candidate written for nvcc may include, answered for a HIP build by
+ * one-line files that include hk_harness.h (its HIP block maps the CUDA names). */
+static const char *const cuda_shims[] = {"cuda_runtime.h", "cuda_runtime_api.h", "cuda_fp16.h",
+                                         "cuda_bf16.h", "device_launch_parameters.h"};
+
+/* Writes the shims into dir/hip_compat; *inc: new "dir/hip_compat" for -I. */
+static int write_cuda_shims(const char *dir, char **inc)
+{
+    static const char shim[] = "/* Written by hkls for a HIP (DCU) build of CUDA source: the CUDA "
+                               "runtime names\n * come from hk_harness.h's HIP block. */\n"
+                               "#include \"hk_harness.h\"\n";
+    *inc = hk_asprintf("%s/hip_compat", dir);
+    if (!*inc)
+        return HK_ENOMEM;
+    int rc = measure_mkdirs(*inc);
+    for (size_t i = 0; rc == HK_OK && i < HK_ARRAY_LEN(cuda_shims); i++) {
+        char *p = hk_asprintf("%s/%s", *inc, cuda_shims[i]);
+        rc = p ? write_file(p, shim, sizeof shim - 1) : HK_ENOMEM;
+        hk_free(p);
+    }
+    return rc;
+}
+
 int measure_build_prepare(const measure_opts *o, const char *dir, const char *text, size_t len,
                           const char *const *flags, measure_build *b)
 {
+    char *shim_inc = NULL;
     memset(b, 0, sizeof *b);
     if (!o || !o->spec || !dir || !text)
         return HK_EINVAL;
     const char *extra[64];
     size_t n = 0;
-    if (measure_backend(o) == CC_DCU) { /* clang's resource remarks: VGPRs, SGPRs, LDS, spills */
+    bool dcu = measure_backend(o) == CC_DCU;
+    if (dcu) { /* clang's resource remarks: VGPRs, SGPRs, LDS, spills */
         extra[n++] = "-Rpass-analysis=kernel-resource-usage";
     } else {
         extra[n++] = "-Xptxas";
@@ -424,6 +449,16 @@ int measure_build_prepare(const measure_opts *o, const char *dir, const char *te
     free(abs);
     if (!b->dir)
         return HK_ENOMEM;
+    if (dcu) {
+        if (n + 2 >= HK_ARRAY_LEN(extra)) {
+            rc = HK_ETOOBIG;
+            goto out;
+        }
+        TRY(write_cuda_shims(b->dir, &shim_inc));
+        extra[n++] = "-I";
+        extra[n++] = shim_inc;
+        extra[n] = NULL;
+    }
     b->src = hk_asprintf("%s/kernel.cu", b->dir);
     b->prog = hk_asprintf("%s/bench.cu", b->dir);
     b->exe = hk_asprintf("%s/bench", b->dir);
@@ -436,6 +471,7 @@ int measure_build_prepare(const measure_opts *o, const char *dir, const char *te
     TRY(harness_nvcc_argv(o->spec, o->nvcc, o->arch, o->include_dir, extra, b->prog, b->exe,
                           &b->argv));
 out:
+    hk_free(shim_inc);
     if (rc)
         measure_build_free(b);
     return rc;

@@ -4,6 +4,7 @@
  * harness_nvcc_argv's hipcc form, and the real hipcc builds them for gfx906 and gfx90a; so
  * do the engine's structural rewrites of five suite kernels (warp reduce, tiled transpose,
  * privatized histogram, online softmax, tiled GEMM), as a DCU episode proposes them.
+ * Candidates including CUDA headers build through measure.c's shims.
  * The programs then run here: with no AMD GPU they must say so (exit HK_EXIT_NO_GPU, one
  * JSON line), and a bad command line is a usage error before any device is touched.
  * Skipped with a message when hipcc is missing. */
@@ -25,6 +26,7 @@
 #include "compile/compile.h"
 #include "core/hk.h"
 #include "engine/harness.h"
+#include "engine/measure.h"
 #include "engine/rewrite.h"
 #include "engine/rewrite_pattern.h"
 #include "engine/spec.h"
@@ -314,6 +316,46 @@ static void test_runs(void **state)
     hk_free(out);
 }
 
+/* Candidates that include CUDA headers (<cuda_fp16.h>, <cuda_bf16.h>) build for a DCU
+ * through measure.c's build (the one the episode uses): it answers those headers with
+ * shims of hk_harness.h. The resources come back with the arch. */
+static void test_measure_cuda_headers(void **state)
+{
+    (void)state;
+    if (!hipcc)
+        skip();
+    const char *kernels[] = { "half_scale_bias", "bf16_axpy" };
+    for (size_t i = 0; i < HK_ARRAY_LEN(kernels); i++) {
+        char path[300], dir[600];
+        snprintf(path, sizeof path, SUITE "%s.bench.json", kernels[i]);
+        snprintf(dir, sizeof dir, "%s/measure-%s", workdir, kernels[i]);
+        spec *s = load_clean(path);
+        char *text = slurp(s->source_path);
+        assert_non_null(strstr(text, "#include <cuda_"));
+        measure_opts o;
+        memset(&o, 0, sizeof o);
+        o.spec = s;
+        o.nvcc = hipcc;
+        o.arch = "gfx906";
+        measure_build b;
+        measure_compile c;
+        assert_int_equal(measure_build_prepare(&o, dir, text, strlen(text), NULL, &b), HK_OK);
+        assert_int_equal(measure_build_compile(&o, &b, &c), HK_OK);
+        if (!c.ok)
+            fprintf(stderr, "%s: %s\n", kernels[i], c.details ? c.details : "?");
+        assert_true(c.ok);
+        json_t *r = measure_resources_json(&c, kernels[i]);
+        assert_non_null(r);
+        assert_string_equal(json_string_value(json_object_get(r, "arch")), "gfx906");
+        assert_true(json_integer_value(json_object_get(r, "registers")) > 0);
+        json_decref(r);
+        measure_compile_clear(&c);
+        measure_build_free(&b);
+        hk_free(text);
+        spec_free(s);
+    }
+}
+
 /* The command lines themselves: hipcc's form for gfx archs, nvcc's unchanged otherwise. */
 static void test_argv(void **state)
 {
@@ -366,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_argv),
         cmocka_unit_test(test_builds),
         cmocka_unit_test(test_runs),
+        cmocka_unit_test(test_measure_cuda_headers),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
