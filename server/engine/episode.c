@@ -3050,6 +3050,8 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
     }
     if (c->has_gpu && c->backend != CC_DCU) /* the probe is CUDA: DCU peaks stay unknown */
         TRY(init_device(c));
+    else if (c->has_gpu && c->gpu.cu_count > 0) /* the spec's sm_count is the CU count */
+        c->mo.sm_count = c->gpu.cu_count;
     c->mo.spec = c->sp;
     c->mo.nvcc = c->nvcc;
     c->mo.arch = c->arch;
