@@ -328,7 +328,7 @@ static void test_simulated_dcu(void **state)
     double sp = json_number_value(json_object_get(sum, "speedup"));
     fprintf(stderr, "simulated DCU: speedup %.3f by %s\n", sp,
             json_string_value(json_object_get(sum, "produced_by")));
-    assert_true(sp > 1.1 && sp < 1.5);
+    assert_true(sp > 1.1 && sp < 2.5);
 
     store *st = NULL;
     assert_int_equal(store_open(db, &st), HK_OK);

@@ -131,11 +131,12 @@ static void test_simulated_episode(void **state)
         assert_string_equal(s.stages[i], want[i]);
     assert_true(s.verified >= 1);
 
-    /* the simulator makes __restrict__ 1.25x faster: the search must find it, the
+    /* the simulator makes __restrict__ 1.25x faster and float4 accesses 1.43x (the
+     * vectorize skill's rewrite): the search must find a faster version, the
      * interleaved verify must confirm it, and the report must say so */
     const json_t *sum = json_object_get(r.summary, "summary");
     double sp = json_number_value(json_object_get(sum, "speedup"));
-    assert_true(sp > 1.1 && sp < 1.5);
+    assert_true(sp > 1.1 && sp < 2.5);
     assert_true(json_number_value(json_object_get(sum, "speedup_p10")) <= sp + 1e-9);
     assert_non_null(strstr(json_string_value(json_object_get(sum, "produced_by")), "builtin"));
     assert_true(json_number_value(json_object_get(sum, "max_abs_err")) == 0);

@@ -22,7 +22,8 @@
  * Simulated GPU (the episode tests' measure.wrapper): when argv[1] is not an option it is
  * the real, nvcc-built program, which is never executed. The simulator reads the candidate
  * (kernel.cu next to it) and answers as a GPU would, deterministically: right answers,
- * 1.0 ms scaled by size, x0.8 with __restrict__, x0.9 with __launch_bounds__, slower the
+ * 1.0 ms scaled by size, x0.8 with __restrict__, x0.9 with __launch_bounds__, x0.7 with
+ * float4 (x0.85 with float2) accesses, x0.95 with __ldg, slower the
  * further --block is from 256; wrong answers with --block 128, and "unwritten" (exit 4)
  * with --block 1024.
  * $FAKE_SLOW_MS makes every time-mode call sleep that long (to stop an episode mid-run);
@@ -88,6 +89,13 @@ static double sim_factor(const char *prog, int *wrong)
         x *= 0.8;
     if (strstr(text, "__launch_bounds__("))
         x *= 0.9;
+    /* engine v2's structural rewrites: wider accesses and the read-only path */
+    if (strstr(text, "float4"))
+        x *= 0.7;
+    else if (strstr(text, "float2"))
+        x *= 0.85;
+    if (strstr(text, "__ldg("))
+        x *= 0.95;
     *wrong = 0;
     return x;
 }
