@@ -140,7 +140,7 @@ static void optimize_usage(FILE *f)
             "  --spec SPEC.json         the bench spec (default: next to FILE,\n"
             "                           <file>.<kernel>.bench.json, <kernel>.bench.json or\n"
             "                           <file>.bench.json)\n"
-            "  --target nvidia[:sm_XX]  architecture (default: the GPU's)\n"
+            "  --target T               nvidia[:sm_XX] or dcu[:gfxNNN] (default: nvidia, the GPU's arch)\n"
             "  --engine builtin         optimization engine (default builtin)\n"
             "  --budget N               candidates to evaluate (default 12)\n"
             "  --minutes M              time budget of the search (default 10)\n"
@@ -428,7 +428,7 @@ bad_value:
 static void verify_usage(FILE *f)
 {
     fprintf(f, "usage: hkls verify-candidate --spec SPEC.json --candidate FILE.cu [--target "
-               "nvidia[:sm_XX]] [--check full|quick] [--json] [--keep-work]\n"
+               "nvidia[:sm_XX]|dcu[:gfxNNN]] [--check full|quick] [--json] [--keep-work]\n"
                "Judges FILE.cu against the spec's source with the episode's checks.\n"
                "Exit: 0 accepted, 1 rejected, 2 bad input, 3 no GPU, 4 the baseline failed, "
                "130 stopped.\n");

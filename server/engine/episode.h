@@ -31,7 +31,7 @@
 typedef void (*ep_event_fn)(const json_t *event, void *data);
 
 enum ep_gpu_mode {
-    EP_GPU_DETECT = 0, /* nvidia-smi / /dev/nvidia0 */
+    EP_GPU_DETECT = 0, /* nvidia-smi / /dev/nvidia0; DCU targets: /dev/kfd + KFD topology */
     EP_GPU_NONE,       /* behave as if no GPU were present (tests, and HK_NO_GPU=1) */
     EP_GPU_SIMULATED,  /* CI only: a simulated GPU. The device is ep_options.sim_device and
                         * every benchmark program runs through measure.wrapper (a simulator
@@ -48,7 +48,8 @@ typedef struct {
                                 * (launch-configuration and compiler-flag candidates do not
                                 * apply and are skipped), compiled one at a time by the user's
                                 * build command, and gated by the program's own PASS/FAIL */
-    const char *target;        /* "nvidia" or "nvidia:sm_90"; NULL: "nvidia" (arch from GPU) */
+    const char *target;        /* "nvidia", "nvidia:sm_90", "dcu" or "dcu:gfx906"; NULL:
+                                * "nvidia" (arch from the GPU) */
     const char *engine;        /* NULL or "builtin" (the only engine here) */
     long budget;               /* candidates to evaluate; 0: 12 */
     double minutes;            /* wall-clock budget of the optimize stage; 0: 10 */

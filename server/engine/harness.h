@@ -25,6 +25,9 @@ const char *harness_include_dir(void);
 
 /* New NULL-terminated argv (harness_argv_free) compiling prog_cu into exe:
  *   NVCC -arch=ARCH -O3 -std=c++17 -lineinfo -I INCLUDE [spec compile_flags] [extra] -o EXE PROG
+ * and for an arch gfx* (a DCU; nvcc then holds hipcc's path):
+ *   HIPCC --offload-arch=ARCH -O3 -std=c++17 -gline-tables-only -I INCLUDE [flags, nvcc-only
+ *   ones translated or dropped] -o EXE -x hip PROG
  * nvcc NULL: "nvcc"; arch NULL: "sm_90"; include_dir NULL: harness_include_dir();
  * extra: NULL-terminated extra flags (e.g. "--use_fast_math") or NULL. HK_OK, HK_ENOMEM. */
 int harness_nvcc_argv(const spec *s, const char *nvcc, const char *arch, const char *include_dir,

@@ -50,8 +50,11 @@ enum measure_reason measure_reason_from_exit(int exit_code);
 /* What every call needs. Value struct; pointers are borrowed for the duration of calls. */
 typedef struct {
     const spec *spec;              /* harness form. Required. */
-    const char *nvcc;              /* compiler path; NULL: "nvcc" on PATH */
-    const char *arch;              /* "sm_90"; NULL: "sm_90" */
+    const char *nvcc;              /* compiler path; NULL: "nvcc" on PATH (hipcc's path when
+                                    * arch is a gfx one) */
+    const char *arch;              /* "sm_90", or "gfx906" & co. for a DCU build (hipcc,
+                                    * resource-usage remarks, CUDA-header shims in the build's
+                                    * hip_compat/); NULL: "sm_90" */
     const char *include_dir;       /* hk_harness.h's directory; NULL: harness_include_dir() */
     double peak_bytes_per_s;       /* measured peaks for the floor; <= 0: unknown */
     double peak_flops;
