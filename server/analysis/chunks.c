@@ -148,18 +148,12 @@ static uint32_t raw_string_end(const char *t, uint32_t len, uint32_t i, uint32_t
     return 0;   /* never closed: not a raw string to the parser either */
 }
 
-/* R" at i starts a raw string when R is a whole prefix: nothing identifier-like before
- * it except the encoding prefixes u8, u, U, L. */
-static bool raw_prefix(const char *t, uint32_t from, uint32_t i)
+/* An identifier that, right before a '"', opens a raw string literal: R, u8R, uR, UR, LR. */
+static bool raw_prefix(const char *w, uint32_t n)
 {
-    uint32_t s = i;
-    while (s > from && is_ident(t[s - 1]))
-        s--;
-    uint32_t n = i - s;
-    if (n == 0)
-        return true;
-    return (n == 1 && (t[s] == 'u' || t[s] == 'U' || t[s] == 'L')) ||
-           (n == 2 && t[s] == 'u' && t[s + 1] == '8');
+    return (n == 1 && w[0] == 'R') ||
+           (n == 2 && w[1] == 'R' && (w[0] == 'u' || w[0] == 'U' || w[0] == 'L')) ||
+           (n == 3 && w[0] == 'u' && w[1] == '8' && w[2] == 'R');
 }
 
 /* ' at i is a digit separator (1'000'000, 0xFF'FF) rather than a character literal. */
@@ -361,18 +355,19 @@ static void scan_line(struct an_scan *s)
             s->complete = false;
             continue;
         }
-        if (c == 'R' && i + 1 < len && t[i + 1] == '"' && raw_prefix(t, s->i, i)) {
-            uint32_t e = raw_string_end(t, len, i, &s->rows);
-            if (e) {
-                i = e;
-                s->complete = false;
-                continue;
-            }
-        }
         if (is_ident(c) && !(c >= '0' && c <= '9')) {
             uint32_t w = i;
             while (i < len && is_ident(t[i]))
                 i++;
+            if (i < len && t[i] == '"' && raw_prefix(t + w, i - w)) {
+                /* identifiers are taken whole, so a prefixed raw string is seen here */
+                uint32_t e = raw_string_end(t, len, i - 1, &s->rows);
+                if (e) {
+                    i = e;
+                    s->complete = false;
+                    continue;
+                }
+            }
             if (s->brace == 0 && (word_is(t + w, i - w, "namespace") ||
                                   word_is(t + w, i - w, "extern")))
                 s->saw_ns = true;

@@ -124,7 +124,7 @@ static const char *const snippets[] = {
     "}", "{", ";", "(", ")", "<<<", ">>>", "/*", "*/", "//", "\n", " ", "x", "__global__",
     "\xe5\x85\xb1\xe4\xba\xab\xe5\x86\x85\xe5\xad\x98 ",   /* 共享内存 */
     "\"", "#if 0\n", "#endif\n", "extern \"C\" {\n", "namespace q {\n",
-    "R\"x(", ")x\"", "'", "1'000", "#else\n", "\\\n", "#ifdef Q\n", "struct S {}\n",
+    "R\"x(", "u8R\"x(", ")x\"", "'", "1'000", "#else\n", "\\\n", "#ifdef Q\n", "struct S {}\n",
 };
 
 /* Applies one random edit to t and records it in both documents. */

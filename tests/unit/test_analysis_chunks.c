@@ -126,9 +126,10 @@ static void test_no_boundary_inside(void **state)
 {
     (void)state;
     static const char *const opens[] = {"/*\n", "const char *s = R\"d(\n", "#if 0\n",
-                                        "#ifdef X\n", "namespace n {\n", "int a = f(\n"};
+                                        "#ifdef X\n", "namespace n {\n", "int a = f(\n",
+                                        "const char *u = u8R\"d(\n"};
     static const char *const closes[] = {"*/\n", ")d\";\n", "#endif\n", "#endif\n", "}\n",
-                                         "0);\n"};
+                                         "0);\n", ")d\";\n"};
     for (size_t k = 0; k < sizeof(opens) / sizeof(opens[0]); k++) {
         char *t = malloc(1 << 20);
         assert_non_null(t);
@@ -246,6 +247,10 @@ static void test_edits_large_file(void **state)
         skip();
     }
     struct text t = {base, len, len + 1, len + 4096};
+    char *orig = malloc(len);
+    assert_non_null(orig);
+    memcpy(orig, base, len);
+    size_t orig_len = len;
     an_doc *d;
     assert_int_equal(an_doc_new(&d), HK_OK);
     an_doc_set_parse_timeout(d, 0);
@@ -260,7 +265,27 @@ static void test_edits_large_file(void **state)
     char why[256];
     static uint32_t ca[1 << 16], cb[1 << 16];
     for (size_t step = 0; step < steps; step++) {
-        random_edit(&t, &seed, &d, 1);
+        if (step && step % 25 == 0) {
+            /* back to the original text, as one edit of the whole document: broken code
+             * tends to stay broken under random edits, and these runs should also see
+             * clean code */
+            uint32_t er, ec;
+            point_of(t.p, t.len, &er, &ec);
+            uint32_t nr, nc;
+            point_of(orig, orig_len, &nr, &nc);
+            if (t.cap < orig_len + 1) {
+                t.p = realloc(t.p, orig_len + 1);
+                assert_non_null(t.p);
+                t.cap = orig_len + 1;
+            }
+            memcpy(t.p, orig, orig_len);
+            assert_int_equal(an_doc_edit(d, 0, (uint32_t)t.len, (uint32_t)orig_len, 0, 0, er, ec,
+                                         nr, nc), HK_OK);
+            t.len = orig_len;
+            t.p[t.len] = '\0';
+        } else {
+            random_edit(&t, &seed, &d, 1);
+        }
         assert_int_equal(an_doc_parse(d, t.p, t.len), HK_OK);
         an_doc_get_stats(d, &st);
         parsed += st.chunks_parsed;
@@ -295,6 +320,7 @@ static void test_edits_large_file(void **state)
     assert_true(compared >= 5);
     an_doc_free(d);
     free(t.p);
+    free(orig);
     assert_int_equal(hk_alloc_live(), 0);
 }
 
