@@ -375,6 +375,7 @@ struct ep_run {
     int refs;                  /* pending replies and queries that hold it */
     bool listed;               /* in s->eps->runs */
     bool proc_exited, out_eof, finished, cancel, killed;
+    bool running_told;         /* a "running" episodeChanged went out */
     bool gpu_missing;          /* stopped by the server: the worker found no GPU */
     char *gpu_why;
     int64_t exit_status;
@@ -459,6 +460,11 @@ static void notify_changed(struct ep_run *r, const char *status)
      * that fails before having one is told by the command's error reply) */
     if (!r->episode)
         return;
+    /* an episode that ends before its first "running" is still shown as started first:
+     * clients (status bars, lists) then see it come and go rather than only its end */
+    if (strcmp(status, "running") && !r->running_told)
+        rpc_notify(s->rpc, "hyperkernel/episodeChanged", run_changed_json(r, "running"));
+    r->running_told = true;
     rpc_notify(s->rpc, "hyperkernel/episodeChanged", run_changed_json(r, status));
 }
 
@@ -889,6 +895,9 @@ static void maybe_finish(struct ep_run *r)
     if (r->done_ev) {
         const char *st = json_string_value(json_object_get(r->done_ev, "status"));
         const char *er = json_string_value(json_object_get(r->done_ev, "error"));
+        /* the worker ended before the id query answered: its last event names it */
+        if (json_is_integer(json_object_get(r->done_ev, "episode")) && !r->episode)
+            r->episode = json_integer_value(json_object_get(r->done_ev, "episode"));
         r->end_status = hk_strdup(st ? st : "failed");
         r->end_error = er ? hk_strdup(er) : NULL;
         r->no_gpu = json_is_true(json_object_get(r->done_ev, "no_gpu"));
