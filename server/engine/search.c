@@ -21,6 +21,8 @@
 
 #define SEARCH_DEFAULT_CANDIDATES 64
 #define SEARCH_MAX_CANDIDATES 10000
+/* resident threads per SM on sm_80/sm_90 (and per CU on gfx9): a full wave of them */
+#define SEARCH_THREADS_PER_SM 2048u
 #define SEARCH_MAX_AXES 64
 #define SEARCH_NEIGHBOUR_TRIES 256
 
@@ -812,6 +814,16 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
             goto out;
     }
     unsigned threads = threads_of(c->pub.block);
+    /* The vectorized body is a grid-stride loop over vectors: under the spec's grid (one
+     * thread per element) width-1 of every width threads would find no work, which on an
+     * H200 made float4 saxpy 0.78x. One full wave of resident threads instead. */
+    if (sst && !strcmp(sst->rewrite, "vectorize") && c->pub.grid_mode == SEARCH_GRID_SPEC &&
+        threads >= 1 && threads <= 1024) {
+        c->pub.grid_mode = SEARCH_GRID_SM_MULTIPLE;
+        c->pub.grid_per_sm = SEARCH_THREADS_PER_SM / threads ? SEARCH_THREADS_PER_SM / threads : 1;
+        if ((rc = hk_buf_printf(&desc, "; %u blocks/SM", c->pub.grid_per_sm)))
+            goto out;
+    }
     for (size_t a = 0; a < s->n_axes && !*skip; a++) {
         const axis *ax = &s->axes[a];
         if (ax->kind != AX_LAUNCH_BOUNDS)

@@ -527,8 +527,16 @@ static void test_structural_axis(void **state)
         if (rc == HK_ENOENT || rc == HK_ETIMEDOUT)
             break;
         assert_int_equal(rc, HK_OK);
-        if (c->structural && strstr(c->structural, "width=2"))
+        if (c->structural && strstr(c->structural, "width=2")) {
+            /* no blocks/SM from the skill: one full wave (2048 threads per SM) unless the
+             * grid axis picks one, never the spec's one-thread-per-element grid that
+             * leaves 1 of 2 threads idle */
             width2 = true;
+            assert_int_equal(c->grid_mode, SEARCH_GRID_SM_MULTIPLE);
+            if (!strstr(c->description, "grid-stride"))   /* else the grid axis's value */
+                assert_int_equal(c->grid_per_sm,
+                                 2048 / (c->block[0] * c->block[1] * c->block[2]));
+        }
         if (c->structural && strstr(c->structural, "vectorize") && c->restrict_ptrs) {
             /* restrict first, then the vector body */
             assert_non_null(strstr(c->text, "__restrict__"));
