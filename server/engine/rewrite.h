@@ -7,8 +7,10 @@
 #ifndef HK_ENGINE_REWRITE_H
 #define HK_ENGINE_REWRITE_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "analysis/analysis.h"
 
@@ -69,5 +71,66 @@ bool rw_param_written(const char *text, size_t len, const an_function *f, const 
 /* Position (0-based) of template parameter name in a "template <int A, typename T>" text,
  * or -1 (params NULL, or no such parameter). */
 long rw_template_param_index(const char *params, const char *name);
+
+/* ---- the launch configuration a version was measured with (rewrite_launch.c) ---- */
+
+/* What a version was launched with in its measurement (value type). */
+typedef struct {
+    unsigned block[3];      /* the block measured; all 0: not known, the sites' block is kept */
+    unsigned base_block[3]; /* the block the file's launch sites use, when the caller knows it
+                             * (the spec's); all 0: read from each site's block expression */
+    bool sm_multiple;       /* 1-D grid of (SM count * grid_per_sm) blocks (grid-stride body) */
+    unsigned grid_per_sm;   /* 1..65535 when sm_multiple */
+} rw_launch;
+
+/* One edit rw_launch_config made, against the text it was given. */
+typedef struct {
+    uint32_t start, end; /* replaced bytes [start, end) of the original text */
+    char *text;          /* the replacement (owned) */
+    int line;            /* 1-based line of start in the original text */
+    char *after;         /* the whole lines of the new text that hold the replacement (owned):
+                          * what a document holds once this edit landed */
+} rw_launch_edit;
+
+/* Details of one rw_launch_config call; rw_launch_report_free. */
+typedef struct {
+    size_t n_sites;         /* launch sites of the kernel in the text */
+    size_t n_sites_edited;
+    bool helper_inserted;   /* the hk_sm_count() helper was added */
+    bool advice;            /* nothing was edited, but description tells the user something
+                             * (no launch site here, or a block that could not be read) */
+    rw_launch_edit *edits;  /* front to back, non-overlapping */
+    size_t n_edits;
+} rw_launch_report;
+
+void rw_launch_report_free(rw_launch_report *rep);
+
+/* Reads a version's launch_json object (borrowed; NULL or JSON null: nothing was changed)
+ * and, when base (borrowed, may be NULL) is the baseline version's and names a block, the
+ * block the file uses. A command-form version ("form": "command") ran the user's own
+ * launch, so it asks for nothing. HK_OK; HK_EINVAL with a reason in err (errlen bytes)
+ * for a block outside 1..1024 per dimension or grid_per_sm outside 1..65535. */
+int rw_launch_from_json(const json_t *launch, const json_t *base, rw_launch *out, char *err,
+                        size_t errlen);
+
+/* Edits every launch site of kernel (a name as m spells it; "ns::k" and "k" match) in
+ * text/len (model m, borrowed, built from that text) so that it launches want:
+ *  - want->sm_multiple: the grid becomes `hk_sm_count() * grid_per_sm`, a static helper
+ *    (cudaGetDevice + cudaDeviceGetAttribute(cudaDevAttrMultiProcessorCount), or the hip*
+ *    calls with hip true or a hipLaunchKernelGGL site) read once, inserted before the
+ *    top-level item holding the first launching function unless the text defines it;
+ *  - a block that differs from the site's (read from a literal, dim3(...), a #define or
+ *    constexpr, or a local `int`/`dim3` variable of the launcher): the block expression
+ *    becomes the new block, or the #define/constexpr it names when only these launch
+ *    sites use that name; with the spec's grid, literals of the old block size (B and
+ *    B-1) in the grid expression become the new one's when that is unambiguous.
+ * Returns HK_OK and r->applicable true with the whole new text (a copy when nothing needed
+ * changing: rep->n_edits 0) and a one-line description naming the lines changed (lines of
+ * the new text), or r->applicable false with the reason (a launch this cannot rewrite
+ * safely: the user must set it by hand). rep (may be NULL) gets the edits. HK_EINVAL (bad
+ * arguments, want out of range), HK_ENOMEM, HK_EPARSE (the result would not parse: r says
+ * why). Pure function, any thread. */
+int rw_launch_config(const char *text, size_t len, const an_model *m, const char *kernel,
+                     const rw_launch *want, bool hip, rw_result *r, rw_launch_report *rep);
 
 #endif
