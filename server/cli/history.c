@@ -1,7 +1,8 @@
 /* `hkls history`, `hkls report` and `hkls apply`: the command-line view of the history
  * database. history and report only read; apply writes a verified version back into the
  * user's file, and only over the exact kernel text the episode started from (content
- * hash), so it never overwrites edits made since. */
+ * hash), so it never overwrites edits made since; the kernel's launch sites in that file
+ * get the grid and block the version was measured with (rw_launch_config). */
 #include "cli/cli_history.h"
 
 #include <ctype.h>
@@ -19,6 +20,7 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "engine/episode.h"
+#include "engine/rewrite.h"
 #include "report/report.h"
 #include "store/store.h"
 
@@ -590,19 +592,13 @@ static int first_diff_line(const char *a, size_t alen, const char *b, size_t ble
     return line_of(a, (uint32_t)i);
 }
 
-/* Launch notes: what the version was measured with beyond its text (block, flags). */
-static void print_launch_notes(const store_version *v, const store_version *base)
+/* The compiler flags a version was measured with are the build's business: a note. (Its
+ * launch configuration is written into the file by apply_launch.) */
+static void print_flags_note(const store_version *v, const store_version *base)
 {
     json_t *lj = v->launch_json ? json_loads(v->launch_json, 0, NULL) : NULL;
     json_t *bj = base->launch_json ? json_loads(base->launch_json, 0, NULL) : NULL;
-    json_t *blk = json_object_get(lj, "block"), *flags = json_object_get(lj, "flags");
-    if (json_is_array(blk) && json_array_size(blk) == 3 &&
-        !json_equal(blk, json_object_get(bj, "block")))
-        printf("note: v%d was measured with block (%lld, %lld, %lld): set it at the kernel's "
-               "launch site(s)\n", v->number,
-               (long long)json_integer_value(json_array_get(blk, 0)),
-               (long long)json_integer_value(json_array_get(blk, 1)),
-               (long long)json_integer_value(json_array_get(blk, 2)));
+    json_t *flags = json_object_get(lj, "flags");
     if (json_is_array(flags) && json_array_size(flags) > 0 &&
         !json_equal(flags, json_object_get(bj, "flags"))) {
         printf("note: v%d was compiled with", v->number);
@@ -616,11 +612,77 @@ static void print_launch_notes(const store_version *v, const store_version *base
     json_decref(bj);
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Rewrites the launch sites of the episode's kernel in *text (owned; replaced when the
+ * launch changed) to what v was measured with (its launch_json against the baseline's).
+ * *msg: a new line to print (what changed and where, why it could not, or how to launch
+ * it), or NULL when there is nothing to say. HK_OK or HK_ENOMEM; anything else the
+ * rewrite cannot do becomes a note, the kernel is applied all the same. */
+static int apply_launch(const store_episode *e, const store_version *v,
+                        const store_version *base, char **text, size_t *len, char **msg)
+{
+    *msg = NULL;
+    json_t *lj = v->launch_json ? json_loads(v->launch_json, 0, NULL) : NULL;
+    json_t *bj = base->launch_json ? json_loads(base->launch_json, 0, NULL) : NULL;
+    an_model *m = NULL;
+    rw_result r = {0};
+    rw_launch_report rep = {0};
+    rw_launch w;
+    char err[256];
+    int rc = rw_launch_from_json(lj, bj, &w, err, sizeof err);
+    if (rc) {
+        *msg = hk_asprintf("note: v%d's launch configuration cannot be read (%s): the launch "
+                           "sites were not changed", v->number, err);
+        rc = *msg ? HK_OK : HK_ENOMEM;
+        goto out;
+    }
+    if ((rc = an_analyze(*text, *len, &m))) {
+        *msg = hk_asprintf("note: the launch sites were not changed: the new text cannot be "
+                           "analysed (%s)", hk_strerror(rc));
+        rc = rc == HK_ENOMEM || !*msg ? HK_ENOMEM : HK_OK;
+        goto out;
+    }
+    bool hip = (e->backend && !strcmp(e->backend, "dcu")) || ends_with(e->file, ".hip");
+    rc = rw_launch_config(*text, *len, m, e->kernel, &w, hip, &r, &rep);
+    if (rc == HK_ENOMEM)
+        goto out;
+    if (rc != HK_OK && !r.description) {
+        *msg = hk_asprintf("note: the launch sites were not changed: %s", hk_strerror(rc));
+    } else if (!r.applicable) {
+        *msg = hk_asprintf("note: v%d's launch was not written: %s", v->number,
+                           r.description);
+    } else if (rep.n_edits) {
+        *msg = hk_asprintf("launch: %s", r.description);
+        if (*msg) {
+            hk_free(*text);
+            *text = r.text;
+            *len = r.len;
+            r.text = NULL;
+        }
+    } else if (rep.advice) {
+        *msg = hk_asprintf("note: %s", r.description);
+    }
+    rc = (*msg || (r.applicable && !rep.n_edits && !rep.advice)) ? HK_OK : HK_ENOMEM;
+out:
+    rw_result_free(&r);
+    rw_launch_report_free(&rep);
+    an_model_free(m);
+    json_decref(lj);
+    json_decref(bj);
+    return rc;
+}
+
 static void apply_usage(FILE *f)
 {
     fprintf(f, "usage: hkls apply EPISODE [--version N] [--db PATH] [--dry-run]\n"
                "Writes version N (default: the episode's best) of the episode's kernel into\n"
-               "its file, only if the kernel is still as the episode found it.\n");
+               "its file, only if the kernel is still as the episode found it, and sets the\n"
+               "kernel's launch sites in that file to the grid and block it was measured with.\n");
 }
 
 int cli_apply(int argc, char **argv)
@@ -657,7 +719,7 @@ int cli_apply(int argc, char **argv)
     }
 
     store *db = NULL;
-    char *path = NULL, *cur = NULL, *next = NULL;
+    char *path = NULL, *cur = NULL, *next = NULL, *launch_msg = NULL;
     size_t cur_len = 0;
     store_episode e;
     store_version v, base;
@@ -808,7 +870,7 @@ int cli_apply(int argc, char **argv)
             next[next_len] = '\0';
         }
     }
-    if (!next) {
+    if (!next || apply_launch(&e, &v, &base, &next, &next_len, &launch_msg) != HK_OK) {
         fprintf(stderr, "hkls apply: out of memory\n");
         goto out;
     }
@@ -828,7 +890,9 @@ int cli_apply(int argc, char **argv)
         hk_free(lb);
         printf("dry run: would apply v%d (speedup %s) of episode #%lld to %s\n", v.number, sp,
                (long long)e.id, e.file);
-        print_launch_notes(&v, &base);
+        if (launch_msg)
+            printf("%s\n", launch_msg);
+        print_flags_note(&v, &base);
         ec = EXIT_OK;
         goto out;
     }
@@ -839,7 +903,9 @@ int cli_apply(int argc, char **argv)
     }
     printf("applied v%d (speedup %s) of episode #%lld to %s: kernel %s, line %d\n", v.number, sp,
            (long long)e.id, e.file, e.kernel, line_of(next, kc.start));
-    print_launch_notes(&v, &base);
+    if (launch_msg)
+        printf("%s\n", launch_msg);
+    print_flags_note(&v, &base);
     ec = EXIT_OK;
 out:
     kernel_text_free(&kb);
@@ -847,6 +913,7 @@ out:
     kernel_text_free(&kv);
     hk_free(cur);
     hk_free(next);
+    hk_free(launch_msg);
     store_history_free(rows, n_rows);
     store_version_clear(&v);
     store_version_clear(&base);

@@ -140,9 +140,17 @@ static const char v1_kernel[] =
     "        y[i] = a * x[i] + y[i];\n"
     "}";
 
+/* v4: the grid-stride kernel, measured on a grid of 8 blocks per SM */
+static const char v4_kernel[] =
+    "__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
+    "        y[i] = a * x[i] + y[i];\n"
+    "}";
+
 static char dir[64];
 static char file[128], db_path[128];
-static char *v1_text, *v3_text;
+static char *v1_text, *v3_text, *v4_text;
 static int64_t ep_id, ep2_id;
 
 static char *replace(const char *text, const char *old, const char *new_)
@@ -193,6 +201,7 @@ static int setup(void **state)
     write_all(file, original);
     v1_text = replace(original, original_kernel, v1_kernel);
     v3_text = replace(original, "#define BLOCK 256", "#define BLOCK 512");
+    v4_text = replace(original, original_kernel, v4_kernel);
 
     store *s = NULL;
     assert_int_equal(store_open(db_path, &s), HK_OK);
@@ -207,7 +216,7 @@ static int setup(void **state)
     store_version_new vn = { .episode_id = ep_id, .source = original,
                              .launch_json = "{\"flags\":[],\"block\":null}",
                              .status = STORE_V_VERIFIED, .produced_by = "original" };
-    int64_t v0, v1, v2, v3;
+    int64_t v0, v1, v2, v3, v4;
     assert_int_equal(store_version_add(s, &vn, &v0), HK_OK);
     vn.parent_id = v0;
     vn.source = v1_text;
@@ -227,6 +236,11 @@ static int setup(void **state)
     vn.status = STORE_V_VERIFIED;
     vn.produced_by = "builtin:tunable BLOCK";
     assert_int_equal(store_version_add(s, &vn, &v3), HK_OK);
+    vn.source = v4_text;
+    vn.launch_json = "{\"flags\":[],\"block\":[256,1,1],\"grid_mode\":\"sm_multiple\","
+                     "\"grid_per_sm\":8}";
+    vn.produced_by = "builtin: grid-stride loop; 8 blocks/SM";
+    assert_int_equal(store_version_add(s, &vn, &v4), HK_OK);
     assert_int_equal(store_version_set_accuracy(s, v1, 0, 1.2e-7), HK_OK);
     add_measure(s, v0, ep_id, STORE_M_BASELINE, 2.0);
     add_measure(s, v1, ep_id, STORE_M_VERIFY, 1.0);
@@ -249,6 +263,7 @@ static int teardown(void **state)
 {
     free(v1_text);
     free(v3_text);
+    free(v4_text);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd) == 0 ? 0 : -1;
@@ -303,7 +318,7 @@ static void history_json(void **state)
     assert_string_equal(json_string_value(json_object_get(k, "name")), "saxpy");
     json_t *eps = json_object_get(k, "episodes"), *vs = json_object_get(k, "versions");
     assert_int_equal(json_array_size(eps), 2);
-    assert_int_equal(json_array_size(vs), 4);
+    assert_int_equal(json_array_size(vs), 5);
     /* newest episode first */
     assert_int_equal(json_integer_value(json_object_get(json_array_get(eps, 0), "id")), ep2_id);
     json_t *v1 = json_array_get(vs, 1);
@@ -404,6 +419,10 @@ static void apply_dry_run_then_apply(void **state)
     assert_non_null(strstr(r.out, "+__global__ void __launch_bounds__(128) saxpy"));
     assert_non_null(strstr(r.out, "-__global__ void saxpy(int n"));
     assert_non_null(strstr(r.out, "dry run: would apply v1"));
+    /* v1 was measured with block 128: the #define only the launch uses follows */
+    assert_non_null(strstr(r.out, "-#define BLOCK 256"));
+    assert_non_null(strstr(r.out, "+#define BLOCK 128"));
+    assert_non_null(strstr(r.out, "launch: BLOCK 256 -> 128 (line 2)"));
     run_free(&r);
     char *now = read_all(file);
     assert_string_equal(now, original);
@@ -413,11 +432,14 @@ static void apply_dry_run_then_apply(void **state)
     run_hkls(a, &r);
     assert_int_equal(r.code, 0);
     assert_non_null(strstr(r.out, "applied v1 (speedup 2.00x"));
-    assert_non_null(strstr(r.out, "block (128, 1, 1)"));
-    assert_non_null(strstr(r.out, "--use_fast_math"));
+    assert_non_null(strstr(r.out, "launch: BLOCK 256 -> 128 (line 2)"));
+    assert_null(strstr(r.out, "set it at the kernel's launch site"));
+    assert_non_null(strstr(r.out, "note: v1 was compiled with --use_fast_math"));
     run_free(&r);
     now = read_all(file);
-    assert_string_equal(now, v1_text); /* the whole verified text */
+    char *want = replace(v1_text, "#define BLOCK 256", "#define BLOCK 128");
+    assert_string_equal(now, want); /* the verified text, launched as measured */
+    free(want);
     free(now);
     /* again: the file now holds v1, whose kernel is not the episode's starting text */
     run_hkls(a, &r);
@@ -466,10 +488,12 @@ static void apply_splices_into_a_file_edited_elsewhere(void **state)
     assert_non_null(strstr(r.out, "line 6"));
     run_free(&r);
     char *now = read_all(file);
-    char *want = replace(edited, original_kernel, v1_kernel);
+    char *spliced = replace(edited, original_kernel, v1_kernel);
+    char *want = replace(spliced, "#define BLOCK 256", "#define BLOCK 128");
     assert_string_equal(now, want);
     free(now);
     free(want);
+    free(spliced);
 
     /* v3 changes the #define outside the kernel: fine on the untouched file ... */
     reset_file(original);
@@ -489,6 +513,60 @@ static void apply_splices_into_a_file_edited_elsewhere(void **state)
     run_free(&r);
     now = read_all(file);
     assert_string_equal(now, edited);
+    free(now);
+    free(edited);
+}
+
+/* The grid-stride version measured on 8 blocks per SM: its launch gets that grid, through
+ * a helper added once; a launch that cannot be rewritten leaves a note, not a failure. */
+static void apply_writes_the_measured_launch(void **state)
+{
+    reset_file(original);
+    struct run r;
+    const char *dry[] = { "apply", ep_arg(ep_id), "--version", "4", "--db", db_path, "--dry-run", NULL };
+    run_hkls(dry, &r);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "+static int hk_sm_count(void)"));
+    assert_non_null(strstr(r.out, "-    saxpy<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(n, a, x, y);"));
+    assert_non_null(strstr(r.out, "+    saxpy<<<hk_sm_count() * 8, BLOCK>>>(n, a, x, y);"));
+    run_free(&r);
+    char *now = read_all(file);
+    assert_string_equal(now, original);
+    free(now);
+
+    const char *a[] = { "apply", ep_arg(ep_id), "--version", "4", "--db", db_path, NULL };
+    run_hkls(a, &r);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "applied v4"));
+    assert_non_null(strstr(r.out, "launch: launch of saxpy at line "));
+    assert_non_null(strstr(r.out, "-> `hk_sm_count() * 8`; added hk_sm_count() at line 11"));
+    run_free(&r);
+    now = read_all(file);
+    assert_non_null(strstr(now, v4_kernel));
+    assert_non_null(strstr(now, "    saxpy<<<hk_sm_count() * 8, BLOCK>>>(n, a, x, y);\n"));
+    const char *helper = strstr(now, "static int hk_sm_count(void)");
+    assert_non_null(helper);
+    assert_null(strstr(helper + 1, "static int hk_sm_count(void)"));
+    assert_non_null(strstr(now, "cudaDevAttrMultiProcessorCount"));
+    assert_true(helper > strstr(now, v4_kernel) && helper < strstr(now, "void launch("));
+    free(now);
+
+    /* BLOCK also used outside the launch: v1's block 128 cannot be written, the kernel is */
+    char *edited = replace(original, "#define BLOCK 256\n",
+                           "#define BLOCK 256\nstatic const int tile = BLOCK;\n");
+    reset_file(edited);
+    const char *b[] = { "apply", ep_arg(ep_id), "--version", "1", "--db", db_path, NULL };
+    run_hkls(b, &r);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "applied v1"));
+    assert_non_null(strstr(r.out, "note: v1's launch was not written: launch of saxpy at line 16: "
+                                  "its block is BLOCK, which is also used at "
+                                  "line 3"));
+    run_free(&r);
+    now = read_all(file);
+    char *want = replace(edited, original_kernel, v1_kernel);
+    assert_string_equal(now, want);
+    free(want);
     free(now);
     free(edited);
 }
@@ -538,6 +616,7 @@ int main(void)
         cmocka_unit_test(apply_dry_run_then_apply),
         cmocka_unit_test(apply_refuses_changed_kernel),
         cmocka_unit_test(apply_splices_into_a_file_edited_elsewhere),
+        cmocka_unit_test(apply_writes_the_measured_launch),
         cmocka_unit_test(apply_refuses_bad_versions),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
