@@ -6,6 +6,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "engine/rewrite.h"
 #include "engine/spec.h"
 #include "report/report.h"
 #include "store/store.h"
@@ -24,6 +25,9 @@
 /* How long applyVersion/applied wait for the client's didChange before judging. */
 #define VERIFY_POLL_MS 100
 #define VERIFY_TRIES 20
+/* Caps on the "expect" strings hyperkernel.applied accepts from its arguments. */
+#define APPLY_EXPECT_MAX 256
+#define APPLY_EXPECT_BYTES ((size_t)4 << 20)
 
 static const char *const commands[] = {
     "hyperkernel.optimize",  "hyperkernel.createSpec", "hyperkernel.applyVersion",
@@ -152,13 +156,180 @@ static json_t *chain_version(json_t *info, int number)
     return NULL;
 }
 
-/* Builds the edit of chain entry c against d as it is now (*edit: new reference) or says
- * why it cannot (*reason: new string). Exactly one is set on return. */
-static void build_apply(struct lsp_server *s, doc *d, json_t *info, json_t *c, json_t **edit,
-                        char **reason)
+/* What applying one chain version takes, against d as it is now. */
+struct apply_plan {
+    json_t *edit;   /* WorkspaceEdit (new reference), or NULL with reason set */
+    char *reason;   /* why it cannot be applied (new string) */
+    json_t *expect; /* strings the document holds once the edit landed (new reference) */
+    char *note;     /* what the user must still do (no launch site in this file...), or NULL */
+};
+
+static void plan_clear(struct apply_plan *p)
 {
-    *edit = NULL;
-    *reason = NULL;
+    json_decref(p->edit);
+    json_decref(p->expect);
+    hk_free(p->reason);
+    hk_free(p->note);
+    memset(p, 0, sizeof *p);
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = s ? strlen(s) : 0, k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The launch-site edits that make text (d's, or d's with the version's file edit
+ * applied) launch chain version c as it was measured: rw_launch_config on that text, with
+ * m its model (NULL: analysed here). HK_OK with r and rep filled (r->applicable false:
+ * r->description says why not), or an error (*why: static text). */
+static int launch_edits(doc *d, json_t *info, json_t *c, const char *text, size_t len,
+                        const an_model *m, rw_result *r, rw_launch_report *rep, const char **why)
+{
+    const char *kernel = str_of(info, "kernel");
+    an_model *own = NULL;
+    rw_launch w;
+    char err[256];
+    memset(r, 0, sizeof *r);
+    memset(rep, 0, sizeof *rep);
+    *why = NULL;
+    if (!kernel) {
+        *why = "the episode's kernel is unknown";
+        return HK_EINVAL;
+    }
+    /* base_launch: the baseline version's launch, when the episode list carries it */
+    if (rw_launch_from_json(json_object_get(c, "launch"), json_object_get(info, "base_launch"),
+                            &w, err, sizeof err)) {
+        *why = "its launch configuration cannot be read";
+        return HK_EINVAL;
+    }
+    int rc = HK_OK;
+    if (!m) {
+        if ((rc = an_analyze(text, len, &own))) {
+            *why = "the document cannot be analysed";
+            return rc;
+        }
+        m = own;
+    }
+    struct lsp_doc *ld = lsp_doc_of(d);
+    const char *target = str_of(json_object_get(info, "best"), "target");
+    bool hip = (target && !strncmp(target, "dcu", 3)) || (ld && has_suffix(ld->path, ".hip"));
+    rc = rw_launch_config(text, len, m, kernel, &w, hip, r, rep);
+    if (rc && !r->description)
+        *why = hk_strerror(rc);
+    else
+        rc = HK_OK; /* HK_EPARSE: not applicable, with the reason */
+    an_model_free(own);
+    return rc;
+}
+
+/* The launch rewrites of one document text, by launch configuration: the versions of a
+ * chain often share one, a code action lists them all, and a rewrite with edits parses
+ * its result again, so one code action rewrites each distinct launch once. */
+#define LAUNCH_MEMO_MAX 8
+struct launch_memo {
+    size_t n;
+    struct {
+        char *key;
+        int rc;
+        const char *why;
+        rw_result r;
+        rw_launch_report rep;
+    } e[LAUNCH_MEMO_MAX];
+};
+
+static void launch_memo_free(struct launch_memo *lm)
+{
+    for (size_t i = 0; lm && i < lm->n; i++) {
+        hk_free(lm->e[i].key);
+        rw_result_free(&lm->e[i].r);
+        rw_launch_report_free(&lm->e[i].rep);
+    }
+}
+
+/* Deep copy of a launch rewrite's outcome. HK_OK or HK_ENOMEM (dst cleared). */
+static int launch_copy(const rw_result *r, const rw_launch_report *rep, rw_result *r2,
+                       rw_launch_report *rep2)
+{
+    *r2 = *r;
+    *rep2 = *rep;
+    r2->text = NULL;
+    r2->description = r->description ? hk_strdup(r->description) : NULL;
+    rep2->edits = rep->n_edits ? hk_calloc(rep->n_edits, sizeof *rep2->edits) : NULL;
+    rep2->n_edits = 0;
+    bool ok = (!r->description || r2->description) && (!rep->n_edits || rep2->edits);
+    for (size_t i = 0; ok && i < rep->n_edits; i++) {
+        rw_launch_edit *e = &rep2->edits[rep2->n_edits++];
+        *e = rep->edits[i];
+        e->text = hk_strdup(rep->edits[i].text);
+        e->after = hk_strdup(rep->edits[i].after);
+        ok = e->text && e->after;
+    }
+    if (ok)
+        return HK_OK;
+    rw_result_free(r2);
+    rw_launch_report_free(rep2);
+    return HK_ENOMEM;
+}
+
+/* launch_edits on d's text, through the memo (may be NULL). */
+static int launch_edits_memo(struct launch_memo *lm, doc *d, json_t *info, json_t *c,
+                             rw_result *r, rw_launch_report *rep, const char **why)
+{
+    char *key = NULL;
+    if (lm) {
+        json_t *k = json_pack("[O?,O?]", json_object_get(c, "launch"),
+                              json_object_get(info, "base_launch"));
+        key = k ? json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        json_decref(k);
+    }
+    for (size_t i = 0; key && i < lm->n; i++) {
+        if (strcmp(lm->e[i].key, key) != 0)
+            continue;
+        hk_free(key);
+        *why = lm->e[i].why;
+        memset(r, 0, sizeof *r);
+        memset(rep, 0, sizeof *rep);
+        if (lm->e[i].rc)
+            return lm->e[i].rc;
+        return launch_copy(&lm->e[i].r, &lm->e[i].rep, r, rep);
+    }
+    int rc = launch_edits(d, info, c, doc_text(d), doc_length(d), doc_model(d), r, rep, why);
+    if (key && lm->n < LAUNCH_MEMO_MAX && rc != HK_ENOMEM) {
+        char *own = hk_strdup(key);
+        if (own && (rc || launch_copy(r, rep, &lm->e[lm->n].r, &lm->e[lm->n].rep) == HK_OK)) {
+            lm->e[lm->n].key = own;
+            lm->e[lm->n].rc = rc;
+            lm->e[lm->n].why = *why;
+            if (rc) {
+                memset(&lm->e[lm->n].r, 0, sizeof lm->e[lm->n].r);
+                memset(&lm->e[lm->n].rep, 0, sizeof lm->e[lm->n].rep);
+            }
+            lm->n++;
+        } else {
+            hk_free(own);
+        }
+    }
+    hk_free(key);
+    return rc;
+}
+
+static int edit_cmp(const void *a, const void *b)
+{
+    uint32_t x = (uint32_t)json_integer_value(json_object_get(*(json_t *const *)a, "_start"));
+    uint32_t y = (uint32_t)json_integer_value(json_object_get(*(json_t *const *)b, "_start"));
+    return x < y ? -1 : x > y;
+}
+
+/* Builds the edit of chain entry c against d as it is now: the kernel's text (kinds
+ * "kernel" and "file") and the launch sites' grid and block as the version was measured
+ * (every kind, "launch" included), several TextEdits of one document, non-overlapping,
+ * all against the text as it is now. Either p->edit (with p->expect) or p->reason is set
+ * on return. */
+static void build_apply(struct lsp_server *s, doc *d, json_t *info, json_t *c,
+                        struct launch_memo *lm, struct apply_plan *p)
+{
+    memset(p, 0, sizeof *p);
     const char *kind = str_of(c, "kind");
     int num = (int)json_integer_value(json_object_get(c, "number"));
     long long ep = (long long)json_integer_value(json_object_get(
@@ -167,25 +338,25 @@ static void build_apply(struct lsp_server *s, doc *d, json_t *info, json_t *c, j
     size_t len = doc_length(d);
     const char *after = str_of(c, "after");
     const char *base_k = str_of(info, "base_kernel_text");
+    rw_result lr = {0};
+    rw_launch_report rep = {0};
+    json_t *tes = NULL;
     if (!kind || !base_k) {
-        *reason = hk_strdup("the episode's versions could not be read");
-        return;
+        p->reason = hk_strdup("the episode's versions could not be read");
+        goto out;
     }
-    if (!strcmp(kind, "launch")) {
-        char *l = json_dumps(json_object_get(c, "launch"), JSON_COMPACT);
-        *reason = hk_asprintf("v%d changes only the launch configuration (%s): set it at the "
-                              "launch site",
-                              num, l ? l : "see the report");
-        hk_free(l);
-        return;
-    }
+    bool is_launch = !strcmp(kind, "launch");
     long at = -1;
     uint32_t a = 0, b = 0;
-    if (!strcmp(kind, "kernel")) {
+    bool kernel_edit = false, already = false;
+    if (is_launch) {
+        at = 0;
+    } else if (!strcmp(kind, "kernel")) {
         at = lsp_ep_find(text, len, base_k, strlen(base_k), 0);
         if (at >= 0) {
             a = (uint32_t)at + (uint32_t)json_integer_value(json_object_get(c, "start"));
             b = (uint32_t)at + (uint32_t)json_integer_value(json_object_get(c, "end"));
+            kernel_edit = true;
         }
     } else {
         const char *base = str_of(info, "base_text");
@@ -193,34 +364,146 @@ static void build_apply(struct lsp_server *s, doc *d, json_t *info, json_t *c, j
             at = 0;
             a = (uint32_t)json_integer_value(json_object_get(c, "start"));
             b = (uint32_t)json_integer_value(json_object_get(c, "end"));
+            kernel_edit = true;
         }
     }
     if (at < 0) {
-        if (after && lsp_ep_find(text, len, after, strlen(after), 0) >= 0)
-            *reason = hk_asprintf("v%d is already in the file", num);
-        else if (!strcmp(kind, "kernel"))
-            *reason = hk_asprintf("kernel changed since episode %lld started", ep);
+        if (after && lsp_ep_find(text, len, after, strlen(after), 0) >= 0) {
+            already = true; /* the kernel is in; its launch may not be */
+        } else {
+            if (!strcmp(kind, "kernel"))
+                p->reason = hk_asprintf("kernel changed since episode %lld started", ep);
+            else
+                p->reason = hk_asprintf("kernel changed since episode %lld started (v%d also "
+                                        "changes code outside the kernel, so the whole file "
+                                        "must match)", ep, num);
+            goto out;
+        }
+    }
+    if (kernel_edit && (a > b || b > len)) {
+        p->reason = hk_strdup("the episode's versions could not be read");
+        goto out;
+    }
+    const char *why = NULL;
+    const char *nt = str_of(c, "new_text") ? str_of(c, "new_text") : "";
+    size_t ntl = strlen(nt);
+    int rc;
+    if (kernel_edit && !strcmp(kind, "file")) {
+        /* the version changes code outside the kernel (a #define the launch may use):
+         * read the launch in the text as it will be, and map the edits back */
+        char *full = hk_malloc(len - (b - a) + ntl + 1);
+        if (!full)
+            goto oom;
+        memcpy(full, text, a);
+        memcpy(full + a, nt, ntl);
+        memcpy(full + a + ntl, text + b, len - b);
+        full[len - (b - a) + ntl] = '\0';
+        rc = launch_edits(d, info, c, full, len - (b - a) + ntl, NULL, &lr, &rep, &why);
+        hk_free(full);
+        for (size_t i = 0; rc == HK_OK && lr.applicable && i < rep.n_edits; i++) {
+            rw_launch_edit *e = &rep.edits[i];
+            if (e->end <= a && !(e->start == a && a == b)) {
+                continue;
+            } else if (e->start >= a + ntl && !(e->start == a + ntl && a == b)) {
+                e->start = (uint32_t)(e->start - ntl + (b - a));
+                e->end = (uint32_t)(e->end - ntl + (b - a));
+            } else {
+                p->reason = hk_asprintf("v%d: the launch edit at line %d falls inside the "
+                                        "version's own change: apply it by hand", num, e->line);
+                goto out;
+            }
+        }
+    } else {
+        rc = launch_edits_memo(lm, d, info, c, &lr, &rep, &why);
+    }
+    if (rc) {
+        p->reason = hk_asprintf("v%d's launch cannot be written: %s", num, why ? why : hk_strerror(rc));
+        goto out;
+    }
+    if (!lr.applicable) {
+        p->reason = hk_asprintf("v%d's launch cannot be written: %s", num, lr.description);
+        goto out;
+    }
+    if (!kernel_edit && !rep.n_edits) {
+        if (rep.advice)
+            p->reason = hk_asprintf("v%d: %s", num, lr.description);
         else
-            *reason = hk_asprintf("kernel changed since episode %lld started (v%d also changes "
-                                  "code outside the kernel, so the whole file must match)",
-                                  ep, num);
-        return;
+            p->reason = hk_asprintf("v%d is already in the file", num);
+        goto out;
     }
-    json_t *range = lsp_range_json(s, d, a, b);
-    json_t *te = range ? json_pack("{s:o, s:s}", "range", range, "newText",
-                                   str_of(c, "new_text") ? str_of(c, "new_text") : "")
-                       : NULL;
-    if (!te) {
-        *reason = hk_strdup("out of memory");
-        return;
+    if (rep.advice && !(p->note = hk_strdup(lr.description)))
+        goto oom;
+    tes = json_array();
+    p->expect = json_array();
+    if (!tes || !p->expect)
+        goto oom;
+    if (kernel_edit) {
+        json_t *range = lsp_range_json(s, d, a, b);
+        json_t *te = range ? json_pack("{s:o, s:s, s:I}", "range", range, "newText", nt,
+                                       "_start", (json_int_t)a)
+                           : NULL;
+        if (!te || json_array_append_new(tes, te))
+            goto oom;
     }
+    if ((kernel_edit || already) && after && json_array_append_new(p->expect, json_string(after)))
+        goto oom;
+    for (size_t i = 0; i < rep.n_edits; i++) {
+        const rw_launch_edit *e = &rep.edits[i];
+        if (kernel_edit && ((e->start < b && e->end > a) || (e->start == a && a == b))) {
+            p->reason = hk_asprintf("v%d: a launch of %s at line %d lies inside the changed "
+                                    "kernel text: apply it by hand", num, str_of(info, "kernel"),
+                                    e->line);
+            goto out;
+        }
+        if (kernel_edit && e->start == e->end && (e->start == a || e->start == b) && a != b) {
+            p->reason = hk_asprintf("v%d: the launch edit at line %d touches the kernel edit: "
+                                    "apply it by hand", num, e->line);
+            goto out;
+        }
+        json_t *range = lsp_range_json(s, d, e->start, e->end);
+        json_t *te = range ? json_pack("{s:o, s:s, s:I}", "range", range, "newText", e->text,
+                                       "_start", (json_int_t)e->start)
+                           : NULL;
+        if (!te || json_array_append_new(tes, te) ||
+            json_array_append_new(p->expect, json_string(e->after)))
+            goto oom;
+    }
+    /* front to back, then drop the sort key */
+    size_t n = json_array_size(tes);
+    json_t **v = n ? hk_malloc(n * sizeof *v) : NULL;
+    if (n && !v)
+        goto oom;
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_incref(json_array_get(tes, i));
+    qsort(v, n, sizeof *v, edit_cmp);
+    json_array_clear(tes);
+    for (size_t i = 0; i < n; i++) {
+        json_object_del(v[i], "_start");
+        json_array_append_new(tes, v[i]);
+    }
+    hk_free(v);
     if (s->cl_doc_changes)
-        *edit = json_pack("{s:[{s:{s:s, s:I}, s:[o]}]}", "documentChanges", "textDocument",
-                          "uri", doc_uri(d), "version", (json_int_t)doc_version(d), "edits", te);
+        p->edit = json_pack("{s:[{s:{s:s, s:I}, s:O}]}", "documentChanges", "textDocument",
+                            "uri", doc_uri(d), "version", (json_int_t)doc_version(d), "edits", tes);
     else
-        *edit = json_pack("{s:{s:[o]}}", "changes", doc_uri(d), te);
-    if (!*edit)
-        *reason = hk_strdup("out of memory");
+        p->edit = json_pack("{s:{s:O}}", "changes", doc_uri(d), tes);
+    if (!p->edit)
+        goto oom;
+    goto out;
+oom:
+    plan_clear(p);
+    p->reason = hk_strdup("out of memory");
+out:
+    if (p->reason) {
+        json_decref(p->edit);
+        json_decref(p->expect);
+        hk_free(p->note);
+        p->edit = p->expect = NULL;
+        p->note = NULL;
+    }
+    json_decref(tes);
+    rw_result_free(&lr);
+    rw_launch_report_free(&rep);
 }
 
 static char *apply_title(json_t *c)
@@ -358,34 +641,40 @@ static void on_code_action(rpc_call *call, json_t *params, void *ud)
     json_t *chain = json_object_get(info, "chain");
     size_t n_chain = json_array_size(chain);
     json_t *c;
+    struct launch_memo memo = {0};
     json_array_foreach(chain, i, c) {
-        json_t *edit = NULL;
-        char *reason = NULL;
-        build_apply(s, d, info, c, &edit, &reason);
+        struct apply_plan ap;
+        build_apply(s, d, info, c, &memo, &ap);
         char *title = apply_title(c);
         if (!title) {
-            json_decref(edit);
-            hk_free(reason);
+            plan_clear(&ap);
             continue;
         }
         json_t *args = kernel_args(uri, kernel);
         if (args) {
             json_object_set(args, "episode", json_object_get(best, "episode"));
             json_object_set(args, "version", json_object_get(c, "number"));
+            /* what hyperkernel.applied must find once the edit landed: the launch
+             * sites' new lines as well as the kernel's text */
+            if (ap.expect)
+                json_object_set(args, "expect", ap.expect);
+            if (ap.note)
+                json_object_set_new(args, "note", json_string(ap.note));
         }
-        if (edit) {
+        if (ap.edit) {
             push_action(out, only, title, KIND_APPLY,
-                        command_json(title, "hyperkernel.applied", args), edit, NULL,
-                        i + 1 == n_chain);
+                        command_json(title, "hyperkernel.applied", args), json_incref(ap.edit),
+                        NULL, i + 1 == n_chain);
         } else if (s->cl_action_disabled) {
             json_decref(args);
-            push_action(out, only, title, KIND_APPLY, NULL, NULL, reason, false);
+            push_action(out, only, title, KIND_APPLY, NULL, NULL, ap.reason, false);
         } else {
             json_decref(args);
         }
         hk_free(title);
-        hk_free(reason);
+        plan_clear(&ap);
     }
+    launch_memo_free(&memo);
     json_t *latest = json_object_get(info, "latest");
     json_t *rep_ep = best ? json_object_get(best, "episode") : NULL;
     if (!rep_ep && str_of(latest, "report_html"))
@@ -484,7 +773,8 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
 struct verify {
     struct lsp_server *s;
     rpc_call *call;
-    char *uri, *after, *path;
+    char *uri, *path, *note;
+    json_t *expect; /* strings the document must hold (the kernel's text, launch lines) */
     int number, tries;
     bool client_said_no;
     char *client_why;
@@ -495,24 +785,35 @@ static void verify_closed(uv_handle_t *h)
 {
     struct verify *v = h->data;
     hk_free(v->uri);
-    hk_free(v->after);
+    json_decref(v->expect);
+    hk_free(v->note);
     hk_free(v->path);
     hk_free(v->client_why);
     hk_free(v);
 }
 
-/* true when the document holds the version's text. */
+/* true when the document holds the version's text: every expected piece. */
 static bool verify_check(struct verify *v)
 {
     doc *d = doc_get(v->s->docs, v->uri);
-    return d && lsp_ep_find(doc_text(d), doc_length(d), v->after, strlen(v->after), 0) >= 0;
+    if (!d || !json_array_size(v->expect))
+        return false;
+    size_t i;
+    json_t *x;
+    json_array_foreach(v->expect, i, x) {
+        const char *t = json_string_value(x);
+        if (!t || lsp_ep_find(doc_text(d), doc_length(d), t, strlen(t), 0) < 0)
+            return false;
+    }
+    return true;
 }
 
 static void verify_finish(struct verify *v, bool ok)
 {
     char msg[600];
     if (ok)
-        snprintf(msg, sizeof msg, "v%d applied: the document now holds its text", v->number);
+        snprintf(msg, sizeof msg, "v%d applied: the document now holds its text%s%.400s",
+                 v->number, v->note ? "; note: " : "", v->note ? v->note : "");
     else if (v->client_said_no)
         snprintf(msg, sizeof msg, "v%d was not applied: the client refused the edit%s%.400s",
                  v->number, v->client_why ? ": " : "", v->client_why ? v->client_why : "");
@@ -523,6 +824,8 @@ static void verify_finish(struct verify *v, bool ok)
                  v->number);
     if (!ok)
         lsp_log_message(v->s, 2, "%s", msg);
+    else if (v->note)
+        lsp_log_message(v->s, 3, "v%d: %s", v->number, v->note);
     rpc_call_reply(v->call, json_pack("{s:b, s:s}", "ok", ok, "message", msg));
     if (ok && v->path && !lsp_ep_stopping(v->s))
         lsp_ep_file_reload(v->s, v->path); /* diagnostics and lenses follow the new text */
@@ -550,16 +853,18 @@ static void verify_start(struct verify *v)
     uv_timer_start(&v->timer, verify_tick, VERIFY_POLL_MS, VERIFY_POLL_MS);
 }
 
-/* A verify for call (deferred here); NULL (call answered) on failure. */
+/* A verify for call (deferred here); NULL (call answered) on failure. expect: the
+ * strings the document must hold (borrowed; copied), note: said with success (or NULL). */
 static struct verify *verify_new(struct lsp_server *s, rpc_call *call, const char *uri,
-                                 const char *after, int number, const char *path)
+                                 json_t *expect, const char *note, int number, const char *path)
 {
     struct verify *v = hk_calloc(1, sizeof *v);
-    if (!v || !(v->uri = hk_strdup(uri)) || !(v->after = hk_strdup(after)) ||
-        (path && !(v->path = hk_strdup(path)))) {
+    if (!v || !(v->uri = hk_strdup(uri)) || !(v->expect = json_deep_copy(expect)) ||
+        (note && !(v->note = hk_strdup(note))) || (path && !(v->path = hk_strdup(path)))) {
         if (v) {
             hk_free(v->uri);
-            hk_free(v->after);
+            json_decref(v->expect);
+            hk_free(v->note);
             hk_free(v);
         }
         rpc_call_error(call, HK_ENOMEM, NULL);
@@ -642,25 +947,26 @@ static void cmd_apply_version(struct lsp_server *s, rpc_call *call, json_t *para
     json_t *info, *c;
     if (!find_version(s, call, params, retry_apply_version, &d, &info, &c))
         return;
-    json_t *edit = NULL;
-    char *reason = NULL;
-    build_apply(s, d, info, c, &edit, &reason);
-    if (!edit) {
+    struct apply_plan p;
+    build_apply(s, d, info, c, NULL, &p);
+    if (!p.edit) {
         rpc_call_reply(call, json_pack("{s:b, s:s}", "ok", 0, "message",
-                                       reason ? reason : "cannot build the edit"));
-        hk_free(reason);
+                                       p.reason ? p.reason : "cannot build the edit"));
+        plan_clear(&p);
         return;
     }
     if (!s->cl_apply_edit) {
-        json_decref(edit);
+        plan_clear(&p);
         rpc_call_reply(call, json_pack("{s:b, s:s}", "ok", 0, "message",
                                        "the client cannot apply edits (workspace.applyEdit); "
                                        "use the code action instead"));
         return;
     }
     int number = (int)json_integer_value(json_object_get(c, "number"));
-    struct verify *v = verify_new(s, call, doc_uri(d), str_of(c, "after"), number,
+    struct verify *v = verify_new(s, call, doc_uri(d), p.expect, p.note, number,
                                   lsp_doc_of(d)->path);
+    json_t *edit = json_incref(p.edit);
+    plan_clear(&p);
     if (!v) {
         json_decref(edit);
         return;
@@ -689,15 +995,34 @@ static void cmd_applied(struct lsp_server *s, rpc_call *call, json_t *params)
     json_t *info, *c;
     if (!find_version(s, call, params, retry_applied, &d, &info, &c))
         return;
+    /* The code action's arguments say what its edit writes (the kernel's text and the
+     * launch sites' lines); older arguments without them: the kernel's text. The
+     * strings are only looked for in the document. */
+    json_t *a = arg0(params), *expect = json_object_get(a, "expect");
+    bool usable = json_is_array(expect) && json_array_size(expect) > 0 &&
+                  json_array_size(expect) <= APPLY_EXPECT_MAX;
+    size_t i;
+    json_t *x;
+    json_array_foreach(usable ? expect : NULL, i, x)
+        usable = usable && json_is_string(x) && json_string_length(x) <= APPLY_EXPECT_BYTES;
     const char *after = str_of(c, "after");
-    if (!after) {
-        rpc_call_reply(call, json_pack("{s:b, s:s}", "ok", 0, "message",
-                                       "this version changes no text"));
-        return;
+    json_t *own = NULL;
+    if (!usable) {
+        if (!after) {
+            rpc_call_reply(call, json_pack("{s:b, s:s}", "ok", 0, "message",
+                                           "this version changes no text"));
+            return;
+        }
+        if (!(own = json_pack("[s]", after))) {
+            rpc_call_error(call, HK_ENOMEM, NULL);
+            return;
+        }
+        expect = own;
     }
-    struct verify *v = verify_new(s, call, doc_uri(d), after,
+    struct verify *v = verify_new(s, call, doc_uri(d), expect, str_of(a, "note"),
                                   (int)json_integer_value(json_object_get(c, "number")),
                                   lsp_doc_of(d)->path);
+    json_decref(own);
     if (v)
         verify_start(v);
 }

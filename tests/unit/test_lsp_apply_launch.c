@@ -1,0 +1,416 @@
+/* The editor's apply writes the launch a version was measured with (actions.c build_apply
+ * with rw_launch_config), in-process against a history database made here: a kernel-kind
+ * version measured on an SM-multiple grid gets its kernel text, the hk_sm_count() helper
+ * and the grid as TextEdits of one document edit; a launch-only version (same text, block
+ * 128) is applicable too; hyperkernel.applied checks the launch lines as well as the
+ * kernel (a client that applied only the kernel edit is caught); after applying, the
+ * action says "already in the file"; hyperkernel.applyVersion pushes the same edit. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/hk.h"
+#include "lsp/lsp_internal.h"
+#include "store/store.h"
+
+#define MAXOUT 256
+
+struct out {
+    json_t *m[MAXOUT];
+    int n;
+};
+
+static int sink(const char *body, size_t len, void *ud)
+{
+    struct out *o = ud;
+    if (o->n >= MAXOUT)
+        return HK_OK;
+    json_error_t e;
+    o->m[o->n] = json_loadb(body, len, 0, &e);
+    assert_non_null(o->m[o->n]);
+    o->n++;
+    return HK_OK;
+}
+
+static void out_clear(struct out *o)
+{
+    for (int i = 0; i < o->n; i++)
+        json_decref(o->m[i]);
+    o->n = 0;
+}
+
+static json_t *reply(struct out *o, int id)
+{
+    for (int i = 0; i < o->n; i++)
+        if (json_integer_value(json_object_get(o->m[i], "id")) == id &&
+            !json_object_get(o->m[i], "method"))
+            return o->m[i];
+    return NULL;
+}
+
+static json_t *find(struct out *o, const char *method)
+{
+    for (int i = o->n - 1; i >= 0; i--) {
+        const char *m = json_string_value(json_object_get(o->m[i], "method"));
+        if (m && !strcmp(m, method))
+            return o->m[i];
+    }
+    return NULL;
+}
+
+static void feed(lsp_server *s, const char *body)
+{
+    assert_int_equal(lsp_server_feed(s, body, strlen(body)), HK_OK);
+}
+
+static void feed_json(lsp_server *s, json_t *m /* stolen */)
+{
+    char *t = json_dumps(m, 0);
+    assert_non_null(t);
+    feed(s, t);
+    hk_free(t); /* jansson allocates through the seam */
+    json_decref(m);
+}
+
+/* Runs the loop until request id is answered, at most ~5 s. */
+static json_t *await(uv_loop_t *loop, struct out *o, int id)
+{
+    for (int i = 0; i < 500 && !reply(o, id); i++) {
+        uv_run(loop, UV_RUN_NOWAIT);
+        if (!reply(o, id))
+            usleep(10000);
+    }
+    json_t *r = reply(o, id);
+    assert_non_null(r);
+    return r;
+}
+
+static char dir[] = "/tmp/hk-test-lsp-apply-XXXXXX";
+static char kfile[300], db[300], uri[320];
+
+static const char base_kernel[] =
+    "__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        y[i] = a * x[i] + y[i];\n"
+    "}";
+
+static const char stride_kernel[] =
+    "__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
+    "        y[i] = a * x[i] + y[i];\n"
+    "}";
+
+static const char launcher[] =
+    "\n"
+    "\n"
+    "// Runs saxpy on device arrays.\n"
+    "void run(int n, float a, const float *x, float *y)\n"
+    "{\n"
+    "    saxpy<<<(n + 255) / 256, 256>>>(n, a, x, y);\n"
+    "}\n";
+
+static char *base_text, *stride_text;
+
+static char *concat(const char *a, const char *b)
+{
+    char *r = malloc(strlen(a) + strlen(b) + 1);
+    assert_non_null(r);
+    strcpy(r, a);
+    strcat(r, b);
+    return r;
+}
+
+static void add_measure(store *s, int64_t vid, int64_t eid, enum store_measure_kind kind,
+                        double ms)
+{
+    store_measurement m = {0};
+    m.version_id = vid;
+    m.episode_id = eid;
+    m.kind = kind;
+    m.median_ms = ms;
+    m.p10_ms = ms * 0.98;
+    m.p90_ms = ms * 1.02;
+    m.spread = NAN;
+    m.reps = 50;
+    m.bytes_per_s = m.flop_per_s = m.roofline_pct = NAN;
+    m.size_key = "n=16777216";
+    assert_int_equal(store_measurement_add(s, &m, NULL), HK_OK);
+}
+
+static int setup(void **st)
+{
+    hk_alloc_init_json();
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(kfile, sizeof kfile, "%s/k.cu", dir);
+    snprintf(db, sizeof db, "%s/history.db", dir);
+    snprintf(uri, sizeof uri, "file://%s", kfile);
+    base_text = concat(base_kernel, launcher);
+    stride_text = concat(stride_kernel, launcher);
+    FILE *f = fopen(kfile, "w");
+    if (!f)
+        return -1;
+    fputs(base_text, f);
+    fclose(f);
+
+    store *s = NULL;
+    assert_int_equal(store_open(db, &s), HK_OK);
+    char kh[STORE_HASH_HEX];
+    store_content_hash(base_kernel, strlen(base_kernel), kh);
+    int64_t kid, ep, v0, v1, v2;
+    assert_int_equal(store_kernel_upsert(s, kfile, "saxpy", kh, &kid), HK_OK);
+    store_episode_new en = {.kernel_id = kid, .name = "saxpy sm_90", .target = "nvidia:sm_90",
+                            .backend = "nvidia", .arch = "sm_90", .engine = "builtin"};
+    assert_int_equal(store_episode_create(s, &en, &ep), HK_OK);
+    store_version_new vn = {.episode_id = ep, .source = base_text,
+                            .launch_json = "{\"flags\":[],\"block\":null}",
+                            .status = STORE_V_VERIFIED, .produced_by = "original"};
+    assert_int_equal(store_version_add(s, &vn, &v0), HK_OK);
+    /* v1: the same text, launched with block 128 */
+    vn.parent_id = v0;
+    vn.launch_json = "{\"flags\":[],\"block\":[128,1,1],\"grid_mode\":\"spec\"}";
+    vn.produced_by = "builtin: block 128x1x1";
+    assert_int_equal(store_version_add(s, &vn, &v1), HK_OK);
+    /* v2: the grid-stride kernel on 8 blocks per SM, block 256 */
+    vn.parent_id = v1;
+    vn.source = stride_text;
+    vn.launch_json = "{\"flags\":[],\"block\":[256,1,1],\"grid_mode\":\"sm_multiple\","
+                     "\"grid_per_sm\":8}";
+    vn.produced_by = "builtin: grid-stride loop; 8 blocks/SM";
+    assert_int_equal(store_version_add(s, &vn, &v2), HK_OK);
+    add_measure(s, v0, ep, STORE_M_BASELINE, 2.0);
+    add_measure(s, v1, ep, STORE_M_VERIFY, 1.9);
+    add_measure(s, v2, ep, STORE_M_VERIFY, 1.6);
+    assert_int_equal(store_episode_set_baseline(s, ep, v0), HK_OK);
+    assert_int_equal(store_episode_set_best(s, ep, v2), HK_OK);
+    assert_int_equal(store_episode_finish(s, ep, STORE_EP_COMPLETED, NULL), HK_OK);
+    store_close(s);
+    return 0;
+}
+
+static int teardown(void **st)
+{
+    free(base_text);
+    free(stride_text);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static lsp_server *start(uv_loop_t *loop, struct out *o)
+{
+    lsp_server *s;
+    assert_int_equal(lsp_server_new(loop, sink, o, &s), HK_OK);
+    lsp_server_disable_compiles(s);
+    char msg[4096];
+    snprintf(msg, sizeof msg,
+             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+             "\"rootUri\":\"file://%s\",\"capabilities\":{\"workspace\":{\"applyEdit\":true,"
+             "\"workspaceEdit\":{\"documentChanges\":true}},\"textDocument\":{\"codeAction\":"
+             "{\"disabledSupport\":true}}},\"initializationOptions\":{\"episodes\":{\"db\":"
+             "\"%s\"}}}}",
+             dir, db);
+    feed(s, msg);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"initialized\",\"params\":{}}");
+    return s;
+}
+
+static int doc_version_now = 1;
+
+static void open_doc(lsp_server *s, const char *text)
+{
+    feed_json(s, json_pack("{s:s, s:s, s:{s:{s:s, s:s, s:i, s:s}}}", "jsonrpc", "2.0", "method",
+                           "textDocument/didOpen", "params", "textDocument", "uri", uri,
+                           "languageId", "cuda", "version", doc_version_now, "text", text));
+}
+
+static void set_text(lsp_server *s, const char *text)
+{
+    doc_version_now++;
+    feed_json(s, json_pack("{s:s, s:s, s:{s:{s:s, s:i}, s:[{s:s}]}}", "jsonrpc", "2.0",
+                           "method", "textDocument/didChange", "params", "textDocument", "uri",
+                           uri, "version", doc_version_now, "contentChanges", "text", text));
+}
+
+/* Byte offset of an LSP position in an ASCII text. */
+static size_t offset_of(const char *text, json_t *pos)
+{
+    long line = (long)json_integer_value(json_object_get(pos, "line"));
+    size_t i = 0;
+    for (; line > 0 && text[i]; i++)
+        if (text[i] == '\n')
+            line--;
+    return i + (size_t)json_integer_value(json_object_get(pos, "character"));
+}
+
+/* text with the TextEdits applied (malloc'd); only_first: just the first edit. */
+static char *apply_edits(const char *text, json_t *edits, bool only_first)
+{
+    size_t n = only_first ? 1 : json_array_size(edits);
+    char *cur = strdup(text);
+    assert_non_null(cur);
+    /* back to front, so earlier offsets hold */
+    for (size_t k = n; k-- > 0;) {
+        json_t *e = json_array_get(edits, k);
+        json_t *r = json_object_get(e, "range");
+        size_t a = offset_of(cur, json_object_get(r, "start"));
+        size_t b = offset_of(cur, json_object_get(r, "end"));
+        const char *nt = json_string_value(json_object_get(e, "newText"));
+        assert_true(a <= b && b <= strlen(cur));
+        if (k > 0) {
+            json_t *prev = json_object_get(json_array_get(edits, k - 1), "range");
+            assert_true(offset_of(cur, json_object_get(prev, "end")) <= a); /* sorted, apart */
+        }
+        char *next = malloc(strlen(cur) - (b - a) + strlen(nt) + 1);
+        assert_non_null(next);
+        memcpy(next, cur, a);
+        strcpy(next + a, nt);
+        strcat(next, cur + b);
+        free(cur);
+        cur = next;
+    }
+    return cur;
+}
+
+static json_t *action(json_t *actions, const char *prefix)
+{
+    size_t i;
+    json_t *a;
+    json_array_foreach(actions, i, a) {
+        const char *t = json_string_value(json_object_get(a, "title"));
+        if (t && !strncmp(t, prefix, strlen(prefix)))
+            return a;
+    }
+    return NULL;
+}
+
+static int next_id = 10;
+
+static json_t *code_actions(uv_loop_t *loop, lsp_server *s, struct out *o)
+{
+    int id = next_id++;
+    feed_json(s, json_pack("{s:s, s:i, s:s, s:{s:{s:s}, s:{s:{s:i, s:i}, s:{s:i, s:i}}, s:{}}}",
+                           "jsonrpc", "2.0", "id", id, "method", "textDocument/codeAction",
+                           "params", "textDocument", "uri", uri, "range", "start", "line", 0,
+                           "character", 17, "end", "line", 0, "character", 17, "context"));
+    return json_object_get(await(loop, o, id), "result");
+}
+
+static json_t *execute(uv_loop_t *loop, lsp_server *s, struct out *o, json_t *cmd)
+{
+    int id = next_id++;
+    feed_json(s, json_pack("{s:s, s:i, s:s, s:{s:O, s:O}}", "jsonrpc", "2.0", "id", id, "method",
+                           "workspace/executeCommand", "params", "command",
+                           json_object_get(cmd, "command"), "arguments",
+                           json_object_get(cmd, "arguments")));
+    return json_object_get(await(loop, o, id), "result");
+}
+
+static void test_apply_writes_the_launch(void **st)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, base_text);
+    json_t *acts = code_actions(&loop, s, &o);
+
+    /* v2: kernel text + helper + grid, one document edit, three TextEdits */
+    json_t *a2 = action(acts, "Apply v2");
+    assert_non_null(a2);
+    assert_null(json_object_get(a2, "disabled"));
+    assert_true(json_is_true(json_object_get(a2, "isPreferred")));
+    json_t *dc = json_array_get(json_object_get(json_object_get(a2, "edit"), "documentChanges"), 0);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(dc, "textDocument"),
+                                                        "version")), doc_version_now);
+    json_t *edits = json_object_get(dc, "edits");
+    assert_int_equal(json_array_size(edits), 3);
+    char *want = apply_edits(base_text, edits, false);
+    assert_non_null(strstr(want, stride_kernel));
+    assert_non_null(strstr(want, "    saxpy<<<hk_sm_count() * 8, 256>>>(n, a, x, y);\n"));
+    assert_non_null(strstr(want, "static int hk_sm_count(void)"));
+    assert_true(strstr(want, "static int hk_sm_count") < strstr(want, "// Runs saxpy"));
+    json_t *args = json_array_get(json_object_get(json_object_get(a2, "command"), "arguments"), 0);
+    assert_int_equal(json_array_size(json_object_get(args, "expect")), 3);
+
+    /* v1: only the launch (block 128), applicable now */
+    json_t *a1 = action(acts, "Apply v1");
+    assert_non_null(a1);
+    assert_null(json_object_get(a1, "disabled"));
+    json_t *e1 = json_object_get(json_array_get(
+        json_object_get(json_object_get(a1, "edit"), "documentChanges"), 0), "edits");
+    char *want1 = apply_edits(base_text, e1, false);
+    assert_non_null(strstr(want1, "    saxpy<<<(n + 127) / 128, 128>>>(n, a, x, y);\n"));
+    assert_non_null(strstr(want1, base_kernel));
+    free(want1);
+
+    /* a client that applied the kernel edit only: the check finds the launch missing */
+    char *half = apply_edits(base_text, edits, true);
+    set_text(s, half);
+    json_t *cmd = json_object_get(a2, "command");
+    json_t *r = execute(&loop, s, &o, cmd);
+    assert_false(json_is_true(json_object_get(r, "ok")));
+    assert_non_null(strstr(json_string_value(json_object_get(r, "message")), "not applied"));
+    free(half);
+
+    /* the whole edit: the check passes */
+    set_text(s, want);
+    r = execute(&loop, s, &o, cmd);
+    assert_true(json_is_true(json_object_get(r, "ok")));
+
+    /* applied: the action says so */
+    acts = code_actions(&loop, s, &o);
+    json_t *again = action(acts, "Apply v2");
+    assert_non_null(again);
+    const char *why = json_string_value(json_object_get(json_object_get(again, "disabled"), "reason"));
+    assert_non_null(why);
+    assert_non_null(strstr(why, "already in the file"));
+
+    /* applyVersion pushes the same edit from the original text */
+    set_text(s, base_text);
+    out_clear(&o);
+    int id = next_id++;
+    feed_json(s, json_pack("{s:s, s:i, s:s, s:{s:s, s:[{s:s, s:s, s:i}]}}", "jsonrpc", "2.0",
+                           "id", id, "method", "workspace/executeCommand", "params", "command",
+                           "hyperkernel.applyVersion", "arguments", "uri", uri, "kernel", "saxpy",
+                           "version", 2));
+    json_t *req = find(&o, "workspace/applyEdit");
+    assert_non_null(req);
+    json_t *pe = json_object_get(json_array_get(json_object_get(
+        json_object_get(json_object_get(req, "params"), "edit"), "documentChanges"), 0), "edits");
+    char *pushed = apply_edits(base_text, pe, false);
+    assert_string_equal(pushed, want);
+    set_text(s, pushed);
+    feed_json(s, json_pack("{s:s, s:O, s:{s:b}}", "jsonrpc", "2.0", "id",
+                           json_object_get(req, "id"), "result", "applied", 1));
+    r = json_object_get(await(&loop, &o, id), "result");
+    assert_true(json_is_true(json_object_get(r, "ok")));
+    free(pushed);
+    free(want);
+
+    lsp_server_stop(s);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    lsp_server_free(s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_apply_writes_the_launch),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
