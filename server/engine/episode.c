@@ -1715,7 +1715,7 @@ static json_t *cand_launch_json(const search_candidate *k)
     return j;
 }
 
-/* FIFO of built candidates waiting for the GPU. */
+/* Built candidates waiting for the GPU (taken in proposal order: rq_take). */
 typedef struct {
     ep_rec **v;
     size_t head, n, cap;
@@ -1741,12 +1741,27 @@ static int rq_push(rec_queue *q, ep_rec *r)
     return HK_OK;
 }
 
-static ep_rec *rq_pop(rec_queue *q)
+/* The next built record to time: the earliest proposal among those built, and none while
+ * an earlier proposal is still compiling (when may_wait). The search proposes the
+ * bottleneck's skills first; timing in build order let launch-only candidates, which need
+ * no compile, spend a short time budget before any rewrite was timed (seen on an H200). */
+static ep_rec *rq_take(const ep_ctx *c, rec_queue *q, bool may_wait)
 {
     if (!q->n)
         return NULL;
+    size_t at = q->head;
+    for (size_t i = q->head + 1; i < q->head + q->n; i++)
+        if (q->v[i]->search_id < q->v[at]->search_id)
+            at = i;
+    ep_rec *r = q->v[at];
+    for (size_t i = 0; may_wait && i < c->n_recs; i++) {
+        const ep_rec *o = c->recs[i];
+        if (o->from_search && !o->build_done && !o->rejected && o->search_id < r->search_id)
+            return NULL;
+    }
+    memmove(q->v + at, q->v + at + 1, (q->head + q->n - at - 1) * sizeof *q->v);
     q->n--;
-    return q->v[q->head++];
+    return r;
 }
 
 /* The identity of a built program: candidates that differ only in their launch block
@@ -2263,9 +2278,11 @@ static int ep__stage_optimize(ep_ctx *c)
             }
             blocked = false;
         }
-        if (ready.n && !out_of_time) {
-            ep_rec *r = rq_pop(&ready);
-            rc = evaluate(c, r, s);
+        ep_rec *next = ready.n && !out_of_time
+                           ? rq_take(c, &ready, runner_pool_pending(pool) > 0)
+                           : NULL;
+        if (next) {
+            rc = evaluate(c, next, s);
             if (rc)
                 goto out;
             blocked = false;

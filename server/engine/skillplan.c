@@ -94,6 +94,27 @@ static int expand(skillplan *p, size_t *cap, const sk_skill *sk)
     return rc;
 }
 
+/* Rewrites that replace the kernel's algorithm once their code pattern matched (a
+ * transpose, a reduction, a histogram, a row-wise softmax or layernorm, a GEMM). A match
+ * is more specific than a roofline class: a naive softmax classed latency-bound on an
+ * H200 had its unroll choices timed before the online softmax, and a short time budget
+ * ended first. */
+static bool replaces_algorithm(enum sk_rewrite r)
+{
+    switch (r) {
+    case SK_RW_TILED_TRANSPOSE:
+    case SK_RW_WARP_REDUCE:
+    case SK_RW_BLOCK_REDUCE:
+    case SK_RW_PRIVATIZED_HISTOGRAM:
+    case SK_RW_ONLINE_SOFTMAX:
+    case SK_RW_ONLINE_LAYERNORM:
+    case SK_RW_TILED_GEMM:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static bool used_already(const skillplan *p, const sk_skill *sk)
 {
     for (size_t i = 0; i < p->n_used; i++)
@@ -114,14 +135,17 @@ int skillplan_build(const sk_set *set, const char *arch, enum sk_class cls, cons
     sk_metrics_init(&none);
     if (!mt)
         mt = &none;
-    /* the class's skills, then everyone's (the class's again are skipped) */
-    for (int pass = 0; pass < 2 && rc == HK_OK; pass++) {
-        if (pass == 0 && cls == SK_CLASS_COUNT)
+    /* algorithm replacements first, then the other rewrites; within each, the class's
+     * skills, then everyone's (the class's again are skipped) */
+    for (int pass = 0; pass < 4 && rc == HK_OK; pass++) {
+        bool by_class = pass % 2 == 0, algorithms = pass < 2;
+        if (by_class && cls == SK_CLASS_COUNT)
             continue;
-        rc = sk_for(set, arch, pass == 0 ? cls : SK_CLASS_COUNT, &list, &n_list);
+        rc = sk_for(set, arch, by_class ? cls : SK_CLASS_COUNT, &list, &n_list);
         for (size_t i = 0; i < n_list && rc == HK_OK; i++) {
             const sk_skill *sk = list[i];
-            if (!structural(sk->rewrite) || used_already(out, sk))
+            if (!structural(sk->rewrite) || used_already(out, sk) ||
+                replaces_algorithm(sk->rewrite) != algorithms)
                 continue;
             bool match = false;
             rc = sk_matches_source(sk, kernel_text, len, &match);

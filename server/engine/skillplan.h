@@ -1,7 +1,9 @@
 /* Engine v2's strategy input: the skills that fit one kernel, turned into the structural
- * rewrites the search tries (search_struct), best first -- the skills of the kernel's
- * bottleneck class (its roofline position) in their record order, then the other
- * classes' -- each skill expanded into choices of its parameters. */
+ * rewrites the search tries (search_struct), best first -- rewrites that replace a matched
+ * algorithm (transpose, reductions, histogram, softmax, layernorm, GEMM) before the
+ * others, and within each the skills of the kernel's bottleneck class (its roofline
+ * position) in their record order, then the other classes' -- each skill expanded into
+ * choices of its parameters. */
 #ifndef HK_ENGINE_SKILLPLAN_H
 #define HK_ENGINE_SKILLPLAN_H
 
@@ -30,8 +32,8 @@ enum sk_class skillplan_class(bool compute_bound, double pct_of_bound);
 
 /* The plan for kernel_text (the kernel's own source: its definition) on arch: skills
  * whose hardware matches, whose code condition matches the text and whose metric
- * thresholds hold for mt (NULL: none known), class cls first (SK_CLASS_COUNT: no class
- * first). Rewrites the search already covers as axes (launch_bounds, restrict,
+ * thresholds hold for mt (NULL: none known); algorithm replacements first, and within
+ * them and the rest class cls first (SK_CLASS_COUNT: no class first). Rewrites the search already covers as axes (launch_bounds, restrict,
  * set_tunable, grid_stride) and ones the engine lacks (blas_substitution) are left out.
  * HK_OK (out may be empty) or HK_ENOMEM. */
 int skillplan_build(const sk_set *set, const char *arch, enum sk_class cls, const sk_metrics *mt,

@@ -215,6 +215,26 @@ static void test_suite_kernels(void **state)
             fail_msg("%s: no %s among the skills that fit:%s", want[w].kernel, want[w].rewrite,
                      got);
         skillplan_free(&p);
+        /* a matched algorithm comes first whatever the class: a naive softmax is classed
+         * latency-bound, and its unroll choices must not be timed before the rewrite */
+        static const enum sk_class classes[] = {SK_LATENCY_BOUND, SK_MEMORY_BOUND,
+                                                SK_COMPUTE_BOUND};
+        for (size_t c = 0; w < 6 && c < sizeof classes / sizeof classes[0]; c++) {
+            assert_int_equal(skillplan_build(skills, "sm_90", classes[c], NULL, t, len, &p),
+                             HK_OK);
+            assert_true(p.n > 0);
+            static const char *const algorithms[] = {"tiled_transpose", "warp_reduce",
+                                                     "block_reduce", "privatized_histogram",
+                                                     "online_softmax", "online_layernorm",
+                                                     "tiled_gemm"};
+            bool first = false;
+            for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; a++)
+                first |= !strcmp(p.v[0].rewrite, algorithms[a]);
+            if (!first)
+                fail_msg("%s, class %d: %s comes before the algorithm rewrite", want[w].kernel,
+                         (int)classes[c], p.v[0].rewrite);
+            skillplan_free(&p);
+        }
         free(t);
     }
     assert_int_equal(hk_alloc_live(), live0);
