@@ -721,6 +721,46 @@ static size_t count_uses(const char *text, size_t len, const char *name, uint32_
     return others;
 }
 
+/* How often name is used in the caller's body (declaration included), or 0 when it cannot
+ * be read. */
+static size_t local_uses(const char *text, const an_function *f, const char *name)
+{
+    rw_toks ts = {0};
+    size_t n = 0;
+    if (rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts) == HK_OK)
+        for (size_t i = 0; i < ts.n; i++)
+            n += rwl_tok_is_ident(&ts, i, name) &&
+                 !(i > 0 && (rwl_tok_is(&ts, i - 1, ".") || rwl_tok_is(&ts, i - 1, "->")));
+    rwl_toks_free(&ts);
+    return n;
+}
+
+/* When the site's grid is the name of a local of its launcher, declared once, never
+ * assigned and used only by this launch, *where becomes the declaration's value. */
+static int grid_variable(const job *j, const site *st, espan *where)
+{
+    rw_toks ts = {0};
+    int rc = rwl_lex(j->text, st->grid.s, st->grid.e, &ts);
+    if (rc || ts.n != 1 || ts.t[0].kind != T_IDENT || st->caller < 0)
+        goto out;
+    char *name = rwl_tok_text(&ts, 0, 1);
+    if (!name) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    eval_ctx ec = {.text = j->text, .len = j->len, .m = j->m, .caller = st->caller,
+                   .before = st->la->span.start_byte};
+    bool is_dim3 = false;
+    uint32_t vs = 0, ve = 0;
+    if (find_tunable(j->m, name, st->caller) < 0 && find_local(&ec, name, &is_dim3, &vs, &ve) &&
+        local_uses(j->text, &j->m->funcs[st->caller], name) == 2)
+        *where = (espan){vs, ve};
+    hk_free(name);
+out:
+    rwl_toks_free(&ts);
+    return rc;
+}
+
 /* Rewrites literals of the old block size in the spec-mode grid expression. Returns HK_OK;
  * a refusal goes to j. *n_changed: literals rewritten. */
 static int grid_literals(job *j, const site *st, const unsigned *old, const unsigned *nw,
@@ -754,9 +794,14 @@ static int grid_literals(job *j, const site *st, const unsigned *old, const unsi
             to[n++] = pairs[p][1];
         }
     }
-    rw_toks ts = {0};
-    int rc = rwl_lex(j->text, st->grid.s, st->grid.e, &ts);
+    /* `dim3 grid(...); k<<<grid, ...>>>`: the literals are in the declaration of a local
+     * that only this launch uses */
+    espan where = st->grid;
+    int rc = grid_variable(j, st, &where);
     if (rc)
+        return rc;
+    rw_toks ts = {0};
+    if ((rc = rwl_lex(j->text, where.s, where.e, &ts)))
         goto out;
     bool other_ident = false, mentions_block_name = false;
     for (size_t i = 0; i < ts.n; i++) {

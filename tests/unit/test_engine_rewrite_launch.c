@@ -321,10 +321,52 @@ static void test_dim3(void **state)
     assert_int_equal(o.rep.n_edits, 0);
     assert_false(o.rep.advice);
     done(&o);
-    /* a different block through that variable: the grid is computed elsewhere */
+    /* a different block through that variable: the grid is computed from it */
     run_on(local, "k", &w, false, &o);
     assert_false(o.r.applicable);
     assert_non_null(strstr(o.r.description, "line 7"));
+    assert_non_null(strstr(o.r.description, "computed from block"));
+    done(&o);
+    /* the transpose pattern: literals in a grid variable only this launch uses */
+    static const char tr[] =
+        "#include <cuda_runtime.h>\n"
+        "__global__ void transpose(const float *in, float *out, int rows, int cols)\n"
+        "{\n"
+        "    int c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    int r = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    if (r < rows && c < cols)\n"
+        "        out[(size_t)c * rows + r] = in[(size_t)r * cols + c];\n"
+        "}\n"
+        "void launch_transpose(const float *in, float *out, int rows, int cols)\n"
+        "{\n"
+        "    dim3 block(16, 16);\n"
+        "    dim3 grid((cols + 15) / 16, (rows + 15) / 16);\n"
+        "    transpose<<<grid, block>>>(in, out, rows, cols);\n"
+        "}\n";
+    rw_launch big = {.block = {32, 32, 1}};
+    run_on(tr, "transpose", &big, false, &o);
+    assert_int_equal(o.rc, HK_OK);
+    if (!o.r.applicable)
+        print_message("%s\n", o.r.description);
+    assert_true(o.r.applicable);
+    assert_non_null(strstr(o.r.text, "    dim3 grid((cols + 31) / 32, (rows + 31) / 32);\n"));
+    assert_non_null(strstr(o.r.text, "transpose<<<grid, dim3(32, 32)>>>(in, out, rows, cols);"));
+    edits_rebuild(tr, &o);
+    compiles("transpose_grid_variable", o.r.text);
+    done(&o);
+    /* (16, 16) -> (32, 8): 16 stands for both dimensions */
+    rw_launch flat = {.block = {32, 8, 1}};
+    run_on(tr, "transpose", &flat, false, &o);
+    assert_false(o.r.applicable);
+    assert_non_null(strstr(o.r.description, "unambiguously"));
+    done(&o);
+    /* the SM grid: the variables stay, unused */
+    rw_launch sm = {.block = {32, 8, 1}, .sm_multiple = true, .grid_per_sm = 4};
+    run_on(tr, "transpose", &sm, false, &o);
+    assert_true(o.r.applicable);
+    assert_non_null(strstr(o.r.text, "transpose<<<hk_sm_count() * 4, dim3(32, 8)>>>(in, out, rows, cols);"));
+    compiles("transpose_sm", o.r.text);
+    idempotent(o.r.text, "transpose", &sm, false);
     done(&o);
 }
 
@@ -466,19 +508,46 @@ static void test_refusals(void **state)
 {
     outcome o = {0};
     rw_launch w = {.block = {128, 1, 1}};
-    /* the grid is computed elsewhere from the old block */
-    static const char elsewhere[] =
+    /* the grid comes from a local only this launch uses: its literals follow */
+    static const char local[] =
         "__global__ void k(float *p, int n) { int i = threadIdx.x; if (i < n) p[i] = 0; }\n"
         "void run(float *p, int n)\n"
         "{\n"
         "    int blocks = (n + 255) / 256;\n"
         "    k<<<blocks, 256>>>(p, n);\n"
         "}\n";
+    run_on(local, "k", &w, false, &o);
+    assert_int_equal(o.rc, HK_OK);
+    assert_true(o.r.applicable);
+    assert_non_null(strstr(o.r.text, "    int blocks = (n + 127) / 128;\n    k<<<blocks, 128>>>(p, n);"));
+    compiles("grid_local", o.r.text);
+    done(&o);
+    /* ... used once more: the grid is not this launch's alone */
+    static const char twice[] =
+        "#include <cstdio>\n"
+        "__global__ void k(float *p, int n) { int i = threadIdx.x; if (i < n) p[i] = 0; }\n"
+        "void run(float *p, int n)\n"
+        "{\n"
+        "    int blocks = (n + 255) / 256;\n"
+        "    printf(\"%d blocks\\n\", blocks);\n"
+        "    k<<<blocks, 256>>>(p, n);\n"
+        "}\n";
+    run_on(twice, "k", &w, false, &o);
+    assert_false(o.r.applicable);
+    assert_non_null(strstr(o.r.description, "line 7"));
+    done(&o);
+    /* the grid is computed elsewhere from the old block */
+    static const char elsewhere[] =
+        "__global__ void k(float *p, int n) { int i = threadIdx.x; if (i < n) p[i] = 0; }\n"
+        "void run(float *p, int n, int blocks)\n"
+        "{\n"
+        "    k<<<blocks, 256>>>(p, n);\n"
+        "}\n";
     run_on(elsewhere, "k", &w, false, &o);
     assert_int_equal(o.rc, HK_OK);
     assert_false(o.r.applicable);
     print_message("%s\n", o.r.description);
-    assert_non_null(strstr(o.r.description, "line 5"));
+    assert_non_null(strstr(o.r.description, "line 4"));
     assert_non_null(strstr(o.r.description, "computed elsewhere"));
     assert_null(o.r.text);
     done(&o);
@@ -673,6 +742,97 @@ static void test_from_json(void **state)
     }
 }
 
+/* Every suite kernel (bench/kernels): the SM grid and a halved 1-D block are written or
+ * refused with a reason, never broken; what is written re-applies as a no-op and compiles
+ * (one nvcc run for all). */
+static void test_suite_kernels(void **state)
+{
+    const char *suite = HK_TEST_DATA "/../../bench/kernels";
+    char cmd[4096];
+    int len = snprintf(cmd, sizeof cmd, "cd '%s' && '%s' -c -arch=sm_90", tmpdir, NVCC);
+    int written = 0, refused = 0;
+    char *list = NULL;
+    size_t list_len = 0;
+    FILE *ls = open_memstream(&list, &list_len);
+    assert_non_null(ls);
+    char find[700];
+    snprintf(find, sizeof find, "ls '%s'/*.cu", suite);
+    FILE *p = popen(find, "r");
+    assert_non_null(p);
+    char path[700];
+    while (fgets(path, sizeof path, p)) {
+        path[strcspn(path, "\n")] = '\0';
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        char *text = NULL;
+        size_t tl = 0;
+        FILE *ms = open_memstream(&text, &tl);
+        int ch;
+        while ((ch = fgetc(f)) != EOF)
+            fputc(ch, ms);
+        fclose(ms);
+        fclose(f);
+        an_model *m = NULL;
+        assert_int_equal(an_analyze(text, tl, &m), HK_OK);
+        for (size_t k = 0; k < m->n_funcs; k++) {
+            if (m->funcs[k].kind != AN_KERNEL)
+                continue;
+            const char *name = m->funcs[k].name;
+            rw_launch wants[2] = {{.sm_multiple = true, .grid_per_sm = 8}, {.block = {0, 1, 1}}};
+            /* the halved block of the first site, when it is a literal */
+            for (size_t l = 0; l < m->n_launches; l++)
+                if (!strcmp(m->launches[l].kernel, name) && m->launches[l].block &&
+                    atoi(m->launches[l].block) > 1) {
+                    wants[1].block[0] = (unsigned)atoi(m->launches[l].block) / 2;
+                    break;
+                }
+            for (int wi = 0; wi < 2; wi++) {
+                if (!wants[wi].block[0] && !wants[wi].sm_multiple)
+                    continue;
+                outcome o = {0};
+                o.rc = rw_launch_config(text, tl, m, name, &wants[wi], false, &o.r, &o.rep);
+                assert_int_equal(o.rc, HK_OK);
+                assert_non_null(o.r.description);
+                if (!o.r.applicable) {
+                    refused++;
+                    print_message("%s: %s\n", name, o.r.description);
+                } else if (o.rep.n_edits) {
+                    written++;
+                    edits_rebuild(text, &o);
+                    idempotent(o.r.text, name, &wants[wi], false);
+                    char out[700];
+                    snprintf(out, sizeof out, "%s/suite_%s_%d.cu", tmpdir, name, wi);
+                    FILE *w = fopen(out, "w");
+                    assert_non_null(w);
+                    fputs(o.r.text, w);
+                    fclose(w);
+                    fprintf(ls, " 'suite_%s_%d.cu'", name, wi);
+                }
+                done(&o);
+            }
+        }
+        an_model_free(m);
+        free(text);
+    }
+    pclose(p);
+    fclose(ls);
+    print_message("suite: %d launch rewrites written, %d refused\n", written, refused);
+    assert_true(written >= 20);
+    if (access(NVCC, X_OK) != 0) {
+        print_message("note: no nvcc at %s: %d compile checks skipped\n", NVCC, written);
+    } else {
+        snprintf(cmd + len, sizeof cmd - (size_t)len, "%s > suite.log 2>&1", list);
+        int st = system(cmd);
+        if (st != 0) {
+            snprintf(cmd, sizeof cmd, "cat '%s/suite.log'", tmpdir);
+            (void)system(cmd);
+        }
+        assert_int_equal(st, 0);
+        n_compiled += written;
+    }
+    free(list);
+}
+
 static void test_alloc_failure(void **state)
 {
     rw_launch sm = {.block = {128, 1, 1}, .sm_multiple = true, .grid_per_sm = 8};
@@ -712,7 +872,8 @@ int main(void)
         cmocka_unit_test(test_hip),                 cmocka_unit_test(test_cuda_launch_kernel),
         cmocka_unit_test(test_define),              cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_no_site),             cmocka_unit_test(test_two_launchers),
-        cmocka_unit_test(test_from_json),           cmocka_unit_test(test_alloc_failure),
+        cmocka_unit_test(test_from_json),           cmocka_unit_test(test_suite_kernels),
+        cmocka_unit_test(test_alloc_failure),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     printf("%d rewritten texts compiled with nvcc\n", n_compiled);
