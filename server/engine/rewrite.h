@@ -123,7 +123,10 @@ int rw_launch_from_json(const json_t *launch, const json_t *base, rw_launch *out
  *    constexpr, or a local `int`/`dim3` variable of the launcher): the block expression
  *    becomes the new block, or the #define/constexpr it names when only these launch
  *    sites use that name; with the spec's grid, literals of the old block size (B and
- *    B-1) in the grid expression become the new one's when that is unambiguous.
+ *    B-1) in the grid expression (or in the declaration of the local the grid names, when
+ *    only this launch uses it) become the new one's when that is unambiguous;
+ *  - a block that cannot be read (a parameter) and no want->base_block: no edit, a note
+ *    (rep->advice) with the block that was measured.
  * Returns HK_OK and r->applicable true with the whole new text (a copy when nothing needed
  * changing: rep->n_edits 0) and a one-line description naming the lines changed (lines of
  * the new text), or r->applicable false with the reason (a launch this cannot rewrite
