@@ -940,6 +940,20 @@ static void hk_check_run(const hk_program *p, hk_state *st, const char *out_path
         hk_fail(HK_EXIT_IO, "io", "cannot write %s", out_path);
 }
 
+/* Milliseconds since t0 (CLOCK_MONOTONIC). */
+static double hk_ms_since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t0->tv_sec) * 1e3 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* Where a run's wall time goes (reported as "phase_ms"): the engine's stages after the
+ * search are mostly these processes, so this is what tells which part to make cheaper. */
+static struct {
+    double init, alloc, prepare, loop, recheck;
+} hk_phase;
+
 static double hk_quantile(const std::vector<double> &sorted, double q)
 {
     double pos = q * (double)(sorted.size() - 1);
@@ -954,7 +968,10 @@ static double hk_quantile(const std::vector<double> &sorted, double q)
  * seed. */
 static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
 {
+    struct timespec tp;
+    clock_gettime(CLOCK_MONOTONIC, &tp);
     hk_prepare(p, st, o->seed, o->dist);
+    hk_phase.prepare = hk_ms_since(&tp);
     /* Inouts change with every launch (y += ...): each timed launch starts from the same
      * values, restored from a device copy before the L2 flush. */
     void *pristine[HK_MAX_ARGS] = { 0 };
@@ -1018,15 +1035,21 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
                     "write outside buffer '%s' during the timing loop: byte offset %lld",
                     p->args[i].name, where);
     }
+    hk_phase.loop = hk_ms_since(&t0);
     /* Fresh inputs after the loop catch kernels that replay a cached answer. */
+    clock_gettime(CLOCK_MONOTONIC, &tp);
     hk_prepare(p, st, o->check_seed, o->dist);
     hk_check_run(p, st, o->out);
+    hk_phase.recheck = hk_ms_since(&tp);
     printf("{\"median_ms\":%.6g,\"p10\":%.6g,\"p90\":%.6g,\"min\":%.6g,\"reps\":%zu,"
            "\"spread\":%.6g,\"flushed_l2\":%s,\"l2_bytes\":%zu,\"check_seed\":%lld,"
-           "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld]}\n",
+           "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld],"
+           "\"phase_ms\":{\"init\":%.1f,\"alloc\":%.1f,\"prepare\":%.1f,\"loop\":%.1f,"
+           "\"recheck\":%.1f}}\n",
            hk_quantile(sorted, 0.5), hk_quantile(sorted, 0.1), hk_quantile(sorted, 0.9),
            sorted[0], sorted.size(), spread, flushed ? "true" : "false", l2, o->check_seed,
-           st->block[0], st->block[1], st->block[2], st->grid[0], st->grid[1], st->grid[2]);
+           st->block[0], st->block[1], st->block[2], st->grid[0], st->grid[1], st->grid[2],
+           hk_phase.init, hk_phase.alloc, hk_phase.prepare, hk_phase.loop, hk_phase.recheck);
 }
 
 static int hk_main(int argc, char **argv, const hk_program *p)
@@ -1037,7 +1060,10 @@ static int hk_main(int argc, char **argv, const hk_program *p)
         hk_probe();
         return HK_EXIT_OK;
     }
+    struct timespec t_main;
+    clock_gettime(CLOCK_MONOTONIC, &t_main);
     hk_init_device();
+    hk_phase.init = hk_ms_since(&t_main);
     static hk_state st;
     st.size_index = o.size;
     st.block_set = o.block_set;
@@ -1066,6 +1092,7 @@ static int hk_main(int argc, char **argv, const hk_program *p)
         st.args[i].ptr = b->dev;
         st.args[i].elem = hk_dtype_size(b->dtype);
     }
+    hk_phase.alloc = hk_ms_since(&t_main) - hk_phase.init;
     if (!strcmp(o.mode, "run") && o.combos) {
         /* Every combination of this size in one process: the CUDA context, the buffers and
          * the launch setup are paid once; each combination still gets fresh inputs,
@@ -1086,9 +1113,10 @@ static int hk_main(int argc, char **argv, const hk_program *p)
         hk_cur_seed = -1;
         hk_cur_dist = -1;
         printf("{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"combos\":%zu,"
-               "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld]}\n",
+               "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld],"
+               "\"phase_ms\":{\"init\":%.1f,\"alloc\":%.1f,\"total\":%.1f}}\n",
                o.size, list.size(), st.block[0], st.block[1], st.block[2], st.grid[0],
-               st.grid[1], st.grid[2]);
+               st.grid[1], st.grid[2], hk_phase.init, hk_phase.alloc, hk_ms_since(&t_main));
     } else if (!strcmp(o.mode, "run")) {
         hk_prepare(p, &st, o.seed, o.dist);
         hk_check_run(p, &st, o.out);
