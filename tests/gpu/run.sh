@@ -38,7 +38,9 @@
 #                     OUT/summary.txt is rewritten after every kernel and cheat, so a run cut
 #                     short still leaves its table
 #   JOBS=N            N kernels' episodes at once (default 1): compiles overlap, the GPU lock
-#                     in hkls keeps one benchmark program at a time on the GPU
+#                     in hkls keeps one benchmark program at a time on the GPU. On the H200
+#                     two at once fit (about 90-140 s each with MINUTES=0.5); four at once
+#                     cut 7 of 8 at a 170 s KERNEL_TIMEOUT (bench/results/2026-11-29-h200-session3.md)
 #   HK_COMMIT=SHA     commit to record when the tree has no .git
 # Exit: 0 when every kernel completed and every cheat was rejected for its reason (or no
 # GPU: "skipped: no GPU"), 1 otherwise, 2 when no hkls could be found or built.
@@ -51,7 +53,7 @@ kernels=()
 for a in "$@"; do
   case "$a" in
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown option $a" >&2; exit 2 ;;
     *) kernels+=("$a") ;;
   esac
@@ -304,6 +306,9 @@ def num(key, fmt):
     v = s.get(key)
     return fmt % v if isinstance(v, (int, float)) and math.isfinite(v) else "-"
 status = d.get("status") or ("exit %d" % rc)
+if rc == 124:   # timeout(1) sent SIGTERM: the episode says "stopped by the user"
+    status = "cut by KERNEL_TIMEOUT after %s s" % secs
+    d.pop("error", None)
 if s.get("flagged"):
     status += " (flagged >10x)"
 if status != "completed" and d.get("error"):
