@@ -896,13 +896,16 @@ int cli_apply(int argc, char **argv)
         ec = EXIT_OK;
         goto out;
     }
+    /* where the kernel is now: a helper the launch needed may sit above it */
+    const char *kat = memmem(next, next_len, v.source + kv.start, kv.end - kv.start);
+    int kernel_line = line_of(next, kat ? (uint32_t)(kat - next) : kc.start);
     rc = write_atomic(e.file, next, next_len, st.st_mode);
     if (rc != HK_OK) {
         fprintf(stderr, "hkls apply: cannot write %s: %s\n", e.file, hk_strerror(rc));
         goto out;
     }
     printf("applied v%d (speedup %s) of episode #%lld to %s: kernel %s, line %d\n", v.number, sp,
-           (long long)e.id, e.file, e.kernel, line_of(next, kc.start));
+           (long long)e.id, e.file, e.kernel, kernel_line);
     if (launch_msg)
         printf("%s\n", launch_msg);
     print_flags_note(&v, &base);

@@ -538,6 +538,7 @@ static void apply_writes_the_measured_launch(void **state)
     run_hkls(a, &r);
     assert_int_equal(r.code, 0);
     assert_non_null(strstr(r.out, "applied v4"));
+    assert_non_null(strstr(r.out, "kernel saxpy, line 5\n")); /* the helper went below it */
     assert_non_null(strstr(r.out, "launch: launch of saxpy at line "));
     assert_non_null(strstr(r.out, "-> `hk_sm_count() * 8`; added hk_sm_count() at line 11"));
     run_free(&r);
