@@ -611,6 +611,17 @@ static void hk_launch_kernel(void (*k)(P...), dim3 grid, dim3 block, size_t shme
     k<<<grid, block, shmem>>>(hk_conv<P>::get(a)...);
 }
 
+/* Host-call mode: a candidate that replaced its kernel by a library call (HK_HOST_CALL_<kernel>,
+ * see the generated hk_launch) gets the same arguments, converted the same way, in a plain
+ * call; the library enqueues its work on the default stream the timing events use. */
+template <typename... P, typename... A>
+static void hk_call_host(void (*f)(P...), const A &...a)
+{
+    static_assert(sizeof...(P) == sizeof...(A),
+                  "the bench spec's args do not match the host function's parameter count");
+    f(hk_conv<P>::get(a)...);
+}
+
 /* ---- the program: tables and two functions written by the generator ---- */
 
 typedef struct {

@@ -177,8 +177,21 @@ int harness_generate(const spec *s, const char *candidate_path, char **out)
     TRY(hk_buf_appends(&b, "    (void)" VAR_PREFIX "block_x;\n    (void)" VAR_PREFIX "block_y;\n"
                            "    (void)" VAR_PREFIX "block_z;\n    (void)" VAR_PREFIX "sm_count;\n}\n\n"));
 
-    /* launch */
-    TRY(hk_buf_printf(&b, "static void hk_launch(const hk_state *st)\n{\n    hk_launch_kernel(%s", s->kernel));
+    /* launch: a candidate that substituted a library call for the kernel (rewrite.h
+     * rw_blas_substitution) defines HK_HOST_CALL_<kernel> and hk_host_<kernel>(the kernel's
+     * parameters); the program then calls that instead, with the same arguments, and
+     * times it the same way */
+    {
+        const char *colon = strrchr(s->kernel, ':');
+        const char *last = colon ? colon + 1 : s->kernel;
+        int qual = (int)(last - s->kernel);
+        TRY(hk_buf_printf(&b, "static void hk_launch(const hk_state *st)\n{\n#if defined(HK_HOST_CALL_%s)\n"
+                              "    hk_call_host(%.*shk_host_%s", last, qual, s->kernel, last));
+        for (size_t i = 0; i < s->n_args; i++)
+            TRY(hk_buf_printf(&b, ",%sst->args[%zu]", i % 4 == 0 ? "\n                 " : " ", i));
+        TRY(hk_buf_appends(&b, ");\n#else\n"));
+    }
+    TRY(hk_buf_printf(&b, "    hk_launch_kernel(%s", s->kernel));
     if (s->n_template_args) {
         TRY(hk_buf_appends(&b, "<"));
         for (size_t i = 0; i < s->n_template_args; i++)
@@ -192,7 +205,7 @@ int harness_generate(const spec *s, const char *candidate_path, char **out)
                            "                     (size_t)st->shmem"));
     for (size_t i = 0; i < s->n_args; i++)
         TRY(hk_buf_printf(&b, ",%sst->args[%zu]", i % 4 == 0 ? "\n                     " : " ", i));
-    TRY(hk_buf_appends(&b, ");\n}\n\n"));
+    TRY(hk_buf_appends(&b, ");\n#endif\n}\n\n"));
 
     TRY(hk_buf_appends(&b, "int main(int argc, char **argv)\n{\n    static const hk_program prog = { "));
     TRY(emit_cstring(&b, s->kernel));
@@ -290,11 +303,21 @@ static const char *hip_flag(const char *f, bool *skip_next)
     return f;
 }
 
-/* Pushes the count flags of list as hipcc flags (translated or dropped by hip_flag). */
-static int push_hip_flags(char **v, size_t *n, size_t cap, char *const *list, size_t count)
+/* A library to link (-lcublas): it goes after the program's source, where a linker that
+ * drops unreferenced libraries (--as-needed) still sees the program's calls into it. */
+static bool is_lib_flag(const char *f)
+{
+    return f[0] == '-' && f[1] == 'l' && f[2] != '\0' && strcmp(f, "-lineinfo") != 0;
+}
+
+/* Pushes the count flags of list as hipcc flags (translated or dropped by hip_flag);
+ * libs: only the -l flags, else all others. */
+static int push_hip_flags(char **v, size_t *n, size_t cap, char *const *list, size_t count, bool libs)
 {
     int rc = HK_OK;
     for (size_t i = 0; i < count && rc == HK_OK; i++) {
+        if (is_lib_flag(list[i]) != libs)
+            continue;
         bool skip = false;
         const char *f = hip_flag(list[i], &skip);
         if (f)
@@ -331,13 +354,15 @@ static int hipcc_argv(const spec *s, const char *hipcc, const char *arch, const 
                             include_dir ? include_dir : harness_include_dir() };
     for (size_t i = 0; i < HK_ARRAY_LEN(fixed); i++)
         TRY(argv_push(v, &n, cap, fixed[i]));
-    TRY(push_hip_flags(v, &n, cap, s->compile_flags, s->n_compile_flags));
-    TRY(push_hip_flags(v, &n, cap, (char *const *)extra, n_extra));
+    TRY(push_hip_flags(v, &n, cap, s->compile_flags, s->n_compile_flags, false));
+    TRY(push_hip_flags(v, &n, cap, (char *const *)extra, n_extra, false));
     TRY(argv_push(v, &n, cap, "-o"));
     TRY(argv_push(v, &n, cap, exe));
     TRY(argv_push(v, &n, cap, "-x"));
     TRY(argv_push(v, &n, cap, "hip"));
     TRY(argv_push(v, &n, cap, prog_cu));
+    TRY(push_hip_flags(v, &n, cap, s->compile_flags, s->n_compile_flags, true));
+    TRY(push_hip_flags(v, &n, cap, (char *const *)extra, n_extra, true));
 out:
     if (rc != HK_OK) {
         harness_argv_free(v);
@@ -369,12 +394,20 @@ int harness_nvcc_argv(const spec *s, const char *nvcc, const char *arch, const c
     for (size_t i = 0; i < HK_ARRAY_LEN(fixed); i++)
         TRY(argv_push(v, &n, cap, fixed[i]));
     for (size_t i = 0; i < s->n_compile_flags; i++)
-        TRY(argv_push(v, &n, cap, s->compile_flags[i]));
+        if (!is_lib_flag(s->compile_flags[i]))
+            TRY(argv_push(v, &n, cap, s->compile_flags[i]));
     for (size_t i = 0; i < n_extra; i++)
-        TRY(argv_push(v, &n, cap, extra[i]));
+        if (!is_lib_flag(extra[i]))
+            TRY(argv_push(v, &n, cap, extra[i]));
     TRY(argv_push(v, &n, cap, "-o"));
     TRY(argv_push(v, &n, cap, exe));
     TRY(argv_push(v, &n, cap, prog_cu));
+    for (size_t i = 0; i < s->n_compile_flags; i++)
+        if (is_lib_flag(s->compile_flags[i]))
+            TRY(argv_push(v, &n, cap, s->compile_flags[i]));
+    for (size_t i = 0; i < n_extra; i++)
+        if (is_lib_flag(extra[i]))
+            TRY(argv_push(v, &n, cap, extra[i]));
 out:
     if (rc != HK_OK) {
         harness_argv_free(v);

@@ -24,7 +24,9 @@ int harness_write(const spec *s, const char *candidate_path, const char *out_pat
 const char *harness_include_dir(void);
 
 /* New NULL-terminated argv (harness_argv_free) compiling prog_cu into exe:
- *   NVCC -arch=ARCH -O3 -std=c++17 -lineinfo -I INCLUDE [spec compile_flags] [extra] -o EXE PROG
+ *   NVCC -arch=ARCH -O3 -std=c++17 -lineinfo -I INCLUDE [spec compile_flags] [extra] -o EXE PROG [libs]
+ * where libs are the -lNAME flags of compile_flags and extra, moved after the program so a
+ * linker that drops unreferenced libraries keeps them (-lcublas for a BLAS substitution);
  * and for an arch gfx* (a DCU; nvcc then holds hipcc's path):
  *   HIPCC --offload-arch=ARCH -O3 -std=c++17 -gline-tables-only -I INCLUDE [flags, nvcc-only
  *   ones translated or dropped] -o EXE -x hip PROG

@@ -136,4 +136,25 @@ int rw_launch_from_json(const json_t *launch, const json_t *base, rw_launch *out
 int rw_launch_config(const char *text, size_t len, const an_model *m, const char *kernel,
                      const rw_launch *want, bool hip, rw_result *r, rw_launch_report *rep);
 
+/* ---- library substitution (rewrite_blas.c) ---- */
+
+/* Replaces a naive row-major float GEMM (C = [alpha *] A * B [+ beta * C]), strided batched
+ * GEMM or GEMV (y = A * x) -- recognized by rwp_match_blas, which finds A, B, C from the
+ * index expressions -- by a library call: appends after the kernel a host function
+ * `hk_host_<kernel>` taking the kernel's parameters that calls cublasSgemm /
+ * cublasSgemmStridedBatched / cublasSgemv (hipblas* with hip) with B and A swapped for the
+ * column-major view, on a handle created once and bound to the legacy default stream; defines
+ * HK_HOST_CALL_<kernel> (the benchmark program then calls the host function instead of
+ * launching), includes <cublas_v2.h> at the top, and turns each launch site
+ * `k<<<...>>>(args)` into `hk_host_k(args)`. The kernel stays, unused. math: 0 FP32
+ * (CUBLAS_DEFAULT_MATH), 1 TF32 (CUBLAS_TF32_TENSOR_OP_MATH; not applicable with hip).
+ * Not applicable, with the reason, for: another element type (double, half), an index that
+ * is not row-major with unit stride, a store that is not exactly one per output, a size
+ * that is not a scalar parameter or file-scope constant, a template kernel, a launch on a
+ * stream, through cudaLaunchKernel, or before the kernel's definition. The program must be
+ * linked with -lcublas (-lhipblas). Contract otherwise as above; HK_EINVAL also for math
+ * outside 0..1. */
+int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t kernel, int math,
+                         bool hip, rw_result *out);
+
 #endif

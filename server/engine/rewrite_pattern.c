@@ -142,12 +142,16 @@ static bool has_side_effects(const rw_toks *ts, size_t a, size_t b)
 
 /* The index formulas rewrites start from: blockIdx.A * blockDim.A + threadIdx.A in any
  * operand order, casts dropped. Returns the axis ('x', 'y') or 0. */
-static char index_axis(const char *c)
+static char index_axis(const char *c, bool batch)
 {
     static const char *const forms[] = {
         "blockIdx.%c*blockDim.%c+threadIdx.%c", "blockDim.%c*blockIdx.%c+threadIdx.%c",
         "threadIdx.%c+blockIdx.%c*blockDim.%c", "threadIdx.%c+blockDim.%c*blockIdx.%c"};
-    for (char axis = 'x'; axis <= 'y'; axis++)
+    /* batch (the BLAS matcher only): a z index, the whole-block `blockIdx.z` of a batched
+     * kernel included; the other rewrites keep to x and y */
+    if (batch && strcmp(c, "blockIdx.z") == 0)
+        return 'z';
+    for (char axis = 'x'; axis <= (batch ? 'z' : 'y'); axis++)
         for (size_t i = 0; i < HK_ARRAY_LEN(forms); i++) {
             char f[64];
             snprintf(f, sizeof f, forms[i], axis, axis, axis);
@@ -166,7 +170,7 @@ typedef struct {
 } pt_index;
 
 typedef struct {
-    pt_index idx[2];
+    pt_index idx[3];
     size_t n_idx;
     size_t pre_a, pre_b;   /* other statements between the index declarations and the guard */
     size_t body_a, body_b; /* the guarded statements (braces of a block stripped) */
@@ -222,8 +226,9 @@ static bool guard_term(pt_shape *s, const rw_toks *ts, size_t a, size_t b, bool 
     return true;
 }
 
-/* Reads the body's guard shape; NULL, or the reason the body is not of that shape. */
-static const char *read_shape(const rw_toks *ts, pt_shape *s)
+/* Reads the body's guard shape; NULL, or the reason the body is not of that shape.
+ * batch: a third index along z may be declared (and bounded) too. */
+static const char *read_shape_ex(const rw_toks *ts, pt_shape *s, bool batch)
 {
     memset(s, 0, sizeof *s);
     if (ts->n < 2 || !rwl_tok_is(ts, 0, "{") || rwl_match_close(ts, 0) != ts->n - 1)
@@ -244,8 +249,8 @@ static const char *read_shape(const rw_toks *ts, pt_shape *s)
         char c[PT_EXPR];
         if (q > tstart && q + 2 < e && tok_ident(ts, q) && rwl_tok_is(ts, q + 1, "=") && rwl_tok_is(ts, e - 1, ";")) {
             compact(ts, q + 2, e - 1, c, sizeof c);
-            char axis = index_axis(c);
-            if (axis && s->n_idx < 2 && s->pre_b == 0) {
+            char axis = index_axis(c, batch);
+            if (axis && s->n_idx < (batch ? 3u : 2u) && s->pre_b == 0) {
                 pt_index *ix = &s->idx[s->n_idx++];
                 tok_copy(ts, q, ix->name, sizeof ix->name);
                 char *ty = rwl_tok_text(ts, k, q);
@@ -271,8 +276,10 @@ static const char *read_shape(const rw_toks *ts, pt_shape *s)
     if (s->n_idx == 0)
         return "the body does not start with an index declaration such as "
                "`int i = blockIdx.x * blockDim.x + threadIdx.x;`";
-    if (s->n_idx == 2 && s->idx[0].axis == s->idx[1].axis)
-        return "two index declarations of the same axis";
+    for (size_t i = 0; i < s->n_idx; i++)
+        for (size_t j = i + 1; j < s->n_idx; j++)
+            if (s->idx[i].axis == s->idx[j].axis)
+                return "two index declarations of the same axis";
     if (!rwl_tok_is(ts, k, "if") || !rwl_tok_is(ts, k + 1, "("))
         return "no bounds check `if (i < n)` or `if (i >= n) return;` after the index declarations";
     size_t cc = rwl_match_close(ts, k + 1);
@@ -324,6 +331,11 @@ static const char *read_shape(const rw_toks *ts, pt_shape *s)
     if (s->body_a >= s->body_b)
         return "nothing is guarded by the bounds check";
     return NULL;
+}
+
+static const char *read_shape(const rw_toks *ts, pt_shape *s)
+{
+    return read_shape_ex(ts, s, false);
 }
 
 static const pt_index *shape_axis(const pt_shape *s, char axis)
@@ -907,7 +919,7 @@ static const char *match_tree_reduce(const an_function *f, const rw_toks *ts, pt
                 k = e;
                 continue;
             }
-            if (index_axis(c) == 'x' && s->n_idx == 0) {
+            if (index_axis(c, false) == 'x' && s->n_idx == 0) {
                 pt_index *ix = &s->idx[s->n_idx++];
                 tok_copy(ts, q, ix->name, sizeof ix->name);
                 char *ty = rwl_tok_text(ts, k, q);
@@ -2181,6 +2193,108 @@ static bool is_zero_literal(const rw_toks *ts, size_t a, size_t b)
             rwl_tok_is(ts, a, "0."));
 }
 
+/* A pointer the k loop reads through: with aliases allowed (the BLAS matcher), a local
+ * declared at the top of the guarded body as `[const] T *a = P + OFFSET;` stands for
+ * pointer parameter P moved by OFFSET (a batched GEMM's matrix). */
+typedef struct {
+    char name[PT_NAME];
+    const an_param *p;
+    char off[PT_EXPR];   /* compact OFFSET */
+} pt_alias;
+
+#define PT_MAX_ALIASES 4
+
+/* The accumulator and k loop of a naive GEMM / GEMV (match_gemm_loop). */
+typedef struct {
+    char t[PT_NAME];               /* accumulator type: float or double */
+    char acc[PT_NAME], kv[PT_NAME];
+    char kb[PT_EXPR];              /* the k loop's bound, as written */
+    const an_param *pa, *pb;       /* the two operands, in the product's order */
+    const pt_alias *aa, *ab;       /* the alias each was read through, or NULL */
+    char ia[PT_EXPR], ib[PT_EXPR]; /* compact index of each */
+    size_t end;                    /* token after the k loop: the epilogue starts there */
+} pt_gemm_loop;
+
+static const an_param *loop_operand(const an_function *f, const rw_toks *ts, size_t k, const pt_alias *al,
+                                    size_t n_al, const pt_alias **which)
+{
+    *which = NULL;
+    for (size_t i = 0; i < n_al; i++)
+        if (rwl_tok_is(ts, k, al[i].name)) {
+            *which = &al[i];
+            return al[i].p;
+        }
+    return param_named(f, ts, k);
+}
+
+/* Matches `T acc = 0; for (int k = 0; k < K; k++) acc += P1[...] * P2[...];` at token a
+ * (statements end at end); the operands are pointer parameters or one of the n_al aliases.
+ * NULL and g filled, or the reason it does not match. Shared by rw_tiled_gemm and
+ * rwp_match_blas, so both recognize exactly one GEMM loop. */
+static const char *match_gemm_loop(const an_function *f, const rw_toks *ts, size_t a, size_t end,
+                                   const pt_alias *al, size_t n_al, pt_gemm_loop *g)
+{
+    memset(g, 0, sizeof *g);
+    /* T acc = 0; */
+    size_t k = a, e = rwl_stmt_end(ts, k, end);
+    if (!(rwl_tok_is(ts, k, "float") || rwl_tok_is(ts, k, "double")) || !tok_ident(ts, k + 1) ||
+        !rwl_tok_is(ts, k + 2, "=") || !rwl_tok_is(ts, e - 1, ";") || !is_zero_literal(ts, k + 3, e - 1))
+        return "the guarded body does not start with an accumulator `float acc = 0.0f;`";
+    tok_copy(ts, k, g->t, sizeof g->t);
+    tok_copy(ts, k + 1, g->acc, sizeof g->acc);
+    /* for (int kk = 0; kk < K; kk++) acc += A[row * LDA + kk] * B[kk * LDB + col]; */
+    k = e;
+    e = rwl_stmt_end(ts, k, end);
+    size_t q = k + 2;
+    while (q < e && pt_is_type_word(ts, q))
+        q++;
+    tok_copy(ts, q, g->kv, sizeof g->kv);
+    size_t cl = rwl_tok_is(ts, k, "for") ? rwl_match_close(ts, k + 1) : ts->n;
+    if (cl >= e || q == k + 2 || !rwl_tok_is(ts, q + 1, "=") || !rwl_tok_is(ts, q + 2, "0") ||
+        !rwl_tok_is(ts, q + 3, ";") || !rwl_tok_is(ts, q + 4, g->kv) || !rwl_tok_is(ts, q + 5, "<"))
+        return "the accumulator is not followed by `for (int k = 0; k < K; k++)`";
+    size_t semi = q + 6;
+    while (semi < cl && !rwl_tok_is(ts, semi, ";"))
+        semi++;
+    char step[PT_EXPR], want[PT_NAME + 8], want2[PT_NAME + 8];
+    compact(ts, semi + 1, cl, step, sizeof step);
+    snprintf(want, sizeof want, "%s++", g->kv);
+    snprintf(want2, sizeof want2, "++%s", g->kv);
+    if (semi >= cl || (strcmp(step, want) != 0 && strcmp(step, want2) != 0) || has_side_effects(ts, q + 6, semi))
+        return "the k loop does not step by one to a fixed bound";
+    char *kb = rwl_tok_text(ts, q + 6, semi);
+    if (!kb)
+        return "out of memory";
+    bool fits = strlen(kb) < sizeof g->kb;
+    snprintf(g->kb, sizeof g->kb, "%s", kb);
+    hk_free(kb);
+    if (!fits)
+        return "the k loop's bound is too long";
+    size_t ba = cl + 1, bb = e;
+    if (rwl_tok_is(ts, ba, "{") && rwl_match_close(ts, ba) == bb - 1) {
+        ba++;
+        bb--;
+    }
+    /* acc += P1[...] * P2[...]; (or acc = acc + ...) */
+    size_t p1 = ts->n;
+    if (rwl_tok_is(ts, ba, g->acc) && rwl_tok_is(ts, ba + 1, "+="))
+        p1 = ba + 2;
+    else if (rwl_tok_is(ts, ba, g->acc) && rwl_tok_is(ts, ba + 1, "=") && rwl_tok_is(ts, ba + 2, g->acc) &&
+             rwl_tok_is(ts, ba + 3, "+"))
+        p1 = ba + 4;
+    g->pa = p1 < bb ? loop_operand(f, ts, p1, al, n_al, &g->aa) : NULL;
+    size_t c1 = g->pa && rwl_tok_is(ts, p1 + 1, "[") ? rwl_match_close(ts, p1 + 1) : ts->n, c2 = ts->n;
+    if (c1 < bb && rwl_tok_is(ts, c1 + 1, "*") && (g->pb = loop_operand(f, ts, c1 + 2, al, n_al, &g->ab)) &&
+        rwl_tok_is(ts, c1 + 3, "["))
+        c2 = rwl_match_close(ts, c1 + 3);
+    if (!g->pa || !g->pb || c2 + 2 != bb || !rwl_tok_is(ts, c2 + 1, ";"))
+        return "the k loop is not `acc += A[...] * B[...];` over two pointer parameters";
+    compact(ts, p1 + 2, c1, g->ia, sizeof g->ia);
+    compact(ts, c1 + 4, c2, g->ib, sizeof g->ib);
+    g->end = e;
+    return NULL;
+}
+
 int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel, int tile_m, int tile_n,
                   int tile_k, rw_result *out)
 {
@@ -2196,7 +2310,7 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
     rw_toks ts = {0};
     pt_shape s;
     struct hk_buf b;
-    char *epi = NULL, *kb_text = NULL;
+    char *epi = NULL;
     hk_buf_init(&b, PT_TEXT_MAX);
     const char *why = NULL;
     if ((rc = lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
@@ -2215,67 +2329,15 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
         why = "statements besides the index declarations come before the bounds check";
         goto na;
     }
-    /* T acc = 0; */
-    size_t k = s.body_a, e = rwl_stmt_end(&ts, k, s.body_b);
-    char acc[PT_NAME], t[PT_EXPR], ta[PT_EXPR], tb[PT_EXPR];
-    if (!(rwl_tok_is(&ts, k, "float") || rwl_tok_is(&ts, k, "double")) || !tok_ident(&ts, k + 1) ||
-        !rwl_tok_is(&ts, k + 2, "=") || !rwl_tok_is(&ts, e - 1, ";") || !is_zero_literal(&ts, k + 3, e - 1)) {
-        why = "the guarded body does not start with an accumulator `float acc = 0.0f;`";
+    pt_gemm_loop g;
+    if ((why = match_gemm_loop(f, &ts, s.body_a, s.body_b, NULL, 0, &g)))
         goto na;
-    }
-    tok_copy(&ts, k, t, sizeof t);
-    tok_copy(&ts, k + 1, acc, sizeof acc);
-    /* for (int kk = 0; kk < K; kk++) acc += A[row * LDA + kk] * B[kk * LDB + col]; */
-    k = e;
-    e = rwl_stmt_end(&ts, k, s.body_b);
-    size_t q = k + 2;
-    while (q < e && pt_is_type_word(&ts, q))
-        q++;
-    char kv_name[PT_NAME];
-    tok_copy(&ts, q, kv_name, sizeof kv_name);
-    size_t cl = rwl_tok_is(&ts, k, "for") ? rwl_match_close(&ts, k + 1) : ts.n;
-    if (cl >= e || q == k + 2 || !rwl_tok_is(&ts, q + 1, "=") || !rwl_tok_is(&ts, q + 2, "0") || !rwl_tok_is(&ts, q + 3, ";") ||
-        !rwl_tok_is(&ts, q + 4, kv_name) || !rwl_tok_is(&ts, q + 5, "<")) {
-        why = "the accumulator is not followed by `for (int k = 0; k < K; k++)`";
-        goto na;
-    }
-    size_t semi = q + 6;
-    while (semi < cl && !rwl_tok_is(&ts, semi, ";"))
-        semi++;
-    char step[PT_EXPR], want[PT_NAME + 8];
-    compact(&ts, semi + 1, cl, step, sizeof step);
-    snprintf(want, sizeof want, "%s++", kv_name);
-    char want2[PT_NAME + 8];
-    snprintf(want2, sizeof want2, "++%s", kv_name);
-    if (semi >= cl || (strcmp(step, want) != 0 && strcmp(step, want2) != 0) ||
-        has_side_effects(&ts, q + 6, semi)) {
-        why = "the k loop does not step by one to a fixed bound";
-        goto na;
-    }
-    if (!(kb_text = rwl_tok_text(&ts, q + 6, semi)))
-        goto nomem;
-    size_t ba = cl + 1, bb = e;
-    if (rwl_tok_is(&ts, ba, "{") && rwl_match_close(&ts, ba) == bb - 1) {
-        ba++;
-        bb--;
-    }
-    /* acc += P1[...] * P2[...]; (or acc = acc + ...) */
-    size_t p1 = ts.n;
-    if (rwl_tok_is(&ts, ba, acc) && rwl_tok_is(&ts, ba + 1, "+="))
-        p1 = ba + 2;
-    else if (rwl_tok_is(&ts, ba, acc) && rwl_tok_is(&ts, ba + 1, "=") && rwl_tok_is(&ts, ba + 2, acc) && rwl_tok_is(&ts, ba + 3, "+"))
-        p1 = ba + 4;
-    const an_param *pa = p1 < bb ? param_named(f, &ts, p1) : NULL, *pb = NULL;
-    size_t c1 = pa && rwl_tok_is(&ts, p1 + 1, "[") ? rwl_match_close(&ts, p1 + 1) : ts.n, c2 = ts.n;
-    if (c1 < bb && rwl_tok_is(&ts, c1 + 1, "*") && (pb = param_named(f, &ts, c1 + 2)) && rwl_tok_is(&ts, c1 + 3, "["))
-        c2 = rwl_match_close(&ts, c1 + 3);
-    if (!pa || !pb || c2 + 2 != bb || !rwl_tok_is(&ts, c2 + 1, ";")) {
-        why = "the k loop is not `acc += A[...] * B[...];` over two pointer parameters";
-        goto na;
-    }
-    char ia[PT_EXPR], ib[PT_EXPR], lda[PT_EXPR], ldb[PT_EXPR];
-    compact(&ts, p1 + 2, c1, ia, sizeof ia);
-    compact(&ts, c1 + 4, c2, ib, sizeof ib);
+    const an_param *pa = g.pa, *pb = g.pb;
+    const char *t = g.t, *acc = g.acc, *kv_name = g.kv;
+    size_t e = g.end;
+    char ia[PT_EXPR], ib[PT_EXPR], lda[PT_EXPR], ldb[PT_EXPR], ta[PT_EXPR], tb[PT_EXPR];
+    snprintf(ia, sizeof ia, "%s", g.ia);
+    snprintf(ib, sizeof ib, "%s", g.ib);
     if (!leading_dim(ia, irow->name, kv_name, lda, sizeof lda)) {
         /* B[...] * A[...]: swap */
         const an_param *tp = pa;
@@ -2381,7 +2443,7 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
     snprintf(bm, sizeof bm, "%d", tile_m);
     snprintf(bn, sizeof bn, "%d", tile_n);
     snprintf(bk, sizeof bk, "%d", tile_k);
-    const char *kv[] = {"BM", bm, "BN", bn, "BK", bk, "T", t, "M", irow->bound, "N", icol->bound, "K", kb_text,
+    const char *kv[] = {"BM", bm, "BN", bn, "BK", bk, "T", t, "M", irow->bound, "N", icol->bound, "K", g.kb,
                         "A", pa->name, "B", pb->name, "LDA", lda, "LDB", ldb, "RT", rt, "CT", ct,
                         "ROW", irow->name, "COL", icol->name, "ACC", acc, "EPILOGUE", epi, "V", vt,
                         "VW", vws, "LOADS", lb.data, NULL};
@@ -2402,8 +2464,378 @@ na:
     rc = not_applicable(out, name, f, why);
 out:
     hk_free(epi);
-    hk_free(kb_text);
     hk_buf_free(&b);
     rwl_toks_free(&ts);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ the BLAS view */
+
+/* Splits compact c at sep ('+' or '*') outside brackets into at most max parts; 0 when
+ * there are more, or an empty part. */
+static size_t split_top(const char *c, char sep, char (*out)[PT_EXPR], size_t max)
+{
+    size_t n = 0, l = 0;
+    int depth = 0;
+    for (const char *p = c;; p++) {
+        if (*p == '(' || *p == '[')
+            depth++;
+        else if (*p == ')' || *p == ']')
+            depth--;
+        if (*p == '\0' || (depth == 0 && *p == sep)) {
+            if (n == max || l == 0)
+                return 0;
+            out[n][l] = '\0';
+            n++;
+            l = 0;
+            if (*p == '\0')
+                return n;
+            continue;
+        }
+        if (l + 1 >= PT_EXPR || n == max)
+            return 0;
+        out[n][l++] = *p;
+    }
+}
+
+/* Does compact c hold, outside brackets, an operator that binds looser than '*' or is not
+ * a plain product/sum ('-', '/', '%', shifts, comparisons, '?', bit operators)? Such a
+ * term is not read by split_top's product rule. */
+static bool has_loose_op(const char *c)
+{
+    int depth = 0;
+    for (const char *p = c; *p; p++) {
+        if (*p == '(' || *p == '[')
+            depth++;
+        else if (*p == ')' || *p == ']')
+            depth--;
+        else if (depth == 0 && strchr("-/%<>?&|^=!,", *p))
+            return true;
+    }
+    return false;
+}
+
+/* Does identifier name occur in compact c (as a whole identifier, not a member)? */
+static bool names(const char *c, const char *name)
+{
+    size_t nl = strlen(name);
+    for (const char *p = c; *p;) {
+        if (isalpha((unsigned char)*p) || *p == '_') {
+            const char *w = p;
+            while (isalnum((unsigned char)*p) || *p == '_')
+                p++;
+            if ((size_t)(p - w) == nl && memcmp(w, name, nl) == 0 && !(w > c && w[-1] == '.'))
+                return true;
+        } else if (isdigit((unsigned char)*p)) {
+            while (isalnum((unsigned char)*p) || *p == '.')
+                p++;
+        } else {
+            p++;
+        }
+    }
+    return false;
+}
+
+/* Reads compact c as the sum over vars of coef[i] * vars[i]: each var the factor of one
+ * term, the other factors of that term its coefficient ("1" when alone), no other terms.
+ * The last var may be absent when last_optional (coefficient "0"). Coefficients never
+ * name a var. */
+static bool affine_in(const char *c, const char *const *vars, size_t nv, bool last_optional,
+                      char (*coef)[PT_EXPR])
+{
+    char terms[4][PT_EXPR], fac[8][PT_EXPR];
+    size_t nt = split_top(c, '+', terms, 4);
+    if (nt == 0 || nv > 4)
+        return false;
+    bool seen[4] = {false, false, false, false};
+    for (size_t t = 0; t < nt; t++) {
+        if (has_loose_op(terms[t]))
+            return false;
+        size_t nf = split_top(terms[t], '*', fac, 8);
+        size_t hit = nv, at = nf;
+        for (size_t f = 0; f < nf; f++)
+            for (size_t v = 0; v < nv; v++)
+                if (strcmp(fac[f], vars[v]) == 0) {
+                    if (hit != nv)
+                        return false;   /* two vars in one term: not affine */
+                    hit = v;
+                    at = f;
+                }
+        if (hit == nv || seen[hit])
+            return false;
+        seen[hit] = true;
+        size_t l = 0;
+        coef[hit][0] = '\0';
+        for (size_t f = 0; f < nf; f++) {
+            if (f == at)
+                continue;
+            for (size_t v = 0; v < nv; v++)
+                if (names(fac[f], vars[v]))
+                    return false;
+            int w = snprintf(coef[hit] + l, PT_EXPR - l, "%s%s", l ? "*" : "", fac[f]);
+            if (w < 0 || (size_t)w >= PT_EXPR - l)
+                return false;
+            l += (size_t)w;
+        }
+        if (l == 0)
+            snprintf(coef[hit], PT_EXPR, "1");
+    }
+    for (size_t v = 0; v < nv; v++)
+        if (!seen[v]) {
+            if (!(last_optional && v == nv - 1))
+                return false;
+            snprintf(coef[v], PT_EXPR, "0");
+        }
+    return true;
+}
+
+/* Copies s into a field of RWP_EXPR bytes; false when it does not fit. */
+static bool put_field(char *dst, const char *s)
+{
+    size_t l = strlen(s);
+    if (l >= RWP_EXPR)
+        return false;
+    memcpy(dst, s, l + 1);
+    return true;
+}
+
+/* One operand's row-major index: idx (compact, read through alias al or not) must be
+ * sum(coef * vars) with unit stride on unit_var; the coefficient of ld_var goes to ld and
+ * (batched: bvar non-NULL) the batch stride to stride. */
+static bool operand_index(const char *idx, const pt_alias *al, const char *ld_var, const char *unit_var,
+                          const char *bvar, char *ld, char *stride)
+{
+    char coef[3][PT_EXPR];
+    const char *vars[3] = {ld_var, unit_var, bvar};
+    if (!ld_var) {
+        vars[0] = unit_var;
+        vars[1] = bvar;
+    }
+    size_t nv = (ld_var ? 2 : 1);
+    bool batch_in_index = bvar && !al;
+    if (!affine_in(idx, vars, nv + (batch_in_index ? 1 : 0), batch_in_index, coef))
+        return false;
+    if (strcmp(coef[ld_var ? 1 : 0], "1") != 0)
+        return false;
+    if (ld_var && !put_field(ld, coef[0]))
+        return false;
+    if (!bvar)
+        return !al || al->off[0] == '\0';
+    if (batch_in_index)
+        return put_field(stride, coef[nv]);
+    /* through a local `T *a = P + b * STRIDE;` */
+    char c2[1][PT_EXPR];
+    const char *bv[1] = {bvar};
+    return affine_in(al->off, bv, 1, false, c2) && put_field(stride, c2[0]);
+}
+
+int rwp_match_blas(const char *text, size_t len, const an_model *m, size_t kernel, rwp_blas *out, char *why,
+                   size_t why_size)
+{
+    memset(out, 0, sizeof *out);
+    if (why_size)
+        why[0] = '\0';
+    const an_function *f;
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    if (!why || why_size == 0)
+        return HK_EINVAL;
+    rw_toks ts = {0};
+    pt_shape s;
+    pt_alias al[PT_MAX_ALIASES];
+    size_t n_al = 0;
+    const char *w = NULL;
+    if ((rc = lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+        if (rc == HK_ETOOBIG) {
+            rc = HK_OK;
+            w = "the body is far larger than a GEMM";
+        }
+        goto out;
+    }
+    if ((w = read_shape_ex(&ts, &s, true)))
+        goto out;
+    const pt_index *icol = shape_axis(&s, 'x'), *irow = shape_axis(&s, 'y'), *ib = shape_axis(&s, 'z');
+    if (s.n_idx == 1 && icol) {
+        out->kind = RWP_BLAS_GEMV;
+        irow = icol;   /* one thread per row of y */
+        icol = NULL;
+    } else if (s.n_idx == 2 && icol && irow) {
+        out->kind = RWP_BLAS_GEMM;
+    } else if (s.n_idx == 3 && icol && irow && ib) {
+        out->kind = RWP_BLAS_GEMM_BATCHED;
+    } else {
+        w = "the indices are not a GEMM's (row from .y, column from .x, batch from .z) or a "
+            "GEMV's (row from .x)";
+        goto out;
+    }
+    if (s.pre_b > s.pre_a) {
+        w = "statements besides the index declarations come before the bounds check";
+        goto out;
+    }
+    /* batched: `[const] T *a = P + OFFSET;` locals at the top of the guarded body */
+    size_t k = s.body_a;
+    while (out->kind == RWP_BLAS_GEMM_BATCHED && k < s.body_b) {
+        size_t e = rwl_stmt_end(&ts, k, s.body_b), q = k;
+        if (rwl_tok_is(&ts, q, "const"))
+            q++;
+        if (!(rwl_tok_is(&ts, q, "float") || rwl_tok_is(&ts, q, "double")) || !rwl_tok_is(&ts, q + 1, "*"))
+            break;
+        q += 2;
+        if (rwl_tok_is(&ts, q, "__restrict__"))
+            q++;
+        const an_param *p = param_named(f, &ts, q + 2);
+        if (!tok_ident(&ts, q) || !rwl_tok_is(&ts, q + 1, "=") || !p || p->pointer_depth != 1 ||
+            !rwl_tok_is(&ts, q + 3, "+") || !rwl_tok_is(&ts, e - 1, ";") || q + 4 >= e - 1 ||
+            has_side_effects(&ts, q + 4, e - 1)) {
+            w = "a statement before the accumulator is not `const float *a = A + b * STRIDE;`";
+            goto out;
+        }
+        if (n_al == PT_MAX_ALIASES) {
+            w = "more matrix locals than a batched GEMM has";
+            goto out;
+        }
+        pt_alias *a = &al[n_al++];
+        tok_copy(&ts, q, a->name, sizeof a->name);
+        a->p = p;
+        compact(&ts, q + 4, e - 1, a->off, sizeof a->off);
+        k = e;
+    }
+    pt_gemm_loop g;
+    if ((w = match_gemm_loop(f, &ts, k, s.body_b, al, n_al, &g)))
+        goto out;
+    const char *row = irow->name, *col = icol ? icol->name : NULL, *bv = ib ? ib->name : NULL;
+    /* which operand is A: the one read along the row */
+    const an_param *pa = g.pa, *pb = g.pb;
+    const pt_alias *aa = g.aa, *ab = g.ab;
+    const char *ia = g.ia, *ibx = g.ib;
+    char stride_tmp[RWP_EXPR];
+    if (!operand_index(ia, aa, row, g.kv, bv, out->lda, out->stride_a)) {
+        pa = g.pb, pb = g.pa, aa = g.ab, ab = g.aa, ia = g.ib, ibx = g.ia;
+        if (!operand_index(ia, aa, row, g.kv, bv, out->lda, out->stride_a)) {
+            w = out->kind == RWP_BLAS_GEMV ? "A is not read as A[row * lda + j] (row-major, unit stride along j)"
+                                           : "A is not read as A[row * lda + k] (row-major, unit stride along k)";
+            goto out;
+        }
+    }
+    if (out->kind == RWP_BLAS_GEMV) {
+        if (!operand_index(ibx, ab, NULL, g.kv, NULL, NULL, stride_tmp)) {
+            w = "x is not read as x[j] (unit stride)";
+            goto out;
+        }
+    } else if (!operand_index(ibx, ab, g.kv, col, bv, out->ldb, out->stride_b)) {
+        w = "B is not read as B[k * ldb + col] (row-major, unit stride along the column)";
+        goto out;
+    }
+    /* the epilogue: exactly one statement, C[row * ldc + col] = [alpha *] acc [+ beta * C[same]]; */
+    size_t ea = g.end, eb = s.body_b;
+    const pt_alias *ac = NULL;
+    const an_param *pc = ea < eb ? loop_operand(f, &ts, ea, al, n_al, &ac) : NULL;
+    size_t cb = pc && rwl_tok_is(&ts, ea + 1, "[") ? rwl_match_close(&ts, ea + 1) : ts.n;
+    if (ea >= eb || rwl_stmt_end(&ts, ea, eb) != eb || !pc || cb >= eb || !rwl_tok_is(&ts, cb + 1, "=") ||
+        !rwl_tok_is(&ts, eb - 1, ";") || cb + 2 >= eb - 1) {
+        w = "the k loop is not followed by exactly one store `C[...] = ...;` and nothing else";
+        goto out;
+    }
+    if (pc == pa || pc == pb || pc->pointer_depth != 1 || pc->is_const) {
+        w = "the result is not stored to a third, writable pointer parameter";
+        goto out;
+    }
+    if (has_side_effects(&ts, cb + 2, eb - 1)) {
+        w = "the stored value has a side effect";
+        goto out;
+    }
+    char lhs[PT_EXPR], idx[PT_EXPR], rhs[PT_EXPR];
+    compact(&ts, ea, cb + 1, lhs, sizeof lhs);
+    compact(&ts, ea + 2, cb, idx, sizeof idx);
+    compact(&ts, cb + 2, eb - 1, rhs, sizeof rhs);
+    if (out->kind == RWP_BLAS_GEMV) {
+        if (!operand_index(idx, ac, NULL, row, NULL, NULL, stride_tmp)) {
+            w = "y is not written as y[row]";
+            goto out;
+        }
+    } else if (!operand_index(idx, ac, row, col, bv, out->ldc, out->stride_c) ||
+               (bv && strcmp(out->stride_c, "0") == 0)) {
+        w = "C is not written as C[row * ldc + col] (row-major, one element per thread)";
+        goto out;
+    }
+    /* rhs: terms alpha*acc and optionally beta*C[same] */
+    char terms[2][PT_EXPR], fac[8][PT_EXPR];
+    size_t nt = split_top(rhs, '+', terms, 2);
+    bool have_alpha = false, have_beta = false;
+    snprintf(out->beta, sizeof out->beta, "0");
+    for (size_t t = 0; t < nt; t++) {
+        size_t nf = has_loose_op(terms[t]) ? 0 : split_top(terms[t], '*', fac, 8);
+        size_t at = nf;
+        bool is_beta = false;
+        for (size_t i = 0; i < nf; i++) {
+            bool a = strcmp(fac[i], g.acc) == 0, b = strcmp(fac[i], lhs) == 0;
+            if ((a || b) && at != nf) {
+                at = nf + 1;   /* two of them in one term */
+                break;
+            }
+            if (a || b) {
+                at = i;
+                is_beta = b;
+            }
+        }
+        if (at >= nf || (is_beta ? have_beta : have_alpha)) {
+            nt = 0;
+            break;
+        }
+        char sc[PT_EXPR] = "";
+        size_t l = 0;
+        for (size_t i = 0; i < nf; i++) {
+            if (i == at)
+                continue;
+            if (names(fac[i], g.acc) || names(fac[i], pc->name) || strchr(fac[i], '[') ||
+                (ac && names(fac[i], ac->name))) {
+                nt = 0;
+                break;
+            }
+            int wr = snprintf(sc + l, sizeof sc - l, "%s%s", l ? "*" : "", fac[i]);
+            if (wr < 0 || (size_t)wr >= sizeof sc - l) {
+                nt = 0;
+                break;
+            }
+            l += (size_t)wr;
+        }
+        if (nt == 0 || !put_field(is_beta ? out->beta : out->alpha, l ? sc : "1")) {
+            nt = 0;
+            break;
+        }
+        *(is_beta ? &have_beta : &have_alpha) = true;
+    }
+    if (nt == 0 || !have_alpha) {
+        w = out->kind == RWP_BLAS_GEMV ? "the stored value is not `[alpha *] acc [+ beta * y[row]]`"
+                                       : "the stored value is not `[alpha *] acc [+ beta * C[row * ldc + col]]`";
+        goto out;
+    }
+    /* element types: the caller decides which it substitutes, but A, B and C must agree */
+    char ta[PT_EXPR], tb[PT_EXPR], tc[PT_EXPR];
+    pointee_type(pa, ta, sizeof ta);
+    pointee_type(pb, tb, sizeof tb);
+    pointee_type(pc, tc, sizeof tc);
+    if (strcmp(ta, g.t) || strcmp(tb, g.t) || strcmp(tc, g.t)) {
+        w = "the matrices and the accumulator do not share one element type";
+        goto out;
+    }
+    out->a = pa;
+    out->b = pb;
+    out->c = pc;
+    if (!put_field(out->type, g.t) || !put_field(out->m, irow->bound) ||
+        !put_field(out->n, out->kind == RWP_BLAS_GEMV ? g.kb : icol->bound) ||
+        !put_field(out->k, out->kind == RWP_BLAS_GEMV ? "" : g.kb) || !put_field(out->batch, ib ? ib->bound : "")) {
+        w = "a size expression is too long";
+        goto out;
+    }
+out:
+    rwl_toks_free(&ts);
+    if (rc == HK_OK && w) {
+        if (strcmp(w, "out of memory") == 0)
+            rc = HK_ENOMEM;
+        snprintf(why, why_size, "%s", w);
+        out->a = out->b = out->c = NULL;
+    }
     return rc;
 }

@@ -376,6 +376,8 @@ static int apply_struct(const search_struct *st, bool hip, const char *text, siz
     if (!strcmp(n, "tiled_gemm"))
         return rw_tiled_gemm(text, len, m, kernel, p[0] ? p[0] : 64, p[1] ? p[1] : 64,
                              p[2] ? p[2] : 8, r);
+    if (!strcmp(n, "blas_substitution"))   /* params[0]: math, 0 FP32, 1 TF32 */
+        return rw_blas_substitution(text, len, m, kernel, p[0], hip, r);
     return HK_EINVAL;
 }
 
@@ -384,7 +386,7 @@ static char *struct_label(const search_struct *st)
     static const char *const pnames[][3] = {
         {"vectorize", "width", NULL}, {"unroll", "factor", NULL},
         {"tiled_transpose", "tile", NULL}, {"privatized_histogram", "bins", NULL},
-        {"tiled_gemm", "tile_m", "tile_n"}};
+        {"tiled_gemm", "tile_m", "tile_n"}, {"blas_substitution", "math", NULL}};
     struct hk_buf b;
     hk_buf_init(&b, 256);
     int rc = hk_buf_printf(&b, "%s", st->rewrite);
@@ -787,6 +789,16 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         }
         if (rc)
             goto out;
+    }
+    /* a library substitution links the library (harness.c puts -l flags after the program) */
+    if (sst && !strcmp(sst->rewrite, "blas_substitution")) {
+        size_t f = 0;
+        while (c->flags_own[f])
+            f++;
+        if (!(c->flags_own[f] = hk_strdup(s->launch.hip_target ? "-lhipblas" : "-lcublas"))) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
     }
     /* a structural rewrite's launch: its body works with any block and grid */
     if (sst && sst->block_size)

@@ -1,5 +1,5 @@
 /* Skills to structural rewrites for the search (see skillplan.h). Parameter names are
- * the rewrite's arguments (width, factor, tile, bins, tile_m/n/k) or launch settings
+ * the rewrite's arguments (width, factor, tile, bins, tile_m/n/k, math) or launch settings
  * (block_size, blocks_per_sm); docs/skills.md lists them. */
 #include "engine/skillplan.h"
 
@@ -24,7 +24,6 @@ static bool structural(enum sk_rewrite r)
     case SK_RW_RESTRICT:
     case SK_RW_SET_TUNABLE:
     case SK_RW_GRID_STRIDE:
-    case SK_RW_BLAS_SUBSTITUTION:
         return false;
     default:
         return true;
@@ -38,7 +37,7 @@ static bool set_param(search_struct *st, const char *name, long v)
     if (v < 0 || v > 1 << 20)
         return false;
     if (!strcmp(name, "width") || !strcmp(name, "factor") || !strcmp(name, "tile") ||
-        !strcmp(name, "bins") || !strcmp(name, "tile_m"))
+        !strcmp(name, "bins") || !strcmp(name, "tile_m") || !strcmp(name, "math"))
         st->params[0] = (int)v;
     else if (!strcmp(name, "tile_n"))
         st->params[1] = (int)v;

@@ -1,0 +1,467 @@
+/* rw_blas_substitution: the suite's SGEMM, batched SGEMM and SGEMV become cuBLAS calls with
+ * the right operands for row-major data; the rewritten files and the benchmark program in
+ * host-call mode compile and link with nvcc -lcublas; refusals name their reason; the
+ * search proposes the substitution (with -lcublas) when a skill asks for it. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "engine/harness.h"
+#include "engine/rewrite.h"
+#include "engine/search.h"
+#include "engine/spec.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NVCC "/usr/local/cuda/bin/nvcc"
+#define BENCH HK_SOURCE_DIR "/bench/kernels"
+
+static char tmpdir[512];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "%s/test-blas-XXXXXX", HK_BINARY_DIR);
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+typedef struct {
+    char *text;
+    size_t len;
+    an_model *m;
+} fixture;
+
+static void from_text(const char *text, fixture *fx)
+{
+    fx->text = strdup(text);
+    assert_non_null(fx->text);
+    fx->len = strlen(text);
+    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
+}
+
+static void load(const char *path, fixture *fx)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *t = malloc((size_t)n + 1);
+    assert_non_null(t);
+    assert_int_equal(fread(t, 1, (size_t)n, f), (size_t)n);
+    t[n] = '\0';
+    fclose(f);
+    fx->text = t;
+    fx->len = (size_t)n;
+    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
+}
+
+static void unload(fixture *fx)
+{
+    an_model_free(fx->m);
+    free(fx->text);
+}
+
+static size_t kernel(const fixture *fx, const char *name)
+{
+    long k = an_model_find_kernel(fx->m, name);
+    assert_true(k >= 0);
+    return (size_t)k;
+}
+
+/* Substitutes kernel name of file path; the new text (malloc'd) in *out. */
+static void substitute(const char *path, const char *name, int math, bool hip, char **out)
+{
+    fixture fx;
+    load(path, &fx);
+    rw_result r;
+    assert_int_equal(rw_blas_substitution(fx.text, fx.len, fx.m, kernel(&fx, name), math, hip, &r), HK_OK);
+    if (!r.applicable)
+        fail_msg("%s", r.description);
+    print_message("%s\n", r.description);
+    *out = strdup(r.text);
+    assert_non_null(*out);
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+static void has(const char *text, const char *want)
+{
+    if (!strstr(text, want))
+        fail_msg("missing `%s` in:\n%s", want, text);
+}
+
+static void test_suite_kernels(void **state)
+{
+    (void)state;
+    char *t;
+    substitute(BENCH "/sgemm.cu", "sgemm", 0, false, &t);
+    has(t, "#include <cublas_v2.h>");
+    has(t, "#define HK_HOST_CALL_sgemm 1");
+    has(t, "static void hk_host_sgemm(int M, int N, int K, float alpha, const float *A, const float *B,");
+    /* row-major C = A B as column-major C^T = B^T A^T: B first, n before m, ld = row lengths */
+    has(t, "cublasSgemm(hk_h, CUBLAS_OP_N, CUBLAS_OP_N, (int)hk_n, (int)hk_m,");
+    has(t, "B, (int)(N), A, (int)(K), &hk_beta, C, (int)(N));");
+    has(t, "hk_alpha = (float)(alpha), hk_beta = (float)(beta)");
+    has(t, "hk_m = (long long)(M), hk_n = (long long)(N)");
+    has(t, "hk_k = (long long)(K)");
+    has(t, "CUBLAS_DEFAULT_MATH");
+    has(t, "cublasSetStream(hk_h, cudaStreamLegacy)");
+    has(t, "hk_host_sgemm(M, N, K, alpha, A, B, beta, C);");
+    assert_null(strstr(t, "sgemm<<<"));
+    has(t, "__global__ void sgemm(");       /* kept, unused */
+    free(t);
+
+    substitute(BENCH "/batched_gemm.cu", "batched_gemm", 1, false, &t);
+    has(t, "cublasSgemmStridedBatched(hk_h, CUBLAS_OP_N, CUBLAS_OP_N, (int)hk_n, (int)hk_m,");
+    /* strides read from the locals a = A + b*M*K, bm = B + b*K*N and C's index */
+    has(t, "B, (int)(N), (long long)(K*N), A, (int)(K),\n                   (long long)(M*K), &hk_beta, C, "
+           "(int)(N), (long long)(M*N),");
+    has(t, "hk_batch = (long long)(batch)");
+    has(t, "hk_alpha = (float)(1), hk_beta = (float)(0)");
+    has(t, "CUBLAS_TF32_TENSOR_OP_MATH");
+    has(t, "hk_host_batched_gemm(A, B, C, batch, M, N, K);");
+    free(t);
+
+    substitute(BENCH "/gemv.cu", "gemv", 0, false, &t);
+    /* row-major M x N A is the column-major N x M A^T: op T, m = N, n = M, lda = N */
+    has(t, "cublasSgemv(hk_h, CUBLAS_OP_T, (int)hk_n, (int)hk_m, &hk_alpha, A, (int)(N), x, 1,");
+    has(t, "&hk_beta, y, 1);");
+    has(t, "hk_host_gemv(A, x, y, M, N);");
+    free(t);
+
+    substitute(BENCH "/sgemm.cu", "sgemm", 0, true, &t);
+    has(t, "hipblasSgemm(hk_h, HIPBLAS_OP_N, HIPBLAS_OP_N, (int)hk_n, (int)hk_m,");
+    has(t, "hipblasSetStream(hk_h, 0)");
+    assert_null(strstr(t, "cublas"));
+    free(t);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* Another form of the same GEMM: operands swapped in the product, offsets in the index,
+ * alpha only, scalar sizes from #defines. */
+static const char other_forms[] =
+    "#define LDA 64\n"
+    "__global__ void bgemm(float *out, const float *x, const float *w, int batch, int M, int N, float s)\n"
+    "{\n"
+    "    int b = blockIdx.z;\n"
+    "    int c = threadIdx.x + blockIdx.x * blockDim.x;\n"
+    "    int r = blockDim.y * blockIdx.y + threadIdx.y;\n"
+    "    if (r < M && c < N && b < batch) {\n"
+    "        float t = 0.0f;\n"
+    "        for (int k = 0; k < LDA; ++k)\n"
+    "            t += w[b * LDA * N + k * N + c] * x[b * M * LDA + r * LDA + k];\n"
+    "        out[b * M * N + r * N + c] = s * t;\n"
+    "    }\n"
+    "}\n";
+
+static void test_other_forms(void **state)
+{
+    (void)state;
+    fixture fx;
+    from_text(other_forms, &fx);
+    rw_result r;
+    assert_int_equal(rw_blas_substitution(fx.text, fx.len, fx.m, kernel(&fx, "bgemm"), 0, false, &r), HK_OK);
+    if (!r.applicable)
+        fail_msg("%s", r.description);
+    /* A is x (read along the row), B is w, whatever the product's order */
+    has(r.text, "w, (int)(N), (long long)(LDA*N), x, (int)(LDA),\n                   (long long)(M*LDA), &hk_beta, "
+                "out, (int)(N), (long long)(M*N),");
+    has(r.text, "hk_alpha = (float)(s), hk_beta = (float)(0)");
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+typedef struct {
+    const char *what, *text, *kernel, *why;
+} refusal;
+
+static const refusal refusals[] = {
+    {"double", "__global__ void dg(int M, int N, int K, const double *A, const double *B, double *C)\n"
+               "{\n    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+               "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+               "    if (row < M && col < N) {\n        double acc = 0.0;\n"
+               "        for (int k = 0; k < K; k++)\n            acc += A[row * K + k] * B[k * N + col];\n"
+               "        C[row * N + col] = acc;\n    }\n}\n",
+     "dg", "element type double"},
+    {"column-major A", "__global__ void cm(int M, int N, int K, const float *A, const float *B, float *C)\n"
+                       "{\n    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                       "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                       "    if (row < M && col < N) {\n        float acc = 0.0f;\n"
+                       "        for (int k = 0; k < K; k++)\n            acc += A[k * M + row] * B[k * N + col];\n"
+                       "        C[row * N + col] = acc;\n    }\n}\n",
+     "cm", "A is not read as A[row * lda + k]"},
+    {"transposed B", "__global__ void tb(int M, int N, int K, const float *A, const float *B, float *C)\n"
+                     "{\n    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                     "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                     "    if (row < M && col < N) {\n        float acc = 0.0f;\n"
+                     "        for (int k = 0; k < K; k++)\n            acc += A[row * K + k] * B[col * K + k];\n"
+                     "        C[row * N + col] = acc;\n    }\n}\n",
+     "tb", "B is not read as B[k * ldb + col]"},
+    {"column-major C", "__global__ void cc(int M, int N, int K, const float *A, const float *B, float *C)\n"
+                       "{\n    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                       "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                       "    if (row < M && col < N) {\n        float acc = 0.0f;\n"
+                       "        for (int k = 0; k < K; k++)\n            acc += A[row * K + k] * B[k * N + col];\n"
+                       "        C[col * M + row] = acc;\n    }\n}\n",
+     "cc", "C is not written as C[row * ldc + col]"},
+    {"extra side effect", "__global__ void se(int M, int N, int K, const float *A, const float *B, float *C,\n"
+                          "                   int *count)\n"
+                          "{\n    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                          "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                          "    if (row < M && col < N) {\n        float acc = 0.0f;\n"
+                          "        for (int k = 0; k < K; k++)\n            acc += A[row * K + k] * B[k * N + col];\n"
+                          "        C[row * N + col] = acc;\n        atomicAdd(count, 1);\n    }\n}\n",
+     "se", "exactly one store"},
+    {"epilogue that is not alpha/beta", "__global__ void ep(int M, int N, int K, const float *A, const float *B, float *C)\n"
+                       "{\n    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                       "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                       "    if (row < M && col < N) {\n        float acc = 0.0f;\n"
+                       "        for (int k = 0; k < K; k++)\n            acc += A[row * K + k] * B[k * N + col];\n"
+                       "        C[row * N + col] = fmaxf(acc, 0.0f);\n    }\n}\n",
+     "ep", "the stored value is not"},
+    {"non-GEMM", "__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+                 "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                 "    if (i < n)\n        y[i] = a * x[i] + y[i];\n}\n",
+     "saxpy", "accumulator"},
+    {"size from a pointer", "__global__ void sz(const int *dims, const float *A, const float *x, float *y)\n"
+                            "{\n    int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                            "    if (row < dims[0]) {\n        float acc = 0.0f;\n"
+                            "        for (int j = 0; j < dims[1]; j++)\n            acc += A[row * dims[1] + j] * x[j];\n"
+                            "        y[row] = acc;\n    }\n}\n",
+     "sz", "dims"},
+    {"launch on a stream", "__global__ void gv(const float *A, const float *x, float *y, int M, int N)\n"
+                           "{\n    int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "    if (row < M) {\n        float acc = 0.0f;\n"
+                           "        for (int j = 0; j < N; j++)\n            acc += A[row * N + j] * x[j];\n"
+                           "        y[row] = acc;\n    }\n}\n"
+                           "void run(const float *A, const float *x, float *y, int M, int N, cudaStream_t st)\n"
+                           "{\n    gv<<<(M + 127) / 128, 128, 0, st>>>(A, x, y, M, N);\n}\n",
+     "gv", "stream st"},
+};
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
+        fixture fx;
+        from_text(refusals[i].text, &fx);
+        rw_result r;
+        assert_int_equal(rw_blas_substitution(fx.text, fx.len, fx.m, kernel(&fx, refusals[i].kernel), 0, false, &r),
+                         HK_OK);
+        print_message("%s: %s\n", refusals[i].what, r.description);
+        assert_false(r.applicable);
+        assert_null(r.text);
+        if (!strstr(r.description, refusals[i].why))
+            fail_msg("%s: expected `%s` in: %s", refusals[i].what, refusals[i].why, r.description);
+        rw_result_free(&r);
+        unload(&fx);
+    }
+    /* TF32 is a cuBLAS mode; math outside 0..1 is a bad argument */
+    fixture fx;
+    load(BENCH "/sgemm.cu", &fx);
+    rw_result r;
+    assert_int_equal(rw_blas_substitution(fx.text, fx.len, fx.m, kernel(&fx, "sgemm"), 1, true, &r), HK_OK);
+    assert_false(r.applicable);
+    has(r.description, "TF32");
+    rw_result_free(&r);
+    assert_int_equal(rw_blas_substitution(fx.text, fx.len, fx.m, kernel(&fx, "sgemm"), 2, false, &r), HK_EINVAL);
+    rw_result_free(&r);
+    /* a substituted file is not substituted twice */
+    char *t;
+    substitute(BENCH "/sgemm.cu", "sgemm", 0, false, &t);
+    fixture fx2;
+    from_text(t, &fx2);
+    free(t);
+    assert_int_equal(rw_blas_substitution(fx2.text, fx2.len, fx2.m, kernel(&fx2, "sgemm"), 0, false, &r), HK_OK);
+    assert_false(r.applicable);
+    has(r.description, "already");
+    rw_result_free(&r);
+    unload(&fx2);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static bool have_cuda(void)
+{
+    if (access(NVCC, X_OK) != 0) {
+        print_message("skipped: no nvcc at " NVCC "\n");
+        return false;
+    }
+    if (access("/usr/local/cuda/lib64/libcublas.so", R_OK) != 0 &&
+        access("/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so", R_OK) != 0) {
+        print_message("skipped: no libcublas.so in /usr/local/cuda\n");
+        return false;
+    }
+    return true;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs(text, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void run_ok(const char *cmd)
+{
+    print_message("%s\n", cmd);
+    int rc = system(cmd);
+    assert_int_equal(rc, 0);
+}
+
+/* The three substituted files in one program (their launchers call the library; the handle
+ * helper is defined once), compiled and linked. */
+static void test_compiles_and_links(void **state)
+{
+    (void)state;
+    if (!have_cuda())
+        return;
+    static const char *const k[][2] = {{"sgemm", "sgemm"}, {"batched_gemm", "batched_gemm"}, {"gemv", "gemv"}};
+    char path[700], main_cu[700], exe[700], cmd[3000];
+    for (size_t i = 0; i < 3; i++) {
+        char src[700], *t;
+        snprintf(src, sizeof src, BENCH "/%s.cu", k[i][0]);
+        substitute(src, k[i][1], i == 1, false, &t);
+        snprintf(path, sizeof path, "%s/%s.cu", tmpdir, k[i][0]);
+        write_file(path, t);
+        free(t);
+    }
+    snprintf(main_cu, sizeof main_cu, "%s/main.cu", tmpdir);
+    write_file(main_cu, "#include \"sgemm.cu\"\n#include \"batched_gemm.cu\"\n#include \"gemv.cu\"\n"
+                        "int main(int argc, char **argv)\n{\n"
+                        "    (void)argv;\n"
+                        "    if (argc > 99) {   /* linked, never run here (no GPU) */\n"
+                        "        launch_sgemm(1, 1, 1, 1.0f, 0, 0, 0.0f, 0);\n"
+                        "        launch_batched_gemm(0, 0, 0, 1, 1, 1, 1);\n"
+                        "        launch_gemv(0, 0, 0, 1, 1);\n"
+                        "    }\n    return 0;\n}\n");
+    snprintf(exe, sizeof exe, "%s/main", tmpdir);
+    snprintf(cmd, sizeof cmd, NVCC " -arch=sm_90 -O2 -std=c++17 -o '%s' '%s' -lcublas > '%s/main.log' 2>&1 || "
+             "{ cat '%s/main.log'; exit 1; }", exe, main_cu, tmpdir, tmpdir);
+    run_ok(cmd);
+    /* the program refers to the library: the link can fail without it */
+    snprintf(cmd, sizeof cmd, "nm -C '%s' | grep -q 'cublasSgemmStridedBatched'", exe);
+    run_ok(cmd);
+}
+
+/* The benchmark program for the suite's sgemm spec, in host-call mode with the
+ * substituted candidate, compiles and links (harness_nvcc_argv puts -lcublas last). */
+static void test_harness_program(void **state)
+{
+    (void)state;
+    spec_diags d = {0};
+    spec *s = NULL;
+    assert_int_equal(spec_load(BENCH "/sgemm.bench.json", &s, &d), HK_OK);
+    spec_diags_free(&d);
+    char *t, cand[700], prog[700], exe[700], log[700];
+    substitute(BENCH "/sgemm.cu", "sgemm", 0, false, &t);
+    snprintf(cand, sizeof cand, "%s/cand_sgemm.cu", tmpdir);
+    snprintf(prog, sizeof prog, "%s/prog_sgemm.cu", tmpdir);
+    snprintf(exe, sizeof exe, "%s/prog_sgemm", tmpdir);
+    snprintf(log, sizeof log, "%s/prog_sgemm.log", tmpdir);
+    write_file(cand, t);
+    free(t);
+    char *gen = NULL;
+    assert_int_equal(harness_generate(s, cand, &gen), HK_OK);
+    has(gen, "#if defined(HK_HOST_CALL_sgemm)\n    hk_call_host(hk_host_sgemm,");
+    has(gen, "#else\n    hk_launch_kernel(sgemm,");
+    hk_free(gen);
+    assert_int_equal(harness_write(s, cand, prog), HK_OK);
+    const char *extra[] = {"-lcublas", NULL};
+    char **argv = NULL;
+    assert_int_equal(harness_nvcc_argv(s, NVCC, "sm_90", HK_SOURCE_DIR "/include", extra, prog, exe, &argv), HK_OK);
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    assert_string_equal(argv[n - 1], "-lcublas");   /* after the program */
+    assert_string_equal(argv[n - 2], prog);
+    if (have_cuda()) {
+        char cmd[4000];
+        size_t l = 0;
+        for (size_t i = 0; i < n; i++)
+            l += (size_t)snprintf(cmd + l, sizeof cmd - l, "'%s' ", argv[i]);
+        snprintf(cmd + l, sizeof cmd - l, "> '%s' 2>&1 || { cat '%s'; exit 1; }", log, log);
+        run_ok(cmd);
+    }
+    harness_argv_free(argv);
+    spec_free(s);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* The search proposes the substitution for sgemm when a skill plans it, links it with
+ * -lcublas, and a kernel it does not fit gets no structural axis from it. */
+static void test_search_proposes(void **state)
+{
+    (void)state;
+    fixture fx;
+    load(BENCH "/sgemm.cu", &fx);
+    static const search_struct st[] = {
+        {.skill = "sm90-cublas-gemm", .rewrite = "blas_substitution", .params = {0}},
+        {.skill = "sm90-cublas-gemm", .rewrite = "blas_substitution", .params = {1}, .rank = 1},
+    };
+    search_launch l = {.block = {16, 16, 1}, .sm_count = 132, .structs = st, .n_structs = 2};
+    search_budget b = {.max_candidates = 8};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "sgemm"), &l, 7, &b, &s), HK_OK);
+    char *axes = search_describe_axes(s);
+    assert_non_null(axes);
+    print_message("axes: %s\n", axes);
+    has(axes, "blas_substitution math=0 (skill sm90-cublas-gemm)");
+    has(axes, "blas_substitution math=1");
+    hk_free(axes);
+    const search_candidate *c;
+    assert_int_equal(search_next(s, &c), HK_OK);   /* the baseline */
+    assert_null(c->structural);
+    assert_null(c->flags[0]);
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    assert_int_equal(search_next(s, &c), HK_OK);
+    assert_non_null(c->structural);
+    has(c->structural, "blas_substitution math=0");
+    assert_string_equal(c->skill, "sm90-cublas-gemm");
+    has(c->text, "cublasSgemm(");
+    has(c->text, "CUBLAS_DEFAULT_MATH");
+    bool lib = false;
+    for (size_t i = 0; c->flags[i]; i++)
+        lib = lib || !strcmp(c->flags[i], "-lcublas");
+    assert_true(lib);
+    search_free(s);
+    unload(&fx);
+
+    load(BENCH "/gemv.cu", &fx);
+    search_launch lv = {.block = {128, 1, 1}, .sm_count = 132, .structs = st, .n_structs = 1};
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "gemv"), &lv, 7, &b, &s), HK_OK);
+    axes = search_describe_axes(s);
+    has(axes, "blas_substitution");
+    hk_free(axes);
+    search_free(s);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_suite_kernels),
+        cmocka_unit_test(test_other_forms),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_harness_program),
+        cmocka_unit_test(test_search_proposes),
+        cmocka_unit_test(test_compiles_and_links),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
