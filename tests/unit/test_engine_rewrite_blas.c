@@ -7,7 +7,9 @@
 #include "engine/harness.h"
 #include "engine/rewrite.h"
 #include "engine/search.h"
+#include "engine/skillplan.h"
 #include "engine/spec.h"
+#include "skills/skills.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -453,6 +455,44 @@ static void test_search_proposes(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* The shipped skills plan the substitution for the suite's sgemm (compute-bound: FP32,
+ * then TF32) and gemv (memory-bound), and not for saxpy. */
+static void test_skills_plan_it(void **state)
+{
+    (void)state;
+    sk_set *set = NULL;
+    char err[2048];
+    assert_int_equal(sk_load_dir(HK_SOURCE_DIR "/skills", &set, err, sizeof err), HK_OK);
+    static const struct {
+        const char *file, *skill;
+        enum sk_class cls;
+        int n_math;
+    } cases[] = {{BENCH "/sgemm.cu", "sm90-cublas-gemm", SK_COMPUTE_BOUND, 2},
+                 {BENCH "/batched_gemm.cu", "sm90-cublas-gemm", SK_COMPUTE_BOUND, 2},
+                 {BENCH "/gemv.cu", "sm90-cublas-gemv", SK_MEMORY_BOUND, 1},
+                 {BENCH "/saxpy.cu", NULL, SK_MEMORY_BOUND, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        fixture fx;
+        load(cases[c].file, &fx);
+        skillplan p;
+        assert_int_equal(skillplan_build(set, "sm_90", cases[c].cls, NULL, fx.text, fx.len, &p), HK_OK);
+        int seen = 0;
+        for (size_t i = 0; i < p.n; i++) {
+            if (strcmp(p.v[i].rewrite, "blas_substitution"))
+                continue;
+            assert_non_null(cases[c].skill);
+            assert_string_equal(p.v[i].skill, cases[c].skill);
+            assert_int_equal(p.v[i].params[0], seen);   /* math 0, then 1 */
+            seen++;
+        }
+        assert_int_equal(seen, cases[c].n_math);
+        skillplan_free(&p);
+        unload(&fx);
+    }
+    sk_set_free(set);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -461,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_harness_program),
         cmocka_unit_test(test_search_proposes),
+        cmocka_unit_test(test_skills_plan_it),
         cmocka_unit_test(test_compiles_and_links),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
