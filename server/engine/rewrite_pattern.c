@@ -2330,8 +2330,11 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
         goto na;
     }
     pt_gemm_loop g;
-    if ((why = match_gemm_loop(f, &ts, s.body_a, s.body_b, NULL, 0, &g)))
+    if ((why = match_gemm_loop(f, &ts, s.body_a, s.body_b, NULL, 0, &g))) {
+        if (strcmp(why, "out of memory") == 0)
+            goto nomem;
         goto na;
+    }
     const an_param *pa = g.pa, *pb = g.pb;
     const char *t = g.t, *acc = g.acc, *kv_name = g.kv;
     size_t e = g.end;

@@ -297,6 +297,36 @@ static void test_refusals(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* Every allocation failure is HK_ENOMEM with nothing leaked, until the rewrite succeeds. */
+static void test_alloc_failures(void **state)
+{
+    (void)state;
+    static const char *const files[][2] = {{BENCH "/sgemm.cu", "sgemm"}, {BENCH "/batched_gemm.cu", "batched_gemm"},
+                                           {BENCH "/gemv.cu", "gemv"}};
+    for (size_t c = 0; c < 3; c++) {
+        fixture fx;
+        load(files[c][0], &fx);
+        size_t k = kernel(&fx, files[c][1]);
+        long live = hk_alloc_live();
+        for (long n = 1; n < 100000; n++) {
+            rw_result r;
+            hk_alloc_fail_after(n);
+            int rc = rw_blas_substitution(fx.text, fx.len, fx.m, k, 0, false, &r);
+            hk_alloc_fail_after(0);
+            bool ok = rc == HK_OK && r.applicable;
+            rw_result_free(&r);
+            assert_int_equal(hk_alloc_live(), live);
+            if (rc == HK_OK) {
+                assert_true(ok);
+                break;
+            }
+            assert_int_equal(rc, HK_ENOMEM);
+        }
+        unload(&fx);
+    }
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 static bool have_cuda(void)
 {
     if (access(NVCC, X_OK) != 0) {
@@ -502,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_harness_program),
         cmocka_unit_test(test_search_proposes),
         cmocka_unit_test(test_skills_plan_it),
+        cmocka_unit_test(test_alloc_failures),
         cmocka_unit_test(test_compiles_and_links),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
