@@ -173,13 +173,17 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
         rc = hk_buf_printf(b,
                            "    if (hk_m <= 0)\n"
                            "        return;                        // no row: the kernel writes nothing\n"
-                           "    if (hk_n <= 0) {                   // empty rows: y = beta * y\n"
+                           "    if (hk_n <= 0 && hk_beta == 0.0f) { // empty rows: y = 0 (scaling would keep a NaN)\n"
+                           "        hk_st = %s(%s, 0, (size_t)hk_m * sizeof(float), 0) == 0 ? %s : %s;\n"
+                           "    } else if (hk_n <= 0) {            // empty rows: y = beta * y\n"
                            "        hk_st = %s(hk_h, (int)hk_m, &hk_beta, %s, 1);\n"
                            "    } else {\n"
                            "        // row-major A (M x N) is the column-major N x M matrix A^T: y = (A^T)^T x\n"
                            "        hk_st = %s(hk_h, %s, (int)hk_n, (int)hk_m, &hk_alpha, %s, (int)(%s), %s, 1,\n"
                            "                   &hk_beta, %s, 1);\n"
                            "    }\n",
+                           hip ? "hipMemsetAsync" : "cudaMemsetAsync", g->c->name, nm->ok,
+                           hip ? "HIPBLAS_STATUS_EXECUTION_FAILED" : "CUBLAS_STATUS_EXECUTION_FAILED",
                            nm->scal, g->c->name, nm->gemv, nm->op_t, g->a->name, g->lda, g->b->name, g->c->name);
     } else {
         rc = hk_buf_printf(b,
