@@ -894,8 +894,18 @@ static int baseline_version(ep_ctx *c, const char *form)
     store_history_free(rows, n_rows);
     int rc;
     if (!c->base_vid) {
-        json_t *lj = launch_json(NULL, NULL);
-        if (form)
+        /* the block the baseline is measured with (the spec's, at size set 0), so that
+         * applying a version can tell whether its block differs from the launch sites' */
+        search_launch sl;
+        char err[128];
+        long long blk[3];
+        bool has_block = !form && search_launch_from_spec(c->sp, 0, &sl, err, sizeof err) == HK_OK;
+        for (int d = 0; has_block && d < 3; d++)
+            blk[d] = sl.block[d];
+        json_t *lj = launch_json(has_block ? blk : NULL, NULL);
+        if (lj && has_block)
+            json_object_set_new(lj, "grid_mode", json_string("spec"));
+        if (lj && form)
             json_object_set_new(lj, "form", json_string(form));
         rc = ep__add_version(c, c->text, 0, lj, STORE_V_VERIFIED, "original", &c->base_vid);
         json_decref(lj);

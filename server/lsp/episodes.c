@@ -1412,6 +1412,10 @@ static json_t *kernel_info(store *st, const store_kernel *k)
     json_object_set_new(info, "best", b);
     json_object_set_new(info, "base_kernel_text", json_string(base_k));
     json_object_set_new(info, "base_text_len", json_integer((json_int_t)base_len));
+    /* the baseline's launch (its block): what applying a version compares its launch with */
+    json_t *base_launch = base.launch_json ? json_loads(base.launch_json, 0, NULL) : NULL;
+    if (base_launch)
+        json_object_set_new(info, "base_launch", base_launch);
     /* the chain, best first, then reversed */
     json_t *chain = json_array();
     int64_t vid = best->best_version_id;

@@ -208,6 +208,12 @@ static void test_simulated_episode(void **state)
     for (size_t i = 0; i < n; i++) {
         const store_version *v = &rows[i].version;
         verified += v->status == STORE_V_VERIFIED && v->id != baseline;
+        if (v->id == baseline) {
+            /* the baseline records the spec's block: applying compares launches with it */
+            assert_non_null(v->launch_json);
+            assert_non_null(strstr(v->launch_json, "\"block\":[256,1,1]"));
+            assert_non_null(strstr(v->launch_json, "\"grid_mode\":\"spec\""));
+        }
         if (!v->launch_json || !strstr(v->launch_json, "\"block\":[128,"))
             continue;
         assert_int_equal(v->status, STORE_V_REJECTED);
