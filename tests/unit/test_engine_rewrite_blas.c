@@ -170,12 +170,46 @@ static const char other_forms[] =
     "    }\n"
     "}\n";
 
+/* Early return, `acc = acc + ...`, beta * C first, __restrict__ pointers, a launcher. */
+static const char early_return[] =
+    "__global__ void eg(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,\n"
+    "                   int M, int N, int K, float a, float b)\n"
+    "{\n"
+    "    const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    const int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (row >= M || col >= N)\n"
+    "        return;\n"
+    "    float s = 0.f;\n"
+    "    for (int i = 0; i < K; i++) {\n"
+    "        s = s + A[row * K + i] * B[i * N + col];\n"
+    "    }\n"
+    "    C[row * N + col] = b * C[row * N + col] + s * a;\n"
+    "}\n"
+    "void run(const float *A, const float *B, float *C, int M, int N, int K)\n"
+    "{\n"
+    "    dim3 g((N + 15) / 16, (M + 15) / 16), t(16, 16);\n"
+    "    eg<<<g, t>>>(A, B, C, M, N, K, 2.0f, 0.5f);\n"
+    "    eg<<<g, t, 0, 0>>>(A, B, C, M, N, K, 1.0f, 1.0f);\n"
+    "}\n";
+
 static void test_other_forms(void **state)
 {
     (void)state;
     fixture fx;
-    from_text(other_forms, &fx);
+    from_text(early_return, &fx);
     rw_result r;
+    assert_int_equal(rw_blas_substitution(fx.text, fx.len, fx.m, kernel(&fx, "eg"), 0, false, &r), HK_OK);
+    if (!r.applicable)
+        fail_msg("%s", r.description);
+    has(r.text, "hk_alpha = (float)(a), hk_beta = (float)(b)");
+    has(r.text, "B, (int)(N), A, (int)(K), &hk_beta, C, (int)(N));");
+    has(r.text, "hk_host_eg(A, B, C, M, N, K, 2.0f, 0.5f);");
+    has(r.text, "hk_host_eg(A, B, C, M, N, K, 1.0f, 1.0f);");
+    has(r.description, "2 launch sites");
+    rw_result_free(&r);
+    unload(&fx);
+
+    from_text(other_forms, &fx);
     assert_int_equal(rw_blas_substitution(fx.text, fx.len, fx.m, kernel(&fx, "bgemm"), 0, false, &r), HK_OK);
     if (!r.applicable)
         fail_msg("%s", r.description);
@@ -185,6 +219,7 @@ static void test_other_forms(void **state)
     has(r.text, "hk_alpha = (float)(s), hk_beta = (float)(0)");
     rw_result_free(&r);
     unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
 }
 
 typedef struct {
@@ -245,6 +280,34 @@ static const refusal refusals[] = {
                             "        for (int j = 0; j < dims[1]; j++)\n            acc += A[row * dims[1] + j] * x[j];\n"
                             "        y[row] = acc;\n    }\n}\n",
      "sz", "dims"},
+    {"half", "#include <cuda_fp16.h>\n"
+             "__global__ void hg(int M, int N, int K, const __half *A, const __half *B, float *C)\n"
+             "{\n    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+             "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+             "    if (row < M && col < N) {\n        float acc = 0.0f;\n"
+             "        for (int k = 0; k < K; k++)\n            acc += A[row * K + k] * B[k * N + col];\n"
+             "        C[row * N + col] = acc;\n    }\n}\n",
+     "hg", "do not share one element type"},
+    {"row from .x", "__global__ void rx(int M, int N, int K, const float *A, const float *B, float *C)\n"
+                    "{\n    int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                    "    int col = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                    "    if (row < M && col < N) {\n        float acc = 0.0f;\n"
+                    "        for (int k = 0; k < K; k++)\n            acc += A[row * K + k] * B[k * N + col];\n"
+                    "        C[row * N + col] = acc;\n    }\n}\n",
+     "rx", "A is not read"},
+    {"store to an input", "__global__ void si(int M, int N, int K, float *A, const float *B)\n"
+                          "{\n    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                          "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                          "    if (row < M && col < N) {\n        float acc = 0.0f;\n"
+                          "        for (int k = 0; k < K; k++)\n            acc += A[row * K + k] * B[k * N + col];\n"
+                          "        A[row * N + col] = acc;\n    }\n}\n",
+     "si", "third, writable pointer"},
+    {"non-unit stride of x", "__global__ void sx(const float *A, const float *x, float *y, int M, int N)\n"
+                             "{\n    int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                             "    if (row < M) {\n        float acc = 0.0f;\n"
+                             "        for (int j = 0; j < N; j++)\n            acc += A[row * N + j] * x[2 * j];\n"
+                             "        y[row] = acc;\n    }\n}\n",
+     "sx", "x is not read as x[j]"},
     {"launch on a stream", "__global__ void gv(const float *A, const float *x, float *y, int M, int N)\n"
                            "{\n    int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
                            "    if (row < M) {\n        float acc = 0.0f;\n"
