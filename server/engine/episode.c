@@ -2959,6 +2959,20 @@ static void skill_credit(ep_ctx *c)
     if (!sk) {
         json_object_set_new(j, "explained", json_false());
         json_object_set_new(j, "why", json_string("the skill is no longer loaded"));
+    } else if (sk->rewrite == SK_RW_BLAS_SUBSTITUTION) {
+        /* the library's kernels live in libcublas/libhipblas, not in the program's SASS:
+         * the evidence is that the measured program calls the library (host-call mode) */
+        bool calls = b->text && strstr(b->text, "HK_HOST_CALL_") != NULL;
+        json_object_set_new(j, "explained", json_boolean(calls));
+        json_object_set_new(j, "evidence", json_string("library call: credited by the call in "
+                                                       "the source"));
+        if (calls)
+            ep__log(c, "info", "v%d's gain is credited to skill %s: the version calls the "
+                    "library (host-call mode; its kernels are not in the program's SASS)",
+                    b->number, sk->id);
+        else
+            ep__log(c, "warn", "v%d's gain is unexplained: skill %s's version does not call "
+                    "the library", b->number, sk->id);
     } else if (!b->sass || !c->base_rec || !c->base_rec->sass) {
         json_object_set_new(j, "explained", json_null());
         json_object_set_new(j, "why", json_string("no SASS to look for the evidence in "

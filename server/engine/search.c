@@ -719,6 +719,11 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         if ((rc = hk_buf_printf(&desc, "%s", ax->labels[cfg[a]])))
             goto out;
     }
+    /* a library call ignores the kernel's launch, attributes and flags: combined with any
+     * other axis it would be the same program timed again */
+    for (size_t a = 0; sst && !strcmp(sst->rewrite, "blas_substitution") && a < s->n_axes; a++)
+        if (s->axes[a].kind != AX_STRUCT && cfg[a] != 0)
+            *skip = true;
     for (size_t a = 0; a < s->n_axes && !*skip; a++) {
         const axis *ax = &s->axes[a];
         if (ax->kind != AX_TUNABLE || cfg[a] == 0)

@@ -108,6 +108,7 @@ static bool replaces_algorithm(enum sk_rewrite r)
     case SK_RW_ONLINE_SOFTMAX:
     case SK_RW_ONLINE_LAYERNORM:
     case SK_RW_TILED_GEMM:
+    case SK_RW_BLAS_SUBSTITUTION:
         return true;
     default:
         return false;

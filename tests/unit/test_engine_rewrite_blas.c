@@ -534,6 +534,22 @@ static void test_search_proposes(void **state)
     for (size_t i = 0; c->flags[i]; i++)
         lib = lib || !strcmp(c->flags[i], "-lcublas");
     assert_true(lib);
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.1), HK_OK);
+    /* the rest of the search never times the library call again with a launch, attribute
+     * or flag change it ignores */
+    for (int i = 0; i < 40; i++) {
+        int rc = search_next(s, &c);
+        if (rc == HK_ENOENT || rc == HK_ETIMEDOUT)
+            break;
+        assert_int_equal(rc, HK_OK);
+        if (c->structural && strstr(c->structural, "blas_substitution")) {
+            assert_string_equal(c->description, c->structural);
+            assert_int_equal(c->block[0], 16);
+            assert_int_equal(c->block[1], 16);
+            assert_false(c->fast_math || c->restrict_ptrs || c->launch_bounds);
+        }
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    }
     search_free(s);
     unload(&fx);
 

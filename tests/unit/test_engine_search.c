@@ -561,7 +561,8 @@ static void test_structural_axis(void **state)
     assert_non_null(best->structural);
     assert_true(best_ms < 0.5);
     search_free(s);
-    /* a rewrite the engine does not have, alone: no structural axis at all */
+    /* a rewrite that does not fit the kernel (no GEMM in saxpy), alone: no structural
+     * axis at all */
     search_struct only = {.skill = "x", .rewrite = "blas_substitution"};
     l.structs = &only;
     l.n_structs = 1;
