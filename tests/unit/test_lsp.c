@@ -16,46 +16,7 @@
 #include "core/hk.h"
 #include "lsp/lsp_internal.h"
 
-#define MAXOUT 64
-
-struct out {
-    json_t *m[MAXOUT];
-    int n;
-};
-
-static int sink(const char *body, size_t len, void *ud)
-{
-    struct out *o = ud;
-    if (o->n >= MAXOUT)
-        return HK_OK;
-    json_error_t e;
-    o->m[o->n] = json_loadb(body, len, JSON_ALLOW_NUL, &e);
-    assert_non_null(o->m[o->n]);
-    o->n++;
-    return HK_OK;
-}
-
-static void out_clear(struct out *o)
-{
-    for (int i = 0; i < o->n; i++)
-        json_decref(o->m[i]);
-    o->n = 0;
-}
-
-/* The last message with this method, or NULL. */
-static json_t *find(struct out *o, const char *method)
-{
-    for (int i = o->n - 1; i >= 0; i--)
-        if (json_is_string(json_object_get(o->m[i], "method")) &&
-            strcmp(json_string_value(json_object_get(o->m[i], "method")), method) == 0)
-            return o->m[i];
-    return NULL;
-}
-
-static void feed(lsp_server *s, const char *body)
-{
-    assert_int_equal(lsp_server_feed(s, body, strlen(body)), HK_OK);
-}
+#include "lsp_out.h"
 
 static void test_uris(void **st)
 {

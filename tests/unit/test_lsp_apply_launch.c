@@ -20,55 +20,7 @@
 #include "lsp/lsp_internal.h"
 #include "store/store.h"
 
-#define MAXOUT 256
-
-struct out {
-    json_t *m[MAXOUT];
-    int n;
-};
-
-static int sink(const char *body, size_t len, void *ud)
-{
-    struct out *o = ud;
-    if (o->n >= MAXOUT)
-        return HK_OK;
-    json_error_t e;
-    o->m[o->n] = json_loadb(body, len, 0, &e);
-    assert_non_null(o->m[o->n]);
-    o->n++;
-    return HK_OK;
-}
-
-static void out_clear(struct out *o)
-{
-    for (int i = 0; i < o->n; i++)
-        json_decref(o->m[i]);
-    o->n = 0;
-}
-
-static json_t *reply(struct out *o, int id)
-{
-    for (int i = 0; i < o->n; i++)
-        if (json_integer_value(json_object_get(o->m[i], "id")) == id &&
-            !json_object_get(o->m[i], "method"))
-            return o->m[i];
-    return NULL;
-}
-
-static json_t *find(struct out *o, const char *method)
-{
-    for (int i = o->n - 1; i >= 0; i--) {
-        const char *m = json_string_value(json_object_get(o->m[i], "method"));
-        if (m && !strcmp(m, method))
-            return o->m[i];
-    }
-    return NULL;
-}
-
-static void feed(lsp_server *s, const char *body)
-{
-    assert_int_equal(lsp_server_feed(s, body, strlen(body)), HK_OK);
-}
+#include "lsp_out.h"
 
 static void feed_json(lsp_server *s, json_t *m /* stolen */)
 {
