@@ -65,6 +65,9 @@ static int teardown(void **state)
 typedef struct {
     int verified, rejected, last_percent;
     bool percent_fell;
+    long last_timed;       /* search id of the last candidate the optimize stage timed */
+    int timed;
+    bool timed_out_of_order;
     char stages[8][16];
     int n_stage;
 } seen;
@@ -86,6 +89,19 @@ static void on_event(const json_t *ev, void *data)
         const char *st = json_string_value(json_object_get(ev, "status"));
         s->verified += !strcmp(st, "verified");
         s->rejected += !strcmp(st, "rejected");
+        /* candidates are timed in the order the search proposed them (its skills first),
+         * not in the order their builds end: a launch-only change needs no build */
+        const char *why = json_string_value(json_object_get(ev, "reason"));
+        json_t *sid = json_object_get(json_object_get(ev, "launch"), "search_id");
+        bool timed = (!strcmp(st, "verified") || !strcmp(st, "rejected")) &&
+                     !(why && (!strcmp(why, "compile_error") || !strcmp(why, "harness_error")));
+        if (timed && json_is_integer(sid) &&
+            !strcmp(json_string_value(json_object_get(ev, "stage")), "optimize")) {
+            if (s->timed && json_integer_value(sid) < s->last_timed)
+                s->timed_out_of_order = true;
+            s->last_timed = (long)json_integer_value(sid);
+            s->timed++;
+        }
     }
 }
 
@@ -125,6 +141,8 @@ static void test_simulated_episode(void **state)
         fail_msg("episode ended %s: %s", store_episode_status_name(r.status),
                  r.error ? r.error : "");
     assert_false(s.percent_fell);
+    assert_true(s.timed >= 2);
+    assert_false(s.timed_out_of_order);
     const char *want[] = {"init", "baseline", "optimize", "accuracy", "verify", "report"};
     assert_int_equal(s.n_stage, 6);
     for (int i = 0; i < 6; i++)
