@@ -37,10 +37,12 @@
 #   OUT=DIR           where to leave the results (at most 8 files; else kept in a temp dir);
 #                     OUT/summary.txt is rewritten after every kernel and cheat, so a run cut
 #                     short still leaves its table
-#   JOBS=N            N kernels' episodes at once (default 1): compiles overlap, the GPU lock
-#                     in hkls keeps one benchmark program at a time on the GPU. On the H200
-#                     two at once fit (about 90-140 s each with MINUTES=0.5); four at once
-#                     cut 7 of 8 at a 170 s KERNEL_TIMEOUT (bench/results/2026-11-29-h200-session3.md)
+#   JOBS=N            N kernels' episodes at once on each GPU (default 1): compiles overlap,
+#                     the GPU lock in hkls keeps one benchmark program at a time on a GPU. On
+#                     the H200 two at once fit (about 90-140 s each with MINUTES=0.5); four at
+#                     once cut 7 of 8 at a 170 s KERNEL_TIMEOUT (bench/results/2026-11-29-h200-session3.md)
+#   GPUS="0 1"        the GPUs to spread the kernels over (default: every GPU nvidia-smi lists);
+#                     kernel i runs on GPUS[i mod count], with its references after it
 #   HK_COMMIT=SHA     commit to record when the tree has no .git
 # Exit: 0 when every kernel completed and every cheat was rejected for its reason (or no
 # GPU: "skipped: no GPU"), 1 otherwise, 2 when no hkls could be found or built.
@@ -121,8 +123,10 @@ export HK_DB="$db"
 export HK_SKILLS_DIR="${HK_SKILLS_DIR:-$top/skills}"
 commit=${HK_COMMIT:-$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+read -r -a gpus <<<"${GPUS:-$(nvidia-smi -L 2>/dev/null | sed -n 's/^GPU \([0-9][0-9]*\):.*/\1/p' | tr '\n' ' ')}"
+[ ${#gpus[@]} -gt 0 ] || gpus=(0)
 t_start=$(date +%s)
-cmdline="BUDGET=$budget MINUTES=$minutes JOBS=${JOBS:-1} tests/gpu/run.sh"
+cmdline="BUDGET=$budget MINUTES=$minutes JOBS=${JOBS:-1}${GPUS:+ GPUS=\"$GPUS\"} tests/gpu/run.sh"
 [ "$quick" = 1 ] && cmdline+=" --quick"
 [ $# -gt 0 ] && cmdline+=" $(printf '%s ' "$@" | sed 's/--quick //; s/ $//')"
 say "GPU: $gpu_name; commit $commit; hkls $hkls; budget $budget candidates, $minutes min per kernel"
@@ -160,7 +164,7 @@ write_summary() {
   local t_now
   t_now=$(date +%s)
   {
-    echo "GPU: ${gpu_name:-?}   commit: $commit   $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "GPU: ${gpu_name:-?} (${#gpus[@]} used: ${gpus[*]})   commit: $commit   $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "command: $cmdline"
     [ -n "$probe_json" ] && python3 -c 'import json,sys
 d=json.loads(sys.argv[1])
@@ -349,7 +353,7 @@ EOF
   if [ ! -s "$evid/real_ncu.csv" ] && command -v ncu >/dev/null 2>&1; then
     exe=$(find "$kwork" -maxdepth 3 -type f -perm -u+x -path '*baseline*' 2>/dev/null | head -1)
     if [ -n "$exe" ]; then
-      timeout 300 ncu --clock-control none --csv --metrics \
+      with_gpu_lock timeout 300 ncu --clock-control none --csv --metrics \
         dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
         --kernel-name "$k" --launch-count 1 "$exe" --mode run --size 0 --seed 1 --dist 0 \
         >"$evid/real_ncu.csv" 2>"$logs/ncu.err" || true
@@ -360,37 +364,16 @@ EOF
   write_summary "running"
 }
 
-# JOBS=N episodes at once: their compiles overlap, and hkls's GPU lock (measure.c) lets
-# one benchmark program at a time on the GPU, so the timings are as good as run alone.
-# Each episode gets its share of the cores for compiling, two left for the benchmark.
-jobs_n=${JOBS:-1}
-jobs_flag=""
-if [ "$jobs_n" -gt 1 ]; then
-  ncpu=$(nproc 2>/dev/null || echo 4)
-  per=$(( (ncpu - 2) / jobs_n ))
-  [ "$per" -ge 1 ] || per=1
-  jobs_flag="--jobs $per"
-  say "$jobs_n episodes at once, $per compile jobs each"
-fi
-rm -f "$work/failed"
-for k in "${kernels[@]}"; do
-  if [ "$jobs_n" -gt 1 ]; then
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs_n" ]; do wait -n; done
-    run_kernel "$k" &
-  else
-    run_kernel "$k"
-  fi
-done
-wait
-[ -f "$work/failed" ] && failed=1
-
 # ---- references: what a user would otherwise use, beside each kernel (issue 5) ----
 # hk_refs (bench/refs) at the size the episode measured (its report's size key), else the
-# spec's first; one JSON line per measurement into refs.jsonl, read by write_summary.
+# spec's first; one JSON line per measurement into refs.jsonl, read by write_summary. They
+# run right after their kernel's episode, on its GPU, holding hkls's GPU lock for that GPU
+# (measure.c, measure_gpu_lock_path) so no episode times a program beside them.
 refs_note=""
+refs_ok=0
+torch_ok=0
 if [ "${REFS:-1}" != 0 ] && [ ${#kernels[@]} -gt 0 ]; then
   say "building hk_refs (bench/refs/build.sh)"
-  torch_ok=0
   if [ "${REFS_TORCH:-1}" != 0 ]; then
     if python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' \
         >/dev/null 2>&1; then
@@ -400,43 +383,98 @@ if [ "${REFS:-1}" != 0 ] && [ ${#kernels[@]} -gt 0 ]; then
     fi
   fi
   if "$top/bench/refs/build.sh" "$work/hk_refs" >"$logs/refs-build.log" 2>&1; then
-    for k in "${kernels[@]}"; do
-      spec=$(spec_of "$k")
-      [ -n "$spec" ] || continue
-      if ! fits "$refs_timeout"; then
-        printf '{"kernel":"%s","reference":"-","error":"skipped (DEADLINE_S)"}\n' "$k" >>"$refs_out"
-        continue
-      fi
-      key=$(python3 -c 'import json,sys
-for l in open(sys.argv[1]):
-    d = json.loads(l)
-    if d.get("kernel") == sys.argv[2] and d.get("size"): print(d["size"])' "$episodes" "$k" 2>/dev/null | tail -1)
-      mapfile -t rargs < <("$top/bench/refs/spec_args.sh" "$spec" ${key:+--size "$key"} 2>>"$logs/refs.log")
-      if [ ${#rargs[@]} -eq 0 ]; then
-        printf '{"kernel":"%s","reference":"-","error":"spec_args.sh failed (logs/refs.log)"}\n' "$k" >>"$refs_out"
-        continue
-      fi
-      say "references for $k (${rargs[*]})"
-      timeout -k 10 "$refs_timeout" "$work/hk_refs" "${rargs[@]}" >>"$refs_out" 2>>"$logs/refs.log"
-      rc=$?
-      case $rc in
-        0|1|2) ;;
-        124|137) printf '{"kernel":"%s","reference":"-","error":"timeout after %s s"}\n' "$k" "$refs_timeout" >>"$refs_out" ;;
-        *) printf '{"kernel":"%s","reference":"-","error":"hk_refs exit %s"}\n' "$k" "$rc" >>"$refs_out" ;;
-      esac
-      if [ "$torch_ok" = 1 ]; then
-        timeout -k 10 "$refs_timeout" python3 "$top/bench/refs/torch_refs.py" "${rargs[@]}" \
-            >>"$refs_out" 2>>"$logs/refs.log"
-        rc=$?
-        [ $rc -eq 124 ] || [ $rc -eq 137 ] &&
-          printf '{"kernel":"%s","reference":"torch","error":"timeout after %s s"}\n' "$k" "$refs_timeout" >>"$refs_out"
-      fi
-    done
+    refs_ok=1
   else
     refs_note="references: hk_refs did not build ($(tail -1 "$logs/refs-build.log"))${refs_note:+; $refs_note}"
     say "$refs_note"
   fi
 fi
+# the lock file hkls takes for the GPUs this process sees
+gpu_lock_file() {
+  local dev=${CUDA_VISIBLE_DEVICES:-all}
+  dev=$(printf '%s' "${dev:-all}" | tr -c 'A-Za-z0-9-' '_')
+  printf '/tmp/hyperkernel-gpu-%s-%s.lock' "$(id -u)" "$dev"
+}
+# runs a command holding that lock (without flock(1): unlocked, as hkls does when it cannot lock)
+with_gpu_lock() {
+  if command -v flock >/dev/null 2>&1; then flock "$(gpu_lock_file)" "$@"; else "$@"; fi
+}
+refs_for() {
+  local k=$1 spec key rc
+  [ "$refs_ok" = 1 ] || return 0
+  spec=$(spec_of "$k")
+  [ -n "$spec" ] || return 0
+  if ! fits "$refs_timeout"; then
+    printf '{"kernel":"%s","reference":"-","error":"skipped (DEADLINE_S)"}\n' "$k" >>"$refs_out"
+    return 0
+  fi
+  key=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if d.get("kernel") == sys.argv[2] and d.get("size"): print(d["size"])' "$episodes" "$k" 2>/dev/null | tail -1)
+  mapfile -t rargs < <("$top/bench/refs/spec_args.sh" "$spec" ${key:+--size "$key"} 2>>"$logs/refs.log")
+  if [ ${#rargs[@]} -eq 0 ]; then
+    printf '{"kernel":"%s","reference":"-","error":"spec_args.sh failed (logs/refs.log)"}\n' "$k" >>"$refs_out"
+    return 0
+  fi
+  say "references for $k on GPU ${CUDA_VISIBLE_DEVICES:-all} (${rargs[*]})"
+  with_gpu_lock timeout -k 10 "$refs_timeout" "$work/hk_refs" "${rargs[@]}" \
+      >"$work/refs-$k.jsonl" 2>>"$logs/refs.log"
+  rc=$?
+  case $rc in
+    0|1|2) ;;
+    124|137) printf '{"kernel":"%s","reference":"-","error":"timeout after %s s"}\n' "$k" "$refs_timeout" >>"$work/refs-$k.jsonl" ;;
+    *) printf '{"kernel":"%s","reference":"-","error":"hk_refs exit %s"}\n' "$k" "$rc" >>"$work/refs-$k.jsonl" ;;
+  esac
+  if [ "$torch_ok" = 1 ]; then
+    with_gpu_lock timeout -k 10 "$refs_timeout" python3 "$top/bench/refs/torch_refs.py" "${rargs[@]}" \
+        >>"$work/refs-$k.jsonl" 2>>"$logs/refs.log"
+    rc=$?
+    [ $rc -eq 124 ] || [ $rc -eq 137 ] &&
+      printf '{"kernel":"%s","reference":"torch","error":"timeout after %s s"}\n' "$k" "$refs_timeout" >>"$work/refs-$k.jsonl"
+  fi
+  # one append of whole lines: lanes finish kernels at the same time
+  cat "$work/refs-$k.jsonl" >>"$refs_out"
+  rm -f "$work/refs-$k.jsonl"
+  write_summary "running"
+}
+
+# The GPUs: GPUS (indices) or every GPU nvidia-smi lists. Kernel i goes to lane i mod the
+# number of GPUs; each lane runs JOBS episodes at once on its GPU (CUDA_VISIBLE_DEVICES), each
+# followed by its references. Within a lane the compiles overlap and hkls's GPU lock lets one
+# benchmark program at a time on the GPU, so the timings are as good as run alone.
+jobs_n=${JOBS:-1}
+ncpu=$(nproc 2>/dev/null || echo 4)
+per=$(( (ncpu - 2) / (jobs_n * ${#gpus[@]}) ))
+[ "$per" -ge 1 ] || per=1
+jobs_flag=""
+if [ "$jobs_n" -gt 1 ] || [ ${#gpus[@]} -gt 1 ]; then
+  jobs_flag="--jobs $per"
+  say "${#gpus[@]} GPU(s) (${gpus[*]}), $jobs_n episodes at once on each, $per compile jobs each"
+fi
+lane() {
+  local g=$1 i k
+  # one GPU: leave CUDA_VISIBLE_DEVICES as it came (and the lock name hkls uses with it)
+  [ ${#gpus[@]} -gt 1 ] && export CUDA_VISIBLE_DEVICES=$g
+  for i in "${!kernels[@]}"; do
+    [ $(( i % ${#gpus[@]} )) -eq "$2" ] || continue
+    k=${kernels[$i]}
+    if [ "$jobs_n" -gt 1 ]; then
+      while [ "$(jobs -rp | wc -l)" -ge "$jobs_n" ]; do wait -n; done
+      { run_kernel "$k"; refs_for "$k"; } &
+    else
+      run_kernel "$k"
+      refs_for "$k"
+    fi
+  done
+  wait
+}
+rm -f "$work/failed"
+for gi in "${!gpus[@]}"; do
+  lane "${gpus[$gi]}" "$gi" &
+done
+wait
+[ -f "$work/failed" ] && failed=1
 
 # ---- results ----
 write_summary
