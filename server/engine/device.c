@@ -954,12 +954,34 @@ out:
 
 /* ------------------------------------------------------------------ detection */
 
-int device_parse_smi_list(const char *text, device_gpu *out)
+/* Whether nvidia-smi's line (index idx, uuid) is the device named by one entry of
+ * CUDA_VISIBLE_DEVICES: an index, or a UUID or unique prefix of one ("GPU-3e1f"). */
+static bool smi_entry_names(const char *entry, size_t n, int idx, const char *uuid)
+{
+    if (n == 0)
+        return false;
+    if (entry[0] >= '0' && entry[0] <= '9') {
+        long v = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (entry[i] < '0' || entry[i] > '9' || v > 100000)
+                return false;
+            v = v * 10 + (entry[i] - '0');
+        }
+        return v == idx;
+    }
+    return uuid[0] && strlen(uuid) >= n && strncmp(uuid, entry, n) == 0;
+}
+
+int device_parse_smi_list(const char *text, const char *visible, device_gpu *out)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->how, sizeof out->how, "none");
     if (!text)
         return HK_EPARSE;
+    /* CUDA numbers only the visible devices, in the order listed: device 0 is the first
+     * entry's GPU, and the count is how many entries name a GPU. */
+    while (visible && *visible == ' ')
+        visible++;
     for (const char *line = text; *line;) {
         const char *nl = strchr(line, '\n');
         size_t len = nl ? (size_t)(nl - line) : strlen(line);
@@ -967,37 +989,49 @@ int device_parse_smi_list(const char *text, device_gpu *out)
         int idx;
         const char *colon = memchr(line, ':', len);
         if (len > 6 && strncmp(line, "GPU ", 4) == 0 && sscanf(line + 4, "%d", &idx) == 1 && colon) {
-            out->count++;
-            if (out->count == 1) {
-                const char *name = colon + 1;
-                while (*name == ' ')
-                    name++;
-                const char *paren = NULL;
-                for (const char *p = line + len; p > name; p--)
-                    if (p[-1] == '(' && strncmp(p, "UUID: ", 6) == 0) {
-                        paren = p - 1;
-                        break;
-                    }
+            const char *name = colon + 1;
+            while (*name == ' ')
+                name++;
+            const char *paren = NULL;
+            for (const char *p = line + len; p > name; p--)
+                if (p[-1] == '(' && strncmp(p, "UUID: ", 6) == 0) {
+                    paren = p - 1;
+                    break;
+                }
+            char uuid[sizeof out->uuid] = "";
+            if (paren) {
+                const char *u = paren + 7;
+                const char *close = memchr(u, ')', (size_t)(line + len - u));
+                if (close)
+                    snprintf(uuid, sizeof uuid, "%.*s", (int)(close - u), u);
+            }
+            bool seen = !visible, first = !visible && out->count == 0;
+            for (const char *e = visible; e && !seen;) {
+                size_t n = strcspn(e, ",");
+                if (smi_entry_names(e, n, idx, uuid)) {
+                    seen = true;
+                    first = e == visible;
+                }
+                e = e[n] ? e + n + 1 : NULL;
+            }
+            if (seen)
+                out->count++;
+            if (first) {
                 const char *name_end = paren ? paren : line + len;
                 while (name_end > name && name_end[-1] == ' ')
                     name_end--;
                 snprintf(out->name, sizeof out->name, "%.*s", (int)(name_end - name), name);
-                if (paren) {
-                    const char *u = paren + 7;
-                    const char *close = memchr(u, ')', (size_t)(line + len - u));
-                    if (close)
-                        snprintf(out->uuid, sizeof out->uuid, "%.*s", (int)(close - u), u);
-                }
+                snprintf(out->uuid, sizeof out->uuid, "%s", uuid);
             }
         }
         line += len;
         if (*line == '\n')
             line++;
     }
-    if (!out->count)
+    if (!out->count || !out->name[0])
         return HK_EPARSE;
     out->present = true;
-    snprintf(out->how, sizeof out->how, "nvidia-smi -L");
+    snprintf(out->how, sizeof out->how, visible ? "nvidia-smi -L, CUDA_VISIBLE_DEVICES" : "nvidia-smi -L");
     return HK_OK;
 }
 
@@ -1014,11 +1048,19 @@ int device_detect_gpu(device_gpu *out)
         runner_result_free(&r);
         return rc;
     }
-    if (rc == HK_OK && r.exit_code == 0 && device_parse_smi_list(r.out, out) == HK_OK) {
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (rc == HK_OK && r.exit_code == 0 && device_parse_smi_list(r.out, visible, out) == HK_OK) {
         runner_result_free(&r);
         return HK_OK;
     }
+    bool hidden = rc == HK_OK && r.exit_code == 0 && visible && device_parse_smi_list(r.out, NULL, out) == HK_OK;
     runner_result_free(&r);
+    if (hidden) {
+        /* GPUs exist, but CUDA_VISIBLE_DEVICES names none of them: CUDA sees none */
+        memset(out, 0, sizeof *out);
+        snprintf(out->how, sizeof out->how, "CUDA_VISIBLE_DEVICES names no GPU");
+        return HK_OK;
+    }
     if (access("/dev/nvidia0", F_OK) == 0) {
         out->present = true;
         snprintf(out->how, sizeof out->how, "/dev/nvidia0");

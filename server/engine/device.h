@@ -136,8 +136,11 @@ int device_detect_dcu(const char *dev_kfd, const char *sysfs_root, device_gpu *o
  * from unique_id ("" when absent). HK_OK, HK_EPARSE when no gfx_target_version line. */
 int device_parse_kfd_node(const char *text, bool *is_gpu, char *arch, size_t arch_size,
                           int *cu_count, char *uuid, size_t uuid_size);
-/* Parses nvidia-smi -L output ("GPU 0: NAME (UUID: GPU-...)" lines) into *out. HK_OK or
- * HK_EPARSE when no line matches. */
-int device_parse_smi_list(const char *text, device_gpu *out);
+/* Parses nvidia-smi -L output ("GPU 0: NAME (UUID: GPU-...)" lines) into *out: the name
+ * and UUID of the GPU CUDA numbers 0 and the count CUDA sees. visible: the value of
+ * CUDA_VISIBLE_DEVICES (indices or UUID prefixes, comma-separated; its first entry is
+ * device 0), or NULL for every GPU listed. HK_OK, or HK_EPARSE when no line matches (or
+ * none is visible). */
+int device_parse_smi_list(const char *text, const char *visible, device_gpu *out);
 
 #endif

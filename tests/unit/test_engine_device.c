@@ -316,20 +316,38 @@ static void test_smi_list(void **state)
     const char *two = "GPU 0: NVIDIA H200 (UUID: GPU-3e1f0a2b-1111-2222-3333-444455556666)\n"
                       "  MIG 1g.18gb     Device  0: (UUID: MIG-aaaa)\n"
                       "GPU 1: NVIDIA H200 (UUID: GPU-ffffffff-1111-2222-3333-444455556666)\n";
-    assert_int_equal(device_parse_smi_list(two, &g), HK_OK);
+    assert_int_equal(device_parse_smi_list(two, NULL, &g), HK_OK);
     assert_true(g.present);
     assert_int_equal(g.count, 2);
     assert_string_equal(g.name, "NVIDIA H200");
     assert_string_equal(g.uuid, "GPU-3e1f0a2b-1111-2222-3333-444455556666");
     assert_string_equal(g.how, "nvidia-smi -L");
     const char *paren = "GPU 0: Tesla V100-SXM2-16GB (rev a) (UUID: GPU-12)";
-    assert_int_equal(device_parse_smi_list(paren, &g), HK_OK);
+    assert_int_equal(device_parse_smi_list(paren, NULL, &g), HK_OK);
     assert_string_equal(g.name, "Tesla V100-SXM2-16GB (rev a)");
     assert_string_equal(g.uuid, "GPU-12");
     const char *none = "No devices were found\n";
-    assert_int_equal(device_parse_smi_list(none, &g), HK_EPARSE);
+    assert_int_equal(device_parse_smi_list(none, NULL, &g), HK_EPARSE);
     assert_false(g.present);
-    assert_int_equal(device_parse_smi_list("", &g), HK_EPARSE);
+    assert_int_equal(device_parse_smi_list("", NULL, &g), HK_EPARSE);
+
+    /* CUDA_VISIBLE_DEVICES: its first entry is CUDA's device 0, by index or UUID prefix */
+    assert_int_equal(device_parse_smi_list(two, "1", &g), HK_OK);
+    assert_int_equal(g.count, 1);
+    assert_string_equal(g.uuid, "GPU-ffffffff-1111-2222-3333-444455556666");
+    assert_int_equal(device_parse_smi_list(two, "1,0", &g), HK_OK);
+    assert_int_equal(g.count, 2);
+    assert_string_equal(g.uuid, "GPU-ffffffff-1111-2222-3333-444455556666");
+    assert_int_equal(device_parse_smi_list(two, "GPU-3e1f", &g), HK_OK);
+    assert_string_equal(g.uuid, "GPU-3e1f0a2b-1111-2222-3333-444455556666");
+    assert_int_equal(g.count, 1);
+    assert_int_equal(device_parse_smi_list(two, "0,7", &g), HK_OK);
+    assert_int_equal(g.count, 1);
+    assert_int_equal(device_parse_smi_list(two, "7", &g), HK_EPARSE);
+    assert_false(g.present);
+    assert_int_equal(device_parse_smi_list(two, "", &g), HK_EPARSE);
+    assert_int_equal(device_parse_smi_list(two, "-1", &g), HK_EPARSE);
+    assert_int_equal(device_parse_smi_list(two, "10", &g), HK_EPARSE);
 }
 
 /* Runs the real probe where there is a GPU; says so plainly where there is none. */
