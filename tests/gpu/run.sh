@@ -139,12 +139,21 @@ grep -iE 'missing|nvcc|ncu|cuobjdump|GPU' "$logs/doctor.txt" | head -12 >&2
 probe_json=""
 if [ -x "$probe" ]; then
   say "device probe (measured peaks, cached for the episodes)"
-  if "$probe" >"$logs/probe.json" 2>"$logs/probe.err"; then
+  # every other GPU in use is probed beside the first (its own cache entry, by UUID)
+  if [ ${#gpus[@]} -gt 1 ]; then
+    for g in "${gpus[@]:1}"; do
+      CUDA_VISIBLE_DEVICES=$g "$probe" >"$logs/probe-gpu$g.json" 2>"$logs/probe-gpu$g.err" &
+    done
+  fi
+  pv=()
+  [ ${#gpus[@]} -gt 1 ] && pv=(env CUDA_VISIBLE_DEVICES="${gpus[0]}")
+  if "${pv[@]}" "$probe" >"$logs/probe.json" 2>"$logs/probe.err"; then
     probe_json=$(tail -1 "$logs/probe.json")
     echo "$probe_json" >&2
   else
     say "device probe failed: $(tail -3 "$logs/probe.err")"
   fi
+  wait
 else
   say "no hk_device_probe at $probe: the first episode measures the peaks itself"
 fi
