@@ -2938,7 +2938,7 @@ static int plan_full(an_doc *d, const char *text, uint32_t len, uint64_t deadlin
         goto out;
     }
     rc = an_parse_pieces(d->parser, tree_sitter_cuda(), text, len, pc, np, trees, deadline,
-                         len >= AN_PARALLEL_MIN ? d->threads : 1);
+                         len >= AN_PARALLEL_MIN ? d->threads : 1, NULL, NULL);
     if (rc)
         goto out;
     pl->parsed += np;
@@ -3120,6 +3120,394 @@ static void region_items(const an_doc *d, const struct an_plan *pl, size_t *i0, 
     *i1 = b;
 }
 
+/* ---------------------------------------------------------------- full parse, in parallel */
+
+/* A full parse extracts each piece's items on the thread that parsed it, right after the
+ * parse, and frees the tree there: the trees of a large file (~50 times its text) are
+ * then never all in memory at once, and extraction, not only tree-sitter, runs on every
+ * thread. Extraction needs the file's qualifier macro table before the whole tree is
+ * known, so the workers use one guessed from the text (macros_guess); the real table is
+ * read from the items afterwards, and when the guess was wrong (such a #define in a
+ * function body or a comment) the parse is done again the serial way. */
+
+/* `#define NAME value` lines (continuations included) whose value names __global__,
+ * __device__ or __host__, in text order: what collect_macros finds in the tree of
+ * ordinary code. */
+static int macros_guess(const char *text, uint32_t len, struct an_macro **out, size_t *n_out)
+{
+    struct an_macro *m = NULL;
+    size_t n = 0, cap = 0;
+    const char *p = text, *end = text + len;
+    while ((p = memchr(p, '#', (size_t)(end - p)))) {
+        const char *b = p++;
+        while (b > text && (b[-1] == ' ' || b[-1] == '\t'))
+            b--;
+        if (b > text && b[-1] != '\n')
+            continue;                                /* not the line's first token */
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (end - p < 7 || memcmp(p, "define", 6) || (p[6] != ' ' && p[6] != '\t'))
+            continue;
+        p += 7;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        const char *ns = p;
+        while (p < end && is_ident_char(*p))
+            p++;
+        size_t nl = (size_t)(p - ns);
+        if (!nl || nl > 64 || (p < end && *p == '('))
+            continue;                                /* function-like: not a qualifier */
+        const char *vs = p;
+        while (p < end && !(*p == '\n' && p[-1] != '\\' &&
+                            !(p[-1] == '\r' && p - 2 >= vs && p[-2] == '\\')))
+            p++;
+        unsigned mods = mods_in_text(vs, (size_t)(p - vs));
+        if (!mods)
+            continue;
+        if (vec_reserve(&m, &cap, n + 1, sizeof(*m)))
+            goto oom;
+        m[n].name = hk_strndup(ns, nl);
+        if (!m[n].name)
+            goto oom;
+        m[n].mods = mods;
+        n++;
+    }
+    *out = m;
+    *n_out = n;
+    return HK_OK;
+oom:
+    macros_free(m, n);
+    return HK_ENOMEM;
+}
+
+/* What the thread that parsed a piece made of it. */
+struct an_pres {
+    struct an_item *items;        /* the piece's top-level items, when extracted */
+    size_t n_items;
+    TSTree *tree;                 /* kept for a chunk over AN_CHUNK_KEEP_TREE only */
+    bool has_error;
+    bool extracted;
+};
+
+struct an_full {
+    const char *text;
+    uint32_t len;
+    const struct an_piece *pc;
+    size_t np;
+    struct an_pres *res;
+    struct an_x x[AN_THREADS_MAX + 1];   /* one per worker: no lock */
+};
+
+static void pres_free(struct an_pres *r)
+{
+    for (size_t i = 0; i < r->n_items; i++)
+        item_free(&r->items[i]);
+    hk_free(r->items);
+    if (r->tree)
+        ts_tree_delete(r->tree);
+    memset(r, 0, sizeof(*r));
+}
+
+/* The items of the units under root into a new array (*out, n_out). */
+static int extract_tree(struct an_x *x, TSNode root, struct an_item **out, size_t *n_out)
+{
+    struct node_vec units = {0};
+    struct an_item *items = NULL;
+    size_t n = 0;
+    int rc = collect_units(root, &units, 0);
+    if (rc == HK_OK && units.n) {
+        items = hk_malloc(units.n * sizeof(*items));
+        if (!items)
+            rc = HK_ENOMEM;
+    }
+    for (size_t u = 0; rc == HK_OK && u < units.n; u++) {
+        rc = x_item(x, &items[n], units.v[u]);     /* frees the item on failure */
+        if (rc == HK_OK) {
+            rc = item_set_macro(&items[n], x->src, units.v[u]);
+            if (rc)
+                item_free(&items[n]);
+            else
+                n++;
+        }
+    }
+    hk_free(units.v);
+    if (rc) {
+        for (size_t i = 0; i < n; i++)
+            item_free(&items[i]);
+        hk_free(items);
+        return rc;
+    }
+    *out = items;
+    *n_out = n;
+    return HK_OK;
+}
+
+/* an_piece_fn: extracts piece i unless the merge will parse it again joined with the
+ * next one (it has errors and is not the last), then frees its tree unless kept. */
+static int full_piece_done(void *ctx, unsigned worker, size_t i, TSTree *tree)
+{
+    struct an_full *f = ctx;
+    struct an_pres *r = &f->res[i];
+    TSNode root = ts_tree_root_node(tree);
+    int rc = HK_OK;
+    r->has_error = ts_node_has_error(root);
+    if (!r->has_error || i + 1 == f->np) {
+        rc = extract_tree(&f->x[worker], root, &r->items, &r->n_items);
+        r->extracted = rc == HK_OK;
+    }
+    if (r->extracted && f->pc[i].end - f->pc[i].start > AN_CHUNK_KEEP_TREE)
+        r->tree = tree;
+    else
+        ts_tree_delete(tree);
+    return rc;
+}
+
+static int plan_push_seg(struct an_plan *pl, const struct an_piece *p, TSTree *tree,
+                         bool has_error)
+{
+    if (vec_reserve(&pl->segs, &pl->cap, pl->n + 1, sizeof(*pl->segs))) {
+        if (tree)
+            ts_tree_delete(tree);
+        return HK_ENOMEM;
+    }
+    struct an_seg *c = &pl->segs[pl->n++];
+    memset(c, 0, sizeof(*c));
+    c->start = p->start;
+    c->end = p->end;
+    c->start_row = p->start_row;
+    c->end_row = p->end_row;
+    c->end_col = p->end_col;
+    c->tree = tree;
+    c->has_error = has_error;
+    return HK_OK;
+}
+
+/* Appends items[0..n) to the vector (*v, *nv, *cv), moving them. */
+static int items_append(struct an_item **v, size_t *nv, size_t *cv, struct an_item *items,
+                        size_t n)
+{
+    if (!n)
+        return HK_OK;
+    if (vec_reserve(v, cv, *nv + n, sizeof(**v)))
+        return HK_ENOMEM;
+    memcpy(*v + *nv, items, n * sizeof(*items));
+    *nv += n;
+    return HK_OK;
+}
+
+/* The whole text: pieces parsed and extracted in parallel, then merged in text order,
+ * a piece with errors parsed again joined with the next one (see plan_take) on this
+ * thread. Fills pl (chunks; trees only where kept), *items (new array, in text order)
+ * and the macro table they define. *redo: the guessed macro table was wrong; nothing is
+ * returned then, and the caller parses the serial way. */
+static int parse_full(an_doc *d, const char *text, uint32_t len, uint64_t deadline,
+                      struct an_plan *pl, struct an_item **items_out, size_t *n_items_out,
+                      struct an_macro **macros_out, size_t *n_macros_out, bool *redo)
+{
+    struct an_piece *pc = NULL;
+    size_t np = 0, cap = 0;
+    struct an_full *f = NULL;
+    struct an_macro *guess = NULL, *real = NULL;
+    size_t n_guess = 0, n_real = 0, cap_real = 0;
+    struct an_item *items = NULL;
+    size_t n_items = 0, cap_items = 0;
+    int rc = HK_OK;
+    *redo = false;
+    uint32_t pos = 0, row = 0;
+    do {
+        if (vec_reserve(&pc, &cap, np + 1, sizeof(*pc))) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        if (d->whole) {
+            struct an_piece w = {0, len, 0, 0, 0};
+            for (uint32_t i = 0; i < len; i++) {
+                if (text[i] == '\n') {
+                    w.end_row++;
+                    w.end_col = 0;
+                } else {
+                    w.end_col++;
+                }
+            }
+            pc[np] = w;
+        } else {
+            an_piece_next(text, len, pos, row, &pc[np]);
+        }
+        pos = pc[np].end;
+        row = pc[np].end_row;
+        np++;
+    } while (pos < len);
+    rc = macros_guess(text, len, &guess, &n_guess);
+    if (rc)
+        goto out;
+    f = hk_calloc(1, sizeof(*f));
+    struct an_pres *res = f ? hk_calloc(np, sizeof(*res)) : NULL;
+    if (!res) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    f->text = text;
+    f->len = len;
+    f->pc = pc;
+    f->np = np;
+    f->res = res;
+    for (size_t w = 0; w < HK_ARRAY_LEN(f->x); w++) {
+        f->x[w].src = text;
+        f->x[w].len = len;
+        f->x[w].macros = guess;
+        f->x[w].n_macros = n_guess;
+    }
+    rc = an_parse_pieces(d->parser, tree_sitter_cuda(), text, len, pc, np, NULL, deadline,
+                         len >= AN_PARALLEL_MIN ? d->threads : 1, full_piece_done, f);
+    if (rc)
+        goto out;
+    pl->parsed += np;
+    pl->bytes_parsed += len;
+    for (size_t i = 0; i < np;) {
+        struct an_pres *r = &res[i];
+        if (!r->has_error || i + 1 == np) {
+            rc = items_append(&items, &n_items, &cap_items, r->items, r->n_items);
+            if (rc)
+                goto out;
+            hk_free(r->items);                     /* moved */
+            r->items = NULL;
+            r->n_items = 0;
+            rc = plan_push_seg(pl, &pc[i], r->tree, r->has_error);
+            r->tree = NULL;
+            if (rc)
+                goto out;
+            i++;
+            continue;
+        }
+        pres_free(&res[i + 1]);
+        struct an_piece m = piece_join(&pc[i], &pc[i + 1]);
+        bool to;
+        TSTree *t = an_parse_piece(d->parser, text, len, &m, NULL, deadline, &to);
+        if (!t) {
+            rc = parse_failed(to);
+            goto out;
+        }
+        pl->parsed++;
+        pl->bytes_parsed += m.end - m.start;
+        struct an_item *ji = NULL;
+        size_t nj = 0;
+        TSNode root = ts_tree_root_node(t);
+        bool err = ts_node_has_error(root);
+        rc = extract_tree(&f->x[0], root, &ji, &nj);
+        if (rc == HK_OK) {
+            rc = items_append(&items, &n_items, &cap_items, ji, nj);
+            if (rc)
+                for (size_t k = 0; k < nj; k++)
+                    item_free(&ji[k]);
+            hk_free(ji);
+        }
+        if (rc == HK_OK && m.end - m.start > AN_CHUNK_KEEP_TREE) {
+            rc = plan_push_seg(pl, &m, t, err);
+        } else {
+            ts_tree_delete(t);
+            if (rc == HK_OK)
+                rc = plan_push_seg(pl, &m, NULL, err);
+        }
+        if (rc)
+            goto out;
+        i += 2;
+    }
+    /* the real table: the #define items, in text order */
+    for (size_t i = 0; i < n_items; i++) {
+        if (!items[i].macro)
+            continue;
+        if (vec_reserve(&real, &cap_real, n_real + 1, sizeof(*real))) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        real[n_real].name = hk_strdup(items[i].macro);
+        if (!real[n_real].name) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        real[n_real++].mods = items[i].macro_mods;
+    }
+    if (!macros_equal(real, n_real, guess, n_guess)) {
+        *redo = true;
+        goto out;
+    }
+    pl->c0 = 0;
+    pl->c1 = d->n_segs;
+    pl->r0 = 0;
+    pl->r1 = len;
+    *items_out = items;
+    *n_items_out = n_items;
+    items = NULL;
+    n_items = 0;
+    *macros_out = real;
+    *n_macros_out = n_real;
+    real = NULL;
+    n_real = 0;
+out:
+    if (f) {
+        if (f->res)
+            for (size_t i = 0; i < np; i++)
+                pres_free(&f->res[i]);
+        hk_free(f->res);
+        for (size_t w = 0; w < HK_ARRAY_LEN(f->x); w++)
+            x_free(&f->x[w]);
+        hk_free(f);
+    }
+    for (size_t i = 0; i < n_items; i++)
+        item_free(&items[i]);
+    hk_free(items);
+    macros_free(guess, n_guess);
+    macros_free(real, n_real);
+    hk_free(pc);
+    if (rc || *redo)
+        plan_free(pl);
+    return rc;
+}
+
+/* Replaces the whole store with items (moved; the array is freed) and the chunks with
+ * the plan's, then assembles the model. */
+static int install_full(an_doc *d, struct an_plan *pl, struct an_item *items, size_t n_items,
+                        struct an_macro **macros, size_t *n_macros)
+{
+    struct an_store *st = &d->st;
+    int rc = HK_OK;
+    for (size_t i = 0; i < st->n_items; i++) {
+        if (st->items[i].counted)
+            names_update(&st->names, &st->items[i], -1);
+        item_free(&st->items[i]);
+    }
+    hk_free(st->items);
+    st->items = items;
+    st->n_items = st->cap_items = n_items;
+    for (size_t i = 0; i < n_items; i++) {
+        rc = names_update(&st->names, &items[i], 1);
+        if (rc)
+            return rc;               /* the caller clears the store */
+        items[i].counted = true;
+    }
+    segs_clear(d);
+    hk_free(d->segs);
+    d->segs = pl->segs;
+    d->n_segs = pl->n;
+    d->cap_segs = pl->cap;
+    pl->segs = NULL;
+    pl->n = pl->cap = 0;
+    macros_free(d->macros, d->n_macros);
+    d->macros = *macros;
+    d->n_macros = *n_macros;
+    *macros = NULL;
+    *n_macros = 0;
+    bool has_errors = false;
+    for (size_t i = 0; i < d->n_segs; i++)
+        has_errors |= d->segs[i].has_error;
+    rc = assemble(st, has_errors);
+    if (rc)
+        return rc;
+    d->stats.items = st->n_items;
+    d->stats.items_reused = 0;
+    return HK_OK;
+}
+
 /* Replaces the items of the region with the units of the plan's chunks, reusing an old
  * item when no edit touched its text and a unit of the same kind covers exactly that
  * text, both free of errors: error-free text parsed from the same top-level state gives
@@ -3290,22 +3678,50 @@ int an_doc_parse(an_doc *d, const char *text, size_t len)
             pl.bytes_parsed = bytes;
         }
     }
+    bool done = false;
+    uint64_t t1 = 0, t2 = 0;
+    size_t parsed = 0;
+    uint64_t bytes_parsed = 0;
     if (!incremental) {
-        rc = plan_full(d, text, n, deadline, &pl);
-        if (rc == HK_OK)
-            rc = plan_units(&pl, &units);
-        if (rc == HK_OK)
-            rc = collect_macros(text, units.v, units.n, &macros, &n_macros);
+        struct an_item *items = NULL;
+        size_t n_items = 0;
+        bool redo;
+        size_t before = pl.parsed;
+        uint64_t before_bytes = pl.bytes_parsed;
+        rc = parse_full(d, text, n, deadline, &pl, &items, &n_items, &macros, &n_macros, &redo);
+        if (rc)
+            goto fail;
+        if (!redo) {
+            t1 = an_now_ns();
+            parsed = pl.parsed;
+            bytes_parsed = pl.bytes_parsed;
+            rc = install_full(d, &pl, items, n_items, &macros, &n_macros);
+            t2 = an_now_ns();
+            if (rc)
+                goto fail;
+            done = true;
+        } else {
+            /* the guessed qualifier macros were wrong: tree first, then the items */
+            pl.parsed = before;
+            pl.bytes_parsed = before_bytes;
+            rc = plan_full(d, text, n, deadline, &pl);
+            if (rc == HK_OK)
+                rc = plan_units(&pl, &units);
+            if (rc == HK_OK)
+                rc = collect_macros(text, units.v, units.n, &macros, &n_macros);
+            if (rc)
+                goto fail;
+        }
+    }
+    if (!done) {
+        t1 = an_now_ns();
+        parsed = pl.parsed;
+        bytes_parsed = pl.bytes_parsed;
+        rc = commit(d, &pl, &units, &macros, &n_macros, text, n, !incremental);
+        t2 = an_now_ns();
         if (rc)
             goto fail;
     }
-    uint64_t t1 = an_now_ns();
-    size_t parsed = pl.parsed;
-    uint64_t bytes_parsed = pl.bytes_parsed;
-    rc = commit(d, &pl, &units, &macros, &n_macros, text, n, !incremental);
-    uint64_t t2 = an_now_ns();
-    if (rc)
-        goto fail;
     plan_free(&pl);
     macros_free(macros, n_macros);
     hk_free(units.v);

@@ -532,11 +532,20 @@ struct an_pjob {
     size_t n;
     TSTree **trees;
     uint64_t deadline_ns;
+    an_piece_fn *done;
+    void *ctx;
     atomic_size_t next;
+    atomic_uint worker;   /* ids handed to the threads that start */
     atomic_int err;
 };
 
-static void pjob_run(struct an_pjob *j, TSParser *ps)
+static void pjob_fail(struct an_pjob *j, int err)
+{
+    int zero = 0;
+    atomic_compare_exchange_strong(&j->err, &zero, err);
+}
+
+static void pjob_run(struct an_pjob *j, TSParser *ps, unsigned worker)
 {
     for (;;) {
         if (atomic_load(&j->err))
@@ -545,10 +554,18 @@ static void pjob_run(struct an_pjob *j, TSParser *ps)
         if (i >= j->n)
             return;
         bool to;
-        j->trees[i] = an_parse_piece(ps, j->text, j->len, &j->pieces[i], NULL, j->deadline_ns, &to);
-        if (!j->trees[i]) {
-            int zero = 0;
-            atomic_compare_exchange_strong(&j->err, &zero, to ? HK_ETIMEDOUT : HK_EPARSE);
+        TSTree *t = an_parse_piece(ps, j->text, j->len, &j->pieces[i], NULL, j->deadline_ns, &to);
+        if (!t) {
+            pjob_fail(j, to ? HK_ETIMEDOUT : HK_EPARSE);
+            return;
+        }
+        if (!j->done) {
+            j->trees[i] = t;
+            continue;
+        }
+        int rc = j->done(j->ctx, worker, i, t);
+        if (rc) {
+            pjob_fail(j, rc);
             return;
         }
     }
@@ -557,26 +574,26 @@ static void pjob_run(struct an_pjob *j, TSParser *ps)
 static void *pjob_worker(void *arg)
 {
     struct an_pjob *j = arg;
+    unsigned worker = atomic_fetch_add(&j->worker, 1);
     TSParser *ps = ts_parser_new();
     if (!ps)
         return NULL;                       /* the other threads do the work */
     if (ts_parser_set_language(ps, j->lang))
-        pjob_run(j, ps);
+        pjob_run(j, ps, worker);
     ts_parser_delete(ps);
     return NULL;
 }
 
-#define AN_THREADS_MAX 8
-
 int an_parse_pieces(TSParser *parser, const TSLanguage *lang, const char *text, uint32_t len,
                     const struct an_piece *pieces, size_t n, TSTree **trees,
-                    uint64_t deadline_ns, unsigned threads)
+                    uint64_t deadline_ns, unsigned threads, an_piece_fn *done, void *ctx)
 {
     struct an_pjob j = {.lang = lang, .text = text, .len = len, .pieces = pieces, .n = n,
-                        .trees = trees, .deadline_ns = deadline_ns};
+                        .trees = trees, .deadline_ns = deadline_ns, .done = done, .ctx = ctx};
     atomic_init(&j.next, 0);
+    atomic_init(&j.worker, 1);
     atomic_init(&j.err, 0);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; trees && i < n; i++)
         trees[i] = NULL;
     pthread_t tid[AN_THREADS_MAX];
     unsigned started = 0;
@@ -590,13 +607,13 @@ int an_parse_pieces(TSParser *parser, const TSLanguage *lang, const char *text, 
             break;                         /* fewer threads: slower, still right */
         started++;
     }
-    pjob_run(&j, parser);
+    pjob_run(&j, parser, 0);
     for (unsigned k = 0; k < started; k++)
         pthread_join(tid[k], NULL);
     int err = atomic_load(&j.err);
     if (!err)
         return HK_OK;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; trees && i < n; i++) {
         if (trees[i])
             ts_tree_delete(trees[i]);
         trees[i] = NULL;

@@ -40,12 +40,25 @@ TSTree *an_parse_piece(TSParser *parser, const char *text, uint32_t len,
                        const struct an_piece *p, TSTree *old, uint64_t deadline_ns,
                        bool *timed_out);
 
-/* Parses pieces[0..n) into trees[0..n) with parser on this thread and up to threads - 1
- * more (each its own parser). HK_OK; HK_ETIMEDOUT or HK_EPARSE (trees that were made are
- * deleted and set NULL); HK_ENOMEM. */
+/* Called on the thread that parsed piece i, right after its parse, with the tree (which
+ * it owns from then on: it keeps or deletes it). worker: 0 for the caller's thread, 1 ..
+ * threads - 1 for the others, so state per worker needs no lock. HK_OK, or an error that
+ * stops the job (the other pieces are not handed out). */
+/* Most threads besides the caller's that an_parse_pieces starts: worker ids are below
+ * AN_THREADS_MAX + 1. */
+#define AN_THREADS_MAX 8
+
+typedef int an_piece_fn(void *ctx, unsigned worker, size_t i, TSTree *tree);
+
+/* Parses pieces[0..n) with parser on this thread and up to threads - 1 more (each its own
+ * parser). Without done (NULL) the trees go to trees[0..n); with done, each goes to
+ * done(ctx, ...) on the thread that made it, and trees may be NULL: the work after the
+ * parse runs in parallel too and a tree is freed while its memory is still in cache.
+ * HK_OK; HK_ETIMEDOUT or HK_EPARSE (trees that were made and not handed to done are
+ * deleted and set NULL); HK_ENOMEM; or done's error. */
 int an_parse_pieces(TSParser *parser, const TSLanguage *lang, const char *text, uint32_t len,
                     const struct an_piece *pieces, size_t n, TSTree **trees,
-                    uint64_t deadline_ns, unsigned threads);
+                    uint64_t deadline_ns, unsigned threads, an_piece_fn *done, void *ctx);
 
 uint64_t an_now_ns(void);
 
