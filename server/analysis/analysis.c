@@ -2387,12 +2387,20 @@ struct an_store {
 };
 
 /* A chunk: a run of top-level items parsed on its own (chunks.h says where they split).
- * Chunks tile the text. Only a chunk over AN_CHUNK_KEEP_TREE bytes keeps its tree
- * between parses (one that cannot be split: a file-long namespace or #ifdef); the others
- * are parsed again from scratch when an edit touches them, which at 4-6 KB costs about
- * what tree-sitter's incremental reparse of a whole 700 KB file does, and holds no tree
- * in memory (a tree takes ~50 times its text). */
+ * Chunks tile the text. A chunk over AN_CHUNK_KEEP_TREE bytes keeps its tree between
+ * parses (one that cannot be split: a file-long namespace or #ifdef), and so do the
+ * chunks the last edit made (AN_RECENT_MAX); the others are parsed again from scratch
+ * when an edit touches them, which at 1-6 KB costs about what tree-sitter's incremental
+ * reparse of a whole 700 KB file does, and holds no tree in memory (a tree takes ~50
+ * times its text). */
 #define AN_CHUNK_KEEP_TREE (64u << 10)
+/* The error-free chunks the last incremental parse made keep their trees too, up to this
+ * many bytes in all: typing goes on where it was, and tree-sitter's incremental reparse
+ * of a kept tree costs a fraction of parsing the chunk again (2 KB: 0.6 ms). A result
+ * with errors is never kept from such a reparse (see plan_region), so the model stays a
+ * function of the text. The next parse that makes other chunks drops them; memory stays
+ * under a megabyte. */
+#define AN_RECENT_MAX (16u << 10)
 #define AN_PARALLEL_MIN (64u << 10)   /* shorter texts are parsed on the caller's thread */
 #define AN_THREADS_DEFAULT 4u
 
@@ -2401,7 +2409,8 @@ struct an_seg {
     uint32_t start_row, end_row, end_col;
     bool has_error;                /* its tree has ERROR/MISSING nodes */
     bool dirty;                    /* an edit touched it: its start may be stale */
-    TSTree *tree;                  /* kept over AN_CHUNK_KEEP_TREE bytes only, else NULL */
+    bool recent;                   /* tree kept as the last edit's (see AN_RECENT_MAX) */
+    TSTree *tree;                  /* kept over AN_CHUNK_KEEP_TREE bytes, or recent */
 };
 
 struct an_doc {
@@ -2995,19 +3004,31 @@ static int plan_region(an_doc *d, const char *text, uint32_t len, uint64_t deadl
     for (;;) {
         struct an_piece p, q;
         an_piece_next(text, len, pos, row, &p);
-        TSTree *old = NULL;
+        const struct an_seg *from = NULL;
         if (found && pos == pl->r0 && d->segs[c0].tree)
-            old = d->segs[c0].tree;        /* its start is before every edit */
+            from = &d->segs[c0];           /* its start is before every edit */
         else
             for (size_t k = j; k < d->n_segs && d->segs[k].start <= pos; k++)
                 if (!d->segs[k].dirty && d->segs[k].start == pos && d->segs[k].tree)
-                    old = d->segs[k].tree;
+                    from = &d->segs[k];
         bool to;
-        TSTree *tree = an_parse_piece(d->parser, text, len, &p, old, deadline, &to);
+        TSTree *tree = an_parse_piece(d->parser, text, len, &p, from ? from->tree : NULL,
+                                      deadline, &to);
         if (!tree)
             return parse_failed(to);
         pl->parsed++;
         pl->bytes_parsed += p.end - p.start;
+        if (from && from->recent && p.end >= len && ts_node_has_error(ts_tree_root_node(tree))) {
+            /* over broken code tree-sitter's incremental parse may recover otherwise than
+             * a fresh one, and a cached tree must not change the model: parse afresh
+             * (before another piece plan_take does so, joining the two) */
+            ts_tree_delete(tree);
+            tree = an_parse_piece(d->parser, text, len, &p, NULL, deadline, &to);
+            if (!tree)
+                return parse_failed(to);
+            pl->parsed++;
+            pl->bytes_parsed += p.end - p.start;
+        }
         bool has_next = p.end < len;
         if (has_next)
             an_piece_next(text, len, p.end, p.end_row, &q);
@@ -3598,16 +3619,34 @@ static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
             ts_tree_delete(d->segs[i].tree);
     if (pl->c0)
         memcpy(segs, d->segs, pl->c0 * sizeof(*segs));
+    uint64_t region = 0;
+    for (size_t i = 0; i < pl->n; i++)
+        region += pl->segs[i].end - pl->segs[i].start;
     for (size_t i = 0; i < pl->n; i++) {
         struct an_seg *c = &pl->segs[i];
+        c->recent = false;
         if (c->end - c->start <= AN_CHUNK_KEEP_TREE) {
-            ts_tree_delete(c->tree);
-            c->tree = NULL;
+            if (!full && region <= AN_RECENT_MAX && !c->has_error && c->tree) {
+                c->recent = true;
+            } else {
+                ts_tree_delete(c->tree);
+                c->tree = NULL;
+            }
         }
         segs[pl->c0 + i] = *c;
     }
     if (d->n_segs > pl->c1)
         memcpy(segs + pl->c0 + pl->n, d->segs + pl->c1, (d->n_segs - pl->c1) * sizeof(*segs));
+    /* an earlier edit's recent trees go */
+    for (size_t i = 0; i < n_segs; i++) {
+        if (i == pl->c0)
+            i += pl->n;
+        if (i < n_segs && segs[i].recent) {
+            ts_tree_delete(segs[i].tree);
+            segs[i].tree = NULL;
+            segs[i].recent = false;
+        }
+    }
     hk_free(d->segs);
     d->segs = segs;
     d->n_segs = d->cap_segs = n_segs;
@@ -3734,7 +3773,7 @@ int an_doc_parse(an_doc *d, const char *text, size_t len)
     d->stats.bytes_parsed = bytes_parsed;
     d->stats.trees_kept = 0;
     for (size_t i = 0; i < d->n_segs; i++)
-        d->stats.trees_kept += d->segs[i].tree != NULL;
+        d->stats.trees_kept += d->segs[i].tree && !d->segs[i].recent;
     d->stats.parse_ns = t1 - t0;
     d->stats.model_ns = t2 - t1;
 #ifdef __GLIBC__
