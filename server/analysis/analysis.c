@@ -252,10 +252,14 @@ struct an_item {
     bool had_error;                /* its unit held ERROR/MISSING nodes */
     bool dirty;                    /* an edit touched it: never reused */
     bool counted;                  /* its gnames are in the store's name table */
-    int64_t shift_bytes, shift_rows; /* pending for the spans inside */
+    int64_t shift_bytes, shift_rows; /* edits since the last parse moved it by this much: its
+                                      * entries in the model are moved at the next */
     struct an_arena arena;
-    an_function *funcs;
+    an_function *funcs;            /* as extracted: once the item is in the flat model,
+                                    * the model's copies are the ones kept up to date
+                                    * (positions; params and shared are shared) */
     size_t n_funcs;
+    size_t n_pool;                 /* launch indices of its functions, summed */
     an_launch *launches;
     size_t n_launches;
     an_tunable *tunables;
@@ -281,32 +285,6 @@ static void span_shift(an_span *s, int64_t db, int64_t dr)
     s->end_byte = (uint32_t)((int64_t)s->end_byte + db);
     s->start_row = (uint32_t)((int64_t)s->start_row + dr);
     s->end_row = (uint32_t)((int64_t)s->end_row + dr);
-}
-
-/* Applies the pending shift to every span of a reused item. Columns never change:
- * an item on the row where an edit ended is marked dirty instead. */
-static void item_apply_shift(struct an_item *it)
-{
-    int64_t db = it->shift_bytes, dr = it->shift_rows;
-    if (!db && !dr)
-        return;
-    for (size_t i = 0; i < it->n_funcs; i++) {
-        an_function *f = &it->funcs[i];
-        span_shift(&f->span, db, dr);
-        span_shift(&f->name_span, db, dr);
-        span_shift(&f->body_span, db, dr);
-        for (size_t k = 0; k < f->n_params; k++)
-            span_shift(&f->params[k].span, db, dr);
-        for (size_t k = 0; k < f->n_shared; k++)
-            span_shift(&f->shared[k].span, db, dr);
-    }
-    for (size_t i = 0; i < it->n_launches; i++)
-        span_shift(&it->launches[i].span, db, dr);
-    for (size_t i = 0; i < it->n_tunables; i++) {
-        span_shift(&it->tunables[i].span, db, dr);
-        span_shift(&it->tunables[i].value_span, db, dr);
-    }
-    it->shift_bytes = it->shift_rows = 0;
 }
 
 /* ---------------------------------------------------------------- macros */
@@ -2250,8 +2228,10 @@ static int x_item(struct an_x *x, struct an_item *it, TSNode unit)
     }
     if (x_resolve_item(x, map))
         goto out;
-    for (size_t i = 0; i < it->n_funcs; i++)
+    for (size_t i = 0; i < it->n_funcs; i++) {
         it->funcs[i].gen = next_gen();
+        it->n_pool += it->funcs[i].n_launches;
+    }
 out:
     if (x->err) {
         int e = x->err;
@@ -2278,6 +2258,8 @@ static char nslot_tomb;
 struct an_names {
     struct an_nslot *s;
     size_t cap, used, live;   /* used counts tombstones too */
+    bool changed;             /* a name started or stopped being used in a launch or an
+                               * array size since the flags were last resolved */
 };
 
 static void names_free(struct an_names *t)
@@ -2337,9 +2319,9 @@ static int names_update(struct an_names *t, const struct an_item *it, int delta)
             if (!sl)
                 continue;        /* cannot happen: every add precedes its remove */
             if (g->kinds & USE_LAUNCH)
-                sl->n_launch--;
+                t->changed |= --sl->n_launch == 0;
             if (g->kinds & USE_ARRAY)
-                sl->n_array--;
+                t->changed |= --sl->n_array == 0;
             if (!sl->n_launch && !sl->n_array) {
                 hk_free(sl->name);
                 sl->name = NSLOT_TOMB;
@@ -2365,9 +2347,9 @@ static int names_update(struct an_names *t, const struct an_item *it, int delta)
             t->live++;
         }
         if (g->kinds & USE_LAUNCH)
-            sl->n_launch++;
+            t->changed |= sl->n_launch++ == 0;
         if (g->kinds & USE_ARRAY)
-            sl->n_array++;
+            t->changed |= sl->n_array++ == 0;
     }
     return HK_OK;
 }
@@ -2384,6 +2366,7 @@ struct an_store {
     size_t cap_tnext;
     long *thead;
     size_t cap_thead;
+    size_t n_tref_items;           /* items with tunable references (n_trefs) */
 };
 
 /* A chunk: a run of top-level items parsed on its own (chunks.h says where they split).
@@ -2453,6 +2436,7 @@ static void store_clear(struct an_store *st)
     for (size_t i = 0; i < st->n_items; i++)
         item_free(&st->items[i]);
     st->n_items = 0;
+    st->n_tref_items = 0;
     st->m.n_funcs = st->m.n_launches = st->m.n_tunables = 0;
     st->m.has_errors = false;
     names_free(&st->names);
@@ -2733,62 +2717,41 @@ static bool macros_equal(const struct an_macro *a, size_t na, const struct an_ma
     return true;
 }
 
-/* Builds the flat model from the items; the name table must hold every item. */
-static int assemble(struct an_store *st, bool has_errors)
+/* The in_launch / in_array flags of file-scope tunables: from the name table, then
+ * along the tunable-to-tunable references. all: every file-scope tunable of the model;
+ * else only those in [t0, t1), which is exact when no item has references and the
+ * table's flags did not change (names.changed) since the others were resolved. */
+static int tunables_resolve(struct an_store *st, bool all, size_t t0, size_t t1)
 {
     an_model *m = &st->m;
-    size_t nf = 0, nl = 0, nt = 0, npool = 0;
-    for (size_t i = 0; i < st->n_items; i++) {
-        struct an_item *it = &st->items[i];
-        item_apply_shift(it);
-        nf += it->n_funcs;
-        nl += it->n_launches;
-        nt += it->n_tunables;
-        for (size_t k = 0; k < it->n_funcs; k++)
-            npool += it->funcs[k].n_launches;
+    size_t nt = m->n_tunables;
+    st->names.changed = false;
+    if (!all) {
+        for (size_t k = t0; k < t1; k++) {
+            an_tunable *t = &m->tunables[k];
+            if (t->owner >= 0)
+                continue;                   /* resolved inside its item */
+            const struct an_nslot *sl = names_find(&st->names, t->name, hash_str(t->name));
+            t->in_launch = sl && sl->n_launch;
+            t->in_array = sl && sl->n_array;
+        }
+        return HK_OK;
     }
-    if (vec_reserve(&m->funcs, &st->cap_funcs, nf, sizeof(an_function)) ||
-        vec_reserve(&m->launches, &st->cap_launches, nl, sizeof(an_launch)) ||
-        vec_reserve(&m->tunables, &st->cap_tunables, nt, sizeof(an_tunable)) ||
-        vec_reserve(&st->pool, &st->cap_pool, npool, sizeof(size_t)))
-        return HK_ENOMEM;
-    size_t of = 0, ol = 0, ot = 0, op = 0;
     bool flagged_refs = false;
+    size_t ot = 0;
     for (size_t i = 0; i < st->n_items; i++) {
         struct an_item *it = &st->items[i];
-        for (size_t k = 0; k < it->n_funcs; k++) {
-            an_function f = it->funcs[k];
-            f.launches = f.n_launches ? st->pool + op : NULL;
-            for (size_t j = 0; j < f.n_launches; j++)
-                st->pool[op++] = ol + it->funcs[k].launches[j];
-            m->funcs[of + k] = f;
-        }
-        for (size_t k = 0; k < it->n_launches; k++) {
-            an_launch l = it->launches[k];
-            if (l.caller >= 0)
-                l.caller += (long)of;
-            m->launches[ol + k] = l;
-        }
         for (size_t k = 0; k < it->n_tunables; k++) {
-            an_tunable t = it->tunables[k];
-            if (t.owner >= 0) {
-                t.owner += (long)of;        /* resolved inside the item */
-            } else {
-                const struct an_nslot *sl = names_find(&st->names, t.name, hash_str(t.name));
-                t.in_launch = sl && sl->n_launch;
-                t.in_array = sl && sl->n_array;
-                flagged_refs |= (t.in_launch || t.in_array) && it->n_trefs;
-            }
-            m->tunables[ot + k] = t;
+            an_tunable *t = &m->tunables[ot + k];
+            if (t->owner >= 0)
+                continue;
+            const struct an_nslot *sl = names_find(&st->names, t->name, hash_str(t->name));
+            t->in_launch = sl && sl->n_launch;
+            t->in_array = sl && sl->n_array;
+            flagged_refs |= (t->in_launch || t->in_array) && it->n_trefs;
         }
-        of += it->n_funcs;
-        ol += it->n_launches;
         ot += it->n_tunables;
     }
-    m->n_funcs = nf;
-    m->n_launches = nl;
-    m->n_tunables = nt;
-    m->has_errors = has_errors;
     if (!flagged_refs)
         return HK_OK;
 
@@ -2835,6 +2798,132 @@ static int assemble(struct an_store *st, bool has_errors)
         if (!changed)
             break;
     }
+    return HK_OK;
+}
+
+/* Builds the flat model from freshly extracted items (their own arrays are what the
+ * model copies); the name table must hold every item. */
+static int assemble(struct an_store *st, bool has_errors)
+{
+    an_model *m = &st->m;
+    size_t nf = 0, nl = 0, nt = 0, npool = 0;
+    st->n_tref_items = 0;
+    for (size_t i = 0; i < st->n_items; i++) {
+        const struct an_item *it = &st->items[i];
+        nf += it->n_funcs;
+        nl += it->n_launches;
+        nt += it->n_tunables;
+        npool += it->n_pool;
+        st->n_tref_items += it->n_trefs > 0;
+    }
+    if (vec_reserve(&m->funcs, &st->cap_funcs, nf, sizeof(an_function)) ||
+        vec_reserve(&m->launches, &st->cap_launches, nl, sizeof(an_launch)) ||
+        vec_reserve(&m->tunables, &st->cap_tunables, nt, sizeof(an_tunable)) ||
+        vec_reserve(&st->pool, &st->cap_pool, npool, sizeof(size_t)))
+        return HK_ENOMEM;
+    size_t of = 0, ol = 0, ot = 0, op = 0;
+    for (size_t i = 0; i < st->n_items; i++) {
+        struct an_item *it = &st->items[i];
+        for (size_t k = 0; k < it->n_funcs; k++) {
+            an_function f = it->funcs[k];
+            f.launches = f.n_launches ? st->pool + op : NULL;
+            for (size_t j = 0; j < f.n_launches; j++)
+                st->pool[op++] = ol + it->funcs[k].launches[j];
+            m->funcs[of + k] = f;
+        }
+        for (size_t k = 0; k < it->n_launches; k++) {
+            an_launch l = it->launches[k];
+            if (l.caller >= 0)
+                l.caller += (long)of;
+            m->launches[ol + k] = l;
+        }
+        for (size_t k = 0; k < it->n_tunables; k++) {
+            an_tunable t = it->tunables[k];
+            if (t.owner >= 0)
+                t.owner += (long)of;        /* resolved inside the item */
+            m->tunables[ot + k] = t;
+        }
+        of += it->n_funcs;
+        ol += it->n_launches;
+        ot += it->n_tunables;
+    }
+    m->n_funcs = nf;
+    m->n_launches = nl;
+    m->n_tunables = nt;
+    m->has_errors = has_errors;
+    return tunables_resolve(st, true, 0, nt);
+}
+
+/* Moves a function's positions (params and shared declarations included: the model
+ * and the item share those arrays) by db bytes and dr rows. */
+static void func_shift(an_function *f, int64_t db, int64_t dr)
+{
+    span_shift(&f->span, db, dr);
+    span_shift(&f->name_span, db, dr);
+    span_shift(&f->body_span, db, dr);
+    for (size_t k = 0; k < f->n_params; k++)
+        span_shift(&f->params[k].span, db, dr);
+    for (size_t k = 0; k < f->n_shared; k++)
+        span_shift(&f->shared[k].span, db, dr);
+}
+
+/* Where an item's entries are in the flat arrays. */
+struct an_flat_at {
+    size_t f, l, t, p;
+};
+
+/* Appends to (v, n, cap) the model entries of item it: from its own arrays when fresh
+ * (was NULL), else copied from the current model where they are at *was, moved by the
+ * item's pending shift. at: where they go in the new model (indices are renumbered
+ * for it). f.launches is left for the caller to point into the pool. */
+struct an_flat_vec {
+    VEC(an_function) f;
+    VEC(an_launch) l;
+    VEC(an_tunable) t;
+    VEC(size_t) p;
+};
+
+static int flat_push_item(const an_model *m, struct an_item *it,
+                          const struct an_flat_at *was, struct an_flat_at at,
+                          struct an_flat_vec *v)
+{
+    if (vec_reserve(&v->f.v, &v->f.cap, v->f.n + it->n_funcs, sizeof(an_function)) ||
+        vec_reserve(&v->l.v, &v->l.cap, v->l.n + it->n_launches, sizeof(an_launch)) ||
+        vec_reserve(&v->t.v, &v->t.cap, v->t.n + it->n_tunables, sizeof(an_tunable)) ||
+        vec_reserve(&v->p.v, &v->p.cap, v->p.n + it->n_pool, sizeof(size_t)))
+        return HK_ENOMEM;
+    int64_t db = it->shift_bytes, dr = it->shift_rows;
+    /* old index -> new index: x - from + to */
+    long df = was ? (long)at.f - (long)was->f : (long)at.f;
+    size_t dl_from = was ? was->l : 0;
+    for (size_t k = 0; k < it->n_funcs; k++) {
+        an_function f = was ? m->funcs[was->f + k] : it->funcs[k];
+        if (was && (db || dr))
+            func_shift(&f, db, dr);
+        for (size_t j = 0; j < f.n_launches; j++)
+            v->p.v[v->p.n++] = f.launches[j] - dl_from + at.l;
+        f.launches = NULL;
+        v->f.v[v->f.n++] = f;
+    }
+    for (size_t k = 0; k < it->n_launches; k++) {
+        an_launch l = was ? m->launches[was->l + k] : it->launches[k];
+        if (was)
+            span_shift(&l.span, db, dr);
+        if (l.caller >= 0)
+            l.caller += df;
+        v->l.v[v->l.n++] = l;
+    }
+    for (size_t k = 0; k < it->n_tunables; k++) {
+        an_tunable t = was ? m->tunables[was->t + k] : it->tunables[k];
+        if (was) {
+            span_shift(&t.span, db, dr);
+            span_shift(&t.value_span, db, dr);
+        }
+        if (t.owner >= 0)
+            t.owner += df;
+        v->t.v[v->t.n++] = t;
+    }
+    it->shift_bytes = it->shift_rows = 0;
     return HK_OK;
 }
 
@@ -3533,7 +3622,10 @@ static int install_full(an_doc *d, struct an_plan *pl, struct an_item *items, si
  * item when no edit touched its text and a unit of the same kind covers exactly that
  * text, both free of errors: error-free text parsed from the same top-level state gives
  * the same subtree. (TSNode ids cannot tell: they address the child slot in the parent.)
- * Then the chunks are spliced and the model assembled. */
+ * The flat model is spliced the same way: the region's entries are replaced (a reused
+ * item's moved from where they were), the ones after it move over by the difference in
+ * number and by their pending shift; those before it are not touched. Then the chunks
+ * are spliced. full: everything is the region and nothing is reused. */
 static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
                   struct an_macro **macros, size_t *n_macros, const char *text, uint32_t len,
                   bool full)
@@ -3541,20 +3633,48 @@ static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
     struct an_x x;
     memset(&x, 0, sizeof(x));
     struct an_store *st = &d->st;
-    struct an_item *items = NULL, *old = st->items;
-    size_t n_old = st->n_items, n_new = 0, reused = 0;
+    an_model *m = &st->m;
+    struct an_item *reg = NULL;
+    struct an_flat_at *was = NULL;
+    long *src = NULL;
+    struct an_flat_vec fv;
+    memset(&fv, 0, sizeof(fv));
+    size_t n_old = st->n_items, n_reg = 0, reused = 0;
+    bool reg_moved = false;
     int rc = HK_OK;
 
     size_t i0 = 0, i1 = n_old;
     if (!full)
         region_items(d, pl, &i0, &i1);
-
-    size_t total = i0 + units->n + (n_old - i1);
-    items = hk_malloc((total ? total : 1) * sizeof(*items));
-    if (!items) {
+    /* the region's entries start after those of the items before it */
+    struct an_flat_at at0 = {0, 0, 0, 0};
+    for (size_t i = 0; i < i0; i++) {
+        at0.f += st->items[i].n_funcs;
+        at0.l += st->items[i].n_launches;
+        at0.t += st->items[i].n_tunables;
+        at0.p += st->items[i].n_pool;
+    }
+    was = hk_malloc((i1 - i0 ? i1 - i0 : 1) * sizeof(*was));
+    reg = hk_malloc((units->n ? units->n : 1) * sizeof(*reg));
+    src = hk_malloc((units->n ? units->n : 1) * sizeof(*src));
+    if (!was || !reg || !src) {
         rc = HK_ENOMEM;
         goto out;
     }
+    struct an_flat_at end_old = at0;       /* where the tail starts in the model now */
+    for (size_t i = i0; i < i1; i++) {
+        const struct an_item *it = &st->items[i];
+        was[i - i0] = end_old;
+        end_old.f += it->n_funcs;
+        end_old.l += it->n_launches;
+        end_old.t += it->n_tunables;
+        end_old.p += it->n_pool;
+        st->n_tref_items -= it->n_trefs > 0;
+    }
+    if (full)
+        end_old = (struct an_flat_at){m->n_funcs, m->n_launches, m->n_tunables, 0};
+
+    struct an_item *old = st->items;
     x.src = text;
     x.len = len;
     x.macros = *macros;
@@ -3569,7 +3689,8 @@ static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
             if (j < i1 && old[j].start_byte == s && old[j].end_byte == ts_node_end_byte(un) &&
                 old[j].symbol == ts_node_symbol(un) && !old[j].had_error &&
                 !ts_node_has_error(un)) {
-                items[i0 + n_new++] = old[j];
+                reg[n_reg] = old[j];
+                src[n_reg++] = (long)(j - i0);
                 memset(&old[j], 0, sizeof(old[j]));   /* moved */
                 old[j].dirty = true;
                 j++;
@@ -3577,11 +3698,11 @@ static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
                 continue;
             }
         }
-        struct an_item *it = &items[i0 + n_new];
+        struct an_item *it = &reg[n_reg];
         rc = x_item(&x, it, un);
         if (rc)
             goto out;
-        n_new++;
+        src[n_reg++] = -1;
         rc = item_set_macro(it, text, un);
         if (rc == HK_OK)
             rc = names_update(&st->names, it, 1);
@@ -3589,23 +3710,109 @@ static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
             goto out;
         it->counted = true;
     }
+    /* the region's model entries, in their new order (the model is read, not changed) */
+    struct an_flat_at end_new = at0;
+    for (size_t k = 0; k < n_reg; k++) {
+        struct an_item *it = &reg[k];
+        rc = flat_push_item(m, it, src[k] >= 0 ? &was[src[k]] : NULL, end_new, &fv);
+        if (rc)
+            goto out;
+        end_new.f += it->n_funcs;
+        end_new.l += it->n_launches;
+        end_new.t += it->n_tunables;
+        end_new.p += it->n_pool;
+        st->n_tref_items += it->n_trefs > 0;
+    }
     /* old items of the region that were not moved leave the name table and go */
     for (size_t i = i0; i < i1; i++) {
         if (old[i].counted)
             names_update(&st->names, &old[i], -1);
         item_free(&old[i]);
     }
-    if (i0)
-        memcpy(items, old, i0 * sizeof(*items));
-    if (n_old > i1)
-        memcpy(items + i0 + n_new, old + i1, (n_old - i1) * sizeof(*items));
-    size_t kept = i0 + (n_old - i1);      /* outside the region: not even looked at */
-    hk_free(st->items);
-    st->items = items;
-    st->n_items = i0 + n_new + (n_old - i1);
-    st->cap_items = total;
-    items = NULL;
-    n_new = 0;
+    size_t n_tail = n_old - i1, n_items = i0 + n_reg + n_tail;
+    if (vec_reserve(&st->items, &st->cap_items, n_items, sizeof(*st->items))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if (n_tail && i0 + n_reg != i1)
+        memmove(st->items + i0 + n_reg, st->items + i1, n_tail * sizeof(*st->items));
+    if (n_reg)
+        memcpy(st->items + i0, reg, n_reg * sizeof(*reg));
+    reg_moved = true;
+    st->n_items = n_items;
+    size_t kept = i0 + n_tail;            /* outside the region: not even looked at */
+
+    /* the model: the tail moves over, then the region's entries go in */
+    size_t tf = m->n_funcs - end_old.f, tl = m->n_launches - end_old.l,
+           tt = m->n_tunables - end_old.t, tp = 0;
+    for (size_t i = i0 + n_reg; i < n_items; i++)
+        tp += st->items[i].n_pool;
+    if (full)
+        tf = tl = tt = 0;
+    const size_t *pool_was = st->pool;
+    if (vec_reserve(&m->funcs, &st->cap_funcs, end_new.f + tf, sizeof(an_function)) ||
+        vec_reserve(&m->launches, &st->cap_launches, end_new.l + tl, sizeof(an_launch)) ||
+        vec_reserve(&m->tunables, &st->cap_tunables, end_new.t + tt, sizeof(an_tunable)) ||
+        vec_reserve(&st->pool, &st->cap_pool, end_new.p + tp, sizeof(size_t))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if (end_new.f != end_old.f && tf)
+        memmove(m->funcs + end_new.f, m->funcs + end_old.f, tf * sizeof(an_function));
+    if (end_new.l != end_old.l && tl)
+        memmove(m->launches + end_new.l, m->launches + end_old.l, tl * sizeof(an_launch));
+    if (end_new.t != end_old.t && tt)
+        memmove(m->tunables + end_new.t, m->tunables + end_old.t, tt * sizeof(an_tunable));
+    if (end_new.p != end_old.p && tp)
+        memmove(st->pool + end_new.p, st->pool + end_old.p, tp * sizeof(size_t));
+    long df = (long)end_new.f - (long)end_old.f;
+    long dl = (long)end_new.l - (long)end_old.l;
+    struct an_flat_at cur = end_new;
+    for (size_t i = i0 + n_reg; i < n_items; i++) {
+        struct an_item *it = &st->items[i];
+        int64_t db = it->shift_bytes, dr = it->shift_rows;
+        for (size_t k = 0; (db || dr) && k < it->n_funcs; k++)
+            func_shift(&m->funcs[cur.f + k], db, dr);
+        for (size_t k = 0; k < it->n_launches; k++) {
+            an_launch *l = &m->launches[cur.l + k];
+            span_shift(&l->span, db, dr);
+            if (l->caller >= 0)
+                l->caller += df;
+        }
+        for (size_t k = 0; k < it->n_tunables; k++) {
+            an_tunable *t = &m->tunables[cur.t + k];
+            span_shift(&t->span, db, dr);
+            span_shift(&t->value_span, db, dr);
+            if (t->owner >= 0)
+                t->owner += df;
+        }
+        for (size_t k = 0; dl && k < it->n_pool; k++)
+            st->pool[cur.p + k] = (size_t)((long)st->pool[cur.p + k] + dl);
+        it->shift_bytes = it->shift_rows = 0;
+        cur.f += it->n_funcs;
+        cur.l += it->n_launches;
+        cur.t += it->n_tunables;
+        cur.p += it->n_pool;
+    }
+    if (fv.f.n)
+        memcpy(m->funcs + at0.f, fv.f.v, fv.f.n * sizeof(an_function));
+    if (fv.l.n)
+        memcpy(m->launches + at0.l, fv.l.v, fv.l.n * sizeof(an_launch));
+    if (fv.t.n)
+        memcpy(m->tunables + at0.t, fv.t.v, fv.t.n * sizeof(an_tunable));
+    if (fv.p.n)
+        memcpy(st->pool + at0.p, fv.p.v, fv.p.n * sizeof(size_t));
+    m->n_funcs = end_new.f + tf;
+    m->n_launches = end_new.l + tl;
+    m->n_tunables = end_new.t + tt;
+    /* functions point at their launch indices in the pool: all of them when it moved */
+    bool all = st->pool != pool_was || end_new.p != end_old.p;
+    size_t op = all ? 0 : at0.p;
+    for (size_t k = all ? 0 : at0.f; k < (all ? m->n_funcs : end_new.f); k++) {
+        an_function *f = &m->funcs[k];
+        f->launches = f->n_launches ? st->pool + op : NULL;
+        op += f->n_launches;
+    }
 
     /* the chunks: old [c0, c1) out, the plan's in; only large ones keep their trees */
     size_t n_segs = pl->c0 + pl->n + (d->n_segs - pl->c1);
@@ -3660,18 +3867,24 @@ static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
     bool has_errors = false;
     for (size_t i = 0; i < d->n_segs; i++)
         has_errors |= d->segs[i].has_error;
-    rc = assemble(st, has_errors);
+    m->has_errors = has_errors;
+    rc = tunables_resolve(st, full || st->names.changed || st->n_tref_items, at0.t, end_new.t);
     if (rc)
         goto out;
     d->stats.items = st->n_items;
     d->stats.items_reused = reused + kept;
 out:
     /* on failure the caller clears the store (and the name table) and the chunks */
-    if (items) {
-        for (size_t i = 0; i < n_new; i++)
-            item_free(&items[i0 + i]);
-        hk_free(items);
-    }
+    if (!reg_moved)
+        for (size_t i = 0; i < n_reg; i++)
+            item_free(&reg[i]);
+    hk_free(reg);
+    hk_free(was);
+    hk_free(src);
+    hk_free(fv.f.v);
+    hk_free(fv.l.v);
+    hk_free(fv.t.v);
+    hk_free(fv.p.v);
     x_free(&x);
     return rc;
 }
