@@ -1,0 +1,1008 @@
+/* rw_grid_stride_2d (rewrite_grid2d.h): finds the two thread indices and the bounds check of
+ * a 2-D elementwise kernel with the shared token scanner (rewrite_lex.h), reads which index
+ * is contiguous from the subscripts, and writes one grid-stride loop with that index fastest.
+ * Edits against the original text, applied and re-analysed by rwl_finish. */
+#include "engine/rewrite_grid2d.h"
+#include "engine/rewrite_lex.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#define G2_MAX_ALIASES 64
+#define G2_MAX_DECLS 16
+#define G2_MAX_DEPTH 16
+
+/* How an expression depends on the two indices: bit 1 is index 0, bit 2 index 1. u: added
+ * unscaled (the address moves by one element per step of that index); s: multiplied by
+ * something (a row length); bad: used in a way this cannot read (r * c, f(r), idx[r], r / 2). */
+typedef struct {
+    unsigned u, s;
+    bool bad;
+} g2_cls;
+
+/* A local `T x = <expression of the indices>` (or `T *x = A + r * W`): uses of x count as
+ * that expression. */
+typedef struct {
+    size_t tok;     /* the declared name */
+    g2_cls cls;
+} g2_alias;
+
+typedef struct {
+    const rw_toks *ts;
+    const an_function *f;
+    size_t decl_tok[2];          /* first token of each index declaration */
+    size_t decl_end[2];          /* one past its ';' */
+    size_t name_tok[2];
+    size_t init_a[2], init_b[2]; /* the index formula */
+    char axis[2];                /* 'x' or 'y' */
+    char *type[2];               /* the declared type without const ("int", "size_t") */
+    size_t ba[2], bb[2];         /* bound tokens; ba == bb: no bound yet */
+    g2_alias al[G2_MAX_ALIASES];
+    size_t n_al;
+} g2;
+
+static void g2_free(g2 *g)
+{
+    hk_free(g->type[0]);
+    hk_free(g->type[1]);
+}
+
+static size_t tok_len(const rw_toks *ts, size_t k)
+{
+    return ts->t[k].end - ts->t[k].start;
+}
+
+static bool same_tok(const rw_toks *ts, size_t a, size_t b)
+{
+    return tok_len(ts, a) == tok_len(ts, b) &&
+           memcmp(ts->text + ts->t[a].start, ts->text + ts->t[b].start, tok_len(ts, a)) == 0;
+}
+
+static bool member_or_scope(const rw_toks *ts, size_t k)
+{
+    return k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->") || rwl_tok_is(ts, k - 1, "::"));
+}
+
+/* Index (0/1) the identifier at k names, or -1. */
+static int index_at(const g2 *g, size_t k)
+{
+    if (k >= g->ts->n || g->ts->t[k].kind != T_IDENT || member_or_scope(g->ts, k))
+        return -1;
+    for (int i = 0; i < 2; i++)
+        if (same_tok(g->ts, k, g->name_tok[i]))
+            return i;
+    return -1;
+}
+
+/* The latest alias of the identifier at k declared before k, or NULL. */
+static const g2_alias *alias_at(const g2 *g, size_t k)
+{
+    if (k >= g->ts->n || g->ts->t[k].kind != T_IDENT || member_or_scope(g->ts, k))
+        return NULL;
+    for (size_t i = g->n_al; i-- > 0;)
+        if (g->al[i].tok < k && same_tok(g->ts, k, g->al[i].tok))
+            return &g->al[i];
+    return NULL;
+}
+
+/* Does [a, b) mention an index or an alias of one? */
+static bool mentions(const g2 *g, size_t a, size_t b)
+{
+    for (size_t k = a; k < b; k++)
+        if (index_at(g, k) >= 0 || alias_at(g, k))
+            return true;
+    return false;
+}
+
+static g2_cls cls_bad(void)
+{
+    return (g2_cls){0, 0, true};
+}
+
+/* Joins the classes of two parts of one sum; an index both scaled and unscaled is unread. */
+static g2_cls cls_join(g2_cls a, g2_cls b)
+{
+    a.u |= b.u;
+    a.s |= b.s;
+    a.bad |= b.bad || (a.u & a.s);
+    return a;
+}
+
+/* Start of the bracket group closing at k (backwards), or ts->n. */
+static size_t match_open(const rw_toks *ts, size_t k)
+{
+    const char *open = rwl_tok_is(ts, k, ")") ? "(" : rwl_tok_is(ts, k, "]") ? "[" : NULL;
+    if (!open)
+        return ts->n;
+    const char *close = *open == '(' ? ")" : "]";
+    int depth = 0;
+    for (size_t i = k + 1; i-- > 0;) {
+        if (rwl_tok_is(ts, i, close))
+            depth++;
+        else if (rwl_tok_is(ts, i, open) && --depth == 0)
+            return i;
+    }
+    return ts->n;
+}
+
+static g2_cls cls_expr(const g2 *g, size_t a, size_t b, int depth);
+
+/* One operand of a product; *group: it is a parenthesized sum or an alias (whose fast
+ * index survives a multiplication by a constant stride, as in `(r * W + c) * 2`). */
+static g2_cls cls_factor(const g2 *g, size_t a, size_t b, int depth, bool *group)
+{
+    const rw_toks *ts = g->ts;
+    *group = false;
+    for (;;) {   /* casts to integer types in front */
+        if (a < b && rwl_tok_is(ts, a, "(")) {
+            size_t j = a + 1;
+            while (j < b && (rwl_is_type_word(ts, j) || rwl_tok_is_ident(ts, j, "const")))
+                j++;
+            if (j > a + 1 && j + 1 < b && rwl_tok_is(ts, j, ")")) {
+                a = j + 1;
+                continue;
+            }
+        }
+        if (a + 1 < b && rwl_tok_is_ident(ts, a, "static_cast") && rwl_tok_is(ts, a + 1, "<")) {
+            size_t c = rwl_match_close(ts, a + 1);
+            if (c + 1 < b && rwl_tok_is(ts, c + 1, "(") && rwl_match_close(ts, c + 1) == b - 1) {
+                a = c + 1;
+                continue;
+            }
+        }
+        break;
+    }
+    if (a >= b)
+        return (g2_cls){0, 0, false};
+    if (b == a + 1) {
+        int i = index_at(g, a);
+        if (i >= 0)
+            return (g2_cls){1u << i, 0, false};
+        const g2_alias *al = alias_at(g, a);
+        if (al) {
+            *group = true;
+            return al->cls;
+        }
+        return (g2_cls){0, 0, false};
+    }
+    if (rwl_tok_is(ts, a, "(") && rwl_match_close(ts, a) == b - 1) {
+        *group = true;
+        return cls_expr(g, a + 1, b - 1, depth + 1);
+    }
+    /* a call, a member, a subscript, a unary operator: fine only without the indices */
+    return mentions(g, a, b) ? cls_bad() : (g2_cls){0, 0, false};
+}
+
+/* A product or quotient [a, b) of factors (a leading unary sign dropped). */
+static g2_cls cls_term(const g2 *g, size_t a, size_t b, int depth)
+{
+    const rw_toks *ts = g->ts;
+    while (a < b && (rwl_tok_is(ts, a, "-") || rwl_tok_is(ts, a, "+")))
+        a++;
+    if (a >= b)
+        return mentions(g, a, b) ? cls_bad() : (g2_cls){0, 0, false};
+    g2_cls found = {0, 0, false};
+    size_t n_factors = 0, n_indexed = 0;
+    bool found_group = false, divided = false;
+    size_t fa = a;
+    int d = 0;
+    for (size_t k = a; k <= b; k++) {
+        if (k < b) {
+            if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "{"))
+                d++;
+            else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]") || rwl_tok_is(ts, k, "}"))
+                d--;
+            if (d != 0 || k == fa ||
+                !(rwl_tok_is(ts, k, "*") || rwl_tok_is(ts, k, "/") || rwl_tok_is(ts, k, "%")))
+                continue;
+            /* a quotient or remainder of an index (r / 2, (r * W) % n) is no address step */
+            divided |= !rwl_tok_is(ts, k, "*");
+        }
+        bool grp;
+        g2_cls c = cls_factor(g, fa, k, depth, &grp);
+        n_factors++;
+        if (c.u || c.s || c.bad) {
+            n_indexed++;
+            found = c;
+            found_group = grp;
+        }
+        fa = k + 1;
+    }
+    if (n_indexed == 0)
+        return found;
+    if (n_indexed > 1 || divided || found.bad)
+        return cls_bad();
+    if (n_factors == 1 || (found_group && found.u && found.s))
+        return found;
+    return (g2_cls){0, found.u | found.s, false};   /* scaled by a stride */
+}
+
+/* A sum of terms [a, b). */
+static g2_cls cls_expr(const g2 *g, size_t a, size_t b, int depth)
+{
+    const rw_toks *ts = g->ts;
+    if (depth > G2_MAX_DEPTH)
+        return cls_bad();
+    while (a + 1 < b && rwl_tok_is(ts, a, "(") && rwl_match_close(ts, a) == b - 1) {
+        a++;
+        b--;
+    }
+    g2_cls acc = {0, 0, false};
+    size_t ta = a;
+    int d = 0;
+    for (size_t k = a; k <= b; k++) {
+        if (k < b) {
+            if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "{")) {
+                d++;
+                continue;
+            }
+            if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]") || rwl_tok_is(ts, k, "}")) {
+                d--;
+                continue;
+            }
+            if (d != 0 || ts->t[k].kind != T_PUNCT)
+                continue;
+            bool split = (rwl_tok_is(ts, k, "+") || rwl_tok_is(ts, k, "-")) && k > ta &&
+                         !rwl_unary_position(ts, k);
+            if (!split) {
+                /* products, members and unary signs belong to a term; any other operator
+                 * (shift, ternary, comparison, bitwise) is not an address formula */
+                if (rwl_tok_is(ts, k, "*") || rwl_tok_is(ts, k, "/") || rwl_tok_is(ts, k, "%") ||
+                    rwl_tok_is(ts, k, ".") || rwl_tok_is(ts, k, "->") || rwl_tok_is(ts, k, "::") ||
+                    rwl_tok_is(ts, k, "+") || rwl_tok_is(ts, k, "-"))
+                    continue;
+                return mentions(g, a, b) ? cls_bad() : (g2_cls){0, 0, false};
+            }
+        }
+        acc = cls_join(acc, cls_term(g, ta, k, depth));
+        ta = k + 1;
+    }
+    return acc;
+}
+
+/* ------------------------------------------------------------------ shape */
+
+static bool is_coord(const rw_toks *ts, size_t k)
+{
+    return rwl_tok_is_ident(ts, k, "threadIdx") || rwl_tok_is_ident(ts, k, "blockIdx") ||
+           rwl_tok_is_ident(ts, k, "blockDim") || rwl_tok_is_ident(ts, k, "gridDim");
+}
+
+/* `[const] TYPE name = <index formula of one axis>;` in [a, e)? Returns the axis ('x', 'y',
+ * 'z') or 0; fills slot i of g. */
+static char index_decl(const rw_toks *ts, size_t a, size_t e, g2 *g, int i, int *rc)
+{
+    size_t k = a;
+    if (rwl_tok_is_ident(ts, k, "const"))
+        k++;
+    size_t tstart = k;
+    while (k < e && rwl_is_type_word(ts, k))
+        k++;
+    if (k == tstart || k + 2 >= e || ts->t[k].kind != T_IDENT || !rwl_tok_is(ts, k + 1, "=") ||
+        !rwl_tok_is(ts, e - 1, ";"))
+        return 0;
+    char c[256];
+    rwl_compact_index(ts, k + 2, e - 1, c, sizeof c);
+    static const char *const forms[] = {"blockIdx.?*blockDim.?+threadIdx.?", "blockDim.?*blockIdx.?+threadIdx.?",
+                                        "threadIdx.?+blockIdx.?*blockDim.?", "threadIdx.?+blockDim.?*blockIdx.?"};
+    char axis = 0;
+    for (const char *ax = "xyz"; *ax && !axis; ax++)
+        for (size_t f = 0; f < HK_ARRAY_LEN(forms) && !axis; f++) {
+            char want[64];
+            snprintf(want, sizeof want, "%s", forms[f]);
+            for (char *q = want; *q; q++)
+                if (*q == '?')
+                    *q = *ax;
+            if (strcmp(c, want) == 0)
+                axis = *ax;
+        }
+    if (!axis || i > 1)
+        return axis;
+    g->decl_tok[i] = a;
+    g->decl_end[i] = e;
+    g->name_tok[i] = k;
+    g->init_a[i] = k + 2;
+    g->init_b[i] = e - 1;
+    g->axis[i] = axis;
+    if (!(g->type[i] = rwl_tok_text(ts, tstart, k)))
+        *rc = HK_ENOMEM;
+    return axis;
+}
+
+/* Reads one comparison [a, b) of an index with its bound: `i < B` / `B > i` (want_less) or
+ * `i >= B` / `B <= i`. Why not, or NULL with the bound stored in g. */
+static const char *comparison(const rw_toks *ts, size_t a, size_t b, g2 *g, bool want_less)
+{
+    while (a + 1 < b && rwl_tok_is(ts, a, "(") && rwl_match_close(ts, a) == b - 1) {
+        a++;
+        b--;
+    }
+    const char *lt = want_less ? "<" : ">=", *gt = want_less ? ">" : "<=";
+    int i;
+    size_t ba, bb;
+    if ((i = index_at(g, a)) >= 0 && rwl_tok_is(ts, a + 1, lt)) {
+        ba = a + 2;
+        bb = b;
+    } else if (b >= a + 2 && (i = index_at(g, b - 1)) >= 0 && rwl_tok_is(ts, b - 2, gt)) {
+        ba = a;
+        bb = b - 2;
+    } else {
+        return want_less ? "the bounds check is not `r < R && c < C` (a plain comparison of each index)"
+                         : "the guard is not `if (r >= R || c >= C) return;` (a plain comparison of each index)";
+    }
+    if (ba >= bb)
+        return "the bounds check has no bound";
+    if (g->ba[i] != g->bb[i])
+        return "an index is bounded twice";
+    for (size_t k = ba; k < bb; k++) {
+        if (index_at(g, k) >= 0 || is_coord(ts, k))
+            return "a bound depends on an index or the thread's coordinates";
+        if (rwl_tok_is_assign_op(ts, k) || rwl_tok_is(ts, k, "++") || rwl_tok_is(ts, k, "--") ||
+            rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||") || rwl_tok_is(ts, k, "?") ||
+            rwl_tok_is(ts, k, "<") || rwl_tok_is(ts, k, ">") || rwl_tok_is(ts, k, "<=") ||
+            rwl_tok_is(ts, k, ">=") || rwl_tok_is(ts, k, "==") || rwl_tok_is(ts, k, "!="))
+            return "a bound is not a simple expression";
+        /* the bound is now read once, before the loop: it must not read memory the body
+         * may write, nor call anything */
+        if (rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "->") ||
+            (rwl_tok_is(ts, k, "(") && k > ba && ts->t[k - 1].kind == T_IDENT &&
+             !rwl_tok_is_ident(ts, k - 1, "sizeof")) ||
+            (rwl_tok_is(ts, k, "*") && (k == ba || rwl_unary_position(ts, k))))
+            return "a bound reads memory or calls a function (it would be read once, before the loop)";
+    }
+    g->ba[i] = ba;
+    g->bb[i] = bb;
+    return NULL;
+}
+
+/* Splits condition [a, b) at the top-level sep ("&&" or "||") into comparisons. */
+static const char *condition(const rw_toks *ts, size_t a, size_t b, g2 *g, bool want_less)
+{
+    const char *sep = want_less ? "&&" : "||";
+    size_t pa = a;
+    int d = 0;
+    for (size_t k = a; k <= b; k++) {
+        if (k < b) {
+            if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
+                d++;
+            else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
+                d--;
+            if (d != 0 || !(rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||")))
+                continue;
+            if (!rwl_tok_is(ts, k, sep))
+                return want_less ? "the bounds check mixes && and ||" : "the guard mixes || and &&";
+        }
+        const char *why = comparison(ts, pa, k, g, want_less);
+        if (why)
+            return why;
+        pa = k + 1;
+    }
+    return NULL;
+}
+
+/* Is [s, e) `if (...) return;` or `if (...) { return; }`? Sets *cclose to the ')'. */
+static bool return_guard(const rw_toks *ts, size_t s, size_t e, size_t *cclose)
+{
+    if (!rwl_tok_is_ident(ts, s, "if") || !rwl_tok_is(ts, s + 1, "("))
+        return false;
+    size_t c = rwl_match_close(ts, s + 1);
+    if (c >= e)
+        return false;
+    *cclose = c;
+    size_t t = c + 1;
+    return (rwl_tok_is_ident(ts, t, "return") && rwl_tok_is(ts, t + 1, ";") && e == t + 2) ||
+           (rwl_tok_is(ts, t, "{") && rwl_tok_is_ident(ts, t + 1, "return") && rwl_tok_is(ts, t + 2, ";") &&
+            rwl_tok_is(ts, t + 3, "}") && e == t + 4);
+}
+
+static const char *const lane_words[] = {
+    "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
+    "__syncwarp", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
+    "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__ballot_sync", "__ballot",
+    "__any_sync", "__all_sync", "__match_any_sync", "__match_all_sync", "__reduce_add_sync",
+    "__activemask", "sync", "grid_group", "thread_block", "tiled_partition", "__threadfence",
+    "__threadfence_block", "__shared__", "asm", "static", "__nanosleep", "__lane_id",
+    "__laneid", "__builtin_amdgcn_ds_bpermute"};
+
+/* Why the per-element code [a, b) cannot run in any order on any thread, or NULL. */
+static const char *element_problem(const rw_toks *ts, size_t a, size_t b)
+{
+    for (size_t k = a; k < b; k++) {
+        if (ts->t[k].kind != T_IDENT)
+            continue;
+        for (size_t w = 0; w < HK_ARRAY_LEN(lane_words); w++)
+            if (rwl_tok_is_ident(ts, k, lane_words[w]))
+                return "the per-element code synchronizes, uses shared memory, warp operations, "
+                       "static state or asm";
+        if (tok_len(ts, k) >= 6 && memcmp(ts->text + ts->t[k].start, "atomic", 6) == 0)
+            return "the per-element code uses an atomic (a reduction or a scatter, not elementwise)";
+        if (rwl_tok_is_ident(ts, k, "return") || rwl_tok_is_ident(ts, k, "goto") ||
+            rwl_tok_is_ident(ts, k, "break") || rwl_tok_is_ident(ts, k, "continue"))
+            return "the per-element code has a return, goto, break or continue, which would end "
+                   "or skip part of the loop over the other elements";
+        if (is_coord(ts, k))
+            return "the per-element code reads threadIdx, blockIdx, blockDim or gridDim (their "
+                   "meaning changes when a thread handles many elements)";
+    }
+    return NULL;
+}
+
+/* Is the identifier at k changed there (assigned, ++/--, address taken)? */
+static bool changed_at(const rw_toks *ts, size_t k)
+{
+    if (rwl_tok_is_assign_op(ts, k + 1) || rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k + 1, "--"))
+        return true;
+    if (k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--")))
+        return true;
+    if (k > 0 && rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))
+        return true;
+    /* s.x = ...: a member of it */
+    size_t q = k + 1;
+    bool member = false;
+    while ((rwl_tok_is(ts, q, ".") && q + 1 < ts->n && ts->t[q + 1].kind == T_IDENT)) {
+        q += 2;
+        member = true;
+    }
+    return member && (rwl_tok_is_assign_op(ts, q) || rwl_tok_is(ts, q, "++") || rwl_tok_is(ts, q, "--"));
+}
+
+/* Is the identifier at k a declaration `T x = ...` / `T *x = ...` (with an initializer)? */
+static bool declares_at(const rw_toks *ts, size_t k)
+{
+    if (k < 1 || ts->t[k].kind != T_IDENT || !rwl_tok_is(ts, k + 1, "="))
+        return false;
+    size_t p = k - 1;
+    while (p > 0 && (rwl_tok_is(ts, p, "*") || rwl_tok_is(ts, p, "&")) )
+        p--;
+    if (ts->t[p].kind != T_IDENT)
+        return false;
+    static const char *const not_types[] = {"return", "else", "case", "goto", "sizeof", "do"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(not_types); i++)
+        if (rwl_tok_is_ident(ts, p, not_types[i]))
+            return false;
+    return true;
+}
+
+/* Is the identifier at k a parameter of f, or a name in tokens [a, b)? */
+static bool outer_name(const rw_toks *ts, size_t k, const an_function *f, size_t a, size_t b)
+{
+    size_t l = tok_len(ts, k);
+    const char *s = ts->text + ts->t[k].start;
+    for (size_t p = 0; p < f->n_params; p++)
+        if (f->params[p].name && strlen(f->params[p].name) == l && memcmp(f->params[p].name, s, l) == 0)
+            return true;
+    for (size_t q = a; q < b; q++)
+        if (ts->t[q].kind == T_IDENT && same_tok(ts, q, k))
+            return true;
+    return false;
+}
+
+/* ------------------------------------------------------------------ output */
+
+static void line_indent(const char *text, uint32_t pos, char *ind, size_t size)
+{
+    uint32_t ls = pos;
+    while (ls > 0 && text[ls - 1] != '\n')
+        ls--;
+    size_t n = 0;
+    while (ls + n < pos && (text[ls + n] == ' ' || text[ls + n] == '\t') && n + 1 < size) {
+        ind[n] = text[ls + n];
+        n++;
+    }
+    ind[n] = '\0';
+}
+
+/* Appends text[from, to) (from at the first character of a line's code) with every further
+ * line moved from the first line's indentation to ind: indentation deeper than the first
+ * line's stays deeper by the same amount. */
+static int append_reindented(struct hk_buf *b, const char *text, uint32_t from, uint32_t to, const char *ind)
+{
+    char orig[128];
+    line_indent(text, from, orig, sizeof orig);
+    size_t ol = strlen(orig);
+    int rc = HK_OK;
+    uint32_t q = from;
+    bool first = true;
+    while (q < to && !rc) {
+        uint32_t e = q;
+        while (e < to && text[e] != '\n')
+            e++;
+        if (!first) {
+            uint32_t s = q, n = 0;
+            while (s < e && n < ol && (text[s] == ' ' || text[s] == '\t')) {
+                s++;
+                n++;
+            }
+            if (s < e)   /* blank lines stay empty */
+                rc = hk_buf_appends(b, ind);
+            q = s;
+        }
+        if (!rc)
+            rc = hk_buf_append(b, text + q, e - q);
+        if (!rc && e < to)
+            rc = hk_buf_appends(b, "\n");
+        q = e + 1;
+        first = false;
+    }
+    return rc;
+}
+
+/* `(long long)(B)`, or `(long long)B` for one token. */
+static char *bound_text(const rw_toks *ts, size_t a, size_t b)
+{
+    char *t = rwl_tok_text(ts, a, b);
+    if (!t)
+        return NULL;
+    char *r = hk_asprintf(b == a + 1 ? "(long long)%s" : "(long long)(%s)", t);
+    hk_free(t);
+    return r;
+}
+
+/* The index variable's declared type for `const T name = (T)hk_x;`; decltype of the formula
+ * for auto. */
+static char *index_type(const g2 *g, int i)
+{
+    if (strcmp(g->type[i], "auto") != 0)
+        return hk_strdup(g->type[i]);
+    char *init = rwl_tok_text(g->ts, g->init_a[i], g->init_b[i]);
+    if (!init)
+        return NULL;
+    char *t = hk_asprintf("decltype(%s)", init);
+    hk_free(init);
+    return t;
+}
+
+int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
+{
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    g2 g;
+    memset(&g, 0, sizeof g);
+    struct hk_buf b;
+    hk_buf_init(&b, RW_TEXT_MAX);
+    char *why_alloc = NULL, *bnd[2] = {NULL, NULL}, *ty[2] = {NULL, NULL};
+    const char *why = NULL;
+    size_t mid[G2_MAX_DECLS][2], n_mid = 0;   /* declarations after the first index */
+    bool per_elem[G2_MAX_DECLS] = {false};
+    size_t mid_names[G2_MAX_DECLS * 4], n_mid_names = 0, name_owner[G2_MAX_DECLS * 4];
+
+    if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        goto out;
+    g.ts = &ts;
+    g.f = f;
+    if (ts.n < 2 || !rwl_tok_is(&ts, 0, "{") || !rwl_tok_is(&ts, ts.n - 1, "}")) {
+        why = "the kernel body could not be read";
+        goto na;
+    }
+    size_t end = ts.n - 1;
+    for (size_t k = 0; k < end; k++)
+        if (rwl_tok_is_ident(&ts, k, "hk_tid") || rwl_tok_is_ident(&ts, k, "hk_nthreads")) {
+            why = "already a flattened grid-stride loop (the body has the rewrite's hk_tid)";
+            goto na;
+        }
+    for (size_t k = 0; k < end; k++)
+        if (rwl_tok_is_ident(&ts, k, "__shared__")) {
+            why = "the kernel uses shared memory (threads cooperate: not elementwise)";
+            goto na;
+        }
+
+    /* ---- the top-level statements: [declarations] index [declarations] index [declarations] */
+    size_t s = 1, n_idx = 0;
+    while (s < end) {
+        size_t e = rwl_stmt_end(&ts, s, end);
+        char axis = index_decl(&ts, s, e, &g, (int)n_idx, &rc);
+        if (rc)
+            goto out;
+        if (axis) {
+            if (axis == 'z') {
+                why = "a z index: only 2-D kernels (x and y) are flattened";
+                goto na;
+            }
+            if (n_idx == 2) {
+                why = "more than two thread indices";
+                goto na;
+            }
+            if (n_idx == 1 && g.axis[0] == axis) {
+                why_alloc = hk_asprintf("both indices come from the %c axis", axis);
+                goto na_alloc;
+            }
+            n_idx++;
+            s = e;
+            continue;
+        }
+        size_t before = n_mid_names;
+        if (!rwl_is_hoistable_decl(&ts, s, e, "", mid_names, &n_mid_names, HK_ARRAY_LEN(mid_names)))
+            break;
+        if (n_idx == 0) {   /* before the indices: stays where it is */
+            n_mid_names = before;
+        } else {
+            if (n_mid == G2_MAX_DECLS) {
+                why = "too many declarations between the indices and the bounds check";
+                goto na;
+            }
+            for (size_t q = before; q < n_mid_names; q++)
+                name_owner[q] = n_mid;
+            mid[n_mid][0] = s;
+            mid[n_mid][1] = e;
+            n_mid++;
+        }
+        s = e;
+    }
+    if (n_idx == 0) {
+        why = "not a 2-D kernel: no `int r = blockIdx.x * blockDim.x + threadIdx.x;` and "
+              "`int c = blockIdx.y * blockDim.y + threadIdx.y;` at the top level of the body, "
+              "after plain declarations";
+        goto na;
+    }
+    if (n_idx == 1) {
+        why_alloc = hk_asprintf("not a 2-D kernel: one thread index (%.*s, from the %c axis) "
+                                "where two (x and y) are needed; a 1-D kernel is rw_grid_stride's",
+                                (int)tok_len(&ts, g.name_tok[0]), text + ts.t[g.name_tok[0]].start,
+                                g.axis[0]);
+        goto na_alloc;
+    }
+    size_t region = g.decl_tok[0];
+    /* threadIdx & co. only inside the two index formulas */
+    for (size_t k = 1; k < end; k++)
+        if (is_coord(&ts, k) && !(k >= g.init_a[0] && k < g.init_b[0]) &&
+            !(k >= g.init_a[1] && k < g.init_b[1])) {
+            why = "threadIdx, blockIdx, blockDim or gridDim is used outside the two index "
+                  "declarations (its meaning changes when a thread handles many elements)";
+            goto na;
+        }
+    /* declarations that depend on an index (or on such a declaration) move into the loop */
+    for (size_t d = 0; d < n_mid; d++) {
+        for (size_t k = mid[d][0]; k < mid[d][1] && !per_elem[d]; k++) {
+            if (index_at(&g, k) >= 0)
+                per_elem[d] = true;
+            for (size_t q = 0; q < n_mid_names && !per_elem[d]; q++)
+                if (name_owner[q] < d && per_elem[name_owner[q]] && ts.t[k].kind == T_IDENT &&
+                    !member_or_scope(&ts, k) && same_tok(&ts, k, mid_names[q]))
+                    per_elem[d] = true;
+        }
+    }
+
+    /* ---- the bounds check */
+    size_t body_a, body_b, cclose;
+    uint32_t copy_from, copy_to, repl_end;
+    const char *form;
+    if (return_guard(&ts, s, rwl_stmt_end(&ts, s, end), &cclose)) {
+        while (s < end && return_guard(&ts, s, rwl_stmt_end(&ts, s, end), &cclose)) {
+            if ((why = condition(&ts, s + 2, cclose, &g, false)))
+                goto na;
+            s = rwl_stmt_end(&ts, s, end);
+        }
+        if (s >= end) {
+            why = "nothing follows the bounds check";
+            goto na;
+        }
+        body_a = s;
+        body_b = end;
+        copy_from = ts.t[s].start;
+        copy_to = ts.t[end].start;
+        repl_end = 0;   /* the trimmed copy_to, below */
+        form = "if (... >= ...) return";
+    } else {
+        if (!rwl_tok_is_ident(&ts, s, "if") || !rwl_tok_is(&ts, s + 1, "(")) {
+            why = "the index declarations are not followed by `if (r < R && c < C) ...` or "
+                  "`if (r >= R || c >= C) return;`";
+            goto na;
+        }
+        cclose = rwl_match_close(&ts, s + 1);
+        if (cclose >= end) {
+            why = "unbalanced condition";
+            goto na;
+        }
+        size_t if_end = rwl_stmt_end(&ts, s, end);
+        size_t then_end = rwl_stmt_end(&ts, cclose + 1, end);
+        if (then_end != if_end) {
+            why = "the bounds check has an else branch";
+            goto na;
+        }
+        if (if_end != end) {
+            why = "statements follow the bounds check: they run once per thread, not per element";
+            goto na;
+        }
+        if ((why = condition(&ts, s + 2, cclose, &g, true)))
+            goto na;
+        body_a = cclose + 1;
+        body_b = then_end;
+        repl_end = ts.t[then_end - 1].end;
+        if (rwl_tok_is(&ts, body_a, "{")) {
+            copy_from = ts.t[body_a].end;
+            copy_to = ts.t[body_b - 1].start;
+            body_a++;
+            body_b--;
+        } else {
+            copy_from = ts.t[body_a].start;
+            copy_to = ts.t[body_b - 1].end;
+        }
+        form = "if (... < ... && ...)";
+    }
+    while (copy_from < copy_to && isspace((unsigned char)text[copy_from]))
+        copy_from++;
+    while (copy_to > copy_from && isspace((unsigned char)text[copy_to - 1]))
+        copy_to--;
+    if (!repl_end)
+        repl_end = copy_to;
+    if (body_a >= body_b) {
+        why = "the per-element code is empty";
+        goto na;
+    }
+    if (g.ba[0] == g.bb[0] || g.ba[1] == g.bb[1]) {
+        why = "the bounds check does not bound both indices";
+        goto na;
+    }
+    for (int i = 0; i < 2; i++)
+        for (size_t k = g.ba[i]; k < g.bb[i]; k++)
+            for (size_t q = 0; q < n_mid_names; q++)
+                if (per_elem[name_owner[q]] && ts.t[k].kind == T_IDENT && same_tok(&ts, k, mid_names[q])) {
+                    why = "a bound depends on an index (through a declaration)";
+                    goto na;
+                }
+    /* preprocessor lines in the code that is replaced would be lost */
+    for (uint32_t q = ts.t[region].start; q < copy_from; q++) {
+        if (text[q] != '#')
+            continue;
+        uint32_t p = q;
+        while (p > 0 && (text[p - 1] == ' ' || text[p - 1] == '\t'))
+            p--;
+        if (p == 0 || text[p - 1] == '\n') {
+            why = "a preprocessor line sits among the index declarations and the bounds check";
+            goto na;
+        }
+    }
+
+    /* ---- the per-element code: the moved declarations and the body */
+    for (size_t d = 0; d < n_mid; d++)
+        if (per_elem[d] && (why = element_problem(&ts, mid[d][0], mid[d][1])))
+            goto na;
+    if ((why = element_problem(&ts, body_a, body_b)))
+        goto na;
+    /* scan ranges: the moved declarations, then the body */
+    size_t ranges[G2_MAX_DECLS + 1][2], n_ranges = 0;
+    for (size_t d = 0; d < n_mid; d++)
+        if (per_elem[d]) {
+            ranges[n_ranges][0] = mid[d][0];
+            ranges[n_ranges][1] = mid[d][1];
+            n_ranges++;
+        }
+    ranges[n_ranges][0] = body_a;
+    ranges[n_ranges][1] = body_b;
+    n_ranges++;
+    for (size_t r = 0; r < n_ranges; r++) {
+        for (size_t k = ranges[r][0]; k < ranges[r][1]; k++) {
+            if (ts.t[k].kind != T_IDENT || member_or_scope(&ts, k))
+                continue;
+            if (index_at(&g, k) >= 0) {
+                if (changed_at(&ts, k)) {
+                    why = "the per-element code changes an index";
+                    goto na;
+                }
+                continue;
+            }
+            if (!changed_at(&ts, k))
+                continue;
+            /* a hoisted declaration, one before the indices, or a parameter: state that
+             * would now carry from one element to the next */
+            bool outer = outer_name(&ts, k, f, 1, region);
+            for (size_t q = 0; q < n_mid_names && !outer; q++)
+                outer = !per_elem[name_owner[q]] && same_tok(&ts, k, mid_names[q]);
+            if (outer) {
+                why_alloc = hk_asprintf("the per-element code updates %.*s, declared outside it "
+                                        "(state carried from one element to the next)",
+                                        (int)tok_len(&ts, k), text + ts.t[k].start);
+                goto na_alloc;
+            }
+        }
+    }
+    /* aliases: `T x = <expression of the indices>`, in order */
+    for (size_t r = 0; r < n_ranges; r++)
+        for (size_t k = ranges[r][0]; k < ranges[r][1]; k++) {
+            if (!declares_at(&ts, k))
+                continue;
+            size_t e = k + 2;
+            int d = 0;
+            while (e < ranges[r][1] && !(d == 0 && (rwl_tok_is(&ts, e, ";") || rwl_tok_is(&ts, e, ",")))) {
+                if (rwl_tok_is(&ts, e, "(") || rwl_tok_is(&ts, e, "[") || rwl_tok_is(&ts, e, "{"))
+                    d++;
+                else if (rwl_tok_is(&ts, e, ")") || rwl_tok_is(&ts, e, "]") || rwl_tok_is(&ts, e, "}"))
+                    d--;
+                e++;
+            }
+            if (!mentions(&g, k + 2, e))
+                continue;
+            if (g.n_al == G2_MAX_ALIASES) {
+                why = "too many declarations computed from the indices";
+                goto na;
+            }
+            g2_cls c = cls_expr(&g, k + 2, e, 0);
+            /* changed later: its uses are not the formula any more */
+            for (size_t q = e; q < body_b && !c.bad; q++)
+                if (ts.t[q].kind == T_IDENT && !member_or_scope(&ts, q) && same_tok(&ts, q, k) &&
+                    changed_at(&ts, q))
+                    c = cls_bad();
+            g.al[g.n_al++] = (g2_alias){k, c};
+        }
+
+    /* ---- which index is contiguous: every access that combines both must agree */
+    size_t votes[2] = {0, 0}, example[2] = {0, 0};
+    for (size_t r = 0; r < n_ranges; r++)
+        for (size_t k = ranges[r][0]; k < ranges[r][1]; k++) {
+            g2_cls c = {0, 0, false};
+            size_t a0 = k, last;
+            if (rwl_tok_is(&ts, k, "[") && k > 0 &&
+                (ts.t[k - 1].kind == T_IDENT || rwl_tok_is(&ts, k - 1, ")")) &&
+                !rwl_tok_is(&ts, k - 1, "]")) {
+                if (ts.t[k - 1].kind == T_IDENT) {
+                    a0 = k - 1;
+                    if (index_at(&g, k - 1) >= 0)
+                        c = cls_bad();
+                    else if (alias_at(&g, k - 1))
+                        c = alias_at(&g, k - 1)->cls;
+                } else {
+                    a0 = match_open(&ts, k - 1);
+                    if (a0 >= ts.n) {
+                        why = "unbalanced parentheses";
+                        goto na;
+                    }
+                    if (a0 > 0 && ts.t[a0 - 1].kind == T_IDENT && mentions(&g, a0, k))
+                        c = cls_bad();   /* f(...)[...] */
+                    else
+                        c = cls_expr(&g, a0 + 1, k - 1, 0);
+                }
+                size_t j = k;
+                bool first = true;
+                last = k;
+                while (rwl_tok_is(&ts, j, "[")) {
+                    size_t cl = rwl_match_close(&ts, j);
+                    if (cl >= ts.n) {
+                        why = "unbalanced brackets";
+                        goto na;
+                    }
+                    if (!first)   /* A[e1][e2]: e1 strides whole rows */
+                        c = (g2_cls){0, c.u | c.s, c.bad};
+                    c = cls_join(c, cls_expr(&g, j + 1, cl, 0));
+                    first = false;
+                    last = cl;
+                    j = cl + 1;
+                }
+            } else if (rwl_tok_is(&ts, k, "*") && rwl_unary_position(&ts, k) && k + 1 < ts.n &&
+                       (rwl_tok_is(&ts, k + 1, "(") || alias_at(&g, k + 1))) {
+                last = rwl_tok_is(&ts, k + 1, "(") ? rwl_match_close(&ts, k + 1) : k + 1;
+                if (last >= ts.n) {
+                    why = "unbalanced parentheses";
+                    goto na;
+                }
+                c = cls_expr(&g, k + 1, last + 1, 0);
+            } else {
+                continue;
+            }
+            unsigned bits = c.u | c.s;
+            if (!c.bad && bits != 3)
+                continue;   /* one index or none: a row or column vector, or a scalar */
+            if (c.bad || c.u == 0 || c.u == 3) {
+                why_alloc = hk_asprintf("cannot tell which index is contiguous in `%.*s` (%s)",
+                                        (int)(ts.t[last].end - ts.t[a0].start), text + ts.t[a0].start,
+                                        c.bad ? "an index used other than as r * W + c" :
+                                        c.u == 0 ? "both indices are scaled" : "both indices are unscaled");
+                goto na_alloc;
+            }
+            int fast = c.u == 1 ? 0 : 1;
+            if (votes[fast]++ == 0)
+                example[fast] = a0;
+        }
+    if (votes[0] == 0 && votes[1] == 0) {
+        why = "no memory access combines both indices (nothing to coalesce)";
+        goto na;
+    }
+    if (votes[0] && votes[1]) {
+        const rw_tok *e0 = &ts.t[example[0]], *e1 = &ts.t[example[1]];
+        why_alloc = hk_asprintf("mixed contiguity: %.*s is contiguous along %.*s but %.*s along %.*s "
+                                "(a transpose; rw_tiled_transpose handles that)",
+                                (int)(e0->end - e0->start), text + e0->start,
+                                (int)tok_len(&ts, g.name_tok[0]), text + ts.t[g.name_tok[0]].start,
+                                (int)(e1->end - e1->start), text + e1->start,
+                                (int)tok_len(&ts, g.name_tok[1]), text + ts.t[g.name_tok[1]].start);
+        goto na_alloc;
+    }
+    int fi = votes[0] ? 0 : 1, si = 1 - fi;   /* fast and slow index */
+
+    /* ---- the new code */
+    char ind[64];
+    line_indent(text, ts.t[region].start, ind, sizeof ind);
+    for (int i = 0; i < 2; i++)
+        if (!(bnd[i] = bound_text(&ts, g.ba[i], g.bb[i])) || !(ty[i] = index_type(&g, i))) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+    char fname[128], sname[128];
+    snprintf(fname, sizeof fname, "%.*s", (int)tok_len(&ts, g.name_tok[fi]), text + ts.t[g.name_tok[fi]].start);
+    snprintf(sname, sizeof sname, "%.*s", (int)tok_len(&ts, g.name_tok[si]), text + ts.t[g.name_tok[si]].start);
+    for (size_t d = 0; d < n_mid && !rc; d++)
+        if (!per_elem[d])
+            rc = hk_buf_printf(&b, "%.*s\n%s", (int)(ts.t[mid[d][1] - 1].end - ts.t[mid[d][0]].start),
+                               text + ts.t[mid[d][0]].start, ind);
+    if (rc)
+        goto out;
+    rc = hk_buf_printf(&b,
+        "// hk grid_stride_2d: one grid-stride loop over the (%s, %s) elements, %s fastest (it is\n"
+        "%s// contiguous in memory), for any grid and block shape\n"
+        "%s{\n"
+        "%s    const long long hk_ns = %s, hk_nf = %s;\n"
+        "%s    const long long hk_tid =\n"
+        "%s        (((long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) *\n"
+        "%s            ((long long)blockDim.x * blockDim.y * blockDim.z) +\n"
+        "%s        ((long long)threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;\n"
+        "%s    const long long hk_nthreads =\n"
+        "%s        (long long)gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z;\n"
+        "%s    if (hk_ns > 0 && hk_nf > 0) {\n"
+        "%s        // (slow, fast) advances by a fixed step: one division per thread, none per element\n"
+        "%s        const long long hk_ds = hk_nthreads / hk_nf, hk_df = hk_nthreads %% hk_nf;\n"
+        "%s        for (long long hk_s = hk_tid / hk_nf, hk_f = hk_tid %% hk_nf; hk_s < hk_ns;\n"
+        "%s             hk_s += hk_ds, hk_f += hk_df) {\n"
+        "%s            if (hk_f >= hk_nf) {   // carry into the slow index\n"
+        "%s                hk_f -= hk_nf;\n"
+        "%s                if (++hk_s >= hk_ns)\n"
+        "%s                    break;\n"
+        "%s            }\n"
+        "%s            const %s %s = (%s)hk_s;\n"
+        "%s            const %s %s = (%s)hk_f;\n",
+        sname, fname, fname, ind, ind, ind, bnd[si], bnd[fi], ind, ind, ind, ind, ind, ind, ind, ind,
+        ind, ind, ind, ind, ind, ind, ind, ind, ind, ty[si], sname, ty[si], ind, ty[fi], fname, ty[fi]);
+    if (rc)
+        goto out;
+    char inner[80];
+    snprintf(inner, sizeof inner, "%s            ", ind);
+    for (size_t d = 0; d < n_mid && !rc; d++)
+        if (per_elem[d])
+            rc = hk_buf_printf(&b, "%s%.*s\n", inner, (int)(ts.t[mid[d][1] - 1].end - ts.t[mid[d][0]].start),
+                               text + ts.t[mid[d][0]].start);
+    if (!rc)
+        rc = hk_buf_appends(&b, inner);
+    if (!rc)
+        rc = append_reindented(&b, text, copy_from, copy_to, inner);
+    if (!rc)
+        rc = hk_buf_printf(&b, "\n%s        }\n%s    }\n%s}", ind, ind, ind);
+    if (rc)
+        goto out;
+    if ((rc = rwl_edits_add_owned(&es, ts.t[region].start, repl_end, hk_buf_steal(&b))))
+        goto out;
+    char *bs = rwl_tok_text(&ts, g.ba[si], g.bb[si]), *bf = rwl_tok_text(&ts, g.ba[fi], g.bb[fi]);
+    char *desc = bs && bf ? hk_asprintf("kernel %s: one grid-stride loop over %s x %s elements with %s "
+                                        "(contiguous; was from the %c axis) fastest, %s slowest (%s form)",
+                                        f->name, bs, bf, fname, g.axis[fi], sname, form) : NULL;
+    hk_free(bs);
+    hk_free(bf);
+    rc = rwl_finish(text, len, m, f->name, &es, desc, out);
+    goto out;
+na_alloc:
+    if (!why_alloc) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    rc = rwl_not_applicable(out, hk_asprintf("grid_stride_2d not applicable to kernel %s: %s", f->name, why_alloc));
+    goto out;
+na:
+    rc = rwl_not_applicable(out, hk_asprintf("grid_stride_2d not applicable to kernel %s: %s", f->name, why));
+out:
+    hk_free(why_alloc);
+    for (int i = 0; i < 2; i++) {
+        hk_free(bnd[i]);
+        hk_free(ty[i]);
+    }
+    hk_buf_free(&b);
+    g2_free(&g);
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
+    return rc;
+}

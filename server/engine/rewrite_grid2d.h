@@ -1,0 +1,40 @@
+/* The grid_stride_2d rewrite: a 2-D elementwise kernel whose thread indices come from the x
+ * and y axes becomes one grid-stride loop over all rows x columns, with the index that is
+ * contiguous in memory fastest, so neighbouring threads touch neighbouring addresses
+ * whichever axis the launch gave that index. Same contract as rewrite.h. */
+#ifndef HK_ENGINE_REWRITE_GRID2D_H
+#define HK_ENGINE_REWRITE_GRID2D_H
+
+#include <stddef.h>
+
+#include "analysis/analysis.h"
+#include "engine/rewrite.h"
+
+/* Rewrites the shape
+ *     int r = blockIdx.x * blockDim.x + threadIdx.x;   (x and y in either order, any
+ *     int c = blockIdx.y * blockDim.y + threadIdx.y;    integer type, the usual spellings)
+ *     [plain declarations]
+ *     if (r < R && c < C) { body }      or      if (r >= R || c >= C) return; body
+ * (one or several `if (...) return;` guards) into one grid-stride loop over the R x C
+ * elements, correct for any grid and block shape (x, y and z of both), whose fast index is
+ * the one that appears unscaled in the body's subscripts (`A[r * W + c]`: c; `A[c * H + r]`:
+ * r); the slow and fast indices advance by a fixed step per iteration (one division per
+ * thread, none per element). Plain declarations between the indices and the check that do
+ * not involve the indices are hoisted above the loop; those that do move into it. Declarations
+ * `T x = <expression of the indices>` (also pointers `A + r * W`) count where x is used.
+ * text/len: the source model m (borrowed) was built from; kernel: an index into m->funcs
+ * that must be an AN_KERNEL. Returns HK_OK with out->applicable true (out owns the new text:
+ * rw_result_free) or false with the reason in out->description: another shape, a 1-D or 3-D
+ * kernel, thread coordinates used outside the two index declarations, subscripts that
+ * disagree on the contiguous index (a transpose: rw_tiled_transpose's job) or cannot be read
+ * (`A[r * c]`, `A[f(r)]`, `A[idx[r]]`), no subscript that combines both indices,
+ * synchronization, shared memory, atomics, warp operations, return/goto/break/continue in
+ * the per-element code, a change of an index, of a bound or of state declared outside the
+ * per-element code, a bound that depends on an index or reads memory, and "already" for the
+ * rewrite's own output. HK_EINVAL (bad arguments, not a kernel, a span outside the text),
+ * HK_ENOMEM, HK_ETOOBIG (result over AN_TEXT_MAX_BYTES), HK_EPARSE (the result would not
+ * parse: out says why). Pure function, any thread once an_grammar_check has run. */
+int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t kernel,
+                      rw_result *out);
+
+#endif

@@ -1,0 +1,621 @@
+/* Tests of rw_grid_stride_2d (engine/rewrite_grid2d.h): the suite's matadd2d.cu and inline
+ * kernels of the other shapes rewrite into a flattened grid-stride loop with the contiguous
+ * index fastest, re-analyse cleanly and compile with the real nvcc -arch=sm_90 -c (also after
+ * rw_launch_config gives them the SM-multiple 1-D launch the search uses); the rewritten
+ * kernels run emulated on the CPU (g++, threads one after the other) under several grid and
+ * block shapes and write exactly what the originals write; each refusal gives its reason; a
+ * second application says "already"; allocation failures neither crash nor leak. No nvcc or
+ * g++: those checks say so and are skipped. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "engine/rewrite.h"
+#include "engine/rewrite_grid2d.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NVCC "/usr/local/cuda/bin/nvcc"
+#define GXX "/usr/bin/g++"
+#define BENCH HK_SOURCE_DIR "/bench/kernels"
+
+static char tmpdir[512];
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *why;
+    if (an_grammar_check(&why) != HK_OK)
+        return -1;
+    snprintf(tmpdir, sizeof tmpdir, "%s/test-rewrite-grid2d-XXXXXX", HK_BINARY_DIR);
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+typedef struct {
+    char *text;
+    size_t len;
+    an_model *m;
+    size_t k;
+} fixture;
+
+static void load_text(const char *src, const char *kname, fixture *fx)
+{
+    fx->text = strdup(src);
+    assert_non_null(fx->text);
+    fx->len = strlen(src);
+    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
+    assert_false(fx->m->has_errors);
+    long k = an_model_find_kernel(fx->m, kname);
+    if (k < 0)
+        print_message("no kernel %s\n", kname);
+    assert_true(k >= 0);
+    fx->k = (size_t)k;
+}
+
+static void load_path(const char *path, const char *kname, fixture *fx)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        print_message("cannot open %s\n", path);
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = '\0';
+    fclose(f);
+    load_text(b, kname, fx);
+    free(b);
+}
+
+static void unload(fixture *fx)
+{
+    an_model_free(fx->m);
+    free(fx->text);
+}
+
+static void expect_text(const rw_result *r, const char *needle)
+{
+    if (!r->text || !strstr(r->text, needle))
+        print_message("expected `%s` in:\n%s\n", needle, r->text ? r->text : "(no text)");
+    assert_non_null(r->text);
+    assert_non_null(strstr(r->text, needle));
+}
+
+static void expect_no_text(const rw_result *r, const char *needle)
+{
+    if (strstr(r->text, needle))
+        print_message("did not expect `%s` in:\n%s\n", needle, r->text);
+    assert_null(strstr(r->text, needle));
+}
+
+/* The rewrite applies, re-analyses cleanly and keeps the kernel. */
+static void rewrite_ok(const fixture *fx, rw_result *r)
+{
+    int rc = rw_grid_stride_2d(fx->text, fx->len, fx->m, fx->k, r);
+    if (rc != HK_OK || !r->applicable)
+        print_message("rc %d: %s\n", rc, r->description ? r->description : "(none)");
+    assert_int_equal(rc, HK_OK);
+    assert_true(r->applicable);
+    assert_non_null(r->description);
+    assert_int_equal(strlen(r->text), r->len);
+    an_model *m;
+    assert_int_equal(an_analyze(r->text, r->len, &m), HK_OK);
+    assert_false(m->has_errors);
+    assert_true(an_model_find_kernel(m, fx->m->funcs[fx->k].name) >= 0);
+    an_model_free(m);
+}
+
+/* Not applicable, with needle in the reason. */
+static void refused(const char *src, const char *kname, const char *needle)
+{
+    fixture fx;
+    load_text(src, kname, &fx);
+    rw_result r;
+    assert_int_equal(rw_grid_stride_2d(fx.text, fx.len, fx.m, fx.k, &r), HK_OK);
+    if (r.applicable || !r.description || !strstr(r.description, needle))
+        print_message("expected a refusal with `%s`, got: %s\n%s\n", needle,
+                      r.description ? r.description : "(none)", r.text ? r.text : "");
+    assert_false(r.applicable);
+    assert_null(r.text);
+    assert_non_null(strstr(r.description, needle));
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+/* Runs cmd; its output (up to size bytes) in out; the exit status. */
+static int run_cmd(const char *cmd, char *out, size_t size)
+{
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    return pclose(p);
+}
+
+/* Compiles text with nvcc -arch=sm_90 -c; fails the test with nvcc's output otherwise, and
+ * with strict also on a warning. */
+static void nvcc_compiles_opt(const char *text, const char *tag, bool strict)
+{
+    if (access(NVCC, X_OK) != 0) {
+        print_message("note: no nvcc at %s, compile check of %s skipped\n", NVCC, tag);
+        return;
+    }
+    char src[700], cmd[2000], out[8192];
+    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
+    assert_int_equal(write_file(src, text), 0);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -o %s/%s.o %s 2>&1", NVCC, tmpdir, tag, src);
+    int st = run_cmd(cmd, out, sizeof out);
+    if (st != 0 || (strict && strstr(out, "warning")))
+        print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
+    assert_int_equal(st, 0);
+    if (strict)
+        assert_null(strstr(out, "warning"));
+}
+
+static void nvcc_compiles(const char *text, const char *tag)
+{
+    nvcc_compiles_opt(text, tag, true);
+}
+
+/* The text of the kernel named kname in text (malloc'd). */
+static char *kernel_text(const char *text, const char *kname)
+{
+    an_model *m;
+    assert_int_equal(an_analyze(text, strlen(text), &m), HK_OK);
+    long k = an_model_find_kernel(m, kname);
+    assert_true(k >= 0);
+    const an_span *sp = &m->funcs[k].span;
+    char *t = strndup(text + sp->start_byte, sp->end_byte - sp->start_byte);
+    assert_non_null(t);
+    an_model_free(m);
+    return t;
+}
+
+/* CPU emulation: the original and the rewritten kernel (each in its namespace) run every
+ * thread of a launch one after the other; the original under a 2-D grid of 16x16 blocks that
+ * covers the matrix whichever axis holds which index, the rewrite under launches smaller and
+ * larger than the matrix, 1-D, 2-D and 3-D. call: the kernel call on in1, in2, out, rows,
+ * cols (e.g. "k(in1, in2, out, rows, cols)"). Outputs must be equal bit for bit. */
+static const char emu_head[] =
+    "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <cstddef>\n#include <algorithm>\n"
+    "struct dim3 { unsigned x, y, z; };\n"
+    "static dim3 threadIdx, blockIdx, blockDim, gridDim;\n"
+    "#define __global__\n#define __restrict__\n#define __device__\n";
+
+static const char emu_main[] =
+    "template <class K> static void launch(dim3 g, dim3 b, K k) {\n"
+    "    gridDim = g; blockDim = b;\n"
+    "    for (unsigned bz = 0; bz < g.z; bz++) for (unsigned by = 0; by < g.y; by++)\n"
+    "    for (unsigned bx = 0; bx < g.x; bx++) for (unsigned tz = 0; tz < b.z; tz++)\n"
+    "    for (unsigned ty = 0; ty < b.y; ty++) for (unsigned tx = 0; tx < b.x; tx++) {\n"
+    "        blockIdx = {bx, by, bz}; threadIdx = {tx, ty, tz}; k();\n"
+    "    }\n"
+    "}\n"
+    "int main() {\n"
+    "    const int shapes[][2] = {{37, 53}, {64, 33}, {1, 70}, {45, 1}, {0, 9}};\n"
+    "    const dim3 launches[][2] = {{{3, 1, 1}, {64, 1, 1}}, {{2, 3, 1}, {8, 4, 1}},\n"
+    "        {{1, 1, 1}, {32, 1, 1}}, {{2, 2, 2}, {4, 4, 2}}, {{40, 40, 1}, {16, 16, 1}},\n"
+    "        {{500, 1, 1}, {256, 1, 1}}};\n"
+    "    int checked = 0;\n"
+    "    for (const auto &sh : shapes) {\n"
+    "        int rows = sh[0], cols = sh[1];\n"
+    "        size_t n = (size_t)rows * cols + 1;\n"
+    "        float *in1 = (float *)malloc(n * sizeof(float)), *in2 = (float *)malloc(n * sizeof(float));\n"
+    "        float *ref = (float *)malloc(n * sizeof(float)), *out = (float *)malloc(n * sizeof(float));\n"
+    "        for (size_t i = 0; i < n; i++) { in1[i] = (float)((i * 7919) % 1000) / 8.0f; in2[i] = (float)((i * 104729) % 777) / 4.0f; }\n"
+    "        for (size_t i = 0; i < n; i++) ref[i] = -777.0f;\n"
+    "        unsigned cover = (unsigned)(std::max(rows, cols) + 15) / 16;\n"
+    "        { float *out = ref; launch({cover, cover, 1}, {16, 16, 1}, [&] { orig::CALL; }); }\n"
+    "        for (const auto &l : launches) {\n"
+    "            for (size_t i = 0; i < n; i++) out[i] = -777.0f;\n"
+    "            launch(l[0], l[1], [&] { rw::CALL; });\n"
+    "            if (memcmp(out, ref, n * sizeof(float)) != 0) {\n"
+    "                for (size_t i = 0; i < n; i++) if (out[i] != ref[i]) {\n"
+    "                    printf(\"MISMATCH %dx%d grid %u,%u,%u block %u,%u,%u at %zu: %g != %g\\n\", rows, cols,\n"
+    "                           l[0].x, l[0].y, l[0].z, l[1].x, l[1].y, l[1].z, i, out[i], ref[i]);\n"
+    "                    return 1;\n"
+    "                }\n"
+    "            }\n"
+    "            checked++;\n"
+    "        }\n"
+    "        free(in1); free(in2); free(ref); free(out);\n"
+    "    }\n"
+    "    printf(\"EMU OK %d\\n\", checked);\n"
+    "    return 0;\n"
+    "}\n";
+
+static void emulate(const char *orig_text, const char *new_text, const char *kname, const char *call,
+                    const char *tag)
+{
+    if (access(GXX, X_OK) != 0) {
+        print_message("note: no g++ at %s, CPU emulation of %s skipped\n", GXX, tag);
+        return;
+    }
+    char *ko = kernel_text(orig_text, kname), *kn = kernel_text(new_text, kname);
+    size_t cap = strlen(ko) + strlen(kn) + sizeof emu_head + sizeof emu_main + 512;
+    char *src = malloc(cap);
+    assert_non_null(src);
+    snprintf(src, cap, "%s#define CALL %s\nnamespace orig {\n%s\n}\nnamespace rw {\n%s\n}\n%s", emu_head,
+             call, ko, kn, emu_main);
+    char path[700], cmd[2200], out[8192];
+    snprintf(path, sizeof path, "%s/%s_emu.cpp", tmpdir, tag);
+    assert_int_equal(write_file(path, src), 0);
+    snprintf(cmd, sizeof cmd, "%s -std=c++17 -O1 -ffp-contract=off -o %s/%s_emu %s 2>&1 && %s/%s_emu 2>&1",
+             GXX, tmpdir, tag, path, tmpdir, tag);
+    int st = run_cmd(cmd, out, sizeof out);
+    if (st != 0 || !strstr(out, "EMU OK"))
+        print_message("emulation of %s:\n%s\n---\n%s\n", tag, out, src);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(out, "EMU OK 30"));
+    free(src);
+    free(ko);
+    free(kn);
+}
+
+/* ------------------------------------------------------------------ applicable */
+
+static void test_matadd2d_bench(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_path(BENCH "/matadd2d.cu", "matadd2d", &fx);
+    rw_result r;
+    rewrite_ok(&fx, &r);
+    /* x gave r, but c is the contiguous index: c is the fast one now */
+    expect_text(&r, "const long long hk_ns = (long long)rows, hk_nf = (long long)cols;");
+    expect_text(&r, "const int r = (int)hk_s;");
+    expect_text(&r, "const int c = (int)hk_f;");
+    expect_text(&r, "hk_s += hk_ds, hk_f += hk_df");
+    expect_text(&r, "C[(size_t)r * cols + c] = alpha * A[(size_t)r * cols + c] + beta * B[(size_t)r * cols + c];");
+    expect_no_text(&r, "if (r < rows && c < cols)");
+    assert_non_null(strstr(r.description, "c (contiguous; was from the y axis) fastest"));
+    /* the launcher is untouched: the rewrite is correct under the old 2-D launch too */
+    expect_text(&r, "dim3 block(16, 16);");
+    nvcc_compiles(r.text, "matadd2d");
+    emulate(fx.text, r.text, "matadd2d", "matadd2d(in1, in2, out, rows, cols, 1.5f, -0.25f)", "matadd2d");
+
+    /* the search's launch for this skill: an SM-multiple 1-D grid of 256-thread blocks */
+    an_model *m2;
+    assert_int_equal(an_analyze(r.text, r.len, &m2), HK_OK);
+    rw_launch want = {.block = {256, 1, 1}, .sm_multiple = true, .grid_per_sm = 8};
+    rw_result l;
+    int rc = rw_launch_config(r.text, r.len, m2, "matadd2d", &want, false, &l, NULL);
+    if (rc != HK_OK || !l.applicable)
+        print_message("launch config: rc %d %s\n", rc, l.description ? l.description : "");
+    assert_int_equal(rc, HK_OK);
+    assert_true(l.applicable);
+    assert_non_null(strstr(l.text, "hk_sm_count() * 8"));
+    /* not strict: rw_launch_config leaves the launcher's `dim3 block(16, 16)` unused */
+    nvcc_compiles_opt(l.text, "matadd2d_sm_multiple", false);
+    rw_result_free(&l);
+
+    /* a second application: already */
+    size_t k2 = (size_t)an_model_find_kernel(m2, "matadd2d");
+    rw_result again;
+    assert_int_equal(rw_grid_stride_2d(r.text, r.len, m2, k2, &again), HK_OK);
+    assert_false(again.applicable);
+    assert_non_null(strstr(again.description, "already"));
+    rw_result_free(&again);
+    an_model_free(m2);
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* x already gives the contiguous index (16x16 blocks): the loop keeps it fastest */
+static const char k_xfast[] =
+    "__global__ void scale2d(const float *__restrict__ in, float *__restrict__ out, int rows, int cols)\n"
+    "{\n"
+    "    const unsigned c = threadIdx.x + blockIdx.x * blockDim.x;\n"
+    "    const unsigned r = blockDim.y * blockIdx.y + threadIdx.y;\n"
+    "    const float k = 2.0f;\n"
+    "    if (c < cols && rows > r) {\n"
+    "        // one element\n"
+    "        out[r * cols + c] = k * in[r * cols + c] + 1.0f;\n"
+    "    }\n"
+    "}\n";
+
+static void test_x_already_contiguous(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(k_xfast, "scale2d", &fx);
+    rw_result r;
+    rewrite_ok(&fx, &r);
+    expect_text(&r, "const float k = 2.0f;\n    // hk grid_stride_2d");
+    expect_text(&r, "hk_ns = (long long)rows, hk_nf = (long long)cols;");
+    expect_text(&r, "const unsigned r = (unsigned)hk_s;");
+    expect_text(&r, "const unsigned c = (unsigned)hk_f;");
+    expect_text(&r, "                // one element\n                out[r * cols + c] = k * in[r * cols + c] + 1.0f;\n");
+    assert_non_null(strstr(r.description, "c (contiguous; was from the x axis) fastest"));
+    nvcc_compiles(r.text, "xfast");
+    emulate(fx.text, r.text, "scale2d", "scale2d(in1, out, rows, cols)", "xfast");
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* column-major data: r is contiguous, so r becomes the fast index */
+static const char k_colmajor[] =
+    "__global__ void colmaj(const float *a, float *o, int rows, int cols)\n"
+    "{\n"
+    "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (r >= rows || c >= cols)\n"
+    "        return;\n"
+    "    o[c * rows + r] = a[(size_t)c * rows + r] * 3.0f;\n"
+    "}\n";
+
+static void test_column_major_return_form(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(k_colmajor, "colmaj", &fx);
+    rw_result r;
+    rewrite_ok(&fx, &r);
+    expect_text(&r, "hk_ns = (long long)cols, hk_nf = (long long)rows;");
+    expect_text(&r, "const int c = (int)hk_s;");
+    expect_text(&r, "const int r = (int)hk_f;");
+    expect_no_text(&r, "return;");
+    assert_non_null(strstr(r.description, "if (... >= ...) return"));
+    nvcc_compiles(r.text, "colmaj");
+    emulate(fx.text, r.text, "colmaj", "colmaj(in1, out, rows, cols)", "colmaj");
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* two guards, size_t indices, a flattened offset (alias) and a row pointer, a per-element
+ * declaration between the indices and the guard, a hoisted one, several statements */
+static const char k_alias[] =
+    "__global__ void bias_relu(const float *x, const float *bias, float *y, int rows, int cols)\n"
+    "{\n"
+    "    size_t col = (size_t)blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    size_t row = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    const size_t at = row * cols + col;\n"
+    "    const float lo = 0.0f;\n"
+    "    if (row >= rows) return;\n"
+    "    if (col >= cols) { return; }\n"
+    "    const float *xr = x + row * cols;\n"
+    "    float v = xr[col] + bias[col];\n"
+    "    if (v < lo)\n"
+    "        v = lo;\n"
+    "    y[at] = v;\n"
+    "}\n";
+
+static void test_aliases_guards(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(k_alias, "bias_relu", &fx);
+    rw_result r;
+    rewrite_ok(&fx, &r);
+    expect_text(&r, "const float lo = 0.0f;\n    // hk grid_stride_2d");
+    expect_text(&r, "hk_ns = (long long)rows, hk_nf = (long long)cols;");
+    expect_text(&r, "const size_t row = (size_t)hk_s;");
+    expect_text(&r, "const size_t col = (size_t)hk_f;");
+    expect_text(&r, "                const size_t at = row * cols + col;\n");
+    expect_text(&r, "                if (v < lo)\n                    v = lo;\n");
+    nvcc_compiles(r.text, "alias");
+    emulate(fx.text, r.text, "bias_relu", "bias_relu(in1, in2, out, rows, cols)", "alias");
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* auto index, parenthesized comparisons, an interleaved (r * W + c) * 2 subscript */
+static const char k_auto[] =
+    "__global__ void pairs(const float *in, float *out, int rows, int cols)\n"
+    "{\n"
+    "    auto c = (blockIdx.y) * blockDim.y + threadIdx.y;\n"
+    "    auto r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if ((c < cols) && (r < rows)) {\n"
+    "        out[r * cols + c] = in[(r * cols + c) * 2] - in[(r * cols + c) * 2 + 1];\n"
+    "    }\n"
+    "}\n";
+
+static void test_auto_interleaved(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(k_auto, "pairs", &fx);
+    rw_result r;
+    rewrite_ok(&fx, &r);
+    expect_text(&r, "const decltype((blockIdx.y) * blockDim.y + threadIdx.y) c = "
+                    "(decltype((blockIdx.y) * blockDim.y + threadIdx.y))hk_f;");
+    nvcc_compiles(r.text, "auto");
+    emulate(fx.text, r.text, "pairs", "pairs(in1, out, rows, cols / 2)", "auto");
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* ------------------------------------------------------------------ refusals */
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    refused("__global__ void tr(const float *A, float *B, int rows, int cols)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (r < rows && c < cols)\n"
+            "        B[c * rows + r] = A[r * cols + c];\n}\n",
+            "tr", "mixed contiguity");
+    refused("__global__ void s(float *A, int rows, int cols)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (r < rows && c < cols) {\n"
+            "        A[r * cols + c] *= 2.0f;\n        __syncthreads();\n    }\n}\n",
+            "s", "synchronizes");
+    refused("__global__ void one(float *a, int n)\n{\n"
+            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (i < n) a[i] = 0.0f;\n}\n",
+            "one", "not a 2-D kernel");
+    refused("__global__ void none(float *a, int n)\n{\n    a[0] = 1.0f;\n}\n", "none", "not a 2-D kernel");
+    refused("__global__ void xx(float *a, int rows, int cols)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = threadIdx.x + blockIdx.x * blockDim.x;\n"
+            "    if (r < rows && c < cols) a[r * cols + c] = 0.0f;\n}\n",
+            "xx", "both indices come from the x axis");
+    refused("__global__ void at(float *a, float *sum, int rows, int cols)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (r < rows && c < cols) atomicAdd(sum, a[r * cols + c]);\n}\n",
+            "at", "atomic");
+    refused("__global__ void prod(float *a, int rows, int cols)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (r < rows && c < cols) a[r * c] = 0.0f;\n}\n",
+            "prod", "cannot tell which index is contiguous");
+    refused("__global__ void ind(float *a, const int *map, int rows, int cols)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (r < rows && c < cols) a[map[r] * cols + c] = 0.0f;\n}\n",
+            "ind", "cannot tell which index is contiguous");
+    refused("__global__ void tri(float *a, int rows, int cols)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (r < rows && c < r) a[r * cols + c] = 0.0f;\n}\n",
+            "tri", "bound depends on an index");
+    refused("__global__ void acc(float *a, float *o, int rows, int cols)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    float s = 0.0f;\n"
+            "    if (r < rows && c < cols) { s += a[r * cols + c]; o[r * cols + c] = s; }\n}\n",
+            "acc", "updates s");
+    refused("__global__ void ret(float *a, int rows, int cols)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (r < rows && c < cols) { if (a[r * cols + c] < 0.0f) return; a[r * cols + c] = 1.0f; }\n}\n",
+            "ret", "return");
+    refused("__global__ void tid(float *a, int rows, int cols)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (r < rows && c < cols) a[r * cols + c] = threadIdx.x;\n}\n",
+            "tid", "threadIdx");
+    refused("__global__ void sh(float *a, int rows, int cols)\n{\n"
+            "    __shared__ float t[256];\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (r < rows && c < cols) a[r * cols + c] = 0.0f;\n}\n",
+            "sh", "shared memory");
+    refused("__global__ void after(float *a, int rows, int cols)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (r < rows && c < cols) a[r * cols + c] = 0.0f;\n    a[0] = 1.0f;\n}\n",
+            "after", "statements follow the bounds check");
+    refused("__global__ void els(float *a, int rows, int cols)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (r < rows && c < cols) a[r * cols + c] = 0.0f; else a[0] = 1.0f;\n}\n",
+            "els", "else branch");
+    refused("__global__ void half(float *a, int rows, int cols)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (r < rows) a[r * cols + c] = 0.0f;\n}\n",
+            "half", "does not bound both indices");
+    refused("__global__ void rowonly(float *a, int rows, int cols)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (r < rows && c < cols) a[r] = a[c];\n}\n",
+            "rowonly", "no memory access combines both indices");
+    refused("__global__ void mem(float *a, const int *dims)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (r < dims[0] && c < dims[1]) a[r * dims[1] + c] = 0.0f;\n}\n",
+            "mem", "reads memory");
+    refused("__global__ void chg(float *a, int rows, int cols)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (r < rows && c < cols) { c += 1; a[r * cols + c] = 0.0f; }\n}\n",
+            "chg", "changes an index");
+    refused("__global__ void z3(float *a, int n)\n{\n"
+            "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    int d = blockIdx.z * blockDim.z + threadIdx.z;\n"
+            "    if (r < n && c < n && d < n) a[(d * n + r) * n + c] = 0.0f;\n}\n",
+            "z3", "z index");
+}
+
+/* bad arguments */
+static void test_bad_arguments(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text("__device__ float h(float x) { return x; }\n" "__global__ void k(float *a) { a[0] = h(1.0f); }\n",
+              "k", &fx);
+    rw_result r;
+    assert_int_equal(rw_grid_stride_2d(fx.text, fx.len, fx.m, fx.m->n_funcs, &r), HK_EINVAL);
+    assert_int_equal(rw_grid_stride_2d(NULL, fx.len, fx.m, fx.k, &r), HK_EINVAL);
+    for (size_t i = 0; i < fx.m->n_funcs; i++)
+        if (fx.m->funcs[i].kind != AN_KERNEL)
+            assert_int_equal(rw_grid_stride_2d(fx.text, fx.len, fx.m, i, &r), HK_EINVAL);
+    unload(&fx);
+}
+
+/* every allocation failing in turn: an error or a result, never a crash or a leak */
+static void test_alloc_failures(void **state)
+{
+    (void)state;
+    const char *const srcs[] = {k_xfast, k_alias, k_colmajor};
+    const char *const names[] = {"scale2d", "bias_relu", "colmaj"};
+    for (size_t s = 0; s < 3; s++) {
+        fixture fx;
+        load_text(srcs[s], names[s], &fx);
+        long base = hk_alloc_live();
+        bool completed = false;
+        for (long n = 1; n < 5000 && !completed; n++) {
+            rw_result r;
+            hk_alloc_fail_after(n);
+            int rc = rw_grid_stride_2d(fx.text, fx.len, fx.m, fx.k, &r);
+            hk_alloc_fail_after(0);
+            if (rc == HK_OK) {
+                assert_true(r.applicable);
+                completed = true;
+            } else {
+                assert_true(rc == HK_ENOMEM || rc == HK_EPARSE);
+            }
+            rw_result_free(&r);
+            assert_int_equal(hk_alloc_live(), base);
+        }
+        assert_true(completed);
+        unload(&fx);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_matadd2d_bench),
+        cmocka_unit_test(test_x_already_contiguous),
+        cmocka_unit_test(test_column_major_return_form),
+        cmocka_unit_test(test_aliases_guards),
+        cmocka_unit_test(test_auto_interleaved),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_alloc_failures),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
