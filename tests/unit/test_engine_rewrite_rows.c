@@ -1,0 +1,455 @@
+/* Unit tests of rw_warp_rows (engine/rewrite_rows.h): the suite's thread-per-row kernels
+ * (sum_rows, rmsnorm) and the variants in tests/data/rewrite_rows become warp-per-row code
+ * with lane-strided loops, xor shuffles and lane-0 stores that re-analyses, compiles with
+ * nvcc on its own and inside the benchmark program of its spec; near misses are refused
+ * with their reason; every suite kernel returns cleanly, also under allocation failures.
+ * With HK_RWP_DUMP_DIR set, only the suite rewrites run and are written there as
+ * <kernel>.warp_rows.cu for tests/gpu/rewrite_pattern_check.sh. nvcc missing: compile
+ * checks say so and are skipped. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "engine/harness.h"
+#include "engine/rewrite.h"
+#include "engine/rewrite_rows.h"
+#include "engine/spec.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NVCC "/usr/local/cuda/bin/nvcc"
+#define BENCH HK_SOURCE_DIR "/bench/kernels"
+#define DATA HK_TEST_DATA "/rewrite_rows"
+
+static char tmpdir[512];
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *why;
+    if (an_grammar_check(&why) != HK_OK)
+        return -1;
+    snprintf(tmpdir, sizeof tmpdir, "%s/test-rewrite-rows-XXXXXX", HK_BINARY_DIR);
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+typedef struct {
+    char *text;
+    size_t len;
+    an_model *m;
+} fixture;
+
+static void load_path(const char *path, fixture *fx)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        print_message("cannot open %s\n", path);
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    fx->text = malloc((size_t)n + 1);
+    assert_non_null(fx->text);
+    assert_int_equal(fread(fx->text, 1, (size_t)n, f), (size_t)n);
+    fx->text[n] = '\0';
+    fx->len = (size_t)n;
+    fclose(f);
+    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
+    assert_false(fx->m->has_errors);
+}
+
+static void unload(fixture *fx)
+{
+    an_model_free(fx->m);
+    free(fx->text);
+}
+
+static size_t kernel(const fixture *fx, const char *name)
+{
+    long k = an_model_find_kernel(fx->m, name);
+    if (k < 0)
+        print_message("no kernel %s\n", name);
+    assert_true(k >= 0);
+    return (size_t)k;
+}
+
+/* Runs argv; fails the test with its output unless it exits 0. */
+static void run_ok(char **argv, const char *tag)
+{
+    char cmd[8192];
+    size_t n = 0;
+    for (size_t i = 0; argv[i] && n < sizeof cmd - 4; i++)
+        n += (size_t)snprintf(cmd + n, sizeof cmd - n, "'%s' ", argv[i]);
+    if (n < sizeof cmd - 8)
+        snprintf(cmd + n, sizeof cmd - n, "2>&1");
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[8192];
+    size_t got = fread(out, 1, sizeof out - 1, p);
+    out[got] = '\0';
+    int st = pclose(p);
+    if (st != 0)
+        print_message("%s: %s\n%s\n", tag, cmd, out);
+    assert_int_equal(st, 0);
+}
+
+/* Compiles text alone with nvcc -arch=sm_90 -c; warnings fail too. */
+static void nvcc_compiles(const char *text, const char *tag)
+{
+    if (access(NVCC, X_OK) != 0) {
+        print_message("note: no nvcc at %s, compile check of %s skipped\n", NVCC, tag);
+        return;
+    }
+    char src[700], cmd[2000];
+    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
+    FILE *f = fopen(src, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -o %s/%s.o %s 2>&1", NVCC, tmpdir, tag, src);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[8192];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    if (st != 0 || strstr(out, "warning"))
+        print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
+    assert_int_equal(st, 0);
+    assert_null(strstr(out, "warning"));
+}
+
+/* The candidate inside the benchmark program of bench/kernels/<kname>.bench.json compiles. */
+static void compiles_in_harness(const char *kname, const char *candidate)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.bench.json", BENCH, kname);
+    spec *sp = NULL;
+    spec_diags d = {0};
+    int rc = spec_load(path, &sp, &d);
+    assert_int_equal(rc, HK_OK);
+    assert_int_equal(d.n_errors, 0);
+    spec_diags_free(&d);
+    if (access(NVCC, X_OK) == 0) {
+        char prog[1024], obj[1024];
+        snprintf(prog, sizeof prog, "%s/harness-%s.cu", tmpdir, kname);
+        snprintf(obj, sizeof obj, "%s/harness-%s.o", tmpdir, kname);
+        assert_int_equal(harness_write(sp, candidate, prog), HK_OK);
+        char **argv = NULL;
+        const char *const extra[] = {"-c", NULL};
+        assert_int_equal(harness_nvcc_argv(sp, NVCC, "sm_90", NULL, extra, prog, obj, &argv), HK_OK);
+        run_ok(argv, kname);
+        harness_argv_free(argv);
+    } else {
+        print_message("note: no nvcc at %s, harness compile of %s skipped\n", NVCC, kname);
+    }
+    spec_free(sp);
+}
+
+/* The rewrite re-analyses cleanly, keeps the signature, holds every string of want, none of
+ * not (both NULL-terminated, may be NULL). */
+static void check_structure(const fixture *fx, size_t k, const rw_result *r, const char *const *want,
+                            const char *const *not)
+{
+    assert_true(r->applicable);
+    assert_non_null(r->text);
+    assert_int_equal(strlen(r->text), r->len);
+    an_model *m;
+    assert_int_equal(an_analyze(r->text, r->len, &m), HK_OK);
+    assert_false(m->has_errors);
+    long k2 = an_model_find_kernel(m, fx->m->funcs[k].name);
+    assert_true(k2 >= 0);
+    assert_string_equal(m->funcs[k2].signature, fx->m->funcs[k].signature);
+    an_model_free(m);
+    for (size_t i = 0; want && want[i]; i++) {
+        if (!strstr(r->text, want[i]))
+            print_message("missing `%s` in:\n%s\n", want[i], r->text);
+        assert_non_null(strstr(r->text, want[i]));
+    }
+    for (size_t i = 0; not && not[i]; i++) {
+        if (strstr(r->text, not[i]))
+            print_message("unexpected `%s` in:\n%s\n", not[i], r->text);
+        assert_null(strstr(r->text, not[i]));
+    }
+}
+
+/* Applies rw_warp_rows to kernel kname of path: applicable with want/not (and compiling
+ * with nvcc), or not applicable with why_part in the reason. Returns nothing; frees all. */
+static void expect(const char *path, const char *kname, const char *const *want, const char *const *not,
+                   const char *why_part)
+{
+    fixture fx;
+    load_path(path, &fx);
+    size_t k = kernel(&fx, kname);
+    rw_result r;
+    assert_int_equal(rw_warp_rows(fx.text, fx.len, fx.m, k, &r), HK_OK);
+    assert_non_null(r.description);
+    print_message("%s: %s\n", kname, r.description);
+    if (why_part) {
+        assert_false(r.applicable);
+        assert_null(r.text);
+        if (!strstr(r.description, why_part))
+            print_message("expected reason containing `%s`\n", why_part);
+        assert_non_null(strstr(r.description, why_part));
+    } else {
+        check_structure(&fx, k, &r, want, not);
+        char tag[256];
+        snprintf(tag, sizeof tag, "rows_%s", kname);
+        nvcc_compiles(r.text, tag);
+    }
+    rw_result_free(&r);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* The two suite kernels that motivated the rewrite: the structure of the new body. */
+static void test_sum_rows(void **state)
+{
+    (void)state;
+    const char *const want[] = {
+        "for (long long hk_row = (long long)blockIdx.x * hk_nwarps + hk_warp; hk_row < (long long)(rows);",
+        "hk_row += (long long)gridDim.x * hk_nwarps",
+        "int r = (int)hk_row;",
+        "for (int c = (int)hk_lane; c < cols; c += (int)hk_width)",
+        "s += in[(long)r * cols + c];",
+        "__shfl_xor_sync(hk_mask, s, hk_off, 32)",
+        "s += hk_o;",
+        "if (hk_lane == 0u) {\n            out[r] = s;",
+        NULL};
+    const char *const not[] = {"c++)", "return;", NULL};
+    expect(BENCH "/sum_rows.cu", "sum_rows", want, not, NULL);
+}
+
+static void test_rmsnorm(void **state)
+{
+    (void)state;
+    const char *const want[] = {
+        "const float *x = in + (size_t)r * cols;",
+        "ss += x[c] * x[c];",
+        "__shfl_xor_sync(hk_mask, ss, hk_off, 32)",
+        "float inv = 1.0f / sqrtf(ss / cols + eps);",
+        "out[(size_t)r * cols + c] = x[c] * inv * weight[c];",
+        "c += (int)hk_width",
+        NULL};
+    /* one reduction (ss), no lane-0 store: the write loop is per element */
+    const char *const not[] = {"hk_lane == 0u", "__shfl_xor_sync(hk_mask, inv", NULL};
+    expect(BENCH "/rmsnorm.cu", "rmsnorm", want, not, NULL);
+}
+
+/* The shapes of tests/data/rewrite_rows/rows_variants.cu that apply. */
+static void test_variants(void **state)
+{
+    (void)state;
+    const char *const want_block[] = {
+        "const unsigned int n = rows;\n    for (long long hk_row",      /* the bound's declaration stays outside */
+        "hk_row < (long long)(n)",
+        "unsigned int r = (unsigned int)hk_row;",
+        "for (unsigned int c = (unsigned int)hk_lane; c < cols; c += (unsigned int)hk_width)",
+        "acc = acc + in[(size_t)r * cols + c];",
+        "const decltype(acc) hk_o = __shfl_xor_sync(hk_mask, acc, hk_off, 32);",
+        "out[r] = acc;",
+        NULL};
+    expect(DATA "/rows_variants.cu", "sum_block", want_block, NULL, NULL);
+    const char *const want_stats[] = {"m = fmaxf(m, hk_o);", "cnt += hk_o;", "maxv[r] = m;", "npos[r] = cnt;",
+                                      "float m = -INFINITY;", NULL};
+    expect(DATA "/rows_variants.cu", "row_stats", want_stats, NULL, NULL);
+    const char *const want_scale[] = {"s += fabsf(row[c]);", "float inv = s > 0.0f ? 1.0f / s : 0.0f;",
+                                      "out[o] = row[c] * inv;", NULL};
+    expect(DATA "/rows_variants.cu", "scale_rows", want_scale, NULL, NULL);
+    /* the suite's softmax and gemv are of the family too: a row pointer that is declared
+     * and then stored through per column, a max then a sum reduction */
+    const char *const want_softmax[] = {"float *y = out + (size_t)r * cols;", "m = fmaxf(m, hk_o);",
+                                        "s += hk_o;", "y[c] = expf(x[c] - m) / s;", NULL};
+    expect(BENCH "/softmax.cu", "softmax", want_softmax, NULL, NULL);
+    const char *const want_gemv[] = {"acc += A[(size_t)row * N + j] * x[j];", "y[row] = acc;", NULL};
+    expect(BENCH "/gemv.cu", "gemv", want_gemv, NULL, NULL);
+}
+
+/* Near misses: refused, each with its reason. */
+static void test_not_applicable(void **state)
+{
+    (void)state;
+    expect(DATA "/rows_variants.cu", "nonzero_init", NULL, NULL, "does not start at zero");
+    expect(DATA "/rows_variants.cu", "acc_used", NULL, NULL, "read or written elsewhere inside its loop");
+    expect(DATA "/rows_variants.cu", "with_atomic", NULL, NULL, "atomics");
+    expect(DATA "/rows_variants.cu", "store_not_c", NULL, NULL, "does not depend on the column");
+    expect(DATA "/rows_variants.cu", "last_value", NULL, NULL, "other than as a sum/max/min reduction");
+    expect(DATA "/rows_variants.cu", "shifted_read", NULL, NULL, "accessed at another index");
+    expect(DATA "/rows_variants.cu", "summed_twice", NULL, NULL, "summed in an earlier loop");
+    expect(DATA "/rows_variants.cu", "with_barrier", NULL, NULL, "__syncthreads");
+    expect(DATA "/rows_variants.cu", "uses_tid", NULL, NULL, "besides the row index");
+    expect(BENCH "/vector_add.cu", "vector_add", NULL, NULL, "no column loop");
+    expect(BENCH "/reduce_sum.cu", "reduce_sum", NULL, NULL, "atomics");
+
+    /* bad arguments */
+    fixture fx;
+    load_path(BENCH "/sum_rows.cu", &fx);
+    rw_result r;
+    assert_int_equal(rw_warp_rows(fx.text, fx.len, fx.m, 999, &r), HK_EINVAL);
+    long launcher = -1;
+    for (size_t i = 0; i < fx.m->n_funcs; i++)
+        if (fx.m->funcs[i].kind != AN_KERNEL)
+            launcher = (long)i;
+    assert_true(launcher >= 0);
+    assert_int_equal(rw_warp_rows(fx.text, fx.len, fx.m, (size_t)launcher, &r), HK_EINVAL);
+    assert_int_equal(rw_warp_rows(NULL, fx.len, fx.m, 0, &r), HK_EINVAL);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* Writes a rewritten suite kernel for the GPU check script when HK_RWP_DUMP_DIR is set. */
+static void dump(const char *kname, const rw_result *r)
+{
+    const char *dir = getenv("HK_RWP_DUMP_DIR");
+    if (!dir || !*dir)
+        return;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.warp_rows.cu", dir, kname);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(r->text, f);
+    fclose(f);
+}
+
+static const char *const suite[] = {"sum_rows", "rmsnorm"};
+
+/* The suite rewrites inside their benchmark programs (the spec's argument list still fits);
+ * with HK_RWP_DUMP_DIR set, also written out for the GPU check. */
+static void test_suite_rewrites(void **state)
+{
+    (void)state;
+    bool dump_only = getenv("HK_RWP_DUMP_DIR") && *getenv("HK_RWP_DUMP_DIR");
+    for (size_t c = 0; c < HK_ARRAY_LEN(suite); c++) {
+        char path[1024], cand[1024];
+        snprintf(path, sizeof path, "%s/%s.cu", BENCH, suite[c]);
+        fixture fx;
+        load_path(path, &fx);
+        rw_result r;
+        assert_int_equal(rw_warp_rows(fx.text, fx.len, fx.m, kernel(&fx, suite[c]), &r), HK_OK);
+        if (!r.applicable)
+            print_message("%s\n", r.description);
+        assert_true(r.applicable);
+        dump(suite[c], &r);
+        if (!dump_only) {
+            snprintf(cand, sizeof cand, "%s/cand-%s.cu", tmpdir, suite[c]);
+            FILE *f = fopen(cand, "w");
+            assert_non_null(f);
+            fputs(r.text, f);
+            fclose(f);
+            compiles_in_harness(suite[c], cand);
+        }
+        rw_result_free(&r);
+        unload(&fx);
+    }
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* Every suite kernel: HK_OK or HK_EPARSE, a description always, no crash or leak; the
+ * launchers are refused as HK_EINVAL. Only the thread-per-row kernels apply among the ones
+ * listed here as known (softmax/layernorm also loop over columns per thread). */
+static void test_all_suite_kernels(void **state)
+{
+    (void)state;
+    DIR *d = opendir(BENCH);
+    assert_non_null(d);
+    struct dirent *de;
+    size_t n_files = 0;
+    bool sum_rows = false, rmsnorm = false;
+    while ((de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l < 4 || strcmp(de->d_name + l - 3, ".cu") != 0)
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", BENCH, de->d_name);
+        fixture fx;
+        load_path(path, &fx);
+        n_files++;
+        for (size_t k = 0; k < fx.m->n_funcs; k++) {
+            rw_result r;
+            int rc = rw_warp_rows(fx.text, fx.len, fx.m, k, &r);
+            if (fx.m->funcs[k].kind != AN_KERNEL) {
+                assert_int_equal(rc, HK_EINVAL);
+                continue;
+            }
+            assert_true(rc == HK_OK || rc == HK_EPARSE);
+            assert_non_null(r.description);
+            print_message("%-16s %s\n", fx.m->funcs[k].name, r.applicable ? "applicable" : r.description);
+            if (r.applicable) {
+                sum_rows |= strcmp(fx.m->funcs[k].name, "sum_rows") == 0;
+                rmsnorm |= strcmp(fx.m->funcs[k].name, "rmsnorm") == 0;
+                /* elementwise and 2D kernels never qualify */
+                assert_true(strcmp(fx.m->funcs[k].name, "vector_add") != 0);
+                assert_true(strcmp(fx.m->funcs[k].name, "transpose") != 0);
+            }
+            rw_result_free(&r);
+        }
+        unload(&fx);
+    }
+    closedir(d);
+    assert_true(n_files >= 10);
+    assert_true(sum_rows && rmsnorm);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* Allocation failures anywhere give HK_ENOMEM (or a clean result), never a crash or leak. */
+static void test_alloc_failures(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < HK_ARRAY_LEN(suite); c++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.cu", BENCH, suite[c]);
+        fixture fx;
+        load_path(path, &fx);
+        size_t k = kernel(&fx, suite[c]);
+        long live = hk_alloc_live();
+        bool done = false;
+        for (long n = 1; n < 100000 && !done; n++) {
+            rw_result r;
+            hk_alloc_fail_after(n);
+            int rc = rw_warp_rows(fx.text, fx.len, fx.m, k, &r);
+            hk_alloc_fail_after(0);
+            rw_result_free(&r);
+            assert_int_equal(hk_alloc_live(), live);
+            if (rc == HK_OK)
+                done = true;
+            else
+                assert_int_equal(rc, HK_ENOMEM);
+        }
+        assert_true(done);
+        unload(&fx);
+    }
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+int main(void)
+{
+    const char *dir = getenv("HK_RWP_DUMP_DIR");
+    const struct CMUnitTest dump_only[] = {cmocka_unit_test(test_suite_rewrites)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sum_rows),
+        cmocka_unit_test(test_rmsnorm),
+        cmocka_unit_test(test_variants),
+        cmocka_unit_test(test_not_applicable),
+        cmocka_unit_test(test_suite_rewrites),
+        cmocka_unit_test(test_all_suite_kernels),
+        cmocka_unit_test(test_alloc_failures),
+    };
+    if (dir && *dir)
+        return cmocka_run_group_tests(dump_only, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
