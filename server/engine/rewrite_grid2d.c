@@ -420,10 +420,16 @@ static const char *element_problem(const rw_toks *ts, size_t a, size_t b)
                        "static state or asm";
         if (tok_len(ts, k) >= 6 && memcmp(ts->text + ts->t[k].start, "atomic", 6) == 0)
             return "the per-element code uses an atomic (a reduction or a scatter, not elementwise)";
-        if (rwl_tok_is_ident(ts, k, "return") || rwl_tok_is_ident(ts, k, "goto") ||
-            rwl_tok_is_ident(ts, k, "break") || rwl_tok_is_ident(ts, k, "continue"))
-            return "the per-element code has a return, goto, break or continue, which would end "
-                   "or skip part of the loop over the other elements";
+        /* `return;` ends this element only: it becomes `continue;` (no loop inside, below) */
+        if (rwl_tok_is_ident(ts, k, "return") && !rwl_tok_is(ts, k + 1, ";"))
+            return "the per-element code returns a value";
+        if (rwl_tok_is_ident(ts, k, "goto") || rwl_tok_is_ident(ts, k, "break") ||
+            rwl_tok_is_ident(ts, k, "continue"))
+            return "the per-element code has a goto, break or continue, which would end or skip "
+                   "part of the loop over the other elements";
+        if (rwl_tok_is_ident(ts, k, "for") || rwl_tok_is_ident(ts, k, "while") || rwl_tok_is_ident(ts, k, "do"))
+            return "the per-element code loops (each element reads a row, a column or a window: "
+                   "a GEMM or a reduction, whose 2-D blocks share those reads in cache; not elementwise)";
         if (is_coord(ts, k))
             return "the per-element code reads threadIdx, blockIdx, blockDim or gridDim (their "
                    "meaning changes when a thread handles many elements)";
@@ -528,6 +534,34 @@ static int append_reindented(struct hk_buf *b, const char *text, uint32_t from, 
         q = e + 1;
         first = false;
     }
+    return rc;
+}
+
+/* Appends the per-element code text[from, to) reindented to ind, its `return;` statements
+ * (tokens [a, b)) turned into `continue;`: the loop's next element, what the return meant. */
+static int append_body(struct hk_buf *b, const rw_toks *ts, const char *text, uint32_t from, uint32_t to,
+                       size_t a, size_t bt, const char *ind)
+{
+    uint32_t ls = from;
+    while (ls > 0 && text[ls - 1] != '\n')
+        ls--;
+    struct hk_buf t;
+    hk_buf_init(&t, RW_TEXT_MAX);
+    uint32_t q = ls;
+    int rc = HK_OK;
+    for (size_t k = a; k < bt && !rc; k++) {
+        if (!rwl_tok_is_ident(ts, k, "return") || ts->t[k].start < from || ts->t[k].end > to)
+            continue;
+        rc = hk_buf_append(&t, text + q, ts->t[k].start - q);
+        if (!rc)
+            rc = hk_buf_appends(&t, "continue");
+        q = ts->t[k].end;
+    }
+    if (!rc)
+        rc = hk_buf_append(&t, text + q, to - q);
+    if (!rc && t.data)
+        rc = append_reindented(b, t.data, from - ls, (uint32_t)t.len, ind);
+    hk_buf_free(&t);
     return rc;
 }
 
@@ -970,7 +1004,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
     if (!rc)
         rc = hk_buf_appends(&b, inner);
     if (!rc)
-        rc = append_reindented(&b, text, copy_from, copy_to, inner);
+        rc = append_body(&b, &ts, text, copy_from, copy_to, body_a, body_b, inner);
     if (!rc)
         rc = hk_buf_printf(&b, "\n%s        }\n%s    }\n%s}", ind, ind, ind);
     if (rc)

@@ -28,8 +28,10 @@
  * kernel, thread coordinates used outside the two index declarations, subscripts that
  * disagree on the contiguous index (a transpose: rw_tiled_transpose's job) or cannot be read
  * (`A[r * c]`, `A[f(r)]`, `A[idx[r]]`), no subscript that combines both indices,
- * synchronization, shared memory, atomics, warp operations, return/goto/break/continue in
- * the per-element code, a change of an index, of a bound or of state declared outside the
+ * synchronization, shared memory, atomics, warp operations, a loop (a GEMM or a reduction per
+ * element, whose 2-D blocks share reads in cache), goto/break/continue or a return with a
+ * value in the per-element code (a plain `return;` there ends one element: it becomes
+ * `continue;`), a change of an index, of a bound or of state declared outside the
  * per-element code, a bound that depends on an index or reads memory, and "already" for the
  * rewrite's own output. HK_EINVAL (bad arguments, not a kernel, a span outside the text),
  * HK_ENOMEM, HK_ETOOBIG (result over AN_TEXT_MAX_BYTES), HK_EPARSE (the result would not

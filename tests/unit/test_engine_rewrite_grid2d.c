@@ -452,6 +452,26 @@ static void test_auto_interleaved(void **state)
     unload(&fx);
 }
 
+/* the suite's stencil2d: x is contiguous already; its boundary `return;` ends one element,
+ * so it becomes `continue;` */
+static void test_stencil_return_becomes_continue(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_path(BENCH "/stencil2d.cu", "stencil2d", &fx);
+    rw_result r;
+    rewrite_ok(&fx, &r);
+    expect_text(&r, "hk_ns = (long long)h, hk_nf = (long long)w;");
+    expect_text(&r, "const int y = (int)hk_s;");
+    expect_text(&r, "const int x = (int)hk_f;");
+    expect_text(&r, "                    out[i] = in[i];\n                    continue;\n");
+    expect_no_text(&r, "return");
+    nvcc_compiles(r.text, "stencil2d");
+    emulate(fx.text, r.text, "stencil2d", "stencil2d(in1, out, rows, cols)", "stencil2d");
+    rw_result_free(&r);
+    unload(&fx);
+}
+
 /* ------------------------------------------------------------------ refusals */
 
 static void test_refusals(void **state)
@@ -508,8 +528,16 @@ static void test_refusals(void **state)
     refused("__global__ void ret(float *a, int rows, int cols)\n{\n"
             "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
             "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
-            "    if (r < rows && c < cols) { if (a[r * cols + c] < 0.0f) return; a[r * cols + c] = 1.0f; }\n}\n",
-            "ret", "return");
+            "    if (r < rows && c < cols) { if (a[r * cols + c] < 0.0f) goto done; a[r * cols + c] = 1.0f;\n"
+            "    done:\n        ;\n    }\n}\n",
+            "ret", "goto");
+    refused("__global__ void mm(const float *A, const float *B, float *C, int M, int N, int K)\n{\n"
+            "    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (row < M && col < N) {\n        float acc = 0.0f;\n"
+            "        for (int k = 0; k < K; k++)\n            acc += A[row * K + k] * B[k * N + col];\n"
+            "        C[row * N + col] = acc;\n    }\n}\n",
+            "mm", "loops");
     refused("__global__ void tid(float *a, int rows, int cols)\n{\n"
             "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
             "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
@@ -613,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_column_major_return_form),
         cmocka_unit_test(test_aliases_guards),
         cmocka_unit_test(test_auto_interleaved),
+        cmocka_unit_test(test_stencil_return_becomes_continue),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_alloc_failures),
