@@ -201,6 +201,12 @@ static void test_suite_kernels(void **state)
         {"sgemm.cu", "sgemm", "tiled_gemm"},
         {"vector_add.cu", "vector_add", "vectorize"},
         {"saxpy.cu", "saxpy", "vectorize"},
+        /* elementwise bodies that store a computed value, not a loaded one (x[i] = v > 0 ?
+         * v : 0, out[i] = v / (1 + expf(..))): the vectorize skill must fit them too */
+        {"relu_inplace.cu", "relu_inplace", "vectorize"},
+        {"quick_gelu.cu", "quick_gelu", "vectorize"},
+        {"half_scale_bias.cu", "half_scale_bias", "vectorize"},
+        {"bf16_axpy.cu", "bf16_axpy", "vectorize"},
     };
     long live0 = hk_alloc_live();
     for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
