@@ -623,6 +623,14 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
             why = "already a flattened grid-stride loop (the body has the rewrite's hk_tid)";
             goto na;
         }
+    static const char *const own_names[] = {"hk_ns", "hk_nf", "hk_ds", "hk_df", "hk_s", "hk_f"};
+    for (size_t k = 0; k < end; k++)
+        for (size_t w = 0; w < HK_ARRAY_LEN(own_names); w++)
+            if (rwl_tok_is_ident(&ts, k, own_names[w])) {
+                why_alloc = hk_asprintf("the body already uses the name %s, which the loop declares",
+                                        own_names[w]);
+                goto na_alloc;
+            }
     for (size_t k = 0; k < end; k++)
         if (rwl_tok_is_ident(&ts, k, "__shared__")) {
             why = "the kernel uses shared memory (threads cooperate: not elementwise)";
