@@ -2550,6 +2550,12 @@ size_t an_doc_chunks(const an_doc *d, uint32_t *starts, size_t cap)
     return d->n_segs;
 }
 
+uint32_t an_doc_rows(const an_doc *d)
+{
+    /* the chunks tile the text: the last one ends where it does */
+    return d->n_segs ? d->segs[d->n_segs - 1].end_row : 0;
+}
+
 uint64_t an_doc_model_id(const an_doc *d)
 {
     return d->model_id;

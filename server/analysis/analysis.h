@@ -212,6 +212,11 @@ void an_doc_set_user(an_doc *d, void *p, void (*free_fn)(void *p));
 /* The attached pointer (borrowed) or NULL. */
 void *an_doc_user(const an_doc *d);
 
+/* Rows of the text of the last successful parse (its '\n' bytes: a position's row is the
+ * count of them before it), 0 before the first. With its line count, tells a caller
+ * whether the text has lone '\r' line ends (lines other than rows). */
+uint32_t an_doc_rows(const an_doc *d);
+
 /* Where the chunks start (byte offsets, ascending; the first is 0): up to cap of them
  * into starts; returns how many there are (0 before the first parse). Tests. */
 size_t an_doc_chunks(const an_doc *d, uint32_t *starts, size_t cap);

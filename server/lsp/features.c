@@ -75,26 +75,29 @@ static const an_model *model_of(doc *d)
  * Written straight to JSON text: a file of 1,000 kernels has thousands of symbols, and
  * building them as jansson objects costs ten times more than the answer is worth.
  *
- * The reply for such a file is 1.1 MB while an edit changes one function, so the last
+ * The reply for such a file is 1 MB while an edit changes one function, so the last
  * reply is kept (attached to the document's analysis) with where each function's text
- * lies in it and where its line numbers are. The next reply copies the text of the
- * functions that the incremental rebuild reused (same an_function.gen), rewriting only
- * their line numbers when lines were added or removed above them (a reused function's
- * text and columns are unchanged), and renders only re-extracted functions. A request
- * against the same model is answered with the same text. */
+ * lies in it and where its line numbers are. After an edit the kept reply is patched in
+ * place (sym_patch): the functions the incremental rebuild re-extracted (new
+ * an_function.gen) are rendered and replace the old ones' text, and the line numbers of
+ * the reused functions after them are rewritten where lines were added or removed above
+ * (a reused function's text and columns are unchanged): no megabyte is copied. When that
+ * is not possible (functions reordered, a line number gains a digit, other settings) the
+ * reply is rendered again, copying the reused functions' text from the old one. A
+ * request against the same model is answered with the same text. */
 
 /* Bytes kept free before the reply for rpc's envelope (rpc_call_reply_inplace). */
 #define SYM_ROOM 64
 #define SYM_MAX_REPLY ((size_t)1 << 30)
 
 struct sym_num {           /* a line number in the reply text */
-    uint32_t off, len;     /* where its digits are */
+    uint32_t off, len;     /* where its digits are, from the start of its function's text */
     uint32_t rel;          /* its line minus the line where the function starts */
 };
 
 struct sym_frag {          /* one function's symbol (children included) in the reply */
     uint64_t gen;          /* an_function.gen */
-    uint32_t off, len;
+    uint32_t off, len;     /* its text (after the comma that separates it from the last) */
     uint32_t line;         /* line where the function starts */
     uint32_t num0, n_num;  /* its line numbers: nums[num0 .. num0 + n_num) */
 };
@@ -111,6 +114,7 @@ struct sym_cache {
     size_t n_nums, cap_nums;
     uint64_t max_gen;      /* largest gen among frags */
     uint32_t line0;        /* while rendering: line of the current function's start */
+    uint32_t frag0;        /* while rendering: offset of the current function's text */
 };
 
 static void sym_cache_clear(struct sym_cache *c)
@@ -166,8 +170,8 @@ static int jw_line(struct sym_cache *c, uint32_t line)
     rc = jw_u32(&c->b, line);
     if (rc)
         return rc;
-    c->nums[c->n_nums++] = (struct sym_num){(uint32_t)at, (uint32_t)(c->b.len - at),
-                                            line - c->line0};
+    c->nums[c->n_nums++] = (struct sym_num){(uint32_t)(at - c->frag0),
+                                            (uint32_t)(c->b.len - at), line - c->line0};
     return HK_OK;
 }
 
@@ -387,22 +391,17 @@ static void sym_cache_fit(struct sym_cache *c)
 static int sym_copy(struct sym_cache *c, const struct sym_cache *old, const struct sym_frag *fr,
                     uint32_t line)
 {
-    const char *src = old->b.data;
-    uint32_t at = fr->off, end = fr->off + fr->len;
+    const char *src = old->b.data + fr->off;
     int rc = sym_grow(&c->nums, &c->cap_nums, c->n_nums + fr->n_num, sizeof(*c->nums));
     if (rc)
         return rc;
     if (line == fr->line) {
-        /* nothing moved: one copy, the numbers' offsets follow */
-        size_t base = c->b.len;
-        rc = hk_buf_append(&c->b, src + fr->off, fr->len);
-        for (uint32_t k = 0; !rc && k < fr->n_num; k++) {
-            struct sym_num n = old->nums[fr->num0 + k];
-            n.off = (uint32_t)(n.off - fr->off + base);
-            c->nums[c->n_nums++] = n;
-        }
-        return rc;
+        /* nothing moved: one copy; the numbers' offsets are relative to the fragment */
+        memcpy(c->nums + c->n_nums, old->nums + fr->num0, fr->n_num * sizeof(*c->nums));
+        c->n_nums += fr->n_num;
+        return hk_buf_append(&c->b, src, fr->len);
     }
+    uint32_t at = 0;
     for (uint32_t k = 0; !rc && k < fr->n_num; k++) {
         const struct sym_num *n = &old->nums[fr->num0 + k];
         rc = hk_buf_append(&c->b, src + at, n->off - at);
@@ -410,7 +409,7 @@ static int sym_copy(struct sym_cache *c, const struct sym_cache *old, const stru
             rc = jw_line(c, line + n->rel);
         at = n->off + n->len;
     }
-    return rc ? rc : hk_buf_append(&c->b, src + at, end - at);
+    return rc ? rc : hk_buf_append(&c->b, src + at, fr->len - at);
 }
 
 /* The previous fragment of f, or NULL. Functions keep their order across rebuilds,
@@ -428,10 +427,51 @@ static const struct sym_frag *sym_find(const struct sym_cache *old, const an_fun
     return NULL;
 }
 
+/* The line where f starts. rows_are_lines: the text has no lone '\r', so the tree's rows
+ * ('\n' only) are the document's lines and no lookup in the line index is needed. */
+static uint32_t sym_func_line(struct lsp_server *s, const doc *d, const an_function *f,
+                              bool rows_are_lines)
+{
+    size_t len = doc_length(d);
+    struct doc_pos p = {f->span.start_row, 0};
+    if (!rows_are_lines || f->span.start_byte > len)
+        doc_position_at(d, s->enc, f->span.start_byte > len ? (uint32_t)len : f->span.start_byte,
+                        &p);
+    return p.line;
+}
+
+/* Appends function i of m to c as a new fragment (after a comma unless it is the first),
+ * copied from old (may be NULL) when it has it (*j: see sym_find), else rendered. */
+static int sym_append(struct lsp_server *s, const doc *d, const an_model *m, size_t i,
+                      uint32_t line, const struct sym_cache *old, size_t *j, struct sym_cache *c)
+{
+    const an_function *f = &m->funcs[i];
+    int rc = sym_grow(&c->frags, &c->cap_frags, c->n_frags + 1, sizeof(*c->frags));
+    if (!rc && i)
+        rc = hk_buf_appends(&c->b, ",");
+    if (rc)
+        return rc;
+    struct sym_frag *fr = &c->frags[c->n_frags];
+    fr->gen = f->gen;
+    if (f->gen > c->max_gen)
+        c->max_gen = f->gen;
+    fr->off = (uint32_t)c->b.len;
+    fr->line = line;
+    fr->num0 = (uint32_t)c->n_nums;
+    c->line0 = line;
+    c->frag0 = fr->off;
+    const struct sym_frag *was = sym_find(old, f, j);
+    rc = was ? sym_copy(c, old, was, line) : jw_function(s, d, m, f, c);
+    fr->len = (uint32_t)(c->b.len - fr->off);
+    fr->n_num = (uint32_t)(c->n_nums - fr->num0);
+    c->n_frags++;
+    return rc;
+}
+
 /* Renders the reply for model m of d into c (empty on entry), reusing old (may be
- * NULL) where the functions are the same. */
+ * NULL) where the functions are the same. lines: each function's start line. */
 static int sym_render(struct lsp_server *s, const doc *d, const an_model *m,
-                      const struct sym_cache *old, struct sym_cache *c)
+                      const uint32_t *lines, const struct sym_cache *old, struct sym_cache *c)
 {
     static const char room[SYM_ROOM];
     hk_buf_init(&c->b, SYM_MAX_REPLY);
@@ -439,42 +479,156 @@ static int sym_render(struct lsp_server *s, const doc *d, const an_model *m,
     c->hier = s->cl_hier_symbols;
     if (old && (old->enc != c->enc || old->hier != c->hier || !old->b.data))
         old = NULL;
-    int rc = hk_buf_append(&c->b, room, sizeof room);
+    int rc = HK_OK;
+    if (old) {
+        /* about the old reply's size: no regrowing (and copying) a megabyte as it fills */
+        size_t cap = old->b.len + old->b.len / 8 + 256;
+        c->b.data = hk_malloc(cap);
+        if (!c->b.data)
+            return HK_ENOMEM;
+        c->b.data[0] = '\0';
+        c->b.cap = cap;
+    }
+    rc = hk_buf_append(&c->b, room, sizeof room);
     if (!rc)
         rc = hk_buf_appends(&c->b, "[");
     if (!rc)
         rc = sym_grow(&c->frags, &c->cap_frags, m->n_funcs, sizeof(*c->frags));
-    size_t j = 0, len = doc_length(d);
-    /* Without '\r' the document's lines are the tree's rows ('\n' only): the line of a
-     * function is then its start_row, with no lookup in the line index. */
-    bool rows_are_lines = !memchr(doc_text(d), '\r', len);
-    for (size_t i = 0; !rc && i < m->n_funcs; i++) {
-        const an_function *f = &m->funcs[i];
-        if (i)
-            rc = hk_buf_appends(&c->b, ",");
-        struct doc_pos p = {f->span.start_row, 0};
-        if (!rows_are_lines || f->span.start_byte > len)
-            doc_position_at(d, s->enc,
-                            f->span.start_byte > len ? (uint32_t)len : f->span.start_byte, &p);
-        struct sym_frag *fr = &c->frags[c->n_frags];
-        fr->gen = f->gen;
-        if (f->gen > c->max_gen)
-            c->max_gen = f->gen;
-        fr->off = (uint32_t)c->b.len;
-        fr->line = p.line;
-        fr->num0 = (uint32_t)c->n_nums;
-        c->line0 = p.line;
-        const struct sym_frag *was = rc ? NULL : sym_find(old, f, &j);
-        if (rc)
-            break;
-        rc = was ? sym_copy(c, old, was, p.line) : jw_function(s, d, m, f, c);
-        fr->len = (uint32_t)(c->b.len - fr->off);
-        fr->n_num = (uint32_t)(c->n_nums - fr->num0);
-        c->n_frags++;
-    }
+    size_t j = 0;
+    for (size_t i = 0; !rc && i < m->n_funcs; i++)
+        rc = sym_append(s, d, m, i, lines[i], old, &j, c);
     if (!rc)
         rc = hk_buf_appends(&c->b, "] "); /* the space: rpc's spare byte */
     return rc;
+}
+
+static uint32_t digits(uint32_t v)
+{
+    uint32_t n = 1;
+    while (v >= 10) {
+        v /= 10;
+        n++;
+    }
+    return n;
+}
+
+/* Brings c, the reply of an earlier model rendered with the same settings, up to model
+ * m in place when m's functions are c's with one contiguous run replaced (what an
+ * incremental rebuild leaves): the run is rendered anew and spliced in, the functions
+ * after it get their new line numbers written over the old digits. *done false: the
+ * shape does not allow it (c unchanged; render instead). HK_OK or HK_ENOMEM/HK_ETOOBIG
+ * (c unchanged). */
+static int sym_patch(struct lsp_server *s, const doc *d, const an_model *m,
+                     const uint32_t *lines, struct sym_cache *c, bool *done)
+{
+    *done = false;
+    size_t n_old = c->n_frags, n_new = m->n_funcs, lo = 0, k = 0;
+    while (lo < n_old && lo < n_new && c->frags[lo].gen == m->funcs[lo].gen &&
+           c->frags[lo].line == lines[lo])
+        lo++;
+    while (k < n_old - lo && k < n_new - lo &&
+           c->frags[n_old - 1 - k].gen == m->funcs[n_new - 1 - k].gen)
+        k++;
+    /* the first function after the run is preceded by a comma in both, or in neither */
+    if ((n_old - k > 0) != (n_new - k > 0))
+        return HK_OK;
+    /* the functions after the run: their new numbers must have the old widths */
+    for (size_t t = 0; t < k; t++) {
+        const struct sym_frag *fr = &c->frags[n_old - k + t];
+        uint32_t line = lines[n_new - k + t];
+        if (line == fr->line)
+            continue;
+        for (uint32_t q = 0; q < fr->n_num; q++) {
+            const struct sym_num *nm = &c->nums[fr->num0 + q];
+            if ((uint64_t)line + nm->rel > UINT32_MAX || digits(line + nm->rel) != nm->len)
+                return HK_OK;
+        }
+    }
+
+    /* the run, rendered on its own */
+    struct sym_cache t;
+    memset(&t, 0, sizeof(t));
+    hk_buf_init(&t.b, SYM_MAX_REPLY);
+    int rc = HK_OK;
+    size_t j = 0;
+    for (size_t i = lo; !rc && i < n_new - k; i++)
+        rc = sym_append(s, d, m, i, lines[i], NULL, &j, &t);
+    /* bytes [a, z) of c, the old run with its commas, give way to t's text */
+    size_t end = c->b.len - 2;               /* where "] " starts */
+    size_t a = lo < n_old ? c->frags[lo].off - (lo > 0) : end;
+    size_t z = k ? c->frags[n_old - k].off - (n_old - k > 0) : end;
+    if (a > z)
+        a = z;                               /* no old run: t goes in at z */
+    size_t nums_a = lo < n_old ? c->frags[lo].num0 : c->n_nums;
+    size_t nums_z = k ? c->frags[n_old - k].num0 : c->n_nums;
+    if (nums_a > nums_z)
+        nums_a = nums_z;
+    long delta = (long)t.b.len - (long)(z - a);
+    long dnum = (long)t.n_nums - (long)(nums_z - nums_a);
+    size_t n_frags = lo + t.n_frags + k, n_nums = c->n_nums + dnum;
+    if (!rc && c->b.len + delta > SYM_MAX_REPLY + SYM_ROOM + 2)
+        rc = HK_ETOOBIG;
+    if (!rc && delta > 0) {
+        size_t need = c->b.len + (size_t)delta + 1;
+        if (need > c->b.cap) {
+            char *p = hk_realloc(c->b.data, need + need / 16);
+            if (!p)
+                rc = HK_ENOMEM;
+            else {
+                c->b.data = p;
+                c->b.cap = need + need / 16;
+            }
+        }
+    }
+    if (!rc)
+        rc = sym_grow(&c->frags, &c->cap_frags, n_frags, sizeof(*c->frags));
+    if (!rc)
+        rc = sym_grow(&c->nums, &c->cap_nums, n_nums, sizeof(*c->nums));
+    if (rc) {
+        sym_cache_clear(&t);
+        return rc;
+    }
+    /* text */
+    memmove(c->b.data + z + delta, c->b.data + z, c->b.len - z);
+    if (t.b.len)
+        memcpy(c->b.data + a, t.b.data, t.b.len);
+    c->b.len += delta;
+    c->b.data[c->b.len] = '\0';
+    /* line numbers: the run's replace the old run's; the rest keep theirs */
+    memmove(c->nums + nums_z + dnum, c->nums + nums_z, (c->n_nums - nums_z) * sizeof(*c->nums));
+    if (t.n_nums)
+        memcpy(c->nums + nums_a, t.nums, t.n_nums * sizeof(*c->nums));
+    c->n_nums = n_nums;
+    /* fragments */
+    memmove(c->frags + lo + t.n_frags, c->frags + n_old - k, k * sizeof(*c->frags));
+    for (size_t i = 0; i < t.n_frags; i++) {
+        struct sym_frag fr = t.frags[i];
+        fr.off += (uint32_t)a;
+        fr.num0 += (uint32_t)nums_a;
+        c->frags[lo + i] = fr;
+    }
+    if (t.max_gen > c->max_gen)
+        c->max_gen = t.max_gen;
+    c->n_frags = n_frags;
+    for (size_t i = lo + t.n_frags; i < n_frags; i++) {
+        struct sym_frag *fr = &c->frags[i];
+        fr->off = (uint32_t)((long)fr->off + delta);
+        fr->num0 = (uint32_t)((long)fr->num0 + dnum);
+        uint32_t line = lines[i];
+        if (line == fr->line)
+            continue;
+        fr->line = line;
+        for (uint32_t q = 0; q < fr->n_num; q++) {
+            const struct sym_num *nm = &c->nums[fr->num0 + q];
+            uint32_t v = line + nm->rel;
+            char *p = c->b.data + fr->off + nm->off + nm->len;
+            for (uint32_t w = 0; w < nm->len; w++, v /= 10)
+                *--p = (char)('0' + v % 10);
+        }
+    }
+    sym_cache_clear(&t);
+    *done = true;
+    return HK_OK;
 }
 
 static void on_document_symbol(rpc_call *call, json_t *params, void *ud)
@@ -491,21 +645,39 @@ static void on_document_symbol(rpc_call *call, json_t *params, void *ud)
     }
     struct sym_cache *old = an_doc_user(ld->an);
     uint64_t id = an_doc_model_id(ld->an);
-    if (old && old->model_id == id && old->enc == s->enc && old->hier == s->cl_hier_symbols &&
-        old->b.data) {
+    bool same = old && old->enc == s->enc && old->hier == s->cl_hier_symbols && old->b.data;
+    if (same && old->model_id == id) {
         rpc_call_reply_inplace(call, old->b.data, SYM_ROOM, old->b.len - SYM_ROOM - 1);
         return;
     }
-    struct sym_cache *c = hk_calloc(1, sizeof(*c));
-    int rc = c ? sym_render(s, d, m, old, c) : HK_ENOMEM;
+    /* Without a lone '\r' the document's lines are the tree's rows ('\n' only). */
+    bool rows_are_lines = doc_line_count(d) == an_doc_rows(ld->an) + 1;
+    uint32_t *lines = hk_malloc((m->n_funcs ? m->n_funcs : 1) * sizeof(*lines));
+    struct sym_cache *c = NULL;
+    bool done = false;
+    int rc = lines ? HK_OK : HK_ENOMEM;
+    for (size_t i = 0; !rc && i < m->n_funcs; i++)
+        lines[i] = sym_func_line(s, d, &m->funcs[i], rows_are_lines);
+    if (!rc && same)
+        rc = sym_patch(s, d, m, lines, old, &done);
+    if (!rc && done) {
+        c = old;
+    } else if (!rc) {
+        c = hk_calloc(1, sizeof(*c));
+        rc = c ? sym_render(s, d, m, lines, old, c) : HK_ENOMEM;
+    }
+    hk_free(lines);
     if (rc) {
-        sym_cache_free(c);
+        if (c != old)
+            sym_cache_free(c);
         rpc_call_error(call, rc, NULL);
         return;
     }
     c->model_id = id;
-    sym_cache_fit(c);
-    an_doc_set_user(ld->an, c, sym_cache_free); /* frees old */
+    if (c != old) {
+        sym_cache_fit(c);
+        an_doc_set_user(ld->an, c, sym_cache_free); /* frees old */
+    }
     rpc_call_reply_inplace(call, c->b.data, SYM_ROOM, c->b.len - SYM_ROOM - 1);
 }
 
