@@ -11,6 +11,7 @@
 #include "engine/rewrite.h"
 #include "engine/rewrite_mem.h"
 #include "engine/rewrite_pattern.h"
+#include "engine/rewrite_rows.h"
 #include "engine/spec.h"
 
 #include <math.h>
@@ -373,6 +374,8 @@ static int apply_struct(const search_struct *st, bool hip, const char *text, siz
         return rw_online_softmax(text, len, m, kernel, r);
     if (!strcmp(n, "online_layernorm"))
         return rw_online_layernorm(text, len, m, kernel, r);
+    if (!strcmp(n, "warp_rows"))
+        return rw_warp_rows(text, len, m, kernel, r);
     if (!strcmp(n, "tiled_gemm"))
         return rw_tiled_gemm(text, len, m, kernel, p[0] ? p[0] : 64, p[1] ? p[1] : 64,
                              p[2] ? p[2] : 8, r);

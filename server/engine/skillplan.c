@@ -109,6 +109,7 @@ static bool replaces_algorithm(enum sk_rewrite r)
     case SK_RW_ONLINE_LAYERNORM:
     case SK_RW_TILED_GEMM:
     case SK_RW_BLAS_SUBSTITUTION:
+    case SK_RW_WARP_ROWS:
         return true;
     default:
         return false;

@@ -39,7 +39,8 @@
     X(ONLINE_SOFTMAX, "online_softmax")        \
     X(ONLINE_LAYERNORM, "online_layernorm")    \
     X(BLAS_SUBSTITUTION, "blas_substitution")  \
-    X(TILED_GEMM, "tiled_gemm")
+    X(TILED_GEMM, "tiled_gemm")                \
+    X(WARP_ROWS, "warp_rows")
 
 enum sk_rewrite {
 #define SK_X_ENUM(e, s) SK_RW_##e,

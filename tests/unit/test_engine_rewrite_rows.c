@@ -10,8 +10,11 @@
 #include "core/hk.h"
 #include "engine/harness.h"
 #include "engine/rewrite.h"
+#include "engine/rewrite_pattern.h"
 #include "engine/rewrite_rows.h"
+#include "engine/skillplan.h"
 #include "engine/spec.h"
+#include "skills/skills.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -436,6 +439,81 @@ static void test_alloc_failures(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* The shipped warp-per-row skills plan warp_rows first for sum_rows and rmsnorm on every
+ * class (an algorithm rewrite), with the launch the thread-per-row grid lacks (256-thread
+ * blocks, 8 then 4 blocks per SM); softmax keeps its own online rewrite first, and the GEMM
+ * (a 2D index) is not claimed. */
+static void test_skill_plan(void **state)
+{
+    (void)state;
+    sk_set *skills = NULL;
+    char err[1024];
+    assert_int_equal(sk_load_dir(HK_SOURCE_DIR "/skills", &skills, err, sizeof err), HK_OK);
+    static const struct {
+        const char *kernel, *arch, *first;
+    } cases[] = {{"sum_rows", "sm_90", "warp_rows"}, {"rmsnorm", "sm_90", "warp_rows"},
+                 {"sum_rows", "sm_80", "warp_rows"}, {"rmsnorm", "gfx906", "warp_rows"},
+                 {"softmax", "sm_90", "online_softmax"}, {"sgemm", "sm_90", NULL}};
+    static const enum sk_class classes[] = {SK_LATENCY_BOUND, SK_MEMORY_BOUND, SK_COMPUTE_BOUND, SK_CLASS_COUNT};
+    for (size_t c = 0; c < HK_ARRAY_LEN(cases); c++) {
+        fixture fx;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.cu", BENCH, cases[c].kernel);
+        load_path(path, &fx);
+        for (size_t k = 0; k < HK_ARRAY_LEN(classes); k++) {
+            skillplan p;
+            assert_int_equal(skillplan_build(skills, cases[c].arch, classes[k], NULL, fx.text, fx.len, &p), HK_OK);
+            size_t rows = p.n;
+            for (size_t i = 0; i < p.n; i++)
+                if (strcmp(p.v[i].rewrite, "warp_rows") == 0 && rows == p.n)
+                    rows = i;
+            if (!cases[c].first) {
+                assert_int_equal(rows, p.n);
+            } else {
+                assert_true(p.n > 0);
+                /* the first rewrite that applies: rmsnorm also matches the layernorm skill's
+                 * code condition, which rw_online_layernorm then refuses (the search drops
+                 * rewrites that do not apply) */
+                size_t first = 0;
+                while (first < p.n) {
+                    rw_result r;
+                    long kk = an_model_find_kernel(fx.m, cases[c].kernel);
+                    assert_true(kk >= 0);
+                    bool ok = false;
+                    if (!strcmp(p.v[first].rewrite, "warp_rows")) {
+                        assert_int_equal(rw_warp_rows(fx.text, fx.len, fx.m, (size_t)kk, &r), HK_OK);
+                        ok = r.applicable;
+                        rw_result_free(&r);
+                    } else if (!strcmp(p.v[first].rewrite, "online_layernorm")) {
+                        assert_int_equal(rw_online_layernorm(fx.text, fx.len, fx.m, (size_t)kk, &r), HK_OK);
+                        ok = r.applicable;
+                        rw_result_free(&r);
+                    } else {
+                        ok = true;
+                    }
+                    if (ok)
+                        break;
+                    first++;
+                }
+                assert_true(first < p.n);
+                if (strcmp(p.v[first].rewrite, cases[c].first) != 0)
+                    print_message("%s on %s: first %s\n", cases[c].kernel, cases[c].arch, p.v[first].rewrite);
+                assert_string_equal(p.v[first].rewrite, cases[c].first);
+                assert_true(rows < p.n);
+                assert_int_equal(p.v[rows].block_size, 256);
+                assert_int_equal(p.v[rows].blocks_per_sm, 8);
+                assert_true(rows + 1 < p.n);
+                assert_string_equal(p.v[rows + 1].rewrite, "warp_rows");
+                assert_int_equal(p.v[rows + 1].blocks_per_sm, 4);
+            }
+            skillplan_free(&p);
+        }
+        unload(&fx);
+    }
+    sk_set_free(skills);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 int main(void)
 {
     const char *dir = getenv("HK_RWP_DUMP_DIR");
@@ -448,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_suite_rewrites),
         cmocka_unit_test(test_all_suite_kernels),
         cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_skill_plan),
     };
     if (dir && *dir)
         return cmocka_run_group_tests(dump_only, setup, teardown);
