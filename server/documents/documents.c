@@ -1,6 +1,7 @@
 /* The open-document store. A document is a flat UTF-8 buffer plus an index of line
  * starts, so a position converts in O(log lines + line length) and an edit costs one
- * memmove and one rescan of the index: no step is quadratic in the file size.
+ * memmove, a rescan of the index around it and a shift of the line starts after it: no
+ * step is quadratic in the file size.
  * Changes are validated before they touch the document; a bad one changes nothing. */
 #include "documents/documents.h"
 
@@ -152,6 +153,93 @@ static uint32_t line_of(const uint32_t *lines, uint32_t n, uint32_t off)
             hi = mid;
     }
     return lo;
+}
+
+/* After [s, old_end) of the text was replaced by n bytes (the text is the new one):
+ * brings the index up to date by rescanning only the lines around the change. Line
+ * starts at or past old_end + 2 are still line starts, delta bytes further (a start
+ * there follows a terminator the change did not touch, and whether a '\r' there is
+ * lone depends on the byte after it, untouched too); the ones from the line before the
+ * change up to them are found again. */
+static int index_lines_edit(const char *t, size_t len, uint32_t **lines, uint32_t *n,
+                            uint32_t *cap, bool *lone_cr, uint32_t s, uint32_t old_end,
+                            size_t n_new)
+{
+    uint32_t *v = *lines, cnt = *n;
+    uint32_t keep = line_of(v, cnt, s);
+    keep = keep > 0 ? keep - 1 : 0;         /* one line of margin, as index_lines_from */
+    /* the first line start that stays one: the first at or past old_end + 2 */
+    uint32_t lo = keep + 1, hi = cnt;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < (uint64_t)old_end + 2)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t j = lo;
+    int64_t delta = (int64_t)n_new - (int64_t)(old_end - s);
+    size_t from = v[keep];
+    size_t stop = j < cnt ? (size_t)((int64_t)v[j] + delta) : len;
+    /* the rescanned starts, into a small buffer first: their number is not known */
+    uint32_t small[64], *found = small, nf = 0, capf = 64;
+    bool cr = memchr(t + from, '\r', stop - from) != NULL;
+    int rc = HK_OK;
+    for (size_t i = from; i < stop; i++) {
+        size_t at;
+        if (!cr) {
+            const char *q = memchr(t + i, '\n', stop - i);
+            if (!q)
+                break;
+            i = (size_t)(q - t);
+            at = i + 1;
+        } else if (t[i] == '\n') {
+            at = i + 1;
+        } else if (t[i] == '\r' && !(i + 1 < len && t[i + 1] == '\n')) {
+            *lone_cr = true;
+            at = i + 1;
+        } else {
+            continue;
+        }
+        if (at >= stop && j < cnt)
+            break;                          /* that start is the first kept one */
+        if (nf == capf) {
+            uint32_t *g = hk_malloc((size_t)capf * 2 * sizeof(*g));
+            if (!g) {
+                rc = HK_ENOMEM;
+                goto out;
+            }
+            memcpy(g, found, nf * sizeof(*g));
+            if (found != small)
+                hk_free(found);
+            found = g;
+            capf *= 2;
+        }
+        found[nf++] = (uint32_t)at;
+    }
+    uint32_t tail = cnt - j, total = keep + 1 + nf + tail;
+    if (total > *cap) {
+        uint32_t nc = *cap ? *cap : 256;
+        while (nc < total)
+            nc *= 2;
+        uint32_t *g = hk_realloc(v, (size_t)nc * sizeof(*g));
+        if (!g) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        *lines = v = g;
+        *cap = nc;
+    }
+    if (tail && keep + 1 + nf != j)
+        memmove(v + keep + 1 + nf, v + j, (size_t)tail * sizeof(*v));
+    memcpy(v + keep + 1, found, nf * sizeof(*v));
+    for (uint32_t i = keep + 1 + nf; delta && i < total; i++)
+        v[i] = (uint32_t)((int64_t)v[i] + delta);
+    *n = total;
+out:
+    if (found != small)
+        hk_free(found);
+    return rc;
 }
 
 static uint32_t content_len(const char *t, size_t len, const uint32_t *lines, uint32_t n,
@@ -496,17 +584,16 @@ static int apply_one(struct work *w, enum doc_encoding enc, const json_t *change
     e->new_end_byte = (uint32_t)(s + n);
     ts_point(t, *w->lines, *w->n_lines, *w->lone_cr, s, &e->start_row, &e->start_col);
     ts_point(t, *w->lines, *w->n_lines, *w->lone_cr, end, &e->old_end_row, &e->old_end_col);
-    /* Lines that end before the edit keep their starts. One line of margin: an edit
-     * right after a '\r' can merge it with a new '\n' into one terminator. */
-    uint32_t keep = line_of(*w->lines, *w->n_lines, s);
-    keep = keep > 0 ? keep - 1 : 0;
+    /* Lines that end before the edit keep their starts (one line of margin: an edit
+     * right after a '\r' can merge it with a new '\n' into one terminator), and so do
+     * the lines after it, moved. */
     int rc = splice(w->text, s, end, repl, n);
     if (rc) {
         *why = "out of memory";
         return rc;
     }
-    rc = index_lines_from(w->text->data ? w->text->data : "", w->text->len, w->lines,
-                          w->n_lines, w->cap_lines, w->lone_cr, keep);
+    rc = index_lines_edit(w->text->data ? w->text->data : "", w->text->len, w->lines,
+                          w->n_lines, w->cap_lines, w->lone_cr, s, end, n);
     if (rc) {
         *why = "out of memory";
         return rc;

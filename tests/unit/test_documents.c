@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -358,6 +359,82 @@ static void test_random_edits_match_fresh_index(void **st)
     doc_store_free(s);
 }
 
+/* Index equality with a fresh document of the same text: line starts and the
+ * tree-sitter points an edit reports. */
+static void assert_index_fresh(doc *d)
+{
+    doc_store *fresh_s = store();
+    doc *f;
+    assert_int_equal(doc_open(fresh_s, "f", 1, doc_text(d), doc_length(d), &f), HK_OK);
+    assert_int_equal(doc_line_count(f), doc_line_count(d));
+    for (uint32_t l = 0; l < doc_line_count(f); l++) {
+        uint32_t x, y;
+        doc_line_start(f, l, &x);
+        doc_line_start(d, l, &y);
+        assert_int_equal(x, y);
+    }
+    doc_store_free(fresh_s);
+}
+
+/* Edits that add or remove many lines at once in a long document (the index is
+ * updated around the change and shifted after it, not rebuilt): the index equals a
+ * fresh one after each, and the points reported for the next edit are right. */
+static void test_block_edits_match_fresh_index(void **st)
+{
+    (void)st;
+    static const char *const eols[] = {"\n", "\r\n", "\r"};
+    char *text = malloc(1 << 16), *block = malloc(1 << 14);
+    assert_non_null(text);
+    assert_non_null(block);
+    size_t n = 0;
+    for (int i = 0; i < 600; i++)
+        n += (size_t)sprintf(text + n, "line %d%s", i, eols[i % 7 == 3 ? 2 : i % 5 == 1]);
+    doc_store *s = store();
+    doc *d;
+    assert_int_equal(doc_open(s, "u", 1, text, n, &d), HK_OK);
+    srand(11);
+    for (int it = 0; it < 200; it++) {
+        uint32_t lines = doc_line_count(d);
+        uint32_t a = (uint32_t)rand() % lines, b = a + (uint32_t)rand() % 120;
+        if (b >= lines)
+            b = lines - 1;
+        /* a block of 0..199 lines with mixed endings, sometimes cut mid-line */
+        size_t k = 0;
+        int nl = rand() % 200;
+        for (int i = 0; i < nl; i++)
+            k += (size_t)sprintf(block + k, "new %d%s", i, eols[rand() % 3]);
+        if (rand() % 4 == 0)
+            k += (size_t)sprintf(block + k, "tail");
+        block[k] = '\0';
+        json_t *c = json_pack("[{s:{s:{s:i,s:i},s:{s:i,s:i}},s:s}]", "range", "start", "line",
+                              a, "character", 0, "end", "line", b, "character", 0, "text", block);
+        struct edits x = {0};
+        const char *why = NULL;
+        int rc = doc_apply_changes(d, DOC_UTF8, it + 2, c, on_edit, &x, &why);
+        json_decref(c);
+        assert_int_equal(rc, HK_OK);
+        assert_index_fresh(d);
+        /* the edit's new end point: rows count '\n' only, columns are bytes */
+        assert_int_equal(x.n, 1);
+        const char *t = doc_text(d);
+        uint32_t row = 0, col = 0;
+        for (uint32_t i = 0; i < x.e[0].new_end_byte; i++) {
+            if (t[i] == '\n') {
+                row++;
+                col = 0;
+            } else {
+                col++;
+            }
+        }
+        assert_int_equal(x.e[0].new_end_byte - x.e[0].start_byte, k);
+        assert_int_equal(x.e[0].new_end_row, row);
+        assert_int_equal(x.e[0].new_end_col, col);
+    }
+    doc_store_free(s);
+    free(text);
+    free(block);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -371,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_many_docs_and_reopen),
         cmocka_unit_test(test_big_document_is_linear),
         cmocka_unit_test(test_random_edits_match_fresh_index),
+        cmocka_unit_test(test_block_edits_match_fresh_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
