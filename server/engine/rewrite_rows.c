@@ -254,6 +254,8 @@ typedef struct {
     size_t base;          /* token of the pointer name */
     char index[RR_INDEX]; /* compact index text */
     bool in_loop;
+    bool local_index;     /* the index names a loop-local variable */
+    size_t loop_a, loop_b;/* the loop it is in */
 } rr_store;
 
 typedef struct {
@@ -377,13 +379,18 @@ static size_t assign_op(const rw_toks *ts, size_t a, size_t b)
     return b;
 }
 
-static const char *add_store(rr_scan *s, size_t base, size_t ia, size_t ib, bool in_loop)
+static const char *add_store(rr_scan *s, size_t base, size_t ia, size_t ib, const rr_stmt *loop)
 {
     if (s->n_stores >= RR_MAX_NAMES)
         return fail(s, "the row body stores to more places than the rewrite tracks%s", NULL);
     rr_store *st = &s->stores[s->n_stores++];
     st->base = base;
-    st->in_loop = in_loop;
+    st->in_loop = loop != NULL;
+    st->loop_a = loop ? loop->a : 0;
+    st->loop_b = loop ? loop->b : 0;
+    st->local_index = false;
+    for (size_t k = ia; k < ib && loop; k++)
+        st->local_index |= is_use(s->ts, k) && names_find_tok(&s->locals, s->ts, k) != NULL;
     rwl_compact_index(s->ts, ia, ib, st->index, sizeof st->index);
     return NULL;
 }
@@ -501,7 +508,7 @@ static const char *loop_stmt(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         if (!mentions(ts, ia, ib, tok_str(s, st->var, nm, sizeof nm)) && !mentions_flagged(ts, ia, ib, &s->locals, true))
             return fail(s, "a store to `%s` inside a column loop has an index that does not depend on the column",
                         tok_str(s, a, nm, sizeof nm));
-        return add_store(s, a, ia, ib, true);
+        return add_store(s, a, ia, ib, st);
     }
     /* a name */
     tok_str(s, a, nm, sizeof nm);
@@ -789,7 +796,7 @@ static const char *scan(rr_scan *s)
                     !mentions_flagged(ts, k, k + 1, &s->rows, false))
                     return fail(s, "a store to `%s` outside the column loops does not depend on the row",
                                 tok_str(s, k, nm, sizeof nm));
-                if ((why = add_store(s, k, ia, ib, false)))
+                if ((why = add_store(s, k, ia, ib, NULL)))
                     return why;
                 st->kind = 's';
                 s->n_lane0++;
@@ -830,6 +837,11 @@ static const char *scan(rr_scan *s)
             if (strcmp(idx, w->index) != 0)
                 return fail(s, "`%s` is stored in a column loop and accessed at another index (another lane "
                                "owns that element)", nm);
+            /* the same text names another element where a loop-local variable in it is
+             * defined differently in another loop */
+            if (w->local_index && (j < w->loop_a || j >= w->loop_b))
+                return fail(s, "`%s` is stored in a column loop at an index of loop-local variables and "
+                               "accessed in another loop", nm);
         }
         for (size_t p = 0; p < s->n_pre; p++)
             if (mentions(ts, s->pre[p][0], s->pre[p][1], nm))

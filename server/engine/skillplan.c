@@ -94,7 +94,8 @@ static int expand(skillplan *p, size_t *cap, const sk_skill *sk)
 }
 
 /* Rewrites that replace the kernel's algorithm once their code pattern matched (a
- * transpose, a reduction, a histogram, a row-wise softmax or layernorm, a GEMM). A match
+ * transpose, a reduction, a histogram, a row-wise softmax or layernorm, a GEMM, any
+ * thread-per-row column loop). A match
  * is more specific than a roofline class: a naive softmax classed latency-bound on an
  * H200 had its unroll choices timed before the online softmax, and a short time budget
  * ended first. */

@@ -8,7 +8,8 @@
 # with cmocka, libuv and tree-sitter, which the GPU machine lacks):
 #   1. on the build machine:  tests/gpu/rewrite_pattern_check.sh --generate DIR
 #      (runs HK_RWP_DUMP_DIR=DIR test_engine_rewrite_pattern; TEST_BIN names the binary,
-#      default build-h17/tests/ then build/tests/)
+#      default build-h17/tests/ then build/tests/; and test_engine_rewrite_rows, ROWS_BIN,
+#      for the warp_rows candidates sum_rows and rmsnorm)
 #   2. on the GPU machine:    HKLS=path/to/hkls tests/gpu/rewrite_pattern_check.sh DIR [KERNEL...]
 # Without DIR the script generates into a temporary directory first (both steps on one
 # machine). Variables: HKLS (default build-static/hkls, then build/hkls), CHECK (quick|full,
@@ -17,6 +18,17 @@
 # 2 bad setup, 3 no GPU (the table says so).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+
+# The warp-per-row rewrite (rewrite_rows.h: sum_rows, rmsnorm) has its own test binary;
+# ROWS_BIN names it (default build-h23/tests/ then build/tests/); without it only the
+# pattern rewrites are generated.
+find_rows_bin() {
+  if [ -n "${ROWS_BIN:-}" ]; then echo "$ROWS_BIN"; return; fi
+  for b in "$top/build-h23/tests/test_engine_rewrite_rows" "$top/build/tests/test_engine_rewrite_rows"; do
+    [ -x "$b" ] && { echo "$b"; return; }
+  done
+  echo ""
+}
 
 find_test_bin() {
   if [ -n "${TEST_BIN:-}" ]; then echo "$TEST_BIN"; return; fi
@@ -38,6 +50,16 @@ generate() {
     cat "$dir/generate.log" >&2
     echo "rewrite_pattern_check.sh: generating the candidates failed" >&2
     return 2
+  fi
+  rbin=$(find_rows_bin)
+  if [ -n "$rbin" ] && [ -x "$rbin" ]; then
+    if ! HK_RWP_DUMP_DIR="$dir" "$rbin" >"$dir/generate-rows.log" 2>&1; then
+      cat "$dir/generate-rows.log" >&2
+      echo "rewrite_pattern_check.sh: generating the warp_rows candidates failed" >&2
+      return 2
+    fi
+  else
+    echo "rewrite_pattern_check.sh: no test_engine_rewrite_rows binary: sum_rows/rmsnorm (warp_rows) not generated" >&2
   fi
   ls "$dir"/*.cu >/dev/null 2>&1 || { echo "rewrite_pattern_check.sh: no candidates in $dir" >&2; return 2; }
   echo "candidates in $dir:" >&2

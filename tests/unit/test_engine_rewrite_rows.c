@@ -7,6 +7,7 @@
  * <kernel>.warp_rows.cu for tests/gpu/rewrite_pattern_check.sh. nvcc missing: compile
  * checks say so and are skipped. */
 #include "analysis/analysis.h"
+#include "compile/compile.h"
 #include "core/hk.h"
 #include "engine/harness.h"
 #include "engine/rewrite.h"
@@ -294,6 +295,7 @@ static void test_not_applicable(void **state)
     expect(DATA "/rows_variants.cu", "last_value", NULL, NULL, "other than as a sum/max/min reduction");
     expect(DATA "/rows_variants.cu", "shifted_read", NULL, NULL, "accessed at another index");
     expect(DATA "/rows_variants.cu", "summed_twice", NULL, NULL, "summed in an earlier loop");
+    expect(DATA "/rows_variants.cu", "local_index_shift", NULL, NULL, "accessed in another loop");
     expect(DATA "/rows_variants.cu", "with_barrier", NULL, NULL, "__syncthreads");
     expect(DATA "/rows_variants.cu", "uses_tid", NULL, NULL, "besides the row index");
     expect(BENCH "/vector_add.cu", "vector_add", NULL, NULL, "no column loop");
@@ -439,6 +441,52 @@ static void test_alloc_failures(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* The suite rewrites inside their benchmark programs built by the real hipcc for gfx906
+ * (wavefront 64) through the harness header's CUDA-to-HIP mapping, as a DCU episode builds
+ * them. Skipped with a message when hipcc is missing. */
+static void test_hip_build(void **state)
+{
+    (void)state;
+    char *hipcc = NULL;
+    if (cc_find_compiler(CC_DCU, &hipcc) != HK_OK) {
+        print_message("note: no hipcc, the gfx906 build of the rewrites is skipped\n");
+        return;
+    }
+    for (size_t c = 0; c < HK_ARRAY_LEN(suite); c++) {
+        char path[1024], cand[1024], prog[1024], exe[1024];
+        snprintf(path, sizeof path, "%s/%s.cu", BENCH, suite[c]);
+        fixture fx;
+        load_path(path, &fx);
+        rw_result r;
+        assert_int_equal(rw_warp_rows(fx.text, fx.len, fx.m, kernel(&fx, suite[c]), &r), HK_OK);
+        assert_true(r.applicable);
+        snprintf(cand, sizeof cand, "%s/hip-cand-%s.cu", tmpdir, suite[c]);
+        FILE *f = fopen(cand, "w");
+        assert_non_null(f);
+        fputs(r.text, f);
+        fclose(f);
+        rw_result_free(&r);
+        unload(&fx);
+        snprintf(path, sizeof path, "%s/%s.bench.json", BENCH, suite[c]);
+        spec *sp = NULL;
+        spec_diags d = {0};
+        assert_int_equal(spec_load(path, &sp, &d), HK_OK);
+        spec_diags_free(&d);
+        snprintf(prog, sizeof prog, "%s/hip-bench-%s.cu", tmpdir, suite[c]);
+        snprintf(exe, sizeof exe, "%s/hip-bench-%s", tmpdir, suite[c]);
+        assert_int_equal(harness_write(sp, cand, prog), HK_OK);
+        char **argv = NULL;
+        const char *const extra[] = {NULL};
+        assert_int_equal(harness_nvcc_argv(sp, hipcc, "gfx906", HK_SOURCE_DIR "/include", extra, prog, exe, &argv),
+                         HK_OK);
+        run_ok(argv, suite[c]);
+        harness_argv_free(argv);
+        spec_free(sp);
+    }
+    hk_free(hipcc);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 /* The shipped warp-per-row skills plan warp_rows first for sum_rows and rmsnorm on every
  * class (an algorithm rewrite), with the launch the thread-per-row grid lacks (256-thread
  * blocks, 8 then 4 blocks per SM); softmax keeps its own online rewrite first, and the GEMM
@@ -527,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_all_suite_kernels),
         cmocka_unit_test(test_alloc_failures),
         cmocka_unit_test(test_skill_plan),
+        cmocka_unit_test(test_hip_build),
     };
     if (dir && *dir)
         return cmocka_run_group_tests(dump_only, setup, teardown);

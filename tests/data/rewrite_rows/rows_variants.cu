@@ -155,3 +155,19 @@ __global__ void uses_tid(const float *in, float *out, int rows, int cols)
         s += in[(size_t)r * cols + c] * threadIdx.x;
     out[r] = s;
 }
+
+// the same index text `o` means another element in the second loop
+__global__ void local_index_shift(const float *in, float *tmp, float *out, int rows, int cols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    for (int c = 0; c < cols; c++) {
+        long o = (long)r * cols + c;
+        tmp[o] = in[o] * 2.0f;
+    }
+    for (int c = 0; c < cols - 1; c++) {
+        long o = (long)r * cols + c + 1;
+        out[o] = tmp[o];
+    }
+}
