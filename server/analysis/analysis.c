@@ -260,6 +260,7 @@ struct an_item {
                                     * (positions; params and shared are shared) */
     size_t n_funcs;
     size_t n_pool;                 /* launch indices of its functions, summed */
+    size_t n_ppool, n_spool;       /* params and shared declarations of its functions */
     an_launch *launches;
     size_t n_launches;
     an_tunable *tunables;
@@ -2231,6 +2232,8 @@ static int x_item(struct an_x *x, struct an_item *it, TSNode unit)
     for (size_t i = 0; i < it->n_funcs; i++) {
         it->funcs[i].gen = next_gen();
         it->n_pool += it->funcs[i].n_launches;
+        it->n_ppool += it->funcs[i].n_params;
+        it->n_spool += it->funcs[i].n_shared;
     }
 out:
     if (x->err) {
@@ -2361,6 +2364,11 @@ struct an_store {
     size_t cap_funcs, cap_launches, cap_tunables;
     size_t *pool;                  /* an_function.launches point here */
     size_t cap_pool;
+    an_param *ppool;               /* an_function.params point here: one array, so that
+                                    * moving the positions after an edit streams */
+    size_t cap_ppool;
+    an_shared *spool;              /* an_function.shared point here */
+    size_t cap_spool;
     struct an_names names;         /* gnames of the items with counted set */
     long *tnext;                   /* assembly scratch: tunables chained by name */
     size_t cap_tnext;
@@ -2425,6 +2433,8 @@ static void store_free(struct an_store *st)
     hk_free(st->m.launches);
     hk_free(st->m.tunables);
     hk_free(st->pool);
+    hk_free(st->ppool);
+    hk_free(st->spool);
     hk_free(st->tnext);
     hk_free(st->thead);
     names_free(&st->names);
@@ -2807,113 +2817,86 @@ static int tunables_resolve(struct an_store *st, bool all, size_t t0, size_t t1)
     return HK_OK;
 }
 
-/* Builds the flat model from freshly extracted items (their own arrays are what the
- * model copies); the name table must hold every item. */
-static int assemble(struct an_store *st, bool has_errors)
-{
-    an_model *m = &st->m;
-    size_t nf = 0, nl = 0, nt = 0, npool = 0;
-    st->n_tref_items = 0;
-    for (size_t i = 0; i < st->n_items; i++) {
-        const struct an_item *it = &st->items[i];
-        nf += it->n_funcs;
-        nl += it->n_launches;
-        nt += it->n_tunables;
-        npool += it->n_pool;
-        st->n_tref_items += it->n_trefs > 0;
-    }
-    if (vec_reserve(&m->funcs, &st->cap_funcs, nf, sizeof(an_function)) ||
-        vec_reserve(&m->launches, &st->cap_launches, nl, sizeof(an_launch)) ||
-        vec_reserve(&m->tunables, &st->cap_tunables, nt, sizeof(an_tunable)) ||
-        vec_reserve(&st->pool, &st->cap_pool, npool, sizeof(size_t)))
-        return HK_ENOMEM;
-    size_t of = 0, ol = 0, ot = 0, op = 0;
-    for (size_t i = 0; i < st->n_items; i++) {
-        struct an_item *it = &st->items[i];
-        for (size_t k = 0; k < it->n_funcs; k++) {
-            an_function f = it->funcs[k];
-            f.launches = f.n_launches ? st->pool + op : NULL;
-            for (size_t j = 0; j < f.n_launches; j++)
-                st->pool[op++] = ol + it->funcs[k].launches[j];
-            m->funcs[of + k] = f;
-        }
-        for (size_t k = 0; k < it->n_launches; k++) {
-            an_launch l = it->launches[k];
-            if (l.caller >= 0)
-                l.caller += (long)of;
-            m->launches[ol + k] = l;
-        }
-        for (size_t k = 0; k < it->n_tunables; k++) {
-            an_tunable t = it->tunables[k];
-            if (t.owner >= 0)
-                t.owner += (long)of;        /* resolved inside the item */
-            m->tunables[ot + k] = t;
-        }
-        of += it->n_funcs;
-        ol += it->n_launches;
-        ot += it->n_tunables;
-    }
-    m->n_funcs = nf;
-    m->n_launches = nl;
-    m->n_tunables = nt;
-    m->has_errors = has_errors;
-    return tunables_resolve(st, true, 0, nt);
-}
-
-/* Moves a function's positions (params and shared declarations included: the model
- * and the item share those arrays) by db bytes and dr rows. */
-static void func_shift(an_function *f, int64_t db, int64_t dr)
-{
-    span_shift(&f->span, db, dr);
-    span_shift(&f->name_span, db, dr);
-    span_shift(&f->body_span, db, dr);
-    for (size_t k = 0; k < f->n_params; k++)
-        span_shift(&f->params[k].span, db, dr);
-    for (size_t k = 0; k < f->n_shared; k++)
-        span_shift(&f->shared[k].span, db, dr);
-}
-
-/* Where an item's entries are in the flat arrays. */
+/* Where an item's entries are in the flat arrays and pools. */
 struct an_flat_at {
-    size_t f, l, t, p;
+    size_t f, l, t, p, pp, sp;
 };
 
-/* Appends to (v, n, cap) the model entries of item it: from its own arrays when fresh
- * (was NULL), else copied from the current model where they are at *was, moved by the
- * item's pending shift. at: where they go in the new model (indices are renumbered
- * for it). f.launches is left for the caller to point into the pool. */
+static void flat_at_add(struct an_flat_at *a, const struct an_item *it)
+{
+    a->f += it->n_funcs;
+    a->l += it->n_launches;
+    a->t += it->n_tunables;
+    a->p += it->n_pool;
+    a->pp += it->n_ppool;
+    a->sp += it->n_spool;
+}
+
+/* Model entries being built. */
 struct an_flat_vec {
     VEC(an_function) f;
     VEC(an_launch) l;
     VEC(an_tunable) t;
     VEC(size_t) p;
+    VEC(an_param) pp;
+    VEC(an_shared) sp;
 };
 
-static int flat_push_item(const an_model *m, struct an_item *it,
-                          const struct an_flat_at *was, struct an_flat_at at,
-                          struct an_flat_vec *v)
+/* Moves a function's own positions by db bytes and dr rows (its params and shared
+ * declarations are in the pools, moved with them). */
+static void func_shift(an_function *f, int64_t db, int64_t dr)
+{
+    span_shift(&f->span, db, dr);
+    span_shift(&f->name_span, db, dr);
+    span_shift(&f->body_span, db, dr);
+}
+
+/* Appends to v the model entries of item it: from its own arrays when fresh (was NULL),
+ * else copied from the current model where they are at *was, moved by the item's
+ * pending shift. at: where they go in the new model (indices are renumbered for it).
+ * The functions' launches, params and shared are left NULL for the caller to point
+ * into the pools. */
+static int flat_push_item(const an_model *m, struct an_item *it, const struct an_flat_at *was,
+                          struct an_flat_at at, struct an_flat_vec *v)
 {
     if (vec_reserve(&v->f.v, &v->f.cap, v->f.n + it->n_funcs, sizeof(an_function)) ||
         vec_reserve(&v->l.v, &v->l.cap, v->l.n + it->n_launches, sizeof(an_launch)) ||
         vec_reserve(&v->t.v, &v->t.cap, v->t.n + it->n_tunables, sizeof(an_tunable)) ||
-        vec_reserve(&v->p.v, &v->p.cap, v->p.n + it->n_pool, sizeof(size_t)))
+        vec_reserve(&v->p.v, &v->p.cap, v->p.n + it->n_pool, sizeof(size_t)) ||
+        vec_reserve(&v->pp.v, &v->pp.cap, v->pp.n + it->n_ppool, sizeof(an_param)) ||
+        vec_reserve(&v->sp.v, &v->sp.cap, v->sp.n + it->n_spool, sizeof(an_shared)))
         return HK_ENOMEM;
     int64_t db = it->shift_bytes, dr = it->shift_rows;
+    bool move = was && (db || dr);
     /* old index -> new index: x - from + to */
     long df = was ? (long)at.f - (long)was->f : (long)at.f;
     size_t dl_from = was ? was->l : 0;
     for (size_t k = 0; k < it->n_funcs; k++) {
         an_function f = was ? m->funcs[was->f + k] : it->funcs[k];
-        if (was && (db || dr))
+        if (move)
             func_shift(&f, db, dr);
         for (size_t j = 0; j < f.n_launches; j++)
             v->p.v[v->p.n++] = f.launches[j] - dl_from + at.l;
+        for (size_t j = 0; j < f.n_params; j++) {
+            an_param q = f.params[j];
+            if (move)
+                span_shift(&q.span, db, dr);
+            v->pp.v[v->pp.n++] = q;
+        }
+        for (size_t j = 0; j < f.n_shared; j++) {
+            an_shared q = f.shared[j];
+            if (move)
+                span_shift(&q.span, db, dr);
+            v->sp.v[v->sp.n++] = q;
+        }
         f.launches = NULL;
+        f.params = NULL;
+        f.shared = NULL;
         v->f.v[v->f.n++] = f;
     }
     for (size_t k = 0; k < it->n_launches; k++) {
         an_launch l = was ? m->launches[was->l + k] : it->launches[k];
-        if (was)
+        if (move)
             span_shift(&l.span, db, dr);
         if (l.caller >= 0)
             l.caller += df;
@@ -2921,7 +2904,7 @@ static int flat_push_item(const an_model *m, struct an_item *it,
     }
     for (size_t k = 0; k < it->n_tunables; k++) {
         an_tunable t = was ? m->tunables[was->t + k] : it->tunables[k];
-        if (was) {
+        if (move) {
             span_shift(&t.span, db, dr);
             span_shift(&t.value_span, db, dr);
         }
@@ -2933,6 +2916,64 @@ static int flat_push_item(const an_model *m, struct an_item *it,
     return HK_OK;
 }
 
+/* Points the model's functions [f0, n_funcs) at their launches, params and shared
+ * declarations in the pools, from where f0's are (at). */
+static void flat_point(struct an_store *st, size_t f0, struct an_flat_at at)
+{
+    an_model *m = &st->m;
+    size_t op = at.p, opp = at.pp, osp = at.sp;
+    for (size_t k = f0; k < m->n_funcs; k++) {
+        an_function *f = &m->funcs[k];
+        f->launches = f->n_launches ? st->pool + op : NULL;
+        f->params = f->n_params ? st->ppool + opp : NULL;
+        f->shared = f->n_shared ? st->spool + osp : NULL;
+        op += f->n_launches;
+        opp += f->n_params;
+        osp += f->n_shared;
+    }
+}
+
+/* Builds the flat model from freshly extracted items (their own arrays are what the
+ * model copies); the name table must hold every item. */
+static int assemble(struct an_store *st, bool has_errors)
+{
+    an_model *m = &st->m;
+    /* the model's arrays are filled in place, as vectors */
+    struct an_flat_vec v = {
+        {m->funcs, 0, st->cap_funcs}, {m->launches, 0, st->cap_launches},
+        {m->tunables, 0, st->cap_tunables}, {st->pool, 0, st->cap_pool},
+        {st->ppool, 0, st->cap_ppool}, {st->spool, 0, st->cap_spool}};
+    struct an_flat_at at = {0, 0, 0, 0, 0, 0};
+    int rc = HK_OK;
+    st->n_tref_items = 0;
+    for (size_t i = 0; rc == HK_OK && i < st->n_items; i++) {
+        struct an_item *it = &st->items[i];
+        rc = flat_push_item(m, it, NULL, at, &v);
+        flat_at_add(&at, it);
+        st->n_tref_items += it->n_trefs > 0;
+    }
+    m->funcs = v.f.v;
+    st->cap_funcs = v.f.cap;
+    m->launches = v.l.v;
+    st->cap_launches = v.l.cap;
+    m->tunables = v.t.v;
+    st->cap_tunables = v.t.cap;
+    st->pool = v.p.v;
+    st->cap_pool = v.p.cap;
+    st->ppool = v.pp.v;
+    st->cap_ppool = v.pp.cap;
+    st->spool = v.sp.v;
+    st->cap_spool = v.sp.cap;
+    m->n_funcs = rc ? 0 : v.f.n;
+    m->n_launches = rc ? 0 : v.l.n;
+    m->n_tunables = rc ? 0 : v.t.n;
+    if (rc)
+        return rc;
+    flat_point(st, 0, (struct an_flat_at){0, 0, 0, 0, 0, 0});
+    m->has_errors = has_errors;
+    return tunables_resolve(st, true, 0, m->n_tunables);
+}
+
 /* ---------------------------------------------------------------- parsing in chunks */
 
 /* The chunks a parse makes for the region it redoes, with their trees. */
@@ -2942,6 +2983,7 @@ struct an_plan {
     size_t c0, c1;                 /* old chunks [c0, c1) are replaced */
     uint32_t r0, r1;               /* the region, bytes of the new text */
     size_t parsed;                 /* tree-sitter parses run */
+    size_t reused;                 /* of which from a kept tree */
     uint64_t bytes_parsed;
 };
 
@@ -3112,6 +3154,7 @@ static int plan_region(an_doc *d, const char *text, uint32_t len, uint64_t deadl
         if (!tree)
             return parse_failed(to);
         pl->parsed++;
+        pl->reused += from != NULL;
         pl->bytes_parsed += p.end - p.start;
         if (from && from->recent && p.end >= len && ts_node_has_error(ts_tree_root_node(tree))) {
             /* over broken code tree-sitter's incremental parse may recover otherwise than
@@ -3653,13 +3696,9 @@ static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
     if (!full)
         region_items(d, pl, &i0, &i1);
     /* the region's entries start after those of the items before it */
-    struct an_flat_at at0 = {0, 0, 0, 0};
-    for (size_t i = 0; i < i0; i++) {
-        at0.f += st->items[i].n_funcs;
-        at0.l += st->items[i].n_launches;
-        at0.t += st->items[i].n_tunables;
-        at0.p += st->items[i].n_pool;
-    }
+    struct an_flat_at at0 = {0, 0, 0, 0, 0, 0};
+    for (size_t i = 0; i < i0; i++)
+        flat_at_add(&at0, &st->items[i]);
     was = hk_malloc((i1 - i0 ? i1 - i0 : 1) * sizeof(*was));
     reg = hk_malloc((units->n ? units->n : 1) * sizeof(*reg));
     src = hk_malloc((units->n ? units->n : 1) * sizeof(*src));
@@ -3671,14 +3710,11 @@ static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
     for (size_t i = i0; i < i1; i++) {
         const struct an_item *it = &st->items[i];
         was[i - i0] = end_old;
-        end_old.f += it->n_funcs;
-        end_old.l += it->n_launches;
-        end_old.t += it->n_tunables;
-        end_old.p += it->n_pool;
+        flat_at_add(&end_old, it);
         st->n_tref_items -= it->n_trefs > 0;
     }
     if (full)
-        end_old = (struct an_flat_at){m->n_funcs, m->n_launches, m->n_tunables, 0};
+        end_old = (struct an_flat_at){m->n_funcs, m->n_launches, m->n_tunables, 0, 0, 0};
 
     struct an_item *old = st->items;
     x.src = text;
@@ -3723,10 +3759,7 @@ static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
         rc = flat_push_item(m, it, src[k] >= 0 ? &was[src[k]] : NULL, end_new, &fv);
         if (rc)
             goto out;
-        end_new.f += it->n_funcs;
-        end_new.l += it->n_launches;
-        end_new.t += it->n_tunables;
-        end_new.p += it->n_pool;
+        flat_at_add(&end_new, it);
         st->n_tref_items += it->n_trefs > 0;
     }
     /* old items of the region that were not moved leave the name table and go */
@@ -3749,36 +3782,43 @@ static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
     size_t kept = i0 + n_tail;            /* outside the region: not even looked at */
 
     /* the model: the tail moves over, then the region's entries go in */
-    size_t tf = m->n_funcs - end_old.f, tl = m->n_launches - end_old.l,
-           tt = m->n_tunables - end_old.t, tp = 0;
+    struct an_flat_at tail = {0, 0, 0, 0, 0, 0};
     for (size_t i = i0 + n_reg; i < n_items; i++)
-        tp += st->items[i].n_pool;
-    if (full)
-        tf = tl = tt = 0;
-    const size_t *pool_was = st->pool;
-    if (vec_reserve(&m->funcs, &st->cap_funcs, end_new.f + tf, sizeof(an_function)) ||
-        vec_reserve(&m->launches, &st->cap_launches, end_new.l + tl, sizeof(an_launch)) ||
-        vec_reserve(&m->tunables, &st->cap_tunables, end_new.t + tt, sizeof(an_tunable)) ||
-        vec_reserve(&st->pool, &st->cap_pool, end_new.p + tp, sizeof(size_t))) {
+        flat_at_add(&tail, &st->items[i]);
+    const void *pools_were[3] = {st->pool, st->ppool, st->spool};
+    if (vec_reserve(&m->funcs, &st->cap_funcs, end_new.f + tail.f, sizeof(an_function)) ||
+        vec_reserve(&m->launches, &st->cap_launches, end_new.l + tail.l, sizeof(an_launch)) ||
+        vec_reserve(&m->tunables, &st->cap_tunables, end_new.t + tail.t, sizeof(an_tunable)) ||
+        vec_reserve(&st->pool, &st->cap_pool, end_new.p + tail.p, sizeof(size_t)) ||
+        vec_reserve(&st->ppool, &st->cap_ppool, end_new.pp + tail.pp, sizeof(an_param)) ||
+        vec_reserve(&st->spool, &st->cap_spool, end_new.sp + tail.sp, sizeof(an_shared))) {
         rc = HK_ENOMEM;
         goto out;
     }
-    if (end_new.f != end_old.f && tf)
-        memmove(m->funcs + end_new.f, m->funcs + end_old.f, tf * sizeof(an_function));
-    if (end_new.l != end_old.l && tl)
-        memmove(m->launches + end_new.l, m->launches + end_old.l, tl * sizeof(an_launch));
-    if (end_new.t != end_old.t && tt)
-        memmove(m->tunables + end_new.t, m->tunables + end_old.t, tt * sizeof(an_tunable));
-    if (end_new.p != end_old.p && tp)
-        memmove(st->pool + end_new.p, st->pool + end_old.p, tp * sizeof(size_t));
+#define MOVE_TAIL(arr, field)                                                            \
+    if (end_new.field != end_old.field && tail.field)                                    \
+        memmove((arr) + end_new.field, (arr) + end_old.field, tail.field * sizeof(*(arr)))
+    MOVE_TAIL(m->funcs, f);
+    MOVE_TAIL(m->launches, l);
+    MOVE_TAIL(m->tunables, t);
+    MOVE_TAIL(st->pool, p);
+    MOVE_TAIL(st->ppool, pp);
+    MOVE_TAIL(st->spool, sp);
+#undef MOVE_TAIL
     long df = (long)end_new.f - (long)end_old.f;
     long dl = (long)end_new.l - (long)end_old.l;
     struct an_flat_at cur = end_new;
     for (size_t i = i0 + n_reg; i < n_items; i++) {
         struct an_item *it = &st->items[i];
         int64_t db = it->shift_bytes, dr = it->shift_rows;
-        for (size_t k = 0; (db || dr) && k < it->n_funcs; k++)
-            func_shift(&m->funcs[cur.f + k], db, dr);
+        if (db || dr) {
+            for (size_t k = 0; k < it->n_funcs; k++)
+                func_shift(&m->funcs[cur.f + k], db, dr);
+            for (size_t k = 0; k < it->n_ppool; k++)
+                span_shift(&st->ppool[cur.pp + k].span, db, dr);
+            for (size_t k = 0; k < it->n_spool; k++)
+                span_shift(&st->spool[cur.sp + k].span, db, dr);
+        }
         for (size_t k = 0; k < it->n_launches; k++) {
             an_launch *l = &m->launches[cur.l + k];
             span_shift(&l->span, db, dr);
@@ -3795,10 +3835,7 @@ static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
         for (size_t k = 0; dl && k < it->n_pool; k++)
             st->pool[cur.p + k] = (size_t)((long)st->pool[cur.p + k] + dl);
         it->shift_bytes = it->shift_rows = 0;
-        cur.f += it->n_funcs;
-        cur.l += it->n_launches;
-        cur.t += it->n_tunables;
-        cur.p += it->n_pool;
+        flat_at_add(&cur, it);
     }
     if (fv.f.n)
         memcpy(m->funcs + at0.f, fv.f.v, fv.f.n * sizeof(an_function));
@@ -3808,16 +3845,23 @@ static int commit(an_doc *d, struct an_plan *pl, const struct node_vec *units,
         memcpy(m->tunables + at0.t, fv.t.v, fv.t.n * sizeof(an_tunable));
     if (fv.p.n)
         memcpy(st->pool + at0.p, fv.p.v, fv.p.n * sizeof(size_t));
-    m->n_funcs = end_new.f + tf;
-    m->n_launches = end_new.l + tl;
-    m->n_tunables = end_new.t + tt;
-    /* functions point at their launch indices in the pool: all of them when it moved */
-    bool all = st->pool != pool_was || end_new.p != end_old.p;
-    size_t op = all ? 0 : at0.p;
-    for (size_t k = all ? 0 : at0.f; k < (all ? m->n_funcs : end_new.f); k++) {
-        an_function *f = &m->funcs[k];
-        f->launches = f->n_launches ? st->pool + op : NULL;
-        op += f->n_launches;
+    if (fv.pp.n)
+        memcpy(st->ppool + at0.pp, fv.pp.v, fv.pp.n * sizeof(an_param));
+    if (fv.sp.n)
+        memcpy(st->spool + at0.sp, fv.sp.v, fv.sp.n * sizeof(an_shared));
+    m->n_funcs = end_new.f + tail.f;
+    m->n_launches = end_new.l + tail.l;
+    m->n_tunables = end_new.t + tail.t;
+    /* functions point into the pools: all of them when one moved, else the region's */
+    if (st->pool != pools_were[0] || st->ppool != pools_were[1] ||
+        st->spool != pools_were[2] || end_new.p != end_old.p || end_new.pp != end_old.pp ||
+        end_new.sp != end_old.sp) {
+        flat_point(st, 0, (struct an_flat_at){0, 0, 0, 0, 0, 0});
+    } else {
+        size_t n = m->n_funcs;
+        m->n_funcs = end_new.f;          /* flat_point stops at n_funcs */
+        flat_point(st, at0.f, at0);
+        m->n_funcs = n;
     }
 
     /* the chunks: old [c0, c1) out, the plan's in; only large ones keep their trees */
@@ -3891,6 +3935,8 @@ out:
     hk_free(fv.l.v);
     hk_free(fv.t.v);
     hk_free(fv.p.v);
+    hk_free(fv.pp.v);
+    hk_free(fv.sp.v);
     x_free(&x);
     return rc;
 }
@@ -3938,7 +3984,7 @@ int an_doc_parse(an_doc *d, const char *text, size_t len)
     }
     bool done = false;
     uint64_t t1 = 0, t2 = 0;
-    size_t parsed = 0;
+    size_t parsed = 0, reused = pl.reused;
     uint64_t bytes_parsed = 0;
     if (!incremental) {
         struct an_item *items = NULL;
@@ -3990,6 +4036,7 @@ int an_doc_parse(an_doc *d, const char *text, size_t len)
     d->stats.chunks = d->n_segs;
     d->stats.chunks_parsed = parsed;
     d->stats.bytes_parsed = bytes_parsed;
+    d->stats.trees_reused = reused;
     d->stats.trees_kept = 0;
     for (size_t i = 0; i < d->n_segs; i++)
         d->stats.trees_kept += d->segs[i].tree && !d->segs[i].recent;

@@ -194,7 +194,12 @@ typedef struct {
                              * errors counts twice) */
     uint64_t bytes_parsed;  /* text those parses covered */
     size_t trees_kept;      /* chunks too large to split, whose trees are kept */
-    uint64_t parse_ns;      /* splitting and tree-sitter parsing (wall clock) */
+    size_t trees_reused;    /* parses that started from a kept tree (tree-sitter's
+                             * incremental reparse): an unsplittable chunk's, or one the
+                             * edit before made */
+    uint64_t parse_ns;      /* splitting and tree-sitter parsing (wall clock); in a
+                             * full parse also the extraction, done by the threads that
+                             * parse */
     uint64_t model_ns;      /* model rebuild (extraction + assembly), trees freed */
 } an_doc_stats;
 void an_doc_get_stats(const an_doc *d, an_doc_stats *out);

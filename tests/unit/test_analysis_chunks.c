@@ -3,7 +3,9 @@
  * comments, strings, raw strings and conditionals; on error-free code the chunked model
  * equals a parse of the whole text in one piece; the thread count changes nothing; edits
  * to a large file reparse a few chunks and end where a fresh document would be; a chunk
- * too large to split keeps its tree and is reparsed incrementally. */
+ * too large to split keeps its tree and is reparsed incrementally, and so does the
+ * chunk an edit made, without the model ever depending on it; a full parse's parallel
+ * extraction sees the file's qualifier macros. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -439,6 +441,139 @@ static void test_unsplittable_keeps_tree(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* Qualifier macros in a file large enough to be parsed on several threads, where each
+ * piece is extracted right after its parse with a macro table guessed from the text:
+ * `#define KERNEL __global__` at the top makes KERNEL functions kernels. A `#define`
+ * of such a word inside a function body or a block comment is no qualifier macro (the
+ * guess counts it; the parse is then redone the serial way): functions spelled with it
+ * are host functions without launches, so not in the model. Either way the model is the
+ * same whatever the threads and equals the whole text's. */
+static void test_parallel_qualifier_macros(void **state)
+{
+    (void)state;
+    for (int wrong = 0; wrong < 3; wrong++) {
+        char *t = malloc(1 << 20);
+        assert_non_null(t);
+        size_t n = (size_t)sprintf(t, "#define KERNEL __global__\n"
+                                      "#define DEVFN __device__ __forceinline__\n");
+        if (wrong == 1)
+            n += (size_t)sprintf(t + n, "void setup(int *p) {\n#define SNEAKY __global__\n"
+                                        "    p[0] = 0;\n}\n");
+        if (wrong == 2)
+            n += (size_t)sprintf(t + n, "/* not code:\n#define SNEAKY __global__\n*/\n");
+        for (int i = 0; i < 900; i++) {
+            n += (size_t)sprintf(t + n, "KERNEL void k%d(float *p, int n) {\n"
+                                        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                        "    if (i < n) p[i] = d%d(p[i]);\n}\n", i, i);
+            n += (size_t)sprintf(t + n, "DEVFN float d%d(float x) { return x * %d; }\n", i, i);
+            if (i % 3 == 0)
+                n += (size_t)sprintf(t + n, "SNEAKY void s%d(int *q) { q[0] = %d; }\n", i, i);
+            if (i % 5 == 0)
+                n += (size_t)sprintf(t + n, "void l%d(float *p) { k%d<<<1, 32>>>(p, 1); }\n", i,
+                                     i);
+        }
+        assert_true(n > (128u << 10));   /* over AN_PARALLEL_MIN: parsed on several threads */
+        /* `KERNEL void k(...)` is an ERROR to the grammar (two types): functions are
+         * recovered there, so only the thread counts are compared */
+        check_against_whole(t, n, false);
+        an_doc *d;
+        assert_int_equal(an_doc_new(&d), HK_OK);
+        an_doc_set_parse_timeout(d, 0);
+        an_doc_set_threads(d, 3);
+        assert_int_equal(an_doc_parse(d, t, n), HK_OK);
+        const an_model *m = an_doc_model(d);
+        size_t kernels = 0, devs = 0, launchers = 0, sneaky = 0;
+        for (size_t i = 0; i < m->n_funcs; i++) {
+            const an_function *f = &m->funcs[i];
+            kernels += f->kind == AN_KERNEL && f->name[0] == 'k';
+            devs += f->kind == AN_DEVICE_FUNC && f->name[0] == 'd';
+            launchers += f->kind == AN_LAUNCHER && f->name[0] == 'l';
+            sneaky += f->name[0] == 's';
+        }
+        assert_int_equal(kernels, 900);
+        assert_int_equal(devs, 900);
+        assert_int_equal(launchers, 180);
+        /* only the file-scope #define (none here: wrong == 1, 2) makes SNEAKY a kernel */
+        assert_int_equal(sneaky, 0);
+        assert_true(an_model_find_kernel(m, "k899") >= 0);
+        an_doc_free(d);
+        free(t);
+    }
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* Typing a statement into a kernel body one keystroke at a time, then deleting it the
+ * same way: the chunk the last edit made keeps its tree (when error-free) and is
+ * reparsed incrementally, and over the broken states in between the model must still
+ * be the fresh one's. */
+static void test_keystrokes_match_fresh(void **state)
+{
+    (void)state;
+    size_t len;
+    char *base = generate(200, 8, false, &len);
+    if (!base) {
+        print_message("skipped: python3 bench/gen_kernels.py failed\n");
+        skip();
+    }
+    static const char typed[] = "    if (i < n) { float v = p[i] * (2.0f + i); p[i] = v; }\n";
+    size_t tl = sizeof(typed) - 1;
+    char *t = malloc(len + tl + 1);
+    assert_non_null(t);
+    memcpy(t, base, len);
+    an_doc *d;
+    assert_int_equal(an_doc_new(&d), HK_OK);
+    an_doc_set_parse_timeout(d, 0);
+    assert_int_equal(an_doc_parse(d, t, len), HK_OK);
+    const an_model *m0 = an_doc_model(d);
+    size_t pos = 0;
+    for (size_t i = m0->n_funcs / 2; i < m0->n_funcs && !pos; i++)
+        if (m0->funcs[i].kind == AN_KERNEL)
+            pos = m0->funcs[i].body_span.start_byte + 2;   /* after "{\n" */
+    assert_true(pos > 0 && t[pos - 1] == '\n');
+    size_t cur = len, reused = 0;
+    char why[256];
+    for (size_t k = 0; k < 2 * tl; k++) {
+        bool typing = k < tl;
+        size_t at = typing ? pos + k : pos + (2 * tl - k - 1);   /* backspace from the end */
+        uint32_t r, c;
+        point_of(t, at, &r, &c);
+        if (typing) {
+            memmove(t + at + 1, t + at, cur - at);
+            t[at] = typed[k];
+            cur++;
+            uint32_t nr = t[at] == '\n' ? r + 1 : r, nc = t[at] == '\n' ? 0 : c + 1;
+            assert_int_equal(an_doc_edit(d, (uint32_t)at, (uint32_t)at, (uint32_t)at + 1, r, c,
+                                         r, c, nr, nc), HK_OK);
+        } else {
+            uint32_t er = t[at] == '\n' ? r + 1 : r, ec = t[at] == '\n' ? 0 : c + 1;
+            memmove(t + at, t + at + 1, cur - at - 1);
+            cur--;
+            assert_int_equal(an_doc_edit(d, (uint32_t)at, (uint32_t)at + 1, (uint32_t)at, r, c,
+                                         er, ec, r, c), HK_OK);
+        }
+        assert_int_equal(an_doc_parse(d, t, cur), HK_OK);
+        an_doc_stats st;
+        an_doc_get_stats(d, &st);
+        assert_true(st.incremental);
+        reused += st.trees_reused;
+        an_model *fresh;
+        assert_int_equal(an_analyze(t, cur, &fresh), HK_OK);
+        if (!model_eq(an_doc_model(d), fresh, why, sizeof(why)))
+            fail_msg("keystroke %zu: model differs from fresh: %s", k, why);
+        an_model_free(fresh);
+    }
+    assert_int_equal(cur, len);
+    assert_memory_equal(t, base, len);
+    /* the keystrokes after an error-free state start from the tree it left (a chunk
+     * with errors keeps none) */
+    print_message("%zu keystrokes, %zu reparses from a kept tree\n", 2 * tl, reused);
+    assert_true(reused >= 10);
+    an_doc_free(d);
+    free(t);
+    free(base);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 int main(void)
 {
     const char *why;
@@ -454,6 +589,8 @@ int main(void)
         cmocka_unit_test(test_edits_large_file),
         cmocka_unit_test(test_typing_cost),
         cmocka_unit_test(test_unsplittable_keeps_tree),
+        cmocka_unit_test(test_parallel_qualifier_macros),
+        cmocka_unit_test(test_keystrokes_match_fresh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,9 @@
  * line edits, the reply of a document edited incrementally must equal the reply of a
  * fresh server that opened the same text (nothing cached), in both symbol shapes and
  * in utf-16 with non-ASCII text before the symbols; a reply must change when an edit
- * moves the symbols, and repeating a request without an edit gives the same text. */
+ * moves the symbols, and repeating a request without an edit gives the same text. The
+ * kept reply is patched in place after an edit or rendered again where it cannot be
+ * (line numbers that change width): both must give the fresh server's answer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -276,7 +278,7 @@ static void random_edit(lsp_server *s, struct text *t, unsigned *seed)
     }
 }
 
-static void run_random(bool hier, int rounds, unsigned seed)
+static void run_random_n(bool hier, int rounds, unsigned seed, int n_funcs)
 {
     long before = hk_alloc_live();
     uv_loop_t loop;
@@ -285,12 +287,12 @@ static void run_random(bool hier, int rounds, unsigned seed)
     lsp_server *s = start(&loop, &o, hier);
     lsp_server *fresh = start(&loop, &of, hier);
     struct text t = {.version = 1};
-    make_text(&t, 60);
+    make_text(&t, n_funcs);
     open_doc(s, &t);
     json_t *prev = symbols(s, &o, 2);
     json_t *ref = fresh_symbols(fresh, &of, &t, 2);
     assert_true(json_equal(prev, ref));
-    assert_true(json_array_size(prev) >= 60);
+    assert_true(json_array_size(prev) >= (size_t)n_funcs);
     json_decref(ref);
     int id = 3;
     for (int r = 0; r < rounds; r++) {
@@ -323,6 +325,59 @@ static void run_random(bool hier, int rounds, unsigned seed)
     stop(&loop, fresh);
     assert_int_equal(uv_loop_close(&loop), 0);
     assert_int_equal(hk_alloc_live(), before);
+}
+
+static void run_random(bool hier, int rounds, unsigned seed)
+{
+    run_random_n(hier, rounds, seed, 60);
+}
+
+/* A longer file: edits move line numbers across 999/1000, where the kept reply cannot
+ * be patched in place (a number gains or loses a digit) and is rendered again. */
+static void test_random_edits_long(void **st)
+{
+    (void)st;
+    run_random_n(true, 40, 99, 330);
+}
+
+/* Lines added and removed at the top, one at a time, move every symbol across 99/100
+ * and back: each reply equals a fresh server's. */
+static void test_line_numbers_change_width(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0}, of = {0};
+    lsp_server *s = start(&loop, &o, true);
+    lsp_server *fresh = start(&loop, &of, true);
+    struct text t = {.version = 1};
+    make_text(&t, 30);                     /* about 100 lines */
+    open_doc(s, &t);
+    json_t *first = symbols(s, &o, 2);
+    json_decref(first);
+    int id = 3;
+    for (int step = 0; step < 24; step++) {
+        if (step < 12) {
+            text_insert(&t, 0, "// one more line");
+            change(s, &t, 0, 0, "// one more line\n");
+        } else {
+            text_delete(&t, 0);
+            change(s, &t, 0, 1, "");
+        }
+        json_t *got = symbols(s, &o, id);
+        json_t *ref = fresh_symbols(fresh, &of, &t, id);
+        assert_true(json_equal(got, ref));
+        json_decref(got);
+        json_decref(ref);
+        id++;
+    }
+    text_free(&t);
+    json_decref(o.last);
+    json_decref(of.last);
+    o.last = of.last = NULL;
+    stop(&loop, s);
+    stop(&loop, fresh);
+    assert_int_equal(uv_loop_close(&loop), 0);
 }
 
 static void test_random_edits_hierarchical(void **st)
@@ -407,6 +462,8 @@ int main(void)
         cmocka_unit_test(test_random_edits_hierarchical),
         cmocka_unit_test(test_random_edits_flat),
         cmocka_unit_test(test_random_edits_crlf),
+        cmocka_unit_test(test_random_edits_long),
+        cmocka_unit_test(test_line_numbers_change_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
