@@ -9,6 +9,7 @@
 #include "core/hk.h"
 #include "core/log.h"
 #include "engine/rewrite.h"
+#include "engine/rewrite_grid2d.h"
 #include "engine/rewrite_mem.h"
 #include "engine/rewrite_pattern.h"
 #include "engine/rewrite_rows.h"
@@ -376,6 +377,8 @@ static int apply_struct(const search_struct *st, bool hip, const char *text, siz
         return rw_online_layernorm(text, len, m, kernel, r);
     if (!strcmp(n, "warp_rows"))
         return rw_warp_rows(text, len, m, kernel, r);
+    if (!strcmp(n, "grid_stride_2d"))
+        return rw_grid_stride_2d(text, len, m, kernel, r);
     if (!strcmp(n, "tiled_gemm"))
         return rw_tiled_gemm(text, len, m, kernel, p[0] ? p[0] : 64, p[1] ? p[1] : 64,
                              p[2] ? p[2] : 8, r);

@@ -40,7 +40,8 @@
     X(ONLINE_LAYERNORM, "online_layernorm")    \
     X(BLAS_SUBSTITUTION, "blas_substitution")  \
     X(TILED_GEMM, "tiled_gemm")                \
-    X(WARP_ROWS, "warp_rows")
+    X(WARP_ROWS, "warp_rows")                  \
+    X(GRID_STRIDE_2D, "grid_stride_2d")
 
 enum sk_rewrite {
 #define SK_X_ENUM(e, s) SK_RW_##e,

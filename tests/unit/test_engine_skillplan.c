@@ -207,6 +207,9 @@ static void test_suite_kernels(void **state)
         {"quick_gelu.cu", "quick_gelu", "vectorize"},
         {"half_scale_bias.cu", "half_scale_bias", "vectorize"},
         {"bf16_axpy.cu", "bf16_axpy", "vectorize"},
+        /* 2-D elementwise: one grid-stride loop, the contiguous index fastest */
+        {"matadd2d.cu", "matadd2d", "grid_stride_2d"},
+        {"stencil2d.cu", "stencil2d", "grid_stride_2d"},
     };
     long live0 = hk_alloc_live();
     for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
