@@ -2381,7 +2381,7 @@ struct an_store {
  * Chunks tile the text. A chunk over AN_CHUNK_KEEP_TREE bytes keeps its tree between
  * parses (one that cannot be split: a file-long namespace or #ifdef), and so do the
  * chunks the last edit made (AN_RECENT_MAX); the others are parsed again from scratch
- * when an edit touches them, which at 1-6 KB costs about what tree-sitter's incremental
+ * when an edit touches them, which at 1-4 KB costs about what tree-sitter's incremental
  * reparse of a whole 700 KB file does, and holds no tree in memory (a tree takes ~50
  * times its text). */
 #define AN_CHUNK_KEEP_TREE (64u << 10)

@@ -150,7 +150,7 @@ int an_doc_edit(an_doc *d, uint32_t start_byte, uint32_t old_end_byte, uint32_t 
                 uint32_t new_end_row, uint32_t new_end_col);
 
 /* (Re)parses text (len bytes, need not be NUL-terminated, may hold NUL bytes) and
- * rebuilds the model. The text is parsed in chunks of top-level items (1-6 KB; where
+ * rebuilds the model. The text is parsed in chunks of top-level items (1-4 KB; where
  * they split depends on the text alone), each its own tree-sitter parse, a large text's
  * on several threads. Incremental when edits were recorded since the last parse: only
  * the chunks around the edits are parsed again, and only top-level items that changed

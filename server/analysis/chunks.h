@@ -14,15 +14,15 @@
 
 /* A boundary is taken no sooner than MIN bytes after the piece start, at the first
  * candidate past MAX, and in between at a candidate whose preceding bytes hash to 0 mod
- * (MASK + 1): pieces of about MIN + (MASK + 1) items, 1-6 KB of typical CUDA (2 KB on
+ * (MASK + 1): pieces of about MIN + (MASK + 1) items, 1-4 KB of typical CUDA (2 KB on
  * average in the benchmark file). A fresh parse of a piece costs about 0.3 us a byte,
  * so the size an edit reparses is what these set (measured on the benchmark file,
- * MIN/MASK 2048/7 -> 1024/3: 3.5 -> 2.0 KB, 1.5 -> 0.4 ms). A denser mask (1) makes
- * boundaries move after an edit more often, and the reparse then runs on past several
- * chunks before it meets an old boundary again. The cap keeps the largest piece, which
- * an edit in it parses whole, near 1.5 ms. */
+ * MIN/MAX/MASK 2048/6144/7 -> 1024/4096/3: 3.5 -> 1.9 KB, 1.5 -> 0.4 ms on average). A
+ * denser mask (1) makes boundaries move after an edit more often, and the reparse then
+ * runs on past several chunks before it meets an old boundary again. The cap keeps the
+ * largest piece, which an edit in it parses whole, near 1.2 ms (the slowest edits). */
 #define AN_PIECE_MIN 1024u
-#define AN_PIECE_MAX 6144u
+#define AN_PIECE_MAX 4096u
 #define AN_PIECE_MASK 3u
 
 /* One piece or chunk of the text: [start, end) bytes; starts at column 0 of start_row;
