@@ -1497,6 +1497,7 @@ struct ranked {
     sk_skill *sk;
     size_t pos;        /* current position: the stable tie-break */
     int tier;          /* 0 helped, 1 untried, 2 tried and never helped */
+    bool hint;         /* a compiler hint, not a change of the code's structure */
     double rate, mean;
     int64_t tried;
 };
@@ -1508,11 +1509,23 @@ static int cmp_stat_id(const void *a, const void *b)
     return strcmp(x->skill_id ? x->skill_id : "", y->skill_id ? y->skill_id : "");
 }
 
+/* Rewrites that only give the compiler a hint (read-only loads, __restrict__, launch
+ * bounds, a tunable's value): they rarely change a memory-bound kernel's access pattern,
+ * so among skills without a record of help the structural ones are tried first (on the
+ * H200, read-only loads timed before float4 used up half_scale_bias's whole search). */
+static bool hint_rewrite(enum sk_rewrite r)
+{
+    return r == SK_RW_READONLY_LOADS || r == SK_RW_RESTRICT || r == SK_RW_LAUNCH_BOUNDS ||
+           r == SK_RW_SET_TUNABLE;
+}
+
 static int cmp_ranked(const void *a, const void *b)
 {
     const struct ranked *x = a, *y = b;
     if (x->tier != y->tier)
         return x->tier < y->tier ? -1 : 1;
+    if (x->tier != 0 && x->hint != y->hint)
+        return x->hint ? 1 : -1;
     if (x->tier == 0) {
         if (x->rate != y->rate)
             return x->rate > y->rate ? -1 : 1;
@@ -1550,6 +1563,7 @@ int sk_order_by_record(sk_set *set, const store_skill_stat *stats, size_t n)
         x->sk = set->skills[i];
         x->pos = i;
         x->tier = 1;
+        x->hint = hint_rewrite(x->sk->rewrite);
         if (!n)
             continue;
         store_skill_stat key = {.skill_id = x->sk->id};

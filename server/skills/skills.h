@@ -163,7 +163,9 @@ int sk_for(const sk_set *set, const char *arch, enum sk_class cls, const sk_skil
  *      speedup when they helped, then by tries (more evidence first);
  *   2. skills never tried (an untried skill deserves one try before a failed one);
  *   3. skills tried that never helped, fewest tries first.
- * Ties keep the load order (stable). Stats rows for unknown ids are ignored.
+ * In 2 and 3, skills whose rewrite is only a compiler hint (readonly_loads, restrict,
+ * launch_bounds, set_tunable) come after the structural ones. Ties keep the load order
+ * (stable). Stats rows for unknown ids are ignored.
  * HK_OK or HK_ENOMEM (set unchanged). Needs exclusive access to the set. */
 int sk_order_by_record(sk_set *set, const store_skill_stat *stats, size_t n);
 

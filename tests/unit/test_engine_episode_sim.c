@@ -184,7 +184,6 @@ static void test_simulated_episode(void **state)
     if (!axes || !strstr(axes, "structural: ") ||
         !strstr(axes, "vectorize width=4 (skill sm90-vectorize-128bit)"))
         fail_msg("no structural vectorize axis: %s", axes ? axes : "(none)");
-    json_decref(info);
     store_skill_stat *sst = NULL;
     size_t nst = 0;
     assert_int_equal(store_skill_stats(st, "sm_90", &sst, &nst), HK_OK);
@@ -195,8 +194,15 @@ static void test_simulated_episode(void **state)
         if (sst[i].helped > 0 && !(sst[i].best_speedup >= 1.03))
             fail_msg("%s counted as helping at %.3fx", sst[i].skill_id, sst[i].best_speedup);
     }
+    if (!recorded) {
+        char got[1024] = "";
+        for (size_t i = 0; i < nst; i++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), " %s:%lld/%lld",
+                     sst[i].skill_id, (long long)sst[i].helped, (long long)sst[i].tried);
+        fail_msg("no record of sm90-vectorize-128bit; records:%s; axes: %s", got, axes);
+    }
     store_skill_stats_free(sst, nst);
-    assert_true(recorded);
+    json_decref(info);
     int64_t first_best = e.best_version_id, baseline = e.baseline_version_id;
     assert_int_not_equal(first_best, baseline);
     /* verify measurements for baseline and best, interleaved pairs */
