@@ -508,6 +508,9 @@ static int replace_body(const char *text, size_t len, const an_model *m, const a
 
 /* Warp bookkeeping for shuffles that stay correct in a partial last warp: hk_width lanes
  * exist in this warp, hk_mask names them. */
+/* Groups of 32 lanes, also on a 64-lane HIP wavefront (two groups per wavefront): a
+ * broadcast from a group's lane 0 passes width 32, or on HIP it would read lane 0 of the
+ * wavefront, the other group's value for the upper half. */
 #define PT_WARP                                                                              \
     "    const unsigned int hk_lane = hk_tid & 31u, hk_warp = hk_tid >> 5;\n"                 \
     "    const unsigned int hk_nwarps = (hk_nthreads + 31u) >> 5;\n"                          \
@@ -1663,8 +1666,8 @@ static const char tpl_softmax[] =
     "                hk_m = hk_nm;\n"
     "            }\n"
     "        }\n"
-    "        hk_m = __shfl_sync(hk_mask, hk_m, 0);\n"
-    "        hk_s = __shfl_sync(hk_mask, hk_s, 0);\n"
+    "        hk_m = __shfl_sync(hk_mask, hk_m, 0, 32);\n"
+    "        hk_s = __shfl_sync(hk_mask, hk_s, 0, 32);\n"
     "        if (hk_vec) {\n"
     "            #pragma unroll 4\n"
     "            for (long long hk_c = hk_lane; hk_c < hk_cols / 4; hk_c += hk_width) {\n"
@@ -1831,7 +1834,7 @@ static const char tpl_layernorm[] =
     "            if (hk_lane + hk_off < hk_width)\n"
     "                hk_sum += hk_o;\n"
     "        }\n"
-    "        const float hk_mean = __shfl_sync(hk_mask, hk_sum, 0) / (float)hk_cols;\n"
+    "        const float hk_mean = __shfl_sync(hk_mask, hk_sum, 0, 32) / (float)hk_cols;\n"
     "        float hk_sq = 0.0f;\n"
     "        if (hk_vec) {\n"
     "            #pragma unroll 4\n"
@@ -1849,7 +1852,7 @@ static const char tpl_layernorm[] =
     "            if (hk_lane + hk_off < hk_width)\n"
     "                hk_sq += hk_o;\n"
     "        }\n"
-    "        const float hk_var = __shfl_sync(hk_mask, hk_sq, 0) / (float)hk_cols;\n"
+    "        const float hk_var = __shfl_sync(hk_mask, hk_sq, 0, 32) / (float)hk_cols;\n"
     "        const float hk_rstd = $RSTD;\n"
     "        if (hk_vec) {\n"
     "            #pragma unroll 4\n"

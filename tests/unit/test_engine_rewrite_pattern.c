@@ -299,6 +299,7 @@ static void test_histogram(void **state)
 static void test_softmax(void **state)
 {
     const char *const want_bench[] = {"__shfl_down_sync(hk_mask, hk_m, hk_off)", "float4",
+                                      "__shfl_sync(hk_mask, hk_m, 0, 32)",
                                       "hk_row += (long long)gridDim.x * hk_nwarps", "expf(hk_v - hk_m)",
                                       "hk_y[hk_c] = expf(hk_x[hk_c] - hk_m) / hk_s;", NULL};
     expect(BENCH "/softmax.cu", "softmax", RWP_SOFTMAX, want_bench, NULL);
@@ -314,6 +315,7 @@ static void test_softmax(void **state)
 static void test_layernorm(void **state)
 {
     const char *const want_bench[] = {"__shfl_down_sync(hk_mask, hk_sum, hk_off)", "hk_sq +=",
+                                      "__shfl_sync(hk_mask, hk_sq, 0, 32)",
                                       "1.0f / sqrtf(hk_var + (eps))", "hk_g.x", "hk_b.w",
                                       "(hk_x[hk_c] - hk_mean) * hk_rstd * gamma[hk_c] + beta[hk_c]", NULL};
     expect(BENCH "/layernorm.cu", "layernorm", RWP_LAYERNORM, want_bench, NULL);
