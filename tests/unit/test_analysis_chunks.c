@@ -574,6 +574,70 @@ static void test_keystrokes_match_fresh(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* Allocation failures in a full parse run on two threads (a worker's extraction may be
+ * the one that fails) and in the splice after an edit that adds a function: HK_ENOMEM or
+ * HK_OK, never a crash or a leak, and the next parse gives the model again. */
+static void test_parallel_enomem(void **state)
+{
+    (void)state;
+    char *t = malloc(1 << 20);
+    assert_non_null(t);
+    size_t n = 0;
+    for (int i = 0; i < 500; i++)
+        n += (size_t)sprintf(t + n, "#define B%d %d\n__global__ void k%d(float *p, int n) {\n"
+                                    "    __shared__ float s[B%d];\n"
+                                    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                    "    if (i < n) p[i] = s[i %% B%d];\n}\n"
+                                    "void l%d(float *p) { k%d<<<1, B%d>>>(p, 1); }\n",
+                             i, 32 + i, i, i, i, i, i, i);
+    assert_true(n > (64u << 10));
+    an_model *fresh;
+    assert_int_equal(an_analyze(t, n, &fresh), HK_OK);
+    long base = hk_alloc_live();
+    int fails = 0, oks = 0;
+    for (long k = 1; k < 200000; k = k * 3 / 2 + 1) {   /* every stage, early to late */
+        an_doc *d;
+        assert_int_equal(an_doc_new(&d), HK_OK);
+        an_doc_set_parse_timeout(d, 0);
+        an_doc_set_threads(d, 2);
+        hk_alloc_fail_after(k);
+        int rc = an_doc_parse(d, t, n);
+        hk_alloc_fail_after(0);
+        assert_true(rc == HK_OK || rc == HK_ENOMEM);
+        rc == HK_OK ? oks++ : fails++;
+        assert_int_equal(an_doc_parse(d, t, n), HK_OK);
+        char why[256];
+        if (!model_eq(an_doc_model(d), fresh, why, sizeof(why)))
+            fail_msg("after a failed full parse (%ld): %s", k, why);
+        /* a new kernel at the start: everything after it moves and is renumbered */
+        static const char add[] = "__global__ void added(int *q) { q[0] = 1; }\n";
+        size_t al = sizeof(add) - 1;
+        char *u = malloc(n + al);
+        assert_non_null(u);
+        memcpy(u, add, al);
+        memcpy(u + al, t, n);
+        assert_int_equal(an_doc_edit(d, 0, 0, (uint32_t)al, 0, 0, 0, 0, 1, 0), HK_OK);
+        hk_alloc_fail_after(k / 50 + 1);
+        rc = an_doc_parse(d, u, n + al);
+        hk_alloc_fail_after(0);
+        assert_true(rc == HK_OK || rc == HK_ENOMEM);
+        assert_int_equal(an_doc_parse(d, u, n + al), HK_OK);
+        an_model *fu;
+        assert_int_equal(an_analyze(u, n + al, &fu), HK_OK);
+        if (!model_eq(an_doc_model(d), fu, why, sizeof(why)))
+            fail_msg("after a failed splice (%ld): %s", k / 50 + 1, why);
+        an_model_free(fu);
+        free(u);
+        an_doc_free(d);
+        assert_int_equal(hk_alloc_live(), base);
+    }
+    assert_true(fails > 5);
+    assert_true(oks > 0);
+    an_model_free(fresh);
+    free(t);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 int main(void)
 {
     const char *why;
@@ -591,6 +655,7 @@ int main(void)
         cmocka_unit_test(test_unsplittable_keeps_tree),
         cmocka_unit_test(test_parallel_qualifier_macros),
         cmocka_unit_test(test_keystrokes_match_fresh),
+        cmocka_unit_test(test_parallel_enomem),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
