@@ -3047,19 +3047,16 @@ static int plan_take(an_doc *d, struct an_plan *pl, const char *text, uint32_t l
 }
 
 /* The whole text: its pieces parsed in parallel, then joined where one has errors. */
-static int plan_full(an_doc *d, const char *text, uint32_t len, uint64_t deadline,
-                     struct an_plan *pl)
+/* Cuts the whole text into pieces (one piece when d->whole), appended to *pc (n, cap):
+ * the pieces a full parse hands to its threads. HK_OK or HK_ENOMEM. */
+static int cut_pieces(const an_doc *d, const char *text, uint32_t len, struct an_piece **pc,
+                      size_t *np, size_t *cap)
 {
-    struct an_piece *pc = NULL;
-    size_t np = 0, cap = 0;
-    TSTree **trees = NULL;
-    int rc = HK_OK;
     uint32_t pos = 0, row = 0;
     do {
-        if (vec_reserve(&pc, &cap, np + 1, sizeof(*pc))) {
-            rc = HK_ENOMEM;
-            goto out;
-        }
+        if (vec_reserve(pc, cap, *np + 1, sizeof(**pc)))
+            return HK_ENOMEM;
+        struct an_piece *p = &(*pc)[*np];
         if (d->whole) {
             struct an_piece w = {0, len, 0, 0, 0};
             for (uint32_t i = 0; i < len; i++) {
@@ -3070,14 +3067,26 @@ static int plan_full(an_doc *d, const char *text, uint32_t len, uint64_t deadlin
                     w.end_col++;
                 }
             }
-            pc[np] = w;
+            *p = w;
         } else {
-            an_piece_next(text, len, pos, row, &pc[np]);
+            an_piece_next(text, len, pos, row, p);
         }
-        pos = pc[np].end;
-        row = pc[np].end_row;
-        np++;
+        pos = p->end;
+        row = p->end_row;
+        (*np)++;
     } while (pos < len);
+    return HK_OK;
+}
+
+static int plan_full(an_doc *d, const char *text, uint32_t len, uint64_t deadline,
+                     struct an_plan *pl)
+{
+    struct an_piece *pc = NULL;
+    size_t np = 0, cap = 0;
+    TSTree **trees = NULL;
+    int rc = HK_OK;
+    if ((rc = cut_pieces(d, text, len, &pc, &np, &cap)))
+        goto out;
     trees = hk_calloc(np, sizeof(*trees));
     if (!trees) {
         rc = HK_ENOMEM;
@@ -3472,30 +3481,8 @@ static int parse_full(an_doc *d, const char *text, uint32_t len, uint64_t deadli
     size_t n_items = 0, cap_items = 0;
     int rc = HK_OK;
     *redo = false;
-    uint32_t pos = 0, row = 0;
-    do {
-        if (vec_reserve(&pc, &cap, np + 1, sizeof(*pc))) {
-            rc = HK_ENOMEM;
-            goto out;
-        }
-        if (d->whole) {
-            struct an_piece w = {0, len, 0, 0, 0};
-            for (uint32_t i = 0; i < len; i++) {
-                if (text[i] == '\n') {
-                    w.end_row++;
-                    w.end_col = 0;
-                } else {
-                    w.end_col++;
-                }
-            }
-            pc[np] = w;
-        } else {
-            an_piece_next(text, len, pos, row, &pc[np]);
-        }
-        pos = pc[np].end;
-        row = pc[np].end_row;
-        np++;
-    } while (pos < len);
+    if ((rc = cut_pieces(d, text, len, &pc, &np, &cap)))
+        goto out;
     rc = macros_guess(text, len, &guess, &n_guess);
     if (rc)
         goto out;
