@@ -972,6 +972,46 @@ static bool smi_entry_names(const char *entry, size_t n, int idx, const char *uu
     return uuid[0] && strlen(uuid) >= n && strncmp(uuid, entry, n) == 0;
 }
 
+/* The "(UUID: X)" at the end of an nvidia-smi -L line [line, line + len): X into uuid
+ * ("" when absent); returns where "(UUID:" starts, or NULL. */
+static const char *smi_uuid(const char *line, size_t len, const char *from, char *uuid, size_t size)
+{
+    uuid[0] = '\0';
+    for (const char *p = line + len; p > from; p--)
+        if (p[-1] == '(' && strncmp(p, "UUID: ", 6) == 0) {
+            const char *u = p + 6;
+            const char *close = memchr(u, ')', (size_t)(line + len - u));
+            if (close)
+                snprintf(uuid, size, "%.*s", (int)(close - u), u);
+            return p - 1;
+        }
+    return NULL;
+}
+
+/* Counts one device line (a GPU, idx >= 0, or a MIG instance, idx -1) that visible
+ * names (NULL: every GPU line), taking the name and UUID when its entry is the first,
+ * which CUDA numbers 0. */
+static void smi_take(device_gpu *out, const char *visible, int idx, const char *uuid,
+                     const char *name, size_t name_len)
+{
+    bool seen = !visible && idx >= 0, first = seen && out->count == 0;
+    for (const char *e = visible; e && !seen;) {
+        size_t n = strcspn(e, ",");
+        if (smi_entry_names(e, n, idx, uuid)) {
+            seen = true;
+            first = e == visible;
+        }
+        e = e[n] ? e + n + 1 : NULL;
+    }
+    if (!seen)
+        return;
+    out->count++;
+    if (first) {
+        snprintf(out->name, sizeof out->name, "%.*s", (int)name_len, name);
+        snprintf(out->uuid, sizeof out->uuid, "%s", uuid);
+    }
+}
+
 int device_parse_smi_list(const char *text, const char *visible, device_gpu *out)
 {
     memset(out, 0, sizeof *out);
@@ -979,50 +1019,37 @@ int device_parse_smi_list(const char *text, const char *visible, device_gpu *out
     if (!text)
         return HK_EPARSE;
     /* CUDA numbers only the visible devices, in the order listed: device 0 is the first
-     * entry's GPU, and the count is how many entries name a GPU. */
+     * entry's GPU (or MIG instance, named by its UUID: then the name is its GPU's), and
+     * the count is how many entries name a device. */
     while (visible && *visible == ' ')
         visible++;
+    const char *gname = NULL;   /* the last GPU line's name, for its MIG instances */
+    size_t gname_len = 0;
     for (const char *line = text; *line;) {
         const char *nl = strchr(line, '\n');
         size_t len = nl ? (size_t)(nl - line) : strlen(line);
-        /* "GPU 0: NVIDIA H200 (UUID: GPU-...)"; MIG lines are indented and skipped */
+        /* "GPU 0: NVIDIA H200 (UUID: GPU-...)", then its indented
+         * "  MIG 1g.18gb Device 0: (UUID: MIG-...)" lines */
         int idx;
         const char *colon = memchr(line, ':', len);
+        const char *lead = line;
+        while (lead < line + len && *lead == ' ')
+            lead++;
+        char uuid[sizeof out->uuid];
         if (len > 6 && strncmp(line, "GPU ", 4) == 0 && sscanf(line + 4, "%d", &idx) == 1 && colon) {
             const char *name = colon + 1;
             while (*name == ' ')
                 name++;
-            const char *paren = NULL;
-            for (const char *p = line + len; p > name; p--)
-                if (p[-1] == '(' && strncmp(p, "UUID: ", 6) == 0) {
-                    paren = p - 1;
-                    break;
-                }
-            char uuid[sizeof out->uuid] = "";
-            if (paren) {
-                const char *u = paren + 7;
-                const char *close = memchr(u, ')', (size_t)(line + len - u));
-                if (close)
-                    snprintf(uuid, sizeof uuid, "%.*s", (int)(close - u), u);
-            }
-            bool seen = !visible, first = !visible && out->count == 0;
-            for (const char *e = visible; e && !seen;) {
-                size_t n = strcspn(e, ",");
-                if (smi_entry_names(e, n, idx, uuid)) {
-                    seen = true;
-                    first = e == visible;
-                }
-                e = e[n] ? e + n + 1 : NULL;
-            }
-            if (seen)
-                out->count++;
-            if (first) {
-                const char *name_end = paren ? paren : line + len;
-                while (name_end > name && name_end[-1] == ' ')
-                    name_end--;
-                snprintf(out->name, sizeof out->name, "%.*s", (int)(name_end - name), name);
-                snprintf(out->uuid, sizeof out->uuid, "%s", uuid);
-            }
+            const char *paren = smi_uuid(line, len, name, uuid, sizeof uuid);
+            const char *name_end = paren ? paren : line + len;
+            while (name_end > name && name_end[-1] == ' ')
+                name_end--;
+            gname = name;
+            gname_len = (size_t)(name_end - name);
+            smi_take(out, visible, idx, uuid, name, gname_len);
+        } else if (lead > line && strncmp(lead, "MIG ", 4) == 0 && gname && visible) {
+            if (smi_uuid(line, len, lead, uuid, sizeof uuid) && uuid[0])
+                smi_take(out, visible, -1, uuid, gname, gname_len);
         }
         line += len;
         if (*line == '\n')

@@ -348,6 +348,18 @@ static void test_smi_list(void **state)
     assert_int_equal(device_parse_smi_list(two, "", &g), HK_EPARSE);
     assert_int_equal(device_parse_smi_list(two, "-1", &g), HK_EPARSE);
     assert_int_equal(device_parse_smi_list(two, "10", &g), HK_EPARSE);
+    /* a MIG instance named by its UUID: its GPU's name, the instance's UUID (its own
+     * cache entry: a slice has other peaks than the whole GPU) */
+    assert_int_equal(device_parse_smi_list(two, "MIG-aaaa", &g), HK_OK);
+    assert_int_equal(g.count, 1);
+    assert_string_equal(g.name, "NVIDIA H200");
+    assert_string_equal(g.uuid, "MIG-aaaa");
+    assert_int_equal(device_parse_smi_list(two, "1,MIG-aaaa", &g), HK_OK);
+    assert_int_equal(g.count, 2);
+    assert_string_equal(g.uuid, "GPU-ffffffff-1111-2222-3333-444455556666");
+    /* without CUDA_VISIBLE_DEVICES, MIG lines are not devices of their own */
+    assert_int_equal(device_parse_smi_list(two, NULL, &g), HK_OK);
+    assert_int_equal(g.count, 2);
 }
 
 /* Runs the real probe where there is a GPU; says so plainly where there is none. */
