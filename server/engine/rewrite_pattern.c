@@ -668,15 +668,17 @@ out:
  * near the bound; the body still sees the index under its own name and type. blocks: the
  * number of blocks along x that share the work ("gridDim.x", or "hk_blocks" when the body
  * lets surplus blocks leave). */
-static char *grid_stride_head(const pt_index *ix, const char *blocks)
+/* The grid-stride loop head over ix's range; first (NULL: none) is added to where each
+ * thread starts, for a loop that takes over where a vector loop stopped. */
+static char *grid_stride_head(const pt_index *ix, const char *blocks, const char *first)
 {
     const char *t = ix->type;
     if (strncmp(t, "const ", 6) == 0)
         t += 6;
-    return hk_asprintf("for (long long hk_i = (long long)blockIdx.x * blockDim.x + threadIdx.x; "
+    return hk_asprintf("for (long long hk_i = %s%s(long long)blockIdx.x * blockDim.x + threadIdx.x; "
                        "hk_i < (long long)(%s); hk_i += (long long)%s * blockDim.x) {\n"
                        "        const %s %s = (%s)hk_i;",
-                       ix->bound, blocks, t, ix->name, t);
+                       first ? first : "", first ? " + " : "", ix->bound, blocks, t, ix->name, t);
 }
 
 /* Lines that let blocks past HK_MAX_BLOCKS (along x) leave at once: the others cover every
@@ -773,6 +775,7 @@ static const char tpl_reduce[] =
     "    // __shfl_down_sync within each warp, one shared slot per warp, one atomic per block.\n"
     PT_MAX_BLOCKS
     "    $T hk_acc = $IDENT;\n"
+    "$VEC"
     "    // several loads in flight per thread: the loop is latency-bound otherwise\n"
     "    #pragma unroll 4\n"
     "    $HEAD\n"
@@ -1031,6 +1034,117 @@ static const char *match_tree_reduce(const an_function *f, const rw_toks *ts, pt
     return NULL;
 }
 
+/* The float4 loop of a float sum whose contribution reads only `P[i]` (P float pointer
+ * parameters, i the element index, e.g. `in[i]` or `a[i] * b[i]`): each thread loads 16 bytes
+ * of every P per step, four contributions from the four components, while the scalar loop
+ * after it (started at *first) takes the last n % 4 elements -- or all of them when some P
+ * is not 16-byte aligned. Returns the lines (new string) and sets *first, or NULL with
+ * *first NULL when the contribution reads anything else; *nomem on allocation failure. */
+#define PT_VEC_ARRAYS 4
+static char *reduce_vec_loop(const an_function *f, const pt_reduce *r, const char *ty, const char **first,
+                             bool *nomem)
+{
+    *first = NULL;
+    *nomem = false;
+    if (r->op != PT_SUM || r->cond || strcmp(ty, "float") != 0)
+        return NULL;
+    rw_toks ts = {0};
+    struct hk_buf comp[4];
+    char *loads = NULL, *align = NULL, *res = NULL;
+    const an_param *arr[PT_VEC_ARRAYS];
+    size_t n_arr = 0;
+    bool ok = false;
+    for (int c = 0; c < 4; c++)
+        hk_buf_init(&comp[c], PT_EXPR);
+    int rc = rwl_lex(r->expr, 0, (uint32_t)strlen(r->expr), &ts);
+    if (rc) {
+        *nomem = rc == HK_ENOMEM;
+        goto out;
+    }
+    static const char lane[4] = {'x', 'y', 'z', 'w'};
+    uint32_t prev = 0;
+    for (size_t k = 0; k < ts.n; k++) {
+        const an_param *p = param_named(f, &ts, k);
+        bool load = p && p->pointer_depth == 1 && rwl_tok_is(&ts, k + 1, "[") &&
+                    rwl_tok_is(&ts, k + 2, r->ix->name) && rwl_tok_is(&ts, k + 3, "]") &&
+                    !(k > 0 && (rwl_tok_is(&ts, k - 1, ".") || rwl_tok_is(&ts, k - 1, "->")));
+        if (!load) {
+            if (rwl_tok_is(&ts, k, r->ix->name))
+                goto out;   /* the index used other than as P[i] */
+            continue;
+        }
+        char t[PT_EXPR];
+        pointee_type(p, t, sizeof t);
+        if (strcmp(t, "float") != 0)
+            goto out;
+        size_t a = 0;
+        while (a < n_arr && arr[a] != p)
+            a++;
+        if (a == n_arr) {
+            if (n_arr == PT_VEC_ARRAYS)
+                goto out;
+            arr[n_arr++] = p;
+        }
+        for (int c = 0; c < 4; c++) {
+            char q[32];
+            snprintf(q, sizeof q, "hk_q%zu.%c", a, lane[c]);
+            if ((rc = hk_buf_append(&comp[c], r->expr + prev, ts.t[k].start - prev)) ||
+                (rc = hk_buf_append(&comp[c], q, strlen(q))))
+                goto fail;   /* HK_ETOOBIG: a contribution too long to repeat four times */
+        }
+        prev = ts.t[k + 3].end;
+        k += 3;
+    }
+    if (n_arr == 0)
+        goto out;
+    for (int c = 0; c < 4; c++)
+        if ((rc = hk_buf_append(&comp[c], r->expr + prev, strlen(r->expr) - prev)))
+            goto fail;
+    for (size_t a = 0; a < n_arr; a++) {
+        char *l = hk_asprintf("%s        const float4 hk_q%zu = reinterpret_cast<const float4 *>(%s)[hk_v];\n",
+                              loads ? loads : "", a, arr[a]->name);
+        char *g = hk_asprintf("%s%sreinterpret_cast<unsigned long long>(%s)", align ? align : "",
+                              align ? " | " : "", arr[a]->name);
+        hk_free(loads);
+        hk_free(align);
+        loads = l;
+        align = g;
+        if (!l || !g)
+            goto oom;
+    }
+    res = hk_asprintf("    // 16-byte loads when every array is 16-byte aligned; the loop below takes the rest\n"
+                      "    const long long hk_n4 = ((%s) & 15) == 0 && (long long)(%s) > 0 ? (long long)(%s) / 4 : 0;\n"
+                      "    #pragma unroll 4\n"
+                      "    for (long long hk_v = (long long)blockIdx.x * blockDim.x + threadIdx.x; hk_v < hk_n4;\n"
+                      "         hk_v += (long long)hk_blocks * blockDim.x) {\n"
+                      "%s"
+                      "        hk_acc += (float)(%s) + (float)(%s) + (float)(%s) + (float)(%s);\n"
+                      "    }\n",
+                      align, r->ix->bound, r->ix->bound, loads, comp[0].data, comp[1].data, comp[2].data,
+                      comp[3].data);
+    if (!res)
+        goto oom;
+    *first = "hk_n4 * 4";
+    ok = true;
+    goto out;
+fail:
+    if (rc != HK_ENOMEM)
+        goto out;
+oom:
+    *nomem = true;
+out:
+    if (!ok) {
+        hk_free(res);
+        res = NULL;
+    }
+    hk_free(loads);
+    hk_free(align);
+    for (int c = 0; c < 4; c++)
+        hk_buf_free(&comp[c]);
+    rwl_toks_free(&ts);
+    return res;
+}
+
 int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
 {
     static const char *const name = "warp reduce";
@@ -1043,7 +1157,7 @@ int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kerne
     pt_shape s;
     pt_reduce r = {0};
     struct hk_buf b;
-    char *head = NULL, *accum = NULL, *combine = NULL;
+    char *head = NULL, *accum = NULL, *combine = NULL, *vec = NULL;
     hk_buf_init(&b, PT_TEXT_MAX);
     const char *why = NULL;
     bool tree = false;
@@ -1073,7 +1187,10 @@ int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kerne
               "unsigned long long";
         goto na;
     }
-    if (!(head = grid_stride_head(r.ix, "hk_blocks")))
+    const char *first = NULL;
+    bool vec_nomem = false;
+    vec = reduce_vec_loop(f, &r, ty, &first, &vec_nomem);
+    if (vec_nomem || !(head = grid_stride_head(r.ix, "hk_blocks", first)))
         goto nomem;
     if (r.op == PT_SUM) {
         accum = hk_asprintf("%s%s%shk_acc += (%s)(%s);", r.cond ? "if (" : "", r.cond ? r.cond : "",
@@ -1088,14 +1205,15 @@ int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kerne
     }
     if (!accum || !combine)
         goto nomem;
-    const char *kv[] = {"MAXBLOCKS", "1024", "T", ty, "IDENT", ident, "HEAD", head, "ACCUM", accum, "COMBINE", combine,
-                        "ATOMIC", r.atomic, "TARGET", r.target_text, NULL};
+    const char *kv[] = {"MAXBLOCKS", "1024", "T", ty, "IDENT", ident, "VEC", vec ? vec : "", "HEAD", head,
+                        "ACCUM", accum, "COMBINE", combine, "ATOMIC", r.atomic, "TARGET", r.target_text, NULL};
     if ((rc = render(&b, tpl_reduce, kv)))
         goto out;
-    char *desc = hk_asprintf("kernel %s: %s reduction (%s) -> grid-stride register accumulation, "
+    char *desc = hk_asprintf("kernel %s: %s reduction (%s) -> grid-stride register accumulation%s, "
                              "__shfl_down_sync warp reduction, one shared slot per warp, one %s "
                              "per block",
-                             f->name, ty, tree ? "shared-memory tree" : "per-thread atomics", r.atomic);
+                             f->name, ty, tree ? "shared-memory tree" : "per-thread atomics",
+                             vec ? " (float4 loads when aligned)" : "", r.atomic);
     rc = replace_body(text, len, m, f, b.data, desc, out);
     goto out;
 nomem:
@@ -1105,6 +1223,7 @@ na:
     rc = not_applicable(out, name, f, why);
 out:
     reduce_free(&r);
+    hk_free(vec);
     hk_free(head);
     hk_free(accum);
     hk_free(combine);
@@ -1278,7 +1397,7 @@ int rw_privatized_histogram(const char *text, size_t len, const an_model *m, siz
     }
     char nbs[32];
     snprintf(nbs, sizeof nbs, "%ld", nb);
-    if (!(head = grid_stride_head(&s.idx[0], "hk_blocks")) || !(bin = rwl_tok_text(&ts, ka, kb)) ||
+    if (!(head = grid_stride_head(&s.idx[0], "hk_blocks", NULL)) || !(bin = rwl_tok_text(&ts, ka, kb)) ||
         !(val = rwl_tok_text(&ts, a1, b1)))
         goto nomem;
     const char *kv[] = {"MAXBLOCKS", "1024", "BINS", nbs, "T", ty, "HEAD", head, "BIN", bin, "VAL", val, "H", h->name, NULL};
@@ -1614,13 +1733,34 @@ static bool one_of(const char *s, const char *const *set)
     return false;
 }
 
+/* The row's max (hk_m) and sum (hk_s) across the lanes of a warp, then broadcast from lane 0
+ * to all of them; ind is the indentation of the emitted lines. */
+#define PT_WARP_MAX(ind)                                                                     \
+    ind "for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"                       \
+    ind "    const float hk_o = __shfl_down_sync(hk_mask, hk_m, hk_off);\n"                   \
+    ind "    if (hk_lane + hk_off < hk_width)\n"                                              \
+    ind "        hk_m = fmaxf(hk_m, hk_o);\n"                                                 \
+    ind "}\n"                                                                                 \
+    ind "hk_m = __shfl_sync(hk_mask, hk_m, 0, 32);\n"
+#define PT_WARP_SUM(ind)                                                                     \
+    ind "for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"                       \
+    ind "    const float hk_o = __shfl_down_sync(hk_mask, hk_s, hk_off);\n"                   \
+    ind "    if (hk_lane + hk_off < hk_width)\n"                                              \
+    ind "        hk_s += hk_o;\n"                                                             \
+    ind "}\n"                                                                                 \
+    ind "hk_s = __shfl_sync(hk_mask, hk_s, 0, 32);\n"
+
 static const char tpl_softmax[] =
     "{\n"
-    "    // hk rewrite: one warp per row (rows grid-strided over the warps), one online pass for\n"
-    "    // the row's max and sum of exp (merged across lanes by shuffles), then the write pass.\n"
-    "    // float4 loads/stores when the row length is a multiple of 4 and rows are aligned.\n"
+    "    // hk rewrite: one warp per row (rows grid-strided over the warps). A row that fits in\n"
+    "    // HK_ROW_VEC float4 per lane is read once into registers: its max, its sum of exp and\n"
+    "    // the output all come from there. A longer or unaligned row takes three passes (max,\n"
+    "    // sum of exp, write); their re-reads of the row just read hit L2. Each pass has\n"
+    "    // independent iterations, so loads and exps overlap (an online max/sum would chain\n"
+    "    // every exp behind the previous one).\n"
     PT_THREADS
     PT_WARP
+    "    constexpr int HK_ROW_VEC = 8;\n"
     "    const float hk_ninf = -__int_as_float(0x7f800000);\n"
     "    const long long hk_cols = ($COLS);\n"
     "    for (long long hk_row = (long long)blockIdx.x * hk_nwarps + hk_warp; hk_row < ($ROWS);\n"
@@ -1630,57 +1770,79 @@ static const char tpl_softmax[] =
     "        const bool hk_vec = (hk_cols & 3) == 0 &&\n"
     "            ((reinterpret_cast<unsigned long long>(hk_x) | reinterpret_cast<unsigned long long>(hk_y)) & 15) == 0;\n"
     "        float hk_m = hk_ninf, hk_s = 0.0f;\n"
+    "        if (hk_vec && hk_cols / 4 <= (long long)hk_width * HK_ROW_VEC) {\n"
+    "            float4 hk_r[HK_ROW_VEC];\n"
+    "            #pragma unroll\n"
+    "            for (int hk_k = 0; hk_k < HK_ROW_VEC; hk_k++) {\n"
+    "                const long long hk_c = hk_lane + (long long)hk_k * hk_width;\n"
+    "                if (hk_c < hk_cols / 4) {\n"
+    "                    hk_r[hk_k] = reinterpret_cast<const float4 *>(hk_x)[hk_c];\n"
+    "                    hk_m = fmaxf(hk_m, fmaxf(fmaxf(hk_r[hk_k].x, hk_r[hk_k].y), fmaxf(hk_r[hk_k].z, hk_r[hk_k].w)));\n"
+    "                }\n"
+    "            }\n"
+    PT_WARP_MAX("            ")
+    "            #pragma unroll\n"
+    "            for (int hk_k = 0; hk_k < HK_ROW_VEC; hk_k++) {\n"
+    "                if (hk_lane + (long long)hk_k * hk_width < hk_cols / 4) {\n"
+    "                    hk_r[hk_k].x = $EXP(hk_r[hk_k].x - hk_m);\n"
+    "                    hk_r[hk_k].y = $EXP(hk_r[hk_k].y - hk_m);\n"
+    "                    hk_r[hk_k].z = $EXP(hk_r[hk_k].z - hk_m);\n"
+    "                    hk_r[hk_k].w = $EXP(hk_r[hk_k].w - hk_m);\n"
+    "                    hk_s += (hk_r[hk_k].x + hk_r[hk_k].y) + (hk_r[hk_k].z + hk_r[hk_k].w);\n"
+    "                }\n"
+    "            }\n"
+    PT_WARP_SUM("            ")
+    "            const float hk_inv = 1.0f / hk_s;\n"
+    "            #pragma unroll\n"
+    "            for (int hk_k = 0; hk_k < HK_ROW_VEC; hk_k++) {\n"
+    "                const long long hk_c = hk_lane + (long long)hk_k * hk_width;\n"
+    "                if (hk_c < hk_cols / 4) {\n"
+    "                    float4 hk_q = hk_r[hk_k];\n"
+    "                    hk_q.x *= hk_inv;\n"
+    "                    hk_q.y *= hk_inv;\n"
+    "                    hk_q.z *= hk_inv;\n"
+    "                    hk_q.w *= hk_inv;\n"
+    "                    reinterpret_cast<float4 *>(hk_y)[hk_c] = hk_q;\n"
+    "                }\n"
+    "            }\n"
+    "            continue;\n"
+    "        }\n"
     "        if (hk_vec) {\n"
     "            #pragma unroll 4\n"
     "            for (long long hk_c = hk_lane; hk_c < hk_cols / 4; hk_c += hk_width) {\n"
     "                const float4 hk_q = reinterpret_cast<const float4 *>(hk_x)[hk_c];\n"
-    "                const float hk_vs[4] = {hk_q.x, hk_q.y, hk_q.z, hk_q.w};\n"
-    "                for (int hk_j = 0; hk_j < 4; hk_j++) {\n"
-    "                    const float hk_v = hk_vs[hk_j];\n"
-    "                    if (hk_v > hk_m) {\n"
-    "                        hk_s = hk_s * $EXP(hk_m - hk_v) + 1.0f;\n"
-    "                        hk_m = hk_v;\n"
-    "                    } else {\n"
-    "                        hk_s += $EXP(hk_v - hk_m);\n"
-    "                    }\n"
-    "                }\n"
+    "                hk_m = fmaxf(hk_m, fmaxf(fmaxf(hk_q.x, hk_q.y), fmaxf(hk_q.z, hk_q.w)));\n"
     "            }\n"
     "        } else {\n"
-    "            for (long long hk_c = hk_lane; hk_c < hk_cols; hk_c += hk_width) {\n"
-    "                const float hk_v = hk_x[hk_c];\n"
-    "                if (hk_v > hk_m) {\n"
-    "                    hk_s = hk_s * $EXP(hk_m - hk_v) + 1.0f;\n"
-    "                    hk_m = hk_v;\n"
-    "                } else {\n"
-    "                    hk_s += $EXP(hk_v - hk_m);\n"
-    "                }\n"
-    "            }\n"
+    "            for (long long hk_c = hk_lane; hk_c < hk_cols; hk_c += hk_width)\n"
+    "                hk_m = fmaxf(hk_m, hk_x[hk_c]);\n"
     "        }\n"
-    "        for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
-    "            const float hk_om = __shfl_down_sync(hk_mask, hk_m, hk_off);\n"
-    "            const float hk_os = __shfl_down_sync(hk_mask, hk_s, hk_off);\n"
-    "            if (hk_lane + hk_off < hk_width) {\n"
-    "                const float hk_nm = fmaxf(hk_m, hk_om);\n"
-    "                if (hk_nm != hk_ninf)\n"
-    "                    hk_s = hk_s * $EXP(hk_m - hk_nm) + hk_os * $EXP(hk_om - hk_nm);\n"
-    "                hk_m = hk_nm;\n"
+    PT_WARP_MAX("        ")
+    "        if (hk_vec) {\n"
+    "            #pragma unroll 4\n"
+    "            for (long long hk_c = hk_lane; hk_c < hk_cols / 4; hk_c += hk_width) {\n"
+    "                const float4 hk_q = reinterpret_cast<const float4 *>(hk_x)[hk_c];\n"
+    "                hk_s += ($EXP(hk_q.x - hk_m) + $EXP(hk_q.y - hk_m)) + ($EXP(hk_q.z - hk_m) + $EXP(hk_q.w - hk_m));\n"
     "            }\n"
+    "        } else {\n"
+    "            for (long long hk_c = hk_lane; hk_c < hk_cols; hk_c += hk_width)\n"
+    "                hk_s += $EXP(hk_x[hk_c] - hk_m);\n"
     "        }\n"
-    "        hk_m = __shfl_sync(hk_mask, hk_m, 0, 32);\n"
-    "        hk_s = __shfl_sync(hk_mask, hk_s, 0, 32);\n"
+    PT_WARP_SUM("        ")
+    "        const float hk_inv = 1.0f / hk_s;\n"
     "        if (hk_vec) {\n"
     "            #pragma unroll 4\n"
     "            for (long long hk_c = hk_lane; hk_c < hk_cols / 4; hk_c += hk_width) {\n"
     "                float4 hk_q = reinterpret_cast<const float4 *>(hk_x)[hk_c];\n"
-    "                hk_q.x = $EXP(hk_q.x - hk_m) / hk_s;\n"
-    "                hk_q.y = $EXP(hk_q.y - hk_m) / hk_s;\n"
-    "                hk_q.z = $EXP(hk_q.z - hk_m) / hk_s;\n"
-    "                hk_q.w = $EXP(hk_q.w - hk_m) / hk_s;\n"
+    "                hk_q.x = $EXP(hk_q.x - hk_m) * hk_inv;\n"
+    "                hk_q.y = $EXP(hk_q.y - hk_m) * hk_inv;\n"
+    "                hk_q.z = $EXP(hk_q.z - hk_m) * hk_inv;\n"
+    "                hk_q.w = $EXP(hk_q.w - hk_m) * hk_inv;\n"
     "                reinterpret_cast<float4 *>(hk_y)[hk_c] = hk_q;\n"
     "            }\n"
     "        } else {\n"
     "            for (long long hk_c = hk_lane; hk_c < hk_cols; hk_c += hk_width)\n"
-    "                hk_y[hk_c] = $EXP(hk_x[hk_c] - hk_m) / hk_s;\n"
+    "                hk_y[hk_c] = $EXP(hk_x[hk_c] - hk_m) * hk_inv;\n"
     "        }\n"
     "    }\n"
     "}";
@@ -1766,8 +1928,9 @@ int rw_online_softmax(const char *text, size_t len, const an_model *m, size_t ke
                         "EXP", expf_name, NULL};
     if ((rc = render(&b, tpl_softmax, kv)))
         goto out;
-    char *desc = hk_asprintf("kernel %s: softmax rows of %s -> %s with one warp per row, online max/sum "
-                             "(%s) merged by __shfl_down_sync, float4 when cols %% 4 == 0",
+    char *desc = hk_asprintf("kernel %s: softmax rows of %s -> %s with one warp per row, the row kept in "
+                             "registers when it fits (else max, sum and write passes), %s, shuffle "
+                             "reductions, float4 when cols %% 4 == 0",
                              f->name, rw.in->name, rw.out->name, expf_name);
     rc = replace_body(text, len, m, f, b.data, desc, out);
     goto out;

@@ -242,10 +242,14 @@ static void test_transpose(void **state)
 
 static void test_reduce(void **state)
 {
+    /* float sums over P[i] loads get a float4 loop; the scalar loop starts where it stopped */
     const char *const want_sum[] = {"__shfl_down_sync", "hk_part[32]", "hk_acc += (float)(in[i]);",
-                                    "atomicAdd(out, hk_acc)", NULL};
+                                    "atomicAdd(out, hk_acc)",
+                                    "const float4 hk_q0 = reinterpret_cast<const float4 *>(in)[hk_v];",
+                                    "for (long long hk_i = hk_n4 * 4 + (long long)blockIdx.x", NULL};
     expect(BENCH "/reduce_sum.cu", "reduce_sum", RWP_REDUCE, want_sum, NULL);
     const char *const want_sq[] = {"hk_acc += (float)(x[i] * x[i]);", "const long i = (long)hk_i;",
+                                   "(float)(hk_q0.w * hk_q0.w)",
                                    "hk_i += (long long)hk_blocks * blockDim.x", NULL};
     expect(DATA "/reduce_variants.cu", "sum_squares", RWP_REDUCE, want_sq, NULL);
     const char *const want_max[] = {"int hk_acc = (-2147483647 - 1);", "atomicMax(&out[0], hk_acc)",
@@ -298,10 +302,13 @@ static void test_histogram(void **state)
 
 static void test_softmax(void **state)
 {
+    /* the row in registers (HK_ROW_VEC float4 per lane) with the three-pass fallback */
     const char *const want_bench[] = {"__shfl_down_sync(hk_mask, hk_m, hk_off)", "float4",
-                                      "__shfl_sync(hk_mask, hk_m, 0, 32)",
-                                      "hk_row += (long long)gridDim.x * hk_nwarps", "expf(hk_v - hk_m)",
-                                      "hk_y[hk_c] = expf(hk_x[hk_c] - hk_m) / hk_s;", NULL};
+                                      "__shfl_sync(hk_mask, hk_m, 0, 32)", "__shfl_sync(hk_mask, hk_s, 0, 32)",
+                                      "hk_row += (long long)gridDim.x * hk_nwarps",
+                                      "constexpr int HK_ROW_VEC = 8;", "float4 hk_r[HK_ROW_VEC];",
+                                      "hk_r[hk_k].x = expf(hk_r[hk_k].x - hk_m);", "const float hk_inv = 1.0f / hk_s;",
+                                      "hk_y[hk_c] = expf(hk_x[hk_c] - hk_m) * hk_inv;", NULL};
     expect(BENCH "/softmax.cu", "softmax", RWP_SOFTMAX, want_bench, NULL);
     const char *const want_direct[] = {"const float *hk_x = logits + hk_row * hk_cols;", "__expf(", "(n_rows)",
                                        NULL};
