@@ -590,6 +590,200 @@ static char *index_type(const g2 *g, int i)
     return t;
 }
 
+/* ------------------------------------------------------------------ contiguous elements */
+
+#define G2_FLAT_ARRAYS 6
+#define G2_SUB 512
+
+/* A float array parameter read or written as p[SUB]. */
+static const an_param *float_array(const g2 *g, size_t k)
+{
+    if (g->ts->t[k].kind != T_IDENT || member_or_scope(g->ts, k) || !rwl_tok_is(g->ts, k + 1, "["))
+        return NULL;
+    for (size_t i = 0; i < g->f->n_params; i++) {
+        const an_param *p = &g->f->params[i];
+        if (p->name && rwl_tok_is(g->ts, k, p->name))
+            return p->pointer_depth == 1 && p->elem_type && strcmp(p->elem_type, "float") == 0 ? p : NULL;
+    }
+    return NULL;
+}
+
+/* Is c exactly the text a o1 b o2 d? */
+static bool is_joined(const char *c, const char *a, char o1, const char *b, char o2, const char *d)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    return strncmp(c, a, la) == 0 && c[la] == o1 && strncmp(c + la + 1, b, lb) == 0 && c[la + 1 + lb] == o2 &&
+           strcmp(c + la + lb + 2, d) == 0;
+}
+
+/* Is compact text c the flat index of element (s, f) in rows of nf: s*nf+f in one of its
+ * orders? */
+static bool flat_index(const char *c, const char *sn, const char *fn, const char *nf)
+{
+    char head[2 * G2_SUB];
+    if (is_joined(c, sn, '*', nf, '+', fn) || is_joined(c, nf, '*', sn, '+', fn))
+        return true;
+    /* f+s*nf, f+nf*s */
+    size_t lf = strlen(fn);
+    if (strncmp(c, fn, lf) != 0 || c[lf] != '+')
+        return false;
+    snprintf(head, sizeof head, "%s", c + lf + 1);
+    size_t ls = strlen(sn), ln = strlen(nf);
+    return (strncmp(head, sn, ls) == 0 && head[ls] == '*' && strcmp(head + ls + 1, nf) == 0) ||
+           (strncmp(head, nf, ln) == 0 && head[ln] == '*' && strcmp(head + ln + 1, sn) == 0);
+}
+
+/* The elementwise case of a contiguous 2-D range: the per-element code is one store
+ * `P[s * NF + f] = EXPR;` where every use of the two indices is a float array subscript of
+ * exactly that element (NF the fast bound). Then the (s, f) pairs are just the elements
+ * 0 .. NS * NF - 1 in memory order, and one flat loop runs over them four at a time
+ * (float4, when every array is 16-byte aligned), then one at a time for the rest. Writes
+ * the new block into b and sets *done; leaves b alone with *done false when the code is
+ * anything else (the general loop is then written). */
+static int flat_elements(const g2 *g, const char *text, size_t body_a, size_t body_b, int fi, int si,
+                         const char *bnd_s, const char *bnd_f, const char *ind, struct hk_buf *b, bool *done)
+{
+    const rw_toks *ts = g->ts;
+    *done = false;
+    if (body_b < body_a + 6 || !rwl_tok_is(ts, body_b - 1, ";") || rwl_stmt_end(ts, body_a, body_b) != body_b)
+        return HK_OK;
+    const an_param *dst = float_array(g, body_a);
+    size_t close = dst ? rwl_match_close(ts, body_a + 1) : ts->n;
+    if (!dst || close >= body_b || !rwl_tok_is(ts, close + 1, "="))
+        return HK_OK;
+    char sub[G2_SUB], nf[G2_SUB], sn[128], fn[128];
+    rwl_compact_index(ts, body_a + 2, close, sub, sizeof sub);
+    rwl_compact_index(ts, g->ba[fi], g->bb[fi], nf, sizeof nf);
+    snprintf(sn, sizeof sn, "%.*s", (int)tok_len(ts, g->name_tok[si]), text + ts->t[g->name_tok[si]].start);
+    snprintf(fn, sizeof fn, "%.*s", (int)tok_len(ts, g->name_tok[fi]), text + ts->t[g->name_tok[fi]].start);
+    if (!flat_index(sub, sn, fn, nf))
+        return HK_OK;
+    /* every array access of the element, and no other use of the indices or of arrays */
+    const an_param *arr[G2_FLAT_ARRAYS];
+    size_t n_arr = 0, acc[2 * G2_FLAT_ARRAYS][3], n_acc = 0;   /* array slot, '[' and ']' */
+    for (size_t k = body_a; k < body_b - 1; k++) {
+        if (ts->t[k].kind != T_IDENT || member_or_scope(ts, k))
+            continue;
+        if (tok_len(ts, k) > 3 && memcmp(text + ts->t[k].start, "hk_", 3) == 0)
+            return HK_OK;   /* a name the new code could shadow */
+        if (index_at(g, k) >= 0 || alias_at(g, k))
+            return HK_OK;   /* an index outside an element subscript */
+        const an_param *p = float_array(g, k);
+        if (!p) {
+            for (size_t i = 0; i < g->f->n_params; i++)
+                if (g->f->params[i].name && g->f->params[i].pointer_depth > 0 &&
+                    rwl_tok_is(ts, k, g->f->params[i].name))
+                    return HK_OK;   /* a pointer used another way */
+            continue;
+        }
+        size_t cl = rwl_match_close(ts, k + 1);
+        char c[G2_SUB];
+        if (cl >= body_b || n_acc == HK_ARRAY_LEN(acc))
+            return HK_OK;
+        rwl_compact_index(ts, k + 2, cl, c, sizeof c);
+        if (!flat_index(c, sn, fn, nf))
+            return HK_OK;   /* another element: a stencil, not elementwise */
+        size_t a = 0;
+        while (a < n_arr && arr[a] != p)
+            a++;
+        if (a == n_arr) {
+            if (n_arr == G2_FLAT_ARRAYS)
+                return HK_OK;
+            arr[n_arr++] = p;
+        }
+        acc[n_acc][0] = a;
+        acc[n_acc][1] = k;
+        acc[n_acc][2] = cl;
+        n_acc++;
+        k = cl;
+    }
+    /* the four lanes of the stored value, and the one-element statement */
+    static const char lane[4] = {'x', 'y', 'z', 'w'};
+    struct hk_buf v[4], one, loads, align;
+    for (int c = 0; c < 4; c++)
+        hk_buf_init(&v[c], RW_TEXT_MAX);
+    hk_buf_init(&one, RW_TEXT_MAX);
+    hk_buf_init(&loads, RW_TEXT_MAX);
+    hk_buf_init(&align, RW_TEXT_MAX);
+    int rc = HK_OK;
+    uint32_t from = ts->t[close + 2].start, q1 = ts->t[body_a].start;
+    for (size_t i = 0; i < n_acc && !rc; i++) {
+        size_t k = acc[i][1], cl = acc[i][2];
+        rc = hk_buf_append(&one, text + q1, ts->t[k + 2].start - q1);
+        if (!rc)
+            rc = hk_buf_appends(&one, "hk_e");
+        q1 = ts->t[cl].start;
+        if (k == body_a)
+            continue;   /* the store */
+        for (int c = 0; c < 4 && !rc; c++) {
+            rc = hk_buf_append(&v[c], text + from, ts->t[k].start - from);
+            if (!rc)
+                rc = hk_buf_printf(&v[c], "hk_q%zu.%c", acc[i][0], lane[c]);
+        }
+        from = ts->t[cl].end;
+    }
+    uint32_t stop = ts->t[body_b - 1].start;
+    for (int c = 0; c < 4 && !rc; c++)
+        rc = hk_buf_append(&v[c], text + from, stop - from);
+    if (!rc)
+        rc = hk_buf_append(&one, text + q1, ts->t[body_b - 1].end - q1);
+    for (size_t a = 0; a < n_arr && !rc; a++) {
+        rc = hk_buf_printf(&align, "%sreinterpret_cast<unsigned long long>(%s)", a ? " | " : "", arr[a]->name);
+        if (!rc && arr[a] != dst)
+            rc = hk_buf_printf(&loads, "%s            const float4 hk_q%zu = reinterpret_cast<const float4 *>(%s)[hk_v];\n",
+                               ind, a, arr[a]->name);
+    }
+    /* the destination is also read (in place): load it too */
+    for (size_t i = 0; i < n_acc && !rc; i++)
+        if (acc[i][1] != body_a && arr[acc[i][0]] == dst) {
+            rc = hk_buf_printf(&loads, "%s            const float4 hk_q%zu = reinterpret_cast<const float4 *>(%s)[hk_v];\n",
+                               ind, acc[i][0], dst->name);
+            break;
+        }
+    if (rc)
+        goto out;
+    rc = hk_buf_printf(b,
+        "// hk grid_stride_2d: the (%s, %s) elements are contiguous (every access is element\n"
+        "%s// %s), so one flat grid-stride loop runs over all of them in memory order, four at\n"
+        "%s// a time (float4) when every array is 16-byte aligned, then one at a time; any grid\n"
+        "%s{\n"
+        "%s    const long long hk_ns = %s, hk_nf = %s;\n"
+        "%s    const long long hk_tid =\n"
+        "%s        (((long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) *\n"
+        "%s            ((long long)blockDim.x * blockDim.y * blockDim.z) +\n"
+        "%s        ((long long)threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;\n"
+        "%s    const long long hk_nthreads =\n"
+        "%s        (long long)gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z;\n"
+        "%s    if (hk_ns > 0 && hk_nf > 0) {\n"
+        "%s        const long long hk_n = hk_ns * hk_nf;\n"
+        "%s        const long long hk_n4 = ((%s) & 15) == 0 ? hk_n / 4 : 0;\n"
+        "%s        for (long long hk_v = hk_tid; hk_v < hk_n4; hk_v += hk_nthreads) {\n"
+        "%s"
+        "%s            float4 hk_w;\n"
+        "%s            hk_w.x = %s;\n"
+        "%s            hk_w.y = %s;\n"
+        "%s            hk_w.z = %s;\n"
+        "%s            hk_w.w = %s;\n"
+        "%s            reinterpret_cast<float4 *>(%s)[hk_v] = hk_w;\n"
+        "%s        }\n"
+        "%s        for (long long hk_e = hk_n4 * 4 + hk_tid; hk_e < hk_n; hk_e += hk_nthreads)\n"
+        "%s            %s\n"
+        "%s    }\n"
+        "%s}",
+        sn, fn, ind, sub, ind, ind, ind, bnd_s, bnd_f, ind, ind, ind, ind, ind, ind, ind, ind, ind,
+        align.data, ind, loads.data ? loads.data : "", ind, ind, v[0].data, ind, v[1].data, ind, v[2].data, ind,
+        v[3].data, ind, dst->name, ind, ind, ind, one.data, ind, ind);
+    if (!rc)
+        *done = true;
+out:
+    for (int c = 0; c < 4; c++)
+        hk_buf_free(&v[c]);
+    hk_buf_free(&one);
+    hk_buf_free(&loads);
+    hk_buf_free(&align);
+    return rc == HK_ETOOBIG ? HK_OK : rc;
+}
+
 int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -712,6 +906,10 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
                     per_elem[d] = true;
         }
     }
+
+    size_t n_per_elem = 0;
+    for (size_t d = 0; d < n_mid; d++)
+        n_per_elem += per_elem[d];
 
     /* ---- the bounds check */
     size_t body_a, body_b, cclose;
@@ -976,6 +1174,12 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
                                text + ts.t[mid[d][0]].start, ind);
     if (rc)
         goto out;
+    bool flat = false;
+    if (n_per_elem == 0 &&
+        (rc = flat_elements(&g, text, body_a, body_b, fi, si, bnd[si], bnd[fi], ind, &b, &flat)))
+        goto out;
+    if (flat)
+        goto edit;
     rc = hk_buf_printf(&b,
         "// hk grid_stride_2d: one grid-stride loop over the (%s, %s) elements, %s fastest (it is\n"
         "%s// contiguous in memory), for any grid and block shape\n"
@@ -1017,12 +1221,15 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
         rc = hk_buf_printf(&b, "\n%s        }\n%s    }\n%s}", ind, ind, ind);
     if (rc)
         goto out;
+edit:
     if ((rc = rwl_edits_add_owned(&es, ts.t[region].start, repl_end, hk_buf_steal(&b))))
         goto out;
     char *bs = rwl_tok_text(&ts, g.ba[si], g.bb[si]), *bf = rwl_tok_text(&ts, g.ba[fi], g.bb[fi]);
     char *desc = bs && bf ? hk_asprintf("kernel %s: one grid-stride loop over %s x %s elements with %s "
-                                        "(contiguous; was from the %c axis) fastest, %s slowest (%s form)",
-                                        f->name, bs, bf, fname, g.axis[fi], sname, form) : NULL;
+                                        "(contiguous; was from the %c axis) fastest, %s slowest (%s form)%s",
+                                        f->name, bs, bf, fname, g.axis[fi], sname, form,
+                                        flat ? "; elementwise on contiguous rows: one flat loop, float4 "
+                                               "when aligned" : "") : NULL;
     hk_free(bs);
     hk_free(bf);
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);

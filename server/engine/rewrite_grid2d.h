@@ -22,6 +22,11 @@
  * thread, none per element). Plain declarations between the indices and the check that do
  * not involve the indices are hoisted above the loop; those that do move into it. Declarations
  * `T x = <expression of the indices>` (also pointers `A + r * W`) count where x is used.
+ * Elementwise on contiguous rows -- the body is one store `P[s * W + f] = EXPR;`, W the fast
+ * bound, and every other use of the indices is a float array subscript of that same element
+ * (in any of its spellings) -- the loop is instead flat over the R * W elements in memory
+ * order, four at a time through float4 loads and stores when every array is 16-byte
+ * aligned, then one at a time (the rest, or all of them when unaligned).
  * text/len: the source model m (borrowed) was built from; kernel: an index into m->funcs
  * that must be an AN_KERNEL. Returns HK_OK with out->applicable true (out owns the new text:
  * rw_result_free) or false with the reason in out->description: another shape, a 1-D or 3-D

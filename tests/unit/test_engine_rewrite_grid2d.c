@@ -93,8 +93,8 @@ static void unload(fixture *fx)
 
 static void expect_text(const rw_result *r, const char *needle)
 {
-    if (!r->text || !strstr(r->text, needle))
-        print_message("expected `%s` in:\n%s\n", needle, r->text ? r->text : "(no text)");
+    if (!r->text || !strstr(r->text, needle))   /* fprintf: print_message truncates long texts */
+        fprintf(stderr, "expected `%s` in:\n%s\n", needle, r->text ? r->text : "(no text)");
     assert_non_null(r->text);
     assert_non_null(strstr(r->text, needle));
 }
@@ -207,7 +207,8 @@ static const char emu_head[] =
     "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <cstddef>\n#include <algorithm>\n"
     "struct dim3 { unsigned x, y, z; };\n"
     "static dim3 threadIdx, blockIdx, blockDim, gridDim;\n"
-    "#define __global__\n#define __restrict__\n#define __device__\n";
+    "#define __global__\n#define __restrict__\n#define __device__\n"
+    "struct float4 { float x, y, z, w; };\n";
 
 static const char emu_main[] =
     "template <class K> static void launch(dim3 g, dim3 b, K k) {\n"
@@ -288,14 +289,23 @@ static void test_matadd2d_bench(void **state)
     load_path(BENCH "/matadd2d.cu", "matadd2d", &fx);
     rw_result r;
     rewrite_ok(&fx, &r);
-    /* x gave r, but c is the contiguous index: c is the fast one now */
+    /* x gave r, but c is the contiguous index: c is the fast one now; every access is the
+     * element r * cols + c, so the elements are walked flat, four at a time */
     expect_text(&r, "const long long hk_ns = (long long)rows, hk_nf = (long long)cols;");
-    expect_text(&r, "const int r = (int)hk_s;");
-    expect_text(&r, "const int c = (int)hk_f;");
-    expect_text(&r, "hk_s += hk_ds, hk_f += hk_df");
-    expect_text(&r, "C[(size_t)r * cols + c] = alpha * A[(size_t)r * cols + c] + beta * B[(size_t)r * cols + c];");
+    expect_text(&r, "const long long hk_n = hk_ns * hk_nf;");
+    expect_text(&r, "const long long hk_n4 = ((reinterpret_cast<unsigned long long>(C) | "
+                    "reinterpret_cast<unsigned long long>(A) | reinterpret_cast<unsigned long long>(B)) & 15) == 0 "
+                    "? hk_n / 4 : 0;");
+    expect_text(&r, "const float4 hk_q1 = reinterpret_cast<const float4 *>(A)[hk_v];");
+    expect_text(&r, "const float4 hk_q2 = reinterpret_cast<const float4 *>(B)[hk_v];");
+    expect_text(&r, "hk_w.w = alpha * hk_q1.w + beta * hk_q2.w;");
+    expect_text(&r, "reinterpret_cast<float4 *>(C)[hk_v] = hk_w;");
+    expect_text(&r, "for (long long hk_e = hk_n4 * 4 + hk_tid; hk_e < hk_n; hk_e += hk_nthreads)");
+    expect_text(&r, "C[hk_e] = alpha * A[hk_e] + beta * B[hk_e];");
     expect_no_text(&r, "if (r < rows && c < cols)");
+    expect_no_text(&r, "hk_ds");
     assert_non_null(strstr(r.description, "c (contiguous; was from the y axis) fastest"));
+    assert_non_null(strstr(r.description, "float4 when aligned"));
     /* the launcher is untouched: the rewrite is correct under the old 2-D launch too */
     expect_text(&r, "dim3 block(16, 16);");
     nvcc_compiles(r.text, "matadd2d");
@@ -350,9 +360,10 @@ static void test_x_already_contiguous(void **state)
     rewrite_ok(&fx, &r);
     expect_text(&r, "const float k = 2.0f;\n    // hk grid_stride_2d");
     expect_text(&r, "hk_ns = (long long)rows, hk_nf = (long long)cols;");
-    expect_text(&r, "const unsigned r = (unsigned)hk_s;");
-    expect_text(&r, "const unsigned c = (unsigned)hk_f;");
-    expect_text(&r, "                // one element\n                out[r * cols + c] = k * in[r * cols + c] + 1.0f;\n");
+    /* elementwise on contiguous rows: flat, the destination only written */
+    expect_text(&r, "hk_w.x = k * hk_q1.x + 1.0f;");
+    expect_text(&r, "out[hk_e] = k * in[hk_e] + 1.0f;");
+    expect_no_text(&r, "reinterpret_cast<const float4 *>(out)");
     assert_non_null(strstr(r.description, "c (contiguous; was from the x axis) fastest"));
     nvcc_compiles(r.text, "xfast");
     emulate(fx.text, r.text, "scale2d", "scale2d(in1, out, rows, cols)", "xfast");
@@ -379,8 +390,8 @@ static void test_column_major_return_form(void **state)
     rw_result r;
     rewrite_ok(&fx, &r);
     expect_text(&r, "hk_ns = (long long)cols, hk_nf = (long long)rows;");
-    expect_text(&r, "const int c = (int)hk_s;");
-    expect_text(&r, "const int r = (int)hk_f;");
+    expect_text(&r, "hk_w.z = hk_q1.z * 3.0f;");
+    expect_text(&r, "o[hk_e] = a[hk_e] * 3.0f;");
     expect_no_text(&r, "return;");
     assert_non_null(strstr(r.description, "if (... >= ...) return"));
     nvcc_compiles(r.text, "colmaj");
@@ -436,6 +447,51 @@ static const char k_auto[] =
     "        out[r * cols + c] = in[(r * cols + c) * 2] - in[(r * cols + c) * 2 + 1];\n"
     "    }\n"
     "}\n";
+
+/* in place: the destination is also read, so its float4 is loaded before the store */
+static const char k_inplace[] =
+    "__global__ void axpy2d(float *x, const float *y, int rows, int cols)\n"
+    "{\n"
+    "    int c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int r = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (r < rows && c < cols)\n"
+    "        x[cols * r + c] = 2.0f * x[r * cols + c] - y[c + r * cols];\n"
+    "}\n";
+
+/* the row index used as a value: not elementwise in memory order, the general loop */
+static const char k_rowvalue[] =
+    "__global__ void addrow(const float *in, float *out, int rows, int cols)\n"
+    "{\n"
+    "    int c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int r = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (r < rows && c < cols)\n"
+    "        out[r * cols + c] = in[r * cols + c] + (float)r;\n"
+    "}\n";
+
+static void test_flat_inplace_and_general(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(k_inplace, "axpy2d", &fx);
+    rw_result r;
+    rewrite_ok(&fx, &r);
+    expect_text(&r, "const float4 hk_q0 = reinterpret_cast<const float4 *>(x)[hk_v];");
+    expect_text(&r, "const float4 hk_q1 = reinterpret_cast<const float4 *>(y)[hk_v];");
+    expect_text(&r, "hk_w.y = 2.0f * hk_q0.y - hk_q1.y;");
+    expect_text(&r, "x[hk_e] = 2.0f * x[hk_e] - y[hk_e];");
+    nvcc_compiles(r.text, "inplace");
+    emulate(fx.text, r.text, "axpy2d", "axpy2d(out, in1, rows, cols)", "inplace");
+    rw_result_free(&r);
+    unload(&fx);
+
+    load_text(k_rowvalue, "addrow", &fx);
+    rewrite_ok(&fx, &r);
+    expect_text(&r, "hk_s += hk_ds, hk_f += hk_df");
+    expect_no_text(&r, "float4");
+    emulate(fx.text, r.text, "addrow", "addrow(in1, out, rows, cols)", "rowvalue");
+    rw_result_free(&r);
+    unload(&fx);
+}
 
 static void test_auto_interleaved(void **state)
 {
@@ -642,6 +698,7 @@ int main(void)
         cmocka_unit_test(test_aliases_guards),
         cmocka_unit_test(test_auto_interleaved),
         cmocka_unit_test(test_stencil_return_becomes_continue),
+        cmocka_unit_test(test_flat_inplace_and_general),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_alloc_failures),
