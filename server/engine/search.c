@@ -967,6 +967,9 @@ void search_free(search *s)
     hk_free(s);
 }
 
+/* Structural choices of these ranks go before the round-robin over all axes. */
+#define SEARCH_STRUCT_EARLY_RANKS 2u
+
 static int queue_push(search *s, const int *cfg)
 {
     int **q = hk_realloc(s->queue, (s->n_queue + 1) * sizeof *q);
@@ -986,21 +989,24 @@ static int queue_push(search *s, const int *cfg)
 static int queue_singles(search *s)
 {
     int cfg[SEARCH_MAX_AXES];
-    /* every skill's first choice of a structural rewrite comes first: the skills of the
-     * kernel's bottleneck class are first in the list */
-    for (size_t a = 0; a < s->n_axes; a++) {
-        if (s->axes[a].kind != AX_STRUCT)
-            continue;
-        for (size_t v = 1; v < s->axes[a].n_values; v++) {
-            if (s->axes[a].structs[v].rank)
+    /* every skill's first choice of a structural rewrite comes first (the skills of the
+     * kernel's bottleneck class are first in the list), then every skill's second choice:
+     * a rewrite's own parameters (block size, blocks per SM) moved the H200 suite more than
+     * block sizes or qualifiers on the naive kernel, and a small budget ended before them */
+    for (unsigned rank = 0; rank < SEARCH_STRUCT_EARLY_RANKS; rank++)
+        for (size_t a = 0; a < s->n_axes; a++) {
+            if (s->axes[a].kind != AX_STRUCT)
                 continue;
-            memset(cfg, 0, sizeof cfg);
-            cfg[a] = (int)v;
-            int rc = queue_push(s, cfg);
-            if (rc)
-                return rc;
+            for (size_t v = 1; v < s->axes[a].n_values; v++) {
+                if (s->axes[a].structs[v].rank != rank)
+                    continue;
+                memset(cfg, 0, sizeof cfg);
+                cfg[a] = (int)v;
+                int rc = queue_push(s, cfg);
+                if (rc)
+                    return rc;
+            }
         }
-    }
     size_t max_values = 0;
     for (size_t a = 0; a < s->n_axes; a++)
         if (s->axes[a].n_values > max_values)

@@ -519,9 +519,15 @@ static void test_structural_axis(void **state)
     assert_non_null(strstr(c->text, "__ldg("));
     assert_int_equal(c->block[0], 512);
     assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.9), HK_OK);
-    /* the rest of the search still works; width 2 and combinations with the
-     * vectorized body come later */
-    bool width2 = false, combined = false;
+    /* then the skills' second choices, before any change to the naive kernel */
+    assert_int_equal(search_next(s, &c), HK_OK);
+    assert_non_null(c->structural);
+    assert_non_null(strstr(c->structural, "vectorize width=2"));
+    assert_false(c->restrict_ptrs || c->fast_math || c->launch_bounds);
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.6), HK_OK);
+    /* the rest of the search still works; combinations with the vectorized body come
+     * later */
+    bool width2 = true, combined = false;
     for (int i = 0; i < 60; i++) {
         int rc = search_next(s, &c);
         if (rc == HK_ENOENT || rc == HK_ETIMEDOUT)
