@@ -817,7 +817,8 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
             why = "already a flattened grid-stride loop (the body has the rewrite's hk_tid)";
             goto na;
         }
-    static const char *const own_names[] = {"hk_ns", "hk_nf", "hk_ds", "hk_df", "hk_s", "hk_f"};
+    static const char *const own_names[] = {"hk_ns", "hk_nf", "hk_units", "hk_u", "hk_s0", "hk_s1",
+                                            "hk_s", "hk_f", "HK_STRIP"};
     for (size_t k = 0; k < end; k++)
         for (size_t w = 0; w < HK_ARRAY_LEN(own_names); w++)
             if (rwl_tok_is_ident(&ts, k, own_names[w])) {
@@ -1181,9 +1182,12 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
     if (flat)
         goto edit;
     rc = hk_buf_printf(&b,
-        "// hk grid_stride_2d: one grid-stride loop over the (%s, %s) elements, %s fastest (it is\n"
-        "%s// contiguous in memory), for any grid and block shape\n"
+        "// hk grid_stride_2d: the (%s, %s) elements in strips of HK_STRIP %s values; threads side\n"
+        "%s// by side take neighbouring %s (contiguous in memory) and each walks its strip in\n"
+        "%s// order, so rows read a step before (a stencil's neighbours) are still in L1; any grid\n"
+        "%s// and block shape\n"
         "%s{\n"
+        "%s    constexpr long long HK_STRIP = 16;\n"
         "%s    const long long hk_ns = %s, hk_nf = %s;\n"
         "%s    const long long hk_tid =\n"
         "%s        (((long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) *\n"
@@ -1192,23 +1196,20 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
         "%s    const long long hk_nthreads =\n"
         "%s        (long long)gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z;\n"
         "%s    if (hk_ns > 0 && hk_nf > 0) {\n"
-        "%s        // (slow, fast) advances by a fixed step: one division per thread, none per element\n"
-        "%s        const long long hk_ds = hk_nthreads / hk_nf, hk_df = hk_nthreads %% hk_nf;\n"
-        "%s        for (long long hk_s = hk_tid / hk_nf, hk_f = hk_tid %% hk_nf; hk_s < hk_ns;\n"
-        "%s             hk_s += hk_ds, hk_f += hk_df) {\n"
-        "%s            if (hk_f >= hk_nf) {   // carry into the slow index\n"
-        "%s                hk_f -= hk_nf;\n"
-        "%s                if (++hk_s >= hk_ns)\n"
-        "%s                    break;\n"
-        "%s            }\n"
-        "%s            const %s %s = (%s)hk_s;\n"
-        "%s            const %s %s = (%s)hk_f;\n",
-        sname, fname, fname, ind, ind, ind, bnd[si], bnd[fi], ind, ind, ind, ind, ind, ind, ind, ind,
+        "%s        // one division per strip, none per element\n"
+        "%s        const long long hk_units = (hk_ns + HK_STRIP - 1) / HK_STRIP * hk_nf;\n"
+        "%s        for (long long hk_u = hk_tid; hk_u < hk_units; hk_u += hk_nthreads) {\n"
+        "%s            const long long hk_f = hk_u %% hk_nf, hk_s0 = hk_u / hk_nf * HK_STRIP;\n"
+        "%s            const long long hk_s1 = hk_s0 + HK_STRIP < hk_ns ? hk_s0 + HK_STRIP : hk_ns;\n"
+        "%s            for (long long hk_s = hk_s0; hk_s < hk_s1; hk_s++) {\n"
+        "%s                const %s %s = (%s)hk_s;\n"
+        "%s                const %s %s = (%s)hk_f;\n",
+        sname, fname, sname, ind, fname, ind, ind, ind, ind, ind, bnd[si], bnd[fi], ind, ind, ind, ind, ind,
         ind, ind, ind, ind, ind, ind, ind, ind, ind, ty[si], sname, ty[si], ind, ty[fi], fname, ty[fi]);
     if (rc)
         goto out;
     char inner[80];
-    snprintf(inner, sizeof inner, "%s            ", ind);
+    snprintf(inner, sizeof inner, "%s                ", ind);
     for (size_t d = 0; d < n_mid && !rc; d++)
         if (per_elem[d])
             rc = hk_buf_printf(&b, "%s%.*s\n", inner, (int)(ts.t[mid[d][1] - 1].end - ts.t[mid[d][0]].start),
@@ -1218,7 +1219,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
     if (!rc)
         rc = append_body(&b, &ts, text, copy_from, copy_to, body_a, body_b, inner);
     if (!rc)
-        rc = hk_buf_printf(&b, "\n%s        }\n%s    }\n%s}", ind, ind, ind);
+        rc = hk_buf_printf(&b, "\n%s            }\n%s        }\n%s    }\n%s}", ind, ind, ind, ind);
     if (rc)
         goto out;
 edit:

@@ -18,8 +18,11 @@
  * (one or several `if (...) return;` guards) into one grid-stride loop over the R x C
  * elements, correct for any grid and block shape (x, y and z of both), whose fast index is
  * the one that appears unscaled in the body's subscripts (`A[r * W + c]`: c; `A[c * H + r]`:
- * r); the slow and fast indices advance by a fixed step per iteration (one division per
- * thread, none per element). Plain declarations between the indices and the check that do
+ * r). The loop runs over work units of one fast position and a strip of HK_STRIP (16,
+ * a constexpr tunable) slow positions: threads side by side take neighbouring fast positions
+ * (coalesced) and each walks its strip in order, so the rows a stencil reads next to the
+ * current one were read a step before and are still in L1 (one division per strip, none
+ * per element). Plain declarations between the indices and the check that do
  * not involve the indices are hoisted above the loop; those that do move into it. Declarations
  * `T x = <expression of the indices>` (also pointers `A + r * W`) count where x is used.
  * Elementwise on contiguous rows -- the body is one store `P[s * W + f] = EXPR;`, W the fast
