@@ -592,6 +592,22 @@ static char *index_type(const g2 *g, int i)
 
 /* ------------------------------------------------------------------ contiguous elements */
 
+/* The flat thread index hk_tid and the thread count hk_nthreads over x, y and z of the grid
+ * and the block, indented by ind + 4. */
+static int thread_index_lines(struct hk_buf *b, const char *ind)
+{
+    return hk_buf_printf(b,
+        "%s    const long long hk_tid =\n"
+        "%s        (((long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) *\n"
+        "%s            ((long long)blockDim.x * blockDim.y * blockDim.z) +\n"
+        "%s        ((long long)threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;\n"
+        "%s    const long long hk_nthreads =\n"
+        "%s        (long long)gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z;\n",
+        ind, ind, ind, ind, ind, ind);
+}
+
+
+
 #define G2_FLAT_ARRAYS 6
 #define G2_SUB 512
 
@@ -747,13 +763,12 @@ static int flat_elements(const g2 *g, const char *text, size_t body_a, size_t bo
         "%s// %s), so one flat grid-stride loop runs over all of them in memory order, four at\n"
         "%s// a time (float4) when every array is 16-byte aligned, then one at a time; any grid\n"
         "%s{\n"
-        "%s    const long long hk_ns = %s, hk_nf = %s;\n"
-        "%s    const long long hk_tid =\n"
-        "%s        (((long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) *\n"
-        "%s            ((long long)blockDim.x * blockDim.y * blockDim.z) +\n"
-        "%s        ((long long)threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;\n"
-        "%s    const long long hk_nthreads =\n"
-        "%s        (long long)gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z;\n"
+        "%s    const long long hk_ns = %s, hk_nf = %s;\n",
+        sn, fn, ind, sub, ind, ind, ind, bnd_s, bnd_f);
+    if (!rc)
+        rc = thread_index_lines(b, ind);
+    if (!rc)
+        rc = hk_buf_printf(b,
         "%s    if (hk_ns > 0 && hk_nf > 0) {\n"
         "%s        const long long hk_n = hk_ns * hk_nf;\n"
         "%s        const long long hk_n4 = ((%s) & 15) == 0 ? hk_n / 4 : 0;\n"
@@ -770,9 +785,8 @@ static int flat_elements(const g2 *g, const char *text, size_t body_a, size_t bo
         "%s            %s\n"
         "%s    }\n"
         "%s}",
-        sn, fn, ind, sub, ind, ind, ind, bnd_s, bnd_f, ind, ind, ind, ind, ind, ind, ind, ind, ind,
-        align.data, ind, loads.data ? loads.data : "", ind, ind, v[0].data, ind, v[1].data, ind, v[2].data, ind,
-        v[3].data, ind, dst->name, ind, ind, ind, one.data, ind, ind);
+        ind, ind, ind, align.data, ind, loads.data ? loads.data : "", ind, ind, v[0].data, ind, v[1].data,
+        ind, v[2].data, ind, v[3].data, ind, dst->name, ind, ind, ind, one.data, ind, ind);
     if (!rc)
         *done = true;
 out:
@@ -1188,13 +1202,12 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
         "%s// and block shape\n"
         "%s{\n"
         "%s    constexpr long long HK_STRIP = 16;\n"
-        "%s    const long long hk_ns = %s, hk_nf = %s;\n"
-        "%s    const long long hk_tid =\n"
-        "%s        (((long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) *\n"
-        "%s            ((long long)blockDim.x * blockDim.y * blockDim.z) +\n"
-        "%s        ((long long)threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;\n"
-        "%s    const long long hk_nthreads =\n"
-        "%s        (long long)gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z;\n"
+        "%s    const long long hk_ns = %s, hk_nf = %s;\n",
+        sname, fname, sname, ind, fname, ind, ind, ind, ind, ind, bnd[si], bnd[fi]);
+    if (!rc)
+        rc = thread_index_lines(&b, ind);
+    if (!rc)
+        rc = hk_buf_printf(&b,
         "%s    if (hk_ns > 0 && hk_nf > 0) {\n"
         "%s        // one division per strip, none per element\n"
         "%s        const long long hk_units = (hk_ns + HK_STRIP - 1) / HK_STRIP * hk_nf;\n"
@@ -1204,8 +1217,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
         "%s            for (long long hk_s = hk_s0; hk_s < hk_s1; hk_s++) {\n"
         "%s                const %s %s = (%s)hk_s;\n"
         "%s                const %s %s = (%s)hk_f;\n",
-        sname, fname, sname, ind, fname, ind, ind, ind, ind, ind, bnd[si], bnd[fi], ind, ind, ind, ind, ind,
-        ind, ind, ind, ind, ind, ind, ind, ind, ind, ty[si], sname, ty[si], ind, ty[fi], fname, ty[fi]);
+        ind, ind, ind, ind, ind, ind, ind, ind, ty[si], sname, ty[si], ind, ty[fi], fname, ty[fi]);
     if (rc)
         goto out;
     char inner[80];

@@ -984,11 +984,19 @@ static int queue_push(search *s, const int *cfg)
     return HK_OK;
 }
 
+/* Queues the configuration that changes axis a to value v and nothing else. */
+static int queue_single(search *s, size_t a, size_t v)
+{
+    int cfg[SEARCH_MAX_AXES];
+    memset(cfg, 0, sizeof cfg);
+    cfg[a] = (int)v;
+    return queue_push(s, cfg);
+}
+
 /* Phase 1: one axis changed at a time, round-robin over the axes so that a small budget
  * still tries every axis's nearest value. */
 static int queue_singles(search *s)
 {
-    int cfg[SEARCH_MAX_AXES];
     /* every skill's first choice of a structural rewrite comes first (the skills of the
      * kernel's bottleneck class are first in the list), then every skill's second choice:
      * a rewrite's own parameters (block size, blocks per SM) moved the H200 suite more than
@@ -998,11 +1006,7 @@ static int queue_singles(search *s)
             if (s->axes[a].kind != AX_STRUCT)
                 continue;
             for (size_t v = 1; v < s->axes[a].n_values; v++) {
-                if (s->axes[a].structs[v].rank != rank)
-                    continue;
-                memset(cfg, 0, sizeof cfg);
-                cfg[a] = (int)v;
-                int rc = queue_push(s, cfg);
+                int rc = s->axes[a].structs[v].rank == rank ? queue_single(s, a, v) : HK_OK;
                 if (rc)
                     return rc;
             }
@@ -1013,11 +1017,7 @@ static int queue_singles(search *s)
             max_values = s->axes[a].n_values;
     for (size_t v = 1; v < max_values; v++)
         for (size_t a = 0; a < s->n_axes; a++) {
-            if (v >= s->axes[a].n_values)
-                continue;
-            memset(cfg, 0, sizeof cfg);
-            cfg[a] = (int)v;
-            int rc = queue_push(s, cfg);
+            int rc = v < s->axes[a].n_values ? queue_single(s, a, v) : HK_OK;
             if (rc)
                 return rc;
         }
