@@ -191,7 +191,8 @@ static void test_bench_histogram(void **state)
         "hk_od += (hk_v >> 8) & 0x00ff00ffu;", "hk_cnt[hk_q * HK_T + hk_c] = 0u;", "(hk_j + hk_lane) % HK_L",
         /* the uint4 path: two loads, then the sixteen counts of each, bytes in memory order */
         "const unsigned char *const hk_src = data;", "reinterpret_cast<const uint4 *>(hk_src + hk_head)",
-        "hk_x0 = hk_vec[hk_j];", "hk_x1 = hk_vec[hk_j + HK_T];", "(int)((unsigned char)(hk_x0.x >> 0))",
+        "hk_x0 = hk_vec[hk_j];", "hk_x1 = hk_vec[hk_j + HK_T];", "hk_y0 = hk_vec[hk_jn];",
+        "hk_y1 = hk_vec[hk_jn + HK_T];", "hk_x0 = hk_y0;", "(int)((unsigned char)(hk_x0.x >> 0))",
         "(int)((unsigned char)(hk_x1.w >> 24))", "(int)((unsigned char)hk_src[hk_tail + hk_g])",
         "constexpr int HK_CHUNK = 7;", "atomicAdd(&bins[hk_b], (unsigned int)hk_tot[hk_b]);",
         "static_assert(HK_BQ * HK_T * 4 + HK_BINS * sizeof(unsigned int) <= 48 * 1024", NULL};
@@ -384,12 +385,62 @@ static void test_counter_model(void **state)
     free(data);
 }
 
+/* Builds tests/data/rewrite_hist/check_main.cu (a GPU check against a CPU count: sizes with
+ * odd tails, misaligned data, three distributions, the counter block and fallback blocks)
+ * around the rewrite of kname in path. nvcc missing: skipped. With HK_RWH_GPU_DIR set, the
+ * executable is written there as <kname>.chk for a run on a GPU machine. */
+static void build_check(const char *path, const char *kname, int kind)
+{
+    if (access(NVCC, X_OK) != 0) {
+        print_message("note: no nvcc at %s, GPU check of %s not built\n", NVCC, kname);
+        return;
+    }
+    fixture fx;
+    load_path(path, &fx);
+    size_t k = kernel(&fx, kname);
+    rw_result r;
+    assert_int_equal(rw_histogram_thread_counters(fx.text, fx.len, fx.m, k, 0, RWH_DEFAULT_THREADS, &r), HK_OK);
+    assert_true(r.applicable);
+    char src[700], exe[1200], cmd[4000], out[16384];
+    snprintf(src, sizeof src, "%s/%s_rw.cu", tmpdir, kname);
+    FILE *f = fopen(src, "w");
+    assert_non_null(f);
+    fputs(r.text, f);
+    fclose(f);
+    rw_result_free(&r);
+    unload(&fx);
+    const char *dir = getenv("HK_RWH_GPU_DIR");
+    if (dir && *dir)
+        snprintf(exe, sizeof exe, "%s/%s.chk", dir, kname);
+    else
+        snprintf(exe, sizeof exe, "%s/%s.chk", tmpdir, kname);
+    snprintf(cmd, sizeof cmd,
+             "%s -arch=sm_90 -O3 -std=c++17 -DHK_CHECK_KIND=%d '-DHK_KERNEL_FILE=\"%s\"' -o '%s' %s/check_main.cu 2>&1",
+             NVCC, kind, src, exe, DATA);
+    int st = run(cmd, out, sizeof out);
+    if (st != 0 || strstr(out, "warning"))
+        print_message("nvcc on the GPU check of %s:\n%s\n", kname, out);
+    assert_int_equal(st, 0);
+    if (dir && *dir)
+        print_message("GPU check written: %s\n", exe);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_gpu_checks_build(void **state)
+{
+    (void)state;
+    build_check(BENCH "/histogram.cu", "histogram", 1);
+    build_check(DATA "/hist_kernels.cu", "signed_bytes", 2);
+    build_check(DATA "/hist_kernels.cu", "mod_hist", 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bench_histogram), cmocka_unit_test(test_scalar_paths),
         cmocka_unit_test(test_signed_bytes),    cmocka_unit_test(test_not_applicable),
         cmocka_unit_test(test_alloc_failures),  cmocka_unit_test(test_counter_model),
+        cmocka_unit_test(test_gpu_checks_build),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
