@@ -1312,6 +1312,147 @@ static long infer_bins(const an_model *m, const an_function *f, const rw_toks *t
     return 0;
 }
 
+/* true for the 8-bit element types whose value rwp_hist.bytes promises (the bin is the
+ * element's value, signed or not, as the compiler converts it). */
+static bool byte_type(const char *t)
+{
+    static const char *const names[] = {"unsigned char", "uint8_t", "unsigned __int8", "char",
+                                        "signed char", "int8_t"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(names); i++)
+        if (strcmp(t, names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Copies s into out (size bytes); false when it does not fit. */
+static bool copy_fits(char *out, size_t size, const char *s)
+{
+    size_t l = strlen(s);
+    if (l >= size)
+        return false;
+    memcpy(out, s, l + 1);
+    return true;
+}
+
+int rwp_match_histogram(const char *text, size_t len, const an_model *m, size_t kernel, int bins,
+                        rwp_hist *out, char *why, size_t why_size)
+{
+    memset(out, 0, sizeof *out);
+    if (why && why_size)
+        why[0] = '\0';
+    const an_function *f;
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    if (!why || why_size == 0 || bins < 0 || bins > PT_HIST_SHARED_MAX)
+        return HK_EINVAL;
+    rw_toks ts = {0};
+    pt_shape s;
+    char *bin = NULL, *val = NULL;
+    const char *w = NULL;
+    if ((rc = lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+        if (rc == HK_ETOOBIG) {
+            rc = HK_OK;
+            w = "the body is far larger than a histogram";
+        }
+        goto out;
+    }
+    if ((w = read_shape(&ts, &s)))
+        goto out;
+    if (s.n_idx != 1 || s.idx[0].axis != 'x') {
+        w = "the kernel does not have one 1D index over x";
+        goto out;
+    }
+    if (s.pre_b > s.pre_a) {
+        w = "statements besides the index declaration come before the bounds check";
+        goto out;
+    }
+    size_t a = s.body_a, e = s.body_b;
+    if (rwl_tok_is(&ts, a, "{") && rwl_match_close(&ts, a) == e - 1) {
+        a++;
+        e--;
+    }
+    size_t a0, b0, a1, b1, ka, kb;
+    const an_param *h = NULL;
+    if (!rwl_tok_is(&ts, a, "atomicAdd") || !call2(&ts, a, e, &a0, &b0, &a1, &b1)) {
+        w = "the guarded statement is not one atomicAdd(&hist[bin], value)";
+        goto out;
+    }
+    if (!(h = atomic_target(f, &ts, a0, b0, &ka, &kb)) || kb <= ka) {
+        w = "the atomic's target is not `&hist[bin]` or `hist + bin` with hist a pointer parameter";
+        goto out;
+    }
+    if (!mentions(&ts, ka, kb, s.idx[0].name)) {
+        w = "the bin does not depend on the index: a reduction, not a histogram";
+        goto out;
+    }
+    for (size_t k = ka; k < kb; k++)
+        if (tok_ident(&ts, k) && !param_named(f, &ts, k) && !rwl_tok_is(&ts, k, s.idx[0].name) &&
+            !(k > 0 && rwl_tok_is(&ts, k - 1, ".")) && !(k + 1 < kb && rwl_tok_is(&ts, k + 1, "(")) &&
+            !pt_is_type_word(&ts, k)) {
+            bool tunable = false;
+            for (size_t i = 0; i < m->n_tunables && !tunable; i++)
+                tunable = rwl_tok_is(&ts, k, m->tunables[i].name);
+            if (!tunable) {
+                w = "the bin expression uses a local variable";
+                goto out;
+            }
+        }
+    if (has_side_effects(&ts, a1, b1) || mentions(&ts, a1, b1, h->name)) {
+        w = "the added value has side effects or reads the histogram";
+        goto out;
+    }
+    char t[PT_EXPR];
+    pointee_type(h, t, sizeof t);
+    const char *ty = scalar_type(t);
+    if (!ty) {
+        w = "the counter type is not unsigned int, int, unsigned long long, float or double";
+        goto out;
+    }
+    if (!(bin = rwl_tok_text(&ts, ka, kb)) || !(val = rwl_tok_text(&ts, a1, b1))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    const char *it = s.idx[0].type;
+    if (strncmp(it, "const ", 6) == 0)
+        it += 6;
+    if (!copy_fits(out->bin, sizeof out->bin, bin) || !copy_fits(out->value, sizeof out->value, val) ||
+        !copy_fits(out->index, sizeof out->index, s.idx[0].name) ||
+        !copy_fits(out->index_type, sizeof out->index_type, it) ||
+        !copy_fits(out->bound, sizeof out->bound, s.idx[0].bound)) {
+        w = "the bin, value or bound expression is too long";
+        goto out;
+    }
+    snprintf(out->type, sizeof out->type, "%s", ty);
+    out->hist = h;
+    long nb = bins ? bins : infer_bins(m, f, &ts, ka, kb);
+    out->guessed = nb == 0;
+    out->given = bins != 0;
+    out->bins = nb ? nb : 256;
+    /* the byte path: the bin is exactly P[index], P a pointer to an 8-bit type */
+    if (kb == ka + 4 && rwl_tok_is(&ts, ka + 1, "[") && rwl_tok_is(&ts, ka + 2, s.idx[0].name) &&
+        rwl_tok_is(&ts, ka + 3, "]")) {
+        const an_param *p = param_named(f, &ts, ka);
+        if (p && p->pointer_depth == 1) {
+            char bt[PT_EXPR];
+            pointee_type(p, bt, sizeof bt);
+            if (byte_type(bt)) {
+                out->bytes = p;
+                snprintf(out->byte_type, sizeof out->byte_type, "%s", bt);
+            }
+        }
+    }
+out:
+    if (w && rc == HK_OK) {
+        snprintf(why, why_size, "%s", w);
+        out->hist = out->bytes = NULL;
+    }
+    hk_free(bin);
+    hk_free(val);
+    rwl_toks_free(&ts);
+    return rc;
+}
+
 int rw_privatized_histogram(const char *text, size_t len, const an_model *m, size_t kernel,
                             int bins, rw_result *out)
 {
@@ -1323,91 +1464,48 @@ int rw_privatized_histogram(const char *text, size_t len, const an_model *m, siz
         return rc;
     if (bins < 0 || bins > PT_HIST_SHARED_MAX)
         return HK_EINVAL;
-    rw_toks ts = {0};
-    pt_shape s;
+    rwp_hist g;
+    char reason[256];
     struct hk_buf b;
-    char *head = NULL, *bin = NULL, *val = NULL;
+    char *head = NULL;
     hk_buf_init(&b, PT_TEXT_MAX);
     const char *why = NULL;
-    if ((rc = lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
-        if (rc == HK_ETOOBIG)
-            rc = not_applicable(out, name, f, "the body is far larger than a histogram");
+    if ((rc = rwp_match_histogram(text, len, m, kernel, bins, &g, reason, sizeof reason)))
         goto out;
-    }
-    if ((why = read_shape(&ts, &s)))
-        goto na;
-    if (s.n_idx != 1 || s.idx[0].axis != 'x') {
-        why = "the kernel does not have one 1D index over x";
+    if (reason[0]) {
+        why = reason;
         goto na;
     }
-    if (s.pre_b > s.pre_a) {
-        why = "statements besides the index declaration come before the bounds check";
-        goto na;
-    }
-    size_t a = s.body_a, e = s.body_b;
-    if (rwl_tok_is(&ts, a, "{") && rwl_match_close(&ts, a) == e - 1) {
-        a++;
-        e--;
-    }
-    size_t a0, b0, a1, b1, ka, kb;
-    const an_param *h = NULL;
-    if (!rwl_tok_is(&ts, a, "atomicAdd") || !call2(&ts, a, e, &a0, &b0, &a1, &b1)) {
-        why = "the guarded statement is not one atomicAdd(&hist[bin], value)";
-        goto na;
-    }
-    if (!(h = atomic_target(f, &ts, a0, b0, &ka, &kb)) || kb <= ka) {
-        why = "the atomic's target is not `&hist[bin]` or `hist + bin` with hist a pointer parameter";
-        goto na;
-    }
-    if (!mentions(&ts, ka, kb, s.idx[0].name)) {
-        why = "the bin does not depend on the index: a reduction, not a histogram";
-        goto na;
-    }
-    for (size_t k = ka; k < kb; k++)
-        if (tok_ident(&ts, k) && !param_named(f, &ts, k) && !rwl_tok_is(&ts, k, s.idx[0].name) &&
-            !(k > 0 && rwl_tok_is(&ts, k - 1, ".")) && !(k + 1 < kb && rwl_tok_is(&ts, k + 1, "(")) &&
-            !pt_is_type_word(&ts, k)) {
-            bool tunable = false;
-            for (size_t i = 0; i < m->n_tunables && !tunable; i++)
-                tunable = rwl_tok_is(&ts, k, m->tunables[i].name);
-            if (!tunable) {
-                why = "the bin expression uses a local variable";
-                goto na;
-            }
-        }
-    if (has_side_effects(&ts, a1, b1) || mentions(&ts, a1, b1, h->name)) {
-        why = "the added value has side effects or reads the histogram";
-        goto na;
-    }
-    char t[PT_EXPR];
-    pointee_type(h, t, sizeof t);
-    const char *ty = scalar_type(t);
-    if (!ty || strcmp(ty, "long long") == 0) {
+    if (strcmp(g.type, "long long") == 0) {
         why = "the counter type is not unsigned int, int, unsigned long long, float or double";
         goto na;
     }
-    long nb = bins ? bins : infer_bins(m, f, &ts, ka, kb);
-    bool guessed = nb == 0;
-    if (guessed)
-        nb = 256;
-    size_t esize = strcmp(ty, "double") == 0 || strcmp(ty, "unsigned long long") == 0 ? 8 : 4;
+    long nb = g.bins;
+    size_t esize = strcmp(g.type, "double") == 0 || strcmp(g.type, "unsigned long long") == 0 ? 8 : 4;
     if ((size_t)nb * esize > PT_HIST_SHARED_MAX) {
         why = "the bin count does not fit the shared-memory budget (32 KiB)";
         goto na;
     }
     char nbs[32];
     snprintf(nbs, sizeof nbs, "%ld", nb);
-    if (!(head = grid_stride_head(&s.idx[0], "hk_blocks", NULL)) || !(bin = rwl_tok_text(&ts, ka, kb)) ||
-        !(val = rwl_tok_text(&ts, a1, b1)))
+    pt_index ix;
+    memset(&ix, 0, sizeof ix);
+    if (!copy_fits(ix.name, sizeof ix.name, g.index) || !copy_fits(ix.type, sizeof ix.type, g.index_type) ||
+        !copy_fits(ix.bound, sizeof ix.bound, g.bound)) {
+        why = "the index or bound expression is too long";   /* cannot happen: they came from a pt_index */
+        goto na;
+    }
+    if (!(head = grid_stride_head(&ix, "hk_blocks", NULL)))
         goto nomem;
-    const char *kv[] = {"MAXBLOCKS", "1024", "BINS", nbs, "T", ty, "HEAD", head, "BIN", bin, "VAL", val, "H", h->name, NULL};
+    const char *kv[] = {"MAXBLOCKS", "1024", "BINS", nbs, "T", g.type, "HEAD", head, "BIN", g.bin, "VAL", g.value,
+                        "H", g.hist->name, NULL};
     if ((rc = render(&b, tpl_hist, kv)))
         goto out;
     char *desc = hk_asprintf("kernel %s: privatized histogram of %s, %ld shared %s counters per block "
                              "(HK_BINS, %s), one atomic per bin per block, grid-stride over %s",
-                             f->name, h->name, nb, ty,
-                             bins ? "given" : guessed ? "a guess: other bins go to global memory" : "inferred",
-                             s.idx[0].name);
+                             f->name, g.hist->name, nb, g.type,
+                             g.given ? "given" : g.guessed ? "a guess: other bins go to global memory" : "inferred",
+                             g.index);
     rc = replace_body(text, len, m, f, b.data, desc, out);
     goto out;
 nomem:
@@ -1417,10 +1515,7 @@ na:
     rc = not_applicable(out, name, f, why);
 out:
     hk_free(head);
-    hk_free(bin);
-    hk_free(val);
     hk_buf_free(&b);
-    rwl_toks_free(&ts);
     return rc;
 }
 

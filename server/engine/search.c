@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "engine/rewrite.h"
 #include "engine/rewrite_grid2d.h"
+#include "engine/rewrite_hist.h"
 #include "engine/rewrite_mem.h"
 #include "engine/rewrite_pattern.h"
 #include "engine/rewrite_rows.h"
@@ -371,6 +372,9 @@ static int apply_struct(const search_struct *st, bool hip, const char *text, siz
         return rw_warp_reduce(text, len, m, kernel, r);
     if (!strcmp(n, "privatized_histogram"))
         return rw_privatized_histogram(text, len, m, kernel, p[0], r);
+    if (!strcmp(n, "histogram_thread_counters"))   /* HK_T follows the block it is launched with */
+        return rw_histogram_thread_counters(text, len, m, kernel, p[0],
+                                            st->block_size ? (int)st->block_size : RWH_DEFAULT_THREADS, r);
     if (!strcmp(n, "online_softmax"))
         return rw_online_softmax(text, len, m, kernel, r);
     if (!strcmp(n, "online_layernorm"))
@@ -392,6 +396,7 @@ static char *struct_label(const search_struct *st)
     static const char *const pnames[][3] = {
         {"vectorize", "width", NULL}, {"unroll", "factor", NULL},
         {"tiled_transpose", "tile", NULL}, {"privatized_histogram", "bins", NULL},
+        {"histogram_thread_counters", "bins", NULL},
         {"tiled_gemm", "tile_m", "tile_n"}, {"blas_substitution", "math", NULL}};
     struct hk_buf b;
     hk_buf_init(&b, 256);

@@ -106,6 +106,7 @@ static bool replaces_algorithm(enum sk_rewrite r)
     case SK_RW_WARP_REDUCE:
     case SK_RW_BLOCK_REDUCE:
     case SK_RW_PRIVATIZED_HISTOGRAM:
+    case SK_RW_HISTOGRAM_THREAD_COUNTERS:
     case SK_RW_ONLINE_SOFTMAX:
     case SK_RW_ONLINE_LAYERNORM:
     case SK_RW_TILED_GEMM:

@@ -237,7 +237,8 @@ static void test_suite_kernels(void **state)
             static const char *const algorithms[] = {"tiled_transpose", "warp_reduce",
                                                      "block_reduce", "privatized_histogram",
                                                      "online_softmax", "online_layernorm",
-                                                     "tiled_gemm", "blas_substitution"};
+                                                     "tiled_gemm", "blas_substitution",
+                                                     "histogram_thread_counters"};
             bool first = false;
             for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; a++)
                 first |= !strcmp(p.v[0].rewrite, algorithms[a]);
