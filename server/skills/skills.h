@@ -41,7 +41,8 @@
     X(BLAS_SUBSTITUTION, "blas_substitution")  \
     X(TILED_GEMM, "tiled_gemm")                \
     X(WARP_ROWS, "warp_rows")                  \
-    X(GRID_STRIDE_2D, "grid_stride_2d")
+    X(GRID_STRIDE_2D, "grid_stride_2d")        \
+    X(INVARIANT_TABLE, "invariant_table")
 
 enum sk_rewrite {
 #define SK_X_ENUM(e, s) SK_RW_##e,
