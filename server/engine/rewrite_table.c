@@ -9,6 +9,7 @@
 #include "core/buf.h"
 #include "core/hk.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,8 @@ typedef struct {
 
 typedef struct {
     const rw_toks *ts;
+    const an_model *m;
+    size_t kernel;
     const an_function *f;
     rt_decl d[RT_MAX_DECLS];
     size_t n;
@@ -272,6 +275,48 @@ static const an_param *scalar_param(const an_function *f, const rw_toks *ts, siz
     return NULL;
 }
 
+/* Is v made of integer literals (each word starts with a digit: 64, 0x40, 64u) and
+ * operators only? */
+static bool literal_only(const char *v)
+{
+    for (const char *p = v; *p;) {
+        if (isalnum((unsigned char)*p) || *p == '_') {
+            if (!isdigit((unsigned char)*p))
+                return false;
+            while (isalnum((unsigned char)*p) || *p == '_')
+                p++;
+        } else if (strchr(" +-*/%()<>&|^~", *p)) {
+            p++;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Is the name at k a compile-time integer constant of the file: a template parameter of
+ * this kernel, a constexpr (file scope or this kernel's), or a #define whose value is
+ * literals and operators only (a macro naming another identifier could expand to
+ * anything)? */
+static bool constant_tunable(const rt_scan *s, size_t k)
+{
+    for (size_t i = 0; i < s->m->n_tunables; i++) {
+        const an_tunable *t = &s->m->tunables[i];
+        if (!t->name || !tok_equals_str(s->ts, k, t->name, strlen(t->name)))
+            continue;
+        if (t->kind == AN_TUNE_TEMPLATE)
+            return t->owner == (long)s->kernel;
+        if (t->owner != -1 && t->owner != (long)s->kernel)
+            continue;
+        if (t->kind == AN_TUNE_CONSTEXPR)
+            return true;
+        if (!t->value || !t->value[0])
+            return false;
+        return literal_only(t->value);
+    }
+    return false;
+}
+
 /* The uniform top-level local named by token k and declared before token `before`, or
  * NULL. */
 static rt_decl *uniform_local(rt_scan *s, size_t k, size_t before)
@@ -363,6 +408,8 @@ static const char *check_expr(rt_scan *s, size_t a, size_t b, size_t j_tok, bool
                 return set_why(x, ts, k, "the body writes this parameter (not uniform)");
             continue;
         }
+        if (constant_tunable(s, k) && decl_count(ts, 0, ts->n, k) == 0)
+            continue;
         return set_why(x, ts, k, "it is not uniform (not a scalar parameter, a literal, or a local "
                                  "computed only from them and never written)");
     }
@@ -383,17 +430,27 @@ static void find_uniform(rt_scan *s)
     }
 }
 
-/* The token after which the last depth-0 `%` of [a, b) sits, or b when none. */
-static size_t mod_at(const rw_toks *ts, size_t a, size_t b)
+/* The last depth-0 `%` of [a, b) (inside one pair of parentheses around the whole), or
+ * SIZE_MAX when none; *kend: one past the tokens of K (the text after it). A conditional operator at depth 0 makes the text after `%` no expression of
+ * its own: none then either. K need not be the exact operand of `%` for correctness (entry
+ * t of the table is EXPR at j = t, and j is range-checked when read), only for coverage. */
+static size_t mod_at(const rw_toks *ts, size_t a, size_t b, size_t *kend)
 {
+    if (b > a + 2 && rwl_tok_is(ts, a, "(") && rwl_match_close(ts, a) == b - 1) {
+        a++;
+        b--;
+    }
+    *kend = b;
     int depth = 0;
-    size_t at = b;
+    size_t at = SIZE_MAX;
     for (size_t k = a; k < b; k++) {
         if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
             depth++;
         else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
             depth--;
-        else if (depth == 0 && rwl_tok_is(ts, k, "%"))
+        else if (depth == 0 && (rwl_tok_is(ts, k, "?") || rwl_tok_is(ts, k, ":")))
+            return SIZE_MAX;
+        else if (depth == 0 && rwl_tok_is(ts, k, "%") && k > a && k + 1 < b)
             at = k;
     }
     return at;
@@ -448,6 +505,7 @@ static int type_text(const rw_toks *ts, const rt_decl *d, struct hk_buf *b)
 typedef struct {
     size_t jd, vd;   /* indices into s->d: the index and the value declarations */
     size_t mod;      /* the `%` token of j's initializer */
+    size_t kend;     /* one past K, the tokens after it */
 } rt_match;
 
 /* Finds j and v; NULL, or the reason (why_buf holds it). */
@@ -460,14 +518,15 @@ static const char *find_match(rt_scan *s, rt_match *mt, char *why_buf, size_t si
         rt_decl *jd = &s->d[i];
         if (!int_type(ts, jd))
             continue;
-        size_t mod = mod_at(ts, jd->ia, jd->ib);
-        if (mod >= jd->ib || mod == jd->ia)
+        size_t kend;
+        size_t mod = mod_at(ts, jd->ia, jd->ib, &kend);
+        if (mod == SIZE_MAX)
             continue;
         any_index = true;
         char jn[RT_NAME];
         tok_str(ts, jd->name, jn, sizeof jn);
         rt_expr x;
-        if (check_expr(s, mod + 1, jd->ib, ts->n, false, &x)) {
+        if (check_expr(s, mod + 1, kend, ts->n, false, &x)) {
             if (!why) {
                 snprintf(why_buf, size, "the range K of `%s = ... %% K` is not uniform: `%s`: %s", jn,
                          x.what, x.why);
@@ -515,6 +574,7 @@ static const char *find_match(rt_scan *s, rt_match *mt, char *why_buf, size_t si
             mt->jd = i;
             mt->vd = v;
             mt->mod = mod;
+            mt->kend = kend;
             return NULL;
         }
     }
@@ -530,7 +590,7 @@ static void mark_needed(rt_scan *s, const rt_match *mt)
 {
     rt_expr x;
     const rt_decl *jd = &s->d[mt->jd], *vd = &s->d[mt->vd];
-    check_expr(s, mt->mod + 1, jd->ib, s->ts->n, true, &x);
+    check_expr(s, mt->mod + 1, mt->kend, s->ts->n, true, &x);
     check_expr(s, vd->ia, vd->ib, jd->name, true, &x);
     for (size_t i = s->n; i-- > 0;)
         if (s->d[i].needed)
@@ -543,7 +603,7 @@ static int render_prologue(rt_scan *s, const rt_match *mt, int table, struct hk_
     const rt_decl *jd = &s->d[mt->jd], *vd = &s->d[mt->vd];
     char jn[RT_NAME];
     tok_str(ts, jd->name, jn, sizeof jn);
-    char *k_text = rwl_tok_text(ts, mt->mod + 1, jd->ib);
+    char *k_text = rwl_tok_text(ts, mt->mod + 1, mt->kend);
     char *expr = rwl_tok_text(ts, vd->ia, vd->ib);
     struct hk_buf ft, it;
     hk_buf_init(&ft, 256);
@@ -652,6 +712,8 @@ int rw_invariant_table(const char *text, size_t len, const an_model *m, size_t k
         goto na;
     }
     s->ts = &ts;
+    s->m = m;
+    s->kernel = kernel;
     s->f = f;
     collect_decls(s);
     find_uniform(s);
@@ -677,7 +739,7 @@ int rw_invariant_table(const char *text, size_t len, const an_model *m, size_t k
     char jn[RT_NAME], vn[RT_NAME];
     tok_str(&ts, jd->name, jn, sizeof jn);
     tok_str(&ts, vd->name, vn, sizeof vn);
-    char *k_text = rwl_tok_text(&ts, mt.mod + 1, jd->ib);
+    char *k_text = rwl_tok_text(&ts, mt.mod + 1, mt.kend);
     char *expr = rwl_tok_text(&ts, vd->ia, vd->ib);
     char *repl = k_text && expr ? hk_asprintf("(hk_tab_on && (long long)(%s) >= 0 && (long long)(%s) < hk_k) "
                                               "? hk_tab[%s] : (%s)",

@@ -5,7 +5,8 @@
  * unsigned index, nested uniform locals) apply; near misses are refused with their reason;
  * every suite kernel returns cleanly, also under allocation failures; the skills list the
  * rewrite for rope. With HK_RWP_DUMP_DIR set, only the rope rewrite runs and is written
- * there as rope_forward.invariant_table.cu (for `hkls verify-candidate` on a GPU). nvcc
+ * there as rope.invariant_table.cu (step 2 of tests/gpu/rewrite_pattern_check.sh judges it
+ * with `hkls verify-candidate` on a GPU). nvcc
  * missing: compile checks say so and are skipped. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
@@ -236,7 +237,7 @@ static void test_rope(void **state)
     if (!r.applicable)
         print_message("%s\n", r.description);
     check_reanalyses(&fx, k, &r);
-    dump("rope_forward", &r);
+    dump("rope", &r);   /* named after the spec file, as rewrite_pattern_check.sh wants */
     if (dump_only) {
         rw_result_free(&r);
         unload(&fx);
@@ -395,6 +396,29 @@ static void test_variants(void **state)
          "}\n",
          {"const unsigned q = dim / 4u;\n        const unsigned period = q * 2u;", "const unsigned j = (unsigned)hk_t;",
           "float a = (hk_tab_on", NULL}},
+        {"parenthesized",
+         "__global__ void k(float *y, int n, int period)\n"
+         "{\n"
+         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    if (i >= n) return;\n"
+         "    const int j = (i % period);\n"
+         "    float g = erff((float)j / period) * log1pf((float)j);\n"
+         "    y[i] = g;\n"
+         "}\n",
+         {"hk_k = (long long)(period);", "const int j = (int)hk_t;", "float g = (hk_tab_on", NULL}},
+        {"define_and_template",
+         "#define HALF (128 / 2)\n"
+         "template <int STEPS>\n"
+         "__global__ void k(float *y, int n, float base)\n"
+         "{\n"
+         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    if (i >= n) return;\n"
+         "    int j = i % HALF;\n"
+         "    float f = powf(base, (float)j / STEPS);\n"
+         "    y[i] = f;\n"
+         "}\n"
+         "template __global__ void k<8>(float *, int, float);\n",
+         {"hk_k = (long long)(HALF);", "hk_tab[hk_t] = powf(base, (float)j / STEPS);", NULL, NULL}},
         {"blockdim_range",
          "__global__ void k(float *y, int n)\n"
          "{\n"
@@ -454,6 +478,12 @@ static void test_not_applicable(void **state)
         {"no_mod", HEAD "    int j = i / 2;\n"
                         "    float f = powf(base, (float)j);\n    y[i] = x[i] * f;\n}\n",
          "no declaration `T j = A % K;`"},
+        {"conditional", HEAD "    int half = dim / 2;\n    int j = half > 0 ? i % half : 0;\n"
+                             "    float f = powf(base, (float)j);\n    y[i] = x[i] * f;\n}\n",
+         "no declaration `T j = A % K;`"},
+        {"macro_of_a_name", "#define PERIOD n\n" HEAD "    int j = i % PERIOD;\n"
+                                "    float f = powf(base, (float)j);\n    y[i] = x[i] * f;\n}\n",
+         "not uniform: `PERIOD`"},
         {"no_value", HEAD "    int half = dim / 2;\n    int j = i % half;\n    y[i] = x[i] * j;\n}\n",
          "no float/double declaration"},
         {"param_written", HEAD "    dim += 2;\n    int half = dim / 2;\n    int j = i % half;\n"
