@@ -14,6 +14,7 @@
 #include "engine/rewrite_mem.h"
 #include "engine/rewrite_pattern.h"
 #include "engine/rewrite_rows.h"
+#include "engine/rewrite_table.h"
 #include "engine/spec.h"
 
 #include <math.h>
@@ -388,6 +389,8 @@ static int apply_struct(const search_struct *st, bool hip, const char *text, siz
                              p[2] ? p[2] : 8, r);
     if (!strcmp(n, "blas_substitution"))   /* params[0]: math, 0 FP32, 1 TF32 */
         return rw_blas_substitution(text, len, m, kernel, p[0], hip, r);
+    if (!strcmp(n, "invariant_table"))     /* params[0]: table entries, 0 the default */
+        return rw_invariant_table(text, len, m, kernel, p[0], r);
     return HK_EINVAL;
 }
 
@@ -397,7 +400,8 @@ static char *struct_label(const search_struct *st)
         {"vectorize", "width", NULL}, {"unroll", "factor", NULL},
         {"tiled_transpose", "tile", NULL}, {"privatized_histogram", "bins", NULL},
         {"histogram_thread_counters", "bins", NULL},
-        {"tiled_gemm", "tile_m", "tile_n"}, {"blas_substitution", "math", NULL}};
+        {"tiled_gemm", "tile_m", "tile_n"}, {"blas_substitution", "math", NULL},
+        {"invariant_table", "table", NULL}};
     struct hk_buf b;
     hk_buf_init(&b, 256);
     int rc = hk_buf_printf(&b, "%s", st->rewrite);

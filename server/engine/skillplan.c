@@ -39,6 +39,8 @@ static bool set_param(search_struct *st, const char *name, long v)
     if (!strcmp(name, "width") || !strcmp(name, "factor") || !strcmp(name, "tile") ||
         !strcmp(name, "bins") || !strcmp(name, "tile_m") || !strcmp(name, "math"))
         st->params[0] = (int)v;
+    else if (!strcmp(name, "table"))   /* invariant_table: entries of the table */
+        st->params[0] = (int)v;
     else if (!strcmp(name, "tile_n"))
         st->params[1] = (int)v;
     else if (!strcmp(name, "tile_k"))
@@ -112,6 +114,7 @@ static bool replaces_algorithm(enum sk_rewrite r)
     case SK_RW_TILED_GEMM:
     case SK_RW_BLAS_SUBSTITUTION:
     case SK_RW_WARP_ROWS:
+    case SK_RW_INVARIANT_TABLE:
         return true;
     default:
         return false;

@@ -42,7 +42,8 @@
     X(TILED_GEMM, "tiled_gemm")                \
     X(WARP_ROWS, "warp_rows")                  \
     X(GRID_STRIDE_2D, "grid_stride_2d")        \
-    X(HISTOGRAM_THREAD_COUNTERS, "histogram_thread_counters")
+    X(HISTOGRAM_THREAD_COUNTERS, "histogram_thread_counters") \
+    X(INVARIANT_TABLE, "invariant_table")
 
 enum sk_rewrite {
 #define SK_X_ENUM(e, s) SK_RW_##e,

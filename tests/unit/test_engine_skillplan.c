@@ -238,7 +238,7 @@ static void test_suite_kernels(void **state)
                                                      "block_reduce", "privatized_histogram",
                                                      "online_softmax", "online_layernorm",
                                                      "tiled_gemm", "blas_substitution",
-                                                     "histogram_thread_counters"};
+                                                     "histogram_thread_counters", "invariant_table"};
             bool first = false;
             for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; a++)
                 first |= !strcmp(p.v[0].rewrite, algorithms[a]);
