@@ -1158,7 +1158,7 @@ static int put_component(const rr_scan *s, const rr_stmt *st, int k, struct hk_b
     return hk_buf_append(b, ts->text + at, ts->t[st->b - 1].end - at);
 }
 
-/* A column loop with the float4 path (loop number no of the row body):
+/* A column loop with the float4 path (column loop number no of the row body, from 1):
  *   hk_vecN = every stream's base address is 16-byte aligned
  *   if (hk_vecN) { float4 loop over COLS / 4 (body once per component), scalar tail }
  *   else { the scalar lane loop } */
@@ -1201,7 +1201,15 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
         if (st->vs[v].store)
             R(hk_buf_printf(b, "                float4 hk_s%zu;\n", v));
     }
+    /* a block body without c is its own component scope */
+    bool wrap = st->c_used || !rwl_tok_is(ts, st->body_a, "{");
     for (int k = 0; k < 4; k++) {
+        if (!wrap) {
+            R(hk_buf_appends(b, "                "));
+            R(put_component(s, st, k, b));
+            R(hk_buf_appends(b, "\n"));
+            continue;
+        }
         R(hk_buf_appends(b, "                {\n"));
         if (st->c_used) {
             R(hk_buf_appends(b, "                    "));
@@ -1250,6 +1258,7 @@ static int render(const rr_scan *s, struct hk_buf *b)
 {
     const rw_toks *ts = s->ts;
     int rc = 0;
+    size_t n_loop = 0;   /* numbered from 1 as in the description */
 #define R(x)                                                                                   \
     do {                                                                                       \
         if ((rc = (x)))                                                                        \
@@ -1304,8 +1313,9 @@ static int render(const rr_scan *s, struct hk_buf *b)
             R(hk_buf_appends(b, "\n"));
             continue;
         }
+        n_loop++;
         if (st->vec) {
-            R(render_vec_loop(s, st, i, b));
+            R(render_vec_loop(s, st, n_loop, b));
         } else {
             /* for (T c = (T)hk_lane; c < COLS; c += (T)hk_width) BODY */
             R(render_lane_loop(s, st, b, "(", ")hk_lane", "        "));
