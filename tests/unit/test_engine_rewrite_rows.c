@@ -679,8 +679,9 @@ static void test_hip_build(void **state)
 
 /* The shipped warp-per-row skills plan warp_rows first for sum_rows and rmsnorm on every
  * class (an algorithm rewrite), with the launch the thread-per-row grid lacks (256-thread
- * blocks, 8 then 4 blocks per SM); softmax keeps its own online rewrite first, and the GEMM
- * (a 2D index) is not claimed. */
+ * blocks, 8 then (sm_90) 16 then 4 blocks per SM), and plan it for gemv too ("*": after
+ * the cuBLAS substitution); softmax keeps its own online rewrite first, and the GEMM (a 2D
+ * index) is not claimed. */
 static void test_skill_plan(void **state)
 {
     (void)state;
@@ -689,7 +690,7 @@ static void test_skill_plan(void **state)
     assert_int_equal(sk_load_dir(HK_SOURCE_DIR "/skills", &skills, err, sizeof err), HK_OK);
     static const struct {
         const char *kernel, *arch, *first;
-    } cases[] = {{"sum_rows", "sm_90", "warp_rows"}, {"rmsnorm", "sm_90", "warp_rows"},
+    } cases[] = {{"sum_rows", "sm_90", "warp_rows"}, {"rmsnorm", "sm_90", "warp_rows"}, {"gemv", "sm_90", "*"},
                  {"sum_rows", "sm_80", "warp_rows"}, {"rmsnorm", "gfx906", "warp_rows"},
                  {"softmax", "sm_90", "online_softmax"}, {"sgemm", "sm_90", NULL}};
     static const enum sk_class classes[] = {SK_LATENCY_BOUND, SK_MEMORY_BOUND, SK_COMPUTE_BOUND, SK_CLASS_COUNT};
@@ -707,6 +708,12 @@ static void test_skill_plan(void **state)
                     rows = i;
             if (!cases[c].first) {
                 assert_int_equal(rows, p.n);
+            } else if (!strcmp(cases[c].first, "*")) {
+                /* planned, not necessarily first: gemv also matches the cuBLAS substitution,
+                 * and the search measures both */
+                assert_true(rows < p.n);
+                assert_int_equal(p.v[rows].block_size, 256);
+                assert_int_equal(p.v[rows].blocks_per_sm, 8);
             } else {
                 assert_true(p.n > 0);
                 /* the first rewrite that applies: rmsnorm also matches the layernorm skill's
@@ -740,9 +747,17 @@ static void test_skill_plan(void **state)
                 assert_true(rows < p.n);
                 assert_int_equal(p.v[rows].block_size, 256);
                 assert_int_equal(p.v[rows].blocks_per_sm, 8);
-                assert_true(rows + 1 < p.n);
-                assert_string_equal(p.v[rows + 1].rewrite, "warp_rows");
-                assert_int_equal(p.v[rows + 1].blocks_per_sm, 4);
+                /* sm_90 also tries 16 blocks per SM (what the softmax template wins with) */
+                size_t next = rows + 1;
+                if (!strcmp(cases[c].arch, "sm_90")) {
+                    assert_true(next < p.n);
+                    assert_string_equal(p.v[next].rewrite, "warp_rows");
+                    assert_int_equal(p.v[next].blocks_per_sm, 16);
+                    next++;
+                }
+                assert_true(next < p.n);
+                assert_string_equal(p.v[next].rewrite, "warp_rows");
+                assert_int_equal(p.v[next].blocks_per_sm, 4);
             }
             skillplan_free(&p);
         }
