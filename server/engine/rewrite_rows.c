@@ -21,6 +21,8 @@
 #define RR_MAX_STMTS 96       /* top-level statements of the row body */
 #define RR_MAX_RED 16         /* reductions in one loop */
 #define RR_INDEX 512          /* compact index text of a store */
+#define RR_MAX_ACC 32         /* memory accesses in one vectorized column loop */
+#define RR_MAX_VEC 12         /* distinct float4 streams (base addresses) in one loop */
 
 /* ------------------------------------------------------------------ names */
 
@@ -39,6 +41,8 @@ typedef struct {
     bool shuffles;        /* scalar type __shfl_xor_sync takes */
     bool row_dep;         /* may depend on the row (declared in the row body, or from r) */
     bool c_dep;           /* loop locals: depends on the column */
+    bool ptr;             /* a pointer or an array (its uses are memory accesses) */
+    bool fptr;            /* a pointer to float (`[const] float *p`): may be read as float4 */
 } rr_name;
 
 typedef struct {
@@ -235,6 +239,35 @@ static bool shuffle_type(const rw_toks *ts, size_t a, size_t name)
     return n > 0;
 }
 
+/* `*` or a qualifier between a base type and a declared name. */
+static bool is_ptr_qual(const rw_toks *ts, size_t k)
+{
+    return rwl_tok_is(ts, k, "*") || rwl_tok_is(ts, k, "const") || rwl_tok_is(ts, k, "__restrict__") ||
+           rwl_tok_is(ts, k, "__restrict");
+}
+
+/* Is name token k, declared by the declaration starting at a whose first name is first,
+ * exactly one level of pointer to float? The base type is [a, first) without its trailing
+ * `*`s and qualifiers; k's own stars are those right before it. */
+static bool float_ptr_decl(const rw_toks *ts, size_t a, size_t first, size_t k)
+{
+    size_t stars = 0, nfloat = 0;
+    for (size_t j = k; j > a && is_ptr_qual(ts, j - 1); j--)
+        stars += rwl_tok_is(ts, j - 1, "*");
+    if (stars != 1)
+        return false;
+    size_t base_end = first;
+    while (base_end > a && is_ptr_qual(ts, base_end - 1))
+        base_end--;
+    for (size_t q = a; q < base_end; q++) {
+        if (rwl_tok_is(ts, q, "float"))
+            nfloat++;
+        else if (!rwl_tok_is(ts, q, "const"))
+            return false;
+    }
+    return nfloat == 1;
+}
+
 /* ------------------------------------------------------------------ the scan */
 
 typedef struct {
@@ -248,6 +281,23 @@ typedef struct {
     size_t red[RR_MAX_RED];   /* reductions after this loop: the accumulator's target token */
     char red_fn[RR_MAX_RED][16]; /* "" sum, else the max/min function */
     size_t n_red;
+    /* the float4 path (vec true): every access in the body is P[E + c] of a float pointer,
+     * acc[i] its tokens [p, close] and stream (distinct P and E) */
+    bool vec;
+    char novec[RR_NAME * 2 + 96]; /* why the loop stays scalar only */
+    bool c_used;          /* the body uses c besides the indices */
+    struct {
+        size_t p, close;  /* `P` ... `]` */
+        size_t stream;
+        bool store;
+    } acc[RR_MAX_ACC];
+    size_t n_acc;
+    struct {
+        size_t p;         /* the pointer's token (first access) */
+        size_t ea, eb;    /* E's tokens, empty for P[c] */
+        bool load, store;
+    } vs[RR_MAX_VEC];
+    size_t n_vs;
 } rr_stmt;
 
 typedef struct {
@@ -275,7 +325,7 @@ typedef struct {
     size_t n_stores;
     size_t decl_tok[2 * RR_MAX_NAMES]; /* tokens that are declared names (not uses) */
     size_t n_decl_tok;
-    size_t n_loops, n_reductions, n_lane0;
+    size_t n_loops, n_reductions, n_lane0, n_vec;
     char why[256];
 } rr_scan;
 
@@ -313,7 +363,9 @@ static const char *read_decl(rr_scan *s, size_t a, size_t b, rr_names *set, bool
         size_t k = names[i];
         /* the initializer: after `=`, up to the next top-level ',' or the ';' */
         size_t ia = k + 1, ib = k + 1;
-        bool ptr = k > a && rwl_tok_is(ts, k - 1, "*");
+        bool ptr = false;   /* `float *p`, `float *__restrict__ p`, `float *const p` */
+        for (size_t j = k; j > a && is_ptr_qual(ts, j - 1); j--)
+            ptr |= rwl_tok_is(ts, j - 1, "*");
         bool array = rwl_tok_is(ts, k + 1, "[");
         if (rwl_tok_is(ts, k + 1, "=")) {
             ia = ib = k + 2;
@@ -337,6 +389,8 @@ static const char *read_decl(rr_scan *s, size_t a, size_t b, rr_names *set, bool
             return fail(s, "the row body declares more names than the rewrite tracks%s", NULL);
         v->state = ib > ia && is_zero(ts, ia, ib) ? RR_ZERO : RR_SET;
         v->shuffles = !ptr && !array && shuffle_type(ts, a, type_end);
+        v->ptr = ptr || array;
+        v->fptr = ptr && !array && float_ptr_decl(ts, a, names[0], k);
         v->row_dep = dep;
         v->c_dep = cdep;
     }
@@ -551,6 +605,200 @@ static const char *loop_stmt(rr_scan *s, rr_stmt *st, size_t a, size_t b)
     return NULL;
 }
 
+/* ------------------------------------------------------------------ the float4 path */
+
+/* Is the name at k a pointer to float: a row-level declaration (the latest first) or a
+ * kernel parameter? *is_ptr: a pointer or array of any type. */
+static bool float_pointer(rr_scan *s, size_t k, bool *is_ptr)
+{
+    rr_name *v = names_find_tok(&s->rows, s->ts, k);
+    if (v) {
+        *is_ptr = v->ptr;
+        return v->fptr;
+    }
+    for (size_t i = 0; i < s->f->n_params; i++) {
+        const an_param *pa = &s->f->params[i];
+        if (pa->name && pa->name[0] && rwl_tok_is(s->ts, k, pa->name)) {
+            *is_ptr = pa->pointer_depth > 0;
+            return pa->pointer_depth == 1 && pa->elem_type && strcmp(pa->elem_type, "float") == 0;
+        }
+    }
+    *is_ptr = false;
+    return false;
+}
+
+/* Is the index [a, b) `E + c`, `c + E` or `c` (parentheses around it aside), with E free
+ * of c, of the loop's locals and of subscripts, and built only of operators that bind at
+ * least as tight as + (so `E + c` is E's value plus c)? E's tokens to [*ea, *eb), empty
+ * for `c`. */
+static bool base_plus_c(rr_scan *s, const rr_stmt *st, size_t a, size_t b, size_t *ea, size_t *eb)
+{
+    const rw_toks *ts = s->ts;
+    char var[RR_NAME];
+    tok_str(s, st->var, var, sizeof var);
+    while (b > a + 2 && rwl_tok_is(ts, a, "(") && rwl_match_close(ts, a) == b - 1) {
+        a++;
+        b--;
+    }
+    if (b == a + 1 && rwl_tok_is(ts, a, var)) {
+        *ea = *eb = a;
+        return true;
+    }
+    if (b < a + 3)
+        return false;
+    if (rwl_tok_is(ts, b - 1, var) && rwl_tok_is(ts, b - 2, "+")) {
+        *ea = a;
+        *eb = b - 2;
+    } else if (rwl_tok_is(ts, a, var) && rwl_tok_is(ts, a + 1, "+")) {
+        *ea = a + 2;
+        *eb = b;
+    } else {
+        return false;
+    }
+    static const char *const ok[] = {"+", "-", "*", "/", "%", "!", "~", ".", "->"};
+    int depth = 0;
+    for (size_t k = *ea; k < *eb; k++) {
+        if (rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "{"))
+            return false;
+        if (is_use(ts, k) && (rwl_tok_is(ts, k, var) || names_find_tok(&s->locals, ts, k)))
+            return false;
+        if (rwl_tok_is(ts, k, "static_cast") && rwl_tok_is(ts, k + 1, "<")) {
+            size_t c = rwl_match_close(ts, k + 1);
+            if (c >= *eb)
+                return false;
+            k = c;
+            continue;
+        }
+        if (rwl_tok_is(ts, k, "(")) {
+            depth++;
+            continue;
+        }
+        if (rwl_tok_is(ts, k, ")")) {
+            if (--depth < 0)
+                return false;
+            continue;
+        }
+        if (depth > 0 || ts->t[k].kind != T_PUNCT)
+            continue;
+        bool fine = false;
+        for (size_t i = 0; i < HK_ARRAY_LEN(ok) && !fine; i++)
+            fine = rwl_tok_is(ts, k, ok[i]);
+        if (!fine)
+            return false;
+    }
+    return depth == 0;
+}
+
+/* Decides whether column loop st (body [a, b), already accepted for the scalar path) also
+ * gets the float4 path: st->vec and its accesses and streams, or st->novec with the
+ * reason. Every memory access of the body must be a load `P[E + c]` or a statement-level
+ * store `P[E + c] = ...;` through a pointer to float, E row-invariant; the body must not
+ * branch, since the four components' loads are issued together and their stores are
+ * collected into one float4 store. */
+static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
+{
+    const rw_toks *ts = s->ts;
+    char nm[RR_NAME], var[RR_NAME];
+    size_t store_end[RR_MAX_VEC];
+    tok_str(s, st->var, var, sizeof var);
+    st->vec = false;
+    st->n_acc = st->n_vs = 0;
+#define NOVEC(...)                                                                             \
+    do {                                                                                       \
+        snprintf(st->novec, sizeof st->novec, __VA_ARGS__);                                    \
+        return;                                                                                \
+    } while (0)
+    for (size_t k = a; k < b; k++)
+        if (rwl_tok_is(ts, k, "if") || rwl_tok_is(ts, k, "?") || rwl_tok_is(ts, k, "&&") ||
+            rwl_tok_is(ts, k, "||") || rwl_tok_is(ts, k, "continue"))
+            NOVEC("its body branches (`%s`), and float4 loads and stores are unconditional",
+                  tok_str(s, k, nm, sizeof nm));
+    for (size_t k = a; k < b; k++) {
+        if (!is_use(ts, k))
+            continue;
+        tok_str(s, k, nm, sizeof nm);
+        rr_name *loc = names_find_tok(&s->locals, ts, k);
+        if (loc) {
+            if (loc->ptr)
+                NOVEC("it uses the loop-local pointer or array `%s`", nm);
+            continue;
+        }
+        bool isp = false, fl = float_pointer(s, k, &isp);
+        if (!rwl_tok_is(ts, k + 1, "[")) {
+            if (isp)
+                NOVEC("it uses the pointer `%s` other than by subscript", nm);
+            continue;
+        }
+        if (!fl)
+            NOVEC("`%s` is not known as a pointer to float", nm);
+        size_t close = rwl_match_close(ts, k + 1), ea, eb;
+        if (close >= b)
+            NOVEC("an unbalanced subscript of `%s`", nm);
+        if (!base_plus_c(s, st, k + 2, close, &ea, &eb))
+            NOVEC("the index of `%s[...]` is not `base + %s` with a row-invariant base", nm, var);
+        /* `x[c + 1]`: a neighbour read (stencil-like); its base is 4 bytes off the row's, so
+         * the two are never aligned together and the float4 path would be dead code */
+        size_t la = ea, lb = eb;
+        while (lb > la + 2 && rwl_tok_is(ts, la, "(") && rwl_match_close(ts, la) == lb - 1) {
+            la++;
+            lb--;
+        }
+        if (lb == la + 1 && ts->t[la].kind == T_NUMBER)
+            NOVEC("the index of `%s[...]` shifts the column by a constant", nm);
+        bool store = rwl_tok_is(ts, close + 1, "=");
+        if (!store && (rwl_tok_is_assign_op(ts, close + 1) || rwl_tok_is(ts, close + 1, "++") ||
+                       rwl_tok_is(ts, close + 1, "--") || rwl_tok_is(ts, close + 1, "[") ||
+                       rwl_tok_is(ts, close + 1, ".") || rwl_tok_is(ts, close + 1, "->") ||
+                       (k > a && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--") ||
+                                  (rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))))))
+            NOVEC("`%s[...]` is updated in place, indexed further or has its address taken", nm);
+        /* the stream: the same pointer and the same base text */
+        char idx[RR_INDEX], idx2[RR_INDEX], pn[RR_NAME];
+        rwl_compact_index(ts, ea, eb, idx, sizeof idx);
+        size_t v;
+        for (v = 0; v < st->n_vs; v++) {
+            rwl_compact_index(ts, st->vs[v].ea, st->vs[v].eb, idx2, sizeof idx2);
+            if (!strcmp(tok_str(s, st->vs[v].p, pn, sizeof pn), nm) && !strcmp(idx, idx2))
+                break;
+        }
+        if (v == st->n_vs) {
+            if (st->n_vs >= RR_MAX_VEC)
+                NOVEC("it reads and writes more than %d rows of memory", RR_MAX_VEC);
+            st->vs[v].p = k;
+            st->vs[v].ea = ea;
+            st->vs[v].eb = eb;
+            st->vs[v].load = st->vs[v].store = false;
+            store_end[v] = ts->n;
+            st->n_vs++;
+        }
+        if (store) {
+            st->vs[v].store = true;
+            size_t e = rwl_stmt_end(ts, k, b);
+            if (e < store_end[v])
+                store_end[v] = e;
+        } else {
+            /* the float4 is loaded before any component runs */
+            if (k >= store_end[v])
+                NOVEC("`%s[...]` is read after it is stored in the same iteration", nm);
+            st->vs[v].load = true;
+        }
+        if (st->n_acc >= RR_MAX_ACC)
+            NOVEC("it has more than %d memory accesses", RR_MAX_ACC);
+        st->acc[st->n_acc].p = k;
+        st->acc[st->n_acc].close = close;
+        st->acc[st->n_acc].stream = v;
+        st->acc[st->n_acc].store = store;
+        st->n_acc++;
+        k = close;
+    }
+    if (!st->n_acc)
+        NOVEC("it accesses no memory%s", "");
+#undef NOVEC
+    /* c itself: declared in a component only where the body uses it besides the indices */
+    st->c_used = count_uses(ts, a, b, var) > st->n_acc;
+    st->vec = true;
+}
+
 /* A column loop `for (T c = 0; c < COLS; c++ | ++c | c += 1) S` at [a, b). */
 static const char *read_loop(rr_scan *s, rr_stmt *st, size_t a, size_t b)
 {
@@ -607,8 +855,10 @@ static const char *read_loop(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         if (v && !st->red_fn[i][0])
             v->state = RR_REDUCED;
     }
+    vec_check(s, st, c + 1, b);
     s->n_loops++;
     s->n_reductions += st->n_red;
+    s->n_vec += st->vec;
     return NULL;
 }
 
@@ -860,10 +1110,155 @@ static int put_src(struct hk_buf *b, const rw_toks *ts, size_t a, size_t z)
     return hk_buf_append(b, ts->text + ts->t[a].start, ts->t[z - 1].end - ts->t[a].start);
 }
 
+/* `for (T c = START; c < COLS; c += (T)hk_width) BODY` with START = `(T)` pre, the type,
+ * post; ind is the indentation of the line the loop starts on. */
+static int render_lane_loop(const rr_scan *s, const rr_stmt *st, struct hk_buf *b, const char *pre,
+                            const char *post, const char *ind)
+{
+    const rw_toks *ts = s->ts;
+    int rc;
+    if ((rc = hk_buf_appends(b, "for (")) || (rc = put_src(b, ts, st->type_a, st->var + 1)) ||
+        (rc = hk_buf_printf(b, " = %s", pre)) || (rc = put_src(b, ts, st->type_a, st->var)) ||
+        (rc = hk_buf_printf(b, "%s; ", post)) || (rc = put_src(b, ts, st->cond_a, st->cond_b)) ||
+        (rc = hk_buf_appends(b, "; ")) || (rc = put_src(b, ts, st->var, st->var + 1)) ||
+        (rc = hk_buf_appends(b, " += (")) || (rc = put_src(b, ts, st->type_a, st->var)) ||
+        (rc = hk_buf_printf(b, ")hk_width)\n%s%s", ind, rwl_tok_is(ts, st->body_a, "{") ? "" : "    ")))
+        return rc;
+    return put_src(b, ts, st->body_a, st->b);
+}
+
+/* The base address `(&P[E])` or `(P)` of stream v. */
+static int put_base(const rr_scan *s, const rr_stmt *st, size_t v, struct hk_buf *b)
+{
+    int rc;
+    size_t p = st->vs[v].p;
+    if (st->vs[v].ea == st->vs[v].eb)
+        return (rc = hk_buf_appends(b, "(")) || (rc = put_src(b, s->ts, p, p + 1)) ? rc : hk_buf_appends(b, ")");
+    if ((rc = hk_buf_appends(b, "(&")) || (rc = put_src(b, s->ts, p, p + 1)) || (rc = hk_buf_appends(b, "[")) ||
+        (rc = put_src(b, s->ts, st->vs[v].ea, st->vs[v].eb)))
+        return rc;
+    return hk_buf_appends(b, "])");
+}
+
+/* The body of loop st for component k (0..3 of a float4): the source with each access
+ * replaced by its float4's component. */
+static int put_component(const rr_scan *s, const rr_stmt *st, int k, struct hk_buf *b)
+{
+    const rw_toks *ts = s->ts;
+    static const char comp[] = "xyzw";
+    int rc;
+    uint32_t at = ts->t[st->body_a].start;
+    for (size_t i = 0; i < st->n_acc; i++) {
+        uint32_t from = ts->t[st->acc[i].p].start;
+        if ((rc = hk_buf_append(b, ts->text + at, from - at)) ||
+            (rc = hk_buf_printf(b, "hk_%c%zu.%c", st->acc[i].store ? 's' : 'v', st->acc[i].stream, comp[k])))
+            return rc;
+        at = ts->t[st->acc[i].close].end;
+    }
+    return hk_buf_append(b, ts->text + at, ts->t[st->b - 1].end - at);
+}
+
+/* A column loop with the float4 path (column loop number no of the row body, from 1):
+ *   hk_vecN = every stream's base address is 16-byte aligned
+ *   if (hk_vecN) { float4 loop over COLS / 4 (body once per component), scalar tail }
+ *   else { the scalar lane loop } */
+static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struct hk_buf *b)
+{
+    const rw_toks *ts = s->ts;
+    int rc = 0;
+#define R(x)                                                                                   \
+    do {                                                                                       \
+        if ((rc = (x)))                                                                        \
+            return rc;                                                                         \
+    } while (0)
+    R(hk_buf_printf(b, "const bool hk_vec%zu = ((", no));
+    for (size_t v = 0; v < st->n_vs; v++) {
+        R(hk_buf_appends(b, v ? " | reinterpret_cast<unsigned long long>" : "reinterpret_cast<unsigned long long>"));
+        R(put_base(s, st, v, b));
+    }
+    R(hk_buf_printf(b,
+                    ") & 15ull) == 0ull;\n"
+                    "        if (hk_vec%zu) {\n"
+                    "            // float4: four columns per lane and step (16-byte aligned rows); the\n"
+                    "            // tail of COLS %% 4 columns and misaligned rows run the scalar loop\n"
+                    "            #pragma unroll 4\n"
+                    "            for (",
+                    no));
+    R(put_src(b, ts, st->type_a, st->var));
+    R(hk_buf_appends(b, " hk_c4 = ("));
+    R(put_src(b, ts, st->type_a, st->var));
+    R(hk_buf_appends(b, ")hk_lane; hk_c4 < ("));
+    R(put_src(b, ts, st->cond_a + 2, st->cond_b));
+    R(hk_buf_appends(b, ") / 4; hk_c4 += ("));
+    R(put_src(b, ts, st->type_a, st->var));
+    R(hk_buf_appends(b, ")hk_width) {\n"));
+    for (size_t v = 0; v < st->n_vs; v++) {
+        if (st->vs[v].load) {
+            R(hk_buf_printf(b, "                const float4 hk_v%zu = reinterpret_cast<const float4 *>", v));
+            R(put_base(s, st, v, b));
+            R(hk_buf_appends(b, "[hk_c4];\n"));
+        }
+        if (st->vs[v].store)
+            R(hk_buf_printf(b, "                float4 hk_s%zu;\n", v));
+    }
+    /* a block body without c is its own component scope */
+    bool wrap = st->c_used || !rwl_tok_is(ts, st->body_a, "{");
+    for (int k = 0; k < 4; k++) {
+        if (!wrap) {
+            R(hk_buf_appends(b, "                "));
+            R(put_component(s, st, k, b));
+            R(hk_buf_appends(b, "\n"));
+            continue;
+        }
+        R(hk_buf_appends(b, "                {\n"));
+        if (st->c_used) {
+            R(hk_buf_appends(b, "                    "));
+            R(put_src(b, ts, st->type_a, st->var + 1));
+            R(hk_buf_appends(b, " = ("));
+            R(put_src(b, ts, st->type_a, st->var));
+            R(hk_buf_printf(b, ")(hk_c4 * 4 + %d);\n", k));
+        }
+        R(hk_buf_appends(b, "                    "));
+        R(put_component(s, st, k, b));
+        R(hk_buf_appends(b, "\n                }\n"));
+    }
+    for (size_t v = 0; v < st->n_vs; v++)
+        if (st->vs[v].store) {
+            R(hk_buf_appends(b, "                reinterpret_cast<float4 *>"));
+            R(put_base(s, st, v, b));
+            R(hk_buf_printf(b, "[hk_c4] = hk_s%zu;\n", v));
+        }
+    R(hk_buf_appends(b, "            }\n            "));
+    /* the tail starts at the first column past the float4s: (T)((COLS) / 4 * 4) + (T)hk_lane */
+    struct hk_buf start;
+    hk_buf_init(&start, RR_INDEX * 4);
+    rc = hk_buf_appends(&start, "(");
+    if (!rc)
+        rc = hk_buf_append(&start, ts->text + ts->t[st->type_a].start, ts->t[st->var - 1].end - ts->t[st->type_a].start);
+    if (!rc)
+        rc = hk_buf_appends(&start, ")((");
+    if (!rc)
+        rc = hk_buf_append(&start, ts->text + ts->t[st->cond_a + 2].start,
+                           ts->t[st->cond_b - 1].end - ts->t[st->cond_a + 2].start);
+    if (!rc)
+        rc = hk_buf_appends(&start, ") / 4 * 4) + (");
+    if (!rc)
+        rc = render_lane_loop(s, st, b, start.data, ")hk_lane", "            ");
+    hk_buf_free(&start);
+    if (rc)
+        return rc;
+    R(hk_buf_appends(b, "\n        } else {\n            "));
+    R(render_lane_loop(s, st, b, "(", ")hk_lane", "            "));
+    R(hk_buf_appends(b, "\n        }\n"));
+#undef R
+    return HK_OK;
+}
+
 static int render(const rr_scan *s, struct hk_buf *b)
 {
     const rw_toks *ts = s->ts;
     int rc = 0;
+    size_t n_loop = 0;   /* numbered from 1 as in the description */
 #define R(x)                                                                                   \
     do {                                                                                       \
         if ((rc = (x)))                                                                        \
@@ -918,20 +1313,14 @@ static int render(const rr_scan *s, struct hk_buf *b)
             R(hk_buf_appends(b, "\n"));
             continue;
         }
-        /* for (T c = (T)hk_lane; c < COLS; c += (T)hk_width) BODY */
-        R(hk_buf_appends(b, "for ("));
-        R(put_src(b, ts, st->type_a, st->var + 1));
-        R(hk_buf_appends(b, " = ("));
-        R(put_src(b, ts, st->type_a, st->var));
-        R(hk_buf_appends(b, ")hk_lane; "));
-        R(put_src(b, ts, st->cond_a, st->cond_b));
-        R(hk_buf_appends(b, "; "));
-        R(put_src(b, ts, st->var, st->var + 1));
-        R(hk_buf_appends(b, " += ("));
-        R(put_src(b, ts, st->type_a, st->var));
-        R(hk_buf_appends(b, rwl_tok_is(ts, st->body_a, "{") ? ")hk_width)\n        " : ")hk_width)\n            "));
-        R(put_src(b, ts, st->body_a, st->b));
-        R(hk_buf_appends(b, "\n"));
+        n_loop++;
+        if (st->vec) {
+            R(render_vec_loop(s, st, n_loop, b));
+        } else {
+            /* for (T c = (T)hk_lane; c < COLS; c += (T)hk_width) BODY */
+            R(render_lane_loop(s, st, b, "(", ")hk_lane", "        "));
+            R(hk_buf_appends(b, "\n"));
+        }
         for (size_t j = 0; j < st->n_red; j++) {
             char acc[RR_NAME];
             tok_str(s, st->red[j], acc, sizeof acc);
@@ -994,11 +1383,25 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
         goto out;
     char r[RR_NAME];
     tok_str(s, s->idx_name, r, sizeof r);
-    char *desc = hk_asprintf("kernel %s: one warp per row `%s` instead of one thread (rows grid-strided over "
-                             "the warps), %zu column loop%s over the lanes, %zu warp reduction%s by "
-                             "__shfl_xor_sync, %zu lane-0 store%s",
-                             f->name, r, s->n_loops, s->n_loops == 1 ? "" : "s", s->n_reductions,
-                             s->n_reductions == 1 ? "" : "s", s->n_lane0, s->n_lane0 == 1 ? "" : "s");
+    /* which loops load float4, and why the others stay scalar */
+    struct hk_buf vd;
+    hk_buf_init(&vd, 4096);
+    rc = hk_buf_printf(&vd, "; float4 loads/stores in %zu of %zu column loop%s (16-byte aligned rows, scalar tail "
+                            "and fallback)", s->n_vec, s->n_loops, s->n_loops == 1 ? "" : "s");
+    for (size_t i = 0, no = 0; i < s->n_st && !rc; i++)
+        if (s->st[i].kind == 'l' && ++no && !s->st[i].vec)
+            rc = hk_buf_printf(&vd, "; column loop %zu scalar only: %s", no, s->st[i].novec);
+    char *desc = rc ? NULL
+                    : hk_asprintf("kernel %s: one warp per row `%s` instead of one thread (rows grid-strided over "
+                                  "the warps), %zu column loop%s over the lanes, %zu warp reduction%s by "
+                                  "__shfl_xor_sync, %zu lane-0 store%s%s",
+                                  f->name, r, s->n_loops, s->n_loops == 1 ? "" : "s", s->n_reductions,
+                                  s->n_reductions == 1 ? "" : "s", s->n_lane0, s->n_lane0 == 1 ? "" : "s", vd.data);
+    hk_buf_free(&vd);
+    if (!desc) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
     if ((rc = rwl_edits_add(&es, f->body_span.start_byte, f->body_span.end_byte, b.data))) {
         hk_free(desc);
         goto out;

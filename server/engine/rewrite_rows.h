@@ -32,6 +32,16 @@
  * threads) stride by the lanes that exist and broadcast lane 0's total. The order of
  * floating-point additions changes.
  *
+ * float4 path: a column loop whose every memory access is a load `P[E + c]` / `P[c + E]` /
+ * `P[c]` or a statement-level store `P[E + c] = ...;` through a pointer to float (a
+ * parameter or a row-level `[const] float *p`), E free of c and of the loop's locals and
+ * not a bare constant, and whose body does not branch (no if, ?:, &&, ||, continue), is
+ * emitted as `if (all &P[E] are 16-byte aligned) { float4 loop over COLS / 4 per lane,
+ * unrolled 4, the body once per component, each stream loaded and stored once as float4;
+ * scalar tail } else { scalar lane loop }`, chosen per row. A stream read after it is stored
+ * in the same iteration keeps the loop scalar. Other loops stay scalar only; the
+ * description names each and why.
+ *
  * Not applicable (out->description says why) when the body holds atomics, barriers,
  * shared memory, shuffles, other uses of threadIdx/blockIdx/blockDim/gridDim, returns
  * or breaks besides the guard, nested loops, a loop that writes a row variable other than

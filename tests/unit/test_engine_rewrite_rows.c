@@ -182,7 +182,7 @@ static void check_structure(const fixture *fx, size_t k, const rw_result *r, con
     an_model_free(m);
     for (size_t i = 0; want && want[i]; i++) {
         if (!strstr(r->text, want[i]))
-            print_message("missing `%s` in:\n%s\n", want[i], r->text);
+            fprintf(stderr, "missing `%s` in:\n%s\n", want[i], r->text);   /* whole: print_message truncates */
         assert_non_null(strstr(r->text, want[i]));
     }
     for (size_t i = 0; not && not[i]; i++) {
@@ -194,8 +194,18 @@ static void check_structure(const fixture *fx, size_t k, const rw_result *r, con
 
 /* Applies rw_warp_rows to kernel kname of path: applicable with want/not (and compiling
  * with nvcc), or not applicable with why_part in the reason. Returns nothing; frees all. */
+static void expect_desc(const char *path, const char *kname, const char *const *want, const char *const *not,
+                        const char *why_part, const char *desc_part);
+
 static void expect(const char *path, const char *kname, const char *const *want, const char *const *not,
                    const char *why_part)
+{
+    expect_desc(path, kname, want, not, why_part, NULL);
+}
+
+/* expect, and the description (of an applicable rewrite too) holds desc_part (may be NULL). */
+static void expect_desc(const char *path, const char *kname, const char *const *want, const char *const *not,
+                        const char *why_part, const char *desc_part)
 {
     fixture fx;
     load_path(path, &fx);
@@ -204,6 +214,9 @@ static void expect(const char *path, const char *kname, const char *const *want,
     assert_int_equal(rw_warp_rows(fx.text, fx.len, fx.m, k, &r), HK_OK);
     assert_non_null(r.description);
     print_message("%s: %s\n", kname, r.description);
+    if (desc_part && !strstr(r.description, desc_part))
+        print_message("expected a description containing `%s`\n", desc_part);
+    assert_true(!desc_part || strstr(r.description, desc_part));
     if (why_part) {
         assert_false(r.applicable);
         assert_null(r.text);
@@ -234,9 +247,21 @@ static void test_sum_rows(void **state)
         "__shfl_xor_sync(hk_mask, s, hk_off, 32)",
         "s += hk_o;",
         "if (hk_lane == 0u) {\n            out[r] = s;",
+        /* the float4 path: aligned rows only, four columns per lane and step, the tail and
+         * the scalar loop for the rest */
+        "const bool hk_vec1 = ((reinterpret_cast<unsigned long long>(&in[(long)r * cols])) & 15ull) == 0ull;",
+        "if (hk_vec1) {",
+        "#pragma unroll 4\n            for (int hk_c4 = (int)hk_lane; hk_c4 < (cols) / 4; hk_c4 += (int)hk_width) {",
+        "const float4 hk_v0 = reinterpret_cast<const float4 *>(&in[(long)r * cols])[hk_c4];",
+        "s += hk_v0.x;", "s += hk_v0.y;", "s += hk_v0.z;", "s += hk_v0.w;",
+        "for (int c = (int)((cols) / 4 * 4) + (int)hk_lane; c < cols; c += (int)hk_width)\n"
+        "                s += in[(long)r * cols + c];\n        } else {\n"
+        "            for (int c = (int)hk_lane; c < cols; c += (int)hk_width)\n"
+        "                s += in[(long)r * cols + c];\n        }",
         NULL};
-    const char *const not[] = {"c++)", "return;", NULL};
-    expect(BENCH "/sum_rows.cu", "sum_rows", want, not, NULL);
+    /* c itself is not used besides the index: no per-component `int c` */
+    const char *const not[] = {"c++)", "return;", "(hk_c4 * 4", NULL};
+    expect_desc(BENCH "/sum_rows.cu", "sum_rows", want, not, NULL, "float4 loads/stores in 1 of 1 column loop");
 }
 
 static void test_rmsnorm(void **state)
@@ -251,8 +276,26 @@ static void test_rmsnorm(void **state)
         "c += (int)hk_width",
         NULL};
     /* one reduction (ss), no lane-0 store: the write loop is per element */
+    const char *const want_vec[] = {
+        "const bool hk_vec1 = ((reinterpret_cast<unsigned long long>(x)) & 15ull) == 0ull;",
+        "const float4 hk_v0 = reinterpret_cast<const float4 *>(x)[hk_c4];",
+        "ss += hk_v0.x * hk_v0.x;",
+        "ss += hk_v0.w * hk_v0.w;",
+        /* every stream of the write loop must be aligned: the output row, x and weight */
+        "const bool hk_vec2 = ((reinterpret_cast<unsigned long long>(&out[(size_t)r * cols]) | "
+        "reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(weight)) & 15ull) == 0ull;",
+        "float4 hk_s0;",
+        "const float4 hk_v1 = reinterpret_cast<const float4 *>(x)[hk_c4];",
+        "const float4 hk_v2 = reinterpret_cast<const float4 *>(weight)[hk_c4];",
+        "hk_s0.x = hk_v1.x * inv * hk_v2.x;",
+        "hk_s0.w = hk_v1.w * inv * hk_v2.w;",
+        "reinterpret_cast<float4 *>(&out[(size_t)r * cols])[hk_c4] = hk_s0;",
+        "for (int c = (int)((cols) / 4 * 4) + (int)hk_lane; c < cols; c += (int)hk_width)\n"
+        "                out[(size_t)r * cols + c] = x[c] * inv * weight[c];",
+        NULL};
     const char *const not[] = {"hk_lane == 0u", "__shfl_xor_sync(hk_mask, inv", NULL};
     expect(BENCH "/rmsnorm.cu", "rmsnorm", want, not, NULL);
+    expect_desc(BENCH "/rmsnorm.cu", "rmsnorm", want_vec, NULL, NULL, "float4 loads/stores in 2 of 2 column loops");
 }
 
 /* The shapes of tests/data/rewrite_rows/rows_variants.cu that apply. */
@@ -282,6 +325,153 @@ static void test_variants(void **state)
     expect(BENCH "/softmax.cu", "softmax", want_softmax, NULL, NULL);
     const char *const want_gemv[] = {"acc += A[(size_t)row * N + j] * x[j];", "y[row] = acc;", NULL};
     expect(BENCH "/gemv.cu", "gemv", want_gemv, NULL, NULL);
+}
+
+/* gemv: the matrix row and the vector x both read as float4 (x's base is the pointer). */
+static void test_gemv(void **state)
+{
+    (void)state;
+    const char *const want[] = {
+        "const bool hk_vec1 = ((reinterpret_cast<unsigned long long>(&A[(size_t)row * N]) | "
+        "reinterpret_cast<unsigned long long>(x)) & 15ull) == 0ull;",
+        "for (int hk_c4 = (int)hk_lane; hk_c4 < (N) / 4; hk_c4 += (int)hk_width)",
+        "const float4 hk_v0 = reinterpret_cast<const float4 *>(&A[(size_t)row * N])[hk_c4];",
+        "const float4 hk_v1 = reinterpret_cast<const float4 *>(x)[hk_c4];",
+        "acc += hk_v0.x * hk_v1.x;", "acc += hk_v0.w * hk_v1.w;",
+        "for (int j = (int)((N) / 4 * 4) + (int)hk_lane; j < N; j += (int)hk_width)",
+        "for (int j = (int)hk_lane; j < N; j += (int)hk_width)",
+        "__shfl_xor_sync(hk_mask, acc, hk_off, 32)",
+        "if (hk_lane == 0u) {\n            y[row] = acc;",
+        NULL};
+    expect_desc(BENCH "/gemv.cu", "gemv", want, NULL, NULL, "float4 loads/stores in 1 of 1 column loop");
+}
+
+/* Writes src to tmpdir/<name>.cu and returns the path (static buffer). */
+static const char *write_src(const char *name, const char *src)
+{
+    static char path[700];
+    snprintf(path, sizeof path, "%s/%s.cu", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(src, f);
+    fclose(f);
+    return path;
+}
+
+/* Column loops the float4 path takes beyond the suite (c + base order, a local row
+ * pointer updated in place, c used in the arithmetic) and those it leaves scalar, each
+ * with its reason, while the warp-per-row rewrite itself still applies. */
+static void test_vec_rules(void **state)
+{
+    (void)state;
+    const char *src =
+        "__device__ float at(const float *p, int i) { return p[i]; }\n"
+        "__global__ void inplace(float *io, float *out, int rows, int cols)\n"
+        "{\n"
+        "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (r >= rows)\n"
+        "        return;\n"
+        "    float *x = io + (size_t)r * cols;\n"
+        "    float s = 0.0f;\n"
+        "    for (int c = 0; c < cols; c++)\n"
+        "        s += io[c + (size_t)r * cols] * (float)c;\n"
+        "    for (int c = 0; c < cols; c++) {\n"
+        "        x[c] = x[c] * s;\n"
+        "    }\n"
+        "    out[r] = s;\n"
+        "}\n"
+        "__global__ void shifted(const float *in, float *out, int rows, int cols)\n"
+        "{\n"
+        "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (r >= rows)\n"
+        "        return;\n"
+        "    const float *x = in + (size_t)r * (cols + 1);\n"
+        "    float s = 0.0f;\n"
+        "    for (int c = 0; c < cols; c++)\n"
+        "        s += x[c + 1] - x[c];\n"
+        "    out[r] = s;\n"
+        "}\n"
+        "__global__ void strided(const float *in, float *out, int rows, int cols)\n"
+        "{\n"
+        "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (r >= rows)\n"
+        "        return;\n"
+        "    const float *x = in + (size_t)r * 2 * cols;\n"
+        "    float s = 0.0f;\n"
+        "    for (int c = 0; c < cols; c++)\n"
+        "        s += x[2 * c];\n"
+        "    out[r] = s;\n"
+        "}\n"
+        "__global__ void doubles(const double *in, double *out, int rows, int cols)\n"
+        "{\n"
+        "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (r >= rows)\n"
+        "        return;\n"
+        "    double s = 0.0;\n"
+        "    for (int c = 0; c < cols; c++)\n"
+        "        s += in[(size_t)r * cols + c];\n"
+        "    out[r] = s;\n"
+        "}\n"
+        "__global__ void called(const float *in, float *out, int rows, int cols)\n"
+        "{\n"
+        "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (r >= rows)\n"
+        "        return;\n"
+        "    const float *x = in + (size_t)r * cols;\n"
+        "    float s = 0.0f;\n"
+        "    for (int c = 0; c < cols; c++)\n"
+        "        s += at(x, c);\n"
+        "    out[r] = s;\n"
+        "}\n"
+        "__global__ void branchy(const float *in, float *out, int rows, int cols)\n"
+        "{\n"
+        "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (r >= rows)\n"
+        "        return;\n"
+        "    float s = 0.0f;\n"
+        "    for (int c = 0; c < cols; c++) {\n"
+        "        float v = in[(size_t)r * cols + c];\n"
+        "        if (v > 0.0f)\n"
+        "            s += v;\n"
+        "    }\n"
+        "    out[r] = s;\n"
+        "}\n"
+        "__global__ void reread(const float *in, float *tmp, float *out, int rows, int cols)\n"
+        "{\n"
+        "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (r >= rows)\n"
+        "        return;\n"
+        "    float s = 0.0f;\n"
+        "    for (int c = 0; c < cols; c++) {\n"
+        "        tmp[(size_t)r * cols + c] = in[(size_t)r * cols + c] * 2.0f;\n"
+        "        s += tmp[(size_t)r * cols + c];\n"
+        "    }\n"
+        "    out[r] = s;\n"
+        "}\n";
+    const char *path = write_src("vec_rules", src);
+    const char *const want_inplace[] = {
+        "const float4 hk_v0 = reinterpret_cast<const float4 *>(&io[(size_t)r * cols])[hk_c4];",
+        "int c = (int)(hk_c4 * 4 + 2);\n                    s += hk_v0.z * (float)c;",
+        /* loaded, then stored from the same float4 position */
+        "const float4 hk_v0 = reinterpret_cast<const float4 *>(x)[hk_c4];\n                float4 hk_s0;",
+        "hk_s0.y = hk_v0.y * s;",
+        "reinterpret_cast<float4 *>(x)[hk_c4] = hk_s0;",
+        NULL};
+    expect_desc(path, "inplace", want_inplace, NULL, NULL, "float4 loads/stores in 2 of 2 column loops");
+    const char *const scalar[] = {"for (int c = (int)hk_lane; c < cols; c += (int)hk_width)", NULL};
+    const char *const no_vec[] = {"float4", "hk_vec", "hk_c4", NULL};
+    static const struct {
+        const char *kernel, *why;
+    } cases[] = {
+        {"shifted", "column loop 1 scalar only: the index of `x[...]` shifts the column by a constant"},
+        {"strided", "column loop 1 scalar only: the index of `x[...]` is not `base + c`"},
+        {"doubles", "column loop 1 scalar only: `in` is not known as a pointer to float"},
+        {"called", "column loop 1 scalar only: it uses the pointer `x` other than by subscript"},
+        {"branchy", "column loop 1 scalar only: its body branches (`if`)"},
+        {"reread", "column loop 1 scalar only: `tmp[...]` is read after it is stored in the same iteration"},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++)
+        expect_desc(path, cases[i].kernel, scalar, no_vec, NULL, cases[i].why);
 }
 
 /* Near misses: refused, each with its reason. */
@@ -331,7 +521,7 @@ static void dump(const char *kname, const rw_result *r)
     fclose(f);
 }
 
-static const char *const suite[] = {"sum_rows", "rmsnorm"};
+static const char *const suite[] = {"sum_rows", "rmsnorm", "gemv"};
 
 /* The suite rewrites inside their benchmark programs (the spec's argument list still fits);
  * with HK_RWP_DUMP_DIR set, also written out for the GPU check. */
@@ -489,8 +679,9 @@ static void test_hip_build(void **state)
 
 /* The shipped warp-per-row skills plan warp_rows first for sum_rows and rmsnorm on every
  * class (an algorithm rewrite), with the launch the thread-per-row grid lacks (256-thread
- * blocks, 8 then 4 blocks per SM); softmax keeps its own online rewrite first, and the GEMM
- * (a 2D index) is not claimed. */
+ * blocks, 8 then (sm_90) 16 then 4 blocks per SM), and plan it for gemv too ("*": after
+ * the cuBLAS substitution); softmax keeps its own online rewrite first, and the GEMM (a 2D
+ * index) is not claimed. */
 static void test_skill_plan(void **state)
 {
     (void)state;
@@ -499,7 +690,7 @@ static void test_skill_plan(void **state)
     assert_int_equal(sk_load_dir(HK_SOURCE_DIR "/skills", &skills, err, sizeof err), HK_OK);
     static const struct {
         const char *kernel, *arch, *first;
-    } cases[] = {{"sum_rows", "sm_90", "warp_rows"}, {"rmsnorm", "sm_90", "warp_rows"},
+    } cases[] = {{"sum_rows", "sm_90", "warp_rows"}, {"rmsnorm", "sm_90", "warp_rows"}, {"gemv", "sm_90", "*"},
                  {"sum_rows", "sm_80", "warp_rows"}, {"rmsnorm", "gfx906", "warp_rows"},
                  {"softmax", "sm_90", "online_softmax"}, {"sgemm", "sm_90", NULL}};
     static const enum sk_class classes[] = {SK_LATENCY_BOUND, SK_MEMORY_BOUND, SK_COMPUTE_BOUND, SK_CLASS_COUNT};
@@ -517,6 +708,12 @@ static void test_skill_plan(void **state)
                     rows = i;
             if (!cases[c].first) {
                 assert_int_equal(rows, p.n);
+            } else if (!strcmp(cases[c].first, "*")) {
+                /* planned, not necessarily first: gemv also matches the cuBLAS substitution,
+                 * and the search measures both */
+                assert_true(rows < p.n);
+                assert_int_equal(p.v[rows].block_size, 256);
+                assert_int_equal(p.v[rows].blocks_per_sm, 8);
             } else {
                 assert_true(p.n > 0);
                 /* the first rewrite that applies: rmsnorm also matches the layernorm skill's
@@ -550,9 +747,17 @@ static void test_skill_plan(void **state)
                 assert_true(rows < p.n);
                 assert_int_equal(p.v[rows].block_size, 256);
                 assert_int_equal(p.v[rows].blocks_per_sm, 8);
-                assert_true(rows + 1 < p.n);
-                assert_string_equal(p.v[rows + 1].rewrite, "warp_rows");
-                assert_int_equal(p.v[rows + 1].blocks_per_sm, 4);
+                /* sm_90 also tries 16 blocks per SM (what the softmax template wins with) */
+                size_t next = rows + 1;
+                if (!strcmp(cases[c].arch, "sm_90")) {
+                    assert_true(next < p.n);
+                    assert_string_equal(p.v[next].rewrite, "warp_rows");
+                    assert_int_equal(p.v[next].blocks_per_sm, 16);
+                    next++;
+                }
+                assert_true(next < p.n);
+                assert_string_equal(p.v[next].rewrite, "warp_rows");
+                assert_int_equal(p.v[next].blocks_per_sm, 4);
             }
             skillplan_free(&p);
         }
@@ -570,6 +775,8 @@ int main(void)
         cmocka_unit_test(test_sum_rows),
         cmocka_unit_test(test_rmsnorm),
         cmocka_unit_test(test_variants),
+        cmocka_unit_test(test_gemv),
+        cmocka_unit_test(test_vec_rules),
         cmocka_unit_test(test_not_applicable),
         cmocka_unit_test(test_suite_rewrites),
         cmocka_unit_test(test_all_suite_kernels),
