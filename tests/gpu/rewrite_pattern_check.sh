@@ -9,7 +9,7 @@
 #   1. on the build machine:  tests/gpu/rewrite_pattern_check.sh --generate DIR
 #      (runs HK_RWP_DUMP_DIR=DIR test_engine_rewrite_pattern; TEST_BIN names the binary,
 #      default build-h17/tests/ then build/tests/; and test_engine_rewrite_rows, ROWS_BIN,
-#      for the warp_rows candidates sum_rows and rmsnorm)
+#      for the warp_rows candidates sum_rows, rmsnorm and gemv)
 #   2. on the GPU machine:    HKLS=path/to/hkls tests/gpu/rewrite_pattern_check.sh DIR [KERNEL...]
 # Without DIR the script generates into a temporary directory first (both steps on one
 # machine). Variables: HKLS (default build-static/hkls, then build/hkls), CHECK (quick|full,
