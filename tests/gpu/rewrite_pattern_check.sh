@@ -19,7 +19,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
-# The warp-per-row rewrite (rewrite_rows.h: sum_rows, rmsnorm) has its own test binary;
+# The warp-per-row rewrite (rewrite_rows.h: sum_rows, rmsnorm, gemv) has its own test binary;
 # ROWS_BIN names it (default build-h23/tests/ then build/tests/); without it only the
 # pattern rewrites are generated.
 find_rows_bin() {
