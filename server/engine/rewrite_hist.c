@@ -204,41 +204,6 @@ static const char tpl_count[] =
     "$IND        atomicAdd(&$H[hk_b], ($CT)1);\n"
     "$IND}\n";
 
-/* Appends tpl to b with every $KEY (A-Z, 0-9, _, longest match) replaced by its value from
- * kv (key, value pairs, NULL-terminated). A key that kv lacks is a bug here: HK_EINVAL. */
-static int rwh_render(struct hk_buf *b, const char *tpl, const char *const *kv)
-{
-    for (const char *p = tpl; *p;) {
-        if (*p != '$') {
-            const char *q = strchr(p, '$');
-            size_t l = q ? (size_t)(q - p) : strlen(p);
-            int rc = hk_buf_append(b, p, l);
-            if (rc)
-                return rc;
-            p += l;
-            continue;
-        }
-        p++;
-        /* the longest key that matches here ($IND__syncthreads: key IND, then text) */
-        const char *v = NULL;
-        size_t best = 0;
-        for (size_t i = 0; kv[i]; i += 2) {
-            size_t kl = strlen(kv[i]);
-            if (kl > best && strncmp(p, kv[i], kl) == 0) {
-                best = kl;
-                v = kv[i + 1];
-            }
-        }
-        if (!v)
-            return HK_EINVAL;
-        int rc = hk_buf_appends(b, v);
-        if (rc)
-            return rc;
-        p += best;
-    }
-    return HK_OK;
-}
-
 /* true when value is the integer literal 1 (suffixes u, l allowed): the counters count
  * occurrences, so the original must add exactly one per element. */
 static bool is_one(const char *value)
@@ -263,7 +228,7 @@ static int render_sixteen(struct hk_buf *b, const char *x, const char *bt, const
             char val[RWP_HIST_EXPR + 64];
             snprintf(val, sizeof val, "(%s)(%s.%s >> %d)", bt, x, words[w], 8 * k);
             const char *kv[] = {"IND", ind, "VAL", val, "H", h, "CT", ct, NULL};
-            rc = rwh_render(b, tpl_count, kv);
+            rc = rwl_render(b, tpl_count, kv);
         }
     return rc;
 }
@@ -283,7 +248,7 @@ static int render_body(struct hk_buf *b, const rwp_hist *g, long bins, int threa
     snprintf(bins_s, sizeof bins_s, "%ld", bins);
     snprintf(thr_s, sizeof thr_s, "%d", threads);
     const char *kvf[] = {"IND", "            ", "TOT", tot, NULL};
-    int rc = rwh_render(&flush, tpl_flush, kvf);
+    int rc = rwl_render(&flush, tpl_flush, kvf);
     if (rc)
         goto out;
     if (g->bytes) {
@@ -292,24 +257,24 @@ static int render_body(struct hk_buf *b, const rwp_hist *g, long bins, int threa
         snprintf(vt, sizeof vt, "(%s)hk_src[hk_tail + hk_g]", g->byte_type);
         const char *kvh[] = {"IND", "                ", "VAL", vh, "H", h, "CT", ct, NULL};
         const char *kvt[] = {"IND", "                ", "VAL", vt, "H", h, "CT", ct, NULL};
-        if ((rc = rwh_render(&one_h, tpl_count, kvh)) || (rc = rwh_render(&one_t, tpl_count, kvt)) ||
+        if ((rc = rwl_render(&one_h, tpl_count, kvh)) || (rc = rwl_render(&one_t, tpl_count, kvt)) ||
             (rc = render_sixteen(&c0, "hk_x0", g->byte_type, h, ct, "                    ")) ||
             (rc = render_sixteen(&c1, "hk_x1", g->byte_type, h, ct, "                    ")))
             goto out;
         const char *kvb[] = {"BT", g->byte_type, "SRC", g->bytes->name, "ONE_HEAD", one_h.data,
                              "ONE_TAIL", one_t.data, "SIXTEEN0", c0.data, "SIXTEEN1", c1.data,
                              "FLUSH", flush.data, NULL};
-        rc = rwh_render(&main_, tpl_bytes, kvb);
+        rc = rwl_render(&main_, tpl_bytes, kvb);
     } else {
         const char *kvs[] = {"ITYPE", g->index_type, "IDX", g->index, "BIN", g->bin, "H", h, "CT", ct,
                              "FLUSH", flush.data, NULL};
-        rc = rwh_render(&main_, tpl_scalar, kvs);
+        rc = rwl_render(&main_, tpl_scalar, kvs);
     }
     if (rc)
         goto out;
     const char *kv[] = {"BINS", bins_s, "THREADS", thr_s, "TOT", tot, "N", g->bound, "ITYPE", g->index_type,
                         "IDX", g->index, "BIN", g->bin, "H", h, "CT", ct, "MAIN", main_.data, NULL};
-    rc = rwh_render(b, tpl_body, kv);
+    rc = rwl_render(b, tpl_body, kv);
 out:
     hk_buf_free(&flush);
     hk_buf_free(&main_);

@@ -543,3 +543,36 @@ fail:
     hk_free(desc);
     return rc;
 }
+
+int rwl_render(struct hk_buf *b, const char *tpl, const char *const *kv)
+{
+    for (const char *p = tpl; *p;) {
+        if (*p != '$') {
+            const char *q = strchr(p, '$');
+            size_t l = q ? (size_t)(q - p) : strlen(p);
+            int rc = hk_buf_append(b, p, l);
+            if (rc)
+                return rc;
+            p += l;
+            continue;
+        }
+        p++;
+        /* the longest key that matches here ($IND__syncthreads: key IND, then text) */
+        const char *v = NULL;
+        size_t best = 0;
+        for (size_t i = 0; kv[i]; i += 2) {
+            size_t kl = strlen(kv[i]);
+            if (kl > best && strncmp(p, kv[i], kl) == 0) {
+                best = kl;
+                v = kv[i + 1];
+            }
+        }
+        if (!v)
+            return HK_EINVAL;
+        int rc = hk_buf_appends(b, v);
+        if (rc)
+            return rc;
+        p += best;
+    }
+    return HK_OK;
+}

@@ -79,6 +79,13 @@ bool rwl_occurrence_writes(const rw_toks *ts, size_t k);
 /* Whitespace-free copy of s into out (for comparing argument expressions). */
 void rwl_squeeze(const char *s, char *out, size_t size);
 
+struct hk_buf;
+/* Appends the template tpl to b with every $KEY replaced by its value from kv (key, value
+ * pairs, NULL-terminated; keys of A-Z, 0-9 and _). At each $ the longest key that matches
+ * is taken, so a key may run into text ($IND__syncthreads: key IND). HK_OK; HK_ENOMEM or
+ * HK_ETOOBIG from b; HK_EINVAL when no key matches (a bug in the template's caller). */
+int rwl_render(struct hk_buf *b, const char *tpl, const char *const *kv);
+
 /* Is [a, b) a plain declaration `[const] TYPE name = expr, ...;` that does not mention idx
  * and changes nothing else? Appends the declared names' token indices to names. */
 bool rwl_is_hoistable_decl(const rw_toks *ts, size_t a, size_t b, const char *idx,

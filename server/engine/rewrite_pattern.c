@@ -416,37 +416,6 @@ static void pointee_type(const an_param *p, char *out, size_t size)
 
 /* ------------------------------------------------------------------ rendering */
 
-/* Appends tpl to b with every $KEY (A-Z, 0-9, _) replaced by its value from kv (pairs of
- * key, value; NULL-terminated). An unknown key is a bug in this file: HK_EINVAL. */
-static int render(struct hk_buf *b, const char *tpl, const char *const *kv)
-{
-    for (const char *p = tpl; *p;) {
-        if (*p != '$') {
-            const char *q = strchr(p, '$');
-            size_t l = q ? (size_t)(q - p) : strlen(p);
-            int rc = hk_buf_append(b, p, l);
-            if (rc)
-                return rc;
-            p += l;
-            continue;
-        }
-        const char *k = ++p;
-        while (isupper((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_')
-            p++;
-        size_t kl = (size_t)(p - k);
-        const char *v = NULL;
-        for (size_t i = 0; kv[i]; i += 2)
-            if (strlen(kv[i]) == kl && memcmp(kv[i], k, kl) == 0)
-                v = kv[i + 1];
-        if (!v)
-            return HK_EINVAL;
-        int rc = hk_buf_appends(b, v);
-        if (rc)
-            return rc;
-    }
-    return HK_OK;
-}
-
 static int not_applicable(rw_result *out, const char *rewrite, const an_function *f, const char *why)
 {
     out->applicable = false;
@@ -668,7 +637,7 @@ int rw_tiled_transpose(const char *text, size_t len, const an_model *m, size_t k
     snprintf(tile_s, sizeof tile_s, "%d", tile);
     const char *kv[] = {"TILE", tile_s, "T", ti, "W", ix->bound, "H", iy->bound, "IN", pi->name,
                         "OUT", po->name, NULL};
-    if ((rc = render(&b, tpl_transpose, kv)))
+    if ((rc = rwl_render(&b, tpl_transpose, kv)))
         goto out;
     char *desc = hk_asprintf("kernel %s: shared-memory tiled transpose %s -> %s, tile [%d][%d + 1] "
                              "(HK_TILE), grid-stride over tiles, any block shape",
@@ -1230,7 +1199,7 @@ int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kerne
         goto nomem;
     const char *kv[] = {"MAXBLOCKS", "1024", "T", ty, "IDENT", ident, "VEC", vec ? vec : "", "HEAD", head,
                         "ACCUM", accum, "COMBINE", combine, "ATOMIC", r.atomic, "TARGET", r.target_text, NULL};
-    if ((rc = render(&b, tpl_reduce, kv)))
+    if ((rc = rwl_render(&b, tpl_reduce, kv)))
         goto out;
     char *desc = hk_asprintf("kernel %s: %s reduction (%s) -> grid-stride register accumulation%s, "
                              "__shfl_down_sync warp reduction, one shared slot per warp, one %s "
@@ -1522,7 +1491,7 @@ int rw_privatized_histogram(const char *text, size_t len, const an_model *m, siz
         goto nomem;
     const char *kv[] = {"MAXBLOCKS", "1024", "BINS", nbs, "T", g.type, "HEAD", head, "BIN", g.bin, "VAL", g.value,
                         "H", g.hist->name, NULL};
-    if ((rc = render(&b, tpl_hist, kv)))
+    if ((rc = rwl_render(&b, tpl_hist, kv)))
         goto out;
     char *desc = hk_asprintf("kernel %s: privatized histogram of %s, %ld shared %s counters per block "
                              "(HK_BINS, %s), one atomic per bin per block, grid-stride over %s",
@@ -2044,7 +2013,7 @@ int rw_online_softmax(const char *text, size_t len, const an_model *m, size_t ke
     }
     const char *kv[] = {"COLS", rw.cols, "ROWS", rw.row->bound, "IN", rw.in->name, "OUT", rw.out->name,
                         "EXP", expf_name, NULL};
-    if ((rc = render(&b, tpl_softmax, kv)))
+    if ((rc = rwl_render(&b, tpl_softmax, kv)))
         goto out;
     char *desc = hk_asprintf("kernel %s: softmax rows of %s -> %s with one warp per row, the row kept in "
                              "registers when it fits (else max, sum and write passes), %s, shuffle "
@@ -2299,7 +2268,7 @@ int rw_online_layernorm(const char *text, size_t len, const an_model *m, size_t 
     const char *kv[] = {"COLS", rw.cols, "ROWS", rw.row->bound, "IN", rw.in->name, "OUT", rw.out->name,
                         "ALIGN", align, "RSTD", rstd, "VLOADS", vloads, "VX", vc[0], "VY", vc[1],
                         "VZ", vc[2], "VW", vc[3], "SCALAR", scalar, NULL};
-    if ((rc = render(&b, tpl_layernorm, kv)))
+    if ((rc = rwl_render(&b, tpl_layernorm, kv)))
         goto out;
     char *desc = hk_asprintf("kernel %s: layernorm rows of %s -> %s%s%s%s%s with one warp per row, "
                              "shuffle sums for mean and centred variance, float4 when cols %% 4 == 0",
@@ -2734,7 +2703,7 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
                         "A", pa->name, "B", pb->name, "LDA", lda, "LDB", ldb, "RT", rt, "CT", ct,
                         "ROW", irow->name, "COL", icol->name, "ACC", acc, "EPILOGUE", epi, "V", vt,
                         "VW", vws, "LOADS", lb.data, NULL};
-    rc = render(&b, tpl_gemm, kv);
+    rc = rwl_render(&b, tpl_gemm, kv);
     hk_buf_free(&lb);
     if (rc)
         goto out;
