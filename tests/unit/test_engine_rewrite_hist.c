@@ -26,74 +26,18 @@
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 #define DATA HK_TEST_DATA "/rewrite_hist"
 
-static char tmpdir[512];
+#include "rw_fixture.h"
 
 static int setup(void **state)
 {
     (void)state;
-    const char *why;
-    if (an_grammar_check(&why) != HK_OK)
-        return -1;
-    snprintf(tmpdir, sizeof tmpdir, "%s/test-rewrite-hist-XXXXXX", HK_BINARY_DIR);
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return rwf_setup("rewrite-hist");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-typedef struct {
-    char *text;
-    size_t len;
-    an_model *m;
-} fixture;
-
-static void load_path(const char *path, fixture *fx)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        print_message("cannot open %s\n", path);
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    fx->text = malloc((size_t)n + 1);
-    assert_non_null(fx->text);
-    assert_int_equal(fread(fx->text, 1, (size_t)n, f), (size_t)n);
-    fx->text[n] = '\0';
-    fx->len = (size_t)n;
-    fclose(f);
-    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
-    assert_false(fx->m->has_errors);
-}
-
-static void unload(fixture *fx)
-{
-    an_model_free(fx->m);
-    free(fx->text);
-}
-
-static size_t kernel(const fixture *fx, const char *name)
-{
-    long k = an_model_find_kernel(fx->m, name);
-    if (k < 0)
-        print_message("no kernel %s\n", name);
-    assert_true(k >= 0);
-    return (size_t)k;
-}
-
-/* Runs cmd (output to out, size bytes); its exit status. */
-static int run(const char *cmd, char *out, size_t size)
-{
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, size - 1, p);
-    out[n] = '\0';
-    return pclose(p);
+    return rwf_teardown();
 }
 
 /* Compiles text with nvcc -arch=sm_90 (-c, and with ptx_want also to PTX, which must contain
@@ -106,12 +50,9 @@ static void nvcc_compiles(const char *text, const char *tag, const char *ptx_wan
     }
     char src[700], cmd[2400], out[16384];
     snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
-    FILE *f = fopen(src, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    rwf_write_file(src, text);
     snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -o %s/%s.o %s 2>&1", NVCC, tmpdir, tag, src);
-    int st = run(cmd, out, sizeof out);
+    int st = run_cmd(cmd, out, sizeof out);
     if (st != 0 || strstr(out, "warning"))
         print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
     assert_int_equal(st, 0);
@@ -120,7 +61,7 @@ static void nvcc_compiles(const char *text, const char *tag, const char *ptx_wan
         return;
     snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -ptx -std=c++17 -o %s/%s.ptx %s 2>&1 && grep -c '%s' %s/%s.ptx",
              NVCC, tmpdir, tag, src, ptx_want, tmpdir, tag);
-    st = run(cmd, out, sizeof out);
+    st = run_cmd(cmd, out, sizeof out);
     if (st != 0)
         print_message("no `%s` in the PTX of %s: %s\n", ptx_want, tag, out);
     assert_int_equal(st, 0);
@@ -403,10 +344,7 @@ static void build_check(const char *path, const char *kname, int kind)
     assert_true(r.applicable);
     char src[700], exe[1200], cmd[4000], out[16384];
     snprintf(src, sizeof src, "%s/%s_rw.cu", tmpdir, kname);
-    FILE *f = fopen(src, "w");
-    assert_non_null(f);
-    fputs(r.text, f);
-    fclose(f);
+    rwf_write_file(src, r.text);
     rw_result_free(&r);
     unload(&fx);
     const char *dir = getenv("HK_RWH_GPU_DIR");
@@ -417,7 +355,7 @@ static void build_check(const char *path, const char *kname, int kind)
     snprintf(cmd, sizeof cmd,
              "%s -arch=sm_90 -O3 -std=c++17 -DHK_CHECK_KIND=%d '-DHK_KERNEL_FILE=\"%s\"' -o '%s' %s/check_main.cu 2>&1",
              NVCC, kind, src, exe, DATA);
-    int st = run(cmd, out, sizeof out);
+    int st = run_cmd(cmd, out, sizeof out);
     if (st != 0 || strstr(out, "warning"))
         print_message("nvcc on the GPU check of %s:\n%s\n", kname, out);
     assert_int_equal(st, 0);

@@ -32,64 +32,18 @@
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 #define DATA HK_TEST_DATA "/rewrite_rows"
 
-static char tmpdir[512];
+#include "rw_fixture.h"
 
 static int setup(void **state)
 {
     (void)state;
-    const char *why;
-    if (an_grammar_check(&why) != HK_OK)
-        return -1;
-    snprintf(tmpdir, sizeof tmpdir, "%s/test-rewrite-rows-XXXXXX", HK_BINARY_DIR);
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return rwf_setup("rewrite-rows");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-typedef struct {
-    char *text;
-    size_t len;
-    an_model *m;
-} fixture;
-
-static void load_path(const char *path, fixture *fx)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        print_message("cannot open %s\n", path);
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    fx->text = malloc((size_t)n + 1);
-    assert_non_null(fx->text);
-    assert_int_equal(fread(fx->text, 1, (size_t)n, f), (size_t)n);
-    fx->text[n] = '\0';
-    fx->len = (size_t)n;
-    fclose(f);
-    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
-    assert_false(fx->m->has_errors);
-}
-
-static void unload(fixture *fx)
-{
-    an_model_free(fx->m);
-    free(fx->text);
-}
-
-static size_t kernel(const fixture *fx, const char *name)
-{
-    long k = an_model_find_kernel(fx->m, name);
-    if (k < 0)
-        print_message("no kernel %s\n", name);
-    assert_true(k >= 0);
-    return (size_t)k;
+    return rwf_teardown();
 }
 
 /* Runs argv; fails the test with its output unless it exits 0. */
@@ -121,10 +75,7 @@ static void nvcc_compiles(const char *text, const char *tag)
     }
     char src[700], cmd[2000];
     snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
-    FILE *f = fopen(src, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    rwf_write_file(src, text);
     snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -o %s/%s.o %s 2>&1", NVCC, tmpdir, tag, src);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
@@ -351,10 +302,7 @@ static const char *write_src(const char *name, const char *src)
 {
     static char path[700];
     snprintf(path, sizeof path, "%s/%s.cu", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(src, f);
-    fclose(f);
+    rwf_write_file(path, src);
     return path;
 }
 
@@ -515,10 +463,7 @@ static void dump(const char *kname, const rw_result *r)
         return;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.warp_rows.cu", dir, kname);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(r->text, f);
-    fclose(f);
+    rwf_write_file(path, r->text);
 }
 
 static const char *const suite[] = {"sum_rows", "rmsnorm", "gemv"};
@@ -542,10 +487,7 @@ static void test_suite_rewrites(void **state)
         dump(suite[c], &r);
         if (!dump_only) {
             snprintf(cand, sizeof cand, "%s/cand-%s.cu", tmpdir, suite[c]);
-            FILE *f = fopen(cand, "w");
-            assert_non_null(f);
-            fputs(r.text, f);
-            fclose(f);
+            rwf_write_file(cand, r.text);
             compiles_in_harness(suite[c], cand);
         }
         rw_result_free(&r);
@@ -651,10 +593,7 @@ static void test_hip_build(void **state)
         assert_int_equal(rw_warp_rows(fx.text, fx.len, fx.m, kernel(&fx, suite[c]), &r), HK_OK);
         assert_true(r.applicable);
         snprintf(cand, sizeof cand, "%s/hip-cand-%s.cu", tmpdir, suite[c]);
-        FILE *f = fopen(cand, "w");
-        assert_non_null(f);
-        fputs(r.text, f);
-        fclose(f);
+        rwf_write_file(cand, r.text);
         rw_result_free(&r);
         unload(&fx);
         snprintf(path, sizeof path, "%s/%s.bench.json", BENCH, suite[c]);

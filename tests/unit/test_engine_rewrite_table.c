@@ -30,83 +30,18 @@
 #define NVCC "/usr/local/cuda/bin/nvcc"
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 
-static char tmpdir[512];
+#include "rw_fixture.h"
 
 static int setup(void **state)
 {
     (void)state;
-    const char *why;
-    if (an_grammar_check(&why) != HK_OK)
-        return -1;
-    snprintf(tmpdir, sizeof tmpdir, "%s/test-rewrite-table-XXXXXX", HK_BINARY_DIR);
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return rwf_setup("rewrite-table");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-typedef struct {
-    char *text;
-    size_t len;
-    an_model *m;
-} fixture;
-
-static void load_text(const char *text, fixture *fx)
-{
-    fx->len = strlen(text);
-    fx->text = malloc(fx->len + 1);
-    assert_non_null(fx->text);
-    memcpy(fx->text, text, fx->len + 1);
-    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
-    assert_false(fx->m->has_errors);
-}
-
-static void load_path(const char *path, fixture *fx)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        print_message("cannot open %s\n", path);
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *t = malloc((size_t)n + 1);
-    assert_non_null(t);
-    assert_int_equal(fread(t, 1, (size_t)n, f), (size_t)n);
-    t[n] = '\0';
-    fclose(f);
-    load_text(t, fx);
-    free(t);
-}
-
-static void unload(fixture *fx)
-{
-    an_model_free(fx->m);
-    free(fx->text);
-}
-
-static size_t kernel(const fixture *fx, const char *name)
-{
-    long k = an_model_find_kernel(fx->m, name);
-    if (k < 0)
-        print_message("no kernel %s\n", name);
-    assert_true(k >= 0);
-    return (size_t)k;
-}
-
-/* Runs cmd (stderr joined); returns its exit status, output in out. */
-static int run_cmd(const char *cmd, char *out, size_t size)
-{
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, size - 1, p);
-    out[n] = '\0';
-    return pclose(p);
+    return rwf_teardown();
 }
 
 /* Compiles text alone with nvcc -arch=sm_90 (-c, or -ptx into ptx_out when given);
@@ -120,10 +55,7 @@ static bool nvcc_compiles(const char *text, const char *tag, char **ptx_out)
     char src[700], obj[700], cmd[2400], out[8192];
     snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
     snprintf(obj, sizeof obj, "%s/%s.%s", tmpdir, tag, ptx_out ? "ptx" : "o");
-    FILE *f = fopen(src, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    rwf_write_file(src, text);
     snprintf(cmd, sizeof cmd, "%s -arch=sm_90 %s -std=c++17 -o %s %s 2>&1", NVCC, ptx_out ? "-ptx" : "-c", obj,
              src);
     int st = run_cmd(cmd, out, sizeof out);
@@ -131,18 +63,8 @@ static bool nvcc_compiles(const char *text, const char *tag, char **ptx_out)
         print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
     assert_int_equal(st, 0);
     assert_null(strstr(out, "warning"));
-    if (ptx_out) {
-        f = fopen(obj, "rb");
-        assert_non_null(f);
-        fseek(f, 0, SEEK_END);
-        long n = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        *ptx_out = malloc((size_t)n + 1);
-        assert_non_null(*ptx_out);
-        assert_int_equal(fread(*ptx_out, 1, (size_t)n, f), (size_t)n);
-        (*ptx_out)[n] = '\0';
-        fclose(f);
-    }
+    if (ptx_out)
+        *ptx_out = rwf_read_file(obj, NULL);
     return true;
 }
 
@@ -217,10 +139,7 @@ static void dump(const char *kname, const rw_result *r)
         return;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.invariant_table.cu", dir, kname);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(r->text, f);
-    fclose(f);
+    rwf_write_file(path, r->text);
     print_message("wrote %s\n", path);
 }
 
@@ -273,10 +192,7 @@ static void test_rope(void **state)
         free(ptx0);
         char cand[1024];
         snprintf(cand, sizeof cand, "%s/cand-rope.cu", tmpdir);
-        FILE *f = fopen(cand, "w");
-        assert_non_null(f);
-        fputs(t, f);
-        fclose(f);
+        rwf_write_file(cand, t);
         compiles_in_harness("rope", cand);
     }
 

@@ -1,0 +1,113 @@
+/* Fixtures shared by the rewrite unit tests: a scratch directory per test binary, a source
+ * text with its analysis model, and a shell command's output. Include after <cmocka.h>,
+ * "core/hk.h" and "analysis/analysis.h"; CMake defines HK_BINARY_DIR for the tests. */
+#ifndef HK_TESTS_RW_FIXTURE_H
+#define HK_TESTS_RW_FIXTURE_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The test binary's scratch directory (rwf_setup makes it, rwf_teardown removes it). */
+static char tmpdir[512];
+
+/* Checks the grammar and makes tmpdir under the build directory, named after tag. 0 or -1
+ * (a cmocka group setup's result). */
+static inline int rwf_setup(const char *tag)
+{
+    const char *why;
+    if (an_grammar_check(&why) != HK_OK)
+        return -1;
+    snprintf(tmpdir, sizeof tmpdir, "%s/test-%s-XXXXXX", HK_BINARY_DIR, tag);
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static inline int rwf_teardown(void)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A whole file as a NUL-terminated string (malloc'd); fails the test when unreadable. */
+static inline char *rwf_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        print_message("cannot open %s\n", path);
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *t = malloc((size_t)n + 1);
+    assert_non_null(t);
+    assert_int_equal(fread(t, 1, (size_t)n, f), (size_t)n);
+    t[n] = '\0';
+    fclose(f);
+    if (len)
+        *len = (size_t)n;
+    return t;
+}
+
+/* Writes text to path (created or truncated); fails the test when it cannot. */
+static inline void rwf_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        print_message("cannot write %s\n", path);
+    assert_non_null(f);
+    assert_true(fputs(text, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+}
+
+typedef struct {
+    char *text;   /* malloc'd */
+    size_t len;
+    an_model *m;
+} fixture;
+
+/* fx gets a copy of text and its model, which must have no errors. */
+static inline void load_text(const char *text, fixture *fx)
+{
+    fx->len = strlen(text);
+    fx->text = malloc(fx->len + 1);
+    assert_non_null(fx->text);
+    memcpy(fx->text, text, fx->len + 1);
+    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
+    assert_false(fx->m->has_errors);
+}
+
+static inline void load_path(const char *path, fixture *fx)
+{
+    char *t = rwf_read_file(path, NULL);
+    load_text(t, fx);
+    free(t);
+}
+
+static inline void unload(fixture *fx)
+{
+    an_model_free(fx->m);
+    free(fx->text);
+}
+
+/* The index of kernel name in fx's model; fails the test when there is none. */
+static inline size_t kernel(const fixture *fx, const char *name)
+{
+    long k = an_model_find_kernel(fx->m, name);
+    if (k < 0)
+        print_message("no kernel %s\n", name);
+    assert_true(k >= 0);
+    return (size_t)k;
+}
+
+/* Runs cmd through the shell; its output (up to size - 1 bytes) in out, its exit status. */
+static inline int run_cmd(const char *cmd, char *out, size_t size)
+{
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    return pclose(p);
+}
+
+#endif
