@@ -61,10 +61,12 @@ typedef struct {
     const char *skill;          /* id of the skill that proposes it, or NULL */
     const char *rewrite;        /* vectorize, readonly_loads, unroll, fast_math,
                                  * tiled_transpose, warp_reduce, block_reduce,
-                                 * privatized_histogram, online_softmax, online_layernorm,
-                                 * tiled_gemm (others are refused: HK_EINVAL) */
+                                 * privatized_histogram, histogram_thread_counters,
+                                 * online_softmax, online_layernorm, warp_rows,
+                                 * grid_stride_2d, tiled_gemm, blas_substitution,
+                                 * invariant_table (others are refused: HK_EINVAL) */
     int params[3];              /* in the rewrite's argument order: width; factor; tile;
-                                 * bins; tile_m, tile_n, tile_k (unused ones 0) */
+                                 * bins; tile_m, tile_n, tile_k; math; table (unused ones 0) */
     unsigned block_size;        /* a 1D block to launch it with; 0: the search's block */
     unsigned blocks_per_sm;     /* an SM-multiple grid (needs sm_count); 0: the spec's grid */
     unsigned rank;              /* 0 for a skill's first choice, 1 its second, ...: every
