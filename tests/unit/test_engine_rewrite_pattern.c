@@ -198,8 +198,13 @@ static void expect(const char *path, const char *kname, enum rwp which, const ch
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* full tiles with HK_TPB threads: fixed-count unrolled copies without bounds checks; the
+ * guarded loops for edge tiles and other block sizes */
 static const char *const want_transpose[] = {"__shared__", "[HK_TILE + 1]", "constexpr int HK_TILE = 32;",
-                                             "__syncthreads()", "hk_tile[hk_tx][hk_ty]", NULL};
+                                             "__syncthreads()", "hk_tile[hk_tx][hk_ty]",
+                                             "hk_nthreads == HK_TPB && (HK_TILE * HK_TILE) % HK_TPB == 0",
+                                             "for (int hk_k = 0; hk_k < HK_TILE * HK_TILE / HK_TPB; hk_k++)",
+                                             "hk_tile[hk_e % HK_TILE][hk_e / HK_TILE]", NULL};
 
 static void test_transpose(void **state)
 {
