@@ -1,9 +1,11 @@
 /* Fixtures shared by the rewrite unit tests: a scratch directory per test binary, a source
- * text with its analysis model, and a shell command's output. Include after <cmocka.h>,
- * "core/hk.h" and "analysis/analysis.h"; CMake defines HK_BINARY_DIR for the tests. */
+ * text with its analysis model, the allocation-failure loop, and a shell command's output.
+ * Include after <cmocka.h>, "core/hk.h", "analysis/analysis.h" and "engine/rewrite.h";
+ * CMake defines HK_BINARY_DIR for the tests. */
 #ifndef HK_TESTS_RW_FIXTURE_H
 #define HK_TESTS_RW_FIXTURE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +100,30 @@ static inline size_t kernel(const fixture *fx, const char *name)
         print_message("no kernel %s\n", name);
     assert_true(k >= 0);
     return (size_t)k;
+}
+
+/* A rewrite of kernel k of fx, the call under test for rwf_survives_alloc_failures. */
+typedef int (*rwf_rewrite)(const fixture *fx, size_t k, rw_result *r);
+
+/* Fails the n-th allocation of call for n = 1, 2, ... until it succeeds: every failure must
+ * be HK_ENOMEM and leave no allocation behind. */
+static inline void rwf_survives_alloc_failures(const fixture *fx, size_t k, rwf_rewrite call)
+{
+    long live = hk_alloc_live();
+    bool done = false;
+    for (long n = 1; n < 100000 && !done; n++) {
+        rw_result r;
+        hk_alloc_fail_after(n);
+        int rc = call(fx, k, &r);
+        hk_alloc_fail_after(0);
+        rw_result_free(&r);
+        assert_int_equal(hk_alloc_live(), live);
+        if (rc == HK_OK)
+            done = true;
+        else
+            assert_int_equal(rc, HK_ENOMEM);
+    }
+    assert_true(done);
 }
 
 /* Runs cmd through the shell; its output (up to size - 1 bytes) in out, its exit status. */

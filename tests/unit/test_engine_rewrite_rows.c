@@ -543,6 +543,11 @@ static void test_all_suite_kernels(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+static int warp_rows_of(const fixture *fx, size_t k, rw_result *r)
+{
+    return rw_warp_rows(fx->text, fx->len, fx->m, k, r);
+}
+
 /* Allocation failures anywhere give HK_ENOMEM (or a clean result), never a crash or leak. */
 static void test_alloc_failures(void **state)
 {
@@ -552,22 +557,7 @@ static void test_alloc_failures(void **state)
         snprintf(path, sizeof path, "%s/%s.cu", BENCH, suite[c]);
         fixture fx;
         load_path(path, &fx);
-        size_t k = kernel(&fx, suite[c]);
-        long live = hk_alloc_live();
-        bool done = false;
-        for (long n = 1; n < 100000 && !done; n++) {
-            rw_result r;
-            hk_alloc_fail_after(n);
-            int rc = rw_warp_rows(fx.text, fx.len, fx.m, k, &r);
-            hk_alloc_fail_after(0);
-            rw_result_free(&r);
-            assert_int_equal(hk_alloc_live(), live);
-            if (rc == HK_OK)
-                done = true;
-            else
-                assert_int_equal(rc, HK_ENOMEM);
-        }
-        assert_true(done);
+        rwf_survives_alloc_failures(&fx, kernel(&fx, suite[c]), warp_rows_of);
         unload(&fx);
     }
     assert_int_equal(hk_alloc_live(), 0);

@@ -484,28 +484,18 @@ static void test_all_suite_kernels(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+static int invariant_table_of(const fixture *fx, size_t k, rw_result *r)
+{
+    return rw_invariant_table(fx->text, fx->len, fx->m, k, 0, r);
+}
+
 /* Allocation failures anywhere give HK_ENOMEM (or a clean result), never a crash or leak. */
 static void test_alloc_failures(void **state)
 {
     (void)state;
     fixture fx;
     load_path(BENCH "/rope.cu", &fx);
-    size_t k = kernel(&fx, "rope_forward");
-    long live = hk_alloc_live();
-    bool done = false;
-    for (long n = 1; n < 100000 && !done; n++) {
-        rw_result r;
-        hk_alloc_fail_after(n);
-        int rc = rw_invariant_table(fx.text, fx.len, fx.m, k, 0, &r);
-        hk_alloc_fail_after(0);
-        rw_result_free(&r);
-        assert_int_equal(hk_alloc_live(), live);
-        if (rc == HK_OK)
-            done = true;
-        else
-            assert_int_equal(rc, HK_ENOMEM);
-    }
-    assert_true(done);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "rope_forward"), invariant_table_of);
     unload(&fx);
     assert_int_equal(hk_alloc_live(), 0);
 }
