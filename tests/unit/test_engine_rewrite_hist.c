@@ -329,7 +329,8 @@ static void test_counter_model(void **state)
 /* Builds tests/data/rewrite_hist/check_main.cu (a GPU check against a CPU count: sizes with
  * odd tails, misaligned data, three distributions, the counter block and fallback blocks)
  * around the rewrite of kname in path. nvcc missing: skipped. With HK_RWH_GPU_DIR set, the
- * executable is written there as <kname>.chk for a run on a GPU machine. */
+ * executable is written there as <kname>.chk for a run on a GPU machine, beside the rewritten
+ * kernel it checks (<kname>_rw.cu). */
 static void build_check(const char *path, const char *kname, int kind)
 {
     if (access(NVCC, X_OK) != 0) {
@@ -343,11 +344,11 @@ static void build_check(const char *path, const char *kname, int kind)
     assert_int_equal(rw_histogram_thread_counters(fx.text, fx.len, fx.m, k, 0, RWH_DEFAULT_THREADS, &r), HK_OK);
     assert_true(r.applicable);
     char src[700], exe[1200], cmd[4000], out[16384];
-    snprintf(src, sizeof src, "%s/%s_rw.cu", tmpdir, kname);
+    const char *dir = getenv("HK_RWH_GPU_DIR");
+    snprintf(src, sizeof src, "%s/%s_rw.cu", dir && *dir ? dir : tmpdir, kname);
     rwf_write_file(src, r.text);
     rw_result_free(&r);
     unload(&fx);
-    const char *dir = getenv("HK_RWH_GPU_DIR");
     if (dir && *dir)
         snprintf(exe, sizeof exe, "%s/%s.chk", dir, kname);
     else

@@ -1,0 +1,487 @@
+// Hand-written variants of the three suite kernels still below 85% of the copy bandwidth
+// (rope_forward, stencil2d, histogram), timed beside same-size copies on one GPU. It tells
+// which code shape a rewrite has to produce before the rewrite is built; the engine never
+// runs it. Build and run: nvcc -O3 -arch=sm_90 -o variants bench/explore/variants.cu && ./variants
+// Prints one table: variant, median ms of 20 launches, % of the same-size copy, check (the
+// largest difference from the naive kernel's output, read after the timed launches).
+// -DHK_HIST_RW='"file"' names the engine's histogram rewrite to time beside the variants.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cmath>
+#include <vector>
+#include <algorithm>
+#include <cuda_runtime.h>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
+
+static int g_sms;
+
+template <class F> static float time_ms(F launch, int reps = 20)
+{
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    launch();
+    launch();
+    CK(cudaDeviceSynchronize());
+    std::vector<float> t;
+    for (int r = 0; r < reps; r++) {
+        CK(cudaEventRecord(a));
+        launch();
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms);
+    }
+    CK(cudaGetLastError());
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+static void row(const char *name, float ms, float copy_ms, const char *check)
+{
+    printf("%-34s %9.4f  %6.1f%%  %s\n", name, ms, 100.0f * copy_ms / ms, check);
+}
+
+// ---- copies -------------------------------------------------------------------------
+__global__ void copy4(const float4 *__restrict__ in, float4 *__restrict__ out, long n4)
+{
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += (long)gridDim.x * blockDim.x)
+        out[i] = in[i];
+}
+__global__ void read_bytes(const uint4 *__restrict__ in, long n16, unsigned int *sink)
+{
+    unsigned int acc = 0;
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += (long)gridDim.x * blockDim.x) {
+        uint4 v = in[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x12345678u)
+        *sink = acc;
+}
+
+// ---- rope ---------------------------------------------------------------------------
+__global__ void rope_naive(const float *x, float *out, int tokens, int heads, int dim, float base)
+{
+    long pair = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    long pairs = (long)tokens * heads * (dim / 2);
+    if (pair >= pairs)
+        return;
+    int half = dim / 2;
+    int j = pair % half;
+    long t = pair / ((long)heads * half);
+    float inv_freq = 1.0f / powf(base, (2.0f * j) / dim);
+    float s, c;
+    sincosf((float)t * inv_freq, &s, &c);
+    long e = pair * 2;
+    float x0 = x[e], x1 = x[e + 1];
+    out[e] = x0 * c - x1 * s;
+    out[e + 1] = x0 * s + x1 * c;
+}
+// the angle only: what the arithmetic alone costs with no memory traffic but one store per 1024
+__global__ void rope_math_only(const float *x, float *out, int tokens, int heads, int dim, float base)
+{
+    long pair = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    long pairs = (long)tokens * heads * (dim / 2);
+    if (pair >= pairs)
+        return;
+    int half = dim / 2;
+    int j = pair % half;
+    long t = pair / ((long)heads * half);
+    float inv_freq = 1.0f / powf(base, (2.0f * j) / dim);
+    float s, c;
+    sincosf((float)t * inv_freq, &s, &c);
+    if (s + c == 12345.0f)
+        out[pair] = s;
+}
+// memory only: the same accesses, no angle
+__global__ void rope_mem_only(const float *x, float *out, int tokens, int heads, int dim, float base)
+{
+    long pair = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    long pairs = (long)tokens * heads * (dim / 2);
+    if (pair >= pairs)
+        return;
+    long e = pair * 2;
+    float x0 = x[e], x1 = x[e + 1];
+    out[e] = x0 * 0.5f - x1;
+    out[e + 1] = x0 + x1 * 0.5f;
+}
+// float2 pair access, 32-bit index math (sizes fit), restrict
+__global__ void rope_f2_i32(const float *__restrict__ x, float *__restrict__ out, int tokens, int heads, int dim, float base)
+{
+    int pair = blockIdx.x * blockDim.x + threadIdx.x;
+    int pairs = tokens * heads * (dim / 2);
+    if (pair >= pairs)
+        return;
+    int half = dim / 2;
+    int j = pair % half;
+    int t = pair / (heads * half);
+    float inv_freq = 1.0f / powf(base, (2.0f * j) / dim);
+    float s, c;
+    sincosf((float)t * inv_freq, &s, &c);
+    float2 v = reinterpret_cast<const float2 *>(x)[pair];
+    reinterpret_cast<float2 *>(out)[pair] = make_float2(v.x * c - v.y * s, v.x * s + v.y * c);
+}
+// table of inv_freq in shared memory + float2 + restrict, 64-bit index as the original
+__global__ void rope_table_f2(const float *__restrict__ x, float *__restrict__ out, int tokens, int heads, int dim, float base)
+{
+    __shared__ float tab[1024];
+    int half = dim / 2;
+    for (int k = threadIdx.x; k < half && k < 1024; k += blockDim.x)
+        tab[k] = 1.0f / powf(base, (2.0f * k) / dim);
+    __syncthreads();
+    long pair = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    long pairs = (long)tokens * heads * (dim / 2);
+    if (pair >= pairs)
+        return;
+    int j = pair % half;
+    long t = pair / ((long)heads * half);
+    float s, c;
+    sincosf((float)t * tab[j], &s, &c);
+    float2 v = reinterpret_cast<const float2 *>(x)[pair];
+    reinterpret_cast<float2 *>(out)[pair] = make_float2(v.x * c - v.y * s, v.x * s + v.y * c);
+}
+// grid-stride over pairs, K pairs per thread per round with all loads first (restrict)
+template <int K>
+__global__ void rope_gs(const float *__restrict__ x, float *__restrict__ out, int tokens, int heads, int dim, float base)
+{
+    long pairs = (long)tokens * heads * (dim / 2);
+    int half = dim / 2;
+    long stride = (long)gridDim.x * blockDim.x;
+    for (long p0 = (long)blockIdx.x * blockDim.x + threadIdx.x; p0 < pairs; p0 += stride * K) {
+        float2 v[K];
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            if (p0 + k * stride < pairs)
+                v[k] = reinterpret_cast<const float2 *>(x)[p0 + k * stride];
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            long pair = p0 + k * stride;
+            if (pair < pairs) {
+                int j = pair % half;
+                long t = pair / ((long)heads * half);
+                float inv_freq = 1.0f / powf(base, (2.0f * j) / dim);
+                float s, c;
+                sincosf((float)t * inv_freq, &s, &c);
+                reinterpret_cast<float2 *>(out)[pair] = make_float2(v[k].x * c - v[k].y * s, v[k].x * s + v[k].y * c);
+            }
+        }
+    }
+}
+
+static void bench_rope()
+{
+    const int tokens = 4096, heads = 32, dim = 128;
+    const long n = (long)tokens * heads * dim, pairs = n / 2;
+    std::vector<float> hx(n);
+    srand(1);
+    for (long i = 0; i < n; i++)
+        hx[i] = (float)rand() / RAND_MAX * 2 - 1;
+    float *x, *o, *ref;
+    CK(cudaMalloc(&x, n * 4));
+    CK(cudaMalloc(&o, n * 4));
+    CK(cudaMalloc(&ref, n * 4));
+    CK(cudaMemcpy(x, hx.data(), n * 4, cudaMemcpyHostToDevice));
+    const int bl = 256;
+    const unsigned g = (unsigned)((pairs + bl - 1) / bl);
+    float copy = time_ms([&] { copy4<<<g_sms * 8, 256>>>((const float4 *)x, (float4 *)o, n / 4); });
+    row("rope: copy 128 MB (float4)", copy, copy, "");
+    rope_naive<<<g, bl>>>(x, ref, tokens, heads, dim, 10000.0f);
+    std::vector<float> hr(n), ho(n);
+    CK(cudaMemcpy(hr.data(), ref, n * 4, cudaMemcpyDeviceToHost));
+    auto check = [&](void) -> const char * {
+        CK(cudaMemcpy(ho.data(), o, n * 4, cudaMemcpyDeviceToHost));
+        double m = 0;
+        for (long i = 0; i < n; i++)
+            m = std::max(m, (double)fabsf(ho[i] - hr[i]));
+        static char buf[64];
+        snprintf(buf, sizeof buf, "max abs diff %.2g", m);
+        return buf;
+    };
+    { float t_ = time_ms([&] { rope_naive<<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }); row("rope: naive", t_, copy, check()); }
+    row("rope: math only", time_ms([&] { rope_math_only<<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }), copy, "-");
+    row("rope: memory only", time_ms([&] { rope_mem_only<<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }), copy, "-");
+    { float t_ = time_ms([&] { rope_f2_i32<<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }); row("rope: float2 + int32 + restrict", t_, copy, check()); }
+    { float t_ = time_ms([&] { rope_table_f2<<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }); row("rope: table + float2", t_, copy, check()); }
+    for (int bps : {4, 8, 16}) {
+        char nm[64];
+        snprintf(nm, sizeof nm, "rope: grid-stride K=2 %d/SM", bps);
+        { float t_ = time_ms([&] { rope_gs<2><<<g_sms * bps, 256>>>(x, o, tokens, heads, dim, 10000.0f); }); row(nm, t_, copy, check()); }
+        snprintf(nm, sizeof nm, "rope: grid-stride K=4 %d/SM", bps);
+        { float t_ = time_ms([&] { rope_gs<4><<<g_sms * bps, 256>>>(x, o, tokens, heads, dim, 10000.0f); }); row(nm, t_, copy, check()); }
+    }
+    CK(cudaFree(x));
+    CK(cudaFree(o));
+    CK(cudaFree(ref));
+}
+
+// ---- stencil ------------------------------------------------------------------------
+__global__ void st_naive(const float *in, float *out, int h, int w)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h)
+        return;
+    size_t i = (size_t)y * w + x;
+    if (x == 0 || y == 0 || x == w - 1 || y == h - 1) {
+        out[i] = in[i];
+        return;
+    }
+    out[i] = 0.2f * (in[i] + in[i - 1] + in[i + 1] + in[i - w] + in[i + w]);
+}
+// each thread walks R rows of one column; the up/centre/down values roll in registers
+template <int R>
+__global__ void st_roll(const float *__restrict__ in, float *__restrict__ out, int h, int w)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
+    if (x >= w || y0 >= h)
+        return;
+    bool xb = x == 0 || x == w - 1;
+    float up = y0 > 0 ? in[(size_t)(y0 - 1) * w + x] : 0.0f;
+    float ce = in[(size_t)y0 * w + x];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        int y = y0 + r;
+        if (y >= h)
+            break;
+        size_t i = (size_t)y * w + x;
+        float dn = y + 1 < h ? in[i + w] : 0.0f;
+        if (xb || y == 0 || y == h - 1)
+            out[i] = ce;
+        else
+            out[i] = 0.2f * (ce + in[i - 1] + in[i + 1] + up + dn);
+        up = ce;
+        ce = dn;
+    }
+}
+// four adjacent columns per thread (float4 when w % 4 == 0), R rows rolled in registers
+template <int R>
+__global__ void st_roll4(const float *__restrict__ in, float *__restrict__ out, int h, int w)
+{
+    int x = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
+    if (x >= w || y0 >= h)
+        return;
+    const float4 *in4 = reinterpret_cast<const float4 *>(in);
+    int w4 = w / 4;
+    float4 up = y0 > 0 ? in4[(size_t)(y0 - 1) * w4 + x / 4] : make_float4(0, 0, 0, 0);
+    float4 ce = in4[(size_t)y0 * w4 + x / 4];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        int y = y0 + r;
+        if (y >= h)
+            break;
+        size_t i = (size_t)y * w + x;
+        float4 dn = y + 1 < h ? in4[(size_t)(y + 1) * w4 + x / 4] : make_float4(0, 0, 0, 0);
+        float l = x > 0 ? in[i - 1] : 0.0f, rr = x + 4 < w ? in[i + 4] : 0.0f;
+        float4 o;
+        if (y == 0 || y == h - 1) {
+            o = ce;
+        } else {
+            o.x = 0.2f * (ce.x + l + ce.y + up.x + dn.x);
+            o.y = 0.2f * (ce.y + ce.x + ce.z + up.y + dn.y);
+            o.z = 0.2f * (ce.z + ce.y + ce.w + up.z + dn.z);
+            o.w = 0.2f * (ce.w + ce.z + rr + up.w + dn.w);
+            if (x == 0)
+                o.x = ce.x;
+            if (x + 4 == w)
+                o.w = ce.w;
+        }
+        reinterpret_cast<float4 *>(out)[(size_t)y * w4 + x / 4] = o;
+        up = ce;
+        ce = dn;
+    }
+}
+
+static void bench_stencil()
+{
+    const int h = 8192, w = 8192;
+    const long n = (long)h * w;
+    std::vector<float> hx(n);
+    srand(2);
+    for (long i = 0; i < n; i++)
+        hx[i] = (float)rand() / RAND_MAX * 2 - 1;
+    float *x, *o, *ref;
+    CK(cudaMalloc(&x, n * 4));
+    CK(cudaMalloc(&o, n * 4));
+    CK(cudaMalloc(&ref, n * 4));
+    CK(cudaMemcpy(x, hx.data(), n * 4, cudaMemcpyHostToDevice));
+    float copy = time_ms([&] { copy4<<<g_sms * 8, 256>>>((const float4 *)x, (float4 *)o, n / 4); });
+    row("stencil: copy 512 MB (float4)", copy, copy, "");
+    st_naive<<<dim3(w / 16, h / 16), dim3(16, 16)>>>(x, ref, h, w);
+    std::vector<float> hr(n), ho(n);
+    CK(cudaMemcpy(hr.data(), ref, n * 4, cudaMemcpyDeviceToHost));
+    auto check = [&](void) -> const char * {
+        CK(cudaMemcpy(ho.data(), o, n * 4, cudaMemcpyDeviceToHost));
+        double m = 0;
+        for (long i = 0; i < n; i++)
+            m = std::max(m, (double)fabsf(ho[i] - hr[i]));
+        static char buf[64];
+        snprintf(buf, sizeof buf, "max abs diff %.2g", m);
+        return buf;
+    };
+    int shapes[][2] = {{16, 16}, {32, 8}, {64, 4}, {128, 2}, {256, 1}, {32, 16}, {64, 8}};
+    for (auto &s : shapes) {
+        char nm[64];
+        snprintf(nm, sizeof nm, "stencil: naive %dx%d", s[0], s[1]);
+        dim3 b(s[0], s[1]), g((w + s[0] - 1) / s[0], (h + s[1] - 1) / s[1]);
+        { float t_ = time_ms([&] { st_naive<<<g, b>>>(x, o, h, w); }); row(nm, t_, copy, check()); }
+    }
+    int rshapes[][2] = {{32, 8}, {64, 4}, {128, 2}, {256, 1}};
+    for (auto &s : rshapes) {
+        char nm[64];
+        dim3 b(s[0], s[1]);
+        snprintf(nm, sizeof nm, "stencil: roll R=8 %dx%d", s[0], s[1]);
+        dim3 g((w + s[0] - 1) / s[0], (h / 8 + s[1] - 1) / s[1]);
+        { float t_ = time_ms([&] { st_roll<8><<<g, b>>>(x, o, h, w); }); row(nm, t_, copy, check()); }
+        snprintf(nm, sizeof nm, "stencil: roll R=16 %dx%d", s[0], s[1]);
+        dim3 g2((w + s[0] - 1) / s[0], (h / 16 + s[1] - 1) / s[1]);
+        { float t_ = time_ms([&] { st_roll<16><<<g2, b>>>(x, o, h, w); }); row(nm, t_, copy, check()); }
+        snprintf(nm, sizeof nm, "stencil: roll4 R=8 %dx%d", s[0], s[1]);
+        dim3 g3((w / 4 + s[0] - 1) / s[0], (h / 8 + s[1] - 1) / s[1]);
+        { float t_ = time_ms([&] { st_roll4<8><<<g3, b>>>(x, o, h, w); }); row(nm, t_, copy, check()); }
+        snprintf(nm, sizeof nm, "stencil: roll4 R=4 %dx%d", s[0], s[1]);
+        dim3 g4((w / 4 + s[0] - 1) / s[0], (h / 4 + s[1] - 1) / s[1]);
+        { float t_ = time_ms([&] { st_roll4<4><<<g4, b>>>(x, o, h, w); }); row(nm, t_, copy, check()); }
+    }
+    CK(cudaFree(x));
+    CK(cudaFree(o));
+    CK(cudaFree(ref));
+}
+
+// ---- histogram ----------------------------------------------------------------------
+#include HK_HIST_RW   // the engine's histogram_thread_counters output (kernel "histogram")
+
+// 32 replicas of the 256 bins in shared memory, replica = lane: word bin * 32 + lane, so a
+// warp's 32 atomics hit 32 banks; 32-bit counters never need a flush. R bytes per round.
+__global__ void hist_atoms(const unsigned char *__restrict__ data, unsigned int *bins, int n)
+{
+    __shared__ unsigned int h[256 * 32];
+    for (int k = threadIdx.x; k < 256 * 32; k += blockDim.x)
+        h[k] = 0;
+    __syncthreads();
+    const unsigned lane = threadIdx.x & 31;
+    long n16 = n / 16;
+    const uint4 *v = reinterpret_cast<const uint4 *>(data);
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += (long)gridDim.x * blockDim.x) {
+        uint4 q = v[i];
+        unsigned w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+#pragma unroll
+            for (int b = 0; b < 4; b++)
+                atomicAdd(&h[((w[k] >> (8 * b)) & 255) * 32 + lane], 1u);
+    }
+    for (long i = n16 * 16 + (long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x)
+        atomicAdd(&h[data[i] * 32 + lane], 1u);
+    __syncthreads();
+    for (int b = threadIdx.x; b < 256; b += blockDim.x) {
+        unsigned s = 0;
+        for (int l = 0; l < 32; l++)
+            s += h[b * 32 + ((l + b) & 31)];
+        if (s)
+            atomicAdd(&bins[b], s);
+    }
+}
+// per-warp 256-bin histograms (32-bit, shared atomics): conflicts when lanes share a bin
+__global__ void hist_warp(const unsigned char *__restrict__ data, unsigned int *bins, int n)
+{
+    extern __shared__ unsigned int hw[];
+    const int nw = blockDim.x / 32;
+    for (int k = threadIdx.x; k < 256 * nw; k += blockDim.x)
+        hw[k] = 0;
+    __syncthreads();
+    unsigned int *my = hw + (threadIdx.x / 32) * 256;
+    long n16 = n / 16;
+    const uint4 *v = reinterpret_cast<const uint4 *>(data);
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += (long)gridDim.x * blockDim.x) {
+        uint4 q = v[i];
+        unsigned w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+#pragma unroll
+            for (int b = 0; b < 4; b++)
+                atomicAdd(&my[(w[k] >> (8 * b)) & 255], 1u);
+    }
+    for (long i = n16 * 16 + (long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x)
+        atomicAdd(&my[data[i]], 1u);
+    __syncthreads();
+    for (int b = threadIdx.x; b < 256; b += blockDim.x) {
+        unsigned s = 0;
+        for (int k = 0; k < nw; k++)
+            s += hw[k * 256 + b];
+        if (s)
+            atomicAdd(&bins[b], s);
+    }
+}
+
+static void bench_hist()
+{
+    const int n = 1 << 27;
+    std::vector<unsigned char> hd(n);
+    unsigned int *bins;
+    unsigned char *d;
+    CK(cudaMalloc(&d, n));
+    CK(cudaMalloc(&bins, 1024));
+    const char *dists[] = {"int(0,255)", "int(96,103)"};
+    for (int di = 0; di < 2; di++) {
+        srand(3);
+        for (int i = 0; i < n; i++)
+            hd[i] = di == 0 ? rand() & 255 : 96 + (rand() & 7);
+        CK(cudaMemcpy(d, hd.data(), n, cudaMemcpyHostToDevice));
+        std::vector<unsigned> want(256, 0), got(256);
+        for (int i = 0; i < n; i++)
+            want[hd[i]]++;
+        float copy = time_ms([&] { read_bytes<<<g_sms * 8, 256>>>((const uint4 *)d, n / 16, bins); });
+        char nm[80];
+        snprintf(nm, sizeof nm, "hist %s: read 128 MB", dists[di]);
+        row(nm, copy, copy, "");
+        auto check = [&](auto launch) -> const char * {
+            CK(cudaMemset(bins, 0, 1024));
+            launch();
+            CK(cudaMemcpy(got.data(), bins, 1024, cudaMemcpyDeviceToHost));
+            return got == want ? "exact" : "WRONG";
+        };
+        for (int bps : {4, 6}) {
+            auto l = [&] { histogram<<<g_sms * bps, 128>>>(d, bins, n); };
+            snprintf(nm, sizeof nm, "hist %s: thread counters %d/SM", dists[di], bps);
+            row(nm, time_ms(l), copy, check(l));
+        }
+        for (int bs : {256, 512, 1024})
+            for (int bps : {1, 2, 3}) {
+                if (bs * bps > 2048)
+                    continue;
+                auto l = [&] { hist_atoms<<<g_sms * bps, bs>>>(d, bins, n); };
+                snprintf(nm, sizeof nm, "hist %s: atoms lanes %dx%d/SM", dists[di], bs, bps);
+                row(nm, time_ms(l), copy, check(l));
+            }
+        for (int bs : {256, 512})
+            for (int bps : {2, 4}) {
+                auto l = [&] { hist_warp<<<g_sms * bps, bs, bs / 32 * 1024>>>(d, bins, n); };
+                snprintf(nm, sizeof nm, "hist %s: per-warp %dx%d/SM", dists[di], bs, bps);
+                row(nm, time_ms(l), copy, check(l));
+            }
+    }
+    CK(cudaFree(d));
+    CK(cudaFree(bins));
+}
+
+int main(int argc, char **argv)
+{
+    cudaDeviceProp p;
+    CK(cudaGetDeviceProperties(&p, 0));
+    g_sms = p.multiProcessorCount;
+    printf("%s, %d SMs\n%-34s %9s  %7s  %s\n", p.name, g_sms, "variant", "ms", "%copy", "check");
+    const char *only = argc > 1 ? argv[1] : "";
+    if (!*only || strstr(only, "rope"))
+        bench_rope();
+    if (!*only || strstr(only, "stencil"))
+        bench_stencil();
+    if (!*only || strstr(only, "hist"))
+        bench_hist();
+    return 0;
+}
