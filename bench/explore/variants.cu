@@ -172,6 +172,156 @@ __global__ void rope_gs(const float *__restrict__ x, float *__restrict__ out, in
     }
 }
 
+// sin and cos of a through an exact range reduction by 2*pi (three-part Cody-Waite: the
+// remainder is exact to ~1e-11 for |a| < 2^17) and the hardware approximations on
+// [-pi, pi] (absolute error about 2^-21.4); larger or non-finite angles take sincosf.
+__device__ __forceinline__ void sincos_reduced(float a, float *s, float *c)
+{
+    if (fabsf(a) < 131072.0f) {
+        const float k = rintf(a * 0.15915494309189535f);
+        float r = fmaf(-k, 6.28318548202514648f, a);
+        r = fmaf(-k, -1.7484555314695172e-7f, r);
+        __sincosf(r, s, c);
+    } else {
+        sincosf(a, s, c);
+    }
+}
+// table + float2 + 32-bit index math (+ the reduced sincos when FAST)
+template <bool I32, bool FAST>
+__global__ void rope_tv(const float *__restrict__ x, float *__restrict__ out, int tokens, int heads, int dim, float base)
+{
+    __shared__ float tab[1024];
+    int half = dim / 2;
+    for (int k = threadIdx.x; k < half && k < 1024; k += blockDim.x)
+        tab[k] = 1.0f / powf(base, (2.0f * k) / dim);
+    __syncthreads();
+    long pair = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    long pairs = (long)tokens * heads * (dim / 2);
+    if (pair >= pairs)
+        return;
+    int j;
+    long t;
+    if (I32) {
+        j = (int)pair % half;
+        t = (int)pair / (heads * half);
+    } else {
+        j = pair % half;
+        t = pair / ((long)heads * half);
+    }
+    float s, c;
+    if (FAST)
+        sincos_reduced((float)t * tab[j], &s, &c);
+    else
+        sincosf((float)t * tab[j], &s, &c);
+    float2 v = reinterpret_cast<const float2 *>(x)[pair];
+    reinterpret_cast<float2 *>(out)[pair] = make_float2(v.x * c - v.y * s, v.x * s + v.y * c);
+}
+// the original with only sincosf replaced by the reduced one
+__global__ void rope_naive_fast(const float *x, float *out, int tokens, int heads, int dim, float base)
+{
+    long pair = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    long pairs = (long)tokens * heads * (dim / 2);
+    if (pair >= pairs)
+        return;
+    int half = dim / 2;
+    int j = pair % half;
+    long t = pair / ((long)heads * half);
+    float inv_freq = 1.0f / powf(base, (2.0f * j) / dim);
+    float s, c;
+    sincos_reduced((float)t * inv_freq, &s, &c);
+    long e = pair * 2;
+    float x0 = x[e], x1 = x[e + 1];
+    out[e] = x0 * c - x1 * s;
+    out[e + 1] = x0 * s + x1 * c;
+}
+// the original with the table only (scalar accesses, as the engine's invariant_table)
+template <bool FAST>
+__global__ void rope_table_scalar(const float *x, float *out, int tokens, int heads, int dim, float base)
+{
+    __shared__ float tab[1024];
+    int half = dim / 2;
+    for (int k = threadIdx.x; k < half && k < 1024; k += blockDim.x)
+        tab[k] = 1.0f / powf(base, (2.0f * k) / dim);
+    __syncthreads();
+    long pair = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    long pairs = (long)tokens * heads * (dim / 2);
+    if (pair >= pairs)
+        return;
+    int j = pair % half;
+    long t = pair / ((long)heads * half);
+    float s, c;
+    if (FAST)
+        sincos_reduced((float)t * tab[j], &s, &c);
+    else
+        sincosf((float)t * tab[j], &s, &c);
+    long e = pair * 2;
+    float x0 = x[e], x1 = x[e + 1];
+    out[e] = x0 * c - x1 * s;
+    out[e + 1] = x0 * s + x1 * c;
+}
+
+// persistent blocks: the table once per block, then a grid-stride loop over groups of
+// V pairs (V = 1: float2, V = 2: float4), K groups per round with every load issued first;
+// 32-bit index math and the reduced sincos
+template <int K, int V, bool FAST = true, bool I32 = true>
+__global__ void rope_gst(const float *__restrict__ x, float *__restrict__ out, int tokens, int heads, int dim, float base)
+{
+    __shared__ float tab[1024];
+    int half = dim / 2;
+    for (int k = threadIdx.x; k < half && k < 1024; k += blockDim.x)
+        tab[k] = 1.0f / powf(base, (2.0f * k) / dim);
+    __syncthreads();
+    const int groups = tokens * heads * half / V;   // pairs % V == 0 here
+    const int hh = heads * half;
+    const int stride = gridDim.x * blockDim.x;
+    for (int g0 = blockIdx.x * blockDim.x + threadIdx.x; g0 < groups; g0 += stride * K) {
+        float4 v[K];
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            int g = g0 + k * stride;
+            if (g < groups) {
+                if (V == 2)
+                    v[k] = reinterpret_cast<const float4 *>(x)[g];
+                else {
+                    float2 q = reinterpret_cast<const float2 *>(x)[g];
+                    v[k] = make_float4(q.x, q.y, 0, 0);
+                }
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            int g = g0 + k * stride;
+            if (g < groups) {
+                float r[4];
+#pragma unroll
+                for (int p = 0; p < V; p++) {
+                    int pair = g * V + p;
+                    int j, t;
+                    if (I32) {
+                        j = pair % half;
+                        t = pair / hh;
+                    } else {
+                        j = (long)pair % (long)half;
+                        t = (long)pair / (long)hh;
+                    }
+                    float sn, cs;
+                    if (FAST)
+                        sincos_reduced((float)t * tab[j], &sn, &cs);
+                    else
+                        sincosf((float)t * tab[j], &sn, &cs);
+                    float a = p ? v[k].z : v[k].x, b = p ? v[k].w : v[k].y;
+                    r[2 * p] = a * cs - b * sn;
+                    r[2 * p + 1] = a * sn + b * cs;
+                }
+                if (V == 2)
+                    reinterpret_cast<float4 *>(out)[g] = make_float4(r[0], r[1], r[2], r[3]);
+                else
+                    reinterpret_cast<float2 *>(out)[g] = make_float2(r[0], r[1]);
+            }
+        }
+    }
+}
+
 static void bench_rope()
 {
     const int tokens = 4096, heads = 32, dim = 128;
@@ -206,6 +356,31 @@ static void bench_rope()
     row("rope: memory only", time_ms([&] { rope_mem_only<<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }), copy, "-");
     { float t_ = time_ms([&] { rope_f2_i32<<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }); row("rope: float2 + int32 + restrict", t_, copy, check()); }
     { float t_ = time_ms([&] { rope_table_f2<<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }); row("rope: table + float2", t_, copy, check()); }
+    { float t_ = time_ms([&] { rope_naive_fast<<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }); row("rope: reduced sincos", t_, copy, check()); }
+    { float t_ = time_ms([&] { rope_table_scalar<false><<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }); row("rope: table", t_, copy, check()); }
+    { float t_ = time_ms([&] { rope_table_scalar<true><<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }); row("rope: table + reduced", t_, copy, check()); }
+    { float t_ = time_ms([&] { rope_tv<true, false><<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }); row("rope: table + float2 + i32", t_, copy, check()); }
+    { float t_ = time_ms([&] { rope_tv<false, true><<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }); row("rope: table + float2 + reduced", t_, copy, check()); }
+    for (int b2 : {128, 256, 512}) {
+        char nm[64];
+        snprintf(nm, sizeof nm, "rope: table+f2+i32+reduced b%d", b2);
+        const unsigned g2 = (unsigned)((pairs + b2 - 1) / b2);
+        { float t_ = time_ms([&] { rope_tv<true, true><<<g2, b2>>>(x, o, tokens, heads, dim, 10000.0f); }); row(nm, t_, copy, check()); }
+    }
+    for (int bps : {8, 16}) {
+        char nm[64];
+#define HK_GST(K, V) \
+        snprintf(nm, sizeof nm, "rope: persistent K=%d V=%d %d/SM", K, V, bps); \
+        { float t_ = time_ms([&] { rope_gst<K, V><<<g_sms * bps, 256>>>(x, o, tokens, heads, dim, 10000.0f); }); row(nm, t_, copy, check()); }
+        HK_GST(1, 1) HK_GST(2, 1) HK_GST(4, 1) HK_GST(1, 2) HK_GST(2, 2) HK_GST(4, 2)
+#undef HK_GST
+#define HK_GST(K, V, F, I) \
+        snprintf(nm, sizeof nm, "rope: persistent K=%d V=%d %s %s %d/SM", K, V, F ? "reduced" : "sincosf", I ? "i32" : "i64", bps); \
+        { float t_ = time_ms([&] { rope_gst<K, V, F, I><<<g_sms * bps, 256>>>(x, o, tokens, heads, dim, 10000.0f); }); row(nm, t_, copy, check()); }
+        HK_GST(1, 1, false, false) HK_GST(1, 1, true, false) HK_GST(1, 1, false, true)
+        HK_GST(2, 1, false, false) HK_GST(1, 2, false, false)
+#undef HK_GST
+    }
     for (int bps : {4, 8, 16}) {
         char nm[64];
         snprintf(nm, sizeof nm, "rope: grid-stride K=2 %d/SM", bps);

@@ -27,8 +27,9 @@ typedef struct {
     size_t type_a, name;  /* type words [type_a, name), the declared name's token */
     size_t ia, ib;        /* initializer tokens [ia, ib) */
     size_t scope_end;     /* token closing the block that holds it */
-    bool top;             /* at the top level of the body */
-    bool uniform;         /* a top-level local computed only from uniform values */
+    bool uniform;         /* computed only from uniform values (at any depth: declared
+                           * once and never written, it has one value wherever it is in
+                           * scope, e.g. inside a grid-stride loop's body) */
     bool needed;          /* copied into the table's block */
 } rt_decl;
 
@@ -260,7 +261,6 @@ static void collect_decls(rt_scan *s)
         rt_decl d;
         if (!read_decl(ts, i, close, &d))
             continue;
-        d.top = depth == 1;
         s->d[s->n++] = d;
     }
 }
@@ -317,7 +317,7 @@ static bool constant_tunable(const rt_scan *s, size_t k)
     return false;
 }
 
-/* The uniform top-level local named by token k and declared before token `before`, or
+/* The uniform local named by token k and declared before token `before`, or
  * NULL. */
 static rt_decl *uniform_local(rt_scan *s, size_t k, size_t before)
 {
@@ -416,13 +416,13 @@ static const char *check_expr(rt_scan *s, size_t a, size_t b, size_t j_tok, bool
     return NULL;
 }
 
-/* Marks the top-level uniform locals. In declaration order, so each may use the earlier. */
+/* Marks the uniform locals. In declaration order, so each may use the earlier. */
 static void find_uniform(rt_scan *s)
 {
     const rw_toks *ts = s->ts;
     for (size_t i = 0; i < s->n; i++) {
         rt_decl *d = &s->d[i];
-        if (!d->top || decl_count(ts, 0, ts->n, d->name) != 1 ||
+        if (decl_count(ts, 0, ts->n, d->name) != 1 ||
             name_written(ts, 0, ts->n, d->name, d->name) || scalar_param(s->f, ts, d->name))
             continue;
         rt_expr x;

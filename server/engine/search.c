@@ -665,6 +665,17 @@ static int step(search *s, work *w, int rc, rw_result *r, bool must_apply, bool 
     return rc;
 }
 
+/* Structural rewrites whose output keeps the original's thread indexing (one thread per
+ * index, the spec's grid): under a skill's SM-multiple grid the grid-stride rewrite goes
+ * first, so each resident block loops over many indices. invariant_table's per-block table
+ * then costs one fill per persistent block: rope_forward on an H200 went from 0.98x (one
+ * pair per thread, a fill per 256 pairs) to 92% of the copy bandwidth in a hand-written
+ * grid-stride form (bench/results/2026-11-30-h200-session6). */
+static bool keeps_thread_indexing(const char *rewrite)
+{
+    return !strcmp(rewrite, "invariant_table");
+}
+
 /* Builds the candidate for cfg into *out (new record). *skip when the configuration cannot
  * be written (a rewrite does not apply to the combined text). */
 static int materialize(search *s, const int *cfg, int phase, cand_rec **out, bool *skip)
@@ -725,13 +736,22 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         }
         if (*skip)
             break;
+        if (sst->blocks_per_sm && keeps_thread_indexing(sst->rewrite) && !s->already_strided) {
+            rc = rw_grid_stride(w.text, w.len, work_model(s, &w), w.kernel, &r);
+            if ((rc = step(s, &w, rc, &r, true, skip)))
+                goto out;
+            if (*skip)
+                break;
+            c->pub.grid_stride = true;
+        }
         rc = apply_struct(sst, s->launch.hip_target, w.text, w.len, work_model(s, &w), w.kernel,
                           &r);
         if ((rc = step(s, &w, rc, &r, true, skip)))
             goto out;
         c->pub.structural = ax->labels[cfg[a]];
         c->pub.skill = sst->skill;
-        if ((rc = hk_buf_printf(&desc, "%s", ax->labels[cfg[a]])))
+        if ((rc = hk_buf_printf(&desc, "%s%s", ax->labels[cfg[a]],
+                                c->pub.grid_stride ? " on a grid-stride loop" : "")))
             goto out;
     }
     /* a library call ignores the kernel's launch, attributes and flags: combined with any

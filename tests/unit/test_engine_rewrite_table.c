@@ -247,6 +247,42 @@ static const char *read_small(const char *path)
 
 /* The skills' sample kernel (tests/data/skills/kernels/invariant_table.cu) rewrites to
  * exactly the code of the after/ files its SASS/ISA evidence is proven on. */
+/* rope_forward after the grid-stride rewrite: the table is filled once per block, before
+ * the loop, so a persistent block (an SM-multiple grid) pays for it once. */
+static void test_rope_grid_stride(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_path(BENCH "/rope.cu", &fx);
+    rw_result g;
+    assert_int_equal(rw_grid_stride(fx.text, fx.len, fx.m, kernel(&fx, "rope_forward"), &g), HK_OK);
+    assert_true(g.applicable);
+    fixture fg;
+    load_text(g.text, &fg);
+    rw_result r;
+    assert_int_equal(rw_invariant_table(fg.text, fg.len, fg.m, kernel(&fg, "rope_forward"), 0, &r), HK_OK);
+    if (!r.applicable)
+        print_message("%s\n", r.description);
+    assert_true(r.applicable);
+    const char *t = r.text;
+    /* fill, barrier, then the grid-stride loop with the table read inside it */
+    size_t fill = pos(t, "hk_tab[hk_t] ="), bar = pos(t, "__syncthreads();"),
+           loop = pos(t, "pair += (long)gridDim.x * blockDim.x"), read = pos(t, "? hk_tab[j]");
+    assert_true(fill < bar && bar < loop && loop < read);
+    assert_null(strstr(t + bar + 1, "__syncthreads"));
+    /* half, declared inside the loop from dim alone, is copied into the fill's block */
+    assert_true(pos(t, "int half = dim / 2;\n        hk_k = (long long)(half);") < bar);
+    char *ptx = NULL;
+    if (nvcc_compiles(t, "rope_gs", &ptx)) {
+        assert_non_null(strstr(ptx, "ld.shared.f32"));
+        free(ptx);
+    }
+    rw_result_free(&r);
+    unload(&fg);
+    rw_result_free(&g);
+    unload(&fx);
+}
+
 static void test_skill_sample(void **state)
 {
     (void)state;
@@ -555,7 +591,8 @@ int main(void)
     const char *dir = getenv("HK_RWP_DUMP_DIR");
     const struct CMUnitTest dump_only[] = {cmocka_unit_test(test_rope)};
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rope),          cmocka_unit_test(test_skill_sample),
+        cmocka_unit_test(test_rope),          cmocka_unit_test(test_rope_grid_stride),
+        cmocka_unit_test(test_skill_sample),
         cmocka_unit_test(test_variants),
         cmocka_unit_test(test_not_applicable), cmocka_unit_test(test_all_suite_kernels),
         cmocka_unit_test(test_alloc_failures), cmocka_unit_test(test_skill_plan),

@@ -582,6 +582,50 @@ static void test_structural_axis(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* invariant_table under a skill's SM-multiple grid: rope_forward becomes a grid-stride loop
+ * first, so the table is filled once per resident block; without blocks/SM the kernel
+ * keeps one thread per pair (the spec's grid). */
+static void test_table_on_grid_stride(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_path(HK_SOURCE_DIR "/bench/kernels/rope.cu", &fx);
+    static const search_struct st[] = {
+        {.skill = "sm90-invariant-table", .rewrite = "invariant_table", .params = {1024},
+         .blocks_per_sm = 8},
+        {.skill = "sm90-invariant-table", .rewrite = "invariant_table", .params = {4096}, .rank = 1},
+    };
+    search_launch l = saxpy_launch();
+    l.structs = st;
+    l.n_structs = HK_ARRAY_LEN(st);
+    search_budget b = {.max_candidates = 8};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "rope_forward"), &l, 7, &b, &s), HK_OK);
+    const search_candidate *c;
+    assert_int_equal(search_next(s, &c), HK_OK);   /* the baseline */
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    assert_int_equal(search_next(s, &c), HK_OK);
+    assert_non_null(c->structural);
+    assert_true(c->grid_stride);
+    assert_int_equal(c->grid_mode, SEARCH_GRID_SM_MULTIPLE);
+    assert_int_equal(c->grid_per_sm, 8);
+    assert_non_null(strstr(c->description, "on a grid-stride loop"));
+    const char *fill = strstr(c->text, "hk_tab[hk_t] =");
+    const char *loop = strstr(c->text, "pair += (long)gridDim.x * blockDim.x");
+    assert_true(fill && loop && fill < loop);
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.6), HK_OK);
+    assert_int_equal(search_next(s, &c), HK_OK);   /* the second choice: no blocks/SM */
+    assert_non_null(c->structural);
+    assert_non_null(strstr(c->structural, "table=4096"));
+    assert_false(c->grid_stride);
+    assert_int_equal(c->grid_mode, SEARCH_GRID_SPEC);
+    assert_null(strstr(c->text, "gridDim"));
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.9), HK_OK);
+    search_free(s);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 static void test_hash(void **state)
 {
     unsigned b1[3] = {256, 1, 1}, b2[3] = {512, 1, 1};
@@ -615,6 +659,7 @@ int main(void)
         cmocka_unit_test(test_suite_kernels),
         cmocka_unit_test(test_hash),
         cmocka_unit_test(test_structural_axis),
+        cmocka_unit_test(test_table_on_grid_stride),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
