@@ -4,7 +4,8 @@
 // runs it. Build and run: nvcc -O3 -arch=sm_90 -o variants bench/explore/variants.cu && ./variants
 // Prints one table: variant, median ms of 20 launches, % of the same-size copy, check (the
 // largest difference from the naive kernel's output, read after the timed launches).
-// -DHK_HIST_RW='"file"' names the engine's histogram rewrite to time beside the variants.
+// -DHK_HIST_RW='"file"' names the engine's histogram rewrite to time beside the variants;
+// -DHK_REDUCE_RW, -DHK_REDUCE_U8 and -DHK_DOT_RW its reduce_sum and dot rewrites.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -645,6 +646,66 @@ static void bench_hist()
     CK(cudaFree(bins));
 }
 
+// ---- reductions (reduce_sum, dot) ----------------------------------------------------
+#ifdef HK_REDUCE_RW
+#include HK_REDUCE_RW   // the engine's warp_reduce output for reduce_sum (kernel "reduce_sum")
+#include HK_REDUCE_U8   // the same with #pragma unroll 8 (kernel "reduce_sum_u8")
+#include HK_DOT_RW      // the engine's warp_reduce output for dot (kernel "dot")
+
+static void bench_reduce()
+{
+    const int n = 16777216;
+    std::vector<float> ha(n), hb(n);
+    srand(4);
+    double want = 0, wdot = 0;
+    for (int i = 0; i < n; i++) {
+        ha[i] = (float)rand() / RAND_MAX * 2 - 1;
+        hb[i] = (float)rand() / RAND_MAX * 2 - 1;
+        want += ha[i];
+        wdot += (double)ha[i] * hb[i];
+    }
+    float *a, *b, *out, *scratch;
+    CK(cudaMalloc(&a, (size_t)n * 4));
+    CK(cudaMalloc(&b, (size_t)n * 4));
+    CK(cudaMalloc(&scratch, (size_t)n * 4));
+    CK(cudaMalloc(&out, 4));
+    CK(cudaMemcpy(a, ha.data(), (size_t)n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(b, hb.data(), (size_t)n * 4, cudaMemcpyHostToDevice));
+    // the suite's copy line: a D2D copy of half the spec's bytes (4n for reduce_sum, 8n for dot)
+    float copy_r = time_ms([&] { CK(cudaMemcpyAsync(scratch, a, (size_t)n * 2, cudaMemcpyDeviceToDevice)); });
+    float copy_d = time_ms([&] { CK(cudaMemcpyAsync(scratch, a, (size_t)n * 4, cudaMemcpyDeviceToDevice)); });
+    row("reduce: memcpy D2D 32 MB", copy_r, copy_r, "");
+    row("dot: memcpy D2D 64 MB", copy_d, copy_d, "");
+    auto sum_check = [&](double w) -> const char * {
+        float got;
+        CK(cudaMemcpy(&got, out, 4, cudaMemcpyDeviceToHost));
+        static char buf[64];
+        snprintf(buf, sizeof buf, "rel err %.1e", fabs(got - w) / fabs(w));
+        return buf;
+    };
+    int cfgs[][2] = {{256, 4}, {256, 6}, {256, 8}, {256, 12}, {512, 2}, {512, 3}, {512, 4}, {1024, 1}, {1024, 2}};
+    for (auto &c : cfgs) {
+        char nm[64];
+        unsigned g = g_sms * c[1];
+        snprintf(nm, sizeof nm, "reduce_sum rw %dx%d/SM", c[0], c[1]);
+        { float t_ = time_ms([&] { reduce_sum<<<g, c[0]>>>(a, out, n); });
+          CK(cudaMemset(out, 0, 4)); reduce_sum<<<g, c[0]>>>(a, out, n); row(nm, t_, copy_r, sum_check(want)); }
+        snprintf(nm, sizeof nm, "reduce_sum rw unroll 8 %dx%d/SM", c[0], c[1]);
+        { float t_ = time_ms([&] { reduce_sum_u8<<<g, c[0]>>>(a, out, n); });
+          CK(cudaMemset(out, 0, 4)); reduce_sum_u8<<<g, c[0]>>>(a, out, n); row(nm, t_, copy_r, sum_check(want)); }
+        snprintf(nm, sizeof nm, "dot rw %dx%d/SM", c[0], c[1]);
+        { float t_ = time_ms([&] { dot<<<g, c[0]>>>(a, b, out, n); });
+          CK(cudaMemset(out, 0, 4)); dot<<<g, c[0]>>>(a, b, out, n); row(nm, t_, copy_d, sum_check(wdot)); }
+    }
+    float t0 = time_ms([&] { CK(cudaMemsetAsync(out, 0, 4)); });
+    row("memset of the 4-byte result alone", t0, copy_r, "");
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    CK(cudaFree(scratch));
+    CK(cudaFree(out));
+}
+#endif
+
 int main(int argc, char **argv)
 {
     cudaDeviceProp p;
@@ -658,5 +719,9 @@ int main(int argc, char **argv)
         bench_stencil();
     if (!*only || strstr(only, "hist"))
         bench_hist();
+#ifdef HK_REDUCE_RW
+    if (!*only || strstr(only, "reduce"))
+        bench_reduce();
+#endif
     return 0;
 }
