@@ -23,72 +23,25 @@
 #define NVCC "/usr/local/cuda/bin/nvcc"
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 
-static char tmpdir[512];
+#include "rw_fixture.h"
 
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "%s/test-blas-XXXXXX", HK_BINARY_DIR);
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return rwf_setup("blas");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-typedef struct {
-    char *text;
-    size_t len;
-    an_model *m;
-} fixture;
-
-static void from_text(const char *text, fixture *fx)
-{
-    fx->text = strdup(text);
-    assert_non_null(fx->text);
-    fx->len = strlen(text);
-    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
-}
-
-static void load(const char *path, fixture *fx)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *t = malloc((size_t)n + 1);
-    assert_non_null(t);
-    assert_int_equal(fread(t, 1, (size_t)n, f), (size_t)n);
-    t[n] = '\0';
-    fclose(f);
-    fx->text = t;
-    fx->len = (size_t)n;
-    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
-}
-
-static void unload(fixture *fx)
-{
-    an_model_free(fx->m);
-    free(fx->text);
-}
-
-static size_t kernel(const fixture *fx, const char *name)
-{
-    long k = an_model_find_kernel(fx->m, name);
-    assert_true(k >= 0);
-    return (size_t)k;
+    return rwf_teardown();
 }
 
 /* Substitutes kernel name of file path; the new text (malloc'd) in *out. */
 static void substitute(const char *path, const char *name, int math, bool hip, char **out)
 {
     fixture fx;
-    load(path, &fx);
+    load_path(path, &fx);
     rw_result r;
     assert_int_equal(rw_blas_substitution(fx.text, fx.len, fx.m, kernel(&fx, name), math, hip, &r), HK_OK);
     if (!r.applicable)
@@ -196,7 +149,7 @@ static void test_other_forms(void **state)
 {
     (void)state;
     fixture fx;
-    from_text(early_return, &fx);
+    load_text(early_return, &fx);
     rw_result r;
     assert_int_equal(rw_blas_substitution(fx.text, fx.len, fx.m, kernel(&fx, "eg"), 0, false, &r), HK_OK);
     if (!r.applicable)
@@ -209,7 +162,7 @@ static void test_other_forms(void **state)
     rw_result_free(&r);
     unload(&fx);
 
-    from_text(other_forms, &fx);
+    load_text(other_forms, &fx);
     assert_int_equal(rw_blas_substitution(fx.text, fx.len, fx.m, kernel(&fx, "bgemm"), 0, false, &r), HK_OK);
     if (!r.applicable)
         fail_msg("%s", r.description);
@@ -323,7 +276,7 @@ static void test_refusals(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
         fixture fx;
-        from_text(refusals[i].text, &fx);
+        load_text(refusals[i].text, &fx);
         rw_result r;
         assert_int_equal(rw_blas_substitution(fx.text, fx.len, fx.m, kernel(&fx, refusals[i].kernel), 0, false, &r),
                          HK_OK);
@@ -337,7 +290,7 @@ static void test_refusals(void **state)
     }
     /* TF32 is a cuBLAS mode; math outside 0..1 is a bad argument */
     fixture fx;
-    load(BENCH "/sgemm.cu", &fx);
+    load_path(BENCH "/sgemm.cu", &fx);
     rw_result r;
     assert_int_equal(rw_blas_substitution(fx.text, fx.len, fx.m, kernel(&fx, "sgemm"), 1, true, &r), HK_OK);
     assert_false(r.applicable);
@@ -349,7 +302,7 @@ static void test_refusals(void **state)
     char *t;
     substitute(BENCH "/sgemm.cu", "sgemm", 0, false, &t);
     fixture fx2;
-    from_text(t, &fx2);
+    load_text(t, &fx2);
     free(t);
     assert_int_equal(rw_blas_substitution(fx2.text, fx2.len, fx2.m, kernel(&fx2, "sgemm"), 0, false, &r), HK_OK);
     assert_false(r.applicable);
@@ -360,6 +313,11 @@ static void test_refusals(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+static int substitute_fp32(const fixture *fx, size_t k, rw_result *r)
+{
+    return rw_blas_substitution(fx->text, fx->len, fx->m, k, 0, false, r);
+}
+
 /* Every allocation failure is HK_ENOMEM with nothing leaked, until the rewrite succeeds. */
 static void test_alloc_failures(void **state)
 {
@@ -368,23 +326,13 @@ static void test_alloc_failures(void **state)
                                            {BENCH "/gemv.cu", "gemv"}};
     for (size_t c = 0; c < 3; c++) {
         fixture fx;
-        load(files[c][0], &fx);
+        load_path(files[c][0], &fx);
         size_t k = kernel(&fx, files[c][1]);
-        long live = hk_alloc_live();
-        for (long n = 1; n < 100000; n++) {
-            rw_result r;
-            hk_alloc_fail_after(n);
-            int rc = rw_blas_substitution(fx.text, fx.len, fx.m, k, 0, false, &r);
-            hk_alloc_fail_after(0);
-            bool ok = rc == HK_OK && r.applicable;
-            rw_result_free(&r);
-            assert_int_equal(hk_alloc_live(), live);
-            if (rc == HK_OK) {
-                assert_true(ok);
-                break;
-            }
-            assert_int_equal(rc, HK_ENOMEM);
-        }
+        rwf_survives_alloc_failures(&fx, k, substitute_fp32);
+        rw_result r;
+        assert_int_equal(substitute_fp32(&fx, k, &r), HK_OK);
+        assert_true(r.applicable);
+        rw_result_free(&r);
         unload(&fx);
     }
     assert_int_equal(hk_alloc_live(), 0);
@@ -402,14 +350,6 @@ static bool have_cuda(void)
         return false;
     }
     return true;
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    assert_true(fputs(text, f) >= 0);
-    assert_int_equal(fclose(f), 0);
 }
 
 static void run_ok(const char *cmd)
@@ -433,11 +373,11 @@ static void test_compiles_and_links(void **state)
         snprintf(src, sizeof src, BENCH "/%s.cu", k[i][0]);
         substitute(src, k[i][1], i == 1, false, &t);
         snprintf(path, sizeof path, "%s/%s.cu", tmpdir, k[i][0]);
-        write_file(path, t);
+        rwf_write_file(path, t);
         free(t);
     }
     snprintf(main_cu, sizeof main_cu, "%s/main.cu", tmpdir);
-    write_file(main_cu, "#include \"sgemm.cu\"\n#include \"batched_gemm.cu\"\n#include \"gemv.cu\"\n"
+    rwf_write_file(main_cu, "#include \"sgemm.cu\"\n#include \"batched_gemm.cu\"\n#include \"gemv.cu\"\n"
                         "int main(int argc, char **argv)\n{\n"
                         "    (void)argv;\n"
                         "    if (argc > 99) {   /* linked, never run here (no GPU) */\n"
@@ -469,7 +409,7 @@ static void test_harness_program(void **state)
     snprintf(prog, sizeof prog, "%s/prog_sgemm.cu", tmpdir);
     snprintf(exe, sizeof exe, "%s/prog_sgemm", tmpdir);
     snprintf(log, sizeof log, "%s/prog_sgemm.log", tmpdir);
-    write_file(cand, t);
+    rwf_write_file(cand, t);
     free(t);
     char *gen = NULL;
     assert_int_equal(harness_generate(s, cand, &gen), HK_OK);
@@ -504,7 +444,7 @@ static void test_search_proposes(void **state)
 {
     (void)state;
     fixture fx;
-    load(BENCH "/sgemm.cu", &fx);
+    load_path(BENCH "/sgemm.cu", &fx);
     static const search_struct st[] = {
         {.skill = "sm90-cublas-gemm", .rewrite = "blas_substitution", .params = {0}},
         {.skill = "sm90-cublas-gemm", .rewrite = "blas_substitution", .params = {1}, .rank = 1},
@@ -553,7 +493,7 @@ static void test_search_proposes(void **state)
     search_free(s);
     unload(&fx);
 
-    load(BENCH "/gemv.cu", &fx);
+    load_path(BENCH "/gemv.cu", &fx);
     search_launch lv = {.block = {128, 1, 1}, .sm_count = 132, .structs = st, .n_structs = 1};
     assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "gemv"), &lv, 7, &b, &s), HK_OK);
     axes = search_describe_axes(s);
@@ -582,7 +522,7 @@ static void test_skills_plan_it(void **state)
                  {BENCH "/saxpy.cu", NULL, SK_MEMORY_BOUND, 0}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         fixture fx;
-        load(cases[c].file, &fx);
+        load_path(cases[c].file, &fx);
         skillplan p;
         assert_int_equal(skillplan_build(set, "sm_90", cases[c].cls, NULL, fx.text, fx.len, &p), HK_OK);
         int seen = 0;

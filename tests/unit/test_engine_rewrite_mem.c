@@ -28,74 +28,27 @@
 #define NVCC "/usr/local/cuda/bin/nvcc"
 #define SUITE HK_TEST_DATA "/../../bench/kernels"
 
-static char tmpdir[512];
+#include "rw_fixture.h"
 
 static int setup(void **state)
 {
-    snprintf(tmpdir, sizeof tmpdir, "%s/test-rewrite-mem-XXXXXX", HK_BINARY_DIR);
-    return mkdtemp(tmpdir) ? 0 : -1;
+    (void)state;
+    return rwf_setup("rewrite-mem");
 }
 
 static int teardown(void **state)
 {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    (void)state;
+    return rwf_teardown();
 }
 
 /* ------------------------------------------------------------------ fixtures */
-
-typedef struct {
-    char *text;
-    size_t len;
-    an_model *m;
-} fixture;
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        print_message("cannot open %s\n", path);
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
-static void load_path(const char *path, fixture *fx)
-{
-    fx->text = slurp(path, &fx->len);
-    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
-    assert_false(fx->m->has_errors);
-}
 
 static void load(const char *name, fixture *fx)
 {
     char path[700];
     snprintf(path, sizeof path, "%s/rewrite_mem/%s", HK_TEST_DATA, name);
     load_path(path, fx);
-}
-
-static void unload(fixture *fx)
-{
-    an_model_free(fx->m);
-    free(fx->text);
-}
-
-static size_t kernel(const fixture *fx, const char *name)
-{
-    long k = an_model_find_kernel(fx->m, name);
-    if (k < 0)
-        print_message("no kernel %s\n", name);
-    assert_true(k >= 0);
-    return (size_t)k;
 }
 
 /* Re-analyses an applicable result: it parses cleanly and still defines kernel name. */

@@ -28,62 +28,18 @@
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 #define DATA HK_TEST_DATA "/rewrite_pattern"
 
-static char tmpdir[512];
+#include "rw_fixture.h"
 
 static int setup(void **state)
 {
-    const char *why;
-    if (an_grammar_check(&why) != HK_OK)
-        return -1;
-    snprintf(tmpdir, sizeof tmpdir, "%s/test-rewrite-pattern-XXXXXX", HK_BINARY_DIR);
-    return mkdtemp(tmpdir) ? 0 : -1;
+    (void)state;
+    return rwf_setup("rewrite-pattern");
 }
 
 static int teardown(void **state)
 {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-typedef struct {
-    char *text;
-    size_t len;
-    an_model *m;
-} fixture;
-
-static void load_path(const char *path, fixture *fx)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        print_message("cannot open %s\n", path);
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    fx->text = malloc((size_t)n + 1);
-    assert_non_null(fx->text);
-    assert_int_equal(fread(fx->text, 1, (size_t)n, f), (size_t)n);
-    fx->text[n] = '\0';
-    fx->len = (size_t)n;
-    fclose(f);
-    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
-    assert_false(fx->m->has_errors);
-}
-
-static void unload(fixture *fx)
-{
-    an_model_free(fx->m);
-    free(fx->text);
-}
-
-static size_t kernel(const fixture *fx, const char *name)
-{
-    long k = an_model_find_kernel(fx->m, name);
-    if (k < 0)
-        print_message("no kernel %s\n", name);
-    assert_true(k >= 0);
-    return (size_t)k;
+    (void)state;
+    return rwf_teardown();
 }
 
 enum rwp { RWP_TRANSPOSE, RWP_REDUCE, RWP_HIST, RWP_SOFTMAX, RWP_LAYERNORM, RWP_GEMM, RWP_COUNT };
@@ -543,6 +499,14 @@ static void test_all_suite_kernels(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* The rewrite test_alloc_failures is on (rwf_rewrite takes no rewrite argument). */
+static enum rwp alloc_which;
+
+static int apply_alloc_which(const fixture *fx, size_t k, rw_result *r)
+{
+    return apply(alloc_which, fx, k, r);
+}
+
 /* Allocation failures anywhere inside a rewrite give HK_ENOMEM (or a clean result), never a
  * crash or a leak. */
 static void test_alloc_failures(void **state)
@@ -558,19 +522,8 @@ static void test_alloc_failures(void **state)
         snprintf(path, sizeof path, "%s/%s", BENCH, cases[c].file);
         fixture fx;
         load_path(path, &fx);
-        size_t k = kernel(&fx, cases[c].kernel);
-        long live = hk_alloc_live();
-        for (long n = 1; n < 100000; n++) {
-            rw_result r;
-            hk_alloc_fail_after(n);
-            int rc = apply(cases[c].which, &fx, k, &r);
-            hk_alloc_fail_after(0);
-            rw_result_free(&r);
-            assert_int_equal(hk_alloc_live(), live);
-            if (rc == HK_OK)
-                break;
-            assert_int_equal(rc, HK_ENOMEM);
-        }
+        alloc_which = cases[c].which;
+        rwf_survives_alloc_failures(&fx, kernel(&fx, cases[c].kernel), apply_alloc_which);
         unload(&fx);
     }
     assert_int_equal(hk_alloc_live(), 0);
