@@ -1503,6 +1503,9 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
             "%s    }\n"
             "%s}\n",
             in3, in3, in3, in3, point.data, in3, in3);
+    /* the float4 store indexes a float4 array (not *(float4 *)p): nvcc then keeps every
+     * row's store one 16-byte store (with *(float4 *)p it split a row whose value came out
+     * of a branch into 4 scalar stores) */
     for (size_t a = 0; a < n_arr && !rc; a++) {
         if (!arr[a].written)
             continue;
@@ -1516,7 +1519,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
             "%s        hk_w.y = hk_o%zu[hk_r][1];\n"
             "%s        hk_w.z = hk_o%zu[hk_r][2];\n"
             "%s        hk_w.w = hk_o%zu[hk_r][3];\n"
-            "%s        *reinterpret_cast<float4 *>(hk_p) = hk_w;\n"
+            "%s        reinterpret_cast<float4 *>(%s)[((hk_s0 + hk_r) * hk_nf + hk_f0) / 4] = hk_w;\n"
             "%s    } else {\n"
             "%s        #pragma unroll\n"
             "%s        for (int hk_c = 0; hk_c < 4; hk_c++)\n"
@@ -1524,8 +1527,8 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
             "%s                hk_p[hk_c] = hk_o%zu[hk_r][hk_c];\n"
             "%s    }\n"
             "%s}\n",
-            in3, in3, in3, arr[a].p->name, in3, a, a, a, a, in3, in3, a, in3, a, in3, a, in3, a, in3, in3, in3,
-            in3, in3, a, in3, a, in3, in3);
+            in3, in3, in3, arr[a].p->name, in3, a, a, a, a, in3, in3, a, in3, a, in3, a, in3, a, in3,
+            arr[a].p->name, in3, in3, in3, in3, a, in3, a, in3, in3);
     }
     if (!rc)
         rc = hk_buf_printf(&w,
