@@ -1,6 +1,8 @@
 /* rw_grid_stride_2d (rewrite_grid2d.h): finds the two thread indices and the bounds check of
  * a 2-D elementwise kernel with the shared token scanner (rewrite_lex.h), reads which index
- * is contiguous from the subscripts, and writes one grid-stride loop with that index fastest.
+ * is contiguous from the subscripts, and writes one grid-stride loop with that index fastest:
+ * flat with float4 for elementwise code, register windows over 4 x HK_ROWS units for
+ * stencils (their subscripts read as (s + ds) * W + (f + df)), strips of rows otherwise.
  * Edits against the original text, applied and re-analysed by rwl_finish. */
 #include "engine/rewrite_grid2d.h"
 #include "engine/rewrite_lex.h"
