@@ -1415,7 +1415,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
     rc = hk_buf_printf(&w,
         "// hk grid_stride_2d: a stencil on the (%s, %s) elements (every read is an element (%s + ds)\n"
         "%s// * W + (%s + df), |ds| <= %d and |df| <= %d, every write the element itself): each\n"
-        "%s// thread takes units of 4 neighbouring %s x HK_ROWS %s, loads each array's window\n"
+        "%s// thread takes units of 4 neighbouring %s by HK_ROWS %s, loads each array's window\n"
         "%s// around the unit once into registers (the 4 middle values of a row as one float4\n"
         "%s// when rows are 16-byte aligned), evaluates every point from them and stores 4 points\n"
         "%s// at a time; units at an edge of the grid run the original code per point; any grid\n"
@@ -1431,13 +1431,16 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
         rc = hk_buf_printf(&w,
         "%s    if (hk_ns > 0 && hk_nf > 0) {\n"
         "%s        const bool hk_vec = hk_nf %% 4 == 0 && ((%s) & 15) == 0;\n"
-        "%s        const long long hk_nfu = (hk_nf + 3) / 4;\n"
-        "%s        const long long hk_units = (hk_ns + HK_ROWS - 1) / HK_ROWS * hk_nfu;\n"
-        "%s        for (long long hk_u = hk_tid; hk_u < hk_units; hk_u += hk_nthreads) {\n"
-        "%s            // one division per unit; threads side by side take neighbouring units along %s\n"
-        "%s            const long long hk_f0 = hk_u %% hk_nfu * 4, hk_s0 = hk_u / hk_nfu * HK_ROWS;\n"
+        "%s        const long long hk_nfu = (hk_nf + 3) / 4, hk_nsu = (hk_ns + HK_ROWS - 1) / HK_ROWS;\n"
+        "%s        // threads side by side take neighbouring units along %s; each steps by the grid's\n"
+        "%s        // hk_nthreads units (hk_dq rows of units and hk_dr units): no division per unit\n"
+        "%s        const long long hk_dq = hk_nthreads / hk_nfu, hk_dr = hk_nthreads %% hk_nfu;\n"
+        "%s        long long hk_fu = hk_tid %% hk_nfu, hk_su = hk_tid / hk_nfu;\n"
+        "%s        while (hk_su < hk_nsu) {\n"
+        "%s            const long long hk_f0 = hk_fu * 4, hk_s0 = hk_su * HK_ROWS;\n"
         "%s            if (hk_s0 >= %d && hk_s0 + HK_ROWS + %d <= hk_ns && hk_f0 >= %d && hk_f0 + %d <= hk_nf) {\n",
-        ind, ind, align.data, ind, ind, ind, ind, fname, ind, ind, reach_s, reach_s, reach_f, 4 + reach_f);
+        ind, ind, align.data, ind, ind, fname, ind, ind, ind, ind, ind, ind, reach_s, reach_s, reach_f,
+        4 + reach_f);
     for (size_t a = 0; a < n_arr && !rc; a++) {
         if (!arr[a].read)
             continue;
@@ -1542,10 +1545,16 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
             "%s        }\n"
             "%s    }\n"
             "%s}\n"
+            "%shk_fu += hk_dr;\n"
+            "%shk_su += hk_dq;\n"
+            "%sif (hk_fu >= hk_nfu) {\n"
+            "%s    hk_fu -= hk_nfu;\n"
+            "%s    hk_su++;\n"
+            "%s}\n"
             "%s        }\n"
             "%s    }\n"
             "%s}",
-            in2, in2, in2, in2, edge.data, in2, in2, in2, ind, ind, ind);
+            in2, in2, in2, in2, edge.data, in2, in2, in2, in2, in2, in2, in2, in2, in2, ind, ind, ind);
     if (!rc)
         rc = hk_buf_append(b, w.data, w.len);
 out:

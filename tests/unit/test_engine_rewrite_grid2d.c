@@ -626,8 +626,13 @@ static void test_stencil_window_bench(void **state)
     expect_text(&r, "hk_ns = (long long)h, hk_nf = (long long)w;");
     expect_text(&r, "const bool hk_vec = hk_nf % 4 == 0 && ((reinterpret_cast<unsigned long long>(out) | "
                     "reinterpret_cast<unsigned long long>(in)) & 15) == 0;");
-    expect_text(&r, "const long long hk_units = (hk_ns + HK_ROWS - 1) / HK_ROWS * hk_nfu;");
-    expect_text(&r, "const long long hk_f0 = hk_u % hk_nfu * 4, hk_s0 = hk_u / hk_nfu * HK_ROWS;");
+    /* units of 4 x HK_ROWS, the grid stride taken without a division per unit */
+    expect_text(&r, "const long long hk_nfu = (hk_nf + 3) / 4, hk_nsu = (hk_ns + HK_ROWS - 1) / HK_ROWS;");
+    expect_text(&r, "const long long hk_dq = hk_nthreads / hk_nfu, hk_dr = hk_nthreads % hk_nfu;");
+    expect_text(&r, "long long hk_fu = hk_tid % hk_nfu, hk_su = hk_tid / hk_nfu;");
+    expect_text(&r, "while (hk_su < hk_nsu) {");
+    expect_text(&r, "const long long hk_f0 = hk_fu * 4, hk_s0 = hk_su * HK_ROWS;");
+    expect_text(&r, "hk_fu += hk_dr;\n                hk_su += hk_dq;\n                if (hk_fu >= hk_nfu) {\n");
     /* the unit's windows inside the grid: rows y - 1 .. y + 1 and columns x - 1 .. x + 1 */
     expect_text(&r, "if (hk_s0 >= 1 && hk_s0 + HK_ROWS + 1 <= hk_ns && hk_f0 >= 1 && hk_f0 + 5 <= hk_nf) {");
     expect_text(&r, "float hk_a1[HK_ROWS + 2][6];");
