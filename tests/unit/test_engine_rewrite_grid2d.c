@@ -4,8 +4,11 @@
  * rw_launch_config gives them the SM-multiple 1-D launch the search uses); the rewritten
  * kernels run emulated on the CPU (g++, threads one after the other) under several grid and
  * block shapes and write exactly what the originals write; each refusal gives its reason; a
- * second application says "already"; allocation failures neither crash nor leak. No nvcc or
- * g++: those checks say so and are skipped. */
+ * second application says "already"; allocation failures neither crash nor leak. Stencils
+ * (the suite's stencil2d among them) get the register-window form: emulated on ragged,
+ * misaligned, 1-row and 1-column grids, and through ptxas -v and the PTX (no stack, float4
+ * loads, a float4 store per row); kernels it does not take keep the strips loop with the
+ * reason. No nvcc or g++: those checks say so and are skipped. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "engine/rewrite.h"
