@@ -1,6 +1,8 @@
 /* rw_grid_stride_2d (rewrite_grid2d.h): finds the two thread indices and the bounds check of
  * a 2-D elementwise kernel with the shared token scanner (rewrite_lex.h), reads which index
- * is contiguous from the subscripts, and writes one grid-stride loop with that index fastest.
+ * is contiguous from the subscripts, and writes one grid-stride loop with that index fastest:
+ * flat with float4 for elementwise code, register windows over 4 x HK_ROWS units for
+ * stencils (their subscripts read as (s + ds) * W + (f + df)), strips of rows otherwise.
  * Edits against the original text, applied and re-analysed by rwl_finish. */
 #include "engine/rewrite_grid2d.h"
 #include "engine/rewrite_lex.h"
@@ -10,6 +12,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define G2_MAX_ALIASES 64
@@ -29,6 +32,7 @@ typedef struct {
 typedef struct {
     size_t tok;     /* the declared name */
     g2_cls cls;
+    size_t ia, ib;  /* its initializer's tokens */
 } g2_alias;
 
 typedef struct {
@@ -798,6 +802,775 @@ out:
     return rc == HK_ETOOBIG ? HK_OK : rc;
 }
 
+/* ------------------------------------------------------------------ stencil windows */
+
+#define G2_WIN_ARRAYS 6
+#define G2_WIN_ACC 64
+#define G2_WIN_REPS (2 * G2_WIN_ACC)
+#define G2_WIN_REACH 2         /* the largest |ds| and |df| a window covers */
+#define G2_WIN_COEF 1000000LL  /* larger coefficients: not an address this reads */
+
+/* An integer expression of the indices as c[0] + c[1] s + c[2] f + c[3] W + c[4] s W (s, f
+ * the slow and fast index, W the fast bound); bad when it is anything else. */
+enum { L_ONE, L_S, L_F, L_W, L_SW, L_N };
+typedef struct {
+    long long c[L_N];
+    bool bad;
+} g2_lin;
+
+typedef struct {
+    const g2 *g;
+    int si, fi;
+    size_t wa, wb;   /* the fast bound's tokens */
+} g2_linc;
+
+static g2_lin lin_bad(void)
+{
+    g2_lin l = {{0}, true};
+    return l;
+}
+
+static g2_lin lin_one(int mono, long long v)
+{
+    g2_lin l = {{0}, false};
+    l.c[mono] = v;
+    return l;
+}
+
+static bool lin_big(const g2_lin *l)
+{
+    for (int i = 0; i < L_N; i++)
+        if (l->c[i] > G2_WIN_COEF || l->c[i] < -G2_WIN_COEF)
+            return true;
+    return false;
+}
+
+/* The monomial of the product of two, or -1 (s * s, f * W, ...: not an address of the grid). */
+static int mono_mul(int a, int b)
+{
+    if (a == L_ONE)
+        return b;
+    if (b == L_ONE)
+        return a;
+    return (a == L_S && b == L_W) || (a == L_W && b == L_S) ? L_SW : -1;
+}
+
+static g2_lin lin_mul(g2_lin p, g2_lin q)
+{
+    if (p.bad || q.bad || lin_big(&p) || lin_big(&q))
+        return lin_bad();
+    g2_lin r = {{0}, false};
+    for (int i = 0; i < L_N; i++)
+        for (int j = 0; j < L_N; j++) {
+            if (!p.c[i] || !q.c[j])
+                continue;
+            int m = mono_mul(i, j);
+            if (m < 0)
+                return lin_bad();
+            r.c[m] += p.c[i] * q.c[j];
+        }
+    return lin_big(&r) ? lin_bad() : r;
+}
+
+static g2_lin lin_expr(const g2_linc *c, size_t a, size_t b, int depth);
+
+/* One operand of a product: an integer literal, an index, the fast bound, an alias of an
+ * index expression, or a parenthesized sum (casts to integer types in front dropped). */
+static g2_lin lin_factor(const g2_linc *c, size_t a, size_t b, int depth)
+{
+    const rw_toks *ts = c->g->ts;
+    for (;;) {
+        if (a < b && rwl_tok_is(ts, a, "(")) {
+            size_t j = a + 1;
+            while (j < b && (rwl_is_type_word(ts, j) || rwl_tok_is_ident(ts, j, "const")))
+                j++;
+            if (j > a + 1 && j + 1 < b && rwl_tok_is(ts, j, ")")) {
+                a = j + 1;
+                continue;
+            }
+        }
+        if (a + 1 < b && rwl_tok_is_ident(ts, a, "static_cast") && rwl_tok_is(ts, a + 1, "<")) {
+            size_t cl = rwl_match_close(ts, a + 1);
+            if (cl + 1 < b && rwl_tok_is(ts, cl + 1, "(") && rwl_match_close(ts, cl + 1) == b - 1) {
+                a = cl + 1;
+                continue;
+            }
+        }
+        break;
+    }
+    if (a >= b)
+        return lin_bad();
+    if (c->wb - c->wa == b - a) {   /* the fast bound, token for token */
+        size_t i = 0;
+        while (i < b - a && same_tok(ts, a + i, c->wa + i))
+            i++;
+        if (i == b - a)
+            return lin_one(L_W, 1);
+    }
+    if (b == a + 1) {
+        if (ts->t[a].kind == T_NUMBER) {
+            char num[32];
+            size_t l = tok_len(ts, a);
+            if (l >= sizeof num)
+                return lin_bad();
+            memcpy(num, ts->text + ts->t[a].start, l);
+            num[l] = '\0';
+            char *end;
+            unsigned long long v = strtoull(num, &end, 0);
+            while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+                end++;
+            if (*end || v > (unsigned long long)G2_WIN_COEF)
+                return lin_bad();   /* a floating literal, or a huge one */
+            return lin_one(L_ONE, (long long)v);
+        }
+        int i = index_at(c->g, a);
+        if (i >= 0)
+            return lin_one(i == c->si ? L_S : L_F, 1);
+        const g2_alias *al = alias_at(c->g, a);
+        if (al && !al->cls.bad)
+            return lin_expr(c, al->ia, al->ib, depth + 1);
+        return lin_bad();
+    }
+    if (rwl_tok_is(ts, a, "(") && rwl_match_close(ts, a) == b - 1)
+        return lin_expr(c, a + 1, b - 1, depth + 1);
+    return lin_bad();
+}
+
+/* A product [a, b) of factors, with leading unary signs. */
+static g2_lin lin_term(const g2_linc *c, size_t a, size_t b, int depth)
+{
+    const rw_toks *ts = c->g->ts;
+    bool neg = false;
+    while (a < b && (rwl_tok_is(ts, a, "-") || rwl_tok_is(ts, a, "+"))) {
+        neg ^= rwl_tok_is(ts, a, "-");
+        a++;
+    }
+    if (a >= b)
+        return lin_bad();
+    g2_lin acc = lin_one(L_ONE, 1);
+    size_t fa = a;
+    int d = 0;
+    for (size_t k = a; k <= b; k++) {
+        if (k < b) {
+            if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "{"))
+                d++;
+            else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]") || rwl_tok_is(ts, k, "}"))
+                d--;
+            if (d != 0 || k == fa || !(rwl_tok_is(ts, k, "*") || rwl_tok_is(ts, k, "/") || rwl_tok_is(ts, k, "%")))
+                continue;
+            if (!rwl_tok_is(ts, k, "*"))
+                return lin_bad();   /* r / 2, i % w: no fixed neighbour */
+        }
+        acc = lin_mul(acc, lin_factor(c, fa, k, depth));
+        if (acc.bad)
+            return acc;
+        fa = k + 1;
+    }
+    if (neg)
+        for (int i = 0; i < L_N; i++)
+            acc.c[i] = -acc.c[i];
+    return acc;
+}
+
+/* A sum [a, b) of terms. */
+static g2_lin lin_expr(const g2_linc *c, size_t a, size_t b, int depth)
+{
+    const rw_toks *ts = c->g->ts;
+    if (depth > G2_MAX_DEPTH || a >= b)
+        return lin_bad();
+    while (a + 1 < b && rwl_tok_is(ts, a, "(") && rwl_match_close(ts, a) == b - 1) {
+        a++;
+        b--;
+    }
+    g2_lin acc = {{0}, false};
+    size_t ta = a;
+    bool neg = false;
+    int d = 0;
+    for (size_t k = a; k <= b; k++) {
+        if (k < b) {
+            if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "{")) {
+                d++;
+                continue;
+            }
+            if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]") || rwl_tok_is(ts, k, "}")) {
+                d--;
+                continue;
+            }
+            if (d != 0 || ts->t[k].kind != T_PUNCT)
+                continue;
+            bool split = (rwl_tok_is(ts, k, "+") || rwl_tok_is(ts, k, "-")) && k > ta &&
+                         !rwl_unary_position(ts, k);
+            if (!split) {
+                if (rwl_tok_is(ts, k, "*") || rwl_tok_is(ts, k, "/") || rwl_tok_is(ts, k, "%") ||
+                    rwl_tok_is(ts, k, "+") || rwl_tok_is(ts, k, "-"))
+                    continue;
+                return lin_bad();
+            }
+        }
+        g2_lin t = lin_term(c, ta, k, depth);
+        if (t.bad)
+            return t;
+        for (int i = 0; i < L_N; i++)
+            acc.c[i] += neg ? -t.c[i] : t.c[i];
+        if (lin_big(&acc))
+            return lin_bad();
+        if (k < b)
+            neg = rwl_tok_is(ts, k, "-");
+        ta = k + 1;
+    }
+    return acc;
+}
+
+/* One read or write of a float array parameter at a neighbour of the current element. */
+typedef struct {
+    size_t k, cl;   /* the array's name and the subscript's ']' */
+    size_t arr;
+    int ds, df;
+    bool write;
+    size_t semi;    /* a write: the ';' that ends its statement */
+} g2_wacc;
+
+/* A float array parameter of the window form: how far its reads reach, whether it is
+ * written (only at the element itself) and read. */
+typedef struct {
+    const an_param *p;
+    int rs, rf;          /* the largest |ds| and |df| of its reads */
+    bool read, written;
+} g2_warr;
+
+/* A piece of the per-element code replaced in the window form: bytes [s, e) become str. */
+typedef struct {
+    uint32_t s, e;
+    char *str;
+} g2_rep;
+
+/* Appends text[from, to) (from at the first character of a line's code) reindented to ind,
+ * with the replacements in reps (sorted, non-overlapping) that lie inside it applied. */
+static int append_replaced(struct hk_buf *b, const char *text, uint32_t from, uint32_t to, const g2_rep *reps,
+                           size_t n_reps, const char *ind)
+{
+    uint32_t ls = from;
+    while (ls > 0 && text[ls - 1] != '\n')
+        ls--;
+    struct hk_buf t;
+    hk_buf_init(&t, RW_TEXT_MAX);
+    uint32_t q = ls;
+    int rc = HK_OK;
+    for (size_t i = 0; i < n_reps && !rc; i++) {
+        if (reps[i].s < from || reps[i].e > to)
+            continue;
+        rc = hk_buf_append(&t, text + q, reps[i].s - q);
+        if (!rc)
+            rc = hk_buf_appends(&t, reps[i].str);
+        q = reps[i].e;
+    }
+    if (!rc)
+        rc = hk_buf_append(&t, text + q, to - q);
+    if (!rc && t.data)
+        rc = append_reindented(b, t.data, from - ls, (uint32_t)t.len, ind);
+    hk_buf_free(&t);
+    return rc;
+}
+
+/* Is the identifier at name used in tokens [a, b) outside the token spans [s0, s1]? */
+static bool used_outside(const rw_toks *ts, size_t name, size_t a, size_t b, size_t (*spans)[2], size_t n_spans)
+{
+    for (size_t k = a; k < b; k++) {
+        bool skip = false;
+        for (size_t i = 0; i < n_spans && !skip; i++)
+            skip = k >= spans[i][0] && k <= spans[i][1];
+        if (!skip && k != name && ts->t[k].kind == T_IDENT && !member_or_scope(ts, k) && same_tok(ts, k, name))
+            return true;
+    }
+    return false;
+}
+
+/* The per-element code of the window form: the moved declarations and the body with every
+ * array access replaced by its register, `return` by `continue`, ind the indentation. */
+static int append_point(struct hk_buf *b, const g2 *g, const char *text, size_t (*mid)[2],
+                        const bool *per_elem, size_t n_mid, uint32_t copy_from, uint32_t copy_to,
+                        const g2_rep *reps, size_t n_reps, const char *ind)
+{
+    const rw_toks *ts = g->ts;
+    int rc = HK_OK;
+    for (size_t d = 0; d < n_mid && !rc; d++) {
+        if (!per_elem[d])
+            continue;
+        rc = hk_buf_appends(b, ind);
+        if (!rc)
+            rc = append_replaced(b, text, ts->t[mid[d][0]].start, ts->t[mid[d][1] - 1].end, reps, n_reps, ind);
+        if (!rc)
+            rc = hk_buf_appends(b, "\n");
+    }
+    if (!rc)
+        rc = hk_buf_appends(b, ind);
+    if (!rc)
+        rc = append_replaced(b, text, copy_from, copy_to, reps, n_reps, ind);
+    if (!rc)
+        rc = hk_buf_appends(b, "\n");
+    return rc;
+}
+
+/* The stencil case of a contiguous 2-D range: every use of a pointer parameter in the
+ * per-element code (ranges: the moved declarations and the body) is a float array element
+ * (s + ds) * W + (f + df), |ds|, |df| <= G2_WIN_REACH, in any spelling the index analysis
+ * reads (aliases included), written only at the element itself, and some read is a
+ * neighbour. Then the grid is cut into units of 4 fast x HK_ROWS slow positions; a unit
+ * whose windows lie inside the grid loads each read array's window once into registers
+ * (the 4 middle columns of a row as one float4 when the fast bound is a multiple of 4 and
+ * every array 16-byte aligned) and evaluates the original code per point from them, its
+ * stores staged and written 4 at a time; a unit at an edge of the grid runs the original
+ * code per point (so no element outside the grid is read unless the original reads it).
+ * Writes the new block into b, or leaves b alone and writes why not into why (why[0] is 0
+ * when applied). */
+static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], size_t n_ranges,
+                           size_t (*mid)[2], const bool *per_elem, size_t n_mid,
+                           uint32_t copy_from, uint32_t copy_to, size_t body_a, size_t body_b, int fi,
+                           int si, char *const *bnd, char *const *ty, const char *ind, struct hk_buf *b,
+                           char *why, size_t why_size)
+{
+    const rw_toks *ts = g->ts;
+    const an_function *f = g->f;
+    g2_warr arr[G2_WIN_ARRAYS];
+    g2_wacc acc[G2_WIN_ACC];
+    g2_rep reps[G2_WIN_REPS];
+    size_t n_arr = 0, n_acc = 0, n_reps = 0;
+    bool neighbour = false;
+    int rc = HK_OK;
+    struct hk_buf point, edge, align, w;
+    hk_buf_init(&w, RW_TEXT_MAX);
+    hk_buf_init(&point, RW_TEXT_MAX);
+    hk_buf_init(&edge, RW_TEXT_MAX);
+    hk_buf_init(&align, RW_TEXT_MAX);
+    memset(reps, 0, sizeof reps);
+    (void)body_a;
+    (void)body_b;
+    why[0] = '\0';
+    g2_linc lc = {g, si, fi, g->ba[fi], g->bb[fi]};
+
+    /* ---- every pointer use: a float element at a neighbour */
+    for (size_t r = 0; r < n_ranges; r++)
+        for (size_t k = ranges[r][0]; k < ranges[r][1]; k++) {
+            if (ts->t[k].kind != T_IDENT || member_or_scope(ts, k))
+                continue;
+            if (tok_len(ts, k) > 3 && (memcmp(text + ts->t[k].start, "hk_", 3) == 0 ||
+                                       memcmp(text + ts->t[k].start, "HK_", 3) == 0)) {
+                snprintf(why, why_size, "the per-element code uses a name of the rewrite's own kind (%.*s)",
+                         (int)tok_len(ts, k), text + ts->t[k].start);
+                goto out;
+            }
+            for (size_t i = 0; i < g->n_al; i++)
+                if (g->al[i].tok == k && (rwl_tok_is(ts, k - 1, "*") || rwl_tok_is(ts, k - 1, "&"))) {
+                    snprintf(why, why_size, "a pointer or reference %.*s is computed from the indices",
+                             (int)tok_len(ts, k), text + ts->t[k].start);
+                    goto out;
+                }
+            const an_param *p = NULL;
+            for (size_t i = 0; i < f->n_params && !p; i++)
+                if (f->params[i].name && f->params[i].pointer_depth > 0 && rwl_tok_is(ts, k, f->params[i].name))
+                    p = &f->params[i];
+            if (!p)
+                continue;
+            if (!float_array(g, k) || (k > 0 && rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))) {
+                snprintf(why, why_size, "%s is used other than as a float element p[...]", p->name);
+                goto out;
+            }
+            size_t cl = rwl_match_close(ts, k + 1);
+            if (cl >= ranges[r][1]) {
+                snprintf(why, why_size, "unbalanced brackets");
+                goto out;
+            }
+            g2_lin l = lin_expr(&lc, k + 2, cl, 0);
+            if (l.bad || l.c[L_S] != 0 || l.c[L_SW] != 1 || l.c[L_F] != 1 || l.c[L_W] > G2_WIN_REACH ||
+                l.c[L_W] < -G2_WIN_REACH || l.c[L_ONE] > G2_WIN_REACH || l.c[L_ONE] < -G2_WIN_REACH) {
+                snprintf(why, why_size, "`%.*s` is not an element (s + ds) * W + (f + df) with |ds|, |df| <= %d",
+                         (int)(ts->t[cl].end - ts->t[k].start), text + ts->t[k].start, G2_WIN_REACH);
+                goto out;
+            }
+            if (rwl_tok_is(ts, cl + 1, "[") || rwl_tok_is(ts, cl + 1, ".")) {
+                snprintf(why, why_size, "an element of %s is indexed further", p->name);
+                goto out;
+            }
+            size_t a = 0;
+            while (a < n_arr && arr[a].p != p)
+                a++;
+            if (a == n_arr) {
+                if (n_arr == G2_WIN_ARRAYS) {
+                    snprintf(why, why_size, "more than %d arrays", G2_WIN_ARRAYS);
+                    goto out;
+                }
+                arr[n_arr++] = (g2_warr){p, 0, 0, false, false};
+            }
+            if (n_acc == G2_WIN_ACC) {
+                snprintf(why, why_size, "more than %d array accesses", G2_WIN_ACC);
+                goto out;
+            }
+            bool wr = rwl_tok_is_assign_op(ts, cl + 1) || rwl_tok_is(ts, cl + 1, "++") ||
+                     rwl_tok_is(ts, cl + 1, "--") || (k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--")));
+            bool rd = !wr || !rwl_tok_is(ts, cl + 1, "=");   /* a compound assignment reads too */
+            size_t semi = 0;
+            if (wr) {
+                /* a statement of its own (`P[e] = v;`, also an if's or an else's), which
+                 * becomes `{ written = true; register = v; }` */
+                size_t pv = k - 1;
+                bool stmt = rwl_tok_is(ts, pv, ";") || rwl_tok_is(ts, pv, "{") || rwl_tok_is(ts, pv, "}") ||
+                            rwl_tok_is_ident(ts, pv, "else");
+                if (!stmt && rwl_tok_is(ts, pv, ")")) {
+                    size_t op = match_open(ts, pv);
+                    stmt = op < ts->n && op > 0 && rwl_tok_is_ident(ts, op - 1, "if");
+                }
+                size_t se = stmt ? rwl_stmt_end(ts, k, ranges[r][1]) : ts->n;
+                if (!stmt || se > ranges[r][1] || se <= cl || !rwl_tok_is(ts, se - 1, ";")) {
+                    snprintf(why, why_size, "`%.*s` is written inside an expression (not a statement `p[...] = v;`)",
+                             (int)(ts->t[cl].end - ts->t[k].start), text + ts->t[k].start);
+                    goto out;
+                }
+                semi = se - 1;
+            }
+            acc[n_acc] = (g2_wacc){k, cl, a, (int)l.c[L_W], (int)l.c[L_ONE], wr, semi};
+            n_acc++;
+            if (wr) {
+                arr[a].written = true;
+                if (acc[n_acc - 1].ds || acc[n_acc - 1].df) {
+                    snprintf(why, why_size, "`%.*s` writes a neighbour of the element",
+                             (int)(ts->t[cl].end - ts->t[k].start), text + ts->t[k].start);
+                    goto out;
+                }
+            }
+            if (rd) {
+                arr[a].read = true;
+                int ads = l.c[L_W] < 0 ? (int)-l.c[L_W] : (int)l.c[L_W];
+                int adf = l.c[L_ONE] < 0 ? (int)-l.c[L_ONE] : (int)l.c[L_ONE];
+                arr[a].rs = ads > arr[a].rs ? ads : arr[a].rs;
+                arr[a].rf = adf > arr[a].rf ? adf : arr[a].rf;
+                neighbour |= ads || adf;
+            }
+            k = cl;
+        }
+    if (!neighbour) {
+        snprintf(why, why_size, "no read of a neighbour element (not a stencil)");
+        goto out;
+    }
+    int reach_s = 0, reach_f = 0;
+    for (size_t a = 0; a < n_arr; a++) {
+        if (arr[a].written && (arr[a].rs || arr[a].rf)) {
+            snprintf(why, why_size, "%s is written and read at a neighbour (in place: the result would "
+                     "depend on the order of the elements)", arr[a].p->name);
+            goto out;
+        }
+        reach_s = arr[a].rs > reach_s ? arr[a].rs : reach_s;
+        reach_f = arr[a].rf > reach_f ? arr[a].rf : reach_f;
+    }
+
+    /* ---- the replacements: registers, `continue`, and (void) for names left unused */
+    for (size_t i = 0; i < n_acc && !rc; i++) {
+        const g2_wacc *x = &acc[i];
+        char *s;
+        if (x->write) {
+            if (n_reps + 2 > G2_WIN_REPS) {
+                snprintf(why, why_size, "too many statements to rewrite");
+                goto out;
+            }
+            if (!(reps[n_reps].str = hk_strdup("; }"))) {
+                rc = HK_ENOMEM;
+                break;
+            }
+            reps[n_reps].s = ts->t[x->semi].start;
+            reps[n_reps].e = ts->t[x->semi].end;
+            n_reps++;
+            s = hk_asprintf("{ hk_m%zu[hk_r][hk_c] = true; hk_o%zu[hk_r][hk_c]", x->arr, x->arr);
+        }
+        else if (arr[x->arr].written)
+            s = hk_asprintf("hk_o%zu[hk_r][hk_c]", x->arr);
+        else
+            s = hk_asprintf("hk_a%zu[hk_r + %d][hk_c + %d]", x->arr, arr[x->arr].rs + x->ds,
+                            arr[x->arr].rf + x->df);
+        if (!s)
+            rc = HK_ENOMEM;
+        else
+            reps[n_reps++] = (g2_rep){ts->t[x->k].start, ts->t[x->cl].end, s};
+    }
+    for (size_t r = 0; r < n_ranges && !rc; r++)
+        for (size_t k = ranges[r][0]; k < ranges[r][1] && !rc; k++) {
+            if (rwl_tok_is_ident(ts, k, "return")) {
+                if (n_reps == G2_WIN_REPS) {
+                    snprintf(why, why_size, "too many statements to rewrite");
+                    goto out;
+                }
+                if (!(reps[n_reps].str = hk_strdup("continue")))
+                    rc = HK_ENOMEM;
+                reps[n_reps].s = ts->t[k].start;
+                reps[n_reps].e = ts->t[k].end;
+                n_reps++;
+                continue;
+            }
+        }
+    /* the declarations of aliases every use of which is now a register (or another such
+     * declaration) are dropped: nvcc warns about a variable set but not used, even after
+     * `(void)name;`. Pure index arithmetic (their subscripts were read), so nothing else is
+     * lost. Latest first, so that an alias used only by a dropped one goes too. */
+    size_t spans[G2_WIN_ACC + G2_MAX_ALIASES][2], n_spans = 0;
+    for (size_t i = 0; i < n_acc; i++) {
+        spans[n_spans][0] = acc[i].k;
+        spans[n_spans][1] = acc[i].cl;
+        n_spans++;
+    }
+    size_t last = ranges[n_ranges - 1][1];
+    for (size_t i = g->n_al; i-- > 0 && !rc;) {
+        size_t k = g->al[i].tok;
+        if (used_outside(ts, k, k + 1, last, spans, n_spans))
+            continue;
+        /* dropped only when its initializer is index arithmetic: no call, no assignment */
+        bool pure = !g->al[i].cls.bad;
+        for (size_t q = g->al[i].ia; q < g->al[i].ib && pure; q++)
+            pure = !rwl_tok_is_assign_op(ts, q) && !rwl_tok_is(ts, q, "++") && !rwl_tok_is(ts, q, "--") &&
+                   !(rwl_tok_is(ts, q, "(") && q > 0 && ts->t[q - 1].kind == T_IDENT &&
+                     !rwl_is_type_word(ts, q - 1));
+        if (!pure)
+            continue;
+        /* the statement `[const] T name = init;` with one declarator: [st, e] */
+        size_t st = k, e = k;
+        while (st > 0 && (rwl_is_type_word(ts, st - 1) || rwl_tok_is_ident(ts, st - 1, "const")))
+            st--;
+        bool alone = st < k && st > 0 &&
+                     (rwl_tok_is(ts, st - 1, ";") || rwl_tok_is(ts, st - 1, "{") || rwl_tok_is(ts, st - 1, "}"));
+        int d = 0;
+        while (e < last && !(d == 0 && rwl_tok_is(ts, e, ";"))) {
+            if (rwl_tok_is(ts, e, "(") || rwl_tok_is(ts, e, "[") || rwl_tok_is(ts, e, "{"))
+                d++;
+            else if (rwl_tok_is(ts, e, ")") || rwl_tok_is(ts, e, "]") || rwl_tok_is(ts, e, "}"))
+                d--;
+            else if (d == 0 && rwl_tok_is(ts, e, ","))
+                alone = false;
+            e++;
+        }
+        if (e >= last || n_reps == G2_WIN_REPS) {
+            snprintf(why, why_size, "the declaration of %.*s could not be read", (int)tok_len(ts, k),
+                     text + ts->t[k].start);
+            goto out;
+        }
+        if (alone) {
+            spans[n_spans][0] = st;
+            spans[n_spans][1] = e;
+            n_spans++;
+            reps[n_reps].s = ts->t[st].start;
+            reps[n_reps].str = hk_asprintf("/* %.*s: read from the registers */", (int)tok_len(ts, k),
+                                           text + ts->t[k].start);
+        } else {   /* one of several declarators: kept, `(void)` (nvcc may still warn) */
+            reps[n_reps].s = ts->t[e].start;
+            reps[n_reps].str = hk_asprintf("; (void)%.*s;", (int)tok_len(ts, k), text + ts->t[k].start);
+        }
+        reps[n_reps].e = ts->t[e].end;
+        if (!reps[n_reps++].str)
+            rc = HK_ENOMEM;
+    }
+    if (rc)
+        goto out;
+    /* sorted by position (insertion sort: a few dozen) */
+    for (size_t i = 1; i < n_reps; i++)
+        for (size_t j = i; j > 0 && reps[j - 1].s > reps[j].s; j--) {
+            g2_rep t = reps[j];
+            reps[j] = reps[j - 1];
+            reps[j - 1] = t;
+        }
+
+    /* ---- the text */
+    char in2[80], in3[96], pind[112];
+    snprintf(in2, sizeof in2, "%s            ", ind);       /* the unit loop's body */
+    snprintf(in3, sizeof in3, "%s    ", in2);               /* a branch of it */
+    snprintf(pind, sizeof pind, "%s        ", in3);         /* a point */
+    char sname[128], fname[128];
+    snprintf(sname, sizeof sname, "%.*s", (int)tok_len(ts, g->name_tok[si]), text + ts->t[g->name_tok[si]].start);
+    snprintf(fname, sizeof fname, "%.*s", (int)tok_len(ts, g->name_tok[fi]), text + ts->t[g->name_tok[fi]].start);
+    bool s_used = false, f_used = false;
+    for (size_t r = 0; r < n_ranges; r++) {
+        s_used |= used_outside(ts, g->name_tok[si], ranges[r][0], ranges[r][1], spans, n_spans);
+        f_used |= used_outside(ts, g->name_tok[fi], ranges[r][0], ranges[r][1], spans, n_spans);
+    }
+    for (size_t a = 0; a < n_arr && !rc; a++)
+        rc = hk_buf_printf(&align, "%sreinterpret_cast<unsigned long long>(%s)", a ? " | " : "", arr[a].p->name);
+    /* the point, from registers; an index every use of which is now a register is not
+     * declared (nvcc would warn) */
+    if (!rc && s_used)
+        rc = hk_buf_printf(&point, "%sconst %s %s = (%s)(hk_s0 + hk_r);\n", pind, ty[si], sname, ty[si]);
+    if (!rc && f_used)
+        rc = hk_buf_printf(&point, "%sconst %s %s = (%s)(hk_f0 + hk_c);\n", pind, ty[fi], fname, ty[fi]);
+    if (!rc)
+        rc = append_point(&point, g, text, mid, per_elem, n_mid, copy_from, copy_to, reps, n_reps, pind);
+    /* the point at an edge, from memory: the original code */
+    if (!rc)
+        rc = hk_buf_printf(&edge, "%sconst %s %s = (%s)hk_s;\n%sconst %s %s = (%s)hk_f;\n", pind, ty[si], sname,
+                           ty[si], pind, ty[fi], fname, ty[fi]);
+    if (!rc) {   /* only the `continue`s */
+        g2_rep cont[G2_WIN_REPS];
+        size_t nc = 0;
+        for (size_t i = 0; i < n_reps; i++)
+            if (!strcmp(reps[i].str, "continue"))
+                cont[nc++] = reps[i];
+        rc = append_point(&edge, g, text, mid, per_elem, n_mid, copy_from, copy_to, cont, nc, pind);
+    }
+    if (rc)
+        goto out;
+
+    rc = hk_buf_printf(&w,
+        "// hk grid_stride_2d: a stencil on the (%s, %s) elements (every read is an element (%s + ds)\n"
+        "%s// * W + (%s + df), |ds| <= %d and |df| <= %d, every write the element itself): each\n"
+        "%s// thread takes units of 4 neighbouring %s by HK_ROWS %s, loads each array's window\n"
+        "%s// around the unit once into registers (the 4 middle values of a row as one float4\n"
+        "%s// when rows are 16-byte aligned), evaluates every point from them and stores 4 points\n"
+        "%s// at a time; units at an edge of the grid run the original code per point; any grid\n"
+        "%s// and block shape\n"
+        "%s{\n"
+        "%s    constexpr int HK_ROWS = 4;\n"
+        "%s    const long long hk_ns = %s, hk_nf = %s;\n",
+        sname, fname, sname, ind, fname, reach_s, reach_f, ind, fname, sname, ind, ind, ind, ind, ind,
+        ind, ind, bnd[si], bnd[fi]);
+    if (!rc)
+        rc = thread_index_lines(&w, ind);
+    if (!rc)
+        rc = hk_buf_printf(&w,
+        "%s    if (hk_ns > 0 && hk_nf > 0) {\n"
+        "%s        const bool hk_vec = hk_nf %% 4 == 0 && ((%s) & 15) == 0;\n"
+        "%s        const long long hk_nfu = (hk_nf + 3) / 4, hk_nsu = (hk_ns + HK_ROWS - 1) / HK_ROWS;\n"
+        "%s        // threads side by side take neighbouring units along %s; each steps by the grid's\n"
+        "%s        // hk_nthreads units (hk_dq rows of units and hk_dr units): no division per unit\n"
+        "%s        const long long hk_dq = hk_nthreads / hk_nfu, hk_dr = hk_nthreads %% hk_nfu;\n"
+        "%s        long long hk_fu = hk_tid %% hk_nfu, hk_su = hk_tid / hk_nfu;\n"
+        "%s        while (hk_su < hk_nsu) {\n"
+        "%s            const long long hk_f0 = hk_fu * 4, hk_s0 = hk_su * HK_ROWS;\n"
+        "%s            if (hk_s0 >= %d && hk_s0 + HK_ROWS + %d <= hk_ns && hk_f0 >= %d && hk_f0 + %d <= hk_nf) {\n",
+        ind, ind, align.data, ind, ind, fname, ind, ind, ind, ind, ind, ind, reach_s, reach_s, reach_f,
+        4 + reach_f);
+    for (size_t a = 0; a < n_arr && !rc; a++) {
+        if (!arr[a].read)
+            continue;
+        int rs = arr[a].rs, rf = arr[a].rf;
+        rc = hk_buf_printf(&w,
+            "%s// %s: rows hk_s0 - %d .. hk_s0 + HK_ROWS - 1 + %d, columns hk_f0 - %d .. hk_f0 + 3 + %d\n"
+            "%sfloat hk_a%zu[HK_ROWS + %d][%d];\n"
+            "%s#pragma unroll\n"
+            "%sfor (int hk_j = 0; hk_j < HK_ROWS + %d; hk_j++) {\n"
+            "%s    const float *hk_p = %s + (hk_s0 + hk_j - %d) * hk_nf + hk_f0;\n"
+            "%s    if (hk_vec) {\n"
+            "%s        const float4 hk_q = *reinterpret_cast<const float4 *>(hk_p);\n"
+            "%s        hk_a%zu[hk_j][%d] = hk_q.x;\n"
+            "%s        hk_a%zu[hk_j][%d] = hk_q.y;\n"
+            "%s        hk_a%zu[hk_j][%d] = hk_q.z;\n"
+            "%s        hk_a%zu[hk_j][%d] = hk_q.w;\n"
+            "%s    } else {\n"
+            "%s        #pragma unroll\n"
+            "%s        for (int hk_c = 0; hk_c < 4; hk_c++)\n"
+            "%s            hk_a%zu[hk_j][%d + hk_c] = hk_p[hk_c];\n"
+            "%s    }\n",
+            in3, arr[a].p->name, rs, rs, rf, rf,
+            in3, a, 2 * rs, 4 + 2 * rf,
+            in3, in3, 2 * rs,
+            in3, arr[a].p->name, rs,
+            in3, in3,
+            in3, a, rf, in3, a, rf + 1, in3, a, rf + 2, in3, a, rf + 3,
+            in3, in3, in3, in3, a, rf, in3);
+        if (!rc && rf)
+            rc = hk_buf_printf(&w,
+                "%s    #pragma unroll\n"
+                "%s    for (int hk_c = 1; hk_c <= %d; hk_c++) {\n"
+                "%s        hk_a%zu[hk_j][%d - hk_c] = hk_p[-hk_c];\n"
+                "%s        hk_a%zu[hk_j][%d + hk_c] = hk_p[3 + hk_c];\n"
+                "%s    }\n",
+                in3, in3, rf, in3, a, rf, in3, a, rf + 3, in3);
+        if (!rc)
+            rc = hk_buf_printf(&w, "%s}\n", in3);
+    }
+    for (size_t a = 0; a < n_arr && !rc; a++) {
+        if (!arr[a].written)
+            continue;
+        rc = hk_buf_printf(&w,
+            "%s// %s: the points' values, and whether each was written\n"
+            "%sfloat hk_o%zu[HK_ROWS][4] = {};\n"
+            "%sbool hk_m%zu[HK_ROWS][4] = {};\n",
+            in3, arr[a].p->name, in3, a, in3, a);
+        if (!rc && arr[a].read)   /* read too (at the element itself): what memory holds */
+            rc = hk_buf_printf(&w,
+                "%s#pragma unroll\n"
+                "%sfor (int hk_j = 0; hk_j < HK_ROWS; hk_j++) {\n"
+                "%s    #pragma unroll\n"
+                "%s    for (int hk_c = 0; hk_c < 4; hk_c++)\n"
+                "%s        hk_o%zu[hk_j][hk_c] = hk_a%zu[hk_j][hk_c];\n"
+                "%s}\n",
+                in3, in3, in3, in3, in3, a, a, in3);
+    }
+    if (!rc)
+        rc = hk_buf_printf(&w,
+            "%s#pragma unroll\n"
+            "%sfor (int hk_r = 0; hk_r < HK_ROWS; hk_r++) {\n"
+            "%s    #pragma unroll\n"
+            "%s    for (int hk_c = 0; hk_c < 4; hk_c++) {\n"
+            "%s"
+            "%s    }\n"
+            "%s}\n",
+            in3, in3, in3, in3, point.data, in3, in3);
+    /* the float4 store indexes a float4 array (not *(float4 *)p): nvcc then keeps every
+     * row's store one 16-byte store (with *(float4 *)p it split a row whose value came out
+     * of a branch into 4 scalar stores) */
+    for (size_t a = 0; a < n_arr && !rc; a++) {
+        if (!arr[a].written)
+            continue;
+        rc = hk_buf_printf(&w,
+            "%s#pragma unroll\n"
+            "%sfor (int hk_r = 0; hk_r < HK_ROWS; hk_r++) {\n"
+            "%s    float *hk_p = %s + (hk_s0 + hk_r) * hk_nf + hk_f0;\n"
+            "%s    if (hk_vec && hk_m%zu[hk_r][0] && hk_m%zu[hk_r][1] && hk_m%zu[hk_r][2] && hk_m%zu[hk_r][3]) {\n"
+            "%s        float4 hk_w;\n"
+            "%s        hk_w.x = hk_o%zu[hk_r][0];\n"
+            "%s        hk_w.y = hk_o%zu[hk_r][1];\n"
+            "%s        hk_w.z = hk_o%zu[hk_r][2];\n"
+            "%s        hk_w.w = hk_o%zu[hk_r][3];\n"
+            "%s        reinterpret_cast<float4 *>(%s)[((hk_s0 + hk_r) * hk_nf + hk_f0) / 4] = hk_w;\n"
+            "%s    } else {\n"
+            "%s        #pragma unroll\n"
+            "%s        for (int hk_c = 0; hk_c < 4; hk_c++)\n"
+            "%s            if (hk_m%zu[hk_r][hk_c])\n"
+            "%s                hk_p[hk_c] = hk_o%zu[hk_r][hk_c];\n"
+            "%s    }\n"
+            "%s}\n",
+            in3, in3, in3, arr[a].p->name, in3, a, a, a, a, in3, in3, a, in3, a, in3, a, in3, a, in3,
+            arr[a].p->name, in3, in3, in3, in3, a, in3, a, in3, in3);
+    }
+    if (!rc)
+        rc = hk_buf_printf(&w,
+            "%s} else {\n"
+            "%s    // at an edge of the grid: each point of the unit that exists, from memory\n"
+            "%s    for (long long hk_s = hk_s0; hk_s < hk_s0 + HK_ROWS && hk_s < hk_ns; hk_s++) {\n"
+            "%s        for (long long hk_f = hk_f0; hk_f < hk_f0 + 4 && hk_f < hk_nf; hk_f++) {\n"
+            "%s"
+            "%s        }\n"
+            "%s    }\n"
+            "%s}\n"
+            "%shk_fu += hk_dr;\n"
+            "%shk_su += hk_dq;\n"
+            "%sif (hk_fu >= hk_nfu) {\n"
+            "%s    hk_fu -= hk_nfu;\n"
+            "%s    hk_su++;\n"
+            "%s}\n"
+            "%s        }\n"
+            "%s    }\n"
+            "%s}",
+            in2, in2, in2, in2, edge.data, in2, in2, in2, in2, in2, in2, in2, in2, in2, ind, ind, ind);
+    if (!rc)
+        rc = hk_buf_append(b, w.data, w.len);
+out:
+    for (size_t i = 0; i < n_reps; i++)
+        hk_free(reps[i].str);
+    hk_buf_free(&point);
+    hk_buf_free(&edge);
+    hk_buf_free(&align);
+    hk_buf_free(&w);
+    if (rc == HK_ETOOBIG) {
+        snprintf(why, why_size, "the window form's text is too long");
+        rc = HK_OK;
+    }
+    return rc;
+}
+
 int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -1086,7 +1859,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
                 if (ts.t[q].kind == T_IDENT && !member_or_scope(&ts, q) && same_tok(&ts, q, k) &&
                     changed_at(&ts, q))
                     c = cls_bad();
-            g.al[g.n_al++] = (g2_alias){k, c};
+            g.al[g.n_al++] = (g2_alias){k, c, k + 2, e};
         }
 
     /* ---- which index is contiguous: every access that combines both must agree */
@@ -1190,10 +1963,17 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
     if (rc)
         goto out;
     bool flat = false;
+    char win_why[256] = "";
     if (n_per_elem == 0 &&
         (rc = flat_elements(&g, text, body_a, body_b, fi, si, bnd[si], bnd[fi], ind, &b, &flat)))
         goto out;
     if (flat)
+        goto edit;
+    /* a stencil: register windows over units of 4 x HK_ROWS points */
+    if ((rc = window_elements(&g, text, ranges, n_ranges, mid, per_elem, n_mid, copy_from, copy_to, body_a,
+                              body_b, fi, si, bnd, ty, ind, &b, win_why, sizeof win_why)))
+        goto out;
+    if (!win_why[0])
         goto edit;
     rc = hk_buf_printf(&b,
         "// hk grid_stride_2d: the (%s, %s) elements in strips of HK_STRIP %s values; threads side\n"
@@ -1238,11 +2018,15 @@ edit:
     if ((rc = rwl_edits_add_owned(&es, ts.t[region].start, repl_end, hk_buf_steal(&b))))
         goto out;
     char *bs = rwl_tok_text(&ts, g.ba[si], g.bb[si]), *bf = rwl_tok_text(&ts, g.ba[fi], g.bb[fi]);
+    const char *shape = flat ? "; elementwise on contiguous rows: one flat loop, float4 when aligned" :
+                        !win_why[0] ? "; a stencil: units of 4 x HK_ROWS points evaluated from register "
+                                      "windows, float4 rows when aligned" : "; strips of HK_STRIP";
     char *desc = bs && bf ? hk_asprintf("kernel %s: one grid-stride loop over %s x %s elements with %s "
-                                        "(contiguous; was from the %c axis) fastest, %s slowest (%s form)%s",
-                                        f->name, bs, bf, fname, g.axis[fi], sname, form,
-                                        flat ? "; elementwise on contiguous rows: one flat loop, float4 "
-                                               "when aligned" : "") : NULL;
+                                        "(contiguous; was from the %c axis) fastest, %s slowest (%s form)%s%s%s%s",
+                                        f->name, bs, bf, fname, g.axis[fi], sname, form, shape,
+                                        !flat && win_why[0] ? " (no register windows: " : "",
+                                        !flat && win_why[0] ? win_why : "",
+                                        !flat && win_why[0] ? ")" : "") : NULL;
     hk_free(bs);
     hk_free(bf);
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);

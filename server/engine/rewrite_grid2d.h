@@ -30,6 +30,27 @@
  * (in any of its spellings) -- the loop is instead flat over the R * W elements in memory
  * order, four at a time through float4 loads and stores when every array is 16-byte
  * aligned, then one at a time (the rest, or all of them when unaligned).
+ * A stencil -- every use of a pointer parameter in the per-element code is a float array
+ * element (s + ds) * W + (f + df) with |ds|, |df| <= 2 (s, f the slow and fast index, in
+ * any spelling the index analysis reads, aliases included), some read is a neighbour
+ * ((ds, df) != (0, 0)), writes are statements `P[e] op= v;` of the element itself, and an
+ * array that is written is read only at the element -- gets the register-window form
+ * instead: units of 4 fast x HK_ROWS (4, a constexpr tunable) slow positions, grid-strided
+ * with neighbouring threads on neighbouring units along the fast index. A unit whose
+ * windows lie inside the grid loads each read array's window (rows s0 - ds_max ..
+ * s0 + HK_ROWS - 1 + ds_max, columns f0 - df_max .. f0 + 3 + df_max) once into registers,
+ * the 4 middle values of a row as one float4 when W % 4 == 0 and every array is 16-byte
+ * aligned (checked at run time); evaluates the original code per point with the indices
+ * bound to the point and each read replaced by its register (`return;` ending the point);
+ * stages the stores (value and written flag) and writes a row of 4 as one float4 when all
+ * 4 were written and the rows are aligned, else point by point. Units at an edge of the
+ * grid (their windows would leave it: the first and last rows and columns, a ragged last
+ * column of units or rows) run the original code per point from memory, so nothing
+ * outside the grid is read unless the original reads it. Declarations of aliases whose
+ * every use became a register are dropped from the window path (nvcc warns otherwise).
+ * Same arithmetic per element in the same order: bit-identical results. A kernel the
+ * window form does not take gets the strips loop, with the reason at the end of
+ * out->description ("(no register windows: ...)").
  * text/len: the source model m (borrowed) was built from; kernel: an index into m->funcs
  * that must be an AN_KERNEL. Returns HK_OK with out->applicable true (out owns the new text:
  * rw_result_free) or false with the reason in out->description: another shape, a 1-D or 3-D

@@ -4,8 +4,11 @@
  * rw_launch_config gives them the SM-multiple 1-D launch the search uses); the rewritten
  * kernels run emulated on the CPU (g++, threads one after the other) under several grid and
  * block shapes and write exactly what the originals write; each refusal gives its reason; a
- * second application says "already"; allocation failures neither crash nor leak. No nvcc or
- * g++: those checks say so and are skipped. */
+ * second application says "already"; allocation failures neither crash nor leak. Stencils
+ * (the suite's stencil2d among them) get the register-window form: emulated on ragged,
+ * misaligned, 1-row and 1-column grids, and through ptxas -v and the PTX (no stack, float4
+ * loads, a float4 store per row); kernels it does not take keep the strips loop with the
+ * reason. No nvcc or g++: those checks say so and are skipped. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "engine/rewrite.h"
@@ -252,19 +255,66 @@ static const char emu_main[] =
     "    return 0;\n"
     "}\n";
 
-static void emulate(const char *orig_text, const char *new_text, const char *kname, const char *call,
-                    const char *tag)
+/* The stencils' emulation: ragged shapes, 1-row and 1-column grids, fast bounds that are
+ * and are not multiples of 4, each with every array 16-byte aligned, in1 misaligned by one
+ * float and out misaligned by one float (the float4 paths taken and not). */
+static const char emu_stencil_main[] =
+    "template <class K> static void launch(dim3 g, dim3 b, K k) {\n"
+    "    gridDim = g; blockDim = b;\n"
+    "    for (unsigned bz = 0; bz < g.z; bz++) for (unsigned by = 0; by < g.y; by++)\n"
+    "    for (unsigned bx = 0; bx < g.x; bx++) for (unsigned tz = 0; tz < b.z; tz++)\n"
+    "    for (unsigned ty = 0; ty < b.y; ty++) for (unsigned tx = 0; tx < b.x; tx++) {\n"
+    "        blockIdx = {bx, by, bz}; threadIdx = {tx, ty, tz}; k();\n"
+    "    }\n"
+    "}\n"
+    "int main() {\n"
+    "    const int shapes[][2] = {{37, 53}, {64, 32}, {1, 70}, {1, 8}, {45, 1}, {0, 9}, {1, 1}, {2, 8},\n"
+    "        {9, 4}, {30, 44}, {301, 503}};\n"
+    "    const dim3 launches[][2] = {{{3, 1, 1}, {64, 1, 1}}, {{2, 3, 1}, {8, 4, 1}},\n"
+    "        {{1, 1, 1}, {32, 1, 1}}, {{2, 2, 2}, {4, 4, 2}}, {{40, 40, 1}, {16, 16, 1}},\n"
+    "        {{500, 1, 1}, {256, 1, 1}}};\n"
+    "    int checked = 0;\n"
+    "    for (const auto &sh : shapes) for (int mis = 0; mis < 3; mis++) {\n"
+    "        int rows = sh[0], cols = sh[1];\n"
+    "        size_t n = (size_t)rows * cols + 1;\n"
+    "        float *b1 = (float *)malloc((n + 4) * sizeof(float)), *b2 = (float *)malloc((n + 4) * sizeof(float));\n"
+    "        float *bref = (float *)malloc((n + 4) * sizeof(float)), *bout = (float *)malloc((n + 4) * sizeof(float));\n"
+    "        float *in1 = b1 + (mis == 1), *in2 = b2, *ref = bref + (mis == 2), *out = bout + (mis == 2);\n"
+    "        for (size_t i = 0; i < n; i++) { in1[i] = (float)((i * 7919) % 1000) / 8.0f; in2[i] = (float)((i * 104729) % 777) / 4.0f; }\n"
+    "        for (size_t i = 0; i < n; i++) ref[i] = -777.0f + (float)(i % 5);\n"
+    "        unsigned cover = (unsigned)(std::max(rows, cols) + 15) / 16;\n"
+    "        { float *out = ref; launch({cover, cover, 1}, {16, 16, 1}, [&] { orig::CALL; }); }\n"
+    "        for (const auto &l : launches) {\n"
+    "            for (size_t i = 0; i < n; i++) out[i] = -777.0f + (float)(i % 5);\n"
+    "            launch(l[0], l[1], [&] { rw::CALL; });\n"
+    "            if (memcmp(out, ref, n * sizeof(float)) != 0) {\n"
+    "                for (size_t i = 0; i < n; i++) if (out[i] != ref[i]) {\n"
+    "                    printf(\"MISMATCH %dx%d misaligned %d grid %u,%u,%u block %u,%u,%u at %zu: %g != %g\\n\", rows,\n"
+    "                           cols, mis, l[0].x, l[0].y, l[0].z, l[1].x, l[1].y, l[1].z, i, out[i], ref[i]);\n"
+    "                    return 1;\n"
+    "                }\n"
+    "            }\n"
+    "            checked++;\n"
+    "        }\n"
+    "        free(b1); free(b2); free(bref); free(bout);\n"
+    "    }\n"
+    "    printf(\"EMU OK %d\\n\", checked);\n"
+    "    return 0;\n"
+    "}\n";
+
+static void emulate_with(const char *orig_text, const char *new_text, const char *kname, const char *call,
+                         const char *tag, const char *main_text, const char *expect)
 {
     if (access(GXX, X_OK) != 0) {
         print_message("note: no g++ at %s, CPU emulation of %s skipped\n", GXX, tag);
         return;
     }
     char *ko = kernel_text(orig_text, kname), *kn = kernel_text(new_text, kname);
-    size_t cap = strlen(ko) + strlen(kn) + sizeof emu_head + sizeof emu_main + 512;
+    size_t cap = strlen(ko) + strlen(kn) + sizeof emu_head + strlen(main_text) + 512;
     char *src = malloc(cap);
     assert_non_null(src);
     snprintf(src, cap, "%s#define CALL %s\nnamespace orig {\n%s\n}\nnamespace rw {\n%s\n}\n%s", emu_head,
-             call, ko, kn, emu_main);
+             call, ko, kn, main_text);
     char path[700], cmd[2200], out[8192];
     snprintf(path, sizeof path, "%s/%s_emu.cpp", tmpdir, tag);
     assert_int_equal(write_file(path, src), 0);
@@ -274,10 +324,24 @@ static void emulate(const char *orig_text, const char *new_text, const char *kna
     if (st != 0 || !strstr(out, "EMU OK"))
         print_message("emulation of %s:\n%s\n---\n%s\n", tag, out, src);
     assert_int_equal(st, 0);
-    assert_non_null(strstr(out, "EMU OK 30"));
+    if (!strstr(out, expect))
+        print_message("emulation of %s: expected %s, got %s\n", tag, expect, out);
+    assert_non_null(strstr(out, expect));
     free(src);
     free(ko);
     free(kn);
+}
+
+static void emulate(const char *orig_text, const char *new_text, const char *kname, const char *call,
+                    const char *tag)
+{
+    emulate_with(orig_text, new_text, kname, call, tag, emu_main, "EMU OK 30");
+}
+
+static void emulate_stencil(const char *orig_text, const char *new_text, const char *kname, const char *call,
+                            const char *tag)
+{
+    emulate_with(orig_text, new_text, kname, call, tag, emu_stencil_main, "EMU OK 198");
 }
 
 /* ------------------------------------------------------------------ applicable */
@@ -508,13 +572,227 @@ static void test_auto_interleaved(void **state)
     unload(&fx);
 }
 
-/* the suite's stencil2d: x is contiguous already; its boundary `return;` ends one element,
- * so it becomes `continue;` */
-static void test_stencil_return_becomes_continue(void **state)
+/* nvcc -arch=sm_90 of text to PTX and through ptxas -v: the kernel keeps its window in
+ * registers (no stack frame, no spills), loads float4s and has at least min_v4_stores
+ * float4 stores (one per row of a unit: HK_ROWS). */
+static void nvcc_registers_float4(const char *text, const char *tag, int min_v4_stores)
+{
+    if (access(NVCC, X_OK) != 0) {
+        print_message("note: no nvcc at %s, register check of %s skipped\n", NVCC, tag);
+        return;
+    }
+    char src[700], cmd[2200];
+    static char out[65536];
+    snprintf(src, sizeof src, "%s/%s_regs.cu", tmpdir, tag);
+    assert_int_equal(write_file(src, text), 0);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -Xptxas -v -o %s/%s_regs.o %s 2>&1", NVCC, tmpdir, tag,
+             src);
+    int st = run_cmd(cmd, out, sizeof out);
+    if (st != 0 || !strstr(out, "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"))
+        print_message("ptxas -v on %s:\n%s\n", tag, out);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(out, "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"));
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -ptx -std=c++17 -o - %s 2>&1", NVCC, src);
+    st = run_cmd(cmd, out, sizeof out);
+    assert_int_equal(st, 0);
+    bool ld4 = strstr(out, "ld.global.v4.f32") || strstr(out, "ld.global.nc.v4.f32");
+    int st4 = 0;
+    for (const char *q = out; (q = strstr(q, "st.global.v4.f32")); q++)
+        st4++;
+    if (!ld4 || st4 < min_v4_stores)
+        print_message("PTX of %s: float4 loads %d, float4 stores %d (want %d)\n", tag, ld4, st4, min_v4_stores);
+    assert_true(ld4);
+    assert_true(st4 >= min_v4_stores);
+}
+
+/* The rewrite applies in the window form; the reason is in the description otherwise. */
+static void expect_window(const rw_result *r)
+{
+    if (!strstr(r->description, "a stencil: units of 4 x HK_ROWS points"))
+        print_message("not the window form: %s\n", r->description);
+    assert_non_null(strstr(r->description, "a stencil: units of 4 x HK_ROWS points"));
+    expect_text(r, "constexpr int HK_ROWS = 4;");
+    expect_no_text(r, "HK_STRIP");
+}
+
+/* the suite's stencil2d: x is contiguous already; each thread takes units of 4 x 4 points
+ * evaluated from register windows; units at the edges run the original code, whose
+ * boundary `return;` ends one point (`continue;`) */
+static void test_stencil_window_bench(void **state)
 {
     (void)state;
     fixture fx;
     load_path(BENCH "/stencil2d.cu", "stencil2d", &fx);
+    rw_result r;
+    rewrite_ok(&fx, &r);
+    expect_window(&r);
+    expect_text(&r, "hk_ns = (long long)h, hk_nf = (long long)w;");
+    expect_text(&r, "const bool hk_vec = hk_nf % 4 == 0 && ((reinterpret_cast<unsigned long long>(out) | "
+                    "reinterpret_cast<unsigned long long>(in)) & 15) == 0;");
+    /* units of 4 x HK_ROWS, the grid stride taken without a division per unit */
+    expect_text(&r, "const long long hk_nfu = (hk_nf + 3) / 4, hk_nsu = (hk_ns + HK_ROWS - 1) / HK_ROWS;");
+    expect_text(&r, "const long long hk_dq = hk_nthreads / hk_nfu, hk_dr = hk_nthreads % hk_nfu;");
+    expect_text(&r, "long long hk_fu = hk_tid % hk_nfu, hk_su = hk_tid / hk_nfu;");
+    expect_text(&r, "while (hk_su < hk_nsu) {");
+    expect_text(&r, "const long long hk_f0 = hk_fu * 4, hk_s0 = hk_su * HK_ROWS;");
+    expect_text(&r, "hk_fu += hk_dr;\n                hk_su += hk_dq;\n                if (hk_fu >= hk_nfu) {\n");
+    /* the unit's windows inside the grid: rows y - 1 .. y + 1 and columns x - 1 .. x + 1 */
+    expect_text(&r, "if (hk_s0 >= 1 && hk_s0 + HK_ROWS + 1 <= hk_ns && hk_f0 >= 1 && hk_f0 + 5 <= hk_nf) {");
+    expect_text(&r, "float hk_a1[HK_ROWS + 2][6];");
+    expect_text(&r, "const float *hk_p = in + (hk_s0 + hk_j - 1) * hk_nf + hk_f0;");
+    expect_text(&r, "const float4 hk_q = *reinterpret_cast<const float4 *>(hk_p);");
+    expect_text(&r, "hk_a1[hk_j][4] = hk_q.w;");
+    expect_text(&r, "hk_a1[hk_j][1 - hk_c] = hk_p[-hk_c];");
+    expect_text(&r, "hk_a1[hk_j][4 + hk_c] = hk_p[3 + hk_c];");
+    /* each point from the registers, the indices bound to it */
+    expect_text(&r, "const int y = (int)(hk_s0 + hk_r);");
+    expect_text(&r, "const int x = (int)(hk_f0 + hk_c);");
+    expect_text(&r, "/* i: read from the registers */\n");
+    expect_text(&r, "{ hk_m0[hk_r][hk_c] = true; hk_o0[hk_r][hk_c] = hk_a1[hk_r + 1][hk_c + 1]; }\n"
+                    "                                continue;\n");
+    expect_text(&r, "{ hk_m0[hk_r][hk_c] = true; hk_o0[hk_r][hk_c] = 0.2f * (hk_a1[hk_r + 1][hk_c + 1] + "
+                    "hk_a1[hk_r + 1][hk_c + 0] + hk_a1[hk_r + 1][hk_c + 2] + hk_a1[hk_r + 0][hk_c + 1] + "
+                    "hk_a1[hk_r + 2][hk_c + 1]); }");
+    /* stores 4 at a time when all 4 were written */
+    expect_text(&r, "if (hk_vec && hk_m0[hk_r][0] && hk_m0[hk_r][1] && hk_m0[hk_r][2] && hk_m0[hk_r][3]) {");
+    expect_text(&r, "reinterpret_cast<float4 *>(out)[((hk_s0 + hk_r) * hk_nf + hk_f0) / 4] = hk_w;");
+    /* the edges: the original code per point */
+    expect_text(&r, "for (long long hk_s = hk_s0; hk_s < hk_s0 + HK_ROWS && hk_s < hk_ns; hk_s++) {");
+    expect_text(&r, "                                out[i] = in[i];\n                                continue;\n");
+    expect_text(&r, "out[i] = 0.2f * (in[i] + in[i - 1] + in[i + 1] + in[i - w] + in[i + w]);");
+    expect_no_text(&r, "return");
+    expect_text(&r, "|ds| <= 1 and |df| <= 1");
+    nvcc_compiles(r.text, "stencil2d");
+    nvcc_registers_float4(r.text, "stencil2d", 4);
+    emulate_stencil(fx.text, r.text, "stencil2d", "stencil2d(in1, out, rows, cols)", "stencil2d");
+
+    /* the search's launch: an SM-multiple 1-D grid of 256-thread blocks */
+    an_model *m2;
+    assert_int_equal(an_analyze(r.text, r.len, &m2), HK_OK);
+    rw_launch want = {.block = {256, 1, 1}, .sm_multiple = true, .grid_per_sm = 8};
+    rw_result l;
+    int rc = rw_launch_config(r.text, r.len, m2, "stencil2d", &want, false, &l, NULL);
+    assert_int_equal(rc, HK_OK);
+    assert_true(l.applicable);
+    nvcc_compiles_opt(l.text, "stencil2d_sm_multiple", false);
+    rw_result_free(&l);
+    size_t k2 = (size_t)an_model_find_kernel(m2, "stencil2d");
+    rw_result again;
+    assert_int_equal(rw_grid_stride_2d(r.text, r.len, m2, k2, &again), HK_OK);
+    assert_false(again.applicable);
+    assert_non_null(strstr(again.description, "already"));
+    rw_result_free(&again);
+    an_model_free(m2);
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* two read arrays, one reaching two rows and two columns (|ds| = |df| = 2), the other only
+ * the element; restrict pointers; subscripts spelled (y - 2) * w + x and y * w + (x + 2) */
+static const char k_reach2[] =
+    "__global__ void lap4(const float *__restrict__ u, const float *__restrict__ k, float *__restrict__ o,\n"
+    "                     int ny, int nx)\n"
+    "{\n"
+    "    int ix = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int iy = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (ix < nx && iy < ny) {\n"
+    "        float v = k[iy * nx + ix] * u[iy * nx + ix];\n"
+    "        if (iy >= 2 && iy < ny - 2)\n"
+    "            v += u[(iy - 2) * nx + ix] - u[(iy + 2) * nx + ix];\n"
+    "        if (ix >= 2 && ix + 2 < nx)\n"
+    "            v += 0.5f * (u[iy * nx + ix - 2] + u[iy * nx + (ix + 2)]);\n"
+    "        if (iy > 0)\n"
+    "            v -= 0.125f * u[nx * (iy - 1) + ix];\n"
+    "        o[iy * nx + ix] = v;\n"
+    "    }\n"
+    "}\n";
+
+static void test_stencil_two_arrays_reach2(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(k_reach2, "lap4", &fx);
+    rw_result r;
+    rewrite_ok(&fx, &r);
+    expect_window(&r);
+    expect_text(&r, "|ds| <= 2 and |df| <= 2");
+    expect_text(&r, "if (hk_s0 >= 2 && hk_s0 + HK_ROWS + 2 <= hk_ns && hk_f0 >= 2 && hk_f0 + 6 <= hk_nf) {");
+    /* k only at the element: a window of the unit itself; u two around it */
+    expect_text(&r, "float hk_a0[HK_ROWS + 0][4];");
+    expect_text(&r, "float hk_a1[HK_ROWS + 4][8];");
+    expect_text(&r, "v += hk_a1[hk_r + 0][hk_c + 2] - hk_a1[hk_r + 4][hk_c + 2];");
+    expect_text(&r, "v += 0.5f * (hk_a1[hk_r + 2][hk_c + 0] + hk_a1[hk_r + 2][hk_c + 4]);");
+    expect_text(&r, "v -= 0.125f * hk_a1[hk_r + 1][hk_c + 2];");
+    expect_text(&r, "{ hk_m2[hk_r][hk_c] = true; hk_o2[hk_r][hk_c] = v; }");
+    nvcc_compiles(r.text, "reach2");
+    nvcc_registers_float4(r.text, "reach2", 4);
+    emulate_stencil(fx.text, r.text, "lap4", "lap4(in1, in2, out, rows, cols)", "reach2");
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* column-major (r contiguous, from x), the return form, a declaration moved into the loop,
+ * in place: x is read and written at the element, a compound assignment, an unbraced else */
+static const char k_inplace_stencil[] =
+    "__global__ void relax(float *x, const float *b, int rows, int cols)\n"
+    "{\n"
+    "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int c = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    const long at = (long)c * rows + r;\n"
+    "    if (r >= rows || c >= cols)\n"
+    "        return;\n"
+    "    if (r > 0 && c + 1 < cols)\n"
+    "        x[at] += 0.25f * (b[at - 1] + b[at + rows]);\n"
+    "    else\n"
+    "        x[at] = x[at] * 2.0f;\n"
+    "}\n";
+
+static void test_stencil_inplace_column_major(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(k_inplace_stencil, "relax", &fx);
+    rw_result r;
+    rewrite_ok(&fx, &r);
+    expect_window(&r);
+    expect_text(&r, "hk_ns = (long long)cols, hk_nf = (long long)rows;");
+    expect_text(&r, "const int c = (int)(hk_s0 + hk_r);");
+    expect_text(&r, "const int r = (int)(hk_f0 + hk_c);");
+    expect_text(&r, "/* at: read from the registers */\n");
+    /* x: the staged values start from memory, read back from the stage */
+    expect_text(&r, "hk_o0[hk_j][hk_c] = hk_a0[hk_j][hk_c];");
+    expect_text(&r, "{ hk_m0[hk_r][hk_c] = true; hk_o0[hk_r][hk_c] += 0.25f * (hk_a1[hk_r + 1][hk_c + 0] + "
+                    "hk_a1[hk_r + 2][hk_c + 1]); }");
+    expect_text(&r, "{ hk_m0[hk_r][hk_c] = true; hk_o0[hk_r][hk_c] = hk_o0[hk_r][hk_c] * 2.0f; }");
+    nvcc_compiles(r.text, "inplace_stencil");
+    nvcc_registers_float4(r.text, "inplace_stencil", 4);
+    emulate_stencil(fx.text, r.text, "relax", "relax(out, in1, rows, cols)", "inplace_stencil");
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* a stencil the window form does not take: |df| = 3. The strips form, whose boundary
+ * `return;` ends one element (`continue;`), with the reason in the description. */
+static const char k_reach3[] =
+    "__global__ void wide(const float *in, float *out, int h, int w)\n"
+    "{\n"
+    "    int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (x >= w || y >= h)\n"
+    "        return;\n"
+    "    size_t i = (size_t)y * w + x;\n"
+    "    if (x < 3 || x + 3 >= w) {\n"
+    "        out[i] = in[i];\n"
+    "        return;\n"
+    "    }\n"
+    "    out[i] = 0.5f * (in[i - 3] + in[i + 3]);\n"
+    "}\n";
+
+static void test_stencil_return_becomes_continue(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(k_reach3, "wide", &fx);
     rw_result r;
     rewrite_ok(&fx, &r);
     expect_text(&r, "hk_ns = (long long)h, hk_nf = (long long)w;");
@@ -525,10 +803,58 @@ static void test_stencil_return_becomes_continue(void **state)
     expect_text(&r, "constexpr long long HK_STRIP = 16;");
     expect_text(&r, "const long long hk_f = hk_u % hk_nf, hk_s0 = hk_u / hk_nf * HK_STRIP;");
     expect_no_text(&r, "return");
-    nvcc_compiles(r.text, "stencil2d");
-    emulate(fx.text, r.text, "stencil2d", "stencil2d(in1, out, rows, cols)", "stencil2d");
+    expect_no_text(&r, "HK_ROWS");
+    assert_non_null(strstr(r.description, "(no register windows: `in[i - 3]` is not an element"));
+    nvcc_compiles(r.text, "wide");
+    emulate(fx.text, r.text, "wide", "wide(in1, out, rows, cols)", "wide");
     rw_result_free(&r);
     unload(&fx);
+}
+
+/* kernels the window form does not take: the strips form, the reason in the description */
+static void strips_because(const char *body, const char *params, const char *needle)
+{
+    char src[2048];
+    snprintf(src, sizeof src,
+             "__global__ void st(%s, int h, int w)\n{\n"
+             "    int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+             "    int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+             "    if (x >= w || y >= h)\n        return;\n"
+             "    size_t i = (size_t)y * w + x;\n"
+             "%s}\n", params, body);
+    fixture fx;
+    load_text(src, "st", &fx);
+    rw_result r;
+    rewrite_ok(&fx, &r);
+    expect_text(&r, "HK_STRIP");
+    if (!strstr(r.description, needle))
+        print_message("expected `%s` in: %s\n", needle, r.description);
+    assert_non_null(strstr(r.description, "(no register windows: "));
+    assert_non_null(strstr(r.description, needle));
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+static void test_stencil_not_windowed(void **state)
+{
+    (void)state;
+    const char *io = "const float *in, float *out";
+    strips_because("    if (x > 0) out[i] = in[i - 1];\n    out[i + 1] = 0.0f;\n", io,
+                   "`out[i + 1]` writes a neighbour of the element");
+    strips_because("    if (x > 0) out[i] = out[i - 1] + in[i];\n", io,
+                   "out is written and read at a neighbour");
+    strips_because("    if (x > 0 && m[i]) out[i] = in[i - 1];\n", "const float *in, float *out, const int *m",
+                   "m is used other than as a float element");
+    strips_because("    float t;\n    if (x > 0) t = out[i] = in[i - 1];\n", io, "is written inside an expression");
+    strips_because("    if (x > 0) out[i] = in[i - 1] + in[2 * i];\n", io,
+                   "`in[2 * i]` is not an element (s + ds) * W + (f + df)");
+    strips_because("    if (y > 0) out[i] = in[i - w] * in[i - 3 * w];\n", io, "`in[i - 3 * w]` is not an element");
+    strips_because("    out[i] = in[i] * 2.0f + (float)x;\n", io, "no read of a neighbour element (not a stencil)");
+    strips_because("    const float *row = in + (size_t)y * w;\n    if (x > 0) out[i] = row[x - 1];\n", io,
+                   "a pointer or reference row is computed from the indices");
+    strips_because("    if (x > 0) out[i] = in[i - 1] + in[i + x];\n", io, "`in[i + x]` is not an element");
+    strips_because("    if (x > 0) out[i] = in[i - 1] * hk_scale;\n", "const float *in, float *out, float hk_scale",
+                   "a name of the rewrite's own kind (hk_scale)");
 }
 
 /* ------------------------------------------------------------------ refusals */
@@ -666,9 +992,9 @@ static void test_bad_arguments(void **state)
 static void test_alloc_failures(void **state)
 {
     (void)state;
-    const char *const srcs[] = {k_xfast, k_alias, k_colmajor};
-    const char *const names[] = {"scale2d", "bias_relu", "colmaj"};
-    for (size_t s = 0; s < 3; s++) {
+    const char *const srcs[] = {k_xfast, k_alias, k_colmajor, k_reach2, k_inplace_stencil};
+    const char *const names[] = {"scale2d", "bias_relu", "colmaj", "lap4", "relax"};
+    for (size_t s = 0; s < 5; s++) {
         fixture fx;
         load_text(srcs[s], names[s], &fx);
         long base = hk_alloc_live();
@@ -700,7 +1026,11 @@ int main(void)
         cmocka_unit_test(test_column_major_return_form),
         cmocka_unit_test(test_aliases_guards),
         cmocka_unit_test(test_auto_interleaved),
+        cmocka_unit_test(test_stencil_window_bench),
+        cmocka_unit_test(test_stencil_two_arrays_reach2),
+        cmocka_unit_test(test_stencil_inplace_column_major),
         cmocka_unit_test(test_stencil_return_becomes_continue),
+        cmocka_unit_test(test_stencil_not_windowed),
         cmocka_unit_test(test_flat_inplace_and_general),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_bad_arguments),
