@@ -9,6 +9,7 @@
 #include "core/hk.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -127,15 +128,13 @@ static bool is_one(const char *value)
     return true;
 }
 
-/* *uses: whether expression expr names the identifier name (not as a member). */
+/* *uses: whether expression expr (at most RWP_HIST_EXPR bytes, from rwp_hist) names the
+ * identifier name, not as a member. HK_OK or HK_ENOMEM. */
 static int mentions_ident(const char *expr, const char *name, bool *uses)
 {
     *uses = false;
-    size_t n = strlen(expr);
-    if (n > RWP_HIST_EXPR)
-        return HK_EINVAL;
     rw_toks ts = {0};
-    int rc = rwl_lex(expr, 0, (uint32_t)n, &ts);
+    int rc = rwl_lex(expr, 0, (uint32_t)strlen(expr), &ts);
     for (size_t k = 0; !rc && k < ts.n && !*uses; k++)
         *uses = rwl_tok_is_ident(&ts, k, name) &&
                 !(k > 0 && (rwl_tok_is(&ts, k - 1, ".") || rwl_tok_is(&ts, k - 1, "->")));

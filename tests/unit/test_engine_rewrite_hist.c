@@ -151,6 +151,21 @@ static void expect(const char *path, const char *kname, int bins, const char *co
  * ptxas makes ATOMS.POPC.INC for a constant 1 and ATOMS.ADD otherwise) */
 static const char *const ptx_bytes[] = {"ld.global.v4.u32", "(red|atom)\\.shared\\.add\\.u32", NULL};
 
+/* The registers ptxas gives kernel kname of text for sm_90 (-O3), or -1 without nvcc. */
+static int sm90_registers(const char *text, const char *tag)
+{
+    if (access(NVCC, X_OK) != 0)
+        return -1;
+    char src[700], cmd[2400], out[16384];
+    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
+    rwf_write_file(src, text);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -O3 -c -std=c++17 -Xptxas -v -o /dev/null %s 2>&1", NVCC, src);
+    assert_int_equal(run_cmd(cmd, out, sizeof out), 0);
+    const char *p = strstr(out, "Used ");
+    assert_non_null(p);
+    return atoi(p + 5);
+}
+
 static void test_bench_histogram(void **state)
 {
     (void)state;
@@ -170,6 +185,17 @@ static void test_bench_histogram(void **state)
     const char *const unwanted[] = {"hk_cnt", "HK_T", "hk_tot", "atomicAdd(&bins[data[i]]", "if (i < n)",
                                     "const int i", NULL};
     expect(BENCH "/histogram.cu", "histogram", 0, want, unwanted, ptx_bytes, NULL);
+    /* the sm90 skill's first launch, 2 blocks of 1024 per SM, is resident only at <= 32
+     * registers per thread (65536 per SM) */
+    fixture fx;
+    load_path(BENCH "/histogram.cu", &fx);
+    rw_result r;
+    assert_int_equal(rw_histogram_lane_replicas(fx.text, fx.len, fx.m, kernel(&fx, "histogram"), 0, &r), HK_OK);
+    int regs = sm90_registers(r.text, "histogram_regs");
+    print_message("histogram rewrite: %d registers on sm_90\n", regs);
+    assert_true(regs <= 32);
+    rw_result_free(&r);
+    unload(&fx);
     /* fewer bins given: the bigger byte values go to global memory */
     const char *const want100[] = {"constexpr int HK_BINS = 100;", "atomicAdd(&bins[hk_b], (unsigned int)(1u));",
                                    NULL};
