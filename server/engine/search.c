@@ -373,9 +373,8 @@ static int apply_struct(const search_struct *st, bool hip, const char *text, siz
         return rw_warp_reduce(text, len, m, kernel, r);
     if (!strcmp(n, "privatized_histogram"))
         return rw_privatized_histogram(text, len, m, kernel, p[0], r);
-    if (!strcmp(n, "histogram_thread_counters"))   /* HK_T follows the block it is launched with */
-        return rw_histogram_thread_counters(text, len, m, kernel, p[0],
-                                            st->block_size ? (int)st->block_size : RWH_DEFAULT_THREADS, r);
+    if (!strcmp(n, "histogram_lane_replicas"))   /* any block: the launch is the skill's */
+        return rw_histogram_lane_replicas(text, len, m, kernel, p[0], r);
     if (!strcmp(n, "online_softmax"))
         return rw_online_softmax(text, len, m, kernel, r);
     if (!strcmp(n, "online_layernorm"))
@@ -399,7 +398,7 @@ static char *struct_label(const search_struct *st)
     static const char *const pnames[][3] = {
         {"vectorize", "width", NULL}, {"unroll", "factor", NULL},
         {"tiled_transpose", "tile", NULL}, {"privatized_histogram", "bins", NULL},
-        {"histogram_thread_counters", "bins", NULL},
+        {"histogram_lane_replicas", "bins", NULL},
         {"tiled_gemm", "tile_m", "tile_n"}, {"blas_substitution", "math", NULL},
         {"invariant_table", "table", NULL}};
     struct hk_buf b;

@@ -61,7 +61,7 @@ typedef struct {
     const char *skill;          /* id of the skill that proposes it, or NULL */
     const char *rewrite;        /* vectorize, readonly_loads, unroll, fast_math,
                                  * tiled_transpose, warp_reduce, block_reduce,
-                                 * privatized_histogram, histogram_thread_counters,
+                                 * privatized_histogram, histogram_lane_replicas,
                                  * online_softmax, online_layernorm, warp_rows,
                                  * grid_stride_2d, tiled_gemm, blas_substitution,
                                  * invariant_table (others are refused: HK_EINVAL) */

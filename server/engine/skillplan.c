@@ -1,6 +1,6 @@
 /* Skills to structural rewrites for the search (see skillplan.h). Parameter names are
  * the rewrite's arguments (width, factor, tile, bins, tile_m/n/k, math) or launch settings
- * (block_size, blocks_per_sm); docs/skills.md lists them. */
+ * (block_size, blocks_per_sm, launch_pairs); docs/skills.md lists them. */
 #include "engine/skillplan.h"
 
 #include "core/hk.h"
@@ -68,8 +68,20 @@ static int push(skillplan *p, size_t *cap, const search_struct *st)
     return HK_OK;
 }
 
+/* true when the skill's `launch_pairs: [1]` pairs its launch lists: the k-th block_size
+ * goes with the k-th blocks_per_sm (lists of one length), since threads per block and
+ * blocks per SM trade off -- 1024 x 2 and 512 x 3 both fill an H200 SM, 512 x 2 does not. */
+static bool launch_paired(const sk_skill *sk)
+{
+    json_t *on = json_array_get(json_object_get(sk->params, "launch_pairs"), 0);
+    size_t nb = json_array_size(json_object_get(sk->params, "block_size"));
+    return json_is_integer(on) && json_integer_value(on) == 1 && nb > 1 &&
+           nb == json_array_size(json_object_get(sk->params, "blocks_per_sm"));
+}
+
 /* The skill's choices: every parameter at its first value, then each parameter in turn
- * at each of its other values (the others at their first). */
+ * at each of its other values (the others at their first); with paired launch lists,
+ * the launch pairs in order come first, as one parameter. */
 static int expand(skillplan *p, size_t *cap, const sk_skill *sk)
 {
     search_struct first = {.skill = sk->id, .rewrite = sk_rewrite_name(sk->rewrite)};
@@ -82,7 +94,24 @@ static int expand(skillplan *p, size_t *cap, const sk_skill *sk)
     }
     int rc = push(p, cap, &first);
     unsigned rank = 1;
+    bool paired = launch_paired(sk);
+    if (paired) {
+        json_t *bs = json_object_get(sk->params, "block_size");
+        json_t *bp = json_object_get(sk->params, "blocks_per_sm");
+        for (size_t i = 1; i < json_array_size(bs) && rank < SKILLPLAN_CHOICES && !rc; i++) {
+            json_t *b = json_array_get(bs, i), *g = json_array_get(bp, i);
+            search_struct st = first;
+            if (!json_is_integer(b) || !json_is_integer(g) ||
+                !set_param(&st, "block_size", (long)json_integer_value(b)) ||
+                !set_param(&st, "blocks_per_sm", (long)json_integer_value(g)))
+                continue;
+            st.rank = rank++;
+            rc = push(p, cap, &st);
+        }
+    }
     json_object_foreach(sk->params, key, vals) {
+        if (paired && (!strcmp(key, "block_size") || !strcmp(key, "blocks_per_sm")))
+            continue;
         for (size_t i = 1; i < json_array_size(vals) && rank < SKILLPLAN_CHOICES && !rc; i++) {
             json_t *v = json_array_get(vals, i);
             search_struct st = first;
@@ -108,7 +137,7 @@ static bool replaces_algorithm(enum sk_rewrite r)
     case SK_RW_WARP_REDUCE:
     case SK_RW_BLOCK_REDUCE:
     case SK_RW_PRIVATIZED_HISTOGRAM:
-    case SK_RW_HISTOGRAM_THREAD_COUNTERS:
+    case SK_RW_HISTOGRAM_LANE_REPLICAS:
     case SK_RW_ONLINE_SOFTMAX:
     case SK_RW_ONLINE_LAYERNORM:
     case SK_RW_TILED_GEMM:

@@ -14,7 +14,8 @@
 #include "skills/skills.h"
 
 /* Most parameter choices taken from one skill: its first choice (every parameter at
- * its first value), then one parameter at a time moved to its other values. */
+ * its first value), then one parameter at a time moved to its other values (a skill with
+ * `launch_pairs: [1]` moves block_size and blocks_per_sm together, pair by pair, first). */
 #define SKILLPLAN_CHOICES 6
 
 typedef struct {

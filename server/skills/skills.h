@@ -42,7 +42,7 @@
     X(TILED_GEMM, "tiled_gemm")                \
     X(WARP_ROWS, "warp_rows")                  \
     X(GRID_STRIDE_2D, "grid_stride_2d")        \
-    X(HISTOGRAM_THREAD_COUNTERS, "histogram_thread_counters") \
+    X(HISTOGRAM_LANE_REPLICAS, "histogram_lane_replicas") \
     X(INVARIANT_TABLE, "invariant_table")
 
 enum sk_rewrite {

@@ -3,7 +3,8 @@
  * a CUDA kernel using __shfl_down_sync and __nv_bfloat16 go through harness_generate and
  * harness_nvcc_argv's hipcc form, and the real hipcc builds them for gfx906 and gfx90a; so
  * do the engine's structural rewrites of five suite kernels (warp reduce, tiled transpose,
- * privatized histogram, online softmax, tiled GEMM), as a DCU episode proposes them.
+ * privatized histogram and lane-replica histogram, online softmax, tiled GEMM), as a DCU
+ * episode proposes them.
  * Candidates including CUDA headers build through measure.c's shims.
  * The programs then run here: with no AMD GPU they must say so (exit HK_EXIT_NO_GPU, one
  * JSON line), and a bad command line is a usage error before any device is touched.
@@ -28,6 +29,7 @@
 #include "engine/harness.h"
 #include "engine/measure.h"
 #include "engine/rewrite.h"
+#include "engine/rewrite_hist.h"
 #include "engine/rewrite_pattern.h"
 #include "engine/spec.h"
 
@@ -39,7 +41,7 @@ static char workdir[] = "/tmp/hk-test-harness-hip-XXXXXX";
 
 /* The engine's structural rewrites (what the optimize stage proposes on a DCU too). */
 enum rewrite { RW_NONE, RW_WARP_REDUCE, RW_TILED_TRANSPOSE, RW_HISTOGRAM, RW_SOFTMAX,
-               RW_GEMM };
+               RW_GEMM, RW_HISTOGRAM_LANES };
 
 /* One program to build: a spec (its source is the candidate, rewritten when rw is set) for
  * one arch. */
@@ -70,6 +72,8 @@ static build builds[] = {
       RW_TILED_TRANSPOSE },
     { "rw-histogram-906", SUITE "histogram.bench.json", "histogram", "gfx906", -1, -1, "", "",
       RW_HISTOGRAM },
+    { "rw-histogram-lanes-906", SUITE "histogram.bench.json", "histogram", "gfx906", -1, -1, "", "",
+      RW_HISTOGRAM_LANES },
     { "rw-softmax-906", SUITE "softmax.bench.json", "softmax", "gfx906", -1, -1, "", "",
       RW_SOFTMAX },
     { "rw-sgemm-906", SUITE "sgemm.bench.json", "sgemm", "gfx906", -1, -1, "", "", RW_GEMM },
@@ -95,6 +99,7 @@ static void write_rewrite(const build *b, const char *source, const char *path)
     case RW_WARP_REDUCE: rc = rw_warp_reduce(text, len, m, (size_t)k, &r); break;
     case RW_TILED_TRANSPOSE: rc = rw_tiled_transpose(text, len, m, (size_t)k, 32, &r); break;
     case RW_HISTOGRAM: rc = rw_privatized_histogram(text, len, m, (size_t)k, 0, &r); break;
+    case RW_HISTOGRAM_LANES: rc = rw_histogram_lane_replicas(text, len, m, (size_t)k, 0, &r); break;
     case RW_SOFTMAX: rc = rw_online_softmax(text, len, m, (size_t)k, &r); break;
     case RW_GEMM: rc = rw_tiled_gemm(text, len, m, (size_t)k, 128, 128, 8, &r); break;
     case RW_NONE: break;

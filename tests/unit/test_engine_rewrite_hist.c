@@ -1,11 +1,13 @@
-/* The per-thread byte counter histogram rewrite (engine/rewrite_hist.h) on the suite's
- * histogram.cu and the shapes in tests/data/rewrite_hist/: applicable rewrites have the
- * expected structure (byte counters, flush, uint4 path or scalar path, shared-atomic
- * fallback), keep the signature and compile with the real nvcc (-arch=sm_90; the byte path's
- * PTX has 128-bit global loads); near-misses are not applicable with their reason; bad
- * arguments are HK_EINVAL; allocation failures give HK_ENOMEM without leaks. A CPU model of
- * the counter layout and the packed flush checks the arithmetic the template relies on.
- * nvcc missing: compile checks say so and pass. */
+/* The lane-replica histogram rewrite (engine/rewrite_hist.h) on the suite's histogram.cu
+ * and the shapes in tests/data/rewrite_hist/: applicable rewrites have the expected
+ * structure (32 replicas per bin in shared memory, replica atomics, no flush, the uint4 path
+ * or the scalar path, weights per element), keep the signature and compile with the real
+ * nvcc (-arch=sm_90; the PTX has 128-bit global loads and shared atomics); near-misses are
+ * not applicable with their reason; bad arguments are HK_EINVAL; allocation failures give
+ * HK_ENOMEM without leaks. A CPU model of the template's index arithmetic checks that every
+ * element is counted once per y/z thread, that a warp's replica atomics and merge reads hit
+ * 32 different banks, and that the sums are exact. nvcc missing: compile checks say so and
+ * pass. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "engine/rewrite.h"
@@ -40,8 +42,9 @@ static int teardown(void **state)
     return rwf_teardown();
 }
 
-/* Compiles text with nvcc -arch=sm_90 (-c, and with ptx_want also to PTX, which must contain
- * that string); fails the test with nvcc's output otherwise. Warnings are shown. */
+/* Compiles text with nvcc -arch=sm_90 (-c, and with ptx_want also to PTX, where the
+ * extended regular expression ptx_want must match); fails the test with nvcc's output
+ * otherwise. Warnings are shown and fail too. */
 static void nvcc_compiles(const char *text, const char *tag, const char *ptx_want)
 {
     if (access(NVCC, X_OK) != 0) {
@@ -59,7 +62,7 @@ static void nvcc_compiles(const char *text, const char *tag, const char *ptx_wan
     assert_null(strstr(out, "warning"));
     if (!ptx_want)
         return;
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -ptx -std=c++17 -o %s/%s.ptx %s 2>&1 && grep -c '%s' %s/%s.ptx",
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -ptx -std=c++17 -o %s/%s.ptx %s 2>&1 && grep -cE '%s' %s/%s.ptx",
              NVCC, tmpdir, tag, src, ptx_want, tmpdir, tag);
     st = run_cmd(cmd, out, sizeof out);
     if (st != 0)
@@ -67,17 +70,26 @@ static void nvcc_compiles(const char *text, const char *tag, const char *ptx_wan
     assert_int_equal(st, 0);
 }
 
-/* Applies the rewrite to kernel kname of path with bins and threads: applicable with every
- * string of want present and every string of unwanted absent, then compiled (tag), or not
- * applicable with why_part in the reason. */
-static void expect(const char *path, const char *kname, int bins, int threads, const char *const *want,
-                   const char *const *unwanted, const char *ptx_want, const char *why_part)
+/* Occurrences of needle in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* Applies the rewrite to kernel kname of path with bins: applicable with every string of
+ * want present and every string of unwanted absent, then compiled (its PTX matching each
+ * regex of ptx_want), or not applicable with why_part in the reason. */
+static void expect(const char *path, const char *kname, int bins, const char *const *want,
+                   const char *const *unwanted, const char *const *ptx_want, const char *why_part)
 {
     fixture fx;
     load_path(path, &fx);
     size_t k = kernel(&fx, kname);
     rw_result r;
-    assert_int_equal(rw_histogram_thread_counters(fx.text, fx.len, fx.m, k, bins, threads, &r), HK_OK);
+    assert_int_equal(rw_histogram_lane_replicas(fx.text, fx.len, fx.m, k, bins, &r), HK_OK);
     assert_non_null(r.description);
     print_message("%s: %s\n", kname, r.description);
     if (why_part) {
@@ -95,13 +107,23 @@ static void expect(const char *path, const char *kname, int bins, int threads, c
         long k2 = an_model_find_kernel(m, kname);
         assert_true(k2 >= 0);
         assert_string_equal(m->funcs[k2].signature, fx.m->funcs[k].signature);
-        /* HK_BINS and HK_T are tunables of the new text */
+        /* HK_LANES and HK_BINS are tunables of the new text */
         int found = 0;
         for (size_t i = 0; i < m->n_tunables; i++)
-            if (!strcmp(m->tunables[i].name, "HK_T") || !strcmp(m->tunables[i].name, "HK_BINS"))
+            if (!strcmp(m->tunables[i].name, "HK_LANES") || !strcmp(m->tunables[i].name, "HK_BINS"))
                 found++;
         assert_int_equal(found, 2);
         an_model_free(m);
+        /* every design gets: the replicas, the lane, a replica atomic, the merge; and no
+         * flush: one barrier after zeroing, one before the merge */
+        static const char *const always[] = {
+            "constexpr int HK_LANES = 32;", "const unsigned int hk_lane = hk_tid % HK_LANES;",
+            "atomicAdd(&hk_rep[hk_b * HK_LANES + hk_lane], ",
+            "hk_s += hk_rep[hk_b * HK_LANES + (hk_l + hk_b) % HK_LANES];",
+            "static_assert(HK_BINS * HK_LANES * sizeof(", NULL};
+        for (size_t i = 0; always[i]; i++)
+            assert_non_null(strstr(r.text, always[i]));
+        assert_int_equal(count_of(r.text, "__syncthreads()"), 2);
         for (size_t i = 0; want && want[i]; i++) {
             if (!strstr(r.text, want[i]))
                 print_message("missing `%s` in:\n%s\n", want[i], r.text);
@@ -113,59 +135,108 @@ static void expect(const char *path, const char *kname, int bins, int threads, c
             assert_null(strstr(r.text, unwanted[i]));
         }
         char tag[300];
-        snprintf(tag, sizeof tag, "%s_%d_%d", kname, bins, threads);
-        nvcc_compiles(r.text, tag, ptx_want);
+        snprintf(tag, sizeof tag, "%s_%d", kname, bins);
+        nvcc_compiles(r.text, tag, NULL);
+        for (size_t i = 0; ptx_want && ptx_want[i]; i++) {
+            snprintf(tag, sizeof tag, "%s_%d_ptx%zu", kname, bins, i);
+            nvcc_compiles(r.text, tag, ptx_want[i]);
+        }
     }
     rw_result_free(&r);
     unload(&fx);
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* 128-bit global loads; the shared replica atomics without a result (red.shared, which
+ * ptxas makes ATOMS.POPC.INC for a constant 1 and ATOMS.ADD otherwise) */
+static const char *const ptx_bytes[] = {"ld.global.v4.u32", "(red|atom)\\.shared\\.add\\.u32", NULL};
+
+/* The registers ptxas gives kernel kname of text for sm_90 (-O3), or -1 without nvcc. */
+static int sm90_registers(const char *text, const char *tag)
+{
+    if (access(NVCC, X_OK) != 0)
+        return -1;
+    char src[700], cmd[2400], out[16384];
+    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
+    rwf_write_file(src, text);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -O3 -c -std=c++17 -Xptxas -v -o /dev/null %s 2>&1", NVCC, src);
+    assert_int_equal(run_cmd(cmd, out, sizeof out), 0);
+    const char *p = strstr(out, "Used ");
+    assert_non_null(p);
+    return atoi(p + 5);
+}
+
 static void test_bench_histogram(void **state)
 {
     (void)state;
     const char *const want[] = {
-        "__shared__ unsigned int hk_cnt[HK_BQ * HK_T];", "constexpr int HK_T = 128;", "constexpr int HK_BINS = 256;",
-        "if (blockDim.x != HK_T || hk_nthreads != HK_T) {", "atomicAdd(&hk_tot[hk_bin], (unsigned int)1);",
-        "const int i = (int)hk_i;", "const long long hk_bin = (long long)(data[i]);",
-        "++hk_c8[(hk_b & ~3) * HK_T + (hk_b & 3)];", "hk_ev += hk_v & 0x00ff00ffu;",
-        "hk_od += (hk_v >> 8) & 0x00ff00ffu;", "hk_cnt[hk_q * HK_T + hk_c] = 0u;", "(hk_j + hk_lane) % HK_L",
-        /* the uint4 path: two loads, then the sixteen counts of each, bytes in memory order */
+        "__shared__ unsigned int hk_rep[HK_BINS * HK_LANES];", "constexpr int HK_BINS = 256;",
+        "atomicAdd(&hk_rep[hk_b * HK_LANES + hk_lane], 1u);", "hk_rep[hk_w] = 0;",
+        "static_assert(HK_BINS * HK_LANES * sizeof(unsigned int) <= 48 * 1024",
+        /* the uint4 path: one load, the sixteen counts of it, bytes in memory order */
         "const unsigned char *const hk_src = data;", "reinterpret_cast<const uint4 *>(hk_src + hk_head)",
-        "hk_x0 = hk_vec[hk_j];", "hk_x1 = hk_vec[hk_j + HK_T];", "hk_y0 = hk_vec[hk_jn];",
-        "hk_y1 = hk_vec[hk_jn + HK_T];", "hk_x0 = hk_y0;", "(int)((unsigned char)(hk_x0.x >> 0))",
-        "(int)((unsigned char)(hk_x1.w >> 24))", "(int)((unsigned char)hk_src[hk_tail + hk_g])",
-        "constexpr int HK_CHUNK = 7;", "atomicAdd(&bins[hk_b], (unsigned int)hk_tot[hk_b]);",
-        "static_assert(HK_BQ * HK_T * 4 + HK_BINS * sizeof(unsigned int) <= 48 * 1024", NULL};
-    /* no per-element atomics on the counters, and the original guard is gone */
-    const char *const unwanted[] = {"atomicAdd(&hk_cnt", "atomicAdd(&bins[data[i]]", "if (i < n)", NULL};
-    expect(BENCH "/histogram.cu", "histogram", 0, 128, want, unwanted, "ld.global.v4.u32", NULL);
-    /* another block size: the tunable follows, the shared budget is checked for it */
-    const char *const want64[] = {"constexpr int HK_T = 64;", NULL};
-    expect(BENCH "/histogram.cu", "histogram", 0, 64, want64, NULL, NULL, NULL);
-    expect(BENCH "/histogram.cu", "histogram", 0, 256, NULL, NULL, NULL, "more than the 49152 bytes");
+        "for (long long hk_j = hk_gx; hk_j < hk_nv; hk_j += hk_sx) {", "const uint4 hk_x = hk_vec[hk_j];",
+        "(int)((unsigned char)(hk_x.x >> 0))", "(int)((unsigned char)(hk_x.w >> 24))",
+        "(int)((unsigned char)hk_src[hk_gx])", "(int)((unsigned char)hk_src[hk_tail + hk_gx])",
+        "atomicAdd(&bins[hk_b], (unsigned int)(1u));", "atomicAdd(&bins[hk_b], (unsigned int)hk_s);",
+        "const long long hk_sx = (long long)hk_blocks * blockDim.x;", NULL};
+    /* no per-thread counters or flush of the old design, the original guard and atomic are
+     * gone, and the value does not use the index, so it is never declared */
+    const char *const unwanted[] = {"hk_cnt", "HK_T", "hk_tot", "atomicAdd(&bins[data[i]]", "if (i < n)",
+                                    "const int i", NULL};
+    expect(BENCH "/histogram.cu", "histogram", 0, want, unwanted, ptx_bytes, NULL);
+    /* the sm90 skill's first launch, 2 blocks of 1024 per SM, is resident only at <= 32
+     * registers per thread (65536 per SM) */
+    fixture fx;
+    load_path(BENCH "/histogram.cu", &fx);
+    rw_result r;
+    assert_int_equal(rw_histogram_lane_replicas(fx.text, fx.len, fx.m, kernel(&fx, "histogram"), 0, &r), HK_OK);
+    int regs = sm90_registers(r.text, "histogram_regs");
+    print_message("histogram rewrite: %d registers on sm_90\n", regs);
+    assert_true(regs <= 32);
+    rw_result_free(&r);
+    unload(&fx);
     /* fewer bins given: the bigger byte values go to global memory */
-    const char *const want100[] = {"constexpr int HK_BINS = 100;", "atomicAdd(&bins[hk_b], (unsigned int)1);",
+    const char *const want100[] = {"constexpr int HK_BINS = 100;", "atomicAdd(&bins[hk_b], (unsigned int)(1u));",
                                    NULL};
-    expect(BENCH "/histogram.cu", "histogram", 100, 128, want100, NULL, NULL, NULL);
+    expect(BENCH "/histogram.cu", "histogram", 100, want100, NULL, NULL, NULL);
+    /* the most 32-bit replicas that fit: 384 x 32 x 4 = 48 KiB; one more does not */
+    const char *const want384[] = {"constexpr int HK_BINS = 384;", NULL};
+    expect(BENCH "/histogram.cu", "histogram", 384, want384, NULL, NULL, NULL);
+    expect(BENCH "/histogram.cu", "histogram", 385, NULL, NULL, NULL,
+           "385 bins x 32 lane replicas of unsigned int take 49280 bytes, more than the 49152 bytes");
 }
 
 static void test_scalar_paths(void **state)
 {
     (void)state;
+    static const char *const ptx_scalar[] = {"(red|atom)\\.shared\\.add\\.u32", NULL};
     const char *const want_mod[] = {"constexpr int HK_BINS = 64;", "const long long hk_b = (long long)(v[i] % NBINS);",
-                                    "constexpr int HK_CHUNK = 240;", "++hk_c8[(hk_b & ~3ll) * HK_T + (hk_b & 3)];",
-                                    "const int i = (int)hk_i;", NULL};
+                                    "for (long long hk_i = hk_gx; hk_i < hk_n; hk_i += hk_sx) {",
+                                    "#pragma unroll 4", "const int i = (int)hk_i;",
+                                    "atomicAdd(&hk_rep[hk_b * HK_LANES + hk_lane], 1u);", NULL};
     const char *const no_vec[] = {"uint4", NULL};
-    expect(DATA "/hist_kernels.cu", "mod_hist", 0, 128, want_mod, no_vec, NULL, NULL);
-    const char *const want_ull[] = {"__shared__ unsigned long long hk_tot[HK_BINS];",
-                                    "atomicAdd(&bins[hk_b], (unsigned long long)1);",
+    expect(DATA "/hist_kernels.cu", "mod_hist", 0, want_mod, no_vec, ptx_scalar, NULL);
+    /* 64-bit counters: 64-bit replicas, 192 bins at most; the guessed 256 do not fit */
+    expect(DATA "/hist_kernels.cu", "ull_hist", 0, NULL, NULL, NULL,
+           "256 bins x 32 lane replicas of unsigned long long take 65536 bytes, more than the 49152");
+    const char *const want_ull[] = {"__shared__ unsigned long long hk_rep[HK_BINS * HK_LANES];",
+                                    "constexpr int HK_BINS = 128;",
+                                    "atomicAdd(&hk_rep[hk_b * HK_LANES + hk_lane], 1ull);",
+                                    "atomicAdd(&bins[hk_b], (unsigned long long)(1ull));",
+                                    "atomicAdd(&bins[hk_b], (unsigned long long)hk_s);",
                                     "(long long)((int)(x[i] * 16.0f) & 255)", NULL};
-    expect(DATA "/hist_kernels.cu", "ull_hist", 0, 128, want_ull, no_vec, NULL, NULL);
-    /* 200 bins: 50 quads x 128 threads fit, 50 x 256 do not */
+    static const char *const ptx_ull[] = {"(red|atom)\\.shared\\.add\\.u64", NULL};
+    expect(DATA "/hist_kernels.cu", "ull_hist", 128, want_ull, no_vec, ptx_ull, NULL);
     const char *const want200[] = {"constexpr int HK_BINS = 200;", NULL};
-    expect(DATA "/hist_kernels.cu", "hist200", 0, 128, want200, no_vec, NULL, NULL);
-    expect(DATA "/hist_kernels.cu", "hist200", 0, 256, NULL, NULL, NULL, "more than the 49152 bytes");
+    expect(DATA "/hist_kernels.cu", "hist200", 0, want200, no_vec, NULL, NULL);
+    /* int counters, a signed weight per element: converted as the original converts it,
+     * added as its unsigned bits (sums wrap the same way in any order) */
+    const char *const want_sw[] = {"constexpr int HK_BINS = 128;",
+                                   "atomicAdd(&hk_rep[hk_b * HK_LANES + hk_lane], (unsigned int)(int)(w[i] - 3));",
+                                   "atomicAdd(&bins[hk_b], (int)(w[i] - 3));", "atomicAdd(&bins[hk_b], (int)hk_s);",
+                                   NULL};
+    expect(DATA "/hist_kernels.cu", "signed_weights", 0, want_sw, no_vec, ptx_scalar, NULL);
 }
 
 static void test_signed_bytes(void **state)
@@ -173,33 +244,48 @@ static void test_signed_bytes(void **state)
     (void)state;
     /* char data: the byte path converts each byte to char, so a negative bin goes to global
      * memory exactly where the original's index is negative */
-    const char *const want[] = {"const char *const hk_src = data;", "(int)((char)(hk_x0.y >> 16))",
-                                "atomicAdd(&bins[hk_b], (int)1);", "const long i = (long)hk_i;",
+    const char *const want[] = {"const char *const hk_src = data;", "(int)((char)(hk_x.y >> 16))",
+                                "atomicAdd(&bins[hk_b], (int)(1));", "atomicAdd(&bins[hk_b], (int)hk_s);",
+                                "atomicAdd(&hk_rep[hk_b * HK_LANES + hk_lane], 1u);",
                                 "const long long hk_n = (long long)(n);", NULL};
-    expect(DATA "/hist_kernels.cu", "signed_bytes", 0, 128, want, NULL, "ld.global.v4.u32", NULL);
+    const char *const unwanted[] = {"const long i", NULL};
+    expect(DATA "/hist_kernels.cu", "signed_bytes", 0, want, unwanted, ptx_bytes, NULL);
+}
+
+static void test_weighted_bytes(void **state)
+{
+    (void)state;
+    /* a weight per element: the byte path declares the index of each byte it counts */
+    const char *const want[] = {"const int i = (int)(hk_gx);", "const int i = (int)(hk_tail + hk_gx);",
+                                "const int i = (int)(hk_head + hk_j * 16 + 0);",
+                                "const int i = (int)(hk_head + hk_j * 16 + 15);",
+                                "atomicAdd(&hk_rep[hk_b * HK_LANES + hk_lane], (unsigned int)(w[i]));",
+                                "atomicAdd(&bins[hk_b], (unsigned int)(w[i]));", NULL};
+    expect(DATA "/hist_kernels.cu", "weighted", 0, want, NULL, ptx_bytes, NULL);
 }
 
 static void test_not_applicable(void **state)
 {
     (void)state;
-    expect(DATA "/hist_kernels.cu", "weighted", 0, 128, NULL, NULL, NULL, "not the literal 1");
-    expect(DATA "/hist_kernels.cu", "float_hist", 0, 128, NULL, NULL, NULL, "counter type float");
-    expect(DATA "/hist_kernels.cu", "wide_hist", 0, 128, NULL, NULL, NULL, "1024 bins: byte counters take at most 256");
-    expect(DATA "/hist_kernels.cu", "hist_local", 0, 128, NULL, NULL, NULL, "not one atomicAdd");
-    expect(BENCH "/reduce_sum.cu", "reduce_sum", 0, 128, NULL, NULL, NULL, "not `&hist[bin]`");
-    expect(HK_TEST_DATA "/rewrite_pattern/hist_variants.cu", "one_bin", 0, 128, NULL, NULL, NULL,
+    expect(DATA "/hist_kernels.cu", "float_hist", 0, NULL, NULL, NULL, "counter type float");
+    expect(DATA "/hist_kernels.cu", "wide_hist", 0, NULL, NULL, NULL,
+           "1024 bins x 32 lane replicas of unsigned int take 131072 bytes");
+    expect(DATA "/hist_kernels.cu", "hist_local", 0, NULL, NULL, NULL, "not one atomicAdd");
+    expect(BENCH "/reduce_sum.cu", "reduce_sum", 0, NULL, NULL, NULL, "not `&hist[bin]`");
+    expect(HK_TEST_DATA "/rewrite_pattern/hist_variants.cu", "one_bin", 0, NULL, NULL, NULL,
            "does not depend on the index");
 
     fixture fx;
     load_path(BENCH "/histogram.cu", &fx);
     size_t k = kernel(&fx, "histogram");
     rw_result r;
-    assert_int_equal(rw_histogram_thread_counters(fx.text, fx.len, fx.m, k, -1, 128, &r), HK_EINVAL);
-    assert_int_equal(rw_histogram_thread_counters(fx.text, fx.len, fx.m, k, 257, 128, &r), HK_EINVAL);
-    assert_int_equal(rw_histogram_thread_counters(fx.text, fx.len, fx.m, k, 0, 96 + 1, &r), HK_EINVAL);
-    assert_int_equal(rw_histogram_thread_counters(fx.text, fx.len, fx.m, k, 0, 16, &r), HK_EINVAL);
-    assert_int_equal(rw_histogram_thread_counters(fx.text, fx.len, fx.m, k, 0, 2048, &r), HK_EINVAL);
-    assert_int_equal(rw_histogram_thread_counters(fx.text, fx.len, fx.m, 99, 0, 128, &r), HK_EINVAL);
+    assert_int_equal(rw_histogram_lane_replicas(fx.text, fx.len, fx.m, k, -1, &r), HK_EINVAL);
+    assert_int_equal(rw_histogram_lane_replicas(fx.text, fx.len, fx.m, k, RWH_MAX_BINS + 1, &r), HK_EINVAL);
+    assert_int_equal(rw_histogram_lane_replicas(fx.text, fx.len, fx.m, 99, 0, &r), HK_EINVAL);
+    /* the most bins the caller may give is the matcher's range: not applicable, not invalid */
+    assert_int_equal(rw_histogram_lane_replicas(fx.text, fx.len, fx.m, k, RWH_MAX_BINS, &r), HK_OK);
+    assert_false(r.applicable);
+    rw_result_free(&r);
     /* the matcher alone: the same view rw_privatized_histogram uses */
     rwp_hist g;
     char why[256];
@@ -219,118 +305,157 @@ static void test_not_applicable(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
-/* Every allocation the rewrite makes may fail: HK_ENOMEM (or, past the last, HK_OK), never
- * a leak. */
+static int call_bench(const fixture *fx, size_t k, rw_result *r)
+{
+    return rw_histogram_lane_replicas(fx->text, fx->len, fx->m, k, 0, r);
+}
+
+/* Every allocation the rewrite makes may fail: HK_ENOMEM, never a leak; the byte path
+ * with a weight (the index's lexing) too. */
 static void test_alloc_failures(void **state)
 {
     (void)state;
     fixture fx;
     load_path(BENCH "/histogram.cu", &fx);
-    size_t k = kernel(&fx, "histogram");
-    long live = hk_alloc_live();   /* the model's own blocks */
-    bool done = false;
-    for (long fail = 1; fail < 10000 && !done; fail++) {
-        rw_result r;
-        hk_alloc_fail_after(fail);
-        int rc = rw_histogram_thread_counters(fx.text, fx.len, fx.m, k, 0, 128, &r);
-        hk_alloc_fail_after(0);
-        assert_true(rc == HK_OK || rc == HK_ENOMEM);
-        if (rc == HK_OK && r.applicable)
-            done = true;
-        rw_result_free(&r);
-        assert_int_equal(hk_alloc_live(), live);
-    }
-    assert_true(done);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "histogram"), call_bench);
+    unload(&fx);
+    load_path(DATA "/hist_kernels.cu", &fx);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "weighted"), call_bench);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "mod_hist"), call_bench);
     unload(&fx);
     assert_int_equal(hk_alloc_live(), 0);
 }
 
-/* A CPU model of what the template computes per block: counters laid out as (b / 4) * T + t,
- * byte b % 4, incremented as bytes; flushed by columns staggered by lane and summed as two
- * 16-bit lanes per word, with the same HK_P / HK_L split. The totals must equal a direct
- * count for a skewed and a uniform input, with counters right at 240 per thread. */
-static void model_block(int bins, int t, const unsigned char *data, size_t n, uint64_t *tot)
+/* A CPU model of the byte path's arithmetic as the template writes it, for one launch:
+ * the first min(grid, 1024) blocks; per thread (flat id t, x id tx) the head element hk_gx,
+ * the tail element hk_tail + hk_gx and the vectors hk_gx, hk_gx + hk_sx, ...; each count
+ * goes to replica word bin * 32 + t % 32, or to the global bins when out of range. Checked:
+ * within a warp, the replica atomics of one step hit 32 different banks; the merge's
+ * staggered reads hit 32 different banks per step; the result equals a direct count times
+ * the threads along y and z, for weights that wrap 32 bits too. */
+typedef struct {
+    unsigned grid, bx, by;
+    unsigned off;    /* the data's address modulo 16 */
+    int bins;
+} model_launch;
+
+static void model_count(uint32_t *rep, uint32_t *global, int bins, int b, unsigned lane, uint32_t w)
 {
-    int bq = (bins + 3) / 4;
-    int p = t / bq < 1 ? 1 : (t / bq < t / 32 ? t / bq : t / 32);
-    int l = (t + p - 1) / p;
-    uint32_t *cnt = calloc((size_t)bq * (size_t)t, sizeof *cnt);
-    assert_non_null(cnt);
-    unsigned char *c8 = (unsigned char *)cnt;
-    for (size_t r0 = 0; r0 * (size_t)t < n; r0 += 240) {
-        for (int tid = 0; tid < t; tid++)
-            for (size_t r = r0; r < r0 + 240; r++) {
-                size_t i = r * (size_t)t + (size_t)tid;
-                if (i >= n)
-                    break;
-                int b = data[i];
-                if (b < bins) {
-                    assert_true(c8[(size_t)(b & ~3) * (size_t)t + (size_t)(b & 3) + 4u * (size_t)tid] < 255);
-                    c8[(size_t)(b & ~3) * (size_t)t + (size_t)(b & 3) + 4u * (size_t)tid]++;
-                }
-            }
-        for (int w = 0; w < bq * p; w++) {
-            int q = w / p, c0 = (w % p) * l, lane = w % 32; /* lane of thread w (tid == w here) */
-            uint32_t s[4] = {0, 0, 0, 0};
-            for (int j0 = 0; j0 < l; j0 += 256) {
-                uint32_t ev = 0, od = 0;
-                int j1 = j0 + 256 < l ? j0 + 256 : l;
-                for (int j = j0; j < j1; j++) {
-                    int c = c0 + (j + lane) % l;
-                    if (c < t) {
-                        uint32_t v = cnt[q * t + c];
-                        cnt[q * t + c] = 0;
-                        ev += v & 0x00ff00ffu;
-                        od += (v >> 8) & 0x00ff00ffu;
-                    }
-                }
-                s[0] += ev & 0xffffu;
-                s[1] += od & 0xffffu;
-                s[2] += ev >> 16;
-                s[3] += od >> 16;
-            }
-            for (int kk = 0; kk < 4; kk++)
-                if (q * 4 + kk < bins)
-                    tot[q * 4 + kk] += s[kk];
-        }
-        for (size_t x = 0; x < (size_t)bq * (size_t)t; x++)
-            assert_int_equal(cnt[x], 0);
-    }
-    free(cnt);
+    if (b >= 0 && b < bins)
+        rep[(unsigned)b * RWH_LANES + lane] += w;
+    else
+        global[b] += w;   /* b in [bins, 256): the caller's array holds 256 */
 }
 
-static void test_counter_model(void **state)
+static void model_run(const model_launch *l, const unsigned char *data, const uint32_t *w, long long n,
+                      uint32_t *global)
 {
-    (void)state;
-    static const int shapes[][2] = {{256, 128}, {64, 128}, {256, 32}, {200, 64}, {8, 1024}};
-    size_t n = 1u << 20;
-    unsigned char *data = malloc(n);
-    assert_non_null(data);
-    for (int dist = 0; dist < 2; dist++) {
-        uint32_t x = 12345;
-        for (size_t i = 0; i < n; i++) {
-            x = x * 1664525u + 1013904223u;
-            data[i] = dist == 0 ? (unsigned char)(x >> 24) : (unsigned char)(96 + ((x >> 24) & 7));
+    const long long len = n > 0 ? n : 0;
+    long long head = (16 - l->off % 16) % 16;
+    if (head > len)
+        head = len;
+    const long long nv = (len - head) >> 4, tail = head + nv * 16;
+    const unsigned blocks = l->grid < 1024 ? l->grid : 1024, nthreads = l->bx * l->by;
+    const long long sx = (long long)blocks * l->bx;
+    uint32_t *rep = calloc((size_t)l->bins * RWH_LANES, sizeof *rep);
+    assert_non_null(rep);
+    for (unsigned blk = 0; blk < blocks; blk++) {
+        memset(rep, 0, (size_t)l->bins * RWH_LANES * sizeof *rep);
+        for (unsigned t = 0; t < nthreads; t++) {
+            unsigned tx = t % l->bx, lane = t % RWH_LANES;
+            long long gx = (long long)blk * l->bx + tx;
+            if (gx < head)
+                model_count(rep, global, l->bins, data[gx], lane, w[gx]);
+            if (tail + gx < len)
+                model_count(rep, global, l->bins, data[tail + gx], lane, w[tail + gx]);
+            for (long long j = gx; j < nv; j += sx)
+                for (int k = 0; k < 16; k++) {
+                    long long e = head + j * 16 + k;
+                    model_count(rep, global, l->bins, data[e], lane, w[e]);
+                }
         }
-        for (size_t s = 0; s < HK_ARRAY_LEN(shapes); s++) {
-            int bins = shapes[s][0], t = shapes[s][1];
-            uint64_t tot[256] = {0}, want[256] = {0};
-            for (size_t i = 0; i < n; i++)
-                if (data[i] < bins)
-                    want[data[i]]++;
-            model_block(bins, t, data, n, tot);
-            for (int b = 0; b < bins; b++)
-                assert_int_equal(tot[b], want[b]);
+        /* the banks of one step of a warp: the threads of warp wp count byte k of their
+         * vectors at the same time; bank = word % 32 */
+        for (unsigned wp = 0; wp * 32 < nthreads; wp++)
+            for (int k = 0; k < 16; k++) {
+                unsigned used = 0;
+                for (unsigned t = wp * 32; t < wp * 32 + 32 && t < nthreads; t++) {
+                    long long j = (long long)blk * l->bx + t % l->bx;
+                    int b = j < nv ? data[head + j * 16 + k] : 0;
+                    unsigned bank = (unsigned)(b * RWH_LANES + (int)(t % RWH_LANES)) % 32u;
+                    assert_false(used & (1u << bank));
+                    used |= 1u << bank;
+                }
+            }
+        /* the merge: thread t sums bin t, t + nthreads, ...; step s of a warp reads word
+         * b * 32 + (s + b) % 32 */
+        for (unsigned b0 = 0; b0 < (unsigned)l->bins; b0 += nthreads)
+            for (unsigned s = 0; s < RWH_LANES; s++) {
+                unsigned used = 0;
+                for (unsigned t = 0; t < 32 && t < nthreads && b0 + t < (unsigned)l->bins; t++) {
+                    unsigned b = b0 + t, bank = (b * RWH_LANES + (s + b) % RWH_LANES) % 32u;
+                    assert_false(used & (1u << bank));
+                    used |= 1u << bank;
+                }
+            }
+        for (int b = 0; b < l->bins; b++) {
+            uint32_t s = 0;
+            for (unsigned l2 = 0; l2 < RWH_LANES; l2++)
+                s += rep[(unsigned)b * RWH_LANES + (l2 + (unsigned)b) % RWH_LANES];
+            global[b] += s;
         }
     }
+    free(rep);
+}
+
+static void test_replica_model(void **state)
+{
+    (void)state;
+    static const model_launch launches[] = {
+        {264, 1024, 1, 0, 256}, {396, 512, 1, 3, 256}, {1, 128, 1, 15, 256}, {7, 96, 1, 1, 200},
+        {2000, 128, 1, 0, 256}, {40, 64, 2, 7, 64}, {5, 1000, 1, 9, 100}};
+    static const long long sizes[] = {0, 1, 15, 17, 33, 4095, 100003};
+    const size_t max_n = 100003 + 16;
+    unsigned char *data = malloc(max_n);
+    uint32_t *w = malloc(max_n * sizeof *w), *one = malloc(max_n * sizeof *one);
+    assert_non_null(data);
+    assert_non_null(w);
+    assert_non_null(one);
+    for (int dist = 0; dist < 2; dist++) {
+        uint32_t x = 12345;
+        for (size_t i = 0; i < max_n; i++) {
+            x = x * 1664525u + 1013904223u;
+            data[i] = dist == 0 ? (unsigned char)(x >> 24) : (unsigned char)(96 + ((x >> 24) & 7));
+            w[i] = x ^ (x << 7);   /* weights that wrap 32 bits */
+            one[i] = 1;
+        }
+        for (size_t li = 0; li < HK_ARRAY_LEN(launches); li++)
+            for (size_t si = 0; si < HK_ARRAY_LEN(sizes); si++)
+                for (int weighted = 0; weighted < 2; weighted++) {
+                    const model_launch *l = &launches[li];
+                    const unsigned char *d = data + l->off;
+                    const uint32_t *wd = (weighted ? w : one) + l->off;
+                    long long n = sizes[si];
+                    uint32_t got[256] = {0}, want[256] = {0};
+                    for (long long i = 0; i < n; i++)
+                        want[d[i]] += wd[i] * l->by;
+                    model_run(l, d, wd, n, got);
+                    for (int b = 0; b < 256; b++)
+                        if (got[b] != want[b])
+                            fail_msg("launch %zu n %lld weighted %d: bin %d got %u want %u", li, n, weighted, b,
+                                     got[b], want[b]);
+                }
+    }
     free(data);
+    free(w);
+    free(one);
 }
 
 /* Builds tests/data/rewrite_hist/check_main.cu (a GPU check against a CPU count: sizes with
- * odd tails, misaligned data, three distributions, the counter block and fallback blocks)
- * around the rewrite of kname in path. nvcc missing: skipped. With HK_RWH_GPU_DIR set, the
- * executable is written there as <kname>.chk for a run on a GPU machine, beside the rewritten
- * kernel it checks (<kname>_rw.cu). */
+ * odd tails, misaligned data, three distributions, many launch shapes) around the rewrite of
+ * kname in path. nvcc missing: skipped. With HK_RWH_GPU_DIR set, the executable is written
+ * there as <kname>.chk for a run on a GPU machine, beside the rewritten kernel it checks
+ * (<kname>_rw.cu). */
 static void build_check(const char *path, const char *kname, int kind)
 {
     if (access(NVCC, X_OK) != 0) {
@@ -341,7 +466,7 @@ static void build_check(const char *path, const char *kname, int kind)
     load_path(path, &fx);
     size_t k = kernel(&fx, kname);
     rw_result r;
-    assert_int_equal(rw_histogram_thread_counters(fx.text, fx.len, fx.m, k, 0, RWH_DEFAULT_THREADS, &r), HK_OK);
+    assert_int_equal(rw_histogram_lane_replicas(fx.text, fx.len, fx.m, k, 0, &r), HK_OK);
     assert_true(r.applicable);
     char src[700], exe[1200], cmd[4000], out[16384];
     const char *dir = getenv("HK_RWH_GPU_DIR");
@@ -371,15 +496,16 @@ static void test_gpu_checks_build(void **state)
     build_check(BENCH "/histogram.cu", "histogram", 1);
     build_check(DATA "/hist_kernels.cu", "signed_bytes", 2);
     build_check(DATA "/hist_kernels.cu", "mod_hist", 3);
+    build_check(DATA "/hist_kernels.cu", "weighted", 4);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bench_histogram), cmocka_unit_test(test_scalar_paths),
-        cmocka_unit_test(test_signed_bytes),    cmocka_unit_test(test_not_applicable),
-        cmocka_unit_test(test_alloc_failures),  cmocka_unit_test(test_counter_model),
-        cmocka_unit_test(test_gpu_checks_build),
+        cmocka_unit_test(test_signed_bytes),    cmocka_unit_test(test_weighted_bytes),
+        cmocka_unit_test(test_not_applicable),  cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_replica_model),   cmocka_unit_test(test_gpu_checks_build),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

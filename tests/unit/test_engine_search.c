@@ -5,6 +5,7 @@
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "engine/search.h"
+#include "engine/skillplan.h"
 #include "engine/spec.h"
 
 #include <math.h>
@@ -626,6 +627,64 @@ static void test_table_on_grid_stride(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* The suite's histogram on sm_90 with the shipped skills' plan: the lane-replica rewrite's
+ * first two candidates are its paired launches, 1024 threads x 2 blocks per SM and then
+ * 512 x 3 (the two best on the H200), both before any change to the naive kernel. */
+static void test_histogram_plan_launches(void **state)
+{
+    (void)state;
+    char specp[700], err[2048];
+    snprintf(specp, sizeof specp, "%s/specs/histogram.bench.json", HK_TEST_DATA);
+    spec *sp = NULL;
+    spec_diags d = {0};
+    if (spec_load(specp, &sp, &d) != HK_OK) {
+        print_message("note: spec %s does not load here, skipped\n", specp);
+        spec_diags_free(&d);
+        return;
+    }
+    sk_set *set = NULL;
+    assert_int_equal(sk_load_dir(HK_SOURCE_DIR "/skills", &set, err, sizeof err), HK_OK);
+    fixture fx;
+    load_path(sp->source_path, &fx);
+    size_t k = kernel(&fx, sp->kernel);
+    const an_span *sp_k = &fx.m->funcs[k].span;
+    skillplan plan;
+    assert_int_equal(skillplan_build(set, "sm_90", SK_MEMORY_BOUND, NULL, fx.text + sp_k->start_byte,
+                                     sp_k->end_byte - sp_k->start_byte, &plan), HK_OK);
+    search_launch l;
+    assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
+    l.structs = plan.v;
+    l.n_structs = plan.n;
+    search_budget b = {.max_candidates = 16};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, k, &l, 5, &b, &s), HK_OK);
+    const search_candidate *c;
+    unsigned seen = 0;
+    bool naive_change = false;
+    while (seen < 2 && search_next(s, &c) == HK_OK) {
+        if (c->phase == 1 && !c->structural)
+            naive_change = true;
+        if (c->structural && !strncmp(c->structural, "histogram_lane_replicas", 23)) {
+            print_message("%s: block %u, %u blocks/SM\n", c->structural, c->block[0], c->grid_per_sm);
+            assert_false(naive_change);
+            assert_non_null(strstr(c->text, "hk_rep[HK_BINS * HK_LANES]"));
+            assert_int_equal(c->grid_mode, SEARCH_GRID_SM_MULTIPLE);
+            assert_int_equal(c->block[0], seen == 0 ? 1024 : 512);
+            assert_int_equal(c->grid_per_sm, seen == 0 ? 2 : 3);
+            seen++;
+        }
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    }
+    assert_int_equal(seen, 2);
+    search_free(s);
+    skillplan_free(&plan);
+    sk_set_free(set);
+    unload(&fx);
+    spec_free(sp);
+    spec_diags_free(&d);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 static void test_hash(void **state)
 {
     unsigned b1[3] = {256, 1, 1}, b2[3] = {512, 1, 1};
@@ -660,6 +719,7 @@ int main(void)
         cmocka_unit_test(test_hash),
         cmocka_unit_test(test_structural_axis),
         cmocka_unit_test(test_table_on_grid_stride),
+        cmocka_unit_test(test_histogram_plan_launches),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

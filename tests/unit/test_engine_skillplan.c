@@ -238,7 +238,7 @@ static void test_suite_kernels(void **state)
                                                      "block_reduce", "privatized_histogram",
                                                      "online_softmax", "online_layernorm",
                                                      "tiled_gemm", "blas_substitution",
-                                                     "histogram_thread_counters", "invariant_table"};
+                                                     "histogram_lane_replicas", "invariant_table"};
             bool first = false;
             for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; a++)
                 first |= !strcmp(p.v[0].rewrite, algorithms[a]);
@@ -249,6 +249,42 @@ static void test_suite_kernels(void **state)
         }
         free(t);
     }
+    assert_int_equal(hk_alloc_live(), live0);
+}
+
+/* The histogram's lane replicas pair their launch lists (launch_pairs): block 1024 x 2 per
+ * SM first, then 512 x 3, the two best on the H200, before any other choice of the skill;
+ * gfx9 lists one blocks_per_sm, so its block sizes move alone. */
+static void test_histogram_launch_pairs(void **state)
+{
+    (void)state;
+    long live0 = hk_alloc_live();
+    size_t len;
+    char *t = kernel_text("histogram.cu", "histogram", &len);
+    static const struct {
+        const char *arch;
+        unsigned b0, g0, b1, g1;
+    } want[] = {{"sm_90", 1024, 2, 512, 3}, {"sm_80", 1024, 2, 512, 3}, {"gfx906", 256, 2, 512, 2}};
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        skillplan p;
+        assert_int_equal(skillplan_build(skills, want[w].arch, SK_MEMORY_BOUND, NULL, t, len, &p), HK_OK);
+        long r0 = find(&p, "histogram_lane_replicas", 0), r1 = find(&p, "histogram_lane_replicas", 1);
+        assert_true(r0 >= 0 && r1 > r0);
+        print_message("%s: %s %u x %u, then %u x %u\n", want[w].arch, p.v[r0].skill, p.v[r0].block_size,
+                      p.v[r0].blocks_per_sm, p.v[r1].block_size, p.v[r1].blocks_per_sm);
+        assert_int_equal(p.v[r0].block_size, want[w].b0);
+        assert_int_equal(p.v[r0].blocks_per_sm, want[w].g0);
+        assert_int_equal(p.v[r1].block_size, want[w].b1);
+        assert_int_equal(p.v[r1].blocks_per_sm, want[w].g1);
+        assert_int_equal(p.v[r0].params[0], 0);   /* bins: inferred */
+        /* two pairs, no mixed launch (1024 x 3 or 512 x 2) on NVIDIA */
+        size_t n = 0;
+        for (size_t i = 0; i < p.n; i++)
+            n += !strcmp(p.v[i].rewrite, "histogram_lane_replicas");
+        assert_int_equal(n, 2);
+        skillplan_free(&p);
+    }
+    free(t);
     assert_int_equal(hk_alloc_live(), live0);
 }
 
@@ -263,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_gemm_and_gfx),
         cmocka_unit_test(test_metrics_filter),
         cmocka_unit_test(test_suite_kernels),
+        cmocka_unit_test(test_histogram_launch_pairs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

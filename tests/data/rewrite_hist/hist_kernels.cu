@@ -1,5 +1,5 @@
-// Histograms for the per-thread byte counter rewrite (rewrite_hist.h): shapes it takes
-// (byte path, scalar path) and near-misses with their reasons.
+// Histograms for the lane-replica rewrite (rewrite_hist.h): shapes it takes (byte path,
+// scalar path, weighted counts) and near-misses with their reasons.
 #define NBINS 64
 
 // scalar path: the bin is a modulo by a #define (64 bins inferred)
@@ -19,7 +19,8 @@ __global__ void signed_bytes(const char *data, int *bins, long n)
     atomicAdd(bins + data[i], 1);
 }
 
-// 64-bit counters, a computed bin (a guess of 256 bins), pointer-plus form
+// 64-bit counters, a computed bin (a guess of 256 bins: 64 KiB of 64-bit replicas, too
+// many; 128 bins given fit), pointer-plus form
 __global__ void ull_hist(const float *x, unsigned long long *bins, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -27,7 +28,7 @@ __global__ void ull_hist(const float *x, unsigned long long *bins, int n)
         atomicAdd(&bins[(int)(x[i] * 16.0f) & 255], 1ull);
 }
 
-// near-miss: a weighted histogram (the counters count occurrences)
+// a weighted histogram of bytes: the byte path declares the index for the weight
 __global__ void weighted(const unsigned char *d, const unsigned int *w, unsigned int *bins, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -43,7 +44,7 @@ __global__ void float_hist(const unsigned char *d, float *bins, int n)
         atomicAdd(&bins[d[i]], 1.0f);
 }
 
-// near-miss: more bins than byte counters take
+// near-miss: more bins than the replicas can hold (1024 x 32 x 4 bytes)
 __global__ void wide_hist(const unsigned int *v, unsigned int *bins, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -51,7 +52,7 @@ __global__ void wide_hist(const unsigned int *v, unsigned int *bins, int n)
         atomicAdd(&bins[v[i] % 1024], 1u);
 }
 
-// 200 bins: fits with 128 threads, not with 256 (51200 bytes of counters)
+// 200 bins: 25600 bytes of replicas
 __global__ void hist200(const unsigned int *v, unsigned int *bins, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -67,4 +68,12 @@ __global__ void hist_local(const float *x, unsigned int *bins, int n)
         int b = (int)(x[i] * 16.0f);
         atomicAdd(&bins[b], 1u);
     }
+}
+
+// scalar path with int counters and a signed weight per element (128 bins inferred)
+__global__ void signed_weights(const unsigned int *v, const int *w, int *bins, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&bins[v[i] % 128], w[i] - 3);
 }
