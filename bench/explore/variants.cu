@@ -2,7 +2,8 @@
 // (rope_forward, stencil2d, histogram), timed beside same-size copies on one GPU. It tells
 // which code shape a rewrite has to produce before the rewrite is built; the engine never
 // runs it. Build and run: nvcc -O3 -arch=sm_90 -o variants bench/explore/variants.cu && ./variants
-// Prints one table: variant, median ms of 20 launches, % of the same-size copy, check (the
+// Cold timing by default, as the suite measures (HK_WARM=1: back to back, as the session-6
+// calls 1-5 did). Prints one table: variant, median ms of 20 launches, % of the same-size copy, check (the
 // largest difference from the naive kernel's output, read after the timed launches).
 // -DHK_HIST_RW='"file"' names the engine's histogram rewrite to time beside the variants;
 // -DHK_REDUCE_RW, -DHK_REDUCE_U8 and -DHK_DOT_RW its reduce_sum and dot rewrites.
@@ -18,6 +19,10 @@
     fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
 static int g_sms;
+// cold timing, as the suite's harness (include/hk_harness.h hk_time) and hk_refs do it: before
+// each timed launch a memset of twice the L2 and a device synchronize; HK_WARM=1: back to back
+static void *g_flush;
+static size_t g_flush_bytes;
 
 template <class F> static float time_ms(F launch, int reps = 20)
 {
@@ -29,6 +34,10 @@ template <class F> static float time_ms(F launch, int reps = 20)
     CK(cudaDeviceSynchronize());
     std::vector<float> t;
     for (int r = 0; r < reps; r++) {
+        if (g_flush) {
+            CK(cudaMemsetAsync(g_flush, r & 0xFF, g_flush_bytes));
+            CK(cudaDeviceSynchronize());
+        }
         CK(cudaEventRecord(a));
         launch();
         CK(cudaEventRecord(b));
@@ -323,6 +332,14 @@ __global__ void rope_gst(const float *__restrict__ x, float *__restrict__ out, i
     }
 }
 
+#ifdef HK_ROPE_RW
+#include HK_ROPE_RW     // the engine's invariant_table on a grid-stride loop (kernel "rope_engine")
+#include HK_ROPE_RW_R   // the same with __restrict__ pointers (kernel "rope_engine_r")
+#ifdef HK_ROPE_VAR
+#include HK_ROPE_VAR    // hand edits of it: int index, float2 pairs, no fallback, all three
+#endif
+#endif
+
 static void bench_rope()
 {
     const int tokens = 4096, heads = 32, dim = 128;
@@ -340,6 +357,12 @@ static void bench_rope()
     const unsigned g = (unsigned)((pairs + bl - 1) / bl);
     float copy = time_ms([&] { copy4<<<g_sms * 8, 256>>>((const float4 *)x, (float4 *)o, n / 4); });
     row("rope: copy 128 MB (float4)", copy, copy, "");
+    {
+        // the suite's copy line: cudaMemcpy D2D of half the spec's bytes
+        float mc = time_ms([&] { CK(cudaMemcpyAsync(o, x, n * 4, cudaMemcpyDeviceToDevice)); });
+        row("rope: memcpy D2D 64 MB (the suite's line)", mc, mc, "");
+        copy = mc;
+    }
     rope_naive<<<g, bl>>>(x, ref, tokens, heads, dim, 10000.0f);
     std::vector<float> hr(n), ho(n);
     CK(cudaMemcpy(hr.data(), ref, n * 4, cudaMemcpyDeviceToHost));
@@ -368,6 +391,23 @@ static void bench_rope()
         const unsigned g2 = (unsigned)((pairs + b2 - 1) / b2);
         { float t_ = time_ms([&] { rope_tv<true, true><<<g2, b2>>>(x, o, tokens, heads, dim, 10000.0f); }); row(nm, t_, copy, check()); }
     }
+#ifdef HK_ROPE_RW
+    for (int bps : {8, 16}) {
+        char nm[64];
+        snprintf(nm, sizeof nm, "rope: engine table on grid-stride %d/SM", bps);
+        { float t_ = time_ms([&] { rope_engine<<<g_sms * bps, 256>>>(x, o, tokens, heads, dim, 10000.0f); }); row(nm, t_, copy, check()); }
+        snprintf(nm, sizeof nm, "rope: engine + restrict %d/SM", bps);
+        { float t_ = time_ms([&] { rope_engine_r<<<g_sms * bps, 256>>>(x, o, tokens, heads, dim, 10000.0f); }); row(nm, t_, copy, check()); }
+#ifdef HK_ROPE_VAR
+#define HK_RV(K, L) \
+        snprintf(nm, sizeof nm, "rope: engine %s %d/SM", L, bps); \
+        { float t_ = time_ms([&] { K<<<g_sms * bps, 256>>>(x, o, tokens, heads, dim, 10000.0f); }); row(nm, t_, copy, check()); }
+        HK_RV(rope_engine_i, "int index") HK_RV(rope_engine_f2, "float2") HK_RV(rope_engine_nt, "no fallback")
+        HK_RV(rope_engine_all, "int+float2+no fallback")
+#undef HK_RV
+#endif
+    }
+#endif
     for (int bps : {8, 16}) {
         char nm[64];
 #define HK_GST(K, V) \
@@ -473,6 +513,10 @@ __global__ void st_roll4(const float *__restrict__ in, float *__restrict__ out, 
     }
 }
 
+#ifdef HK_STENCIL_RW
+#include HK_STENCIL_RW  // the engine's grid_stride_2d window form (kernel "stencil_engine")
+#endif
+
 static void bench_stencil()
 {
     const int h = 8192, w = 8192;
@@ -488,6 +532,11 @@ static void bench_stencil()
     CK(cudaMemcpy(x, hx.data(), n * 4, cudaMemcpyHostToDevice));
     float copy = time_ms([&] { copy4<<<g_sms * 8, 256>>>((const float4 *)x, (float4 *)o, n / 4); });
     row("stencil: copy 512 MB (float4)", copy, copy, "");
+    {
+        float mc = time_ms([&] { CK(cudaMemcpyAsync(o, x, n * 4, cudaMemcpyDeviceToDevice)); });
+        row("stencil: memcpy D2D 256 MB (the suite's line)", mc, mc, "");
+        copy = mc;
+    }
     st_naive<<<dim3(w / 16, h / 16), dim3(16, 16)>>>(x, ref, h, w);
     std::vector<float> hr(n), ho(n);
     CK(cudaMemcpy(hr.data(), ref, n * 4, cudaMemcpyDeviceToHost));
@@ -500,6 +549,18 @@ static void bench_stencil()
         snprintf(buf, sizeof buf, "max abs diff %.2g", m);
         return buf;
     };
+#ifdef HK_STENCIL_RW
+    for (int bps : {4, 5, 6, 8, 16, 32, 64, 124}) {
+        char nm[64];
+        snprintf(nm, sizeof nm, "stencil: engine window %d/SM of 256", bps);
+        { float t_ = time_ms([&] { stencil_engine<<<g_sms * bps, 256>>>(x, o, h, w); }); row(nm, t_, copy, check()); }
+    }
+    {
+        int nb = 0;
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, stencil_engine, 256, 0));
+        printf("stencil: engine window: %d resident blocks of 256 per SM\n", nb);
+    }
+#endif
     int shapes[][2] = {{16, 16}, {32, 8}, {64, 4}, {128, 2}, {256, 1}, {32, 16}, {64, 8}};
     for (auto &s : shapes) {
         char nm[64];
@@ -530,7 +591,7 @@ static void bench_stencil()
 }
 
 // ---- histogram ----------------------------------------------------------------------
-#include HK_HIST_RW   // the engine's histogram_thread_counters output (kernel "histogram")
+#include HK_HIST_RW   // the engine's histogram rewrite as it was then (kernel "histogram")
 
 // 32 replicas of the 256 bins in shared memory, replica = lane: word bin * 32 + lane, so a
 // warp's 32 atomics hit 32 banks; 32-bit counters never need a flush. R bytes per round.
@@ -711,6 +772,11 @@ int main(int argc, char **argv)
     cudaDeviceProp p;
     CK(cudaGetDeviceProperties(&p, 0));
     g_sms = p.multiProcessorCount;
+    if (!getenv("HK_WARM") || strcmp(getenv("HK_WARM"), "1") != 0) {
+        g_flush_bytes = 2 * (size_t)p.l2CacheSize;
+        CK(cudaMalloc(&g_flush, g_flush_bytes));
+    }
+    printf("timing: %s\n", g_flush ? "cold (L2 flushed by a memset of twice its size, then a sync)" : "warm (back to back)");
     printf("%s, %d SMs\n%-34s %9s  %7s  %s\n", p.name, g_sms, "variant", "ms", "%copy", "check");
     const char *only = argc > 1 ? argv[1] : "";
     if (!*only || strstr(only, "rope"))

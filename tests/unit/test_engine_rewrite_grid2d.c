@@ -662,6 +662,12 @@ static void test_stencil_window_bench(void **state)
     expect_text(&r, "out[i] = 0.2f * (in[i] + in[i - 1] + in[i + 1] + in[i - w] + in[i + w]);");
     expect_no_text(&r, "return");
     expect_text(&r, "|ds| <= 1 and |df| <= 1");
+    const char *dump_dir = getenv("HK_RWP_DUMP_DIR");   /* for bench/explore/variants.cu */
+    if (dump_dir && *dump_dir) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/stencil2d.grid_stride_2d.cu", dump_dir);
+        assert_int_equal(write_file(path, r.text), 0);
+    }
     nvcc_compiles(r.text, "stencil2d");
     nvcc_registers_float4(r.text, "stencil2d", 4);
     emulate_stencil(fx.text, r.text, "stencil2d", "stencil2d(in1, out, rows, cols)", "stencil2d");

@@ -264,6 +264,7 @@ static void test_rope_grid_stride(void **state)
     if (!r.applicable)
         print_message("%s\n", r.description);
     assert_true(r.applicable);
+    dump("rope_grid_stride", &r);
     const char *t = r.text;
     /* fill, barrier, then the grid-stride loop with the table read inside it */
     size_t fill = pos(t, "hk_tab[hk_t] ="), bar = pos(t, "__syncthreads();"),
@@ -589,7 +590,7 @@ int main(void)
 {
     hk_alloc_init_json();
     const char *dir = getenv("HK_RWP_DUMP_DIR");
-    const struct CMUnitTest dump_only[] = {cmocka_unit_test(test_rope)};
+    const struct CMUnitTest dump_only[] = {cmocka_unit_test(test_rope), cmocka_unit_test(test_rope_grid_stride)};
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rope),          cmocka_unit_test(test_rope_grid_stride),
         cmocka_unit_test(test_skill_sample),
