@@ -1,7 +1,8 @@
 // Hand-written variants of the three suite kernels still below 85% of the copy bandwidth
 // (rope_forward, stencil2d, histogram), timed beside same-size copies on one GPU. It tells
 // which code shape a rewrite has to produce before the rewrite is built; the engine never
-// runs it. Build and run: nvcc -O3 -arch=sm_90 -o variants bench/explore/variants.cu && ./variants
+// runs it. Build with bench/explore/build.sh (it dumps the engine's rewrites to time beside
+// the variants), run OUT_DIR/variants [rope|stencil|hist|reduce] on the GPU machine.
 // Cold timing by default, as the suite measures (HK_WARM=1: back to back, as the session-6
 // calls 1-5 did). Prints one table: variant, median ms of 20 launches, % of the same-size copy, check (the
 // largest difference from the naive kernel's output, read after the timed launches).
