@@ -1,13 +1,13 @@
-// Hand-written variants of the three suite kernels still below 85% of the copy bandwidth
-// (rope_forward, stencil2d, histogram), timed beside same-size copies on one GPU. It tells
-// which code shape a rewrite has to produce before the rewrite is built; the engine never
-// runs it. Build with bench/explore/build.sh (it dumps the engine's rewrites to time beside
-// the variants), run OUT_DIR/variants [rope|stencil|hist|reduce] on the GPU machine.
-// Cold timing by default, as the suite measures (HK_WARM=1: back to back, as the session-6
-// calls 1-5 did). Prints one table: variant, median ms of 20 launches, % of the same-size copy, check (the
-// largest difference from the naive kernel's output, read after the timed launches).
-// -DHK_HIST_RW='"file"' names the engine's histogram rewrite to time beside the variants;
-// -DHK_REDUCE_RW, -DHK_REDUCE_U8 and -DHK_DOT_RW its reduce_sum and dot rewrites.
+// Hand-written variants of the suite kernels that were below or near 85% of the copy
+// bandwidth (rope_forward, stencil2d, histogram, reduce_sum, dot), timed beside same-size
+// copies on one GPU. It tells which code shape a rewrite has to produce before the rewrite
+// is built; the engine never runs it. Build with bench/explore/build.sh (it dumps the
+// engine's rewrites to time beside the variants: -DHK_HIST_RW, -DHK_REDUCE_RW, -DHK_REDUCE_U8,
+// -DHK_DOT_RW, -DHK_ROPE_RW, -DHK_ROPE_RW_R, -DHK_STENCIL_RW name them), then run
+// OUT_DIR/variants [rope|stencil|hist|reduce] on the GPU machine. Cold timing by default, as
+// the suite measures (HK_WARM=1: back to back, as the session-6 calls 1-5 did). Prints one
+// table: variant, median ms of 20 launches, % of the same-size copy, check (the largest
+// difference from the naive kernel's output, read after the timed launches).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -75,23 +75,7 @@ __global__ void read_bytes(const uint4 *__restrict__ in, long n16, unsigned int 
 }
 
 // ---- rope ---------------------------------------------------------------------------
-__global__ void rope_naive(const float *x, float *out, int tokens, int heads, int dim, float base)
-{
-    long pair = (long)blockIdx.x * blockDim.x + threadIdx.x;
-    long pairs = (long)tokens * heads * (dim / 2);
-    if (pair >= pairs)
-        return;
-    int half = dim / 2;
-    int j = pair % half;
-    long t = pair / ((long)heads * half);
-    float inv_freq = 1.0f / powf(base, (2.0f * j) / dim);
-    float s, c;
-    sincosf((float)t * inv_freq, &s, &c);
-    long e = pair * 2;
-    float x0 = x[e], x1 = x[e + 1];
-    out[e] = x0 * c - x1 * s;
-    out[e + 1] = x0 * s + x1 * c;
-}
+#include "../kernels/rope.cu"   // rope_forward: the suite's naive kernel
 // the angle only: what the arithmetic alone costs with no memory traffic but one store per 1024
 __global__ void rope_math_only(const float *x, float *out, int tokens, int heads, int dim, float base)
 {
@@ -364,7 +348,7 @@ static void bench_rope()
         row("rope: memcpy D2D 64 MB (the suite's line)", mc, mc, "");
         copy = mc;
     }
-    rope_naive<<<g, bl>>>(x, ref, tokens, heads, dim, 10000.0f);
+    rope_forward<<<g, bl>>>(x, ref, tokens, heads, dim, 10000.0f);
     std::vector<float> hr(n), ho(n);
     CK(cudaMemcpy(hr.data(), ref, n * 4, cudaMemcpyDeviceToHost));
     auto check = [&](void) -> const char * {
@@ -376,7 +360,7 @@ static void bench_rope()
         snprintf(buf, sizeof buf, "max abs diff %.2g", m);
         return buf;
     };
-    { float t_ = time_ms([&] { rope_naive<<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }); row("rope: naive", t_, copy, check()); }
+    { float t_ = time_ms([&] { rope_forward<<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }); row("rope: naive", t_, copy, check()); }
     row("rope: math only", time_ms([&] { rope_math_only<<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }), copy, "-");
     row("rope: memory only", time_ms([&] { rope_mem_only<<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }), copy, "-");
     { float t_ = time_ms([&] { rope_f2_i32<<<g, bl>>>(x, o, tokens, heads, dim, 10000.0f); }); row("rope: float2 + int32 + restrict", t_, copy, check()); }
@@ -436,19 +420,7 @@ static void bench_rope()
 }
 
 // ---- stencil ------------------------------------------------------------------------
-__global__ void st_naive(const float *in, float *out, int h, int w)
-{
-    int x = blockIdx.x * blockDim.x + threadIdx.x;
-    int y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= w || y >= h)
-        return;
-    size_t i = (size_t)y * w + x;
-    if (x == 0 || y == 0 || x == w - 1 || y == h - 1) {
-        out[i] = in[i];
-        return;
-    }
-    out[i] = 0.2f * (in[i] + in[i - 1] + in[i + 1] + in[i - w] + in[i + w]);
-}
+#include "../kernels/stencil2d.cu"   // stencil2d: the suite's naive kernel
 // each thread walks R rows of one column; the up/centre/down values roll in registers
 template <int R>
 __global__ void st_roll(const float *__restrict__ in, float *__restrict__ out, int h, int w)
@@ -538,7 +510,7 @@ static void bench_stencil()
         row("stencil: memcpy D2D 256 MB (the suite's line)", mc, mc, "");
         copy = mc;
     }
-    st_naive<<<dim3(w / 16, h / 16), dim3(16, 16)>>>(x, ref, h, w);
+    stencil2d<<<dim3(w / 16, h / 16), dim3(16, 16)>>>(x, ref, h, w);
     std::vector<float> hr(n), ho(n);
     CK(cudaMemcpy(hr.data(), ref, n * 4, cudaMemcpyDeviceToHost));
     auto check = [&](void) -> const char * {
@@ -567,7 +539,7 @@ static void bench_stencil()
         char nm[64];
         snprintf(nm, sizeof nm, "stencil: naive %dx%d", s[0], s[1]);
         dim3 b(s[0], s[1]), g((w + s[0] - 1) / s[0], (h + s[1] - 1) / s[1]);
-        { float t_ = time_ms([&] { st_naive<<<g, b>>>(x, o, h, w); }); row(nm, t_, copy, check()); }
+        { float t_ = time_ms([&] { stencil2d<<<g, b>>>(x, o, h, w); }); row(nm, t_, copy, check()); }
     }
     int rshapes[][2] = {{32, 8}, {64, 4}, {128, 2}, {256, 1}};
     for (auto &s : rshapes) {

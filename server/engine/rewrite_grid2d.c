@@ -137,11 +137,12 @@ static g2_cls cls_expr(const g2 *g, size_t a, size_t b, int depth);
 
 /* One operand of a product; *group: it is a parenthesized sum or an alias (whose fast
  * index survives a multiplication by a constant stride, as in `(r * W + c) * 2`). */
-static g2_cls cls_factor(const g2 *g, size_t a, size_t b, int depth, bool *group)
+/* The first token of [a, b) after the casts in front: `(int)`, `(unsigned long)`, `(const
+ * T)` (type words only) and `static_cast<...>(` whose parenthesis closes at b - 1 (the
+ * argument then starts at that parenthesis). */
+static size_t skip_int_casts(const rw_toks *ts, size_t a, size_t b)
 {
-    const rw_toks *ts = g->ts;
-    *group = false;
-    for (;;) {   /* casts to integer types in front */
+    for (;;) {
         if (a < b && rwl_tok_is(ts, a, "(")) {
             size_t j = a + 1;
             while (j < b && (rwl_is_type_word(ts, j) || rwl_tok_is_ident(ts, j, "const")))
@@ -158,8 +159,15 @@ static g2_cls cls_factor(const g2 *g, size_t a, size_t b, int depth, bool *group
                 continue;
             }
         }
-        break;
+        return a;
     }
+}
+
+static g2_cls cls_factor(const g2 *g, size_t a, size_t b, int depth, bool *group)
+{
+    const rw_toks *ts = g->ts;
+    *group = false;
+    a = skip_int_casts(ts, a, b);
     if (a >= b)
         return (g2_cls){0, 0, false};
     if (b == a + 1) {
@@ -879,25 +887,7 @@ static g2_lin lin_expr(const g2_linc *c, size_t a, size_t b, int depth);
 static g2_lin lin_factor(const g2_linc *c, size_t a, size_t b, int depth)
 {
     const rw_toks *ts = c->g->ts;
-    for (;;) {
-        if (a < b && rwl_tok_is(ts, a, "(")) {
-            size_t j = a + 1;
-            while (j < b && (rwl_is_type_word(ts, j) || rwl_tok_is_ident(ts, j, "const")))
-                j++;
-            if (j > a + 1 && j + 1 < b && rwl_tok_is(ts, j, ")")) {
-                a = j + 1;
-                continue;
-            }
-        }
-        if (a + 1 < b && rwl_tok_is_ident(ts, a, "static_cast") && rwl_tok_is(ts, a + 1, "<")) {
-            size_t cl = rwl_match_close(ts, a + 1);
-            if (cl + 1 < b && rwl_tok_is(ts, cl + 1, "(") && rwl_match_close(ts, cl + 1) == b - 1) {
-                a = cl + 1;
-                continue;
-            }
-        }
-        break;
-    }
+    a = skip_int_casts(ts, a, b);
     if (a >= b)
         return lin_bad();
     if (c->wb - c->wa == b - a) {   /* the fast bound, token for token */

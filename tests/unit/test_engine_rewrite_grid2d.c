@@ -346,6 +346,34 @@ static void emulate_stencil(const char *orig_text, const char *new_text, const c
 
 /* ------------------------------------------------------------------ applicable */
 
+/* r, kname's rewrite, under the search's launch for the grid2d skills (an SM-multiple 1-D
+ * grid of 256-thread blocks) compiles; a second application says "already". */
+static void sm_multiple_and_again(const rw_result *r, const char *kname)
+{
+    an_model *m2;
+    assert_int_equal(an_analyze(r->text, r->len, &m2), HK_OK);
+    rw_launch want = {.block = {256, 1, 1}, .sm_multiple = true, .grid_per_sm = 8};
+    rw_result l;
+    int rc = rw_launch_config(r->text, r->len, m2, kname, &want, false, &l, NULL);
+    if (rc != HK_OK || !l.applicable)
+        print_message("launch config: rc %d %s\n", rc, l.description ? l.description : "");
+    assert_int_equal(rc, HK_OK);
+    assert_true(l.applicable);
+    assert_non_null(strstr(l.text, "hk_sm_count() * 8"));
+    /* not strict: rw_launch_config leaves the launcher's `dim3 block(16, 16)` unused */
+    char tag[128];
+    snprintf(tag, sizeof tag, "%s_sm_multiple", kname);
+    nvcc_compiles_opt(l.text, tag, false);
+    rw_result_free(&l);
+    size_t k2 = (size_t)an_model_find_kernel(m2, kname);
+    rw_result again;
+    assert_int_equal(rw_grid_stride_2d(r->text, r->len, m2, k2, &again), HK_OK);
+    assert_false(again.applicable);
+    assert_non_null(strstr(again.description, "already"));
+    rw_result_free(&again);
+    an_model_free(m2);
+}
+
 static void test_matadd2d_bench(void **state)
 {
     (void)state;
@@ -375,29 +403,7 @@ static void test_matadd2d_bench(void **state)
     nvcc_compiles(r.text, "matadd2d");
     emulate(fx.text, r.text, "matadd2d", "matadd2d(in1, in2, out, rows, cols, 1.5f, -0.25f)", "matadd2d");
 
-    /* the search's launch for this skill: an SM-multiple 1-D grid of 256-thread blocks */
-    an_model *m2;
-    assert_int_equal(an_analyze(r.text, r.len, &m2), HK_OK);
-    rw_launch want = {.block = {256, 1, 1}, .sm_multiple = true, .grid_per_sm = 8};
-    rw_result l;
-    int rc = rw_launch_config(r.text, r.len, m2, "matadd2d", &want, false, &l, NULL);
-    if (rc != HK_OK || !l.applicable)
-        print_message("launch config: rc %d %s\n", rc, l.description ? l.description : "");
-    assert_int_equal(rc, HK_OK);
-    assert_true(l.applicable);
-    assert_non_null(strstr(l.text, "hk_sm_count() * 8"));
-    /* not strict: rw_launch_config leaves the launcher's `dim3 block(16, 16)` unused */
-    nvcc_compiles_opt(l.text, "matadd2d_sm_multiple", false);
-    rw_result_free(&l);
-
-    /* a second application: already */
-    size_t k2 = (size_t)an_model_find_kernel(m2, "matadd2d");
-    rw_result again;
-    assert_int_equal(rw_grid_stride_2d(r.text, r.len, m2, k2, &again), HK_OK);
-    assert_false(again.applicable);
-    assert_non_null(strstr(again.description, "already"));
-    rw_result_free(&again);
-    an_model_free(m2);
+    sm_multiple_and_again(&r, "matadd2d");
     rw_result_free(&r);
     unload(&fx);
 }
@@ -672,23 +678,7 @@ static void test_stencil_window_bench(void **state)
     nvcc_registers_float4(r.text, "stencil2d", 4);
     emulate_stencil(fx.text, r.text, "stencil2d", "stencil2d(in1, out, rows, cols)", "stencil2d");
 
-    /* the search's launch: an SM-multiple 1-D grid of 256-thread blocks */
-    an_model *m2;
-    assert_int_equal(an_analyze(r.text, r.len, &m2), HK_OK);
-    rw_launch want = {.block = {256, 1, 1}, .sm_multiple = true, .grid_per_sm = 8};
-    rw_result l;
-    int rc = rw_launch_config(r.text, r.len, m2, "stencil2d", &want, false, &l, NULL);
-    assert_int_equal(rc, HK_OK);
-    assert_true(l.applicable);
-    nvcc_compiles_opt(l.text, "stencil2d_sm_multiple", false);
-    rw_result_free(&l);
-    size_t k2 = (size_t)an_model_find_kernel(m2, "stencil2d");
-    rw_result again;
-    assert_int_equal(rw_grid_stride_2d(r.text, r.len, m2, k2, &again), HK_OK);
-    assert_false(again.applicable);
-    assert_non_null(strstr(again.description, "already"));
-    rw_result_free(&again);
-    an_model_free(m2);
+    sm_multiple_and_again(&r, "stencil2d");
     rw_result_free(&r);
     unload(&fx);
 }
