@@ -801,6 +801,20 @@ static void parse_rewrite(struct vctx *v, sk_skill *sk, json_t *root)
             }
         }
     }
+    /* launch_pairs [1] pairs block_size with blocks_per_sm entry by entry (skillplan.c) */
+    json_t *lp = json_object_get(p, "launch_pairs");
+    if (lp && json_is_array(lp)) {
+        json_t *on = json_array_get(lp, 0);
+        size_t nb = json_array_size(json_object_get(p, "block_size"));
+        size_t ng = json_array_size(json_object_get(p, "blocks_per_sm"));
+        if (json_array_size(lp) != 1 || !json_is_integer(on) ||
+            (json_integer_value(on) != 0 && json_integer_value(on) != 1))
+            vbad(v, "rewrite.params.launch_pairs", "must be [1] (pair block_size with blocks_per_sm "
+                 "entry by entry) or [0]");
+        else if (json_integer_value(on) == 1 && (nb < 2 || nb != ng))
+            vbad(v, "rewrite.params.launch_pairs", "pairs block_size (%zu values) with blocks_per_sm "
+                 "(%zu values): both need the same number of values, at least 2", nb, ng);
+    }
     sk->params = json_incref(p);
 }
 

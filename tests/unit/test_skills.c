@@ -195,6 +195,8 @@ static const struct bad_case bad_cases[] = {
     {"duplicate_id", "fx-dup.json", {"id: \"fx-dup\" is also the id of", NULL}},
     {"no_evidence", "fx-noev.json", {"evidence: needs \"sass\" or \"metric\"", NULL}},
     {"bad_params", "fx-params.json", {"rewrite.params.vector_width: values must be all numbers", NULL}},
+    {"bad_pairs", "fx-pairs.json",
+     {"rewrite.params.launch_pairs: pairs block_size (2 values) with blocks_per_sm (3 values)", NULL}},
     {"short_guidance", "fx-guid.json", {"guidance: too short", NULL}},
     {"empty", "bad/empty", {"no skills found", NULL}},
     /* Every problem of every file, not just the first. */
