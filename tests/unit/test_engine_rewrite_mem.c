@@ -1040,6 +1040,8 @@ static void test_ptx_evidence(void **state)
         {"half_scale_bias.cu", "half_scale_bias", "vec", 8, "st.global.v4.u32", "st.global.v4.u32"},
         {"bf16_axpy.cu", "bf16_axpy", "vec", 8, "ld.global.v4.u32", "ld.global.v4.u32"},
         {"saxpy.cu", "saxpy", "ldg", 0, "ld.global.nc", "ld.global.nc.f32"},
+        {"rope.cu", "rope_forward", "vec", 4, "ld.global.v4.f32", "ld.global.v4.f32"},   /* 2 pairs */
+        {"rope.cu", "rope_forward", "vec", 4, "st.global.v4.f32", "st.global.v4.f32"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char path[900];
@@ -1067,6 +1069,22 @@ static void test_ptx_evidence(void **state)
         rw_result_free(&r);
         unload(&fx);
     }
+    /* rope_forward after the grid-stride and table rewrites, vectorized: the table in
+     * shared memory and the pairs as 16-byte loads and stores */
+    fixture fx;
+    load_path(SUITE "/rope.cu", &fx);
+    rw_result tab, r;
+    rope_table_text(&fx, &tab);
+    vectorize_text(tab.text, tab.len, "rope_forward", 4, &r);
+    assert_true(r.applicable);
+    char *ptx = ptx_of(r.text, r.len, "ptx_rope_table_vec4");
+    assert_non_null(strstr(ptx, "ld.global.v4.f32"));
+    assert_non_null(strstr(ptx, "st.global.v4.f32"));
+    assert_non_null(strstr(ptx, "ld.shared.f32"));
+    free(ptx);
+    rw_result_free(&r);
+    rw_result_free(&tab);
+    unload(&fx);
     assert_int_equal(hk_alloc_live(), 0);
 }
 
