@@ -108,9 +108,11 @@ typedef struct {
     int vbytes;
 } vec_ptr;
 
-/* An access p[i] in the per-element code. */
+/* An access p[s * i + k] in the per-element code (p[i]: s 1, k 0). */
 typedef struct {
     size_t tok;             /* the pointer's name */
+    size_t close;           /* the subscript's ']' */
+    long k;                 /* element k of the index's s */
     size_t ptr;             /* index into the vec_ptr array */
     bool write, read;
     size_t stmt_end;        /* a write takes effect at the end of its statement (this ';') */
@@ -162,6 +164,47 @@ static bool outer_name(const rw_toks *ts, size_t k, const an_function *f, size_t
     return false;
 }
 
+/* Is the name at k declared there (`T name = ...`, `T *name = ...`, `T a = 1, name = ...`),
+ * a new variable of the per-element code (starting at token lo) rather than an update of
+ * one declared outside it with the same name (invariant_table's fill block declares the
+ * locals it copies in)? */
+static bool declared_at(const rw_toks *ts, size_t k, size_t lo)
+{
+    static const char *const not_types[] = {"return", "case", "else", "do", "goto", "sizeof"};
+    if (k <= lo)
+        return false;
+    size_t p = k - 1;
+    if ((rwl_tok_is(ts, p, "*") || rwl_tok_is(ts, p, "&")) && p > lo)
+        p--;
+    if (ts->t[p].kind == T_IDENT) {
+        for (size_t i = 0; i < HK_ARRAY_LEN(not_types); i++)
+            if (rwl_tok_is_ident(ts, p, not_types[i]))
+                return false;
+        return true;
+    }
+    if (!rwl_tok_is(ts, k - 1, ","))
+        return false;
+    /* the statement holding k starts with `[const] T name` */
+    size_t q = k - 1;
+    int depth = 0;
+    while (q > lo) {
+        if (rwl_tok_is(ts, q - 1, ")") || rwl_tok_is(ts, q - 1, "]"))
+            depth++;
+        else if (rwl_tok_is(ts, q - 1, "(") || rwl_tok_is(ts, q - 1, "["))
+            depth--;
+        if (depth < 0 || (depth == 0 && (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") ||
+                                         rwl_tok_is(ts, q - 1, "}"))))
+            break;
+        q--;
+    }
+    if (depth < 0)
+        return false;   /* inside a call's arguments */
+    if (rwl_tok_is_ident(ts, q, "const"))
+        q++;
+    return ts->t[q].kind == T_IDENT && (ts->t[q + 1].kind == T_IDENT || rwl_tok_is(ts, q + 1, "*")) &&
+           !rwl_tok_is_ident(ts, q, "return");
+}
+
 /* The shape: an index, its start and stride, the bound, and the per-element code. */
 typedef struct {
     size_t idx_tok;
@@ -173,6 +216,7 @@ typedef struct {
     size_t region;           /* first token of the replaced region */
     uint32_t repl_start, repl_end;
     size_t hoist_a, hoist_b; /* declarations between the index and its check (moved above) */
+    bool prologue;           /* other statements before the grid-stride loop (kept there) */
     const char *form;
 } vec_shape;
 
@@ -238,6 +282,7 @@ static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int 
 {
     size_t s = 1;
     size_t hn[16], n_hn = 0;
+    bool prologue = false;   /* statements other than plain declarations before the index */
     while (s < end) {
         size_t e = rwl_stmt_end(ts, s, end);
         if (rwl_tok_is_ident(ts, s, "for") && rwl_tok_is(ts, s + 1, "(")) {
@@ -254,7 +299,11 @@ static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int 
                 else if (depth == 0 && rwl_tok_is(ts, k, ";") && ns < 2)
                     semi[ns++] = k;
             }
-            if (ns != 2 || !index_decl(ts, s + 2, semi[0], sh, rc))
+            bool idx_ok = ns == 2 && index_decl(ts, s + 2, semi[0], sh, rc);
+            if (!idx_ok && prologue)
+                return "no `int i = blockIdx.x * blockDim.x + threadIdx.x;` (or a grid-stride loop "
+                       "over it) at the top level of the body, after plain declarations";
+            if (!idx_ok)
                 return "the loop is not `for (int i = blockIdx.x * blockDim.x + threadIdx.x; "
                        "i < n; i += gridDim.x * blockDim.x)`";
             if (*rc)
@@ -280,6 +329,7 @@ static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int 
             sh->repl_end = ts->t[e - 1].end;
             sh->hoist_a = sh->hoist_b = s;
             sh->form = "grid-stride loop";
+            sh->prologue = prologue;
             return NULL;
         }
         if (rwl_tok_is(ts, e - 1, ";") && index_decl(ts, s, e - 1, sh, rc)) {
@@ -288,11 +338,22 @@ static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int 
             sh->region = s;
             break;
         }
-        if (!rwl_is_hoistable_decl(ts, s, e, "", hn, &n_hn, HK_ARRAY_LEN(hn)))
-            return "no `int i = blockIdx.x * blockDim.x + threadIdx.x;` (or a grid-stride loop over "
-                   "it) at the top level of the body, after plain declarations";
+        /* Other statements may come before a grid-stride loop (invariant_table's block that
+         * fills a __shared__ table, its __syncthreads()): they run once per thread, before
+         * the loop and unchanged. A jump could enter or skip the loop: not accepted. */
+        if (!rwl_is_hoistable_decl(ts, s, e, "", hn, &n_hn, HK_ARRAY_LEN(hn))) {
+            for (size_t k = s; k < e; k++)
+                if (rwl_tok_is_ident(ts, k, "goto") || (rwl_tok_is(ts, k, ":") && k > s &&
+                                                        ts->t[k - 1].kind == T_IDENT &&
+                                                        (k < 2 || !rwl_tok_is(ts, k - 2, "?"))))
+                    return "a statement before the loop has a goto or a label";
+            prologue = true;
+        }
         s = e;
     }
+    if (prologue)
+        return "no `int i = blockIdx.x * blockDim.x + threadIdx.x;` (or a grid-stride loop over "
+               "it) at the top level of the body, after plain declarations";
     if (s >= end)
         return "no `int i = blockIdx.x * blockDim.x + threadIdx.x;` at the top level of the body";
     size_t decl_end = rwl_stmt_end(ts, s, end);
@@ -342,6 +403,250 @@ static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int 
     return NULL;
 }
 
+/* A local of the per-element code that names element s * i + k of the index i
+ * (`long e = pair * 2;`), usable in subscripts after its declaration. */
+typedef struct {
+    size_t name_tok;        /* the declared name */
+    size_t decl_a, decl_b;  /* the declaration statement (tokens) */
+    long s, k;
+    bool drop;              /* only used in subscripts: left out of the lanes' copies */
+} vec_alias;
+
+#define VEC_MAX_ALIASES 8
+#define VEC_LINEAR_MAX (1L << 20)
+
+/* Is token k a non-negative integer literal (decimal or hex, u/l suffixes)? Its value in *v. */
+static bool int_literal(const rw_toks *ts, size_t k, long *v)
+{
+    if (k >= ts->n || ts->t[k].kind != T_NUMBER)
+        return false;
+    char buf[32];
+    size_t l = ts->t[k].end - ts->t[k].start;
+    if (l >= sizeof buf)
+        return false;
+    memcpy(buf, ts->text + ts->t[k].start, l);
+    buf[l] = '\0';
+    char *end;
+    unsigned long long x = strtoull(buf, &end, 0);
+    while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+        end++;
+    if (*end || x > (unsigned long long)VEC_LINEAR_MAX)
+        return false;
+    *v = (long)x;
+    return true;
+}
+
+/* Is alias a usable at token pos (after its declaration)? */
+static const vec_alias *alias_at(const rw_toks *ts, size_t pos, const vec_alias *al, size_t n_al)
+{
+    if (ts->t[pos].kind != T_IDENT || tok_member_or_scope(ts, pos))
+        return NULL;
+    for (size_t a = 0; a < n_al; a++)
+        if (pos >= al[a].decl_b &&
+            tok_eq(ts, pos, ts->text + ts->t[al[a].name_tok].start,
+                   ts->t[al[a].name_tok].end - ts->t[al[a].name_tok].start))
+            return &al[a];
+    return NULL;
+}
+
+/* Tokens [a, b) as s * idx + k: sums and products of the index, its aliases and integer
+ * literals, with parentheses and casts to integer types (a product needs a constant
+ * factor). Anything else (a minus, a division, another variable): false. */
+static bool linear_of(const rw_toks *ts, size_t a, size_t b, const char *idx, const vec_alias *al,
+                      size_t n_al, int depth, long *s, long *k)
+{
+    if (depth > 16)
+        return false;
+    while (a + 1 < b && rwl_tok_is(ts, a, "(") && rwl_match_close(ts, a) == b - 1) {
+        a++;
+        b--;
+    }
+    if (a >= b)
+        return false;
+    size_t plus = b, times = b;
+    for (size_t q = a; q < b; q++) {
+        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[")) {
+            size_t c = rwl_match_close(ts, q);
+            if (c >= b)
+                return false;
+            q = c;
+            continue;
+        }
+        if (ts->t[q].kind != T_PUNCT)
+            continue;
+        if (rwl_tok_is(ts, q, "+") && q > a)
+            plus = q;
+        else if (rwl_tok_is(ts, q, "*") && q > a)
+            times = q;
+        else
+            return false;
+    }
+    long s1, k1, s2, k2;
+    if (plus < b || times < b) {
+        size_t op = plus < b ? plus : times;
+        if (!linear_of(ts, a, op, idx, al, n_al, depth + 1, &s1, &k1) ||
+            !linear_of(ts, op + 1, b, idx, al, n_al, depth + 1, &s2, &k2))
+            return false;
+        if (op == plus) {
+            *s = s1 + s2;
+            *k = k1 + k2;
+        } else if (s1 == 0) {
+            *s = k1 * s2;
+            *k = k1 * k2;
+        } else if (s2 == 0) {
+            *s = s1 * k2;
+            *k = k1 * k2;
+        } else {
+            return false;
+        }
+        return *s <= VEC_LINEAR_MAX && *k <= VEC_LINEAR_MAX;
+    }
+    if (rwl_tok_is(ts, a, "(")) {   /* a cast to an integer type */
+        size_t c = rwl_match_close(ts, a);
+        if (c >= b - 1 || c == a + 1)
+            return false;
+        for (size_t q = a + 1; q < c; q++)
+            if (!rwl_is_type_word(ts, q) || rwl_tok_is_ident(ts, q, "auto"))
+                return false;
+        return linear_of(ts, c + 1, b, idx, al, n_al, depth + 1, s, k);
+    }
+    if (b != a + 1)
+        return false;
+    if (int_literal(ts, a, k)) {
+        *s = 0;
+        return true;
+    }
+    if (rwl_tok_is_ident(ts, a, idx) && !tok_member_or_scope(ts, a)) {
+        *s = 1;
+        *k = 0;
+        return true;
+    }
+    const vec_alias *v = alias_at(ts, a, al, n_al);
+    if (!v)
+        return false;
+    *s = v->s;
+    *k = v->k;
+    return true;
+}
+
+/* Does a type spelled by tokens [a, b) (or the index type text t) hold 64 bits? */
+static bool wide_type_toks(const rw_toks *ts, size_t a, size_t b)
+{
+    static const char *const wide[] = {"long", "size_t", "int64_t", "uint64_t", "ptrdiff_t", "auto"};
+    for (size_t q = a; q < b; q++)
+        for (size_t w = 0; w < HK_ARRAY_LEN(wide); w++)
+            if (rwl_tok_is_ident(ts, q, wide[w]))
+                return true;
+    return false;
+}
+
+static bool wide_type_text(const char *t)
+{
+    return strstr(t, "long") || strstr(t, "size_t") || strstr(t, "int64") || strstr(t, "ptrdiff");
+}
+
+/* The aliases of the index among the top-level statements of the per-element code [ia, ib)
+ * (top marks statement starts): `[const] T name = <linear in i>;` with T an integer type
+ * at least as wide as the index's, the name never assigned, its address never taken and
+ * never declared again. Fills al (at most VEC_MAX_ALIASES). */
+static size_t find_aliases(const rw_toks *ts, size_t ia, size_t ib, const bool *top, const vec_shape *sh,
+                           vec_alias *al)
+{
+    size_t n = 0;
+    for (size_t st = ia; st < ib && n < VEC_MAX_ALIASES; st = rwl_stmt_end(ts, st, ib)) {
+        if (!top[st])
+            continue;
+        size_t e = rwl_stmt_end(ts, st, ib), q = st;
+        if (rwl_tok_is_ident(ts, q, "const"))
+            q++;
+        size_t ta = q;
+        while (q < e && rwl_is_type_word(ts, q))
+            q++;
+        if (q == ta || q + 3 > e || ts->t[q].kind != T_IDENT || !rwl_tok_is(ts, q + 1, "=") ||
+            !rwl_tok_is(ts, e - 1, ";"))
+            continue;
+        if (wide_type_text(sh->type) && !wide_type_toks(ts, ta, q))
+            continue;   /* a narrower alias would wrap where the index does not */
+        long s, k;
+        if (!linear_of(ts, q + 2, e - 1, sh->idx, al, n, 0, &s, &k) || s < 1)
+            continue;
+        /* the name keeps its value: no write, no address, no second declaration */
+        size_t nl = ts->t[q].end - ts->t[q].start;
+        const char *nm = ts->text + ts->t[q].start;
+        bool ok = true;
+        for (size_t r = ia; r < ib && ok; r++) {
+            if (r == q || !tok_eq(ts, r, nm, nl) || ts->t[r].kind != T_IDENT || tok_member_or_scope(ts, r))
+                continue;
+            if (rwl_tok_is_assign_op(ts, r + 1) || rwl_tok_is(ts, r + 1, "++") || rwl_tok_is(ts, r + 1, "--") ||
+                (r > 0 && (rwl_tok_is(ts, r - 1, "++") || rwl_tok_is(ts, r - 1, "--") ||
+                           (rwl_tok_is(ts, r - 1, "&") && rwl_unary_position(ts, r - 1)))) ||
+                (r > 0 && ts->t[r - 1].kind == T_IDENT && !rwl_tok_is_ident(ts, r - 1, "return")))
+                ok = false;
+        }
+        if (!ok)
+            continue;
+        al[n].name_tok = q;
+        al[n].decl_a = st;
+        al[n].decl_b = e;
+        al[n].s = s;
+        al[n].k = k;
+        al[n].drop = false;
+        n++;
+    }
+    return n;
+}
+
+/* With s > 1 elements per index (p[s * i + k]): why the accesses cannot become one vector
+ * per pointer (the reason, formatted into buf), or NULL. The width must hold whole indices;
+ * a written pointer must store each of its s elements exactly once per index, as a
+ * top-level statement (the vector store writes all of them); a pointer only read must read
+ * all s (the vector load must not reach elements the kernel never reads). */
+static const char *strided_problem(const vec_site *sites, size_t n_sites, const vec_ptr *ptrs,
+                                   size_t n_ptrs, const bool *top, long s, int width,
+                                   const char *idx, char *buf, size_t size)
+{
+    if (s == 1)
+        return NULL;
+    if (width % s) {
+        snprintf(buf, size, "width %d is not a multiple of the %ld elements of each index", width, s);
+        return buf;
+    }
+    for (size_t p = 0; p < n_ptrs; p++) {
+        const vec_ptr *vp = &ptrs[p];
+        unsigned seen = 0, writes[4] = {0};
+        for (size_t t = 0; t < n_sites; t++) {
+            if (sites[t].ptr != p)
+                continue;
+            seen |= 1u << sites[t].k;
+            if (!sites[t].write)
+                continue;
+            writes[sites[t].k]++;
+            if (!top[sites[t].tok]) {
+                snprintf(buf, size, "%s[%ld * %s + %ld] is written inside a nested statement or "
+                         "under a condition: each of the %ld elements of an index must be stored "
+                         "once, unconditionally (the vector store writes them all)",
+                         vp->name, s, idx, sites[t].k, s);
+                return buf;
+            }
+        }
+        for (long k = 0; k < s; k++) {
+            if (vp->written && writes[k] != 1) {
+                snprintf(buf, size, "%s[%ld * %s + %ld] is %s per index: each of the %ld elements "
+                         "of an index must be stored exactly once (the vector store writes them all)",
+                         vp->name, s, idx, k, writes[k] ? "written more than once" : "never written", s);
+                return buf;
+            }
+            if (!vp->written && !(seen & (1u << k))) {
+                snprintf(buf, size, "%s reads only some of the %ld elements of each index (not "
+                         "%s[%ld * %s + %ld]): a vector load would read elements the kernel never "
+                         "reads", vp->name, s, vp->name, s, idx, k);
+                return buf;
+            }
+        }
+    }
+    return NULL;
+}
+
 /* Appends src[0, n) to b with extra spaces after every newline that starts a non-empty line
  * (the copied code moves some levels deeper). */
 static int append_shifted(struct hk_buf *b, const char *src, size_t n, int extra)
@@ -380,25 +685,37 @@ static int append_scalar_loop(struct hk_buf *b, const rw_toks *ts, const vec_sha
     return rc;
 }
 
-/* Appends text[from, to) to b with the sites' p[i] replaced by lane l's element. */
+/* A byte range of the per-element code that a lane's copy replaces: an access (site, by
+ * its vector component) or an alias declaration left out (site -1). */
+typedef struct {
+    uint32_t a, b;
+    long site;
+} vec_cut;
+
+/* Appends text[from, to) to b with the cuts applied for index l of the vector: an access
+ * p[s * i + k] becomes component s * l + k of p's vector. */
 static int append_lane(struct hk_buf *b, const rw_toks *ts, uint32_t from, uint32_t to,
-                       const vec_site *sites, size_t n_sites, const vec_ptr *ptrs, int l, int shift)
+                       const vec_cut *cuts, size_t n_cuts, const vec_site *sites,
+                       const vec_ptr *ptrs, long s, int l, int shift)
 {
     int rc;
-    for (size_t s = 0; s < n_sites; s++) {
-        const rw_tok *t = &ts->t[sites[s].tok];
-        if (t->start < from || t->start >= to)
+    for (size_t c = 0; c < n_cuts; c++) {
+        if (cuts[c].a < from || cuts[c].a >= to)
             continue;
-        if ((rc = append_shifted(b, ts->text + from, t->start - from, shift)))
+        if ((rc = append_shifted(b, ts->text + from, cuts[c].a - from, shift)))
             return rc;
-        const vec_ptr *p = &ptrs[sites[s].ptr];
-        if (p->carrier)
-            rc = hk_buf_printf(b, "hk_%s_e[%d]", p->name, l);
-        else
-            rc = hk_buf_printf(b, "hk_%s%s", p->name, lane_member[l]);
-        if (rc)
-            return rc;
-        from = ts->t[sites[s].tok + 3].end;
+        if (cuts[c].site >= 0) {
+            const vec_site *st = &sites[cuts[c].site];
+            const vec_ptr *p = &ptrs[st->ptr];
+            long comp = s * l + st->k;
+            if (p->carrier)
+                rc = hk_buf_printf(b, "hk_%s_e[%ld]", p->name, comp);
+            else
+                rc = hk_buf_printf(b, "hk_%s%s", p->name, lane_member[comp]);
+            if (rc)
+                return rc;
+        }
+        from = cuts[c].b;
     }
     return append_shifted(b, ts->text + from, to - from, shift);
 }
@@ -419,7 +736,12 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
     memset(&sh, 0, sizeof sh);
     vec_ptr ptrs[VEC_MAX_PTRS];
     vec_site sites[VEC_MAX_SITES];
-    size_t n_ptrs = 0, n_sites = 0;
+    vec_alias als[VEC_MAX_ALIASES];
+    size_t n_ptrs = 0, n_sites = 0, n_als = 0;
+    bool *top = NULL, *in_site = NULL;
+    long elem_stride = 0;   /* elements per index of every access (p[s * i + k]), 0: none yet */
+    char why_buf[512];
+    const char *stride_ptr = NULL;
     struct hk_buf b, names;
     hk_buf_init(&b, RW_TEXT_MAX);
     hk_buf_init(&names, 4096);
@@ -453,13 +775,15 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
         goto na;
 
     /* top-level statement starts, for the store-only test */
-    bool *top = hk_calloc(ts.n, sizeof *top);
-    if (!top) {
+    top = hk_calloc(ts.n, sizeof *top);
+    in_site = hk_calloc(ts.n, sizeof *in_site);
+    if (!top || !in_site) {
         rc = HK_ENOMEM;
         goto out;
     }
     for (size_t s = ia; s < ib; s = rwl_stmt_end(&ts, s, ib))
         top[s] = true;
+    n_als = find_aliases(&ts, ia, ib, top, &sh, als);
     bool idx_other_use = false;
     for (size_t k = ia; k < ib && !why; k++) {
         if (ts.t[k].kind != T_IDENT || tok_member_or_scope(&ts, k))
@@ -470,24 +794,47 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
         if (rwl_tok_is_ident(&ts, k, sh.idx)) {
             if (assigned || (k > 0 && rwl_tok_is(&ts, k - 1, "&") && rwl_unary_position(&ts, k - 1)))
                 why = "the per-element code changes the index";
-            else if (!(k >= 2 && rwl_tok_is(&ts, k - 1, "[") && rwl_tok_is(&ts, k + 1, "]") &&
-                       param_named(f, &ts, k - 2) >= 0))
-                idx_other_use = true;
-            continue;
+            continue;   /* other uses: idx_other_use, once the aliases kept are known */
         }
         long p = param_named(f, &ts, k);
         if (p >= 0 && f->params[p].pointer_depth >= 1) {
             const an_param *pp = &f->params[p];
-            if (!(rwl_tok_is(&ts, k + 1, "[") && rwl_tok_is_ident(&ts, k + 2, sh.idx) && rwl_tok_is(&ts, k + 3, "]"))) {
-                why_alloc = hk_asprintf("pointer %s is used other than as %s[%s] (another index, "
-                                        "a dereference or the pointer itself), so its elements "
-                                        "are not the thread's own", pp->name, pp->name, sh.idx);
+            size_t close = rwl_tok_is(&ts, k + 1, "[") ? rwl_match_close(&ts, k + 1) : ts.n;
+            long as = 0, ak = 0;
+            if (close >= ib || !linear_of(&ts, k + 2, close, sh.idx, als, n_als, 0, &as, &ak) || as < 1 ||
+                (as == 1 && ak != 0)) {
+                why_alloc = hk_asprintf("pointer %s is used other than as %s[%s] or %s[s * %s + k] "
+                                        "(another index, a dereference or the pointer itself), so "
+                                        "its elements are not the thread's own", pp->name, pp->name,
+                                        sh.idx, pp->name, sh.idx);
                 break;
             }
+            char acc[200];
+            if (as == 1)
+                snprintf(acc, sizeof acc, "%s[%s]", pp->name, sh.idx);
+            else
+                snprintf(acc, sizeof acc, "%s[%ld * %s + %ld]", pp->name, as, sh.idx, ak);
+            if (as != 1 && as != 2 && as != 4) {
+                why_alloc = hk_asprintf("%s steps %ld elements per index (vectorized: 1, 2 or 4)", acc, as);
+                break;
+            }
+            if (ak >= as) {
+                why_alloc = hk_asprintf("%s reaches past the %ld elements of its index (an element of "
+                                        "another index)", acc, as);
+                break;
+            }
+            if (elem_stride && as != elem_stride) {
+                why_alloc = hk_asprintf("the pointers are accessed with different strides "
+                                        "(elements per index): %s %ld, %s %ld", stride_ptr,
+                                        elem_stride, pp->name, as);
+                break;
+            }
+            elem_stride = as;
+            stride_ptr = pp->name;
             if ((k > 0 && rwl_tok_is(&ts, k - 1, "&") && rwl_unary_position(&ts, k - 1)) ||
-                rwl_tok_is(&ts, k + 4, ".") || rwl_tok_is(&ts, k + 4, "->") || rwl_tok_is(&ts, k + 4, "[")) {
-                why_alloc = hk_asprintf("%s[%s] has its address taken or a member accessed",
-                                        pp->name, sh.idx);
+                rwl_tok_is(&ts, close + 1, ".") || rwl_tok_is(&ts, close + 1, "->") ||
+                rwl_tok_is(&ts, close + 1, "[")) {
+                why_alloc = hk_asprintf("%s has its address taken or a member accessed", acc);
                 break;
             }
             if (pp->pointer_depth != 1) {
@@ -515,22 +862,26 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
             }
             vec_site *st = &sites[n_sites++];
             st->tok = k;
+            st->close = close;
+            st->k = ak;
             st->ptr = pi;
             bool pre = k > 0 && (rwl_tok_is(&ts, k - 1, "++") || rwl_tok_is(&ts, k - 1, "--"));
-            st->write = pre || rwl_tok_is_assign_op(&ts, k + 4) || rwl_tok_is(&ts, k + 4, "++") ||
-                        rwl_tok_is(&ts, k + 4, "--");
-            st->read = !(rwl_tok_is(&ts, k + 4, "=") && !pre);
+            st->write = pre || rwl_tok_is_assign_op(&ts, close + 1) || rwl_tok_is(&ts, close + 1, "++") ||
+                        rwl_tok_is(&ts, close + 1, "--");
+            st->read = !(rwl_tok_is(&ts, close + 1, "=") && !pre);
             st->stmt_end = k;
             while (st->stmt_end < ib && !rwl_tok_is(&ts, st->stmt_end, ";"))
                 st->stmt_end++;
             ptrs[pi].read |= st->read;
             ptrs[pi].written |= st->write;
-            if (st->read || !top[k] || !rwl_tok_is(&ts, k + 4, "="))
+            if (st->read || !top[k] || !rwl_tok_is(&ts, close + 1, "="))
                 ptrs[pi].store_only = false;
-            k += 3;
+            for (size_t q = k; q <= close; q++)
+                in_site[q] = true;
+            k = close;
             continue;
         }
-        if (assigned && (outer_name(&ts, k, f, 1, sh.region) ||
+        if (assigned && !declared_at(&ts, k, ia) && (outer_name(&ts, k, f, 1, sh.region) ||
                          outer_name(&ts, k, f, sh.hoist_a, sh.hoist_b))) {
             why_alloc = hk_asprintf("the per-element code updates %.*s, declared outside it (a "
                                     "reduction or state carried across elements)",
@@ -538,11 +889,31 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
             break;
         }
     }
-    hk_free(top);
     if (why_alloc)
         goto na_alloc;
     if (why)
         goto na;
+    const long S = elem_stride ? elem_stride : 1;
+    if ((why = strided_problem(sites, n_sites, ptrs, n_ptrs, top, S, width, sh.idx, why_buf,
+                               sizeof why_buf)))
+        goto na;
+    /* an alias used only in the subscripts replaced is left out of the lanes (the scalar
+     * loops keep it); the index is declared per lane when anything else still uses it */
+    for (size_t a = 0; a < n_als; a++) {
+        const rw_tok *nt = &ts.t[als[a].name_tok];
+        als[a].drop = true;
+        for (size_t q = als[a].decl_b; q < ib && als[a].drop; q++)
+            if (!in_site[q] && tok_eq(&ts, q, text + nt->start, nt->end - nt->start))
+                als[a].drop = false;
+    }
+    for (size_t k = ia; k < ib && !idx_other_use; k++) {
+        if (in_site[k] || !rwl_tok_is_ident(&ts, k, sh.idx) || tok_member_or_scope(&ts, k))
+            continue;
+        bool dropped = false;
+        for (size_t a = 0; a < n_als && !dropped; a++)
+            dropped = als[a].drop && k >= als[a].decl_a && k < als[a].decl_b;
+        idx_other_use = !dropped;
+    }
     bool any_written = false;
     for (size_t p = 0; p < n_ptrs; p++)
         any_written |= ptrs[p].written;
@@ -571,6 +942,30 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
             goto na_alloc;
         }
         vp->vbytes = e->size * width;
+    }
+    /* the names the vector form declares must not hide ones the per-element code or the
+     * bound uses (a prologue's, say) */
+    for (size_t k = ia; k < ib || (k >= ib && k - ib < sh.bb - sh.ba); k++) {
+        size_t q = k < ib ? k : sh.ba + (k - ib);
+        if (ts.t[q].kind != T_IDENT || ts.t[q].end - ts.t[q].start < 4 ||
+            memcmp(text + ts.t[q].start, "hk_", 3) != 0)
+            continue;
+        static const char *const fixed[] = {"hk_start", "hk_stride", "hk_n", "hk_v"};
+        bool clash = false;
+        for (size_t i = 0; i < HK_ARRAY_LEN(fixed) && !clash; i++)
+            clash = rwl_tok_is_ident(&ts, q, fixed[i]);
+        for (size_t p = 0; p < n_ptrs && !clash; p++) {
+            char nm[160];
+            snprintf(nm, sizeof nm, "hk_%s", ptrs[p].name);
+            clash = rwl_tok_is_ident(&ts, q, nm);
+            snprintf(nm, sizeof nm, "hk_%s_e", ptrs[p].name);
+            clash = clash || rwl_tok_is_ident(&ts, q, nm);
+        }
+        if (clash) {
+            why_alloc = hk_asprintf("the code uses the name %.*s, which the vector form declares",
+                                    (int)(ts.t[q].end - ts.t[q].start), text + ts.t[q].start);
+            goto na_alloc;
+        }
     }
     /* a read of p after a write of q in the same element: stale if they alias */
     for (size_t w = 0; w < n_sites; w++) {
@@ -617,15 +1012,24 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
                            text + ts.t[sh.hoist_a].start, ind);
     if (rc)
         goto out;
-    rc = hk_buf_printf(&b,
-        "// hk vectorize: %d-wide loads/stores (%s) over a grid-stride loop, a scalar tail, and the\n"
-        "%s// scalar loop when a pointer is not aligned to its vector\n"
-        "%s{\n"
+    const int per = width / (int)S;   /* indices per vector */
+    if (S > 1)
+        rc = hk_buf_printf(&b, "// hk vectorize: %d-wide loads/stores (%s), %d %s of %ld elements each,\n"
+                               "%s// over a grid-stride loop, a scalar tail, and the scalar loop when a\n"
+                               "%s// pointer is not aligned to its vector\n%s",
+                           width, first_vt, per, per == 1 ? "index" : "indices", S, ind, ind, ind);
+    else
+        rc = hk_buf_printf(&b, "// hk vectorize: %d-wide loads/stores (%s) over a grid-stride loop, a "
+                               "scalar tail, and the\n%s// scalar loop when a pointer is not aligned "
+                               "to its vector\n%s", width, first_vt, ind, ind);
+    if (!rc)
+        rc = hk_buf_printf(&b,
+        "{\n"
         "%s    const %s hk_start = %s;\n"
         "%s    const %s hk_stride = %s;\n"
         "%s    const auto hk_n = %s;\n"
         "%s    if (",
-        width, first_vt, ind, ind, ind, T, sh.init, ind, T, stride, ind, bound, ind);
+        ind, T, sh.init, ind, T, stride, ind, bound, ind);
     for (size_t p = 0; p < n_ptrs && !rc; p++)
         rc = hk_buf_printf(&b, "%s%s%sreinterpret_cast<unsigned long long>(%s) %% %d == 0",
                            p ? " &&\n" : "", p ? ind : "", p ? "        " : "", ptrs[p].name,
@@ -635,7 +1039,7 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
     /* continuation lines of the alignment test line up under the first */
     rc = hk_buf_printf(&b, ") {\n%s        const auto hk_nv = hk_n / %d;\n"
                            "%s        for (%s hk_v = hk_start; hk_v < hk_nv; hk_v += hk_stride) {\n",
-                       ind, width, ind, T);
+                       ind, per, ind, T);
     for (size_t p = 0; p < n_ptrs && !rc; p++) {
         const vec_ptr *vp = &ptrs[p];
         bool load = !vp->store_only;
@@ -651,14 +1055,47 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
                                vp->written ? "" : "const ", vp->elem, vp->name);
     }
     uint32_t from = ts.t[ia].start, to = ts.t[ib - 1].end;
-    for (int l = 0; l < width && !rc; l++) {
+    /* the lanes' cuts in text order: the accesses, and the aliases left out (with their
+     * line when they stand alone on it) */
+    vec_cut cuts[VEC_MAX_SITES + VEC_MAX_ALIASES];
+    size_t n_cuts = 0;
+    for (size_t t = 0; t < n_sites; t++)
+        cuts[n_cuts++] = (vec_cut){ts.t[sites[t].tok].start, ts.t[sites[t].close].end, (long)t};
+    for (size_t a = 0; a < n_als; a++) {
+        if (!als[a].drop)
+            continue;
+        uint32_t ca = ts.t[als[a].decl_a].start, cb = ts.t[als[a].decl_b - 1].end;
+        uint32_t la = ca;
+        while (la > 0 && (text[la - 1] == ' ' || text[la - 1] == '\t'))
+            la--;
+        uint32_t lb = cb;
+        while (lb < to && (text[lb] == ' ' || text[lb] == '\t' || text[lb] == '\r'))
+            lb++;
+        if (ca == from) {           /* the first statement: the lane starts at the next one */
+            while (lb < to && isspace((unsigned char)text[lb]))
+                lb++;
+            cb = lb;
+        } else if (la > from && text[la - 1] == '\n' && lb < to && text[lb] == '\n') {
+            ca = la - 1;   /* its line from the newline before: the next line keeps its shift */
+            cb = lb;
+        }
+        cuts[n_cuts++] = (vec_cut){ca, cb, -1};
+    }
+    for (size_t c = 1; c < n_cuts; c++)   /* insertion sort by position */
+        for (size_t d = c; d > 0 && cuts[d - 1].a > cuts[d].a; d--) {
+            vec_cut tmp = cuts[d];
+            cuts[d] = cuts[d - 1];
+            cuts[d - 1] = tmp;
+        }
+    for (int l = 0; l < per && !rc; l++) {
         if (idx_other_use)
             rc = hk_buf_printf(&b, "%s            {\n%s                const %s %s = hk_v * %d + %d;\n"
-                                   "%s                ", ind, ind, T, sh.idx, width, l, ind);
+                                   "%s                ", ind, ind, T, sh.idx, per, l, ind);
         else
             rc = hk_buf_printf(&b, "%s            {\n%s                ", ind, ind);
         if (!rc)
-            rc = append_lane(&b, &ts, from, to, sites, n_sites, ptrs, l, ia > sh.body_a ? 12 : 16);
+            rc = append_lane(&b, &ts, from, to, cuts, n_cuts, sites, ptrs, S, l,
+                             ia > sh.body_a ? 12 : 16);
         if (!rc)
             rc = hk_buf_printf(&b, "\n%s            }\n", ind);
     }
@@ -670,7 +1107,7 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
         goto out;
     /* the scalar loops run the original per-element code as written */
     char start_tail[64];
-    snprintf(start_tail, sizeof start_tail, "hk_nv * %d + hk_start", width);
+    snprintf(start_tail, sizeof start_tail, "hk_nv * %d + hk_start", per);
     if ((rc = hk_buf_printf(&b, "%s        }\n", ind)) ||
         (rc = append_scalar_loop(&b, &ts, &sh, ind, start_tail)) ||
         (rc = hk_buf_printf(&b, "%s    } else {\n", ind)) ||
@@ -680,9 +1117,17 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
     char *repl = hk_buf_steal(&b);
     if ((rc = rwl_edits_add_owned(&es, sh.repl_start, sh.repl_end, repl)))
         goto out;
-    char *desc = hk_asprintf("kernel %s: %d-wide vector loads/stores of %s (%s form, now a "
-                             "grid-stride loop with a scalar tail and an alignment fallback)",
-                             f->name, width, names.data, sh.form);
+    char *desc;
+    if (S > 1 || sh.prologue)
+        desc = hk_asprintf("kernel %s: %d-wide vector loads/stores of %s (%d %s of %ld "
+                           "elements per vector; %s form%s, now a grid-stride loop with a scalar "
+                           "tail and an alignment fallback)", f->name, width, names.data, per,
+                           per == 1 ? "index" : "indices", S, sh.form,
+                           sh.prologue ? " after a prologue kept before it" : "");
+    else
+        desc = hk_asprintf("kernel %s: %d-wide vector loads/stores of %s (%s form, now a "
+                           "grid-stride loop with a scalar tail and an alignment fallback)",
+                           f->name, width, names.data, sh.form);
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     goto out;
 na_or_fail:
@@ -699,6 +1144,8 @@ na_alloc:
 na:
     rc = rwl_not_applicable(out, hk_asprintf("vectorize not applicable to kernel %s: %s", f->name, why));
 out:
+    hk_free(top);
+    hk_free(in_site);
     hk_free(why_alloc);
     hk_free(bound);
     hk_buf_free(&b);

@@ -30,8 +30,23 @@
  * carriers), the per-element code repeated once per lane, then a scalar tail loop for the
  * n % width last elements; when a pointer is not aligned to its vector size the whole range
  * runs the scalar grid-stride loop instead. The output works with any grid (the thread to
- * element mapping changes, so it must). width: 2, 4 or 8. Not applicable (with the reason):
+ * element mapping changes, so it must). width: 2, 4 or 8.
+ * Strided elements: every access may instead be p[s * i + k] with s 1, 2 or 4 (the same s
+ * for every pointer) and 0 <= k < s, written directly (`2 * i + 1`, casts, parentheses) or
+ * through a local of the per-element code declared `[const] T e = <s * i + k>;` (T an
+ * integer type as wide as i's, e never changed): each vector then holds width / s
+ * consecutive indices, the per-element code runs once per index with p[s * i + k] as
+ * component s * l + k, and the tail and the unaligned fallback run the original code. For
+ * s > 1 a written pointer must store each of its s elements exactly once per index in a
+ * top-level statement, and a pointer only read must read all s.
+ * Before an existing grid-stride loop other statements may come (a __shared__ table's fill
+ * and __syncthreads(), as rw_invariant_table leaves them): they stay before it, unchanged.
+ * Not applicable (with the reason):
  * another shape; any other access of a pointer (p[i + 1], p[j], *p, &p[i], p passed on);
+ * mixed strides, k >= s, an element of a written pointer stored twice, conditionally or
+ * not at all, a read-only pointer read at only some of its s elements, a width that is not
+ * a multiple of s; a name the vector form declares (hk_start, hk_<pointer>...) used by the
+ * code; a goto or label before the loop;
  * a reduction or other state carried across elements; synchronization, atomics, return,
  * break, continue or goto in the per-element code; an element type with no vector of that
  * width; a read of one pointer after a write of another of the same type (if they alias,

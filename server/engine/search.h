@@ -66,7 +66,9 @@ typedef struct {
                                  * grid_stride_2d, tiled_gemm, blas_substitution,
                                  * invariant_table (others are refused: HK_EINVAL) */
     int params[3];              /* in the rewrite's argument order: width; factor; tile;
-                                 * bins; tile_m, tile_n, tile_k; math; table (unused ones 0) */
+                                 * bins; tile_m, tile_n, tile_k; math; table (unused ones 0).
+                                 * invariant_table: table, vector_width (rw_vectorize's width
+                                 * applied after the table on the grid-stride path; 0: none) */
     unsigned block_size;        /* a 1D block to launch it with; 0: the search's block */
     unsigned blocks_per_sm;     /* an SM-multiple grid (needs sm_count); 0: the spec's grid */
     unsigned rank;              /* 0 for a skill's first choice, 1 its second, ...: every

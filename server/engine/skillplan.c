@@ -41,6 +41,8 @@ static bool set_param(search_struct *st, const char *name, long v)
         st->params[0] = (int)v;
     else if (!strcmp(name, "table"))   /* invariant_table: entries of the table */
         st->params[0] = (int)v;
+    else if (!strcmp(name, "vector_width"))   /* invariant_table: rw_vectorize after it, 0 none */
+        st->params[1] = (int)v;
     else if (!strcmp(name, "tile_n"))
         st->params[1] = (int)v;
     else if (!strcmp(name, "tile_k"))

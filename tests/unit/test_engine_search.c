@@ -584,44 +584,71 @@ static void test_structural_axis(void **state)
 }
 
 /* invariant_table under a skill's SM-multiple grid: rope_forward becomes a grid-stride loop
- * first, so the table is filled once per resident block; without blocks/SM the kernel
- * keeps one thread per pair (the spec's grid). */
+ * first, so the table is filled once per resident block, then (vector_width 4) two pairs per
+ * thread move as one float4 load and one float4 store; with vector_width 0 the table alone;
+ * without blocks/SM the kernel keeps one thread per pair (the spec's grid). */
 static void test_table_on_grid_stride(void **state)
 {
     (void)state;
     fixture fx;
     load_path(HK_SOURCE_DIR "/bench/kernels/rope.cu", &fx);
     static const search_struct st[] = {
-        {.skill = "sm90-invariant-table", .rewrite = "invariant_table", .params = {1024},
+        {.skill = "sm90-invariant-table", .rewrite = "invariant_table", .params = {1024, 4},
          .blocks_per_sm = 8},
         {.skill = "sm90-invariant-table", .rewrite = "invariant_table", .params = {4096}, .rank = 1},
+        {.skill = "sm90-invariant-table", .rewrite = "invariant_table", .params = {1024, 0},
+         .blocks_per_sm = 8, .rank = 2},
     };
     search_launch l = saxpy_launch();
     l.structs = st;
     l.n_structs = HK_ARRAY_LEN(st);
-    search_budget b = {.max_candidates = 8};
+    search_budget b = {.max_candidates = 24};
     search *s;
     assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "rope_forward"), &l, 7, &b, &s), HK_OK);
     const search_candidate *c;
     assert_int_equal(search_next(s, &c), HK_OK);   /* the baseline */
     assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
-    assert_int_equal(search_next(s, &c), HK_OK);
+    assert_int_equal(search_next(s, &c), HK_OK);   /* the skill's first choice: vectorized */
+    print_message("%s\n", c->description);
     assert_non_null(c->structural);
+    assert_non_null(strstr(c->structural, "vector_width=4"));
     assert_true(c->grid_stride);
     assert_int_equal(c->grid_mode, SEARCH_GRID_SM_MULTIPLE);
     assert_int_equal(c->grid_per_sm, 8);
-    assert_non_null(strstr(c->description, "on a grid-stride loop"));
+    assert_non_null(strstr(c->description, "on a grid-stride loop, vectorized 4-wide"));
     const char *fill = strstr(c->text, "hk_tab[hk_t] =");
-    const char *loop = strstr(c->text, "pair += (long)gridDim.x * blockDim.x");
+    const char *loop = strstr(c->text, "for (long hk_v = hk_start; hk_v < hk_nv; hk_v += hk_stride)");
     assert_true(fill && loop && fill < loop);
-    assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.6), HK_OK);
+    assert_non_null(strstr(c->text, "const float4 hk_x = reinterpret_cast<const float4 *>(x)[hk_v];"));
+    assert_non_null(strstr(c->text, "reinterpret_cast<float4 *>(out)[hk_v] = hk_out;"));
+    assert_non_null(strstr(c->text, "? hk_tab[j] :"));
+    uint64_t vec_hash = c->hash;
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.5), HK_OK);
     assert_int_equal(search_next(s, &c), HK_OK);   /* the second choice: no blocks/SM */
     assert_non_null(c->structural);
     assert_non_null(strstr(c->structural, "table=4096"));
     assert_false(c->grid_stride);
     assert_int_equal(c->grid_mode, SEARCH_GRID_SPEC);
     assert_null(strstr(c->text, "gridDim"));
+    assert_null(strstr(c->text, "float4"));   /* no vector_width: the table alone */
     assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.9), HK_OK);
+    /* vector_width 0, ranked after: the table alone on the loop */
+    bool found = false;
+    while (!found && search_next(s, &c) == HK_OK) {
+        print_message("%s\n", c->description);
+        found = c->structural && strstr(c->structural, "table=1024, 8 blocks/SM");
+        if (!found)
+            assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.1), HK_OK);
+    }
+    assert_true(found);
+    assert_null(strstr(c->description, "vectorized"));
+    assert_true(c->grid_stride);
+    fill = strstr(c->text, "hk_tab[hk_t] =");
+    loop = strstr(c->text, "pair += (long)gridDim.x * blockDim.x");
+    assert_true(fill && loop && fill < loop);
+    assert_null(strstr(c->text, "float4"));
+    assert_true(c->hash != vec_hash);
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.6), HK_OK);
     search_free(s);
     unload(&fx);
     assert_int_equal(hk_alloc_live(), 0);
