@@ -29,12 +29,15 @@ sed 's/rope_forward/rope_engine/g' "$dump/rope_grid_stride.invariant_table.cu" >
 sed 's/rope_forward/rope_engine_r/g; s/const float \*x, float \*out/const float *__restrict__ x, float *__restrict__ out/' \
     "$dump/rope_grid_stride.invariant_table.cu" > "$out/rope_engine_r.cu"
 sed 's/stencil2d/stencil_engine/g' "$dump/stencil2d.grid_stride_2d.cu" > "$out/stencil_engine.cu"
+HK_REWRITE_MEM_OUT=$dump/mem "$build/tests/test_engine_rewrite_mem" >"$dump/mem.log" 2>&1 ||
+    { cat "$dump/mem.log"; echo "test_engine_rewrite_mem failed" >&2; exit 1; }
+sed 's/rope_forward/rope_engine_vec/g' "$dump/mem/rope_forward__table_vec4.cu" > "$out/rope_engine_vec.cu"
 
 "$nvcc" -O3 -arch=sm_90 -std=c++17 \
     "-DHK_HIST_RW=\"$out/histogram_rw.cu\"" \
     "-DHK_REDUCE_RW=\"$out/reduce_sum.reduce.cu\"" "-DHK_REDUCE_U8=\"$out/reduce_sum_u8.cu\"" \
     "-DHK_DOT_RW=\"$out/dot.reduce.cu\"" \
     "-DHK_ROPE_RW=\"$out/rope_engine.cu\"" "-DHK_ROPE_RW_R=\"$out/rope_engine_r.cu\"" \
-    "-DHK_STENCIL_RW=\"$out/stencil_engine.cu\"" \
+    "-DHK_STENCIL_RW=\"$out/stencil_engine.cu\"" "-DHK_ROPE_VEC=\"$out/rope_engine_vec.cu\"" \
     -o "$out/variants" "$here/bench/explore/variants.cu"
 echo "built $out/variants"

@@ -323,6 +323,12 @@ __global__ void rope_gst(const float *__restrict__ x, float *__restrict__ out, i
 #ifdef HK_ROPE_VAR
 #include HK_ROPE_VAR    // hand edits of it: int index, float2 pairs, no fallback, all three
 #endif
+#ifdef HK_ROPE_VEC
+#include HK_ROPE_VEC    // the table on a grid-stride loop, vectorized 4-wide (kernel "rope_engine_vec")
+#endif
+#ifdef HK_ROPE_VEC2
+#include HK_ROPE_VEC2   // hand edits of it: no fallback (_nf), the fallback in a __noinline__ function (_ni)
+#endif
 #endif
 
 static void bench_rope()
@@ -376,6 +382,19 @@ static void bench_rope()
         const unsigned g2 = (unsigned)((pairs + b2 - 1) / b2);
         { float t_ = time_ms([&] { rope_tv<true, true><<<g2, b2>>>(x, o, tokens, heads, dim, 10000.0f); }); row(nm, t_, copy, check()); }
     }
+#ifdef HK_ROPE_VEC
+    for (int bps : {8, 16, 32}) {
+        char nm[64];
+        snprintf(nm, sizeof nm, "rope: engine table + float4 pairs %d/SM", bps);
+        { float t_ = time_ms([&] { rope_engine_vec<<<g_sms * bps, 256>>>(x, o, tokens, heads, dim, 10000.0f); }); row(nm, t_, copy, check()); }
+#ifdef HK_ROPE_VEC2
+        snprintf(nm, sizeof nm, "rope: ... no fallback %d/SM", bps);
+        { float t_ = time_ms([&] { rope_engine_vec_nf<<<g_sms * bps, 256>>>(x, o, tokens, heads, dim, 10000.0f); }); row(nm, t_, copy, check()); }
+        snprintf(nm, sizeof nm, "rope: ... noinline fallback %d/SM", bps);
+        { float t_ = time_ms([&] { rope_engine_vec_ni<<<g_sms * bps, 256>>>(x, o, tokens, heads, dim, 10000.0f); }); row(nm, t_, copy, check()); }
+#endif
+    }
+#endif
 #ifdef HK_ROPE_RW
     for (int bps : {8, 16}) {
         char nm[64];
