@@ -583,7 +583,7 @@ static void bench_stencil()
 }
 
 // ---- histogram ----------------------------------------------------------------------
-#include HK_HIST_RW   // the engine's histogram rewrite as it was then (kernel "histogram")
+#include HK_HIST_RW   // the engine's histogram rewrite (kernel "histogram")
 
 // 32 replicas of the 256 bins in shared memory, replica = lane: word bin * 32 + lane, so a
 // warp's 32 atomics hit 32 banks; 32-bit counters never need a flush. R bytes per round.
@@ -675,9 +675,12 @@ static void bench_hist()
             CK(cudaMemcpy(got.data(), bins, 1024, cudaMemcpyDeviceToHost));
             return got == want ? "exact" : "WRONG";
         };
-        for (int bps : {4, 6}) {
-            auto l = [&] { histogram<<<g_sms * bps, 128>>>(d, bins, n); };
-            snprintf(nm, sizeof nm, "hist %s: thread counters %d/SM", dists[di], bps);
+        // the engine's rewrite as built (call 1: the session-5 per-thread byte counters, at
+        // 128 threads; since 63cffdf: lane replicas, at the skill's launches)
+        int engine_launch[][2] = {{128, 4}, {128, 6}, {1024, 2}, {512, 3}};
+        for (auto &c : engine_launch) {
+            auto l = [&] { histogram<<<g_sms * c[1], c[0]>>>(d, bins, n); };
+            snprintf(nm, sizeof nm, "hist %s: engine %dx%d/SM", dists[di], c[0], c[1]);
             row(nm, time_ms(l), copy, check(l));
         }
         for (int bs : {256, 512, 1024})
