@@ -47,6 +47,12 @@ static const char *const reason_names[] = {
     [MEASURE_NO_GPU] = "no_gpu",
     [MEASURE_HARNESS_ERROR] = "harness_error",
     [MEASURE_RESOURCE_LIMIT] = "resource_limit",
+    [MEASURE_HOST_CODE] = "host_code",
+    [MEASURE_STRAY_WORK] = "stray_work",
+    [MEASURE_UNSTABLE] = "unstable",
+    [MEASURE_RACE] = "race",
+    [MEASURE_UNINITIALIZED] = "uninitialized",
+    [MEASURE_UNFLUSHED] = "unflushed",
 };
 
 const char *measure_reason_name(enum measure_reason r)

@@ -40,6 +40,17 @@ enum measure_reason {
     MEASURE_NO_GPU,           /* "no_gpu" */
     MEASURE_HARNESS_ERROR,    /* "harness_error": internal/io error, unreadable output */
     MEASURE_RESOURCE_LIMIT,   /* "resource_limit": CPU, file size or memory limit hit */
+    MEASURE_HOST_CODE,        /* "host_code": the candidate adds or changes host code, or
+                               * preprocessor lines aimed at the harness (line quoted) */
+    MEASURE_STRAY_WORK,       /* "stray_work": device work still running after a timed
+                               * launch returned (other streams, child kernels) */
+    MEASURE_UNSTABLE,         /* "unstable": the timing spread stayed above its bound
+                               * after a re-measure */
+    MEASURE_RACE,             /* "race": compute-sanitizer racecheck found a hazard */
+    MEASURE_UNINITIALIZED,    /* "uninitialized": compute-sanitizer initcheck found a read
+                               * of uninitialized device memory */
+    MEASURE_UNFLUSHED,        /* "unflushed": the L2 flush before timed launches could not
+                               * be done or verified, so no time is credited */
 };
 
 /* Stable snake_case name (static, never NULL). */
