@@ -44,6 +44,8 @@ typedef struct ep_rec {
     unsigned search_id;          /* the search's candidate id */
     bool from_search;
     char *dir, *exe, *text, *produced_by;
+    char *module;                /* the device-only image the launcher exe runs; NULL: exe is
+                                  * a program (library substitution, DCU) */
     size_t len;
     long long block[3];
     bool block_set;
@@ -328,6 +330,7 @@ static void rec_free(ep_rec *r)
         return;
     hk_free(r->dir);
     hk_free(r->exe);
+    hk_free(r->module);
     hk_free(r->text);
     hk_free(r->produced_by);
     json_decref(r->ptxas);
@@ -357,7 +360,7 @@ static int rec_push(ep_ctx *c, ep_rec *r)
 
 static measure_prog rec_prog(const ep_rec *r)
 {
-    measure_prog p = {.exe = r->exe, .block = r->block_set ? r->block : NULL};
+    measure_prog p = {.exe = r->exe, .block = r->block_set ? r->block : NULL, .module = r->module};
     return p;
 }
 
@@ -957,6 +960,7 @@ static int stage_baseline(ep_ctx *c)
     TRY(measure_build_compile(&c->mo, &mb, &mc));
     b->dir = hk_strdup(mb.dir);
     b->exe = hk_strdup(mb.exe);
+    b->module = mb.module ? hk_strdup(mb.module) : NULL;
     b->ptxas = measure_resources_json(&mc, c->o->kernel);
     if (!mc.ok) {
         rc = ep__fail(c, false, "the original kernel does not build with the spec's harness:\n%s",
@@ -989,6 +993,10 @@ static int stage_baseline(ep_ctx *c)
     measure_prog bp = rec_prog(b);
     rc = measure_baseline_run(&c->mo, &bp, ref, &c->base, &v);
     hk_free(ref);
+    if (rc == HK_OK)
+        ep__log(c, "info", "inputs: the spec's seeds + %lld, drawn for this episode (HK_SEED=%lld "
+                "replays them); timed launches draw their own per launch",
+                c->base.seed_offset, c->base.seed_offset);
     if (rc == HK_OK && v.reason != MEASURE_OK) {
         rc = ep__fail(c, v.reason == MEASURE_NO_GPU, "the baseline failed (%s): %s",
                       measure_reason_name(v.reason), v.details ? v.details : "");
@@ -1075,7 +1083,7 @@ static int stage_accuracy(ep_ctx *c)
         goto out;
     }
     /* The full set whatever the search used, on seeds no search check saw. */
-    TRY(measure_combos(c->sp, 1000, &combos, &n));
+    TRY(measure_combos(c->sp, c->base.seed_offset + 1000, &combos, &n));
     if (!(ref = hk_asprintf("%s/ref-accuracy", c->scratch))) {
         rc = HK_ENOMEM;
         goto out;
@@ -1852,6 +1860,7 @@ static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate 
         r->build_done = true;
         r->build_ok = owner->build_ok;
         r->exe = owner->exe ? hk_strdup(owner->exe) : NULL;
+        r->module = owner->module ? hk_strdup(owner->module) : NULL;
         r->ptxas = json_incref(owner->ptxas);
         if (owner->compile_details && !(r->compile_details = hk_strdup(owner->compile_details)))
             return HK_ENOMEM;
@@ -1866,6 +1875,9 @@ static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate 
     if (rc == HK_OK) {
         measure_opts mo = c->mo;
         mo.spec = &cs.sp;
+        /* the engine's own library call (host code it generated) is built as a program;
+         * every other candidate is a device-only image */
+        mo.library_call = k->structural && !strncmp(k->structural, "blas_substitution", 17);
         rc = measure_build_prepare(&mo, r->dir, r->text, r->len, k->flags, &r->build);
         const char *slash = strrchr(c->file_abs, '/');
         if (rc == HK_OK && !(r->build.name = hk_strdup(slash ? slash + 1 : c->file_abs)))
@@ -1949,7 +1961,10 @@ static int compiled(ep_ctx *c, ep_rec *r, const runner_result *res, search *s,
         rc = HK_ENOMEM;
     measure_compile_clear(&mc);
     hk_free(r->exe);
-    if (!rc && !(r->exe = hk_strdup(r->build.exe)))
+    hk_free(r->module);
+    r->module = NULL;
+    if (!rc && (!(r->exe = hk_strdup(r->build.exe)) ||
+                (r->build.module && !(r->module = hk_strdup(r->build.module)))))
         rc = HK_ENOMEM;
     if (!rc)
         rc = settle(c, r, s, ready);
@@ -1960,6 +1975,7 @@ static int compiled(ep_ctx *c, ep_rec *r, const runner_result *res, search *s,
         f->build_done = true;
         f->build_ok = r->build_ok;
         f->exe = hk_strdup(r->exe);
+        f->module = r->module ? hk_strdup(r->module) : NULL;
         f->ptxas = json_incref(r->ptxas);
         if (f->ptxas)
             json_object_set(f->launch, "ptxas", f->ptxas);
@@ -2858,7 +2874,8 @@ static void sass_evidence(ep_ctx *c, ep_rec *r)
     }
     evidence_sass_list l;
     memset(&l, 0, sizeof l);
-    if (evidence_cuobjdump_argv(tool, r->exe, &argv) == HK_OK &&
+    /* the kernel's SASS is in its image (the launcher holds none) */
+    if (evidence_cuobjdump_argv(tool, r->module ? r->module : r->exe, &argv) == HK_OK &&
         run_tool(c, (const char *const *)argv, r->dir, 120000, (size_t)64 << 20, &res) == HK_OK &&
         res.exit_code == 0 && evidence_sass_parse(res.out, res.out_len, &l) == HK_OK) {
         const evidence_sass *k = evidence_sass_find(&l, c->o->kernel, c->arch);
@@ -2892,6 +2909,11 @@ static void ncu_evidence(ep_ctx *c, ep_rec *r)
     harness_run hr = {.mode = "run", .size = c->base.primary_size, .seed = c->base.time_seed,
                       .dist = c->base.time_dist, .check_seed = -1, .out = out,
                       .block = r->block_set ? r->block : NULL};
+    char *fn = NULL;
+    if (r->module && measure_read_entry(r->module, &fn) == HK_OK) {
+        hr.module = r->module;
+        hr.function = fn;
+    }
     evidence_ncu n;
     memset(&n, 0, sizeof n);
     int rc = out ? harness_run_argv(r->exe, &hr, &pargv) : HK_ENOMEM;
@@ -2908,6 +2930,7 @@ static void ncu_evidence(ep_ctx *c, ep_rec *r)
         ep__log(c, "warn", "ncu gave no metrics for v%d (%s)%s%s", r->number, hk_strerror(rc),
                 why ? ": " : "", why ? why : "");
     evidence_ncu_clear(&n);
+    hk_free(fn);
     runner_result_free(&res);
     harness_argv_free(pargv);
     evidence_argv_free(argv);
@@ -3172,7 +3195,7 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
     ep__log(c, "info", "running the baseline on the %s set of input combinations (%zu "
             "processes, one per size; outputs in %s)",
             c->mo.quick_check ? "quick" : "full", c->sp->n_sizes, c->scratch);
-    measure_prog bp = {.exe = bb.exe}, cp = {.exe = cb.exe};
+    measure_prog bp = {.exe = bb.exe, .module = bb.module}, cp = {.exe = cb.exe, .module = cb.module};
     rc = measure_baseline_run(&c->mo, &bp, ref, &c->base, &v);
     hk_free(ref);
     if (rc)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -21,6 +22,7 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "core/log.h"
+#include "engine/kimage.h"
 #include "engine/oracle.h"
 
 #define OUTPUT_MAX ((size_t)1 << 20)
@@ -72,6 +74,8 @@ enum measure_reason measure_reason_from_exit(int code)
     case HK_EXIT_INPUT_MODIFIED: return MEASURE_INPUT_MODIFIED;
     case HK_EXIT_OUT_OF_BOUNDS: return MEASURE_OUT_OF_BOUNDS;
     case HK_EXIT_NO_GPU: return MEASURE_NO_GPU;
+    case HK_EXIT_STRAY: return MEASURE_STRAY_WORK;
+    case HK_EXIT_WRONG: return MEASURE_WRONG_ANSWER;
     case HK_EXIT_INTERNAL:
     case HK_EXIT_IO: return MEASURE_HARNESS_ERROR;
     case 124:
@@ -388,9 +392,136 @@ void measure_build_free(measure_build *b)
     hk_free(b->src);
     hk_free(b->prog);
     hk_free(b->exe);
+    hk_free(b->module);
+    hk_free(b->function);
     hk_free(b->name);
     harness_argv_free(b->argv);
     memset(b, 0, sizeof *b);
+}
+
+/* s as one shell word. New string or NULL. */
+static char *sh_quote(const char *s)
+{
+    struct hk_buf b;
+    hk_buf_init(&b, 1u << 16);
+    int rc = hk_buf_appends(&b, "'");
+    for (; rc == HK_OK && *s; s++)
+        rc = *s == '\'' ? hk_buf_appends(&b, "'\\''") : hk_buf_append(&b, s, 1);
+    if (rc == HK_OK)
+        rc = hk_buf_appends(&b, "'");
+    if (rc != HK_OK) {
+        hk_buf_free(&b);
+        return NULL;
+    }
+    return hk_buf_steal(&b);
+}
+
+/* Appends argv as a shell command line to b; the word equal to placeholder (if any) is
+ * written as the quoted path + ".tmp.$$" instead. */
+static int sh_command(struct hk_buf *b, char *const *argv, const char *placeholder, const char *path)
+{
+    int rc = HK_OK;
+    for (size_t i = 0; rc == HK_OK && argv[i]; i++) {
+        bool ph = placeholder && !strcmp(argv[i], placeholder);
+        char *q = sh_quote(ph ? path : argv[i]);
+        rc = q ? hk_buf_printf(b, "%s%s%s", i ? " " : "", q, ph ? ".tmp.$$" : "") : HK_ENOMEM;
+        hk_free(q);
+    }
+    return rc == HK_OK ? hk_buf_appends(b, "\n") : rc;
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001B3ull;
+    return (h ^ 0xFF) * 0x100000001B3ull; /* a separator, so "ab"+"c" != "a"+"bc" */
+}
+
+/* The device-only build of b: module.cu, the shared launcher's source under
+ * dir/../launchers/HASH, and dir/build.sh building the launcher when it is missing, then
+ * the image. extra: the candidate's own nvcc flags (with -Xptxas -v). */
+static int prepare_image(const measure_opts *o, measure_build *b, const char *const *extra)
+{
+    char *launcher = NULL, *ldir = NULL, *parent = NULL, *modsrc = NULL, *modtext = NULL;
+    char *script = NULL, **largv = NULL, **cargv = NULL, *qsh = NULL;
+    struct hk_buf sh;
+    hk_buf_init(&sh, 1u << 20);
+    int rc = HK_OK;
+    TRY(harness_generate(o->spec, NULL, &launcher));
+    TRY(harness_launcher_argv(o->nvcc, o->arch, o->include_dir, "bench.cu", "@OUT@", &largv));
+    uint64_t h = fnv1a(0xCBF29CE484222325ull, launcher);
+    for (size_t i = 0; largv[i]; i++)
+        h = fnv1a(h, largv[i]);
+    if (!(parent = dir_of(b->dir)) ||
+        !(ldir = hk_asprintf("%s/launchers/%016llx", parent, (unsigned long long)h)) ||
+        !(b->prog = hk_asprintf("%s/bench.cu", ldir)) || !(b->exe = hk_asprintf("%s/bench", ldir)) ||
+        !(modsrc = hk_asprintf("%s/module.cu", b->dir)) ||
+        !(b->module = hk_asprintf("%s/kernel.cubin", b->dir)) ||
+        !(script = hk_asprintf("%s/build.sh", b->dir))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    TRY(measure_mkdirs(ldir));
+    struct stat st;
+    if (stat(b->prog, &st) != 0) {
+        /* written under a private name and renamed: a parallel build never reads half */
+        char *tmp = hk_asprintf("%s.%d.tmp", b->prog, (int)getpid());
+        rc = tmp ? write_file(tmp, launcher, strlen(launcher)) : HK_ENOMEM;
+        if (rc == HK_OK && rename(tmp, b->prog) != 0)
+            rc = HK_EIO;
+        hk_free(tmp);
+        if (rc)
+            goto out;
+    }
+    /* the launcher's argv names its source and output inside its own directory */
+    for (size_t i = 0; largv[i]; i++)
+        if (!strcmp(largv[i], "bench.cu")) {
+            char *v = hk_strdup(b->prog);
+            if (!v) {
+                rc = HK_ENOMEM;
+                goto out;
+            }
+            hk_free(largv[i]);
+            largv[i] = v;
+        }
+    TRY(harness_module_generate(o->spec, b->src, &modtext));
+    TRY(write_file(modsrc, modtext, strlen(modtext)));
+    TRY(harness_cubin_argv(o->spec, o->nvcc, o->arch, extra, modsrc, b->module, &cargv));
+    char *qexe = sh_quote(b->exe);
+    if (!qexe) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    rc = hk_buf_printf(&sh, "#!/bin/sh\n# Written by hkls: the launcher for this spec (built once, "
+                            "shared), then the candidate's device-only image.\nset -e\n"
+                            "if [ ! -x %s ]; then\n  ", qexe);
+    if (rc == HK_OK)
+        rc = sh_command(&sh, largv, "@OUT@", b->exe);
+    if (rc == HK_OK)
+        rc = hk_buf_printf(&sh, "  mv -f %s.tmp.$$ %s\nfi\nexec ", qexe, qexe);
+    hk_free(qexe);
+    if (rc == HK_OK)
+        rc = sh_command(&sh, cargv, NULL, NULL);
+    if (rc)
+        goto out;
+    TRY(write_file(script, sh.data, sh.len));
+    if (!(b->argv = hk_calloc(3, sizeof *b->argv)) || !(b->argv[0] = hk_strdup("/bin/sh")) ||
+        !(b->argv[1] = hk_strdup(script))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+out:
+    hk_buf_free(&sh);
+    hk_free(launcher);
+    hk_free(ldir);
+    hk_free(parent);
+    hk_free(modsrc);
+    hk_free(modtext);
+    hk_free(script);
+    hk_free(qsh);
+    harness_argv_free(largv);
+    harness_argv_free(cargv);
+    return rc;
 }
 
 /* The compiler family of o's arch: a gfx ISA ("gfx906") is built with hipcc for a DCU /
@@ -473,6 +604,13 @@ int measure_build_prepare(const measure_opts *o, const char *dir, const char *te
         goto out;
     }
     TRY(write_file(b->src, text, len));
+    if (!dcu && !o->library_call) {
+        hk_free(b->prog);
+        hk_free(b->exe);
+        b->prog = b->exe = NULL;
+        TRY(prepare_image(o, b, extra));
+        goto out;
+    }
     TRY(harness_write(o->spec, b->src, b->prog));
     TRY(harness_nvcc_argv(o->spec, o->nvcc, o->arch, o->include_dir, extra, b->prog, b->exe,
                           &b->argv));
@@ -550,6 +688,48 @@ static char *compile_details(const measure_compile *c, const runner_result *r,
     return s ? s : hk_strdup("compile failed");
 }
 
+/* A built image: its entry for the spec's kernel, kept in b and in MODULE.fn (what
+ * measure_run_program passes to the launcher). No entry is a compile error that says which
+ * entries the image has. */
+static int find_entry(const measure_opts *o, const measure_build *b, measure_compile *out)
+{
+    char **names = NULL, *fn = NULL, *why = NULL, *path = NULL;
+    int rc = kimage_entries(b->module, &names);
+    if (rc == HK_ENOMEM)
+        return rc;
+    if (rc) {
+        out->details = hk_asprintf("the kernel image %s cannot be read: %s", b->module, hk_strerror(rc));
+        return out->details ? HK_OK : HK_ENOMEM;
+    }
+    rc = kimage_find(names, o->spec->kernel, o->spec->template_args, o->spec->n_template_args,
+                     &fn, &why);
+    kimage_names_free(names);
+    if (rc == HK_ENOMEM)
+        goto out;
+    if (rc) {
+        out->details = why ? why : hk_strdup("no kernel entry in the image");
+        why = NULL;
+        rc = out->details ? HK_OK : HK_ENOMEM;
+        goto out;
+    }
+    if (!(path = hk_asprintf("%s.fn", b->module))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if ((rc = write_file(path, fn, strlen(fn))))
+        goto out;
+    /* the build is the caller's const record, but its entry name belongs to it */
+    hk_free(((measure_build *)b)->function);
+    ((measure_build *)b)->function = fn;
+    fn = NULL;
+    out->ok = true;
+out:
+    hk_free(fn);
+    hk_free(why);
+    hk_free(path);
+    return rc;
+}
+
 int measure_build_finish(const measure_opts *o, const measure_build *b, const runner_result *r,
                          measure_compile *out)
 {
@@ -578,6 +758,8 @@ int measure_build_finish(const measure_opts *o, const measure_build *b, const ru
                                    r->wall_ms);
     } else if (r->exit_code != 0 || r->term_signal) {
         out->details = compile_details(out, r, b ? b->name : NULL);
+    } else if (b && b->module) {
+        return find_entry(o, b, out);
     } else {
         out->ok = true;
         return HK_OK;
@@ -758,22 +940,57 @@ int measure_run_program(const measure_opts *o, const measure_prog *p, const char
     return run_program(o, p, cwd, hr, NULL, out);
 }
 
+int measure_read_entry(const char *module, char **out)
+{
+    char *path = hk_asprintf("%s.fn", module), buf[1024];
+    *out = NULL;
+    if (!path)
+        return HK_ENOMEM;
+    FILE *f = fopen(path, "rb");
+    hk_free(path);
+    if (!f)
+        return HK_ENOENT;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    if (!n || n == sizeof buf - 1)
+        return HK_EPARSE;
+    return (*out = hk_strdup(buf)) ? HK_OK : HK_ENOMEM;
+}
+
 static int run_program(const measure_opts *o, const measure_prog *p, const char *cwd,
                        const harness_run *hr, run_watch *watch, measure_run *out)
 {
     /* the verdict of a comparison made while it ran is the caller's; the run itself is
      * only "stopped early" */
     memset(out, 0, sizeof *out);
+    int rc;
     harness_run run = *hr;
     run.block = p->block;
+    char *fn = NULL, *ref_fn = NULL, *moddir = NULL, *refdir = NULL;
+    if (p->module) { /* a launcher: the image and its entry (found when it was built) */
+        if ((rc = measure_read_entry(p->module, &fn)))
+            return rc;
+        run.module = p->module;
+        run.function = fn;
+    }
+    if (p->module && p->ref_module && !strcmp(run.mode, "time") &&
+        strcmp(p->ref_module, p->module) != 0) {
+        if ((rc = measure_read_entry(p->ref_module, &ref_fn))) {
+            hk_free(fn);
+            return rc;
+        }
+        run.ref_module = p->ref_module;
+        run.ref_function = ref_fn;
+    }
     if (!strcmp(run.mode, "time") && run.budget_ms <= 0 && o->time_budget_ms > 0)
         run.budget_ms = o->time_budget_ms;
     char **argv = NULL, *exedir = NULL, *wrapdir = NULL;
     runner_result r;
     memset(&r, 0, sizeof r);
-    int rc = harness_run_argv(p->exe, &run, &argv);
+    rc = harness_run_argv(p->exe, &run, &argv);
     if (rc)
-        return rc;
+        goto out;
     if (o->wrapper && o->wrapper[0] && (rc = prepend_argv(o->wrapper, &argv)))
         goto out;
     if (!(exedir = dir_of(p->exe))) {
@@ -786,7 +1003,14 @@ static int run_program(const measure_opts *o, const measure_prog *p, const char 
         rc = HK_ENOMEM;
         goto out;
     }
-    const char *writable[] = {exedir, wrapdir, NULL};
+    if ((p->module && !(moddir = dir_of(p->module))) ||
+        (run.ref_module && !(refdir = dir_of(run.ref_module)))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    /* the launcher's directory is shared and read-only to it; the candidate's own directory
+     * (its image, its output files) is where it writes */
+    const char *writable[] = {moddir ? moddir : exedir, wrapdir, refdir, NULL};
     unsigned per_combo = o->run_timeout_ms ? o->run_timeout_ms : 60000;
     double run_total = (double)per_combo * (double)(run.n_combos > 1 ? run.n_combos : 1);
     runner_spec rs = {
@@ -865,6 +1089,10 @@ out:
     harness_argv_free(argv);
     hk_free(exedir);
     hk_free(wrapdir);
+    hk_free(moddir);
+    hk_free(refdir);
+    hk_free(fn);
+    hk_free(ref_fn);
     if (rc && rc != HK_ECANCELED)
         HK_WARN("measure: running %s failed: %s", p->exe, hk_strerror(rc));
     return rc;
@@ -1349,6 +1577,10 @@ int measure_interleave(const measure_opts *o, const measure_prog *pa, const char
 {
     if (!pairs || pairs > MEASURE_MAX_PAIRS || !strcmp(dir_a, ref_dir))
         return HK_EINVAL; /* A must not overwrite the reference it is compared against */
+    measure_prog pbc = *pb; /* B's checked timed launches are compared with A's kernel */
+    if (!pbc.ref_module)
+        pbc.ref_module = pa->module;
+    pb = &pbc;
     int rc = HK_OK;
     measure_timing t;
     memset(&t, 0, sizeof t);
@@ -1380,6 +1612,24 @@ void measure_baseline_clear(measure_baseline *b)
     memset(b, 0, sizeof *b);
 }
 
+long long measure_fresh_seed(void)
+{
+    const char *env = getenv("HK_SEED");
+    if (env && *env) {
+        char *end = NULL;
+        long long v = strtoll(env, &end, 10);
+        if (end && !*end && v >= 0)
+            return v;
+    }
+    uint64_t r = 0;
+    if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        r = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)ts.tv_sec ^ (uint64_t)getpid() << 32;
+    }
+    return (long long)(r % ((1ull << 40) - 1)) + 1;
+}
+
 int measure_baseline_run(const measure_opts *o, const measure_prog *p, const char *ref_dir,
                          measure_baseline *out, measure_verdict *v)
 {
@@ -1388,12 +1638,15 @@ int measure_baseline_run(const measure_opts *o, const measure_prog *p, const cha
     int rc = HK_OK;
     if (!(out->ref_dir = hk_strdup(ref_dir)))
         return HK_ENOMEM;
-    TRY(o->quick_check ? measure_combos_quick(s, 0, &out->combos, &out->n_combos)
-                       : measure_combos(s, 0, &out->combos, &out->n_combos));
-    out->time_seed = s->seeds[0];
+    /* The spec's seeds are public: every run adds a fresh offset, so no table of answers
+     * for them can exist before the run. */
+    out->seed_offset = measure_fresh_seed();
+    TRY(o->quick_check ? measure_combos_quick(s, out->seed_offset, &out->combos, &out->n_combos)
+                       : measure_combos(s, out->seed_offset, &out->combos, &out->n_combos));
+    out->time_seed = s->seeds[0] + out->seed_offset;
     out->time_dist = 0;
     /* the harness's own default re-check seed: one no combination uses */
-    out->check_seed = s->seeds[0] + 1000003;
+    out->check_seed = out->time_seed + 1000003;
     TRY(measure_reference(o, p, ref_dir, out->combos, out->n_combos, v));
     if (v->reason != MEASURE_OK)
         goto out;
@@ -1457,6 +1710,10 @@ int measure_evaluate(const measure_opts *o, const measure_baseline *base,
                      measure_eval *out)
 {
     eval_init(out);
+    measure_prog pc = *p; /* checked timed launches are compared with the baseline's kernel */
+    if (!pc.ref_module && base_prog)
+        pc.ref_module = base_prog->module;
+    p = &pc;
     measure_verdict *v = &out->verdict;
     char *second = NULL;
     measure_timing bt;

@@ -88,6 +88,10 @@ typedef struct {
      * every distribution with the first seed at the others (measure_combos_quick). The
      * accuracy stage re-checks the best on the same kind of set with new seeds (+1000). */
     bool quick_check;
+    /* The candidate is the engine's own library substitution (trusted host code the engine
+     * generated, e.g. a cuBLAS call): it is built as a program that #includes it. Never set
+     * from anything a candidate's text says. */
+    bool library_call;
     /* When *stop becomes non-zero (a signal handler sets it), running children are killed
      * (whole process groups) and the call returns HK_ECANCELED. May be NULL. */
     const volatile sig_atomic_t *stop;
@@ -108,13 +112,22 @@ int measure_run_argv(const measure_opts *o, const runner_spec *rs, runner_result
 
 /* ---- building a candidate ---- */
 
-/* The files of one candidate in its own directory. Owns every string (measure_build_free). */
+/* The files of one candidate in its own directory. Owns every string (measure_build_free).
+ * NVIDIA builds are device-only: the candidate becomes dir/kernel.cubin (module.cu: the
+ * candidate #included, nvcc -cubin), run by a launcher generated from the spec alone and
+ * shared by every candidate of that spec (dir/../launchers/HASH/bench, built once by the
+ * first build script that finds it missing). A DCU build, or the engine's own library
+ * substitution (measure_opts.library_call), is a program that #includes the candidate. */
 typedef struct {
     char *dir;      /* the candidate's directory */
     char *src;      /* dir/kernel.cu: the candidate's text */
-    char *prog;     /* dir/bench.cu: the generated program including it */
-    char *exe;      /* dir/bench */
-    char **argv;    /* the nvcc command line (harness_argv_free) */
+    char *prog;     /* the generated launcher's source (shared), or dir/bench.cu: the program */
+    char *exe;      /* the launcher (shared), or dir/bench: the program */
+    char *module;   /* dir/kernel.cubin: the candidate's device-only image; NULL: a program */
+    char *function; /* after a successful finish: the image's entry for the spec's kernel,
+                     * also written to MODULE.fn for measure_run_program */
+    char **argv;    /* the build command line (harness_argv_free): nvcc, or for an image
+                     * /bin/sh dir/build.sh (launcher if missing, then nvcc -cubin) */
     char *name;     /* what compiler messages call the candidate ("kernel.cu" is replaced
                      * by it), e.g. the user's file name; NULL: kernel.cu. Set by the caller
                      * after prepare (hk_strdup; freed with the build) */
@@ -154,12 +167,21 @@ int measure_build_compile(const measure_opts *o, const measure_build *b, measure
  * "cmem", "arch"}; NULL when the compile reported none for it or on ENOMEM. */
 json_t *measure_resources_json(const measure_compile *c, const char *kernel);
 
+/* The entry name kept beside a built image (MODULE.fn). *out: new string. HK_OK,
+ * HK_ENOENT (no such file), HK_EPARSE (empty or too long), HK_ENOMEM. */
+int measure_read_entry(const char *module, char **out);
+
 /* ---- running the program ---- */
 
 /* A built program and how to launch it. Borrowed strings. */
 typedef struct {
-    const char *exe;              /* the generated program */
+    const char *exe;              /* the launcher, or the generated program */
     const long long *block;       /* 3 block dims overriding the spec's (--block), or NULL */
+    const char *module;           /* the kernel image a launcher runs (its entry in
+                                   * MODULE.fn); NULL: exe is a program */
+    const char *ref_module;       /* time mode: the reference kernel's image (the baseline)
+                                   * that checked timed launches are compared with; NULL:
+                                   * only unwritten outputs are checked in the loop */
 } measure_prog;
 
 /* One input combination. */
@@ -312,9 +334,16 @@ typedef struct {
     int time_dist;
     measure_timing *times;          /* per size (spec->n_sizes) */
     size_t n_times;
+    long long seed_offset;          /* added to every spec seed: drawn fresh per baseline
+                                     * run (measure_fresh_seed), so no input is known before
+                                     * the run; recorded so that a run can be replayed */
 } measure_baseline;
 
 void measure_baseline_clear(measure_baseline *b);
+
+/* A fresh seed offset in [1, 2^40): $HK_SEED when set (a replay of a recorded run), else
+ * from the kernel's random source. Never fails: falls back to the clock. */
+long long measure_fresh_seed(void);
 
 /* Runs the baseline program exe: reference outputs for every combination (the quick set
  * with o->quick_check) into ref_dir,

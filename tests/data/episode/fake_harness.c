@@ -21,7 +21,7 @@
  *
  * Simulated GPU (the episode tests' measure.wrapper): when argv[1] is not an option it is
  * the real, nvcc-built program, which is never executed. The simulator reads the candidate
- * (kernel.cu next to it) and answers as a GPU would, deterministically: right answers,
+ * (kernel.cu next to it, or next to the --module image a launcher is given) and answers as a GPU would, deterministically: right answers,
  * 1.0 ms scaled by size, x0.8 with __restrict__, x0.9 with __launch_bounds__, x0.7 with
  * float4 (x0.85 with float2) accesses, x0.95 with __ldg, slower the
  * further --block is from 256; wrong answers with --block 128, and "unwritten" (exit 4)
@@ -107,7 +107,13 @@ int main(int argc, char **argv)
     double factor = 1.0;
     int sim_wrong = 0, sim_mode = 0;
     if (argc > 1 && argv[1][0] != '-') { /* simulated GPU: argv[1] is the real program */
-        factor = sim_factor(argv[1], &sim_wrong);
+        /* a launcher is shared by every candidate: the candidate is the image it runs
+         * (--module DIR/kernel.cubin), its text beside the image */
+        const char *prog = argv[1];
+        for (int i = 2; i + 1 < argc; i++)
+            if (!strcmp(argv[i], "--module"))
+                prog = argv[i + 1];
+        factor = sim_factor(prog, &sim_wrong);
         name = sim_wrong ? "wrong" : "ok";
         sim_mode = 1;
         argv++;
