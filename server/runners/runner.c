@@ -429,7 +429,11 @@ static bool try_ns_sandbox(bool userns)
     iso_probe.ns_ok = true;   /* lets the trial job through job_start */
     iso_probe.ns_userns = userns;
     iso_probe.ns_probing = true;
-    const char *argv[] = {"true", NULL};
+    /* an absolute path where there is one: the answer must not depend on the caller's PATH */
+    const char *prog = access("/usr/bin/true", X_OK) == 0 ? "/usr/bin/true"
+                       : access("/bin/true", X_OK) == 0 ? "/bin/true"
+                                                         : "true";
+    const char *argv[] = {prog, NULL};
     runner_spec s = {.argv = argv, .timeout_ms = 10000, .isolation = RUNNER_ISO_NAMESPACES};
     runner_result r;
     int rc = runner_run(&s, &r);
@@ -448,6 +452,14 @@ static const struct {
     enum runner_isolation iso;
 } forced_names[] = {{"bwrap", RUNNER_ISO_BWRAP}, {"namespaces", RUNNER_ISO_NAMESPACES},
                     {"net", RUNNER_ISO_UNSHARE_NET}, {"none", RUNNER_ISO_NONE}};
+
+const char *runner_isolation_key(enum runner_isolation iso)
+{
+    for (size_t i = 0; i < HK_ARRAY_LEN(forced_names); i++)
+        if (forced_names[i].iso == iso)
+            return forced_names[i].name;
+    return "auto";
+}
 
 static void isolation_probe(void)
 {
@@ -929,8 +941,11 @@ static void job_start(runner_job *j)
 
     enum runner_isolation want = j->spec.isolation;
     j->iso = want == RUNNER_ISO_AUTO ? runner_isolation_available() : want;
-    /* what was asked for, or nothing: never a weaker level than the one named */
-    if (!runner_isolation_works(j->iso)) {
+    /* what was asked for, or nothing: never a weaker level than the one named; and a job
+     * that hides directories needs a level that can hide them */
+    if (!runner_isolation_works(j->iso) ||
+        (j->hidden && j->hidden[0] && j->iso != RUNNER_ISO_BWRAP &&
+         j->iso != RUNNER_ISO_NAMESPACES)) {
         rc = HK_EUNSUPPORTED;
         goto out;
     }

@@ -55,11 +55,12 @@ typedef struct {
                                    * tmpfs (the rest of the root is visible read-only anyway) */
     const char *const *hidden;    /* directories the program must not read (reference outputs):
                                    * covered by an empty read-only tmpfs in the bwrap and
-                                   * namespace sandboxes; ignored by the weaker levels */
-    unsigned max_processes;       /* RLIMIT_NPROC. 0: 256 in the namespace sandbox (counted per
-                                   * job there), none elsewhere. Set explicitly, it applies on
-                                   * every level, where the kernel counts every process of the
-                                   * uid and exempts root */
+                                   * namespace sandboxes; on the weaker levels a job with any
+                                   * is refused (HK_EUNSUPPORTED), never run with them visible */
+    unsigned max_processes;       /* RLIMIT_NPROC (threads count too). 0: 256 in the namespace
+                                   * sandbox (counted per job there), none elsewhere. Set
+                                   * explicitly, it applies on every level, where the kernel
+                                   * counts every process of the uid and exempts root */
 } runner_spec;
 
 /* The outcome of one child. Owns out and err (runner_result_free). */
@@ -105,6 +106,9 @@ enum runner_isolation runner_isolation_available(void);
 bool runner_isolation_works(enum runner_isolation iso);
 /* Static description of an isolation level (never NULL). */
 const char *runner_isolation_name(enum runner_isolation iso);
+/* Static short name of a level, as HK_RUNNER_ISOLATION spells it: "bwrap", "namespaces",
+ * "net", "none"; "auto" for RUNNER_ISO_AUTO (never NULL). */
+const char *runner_isolation_key(enum runner_isolation iso);
 /* How a memory limit would be enforced for a job (probe cached); words: static sentence. */
 enum runner_memory_method runner_memory_available(bool gpu, const char **words);
 

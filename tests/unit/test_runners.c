@@ -649,6 +649,14 @@ static void test_ns_hidden(void **state)
         assert_string_equal(r.out, "ref-hidden\n0\ninner-hidden\nwork-ok\n");
         runner_result_free(&r);
     }
+
+    /* a level that cannot hide refuses the job rather than run it with the files visible */
+    s.hidden = hidden;
+    s.isolation = RUNNER_ISO_NONE;
+    const char *argv[] = {"true", NULL};
+    s.argv = argv;
+    assert_int_equal(runner_run(&s, &r), HK_EUNSUPPORTED);
+    runner_result_free(&r);
 }
 
 /* Its own pid namespace: the program sees itself as pid 2 (pid 1 is the sandbox's init),
