@@ -727,6 +727,16 @@ static void test_ns_exit_status(void **state)
     assert_true(r.file_limit_hit);
     assert_int_equal(r.term_signal, SIGXFSZ);
     runner_result_free(&r);
+
+    /* the memory limit holds for the program inside (the waiter joined the job's cgroup,
+     * or carries RLIMIT_AS, before the namespaces were made) */
+    runner_spec mem = {.cwd = tmpdir, .memory_max = 64u << 20, .timeout_ms = 30000,
+                       .isolation = RUNNER_ISO_NAMESPACES};
+    run_sh("head -c 300000000 /dev/zero | tail -c 200000000 > /dev/null", &mem, &r);
+    assert_int_not_equal(r.exit_code, 0);
+    if (r.memory == RUNNER_MEM_CGROUP1 || r.memory == RUNNER_MEM_CGROUP2)
+        assert_true(r.memory_limit_hit);
+    runner_result_free(&r);
 }
 
 /* Host processes whose command line is exactly `sleep ARG`. */
