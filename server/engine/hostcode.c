@@ -960,8 +960,8 @@ typedef struct {
 } iclass;
 
 /* Does [x, y) call something when evaluated? Literals, names, operators, casts and
- * sizeof do not; an identifier, '>' or ']' right before '(' does, and so do new, throw,
- * braces (constructors) and user-defined literals. */
+ * sizeof do not; an identifier, '>' or ']' right before '(' or '{' does, and so do new,
+ * throw and user-defined literals. */
 static bool has_call(const ptext *pt, size_t x, size_t y)
 {
     const tok *t = pt->t;
@@ -984,8 +984,8 @@ static bool has_call(const ptext *pt, size_t x, size_t y)
             return true;
         if ((tk->kind == TK_STRING || tk->kind == TK_CHAR) && tk->suffix)
             return true;
-        if (is_p(tk, "{") || is_p(tk, "}"))
-            return true;
+        if (is_p(tk, "{") && k > x && (t[k - 1].kind == TK_IDENT || is_p(&t[k - 1], ">")))
+            return true; /* S{...}: a constructor; = {...} of scalars or arrays is not */
         if (!is_p(tk, "(") || k == x)
             continue;
         const tok *prev = &t[k - 1];

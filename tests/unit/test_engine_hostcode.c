@@ -416,7 +416,9 @@ static void test_conditionals_and_macros(void **state)
     /* a conditional of the baseline's around a device keyword */
     static const char base2_add[] = "#ifdef USE_DEV\n#endif\n";
     char *base2 = insert_before(BASE, "__global__", base2_add);
-    c = insert_before(base2, "void launch", "#ifdef USE_DEV\n__device__\n#endif\nvoid sneaky() {}\n");
+    char *moved = replace(base2, base2_add, "");
+    c = insert_before(moved, "void launch", "#ifdef USE_DEV\n__device__\n#endif\nvoid sneaky() {}\n");
+    free(moved);
     hostcode_finding f;
     assert_int_equal(hostcode_check(base2, strlen(base2), c, strlen(c), &f), HK_OK);
     assert_true(f.found);
