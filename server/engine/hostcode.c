@@ -62,6 +62,7 @@ typedef struct {
 typedef struct {
     size_t a, b; /* head tokens, before the `{` */
     size_t parent;
+    size_t id;   /* same id in both texts for the same head in the same block */
 } block;
 
 typedef struct {
@@ -76,6 +77,7 @@ typedef struct {
 typedef struct {
     char *key;
     size_t len, count;
+    size_t value; /* map_intern's id */
     uint64_t h;
 } slot;
 
@@ -95,7 +97,7 @@ typedef struct {
 typedef struct {
     ptext base, cand;
     split bs, cs;
-    strmap base_items, base_dirs, base_funcs, base_viol, base_trig;
+    strmap base_items, base_dirs, base_funcs, base_viol, base_trig, base_blocks;
     strmap host_ids, macros, danger;
     struct hk_buf key, lit;
     pending f;
@@ -179,11 +181,29 @@ static int map_add(strmap *m, const char *k, size_t len)
         char *c = hk_strndup(k, len);
         if (!c)
             return HK_ENOMEM;
-        *s = (slot){c, len, 0, h};
+        *s = (slot){c, len, 0, m->n, h};
         m->n++;
     }
     s->count++;
     return HK_OK;
+}
+
+/* The id of key k (the number of keys before it was first added), adding it if new. */
+static int map_intern(strmap *m, const char *k, size_t len, size_t *id)
+{
+    int rc = map_add(m, k, len);
+    if (!rc)
+        *id = map_find(m, k, len, hash_bytes(k, len, map_seed(m)))->value;
+    return rc;
+}
+
+static bool map_value(const strmap *m, const char *k, size_t len, size_t *id)
+{
+    slot *s = map_find(m, k, len, m->cap ? hash_bytes(k, len, map_seed(m)) : 0);
+    if (!s || !s->key)
+        return false;
+    *id = s->value;
+    return true;
 }
 
 static bool map_has(const strmap *m, const char *k, size_t len)
@@ -772,7 +792,7 @@ static int split_items(hc *h, ptext *pt, split *sp, bool is_cand)
     size_t stack[BLOCK_DEPTH_MAX], nstack = 0;
     cframe *frames = hk_malloc(COND_DEPTH_MAX * sizeof *frames);
     size_t nframes = 0, item_a = NONE, depth = 0, k = 0;
-    bool outer_fbody = false, paren0 = false, eq0 = false;
+    bool outer_fbody = false, paren0 = false, eq0 = false, brace0 = false, no_tpl = false;
     int rc = HK_OK;
     if (!frames)
         return HK_ENOMEM;
@@ -824,7 +844,7 @@ static int split_items(hc *h, ptext *pt, split *sp, bool is_cand)
                 continue;
             }
             item_a = i;
-            paren0 = eq0 = false;
+            paren0 = eq0 = brace0 = no_tpl = false;
         }
         if (depth > 0) {
             if (is_open(tk)) {
@@ -836,10 +856,12 @@ static int split_items(hc *h, ptext *pt, split *sp, bool is_cand)
             }
             continue;
         }
-        if (tok_eq(pt, tk, "template") && i + 1 < pt->nt && is_p(&t[i + 1], "<")) {
+        if (!no_tpl && tok_eq(pt, tk, "template") && i + 1 < pt->nt && is_p(&t[i + 1], "<")) {
             size_t m = match_angle(t, i + 1, pt->nt);
             if (m < pt->nt)
                 i = m; /* a default argument's '=' is not an initializer */
+            else
+                no_tpl = true; /* unbalanced: do not rescan for every later `template <` */
             continue;
         }
         if (is_p(tk, ";")) {
@@ -864,7 +886,7 @@ static int split_items(hc *h, ptext *pt, split *sp, bool is_cand)
                 if (nstack < BLOCK_DEPTH_MAX) {
                     if ((rc = grow((void **)&sp->bl, &sp->capbl, sp->nbl + 1, sizeof *sp->bl)))
                         goto out;
-                    sp->bl[sp->nbl] = (block){item_a, i, nstack ? stack[nstack - 1] : NONE};
+                    sp->bl[sp->nbl] = (block){item_a, i, nstack ? stack[nstack - 1] : NONE, 0};
                     stack[nstack++] = sp->nbl++;
                     item_a = NONE;
                     continue;
@@ -872,7 +894,10 @@ static int split_items(hc *h, ptext *pt, split *sp, bool is_cand)
                 if (is_cand)
                     report(h, tk->start, "namespaces nested too deep");
             }
-            outer_fbody = !eq0 && paren0 && type_head(pt, skip_templates(pt, item_a, i), i) == NONE;
+            /* only an item's first body can be a function's (and the scan stays linear) */
+            outer_fbody = !brace0 && !eq0 && paren0 &&
+                          type_head(pt, skip_templates(pt, item_a, i), i) == NONE;
+            brace0 = true;
             depth = 1;
         }
     }
@@ -900,19 +925,36 @@ static int append_toks(struct hk_buf *b, const ptext *pt, const tok *t, size_t a
     return HK_OK;
 }
 
+/* An item's key names its block by id, so a long namespace head is not repeated for
+ * every item in it. */
 static int item_key(const ptext *pt, const split *sp, const item *it, struct hk_buf *b)
 {
-    size_t chain[BLOCK_DEPTH_MAX], n = 0;
     hk_buf_reset(b);
-    for (size_t blk = it->block; blk != NONE && n < BLOCK_DEPTH_MAX; blk = sp->bl[blk].parent)
-        chain[n++] = blk;
-    int rc = HK_OK;
-    while (n-- > 0 && !rc) {
-        const block *bl = &sp->bl[chain[n]];
-        if (!(rc = append_toks(b, pt, pt->t, bl->a, bl->b)))
-            rc = hk_buf_append(b, " {", 2);
-    }
+    int rc = it->block == NONE ? HK_OK : hk_buf_printf(b, "%zu@", sp->bl[it->block].id);
     return rc ? rc : append_toks(b, pt, pt->t, it->a, it->b);
+}
+
+/* Block ids: the baseline's heads (with their parent's id) are interned; a candidate block
+ * whose head the baseline lacks gets an id no baseline block has. */
+static int block_ids(hc *h, const ptext *pt, split *sp, bool is_cand)
+{
+    for (size_t i = 0; i < sp->nbl; i++) {
+        block *bl = &sp->bl[i];
+        hk_buf_reset(&h->key);
+        int rc = bl->parent == NONE ? hk_buf_append(&h->key, "-", 1)
+                                    : hk_buf_printf(&h->key, "%zu", sp->bl[bl->parent].id);
+        if (!rc)
+            rc = append_toks(&h->key, pt, pt->t, bl->a, bl->b);
+        if (rc)
+            return rc;
+        if (!is_cand) {
+            if ((rc = map_intern(&h->base_blocks, h->key.data, h->key.len, &bl->id)))
+                return rc;
+        } else if (!map_value(&h->base_blocks, h->key.data, h->key.len, &bl->id)) {
+            bl->id = NONE - 1 - i;
+        }
+    }
+    return HK_OK;
 }
 
 /* A #define keeps whether '(' touches the name: that is what makes it function-like. */
@@ -1510,6 +1552,8 @@ static int scan_base(hc *h)
 {
     ptext *pt = &h->base;
     int rc = split_items(h, pt, &h->bs, false);
+    if (!rc)
+        rc = block_ids(h, pt, &h->bs, false);
     for (size_t i = 0; !rc && i < h->bs.nit; i++) {
         const item *it = &h->bs.it[i];
         iclass c = classify(pt, it->a, it->b);
@@ -1671,6 +1715,8 @@ static int scan_items(hc *h)
 {
     ptext *pt = &h->cand;
     int rc = split_items(h, pt, &h->cs, true);
+    if (!rc)
+        rc = block_ids(h, pt, &h->cs, true);
     for (size_t i = 0; !rc && i < h->cs.nit; i++) {
         const item *it = &h->cs.it[i];
         iclass c = classify(pt, it->a, it->b);
@@ -1936,6 +1982,7 @@ out:
     map_free(&h.base_funcs);
     map_free(&h.base_viol);
     map_free(&h.base_trig);
+    map_free(&h.base_blocks);
     map_free(&h.host_ids);
     map_free(&h.macros);
     map_free(&h.danger);
