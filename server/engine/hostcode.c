@@ -1311,19 +1311,13 @@ static bool ieq_word(const char *p, size_t len, const char *w)
     return true;
 }
 
-static void put_utf8(struct hk_buf *b, unsigned long cp, int *rc)
+/* Appends one decoded character; anything past ASCII cannot spell a directive, so it
+ * becomes '?'. */
+static void put_char(struct hk_buf *b, unsigned long cp, int *rc)
 {
-    char u[4];
-    size_t n;
-    if (cp < 0x80) {
-        u[0] = (char)cp;
-        n = 1;
-    } else {
-        u[0] = '?'; /* not ASCII: cannot spell a directive */
-        n = 1;
-    }
+    char c = cp < 0x80 ? (char)cp : '?';
     if (!*rc)
-        *rc = hk_buf_append(b, u, n);
+        *rc = hk_buf_append(b, &c, 1);
 }
 
 /* Appends the value of a string literal token to b, escapes decoded, lowercased. */
@@ -1341,7 +1335,7 @@ static int decode_string(const ptext *pt, const tok *tk, struct hk_buf *b)
         while (open && close > open && *close != ')')
             close--;
         for (const char *c = open ? open + 1 : e; c < close && !rc; c++)
-            put_utf8(b, (unsigned char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c), &rc);
+            put_char(b, (unsigned char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c), &rc);
         return rc;
     }
     for (s++; s < e && *s != '"' && !rc; s++) {
@@ -1380,7 +1374,7 @@ static int decode_string(const ptext *pt, const tok *tk, struct hk_buf *b)
         }
         if (cp >= 'A' && cp <= 'Z')
             cp = cp - 'A' + 'a';
-        put_utf8(b, cp, &rc);
+        put_char(b, cp, &rc);
     }
     return rc;
 }
@@ -1919,22 +1913,22 @@ static int make_finding(hc *h, hostcode_finding *out)
         while (b > a && ((unsigned char)s[b] & 0xc0) == 0x80)
             b--; /* not inside a UTF-8 sequence */
     }
+    int rc = HK_ENOMEM;
     char *quote = hk_asprintf("%.*s%s", (int)(b - a), s + a, cut ? "..." : "");
     char *why = h->f.name ? hk_asprintf("%s (%.*s)", h->f.why, (int)h->f.name_len, h->f.name)
                           : hk_strdup(h->f.why);
-    if (!quote || !why) {
-        hk_free(quote);
-        hk_free(why);
-        return HK_ENOMEM;
-    }
-    for (char *c = quote; *c; c++)
+    if (!quote || !why)
+        goto out;
+    for (char *c = quote; *c; c++) /* a quote is one line of text for a report */
         if ((unsigned char)*c < 0x20 && *c != '\t')
             *c = ' ';
-    out->found = true;
-    out->line = line;
-    out->quote = quote;
-    out->why = why;
-    return HK_OK;
+    *out = (hostcode_finding){true, line, quote, why};
+    quote = why = NULL;
+    rc = HK_OK;
+out:
+    hk_free(quote);
+    hk_free(why);
+    return rc;
 }
 
 void hostcode_finding_clear(hostcode_finding *f)
