@@ -320,29 +320,46 @@ static size_t ucn_len(const char *s, size_t n, size_t i)
     return 2 + digits;
 }
 
-/* Phase 2: joins lines ended by a backslash (blanks allowed before the newline, as GCC
- * and Clang do), remembering where, so positions map back to the original text. */
+/* Length of the line end at i (LF, CR LF or a lone CR: GCC takes all three), 0 if none. */
+static size_t eol_len(const char *s, size_t n, size_t i)
+{
+    if (i >= n)
+        return 0;
+    if (s[i] == '\n')
+        return 1;
+    if (s[i] == '\r')
+        return i + 1 < n && s[i + 1] == '\n' ? 2 : 1;
+    return 0;
+}
+
+/* Phases 1 and 2: a lone CR becomes LF, and lines ended by a backslash (blanks allowed
+ * before the line end, as GCC and Clang do) are joined, remembering where, so positions
+ * map back to the original text. */
 static int splice_text(ptext *pt)
 {
     pt->s = hk_malloc(pt->orig_len + 1);
     if (!pt->s)
         return HK_ENOMEM;
     const char *src = pt->orig;
-    size_t o = 0;
-    for (size_t i = 0; i < pt->orig_len;) {
+    size_t o = 0, n = pt->orig_len, e;
+    for (size_t i = 0; i < n;) {
         if (src[i] == '\\') {
             size_t j = i + 1;
-            while (j < pt->orig_len && (src[j] == ' ' || src[j] == '\t' || src[j] == '\r' ||
-                                         src[j] == '\f' || src[j] == '\v'))
+            while (j < n && (src[j] == ' ' || src[j] == '\t' || src[j] == '\f' || src[j] == '\v'))
                 j++;
-            if (j < pt->orig_len && src[j] == '\n') {
+            if ((e = eol_len(src, n, j)) != 0) {
                 int rc = grow((void **)&pt->sp, &pt->capsp, pt->nsp + 1, sizeof *pt->sp);
                 if (rc)
                     return rc;
-                pt->sp[pt->nsp++] = (splice){o, j + 1 - i};
-                i = j + 1;
+                pt->sp[pt->nsp++] = (splice){o, j + e - i};
+                i = j + e;
                 continue;
             }
+        }
+        if (src[i] == '\r' && eol_len(src, n, i) == 1) {
+            pt->s[o++] = '\n';
+            i++;
+            continue;
         }
         pt->s[o++] = src[i++];
     }
@@ -593,6 +610,8 @@ static int lex_text(ptext *pt)
     const char *s = pt->s;
     size_t n = pt->n, i = 0;
     bool bol = true; /* no token yet on this line: a # here starts a directive */
+    if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
+        i = 3; /* a UTF-8 byte order mark is not a token (GCC skips it) */
     while (i < n) {
         char c = s[i];
         if (c == '\n') {
@@ -1586,9 +1605,9 @@ static int scan_base(hc *h)
 static bool line_span(const char *s, size_t n, size_t at, size_t *a, size_t *b)
 {
     size_t x = at, y = at;
-    while (x > 0 && s[x - 1] != '\n')
+    while (x > 0 && s[x - 1] != '\n' && s[x - 1] != '\r')
         x--;
-    while (y < n && s[y] != '\n')
+    while (y < n && s[y] != '\n' && s[y] != '\r')
         y++;
     while (x < y && is_hspace(s[x]) && s[x] != '\0')
         x++;
@@ -1905,7 +1924,7 @@ static int make_finding(hc *h, hostcode_finding *out)
         off = n;
     unsigned line = 1;
     for (size_t i = 0; i < off; i++)
-        line += s[i] == '\n';
+        line += s[i] == '\n' || (s[i] == '\r' && eol_len(s, n, i) == 1);
     line_span(s, n, off, &a, &b);
     bool cut = b - a > HOSTCODE_QUOTE_MAX;
     if (cut) {

@@ -6,8 +6,9 @@
  *
  * The rules, as hostcode_check applies them to the candidate text:
  *
- * Scanning. Both texts are read the way a C++ preprocessor reads them: backslash-newline
- * (also with blanks between) joins lines first; comments, string and character literals
+ * Scanning. Both texts are read the way a C++ preprocessor reads them: LF, CR LF and a
+ * lone CR end lines, a leading UTF-8 byte order mark is skipped, backslash-newline (also
+ * with blanks between) joins lines; comments, string and character literals
  * (prefixed, raw, with user-defined suffixes), pp-numbers with digit separators and
  * digraphs (<% %> <: :> %:) are understood, so a brace inside a string or comment is not
  * structure. A line whose first token is # (or %:) is a preprocessor line, continued by

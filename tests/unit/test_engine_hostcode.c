@@ -477,6 +477,42 @@ static void test_trigraphs_nul_splices(void **state)
     free(c);
 }
 
+static void test_line_ends_and_bom(void **state)
+{
+    (void)state;
+    /* a lone CR ends a line (and the // comment) for GCC */
+    hostcode_finding f;
+    char *c = insert_before(BASE, "__global__",
+                            "__device__ int cr; // note\r#define cudaEventRecord(e) 0\n");
+    assert_int_equal(hostcode_check(BASE, strlen(BASE), c, strlen(c), &f), HK_OK);
+    assert_true(f.found);
+    assert_int_equal(f.line, line_of(c, "__device__ int cr") + 1); /* the compiler's count */
+    assert_string_equal(f.quote, "#define cudaEventRecord(e) 0");
+    assert_string_equal(f.why, "#define of a name the harness uses (cudaEventRecord)");
+    hostcode_finding_clear(&f);
+    free(c);
+    /* CR LF line ends and a splice before CR LF */
+    c = insert_before(BASE, "__global__", "__device__ int crlf;\r\n#define \\\r\nhk_x 1\r\n");
+    expect_finding(c, "#define \\", "#define \\", "#define of a name the harness uses (hk_x)");
+    free(c);
+    /* a byte order mark does not hide the first line's directive */
+    static const char bom[] = "\xef\xbb\xbf#define cudaFree(p) 0\n__device__ int z;\n";
+    assert_int_equal(hostcode_check(BASE, strlen(BASE), bom, strlen(bom), &f), HK_OK);
+    assert_true(f.found);
+    assert_int_equal(f.line, 1);
+    assert_string_equal(f.why, "#define of a name the harness uses (cudaFree)");
+    hostcode_finding_clear(&f);
+    /* the extern "C" guard idiom of a baseline is the baseline's */
+    static const char guard[] = "#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+                                "__global__ void k(float *y) { y[0] = 1; }\n"
+                                "void run(float *y) { k<<<1, 1>>>(y); }\n"
+                                "#ifdef __cplusplus\n}\n#endif\n";
+    c = replace(guard, "y[0] = 1;", "y[0] = 2;");
+    assert_int_equal(hostcode_check(guard, strlen(guard), c, strlen(c), &f), HK_OK);
+    assert_false(f.found);
+    free(c);
+}
+
 static void test_quote_cap_and_args(void **state)
 {
     (void)state;
@@ -551,6 +587,7 @@ int main(void)
         cmocka_unit_test(test_namespaces),
         cmocka_unit_test(test_conditionals_and_macros),
         cmocka_unit_test(test_trigraphs_nul_splices),
+        cmocka_unit_test(test_line_ends_and_bom),
         cmocka_unit_test(test_quote_cap_and_args),
         cmocka_unit_test(test_out_of_memory),
     };
