@@ -738,6 +738,81 @@ static int cast_arguments(promoter *p, size_t open, size_t b, const char *args)
     return rc;
 }
 
+/* Refuses what reads a float's bytes as another type once it is a double: a C-style cast
+ * of a float pointer to a pointer of another type (`(int *)x`, `(const char *)&v`), and
+ * unions. Float pointers are the names declared `float *NAME` (parameters, locals) in the
+ * function; a value whose address is taken (`&v` of a float local) counts too. */
+static int check_casts(promoter *p, const an_function *f, size_t a, size_t b)
+{
+    const rw_toks *ts = &p->ts;
+    size_t names[64], n_names = 0;
+    for (size_t k = a; k < b && n_names < HK_ARRAY_LEN(names); k++) {
+        if (!rwl_tok_is_ident(ts, k, "float"))
+            continue;
+        /* float [const|__restrict__|*|&]* NAME [, [*]* NAME]* */
+        size_t j = k + 1;
+        for (;;) {
+            while (j < b && (rwl_tok_is(ts, j, "*") || rwl_tok_is(ts, j, "&") ||
+                             rwl_tok_is_ident(ts, j, "const") || rwl_tok_is_ident(ts, j, "__restrict__") ||
+                             rwl_tok_is_ident(ts, j, "volatile")))
+                j++;
+            if (j >= b || ts->t[j].kind != T_IDENT || n_names >= HK_ARRAY_LEN(names))
+                break;
+            names[n_names++] = j;
+            /* skip an initializer or array size to the next declarator of the same statement */
+            size_t e = j + 1;
+            while (e < b && !rwl_tok_is(ts, e, ",") && !rwl_tok_is(ts, e, ";") && !rwl_tok_is(ts, e, ")")) {
+                if (rwl_tok_is(ts, e, "(") || rwl_tok_is(ts, e, "[") || rwl_tok_is(ts, e, "{")) {
+                    size_t c = rwl_match_close(ts, e);
+                    e = c < b ? c : b;
+                }
+                e++;
+            }
+            if (e >= b || !rwl_tok_is(ts, e, ",") || rwl_tok_is_ident(ts, e + 1, "float") ||
+                rwl_tok_is_ident(ts, e + 1, "const") || rwl_tok_is_ident(ts, e + 1, "int"))
+                break;
+            j = e + 1;
+        }
+    }
+    for (size_t k = a; k < b && !p->out->reason[0]; k++) {
+        if (rwl_tok_is_ident(ts, k, "union")) {
+            refuse(p->out, "union (line %d) in '%s': a float member would be read through "
+                   "another type", line_of(p->text, ts->t[k].start), f->name);
+            break;
+        }
+        /* ( TYPE... * ) operand, TYPE not float or double */
+        if (!rwl_tok_is(ts, k, "("))
+            continue;
+        size_t c = rwl_match_close(ts, k);
+        if (c >= b || c < k + 3 || !rwl_tok_is(ts, c - 1, "*"))
+            continue;
+        bool type = true, floating = false;
+        for (size_t j = k + 1; j < c && type; j++) {
+            type = ts->t[j].kind == T_IDENT || rwl_tok_is(ts, j, "*") || rwl_tok_is(ts, j, "::");
+            floating |= rwl_tok_is_ident(ts, j, "float") || rwl_tok_is_ident(ts, j, "double");
+        }
+        if (!type || floating)
+            continue;
+        /* the operand's first name */
+        size_t o = c + 1;
+        while (o < b && (rwl_tok_is(ts, o, "(") || rwl_tok_is(ts, o, "&")))
+            o++;
+        for (size_t i = 0; i < n_names && o < b; i++)
+            if (tok_len(ts, names[i]) == tok_len(ts, o) &&
+                !memcmp(p->text + ts->t[names[i]].start, p->text + ts->t[o].start, tok_len(ts, o))) {
+                char *ty = rwl_tok_text(ts, k + 1, c);
+                if (!ty)
+                    return HK_ENOMEM;
+                refuse(p->out, "cast of float '%.*s' to '%s' (line %d) in '%s': the pointee "
+                       "would be a double's bytes", (int)tok_len(ts, o), p->text + ts->t[o].start, ty,
+                       line_of(p->text, ts->t[k].start), f->name);
+                hk_free(ty);
+                break;
+            }
+    }
+    return HK_OK;
+}
+
 /* Promotes one function: edits for float, literals, math and constants; refusals. */
 static int promote_function(promoter *p, size_t fi, bool is_kernel)
 {
@@ -755,6 +830,14 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
                            "to float", f->name, line_of(p->text, ts->t[k].start));
         a = c < b ? c + 1 : b;
     }
+    /* Dynamic shared memory is carved by the kernel (sizeof(float) offsets, float arrays)
+     * from the bytes the launch gives; with every float doubled and nothing else changed,
+     * twice the bytes are always enough. */
+    for (size_t i = 0; i < f->n_shared; i++)
+        if (f->shared[i].is_extern)
+            out->shmem_factor = 2;
+    if ((rc = check_casts(p, f, a, b)))
+        return rc;
     for (size_t k = a; k < b && !rc && !out->reason[0]; k++) {
         const char *s = p->text + ts->t[k].start;
         size_t l = tok_len(ts, k);
@@ -780,10 +863,6 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
                        p->text + ts->t[j - 2].start, line);
                 continue;
             }
-            /* extern __shared__ float s[]: the launch's dynamic shared memory must double */
-            for (size_t j2 = k; j2 > a && j2 + 6 > k; j2--)
-                if (rwl_tok_is_ident(ts, j2 - 1, "extern"))
-                    out->shmem_factor = 2;
             rc = add_edit(p, ts->t[k].start, ts->t[k].end, "double");
             continue;
         }

@@ -381,6 +381,15 @@ static void test_refusals(void **state)
                     (const char *const[]){"child", NULL});
     promote_refused("__global__ void k(float *y) { y[0] = CUDART_TWO_TO_126_F; }\n", "k",
                     (const char *const[]){"float-format constant", NULL});
+    promote_refused("__global__ void k(const float *x, unsigned *y)\n{\n"
+                    "    const unsigned *bits = (const unsigned *)x;\n    y[0] = bits[0];\n}\n", "k",
+                    (const char *const[]){"cast of float 'x'", "'const unsigned *'", "line 3", NULL});
+    promote_refused("__global__ void k(unsigned *y)\n{\n    float v = 1.0f;\n"
+                    "    y[0] = *(unsigned *)&v;\n}\n", "k",
+                    (const char *const[]){"cast of float 'v'", "line 4", NULL});
+    promote_refused("__global__ void k(const float *x, int *y)\n{\n"
+                    "    union { float f; int i; } u;\n    u.f = x[0];\n    y[0] = u.i;\n}\n", "k",
+                    (const char *const[]){"union", "line 3", NULL});
 
     promote_result r;
     assert_int_equal(promote_fp64("__global__ void k(float *y) {}\n", 31, "nope", NULL, 0, &r),
@@ -389,6 +398,34 @@ static void test_refusals(void **state)
     promote_result_free(&r);
     assert_int_equal(promote_fp64(NULL, 0, "k", NULL, 0, &r), HK_EINVAL);
     promote_result_free(&r);
+}
+
+/* Casts that do not touch a float's bytes stay; a dynamic shared buffer of bytes carved
+ * with sizeof(float) still needs twice the bytes. */
+static void test_casts_kept(void **state)
+{
+    (void)state;
+    const char *text =
+        "__global__ void k_bytes(const unsigned char *in, const float *w, float *y, int n)\n"
+        "{\n"
+        "    extern __shared__ char smem[];\n"
+        "    float *acc = (float *)smem;\n"
+        "    const unsigned *words = (const unsigned *)in;\n"
+        "    int i = threadIdx.x;\n"
+        "    acc[i] = w[i] * (float)(words[i] & 0xFFu);\n"
+        "    __syncthreads();\n"
+        "    if (i < n) y[i] = acc[i] + sizeof(float) * 0.5f;\n"
+        "}\n";
+    promote_result r;
+    promote_ok(text, "k_bytes", &r);
+    has(r.text, "double *acc = (double *)smem;");
+    has(r.text, "const unsigned *words = (const unsigned *)in;");
+    has(r.text, "acc[i] = w[i] * (double)(words[i] & 0xFFu);");
+    has(r.text, "y[i] = acc[i] + sizeof(double) * 0.5;");
+    assert_int_equal(r.shmem_factor, 2);
+    queue_compile("k_bytes", &r);
+    promote_result_free(&r);
+    compile_queued();
 }
 
 static void test_alloc_failures(void **state)
@@ -417,6 +454,7 @@ int main(void)
         cmocka_unit_test(test_math),
         cmocka_unit_test(test_template),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_casts_kept),
         cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
