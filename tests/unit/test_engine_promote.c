@@ -4,7 +4,8 @@
  * local types, literals, math names, intrinsics written out, launchers emptied, integer
  * code unchanged); the refusal table is exercised one construct at a time, each reason
  * naming the construct and its line; allocation failures give HK_ENOMEM without leaks.
- * nvcc missing: the compile check says so and passes. HK_PROMOTE_DUMP=1 prints shadows. */
+ * nvcc missing: the compile check says so and passes. HK_PROMOTE_DUMP=1 prints shadows;
+ * HK_PROMOTE_DUMP_DIR=DIR writes the suite's shadows there (bench/accuracy/build.sh). */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "engine/promote.h"
@@ -184,6 +185,12 @@ static void test_suite(void **state)
             *launcher = '\n';
             has(r.text, "hk fp64 shadow: emptied");
             queue_compile(suite[i].kernel, &r);
+            const char *dir = getenv("HK_PROMOTE_DUMP_DIR"); /* for bench/accuracy */
+            if (dir && *dir) {
+                char out[1024];
+                snprintf(out, sizeof out, "%s/%s.fp64.cu", dir, suite[i].kernel);
+                rwf_write_file(out, r.text);
+            }
         }
         /* the source without the spec: half kernels are refused by their code too */
         promote_result r2;
