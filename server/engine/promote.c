@@ -78,7 +78,14 @@ static const promote_math math_rows[] = {
     RA("__ll2float_ru", "__ll2double_ru", "-"), RA("__ll2float_rz", "__ll2double_rz", "-"),
     RA("__ull2float_rd", "__ull2double_rd", "-"), RA("__ull2float_rn", "__ull2double_rn", "-"),
     RA("__ull2float_ru", "__ull2double_ru", "-"), RA("__ull2float_rz", "__ull2double_rz", "-"),
-    /* no double twin: written out */
+    /* classification: the generic names have double overloads */
+    R("__finitef", "isfinite"), R("__isfinitef", "isfinite"), R("__isinff", "isinf"),
+    R("__isnanf", "isnan"), R("__signbitf", "signbit"),
+    /* no double twin: written out (a double narrowed to float stays double) */
+    {"__double2float_rd", NULL, NULL, "((double)(", NULL, "))"},
+    {"__double2float_rn", NULL, NULL, "((double)(", NULL, "))"},
+    {"__double2float_ru", NULL, NULL, "((double)(", NULL, "))"},
+    {"__double2float_rz", NULL, NULL, "((double)(", NULL, "))"},
     {"__fdividef", NULL, NULL, "(((double)(", "))/((double)(", ")))"},
     {"fdividef", NULL, NULL, "(((double)(", "))/((double)(", ")))"},
     {"__frcp_rn", NULL, NULL, "(1.0/(", NULL, "))"},

@@ -269,6 +269,7 @@ static const char *const k_math =
     "    v = __shfl_down_sync(0xffffffff, buf[threadIdx.x], 1);\n"
     "    atomicAdd(&y[0], v);\n"
     "    y[i] = static_cast<float>(__float2int_rn(v));\n"
+    "    if (__isnanf(v)) y[i] = __double2float_rn(0.5 * (double)v);\n"
     "}\n"
     "__device__ float unrelated(float v) { return sq(v); }\n"
     "void run(float *x, float *y, int n) { k_math<<<1, 32, 128>>>(x, y, n, 1u); }\n";
@@ -290,6 +291,7 @@ static void test_math(void **state)
     has(r.text, "v = fmin((double)(fmax((double)(v), (double)(-((double)FLT_MAX)))), "
                 "(double)(CUDART_PI)) + act(v) + (double)i + sizeof(double);");
     has(r.text, "y[i] = static_cast<double>(__double2int_rn((double)(v)));");
+    has(r.text, "if (isnan((double)(v))) y[i] = ((double)(0.5 * (double)v));");
     has(r.text, "__device__ double sq(double v) { return v * v; }");
     has(r.text, "return fmin(fmax((double)(sq(v)),0.0),1.0) + tanh((double)(v)) + erf((double)(v));");
     /* unrelated calls sq: its body goes, its float signature stays; run launches k_math */
