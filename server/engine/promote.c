@@ -13,6 +13,8 @@
 #include "core/hk.h"
 #include "engine/rewrite_lex.h"
 
+#define LINE(k) line_of(p->text, ts->t[(k)].start)
+
 /* ---- tables ---- */
 
 /* Single-precision math API (CUDA Math API: single precision functions and intrinsics) and
@@ -209,6 +211,7 @@ static size_t tok_len(const rw_toks *ts, size_t k)
     return ts->t[k].end - ts->t[k].start;
 }
 
+/* 1-based line of byte: counted only for the one refusal reported, so O(n) is fine. */
 static int line_of(const char *text, uint32_t byte)
 {
     int line = 1;
@@ -308,8 +311,7 @@ static void refuse(promote_result *out, const char *fmt, ...)
 /* ---- what the text declares outside functions ---- */
 
 typedef struct {
-    uint32_t name_start, name_end; /* in text */
-    int line;
+    uint32_t name_start, name_end; /* in text; the line is counted when a refusal names it */
     const char *why;               /* NULL: harmless */
     char what[48];
 } decl_name;
@@ -319,8 +321,7 @@ typedef struct {
     size_t n, cap;
 } decl_names;
 
-static int names_push(decl_names *d, const char *text, uint32_t s, uint32_t e, const char *why,
-                      const char *what)
+static int names_push(decl_names *d, uint32_t s, uint32_t e, const char *why, const char *what)
 {
     if (d->n == d->cap) {
         size_t cap = d->cap ? d->cap * 2 : 32;
@@ -333,7 +334,6 @@ static int names_push(decl_names *d, const char *text, uint32_t s, uint32_t e, c
     decl_name *n = &d->v[d->n++];
     n->name_start = s;
     n->name_end = e;
-    n->line = line_of(text, s);
     n->why = why;
     snprintf(n->what, sizeof n->what, "%.47s", what ? what : "");
     return HK_OK;
@@ -374,7 +374,6 @@ static int scan_macros(const char *text, size_t len, decl_names *macros)
 {
     size_t i = 0;
     while (i < len) {
-        size_t ls = i;
         while (i < len && (text[i] == ' ' || text[i] == '\t'))
             i++;
         if (i < len && text[i] == '#') {
@@ -398,14 +397,13 @@ static int scan_macros(const char *text, size_t len, decl_names *macros)
                 char what[48] = "";
                 int rc = text_has_float(text, (uint32_t)ne, (uint32_t)end, &has, what, sizeof what);
                 if (!rc && ne > ns)
-                    rc = names_push(macros, text, (uint32_t)ns, (uint32_t)ne,
+                    rc = names_push(macros, (uint32_t)ns, (uint32_t)ne,
                                     has ? "macro with float code" : NULL, what);
                 if (rc)
                     return rc;
                 i = end;
             }
         }
-        (void)ls;
         while (i < len && text[i] != '\n')
             i++;
         i++;
@@ -511,7 +509,7 @@ static int scan_file_scope(const rw_toks *ts, const an_model *m, decl_names *out
             const char *why = has_float && !ends_body ? "file-scope declaration with float" : NULL;
             if (ends_body)
                 why = has_float ? "function not in the analysis model, with float code" : NULL;
-            int rc = names_push(out, ts->text, ts->t[k].start, ts->t[k].end, why, what);
+            int rc = names_push(out, ts->t[k].start, ts->t[k].end, why, what);
             if (rc)
                 return rc;
         }
@@ -536,7 +534,8 @@ typedef struct {
     promote_result *out;
 } promoter;
 
-static bool is_type_param(const promoter *p, const an_function *f, const char *s, size_t l)
+/* Is s[0, l) a type parameter of f's template ("typename NAME", "class NAME")? */
+static bool is_type_param(const an_function *f, const char *s, size_t l)
 {
     if (!f->template_params)
         return false;
@@ -552,7 +551,6 @@ static bool is_type_param(const promoter *p, const an_function *f, const char *s
         if (!strncmp(t + j, s, l) && !(isalnum((unsigned char)t[j + l]) || t[j + l] == '_'))
             return true;
     }
-    (void)p;
     return false;
 }
 
@@ -564,12 +562,6 @@ static bool half_is_variable(const rw_toks *ts, size_t a, size_t b, const char *
             tok_in(ts, k - 1, int_types, HK_ARRAY_LEN(int_types)))
             return true;
     return false;
-}
-
-/* Top-level commas of the call whose '(' is at open, and its ')'. */
-static size_t call_close(const rw_toks *ts, size_t open)
-{
-    return rwl_match_close(ts, open);
 }
 
 /* The template parameters of the kernel against the spec's arguments: a type parameter
@@ -658,14 +650,6 @@ static int follow_calls(promoter *p, size_t fi, size_t *work, size_t *n_work)
             continue; /* a member call: cooperative groups' sync(), shfl_down() */
         const char *s = p->text + ts->t[k].start;
         size_t l = tok_len(ts, k);
-        int line = line_of(p->text, ts->t[k].start);
-        if (k > a && rwl_tok_is(ts, k - 1, "::")) {
-            bool cg = k >= 2 && (rwl_tok_is_ident(ts, k - 2, "cg") || rwl_tok_is_ident(ts, k - 2, "cooperative_groups"));
-            if (!cg)
-                refuse(p->out, "call to '%.*s' (line %d): a qualified function not defined in "
-                       "this file; its float arguments and results cannot be followed", (int)l, s, line);
-            continue;
-        }
         size_t hits = 0, hit = 0;
         bool kernel = false;
         for (size_t g = 0; g < p->m->n_funcs; g++) {
@@ -678,12 +662,12 @@ static int follow_calls(promoter *p, size_t fi, size_t *work, size_t *n_work)
         }
         if (kernel) {
             refuse(p->out, "launch of kernel '%.*s' from device code (line %d): dynamic "
-                   "parallelism is not promoted", (int)l, s, line);
+                   "parallelism is not promoted", (int)l, s, LINE(k));
             continue;
         }
         if (hits > 1) {
             refuse(p->out, "call to '%.*s' (line %d): the device function is overloaded; the "
-                   "promoted overloads could collide", (int)l, s, line);
+                   "promoted overloads could collide", (int)l, s, LINE(k));
             continue;
         }
         if (hits == 1) {
@@ -693,16 +677,24 @@ static int follow_calls(promoter *p, size_t fi, size_t *work, size_t *n_work)
             }
             continue;
         }
+        if (k > a && rwl_tok_is(ts, k - 1, "::")) {
+            /* ns::f where no f is defined here: only cooperative groups are known */
+            bool cg = k >= 2 && (rwl_tok_is_ident(ts, k - 2, "cg") || rwl_tok_is_ident(ts, k - 2, "cooperative_groups"));
+            if (!cg)
+                refuse(p->out, "call to '%.*s' (line %d): a qualified function not defined in "
+                       "this file; its float arguments and results cannot be followed", (int)l, s, LINE(k));
+            continue;
+        }
         if (math_lookup(s, l) || in_list(safe_calls, HK_ARRAY_LEN(safe_calls), s, l) ||
             in_list(int_types, HK_ARRAY_LEN(int_types), s, l) || refusal_lookup(s, l) ||
-            is_type_param(p, f, s, l))
+            is_type_param(f, s, l))
             continue;
         const decl_name *mac = names_find(&p->macros, p->text, s, l);
         const decl_name *fs = names_find(&p->file_names, p->text, s, l);
         if (mac || fs)
             continue; /* judged where the name is used (promote_function) */
         refuse(p->out, "call to '%.*s' (line %d): not defined in this file, so its float "
-               "parameters cannot be promoted (the shadow would round to float there)", (int)l, s, line);
+               "parameters cannot be promoted (the shadow would round to float there)", (int)l, s, LINE(k));
     }
     return HK_OK;
 }
@@ -718,7 +710,7 @@ static int add_edit(promoter *p, uint32_t s, uint32_t e, const char *repl)
 static int cast_arguments(promoter *p, size_t open, size_t b, const char *args)
 {
     const rw_toks *ts = &p->ts;
-    size_t close = call_close(ts, open);
+    size_t close = rwl_match_close(ts, open);
     if (close >= b || close == open + 1)
         return HK_OK;
     size_t arg = 0;
@@ -848,7 +840,6 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
     for (size_t k = a; k < b && !rc && !out->reason[0]; k++) {
         const char *s = p->text + ts->t[k].start;
         size_t l = tok_len(ts, k);
-        int line = line_of(p->text, ts->t[k].start);
         if (is_float_f_literal(ts, k)) {
             rc = add_edit(p, ts->t[k].end - 1, ts->t[k].end, "");
             continue;
@@ -867,7 +858,7 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
                 rwl_match_close(ts, j - 1) < b) {
                 refuse(out, "float as a template argument of '%.*s' (line %d): template "
                        "arguments are not promoted", (int)tok_len(ts, j - 2),
-                       p->text + ts->t[j - 2].start, line);
+                       p->text + ts->t[j - 2].start, LINE(k));
                 continue;
             }
             rc = add_edit(p, ts->t[k].start, ts->t[k].end, "double");
@@ -877,7 +868,7 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
         if (!why && l == 4 && !memcmp(s, "half", 4) && !half_is_variable(ts, a, b, "half", 4))
             why = "half-precision arithmetic";
         if (why) {
-            refuse(out, "%s '%.*s' (line %d) in '%s': %s", why, (int)l, s, line, f->name,
+            refuse(out, "%s '%.*s' (line %d) in '%s': %s", why, (int)l, s, LINE(k), f->name,
                    !strcmp(why, "float vector type") ? "double vectors change alignment and load widths"
                    : !strcmp(why, "inline asm") ? "its instructions are single-precision or unknown"
                    : !strcmp(why, "bit pattern of a float") ? "the bits of a double mean something else"
@@ -904,12 +895,12 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
             }
             if (!rwl_tok_is(ts, k + 1, "(")) {
                 refuse(out, "'%.*s' (line %d) used without a call: it has no double twin to "
-                       "take the address of", (int)l, s, line);
+                       "take the address of", (int)l, s, LINE(k));
                 continue;
             }
-            size_t close = call_close(ts, k + 1);
+            size_t close = rwl_match_close(ts, k + 1);
             if (close >= b) {
-                refuse(out, "unbalanced call to '%.*s' (line %d)", (int)l, s, line);
+                refuse(out, "unbalanced call to '%.*s' (line %d)", (int)l, s, LINE(k));
                 continue;
             }
             rc = add_edit(p, ts->t[k].start, ts->t[k + 1].end, mr->open);
@@ -921,7 +912,7 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
                 if (rwl_tok_is(ts, j, ",")) {
                     if (!mr->sep) {
                         refuse(out, "'%.*s' (line %d) called with more arguments than it takes",
-                               (int)l, s, line);
+                               (int)l, s, LINE(k));
                         break;
                     }
                     rc = add_edit(p, ts->t[j].start, ts->t[j + 1].start, mr->sep);
@@ -937,24 +928,25 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
         const decl_name *mac = names_find(&p->macros, p->text, s, l);
         if (mac && mac->why) {
             refuse(out, "macro '%.*s' (line %d), used in '%s' (line %d), holds float code ('%s'): "
-                   "it is not promoted", (int)l, s, mac->line, f->name, line, mac->what);
+                   "it is not promoted", (int)l, s, line_of(p->text, mac->name_start), f->name, LINE(k), mac->what);
             continue;
         }
         const decl_name *fs = mac ? NULL : names_find(&p->file_names, p->text, s, l);
-        if (fs && fs->why && !is_type_param(p, f, s, l)) {
+        if (fs && fs->why && !is_type_param(f, s, l)) {
             bool is_func = false;
             for (size_t g = 0; g < p->m->n_funcs; g++)
                 is_func |= strlen(p->m->funcs[g].name) == l && !memcmp(p->m->funcs[g].name, s, l);
             if (!is_func)
                 refuse(out, "%s '%.*s' (line %d), used in '%s' (line %d): it stays float in "
-                       "the shadow", fs->why, (int)l, s, fs->line, f->name, line);
+                       "the shadow", fs->why, (int)l, s, line_of(p->text, fs->name_start), f->name, LINE(k));
         }
     }
     return rc;
 }
 
-/* Empties the bodies of functions outside the promoted set that name a promoted one. */
-static int blank_callers(promoter *p)
+/* Empties the bodies of functions outside the promoted set that name a promoted one
+ * (work[0, n_work): the promoted functions' indices). */
+static int blank_callers(promoter *p, const size_t *work, size_t n_work)
 {
     const an_model *m = p->m;
     const rw_toks *ts = &p->ts;
@@ -967,12 +959,14 @@ static int blank_callers(promoter *p)
         for (size_t k = a; k < b && !calls; k++) {
             if (ts->t[k].kind != T_IDENT)
                 continue;
-            for (size_t f = 0; f < m->n_funcs && !calls; f++)
-                calls = p->promoted[f] && strlen(m->funcs[f].name) == tok_len(ts, k) &&
-                        !memcmp(m->funcs[f].name, p->text + ts->t[k].start, tok_len(ts, k));
+            for (size_t w = 0; w < n_work && !calls; w++) {
+                const char *name = m->funcs[work[w]].name;
+                calls = strlen(name) == tok_len(ts, k) && !memcmp(name, p->text + ts->t[k].start, tok_len(ts, k));
+            }
         }
         if (!calls)
             continue;
+        /* unreachable, not just empty: a non-void function then needs no return value */
         int rc = add_edit(p, h->body_span.start_byte, h->body_span.end_byte,
                           "{ /* hk fp64 shadow: emptied, it calls promoted code */ __builtin_unreachable(); }");
         if (rc)
@@ -1068,7 +1062,7 @@ int promote_fp64(const char *text, size_t len, const char *kernel, const char *c
         rc = HK_EUNSUPPORTED;
         goto out;
     }
-    if ((rc = blank_callers(&p)) || (rc = rwl_edits_apply(text, len, &p.edits, &nt, &nl)))
+    if ((rc = blank_callers(&p, work, n_work)) || (rc = rwl_edits_apply(text, len, &p.edits, &nt, &nl)))
         goto out;
     /* the shadow must parse as well as the baseline did and still hold the kernel */
     if ((rc = an_analyze(nt, nl, &nm)))

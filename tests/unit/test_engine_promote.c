@@ -437,6 +437,44 @@ static void test_casts_kept(void **state)
     compile_queued();
 }
 
+/* What the kernel may use from the rest of the file: integer macros, structs without
+ * float, device functions in a namespace (called qualified), __host__ __device__ helpers. */
+static void test_file_context(void **state)
+{
+    (void)state;
+    const char *text =
+        "#define TILE 32\n"
+        "#define IDX(r, c) ((r) * TILE + (c))\n"
+        "#define HALF_TILE (TILE / 2)\n"
+        "namespace ops {\n"
+        "struct Idx { int r, c; };\n"
+        "__host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }\n"
+        "__device__ float scale(float v, float s) { return v * s; }\n"
+        "}\n"
+        "static const int kRows = 4;\n"
+        "__global__ void k_ctx(const float *x, float *y, int n)\n"
+        "{\n"
+        "    __shared__ float tile[TILE * TILE];\n"
+        "    ops::Idx id{(int)threadIdx.y, (int)threadIdx.x};\n"
+        "    int i = blockIdx.x * ops::ceil_div(n, kRows) + IDX(id.r, id.c);\n"
+        "    if (i >= n) return;\n"
+        "    tile[IDX(id.r, id.c)] = ops::scale(x[i], 0.5f) * HALF_TILE;\n"
+        "    __syncthreads();\n"
+        "    y[i] = tile[IDX(id.c, id.r)];\n"
+        "}\n"
+        "void host_helper(float *p) { p[0] = ops::scale(1.0f, 2.0f); }\n";
+    promote_result r;
+    promote_ok(text, "k_ctx", &r);
+    has(r.text, "__device__ double scale(double v, double s) { return v * s; }");
+    has(r.text, "__shared__ double tile[TILE * TILE];");
+    has(r.text, "tile[IDX(id.r, id.c)] = ops::scale(x[i], 0.5) * HALF_TILE;");
+    has(r.text, "__host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }");
+    assert_int_equal(r.n_promoted, 3); /* k_ctx, scale, ceil_div */
+    queue_compile("k_ctx", &r);
+    promote_result_free(&r);
+    compile_queued();
+}
+
 static void test_alloc_failures(void **state)
 {
     (void)state;
@@ -464,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_template),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_casts_kept),
+        cmocka_unit_test(test_file_context),
         cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
