@@ -1072,6 +1072,11 @@ int promote_fp64(const char *text, size_t len, const char *kernel, const char *c
         rc = HK_EPARSE;
         goto out;
     }
+    /* which parameters the harness must now give as double */
+    const an_function *before = &m->funcs[ki], *after = &nm->funcs[an_model_find_kernel(nm, kernel)];
+    for (size_t i = 0; i < before->n_params && i < after->n_params && i < 64; i++)
+        if (!strcmp(before->params[i].elem_type, "float") && !strcmp(after->params[i].elem_type, "double"))
+            out->double_params |= 1ull << i;
     out->text = nt;
     out->len = nl;
     nt = NULL;

@@ -22,6 +22,10 @@ typedef struct {
     /* Dynamic shared memory the shadow needs, as a multiple of the baseline's launch value:
      * 2 when an `extern __shared__` array of float became double, else 1. */
     int shmem_factor;
+    /* Bit i: kernel parameter i was float (a value or a pointer) and is double in the
+     * shadow: the harness gives it a double value or a buffer of doubles (the baseline's
+     * float inputs converted exactly). Parameters of a template type are not marked. */
+    unsigned long long double_params;
     size_t n_promoted;      /* functions promoted: the kernel and its device callees */
     size_t n_blanked;       /* other functions whose bodies were emptied (they call or launch
                              * promoted code with float arguments, e.g. the launcher) */

@@ -217,6 +217,7 @@ static void test_suite_text(void **state)
     has(r.text, "void launch_vector_add(const float *a, const float *b, float *c, int n)\n{ /*");
     assert_int_equal(r.n_promoted, 1);
     assert_int_equal(r.shmem_factor, 1);
+    assert_int_equal(r.double_params, 0x7); /* a, b, c; not n */
     promote_result_free(&r);
     hk_free(t);
 
@@ -243,6 +244,7 @@ static void test_suite_text(void **state)
     promote_ok(t, "layernorm", &r);
     has(r.text, "double inv = 1.0 / sqrt((double)(var + eps));");
     has(r.text, "int rows, int cols, double eps)");
+    assert_int_equal(r.double_params, 0x4f); /* in, gamma, beta, out, eps */
     promote_result_free(&r);
     hk_free(t);
 }
@@ -330,6 +332,7 @@ static void test_template(void **state)
     assert_int_equal(r.n_template_args, 2);
     assert_string_equal(r.template_args[0], "256");
     assert_string_equal(r.template_args[1], "double");
+    assert_int_equal(r.double_params, 0); /* T stays T: the instantiation changes */
     has(r.text, "y[i] = x[i] * T(0.5);");
     has(r.text, "template <int BLOCK, typename T>\n__global__ void k_tpl(const T *x");
     queue_compile("k_tpl", &r);
