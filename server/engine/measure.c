@@ -1,7 +1,8 @@
 /* The referee's pipeline for one candidate: build the generated benchmark program, run it
  * in separate processes (runner: limits, sandbox, stoppable), compare outputs with the
- * baseline's through the oracle, time it, and apply the sanity rules (floor, >10x second
- * look). Shared by the episode and `hkls verify-candidate` so both judge alike. */
+ * baseline's through the oracle, time it, and enforce the sanity rules (L2 flush, spread,
+ * floor and credit, >10x second look), each recorded in the verdict's checks. Shared by the
+ * episode and `hkls verify-candidate` so both judge alike. */
 #include "engine/measure.h"
 
 #include <errno.h>
@@ -1585,8 +1586,8 @@ static int floor_verdict(const measure_opts *o, int size, const measure_timing *
     return rc;
 }
 
-/* Seeds nobody could have prepared for: an offset from the kernel's entropy (the clock and
- * the pid when that fails), far above the spec's seeds and every fixed offset the pipeline
+/* Seeds nobody could have prepared for: an offset read from /dev/urandom (the clock and the
+ * pid when that fails), far above the spec's seeds and every fixed offset the pipeline
  * uses (+1000 accuracy, +1000003 re-check). */
 static long long fresh_seed_offset(void)
 {

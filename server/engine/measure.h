@@ -2,8 +2,10 @@
  * that a candidate is judged by exactly one pipeline. A candidate's text becomes a generated
  * benchmark program (harness.h), compiled with nvcc (ptxas -v resources kept); the program
  * runs in separate processes through the runner (limits, sandbox, stoppable), its outputs
- * are compared with the baseline's on identical inputs through the oracle, its time is
- * checked against the physical floor, and a speedup over 10x is re-measured and flagged.
+ * are compared with the baseline's on identical inputs through the oracle, its time must
+ * have its L2 flush and a small spread, and clear the physical floor (without one the
+ * speedup is not credited), and a speedup over 10x is verified again on fresh seeds and
+ * must reproduce. docs/referee.md says what each rule guarantees.
  * Blocking calls for the episode worker process; never for the LSP loop. One thread. */
 #ifndef HK_ENGINE_MEASURE_H
 #define HK_ENGINE_MEASURE_H
