@@ -110,11 +110,15 @@ static void print_summary(const ep_result *r)
                json_is_string(json_object_get(s, "device"))
                    ? json_string_value(json_object_get(s, "device"))
                    : "no GPU");
-        printf("  candidates: %lld proposed, %lld accepted, %lld rejected, %lld not measured\n",
+        printf("  candidates: %lld proposed, %lld accepted, %lld rejected, %lld not measured",
                (long long)json_integer_value(json_object_get(s, "candidates")),
                (long long)json_integer_value(json_object_get(s, "accepted")),
                (long long)json_integer_value(json_object_get(s, "rejected")),
                (long long)json_integer_value(json_object_get(s, "not_measured")));
+        if (json_integer_value(json_object_get(s, "not_credited")) > 0)
+            printf(", %lld measured but not credited",
+                   (long long)json_integer_value(json_object_get(s, "not_credited")));
+        printf("\n");
         double sp = num(s, "speedup");
         if (isfinite(sp)) {
             printf("  best v%lld: %.4g ms vs baseline %.4g ms (interleaved): %.2fx "
