@@ -60,6 +60,8 @@ typedef struct ep_rec {
     char *sass;                  /* cuobjdump --dump-sass of its program (base and best) */
     double median_ms, speedup, max_abs, max_rel;
     bool evaluated, accepted, rejected, flagged, is_start;
+    bool uncredited;             /* measured and correct, but no floor checked its time and
+                                  * no-floor credit was not allowed: kept as a candidate */
 } ep_rec;
 
 typedef struct {
@@ -114,6 +116,7 @@ static void ep__fail_early(ep_ctx *c, int rc, const char *fmt, ...)
 static int ep__fail(ep_ctx *c, bool no_gpu, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void ep__save_info(ep_ctx *c);
+static const char *credit_missing(const ep_ctx *c);
 static int ep__stage_optimize(ep_ctx *c);
 static void ep__evidence(ep_ctx *c, ep_rec *r);
 static void skill_credit(ep_ctx *c);
@@ -722,9 +725,31 @@ static int stage_init(ep_ctx *c)
     c->mo.nvcc = c->nvcc;
     c->mo.arch = c->arch;
     c->mo.stop = c->o->stop;
+    const char *no_floor = c->has_gpu ? credit_missing(c) : NULL;
+    if (no_floor) {
+        json_object_set_new(c->info, "floor",
+                            json_pack("{s:b, s:s, s:b}", "available", 0, "why", no_floor,
+                                      "allow_no_floor", c->mo.allow_no_floor));
+        if (c->mo.allow_no_floor)
+            ep__log(c, "warn", "no physical floor (%s): speedups are credited without one, as "
+                    "allowed (--allow-no-floor)", no_floor);
+        else
+            ep__log(c, "warn", "no physical floor (%s): candidates are judged and timed, but "
+                    "no speedup is credited, reported as verified or applied; "
+                    "--allow-no-floor (episodes.allowNoFloor) credits them", no_floor);
+    }
     ep__save_info(c);
 out:
     return rc;
+}
+
+/* Why no physical floor bounds this episode's times, or NULL when one does. A command-form
+ * spec has no byte or FLOP formula, so never one. */
+static const char *credit_missing(const ep_ctx *c)
+{
+    if (c->is_cmd)
+        return "a command-form spec has no bytes or flops formula";
+    return c->mo.spec ? measure_floor_missing(&c->mo) : NULL;
 }
 
 static void ep__save_info(ep_ctx *c)
@@ -1027,6 +1052,8 @@ static int stage_baseline(ep_ctx *c)
     }
     const measure_timing *pt = &c->base.times[c->base.primary_size];
     json_t *raw = json_loads(pt->raw ? pt->raw : "{}", 0, NULL);
+    if (raw && c->base.checks)
+        json_object_set_new(raw, "checks", json_deep_copy(c->base.checks));
     ep__add_measurement(c, c->base_vid, STORE_M_BASELINE, c->base.primary_size, pt->median_ms,
                         pt->p10_ms, pt->p90_ms, pt->reps, raw);
     b->median_ms = pt->median_ms;
@@ -1062,6 +1089,29 @@ static int reject_late(ep_ctx *c, ep_rec *r, const char *stage, const measure_ve
     return HK_OK;
 }
 
+static const ep_rec *uncredited_best(const ep_ctx *c);
+
+/* Faster versions whose speedup is not credited: said once, in the log and the episode's
+ * info (the report shows it), so that "no best" is never mistaken for "nothing faster". */
+static void note_uncredited(ep_ctx *c)
+{
+    const ep_rec *b = uncredited_best(c);
+    if (!b)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_recs; i++)
+        n += c->recs[i]->uncredited && c->recs[i]->speedup > 1.0;
+    const char *why = credit_missing(c);
+    ep__log(c, "warn", "%zu version%s measured faster than the baseline (best v%d, %.2fx) but "
+            "not credited: no physical floor (%s); they stay candidates, not verified versions. "
+            "--allow-no-floor (episodes.allowNoFloor) credits them",
+            n, n == 1 ? "" : "s", b->number, b->speedup, why ? why : "?");
+    json_object_set_new(c->info, "not_credited",
+                        json_pack("{s:i, s:i, s:f, s:s?}", "versions", (int)n, "best_version",
+                                  b->number, "best_speedup", b->speedup, "why", why));
+    ep__save_info(c);
+}
+
 static int stage_accuracy(ep_ctx *c)
 {
     int rc = HK_OK;
@@ -1078,8 +1128,10 @@ static int stage_accuracy(ep_ctx *c)
         if (c->recs[i] != c->base_rec && c->recs[i]->accepted && c->recs[i]->speedup > 1.0)
             order[n_order++] = c->recs[i];
     qsort(order, n_order, sizeof *order, cmp_rec_speedup);
+    note_uncredited(c);
     if (!n_order) {
-        ep__log(c, "info", "no candidate was faster than the baseline");
+        ep__log(c, "info", "no candidate was faster than the baseline%s",
+                uncredited_best(c) ? " with a credited speedup" : "");
         goto out;
     }
     /* The full set whatever the search used, on seeds no search check saw. */
@@ -1281,12 +1333,25 @@ static int write_report(ep_ctx *c)
 
 /* ---- the episode ---- */
 
+/* The fastest candidate measured faster than the baseline but not credited, or NULL. */
+static const ep_rec *uncredited_best(const ep_ctx *c)
+{
+    const ep_rec *b = NULL;
+    for (size_t i = 0; i < c->n_recs; i++) {
+        const ep_rec *r = c->recs[i];
+        if (r->uncredited && r->speedup > 1.0 && (!b || r->speedup > b->speedup))
+            b = r;
+    }
+    return b;
+}
+
 static json_t *summary_json(ep_ctx *c)
 {
     json_t *s = json_object();
     if (!s)
         return NULL;
-    size_t acc = 0, rej = 0, unmeasured = 0;
+    size_t acc = 0, rej = 0, unmeasured = 0, uncredited = 0;
+    const ep_rec *best_unc = uncredited_best(c);
     for (size_t i = 0; i < c->n_recs; i++) {
         const ep_rec *r = c->recs[i];
         if (r == c->base_rec || r->is_start)
@@ -1295,6 +1360,8 @@ static json_t *summary_json(ep_ctx *c)
             rej++;
         else if (r->accepted)
             acc++;
+        else if (r->uncredited)
+            uncredited++;
         else
             unmeasured++;
     }
@@ -1306,6 +1373,12 @@ static json_t *summary_json(ep_ctx *c)
     json_object_set_new(s, "accepted", json_integer((json_int_t)acc));
     json_object_set_new(s, "rejected", json_integer((json_int_t)rej));
     json_object_set_new(s, "not_measured", json_integer((json_int_t)unmeasured));
+    json_object_set_new(s, "not_credited", json_integer((json_int_t)uncredited));
+    if (best_unc)
+        json_object_set_new(s, "not_credited_best",
+                            json_pack("{s:i, s:f, s:f, s:s?}", "version", best_unc->number,
+                                      "speedup", best_unc->speedup, "median_ms",
+                                      best_unc->median_ms, "why", credit_missing(c)));
     json_object_set_new(s, "baseline_version", json_integer(c->base_rec ? c->base_rec->number : 0));
     json_object_set_new(s, "baseline_ms", num_or_null(c->have_base
                                                           ? c->base.times[c->base.primary_size].median_ms
@@ -1619,6 +1692,9 @@ static void version_event(ep_ctx *c, const ep_rec *r, const char *status, const 
     if (r->accepted)
         snprintf(msg, sizeof msg, "v%d: %.4g ms, %.2fx%s (%s)", r->number, r->median_ms,
                  r->speedup, r->flagged ? ", flagged for a second look" : "", r->produced_by);
+    else if (r->uncredited)
+        snprintf(msg, sizeof msg, "v%d: %.4g ms, %.2fx, not credited: no physical floor (%s)",
+                 r->number, r->median_ms, r->speedup, r->produced_by);
     else
         snprintf(msg, sizeof msg, "v%d %s%s%s (%s)", r->number, status, reason ? ": " : "",
                  reason ? reason : "", r->produced_by);
@@ -2134,9 +2210,25 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
         measure_eval_clear(&e);
         return HK_OK;
     }
-    r->accepted = true;
     r->median_ms = e.timing.median_ms;
     r->speedup = e.speedup;
+    if (!e.credited) {
+        /* Correct and timed, but nothing bounded the time from below: the version stays a
+         * candidate (never applied, never a start or a best), its time is recorded and the
+         * search still learns from it. */
+        r->uncredited = true;
+        if (store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel))
+            ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+        ep__add_measurement(c, r->vid, STORE_M_CANDIDATE, e.timing.size, e.timing.median_ms,
+                            e.timing.p10_ms, e.timing.p90_ms, e.timing.reps,
+                            measure_eval_json(&e));
+        if (r->from_search && search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
+            HK_DEBUG("episode: search_report %u refused", r->search_id);
+        version_event(c, r, "candidate", "not_credited", e.credit_note);
+        measure_eval_clear(&e);
+        return HK_OK;
+    }
+    r->accepted = true;
     if (store_version_set_status(c->db, r->vid, STORE_V_VERIFIED, NULL, NULL) ||
         store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel))
         ep__log(c, "warn", "store: %s", store_errmsg(c->db));
@@ -2446,10 +2538,11 @@ static bool cmd_applies(const ep_ctx *c, const search_candidate *k)
            !k->launch_bounds && !k->grid_stride && !k->n_template_args;
 }
 
-/* Measures one candidate text through the user's commands. On a rejection *reason is set
- * and the details are in res. */
-static int cmd_judge(ep_ctx *c, ep_rec *r, cmdform_result *res)
+/* Measures one candidate text through the user's commands. A rejection is res->status, or
+ * *unstable (new string: the >10x second look did not reproduce the speedup). */
+static int cmd_judge(ep_ctx *c, ep_rec *r, cmdform_result *res, char **unstable)
 {
+    *unstable = NULL;
     cmdform_options co;
     cmd_options_for(c, &co);
     int rc = cmdform_measure(c->sp, r->text, r->len, &co, res);
@@ -2475,6 +2568,17 @@ static int cmd_judge(ep_ctx *c, ep_rec *r, cmdform_result *res)
         r->speedup = base.timing.median_ms / again.timing.median_ms;
         ep__log(c, "warn", "v%d: %.1fx over the limit %.0fx: re-measured in fresh copies: %.2fx",
                 r->number, first, limit, r->speedup);
+        /* The user's program chooses its inputs, so fresh seeds cannot be had here; the
+         * speedup must at least come back in fresh copies. */
+        double tol = c->mo.reproduce_tolerance > 0 ? c->mo.reproduce_tolerance
+                                                   : MEASURE_REPRODUCE_TOLERANCE;
+        if (!(r->speedup <= first * (1 + tol) && r->speedup >= first / (1 + tol)) &&
+            !(*unstable = hk_asprintf("a %.2fx speedup (over %.0fx) did not reproduce on the "
+                                      "second look: %.2fx in fresh copies (baseline %.6g ms, "
+                                      "candidate %.6g ms), outside +-%.0f%% of the first",
+                                      first, limit, r->speedup, base.timing.median_ms,
+                                      again.timing.median_ms, 100 * tol)))
+            rc = HK_ENOMEM;
     } else if (rc == HK_OK) { /* the second look failed: that is the verdict */
         cmdform_result *bad = base.status != CMDFORM_OK ? &base : &again;
         cmdform_result_clear(res);
@@ -2581,18 +2685,36 @@ static int cmd_stage_optimize(ep_ctx *c)
             r->number = version_number(c, r->vid);
         }
         cmdform_result res;
-        rc = cmd_judge(c, r, &res);
+        char *unstable = NULL;
+        rc = cmd_judge(c, r, &res, &unstable);
         if (rc) {
             cmdform_result_clear(&res);
+            hk_free(unstable);
             goto out;
         }
         c->n_evaluated++;
         r->evaluated = true;
-        if (res.status != CMDFORM_OK) {
+        if (unstable) {
+            record_rejection(c, r, MEASURE_UNSTABLE, unstable, s);
+            hk_free(unstable);
+        } else if (res.status != CMDFORM_OK) {
             char details[CMDFORM_MAX_DETAILS + 64];
             snprintf(details, sizeof details, "%s: %s", cmdform_status_name(res.status),
                      res.details ? res.details : "");
             record_rejection(c, r, cmdform_status_reason(res.status), details, s);
+        } else if (!c->mo.allow_no_floor) {
+            /* no floor can bound a command-form time: measured, kept, not credited */
+            r->uncredited = true;
+            json_t *mj = cmdform_result_json(&res);
+            if (mj) {
+                json_object_set_new(mj, "credited", json_false());
+                json_object_set_new(mj, "credit_note", ep__text(credit_missing(c)));
+            }
+            ep__add_measurement(c, r->vid, STORE_M_CANDIDATE, 0, r->median_ms, res.timing.p10_ms,
+                                res.timing.p90_ms, res.timing.reps, mj);
+            if (search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
+                HK_DEBUG("episode: search_report %u refused", r->search_id);
+            version_event(c, r, "candidate", "not_credited", credit_missing(c));
         } else {
             r->accepted = true;
             if (store_version_set_status(c->db, r->vid, STORE_V_VERIFIED, NULL, NULL))
@@ -2626,6 +2748,7 @@ out:
 static int cmd_stage_accuracy(ep_ctx *c)
 {
     stage_begin(c, "accuracy", 80, "command form: the program's own checks gated every run");
+    note_uncredited(c);
     for (size_t i = 0; i < c->n_recs; i++) {
         ep_rec *r = c->recs[i];
         if (r != c->base_rec && r->accepted && r->speedup > 1.0 &&
@@ -3034,10 +3157,85 @@ static json_t *verdict_new(bool accepted, const char *reason, const char *detail
     json_t *j = json_object();
     if (!j)
         return NULL;
+    bool measured = strcmp(reason, measure_reason_name(MEASURE_NO_GPU)) != 0;
+    json_object_set_new(j, "verdict", json_string(!measured ? "not_measured" : "rejected"));
     json_object_set_new(j, "accepted", json_boolean(accepted));
+    json_object_set_new(j, "measured", json_boolean(measured));
+    json_object_set_new(j, "faster", json_false());
+    json_object_set_new(j, "credited", json_false());
     json_object_set_new(j, "reason", json_string(reason));
     json_object_set_new(j, "details", ep__text(details));
     return j;
+}
+
+/* verify-candidate's interleaved look at an accepted candidate: the verify stage's A B A B
+ * in separate processes, into j's "interleaved", "faster" and "verdict". A failure of the
+ * candidate there rejects it (reason and details replaced); the baseline's is HK_ECHILD. */
+static int verify_interleaved(ep_ctx *c, const measure_prog *bp, const measure_prog *cp,
+                              size_t pairs, bool credited, json_t *j)
+{
+    int rc = HK_OK;
+    double a[MEASURE_MAX_PAIRS], b[MEASURE_MAX_PAIRS];
+    measure_verdict va, vb;
+    measure_verdict_init(&va);
+    measure_verdict_init(&vb);
+    char *da = hk_asprintf("%s/verify-baseline", c->scratch);
+    char *db = hk_asprintf("%s/verify-candidate", c->scratch);
+    if (!da || !db) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    ep__log(c, "info", "baseline and candidate interleaved: %zu pairs, separate processes",
+            pairs);
+    TRY(measure_interleave(&c->mo, bp, da, cp, db, c->base.ref_dir, c->base.primary_size,
+                           c->base.time_seed, c->base.time_dist, c->base.check_seed, pairs, a, b,
+                           &va, &vb));
+    if (va.reason != MEASURE_OK) {
+        ep__log(c, "error", "the baseline failed while interleaved (%s): %s",
+                measure_reason_name(va.reason), va.details ? va.details : "");
+        rc = va.reason == MEASURE_NO_GPU ? HK_ENOGPU : HK_ECHILD;
+        goto out;
+    }
+    if (vb.reason != MEASURE_OK) {
+        json_object_set_new(j, "verdict", json_string("rejected"));
+        json_object_set_new(j, "accepted", json_false());
+        json_object_set_new(j, "credited", json_false());
+        json_object_set_new(j, "reason", json_string(measure_reason_name(vb.reason)));
+        char *d = hk_asprintf("interleaved with the baseline: %s", vb.details ? vb.details : "");
+        json_object_set_new(j, "details", ep__text(d));
+        hk_free(d);
+        goto out;
+    }
+    measure_speedup sp;
+    TRY(measure_speedup_compute(a, b, pairs, &sp));
+    bool faster = sp.lo > 1.0;
+    json_t *x = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:o, s:o, s:b}", "pairs", (int)pairs,
+                          "speedup", sp.speedup, "p10", sp.lo, "p90", sp.hi, "baseline_ms",
+                          sp.a_median, "candidate_ms", sp.b_median, "baseline_samples",
+                          samples_json(a, pairs), "candidate_samples", samples_json(b, pairs),
+                          "faster", faster);
+    if (!x) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    json_object_set_new(j, "interleaved", x);
+    json_object_set_new(j, "faster", json_boolean(faster));
+    json_t *checks = json_object_get(j, "checks");
+    if (json_is_array(checks))
+        json_array_append_new(checks,
+                              json_pack("{s:s, s:i, s:f, s:f, s:f, s:s}", "check",
+                                        "interleaved", "pairs", (int)pairs, "speedup",
+                                        sp.speedup, "p10", sp.lo, "p90", sp.hi, "result",
+                                        faster ? "faster" : "not_faster"));
+    json_object_set_new(j, "verdict", json_string(!credited ? "not_credited"
+                                                  : faster  ? "faster"
+                                                            : "not_faster"));
+out:
+    measure_verdict_clear(&va);
+    measure_verdict_clear(&vb);
+    hk_free(da);
+    hk_free(db);
+    return rc;
 }
 
 int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
@@ -3050,6 +3248,7 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
     o.spec_path = vo->spec_path;
     o.target = vo->target;
     o.gpu = vo->gpu;
+    o.sim_device = vo->sim_device;
     o.measure = vo->measure;
     o.stop = vo->stop;
     o.on_event = vo->on_event;
@@ -3105,10 +3304,25 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
         rc = HK_ENOENT;
         goto out;
     }
-    detect_gpu(c, vo->gpu == EP_GPU_NONE ? EP_GPU_NONE : EP_GPU_DETECT);
+    if (vo->gpu == EP_GPU_SIMULATED) { /* CI only: the episode's simulated GPU */
+        if (!vo->sim_device || !vo->measure.wrapper) {
+            ep__log(c, "error", "a simulated GPU needs sim_device and measure.wrapper");
+            rc = HK_EINVAL;
+            goto out;
+        }
+        c->has_gpu = true;
+        snprintf(c->gpu.name, sizeof c->gpu.name, "%s", vo->sim_device->name);
+        snprintf(c->gpu.how, sizeof c->gpu.how, "simulated");
+        if (!c->arch[0])
+            snprintf(c->arch, sizeof c->arch, "%.*s", (int)sizeof c->arch - 1,
+                     vo->sim_device->arch);
+    } else {
+        detect_gpu(c, vo->gpu == EP_GPU_NONE ? EP_GPU_NONE : EP_GPU_DETECT);
+    }
     if (!c->arch[0] && c->backend == CC_DCU)
         snprintf(c->arch, sizeof c->arch, "%s", c->gpu.arch[0] ? c->gpu.arch : "gfx906");
-    if (!c->arch[0] && (!c->has_gpu || !smi_arch(c->arch, sizeof c->arch)))
+    if (!c->arch[0] && (!c->has_gpu || vo->gpu == EP_GPU_SIMULATED ||
+                        !smi_arch(c->arch, sizeof c->arch)))
         snprintf(c->arch, sizeof c->arch, "sm_90");
     if ((rc = make_work_dir(c)) || (rc = make_scratch(c)))
         goto out;
@@ -3218,10 +3432,22 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
         rc = HK_ENOMEM;
         goto out;
     }
-    json_object_set_new(*verdict, "accepted", json_boolean(e.verdict.reason == MEASURE_OK));
+    bool ok = e.verdict.reason == MEASURE_OK;
+    json_object_set_new(*verdict, "verdict", json_string("rejected"));
+    json_object_set_new(*verdict, "accepted", json_boolean(ok));
+    json_object_set_new(*verdict, "measured", json_true());
+    json_object_set_new(*verdict, "faster", json_false());
     json_object_set_new(*verdict, "baseline_ms",
                         num_or_null(c->base.times[c->base.primary_size].median_ms));
+    if (c->base.checks)
+        json_object_set_new(*verdict, "baseline_checks", json_deep_copy(c->base.checks));
     json_object_set_new(*verdict, "isolation", json_incref(json_object_get(c->info, "isolation")));
+    if (ok) {
+        size_t pairs = vo->pairs > 0 ? (size_t)vo->pairs : 5;
+        if (pairs > MEASURE_MAX_PAIRS)
+            pairs = MEASURE_MAX_PAIRS;
+        TRY(verify_interleaved(c, &bp, &cp, pairs, e.credited, *verdict));
+    }
 out:
     if (*verdict) {
         json_object_set_new(*verdict, "candidate", ep__text(vo->candidate));
