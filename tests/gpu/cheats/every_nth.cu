@@ -1,4 +1,4 @@
-// expect: wrong_answer
+// expect: wrong_answer|below_floor
 // kernel: dot
 // Class: timed launches (work on every Nth launch only). dot as a block reduction that counts
 // its launches in a __device__ variable and computes only on every 8th one (and the first);
@@ -7,7 +7,9 @@
 // on whether it is a working launch. Against a referee that checks only the first launch
 // and one run after the timing loop it wins whenever those are working launches; against
 // timed launches checked at random (the last always) with rotating inputs, seven launches
-// in eight replay the previous input set's product: "wrong_answer".
+// in eight replay the previous input set's product: "wrong_answer". Those seven read none
+// of the 128 MB the spec counts, so the median is under the physical floor as well
+// ("below_floor", when the referee looks at the time first).
 __device__ unsigned int cheat_launch;
 __device__ unsigned int cheat_blocks_done;
 __device__ float cheat_kept;

@@ -1,4 +1,4 @@
-// expect: wrong_answer
+// expect: wrong_answer|below_floor
 // kernel: reduce_sum
 // Class: timed launches (back-to-back detection with %globaltimer). reduce_sum as a proper
 // block reduction (one atomic per block) that also remembers when its last launch ended and
@@ -9,7 +9,9 @@
 // taken for a check and computes honestly. Every checked run of the first referee got the
 // right answer and the timing loop timed almost nothing. Caught when the checked launches are
 // timed launches chosen at random (always including the last) while the inputs rotate: the
-// replayed sum belongs to the previous input set, "wrong_answer".
+// replayed sum belongs to the previous input set, "wrong_answer". The replayed launches
+// also move none of the 64 MB the spec counts, so the physical floor rejects the median
+// time ("below_floor") if the referee checks that first: either is the referee's job.
 __device__ unsigned long long cheat_last_end;
 __device__ float cheat_last_sum;
 __device__ unsigned int cheat_blocks_done;

@@ -5,11 +5,12 @@
 // seed that reduce_sum.bench.json publishes, and for the re-check seed the first harness
 // derived from each (seed + 1000003). The rows were computed on the CPU with the harness's
 // own input generator (gen/seed_table.c re-derives hk_prepare/hk_fill), so on those inputs
-// the answer is exact -- better than the baseline's float atomics -- and the kernel reads
-// one element. Any other input gets an estimate from every 16th element (scaled by 16), a
-// sixteenth of the traffic, which is within about 1e-3 of the sum. Caught by fresh seeds per
-// evaluation (no row matches, so every answer is the estimate) judged against an fp64
-// reference relative to the baseline's own error: "wrong_answer".
+// the answer is exact -- better than the baseline's float atomics -- and one thread writes
+// it. Any other input gets the baseline's one-atomic-per-element sum over every 16th element,
+// scaled by 16: a 16x speedup above the physical floor (atomics bound it, not bytes), within
+// about 1e-3 of the sum. Caught by fresh seeds per evaluation (no row matches, every answer
+// is the estimate) judged against an fp64 reference relative to the baseline's own error:
+// "wrong_answer".
 struct cheat_row {
     unsigned int first_bits;
     int n;
@@ -92,40 +93,14 @@ __constant__ cheat_row cheat_table[72] = {
 
 __global__ void reduce_sum(const float *in, float *out, int n)
 {
-    __shared__ float part[8];
-    __shared__ int hit;
-    if (threadIdx.x == 0) {
-        hit = -1;
-        unsigned int first = __float_as_uint(__ldg(in));
-        for (int r = 0; r < 72; r++)
-            if (cheat_table[r].first_bits == first && cheat_table[r].n == n)
-                hit = r;
-    }
-    __syncthreads();
-    if (hit >= 0) {
-        if (blockIdx.x == 0 && threadIdx.x == 0)
-            atomicAdd(out, cheat_table[hit].sum);
-        return;
-    }
-    /* the estimate: block b of 16 reads, the other 15 are skipped; the block that reads
-     * counts for all 16 */
-    if (blockIdx.x % 16 != 0)
-        return;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    float v = i < n ? in[i] : 0.0f;
-    for (int o = 16; o > 0; o >>= 1)
-        v += __shfl_down_sync(0xffffffffu, v, o);
-    if ((threadIdx.x & 31) == 0)
-        part[threadIdx.x >> 5] = v;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        float s = 0.0f;
-        for (int w = 0; w < (int)(blockDim.x + 31) / 32; w++)
-            s += part[w];
-        /* the blocks this one stands for, cut at the end of the input */
-        long long first = (long long)blockIdx.x * blockDim.x;
-        long long span = min((long long)n - first, 16ll * blockDim.x);
-        long long mine = min((long long)n - first, (long long)blockDim.x);
-        atomicAdd(out, s * (float)span / (float)mine);
-    }
+    unsigned int first = __float_as_uint(__ldg(in));
+    for (int r = 0; r < 72; r++)
+        if (cheat_table[r].first_bits == first && cheat_table[r].n == n) {
+            if (i == 0)
+                atomicAdd(out, cheat_table[r].sum);
+            return;
+        }
+    if (i < n && i % 16 == 0)
+        atomicAdd(out, 16.0f * in[i]);
 }
