@@ -34,7 +34,7 @@ trap 'rm -rf "$work"' EXIT
 
 failed=0 judged=0 passed=0 skipped=0
 rows=()
-row() { rows+=("$(printf '%-26s | %-26s | %-24s | %s' "$1" "$2" "$3" "$4")"); }
+row() { rows+=("$(printf '%-26s | %-30s | %-24s | %s' "$1" "$2" "$3" "$4")"); }
 
 for c in "${cheats[@]}"; do
   name=$(basename "$c")
@@ -97,7 +97,7 @@ print("accepted" if d.get("accepted") else d.get("reason") or "?")' "$out" 2>/de
   fi
 done
 
-printf '%-26s | %-26s | %-24s | %s\n' cheat expected got ok
+printf '%-26s | %-30s | %-24s | %s\n' cheat expected got ok
 printf '%s\n' "${rows[@]}"
 echo "cheats judged without a GPU: $passed of $judged rejected for their expected reason;" \
      "$skipped skipped (need a GPU: tests/gpu/run.sh)"

@@ -179,9 +179,9 @@ summary="$work/summary.txt"
 # SKIPPED), then the count of cheats rejected for an expected reason.
 cheat_table() {
   local n e g v total=0 pass=0
-  printf '%-26s | %-26s | %-24s | %s\n' cheat expected got ok
+  printf '%-26s | %-30s | %-24s | %s\n' cheat expected got ok
   while IFS=$'\t' read -r n e g v; do
-    printf '%-26s | %-26s | %-24s | %s\n' "$n" "$e" "$g" "$v"
+    printf '%-26s | %-30s | %-24s | %s\n' "$n" "$e" "$g" "$v"
     total=$((total + 1))
     [ "$v" = PASS ] && pass=$((pass + 1))
   done <"$cheat_rows"
