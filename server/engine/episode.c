@@ -22,6 +22,7 @@
 #include "core/log.h"
 #include "engine/device.h"
 #include "engine/evidence.h"
+#include "engine/hostcode.h"
 #include "engine/search.h"
 #include "engine/skillplan.h"
 #include "report/report.h"
@@ -323,6 +324,22 @@ static void progress(ep_ctx *c, int percent, json_t *extra, const char *fmt, ...
     }
     json_decref(extra);
     ep__emit(c, ev);
+}
+
+/* The host_code policy (hostcode.h) for a candidate's text against the baseline's: *why
+ * NULL when clean, else a new "line N: WHY: QUOTE". HK_OK, HK_ENOMEM, HK_ETOOBIG. */
+static int host_code_details(const char *base, size_t base_len, const char *cand,
+                             size_t cand_len, char **why)
+{
+    hostcode_finding f;
+    *why = NULL;
+    int rc = hostcode_check(base, base_len, cand, cand_len, &f);
+    if (rc == HK_OK && f.found &&
+        !(*why = hk_asprintf("line %u: %s: %s", f.line, f.why ? f.why : "host code",
+                             f.quote ? f.quote : "")))
+        rc = HK_ENOMEM;
+    hostcode_finding_clear(&f);
+    return rc;
 }
 
 /* ---- records of evaluated versions ---- */
@@ -1946,6 +1963,23 @@ static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate 
                 owner->number);
         return settle(c, r, s, ready);
     }
+    bool library_call = k->structural && !strncmp(k->structural, "blas_substitution", 17);
+    if (!library_call && !r->is_start) {
+        /* the engine's candidates are untrusted like any other: device code only */
+        char *why = NULL;
+        if ((rc = host_code_details(c->text, c->text_len, r->text, r->len, &why)))
+            return rc;
+        if (why) {
+            rc = ep__add_version(c, r->text, c->start_vid ? c->start_vid : c->base_vid, r->launch,
+                                 STORE_V_CANDIDATE, r->produced_by, &r->vid);
+            if (rc == HK_OK) {
+                r->number = version_number(c, r->vid);
+                record_rejection(c, r, MEASURE_HOST_CODE, why, s);
+            }
+            hk_free(why);
+            return rc;
+        }
+    }
     cand_spec cs;
     rc = cand_spec_make(c, k, &cs);
     if (rc == HK_OK) {
@@ -1953,7 +1987,7 @@ static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate 
         mo.spec = &cs.sp;
         /* the engine's own library call (host code it generated) is built as a program;
          * every other candidate is a device-only image */
-        mo.library_call = k->structural && !strncmp(k->structural, "blas_substitution", 17);
+        mo.library_call = library_call;
         rc = measure_build_prepare(&mo, r->dir, r->text, r->len, k->flags, &r->build);
         const char *slash = strrchr(c->file_abs, '/');
         if (rc == HK_OK && !(r->build.name = hk_strdup(slash ? slash + 1 : c->file_abs)))
@@ -3297,6 +3331,18 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
     if ((rc = ep__read_file(vo->candidate, SOURCE_MAX, &cand_text, &cand_len))) {
         ep__log(c, "error", "cannot read the candidate %s: %s", vo->candidate, hk_strerror(rc));
         goto out;
+    }
+    /* Before anything is compiled or a GPU looked for: a candidate adds device code only. */
+    {
+        char *why = NULL;
+        if ((rc = host_code_details(c->text, c->text_len, cand_text, cand_len, &why)))
+            goto out;
+        if (why) {
+            *verdict = verdict_new(false, measure_reason_name(MEASURE_HOST_CODE), why);
+            hk_free(why);
+            rc = *verdict ? HK_OK : HK_ENOMEM;
+            goto out;
+        }
     }
     if ((rc = parse_target(c)))
         goto out;
