@@ -428,15 +428,19 @@ bad_value:
 static void verify_usage(FILE *f)
 {
     fprintf(f, "usage: hkls verify-candidate --spec SPEC.json --candidate FILE.cu [--target "
-               "nvidia[:sm_XX]|dcu[:gfxNNN]] [--check full|quick] [--json] [--keep-work]\n"
-               "Judges FILE.cu against the spec's source with the episode's checks.\n"
+               "nvidia[:sm_XX]|dcu[:gfxNNN]] [--check full|quick] [--sanitize] [--json] "
+               "[--keep-work]\n"
+               "Judges FILE.cu against the spec's source with the episode's checks; an accepted "
+               "candidate claiming over 2x (any, with --sanitize) also runs under "
+               "compute-sanitizer (memcheck, racecheck, initcheck; $HK_SANITIZE_TIMEOUT_S per "
+               "tool, default 300).\n"
                "Exit: 0 accepted, 1 rejected, 2 bad input, 3 no GPU, 4 the baseline failed, "
                "130 stopped.\n");
 }
 
 int cli_verify_candidate(int argc, char **argv)
 {
-    enum { O_CAND = 256, O_TARGET, O_JSON, O_KEEP, O_WORK, O_CHECK };
+    enum { O_CAND = 256, O_TARGET, O_JSON, O_KEEP, O_WORK, O_CHECK, O_SANITIZE };
     static const struct option opts[] = {
         {"spec", required_argument, NULL, 's'},
         {"candidate", required_argument, NULL, O_CAND},
@@ -445,6 +449,7 @@ int cli_verify_candidate(int argc, char **argv)
         {"keep-work", no_argument, NULL, O_KEEP},
         {"work-dir", required_argument, NULL, O_WORK},
         {"check", required_argument, NULL, O_CHECK},
+        {"sanitize", no_argument, NULL, O_SANITIZE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -471,6 +476,7 @@ int cli_verify_candidate(int argc, char **argv)
             }
             o.measure.quick_check = !strcmp(optarg, "quick");
             break;
+        case O_SANITIZE: o.sanitize = true; break;
         case 'h': verify_usage(stdout); return EXIT_OK;
         default:
             fprintf(stderr, "hkls verify-candidate: unknown option or missing value: %s\n",
@@ -522,6 +528,9 @@ int cli_verify_candidate(int argc, char **argv)
         if (details)
             printf("  %s\n", details);
     }
+    const char *safety = json_string_value(json_object_get(verdict, "memory_safety"));
+    if (!json && safety && accepted)
+        printf("%s\n", safety);
     int code = accepted                                          ? EXIT_OK
                : reason && !strcmp(reason, "no_gpu")             ? EXIT_NO_GPU
                                                                  : EXIT_FAILED;

@@ -109,6 +109,8 @@ typedef struct {
     const char *target;        /* as ep_options; NULL: arch from the GPU */
     const char *work_dir;      /* NULL: a new temporary directory, removed at the end */
     bool keep_work;
+    bool sanitize;             /* compute-sanitizer on an accepted candidate whatever its
+                                * speedup (otherwise only one claiming over 2x: sanitize.h) */
     enum ep_gpu_mode gpu;
     measure_opts measure;
     const volatile sig_atomic_t *stop;
@@ -117,8 +119,10 @@ typedef struct {
 } ep_verify_options;
 
 /* Builds the spec's baseline and the candidate, and judges the candidate through exactly
- * the episode's pipeline (measure_evaluate). *verdict: new reference,
- * {"accepted":bool,"reason":R,"details":D,"speedup":X,"flagged":B,...}. HK_OK when a verdict
+ * the episode's pipeline (measure_evaluate), then, when it is accepted and claims over 2x
+ * (or o->sanitize), compute-sanitizer (sanitize.h: out_of_bounds, race, uninitialized).
+ * *verdict: new reference, {"accepted":bool,"reason":R,"details":D,"speedup":X,
+ * "flagged":B,"memory_safety":NOTE,"sanitizer":{...},...}. HK_OK when a verdict
  * was reached (compile errors and no GPU included: reason says), HK_ECANCELED, HK_EPARSE
  * (bad spec), HK_ENOENT (missing file), HK_ENOMEM, HK_EIO. */
 int ep_verify_candidate(const ep_verify_options *o, json_t **verdict);

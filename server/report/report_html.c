@@ -297,6 +297,8 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
     rc = rc ? rc : fact(out, "Duration", a);
     if (!rc && report__str(info, "isolation"))
         rc = fact(out, "Isolation", report__str(info, "isolation"));
+    if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
+        rc = fact(out, "Memory safety", report__str(info, "memory_safety"));
     if (!rc && report__str(ep, "error"))
         rc = fact(out, "Error", report__str(ep, "error"));
     rc = rc ? rc : hk_buf_appends(out, "</table>\n<h2>Result</h2>\n");

@@ -193,6 +193,8 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     rc = rc ? rc : row2(out, "Duration", a);
     if (!rc && report__str(info, "isolation"))
         rc = row_text(out, "Isolation", report__str(info, "isolation"));
+    if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
+        rc = row_text(out, "Memory safety", report__str(info, "memory_safety"));
     if (!rc && report__str(ep, "error"))
         rc = row_text(out, "Error", report__str(ep, "error"));
 
