@@ -85,6 +85,10 @@ static const struct probe probes[] = {
      "No counters on AMD GPUs: DCU reports show times only."},
     {"profilers", "hipprof", PROBE_TOOL, CC_DCU, NULL, v_long, NULL,
      "No counters on Hygon DCUs (DTK's profiler): DCU reports show times only."},
+    {"checkers", "compute-sanitizer", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
+     "No memory-safety check: the accepted best and candidates claiming over 2x are not run "
+     "under memcheck, racecheck and initcheck, and reports say \"memory safety: not "
+     "checked\"."},
     {"disassemblers", "cuobjdump", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
      "No SASS: NVIDIA reports lack machine-code evidence (wide loads, tensor cores, local "
      "memory traffic)."},
@@ -105,8 +109,8 @@ static const struct probe probes[] = {
      "Candidate runs cannot be given CPU-time and memory limits from outside."},
 };
 
-static const char *const categories[] = {"toolchains", "gpus", "profilers", "disassemblers",
-                                         "runners", "isolation"};
+static const char *const categories[] = {"toolchains", "gpus", "profilers", "checkers",
+                                         "disassemblers", "runners", "isolation"};
 
 static long long now_ms(void)
 {

@@ -455,9 +455,12 @@ static void verify_usage(FILE *f)
 {
     fprintf(f, "usage: hkls verify-candidate --spec SPEC.json --candidate FILE.cu [--target "
                "nvidia[:sm_XX]|dcu[:gfxNNN]] [--check full|quick] [--pairs N] "
-               "[--allow-no-floor] [--json] [--keep-work]\n"
+               "[--allow-no-floor] [--sanitize] [--json] [--keep-work]\n"
                "Judges FILE.cu against the spec's source with the episode's checks, then times\n"
                "both interleaved (--pairs, default 5) for the speedup and its p10..p90 spread.\n"
+               "An accepted candidate claiming over 2x (any, with --sanitize) also runs under\n"
+               "compute-sanitizer (memcheck, racecheck, initcheck; $HK_SANITIZE_TIMEOUT_S per\n"
+               "tool, default 300).\n"
                "Exit: 0 accepted and faster (interleaved p10 > 1), 5 accepted but not faster\n"
                "or its speedup not credited (no physical floor), 1 rejected, 2 bad input,\n"
                "3 not measured (no GPU), 4 the baseline failed, 130 stopped.\n");
@@ -503,7 +506,7 @@ static void print_verdict(const json_t *v, const char *what, const char *reason,
 int cli_verify_candidate(int argc, char **argv)
 {
     enum { O_CAND = 256, O_TARGET, O_JSON, O_KEEP, O_WORK, O_CHECK, O_PAIRS, O_NO_FLOOR,
-           O_SIM };
+           O_SIM, O_SANITIZE };
     static const struct option opts[] = {
         {"spec", required_argument, NULL, 's'},
         {"candidate", required_argument, NULL, O_CAND},
@@ -515,6 +518,7 @@ int cli_verify_candidate(int argc, char **argv)
         {"pairs", required_argument, NULL, O_PAIRS},
         {"allow-no-floor", no_argument, NULL, O_NO_FLOOR},
         {"simulate-gpu", no_argument, NULL, O_SIM},
+        {"sanitize", no_argument, NULL, O_SANITIZE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -565,6 +569,7 @@ int cli_verify_candidate(int argc, char **argv)
             o.sim_device = &sim_dev;
             o.measure.wrapper = sim_wrapper;
             break;
+        case O_SANITIZE: o.sanitize = true; break;
         case 'h': verify_usage(stdout); return EXIT_OK;
         default:
             fprintf(stderr, "hkls verify-candidate: unknown option or missing value: %s\n",
@@ -615,6 +620,9 @@ int cli_verify_candidate(int argc, char **argv)
         free(s);
     } else {
         print_verdict(verdict, what, reason, details);
+        const char *safety = json_string_value(json_object_get(verdict, "memory_safety"));
+        if (safety && json_is_true(json_object_get(verdict, "accepted")))
+            printf("memory safety: %s\n", safety);
     }
     json_decref(verdict);
     return code;

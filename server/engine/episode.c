@@ -23,6 +23,7 @@
 #include "engine/device.h"
 #include "engine/evidence.h"
 #include "engine/hostcode.h"
+#include "engine/sanitize.h"
 #include "engine/search.h"
 #include "engine/skillplan.h"
 #include "report/report.h"
@@ -59,6 +60,8 @@ typedef struct ep_rec {
     char *compile_details;       /* the compiler's first errors when !build_ok */
     char *skill;                 /* the skill whose structural rewrite it carries, or NULL */
     char *sass;                  /* cuobjdump --dump-sass of its program (base and best) */
+    char *sanitize_note;         /* compute-sanitizer's outcome once its program was checked
+                                  * (sanitize.h), without the "memory safety: " prefix */
     double median_ms, speedup, max_abs, max_rel;
     bool evaluated, accepted, rejected, flagged, is_start;
     bool uncredited;             /* measured and correct, but no floor checked its time and
@@ -358,6 +361,7 @@ static void rec_free(ep_rec *r)
     hk_free(r->compile_details);
     hk_free(r->skill);
     hk_free(r->sass);
+    hk_free(r->sanitize_note);
     measure_build_free(&r->build);
     hk_free(r);
 }
@@ -1083,6 +1087,60 @@ out:
     return rc;
 }
 
+/* ---- memory safety: compute-sanitizer (sanitize.h, docs/sanitizer.md) ---- */
+
+/* Runs the tools on r's program when sanitize_wanted says so (best: it is about to become
+ * the accepted best; claimed: the speedup it was measured with), once per version. A
+ * rejection is set in v (reason, the tool's first finding); v is untouched otherwise. The
+ * outcome goes to the log, the version's "sanitizer" evidence and the episode's info
+ * ("memory_safety", the report's row; the best's is written last, so it is the one shown).
+ * HK_OK, HK_ECANCELED, HK_ENOMEM. */
+static int sanitize_rec(ep_ctx *c, ep_rec *r, bool best, double claimed, measure_verdict *v)
+{
+    static const char prefix[] = "memory safety: ";
+    if (!sanitize_wanted(best, false, claimed, r->sanitize_note != NULL)) {
+        if (best && r->sanitize_note && c->info)
+            json_object_set_new(c->info, "memory_safety",
+                                json_sprintf("v%d: %s", r->number, r->sanitize_note));
+        return HK_OK;
+    }
+    sanitize_opts so = {0};
+    if (c->backend == CC_DCU)
+        so.unchecked = "DCU target: compute-sanitizer is NVIDIA-only";
+    else if (c->o->gpu == EP_GPU_SIMULATED && !getenv("HK_COMPUTE_SANITIZER"))
+        so.unchecked = "simulated GPU";
+    if (best)
+        ep__log(c, "info", "memory safety: compute-sanitizer on v%d, the best", r->number);
+    else
+        ep__log(c, "info", "memory safety: compute-sanitizer on v%d, which claims %.2fx (over "
+                "%.0fx)", r->number, claimed, SANITIZE_CLAIM_SPEEDUP);
+    sanitize_result sr;
+    measure_prog p = rec_prog(r);
+    int rc = sanitize_candidate(&c->mo, &so, &p, &sr);
+    if (rc) {
+        sanitize_result_clear(&sr);
+        return rc;
+    }
+    const char *note = sr.note && !strncmp(sr.note, prefix, strlen(prefix))
+                           ? sr.note + strlen(prefix) : sr.note ? sr.note : "";
+    hk_free(r->sanitize_note);
+    if (!(r->sanitize_note = hk_strdup(note))) {
+        sanitize_result_clear(&sr);
+        return HK_ENOMEM;
+    }
+    ep__log(c, sr.outcome == SANITIZE_PASSED ? "info" : "warn", "v%d: %s", r->number,
+            sr.note ? sr.note : "");
+    if (r->vid)
+        record_evidence(c, r->vid, "sanitizer", sanitize_result_json(&sr));
+    if (c->info)
+        json_object_set_new(c->info, "memory_safety",
+                            json_sprintf("v%d: %s", r->number, r->sanitize_note));
+    if (sr.outcome == SANITIZE_REJECTED)
+        rc = measure_verdict_set(v, sr.reason, "%s", sr.details ? sr.details : "");
+    sanitize_result_clear(&sr);
+    return rc;
+}
+
 /* ---- stage 4: accuracy ---- */
 
 static int cmp_rec_speedup(const void *a, const void *b)
@@ -1188,6 +1246,15 @@ static int stage_accuracy(ep_ctx *c)
             r->max_abs = v.max_abs_err;
         if (!isnan(v.max_rel_err) && (isnan(r->max_rel) || v.max_rel_err > r->max_rel))
             r->max_rel = v.max_rel_err;
+        /* the accepted best passes compute-sanitizer (DESIGN.md), or is not the best */
+        bool unsafe = false;
+        if (v.reason == MEASURE_OK) {
+            if ((rc = sanitize_rec(c, r, true, r->speedup, &v))) {
+                measure_verdict_clear(&v);
+                goto out;
+            }
+            unsafe = v.reason != MEASURE_OK;
+        }
         if (v.reason == MEASURE_OK) {
             c->best = r;
             (void)store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel);
@@ -1196,7 +1263,7 @@ static int stage_accuracy(ep_ctx *c)
                      "error %.3g, max rel error %.3g",
                      r->number, v.n_checked, r->max_abs, r->max_rel);
         } else {
-            reject_late(c, r, "accuracy", &v);
+            reject_late(c, r, unsafe ? "memory safety" : "accuracy", &v);
         }
         measure_verdict_clear(&v);
     }
@@ -1305,6 +1372,13 @@ static int stage_report(ep_ctx *c)
 {
     int rc = HK_OK;
     stage_begin(c, "report", 95, "evidence and the report");
+    /* never a silent pass: a best that no tool checked says so (command form) */
+    if (c->best && c->info && !json_object_get(c->info, "memory_safety"))
+        json_object_set_new(c->info, "memory_safety",
+                            json_sprintf("v%d: not checked (%s)", c->best->number,
+                                         c->is_cmd ? "command-form spec: the user's program "
+                                                     "does not run under compute-sanitizer"
+                                                   : "compute-sanitizer did not run"));
     ep_rec *show[2] = {c->base_rec, c->best};
     for (int i = 0; i < 2; i++) {
         ep_rec *r = show[i];
@@ -1418,6 +1492,8 @@ static json_t *summary_json(ep_ctx *c)
         json_object_set_new(s, "max_rel_err", num_or_null(c->best->max_rel));
         json_object_set_new(s, "produced_by", ep__text(c->best->produced_by));
         json_object_set_new(s, "flagged", json_boolean(c->best->flagged));
+        json_object_set_new(s, "memory_safety",
+                            json_incref(json_object_get(c->info, "memory_safety")));
     } else {
         json_object_set_new(s, "best_version", json_null());
         json_object_set_new(s, "speedup", json_null());
@@ -2243,6 +2319,19 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
         record_rejection(c, r, e.verdict.reason, e.verdict.details, s);
         measure_eval_clear(&e);
         return HK_OK;
+    }
+    if (sanitize_wanted(false, false, e.speedup, r->sanitize_note != NULL)) {
+        /* a claim over 2x is checked now: a race or an over-read must not steer the search */
+        measure_verdict sv;
+        measure_verdict_init(&sv);
+        if ((rc = sanitize_rec(c, r, false, e.speedup, &sv)) == HK_OK && sv.reason != MEASURE_OK)
+            record_rejection(c, r, sv.reason, sv.details, s);
+        bool unsafe = sv.reason != MEASURE_OK;
+        measure_verdict_clear(&sv);
+        if (rc || unsafe) {
+            measure_eval_clear(&e);
+            return rc;
+        }
     }
     r->median_ms = e.timing.median_ms;
     r->speedup = e.speedup;
@@ -3186,6 +3275,43 @@ static void skill_credit(ep_ctx *c)
 
 /* ---- hkls verify-candidate: one candidate through the episode's pipeline ---- */
 
+/* Memory safety for verify-candidate: compute-sanitizer when the accepted candidate claims
+ * more than 2x, or always with --sanitize; a rejection replaces e's verdict. *safety: new
+ * reference {"note", and "sanitizer": the tools' outcome when they ran}. HK_OK,
+ * HK_ECANCELED, HK_ENOMEM. */
+static int verify_sanitize(ep_ctx *c, const ep_verify_options *vo, const measure_prog *cp,
+                           measure_eval *e, json_t **safety)
+{
+    *safety = NULL;
+    if (e->verdict.reason != MEASURE_OK)
+        return HK_OK; /* rejected already */
+    if (!sanitize_wanted(false, vo->sanitize, e->speedup, false)) {
+        *safety = json_pack("{s:o}", "note",
+                            json_sprintf("memory safety: not checked (the candidate claims "
+                                         "%.2fx, not over %.0fx; --sanitize checks it anyway)",
+                                         e->speedup, SANITIZE_CLAIM_SPEEDUP));
+        return *safety ? HK_OK : HK_ENOMEM;
+    }
+    sanitize_opts so = {0};
+    if (c->backend == CC_DCU)
+        so.unchecked = "DCU target: compute-sanitizer is NVIDIA-only";
+    ep__log(c, "info", "memory safety: compute-sanitizer on the candidate (%s)",
+            vo->sanitize ? "--sanitize" : "it claims over 2x");
+    sanitize_result sr;
+    int rc = sanitize_candidate(&c->mo, &so, cp, &sr);
+    if (!rc && sr.outcome == SANITIZE_REJECTED) {
+        rc = measure_verdict_set(&e->verdict, sr.reason, "%s", sr.details ? sr.details : "");
+        e->verdict.where = (measure_combo){sr.size, sr.dist, sr.seed};
+    }
+    if (!rc) {
+        ep__log(c, sr.outcome == SANITIZE_PASSED ? "info" : "warn", "%s", sr.note);
+        *safety = json_pack("{s:s, s:o}", "note", sr.note, "sanitizer", sanitize_result_json(&sr));
+        rc = *safety ? HK_OK : HK_ENOMEM;
+    }
+    sanitize_result_clear(&sr);
+    return rc;
+}
+
 static json_t *verdict_new(bool accepted, const char *reason, const char *details)
 {
     json_t *j = json_object();
@@ -3473,10 +3599,19 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
         goto out;
     }
     TRY(measure_evaluate(&c->mo, &c->base, &bp, &cp, cout, &e));
+    json_t *safety = NULL;
+    TRY(verify_sanitize(c, vo, &cp, &e, &safety));
     *verdict = measure_eval_json(&e);
     if (!*verdict) {
+        json_decref(safety);
         rc = HK_ENOMEM;
         goto out;
+    }
+    if (safety) {
+        json_object_set(*verdict, "memory_safety", json_object_get(safety, "note"));
+        if (json_object_get(safety, "sanitizer"))
+            json_object_set(*verdict, "sanitizer", json_object_get(safety, "sanitizer"));
+        json_decref(safety);
     }
     bool ok = e.verdict.reason == MEASURE_OK;
     json_object_set_new(*verdict, "verdict", json_string("rejected"));

@@ -109,6 +109,8 @@ typedef struct {
     const char *target;        /* as ep_options; NULL: arch from the GPU */
     const char *work_dir;      /* NULL: a new temporary directory, removed at the end */
     bool keep_work;
+    bool sanitize;             /* compute-sanitizer on an accepted candidate whatever its
+                                * speedup (otherwise only one claiming over 2x: sanitize.h) */
     enum ep_gpu_mode gpu;
     const device_info *sim_device; /* EP_GPU_SIMULATED (CI only): the device to pretend, with
                                 * measure.wrapper the simulator; borrowed */
@@ -131,7 +133,9 @@ typedef struct {
  * "baseline_samples","candidate_samples"}, ...}. HK_OK when a verdict was reached (compile
  * errors and no GPU included: "verdict" says), HK_ECHILD or HK_ENOGPU (the baseline failed:
  * built, run, timed reliably), HK_ECANCELED, HK_EPARSE (bad spec), HK_ENOENT (missing file),
- * HK_ENOMEM, HK_EIO. */
+ * HK_ENOMEM, HK_EIO. An accepted candidate claiming over 2x (or o->sanitize) also runs
+ * under compute-sanitizer (sanitize.h: out_of_bounds, race, uninitialized; "memory_safety"
+ * and "sanitizer" in the verdict). */
 int ep_verify_candidate(const ep_verify_options *o, json_t **verdict);
 
 #endif

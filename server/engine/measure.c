@@ -1012,6 +1012,7 @@ static int run_program(const measure_opts *o, const measure_prog *p, const char 
     /* the launcher's directory is shared and read-only to it; the candidate's own directory
      * (its image, its output files) is where it writes */
     const char *writable[] = {moddir ? moddir : exedir, wrapdir, refdir, NULL};
+    const char *readable[] = {moddir ? exedir : NULL, NULL}; /* the shared launcher */
     unsigned per_combo = o->run_timeout_ms ? o->run_timeout_ms : 60000;
     double run_total = (double)per_combo * (double)(run.n_combos > 1 ? run.n_combos : 1);
     runner_spec rs = {
@@ -1025,6 +1026,7 @@ static int run_program(const measure_opts *o, const measure_prog *p, const char 
         .isolation = o->isolation,
         /* the program lives in its build directory: keep it visible under bwrap's /tmp */
         .writable = writable,
+        .readable = readable,
     };
     if (watch) {
         watch->progress_ms = per_combo;

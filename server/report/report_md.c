@@ -196,6 +196,8 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     char floor_words[512];
     if (!rc && report__floor_words(info, floor_words, sizeof floor_words))
         rc = row_text(out, "Physical floor", floor_words);
+    if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
+        rc = row_text(out, "Memory safety", report__str(info, "memory_safety"));
     if (!rc && report__str(ep, "error"))
         rc = row_text(out, "Error", report__str(ep, "error"));
 

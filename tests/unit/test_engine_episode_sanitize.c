@@ -1,0 +1,217 @@
+/* The episode's memory-safety step (sanitize.h) on the simulated GPU
+ * (test_engine_episode_sim.c's setting: real nvcc builds, runner, oracle, store and report;
+ * tests/data/episode/fake_harness.c in place of the GPU) with a stand-in compute-sanitizer
+ * (tests/data/sanitize/fake_compute_sanitizer.sh, named by $HK_COMPUTE_SANITIZER) that
+ * answers with recorded output: the best is checked before it becomes the best, a finding
+ * rejects it with the tool's first finding, and the report says what was checked. Needs nvcc:
+ * skipped without it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compile/compile.h"
+#include "core/hk.h"
+#include "engine/episode.h"
+#include "store/store.h"
+
+#define FIXTURES HK_TEST_DATA "/sanitize"
+
+static char dir[] = "/tmp/hk-test-episode-sanitize-XXXXXX";
+static char sim[300], tool_log[300];
+static device_info dev;
+
+static int setup(void **state)
+{
+    (void)state;
+    char *nvcc = NULL;
+    if (cc_find_compiler(CC_NVIDIA, &nvcc) != HK_OK)
+        return 0; /* the tests skip */
+    hk_free(nvcc);
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(sim, sizeof sim, "%s/sim", dir);
+    snprintf(tool_log, sizeof tool_log, "%s/tool.log", dir);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cc -O1 -o %s %s/episode/fake_harness.c -lm", sim, HK_TEST_DATA);
+    if (system(cmd) != 0)
+        return -1;
+    memset(&dev, 0, sizeof dev);
+    dev.probe_version = DEVICE_PROBE_VERSION;
+    snprintf(dev.name, sizeof dev.name, "Simulated GPU");
+    snprintf(dev.uuid, sizeof dev.uuid, "GPU-00000000-0000-0000-0000-000000000000");
+    snprintf(dev.arch, sizeof dev.arch, "sm_90");
+    dev.cc_major = 9;
+    dev.sm_count = 132;
+    dev.copy_kernel_gbs = 3000;
+    dev.memcpy_d2d_gbs = 2900;
+    dev.fp32_tflops = 60;
+    dev.tensor_bf16_tflops = -1;
+    setenv("HK_COMPUTE_SANITIZER", FIXTURES "/fake_compute_sanitizer.sh", 1);
+    setenv("FAKE_SANITIZER_LOG", tool_log, 1);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static ep_options options(const char *db, const char *const *wrapper)
+{
+    ep_options o = {
+        .file = HK_SOURCE_DIR "/bench/kernels/saxpy.cu",
+        .kernel = "saxpy",
+        .spec_path = HK_TEST_DATA "/episode/tiny.bench.json",
+        .budget = 2,
+        .seed = 3,
+        .db_path = db,
+        .jobs = 2,
+        .gpu = EP_GPU_SIMULATED,
+        .sim_device = &dev,
+    };
+    o.measure.wrapper = wrapper;
+    o.measure.isolation = RUNNER_ISO_NONE;
+    return o;
+}
+
+static char *slurp(const char *path)
+{
+    static char buf[1 << 18];
+    buf[0] = '\0';
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return buf;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static json_t *episode_info(const char *db, int64_t id)
+{
+    store *st = NULL;
+    assert_int_equal(store_open(db, &st), HK_OK);
+    store_episode e;
+    assert_int_equal(store_episode_get(st, id, &e), HK_OK);
+    json_t *info = json_loads(e.info_json ? e.info_json : "{}", 0, NULL);
+    store_episode_clear(&e);
+    store_close(st);
+    return info;
+}
+
+/* The best is checked (all three tools) and the report says so. */
+static void test_best_checked(void **state)
+{
+    (void)state;
+    if (!sim[0])
+        skip();
+    char db[400];
+    snprintf(db, sizeof db, "%s/clean.db", dir);
+    unlink(tool_log);
+    const char *wrapper[] = {sim, NULL};
+    ep_options o = options(db, wrapper);
+    ep_result r;
+    assert_int_equal(ep_run(&o, &r), HK_OK);
+    assert_int_equal(r.status, STORE_EP_COMPLETED);
+    json_t *sum = json_object_get(r.summary, "summary");
+    assert_true(json_is_integer(json_object_get(sum, "best_version")));
+    const char *ms = json_string_value(json_object_get(sum, "memory_safety"));
+    assert_non_null(ms);
+    int best = (int)json_integer_value(json_object_get(sum, "best_version"));
+    char want[128];
+    snprintf(want, sizeof want, "v%d: checked by compute-sanitizer (memcheck, racecheck, "
+             "initcheck: no findings; run mode at size 0", best);
+    assert_true(strncmp(ms, want, strlen(want)) == 0);
+    /* the tools ran the simulated program through its wrapper, in run mode */
+    const char *log = slurp(tool_log);
+    assert_non_null(strstr(log, "memcheck --tool memcheck"));
+    assert_non_null(strstr(log, "initcheck --tool initcheck"));
+    assert_non_null(strstr(log, sim));
+    assert_non_null(strstr(log, "--mode run --size 0 --seed 2001 --dist 0"));
+    json_t *info = episode_info(db, r.episode_id);
+    assert_string_equal(json_string_value(json_object_get(info, "memory_safety")), ms);
+    json_decref(info);
+    assert_non_null(strstr(slurp(r.report_md), "| Memory safety | v"));
+    assert_non_null(strstr(slurp(r.report_html), "Memory safety"));
+    /* the best's evidence holds the tools' outcome */
+    store *st = NULL;
+    assert_int_equal(store_open(db, &st), HK_OK);
+    int64_t vid = json_integer_value(json_object_get(sum, "best_version_id"));
+    store_evidence *ev = NULL;
+    size_t n = 0;
+    assert_int_equal(store_evidence_list(st, vid, r.episode_id, &ev, &n), HK_OK);
+    bool has = false;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(ev[i].kind, "sanitizer")) {
+            has = true;
+            assert_non_null(strstr(ev[i].json, "\"outcome\":\"passed\""));
+        }
+    assert_true(has);
+    store_evidences_free(ev, n);
+    store_close(st);
+    ep_result_clear(&r);
+}
+
+/* A race found in every candidate the accuracy stage would take: none becomes the best,
+ * each is rejected with the tool's first finding. */
+static void test_race_rejects_best(void **state)
+{
+    (void)state;
+    if (!sim[0])
+        skip();
+    char db[400];
+    snprintf(db, sizeof db, "%s/race.db", dir);
+    setenv("FAKE_SANITIZER_RACECHECK", FIXTURES "/racecheck_warning.txt", 1);
+    const char *wrapper[] = {sim, NULL};
+    ep_options o = options(db, wrapper);
+    ep_result r;
+    int rc = ep_run(&o, &r);
+    unsetenv("FAKE_SANITIZER_RACECHECK");
+    assert_int_equal(rc, HK_OK);
+    assert_int_equal(r.status, STORE_EP_COMPLETED);
+    json_t *sum = json_object_get(r.summary, "summary");
+    assert_true(json_is_null(json_object_get(sum, "best_version")));
+    store *st = NULL;
+    assert_int_equal(store_open(db, &st), HK_OK);
+    store_history_row *rows = NULL;
+    size_t n = 0;
+    assert_int_equal(store_episode_versions(st, r.episode_id, &rows, &n), HK_OK);
+    int races = 0;
+    for (size_t i = 0; i < n; i++) {
+        const store_version *v = &rows[i].version;
+        if (v->reject_reason && !strcmp(v->reject_reason, "race")) {
+            races++;
+            assert_non_null(strstr(v->reject_details,
+                                   "compute-sanitizer racecheck: Warning: Race reported between "
+                                   "Read access at race_warp_tail("));
+        }
+    }
+    assert_true(races >= 1);
+    store_history_free(rows, n);
+    store_close(st);
+    json_t *info = episode_info(db, r.episode_id);
+    const char *ms = json_string_value(json_object_get(info, "memory_safety"));
+    assert_non_null(ms);
+    assert_non_null(strstr(ms, ": rejected (race): compute-sanitizer racecheck: Warning: Race"));
+    json_decref(info);
+    ep_result_clear(&r);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_best_checked),
+        cmocka_unit_test(test_race_rejects_best),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,560 @@
+/* sanitize.c: the parser on compute-sanitizer's output recorded on an H200
+ * (tests/data/sanitize/, README there), the judging of one tool's run, which candidates
+ * get the tools, the "not checked" note without the tool, and the whole sequence through the
+ * real runner with a stand-in tool (tests/data/sanitize/fake_compute_sanitizer.sh) and a
+ * fake benchmark program (tests/data/episode/fake_harness.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/hk.h"
+#include "engine/sanitize.h"
+
+#define FIXTURES HK_TEST_DATA "/sanitize"
+#define FAKE_TOOL FIXTURES "/fake_compute_sanitizer.sh"
+
+static char *slurp(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", FIXTURES, name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static void parse(const char *name, sanitize_report *r)
+{
+    sanitize_parse(slurp(name), r);
+}
+
+/* ---- the parser on recorded output ---- */
+
+static void test_parse_memcheck_read(void **state)
+{
+    (void)state;
+    sanitize_report r;
+    parse("memcheck_oob_read.txt", &r);
+    assert_true(r.found);
+    assert_false(r.warning);
+    assert_int_equal(r.errors, 1);
+    assert_string_equal(r.finding,
+                        "Invalid __global__ read of size 16 bytes; "
+                        "at saxpy_tail(int, float, const float *, float *)+0xf0 in probe.cu:33; "
+                        "by thread (144,0,0) in block (976,0,0); "
+                        "Access to 0x7fd682bd0900 is out of bounds; "
+                        "and is inside the nearest allocation at 0x7fd682800000 of size "
+                        "4,000,012 bytes");
+    assert_string_equal(r.location, "probe.cu:33");
+    assert_string_equal(r.tool_error, "");
+}
+
+static void test_parse_memcheck_write(void **state)
+{
+    (void)state;
+    sanitize_report r;
+    parse("memcheck_oob_write.txt", &r);
+    assert_true(r.found);
+    assert_int_equal(r.errors, 1);
+    assert_non_null(strstr(r.finding, "Invalid __global__ write of size 4 bytes; at write_past"));
+    assert_non_null(strstr(r.finding, "is 1 bytes after the nearest allocation"));
+    assert_null(strstr(r.finding, "Host Frame"));
+    assert_string_equal(r.location, "probe.cu:45");
+    /* the tool's defaults add an API error and "Target application returned an error":
+     * the first finding is still the invalid write */
+    parse("memcheck_oob_write_defaults.txt", &r);
+    assert_true(r.found);
+    assert_int_equal(r.errors, 2);
+    assert_true(strncmp(r.finding, "Invalid __global__ write", 23) == 0);
+    assert_null(strstr(r.finding, "Program hit"));
+}
+
+static void test_parse_clean(void **state)
+{
+    (void)state;
+    const char *clean[] = {"memcheck_clean.txt", "memcheck_guard_zone_read.txt",
+                           "memcheck_program_failed.txt", "racecheck_clean.txt",
+                           "initcheck_clean.txt"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(clean); i++) {
+        sanitize_report r;
+        parse(clean[i], &r);
+        assert_false(r.found);
+        assert_int_equal(r.errors, 0);
+        assert_string_equal(r.finding, "");
+        assert_string_equal(r.tool_error, "");
+    }
+    sanitize_report r;
+    sanitize_parse(NULL, &r);
+    assert_false(r.found);
+    assert_int_equal(r.errors, -1);
+}
+
+static void test_parse_racecheck(void **state)
+{
+    (void)state;
+    sanitize_report r;
+    parse("racecheck_error.txt", &r);
+    assert_true(r.found);
+    assert_false(r.warning);
+    assert_int_equal(r.errors, 1);
+    assert_string_equal(
+        r.finding,
+        "Error: Race reported between Read access at race_tree(const float *, float *, int)"
+        "+0x190 in probe.cu:107; and Write access at race_tree(const float *, float *, int)"
+        "+0x130 in probe.cu:104 [2221312 hazards]; and Write access at race_tree(const float "
+        "*, float *, int)+0x1b0 in probe.cu:107 [2057332 hazards]");
+    assert_string_equal(r.location, "probe.cu:107");
+    parse("racecheck_error_init.txt", &r);
+    assert_true(r.found);
+    assert_string_equal(r.location, "probe.cu:53");
+    /* a warp-synchronous tail without __syncwarp: the tool says Warning, counts 5 */
+    parse("racecheck_warning.txt", &r);
+    assert_true(r.found);
+    assert_true(r.warning);
+    assert_int_equal(r.errors, 5);
+    assert_true(strncmp(r.finding, "Warning: Race reported between Read access at "
+                                   "race_warp_tail", 60) == 0);
+    assert_string_equal(r.location, "probe.cu:83");
+    /* the hazard report's form (modelled) */
+    parse("racecheck_hazard_mode.txt", &r);
+    assert_true(r.found);
+    assert_int_equal(r.errors, 1);
+    assert_string_equal(r.finding,
+                        "Error: Potential RAW hazard detected at __shared__ 0x100 in block "
+                        "(0,0,0) :; Write Thread (64,0,0) at reduce_sum(const float *, float *, "
+                        "int)+0x130 in kernel.cu:8; Read Thread (0,0,0) at reduce_sum(const "
+                        "float *, float *, int)+0x1a0 in kernel.cu:11; Current Value : 0, "
+                        "Incoming Value : 1065353216");
+    assert_string_equal(r.location, "kernel.cu:8");
+}
+
+static void test_parse_initcheck(void **state)
+{
+    (void)state;
+    sanitize_report r;
+    parse("initcheck_uninit_timed_out.txt", &r);
+    assert_true(r.found);
+    assert_int_equal(r.errors, -1); /* cut before its summary */
+    assert_string_equal(r.finding,
+                        "Uninitialized __global__ memory read of size 4 bytes; "
+                        "at read_scratch(const float *, const float *, float *, int)+0xd0 in "
+                        "probe.cu:117; by thread (64,0,0) in block (8,0,0); "
+                        "Address 0x7f2c55002100");
+    assert_string_equal(r.location, "probe.cu:117");
+}
+
+static void test_parse_other_forms(void **state)
+{
+    (void)state;
+    sanitize_report r;
+    parse("memcheck_cuda11_format.txt", &r);
+    assert_true(r.found);
+    assert_string_equal(r.finding,
+                        "Invalid __shared__ read of size 4 bytes; at 0x578 in "
+                        "/home/user/kernels/tiled.cu:120:tiled_transpose(const float *, float *, "
+                        "int); by thread (5,3,0) in block (2,0,0); Address 0x4c00 is out of "
+                        "bounds");
+    assert_string_equal(r.location, "tiled.cu:120");
+    parse("tool_usage_error.txt", &r);
+    assert_false(r.found);
+    assert_string_equal(r.tool_error, "unrecognised option '--no-such-flag'");
+    parse("tool_internal_error.txt", &r);
+    assert_false(r.found);
+    assert_string_equal(r.tool_error,
+                        "Error: Target application terminated before first instrumented API call");
+    /* a line that looks like a finding, under a summary of none, is no finding */
+    sanitize_parse("========= COMPUTE-SANITIZER\n========= Something odd\n"
+                   "========= ERROR SUMMARY: 0 errors\n", &r);
+    assert_int_equal(r.errors, 0);
+    sanitize_tool_result j;
+    sanitize_judge(SANITIZE_MEMCHECK, 0, 0, false, 1000,
+                   "========= COMPUTE-SANITIZER\n========= Something odd\n"
+                   "========= ERROR SUMMARY: 0 errors\n", &j);
+    assert_int_equal(j.status, SANITIZE_CLEAN);
+}
+
+/* ---- judging one run ---- */
+
+static void test_judge(void **state)
+{
+    (void)state;
+    sanitize_tool_result j;
+    sanitize_judge(SANITIZE_MEMCHECK, 86, 0, false, 300000, slurp("memcheck_oob_read.txt"), &j);
+    assert_int_equal(j.status, SANITIZE_FOUND);
+    assert_int_equal(j.reason, MEASURE_OUT_OF_BOUNDS);
+    assert_true(strncmp(j.text, "Invalid __global__ read of size 16 bytes; at saxpy_tail", 54) == 0);
+
+    sanitize_judge(SANITIZE_RACECHECK, 86, 0, false, 300000, slurp("racecheck_error.txt"), &j);
+    assert_int_equal(j.status, SANITIZE_FOUND);
+    assert_int_equal(j.reason, MEASURE_RACE);
+    sanitize_judge(SANITIZE_RACECHECK, 86, 0, false, 300000, slurp("racecheck_warning.txt"), &j);
+    assert_int_equal(j.status, SANITIZE_FOUND);
+    assert_int_equal(j.reason, MEASURE_RACE);
+    assert_true(strncmp(j.text, "Warning: Race reported", 22) == 0);
+
+    /* printed before the time limit: still a finding */
+    sanitize_judge(SANITIZE_INITCHECK, -1, 9, true, 60000, slurp("initcheck_uninit_timed_out.txt"),
+                   &j);
+    assert_int_equal(j.status, SANITIZE_FOUND);
+    assert_int_equal(j.reason, MEASURE_UNINITIALIZED);
+    assert_non_null(strstr(j.text, "before the run was cut at its time limit"));
+
+    /* the program failed by itself under the tool: its own reason, its message */
+    sanitize_judge(SANITIZE_MEMCHECK, 3, 0, false, 300000, slurp("memcheck_program_failed.txt"), &j);
+    assert_int_equal(j.status, SANITIZE_FAILED);
+    assert_int_equal(j.reason, MEASURE_CUDA_ERROR);
+    assert_string_equal(j.text, "the program exited 3 (cuda_error) under the tool without a "
+                                "finding: pretend failure");
+    sanitize_judge(SANITIZE_RACECHECK, 6, 0, false, 300000,
+                   "========= COMPUTE-SANITIZER\n{\"error\":\"out_of_bounds\",\"message\":"
+                   "\"write outside buffer 'y'\"}\n========= RACECHECK SUMMARY: 0 hazards "
+                   "displayed (0 errors, 0 warnings)\n",
+                   &j);
+    assert_int_equal(j.status, SANITIZE_FAILED);
+    assert_int_equal(j.reason, MEASURE_OUT_OF_BOUNDS);
+
+    /* exit 86 with nothing this parser knows: still found, the tool's first lines quoted */
+    sanitize_judge(SANITIZE_RACECHECK, 86, 0, false, 300000,
+                   "========= COMPUTE-SANITIZER\n========= \n"
+                   "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 1 warning)\n", &j);
+    assert_int_equal(j.status, SANITIZE_FOUND);
+    assert_int_equal(j.reason, MEASURE_RACE);
+    assert_string_equal(j.text, "exit status 86 (errors found): RACECHECK SUMMARY: 0 hazards "
+                                "displayed (0 errors, 1 warning)");
+
+    /* not checked: the tool's own failures, the program refusing to start, a signal */
+    sanitize_judge(SANITIZE_MEMCHECK, 255, 0, false, 300000, slurp("tool_usage_error.txt"), &j);
+    assert_int_equal(j.status, SANITIZE_NOT_CHECKED);
+    assert_int_equal(j.reason, MEASURE_OK);
+    assert_string_equal(j.text, "the tool failed: unrecognised option '--no-such-flag'");
+    sanitize_judge(SANITIZE_MEMCHECK, 1, 0, false, 300000, slurp("tool_internal_error.txt"), &j);
+    assert_int_equal(j.status, SANITIZE_NOT_CHECKED);
+    sanitize_judge(SANITIZE_MEMCHECK, 8, 0, false, 300000,
+                   "{\"error\":\"no_gpu\",\"message\":\"no CUDA device\"}\n", &j);
+    assert_int_equal(j.status, SANITIZE_NOT_CHECKED);
+    assert_non_null(strstr(j.text, "no_gpu"));
+    sanitize_judge(SANITIZE_MEMCHECK, -1, 9, false, 300000, "", &j);
+    assert_int_equal(j.status, SANITIZE_NOT_CHECKED);
+
+    sanitize_judge(SANITIZE_RACECHECK, -1, 15, true, 120000, "========= COMPUTE-SANITIZER\n", &j);
+    assert_int_equal(j.status, SANITIZE_TIMED_OUT);
+    assert_string_equal(j.text, "timed out after 120 s without a finding");
+
+    sanitize_judge(SANITIZE_INITCHECK, 0, 0, false, 300000, slurp("initcheck_clean.txt"), &j);
+    assert_int_equal(j.status, SANITIZE_CLEAN);
+    assert_string_equal(j.text, "");
+}
+
+static void test_flags(void **state)
+{
+    (void)state;
+    /* the exit status separates "found" from "the program failed" */
+    for (int t = 0; t < SANITIZE_N_TOOLS; t++) {
+        const char *const *f = sanitize_tool_flags((enum sanitize_tool)t);
+        bool tool = false, code = false, check = false, limit = false;
+        for (size_t i = 0; f[i]; i++) {
+            tool |= !strcmp(f[i], "--tool") && !strcmp(f[i + 1], sanitize_tool_name(t));
+            code |= !strcmp(f[i], "--error-exitcode") && !strcmp(f[i + 1], "86");
+            check |= !strcmp(f[i], "--check-exit-code") && !strcmp(f[i + 1], "no");
+            limit |= !strcmp(f[i], "--print-limit") && !strcmp(f[i + 1], "1");
+        }
+        assert_true(tool && code && check && limit);
+    }
+    assert_string_equal(sanitize_tool_name(SANITIZE_INITCHECK), "initcheck");
+    assert_int_equal(sanitize_tool_reason(SANITIZE_MEMCHECK), MEASURE_OUT_OF_BOUNDS);
+    assert_int_equal(sanitize_tool_reason(SANITIZE_RACECHECK), MEASURE_RACE);
+    assert_int_equal(sanitize_tool_reason(SANITIZE_INITCHECK), MEASURE_UNINITIALIZED);
+}
+
+/* ---- which candidates ---- */
+
+static void test_wanted(void **state)
+{
+    (void)state;
+    assert_true(sanitize_wanted(true, false, 1.1, false));   /* the accepted best, always */
+    assert_true(sanitize_wanted(true, false, NAN, false));
+    assert_true(sanitize_wanted(false, false, 2.01, false)); /* a claim over 2x */
+    assert_false(sanitize_wanted(false, false, 2.0, false));
+    assert_false(sanitize_wanted(false, false, 1.5, false));
+    assert_false(sanitize_wanted(false, false, NAN, false));
+    assert_true(sanitize_wanted(false, true, 1.0, false));   /* --sanitize */
+    assert_false(sanitize_wanted(true, true, 3.0, true));    /* never twice */
+}
+
+/* ---- the whole sequence, through the runner ---- */
+
+typedef struct {
+    char dir[256];
+    char bin[300];
+    char log[320];
+    spec *sp;
+    measure_opts o;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/hk-test-sanitize-XXXXXX");
+    if (!mkdtemp(f->dir))
+        return -1;
+    snprintf(f->bin, sizeof f->bin, "%s/bin", f->dir);
+    snprintf(f->log, sizeof f->log, "%s/tool.log", f->dir);
+    if (measure_mkdirs(f->bin))
+        return -1;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cc -O1 -o %s/ok %s/episode/fake_harness.c -lm && cp %s/ok %s/cudaerr && "
+             "cp %s/ok %s/oob",
+             f->bin, HK_TEST_DATA, f->bin, f->bin, f->bin, f->bin);
+    if (system(cmd) != 0)
+        return -1;
+    spec_diags d = {0};
+    if (spec_load(HK_TEST_DATA "/episode/tiny.bench.json", &f->sp, &d) != HK_OK)
+        return -1;
+    spec_diags_free(&d);
+    f->o.spec = f->sp;
+    f->o.isolation = RUNNER_ISO_NONE;
+    setenv("HK_GPU_LOCK", "off", 1);
+    setenv("FAKE_SANITIZER_LOG", f->log, 1);
+    unsetenv("FAKE_SANITIZER_MEMCHECK");
+    unsetenv("FAKE_SANITIZER_RACECHECK");
+    unsetenv("FAKE_SANITIZER_INITCHECK");
+    unsetenv("FAKE_SANITIZER_SLEEP");
+    unsetenv("HK_COMPUTE_SANITIZER");
+    unsetenv("HK_SANITIZE_TIMEOUT_S");
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    spec_free(f->sp);
+    measure_rmtree(f->dir);
+    free(f);
+    return 0;
+}
+
+static void run(fixture *f, const char *prog, const sanitize_opts *so, sanitize_result *r)
+{
+    char exe[400];
+    snprintf(exe, sizeof exe, "%s/%s", f->bin, prog);
+    measure_prog p = {.exe = exe};
+    unlink(f->log);
+    assert_int_equal(sanitize_candidate(&f->o, so, &p, r), HK_OK);
+    assert_non_null(r->note);
+}
+
+static char *tool_log(fixture *f)
+{
+    static char buf[8192];
+    FILE *fp = fopen(f->log, "r");
+    buf[0] = '\0';
+    if (fp) {
+        size_t n = fread(buf, 1, sizeof buf - 1, fp);
+        buf[n] = '\0';
+        fclose(fp);
+    }
+    return buf;
+}
+
+static void test_run_clean(void **state)
+{
+    fixture *f = *state;
+    sanitize_opts so = {.tool = FAKE_TOOL};
+    sanitize_result r;
+    run(f, "ok", &so, &r);
+    assert_int_equal(r.outcome, SANITIZE_PASSED);
+    assert_int_equal(r.reason, MEASURE_OK);
+    assert_null(r.details);
+    /* the smallest size of the spec (1000 elements), its first distribution, seed 1 + 2000 */
+    assert_int_equal(r.size, 0);
+    assert_int_equal(r.dist, 0);
+    assert_int_equal(r.seed, 2001);
+    assert_int_equal(r.elements, 1000);
+    assert_string_equal(r.note, "memory safety: checked by compute-sanitizer (memcheck, "
+                                "racecheck, initcheck: no findings; run mode at size 0 (1000 "
+                                "elements in the largest buffer), seed 2001)");
+    for (int t = 0; t < SANITIZE_N_TOOLS; t++)
+        assert_int_equal(r.tools[t].status, SANITIZE_CLEAN);
+    /* the command lines: each tool's flags, then the program in run mode, no output file,
+     * and the request to allocate without guard zones */
+    const char *log = tool_log(f);
+    assert_non_null(strstr(log, "memcheck --tool memcheck --leak-check no --padding 65536 "
+                                "--report-api-errors no --error-exitcode 86 --check-exit-code "
+                                "no --print-limit 1 "));
+    assert_non_null(strstr(log, "racecheck --tool racecheck --error-exitcode 86 "
+                                "--check-exit-code no --print-limit 1 "));
+    assert_non_null(strstr(log, "initcheck --tool initcheck --error-exitcode 86 "));
+    assert_non_null(strstr(log, "/ok --mode run --size 0 --seed 2001 --dist 0 "
+                                "HK_GUARD_ZONES=0\n"));
+    assert_null(strstr(log, "--out"));
+    json_t *j = sanitize_result_json(&r);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "outcome")), "passed");
+    assert_int_equal(json_array_size(json_object_get(j, "tools")), 3);
+    json_decref(j);
+    sanitize_result_clear(&r);
+}
+
+static void test_run_race(void **state)
+{
+    fixture *f = *state;
+    setenv("FAKE_SANITIZER_RACECHECK", FIXTURES "/racecheck_error.txt", 1);
+    sanitize_opts so = {.tool = FAKE_TOOL};
+    sanitize_result r;
+    run(f, "ok", &so, &r);
+    unsetenv("FAKE_SANITIZER_RACECHECK");
+    assert_int_equal(r.outcome, SANITIZE_REJECTED);
+    assert_int_equal(r.reason, MEASURE_RACE);
+    assert_true(strncmp(r.details, "compute-sanitizer racecheck: Error: Race reported between "
+                                   "Read access at race_tree(",
+                        83) == 0);
+    assert_int_equal(r.tools[SANITIZE_MEMCHECK].status, SANITIZE_CLEAN);
+    assert_int_equal(r.tools[SANITIZE_RACECHECK].status, SANITIZE_FOUND);
+    assert_int_equal(r.tools[SANITIZE_INITCHECK].status, SANITIZE_NOT_RUN);
+    assert_null(strstr(tool_log(f), "initcheck"));
+    assert_true(strncmp(r.note, "memory safety: rejected (race): compute-sanitizer racecheck: ",
+                        61) == 0);
+    sanitize_result_clear(&r);
+
+    /* memcheck first: an out-of-bounds read ends it there */
+    setenv("FAKE_SANITIZER_MEMCHECK", FIXTURES "/memcheck_oob_read.txt", 1);
+    run(f, "ok", &so, &r);
+    unsetenv("FAKE_SANITIZER_MEMCHECK");
+    assert_int_equal(r.outcome, SANITIZE_REJECTED);
+    assert_int_equal(r.reason, MEASURE_OUT_OF_BOUNDS);
+    assert_non_null(strstr(r.details, "Access to 0x7fd682bd0900 is out of bounds"));
+    assert_int_equal(r.tools[SANITIZE_RACECHECK].status, SANITIZE_NOT_RUN);
+    sanitize_result_clear(&r);
+
+    setenv("FAKE_SANITIZER_INITCHECK", FIXTURES "/initcheck_uninit_timed_out.txt", 1);
+    run(f, "ok", &so, &r);
+    unsetenv("FAKE_SANITIZER_INITCHECK");
+    assert_int_equal(r.outcome, SANITIZE_REJECTED);
+    assert_int_equal(r.reason, MEASURE_UNINITIALIZED);
+    sanitize_result_clear(&r);
+}
+
+static void test_run_program_fails(void **state)
+{
+    fixture *f = *state;
+    sanitize_opts so = {.tool = FAKE_TOOL};
+    sanitize_result r;
+    run(f, "cudaerr", &so, &r);
+    assert_int_equal(r.outcome, SANITIZE_REJECTED);
+    assert_int_equal(r.reason, MEASURE_CUDA_ERROR);
+    assert_string_equal(r.details, "compute-sanitizer memcheck: the program exited 3 (cuda_error) "
+                                   "under the tool without a finding: cudaErrorIllegalAddress");
+    sanitize_result_clear(&r);
+    run(f, "oob", &so, &r);
+    assert_int_equal(r.reason, MEASURE_OUT_OF_BOUNDS);
+    sanitize_result_clear(&r);
+}
+
+static void test_run_timeout(void **state)
+{
+    fixture *f = *state;
+    setenv("FAKE_SANITIZER_SLEEP", "racecheck", 1);
+    sanitize_opts so = {.tool = FAKE_TOOL, .timeout_ms = 1500};
+    sanitize_result r;
+    run(f, "ok", &so, &r);
+    unsetenv("FAKE_SANITIZER_SLEEP");
+    assert_int_equal(r.outcome, SANITIZE_UNCHECKED);
+    assert_int_equal(r.reason, MEASURE_OK);
+    assert_int_equal(r.tools[SANITIZE_MEMCHECK].status, SANITIZE_CLEAN);
+    assert_int_equal(r.tools[SANITIZE_RACECHECK].status, SANITIZE_TIMED_OUT);
+    assert_int_equal(r.tools[SANITIZE_INITCHECK].status, SANITIZE_NOT_RUN);
+    assert_string_equal(r.note, "memory safety: not fully checked (memcheck no findings; "
+                                "racecheck not checked: timed out after 1 s without a finding; "
+                                "initcheck not run; run mode at size 0 (1000 elements in the "
+                                "largest buffer), seed 2001)");
+    sanitize_result_clear(&r);
+    /* the environment's timeout */
+    setenv("HK_SANITIZE_TIMEOUT_S", "1", 1);
+    setenv("FAKE_SANITIZER_SLEEP", "memcheck", 1);
+    sanitize_opts so2 = {.tool = FAKE_TOOL};
+    run(f, "ok", &so2, &r);
+    unsetenv("FAKE_SANITIZER_SLEEP");
+    unsetenv("HK_SANITIZE_TIMEOUT_S");
+    assert_int_equal(r.tools[SANITIZE_MEMCHECK].status, SANITIZE_TIMED_OUT);
+    assert_int_equal(r.tools[SANITIZE_RACECHECK].status, SANITIZE_NOT_RUN);
+    sanitize_result_clear(&r);
+}
+
+static void test_not_checked(void **state)
+{
+    fixture *f = *state;
+    sanitize_result r;
+    /* no tool: a note, never a silent pass, and nothing runs */
+    setenv("HK_COMPUTE_SANITIZER", "/nonexistent/compute-sanitizer", 1);
+    sanitize_opts so = {0};
+    run(f, "ok", &so, &r);
+    assert_int_equal(r.outcome, SANITIZE_UNCHECKED);
+    assert_string_equal(r.note, "memory safety: not checked (compute-sanitizer not found: "
+                                "HK_COMPUTE_SANITIZER=/nonexistent/compute-sanitizer is not an "
+                                "executable)");
+    assert_string_equal(tool_log(f), "");
+    sanitize_result_clear(&r);
+    setenv("HK_COMPUTE_SANITIZER", "off", 1);
+    run(f, "ok", &so, &r);
+    assert_string_equal(r.note, "memory safety: not checked (turned off: "
+                                "HK_COMPUTE_SANITIZER=off)");
+    sanitize_result_clear(&r);
+    setenv("HK_COMPUTE_SANITIZER", FAKE_TOOL, 1);
+    run(f, "ok", &so, &r);
+    assert_int_equal(r.outcome, SANITIZE_PASSED);
+    sanitize_result_clear(&r);
+    unsetenv("HK_COMPUTE_SANITIZER");
+    /* the toolkit's search, where this machine has none (the CPU machines) */
+    char *path = NULL, why[128];
+    int rc = sanitize_find_tool(&path, why, sizeof why);
+    if (rc == HK_ENOENT) {
+        assert_string_equal(why, "compute-sanitizer not found");
+        run(f, "ok", &so, &r);
+        assert_string_equal(r.note, "memory safety: not checked (compute-sanitizer not found)");
+        sanitize_result_clear(&r);
+    } else {
+        assert_int_equal(rc, HK_OK);
+        print_message("compute-sanitizer here: %s\n", path);
+    }
+    hk_free(path);
+    /* a caller that knows it cannot check (simulated GPU, DCU) */
+    sanitize_opts sim = {.unchecked = "simulated GPU"};
+    run(f, "ok", &sim, &r);
+    assert_string_equal(r.note, "memory safety: not checked (simulated GPU)");
+    assert_string_equal(tool_log(f), "");
+    sanitize_result_clear(&r);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_memcheck_read),
+        cmocka_unit_test(test_parse_memcheck_write),
+        cmocka_unit_test(test_parse_clean),
+        cmocka_unit_test(test_parse_racecheck),
+        cmocka_unit_test(test_parse_initcheck),
+        cmocka_unit_test(test_parse_other_forms),
+        cmocka_unit_test(test_judge),
+        cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_wanted),
+        cmocka_unit_test_setup_teardown(test_run_clean, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_race, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_program_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_timeout, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_checked, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
