@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -567,6 +568,13 @@ static void free_names(char **names, size_t n)
 int cmdform_records_read(const char *path, const char *kernel, cmdform_run *run, char ***names,
                          size_t *n_names, enum cmdform_status *status, char **why)
 {
+    return cmdform_records_read_nonce(path, kernel, NULL, run, names, n_names, status, why);
+}
+
+int cmdform_records_read_nonce(const char *path, const char *kernel, const char *nonce,
+                               cmdform_run *run, char ***names, size_t *n_names,
+                               enum cmdform_status *status, char **why)
+{
     *status = CMDFORM_OK;
     *why = NULL;
     run->kernel_ms = 0;
@@ -619,6 +627,19 @@ int cmdform_records_read(const char *path, const char *kernel, cmdform_run *run,
             *why = sentence("%s:%zu: not a CUPTI record line%s%s", path, line_no, j ? "" : ": ",
                             j ? "" : jerr.text);
             goto done;
+        }
+        if (nonce) {
+            /* the injection library of this run stamps every line with the nonce it took
+             * (and removed) from its environment: a line without it was written by
+             * something else, or by an earlier run */
+            const char *nn = json_string_value(json_object_get(j, "nonce"));
+            if (!nn || strcmp(nn, nonce) != 0) {
+                *status = CMDFORM_RECORDS_ERROR;
+                *why = sentence("%s:%zu: a record line without this run's nonce: not written by "
+                                "the injection library of this run (forged or replayed)",
+                                path, line_no);
+                goto done;
+            }
         }
         pid_state *ps = pid_get(pids, &n_pids, json_integer_value(jpid));
         if (!ps) {
@@ -1376,7 +1397,8 @@ int cmdform_run_once(cmdform_ws *w, cmdform_result *out)
         return HK_EINVAL;
     const cmdform_options *o = &w->o;
     int rc = HK_OK;
-    char *records = NULL, *env_out = NULL, *why = NULL;
+    char *records = NULL, *env_out = NULL, *env_nonce = NULL, *why = NULL;
+    char nonce[40] = "";
     runner_result r = { 0 };
     unsigned i = w->runs_done++;
     if (out->n_runs == w->runs_cap) {
@@ -1393,8 +1415,21 @@ int cmdform_run_once(cmdform_ws *w, cmdform_result *out)
         rc = HK_ENOMEM;
         goto out;
     }
+    {
+        uint64_t r2[2] = { 0, 0 };
+        if (getrandom(r2, sizeof r2, 0) != (ssize_t)sizeof r2) {
+            rc = HK_EIO;
+            goto out;
+        }
+        snprintf(nonce, sizeof nonce, "%016llx%016llx", (unsigned long long)r2[0],
+                 (unsigned long long)r2[1]);
+        if (!(env_nonce = hk_asprintf("HK_CUPTI_NONCE=%s", nonce))) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+    }
     unlink(records);
-    const char *env_set[] = { w->env_lib, env_out, NULL };
+    const char *env_set[] = { w->env_lib, env_out, env_nonce, NULL };
     const char *writable[] = { w->cupti_dir, NULL };
     if ((rc = run_shell(o, w->s, w->s->run, w->dir, w->run_timeout_ms, env_set, writable, &r)) == HK_ECANCELED ||
         rc == HK_ENOMEM)
@@ -1420,7 +1455,8 @@ int cmdform_run_once(cmdform_ws *w, cmdform_result *out)
     memset(cr, 0, sizeof *cr);
     hk_free(why);
     why = NULL;
-    if ((rc = cmdform_records_read(records, w->s->kernel, cr, &out->kernel_names, &out->n_kernel_names, &st, &why)))
+    if ((rc = cmdform_records_read_nonce(records, w->s->kernel, nonce, cr, &out->kernel_names,
+                                         &out->n_kernel_names, &st, &why)))
         goto out;
     if (st != CMDFORM_OK) {
         rc = set_status(out, st, sentence("run %u: %s", i + 1, why));
@@ -1436,6 +1472,7 @@ out:
     runner_result_free(&r);
     hk_free(records);
     hk_free(env_out);
+    hk_free(env_nonce);
     hk_free(why);
     return rc;
 }

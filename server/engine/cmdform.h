@@ -190,6 +190,14 @@ int cmdform_swap_kernel(const char *text, size_t len, const char *kernel, const 
 int cmdform_records_read(const char *path, const char *kernel, cmdform_run *run, char ***names,
                          size_t *n_names, enum cmdform_status *status, char **why);
 
+/* cmdform_records_read, and every line must carry "nonce": nonce (the value the run put in
+ * the injection library's environment as HK_CUPTI_NONCE, which the library removes before
+ * the program's own code can read it again): a line without it is CMDFORM_RECORDS_ERROR
+ * ("forged or replayed"). nonce NULL: no such check. */
+int cmdform_records_read_nonce(const char *path, const char *kernel, const char *nonce,
+                               cmdform_run *run, char ***names, size_t *n_names,
+                               enum cmdform_status *status, char **why);
+
 /* Correctness gate of one run's result r against s's regexes: exit status 0, no signal,
  * no timeout, pass_regex matched (when given) and fail_regex not matched, over stdout and
  * stderr (POSIX extended, ^ and $ at line ends). *status CMDFORM_OK or the failure with a

@@ -738,6 +738,20 @@ static int stage_init(ep_ctx *c)
                                                                    : c->mo.isolation;
     (void)runner_memory_available(true, &mem_words);
     json_object_set_new(c->info, "isolation", ep__text(runner_isolation_name(iso)));
+    /* what decided "correct": said on every report, plainly for the command form */
+    json_object_set_new(c->info, "correctness",
+                        ep__text(c->is_cmd
+                                     ? "checked by your program: its exit status and pass/fail "
+                                       "output decide; the harness's poisoned outputs, "
+                                       "unchanged-input, tolerance and checked-timing rules do "
+                                       "not apply. Times come from the CUPTI injection "
+                                       "library's records, each stamped with a nonce drawn for "
+                                       "the run; a program of yours that reads its environment "
+                                       "before its first CUDA call could still see the nonce"
+                                     : "checked by the harness: candidate outputs against the "
+                                       "baseline's on fresh seeds, poisoned outputs, unchanged "
+                                       "inputs, timed launches re-checked against the "
+                                       "baseline's kernel (docs/referee.md)"));
     json_object_set_new(c->info, "memory_limit", ep__text(mem_words));
     ep__log(c, "info", "isolation: %s", runner_isolation_name(iso));
     ep__log(c, "info", "spec %s: %zu sizes, %zu seeds, %zu distributions", c->o->spec_path,

@@ -297,6 +297,8 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
     rc = rc ? rc : fact(out, "Duration", a);
     if (!rc && report__str(info, "isolation"))
         rc = fact(out, "Isolation", report__str(info, "isolation"));
+    if (!rc && report__str(info, "correctness"))
+        rc = fact(out, "Correctness", report__str(info, "correctness"));
     char floor_words[512];
     if (!rc && report__floor_words(info, floor_words, sizeof floor_words))
         rc = fact(out, "Physical floor", floor_words);

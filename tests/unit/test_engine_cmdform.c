@@ -642,6 +642,10 @@ static void test_measure_fake_failures(void **state)
         { "nocupti", CMDFORM_NO_CUPTI, "no CUPTI records were written" },
         { "nogpu", CMDFORM_NO_CUPTI, "CUPTI injection library was never loaded" },
         { "crash", CMDFORM_RUN_CRASHED, "killed by signal 11 (Segmentation fault; the shell's status 139)" },
+        /* records the injection library of this run did not write: no nonce, or an
+         * earlier run's lines (another nonce) replayed in front of this run's */
+        { "forged", CMDFORM_RECORDS_ERROR, "without this run's nonce: not written by the injection library" },
+        { "replayed", CMDFORM_RECORDS_ERROR, "(forged or replayed)" },
     };
     long live = hk_alloc_live();
     for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {

@@ -13,6 +13,9 @@
  *   {"event":"exit","pid":P,"kernels":N,"dropped":D,"buffers":B}
  *   {"event":"error","pid":P,"message":"..."}     (a CUPTI call failed)
  *
+ * With HK_CUPTI_NONCE set (the server draws one per run), every line starts with
+ * "nonce":N, and the variable is removed from the environment at init.
+ *
  * Lines are written with one write() each on an O_APPEND descriptor, so several processes
  * of one run command (a script running the program twice) can share the file. Plain C
  * with no dependency besides CUPTI, pthreads and libdl; everything but InitializeInjection
@@ -92,18 +95,36 @@ static void hk_json_escape(char *dst, size_t *len, const char *s)
 }
 
 /* One line from a printf format (short fixed lines only: init, exit, error). */
+/* This run's nonce (HK_CUPTI_NONCE, taken out of the environment at init): every line
+ * carries it, so the reader can tell this library's lines from lines written by anything
+ * else, or left by an earlier run. Hex digits only; empty when none was given. */
+static char hk_nonce[65];
+
 static void hk_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void hk_line(const char *fmt, ...)
 {
-    char line[1024];
+    char line[1200];
+    int k = 0;
+    if (hk_nonce[0]) /* {"nonce":"N", then the line without its own "{" */
+        k = snprintf(line, sizeof line, "{\"nonce\":\"%s\",", hk_nonce);
+    char body[1024];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    int n = vsnprintf(body, sizeof body, fmt, ap);
     va_end(ap);
     if (n < 0)
         return;
-    if ((size_t)n > sizeof line - 2)
-        n = (int)sizeof line - 2;
+    if ((size_t)n >= sizeof body)
+        n = (int)sizeof body - 1;
+    const char *b = body;
+    if (k && b[0] == '{') {
+        b++;
+        n--;
+    }
+    if ((size_t)(k + n) > sizeof line - 2)
+        n = (int)sizeof line - 2 - k;
+    memcpy(line + k, b, (size_t)n);
+    n += k;
     line[n++] = '\n';
     hk_write_all(line, (size_t)n);
 }
@@ -236,6 +257,10 @@ HK_EXPORT int InitializeInjection(void)
         fprintf(stderr, "hk_cupti: HK_CUPTI_OUT is not set: no kernel records are written\n");
         return 1;
     }
+    const char *nonce = getenv("HK_CUPTI_NONCE");
+    if (nonce && strlen(nonce) < sizeof hk_nonce && strspn(nonce, "0123456789abcdef") == strlen(nonce))
+        strcpy(hk_nonce, nonce);
+    unsetenv("HK_CUPTI_NONCE"); /* the program's own later getenv does not see it */
     hk_pid = getpid();
     hk_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (hk_fd < 0) {

@@ -19,23 +19,31 @@ if [ "$mode" = marker ] && [ ! -x saxpy ]; then
     echo "FAIL: the build did not produce ./saxpy"
     exit 1
 fi
+# Every line starts with the run's nonce, as libhk_cupti.so writes it ("forged" leaves it
+# out, as a program writing its own records would; "replayed" adds the lines of an earlier
+# run, kept in .fake_replay, before this run's).
+nonce=$HK_CUPTI_NONCE
+[ "$mode" = forged ] && nonce=
 records() {
     pid=$$
-    echo "{\"event\":\"init\",\"pid\":$pid,\"cupti_version\":130001}"
+    if [ -n "$nonce" ]; then p="{\"nonce\":\"$nonce\","; else p="{"; fi
+    echo "$p\"event\":\"init\",\"pid\":$pid,\"cupti_version\":130001}"
     t=1000000
     for i in 1 2 3; do
         d=$((n * 1000))
-        echo "{\"event\":\"kernel\",\"pid\":$pid,\"name\":\"_Z4fillPffi\",\"start\":$t,\"end\":$((t + 500)),\"duration_ns\":500,\"grid\":[65537,1,1],\"block\":[256,1,1]}"
+        echo "$p\"event\":\"kernel\",\"pid\":$pid,\"name\":\"_Z4fillPffi\",\"start\":$t,\"end\":$((t + 500)),\"duration_ns\":500,\"grid\":[65537,1,1],\"block\":[256,1,1]}"
         t=$((t + 1000))
         if [ "$1" != nosaxpy ]; then
-            echo "{\"event\":\"kernel\",\"pid\":$pid,\"name\":\"_Z5saxpyifPKfPf\",\"start\":$t,\"end\":$((t + d)),\"duration_ns\":$d,\"grid\":[65537,1,1],\"block\":[256,1,1]}"
+            echo "$p\"event\":\"kernel\",\"pid\":$pid,\"name\":\"_Z5saxpyifPKfPf\",\"start\":$t,\"end\":$((t + d)),\"duration_ns\":$d,\"grid\":[65537,1,1],\"block\":[256,1,1]}"
         fi
         t=$((t + d + 1000))
     done
-    echo "{\"event\":\"exit\",\"pid\":$pid,\"kernels\":6,\"dropped\":0,\"buffers\":1}"
+    echo "$p\"event\":\"exit\",\"pid\":$pid,\"kernels\":6,\"dropped\":0,\"buffers\":1}"
 }
 case "$mode" in
-ok|marker) records >> "$HK_CUPTI_OUT"; echo "PASS (0 of 16777233 wrong)" ;;
+ok|marker|forged) records >> "$HK_CUPTI_OUT"; echo "PASS (0 of 16777233 wrong)" ;;
+replayed) [ -f .fake_replay ] && cat .fake_replay >> "$HK_CUPTI_OUT"
+          records > .fake_replay; records >> "$HK_CUPTI_OUT"; echo "PASS (0 of 16777233 wrong)" ;;
 fail) records >> "$HK_CUPTI_OUT"; echo "mismatch at 7: got 1 want 2"; echo "FAIL (1 of 16777233 wrong)" ;;
 nopass) records >> "$HK_CUPTI_OUT"; echo "done" ;;
 exit1) records >> "$HK_CUPTI_OUT"; echo "PASS"; exit 1 ;;
