@@ -732,6 +732,7 @@ typedef struct {
     size_t count[HK_MAX_ARGS];   /* pointer args: elements */
     hk_arg args[HK_MAX_ARGS];    /* scalars filled by setup, pointers by the runtime */
     hk_buffer buf[HK_MAX_ARGS];
+    unsigned char promoted[HK_MAX_ARGS]; /* --promote: a float argument given as double */
 } hk_state;
 
 typedef struct {
@@ -748,7 +749,8 @@ typedef struct {
 typedef struct {
     const char *mode, *out, *combos, *out_dir;
     const char *module, *function, *ref_module, *ref_function;
-    int size, dist, warmup, min_reps, max_reps, checks;
+    int size, dist, warmup, min_reps, max_reps, checks, shmem_scale;
+    unsigned long long promote;
     long long seed, check_seed;
     double budget_ms, target_spread;
     long long block[3];
@@ -826,6 +828,8 @@ static void hk_parse_opts(int argc, char **argv, const hk_program *p, hk_opts *o
         else if (!strcmp(f, "--ref-module")) o->ref_module = v;
         else if (!strcmp(f, "--ref-function")) o->ref_function = v;
         else if (!strcmp(f, "--checks")) o->checks = (int)hk_opt_int(f, v, 0, 1000);
+        else if (!strcmp(f, "--promote")) o->promote = (unsigned long long)hk_opt_int(f, v, 0, INT64_MAX);
+        else if (!strcmp(f, "--shmem-scale")) o->shmem_scale = (int)hk_opt_int(f, v, 1, 8);
         else if (!strcmp(f, "--warmup")) o->warmup = (int)hk_opt_int(f, v, 0, 1000);
         else if (!strcmp(f, "--min-reps")) o->min_reps = (int)hk_opt_int(f, v, 1, 100000);
         else if (!strcmp(f, "--max-reps")) o->max_reps = (int)hk_opt_int(f, v, 1, 100000);
@@ -852,6 +856,8 @@ static void hk_parse_opts(int argc, char **argv, const hk_program *p, hk_opts *o
         hk_fail(HK_EXIT_USAGE, "usage", "this launcher runs a kernel image: give --module and --function");
     if (o->ref_module && strcmp(o->mode, "time") != 0)
         hk_fail(HK_EXIT_USAGE, "usage", "--ref-module is for --mode time");
+    if (o->promote && (strcmp(o->mode, "run") != 0 || !o->module))
+        hk_fail(HK_EXIT_USAGE, "usage", "--promote is for --mode run with --module (an fp64 shadow)");
     if (o->min_reps > o->max_reps)
         o->max_reps = o->min_reps;
     if (o->check_seed < 0)
@@ -957,8 +963,10 @@ static void hk_kmod_launch(const hk_kmod *m, const hk_program *p, const hk_state
     void *params[HK_MAX_ARGS];
     for (int i = 0; i < p->n_args; i++) {
         const hk_arg *a = &st->args[i];
-        size_t size = m->n_params ? m->param_size[i] : a->is_ptr ? sizeof(void *)
-                                                                  : hk_dtype_size(p->args[i].dtype);
+        size_t size = m->n_params ? m->param_size[i]
+                      : a->is_ptr ? sizeof(void *)
+                      : st->promoted[i] ? sizeof(double)
+                                        : hk_dtype_size(p->args[i].dtype);
         memset(&store[i], 0, sizeof store[i]);
         params[i] = &store[i];
         if (a->is_ptr) {
@@ -1077,7 +1085,14 @@ static void hk_prepare(const hk_program *p, hk_state *st, long long seed, int di
             HK_CHECK(cudaMemset(b->dev, HK_POISON_A, b->bytes));
             continue;
         }
-        hk_fill(b->host, b->count, b->dtype, p->dists[dist * p->n_args + i], hk_arg_seed(seed, i));
+        if (st->promoted[i]) { /* the float inputs the baseline gets, widened exactly */
+            std::vector<float> f(b->count ? b->count : 1);
+            hk_fill(f.data(), b->count, HK_DT_F32, p->dists[dist * p->n_args + i], hk_arg_seed(seed, i));
+            for (size_t k = 0; k < b->count; k++)
+                ((double *)b->host)[k] = (double)f[k];
+        } else {
+            hk_fill(b->host, b->count, b->dtype, p->dists[dist * p->n_args + i], hk_arg_seed(seed, i));
+        }
         HK_CHECK(cudaMemcpy(b->dev, b->host, b->bytes, cudaMemcpyHostToDevice));
     }
 }
@@ -1519,6 +1534,10 @@ static int hk_main(int argc, char **argv, const hk_program *p)
     st.sm_count = hk_device_attr(cudaDevAttrMultiProcessorCount);
     st.shmem = 0;
     p->setup(&st);
+    for (int i = 0; i < p->n_args && i < 64; i++) /* scalars: the shadow takes doubles */
+        st.promoted[i] = (o.promote >> i & 1) && p->args[i].dtype == HK_DT_F32;
+    if (o.shmem_scale > 1)
+        st.shmem *= o.shmem_scale;
     for (int d = 0; d < 3; d++)
         if (st.grid[d] < 1 || st.block[d] < 1 || (d > 0 && st.grid[d] > 65535) || st.grid[d] > INT32_MAX)
             hk_fail(HK_EXIT_USAGE, "launch", "bad launch: grid (%lld,%lld,%lld) block (%lld,%lld,%lld)",
@@ -1533,7 +1552,8 @@ static int hk_main(int argc, char **argv, const hk_program *p)
         hk_buffer *b = &st.buf[i];
         b->name = p->args[i].name;
         b->kind = p->args[i].kind;
-        b->dtype = p->args[i].dtype;
+        st.promoted[i] = i < 64 && (o.promote >> i & 1) && p->args[i].dtype == HK_DT_F32;
+        b->dtype = st.promoted[i] ? HK_DT_F64 : p->args[i].dtype;
         b->count = st.count[i];
         hk_buffer_alloc(b);
         st.args[i].is_ptr = 1;

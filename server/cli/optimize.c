@@ -194,7 +194,8 @@ static void optimize_usage(FILE *f)
  * benchmark program runs through the deterministic simulator of the tests
  * (tests/data/episode/fake_harness.c; it answers for specs shaped like
  * tests/data/episode/tiny.bench.json) on a fixed pretend device. The simulator is
- * $HK_GPU_SIMULATOR, or built once from this source tree into $TMPDIR/hk-gpu-sim-<uid>/sim
+ * $HK_GPU_SIMULATOR, or built once from this source tree into
+ * $TMPDIR/hk-gpu-sim-<uid>-<hash of the source tree's path>/sim
  * (rebuilt when the source is newer; renamed into place, so concurrent workers agree). */
 static int sim_prepare(char *bin, size_t n)
 {
@@ -209,7 +210,12 @@ static int sim_prepare(char *bin, size_t n)
         return HK_ENOENT;
     const char *tmp = getenv("TMPDIR");
     char dir[512], part[600];
-    snprintf(dir, sizeof dir, "%s/hk-gpu-sim-%d", tmp && *tmp ? tmp : "/tmp", (int)getuid());
+    /* one simulator per source tree: two checkouts' tests must not replace each other's */
+    unsigned long h = 5381;
+    for (const char *p = HK_SOURCE_DIR; *p; p++)
+        h = h * 33 + (unsigned char)*p;
+    snprintf(dir, sizeof dir, "%s/hk-gpu-sim-%d-%08lx", tmp && *tmp ? tmp : "/tmp", (int)getuid(),
+             h & 0xffffffffUL);
     (void)mkdir(dir, 0700);
     snprintf(bin, n, "%s/sim", dir);
     if (stat(bin, &bs) == 0 && bs.st_mtime >= ss.st_mtime)

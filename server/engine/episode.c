@@ -23,6 +23,8 @@
 #include "engine/device.h"
 #include "engine/evidence.h"
 #include "engine/hostcode.h"
+#include "engine/oracle.h"
+#include "engine/promote.h"
 #include "engine/sanitize.h"
 #include "engine/search.h"
 #include "engine/skillplan.h"
@@ -95,6 +97,8 @@ typedef struct {
     long budget;
     double minutes, t_opt; /* t_opt: when the optimize stage began */
     measure_baseline base;
+    measure_build shadow_build;  /* the baseline's fp64 shadow (build_shadow), or empty */
+    measure_prog shadow;         /* its program: c->mo.ref64 points here when it built */
     int64_t base_vid, start_vid; /* start_vid 0: the search starts from the original */
     int start_number;
     ep_rec *base_rec, *start_rec, *best;
@@ -343,6 +347,75 @@ static int host_code_details(const char *base, size_t base_len, const char *cand
         rc = HK_ENOMEM;
     hostcode_finding_clear(&f);
     return rc;
+}
+
+/* The baseline's fp64 shadow (promote.h) built as an image into dir, so that candidates'
+ * errors are judged against it relative to the baseline's own (measure_opts.ref64). Where
+ * the kernel does not allow one (half data, vector types, a template type that would change,
+ * a build failure...), the episode says so and the spec's tolerance decides alone: never an
+ * error of the episode. HK_OK, HK_ECANCELED, HK_ENOMEM. */
+static int build_shadow(ep_ctx *c, const char *dir)
+{
+    const char *off = getenv("HK_REF64");
+    if (c->backend == CC_DCU || c->is_cmd || (off && !strcmp(off, "off")))
+        return HK_OK;
+    promote_result pr;
+    measure_compile mc;
+    memset(&mc, 0, sizeof mc);
+    const char *why = NULL;
+    int rc = promote_fp64_spec(c->sp, c->text, c->text_len, &pr);
+    if (rc == HK_ENOMEM)
+        goto out;
+    rc = HK_OK;
+    if (!pr.text)
+        why = pr.reason[0] ? pr.reason : "the kernel cannot be promoted";
+    else if (!pr.double_params)
+        why = "no float parameter to promote";
+    for (size_t i = 0; !why && i < pr.n_template_args && i < c->sp->n_template_args; i++)
+        if (strcmp(pr.template_args[i], c->sp->template_args[i]) != 0)
+            why = "a float template argument would change the parameters' types unmarked";
+    if (why) {
+        ep__log(c, "info", "accuracy: no fp64 reference (%s): the spec's tolerance decides alone",
+                why);
+        json_object_set_new(c->info, "accuracy_reference", ep__text(why));
+        goto out;
+    }
+    measure_opts mo = c->mo;
+    if ((rc = measure_build_prepare(&mo, dir, pr.text, pr.len, NULL, &c->shadow_build)))
+        goto out;
+    if ((rc = measure_build_compile(&mo, &c->shadow_build, &mc)))
+        goto out;
+    if (!mc.ok || !c->shadow_build.module) {
+        ep__log(c, "warn", "accuracy: the fp64 shadow does not build, the spec's tolerance decides "
+                "alone:\n%s", mc.details ? mc.details : "");
+        json_object_set_new(c->info, "accuracy_reference",
+                            ep__text("the fp64 shadow does not build"));
+        goto out;
+    }
+    c->shadow = (measure_prog){.exe = c->shadow_build.exe, .module = c->shadow_build.module,
+                               .promote = pr.double_params, .shmem_scale = pr.shmem_factor};
+    c->mo.ref64 = &c->shadow;
+    ep__log(c, "info", "accuracy: outputs are also judged against the baseline's fp64 shadow "
+            "(%zu functions promoted): a candidate's error may be at most %.0fx the "
+            "baseline's own plus a floor", pr.n_promoted, ORACLE_REF64_K);
+    json_object_set_new(c->info, "accuracy_reference",
+                        ep__text("the baseline's fp64 shadow: error at most 4x the baseline's "
+                                 "own plus 8 ulps (docs/accuracy.md)"));
+out:
+    measure_compile_clear(&mc);
+    promote_result_free(&pr);
+    return rc;
+}
+
+/* After the baseline ran: whether its fp64 shadow gave references. */
+static void shadow_ran(ep_ctx *c)
+{
+    if (!c->mo.ref64 || c->base.ref64_dir)
+        return;
+    ep__log(c, "warn", "accuracy: %s; the spec's tolerance decides alone",
+            c->base.ref64_note ? c->base.ref64_note : "the fp64 shadow gave no reference");
+    json_object_set_new(c->info, "accuracy_reference", ep__text(c->base.ref64_note));
+    c->mo.ref64 = NULL;
 }
 
 /* ---- records of evaluated versions ---- */
@@ -1039,6 +1112,13 @@ static int stage_baseline(ep_ctx *c)
     }
     if (!c->has_gpu)
         goto out;
+    {
+        char *sdir = hk_asprintf("%s/fp64", c->work);
+        rc = sdir ? build_shadow(c, sdir) : HK_ENOMEM;
+        hk_free(sdir);
+        if (rc)
+            goto out;
+    }
 
     /* reference outputs and timing */
     char *ref = hk_asprintf("%s/ref", c->scratch);
@@ -1053,6 +1133,8 @@ static int stage_baseline(ep_ctx *c)
     measure_prog bp = rec_prog(b);
     rc = measure_baseline_run(&c->mo, &bp, ref, &c->base, &v);
     hk_free(ref);
+    if (rc == HK_OK && v.reason == MEASURE_OK)
+        shadow_ran(c);
     if (rc == HK_OK)
         ep__log(c, "info", "inputs: the spec's seeds + %lld, drawn for this episode (HK_SEED=%lld "
                 "replays them); timed launches draw their own per launch",
@@ -1550,6 +1632,7 @@ static void ctx_free(ep_ctx *c)
         rec_free(c->recs[i]);
     hk_free(c->recs);
     measure_baseline_clear(&c->base);
+    measure_build_free(&c->shadow_build);
     spec_free(c->sp);
     sk_set_free(c->skills);
     hk_free(c->file_abs);
@@ -3596,10 +3679,21 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
             "processes, one per size; outputs in %s)",
             c->mo.quick_check ? "quick" : "full", c->sp->n_sizes, c->scratch);
     measure_prog bp = {.exe = bb.exe, .module = bb.module}, cp = {.exe = cb.exe, .module = cb.module};
+    {
+        char *sdir = hk_asprintf("%s/fp64", c->work);
+        rc = sdir ? build_shadow(c, sdir) : HK_ENOMEM;
+        hk_free(sdir);
+        if (rc) {
+            hk_free(ref);
+            goto out;
+        }
+    }
     rc = measure_baseline_run(&c->mo, &bp, ref, &c->base, &v);
     hk_free(ref);
     if (rc)
         goto out;
+    if (v.reason == MEASURE_OK)
+        shadow_ran(c);
     if (v.reason != MEASURE_OK) {
         ep__log(c, "error", "the baseline failed (%s): %s", measure_reason_name(v.reason),
                 v.details ? v.details : "");

@@ -608,6 +608,16 @@ int harness_run_argv(const char *exe, const harness_run *r, char ***argv)
         TRY(argv_push(v, &n, cap, "--function"));
         TRY(argv_push(v, &n, cap, r->function));
     }
+    if (!strcmp(r->mode, "run") && r->module && r->promote) {
+        snprintf(num, sizeof num, "%llu", r->promote);
+        TRY(argv_push(v, &n, cap, "--promote"));
+        TRY(argv_push(v, &n, cap, num));
+        if (r->shmem_scale > 1) {
+            snprintf(num, sizeof num, "%d", r->shmem_scale);
+            TRY(argv_push(v, &n, cap, "--shmem-scale"));
+            TRY(argv_push(v, &n, cap, num));
+        }
+    }
     if (!strcmp(r->mode, "time") && r->ref_module && r->ref_function) {
         TRY(argv_push(v, &n, cap, "--ref-module"));
         TRY(argv_push(v, &n, cap, r->ref_module));

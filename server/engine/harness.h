@@ -71,6 +71,10 @@ typedef struct {
     /* a launcher's kernel image and entry name, and (time mode) the reference kernel the
      * checked launches are compared with; NULL: none (a program) */
     const char *module, *function, *ref_module, *ref_function;
+    /* run mode with an image: the fp64 shadow's arguments given as double (bit i: argument
+     * i, a float in the spec) and its dynamic shared memory scale; 0: none */
+    unsigned long long promote;
+    int shmem_scale;
 } harness_run;
 
 /* The file name (no directory) a --combos run writes for (size, dist, seed), as

@@ -974,6 +974,8 @@ static int run_program(const measure_opts *o, const measure_prog *p, const char 
             return rc;
         run.module = p->module;
         run.function = fn;
+        run.promote = p->promote;
+        run.shmem_scale = p->shmem_scale;
     }
     if (p->module && p->ref_module && !strcmp(run.mode, "time") &&
         strcmp(p->ref_module, p->module) != 0) {
@@ -1111,11 +1113,31 @@ void measure_verdict_init(measure_verdict *v)
     v->where.size = -1;
 }
 
+/* Errors against the fp64 reference, one list per output argument, a run per
+ * combination compared. */
+struct measure_ref64_pool {
+    struct ref64_output {
+        int dtype;
+        size_t runs, cap;
+        oracle_ref64_err *base, *cand;
+    } out[HK_MAX_ARGS];
+};
+
+static void ref64_pool_free(struct measure_ref64_pool *p)
+{
+    for (size_t i = 0; p && i < HK_MAX_ARGS; i++) {
+        hk_free(p->out[i].base);
+        hk_free(p->out[i].cand);
+    }
+    hk_free(p);
+}
+
 void measure_verdict_clear(measure_verdict *v)
 {
     if (!v)
         return;
     hk_free(v->details);
+    ref64_pool_free(v->ref64);
     measure_verdict_init(v);
 }
 
@@ -1285,6 +1307,87 @@ static int group_failure(measure_verdict *v, const measure_run *r, const char *r
 
 /* Compares combination c's output in dir with ref_dir's, folding the verdict into v (the
  * combination named in its details), and deletes the candidate's file. */
+/* Adds combination c's errors (the baseline's file ref, the candidate's file cand) against
+ * the fp64 shadow's output of the same combination to v's pool. A shadow file that is
+ * missing or does not match the baseline's layout adds nothing (the reference does not
+ * cover that combination). HK_OK, HK_ENOMEM. */
+static int ref64_add(const measure_opts *o, const char *ref, const char *cand,
+                     const measure_combo *c, measure_verdict *v)
+{
+    oracle_file fr = {0}, fb = {0}, fc = {0};
+    char err[256];
+    char *path64 = measure_run_out_path(o->ref64_dir, c);
+    int rc = HK_OK;
+    if (!path64)
+        return HK_ENOMEM;
+    if (oracle_read(path64, &fr, err, sizeof err) != HK_OK ||
+        oracle_read(ref, &fb, err, sizeof err) != HK_OK ||
+        oracle_read(cand, &fc, err, sizeof err) != HK_OK || fr.n != fb.n || fb.n != fc.n)
+        goto out;
+    if (!v->ref64 && !(v->ref64 = hk_calloc(1, sizeof *v->ref64))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    for (size_t k = 0; k < fb.n; k++) {
+        const oracle_output *r = &fr.outputs[k], *b = &fb.outputs[k], *x = &fc.outputs[k];
+        if (r->dtype != HK_DT_F64 || b->dtype == HK_DT_F64 || r->arg_index != b->arg_index ||
+            x->arg_index != b->arg_index || r->count != b->count || x->count != b->count ||
+            x->dtype != b->dtype || b->arg_index >= HK_MAX_ARGS)
+            continue; /* not a promoted output: the tolerance rule alone */
+        struct ref64_output *po = &v->ref64->out[b->arg_index];
+        if (po->runs == po->cap) {
+            size_t nc = po->cap ? 2 * po->cap : 8;
+            oracle_ref64_err *nb = hk_realloc(po->base, nc * sizeof *nb);
+            if (!nb) {
+                rc = HK_ENOMEM;
+                goto out;
+            }
+            po->base = nb;
+            oracle_ref64_err *nx = hk_realloc(po->cand, nc * sizeof *nx);
+            if (!nx) {
+                rc = HK_ENOMEM;
+                goto out;
+            }
+            po->cand = nx;
+            po->cap = nc;
+        }
+        /* the reference's elements are doubles at an 8-aligned offset of the file */
+        const double *ref64 = (const double *)(const void *)r->data;
+        if (oracle_ref64_error(ref64, b->data, b->dtype, b->count, &po->base[po->runs]) ||
+            oracle_ref64_error(ref64, x->data, x->dtype, x->count, &po->cand[po->runs]))
+            continue;
+        po->dtype = b->dtype;
+        po->runs++;
+    }
+out:
+    oracle_file_free(&fr);
+    oracle_file_free(&fb);
+    oracle_file_free(&fc);
+    hk_free(path64);
+    return rc;
+}
+
+/* The fp64 rule over v's pool, once every combination passed the tolerance rule: each
+ * output's error may be at most k times the baseline's own plus a floor (oracle.h). */
+static int ref64_judge(const measure_opts *o, measure_verdict *v)
+{
+    for (size_t i = 0; v->ref64 && v->reason == MEASURE_OK && i < HK_MAX_ARGS; i++) {
+        const struct ref64_output *po = &v->ref64->out[i];
+        if (!po->runs)
+            continue;
+        oracle_rule rule = oracle_default_rule(po->dtype);
+        oracle_ref64_result res;
+        oracle_ref64_judge(po->dtype, po->base, po->cand, po->runs, &rule, &res);
+        if (!res.pass)
+            return measure_verdict_set(v, MEASURE_WRONG_ANSWER,
+                                       "output '%s', against the baseline's fp64 shadow over %zu "
+                                       "combinations: %s",
+                                       i < o->spec->n_args ? o->spec->args[i].name : "?",
+                                       po->runs, res.reason);
+    }
+    return HK_OK;
+}
+
 static int compare_one(const measure_opts *o, const char *dir, const char *ref_dir,
                        const measure_combo *c, measure_verdict *v)
 {
@@ -1295,6 +1398,8 @@ static int compare_one(const measure_opts *o, const char *dir, const char *ref_d
         details_prefix(v, "size %d, seed %lld, distribution %d: ", c->size, c->seed, c->dist);
     } else if (rc == HK_OK) {
         v->n_checked++;
+        if (o->ref64_dir)
+            rc = ref64_add(o, ref, path, c, v);
     }
     if (path)
         unlink(path); /* outputs can be GBs: keep only the references */
@@ -1360,6 +1465,8 @@ int measure_check(const measure_opts *o, const measure_prog *p, const char *dir,
         measure_run_clear(&r);
         i0 = i1;
     }
+    if (rc == HK_OK && v->reason == MEASURE_OK && o->ref64_dir)
+        rc = ref64_judge(o, v);
     return rc;
 }
 
@@ -1708,6 +1815,10 @@ void measure_baseline_clear(measure_baseline *b)
     if (!b)
         return;
     hk_free(b->ref_dir);
+    if (b->ref64_dir)
+        (void)measure_rmtree(b->ref64_dir);
+    hk_free(b->ref64_dir);
+    hk_free(b->ref64_note);
     hk_free(b->combos);
     for (size_t i = 0; i < b->n_times; i++)
         measure_timing_clear(&b->times[i]);
@@ -1754,6 +1865,29 @@ int measure_baseline_run(const measure_opts *o, const measure_prog *p, const cha
     TRY(measure_reference(o, p, ref_dir, out->combos, out->n_combos, v));
     if (v->reason != MEASURE_OK)
         goto out;
+    if (o->ref64) { /* the fp64 shadow on the same inputs; if it fails, it is only absent */
+        measure_verdict sv;
+        measure_verdict_init(&sv);
+        if (!(out->ref64_dir = hk_asprintf("%s-fp64", ref_dir))) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        rc = measure_reference(o, o->ref64, out->ref64_dir, out->combos, out->n_combos, &sv);
+        if (rc == HK_OK && sv.reason != MEASURE_OK) {
+            out->ref64_note = hk_asprintf("the fp64 shadow failed (%s): %s",
+                                          measure_reason_name(sv.reason),
+                                          sv.details ? sv.details : "");
+            (void)measure_rmtree(out->ref64_dir);
+            hk_free(out->ref64_dir);
+            out->ref64_dir = NULL;
+            if (!out->ref64_note)
+                rc = HK_ENOMEM;
+        }
+        measure_verdict_clear(&sv);
+        if (rc)
+            goto out;
+    }
+
     if (!(out->times = hk_calloc(s->n_sizes, sizeof *out->times))) {
         rc = HK_ENOMEM;
         goto out;
@@ -1980,7 +2114,11 @@ int measure_evaluate(const measure_opts *o, const measure_baseline *base,
     int rc = HK_OK;
     if (!(out->checks = json_array()))
         return HK_ENOMEM;
-    TRY(measure_check(o, p, dir, base->ref_dir, base->combos, base->n_combos, v));
+    {
+        measure_opts oc = *o; /* the fp64 rule applies to these combinations: its outputs exist */
+        oc.ref64_dir = base->ref64_dir;
+        TRY(measure_check(&oc, p, dir, base->ref_dir, base->combos, base->n_combos, v));
+    }
     if (v->reason != MEASURE_OK)
         goto out;
     check_add(out->checks, json_pack("{s:s, s:i, s:s}", "check", "correctness", "combinations",

@@ -111,6 +111,14 @@ typedef struct {
      * generated, e.g. a cuBLAS call): it is built as a program that #includes it. Never set
      * from anything a candidate's text says. */
     bool library_call;
+    /* The baseline's fp64 shadow (promote.h), built as an image: measure_baseline_run runs
+     * it on the baseline's combinations, and measure_evaluate then also judges every
+     * output's error against it, relative to the baseline's own (oracle_ref64_judge, pooled
+     * over the combinations). NULL: the spec's tolerance decides alone. */
+    const struct measure_prog *ref64;
+    /* Where that shadow's outputs are (set by measure_evaluate from the baseline); NULL:
+     * none. */
+    const char *ref64_dir;
     /* When *stop becomes non-zero (a signal handler sets it), running children are killed
      * (whole process groups) and the call returns HK_ECANCELED. May be NULL. */
     const volatile sig_atomic_t *stop;
@@ -193,7 +201,7 @@ int measure_read_entry(const char *module, char **out);
 /* ---- running the program ---- */
 
 /* A built program and how to launch it. Borrowed strings. */
-typedef struct {
+typedef struct measure_prog {
     const char *exe;              /* the launcher, or the generated program */
     const long long *block;       /* 3 block dims overriding the spec's (--block), or NULL */
     const char *module;           /* the kernel image a launcher runs (its entry in
@@ -201,6 +209,8 @@ typedef struct {
     const char *ref_module;       /* time mode: the reference kernel's image (the baseline)
                                    * that checked timed launches are compared with; NULL:
                                    * only unwritten outputs are checked in the loop */
+    unsigned long long promote;   /* an fp64 shadow (promote.h): its double arguments and */
+    int shmem_scale;              /* dynamic shared memory scale (run mode); 0: none */
 } measure_prog;
 
 /* One input combination. */
@@ -249,6 +259,8 @@ typedef struct {
     long max_wall_ms;                 /* slowest program process seen (to size timeouts) */
     long max_combo_wall_ms;           /* run mode: the slowest process's wall clock per
                                        * combination it ran (to size run_timeout_ms) */
+    struct measure_ref64_pool *ref64; /* errors against the fp64 reference, pooled over the
+                                       * combinations compared (owned; measure_check judges) */
 } measure_verdict;
 
 void measure_verdict_init(measure_verdict *v);
@@ -370,6 +382,9 @@ typedef struct {
     int time_dist;
     measure_timing *times;          /* per size (spec->n_sizes) */
     size_t n_times;
+    char *ref64_dir;                /* the fp64 shadow's outputs for combos; NULL: none */
+    char *ref64_note;               /* why there is no fp64 reference, when o->ref64 was
+                                     * given; NULL otherwise */
     long long seed_offset;          /* added to every spec seed: drawn fresh per baseline
                                      * run (measure_fresh_seed), so no input is known before
                                      * the run; recorded so that a run can be replayed */

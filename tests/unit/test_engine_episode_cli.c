@@ -233,6 +233,36 @@ static void test_verify_candidate_interleaved(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The fp64 rule on the CI's simulated GPU: the baseline's shadow (promote.h) is built and
+ * run with --promote, and a candidate 5e-6 off (HK_SIM_SLOPPY: inside the tolerance against the
+ * baseline) is rejected against it, with the rule named; the shadow's absence is said when
+ * it is switched off, and then the same candidate passes the tolerance rule alone. */
+static void test_verify_candidate_fp64(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-verify-fp64-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[2048], out[512], sloppy[512], text[8192];
+    snprintf(out, sizeof out, "%s/out.txt", d);
+    snprintf(sloppy, sizeof sloppy, "%s/sloppy.cu", d);
+    snprintf(cmd, sizeof cmd, "sed 's#+ y\\[i\\];#+ y[i]; /* HK_SIM_SLOPPY */#' %s/bench/kernels/saxpy.cu "
+             "> %s && grep -q HK_SIM_SLOPPY %s", HK_SOURCE_DIR, sloppy, sloppy);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/episode/tiny.bench.json "
+             "--candidate %s --pairs 1", HKLS, HK_TEST_DATA, sloppy);
+    assert_int_equal(run_sim(cmd, out), 1);
+    read_all(out, text, sizeof text);
+    if (!strstr(text, "rejected: wrong_answer") || !strstr(text, "fp64 shadow"))
+        fail_msg("verify-candidate said: %s", text);
+    snprintf(cmd, sizeof cmd, "HK_REF64=off %s verify-candidate --spec %s/episode/tiny.bench.json "
+             "--candidate %s --pairs 1", HKLS, HK_TEST_DATA, sloppy);
+    assert_int_equal(run_sim(cmd, out), 5);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -240,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_events_protocol),
         cmocka_unit_test(test_verify_candidate_codes),
         cmocka_unit_test(test_verify_candidate_interleaved),
+        cmocka_unit_test(test_verify_candidate_fp64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

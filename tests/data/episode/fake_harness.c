@@ -50,6 +50,11 @@ static float value(long long seed, int dist, long long i)
     return (float)sin((double)seed * 0.37 + (double)dist * 1.3 + (double)i * 0.01) * 3.0f;
 }
 
+/* --promote (an fp64 shadow): outputs are written as doubles, the exact values; a candidate
+ * whose text has HK_SIM_SLOPPY answers 5e-6 off (inside the fp32 tolerance against the
+ * baseline, far outside 4x the baseline's own error against the shadow). */
+static int sim_promote, sim_sloppy;
+
 static int write_out(const char *path, int size, long long seed, int dist, const char *name)
 {
     long long n = sizes[size];
@@ -58,7 +63,7 @@ static int write_out(const char *path, int size, long long seed, int dist, const
     FILE *f = fopen(part, "wb");
     if (!f)
         return 7;
-    uint32_t version = 1, n_out = 1, idx = 3, dt = 1;
+    uint32_t version = 1, n_out = 1, idx = 3, dt = sim_promote ? 2 : 1;
     uint64_t count = (uint64_t)n;
     fwrite("HKOUT\0\0\1", 1, 8, f);
     fwrite(&version, 4, 1, f);
@@ -66,8 +71,14 @@ static int write_out(const char *path, int size, long long seed, int dist, const
     fwrite(&idx, 4, 1, f);
     fwrite(&dt, 4, 1, f);
     fwrite(&count, 8, 1, f);
-    for (long long i = 0; i < n; i++) {
+    for (long long i = 0; i < n && sim_promote; i++) {
+        double e = sin((double)seed * 0.37 + (double)dist * 1.3 + (double)i * 0.01) * 3.0;
+        fwrite(&e, 8, 1, f);
+    }
+    for (long long i = 0; i < n && !sim_promote; i++) {
         float v = value(seed, dist, i);
+        if (sim_sloppy)
+            v *= 1.000005f;
         if (!strcmp(name, "wrong") && i == 7)
             v += 1.0f;
         if (!strcmp(name, "nan") && i == 3)
@@ -102,6 +113,7 @@ static double sim_factor(const char *prog, int *wrong)
         x *= 0.85;
     if (strstr(text, "__ldg("))
         x *= 0.95;
+    sim_sloppy = strstr(text, "HK_SIM_SLOPPY") != NULL;
     *wrong = 0;
     return x;
 }
@@ -139,6 +151,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--combos")) combos = argv[i + 1];
         else if (!strcmp(argv[i], "--out-dir")) out_dir = argv[i + 1];
         else if (!strcmp(argv[i], "--block")) block = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--promote")) sim_promote = atoll(argv[i + 1]) != 0;
     }
     if (block > 0 && block != 256)
         factor *= 1.0 + 0.1 * fabs(log2((double)block / 256.0));
