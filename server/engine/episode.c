@@ -2159,6 +2159,25 @@ static int choose_start(ep_ctx *c)
         bool has_kernel = an_analyze(v.source, strlen(v.source), &m) == HK_OK &&
                           an_model_find_kernel(m, c->o->kernel) >= 0;
         an_model_free(m);
+        if (has_kernel && c->is_cmd) {
+            /* a version an earlier engine accepted with a line changed outside the kernel is
+             * no start for the command form, where only the kernel may change */
+            unsigned line = 0;
+            char *why = NULL;
+            int rc = cmdform_check_outside_kernel(c->text, c->text_len, v.source,
+                                                  strlen(v.source), c->o->kernel, &line, &why);
+            if (rc == HK_ENOMEM) {
+                store_version_clear(&v);
+                return rc;
+            }
+            if (rc || line) {
+                ep__log(c, "warn", "the best earlier version v%d is no start (%s): starting from the original", v.number,
+                        why ? why : hk_strerror(rc));
+                hk_free(why);
+                store_version_clear(&v);
+                goto original;
+            }
+        }
         if (has_kernel) {
             c->start_len = strlen(v.source);
             c->start_text = v.source;
@@ -2179,6 +2198,7 @@ static int choose_start(ep_ctx *c)
                 "original", v.number, c->o->kernel);
     }
     store_version_clear(&v);
+original:
     json_object_set_new(c->info, "started_from", json_string("original"));
     c->start_text = hk_strndup(c->text, c->text_len);
     c->start_len = c->text_len;
@@ -2563,6 +2583,25 @@ static int cmd_stage_optimize(ep_ctx *c)
             TRY(ep__add_version(c, r->text, c->start_vid ? c->start_vid : c->base_vid, r->launch,
                                 STORE_V_CANDIDATE, r->produced_by, &r->vid));
             r->number = version_number(c, r->vid);
+        }
+        /* only the kernel's definition may change: a constant outside it (a radius, a size)
+         * can change what the program computes and what its own check expects alike */
+        unsigned line = 0;
+        char *why = NULL;
+        rc = cmdform_check_outside_kernel(c->text, c->text_len, r->text, r->len, c->o->kernel,
+                                          &line, &why);
+        if (rc == HK_ENOMEM)
+            goto out;
+        if (rc || line) { /* nothing ran: it does not spend the candidate budget */
+            char *details = hk_asprintf("%s: %s", rc ? "swap_error" : "host_code",
+                                        why ? why : hk_strerror(rc));
+            record_rejection(c, r, rc ? MEASURE_HARNESS_ERROR : MEASURE_HOST_CODE,
+                             details ? details : "host_code", s);
+            hk_free(details);
+            hk_free(why);
+            rc = HK_OK;
+            optimize_progress(c);
+            continue;
         }
         cmdform_result res;
         rc = cmd_judge(c, r, &res);
