@@ -2205,6 +2205,26 @@ original:
     return c->start_text ? HK_OK : HK_ENOMEM;
 }
 
+/* Says which tunables the search left out and why (the log, and the episode info's
+ * "tunables_not_searched" for the report): a constant that decides what the kernel
+ * computes is refused, and the user should see that it was not forgotten. */
+static void note_refused_tunables(ep_ctx *c, const search *s)
+{
+    size_t n = 0;
+    const char *const *why = search_refused_tunables(s, &n);
+    if (!n)
+        return;
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        ep__log(c, "info", "%s", why[i]);
+        if (a)
+            json_array_append_new(a, ep__text(why[i]));
+    }
+    if (a)
+        json_object_set_new(c->info, "tunables_not_searched", a);
+    ep__save_info(c);
+}
+
 /* Proposals -> parallel compiles (all cores, ahead of the GPU) -> one GPU evaluation at a
  * time -> reports back to the search, until the candidate or time budget is spent, the
  * space is exhausted, or a stop. Without a GPU the compiles still run and are recorded. */
@@ -2249,6 +2269,7 @@ static int ep__stage_optimize(ep_ctx *c)
         ep__save_info(c);
     }
     hk_free(axes);
+    note_refused_tunables(c, s);
     unsigned jobs = c->o->jobs;
     if (!jobs) {
         /* leave two cores to the benchmark process: its host side (launches, event
@@ -2513,7 +2534,8 @@ static int cmd_stage_optimize(ep_ctx *c)
     }
     /* No launch to vary: block 1 and no SM count leave only the text rewrites; fast-math
      * is off (the user's build decides the flags). */
-    search_launch sl = {.block = {1, 1, 1}, .block_free = false, .exact_tolerance = true};
+    search_launch sl = {.block = {1, 1, 1}, .block_free = false, .exact_tolerance = true,
+                        .kernel_only = true};
     /* the candidate budget is counted here: skipped proposals must not spend it */
     search_budget sb = {.max_candidates = 0, .max_seconds = c->minutes * 60.0};
     TRY(search_new(c->start_text, c->start_len, m, (size_t)k, &sl, c->o->seed, &sb, &s));
@@ -2524,6 +2546,7 @@ static int cmd_stage_optimize(ep_ctx *c)
         ep__save_info(c);
     }
     hk_free(axes);
+    note_refused_tunables(c, s);
     double deadline = c->t_opt + c->minutes * 60.0;
     for (;;) {
         if (stopped(c)) {
