@@ -32,13 +32,19 @@ typedef struct {
     uint32_t best_off;
     char *best_why;
     unsigned roles;
+    bool coarsens;      /* some use spreads X * N + u over a thread's N elements */
+    uint32_t coarsen_off;
     int rc;             /* HK_ENOMEM once an allocation failed */
 } kctx;
 
 /* A name under judgement: a tunable, or a local initialised from one. */
 typedef struct {
     const char *name;
-    bool is_block;          /* it is the kernel's block size (inside the kernel only) */
+    const an_tunable *tun;  /* the tunable, or NULL for a local */
+    bool is_block;          /* it is the block size: of the kernel searched for a tunable
+                             * (other kernels are asked on their own), of its function for
+                             * a local */
+    bool block_derived;     /* computed from a block size: sizes a per-block array freely */
     uint32_t from, to;      /* bytes whose occurrences count */
     uint32_t skip0, skip1;  /* bytes that do not (its own definition) */
     const char *via;        /* "through X" or NULL */
@@ -372,11 +378,57 @@ static size_t declarator_of(const kctx *c, size_t s, size_t k, bool *floating)
 /* ---- the judgement ---- */
 
 static void judge_name(kctx *c, const kname *kn);
+static bool block_size_of(kctx *c, const an_tunable *t, size_t kernel);
+static bool block_name_of(kctx *c, size_t kernel, const char *name);
+
+/* A local initialised as `B = (...) * N;` whose every use is `B + u`, u counting 0..N-1:
+ * the first of a thread's N consecutive elements. */
+static bool coarsen_base(const kctx *c, size_t b0, size_t b1, size_t var, const char *name)
+{
+    size_t e = rwl_stmt_end(&c->ts, var, b1);
+    if (!(e >= 3 && tis(c, e - 1, ";") && tname(c, e - 2, name) && tis(c, e - 3, "*") &&
+          tis(c, var + 1, "=")))
+        return false;
+    bool any = false;
+    for (size_t j = e; j < b1; j++) {
+        if (!tident(c, j) || !same_tok(c, j, var))
+            continue;
+        kloop ls[KNOB_MAX_LOOPS];
+        size_t n = 0;
+        loops_around(c, b0, b1, j, ls, &n);
+        if (!(tis(c, j + 1, "+") && count_var_at(c, ls, n, j + 2, name)) ||
+            (j > 0 && (tis(c, j - 1, "*") || tis(c, j - 1, "/"))))
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+/* `for (v = 0; v < N; v += S)` with S a block dimension (blockDim.y, or a name the launches
+ * give the block): the block's threads walk a tile of N rows together. */
+static bool block_walk(kctx *c, const kloop *l, const char *name)
+{
+    if (l->var == SIZE_MAX || !tis(c, l->semi1 - 1, "0") || l->semi2 != l->semi1 + 4 ||
+        !same_tok(c, l->semi1 + 1, l->var) || !tis(c, l->semi1 + 2, "<") ||
+        !tname(c, l->semi1 + 3, name))
+        return false;
+    size_t s = l->semi2 + 1;
+    if (!same_tok(c, s, l->var) || !tis(c, s + 1, "+="))
+        return false;
+    if (l->close == s + 5 && tname(c, s + 2, "blockDim") && tis(c, s + 3, "."))
+        return true;
+    if (l->close != s + 3 || !tident(c, s + 2))
+        return false;
+    char *step = tok_str(c, s + 2);
+    bool ok = step && block_name_of(c, c->kernel, step);
+    hk_free(step);
+    return ok;
+}
 
 /* Judges the uses of the local declared (or assigned) at token var, from there to the end
  * of the function body ending at byte end. */
 static void judge_local(kctx *c, const kname *kn, size_t var, uint32_t end, bool floating,
-                        uint32_t off)
+                        bool blk, uint32_t off)
 {
     char *v = tok_str(c, var);
     if (!v) {
@@ -390,8 +442,8 @@ static void judge_local(kctx *c, const kname *kn, size_t var, uint32_t end, bool
     } else if (strcmp(v, kn->name)) {
         char via[300];
         snprintf(via, sizeof via, "%s%sthrough %s", kn->via ? kn->via : "", kn->via ? ", " : "", v);
-        kname d = {.name = v, .is_block = kn->is_block, .from = c->ts.t[var].end, .to = end,
-                   .via = via, .depth = kn->depth + 1};
+        kname d = {.name = v, .is_block = blk, .block_derived = kn->block_derived || blk,
+                   .from = c->ts.t[var].end, .to = end, .via = via, .depth = kn->depth + 1};
         judge_name(c, &d);
     }
     hk_free(v);
@@ -403,7 +455,9 @@ static void judge_device(kctx *c, const kname *kn, long fi, size_t k)
     const an_function *f = &c->m->funcs[fi];
     size_t b0 = tok_at(c, f->body_span.start_byte), b1 = tok_at(c, f->body_span.end_byte);
     uint32_t off = c->ts.t[k].start;
-    bool blk = kn->is_block && (size_t)fi == c->kernel;
+    bool blk = !kn->tun || (size_t)fi == c->kernel
+                   ? kn->is_block
+                   : f->kind == AN_KERNEL && block_size_of(c, kn->tun, (size_t)fi);
     const char *name = kn->name;
 
     /* blockIdx.x * BLOCK: the block's first index, blockDim in all but spelling */
@@ -418,6 +472,9 @@ static void judge_device(kctx *c, const kname *kn, long fi, size_t k)
     /* X * N + u, u counting 0..N-1: the N consecutive elements of X, whatever N is */
     if (k >= 1 && tis(c, k - 1, "*") && tis(c, k + 1, "+") && count_var_at(c, ls, nl, k + 2, name)) {
         c->roles |= KNOB_UNROLL;
+        if (!c->coarsens)
+            c->coarsen_off = off;
+        c->coarsens = true;
         return;
     }
     /* in a for header */
@@ -438,8 +495,17 @@ static void judge_device(kctx *c, const kname *kn, long fi, size_t k)
                     continue;
                 any = true;
                 bool term = j >= 3 && tis(c, j - 1, "+") && tname(c, j - 2, name) && tis(c, j - 3, "*");
+                bool base = j >= 2 && tis(c, j - 1, "+") && tident(c, j - 2) && !tis(c, j - 3, "*") &&
+                            !tis(c, j - 3, "/");
+                if (base) { /* B + u, B the first of the thread's elements */
+                    size_t d = SIZE_MAX;
+                    for (size_t q = b0 + 1; q + 1 < j && d == SIZE_MAX; q++)
+                        if (same_tok(c, q, j - 2) && tis(c, q + 1, "=") && decl_word(c, q - 1))
+                            d = q;
+                    base = d != SIZE_MAX && coarsen_base(c, b0, b1, d, name);
+                }
                 bool reg = tis(c, j - 1, "[") && tis(c, j + 1, "]");
-                pure = term || reg;
+                pure = term || base || reg;
             }
             if (pure && any) {
                 c->roles |= KNOB_UNROLL;
@@ -456,6 +522,10 @@ static void judge_device(kctx *c, const kname *kn, long fi, size_t k)
                 c->roles |= inner ? KNOB_TILE : KNOB_BLOCK;
                 return;
             }
+        }
+        if (blk && (size_t)fi == c->kernel && k > h->semi1 && k < h->semi2 && block_walk(c, h, name)) {
+            c->roles |= KNOB_TILE;
+            return;
         }
         bool shared_only;
         size_t a = loop_reads(c, f, h, b0, &shared_only);
@@ -502,8 +572,8 @@ static void judge_device(kctx *c, const kname *kn, long fi, size_t k)
                     kloop l;
                     strip = tname(c, i, "for") && parse_for(c, i, b1, &l) && strip_loop(c, &l, name);
                 }
-                if (blk || strip) {
-                    c->roles |= blk ? KNOB_BLOCK : KNOB_TILE;
+                if (blk || strip || kn->block_derived) {
+                    c->roles |= blk || kn->block_derived ? KNOB_BLOCK : KNOB_TILE;
                     return;
                 }
                 refuse(c, kn, P_ARRAY, off, "sizes the shared array %.*s[] with no loop that steps by it",
@@ -572,15 +642,22 @@ static void judge_device(kctx *c, const kname *kn, long fi, size_t k)
     }
     bool floating;
     size_t var = declarator_of(c, s, k, &floating);
+    if (var != SIZE_MAX && !floating && coarsen_base(c, b0, b1, var, name)) {
+        c->roles |= KNOB_UNROLL;
+        if (!c->coarsens)
+            c->coarsen_off = off;
+        c->coarsens = true;
+        return;
+    }
     if (var != SIZE_MAX) {
-        judge_local(c, kn, var, f->body_span.end_byte, floating, off);
+        judge_local(c, kn, var, f->body_span.end_byte, floating, blk, off);
         return;
     }
     if (tident(c, s) && rwl_tok_is_assign_op(&c->ts, s + 1) && k > s + 1) {
         bool fl = false;
         for (size_t i = b0; i + 1 < b1 && !fl; i++)
             fl = float_word(c, i) && tident(c, i + 1) && same_tok(c, i + 1, s);
-        judge_local(c, kn, s, f->body_span.end_byte, fl, off);
+        judge_local(c, kn, s, f->body_span.end_byte, fl, blk, off);
         return;
     }
     for (size_t i = s; i < k; i++)
@@ -654,7 +731,7 @@ static void judge_host(kctx *c, const kname *kn, long fi, size_t k)
     if (var == SIZE_MAX && tident(c, s) && tis(c, s + 1, "=") && k > s + 1)
         var = s;
     if (var != SIZE_MAX) {
-        judge_local(c, kn, var, f->body_span.end_byte, false, off);
+        judge_local(c, kn, var, f->body_span.end_byte, false, false, off);
         return;
     }
     char *line = NULL;
@@ -776,7 +853,8 @@ static bool block_is(kctx *c, const char *b, const char *want, long caller, int 
     if (!strncmp(sq, "dim3(", 5) && sq[strlen(sq) - 1] == ')') {
         char *inner = sq + 5;
         inner[strlen(inner) - 1] = 0;
-        for (char *part = strtok(inner, ","); part; part = strtok(NULL, ","))
+        char *save = NULL;
+        for (char *part = strtok_r(inner, ",", &save); part; part = strtok_r(NULL, ",", &save))
             if (!strcmp(part, w))
                 return true;
         return false;
@@ -822,34 +900,34 @@ static bool block_is(kctx *c, const char *b, const char *want, long caller, int 
     return false;
 }
 
-/* Is tunable t the block size of every launch of the kernel in the text (at least one)? */
-static bool block_size_of(kctx *c, const an_tunable *t)
+/* Is name (or, for a template parameter of the kernel, its argument at each launch) a
+ * block dimension of every launch of kernel in the text (at least one)? */
+static bool kernel_block_is(kctx *c, size_t kernel, const char *name, long targ)
 {
-    const an_function *k = &c->m->funcs[c->kernel];
-    const char *kname_ = strrchr(k->name, ':') ? strrchr(k->name, ':') + 1 : k->name;
-    long targ = t->kind == AN_TUNE_TEMPLATE ? rw_template_param_index(k->template_params, t->name) : -1;
+    const an_function *k = &c->m->funcs[kernel];
+    const char *kn = strrchr(k->name, ':') ? strrchr(k->name, ':') + 1 : k->name;
     size_t n = 0;
     for (size_t i = 0; i < c->m->n_launches; i++) {
         const an_launch *l = &c->m->launches[i];
         const char *ln = strrchr(l->kernel, ':') ? strrchr(l->kernel, ':') + 1 : l->kernel;
-        if (strcmp(ln, kname_))
+        if (strcmp(ln, kn))
             continue;
         n++;
         if (!l->block)
             return false;
-        if (t->kind != AN_TUNE_TEMPLATE) {
-            if (!block_is(c, l->block, t->name, l->caller, 0))
+        if (targ < 0) {
+            if (!block_is(c, l->block, name, l->caller, 0))
                 return false;
             continue;
         }
         /* k<256><<<g, 256>>>: the template argument is the block's */
-        if (targ < 0 || !l->template_args)
+        if (!l->template_args)
             return false;
         char sq[256];
         rwl_squeeze(l->template_args, sq, sizeof sq);
-        char *p = sq + (sq[0] == '<'), *arg = NULL;
+        char *p = sq + (sq[0] == '<'), *arg = NULL, *save = NULL;
         long idx = 0;
-        for (char *part = strtok(p, ",>"); part; part = strtok(NULL, ",>"), idx++)
+        for (char *part = strtok_r(p, ",>", &save); part; part = strtok_r(NULL, ",>", &save), idx++)
             if (idx == targ)
                 arg = part;
         if (!arg || !block_is(c, l->block, arg, l->caller, 0))
@@ -858,10 +936,27 @@ static bool block_size_of(kctx *c, const an_tunable *t)
     return n > 0;
 }
 
-static void judge_tunable(kctx *c, size_t ti, bool linked, const char *via, int depth)
+static bool block_size_of(kctx *c, const an_tunable *t, size_t kernel)
+{
+    if (t->kind != AN_TUNE_TEMPLATE)
+        return kernel_block_is(c, kernel, t->name, -1);
+    if (t->owner != (long)kernel)
+        return false;
+    long targ = rw_template_param_index(c->m->funcs[kernel].template_params, t->name);
+    return targ >= 0 && kernel_block_is(c, kernel, t->name, targ);
+}
+
+static bool block_name_of(kctx *c, size_t kernel, const char *name)
+{
+    return kernel_block_is(c, kernel, name, -1);
+}
+
+static void judge_tunable(kctx *c, size_t ti, bool linked, bool block_derived, const char *via,
+                          int depth)
 {
     const an_tunable *t = &c->m->tunables[ti];
-    kname kn = {.name = t->name, .is_block = linked || block_size_of(c, t), .from = 0,
+    kname kn = {.name = t->name, .tun = t, .is_block = linked || block_size_of(c, t, c->kernel),
+                .block_derived = block_derived, .from = 0,
                 .to = (uint32_t)c->len, .skip0 = t->span.start_byte, .skip1 = t->span.end_byte,
                 .via = via, .depth = depth};
     if (kn.is_block)
@@ -881,7 +976,7 @@ static void judge_tunable(kctx *c, size_t ti, bool linked, const char *via, int 
             continue;
         char v[300];
         snprintf(v, sizeof v, "%s%sthrough %s", via ? via : "", via ? ", " : "", o->name);
-        judge_tunable(c, i, false, v, depth + 1);
+        judge_tunable(c, i, false, kn.is_block || block_derived, v, depth + 1);
     }
 }
 
@@ -904,9 +999,18 @@ int knob_prove(const char *text, size_t len, const an_model *m, size_t kernel, s
     int rc = rwl_lex(text, 0, (uint32_t)len, &c.ts);
     if (rc)
         goto out;
-    judge_tunable(&c, tunable, block_linked, NULL, 0);
+    judge_tunable(&c, tunable, block_linked, false, NULL, 0);
     if ((rc = c.rc))
         goto out;
+    /* X * N + u covers the data only when the grid shrinks as N grows */
+    if (c.coarsens && !(c.roles & KNOB_LAUNCH)) {
+        kname kn = {.name = m->tunables[tunable].name};
+        refuse(&c, &kn, P_OTHER, c.coarsen_off,
+               "gives each thread %s elements, but no launch in the file sizes its grid by it",
+               kn.name);
+        if ((rc = c.rc))
+            goto out;
+    }
     out->roles = c.roles;
     if (c.best) {
         out->line = line_of(&c, c.best_off);

@@ -147,8 +147,24 @@ static void test_forms(void **state)
               "    for (int u = 0; u < U; u++)\n"
               "        if (n > i * U + u)\n"
               "            y[i * U + u] = 2.0f * x[i * U + u];\n"
+              "}\n"
+              "void run(const float *x, float *y, int n)\n"
+              "{\n"
+              "    k<<<(n + 256 * U - 1) / (256 * U), 256>>>(x, y, n);\n"
               "}\n", &fx);
     expect(&fx, "k", "U", false, true, "an unroll factor", 0);
+    unload(&fx);
+    /* the same loop when no launch scales the grid by U: fewer elements per thread would
+     * leave some unwritten, more would be covered twice */
+    from_text("#define U 4\n"
+              "__global__ void k(const float *x, float *y, int n)\n"
+              "{\n"
+              "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+              "    for (int u = 0; u < U; u++)\n"
+              "        if (n > i * U + u)\n"
+              "            y[i * U + u] = 2.0f * x[i * U + u];\n"
+              "}\n", &fx);
+    expect(&fx, "k", "U", false, false, "no launch in the file sizes its grid by it", 6);
     unload(&fx);
     /* a value: the result is scaled by it */
     from_text("#define SCALE 4\n"
