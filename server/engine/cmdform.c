@@ -477,16 +477,17 @@ int cmdform_check_outside_kernel(const char *base, size_t blen, const char *cand
         return rc;
     if (s.end_byte > blen || cs.end_byte > clen || s.start_byte > s.end_byte || cs.start_byte > cs.end_byte)
         return HK_ERANGE; /* the analysis promises spans inside the text */
-    /* the first difference before the definition, else the first one after it; the
-     * candidate's side is a line of its own (changed or added) unless it ran out there,
-     * and then the original's line is the one it dropped */
+    /* the first difference before the definition, else the first one after it, from the
+     * start of its line; when the rest of the region is the original's without those
+     * lines, the candidate dropped them (the original's line is quoted), else it changed
+     * or added the line (its own is quoted) */
     size_t pb = s.start_byte, pc = cs.start_byte;
     size_t i = common_prefix(base, pb, cand, pc);
-    size_t boff, coff;
-    bool dropped;
+    size_t boff, coff, rb, rc_len;
     if (i < pb || i < pc) {
         boff = coff = i;
-        dropped = i == pc;
+        rb = pb;
+        rc_len = pc;
     } else {
         size_t sb = blen - s.end_byte, sc = clen - cs.end_byte;
         size_t j = common_prefix(base + s.end_byte, sb, cand + cs.end_byte, sc);
@@ -494,8 +495,16 @@ int cmdform_check_outside_kernel(const char *base, size_t blen, const char *cand
             return HK_OK;
         boff = s.end_byte + j;
         coff = cs.end_byte + j;
-        dropped = j == sc;
+        rb = blen;
+        rc_len = clen;
     }
+    while (boff > 0 && coff > 0 && base[boff - 1] != '\n') {
+        boff--;
+        coff--;
+    }
+    size_t nb = rb - boff, nc = rc_len - coff;
+    bool dropped = nb > nc && base[boff + (nb - nc) - 1] == '\n' &&
+                   !memcmp(base + boff + (nb - nc), cand + coff, nc);
     char *text = dropped ? quote_line(base, blen, boff, line) : quote_line(cand, clen, coff, line);
     if (!text)
         return HK_ENOMEM;
