@@ -3,6 +3,7 @@
  * and an unroll factor are proven; a search never makes an axis of a refused one. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
+#include "engine/cmdform.h"
 #include "engine/knob.h"
 #include "engine/search.h"
 
@@ -207,6 +208,90 @@ static void test_forms(void **state)
     unload(&fx);
 }
 
+static bool refused_has(const search *s, const char *words)
+{
+    size_t n = 0;
+    const char *const *r = search_refused_tunables(s, &n);
+    for (size_t i = 0; i < n; i++) {
+        print_message("refused: %s\n", r[i]);
+        if (strstr(r[i], words))
+            return true;
+    }
+    return false;
+}
+
+/* The search takes BLOCK_SIZE as an axis (linked to the block) and says why RADIUS is not
+ * one; in the command form it sets neither (both are defined outside the kernel), and no
+ * candidate changes a line outside the kernel's definition. */
+static void test_search_axes(void **state)
+{
+    (void)state;
+    fixture fx;
+    load("knob", "stencil1d.cu", &fx);
+    size_t k = (size_t)an_model_find_kernel(fx.m, "stencil_1d");
+    search_launch l = {.block = {256, 1, 1}, .block_free = true, .sm_count = 132};
+    search_budget b = {.max_candidates = 40};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, k, &l, 1, &b, &s), HK_OK);
+    char *axes = search_describe_axes(s);
+    print_message("axes: %s\n", axes);
+    assert_non_null(strstr(axes, "BLOCK_SIZE = block size"));
+    assert_null(strstr(axes, "RADIUS"));
+    hk_free(axes);
+    assert_true(refused_has(s, "RADIUS not searched: used in the bound of a loop that reads temp[] (line 22)"));
+    const search_candidate *c;
+    bool moved = false;
+    while (search_next(s, &c) == HK_OK) {
+        assert_non_null(strstr(c->text, "#define RADIUS 3\n"));
+        moved |= strstr(c->text, "#define BLOCK_SIZE 256\n") == NULL;
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0 + c->id * 0.01), HK_OK);
+    }
+    assert_true(moved);
+    search_free(s);
+
+    /* the command form */
+    search_launch cl = {.block = {1, 1, 1}, .exact_tolerance = true, .kernel_only = true};
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, k, &cl, 1, &b, &s), HK_OK);
+    axes = search_describe_axes(s);
+    print_message("axes: %s\n", axes);
+    assert_null(strstr(axes, "BLOCK_SIZE"));
+    hk_free(axes);
+    assert_true(refused_has(s, "BLOCK_SIZE not searched: defined outside the kernel, and only the "
+                               "kernel's definition may change (line 7)"));
+    assert_true(refused_has(s, "RADIUS not searched: defined outside the kernel"));
+    size_t n = 0;
+    while (search_next(s, &c) == HK_OK) {
+        unsigned line = 1;
+        char *why = NULL;
+        assert_int_equal(cmdform_check_outside_kernel(fx.text, fx.len, c->text, c->len, "stencil_1d",
+                                                      &line, &why), HK_OK);
+        if (line)
+            fail_msg("%s: %s", c->description, why);
+        n++;
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0 + c->id * 0.01), HK_OK);
+    }
+    assert_true(n > 1);
+    search_free(s);
+    unload(&fx);
+
+    /* a constexpr inside the kernel is the kernel's own: the command form may set it when
+     * it is proven (a shared tile of the block's size here) */
+    from_text("__global__ void k(float *y)\n"
+              "{\n"
+              "    constexpr int T = 4;\n"
+              "#pragma unroll T\n"
+              "    for (int i = threadIdx.x; i < 1024; i += blockDim.x)\n"
+              "        y[i] = 2.0f * y[i];\n"
+              "}\n", &fx);
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, 0, &cl, 1, &b, &s), HK_OK);
+    axes = search_describe_axes(s);
+    print_message("axes: %s\n", axes);
+    assert_non_null(strstr(axes, "T (now 4)"));
+    hk_free(axes);
+    search_free(s);
+    unload(&fx);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -230,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_gemm_tile),
         cmocka_unit_test(test_problem_size),
         cmocka_unit_test(test_forms),
+        cmocka_unit_test(test_search_axes),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
