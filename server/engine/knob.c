@@ -449,6 +449,13 @@ static void judge_local(kctx *c, const kname *kn, size_t var, uint32_t end, bool
     hk_free(v);
 }
 
+/* hipBlockIdx_x, _y or _z at token k. */
+static bool hip_block_idx(const kctx *c, size_t k)
+{
+    return tname(c, k, "hipBlockIdx_x") || tname(c, k, "hipBlockIdx_y") ||
+           tname(c, k, "hipBlockIdx_z");
+}
+
 /* Inside the body of the kernel or a device function fi. */
 static void judge_device(kctx *c, const kname *kn, long fi, size_t k)
 {
@@ -460,9 +467,12 @@ static void judge_device(kctx *c, const kname *kn, long fi, size_t k)
                    : f->kind == AN_KERNEL && block_size_of(c, kn->tun, (size_t)fi);
     const char *name = kn->name;
 
-    /* blockIdx.x * BLOCK: the block's first index, blockDim in all but spelling */
+    /* blockIdx.x * BLOCK (HIP: hipBlockIdx_x): the block's first index, blockDim in all but
+     * spelling */
     if (blk && ((k >= 4 && tis(c, k - 1, "*") && tis(c, k - 3, ".") && tname(c, k - 4, "blockIdx")) ||
-                (tis(c, k + 1, "*") && tname(c, k + 2, "blockIdx")))) {
+                (tis(c, k + 1, "*") && tname(c, k + 2, "blockIdx")) ||
+                (k >= 2 && tis(c, k - 1, "*") && hip_block_idx(c, k - 2)) ||
+                (tis(c, k + 1, "*") && hip_block_idx(c, k + 2)))) {
         c->roles |= KNOB_BLOCK;
         return;
     }
