@@ -1584,7 +1584,8 @@ static enum search_status search_status_of(enum measure_reason r)
     case MEASURE_OUT_OF_BOUNDS:
     case MEASURE_INPUT_MODIFIED: return SEARCH_WRONG;
     case MEASURE_TIMEOUT: return SEARCH_TIMEOUT;
-    case MEASURE_BELOW_FLOOR: return SEARCH_REJECTED;
+    case MEASURE_BELOW_FLOOR:
+    case MEASURE_HOST_CODE: return SEARCH_REJECTED;
     default: return SEARCH_CRASH;
     }
 }
