@@ -23,6 +23,7 @@
 #include "compile/compile.h"
 #include "core/buf.h"
 #include "core/hk.h"
+#include "runners/runner.h"
 
 extern char **environ;
 
@@ -98,7 +99,8 @@ static const struct probe probes[] = {
     {"runners", "sbatch", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
      "Slurm batch submission is unavailable."},
     {"isolation", "bwrap", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
-     "Candidate programs cannot be sandboxed from the filesystem and network."},
+     "No bubblewrap: candidate programs get the namespace sandbox instead where the kernel "
+     "allows it (see 'sandbox' below), else no filesystem isolation."},
     {"isolation", "prlimit", PROBE_TOOL, CC_NVIDIA, NULL, prlimit_v, NULL,
      "Candidate runs cannot be given CPU-time and memory limits from outside."},
 };
@@ -309,6 +311,48 @@ static json_t *probe_device(const struct probe *pr)
     return j;
 }
 
+/* The sandbox candidate programs get here, from the runner's own probe (which builds each
+ * sandbox once around `true`): the bwrap line only says whether the tool is installed.
+ * New reference. */
+static json_t *isolation_json(void)
+{
+    static const enum runner_isolation levels[] = {RUNNER_ISO_BWRAP, RUNNER_ISO_NAMESPACES,
+                                                   RUNNER_ISO_UNSHARE_NET, RUNNER_ISO_NONE};
+    enum runner_isolation use = runner_isolation_available();
+    json_t *j = json_object();
+    json_object_set_new(j, "uses", json_string(runner_isolation_key(use)));
+    json_object_set_new(j, "words", json_string(runner_isolation_name(use)));
+    json_object_set_new(j, "works", json_boolean(runner_isolation_works(use)));
+    const char *forced = getenv("HK_RUNNER_ISOLATION");
+    if (forced && *forced)
+        json_object_set_new(j, "forced_by", json_string(forced));
+    json_t *lv = json_object();
+    for (size_t i = 0; i < HK_ARRAY_LEN(levels); i++)
+        json_object_set_new(lv, runner_isolation_key(levels[i]),
+                            json_boolean(runner_isolation_works(levels[i])));
+    json_object_set_new(j, "levels", lv);
+    return j;
+}
+
+static void print_isolation(json_t *iso)
+{
+    bool works = json_is_true(json_object_get(iso, "works"));
+    const char *forced = json_string_value(json_object_get(iso, "forced_by"));
+    printf("  %-9s %-13s %s\n", works ? "[ok]" : "[missing]", "sandbox",
+           json_string_value(json_object_get(iso, "words")));
+    if (!works)
+        printf("  %-9s %-13s HK_RUNNER_ISOLATION=%s does not work here: sandboxed runs fail\n",
+               "", "", forced ? forced : "");
+    else if (forced)
+        printf("  %-9s %-13s (forced by HK_RUNNER_ISOLATION=%s)\n", "", "", forced);
+    printf("  %-9s %-13s works here:", "", "");
+    const char *key;
+    json_t *v;
+    json_object_foreach(json_object_get(iso, "levels"), key, v)
+        printf(" %s %s;", key, json_is_true(v) ? "yes" : "no");
+    printf("\n");
+}
+
 static void print_item(json_t *it)
 {
     bool found = json_is_true(json_object_get(it, "found"));
@@ -395,6 +439,8 @@ int cli_doctor(int argc, char **argv)
     for (size_t i = 0; i < n_arch; i++)
         json_array_append_new(aj, json_string(archs[i].arch));
     json_object_set_new(root, "occupancy_archs", aj);
+    json_t *iso = isolation_json();
+    json_object_set_new(root, "isolation", iso);
 
     if (as_json) {
         char *s = json_dumps(root, JSON_INDENT(2));
@@ -419,6 +465,8 @@ int cli_doctor(int argc, char **argv)
                 }
                 print_item(it);
             }
+            if (!strcmp(categories[c], "isolation"))
+                print_isolation(iso);
         }
         printf("\noccupancy tables: ");
         for (size_t i = 0; i < n_arch; i++)

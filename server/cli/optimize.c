@@ -18,8 +18,11 @@
 #include "engine/measure.h"
 #include "runners/runner.h"
 
+/* verify-candidate: EXIT_OK only for a credited candidate that is faster when interleaved
+ * with the baseline; EXIT_NOT_FASTER for one that passed every check but is not (or whose
+ * speedup is not credited: no physical floor). */
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3, EXIT_BASELINE = 4,
-       EXIT_STOPPED = 130 };
+       EXIT_NOT_FASTER = 5, EXIT_STOPPED = 130 };
 
 typedef struct {
     bool events;   /* JSON lines on stdout */
@@ -107,11 +110,15 @@ static void print_summary(const ep_result *r)
                json_is_string(json_object_get(s, "device"))
                    ? json_string_value(json_object_get(s, "device"))
                    : "no GPU");
-        printf("  candidates: %lld proposed, %lld accepted, %lld rejected, %lld not measured\n",
+        printf("  candidates: %lld proposed, %lld accepted, %lld rejected, %lld not measured",
                (long long)json_integer_value(json_object_get(s, "candidates")),
                (long long)json_integer_value(json_object_get(s, "accepted")),
                (long long)json_integer_value(json_object_get(s, "rejected")),
                (long long)json_integer_value(json_object_get(s, "not_measured")));
+        if (json_integer_value(json_object_get(s, "not_credited")) > 0)
+            printf(", %lld measured but not credited",
+                   (long long)json_integer_value(json_object_get(s, "not_credited")));
+        printf("\n");
         double sp = num(s, "speedup");
         if (isfinite(sp)) {
             printf("  best v%lld: %.4g ms vs baseline %.4g ms (interleaved): %.2fx "
@@ -128,6 +135,18 @@ static void print_summary(const ep_result *r)
         } else if (isfinite(num(s, "baseline_ms"))) {
             printf("  no faster verified version (baseline %.4g ms)\n", num(s, "baseline_ms"));
         }
+        const json_t *nc = json_object_get(s, "not_credited_best");
+        if (json_is_object(nc))
+            printf("  not credited: %lld version%s measured faster (best v%lld, %.2fx), but no "
+                   "physical floor checked %s (%s); --allow-no-floor credits them\n",
+                   (long long)json_integer_value(json_object_get(s, "not_credited")),
+                   json_integer_value(json_object_get(s, "not_credited")) == 1 ? "" : "s",
+                   (long long)json_integer_value(json_object_get(nc, "version")),
+                   num(nc, "speedup"),
+                   json_integer_value(json_object_get(s, "not_credited")) == 1 ? "it" : "them",
+                   json_string_value(json_object_get(nc, "why"))
+                       ? json_string_value(json_object_get(nc, "why"))
+                       : "?");
     }
     if (r->report_html)
         printf("  report: %s\n", r->report_html);
@@ -161,6 +180,10 @@ static void optimize_usage(FILE *f)
             "  --json                   print a JSON summary at the end\n"
             "  --events                 one JSON event per line on stdout (for editors)\n"
             "  --quiet                  only warnings and the result\n"
+            "  --allow-no-floor         credit speedups that no physical floor checked (the\n"
+            "                           device's peaks unknown, or a spec without bytes/flops\n"
+            "                           formulas; command-form specs); by default they are\n"
+            "                           measured but not credited, reported or applied\n"
             "  --simulate-gpu           CI only: a deterministic simulated GPU (the tests'\n"
             "                           simulator, $HK_GPU_SIMULATOR or built from the source\n"
             "                           tree; it answers for tests/data/episode/tiny.bench.json)\n"
@@ -263,7 +286,8 @@ static int no_gpu_env(void)
 int cli_optimize(int argc, char **argv)
 {
     enum { O_TARGET = 256, O_ENGINE, O_BUDGET, O_MINUTES, O_SEED, O_NAME, O_FROM_ORIGINAL,
-           O_DB, O_OUT, O_JSON, O_EVENTS, O_JOBS, O_WORK, O_KEEP, O_QUIET, O_CHECK, O_SIM };
+           O_DB, O_OUT, O_JSON, O_EVENTS, O_JOBS, O_WORK, O_KEEP, O_QUIET, O_CHECK, O_SIM,
+           O_NO_FLOOR };
     static const struct option opts[] = {
         {"kernel", required_argument, NULL, 'k'},
         {"spec", required_argument, NULL, 's'},
@@ -284,6 +308,7 @@ int cli_optimize(int argc, char **argv)
         {"quiet", no_argument, NULL, O_QUIET},
         {"check", required_argument, NULL, O_CHECK},
         {"simulate-gpu", no_argument, NULL, O_SIM},
+        {"allow-no-floor", no_argument, NULL, O_NO_FLOOR},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -355,6 +380,7 @@ int cli_optimize(int argc, char **argv)
             o.sim_device = &sim_dev;
             o.measure.wrapper = sim_wrapper;
             break;
+        case O_NO_FLOOR: o.measure.allow_no_floor = true; break;
         case 'h': optimize_usage(stdout); return EXIT_OK;
         default:
             fprintf(stderr, "hkls optimize: unknown option or missing value: %s\n",
@@ -428,15 +454,56 @@ bad_value:
 static void verify_usage(FILE *f)
 {
     fprintf(f, "usage: hkls verify-candidate --spec SPEC.json --candidate FILE.cu [--target "
-               "nvidia[:sm_XX]|dcu[:gfxNNN]] [--check full|quick] [--json] [--keep-work]\n"
-               "Judges FILE.cu against the spec's source with the episode's checks.\n"
-               "Exit: 0 accepted, 1 rejected, 2 bad input, 3 no GPU, 4 the baseline failed, "
-               "130 stopped.\n");
+               "nvidia[:sm_XX]|dcu[:gfxNNN]] [--check full|quick] [--pairs N] "
+               "[--allow-no-floor] [--json] [--keep-work]\n"
+               "Judges FILE.cu against the spec's source with the episode's checks, then times\n"
+               "both interleaved (--pairs, default 5) for the speedup and its p10..p90 spread.\n"
+               "Exit: 0 accepted and faster (interleaved p10 > 1), 5 accepted but not faster\n"
+               "or its speedup not credited (no physical floor), 1 rejected, 2 bad input,\n"
+               "3 not measured (no GPU), 4 the baseline failed, 130 stopped.\n");
+}
+
+/* The verdict in words: the interleaved speedup line first when there is one, then what
+ * it means (one line, and the reason's details indented). */
+static void print_verdict(const json_t *v, const char *what, const char *reason,
+                          const char *details)
+{
+    const json_t *il = json_object_get(v, "interleaved");
+    if (json_is_object(il))
+        printf("interleaved: baseline %.4g ms, candidate %.4g ms: %.2fx (pairs p10 %.2fx .. "
+               "p90 %.2fx, %lld pairs)\n",
+               num(il, "baseline_ms"), num(il, "candidate_ms"), num(il, "speedup"),
+               num(il, "p10"), num(il, "p90"),
+               (long long)json_integer_value(json_object_get(il, "pairs")));
+    bool flagged = json_is_true(json_object_get(v, "flagged"));
+    if (!strcmp(what, "faster")) {
+        printf("accepted: faster, %.2fx interleaved (judged %.4g ms, %.2fx)%s\n",
+               num(il, "speedup"), num(v, "median_ms"), num(v, "speedup"),
+               flagged ? " (over 10x: verified again on fresh seeds)" : "");
+    } else if (!strcmp(what, "not_faster")) {
+        printf("accepted: correct, but not faster: %.2fx interleaved, pairs p10 %.2fx is not "
+               "above 1\n", num(il, "speedup"), num(il, "p10"));
+    } else if (!strcmp(what, "not_credited")) {
+        const char *note = json_string_value(json_object_get(v, "credit_note"));
+        printf("accepted: correct, %.2fx interleaved, but the speedup is not credited\n",
+               num(il, "speedup"));
+        if (note)
+            printf("  %s\n", note);
+    } else if (!strcmp(what, "not_measured")) {
+        printf("not measured: no GPU\n");
+        if (details)
+            printf("  %s\n", details);
+    } else {
+        printf("rejected: %s\n", reason ? reason : "?");
+        if (details)
+            printf("  %s\n", details);
+    }
 }
 
 int cli_verify_candidate(int argc, char **argv)
 {
-    enum { O_CAND = 256, O_TARGET, O_JSON, O_KEEP, O_WORK, O_CHECK };
+    enum { O_CAND = 256, O_TARGET, O_JSON, O_KEEP, O_WORK, O_CHECK, O_PAIRS, O_NO_FLOOR,
+           O_SIM };
     static const struct option opts[] = {
         {"spec", required_argument, NULL, 's'},
         {"candidate", required_argument, NULL, O_CAND},
@@ -445,9 +512,16 @@ int cli_verify_candidate(int argc, char **argv)
         {"keep-work", no_argument, NULL, O_KEEP},
         {"work-dir", required_argument, NULL, O_WORK},
         {"check", required_argument, NULL, O_CHECK},
+        {"pairs", required_argument, NULL, O_PAIRS},
+        {"allow-no-floor", no_argument, NULL, O_NO_FLOOR},
+        {"simulate-gpu", no_argument, NULL, O_SIM},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    static char sim_bin[700];
+    static const char *sim_wrapper[] = {sim_bin, NULL};
+    static device_info sim_dev;
+    long v;
     ep_verify_options o;
     memset(&o, 0, sizeof o);
     o.gpu = no_gpu_env();
@@ -470,6 +544,26 @@ int cli_verify_candidate(int argc, char **argv)
                 return EXIT_USAGE;
             }
             o.measure.quick_check = !strcmp(optarg, "quick");
+            break;
+        case O_PAIRS:
+            if (!parse_long(optarg, 1, MEASURE_MAX_PAIRS, &v)) {
+                fprintf(stderr, "hkls verify-candidate: --pairs takes 1..%d\n",
+                        MEASURE_MAX_PAIRS);
+                return EXIT_USAGE;
+            }
+            o.pairs = (int)v;
+            break;
+        case O_NO_FLOOR: o.measure.allow_no_floor = true; break;
+        case O_SIM:
+            if (sim_prepare(sim_bin, sizeof sim_bin)) {
+                fprintf(stderr, "hkls verify-candidate: --simulate-gpu: no GPU simulator (set "
+                                "HK_GPU_SIMULATOR, or run from a source tree with cc)\n");
+                return EXIT_USAGE;
+            }
+            sim_device(&sim_dev);
+            o.gpu = EP_GPU_SIMULATED;
+            o.sim_device = &sim_dev;
+            o.measure.wrapper = sim_wrapper;
             break;
         case 'h': verify_usage(stdout); return EXIT_OK;
         default:
@@ -505,26 +599,23 @@ int cli_verify_candidate(int argc, char **argv)
                : rc == HK_ENOMEM || rc == HK_EIO  ? EXIT_FAILED
                                                   : EXIT_USAGE;
     }
-    bool accepted = json_is_true(json_object_get(verdict, "accepted"));
+    const char *what = json_string_value(json_object_get(verdict, "verdict"));
     const char *reason = json_string_value(json_object_get(verdict, "reason"));
     const char *details = json_string_value(json_object_get(verdict, "details"));
+    what = what ? what : "rejected";
+    int code = !strcmp(what, "faster")                                      ? EXIT_OK
+               : !strcmp(what, "not_faster") || !strcmp(what, "not_credited") ? EXIT_NOT_FASTER
+               : !strcmp(what, "not_measured")                              ? EXIT_NO_GPU
+                                                                            : EXIT_FAILED;
     if (json) {
+        json_object_set_new(verdict, "exit", json_integer(code));
         char *s = json_dumps(verdict, JSON_INDENT(2) | JSON_ENSURE_ASCII);
         if (s)
             printf("%s\n", s);
         free(s);
-    } else if (accepted) {
-        double sp = num(verdict, "speedup");
-        printf("accepted: %.4g ms, %.2fx against the baseline%s\n", num(verdict, "median_ms"), sp,
-               json_is_true(json_object_get(verdict, "flagged")) ? " (flagged: over 10x)" : "");
     } else {
-        printf("rejected: %s\n", reason ? reason : "?");
-        if (details)
-            printf("  %s\n", details);
+        print_verdict(verdict, what, reason, details);
     }
-    int code = accepted                                          ? EXIT_OK
-               : reason && !strcmp(reason, "no_gpu")             ? EXIT_NO_GPU
-                                                                 : EXIT_FAILED;
     json_decref(verdict);
     return code;
 }

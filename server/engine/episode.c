@@ -22,6 +22,7 @@
 #include "core/log.h"
 #include "engine/device.h"
 #include "engine/evidence.h"
+#include "engine/hostcode.h"
 #include "engine/search.h"
 #include "engine/skillplan.h"
 #include "report/report.h"
@@ -44,6 +45,8 @@ typedef struct ep_rec {
     unsigned search_id;          /* the search's candidate id */
     bool from_search;
     char *dir, *exe, *text, *produced_by;
+    char *module;                /* the device-only image the launcher exe runs; NULL: exe is
+                                  * a program (library substitution, DCU) */
     size_t len;
     long long block[3];
     bool block_set;
@@ -58,6 +61,8 @@ typedef struct ep_rec {
     char *sass;                  /* cuobjdump --dump-sass of its program (base and best) */
     double median_ms, speedup, max_abs, max_rel;
     bool evaluated, accepted, rejected, flagged, is_start;
+    bool uncredited;             /* measured and correct, but no floor checked its time and
+                                  * no-floor credit was not allowed: kept as a candidate */
 } ep_rec;
 
 typedef struct {
@@ -112,6 +117,7 @@ static void ep__fail_early(ep_ctx *c, int rc, const char *fmt, ...)
 static int ep__fail(ep_ctx *c, bool no_gpu, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void ep__save_info(ep_ctx *c);
+static const char *credit_missing(const ep_ctx *c);
 static int ep__stage_optimize(ep_ctx *c);
 static void ep__evidence(ep_ctx *c, ep_rec *r);
 static void skill_credit(ep_ctx *c);
@@ -320,6 +326,22 @@ static void progress(ep_ctx *c, int percent, json_t *extra, const char *fmt, ...
     ep__emit(c, ev);
 }
 
+/* The host_code policy (hostcode.h) for a candidate's text against the baseline's: *why
+ * NULL when clean, else a new "line N: WHY: QUOTE". HK_OK, HK_ENOMEM, HK_ETOOBIG. */
+static int host_code_details(const char *base, size_t base_len, const char *cand,
+                             size_t cand_len, char **why)
+{
+    hostcode_finding f;
+    *why = NULL;
+    int rc = hostcode_check(base, base_len, cand, cand_len, &f);
+    if (rc == HK_OK && f.found &&
+        !(*why = hk_asprintf("line %u: %s: %s", f.line, f.why ? f.why : "host code",
+                             f.quote ? f.quote : "")))
+        rc = HK_ENOMEM;
+    hostcode_finding_clear(&f);
+    return rc;
+}
+
 /* ---- records of evaluated versions ---- */
 
 static void rec_free(ep_rec *r)
@@ -328,6 +350,7 @@ static void rec_free(ep_rec *r)
         return;
     hk_free(r->dir);
     hk_free(r->exe);
+    hk_free(r->module);
     hk_free(r->text);
     hk_free(r->produced_by);
     json_decref(r->ptxas);
@@ -357,7 +380,7 @@ static int rec_push(ep_ctx *c, ep_rec *r)
 
 static measure_prog rec_prog(const ep_rec *r)
 {
-    measure_prog p = {.exe = r->exe, .block = r->block_set ? r->block : NULL};
+    measure_prog p = {.exe = r->exe, .block = r->block_set ? r->block : NULL, .module = r->module};
     return p;
 }
 
@@ -719,9 +742,31 @@ static int stage_init(ep_ctx *c)
     c->mo.nvcc = c->nvcc;
     c->mo.arch = c->arch;
     c->mo.stop = c->o->stop;
+    const char *no_floor = c->has_gpu ? credit_missing(c) : NULL;
+    if (no_floor) {
+        json_object_set_new(c->info, "floor",
+                            json_pack("{s:b, s:s, s:b}", "available", 0, "why", no_floor,
+                                      "allow_no_floor", c->mo.allow_no_floor));
+        if (c->mo.allow_no_floor)
+            ep__log(c, "warn", "no physical floor (%s): speedups are credited without one, as "
+                    "allowed (--allow-no-floor)", no_floor);
+        else
+            ep__log(c, "warn", "no physical floor (%s): candidates are judged and timed, but "
+                    "no speedup is credited, reported as verified or applied; "
+                    "--allow-no-floor (episodes.allowNoFloor) credits them", no_floor);
+    }
     ep__save_info(c);
 out:
     return rc;
+}
+
+/* Why no physical floor bounds this episode's times, or NULL when one does. A command-form
+ * spec has no byte or FLOP formula, so never one. */
+static const char *credit_missing(const ep_ctx *c)
+{
+    if (c->is_cmd)
+        return "a command-form spec has no bytes or flops formula";
+    return c->mo.spec ? measure_floor_missing(&c->mo) : NULL;
 }
 
 static void ep__save_info(ep_ctx *c)
@@ -957,6 +1002,7 @@ static int stage_baseline(ep_ctx *c)
     TRY(measure_build_compile(&c->mo, &mb, &mc));
     b->dir = hk_strdup(mb.dir);
     b->exe = hk_strdup(mb.exe);
+    b->module = mb.module ? hk_strdup(mb.module) : NULL;
     b->ptxas = measure_resources_json(&mc, c->o->kernel);
     if (!mc.ok) {
         rc = ep__fail(c, false, "the original kernel does not build with the spec's harness:\n%s",
@@ -989,6 +1035,10 @@ static int stage_baseline(ep_ctx *c)
     measure_prog bp = rec_prog(b);
     rc = measure_baseline_run(&c->mo, &bp, ref, &c->base, &v);
     hk_free(ref);
+    if (rc == HK_OK)
+        ep__log(c, "info", "inputs: the spec's seeds + %lld, drawn for this episode (HK_SEED=%lld "
+                "replays them); timed launches draw their own per launch",
+                c->base.seed_offset, c->base.seed_offset);
     if (rc == HK_OK && v.reason != MEASURE_OK) {
         rc = ep__fail(c, v.reason == MEASURE_NO_GPU, "the baseline failed (%s): %s",
                       measure_reason_name(v.reason), v.details ? v.details : "");
@@ -1019,6 +1069,8 @@ static int stage_baseline(ep_ctx *c)
     }
     const measure_timing *pt = &c->base.times[c->base.primary_size];
     json_t *raw = json_loads(pt->raw ? pt->raw : "{}", 0, NULL);
+    if (raw && c->base.checks)
+        json_object_set_new(raw, "checks", json_deep_copy(c->base.checks));
     ep__add_measurement(c, c->base_vid, STORE_M_BASELINE, c->base.primary_size, pt->median_ms,
                         pt->p10_ms, pt->p90_ms, pt->reps, raw);
     b->median_ms = pt->median_ms;
@@ -1054,6 +1106,29 @@ static int reject_late(ep_ctx *c, ep_rec *r, const char *stage, const measure_ve
     return HK_OK;
 }
 
+static const ep_rec *uncredited_best(const ep_ctx *c);
+
+/* Faster versions whose speedup is not credited: said once, in the log and the episode's
+ * info (the report shows it), so that "no best" is never mistaken for "nothing faster". */
+static void note_uncredited(ep_ctx *c)
+{
+    const ep_rec *b = uncredited_best(c);
+    if (!b)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_recs; i++)
+        n += c->recs[i]->uncredited && c->recs[i]->speedup > 1.0;
+    const char *why = credit_missing(c);
+    ep__log(c, "warn", "%zu version%s measured faster than the baseline (best v%d, %.2fx) but "
+            "not credited: no physical floor (%s); they stay candidates, not verified versions. "
+            "--allow-no-floor (episodes.allowNoFloor) credits them",
+            n, n == 1 ? "" : "s", b->number, b->speedup, why ? why : "?");
+    json_object_set_new(c->info, "not_credited",
+                        json_pack("{s:i, s:i, s:f, s:s?}", "versions", (int)n, "best_version",
+                                  b->number, "best_speedup", b->speedup, "why", why));
+    ep__save_info(c);
+}
+
 static int stage_accuracy(ep_ctx *c)
 {
     int rc = HK_OK;
@@ -1070,12 +1145,14 @@ static int stage_accuracy(ep_ctx *c)
         if (c->recs[i] != c->base_rec && c->recs[i]->accepted && c->recs[i]->speedup > 1.0)
             order[n_order++] = c->recs[i];
     qsort(order, n_order, sizeof *order, cmp_rec_speedup);
+    note_uncredited(c);
     if (!n_order) {
-        ep__log(c, "info", "no candidate was faster than the baseline");
+        ep__log(c, "info", "no candidate was faster than the baseline%s",
+                uncredited_best(c) ? " with a credited speedup" : "");
         goto out;
     }
     /* The full set whatever the search used, on seeds no search check saw. */
-    TRY(measure_combos(c->sp, 1000, &combos, &n));
+    TRY(measure_combos(c->sp, c->base.seed_offset + 1000, &combos, &n));
     if (!(ref = hk_asprintf("%s/ref-accuracy", c->scratch))) {
         rc = HK_ENOMEM;
         goto out;
@@ -1273,12 +1350,25 @@ static int write_report(ep_ctx *c)
 
 /* ---- the episode ---- */
 
+/* The fastest candidate measured faster than the baseline but not credited, or NULL. */
+static const ep_rec *uncredited_best(const ep_ctx *c)
+{
+    const ep_rec *b = NULL;
+    for (size_t i = 0; i < c->n_recs; i++) {
+        const ep_rec *r = c->recs[i];
+        if (r->uncredited && r->speedup > 1.0 && (!b || r->speedup > b->speedup))
+            b = r;
+    }
+    return b;
+}
+
 static json_t *summary_json(ep_ctx *c)
 {
     json_t *s = json_object();
     if (!s)
         return NULL;
-    size_t acc = 0, rej = 0, unmeasured = 0;
+    size_t acc = 0, rej = 0, unmeasured = 0, uncredited = 0;
+    const ep_rec *best_unc = uncredited_best(c);
     for (size_t i = 0; i < c->n_recs; i++) {
         const ep_rec *r = c->recs[i];
         if (r == c->base_rec || r->is_start)
@@ -1287,6 +1377,8 @@ static json_t *summary_json(ep_ctx *c)
             rej++;
         else if (r->accepted)
             acc++;
+        else if (r->uncredited)
+            uncredited++;
         else
             unmeasured++;
     }
@@ -1298,6 +1390,12 @@ static json_t *summary_json(ep_ctx *c)
     json_object_set_new(s, "accepted", json_integer((json_int_t)acc));
     json_object_set_new(s, "rejected", json_integer((json_int_t)rej));
     json_object_set_new(s, "not_measured", json_integer((json_int_t)unmeasured));
+    json_object_set_new(s, "not_credited", json_integer((json_int_t)uncredited));
+    if (best_unc)
+        json_object_set_new(s, "not_credited_best",
+                            json_pack("{s:i, s:f, s:f, s:s?}", "version", best_unc->number,
+                                      "speedup", best_unc->speedup, "median_ms",
+                                      best_unc->median_ms, "why", credit_missing(c)));
     json_object_set_new(s, "baseline_version", json_integer(c->base_rec ? c->base_rec->number : 0));
     json_object_set_new(s, "baseline_ms", num_or_null(c->have_base
                                                           ? c->base.times[c->base.primary_size].median_ms
@@ -1612,6 +1710,9 @@ static void version_event(ep_ctx *c, const ep_rec *r, const char *status, const 
     if (r->accepted)
         snprintf(msg, sizeof msg, "v%d: %.4g ms, %.2fx%s (%s)", r->number, r->median_ms,
                  r->speedup, r->flagged ? ", flagged for a second look" : "", r->produced_by);
+    else if (r->uncredited)
+        snprintf(msg, sizeof msg, "v%d: %.4g ms, %.2fx, not credited: no physical floor (%s)",
+                 r->number, r->median_ms, r->speedup, r->produced_by);
     else
         snprintf(msg, sizeof msg, "v%d %s%s%s (%s)", r->number, status, reason ? ": " : "",
                  reason ? reason : "", r->produced_by);
@@ -1853,6 +1954,7 @@ static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate 
         r->build_done = true;
         r->build_ok = owner->build_ok;
         r->exe = owner->exe ? hk_strdup(owner->exe) : NULL;
+        r->module = owner->module ? hk_strdup(owner->module) : NULL;
         r->ptxas = json_incref(owner->ptxas);
         if (owner->compile_details && !(r->compile_details = hk_strdup(owner->compile_details)))
             return HK_ENOMEM;
@@ -1862,11 +1964,31 @@ static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate 
                 owner->number);
         return settle(c, r, s, ready);
     }
+    bool library_call = k->structural && !strncmp(k->structural, "blas_substitution", 17);
+    if (!library_call && !r->is_start) {
+        /* the engine's candidates are untrusted like any other: device code only */
+        char *why = NULL;
+        if ((rc = host_code_details(c->text, c->text_len, r->text, r->len, &why)))
+            return rc;
+        if (why) {
+            rc = ep__add_version(c, r->text, c->start_vid ? c->start_vid : c->base_vid, r->launch,
+                                 STORE_V_CANDIDATE, r->produced_by, &r->vid);
+            if (rc == HK_OK) {
+                r->number = version_number(c, r->vid);
+                record_rejection(c, r, MEASURE_HOST_CODE, why, s);
+            }
+            hk_free(why);
+            return rc;
+        }
+    }
     cand_spec cs;
     rc = cand_spec_make(c, k, &cs);
     if (rc == HK_OK) {
         measure_opts mo = c->mo;
         mo.spec = &cs.sp;
+        /* the engine's own library call (host code it generated) is built as a program;
+         * every other candidate is a device-only image */
+        mo.library_call = library_call;
         rc = measure_build_prepare(&mo, r->dir, r->text, r->len, k->flags, &r->build);
         const char *slash = strrchr(c->file_abs, '/');
         if (rc == HK_OK && !(r->build.name = hk_strdup(slash ? slash + 1 : c->file_abs)))
@@ -1950,7 +2072,10 @@ static int compiled(ep_ctx *c, ep_rec *r, const runner_result *res, search *s,
         rc = HK_ENOMEM;
     measure_compile_clear(&mc);
     hk_free(r->exe);
-    if (!rc && !(r->exe = hk_strdup(r->build.exe)))
+    hk_free(r->module);
+    r->module = NULL;
+    if (!rc && (!(r->exe = hk_strdup(r->build.exe)) ||
+                (r->build.module && !(r->module = hk_strdup(r->build.module)))))
         rc = HK_ENOMEM;
     if (!rc)
         rc = settle(c, r, s, ready);
@@ -1961,6 +2086,7 @@ static int compiled(ep_ctx *c, ep_rec *r, const runner_result *res, search *s,
         f->build_done = true;
         f->build_ok = r->build_ok;
         f->exe = hk_strdup(r->exe);
+        f->module = r->module ? hk_strdup(r->module) : NULL;
         f->ptxas = json_incref(r->ptxas);
         if (f->ptxas)
             json_object_set(f->launch, "ptxas", f->ptxas);
@@ -2119,9 +2245,25 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
         measure_eval_clear(&e);
         return HK_OK;
     }
-    r->accepted = true;
     r->median_ms = e.timing.median_ms;
     r->speedup = e.speedup;
+    if (!e.credited) {
+        /* Correct and timed, but nothing bounded the time from below: the version stays a
+         * candidate (never applied, never a start or a best), its time is recorded and the
+         * search still learns from it. */
+        r->uncredited = true;
+        if (store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel))
+            ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+        ep__add_measurement(c, r->vid, STORE_M_CANDIDATE, e.timing.size, e.timing.median_ms,
+                            e.timing.p10_ms, e.timing.p90_ms, e.timing.reps,
+                            measure_eval_json(&e));
+        if (r->from_search && search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
+            HK_DEBUG("episode: search_report %u refused", r->search_id);
+        version_event(c, r, "candidate", "not_credited", e.credit_note);
+        measure_eval_clear(&e);
+        return HK_OK;
+    }
+    r->accepted = true;
     if (store_version_set_status(c->db, r->vid, STORE_V_VERIFIED, NULL, NULL) ||
         store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel))
         ep__log(c, "warn", "store: %s", store_errmsg(c->db));
@@ -2472,10 +2614,11 @@ static bool cmd_applies(const ep_ctx *c, const search_candidate *k)
            !k->launch_bounds && !k->grid_stride && !k->n_template_args;
 }
 
-/* Measures one candidate text through the user's commands. On a rejection *reason is set
- * and the details are in res. */
-static int cmd_judge(ep_ctx *c, ep_rec *r, cmdform_result *res)
+/* Measures one candidate text through the user's commands. A rejection is res->status, or
+ * *unstable (new string: the >10x second look did not reproduce the speedup). */
+static int cmd_judge(ep_ctx *c, ep_rec *r, cmdform_result *res, char **unstable)
 {
+    *unstable = NULL;
     cmdform_options co;
     cmd_options_for(c, &co);
     int rc = cmdform_measure(c->sp, r->text, r->len, &co, res);
@@ -2501,6 +2644,17 @@ static int cmd_judge(ep_ctx *c, ep_rec *r, cmdform_result *res)
         r->speedup = base.timing.median_ms / again.timing.median_ms;
         ep__log(c, "warn", "v%d: %.1fx over the limit %.0fx: re-measured in fresh copies: %.2fx",
                 r->number, first, limit, r->speedup);
+        /* The user's program chooses its inputs, so fresh seeds cannot be had here; the
+         * speedup must at least come back in fresh copies. */
+        double tol = c->mo.reproduce_tolerance > 0 ? c->mo.reproduce_tolerance
+                                                   : MEASURE_REPRODUCE_TOLERANCE;
+        if (!(r->speedup <= first * (1 + tol) && r->speedup >= first / (1 + tol)) &&
+            !(*unstable = hk_asprintf("a %.2fx speedup (over %.0fx) did not reproduce on the "
+                                      "second look: %.2fx in fresh copies (baseline %.6g ms, "
+                                      "candidate %.6g ms), outside +-%.0f%% of the first",
+                                      first, limit, r->speedup, base.timing.median_ms,
+                                      again.timing.median_ms, 100 * tol)))
+            rc = HK_ENOMEM;
     } else if (rc == HK_OK) { /* the second look failed: that is the verdict */
         cmdform_result *bad = base.status != CMDFORM_OK ? &base : &again;
         cmdform_result_clear(res);
@@ -2628,18 +2782,36 @@ static int cmd_stage_optimize(ep_ctx *c)
             continue;
         }
         cmdform_result res;
-        rc = cmd_judge(c, r, &res);
+        char *unstable = NULL;
+        rc = cmd_judge(c, r, &res, &unstable);
         if (rc) {
             cmdform_result_clear(&res);
+            hk_free(unstable);
             goto out;
         }
         c->n_evaluated++;
         r->evaluated = true;
-        if (res.status != CMDFORM_OK) {
+        if (unstable) {
+            record_rejection(c, r, MEASURE_UNSTABLE, unstable, s);
+            hk_free(unstable);
+        } else if (res.status != CMDFORM_OK) {
             char details[CMDFORM_MAX_DETAILS + 64];
             snprintf(details, sizeof details, "%s: %s", cmdform_status_name(res.status),
                      res.details ? res.details : "");
             record_rejection(c, r, cmdform_status_reason(res.status), details, s);
+        } else if (!c->mo.allow_no_floor) {
+            /* no floor can bound a command-form time: measured, kept, not credited */
+            r->uncredited = true;
+            json_t *mj = cmdform_result_json(&res);
+            if (mj) {
+                json_object_set_new(mj, "credited", json_false());
+                json_object_set_new(mj, "credit_note", ep__text(credit_missing(c)));
+            }
+            ep__add_measurement(c, r->vid, STORE_M_CANDIDATE, 0, r->median_ms, res.timing.p10_ms,
+                                res.timing.p90_ms, res.timing.reps, mj);
+            if (search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
+                HK_DEBUG("episode: search_report %u refused", r->search_id);
+            version_event(c, r, "candidate", "not_credited", credit_missing(c));
         } else {
             r->accepted = true;
             if (store_version_set_status(c->db, r->vid, STORE_V_VERIFIED, NULL, NULL))
@@ -2673,6 +2845,7 @@ out:
 static int cmd_stage_accuracy(ep_ctx *c)
 {
     stage_begin(c, "accuracy", 80, "command form: the program's own checks gated every run");
+    note_uncredited(c);
     for (size_t i = 0; i < c->n_recs; i++) {
         ep_rec *r = c->recs[i];
         if (r != c->base_rec && r->accepted && r->speedup > 1.0 &&
@@ -2921,7 +3094,8 @@ static void sass_evidence(ep_ctx *c, ep_rec *r)
     }
     evidence_sass_list l;
     memset(&l, 0, sizeof l);
-    if (evidence_cuobjdump_argv(tool, r->exe, &argv) == HK_OK &&
+    /* the kernel's SASS is in its image (the launcher holds none) */
+    if (evidence_cuobjdump_argv(tool, r->module ? r->module : r->exe, &argv) == HK_OK &&
         run_tool(c, (const char *const *)argv, r->dir, 120000, (size_t)64 << 20, &res) == HK_OK &&
         res.exit_code == 0 && evidence_sass_parse(res.out, res.out_len, &l) == HK_OK) {
         const evidence_sass *k = evidence_sass_find(&l, c->o->kernel, c->arch);
@@ -2955,6 +3129,11 @@ static void ncu_evidence(ep_ctx *c, ep_rec *r)
     harness_run hr = {.mode = "run", .size = c->base.primary_size, .seed = c->base.time_seed,
                       .dist = c->base.time_dist, .check_seed = -1, .out = out,
                       .block = r->block_set ? r->block : NULL};
+    char *fn = NULL;
+    if (r->module && measure_read_entry(r->module, &fn) == HK_OK) {
+        hr.module = r->module;
+        hr.function = fn;
+    }
     evidence_ncu n;
     memset(&n, 0, sizeof n);
     int rc = out ? harness_run_argv(r->exe, &hr, &pargv) : HK_ENOMEM;
@@ -2971,6 +3150,7 @@ static void ncu_evidence(ep_ctx *c, ep_rec *r)
         ep__log(c, "warn", "ncu gave no metrics for v%d (%s)%s%s", r->number, hk_strerror(rc),
                 why ? ": " : "", why ? why : "");
     evidence_ncu_clear(&n);
+    hk_free(fn);
     runner_result_free(&res);
     harness_argv_free(pargv);
     evidence_argv_free(argv);
@@ -3074,10 +3254,85 @@ static json_t *verdict_new(bool accepted, const char *reason, const char *detail
     json_t *j = json_object();
     if (!j)
         return NULL;
+    bool measured = strcmp(reason, measure_reason_name(MEASURE_NO_GPU)) != 0;
+    json_object_set_new(j, "verdict", json_string(!measured ? "not_measured" : "rejected"));
     json_object_set_new(j, "accepted", json_boolean(accepted));
+    json_object_set_new(j, "measured", json_boolean(measured));
+    json_object_set_new(j, "faster", json_false());
+    json_object_set_new(j, "credited", json_false());
     json_object_set_new(j, "reason", json_string(reason));
     json_object_set_new(j, "details", ep__text(details));
     return j;
+}
+
+/* verify-candidate's interleaved look at an accepted candidate: the verify stage's A B A B
+ * in separate processes, into j's "interleaved", "faster" and "verdict". A failure of the
+ * candidate there rejects it (reason and details replaced); the baseline's is HK_ECHILD. */
+static int verify_interleaved(ep_ctx *c, const measure_prog *bp, const measure_prog *cp,
+                              size_t pairs, bool credited, json_t *j)
+{
+    int rc = HK_OK;
+    double a[MEASURE_MAX_PAIRS], b[MEASURE_MAX_PAIRS];
+    measure_verdict va, vb;
+    measure_verdict_init(&va);
+    measure_verdict_init(&vb);
+    char *da = hk_asprintf("%s/verify-baseline", c->scratch);
+    char *db = hk_asprintf("%s/verify-candidate", c->scratch);
+    if (!da || !db) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    ep__log(c, "info", "baseline and candidate interleaved: %zu pairs, separate processes",
+            pairs);
+    TRY(measure_interleave(&c->mo, bp, da, cp, db, c->base.ref_dir, c->base.primary_size,
+                           c->base.time_seed, c->base.time_dist, c->base.check_seed, pairs, a, b,
+                           &va, &vb));
+    if (va.reason != MEASURE_OK) {
+        ep__log(c, "error", "the baseline failed while interleaved (%s): %s",
+                measure_reason_name(va.reason), va.details ? va.details : "");
+        rc = va.reason == MEASURE_NO_GPU ? HK_ENOGPU : HK_ECHILD;
+        goto out;
+    }
+    if (vb.reason != MEASURE_OK) {
+        json_object_set_new(j, "verdict", json_string("rejected"));
+        json_object_set_new(j, "accepted", json_false());
+        json_object_set_new(j, "credited", json_false());
+        json_object_set_new(j, "reason", json_string(measure_reason_name(vb.reason)));
+        char *d = hk_asprintf("interleaved with the baseline: %s", vb.details ? vb.details : "");
+        json_object_set_new(j, "details", ep__text(d));
+        hk_free(d);
+        goto out;
+    }
+    measure_speedup sp;
+    TRY(measure_speedup_compute(a, b, pairs, &sp));
+    bool faster = sp.lo > 1.0;
+    json_t *x = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:o, s:o, s:b}", "pairs", (int)pairs,
+                          "speedup", sp.speedup, "p10", sp.lo, "p90", sp.hi, "baseline_ms",
+                          sp.a_median, "candidate_ms", sp.b_median, "baseline_samples",
+                          samples_json(a, pairs), "candidate_samples", samples_json(b, pairs),
+                          "faster", faster);
+    if (!x) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    json_object_set_new(j, "interleaved", x);
+    json_object_set_new(j, "faster", json_boolean(faster));
+    json_t *checks = json_object_get(j, "checks");
+    if (json_is_array(checks))
+        json_array_append_new(checks,
+                              json_pack("{s:s, s:i, s:f, s:f, s:f, s:s}", "check",
+                                        "interleaved", "pairs", (int)pairs, "speedup",
+                                        sp.speedup, "p10", sp.lo, "p90", sp.hi, "result",
+                                        faster ? "faster" : "not_faster"));
+    json_object_set_new(j, "verdict", json_string(!credited ? "not_credited"
+                                                  : faster  ? "faster"
+                                                            : "not_faster"));
+out:
+    measure_verdict_clear(&va);
+    measure_verdict_clear(&vb);
+    hk_free(da);
+    hk_free(db);
+    return rc;
 }
 
 int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
@@ -3090,6 +3345,7 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
     o.spec_path = vo->spec_path;
     o.target = vo->target;
     o.gpu = vo->gpu;
+    o.sim_device = vo->sim_device;
     o.measure = vo->measure;
     o.stop = vo->stop;
     o.on_event = vo->on_event;
@@ -3139,16 +3395,43 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
         ep__log(c, "error", "cannot read the candidate %s: %s", vo->candidate, hk_strerror(rc));
         goto out;
     }
+    /* Before anything is compiled or a GPU looked for: a candidate adds device code only. */
+    {
+        char *why = NULL;
+        if ((rc = host_code_details(c->text, c->text_len, cand_text, cand_len, &why)))
+            goto out;
+        if (why) {
+            *verdict = verdict_new(false, measure_reason_name(MEASURE_HOST_CODE), why);
+            hk_free(why);
+            rc = *verdict ? HK_OK : HK_ENOMEM;
+            goto out;
+        }
+    }
     if ((rc = parse_target(c)))
         goto out;
     if (!find_compiler(c, false)) {
         rc = HK_ENOENT;
         goto out;
     }
-    detect_gpu(c, vo->gpu == EP_GPU_NONE ? EP_GPU_NONE : EP_GPU_DETECT);
+    if (vo->gpu == EP_GPU_SIMULATED) { /* CI only: the episode's simulated GPU */
+        if (!vo->sim_device || !vo->measure.wrapper) {
+            ep__log(c, "error", "a simulated GPU needs sim_device and measure.wrapper");
+            rc = HK_EINVAL;
+            goto out;
+        }
+        c->has_gpu = true;
+        snprintf(c->gpu.name, sizeof c->gpu.name, "%s", vo->sim_device->name);
+        snprintf(c->gpu.how, sizeof c->gpu.how, "simulated");
+        if (!c->arch[0])
+            snprintf(c->arch, sizeof c->arch, "%.*s", (int)sizeof c->arch - 1,
+                     vo->sim_device->arch);
+    } else {
+        detect_gpu(c, vo->gpu == EP_GPU_NONE ? EP_GPU_NONE : EP_GPU_DETECT);
+    }
     if (!c->arch[0] && c->backend == CC_DCU)
         snprintf(c->arch, sizeof c->arch, "%s", c->gpu.arch[0] ? c->gpu.arch : "gfx906");
-    if (!c->arch[0] && (!c->has_gpu || !smi_arch(c->arch, sizeof c->arch)))
+    if (!c->arch[0] && (!c->has_gpu || vo->gpu == EP_GPU_SIMULATED ||
+                        !smi_arch(c->arch, sizeof c->arch)))
         snprintf(c->arch, sizeof c->arch, "sm_90");
     if ((rc = make_work_dir(c)) || (rc = make_scratch(c)))
         goto out;
@@ -3235,7 +3518,7 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
     ep__log(c, "info", "running the baseline on the %s set of input combinations (%zu "
             "processes, one per size; outputs in %s)",
             c->mo.quick_check ? "quick" : "full", c->sp->n_sizes, c->scratch);
-    measure_prog bp = {.exe = bb.exe}, cp = {.exe = cb.exe};
+    measure_prog bp = {.exe = bb.exe, .module = bb.module}, cp = {.exe = cb.exe, .module = cb.module};
     rc = measure_baseline_run(&c->mo, &bp, ref, &c->base, &v);
     hk_free(ref);
     if (rc)
@@ -3258,10 +3541,22 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
         rc = HK_ENOMEM;
         goto out;
     }
-    json_object_set_new(*verdict, "accepted", json_boolean(e.verdict.reason == MEASURE_OK));
+    bool ok = e.verdict.reason == MEASURE_OK;
+    json_object_set_new(*verdict, "verdict", json_string("rejected"));
+    json_object_set_new(*verdict, "accepted", json_boolean(ok));
+    json_object_set_new(*verdict, "measured", json_true());
+    json_object_set_new(*verdict, "faster", json_false());
     json_object_set_new(*verdict, "baseline_ms",
                         num_or_null(c->base.times[c->base.primary_size].median_ms));
+    if (c->base.checks)
+        json_object_set_new(*verdict, "baseline_checks", json_deep_copy(c->base.checks));
     json_object_set_new(*verdict, "isolation", json_incref(json_object_get(c->info, "isolation")));
+    if (ok) {
+        size_t pairs = vo->pairs > 0 ? (size_t)vo->pairs : 5;
+        if (pairs > MEASURE_MAX_PAIRS)
+            pairs = MEASURE_MAX_PAIRS;
+        TRY(verify_interleaved(c, &bp, &cp, pairs, e.credited, *verdict));
+    }
 out:
     if (*verdict) {
         json_object_set_new(*verdict, "candidate", ep__text(vo->candidate));

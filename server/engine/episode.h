@@ -110,17 +110,28 @@ typedef struct {
     const char *work_dir;      /* NULL: a new temporary directory, removed at the end */
     bool keep_work;
     enum ep_gpu_mode gpu;
-    measure_opts measure;
+    const device_info *sim_device; /* EP_GPU_SIMULATED (CI only): the device to pretend, with
+                                * measure.wrapper the simulator; borrowed */
+    int pairs;                 /* interleaved baseline/candidate pairs; 0: 5; at most
+                                * MEASURE_MAX_PAIRS */
+    measure_opts measure;      /* allow_no_floor, spread_bound, ... as the episode's */
     const volatile sig_atomic_t *stop;
     ep_event_fn on_event;      /* "log" and "progress" events; may be NULL */
     void *event_data;
 } ep_verify_options;
 
-/* Builds the spec's baseline and the candidate, and judges the candidate through exactly
- * the episode's pipeline (measure_evaluate). *verdict: new reference,
- * {"accepted":bool,"reason":R,"details":D,"speedup":X,"flagged":B,...}. HK_OK when a verdict
- * was reached (compile errors and no GPU included: reason says), HK_ECANCELED, HK_EPARSE
- * (bad spec), HK_ENOENT (missing file), HK_ENOMEM, HK_EIO. */
+/* Builds the spec's baseline and the candidate, judges the candidate through exactly the
+ * episode's pipeline (measure_evaluate), then, when it is accepted, times baseline and
+ * candidate interleaved (A B A B ..., o->pairs pairs, separate processes) as the episode's
+ * verify stage does. *verdict: new reference, {"verdict": "faster" | "not_faster" |
+ * "not_credited" | "rejected" | "not_measured", "accepted":bool (correct and every check
+ * passed), "measured":bool, "faster":bool (the interleaved p10 of the pair ratios > 1),
+ * "credited":bool, "reason":R, "details":D, "speedup":X, "flagged":B, "checks":[...],
+ * "interleaved":{"pairs","speedup","p10","p90","baseline_ms","candidate_ms",
+ * "baseline_samples","candidate_samples"}, ...}. HK_OK when a verdict was reached (compile
+ * errors and no GPU included: "verdict" says), HK_ECHILD or HK_ENOGPU (the baseline failed:
+ * built, run, timed reliably), HK_ECANCELED, HK_EPARSE (bad spec), HK_ENOENT (missing file),
+ * HK_ENOMEM, HK_EIO. */
 int ep_verify_candidate(const ep_verify_options *o, json_t **verdict);
 
 #endif

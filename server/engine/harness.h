@@ -10,11 +10,29 @@
 
 #define HARNESS_MAX_TEXT (1u << 20) /* cap on the generated program */
 
-/* The generated .cu program text for spec s (harness form) benchmarking the kernel in
- * candidate_path (an absolute path is best: it is #included as written). *out is a new
- * string (hk_free). HK_OK, HK_EINVAL (command-form spec, or a path with a quote or a
- * newline), HK_ENOMEM, HK_ETOOBIG. */
+/* The generated .cu text for spec s (harness form). candidate_path NULL: the *launcher*,
+ * which holds no candidate text and runs a device-only image given at run time (--module,
+ * --function); else the benchmark *program* that #includes candidate_path (an absolute
+ * path is best) and calls the kernel itself: only for the engine's own library
+ * substitutions and HIP builds. *out is a new string (hk_free). HK_OK, HK_EINVAL
+ * (command-form spec, or a path with a quote or a newline), HK_ENOMEM, HK_ETOOBIG. */
 int harness_generate(const spec *s, const char *candidate_path, char **out);
+
+/* The translation unit compiled into a candidate's device-only image: candidate_path
+ * #included, plus a host-side use of kernel<template args> so that instantiation's device
+ * code is emitted. New string (hk_free). HK_OK, HK_EINVAL, HK_ENOMEM, HK_ETOOBIG. */
+int harness_module_generate(const spec *s, const char *candidate_path, char **out);
+
+/* New argv: NVCC -cubin -arch=ARCH -O3 -std=c++17 -lineinfo [spec flags] [extra] -o CUBIN
+ * MODULE_CU (library flags dropped: nothing is linked). HK_OK, HK_ENOMEM. */
+int harness_cubin_argv(const spec *s, const char *nvcc, const char *arch,
+                       const char *const *extra, const char *module_cu, const char *cubin,
+                       char ***argv);
+
+/* New argv building a launcher: NVCC -arch=ARCH -O2 -std=c++17 -I INCLUDE -o EXE
+ * LAUNCHER_CU -ldl (no spec flag: no user code is in it). HK_OK, HK_ENOMEM. */
+int harness_launcher_argv(const char *nvcc, const char *arch, const char *include_dir,
+                          const char *launcher_cu, const char *exe, char ***argv);
 
 /* harness_generate() then writes the text to out_path. HK_OK, HK_EIO, or as above. */
 int harness_write(const spec *s, const char *candidate_path, const char *out_path);
@@ -50,6 +68,9 @@ typedef struct {
     const long long *combo_seeds;
     const int *combo_dists;
     const char *out_dir;     /* NULL: no output files */
+    /* a launcher's kernel image and entry name, and (time mode) the reference kernel the
+     * checked launches are compared with; NULL: none (a program) */
+    const char *module, *function, *ref_module, *ref_function;
 } harness_run;
 
 /* The file name (no directory) a --combos run writes for (size, dist, seed), as

@@ -2,8 +2,10 @@
  * that a candidate is judged by exactly one pipeline. A candidate's text becomes a generated
  * benchmark program (harness.h), compiled with nvcc (ptxas -v resources kept); the program
  * runs in separate processes through the runner (limits, sandbox, stoppable), its outputs
- * are compared with the baseline's on identical inputs through the oracle, its time is
- * checked against the physical floor, and a speedup over 10x is re-measured and flagged.
+ * are compared with the baseline's on identical inputs through the oracle, its time must
+ * have its L2 flush and a small spread, and clear the physical floor (without one the
+ * speedup is not credited), and a speedup over 10x is verified again on fresh seeds and
+ * must reproduce. docs/referee.md says what each rule guarantees.
  * Blocking calls for the episode worker process; never for the LSP loop. One thread. */
 #ifndef HK_ENGINE_MEASURE_H
 #define HK_ENGINE_MEASURE_H
@@ -22,6 +24,9 @@
 #define MEASURE_MAX_DETAILS 4096       /* longest reason text kept (compiler output etc.) */
 #define MEASURE_SUSPICIOUS_SPEEDUP 10.0 /* default: speedups above it are re-measured, flagged */
 #define MEASURE_MAX_PAIRS 64            /* interleaved verify pairs at most */
+#define MEASURE_SPREAD_BOUND 0.10       /* default: a time's spread (IQR / median) at most */
+#define MEASURE_REPRODUCE_TOLERANCE 0.25 /* default: how far (relative, either way) the >10x
+                                          * second look's speedup may be from the first */
 
 /* Why a candidate was rejected (MEASURE_OK: it was not). Names are stable: they are stored
  * as the version's reject reason and the cheat tests compare them. */
@@ -80,6 +85,20 @@ typedef struct {
     uint64_t memory_max;           /* per program, bytes; 0: none */
     enum runner_isolation isolation; /* AUTO: the strongest available */
     double suspicious_speedup;     /* 0: MEASURE_SUSPICIOUS_SPEEDUP */
+    /* The spread (IQR / median of the timed launches, the program's "spread") a time may
+     * have. Above it the time is taken again in a fresh process; still above, a candidate is
+     * rejected as "unstable" and a baseline fails (it cannot be timed reliably).
+     * 0: MEASURE_SPREAD_BOUND */
+    double spread_bound;
+    /* The >10x second look reproduces the first speedup when the two are within this
+     * fraction of each other (either way); 0: MEASURE_REPRODUCE_TOLERANCE */
+    double reproduce_tolerance;
+    /* Credit a speedup that no physical floor checked (peaks unknown because the device
+     * probe failed or does not run on this GPU, or a spec without bytes/flops formulas).
+     * false (the default): such a candidate is judged and timed, but measure_eval.credited
+     * stays false and the episode does not report or apply it as a verified speedup.
+     * `--allow-no-floor`, `episodes.allowNoFloor`. */
+    bool allow_no_floor;
     /* argv prefix put before every benchmark program run (NULL-terminated), e.g. a tool
      * such as compute-sanitizer, or the simulated GPU of the CI tests; NULL: none */
     const char *const *wrapper;
@@ -88,6 +107,10 @@ typedef struct {
      * every distribution with the first seed at the others (measure_combos_quick). The
      * accuracy stage re-checks the best on the same kind of set with new seeds (+1000). */
     bool quick_check;
+    /* The candidate is the engine's own library substitution (trusted host code the engine
+     * generated, e.g. a cuBLAS call): it is built as a program that #includes it. Never set
+     * from anything a candidate's text says. */
+    bool library_call;
     /* When *stop becomes non-zero (a signal handler sets it), running children are killed
      * (whole process groups) and the call returns HK_ECANCELED. May be NULL. */
     const volatile sig_atomic_t *stop;
@@ -108,13 +131,22 @@ int measure_run_argv(const measure_opts *o, const runner_spec *rs, runner_result
 
 /* ---- building a candidate ---- */
 
-/* The files of one candidate in its own directory. Owns every string (measure_build_free). */
+/* The files of one candidate in its own directory. Owns every string (measure_build_free).
+ * NVIDIA builds are device-only: the candidate becomes dir/kernel.cubin (module.cu: the
+ * candidate #included, nvcc -cubin), run by a launcher generated from the spec alone and
+ * shared by every candidate of that spec (dir/../launchers/HASH/bench, built once by the
+ * first build script that finds it missing). A DCU build, or the engine's own library
+ * substitution (measure_opts.library_call), is a program that #includes the candidate. */
 typedef struct {
     char *dir;      /* the candidate's directory */
     char *src;      /* dir/kernel.cu: the candidate's text */
-    char *prog;     /* dir/bench.cu: the generated program including it */
-    char *exe;      /* dir/bench */
-    char **argv;    /* the nvcc command line (harness_argv_free) */
+    char *prog;     /* the generated launcher's source (shared), or dir/bench.cu: the program */
+    char *exe;      /* the launcher (shared), or dir/bench: the program */
+    char *module;   /* dir/kernel.cubin: the candidate's device-only image; NULL: a program */
+    char *function; /* after a successful finish: the image's entry for the spec's kernel,
+                     * also written to MODULE.fn for measure_run_program */
+    char **argv;    /* the build command line (harness_argv_free): nvcc, or for an image
+                     * /bin/sh dir/build.sh (launcher if missing, then nvcc -cubin) */
     char *name;     /* what compiler messages call the candidate ("kernel.cu" is replaced
                      * by it), e.g. the user's file name; NULL: kernel.cu. Set by the caller
                      * after prepare (hk_strdup; freed with the build) */
@@ -154,12 +186,21 @@ int measure_build_compile(const measure_opts *o, const measure_build *b, measure
  * "cmem", "arch"}; NULL when the compile reported none for it or on ENOMEM. */
 json_t *measure_resources_json(const measure_compile *c, const char *kernel);
 
+/* The entry name kept beside a built image (MODULE.fn). *out: new string. HK_OK,
+ * HK_ENOENT (no such file), HK_EPARSE (empty or too long), HK_ENOMEM. */
+int measure_read_entry(const char *module, char **out);
+
 /* ---- running the program ---- */
 
 /* A built program and how to launch it. Borrowed strings. */
 typedef struct {
-    const char *exe;              /* the generated program */
+    const char *exe;              /* the launcher, or the generated program */
     const long long *block;       /* 3 block dims overriding the spec's (--block), or NULL */
+    const char *module;           /* the kernel image a launcher runs (its entry in
+                                   * MODULE.fn); NULL: exe is a program */
+    const char *ref_module;       /* time mode: the reference kernel's image (the baseline)
+                                   * that checked timed launches are compared with; NULL:
+                                   * only unwritten outputs are checked in the loop */
 } measure_prog;
 
 /* One input combination. */
@@ -255,11 +296,28 @@ void measure_timing_clear(measure_timing *t);
 /* Times exe at size (seed, dist), then the program re-checks correctness with check_seed
  * and writes that output to dir's time-mode file. ref_dir NULL: this is the baseline (the
  * file stays as the reference for that size); else it is compared with ref_dir's and a
- * mismatch is the verdict. A result that is not a positive time is MEASURE_HARNESS_ERROR.
- * Same returns as measure_reference. */
+ * mismatch is the verdict. A result that is not a positive time, or without a spread, is
+ * MEASURE_HARNESS_ERROR; one whose L2 flush was not done (flushed_l2 not true) is
+ * MEASURE_UNFLUSHED: no time is credited (t keeps the numbers for the details). One
+ * process: the spread bound is the caller's (measure_time_stable). Same returns as
+ * measure_reference. */
 int measure_time(const measure_opts *o, const measure_prog *p, const char *dir, const char *ref_dir,
                  int size, long long seed, int dist, long long check_seed, measure_timing *t,
                  measure_verdict *v);
+
+/* measure_time, and when the spread is above o->spread_bound once more in a fresh
+ * process: still above, v is MEASURE_UNSTABLE with both spreads and the bound. Each
+ * process's spread check is appended to checks (may be NULL) as
+ * {"check":"spread","role":role,"size","spread","bound","result":"pass"|"remeasure"|"fail"}.
+ * Same returns as measure_time. */
+int measure_time_stable(const measure_opts *o, const measure_prog *p, const char *dir,
+                        const char *ref_dir, int size, long long seed, int dist,
+                        long long check_seed, const char *role, json_t *checks,
+                        measure_timing *t, measure_verdict *v);
+
+/* Why no physical floor applies to o's spec and peaks, in words (static), or NULL when one
+ * does: no bytes/flops formula, unknown peaks, or formulas without their peak. */
+const char *measure_floor_missing(const measure_opts *o);
 
 /* Physical floor of size k from the spec's bytes/flops and o's peaks: *below true when
  * median_ms is under it. *floor_ms NAN and *below false when no floor applies. HK_OK,
@@ -312,15 +370,26 @@ typedef struct {
     int time_dist;
     measure_timing *times;          /* per size (spec->n_sizes) */
     size_t n_times;
+    long long seed_offset;          /* added to every spec seed: drawn fresh per baseline
+                                     * run (measure_fresh_seed), so no input is known before
+                                     * the run; recorded so that a run can be replayed */
+    json_t *checks;                 /* the primary time's checks (measure_eval.checks' form);
+                                     * new reference held here, or NULL */
 } measure_baseline;
 
 void measure_baseline_clear(measure_baseline *b);
 
+/* A fresh seed offset in [1, 2^40): $HK_SEED when set (a replay of a recorded run), else
+ * from the kernel's random source. Never fails: falls back to the clock. */
+long long measure_fresh_seed(void);
+
 /* Runs the baseline program exe: reference outputs for every combination (the quick set
  * with o->quick_check) into ref_dir,
- * then time mode at every size (keeping the re-check outputs as references). v says
- * whether the baseline itself works (the episode stops when it does not). HK_OK,
- * HK_ECANCELED, HK_ENOMEM, HK_EIO. */
+ * then time mode at every size (keeping the re-check outputs as references); the primary
+ * size's time must have its L2 flush and stay within o->spread_bound after at most one
+ * re-measure. v says whether the baseline itself works (the episode stops when it does
+ * not: MEASURE_UNFLUSHED, MEASURE_UNSTABLE and the rest). HK_OK, HK_ECANCELED, HK_ENOMEM,
+ * HK_EIO. */
 int measure_baseline_run(const measure_opts *o, const measure_prog *p, const char *ref_dir,
                          measure_baseline *out, measure_verdict *v);
 
@@ -332,20 +401,36 @@ typedef struct {
     double speedup;                 /* baseline median / candidate median; NAN when not timed */
     bool flagged;                   /* speedup over the suspicious limit (re-measured) */
     char *flag_note;                /* what the second look found, or NULL */
+    /* The speedup counts as verified: the verdict is OK and a physical floor checked the
+     * time (or o->allow_no_floor). false with credit_note saying why when no floor applied;
+     * false without a note when the verdict is not OK. */
+    bool credited;
+    char *credit_note;
+    /* Every rule that decided, in order (new reference held here; never NULL after
+     * measure_evaluate unless out of memory): objects {"check": "correctness" | "timing" |
+     * "spread" | "l2_flush" | "floor" | "second_look", "result": "pass" | "fail" |
+     * "remeasure" | "missing" | ..., and that rule's numbers}. */
+    json_t *checks;
 } measure_eval;
 
 void measure_eval_clear(measure_eval *e);
 
 /* Correctness on every baseline combination, then timing at the primary size with the
- * post-loop re-check, then the floor check, then the >10x second look (baseline and
- * candidate timed again in fresh processes; the candidate's second time is kept, the flag
- * stays). HK_OK when a verdict was reached (see out->verdict.reason), HK_ECANCELED,
- * HK_ENOMEM, HK_EIO. */
+ * post-loop re-check (L2 flush verified, spread within o->spread_bound after at most one
+ * re-measure), then the floor check (a missing floor leaves the speedup uncredited unless
+ * o->allow_no_floor), then short timed runs at the other sizes, then for a speedup over
+ * the suspicious limit the second look: an independent correctness check on every size
+ * and distribution with fresh seeds, and baseline and candidate timed again in fresh
+ * processes on fresh inputs and re-check seeds; a failure there or a speedup that does not
+ * reproduce within o->reproduce_tolerance rejects the candidate ("unstable" for the
+ * speedup). The candidate's second time is kept, the flag stays. HK_OK when a verdict was
+ * reached (see out->verdict.reason), HK_ECANCELED, HK_ENOMEM, HK_EIO. */
 int measure_evaluate(const measure_opts *o, const measure_baseline *base,
                      const measure_prog *base_prog, const measure_prog *p, const char *dir,
                      measure_eval *out);
 
-/* New reference: a verdict/eval as JSON (reason, details, errors, timing, floor, flag). */
+/* New reference: a verdict/eval as JSON (reason, details, errors, timing, floor, flag,
+ * credited and credit_note, checks). */
 json_t *measure_eval_json(const measure_eval *e);
 
 /* ---- where output files go ---- */

@@ -334,3 +334,279 @@ int oracle_compare_files(const spec *s, const char *baseline_path, const char *c
     oracle_file_free(&cand);
     return HK_OK;
 }
+
+/* ---- the fp64-reference rule ---- */
+
+oracle_rule oracle_default_rule(int dtype)
+{
+    /* k = 4: a correct rewrite that sums in another order, or uses fma contraction or a
+     * fast intrinsic, has an error of the same order as the baseline's; pooled over the
+     * spec's runs (5 seeds at least) the RMS errors of two such orders differ by more
+     * than 4x with a probability near 0.4% (an F(5,5) ratio over 16), while a candidate
+     * that skips work has an error that grows with what it skipped. The floor, 8 machine
+     * epsilons of the output's magnitude, covers baselines that are exact (a copy, a
+     * transpose, an elementwise add: error 0 or one rounding), where k times nothing
+     * would demand bit-exact results of a candidate allowed to round once more. */
+    oracle_rule r = { .k = ORACLE_REF64_K, .floor = 0, .tol = spec_default_tolerance(dtype) };
+    switch (dtype) {
+    case HK_DT_F32: r.floor = ldexp(1.0, -20); break;
+    case HK_DT_F64: r.floor = ldexp(1.0, -49); break;
+    case HK_DT_F16: r.floor = ldexp(1.0, -7); break;
+    case HK_DT_BF16: r.floor = ldexp(1.0, -4); break;
+    default: break;
+    }
+    return r;
+}
+
+const char *oracle_decider_name(int decider)
+{
+    switch (decider) {
+    case ORACLE_BY_TOLERANCE: return "tolerance vs baseline";
+    case ORACLE_BY_REF64: return "fp64 reference, error ratio";
+    case ORACLE_BY_EXACT: return "exact (integer output)";
+    case ORACLE_BY_NONFINITE: return "non-finite where the reference is finite";
+    default: return "none";
+    }
+}
+
+int oracle_ref64_error(const double *ref, const void *x, int dtype, size_t n, oracle_ref64_err *out)
+{
+    memset(out, 0, sizeof *out);
+    out->first_nonfinite = -1;
+    out->worst = -1;
+    if (hk_dtype_size(dtype) == 0 || (n > 0 && (!ref || !x)))
+        return HK_EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        double r = ref[i], v = oracle_element(dtype, x, i);
+        if (!isfinite(r)) {
+            out->n_ref_nonfinite++;
+            continue;
+        }
+        if (!isfinite(v)) {
+            if (out->n_nonfinite++ == 0)
+                out->first_nonfinite = (long long)i;
+            continue;
+        }
+        double d = fabs(v - r);
+        out->n++;
+        if (fabs(r) > out->ref_max)
+            out->ref_max = fabs(r);
+        if (d > out->max_abs || out->worst < 0) {
+            if (d > out->max_abs)
+                out->max_abs = d;
+            out->worst = (long long)i;
+        }
+        out->sum_d2 += d * d;
+        out->sum_r2 += r * r;
+    }
+    return HK_OK;
+}
+
+void oracle_ref64_rel(const oracle_ref64_err *e, double *rel_max, double *rel_l2)
+{
+    /* a reference of zeros has no magnitude to be relative to: absolute errors then */
+    *rel_max = e->ref_max > 0 ? e->max_abs / e->ref_max : e->max_abs;
+    if (e->sum_r2 > 0)
+        *rel_l2 = sqrt(e->sum_d2 / e->sum_r2);
+    else
+        *rel_l2 = e->n ? sqrt(e->sum_d2 / (double)e->n) : 0;
+}
+
+/* "3.1e-04 vs the baseline's 2.0e-07 (k=4, floor 9.5e-07): 1550x the baseline's own error" */
+static void describe_ratio(char *buf, size_t len, const char *what, double c, double b,
+                           const oracle_rule *rule)
+{
+    if (b > 0)
+        snprintf(buf, len, "%s %.3g vs the baseline's %.3g (k=%g, floor %.2g): %.3gx the "
+                 "baseline's own error", what, c, b, rule->k, rule->floor, c / b);
+    else
+        snprintf(buf, len, "%s %.3g where the baseline is exact (k=%g, floor %.2g)", what, c,
+                 rule->k, rule->floor);
+}
+
+void oracle_ref64_judge(int dtype, const oracle_ref64_err *base, const oracle_ref64_err *cand,
+                        size_t runs, const oracle_rule *rule, oracle_ref64_result *out)
+{
+    oracle_rule def = oracle_default_rule(dtype);
+    if (!rule)
+        rule = &def;
+    memset(out, 0, sizeof *out);
+    out->worst = -1;
+    out->tol_pass = true;
+    out->decided_by = ORACLE_BY_REF64;
+    double bm = 0, bl = 0, cm = 0, cl = 0, worst_d = -1;
+    size_t base_nonfinite = 0;
+    for (size_t i = 0; i < runs; i++) {
+        double m, l;
+        oracle_ref64_rel(&base[i], &m, &l);
+        bm += m * m;
+        bl += l * l;
+        oracle_ref64_rel(&cand[i], &m, &l);
+        cm += m * m;
+        cl += l * l;
+        out->n_nonfinite += cand[i].n_nonfinite;
+        base_nonfinite += base[i].n_nonfinite;
+        if (cand[i].worst >= 0 && cand[i].max_abs > worst_d) {
+            worst_d = cand[i].max_abs;
+            out->worst = cand[i].worst;
+        }
+    }
+    double nr = runs ? (double)runs : 1;
+    out->base_max = sqrt(bm / nr);
+    out->base_l2 = sqrt(bl / nr);
+    out->cand_max = sqrt(cm / nr);
+    out->cand_l2 = sqrt(cl / nr);
+    bool integer = !hk_dtype_is_float(dtype);
+    double k = integer ? 0 : rule->k, fl = integer ? 0 : rule->floor;
+    out->limit_max = k * out->base_max + fl;
+    out->limit_l2 = k * out->base_l2 + fl;
+    double rm = out->limit_max > 0 ? out->cand_max / out->limit_max : out->cand_max > 0 ? INFINITY : 0;
+    double rl = out->limit_l2 > 0 ? out->cand_l2 / out->limit_l2 : out->cand_l2 > 0 ? INFINITY : 0;
+    out->ratio = rm > rl ? rm : rl;
+    char what[240];
+    if (out->n_nonfinite) {
+        out->ref64_pass = out->pass = false;
+        out->decided_by = ORACLE_BY_NONFINITE;
+        long long first = -1;
+        for (size_t i = 0; i < runs && first < 0; i++)
+            first = cand[i].first_nonfinite;
+        snprintf(out->reason, sizeof out->reason,
+                 "%s: %zu element%s NaN/Inf where the fp64 reference is finite (first at %lld)",
+                 oracle_decider_name(ORACLE_BY_NONFINITE), out->n_nonfinite,
+                 out->n_nonfinite == 1 ? " is" : "s are", first);
+        return;
+    }
+    out->ref64_pass = out->pass = out->ratio <= 1;
+    if (rm >= rl)
+        describe_ratio(what, sizeof what, "max error", out->cand_max, out->base_max, rule);
+    else
+        describe_ratio(what, sizeof what, "relative L2 error", out->cand_l2, out->base_l2, rule);
+    char runs_note[48] = "";
+    if (runs > 1)
+        snprintf(runs_note, sizeof runs_note, ", RMS over %zu runs", runs);
+    char base_note[128] = "";
+    if (base_nonfinite)
+        snprintf(base_note, sizeof base_note, "; the baseline itself is non-finite at %zu "
+                 "elements where the reference is finite", base_nonfinite);
+    if (out->pass)
+        snprintf(out->reason, sizeof out->reason, "ok (%s %.2g of the limit%s): max error %.3g "
+                 "(baseline %.3g), relative L2 error %.3g (baseline %.3g)%s",
+                 oracle_decider_name(ORACLE_BY_REF64), out->ratio, runs_note, out->cand_max,
+                 out->base_max, out->cand_l2, out->base_l2, base_note);
+    else
+        snprintf(out->reason, sizeof out->reason, "%s: %s%s (worst element %lld)%s",
+                 oracle_decider_name(ORACLE_BY_REF64), what, runs_note, out->worst, base_note);
+}
+
+int oracle_compare_ref64(const double *ref, const void *base, const void *cand, int dtype, size_t n,
+                         const oracle_rule *rule, oracle_ref64_result *out)
+{
+    oracle_rule def = oracle_default_rule(dtype);
+    if (!rule)
+        rule = &def;
+    memset(out, 0, sizeof *out);
+    out->worst = -1;
+    out->ref64_pass = out->tol_pass = true;
+    size_t es = hk_dtype_size(dtype);
+    if (es == 0 || (n > 0 && (!base || !cand))) {
+        snprintf(out->reason, sizeof out->reason, "bad arguments: dtype %d, %zu elements", dtype, n);
+        return HK_EINVAL;
+    }
+    if (!hk_dtype_is_float(dtype)) {
+        /* integers: nothing rounds, so anything but the baseline's values is wrong */
+        size_t bad = 0;
+        long long first = -1;
+        for (size_t i = 0; i < n; i++)
+            if (memcmp((const unsigned char *)base + i * es, (const unsigned char *)cand + i * es, es)) {
+                if (bad++ == 0)
+                    first = (long long)i;
+            }
+        oracle_compare_buffer(dtype, base, cand, n, rule->tol, &out->tol);
+        out->decided_by = ORACLE_BY_EXACT;
+        out->pass = out->tol_pass = bad == 0;
+        out->worst = first;
+        if (bad)
+            snprintf(out->reason, sizeof out->reason, "%s: %zu of %zu elements differ from the "
+                     "baseline (first at %lld: %.17g vs %.17g)", oracle_decider_name(ORACLE_BY_EXACT),
+                     bad, n, first, oracle_element(dtype, cand, (size_t)first),
+                     oracle_element(dtype, base, (size_t)first));
+        else
+            snprintf(out->reason, sizeof out->reason, "ok (%s): %zu elements",
+                     oracle_decider_name(ORACLE_BY_EXACT), n);
+        return HK_OK;
+    }
+    oracle_result tol;
+    oracle_compare_buffer(dtype, base, cand, n, rule->tol, &tol);
+    if (!ref) {
+        out->tol = tol;
+        out->pass = out->tol_pass = tol.pass;
+        out->decided_by = ORACLE_BY_TOLERANCE;
+        out->worst = tol.first_bad;
+        snprintf(out->reason, sizeof out->reason, "%s (no fp64 reference): %s",
+                 oracle_decider_name(ORACLE_BY_TOLERANCE), tol.reason);
+        return HK_OK;
+    }
+    oracle_ref64_err eb, ec;
+    oracle_ref64_error(ref, base, dtype, n, &eb);
+    oracle_ref64_error(ref, cand, dtype, n, &ec);
+    oracle_ref64_judge(dtype, &eb, &ec, 1, rule, out);
+    out->tol = tol;
+    out->tol_pass = tol.pass;
+    if (out->ref64_pass && !tol.pass) {
+        out->pass = false;
+        out->decided_by = ORACLE_BY_TOLERANCE;
+        char mine[sizeof out->reason];
+        memcpy(mine, out->reason, sizeof mine);
+        snprintf(out->reason, sizeof out->reason, "tolerance vs baseline: %.200s (the fp64 "
+                 "reference rule passed: %.160s)", tol.reason, mine);
+    } else if (out->pass) {
+        size_t l = strlen(out->reason);
+        snprintf(out->reason + l, sizeof out->reason - l, "; and %s",
+                 oracle_decider_name(ORACLE_BY_TOLERANCE));
+    }
+    return HK_OK;
+}
+
+bool oracle_dist_exercises_precision(const hk_dist *d)
+{
+    switch (d->kind) {
+    case HK_DIST_UNIFORM: return d->b > d->a;
+    case HK_DIST_NORMAL: return d->b > 0;
+    default: return false; /* int, ones_sparse, zeros: integers only */
+    }
+}
+
+size_t oracle_precision_check(const spec *s, bool *exercised, char *warning, size_t wlen)
+{
+    size_t bad = 0, used = 0;
+    if (warning && wlen)
+        warning[0] = '\0';
+    for (size_t i = 0; s && i < s->n_args; i++) {
+        const spec_arg *a = &s->args[i];
+        if (exercised)
+            exercised[i] = true;
+        bool input = a->kind == HK_ARG_INPUT || a->kind == HK_ARG_INOUT;
+        if (!input || !hk_dtype_is_float(a->dtype) || a->n_dists == 0)
+            continue;
+        bool real = false, all_zeros = true;
+        for (size_t d = 0; d < a->n_dists; d++) {
+            real |= oracle_dist_exercises_precision(&a->dists[d]);
+            all_zeros &= a->dists[d].kind == HK_DIST_ZEROS;
+        }
+        if (real || all_zeros)
+            continue; /* an accumulator that starts at zero holds no input values */
+        if (exercised)
+            exercised[i] = false;
+        if (warning && wlen > used + 1) {
+            int w = snprintf(warning + used, wlen - used, "%s'%s'", bad ? ", " : "", a->name);
+            used = w > 0 && (size_t)w < wlen - used ? used + (size_t)w : wlen - 1;
+        }
+        bad++;
+    }
+    if (bad && warning && wlen > used + 1)
+        snprintf(warning + used, wlen - used, ": every distribution of %s float input%s is "
+                 "integer-valued (int, ones_sparse), so any summation order is exact and "
+                 "precision lost goes unseen; add a uniform(...) or normal(...) distribution",
+                 bad == 1 ? "this" : "these", bad == 1 ? "" : "s");
+    return bad;
+}

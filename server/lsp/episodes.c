@@ -32,7 +32,8 @@ void lsp_ep_config_free(struct lsp_ep_config *c)
     memset(c, 0, sizeof *c);
 }
 
-static const char *const ep_keys[] = {"db", "budget", "minutes", "simulate", "check"};
+static const char *const ep_keys[] = {"db", "budget", "minutes", "simulate", "check",
+                                      "allowNoFloor"};
 
 bool lsp_ep_config_key(const char *key)
 {
@@ -127,6 +128,13 @@ void lsp_ep_config_apply(struct lsp_server *s, struct lsp_ep_config *c, json_t *
             c->simulate = json_is_true(v);
         else
             lsp_log_message(s, 2, "%s: episodes.simulate must be true or false; ignored", from);
+    }
+    if ((v = ep_cfg_get(o, "allowNoFloor"))) {
+        if (json_is_boolean(v))
+            c->allow_no_floor = json_is_true(v);
+        else
+            lsp_log_message(s, 2, "%s: episodes.allowNoFloor must be true or false; ignored",
+                            from);
     }
     if ((v = ep_cfg_get(o, "check"))) {
         const char *t = json_string_value(v);
@@ -1045,6 +1053,8 @@ static char **build_argv(struct lsp_server *s, const char *exe, const struct lsp
     }
     if (s->cfg.ep.simulate)
         ARG(hk_strdup("--simulate-gpu"));
+    if (s->cfg.ep.allow_no_floor)
+        ARG(hk_strdup("--allow-no-floor"));
 #undef ARG
     if (oom) {
         lsp_strv_free(v);

@@ -39,6 +39,8 @@ struct lsp_ep_config {
     double minutes;    /* episodes.minutes; 0: the worker's default */
     bool simulate;     /* episodes.simulate: CI only, the deterministic simulated GPU */
     char *check;       /* episodes.check: "full" | "quick" | NULL */
+    bool allow_no_floor; /* episodes.allowNoFloor: credit speedups no physical floor checked
+                          * (the worker's --allow-no-floor) */
     json_t *engines;   /* [{name, kind, endpoint?, model?}] as validated */
 };
 

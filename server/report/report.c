@@ -88,6 +88,27 @@ const char *report__str(const json_t *obj, const char *key)
     return json_string_value(json_object_get(obj, key));
 }
 
+bool report__floor_words(const json_t *info, char *buf, size_t n)
+{
+    const json_t *fl = json_object_get(info, "floor"), *nc = json_object_get(info, "not_credited");
+    if (n)
+        buf[0] = '\0';
+    if (!json_is_object(fl) || json_is_true(json_object_get(fl, "available")))
+        return false;
+    const char *why = report__str(fl, "why");
+    int w = snprintf(buf, n, "none (%s): %s", why ? why : "unknown",
+                     json_is_true(json_object_get(fl, "allow_no_floor"))
+                         ? "speedups credited without one (--allow-no-floor)"
+                         : "speedups measured but not credited");
+    if (json_is_object(nc) && w > 0 && (size_t)w < n)
+        snprintf(buf + w, n - (size_t)w, "; %lld faster version(s) not credited, best v%lld at "
+                 "%.2fx (--allow-no-floor credits them)",
+                 (long long)json_integer_value(json_object_get(nc, "versions")),
+                 (long long)json_integer_value(json_object_get(nc, "best_version")),
+                 json_number_value(json_object_get(nc, "best_speedup")));
+    return true;
+}
+
 bool report__num(const json_t *obj, const char *key, double *out)
 {
     json_t *v = json_object_get(obj, key);

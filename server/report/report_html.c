@@ -297,6 +297,9 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
     rc = rc ? rc : fact(out, "Duration", a);
     if (!rc && report__str(info, "isolation"))
         rc = fact(out, "Isolation", report__str(info, "isolation"));
+    char floor_words[512];
+    if (!rc && report__floor_words(info, floor_words, sizeof floor_words))
+        rc = fact(out, "Physical floor", floor_words);
     if (!rc && report__str(ep, "error"))
         rc = fact(out, "Error", report__str(ep, "error"));
     rc = rc ? rc : hk_buf_appends(out, "</table>\n<h2>Result</h2>\n");

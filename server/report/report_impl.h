@@ -16,6 +16,10 @@ json_t *report__text(const char *s, size_t cap);
 
 /* Borrowed member string of obj, or NULL when absent or not a string. */
 const char *report__str(const json_t *obj, const char *key);
+/* The physical-floor line of an episode's info (docs/episode.md, "Speedups without a
+ * physical floor") into buf: none and why, whether speedups were credited, and the faster
+ * versions that were not. false (buf empty) when a floor applied. */
+bool report__floor_words(const json_t *info, char *buf, size_t n);
 /* Member number of obj into *out; false when absent, null or not a number. */
 bool report__num(const json_t *obj, const char *key, double *out);
 

@@ -193,6 +193,9 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     rc = rc ? rc : row2(out, "Duration", a);
     if (!rc && report__str(info, "isolation"))
         rc = row_text(out, "Isolation", report__str(info, "isolation"));
+    char floor_words[512];
+    if (!rc && report__floor_words(info, floor_words, sizeof floor_words))
+        rc = row_text(out, "Physical floor", floor_words);
     if (!rc && report__str(ep, "error"))
         rc = row_text(out, "Error", report__str(ep, "error"));
 

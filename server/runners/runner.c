@@ -3,6 +3,7 @@
  * own session, so a timeout or cancel kills the whole process group, grandchildren too;
  * a memory cgroup (when writable) both limits memory and catches escaped descendants. */
 #include "runners/runner.h"
+#include "runners/runner_ns.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -35,6 +36,9 @@ extern char **environ;
  * at most this long (a descendant that escaped the group may hold a pipe open). */
 #define RUNNER_DRAIN_MS 300
 #define RUNNER_MAX_ARGS 4096
+/* Process cap of a namespace-sandboxed job: far above what a compiler or a benchmark
+ * starts, far below what makes a fork bomb hurt the machine. */
+#define RUNNER_DEFAULT_NPROC 256
 
 /* ------------------------------------------------------------------ time, strings */
 
@@ -353,7 +357,12 @@ enum runner_memory_method runner_memory_available(bool gpu, const char **words)
 static struct {
     bool probed;
     enum runner_isolation best;
+    enum runner_isolation forced;   /* HK_RUNNER_ISOLATION; AUTO when not set */
     char bwrap[PATH_MAX];
+    bool bwrap_ok;              /* the bwrap trial run succeeded */
+    bool ns_ok;                 /* the namespace sandbox trial run succeeded */
+    bool ns_userns;             /* ... with a user namespace (not root, or root refused) */
+    bool ns_probing;            /* the trial itself is running: no work directory to bind */
     bool unshare_ok;            /* a network namespace can be entered */
     bool unshare_needs_userns;  /* CLONE_NEWNET alone refused, works inside a user ns */
 } iso_probe;
@@ -364,6 +373,9 @@ const char *runner_isolation_name(enum runner_isolation iso)
     case RUNNER_ISO_BWRAP:
         return "bwrap sandbox: no network, read-only root filesystem, private /tmp and /dev, "
                "only the work directory writable";
+    case RUNNER_ISO_NAMESPACES:
+        return "namespace sandbox (no bwrap): no network, read-only root filesystem, private "
+               "/tmp and /dev, own process ids, only the work directory writable";
     case RUNNER_ISO_UNSHARE_NET:
         return "network namespace (unshare): no network; the filesystem is not isolated";
     case RUNNER_ISO_NONE:
@@ -409,12 +421,62 @@ static bool try_unshare(bool userns)
     return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
+/* Builds the namespace sandbox for real around `true`, with or without a user namespace:
+ * kernels differ in what they allow (user namespaces off, no mount_setattr, a container
+ * root without CAP_SYS_ADMIN), and only a trial tells. */
+static bool try_ns_sandbox(bool userns)
+{
+    iso_probe.ns_ok = true;   /* lets the trial job through job_start */
+    iso_probe.ns_userns = userns;
+    iso_probe.ns_probing = true;
+    /* an absolute path where there is one: the answer must not depend on the caller's PATH */
+    const char *prog = access("/usr/bin/true", X_OK) == 0 ? "/usr/bin/true"
+                       : access("/bin/true", X_OK) == 0 ? "/bin/true"
+                                                         : "true";
+    const char *argv[] = {prog, NULL};
+    runner_spec s = {.argv = argv, .timeout_ms = 10000, .isolation = RUNNER_ISO_NAMESPACES};
+    runner_result r;
+    int rc = runner_run(&s, &r);
+    bool ok = rc == HK_OK && r.exit_code == 0;
+    if (!ok)
+        HK_INFO("runner: the namespace sandbox (%s user namespace) does not work here: %s, exit %d",
+                userns ? "with a" : "without a", hk_strerror(rc), r.exit_code);
+    runner_result_free(&r);
+    iso_probe.ns_probing = false;
+    iso_probe.ns_ok = ok;
+    return ok;
+}
+
+static const struct {
+    const char *name;
+    enum runner_isolation iso;
+} forced_names[] = {{"bwrap", RUNNER_ISO_BWRAP}, {"namespaces", RUNNER_ISO_NAMESPACES},
+                    {"net", RUNNER_ISO_UNSHARE_NET}, {"none", RUNNER_ISO_NONE}};
+
+const char *runner_isolation_key(enum runner_isolation iso)
+{
+    for (size_t i = 0; i < HK_ARRAY_LEN(forced_names); i++)
+        if (forced_names[i].iso == iso)
+            return forced_names[i].name;
+    return "auto";
+}
+
 static void isolation_probe(void)
 {
     if (iso_probe.probed)
         return;
     iso_probe.probed = true;
     iso_probe.best = RUNNER_ISO_NONE;
+    iso_probe.forced = RUNNER_ISO_AUTO;
+    const char *force = getenv("HK_RUNNER_ISOLATION");
+    if (force && *force) {
+        for (size_t i = 0; i < HK_ARRAY_LEN(forced_names); i++)
+            if (strcmp(force, forced_names[i].name) == 0)
+                iso_probe.forced = forced_names[i].iso;
+        if (iso_probe.forced == RUNNER_ISO_AUTO)
+            HK_WARN("runner: HK_RUNNER_ISOLATION=%.40s is not bwrap, namespaces, net or none: "
+                    "ignored", force);
+    }
     if (find_in_path("bwrap", iso_probe.bwrap, sizeof iso_probe.bwrap)) {
         /* bwrap may be installed and still refused (no user namespaces in a container) */
         const char *argv[] = {iso_probe.bwrap, "--unshare-all", "--die-with-parent", "--ro-bind",
@@ -423,13 +485,15 @@ static void isolation_probe(void)
         runner_spec s = {.argv = argv, .timeout_ms = 10000, .isolation = RUNNER_ISO_NONE};
         runner_result r;
         if (runner_run(&s, &r) == HK_OK && r.exit_code == 0)
-            iso_probe.best = RUNNER_ISO_BWRAP;
+            iso_probe.bwrap_ok = true;
         else
             HK_INFO("runner: bwrap at %s does not work here (exit %d): %.200s", iso_probe.bwrap,
                     r.exit_code, r.err ? r.err : "");
         runner_result_free(&r);
     }
-    /* probed even when bwrap works, so a job may still ask for unshare alone */
+    /* probed even when bwrap works, so a job may still ask for them by name */
+    if (!(geteuid() == 0 && try_ns_sandbox(false)))
+        (void)try_ns_sandbox(true);
     enum runner_isolation net = RUNNER_ISO_NONE;
     if (try_unshare(false)) {
         net = RUNNER_ISO_UNSHARE_NET;
@@ -438,21 +502,40 @@ static void isolation_probe(void)
         iso_probe.unshare_needs_userns = true;
     }
     iso_probe.unshare_ok = net == RUNNER_ISO_UNSHARE_NET;
-    if (iso_probe.best == RUNNER_ISO_NONE)
-        iso_probe.best = net;
+    iso_probe.best = iso_probe.bwrap_ok ? RUNNER_ISO_BWRAP
+                     : iso_probe.ns_ok  ? RUNNER_ISO_NAMESPACES
+                                        : net;
 }
 
 enum runner_isolation runner_isolation_available(void)
 {
     isolation_probe();
-    return iso_probe.best;
+    return iso_probe.forced != RUNNER_ISO_AUTO ? iso_probe.forced : iso_probe.best;
+}
+
+bool runner_isolation_works(enum runner_isolation iso)
+{
+    isolation_probe();
+    switch (iso) {
+    case RUNNER_ISO_AUTO:
+        return runner_isolation_works(runner_isolation_available());
+    case RUNNER_ISO_NONE:
+        return true;
+    case RUNNER_ISO_UNSHARE_NET:
+        return iso_probe.unshare_ok;
+    case RUNNER_ISO_NAMESPACES:
+        return iso_probe.ns_ok;
+    case RUNNER_ISO_BWRAP:
+        return iso_probe.bwrap_ok;
+    }
+    return false;
 }
 
 /* ------------------------------------------------------------------ jobs */
 
 typedef struct runner_job {
     /* the deep-copied spec */
-    char **argv, **env, **env_set, **writable, **readable;
+    char **argv, **env, **env_set, **writable, **readable, **hidden;
     char *cwd;
     runner_spec spec;   /* scalar fields; pointer fields point at the copies above */
     void *tag;
@@ -460,6 +543,7 @@ typedef struct runner_job {
 
     /* prepared before fork */
     char **exec_argv;   /* argv, or bwrap + its options + argv */
+    runner_ns_plan *ns_plan;   /* RUNNER_ISO_NAMESPACES: the sandbox to enter after fork */
     char **envp;        /* pointers into env/environ/env_set (not owned individually) */
     enum runner_isolation iso;
     enum runner_memory_method mem;
@@ -499,7 +583,9 @@ static void job_free(runner_job *j)
     strv_free(j->env_set);
     strv_free(j->writable);
     strv_free(j->readable);
+    strv_free(j->hidden);
     strv_free(j->exec_argv);
+    runner_ns_plan_free(j->ns_plan);
     hk_free(j->envp);
     hk_free(j->cwd);
     hk_buf_free(&j->out);
@@ -525,7 +611,7 @@ static int job_new(const runner_spec *spec, void *tag, runner_job **out)
     int rc;
     if ((rc = strv_dup(spec->argv, &j->argv)) || (rc = strv_dup(spec->env, &j->env)) ||
         (rc = strv_dup(spec->env_set, &j->env_set)) || (rc = strv_dup(spec->writable, &j->writable)) ||
-        (rc = strv_dup(spec->readable, &j->readable)))
+        (rc = strv_dup(spec->readable, &j->readable)) || (rc = strv_dup(spec->hidden, &j->hidden)))
         goto fail;
     if (spec->cwd && !(j->cwd = hk_strdup(spec->cwd))) {
         rc = HK_ENOMEM;
@@ -536,6 +622,7 @@ static int job_new(const runner_spec *spec, void *tag, runner_job **out)
     j->spec.env_set = (const char *const *)j->env_set;
     j->spec.writable = (const char *const *)j->writable;
     j->spec.readable = (const char *const *)j->readable;
+    j->spec.hidden = (const char *const *)j->hidden;
     j->spec.cwd = j->cwd;
     *out = j;
     return HK_OK;
@@ -618,7 +705,8 @@ static int job_build_bwrap(runner_job *j)
     }
     size_t n_w = strv_len((const char *const *)j->writable);
     size_t n_r = strv_len((const char *const *)j->readable);
-    size_t cap = 16 + 3 * n_dev + 3 * (n_w + 1) + 3 * n_r + 2 +
+    size_t n_h = strv_len((const char *const *)j->hidden);
+    size_t cap = 16 + 3 * n_dev + 3 * (n_w + 1) + 3 * n_r + 4 * n_h + 2 +
                  strv_len((const char *const *)j->argv) + 1;
     char **v = hk_calloc(cap, sizeof *v);
     if (!v)
@@ -646,6 +734,14 @@ static int job_build_bwrap(runner_job *j)
         if (!(rc = strv_push(v, &n, "--bind")) && !(rc = strv_push(v, &n, w)))
             rc = strv_push(v, &n, w);
     }
+    /* hidden last, so a hidden directory inside the work directory stays hidden */
+    for (size_t i = 0; i < n_h && !rc; i++) {
+        if (!is_dir(j->hidden[i]))
+            continue;
+        if (!(rc = strv_push(v, &n, "--tmpfs")) && !(rc = strv_push(v, &n, j->hidden[i])) &&
+            !(rc = strv_push(v, &n, "--remount-ro")))
+            rc = strv_push(v, &n, j->hidden[i]);
+    }
     if (!rc && !(rc = strv_push(v, &n, "--chdir")) && !(rc = strv_push(v, &n, cwd)))
         rc = strv_push(v, &n, "--");
     for (size_t i = 0; j->argv[i] && !rc; i++)
@@ -656,6 +752,29 @@ static int job_build_bwrap(runner_job *j)
     }
     j->exec_argv = v;
     return HK_OK;
+}
+
+/* The namespace sandbox's plan: the work directory (the caller's when cwd is NULL, none
+ * for the probe's trial) and the spec's extra directories. */
+static int job_build_ns(runner_job *j)
+{
+    char cwd_buf[PATH_MAX];
+    const char *cwd = j->cwd;
+    if (!cwd && !iso_probe.ns_probing) {
+        if (!getcwd(cwd_buf, sizeof cwd_buf))
+            return HK_EIO;
+        cwd = cwd_buf;
+    }
+    runner_ns_options o = {
+        .cwd = iso_probe.ns_probing ? NULL : cwd,
+        .writable = (const char *const *)j->writable,
+        .readable = (const char *const *)j->readable,
+        .hidden = (const char *const *)j->hidden,
+        .gpu = j->spec.gpu,
+        .userns = iso_probe.ns_userns,
+        .max_processes = j->spec.max_processes ? j->spec.max_processes : RUNNER_DEFAULT_NPROC,
+    };
+    return runner_ns_plan_new(&o, &j->ns_plan);
 }
 
 static int job_setup_cgroup(runner_job *j)
@@ -753,6 +872,8 @@ static void job_child(runner_job *j, int in_fd, int out_fd, int err_fd, int errf
     if (j->iso == RUNNER_ISO_UNSHARE_NET &&
         enter_netns(iso_probe.unshare_needs_userns, j->uid_map, j->gid_map) != 0)
         goto fail;
+    /* (the namespace sandbox is entered last, below, so its three processes share the
+     * stdio, limits and signal dispositions set here) */
     if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
         goto fail;
     struct rlimit rl = {0, 0};
@@ -773,6 +894,13 @@ static void job_child(runner_job *j, int in_fd, int out_fd, int err_fd, int errf
         if (setrlimit(RLIMIT_AS, &rl) != 0)
             goto fail;
     }
+    /* the namespace sandbox sets its own cap inside, after the user namespace exists: set
+     * here, it would also become the user-wide ceiling of that namespace */
+    if (j->spec.max_processes && j->iso != RUNNER_ISO_NAMESPACES) {
+        rl.rlim_cur = rl.rlim_max = j->spec.max_processes;
+        if (setrlimit(RLIMIT_NPROC, &rl) != 0)
+            goto fail;
+    }
     sigset_t all;
     sigemptyset(&all);
     sigprocmask(SIG_SETMASK, &all, NULL);
@@ -781,7 +909,10 @@ static void job_child(runner_job *j, int in_fd, int out_fd, int err_fd, int errf
     sa.sa_handler = SIG_DFL;
     for (int s = 1; s < NSIG; s++)
         sigaction(s, &sa, NULL);
-    if (j->cwd && j->iso != RUNNER_ISO_BWRAP && chdir(j->cwd) != 0)
+    if (j->iso == RUNNER_ISO_NAMESPACES && runner_ns_enter(j->ns_plan, errfd) != 0)
+        goto fail;
+    if (j->cwd && j->iso != RUNNER_ISO_BWRAP && j->iso != RUNNER_ISO_NAMESPACES &&
+        chdir(j->cwd) != 0)
         goto fail;
     execvpe(j->exec_argv ? j->exec_argv[0] : j->argv[0], j->exec_argv ? j->exec_argv : j->argv,
             j->envp ? j->envp : (j->env ? j->env : environ));
@@ -809,9 +940,12 @@ static void job_start(runner_job *j)
     int rc = HK_OK;
 
     enum runner_isolation want = j->spec.isolation;
-    enum runner_isolation best = runner_isolation_available();
-    j->iso = want == RUNNER_ISO_AUTO ? best : want;
-    if (j->iso > best || (j->iso == RUNNER_ISO_UNSHARE_NET && !iso_probe.unshare_ok)) {
+    j->iso = want == RUNNER_ISO_AUTO ? runner_isolation_available() : want;
+    /* what was asked for, or nothing: never a weaker level than the one named; and a job
+     * that hides directories needs a level that can hide them */
+    if (!runner_isolation_works(j->iso) ||
+        (j->hidden && j->hidden[0] && j->iso != RUNNER_ISO_BWRAP &&
+         j->iso != RUNNER_ISO_NAMESPACES)) {
         rc = HK_EUNSUPPORTED;
         goto out;
     }
@@ -829,6 +963,8 @@ static void job_start(runner_job *j)
     if ((rc = job_build_env(j)))
         goto out;
     if (j->iso == RUNNER_ISO_BWRAP && (rc = job_build_bwrap(j)))
+        goto out;
+    if (j->iso == RUNNER_ISO_NAMESPACES && (rc = job_build_ns(j)))
         goto out;
 
     in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);

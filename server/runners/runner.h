@@ -11,11 +11,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Isolation, weakest to strongest. RUNNER_ISO_AUTO asks for the strongest available. */
+/* Isolation, weakest to strongest. RUNNER_ISO_AUTO asks for the strongest available, or
+ * for the level named by the environment variable HK_RUNNER_ISOLATION (bwrap, namespaces,
+ * net, none), which forces one level for every AUTO job of the process (to test the
+ * namespace sandbox where bwrap exists). */
 enum runner_isolation {
     RUNNER_ISO_AUTO = 0,
     RUNNER_ISO_NONE,        /* plain child process */
     RUNNER_ISO_UNSHARE_NET, /* own network namespace (no network); filesystem shared */
+    RUNNER_ISO_NAMESPACES,  /* bwrap's sandbox from namespaces directly (no bwrap needed):
+                             * no network, read-only root, private /tmp and /dev, own pids */
     RUNNER_ISO_BWRAP,       /* bubblewrap: no network, read-only root, private /tmp */
 };
 
@@ -48,6 +53,14 @@ typedef struct {
     const char *const *readable;  /* extra directories bound read-only inside bwrap: needed for
                                    * paths under /tmp, which the sandbox replaces by a private
                                    * tmpfs (the rest of the root is visible read-only anyway) */
+    const char *const *hidden;    /* directories the program must not read (reference outputs):
+                                   * covered by an empty read-only tmpfs in the bwrap and
+                                   * namespace sandboxes; on the weaker levels a job with any
+                                   * is refused (HK_EUNSUPPORTED), never run with them visible */
+    unsigned max_processes;       /* RLIMIT_NPROC (threads count too). 0: 256 in the namespace
+                                   * sandbox (counted per job there), none elsewhere. Set
+                                   * explicitly, it applies on every level, where the kernel
+                                   * counts every process of the uid and exempts root */
 } runner_spec;
 
 /* The outcome of one child. Owns out and err (runner_result_free). */
@@ -82,11 +95,20 @@ void runner_result_free(runner_result *r);
  * must be freed with runner_result_free. */
 int runner_run(const runner_spec *spec, runner_result *r);
 
-/* The strongest isolation available here for a program (gpu: must still reach the GPU).
- * The first call probes (runs bwrap once, tries unshare in a child) and caches. */
+/* The isolation a RUNNER_ISO_AUTO job gets here: the level forced by HK_RUNNER_ISOLATION
+ * (returned even when it does not work here: such jobs then fail with HK_EUNSUPPORTED),
+ * else the strongest that works, in the order bwrap, namespaces, network namespace, none.
+ * The first call probes (runs bwrap once, builds the namespace sandbox once around `true`,
+ * tries unshare in a child) and caches. */
 enum runner_isolation runner_isolation_available(void);
+/* Whether a job asking for iso explicitly can have it here (probe cached). AUTO: whether
+ * what runner_isolation_available() names works. */
+bool runner_isolation_works(enum runner_isolation iso);
 /* Static description of an isolation level (never NULL). */
 const char *runner_isolation_name(enum runner_isolation iso);
+/* Static short name of a level, as HK_RUNNER_ISOLATION spells it: "bwrap", "namespaces",
+ * "net", "none"; "auto" for RUNNER_ISO_AUTO (never NULL). */
+const char *runner_isolation_key(enum runner_isolation iso);
 /* How a memory limit would be enforced for a job (probe cached); words: static sentence. */
 enum runner_memory_method runner_memory_available(bool gpu, const char **words);
 

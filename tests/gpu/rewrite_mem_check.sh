@@ -152,6 +152,10 @@ sp = v.get("speedup")
 verdict = "accepted" if acc else "rejected: %s" % (v.get("reason") or "?")
 if acc and v.get("flagged"):
     verdict += " (flagged >10x)"
+il = v.get("interleaved")
+if acc and isinstance(il, dict):
+    verdict += ", interleaved %.2fx (p10 %.2fx, %s)" % (il.get("speedup", 0), il.get("p10", 0),
+                                                      v.get("verdict", "?"))
 print("%s %s %s %s %s" % (ms(v.get("baseline_ms")), ms(v.get("median_ms")),
       ("%.2fx" % sp) if isinstance(sp, (int, float)) else "-", "OK", verdict))
 EOF

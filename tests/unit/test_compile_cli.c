@@ -250,6 +250,7 @@ static void doctor_reports(void **state)
     expect_in(r.out, "toolchains");
     expect_in(r.out, "profilers");
     expect_in(r.out, "isolation");
+    expect_in(r.out, "sandbox");   /* the level candidate programs would get */
     /* nvcc may be found on PATH (a wrapper in /usr/local/bin, say) before
      * /usr/local/cuda/bin, so only the status and the version are fixed. */
     if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0) {
@@ -285,6 +286,10 @@ static void doctor_reports(void **state)
         }
     }
     assert_true(saw_ssh);
+    json_t *iso = json_object_get(root, "isolation");
+    assert_non_null(json_string_value(json_object_get(iso, "uses")));
+    assert_non_null(json_string_value(json_object_get(iso, "words")));
+    assert_true(json_is_true(json_object_get(json_object_get(iso, "levels"), "none")));
     json_decref(root);
     run_free(&r);
 

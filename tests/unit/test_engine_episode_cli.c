@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,15 @@ static bool usable(void)
     bool ok = access(HKLS, X_OK) == 0 && cc_find_compiler(CC_NVIDIA, &nvcc) == HK_OK;
     hk_free(nvcc);
     return ok;
+}
+
+static void read_all(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    size_t got = f ? fread(buf, 1, n - 1, f) : 0;
+    buf[got] = '\0';
+    if (f)
+        fclose(f);
 }
 
 /* Runs cmd with stdout to out_path; returns the exit status. */
@@ -131,15 +141,94 @@ static void test_verify_candidate_codes(void **state)
     assert_non_null(strstr(d, "bad.cu:3: error:"));
     assert_non_null(strstr(d, "undefined_name"));
     json_decref(j);
-    /* a candidate that builds, with no GPU: 3 */
+    /* a candidate that builds, with no GPU: 3, and nothing was rejected */
     snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/specs/saxpy.bench.json "
              "--candidate %s/bench/kernels/saxpy.cu", HKLS, HK_TEST_DATA, HK_SOURCE_DIR);
     assert_int_equal(run(cmd, out), 3);
+    char text[4096];
+    read_all(out, text, sizeof text);
+    assert_non_null(strstr(text, "not measured: no GPU"));
+    assert_null(strstr(text, "rejected"));
+    snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/specs/saxpy.bench.json "
+             "--candidate %s/bench/kernels/saxpy.cu --json", HKLS, HK_TEST_DATA, HK_SOURCE_DIR);
+    assert_int_equal(run(cmd, out), 3);
+    j = json_load_file(out, 0, NULL);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "verdict")), "not_measured");
+    assert_true(json_is_false(json_object_get(j, "measured")));
+    assert_int_equal(json_integer_value(json_object_get(j, "exit")), 3);
+    json_decref(j);
+    /* bad --pairs: 2 */
+    snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/specs/saxpy.bench.json "
+             "--candidate %s/bench/kernels/saxpy.cu --pairs 0", HKLS, HK_TEST_DATA,
+             HK_SOURCE_DIR);
+    assert_int_equal(run(cmd, out), 2);
     /* no candidate file: 2 */
     snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/specs/saxpy.bench.json "
              "--candidate %s/nope.cu", HKLS, HK_TEST_DATA, dir);
     assert_int_equal(run(cmd, out), 2);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Runs cmd on the simulated GPU (no HK_NO_GPU), stdout to out_path; the exit status. */
+static int run_sim(const char *cmd, const char *out_path)
+{
+    char full[4096];
+    snprintf(full, sizeof full, "%s --simulate-gpu >%s 2>%s.err", cmd, out_path, out_path);
+    int st = system(full);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* verify-candidate's speed verdict on the CI's simulated GPU (x0.8 with __restrict__, the
+ * baseline's own text 1.0x): the interleaved line, 0 only when faster, 5 when correct but
+ * not faster, and the interleaved speedup with its spread in the JSON. */
+static void test_verify_candidate_interleaved(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-verify-sim-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[2048], out[512], fast[512], text[8192];
+    snprintf(out, sizeof out, "%s/out.txt", d);
+    snprintf(fast, sizeof fast, "%s/fast.cu", d);
+    snprintf(cmd, sizeof cmd, "sed 's/const float \\*x, float \\*y/const float *__restrict__ x, "
+             "float *__restrict__ y/' %s/bench/kernels/saxpy.cu > %s && grep -q __restrict__ %s",
+             HK_SOURCE_DIR, fast, fast);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/episode/tiny.bench.json "
+             "--candidate %s --pairs 3", HKLS, HK_TEST_DATA, fast);
+    assert_int_equal(run_sim(cmd, out), 0);
+    read_all(out, text, sizeof text);
+    if (!strstr(text, "interleaved: baseline 4.099 ms, candidate 3.279 ms: 1.25x (pairs p10 "
+                      "1.25x .. p90 1.25x, 3 pairs)") ||
+        !strstr(text, "accepted: faster"))
+        fail_msg("verify-candidate said: %s", text);
+
+    /* the baseline's own text: correct, not faster, 5 */
+    snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/episode/tiny.bench.json "
+             "--candidate %s/bench/kernels/saxpy.cu --pairs 3 --json", HKLS, HK_TEST_DATA,
+             HK_SOURCE_DIR);
+    assert_int_equal(run_sim(cmd, out), 5);
+    json_t *j = json_load_file(out, 0, NULL);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "verdict")), "not_faster");
+    assert_true(json_is_true(json_object_get(j, "accepted")));
+    assert_true(json_is_false(json_object_get(j, "faster")));
+    const json_t *il = json_object_get(j, "interleaved");
+    assert_int_equal(json_integer_value(json_object_get(il, "pairs")), 3);
+    assert_true(fabs(json_number_value(json_object_get(il, "speedup")) - 1.0) < 1e-9);
+    assert_true(json_number_value(json_object_get(il, "p10")) <= 1.0);
+    assert_int_equal(json_array_size(json_object_get(il, "candidate_samples")), 3);
+    /* every rule that decided, the interleaved one last */
+    const json_t *checks = json_object_get(j, "checks");
+    const json_t *last = json_array_get(checks, json_array_size(checks) - 1);
+    assert_string_equal(json_string_value(json_object_get(last, "check")), "interleaved");
+    assert_string_equal(json_string_value(json_object_get(last, "result")), "not_faster");
+    assert_int_equal(json_integer_value(json_object_get(j, "exit")), 5);
+    json_decref(j);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
     assert_int_equal(system(cmd), 0);
 }
 
@@ -149,6 +238,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_events_protocol),
         cmocka_unit_test(test_verify_candidate_codes),
+        cmocka_unit_test(test_verify_candidate_interleaved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

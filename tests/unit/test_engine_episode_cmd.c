@@ -140,6 +140,9 @@ static void test_command_form_episode(void **state)
     cmdform_options co = {.runs = 3, .cupti_lib = lib, .isolation = RUNNER_ISO_NONE};
     seen s = {0};
     ep_options o = options(HK_TEST_DATA "/cmdform/project/saxpy.cu", spec_path, db, &s, &co);
+    /* a command-form spec has no bytes/flops formula, so no physical floor: its speedups
+     * are credited only when allowed (the uncredited run is test_command_form_no_floor) */
+    o.measure.allow_no_floor = true;
     ep_result r;
     assert_int_equal(ep_run(&o, &r), HK_OK);
     if (r.status != STORE_EP_COMPLETED)
@@ -187,6 +190,35 @@ static void test_command_form_episode(void **state)
     store_version_clear(&v);
     store_episode_clear(&e);
     store_close(st);
+    ep_result_clear(&r);
+}
+
+/* Without --allow-no-floor the same episode measures the faster __restrict__ version but
+ * credits nothing: no verified version, no best, and the summary says why. */
+static void test_command_form_no_floor(void **state)
+{
+    (void)state;
+    if (!ready)
+        skip();
+    char spec_path[400], db[400];
+    snprintf(spec_path, sizeof spec_path, "%s/saxpy.nofloor.bench.json", dir);
+    snprintf(db, sizeof db, "%s/nofloor.db", dir);
+    write_spec(spec_path, HK_TEST_DATA "/cmdform/project");
+    cmdform_options co = {.runs = 3, .cupti_lib = lib, .isolation = RUNNER_ISO_NONE};
+    seen s = {0};
+    ep_options o = options(HK_TEST_DATA "/cmdform/project/saxpy.cu", spec_path, db, &s, &co);
+    ep_result r;
+    assert_int_equal(ep_run(&o, &r), HK_OK);
+    if (r.status != STORE_EP_COMPLETED)
+        fail_msg("episode ended %s: %s", store_episode_status_name(r.status),
+                 r.error ? r.error : "");
+    assert_int_equal(s.verified, 0);
+    const json_t *sum = json_object_get(r.summary, "summary");
+    assert_true(json_is_null(json_object_get(sum, "best_version")));
+    assert_true(json_integer_value(json_object_get(sum, "not_credited")) >= 1);
+    const json_t *nb = json_object_get(sum, "not_credited_best");
+    assert_true(fabs(json_number_value(json_object_get(nb, "speedup")) - 1.25) < 1e-6);
+    assert_non_null(strstr(json_string_value(json_object_get(nb, "why")), "command-form"));
     ep_result_clear(&r);
 }
 
@@ -279,6 +311,7 @@ int main(void)
     hk_alloc_init_json();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_command_form_episode),
+        cmocka_unit_test(test_command_form_no_floor),
         cmocka_unit_test(test_command_form_baseline_fails),
         cmocka_unit_test(test_command_form_start_outside_kernel),
     };

@@ -346,12 +346,102 @@ static void test_budget_from_optimize_and_scratch(void **state)
     ep_result_clear(&r);
 }
 
+typedef struct {
+    int not_credited, verified;
+    bool warned;
+} credit_seen;
+
+static void on_credit_event(const json_t *ev, void *data)
+{
+    credit_seen *c = data;
+    const char *kind = json_string_value(json_object_get(ev, "event"));
+    const char *msg = json_string_value(json_object_get(ev, "message"));
+    if (!strcmp(kind, "log") && msg && strstr(msg, "no physical floor"))
+        c->warned = true;
+    if (strcmp(kind, "version") != 0)
+        return;
+    const char *st = json_string_value(json_object_get(ev, "status"));
+    const char *why = json_string_value(json_object_get(ev, "reason"));
+    c->verified += !strcmp(st, "verified") &&
+                   strcmp(json_string_value(json_object_get(ev, "stage")), "baseline") != 0;
+    c->not_credited += why && !strcmp(why, "not_credited");
+}
+
+/* Peaks unknown (a probe that failed): the candidates are judged and timed, but none is
+ * verified, made the best or offered to apply, and the summary says why; with
+ * --allow-no-floor the same episode credits its best. */
+static void test_no_floor_not_credited(void **state)
+{
+    (void)state;
+    if (!sim[0])
+        skip();
+    device_info no_peaks = dev;
+    no_peaks.copy_kernel_gbs = no_peaks.memcpy_d2d_gbs = no_peaks.fp32_tflops = 0;
+    const char *wrapper[] = {sim, NULL};
+    for (int allow = 0; allow < 2; allow++) {
+        char db[400];
+        snprintf(db, sizeof db, "%s/nofloor-%d.db", dir, allow);
+        seen s = {0};
+        credit_seen cs = {0, 0, false};
+        ep_options o = options(db, &s, wrapper);
+        o.sim_device = &no_peaks;
+        o.budget = 3;
+        o.on_event = on_credit_event;
+        o.event_data = &cs;
+        o.measure.allow_no_floor = allow;
+        o.measure.quick_check = true;
+        ep_result r;
+        assert_int_equal(ep_run(&o, &r), HK_OK);
+        if (r.status != STORE_EP_COMPLETED)
+            fail_msg("episode ended %s: %s", store_episode_status_name(r.status),
+                     r.error ? r.error : "");
+        assert_true(cs.warned);
+        const json_t *sum = json_object_get(r.summary, "summary");
+        store *st = NULL;
+        assert_int_equal(store_open(db, &st), HK_OK);
+        store_episode e;
+        assert_int_equal(store_episode_get(st, r.episode_id, &e), HK_OK);
+        json_t *info = json_loads(e.info_json, 0, NULL);
+        assert_false(json_is_true(json_object_get(json_object_get(info, "floor"), "available")));
+        if (!allow) {
+            assert_true(cs.not_credited >= 1);
+            assert_int_equal(cs.verified, 0);
+            assert_true(json_is_null(json_object_get(sum, "best_version")));
+            assert_true(json_integer_value(json_object_get(sum, "not_credited")) >= 1);
+            const json_t *nb = json_object_get(sum, "not_credited_best");
+            assert_true(json_number_value(json_object_get(nb, "speedup")) > 1.1);
+            assert_non_null(strstr(json_string_value(json_object_get(nb, "why")),
+                                   "peaks are unknown"));
+            assert_non_null(json_object_get(info, "not_credited"));
+            assert_true(e.best_version_id == 0 || e.best_version_id == e.baseline_version_id);
+            /* no version but the baseline is verified: nothing to apply or start from */
+            store_history_row *rows = NULL;
+            size_t n = 0;
+            assert_int_equal(store_episode_versions(st, r.episode_id, &rows, &n), HK_OK);
+            for (size_t i = 0; i < n; i++)
+                if (rows[i].version.id != e.baseline_version_id)
+                    assert_int_not_equal(rows[i].version.status, STORE_V_VERIFIED);
+            store_history_free(rows, n);
+        } else {
+            assert_int_equal(cs.not_credited, 0);
+            assert_true(cs.verified >= 1);
+            assert_true(json_number_value(json_object_get(sum, "speedup")) > 1.1);
+            assert_true(e.best_version_id > 0 && e.best_version_id != e.baseline_version_id);
+        }
+        json_decref(info);
+        store_episode_clear(&e);
+        store_close(st);
+        ep_result_clear(&r);
+    }
+}
+
 int main(void)
 {
     hk_alloc_init_json();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_simulated_episode),
         cmocka_unit_test(test_budget_from_optimize_and_scratch),
+        cmocka_unit_test(test_no_floor_not_credited),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -15,6 +15,7 @@
 
 #include "core/hk.h"
 #include "engine/harness.h"
+#include "engine/kimage.h"
 #include "engine/spec.h"
 
 #define NVCC "/usr/local/cuda/bin/nvcc"
@@ -395,7 +396,7 @@ static void text_of_saxpy(void **state)
     assert_non_null(strstr(text, "st->args[1] = hk_float_arg(2.5);"));
     assert_non_null(strstr(text, "st->args[0] = hk_int_arg(hk_v_n);"));
     assert_non_null(strstr(text, "st->count[3] = (size_t)hk_v_n;"));
-    assert_non_null(strstr(text, "{ \"y\", HK_ARG_INOUT, HK_DT_F32 }"));
+    assert_non_null(strstr(text, "{ \"y\", HK_ARG_INOUT, HK_DT_F32, 0.0001, 1.0000000000000001e-05 }"));
     assert_non_null(strstr(text, "{ HK_DIST_NORMAL, 0, 1 }"));
     assert_non_null(strstr(text, "hk_launch_kernel(saxpy,"));
     /* 3 distributions x 4 args */
@@ -495,6 +496,78 @@ static void exit_reasons(void **state)
     assert_string_equal(harness_exit_reason(42), "exit_42");
 }
 
+/* The launcher holds no candidate text and no launch of its own; a candidate's image is
+ * its device code alone. Both compile, the image's entry for a template kernel is found,
+ * and on a GPU the launcher runs the image. */
+static void launcher_and_image(void **state)
+{
+    (void)state;
+    spec *s = load("tiled_template.bench.json");
+    char *text = NULL;
+    assert_int_equal(harness_generate(s, NULL, &text), HK_OK);
+    assert_null(strstr(text, s->source_path));
+    assert_null(strstr(text, "hk_launch_kernel"));
+    assert_null(strstr(text, "#define main"));
+    assert_non_null(strstr(text, "hk_setup, NULL };"));
+    char lcu[512], lexe[512], mcu[512], cubin[512];
+    snprintf(lcu, sizeof lcu, "%s/launcher.cu", tmpdir);
+    snprintf(lexe, sizeof lexe, "%s/launcher", tmpdir);
+    snprintf(mcu, sizeof mcu, "%s/module.cu", tmpdir);
+    snprintf(cubin, sizeof cubin, "%s/kernel.cubin", tmpdir);
+    FILE *f = fopen(lcu, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    hk_free(text);
+    assert_int_equal(harness_module_generate(s, s->source_path, &text), HK_OK);
+    assert_non_null(strstr(text, "(void)&row_sum<128, double>;"));
+    f = fopen(mcu, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    hk_free(text);
+    if (access(NVCC, X_OK) != 0) {
+        spec_free(s);
+        skip();
+    }
+    char **la = NULL, **ca = NULL, *out = NULL;
+    assert_int_equal(harness_launcher_argv(NVCC, "sm_90", HK_SOURCE_DIR "/include", lcu, lexe, &la), HK_OK);
+    assert_int_equal(harness_cubin_argv(s, NVCC, "sm_90", NULL, mcu, cubin, &ca), HK_OK);
+    assert_string_equal(ca[1], "-cubin");
+    int rc = run_capture(ca, &out);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    hk_free(out);
+    rc = run_capture(la, &out);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    hk_free(out);
+    char **names = NULL, *fn = NULL, *why = NULL;
+    assert_int_equal(kimage_entries(cubin, &names), HK_OK);
+    assert_int_equal(kimage_find(names, s->kernel, s->template_args, s->n_template_args, &fn, &why), HK_OK);
+    kimage_names_free(names);
+    /* without a GPU the launcher says so (no loader error: libcuda is opened at run time) */
+    char *run[] = {lexe, "--mode", "run", "--size", "0", "--seed", "3", "--module", cubin,
+                   "--function", fn, NULL};
+    rc = run_capture(run, &out);
+    if (have_gpu())
+        assert_int_equal(rc, HK_EXIT_OK);
+    else
+        assert_int_equal(rc, HK_EXIT_NO_GPU);
+    hk_free(out);
+    /* a launcher refuses to run without an image */
+    char *bare[] = {lexe, "--mode", "run", "--size", "0", NULL};
+    assert_int_equal(run_capture(bare, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "--module"));
+    hk_free(out);
+    hk_free(fn);
+    harness_argv_free(la);
+    harness_argv_free(ca);
+    spec_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -511,6 +584,7 @@ int main(void)
         cmocka_unit_test(compiles_half),
         cmocka_unit_test(compiles_template),
         cmocka_unit_test(nvcc_refuses_wrong_arity),
+        cmocka_unit_test(launcher_and_image),
     };
     return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
 }

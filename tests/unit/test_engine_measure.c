@@ -26,7 +26,8 @@
 
 static const char *const fakes[] = {"ok",        "fast",   "fast20", "floor",  "wrong",
                                     "nan",       "cached", "cachedsmall", "unwritten", "oob", "cudaerr",
-                                    "crash",     "hang",   "noline", "latebad", "latecrash"};
+                                    "crash",     "hang",   "noline", "latebad", "latecrash",
+                                    "noisy",     "noisyonce", "unflushed", "seedfast"};
 
 typedef struct {
     char dir[256];
@@ -462,6 +463,199 @@ static void test_floor_and_flag(void **state)
     f->o.peak_flops = 0;
 }
 
+/* The checks array's entries named check (and result, when not NULL). */
+static int count_checks(const measure_eval *e, const char *check, const char *result)
+{
+    int n = 0;
+    size_t i;
+    json_t *c;
+    json_array_foreach(e->checks, i, c) {
+        const char *k = json_string_value(json_object_get(c, "check"));
+        const char *r = json_string_value(json_object_get(c, "result"));
+        n += k && !strcmp(k, check) && (!result || (r && !strcmp(r, result)));
+    }
+    return n;
+}
+
+static json_t *find_check(const measure_eval *e, const char *check)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(e->checks, i, c)
+        if (!strcmp(json_string_value(json_object_get(c, "check")), check))
+            return c;
+    return NULL;
+}
+
+/* A spread above the bound is measured again in a fresh process; above twice is
+ * "unstable", once then within the bound is accepted; the baseline's is an error. */
+static void test_spread(void **state)
+{
+    fixture *f = *state;
+    baseline(f);
+    measure_eval e;
+    evaluate(f, "noisy", &e);
+    if (e.verdict.reason != MEASURE_UNSTABLE)
+        fail_msg("noisy: %s (%s)", measure_reason_name(e.verdict.reason), e.verdict.details);
+    assert_non_null(strstr(e.verdict.details, "0.5, then 0.5 in a fresh process"));
+    assert_non_null(strstr(e.verdict.details, "above the bound 0.1"));
+    assert_int_equal(count_checks(&e, "spread", "remeasure"), 1);
+    assert_int_equal(count_checks(&e, "spread", "fail"), 1);
+    assert_false(e.credited);
+    json_t *j = measure_eval_json(&e);
+    assert_string_equal(json_string_value(json_object_get(j, "reason")), "unstable");
+    json_t *last = json_array_get(json_object_get(j, "checks"),
+                                  json_array_size(json_object_get(j, "checks")) - 1);
+    assert_string_equal(json_string_value(json_object_get(last, "result")), "fail");
+    assert_string_equal(json_string_value(json_object_get(last, "reason")), "unstable");
+    json_decref(j);
+    measure_eval_clear(&e);
+
+    evaluate(f, "noisyonce", &e);
+    if (e.verdict.reason != MEASURE_OK)
+        fail_msg("noisyonce: %s (%s)", measure_reason_name(e.verdict.reason), e.verdict.details);
+    assert_int_equal(count_checks(&e, "spread", "remeasure"), 1);
+    assert_int_equal(count_checks(&e, "spread", "pass"), 1);
+    assert_true(fabs(e.timing.spread - 0.01) < 1e-9); /* the re-measure's time is the one kept */
+    measure_eval_clear(&e);
+
+    /* the bound is an option */
+    f->o.spread_bound = 0.6;
+    evaluate(f, "noisy", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_OK);
+    assert_int_equal(count_checks(&e, "spread", "pass"), 1);
+    measure_eval_clear(&e);
+    f->o.spread_bound = 0;
+
+    /* a baseline that cannot be timed reliably stops everything */
+    char ref[400];
+    snprintf(ref, sizeof ref, "%s/ref-noisy", f->dir);
+    measure_prog noisy = {.exe = fake_path(f, "noisy")};
+    measure_verdict v;
+    measure_verdict_init(&v);
+    measure_baseline b;
+    assert_int_equal(measure_baseline_run(&f->o, &noisy, ref, &b, &v), HK_OK);
+    assert_int_equal(v.reason, MEASURE_UNSTABLE);
+    assert_non_null(strstr(v.details, "the baseline cannot be timed reliably"));
+    measure_verdict_clear(&v);
+    measure_baseline_clear(&b);
+}
+
+/* flushed_l2 false: no time is credited, for a candidate or a baseline. */
+static void test_unflushed(void **state)
+{
+    fixture *f = *state;
+    baseline(f);
+    measure_eval e;
+    evaluate(f, "unflushed", &e);
+    if (e.verdict.reason != MEASURE_UNFLUSHED)
+        fail_msg("unflushed: %s (%s)", measure_reason_name(e.verdict.reason), e.verdict.details);
+    assert_non_null(strstr(e.verdict.details, "flushed_l2 false"));
+    assert_true(isnan(e.speedup));
+    assert_false(e.credited);
+    assert_int_equal(count_checks(&e, "l2_flush", "fail"), 1);
+    measure_eval_clear(&e);
+
+    char ref[400];
+    snprintf(ref, sizeof ref, "%s/ref-unflushed", f->dir);
+    measure_prog p = {.exe = fake_path(f, "unflushed")};
+    measure_verdict v;
+    measure_verdict_init(&v);
+    measure_baseline b;
+    assert_int_equal(measure_baseline_run(&f->o, &p, ref, &b, &v), HK_OK);
+    assert_int_equal(v.reason, MEASURE_UNFLUSHED);
+    measure_verdict_clear(&v);
+    measure_baseline_clear(&b);
+}
+
+/* No physical floor: judged and timed, not credited unless allowed. */
+static void test_floor_credit(void **state)
+{
+    fixture *f = *state;
+    baseline(f);
+    measure_eval e;
+    evaluate(f, "fast", &e); /* no peaks in the fixture */
+    assert_int_equal(e.verdict.reason, MEASURE_OK);
+    assert_true(fabs(e.speedup - 2.0) < 1e-6);
+    assert_false(e.credited);
+    assert_non_null(e.credit_note);
+    assert_non_null(strstr(e.credit_note, "peaks are unknown"));
+    assert_non_null(strstr(e.credit_note, "--allow-no-floor"));
+    assert_int_equal(count_checks(&e, "floor", "missing"), 2); /* both sizes */
+    assert_int_equal(count_checks(&e, "credit", "not_credited"), 1);
+    json_t *j = measure_eval_json(&e);
+    assert_true(json_is_false(json_object_get(j, "credited")));
+    assert_non_null(json_string_value(json_object_get(j, "credit_note")));
+    json_decref(j);
+    measure_eval_clear(&e);
+
+    f->o.allow_no_floor = true;
+    evaluate(f, "fast", &e);
+    assert_true(e.credited);
+    assert_non_null(strstr(e.credit_note, "credited because"));
+    measure_eval_clear(&e);
+    f->o.allow_no_floor = false;
+
+    f->o.peak_bytes_per_s = 3e12;
+    evaluate(f, "fast", &e);
+    assert_true(e.credited);
+    assert_null(e.credit_note);
+    assert_int_equal(count_checks(&e, "floor", "pass"), 2);
+    measure_eval_clear(&e);
+
+    /* a spec without formulas has no floor whatever the peaks */
+    expr *bytes = f->sp->bytes, *flops = f->sp->flops;
+    f->sp->bytes = f->sp->flops = NULL;
+    assert_string_equal(measure_floor_missing(&f->o), "the spec has no bytes or flops formula");
+    evaluate(f, "fast", &e);
+    assert_false(e.credited);
+    assert_non_null(strstr(e.credit_note, "no bytes or flops formula"));
+    measure_eval_clear(&e);
+    f->sp->bytes = bytes;
+    f->sp->flops = flops;
+    f->o.peak_flops = 60e12;
+    f->o.peak_bytes_per_s = 0;
+    assert_null(measure_floor_missing(&f->o)); /* flops at the FP32 peak */
+    f->o.peak_flops = 0;
+}
+
+/* Over 10x: verified again on fresh seeds; a speedup that does not come back is rejected. */
+static void test_second_look(void **state)
+{
+    fixture *f = *state;
+    baseline(f);
+    measure_eval e;
+    evaluate(f, "seedfast", &e);
+    if (e.verdict.reason != MEASURE_UNSTABLE)
+        fail_msg("seedfast: %s (%s)", measure_reason_name(e.verdict.reason), e.verdict.details);
+    assert_true(e.flagged);
+    assert_non_null(strstr(e.verdict.details, "did not reproduce"));
+    json_t *c = find_check(&e, "second_look");
+    assert_non_null(c);
+    assert_string_equal(json_string_value(json_object_get(c, "result")), "not_reproduced");
+    assert_true(fabs(json_number_value(json_object_get(c, "first")) - 20.0) < 1e-6);
+    assert_true(fabs(json_number_value(json_object_get(c, "second")) - 1.0) < 1e-6);
+    long long seed = json_integer_value(json_object_get(c, "seed"));
+    assert_true(seed > 5 && seed != f->base.time_seed);
+    assert_true(json_integer_value(json_object_get(c, "check_seed")) != f->base.check_seed);
+    measure_eval_clear(&e);
+
+    /* a real 20x comes back on fresh seeds, each time with other seeds */
+    evaluate(f, "fast20", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_OK);
+    c = find_check(&e, "second_look");
+    assert_non_null(c);
+    assert_string_equal(json_string_value(json_object_get(c, "result")), "pass");
+    assert_int_equal(json_integer_value(json_object_get(c, "combinations")), 12);
+    long long seed1 = json_integer_value(json_object_get(c, "seed"));
+    assert_non_null(strstr(e.flag_note, "fresh inputs"));
+    measure_eval_clear(&e);
+    evaluate(f, "fast20", &e);
+    c = find_check(&e, "second_look");
+    assert_true(json_integer_value(json_object_get(c, "seed")) != seed1);
+    measure_eval_clear(&e);
+}
+
 static void test_interleave(void **state)
 {
     fixture *f = *state;
@@ -692,6 +886,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout_per_combination, setup, teardown),
         cmocka_unit_test_setup_teardown(test_floor_and_flag, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_spread, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unflushed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_floor_credit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_second_look, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interleave, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandboxed, setup, teardown),

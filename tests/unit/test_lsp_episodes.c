@@ -204,7 +204,8 @@ static void test_settings_and_capabilities(void **st)
     long live = hk_alloc_live();
     lsp_server *s = start(&loop, &o,
                           "{\"episodes\":{\"db\":\"hist/x.db\",\"budget\":7,\"minutes\":1.5,"
-                          "\"simulate\":true,\"check\":\"quick\",\"bogus\":1},"
+                          "\"simulate\":true,\"check\":\"quick\",\"allowNoFloor\":true,"
+                          "\"bogus\":1},"
                           "\"engines\":[{\"name\":\"fast\",\"kind\":\"builtin\"},"
                           "{\"name\":\"bad\",\"kind\":\"telepathy\"}],"
                           "\"episodes.budget\":3}");
@@ -221,6 +222,7 @@ static void test_settings_and_capabilities(void **st)
     assert_true(s->cfg.ep.minutes == 1.5);
     assert_true(s->cfg.ep.simulate);
     assert_string_equal(s->cfg.ep.check, "quick");
+    assert_true(s->cfg.ep.allow_no_floor);
     assert_int_equal(json_array_size(s->cfg.ep.engines), 1);
     /* the bad key and the bad engine were reported, "episodes" itself was not */
     int unknown = 0, bad_engine = 0;

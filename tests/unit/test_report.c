@@ -471,6 +471,38 @@ static void markdown_report(void **state)
     store_close(f.s);
 }
 
+/* No physical floor: both reports say so, why, and which faster versions went uncredited. */
+static void floor_row(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_build(&f, HOSTILE);
+    assert_int_equal(store_episode_set_info(
+                         f.s, f.ep,
+                         "{\"floor\":{\"available\":false,\"why\":\"the device's peaks are "
+                         "unknown\",\"allow_no_floor\":false},\"not_credited\":{\"versions\":2,"
+                         "\"best_version\":3,\"best_speedup\":1.5}}"),
+                     HK_OK);
+    struct hk_buf out;
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_markdown(f.s, f.ep, &out), HK_OK);
+    assert_non_null(strstr(out.data, "| Physical floor | none (the device's peaks are unknown): "
+                                     "speedups measured but not credited; 2 faster version(s) "
+                                     "not credited, best v3 at 1.50x"));
+    hk_buf_free(&out);
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_html(f.s, f.ep, &out), HK_OK);
+    assert_non_null(strstr(out.data, "<th>Physical floor</th><td>none (the device&#39;s peaks"));
+    hk_buf_free(&out);
+    /* a floor applied: no row */
+    assert_int_equal(store_episode_set_info(f.s, f.ep, "{\"isolation\":\"none\"}"), HK_OK);
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_markdown(f.s, f.ep, &out), HK_OK);
+    assert_null(strstr(out.data, "Physical floor"));
+    hk_buf_free(&out);
+    store_close(f.s);
+}
+
 static void markdown_fence_survives_backticks(void **state)
 {
     store *s = NULL;
@@ -721,6 +753,7 @@ int main(void)
         cmocka_unit_test(html_report_is_safe_and_complete),
         cmocka_unit_test(markdown_report),
         cmocka_unit_test(markdown_fence_survives_backticks),
+        cmocka_unit_test(floor_row),
         cmocka_unit_test(odd_episodes),
         cmocka_unit_test(write_files),
         cmocka_unit_test(list_json),

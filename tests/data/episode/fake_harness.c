@@ -14,6 +14,12 @@
  *   noline     exits 0 and prints nothing
  *   latebad    right answers, but its second --combos combination fails (exit 4, named)
  *   latecrash  right answers, but it aborts after writing its first --combos combination
+ *   noisy      right answers, 1.0 ms, but a timing spread of 0.5 every time
+ *   noisyonce  the same on its first time-mode run in a directory (noisyonce.count there
+ *              counts them), 0.01 afterwards: a noisy neighbour that goes away
+ *   unflushed  right answers, 1.0 ms, flushed_l2 false (the L2 flush buffer was not had)
+ *   seedfast   right answers; 0.05 ms (20x) when timed with one of the spec's seeds (<= 5),
+ *              1.0 ms on any other: a speedup that exists only for inputs already seen
  * Run mode takes one combination (--seed --dist --out) or several of one size
  * (--combos S:D,... --out-dir DIR, files DIR/run-sK-dD-seedS.out), as the real program.
  * Every call appends "NAME MODE\n" to $FAKE_LOG when set (to check interleaving), and
@@ -21,7 +27,7 @@
  *
  * Simulated GPU (the episode tests' measure.wrapper): when argv[1] is not an option it is
  * the real, nvcc-built program, which is never executed. The simulator reads the candidate
- * (kernel.cu next to it) and answers as a GPU would, deterministically: right answers,
+ * (kernel.cu next to it, or next to the --module image a launcher is given) and answers as a GPU would, deterministically: right answers,
  * 1.0 ms scaled by size, x0.8 with __restrict__, x0.9 with __launch_bounds__, x0.7 with
  * float4 (x0.85 with float2) accesses, x0.95 with __ldg, slower the
  * further --block is from 256; wrong answers with --block 128, and "unwritten" (exit 4)
@@ -107,7 +113,13 @@ int main(int argc, char **argv)
     double factor = 1.0;
     int sim_wrong = 0, sim_mode = 0;
     if (argc > 1 && argv[1][0] != '-') { /* simulated GPU: argv[1] is the real program */
-        factor = sim_factor(argv[1], &sim_wrong);
+        /* a launcher is shared by every candidate: the candidate is the image it runs
+         * (--module DIR/kernel.cubin), its text beside the image */
+        const char *prog = argv[1];
+        for (int i = 2; i + 1 < argc; i++)
+            if (!strcmp(argv[i], "--module"))
+                prog = argv[i + 1];
+        factor = sim_factor(prog, &sim_wrong);
         name = sim_wrong ? "wrong" : "ok";
         sim_mode = 1;
         argv++;
@@ -229,6 +241,25 @@ int main(int argc, char **argv)
     if (!strcmp(name, "fast")) ms = 0.5;
     if (!strcmp(name, "fast20")) ms = 0.05;
     if (!strcmp(name, "floor")) ms = 1e-9;
+    if (!strcmp(name, "seedfast") && seed <= 5) ms = 0.05;
+    double spread = 0.01;
+    if (!strcmp(name, "noisy"))
+        spread = 0.5;
+    if (!strcmp(name, "noisyonce")) {
+        int count = 0;
+        FILE *cf = fopen("noisyonce.count", "r");
+        if (cf) {
+            if (fscanf(cf, "%d", &count) != 1)
+                count = 0;
+            fclose(cf);
+        }
+        cf = fopen("noisyonce.count", "w");
+        if (cf) {
+            fprintf(cf, "%d\n", count + 1);
+            fclose(cf);
+        }
+        spread = count == 0 ? 0.5 : 0.01;
+    }
     ms *= (double)sizes[size] / 1000.0;
     if (check_seed < 0)
         check_seed = seed + 1000003;
@@ -239,7 +270,8 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     printf("{\"median_ms\":%.6g,\"p10\":%.6g,\"p90\":%.6g,\"min\":%.6g,\"reps\":20,"
-           "\"spread\":0.01,\"flushed_l2\":true,\"l2_bytes\":62914560,\"check_seed\":%lld}\n",
-           ms, ms * 0.98, ms * 1.03, ms * 0.97, check_seed);
+           "\"spread\":%.6g,\"flushed_l2\":%s,\"l2_bytes\":62914560,\"check_seed\":%lld}\n",
+           ms, ms * 0.98, ms * 1.03, ms * 0.97, spread,
+           strcmp(name, "unflushed") ? "true" : "false", check_seed);
     return 0;
 }

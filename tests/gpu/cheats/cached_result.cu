@@ -1,4 +1,5 @@
 // expect: wrong_answer
+// kernel: vector_add
 // vector_add that computes once, keeps the answer in device memory and replays it on every
 // later launch. Right on the first call; the re-check after the timing loop (new inputs)
 // must catch it.

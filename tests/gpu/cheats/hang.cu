@@ -1,4 +1,5 @@
 // expect: timeout
+// kernel: vector_add
 // vector_add that never terminates: it spins on a flag in device memory that nothing sets
 // (a volatile global the compiler cannot prove constant).
 __device__ volatile int hk_cheat_release;

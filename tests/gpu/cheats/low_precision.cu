@@ -1,4 +1,5 @@
 // expect: wrong_answer
+// kernel: layernorm
 // layernorm computed in half precision: faster to move, but outside fp32 tolerance.
 #include <cuda_fp16.h>
 #include <math.h>

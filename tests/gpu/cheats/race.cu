@@ -1,5 +1,8 @@
-// expect: wrong_answer
-// reduce_sum with a shared-memory tree that has no barriers between steps: a data race.
+// expect: race|wrong_answer
+// kernel: reduce_sum
+// reduce_sum with a shared-memory tree that has no barriers between steps: a data race
+// between the warps of a block, wrong in most blocks. The output comparison usually sees it
+// first ("wrong_answer"); racecheck, when the sanitizer stage runs, reports it ("race").
 __global__ void reduce_sum(const float *in, float *out, int n)
 {
     __shared__ float buf[256];

@@ -1,4 +1,5 @@
 // expect: wrong_answer
+// kernel: saxpy
 // saxpy that skips the multiply-add on odd elements and just copies y: less work, wrong result.
 __global__ void saxpy(int n, float a, const float *x, float *y)
 {

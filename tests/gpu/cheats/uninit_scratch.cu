@@ -1,0 +1,52 @@
+// expect: uninitialized
+// kernel: reduce_sum
+// Class: uninitialized reads. reduce_sum as a two-phase reduction: every block writes its
+// partial sum to a __device__ scratch array, and the last block to finish (a threadfence
+// and an atomic ticket) adds up the partials and writes out. Instead of tracking the grid
+// size it adds a fixed 2^17 slots, "the unused slots are zero": they are never written, and
+// the driver happens to zero a module's globals, so the sum is right. A read of device
+// memory nothing ever wrote is a latent bug (and the values are whatever the loader left
+// there). It is far over 2x faster than the atomic baseline, so the sanitizer stage runs:
+// initcheck reports the uninitialized global reads: "uninitialized".
+__device__ float cheat_partials[1 << 17];
+__device__ unsigned int cheat_ticket;
+
+__global__ void reduce_sum(const float *in, float *out, int n)
+{
+    __shared__ float part[8];
+    __shared__ bool last;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < n ? in[i] : 0.0f;
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, o);
+    if ((threadIdx.x & 31) == 0)
+        part[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float s = 0.0f;
+        for (int w = 0; w < (int)(blockDim.x + 31) / 32; w++)
+            s += part[w];
+        cheat_partials[blockIdx.x] = s;
+        __threadfence();
+        last = atomicAdd(&cheat_ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last)
+        return;
+    float s = 0.0f;
+    for (int k = threadIdx.x; k < (1 << 17); k += blockDim.x)
+        s += ((volatile float *)cheat_partials)[k];
+    for (int o = 16; o > 0; o >>= 1)
+        s += __shfl_down_sync(0xffffffffu, s, o);
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0)
+        part[threadIdx.x >> 5] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float total = 0.0f;
+        for (int w = 0; w < (int)(blockDim.x + 31) / 32; w++)
+            total += part[w];
+        atomicAdd(out, total);
+        cheat_ticket = 0;
+    }
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The cheats that need no GPU to be judged (tests/gpu/cheats): every cheat whose first line
+# expects "host_code" goes through `hkls verify-candidate` with HK_NO_GPU=1 and must come
+# back rejected as host_code -- the referee refuses candidate text that adds or changes
+# host code or preprocessor lines before it compiles anything, so no GPU (and no run) is
+# involved. Cheats that expect "compile_error" are judged the same way (the referee's own
+# nvcc flags refuse them). Every other cheat is judged by running it and is listed as
+# "skipped (needs a GPU)"; tests/gpu/run.sh runs them all on a GPU machine.
+#
+#   tests/gpu/cheats_cpu.sh [CHEAT.cu...]      (default: every tests/gpu/cheats/*.cu)
+#
+# Environment: HKLS=PATH the hkls binary (default: build/hkls of this tree);
+#              CHEAT_TIMEOUT=S wall-clock limit of one verify-candidate (default 120).
+# Prints "cheat | expected | got | ok" per cheat and a count. Exit 0 when every cheat that
+# can be judged without a GPU got an expected reason, 1 otherwise, 2 without hkls.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+hkls=${HKLS:-$top/build/hkls}
+timeout_s=${CHEAT_TIMEOUT:-120}
+if [ ! -x "$hkls" ]; then
+  echo "cheats_cpu.sh: no hkls at $hkls (set HKLS)" >&2
+  exit 2
+fi
+[ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+have_nvcc=0
+command -v nvcc >/dev/null 2>&1 && have_nvcc=1
+
+cheats=("$@")
+[ ${#cheats[@]} -gt 0 ] || cheats=("$here"/cheats/*.cu)
+work=$(mktemp -d "${TMPDIR:-/tmp}/hk-cheats-cpu.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+failed=0 judged=0 passed=0 skipped=0
+rows=()
+row() { rows+=("$(printf '%-26s | %-30s | %-24s | %s' "$1" "$2" "$3" "$4")"); }
+
+for c in "${cheats[@]}"; do
+  name=$(basename "$c")
+  expect=$(sed -n '1s#^// expect: *\([a-z_|]*\).*#\1#p' "$c")
+  ck=$(sed -n '2s#^// kernel: *\([A-Za-z_0-9:]*\).*#\1#p' "$c")
+  [ -n "$ck" ] || ck=$(sed -n 's/^__global__ void \([A-Za-z_0-9]*\)(.*/\1/p' "$c" | head -1)
+  alts="|$expect|"
+  if [ -z "$expect" ]; then
+    row "$name" "-" "no '// expect:' line" FAIL
+    failed=1
+    continue
+  fi
+  case "$alts" in
+    *"|host_code|"*) ;;
+    *"|compile_error|"*)
+      if [ "$have_nvcc" = 0 ]; then
+        row "$name" "$expect" "-" "not run (no nvcc here)"
+        continue
+      fi ;;
+    *)
+      row "$name" "$expect" "-" "skipped (needs a GPU)"
+      skipped=$((skipped + 1))
+      continue ;;
+  esac
+  spec=$(grep -l "\"kernel\": \"$ck\"" "$top"/bench/kernels/*.bench.json 2>/dev/null | head -1)
+  if [ -z "$spec" ]; then
+    row "$name" "$expect" "no spec for $ck" FAIL
+    failed=1
+    continue
+  fi
+  judged=$((judged + 1))
+  out="$work/$name.json"
+  HK_NO_GPU=1 timeout -k 10 "$timeout_s" "$hkls" verify-candidate --spec "$spec" --candidate "$c" \
+      --json --work-dir "$work/w-$name" >"$out" 2>"$work/$name.log"
+  rc=$?
+  got=$(python3 -c 'import json,sys
+t=open(sys.argv[1]).read(); i=t.find("{")
+if i < 0: sys.exit(1)
+d=json.loads(t[i:])
+print("accepted" if d.get("accepted") else d.get("reason") or "?")' "$out" 2>/dev/null)
+  if [ -z "$got" ]; then
+    case $rc in 124|137) got=timeout_${timeout_s}s ;; *) got="exit $rc" ;; esac
+  fi
+  if printf '%s' "$alts" | grep -qF "|$got|"; then
+    row "$name" "$expect" "$got" PASS
+    passed=$((passed + 1))
+  elif [ "$got" = no_gpu ] && [ "$alts" != "|host_code|" ] && [ "$alts" != "|compile_error|" ]; then
+    # it compiled: its other expected reason needs a run
+    row "$name" "$expect" "$got" "skipped (compiled; needs a GPU)"
+    judged=$((judged - 1))
+    skipped=$((skipped + 1))
+  else
+    row "$name" "$expect" "$got" FAIL
+    failed=1
+    if [ "$got" = no_gpu ] || [ "$got" = compile_error ]; then
+      echo "$name: expected $expect before any compile, got $got (is the host-code check in this hkls?)" >&2
+    else
+      tail -3 "$work/$name.log" >&2
+    fi
+  fi
+done
+
+printf '%-26s | %-30s | %-24s | %s\n' cheat expected got ok
+printf '%s\n' "${rows[@]}"
+echo "cheats judged without a GPU: $passed of $judged rejected for their expected reason;" \
+     "$skipped skipped (need a GPU: tests/gpu/run.sh)"
+exit $failed

@@ -1,0 +1,595 @@
+/* hostcode.c: the host-code policy on a realistic baseline (kernel, launcher, main,
+ * includes, a #define): device-only changes pass, each kind of host code or harness-aimed
+ * preprocessor line is found at its exact line with its quote, and the scanner is not
+ * fooled by braces in strings and comments, splices, digraphs or conditionals. Expected
+ * lines are computed from where the offending text sits in the candidate. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hk.h"
+#include "engine/hostcode.h"
+
+static const char BASE[] =
+    "#include <cstdio>\n"
+    "#include <cuda_runtime.h>\n"
+    "#define BLOCK 256\n"
+    "\n"
+    "// y = a * x { not structure }\n"
+    "__global__ void scale(const float *x, float *y, float a, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        y[i] = a * x[i];\n"
+    "}\n"
+    "\n"
+    "static const char *banner = \"scale { v1 }\";\n"
+    "\n"
+    "void launch(const float *x, float *y, float a, int n)\n"
+    "{\n"
+    "    scale<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(x, y, a, n);\n"
+    "}\n"
+    "\n"
+    "int main(void)\n"
+    "{\n"
+    "    int n = 1 << 20;\n"
+    "    float *x, *y;\n"
+    "    cudaMalloc(&x, n * sizeof(float));\n"
+    "    cudaMalloc(&y, n * sizeof(float));\n"
+    "    cudaEvent_t a, b;\n"
+    "    cudaEventCreate(&a);\n"
+    "    cudaEventCreate(&b);\n"
+    "    cudaEventRecord(a);\n"
+    "    launch(x, y, 2.0f, n);\n"
+    "    cudaEventRecord(b);\n"
+    "    cudaEventSynchronize(b);\n"
+    "    printf(\"%s done\\n\", banner);\n"
+    "    return 0;\n"
+    "}\n";
+
+/* New text: s with the first occurrence of old replaced by new (old must occur). */
+static char *replace(const char *s, const char *old, const char *repl)
+{
+    const char *at = strstr(s, old);
+    assert_non_null(at);
+    size_t a = (size_t)(at - s), ol = strlen(old), rl = strlen(repl), n = strlen(s);
+    char *out = malloc(n - ol + rl + 1);
+    assert_non_null(out);
+    memcpy(out, s, a);
+    memcpy(out + a, repl, rl);
+    memcpy(out + a + rl, at + ol, n - a - ol + 1);
+    return out;
+}
+
+/* New text: s with text inserted before the first occurrence of marker. */
+static char *insert_before(const char *s, const char *marker, const char *text)
+{
+    size_t ml = strlen(marker), tl = strlen(text);
+    char *both = malloc(tl + ml + 1);
+    assert_non_null(both);
+    memcpy(both, text, tl);
+    memcpy(both + tl, marker, ml + 1);
+    char *out = replace(s, marker, both);
+    free(both);
+    return out;
+}
+
+/* 1-based line of the first occurrence of needle in s. */
+static unsigned line_of(const char *s, const char *needle)
+{
+    const char *at = strstr(s, needle);
+    assert_non_null(at);
+    unsigned line = 1;
+    for (const char *p = s; p < at; p++)
+        line += *p == '\n';
+    return line;
+}
+
+static void expect_clean(const char *cand)
+{
+    hostcode_finding f;
+    assert_int_equal(hostcode_check(BASE, strlen(BASE), cand, strlen(cand), &f), HK_OK);
+    if (f.found)
+        fail_msg("unexpected finding at line %u: %s -- %s", f.line, f.why, f.quote);
+    hostcode_finding_clear(&f);
+}
+
+/* A finding at the line where line_needle is, quoting quote, for the reason why. */
+static void expect_finding(const char *cand, const char *line_needle, const char *quote,
+                           const char *why)
+{
+    hostcode_finding f;
+    assert_int_equal(hostcode_check(BASE, strlen(BASE), cand, strlen(cand), &f), HK_OK);
+    if (!f.found)
+        fail_msg("no finding, expected: %s", why);
+    assert_int_equal(f.line, line_of(cand, line_needle));
+    assert_string_equal(f.quote, quote);
+    assert_string_equal(f.why, why);
+    hostcode_finding_clear(&f);
+}
+
+static void test_identical_and_kernel_changes(void **state)
+{
+    (void)state;
+    expect_clean(BASE);
+    char *c = replace(BASE, "y[i] = a * x[i];", "y[i] = __fmul_rn(x[i], a);");
+    expect_clean(c);
+    free(c);
+    /* host code reformatted and recommented: tokens compare equal */
+    c = replace(BASE, "void launch(const float *x, float *y, float a, int n)\n{",
+                "void launch(const float* x,float* y,float a,int n) /* same */ {");
+    expect_clean(c);
+    free(c);
+    /* the kernel rewritten with a grid-stride loop and an unroll pragma */
+    c = replace(BASE, "    if (i < n)\n        y[i] = a * x[i];\n",
+                "#pragma unroll 4\n"
+                "    for (; i < n; i += gridDim.x * blockDim.x)\n"
+                "        y[i] = a * x[i];\n");
+    expect_clean(c);
+    free(c);
+}
+
+static void test_device_additions(void **state)
+{
+    (void)state;
+    char *c = insert_before(BASE, "__global__ void scale",
+                            "#include <cuda_fp16.h>\n"
+                            "#include <cuda/std/cmath>\n"
+                            "#define TILE 128\n"
+                            "constexpr int kTile = 128;\n"
+                            "static const float kThird = 1.0f / 3;\n"
+                            "const unsigned kMask = (unsigned)(sizeof(float) * 8 - 1);\n"
+                            "struct Pair { float a, b; };\n"
+                            "typedef struct { int lo, hi; } Range;\n"
+                            "template <typename T, int N = 2>\n"
+                            "__device__ __forceinline__ T twice(T v) { return v * N; }\n"
+                            "__host__ __device__ inline float sq(float v) { return v * v; }\n"
+                            "__device__ float dtable[4] = {1, 2, 3, 4};\n"
+                            "__constant__ float coef[2];\n"
+                            "extern __shared__ float dyn[];\n"
+                            "__device__ float helper(float v);\n"
+                            "static_assert(sizeof(Pair) == 8, \"pair\");\n"
+                            "namespace dev {\n"
+                            "__device__ int clamp(int v) { return v < 0 ? 0 : v; }\n"
+                            "}\n");
+    char *d = replace(c, "    if (i < n)\n",
+                      "    __shared__ float buf[kTile];\n"
+                      "    _Pragma(\"unroll\")\n"
+                      "    for (int k = 0; k < 2; k++)\n"
+                      "        buf[k] = twice<float>(sq(kThird));\n"
+                      "#pragma unroll\n"
+                      "    for (int k = 0; k < 2; k++) {\n"
+                      "#pragma nounroll\n"
+                      "        buf[k] += 1.0f;\n"
+                      "    }\n"
+                      "    if (i < n)\n");
+    expect_clean(d);
+    free(c);
+    free(d);
+}
+
+static void test_host_functions(void **state)
+{
+    (void)state;
+    char *c = insert_before(BASE, "int main(void)", "void helper(void) { puts(\"x\"); }\n\n");
+    expect_finding(c, "void helper", "void helper(void) { puts(\"x\"); }",
+                   "a host function that the baseline does not have");
+    free(c);
+    c = replace(BASE, "return 0;", "return 1;");
+    expect_finding(c, "int main(void)", "int main(void)",
+                   "a host function that differs from the baseline's (main)");
+    free(c);
+    /* a constexpr function is host code too */
+    c = insert_before(BASE, "__global__", "constexpr int twice(int v) { return 2 * v; }\n");
+    expect_finding(c, "constexpr int twice", "constexpr int twice(int v) { return 2 * v; }",
+                   "a host function that the baseline does not have");
+    free(c);
+}
+
+static void test_static_constructors(void **state)
+{
+    (void)state;
+    char *c = insert_before(BASE, "int main(void)", "static int hook = (init_hook(), 0);\n");
+    expect_finding(c, "static int hook", "static int hook = (init_hook(), 0);",
+                   "a host variable with a dynamic initializer (runs before main)");
+    free(c);
+    c = insert_before(BASE, "void launch",
+                      "__attribute__((constructor)) static void early(void)\n{\n    setenv(\"X\", "
+                      "\"1\", 1);\n}\n");
+    expect_finding(c, "__attribute__((constructor))",
+                   "__attribute__((constructor)) static void early(void)",
+                   "__attribute__((constructor)) runs host code before main");
+    free(c);
+    /* on a device function it is still a finding */
+    c = insert_before(BASE, "__global__",
+                      "__device__ __attribute__((destructor)) void late(void) {}\n");
+    expect_finding(c, "__device__ __attribute__", "__device__ __attribute__((destructor)) void "
+                                                  "late(void) {}",
+                   "__attribute__((destructor)) runs host code after main");
+    free(c);
+    /* a struct with a static inline member is a host variable */
+    c = insert_before(BASE, "__global__",
+                      "struct Reg {\n    static inline int id = register_me();\n};\n");
+    expect_finding(c, "static inline", "static inline int id = register_me();",
+                   "a static inline member (a host variable that the baseline does not have)");
+    free(c);
+    c = insert_before(BASE, "__global__", "struct Obj { int v; } obj;\n");
+    expect_finding(c, "struct Obj", "struct Obj { int v; } obj;",
+                   "a host variable that the baseline does not have");
+    free(c);
+}
+
+static void test_harness_defines(void **state)
+{
+    (void)state;
+    char *c = insert_before(BASE, "__global__", "#define cudaEventRecord(...) cudaSuccess\n");
+    expect_finding(c, "#define cudaEventRecord", "#define cudaEventRecord(...) cudaSuccess",
+                   "#define of a name the harness uses (cudaEventRecord)");
+    free(c);
+    c = insert_before(BASE, "__global__", "#define hk_time 0.001\n");
+    expect_finding(c, "#define hk_time", "#define hk_time 0.001",
+                   "#define of a name the harness uses (hk_time)");
+    free(c);
+    /* the digraph spelling of # and a continued line are the same directive */
+    c = insert_before(BASE, "__global__", "%:  define \\\n  clock_gettime(a, b) 0\n");
+    expect_finding(c, "%:", "%:  define \\", "#define of a name the harness uses (clock_gettime)");
+    free(c);
+    c = insert_before(BASE, "__global__", "#undef __syncthreads\n");
+    expect_finding(c, "#undef", "#undef __syncthreads",
+                   "#undef of a keyword, builtin or reserved name (__syncthreads)");
+    free(c);
+    c = insert_before(BASE, "__global__", "#define threadIdx blockIdx\n");
+    expect_finding(c, "#define threadIdx", "#define threadIdx blockIdx",
+                   "#define of a keyword, builtin or reserved name (threadIdx)");
+    free(c);
+    /* BLOCK is the baseline's and the launcher uses it: changing it changes host code */
+    c = insert_before(BASE, "__global__", "#undef BLOCK\n#define BLOCK 1024\n");
+    expect_finding(c, "#undef BLOCK", "#undef BLOCK", "#undef of a name the host code uses (BLOCK)");
+    free(c);
+    c = insert_before(BASE, "__global__", "#define STR(x) #x\n");
+    expect_finding(c, "#define STR", "#define STR(x) #x",
+                   "a macro that stringifies or pastes tokens (the scan cannot see what it makes)");
+    free(c);
+}
+
+static void test_includes_and_lines(void **state)
+{
+    (void)state;
+    char *c = insert_before(BASE, "__global__", "#include \"/work/refs/out.bin\"\n");
+    expect_finding(c, "#include \"/work", "#include \"/work/refs/out.bin\"",
+                   "#include of a file outside the system include paths");
+    free(c);
+    c = insert_before(BASE, "__global__", "#include \"../ref/x\"\n");
+    expect_finding(c, "#include \"../", "#include \"../ref/x\"",
+                   "#include of a file outside the system include paths");
+    free(c);
+    c = insert_before(BASE, "__global__", "#include <../../work/refs/out.h>\n");
+    expect_finding(c, "#include <../", "#include <../../work/refs/out.h>",
+                   "#include of a file outside the system include paths");
+    free(c);
+    c = insert_before(BASE, "__global__", "#include \"kernel_helpers.cuh\"\n");
+    expect_finding(c, "#include \"kernel", "#include \"kernel_helpers.cuh\"",
+                   "#include of a file the baseline does not include");
+    free(c);
+    c = insert_before(BASE, "__global__", "#embed \"/work/refs/out.bin\"\n");
+    expect_finding(c, "#embed", "#embed \"/work/refs/out.bin\"",
+                   "#embed reads a file at compile time");
+    free(c);
+    c = insert_before(BASE, "__global__", "#line 1 \"harness.h\"\n");
+    expect_finding(c, "#line", "#line 1 \"harness.h\"",
+                   "#line changes the file name and lines the compiler reports");
+    free(c);
+    c = insert_before(BASE, "__global__", "#pragma GCC poison printf\n");
+    expect_finding(c, "#pragma GCC", "#pragma GCC poison printf",
+                   "a #pragma the baseline does not have");
+    free(c);
+    c = replace(BASE, "        y[i] = a * x[i];\n",
+                "        _Pragma(\"GCC diagnostic ignored \\\"-Wall\\\"\") y[i] = a * x[i];\n");
+    expect_finding(c, "_Pragma", "_Pragma(\"GCC diagnostic ignored \\\"-Wall\\\"\") y[i] = a * x[i];",
+                   "a _Pragma the baseline does not have");
+    free(c);
+}
+
+static void test_incbin(void **state)
+{
+    (void)state;
+    char *c = insert_before(BASE, "__global__",
+                            "__device__ void leak(void)\n"
+                            "{\n"
+                            "    asm(\".incbin \\\"/etc/passwd\\\"\");\n"
+                            "}\n");
+    expect_finding(c, "    asm(", "asm(\".incbin \\\"/etc/passwd\\\"\");",
+                   "asm .incbin reads a file at compile time");
+    free(c);
+    /* split over adjacent literals and spelled with escapes */
+    c = insert_before(BASE, "__global__",
+                      "__device__ void leak(void)\n"
+                      "{\n"
+                      "    asm volatile(\".in\" \"c\\x62IN /etc/passwd\");\n"
+                      "}\n");
+    expect_finding(c, "    asm volatile", "asm volatile(\".in\" \"c\\x62IN /etc/passwd\");",
+                   "asm .incbin reads a file at compile time");
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "__device__ void leak2(void) { asm(STR(.include \"/etc/passwd\")); }\n");
+    expect_finding(c, "__device__ void leak2", "__device__ void leak2(void) { asm(STR(.include "
+                                               "\"/etc/passwd\")); }",
+                   "asm .include reads a file at compile time");
+    free(c);
+}
+
+static void test_host_variables(void **state)
+{
+    (void)state;
+    char *c = insert_before(BASE, "void launch", "float table[4] = {1.0f, 2.0f, 3.0f, 4.0f};\n");
+    expect_finding(c, "float table", "float table[4] = {1.0f, 2.0f, 3.0f, 4.0f};",
+                   "a host variable that the baseline does not have");
+    free(c);
+    c = insert_before(BASE, "void launch", "int counter;\n");
+    expect_finding(c, "int counter", "int counter;", "a host variable that the baseline does not have");
+    free(c);
+    c = insert_before(BASE, "void launch", "const float kBad = compute_scale();\n");
+    expect_finding(c, "const float kBad", "const float kBad = compute_scale();",
+                   "a host variable with a dynamic initializer (runs before main)");
+    free(c);
+    /* the baseline's host variable changed */
+    c = replace(BASE, "scale { v1 }", "scale { v2 }");
+    expect_finding(c, "static const char *banner", "static const char *banner = \"scale { v2 }\";",
+                   "a host variable that the baseline does not have");
+    free(c);
+    c = insert_before(BASE, "void launch", "asm(\".globl hk_hook\");\n");
+    expect_finding(c, "asm(\".globl", "asm(\".globl hk_hook\");",
+                   "host code that the baseline does not have");
+    free(c);
+}
+
+static void test_strings_comments_do_not_confuse(void **state)
+{
+    (void)state;
+    const char *dev = "__device__ const char *tag(void)\n"
+                      "{\n"
+                      "    /* } int evil = f(); { */\n"
+                      "    // } void evil2() {\n"
+                      "    char c = '}';\n"
+                      "    const char *r = R\"x( } void evil3() { )x\";\n"
+                      "    (void)c; (void)r;\n"
+                      "    return \"} static int z = g(); {\";\n"
+                      "}\n"
+                      "// a commented-out host function, continued: \\\n"
+                      "void evil4() { }\n";
+    char *c = insert_before(BASE, "__global__", dev);
+    expect_clean(c);
+    char *d = insert_before(c, "__global__", "void after_strings(void) { }\n");
+    expect_finding(d, "void after_strings", "void after_strings(void) { }",
+                   "a host function that the baseline does not have");
+    free(c);
+    free(d);
+    /* digraph braces are braces */
+    c = insert_before(BASE, "__global__", "__device__ int dg(int v) <% return v; %>\nint leak;\n");
+    expect_finding(c, "int leak", "int leak;", "a host variable that the baseline does not have");
+    free(c);
+}
+
+static void test_namespaces(void **state)
+{
+    (void)state;
+    char *c = insert_before(BASE, "void launch",
+                            "namespace util {\n"
+                            "__device__ float half_of(float v) { return v / 2; }\n"
+                            "int host_helper(int v)\n"
+                            "{\n"
+                            "    return v * 2;\n"
+                            "}\n"
+                            "}\n");
+    expect_finding(c, "int host_helper", "int host_helper(int v)",
+                   "a host function that the baseline does not have");
+    free(c);
+    c = insert_before(BASE, "void launch",
+                      "extern \"C\" {\n"
+                      "__global__ void scale2(float *y) { y[0] = 0; }\n"
+                      "void run2(void) {}\n"
+                      "}\n");
+    expect_finding(c, "void run2", "void run2(void) {}",
+                   "a host function that the baseline does not have");
+    free(c);
+}
+
+static void test_conditionals_and_macros(void **state)
+{
+    (void)state;
+    /* the scan reads both branches; a branch that closes a brace could hide host code */
+    char *c = insert_before(BASE, "void launch",
+                            "#if 0\n"
+                            "__device__ void fake() {\n"
+                            "#endif\n"
+                            "static int evil = run();\n"
+                            "#if 0\n"
+                            "}\n"
+                            "#endif\n");
+    expect_finding(c, "#if 0", "#if 0", "a conditional directive the baseline does not have");
+    free(c);
+    /* a conditional of the baseline's around a device keyword */
+    static const char base2_add[] = "#ifdef USE_DEV\n#endif\n";
+    char *base2 = insert_before(BASE, "__global__", base2_add);
+    char *moved = replace(base2, base2_add, "");
+    c = insert_before(moved, "void launch", "#ifdef USE_DEV\n__device__\n#endif\nvoid sneaky() {}\n");
+    free(moved);
+    hostcode_finding f;
+    assert_int_equal(hostcode_check(base2, strlen(base2), c, strlen(c), &f), HK_OK);
+    assert_true(f.found);
+    assert_int_equal(f.line, line_of(c, "#endif\nvoid sneaky") );
+    assert_string_equal(f.why, "a conditional directive inside a declaration (the scan cannot "
+                               "tell which branch is compiled)");
+    hostcode_finding_clear(&f);
+    free(c);
+    /* a macro that expands to a declaration, used outside a body */
+    c = insert_before(base2, "void launch",
+                      "#define DECL static int evil = run();\n"
+                      "DECL __device__ void ok_looking(void) {}\n");
+    assert_int_equal(hostcode_check(base2, strlen(base2), c, strlen(c), &f), HK_OK);
+    assert_true(f.found);
+    assert_int_equal(f.line, line_of(c, "DECL __device__"));
+    assert_string_equal(f.why, "a macro that expands to declarations used outside a function "
+                               "body (DECL)");
+    hostcode_finding_clear(&f);
+    free(c);
+    /* the same macro inside a device body is device code */
+    c = insert_before(base2, "void launch",
+                      "#define SWAP(a, b) { float t_ = a; a = b; b = t_; }\n"
+                      "__device__ void sw(float &a, float &b) { SWAP(a, b); }\n");
+    assert_int_equal(hostcode_check(base2, strlen(base2), c, strlen(c), &f), HK_OK);
+    assert_false(f.found);
+    free(c);
+    free(base2);
+    /* include guards and a balanced conditional in a body are fine when the baseline has them */
+    static const char guarded[] = "#ifndef K_H\n#define K_H\n__device__ int k1(int v)\n{\n"
+                                  "#ifdef FAST\n    return v;\n#else\n    return v + 0;\n#endif\n}\n"
+                                  "#endif\n";
+    char *g2 = replace(guarded, "return v;", "return v * 1;");
+    assert_int_equal(hostcode_check(guarded, strlen(guarded), g2, strlen(g2), &f), HK_OK);
+    assert_false(f.found);
+    free(g2);
+}
+
+static void test_trigraphs_nul_splices(void **state)
+{
+    (void)state;
+    char *c = insert_before(BASE, "__global__", "__device__ int tri(void) { return 1; } // ?\?/\n");
+    expect_finding(c, "__device__ int tri", "__device__ int tri(void) { return 1; } // ?\?/",
+                   "a trigraph (??x), which some compilers read as another character");
+    free(c);
+    static const char nul[] = "__device__ int z;\n\0int q;\n";
+    hostcode_finding f;
+    assert_int_equal(hostcode_check(BASE, strlen(BASE), nul, sizeof nul - 1, &f), HK_OK);
+    assert_true(f.found);
+    assert_int_equal(f.line, 2);
+    assert_string_equal(f.why, "a NUL byte in the text");
+    hostcode_finding_clear(&f);
+    c = insert_before(BASE, "__global__",
+                      "__device__ const char *r = R\"x( )x\\\n\" ; )x\"; static int e = f(); // \"\n");
+    expect_finding(c, "__device__ const char *r", "__device__ const char *r = R\"x( )x\\",
+                   "a raw string with a backslash-newline inside (compilers read it differently)");
+    free(c);
+}
+
+static void test_line_ends_and_bom(void **state)
+{
+    (void)state;
+    /* a lone CR ends a line (and the // comment) for GCC */
+    hostcode_finding f;
+    char *c = insert_before(BASE, "__global__",
+                            "__device__ int cr; // note\r#define cudaEventRecord(e) 0\n");
+    assert_int_equal(hostcode_check(BASE, strlen(BASE), c, strlen(c), &f), HK_OK);
+    assert_true(f.found);
+    assert_int_equal(f.line, line_of(c, "__device__ int cr") + 1); /* the compiler's count */
+    assert_string_equal(f.quote, "#define cudaEventRecord(e) 0");
+    assert_string_equal(f.why, "#define of a name the harness uses (cudaEventRecord)");
+    hostcode_finding_clear(&f);
+    free(c);
+    /* CR LF line ends and a splice before CR LF */
+    c = insert_before(BASE, "__global__", "__device__ int crlf;\r\n#define \\\r\nhk_x 1\r\n");
+    expect_finding(c, "#define \\", "#define \\", "#define of a name the harness uses (hk_x)");
+    free(c);
+    /* a byte order mark does not hide the first line's directive */
+    static const char bom[] = "\xef\xbb\xbf#define cudaFree(p) 0\n__device__ int z;\n";
+    assert_int_equal(hostcode_check(BASE, strlen(BASE), bom, strlen(bom), &f), HK_OK);
+    assert_true(f.found);
+    assert_int_equal(f.line, 1);
+    assert_string_equal(f.why, "#define of a name the harness uses (cudaFree)");
+    hostcode_finding_clear(&f);
+    /* the extern "C" guard idiom of a baseline is the baseline's */
+    static const char guard[] = "#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+                                "__global__ void k(float *y) { y[0] = 1; }\n"
+                                "void run(float *y) { k<<<1, 1>>>(y); }\n"
+                                "#ifdef __cplusplus\n}\n#endif\n";
+    c = replace(guard, "y[0] = 1;", "y[0] = 2;");
+    assert_int_equal(hostcode_check(guard, strlen(guard), c, strlen(c), &f), HK_OK);
+    assert_false(f.found);
+    free(c);
+}
+
+static void test_quote_cap_and_args(void **state)
+{
+    (void)state;
+    char longline[600];
+    int n = snprintf(longline, sizeof longline, "int wide_%0400d;\n", 7);
+    assert_true(n > 400);
+    char *c = insert_before(BASE, "void launch", longline);
+    hostcode_finding f;
+    assert_int_equal(hostcode_check(BASE, strlen(BASE), c, strlen(c), &f), HK_OK);
+    assert_true(f.found);
+    assert_int_equal(strlen(f.quote), HOSTCODE_QUOTE_MAX + 3);
+    assert_memory_equal(f.quote + HOSTCODE_QUOTE_MAX, "...", 3);
+    hostcode_finding_clear(&f);
+    hostcode_finding_clear(NULL);
+    free(c);
+    assert_int_equal(hostcode_check(NULL, 0, "", 0, &f), HK_EINVAL);
+    assert_false(f.found);
+    assert_int_equal(hostcode_check("", 0, NULL, 0, &f), HK_EINVAL);
+    assert_int_equal(hostcode_check("", 0, "", 0, NULL), HK_EINVAL);
+    assert_int_equal(hostcode_check("", 0, "", 0, &f), HK_OK);
+    assert_false(f.found);
+    assert_int_equal(hostcode_check("", 0, "", HOSTCODE_TEXT_MAX + 1, &f), HK_ETOOBIG);
+}
+
+static void test_out_of_memory(void **state)
+{
+    (void)state;
+    char *bad = insert_before(BASE, "int main(void)", "void helper(void) { puts(\"x\"); }\n");
+    char *good = insert_before(BASE, "__global__",
+                               "namespace dev { __device__ int two(int n) {\n"
+                               "    int s = 0; _Pragma(\"unroll\") for (int i = 0; i < n; i++) s++;\n"
+                               "    return s; } }\n#define TILE 64\n");
+    const char *cands[] = {bad, good};
+    for (size_t which = 0; which < 2; which++) {
+        long live = hk_alloc_live();
+        bool done = false;
+        for (long k = 1; k < 100000 && !done; k++) {
+            hostcode_finding f;
+            hk_alloc_fail_after(k);
+            int rc = hostcode_check(BASE, strlen(BASE), cands[which], strlen(cands[which]), &f);
+            hk_alloc_fail_after(0);
+            assert_true(rc == HK_OK || rc == HK_ENOMEM);
+            if (rc == HK_ENOMEM) {
+                assert_false(f.found);
+                assert_null(f.quote);
+                assert_null(f.why);
+            } else {
+                assert_int_equal(f.found, which == 0);
+                done = true;
+            }
+            hostcode_finding_clear(&f);
+            assert_int_equal(hk_alloc_live(), live);
+        }
+        assert_true(done);
+    }
+    free(bad);
+    free(good);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_identical_and_kernel_changes),
+        cmocka_unit_test(test_device_additions),
+        cmocka_unit_test(test_host_functions),
+        cmocka_unit_test(test_static_constructors),
+        cmocka_unit_test(test_harness_defines),
+        cmocka_unit_test(test_includes_and_lines),
+        cmocka_unit_test(test_incbin),
+        cmocka_unit_test(test_host_variables),
+        cmocka_unit_test(test_strings_comments_do_not_confuse),
+        cmocka_unit_test(test_namespaces),
+        cmocka_unit_test(test_conditionals_and_macros),
+        cmocka_unit_test(test_trigraphs_nul_splices),
+        cmocka_unit_test(test_line_ends_and_bom),
+        cmocka_unit_test(test_quote_cap_and_args),
+        cmocka_unit_test(test_out_of_memory),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

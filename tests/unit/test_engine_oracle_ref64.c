@@ -1,0 +1,332 @@
+/* The fp64-reference rule (engine/oracle.h, docs/accuracy.md), on arrays built here in C:
+ * a sum of 2^20 uniform(0,1) floats read 25% and scaled by 4 fails the rule but passes
+ * rtol 1e-3 against a sequential-sum baseline; a pairwise sum (more accurate than the
+ * baseline) passes; twice the baseline's error passes; an equally accurate other order is
+ * rejected by the one run where the baseline happened to land on the reference and
+ * accepted when the spec's runs are pooled, while the sampled sum stays rejected pooled;
+ * one more rounding than an exact baseline passes (the floor); NaN rejects; integers
+ * compare exactly; the tolerance stays a second rule and the result names the rule that
+ * decided; specs whose float inputs are integer-valued get a warning. */
+#include "core/hk.h"
+#include "engine/oracle.h"
+#include "engine/spec.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define N_SUM (1u << 20)
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* uniform(0,1) floats with 24 random bits: their double sum over 2^20 of them is exact */
+static void fill_uniform(float *x, size_t n, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)((double)(splitmix(&seed) >> 40) * 0x1p-24);
+}
+
+static float pairwise(const float *x, size_t n)
+{
+    if (n <= 8) {
+        float s = 0;
+        for (size_t i = 0; i < n; i++)
+            s += x[i];
+        return s;
+    }
+    return pairwise(x, n / 2) + pairwise(x + n / 2, n - n / 2);
+}
+
+typedef struct {
+    double ref;        /* exact */
+    float sequential;  /* the baseline: one float accumulator, in order (the naive kernel) */
+    float reversed;    /* as accurate, another order */
+    float sampled;     /* 4 x the float sum of every 4th element */
+    float tree;        /* pairwise: more accurate than the baseline */
+} sums;
+
+static sums make_sums(uint64_t seed)
+{
+    static float x[N_SUM];
+    fill_uniform(x, N_SUM, seed);
+    sums s = { 0 };
+    for (size_t i = 0; i < N_SUM; i++) {
+        s.ref += x[i];
+        s.sequential += x[i];
+    }
+    for (size_t i = N_SUM; i-- > 0;)
+        s.reversed += x[i];
+    for (size_t i = 0; i < N_SUM; i += 4)
+        s.sampled += x[i];
+    s.sampled *= 4;
+    s.tree = pairwise(x, N_SUM);
+    return s;
+}
+
+static oracle_rule reduction_rule(void)
+{
+    /* the rtol 1e-3 a reduction's spec states (dot.bench.json) */
+    oracle_rule r = oracle_default_rule(HK_DT_F32);
+    r.tol = (spec_tolerance){ .rtol = 1e-3, .atol = 0, .l2 = 0 };
+    return r;
+}
+
+static void show(const char *what, const oracle_ref64_result *r)
+{
+    print_message("%-22s %s [%s]\n", what, r->reason, oracle_decider_name(r->decided_by));
+}
+
+static void test_sampled_sum(void **state)
+{
+    (void)state;
+    oracle_rule rule = reduction_rule();
+    sums s = make_sums(3);
+    oracle_ref64_result r;
+
+    assert_int_equal(oracle_compare_ref64(&s.ref, &s.sequential, &s.sampled, HK_DT_F32, 1, &rule, &r), HK_OK);
+    show("sampled 25% x4", &r);
+    assert_true(r.tol_pass); /* the old rule is fooled */
+    assert_false(r.ref64_pass);
+    assert_false(r.pass);
+    assert_int_equal(r.decided_by, ORACLE_BY_REF64);
+    assert_true(r.ratio > 5);
+    assert_non_null(strstr(r.reason, "fp64 reference, error ratio"));
+    assert_non_null(strstr(r.reason, "the baseline's own error"));
+
+    assert_int_equal(oracle_compare_ref64(&s.ref, &s.sequential, &s.tree, HK_DT_F32, 1, &rule, &r), HK_OK);
+    show("pairwise", &r);
+    assert_true(r.pass);
+    assert_int_equal(r.decided_by, ORACLE_BY_REF64);
+    assert_true(r.cand_max < r.base_max);
+    assert_non_null(strstr(r.reason, "ok ("));
+
+    /* twice the baseline's error, either side of the reference */
+    float twice = (float)(s.ref + 2.0 * ((double)s.sequential - s.ref));
+    assert_int_equal(oracle_compare_ref64(&s.ref, &s.sequential, &twice, HK_DT_F32, 1, &rule, &r), HK_OK);
+    show("2x the baseline", &r);
+    assert_true(r.pass);
+    assert_true(r.ratio > 0.3 && r.ratio <= 0.55);
+    twice = (float)(s.ref - 2.0 * ((double)s.sequential - s.ref));
+    assert_int_equal(oracle_compare_ref64(&s.ref, &s.sequential, &twice, HK_DT_F32, 1, &rule, &r), HK_OK);
+    assert_true(r.pass);
+}
+
+/* A scalar's error is one random draw: at seed 4 the sequential baseline lands within
+ * 5e-7 of the exact sum, and one run alone would reject a reversed-order sum that is as
+ * accurate on average. Pooled over the runs a spec makes (5 seeds) the bar is the
+ * baseline's typical error; the sampled sum stays far above it. */
+static void test_pooled_runs(void **state)
+{
+    (void)state;
+    oracle_rule rule = reduction_rule();
+    oracle_ref64_err base[5], rev[5], smp[5];
+    oracle_ref64_result r;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        sums s = make_sums(seed);
+        size_t i = (size_t)(seed - 1);
+        assert_int_equal(oracle_ref64_error(&s.ref, &s.sequential, HK_DT_F32, 1, &base[i]), HK_OK);
+        assert_int_equal(oracle_ref64_error(&s.ref, &s.reversed, HK_DT_F32, 1, &rev[i]), HK_OK);
+        assert_int_equal(oracle_ref64_error(&s.ref, &s.sampled, HK_DT_F32, 1, &smp[i]), HK_OK);
+        if (seed == 4) {
+            oracle_ref64_judge(HK_DT_F32, &base[i], &rev[i], 1, &rule, &r);
+            show("reversed, seed 4 alone", &r);
+            assert_false(r.pass);
+        }
+    }
+    oracle_ref64_judge(HK_DT_F32, base, rev, 5, &rule, &r);
+    show("reversed, 5 runs", &r);
+    assert_true(r.pass);
+    assert_non_null(strstr(r.reason, "RMS over 5 runs"));
+    oracle_ref64_judge(HK_DT_F32, base, smp, 5, &rule, &r);
+    show("sampled, 5 runs", &r);
+    assert_false(r.pass);
+    assert_true(r.ratio > 4);
+}
+
+/* An exact baseline (an elementwise add: each element rounded once) and a candidate that
+ * rounds once more: the floor lets it through; dropping the small elements does not pass. */
+static void test_floor(void **state)
+{
+    (void)state;
+    enum { N = 4096 };
+    static double ref[N];
+    static float base[N], cand[N], dropped[N];
+    uint64_t seed = 7;
+    for (size_t i = 0; i < N; i++) {
+        double a = (double)(splitmix(&seed) >> 11) * 0x1p-53, b = (double)(splitmix(&seed) >> 11) * 0x1p-53;
+        a = (float)a;
+        b = (float)(b * 1e-3);
+        ref[i] = a + b;
+        base[i] = (float)(a + b);
+        cand[i] = nextafterf(base[i], 2.0f);
+        dropped[i] = (float)a; /* the small addend skipped */
+    }
+    oracle_ref64_result r;
+    assert_int_equal(oracle_compare_ref64(ref, base, cand, HK_DT_F32, N, NULL, &r), HK_OK);
+    show("one more rounding", &r);
+    assert_true(r.pass);
+    assert_true(r.base_max <= 0x1p-23);
+    assert_int_equal(oracle_compare_ref64(ref, base, dropped, HK_DT_F32, N, NULL, &r), HK_OK);
+    show("small addend dropped", &r);
+    assert_false(r.pass);
+    assert_false(r.ref64_pass);
+    assert_int_equal(r.decided_by, ORACLE_BY_REF64);
+}
+
+static void test_nonfinite(void **state)
+{
+    (void)state;
+    double ref[4] = { 1, 2, 3, 4 };
+    float base[4] = { 1, 2, 3, 4 }, cand[4] = { 1, 2, NAN, 4 }, inf[4] = { 1, INFINITY, 3, 4 };
+    oracle_ref64_result r;
+    assert_int_equal(oracle_compare_ref64(ref, base, cand, HK_DT_F32, 4, NULL, &r), HK_OK);
+    show("NaN", &r);
+    assert_false(r.pass);
+    assert_int_equal(r.decided_by, ORACLE_BY_NONFINITE);
+    assert_int_equal(r.n_nonfinite, 1);
+    assert_non_null(strstr(r.reason, "first at 2"));
+    assert_int_equal(oracle_compare_ref64(ref, base, inf, HK_DT_F32, 4, NULL, &r), HK_OK);
+    assert_false(r.pass);
+    assert_int_equal(r.decided_by, ORACLE_BY_NONFINITE);
+    /* a NaN the reference has too is the tolerance rule's business: it needs the baseline's */
+    double ref_nan[2] = { NAN, 1 };
+    float b2[2] = { NAN, 1 }, c2[2] = { NAN, 1 }, c3[2] = { 0, 1 };
+    assert_int_equal(oracle_compare_ref64(ref_nan, b2, c2, HK_DT_F32, 2, NULL, &r), HK_OK);
+    assert_true(r.pass);
+    assert_int_equal(oracle_compare_ref64(ref_nan, b2, c3, HK_DT_F32, 2, NULL, &r), HK_OK);
+    assert_false(r.pass);
+    assert_int_equal(r.decided_by, ORACLE_BY_TOLERANCE);
+}
+
+static void test_integers(void **state)
+{
+    (void)state;
+    int32_t base[5] = { 1, -2, 3, 1 << 30, 5 }, same[5] = { 1, -2, 3, 1 << 30, 5 },
+            off[5] = { 1, -2, 3, (1 << 30) + 1, 5 };
+    double ref[5] = { 1, -2, 3, 1 << 30, 5 };
+    oracle_ref64_result r;
+    assert_int_equal(oracle_compare_ref64(ref, base, same, HK_DT_I32, 5, NULL, &r), HK_OK);
+    assert_true(r.pass);
+    assert_int_equal(r.decided_by, ORACLE_BY_EXACT);
+    assert_int_equal(oracle_compare_ref64(ref, base, off, HK_DT_I32, 5, NULL, &r), HK_OK);
+    show("int off by one", &r);
+    assert_false(r.pass);
+    assert_int_equal(r.decided_by, ORACLE_BY_EXACT);
+    assert_int_equal(r.worst, 3);
+    assert_non_null(strstr(r.reason, "1073741825"));
+}
+
+/* The spec's tolerance is the second rule: it decides when it rejects what the reference
+ * rule accepts; without a reference it is the only rule. */
+static void test_tolerance_rule(void **state)
+{
+    (void)state;
+    double ref[3] = { 1.0, 2.0, 3.0 };
+    float base[3] = { 1.0f, 2.0f, 3.0f }, cand[3] = { 1.0f, 2.0f, nextafterf(3.0f, 4.0f) };
+    oracle_rule tight = oracle_default_rule(HK_DT_F32);
+    tight.tol = (spec_tolerance){ .rtol = 1e-9, .atol = 0, .l2 = 0 };
+    oracle_ref64_result r;
+    assert_int_equal(oracle_compare_ref64(ref, base, cand, HK_DT_F32, 3, &tight, &r), HK_OK);
+    show("tight tolerance", &r);
+    assert_false(r.pass);
+    assert_true(r.ref64_pass);
+    assert_false(r.tol_pass);
+    assert_int_equal(r.decided_by, ORACLE_BY_TOLERANCE);
+    assert_non_null(strstr(r.reason, "tolerance vs baseline"));
+
+    assert_int_equal(oracle_compare_ref64(NULL, base, cand, HK_DT_F32, 3, NULL, &r), HK_OK);
+    assert_true(r.pass);
+    assert_int_equal(r.decided_by, ORACLE_BY_TOLERANCE);
+    assert_non_null(strstr(r.reason, "no fp64 reference"));
+
+    assert_int_equal(oracle_compare_ref64(ref, base, cand, HK_DT_F32, 3, NULL, &r), HK_OK);
+    assert_true(r.pass);
+    assert_int_equal(r.decided_by, ORACLE_BY_REF64);
+    assert_non_null(strstr(r.reason, "and tolerance vs baseline"));
+
+    assert_int_equal(oracle_compare_ref64(ref, NULL, cand, HK_DT_F32, 3, NULL, &r), HK_EINVAL);
+    assert_int_equal(oracle_compare_ref64(ref, base, cand, 99, 3, NULL, &r), HK_EINVAL);
+
+    oracle_rule d = oracle_default_rule(HK_DT_F32);
+    assert_true(d.k == ORACLE_REF64_K);
+    assert_true(d.floor == 0x1p-20);
+    assert_true(oracle_default_rule(HK_DT_F64).floor == 0x1p-49);
+    assert_true(oracle_default_rule(HK_DT_I32).floor == 0);
+}
+
+static spec *parse(const char *text)
+{
+    spec_diags d = { 0 };
+    spec *s = NULL;
+    int rc = spec_parse(text, strlen(text), NULL, &s, &d);
+    for (size_t i = 0; i < d.n; i++)
+        print_message("%s: %s\n", d.items[i].path, d.items[i].message);
+    spec_diags_free(&d);
+    assert_int_equal(rc, HK_OK);
+    return s;
+}
+
+static void test_precision_check(void **state)
+{
+    (void)state;
+    static const char *const fmt =
+        "{\"kernel\": \"dot\", \"source\": \"dot.cu\", \"sizes\": [{\"n\": 1000}, {\"n\": 1003}],"
+        " \"args\": [{\"name\": \"a\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"n\"},"
+        " {\"name\": \"b\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"n\"},"
+        " {\"name\": \"out\", \"kind\": \"inout\", \"dtype\": \"float\", \"count\": 1, \"dist\": \"zeros\"},"
+        " {\"name\": \"idx\", \"kind\": \"input\", \"dtype\": \"int\", \"count\": \"n\"},"
+        " {\"name\": \"n\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"}],"
+        " \"launch\": {\"grid\": \"ceil_div(n, block_x)\", \"block\": 256},"
+        " \"seeds\": [1, 2, 3, 4, 5], \"distributions\": [%s]}";
+    char text[2048], warning[400];
+    bool ex[5];
+    snprintf(text, sizeof text, fmt, "\"int(0,1)\", \"int(-2,2)\", \"ones_sparse(0.1)\"");
+    spec *s = parse(text);
+    assert_int_equal(oracle_precision_check(s, ex, warning, sizeof warning), 2);
+    print_message("warning: %s\n", warning);
+    assert_false(ex[0]);
+    assert_false(ex[1]);
+    assert_true(ex[2] && ex[3] && ex[4]); /* the zeros accumulator, an int input, a scalar */
+    assert_non_null(strstr(warning, "'a', 'b'"));
+    assert_non_null(strstr(warning, "integer-valued"));
+    spec_free(s);
+
+    snprintf(text, sizeof text, fmt, "\"int(0,1)\", \"uniform(-1,1)\"");
+    s = parse(text);
+    assert_int_equal(oracle_precision_check(s, ex, warning, sizeof warning), 0);
+    assert_string_equal(warning, "");
+    assert_true(ex[0] && ex[1]);
+    spec_free(s);
+
+    hk_dist d = { HK_DIST_NORMAL, 0, 0 };
+    assert_false(oracle_dist_exercises_precision(&d));
+    d.b = 1;
+    assert_true(oracle_dist_exercises_precision(&d));
+    d = (hk_dist){ HK_DIST_UNIFORM, 2, 2 };
+    assert_false(oracle_dist_exercises_precision(&d));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sampled_sum),
+        cmocka_unit_test(test_pooled_runs),
+        cmocka_unit_test(test_floor),
+        cmocka_unit_test(test_nonfinite),
+        cmocka_unit_test(test_integers),
+        cmocka_unit_test(test_tolerance_rule),
+        cmocka_unit_test(test_precision_check),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,512 @@
+/* fp64 shadows (engine/promote.h): every suite kernel either promotes, and its shadow
+ * compiles with the real nvcc (-arch=sm_90 -cubin, all shadows in one nvcc call), or is
+ * refused with a reason naming the construct; the edits are checked as text (pointer and
+ * local types, literals, math names, intrinsics written out, launchers emptied, integer
+ * code unchanged); the refusal table is exercised one construct at a time, each reason
+ * naming the construct and its line; allocation failures give HK_ENOMEM without leaks.
+ * nvcc missing: the compile check says so and passes. HK_PROMOTE_DUMP=1 prints shadows;
+ * HK_PROMOTE_DUMP_DIR=DIR writes the suite's shadows there (bench/accuracy/build.sh). */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "engine/promote.h"
+#include "engine/rewrite.h"
+#include "engine/spec.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NVCC "/usr/local/cuda/bin/nvcc"
+#define BENCH HK_SOURCE_DIR "/bench/kernels"
+
+#include "rw_fixture.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return rwf_setup("promote");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rwf_teardown();
+}
+
+static void dump(const char *tag, const promote_result *r)
+{
+    if (getenv("HK_PROMOTE_DUMP"))
+        print_message("---- %s: %s\n%s\n", tag, r->text ? "promoted" : r->reason,
+                      r->text ? r->text : "");
+}
+
+/* Promotes text's kernel; must succeed. */
+static void promote_ok(const char *text, const char *kernel, promote_result *r)
+{
+    int rc = promote_fp64(text, strlen(text), kernel, NULL, 0, r);
+    if (rc != HK_OK)
+        print_message("%s: %s (%s)\n", kernel, hk_strerror(rc), r->reason);
+    assert_int_equal(rc, HK_OK);
+    assert_non_null(r->text);
+    assert_int_equal(r->reason[0], '\0');
+    dump(kernel, r);
+}
+
+/* Promotes text's kernel; must be refused with a reason holding every string of want
+ * (NULL-terminated). */
+static void promote_refused(const char *text, const char *kernel, const char *const *want)
+{
+    promote_result r;
+    int rc = promote_fp64(text, strlen(text), kernel, NULL, 0, &r);
+    if (rc != HK_EUNSUPPORTED)
+        print_message("%s: expected a refusal, got %s (%s)\n%s\n", kernel, hk_strerror(rc),
+                      r.reason, r.text ? r.text : "");
+    assert_int_equal(rc, HK_EUNSUPPORTED);
+    assert_null(r.text);
+    for (size_t i = 0; want[i]; i++) {
+        if (!strstr(r.reason, want[i]))
+            print_message("reason '%s' lacks '%s'\n", r.reason, want[i]);
+        assert_non_null(strstr(r.reason, want[i]));
+    }
+    promote_result_free(&r);
+}
+
+static void has(const char *text, const char *want)
+{
+    if (!strstr(text, want))
+        print_message("shadow lacks '%s':\n%s\n", want, text);
+    assert_non_null(strstr(text, want));
+}
+
+static void lacks(const char *text, const char *bad)
+{
+    if (strstr(text, bad))
+        print_message("shadow still has '%s':\n%s\n", bad, text);
+    assert_null(strstr(text, bad));
+}
+
+/* ---- compiling shadows: one nvcc for all of them ---- */
+
+#define MAX_SHADOWS 48
+static char *shadow_paths[MAX_SHADOWS];
+static size_t n_shadows;
+
+static void queue_compile(const char *tag, const promote_result *r)
+{
+    assert_true(n_shadows < MAX_SHADOWS);
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s.cu", tmpdir, tag);
+    rwf_write_file(path, r->text);
+    shadow_paths[n_shadows++] = hk_strdup(path);
+}
+
+/* Compiles every queued shadow with one nvcc -cubin call; warnings are shown, errors fail. */
+static void compile_queued(void)
+{
+    if (access(NVCC, X_OK) != 0) {
+        print_message("note: no nvcc at %s, compile check of %zu shadows skipped\n", NVCC, n_shadows);
+        goto out;
+    }
+    static char cmd[1 << 16], outbuf[1 << 16];
+    int n = snprintf(cmd, sizeof cmd, "cd '%s' && %s -arch=sm_90 -cubin -std=c++17", tmpdir, NVCC);
+    for (size_t i = 0; i < n_shadows; i++)
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " '%s'", shadow_paths[i]);
+    snprintf(cmd + n, sizeof cmd - (size_t)n, " 2>&1");
+    int st = run_cmd(cmd, outbuf, sizeof outbuf);
+    if (st != 0 || outbuf[0])
+        print_message("nvcc:\n%s\n", outbuf);
+    assert_int_equal(st, 0);
+out:
+    for (size_t i = 0; i < n_shadows; i++)
+        hk_free(shadow_paths[i]);
+    n_shadows = 0;
+}
+
+/* ---- the suite ---- */
+
+typedef struct {
+    const char *file, *kernel;
+    const char *refusal; /* NULL: promotes */
+} suite_case;
+
+static const suite_case suite[] = {
+    {"batched_gemm", "batched_gemm", NULL}, {"bf16_axpy", "bf16_axpy", "bfloat16"},
+    {"dot", "dot", NULL}, {"gemv", "gemv", NULL},
+    {"half_scale_bias", "half_scale_bias", "half"}, {"histogram", "histogram", NULL},
+    {"layernorm", "layernorm", NULL}, {"matadd2d", "matadd2d", NULL},
+    {"quick_gelu", "quick_gelu", NULL}, {"reduce_sum", "reduce_sum", NULL},
+    {"relu_inplace", "relu_inplace", NULL}, {"rmsnorm", "rmsnorm", NULL},
+    {"rope", "rope_forward", NULL}, {"saxpy", "saxpy", NULL}, {"sgemm", "sgemm", NULL},
+    {"softmax", "softmax", NULL}, {"stencil2d", "stencil2d", NULL}, {"sum_rows", "sum_rows", NULL},
+    {"transpose", "transpose", NULL}, {"vector_add", "vector_add", NULL},
+};
+
+static void test_suite(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < HK_ARRAY_LEN(suite); i++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s.bench.json", BENCH, suite[i].file);
+        spec_diags d = { 0 };
+        spec *s = NULL;
+        assert_int_equal(spec_load(path, &s, &d), HK_OK);
+        spec_diags_free(&d);
+        assert_string_equal(s->kernel, suite[i].kernel);
+        size_t len = 0;
+        char *text = rwf_read_file(s->source_path, &len);
+        assert_non_null(text);
+        promote_result r;
+        int rc = promote_fp64_spec(s, text, len, &r);
+        dump(suite[i].kernel, &r);
+        if (suite[i].refusal) {
+            if (rc != HK_EUNSUPPORTED)
+                print_message("%s: expected a refusal\n", suite[i].kernel);
+            assert_int_equal(rc, HK_EUNSUPPORTED);
+            assert_non_null(strstr(r.reason, suite[i].refusal));
+            print_message("refused %-16s %s\n", suite[i].kernel, r.reason);
+        } else {
+            if (rc != HK_OK)
+                print_message("%s: %s\n", suite[i].kernel, r.reason);
+            assert_int_equal(rc, HK_OK);
+            assert_true(r.n_promoted >= 1);
+            assert_int_equal(r.n_blanked, 1); /* the launcher */
+            /* before the launcher nothing is float (histogram had none to begin with) */
+            char *launcher = strstr(r.text, "\nvoid launch_");
+            char *global = strstr(r.text, "__global__");
+            assert_true(launcher && global && global < launcher);
+            *launcher = '\0';
+            lacks(global, "float");
+            *launcher = '\n';
+            has(r.text, "hk fp64 shadow: emptied");
+            queue_compile(suite[i].kernel, &r);
+            const char *dir = getenv("HK_PROMOTE_DUMP_DIR"); /* for bench/accuracy */
+            if (dir && *dir) {
+                char out[1024];
+                snprintf(out, sizeof out, "%s/%s.fp64.cu", dir, suite[i].kernel);
+                rwf_write_file(out, r.text);
+            }
+        }
+        /* the source without the spec: half kernels are refused by their code too */
+        promote_result r2;
+        rc = promote_fp64(text, len, s->kernel, NULL, 0, &r2);
+        assert_int_equal(rc, suite[i].refusal ? HK_EUNSUPPORTED : HK_OK);
+        promote_result_free(&r2);
+        promote_result_free(&r);
+        hk_free(text);
+        spec_free(s);
+    }
+    compile_queued();
+}
+
+/* What the edits look like on three suite kernels. */
+static void test_suite_text(void **state)
+{
+    (void)state;
+    size_t len;
+    promote_result r;
+    char *t = rwf_read_file(BENCH "/vector_add.cu", &len);
+    promote_ok(t, "vector_add", &r);
+    has(r.text, "__global__ void vector_add(const double *a, const double *b, double *c, int n)");
+    has(r.text, "int i = blockIdx.x * blockDim.x + threadIdx.x;"); /* integer code as it was */
+    has(r.text, "void launch_vector_add(const float *a, const float *b, float *c, int n)\n{ /*");
+    assert_int_equal(r.n_promoted, 1);
+    assert_int_equal(r.shmem_factor, 1);
+    assert_int_equal(r.double_params, 0x7); /* a, b, c; not n */
+    promote_result_free(&r);
+    hk_free(t);
+
+    t = rwf_read_file(BENCH "/softmax.cu", &len);
+    promote_ok(t, "softmax", &r);
+    has(r.text, "double m = -((double)INFINITY);");
+    has(r.text, "m = fmax((double)(m), (double)(x[c]));");
+    has(r.text, "s += exp((double)(x[c] - m));");
+    has(r.text, "double s = 0.0;");
+    has(r.text, "const double *x = in + (size_t)r * cols;");
+    promote_result_free(&r);
+    hk_free(t);
+
+    t = rwf_read_file(BENCH "/rope.cu", &len);
+    promote_ok(t, "rope_forward", &r);
+    has(r.text, "int half = dim / 2;"); /* a variable named half is not the type */
+    has(r.text, "double inv_freq = 1.0 / pow((double)(base), (double)((2.0 * j) / dim));");
+    has(r.text, "sincos((double)((double)t * inv_freq), &s, &c);");
+    has(r.text, "double x0 = x[e], x1 = x[e + 1];");
+    promote_result_free(&r);
+    hk_free(t);
+
+    t = rwf_read_file(BENCH "/layernorm.cu", &len);
+    promote_ok(t, "layernorm", &r);
+    has(r.text, "double inv = 1.0 / sqrt((double)(var + eps));");
+    has(r.text, "int rows, int cols, double eps)");
+    assert_int_equal(r.double_params, 0x4f); /* in, gamma, beta, out, eps */
+    promote_result_free(&r);
+    hk_free(t);
+}
+
+/* Literals, the math table, intrinsics written out, device callees, shared memory. */
+static const char *const k_math =
+    "#include <float.h>\n"
+    "#include <math.h>\n"
+    "#include <math_constants.h>\n"
+    "__device__ float sq(float v) { return v * v; }\n"
+    "__device__ float act(float v) { return __saturatef(sq(v)) + tanhf(v) + erff(v); }\n"
+    "__global__ void k_math(const float *__restrict__ x, float *y, int n, unsigned mask)\n"
+    "{\n"
+    "    extern __shared__ float buf[];\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n) return;\n"
+    "    float v = x[i] * 2.f + 1e-5f - 0x1p-3f + (mask & 0xFFu) + 0xF;\n"
+    "    v = __fdividef(__expf(v), 1.0f + __logf(fabsf(v)));\n"
+    "    v += __frcp_rn(v) + rsqrtf(v) + __fmaf_rn(v, v, 1.5F) + fmaf(v, v, .5f);\n"
+    "    v += __sinf(v) * __cosf(v) + powf(v, 2.0f) + exp2f(v) + log2f(v) + sqrtf(v);\n"
+    "    v = fminf(fmaxf(v, -FLT_MAX), CUDART_PI_F) + act(v) + (float)i + sizeof(float);\n"
+    "    buf[threadIdx.x] = v;\n"
+    "    __syncthreads();\n"
+    "    v = __shfl_down_sync(0xffffffff, buf[threadIdx.x], 1);\n"
+    "    atomicAdd(&y[0], v);\n"
+    "    y[i] = static_cast<float>(__float2int_rn(v));\n"
+    "    if (__isnanf(v)) y[i] = __double2float_rn(0.5 * (double)v);\n"
+    "}\n"
+    "__device__ float unrelated(float v) { return sq(v); }\n"
+    "void run(float *x, float *y, int n) { k_math<<<1, 32, 128>>>(x, y, n, 1u); }\n";
+
+static void test_math(void **state)
+{
+    (void)state;
+    promote_result r;
+    promote_ok(k_math, "k_math", &r);
+    has(r.text, "k_math(const double *__restrict__ x, double *y, int n, unsigned mask)");
+    has(r.text, "extern __shared__ double buf[];");
+    has(r.text, "double v = x[i] * 2. + 1e-5 - 0x1p-3 + (mask & 0xFFu) + 0xF;");
+    /* __fdividef written out, with casts: an int argument must not divide as int */
+    has(r.text, "v = (((double)(exp((double)(v))))/((double)(1.0 + log((double)(fabs((double)(v)))))));");
+    has(r.text, "v += (1.0/(v)) + rsqrt((double)(v)) + __fma_rn((double)(v), (double)(v), "
+                "(double)(1.5)) + fma((double)(v), (double)(v), (double)(.5));");
+    has(r.text, "v += sin((double)(v)) * cos((double)(v)) + pow((double)(v), (double)(2.0)) + "
+                "exp2((double)(v)) + log2((double)(v)) + sqrt((double)(v));");
+    has(r.text, "v = fmin((double)(fmax((double)(v), (double)(-((double)FLT_MAX)))), "
+                "(double)(CUDART_PI)) + act(v) + (double)i + sizeof(double);");
+    has(r.text, "y[i] = static_cast<double>(__double2int_rn((double)(v)));");
+    has(r.text, "if (isnan((double)(v))) y[i] = ((double)(0.5 * (double)v));");
+    has(r.text, "__device__ double sq(double v) { return v * v; }");
+    has(r.text, "return fmin(fmax((double)(sq(v)),0.0),1.0) + tanh((double)(v)) + erf((double)(v));");
+    /* unrelated calls sq: its body goes, its float signature stays; run launches k_math */
+    has(r.text, "__device__ float unrelated(float v) { /*");
+    has(r.text, "void run(float *x, float *y, int n) { /*");
+    assert_int_equal(r.n_promoted, 3);
+    assert_int_equal(r.n_blanked, 2);
+    assert_int_equal(r.shmem_factor, 2);
+    queue_compile("k_math", &r);
+    promote_result_free(&r);
+
+    size_t n;
+    const promote_math *t = promote_math_table(&n);
+    assert_true(n > 100);
+    for (size_t i = 0; i < n; i++)
+        assert_true(t[i].to || (t[i].open && t[i].close));
+}
+
+/* A template kernel: the spec's float becomes double in the returned arguments; the text's
+ * T stays. A float default the spec does not give is refused. */
+static void test_template(void **state)
+{
+    (void)state;
+    const char *text =
+        "template <int BLOCK, typename T>\n"
+        "__global__ void k_tpl(const T *x, T *y, int n)\n"
+        "{\n"
+        "    int i = blockIdx.x * BLOCK + threadIdx.x;\n"
+        "    if (i < n) y[i] = x[i] * T(0.5f);\n"
+        "}\n"
+        "template __global__ void k_tpl<256, double>(const double *, double *, int);\n";
+    const char *args[] = {"256", "float"};
+    promote_result r;
+    assert_int_equal(promote_fp64(text, strlen(text), "k_tpl", args, 2, &r), HK_OK);
+    dump("k_tpl", &r);
+    assert_int_equal(r.n_template_args, 2);
+    assert_string_equal(r.template_args[0], "256");
+    assert_string_equal(r.template_args[1], "double");
+    assert_int_equal(r.double_params, 0); /* T stays T: the instantiation changes */
+    has(r.text, "y[i] = x[i] * T(0.5);");
+    has(r.text, "template <int BLOCK, typename T>\n__global__ void k_tpl(const T *x");
+    queue_compile("k_tpl", &r);
+    promote_result_free(&r);
+
+    const char *dflt =
+        "template <typename T = float>\n"
+        "__global__ void k_dflt(const T *x, T *y) { y[0] = x[0]; }\n";
+    promote_refused(dflt, "k_dflt", (const char *const[]){"defaults to float", "line 1", NULL});
+    const char *half_arg[] = {"__half"};
+    assert_int_equal(promote_fp64(dflt, strlen(dflt), "k_dflt", half_arg, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "half"));
+    promote_result_free(&r);
+    compile_queued();
+}
+
+/* The refusal table, one construct at a time; the reason names it and its line. */
+static void test_refusals(void **state)
+{
+    (void)state;
+    promote_refused("__global__ void k(const float4 *x, float *y)\n{ y[0] = x[0].x; }\n", "k",
+                    (const char *const[]){"float4", "line 1", "vector", NULL});
+    promote_refused("__global__ void k(const float *x, float *y)\n{\n"
+                    "    float4 v = reinterpret_cast<const float4 *>(x)[0];\n    y[0] = v.x;\n}\n",
+                    "k", (const char *const[]){"line 3", NULL});
+    promote_refused("#include <cuda_fp16.h>\n__global__ void k(const __half *x, float *y)\n"
+                    "{ y[0] = __half2float(x[0]); }\n", "k",
+                    (const char *const[]){"half", "'__half'", "line 2", NULL});
+    promote_refused("#include <cuda_fp16.h>\n__global__ void k(const float *x, float *y)\n{\n"
+                    "    half h = x[0];\n    y[0] = h;\n}\n", "k",
+                    (const char *const[]){"'half'", "line 4", NULL});
+    promote_refused("__global__ void k(float *y)\n{\n    float v;\n"
+                    "    asm(\"mov.f32 %0, 1.0;\" : \"=f\"(v));\n    y[0] = v;\n}\n", "k",
+                    (const char *const[]){"inline asm", "line 4", NULL});
+    promote_refused("__global__ void k(cudaTextureObject_t t, float *y)\n"
+                    "{ y[0] = tex1Dfetch<float>(t, 0); }\n", "k",
+                    (const char *const[]){"texture", "line 1", NULL});
+    promote_refused("__global__ void k(const float *x, int *y)\n{\n"
+                    "    y[0] = __float_as_int(x[0]);\n}\n", "k",
+                    (const char *const[]){"__float_as_int", "line 3", "bit pattern", NULL});
+    promote_refused("__device__ float helper(float);\n__global__ void k(float *y)\n{\n"
+                    "    y[0] = external_fn(y[0]);\n}\n", "k",
+                    (const char *const[]){"external_fn", "line 4", "not defined in this file", NULL});
+    promote_refused("#define SCALE 0.5f\n__global__ void k(float *y)\n{\n    y[0] *= SCALE;\n}\n",
+                    "k", (const char *const[]){"macro 'SCALE'", "line 1", "0.5f", "line 4", NULL});
+    promote_refused("__constant__ float w[4];\n__global__ void k(float *y)\n{\n    y[0] *= w[1];\n}\n",
+                    "k", (const char *const[]){"'w'", "line 1", "line 4", NULL});
+    promote_refused("struct P { float a, b; };\n__global__ void k(const P *p, float *y)\n"
+                    "{ y[0] = p[0].a; }\n", "k", (const char *const[]){"'P'", "line 1", NULL});
+    promote_refused("#include <cub/cub.cuh>\n__global__ void k(const float *x, float *y)\n{\n"
+                    "    typedef cub::BlockReduce<float, 256> R;\n    y[0] = x[0];\n}\n", "k",
+                    (const char *const[]){"template argument", "BlockReduce", "line 4", NULL});
+    promote_refused("__device__ float f(float v) { return v; }\n__device__ double f(double v) "
+                    "{ return v; }\n__global__ void k(float *y) { y[0] = f(y[0]); }\n", "k",
+                    (const char *const[]){"overloaded", "'f'", "line 3", NULL});
+    promote_refused("__global__ void child(float *y) { y[0] = 1.0f; }\n"
+                    "__global__ void k(float *y) { child<<<1, 1>>>(y); }\n", "k",
+                    (const char *const[]){"child", NULL});
+    promote_refused("__global__ void k(float *y) { y[0] = CUDART_TWO_TO_126_F; }\n", "k",
+                    (const char *const[]){"float-format constant", NULL});
+    promote_refused("__global__ void k(const float *x, unsigned *y)\n{\n"
+                    "    const unsigned *bits = (const unsigned *)x;\n    y[0] = bits[0];\n}\n", "k",
+                    (const char *const[]){"cast of float 'x'", "'const unsigned *'", "line 3", NULL});
+    promote_refused("__global__ void k(unsigned *y)\n{\n    float v = 1.0f;\n"
+                    "    y[0] = *(unsigned *)&v;\n}\n", "k",
+                    (const char *const[]){"cast of float 'v'", "line 4", NULL});
+    promote_refused("__global__ void k(const float *x, int *y)\n{\n"
+                    "    union { float f; int i; } u;\n    u.f = x[0];\n    y[0] = u.i;\n}\n", "k",
+                    (const char *const[]){"union", "line 3", NULL});
+
+    promote_result r;
+    assert_int_equal(promote_fp64("__global__ void k(float *y) {}\n", 31, "nope", NULL, 0, &r),
+                     HK_ENOENT);
+    assert_non_null(strstr(r.reason, "nope"));
+    promote_result_free(&r);
+    assert_int_equal(promote_fp64(NULL, 0, "k", NULL, 0, &r), HK_EINVAL);
+    promote_result_free(&r);
+}
+
+/* Casts that do not touch a float's bytes stay; a dynamic shared buffer of bytes carved
+ * with sizeof(float) still needs twice the bytes. */
+static void test_casts_kept(void **state)
+{
+    (void)state;
+    const char *text =
+        "__global__ void k_bytes(const unsigned char *in, const float *w, float *y, int n)\n"
+        "{\n"
+        "    extern __shared__ char smem[];\n"
+        "    float *acc = (float *)smem;\n"
+        "    const unsigned *words = (const unsigned *)in;\n"
+        "    int i = threadIdx.x;\n"
+        "    acc[i] = w[i] * (float)(words[i] & 0xFFu);\n"
+        "    __syncthreads();\n"
+        "    if (i < n) y[i] = acc[i] + sizeof(float) * 0.5f;\n"
+        "}\n";
+    promote_result r;
+    promote_ok(text, "k_bytes", &r);
+    has(r.text, "double *acc = (double *)smem;");
+    has(r.text, "const unsigned *words = (const unsigned *)in;");
+    has(r.text, "acc[i] = w[i] * (double)(words[i] & 0xFFu);");
+    has(r.text, "y[i] = acc[i] + sizeof(double) * 0.5;");
+    assert_int_equal(r.shmem_factor, 2);
+    queue_compile("k_bytes", &r);
+    promote_result_free(&r);
+    compile_queued();
+}
+
+/* What the kernel may use from the rest of the file: integer macros, structs without
+ * float, device functions in a namespace (called qualified), __host__ __device__ helpers. */
+static void test_file_context(void **state)
+{
+    (void)state;
+    const char *text =
+        "#define TILE 32\n"
+        "#define IDX(r, c) ((r) * TILE + (c))\n"
+        "#define HALF_TILE (TILE / 2)\n"
+        "namespace ops {\n"
+        "struct Idx { int r, c; };\n"
+        "__host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }\n"
+        "__device__ float scale(float v, float s) { return v * s; }\n"
+        "}\n"
+        "static const int kRows = 4;\n"
+        "__global__ void k_ctx(const float *x, float *y, int n)\n"
+        "{\n"
+        "    __shared__ float tile[TILE * TILE];\n"
+        "    ops::Idx id{(int)threadIdx.y, (int)threadIdx.x};\n"
+        "    int i = blockIdx.x * ops::ceil_div(n, kRows) + IDX(id.r, id.c);\n"
+        "    if (i >= n) return;\n"
+        "    tile[IDX(id.r, id.c)] = ops::scale(x[i], 0.5f) * HALF_TILE;\n"
+        "    __syncthreads();\n"
+        "    y[i] = tile[IDX(id.c, id.r)];\n"
+        "}\n"
+        "void host_helper(float *p) { p[0] = ops::scale(1.0f, 2.0f); }\n";
+    promote_result r;
+    promote_ok(text, "k_ctx", &r);
+    has(r.text, "__device__ double scale(double v, double s) { return v * s; }");
+    has(r.text, "__shared__ double tile[TILE * TILE];");
+    has(r.text, "tile[IDX(id.r, id.c)] = ops::scale(x[i], 0.5) * HALF_TILE;");
+    has(r.text, "__host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }");
+    assert_int_equal(r.n_promoted, 3); /* k_ctx, scale, ceil_div */
+    queue_compile("k_ctx", &r);
+    promote_result_free(&r);
+    compile_queued();
+}
+
+static void test_alloc_failures(void **state)
+{
+    (void)state;
+    long base = hk_alloc_live();
+    bool ok = false;
+    for (long n = 1; n < 100000 && !ok; n++) {
+        promote_result r;
+        hk_alloc_fail_after(n);
+        int rc = promote_fp64(k_math, strlen(k_math), "k_math", NULL, 0, &r);
+        hk_alloc_fail_after(0);
+        assert_true(rc == HK_OK || rc == HK_ENOMEM);
+        ok = rc == HK_OK;
+        promote_result_free(&r);
+        assert_int_equal(hk_alloc_live(), base);
+    }
+    assert_true(ok);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_suite),
+        cmocka_unit_test(test_suite_text),
+        cmocka_unit_test(test_math),
+        cmocka_unit_test(test_template),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_casts_kept),
+        cmocka_unit_test(test_file_context),
+        cmocka_unit_test(test_alloc_failures),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
