@@ -71,7 +71,9 @@ typedef struct {
  * also `static constexpr` members), `const` integer constants at file/namespace scope,
  * and integer template parameters of kernels, device functions and launchers.
  * An integer expression is built from integer literals, identifiers, sizeof and the
- * arithmetic/bit operators, with at least one literal or identifier. */
+ * arithmetic/bit operators, with at least one literal or identifier. A tunable here is a
+ * named constant, not yet a tuning knob: whether changing it keeps what the kernel computes
+ * (a block size, a tile) or not (a radius, a problem size) is the engine's knob_prove. */
 enum an_tunable_kind { AN_TUNE_DEFINE, AN_TUNE_CONSTEXPR, AN_TUNE_TEMPLATE };
 
 typedef struct {

@@ -53,6 +53,7 @@ static const char *const status_names[] = {
     [CMDFORM_NO_CUPTI] = "no_cupti",
     [CMDFORM_NOT_LAUNCHED] = "not_launched",
     [CMDFORM_RECORDS_ERROR] = "records_error",
+    [CMDFORM_HOST_CODE] = "host_code",
 };
 
 const char *cmdform_status_name(enum cmdform_status st)
@@ -75,6 +76,7 @@ enum measure_reason cmdform_status_reason(enum cmdform_status st)
     case CMDFORM_RUN_TIMEOUT: return MEASURE_TIMEOUT;
     case CMDFORM_RESOURCE_LIMIT: return MEASURE_RESOURCE_LIMIT;
     case CMDFORM_NO_CUPTI: return MEASURE_NO_GPU;
+    case CMDFORM_HOST_CODE: return MEASURE_HOST_CODE;
     default: return MEASURE_HARNESS_ERROR;
     }
 }
@@ -435,6 +437,87 @@ int cmdform_swap_kernel(const char *text, size_t len, const char *kernel, const 
     *out = t;
     *out_len = kept + piece;
     return HK_OK;
+}
+
+/* 1-based line of offset off in text, and that line (at most 200 bytes) as a new string. */
+static char *quote_line(const char *text, size_t len, size_t off, unsigned *line)
+{
+    unsigned n = 1;
+    size_t s = 0;
+    for (size_t i = 0; i < off && i < len; i++)
+        if (text[i] == '\n') {
+            n++;
+            s = i + 1;
+        }
+    size_t e = s;
+    while (e < len && text[e] != '\n' && text[e] != '\r')
+        e++;
+    *line = n;
+    return hk_strndup(text + s, e - s > 200 ? 200 : e - s);
+}
+
+/* Length of the common prefix of a and b. */
+static size_t common_prefix(const char *a, size_t na, const char *b, size_t nb)
+{
+    size_t i = 0;
+    while (i < na && i < nb && a[i] == b[i])
+        i++;
+    return i;
+}
+
+int cmdform_check_outside_kernel(const char *base, size_t blen, const char *cand, size_t clen,
+                                 const char *kernel, unsigned *line, char **why)
+{
+    *line = 0;
+    *why = NULL;
+    an_span s, cs;
+    int rc = kernel_span(base, blen, kernel, "the original", &s, why);
+    if (rc == HK_OK)
+        rc = kernel_span(cand, clen, kernel, "the candidate", &cs, why);
+    if (rc)
+        return rc;
+    if (s.end_byte > blen || cs.end_byte > clen || s.start_byte > s.end_byte || cs.start_byte > cs.end_byte)
+        return HK_ERANGE; /* the analysis promises spans inside the text */
+    /* the first difference before the definition, else the first one after it, from the
+     * start of its line; when the rest of the region is the original's without those
+     * lines, the candidate dropped them (the original's line is quoted), else it changed
+     * or added the line (its own is quoted) */
+    size_t pb = s.start_byte, pc = cs.start_byte;
+    size_t i = common_prefix(base, pb, cand, pc);
+    size_t boff, coff, rb, rc_len;
+    if (i < pb || i < pc) {
+        boff = coff = i;
+        rb = pb;
+        rc_len = pc;
+    } else {
+        size_t sb = blen - s.end_byte, sc = clen - cs.end_byte;
+        size_t j = common_prefix(base + s.end_byte, sb, cand + cs.end_byte, sc);
+        if (j == sb && j == sc)
+            return HK_OK;
+        boff = s.end_byte + j;
+        coff = cs.end_byte + j;
+        rb = blen;
+        rc_len = clen;
+    }
+    while (boff > 0 && coff > 0 && base[boff - 1] != '\n') {
+        boff--;
+        coff--;
+    }
+    size_t nb = rb - boff, nc = rc_len - coff;
+    bool dropped = nb > nc && base[boff + (nb - nc) - 1] == '\n' &&
+                   !memcmp(base + boff + (nb - nc), cand + coff, nc);
+    char *text = dropped ? quote_line(base, blen, boff, line) : quote_line(cand, clen, coff, line);
+    if (!text)
+        return HK_ENOMEM;
+    if (dropped)
+        *why = sentence("the candidate drops line %u of the original, outside the definition of "
+                        "%s (in the command form only the kernel may change): `%s`",
+                        *line, kernel, text);
+    else
+        *why = sentence("the candidate changes line %u, outside the definition of %s (in the "
+                        "command form only the kernel may change): `%s`", *line, kernel, text);
+    hk_free(text);
+    return *why ? HK_OK : HK_ENOMEM;
 }
 
 /* ---- records ---- */
@@ -1318,7 +1401,15 @@ int cmdform_prepare(const spec *s, const char *kernel_text, size_t len, const cm
         /* baseline: the file as it is, but the kernel must be there */
         rc = kernel_span(text, text_len, s->kernel, s->source_path, &unused, &why);
     } else if (o->candidate_is_file) {
-        rc = kernel_span(kernel_text, len, s->kernel, "the candidate", &unused, &why);
+        /* a whole file replaces the source: everything but the kernel's definition must be
+         * the original's, or a constant the program's own check shares could change */
+        unsigned line = 0;
+        rc = cmdform_check_outside_kernel(text, text_len, kernel_text, len, s->kernel, &line, &why);
+        if (rc == HK_OK && line) {
+            rc = set_status(out, CMDFORM_HOST_CODE, why);
+            why = NULL;
+            goto out;
+        }
         if (rc == HK_OK)
             rc = write_text(src_copy, kernel_text, len);
     } else {

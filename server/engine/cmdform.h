@@ -45,6 +45,8 @@ enum cmdform_status {
                               * or no CUDA driver), or CUPTI refused to record */
     CMDFORM_NOT_LAUNCHED,    /* "not_launched": the named kernel never ran */
     CMDFORM_RECORDS_ERROR,   /* "records_error": records malformed, dropped or incomplete */
+    CMDFORM_HOST_CODE,       /* "host_code": a whole-file candidate changes a line outside the
+                              * kernel's definition (the first such line is quoted) */
 };
 
 /* Stable snake_case name (static, never NULL). */
@@ -177,6 +179,18 @@ bool cmdform_skipped(const cmdform_options *o, const char *name);
  * text or candidate, sentence in *why), HK_ETOOBIG, HK_ENOMEM. */
 int cmdform_swap_kernel(const char *text, size_t len, const char *kernel, const char *cand,
                         size_t clen, char **out, size_t *out_len, char **why);
+
+/* Checks that cand (clen bytes, a whole file) differs from base (blen bytes, the file it
+ * replaces) only inside the definition of kernel: the analysis model's span of the first
+ * definition with a body in each (template prefix and __launch_bounds__ included). Every
+ * byte before and after it must be the same, because a constant outside the kernel (a
+ * radius, a size) can change what the program computes and what its own check expects.
+ * HK_OK with *line 0 and *why NULL when only the definition differs; HK_OK with *line the
+ * first changed line outside it (1-based, in the candidate; in base when the candidate
+ * lost that line) and *why a sentence quoting it (new string, hk_free); HK_ENOENT when
+ * either text lacks the definition (*why says which); HK_ENOMEM. */
+int cmdform_check_outside_kernel(const char *base, size_t blen, const char *cand, size_t clen,
+                                 const char *kernel, unsigned *line, char **why);
 
 /* Reads a records file written by libhk_cupti.so (JSON lines) and totals the launches of
  * kernel (matched by its unqualified name without template arguments, from the demangled

@@ -1855,7 +1855,8 @@ static enum search_status search_status_of(enum measure_reason r)
     case MEASURE_OUT_OF_BOUNDS:
     case MEASURE_INPUT_MODIFIED: return SEARCH_WRONG;
     case MEASURE_TIMEOUT: return SEARCH_TIMEOUT;
-    case MEASURE_BELOW_FLOOR: return SEARCH_REJECTED;
+    case MEASURE_BELOW_FLOOR:
+    case MEASURE_HOST_CODE: return SEARCH_REJECTED;
     default: return SEARCH_CRASH;
     }
 }
@@ -2487,6 +2488,25 @@ static int choose_start(ep_ctx *c)
         bool has_kernel = an_analyze(v.source, strlen(v.source), &m) == HK_OK &&
                           an_model_find_kernel(m, c->o->kernel) >= 0;
         an_model_free(m);
+        if (has_kernel && c->is_cmd) {
+            /* a version an earlier engine accepted with a line changed outside the kernel is
+             * no start for the command form, where only the kernel may change */
+            unsigned line = 0;
+            char *why = NULL;
+            int rc = cmdform_check_outside_kernel(c->text, c->text_len, v.source,
+                                                  strlen(v.source), c->o->kernel, &line, &why);
+            if (rc == HK_ENOMEM) {
+                store_version_clear(&v);
+                return rc;
+            }
+            if (rc || line) {
+                ep__log(c, "warn", "the best earlier version v%d is no start (%s): starting from the original", v.number,
+                        why ? why : hk_strerror(rc));
+                hk_free(why);
+                store_version_clear(&v);
+                goto original;
+            }
+        }
         if (has_kernel) {
             c->start_len = strlen(v.source);
             c->start_text = v.source;
@@ -2507,10 +2527,31 @@ static int choose_start(ep_ctx *c)
                 "original", v.number, c->o->kernel);
     }
     store_version_clear(&v);
+original:
     json_object_set_new(c->info, "started_from", json_string("original"));
     c->start_text = hk_strndup(c->text, c->text_len);
     c->start_len = c->text_len;
     return c->start_text ? HK_OK : HK_ENOMEM;
+}
+
+/* Says which tunables the search left out and why (the log, and the episode info's
+ * "tunables_not_searched" for the report): a constant that decides what the kernel
+ * computes is refused, and the user should see that it was not forgotten. */
+static void note_refused_tunables(ep_ctx *c, const search *s)
+{
+    size_t n = 0;
+    const char *const *why = search_refused_tunables(s, &n);
+    if (!n)
+        return;
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        ep__log(c, "info", "%s", why[i]);
+        if (a)
+            json_array_append_new(a, ep__text(why[i]));
+    }
+    if (a)
+        json_object_set_new(c->info, "tunables_not_searched", a);
+    ep__save_info(c);
 }
 
 /* Proposals -> parallel compiles (all cores, ahead of the GPU) -> one GPU evaluation at a
@@ -2557,6 +2598,7 @@ static int ep__stage_optimize(ep_ctx *c)
         ep__save_info(c);
     }
     hk_free(axes);
+    note_refused_tunables(c, s);
     unsigned jobs = c->o->jobs;
     if (!jobs) {
         /* leave two cores to the benchmark process: its host side (launches, event
@@ -2833,7 +2875,8 @@ static int cmd_stage_optimize(ep_ctx *c)
     }
     /* No launch to vary: block 1 and no SM count leave only the text rewrites; fast-math
      * is off (the user's build decides the flags). */
-    search_launch sl = {.block = {1, 1, 1}, .block_free = false, .exact_tolerance = true};
+    search_launch sl = {.block = {1, 1, 1}, .block_free = false, .exact_tolerance = true,
+                        .kernel_only = true};
     /* the candidate budget is counted here: skipped proposals must not spend it */
     search_budget sb = {.max_candidates = 0, .max_seconds = c->minutes * 60.0};
     TRY(search_new(c->start_text, c->start_len, m, (size_t)k, &sl, c->o->seed, &sb, &s));
@@ -2844,6 +2887,7 @@ static int cmd_stage_optimize(ep_ctx *c)
         ep__save_info(c);
     }
     hk_free(axes);
+    note_refused_tunables(c, s);
     double deadline = c->t_opt + c->minutes * 60.0;
     for (;;) {
         if (stopped(c)) {
@@ -2903,6 +2947,25 @@ static int cmd_stage_optimize(ep_ctx *c)
             TRY(ep__add_version(c, r->text, c->start_vid ? c->start_vid : c->base_vid, r->launch,
                                 STORE_V_CANDIDATE, r->produced_by, &r->vid));
             r->number = version_number(c, r->vid);
+        }
+        /* only the kernel's definition may change: a constant outside it (a radius, a size)
+         * can change what the program computes and what its own check expects alike */
+        unsigned line = 0;
+        char *why = NULL;
+        rc = cmdform_check_outside_kernel(c->text, c->text_len, r->text, r->len, c->o->kernel,
+                                          &line, &why);
+        if (rc == HK_ENOMEM)
+            goto out;
+        if (rc || line) { /* nothing ran: it does not spend the candidate budget */
+            char *details = hk_asprintf("%s: %s", rc ? "swap_error" : "host_code",
+                                        why ? why : hk_strerror(rc));
+            record_rejection(c, r, rc ? MEASURE_HARNESS_ERROR : MEASURE_HOST_CODE,
+                             details ? details : "host_code", s);
+            hk_free(details);
+            hk_free(why);
+            rc = HK_OK;
+            optimize_progress(c);
+            continue;
         }
         cmdform_result res;
         char *unstable = NULL;

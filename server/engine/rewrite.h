@@ -47,7 +47,9 @@ int rw_restrict(const char *text, size_t len, const an_model *m, size_t kernel, 
 /* Sets tunable m->tunables[tunable] to value (an integer literal, e.g. "128"): the #define
  * or constexpr value, or for a template parameter its default and its value at the launch
  * sites and explicit instantiations that give it. Not applicable when there is nothing to
- * change (template parameter without default, launch or instantiation). */
+ * change (template parameter without default, launch or instantiation). A mechanical edit:
+ * whether the value may change at all is knob_prove's question (knob.h), which the search
+ * asks first -- a radius or a problem size is not a tuning knob. */
 int rw_set_tunable(const char *text, size_t len, const an_model *m, size_t tunable,
                    const char *value, rw_result *out);
 

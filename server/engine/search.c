@@ -8,6 +8,7 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "core/log.h"
+#include "engine/knob.h"
 #include "engine/rewrite.h"
 #include "engine/rewrite_grid2d.h"
 #include "engine/rewrite_hist.h"
@@ -201,6 +202,8 @@ struct search {
     int **queue;                /* configurations waiting to be proposed (phases 1 and 2) */
     size_t n_queue, queue_pos;
     long best;                  /* index into cands of the fastest SEARCH_OK, or -1 */
+    char **refused;             /* "NAME not searched: why" for tunables left out */
+    size_t n_refused;
 };
 
 static double now_s(void)
@@ -494,6 +497,61 @@ nomem:
     return HK_ENOMEM;
 }
 
+/* Records "NAME not searched: why" (why: new string, taken). */
+static int refuse_tunable(search *s, const char *name, char *why)
+{
+    char *line = why ? hk_asprintf("%s not searched: %s", name, why) : NULL;
+    hk_free(why);
+    char **v = line ? hk_realloc(s->refused, (s->n_refused + 1) * sizeof *v) : NULL;
+    if (!v) {
+        hk_free(line);
+        return HK_ENOMEM;
+    }
+    s->refused = v;
+    s->refused[s->n_refused++] = line;
+    HK_DEBUG("search: %s", line);
+    return HK_OK;
+}
+
+/* 1 when tunable ti may be an axis, 0 when it is refused (the reason recorded), or an
+ * error. A value that decides what the kernel computes (a radius, a problem size) must
+ * never be searched: a program whose own check shares it would pass with a different
+ * computation. */
+static int tunable_is_knob(search *s, size_t ti, bool linked)
+{
+    const an_tunable *t = &s->m->tunables[ti];
+    const an_function *f = &s->m->funcs[s->kernel];
+    if (s->launch.kernel_only) {
+        bool inside = t->kind != AN_TUNE_TEMPLATE && t->span.start_byte >= f->span.start_byte &&
+                      t->span.end_byte <= f->span.end_byte;
+        if (!inside) {
+            unsigned line = t->span.start_row + 1;
+            int rc = refuse_tunable(s, t->name,
+                                    t->kind == AN_TUNE_TEMPLATE
+                                        ? hk_asprintf("a template parameter is set at the launch "
+                                                      "sites, and only the kernel's definition may "
+                                                      "change (line %u)", line)
+                                        : hk_asprintf("defined outside the kernel, and only the "
+                                                      "kernel's definition may change (line %u)",
+                                                      line));
+            return rc ? rc : 0;
+        }
+    }
+    knob_proof p;
+    int rc = knob_prove(s->text, s->len, s->m, s->kernel, ti, linked, &p);
+    if (rc)
+        return rc;
+    if (p.proven) {
+        HK_DEBUG("search: %s is a knob: %s", t->name, p.why);
+        knob_proof_clear(&p);
+        return 1;
+    }
+    rc = refuse_tunable(s, t->name, p.why);
+    p.why = NULL;
+    knob_proof_clear(&p);
+    return rc ? rc : 0;
+}
+
 static int build_axes(search *s)
 {
     const an_function *f = &s->m->funcs[s->kernel];
@@ -548,6 +606,10 @@ static int build_axes(search *s)
          * two move together, or the kernel breaks */
         bool linked = (t->in_launch || t->in_array) && one_d && s->launch.block_free &&
                       (unsigned long)value == s->launch.block[0];
+        if ((rc = tunable_is_knob(s, i, linked)) < 0)
+            return rc;
+        if (rc == 0)
+            continue;
         linked_any |= linked;
         if ((rc = add_tunable_axis(s, t, value, targ, linked)))
             return rc;
@@ -1033,6 +1095,9 @@ void search_free(search *s)
     hk_free(s->targs_own);
     hset_free(&s->configs);
     hset_free(&s->contents);
+    for (size_t i = 0; i < s->n_refused; i++)
+        hk_free(s->refused[i]);
+    hk_free(s->refused);
     an_model_free(s->m);
     hk_free(s->kernel_name);
     hk_free(s->text);
@@ -1399,6 +1464,12 @@ const search_candidate *search_get(const search *s, unsigned id)
 }
 
 size_t search_count(const search *s) { return s ? s->n_cands : 0; }
+
+const char *const *search_refused_tunables(const search *s, size_t *n)
+{
+    *n = s ? s->n_refused : 0;
+    return s ? (const char *const *)s->refused : NULL;
+}
 
 char *search_describe_axes(const search *s)
 {

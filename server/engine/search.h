@@ -87,6 +87,9 @@ typedef struct {
                                     * Those that do not apply to the kernel are dropped. */
     size_t n_structs;
     bool hip_target;               /* compiled for AMD/DCU (readonly_loads does not apply) */
+    bool kernel_only;              /* a candidate may change only the kernel's definition (the
+                                    * command form): no tunable defined outside it is set, and
+                                    * no template argument at launch sites */
 } search_launch;
 
 typedef struct {
@@ -141,6 +144,12 @@ size_t search_count(const search *s);
 /* New one-line summary of the axes searched (hk_free), e.g. for the report and logs;
  * NULL on ENOMEM. */
 char *search_describe_axes(const search *s);
+
+/* Why tunables the kernel uses are not search axes, one sentence each ("RADIUS not
+ * searched: used in the bound of a loop that reads temp[] (line 12)"), in the model's
+ * order: a tunable becomes an axis only when knob_prove (knob.h) shows it shapes the
+ * launch or tiling alone. Borrowed (valid until search_free); *n their count. */
+const char *const *search_refused_tunables(const search *s, size_t *n);
 
 /* The content hash used for deduplication: FNV-1a 64 over text, then a canonical
  * serialization of block, grid mode, flags and template arguments. */

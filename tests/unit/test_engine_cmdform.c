@@ -160,6 +160,7 @@ static void test_status_names(void **state)
     assert_int_equal(cmdform_status_reason(CMDFORM_RUN_TIMEOUT), MEASURE_TIMEOUT);
     assert_int_equal(cmdform_status_reason(CMDFORM_NO_CUPTI), MEASURE_NO_GPU);
     assert_int_equal(cmdform_status_reason(CMDFORM_NOT_LAUNCHED), MEASURE_HARNESS_ERROR);
+    assert_int_equal(cmdform_status_reason(CMDFORM_HOST_CODE), MEASURE_HOST_CODE);
 }
 
 /* ---- workspace copy ---- */
@@ -624,6 +625,121 @@ static void test_measure_fake_ok(void **state)
     struct stat st;
     assert_int_not_equal(stat(dp("/project/.fake_runs"), &st), 0);
     spec_free(s);
+}
+
+/* s with the first occurrence of from replaced by to (new string, free). */
+static char *replaced(const char *s, const char *from, const char *to)
+{
+    const char *p = strstr(s, from);
+    assert_non_null(p);
+    size_t a = (size_t)(p - s), n = strlen(s) - strlen(from) + strlen(to);
+    char *out = malloc(n + 1);
+    assert_non_null(out);
+    memcpy(out, s, a);
+    strcpy(out + a, to);
+    strcat(out, p + strlen(from));
+    return out;
+}
+
+/* Issue 12: only the kernel's definition may change. A stencil's RADIUS changed by a
+ * candidate is a different computation that the program's own check (sharing the macro)
+ * would pass. */
+static void test_check_outside_kernel(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *text = slurp(dp("/project/saxpy.cu"), &len);
+    assert_non_null(text);
+    long live = hk_alloc_live();
+    unsigned line = 99;
+    char *why = NULL;
+
+    /* the kernel's body alone: accepted by this check */
+    char *body = replaced(text, "    if (i < n)\n        y[i] = a * x[i] + y[i];",
+                          "    for (; i < n; i += gridDim.x * blockDim.x)\n        y[i] = a * x[i] + y[i];");
+    assert_int_equal(cmdform_check_outside_kernel(text, len, body, strlen(body), "saxpy", &line, &why), HK_OK);
+    assert_int_equal(line, 0);
+    assert_null(why);
+
+    /* a host line after the kernel */
+    char *host = replaced(body, "atoi(argv[2]) : 10;", "atoi(argv[2]) : 5;");
+    assert_int_equal(cmdform_check_outside_kernel(text, len, host, strlen(host), "saxpy", &line, &why), HK_OK);
+    print_message("%s\n", why);
+    assert_int_equal(line, 28);
+    assert_non_null(strstr(why, "the candidate changes line 28, outside the definition of saxpy"));
+    assert_non_null(strstr(why, "`    int iters = argc > 2 ? atoi(argv[2]) : 5;`"));
+    hk_free(why);
+
+    /* a line dropped before the kernel */
+    char *dropped = replaced(text, "#include <vector>\n", "");
+    assert_int_equal(cmdform_check_outside_kernel(text, len, dropped, strlen(dropped), "saxpy", &line, &why),
+                     HK_OK);
+    assert_int_equal(line, 7);
+    assert_non_null(strstr(why, "drops line 7 of the original"));
+    assert_non_null(strstr(why, "`#include <vector>`"));
+    hk_free(why);
+
+    /* the reported case: RADIUS 7 set to 3 above the stencil */
+    size_t slen = 0;
+    char *stencil = slurp(dp("/../knob/stencil1d.cu"), &slen);
+    assert_non_null(stencil);
+    char *radius = replaced(stencil, "#define RADIUS 3", "#define RADIUS 7");
+    assert_int_equal(cmdform_check_outside_kernel(stencil, slen, radius, strlen(radius), "stencil_1d", &line,
+                                                  &why), HK_OK);
+    assert_int_equal(line, 6);
+    assert_non_null(strstr(why, "line 6, outside the definition of stencil_1d"));
+    assert_non_null(strstr(why, "`#define RADIUS 7`"));
+    hk_free(why);
+
+    /* no definition in the candidate */
+    const char *other = "__global__ void other(float *y) { y[0] = 0; }\n";
+    assert_int_equal(cmdform_check_outside_kernel(text, len, other, strlen(other), "saxpy", &line, &why),
+                     HK_ENOENT);
+    assert_non_null(strstr(why, "the candidate has no definition of the kernel saxpy"));
+    hk_free(why);
+    assert_int_equal(hk_alloc_live(), live);
+    free(body);
+    free(host);
+    free(dropped);
+    free(radius);
+    free(stencil);
+    free(text);
+}
+
+/* A whole-file candidate that changes a host line is not built: host_code, the line quoted. */
+static void test_measure_host_code(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *text = slurp(dp("/project/saxpy.cu"), &len);
+    assert_non_null(text);
+    char *host = replaced(text, "atoi(argv[2]) : 10;", "atoi(argv[2]) : 1;");
+    char *body = replaced(text, "        y[i] = a * x[i] + y[i];", "        y[i] = y[i] + a * x[i];");
+    spec *s = fake_spec("ok");
+    cmdform_options o = fake_options();
+    o.candidate_is_file = true;
+    o.runs = 2;
+    long live = hk_alloc_live();
+    cmdform_result r;
+    assert_int_equal(cmdform_measure(s, host, strlen(host), &o, &r), HK_OK);
+    assert_int_equal(r.status, CMDFORM_HOST_CODE);
+    assert_string_equal(cmdform_status_name(r.status), "host_code");
+    assert_int_equal(cmdform_status_reason(r.status), MEASURE_HOST_CODE);
+    assert_non_null(strstr(r.details, "line 28"));
+    assert_non_null(strstr(r.details, "atoi(argv[2]) : 1;"));
+    assert_int_equal(r.n_runs, 0);
+    cmdform_result_clear(&r);
+    /* the kernel's body alone is measured */
+    assert_int_equal(cmdform_measure(s, body, strlen(body), &o, &r), HK_OK);
+    if (r.status != CMDFORM_OK)
+        fail_msg("%s: %s", cmdform_status_name(r.status), r.details);
+    assert_int_equal(r.n_runs, 2);
+    cmdform_result_clear(&r);
+    assert_int_equal(hk_alloc_live(), live);
+    spec_free(s);
+    free(host);
+    free(body);
+    free(text);
 }
 
 static void test_measure_fake_failures(void **state)
@@ -1105,6 +1221,8 @@ int main(void)
         cmocka_unit_test(test_first_lines),
         cmocka_unit_test(test_measure_fake_ok),
         cmocka_unit_test(test_measure_fake_failures),
+        cmocka_unit_test(test_check_outside_kernel),
+        cmocka_unit_test(test_measure_host_code),
         cmocka_unit_test(test_steps_interleaved),
         cmocka_unit_test(test_measure_timeouts),
         cmocka_unit_test(test_measure_setup_errors),

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "compile/compile.h"
 #include "core/hk.h"
 #include "engine/episode.h"
@@ -78,7 +80,7 @@ static void write_spec(const char *path, const char *project_dir)
 }
 
 typedef struct {
-    int verified, rejected, skipped;
+    int verified, rejected, skipped, no_start;
     char stages[8][16];
     int n_stage;
 } seen;
@@ -93,6 +95,10 @@ static void on_event(const json_t *ev, void *data)
                  json_string_value(json_object_get(ev, "stage")));
     if (!strcmp(kind, "log") && msg && strstr(msg, "skipped "))
         s->skipped++;
+    if (!strcmp(kind, "log") && msg && strstr(msg, "is no start") &&
+        strstr(msg, "changes line 28, outside the definition of saxpy") &&
+        strstr(msg, "atoi(argv[2]) : 1;"))
+        s->no_start++;
     if (!strcmp(kind, "version")) {
         const char *st = json_string_value(json_object_get(ev, "status"));
         s->verified += !strcmp(st, "verified");
@@ -246,6 +252,61 @@ static void test_command_form_baseline_fails(void **state)
     ep_result_clear(&r);
 }
 
+/* Issue 12: a version an earlier episode accepted with a host line changed (here the
+ * program's iteration count) is no start for the command form: the episode says why and
+ * starts from the original. */
+static void test_command_form_start_outside_kernel(void **state)
+{
+    (void)state;
+    if (!ready)
+        skip();
+    char spec_path[400], db[400];
+    const char *project = HK_TEST_DATA "/cmdform/project";
+    snprintf(spec_path, sizeof spec_path, "%s/start.cmd.bench.json", dir);
+    snprintf(db, sizeof db, "%s/start.db", dir);
+    write_spec(spec_path, project);
+    cmdform_options co = {.runs = 2, .cupti_lib = lib, .isolation = RUNNER_ISO_NONE};
+    seen s = {0};
+    ep_options o = options(HK_TEST_DATA "/cmdform/project/saxpy.cu", spec_path, db, &s, &co);
+    o.budget = 2;
+    o.measure.allow_no_floor = true; /* no floor in the command form: credit it anyway */
+    ep_result r;
+    assert_int_equal(ep_run(&o, &r), HK_OK);
+    assert_int_equal(r.status, STORE_EP_COMPLETED);
+    store *st = NULL;
+    assert_int_equal(store_open(db, &st), HK_OK);
+    store_episode e;
+    assert_int_equal(store_episode_get(st, r.episode_id, &e), HK_OK);
+    int64_t best = e.best_version_id;
+    assert_true(best > 0);
+    store_episode_clear(&e);
+    store_close(st);
+    ep_result_clear(&r);
+    /* the best version as an engine without the check would have kept it */
+    sqlite3 *q = NULL;
+    assert_int_equal(sqlite3_open(db, &q), SQLITE_OK);
+    char sql[300];
+    snprintf(sql, sizeof sql, "UPDATE versions SET source = replace(source, 'atoi(argv[2]) : 10;', "
+             "'atoi(argv[2]) : 1;') WHERE id = %lld", (long long)best);
+    assert_int_equal(sqlite3_exec(q, sql, NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_changes(q), 1);
+    sqlite3_close(q);
+
+    memset(&s, 0, sizeof s);
+    assert_int_equal(ep_run(&o, &r), HK_OK);
+    assert_int_equal(r.status, STORE_EP_COMPLETED);
+    assert_int_equal(s.no_start, 1);
+    assert_int_equal(store_open(db, &st), HK_OK);
+    assert_int_equal(store_episode_get(st, r.episode_id, &e), HK_OK);
+    json_t *info = json_loads(e.info_json, 0, NULL);
+    assert_non_null(info);
+    assert_string_equal(json_string_value(json_object_get(info, "started_from")), "original");
+    json_decref(info);
+    store_episode_clear(&e);
+    store_close(st);
+    ep_result_clear(&r);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -253,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_command_form_episode),
         cmocka_unit_test(test_command_form_no_floor),
         cmocka_unit_test(test_command_form_baseline_fails),
+        cmocka_unit_test(test_command_form_start_outside_kernel),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

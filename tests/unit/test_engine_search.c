@@ -354,9 +354,17 @@ static void test_tunables_linked_to_block(void **state)
     /* BLOCK sizes the shared buffer and equals the block: it moves with the block size;
      * the kernel has static shared memory, so there is no separate block axis */
     assert_non_null(strstr(axes, "BLOCK = block size"));
-    assert_non_null(strstr(axes, "UNROLL"));
     assert_null(strstr(axes, "grid-stride"));
+    /* UNROLL sizes acc[], which the kernel sums at fixed indices (acc[0] + ... + acc[3]):
+     * another value computes something else, so it is no knob, and the search says why */
+    assert_null(strstr(axes, "UNROLL"));
     hk_free(axes);
+    size_t n_refused = 0;
+    const char *const *refused = search_refused_tunables(s, &n_refused);
+    assert_int_equal(n_refused, 1);
+    print_message("%s\n", refused[0]);
+    assert_non_null(strstr(refused[0], "UNROLL not searched: sizes the array acc[]"));
+    assert_non_null(strstr(refused[0], "(line 16)"));
     bool saw_block_512 = false;
     const search_candidate *c;
     while (search_next(s, &c) == HK_OK) {
