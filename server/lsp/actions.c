@@ -32,6 +32,7 @@
 static const char *const commands[] = {
     "hyperkernel.optimize",  "hyperkernel.createSpec", "hyperkernel.applyVersion",
     "hyperkernel.applied",   "hyperkernel.showReport", "hyperkernel.cancel",
+    "hyperkernel.trustFolder", "hyperkernel.untrustFolder",
 };
 
 void lsp_ep_capabilities(json_t *caps)
@@ -1525,6 +1526,10 @@ static void on_execute_command(rpc_call *call, json_t *params, void *ud)
         cmd_applied(s, call, params);
     else if (!strcmp(cmd, "hyperkernel.showReport"))
         report_request(s, call, arg0(params), true);
+    else if (!strcmp(cmd, "hyperkernel.trustFolder"))
+        lsp_trust_command(s, call, params, true);
+    else if (!strcmp(cmd, "hyperkernel.untrustFolder"))
+        lsp_trust_command(s, call, params, false);
     else
         rpc_call_error(call, HK_EINVAL, "unknown command");
 }

@@ -302,6 +302,7 @@ static json_t *cfg_get(json_t *o, const char *section, const char *key)
 static const char *const known_keys[] = {
     "target", "compile", "log", "compile.enabled", "compile.debounceMs", "compile.timeoutMs",
     "compile.flags", "compile.includePaths", "compile.nvcc", "compile.hipcc", "log.level",
+    "isTrusted",
 };
 static const char *const compile_keys[] = {"enabled", "debounceMs", "timeoutMs", "flags",
                                            "includePaths", "nvcc", "hipcc"};
@@ -440,20 +441,76 @@ static void apply_layer(struct lsp_server *s, struct lsp_config *c, json_t *o, c
     }
 }
 
+/* Keys of the workspace file that take effect only in a trusted folder (docs/config.md,
+ * "Trusted folders"): they name a program to run (the compilers, and any compiler flag:
+ * -ccbin, -Xcompiler, --linker-options and friends run or load programs), send the code
+ * somewhere (engines with their endpoints), or replace the GPU with the simulator. A
+ * folder cannot vouch for itself: its "isTrusted" never counts. Include paths, the target
+ * and the rest cannot run anything and apply everywhere. */
+static const struct {
+    const char *section, *key;
+} trust_keys[] = {
+    {"compile", "nvcc"},      {"compile", "hipcc"}, {"compile", "flags"},
+    {"episodes", "simulate"}, {NULL, "engines"},     {NULL, "isTrusted"},
+};
+
+/* A new copy of the file's settings without the keys above; the names of those it had
+ * go to ignored ("a,b"). NULL when out of memory (then nothing of the file applies). */
+static json_t *untrusted_view(json_t *file, struct hk_buf *ignored)
+{
+    json_t *c = json_deep_copy(file);
+    for (size_t i = 0; c && i < HK_ARRAY_LEN(trust_keys); i++) {
+        const char *sect = trust_keys[i].section, *key = trust_keys[i].key;
+        bool had = false;
+        char dotted[96];
+        if (sect) {
+            json_t *nested = json_object_get(c, sect);
+            if (json_is_object(nested) && json_object_get(nested, key))
+                had |= json_object_del(nested, key) == 0;
+            snprintf(dotted, sizeof dotted, "%s.%s", sect, key);
+        } else {
+            snprintf(dotted, sizeof dotted, "%s", key);
+        }
+        if (json_object_get(c, dotted))
+            had |= json_object_del(c, dotted) == 0;
+        if (had && hk_buf_printf(ignored, "%s%s", ignored->len ? "," : "", dotted)) {
+            json_decref(c);
+            c = NULL;
+        }
+    }
+    return c;
+}
+
+static void reschedule_doc(doc *d, void *ud) { lsp_diag_schedule(ud, d, 0); }
+
 void lsp_config_rebuild(struct lsp_server *s)
 {
     struct lsp_config c;
     lsp_config_init(&c);
-    apply_layer(s, &c, s->cfg_file_json, LSP_CONFIG_FILE);
+    bool trusted = lsp_trusted(s);
+    json_t *file = s->cfg_file_json, *view = NULL;
+    struct hk_buf ignored;
+    hk_buf_init(&ignored, 4096);
+    if (file && !trusted)
+        file = view = untrusted_view(file, &ignored);
+    apply_layer(s, &c, file, LSP_CONFIG_FILE);
     apply_layer(s, &c, s->cfg_client_json, "client settings");
+    json_decref(view);
     lsp_config_free(&s->cfg);
     s->cfg = c;
+    bool newly_trusted = trusted && !s->cfg_trusted;
+    s->cfg_trusted = trusted;
     if (c.log_level_set && !s->cli_log_level)
         hk_log_set_level(c.log_level);
-    HK_DEBUG("config: target %s:%s%s, compile %s, debounce %u ms",
+    HK_DEBUG("config: target %s:%s%s, compile %s, debounce %u ms, folder %s",
              c.backend == CC_DCU ? "dcu" : "nvidia", c.arch ? c.arch : "(default)",
              c.target_set ? "" : " (by extension)", c.compile_enabled ? "on" : "off",
-             c.debounce_ms);
+             c.debounce_ms, trusted ? "trusted" : "not trusted");
+    lsp_trust_set_ignored(s, ignored.data ? ignored.data : "");
+    hk_buf_free(&ignored);
+    /* Compiles ran with the untrusted settings: redo them with the folder's own. */
+    if (newly_trusted && s->init_replied && s->docs)
+        doc_store_foreach(s->docs, reschedule_doc, s);
 }
 
 bool lsp_config_refresh_file(struct lsp_server *s)
@@ -470,6 +527,8 @@ bool lsp_config_refresh_file(struct lsp_server *s)
         if (s->cfg_file_seen) {
             json_decref(s->cfg_file_json);
             s->cfg_file_json = NULL;
+            hk_free(s->cfg_file_text);
+            s->cfg_file_text = NULL;
             s->cfg_file_seen = false;
             changed = true;
         }
@@ -482,6 +541,8 @@ bool lsp_config_refresh_file(struct lsp_server *s)
     changed = true;
     json_decref(s->cfg_file_json);
     s->cfg_file_json = NULL;
+    hk_free(s->cfg_file_text);
+    s->cfg_file_text = NULL;
     char *text = NULL;
     size_t len = 0;
     int rc = read_file(path, LSP_CONFIG_MAX_BYTES, &text, &len);
@@ -491,7 +552,7 @@ bool lsp_config_refresh_file(struct lsp_server *s)
     }
     json_error_t err;
     json_t *j = json_loadb(text, len, 0, &err);
-    hk_free(text);
+    s->cfg_file_text = text;
     if (!j || !json_is_object(j)) {
         lsp_show_message(s, 2, "%s: line %d: %s; the file is ignored", path, j ? 1 : err.line,
                          j ? "not a JSON object" : err.text);
