@@ -441,26 +441,13 @@ static void apply_layer(struct lsp_server *s, struct lsp_config *c, json_t *o, c
     }
 }
 
-/* Keys of the workspace file that take effect only in a trusted folder (docs/config.md,
- * "Trusted folders"): they name a program to run (the compilers, and any compiler flag:
- * -ccbin, -Xcompiler, --linker-options and friends run or load programs), send the code
- * somewhere (engines with their endpoints), or replace the GPU with the simulator. A
- * folder cannot vouch for itself: its "isTrusted" never counts. Include paths, the target
- * and the rest cannot run anything and apply everywhere. */
-static const struct {
-    const char *section, *key;
-} trust_keys[] = {
-    {"compile", "nvcc"},      {"compile", "hipcc"}, {"compile", "flags"},
-    {"episodes", "simulate"}, {NULL, "engines"},     {NULL, "isTrusted"},
-};
-
-/* A new copy of the file's settings without the keys above; the names of those it had
+/* A new copy of the file's settings without lsp_trust_keys; the names of those it had
  * go to ignored ("a,b"). NULL when out of memory (then nothing of the file applies). */
 static json_t *untrusted_view(json_t *file, struct hk_buf *ignored)
 {
     json_t *c = json_deep_copy(file);
-    for (size_t i = 0; c && i < HK_ARRAY_LEN(trust_keys); i++) {
-        const char *sect = trust_keys[i].section, *key = trust_keys[i].key;
+    for (size_t i = 0; c && i < lsp_trust_n_keys; i++) {
+        const char *sect = lsp_trust_keys[i].section, *key = lsp_trust_keys[i].key;
         bool had = false;
         char dotted[96];
         if (sect) {

@@ -164,6 +164,15 @@ char *lsp_path_to_uri(const char *path);
 char **lsp_split_command(const char *cmd);
 
 /* trust.c (the blocking list functions are in lsp.h) */
+/* The keys of .hyperkernel.json that apply only in a trusted folder, nested
+ * (section.key) or dotted, with why (for the warning); config.c filters them out. */
+struct lsp_trust_key {
+    const char *section;      /* NULL: a top-level key */
+    const char *key;
+    const char *why;
+};
+extern const struct lsp_trust_key lsp_trust_keys[];
+extern const size_t lsp_trust_n_keys;
 /* Reads the user's trust list into s->trusted_folders (blocking: at startup only). */
 void lsp_trust_load(struct lsp_server *s);
 /* true when the client said the workspace is trusted or the root is in the user's list. */

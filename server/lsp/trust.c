@@ -282,6 +282,36 @@ out:
 
 /* ---- the server's side (loop thread unless said otherwise) ---- */
 
+/* They name a program to run (the compilers; and any compiler flag, since -ccbin,
+ * -Xcompiler, --linker-options, -Xlinker, plugins and response files run or load
+ * programs), send the code somewhere (engines and their endpoints), or replace the GPU
+ * with the simulator. A folder cannot vouch for itself. Include paths, the target,
+ * timeouts, the database and the rest run nothing and apply everywhere;
+ * compile_commands.json contributes only -I/-D/-U/-std/-include/--expt-* (config.c). */
+const struct lsp_trust_key lsp_trust_keys[] = {
+    {"compile", "nvcc", "it names the compiler to run"},
+    {"compile", "hipcc", "it names the compiler to run"},
+    {"compile", "flags", "compiler flags can run or load programs (-ccbin, -Xcompiler, ...)"},
+    {"episodes", "simulate", "it replaces the GPU with the simulator, whose numbers are not "
+                             "measurements"},
+    {NULL, "engines", "an engine sends the kernel's code to its endpoint"},
+    {NULL, "isTrusted", "only the editor or the user's trust list can trust a folder"},
+};
+const size_t lsp_trust_n_keys = HK_ARRAY_LEN(lsp_trust_keys);
+
+static const char *key_why(const char *dotted)
+{
+    for (size_t i = 0; i < lsp_trust_n_keys; i++) {
+        const struct lsp_trust_key *k = &lsp_trust_keys[i];
+        size_t n = k->section ? strlen(k->section) : 0;
+        if (k->section ? !strncmp(dotted, k->section, n) && dotted[n] == '.' &&
+                             !strcmp(dotted + n + 1, k->key)
+                       : !strcmp(dotted, k->key))
+            return k->why;
+    }
+    return "it needs a trusted folder";
+}
+
 void lsp_trust_load(struct lsp_server *s)
 {
     char *file = NULL;
@@ -348,12 +378,11 @@ static void publish_file_diags(struct lsp_server *s)
         char key[96];
         snprintf(key, sizeof key, "%.*s", (int)(n < 95 ? n : 95), keys);
         unsigned line = key_line(s->cfg_file_text, key);
-        char *msg = hk_asprintf("%s ignored: this folder is not trusted, and %s names a "
-                                "program to run or changes what is measured. Trust the "
+        char *msg = hk_asprintf("%s ignored: this folder is not trusted and %s. Trust the "
                                 "folder to use it (hkls trust %s, :HyperKernelTrust, the "
                                 "command hyperkernel.trustFolder, or VS Code's workspace "
                                 "trust).",
-                                key, key, s->root);
+                                key, key_why(key), s->root);
         json_t *d = msg ? json_pack("{s:{s:{s:i, s:i}, s:{s:i, s:i}}, s:i, s:s, s:s, s:s}",
                                     "range", "start", "line", (int)line, "character", 0,
                                     "end", "line", (int)line + 1, "character", 0,
