@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Protocol test of workspace trust (issue 12) against the real hkls over stdio.
+
+A folder's .hyperkernel.json names a "compiler" (compile.nvcc) and a host compiler flag
+(-ccbin) that are scripts creating a marker file when run. Opening a .cu file of that
+folder, untrusted, must not run them: the marker never appears, and the server names the
+ignored keys (window/showMessage, and Warning diagnostics on .hyperkernel.json). After
+workspace/executeCommand hyperkernel.trustFolder the trust is in
+$XDG_CONFIG_HOME/hyperkernel/trusted.json and the compile is redone with the folder's
+compiler (the marker appears). A new server started with VS Code's
+initializationOptions {"isTrusted": true} uses it at once; `hkls trust --list/--remove`
+see the same list.
+
+usage: trust.py HKLS      exit 0 pass, 1 fail. Standard library only.
+HK_PROTOCOL_LOG=/tmp/x.log keeps the servers' debug logs."""
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+class Client:
+    def __init__(self, hkls, env, root, init_opts, name):
+        args = [hkls]
+        log = os.environ.get("HK_PROTOCOL_LOG")
+        if log:
+            args += ["--log", log + "." + name, "--log-level", "debug"]
+        self.p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, env=env)
+        self.q = queue.Queue()
+        self.seen = []
+        self.next_id = 1
+        threading.Thread(target=self._reader, daemon=True).start()
+        self.request("initialize", {"processId": os.getpid(), "rootUri": "file://" + root,
+                                    "capabilities": {"textDocument": {"publishDiagnostics": {}}},
+                                    "initializationOptions": init_opts})
+        self.notify("initialized", {})
+
+    def _reader(self):
+        f = self.p.stdout
+        while True:
+            n = None
+            while True:
+                line = f.readline()
+                if not line:
+                    self.q.put(None)
+                    return
+                line = line.strip()
+                if not line:
+                    break
+                if line.lower().startswith(b"content-length:"):
+                    n = int(line.split(b":")[1])
+            self.q.put(json.loads(f.read(n)))
+
+    def send(self, msg):
+        msg["jsonrpc"] = "2.0"
+        b = json.dumps(msg).encode()
+        self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(b) + b)
+        self.p.stdin.flush()
+
+    def notify(self, method, params):
+        self.send({"method": method, "params": params})
+
+    def next_message(self, timeout):
+        try:
+            m = self.q.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if m is None:
+            raise Fail("the server closed its output")
+        self.seen.append(m)
+        if "method" in m and "id" in m:  # answer whatever the server asks
+            self.send({"id": m["id"], "result": None})
+        return m
+
+    def request(self, method, params, timeout=30):
+        i = self.next_id
+        self.next_id += 1
+        self.send({"id": i, "method": method, "params": params})
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            m = self.next_message(end - time.monotonic())
+            if m is not None and m.get("id") == i and "method" not in m:
+                return m
+        raise Fail("no reply to %s within %ss" % (method, timeout))
+
+    def wait(self, pred, timeout, what):
+        for m in self.seen:
+            if pred(m):
+                return m
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            m = self.next_message(end - time.monotonic())
+            if m is not None and pred(m):
+                return m
+        raise Fail("timed out waiting for " + what)
+
+    def close(self):
+        try:
+            self.request("shutdown", None, timeout=10)
+            self.notify("exit", None)
+        except (Fail, BrokenPipeError):
+            pass
+        try:
+            self.p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+
+
+def is_method(m, method):
+    return m.get("method") == method
+
+
+def diags_for(uri):
+    return lambda m: is_method(m, "textDocument/publishDiagnostics") and m["params"]["uri"] == uri
+
+
+def main():
+    hkls = os.path.abspath(sys.argv[1])
+    tmp = tempfile.mkdtemp(prefix="hk_trust_proto_")
+    try:
+        return run(hkls, os.path.realpath(tmp))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(hkls, tmp):
+    ws = os.path.join(tmp, "ws")
+    xdg = os.path.join(tmp, "xdg")
+    os.makedirs(ws)
+    os.makedirs(xdg)
+    marker = os.path.join(tmp, "marker")
+    evil = os.path.join(tmp, "evil.sh")
+    with open(evil, "w") as f:
+        f.write("#!/bin/sh\necho ran \"$@\" >> %s\nexit 1\n" % marker)
+    os.chmod(evil, 0o755)
+    with open(os.path.join(ws, ".hyperkernel.json"), "w") as f:
+        json.dump({"target": "nvidia:sm_80",
+                   "compile": {"nvcc": evil, "flags": ["-ccbin", evil], "debounceMs": 0}},
+                  f, indent=2)
+    cu = os.path.join(ws, "k.cu")
+    text = "__global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n"
+    with open(cu, "w") as f:
+        f.write(text)
+    cu_uri = "file://" + cu
+    cfg_uri = "file://" + os.path.join(ws, ".hyperkernel.json")
+    env = dict(os.environ, XDG_CONFIG_HOME=xdg)
+    trusted_json = os.path.join(xdg, "hyperkernel", "trusted.json")
+
+    # 1. untrusted: the keys are ignored and named; the script never runs
+    c = Client(hkls, env, ws, {}, "untrusted")
+    try:
+        msg = c.wait(lambda m: is_method(m, "window/showMessage") and
+                     "not a trusted folder" in m["params"]["message"], 10, "the untrusted warning")
+        text_msg = msg["params"]["message"]
+        check("compile.nvcc" in text_msg and "compile.flags" in text_msg,
+              "the warning names the ignored keys: " + text_msg)
+        check("hkls trust " + ws in text_msg, "the warning says how to trust: " + text_msg)
+        check("compile.debounceMs" not in text_msg and "target" not in text_msg.split("ignored:")[1].split("(")[0],
+              "harmless keys are not named: " + text_msg)
+        d = c.wait(diags_for(cfg_uri), 10, "diagnostics on .hyperkernel.json")["params"]["diagnostics"]
+        keys = sorted(x["message"].split(" ignored")[0] for x in d)
+        check(keys == ["compile.flags", "compile.nvcc"], "one diagnostic per ignored key: %r" % keys)
+        check(all(x["severity"] == 2 and x["code"] == "untrusted-setting" for x in d),
+              "Warning diagnostics with code untrusted-setting: %r" % d)
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": cu_uri, "languageId": "cuda",
+                                                           "version": 1, "text": text}})
+        c.notify("textDocument/didSave", {"textDocument": {"uri": cu_uri}})
+        # the compile ran with the default compiler (diagnostics for k.cu) or none was
+        # found (a message); either way not with the folder's script
+        c.wait(lambda m: diags_for(cu_uri)(m) or
+               (is_method(m, "window/showMessage") and "compiler" in m["params"]["message"].lower()),
+               120, "the untrusted compile to end")
+        time.sleep(0.5)
+        check(not os.path.exists(marker), "the folder's compiler ran in an untrusted folder")
+        check(not os.path.exists(trusted_json), "nothing was written to the trust list yet")
+
+        # 2. trust it: persisted, settings re-read, the compile redone with the script
+        r = c.request("workspace/executeCommand", {"command": "hyperkernel.trustFolder",
+                                                   "arguments": []})
+        check("result" in r, "trustFolder answered: %r" % r)
+        res = r["result"]
+        check(res["folder"] == ws and res["workspaceTrusted"] is True and res["changed"] is True,
+              "trustFolder result: %r" % res)
+        check(res["file"] == trusted_json, "the list is in XDG_CONFIG_HOME: %r" % res["file"])
+        with open(trusted_json) as f:
+            check(json.load(f) == [ws], "trusted.json lists the folder")
+        n0 = len(c.seen)
+        c.wait(lambda m: diags_for(cfg_uri)(m) and m["params"]["diagnostics"] == [], 10,
+               "the warnings on .hyperkernel.json cleared")
+        end = time.monotonic() + 30
+        while not os.path.exists(marker) and time.monotonic() < end:
+            c.next_message(0.2)
+        check(os.path.exists(marker), "after trust the folder's compiler is used")
+    finally:
+        c.close()
+
+    # 3. a list written by the server is what `hkls trust --list` shows; --remove drops it
+    out = subprocess.run([hkls, "trust", "--list"], env=env, capture_output=True, text=True)
+    check(out.returncode == 0 and out.stdout.split() == [ws], "hkls trust --list: %r" % out.stdout)
+    out = subprocess.run([hkls, "trust", "--remove", ws], env=env, capture_output=True, text=True)
+    check(out.returncode == 0 and "no longer trusted" in out.stdout, "hkls trust --remove: %r" % out.stdout)
+    with open(trusted_json) as f:
+        check(json.load(f) == [], "removed from trusted.json")
+
+    # 4. VS Code: initializationOptions {"isTrusted": true} applies the folder's keys
+    os.unlink(marker)
+    c = Client(hkls, env, ws, {"isTrusted": True}, "vscode")
+    try:
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": cu_uri, "languageId": "cuda",
+                                                           "version": 1, "text": text}})
+        end = time.monotonic() + 30
+        while not os.path.exists(marker) and time.monotonic() < end:
+            c.next_message(0.2)
+        check(os.path.exists(marker), "isTrusted from the client applies compile.nvcc")
+        check(not any(is_method(m, "window/showMessage") and "not a trusted folder" in
+                      m["params"]["message"] for m in c.seen), "no untrusted warning when trusted")
+        check(not os.path.exists(trusted_json) or json.load(open(trusted_json)) == [],
+              "the client's trust is not written to the user's list")
+    finally:
+        c.close()
+    print("trust: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Fail as e:
+        print("FAIL:", e)
+        sys.exit(1)
