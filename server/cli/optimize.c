@@ -17,6 +17,7 @@
 #include "engine/episode.h"
 #include "engine/measure.h"
 #include "runners/runner.h"
+#include "store/store.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3, EXIT_BASELINE = 4,
        EXIT_STOPPED = 130 };
@@ -112,13 +113,16 @@ static void print_summary(const ep_result *r)
                (long long)json_integer_value(json_object_get(s, "accepted")),
                (long long)json_integer_value(json_object_get(s, "rejected")),
                (long long)json_integer_value(json_object_get(s, "not_measured")));
+        bool sim = json_is_true(json_object_get(s, "simulated"));
+        if (sim)
+            printf("  SIMULATED GPU: the times and speedups below are simulated, not measured\n");
         double sp = num(s, "speedup");
         if (isfinite(sp)) {
-            printf("  best v%lld: %.4g ms vs baseline %.4g ms (interleaved): %.2fx "
+            printf("  best v%lld: %.4g ms vs baseline %.4g ms (interleaved): %.2fx%s "
                    "(pairs p10 %.2fx .. p90 %.2fx)\n",
                    (long long)json_integer_value(json_object_get(s, "best_version")),
-                   num(s, "best_ms"), num(s, "verify_baseline_ms"), sp, num(s, "speedup_p10"),
-                   num(s, "speedup_p90"));
+                   num(s, "best_ms"), num(s, "verify_baseline_ms"), sp,
+                   sim ? " simulated" : "", num(s, "speedup_p10"), num(s, "speedup_p90"));
             double roof = num(s, "roofline_pct"), rel = num(s, "max_rel_err");
             if (isfinite(roof))
                 printf("  %.1f%% of the roofline bound", roof);
@@ -213,7 +217,7 @@ static void sim_device(device_info *d)
 {
     memset(d, 0, sizeof *d);
     d->probe_version = DEVICE_PROBE_VERSION;
-    snprintf(d->name, sizeof d->name, "Simulated GPU");
+    snprintf(d->name, sizeof d->name, "%s", STORE_SIMULATED_DEVICE);
     snprintf(d->uuid, sizeof d->uuid, "GPU-00000000-0000-0000-0000-000000000000");
     snprintf(d->arch, sizeof d->arch, "sm_90");
     d->cc_major = 9;

@@ -1294,6 +1294,8 @@ static json_t *summary_json(ep_ctx *c)
     json_object_set_new(s, "file", ep__text(c->file_abs));
     json_object_set_new(s, "arch", ep__text(c->arch));
     json_object_set_new(s, "device", c->has_dev ? ep__text(c->dev.name) : json_null());
+    /* a simulated GPU's numbers are not measurements: every reader marks them */
+    json_object_set_new(s, "simulated", json_boolean(c->o->gpu == EP_GPU_SIMULATED));
     json_object_set_new(s, "candidates", json_integer((json_int_t)c->n_proposed));
     json_object_set_new(s, "accepted", json_integer((json_int_t)acc));
     json_object_set_new(s, "rejected", json_integer((json_int_t)rej));
