@@ -168,6 +168,8 @@ static void optimize_usage(FILE *f)
             "  --simulate-gpu           CI only: a deterministic simulated GPU (the tests'\n"
             "                           simulator, $HK_GPU_SIMULATOR or built from the source\n"
             "                           tree; it answers for tests/data/episode/tiny.bench.json)\n"
+            "  --untrusted              the spec's folder is not trusted (the editor passes it):\n"
+            "                           refuse a command-form spec or one with compile_flags\n"
             "Exit: 0 completed, 1 failed, 2 bad input, 3 no GPU, 130 stopped.\n");
 }
 
@@ -267,7 +269,8 @@ static int no_gpu_env(void)
 int cli_optimize(int argc, char **argv)
 {
     enum { O_TARGET = 256, O_ENGINE, O_BUDGET, O_MINUTES, O_SEED, O_NAME, O_FROM_ORIGINAL,
-           O_DB, O_OUT, O_JSON, O_EVENTS, O_JOBS, O_WORK, O_KEEP, O_QUIET, O_CHECK, O_SIM };
+           O_DB, O_OUT, O_JSON, O_EVENTS, O_JOBS, O_WORK, O_KEEP, O_QUIET, O_CHECK, O_SIM,
+           O_UNTRUSTED };
     static const struct option opts[] = {
         {"kernel", required_argument, NULL, 'k'},
         {"spec", required_argument, NULL, 's'},
@@ -288,6 +291,7 @@ int cli_optimize(int argc, char **argv)
         {"quiet", no_argument, NULL, O_QUIET},
         {"check", required_argument, NULL, O_CHECK},
         {"simulate-gpu", no_argument, NULL, O_SIM},
+        {"untrusted", no_argument, NULL, O_UNTRUSTED},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -331,6 +335,7 @@ int cli_optimize(int argc, char **argv)
             break;
         case O_NAME: o.name = optarg; break;
         case O_FROM_ORIGINAL: o.from_original = true; break;
+        case O_UNTRUSTED: o.untrusted = true; break;
         case O_DB: o.db_path = optarg; break;
         case O_OUT: o.out_dir = optarg; break;
         case O_JSON: json = true; break;

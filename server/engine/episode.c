@@ -518,6 +518,16 @@ static int init_inputs(ep_ctx *c)
         return rc == HK_ENOMEM ? rc : HK_EPARSE;
     }
     c->is_cmd = c->sp->form == SPEC_FORM_COMMAND;
+    if (o->untrusted && (c->is_cmd || c->sp->n_compile_flags > 0)) {
+        ep__fail_early(c, HK_EUNSUPPORTED,
+                       "%s %s, and its folder is not trusted: trust the folder first "
+                       "(hkls trust, :HyperKernelTrust, the command hyperkernel.trustFolder, "
+                       "or VS Code's workspace trust)",
+                       o->spec_path,
+                       c->is_cmd ? "runs its own build and run commands (command form)"
+                                 : "passes compiler flags (compile_flags)");
+        return HK_EUNSUPPORTED;
+    }
     if (strcmp(c->sp->kernel, o->kernel) != 0) {
         ep__fail_early(c, HK_EINVAL, "%s benchmarks kernel '%s', not '%s'", o->spec_path,
                        c->sp->kernel, o->kernel);

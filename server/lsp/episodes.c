@@ -1047,6 +1047,9 @@ static char **build_argv(struct lsp_server *s, const char *exe, const struct lsp
     }
     if (s->cfg.ep.simulate)
         ARG(hk_strdup("--simulate-gpu"));
+    /* An untrusted folder's spec may not run commands or pass compiler flags (issue 12). */
+    if (!lsp_trusted(s))
+        ARG(hk_strdup("--untrusted"));
 #undef ARG
     if (oom) {
         lsp_strv_free(v);

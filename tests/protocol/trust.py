@@ -9,7 +9,8 @@ workspace/executeCommand hyperkernel.trustFolder the trust is in
 $XDG_CONFIG_HOME/hyperkernel/trusted.json and the compile is redone with the folder's
 compiler (the marker appears). A new server started with VS Code's
 initializationOptions {"isTrusted": true} uses it at once; `hkls trust --list/--remove`
-see the same list.
+see the same list. Optimize in the untrusted folder with a bench spec that passes
+compiler flags (-ccbin script) is refused before anything runs.
 
 usage: trust.py HKLS      exit 0 pass, 1 fail. Standard library only.
 HK_PROTOCOL_LOG=/tmp/x.log keeps the servers' debug logs."""
@@ -154,6 +155,14 @@ def run(hkls, tmp):
                   f, indent=2)
     cu = os.path.join(ws, "k.cu")
     text = "__global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n"
+    # a harness-form bench spec for k whose compiler flags would run the script
+    with open(os.path.join(ws, "k.k.bench.json"), "w") as f:
+        json.dump({"kernel": "k", "source": "k.cu", "compile_flags": ["--compiler-bindir=" + evil],
+                   "sizes": [{"n": 256}, {"n": 1000}],
+                   "args": [{"name": "x", "kind": "output", "dtype": "float", "count": "n"}],
+                   "launch": {"grid": "ceil_div(n, block_x)", "block": 256},
+                   "seeds": [1, 2, 3, 4, 5],
+                   "distributions": ["uniform(-1,1)", "normal(0,1)"]}, f)
     with open(cu, "w") as f:
         f.write(text)
     cu_uri = "file://" + cu
@@ -162,7 +171,8 @@ def run(hkls, tmp):
     trusted_json = os.path.join(xdg, "hyperkernel", "trusted.json")
 
     # 1. untrusted: the keys are ignored and named; the script never runs
-    c = Client(hkls, env, ws, {}, "untrusted")
+    db = os.path.join(tmp, "history.db")
+    c = Client(hkls, env, ws, {"episodes": {"db": db}}, "untrusted")
     try:
         msg = c.wait(lambda m: is_method(m, "window/showMessage") and
                      "not a trusted folder" in m["params"]["message"], 10, "the untrusted warning")
@@ -188,6 +198,14 @@ def run(hkls, tmp):
         time.sleep(0.5)
         check(not os.path.exists(marker), "the folder's compiler ran in an untrusted folder")
         check(not os.path.exists(trusted_json), "nothing was written to the trust list yet")
+        # optimize with the folder's spec: its compiler flags may not run either
+        r = c.request("workspace/executeCommand", {"command": "hyperkernel.optimize", "arguments": [
+            {"uri": cu_uri, "kernel": "k", "target": "nvidia"}]}, timeout=120)
+        err = r.get("error", {}).get("message", "")
+        check("error" in r and "compile_flags" in err and "not trusted" in err,
+              "optimize with an untrusted spec's compiler flags is refused: %r" % r)
+        time.sleep(0.5)
+        check(not os.path.exists(marker), "the spec's -ccbin ran in an untrusted folder")
 
         # 2. trust it: persisted, settings re-read, the compile redone with the script
         r = c.request("workspace/executeCommand", {"command": "hyperkernel.trustFolder",
