@@ -465,6 +465,31 @@ static json_t *untrusted_view(json_t *file, struct hk_buf *ignored)
             c = NULL;
         }
     }
+    /* Include paths run nothing -- unless the compiler driver's shell would read them
+     * (nvcc leaves `...` alone): a list with such an entry is dropped whole. */
+    json_t *comp = json_object_get(c, "compile");
+    json_t *lists[2] = {json_is_object(comp) ? json_object_get(comp, "includePaths") : NULL,
+                        json_object_get(c, "compile.includePaths")};
+    for (int k = 0; c && k < 2; k++) {
+        size_t i;
+        json_t *e;
+        bool bad = false;
+        json_array_foreach(lists[k], i, e) {
+            const char *p = json_string_value(e);
+            bad |= p && !cc_arg_shell_safe(CC_NVIDIA, p);
+        }
+        if (!bad)
+            continue;
+        if (k == 0)
+            json_object_del(comp, "includePaths");
+        else
+            json_object_del(c, "compile.includePaths");
+        if (!strstr(ignored->data ? ignored->data : "", "compile.includePaths") &&
+            hk_buf_printf(ignored, "%scompile.includePaths", ignored->len ? "," : "")) {
+            json_decref(c);
+            c = NULL;
+        }
+    }
     return c;
 }
 
@@ -736,16 +761,38 @@ int lsp_compile_options(struct lsp_server *s, const char *path, cc_options *o,
     o->timeout_ms = c->timeout_ms;
     o->workdir = s->root; /* relative flags in the settings are relative to the root */
     struct strv sv = {0};
+    /* In an untrusted folder nothing of the folder's reaches the compiler driver's shell
+     * with characters that shell would read (cc_arg_shell_safe): compile_commands.json
+     * entries and include paths that have them are left out. */
+    bool strict = !s->cfg_trusted;
     for (char **f = c->flags; f && *f; f++)
         strv_push(&sv, *f);
-    for (char **f = c->include_paths; f && *f; f++)
+    for (char **f = c->include_paths; f && *f; f++) {
+        if (strict && !cc_arg_shell_safe(o->backend, *f)) {
+            HK_WARN("compile of %s: include path %s left out (untrusted folder)", path, *f);
+            continue;
+        }
         strv_push_own(&sv, hk_asprintf("-I%s", *f));
+    }
     char *norm = norm_path(NULL, path);
     for (size_t i = 0; norm && i < s->ccdb.n; i++) {
         if (strcmp(s->ccdb.entries[i].file, norm) != 0)
             continue;
-        for (char **f = s->ccdb.entries[i].flags; *f; f++)
+        for (char **f = s->ccdb.entries[i].flags; *f; f++) {
+            /* "-I" "DIR" come as two words: judge (and skip) them together */
+            bool pair = f[1] && (!strcmp(*f, "-I") || !strcmp(*f, "-isystem") ||
+                                 !strcmp(*f, "-iquote") || !strcmp(*f, "-include"));
+            if (strict && (!cc_arg_shell_safe(o->backend, *f) ||
+                           (pair && !cc_arg_shell_safe(o->backend, f[1])))) {
+                HK_WARN("compile of %s: flag %s%s%s of %s left out (untrusted folder)", path, *f,
+                        pair ? " " : "", pair ? f[1] : "", s->ccdb.path);
+                f += pair;
+                continue;
+            }
             strv_push(&sv, *f);
+            if (pair)
+                strv_push(&sv, *++f);
+        }
         break;
     }
     hk_free(norm);

@@ -301,6 +301,8 @@ const size_t lsp_trust_n_keys = HK_ARRAY_LEN(lsp_trust_keys);
 
 static const char *key_why(const char *dotted)
 {
+    if (!strcmp(dotted, "compile.includePaths")) /* only when an entry is unsafe (config.c) */
+        return "an entry has characters the compiler driver's shell would run (` $ ...)";
     for (size_t i = 0; i < lsp_trust_n_keys; i++) {
         const struct lsp_trust_key *k = &lsp_trust_keys[i];
         size_t n = k->section ? strlen(k->section) : 0;
@@ -438,8 +440,9 @@ void lsp_trust_report(struct lsp_server *s)
         }
         lsp_show_message(s, 2,
                          "hkls: %s is not a trusted folder, so these settings of its %s were "
-                         "ignored: %s (they name programs to run, compiler flags, engines or "
-                         "the simulated GPU). The other settings apply. To trust the folder "
+                         "ignored: %s (they can run programs, send the code elsewhere or "
+                         "replace the GPU with the simulator). The other settings apply. To "
+                         "trust the folder "
                          "run \"hkls trust %s\", :HyperKernelTrust in Neovim or the command "
                          "hyperkernel.trustFolder, or trust the workspace in VS Code.",
                          s->root, LSP_CONFIG_FILE, b.data ? b.data : keys, s->root);

@@ -12,10 +12,16 @@ initializationOptions {"isTrusted": true} uses it at once; `hkls trust --list/--
 see the same list. Optimize in the untrusted folder with a bench spec that passes
 compiler flags (-ccbin script) is refused before anything runs.
 
+nvcc runs its steps through a shell and leaves backquotes in arguments alone, so the
+untrusted folder also tries `touch MARKER` in an include path of .hyperkernel.json, in -I
+and -D flags of compile_commands.json, and in the name of a file and of its folder: with
+a real nvcc on the machine none of those markers may appear either.
+
 usage: trust.py HKLS      exit 0 pass, 1 fail. Standard library only.
 HK_PROTOCOL_LOG=/tmp/x.log keeps the servers' debug logs."""
 import json
 import os
+import urllib.parse
 import queue
 import shutil
 import subprocess
@@ -151,7 +157,8 @@ def run(hkls, tmp):
     os.chmod(evil, 0o755)
     with open(os.path.join(ws, ".hyperkernel.json"), "w") as f:
         json.dump({"target": "nvidia:sm_80",
-                   "compile": {"nvcc": evil, "flags": ["-ccbin", evil], "debounceMs": 0}},
+                   "compile": {"nvcc": evil, "flags": ["-ccbin", evil], "debounceMs": 0,
+                               "includePaths": ["inc`touch hk_m_inc`"]}},
                   f, indent=2)
     cu = os.path.join(ws, "k.cu")
     text = "__global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n"
@@ -166,6 +173,17 @@ def run(hkls, tmp):
     with open(cu, "w") as f:
         f.write(text)
     cu_uri = "file://" + cu
+    with open(os.path.join(ws, "compile_commands.json"), "w") as f:
+        json.dump([{"directory": ws, "file": cu, "arguments": [
+            "nvcc", "-I", "x`touch hk_m_ccdb_i`", "-DA=`touch hk_m_ccdb_d`", "-c", cu]}], f)
+    odd_dir = os.path.join(ws, "d`touch hk_m_dir`")
+    os.makedirs(odd_dir)
+    odd = os.path.join(odd_dir, "k`touch hk_m_file`.cu")
+    with open(odd, "w") as f:
+        f.write(text)
+    odd_uri = "file://" + urllib.parse.quote(odd)
+    shell_markers = [os.path.join(ws, m) for m in
+                     ("hk_m_inc", "hk_m_ccdb_i", "hk_m_ccdb_d", "hk_m_dir", "hk_m_file")]
     cfg_uri = "file://" + os.path.join(ws, ".hyperkernel.json")
     env = dict(os.environ, XDG_CONFIG_HOME=xdg)
     trusted_json = os.path.join(xdg, "hyperkernel", "trusted.json")
@@ -177,14 +195,15 @@ def run(hkls, tmp):
         msg = c.wait(lambda m: is_method(m, "window/showMessage") and
                      "not a trusted folder" in m["params"]["message"], 10, "the untrusted warning")
         text_msg = msg["params"]["message"]
-        check("compile.nvcc" in text_msg and "compile.flags" in text_msg,
-              "the warning names the ignored keys: " + text_msg)
+        check("compile.nvcc" in text_msg and "compile.flags" in text_msg and
+              "compile.includePaths" in text_msg, "the warning names the ignored keys: " + text_msg)
         check("hkls trust " + ws in text_msg, "the warning says how to trust: " + text_msg)
         check("compile.debounceMs" not in text_msg and "target" not in text_msg.split("ignored:")[1].split("(")[0],
               "harmless keys are not named: " + text_msg)
         d = c.wait(diags_for(cfg_uri), 10, "diagnostics on .hyperkernel.json")["params"]["diagnostics"]
         keys = sorted(x["message"].split(" ignored")[0] for x in d)
-        check(keys == ["compile.flags", "compile.nvcc"], "one diagnostic per ignored key: %r" % keys)
+        check(keys == ["compile.flags", "compile.includePaths", "compile.nvcc"],
+              "one diagnostic per ignored key: %r" % keys)
         check(all(x["severity"] == 2 and x["code"] == "untrusted-setting" for x in d),
               "Warning diagnostics with code untrusted-setting: %r" % d)
         c.notify("textDocument/didOpen", {"textDocument": {"uri": cu_uri, "languageId": "cuda",
@@ -192,11 +211,20 @@ def run(hkls, tmp):
         c.notify("textDocument/didSave", {"textDocument": {"uri": cu_uri}})
         # the compile ran with the default compiler (diagnostics for k.cu) or none was
         # found (a message); either way not with the folder's script
-        c.wait(lambda m: diags_for(cu_uri)(m) or
+        # the end of the compile: its diagnostics (a resource Hint at least) or no compiler
+        c.wait(lambda m: (diags_for(cu_uri)(m) and m["params"]["diagnostics"]) or
                (is_method(m, "window/showMessage") and "compiler" in m["params"]["message"].lower()),
                120, "the untrusted compile to end")
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": odd_uri, "languageId": "cuda",
+                                                           "version": 1, "text": text}})
+        c.wait(lambda m: (diags_for(odd_uri)(m) and m["params"]["diagnostics"]) or
+               any(is_method(x, "window/showMessage") and "compiler" in x["params"]["message"].lower()
+                   for x in c.seen),
+               120, "the compile of the oddly named file to end")
         time.sleep(0.5)
         check(not os.path.exists(marker), "the folder's compiler ran in an untrusted folder")
+        ran = [m for m in shell_markers if os.path.exists(m)]
+        check(not ran, "the compiler driver's shell ran commands of the folder: %r" % ran)
         check(not os.path.exists(trusted_json), "nothing was written to the trust list yet")
         # optimize with the folder's spec: its compiler flags may not run either
         r = c.request("workspace/executeCommand", {"command": "hyperkernel.optimize", "arguments": [

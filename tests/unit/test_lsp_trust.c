@@ -339,6 +339,38 @@ static void test_client_trust(void **st)
     out_clear(&o);
 }
 
+/* Include paths apply in an untrusted folder -- unless an entry has characters nvcc's
+ * shell would run; then the list is dropped and named. */
+static void test_unsafe_include_paths(void **st)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/.hyperkernel.json", g_dir);
+    write_file(path, "{\"compile\": {\"includePaths\": [\"inc\", \"x`touch y`\"]},\n"
+                     " \"compile.debounceMs\": 9}\n");
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    lsp_server *s = start(&loop, &o, NULL);
+    assert_null(s->cfg.include_paths);
+    assert_int_equal(s->cfg.debounce_ms, 9);
+    const char *msg = last_message(&o, "window/showMessage");
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "compile.includePaths"));
+    json_t *d = file_diags(&o);
+    assert_int_equal(json_array_size(d), 1);
+    assert_non_null(strstr(json_string_value(json_object_get(json_array_get(d, 0), "message")),
+                           "shell"));
+    stop(&loop, s);
+    out_clear(&o);
+    /* trusted: the user's call */
+    s = start(&loop, &o, "{\"isTrusted\": true}");
+    assert_non_null(s->cfg.include_paths);
+    assert_non_null(s->cfg.include_paths[1]);
+    stop(&loop, s);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    out_clear(&o);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -346,6 +378,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_untrusted_then_trusted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_client_trust, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unsafe_include_paths, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
