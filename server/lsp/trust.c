@@ -493,7 +493,12 @@ static void trust_after(uv_work_t *req, int status)
         char *m = hk_asprintf("cannot %s %s: %s (trust list %s)", j->add ? "trust" : "untrust",
                               j->folder, hk_strerror(j->rc), j->file ? j->file : "unknown");
         HK_WARN("trust: %s", m ? m : "failed");
-        rpc_call_error(j->call, j->rc == HK_ENOENT ? HK_EINVAL : j->rc, m);
+        if (j->rc == HK_ENOENT || j->rc == HK_EINVAL) /* no such folder */
+            rpc_call_error_code(j->call, RPC_INVALID_PARAMS, m);
+        else if (j->rc == HK_ENOMEM)
+            rpc_call_error(j->call, j->rc, m);
+        else /* the list cannot be read, is broken, or cannot be written */
+            rpc_call_error_code(j->call, RPC_REQUEST_FAILED, m);
         hk_free(m);
         goto out;
     }
