@@ -285,9 +285,10 @@ out:
 /* They name a program to run (the compilers; and any compiler flag, since -ccbin,
  * -Xcompiler, --linker-options, -Xlinker, plugins and response files run or load
  * programs), send the code somewhere (engines and their endpoints), or replace the GPU
- * with the simulator. A folder cannot vouch for itself. Include paths, the target,
- * timeouts, the database and the rest run nothing and apply everywhere;
- * compile_commands.json contributes only -I/-D/-U/-std/-include/--expt-* (config.c). */
+ * with the simulator. A folder cannot vouch for itself. The target, timeouts, the
+ * database and the rest run nothing and apply everywhere; so do include paths and
+ * compile_commands.json's -I/-D/-U/-std/-include/--expt-* -- except those with characters
+ * the compiler driver's shell would read (cc_arg_shell_safe; config.c leaves them out). */
 const struct lsp_trust_key lsp_trust_keys[] = {
     {"compile", "nvcc", "it names the compiler to run"},
     {"compile", "hipcc", "it names the compiler to run"},
