@@ -1778,6 +1778,7 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
         char ms[48], sp[48], bw[48], acc[32], date[32] = "-";
         fmt_num(ms, sizeof ms, json_object_get(row, "ms"), "%.3g ms", 1);
         fmt_num(sp, sizeof sp, json_object_get(row, "speedup"), "%.2fx", 1);
+        fmt_num(bw, sizeof bw, json_object_get(row, "bytes_per_s"), "%.0f GB/s", 1e-9);
         if (json_is_true(json_object_get(row, "simulated"))) { /* not a measurement */
             size_t l = strlen(sp);
             snprintf(sp + l, sizeof sp - l, " simulated");
@@ -1790,7 +1791,6 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
                 snprintf(bw + l, sizeof bw - l, " simulated");
             }
         }
-        fmt_num(bw, sizeof bw, json_object_get(row, "bytes_per_s"), "%.0f GB/s", 1e-9);
         fmt_num(acc, sizeof acc, json_object_get(row, "max_rel_err"), "%.1e rel", 1);
         time_t t = (time_t)(json_integer_value(json_object_get(row, "created_ms")) / 1000);
         struct tm tm;

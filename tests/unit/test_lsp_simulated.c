@@ -270,6 +270,7 @@ static void test_marks_in_the_editor(void **st)
     assert_non_null(strstr(hv, "Optimization history (simulated GPU"));
     assert_non_null(strstr(hv, "1.25x simulated"));
     assert_non_null(strstr(hv, "1.6 ms simulated"));
+    assert_non_null(strstr(hv, "1000 GB/s simulated"));
     h = request(&loop, s, &o, "textDocument/hover", at(7, 17));
     hv = json_string_value(json_object_get(json_object_get(h, "contents"), "value"));
     assert_non_null(strstr(hv, "Optimization history"));
