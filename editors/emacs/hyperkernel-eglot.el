@@ -18,5 +18,21 @@ Sets `eglot-workspace-configuration' globally; use a .dir-locals.el to vary it."
                  `((c++-mode c-mode) . (,@command :initializationOptions ,settings)))
     (setq-default eglot-workspace-configuration `((:hyperkernel . ,settings)))))
 
+(defun hyperkernel-trust-folder (&optional untrust)
+  "Trust the workspace folder of the current hkls server (hyperkernel.trustFolder).
+Until a folder is trusted hkls ignores the keys of its .hyperkernel.json that run
+programs (compile.nvcc, compile.hipcc, compile.flags, engines, episodes.simulate). The
+trust is stored in $XDG_CONFIG_HOME/hyperkernel/trusted.json and applies at once. With a
+prefix argument UNTRUST, stop trusting the folder. Returns the server's answer."
+  (interactive "P")
+  (let* ((server (or (eglot-current-server) (user-error "No hkls (eglot) server here")))
+         (r (jsonrpc-request server :workspace/executeCommand
+                             `(:command ,(if untrust "hyperkernel.untrustFolder"
+                                           "hyperkernel.trustFolder")
+                               :arguments []))))
+    (message "hkls: %s %s (in %s)" (if untrust "no longer trusted:" "trusted:")
+             (plist-get r :folder) (plist-get r :file))
+    r))
+
 (provide 'hyperkernel-eglot)
 ;;; hyperkernel-eglot.el ends here

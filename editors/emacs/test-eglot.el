@@ -103,7 +103,8 @@
              (contents (plist-get hover :contents))
              (text (if (stringp contents) contents (or (plist-get contents :value) ""))))
         (hk-check (and (string-match-p "speedup" text)
-                       (string-match-p "v[0-9]+[ |]+[0-9.]+ ms[ |]+[0-9.]+x" text))
+                       (string-match-p "v[0-9]+[ |]+[0-9.]+ ms\\( simulated\\)?[ |]+[0-9.]+x" text)
+                       (eq hk-real-gpu (not (string-match-p "simulated" text))))
                   "hover shows the version table:\n%s" text))
       ;; Apply as eglot applies a code action: its edit, then its command.
       (hk-goto "blockIdx")
@@ -119,7 +120,15 @@
         ;; the edit (docs/editors.md: a real session has the same order once idle).
         (eglot--signal-textDocument/didChange)
         (let ((r (eglot-execute-command server (intern (plist-get acmd :command)) (plist-get acmd :arguments))))
-          (hk-check (eq (plist-get r :ok) t) "hyperkernel.applied: %S" r))))))
+          (hk-check (eq (plist-get r :ok) t) "hyperkernel.applied: %S" r)))
+      ;; Workspace trust (issue 12): the command stores the folder in the user's list.
+      (let* ((r (hyperkernel-trust-folder))
+             (list (expand-file-name "hyperkernel/trusted.json"
+                                     (or (getenv "XDG_CONFIG_HOME") (expand-file-name ".config" (getenv "HOME"))))))
+        (hk-check (and (eq (plist-get r :workspaceTrusted) t) (file-exists-p list)
+                       (with-temp-buffer (insert-file-contents list)
+                                         (search-forward (plist-get r :folder) nil t)))
+                  "hyperkernel-trust-folder: %S" r)))))
 
 (let ((code 0))
   (condition-case err

@@ -30,4 +30,11 @@ int cli_doctor(int argc, char **argv);
  * database cannot be read, 2 for usage errors. (server/cli/skills_cmd.c) */
 int cli_skills(int argc, char **argv);
 
+/* hkls trust [FOLDER] | --remove [FOLDER] | --list
+ * Adds FOLDER (default: the current directory; made canonical) to the user's trusted
+ * folders ($XDG_CONFIG_HOME/hyperkernel/trusted.json), removes it, or lists them. Exit 0,
+ * 1 when the folder does not exist or the list cannot be read or written, 2 for usage
+ * errors. (server/cli/trust.c) */
+int cli_trust(int argc, char **argv);
+
 #endif

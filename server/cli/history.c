@@ -205,6 +205,8 @@ static void print_kernel_text(const store_kernel *k, const store_episode *eps, s
                store_episode_status_name(e->status), when, dur, e->device ? e->device : "(no GPU)");
         if (best)
             printf("  best v%d %s", best->version.number, sp);
+        if (store_episode_simulated(e))
+            printf("  (simulated GPU: not measured on hardware)");
         printf("\n");
         if (e->error && *e->error) {
             const char *nl = strchr(e->error, '\n');
@@ -228,6 +230,13 @@ static void print_kernel_text(const store_kernel *k, const store_episode *eps, s
         if (r->measured)
             snprintf(ms, sizeof ms, "%.4f ms", r->best.median_ms);
         fmt_speedup(r, sp, sizeof sp);
+        for (size_t j = 0; j < n_eps; j++) /* a simulated GPU's numbers say so */
+            if (eps[j].id == v->episode_id && store_episode_simulated(&eps[j])) {
+                if (r->measured)
+                    snprintf(ms, sizeof ms, "%.4f ms sim", r->best.median_ms);
+                size_t l = strlen(sp);
+                snprintf(sp + l, sizeof sp - l, " simulated");
+            }
         printf("    %-5s %-9s #%-4lld %-9s %-28s %12s  %s", label, parent, (long long)v->episode_id,
                store_version_status_name(v->status), v->produced_by ? v->produced_by : "-", ms,
                v->status == STORE_V_REJECTED ? "" : sp);

@@ -17,6 +17,7 @@
 #include "engine/episode.h"
 #include "engine/measure.h"
 #include "runners/runner.h"
+#include "store/store.h"
 
 /* verify-candidate: EXIT_OK only for a credited candidate that is faster when interleaved
  * with the baseline; EXIT_NOT_FASTER for one that passed every check but is not (or whose
@@ -119,13 +120,16 @@ static void print_summary(const ep_result *r)
             printf(", %lld measured but not credited",
                    (long long)json_integer_value(json_object_get(s, "not_credited")));
         printf("\n");
+        bool sim = json_is_true(json_object_get(s, "simulated"));
+        if (sim)
+            printf("  SIMULATED GPU: the times and speedups below are simulated, not measured\n");
         double sp = num(s, "speedup");
         if (isfinite(sp)) {
-            printf("  best v%lld: %.4g ms vs baseline %.4g ms (interleaved): %.2fx "
+            printf("  best v%lld: %.4g ms vs baseline %.4g ms (interleaved): %.2fx%s "
                    "(pairs p10 %.2fx .. p90 %.2fx)\n",
                    (long long)json_integer_value(json_object_get(s, "best_version")),
-                   num(s, "best_ms"), num(s, "verify_baseline_ms"), sp, num(s, "speedup_p10"),
-                   num(s, "speedup_p90"));
+                   num(s, "best_ms"), num(s, "verify_baseline_ms"), sp,
+                   sim ? " simulated" : "", num(s, "speedup_p10"), num(s, "speedup_p90"));
             double roof = num(s, "roofline_pct"), rel = num(s, "max_rel_err");
             if (isfinite(roof))
                 printf("  %.1f%% of the roofline bound", roof);
@@ -187,6 +191,8 @@ static void optimize_usage(FILE *f)
             "  --simulate-gpu           CI only: a deterministic simulated GPU (the tests'\n"
             "                           simulator, $HK_GPU_SIMULATOR or built from the source\n"
             "                           tree; it answers for tests/data/episode/tiny.bench.json)\n"
+            "  --untrusted              the spec's folder is not trusted (the editor passes it):\n"
+            "                           refuse a command-form spec or one with compile_flags\n"
             "Exit: 0 completed, 1 failed, 2 bad input, 3 no GPU, 130 stopped.\n");
 }
 
@@ -242,7 +248,7 @@ static void sim_device(device_info *d)
 {
     memset(d, 0, sizeof *d);
     d->probe_version = DEVICE_PROBE_VERSION;
-    snprintf(d->name, sizeof d->name, "Simulated GPU");
+    snprintf(d->name, sizeof d->name, "%s", STORE_SIMULATED_DEVICE);
     snprintf(d->uuid, sizeof d->uuid, "GPU-00000000-0000-0000-0000-000000000000");
     snprintf(d->arch, sizeof d->arch, "sm_90");
     d->cc_major = 9;
@@ -293,7 +299,7 @@ int cli_optimize(int argc, char **argv)
 {
     enum { O_TARGET = 256, O_ENGINE, O_BUDGET, O_MINUTES, O_SEED, O_NAME, O_FROM_ORIGINAL,
            O_DB, O_OUT, O_JSON, O_EVENTS, O_JOBS, O_WORK, O_KEEP, O_QUIET, O_CHECK, O_SIM,
-           O_NO_FLOOR };
+           O_NO_FLOOR, O_UNTRUSTED };
     static const struct option opts[] = {
         {"kernel", required_argument, NULL, 'k'},
         {"spec", required_argument, NULL, 's'},
@@ -315,6 +321,7 @@ int cli_optimize(int argc, char **argv)
         {"check", required_argument, NULL, O_CHECK},
         {"simulate-gpu", no_argument, NULL, O_SIM},
         {"allow-no-floor", no_argument, NULL, O_NO_FLOOR},
+        {"untrusted", no_argument, NULL, O_UNTRUSTED},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -358,6 +365,7 @@ int cli_optimize(int argc, char **argv)
             break;
         case O_NAME: o.name = optarg; break;
         case O_FROM_ORIGINAL: o.from_original = true; break;
+        case O_UNTRUSTED: o.untrusted = true; break;
         case O_DB: o.db_path = optarg; break;
         case O_OUT: o.out_dir = optarg; break;
         case O_JSON: json = true; break;

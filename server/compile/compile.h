@@ -140,6 +140,13 @@ int cc_occupancy_for(const char *arch, const cc_resource *r, int block_threads, 
 int cc_build_argv(const cc_options *o, const char *src_path, char ***argv_out);
 void cc_argv_free(char **argv);
 
+/* true when arg may be given to the compiler driver of backend: it reaches a shell
+ * unchanged in meaning. nvcc runs its steps with sh -c, putting each argument in "..."
+ * but leaving backquotes alone (so -I`cmd` runs cmd); hipcc, a Perl script, joins its
+ * arguments into shell command lines. Refused: control characters and
+ * ` $ " ' \ ; & | < > ( ) * ? ! { } [ ], and for hipcc also spaces. Pure. */
+bool cc_arg_shell_safe(enum cc_backend backend, const char *arg);
+
 /* Parses compiler output into diags and res of *r (appending). HK_OK or HK_ENOMEM.
  * Unknown lines are ignored; it never fails on odd text. Identical diagnostics (hipcc
  * prints host and device passes) are kept once. */

@@ -447,6 +447,13 @@ int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
     j->tmpfile = hk_asprintf("%s/%s", j->tmpdir, bn);
     if (!j->tmpfile)
         goto fail;
+    /* The copy's name goes on the compiler's command line, and the driver runs its steps
+     * through a shell: a file named k`cmd`.cu must not run cmd. Its messages are mapped
+     * back to the original path by the copy's full name, so any safe name does. */
+    for (char *p = j->tmpfile + strlen(j->tmpdir) + 1; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '.' || *p == '_' || *p == '-' || *p == '+'))
+            *p = '_';
     rc = write_all(j->tmpfile, text ? text : "", len);
     if (rc)
         goto fail;
@@ -475,7 +482,11 @@ int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
         goto fail;
     size_t e = 0;
     incdir = dir_of(orig_path);
-    if (incdir) {
+    if (incdir && !cc_arg_shell_safe(o->backend, incdir)) {
+        /* the same shell: a folder named d`cmd` must not run cmd */
+        HK_WARN("compile of %s: its folder is not passed as -I (its name has characters "
+                "the compiler driver's shell would interpret)", orig_path);
+    } else if (incdir) {
         incflag = hk_asprintf("-I%s", incdir);
         if (!incflag)
             goto fail;

@@ -98,6 +98,17 @@ void cc_argv_free(char **argv)
     hk_free(argv);
 }
 
+bool cc_arg_shell_safe(enum cc_backend backend, const char *arg)
+{
+    for (const unsigned char *p = (const unsigned char *)arg; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f || strchr("`$\"'\\;&|<>()*?!{}[]", *p))
+            return false;
+        if (*p == ' ' && backend != CC_NVIDIA)
+            return false;
+    }
+    return true;
+}
+
 int cc_build_argv(const cc_options *o, const char *src_path, char ***argv_out)
 {
     *argv_out = NULL;

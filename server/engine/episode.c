@@ -618,6 +618,16 @@ static int init_inputs(ep_ctx *c)
         return rc == HK_ENOMEM ? rc : HK_EPARSE;
     }
     c->is_cmd = c->sp->form == SPEC_FORM_COMMAND;
+    if (o->untrusted && (c->is_cmd || c->sp->n_compile_flags > 0)) {
+        ep__fail_early(c, HK_EUNSUPPORTED,
+                       "%s %s, and its folder is not trusted: trust the folder first "
+                       "(hkls trust, :HyperKernelTrust, the command hyperkernel.trustFolder, "
+                       "or VS Code's workspace trust)",
+                       o->spec_path,
+                       c->is_cmd ? "runs its own build and run commands (command form)"
+                                 : "passes compiler flags (compile_flags)");
+        return HK_EUNSUPPORTED;
+    }
     if (strcmp(c->sp->kernel, o->kernel) != 0) {
         ep__fail_early(c, HK_EINVAL, "%s benchmarks kernel '%s', not '%s'", o->spec_path,
                        c->sp->kernel, o->kernel);
@@ -1556,6 +1566,8 @@ static json_t *summary_json(ep_ctx *c)
     json_object_set_new(s, "file", ep__text(c->file_abs));
     json_object_set_new(s, "arch", ep__text(c->arch));
     json_object_set_new(s, "device", c->has_dev ? ep__text(c->dev.name) : json_null());
+    /* a simulated GPU's numbers are not measurements: every reader marks them */
+    json_object_set_new(s, "simulated", json_boolean(c->o->gpu == EP_GPU_SIMULATED));
     json_object_set_new(s, "candidates", json_integer((json_int_t)c->n_proposed));
     json_object_set_new(s, "accepted", json_integer((json_int_t)acc));
     json_object_set_new(s, "rejected", json_integer((json_int_t)rej));

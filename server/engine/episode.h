@@ -56,6 +56,10 @@ typedef struct {
     uint64_t seed;             /* search seed */
     const char *name;          /* episode name; NULL: "<kernel> <arch>" */
     bool from_original;        /* start the search from the original, not the best version */
+    bool untrusted;            /* the spec comes from a folder the user has not trusted (the
+                                * editor's untrusted workspace, issue 12): a spec that runs
+                                * commands of its own (command form) or passes compiler flags
+                                * (compile_flags: -ccbin, -Xcompiler ...) is refused early */
     const char *db_path;       /* the history database. Required. */
     const char *out_dir;       /* reports; NULL: <db dir>/reports/<episode id> */
     const char *work_dir;      /* scratch; NULL: a new $TMPDIR/hk-episode-XXXXXX */

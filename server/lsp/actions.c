@@ -32,6 +32,7 @@
 static const char *const commands[] = {
     "hyperkernel.optimize",  "hyperkernel.createSpec", "hyperkernel.applyVersion",
     "hyperkernel.applied",   "hyperkernel.showReport", "hyperkernel.cancel",
+    "hyperkernel.trustFolder", "hyperkernel.untrustFolder",
 };
 
 void lsp_ep_capabilities(json_t *caps)
@@ -510,8 +511,11 @@ static char *apply_title(json_t *c)
 {
     int num = (int)json_integer_value(json_object_get(c, "number"));
     json_t *sp = json_object_get(c, "speedup");
-    return json_is_number(sp) ? hk_asprintf("Apply v%d (%.2fx)", num, json_number_value(sp))
-                              : hk_asprintf("Apply v%d", num);
+    bool sim = json_is_true(json_object_get(c, "simulated"));
+    if (json_is_number(sp))
+        return hk_asprintf("Apply v%d (%.2fx%s)", num, json_number_value(sp),
+                           sim ? " simulated" : "");
+    return hk_asprintf("Apply v%d%s", num, sim ? " (simulated)" : "");
 }
 
 /* ---- textDocument/codeAction ---- */
@@ -748,7 +752,8 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
         if (best && last && sp > 1.0) {
             int num = (int)json_integer_value(json_object_get(last, "number"));
             char title[96];
-            snprintf(title, sizeof title, "best %.2fx (v%d) - Apply", sp, num);
+            snprintf(title, sizeof title, "best %.2fx%s (v%d) - Apply", sp,
+                     json_is_true(json_object_get(best, "simulated")) ? " simulated" : "", num);
             a = kernel_args(uri, f->name);
             if (a) {
                 json_object_set(a, "episode", json_object_get(best, "episode"));
@@ -1326,6 +1331,7 @@ static int episodes_query(store *st, void *arg, json_t **out, char **msg)
             json_object_set_new(o, "error", json_string(e->error));
         if (e->device)
             json_object_set_new(o, "device", json_string(e->device));
+        json_object_set_new(o, "simulated", json_boolean(store_episode_simulated(e)));
         episode_numbers(st, e, o);
         json_array_append_new(list, o);
     }
@@ -1438,13 +1444,16 @@ static int history_query(store *st, void *arg, json_t **out, char **msg)
     for (size_t i = 0; i < n; i++) {
         const store_history_row *h = &rows[i];
         const char *engine = NULL;
+        bool sim = false;
         for (size_t j = 0; j < n_es; j++)
-            if (es[j].id == h->version.episode_id)
+            if (es[j].id == h->version.episode_id) {
                 engine = es[j].engine;
-        json_t *o = json_pack("{s:I, s:i, s:s, s:s?, s:s?}", "episode",
+                sim = store_episode_simulated(&es[j]);
+            }
+        json_t *o = json_pack("{s:I, s:i, s:s, s:s?, s:s?, s:b}", "episode",
                               (json_int_t)h->version.episode_id, "version", h->version.number,
                               "status", store_version_status_name(h->version.status), "engine",
-                              engine, "producedBy", h->version.produced_by);
+                              engine, "producedBy", h->version.produced_by, "simulated", sim);
         if (!o)
             continue;
         if (h->measured) {
@@ -1525,6 +1534,10 @@ static void on_execute_command(rpc_call *call, json_t *params, void *ud)
         cmd_applied(s, call, params);
     else if (!strcmp(cmd, "hyperkernel.showReport"))
         report_request(s, call, arg0(params), true);
+    else if (!strcmp(cmd, "hyperkernel.trustFolder"))
+        lsp_trust_command(s, call, params, true);
+    else if (!strcmp(cmd, "hyperkernel.untrustFolder"))
+        lsp_trust_command(s, call, params, false);
     else
         rpc_call_error(call, HK_EINVAL, "unknown command");
 }

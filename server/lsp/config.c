@@ -302,6 +302,7 @@ static json_t *cfg_get(json_t *o, const char *section, const char *key)
 static const char *const known_keys[] = {
     "target", "compile", "log", "compile.enabled", "compile.debounceMs", "compile.timeoutMs",
     "compile.flags", "compile.includePaths", "compile.nvcc", "compile.hipcc", "log.level",
+    "isTrusted",
 };
 static const char *const compile_keys[] = {"enabled", "debounceMs", "timeoutMs", "flags",
                                            "includePaths", "nvcc", "hipcc"};
@@ -440,20 +441,88 @@ static void apply_layer(struct lsp_server *s, struct lsp_config *c, json_t *o, c
     }
 }
 
+/* A new copy of the file's settings without lsp_trust_keys; the names of those it had
+ * go to ignored ("a,b"). NULL when out of memory (then nothing of the file applies). */
+static json_t *untrusted_view(json_t *file, struct hk_buf *ignored)
+{
+    json_t *c = json_deep_copy(file);
+    for (size_t i = 0; c && i < lsp_trust_n_keys; i++) {
+        const char *sect = lsp_trust_keys[i].section, *key = lsp_trust_keys[i].key;
+        bool had = false;
+        char dotted[96];
+        if (sect) {
+            json_t *nested = json_object_get(c, sect);
+            if (json_is_object(nested) && json_object_get(nested, key))
+                had |= json_object_del(nested, key) == 0;
+            snprintf(dotted, sizeof dotted, "%s.%s", sect, key);
+        } else {
+            snprintf(dotted, sizeof dotted, "%s", key);
+        }
+        if (json_object_get(c, dotted))
+            had |= json_object_del(c, dotted) == 0;
+        if (had && hk_buf_printf(ignored, "%s%s", ignored->len ? "," : "", dotted)) {
+            json_decref(c);
+            c = NULL;
+        }
+    }
+    /* Include paths run nothing -- unless the compiler driver's shell would read them
+     * (nvcc leaves `...` alone): a list with such an entry is dropped whole. */
+    json_t *comp = json_object_get(c, "compile");
+    json_t *lists[2] = {json_is_object(comp) ? json_object_get(comp, "includePaths") : NULL,
+                        json_object_get(c, "compile.includePaths")};
+    for (int k = 0; c && k < 2; k++) {
+        size_t i;
+        json_t *e;
+        bool bad = false;
+        json_array_foreach(lists[k], i, e) {
+            const char *p = json_string_value(e);
+            bad |= p && !cc_arg_shell_safe(CC_NVIDIA, p);
+        }
+        if (!bad)
+            continue;
+        if (k == 0)
+            json_object_del(comp, "includePaths");
+        else
+            json_object_del(c, "compile.includePaths");
+        if (!strstr(ignored->data ? ignored->data : "", "compile.includePaths") &&
+            hk_buf_printf(ignored, "%scompile.includePaths", ignored->len ? "," : "")) {
+            json_decref(c);
+            c = NULL;
+        }
+    }
+    return c;
+}
+
+static void reschedule_doc(doc *d, void *ud) { lsp_diag_schedule(ud, d, 0); }
+
 void lsp_config_rebuild(struct lsp_server *s)
 {
     struct lsp_config c;
     lsp_config_init(&c);
-    apply_layer(s, &c, s->cfg_file_json, LSP_CONFIG_FILE);
+    bool trusted = lsp_trusted(s);
+    json_t *file = s->cfg_file_json, *view = NULL;
+    struct hk_buf ignored;
+    hk_buf_init(&ignored, 4096);
+    if (file && !trusted)
+        file = view = untrusted_view(file, &ignored);
+    apply_layer(s, &c, file, LSP_CONFIG_FILE);
     apply_layer(s, &c, s->cfg_client_json, "client settings");
+    json_decref(view);
     lsp_config_free(&s->cfg);
     s->cfg = c;
+    bool newly_trusted = trusted && !s->cfg_trusted;
+    s->cfg_trusted = trusted;
     if (c.log_level_set && !s->cli_log_level)
         hk_log_set_level(c.log_level);
-    HK_DEBUG("config: target %s:%s%s, compile %s, debounce %u ms",
+    HK_DEBUG("config: target %s:%s%s, compile %s, debounce %u ms, folder %s",
              c.backend == CC_DCU ? "dcu" : "nvidia", c.arch ? c.arch : "(default)",
              c.target_set ? "" : " (by extension)", c.compile_enabled ? "on" : "off",
-             c.debounce_ms);
+             c.debounce_ms, trusted ? "trusted" : "not trusted");
+    lsp_trust_set_ignored(s, ignored.data ? ignored.data : "");
+    hk_buf_free(&ignored);
+    /* Compiles ran with the untrusted settings: redo them with the folder's own. */
+    if (newly_trusted && s->init_replied && s->docs)
+        doc_store_foreach(s->docs, reschedule_doc, s);
 }
 
 bool lsp_config_refresh_file(struct lsp_server *s)
@@ -470,6 +539,8 @@ bool lsp_config_refresh_file(struct lsp_server *s)
         if (s->cfg_file_seen) {
             json_decref(s->cfg_file_json);
             s->cfg_file_json = NULL;
+            hk_free(s->cfg_file_text);
+            s->cfg_file_text = NULL;
             s->cfg_file_seen = false;
             changed = true;
         }
@@ -482,6 +553,8 @@ bool lsp_config_refresh_file(struct lsp_server *s)
     changed = true;
     json_decref(s->cfg_file_json);
     s->cfg_file_json = NULL;
+    hk_free(s->cfg_file_text);
+    s->cfg_file_text = NULL;
     char *text = NULL;
     size_t len = 0;
     int rc = read_file(path, LSP_CONFIG_MAX_BYTES, &text, &len);
@@ -491,7 +564,7 @@ bool lsp_config_refresh_file(struct lsp_server *s)
     }
     json_error_t err;
     json_t *j = json_loadb(text, len, 0, &err);
-    hk_free(text);
+    s->cfg_file_text = text;
     if (!j || !json_is_object(j)) {
         lsp_show_message(s, 2, "%s: line %d: %s; the file is ignored", path, j ? 1 : err.line,
                          j ? "not a JSON object" : err.text);
@@ -688,16 +761,38 @@ int lsp_compile_options(struct lsp_server *s, const char *path, cc_options *o,
     o->timeout_ms = c->timeout_ms;
     o->workdir = s->root; /* relative flags in the settings are relative to the root */
     struct strv sv = {0};
+    /* In an untrusted folder nothing of the folder's reaches the compiler driver's shell
+     * with characters that shell would read (cc_arg_shell_safe): compile_commands.json
+     * entries and include paths that have them are left out. */
+    bool strict = !s->cfg_trusted;
     for (char **f = c->flags; f && *f; f++)
         strv_push(&sv, *f);
-    for (char **f = c->include_paths; f && *f; f++)
+    for (char **f = c->include_paths; f && *f; f++) {
+        if (strict && !cc_arg_shell_safe(o->backend, *f)) {
+            HK_WARN("compile of %s: include path %s left out (untrusted folder)", path, *f);
+            continue;
+        }
         strv_push_own(&sv, hk_asprintf("-I%s", *f));
+    }
     char *norm = norm_path(NULL, path);
     for (size_t i = 0; norm && i < s->ccdb.n; i++) {
         if (strcmp(s->ccdb.entries[i].file, norm) != 0)
             continue;
-        for (char **f = s->ccdb.entries[i].flags; *f; f++)
+        for (char **f = s->ccdb.entries[i].flags; *f; f++) {
+            /* "-I" "DIR" come as two words: judge (and skip) them together */
+            bool pair = f[1] && (!strcmp(*f, "-I") || !strcmp(*f, "-isystem") ||
+                                 !strcmp(*f, "-iquote") || !strcmp(*f, "-include"));
+            if (strict && (!cc_arg_shell_safe(o->backend, *f) ||
+                           (pair && !cc_arg_shell_safe(o->backend, f[1])))) {
+                HK_WARN("compile of %s: flag %s%s%s of %s left out (untrusted folder)", path, *f,
+                        pair ? " " : "", pair ? f[1] : "", s->ccdb.path);
+                f += pair;
+                continue;
+            }
             strv_push(&sv, *f);
+            if (pair)
+                strv_push(&sv, *++f);
+        }
         break;
     }
     hk_free(norm);

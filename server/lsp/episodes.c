@@ -783,8 +783,10 @@ static void announce_end(struct ep_run *r)
     if (!strcmp(st, "completed")) {
         json_t *dsum = json_object_get(r->done_ev, "summary");
         double sp = json_number_value(json_object_get(dsum, "speedup"));
+        bool sim = json_is_true(json_object_get(dsum, "simulated"));
         if (sp > 0)
-            snprintf(r->message, sizeof r->message, "done: best %.2fx", sp);
+            snprintf(r->message, sizeof r->message, "done: best %.2fx%s", sp,
+                     sim ? " (simulated GPU)" : "");
         else
             snprintf(r->message, sizeof r->message, "done: no faster version found");
     } else if (!strcmp(st, "stopped")) {
@@ -1055,6 +1057,9 @@ static char **build_argv(struct lsp_server *s, const char *exe, const struct lsp
         ARG(hk_strdup("--simulate-gpu"));
     if (s->cfg.ep.allow_no_floor)
         ARG(hk_strdup("--allow-no-floor"));
+    /* An untrusted folder's spec may not run commands or pass compiler flags (issue 12). */
+    if (!lsp_trusted(s))
+        ARG(hk_strdup("--untrusted"));
 #undef ARG
     if (oom) {
         lsp_strv_free(v);
@@ -1328,7 +1333,17 @@ static json_t *episode_brief(const store_episode *e)
     json_object_set_new(o, "report_html", e->report_html ? json_string(e->report_html)
                                                          : json_null());
     json_object_set_new(o, "ended_ms", json_integer(e->ended_ms));
+    json_object_set_new(o, "simulated", json_boolean(store_episode_simulated(e)));
     return o;
+}
+
+/* Whether the episode with that id (among es) ran on the simulated GPU. */
+static bool simulated_of(const store_episode *es, size_t n, int64_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (es[i].id == id)
+            return store_episode_simulated(&es[i]);
+    return false;
 }
 
 /* Everything the editor shows for one kernel. Pool thread. */
@@ -1380,6 +1395,8 @@ static json_t *kernel_info(store *st, const store_kernel *k)
             json_object_set_new(row, "bytes_per_s",
                                 num_json(h->measured ? h->best.bytes_per_s : NAN));
             json_object_set_new(row, "max_rel_err", num_json(h->version.max_rel_err));
+            json_object_set_new(row, "simulated",
+                                json_boolean(simulated_of(es, n_es, h->version.episode_id)));
             json_array_append_new(table, row);
         }
         json_object_set_new(info, "table", table ? table : json_array());
@@ -1402,6 +1419,7 @@ static json_t *kernel_info(store *st, const store_kernel *k)
     json_object_set_new(b, "report_html", best->report_html ? json_string(best->report_html)
                                                             : json_null());
     json_object_set_new(b, "speedup", num_json(brow ? brow->speedup : NAN));
+    json_object_set_new(b, "simulated", json_boolean(store_episode_simulated(best)));
     json_object_set_new(b, "ms", num_json(brow && brow->measured ? brow->best.median_ms : NAN));
     json_object_set_new(b, "base_ms", num_json(brow && brow->has_base ? brow->base.median_ms
                                                                       : NAN));
@@ -1439,6 +1457,9 @@ static json_t *kernel_info(store *st, const store_kernel *k)
             if (!hr)
                 hr = row_of(hist, n_hist, v.id);
             json_t *c = chain_entry(&v, base.source, base_len, base_k, bk_start, k->name, hr);
+            if (c)
+                json_object_set_new(c, "simulated",
+                                    json_boolean(simulated_of(es, n_es, v.episode_id)));
             if (c)
                 json_array_insert_new(chain, 0, c);
         }
@@ -1690,7 +1711,8 @@ static void set_doc_diags(struct lsp_server *s, doc *d, json_t *results)
             continue;
         struct hk_buf b;
         hk_buf_init(&b, 1024);
-        hk_buf_printf(&b, "%.2fx faster version available", sp_x);
+        bool sim = json_is_true(json_object_get(best, "simulated"));
+        hk_buf_printf(&b, "%s%.2fx faster version available", sim ? "simulated GPU: " : "", sp_x);
         double base_ms = json_number_value(json_object_get(best, "base_ms"));
         double ms = json_number_value(json_object_get(best, "ms"));
         if (json_is_number(json_object_get(best, "base_ms")) &&
@@ -1750,19 +1772,35 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
                           r->target, r->message, r->percent);
     if (!json_array_size(table))
         return;
-    hk_buf_printf(b, "\n%sOptimization history%s\n", md ? "**" : "", md ? "**" : "");
+    bool any_sim = false;
+    size_t i;
+    json_t *row;
+    json_array_foreach(table, i, row)
+        any_sim |= json_is_true(json_object_get(row, "simulated"));
+    hk_buf_printf(b, "\n%sOptimization history%s%s\n", md ? "**" : "",
+                  any_sim ? " (simulated GPU: not measured on hardware)" : "", md ? "**" : "");
     if (md)
         hk_buf_appends(b, "\n| version | time | speedup | bandwidth | accuracy | engine | date |\n"
                           "|---|---|---|---|---|---|---|\n");
     else /* plaintext clients (eglot) get the column names too */
         hk_buf_appends(b, "version  time  speedup  bandwidth  accuracy  engine  date\n");
-    size_t i;
-    json_t *row;
     json_array_foreach(table, i, row) {
-        char ms[32], sp[32], bw[32], acc[32], date[32] = "-";
+        char ms[48], sp[48], bw[48], acc[32], date[32] = "-";
         fmt_num(ms, sizeof ms, json_object_get(row, "ms"), "%.3g ms", 1);
         fmt_num(sp, sizeof sp, json_object_get(row, "speedup"), "%.2fx", 1);
         fmt_num(bw, sizeof bw, json_object_get(row, "bytes_per_s"), "%.0f GB/s", 1e-9);
+        if (json_is_true(json_object_get(row, "simulated"))) { /* not a measurement */
+            size_t l = strlen(sp);
+            snprintf(sp + l, sizeof sp - l, " simulated");
+            if (strcmp(ms, "-") != 0) {
+                l = strlen(ms);
+                snprintf(ms + l, sizeof ms - l, " simulated");
+            }
+            if (strcmp(bw, "-") != 0) {
+                l = strlen(bw);
+                snprintf(bw + l, sizeof bw - l, " simulated");
+            }
+        }
         fmt_num(acc, sizeof acc, json_object_get(row, "max_rel_err"), "%.1e rel", 1);
         time_t t = (time_t)(json_integer_value(json_object_get(row, "created_ms")) / 1000);
         struct tm tm;

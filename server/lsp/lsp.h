@@ -46,4 +46,35 @@ int lsp_server_exit_code(const lsp_server *s);
 void lsp_server_stop(lsp_server *s);
 void lsp_server_free(lsp_server *s);
 
+/* ---- workspace trust (trust.c; docs/config.md "Trusted folders") ----
+ * A folder's .hyperkernel.json may name programs to run (compile.nvcc, compile.hipcc),
+ * compiler flags and engines, or switch on the simulated GPU; those keys apply only to
+ * folders the user trusts. The trust list is the user's own file, a JSON array of
+ * canonical absolute folder paths; a trusted folder trusts everything below it. These
+ * functions block on disk: call them at startup, from the CLI or on a pool thread. */
+
+/* Path of the trust list: $XDG_CONFIG_HOME/hyperkernel/trusted.json, else
+ * $HOME/.config/hyperkernel/trusted.json. *out: new string. HK_OK, HK_ENOENT (neither
+ * variable set), HK_ENOMEM. */
+int lsp_trust_file(char **out);
+/* Reads the list in file: *out is a new NULL-terminated vector (free with
+ * lsp_trust_free), empty when the file does not exist. HK_OK, HK_EPARSE (not a JSON
+ * array of absolute paths), HK_ETOOBIG (over 1 MiB), HK_EIO, HK_ENOMEM; *out is NULL on
+ * error. */
+int lsp_trust_read(const char *file, char ***out);
+void lsp_trust_free(char **folders);
+/* true when path (absolute, canonical) is one of folders or lies below one (whole path
+ * components: /a/bc is not below /a/b). folders may be NULL. Pure. */
+bool lsp_trust_covers(char *const *folders, const char *path);
+/* Adds folder to the list in file (add true) or removes it. The folder is made canonical
+ * with realpath (it must exist to be added; a folder that is gone can still be removed by
+ * the absolute path it was added with). The file and its directory are created as
+ * needed; the new list replaces the old one atomically (temporary file, fsync, rename)
+ * under an flock of FILE.lock, so two writers never lose each other's change. *canon
+ * (may be NULL): new string, the folder as stored. *changed (may be NULL): whether the
+ * list changed. HK_OK, HK_ENOENT (folder missing when adding), HK_EINVAL (empty path),
+ * HK_EPARSE (the existing file is broken: it is left alone), HK_EIO, HK_ENOMEM. */
+int lsp_trust_update(const char *file, const char *folder, bool add, char **canon,
+                     bool *changed);
+
 #endif

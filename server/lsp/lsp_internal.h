@@ -98,7 +98,18 @@ struct lsp_server {
     json_t *cfg_file_json;    /* parsed .hyperkernel.json or NULL */
     struct timespec cfg_file_mtime;
     bool cfg_file_seen;
+    char *cfg_file_text;      /* its text (owned), to place the untrusted-key warnings */
     json_t *cfg_client_json;  /* the client's settings or NULL */
+    /* workspace trust (trust.c) */
+    char **trusted_folders;   /* the user's trust list (read at start and after
+                               * hyperkernel.trustFolder); owned, may be NULL */
+    char *root_canon;         /* realpath of root (owned), what the list is matched to */
+    bool client_trusted;      /* the client said so: "isTrusted": true in its settings */
+    bool cfg_trusted;         /* s->cfg was built with the folder's keys that need trust */
+    char *untrusted_keys;     /* keys of the file the last rebuild ignored, "a,b"; owned */
+    bool trust_report_due;    /* untrusted_keys changed and is not reported yet */
+    bool init_replied;        /* the initialize response went out */
+    size_t trust_jobs;        /* trust list writes on the pool */
     struct lsp_config cfg;
     bool cli_log_level;       /* --log-level given: it wins over log.level */
     struct lsp_ccdb ccdb;
@@ -151,6 +162,34 @@ char *lsp_path_to_uri(const char *path);
 /* Splits a shell-like command line (quotes, backslashes) into a new vector; NULL on
  * ENOMEM or an unterminated quote. */
 char **lsp_split_command(const char *cmd);
+
+/* trust.c (the blocking list functions are in lsp.h) */
+/* The keys of .hyperkernel.json that apply only in a trusted folder, nested
+ * (section.key) or dotted, with why (for the warning); config.c filters them out. */
+struct lsp_trust_key {
+    const char *section;      /* NULL: a top-level key */
+    const char *key;
+    const char *why;
+};
+extern const struct lsp_trust_key lsp_trust_keys[];
+extern const size_t lsp_trust_n_keys;
+/* Reads the user's trust list into s->trusted_folders (blocking: at startup only). */
+void lsp_trust_load(struct lsp_server *s);
+/* true when the client said the workspace is trusted or the root is in the user's list. */
+bool lsp_trusted(const struct lsp_server *s);
+/* Records the keys of .hyperkernel.json the last rebuild ignored ("a,b"; borrowed) and,
+ * when they changed, reports them (lsp_trust_report). */
+void lsp_trust_set_ignored(struct lsp_server *s, const char *keys);
+/* Sends the pending report once the initialize response is out: window/showMessage
+ * (Warning) naming the ignored keys and how to trust the folder, and one Warning
+ * diagnostic per key on .hyperkernel.json (an empty set when none is ignored). */
+void lsp_trust_report(struct lsp_server *s);
+/* workspace/executeCommand hyperkernel.trustFolder (add) / hyperkernel.untrustFolder:
+ * arguments [] (the workspace root) or [{folder}] / ["PATH"] (path or file:// URI). The
+ * list is written on the libuv thread pool; then the settings are rebuilt, compiles of
+ * open files are redone when the folder became trusted, and call is answered with
+ * {folder, file, changed, workspaceTrusted}. */
+void lsp_trust_command(struct lsp_server *s, rpc_call *call, json_t *params, bool add);
 
 /* textsync.c */
 void lsp_register_textsync(struct lsp_server *s);

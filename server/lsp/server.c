@@ -6,8 +6,10 @@
 #include "core/hk.h"
 #include "transport/transport.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- messages to the user ---- */
@@ -197,6 +199,18 @@ static char *root_from_params(json_t *p)
     return NULL;
 }
 
+/* "isTrusted" of the client's settings (VS Code's workspace.isTrusted): true trusts the
+ * workspace for this session; absent leaves it as it was (VS Code cannot take trust back
+ * without restarting the extension, and other clients never send it). */
+static void client_trust(struct lsp_server *s, json_t *settings)
+{
+    json_t *v = json_object_get(settings, "isTrusted");
+    if (json_is_boolean(v))
+        s->client_trusted = json_is_true(v);
+    else if (v)
+        lsp_log_message(s, 2, "client settings: isTrusted must be true or false; ignored");
+}
+
 static json_t *capabilities(struct lsp_server *s)
 {
     json_t *caps = json_pack(
@@ -230,9 +244,14 @@ static void on_initialize(rpc_call *call, json_t *params, void *ud)
     int tr = parse_trace(json_object_get(params, "trace"));
     s->trace = tr < 0 ? 0 : tr;
     s->root = root_from_params(params);
+    char canon[PATH_MAX];
+    if (s->root && realpath(s->root, canon))
+        s->root_canon = hk_strdup(canon);
     json_t *opts = json_object_get(params, "initializationOptions");
-    if (json_is_object(opts))
+    if (json_is_object(opts)) {
         s->cfg_client_json = json_incref(opts);
+        client_trust(s, opts);
+    }
     s->state = LSP_RUNNING;
     if (!lsp_config_refresh_file(s)) /* it rebuilds the settings when it read the file */
         lsp_config_rebuild(s);
@@ -240,8 +259,10 @@ static void on_initialize(rpc_call *call, json_t *params, void *ud)
     json_t *res = json_pack("{s:o, s:{s:s, s:s}}", "capabilities", caps_out, "serverInfo",
                             "name", "hkls", "version", HK_VERSION);
     rpc_call_reply(call, res);
-    HK_INFO("initialized: encoding %s, root %s", s->enc == DOC_UTF8 ? "utf-8" : "utf-16",
-            s->root ? s->root : "(none)");
+    s->init_replied = true;
+    HK_INFO("initialized: encoding %s, root %s (%s)", s->enc == DOC_UTF8 ? "utf-8" : "utf-16",
+            s->root ? s->root : "(none)", lsp_trusted(s) ? "trusted" : "not trusted");
+    lsp_trust_report(s); /* ignored keys of .hyperkernel.json, now that we may speak */
 }
 
 static void on_initialized(rpc_call *call, json_t *params, void *ud)
@@ -298,6 +319,7 @@ static void on_did_change_configuration(rpc_call *call, json_t *params, void *ud
         settings = mine;
     json_decref(s->cfg_client_json);
     s->cfg_client_json = json_is_object(settings) ? json_incref(settings) : NULL;
+    client_trust(s, s->cfg_client_json);
     lsp_config_rebuild(s);
     rpc_call_reply(call, NULL);
 }
@@ -337,6 +359,7 @@ int lsp_server_new(uv_loop_t *loop, lsp_send_fn send, void *send_ud, lsp_server 
             goto out;
     lsp_register_textsync(s);
     lsp_register_features(s);
+    lsp_trust_load(s); /* startup: the loop does not run yet */
     if (lsp_ep_init(s))
         goto out;
     s->grammar_ok = an_grammar_check(&s->grammar_why) == HK_OK;
@@ -416,7 +439,11 @@ void lsp_server_free(lsp_server *s)
     lsp_config_free(&s->cfg);
     lsp_ccdb_free(&s->ccdb);
     json_decref(s->cfg_file_json);
+    hk_free(s->cfg_file_text);
     json_decref(s->cfg_client_json);
+    lsp_strv_free(s->trusted_folders);
+    hk_free(s->root_canon);
+    hk_free(s->untrusted_keys);
     hk_free(s->root);
     hk_free(s);
 }

@@ -545,6 +545,8 @@ int report_build(store *s, int64_t eid, json_t **out)
     rc = rc ? rc : set_text(e, "backend", ep.backend, 64);
     rc = rc ? rc : set_text(e, "arch", ep.arch, 64);
     rc = rc ? rc : set_text(e, "engine", ep.engine, 256);
+    if (!rc && json_object_set_new(e, "simulated", json_boolean(store_episode_simulated(&ep))))
+        rc = HK_ENOMEM;
     rc = rc ? rc : set_time(e, "started", ep.started_ms);
     rc = rc ? rc : set_time(e, "ended", ep.ended_ms);
     rc = rc ? rc
@@ -884,6 +886,8 @@ json_t *report_episode_summary(const store_episode *e)
     rc = rc ? rc : set_text(o, "arch", e->arch, 64);
     rc = rc ? rc : set_text(o, "engine", e->engine, 256);
     rc = rc ? rc : set_text(o, "device", e->device, 256);
+    if (!rc && json_object_set_new(o, "simulated", json_boolean(store_episode_simulated(e))))
+        rc = HK_ENOMEM;
     rc = rc ? rc : set_time(o, "started", e->started_ms);
     rc = rc ? rc : set_time(o, "ended", e->ended_ms);
     rc = rc ? rc

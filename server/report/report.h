@@ -71,7 +71,8 @@ int report_write(store *s, int64_t episode_id, const char *dir, unsigned formats
 
 /* JSON for the editor's lists (hyperkernel/ requests, hover tables), same field names as
  * the report model. New references; NULL only when out of memory.
- * Episode: {id, name, status, kernel, file, target, backend, arch, engine, device, started,
+ * Episode: {id, name, status, kernel, file, target, backend, arch, engine, device,
+ * simulated (true: the simulated GPU, its numbers are not measurements), started,
  * ended (ISO 8601 UTC or null), duration_ms, error, best_version_id, baseline_version_id,
  * reports: {json, md, html}}. */
 json_t *report_episode_summary(const store_episode *e);

@@ -278,13 +278,22 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
                                  "<meta http-equiv=\"Content-Security-Policy\" content=\""
                                  "default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n"
                                  "<meta name=\"viewport\" content=\"width=device-width\">\n"
-                                 "<title>Hyper Kernel report: ");
+                                 "<title>Hyper Kernel report");
+    bool sim = json_is_true(json_object_get(ep, "simulated"));
+    rc = rc ? rc : hk_buf_appends(out, sim ? " (simulated GPU): " : ": ");
     rc = rc ? rc : h(out, ep, "name");
     rc = rc ? rc : hk_buf_printf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
     rc = rc ? rc : h(out, ep, "name");
+    if (sim)
+        rc = rc ? rc : hk_buf_appends(out, " <span class=\"status\">simulated</span>");
     rc = rc ? rc : hk_buf_appends(out, " <span class=\"status\">");
     rc = rc ? rc : h(out, ep, "status");
-    rc = rc ? rc : hk_buf_appends(out, "</span></h1>\n<table>\n");
+    rc = rc ? rc : hk_buf_appends(out, "</span></h1>\n");
+    if (sim)
+        rc = rc ? rc : hk_buf_appends(out, "<p><strong>Simulated GPU: every time, speedup and "
+                                           "bandwidth in this report is simulated, not measured "
+                                           "on hardware.</strong></p>\n");
+    rc = rc ? rc : hk_buf_appends(out, "<table>\n");
     rc = rc ? rc : fact(out, "Kernel", report__str(k, "name"));
     rc = rc ? rc : fact(out, "File", report__str(k, "file"));
     rc = rc ? rc : fact(out, "Target", report__str(ep, "target"));
@@ -306,7 +315,8 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
         rc = fact(out, "Memory safety", report__str(info, "memory_safety"));
     if (!rc && report__str(ep, "error"))
         rc = fact(out, "Error", report__str(ep, "error"));
-    rc = rc ? rc : hk_buf_appends(out, "</table>\n<h2>Result</h2>\n");
+    rc = rc ? rc : hk_buf_appends(out, sim ? "</table>\n<h2>Result (simulated)</h2>\n"
+                                           : "</table>\n<h2>Result</h2>\n");
 
     const json_t *sp = json_object_get(m, "speedup");
     if (!rc && json_is_object(sp)) {

@@ -177,8 +177,14 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     const json_t *dev = json_object_get(m, "device"), *base = json_object_get(m, "baseline"),
                  *best = json_object_get(m, "best"), *info = json_object_get(ep, "info");
     char a[64], b[64], c[64];
-    int rc = hk_buf_appends(out, "# Hyper Kernel report: ");
+    bool sim = json_is_true(json_object_get(ep, "simulated"));
+    int rc = hk_buf_appends(out, sim ? "# Hyper Kernel report (simulated GPU): "
+                                     : "# Hyper Kernel report: ");
     rc = rc ? rc : md_key(out, ep, "name", 256);
+    if (sim)
+        rc = rc ? rc : hk_buf_appends(out, "\n\n**Simulated GPU: every time, speedup and "
+                                           "bandwidth below is simulated, not measured on "
+                                           "hardware.**");
     rc = rc ? rc : hk_buf_appends(out, "\n\n| | |\n|---|---|\n");
     rc = rc ? rc : row_text(out, "Kernel", report__str(k, "name"));
     rc = rc ? rc : row_text(out, "File", report__str(k, "file"));
@@ -204,7 +210,8 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         rc = row_text(out, "Error", report__str(ep, "error"));
 
     /* Result */
-    rc = rc ? rc : hk_buf_appends(out, "\n## Result\n\n| | Baseline (");
+    rc = rc ? rc : hk_buf_appends(out, sim ? "\n## Result (simulated)\n\n| | Baseline ("
+                                           : "\n## Result\n\n| | Baseline (");
     rc = rc ? rc : version_label(out, base);
     rc = rc ? rc : hk_buf_appends(out, ") | Best (");
     rc = rc ? rc : version_label(out, best);

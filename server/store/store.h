@@ -171,6 +171,12 @@ typedef struct {
 } store_episode;
 
 void store_episode_clear(store_episode *e);
+/* true when the episode ran on the simulated GPU (the test double of the CI tests): its
+ * info_json says gpu.how "simulated", or its device is the simulator's ("Simulated GPU").
+ * Its numbers are not measurements: everything that shows them says "simulated". Pure. */
+bool store_episode_simulated(const store_episode *e);
+/* The device name the simulator records (server/cli/optimize.c). */
+#define STORE_SIMULATED_DEVICE "Simulated GPU"
 void store_episodes_free(store_episode *es, size_t n);
 
 /* New episode in status running, started now. HK_EINVAL: unknown kernel. */

@@ -12,6 +12,8 @@
 
 #include "core/hk.h"
 
+#include <jansson.h>
+
 #define LIST_MAX 100000
 
 /* ---- episodes ---- */
@@ -1274,4 +1276,19 @@ out:
     sqlite3_finalize(st);
     store_history_free(rows, n);
     return rc;
+}
+
+bool store_episode_simulated(const store_episode *e)
+{
+    if (!e)
+        return false;
+    if (e->device && !strcmp(e->device, STORE_SIMULATED_DEVICE))
+        return true;
+    if (!e->info_json)
+        return false;
+    json_t *j = json_loads(e->info_json, 0, NULL);
+    const char *how = json_string_value(json_object_get(json_object_get(j, "gpu"), "how"));
+    bool sim = how && !strcmp(how, "simulated");
+    json_decref(j);
+    return sim;
 }

@@ -24,6 +24,7 @@ cp "$repo/bench/kernels/saxpy.cu" "$tmp/ws/" || exit 2
 cp "$repo/bench/kernels/saxpy.bench.json" "$tmp/ws/saxpy.bench.json" || exit 2
 cp "$repo/bench/kernels/saxpy.bench.json" "$tmp/ws/saxpy.saxpy.bench.json" || exit 2
 export HOME="$tmp/home" HK_HKLS="$hkls" HK_WORK="$tmp" HK_FILE="$tmp/ws/saxpy.cu"
+export XDG_CONFIG_HOME="$tmp/home/.config" # the trust check writes the user's trust list
 cd "$tmp/ws" || exit 2
 timeout -k 5 1500 "$emacs" --batch -q -l "$repo/editors/emacs/test-eglot.el" </dev/null
 rc=$?

@@ -136,6 +136,7 @@ local function run()
   end)
   local line = vim.api.nvim_buf_get_lines(buf, info.lnum, info.lnum + 1, true)[1]
   check(line:sub(info.col + 1, info.end_col) == 'saxpy', 'diagnostic on the kernel name: %q', info.message)
+  check(REAL_GPU == (info.message:find('simulated', 1, true) == nil), 'the diagnostic says simulated on the simulated GPU only: %q', info.message)
 
   -- Apply the best version through the plugin (hyperkernel.applyVersion + its own check).
   cursor_on('blockIdx')
@@ -171,7 +172,36 @@ local function run()
   check(hk.last.ok and #hk.last.versions >= 1, 'history has versions')
   local hb = hk.last.bufnr
   check(hb and buf_text(hb):find('| ' .. tostring(started.episode) .. ' | v', 1, true), 'history table lists episode %s', tostring(started.episode))
+  check(REAL_GPU == (buf_text(hb):find('*simulated*', 1, true) == nil), 'the history marks simulated numbers (only those)')
   vim.cmd('close')
+
+  -- Workspace trust: :HyperKernelTrust stores the root in the user's list, ! removes it.
+  local list = os.getenv('XDG_CONFIG_HOME') .. '/hyperkernel/trusted.json'
+  local root = vim.loop.fs_realpath(vim.fn.fnamemodify(FILE, ':p:h'))
+  check(vim.fn.exists(':HyperKernelTrust') == 2, ':HyperKernelTrust is defined')
+  hk.last = nil
+  vim.cmd('HyperKernelTrust')
+  wait(10000, 'the trust answer', function()
+    return hk.last ~= nil
+  end)
+  check(hk.last.ok and hk.last.folder == root and hk.last.trusted == true, 'trusted %s: %s', root, vim.inspect(hk.last))
+  local f = io.open(list, 'r')
+  local text = f and f:read('*a') or ''
+  if f then
+    f:close()
+  end
+  check(text:find(root, 1, true) ~= nil, '%s lists the folder: %s', list, text)
+  hk.last = nil
+  vim.cmd('HyperKernelTrust!')
+  wait(10000, 'the untrust answer', function()
+    return hk.last ~= nil
+  end)
+  f = io.open(list, 'r')
+  text = f and f:read('*a') or ''
+  if f then
+    f:close()
+  end
+  check(hk.last.ok and hk.last.trusted == false and text:find(root, 1, true) == nil, 'no longer trusted: %s', vim.inspect(hk.last))
 
   -- A second episode, cancelled by id.
   cursor_on('blockIdx')

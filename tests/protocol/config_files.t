@@ -1,9 +1,11 @@
-# Flags from the workspace file .hyperkernel.json (target sm_80, -D) and from
+# Flags from the workspace file .hyperkernel.json (target sm_80, -D; the client says the
+# workspace is trusted, as VS Code does, so compile.flags applies: trust.py has the
+# untrusted case) and from
 # compile_commands.json (-D, -I with a relative directory); the client's settings
 # override the file; unknown keys and bad types are reported; $/setTrace.
 require-tool nvcc
 timeout 60000
--> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":"file://$ROOT/ws_config","capabilities":{"textDocument":{"publishDiagnostics":{"versionSupport":true}}},"initializationOptions":{"compile":{"nvcc":"/usr/local/cuda/bin/nvcc","debounceMs":"fast"},"bogus":1}}}
+-> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":"file://$ROOT/ws_config","capabilities":{"textDocument":{"publishDiagnostics":{"versionSupport":true}}},"initializationOptions":{"isTrusted":true,"compile":{"nvcc":"/usr/local/cuda/bin/nvcc","debounceMs":"fast"},"bogus":1}}}
 <- {"id":1,"result":"$any"}
 <- {"method":"window/logMessage","params":{"type":2,"message":"$contains:unknown setting \"bogus\""}}
 <- {"method":"window/logMessage","params":{"type":2,"message":"$contains:compile.debounceMs must be an integer"}}

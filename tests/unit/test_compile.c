@@ -741,9 +741,28 @@ static void find_compiler(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* nvcc runs its steps with sh -c and leaves backquotes in "..." alone: what may reach it */
+static void shell_safe_arguments(void **st)
+{
+    assert_true(cc_arg_shell_safe(CC_NVIDIA, "-I/home/me/src/include"));
+    assert_true(cc_arg_shell_safe(CC_NVIDIA, "-DN=4,M=+1:@%~#^"));
+    assert_true(cc_arg_shell_safe(CC_NVIDIA, "-I/home/me/My Kernels")); /* nvcc quotes */
+    assert_false(cc_arg_shell_safe(CC_DCU, "-I/home/me/My Kernels"));  /* hipcc may not */
+    assert_true(cc_arg_shell_safe(CC_NVIDIA, "-I/home/\xc3\xa9t\xc3\xa9"));
+    static const char *const bad[] = {"-Ix`touch y`", "-I$(id)", "-DA=\"b\"", "-I'a'",
+                                       "-Ia\\b", "-Ia;b", "-Ia&b", "-Ia|b", "-Ia>b",
+                                       "-Ia<b", "-Ia(b)", "-Ia*", "-Ia?", "-Ia!", "-Ia{b}",
+                                       "-Ia[b]", "-Ia\nb", "-Ia\tb"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_false(cc_arg_shell_safe(CC_NVIDIA, bad[i]));
+        assert_false(cc_arg_shell_safe(CC_DCU, bad[i]));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(shell_safe_arguments),
         cmocka_unit_test(nvcc_two_kernels),
         cmocka_unit_test(nvcc_templates_namespaces_smem_cmem),
         cmocka_unit_test(nvcc_spills),

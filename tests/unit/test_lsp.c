@@ -96,11 +96,12 @@ static void test_settings_layers(void **st)
     char init[1024];
     snprintf(init, sizeof init,
              "{\"rootUri\":\"file://%s\",\"capabilities\":{},\"initializationOptions\":"
-             "{\"compile.debounceMs\":7,\"compile\":{\"hipcc\":\"/opt/x/hipcc\",\"enabled\":\"yes\"},"
+             "{\"isTrusted\":true,\"compile.debounceMs\":7,\"compile\":{\"hipcc\":\"/opt/x/hipcc\",\"enabled\":\"yes\"},"
              "\"nope\":1}}",
              dir);
     lsp_server *s = start(&loop, &o, init);
-    /* file layer */
+    /* file layer (the client said the workspace is trusted: test_lsp_trust.c has the
+     * untrusted case) */
     assert_true(s->cfg.target_set);
     assert_int_equal(s->cfg.backend, CC_DCU);
     assert_string_equal(s->cfg.arch, "gfx90a");

@@ -213,8 +213,10 @@ static void test_settings_and_capabilities(void **st)
     assert_non_null(json_object_get(caps, "codeActionProvider"));
     assert_non_null(json_object_get(caps, "codeLensProvider"));
     json_t *cmds = json_object_get(json_object_get(caps, "executeCommandProvider"), "commands");
-    assert_int_equal(json_array_size(cmds), 6);
+    assert_int_equal(json_array_size(cmds), 8);
     assert_string_equal(json_string_value(json_array_get(cmds, 0)), "hyperkernel.optimize");
+    assert_string_equal(json_string_value(json_array_get(cmds, 6)), "hyperkernel.trustFolder");
+    assert_string_equal(json_string_value(json_array_get(cmds, 7)), "hyperkernel.untrustFolder");
     char want_db[400];
     snprintf(want_db, sizeof want_db, "%s/hist/x.db", dir);
     assert_string_equal(s->cfg.ep.db, want_db); /* relative to the workspace root */

@@ -44,6 +44,7 @@ function readSettings(): ExtensionSettings {
     budget: c.get<number>('budget'),
     minutes: c.get<number>('minutes'),
     database: c.get<string>('database'),
+    isTrusted: vscode.workspace.isTrusted,
   };
 }
 
@@ -225,7 +226,7 @@ async function listEpisodes(c: LanguageClient, params: object): Promise<EpisodeR
 }
 
 function episodeLabel(e: EpisodeRow): vscode.QuickPickItem & { row: EpisodeRow } {
-  const sp = typeof e.speedup === 'number' ? ` ${e.speedup.toFixed(2)}x` : '';
+  const sp = typeof e.speedup === 'number' ? ` ${e.speedup.toFixed(2)}x${e.simulated ? ' simulated' : ''}` : '';
   const file = e.uri ? path.basename(vscode.Uri.parse(e.uri).fsPath) : '';
   return {
     label: `#${e.id ?? e.episode} ${e.kernel ?? '?'}`,
@@ -343,6 +344,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         await startClient(context);
         return;
       }
+      if (client && client.state === State.Running)
+        await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { hyperkernel: serverSettings() } });
+    }),
+    // Workspace trust granted (Restricted Mode left): the server may now use the folder's
+    // .hyperkernel.json in full (compilers, flags, engines). Trust cannot be taken back
+    // without VS Code restarting the extension.
+    vscode.workspace.onDidGrantWorkspaceTrust(async () => {
+      log('workspace trusted: the folder\'s .hyperkernel.json applies in full');
       if (client && client.state === State.Running)
         await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { hyperkernel: serverSettings() } });
     }),

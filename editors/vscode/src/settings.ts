@@ -14,9 +14,14 @@ export interface ExtensionSettings {
   budget?: number;
   minutes?: number;
   database?: string;
+  // vscode.workspace.isTrusted: the user trusts this workspace (VS Code's workspace trust)
+  isTrusted?: boolean;
 }
 
 export interface ServerSettings {
+  // The folder's .hyperkernel.json may name compilers, flags, engines and the simulated
+  // GPU only when the workspace is trusted (docs/config.md, "Trusted folders").
+  isTrusted?: boolean;
   target?: string;
   engines?: EngineSetting[];
   episodes?: { budget?: number; minutes?: number; db?: string };
@@ -44,6 +49,7 @@ export function targetFamily(t: string | undefined): 'nvidia' | 'dcu' | undefine
 export function toServerSettings(s: ExtensionSettings): { settings: ServerSettings; problems: string[] } {
   const problems: string[] = [];
   const out: ServerSettings = {};
+  if (typeof s.isTrusted === 'boolean') out.isTrusted = s.isTrusted;
   const target = (s.defaultTarget ?? '').trim();
   if (target && isPreciseTarget(target)) out.target = target;
   else if (target && !targetFamily(target))
@@ -96,6 +102,8 @@ export interface EpisodeInfo {
   started?: string;
   ended?: string;
   report?: string;
+  // ran on the simulated GPU (CI's test double): its numbers are not measurements
+  simulated?: boolean;
 }
 
 const FINAL = new Set(['completed', 'succeeded', 'done', 'stopped', 'failed', 'cancelled', 'canceled']);
@@ -135,6 +143,7 @@ export class RunningEpisodes {
 export interface HistoryVersion {
   episode?: number; version?: number | string; status?: string; ms?: number; speedup?: number;
   bandwidthGBs?: number; maxRelErr?: number; engine?: string; created?: string;
+  simulated?: boolean;
 }
 export function historyMarkdown(h: { kernel?: string; versions?: HistoryVersion[] }, file: string): string {
   const num = (v: number | undefined, d: number, suffix = '') => (typeof v === 'number' ? v.toFixed(d) + suffix : '-');
@@ -144,11 +153,14 @@ export function historyMarkdown(h: { kernel?: string; versions?: HistoryVersion[
     lines.push('No versions yet: run "Hyper Kernel: Optimize kernel at cursor".');
     return lines.join('\n') + '\n';
   }
+  if (vs.some((v) => v.simulated))
+    lines.push('**Simulated GPU**: the rows marked *simulated* ran on the test double, not on hardware; their numbers are not measurements.', '');
   lines.push('| episode | version | status | time (ms) | speedup | bandwidth (GB/s) | max rel err | engine | created |');
   lines.push('|---:|---|---|---:|---:|---:|---:|---|---|');
   for (const v of vs) {
     const err = typeof v.maxRelErr === 'number' ? v.maxRelErr.toExponential(1) : '-';
-    lines.push(`| ${v.episode ?? '-'} | v${v.version ?? '?'} | ${v.status ?? '-'} | ${num(v.ms, 3)} | ${num(v.speedup, 2, 'x')} | ${num(v.bandwidthGBs, 0)} | ${err} | ${v.engine ?? '-'} | ${v.created ?? '-'} |`);
+    const sim = (s: string) => (v.simulated && s !== '-' ? `${s} *simulated*` : s);
+    lines.push(`| ${v.episode ?? '-'} | v${v.version ?? '?'} | ${v.status ?? '-'} | ${sim(num(v.ms, 3))} | ${sim(num(v.speedup, 2, 'x'))} | ${sim(num(v.bandwidthGBs, 0))} | ${err} | ${v.engine ?? '-'} | ${v.created ?? '-'} |`);
   }
   return lines.join('\n') + '\n';
 }

@@ -64,6 +64,8 @@ function makeVscode(state) {
   }
   const ev = () => () => ({ dispose() {} });
   const configChanged = new EventEmitter();
+  const trustGranted = new EventEmitter();
+  state.grantTrust = () => { state.trusted = true; trustGranted.fire(); };
   state.fireConfigChange = (keys) => configChanged.fire({ affectsConfiguration: (s) => keys.some((k) => k === s || k.startsWith(s + '.')) });
   const generic = class { constructor(...a) { this.args = a; } };
   const base = {
@@ -92,6 +94,8 @@ function makeVscode(state) {
       textDocuments: state.documents,
       getConfiguration: () => ({ get: (k, d) => (k in state.config ? state.config[k] : d), has: (k) => k in state.config, inspect: () => undefined, update: async () => {} }),
       onDidChangeConfiguration: configChanged.event,
+      get isTrusted() { return !!state.trusted; },
+      onDidGrantWorkspaceTrust: trustGranted.event,
       onDidOpenTextDocument: ev(), onDidCloseTextDocument: ev(), onDidChangeTextDocument: ev(),
       onDidSaveTextDocument: ev(), onWillSaveTextDocument: ev(), onDidChangeWorkspaceFolders: ev(),
       createFileSystemWatcher: () => ({ onDidCreate: ev(), onDidChange: ev(), onDidDelete: ev(), dispose() {} }),
@@ -178,6 +182,8 @@ describe('the extension, activated against the real hkls', () => {
     // vscode-languageclient registers the server's own command ids next to ours.
     await until('the server commands to be registered', () => state.commands.has('hyperkernel.optimize'), 10000);
     await until('hkls to log its settings', () => logHas(log, /config: target nvidia:sm_90/), 10000);
+    // Restricted Mode: isTrusted false reaches hkls, the folder is not trusted
+    assert.ok(logHas(log, /config: target nvidia:sm_90.*folder not trusted/), 'hkls knows the workspace is not trusted:\n' + fs.readFileSync(log, 'utf8'));
     assert.ok(!logHas(log, /unknown setting/), 'every setting the extension sends is known to hkls:\n' + fs.readFileSync(log, 'utf8'));
     assert.equal(state.status.visible, false, 'no status bar item while nothing runs');
   });
@@ -189,6 +195,12 @@ describe('the extension, activated against the real hkls', () => {
     state.config.engines = [{ name: 'broken' }];
     state.fireConfigChange(['hyperkernel.engines']);
     await until('the output channel to name the bad engine', () => state.output.lines.some((l) => /engines\[0\] needs a name and a kind/.test(l)), 5000);
+  });
+
+  it('tells the server when the user trusts the workspace', async () => {
+    state.grantTrust();
+    await until('hkls to rebuild its settings as trusted', () => logHas(log, /config: target .*folder trusted/), 10000);
+    assert.ok(state.output.lines.some((l) => /workspace trusted/.test(l)), 'the output channel says so');
   });
 
   it('runs the UI commands through the hyperkernel/ requests', async () => {

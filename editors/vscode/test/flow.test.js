@@ -13,6 +13,9 @@ const path = require('path');
 const h = require('./harness');
 
 const REAL_GPU = process.env.HK_EDITOR_REAL_GPU === '1';
+// Numbers from the simulated GPU say so wherever they are shown (issue 12).
+const SIM = REAL_GPU ? '' : ' simulated';
+const SIM_DIAG = REAL_GPU ? '' : 'simulated GPU: ';
 const EP_WAIT = Number(process.env.HK_EPISODE_WAIT_MS) || (REAL_GPU ? 1200000 : 600000);
 const FAST_MS = 3000; // "starting an episode returns at once"
 
@@ -237,7 +240,7 @@ describe('VS Code flow against hkls' + (REAL_GPU ? ' (real GPU)' : ' (simulated 
     const diag = await client.waitFor('the Information diagnostic on saxpy',
       () => client.latestDiagnostics(saxpy.uri).find((d) => d.severity === 3 && d.source === 'hyperkernel'), 30000);
     assert.equal(h.rangeText(saxpy.text, diag.range), 'saxpy', 'the diagnostic sits on the kernel name');
-    const m = /^(\d+(?:\.\d+)?)x faster version available: (\d+(?:\.\d+)?) ms -> (\d+(?:\.\d+)?) ms, (\d+(?:\.\d+)?)% of peak bandwidth/.exec(diag.message);
+    const m = new RegExp(`^${SIM_DIAG}(\\d+(?:\\.\\d+)?)x faster version available: (\\d+(?:\\.\\d+)?) ms -> (\\d+(?:\\.\\d+)?) ms, (\\d+(?:\\.\\d+)?)% of peak bandwidth`).exec(diag.message);
     assert.ok(m, `diagnostic message: ${diag.message}`);
     const [sp, base, best] = [Number(m[1]), Number(m[2]), Number(m[3])];
     assert.ok(sp > 1, `a faster version: ${diag.message}`);
@@ -252,16 +255,18 @@ describe('VS Code flow against hkls' + (REAL_GPU ? ' (real GPU)' : ' (simulated 
     const t = h.hoverText(hv);
     for (const col of ['version', 'time', 'speedup', 'bandwidth', 'accuracy', 'engine', 'date'])
       assert.match(t, new RegExp(col, 'i'), `hover table has a ${col} column:\n${t}`);
-    assert.match(t, /\| v\d+ \| \d+(\.\d+)? ms \| \d+(\.\d+)?x \|/, `hover has version rows:\n${t}`);
-    const best = /^(\d+(?:\.\d+)?)x faster/.exec(client.latestDiagnostics(saxpy.uri).find((d) => d.severity === 3).message)[1];
-    assert.ok(t.includes(`| ${Number(best).toFixed(2)}x |`), `hover lists the best speedup ${best}x:\n${t}`);
+    assert.match(t, new RegExp(`\\| v\\d+ \\| \\d+(\\.\\d+)? ms${SIM} \\| \\d+(\\.\\d+)?x${SIM} \\|`), `hover has version rows:\n${t}`);
+    if (!REAL_GPU) assert.match(t, /Optimization history \(simulated GPU/, `the hover table says simulated:\n${t}`);
+    else assert.doesNotMatch(t, /simulated/, `a real GPU's table is not marked:\n${t}`);
+    const best = new RegExp(`^${SIM_DIAG}(\\d+(?:\\.\\d+)?)x faster`).exec(client.latestDiagnostics(saxpy.uri).find((d) => d.severity === 3).message)[1];
+    assert.ok(t.includes(`| ${Number(best).toFixed(2)}x${SIM} |`), `hover lists the best speedup ${best}x:\n${t}`);
     const lenses = await client.request('textDocument/codeLens', { textDocument: { uri: saxpy.uri } });
     const titles = [];
     for (let l of lenses) {
       if (!l.command) l = await client.request('codeLens/resolve', l);
       titles.push(l.command.title);
     }
-    assert.ok(titles.some((x) => /best \d+(\.\d+)?x \(v\d+\)/.test(x)), `a "best N.NNx (vK)" lens: ${titles}`);
+    assert.ok(titles.some((x) => new RegExp(`best \\d+(\\.\\d+)?x${SIM} \\(v\\d+\\)`).test(x)), `a "best N.NNx${SIM} (vK)" lens: ${titles}`);
     const actions = await codeActions(client, saxpy, h.find(saxpy.text, 'blockIdx'));
     const sr = actionTitled(actions, /^Show report$/);
     assert.equal(sr.length, 1, `"Show report" once the episode has one: ${actions.map((a) => a.title)}`);
@@ -276,6 +281,7 @@ describe('VS Code flow against hkls' + (REAL_GPU ? ' (real GPU)' : ' (simulated 
     assert.equal(row.kernel, 'saxpy');
     assert.equal(row.uri, saxpy.uri);
     assert.ok(row.bestMs < row.baselineMs && row.speedup > 1, JSON.stringify(row));
+    assert.equal(row.simulated, !REAL_GPU, `the episode says whether it was simulated: ${JSON.stringify(row)}`);
     const done = await client.request('hyperkernel/episodes', { status: ['completed'], kernel: 'saxpy' });
     assert.ok(done.length >= 1 && done.every((r) => r.status === 'completed' && r.kernel === 'saxpy'), JSON.stringify(done));
     const none = await client.request('hyperkernel/episodes', { status: ['stopped'], kernel: 'saxpy' });
@@ -285,7 +291,7 @@ describe('VS Code flow against hkls' + (REAL_GPU ? ' (real GPU)' : ' (simulated 
     assert.equal(hist.kernel, 'saxpy');
     const mine = hist.versions.filter((v) => v.episode === e1.episode);
     assert.ok(mine.length >= 1, `history has versions of episode ${e1.episode}: ${JSON.stringify(hist)}`);
-    for (const v of mine) assert.ok(typeof v.created === 'string' && typeof v.status === 'string', JSON.stringify(v));
+    for (const v of mine) assert.ok(typeof v.created === 'string' && typeof v.status === 'string' && v.simulated === !REAL_GPU, JSON.stringify(v));
     const timed = mine.filter((v) => typeof v.ms === 'number' && v.ms > 0 && typeof v.speedup === 'number');
     assert.ok(timed.length >= 1, `a measured version (ms, speedup): ${JSON.stringify(mine)}`);
     assert.ok(timed.some((v) => v.speedup > 1), `a faster version in the history: ${JSON.stringify(timed)}`);
@@ -293,6 +299,10 @@ describe('VS Code flow against hkls' + (REAL_GPU ? ' (real GPU)' : ' (simulated 
     const rep = await client.request('hyperkernel/report', { episode: e1.episode });
     for (const k of ['html', 'md', 'json']) assert.ok(rep[k] && fs.existsSync(rep[k]), `report ${k}: ${JSON.stringify(rep)}`);
     assert.match(fs.readFileSync(rep.html, 'utf8').slice(0, 2000), /<html|<!doctype/i);
+    if (!REAL_GPU) {
+      assert.match(fs.readFileSync(rep.html, 'utf8'), /<title>Hyper Kernel report \(simulated GPU\)/, 'the HTML report title says simulated');
+      assert.match(fs.readFileSync(rep.md, 'utf8'), /^# Hyper Kernel report \(simulated GPU\)/, 'the Markdown report title says simulated');
+    }
     await assert.rejects(client.request('hyperkernel/report', { episode: 987654321 }), 'no report for an unknown episode');
     await assert.rejects(client.request('hyperkernel/episodes', { status: ['bogus'] }), 'an unknown status is an error');
     await assert.rejects(client.request('hyperkernel/episodes', { limit: 0 }), 'a limit below 1 is an error');
@@ -313,7 +323,7 @@ describe('VS Code flow against hkls' + (REAL_GPU ? ' (real GPU)' : ' (simulated 
     const marker = '// a line the user added above the kernel\n';
     saxpy.insertAt({ line: 1, character: 0 }, marker);
     const actions = await codeActions(client, saxpy, h.find(saxpy.text, 'blockIdx'));
-    const apply = actionTitled(actions, /^Apply v\d+ \(\d+(\.\d+)?x\)$/);
+    const apply = actionTitled(actions, new RegExp(`^Apply v\\d+ \\(\\d+(\\.\\d+)?x${SIM}\\)$`));
     assert.ok(apply.length >= 1, `Apply actions: ${actions.map((a) => a.title)}`);
     const act = apply[apply.length - 1];
     assert.ok(!act.disabled, `Apply enabled: ${JSON.stringify(act.disabled)}`);

@@ -67,3 +67,20 @@ test('history renders as a Markdown table', () => {
   assert.match(md, /\| 3 \| v1 \| verified \| 1\.823 \| 2\.41x \| 3810 \| 1\.5e-7 \| builtin \| 2026-11-29 \|/);
   assert.match(s.historyMarkdown({ kernel: 'k', versions: [] }, 'f'), /No versions yet/);
 });
+
+test('workspace trust is passed on as isTrusted', () => {
+  assert.deepEqual(s.toServerSettings({ isTrusted: true }).settings, { isTrusted: true });
+  assert.deepEqual(s.toServerSettings({ isTrusted: false }).settings, { isTrusted: false });
+  assert.equal('isTrusted' in s.toServerSettings({}).settings, false);
+});
+
+test('simulated numbers say so in the history table and only there', () => {
+  const md = s.historyMarkdown({ kernel: 'saxpy', versions: [
+    { episode: 3, version: 1, status: 'verified', ms: 1.6, speedup: 1.25, bandwidthGBs: 1000, engine: 'builtin', simulated: true },
+    { episode: 4, version: 2, status: 'verified', ms: 1.5, speedup: 1.3, engine: 'builtin' },
+  ] }, '/w/saxpy.cu');
+  assert.match(md, /\*\*Simulated GPU\*\*/);
+  assert.match(md, /\| 3 \| v1 \| verified \| 1\.600 \*simulated\* \| 1\.25x \*simulated\* \| 1000 \*simulated\* \|/);
+  assert.match(md, /\| 4 \| v2 \| verified \| 1\.500 \| 1\.30x \| - \|/);
+  assert.doesNotMatch(s.historyMarkdown({ kernel: 'k', versions: [{ version: 1, speedup: 2 }] }, 'f'), /imulated/);
+});

@@ -396,12 +396,23 @@ function M.history_lines(h, file)
     table.insert(lines, 'No versions yet: :HyperKernelOptimize')
     return lines
   end
+  for _, v in ipairs(vs) do
+    if v.simulated == true then
+      table.insert(lines, '**Simulated GPU**: the rows marked *simulated* ran on the test double, not on hardware; their numbers are not measurements.')
+      table.insert(lines, '')
+      break
+    end
+  end
   table.insert(lines, '| episode | version | status | time (ms) | speedup | bandwidth (GB/s) | max rel err | engine | created |')
   table.insert(lines, '|---:|---|---|---:|---:|---:|---:|---|---|')
   for _, v in ipairs(vs) do
+    -- a simulated GPU's numbers say so
+    local function sim(s)
+      return (v.simulated == true and s ~= '-') and (s .. ' *simulated*') or s
+    end
     table.insert(lines, string.format('| %s | v%s | %s | %s | %s | %s | %s | %s | %s |', tostring(v.episode or '-'),
-      tostring(v.version or '?'), tostring(v.status or '-'), fmt_num(v.ms, '%.3f'), fmt_num(v.speedup, '%.2fx'),
-      fmt_num(v.bandwidthGBs, '%.0f'), fmt_num(v.maxRelErr, '%.1e'), tostring(v.engine or '-'), tostring(v.created or '-')))
+      tostring(v.version or '?'), tostring(v.status or '-'), sim(fmt_num(v.ms, '%.3f')), sim(fmt_num(v.speedup, '%.2fx')),
+      sim(fmt_num(v.bandwidthGBs, '%.0f')), fmt_num(v.maxRelErr, '%.1e'), tostring(v.engine or '-'), tostring(v.created or '-')))
   end
   return lines
 end
@@ -464,7 +475,8 @@ function M.episodes(status, cb)
     for _, e in ipairs(rows) do
       table.insert(lines, string.format('| %s | %s | %s | %s | %s | %s | %s | %s | %s |', tostring(e.id), tostring(e.kernel or '-'),
         tostring(e.status or '-'), tostring(e.stage or '-'), tostring(e.target or '-'), tostring(e.engine or '-'),
-        fmt_num(e.speedup, '%.2fx'), tostring(e.started or '-'), e.uri and vim.uri_to_fname(e.uri) or '-'))
+        fmt_num(e.speedup, e.simulated == true and '%.2fx simulated' or '%.2fx'), tostring(e.started or '-'),
+        e.uri and vim.uri_to_fname(e.uri) or '-'))
     end
     if #rows == 0 then
       lines = { 'No episodes.' }
@@ -616,6 +628,26 @@ function M.apply(version, cb)
   end)
 end
 
+--- :HyperKernelTrust [folder] -- trusts a folder (default: the workspace root of the
+--- server), so that its .hyperkernel.json may choose the compilers, compiler flags, engines
+--- and the simulated GPU; :HyperKernelTrust! [folder] stops trusting it. The server stores
+--- it in the user's trust list ($XDG_CONFIG_HOME/hyperkernel/trusted.json, the one `hkls
+--- trust` edits) and re-reads the folder's settings at once.
+function M.trust(folder, untrust, cb)
+  local args = {}
+  if folder and folder ~= '' then
+    args = { { folder = vim.fn.fnamemodify(vim.fn.expand(folder), ':p') } }
+  end
+  exec(untrust and 'hyperkernel.untrustFolder' or 'hyperkernel.trustFolder', args, function(r)
+    r = r or {}
+    notify(string.format('%s %s (in %s)', untrust and 'no longer trusted:' or 'trusted:', tostring(r.folder),
+      tostring(r.file)))
+    finish(cb, { ok = true, folder = r.folder, file = r.file, changed = r.changed, trusted = r.workspaceTrusted })
+  end, function(msg)
+    finish(cb, { ok = false, message = msg })
+  end)
+end
+
 --- Sends the current settings again (after changing M.config).
 function M.reconfigure()
   local c = M.client()
@@ -675,6 +707,9 @@ function M.setup(opts)
   cmd('HyperKernelEpisodes', function(a)
     M.episodes(a.args)
   end, { nargs = '?', desc = 'List episodes [status,status]' })
+  cmd('HyperKernelTrust', function(a)
+    M.trust(a.args, a.bang)
+  end, { nargs = '?', bang = true, complete = 'dir', desc = "Trust a folder's .hyperkernel.json [folder] (! to stop)" })
 
   -- Buffers already open when setup runs.
   for _, b in ipairs(vim.api.nvim_list_bufs()) do

@@ -1,0 +1,99 @@
+/* hkls trust: the user's list of trusted folders from the shell (issue 12). The editor
+ * server reads the same list (server/lsp/trust.c); this is how a Neovim, Emacs or any
+ * other user trusts a folder without an editor command, and how anyone reviews the list. */
+#include "cli/cli.h"
+
+#include "core/hk.h"
+#include "lsp/lsp.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void trust_usage(FILE *f)
+{
+    fprintf(f, "usage: hkls trust [FOLDER]            trust FOLDER (default: the current directory)\n"
+               "       hkls trust --remove [FOLDER]   stop trusting it\n"
+               "       hkls trust --list              the trusted folders, one a line\n"
+               "\n"
+               "A trusted folder's .hyperkernel.json may choose the compilers (compile.nvcc,\n"
+               "compile.hipcc), compiler flags, engines and the simulated GPU; in other folders\n"
+               "those keys are ignored. Subfolders of a trusted folder are trusted. The list is\n"
+               "$XDG_CONFIG_HOME/hyperkernel/trusted.json (else ~/.config/hyperkernel/).\n"
+               "A running server sees the change when it restarts (or use the editor's\n"
+               "command: :HyperKernelTrust, hyperkernel.trustFolder).\n");
+}
+
+int cli_trust(int argc, char **argv)
+{
+    int code = 1;
+    bool list = false, remove = false;
+    const char *folder = NULL;
+    char *file = NULL, *canon = NULL;
+    char **v = NULL;
+    char cwd[PATH_MAX];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--list") || !strcmp(a, "-l")) {
+            list = true;
+        } else if (!strcmp(a, "--remove") || !strcmp(a, "-r")) {
+            remove = true;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            trust_usage(stdout);
+            return 0;
+        } else if (a[0] == '-' || folder) {
+            fprintf(stderr, "hkls trust: unexpected argument '%s'\n", a);
+            trust_usage(stderr);
+            return 2;
+        } else {
+            folder = a;
+        }
+    }
+    if (list && (remove || folder)) {
+        fprintf(stderr, "hkls trust: --list takes no folder\n");
+        return 2;
+    }
+    int rc = lsp_trust_file(&file);
+    if (rc) {
+        fprintf(stderr, "hkls trust: no place for the trust list: set XDG_CONFIG_HOME or HOME\n");
+        goto out;
+    }
+    if (list) {
+        if ((rc = lsp_trust_read(file, &v))) {
+            fprintf(stderr, "hkls trust: %s: %s\n", file, hk_strerror(rc));
+            goto out;
+        }
+        for (char **p = v; *p; p++)
+            printf("%s\n", *p);
+        code = 0;
+        goto out;
+    }
+    if (!folder) {
+        if (!getcwd(cwd, sizeof cwd)) {
+            fprintf(stderr, "hkls trust: cannot tell the current directory\n");
+            goto out;
+        }
+        folder = cwd;
+    }
+    /* A relative folder is relative to here; realpath in lsp_trust_update resolves it,
+     * but a removed folder that is gone must be named absolutely. */
+    bool changed = false;
+    rc = lsp_trust_update(file, folder, !remove, &canon, &changed);
+    if (rc) {
+        fprintf(stderr, "hkls trust: %s%s: %s (list %s)\n", remove ? "--remove " : "", folder,
+                rc == HK_ENOENT ? "no such folder" : hk_strerror(rc), file);
+        goto out;
+    }
+    if (remove)
+        printf("%s %s\n", changed ? "no longer trusted:" : "was not trusted:", canon);
+    else
+        printf("%s %s\n", changed ? "trusted:" : "already trusted:", canon);
+    code = 0;
+out:
+    lsp_trust_free(v);
+    hk_free(canon);
+    hk_free(file);
+    return code;
+}
