@@ -636,7 +636,7 @@ int cli_verify_candidate(int argc, char **argv)
         print_verdict(verdict, what, reason, details);
         const char *safety = json_string_value(json_object_get(verdict, "memory_safety"));
         if (safety && json_is_true(json_object_get(verdict, "accepted")))
-            printf("memory safety: %s\n", safety);
+            printf("%s\n", safety); /* the note names itself ("memory safety: ...") */
     }
     json_decref(verdict);
     return code;

@@ -416,15 +416,16 @@ out:
     return HK_OK;
 }
 
-int harness_nvcc_argv(const spec *s, const char *nvcc, const char *arch, const char *include_dir,
-                      const char *const *extra, const char *prog_cu, const char *exe, char ***argv)
+/* NVCC [-cubin] -arch=ARCH -O3 -std=c++17 -lineinfo [-I INCLUDE] [spec flags] [extra]
+ * -o OUT SRC [libraries, unless an image: nothing is linked into one]. */
+static int nvcc_argv(const spec *s, const char *nvcc, const char *arch, const char *include_dir,
+                     bool image, const char *const *extra, const char *src, const char *out_path,
+                     char ***argv)
 {
     size_t n_extra = 0;
     while (extra && extra[n_extra])
         n_extra++;
-    if (harness_arch_is_dcu(arch))
-        return hipcc_argv(s, nvcc, arch, include_dir, extra, n_extra, prog_cu, exe, argv);
-    size_t cap = 16 + s->n_compile_flags + n_extra;
+    size_t cap = 16 + 2 * s->n_compile_flags + 2 * n_extra;
     size_t n = 0;
     char **v = hk_calloc(cap, sizeof *v);
     char archflag[64];
@@ -433,10 +434,16 @@ int harness_nvcc_argv(const spec *s, const char *nvcc, const char *arch, const c
     if (!v)
         return HK_ENOMEM;
     snprintf(archflag, sizeof archflag, "-arch=%s", arch ? arch : "sm_90");
-    const char *fixed[] = { nvcc ? nvcc : "nvcc", archflag, "-O3", "-std=c++17", "-lineinfo", "-I",
-                            include_dir ? include_dir : harness_include_dir() };
+    TRY(argv_push(v, &n, cap, nvcc ? nvcc : "nvcc"));
+    if (image)
+        TRY(argv_push(v, &n, cap, "-cubin"));
+    const char *fixed[] = { archflag, "-O3", "-std=c++17", "-lineinfo" };
     for (size_t i = 0; i < HK_ARRAY_LEN(fixed); i++)
         TRY(argv_push(v, &n, cap, fixed[i]));
+    if (include_dir) {
+        TRY(argv_push(v, &n, cap, "-I"));
+        TRY(argv_push(v, &n, cap, include_dir));
+    }
     for (size_t i = 0; i < s->n_compile_flags; i++)
         if (!is_lib_flag(s->compile_flags[i]))
             TRY(argv_push(v, &n, cap, s->compile_flags[i]));
@@ -444,12 +451,12 @@ int harness_nvcc_argv(const spec *s, const char *nvcc, const char *arch, const c
         if (!is_lib_flag(extra[i]))
             TRY(argv_push(v, &n, cap, extra[i]));
     TRY(argv_push(v, &n, cap, "-o"));
-    TRY(argv_push(v, &n, cap, exe));
-    TRY(argv_push(v, &n, cap, prog_cu));
-    for (size_t i = 0; i < s->n_compile_flags; i++)
+    TRY(argv_push(v, &n, cap, out_path));
+    TRY(argv_push(v, &n, cap, src));
+    for (size_t i = 0; !image && i < s->n_compile_flags; i++)
         if (is_lib_flag(s->compile_flags[i]))
             TRY(argv_push(v, &n, cap, s->compile_flags[i]));
-    for (size_t i = 0; i < n_extra; i++)
+    for (size_t i = 0; !image && i < n_extra; i++)
         if (is_lib_flag(extra[i]))
             TRY(argv_push(v, &n, cap, extra[i]));
 out:
@@ -461,42 +468,23 @@ out:
     return HK_OK;
 }
 
-int harness_cubin_argv(const spec *s, const char *nvcc, const char *arch,
-                       const char *const *extra, const char *module_cu, const char *cubin,
-                       char ***argv)
+int harness_nvcc_argv(const spec *s, const char *nvcc, const char *arch, const char *include_dir,
+                      const char *const *extra, const char *prog_cu, const char *exe, char ***argv)
 {
     size_t n_extra = 0;
     while (extra && extra[n_extra])
         n_extra++;
-    size_t cap = 16 + s->n_compile_flags + n_extra;
-    size_t n = 0;
-    char **v = hk_calloc(cap, sizeof *v);
-    char archflag[64];
-    int rc = HK_OK;
-    *argv = NULL;
-    if (!v)
-        return HK_ENOMEM;
-    snprintf(archflag, sizeof archflag, "-arch=%s", arch ? arch : "sm_90");
-    const char *fixed[] = { nvcc ? nvcc : "nvcc", "-cubin", archflag, "-O3", "-std=c++17",
-                            "-lineinfo" };
-    for (size_t i = 0; i < HK_ARRAY_LEN(fixed); i++)
-        TRY(argv_push(v, &n, cap, fixed[i]));
-    for (size_t i = 0; i < s->n_compile_flags; i++)
-        if (!is_lib_flag(s->compile_flags[i]))
-            TRY(argv_push(v, &n, cap, s->compile_flags[i]));
-    for (size_t i = 0; i < n_extra; i++)
-        if (!is_lib_flag(extra[i]))
-            TRY(argv_push(v, &n, cap, extra[i]));
-    TRY(argv_push(v, &n, cap, "-o"));
-    TRY(argv_push(v, &n, cap, cubin));
-    TRY(argv_push(v, &n, cap, module_cu));
-out:
-    if (rc != HK_OK) {
-        harness_argv_free(v);
-        return rc;
-    }
-    *argv = v;
-    return HK_OK;
+    if (harness_arch_is_dcu(arch))
+        return hipcc_argv(s, nvcc, arch, include_dir, extra, n_extra, prog_cu, exe, argv);
+    return nvcc_argv(s, nvcc, arch, include_dir ? include_dir : harness_include_dir(), false,
+                     extra, prog_cu, exe, argv);
+}
+
+int harness_cubin_argv(const spec *s, const char *nvcc, const char *arch,
+                       const char *const *extra, const char *module_cu, const char *cubin,
+                       char ***argv)
+{
+    return nvcc_argv(s, nvcc, arch, NULL, true, extra, module_cu, cubin, argv);
 }
 
 int harness_launcher_argv(const char *nvcc, const char *arch, const char *include_dir,
