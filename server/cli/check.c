@@ -445,6 +445,20 @@ static int read_file(const char *path, char **text, size_t *len, const char **wh
     return HK_OK;
 }
 
+/* f's report when it could not be checked at all (exit class 2): error says why. */
+static void not_checked(struct check_file *f, const char *error)
+{
+    f->started = uv_hrtime();
+    f->report = json_object();
+    json_object_set_new(f->report, "file", json_string(f->path));
+    char *t = hk_asprintf("%s:%s", cc_backend_name(f->backend), f->arch);
+    json_object_set_new(f->report, "target", json_string(t ? t : ""));
+    hk_free(t);
+    json_object_set_new(f->report, "status", json_string("failed"));
+    json_object_set_new(f->report, "error", json_string(error));
+    f->exit_class = 2;
+}
+
 static bool has_suffix(const char *s, const char *suf)
 {
     size_t a = strlen(s), b = strlen(suf);
@@ -636,7 +650,8 @@ int cli_check(int argc, char **argv)
         goto out;
     }
     if (target && cc_parse_target(target, &forced_backend, &forced_arch) != HK_OK) {
-        fprintf(stderr, "hkls check: bad target '%s' (nvidia:sm_XX or dcu:gfxXXX)\n", target);
+        fprintf(stderr, "hkls check: bad target '%s' (nvidia:sm_XX or dcu:gfxXXX; sm_XX one "
+                "of %s)\n", target, cc_nvidia_archs_text());
         goto out;
     }
     if (forced_arch && !cc_arch_find(forced_arch))
@@ -668,17 +683,18 @@ int cli_check(int argc, char **argv)
         const char *why = NULL;
         int rc = read_file(f->path, &f->text, &f->len, &why);
         if (rc != HK_OK) {
-            f->started = uv_hrtime();
-            f->report = json_object();
-            json_object_set_new(f->report, "file", json_string(f->path));
-            char *t = hk_asprintf("%s:%s", cc_backend_name(f->backend), f->arch);
-            json_object_set_new(f->report, "target", json_string(t ? t : ""));
-            hk_free(t);
-            json_object_set_new(f->report, "status", json_string("failed"));
             char *msg = hk_asprintf("cannot read: %s", why ? why : hk_strerror(rc));
-            json_object_set_new(f->report, "error", json_string(msg ? msg : "cannot read"));
+            not_checked(f, msg ? msg : "cannot read");
             hk_free(msg);
-            f->exit_class = 2;
+            continue;
+        }
+        /* a binary file renamed to .cu: refused, not handed to the compiler */
+        const char *what = "";
+        size_t at = 0;
+        if (!cc_source_is_text(f->text, f->len, &what, &at)) {
+            char *msg = hk_asprintf("%s is not a text file (%s at byte %zu)", f->path, what, at);
+            not_checked(f, msg ? msg : "not a text file");
+            hk_free(msg);
             continue;
         }
         /* Analysis gives kernel lines and block sizes; without it the compiler's

@@ -4,8 +4,9 @@
  * 0 done, 1 failed (no such episode or version, database or file errors), 2 bad usage,
  * 3 (apply only) refused because the kernel's text changed since the episode began.
  * The database is $HK_DB, else the default path (ep_default_db_path), unless --db says;
- * a missing database is an error, never silently created. Main thread of a short-lived
- * process. */
+ * a missing database is an error, never silently created. Each first marks the episodes
+ * whose worker died as interrupted (store_mark_interrupted, as the editor's server does),
+ * so none shows as running forever. Main thread of a short-lived process. */
 #ifndef HK_CLI_CLI_HISTORY_H
 #define HK_CLI_CLI_HISTORY_H
 

@@ -1,8 +1,9 @@
 /* `hkls history`, `hkls report` and `hkls apply`: the command-line view of the history
- * database. history and report only read; apply writes a verified version back into the
- * user's file, and only over the exact kernel text the episode started from (content
- * hash), so it never overwrites edits made since; the kernel's launch sites in that file
- * get the grid and block the version was measured with (rw_launch_config). */
+ * database. history and report only read, except that an episode whose worker died is
+ * marked interrupted first, as the editor's server does; apply writes a verified version
+ * back into the user's file, and only over the exact kernel text the episode started from
+ * (content hash), so it never overwrites edits made since; the kernel's launch sites in
+ * that file get the grid and block the version was measured with (rw_launch_config). */
 #include "cli/cli_history.h"
 
 #include <ctype.h>
@@ -68,7 +69,8 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
 /* ---- database ---- */
 
 /* Opens the history database: path, else $HK_DB / the default path. A missing file is an
- * error (history never creates one). On success *db and *path_out (hk_free) are set. */
+ * error (history never creates one). On success *db and *path_out (hk_free) are set, and
+ * every running episode whose worker is gone has been marked interrupted. */
 static int open_db(const char *cmd, const char *path, store **db, char **path_out)
 {
     *db = NULL;
@@ -97,6 +99,13 @@ static int open_db(const char *cmd, const char *path, store **db, char **path_ou
         hk_free(p);
         return EXIT_FAILED;
     }
+    /* A killed worker leaves its episode "running" forever: every entry point marks it the
+     * same way, through the store's one test of a worker (pid and its start time), so the
+     * CLI and the editor never disagree about it. Failing that is a note, not an error:
+     * the history is still worth showing (a read-only database, say). */
+    if (store_mark_interrupted(*db, NULL) != HK_OK)
+        fprintf(stderr, "hkls %s: note: could not mark interrupted episodes: %s\n", cmd,
+                store_errmsg(*db));
     *path_out = p;
     return EXIT_OK;
 }

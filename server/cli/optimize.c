@@ -4,6 +4,7 @@
  * this as a worker). Progress goes to stderr so stdout holds only results. */
 #include "cli/cli_engine.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compile/compile.h"
 #include "core/hk.h"
 #include "core/log.h"
 #include "engine/episode.h"
@@ -289,6 +291,29 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
     return true;
 }
 
+/* The file to optimize, before its spec is looked for: a missing file is reported as
+ * missing (not as a missing spec next to it), and a binary one is refused before any
+ * compiler sees it. False with the reason on stderr. */
+static bool source_usable(const char *cmd, const char *path)
+{
+    bool is_text = false;
+    const char *why = "";
+    size_t at = 0;
+    int rc = cc_source_file_is_text(path, &is_text, &why, &at);
+    if (rc == HK_ENOENT)
+        fprintf(stderr, "hkls %s: %s does not exist\n", cmd, path);
+    else if (rc == HK_EINVAL)
+        fprintf(stderr, "hkls %s: %s is a directory, not a source file\n", cmd, path);
+    else if (rc == HK_EIO)
+        fprintf(stderr, "hkls %s: cannot read %s: %s\n", cmd, path, strerror(errno));
+    else if (rc)
+        fprintf(stderr, "hkls %s: cannot read %s: %s\n", cmd, path, hk_strerror(rc));
+    else if (!is_text)
+        fprintf(stderr, "hkls %s: %s is not a text file (%s at byte %zu)\n", cmd, path, why,
+                at);
+    return rc == HK_OK && is_text;
+}
+
 static int no_gpu_env(void)
 {
     const char *e = getenv("HK_NO_GPU");
@@ -409,6 +434,8 @@ int cli_optimize(int argc, char **argv)
         return EXIT_USAGE;
     }
     o.file = argv[optind];
+    if (!source_usable("optimize", o.file))
+        return EXIT_USAGE;
     char spec_found[4096];
     if (!o.spec_path) {
         if (!find_spec(o.file, o.kernel, spec_found, sizeof spec_found)) {

@@ -16,9 +16,36 @@ enum cc_backend { CC_NVIDIA, CC_DCU };
 const char *cc_backend_name(enum cc_backend b);
 
 /* Parses a target "nvidia:sm_90", "dcu:gfx906", or a bare arch "sm_90" / "gfx906"
- * (the backend follows from the prefix). *arch_out: new string (hk_free).
- * HK_OK, HK_EINVAL (not a target; nothing allocated), HK_ENOMEM. */
+ * (the backend follows from the prefix). An NVIDIA arch must be one nvcc knows
+ * (cc_nvidia_arch_known): sm_999 is a bad argument here, not a compile error later.
+ * *arch_out: new string (hk_free). HK_OK, HK_EINVAL (not a target; nothing allocated),
+ * HK_ENOMEM. */
 int cc_parse_target(const char *s, enum cc_backend *backend_out, char **arch_out);
+
+/* Whether arch is a compute capability nvcc knows in CUDA 12.0 to 13.0 ("sm_50" ..
+ * "sm_121"), with an optional "a" or "f" feature suffix from sm_90 on ("sm_90a",
+ * "sm_100f"). The installed nvcc may know fewer (CUDA 13 starts at sm_75): that stays a
+ * compile error. Pure. */
+bool cc_nvidia_arch_known(const char *arch);
+
+/* The archs cc_nvidia_arch_known accepts, as one line for messages (static). */
+const char *cc_nvidia_archs_text(void);
+
+/* How much of a source cc_source_is_text reads. */
+#define CC_TEXT_PROBE_BYTES ((size_t)64 << 10)
+
+/* Whether text[0..len) reads as source text: no NUL byte and valid UTF-8 (no overlong
+ * forms, surrogates or code points past U+10FFFF) in its first CC_TEXT_PROBE_BYTES; a
+ * sequence cut by that limit counts as valid. A binary file renamed to .cu fails and is
+ * refused before a compiler prints pages of warnings about it. When it fails, *why (may
+ * be NULL) is what was found ("a NUL byte", "invalid UTF-8", static) and *at (may be
+ * NULL) its byte offset. Pure. */
+bool cc_source_is_text(const char *text, size_t len, const char **why, size_t *at);
+
+/* cc_source_is_text on the first CC_TEXT_PROBE_BYTES of the file at path, into *is_text
+ * (and *why, *at as there). HK_OK, HK_ENOENT (no such file; errno kept), HK_EINVAL (a
+ * directory), HK_EIO (cannot open or read it; errno kept), HK_ENOMEM. Blocks on the file. */
+int cc_source_file_is_text(const char *path, bool *is_text, const char **why, size_t *at);
 
 /* What to compile with. Strings are borrowed for the duration of the call that takes
  * the struct (cc_job_start copies what it keeps). */

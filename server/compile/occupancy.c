@@ -5,6 +5,7 @@
 #include "compile/compile.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/hk.h"
@@ -60,6 +61,39 @@ const cc_arch_limits *cc_arch_find(const char *arch)
     return NULL;
 }
 
+/* Compute capabilities in nvcc's --list-gpu-code of CUDA 12.0 to 13.0 (sm_101 became
+ * sm_110 in 13.0; both are kept). */
+static const char *const nvidia_archs[] = {
+    "sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62", "sm_70", "sm_72", "sm_75",
+    "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_100", "sm_101", "sm_103",
+    "sm_110", "sm_120", "sm_121",
+};
+
+bool cc_nvidia_arch_known(const char *arch)
+{
+    if (!arch)
+        return false;
+    size_t n = strlen(arch);
+    for (size_t i = 0; i < HK_ARRAY_LEN(nvidia_archs); i++) {
+        const char *name = nvidia_archs[i];
+        size_t k = strlen(name);
+        if (n == k && !strcmp(arch, name))
+            return true;
+        /* the arch-specific (a) and family (f) variants exist from sm_90 on */
+        if (n == k + 1 && !strncmp(arch, name, k) && (arch[k] == 'a' || arch[k] == 'f') &&
+            atoi(name + 3) >= 90)
+            return true;
+    }
+    return false;
+}
+
+const char *cc_nvidia_archs_text(void)
+{
+    return "sm_50 sm_52 sm_53 sm_60 sm_61 sm_62 sm_70 sm_72 sm_75 sm_80 sm_86 sm_87 sm_88 "
+           "sm_89 sm_90 sm_100 sm_101 sm_103 sm_110 sm_120 sm_121 (from sm_90 on also with "
+           "an a or f suffix: sm_90a, sm_100f)";
+}
+
 int cc_parse_target(const char *s, enum cc_backend *backend_out, char **arch_out)
 {
     if (!s || !*s)
@@ -89,7 +123,7 @@ int cc_parse_target(const char *s, enum cc_backend *backend_out, char **arch_out
         if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_' ||
               *c == ':' || *c == '+' || *c == '-'))
             return HK_EINVAL;
-    if (b == CC_NVIDIA && strncmp(arch, "sm_", 3) != 0)
+    if (b == CC_NVIDIA && !cc_nvidia_arch_known(arch))
         return HK_EINVAL;
     if (b == CC_DCU && strncmp(arch, "gfx", 3) != 0)
         return HK_EINVAL;

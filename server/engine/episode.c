@@ -596,6 +596,13 @@ static int init_inputs(ep_ctx *c)
         ep__fail_early(c, rc, "cannot read %s: %s", c->file_abs, hk_strerror(rc));
         return rc;
     }
+    const char *why = "";
+    size_t at = 0;
+    if (!cc_source_is_text(c->text, c->text_len, &why, &at)) {
+        ep__fail_early(c, HK_EINVAL, "%s is not a text file (%s at byte %zu)", o->file, why,
+                       at);
+        return HK_EINVAL;
+    }
     if ((rc = an_analyze(c->text, c->text_len, &m))) {
         ep__fail_early(c, rc, "cannot analyse %s: %s", c->file_abs, hk_strerror(rc));
         return rc;
@@ -659,8 +666,13 @@ static int parse_target(ep_ctx *c)
     if (rc == HK_ENOMEM)
         return rc;
     if (rc) {
-        ep__fail_early(c, HK_EINVAL,
-                       "--target %s: expected nvidia, nvidia:sm_XX, dcu or dcu:gfxNNN", t);
+        const char *a = !strncmp(t, "nvidia:", 7) ? t + 7 : t;
+        if (!strncmp(a, "sm_", 3))
+            ep__fail_early(c, HK_EINVAL, "--target %s: %s is not an NVIDIA architecture nvcc "
+                           "knows; accepted: %s", t, a, cc_nvidia_archs_text());
+        else
+            ep__fail_early(c, HK_EINVAL,
+                           "--target %s: expected nvidia, nvidia:sm_XX, dcu or dcu:gfxNNN", t);
         return HK_EINVAL;
     }
     c->backend = be;
@@ -3570,6 +3582,19 @@ out:
     return rc;
 }
 
+/* A source that is not text (a binary file renamed to .cu) is refused before any compiler
+ * sees it: HK_OK, or HK_EINVAL with the reason logged. what: "the baseline", ... */
+static int require_text(ep_ctx *c, const char *what, const char *path, const char *text,
+                        size_t len)
+{
+    const char *why = "";
+    size_t at = 0;
+    if (cc_source_is_text(text, len, &why, &at))
+        return HK_OK;
+    ep__log(c, "error", "%s %s is not a text file (%s at byte %zu)", what, path, why, at);
+    return HK_EINVAL;
+}
+
 int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
 {
     *verdict = NULL;
@@ -3626,10 +3651,14 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
                 hk_strerror(rc));
         goto out;
     }
+    if ((rc = require_text(c, "the baseline", c->sp->source_path, c->text, c->text_len)))
+        goto out;
     if ((rc = ep__read_file(vo->candidate, SOURCE_MAX, &cand_text, &cand_len))) {
         ep__log(c, "error", "cannot read the candidate %s: %s", vo->candidate, hk_strerror(rc));
         goto out;
     }
+    if ((rc = require_text(c, "the candidate", vo->candidate, cand_text, cand_len)))
+        goto out;
     /* Before anything is compiled or a GPU looked for: a candidate adds device code only. */
     {
         char *why = NULL;

@@ -386,8 +386,9 @@ static void apply_layer(struct lsp_server *s, struct lsp_config *c, json_t *o, c
             c->target_set = true;
         } else {
             lsp_log_message(s, 2,
-                            "%s: target must look like \"nvidia:sm_90\" or \"dcu:gfx906\"; ignored",
-                            from);
+                            "%s: target must look like \"nvidia:sm_90\" or \"dcu:gfx906\", "
+                            "sm_XX one of %s; ignored",
+                            from, cc_nvidia_archs_text());
         }
     }
     if ((v = cfg_get(o, "compile", "enabled"))) {

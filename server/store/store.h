@@ -218,8 +218,9 @@ int store_episode_list(store *s, const store_episode_filter *f, store_episode **
                        size_t *n_out);
 
 /* Marks every running episode whose worker is gone (pid 0, no such process, or the pid
- * now belongs to a process started later) as interrupted, ended now. Run by the server
- * at start. *n_marked (may be NULL): how many. */
+ * now belongs to a process started later) as interrupted, ended now: the one test of a
+ * dead worker. Run by the server at start and by every CLI entry that reads the history
+ * (history, report, apply). *n_marked (may be NULL): how many. */
 int store_mark_interrupted(store *s, size_t *n_marked);
 
 /* ---- versions: the chain ---- */

@@ -13,8 +13,9 @@ runs on the GPU machine, which has python3 but no Node or Neovim:
 Usage: gpu_flow.py HKLS [--kernel saxpy] [--budget 8] [--minutes 5] [--out DIR]
 Writes DIR/gpu_flow.json (what ran and its figures: device, times, speedup, bandwidth,
 versions, progress timeline, the applied text) and copies the episode's reports there.
-Where no NVIDIA GPU is found it prints "skipped: no GPU" and exits 0 (the gpu layer's
-convention). Exit 1: a check failed; 2: could not run.
+Where no NVIDIA GPU is found it prints "skipped: no GPU" and exits 77 (the gpu layer's
+convention: ctest's SKIP_RETURN_CODE counts it as skipped). Exit 1: a check failed; 2: could
+not run.
 """
 import argparse
 import json
@@ -28,6 +29,7 @@ import time
 import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SKIPPED = 77  # ctest's SKIP_RETURN_CODE for this test (tests/editors/CMakeLists.txt)
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 
 
@@ -198,7 +200,7 @@ def main():
     a = ap.parse_args()
     if not a.simulate and not has_gpu():
         print("skipped: no GPU (no /dev/nvidia0, nvidia-smi -L fails)")
-        return 0
+        return SKIPPED
     src = os.path.join(REPO, "bench", "kernels", a.kernel + ".cu")
     spec = os.path.join(REPO, "bench", "kernels", a.kernel + ".bench.json")
     if not os.path.exists(src) or not os.path.exists(spec):

@@ -2,7 +2,8 @@
 # The VS Code extension's ctest steps, run in editors/vscode:
 #   vscode.sh package OUTDIR   npm ci when node_modules is missing or older than the lock,
 #                              type-check + bundle, package OUTDIR/hyperkernel.vsix offline
-#                              and check what the .vsix holds
+#                              without any of vsce's y/N prompts, and check what the .vsix
+#                              holds (the bundle, the manifest, the Apache-2.0 LICENSE)
 #   vscode.sh test HKLS        the node tests (settings, and the flow against the real hkls)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,17 +26,33 @@ package)
     deps
     rm -f "$out"
     npm run --silent compile || { echo "FAIL: npm run compile" >&2; exit 1; }
-    npx --no-install vsce package --no-dependencies --out "$out" </dev/null || { echo "FAIL: vsce package" >&2; exit 1; }
+    # vsce asks "Do you want to continue? [y/N]" on a terminal for a missing repository or
+    # LICENSE, and answers yes by itself when its output is not a terminal (as here): so the
+    # check is that it warned about neither. The project has no public repository URL yet:
+    # --allow-missing-repository (as in `npm run package`) instead of a made-up one.
+    log=$(dirname "$out")/vsce-package.log
+    npx --no-install vsce package --no-dependencies --allow-missing-repository --out "$out" \
+        </dev/null >"$log" 2>&1
+    rc=$?
+    cat "$log"
+    [ $rc -eq 0 ] || { echo "FAIL: vsce package" >&2; exit 1; }
+    if grep -Ei "repository' field is missing|licen[cs]e.* not found|continue\? \[y/N\]" "$log" >&2; then
+        echo "FAIL: vsce package would stop at a y/N prompt on a terminal (above)" >&2
+        exit 1
+    fi
     # The package must be usable on its own: the bundled client, the manifest with the
     # settings and the UI commands, and no sources or node_modules.
     node -e '
       const { execFileSync } = require("child_process");
       const out = process.argv[1];
       const list = execFileSync("python3", ["-c", "import sys,zipfile; print(\"\\n\".join(zipfile.ZipFile(sys.argv[1]).namelist()))", out]).toString().split("\n");
-      const need = ["extension/package.json", "extension/out/extension.js"];
+      const need = ["extension/package.json", "extension/out/extension.js", "extension/LICENSE.txt"];
       for (const n of need) if (!list.includes(n)) { console.error("FAIL: the .vsix lacks " + n); process.exit(1); }
       for (const n of list) if (/node_modules|\/src\/|\.ts$|\/test\//.test(n)) { console.error("FAIL: the .vsix holds " + n); process.exit(1); }
       const pkg = JSON.parse(execFileSync("python3", ["-c", "import sys,zipfile; print(zipfile.ZipFile(sys.argv[1]).read(\"extension/package.json\").decode())", out]));
+      if (pkg.license !== "Apache-2.0") { console.error("FAIL: package.json license is " + pkg.license); process.exit(1); }
+      const lic = execFileSync("python3", ["-c", "import sys,zipfile; print(zipfile.ZipFile(sys.argv[1]).read(\"extension/LICENSE.txt\").decode())", out]).toString();
+      if (!/Apache License\s+Version 2\.0/.test(lic)) { console.error("FAIL: extension/LICENSE.txt is not the Apache-2.0 text"); process.exit(1); }
       const cmds = pkg.contributes.commands.map((c) => c.command);
       for (const c of ["hyperkernel.ui.optimize", "hyperkernel.ui.cancel", "hyperkernel.ui.history", "hyperkernel.ui.report", "hyperkernel.ui.episodes"])
         if (!cmds.includes(c)) { console.error("FAIL: command " + c + " missing"); process.exit(1); }

@@ -50,8 +50,9 @@
 #   GPUS="0 1"        the GPUs to spread the kernels over (default: every GPU nvidia-smi lists);
 #                     kernel i runs on GPUS[i mod count], with its references after it
 #   HK_COMMIT=SHA     commit to record when the tree has no .git
-# Exit: 0 when every kernel completed and every cheat was rejected for its reason (or no
-# GPU: "skipped: no GPU"), 1 otherwise, 2 when no hkls could be found or built.
+# Exit: 0 when every kernel completed and every cheat was rejected for its reason, 1
+# otherwise, 2 when no hkls could be found or built, 77 when there is no GPU ("skipped: no
+# GPU"; ctest's SKIP_RETURN_CODE, so the summary counts it as skipped, not passed).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -61,7 +62,7 @@ kernels=()
 for a in "$@"; do
   case "$a" in
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,54p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,55p' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown option $a" >&2; exit 2 ;;
     *) kernels+=("$a") ;;
   esac
@@ -70,7 +71,7 @@ done
 # ---- a GPU, or nothing to do ----
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
   echo "skipped: no GPU"
-  exit 0
+  exit 77
 fi
 [ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
 

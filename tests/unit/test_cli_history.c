@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -606,6 +607,74 @@ static void apply_refuses_bad_versions(void **state)
     free(now);
 }
 
+/* Issue 15: an episode whose worker was killed is shown as interrupted by `hkls report`
+ * and `hkls history` (not "running" forever), the same test the editor's server applies
+ * (store_mark_interrupted); one whose worker is alive stays running. */
+static void killed_worker_shows_interrupted(void **state)
+{
+    char db[160];
+    snprintf(db, sizeof db, "%s/killed.db", dir);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        pause(); /* the "worker", killed below */
+        _exit(0);
+    }
+    store *s = NULL;
+    assert_int_equal(store_open(db, &s), HK_OK);
+    char kh[STORE_HASH_HEX];
+    store_content_hash(original_kernel, strlen(original_kernel), kh);
+    int64_t kid, killed, alive;
+    assert_int_equal(store_kernel_upsert(s, file, "saxpy", kh, &kid), HK_OK);
+    store_episode_new en = { .kernel_id = kid, .name = "killed", .target = "nvidia",
+                             .backend = "nvidia", .arch = "sm_90", .engine = "builtin",
+                             .pid = (int)child };
+    assert_int_equal(store_episode_create(s, &en, &killed), HK_OK);
+    en.name = "alive";
+    en.pid = (int)getpid(); /* this test: alive while hkls looks */
+    assert_int_equal(store_episode_create(s, &en, &alive), HK_OK);
+    store_close(s);
+    assert_int_equal(kill(child, SIGKILL), 0);
+    int ws;
+    assert_int_equal(waitpid(child, &ws, 0), child);
+
+    struct run r;
+    char id[32];
+    snprintf(id, sizeof id, "%lld", (long long)killed);
+    const char *rep[] = { "report", id, "--format", "json", "--db", db, NULL };
+    run_hkls(rep, &r);
+    assert_int_equal(r.code, 0);
+    json_t *j = json_loads(r.out, 0, NULL);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(j, "episode"),
+                                                          "status")),
+                        "interrupted");
+    json_decref(j);
+    run_free(&r);
+
+    const char *hist[] = { "history", "--db", db, "--json", NULL };
+    run_hkls(hist, &r);
+    assert_int_equal(r.code, 0);
+    j = json_loads(r.out, 0, NULL);
+    assert_non_null(j);
+    json_t *eps = json_object_get(json_array_get(json_object_get(j, "kernels"), 0), "episodes");
+    assert_int_equal(json_array_size(eps), 2);
+    size_t i;
+    json_t *e;
+    json_array_foreach(eps, i, e) {
+        const char *name = json_string_value(json_object_get(e, "name"));
+        const char *st = json_string_value(json_object_get(e, "status"));
+        assert_string_equal(st, !strcmp(name, "killed") ? "interrupted" : "running");
+    }
+    json_decref(j);
+    run_free(&r);
+    const char *text[] = { "history", "--db", db, NULL };
+    run_hkls(text, &r);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "interrupted"));
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -619,6 +688,7 @@ int main(void)
         cmocka_unit_test(apply_splices_into_a_file_edited_elsewhere),
         cmocka_unit_test(apply_writes_the_measured_launch),
         cmocka_unit_test(apply_refuses_bad_versions),
+        cmocka_unit_test(killed_worker_shows_interrupted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,9 +6,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compile/compile.h"
 #include "core/hk.h"
@@ -701,11 +703,126 @@ static void parse_targets(void **state)
     hk_free(arch);
     assert_int_equal(cc_parse_target("sm_80", &b, &arch), HK_OK);
     hk_free(arch);
+    assert_int_equal(cc_parse_target("nvidia:sm_90a", &b, &arch), HK_OK);
+    hk_free(arch);
+    assert_int_equal(cc_parse_target("nvidia:sm_100f", &b, &arch), HK_OK);
+    hk_free(arch);
+    /* issue 15: an arch nvcc does not know is not a target (a bad argument, not a compile
+     * error later) */
     static const char *bad[] = {"", "nvidia:", "nvidia:gfx906", "dcu:sm_90", "x86",
-                                "nvidia:sm_90;rm", "sm_90 -o", NULL};
+                                "nvidia:sm_90;rm", "sm_90 -o", "nvidia:sm_999", "sm_999",
+                                "nvidia:sm_9", "nvidia:sm_35", "nvidia:sm_80a", "nvidia:sm_",
+                                "nvidia:sm_90x", "nvidia:sm_090", NULL};
     for (size_t i = 0; bad[i]; i++)
-        assert_int_equal(cc_parse_target(bad[i], &b, &arch), HK_EINVAL);
+        if (cc_parse_target(bad[i], &b, &arch) != HK_EINVAL)
+            fail_msg("'%s' parsed as a target", bad[i]);
     assert_int_equal(cc_parse_target(NULL, &b, &arch), HK_EINVAL);
+}
+
+/* Every arch of the occupancy table is known, and the list given in messages is exactly
+ * what cc_nvidia_arch_known accepts. */
+static void nvidia_archs(void **state)
+{
+    size_t n;
+    const cc_arch_limits *t = cc_arch_table(&n);
+    for (size_t i = 0; i < n; i++)
+        if (t[i].backend == CC_NVIDIA && !cc_nvidia_arch_known(t[i].arch))
+            fail_msg("%s is in the occupancy table but not known", t[i].arch);
+    char text[512];
+    snprintf(text, sizeof text, "%s", cc_nvidia_archs_text());
+    char *paren = strchr(text, '(');
+    assert_non_null(paren);
+    *paren = '\0';
+    int listed = 0;
+    for (char *save = NULL, *w = strtok_r(text, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        assert_true(cc_nvidia_arch_known(w));
+        listed++;
+    }
+    int known = 0;
+    for (int cc = 10; cc < 1000; cc++) {
+        char a[16];
+        snprintf(a, sizeof a, "sm_%d", cc);
+        known += cc_nvidia_arch_known(a);
+    }
+    assert_int_equal(listed, known);
+    assert_false(cc_nvidia_arch_known(NULL));
+    assert_false(cc_nvidia_arch_known("sm_89a"));
+    assert_true(cc_nvidia_arch_known("sm_121a"));
+}
+
+/* cc_source_is_text: NUL bytes and invalid UTF-8 (overlong, surrogate, past U+10FFFF, cut
+ * at the end of the file) are found with their offset; a sequence cut only by the probe's
+ * 64 KiB limit is not held against the text. */
+static void source_is_text(void **state)
+{
+    const char *why = NULL;
+    size_t at = 0;
+    static const char ok[] = "__global__ void k() {} // caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80\n";
+    assert_true(cc_source_is_text(ok, strlen(ok), &why, &at));
+    assert_true(cc_source_is_text("", 0, NULL, NULL));
+    static const struct {
+        const char *text;
+        size_t len;
+        const char *why;
+        size_t at;
+    } bad[] = {
+        {"ab\0cd", 5, "a NUL byte", 2},
+        {"x\xe9y", 3, "invalid UTF-8", 1},            /* Latin-1 */
+        {"x\xc0\xafy", 4, "invalid UTF-8", 1},        /* overlong '/' */
+        {"x\xed\xa0\x80", 4, "invalid UTF-8", 1},     /* a surrogate */
+        {"x\xf4\x90\x80\x80", 5, "invalid UTF-8", 1}, /* past U+10FFFF */
+        {"xy\xe4\xb8", 4, "invalid UTF-8", 2},         /* cut by the end of the file */
+        {"\x80", 1, "invalid UTF-8", 0},               /* a lone continuation byte */
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(bad); i++) {
+        why = NULL;
+        at = 99;
+        if (cc_source_is_text(bad[i].text, bad[i].len, &why, &at))
+            fail_msg("case %zu was taken for text", i);
+        assert_string_equal(why, bad[i].why);
+        assert_int_equal(at, bad[i].at);
+    }
+    /* past the probe nothing is read; a sequence the probe cuts is fine */
+    size_t n = CC_TEXT_PROBE_BYTES + 16;
+    char *big = malloc(n);
+    assert_non_null(big);
+    memset(big, 'a', n);
+    big[CC_TEXT_PROBE_BYTES + 4] = '\0';
+    assert_true(cc_source_is_text(big, n, NULL, NULL));
+    big[CC_TEXT_PROBE_BYTES - 1] = (char)0xe4;
+    big[CC_TEXT_PROBE_BYTES] = (char)0xb8;
+    big[CC_TEXT_PROBE_BYTES + 1] = (char)0xad;
+    assert_true(cc_source_is_text(big, n, NULL, NULL));
+    assert_false(cc_source_is_text(big, CC_TEXT_PROBE_BYTES, &why, &at)); /* the file ends */
+    assert_int_equal(at, CC_TEXT_PROBE_BYTES - 1);
+    big[10] = '\0';
+    assert_false(cc_source_is_text(big, n, &why, &at));
+    assert_string_equal(why, "a NUL byte");
+    assert_int_equal(at, 10);
+
+    /* the file form: missing, a directory, binary, text */
+    bool is_text = true;
+    assert_int_equal(cc_source_file_is_text("/nonexistent/x.cu", &is_text, &why, &at),
+                     HK_ENOENT);
+    assert_false(is_text);
+    assert_int_equal(cc_source_file_is_text("/tmp", &is_text, &why, &at), HK_EINVAL);
+    char path[] = "/tmp/hk-text-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, big, n), (ssize_t)n);
+    close(fd);
+    assert_int_equal(cc_source_file_is_text(path, &is_text, &why, &at), HK_OK);
+    assert_false(is_text);
+    assert_int_equal(at, 10);
+    big[10] = 'a';
+    fd = open(path, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, big, n), (ssize_t)n);
+    close(fd);
+    assert_int_equal(cc_source_file_is_text(path, &is_text, &why, &at), HK_OK);
+    assert_true(is_text); /* the sequence cut at 64 KiB continues after it */
+    unlink(path);
+    free(big);
 }
 
 static void find_compiler(void **state)
@@ -789,6 +906,8 @@ int main(void)
         cmocka_unit_test(arch_table_is_sane),
         cmocka_unit_test(build_argv),
         cmocka_unit_test(parse_targets),
+        cmocka_unit_test(nvidia_archs),
+        cmocka_unit_test(source_is_text),
         cmocka_unit_test(find_compiler),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

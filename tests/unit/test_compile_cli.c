@@ -221,6 +221,65 @@ static void check_refuses_bad_input(void **state)
     run_free(&r);
 }
 
+/* Issue 15: a binary file renamed to .cu is refused before nvcc sees it (no pages of
+ * warnings), as is invalid UTF-8; an arch nvcc does not know is a bad argument. */
+static void check_refuses_binary_and_unknown_arch(void **state)
+{
+    char dir[] = "/tmp/hk-check-bin-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char bin[64], latin1[64];
+    snprintf(bin, sizeof bin, "%s/blob.cu", dir);
+    snprintf(latin1, sizeof latin1, "%s/latin1.cu", dir);
+    FILE *f = fopen(bin, "wb");
+    assert_non_null(f);
+    /* an ELF header, then bytes nvcc would warn about line after line */
+    static const unsigned char elf[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0};
+    assert_int_equal(fwrite(elf, 1, sizeof elf, f), sizeof elf);
+    for (int i = 0; i < 4096; i++)
+        fputc((i * 37) & 0xff, f);
+    assert_int_equal(fclose(f), 0);
+    f = fopen(latin1, "wb");
+    assert_non_null(f);
+    fputs("__global__ void k(float *x) { x[0] = 1.0f; }\n// caf\xe9\n", f);
+    assert_int_equal(fclose(f), 0);
+
+    struct run r;
+    const char *a1[] = {"check", bin, NULL};
+    run_hkls(a1, NULL, &r);
+    assert_int_equal(r.code, 2);
+    expect_in(r.out, "blob.cu is not a text file (a NUL byte at byte 7)");
+    assert_null(strstr(r.out, "warning"));
+    assert_null(strstr(r.err, "warning"));
+    run_free(&r);
+    const char *a2[] = {"check", latin1, "saxpy.cu", "--json", NULL};
+    run_hkls(a2, NULL, &r);
+    assert_int_equal(r.code, 2);
+    json_t *j = json_loads(r.out, 0, NULL);
+    assert_non_null(j);
+    json_t *files = json_object_get(j, "files");
+    assert_int_equal(json_array_size(files), 2);
+    json_t *f0 = json_array_get(files, 0);
+    assert_string_equal(json_string_value(json_object_get(f0, "status")), "failed");
+    expect_in(json_string_value(json_object_get(f0, "error")),
+              "latin1.cu is not a text file (invalid UTF-8 at byte 51)");
+    /* the other file is still checked */
+    assert_string_equal(json_string_value(json_object_get(json_array_get(files, 1), "status")),
+                        "ok");
+    json_decref(j);
+    run_free(&r);
+
+    const char *a3[] = {"check", "--target", "nvidia:sm_999", "saxpy.cu", NULL};
+    run_hkls(a3, NULL, &r);
+    assert_int_equal(r.code, 2);
+    expect_in(r.err, "bad target 'nvidia:sm_999'");
+    expect_in(r.err, "sm_90 sm_100"); /* says which are accepted */
+    run_free(&r);
+
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void check_hip(void **state)
 {
     char *p = NULL;
@@ -307,6 +366,7 @@ int main(void)
         cmocka_unit_test(check_names_errors_and_fails),
         cmocka_unit_test(check_json_and_flags),
         cmocka_unit_test(check_refuses_bad_input),
+        cmocka_unit_test(check_refuses_binary_and_unknown_arch),
         cmocka_unit_test(check_hip),
         cmocka_unit_test(doctor_reports),
     };

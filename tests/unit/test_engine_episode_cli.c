@@ -171,6 +171,94 @@ static void test_verify_candidate_codes(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* stderr of the last run(cmd, out) */
+static void read_err(const char *out, char *buf, size_t n)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s.err", out);
+    read_all(p, buf, n);
+}
+
+static void expect_err(const char *out, const char *needle)
+{
+    char text[8192];
+    read_err(out, text, sizeof text);
+    if (!strstr(text, needle))
+        fail_msg("expected \"%s\" in stderr:\n%s", needle, text);
+}
+
+/* Issue 15: what the user got wrong is said before anything is built, with exit 2: a
+ * missing file (not "no bench spec" next to it), a binary file renamed to .cu (not 200
+ * lines of nvcc warnings), an arch nvcc does not know (not a compile error, exit 1). */
+static void test_refusals_before_compiling(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-refusals-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[2048], out[512], bin[512], spec[512];
+    snprintf(out, sizeof out, "%s/out.txt", d);
+    snprintf(bin, sizeof bin, "%s/blob.cu", d);
+    /* a binary: the hkls executable itself */
+    snprintf(cmd, sizeof cmd, "head -c 100000 %s > %s", HKLS, bin);
+    assert_int_equal(system(cmd), 0);
+
+    snprintf(cmd, sizeof cmd, "cd %s && %s optimize nope.cu --kernel saxpy", d, HKLS);
+    assert_int_equal(run(cmd, out), 2);
+    expect_err(out, "nope.cu does not exist");
+    char text[8192];
+    read_err(out, text, sizeof text);
+    assert_null(strstr(text, "spec"));
+
+    snprintf(cmd, sizeof cmd, "%s optimize %s --kernel saxpy --spec %s/specs/saxpy.bench.json "
+             "--db %s/h.db", HKLS, bin, HK_TEST_DATA, d);
+    assert_int_equal(run(cmd, out), 2);
+    expect_err(out, "blob.cu is not a text file (a NUL byte at byte ");
+    read_err(out, text, sizeof text);
+    assert_null(strstr(text, "warning"));
+    assert_null(strstr(text, "spec")); /* before the spec is looked for, too */
+    snprintf(cmd, sizeof cmd, "%s optimize %s --kernel saxpy --db %s/h.db", HKLS, bin, d);
+    assert_int_equal(run(cmd, out), 2);
+    expect_err(out, "blob.cu is not a text file");
+
+    snprintf(cmd, sizeof cmd, "%s optimize %s/bench/kernels/saxpy.cu --kernel saxpy --spec "
+             "%s/specs/saxpy.bench.json --db %s/h.db --target nvidia:sm_999", HKLS,
+             HK_SOURCE_DIR, HK_TEST_DATA, d);
+    assert_int_equal(run(cmd, out), 2);
+    expect_err(out, "sm_999 is not an NVIDIA architecture nvcc knows; accepted: sm_50 ");
+    expect_err(out, "sm_121");
+    /* a known one still gets as far as the GPU */
+    snprintf(cmd, sizeof cmd, "%s optimize %s/bench/kernels/saxpy.cu --kernel saxpy --spec "
+             "%s/specs/saxpy.bench.json --db %s/h.db --target nvidia:sm_90 --budget 1 --jobs 2",
+             HKLS, HK_SOURCE_DIR, HK_TEST_DATA, d);
+    assert_int_equal(run(cmd, out), 3);
+
+    /* verify-candidate: the candidate, the spec's own source, the target */
+    snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/specs/saxpy.bench.json "
+             "--candidate %s", HKLS, HK_TEST_DATA, bin);
+    assert_int_equal(run(cmd, out), 2);
+    expect_err(out, "the candidate ");
+    expect_err(out, "blob.cu is not a text file (a NUL byte at byte ");
+    read_err(out, text, sizeof text);
+    assert_null(strstr(text, "warning"));
+    snprintf(spec, sizeof spec, "%s/blob.bench.json", d);
+    snprintf(cmd, sizeof cmd, "sed 's#\"source\": \"[^\"]*\"#\"source\": \"blob.cu\"#' "
+             "%s/specs/saxpy.bench.json > %s && grep -q blob.cu %s", HK_TEST_DATA, spec, spec);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s --candidate %s/bench/kernels/saxpy.cu",
+             HKLS, spec, HK_SOURCE_DIR);
+    assert_int_equal(run(cmd, out), 2);
+    expect_err(out, "blob.cu is not a text file");
+    snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/specs/saxpy.bench.json "
+             "--candidate %s/bench/kernels/saxpy.cu --target sm_999", HKLS, HK_TEST_DATA,
+             HK_SOURCE_DIR);
+    assert_int_equal(run(cmd, out), 2);
+    expect_err(out, "sm_999 is not an NVIDIA architecture nvcc knows; accepted: ");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* Runs cmd on the simulated GPU (no HK_NO_GPU), stdout to out_path; the exit status. */
 static int run_sim(const char *cmd, const char *out_path)
 {
@@ -269,6 +357,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_events_protocol),
         cmocka_unit_test(test_verify_candidate_codes),
+        cmocka_unit_test(test_refusals_before_compiling),
         cmocka_unit_test(test_verify_candidate_interleaved),
         cmocka_unit_test(test_verify_candidate_fp64),
     };
