@@ -15,7 +15,13 @@ done
 deps() {
     if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
         echo "npm ci in $ext" >&2
-        npm ci --no-audit --no-fund || { echo "FAIL: npm ci" >&2; exit 1; }
+        # the registry is across a network: a stalled fetch is tried again, twice
+        for try in 1 2 3; do
+            npm ci --no-audit --no-fund --fetch-retries=4 && break
+            [ "$try" = 3 ] && { echo "FAIL: npm ci" >&2; exit 1; }
+            echo "npm ci failed (try $try of 3): trying again" >&2
+            sleep 5
+        done
     fi
 }
 case "${1:-}" in

@@ -12,14 +12,16 @@ fi
 d=1000
 grep -q '__restrict__' saxpy.cu && d=800
 pid=$$
+# every line starts with the run's nonce, as libhk_cupti.so writes it
+if [ -n "${HK_CUPTI_NONCE:-}" ]; then p="{\"nonce\":\"$HK_CUPTI_NONCE\","; else p="{"; fi
 {
-    echo "{\"event\":\"init\",\"pid\":$pid,\"cupti_version\":130001}"
+    echo "$p\"event\":\"init\",\"pid\":$pid,\"cupti_version\":130001}"
     t=1000000
     for i in 1 2 3; do
-        echo "{\"event\":\"kernel\",\"pid\":$pid,\"name\":\"_Z5saxpyifPKfPf\",\"start\":$t,\"end\":$((t + d)),\"duration_ns\":$d,\"grid\":[65537,1,1],\"block\":[256,1,1]}"
+        echo "$p\"event\":\"kernel\",\"pid\":$pid,\"name\":\"_Z5saxpyifPKfPf\",\"start\":$t,\"end\":$((t + d)),\"duration_ns\":$d,\"grid\":[65537,1,1],\"block\":[256,1,1]}"
         t=$((t + d + 1000))
     done
-    echo "{\"event\":\"exit\",\"pid\":$pid,\"kernels\":3,\"dropped\":0,\"buffers\":1}"
+    echo "$p\"event\":\"exit\",\"pid\":$pid,\"kernels\":3,\"dropped\":0,\"buffers\":1}"
 } >> "$HK_CUPTI_OUT"
 if grep -q HK_WRONG saxpy.cu; then
     echo "mismatch at 7: got 1 want 2"
