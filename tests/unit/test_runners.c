@@ -556,12 +556,16 @@ static void test_ns_forced_by_environment(void **state)
 static void test_ns_filesystem(void **state)
 {
     ns_required();
-    char work[600], extra[600], outside[600], script[4000], priv[80], path[700];
+    char work[600], extra[600], outside[600], script[4000], host[600], priv[80], path[700];
     make_dir(work, sizeof work, "ns-work");
     make_dir(extra, sizeof extra, "ns-extra");
     make_dir(outside, sizeof outside, "ns-outside");
     snprintf(priv, sizeof priv, "/tmp/hk-runner-ns-private-%ld", (long)getpid());
     unlink(priv);
+    /* a file of the host's /tmp (the work directories may be under /tmp too: they are bound
+     * in, so counting /tmp's entries inside would count them) */
+    snprintf(host, sizeof host, "/tmp/hk-runner-ns-host-%ld", (long)getpid());
+    write_file(host, "host\n");
     snprintf(script, sizeof script,
              "for d in /root /etc /var/tmp /usr '%s'; do "
              "  touch \"$d/hk-ns-probe-$$\" 2>/dev/null && echo \"wrote $d\"; "
@@ -570,16 +574,17 @@ static void test_ns_filesystem(void **state)
              "touch ./in-work && echo work-ok; "
              "touch '%s/in-extra' && echo extra-ok; "
              "echo private > '%s' && cat '%s'; "
-             "ls /tmp | wc -l",
-             outside, extra, priv, priv);
+             "test -e '%s' && echo host-tmp-visible || echo host-tmp-hidden",
+             outside, extra, priv, priv, host);
     const char *writable[] = {extra, NULL};
     runner_spec s = {.cwd = work, .writable = writable, .isolation = RUNNER_ISO_NAMESPACES};
     runner_result r;
     run_sh(script, &s, &r);
     assert_int_equal(r.error, HK_OK);
     assert_int_equal(r.exit_code, 0);
-    /* the sandbox's /tmp held only the file just made */
-    assert_string_equal(r.out, "work-ok\nextra-ok\nprivate\n1\n");
+    /* the sandbox's /tmp is its own: the host's file is not there */
+    assert_string_equal(r.out, "work-ok\nextra-ok\nprivate\nhost-tmp-hidden\n");
+    unlink(host);
     assert_int_equal(r.isolation, RUNNER_ISO_NAMESPACES);
     assert_string_equal(r.isolation_words, runner_isolation_name(RUNNER_ISO_NAMESPACES));
     assert_non_null(strstr(r.isolation_words, "read-only root"));
@@ -633,9 +638,13 @@ static void test_ns_hidden(void **state)
     snprintf(path, sizeof path, "%s/new", ref);
     assert_false(exists(path));
 
-    /* the same spec without hiding sees the reference (the test can fail) */
+    /* the same spec without hiding sees the reference (the test can fail); bound in, since
+     * the test's folders may be under /tmp, which the sandbox replaces */
     s.hidden = NULL;
+    const char *readable[] = {ref, NULL};
+    s.readable = readable;
     run_sh(script, &s, &r);
+    s.readable = NULL;
     assert_non_null(strstr(r.out, "secret reference"));
     runner_result_free(&r);
 
