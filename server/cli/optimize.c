@@ -261,6 +261,20 @@ static void sim_device(device_info *d)
     d->tensor_bf16_tflops = -1;
 }
 
+/* --simulate-gpu of command cmd: the simulator's path into bin and its pretend device into
+ * dev; says why on stderr when there is none. HK_OK or sim_prepare's error. */
+static int sim_setup(const char *cmd, char *bin, size_t n, device_info *dev)
+{
+    int rc = sim_prepare(bin, n);
+    if (rc) {
+        fprintf(stderr, "hkls %s: --simulate-gpu: no GPU simulator (set HK_GPU_SIMULATOR, or "
+                        "run from a source tree with cc)\n", cmd);
+        return rc;
+    }
+    sim_device(dev);
+    return HK_OK;
+}
+
 /* The spec next to FILE when --spec is not given: <stem>.<kernel>.bench.json,
  * <kernel>.bench.json, <stem>.bench.json, in FILE's directory (stem: the name without its
  * extension). */
@@ -409,12 +423,8 @@ int cli_optimize(int argc, char **argv)
             o.measure.quick_check = !strcmp(optarg, "quick");
             break;
         case O_SIM:
-            if (sim_prepare(sim_bin, sizeof sim_bin)) {
-                fprintf(stderr, "hkls optimize: --simulate-gpu: no GPU simulator (set "
-                                "HK_GPU_SIMULATOR, or run from a source tree with cc)\n");
+            if (sim_setup("optimize", sim_bin, sizeof sim_bin, &sim_dev))
                 return EXIT_USAGE;
-            }
-            sim_device(&sim_dev);
             o.gpu = EP_GPU_SIMULATED;
             o.sim_device = &sim_dev;
             o.measure.wrapper = sim_wrapper;
@@ -600,12 +610,8 @@ int cli_verify_candidate(int argc, char **argv)
             break;
         case O_NO_FLOOR: o.measure.allow_no_floor = true; break;
         case O_SIM:
-            if (sim_prepare(sim_bin, sizeof sim_bin)) {
-                fprintf(stderr, "hkls verify-candidate: --simulate-gpu: no GPU simulator (set "
-                                "HK_GPU_SIMULATOR, or run from a source tree with cc)\n");
+            if (sim_setup("verify-candidate", sim_bin, sizeof sim_bin, &sim_dev))
                 return EXIT_USAGE;
-            }
-            sim_device(&sim_dev);
             o.gpu = EP_GPU_SIMULATED;
             o.sim_device = &sim_dev;
             o.measure.wrapper = sim_wrapper;
