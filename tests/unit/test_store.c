@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +46,7 @@ static void raw_exec(const char *path, const char *sql)
 {
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 10000);
     char *err = NULL;
     int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
     if (rc != SQLITE_OK)
@@ -57,6 +59,8 @@ static long long raw_int(const char *path, const char *sql)
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    /* A writer may hold the database (crash_mid_transaction): wait for it as the store does. */
+    sqlite3_busy_timeout(db, 10000);
     assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     long long v = sqlite3_column_int64(st, 0);
@@ -70,6 +74,8 @@ static char *raw_text(const char *path, const char *sql)
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    /* A writer may hold the database (crash_mid_transaction): wait for it as the store does. */
+    sqlite3_busy_timeout(db, 10000);
     assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     char *v = strdup((const char *)sqlite3_column_text(st, 0));
@@ -777,12 +783,15 @@ static void crash_mid_transaction(void **state)
     pid_t w = fork();
     assert_true(w >= 0);
     if (w == 0) {
+        /* Dies with the test: a failed assertion must not leave it writing forever. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         store *cs = NULL;
         if (store_open(path, &cs))
             _exit(2);
-        for (int i = 1;; i++)
+        for (int i = 1; i < 100000; i++)
             if (write_unit(cs, k, i))
                 _exit(3);
+        _exit(4);
     }
     /* Let it commit a few units before killing it. */
     for (int i = 0; i < 400; i++) {
