@@ -1,5 +1,5 @@
 /* hk_harness.h: the runtime of the benchmark programs that Hyper Kernel generates from
- * a harness-form bench spec (server/engine/harness.c writes the rest). Header-only.
+ * a harness-form bench spec (server/measure/harness.c writes the rest). Header-only.
  *
  * The first part is plain C (C11 and C++): data types, exit codes, distributions and
  * the output-file layout, shared by the server (spec parser, oracle) and the program.
@@ -145,7 +145,7 @@ enum hk_arg_kind { HK_ARG_SCALAR = 0, HK_ARG_INPUT = 1, HK_ARG_OUTPUT = 2, HK_AR
 #define HK_POISON_A 0xFF
 #define HK_POISON_B 0x7F
 /* Guard zones: bytes before and after every buffer, filled with HK_CANARY. A run under
- * compute-sanitizer (environment HK_GUARD_ZONES=0, set by server/engine/sanitize.c)
+ * compute-sanitizer (environment HK_GUARD_ZONES=0, set by server/measure/sanitize.c)
  * allocates every buffer exactly instead, so that memcheck sees its real bounds (a read
  * inside a guard zone is inside the allocation); the guard checks are then skipped. */
 #define HK_REDZONE_BYTES 65536

@@ -2,7 +2,7 @@
 // kernel and distribution, 5 seeds; the baseline, a second run of it (atomics sum in another
 // order), the same source built with -use_fast_math, the engine's structural rewrite where
 // there is one, and a cheat (25% of a sum, scaled by 4) are judged against the kernel's
-// fp64 shadow (engine/promote.c). Prints each variant's pooled errors, the verdict of the
+// fp64 shadow (rewrites/promote.c). Prints each variant's pooled errors, the verdict of the
 // rule (k = 4, floor 2^-20, RMS over the 5 seeds), how many single runs it would have
 // rejected, and the old verdict (the spec's tolerance against the baseline).
 // Built by bench/accuracy/build.sh; the shadows and rewrites come from the unit tests.

@@ -1,6 +1,6 @@
 /* Evaluator of bench-spec expressions (docs/bench-spec.md, "Expressions") for hk_refs, which
  * is built with nvcc alone on the GPU machine and so cannot link the engine's expr module.
- * Same language and semantics as server/engine/expr.c: 64-bit integers with C division,
+ * Same language and semantics as server/spec/expr.c: 64-bit integers with C division,
  * a decimal literal makes its operation double, min/max/ceil_div, overflow and division by
  * zero are errors. Header-only, valid C11 and C++ (test_engine_refs checks it against
  * expr_eval on every suite spec). Pure functions, any thread. */

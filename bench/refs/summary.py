@@ -46,7 +46,7 @@ def fmt(v, f):
 
 def ridge_of(probe, peaks):
     """FLOP per byte where the FP32 roof meets the bandwidth roof (the engine's bandwidth
-    peak is the larger of the copy kernel and cudaMemcpy, server/engine/device.c)."""
+    peak is the larger of the copy kernel and cudaMemcpy, server/measure/device.c)."""
     for src in (probe, peaks):
         if not isinstance(src, dict):
             continue

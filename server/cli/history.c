@@ -20,8 +20,8 @@
 #include "analysis/analysis.h"
 #include "core/buf.h"
 #include "core/hk.h"
-#include "engine/episode.h"
-#include "engine/rewrite.h"
+#include "episode/episode.h"
+#include "rewrites/rewrite.h"
 #include "report/report.h"
 #include "store/store.h"
 

@@ -16,8 +16,8 @@
 #include "compile/compile.h"
 #include "core/hk.h"
 #include "core/log.h"
-#include "engine/episode.h"
-#include "engine/measure.h"
+#include "episode/episode.h"
+#include "measure/measure.h"
 #include "runners/runner.h"
 #include "store/store.h"
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
-#include "engine/episode.h"
+#include "episode/episode.h"
 #include "skills/skills.h"
 #include "store/store.h"
 

@@ -13,7 +13,7 @@
 
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/spec.h"
+#include "spec/spec.h"
 
 #define SPEC_CLI_MAX_SOURCE ((size_t)16 << 20)
 

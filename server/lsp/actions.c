@@ -6,8 +6,8 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
-#include "engine/rewrite.h"
-#include "engine/spec.h"
+#include "rewrites/rewrite.h"
+#include "spec/spec.h"
 #include "report/report.h"
 #include "store/store.h"
 

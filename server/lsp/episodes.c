@@ -8,7 +8,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
-#include "engine/episode.h"
+#include "episode/episode.h"
 #include "report/report.h"
 #include "store/store.h"
 

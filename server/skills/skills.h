@@ -21,7 +21,7 @@
 
 /* ---- closed vocabularies (the one place each list lives) ---- */
 
-/* Rewrite names of the builtin engine (server/engine). A skill's rewrite.name must be
+/* Rewrite names of the builtin engine (server/rewrites). A skill's rewrite.name must be
  * one of these. X(ENUM, "name"). */
 #define SK_REWRITES(X)                         \
     X(LAUNCH_BOUNDS, "launch_bounds")          \

@@ -1,5 +1,5 @@
 /* hk_device_probe: the episode's init-stage probe on its own, for tests/gpu/run.sh. Detects
- * the GPU (nvidia-smi), compiles and runs the probe program (engine/device.h), prints the
+ * the GPU (nvidia-smi), compiles and runs the probe program (measure/device.h), prints the
  * device's facts and MEASURED peaks as one JSON object on stdout, and stores them in the
  * per-device cache so the episodes that follow reuse them. Without a GPU it prints
  * "skipped: no GPU" and exits 0. Exit 1 when the probe fails (the reason on stderr). */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/hk.h"
-#include "engine/device.h"
+#include "measure/device.h"
 
 int main(int argc, char **argv)
 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU check of the structural pattern rewrites (server/engine/rewrite_pattern.h): each
+# GPU check of the structural pattern rewrites (server/rewrites/rewrite_pattern.h): each
 # rewritten suite kernel is judged against its bench spec by `hkls verify-candidate`
 # (correct on the spec's sizes, seeds and distributions; timed interleaved with the
 # baseline), and one table of verdicts, times and speedups is printed.

@@ -1,6 +1,6 @@
 /* Fixtures shared by the rewrite unit tests: a scratch directory per test binary, a source
  * text with its analysis model, the allocation-failure loop, and a shell command's output.
- * Include after <cmocka.h>, "core/hk.h", "analysis/analysis.h" and "engine/rewrite.h";
+ * Include after <cmocka.h>, "core/hk.h", "analysis/analysis.h" and "rewrites/rewrite.h";
  * CMake defines HK_BINARY_DIR for the tests. */
 #ifndef HK_TESTS_RW_FIXTURE_H
 #define HK_TESTS_RW_FIXTURE_H

@@ -1,7 +1,7 @@
 /* Helpers shared by the suite tests (test_engine_suite*.c): listing files, loading a
  * spec that must be clean, and generating + compiling harness programs with nvcc, two
  * at a time. Test code only: cmocka asserts on every failure. Include after cmocka.h,
- * core/hk.h, engine/harness.h and engine/spec.h. */
+ * core/hk.h, measure/harness.h and spec/spec.h. */
 #ifndef HK_TEST_SUITE_COMPILE_H
 #define HK_TEST_SUITE_COMPILE_H
 

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
-#include "engine/cmdform.h"
+#include "measure/cmdform.h"
 
 /* The data directory: HK_TEST_DATA from the environment when the tree was moved (the
  * binary built here, run on a GPU machine from another checkout), else the build's. */

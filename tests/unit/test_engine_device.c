@@ -3,7 +3,7 @@
  * field named, the per-device cache round-trips, nvidia-smi -L parses. Where a GPU is
  * present the probe is run for real; elsewhere that test says "skipped: no GPU". */
 #include "core/hk.h"
-#include "engine/device.h"
+#include "measure/device.h"
 
 #include <stdarg.h>
 #include <stddef.h>

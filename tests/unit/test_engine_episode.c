@@ -15,7 +15,7 @@
 
 #include "compile/compile.h"
 #include "core/hk.h"
-#include "engine/episode.h"
+#include "episode/episode.h"
 
 typedef struct {
     int n_events, n_stage, n_version, n_done, last_percent;

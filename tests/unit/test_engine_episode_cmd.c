@@ -21,7 +21,7 @@
 
 #include "compile/compile.h"
 #include "core/hk.h"
-#include "engine/episode.h"
+#include "episode/episode.h"
 
 static char dir[] = "/tmp/hk-test-episode-cmd-XXXXXX";
 static char lib[400];

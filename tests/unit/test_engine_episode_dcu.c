@@ -19,8 +19,8 @@
 
 #include "compile/compile.h"
 #include "core/hk.h"
-#include "engine/device.h"
-#include "engine/episode.h"
+#include "measure/device.h"
+#include "episode/episode.h"
 
 #define SAXPY HK_SOURCE_DIR "/bench/kernels/saxpy.cu"
 #define SAXPY_SPEC HK_TEST_DATA "/specs/saxpy.bench.json"

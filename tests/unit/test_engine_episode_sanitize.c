@@ -17,7 +17,7 @@
 
 #include "compile/compile.h"
 #include "core/hk.h"
-#include "engine/episode.h"
+#include "episode/episode.h"
 #include "store/store.h"
 
 #define FIXTURES HK_TEST_DATA "/sanitize"

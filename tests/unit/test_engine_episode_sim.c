@@ -20,7 +20,7 @@
 
 #include "compile/compile.h"
 #include "core/hk.h"
-#include "engine/episode.h"
+#include "episode/episode.h"
 
 static char dir[] = "/tmp/hk-test-episode-sim-XXXXXX";
 static char sim[300];

@@ -23,7 +23,7 @@
 
 #include "compile/compile.h"
 #include "core/hk.h"
-#include "engine/episode.h"
+#include "episode/episode.h"
 
 static char dir[] = "/tmp/hk-test-episode-stop-XXXXXX";
 static char sim[300], db[300];

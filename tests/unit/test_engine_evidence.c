@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/hk.h"
-#include "engine/evidence.h"
+#include "episode/evidence.h"
 
 static char *slurp(const char *name, size_t *len)
 {

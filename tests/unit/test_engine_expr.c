@@ -12,7 +12,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
-#include "engine/expr.h"
+#include "spec/expr.h"
 
 static const expr_var vars[] = {
     { "n", { .i = 1000003 } }, { "m", { .i = 7 } }, { "block_x", { .i = 256 } }, { "neg", { .i = -9 } },

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "core/hk.h"
-#include "engine/harness.h"
-#include "engine/kimage.h"
-#include "engine/spec.h"
+#include "measure/harness.h"
+#include "measure/kimage.h"
+#include "spec/spec.h"
 
 #define NVCC "/usr/local/cuda/bin/nvcc"
 

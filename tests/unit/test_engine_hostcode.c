@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/hk.h"
-#include "engine/hostcode.h"
+#include "measure/hostcode.h"
 
 static const char BASE[] =
     "#include <cstdio>\n"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
-#include "engine/kimage.h"
+#include "measure/kimage.h"
 
 #define NVCC "/usr/local/cuda/bin/nvcc"
 

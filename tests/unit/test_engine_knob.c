@@ -3,9 +3,9 @@
  * and an unroll factor are proven; a search never makes an axis of a refused one. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/cmdform.h"
-#include "engine/knob.h"
-#include "engine/search.h"
+#include "measure/cmdform.h"
+#include "search/knob.h"
+#include "search/search.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
-#include "engine/measure.h"
+#include "measure/measure.h"
 
 static const char *const fakes[] = {"ok",        "fast",   "fast20", "floor",  "wrong",
                                     "nan",       "cached", "cachedsmall", "unwritten", "oob", "cudaerr",

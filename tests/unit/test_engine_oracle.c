@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
-#include "engine/oracle.h"
+#include "measure/oracle.h"
 
 /* An output file with one output per (arg, dtype, count, data) quadruple. */
 typedef struct {

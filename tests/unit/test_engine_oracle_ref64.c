@@ -1,4 +1,4 @@
-/* The fp64-reference rule (engine/oracle.h, docs/accuracy.md), on arrays built here in C:
+/* The fp64-reference rule (measure/oracle.h, docs/accuracy.md), on arrays built here in C:
  * a sum of 2^20 uniform(0,1) floats read 25% and scaled by 4 fails the rule but passes
  * rtol 1e-3 against a sequential-sum baseline; a pairwise sum (more accurate than the
  * baseline) passes; twice the baseline's error passes; an equally accurate other order is
@@ -8,8 +8,8 @@
  * compare exactly; the tolerance stays a second rule and the result names the rule that
  * decided; specs whose float inputs are integer-valued get a warning. */
 #include "core/hk.h"
-#include "engine/oracle.h"
-#include "engine/spec.h"
+#include "measure/oracle.h"
+#include "spec/spec.h"
 
 #include <stdarg.h>
 #include <stddef.h>

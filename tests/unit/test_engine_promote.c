@@ -1,4 +1,4 @@
-/* fp64 shadows (engine/promote.h): every suite kernel either promotes, and its shadow
+/* fp64 shadows (rewrites/promote.h): every suite kernel either promotes, and its shadow
  * compiles with the real nvcc (-arch=sm_90 -cubin, all shadows in one nvcc call), or is
  * refused with a reason naming the construct; the edits are checked as text (pointer and
  * local types, literals, math names, intrinsics written out, launchers emptied, integer
@@ -8,9 +8,9 @@
  * HK_PROMOTE_DUMP_DIR=DIR writes the suite's shadows there (bench/accuracy/build.sh). */
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/promote.h"
-#include "engine/rewrite.h"
-#include "engine/spec.h"
+#include "rewrites/promote.h"
+#include "rewrites/rewrite.h"
+#include "spec/spec.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -7,8 +7,8 @@
  * does; summary.py computes the issue-5 lines from known episode and reference data;
  * torch_refs.py names only suite kernels and answers without torch as documented. */
 #include "core/hk.h"
-#include "engine/expr.h"
-#include "engine/spec.h"
+#include "spec/expr.h"
+#include "spec/spec.h"
 
 #include "../../bench/refs/refs_expr.h"
 

@@ -3,7 +3,7 @@
  * not-applicable cases give their reason. nvcc missing: the compile checks say so. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/rewrite.h"
+#include "rewrites/rewrite.h"
 
 #include <stdarg.h>
 #include <stddef.h>

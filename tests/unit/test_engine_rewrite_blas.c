@@ -4,11 +4,11 @@
  * search proposes the substitution (with -lcublas) when a skill asks for it. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/harness.h"
-#include "engine/rewrite.h"
-#include "engine/search.h"
-#include "engine/skillplan.h"
-#include "engine/spec.h"
+#include "measure/harness.h"
+#include "rewrites/rewrite.h"
+#include "search/search.h"
+#include "search/skillplan.h"
+#include "spec/spec.h"
 #include "skills/skills.h"
 
 #include <stdarg.h>

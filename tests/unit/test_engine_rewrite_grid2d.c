@@ -1,4 +1,4 @@
-/* Tests of rw_grid_stride_2d (engine/rewrite_grid2d.h): the suite's matadd2d.cu and inline
+/* Tests of rw_grid_stride_2d (rewrites/rewrite_grid2d.h): the suite's matadd2d.cu and inline
  * kernels of the other shapes rewrite into a flattened grid-stride loop with the contiguous
  * index fastest, re-analyse cleanly and compile with the real nvcc -arch=sm_90 -c (also after
  * rw_launch_config gives them the SM-multiple 1-D launch the search uses); the rewritten
@@ -11,8 +11,8 @@
  * reason. No nvcc or g++: those checks say so and are skipped. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/rewrite.h"
-#include "engine/rewrite_grid2d.h"
+#include "rewrites/rewrite.h"
+#include "rewrites/rewrite_grid2d.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* The lane-replica histogram rewrite (engine/rewrite_hist.h) on the suite's histogram.cu
+/* The lane-replica histogram rewrite (rewrites/rewrite_hist.h) on the suite's histogram.cu
  * and the shapes in tests/data/rewrite_hist/: applicable rewrites have the expected
  * structure (32 replicas per bin in shared memory, replica atomics, no flush, the uint4 path
  * or the scalar path, weights per element), keep the signature and compile with the real
@@ -10,9 +10,9 @@
  * pass. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/rewrite.h"
-#include "engine/rewrite_hist.h"
-#include "engine/rewrite_pattern.h"
+#include "rewrites/rewrite.h"
+#include "rewrites/rewrite_hist.h"
+#include "rewrites/rewrite_pattern.h"
 
 #include <stdarg.h>
 #include <stddef.h>

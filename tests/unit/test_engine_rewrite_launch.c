@@ -7,7 +7,7 @@
  * failures neither crash nor leak. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/rewrite.h"
+#include "rewrites/rewrite.h"
 
 #include <stdarg.h>
 #include <stddef.h>

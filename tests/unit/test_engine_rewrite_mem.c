@@ -10,9 +10,9 @@
  * tests/gpu/rewrite_mem_check.sh judges on a GPU. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/rewrite.h"
-#include "engine/rewrite_mem.h"
-#include "engine/rewrite_table.h"
+#include "rewrites/rewrite.h"
+#include "rewrites/rewrite_mem.h"
+#include "rewrites/rewrite_table.h"
 #include "runners/runner.h"
 
 #include <dirent.h>

@@ -1,4 +1,4 @@
-/* Structural pattern rewrites (engine/rewrite_pattern.h) on the suite's bench kernels and on
+/* Structural pattern rewrites (rewrites/rewrite_pattern.h) on the suite's bench kernels and on
  * the spelling variants and near-misses in tests/data/rewrite_pattern/: every applicable
  * rewrite compiles with the real nvcc (-arch=sm_90 -c) and has the expected structure;
  * near-misses are not applicable, with their reason; every rewrite over every suite kernel
@@ -8,10 +8,10 @@
  * tests/gpu/rewrite_pattern_check.sh. nvcc missing: compile checks say so. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/rewrite.h"
-#include "engine/rewrite_pattern.h"
-#include "engine/harness.h"
-#include "engine/spec.h"
+#include "rewrites/rewrite.h"
+#include "rewrites/rewrite_pattern.h"
+#include "measure/harness.h"
+#include "spec/spec.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Unit tests of rw_warp_rows (engine/rewrite_rows.h): the suite's thread-per-row kernels
+/* Unit tests of rw_warp_rows (rewrites/rewrite_rows.h): the suite's thread-per-row kernels
  * (sum_rows, rmsnorm) and the variants in tests/data/rewrite_rows become warp-per-row code
  * with lane-strided loops, xor shuffles and lane-0 stores that re-analyses, compiles with
  * nvcc on its own and inside the benchmark program of its spec; near misses are refused
@@ -9,12 +9,12 @@
 #include "analysis/analysis.h"
 #include "compile/compile.h"
 #include "core/hk.h"
-#include "engine/harness.h"
-#include "engine/rewrite.h"
-#include "engine/rewrite_pattern.h"
-#include "engine/rewrite_rows.h"
-#include "engine/skillplan.h"
-#include "engine/spec.h"
+#include "measure/harness.h"
+#include "rewrites/rewrite.h"
+#include "rewrites/rewrite_pattern.h"
+#include "rewrites/rewrite_rows.h"
+#include "search/skillplan.h"
+#include "spec/spec.h"
 #include "skills/skills.h"
 
 #include <stdarg.h>

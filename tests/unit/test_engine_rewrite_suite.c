@@ -4,7 +4,7 @@
  * candidates). No nvcc: the test says so and skips. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/rewrite.h"
+#include "rewrites/rewrite.h"
 #include "runners/runner.h"
 
 #include <dirent.h>

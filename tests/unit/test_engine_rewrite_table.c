@@ -1,4 +1,4 @@
-/* Unit tests of rw_invariant_table (engine/rewrite_table.h): the suite's rope_forward gets a
+/* Unit tests of rw_invariant_table (rewrites/rewrite_table.h): the suite's rope_forward gets a
  * per-block __shared__ table of inv_freq filled before its guard, one barrier and a guarded
  * table read, re-analyses, compiles with nvcc alone (no warnings) and inside the benchmark
  * program of its spec, and its PTX reads shared memory; variants (grid-stride, double,
@@ -10,11 +10,11 @@
  * missing: compile checks say so and are skipped. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/harness.h"
-#include "engine/rewrite.h"
-#include "engine/rewrite_table.h"
-#include "engine/skillplan.h"
-#include "engine/spec.h"
+#include "measure/harness.h"
+#include "rewrites/rewrite.h"
+#include "rewrites/rewrite_table.h"
+#include "search/skillplan.h"
+#include "spec/spec.h"
 #include "skills/skills.h"
 
 #include <stdarg.h>

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
-#include "engine/sanitize.h"
+#include "measure/sanitize.h"
 
 #define FIXTURES HK_TEST_DATA "/sanitize"
 #define FAKE_TOOL FIXTURES "/fake_compute_sanitizer.sh"

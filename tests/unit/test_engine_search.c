@@ -4,9 +4,9 @@
  * the block size, launch facts from real bench specs, and candidate texts that compile. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/search.h"
-#include "engine/skillplan.h"
-#include "engine/spec.h"
+#include "search/search.h"
+#include "search/skillplan.h"
+#include "spec/spec.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -7,11 +7,11 @@
  * HK_GPU_KERNELS (comma list of spec names) and HK_GPU_BUDGET choose the work. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/device.h"
-#include "engine/expr.h"
-#include "engine/measure.h"
-#include "engine/search.h"
-#include "engine/spec.h"
+#include "measure/device.h"
+#include "spec/expr.h"
+#include "measure/measure.h"
+#include "search/search.h"
+#include "spec/spec.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -14,7 +14,7 @@
 
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/skillplan.h"
+#include "search/skillplan.h"
 
 static sk_set *skills;
 

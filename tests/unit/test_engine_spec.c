@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/hk.h"
-#include "engine/spec.h"
+#include "spec/spec.h"
 
 static int parse(const char *text, spec **s, spec_diags *d)
 {

@@ -11,7 +11,7 @@
 
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/spec.h"
+#include "spec/spec.h"
 
 static char *read_file(const char *path, size_t *len)
 {

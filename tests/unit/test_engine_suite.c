@@ -18,8 +18,8 @@
 
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/harness.h"
-#include "engine/spec.h"
+#include "measure/harness.h"
+#include "spec/spec.h"
 #include "suite_compile.h"
 
 #define H200_L2_BYTES (60.0 * 1024 * 1024)

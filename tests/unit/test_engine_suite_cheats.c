@@ -17,9 +17,9 @@
 
 #include "analysis/analysis.h"
 #include "core/hk.h"
-#include "engine/harness.h"
-#include "engine/measure.h"
-#include "engine/spec.h"
+#include "measure/harness.h"
+#include "measure/measure.h"
+#include "spec/spec.h"
 #include "suite_compile.h"
 
 

@@ -1,5 +1,5 @@
 /* libhk_cupti.so: the CUPTI injection library of command-form bench specs
- * (server/engine/cmdform.h). The CUDA driver loads it into the user's unmodified program
+ * (server/measure/cmdform.h). The CUDA driver loads it into the user's unmodified program
  * when CUDA_INJECTION64_PATH names it and calls InitializeInjection() from cuInit. It
  * records every kernel launch with CUPTI activity records (CONCURRENT_KERNEL: device
  * start/end timestamps, no serialization) and appends one JSON line per launch to the

@@ -1,0 +1,2007 @@
+/* The host-code policy check (hostcode.h): a small preprocessor-aware scanner splits both
+ * texts into top-level items and preprocessor lines, and every candidate item or line
+ * that is neither device code nor one of the baseline's is a finding. Self-contained on
+ * purpose: the referee must not depend on the analysis it judges. */
+#include "measure/hostcode.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+#define NONE ((size_t)-1)
+#define BLOCK_DEPTH_MAX 256
+#define COND_DEPTH_MAX 1024
+#define KEY_MAX ((size_t)64 << 20)
+#define DANGER_PASSES 16
+
+/* ---- tokens ---- */
+
+enum { TK_IDENT, TK_NUMBER, TK_STRING, TK_CHAR, TK_PUNCT, TK_HEADER };
+
+typedef struct {
+    size_t start, end; /* in the spliced text */
+    unsigned char kind;
+    bool suffix;       /* literal with a user-defined suffix (calls an operator) */
+    bool raw;          /* raw string literal */
+    char p[4];         /* punctuator, digraphs spelled as what they mean */
+} tok;
+
+/* One preprocessor line: tokens dt[first, first + count), '#' at start. */
+typedef struct {
+    size_t first, count, start;
+    size_t code_pos; /* code tokens before it */
+} pdir;
+
+/* A removed backslash-newline: it was at pos in the spliced text; removed bytes. */
+typedef struct {
+    size_t pos, removed;
+} splice;
+
+typedef struct {
+    const char *orig;
+    size_t orig_len;
+    char *s; /* spliced copy, NUL-terminated */
+    size_t n;
+    splice *sp;
+    size_t nsp, capsp;
+    tok *t; /* code tokens */
+    size_t nt, capt;
+    tok *dt; /* preprocessor-line tokens */
+    size_t ndt, capdt;
+    pdir *d;
+    size_t nd, capd;
+} ptext;
+
+typedef struct {
+    size_t a, b;  /* tokens [a, b) */
+    size_t block; /* enclosing namespace/extern block, NONE at top level */
+} item;
+
+typedef struct {
+    size_t a, b; /* head tokens, before the `{` */
+    size_t parent;
+    size_t id;   /* same id in both texts for the same head in the same block */
+} block;
+
+typedef struct {
+    item *it;
+    size_t nit, capit;
+    block *bl;
+    size_t nbl, capbl;
+} split;
+
+/* ---- a string multiset (keys copied) ---- */
+
+typedef struct {
+    char *key;
+    size_t len, count;
+    size_t value; /* map_intern's id */
+    uint64_t h;
+} slot;
+
+typedef struct {
+    slot *s;
+    size_t cap, n;
+} strmap;
+
+typedef struct {
+    bool set;
+    size_t off; /* in the original candidate text */
+    const char *why;
+    const char *name; /* points into the candidate's spliced text, or NULL */
+    size_t name_len;
+} pending;
+
+typedef struct {
+    ptext base, cand;
+    split bs, cs;
+    strmap base_items, base_dirs, base_funcs, base_viol, base_trig, base_blocks;
+    strmap host_ids, macros, danger;
+    struct hk_buf key, lit;
+    pending f;
+} hc;
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return HK_OK;
+    size_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *q = hk_realloc(*p, c * elem);
+    if (!q)
+        return HK_ENOMEM;
+    *p = q;
+    *cap = c;
+    return HK_OK;
+}
+
+/* Seeded by the table's address: the answer never depends on the hash, and a text made
+ * to collide for one seed does not collide for the next run. */
+static uint64_t hash_bytes(const char *k, size_t len, uint64_t seed)
+{
+    uint64_t h = 1469598103934665603ull ^ seed;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)k[i];
+        h *= 1099511628211ull;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+static uint64_t map_seed(const strmap *m) { return (uint64_t)(uintptr_t)m->s >> 4; }
+
+static slot *map_find(const strmap *m, const char *k, size_t len, uint64_t h)
+{
+    if (!m->cap)
+        return NULL;
+    for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        slot *s = &m->s[i];
+        if (!s->key)
+            return s;
+        if (s->h == h && s->len == len && memcmp(s->key, k, len) == 0)
+            return s;
+    }
+}
+
+static int map_rehash(strmap *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    slot *ns = hk_calloc(cap, sizeof *ns);
+    if (!ns)
+        return HK_ENOMEM;
+    strmap nm = {ns, cap, m->n};
+    uint64_t seed = map_seed(&nm);
+    for (size_t i = 0; i < m->cap; i++) {
+        slot *o = &m->s[i];
+        if (!o->key)
+            continue;
+        o->h = hash_bytes(o->key, o->len, seed);
+        *map_find(&nm, o->key, o->len, o->h) = *o;
+    }
+    hk_free(m->s);
+    *m = nm;
+    return HK_OK;
+}
+
+static int map_add(strmap *m, const char *k, size_t len)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        int rc = map_rehash(m);
+        if (rc)
+            return rc;
+    }
+    uint64_t h = hash_bytes(k, len, map_seed(m));
+    slot *s = map_find(m, k, len, h);
+    if (!s->key) {
+        char *c = hk_strndup(k, len);
+        if (!c)
+            return HK_ENOMEM;
+        *s = (slot){c, len, 0, m->n, h};
+        m->n++;
+    }
+    s->count++;
+    return HK_OK;
+}
+
+/* The id of key k (the number of keys before it was first added), adding it if new. */
+static int map_intern(strmap *m, const char *k, size_t len, size_t *id)
+{
+    int rc = map_add(m, k, len);
+    if (!rc)
+        *id = map_find(m, k, len, hash_bytes(k, len, map_seed(m)))->value;
+    return rc;
+}
+
+static bool map_value(const strmap *m, const char *k, size_t len, size_t *id)
+{
+    slot *s = map_find(m, k, len, m->cap ? hash_bytes(k, len, map_seed(m)) : 0);
+    if (!s || !s->key)
+        return false;
+    *id = s->value;
+    return true;
+}
+
+static bool map_has(const strmap *m, const char *k, size_t len)
+{
+    slot *s = map_find(m, k, len, m->cap ? hash_bytes(k, len, map_seed(m)) : 0);
+    return s && s->key && s->count > 0;
+}
+
+/* Takes one from the multiset: true when there was one. */
+static bool map_take(strmap *m, const char *k, size_t len)
+{
+    slot *s = map_find(m, k, len, m->cap ? hash_bytes(k, len, map_seed(m)) : 0);
+    if (!s || !s->key || s->count == 0)
+        return false;
+    s->count--;
+    return true;
+}
+
+static void map_free(strmap *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        hk_free(m->s[i].key);
+    hk_free(m->s);
+    m->s = NULL;
+    m->cap = m->n = 0;
+}
+
+/* ---- word lists ---- */
+
+static bool in_list(const char *w, size_t len, const char *const *list)
+{
+    for (; *list; list++)
+        if (strlen(*list) == len && memcmp(*list, w, len) == 0)
+            return true;
+    return false;
+}
+
+static const char *const device_words[] = {"__global__", "__device__", "__constant__",
+                                           "__shared__", "__managed__", NULL};
+static const char *const builtin_types[] = {
+    "bool", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "wchar_t",
+    "char8_t", "char16_t", "char32_t", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t",
+    "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "intptr_t", "uintptr_t", "auto",
+    NULL};
+static const char *const storage_words[] = {"static", "extern", "inline", "const", "constexpr",
+                                            NULL};
+static const char *const decl_start_words[] = {"const", "volatile", "struct", "class", "enum",
+                                               "union", "typename", "register", "void",
+                                               "__restrict__", "restrict", NULL};
+/* Words before a parenthesized group that is not a call or a parameter list. */
+static const char *const attr_words[] = {"__attribute__", "__attribute", "__declspec", "alignas",
+                                         "_Alignas", "__align__", "__launch_bounds__", "noexcept",
+                                         "throw", "decltype", "__nv_register_params__", NULL};
+static const char *const call_free_words[] = {"sizeof", "alignof", "_Alignof", "__alignof__",
+                                              "__alignof", "decltype", "noexcept", "defined",
+                                              NULL};
+static const char *const call_words[] = {"new", "delete", "throw", "operator", "typeid",
+                                         "co_await", "co_yield", "asm", "__asm__", "__asm",
+                                         "dynamic_cast", NULL};
+static const char *const cast_words[] = {"static_cast", "const_cast", "reinterpret_cast",
+                                         "bit_cast", NULL};
+static const char *const ctor_words[] = {"constructor", "__constructor__", "destructor",
+                                         "__destructor__", NULL};
+static const char *const keywords[] = {
+    "alignas", "alignof", "asm", "auto", "bool", "break", "case", "catch", "char", "char8_t",
+    "char16_t", "char32_t", "class", "const", "consteval", "constexpr", "constinit",
+    "const_cast", "continue", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+    "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+    "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "nullptr",
+    "operator", "private", "protected", "public", "register", "reinterpret_cast", "requires",
+    "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+    "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
+    "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while",
+    "defined", "restrict", NULL};
+/* CUDA's builtin variables and names the device code and the launcher both lean on. */
+static const char *const cuda_builtins[] = {"threadIdx", "blockIdx", "blockDim", "gridDim",
+                                            "warpSize", "dim3", "std", "assert", "NDEBUG", NULL};
+/* Names a harness is made of: its timer, output, exit paths, environment, allocator. */
+static const char *const harness_names[] = {
+    "main", "printf", "fprintf", "puts", "fputs", "fwrite", "fflush", "write", "exit",
+    "quick_exit", "abort", "atexit", "at_quick_exit", "getenv", "setenv", "fopen", "open",
+    "malloc", "calloc", "realloc", "free", "clock_gettime", "gettimeofday", "clock", "time",
+    NULL};
+static const char *const harness_prefixes[] = {"hk_", "HK_", "cuda", "CUDA", "CU_", NULL};
+
+/* ---- lexing ---- */
+
+static bool is_id_start(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c >= 0x80;
+}
+static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+static bool is_id_char(unsigned char c) { return is_id_start(c) || is_digit(c); }
+static bool is_hspace(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || c == '\0';
+}
+static bool is_hex(unsigned char c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Length of a universal character name (\uXXXX, \UXXXXXXXX) at i, 0 if none. */
+static size_t ucn_len(const char *s, size_t n, size_t i)
+{
+    if (i + 1 >= n || s[i] != '\\' || (s[i + 1] != 'u' && s[i + 1] != 'U'))
+        return 0;
+    size_t digits = s[i + 1] == 'u' ? 4 : 8;
+    if (i + 2 + digits > n)
+        return 0;
+    for (size_t k = 0; k < digits; k++)
+        if (!is_hex((unsigned char)s[i + 2 + k]))
+            return 0;
+    return 2 + digits;
+}
+
+/* Length of the line end at i (LF, CR LF or a lone CR: GCC takes all three), 0 if none. */
+static size_t eol_len(const char *s, size_t n, size_t i)
+{
+    if (i >= n)
+        return 0;
+    if (s[i] == '\n')
+        return 1;
+    if (s[i] == '\r')
+        return i + 1 < n && s[i + 1] == '\n' ? 2 : 1;
+    return 0;
+}
+
+/* Phases 1 and 2: a lone CR becomes LF, and lines ended by a backslash (blanks allowed
+ * before the line end, as GCC and Clang do) are joined, remembering where, so positions
+ * map back to the original text. */
+static int splice_text(ptext *pt)
+{
+    pt->s = hk_malloc(pt->orig_len + 1);
+    if (!pt->s)
+        return HK_ENOMEM;
+    const char *src = pt->orig;
+    size_t o = 0, n = pt->orig_len, e;
+    for (size_t i = 0; i < n;) {
+        if (src[i] == '\\') {
+            size_t j = i + 1;
+            while (j < n && (src[j] == ' ' || src[j] == '\t' || src[j] == '\f' || src[j] == '\v'))
+                j++;
+            if ((e = eol_len(src, n, j)) != 0) {
+                int rc = grow((void **)&pt->sp, &pt->capsp, pt->nsp + 1, sizeof *pt->sp);
+                if (rc)
+                    return rc;
+                pt->sp[pt->nsp++] = (splice){o, j + e - i};
+                i = j + e;
+                continue;
+            }
+        }
+        if (src[i] == '\r' && eol_len(src, n, i) == 1) {
+            pt->s[o++] = '\n';
+            i++;
+            continue;
+        }
+        pt->s[o++] = src[i++];
+    }
+    pt->s[o] = '\0';
+    pt->n = o;
+    return HK_OK;
+}
+
+static size_t orig_offset(const ptext *pt, size_t off)
+{
+    size_t add = 0;
+    size_t lo = 0, hi = pt->nsp;
+    while (lo < hi) { /* splices at pos <= off were removed before off */
+        size_t mid = (lo + hi) / 2;
+        if (pt->sp[mid].pos <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = 0; k < lo; k++)
+        add += pt->sp[k].removed;
+    return off + add;
+}
+
+static size_t skip_block_comment(const char *s, size_t n, size_t i)
+{
+    for (i += 2; i + 1 < n; i++)
+        if (s[i] == '*' && s[i + 1] == '/')
+            return i + 2;
+    return n;
+}
+
+static size_t lex_quoted(const ptext *pt, size_t q, tok *tk)
+{
+    const char *s = pt->s;
+    size_t n = pt->n;
+    char qc = s[q];
+    size_t j = q + 1;
+    while (j < n && s[j] != qc && s[j] != '\n')
+        j += (s[j] == '\\' && j + 1 < n && s[j + 1] != '\n') ? 2 : 1;
+    if (j < n && s[j] == qc)
+        j++;
+    if (j < n && is_id_start((unsigned char)s[j])) {
+        while (j < n && is_id_char((unsigned char)s[j]))
+            j++;
+        tk->suffix = true;
+    }
+    tk->kind = qc == '"' ? TK_STRING : TK_CHAR;
+    tk->end = j;
+    return j;
+}
+
+/* R"delim( ... )delim": q is the opening quote. */
+static size_t lex_raw(const ptext *pt, size_t q, tok *tk)
+{
+    const char *s = pt->s;
+    size_t n = pt->n, j = q + 1;
+    while (j < n && j - q - 1 <= 16 && s[j] != '(' && !strchr(" )\\\t\v\f\n\r\"", s[j]))
+        j++;
+    if (j >= n || s[j] != '(' || j - q - 1 > 16)
+        return lex_quoted(pt, q, tk); /* not a raw string; the compiler will say so */
+    size_t dlen = j - q - 1, end = n;
+    for (size_t k = j + 1; k + dlen + 1 < n; k++) {
+        if (s[k] == ')' && memcmp(s + k + 1, s + q + 1, dlen) == 0 && s[k + 1 + dlen] == '"') {
+            end = k + dlen + 2;
+            break;
+        }
+    }
+    if (end < n && is_id_start((unsigned char)s[end])) {
+        while (end < n && is_id_char((unsigned char)s[end]))
+            end++;
+        tk->suffix = true;
+    }
+    tk->kind = TK_STRING;
+    tk->raw = true;
+    tk->end = end;
+    return end;
+}
+
+static const struct {
+    const char *src, *canon;
+} puncts[] = {
+    {"%:%:", "##"}, {"<<=", "<<="}, {">>=", ">>="}, {"...", "..."}, {"->*", "->*"},
+    {"<%", "{"},    {"%>", "}"},    {"<:", "["},    {":>", "]"},    {"%:", "#"},
+    {"::", "::"},   {"->", "->"},   {"++", "++"},   {"--", "--"},   {"<<", "<<"},
+    {">>", ">>"},   {"<=", "<="},   {">=", ">="},   {"==", "=="},   {"!=", "!="},
+    {"&&", "&&"},   {"||", "||"},   {"+=", "+="},   {"-=", "-="},   {"*=", "*="},
+    {"/=", "/="},   {"%=", "%="},   {"&=", "&="},   {"|=", "|="},   {"^=", "^="},
+    {"##", "##"},   {".*", ".*"},
+};
+
+/* One token at i (not whitespace or a comment). header: lex <...> or "..." as a header
+ * name (after #include). Returns the index after it. */
+static size_t lex_token(const ptext *pt, size_t i, tok *tk, bool header)
+{
+    const char *s = pt->s;
+    size_t n = pt->n;
+    unsigned char c = (unsigned char)s[i];
+    memset(tk, 0, sizeof *tk);
+    tk->start = i;
+    if (header && (c == '<' || c == '"')) {
+        char close = c == '<' ? '>' : '"';
+        size_t j = i + 1;
+        while (j < n && s[j] != close && s[j] != '\n')
+            j++;
+        if (j < n && s[j] == close)
+            j++;
+        tk->kind = TK_HEADER;
+        tk->end = j;
+        return j;
+    }
+    if (is_id_start(c) || ucn_len(s, n, i)) {
+        size_t j = i, u;
+        for (;;) {
+            if (j < n && is_id_char((unsigned char)s[j]))
+                j++;
+            else if ((u = ucn_len(s, n, j)) != 0)
+                j += u;
+            else
+                break;
+        }
+        size_t len = j - i;
+        static const char *const raw_prefixes[] = {"R", "u8R", "uR", "UR", "LR", NULL};
+        static const char *const lit_prefixes[] = {"u8", "u", "U", "L", NULL};
+        if (j < n && s[j] == '"' && in_list(s + i, len, raw_prefixes))
+            return lex_raw(pt, j, tk);
+        if (j < n && (s[j] == '"' || s[j] == '\'') && in_list(s + i, len, lit_prefixes))
+            return lex_quoted(pt, j, tk);
+        tk->kind = TK_IDENT;
+        tk->end = j;
+        return j;
+    }
+    if (is_digit(c) || (c == '.' && i + 1 < n && is_digit((unsigned char)s[i + 1]))) {
+        size_t j = i + 1;
+        while (j < n) {
+            char d = s[j];
+            if ((d == 'e' || d == 'E' || d == 'p' || d == 'P') && j + 1 < n &&
+                (s[j + 1] == '+' || s[j + 1] == '-'))
+                j += 2;
+            else if (is_id_char((unsigned char)d) || d == '.')
+                j++;
+            else if (d == '\'' && j + 1 < n && is_id_char((unsigned char)s[j + 1]))
+                j += 2; /* digit separator, not a character literal */
+            else
+                break;
+        }
+        tk->kind = TK_NUMBER;
+        tk->end = j;
+        return j;
+    }
+    if (c == '"' || c == '\'')
+        return lex_quoted(pt, i, tk);
+    tk->kind = TK_PUNCT;
+    /* <:: is < then :: unless followed by : or > (C++11 [lex.pptoken]) */
+    bool lt_colons = n - i >= 3 && memcmp(s + i, "<::", 3) == 0 &&
+                     !(n - i >= 4 && (s[i + 3] == ':' || s[i + 3] == '>'));
+    if (!lt_colons) {
+        for (size_t k = 0; k < HK_ARRAY_LEN(puncts); k++) {
+            size_t l = strlen(puncts[k].src);
+            if (n - i >= l && memcmp(s + i, puncts[k].src, l) == 0) {
+                strcpy(tk->p, puncts[k].canon);
+                tk->end = i + l;
+                return tk->end;
+            }
+        }
+    }
+    tk->p[0] = (char)c;
+    tk->end = i + 1;
+    return tk->end;
+}
+
+static int push_tok(tok **arr, size_t *n, size_t *cap, const tok *tk)
+{
+    int rc = grow((void **)arr, cap, *n + 1, sizeof **arr);
+    if (rc)
+        return rc;
+    (*arr)[(*n)++] = *tk;
+    return HK_OK;
+}
+
+static bool tok_eq(const ptext *pt, const tok *tk, const char *w)
+{
+    size_t l = strlen(w);
+    if (tk->kind == TK_PUNCT)
+        return strcmp(tk->p, w) == 0;
+    return tk->end - tk->start == l && memcmp(pt->s + tk->start, w, l) == 0;
+}
+
+static bool tok_in(const ptext *pt, const tok *tk, const char *const *list)
+{
+    return tk->kind == TK_IDENT && in_list(pt->s + tk->start, tk->end - tk->start, list);
+}
+
+static const char *tok_text(const ptext *pt, const tok *tk, size_t *len)
+{
+    if (tk->kind == TK_PUNCT) {
+        *len = strlen(tk->p);
+        return tk->p;
+    }
+    *len = tk->end - tk->start;
+    return pt->s + tk->start;
+}
+
+static int lex_directive(ptext *pt, size_t *pi)
+{
+    const char *s = pt->s;
+    size_t n = pt->n, i = *pi;
+    pdir d = {pt->ndt, 0, i, pt->nt};
+    while (i < n && s[i] != '\n') {
+        if (is_hspace(s[i])) {
+            i++;
+            continue;
+        }
+        if (s[i] == '/' && i + 1 < n && s[i + 1] == '/') {
+            while (i < n && s[i] != '\n')
+                i++;
+            continue;
+        }
+        if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
+            i = skip_block_comment(s, n, i); /* a comment spanning lines continues the line */
+            continue;
+        }
+        bool header = d.count == 2 &&
+                      (tok_eq(pt, &pt->dt[d.first + 1], "include") ||
+                       tok_eq(pt, &pt->dt[d.first + 1], "include_next") ||
+                       tok_eq(pt, &pt->dt[d.first + 1], "import") ||
+                       tok_eq(pt, &pt->dt[d.first + 1], "embed"));
+        tok tk;
+        i = lex_token(pt, i, &tk, header);
+        int rc = push_tok(&pt->dt, &pt->ndt, &pt->capdt, &tk);
+        if (rc)
+            return rc;
+        d.count++;
+    }
+    *pi = i;
+    int rc = grow((void **)&pt->d, &pt->capd, pt->nd + 1, sizeof *pt->d);
+    if (rc)
+        return rc;
+    pt->d[pt->nd++] = d;
+    return HK_OK;
+}
+
+static int lex_text(ptext *pt)
+{
+    int rc = splice_text(pt);
+    if (rc)
+        return rc;
+    const char *s = pt->s;
+    size_t n = pt->n, i = 0;
+    bool bol = true; /* no token yet on this line: a # here starts a directive */
+    if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
+        i = 3; /* a UTF-8 byte order mark is not a token (GCC skips it) */
+    while (i < n) {
+        char c = s[i];
+        if (c == '\n') {
+            bol = true;
+            i++;
+        } else if (is_hspace(c)) {
+            i++;
+        } else if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+            while (i < n && s[i] != '\n')
+                i++;
+        } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+            i = skip_block_comment(s, n, i);
+        } else if (bol && (c == '#' || (c == '%' && i + 1 < n && s[i + 1] == ':'))) {
+            if ((rc = lex_directive(pt, &i)) != HK_OK)
+                return rc;
+        } else {
+            tok tk;
+            bol = false;
+            i = lex_token(pt, i, &tk, false);
+            if ((rc = push_tok(&pt->t, &pt->nt, &pt->capt, &tk)) != HK_OK)
+                return rc;
+        }
+    }
+    return HK_OK;
+}
+
+static void ptext_free(ptext *pt)
+{
+    hk_free(pt->s);
+    hk_free(pt->sp);
+    hk_free(pt->t);
+    hk_free(pt->dt);
+    hk_free(pt->d);
+    memset(pt, 0, sizeof *pt);
+}
+
+/* ---- findings ---- */
+
+static void report_orig(hc *h, size_t off, const char *why, const char *name, size_t name_len)
+{
+    if (h->f.set && h->f.off <= off)
+        return; /* the first finding in the text wins; ties keep the first reported */
+    h->f = (pending){true, off, why, name, name_len};
+}
+
+static void report(hc *h, size_t off, const char *why)
+{
+    report_orig(h, orig_offset(&h->cand, off), why, NULL, 0);
+}
+
+static void report_name(hc *h, size_t off, const char *why, const ptext *pt, const tok *name)
+{
+    size_t len;
+    const char *p = tok_text(pt, name, &len);
+    report_orig(h, orig_offset(&h->cand, off), why, p, len);
+}
+
+/* ---- bracket helpers over code tokens ---- */
+
+static bool is_open(const tok *tk)
+{
+    return tk->kind == TK_PUNCT && (tk->p[0] == '(' || tk->p[0] == '[' || tk->p[0] == '{') &&
+           !tk->p[1];
+}
+static bool is_close(const tok *tk)
+{
+    return tk->kind == TK_PUNCT && (tk->p[0] == ')' || tk->p[0] == ']' || tk->p[0] == '}') &&
+           !tk->p[1];
+}
+static bool is_p(const tok *tk, const char *p) { return tk->kind == TK_PUNCT && !strcmp(tk->p, p); }
+
+/* Index of the bracket closing the one at k, or lim. */
+static size_t match_close(const tok *t, size_t k, size_t lim)
+{
+    size_t depth = 0;
+    for (size_t j = k; j < lim; j++) {
+        if (is_open(&t[j]))
+            depth++;
+        else if (is_close(&t[j]) && --depth == 0)
+            return j;
+    }
+    return lim;
+}
+
+/* Index of the '>' closing the template list opened at k, or lim. */
+static size_t match_angle(const tok *t, size_t k, size_t lim)
+{
+    long depth = 0;
+    for (size_t j = k; j < lim; j++) {
+        if (is_open(&t[j])) {
+            j = match_close(t, j, lim);
+            if (j >= lim)
+                return lim;
+            continue;
+        }
+        if (is_p(&t[j], ";") || is_p(&t[j], "}"))
+            return lim;
+        if (is_p(&t[j], "<"))
+            depth++;
+        else if (is_p(&t[j], ">"))
+            depth--;
+        else if (is_p(&t[j], ">>"))
+            depth -= 2;
+        if (depth <= 0 && j > k)
+            return j;
+    }
+    return lim;
+}
+
+static size_t skip_templates(const ptext *pt, size_t p, size_t end)
+{
+    while (p + 1 < end && tok_eq(pt, &pt->t[p], "template") && is_p(&pt->t[p + 1], "<")) {
+        size_t m = match_angle(pt->t, p + 1, end);
+        if (m >= end)
+            return p;
+        p = m + 1;
+    }
+    return p;
+}
+
+/* ---- items ---- */
+
+static int cond_violation(hc *h, ptext *pt, const pdir *d, const char *kind, bool is_cand,
+                          const char *why);
+static int dir_key(const ptext *pt, const pdir *d, struct hk_buf *b);
+
+enum { COND_NONE, COND_IF, COND_ELSE, COND_ENDIF };
+
+static int dir_cond_kind(const ptext *pt, const pdir *d)
+{
+    if (d->count < 2 || pt->dt[d->first + 1].kind != TK_IDENT)
+        return COND_NONE;
+    static const char *const ifs[] = {"if", "ifdef", "ifndef", NULL};
+    static const char *const elses[] = {"elif", "elifdef", "elifndef", "else", NULL};
+    const tok *nm = &pt->dt[d->first + 1];
+    if (tok_in(pt, nm, ifs))
+        return COND_IF;
+    if (tok_in(pt, nm, elses))
+        return COND_ELSE;
+    if (tok_eq(pt, nm, "endif"))
+        return COND_ENDIF;
+    return COND_NONE;
+}
+
+static bool is_ns_head(const ptext *pt, size_t a, size_t i)
+{
+    size_t p = a;
+    if (p < i && tok_eq(pt, &pt->t[p], "inline"))
+        p++;
+    if (p < i && tok_eq(pt, &pt->t[p], "namespace"))
+        return true;
+    return i - a == 2 && tok_eq(pt, &pt->t[a], "extern") && pt->t[a + 1].kind == TK_STRING;
+}
+
+/* Position of the struct/class/union/enum keyword that makes [p, lim) a type head (no
+ * parameter list after it), or NONE. */
+static size_t type_head(const ptext *pt, size_t p, size_t lim)
+{
+    static const char *const type_keys[] = {"struct", "class", "union", "enum", NULL};
+    size_t key = NONE;
+    for (size_t j = p; j < lim; j++) {
+        const tok *tk = &pt->t[j];
+        if (is_open(tk)) {
+            bool attr = j > p && tok_in(pt, &pt->t[j - 1], attr_words);
+            if (key != NONE && tk->p[0] == '(' && !attr)
+                return NONE;
+            j = match_close(pt->t, j, lim);
+            continue;
+        }
+        if (key == NONE && tok_in(pt, tk, type_keys))
+            key = j;
+    }
+    return key;
+}
+
+static int push_item(split *sp, size_t a, size_t b, size_t blk)
+{
+    if (b <= a)
+        return HK_OK;
+    int rc = grow((void **)&sp->it, &sp->capit, sp->nit + 1, sizeof *sp->it);
+    if (rc)
+        return rc;
+    sp->it[sp->nit++] = (item){a, b, blk};
+    return HK_OK;
+}
+
+typedef struct {
+    size_t depth_total;
+    const pdir *d;
+} cframe;
+
+/* Splits pt's code into items and namespace/extern blocks. Conditional directives are
+ * checked against the bracket structure: on the baseline (is_cand false) irregularities
+ * are recorded in base_viol, on the candidate they are findings unless recorded. */
+static int split_items(hc *h, ptext *pt, split *sp, bool is_cand)
+{
+    size_t stack[BLOCK_DEPTH_MAX], nstack = 0;
+    cframe *frames = hk_malloc(COND_DEPTH_MAX * sizeof *frames);
+    size_t nframes = 0, item_a = NONE, depth = 0, k = 0;
+    bool outer_fbody = false, paren0 = false, eq0 = false, brace0 = false, no_tpl = false;
+    int rc = HK_OK;
+    if (!frames)
+        return HK_ENOMEM;
+    const tok *t = pt->t;
+    for (size_t i = 0; i <= pt->nt; i++) {
+        for (; k < pt->nd && pt->d[k].code_pos <= i; k++) {
+            const pdir *d = &pt->d[k];
+            int ck = dir_cond_kind(pt, d);
+            if (ck == COND_NONE)
+                continue;
+            size_t dt = nstack + depth;
+            if (item_a != NONE && depth == 0 &&
+                (rc = cond_violation(h, pt, d, "head", is_cand,
+                                     "a conditional directive inside a declaration (the scan "
+                                     "cannot tell which branch is compiled)")))
+                goto out;
+            if (ck == COND_IF) {
+                if (nframes == COND_DEPTH_MAX) {
+                    if (is_cand)
+                        report(h, d->start, "conditional directives nested too deep");
+                    continue;
+                }
+                frames[nframes++] = (cframe){dt, d};
+                continue;
+            }
+            if (!nframes) {
+                if ((rc = cond_violation(h, pt, d, "unmatched", is_cand,
+                                         "an #else or #endif without #if")))
+                    goto out;
+                continue;
+            }
+            if (frames[nframes - 1].depth_total != dt &&
+                (rc = cond_violation(h, pt, d, "depth", is_cand,
+                                     "a conditional block whose branches open or close a bracket "
+                                     "(the scan cannot tell which branch is compiled)")))
+                goto out;
+            if (ck == COND_ENDIF)
+                nframes--;
+        }
+        if (i == pt->nt)
+            break;
+        const tok *tk = &t[i];
+        if (item_a == NONE) {
+            if (is_p(tk, ";"))
+                continue;
+            if (is_p(tk, "}")) {
+                if (nstack)
+                    nstack--;
+                continue;
+            }
+            item_a = i;
+            paren0 = eq0 = brace0 = no_tpl = false;
+        }
+        if (depth > 0) {
+            if (is_open(tk)) {
+                depth++;
+            } else if (is_close(tk) && --depth == 0 && outer_fbody && is_p(tk, "}")) {
+                if ((rc = push_item(sp, item_a, i + 1, nstack ? stack[nstack - 1] : NONE)))
+                    goto out;
+                item_a = NONE;
+            }
+            continue;
+        }
+        if (!no_tpl && tok_eq(pt, tk, "template") && i + 1 < pt->nt && is_p(&t[i + 1], "<")) {
+            size_t m = match_angle(t, i + 1, pt->nt);
+            if (m < pt->nt)
+                i = m; /* a default argument's '=' is not an initializer */
+            else
+                no_tpl = true; /* unbalanced: do not rescan for every later `template <` */
+            continue;
+        }
+        if (is_p(tk, ";")) {
+            if ((rc = push_item(sp, item_a, i + 1, nstack ? stack[nstack - 1] : NONE)))
+                goto out;
+            item_a = NONE;
+        } else if (is_p(tk, "}")) {
+            if ((rc = push_item(sp, item_a, i, nstack ? stack[nstack - 1] : NONE)))
+                goto out;
+            item_a = NONE;
+            if (nstack)
+                nstack--;
+        } else if (is_p(tk, "=")) {
+            if (!(i > item_a && tok_eq(pt, &t[i - 1], "operator")))
+                eq0 = true;
+        } else if (is_p(tk, "(") || is_p(tk, "[")) {
+            paren0 = paren0 || tk->p[0] == '(';
+            outer_fbody = false;
+            depth = 1;
+        } else if (is_p(tk, "{")) {
+            if (!eq0 && is_ns_head(pt, item_a, i)) {
+                if (nstack < BLOCK_DEPTH_MAX) {
+                    if ((rc = grow((void **)&sp->bl, &sp->capbl, sp->nbl + 1, sizeof *sp->bl)))
+                        goto out;
+                    sp->bl[sp->nbl] = (block){item_a, i, nstack ? stack[nstack - 1] : NONE, 0};
+                    stack[nstack++] = sp->nbl++;
+                    item_a = NONE;
+                    continue;
+                }
+                if (is_cand)
+                    report(h, tk->start, "namespaces nested too deep");
+            }
+            /* only an item's first body can be a function's (and the scan stays linear) */
+            outer_fbody = !brace0 && !eq0 && paren0 &&
+                          type_head(pt, skip_templates(pt, item_a, i), i) == NONE;
+            brace0 = true;
+            depth = 1;
+        }
+    }
+    if (item_a != NONE && (rc = push_item(sp, item_a, pt->nt, nstack ? stack[nstack - 1] : NONE)))
+        goto out;
+    if (nframes)
+        rc = cond_violation(h, pt, frames[nframes - 1].d, "open", is_cand,
+                            "an #if without #endif");
+out:
+    hk_free(frames);
+    return rc;
+}
+
+/* ---- keys: token texts joined by single spaces ---- */
+
+static int append_toks(struct hk_buf *b, const ptext *pt, const tok *t, size_t a, size_t e)
+{
+    for (size_t k = a; k < e; k++) {
+        size_t len;
+        const char *p = tok_text(pt, &t[k], &len);
+        int rc = b->len ? hk_buf_append(b, " ", 1) : HK_OK;
+        if (rc || (rc = hk_buf_append(b, p, len)))
+            return rc;
+    }
+    return HK_OK;
+}
+
+/* An item's key names its block by id, so a long namespace head is not repeated for
+ * every item in it. */
+static int item_key(const ptext *pt, const split *sp, const item *it, struct hk_buf *b)
+{
+    hk_buf_reset(b);
+    int rc = it->block == NONE ? HK_OK : hk_buf_printf(b, "%zu@", sp->bl[it->block].id);
+    return rc ? rc : append_toks(b, pt, pt->t, it->a, it->b);
+}
+
+/* Block ids: the baseline's heads (with their parent's id) are interned; a candidate block
+ * whose head the baseline lacks gets an id no baseline block has. */
+static int block_ids(hc *h, const ptext *pt, split *sp, bool is_cand)
+{
+    for (size_t i = 0; i < sp->nbl; i++) {
+        block *bl = &sp->bl[i];
+        hk_buf_reset(&h->key);
+        int rc = bl->parent == NONE ? hk_buf_append(&h->key, "-", 1)
+                                    : hk_buf_printf(&h->key, "%zu", sp->bl[bl->parent].id);
+        if (!rc)
+            rc = append_toks(&h->key, pt, pt->t, bl->a, bl->b);
+        if (rc)
+            return rc;
+        if (!is_cand) {
+            if ((rc = map_intern(&h->base_blocks, h->key.data, h->key.len, &bl->id)))
+                return rc;
+        } else if (!map_value(&h->base_blocks, h->key.data, h->key.len, &bl->id)) {
+            bl->id = NONE - 1 - i;
+        }
+    }
+    return HK_OK;
+}
+
+/* A #define keeps whether '(' touches the name: that is what makes it function-like. */
+static int dir_key(const ptext *pt, const pdir *d, struct hk_buf *b)
+{
+    hk_buf_reset(b);
+    const tok *t = pt->dt + d->first;
+    bool define = d->count >= 4 && tok_eq(pt, &t[1], "define") && is_p(&t[3], "(") &&
+                  t[3].start == t[2].end;
+    for (size_t k = 0; k < d->count; k++) {
+        size_t len;
+        const char *p = tok_text(pt, &t[k], &len);
+        int rc = (k && !(define && k == 3)) ? hk_buf_append(b, " ", 1) : HK_OK;
+        if (rc || (rc = hk_buf_append(b, p, len)))
+            return rc;
+    }
+    if (!b->data)
+        return hk_buf_append(b, "", 0);
+    return HK_OK;
+}
+
+static int cond_violation(hc *h, ptext *pt, const pdir *d, const char *kind, bool is_cand,
+                          const char *why)
+{
+    int rc = dir_key(pt, d, &h->key);
+    if (!rc)
+        rc = hk_buf_appends(&h->key, kind);
+    if (rc)
+        return rc;
+    if (!is_cand)
+        return map_add(&h->base_viol, h->key.data, h->key.len);
+    if (!map_take(&h->base_viol, h->key.data, h->key.len))
+        report(h, d->start, why);
+    return HK_OK;
+}
+
+/* ---- classification ---- */
+
+enum { IK_EMPTY, IK_ALLOWED, IK_TYPE, IK_FUNC, IK_VAR, IK_VAR_DYN, IK_OTHER };
+
+typedef struct {
+    int kind;
+    size_t name;        /* IK_FUNC: the name token */
+    size_t body, close; /* IK_TYPE: the body's braces */
+} iclass;
+
+/* Does [x, y) call something when evaluated? Literals, names, operators, casts and
+ * sizeof do not; an identifier, '>' or ']' right before '(' or '{' does, and so do new,
+ * throw and user-defined literals. */
+static bool has_call(const ptext *pt, size_t x, size_t y)
+{
+    const tok *t = pt->t;
+    for (size_t k = x; k < y; k++) {
+        const tok *tk = &t[k];
+        if (tk->kind == TK_IDENT) {
+            if (tok_in(pt, tk, call_words))
+                return true;
+            if (tok_in(pt, tk, cast_words) && k + 1 < y && is_p(&t[k + 1], "<")) {
+                size_t m = match_angle(t, k + 1, y);
+                if (m >= y)
+                    return true;
+                k = m;
+                if (k + 1 < y && is_p(&t[k + 1], "("))
+                    k++; /* the cast's operand, not a call */
+            }
+            continue;
+        }
+        if (tk->kind == TK_NUMBER && memchr(pt->s + tk->start, '_', tk->end - tk->start))
+            return true;
+        if ((tk->kind == TK_STRING || tk->kind == TK_CHAR) && tk->suffix)
+            return true;
+        if (is_p(tk, "{") && k > x && (t[k - 1].kind == TK_IDENT || is_p(&t[k - 1], ">")))
+            return true; /* S{...}: a constructor; = {...} of scalars or arrays is not */
+        if (!is_p(tk, "(") || k == x)
+            continue;
+        const tok *prev = &t[k - 1];
+        if (prev->kind == TK_IDENT) {
+            if (!tok_in(pt, prev, builtin_types) && !tok_in(pt, prev, call_free_words))
+                return true;
+        } else if (is_p(prev, ">") || is_p(prev, "]") || is_p(prev, ">>")) {
+            return true;
+        } else if (is_p(prev, ")")) {
+            size_t o = k - 1, d = 0;
+            for (;; o--) { /* the group's '(' */
+                if (is_close(&t[o]))
+                    d++;
+                else if (is_open(&t[o]) && --d == 0)
+                    break;
+                if (o == x)
+                    return true;
+            }
+            if (o + 1 == k - 1)
+                return true;
+            for (size_t j = o + 1; j < k - 1; j++) /* a C cast: only type words inside */
+                if (!tok_in(pt, &t[j], builtin_types) && !tok_eq(pt, &t[j], "const") &&
+                    !is_p(&t[j], "*"))
+                    return true;
+        }
+    }
+    return false;
+}
+
+static bool is_const_scalar(const ptext *pt, size_t p, size_t eq, size_t end)
+{
+    bool has_const = false;
+    size_t names = 0;
+    if (eq == p || eq + 1 >= end)
+        return false;
+    for (size_t k = p; k < eq; k++) {
+        const tok *tk = &pt->t[k];
+        if (tk->kind != TK_IDENT)
+            return false;
+        if (tok_eq(pt, tk, "const"))
+            has_const = true;
+        else if (!tok_in(pt, tk, storage_words) && !tok_in(pt, tk, builtin_types) &&
+                 (++names > 1 || k != eq - 1))
+            return false;
+    }
+    return has_const && names == 1 && !has_call(pt, eq + 1, end);
+}
+
+/* Can the parameter [x, y) only be a declaration (so `S s(x);` is not taken for one)? */
+static bool param_is_decl(const ptext *pt, size_t x, size_t y, bool sole)
+{
+    const tok *t = pt->t;
+    size_t e = y;
+    long angle = 0, square = 0;
+    for (size_t k = x; k < y; k++) { /* cut a default argument; literals only in [] or <> */
+        if (is_p(&t[k], "<"))
+            angle++;
+        else if (is_p(&t[k], ">"))
+            angle--;
+        else if (is_p(&t[k], "["))
+            square++;
+        else if (is_p(&t[k], "]"))
+            square--;
+        else if (is_p(&t[k], "=") && angle <= 0 && square <= 0) {
+            e = k;
+            break;
+        } else if ((t[k].kind == TK_NUMBER || t[k].kind == TK_STRING || t[k].kind == TK_CHAR) &&
+                   angle <= 0 && square <= 0)
+            return false;
+    }
+    if (e == x)
+        return sole && e == y;
+    if (e - x == 1 && is_p(&t[x], "..."))
+        return true;
+    if (tok_in(pt, &t[x], builtin_types) || tok_in(pt, &t[x], decl_start_words))
+        return true;
+    while (e > x + 1 && is_p(&t[e - 1], "]")) { /* int a[4] */
+        size_t o = e - 1;
+        while (o > x && !is_p(&t[o], "["))
+            o--;
+        e = o;
+    }
+    const tok *last = &t[e - 1];
+    if (is_p(last, "*") || is_p(last, "&") || is_p(last, "&&"))
+        return e - x >= 2;
+    if (last->kind != TK_IDENT || e - x < 2)
+        return false;
+    const tok *prev = &t[e - 2];
+    return (prev->kind == TK_IDENT && !tok_in(pt, prev, keywords)) || is_p(prev, ">") ||
+           is_p(prev, ">>");
+}
+
+static bool is_prototype(const ptext *pt, size_t p, size_t end, size_t eq)
+{
+    const tok *t = pt->t;
+    size_t lim = eq != NONE ? eq : end, q = NONE;
+    for (size_t j = p; j < lim; j++) {
+        if (!is_open(&t[j]))
+            continue;
+        if (is_p(&t[j], "(") && !(j > p && tok_in(pt, &t[j - 1], attr_words))) {
+            q = j;
+            break;
+        }
+        j = match_close(t, j, lim);
+    }
+    if (q == NONE || q == p)
+        return false;
+    const tok *prev = &t[q - 1];
+    bool named = (prev->kind == TK_IDENT && !tok_in(pt, prev, keywords) &&
+                  !tok_in(pt, prev, builtin_types) && !tok_eq(pt, prev, "asm") &&
+                  !tok_eq(pt, prev, "__asm__")) ||
+                 (prev->kind == TK_PUNCT && q >= p + 2 && tok_eq(pt, &t[q - 2], "operator"));
+    if (!named)
+        return false;
+    size_t close = match_close(t, q, lim);
+    if (close >= lim)
+        return false;
+    bool sole = true;
+    for (size_t x = q + 1, k = q + 1; k <= close; k++) {
+        if (k < close && is_open(&t[k])) {
+            k = match_close(t, k, close);
+            continue;
+        }
+        if (k < close && is_p(&t[k], "<")) {
+            size_t m = match_angle(t, k, close);
+            if (m < close)
+                k = m;
+            continue;
+        }
+        if (k == close || is_p(&t[k], ",")) {
+            sole = sole && k == close;
+            if (!param_is_decl(pt, x, k, sole))
+                return false;
+            x = k + 1;
+        }
+    }
+    for (size_t j = close + 1; j < lim; j++) {
+        if (is_p(&t[j], "(") && tok_in(pt, &t[j - 1], attr_words)) {
+            j = match_close(t, j, lim);
+            continue;
+        }
+        if (is_open(&t[j]))
+            return false;
+    }
+    if (eq != NONE)
+        return end == eq + 2 && (tok_eq(pt, &t[eq + 1], "delete") ||
+                                 tok_eq(pt, &t[eq + 1], "default") || tok_eq(pt, &t[eq + 1], "0"));
+    return true;
+}
+
+static bool depth0_has(const ptext *pt, size_t x, size_t y, const char *const *list)
+{
+    for (size_t k = x; k < y; k++) {
+        if (is_open(&pt->t[k])) {
+            k = match_close(pt->t, k, y);
+            continue;
+        }
+        if (tok_in(pt, &pt->t[k], list))
+            return true;
+    }
+    return false;
+}
+
+static iclass classify(const ptext *pt, size_t a, size_t b)
+{
+    const tok *t = pt->t;
+    iclass c = {IK_EMPTY, NONE, NONE, NONE};
+    size_t end = b;
+    if (end > a && is_p(&t[end - 1], ";"))
+        end--;
+    size_t p = skip_templates(pt, a, end);
+    if (p >= end)
+        return c;
+    static const char *const alias_words[] = {"static_assert", "_Static_assert", "typedef",
+                                              "using", "namespace", NULL};
+    static const char *const asm_words[] = {"asm", "__asm__", "__asm", NULL};
+    c.kind = IK_ALLOWED;
+    if (tok_in(pt, &t[p], alias_words))
+        return c;
+    c.kind = IK_OTHER;
+    if (tok_in(pt, &t[p], asm_words))
+        return c;
+    size_t fb = NONE, eq = NONE, paren0 = NONE;
+    for (size_t k = p; k < end; k++) {
+        const tok *tk = &t[k];
+        if (is_p(tk, "=") && eq == NONE && !(k > p && tok_eq(pt, &t[k - 1], "operator")))
+            eq = k;
+        if (!is_open(tk))
+            continue;
+        if (tk->p[0] == '{' && fb == NONE)
+            fb = k;
+        if (tk->p[0] == '(' && paren0 == NONE)
+            paren0 = k;
+        k = match_close(t, k, end);
+    }
+    size_t head_end = fb < eq ? fb : eq;
+    if (head_end > end)
+        head_end = end;
+    c.kind = IK_ALLOWED;
+    if (depth0_has(pt, p, head_end, device_words))
+        return c;
+    size_t th = type_head(pt, p, head_end);
+    if (th != NONE && fb != NONE && (eq == NONE || eq > fb)) {
+        size_t close = match_close(t, fb, end);
+        bool declares = false;
+        for (size_t k = close + 1; k < end; k++) { /* after the body: attributes only */
+            if (is_p(&t[k], "(") && tok_in(pt, &t[k - 1], attr_words)) {
+                k = match_close(t, k, end);
+                continue;
+            }
+            if (!tok_in(pt, &t[k], attr_words) && !is_p(&t[k], "[") && !is_p(&t[k], "]"))
+                declares = true;
+        }
+        bool typedef_ = tok_eq(pt, &t[p], "typedef");
+        if (!declares || typedef_) {
+            c.kind = IK_TYPE;
+            c.body = fb;
+            c.close = close;
+            return c;
+        }
+        if (close < end && depth0_has(pt, close + 1, end, device_words))
+            return c; /* struct {...} __device__ s; */
+        c.kind = has_call(pt, close + 1, end) ? IK_VAR_DYN : IK_VAR;
+        return c;
+    }
+    if (th != NONE && fb == NONE && eq == NONE) { /* struct S; enum class E : int; */
+        size_t q = th + 1;
+        if (tok_eq(pt, &t[th], "enum") && q < end &&
+            (tok_eq(pt, &t[q], "class") || tok_eq(pt, &t[q], "struct")))
+            q++;
+        while (q + 1 < end && is_p(&t[q + 1], "::"))
+            q += 2;
+        if (q < end && t[q].kind == TK_IDENT && (q + 1 == end || is_p(&t[q + 1], ":")))
+            return c;
+    }
+    if (fb != NONE && (eq == NONE || fb < eq) && paren0 != NONE && paren0 < fb) {
+        c.kind = IK_FUNC;
+        for (size_t k = p; k < fb; k++) { /* the name: before the first non-attribute '(' */
+            if (is_p(&t[k], "(") && !(k > p && tok_in(pt, &t[k - 1], attr_words))) {
+                if (k > p && t[k - 1].kind == TK_IDENT)
+                    c.name = k - 1;
+                break;
+            }
+            if (is_open(&t[k]))
+                k = match_close(t, k, fb);
+        }
+        return c;
+    }
+    if (depth0_has(pt, p, head_end, (const char *const[]){"constexpr", NULL}))
+        return c;
+    if (fb == NONE && eq == NONE) {
+        if (depth0_has(pt, p, end, (const char *const[]){"extern", NULL}) ||
+            is_prototype(pt, p, end, NONE))
+            return c;
+        c.kind = paren0 != NONE ? IK_VAR_DYN : IK_VAR;
+        return c;
+    }
+    if (eq != NONE && (fb == NONE || eq < fb)) {
+        if (is_prototype(pt, p, end, eq) || is_const_scalar(pt, p, eq, end))
+            return c;
+        c.kind = has_call(pt, eq + 1, end) ? IK_VAR_DYN : IK_VAR;
+        return c;
+    }
+    c.kind = has_call(pt, fb + 1, end) ? IK_VAR_DYN : IK_VAR; /* S s{...}; */
+    return c;
+}
+
+/* ---- checks on candidate tokens ---- */
+
+static bool ieq_word(const char *p, size_t len, const char *w)
+{
+    if (strlen(w) != len)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        char c = p[i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != w[i])
+            return false;
+    }
+    return true;
+}
+
+/* Appends one decoded character; anything past ASCII cannot spell a directive, so it
+ * becomes '?'. */
+static void put_char(struct hk_buf *b, unsigned long cp, int *rc)
+{
+    char c = cp < 0x80 ? (char)cp : '?';
+    if (!*rc)
+        *rc = hk_buf_append(b, &c, 1);
+}
+
+/* Appends the value of a string literal token to b, escapes decoded, lowercased. */
+static int decode_string(const ptext *pt, const tok *tk, struct hk_buf *b)
+{
+    const char *s = pt->s + tk->start, *e = pt->s + tk->end;
+    int rc = HK_OK;
+    while (s < e && *s != '"')
+        s++;
+    if (s >= e)
+        return HK_OK;
+    if (tk->raw) {
+        const char *open = memchr(s, '(', (size_t)(e - s));
+        const char *close = e;
+        while (open && close > open && *close != ')')
+            close--;
+        for (const char *c = open ? open + 1 : e; c < close && !rc; c++)
+            put_char(b, (unsigned char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c), &rc);
+        return rc;
+    }
+    for (s++; s < e && *s != '"' && !rc; s++) {
+        unsigned long cp = (unsigned char)*s;
+        if (*s == '\\' && s + 1 < e) {
+            s++;
+            static const char esc_in[] = "ntvbrfa\\?'\"", esc_out[] = "\n\t\v\b\r\f\a\\?'\"";
+            const char *m = strchr(esc_in, *s);
+            if (*s >= '0' && *s <= '7') {
+                cp = 0;
+                for (int k = 0; k < 3 && s < e && *s >= '0' && *s <= '7'; k++, s++)
+                    cp = cp * 8 + (unsigned long)(*s - '0');
+                s--;
+            } else if (*s == 'x') {
+                cp = 0;
+                while (s + 1 < e && is_hex((unsigned char)s[1])) {
+                    s++;
+                    cp = cp * 16 + (unsigned long)(is_digit((unsigned char)*s) ? *s - '0'
+                                                                               : (*s | 0x20) - 'a' + 10);
+                    if (cp > 0x10ffff)
+                        cp = 0x10ffff;
+                }
+            } else if (*s == 'u' || *s == 'U') {
+                int digits = *s == 'u' ? 4 : 8;
+                cp = 0;
+                for (int k = 0; k < digits && s + 1 < e && is_hex((unsigned char)s[1]); k++) {
+                    s++;
+                    cp = cp * 16 + (unsigned long)(is_digit((unsigned char)*s) ? *s - '0'
+                                                                               : (*s | 0x20) - 'a' + 10);
+                }
+            } else if (m && *m) {
+                cp = (unsigned char)esc_out[m - esc_in];
+            } else {
+                cp = (unsigned char)*s;
+            }
+        }
+        if (cp >= 'A' && cp <= 'Z')
+            cp = cp - 'A' + 'a';
+        put_char(b, cp, &rc);
+    }
+    return rc;
+}
+
+/* memmem: the decoded text may hold NUL bytes (\0 escapes). */
+static bool contains(const char *p, size_t len, const char *needle)
+{
+    size_t l = strlen(needle);
+    for (size_t i = 0; p && i + l <= len; i++)
+        if (memcmp(p + i, needle, l) == 0)
+            return true;
+    return false;
+}
+
+static const char why_incbin[] = "asm .incbin reads a file at compile time";
+static const char why_include_asm[] = "asm .include reads a file at compile time";
+static const char why_ctor[] = "__attribute__((constructor)) runs host code before main";
+static const char why_dtor[] = "__attribute__((destructor)) runs host code after main";
+static const char why_pragma_op[] = "a _Pragma the baseline does not have";
+
+static bool is_unroll_text(const char *p, size_t len)
+{
+    while (len && (*p == ' ' || *p == '\t'))
+        p++, len--;
+    while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+        len--;
+    if (len == 8 && !memcmp(p, "nounroll", 8))
+        return true;
+    if (len < 6 || memcmp(p, "unroll", 6))
+        return false;
+    if (len > 6 && p[6] != ' ' && p[6] != '(' && p[6] != '\t')
+        return false;
+    return !memchr(p, '"', len) && !memchr(p, '#', len);
+}
+
+/* Token checks shared by items and #define bodies: constructor attributes, .incbin and
+ * .include in strings or as tokens, _Pragma. */
+static int check_tokens(hc *h, const ptext *pt, const tok *t, size_t a, size_t b)
+{
+    for (size_t k = a; k < b; k++) {
+        const tok *tk = &t[k];
+        if (tk->kind == TK_IDENT) {
+            size_t len = tk->end - tk->start;
+            const char *p = pt->s + tk->start;
+            if (tok_in(pt, tk, ctor_words))
+                report(h, tk->start, p[2] == 'd' || p[0] == 'd' ? why_dtor : why_ctor);
+            else if (ieq_word(p, len, "incbin"))
+                report(h, tk->start, why_incbin);
+            else if (ieq_word(p, len, "include") && k > a && is_p(&t[k - 1], "."))
+                report(h, t[k - 1].start, why_include_asm);
+            else if (tok_eq(pt, tk, "_Pragma")) {
+                if (k + 3 >= b || !is_p(&t[k + 1], "(") || t[k + 2].kind != TK_STRING ||
+                    !is_p(&t[k + 3], ")")) {
+                    report(h, tk->start, why_pragma_op);
+                    continue;
+                }
+                hk_buf_reset(&h->lit);
+                int rc = decode_string(pt, &t[k + 2], &h->lit);
+                if (rc)
+                    return rc;
+                if (is_unroll_text(h->lit.data ? h->lit.data : "", h->lit.len))
+                    continue;
+                hk_buf_reset(&h->key);
+                if ((rc = append_toks(&h->key, pt, t, k, k + 4)))
+                    return rc;
+                if (!map_take(&h->base_dirs, h->key.data, h->key.len))
+                    report(h, tk->start, why_pragma_op);
+            }
+            continue;
+        }
+        if (tk->kind != TK_STRING || (k > a && t[k - 1].kind == TK_STRING))
+            continue;
+        hk_buf_reset(&h->lit); /* a run of adjacent literals is one string */
+        size_t j = k;
+        for (; j < b && t[j].kind == TK_STRING; j++) {
+            int rc = decode_string(pt, &t[j], &h->lit);
+            if (rc)
+                return rc;
+        }
+        if (contains(h->lit.data, h->lit.len, "incbin"))
+            report(h, tk->start, why_incbin);
+        else if (contains(h->lit.data, h->lit.len, ".include"))
+            report(h, tk->start, why_include_asm);
+    }
+    return HK_OK;
+}
+
+/* Device-kind items: nothing outside their bodies may hide a declaration, through a `;`
+ * inside parentheses (a macro argument) or a macro that expands to one. */
+static void check_hidden_decls(hc *h, const ptext *pt, size_t a, size_t b)
+{
+    size_t braces = 0, parens = 0;
+    for (size_t k = a; k < b; k++) {
+        const tok *tk = &pt->t[k];
+        if (is_p(tk, "{")) {
+            braces++;
+        } else if (is_p(tk, "}")) {
+            braces -= braces > 0;
+        } else if (braces) {
+            continue;
+        } else if (is_p(tk, "(") || is_p(tk, "[")) {
+            parens++;
+        } else if (is_p(tk, ")") || is_p(tk, "]")) {
+            parens -= parens > 0;
+        } else if (is_p(tk, ";") && parens) {
+            report(h, tk->start, "a declaration hidden in parentheses outside a function body");
+        } else if (tk->kind == TK_IDENT &&
+                   map_has(&h->danger, pt->s + tk->start, tk->end - tk->start)) {
+            report_name(h, tk->start,
+                        "a macro that expands to declarations used outside a function body",
+                        pt, tk);
+        }
+    }
+}
+
+/* A type's `static inline` data members are host variables with initializers of their
+ * own: one that is not constexpr or a constant scalar is a finding. */
+static void check_type_members(hc *h, const ptext *pt, size_t body, size_t close)
+{
+    size_t s0 = body + 1;
+    for (size_t k = body + 1; k <= close; k++) {
+        const tok *tk = &pt->t[k];
+        bool delim = is_p(tk, ";") || is_p(tk, "{") || is_p(tk, "}");
+        if (!delim)
+            continue;
+        bool st = false, inl = false, cx = false;
+        size_t eq = NONE, paren = NONE;
+        for (size_t j = s0; j < k; j++) {
+            const tok *m = &pt->t[j];
+            st = st || tok_eq(pt, m, "static") || tok_eq(pt, m, "thread_local");
+            inl = inl || tok_eq(pt, m, "inline") || tok_eq(pt, m, "thread_local");
+            cx = cx || tok_eq(pt, m, "constexpr");
+            if (is_p(m, "=") && eq == NONE)
+                eq = j;
+            if (is_p(m, "(") && paren == NONE)
+                paren = j;
+        }
+        bool function = is_p(tk, "{") && paren != NONE && (eq == NONE || paren < eq);
+        if (st && inl && !cx && !function) {
+            bool constant = is_p(tk, ";") && eq != NONE && is_const_scalar(pt, s0, eq, k);
+            if (!constant)
+                report(h, pt->t[s0].start,
+                       "a static inline member (a host variable that the baseline does not have)");
+        }
+        if (is_p(tk, "{") && !function && eq != NONE) /* = { ... }: skip the initializer */
+            k = match_close(pt->t, k, close);
+        s0 = k + 1;
+    }
+}
+
+/* ---- the passes ---- */
+
+static const char *host_why(int kind, bool differs)
+{
+    switch (kind) {
+    case IK_FUNC:
+        return differs ? "a host function that differs from the baseline's"
+                       : "a host function that the baseline does not have";
+    case IK_VAR_DYN:
+        return "a host variable with a dynamic initializer (runs before main)";
+    case IK_VAR:
+        return "a host variable that the baseline does not have";
+    default:
+        return "host code that the baseline does not have";
+    }
+}
+
+static int scan_base(hc *h)
+{
+    ptext *pt = &h->base;
+    int rc = split_items(h, pt, &h->bs, false);
+    if (!rc)
+        rc = block_ids(h, pt, &h->bs, false);
+    for (size_t i = 0; !rc && i < h->bs.nit; i++) {
+        const item *it = &h->bs.it[i];
+        iclass c = classify(pt, it->a, it->b);
+        if (c.kind == IK_EMPTY)
+            continue;
+        if ((rc = item_key(pt, &h->bs, it, &h->key)) ||
+            (rc = map_add(&h->base_items, h->key.data, h->key.len)))
+            break;
+        if (c.kind == IK_FUNC && c.name != NONE) {
+            size_t len;
+            const char *p = tok_text(pt, &pt->t[c.name], &len);
+            rc = map_add(&h->base_funcs, p, len);
+        }
+    }
+    for (size_t i = 0; !rc && i < pt->nd; i++)
+        if (!(rc = dir_key(pt, &pt->d[i], &h->key)))
+            rc = map_add(&h->base_dirs, h->key.data, h->key.len);
+    /* _Pragma("...") in the baseline, as the keys check_tokens looks up */
+    for (int pass = 0; pass < 2 && !rc; pass++) {
+        const tok *t = pass ? pt->dt : pt->t;
+        size_t n = pass ? pt->ndt : pt->nt;
+        for (size_t k = 0; k + 3 < n && !rc; k++) {
+            if (!tok_eq(pt, &t[k], "_Pragma") || !is_p(&t[k + 1], "(") ||
+                t[k + 2].kind != TK_STRING || !is_p(&t[k + 3], ")"))
+                continue;
+            hk_buf_reset(&h->key);
+            if (!(rc = append_toks(&h->key, pt, t, k, k + 4)))
+                rc = map_add(&h->base_dirs, h->key.data, h->key.len);
+        }
+    }
+    return rc;
+}
+
+/* Trigraphs (??/ is a backslash under -trigraphs): a line with one must be the
+ * baseline's. Lines are compared trimmed, in the original texts. */
+static bool line_span(const char *s, size_t n, size_t at, size_t *a, size_t *b)
+{
+    size_t x = at, y = at;
+    while (x > 0 && s[x - 1] != '\n' && s[x - 1] != '\r')
+        x--;
+    while (y < n && s[y] != '\n' && s[y] != '\r')
+        y++;
+    while (x < y && is_hspace(s[x]) && s[x] != '\0')
+        x++;
+    while (y > x && is_hspace(s[y - 1]) && s[y - 1] != '\0')
+        y--;
+    *a = x;
+    *b = y;
+    return true;
+}
+
+static size_t next_trigraph(const char *s, size_t n, size_t from)
+{
+    for (size_t i = from; i + 2 < n; i++)
+        if (s[i] == '?' && s[i + 1] == '?' && strchr("=/'()!<>-", s[i + 2]) && s[i + 2])
+            return i;
+    return NONE;
+}
+
+static int check_raw_text(hc *h)
+{
+    const char *bs = h->base.orig, *cs = h->cand.orig;
+    size_t bn = h->base.orig_len, cn = h->cand.orig_len, a, b;
+    for (size_t i = next_trigraph(bs, bn, 0); i != NONE; i = next_trigraph(bs, bn, b)) {
+        line_span(bs, bn, i, &a, &b);
+        int rc = map_add(&h->base_trig, bs + a, b - a);
+        if (rc)
+            return rc;
+    }
+    for (size_t i = next_trigraph(cs, cn, 0); i != NONE; i = next_trigraph(cs, cn, b)) {
+        line_span(cs, cn, i, &a, &b);
+        if (!map_take(&h->base_trig, cs + a, b - a)) {
+            report_orig(h, i, "a trigraph (??x), which some compilers read as another character",
+                        NULL, 0);
+            break;
+        }
+    }
+    const char *nul = memchr(cs, '\0', cn);
+    if (nul)
+        report_orig(h, (size_t)(nul - cs), "a NUL byte in the text", NULL, 0);
+    for (size_t k = 0; k < h->cand.nt + h->cand.ndt; k++) { /* splices are undone in raw strings */
+        const tok *tk = k < h->cand.nt ? &h->cand.t[k] : &h->cand.dt[k - h->cand.nt];
+        if (!tk->raw)
+            continue;
+        size_t lo = 0, hi = h->cand.nsp; /* the first splice after the token's start */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (h->cand.sp[mid].pos <= tk->start)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < h->cand.nsp && h->cand.sp[lo].pos < tk->end)
+            report(h, tk->start,
+                   "a raw string with a backslash-newline inside (compilers read it differently)");
+    }
+    return HK_OK;
+}
+
+/* The body [x, y) of the candidate's #define at d, or false when it is not a define. */
+static bool define_body(const ptext *pt, const pdir *d, size_t *name, size_t *x, size_t *y)
+{
+    const tok *t = pt->dt;
+    if (d->count < 3 || !tok_eq(pt, &t[d->first + 1], "define") ||
+        t[d->first + 2].kind != TK_IDENT)
+        return false;
+    size_t nm = d->first + 2, e = d->first + d->count, b = nm + 1;
+    if (b < e && is_p(&t[b], "(") && t[b].start == t[nm].end) {
+        while (b < e && !is_p(&t[b], ")"))
+            b++;
+        b += b < e;
+    }
+    *name = nm;
+    *x = b;
+    *y = e;
+    return true;
+}
+
+/* Macros of the candidate that expand to `;`, braces or a constructor attribute, directly
+ * or through other macros (a bounded fixed point; past the bound every macro that uses
+ * another counts). */
+static int find_dangerous_macros(hc *h)
+{
+    ptext *pt = &h->cand;
+    size_t nm, x, y;
+    int rc = HK_OK;
+    for (size_t i = 0; i < pt->nd && !rc; i++)
+        if (define_body(pt, &pt->d[i], &nm, &x, &y))
+            rc = map_add(&h->macros, pt->s + pt->dt[nm].start, pt->dt[nm].end - pt->dt[nm].start);
+    bool changed = true;
+    for (int pass = 0; changed && !rc && pass <= DANGER_PASSES; pass++) {
+        changed = false;
+        for (size_t i = 0; i < pt->nd && !rc; i++) {
+            if (!define_body(pt, &pt->d[i], &nm, &x, &y))
+                continue;
+            const tok *n = &pt->dt[nm];
+            if (map_has(&h->danger, pt->s + n->start, n->end - n->start))
+                continue;
+            bool bad = false;
+            for (size_t k = x; k < y && !bad; k++) {
+                const tok *tk = &pt->dt[k];
+                size_t len = tk->end - tk->start;
+                bad = is_p(tk, ";") || is_p(tk, "{") || is_p(tk, "}") ||
+                      tok_in(pt, tk, ctor_words) ||
+                      (tk->kind == TK_IDENT &&
+                       (map_has(&h->danger, pt->s + tk->start, len) ||
+                        (pass == DANGER_PASSES && map_has(&h->macros, pt->s + tk->start, len))));
+            }
+            if (bad) {
+                changed = true;
+                rc = map_add(&h->danger, pt->s + n->start, n->end - n->start);
+            }
+        }
+    }
+    return rc;
+}
+
+static int scan_items(hc *h)
+{
+    ptext *pt = &h->cand;
+    int rc = split_items(h, pt, &h->cs, true);
+    if (!rc)
+        rc = block_ids(h, pt, &h->cs, true);
+    for (size_t i = 0; !rc && i < h->cs.nit; i++) {
+        const item *it = &h->cs.it[i];
+        iclass c = classify(pt, it->a, it->b);
+        if (c.kind == IK_EMPTY)
+            continue;
+        if ((rc = item_key(pt, &h->cs, it, &h->key)))
+            break;
+        bool host = c.kind != IK_ALLOWED && c.kind != IK_TYPE;
+        if (map_take(&h->base_items, h->key.data, h->key.len)) {
+            for (size_t k = it->a; host && k < it->b && !rc; k++) /* names host code uses */
+                if (pt->t[k].kind == TK_IDENT)
+                    rc = map_add(&h->host_ids, pt->s + pt->t[k].start,
+                                 pt->t[k].end - pt->t[k].start);
+            continue;
+        }
+        if (!host) {
+            if ((rc = check_tokens(h, pt, pt->t, it->a, it->b)))
+                break;
+            check_hidden_decls(h, pt, it->a, it->b);
+            if (c.kind == IK_TYPE)
+                check_type_members(h, pt, c.body, c.close);
+            continue;
+        }
+        const char *why = host_why(c.kind, false);
+        for (size_t k = it->a; k < it->b; k++)
+            if (tok_in(pt, &pt->t[k], ctor_words)) {
+                const char *p = pt->s + pt->t[k].start;
+                why = p[0] == 'd' || p[2] == 'd' ? why_dtor : why_ctor;
+                break;
+            }
+        size_t len = 0;
+        const char *name = c.name != NONE ? tok_text(pt, &pt->t[c.name], &len) : NULL;
+        if (why == host_why(IK_FUNC, false) && name && map_has(&h->base_funcs, name, len))
+            report_name(h, pt->t[it->a].start, host_why(IK_FUNC, true), pt, &pt->t[c.name]);
+        else
+            report(h, pt->t[it->a].start, why);
+    }
+    return rc;
+}
+
+static bool starts_with(const char *p, size_t len, const char *prefix)
+{
+    size_t l = strlen(prefix);
+    return len >= l && memcmp(p, prefix, l) == 0;
+}
+
+/* Why a #define/#undef of this name is aimed at the harness or the scan, or NULL. */
+static const char *define_name_why(hc *h, const char *p, size_t len, bool undef)
+{
+    if (memchr(p, '\\', len))
+        return undef ? "#undef of a name spelled with \\u escapes"
+                     : "#define of a name spelled with \\u escapes";
+    bool harness = in_list(p, len, harness_names);
+    for (const char *const *q = harness_prefixes; *q && !harness; q++)
+        harness = starts_with(p, len, *q);
+    harness = harness || (len >= 3 && p[0] == 'c' && p[1] == 'u' && p[2] >= 'A' && p[2] <= 'Z');
+    if (harness)
+        return undef ? "#undef of a name the harness uses" : "#define of a name the harness uses";
+    if ((len >= 2 && p[0] == '_' && (p[1] == '_' || (p[1] >= 'A' && p[1] <= 'Z'))) ||
+        in_list(p, len, keywords) || in_list(p, len, cuda_builtins) ||
+        in_list(p, len, device_words))
+        return undef ? "#undef of a keyword, builtin or reserved name"
+                     : "#define of a keyword, builtin or reserved name";
+    if (map_has(&h->host_ids, p, len))
+        return undef ? "#undef of a name the host code uses"
+                     : "#define of a name the host code uses";
+    return NULL;
+}
+
+static bool include_is_relative(const ptext *pt, const pdir *d)
+{
+    if (d->count != 3 || !tok_eq(pt, &pt->dt[d->first + 1], "include"))
+        return false;
+    const tok *hn = &pt->dt[d->first + 2];
+    const char *p = pt->s + hn->start;
+    size_t len = hn->end - hn->start;
+    if (hn->kind != TK_HEADER || len < 3 || p[0] != '<' || p[len - 1] != '>')
+        return false;
+    p++;
+    len -= 2;
+    if (p[0] == '/' || memchr(p, '\\', len) || memchr(p, '\0', len))
+        return false;
+    for (size_t i = 0; i + 1 < len; i++)
+        if (p[i] == '.' && p[i + 1] == '.')
+            return false;
+    return true;
+}
+
+static bool include_is_outside(const ptext *pt, const pdir *d)
+{
+    if (d->count < 3)
+        return false;
+    const tok *hn = &pt->dt[d->first + 2];
+    const char *p = pt->s + hn->start;
+    size_t len = hn->end - hn->start;
+    if (hn->kind != TK_HEADER || len < 2)
+        return false;
+    if (p[1] == '/' || p[1] == '~' || memchr(p, '\\', len))
+        return true;
+    for (size_t i = 0; i + 1 < len; i++)
+        if (p[i] == '.' && p[i + 1] == '.')
+            return true;
+    return false;
+}
+
+static const char *directive_why(const ptext *pt, const pdir *d)
+{
+    const tok *nm = &pt->dt[d->first + 1];
+    if (tok_eq(pt, nm, "line"))
+        return "#line changes the file name and lines the compiler reports";
+    if (tok_eq(pt, nm, "embed"))
+        return "#embed reads a file at compile time";
+    if (tok_eq(pt, nm, "include_next") || tok_eq(pt, nm, "import"))
+        return include_is_outside(pt, d) ? "#include of a file outside the system include paths"
+                                         : "an #include_next or #import the baseline does not have";
+    if (tok_eq(pt, nm, "include"))
+        return include_is_outside(pt, d) ? "#include of a file outside the system include paths"
+                                         : "#include of a file the baseline does not include";
+    if (dir_cond_kind(pt, d) != COND_NONE)
+        return "a conditional directive the baseline does not have";
+    if (tok_eq(pt, nm, "pragma"))
+        return "a #pragma the baseline does not have";
+    return "a preprocessor line the baseline does not have";
+}
+
+static int scan_directives(hc *h)
+{
+    ptext *pt = &h->cand;
+    for (size_t i = 0; i < pt->nd; i++) {
+        const pdir *d = &pt->d[i];
+        const tok *t = pt->dt + d->first;
+        if (d->count == 1)
+            continue; /* the null directive */
+        if (t[1].kind != TK_IDENT) {
+            report(h, d->start, "a preprocessor line the baseline does not have");
+            continue;
+        }
+        if (tok_eq(pt, &t[1], "pragma") && d->count >= 3 &&
+            (tok_eq(pt, &t[2], "unroll") || (tok_eq(pt, &t[2], "nounroll") && d->count == 3))) {
+            bool plain = true;
+            for (size_t k = 3; k < d->count; k++)
+                plain = plain && (t[k].kind == TK_IDENT || t[k].kind == TK_NUMBER ||
+                                  (t[k].kind == TK_PUNCT && !is_p(&t[k], "#") &&
+                                   !is_p(&t[k], "##")));
+            if (plain)
+                continue;
+        }
+        if (include_is_relative(pt, d))
+            continue;
+        int rc = dir_key(pt, d, &h->key);
+        if (rc)
+            return rc;
+        bool known = map_take(&h->base_dirs, h->key.data, h->key.len);
+        bool define = tok_eq(pt, &t[1], "define"), undef = tok_eq(pt, &t[1], "undef");
+        if (known)
+            continue;
+        if (!define && !undef) {
+            report(h, d->start, directive_why(pt, d));
+            continue;
+        }
+        if (d->count < 3 || t[2].kind != TK_IDENT || (undef && d->count != 3)) {
+            report(h, d->start, define ? "a #define without a plain name"
+                                       : "an #undef without a plain name");
+            continue;
+        }
+        const char *why = define_name_why(h, pt->s + t[2].start, t[2].end - t[2].start, undef);
+        if (why) {
+            report_name(h, d->start, why, pt, &t[2]);
+            continue;
+        }
+        size_t nm, x, y;
+        if (!define || !define_body(pt, d, &nm, &x, &y))
+            continue;
+        for (size_t k = x; k < y; k++)
+            if (is_p(&pt->dt[k], "#") || is_p(&pt->dt[k], "##")) {
+                report(h, d->start,
+                       "a macro that stringifies or pastes tokens (the scan cannot see what it "
+                       "makes)");
+                break;
+            }
+        if ((rc = check_tokens(h, pt, pt->dt, x, y)))
+            return rc;
+    }
+    return HK_OK;
+}
+
+static int make_finding(hc *h, hostcode_finding *out)
+{
+    const char *s = h->cand.orig;
+    size_t n = h->cand.orig_len, off = h->f.off, a, b;
+    if (off > n)
+        off = n;
+    unsigned line = 1;
+    for (size_t i = 0; i < off; i++)
+        line += s[i] == '\n' || (s[i] == '\r' && eol_len(s, n, i) == 1);
+    line_span(s, n, off, &a, &b);
+    bool cut = b - a > HOSTCODE_QUOTE_MAX;
+    if (cut) {
+        b = a + HOSTCODE_QUOTE_MAX;
+        while (b > a && ((unsigned char)s[b] & 0xc0) == 0x80)
+            b--; /* not inside a UTF-8 sequence */
+    }
+    int rc = HK_ENOMEM;
+    char *quote = hk_asprintf("%.*s%s", (int)(b - a), s + a, cut ? "..." : "");
+    char *why = h->f.name ? hk_asprintf("%s (%.*s)", h->f.why, (int)h->f.name_len, h->f.name)
+                          : hk_strdup(h->f.why);
+    if (!quote || !why)
+        goto out;
+    for (char *c = quote; *c; c++) /* a quote is one line of text for a report */
+        if ((unsigned char)*c < 0x20 && *c != '\t')
+            *c = ' ';
+    *out = (hostcode_finding){true, line, quote, why};
+    quote = why = NULL;
+    rc = HK_OK;
+out:
+    hk_free(quote);
+    hk_free(why);
+    return rc;
+}
+
+void hostcode_finding_clear(hostcode_finding *f)
+{
+    if (!f)
+        return;
+    hk_free(f->quote);
+    hk_free(f->why);
+    memset(f, 0, sizeof *f);
+}
+
+int hostcode_check(const char *base, size_t base_len, const char *cand, size_t cand_len,
+                   hostcode_finding *out)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!base || !cand || !out)
+        return HK_EINVAL;
+    if (base_len > HOSTCODE_TEXT_MAX || cand_len > HOSTCODE_TEXT_MAX)
+        return HK_ETOOBIG;
+    hc h;
+    memset(&h, 0, sizeof h);
+    h.base.orig = base;
+    h.base.orig_len = base_len;
+    h.cand.orig = cand;
+    h.cand.orig_len = cand_len;
+    hk_buf_init(&h.key, KEY_MAX);
+    hk_buf_init(&h.lit, KEY_MAX);
+    int rc;
+    if ((rc = lex_text(&h.base)) || (rc = lex_text(&h.cand)) || (rc = scan_base(&h)) ||
+        (rc = check_raw_text(&h)) || (rc = find_dangerous_macros(&h)) || (rc = scan_items(&h)) ||
+        (rc = scan_directives(&h)))
+        goto out;
+    if (h.f.set)
+        rc = make_finding(&h, out);
+out:
+    ptext_free(&h.base);
+    ptext_free(&h.cand);
+    hk_free(h.bs.it);
+    hk_free(h.bs.bl);
+    hk_free(h.cs.it);
+    hk_free(h.cs.bl);
+    map_free(&h.base_items);
+    map_free(&h.base_dirs);
+    map_free(&h.base_funcs);
+    map_free(&h.base_viol);
+    map_free(&h.base_trig);
+    map_free(&h.base_blocks);
+    map_free(&h.host_ids);
+    map_free(&h.macros);
+    map_free(&h.danger);
+    hk_buf_free(&h.key);
+    hk_buf_free(&h.lit);
+    if (rc)
+        hostcode_finding_clear(out);
+    return rc;
+}

@@ -1,0 +1,470 @@
+/* Compile, run and compare: the primitives the episode and `hkls verify-candidate` share, so
+ * that a candidate is judged by exactly one pipeline. A candidate's text becomes a generated
+ * benchmark program (harness.h), compiled with nvcc (ptxas -v resources kept); the program
+ * runs in separate processes through the runner (limits, sandbox, stoppable), its outputs
+ * are compared with the baseline's on identical inputs through the oracle, its time must
+ * have its L2 flush and a small spread, and clear the physical floor (without one the
+ * speedup is not credited), and a speedup over 10x is verified again on fresh seeds and
+ * must reproduce. docs/referee.md says what each rule guarantees.
+ * Blocking calls for the episode worker process; never for the LSP loop. One thread. */
+#ifndef HK_ENGINE_MEASURE_H
+#define HK_ENGINE_MEASURE_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compile/compile.h"
+#include "measure/harness.h"
+#include "spec/spec.h"
+#include "runners/runner.h"
+
+#define MEASURE_MAX_DETAILS 4096       /* longest reason text kept (compiler output etc.) */
+#define MEASURE_SUSPICIOUS_SPEEDUP 10.0 /* default: speedups above it are re-measured, flagged */
+#define MEASURE_MAX_PAIRS 64            /* interleaved verify pairs at most */
+#define MEASURE_SPREAD_BOUND 0.10       /* default: a time's spread (IQR / median) at most */
+#define MEASURE_REPRODUCE_TOLERANCE 0.25 /* default: how far (relative, either way) the >10x
+                                          * second look's speedup may be from the first */
+
+/* Why a candidate was rejected (MEASURE_OK: it was not). Names are stable: they are stored
+ * as the version's reject reason and the cheat tests compare them. */
+enum measure_reason {
+    MEASURE_OK = 0,
+    MEASURE_COMPILE_ERROR,    /* "compile_error" */
+    MEASURE_WRONG_ANSWER,     /* "wrong_answer": outside tolerance, or NaN/Inf */
+    MEASURE_CRASH,            /* "crash": killed by a signal, or an unknown exit status */
+    MEASURE_CUDA_ERROR,       /* "cuda_error": a CUDA call or the launch failed */
+    MEASURE_TIMEOUT,          /* "timeout": wall-clock limit reached, process group killed */
+    MEASURE_UNWRITTEN_OUTPUT, /* "unwritten_output": poison left in an output */
+    MEASURE_OUT_OF_BOUNDS,    /* "out_of_bounds": a guard zone was overwritten */
+    MEASURE_INPUT_MODIFIED,   /* "input_modified" */
+    MEASURE_BELOW_FLOOR,      /* "below_floor": faster than bytes/peak or FLOPs/peak allows */
+    MEASURE_SPEC_MISMATCH,    /* "spec_mismatch": the program refused its arguments (exit 2) */
+    MEASURE_NO_GPU,           /* "no_gpu" */
+    MEASURE_HARNESS_ERROR,    /* "harness_error": internal/io error, unreadable output */
+    MEASURE_RESOURCE_LIMIT,   /* "resource_limit": CPU, file size or memory limit hit */
+    MEASURE_HOST_CODE,        /* "host_code": the candidate adds or changes host code, or
+                               * preprocessor lines aimed at the harness (line quoted) */
+    MEASURE_STRAY_WORK,       /* "stray_work": device work still running after a timed
+                               * launch returned (other streams, child kernels) */
+    MEASURE_UNSTABLE,         /* "unstable": the timing spread stayed above its bound
+                               * after a re-measure */
+    MEASURE_RACE,             /* "race": compute-sanitizer racecheck found a hazard */
+    MEASURE_UNINITIALIZED,    /* "uninitialized": compute-sanitizer initcheck found a read
+                               * of uninitialized device memory */
+    MEASURE_UNFLUSHED,        /* "unflushed": the L2 flush before timed launches could not
+                               * be done or verified, so no time is credited */
+};
+
+/* Stable snake_case name (static, never NULL). */
+const char *measure_reason_name(enum measure_reason r);
+/* Reason for a generated program's exit code (harness_exit_reason's mapping). */
+enum measure_reason measure_reason_from_exit(int exit_code);
+
+/* What every call needs. Value struct; pointers are borrowed for the duration of calls. */
+typedef struct {
+    const spec *spec;              /* harness form. Required. */
+    const char *nvcc;              /* compiler path; NULL: "nvcc" on PATH (hipcc's path when
+                                    * arch is a gfx one) */
+    const char *arch;              /* "sm_90", or "gfx906" & co. for a DCU build (hipcc,
+                                    * resource-usage remarks, CUDA-header shims in the build's
+                                    * hip_compat/); NULL: "sm_90" */
+    const char *include_dir;       /* hk_harness.h's directory; NULL: harness_include_dir() */
+    double peak_bytes_per_s;       /* measured peaks for the floor; <= 0: unknown */
+    double peak_flops;
+    long long sm_count;            /* the device's, for spec expressions; <= 0: 132 */
+    unsigned compile_timeout_ms;   /* 0: 180000 */
+    unsigned run_timeout_ms;       /* run mode, per combination: a process running n
+                                    * combinations (--combos) is killed when no new output
+                                    * file appears for this long (start-up included), and
+                                    * after n times this in all; 0: 60000 */
+    unsigned time_timeout_ms;      /* one time-mode process; 0: 120000 */
+    double time_budget_ms;         /* the program's timing budget; 0: its default (1000) */
+    uint64_t memory_max;           /* per program, bytes; 0: none */
+    enum runner_isolation isolation; /* AUTO: the strongest available */
+    double suspicious_speedup;     /* 0: MEASURE_SUSPICIOUS_SPEEDUP */
+    /* The spread (IQR / median of the timed launches, the program's "spread") a time may
+     * have. Above it the time is taken again in a fresh process; still above, a candidate is
+     * rejected as "unstable" and a baseline fails (it cannot be timed reliably).
+     * 0: MEASURE_SPREAD_BOUND */
+    double spread_bound;
+    /* The >10x second look reproduces the first speedup when the two are within this
+     * fraction of each other (either way); 0: MEASURE_REPRODUCE_TOLERANCE */
+    double reproduce_tolerance;
+    /* Credit a speedup that no physical floor checked (peaks unknown because the device
+     * probe failed or does not run on this GPU, or a spec without bytes/flops formulas).
+     * false (the default): such a candidate is judged and timed, but measure_eval.credited
+     * stays false and the episode does not report or apply it as a verified speedup.
+     * `--allow-no-floor`, `episodes.allowNoFloor`. */
+    bool allow_no_floor;
+    /* argv prefix put before every benchmark program run (NULL-terminated), e.g. a tool
+     * such as compute-sanitizer, or the simulated GPU of the CI tests; NULL: none */
+    const char *const *wrapper;
+    /* The combinations a candidate is checked on during the search: false (default) every
+     * (size, seed, distribution); true: every (seed, distribution) at the smallest size and
+     * every distribution with the first seed at the others (measure_combos_quick). The
+     * accuracy stage re-checks the best on the same kind of set with new seeds (+1000). */
+    bool quick_check;
+    /* The candidate is the engine's own library substitution (trusted host code the engine
+     * generated, e.g. a cuBLAS call): it is built as a program that #includes it. Never set
+     * from anything a candidate's text says. */
+    bool library_call;
+    /* The baseline's fp64 shadow (promote.h), built as an image: measure_baseline_run runs
+     * it on the baseline's combinations, and measure_evaluate then also judges every
+     * output's error against it, relative to the baseline's own (oracle_ref64_judge, pooled
+     * over the combinations). NULL: the spec's tolerance decides alone. */
+    const struct measure_prog *ref64;
+    /* Where that shadow's outputs are (set by measure_evaluate from the baseline); NULL:
+     * none. */
+    const char *ref64_dir;
+    /* When *stop becomes non-zero (a signal handler sets it), running children are killed
+     * (whole process groups) and the call returns HK_ECANCELED. May be NULL. */
+    const volatile sig_atomic_t *stop;
+} measure_opts;
+
+/* true when o->stop is set and raised. */
+bool measure_stopped(const measure_opts *o);
+
+/* The file whose flock makes GPU programs (runner_spec.gpu) of every hkls process run one
+ * at a time: $HK_GPU_LOCK, else /tmp/hyperkernel-gpu-UID-DEVICES.lock (DEVICES from
+ * CUDA_VISIBLE_DEVICES, "all" when unset). HK_ENOENT when HK_GPU_LOCK=off (no lock). */
+int measure_gpu_lock_path(char *buf, size_t n);
+
+/* Runs one argv through the runner, polling o->stop: the one place where this module
+ * starts children. HK_OK when it ran (see r), HK_ECANCELED (children killed), or the
+ * runner's error. *r must be freed with runner_result_free. */
+int measure_run_argv(const measure_opts *o, const runner_spec *rs, runner_result *r);
+
+/* ---- building a candidate ---- */
+
+/* The files of one candidate in its own directory. Owns every string (measure_build_free).
+ * NVIDIA builds are device-only: the candidate becomes dir/kernel.cubin (module.cu: the
+ * candidate #included, nvcc -cubin), run by a launcher generated from the spec alone and
+ * shared by every candidate of that spec (dir/../launchers/HASH/bench, built once by the
+ * first build script that finds it missing). A DCU build, or the engine's own library
+ * substitution (measure_opts.library_call), is a program that #includes the candidate. */
+typedef struct {
+    char *dir;      /* the candidate's directory */
+    char *src;      /* dir/kernel.cu: the candidate's text */
+    char *prog;     /* the generated launcher's source (shared), or dir/bench.cu: the program */
+    char *exe;      /* the launcher (shared), or dir/bench: the program */
+    char *module;   /* dir/kernel.cubin: the candidate's device-only image; NULL: a program */
+    char *function; /* after a successful finish: the image's entry for the spec's kernel,
+                     * also written to MODULE.fn for measure_run_program */
+    char **argv;    /* the build command line (harness_argv_free): nvcc, or for an image
+                     * /bin/sh dir/build.sh (launcher if missing, then nvcc -cubin) */
+    char *name;     /* what compiler messages call the candidate ("kernel.cu" is replaced
+                     * by it), e.g. the user's file name; NULL: kernel.cu. Set by the caller
+                     * after prepare (hk_strdup; freed with the build) */
+} measure_build;
+
+void measure_build_free(measure_build *b);
+
+/* Creates dir (and parents), writes the candidate text and the generated program and
+ * prepares the nvcc argv with -Xptxas -v (resources) plus flags (NULL-terminated extra
+ * nvcc flags such as "--use_fast_math", may be NULL). HK_OK, HK_EIO, HK_EINVAL, HK_ENOMEM. */
+int measure_build_prepare(const measure_opts *o, const char *dir, const char *text, size_t len,
+                          const char *const *flags, measure_build *b);
+
+/* The runner spec compiling b (borrowing b's strings): compile timeout, output cap, cwd. */
+void measure_build_runner_spec(const measure_opts *o, const measure_build *b, runner_spec *rs);
+
+/* The outcome of a compile. Owns details and cc (measure_compile_clear). */
+typedef struct {
+    bool ok;                 /* the program was built */
+    char *details;           /* not ok: the first compiler error lines (or why it failed) */
+    cc_result cc;            /* parsed diagnostics and ptxas resources */
+    long wall_ms;
+} measure_compile;
+
+void measure_compile_clear(measure_compile *c);
+
+/* Reads a finished compile's runner result into *out (ptxas -v parsed with
+ * cc_parse_output). HK_OK (also for compile errors: out->ok false), HK_ENOMEM. */
+int measure_build_finish(const measure_opts *o, const measure_build *b, const runner_result *r,
+                         measure_compile *out);
+
+/* prepare's build, compiled now (blocking, stoppable). HK_OK, HK_ECANCELED, HK_ENOMEM. */
+int measure_build_compile(const measure_opts *o, const measure_build *b, measure_compile *out);
+
+/* New reference: the ptxas resources of the kernel named kernel (base name) as evidence
+ * JSON {"kernel", "registers", "spill_stores", "spill_loads", "stack", "smem_static",
+ * "cmem", "arch"}; NULL when the compile reported none for it or on ENOMEM. */
+json_t *measure_resources_json(const measure_compile *c, const char *kernel);
+
+/* The entry name kept beside a built image (MODULE.fn). *out: new string. HK_OK,
+ * HK_ENOENT (no such file), HK_EPARSE (empty or too long), HK_ENOMEM. */
+int measure_read_entry(const char *module, char **out);
+
+/* ---- running the program ---- */
+
+/* A built program and how to launch it. Borrowed strings. */
+typedef struct measure_prog {
+    const char *exe;              /* the launcher, or the generated program */
+    const long long *block;       /* 3 block dims overriding the spec's (--block), or NULL */
+    const char *module;           /* the kernel image a launcher runs (its entry in
+                                   * MODULE.fn); NULL: exe is a program */
+    const char *ref_module;       /* time mode: the reference kernel's image (the baseline)
+                                   * that checked timed launches are compared with; NULL:
+                                   * only unwritten outputs are checked in the loop */
+    unsigned long long promote;   /* an fp64 shadow (promote.h): its double arguments and */
+    int shmem_scale;              /* dynamic shared memory scale (run mode); 0: none */
+} measure_prog;
+
+/* One input combination. */
+typedef struct {
+    int size, dist;
+    long long seed;
+} measure_combo;
+
+/* Every (size, seed + seed_offset, dist) of the spec, sizes outermost (smallest first as
+ * written), then distributions, then seeds. *out: new array (hk_free). HK_OK, HK_ENOMEM,
+ * HK_EINVAL (a spec without sizes, seeds or distributions). */
+int measure_combos(const spec *s, long long seed_offset, measure_combo **out, size_t *n_out);
+
+/* The quick set: every (seed + seed_offset, dist) at the smallest size (fewest buffer
+ * elements), then every dist with the first seed at each other size -- the large sizes,
+ * whose runs cost seconds each, once per distribution. Same returns as measure_combos. */
+int measure_combos_quick(const spec *s, long long seed_offset, measure_combo **out,
+                         size_t *n_out);
+
+/* The outcome of one process of the generated program. Owns details and json. */
+typedef struct {
+    enum measure_reason reason;  /* MEASURE_OK: exit 0 with a JSON result line */
+    char *details;               /* why not, in words (the program's error message, signal) */
+    json_t *json;                /* its JSON line (new reference held here), or NULL */
+    long wall_ms;
+    const char *isolation_words; /* static: what isolation the runner used */
+} measure_run;
+
+void measure_run_clear(measure_run *r);
+
+/* Runs p->exe as hr describes (hr->block is replaced by p->block) in cwd with the run or time timeout (by hr->mode), the memory
+ * limit and isolation of o, and maps the result. HK_OK when the outcome is known (look at
+ * out->reason), HK_ECANCELED, HK_ENOMEM, HK_EIO. */
+int measure_run_program(const measure_opts *o, const measure_prog *p, const char *cwd,
+                        const harness_run *hr, measure_run *out);
+
+/* ---- verdicts ---- */
+
+/* Correctness verdict. Owns details (measure_verdict_clear). */
+typedef struct {
+    enum measure_reason reason;
+    char *details;
+    double max_abs_err, max_rel_err;  /* worst over the comparisons made; NAN: none made */
+    measure_combo where;              /* the failing combination (reason != OK) */
+    size_t n_checked;                 /* combinations that passed */
+    long max_wall_ms;                 /* slowest program process seen (to size timeouts) */
+    long max_combo_wall_ms;           /* run mode: the slowest process's wall clock per
+                                       * combination it ran (to size run_timeout_ms) */
+    struct measure_ref64_pool *ref64; /* errors against the fp64 reference, pooled over the
+                                       * combinations compared (owned; measure_check judges) */
+} measure_verdict;
+
+void measure_verdict_init(measure_verdict *v);
+void measure_verdict_clear(measure_verdict *v);
+/* Sets reason and a formatted details text (replacing earlier ones). HK_OK/HK_ENOMEM. */
+int measure_verdict_set(measure_verdict *v, enum measure_reason reason, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Path of the output file of combination c (run mode) or of size k's time-mode re-check,
+ * inside dir. New string (hk_free) or NULL on ENOMEM. */
+char *measure_run_out_path(const char *dir, const measure_combo *c);
+char *measure_time_out_path(const char *dir, int size);
+
+/* Compares a candidate's output file with the reference's through the oracle (per-dtype
+ * tolerance from the spec; NaN/Inf never pass), folding the errors into v. A mismatch
+ * sets v->reason to MEASURE_WRONG_ANSWER with the max abs/rel error and the first bad
+ * index; an unreadable or malformed candidate file is MEASURE_HARNESS_ERROR. HK_OK when
+ * the comparison was made; HK_EIO when the reference cannot be read; HK_ENOMEM. */
+int measure_compare_files(const measure_opts *o, const char *ref_path, const char *cand_path,
+                          measure_verdict *v);
+
+/* Baseline: runs every combination in run mode, keeping each output in ref_dir. The
+ * baseline itself failing is reported in v (the episode cannot go on). HK_OK,
+ * HK_ECANCELED, HK_ENOMEM, HK_EIO. */
+int measure_reference(const measure_opts *o, const measure_prog *p, const char *ref_dir,
+                      const measure_combo *combos, size_t n, measure_verdict *v);
+
+/* Candidate: runs every combination in run mode in dir and compares each output with
+ * ref_dir's, stopping at the first failure (v says which and why). Outputs are deleted
+ * after their comparison. Same returns as measure_reference. */
+int measure_check(const measure_opts *o, const measure_prog *p, const char *dir, const char *ref_dir,
+                  const measure_combo *combos, size_t n, measure_verdict *v);
+
+/* Timing of one time-mode process. Owns raw. */
+typedef struct {
+    double median_ms, p10_ms, p90_ms, min_ms, spread;
+    int reps;
+    bool flushed_l2;
+    int size;
+    char *raw;      /* the program's JSON line (compact), or NULL */
+} measure_timing;
+
+void measure_timing_clear(measure_timing *t);
+
+/* Times exe at size (seed, dist), then the program re-checks correctness with check_seed
+ * and writes that output to dir's time-mode file. ref_dir NULL: this is the baseline (the
+ * file stays as the reference for that size); else it is compared with ref_dir's and a
+ * mismatch is the verdict. A result that is not a positive time, or without a spread, is
+ * MEASURE_HARNESS_ERROR; one whose L2 flush was not done (flushed_l2 not true) is
+ * MEASURE_UNFLUSHED: no time is credited (t keeps the numbers for the details). One
+ * process: the spread bound is the caller's (measure_time_stable). Same returns as
+ * measure_reference. */
+int measure_time(const measure_opts *o, const measure_prog *p, const char *dir, const char *ref_dir,
+                 int size, long long seed, int dist, long long check_seed, measure_timing *t,
+                 measure_verdict *v);
+
+/* measure_time, and when the spread is above o->spread_bound once more in a fresh
+ * process: still above, v is MEASURE_UNSTABLE with both spreads and the bound. Each
+ * process's spread check is appended to checks (may be NULL) as
+ * {"check":"spread","role":role,"size","spread","bound","result":"pass"|"remeasure"|"fail"}.
+ * Same returns as measure_time. */
+int measure_time_stable(const measure_opts *o, const measure_prog *p, const char *dir,
+                        const char *ref_dir, int size, long long seed, int dist,
+                        long long check_seed, const char *role, json_t *checks,
+                        measure_timing *t, measure_verdict *v);
+
+/* Why no physical floor applies to o's spec and peaks, in words (static), or NULL when one
+ * does: no bytes/flops formula, unknown peaks, or formulas without their peak. */
+const char *measure_floor_missing(const measure_opts *o);
+
+/* Physical floor of size k from the spec's bytes/flops and o's peaks: *below true when
+ * median_ms is under it. *floor_ms NAN and *below false when no floor applies. HK_OK,
+ * HK_EINVAL. */
+int measure_floor_check(const measure_opts *o, int size, double median_ms, double *floor_ms,
+                        bool *below);
+
+/* Achieved rates of one launch of size k taking ms: bytes/s and FLOP/s from the spec's
+ * formulas (NAN when absent), and % of the roofline bound
+ * (min(peak_bw * intensity, peak_flops) when both peaks and formulas are known; else the
+ * percentage of whichever peak applies; NAN when none). */
+void measure_rates(const measure_opts *o, int size, double ms, double *bytes_per_s,
+                   double *flop_per_s, double *roofline_pct);
+
+/* ---- speedup with its spread ---- */
+
+typedef struct {
+    double speedup;    /* median(a) / median(b) */
+    double lo, hi;     /* p10 .. p90 of the per-pair ratios a[i] / b[i] */
+    double a_median, b_median;
+    size_t n;
+} measure_speedup;
+
+/* Pure: from n >= 1 paired times (a: baseline, b: candidate; all > 0). HK_OK, HK_EINVAL. */
+int measure_speedup_compute(const double *a, const double *b, size_t n, measure_speedup *out);
+
+/* Quantile q in [0, 1] of n sorted values (linear interpolation, the harness's rule). */
+double measure_quantile(const double *sorted, size_t n, double q);
+
+/* Interleaved timing for the verify stage: A B A B ... pairs times, each a separate
+ * process at size (seed, dist, check_seed); B's re-check outputs are compared with
+ * ref_dir's like measure_time (A is the baseline: no comparison, its file refreshed only
+ * in dir_a). a_ms, b_ms: caller arrays of pairs entries, filled with the medians. Stops at
+ * the first failure of either side (verdict va/vb). Same returns as measure_reference. */
+int measure_interleave(const measure_opts *o, const measure_prog *pa, const char *dir_a,
+                       const measure_prog *pb, const char *dir_b, const char *ref_dir, int size,
+                       long long seed, int dist, long long check_seed, size_t pairs,
+                       double *a_ms, double *b_ms, measure_verdict *va, measure_verdict *vb);
+
+/* ---- the whole pipeline for one candidate ---- */
+
+/* What the baseline gave: its reference outputs and timing. Owns ref_dir and the arrays. */
+typedef struct {
+    char *ref_dir;
+    measure_combo *combos;          /* the combinations checked (search seeds) */
+    size_t n_combos;
+    int primary_size;               /* the size the speedup is measured at: the baseline's
+                                     * slowest */
+    long long time_seed, check_seed;
+    int time_dist;
+    measure_timing *times;          /* per size (spec->n_sizes) */
+    size_t n_times;
+    char *ref64_dir;                /* the fp64 shadow's outputs for combos; NULL: none */
+    char *ref64_note;               /* why there is no fp64 reference, when o->ref64 was
+                                     * given; NULL otherwise */
+    long long seed_offset;          /* added to every spec seed: drawn fresh per baseline
+                                     * run (measure_fresh_seed), so no input is known before
+                                     * the run; recorded so that a run can be replayed */
+    json_t *checks;                 /* the primary time's checks (measure_eval.checks' form);
+                                     * new reference held here, or NULL */
+} measure_baseline;
+
+void measure_baseline_clear(measure_baseline *b);
+
+/* A fresh seed offset in [1, 2^40): $HK_SEED when set (a replay of a recorded run), else
+ * from the kernel's random source. Never fails: falls back to the clock. */
+long long measure_fresh_seed(void);
+
+/* Runs the baseline program exe: reference outputs for every combination (the quick set
+ * with o->quick_check) into ref_dir,
+ * then time mode at every size (keeping the re-check outputs as references); the primary
+ * size's time must have its L2 flush and stay within o->spread_bound after at most one
+ * re-measure. v says whether the baseline itself works (the episode stops when it does
+ * not: MEASURE_UNFLUSHED, MEASURE_UNSTABLE and the rest). HK_OK, HK_ECANCELED, HK_ENOMEM,
+ * HK_EIO. */
+int measure_baseline_run(const measure_opts *o, const measure_prog *p, const char *ref_dir,
+                         measure_baseline *out, measure_verdict *v);
+
+/* A candidate's full evaluation. Owns what its members own (measure_eval_clear). */
+typedef struct {
+    measure_verdict verdict;        /* correctness, timing and sanity together */
+    measure_timing timing;          /* at the primary size (the re-measure when flagged) */
+    double floor_ms;                /* NAN: no floor */
+    double speedup;                 /* baseline median / candidate median; NAN when not timed */
+    bool flagged;                   /* speedup over the suspicious limit (re-measured) */
+    char *flag_note;                /* what the second look found, or NULL */
+    /* The speedup counts as verified: the verdict is OK and a physical floor checked the
+     * time (or o->allow_no_floor). false with credit_note saying why when no floor applied;
+     * false without a note when the verdict is not OK. */
+    bool credited;
+    char *credit_note;
+    /* Every rule that decided, in order (new reference held here; never NULL after
+     * measure_evaluate unless out of memory): objects {"check": "correctness" | "timing" |
+     * "spread" | "l2_flush" | "floor" | "second_look", "result": "pass" | "fail" |
+     * "remeasure" | "missing" | ..., and that rule's numbers}. */
+    json_t *checks;
+} measure_eval;
+
+void measure_eval_clear(measure_eval *e);
+
+/* Correctness on every baseline combination, then timing at the primary size with the
+ * post-loop re-check (L2 flush verified, spread within o->spread_bound after at most one
+ * re-measure), then the floor check (a missing floor leaves the speedup uncredited unless
+ * o->allow_no_floor), then short timed runs at the other sizes, then for a speedup over
+ * the suspicious limit the second look: an independent correctness check on every size
+ * and distribution with fresh seeds, and baseline and candidate timed again in fresh
+ * processes on fresh inputs and re-check seeds; a failure there or a speedup that does not
+ * reproduce within o->reproduce_tolerance rejects the candidate ("unstable" for the
+ * speedup). The candidate's second time is kept, the flag stays. HK_OK when a verdict was
+ * reached (see out->verdict.reason), HK_ECANCELED, HK_ENOMEM, HK_EIO. */
+int measure_evaluate(const measure_opts *o, const measure_baseline *base,
+                     const measure_prog *base_prog, const measure_prog *p, const char *dir,
+                     measure_eval *out);
+
+/* New reference: a verdict/eval as JSON (reason, details, errors, timing, floor, flag,
+ * credited and credit_note, checks). */
+json_t *measure_eval_json(const measure_eval *e);
+
+/* ---- where output files go ---- */
+
+/* Bytes of one output file of spec s at size k (header plus every output and inout
+ * argument). HK_OK, HK_EINVAL (a count that does not evaluate). */
+int measure_output_bytes(const spec *s, int size, uint64_t *out);
+
+/* The directory under which output files (references and candidates' outputs, up to GBs
+ * per run) should be written: the first of $HK_SCRATCH_DIR, $XDG_RUNTIME_DIR and /dev/shm
+ * that is a writable directory with room for need bytes plus a quarter (statvfs), else
+ * fallback. Memory-backed file systems make writing, reading back and comparing outputs
+ * cost a memcpy instead of disk I/O. *out: new string (hk_free). HK_OK, HK_ENOMEM. */
+int measure_scratch_parent(uint64_t need, const char *fallback, char **out);
+
+/* Removes a directory tree (files and subdirectories; symlinks are not followed).
+ * HK_OK (also when absent), HK_EIO. */
+int measure_rmtree(const char *dir);
+/* mkdir -p. HK_OK, HK_EIO. */
+int measure_mkdirs(const char *dir);
+
+#endif

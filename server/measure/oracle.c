@@ -1,0 +1,612 @@
+/* Output comparison for the oracle: decodes the harness's output files and compares
+ * element by element in double precision, keeping the statistics a report needs (max
+ * absolute and relative error, relative L2 error, first bad index). */
+#include "measure/oracle.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/hk.h"
+#include "hk_harness.h"
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static double half_to_double(uint16_t h)
+{
+    int sign = h >> 15, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
+    double v;
+    if (exp == 0)
+        v = ldexp(man, -24);
+    else if (exp == 31)
+        v = man ? NAN : INFINITY;
+    else
+        v = ldexp(man | 0x400, exp - 25);
+    return sign ? -v : v;
+}
+
+static double bf16_to_double(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+double oracle_element(int dtype, const void *data, size_t i)
+{
+    const unsigned char *p = (const unsigned char *)data + i * hk_dtype_size(dtype);
+    union {
+        float f; double d; uint16_t u16; int8_t i8; int16_t i16; int32_t i32; int64_t i64;
+        uint8_t u8; uint32_t u32; uint64_t u64;
+    } u;
+    memcpy(&u, p, hk_dtype_size(dtype));
+    switch (dtype) {
+    case HK_DT_F32: return u.f;
+    case HK_DT_F64: return u.d;
+    case HK_DT_F16: return half_to_double(u.u16);
+    case HK_DT_BF16: return bf16_to_double(u.u16);
+    case HK_DT_I8: return u.i8;
+    case HK_DT_I16: return u.i16;
+    case HK_DT_I32: return u.i32;
+    case HK_DT_I64: return (double)u.i64;
+    case HK_DT_U8: return u.u8;
+    case HK_DT_U16: return u.u16;
+    case HK_DT_U32: return u.u32;
+    case HK_DT_U64: return (double)u.u64;
+    default: return NAN;
+    }
+}
+
+void oracle_file_free(oracle_file *f)
+{
+    if (!f)
+        return;
+    hk_free(f->outputs);
+    hk_free(f->blob);
+    memset(f, 0, sizeof *f);
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+int oracle_parse(unsigned char *blob, size_t len, oracle_file *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->blob = blob;
+    if (len < 16 || memcmp(blob, HK_OUT_MAGIC, 8) != 0) {
+        set_err(err, errlen, "not a harness output file (bad magic)");
+        goto bad;
+    }
+    if (rd32(blob + 8) != HK_OUT_VERSION) {
+        set_err(err, errlen, "output file version %u, expected %u", rd32(blob + 8), HK_OUT_VERSION);
+        goto bad;
+    }
+    uint32_t n = rd32(blob + 12);
+    if (n > HK_MAX_ARGS) {
+        set_err(err, errlen, "%u outputs: more than %d", n, HK_MAX_ARGS);
+        goto bad;
+    }
+    out->outputs = hk_calloc(n ? n : 1, sizeof *out->outputs);
+    if (!out->outputs) {
+        oracle_file_free(out);
+        return HK_ENOMEM;
+    }
+    size_t pos = 16;
+    for (uint32_t i = 0; i < n; i++) {
+        if (len - pos < 16) {
+            set_err(err, errlen, "truncated at output %u", i);
+            goto bad;
+        }
+        oracle_output *o = &out->outputs[i];
+        o->arg_index = rd32(blob + pos);
+        o->dtype = (int)rd32(blob + pos + 4);
+        memcpy(&o->count, blob + pos + 8, 8);
+        pos += 16;
+        size_t es = hk_dtype_size(o->dtype);
+        if (es == 0) {
+            set_err(err, errlen, "output %u: unknown dtype %d", i, o->dtype);
+            goto bad;
+        }
+        if (o->count > (len - pos) / es) {
+            set_err(err, errlen, "output %u: truncated (%llu elements announced)", i,
+                    (unsigned long long)o->count);
+            goto bad;
+        }
+        o->data = blob + pos;
+        pos += o->count * es;
+        out->n++;
+    }
+    if (pos != len) {
+        set_err(err, errlen, "%zu trailing bytes", len - pos);
+        goto bad;
+    }
+    return HK_OK;
+bad:
+    oracle_file_free(out);
+    return HK_EPARSE;
+}
+
+int oracle_read(const char *path, oracle_file *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        set_err(err, errlen, "cannot open %s: %s", path, strerror(e));
+        return e == ENOENT ? HK_ENOENT : HK_EIO;
+    }
+    struct stat st;
+    int rc = HK_OK;
+    unsigned char *blob = NULL;
+    if (fstat(fileno(f), &st) != 0 || st.st_size < 0) {
+        set_err(err, errlen, "cannot stat %s", path);
+        rc = HK_EIO;
+        goto out;
+    }
+    if ((unsigned long long)st.st_size > ORACLE_MAX_FILE) {
+        set_err(err, errlen, "%s is larger than the cap", path);
+        rc = HK_ETOOBIG;
+        goto out;
+    }
+    size_t len = (size_t)st.st_size;
+    if (!(blob = hk_malloc(len ? len : 1))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if (fread(blob, 1, len, f) != len) {
+        set_err(err, errlen, "cannot read %s", path);
+        rc = HK_EIO;
+        goto out;
+    }
+    rc = oracle_parse(blob, len, out, err, errlen);
+    blob = NULL; /* owned by out (or freed) now */
+out:
+    hk_free(blob);
+    fclose(f);
+    return rc;
+}
+
+void oracle_compare_buffer(int dtype, const void *base, const void *cand, size_t count,
+                           spec_tolerance tol, oracle_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->arg_index = -1;
+    r->first_bad = -1;
+    double sum_d2 = 0, sum_b2 = 0;
+    double bad_b = 0, bad_c = 0;
+    for (size_t i = 0; i < count; i++) {
+        double b = oracle_element(dtype, base, i), c = oracle_element(dtype, cand, i);
+        bool ok;
+        if (isnan(b)) {
+            ok = isnan(c);
+        } else if (isinf(b)) {
+            ok = c == b;
+        } else if (!isfinite(c)) {
+            ok = false;
+            r->n_nonfinite++;
+        } else {
+            double d = fabs(c - b);
+            ok = d <= tol.atol + tol.rtol * fabs(b);
+            if (d > r->max_abs)
+                r->max_abs = d;
+            if (b != 0 && d / fabs(b) > r->max_rel)
+                r->max_rel = d / fabs(b);
+            sum_d2 += d * d;
+            sum_b2 += b * b;
+        }
+        if (!ok) {
+            if (r->n_bad++ == 0) {
+                r->first_bad = (long long)i;
+                bad_b = b;
+                bad_c = c;
+            }
+        }
+    }
+    r->rel_l2 = sum_b2 > 0 ? sqrt(sum_d2 / sum_b2) : sqrt(sum_d2);
+    if (r->n_nonfinite) {
+        r->pass = false;
+        snprintf(r->reason, sizeof r->reason,
+                 "non-finite output: %zu elements are NaN/Inf where the baseline is finite "
+                 "(first at %lld: %g vs baseline %g)", r->n_nonfinite, r->first_bad, bad_c, bad_b);
+    } else if (r->n_bad) {
+        r->pass = false;
+        snprintf(r->reason, sizeof r->reason,
+                 "wrong answer: %zu of %zu elements out of tolerance (first at %lld: %.9g vs "
+                 "baseline %.9g); max abs err %.3g, max rel err %.3g, rel L2 %.3g "
+                 "(rtol %g, atol %g)", r->n_bad, count, r->first_bad, bad_c, bad_b, r->max_abs,
+                 r->max_rel, r->rel_l2, tol.rtol, tol.atol);
+    } else if (tol.l2 > 0 && r->rel_l2 > tol.l2) {
+        r->pass = false;
+        snprintf(r->reason, sizeof r->reason,
+                 "wrong answer: relative L2 error %.3g over the limit %g (max abs err %.3g, "
+                 "max rel err %.3g)", r->rel_l2, tol.l2, r->max_abs, r->max_rel);
+    } else {
+        r->pass = true;
+        snprintf(r->reason, sizeof r->reason, "ok: max abs err %.3g, max rel err %.3g, rel L2 %.3g",
+                 r->max_abs, r->max_rel, r->rel_l2);
+    }
+}
+
+static const spec_arg *arg_of(const spec *s, uint32_t index)
+{
+    return s && index < s->n_args ? &s->args[index] : NULL;
+}
+
+int oracle_compare(const spec *s, const oracle_file *base, const oracle_file *cand, oracle_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->arg_index = -1;
+    r->first_bad = -1;
+    if (base->n != cand->n) {
+        snprintf(r->reason, sizeof r->reason, "output mismatch: %zu outputs, baseline has %zu",
+                 cand->n, base->n);
+        return HK_OK;
+    }
+    r->pass = true;
+    oracle_result worst = *r;
+    double worst_score = -1;
+    for (size_t i = 0; i < base->n; i++) {
+        const oracle_output *b = &base->outputs[i], *c = &cand->outputs[i];
+        const spec_arg *a = arg_of(s, b->arg_index);
+        const char *name = a ? a->name : "?";
+        if (b->arg_index != c->arg_index || b->dtype != c->dtype || b->count != c->count) {
+            r->pass = false;
+            r->arg_index = (int)b->arg_index;
+            snprintf(r->reason, sizeof r->reason,
+                     "output mismatch: output %zu is argument %u (%s x %llu), baseline has "
+                     "argument %u '%s' (%s x %llu)", i, c->arg_index, hk_dtype_name(c->dtype),
+                     (unsigned long long)c->count, b->arg_index, name, hk_dtype_name(b->dtype),
+                     (unsigned long long)b->count);
+            return HK_OK;
+        }
+        spec_tolerance tol = a ? a->tol : spec_default_tolerance(b->dtype);
+        oracle_result one;
+        oracle_compare_buffer(b->dtype, b->data, c->data, (size_t)b->count, tol, &one);
+        one.arg_index = (int)b->arg_index;
+        if (!one.pass) {
+            char why[sizeof one.reason];
+            memcpy(why, one.reason, sizeof why);
+            snprintf(one.reason, sizeof one.reason, "output '%.40s': %.260s", name, why);
+            *r = one;
+            return HK_OK;
+        }
+        /* For a pass, report the output closest to its limit. */
+        double score = tol.l2 > 0 ? one.rel_l2 / tol.l2 : one.max_abs;
+        if (score > worst_score) {
+            worst_score = score;
+            worst.arg_index = one.arg_index;
+        }
+        if (one.max_abs > worst.max_abs)
+            worst.max_abs = one.max_abs;
+        if (one.max_rel > worst.max_rel)
+            worst.max_rel = one.max_rel;
+        if (one.rel_l2 > worst.rel_l2)
+            worst.rel_l2 = one.rel_l2;
+    }
+    *r = worst;
+    r->pass = true;
+    snprintf(r->reason, sizeof r->reason, "ok: %zu output%s within tolerance; max abs err %.3g, "
+             "max rel err %.3g, rel L2 %.3g", base->n, base->n == 1 ? "" : "s", r->max_abs,
+             r->max_rel, r->rel_l2);
+    return HK_OK;
+}
+
+int oracle_compare_files(const spec *s, const char *baseline_path, const char *candidate_path,
+                         oracle_result *r)
+{
+    oracle_file base = { 0 }, cand = { 0 };
+    char err[200];
+    memset(r, 0, sizeof *r);
+    r->arg_index = -1;
+    r->first_bad = -1;
+    int rc = oracle_read(baseline_path, &base, err, sizeof err);
+    if (rc != HK_OK) {
+        snprintf(r->reason, sizeof r->reason, "baseline output unusable: %s", err);
+        return rc;
+    }
+    rc = oracle_read(candidate_path, &cand, err, sizeof err);
+    if (rc == HK_ENOMEM) {
+        oracle_file_free(&base);
+        return rc;
+    }
+    if (rc != HK_OK)
+        snprintf(r->reason, sizeof r->reason, "candidate output unusable: %s", err);
+    else
+        oracle_compare(s, &base, &cand, r);
+    oracle_file_free(&base);
+    oracle_file_free(&cand);
+    return HK_OK;
+}
+
+/* ---- the fp64-reference rule ---- */
+
+oracle_rule oracle_default_rule(int dtype)
+{
+    /* k = 4: a correct rewrite that sums in another order, or uses fma contraction or a
+     * fast intrinsic, has an error of the same order as the baseline's; pooled over the
+     * spec's runs (5 seeds at least) the RMS errors of two such orders differ by more
+     * than 4x with a probability near 0.4% (an F(5,5) ratio over 16), while a candidate
+     * that skips work has an error that grows with what it skipped. The floor, 8 machine
+     * epsilons of the output's magnitude, covers baselines that are exact (a copy, a
+     * transpose, an elementwise add: error 0 or one rounding), where k times nothing
+     * would demand bit-exact results of a candidate allowed to round once more. */
+    oracle_rule r = { .k = ORACLE_REF64_K, .floor = 0, .tol = spec_default_tolerance(dtype) };
+    switch (dtype) {
+    case HK_DT_F32: r.floor = ldexp(1.0, -20); break;
+    case HK_DT_F64: r.floor = ldexp(1.0, -49); break;
+    case HK_DT_F16: r.floor = ldexp(1.0, -7); break;
+    case HK_DT_BF16: r.floor = ldexp(1.0, -4); break;
+    default: break;
+    }
+    return r;
+}
+
+const char *oracle_decider_name(int decider)
+{
+    switch (decider) {
+    case ORACLE_BY_TOLERANCE: return "tolerance vs baseline";
+    case ORACLE_BY_REF64: return "fp64 reference, error ratio";
+    case ORACLE_BY_EXACT: return "exact (integer output)";
+    case ORACLE_BY_NONFINITE: return "non-finite where the reference is finite";
+    default: return "none";
+    }
+}
+
+int oracle_ref64_error(const double *ref, const void *x, int dtype, size_t n, oracle_ref64_err *out)
+{
+    memset(out, 0, sizeof *out);
+    out->first_nonfinite = -1;
+    out->worst = -1;
+    if (hk_dtype_size(dtype) == 0 || (n > 0 && (!ref || !x)))
+        return HK_EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        double r = ref[i], v = oracle_element(dtype, x, i);
+        if (!isfinite(r)) {
+            out->n_ref_nonfinite++;
+            continue;
+        }
+        if (!isfinite(v)) {
+            if (out->n_nonfinite++ == 0)
+                out->first_nonfinite = (long long)i;
+            continue;
+        }
+        double d = fabs(v - r);
+        out->n++;
+        if (fabs(r) > out->ref_max)
+            out->ref_max = fabs(r);
+        if (d > out->max_abs || out->worst < 0) {
+            if (d > out->max_abs)
+                out->max_abs = d;
+            out->worst = (long long)i;
+        }
+        out->sum_d2 += d * d;
+        out->sum_r2 += r * r;
+    }
+    return HK_OK;
+}
+
+void oracle_ref64_rel(const oracle_ref64_err *e, double *rel_max, double *rel_l2)
+{
+    /* a reference of zeros has no magnitude to be relative to: absolute errors then */
+    *rel_max = e->ref_max > 0 ? e->max_abs / e->ref_max : e->max_abs;
+    if (e->sum_r2 > 0)
+        *rel_l2 = sqrt(e->sum_d2 / e->sum_r2);
+    else
+        *rel_l2 = e->n ? sqrt(e->sum_d2 / (double)e->n) : 0;
+}
+
+/* "3.1e-04 vs the baseline's 2.0e-07 (k=4, floor 9.5e-07): 1550x the baseline's own error" */
+static void describe_ratio(char *buf, size_t len, const char *what, double c, double b,
+                           const oracle_rule *rule)
+{
+    if (b > 0)
+        snprintf(buf, len, "%s %.3g vs the baseline's %.3g (k=%g, floor %.2g): %.3gx the "
+                 "baseline's own error", what, c, b, rule->k, rule->floor, c / b);
+    else
+        snprintf(buf, len, "%s %.3g where the baseline is exact (k=%g, floor %.2g)", what, c,
+                 rule->k, rule->floor);
+}
+
+void oracle_ref64_judge(int dtype, const oracle_ref64_err *base, const oracle_ref64_err *cand,
+                        size_t runs, const oracle_rule *rule, oracle_ref64_result *out)
+{
+    oracle_rule def = oracle_default_rule(dtype);
+    if (!rule)
+        rule = &def;
+    memset(out, 0, sizeof *out);
+    out->worst = -1;
+    out->tol_pass = true;
+    out->decided_by = ORACLE_BY_REF64;
+    double bm = 0, bl = 0, cm = 0, cl = 0, worst_d = -1;
+    size_t base_nonfinite = 0;
+    for (size_t i = 0; i < runs; i++) {
+        double m, l;
+        oracle_ref64_rel(&base[i], &m, &l);
+        bm += m * m;
+        bl += l * l;
+        oracle_ref64_rel(&cand[i], &m, &l);
+        cm += m * m;
+        cl += l * l;
+        out->n_nonfinite += cand[i].n_nonfinite;
+        base_nonfinite += base[i].n_nonfinite;
+        if (cand[i].worst >= 0 && cand[i].max_abs > worst_d) {
+            worst_d = cand[i].max_abs;
+            out->worst = cand[i].worst;
+        }
+    }
+    double nr = runs ? (double)runs : 1;
+    out->base_max = sqrt(bm / nr);
+    out->base_l2 = sqrt(bl / nr);
+    out->cand_max = sqrt(cm / nr);
+    out->cand_l2 = sqrt(cl / nr);
+    bool integer = !hk_dtype_is_float(dtype);
+    double k = integer ? 0 : rule->k, fl = integer ? 0 : rule->floor;
+    out->limit_max = k * out->base_max + fl;
+    out->limit_l2 = k * out->base_l2 + fl;
+    double rm = out->limit_max > 0 ? out->cand_max / out->limit_max : out->cand_max > 0 ? INFINITY : 0;
+    double rl = out->limit_l2 > 0 ? out->cand_l2 / out->limit_l2 : out->cand_l2 > 0 ? INFINITY : 0;
+    out->ratio = rm > rl ? rm : rl;
+    char what[240];
+    if (out->n_nonfinite) {
+        out->ref64_pass = out->pass = false;
+        out->decided_by = ORACLE_BY_NONFINITE;
+        long long first = -1;
+        for (size_t i = 0; i < runs && first < 0; i++)
+            first = cand[i].first_nonfinite;
+        snprintf(out->reason, sizeof out->reason,
+                 "%s: %zu element%s NaN/Inf where the fp64 reference is finite (first at %lld)",
+                 oracle_decider_name(ORACLE_BY_NONFINITE), out->n_nonfinite,
+                 out->n_nonfinite == 1 ? " is" : "s are", first);
+        return;
+    }
+    out->ref64_pass = out->pass = out->ratio <= 1;
+    if (rm >= rl)
+        describe_ratio(what, sizeof what, "max error", out->cand_max, out->base_max, rule);
+    else
+        describe_ratio(what, sizeof what, "relative L2 error", out->cand_l2, out->base_l2, rule);
+    char runs_note[48] = "";
+    if (runs > 1)
+        snprintf(runs_note, sizeof runs_note, ", RMS over %zu runs", runs);
+    char base_note[128] = "";
+    if (base_nonfinite)
+        snprintf(base_note, sizeof base_note, "; the baseline itself is non-finite at %zu "
+                 "elements where the reference is finite", base_nonfinite);
+    if (out->pass)
+        snprintf(out->reason, sizeof out->reason, "ok (%s %.2g of the limit%s): max error %.3g "
+                 "(baseline %.3g), relative L2 error %.3g (baseline %.3g)%s",
+                 oracle_decider_name(ORACLE_BY_REF64), out->ratio, runs_note, out->cand_max,
+                 out->base_max, out->cand_l2, out->base_l2, base_note);
+    else
+        snprintf(out->reason, sizeof out->reason, "%s: %s%s (worst element %lld)%s",
+                 oracle_decider_name(ORACLE_BY_REF64), what, runs_note, out->worst, base_note);
+}
+
+int oracle_compare_ref64(const double *ref, const void *base, const void *cand, int dtype, size_t n,
+                         const oracle_rule *rule, oracle_ref64_result *out)
+{
+    oracle_rule def = oracle_default_rule(dtype);
+    if (!rule)
+        rule = &def;
+    memset(out, 0, sizeof *out);
+    out->worst = -1;
+    out->ref64_pass = out->tol_pass = true;
+    size_t es = hk_dtype_size(dtype);
+    if (es == 0 || (n > 0 && (!base || !cand))) {
+        snprintf(out->reason, sizeof out->reason, "bad arguments: dtype %d, %zu elements", dtype, n);
+        return HK_EINVAL;
+    }
+    if (!hk_dtype_is_float(dtype)) {
+        /* integers: nothing rounds, so anything but the baseline's values is wrong */
+        size_t bad = 0;
+        long long first = -1;
+        for (size_t i = 0; i < n; i++)
+            if (memcmp((const unsigned char *)base + i * es, (const unsigned char *)cand + i * es, es)) {
+                if (bad++ == 0)
+                    first = (long long)i;
+            }
+        oracle_compare_buffer(dtype, base, cand, n, rule->tol, &out->tol);
+        out->decided_by = ORACLE_BY_EXACT;
+        out->pass = out->tol_pass = bad == 0;
+        out->worst = first;
+        if (bad)
+            snprintf(out->reason, sizeof out->reason, "%s: %zu of %zu elements differ from the "
+                     "baseline (first at %lld: %.17g vs %.17g)", oracle_decider_name(ORACLE_BY_EXACT),
+                     bad, n, first, oracle_element(dtype, cand, (size_t)first),
+                     oracle_element(dtype, base, (size_t)first));
+        else
+            snprintf(out->reason, sizeof out->reason, "ok (%s): %zu elements",
+                     oracle_decider_name(ORACLE_BY_EXACT), n);
+        return HK_OK;
+    }
+    oracle_result tol;
+    oracle_compare_buffer(dtype, base, cand, n, rule->tol, &tol);
+    if (!ref) {
+        out->tol = tol;
+        out->pass = out->tol_pass = tol.pass;
+        out->decided_by = ORACLE_BY_TOLERANCE;
+        out->worst = tol.first_bad;
+        snprintf(out->reason, sizeof out->reason, "%s (no fp64 reference): %s",
+                 oracle_decider_name(ORACLE_BY_TOLERANCE), tol.reason);
+        return HK_OK;
+    }
+    oracle_ref64_err eb, ec;
+    oracle_ref64_error(ref, base, dtype, n, &eb);
+    oracle_ref64_error(ref, cand, dtype, n, &ec);
+    oracle_ref64_judge(dtype, &eb, &ec, 1, rule, out);
+    out->tol = tol;
+    out->tol_pass = tol.pass;
+    if (out->ref64_pass && !tol.pass) {
+        out->pass = false;
+        out->decided_by = ORACLE_BY_TOLERANCE;
+        char mine[sizeof out->reason];
+        memcpy(mine, out->reason, sizeof mine);
+        snprintf(out->reason, sizeof out->reason, "tolerance vs baseline: %.200s (the fp64 "
+                 "reference rule passed: %.160s)", tol.reason, mine);
+    } else if (out->pass) {
+        size_t l = strlen(out->reason);
+        snprintf(out->reason + l, sizeof out->reason - l, "; and %s",
+                 oracle_decider_name(ORACLE_BY_TOLERANCE));
+    }
+    return HK_OK;
+}
+
+bool oracle_dist_exercises_precision(const hk_dist *d)
+{
+    switch (d->kind) {
+    case HK_DIST_UNIFORM: return d->b > d->a;
+    case HK_DIST_NORMAL: return d->b > 0;
+    default: return false; /* int, ones_sparse, zeros: integers only */
+    }
+}
+
+size_t oracle_precision_check(const spec *s, bool *exercised, char *warning, size_t wlen)
+{
+    size_t bad = 0, used = 0;
+    if (warning && wlen)
+        warning[0] = '\0';
+    for (size_t i = 0; s && i < s->n_args; i++) {
+        const spec_arg *a = &s->args[i];
+        if (exercised)
+            exercised[i] = true;
+        bool input = a->kind == HK_ARG_INPUT || a->kind == HK_ARG_INOUT;
+        if (!input || !hk_dtype_is_float(a->dtype) || a->n_dists == 0)
+            continue;
+        bool real = false, all_zeros = true;
+        for (size_t d = 0; d < a->n_dists; d++) {
+            real |= oracle_dist_exercises_precision(&a->dists[d]);
+            all_zeros &= a->dists[d].kind == HK_DIST_ZEROS;
+        }
+        if (real || all_zeros)
+            continue; /* an accumulator that starts at zero holds no input values */
+        if (exercised)
+            exercised[i] = false;
+        if (warning && wlen > used + 1) {
+            int w = snprintf(warning + used, wlen - used, "%s'%s'", bad ? ", " : "", a->name);
+            used = w > 0 && (size_t)w < wlen - used ? used + (size_t)w : wlen - 1;
+        }
+        bad++;
+    }
+    if (bad && warning && wlen > used + 1)
+        snprintf(warning + used, wlen - used, ": every distribution of %s float input%s is "
+                 "integer-valued (int, ones_sparse), so any summation order is exact and "
+                 "precision lost goes unseen; add a uniform(...) or normal(...) distribution",
+                 bad == 1 ? "this" : "these", bad == 1 ? "" : "s");
+    return bad;
+}

@@ -1,0 +1,176 @@
+/* The oracle: decides whether a candidate's outputs match the baseline's on the same
+ * inputs (same size, seed and distribution), reading the output files the generated
+ * harness writes (layout in hk_harness.h). Tolerance is per output, by dtype unless the
+ * spec says otherwise; NaN or Inf never passes where the baseline is finite. Where the
+ * kernel has an fp64 shadow (promote.h), both are also judged against its reference: the
+ * candidate's error relative to the baseline's own (oracle_compare_ref64). Pure
+ * functions, any thread. */
+#ifndef HK_ENGINE_ORACLE_H
+#define HK_ENGINE_ORACLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spec/spec.h"
+
+#define ORACLE_MAX_FILE (16ULL << 30) /* larger output files are refused */
+
+typedef struct {
+    uint32_t arg_index;
+    int dtype;
+    uint64_t count;
+    const unsigned char *data; /* borrowed from the oracle_file's blob */
+} oracle_output;
+
+typedef struct {
+    oracle_output *outputs;
+    size_t n;
+    unsigned char *blob; /* owned file contents */
+} oracle_file;
+
+typedef struct {
+    bool pass;
+    int arg_index;          /* output that failed first; for a pass, the worst one; -1 if none */
+    long long first_bad;    /* first failing element of that output, -1 when none */
+    size_t n_bad;           /* failing elements of that output */
+    size_t n_nonfinite;     /* NaN/Inf where the baseline is finite, in that output */
+    double max_abs, max_rel, rel_l2; /* over all compared outputs */
+    char reason[320];       /* one line: "ok ..." or why it failed */
+} oracle_result;
+
+/* Parses an output file held in memory; takes ownership of blob (hk_malloc'd, len
+ * bytes) whatever the result. HK_OK, HK_EPARSE with a reason in err (bad magic,
+ * version, dtype, truncated, trailing bytes), HK_ENOMEM. */
+int oracle_parse(unsigned char *blob, size_t len, oracle_file *out, char *err, size_t errlen);
+
+/* Reads and parses an output file. HK_OK, HK_ENOENT/HK_EIO (unreadable), HK_ETOOBIG,
+ * HK_EPARSE, HK_ENOMEM; err gets a reason. */
+int oracle_read(const char *path, oracle_file *out, char *err, size_t errlen);
+
+void oracle_file_free(oracle_file *f);
+
+/* Compares count elements of one output (dtype) with tolerance tol into r; fills every
+ * field of r (arg_index -1; the caller sets it). Elements pass when
+ * |c - b| <= atol + rtol * |b|; a baseline NaN needs a NaN, an Inf the same Inf; and
+ * the relative L2 error ||c - b|| / ||b|| must be <= tol.l2 when tol.l2 > 0. */
+void oracle_compare_buffer(int dtype, const void *base, const void *cand, size_t count,
+                           spec_tolerance tol, oracle_result *r);
+
+/* Compares every output of base with cand using the spec's per-argument tolerances
+ * (s may be NULL: dtype defaults). Outputs must agree in number, argument, dtype and
+ * count, else the candidate fails with that reason. Always HK_OK; the verdict is r->pass. */
+int oracle_compare(const spec *s, const oracle_file *base, const oracle_file *cand, oracle_result *r);
+
+/* Reads both files and compares. A baseline that cannot be read is an error
+ * (HK_ENOENT/HK_EIO/HK_EPARSE, reason in r->reason); a candidate file that is missing or
+ * malformed is a failed candidate (HK_OK, r->pass false). */
+int oracle_compare_files(const spec *s, const char *baseline_path, const char *candidate_path,
+                         oracle_result *r);
+
+/* Element i of a buffer of dtype as a double (half and bfloat16 decoded exactly). */
+double oracle_element(int dtype, const void *data, size_t i);
+
+/* ---- the fp64-reference rule (docs/accuracy.md) ----
+ * Baseline and candidate are both judged against a high-precision reference (the output
+ * of the kernel's fp64 shadow, rewrites/promote.h, on the same inputs): the candidate's error
+ * may be at most k times the baseline's own error plus a floor. Two errors, each relative
+ * to the reference: the largest absolute error divided by max|ref| (a robust magnitude:
+ * elementwise relative errors explode where the reference crosses zero), and the relative
+ * L2 error ||x - ref|| / ||ref||. The spec's tolerance against the baseline stays a second,
+ * independent rule: with a reference, a candidate must pass both. */
+
+#define ORACLE_REF64_K 4.0 /* see oracle_default_rule */
+
+typedef struct {
+    double k;           /* the candidate's error may be k times the baseline's ... */
+    double floor;       /* ... plus this (relative to the reference's magnitude) */
+    spec_tolerance tol; /* the second rule: the spec's tolerance against the baseline */
+} oracle_rule;
+
+/* Defaults for an output of dtype: k = ORACLE_REF64_K; floor = 8 machine epsilons of the
+ * dtype (fp32 2^-20 = 9.5e-7, fp64 2^-49 = 1.8e-15, fp16 2^-7, bf16 2^-4; 0 for integers);
+ * tol = spec_default_tolerance(dtype). Why these: docs/accuracy.md. */
+oracle_rule oracle_default_rule(int dtype);
+
+/* Which rule decided a verdict. */
+enum oracle_decider {
+    ORACLE_BY_TOLERANCE = 1, /* the spec's tolerance against the baseline (no reference, or it
+                              * rejected what the reference rule accepted) */
+    ORACLE_BY_REF64,         /* the fp64 reference, error ratio (also every pass with a
+                              * reference: both rules passed) */
+    ORACLE_BY_EXACT,         /* integer output: equal to the baseline element for element */
+    ORACLE_BY_NONFINITE,     /* NaN or Inf where the reference is finite */
+};
+
+/* "fp64 reference, error ratio", "tolerance vs baseline", "exact (integer output)",
+ * "non-finite where the reference is finite"; static, never NULL. */
+const char *oracle_decider_name(int decider);
+
+/* The error of one output against the reference (value type). Several runs (seeds,
+ * distributions) of the same output pool in oracle_ref64_judge. */
+typedef struct {
+    size_t n;                  /* elements compared: reference and output finite */
+    size_t n_nonfinite;        /* output NaN/Inf where the reference is finite */
+    long long first_nonfinite; /* -1 when none */
+    size_t n_ref_nonfinite;    /* reference NaN/Inf: left to the tolerance rule */
+    double ref_max;            /* max |ref| over compared elements */
+    double max_abs;            /* max |x - ref| */
+    long long worst;           /* index of max_abs, -1 when none */
+    double sum_d2, sum_r2;     /* sum (x - ref)^2, sum ref^2 */
+} oracle_ref64_err;
+
+/* Error of n elements of x (dtype) against ref into *out. HK_OK; HK_EINVAL when a pointer
+ * is NULL with n > 0 or dtype is unknown. */
+int oracle_ref64_error(const double *ref, const void *x, int dtype, size_t n, oracle_ref64_err *out);
+
+/* The two relative errors of e: max_abs / max|ref| and ||x - ref|| / ||ref|| (a reference
+ * of zeros: the absolute error, the RMS for L2). */
+void oracle_ref64_rel(const oracle_ref64_err *e, double *rel_max, double *rel_l2);
+
+typedef struct {
+    bool pass;
+    int decided_by;            /* enum oracle_decider */
+    bool ref64_pass, tol_pass; /* each rule's own verdict (true when it did not run) */
+    double base_max, base_l2;  /* the baseline's relative errors (RMS over pooled runs) */
+    double cand_max, cand_l2;  /* the candidate's */
+    double limit_max, limit_l2;/* k * base + floor */
+    double ratio;              /* worst of cand / limit over the two errors: <= 1 passes */
+    size_t n_nonfinite;        /* candidate NaN/Inf where the reference is finite */
+    long long worst;           /* candidate's element farthest from the reference; -1 */
+    oracle_result tol;         /* the tolerance rule's own result (when it ran) */
+    char reason[480];          /* one line: "ok (...)" or why it failed, naming the rule */
+} oracle_ref64_result;
+
+/* The reference rule over runs pooled results (base[i] and cand[i] are run i of the same
+ * output; runs >= 1): each relative error is the root mean square over the runs, so that
+ * one run where the baseline happened to land close to the reference (a scalar output's
+ * error is a single random draw) does not set the bar alone. Fills out's ref64 fields,
+ * pass and reason; tol_pass is true, decided_by ORACLE_BY_REF64 or ORACLE_BY_NONFINITE.
+ * Integer dtypes: the candidate must match the reference exactly. rule NULL: defaults. */
+void oracle_ref64_judge(int dtype, const oracle_ref64_err *base, const oracle_ref64_err *cand,
+                        size_t runs, const oracle_rule *rule, oracle_ref64_result *out);
+
+/* One run of one output: judges base and cand (n elements of dtype) against ref with the
+ * reference rule (oracle_ref64_judge, one run), and against each other with rule->tol
+ * (oracle_compare_buffer). pass needs both; decided_by names the rule that rejected (the
+ * reference rule when both did), ORACLE_BY_REF64 for a pass. ref NULL: the tolerance rule
+ * alone (ORACLE_BY_TOLERANCE). Integer dtypes: cand must equal base (ORACLE_BY_EXACT).
+ * rule NULL: oracle_default_rule(dtype). HK_OK; HK_EINVAL for NULL buffers with n > 0 or an
+ * unknown dtype (out->reason says so). */
+int oracle_compare_ref64(const double *ref, const void *base, const void *cand, int dtype, size_t n,
+                         const oracle_rule *rule, oracle_ref64_result *out);
+
+/* Does distribution d give values that are not all integers (uniform with lo < hi, normal
+ * with sigma > 0)? int(lo,hi), ones_sparse and zeros give integers only: any float
+ * summation order is then exact and the oracle cannot see precision lost. */
+bool oracle_dist_exercises_precision(const hk_dist *d);
+
+/* For each float input of s (input or inout buffers of a floating dtype): does some
+ * distribution of it exercise precision? exercised (may be NULL) gets s->n_args entries,
+ * true for those that do and for arguments that are not float inputs. An accumulator whose
+ * every distribution is zeros does not count. Returns how many float inputs do not; when
+ * that is > 0 and warning is not NULL, writes one line naming them (else ""). Pure. */
+size_t oracle_precision_check(const spec *s, bool *exercised, char *warning, size_t wlen);
+
+#endif

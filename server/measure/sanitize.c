@@ -1,0 +1,714 @@
+/* Memory safety: compute-sanitizer's memcheck, racecheck and initcheck on a candidate's
+ * benchmark program, judged from the tool's exit status and its first finding. The text
+ * formats are the ones Compute Sanitizer 2025.3 (CUDA 13.0) prints, recorded on an H200
+ * (tests/data/sanitize/), with the CUDA 11 location form tolerated. docs/sanitizer.md. */
+#include "measure/sanitize.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "compile/compile.h"
+#include "core/buf.h"
+#include "core/hk.h"
+#include "core/log.h"
+#include "measure/harness.h"
+
+#define PREFIX "========="
+#define OUTPUT_MAX ((size_t)1 << 20) /* per stream: --print-limit 1 keeps the tool's part small */
+
+static const char *const tool_names[SANITIZE_N_TOOLS] = {"memcheck", "racecheck", "initcheck"};
+
+/* --check-exit-code no: a failing program is not one more "error" of the tool, so exit 86
+ * means a finding only. --print-limit 1: the first finding is all the verdict quotes, and
+ * printing thousands costs minutes. --report-api-errors no: a CUDA call that fails is the
+ * harness's to report (as cuda_error), not a memory-safety finding. --padding: a buffer
+ * after each allocation, so an overrun that would land in the next allocation is seen.
+ * racecheck keeps its default --racecheck-report analysis: the hazard report ran past
+ * 300 s on a 1M-element reduction where the analysis took 7 s. */
+static const char *const memcheck_flags[] = {
+    "--tool", "memcheck", "--leak-check", "no", "--padding", "65536",
+    "--report-api-errors", "no", "--error-exitcode", "86", "--check-exit-code", "no",
+    "--print-limit", "1", NULL};
+static const char *const racecheck_flags[] = {
+    "--tool", "racecheck", "--error-exitcode", "86", "--check-exit-code", "no",
+    "--print-limit", "1", NULL};
+static const char *const initcheck_flags[] = {
+    "--tool", "initcheck", "--error-exitcode", "86", "--check-exit-code", "no",
+    "--print-limit", "1", NULL};
+
+const char *sanitize_tool_name(enum sanitize_tool t)
+{
+    return (unsigned)t < SANITIZE_N_TOOLS ? tool_names[t] : "?";
+}
+
+enum measure_reason sanitize_tool_reason(enum sanitize_tool t)
+{
+    switch (t) {
+    case SANITIZE_RACECHECK: return MEASURE_RACE;
+    case SANITIZE_INITCHECK: return MEASURE_UNINITIALIZED;
+    default: return MEASURE_OUT_OF_BOUNDS;
+    }
+}
+
+const char *const *sanitize_tool_flags(enum sanitize_tool t)
+{
+    switch (t) {
+    case SANITIZE_RACECHECK: return racecheck_flags;
+    case SANITIZE_INITCHECK: return initcheck_flags;
+    default: return memcheck_flags;
+    }
+}
+
+/* ---- the tool's text ---- */
+
+/* Appends s (n bytes) to dst of size cap, cutting at the end; dst stays NUL-terminated. */
+static void append(char *dst, size_t cap, const char *s, size_t n)
+{
+    size_t have = strlen(dst);
+    if (have + 1 >= cap)
+        return;
+    if (n > cap - 1 - have)
+        n = cap - 1 - have;
+    memcpy(dst + have, s, n);
+    dst[have + n] = '\0';
+}
+
+static bool starts_ci(const char *s, const char *prefix)
+{
+    return strncasecmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* "N" at s; -1 when s holds no number. Thousands separators are skipped. */
+static long number_at(const char *s)
+{
+    long v = 0;
+    bool any = false;
+    for (; *s == ',' || isdigit((unsigned char)*s); s++)
+        if (*s != ',') {
+            v = v * 10 + (*s - '0');
+            any = true;
+            if (v > 100000000L)
+                break;
+        }
+    return any ? v : -1;
+}
+
+/* The summary line: "ERROR SUMMARY: 3 errors" or "RACECHECK SUMMARY: 1 hazard displayed (1
+ * error, 5 warnings)" (its errors plus warnings: the tool's exit status counts both). -2
+ * when body is not a summary. */
+static long summary_count(const char *body)
+{
+    if (starts_ci(body, "ERROR SUMMARY:"))
+        return number_at(body + 14 + strspn(body + 14, " ")); /* 14: strlen of the prefix */
+    if (!starts_ci(body, "RACECHECK SUMMARY:"))
+        return -2;
+    const char *paren = strchr(body, '(');
+    if (!paren)
+        return -1;
+    long e = number_at(paren + 1);
+    const char *comma = strchr(paren, ',');
+    long w = comma ? number_at(comma + 1 + strspn(comma + 1, " ")) : 0;
+    if (e < 0)
+        return -1;
+    return e + (w > 0 ? w : 0);
+}
+
+/* Whether a top-level line reports a race (racecheck's analysis or hazard form), after
+ * its "Error: "/"Warning: " severity. */
+static bool is_race_text(const char *s)
+{
+    return starts_ci(s, "Race reported") || (starts_ci(s, "Potential ") && strstr(s, "hazard"));
+}
+
+/* FILE:LINE after the first " in " that is followed by a token holding ":DIGITS" (new form
+ * "at K+0x1b0 in kernel.cu:12", the CUDA 11 form "at 0x578 in /p/k.cu:120:K(...)", the
+ * racecheck header "... access at K+0x130 in k.cu:53"); the file's directory is dropped. */
+static void find_location(const char *s, char *out, size_t cap)
+{
+    out[0] = '\0';
+    for (const char *in = strstr(s, " in "); in; in = strstr(in + 1, " in ")) {
+        const char *tok = in + 4, *end = tok;
+        while (*end && *end != ' ' && *end != ';')
+            end++;
+        /* the line number: ':' then digits, ending the token or followed by ':' */
+        for (const char *c = tok; c < end; c++) {
+            if (*c != ':' || !isdigit((unsigned char)c[1]))
+                continue;
+            const char *d = c + 1;
+            while (d < end && isdigit((unsigned char)*d))
+                d++;
+            if (d != end && *d != ':')
+                continue;
+            const char *file = tok;
+            for (const char *q = tok; q < c; q++)
+                if (*q == '/')
+                    file = q + 1;
+            if (file == c)
+                break;
+            snprintf(out, cap, "%.*s", (int)(d - file), file);
+            return;
+        }
+    }
+}
+
+void sanitize_parse(const char *text, sanitize_report *out)
+{
+    memset(out, 0, sizeof *out);
+    out->errors = -1;
+    bool in_finding = false, in_backtrace = false;
+    const char *s = text ? text : "";
+    while (*s) {
+        const char *nl = strchr(s, '\n');
+        size_t len = nl ? (size_t)(nl - s) : strlen(s);
+        char line[2048];
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line - 1 ? len : sizeof line - 1), s);
+        s = nl ? nl + 1 : s + len;
+        size_t l = strlen(line);
+        while (l && (line[l - 1] == '\r' || line[l - 1] == ' '))
+            line[--l] = '\0';
+        if (strncmp(line, PREFIX, strlen(PREFIX)) != 0) {
+            /* the tool's usage errors come without the prefix; the program's lines too */
+            if (!out->tool_error[0] &&
+                (starts_ci(line, "unrecognised option") || starts_ci(line, "unrecognized option") ||
+                 starts_ci(line, "Internal Sanitizer Error")))
+                snprintf(out->tool_error, sizeof out->tool_error, "%s", line);
+            continue;
+        }
+        const char *rest = line + strlen(PREFIX);
+        size_t indent = strspn(rest, " ");
+        const char *body = rest + indent;
+        if (!*body) { /* the blank line that closes a report */
+            in_finding = false;
+            continue;
+        }
+        if (indent >= 2) { /* a detail of the report above */
+            if (!in_finding)
+                continue;
+            if (starts_ci(body, "Saved host backtrace") || starts_ci(body, "Saved device backtrace"))
+                in_backtrace = true;
+            if (in_backtrace || starts_ci(body, "Host Frame") || starts_ci(body, "Device Frame"))
+                continue;
+            append(out->finding, sizeof out->finding, "; ", 2);
+            append(out->finding, sizeof out->finding, body, strlen(body));
+            continue;
+        }
+        in_finding = false;
+        in_backtrace = false;
+        long n = summary_count(body);
+        if (n != -2) {
+            if (n >= 0)
+                out->errors = (int)(out->errors >= 0 ? out->errors + n : n);
+            continue;
+        }
+        if (starts_ci(body, "COMPUTE-SANITIZER") || starts_ci(body, "LEAK SUMMARY") ||
+            starts_ci(body, "Target application returned an error") ||
+            starts_ci(body, "Process didn't terminate successfully"))
+            continue;
+        bool err = starts_ci(body, "Error:"), warn = starts_ci(body, "Warning:");
+        const char *after = body;
+        if (err || warn)
+            after = body + strcspn(body, ":") + 1 + strspn(body + strcspn(body, ":") + 1, " ");
+        if ((err || warn) && !is_race_text(after)) {
+            if (err && !out->tool_error[0])
+                snprintf(out->tool_error, sizeof out->tool_error, "%s", body);
+            continue; /* the tool's own notes ("Warning: ...") are not findings */
+        }
+        if (starts_ci(body, "Internal Sanitizer Error") || starts_ci(body, "Internal error")) {
+            if (!out->tool_error[0])
+                snprintf(out->tool_error, sizeof out->tool_error, "%s", body);
+            continue;
+        }
+        if (out->found)
+            continue; /* only the first finding is kept */
+        out->found = true;
+        out->warning = warn;
+        in_finding = true;
+        snprintf(out->finding, sizeof out->finding, "%s", body);
+    }
+    if (out->found)
+        find_location(out->finding, out->location, sizeof out->location);
+}
+
+/* The generated program's message: "message" of its last JSON line (an {"error":...} line
+ * says why it failed), or "". */
+static void program_message(const char *text, char *out, size_t cap)
+{
+    out[0] = '\0';
+    const char *s = text ? text : "";
+    while (*s) {
+        const char *nl = strchr(s, '\n');
+        size_t len = nl ? (size_t)(nl - s) : strlen(s);
+        if (len && *s == '{') {
+            json_t *j = json_loadb(s, len, 0, NULL);
+            const char *m = json_string_value(json_object_get(j, "message"));
+            if (m)
+                snprintf(out, cap, "%s", m);
+            json_decref(j);
+        }
+        s = nl ? nl + 1 : s + len;
+    }
+}
+
+/* The tool's first lines after its banner, on one line (for a report without a finding
+ * this parser knows). */
+static void first_tool_lines(const char *text, char *out, size_t cap)
+{
+    out[0] = '\0';
+    int n = 0;
+    const char *s = text ? text : "";
+    while (*s && n < 3) {
+        const char *nl = strchr(s, '\n');
+        size_t len = nl ? (size_t)(nl - s) : strlen(s);
+        const char *b = s + strlen(PREFIX);
+        if (len > strlen(PREFIX) && strncmp(s, PREFIX, strlen(PREFIX)) == 0) {
+            b += strspn(b, " ");
+            size_t bl = len - (size_t)(b - s);
+            if (bl && !starts_ci(b, "COMPUTE-SANITIZER")) {
+                if (n++)
+                    append(out, cap, "; ", 2);
+                append(out, cap, b, bl);
+            }
+        }
+        s = nl ? nl + 1 : s + len;
+    }
+}
+
+static enum measure_reason finding_reason(enum sanitize_tool tool, const char *finding)
+{
+    /* memcheck also reports failed API calls and hardware exceptions: not memory safety */
+    if (tool == SANITIZE_MEMCHECK &&
+        (starts_ci(finding, "Program hit") || strstr(finding, "Illegal Instruction") ||
+         starts_ci(finding, "Hardware exception")))
+        return MEASURE_CUDA_ERROR;
+    return sanitize_tool_reason(tool);
+}
+
+void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, bool timed_out,
+                    unsigned timeout_ms, const char *text, sanitize_tool_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->tool = tool;
+    out->reason = MEASURE_OK;
+    sanitize_report rep;
+    sanitize_parse(text, &rep);
+    char msg[512];
+    program_message(text, msg, sizeof msg);
+    if (rep.found && rep.errors != 0) {
+        out->status = SANITIZE_FOUND;
+        out->reason = finding_reason(tool, rep.finding);
+        snprintf(out->text, sizeof out->text, "%s%s", rep.finding,
+                 timed_out ? " (printed before the run was cut at its time limit)" : "");
+    } else if (exit_code == SANITIZE_EXIT_FOUND && !timed_out && !term_signal) {
+        char first[SANITIZE_TEXT_MAX];
+        first_tool_lines(text, first, sizeof first);
+        out->status = SANITIZE_FOUND;
+        out->reason = sanitize_tool_reason(tool);
+        snprintf(out->text, sizeof out->text, "exit status %d (errors found)%s%s",
+                 SANITIZE_EXIT_FOUND, first[0] ? ": " : "", first);
+    } else if (timed_out) {
+        out->status = SANITIZE_TIMED_OUT;
+        snprintf(out->text, sizeof out->text, "timed out after %u s without a finding",
+                 timeout_ms / 1000);
+    } else if (exit_code == 0 && !term_signal) {
+        out->status = SANITIZE_CLEAN;
+    } else if (rep.tool_error[0] || term_signal || exit_code == 255 || exit_code < 0) {
+        out->status = SANITIZE_NOT_CHECKED;
+        if (rep.tool_error[0])
+            snprintf(out->text, sizeof out->text, "the tool failed: %s", rep.tool_error);
+        else if (term_signal)
+            snprintf(out->text, sizeof out->text, "the tool was killed by signal %d",
+                     term_signal);
+        else
+            snprintf(out->text, sizeof out->text, "the tool failed (exit status %d)", exit_code);
+    } else {
+        enum measure_reason r = measure_reason_from_exit(exit_code);
+        bool could_not_start = r == MEASURE_NO_GPU || r == MEASURE_SPEC_MISMATCH ||
+                               r == MEASURE_HARNESS_ERROR || r == MEASURE_RESOURCE_LIMIT ||
+                               r == MEASURE_TIMEOUT;
+        out->status = could_not_start ? SANITIZE_NOT_CHECKED : SANITIZE_FAILED;
+        out->reason = could_not_start ? MEASURE_OK : r;
+        snprintf(out->text, sizeof out->text,
+                 "the program exited %d (%s) under the tool without a finding%s%s", exit_code,
+                 measure_reason_name(r), msg[0] ? ": " : "", msg);
+    }
+}
+
+bool sanitize_wanted(bool best, bool forced, double claimed_speedup, bool already)
+{
+    if (already)
+        return false;
+    return best || forced || claimed_speedup > SANITIZE_CLAIM_SPEEDUP;
+}
+
+/* ---- running the tools ---- */
+
+void sanitize_result_clear(sanitize_result *r)
+{
+    if (!r)
+        return;
+    hk_free(r->details);
+    hk_free(r->note);
+    memset(r, 0, sizeof *r);
+}
+
+static bool executable(const char *path)
+{
+    return path && access(path, X_OK) == 0;
+}
+
+int sanitize_find_tool(char **out, char *why, size_t why_len)
+{
+    *out = NULL;
+    char dummy[8];
+    if (!why) {
+        why = dummy;
+        why_len = sizeof dummy;
+    }
+    why[0] = '\0';
+    const char *env = getenv("HK_COMPUTE_SANITIZER");
+    if (env && *env) {
+        if (!strcmp(env, "off") || !strcmp(env, "none")) {
+            snprintf(why, why_len, "turned off: HK_COMPUTE_SANITIZER=%s", env);
+            return HK_ENOENT;
+        }
+        if (!executable(env)) {
+            snprintf(why, why_len, "compute-sanitizer not found: HK_COMPUTE_SANITIZER=%s is not an executable", env);
+            return HK_ENOENT;
+        }
+        return (*out = hk_strdup(env)) ? HK_OK : HK_ENOMEM;
+    }
+    int rc = cc_find_tool(CC_NVIDIA, "compute-sanitizer", out);
+    if (rc != HK_ENOENT)
+        return rc;
+    /* the toolkit keeps the real binary in its own folder; bin/ holds a launcher */
+    const char *homes[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(homes); i++) {
+        if (!homes[i] || !*homes[i])
+            continue;
+        char *p = hk_asprintf("%s/compute-sanitizer/compute-sanitizer", homes[i]);
+        if (!p)
+            return HK_ENOMEM;
+        if (executable(p)) {
+            *out = p;
+            return HK_OK;
+        }
+        hk_free(p);
+    }
+    snprintf(why, why_len, "compute-sanitizer not found");
+    return HK_ENOENT;
+}
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return hk_strdup(".");
+    if (slash == path)
+        return hk_strdup("/");
+    return hk_strndup(path, (size_t)(slash - path));
+}
+
+/* Elements in the largest buffer of spec s at size k; -1 when none evaluates. */
+static long long largest_buffer(const measure_opts *o, int k)
+{
+    long long best = -1;
+    const spec *s = o->spec;
+    for (size_t i = 0; i < s->n_args; i++) {
+        expr_value v;
+        char err[64];
+        if (s->args[i].count &&
+            spec_eval(s, s->args[i].count, (size_t)k, o->sm_count > 0 ? o->sm_count : 132, &v,
+                      err, sizeof err) == HK_OK) {
+            double d = expr_value_double(v);
+            if (d > (double)best && d < 9e18)
+                best = (long long)d;
+        }
+    }
+    return best;
+}
+
+static unsigned timeout_of(const sanitize_opts *so)
+{
+    if (so && so->timeout_ms)
+        return so->timeout_ms;
+    const char *env = getenv("HK_SANITIZE_TIMEOUT_S");
+    if (env && *env) {
+        char *end = NULL;
+        double s = strtod(env, &end);
+        if (end && !*end && s >= 1 && s <= 86400)
+            return (unsigned)(s * 1000);
+        HK_WARN("sanitize: HK_SANITIZE_TIMEOUT_S=%s is not a number of seconds in [1, 86400]; "
+                "using %u s",
+                env, SANITIZE_TIMEOUT_MS / 1000);
+    }
+    return SANITIZE_TIMEOUT_MS;
+}
+
+/* tool + its flags + o's wrapper + the program's argv, as one new argv. */
+static int tool_argv(const char *tool, enum sanitize_tool t, const measure_opts *o,
+                     char **prog_argv, char ***out)
+{
+    const char *const *flags = sanitize_tool_flags(t);
+    size_t nf = 0, nw = 0, np = 0;
+    while (flags[nf])
+        nf++;
+    while (o->wrapper && o->wrapper[nw])
+        nw++;
+    while (prog_argv[np])
+        np++;
+    char **v = hk_calloc(1 + nf + nw + np + 1, sizeof *v);
+    if (!v)
+        return HK_ENOMEM;
+    size_t k = 0;
+    bool ok = (v[k++] = hk_strdup(tool)) != NULL;
+    for (size_t i = 0; ok && i < nf; i++)
+        ok = (v[k++] = hk_strdup(flags[i])) != NULL;
+    for (size_t i = 0; ok && i < nw; i++)
+        ok = (v[k++] = hk_strdup(o->wrapper[i])) != NULL;
+    for (size_t i = 0; ok && i < np; i++)
+        ok = (v[k++] = hk_strdup(prog_argv[i])) != NULL;
+    if (!ok) {
+        harness_argv_free(v);
+        return HK_ENOMEM;
+    }
+    *out = v;
+    return HK_OK;
+}
+
+/* One tool's run of the program at out's combination. HK_OK (res says what happened),
+ * HK_ECANCELED, HK_ENOMEM. */
+static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool t,
+                    const measure_prog *p, const sanitize_result *at, unsigned timeout_ms,
+                    sanitize_tool_result *res)
+{
+    harness_run hr = {.mode = "run", .size = at->size, .dist = at->dist, .seed = at->seed,
+                      .check_seed = -1, .block = p->block};
+    char **pargv = NULL, **argv = NULL, *exedir = NULL, *tooldir = NULL, *wrapdir = NULL,
+         *text = NULL, *fn = NULL, *launcherdir = NULL;
+    runner_result r;
+    memset(&r, 0, sizeof r);
+    int rc = HK_OK;
+    if (p->module) { /* a launcher: the candidate is the image it loads */
+        if ((rc = measure_read_entry(p->module, &fn)))
+            goto out;
+        hr.module = p->module;
+        hr.function = fn;
+    }
+    if ((rc = harness_run_argv(p->exe, &hr, &pargv)))
+        goto out;
+    if ((rc = tool_argv(tool, t, o, pargv, &argv)))
+        goto out;
+    /* the candidate's own directory (its image's, for a launcher) is where it runs */
+    if (!(exedir = dir_of(p->module ? p->module : p->exe)) || !(tooldir = dir_of(tool)) ||
+        (o->wrapper && o->wrapper[0] && !(wrapdir = dir_of(o->wrapper[0])))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    /* the program's directory is where it runs; the tool and a wrapper under /tmp must stay
+     * visible under bwrap's private /tmp */
+    const char *writable[] = {exedir, NULL};
+    const char *readable[4] = {tooldir, NULL, NULL, NULL};
+    size_t nr = 1;
+    if (wrapdir)
+        readable[nr++] = wrapdir;
+    if (p->module && !(readable[nr++] = launcherdir = dir_of(p->exe))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    const char *env_set[] = {SANITIZE_GUARD_ENV, NULL};
+    runner_spec rs = {
+        .argv = (const char *const *)argv,
+        .cwd = exedir,
+        .env_set = env_set,
+        .timeout_ms = timeout_ms,
+        .output_max = OUTPUT_MAX,
+        /* the tool keeps shadow state on the host too */
+        .memory_max = o->memory_max ? 2 * o->memory_max : 0,
+        .gpu = true,
+        .isolation = o->isolation,
+        .writable = writable,
+        .readable = readable,
+    };
+    rc = measure_run_argv(o, &rs, &r);
+    if (rc == HK_ECANCELED || rc == HK_ENOMEM)
+        goto out;
+    if (rc) {
+        memset(res, 0, sizeof *res);
+        res->tool = t;
+        res->status = SANITIZE_NOT_CHECKED;
+        snprintf(res->text, sizeof res->text, "could not start %s: %s", tool, hk_strerror(rc));
+        rc = HK_OK;
+        goto out;
+    }
+    if (!(text = hk_asprintf("%s\n%s", r.out ? r.out : "", r.err ? r.err : ""))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    sanitize_judge(t, r.exit_code, r.term_signal, r.timed_out, timeout_ms, text, res);
+    if ((r.memory_limit_hit || r.cpu_limit_hit) && res->status != SANITIZE_FOUND) {
+        res->status = SANITIZE_NOT_CHECKED;
+        res->reason = MEASURE_OK;
+        snprintf(res->text, sizeof res->text, "the %s limit was hit under the tool",
+                 r.memory_limit_hit ? "memory" : "CPU time");
+    }
+    res->wall_ms = r.wall_ms;
+out:
+    runner_result_free(&r);
+    harness_argv_free(pargv);
+    harness_argv_free(argv);
+    hk_free(exedir);
+    hk_free(tooldir);
+    hk_free(wrapdir);
+    hk_free(text);
+    hk_free(fn);
+    hk_free(launcherdir);
+    return rc;
+}
+
+/* The note's "at size K (N elements in the largest buffer)" part. */
+static void size_words(const sanitize_result *r, char *out, size_t cap)
+{
+    if (r->elements >= 0)
+        snprintf(out, cap, "run mode at size %d (%lld elements in the largest buffer%s), "
+                 "seed %lld",
+                 r->size, r->elements,
+                 r->elements > SANITIZE_LARGE_ELEMENTS ? ": large for the tools, which run "
+                                                         "10-100x slower" : "",
+                 r->seed);
+    else
+        snprintf(out, cap, "run mode at size %d, seed %lld", r->size, r->seed);
+}
+
+static int make_note(sanitize_result *r)
+{
+    char at[256];
+    size_words(r, at, sizeof at);
+    struct hk_buf b;
+    hk_buf_init(&b, 8192);
+    int rc = HK_OK;
+    if (r->outcome == SANITIZE_PASSED) {
+        rc = hk_buf_printf(&b, "memory safety: checked by compute-sanitizer (memcheck, "
+                               "racecheck, initcheck: no findings; %s)", at);
+    } else if (r->outcome == SANITIZE_REJECTED) {
+        rc = hk_buf_printf(&b, "memory safety: rejected (%s): %s", measure_reason_name(r->reason),
+                           r->details ? r->details : "");
+    } else {
+        rc = hk_buf_appends(&b, "memory safety: not fully checked (");
+        for (int t = 0; !rc && t < SANITIZE_N_TOOLS; t++) {
+            const sanitize_tool_result *x = &r->tools[t];
+            const char *st = x->status == SANITIZE_CLEAN        ? "no findings"
+                             : x->status == SANITIZE_TIMED_OUT  ? "not checked"
+                             : x->status == SANITIZE_NOT_CHECKED ? "not checked"
+                                                                 : "not run";
+            rc = hk_buf_printf(&b, "%s%s %s%s%s", t ? "; " : "", sanitize_tool_name(t), st,
+                               x->text[0] && x->status != SANITIZE_CLEAN ? ": " : "",
+                               x->status != SANITIZE_CLEAN ? x->text : "");
+        }
+        rc = rc ? rc : hk_buf_printf(&b, "; %s)", at);
+    }
+    if (rc) {
+        hk_buf_free(&b);
+        return rc;
+    }
+    r->note = hk_buf_steal(&b);
+    return r->note ? HK_OK : HK_ENOMEM;
+}
+
+int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const measure_prog *p,
+                       sanitize_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->elements = -1;
+    out->reason = MEASURE_OK;
+    if (!o || !o->spec || !p || !p->exe)
+        return HK_EINVAL;
+    for (int t = 0; t < SANITIZE_N_TOOLS; t++)
+        out->tools[t].tool = (enum sanitize_tool)t;
+    measure_combo *combos = NULL;
+    size_t n = 0;
+    char *tool = NULL;
+    int rc = measure_combos_quick(o->spec, 2000, &combos, &n);
+    if (rc)
+        return rc;
+    /* the quick set starts with the smallest size's first distribution and seed */
+    out->size = combos[0].size;
+    out->dist = combos[0].dist;
+    out->seed = combos[0].seed;
+    hk_free(combos);
+    out->elements = largest_buffer(o, out->size);
+    char why[300];
+    if (so && so->unchecked) {
+        out->outcome = SANITIZE_UNCHECKED;
+        out->note = hk_asprintf("memory safety: not checked (%s)", so->unchecked);
+        return out->note ? HK_OK : HK_ENOMEM;
+    }
+    if (so && so->tool)
+        rc = (tool = hk_strdup(so->tool)) ? HK_OK : HK_ENOMEM;
+    else
+        rc = sanitize_find_tool(&tool, why, sizeof why);
+    if (rc == HK_ENOENT) {
+        out->outcome = SANITIZE_UNCHECKED;
+        out->note = hk_asprintf("memory safety: not checked (%s)", why);
+        return out->note ? HK_OK : HK_ENOMEM;
+    }
+    if (rc)
+        return rc;
+    snprintf(out->tool_path, sizeof out->tool_path, "%s", tool);
+    unsigned timeout_ms = timeout_of(so);
+    out->outcome = SANITIZE_PASSED;
+    for (int t = 0; t < SANITIZE_N_TOOLS; t++) {
+        sanitize_tool_result *x = &out->tools[t];
+        if ((rc = run_tool(o, tool, (enum sanitize_tool)t, p, out, timeout_ms, x)))
+            goto out;
+        HK_DEBUG("sanitize: %s on %s: status %d in %ld ms%s%s", sanitize_tool_name(t), p->exe,
+                 (int)x->status, x->wall_ms, x->text[0] ? ": " : "", x->text);
+        if (x->status == SANITIZE_FOUND || x->status == SANITIZE_FAILED) {
+            out->outcome = SANITIZE_REJECTED;
+            out->reason = x->reason;
+            if (!(out->details = hk_asprintf("compute-sanitizer %s: %s", sanitize_tool_name(t),
+                                             x->text))) {
+                rc = HK_ENOMEM;
+                goto out;
+            }
+            break;
+        }
+        if (x->status != SANITIZE_CLEAN)
+            out->outcome = SANITIZE_UNCHECKED;
+        if (x->status == SANITIZE_TIMED_OUT)
+            break; /* the next tool runs the same size, as slowly: do not pay for it twice */
+    }
+    rc = make_note(out);
+out:
+    hk_free(tool);
+    return rc;
+}
+
+json_t *sanitize_result_json(const sanitize_result *r)
+{
+    static const char *const status_names[] = {"not_run", "clean", "found", "failed",
+                                               "not_checked", "timed_out"};
+    static const char *const outcome_names[] = {"passed", "rejected", "unchecked"};
+    json_t *tools = json_array();
+    for (int t = 0; tools && t < SANITIZE_N_TOOLS; t++) {
+        const sanitize_tool_result *x = &r->tools[t];
+        json_array_append_new(
+            tools, json_pack("{s:s, s:s, s:s, s:I}", "tool", sanitize_tool_name(x->tool),
+                             "status",
+                             (unsigned)x->status < HK_ARRAY_LEN(status_names)
+                                 ? status_names[x->status]
+                                 : "?",
+                             "text", x->text, "wall_ms", (json_int_t)x->wall_ms));
+    }
+    return json_pack("{s:s, s:s, s:s?, s:s?, s:i, s:I, s:i, s:I, s:s?, s:o*}", "outcome",
+                     (unsigned)r->outcome < HK_ARRAY_LEN(outcome_names)
+                         ? outcome_names[r->outcome]
+                         : "?",
+                     "reason", measure_reason_name(r->reason), "details", r->details, "note",
+                     r->note, "size", r->size, "seed", (json_int_t)r->seed, "dist", r->dist,
+                     "elements", (json_int_t)r->elements, "tool",
+                     r->tool_path[0] ? r->tool_path : NULL, "tools", tools);
+}

@@ -1,0 +1,166 @@
+/* Memory safety (issue 12): compute-sanitizer's memcheck, racecheck and initcheck on a
+ * candidate's benchmark program, each one run-mode process (one input combination at the
+ * spec's smallest size), and a verdict from the tool's exit status and its first finding.
+ * The parser and the judging of one tool's run are pure functions on the tool's text (unit
+ * tested on recorded output, tests/data/sanitize/); sanitize_candidate runs the tools
+ * through measure.c's runner (GPU lock, sandbox, limits, stop). Blocking, one thread: the
+ * episode worker and `hkls verify-candidate`. docs/sanitizer.md says what each tool can and
+ * cannot see in our harness. */
+#ifndef HK_ENGINE_SANITIZE_H
+#define HK_ENGINE_SANITIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "measure/measure.h"
+
+/* --error-exitcode: the tool exits with it when it found something, and with the program's
+ * own status otherwise (--check-exit-code no), so "found" and "the program failed" differ.
+ * No generated program exits 86 (hk_harness.h uses 0-8). */
+#define SANITIZE_EXIT_FOUND 86
+/* A candidate claiming more than this speedup is sanitized when it is judged, not only when
+ * it becomes the best. */
+#define SANITIZE_CLAIM_SPEEDUP 2.0
+/* One tool's run, wall clock. The tools run 10-100x slower than the program; a run past it
+ * is "not checked", not a rejection. $HK_SANITIZE_TIMEOUT_S overrides. */
+#define SANITIZE_TIMEOUT_MS (300u * 1000u)
+/* Above this many elements in the largest buffer the note says the run was large. */
+#define SANITIZE_LARGE_ELEMENTS (1ll << 22)
+#define SANITIZE_TEXT_MAX 1024
+/* Environment given to the program under the tool: asks the harness to allocate every
+ * buffer exactly, without its guard zones, so memcheck sees the real bounds (a harness
+ * that does not know it ignores it; docs/sanitizer.md). */
+#define SANITIZE_GUARD_ENV "HK_GUARD_ZONES=0"
+
+enum sanitize_tool {
+    SANITIZE_MEMCHECK = 0,
+    SANITIZE_RACECHECK,
+    SANITIZE_INITCHECK,
+    SANITIZE_N_TOOLS
+};
+
+/* "memcheck", "racecheck", "initcheck" (static). */
+const char *sanitize_tool_name(enum sanitize_tool t);
+/* What a finding of tool t rejects with: out_of_bounds, race, uninitialized. */
+enum measure_reason sanitize_tool_reason(enum sanitize_tool t);
+/* The tool's options, put between compute-sanitizer and the program (static,
+ * NULL-terminated). */
+const char *const *sanitize_tool_flags(enum sanitize_tool t);
+
+/* ---- the tool's text (pure) ---- */
+
+/* What one run's output says. Plain value; strings are NUL-terminated, cut to fit. */
+typedef struct {
+    int errors;                      /* from the summary line ("ERROR SUMMARY: N errors";
+                                      * racecheck: its errors plus warnings); -1: no summary
+                                      * (the run was cut short) */
+    bool found;                      /* a finding was printed */
+    bool warning;                    /* it is the tool's "Warning:" (racecheck) */
+    char finding[SANITIZE_TEXT_MAX]; /* the first finding on one line: its header, then its
+                                      * detail lines ("at KERNEL+PC in FILE:LINE", "by thread
+                                      * ...", "Access to ... is out of bounds", "and Read
+                                      * access at ...") joined by "; "; backtraces left out */
+    char location[256];              /* FILE:LINE of its first "at" line; "" when absent */
+    char tool_error[SANITIZE_TEXT_MAX]; /* the tool's own failure ("Error: Target application
+                                      * terminated ...", "unrecognised option ...", "Internal
+                                      * Sanitizer Error ..."); "" when none */
+} sanitize_report;
+
+/* Parses compute-sanitizer's text (stdout and stderr together, the program's lines mixed
+ * in; lines of the default "=========" prefix; NULL is empty). Never fails. */
+void sanitize_parse(const char *text, sanitize_report *out);
+
+enum sanitize_status {
+    SANITIZE_NOT_RUN = 0, /* not run: an earlier tool rejected, or timed out */
+    SANITIZE_CLEAN,       /* ran to its end without a finding */
+    SANITIZE_FOUND,       /* a finding (also one printed before a timeout): rejected */
+    SANITIZE_FAILED,      /* the program failed under the tool without a finding, for a reason
+                           * of its own (cuda_error, crash, unwritten_output, out_of_bounds of
+                           * the guard zones, ...): rejected with that reason -- a candidate
+                           * must not escape the check by failing only when instrumented */
+    SANITIZE_NOT_CHECKED, /* the tool could not check: its own error, a resource limit, the
+                           * program refusing to start (no_gpu, spec_mismatch, harness_error) */
+    SANITIZE_TIMED_OUT,   /* past the timeout without a finding: not checked */
+};
+
+/* One tool's outcome. Plain value. */
+typedef struct {
+    enum sanitize_tool tool;
+    enum sanitize_status status;
+    enum measure_reason reason;   /* FOUND and FAILED: the rejection's reason; else MEASURE_OK */
+    char text[SANITIZE_TEXT_MAX + 128]; /* FOUND: the finding; else why, in words; "" CLEAN */
+    long wall_ms;
+} sanitize_tool_result;
+
+/* Pure: the outcome of one tool's run from how it ended (exit_code -1 with term_signal for
+ * a signal; timed_out: killed at timeout_ms) and its text (may be NULL). The rules, in
+ * order: a printed finding (unless the summary counts none) is FOUND; exit 86 without one
+ * is FOUND with the tool's first lines; a timeout is TIMED_OUT; exit 0 is CLEAN; the tool's
+ * own error, exit 255, a signal, or a program exit meaning "could not start" is
+ * NOT_CHECKED; any other exit is FAILED with the program's reason (its JSON message kept). */
+void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, bool timed_out,
+                    unsigned timeout_ms, const char *text, sanitize_tool_result *out);
+
+/* ---- which candidates (pure) ---- */
+
+/* Whether a candidate gets the tools: always when it is to become the accepted best
+ * (best) or when asked (forced: --sanitize), and when it claims more than
+ * SANITIZE_CLAIM_SPEEDUP; never twice for one program (already). */
+bool sanitize_wanted(bool best, bool forced, double claimed_speedup, bool already);
+
+/* ---- running the tools ---- */
+
+typedef struct {
+    const char *tool;      /* compute-sanitizer's path; NULL: sanitize_find_tool() */
+    unsigned timeout_ms;   /* per tool; 0: $HK_SANITIZE_TIMEOUT_S, else SANITIZE_TIMEOUT_MS */
+    const char *unchecked; /* when set, nothing runs: the note is "not checked (<this>)"
+                            * (e.g. "simulated GPU", "DCU target: compute-sanitizer is
+                            * NVIDIA-only") */
+} sanitize_opts;
+
+enum sanitize_outcome {
+    SANITIZE_PASSED = 0,   /* every tool ran to its end without a finding */
+    SANITIZE_REJECTED,     /* reason and details say why */
+    SANITIZE_UNCHECKED,    /* not (fully) checked: the note says which tool and why */
+};
+
+/* The outcome for one candidate. Owns details and note (sanitize_result_clear). */
+typedef struct {
+    enum sanitize_outcome outcome;
+    enum measure_reason reason;  /* REJECTED: out_of_bounds, race, uninitialized, or the
+                                  * program's own (FAILED); else MEASURE_OK */
+    char *details;               /* REJECTED: "compute-sanitizer racecheck: Error: Race
+                                  * reported between ..."; else NULL */
+    char *note;                  /* always (after HK_OK): one line for the report,
+                                  * "memory safety: ..." */
+    sanitize_tool_result tools[SANITIZE_N_TOOLS];
+    int size, dist;              /* the combination run (size index, distribution) */
+    long long seed;
+    long long elements;          /* elements in the largest buffer at that size; -1 unknown */
+    char tool_path[512];         /* the compute-sanitizer used; "" when none */
+} sanitize_result;
+
+void sanitize_result_clear(sanitize_result *r);
+
+/* compute-sanitizer's path: $HK_COMPUTE_SANITIZER when set ("off": HK_ENOENT, why says it
+ * was turned off), else the CUDA toolkit's (cc_find_tool: PATH, CUDA_HOME, CUDA_PATH,
+ * /usr/local/cuda/bin, then <toolkit>/compute-sanitizer/). *out: new string. why (may be
+ * NULL) gets the reason on HK_ENOENT, e.g. "compute-sanitizer not found". HK_OK, HK_ENOENT,
+ * HK_ENOMEM. */
+int sanitize_find_tool(char **out, char *why, size_t why_len);
+
+/* Runs memcheck, then racecheck, then initcheck on p's program (o->spec's smallest size,
+ * its first distribution, seed = the first seed + 2000, run mode, no output file), each
+ * under so's timeout, stopping at the first rejection or timeout; p->block is kept. The
+ * program runs in its own directory, with o's isolation and wrapper (the tool goes before
+ * the wrapper) and SANITIZE_GUARD_ENV. No tool, or so->unchecked: UNCHECKED without
+ * running anything. HK_OK when out says what happened; HK_ECANCELED (stopped), HK_ENOMEM,
+ * HK_EINVAL (no spec or no program). */
+int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const measure_prog *p,
+                       sanitize_result *out);
+
+/* New reference: r as evidence JSON {"outcome", "reason", "note", "size", "seed", "dist",
+ * "elements", "tool", "tools": [{"tool", "status", "text", "wall_ms"}]}; NULL on ENOMEM. */
+json_t *sanitize_result_json(const sanitize_result *r);
+
+#endif

@@ -1,0 +1,1130 @@
+/* fp64 shadows of kernels (promote.h): token edits on the baseline's text, found with the
+ * rewrites' scanner (rewrite_lex.h) inside the spans of the analysis model. The rule is to
+ * refuse rather than guess: a reference that silently kept part of the computation in float
+ * would make the baseline's own error look small and let inaccurate candidates through. */
+#include "rewrites/promote.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/rewrite_lex.h"
+
+#define LINE(k) line_of(p->text, ts->t[(k)].start)
+
+/* ---- tables ---- */
+
+/* Single-precision math API (CUDA Math API: single precision functions and intrinsics) and
+ * the double form. A plain row renames the function; a row with open/sep/close rewrites
+ * `name(` to open, each top-level comma of the call to sep and its `)` to close, for
+ * intrinsics without a double twin. */
+#define R(a, b) {a, b, NULL, NULL, NULL, NULL}
+#define RA(a, b, args) {a, b, args, NULL, NULL, NULL}
+static const promote_math math_rows[] = {
+    R("acosf", "acos"), R("acoshf", "acosh"), R("asinf", "asin"), R("asinhf", "asinh"),
+    R("atan2f", "atan2"), R("atanf", "atan"), R("atanhf", "atanh"), R("cbrtf", "cbrt"),
+    R("ceilf", "ceil"), R("copysignf", "copysign"), R("cosf", "cos"), R("coshf", "cosh"),
+    R("cospif", "cospi"), R("cyl_bessel_i0f", "cyl_bessel_i0"), R("cyl_bessel_i1f", "cyl_bessel_i1"),
+    R("erfcf", "erfc"), R("erfcinvf", "erfcinv"), R("erfcxf", "erfcx"), R("erff", "erf"),
+    R("erfinvf", "erfinv"), R("exp10f", "exp10"), R("exp2f", "exp2"), R("expf", "exp"),
+    R("expm1f", "expm1"), R("fabsf", "fabs"), R("fdimf", "fdim"), R("floorf", "floor"),
+    R("fmaf", "fma"), R("fmaxf", "fmax"), R("fminf", "fmin"), R("fmodf", "fmod"),
+    RA("frexpf", "frexp", "f-"), R("hypotf", "hypot"), R("ilogbf", "ilogb"), R("j0f", "j0"),
+    R("j1f", "j1"), RA("jnf", "jn", "-f"), RA("ldexpf", "ldexp", "f-"), R("lgammaf", "lgamma"),
+    R("llrintf", "llrint"), R("llroundf", "llround"), R("log10f", "log10"), R("log1pf", "log1p"),
+    R("log2f", "log2"), R("logbf", "logb"), R("logf", "log"), R("lrintf", "lrint"),
+    R("lroundf", "lround"), RA("modff", "modf", "f-"), RA("nanf", "nan", "-"), R("nearbyintf", "nearbyint"),
+    R("nextafterf", "nextafter"), R("norm3df", "norm3d"), R("norm4df", "norm4d"),
+    R("normcdff", "normcdf"), R("normcdfinvf", "normcdfinv"), RA("normf", "norm", "--"),
+    R("powf", "pow"), R("rcbrtf", "rcbrt"), R("remainderf", "remainder"), RA("remquof", "remquo", "ff-"),
+    R("rhypotf", "rhypot"), R("rintf", "rint"), R("rnorm3df", "rnorm3d"), R("rnorm4df", "rnorm4d"),
+    RA("rnormf", "rnorm", "--"), R("roundf", "round"), R("rsqrtf", "rsqrt"), RA("scalblnf", "scalbln", "f-"),
+    RA("scalbnf", "scalbn", "f-"), RA("sincosf", "sincos", "f--"), RA("sincospif", "sincospi", "f--"), R("sinf", "sin"),
+    R("sinhf", "sinh"), R("sinpif", "sinpi"), R("sqrtf", "sqrt"), R("tanf", "tan"),
+    R("tanhf", "tanh"), R("tgammaf", "tgamma"), R("truncf", "trunc"), R("y0f", "y0"),
+    R("y1f", "y1"), RA("ynf", "yn", "-f"),
+    /* intrinsics: the fast approximations become the accurate double functions */
+    R("__cosf", "cos"), R("__exp10f", "exp10"), R("__expf", "exp"), R("__log10f", "log10"),
+    R("__log2f", "log2"), R("__logf", "log"), R("__powf", "pow"), RA("__sincosf", "sincos", "f--"),
+    R("__sinf", "sin"), R("__tanf", "tan"), R("__tanhf", "tanh"), R("__frsqrt_rn", "rsqrt"),
+    /* rounded arithmetic: the double intrinsic with the same rounding */
+    R("__fadd_rd", "__dadd_rd"), R("__fadd_rn", "__dadd_rn"), R("__fadd_ru", "__dadd_ru"),
+    R("__fadd_rz", "__dadd_rz"), R("__fsub_rd", "__dsub_rd"), R("__fsub_rn", "__dsub_rn"),
+    R("__fsub_ru", "__dsub_ru"), R("__fsub_rz", "__dsub_rz"), R("__fmul_rd", "__dmul_rd"),
+    R("__fmul_rn", "__dmul_rn"), R("__fmul_ru", "__dmul_ru"), R("__fmul_rz", "__dmul_rz"),
+    R("__fdiv_rd", "__ddiv_rd"), R("__fdiv_rn", "__ddiv_rn"), R("__fdiv_ru", "__ddiv_ru"),
+    R("__fdiv_rz", "__ddiv_rz"), R("__fmaf_rd", "__fma_rd"), R("__fmaf_rn", "__fma_rn"),
+    R("__fmaf_ru", "__fma_ru"), R("__fmaf_rz", "__fma_rz"), R("__fmaf_ieee_rd", "__fma_rd"),
+    R("__fmaf_ieee_rn", "__fma_rn"), R("__fmaf_ieee_ru", "__fma_ru"),
+    R("__fmaf_ieee_rz", "__fma_rz"), R("__fsqrt_rd", "__dsqrt_rd"), R("__fsqrt_rn", "__dsqrt_rn"),
+    R("__fsqrt_ru", "__dsqrt_ru"), R("__fsqrt_rz", "__dsqrt_rz"), R("__frcp_rd", "__drcp_rd"),
+    R("__frcp_ru", "__drcp_ru"), R("__frcp_rz", "__drcp_rz"),
+    /* conversions to integers: the same rounding from double */
+    R("__float2int_rd", "__double2int_rd"), R("__float2int_rn", "__double2int_rn"),
+    R("__float2int_ru", "__double2int_ru"), R("__float2int_rz", "__double2int_rz"),
+    R("__float2uint_rd", "__double2uint_rd"), R("__float2uint_rn", "__double2uint_rn"),
+    R("__float2uint_ru", "__double2uint_ru"), R("__float2uint_rz", "__double2uint_rz"),
+    R("__float2ll_rd", "__double2ll_rd"), R("__float2ll_rn", "__double2ll_rn"),
+    R("__float2ll_ru", "__double2ll_ru"), R("__float2ll_rz", "__double2ll_rz"),
+    R("__float2ull_rd", "__double2ull_rd"), R("__float2ull_rn", "__double2ull_rn"),
+    R("__float2ull_ru", "__double2ull_ru"), R("__float2ull_rz", "__double2ull_rz"),
+    /* integers to float: a 32-bit integer is exact in double; 64-bit ones round once */
+    RA("__int2float_rd", "__int2double_rn", "-"), RA("__int2float_rn", "__int2double_rn", "-"),
+    RA("__int2float_ru", "__int2double_rn", "-"), RA("__int2float_rz", "__int2double_rn", "-"),
+    RA("__uint2float_rd", "__uint2double_rn", "-"), RA("__uint2float_rn", "__uint2double_rn", "-"),
+    RA("__uint2float_ru", "__uint2double_rn", "-"), RA("__uint2float_rz", "__uint2double_rn", "-"),
+    RA("__ll2float_rd", "__ll2double_rd", "-"), RA("__ll2float_rn", "__ll2double_rn", "-"),
+    RA("__ll2float_ru", "__ll2double_ru", "-"), RA("__ll2float_rz", "__ll2double_rz", "-"),
+    RA("__ull2float_rd", "__ull2double_rd", "-"), RA("__ull2float_rn", "__ull2double_rn", "-"),
+    RA("__ull2float_ru", "__ull2double_ru", "-"), RA("__ull2float_rz", "__ull2double_rz", "-"),
+    /* classification: the generic names have double overloads */
+    R("__finitef", "isfinite"), R("__isfinitef", "isfinite"), R("__isinff", "isinf"),
+    R("__isnanf", "isnan"), R("__signbitf", "signbit"),
+    /* no double twin: written out (a double narrowed to float stays double) */
+    {"__double2float_rd", NULL, NULL, "((double)(", NULL, "))"},
+    {"__double2float_rn", NULL, NULL, "((double)(", NULL, "))"},
+    {"__double2float_ru", NULL, NULL, "((double)(", NULL, "))"},
+    {"__double2float_rz", NULL, NULL, "((double)(", NULL, "))"},
+    {"__fdividef", NULL, NULL, "(((double)(", "))/((double)(", ")))"},
+    {"fdividef", NULL, NULL, "(((double)(", "))/((double)(", ")))"},
+    {"__frcp_rn", NULL, NULL, "(1.0/(", NULL, "))"},
+    {"__saturatef", NULL, NULL, "fmin(fmax((double)(", NULL, "),0.0),1.0)"},
+};
+#undef R
+#undef RA
+
+/* Float-rounded math constants of math_constants.h and their double twins. */
+static const char *const const_rows[][2] = {
+    {"CUDART_SQRT_HALF_F", "CUDART_SQRT_HALF"}, {"CUDART_SQRT_TWO_F", "CUDART_SQRT_TWO"},
+    {"CUDART_THIRD_F", "CUDART_THIRD"}, {"CUDART_PIO4_F", "CUDART_PIO4"},
+    {"CUDART_PIO2_F", "CUDART_PIO2"}, {"CUDART_3PIO4_F", "CUDART_3PIO4"},
+    {"CUDART_2_OVER_PI_F", "CUDART_2_OVER_PI"}, {"CUDART_SQRT_2_OVER_PI_F", "CUDART_SQRT_2OPI"},
+    {"CUDART_PI_F", "CUDART_PI"}, {"CUDART_L2E_F", "CUDART_L2E"}, {"CUDART_L2T_F", "CUDART_L2T"},
+    {"CUDART_LG2_F", "CUDART_LG2"}, {"CUDART_LGE_F", "CUDART_LGE"}, {"CUDART_LN2_F", "CUDART_LN2"},
+    {"CUDART_LNT_F", "CUDART_LNT"}, {"CUDART_LNPI_F", "CUDART_LNPI"},
+};
+
+/* Float constants that keep their value: it is exact in double, and the kernel's
+ * arithmetic uses them as given (a guard such as `x + FLT_EPSILON` is part of the function
+ * computed, and -FLT_MAX as a max's start works the same in double). They become double
+ * typed, so that fmax(v, FLT_MAX) does not mix float and double arguments. */
+static const char *const exact_rows[][2] = {
+    {"FLT_MAX", "((double)FLT_MAX)"}, {"FLT_MIN", "((double)FLT_MIN)"},
+    {"FLT_EPSILON", "((double)FLT_EPSILON)"}, {"FLT_TRUE_MIN", "((double)FLT_TRUE_MIN)"},
+    {"INFINITY", "((double)INFINITY)"}, {"NAN", "((double)NAN)"}, {"HUGE_VALF", "HUGE_VAL"},
+    {"CUDART_INF_F", "((double)CUDART_INF_F)"}, {"CUDART_NAN_F", "((double)CUDART_NAN_F)"},
+    {"CUDART_ZERO_F", "((double)CUDART_ZERO_F)"}, {"CUDART_ONE_F", "((double)CUDART_ONE_F)"},
+    {"CUDART_NEG_ZERO_F", "((double)CUDART_NEG_ZERO_F)"},
+};
+
+/* The refusal table: identifiers (exact, or a prefix when the row ends in '*') that make
+ * a promotion unfaithful, and why. */
+static const char *const refusal_rows[][2] = {
+    {"float1", "float vector type"}, {"float2", "float vector type"},
+    {"float3", "float vector type"}, {"float4", "float vector type"},
+    {"make_float1", "float vector type"}, {"make_float2", "float vector type"},
+    {"make_float3", "float vector type"}, {"make_float4", "float vector type"},
+    {"__half*", "half-precision arithmetic"}, {"half2", "half-precision arithmetic"},
+    {"__float2half*", "half-precision arithmetic"}, {"__floats2half2*", "half-precision arithmetic"},
+    {"__float22half2*", "half-precision arithmetic"}, {"__hadd*", "half-precision arithmetic"},
+    {"__hsub*", "half-precision arithmetic"}, {"__hmul*", "half-precision arithmetic"},
+    {"__hdiv*", "half-precision arithmetic"}, {"__hfma*", "half-precision arithmetic"},
+    {"__hneg*", "half-precision arithmetic"}, {"__habs*", "half-precision arithmetic"},
+    {"__hmax*", "half-precision arithmetic"}, {"__hmin*", "half-precision arithmetic"},
+    {"__nv_bfloat16*", "bfloat16 arithmetic"}, {"nv_bfloat16*", "bfloat16 arithmetic"},
+    {"__bfloat16*", "bfloat16 arithmetic"}, {"__float2bfloat16*", "bfloat16 arithmetic"},
+    {"__floats2bfloat162*", "bfloat16 arithmetic"}, {"__nv_fp8*", "fp8 arithmetic"},
+    {"asm", "inline asm"}, {"__asm__", "inline asm"}, {"__asm", "inline asm"},
+    {"texture", "texture"}, {"cudaTextureObject_t", "texture"}, {"tex1D*", "texture"},
+    {"tex2D*", "texture"}, {"tex3D*", "texture"}, {"texCubemap*", "texture"},
+    {"cudaSurfaceObject_t", "surface"}, {"surf1D*", "surface"}, {"surf2D*", "surface"},
+    {"surf3D*", "surface"}, {"surfCubemap*", "surface"},
+    {"__float_as_int", "bit pattern of a float"}, {"__float_as_uint", "bit pattern of a float"},
+    {"__int_as_float", "bit pattern of a float"}, {"__uint_as_float", "bit pattern of a float"},
+    {"reinterpret_cast", "reinterpret cast"}, {"memcpy", "byte copy"},
+    {"CUDART_*_F", "float-format constant"}, {"wmma", "tensor-core fragment"},
+};
+
+/* Calls that need nothing: synchronisation, atomics and shuffles (double overloads exist
+ * for the ones that take values: atomicAdd on sm_60+, __shfl*, __ldg and the cache-hint
+ * loads), integer intrinsics, generic min/max, and the keywords that take parentheses. */
+static const char *const safe_calls[] = {
+    "if", "for", "while", "switch", "return", "sizeof", "alignof", "decltype", "static_cast",
+    "const_cast", "static_assert", "__launch_bounds__", "__align__", "__builtin_expect",
+    "__builtin_assume", "__assume", "defined", "catch", "throw", "noexcept",
+    "__syncthreads", "__syncthreads_or", "__syncthreads_and", "__syncthreads_count", "__syncwarp",
+    "__threadfence", "__threadfence_block", "__threadfence_system", "atomicAdd", "atomicSub",
+    "atomicMax", "atomicMin", "atomicInc", "atomicDec", "atomicAnd", "atomicOr", "atomicXor",
+    "atomicCAS", "atomicExch", "atomicAdd_block", "atomicAdd_system", "__shfl_sync",
+    "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl", "__shfl_up",
+    "__shfl_down", "__shfl_xor", "__ballot_sync", "__any_sync", "__all_sync", "__activemask",
+    "__match_any_sync", "__match_all_sync", "__reduce_add_sync", "__reduce_min_sync",
+    "__reduce_max_sync", "__popc", "__popcll", "__clz", "__clzll", "__ffs", "__ffsll", "__brev",
+    "__brevll", "__mul24", "__umul24", "__mulhi", "__umulhi", "__mul64hi", "__umul64hi",
+    "__sad", "__usad", "__byte_perm", "__funnelshift_l", "__funnelshift_r", "__ldg", "__ldcg",
+    "__ldca", "__ldcs", "__ldlu", "__ldcv", "__stwb", "__stcg", "__stcs", "__stwt", "min", "max",
+    "abs", "labs", "llabs", "isnan", "isinf", "isfinite", "signbit", "assert", "printf",
+    "__trap", "__brkpt", "__nanosleep", "clock", "clock64", "__prof_trigger", "dim3",
+    "__isGlobal", "__isShared", "__cvta_generic_to_shared", "__pipeline_commit",
+};
+
+/* Type names that may be called as conversions: `int(x)`, `(size_t)(x)`. */
+static const char *const int_types[] = {
+    "int", "unsigned", "signed", "long", "short", "char", "bool", "size_t", "ptrdiff_t",
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+    "double", "float", "auto", "void", "const", "volatile",
+};
+
+/* Keywords and type words that may stand at the top level of a declaration; never names. */
+static const char *const decl_keywords[] = {
+    "static", "extern", "const", "constexpr", "volatile", "inline", "typedef", "using",
+    "struct", "class", "union", "enum", "template", "typename", "__device__", "__host__",
+    "__constant__", "__shared__", "__managed__", "__forceinline__", "__noinline__", "float",
+    "double", "int", "unsigned", "signed", "long", "short", "char", "bool", "void", "auto",
+    "namespace", "public", "private", "protected", "operator", "std", "size_t", "__restrict__",
+};
+
+static const char *const float_spellings[] = {"float", "fp32", "f32", "float32"};
+
+/* ---- small helpers ---- */
+
+static bool in_list(const char *const *list, size_t n, const char *s, size_t l)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strlen(list[i]) == l && memcmp(list[i], s, l) == 0)
+            return true;
+    return false;
+}
+
+static bool tok_in(const rw_toks *ts, size_t k, const char *const *list, size_t n)
+{
+    if (k >= ts->n || ts->t[k].kind != T_IDENT)
+        return false;
+    return in_list(list, n, ts->text + ts->t[k].start, ts->t[k].end - ts->t[k].start);
+}
+
+static size_t tok_len(const rw_toks *ts, size_t k)
+{
+    return ts->t[k].end - ts->t[k].start;
+}
+
+/* 1-based line of byte: counted only for the one refusal reported, so O(n) is fine. */
+static int line_of(const char *text, uint32_t byte)
+{
+    int line = 1;
+    for (uint32_t i = 0; i < byte; i++)
+        line += text[i] == '\n';
+    return line;
+}
+
+/* The first token starting at or after byte. */
+static size_t tok_at(const rw_toks *ts, uint32_t byte)
+{
+    size_t lo = 0, hi = ts->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ts->t[mid].start < byte)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static const promote_math *math_lookup(const char *s, size_t l)
+{
+    for (size_t i = 0; i < HK_ARRAY_LEN(math_rows); i++)
+        if (strlen(math_rows[i].name) == l && memcmp(math_rows[i].name, s, l) == 0)
+            return &math_rows[i];
+    return NULL;
+}
+
+static const char *const_lookup(const char *s, size_t l)
+{
+    for (size_t i = 0; i < HK_ARRAY_LEN(const_rows); i++)
+        if (strlen(const_rows[i][0]) == l && memcmp(const_rows[i][0], s, l) == 0)
+            return const_rows[i][1];
+    return NULL;
+}
+
+static const char *exact_lookup(const char *s, size_t l)
+{
+    for (size_t i = 0; i < HK_ARRAY_LEN(exact_rows); i++)
+        if (strlen(exact_rows[i][0]) == l && memcmp(exact_rows[i][0], s, l) == 0)
+            return exact_rows[i][1];
+    return NULL;
+}
+
+/* Why the identifier s[0, l) is refused, or NULL. Rows ending in '*' are prefixes; a '*'
+ * inside a row ("CUDART_*_F") matches any middle. */
+static const char *refusal_lookup(const char *s, size_t l)
+{
+    if (const_lookup(s, l) || exact_lookup(s, l))
+        return NULL;
+    for (size_t i = 0; i < HK_ARRAY_LEN(refusal_rows); i++) {
+        const char *p = refusal_rows[i][0], *star = strchr(p, '*');
+        if (!star) {
+            if (strlen(p) == l && memcmp(p, s, l) == 0)
+                return refusal_rows[i][1];
+            continue;
+        }
+        size_t pre = (size_t)(star - p), post = strlen(star + 1);
+        if (l >= pre + post && memcmp(s, p, pre) == 0 && memcmp(s + l - post, star + 1, post) == 0)
+            return refusal_rows[i][1];
+    }
+    return NULL;
+}
+
+/* A floating literal with an f/F suffix: decimal with '.' or an exponent, or hexadecimal
+ * with a binary exponent (0xFF is an integer that merely ends in F). */
+static bool is_float_f_literal(const rw_toks *ts, size_t k)
+{
+    if (ts->t[k].kind != T_NUMBER)
+        return false;
+    const char *s = ts->text + ts->t[k].start;
+    size_t l = tok_len(ts, k);
+    if (l < 2 || (s[l - 1] != 'f' && s[l - 1] != 'F'))
+        return false;
+    bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    for (size_t i = 0; i + 1 < l; i++) {
+        char c = s[i];
+        if (hex ? (c == 'p' || c == 'P') : (c == '.' || c == 'e' || c == 'E'))
+            return true;
+    }
+    return false;
+}
+
+static void refuse(promote_result *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void refuse(promote_result *out, const char *fmt, ...)
+{
+    if (out->reason[0])
+        return; /* the first refusal is the one reported */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->reason, sizeof out->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- what the text declares outside functions ---- */
+
+typedef struct {
+    uint32_t name_start, name_end; /* in text; the line is counted when a refusal names it */
+    const char *why;               /* NULL: harmless */
+    char what[48];
+} decl_name;
+
+typedef struct {
+    decl_name *v;
+    size_t n, cap;
+} decl_names;
+
+static int names_push(decl_names *d, uint32_t s, uint32_t e, const char *why, const char *what)
+{
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 32;
+        decl_name *v = hk_realloc(d->v, cap * sizeof *v);
+        if (!v)
+            return HK_ENOMEM;
+        d->v = v;
+        d->cap = cap;
+    }
+    decl_name *n = &d->v[d->n++];
+    n->name_start = s;
+    n->name_end = e;
+    n->why = why;
+    snprintf(n->what, sizeof n->what, "%.47s", what ? what : "");
+    return HK_OK;
+}
+
+static const decl_name *names_find(const decl_names *d, const char *text, const char *s, size_t l)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (d->v[i].name_end - d->v[i].name_start == l && memcmp(text + d->v[i].name_start, s, l) == 0)
+            return &d->v[i];
+    return NULL;
+}
+
+/* Does the text [a, b) hold something that is float in a double shadow: the float type, a
+ * float literal, a single-precision math name or a refused construct? what gets its
+ * spelling. */
+static int text_has_float(const char *text, uint32_t a, uint32_t b, bool *has, char *what, size_t wl)
+{
+    rw_toks ts = { 0 };
+    int rc = rwl_lex(text, a, b, &ts);
+    *has = false;
+    for (size_t k = 0; rc == HK_OK && k < ts.n && !*has; k++) {
+        const char *s = text + ts.t[k].start;
+        size_t l = tok_len(&ts, k);
+        if ((ts.t[k].kind == T_IDENT && ((l == 5 && !memcmp(s, "float", 5)) || math_lookup(s, l) ||
+                                         refusal_lookup(s, l) || const_lookup(s, l))) ||
+            is_float_f_literal(&ts, k)) {
+            *has = true;
+            snprintf(what, wl, "%.*s", (int)(l < 40 ? l : 40), s);
+        }
+    }
+    rwl_toks_free(&ts);
+    return rc;
+}
+
+/* #define lines: the name, and whether the replacement holds float code. */
+static int scan_macros(const char *text, size_t len, decl_names *macros)
+{
+    size_t i = 0;
+    while (i < len) {
+        while (i < len && (text[i] == ' ' || text[i] == '\t'))
+            i++;
+        if (i < len && text[i] == '#') {
+            i++;
+            while (i < len && (text[i] == ' ' || text[i] == '\t'))
+                i++;
+            if (len - i > 6 && !memcmp(text + i, "define", 6) && (text[i + 6] == ' ' || text[i + 6] == '\t')) {
+                i += 6;
+                while (i < len && (text[i] == ' ' || text[i] == '\t'))
+                    i++;
+                size_t ns = i;
+                while (i < len && (isalnum((unsigned char)text[i]) || text[i] == '_'))
+                    i++;
+                size_t ne = i, end = i;
+                while (end < len && text[end] != '\n') { /* continuation lines belong to it */
+                    if (text[end] == '\\' && end + 1 < len && text[end + 1] == '\n')
+                        end++;
+                    end++;
+                }
+                bool has = false;
+                char what[48] = "";
+                int rc = text_has_float(text, (uint32_t)ne, (uint32_t)end, &has, what, sizeof what);
+                if (!rc && ne > ns)
+                    rc = names_push(macros, (uint32_t)ns, (uint32_t)ne,
+                                    has ? "macro with float code" : NULL, what);
+                if (rc)
+                    return rc;
+                i = end;
+            }
+        }
+        while (i < len && text[i] != '\n')
+            i++;
+        i++;
+    }
+    return HK_OK;
+}
+
+/* Is byte inside one of the model's functions (in source order, never nested)? *end gets
+ * the end of its span. A binary search: the scan below asks for every top-level token. */
+static bool in_function(const an_model *m, uint32_t byte, size_t *end)
+{
+    size_t lo = 0, hi = m->n_funcs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->funcs[mid].span.start_byte <= byte)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || byte >= m->funcs[lo - 1].span.end_byte)
+        return false;
+    *end = m->funcs[lo - 1].span.end_byte;
+    return true;
+}
+
+/* Notes the first float construct in tokens [a, b) into what. */
+static void range_float(const rw_toks *ts, size_t a, size_t b, bool *has, char *what, size_t wl)
+{
+    for (size_t k = a; k < b && k < ts->n; k++)
+        if (rwl_tok_is_ident(ts, k, "float") || is_float_f_literal(ts, k)) {
+            if (!*has)
+                snprintf(what, wl, "%.*s", (int)tok_len(ts, k), ts->text + ts->t[k].start);
+            *has = true;
+        }
+}
+
+/* Names declared at file scope (outside the model's functions and outside other function
+ * bodies): each top-level declaration's identifiers outside brackets. A declaration that
+ * mentions float marks its names: the shadow would read them as float. */
+static int scan_file_scope(const rw_toks *ts, const an_model *m, decl_names *out)
+{
+    size_t i = 0;
+    while (i < ts->n) {
+        size_t fend;
+        if (in_function(m, ts->t[i].start, &fend)) {
+            i = tok_at(ts, (uint32_t)fend);
+            continue;
+        }
+        /* one declaration: up to ';' at depth 0, skipping bracketed parts */
+        size_t a = i;
+        bool has_float = false, ends_body = false;
+        char what[48] = "";
+        while (i < ts->n && !rwl_tok_is(ts, i, ";")) {
+            if (in_function(m, ts->t[i].start, &fend))
+                break;
+            range_float(ts, i, i + 1, &has_float, what, sizeof what);
+            if (rwl_tok_is(ts, i, "{")) {
+                bool body = i > a && rwl_tok_is(ts, i - 1, ")");
+                bool ns = (i >= a + 2 && rwl_tok_is_ident(ts, i - 2, "namespace")) ||
+                          (i > a && (rwl_tok_is_ident(ts, i - 1, "namespace") || ts->t[i - 1].kind == T_STRING));
+                if (ns) { /* namespace X { and extern "C" {: their contents are file scope */
+                    i++;
+                    break;
+                }
+                size_t close = rwl_match_close(ts, i);
+                range_float(ts, i, close, &has_float, what, sizeof what);
+                i = close < ts->n ? close + 1 : ts->n;
+                if (body) { /* a host function the model does not list */
+                    ends_body = true;
+                    break;
+                }
+                continue;
+            }
+            if (rwl_tok_is(ts, i, "(") || rwl_tok_is(ts, i, "[")) {
+                size_t close = rwl_match_close(ts, i);
+                range_float(ts, i, close, &has_float, what, sizeof what);
+                i = close < ts->n ? close + 1 : ts->n;
+                continue;
+            }
+            if (rwl_tok_is(ts, i, "}")) { /* closes a namespace */
+                i++;
+                break;
+            }
+            i++;
+        }
+        size_t b = i;
+        /* the names: identifiers at depth 0 of [a, b) (brackets were skipped above, so
+         * walk again with the same rule) */
+        for (size_t k = a; k < b && k < ts->n; k++) {
+            if (rwl_tok_is(ts, k, "{") || rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[") ||
+                (rwl_tok_is(ts, k, "<") && k > a && ts->t[k - 1].kind == T_IDENT &&
+                 rwl_match_close(ts, k) < b)) {
+                size_t close = rwl_match_close(ts, k);
+                if (close >= b)
+                    break;
+                k = close;
+                continue;
+            }
+            if (ts->t[k].kind != T_IDENT || tok_in(ts, k, decl_keywords, HK_ARRAY_LEN(decl_keywords)))
+                continue;
+            if (rwl_tok_is(ts, k + 1, "::"))
+                continue;
+            const char *why = has_float && !ends_body ? "file-scope declaration with float" : NULL;
+            if (ends_body)
+                why = has_float ? "function not in the analysis model, with float code" : NULL;
+            int rc = names_push(out, ts->t[k].start, ts->t[k].end, why, what);
+            if (rc)
+                return rc;
+        }
+        if (i < ts->n && rwl_tok_is(ts, i, ";"))
+            i++;
+        if (i == a)
+            i++;
+    }
+    return HK_OK;
+}
+
+/* ---- the promotion ---- */
+
+typedef struct {
+    const char *text;
+    size_t len;
+    const an_model *m;
+    rw_toks ts;
+    bool *promoted;       /* [m->n_funcs] */
+    decl_names macros, file_names;
+    rw_edits edits;
+    promote_result *out;
+} promoter;
+
+/* Is s[0, l) a type parameter of f's template ("typename NAME", "class NAME")? */
+static bool is_type_param(const an_function *f, const char *s, size_t l)
+{
+    if (!f->template_params)
+        return false;
+    const char *t = f->template_params;
+    /* a cheap scan: "typename NAME" or "class NAME" */
+    for (size_t i = 0; t[i]; i++) {
+        size_t kw = !strncmp(t + i, "typename", 8) ? 8 : !strncmp(t + i, "class", 5) ? 5 : 0;
+        if (!kw || (i > 0 && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_')))
+            continue;
+        size_t j = i + kw;
+        while (t[j] == ' ')
+            j++;
+        if (!strncmp(t + j, s, l) && !(isalnum((unsigned char)t[j + l]) || t[j + l] == '_'))
+            return true;
+    }
+    return false;
+}
+
+/* Is the identifier `half` at k the type, or a variable the function declares? */
+static bool half_is_variable(const rw_toks *ts, size_t a, size_t b, const char *name, size_t l)
+{
+    for (size_t k = a + 1; k < b; k++)
+        if (ts->t[k].kind == T_IDENT && tok_len(ts, k) == l && !memcmp(ts->text + ts->t[k].start, name, l) &&
+            tok_in(ts, k - 1, int_types, HK_ARRAY_LEN(int_types)))
+            return true;
+    return false;
+}
+
+/* The template parameters of the kernel against the spec's arguments: a type parameter
+ * the spec gives as float is promoted through out->template_args; one it does not give
+ * must not default to float. */
+static int check_kernel_template(promoter *p, const an_function *f, const char *const *targs, size_t n_targs)
+{
+    promote_result *out = p->out;
+    if (n_targs) {
+        out->template_args = hk_calloc(n_targs, sizeof *out->template_args);
+        if (!out->template_args)
+            return HK_ENOMEM;
+        out->n_template_args = n_targs;
+        for (size_t i = 0; i < n_targs; i++) {
+            const char *a = targs[i] ? targs[i] : "";
+            bool is_float = false;
+            for (size_t h = 0; h < HK_ARRAY_LEN(float_spellings); h++)
+                is_float |= !strcmp(a, float_spellings[h]);
+            if (refusal_lookup(a, strlen(a)) || !strcmp(a, "half") || !strcmp(a, "bfloat16"))
+                refuse(out, "template argument %zu of '%s' is %s: %s has no faithful double form",
+                       i + 1, f->name, a, refusal_lookup(a, strlen(a)) ? refusal_lookup(a, strlen(a)) : "half precision");
+            out->template_args[i] = hk_strdup(is_float ? "double" : a);
+            if (!out->template_args[i])
+                return HK_ENOMEM;
+        }
+    }
+    if (!f->template_params)
+        return HK_OK;
+    /* the parameters in order, split at top-level commas */
+    rw_toks ts = { 0 };
+    const char *t = f->template_params;
+    int rc = rwl_lex(t, 0, (uint32_t)strlen(t), &ts);
+    if (rc)
+        goto out;
+    size_t open = 0;
+    while (open < ts.n && !rwl_tok_is(&ts, open, "<"))
+        open++;
+    size_t close = rwl_match_close(&ts, open);
+    size_t idx = 0, start = open + 1;
+    for (size_t k = open + 1; k <= close && k < ts.n + 1; k++) {
+        bool end = k >= close || k == ts.n;
+        if (!end && (rwl_tok_is(&ts, k, "(") || rwl_tok_is(&ts, k, "<"))) {
+            size_t c = rwl_match_close(&ts, k);
+            if (c < close)
+                k = c;
+            continue;
+        }
+        if (!end && !rwl_tok_is(&ts, k, ","))
+            continue;
+        /* parameter [start, k) */
+        bool has_float = false;
+        for (size_t j = start; j < k; j++)
+            has_float |= rwl_tok_is_ident(&ts, j, "float");
+        if (has_float && idx >= n_targs)
+            refuse(p->out, "template parameter %zu of '%s' (line %d) defaults to float and the "
+                   "spec does not give it: the shadow's instantiation could not be made double",
+                   idx + 1, f->name, (int)f->span.start_row + 1);
+        idx++;
+        start = k + 1;
+        if (end)
+            break;
+    }
+out:
+    rwl_toks_free(&ts);
+    return rc;
+}
+
+/* Adds the callees of function fi to the promoted set; refuses what cannot be followed. */
+static int follow_calls(promoter *p, size_t fi, size_t *work, size_t *n_work)
+{
+    const an_function *f = &p->m->funcs[fi];
+    const rw_toks *ts = &p->ts;
+    size_t a = tok_at(ts, f->body_span.start_byte), b = tok_at(ts, f->body_span.end_byte);
+    for (size_t k = a; k < b && !p->out->reason[0]; k++) {
+        if (ts->t[k].kind != T_IDENT)
+            continue;
+        size_t next = k + 1;
+        if (rwl_tok_is(ts, next, "<")) {  /* f<...>( : a template call */
+            size_t c = rwl_match_close(ts, next);
+            if (c < b && rwl_tok_is(ts, c + 1, "("))
+                next = c + 1;
+        }
+        if (!rwl_tok_is(ts, next, "("))
+            continue;
+        if (k > a && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")))
+            continue; /* a member call: cooperative groups' sync(), shfl_down() */
+        const char *s = p->text + ts->t[k].start;
+        size_t l = tok_len(ts, k);
+        size_t hits = 0, hit = 0;
+        bool kernel = false;
+        for (size_t g = 0; g < p->m->n_funcs; g++) {
+            const an_function *h = &p->m->funcs[g];
+            if (h->kind == AN_LAUNCHER || strlen(h->name) != l || memcmp(h->name, s, l))
+                continue;
+            kernel |= h->kind == AN_KERNEL;
+            hits++;
+            hit = g;
+        }
+        if (kernel) {
+            refuse(p->out, "launch of kernel '%.*s' from device code (line %d): dynamic "
+                   "parallelism is not promoted", (int)l, s, LINE(k));
+            continue;
+        }
+        if (hits > 1) {
+            refuse(p->out, "call to '%.*s' (line %d): the device function is overloaded; the "
+                   "promoted overloads could collide", (int)l, s, LINE(k));
+            continue;
+        }
+        if (hits == 1) {
+            if (!p->promoted[hit]) {
+                p->promoted[hit] = true;
+                work[(*n_work)++] = hit;
+            }
+            continue;
+        }
+        if (k > a && rwl_tok_is(ts, k - 1, "::")) {
+            /* ns::f where no f is defined here: only cooperative groups are known */
+            bool cg = k >= 2 && (rwl_tok_is_ident(ts, k - 2, "cg") || rwl_tok_is_ident(ts, k - 2, "cooperative_groups"));
+            if (!cg)
+                refuse(p->out, "call to '%.*s' (line %d): a qualified function not defined in "
+                       "this file; its float arguments and results cannot be followed", (int)l, s, LINE(k));
+            continue;
+        }
+        if (math_lookup(s, l) || in_list(safe_calls, HK_ARRAY_LEN(safe_calls), s, l) ||
+            in_list(int_types, HK_ARRAY_LEN(int_types), s, l) || refusal_lookup(s, l) ||
+            is_type_param(f, s, l))
+            continue;
+        const decl_name *mac = names_find(&p->macros, p->text, s, l);
+        const decl_name *fs = names_find(&p->file_names, p->text, s, l);
+        if (mac || fs)
+            continue; /* judged where the name is used (promote_function) */
+        refuse(p->out, "call to '%.*s' (line %d): not defined in this file, so its float "
+               "parameters cannot be promoted (the shadow would round to float there)", (int)l, s, LINE(k));
+    }
+    return HK_OK;
+}
+
+static int add_edit(promoter *p, uint32_t s, uint32_t e, const char *repl)
+{
+    return rwl_edits_add(&p->edits, s, e, repl);
+}
+
+/* Casts the arguments of the call whose '(' is at open to double where args says 'f'
+ * (args NULL: all), by editing the call's own parentheses and top-level commas, which no
+ * other edit touches. */
+static int cast_arguments(promoter *p, size_t open, size_t b, const char *args)
+{
+    const rw_toks *ts = &p->ts;
+    size_t close = rwl_match_close(ts, open);
+    if (close >= b || close == open + 1)
+        return HK_OK;
+    size_t arg = 0;
+#define CAST(i) (!args || (args[i] == 'f'))
+    int rc = add_edit(p, ts->t[open].start, ts->t[open].end, CAST(0) ? "((double)(" : "(");
+    for (size_t j = open + 1; j < close && !rc; j++) {
+        if (rwl_tok_is(ts, j, "(") || rwl_tok_is(ts, j, "[") || rwl_tok_is(ts, j, "{")) {
+            j = rwl_match_close(ts, j);
+            continue;
+        }
+        if (!rwl_tok_is(ts, j, ","))
+            continue;
+        if (args && !args[arg + 1])
+            return HK_OK; /* more arguments than the function takes: nvcc will say so */
+        /* the edit runs to the next token, so the cast sits against its argument */
+        char sep[24];
+        snprintf(sep, sizeof sep, "%s, %s", CAST(arg) ? ")" : "", CAST(arg + 1) ? "(double)(" : "");
+        rc = add_edit(p, ts->t[j].start, ts->t[j + 1].start, sep);
+        arg++;
+    }
+    if (!rc)
+        rc = add_edit(p, ts->t[close].start, ts->t[close].end, CAST(arg) ? "))" : ")");
+#undef CAST
+    return rc;
+}
+
+/* Refuses what reads a float's bytes as another type once it is a double: a C-style cast
+ * of a float pointer to a pointer of another type (`(int *)x`, `(const char *)&v`), and
+ * unions. Float pointers are the names declared `float *NAME` (parameters, locals) in the
+ * function; a value whose address is taken (`&v` of a float local) counts too. */
+static int check_casts(promoter *p, const an_function *f, size_t a, size_t b)
+{
+    const rw_toks *ts = &p->ts;
+    size_t names[64], n_names = 0;
+    for (size_t k = a; k < b && n_names < HK_ARRAY_LEN(names); k++) {
+        if (!rwl_tok_is_ident(ts, k, "float"))
+            continue;
+        /* float [const|__restrict__|*|&]* NAME [, [*]* NAME]* */
+        size_t j = k + 1;
+        for (;;) {
+            while (j < b && (rwl_tok_is(ts, j, "*") || rwl_tok_is(ts, j, "&") ||
+                             rwl_tok_is_ident(ts, j, "const") || rwl_tok_is_ident(ts, j, "__restrict__") ||
+                             rwl_tok_is_ident(ts, j, "volatile")))
+                j++;
+            if (j >= b || ts->t[j].kind != T_IDENT || n_names >= HK_ARRAY_LEN(names))
+                break;
+            names[n_names++] = j;
+            /* skip an initializer or array size to the next declarator of the same statement */
+            size_t e = j + 1;
+            while (e < b && !rwl_tok_is(ts, e, ",") && !rwl_tok_is(ts, e, ";") && !rwl_tok_is(ts, e, ")")) {
+                if (rwl_tok_is(ts, e, "(") || rwl_tok_is(ts, e, "[") || rwl_tok_is(ts, e, "{")) {
+                    size_t c = rwl_match_close(ts, e);
+                    e = c < b ? c : b;
+                }
+                e++;
+            }
+            if (e >= b || !rwl_tok_is(ts, e, ",") || rwl_tok_is_ident(ts, e + 1, "float") ||
+                rwl_tok_is_ident(ts, e + 1, "const") || rwl_tok_is_ident(ts, e + 1, "int"))
+                break;
+            j = e + 1;
+        }
+    }
+    for (size_t k = a; k < b && !p->out->reason[0]; k++) {
+        if (rwl_tok_is_ident(ts, k, "union")) {
+            refuse(p->out, "union (line %d) in '%s': a float member would be read through "
+                   "another type", line_of(p->text, ts->t[k].start), f->name);
+            break;
+        }
+        /* ( TYPE... * ) operand, TYPE not float or double */
+        if (!rwl_tok_is(ts, k, "("))
+            continue;
+        size_t c = rwl_match_close(ts, k);
+        if (c >= b || c < k + 3 || !rwl_tok_is(ts, c - 1, "*"))
+            continue;
+        bool type = true, floating = false;
+        for (size_t j = k + 1; j < c && type; j++) {
+            type = ts->t[j].kind == T_IDENT || rwl_tok_is(ts, j, "*") || rwl_tok_is(ts, j, "::");
+            floating |= rwl_tok_is_ident(ts, j, "float") || rwl_tok_is_ident(ts, j, "double");
+        }
+        if (!type || floating)
+            continue;
+        /* the operand's first name */
+        size_t o = c + 1;
+        while (o < b && (rwl_tok_is(ts, o, "(") || rwl_tok_is(ts, o, "&")))
+            o++;
+        for (size_t i = 0; i < n_names && o < b; i++)
+            if (tok_len(ts, names[i]) == tok_len(ts, o) &&
+                !memcmp(p->text + ts->t[names[i]].start, p->text + ts->t[o].start, tok_len(ts, o))) {
+                char *ty = rwl_tok_text(ts, k + 1, c);
+                if (!ty)
+                    return HK_ENOMEM;
+                refuse(p->out, "cast of float '%.*s' to '%s' (line %d) in '%s': the pointee "
+                       "would be a double's bytes", (int)tok_len(ts, o), p->text + ts->t[o].start, ty,
+                       line_of(p->text, ts->t[k].start), f->name);
+                hk_free(ty);
+                break;
+            }
+    }
+    return HK_OK;
+}
+
+/* Promotes one function: edits for float, literals, math and constants; refusals. */
+static int promote_function(promoter *p, size_t fi, bool is_kernel)
+{
+    const an_function *f = &p->m->funcs[fi];
+    const rw_toks *ts = &p->ts;
+    promote_result *out = p->out;
+    size_t a = tok_at(ts, f->span.start_byte), b = tok_at(ts, f->span.end_byte);
+    int rc = HK_OK;
+    if (rwl_tok_is_ident(ts, a, "template") && rwl_tok_is(ts, a + 1, "<")) {
+        size_t c = rwl_match_close(ts, a + 1);
+        if (!is_kernel)
+            for (size_t k = a; k < c && k < b; k++)
+                if (rwl_tok_is_ident(ts, k, "float"))
+                    refuse(out, "template parameter of device function '%s' (line %d) defaults "
+                           "to float", f->name, line_of(p->text, ts->t[k].start));
+        a = c < b ? c + 1 : b;
+    }
+    /* Dynamic shared memory is carved by the kernel (sizeof(float) offsets, float arrays)
+     * from the bytes the launch gives; with every float doubled and nothing else changed,
+     * twice the bytes are always enough. */
+    for (size_t i = 0; i < f->n_shared; i++)
+        if (f->shared[i].is_extern)
+            out->shmem_factor = 2;
+    if ((rc = check_casts(p, f, a, b)))
+        return rc;
+    for (size_t k = a; k < b && !rc && !out->reason[0]; k++) {
+        const char *s = p->text + ts->t[k].start;
+        size_t l = tok_len(ts, k);
+        if (is_float_f_literal(ts, k)) {
+            rc = add_edit(p, ts->t[k].end - 1, ts->t[k].end, "");
+            continue;
+        }
+        if (ts->t[k].kind != T_IDENT)
+            continue;
+        if (l == 5 && !memcmp(s, "float", 5)) {
+            /* inside a template argument list: only a cast's type may change */
+            size_t j = k;
+            while (j > a && (ts->t[j - 1].kind == T_IDENT || rwl_tok_is(ts, j - 1, "::") ||
+                             rwl_tok_is(ts, j - 1, ",") || rwl_tok_is(ts, j - 1, "*") ||
+                             rwl_tok_is(ts, j - 1, "&") || ts->t[j - 1].kind == T_NUMBER))
+                j--;
+            if (j > a && rwl_tok_is(ts, j - 1, "<") && j >= a + 2 && ts->t[j - 2].kind == T_IDENT &&
+                !rwl_tok_is_ident(ts, j - 2, "static_cast") && !rwl_tok_is_ident(ts, j - 2, "const_cast") &&
+                rwl_match_close(ts, j - 1) < b) {
+                refuse(out, "float as a template argument of '%.*s' (line %d): template "
+                       "arguments are not promoted", (int)tok_len(ts, j - 2),
+                       p->text + ts->t[j - 2].start, LINE(k));
+                continue;
+            }
+            rc = add_edit(p, ts->t[k].start, ts->t[k].end, "double");
+            continue;
+        }
+        const char *why = refusal_lookup(s, l);
+        if (!why && l == 4 && !memcmp(s, "half", 4) && !half_is_variable(ts, a, b, "half", 4))
+            why = "half-precision arithmetic";
+        if (why) {
+            refuse(out, "%s '%.*s' (line %d) in '%s': %s", why, (int)l, s, LINE(k), f->name,
+                   !strcmp(why, "float vector type") ? "double vectors change alignment and load widths"
+                   : !strcmp(why, "inline asm") ? "its instructions are single-precision or unknown"
+                   : !strcmp(why, "bit pattern of a float") ? "the bits of a double mean something else"
+                   : !strcmp(why, "reinterpret cast") ? "the pointee type and its size are not followed"
+                   : !strcmp(why, "byte copy") ? "its byte counts follow the float layout"
+                   : "it has no faithful double form here");
+            continue;
+        }
+        const char *c = const_lookup(s, l);
+        if (!c)
+            c = exact_lookup(s, l);
+        if (c) {
+            rc = add_edit(p, ts->t[k].start, ts->t[k].end, c);
+            continue;
+        }
+        const promote_math *mr = math_lookup(s, l);
+        if (mr && !(k > a && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->") ||
+                              rwl_tok_is(ts, k - 1, "::")))) {
+            if (mr->to) {
+                rc = add_edit(p, ts->t[k].start, ts->t[k].end, mr->to);
+                if (!rc && rwl_tok_is(ts, k + 1, "("))
+                    rc = cast_arguments(p, k + 1, b, mr->args);
+                continue;
+            }
+            if (!rwl_tok_is(ts, k + 1, "(")) {
+                refuse(out, "'%.*s' (line %d) used without a call: it has no double twin to "
+                       "take the address of", (int)l, s, LINE(k));
+                continue;
+            }
+            size_t close = rwl_match_close(ts, k + 1);
+            if (close >= b) {
+                refuse(out, "unbalanced call to '%.*s' (line %d)", (int)l, s, LINE(k));
+                continue;
+            }
+            rc = add_edit(p, ts->t[k].start, ts->t[k + 1].end, mr->open);
+            for (size_t j = k + 2; j < close && !rc; j++) {
+                if (rwl_tok_is(ts, j, "(") || rwl_tok_is(ts, j, "[") || rwl_tok_is(ts, j, "{")) {
+                    j = rwl_match_close(ts, j);
+                    continue;
+                }
+                if (rwl_tok_is(ts, j, ",")) {
+                    if (!mr->sep) {
+                        refuse(out, "'%.*s' (line %d) called with more arguments than it takes",
+                               (int)l, s, LINE(k));
+                        break;
+                    }
+                    rc = add_edit(p, ts->t[j].start, ts->t[j + 1].start, mr->sep);
+                }
+            }
+            if (!rc)
+                rc = add_edit(p, ts->t[close].start, ts->t[close].end, mr->close);
+            continue;
+        }
+        /* names the kernel reads from elsewhere in the file */
+        if (k > a && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")))
+            continue;
+        const decl_name *mac = names_find(&p->macros, p->text, s, l);
+        if (mac && mac->why) {
+            refuse(out, "macro '%.*s' (line %d), used in '%s' (line %d), holds float code ('%s'): "
+                   "it is not promoted", (int)l, s, line_of(p->text, mac->name_start), f->name, LINE(k), mac->what);
+            continue;
+        }
+        const decl_name *fs = mac ? NULL : names_find(&p->file_names, p->text, s, l);
+        if (fs && fs->why && !is_type_param(f, s, l)) {
+            bool is_func = false;
+            for (size_t g = 0; g < p->m->n_funcs; g++)
+                is_func |= strlen(p->m->funcs[g].name) == l && !memcmp(p->m->funcs[g].name, s, l);
+            if (!is_func)
+                refuse(out, "%s '%.*s' (line %d), used in '%s' (line %d): it stays float in "
+                       "the shadow", fs->why, (int)l, s, line_of(p->text, fs->name_start), f->name, LINE(k));
+        }
+    }
+    return rc;
+}
+
+/* Empties the bodies of functions outside the promoted set that name a promoted one
+ * (work[0, n_work): the promoted functions' indices). */
+static int blank_callers(promoter *p, const size_t *work, size_t n_work)
+{
+    const an_model *m = p->m;
+    const rw_toks *ts = &p->ts;
+    for (size_t g = 0; g < m->n_funcs; g++) {
+        const an_function *h = &m->funcs[g];
+        if (p->promoted[g] || h->body_span.end_byte <= h->body_span.start_byte)
+            continue;
+        size_t a = tok_at(ts, h->body_span.start_byte), b = tok_at(ts, h->body_span.end_byte);
+        bool calls = false;
+        for (size_t k = a; k < b && !calls; k++) {
+            if (ts->t[k].kind != T_IDENT)
+                continue;
+            for (size_t w = 0; w < n_work && !calls; w++) {
+                const char *name = m->funcs[work[w]].name;
+                calls = strlen(name) == tok_len(ts, k) && !memcmp(name, p->text + ts->t[k].start, tok_len(ts, k));
+            }
+        }
+        if (!calls)
+            continue;
+        /* unreachable, not just empty: a non-void function then needs no return value */
+        int rc = add_edit(p, h->body_span.start_byte, h->body_span.end_byte,
+                          "{ /* hk fp64 shadow: emptied, it calls promoted code */ __builtin_unreachable(); }");
+        if (rc)
+            return rc;
+        p->out->n_blanked++;
+    }
+    return HK_OK;
+}
+
+void promote_result_free(promote_result *r)
+{
+    if (!r)
+        return;
+    hk_free(r->text);
+    for (size_t i = 0; i < r->n_template_args; i++)
+        hk_free(r->template_args[i]);
+    hk_free(r->template_args);
+    memset(r, 0, sizeof *r);
+    r->shmem_factor = 1;
+}
+
+int promote_fp64(const char *text, size_t len, const char *kernel, const char *const *template_args,
+                 size_t n_template_args, promote_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->shmem_factor = 1;
+    if (!text || !kernel) {
+        refuse(out, "no text or kernel name");
+        return HK_EINVAL;
+    }
+    if (len > RW_TEXT_MAX) {
+        refuse(out, "source larger than %zu bytes", (size_t)RW_TEXT_MAX);
+        return HK_ETOOBIG;
+    }
+    promoter p = { .text = text, .len = len, .out = out };
+    an_model *m = NULL, *nm = NULL;
+    size_t *work = NULL;
+    char *nt = NULL;
+    size_t nl = 0;
+    int rc = an_analyze(text, len, &m);
+    if (rc) {
+        refuse(out, "the source could not be analysed: %s", hk_strerror(rc));
+        goto out;
+    }
+    p.m = m;
+    long ki = an_model_find_kernel(m, kernel);
+    if (ki < 0 || m->funcs[ki].kind != AN_KERNEL) {
+        refuse(out, "no kernel named '%s' in the source", kernel);
+        rc = HK_ENOENT;
+        goto out;
+    }
+    if (m->funcs[ki].recovered) {
+        refuse(out, "kernel '%s' sits in code that does not parse cleanly", kernel);
+        rc = HK_EPARSE;
+        goto out;
+    }
+    p.promoted = hk_calloc(m->n_funcs, sizeof *p.promoted);
+    work = hk_calloc(m->n_funcs, sizeof *work);
+    if (!p.promoted || !work) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if ((rc = rwl_lex(text, 0, (uint32_t)len, &p.ts)) || (rc = scan_macros(text, len, &p.macros)) ||
+        (rc = scan_file_scope(&p.ts, m, &p.file_names)))
+        goto out;
+    if ((rc = check_kernel_template(&p, &m->funcs[ki], template_args, n_template_args)))
+        goto out;
+    /* the kernel and its device callees, transitively */
+    size_t n_work = 0;
+    p.promoted[ki] = true;
+    work[n_work++] = (size_t)ki;
+    for (size_t w = 0; w < n_work && !out->reason[0]; w++)
+        if ((rc = follow_calls(&p, work[w], work, &n_work)))
+            goto out;
+    for (size_t l = 0; l < m->n_launches && !out->reason[0]; l++) {
+        const an_launch *la = &m->launches[l];
+        if (la->caller >= 0 && p.promoted[la->caller])
+            refuse(out, "launch of kernel '%s' from device code in '%s' (line %u): dynamic "
+                   "parallelism is not promoted", la->kernel, m->funcs[la->caller].name,
+                   la->span.start_row + 1);
+    }
+    for (size_t w = 0; w < n_work && !out->reason[0]; w++) {
+        if (m->funcs[work[w]].recovered) {
+            refuse(out, "device function '%s' sits in code that does not parse cleanly",
+                   m->funcs[work[w]].name);
+            break;
+        }
+        if ((rc = promote_function(&p, work[w], work[w] == (size_t)ki)))
+            goto out;
+    }
+    out->n_promoted = n_work;
+    if (out->reason[0]) {
+        rc = HK_EUNSUPPORTED;
+        goto out;
+    }
+    if ((rc = blank_callers(&p, work, n_work)) || (rc = rwl_edits_apply(text, len, &p.edits, &nt, &nl)))
+        goto out;
+    /* the shadow must parse as well as the baseline did and still hold the kernel */
+    if ((rc = an_analyze(nt, nl, &nm)))
+        goto out;
+    if ((nm->has_errors && !m->has_errors) || an_model_find_kernel(nm, kernel) < 0) {
+        refuse(out, "the promoted text does not parse cleanly (a bug, or code this scan misread)");
+        rc = HK_EPARSE;
+        goto out;
+    }
+    /* which parameters the harness must now give as double */
+    const an_function *before = &m->funcs[ki], *after = &nm->funcs[an_model_find_kernel(nm, kernel)];
+    for (size_t i = 0; i < before->n_params && i < after->n_params && i < 64; i++)
+        if (!strcmp(before->params[i].elem_type, "float") && !strcmp(after->params[i].elem_type, "double"))
+            out->double_params |= 1ull << i;
+    out->text = nt;
+    out->len = nl;
+    nt = NULL;
+out:
+    if (rc && rc != HK_ENOMEM && !out->reason[0])
+        refuse(out, "%s", hk_strerror(rc));
+    if (rc) {
+        char reason[sizeof out->reason];
+        memcpy(reason, out->reason, sizeof reason);
+        size_t np = out->n_promoted;
+        promote_result_free(out);
+        memcpy(out->reason, reason, sizeof reason);
+        out->n_promoted = np;
+    }
+    hk_free(nt);
+    an_model_free(nm);
+    an_model_free(m);
+    hk_free(work);
+    hk_free(p.promoted);
+    hk_free(p.macros.v);
+    hk_free(p.file_names.v);
+    rwl_edits_free(&p.edits);
+    rwl_toks_free(&p.ts);
+    return rc;
+}
+
+int promote_fp64_spec(const spec *s, const char *text, size_t len, promote_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->shmem_factor = 1;
+    if (!s || !s->kernel) {
+        refuse(out, "no spec or no kernel in it");
+        return HK_EINVAL;
+    }
+    for (size_t i = 0; i < s->n_args; i++) {
+        const spec_arg *a = &s->args[i];
+        if (a->dtype == HK_DT_F16 || a->dtype == HK_DT_BF16) {
+            refuse(out, "argument '%s' is %s: half-precision kernels are out of scope for the "
+                   "fp64 reference", a->name, hk_dtype_name(a->dtype));
+            return HK_EUNSUPPORTED;
+        }
+    }
+    return promote_fp64(text, len, s->kernel, (const char *const *)s->template_args,
+                        s->n_template_args, out);
+}
+
+const promote_math *promote_math_table(size_t *n)
+{
+    *n = HK_ARRAY_LEN(math_rows);
+    return math_rows;
+}

@@ -1,0 +1,578 @@
+/* The rewrites' shared token scanner, edit list and finishing step (rewrite_lex.h). */
+#include "rewrites/rewrite_lex.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const type_words[] = {"int", "unsigned", "signed", "long", "short", "size_t",
+                                         "auto", "int64_t", "uint64_t", "int32_t", "uint32_t",
+                                         "ptrdiff_t", "unsigned int", "long long"};
+
+static const char *const decl_words[] = {"float", "double", "bool", "char", "half", "const",
+                                         "__half", "__nv_bfloat16", "float2", "float4", "int2", "int4"};
+
+static const char *const punct3[] = {"<<=", ">>=", "->*", "..."};
+static const char *const punct2[] = {"->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&",
+                                     "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::"};
+
+void rwl_toks_free(rw_toks *ts)
+{
+    hk_free(ts->t);
+    ts->t = NULL;
+    ts->n = ts->cap = 0;
+}
+
+int rwl_toks_push(rw_toks *ts, uint32_t start, uint32_t end, char kind)
+{
+    if (ts->n == ts->cap) {
+        size_t cap = ts->cap ? ts->cap * 2 : 256;
+        if (cap > RW_MAX_TOKENS)
+            return HK_ETOOBIG;
+        rw_tok *t = hk_realloc(ts->t, cap * sizeof *t);
+        if (!t)
+            return HK_ENOMEM;
+        ts->t = t;
+        ts->cap = cap;
+    }
+    ts->t[ts->n++] = (rw_tok){start, end, kind};
+    return HK_OK;
+}
+
+/* Tokenizes text[start, end). Comments, whitespace and preprocessor lines are skipped. */
+int rwl_lex(const char *text, uint32_t start, uint32_t end, rw_toks *ts)
+{
+    ts->text = text;
+    uint32_t i = start;
+    bool line_start = true;
+    while (i < end) {
+        char c = text[i];
+        if (c == '\n') {
+            line_start = true;
+            i++;
+            continue;
+        }
+        if (isspace((unsigned char)c)) {
+            i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < end && text[i + 1] == '/') {
+            while (i < end && text[i] != '\n')
+                i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < end && text[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < end && !(text[i] == '*' && text[i + 1] == '/'))
+                i++;
+            i = i + 2 < end ? i + 2 : end;
+            continue;
+        }
+        if (c == '#' && line_start) {   /* a preprocessor line, with continuations */
+            while (i < end && text[i] != '\n') {
+                if (text[i] == '\\' && i + 1 < end && text[i + 1] == '\n')
+                    i++;
+                i++;
+            }
+            continue;
+        }
+        line_start = false;
+        uint32_t s = i;
+        int rc;
+        if (isalpha((unsigned char)c) || c == '_') {
+            while (i < end && (isalnum((unsigned char)text[i]) || text[i] == '_'))
+                i++;
+            rc = rwl_toks_push(ts, s, i, T_IDENT);
+        } else if (isdigit((unsigned char)c) || (c == '.' && i + 1 < end && isdigit((unsigned char)text[i + 1]))) {
+            while (i < end && (isalnum((unsigned char)text[i]) || text[i] == '.' || text[i] == '\'' ||
+                               ((text[i] == '+' || text[i] == '-') &&
+                                (text[i - 1] == 'e' || text[i - 1] == 'E' || text[i - 1] == 'p' ||
+                                 text[i - 1] == 'P'))))
+                i++;
+            rc = rwl_toks_push(ts, s, i, T_NUMBER);
+        } else if (c == '"' || c == '\'') {
+            i++;
+            while (i < end && text[i] != c && text[i] != '\n') {
+                if (text[i] == '\\')
+                    i++;
+                i++;
+            }
+            if (i < end && text[i] == c)
+                i++;
+            rc = rwl_toks_push(ts, s, i > end ? end : i, T_STRING);
+        } else {
+            size_t l = 1;
+            for (size_t k = 0; k < HK_ARRAY_LEN(punct3) && l == 1; k++)
+                if (i + 3 <= end && memcmp(text + i, punct3[k], 3) == 0)
+                    l = 3;
+            for (size_t k = 0; k < HK_ARRAY_LEN(punct2) && l == 1; k++)
+                if (i + 2 <= end && memcmp(text + i, punct2[k], 2) == 0)
+                    l = 2;
+            i += (uint32_t)l;
+            rc = rwl_toks_push(ts, s, i, T_PUNCT);
+        }
+        if (rc)
+            return rc;
+    }
+    return HK_OK;
+}
+
+bool rwl_tok_is(const rw_toks *ts, size_t k, const char *s)
+{
+    if (k >= ts->n)
+        return false;
+    size_t l = ts->t[k].end - ts->t[k].start;
+    return strlen(s) == l && memcmp(ts->text + ts->t[k].start, s, l) == 0;
+}
+
+bool rwl_tok_is_ident(const rw_toks *ts, size_t k, const char *name)
+{
+    return k < ts->n && ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k, name);
+}
+
+bool rwl_tok_is_assign_op(const rw_toks *ts, size_t k)
+{
+    static const char *const ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ops); i++)
+        if (rwl_tok_is(ts, k, ops[i]))
+            return true;
+    return false;
+}
+
+/* Index of the token closing the bracket at k ("(", "[", "{", or "<" for template lists),
+ * or ts->n when unbalanced. */
+size_t rwl_match_close(const rw_toks *ts, size_t k)
+{
+    const char *open = NULL, *close = NULL;
+    if (rwl_tok_is(ts, k, "(")) open = "(", close = ")";
+    else if (rwl_tok_is(ts, k, "[")) open = "[", close = "]";
+    else if (rwl_tok_is(ts, k, "{")) open = "{", close = "}";
+    else if (rwl_tok_is(ts, k, "<")) open = "<", close = ">";
+    else return ts->n;
+    int depth = 0, paren = 0;
+    bool angle = *open == '<';
+    for (size_t i = k; i < ts->n; i++) {
+        if (angle) {
+            /* inside <...> only parentheses protect a '>' */
+            if (rwl_tok_is(ts, i, "(")) paren++;
+            else if (rwl_tok_is(ts, i, ")")) paren--;
+            else if (paren == 0 && rwl_tok_is(ts, i, "<")) depth++;
+            else if (paren == 0 && rwl_tok_is(ts, i, ">")) {
+                if (--depth == 0)
+                    return i;
+            } else if (paren == 0 && rwl_tok_is(ts, i, ">>")) {
+                depth -= 2;
+                if (depth <= 0)
+                    return i;
+            } else if (rwl_tok_is(ts, i, ";") || rwl_tok_is(ts, i, "{"))
+                return ts->n;
+            continue;
+        }
+        if (rwl_tok_is(ts, i, open))
+            depth++;
+        else if (rwl_tok_is(ts, i, close) && --depth == 0)
+            return i;
+    }
+    return ts->n;
+}
+
+/* true when the token before k makes a '*' or '&' at k unary (not multiplication/and). */
+bool rwl_unary_position(const rw_toks *ts, size_t k)
+{
+    if (k == 0)
+        return true;
+    const rw_tok *p = &ts->t[k - 1];
+    if (p->kind == T_IDENT)
+        return rwl_tok_is(ts, k - 1, "return");
+    if (p->kind == T_NUMBER || p->kind == T_STRING)
+        return false;
+    return !(rwl_tok_is(ts, k - 1, ")") || rwl_tok_is(ts, k - 1, "]"));
+}
+
+char *rwl_tok_text(const rw_toks *ts, size_t a, size_t b)
+{
+    if (a >= b)
+        return hk_strdup("");
+    return hk_strndup(ts->text + ts->t[a].start, ts->t[b - 1].end - ts->t[a].start);
+}
+
+/* Index one past the statement starting at token i (within [i, end)). */
+size_t rwl_stmt_end(const rw_toks *ts, size_t i, size_t end)
+{
+    if (i >= end)
+        return end;
+    if (rwl_tok_is(ts, i, "{")) {
+        size_t c = rwl_match_close(ts, i);
+        return c < end ? c + 1 : end;
+    }
+    if (rwl_tok_is_ident(ts, i, "if") || rwl_tok_is_ident(ts, i, "for") || rwl_tok_is_ident(ts, i, "while") ||
+        rwl_tok_is_ident(ts, i, "switch")) {
+        size_t c = rwl_match_close(ts, i + 1);
+        if (c >= end)
+            return end;
+        size_t e = rwl_stmt_end(ts, c + 1, end);
+        if (rwl_tok_is_ident(ts, i, "if") && rwl_tok_is_ident(ts, e, "else"))
+            e = rwl_stmt_end(ts, e + 1, end);
+        return e;
+    }
+    if (rwl_tok_is_ident(ts, i, "do")) {
+        size_t e = rwl_stmt_end(ts, i + 1, end);
+        return rwl_stmt_end(ts, e, end);   /* while (...); */
+    }
+    int depth = 0;
+    for (size_t k = i; k < end; k++) {
+        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "{"))
+            depth++;
+        else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]") || rwl_tok_is(ts, k, "}"))
+            depth--;
+        else if (depth == 0 && rwl_tok_is(ts, k, ";"))
+            return k + 1;
+    }
+    return end;
+}
+
+bool rwl_is_type_word(const rw_toks *ts, size_t k)
+{
+    for (size_t i = 0; i < HK_ARRAY_LEN(type_words); i++)
+        if (rwl_tok_is_ident(ts, k, type_words[i]))
+            return true;
+    return false;
+}
+
+/* Does the token at k (an occurrence of the pointer's name) possibly write through it?
+ * Reads are `name[...]` and `*name`/`*(name ...)` not followed by an assignment; every
+ * other use (address taken, passed on, copied into another pointer) counts as a write,
+ * because this scan cannot follow it. */
+bool rwl_occurrence_writes(const rw_toks *ts, size_t k)
+{
+    if (k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--")))
+        return true;
+    if (k > 0 && rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))
+        return true;
+    size_t after;
+    if (rwl_tok_is(ts, k + 1, "[")) {
+        size_t close = rwl_match_close(ts, k + 1);
+        if (close >= ts->n)
+            return true;
+        after = close + 1;
+    } else if (k > 0 && rwl_tok_is(ts, k - 1, "*") && rwl_unary_position(ts, k - 1)) {
+        after = k + 1;
+    } else if (k > 1 && rwl_tok_is(ts, k - 1, "(") && rwl_tok_is(ts, k - 2, "*") && rwl_unary_position(ts, k - 2)) {
+        /* *(name + i): the expression runs to the matching ')' */
+        size_t close = rwl_match_close(ts, k - 1);
+        if (close >= ts->n)
+            return true;
+        for (size_t i = k + 1; i < close; i++)
+            if (rwl_tok_is_assign_op(ts, i) || rwl_tok_is(ts, i, "++") || rwl_tok_is(ts, i, "--"))
+                return true;
+        after = close + 1;
+    } else {
+        return true;   /* the pointer value itself is used: it may escape */
+    }
+    /* skip member accesses and further subscripts: name[i].x[j] = ... */
+    for (;;) {
+        if ((rwl_tok_is(ts, after, ".") || rwl_tok_is(ts, after, "->")) && after + 1 < ts->n &&
+            ts->t[after + 1].kind == T_IDENT) {
+            after += 2;
+        } else if (rwl_tok_is(ts, after, "[")) {
+            size_t close = rwl_match_close(ts, after);
+            if (close >= ts->n)
+                return true;
+            after = close + 1;
+        } else {
+            break;
+        }
+    }
+    return rwl_tok_is_assign_op(ts, after) || rwl_tok_is(ts, after, "++") || rwl_tok_is(ts, after, "--");
+}
+
+/* Whitespace-free copy of s into out (for comparing argument expressions). */
+void rwl_squeeze(const char *s, char *out, size_t size)
+{
+    size_t n = 0;
+    for (; s && *s && n + 1 < size; s++)
+        if (!isspace((unsigned char)*s))
+            out[n++] = *s;
+    out[n] = '\0';
+}
+
+/* Is [a, b) a plain declaration `[const] TYPE name = expr, ...;` that does not mention idx
+ * and changes nothing else? Appends the declared names' token indices to names. */
+bool rwl_is_hoistable_decl(const rw_toks *ts, size_t a, size_t b, const char *idx,
+                              size_t *names, size_t *n_names, size_t max_names)
+{
+    size_t k = a;
+    bool typed = false;
+    for (;;) {
+        bool w = rwl_is_type_word(ts, k);
+        for (size_t i = 0; i < HK_ARRAY_LEN(decl_words) && !w; i++)
+            w = rwl_tok_is_ident(ts, k, decl_words[i]);
+        if (!w)
+            break;
+        typed |= !rwl_tok_is_ident(ts, k, "const");
+        k++;
+    }
+    if (!typed || k >= b || !rwl_tok_is(ts, b - 1, ";"))
+        return false;
+    int depth = 0;
+    bool expect_name = true;
+    size_t first_name = *n_names;
+    for (size_t i = k; i < b - 1; i++) {
+        if (rwl_tok_is_ident(ts, i, idx) || rwl_tok_is(ts, i, "++") || rwl_tok_is(ts, i, "--") ||
+            (rwl_tok_is_assign_op(ts, i) && !rwl_tok_is(ts, i, "=")))
+            goto no;
+        if (rwl_tok_is(ts, i, "(") || rwl_tok_is(ts, i, "[") || rwl_tok_is(ts, i, "{"))
+            depth++;
+        else if (rwl_tok_is(ts, i, ")") || rwl_tok_is(ts, i, "]") || rwl_tok_is(ts, i, "}"))
+            depth--;
+        else if (depth == 0 && rwl_tok_is(ts, i, ","))
+            expect_name = true;
+        else if (depth == 0 && rwl_tok_is(ts, i, "=") && expect_name)
+            goto no;   /* `= x` with no name before it: an assignment, not a declaration */
+        if (expect_name && depth == 0 && ts->t[i].kind == T_IDENT) {
+            if (*n_names >= max_names)
+                goto no;
+            names[(*n_names)++] = i;
+            expect_name = false;
+        } else if (expect_name && depth == 0 && !rwl_tok_is(ts, i, ",") && !rwl_tok_is(ts, i, "*")) {
+            goto no;
+        }
+    }
+    return *n_names > first_name;
+no:
+    *n_names = first_name;
+    return false;
+}
+
+/* Compact text of tokens [a, b) with casts to integer types and parentheses around a
+ * single operand removed, for matching the index formula. */
+void rwl_compact_index(const rw_toks *ts, size_t a, size_t b, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t k = a; k < b; k++) {
+        if (rwl_tok_is(ts, k, "(")) {
+            /* (int) / (size_t) / (unsigned long long) casts */
+            size_t j = k + 1;
+            while (j < b && rwl_is_type_word(ts, j))
+                j++;
+            if (j > k + 1 && rwl_tok_is(ts, j, ")")) {
+                k = j;
+                continue;
+            }
+            /* (blockIdx.x): parentheses around one member access */
+            if (k + 4 < b && ts->t[k + 1].kind == T_IDENT && rwl_tok_is(ts, k + 2, ".") &&
+                ts->t[k + 3].kind == T_IDENT && rwl_tok_is(ts, k + 4, ")")) {
+                for (size_t q = k + 1; q < k + 4; q++) {
+                    size_t l = ts->t[q].end - ts->t[q].start;
+                    if (n + l + 1 >= size)
+                        return;
+                    memcpy(out + n, ts->text + ts->t[q].start, l);
+                    n += l;
+                }
+                out[n] = '\0';
+                k += 4;
+                continue;
+            }
+        }
+        if (rwl_tok_is_ident(ts, k, "static_cast") && rwl_tok_is(ts, k + 1, "<")) {
+            size_t c = rwl_match_close(ts, k + 1);
+            if (c < b) {
+                k = c;   /* the (operand) that follows is handled as parentheses */
+                continue;
+            }
+        }
+        size_t l = ts->t[k].end - ts->t[k].start;
+        if (n + l + 1 >= size)
+            return;
+        memcpy(out + n, ts->text + ts->t[k].start, l);
+        n += l;
+        out[n] = '\0';
+    }
+}
+
+bool rwl_is_index_formula(const char *c)
+{
+    static const char *const forms[] = {
+        "blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
+        "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(forms); i++)
+        if (strcmp(c, forms[i]) == 0)
+            return true;
+    return false;
+}
+
+void rwl_edits_free(rw_edits *es)
+{
+    for (size_t i = 0; i < es->n; i++)
+        hk_free(es->e[i].repl);
+    hk_free(es->e);
+    es->e = NULL;
+    es->n = es->cap = 0;
+}
+
+/* Takes ownership of repl (also on failure). */
+int rwl_edits_add_owned(rw_edits *es, uint32_t start, uint32_t end, char *repl)
+{
+    if (!repl)
+        return HK_ENOMEM;
+    if (es->n == es->cap) {
+        size_t cap = es->cap ? es->cap * 2 : 8;
+        rw_edit *e = hk_realloc(es->e, cap * sizeof *e);
+        if (!e) {
+            hk_free(repl);
+            return HK_ENOMEM;
+        }
+        es->e = e;
+        es->cap = cap;
+    }
+    es->e[es->n++] = (rw_edit){start, end, repl};
+    return HK_OK;
+}
+
+int rwl_edits_add(rw_edits *es, uint32_t start, uint32_t end, const char *repl)
+{
+    return rwl_edits_add_owned(es, start, end, hk_strdup(repl));
+}
+
+static int rwl_edit_cmp_desc(const void *a, const void *b)
+{
+    const rw_edit *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start > y->start ? -1 : 1;
+    return x->end > y->end ? -1 : x->end < y->end;
+}
+
+/* Applies edits (all against the original text). They are sorted back to front, which is
+ * the order the overlap check needs; the new text is then assembled front to back in one
+ * buffer of the final size. Overlapping edits are a bug: HK_EINVAL. */
+int rwl_edits_apply(const char *text, size_t len, rw_edits *es, char **out, size_t *out_len)
+{
+    if (es->n)   /* qsort of a NULL array, even empty, is undefined */
+        qsort(es->e, es->n, sizeof *es->e, rwl_edit_cmp_desc);
+    size_t total = len;
+    for (size_t i = 0; i < es->n; i++) {
+        if (es->e[i].end < es->e[i].start || es->e[i].end > len)
+            return HK_EINVAL;
+        if (i + 1 < es->n && es->e[i + 1].end > es->e[i].start)
+            return HK_EINVAL;
+        total = total - (es->e[i].end - es->e[i].start) + strlen(es->e[i].repl);
+    }
+    if (total > RW_TEXT_MAX)
+        return HK_ETOOBIG;
+    char *buf = hk_malloc(total + 1);
+    if (!buf)
+        return HK_ENOMEM;
+    size_t o = 0, from = 0;
+    for (size_t i = es->n; i-- > 0;) {
+        const rw_edit *e = &es->e[i];
+        memcpy(buf + o, text + from, e->start - from);
+        o += e->start - from;
+        size_t rl = strlen(e->repl);
+        memcpy(buf + o, e->repl, rl);
+        o += rl;
+        from = e->end;
+    }
+    memcpy(buf + o, text + from, len - from);
+    o += len - from;
+    buf[o] = '\0';
+    *out = buf;
+    *out_len = o;
+    return HK_OK;
+}
+
+int rwl_not_applicable(rw_result *out, char *why)
+{
+    if (!why)
+        return HK_ENOMEM;
+    out->applicable = false;
+    out->description = why;
+    return HK_OK;
+}
+
+int rwl_check_kernel(const char *text, size_t len, const an_model *m, size_t kernel,
+                        const an_function **f)
+{
+    if (!text || !m || kernel >= m->n_funcs)
+        return HK_EINVAL;
+    const an_function *k = &m->funcs[kernel];
+    if (k->kind != AN_KERNEL || k->span.end_byte > len || k->body_span.end_byte > len ||
+        k->body_span.start_byte >= k->body_span.end_byte || k->name_span.end_byte > len)
+        return HK_EINVAL;
+    *f = k;
+    return HK_OK;
+}
+
+/* Applies the edits, re-analyses, and fills out. Takes ownership of desc. */
+int rwl_finish(const char *text, size_t len, const an_model *m, const char *kernel_name,
+                  rw_edits *es, char *desc, rw_result *out)
+{
+    char *nt = NULL;
+    size_t nl = 0;
+    an_model *nm = NULL;
+    int rc;
+    if (!desc)
+        return HK_ENOMEM;
+    if ((rc = rwl_edits_apply(text, len, es, &nt, &nl)))
+        goto fail;
+    if ((rc = an_analyze(nt, nl, &nm)))
+        goto fail;
+    /* the rewrite must not break parsing, nor lose the kernel */
+    if ((nm->has_errors && !m->has_errors) || (kernel_name && an_model_find_kernel(nm, kernel_name) < 0)) {
+        an_model_free(nm);
+        hk_free(nt);
+        char *why = hk_asprintf("rewrite refused, its result does not parse cleanly: %s", desc);
+        hk_free(desc);
+        if (!why)
+            return HK_ENOMEM;
+        rwl_not_applicable(out, why);
+        return HK_EPARSE;
+    }
+    an_model_free(nm);
+    out->applicable = true;
+    out->text = nt;
+    out->len = nl;
+    out->description = desc;
+    return HK_OK;
+fail:
+    hk_free(nt);
+    hk_free(desc);
+    return rc;
+}
+
+int rwl_render(struct hk_buf *b, const char *tpl, const char *const *kv)
+{
+    for (const char *p = tpl; *p;) {
+        if (*p != '$') {
+            const char *q = strchr(p, '$');
+            size_t l = q ? (size_t)(q - p) : strlen(p);
+            int rc = hk_buf_append(b, p, l);
+            if (rc)
+                return rc;
+            p += l;
+            continue;
+        }
+        p++;
+        /* the longest key that matches here ($IND__syncthreads: key IND, then text) */
+        const char *v = NULL;
+        size_t best = 0;
+        for (size_t i = 0; kv[i]; i += 2) {
+            size_t kl = strlen(kv[i]);
+            if (kl > best && strncmp(p, kv[i], kl) == 0) {
+                best = kl;
+                v = kv[i + 1];
+            }
+        }
+        if (!v)
+            return HK_EINVAL;
+        int rc = hk_buf_appends(b, v);
+        if (rc)
+            return rc;
+        p += best;
+    }
+    return HK_OK;
+}

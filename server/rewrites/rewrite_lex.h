@@ -1,0 +1,121 @@
+/* The token scanner, edit list and checks the engine's rewrites share (module-internal:
+ * rewrite.c, rewrite_mem.c, rewrite_pattern.c). A rewrite lexes the kernel's text with
+ * rwl_lex (comments, whitespace and preprocessor lines skipped), finds exact positions in
+ * the model's spans, collects edits against the original text, and rwl_finish applies
+ * them in one pass and re-analyses the result, so a rewrite never hands back code that
+ * no longer parses or has lost its kernel. Pure functions, any thread. */
+#ifndef HK_ENGINE_REWRITE_LEX_H
+#define HK_ENGINE_REWRITE_LEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/analysis.h"
+#include "rewrites/rewrite.h"
+
+/* A rewrite never produces more than this (the analysis refuses larger texts anyway). */
+#define RW_TEXT_MAX AN_TEXT_MAX_BYTES
+#define RW_MAX_TOKENS (1u << 22)
+
+enum { T_IDENT = 'i', T_NUMBER = 'n', T_STRING = 's', T_PUNCT = 'p' };
+
+typedef struct {
+    uint32_t start, end;
+    char kind;
+} rw_tok;
+
+/* Tokens of one text (borrowed); rwl_toks_free. */
+typedef struct {
+    const char *text;
+    rw_tok *t;
+    size_t n, cap;
+} rw_toks;
+
+/* One replacement of text[start, end) by repl (owned). */
+typedef struct {
+    uint32_t start, end;
+    char *repl;
+} rw_edit;
+
+typedef struct {
+    rw_edit *e;
+    size_t n, cap;
+} rw_edits;
+
+void rwl_toks_free(rw_toks *ts);
+
+int rwl_toks_push(rw_toks *ts, uint32_t start, uint32_t end, char kind);
+
+/* Tokenizes text[start, end). Comments, whitespace and preprocessor lines are skipped. */
+int rwl_lex(const char *text, uint32_t start, uint32_t end, rw_toks *ts);
+
+bool rwl_tok_is(const rw_toks *ts, size_t k, const char *s);
+
+bool rwl_tok_is_ident(const rw_toks *ts, size_t k, const char *name);
+
+bool rwl_tok_is_assign_op(const rw_toks *ts, size_t k);
+
+/* Index of the token closing the bracket at k ("(", "[", "{", or "<" for template lists),
+ * or ts->n when unbalanced. */
+size_t rwl_match_close(const rw_toks *ts, size_t k);
+
+/* true when the token before k makes a '*' or '&' at k unary (not multiplication/and). */
+bool rwl_unary_position(const rw_toks *ts, size_t k);
+
+char *rwl_tok_text(const rw_toks *ts, size_t a, size_t b);
+
+/* Index one past the statement starting at token i (within [i, end)). */
+size_t rwl_stmt_end(const rw_toks *ts, size_t i, size_t end);
+
+bool rwl_is_type_word(const rw_toks *ts, size_t k);
+
+/* Does the token at k (an occurrence of the pointer's name) possibly write through it?
+ * Reads are `name[...]` and `*name`/`*(name ...)` not followed by an assignment; every
+ * other use (address taken, passed on, copied into another pointer) counts as a write,
+ * because this scan cannot follow it. */
+bool rwl_occurrence_writes(const rw_toks *ts, size_t k);
+
+/* Whitespace-free copy of s into out (for comparing argument expressions). */
+void rwl_squeeze(const char *s, char *out, size_t size);
+
+struct hk_buf;
+/* Appends the template tpl to b with every $KEY replaced by its value from kv (key, value
+ * pairs, NULL-terminated; keys of A-Z, 0-9 and _). At each $ the longest key that matches
+ * is taken, so a key may run into text ($IND__syncthreads: key IND). HK_OK; HK_ENOMEM or
+ * HK_ETOOBIG from b; HK_EINVAL when no key matches (a bug in the template's caller). */
+int rwl_render(struct hk_buf *b, const char *tpl, const char *const *kv);
+
+/* Is [a, b) a plain declaration `[const] TYPE name = expr, ...;` that does not mention idx
+ * and changes nothing else? Appends the declared names' token indices to names. */
+bool rwl_is_hoistable_decl(const rw_toks *ts, size_t a, size_t b, const char *idx,
+                              size_t *names, size_t *n_names, size_t max_names);
+
+/* Compact text of tokens [a, b) with casts to integer types and parentheses around a
+ * single operand removed, for matching the index formula. */
+void rwl_compact_index(const rw_toks *ts, size_t a, size_t b, char *out, size_t size);
+
+bool rwl_is_index_formula(const char *c);
+
+void rwl_edits_free(rw_edits *es);
+
+/* Takes ownership of repl (also on failure). */
+int rwl_edits_add_owned(rw_edits *es, uint32_t start, uint32_t end, char *repl);
+
+int rwl_edits_add(rw_edits *es, uint32_t start, uint32_t end, const char *repl);
+
+/* Applies edits (all against the original text). They are sorted back to front, which is
+ * the order the overlap check needs; the new text is then assembled front to back in one
+ * buffer of the final size. Overlapping edits are a bug: HK_EINVAL. */
+int rwl_edits_apply(const char *text, size_t len, rw_edits *es, char **out, size_t *out_len);
+
+int rwl_not_applicable(rw_result *out, char *why);
+
+int rwl_check_kernel(const char *text, size_t len, const an_model *m, size_t kernel,
+                        const an_function **f);
+
+/* Applies the edits, re-analyses, and fills out. Takes ownership of desc. */
+int rwl_finish(const char *text, size_t len, const an_model *m, const char *kernel_name,
+                  rw_edits *es, char *desc, rw_result *out);
+
+#endif

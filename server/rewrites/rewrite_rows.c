@@ -1,0 +1,1419 @@
+/* The warp-per-row rewrite (rewrite_rows.h). A token scan reads the kernel body into its
+ * parts (declarations, row index, guard, row statements, column loops), checks every rule
+ * that keeps the lanes of a warp independent, and renders a new body from source slices of
+ * the old one; the result is re-analysed by rwl_finish. */
+#include "rewrites/rewrite_rows.h"
+#include "rewrites/rewrite_lex.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The kernels this rewrite targets are a few statements; a larger body is not one, and the
+ * cap keeps a huge kernel from costing time. */
+#define RR_MAX_TOKENS 20000u
+#define RR_NAME 128
+#define RR_MAX_NAMES 96       /* row names, loop locals, stored pointers */
+#define RR_MAX_STMTS 96       /* top-level statements of the row body */
+#define RR_MAX_RED 16         /* reductions in one loop */
+#define RR_INDEX 512          /* compact index text of a store */
+#define RR_MAX_ACC 32         /* memory accesses in one vectorized column loop */
+#define RR_MAX_VEC 12         /* distinct float4 streams (base addresses) in one loop */
+
+/* ------------------------------------------------------------------ names */
+
+/* Why a per-row scalar has its value (sum reductions need a zero start). */
+enum rr_state {
+    RR_ZERO,      /* declared with a zero initializer, not written since */
+    RR_SET,       /* declared with another initializer, or without one */
+    RR_WRITTEN,   /* assigned at row level after its declaration */
+    RR_REDUCED,   /* summed in an earlier loop */
+    RR_HOISTED,   /* declared before the guard and read by the bound: must not change */
+};
+
+typedef struct {
+    char name[RR_NAME];
+    enum rr_state state;
+    bool shuffles;        /* scalar type __shfl_xor_sync takes */
+    bool row_dep;         /* may depend on the row (declared in the row body, or from r) */
+    bool c_dep;           /* loop locals: depends on the column */
+    bool ptr;             /* a pointer or an array (its uses are memory accesses) */
+    bool fptr;            /* a pointer to float (`[const] float *p`): may be read as float4 */
+} rr_name;
+
+typedef struct {
+    rr_name v[RR_MAX_NAMES];
+    size_t n;
+} rr_names;
+
+static rr_name *names_find(rr_names *s, const char *name)
+{
+    for (size_t i = s->n; i-- > 0;)   /* latest declaration first */
+        if (strcmp(s->v[i].name, name) == 0)
+            return &s->v[i];
+    return NULL;
+}
+
+static rr_name *names_find_tok(rr_names *s, const rw_toks *ts, size_t k)
+{
+    if (k >= ts->n || ts->t[k].kind != T_IDENT)
+        return NULL;
+    for (size_t i = s->n; i-- > 0;)
+        if (rwl_tok_is(ts, k, s->v[i].name))
+            return &s->v[i];
+    return NULL;
+}
+
+static rr_name *names_add(rr_names *s, const rw_toks *ts, size_t k)
+{
+    if (s->n >= RR_MAX_NAMES)
+        return NULL;
+    rr_name *v = &s->v[s->n++];
+    memset(v, 0, sizeof *v);
+    size_t l = ts->t[k].end - ts->t[k].start;
+    if (l >= RR_NAME)
+        l = RR_NAME - 1;
+    memcpy(v->name, ts->text + ts->t[k].start, l);
+    v->name[l] = '\0';
+    return v;
+}
+
+/* ------------------------------------------------------------------ token helpers */
+
+static bool is_ident(const rw_toks *ts, size_t k)
+{
+    return k < ts->n && ts->t[k].kind == T_IDENT;
+}
+
+/* An identifier use at k (not a member name after . or ->). */
+static bool is_use(const rw_toks *ts, size_t k)
+{
+    return is_ident(ts, k) && !(k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")));
+}
+
+static bool mentions(const rw_toks *ts, size_t a, size_t b, const char *name)
+{
+    for (size_t k = a; k < b && k < ts->n; k++)
+        if (is_use(ts, k) && rwl_tok_is(ts, k, name))
+            return true;
+    return false;
+}
+
+static size_t count_uses(const rw_toks *ts, size_t a, size_t b, const char *name)
+{
+    size_t n = 0;
+    for (size_t k = a; k < b && k < ts->n; k++)
+        if (is_use(ts, k) && rwl_tok_is(ts, k, name))
+            n++;
+    return n;
+}
+
+/* Does [a, b) mention a name of s with flag row_dep (want_c: c_dep)? */
+static bool mentions_flagged(const rw_toks *ts, size_t a, size_t b, rr_names *s, bool want_c)
+{
+    for (size_t k = a; k < b && k < ts->n; k++) {
+        if (!is_use(ts, k))
+            continue;
+        rr_name *v = names_find_tok(s, ts, k);
+        if (v && (want_c ? v->c_dep : v->row_dep))
+            return true;
+    }
+    return false;
+}
+
+/* Any assignment, ++ or -- in [a, b)? */
+static bool writes_any(const rw_toks *ts, size_t a, size_t b)
+{
+    for (size_t k = a; k < b && k < ts->n; k++)
+        if (rwl_tok_is_assign_op(ts, k) || rwl_tok_is(ts, k, "++") || rwl_tok_is(ts, k, "--"))
+            return true;
+    return false;
+}
+
+static bool has_prefix(const rw_toks *ts, size_t k, const char *p)
+{
+    size_t l = strlen(p);
+    return is_ident(ts, k) && ts->t[k].end - ts->t[k].start >= l && memcmp(ts->text + ts->t[k].start, p, l) == 0;
+}
+
+/* The first token in [a, b) this rewrite cannot keep per lane, with the reason, or NULL.
+ * The index declaration [ia, ib) may use the thread and block indices. */
+static const char *forbidden(const rw_toks *ts, size_t a, size_t b, size_t ia, size_t ib)
+{
+    static const struct {
+        const char *word;
+        const char *why;
+    } words[] = {
+        {"__syncthreads", "it synchronizes the block (__syncthreads)"},
+        {"__syncwarp", "it synchronizes the warp (__syncwarp)"},
+        {"__shared__", "it uses shared memory"},
+        {"asm", "it holds inline assembly"},
+        {"goto", "it uses goto"},
+        {"break", "it breaks out of a loop"},
+        {"switch", "it holds a switch"},
+        {"while", "it holds a while loop"},
+        {"do", "it holds a do loop"},
+        {"static", "it declares a static variable"},
+        {"extern", "it declares an extern variable"},
+        {"gridDim", "the row body uses gridDim"},
+        {"warpSize", "the body already works per warp (warpSize)"},
+        {"this_thread_block", "it uses cooperative groups"},
+        {"cooperative_groups", "it uses cooperative groups"},
+    };
+    static const struct {
+        const char *prefix;
+        const char *why;
+    } prefixes[] = {
+        {"atomic", "it uses atomics (another thread shares the location)"},
+        {"__shfl", "it already shuffles across lanes"},
+        {"__ballot", "it already votes across lanes"},
+        {"__any", "it already votes across lanes"},
+        {"__all", "it already votes across lanes"},
+        {"__activemask", "it already works per warp"},
+        {"__reduce", "it already reduces across lanes"},
+        {"__match", "it already matches across lanes"},
+        {"__threadfence", "it orders memory between threads (__threadfence)"},
+    };
+    for (size_t k = a; k < b && k < ts->n; k++) {
+        if (!is_ident(ts, k))
+            continue;
+        for (size_t i = 0; i < HK_ARRAY_LEN(words); i++)
+            if (rwl_tok_is(ts, k, words[i].word))
+                return words[i].why;
+        for (size_t i = 0; i < HK_ARRAY_LEN(prefixes); i++)
+            if (has_prefix(ts, k, prefixes[i].prefix))
+                return prefixes[i].why;
+        if ((k < ia || k >= ib) && (rwl_tok_is(ts, k, "threadIdx") || rwl_tok_is(ts, k, "blockIdx") ||
+                                    rwl_tok_is(ts, k, "blockDim")))
+            return "the body uses threadIdx/blockIdx/blockDim besides the row index";
+    }
+    return NULL;
+}
+
+/* Is [a, b) a zero literal, casts and parentheses aside (`0`, `0.0f`, `(float)0`, `0u`)? */
+static bool is_zero(const rw_toks *ts, size_t a, size_t b)
+{
+    size_t num = ts->n, n = 0;
+    for (size_t k = a; k < b; k++) {
+        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "const") ||
+            rwl_tok_is(ts, k, "float") || rwl_tok_is(ts, k, "double") || rwl_is_type_word(ts, k))
+            continue;
+        num = k;
+        n++;
+    }
+    if (n != 1 || ts->t[num].kind != T_NUMBER)
+        return false;
+    char buf[64];
+    size_t l = ts->t[num].end - ts->t[num].start;
+    if (l >= sizeof buf)
+        return false;
+    memcpy(buf, ts->text + ts->t[num].start, l);
+    buf[l] = '\0';
+    if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
+        return strtoull(buf, NULL, 16) == 0 && strspn(buf + 2, "0uUlL") == l - 2;
+    while (l > 0 && strchr("fFuUlL", buf[l - 1]))
+        buf[--l] = '\0';
+    char *end;
+    double v = strtod(buf, &end);
+    return l > 0 && *end == '\0' && v == 0.0;
+}
+
+/* Types a warp shuffle takes (float, double and the integers of 32 and 64 bits). */
+static bool shuffle_type(const rw_toks *ts, size_t a, size_t name)
+{
+    static const char *const ok[] = {"float", "double", "int", "unsigned", "signed", "long", "size_t",
+                                     "int32_t", "uint32_t", "int64_t", "uint64_t", "const"};
+    size_t n = 0;
+    for (size_t k = a; k < name; k++) {
+        bool w = false;
+        for (size_t i = 0; i < HK_ARRAY_LEN(ok) && !w; i++)
+            w = rwl_tok_is(ts, k, ok[i]);
+        if (!w)
+            return false;   /* a pointer, an array, a vector or 16-bit type */
+        n += !rwl_tok_is(ts, k, "const");
+    }
+    return n > 0;
+}
+
+/* `*` or a qualifier between a base type and a declared name. */
+static bool is_ptr_qual(const rw_toks *ts, size_t k)
+{
+    return rwl_tok_is(ts, k, "*") || rwl_tok_is(ts, k, "const") || rwl_tok_is(ts, k, "__restrict__") ||
+           rwl_tok_is(ts, k, "__restrict");
+}
+
+/* Is name token k, declared by the declaration starting at a whose first name is first,
+ * exactly one level of pointer to float? The base type is [a, first) without its trailing
+ * `*`s and qualifiers; k's own stars are those right before it. */
+static bool float_ptr_decl(const rw_toks *ts, size_t a, size_t first, size_t k)
+{
+    size_t stars = 0, nfloat = 0;
+    for (size_t j = k; j > a && is_ptr_qual(ts, j - 1); j--)
+        stars += rwl_tok_is(ts, j - 1, "*");
+    if (stars != 1)
+        return false;
+    size_t base_end = first;
+    while (base_end > a && is_ptr_qual(ts, base_end - 1))
+        base_end--;
+    for (size_t q = a; q < base_end; q++) {
+        if (rwl_tok_is(ts, q, "float"))
+            nfloat++;
+        else if (!rwl_tok_is(ts, q, "const"))
+            return false;
+    }
+    return nfloat == 1;
+}
+
+/* ------------------------------------------------------------------ the scan */
+
+typedef struct {
+    size_t a, b;          /* whole statement */
+    char kind;            /* 'd' declaration, 'a' scalar assignment, 's' lane-0 store, 'l' loop */
+    /* loops */
+    size_t var;           /* token of the loop variable */
+    size_t type_a;        /* its type: tokens [type_a, var) */
+    size_t cond_a, cond_b;/* the condition `c < COLS` */
+    size_t body_a;        /* first token of the loop's statement */
+    size_t red[RR_MAX_RED];   /* reductions after this loop: the accumulator's target token */
+    char red_fn[RR_MAX_RED][16]; /* "" sum, else the max/min function */
+    size_t n_red;
+    /* the float4 path (vec true): every access in the body is P[E + c] of a float pointer,
+     * acc[i] its tokens [p, close] and stream (distinct P and E) */
+    bool vec;
+    char novec[RR_NAME * 2 + 96]; /* why the loop stays scalar only */
+    bool c_used;          /* the body uses c besides the indices */
+    struct {
+        size_t p, close;  /* `P` ... `]` */
+        size_t stream;
+        bool store;
+    } acc[RR_MAX_ACC];
+    size_t n_acc;
+    struct {
+        size_t p;         /* the pointer's token (first access) */
+        size_t ea, eb;    /* E's tokens, empty for P[c] */
+        bool load, store;
+    } vs[RR_MAX_VEC];
+    size_t n_vs;
+} rr_stmt;
+
+typedef struct {
+    size_t base;          /* token of the pointer name */
+    char index[RR_INDEX]; /* compact index text */
+    bool in_loop;
+    bool local_index;     /* the index names a loop-local variable */
+    size_t loop_a, loop_b;/* the loop it is in */
+} rr_store;
+
+typedef struct {
+    const rw_toks *ts;
+    const an_function *f;
+    size_t idx_a, idx_b, idx_name;   /* the index declaration and its name token */
+    size_t bound_a, bound_b;         /* ROWS */
+    size_t pre[RR_MAX_STMTS][2];     /* declarations before the guard (not the index) */
+    bool pre_hoist[RR_MAX_STMTS];    /* needed by ROWS: emitted before the row loop */
+    size_t n_pre;
+    size_t body_a, body_b;
+    rr_stmt st[RR_MAX_STMTS];
+    size_t n_st;
+    rr_names rows;                   /* per-row scalars and pointers */
+    rr_names locals;                 /* the current loop's locals */
+    rr_store stores[RR_MAX_NAMES];
+    size_t n_stores;
+    size_t decl_tok[2 * RR_MAX_NAMES]; /* tokens that are declared names (not uses) */
+    size_t n_decl_tok;
+    size_t n_loops, n_reductions, n_lane0, n_vec;
+    char why[256];
+} rr_scan;
+
+static const char *fail(rr_scan *s, const char *fmt, const char *arg)
+{
+    snprintf(s->why, sizeof s->why, fmt, arg ? arg : "");
+    return s->why;
+}
+
+static const char *tok_str(const rr_scan *s, size_t k, char *buf, size_t size)
+{
+    size_t l = k < s->ts->n ? s->ts->t[k].end - s->ts->t[k].start : 0;
+    if (l >= size)
+        l = size - 1;
+    memcpy(buf, s->ts->text + (k < s->ts->n ? s->ts->t[k].start : 0), l);
+    buf[l] = '\0';
+    return buf;
+}
+
+/* A declaration [a, b): names go to set with their properties. row_dep forces the row flag;
+ * otherwise a name is row-dependent when its statement mentions the row index or a
+ * row-dependent name. c_dep likewise for loop locals (mentions of the column variable). */
+static const char *read_decl(rr_scan *s, size_t a, size_t b, rr_names *set, bool row_dep, size_t cvar)
+{
+    const rw_toks *ts = s->ts;
+    size_t names[RR_MAX_NAMES], nn = 0;
+    if (!rwl_is_hoistable_decl(ts, a, b, "", names, &nn, RR_MAX_NAMES))
+        return NULL;   /* not a declaration: the caller decides */
+    bool dep = row_dep || mentions(ts, a, b, tok_str(s, s->idx_name, (char[RR_NAME]){0}, RR_NAME)) ||
+               mentions_flagged(ts, a, b, &s->rows, false);
+    bool cdep = cvar < ts->n && (mentions(ts, a, b, tok_str(s, cvar, (char[RR_NAME]){0}, RR_NAME)) ||
+                                 mentions_flagged(ts, a, b, &s->locals, true));
+    size_t type_end = names[0];
+    for (size_t i = 0; i < nn; i++) {
+        size_t k = names[i];
+        /* the initializer: after `=`, up to the next top-level ',' or the ';' */
+        size_t ia = k + 1, ib = k + 1;
+        bool ptr = false;   /* `float *p`, `float *__restrict__ p`, `float *const p` */
+        for (size_t j = k; j > a && is_ptr_qual(ts, j - 1); j--)
+            ptr |= rwl_tok_is(ts, j - 1, "*");
+        bool array = rwl_tok_is(ts, k + 1, "[");
+        if (rwl_tok_is(ts, k + 1, "=")) {
+            ia = ib = k + 2;
+            int depth = 0;
+            while (ib < b - 1) {
+                if (rwl_tok_is(ts, ib, "(") || rwl_tok_is(ts, ib, "[") || rwl_tok_is(ts, ib, "{"))
+                    depth++;
+                else if (rwl_tok_is(ts, ib, ")") || rwl_tok_is(ts, ib, "]") || rwl_tok_is(ts, ib, "}"))
+                    depth--;
+                else if (depth == 0 && rwl_tok_is(ts, ib, ","))
+                    break;
+                ib++;
+            }
+        }
+        rr_name *v = names_add(set, ts, k);
+        if (s->n_decl_tok < HK_ARRAY_LEN(s->decl_tok))
+            s->decl_tok[s->n_decl_tok++] = k;
+        else
+            v = NULL;
+        if (!v)
+            return fail(s, "the row body declares more names than the rewrite tracks%s", NULL);
+        v->state = ib > ia && is_zero(ts, ia, ib) ? RR_ZERO : RR_SET;
+        v->shuffles = !ptr && !array && shuffle_type(ts, a, type_end);
+        v->ptr = ptr || array;
+        v->fptr = ptr && !array && float_ptr_decl(ts, a, names[0], k);
+        v->row_dep = dep;
+        v->c_dep = cdep;
+    }
+    return "";   /* a declaration, accepted */
+}
+
+/* The lvalue of an assignment [a, op): a name (returns 'n'), a subscript `p[i]` with
+ * optional `.member`s (returns 's', the index range in *ia, *ib), or 0. */
+static char lvalue(const rw_toks *ts, size_t a, size_t op, size_t *ia, size_t *ib)
+{
+    if (!is_ident(ts, a))
+        return 0;
+    if (op == a + 1)
+        return 'n';
+    if (!rwl_tok_is(ts, a + 1, "["))
+        return 0;
+    size_t c = rwl_match_close(ts, a + 1);
+    if (c >= op)
+        return 0;
+    *ia = a + 2;
+    *ib = c;
+    for (size_t k = c + 1; k < op; k += 2)
+        if (!rwl_tok_is(ts, k, ".") || !is_ident(ts, k + 1) || k + 1 >= op)
+            return 0;
+    return 's';
+}
+
+/* The top-level assignment operator of expression statement [a, b), or b. */
+static size_t assign_op(const rw_toks *ts, size_t a, size_t b)
+{
+    int depth = 0;
+    for (size_t k = a; k < b; k++) {
+        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
+            depth++;
+        else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
+            depth--;
+        else if (depth == 0 && rwl_tok_is_assign_op(ts, k))
+            return k;
+    }
+    return b;
+}
+
+static const char *add_store(rr_scan *s, size_t base, size_t ia, size_t ib, const rr_stmt *loop)
+{
+    if (s->n_stores >= RR_MAX_NAMES)
+        return fail(s, "the row body stores to more places than the rewrite tracks%s", NULL);
+    rr_store *st = &s->stores[s->n_stores++];
+    st->base = base;
+    st->in_loop = loop != NULL;
+    st->loop_a = loop ? loop->a : 0;
+    st->loop_b = loop ? loop->b : 0;
+    st->local_index = false;
+    for (size_t k = ia; k < ib && loop; k++)
+        st->local_index |= is_use(s->ts, k) && names_find_tok(&s->locals, s->ts, k) != NULL;
+    rwl_compact_index(s->ts, ia, ib, st->index, sizeof st->index);
+    return NULL;
+}
+
+/* Is [a, b) (the right-hand side of `acc = ...`) `acc + E` or FN(acc, E) / FN(E, acc) for a
+ * max/min function? fn gets "" or the function name. */
+static bool reduction_rhs(const rw_toks *ts, size_t a, size_t b, const char *acc, char *fn, size_t fn_size)
+{
+    static const char *const fns[] = {"fmaxf", "fminf", "fmax", "fmin", "max", "min"};
+    if (rwl_tok_is(ts, a, acc) && rwl_tok_is(ts, a + 1, "+") && b > a + 2 && !mentions(ts, a + 2, b, acc)) {
+        /* `acc + E` with nothing binding tighter than + after E's start: E's own top-level
+         * operators all bind at least as tight as + or are + / -, which keep the sum */
+        int depth = 0;
+        for (size_t k = a + 2; k < b; k++) {
+            if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
+                depth++;
+            else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
+                depth--;
+            else if (depth == 0 && (rwl_tok_is(ts, k, "?") || rwl_tok_is(ts, k, "<") || rwl_tok_is(ts, k, ">") ||
+                                    rwl_tok_is(ts, k, "<=") || rwl_tok_is(ts, k, ">=") || rwl_tok_is(ts, k, "==") ||
+                                    rwl_tok_is(ts, k, "!=") || rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||") ||
+                                    rwl_tok_is(ts, k, "&") || rwl_tok_is(ts, k, "|") || rwl_tok_is(ts, k, "^") ||
+                                    rwl_tok_is(ts, k, "<<") || rwl_tok_is(ts, k, ">>") || rwl_tok_is(ts, k, ",")))
+                return false;
+        }
+        fn[0] = '\0';
+        return true;
+    }
+    for (size_t i = 0; i < HK_ARRAY_LEN(fns); i++) {
+        if (!rwl_tok_is(ts, a, fns[i]) || !rwl_tok_is(ts, a + 1, "(") || rwl_match_close(ts, a + 1) != b - 1)
+            continue;
+        /* FN(acc, E) or FN(E, acc): acc alone as one argument, not in the other */
+        size_t comma = b;
+        int depth = 0;
+        for (size_t k = a + 2; k < b - 1; k++) {
+            if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
+                depth++;
+            else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
+                depth--;
+            else if (depth == 0 && rwl_tok_is(ts, k, ",")) {
+                if (comma != b)
+                    return false;
+                comma = k;
+            }
+        }
+        if (comma == b)
+            return false;
+        bool first = comma == a + 3 && rwl_tok_is(ts, a + 2, acc) && !mentions(ts, comma + 1, b - 1, acc);
+        bool second = comma == b - 3 && rwl_tok_is(ts, b - 2, acc) && !mentions(ts, a + 2, comma, acc);
+        if (!first && !second)
+            return false;
+        snprintf(fn, fn_size, "%s", fns[i]);
+        return true;
+    }
+    return false;
+}
+
+/* Checks statement [a, b) inside column loop st (variable cvar), recursively. */
+static const char *loop_stmt(rr_scan *s, rr_stmt *st, size_t a, size_t b)
+{
+    const rw_toks *ts = s->ts;
+    char nm[RR_NAME];
+    if (a >= b)
+        return NULL;
+    if (rwl_tok_is(ts, a, ";"))
+        return NULL;
+    if (rwl_tok_is(ts, a, "{")) {
+        size_t c = rwl_match_close(ts, a);
+        for (size_t k = a + 1; k < c;) {
+            size_t e = rwl_stmt_end(ts, k, c);
+            const char *why = loop_stmt(s, st, k, e);
+            if (why)
+                return why;
+            k = e;
+        }
+        return NULL;
+    }
+    if (rwl_tok_is(ts, a, "if") && rwl_tok_is(ts, a + 1, "(")) {
+        size_t c = rwl_match_close(ts, a + 1);
+        if (c >= b)
+            return fail(s, "an unbalanced condition in a column loop%s", NULL);
+        if (writes_any(ts, a + 2, c))
+            return fail(s, "a condition in a column loop changes a variable%s", NULL);
+        size_t e = rwl_stmt_end(ts, c + 1, b);
+        const char *why = loop_stmt(s, st, c + 1, e);
+        if (why)
+            return why;
+        if (rwl_tok_is(ts, e, "else"))
+            return loop_stmt(s, st, e + 1, b);
+        return e == b ? NULL : fail(s, "an unexpected statement in a column loop%s", NULL);
+    }
+    if (rwl_tok_is(ts, a, "continue") && b == a + 2)
+        return NULL;
+    if (rwl_tok_is(ts, a, "for"))
+        return fail(s, "a column loop holds a nested loop%s", NULL);
+    if (rwl_tok_is(ts, a, "return"))
+        return fail(s, "a column loop returns%s", NULL);
+    const char *d = read_decl(s, a, b, &s->locals, true, st->var);
+    if (d)
+        return *d ? d : NULL;
+    if (!rwl_tok_is(ts, b - 1, ";"))
+        return fail(s, "an unexpected statement in a column loop%s", NULL);
+    size_t op = assign_op(ts, a, b - 1);
+    size_t ia = 0, ib = 0;
+    char lv = op < b - 1 ? lvalue(ts, a, op, &ia, &ib) : 0;
+    if (!lv)
+        return fail(s, "a statement in a column loop is neither a declaration, an assignment nor a store: `%s`",
+                    tok_str(s, a, nm, sizeof nm));
+    if (writes_any(ts, op + 1, b - 1) || (lv == 's' && writes_any(ts, ia, ib)))
+        return fail(s, "an assignment in a column loop changes a second variable%s", NULL);
+    if (lv == 's') {
+        rr_name *loc = names_find_tok(&s->locals, ts, a);
+        if (loc)
+            return NULL;   /* the loop's own array */
+        if (!mentions(ts, ia, ib, tok_str(s, st->var, nm, sizeof nm)) && !mentions_flagged(ts, ia, ib, &s->locals, true))
+            return fail(s, "a store to `%s` inside a column loop has an index that does not depend on the column",
+                        tok_str(s, a, nm, sizeof nm));
+        return add_store(s, a, ia, ib, st);
+    }
+    /* a name */
+    tok_str(s, a, nm, sizeof nm);
+    if (names_find_tok(&s->locals, ts, a))
+        return NULL;
+    if (a == st->var || rwl_tok_is(ts, a, tok_str(s, st->var, (char[RR_NAME]){0}, RR_NAME)))
+        return fail(s, "the column loop changes its variable `%s`", nm);
+    char fn[16] = "";
+    bool red = false;
+    if ((rwl_tok_is(ts, op, "+=") || rwl_tok_is(ts, op, "-=")) && !mentions(ts, op + 1, b - 1, nm))
+        red = true;
+    else if (rwl_tok_is(ts, op, "=") && reduction_rhs(ts, op + 1, b - 1, nm, fn, sizeof fn))
+        red = true;
+    if (!red)
+        return fail(s, "the column loop writes the row variable `%s` other than as a sum/max/min reduction", nm);
+    rr_name *v = names_find_tok(&s->rows, ts, a);
+    if (!v)
+        return fail(s, "`%s` is reduced in a column loop but is not a variable declared before it in the kernel", nm);
+    if (!v->shuffles)
+        return fail(s, "the accumulator `%s` is not a scalar type a warp shuffle takes", nm);
+    if (v->state == RR_HOISTED)
+        return fail(s, "the accumulator `%s` is also read by the bounds check", nm);
+    if (!fn[0]) {
+        if (v->state == RR_SET)
+            return fail(s, "the accumulator `%s` does not start at zero (its declaration has a non-zero or no "
+                           "initializer)", nm);
+        if (v->state == RR_WRITTEN)
+            return fail(s, "the accumulator `%s` is changed between its zero initializer and its loop", nm);
+        if (v->state == RR_REDUCED)
+            return fail(s, "the accumulator `%s` is summed in an earlier loop too (it does not start at zero)", nm);
+    }
+    for (size_t i = 0; i < st->n_red; i++)
+        if (rwl_tok_is(ts, st->red[i], nm))
+            return fail(s, "the accumulator `%s` is read or written elsewhere inside its loop", nm);
+    if (st->n_red >= RR_MAX_RED)
+        return fail(s, "a column loop has more reductions than the rewrite tracks%s", NULL);
+    st->red[st->n_red] = a;
+    snprintf(st->red_fn[st->n_red], sizeof st->red_fn[0], "%s", fn);
+    st->n_red++;
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ the float4 path */
+
+/* Is the name at k a pointer to float: a row-level declaration (the latest first) or a
+ * kernel parameter? *is_ptr: a pointer or array of any type. */
+static bool float_pointer(rr_scan *s, size_t k, bool *is_ptr)
+{
+    rr_name *v = names_find_tok(&s->rows, s->ts, k);
+    if (v) {
+        *is_ptr = v->ptr;
+        return v->fptr;
+    }
+    for (size_t i = 0; i < s->f->n_params; i++) {
+        const an_param *pa = &s->f->params[i];
+        if (pa->name && pa->name[0] && rwl_tok_is(s->ts, k, pa->name)) {
+            *is_ptr = pa->pointer_depth > 0;
+            return pa->pointer_depth == 1 && pa->elem_type && strcmp(pa->elem_type, "float") == 0;
+        }
+    }
+    *is_ptr = false;
+    return false;
+}
+
+/* Is the index [a, b) `E + c`, `c + E` or `c` (parentheses around it aside), with E free
+ * of c, of the loop's locals and of subscripts, and built only of operators that bind at
+ * least as tight as + (so `E + c` is E's value plus c)? E's tokens to [*ea, *eb), empty
+ * for `c`. */
+static bool base_plus_c(rr_scan *s, const rr_stmt *st, size_t a, size_t b, size_t *ea, size_t *eb)
+{
+    const rw_toks *ts = s->ts;
+    char var[RR_NAME];
+    tok_str(s, st->var, var, sizeof var);
+    while (b > a + 2 && rwl_tok_is(ts, a, "(") && rwl_match_close(ts, a) == b - 1) {
+        a++;
+        b--;
+    }
+    if (b == a + 1 && rwl_tok_is(ts, a, var)) {
+        *ea = *eb = a;
+        return true;
+    }
+    if (b < a + 3)
+        return false;
+    if (rwl_tok_is(ts, b - 1, var) && rwl_tok_is(ts, b - 2, "+")) {
+        *ea = a;
+        *eb = b - 2;
+    } else if (rwl_tok_is(ts, a, var) && rwl_tok_is(ts, a + 1, "+")) {
+        *ea = a + 2;
+        *eb = b;
+    } else {
+        return false;
+    }
+    static const char *const ok[] = {"+", "-", "*", "/", "%", "!", "~", ".", "->"};
+    int depth = 0;
+    for (size_t k = *ea; k < *eb; k++) {
+        if (rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "{"))
+            return false;
+        if (is_use(ts, k) && (rwl_tok_is(ts, k, var) || names_find_tok(&s->locals, ts, k)))
+            return false;
+        if (rwl_tok_is(ts, k, "static_cast") && rwl_tok_is(ts, k + 1, "<")) {
+            size_t c = rwl_match_close(ts, k + 1);
+            if (c >= *eb)
+                return false;
+            k = c;
+            continue;
+        }
+        if (rwl_tok_is(ts, k, "(")) {
+            depth++;
+            continue;
+        }
+        if (rwl_tok_is(ts, k, ")")) {
+            if (--depth < 0)
+                return false;
+            continue;
+        }
+        if (depth > 0 || ts->t[k].kind != T_PUNCT)
+            continue;
+        bool fine = false;
+        for (size_t i = 0; i < HK_ARRAY_LEN(ok) && !fine; i++)
+            fine = rwl_tok_is(ts, k, ok[i]);
+        if (!fine)
+            return false;
+    }
+    return depth == 0;
+}
+
+/* Decides whether column loop st (body [a, b), already accepted for the scalar path) also
+ * gets the float4 path: st->vec and its accesses and streams, or st->novec with the
+ * reason. Every memory access of the body must be a load `P[E + c]` or a statement-level
+ * store `P[E + c] = ...;` through a pointer to float, E row-invariant; the body must not
+ * branch, since the four components' loads are issued together and their stores are
+ * collected into one float4 store. */
+static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
+{
+    const rw_toks *ts = s->ts;
+    char nm[RR_NAME], var[RR_NAME];
+    size_t store_end[RR_MAX_VEC];
+    tok_str(s, st->var, var, sizeof var);
+    st->vec = false;
+    st->n_acc = st->n_vs = 0;
+#define NOVEC(...)                                                                             \
+    do {                                                                                       \
+        snprintf(st->novec, sizeof st->novec, __VA_ARGS__);                                    \
+        return;                                                                                \
+    } while (0)
+    for (size_t k = a; k < b; k++)
+        if (rwl_tok_is(ts, k, "if") || rwl_tok_is(ts, k, "?") || rwl_tok_is(ts, k, "&&") ||
+            rwl_tok_is(ts, k, "||") || rwl_tok_is(ts, k, "continue"))
+            NOVEC("its body branches (`%s`), and float4 loads and stores are unconditional",
+                  tok_str(s, k, nm, sizeof nm));
+    for (size_t k = a; k < b; k++) {
+        if (!is_use(ts, k))
+            continue;
+        tok_str(s, k, nm, sizeof nm);
+        rr_name *loc = names_find_tok(&s->locals, ts, k);
+        if (loc) {
+            if (loc->ptr)
+                NOVEC("it uses the loop-local pointer or array `%s`", nm);
+            continue;
+        }
+        bool isp = false, fl = float_pointer(s, k, &isp);
+        if (!rwl_tok_is(ts, k + 1, "[")) {
+            if (isp)
+                NOVEC("it uses the pointer `%s` other than by subscript", nm);
+            continue;
+        }
+        if (!fl)
+            NOVEC("`%s` is not known as a pointer to float", nm);
+        size_t close = rwl_match_close(ts, k + 1), ea, eb;
+        if (close >= b)
+            NOVEC("an unbalanced subscript of `%s`", nm);
+        if (!base_plus_c(s, st, k + 2, close, &ea, &eb))
+            NOVEC("the index of `%s[...]` is not `base + %s` with a row-invariant base", nm, var);
+        /* `x[c + 1]`: a neighbour read (stencil-like); its base is 4 bytes off the row's, so
+         * the two are never aligned together and the float4 path would be dead code */
+        size_t la = ea, lb = eb;
+        while (lb > la + 2 && rwl_tok_is(ts, la, "(") && rwl_match_close(ts, la) == lb - 1) {
+            la++;
+            lb--;
+        }
+        if (lb == la + 1 && ts->t[la].kind == T_NUMBER)
+            NOVEC("the index of `%s[...]` shifts the column by a constant", nm);
+        bool store = rwl_tok_is(ts, close + 1, "=");
+        if (!store && (rwl_tok_is_assign_op(ts, close + 1) || rwl_tok_is(ts, close + 1, "++") ||
+                       rwl_tok_is(ts, close + 1, "--") || rwl_tok_is(ts, close + 1, "[") ||
+                       rwl_tok_is(ts, close + 1, ".") || rwl_tok_is(ts, close + 1, "->") ||
+                       (k > a && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--") ||
+                                  (rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))))))
+            NOVEC("`%s[...]` is updated in place, indexed further or has its address taken", nm);
+        /* the stream: the same pointer and the same base text */
+        char idx[RR_INDEX], idx2[RR_INDEX], pn[RR_NAME];
+        rwl_compact_index(ts, ea, eb, idx, sizeof idx);
+        size_t v;
+        for (v = 0; v < st->n_vs; v++) {
+            rwl_compact_index(ts, st->vs[v].ea, st->vs[v].eb, idx2, sizeof idx2);
+            if (!strcmp(tok_str(s, st->vs[v].p, pn, sizeof pn), nm) && !strcmp(idx, idx2))
+                break;
+        }
+        if (v == st->n_vs) {
+            if (st->n_vs >= RR_MAX_VEC)
+                NOVEC("it reads and writes more than %d rows of memory", RR_MAX_VEC);
+            st->vs[v].p = k;
+            st->vs[v].ea = ea;
+            st->vs[v].eb = eb;
+            st->vs[v].load = st->vs[v].store = false;
+            store_end[v] = ts->n;
+            st->n_vs++;
+        }
+        if (store) {
+            st->vs[v].store = true;
+            size_t e = rwl_stmt_end(ts, k, b);
+            if (e < store_end[v])
+                store_end[v] = e;
+        } else {
+            /* the float4 is loaded before any component runs */
+            if (k >= store_end[v])
+                NOVEC("`%s[...]` is read after it is stored in the same iteration", nm);
+            st->vs[v].load = true;
+        }
+        if (st->n_acc >= RR_MAX_ACC)
+            NOVEC("it has more than %d memory accesses", RR_MAX_ACC);
+        st->acc[st->n_acc].p = k;
+        st->acc[st->n_acc].close = close;
+        st->acc[st->n_acc].stream = v;
+        st->acc[st->n_acc].store = store;
+        st->n_acc++;
+        k = close;
+    }
+    if (!st->n_acc)
+        NOVEC("it accesses no memory%s", "");
+#undef NOVEC
+    /* c itself: declared in a component only where the body uses it besides the indices */
+    st->c_used = count_uses(ts, a, b, var) > st->n_acc;
+    st->vec = true;
+}
+
+/* A column loop `for (T c = 0; c < COLS; c++ | ++c | c += 1) S` at [a, b). */
+static const char *read_loop(rr_scan *s, rr_stmt *st, size_t a, size_t b)
+{
+    const rw_toks *ts = s->ts;
+    size_t c = rwl_match_close(ts, a + 1);
+    if (!rwl_tok_is(ts, a + 1, "(") || c >= b)
+        return fail(s, "an unbalanced loop header%s", NULL);
+    size_t q = a + 2;
+    while (q < c && (rwl_is_type_word(ts, q) || rwl_tok_is(ts, q, "unsigned")))
+        q++;
+    if (q == a + 2)
+        return fail(s, "a loop does not declare its column variable (`for (int c = 0; ...)`)%s", NULL);
+    char var[RR_NAME], want1[RR_NAME + 4], want2[RR_NAME + 4], want3[RR_NAME + 8], step[RR_INDEX];
+    tok_str(s, q, var, sizeof var);
+    if (!is_ident(ts, q) || !rwl_tok_is(ts, q + 1, "=") || !is_zero(ts, q + 2, q + 3) || !rwl_tok_is(ts, q + 3, ";"))
+        return fail(s, "a loop is not `for (int c = 0; c < cols; c++)`%s", NULL);
+    size_t semi = q + 4;
+    while (semi < c && !rwl_tok_is(ts, semi, ";"))
+        semi++;
+    if (semi >= c)
+        return fail(s, "a loop is not `for (int c = 0; c < cols; c++)`%s", NULL);
+    /* c < COLS, the bound free of c and of side effects */
+    if (!rwl_tok_is(ts, q + 4, var) || !rwl_tok_is(ts, q + 5, "<") || semi <= q + 6 ||
+        mentions(ts, q + 6, semi, var) || writes_any(ts, q + 6, semi))
+        return fail(s, "a loop condition is not `c < cols` (with a bound that does not change)%s", NULL);
+    for (size_t k = q + 6; k < semi; k++)
+        if (rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||") || rwl_tok_is(ts, k, "?") || rwl_tok_is(ts, k, ","))
+            return fail(s, "a loop condition is not `c < cols` (with a bound that does not change)%s", NULL);
+    rwl_compact_index(ts, semi + 1, c, step, sizeof step);
+    snprintf(want1, sizeof want1, "%s++", var);
+    snprintf(want2, sizeof want2, "++%s", var);
+    snprintf(want3, sizeof want3, "%s+=1", var);
+    if (strcmp(step, want1) && strcmp(step, want2) && strcmp(step, want3))
+        return fail(s, "a loop does not step its column by one%s", NULL);
+    st->kind = 'l';
+    st->var = q;
+    st->type_a = a + 2;
+    st->cond_a = q + 4;
+    st->cond_b = semi;
+    st->body_a = c + 1;
+    s->locals.n = 0;
+    const char *why = loop_stmt(s, st, c + 1, b);
+    if (why)
+        return why;
+    /* each accumulator appears only in its reduction */
+    for (size_t i = 0; i < st->n_red; i++) {
+        char nm[RR_NAME];
+        tok_str(s, st->red[i], nm, sizeof nm);
+        /* its own statement mentions it once (`acc += E`) or twice (`acc = acc + E`) */
+        size_t e = rwl_stmt_end(ts, st->red[i], b);
+        if (count_uses(ts, c + 1, b, nm) != count_uses(ts, st->red[i], e, nm))
+            return fail(s, "the accumulator `%s` is read or written elsewhere inside its loop", nm);
+        rr_name *v = names_find(&s->rows, nm);
+        if (v && !st->red_fn[i][0])
+            v->state = RR_REDUCED;
+    }
+    vec_check(s, st, c + 1, b);
+    s->n_loops++;
+    s->n_reductions += st->n_red;
+    s->n_vec += st->vec;
+    return NULL;
+}
+
+/* The row index declaration at [a, e)? Its name token goes to *name. */
+static bool index_decl(const rw_toks *ts, size_t a, size_t e, size_t *name)
+{
+    size_t q = a;
+    if (rwl_tok_is(ts, q, "const"))
+        q++;
+    size_t t0 = q;
+    while (q < e && (rwl_is_type_word(ts, q) || rwl_tok_is(ts, q, "unsigned")))
+        q++;
+    if (q == t0 || !is_ident(ts, q) || !rwl_tok_is(ts, q + 1, "=") || !rwl_tok_is(ts, e - 1, ";"))
+        return false;
+    char c[256];
+    rwl_compact_index(ts, q + 2, e - 1, c, sizeof c);
+    if (!rwl_is_index_formula(c))
+        return false;
+    *name = q;
+    return true;
+}
+
+/* One comparison `r >= B` / `B <= r` (early return) or `r < B` / `B > r` (block) over
+ * [a, b). */
+static bool guard_cond(rr_scan *s, size_t a, size_t b, bool early)
+{
+    const rw_toks *ts = s->ts;
+    while (b > a + 2 && rwl_tok_is(ts, a, "(") && rwl_match_close(ts, a) == b - 1) {
+        a++;
+        b--;
+    }
+    char r[RR_NAME];
+    tok_str(s, s->idx_name, r, sizeof r);
+    size_t ba, bb;
+    if (rwl_tok_is(ts, a, r) && rwl_tok_is(ts, a + 1, early ? ">=" : "<")) {
+        ba = a + 2;
+        bb = b;
+    } else if (b > a + 2 && rwl_tok_is(ts, b - 1, r) && rwl_tok_is(ts, b - 2, early ? "<=" : ">")) {
+        ba = a;
+        bb = b - 2;
+    } else {
+        return false;
+    }
+    if (ba >= bb || mentions(ts, ba, bb, r) || writes_any(ts, ba, bb))
+        return false;
+    for (size_t k = ba; k < bb; k++)
+        if (rwl_tok_is(ts, k, "<") || rwl_tok_is(ts, k, ">") || rwl_tok_is(ts, k, "<=") || rwl_tok_is(ts, k, ">=") ||
+            rwl_tok_is(ts, k, "==") || rwl_tok_is(ts, k, "!=") || rwl_tok_is(ts, k, "&&") ||
+            rwl_tok_is(ts, k, "||") || rwl_tok_is(ts, k, "?"))
+            return false;
+    s->bound_a = ba;
+    s->bound_b = bb;
+    return true;
+}
+
+/* Reads the whole body: declarations, index, guard, row statements. NULL or the reason. */
+static const char *scan(rr_scan *s)
+{
+    const rw_toks *ts = s->ts;
+    if (ts->n < 2 || !rwl_tok_is(ts, 0, "{") || rwl_match_close(ts, 0) != ts->n - 1)
+        return "the kernel body could not be read";
+    size_t end = ts->n - 1, k = 1;
+    bool have_idx = false;
+    char r[RR_NAME] = "";
+    while (k < end && !rwl_tok_is(ts, k, "if")) {
+        size_t e = rwl_stmt_end(ts, k, end), nm;
+        if (!have_idx && index_decl(ts, k, e, &nm)) {
+            have_idx = true;
+            s->idx_a = k;
+            s->idx_b = e;
+            s->idx_name = nm;
+            tok_str(s, nm, r, sizeof r);
+            k = e;
+            continue;
+        }
+        if (s->n_pre >= RR_MAX_STMTS)
+            return "too many declarations before the bounds check";
+        size_t names[RR_MAX_NAMES], nn = 0;
+        if (!rwl_is_hoistable_decl(ts, k, e, "", names, &nn, RR_MAX_NAMES))
+            return "a statement that is not a plain declaration comes before the bounds check";
+        s->pre[s->n_pre][0] = k;
+        s->pre[s->n_pre][1] = e;
+        s->n_pre++;
+        k = e;
+    }
+    if (!have_idx)
+        return "the body has no row index `int r = blockIdx.x * blockDim.x + threadIdx.x;` before its bounds check";
+    const char *why = forbidden(ts, 1, end, s->idx_a, s->idx_b);
+    if (why)
+        return why;
+    if (!rwl_tok_is(ts, k, "if") || !rwl_tok_is(ts, k + 1, "("))
+        return "no bounds check `if (r >= rows) return;` or `if (r < rows) { ... }` after the row index";
+    size_t cc = rwl_match_close(ts, k + 1);
+    if (cc >= end)
+        return "unbalanced bounds check";
+    size_t then_a = cc + 1, then_b = rwl_stmt_end(ts, then_a, end);
+    if (rwl_tok_is(ts, then_b, "else"))
+        return "the bounds check has an else branch";
+    bool early = (rwl_tok_is(ts, then_a, "return") && rwl_tok_is(ts, then_a + 1, ";") && then_b == then_a + 2) ||
+                 (rwl_tok_is(ts, then_a, "{") && rwl_tok_is(ts, then_a + 1, "return") &&
+                  rwl_tok_is(ts, then_a + 2, ";") && then_b == then_a + 4);
+    if (!guard_cond(s, k + 2, cc, early))
+        return early ? "the early return is not `if (r >= rows) return;` with a bound free of r"
+                     : "the bounds check is not `if (r < rows)` with a bound free of r";
+    if (early) {
+        s->body_a = then_b;
+        s->body_b = end;
+    } else {
+        if (then_b != end)
+            return "statements follow the bounds check block";
+        s->body_a = rwl_tok_is(ts, then_a, "{") ? then_a + 1 : then_a;
+        s->body_b = rwl_tok_is(ts, then_a, "{") ? then_b - 1 : then_b;
+    }
+    for (size_t j = s->body_a; j < s->body_b; j++)
+        if (rwl_tok_is(ts, j, "return"))
+            return "the row body returns (only the bounds check may)";
+    /* declarations before the guard: those the bound reads (transitively) stay before the
+     * row loop, the others move into it (they may be per-row accumulators) */
+    for (size_t i = s->n_pre; i-- > 0;) {
+        size_t a = s->pre[i][0], b = s->pre[i][1];
+        size_t names[RR_MAX_NAMES], nn = 0;
+        rwl_is_hoistable_decl(ts, a, b, "", names, &nn, RR_MAX_NAMES);
+        bool need = false;
+        for (size_t q = 0; q < nn && !need; q++) {
+            char nm[RR_NAME];
+            tok_str(s, names[q], nm, sizeof nm);
+            need = mentions(ts, s->bound_a, s->bound_b, nm);
+            for (size_t j = i + 1; j < s->n_pre && !need; j++)
+                need = s->pre_hoist[j] && mentions(ts, s->pre[j][0], s->pre[j][1], nm);
+        }
+        s->pre_hoist[i] = need;
+    }
+    for (size_t i = 0; i < s->n_pre; i++) {
+        size_t a = s->pre[i][0], b = s->pre[i][1];
+        bool after_idx = a > s->idx_a;
+        if (s->pre_hoist[i] && after_idx && mentions(ts, a, b, r))
+            return "the bounds check depends on the row index";
+        size_t first = s->rows.n;
+        const char *d = read_decl(s, a, b, &s->rows, false, ts->n);
+        if (d && *d)
+            return d;
+        for (size_t q = first; q < s->rows.n; q++)
+            if (s->pre_hoist[i])
+                s->rows.v[q].state = RR_HOISTED;
+    }
+    /* row statements */
+    for (k = s->body_a; k < s->body_b;) {
+        size_t e = rwl_stmt_end(ts, k, s->body_b);
+        if (s->n_st >= RR_MAX_STMTS)
+            return "the row body has more statements than the rewrite handles";
+        rr_stmt *st = &s->st[s->n_st++];
+        memset(st, 0, sizeof *st);
+        st->a = k;
+        st->b = e;
+        char nm[RR_NAME];
+        if (rwl_tok_is(ts, k, "for")) {
+            if ((why = read_loop(s, st, k, e)))
+                return why;
+        } else if (rwl_tok_is(ts, k, ";")) {
+            st->kind = 'd';
+        } else if ((why = read_decl(s, k, e, &s->rows, true, ts->n))) {
+            if (*why)
+                return why;
+            st->kind = 'd';
+        } else {
+            size_t op = rwl_tok_is(ts, e - 1, ";") ? assign_op(ts, k, e - 1) : e;
+            size_t ia = 0, ib = 0;
+            char lv = op < e - 1 ? lvalue(ts, k, op, &ia, &ib) : 0;
+            if (!lv)
+                return fail(s, "a row-level statement is neither a declaration, a column loop, an assignment "
+                               "nor a store: `%s ...`", tok_str(s, k, nm, sizeof nm));
+            if (writes_any(ts, op + 1, e - 1) || (lv == 's' && writes_any(ts, ia, ib)))
+                return "a row-level assignment changes a second variable";
+            if (lv == 'n') {
+                rr_name *v = names_find_tok(&s->rows, ts, k);
+                if (v && v->state == RR_HOISTED)
+                    return fail(s, "the row body changes `%s`, which the bounds check reads", tok_str(s, k, nm, sizeof nm));
+                if (rwl_tok_is(ts, k, r))
+                    return "the row body changes the row index";
+                if (v)
+                    v->state = RR_WRITTEN;
+                st->kind = 'a';
+            } else {
+                if (!mentions(ts, ia, ib, r) && !mentions_flagged(ts, ia, ib, &s->rows, false) &&
+                    !mentions_flagged(ts, k, k + 1, &s->rows, false))
+                    return fail(s, "a store to `%s` outside the column loops does not depend on the row",
+                                tok_str(s, k, nm, sizeof nm));
+                if ((why = add_store(s, k, ia, ib, NULL)))
+                    return why;
+                st->kind = 's';
+                s->n_lane0++;
+            }
+        }
+        k = e;
+    }
+    if (!s->n_loops)
+        return "no column loop `for (int c = 0; c < cols; c++)` in the row body: not a thread-per-row kernel";
+    /* memory a lane writes is touched elsewhere only at the same index (so by the same
+     * lane); a lane-0 store's location is not touched again at all */
+    for (size_t i = 0; i < s->n_stores; i++) {
+        const rr_store *w = &s->stores[i];
+        char nm[RR_NAME];
+        tok_str(s, w->base, nm, sizeof nm);
+        for (size_t j = s->body_a; j < s->body_b; j++) {
+            if (j == w->base || !is_use(ts, j) || !rwl_tok_is(ts, j, nm))
+                continue;
+            bool declared = false;
+            for (size_t q = 0; q < s->n_decl_tok && !declared; q++)
+                declared = s->decl_tok[q] == j;
+            if (declared)
+                continue;   /* `float *y = out + r * cols;` declares it */
+            bool other_store = false;
+            for (size_t q = 0; q < s->n_stores; q++)
+                if (s->stores[q].base == j && !w->in_loop && !s->stores[q].in_loop)
+                    other_store = true;   /* another lane-0 store: lane 0 owns both */
+            if (other_store)
+                continue;
+            if (!w->in_loop)
+                return fail(s, "`%s`, stored once per row outside the loops, is accessed again in the row body "
+                               "(another lane would read it)", nm);
+            char idx[RR_INDEX];
+            if (!rwl_tok_is(ts, j + 1, "["))
+                return fail(s, "`%s`, stored in a column loop, is used other than by subscript in the row body", nm);
+            size_t c = rwl_match_close(ts, j + 1);
+            rwl_compact_index(ts, j + 2, c, idx, sizeof idx);
+            if (strcmp(idx, w->index) != 0)
+                return fail(s, "`%s` is stored in a column loop and accessed at another index (another lane "
+                               "owns that element)", nm);
+            /* the same text names another element where a loop-local variable in it is
+             * defined differently in another loop */
+            if (w->local_index && (j < w->loop_a || j >= w->loop_b))
+                return fail(s, "`%s` is stored in a column loop at an index of loop-local variables and "
+                               "accessed in another loop", nm);
+        }
+        for (size_t p = 0; p < s->n_pre; p++)
+            if (mentions(ts, s->pre[p][0], s->pre[p][1], nm))
+                return fail(s, "`%s` is stored in the row body and used by a declaration before the bounds check", nm);
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ rendering */
+
+/* Appends the source text of tokens [a, b). */
+static int put_src(struct hk_buf *b, const rw_toks *ts, size_t a, size_t z)
+{
+    if (a >= z)
+        return HK_OK;
+    return hk_buf_append(b, ts->text + ts->t[a].start, ts->t[z - 1].end - ts->t[a].start);
+}
+
+/* `for (T c = START; c < COLS; c += (T)hk_width) BODY` with START = `(T)` pre, the type,
+ * post; ind is the indentation of the line the loop starts on. */
+static int render_lane_loop(const rr_scan *s, const rr_stmt *st, struct hk_buf *b, const char *pre,
+                            const char *post, const char *ind)
+{
+    const rw_toks *ts = s->ts;
+    int rc;
+    if ((rc = hk_buf_appends(b, "for (")) || (rc = put_src(b, ts, st->type_a, st->var + 1)) ||
+        (rc = hk_buf_printf(b, " = %s", pre)) || (rc = put_src(b, ts, st->type_a, st->var)) ||
+        (rc = hk_buf_printf(b, "%s; ", post)) || (rc = put_src(b, ts, st->cond_a, st->cond_b)) ||
+        (rc = hk_buf_appends(b, "; ")) || (rc = put_src(b, ts, st->var, st->var + 1)) ||
+        (rc = hk_buf_appends(b, " += (")) || (rc = put_src(b, ts, st->type_a, st->var)) ||
+        (rc = hk_buf_printf(b, ")hk_width)\n%s%s", ind, rwl_tok_is(ts, st->body_a, "{") ? "" : "    ")))
+        return rc;
+    return put_src(b, ts, st->body_a, st->b);
+}
+
+/* The base address `(&P[E])` or `(P)` of stream v. */
+static int put_base(const rr_scan *s, const rr_stmt *st, size_t v, struct hk_buf *b)
+{
+    int rc;
+    size_t p = st->vs[v].p;
+    if (st->vs[v].ea == st->vs[v].eb)
+        return (rc = hk_buf_appends(b, "(")) || (rc = put_src(b, s->ts, p, p + 1)) ? rc : hk_buf_appends(b, ")");
+    if ((rc = hk_buf_appends(b, "(&")) || (rc = put_src(b, s->ts, p, p + 1)) || (rc = hk_buf_appends(b, "[")) ||
+        (rc = put_src(b, s->ts, st->vs[v].ea, st->vs[v].eb)))
+        return rc;
+    return hk_buf_appends(b, "])");
+}
+
+/* The body of loop st for component k (0..3 of a float4): the source with each access
+ * replaced by its float4's component. */
+static int put_component(const rr_scan *s, const rr_stmt *st, int k, struct hk_buf *b)
+{
+    const rw_toks *ts = s->ts;
+    static const char comp[] = "xyzw";
+    int rc;
+    uint32_t at = ts->t[st->body_a].start;
+    for (size_t i = 0; i < st->n_acc; i++) {
+        uint32_t from = ts->t[st->acc[i].p].start;
+        if ((rc = hk_buf_append(b, ts->text + at, from - at)) ||
+            (rc = hk_buf_printf(b, "hk_%c%zu.%c", st->acc[i].store ? 's' : 'v', st->acc[i].stream, comp[k])))
+            return rc;
+        at = ts->t[st->acc[i].close].end;
+    }
+    return hk_buf_append(b, ts->text + at, ts->t[st->b - 1].end - at);
+}
+
+/* A column loop with the float4 path (column loop number no of the row body, from 1):
+ *   hk_vecN = every stream's base address is 16-byte aligned
+ *   if (hk_vecN) { float4 loop over COLS / 4 (body once per component), scalar tail }
+ *   else { the scalar lane loop } */
+static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struct hk_buf *b)
+{
+    const rw_toks *ts = s->ts;
+    int rc = 0;
+#define R(x)                                                                                   \
+    do {                                                                                       \
+        if ((rc = (x)))                                                                        \
+            return rc;                                                                         \
+    } while (0)
+    R(hk_buf_printf(b, "const bool hk_vec%zu = ((", no));
+    for (size_t v = 0; v < st->n_vs; v++) {
+        R(hk_buf_appends(b, v ? " | reinterpret_cast<unsigned long long>" : "reinterpret_cast<unsigned long long>"));
+        R(put_base(s, st, v, b));
+    }
+    R(hk_buf_printf(b,
+                    ") & 15ull) == 0ull;\n"
+                    "        if (hk_vec%zu) {\n"
+                    "            // float4: four columns per lane and step (16-byte aligned rows); the\n"
+                    "            // tail of COLS %% 4 columns and misaligned rows run the scalar loop\n"
+                    "            #pragma unroll 4\n"
+                    "            for (",
+                    no));
+    R(put_src(b, ts, st->type_a, st->var));
+    R(hk_buf_appends(b, " hk_c4 = ("));
+    R(put_src(b, ts, st->type_a, st->var));
+    R(hk_buf_appends(b, ")hk_lane; hk_c4 < ("));
+    R(put_src(b, ts, st->cond_a + 2, st->cond_b));
+    R(hk_buf_appends(b, ") / 4; hk_c4 += ("));
+    R(put_src(b, ts, st->type_a, st->var));
+    R(hk_buf_appends(b, ")hk_width) {\n"));
+    for (size_t v = 0; v < st->n_vs; v++) {
+        if (st->vs[v].load) {
+            R(hk_buf_printf(b, "                const float4 hk_v%zu = reinterpret_cast<const float4 *>", v));
+            R(put_base(s, st, v, b));
+            R(hk_buf_appends(b, "[hk_c4];\n"));
+        }
+        if (st->vs[v].store)
+            R(hk_buf_printf(b, "                float4 hk_s%zu;\n", v));
+    }
+    /* a block body without c is its own component scope */
+    bool wrap = st->c_used || !rwl_tok_is(ts, st->body_a, "{");
+    for (int k = 0; k < 4; k++) {
+        if (!wrap) {
+            R(hk_buf_appends(b, "                "));
+            R(put_component(s, st, k, b));
+            R(hk_buf_appends(b, "\n"));
+            continue;
+        }
+        R(hk_buf_appends(b, "                {\n"));
+        if (st->c_used) {
+            R(hk_buf_appends(b, "                    "));
+            R(put_src(b, ts, st->type_a, st->var + 1));
+            R(hk_buf_appends(b, " = ("));
+            R(put_src(b, ts, st->type_a, st->var));
+            R(hk_buf_printf(b, ")(hk_c4 * 4 + %d);\n", k));
+        }
+        R(hk_buf_appends(b, "                    "));
+        R(put_component(s, st, k, b));
+        R(hk_buf_appends(b, "\n                }\n"));
+    }
+    for (size_t v = 0; v < st->n_vs; v++)
+        if (st->vs[v].store) {
+            R(hk_buf_appends(b, "                reinterpret_cast<float4 *>"));
+            R(put_base(s, st, v, b));
+            R(hk_buf_printf(b, "[hk_c4] = hk_s%zu;\n", v));
+        }
+    R(hk_buf_appends(b, "            }\n            "));
+    /* the tail starts at the first column past the float4s: (T)((COLS) / 4 * 4) + (T)hk_lane */
+    struct hk_buf start;
+    hk_buf_init(&start, RR_INDEX * 4);
+    rc = hk_buf_appends(&start, "(");
+    if (!rc)
+        rc = hk_buf_append(&start, ts->text + ts->t[st->type_a].start, ts->t[st->var - 1].end - ts->t[st->type_a].start);
+    if (!rc)
+        rc = hk_buf_appends(&start, ")((");
+    if (!rc)
+        rc = hk_buf_append(&start, ts->text + ts->t[st->cond_a + 2].start,
+                           ts->t[st->cond_b - 1].end - ts->t[st->cond_a + 2].start);
+    if (!rc)
+        rc = hk_buf_appends(&start, ") / 4 * 4) + (");
+    if (!rc)
+        rc = render_lane_loop(s, st, b, start.data, ")hk_lane", "            ");
+    hk_buf_free(&start);
+    if (rc)
+        return rc;
+    R(hk_buf_appends(b, "\n        } else {\n            "));
+    R(render_lane_loop(s, st, b, "(", ")hk_lane", "            "));
+    R(hk_buf_appends(b, "\n        }\n"));
+#undef R
+    return HK_OK;
+}
+
+static int render(const rr_scan *s, struct hk_buf *b)
+{
+    const rw_toks *ts = s->ts;
+    int rc = 0;
+    size_t n_loop = 0;   /* numbered from 1 as in the description */
+#define R(x)                                                                                   \
+    do {                                                                                       \
+        if ((rc = (x)))                                                                        \
+            return rc;                                                                         \
+    } while (0)
+    R(hk_buf_appends(b,
+                     "{\n"
+                     "    // hk rewrite (warp_rows): one warp per row, rows grid-strided over all warps; the\n"
+                     "    // lanes stride the columns (coalesced), per-row sums are combined by shuffles and\n"
+                     "    // per-row results are stored by lane 0.\n"
+                     "    const unsigned int hk_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n"
+                     "    const unsigned int hk_nthreads = blockDim.x * blockDim.y * blockDim.z;\n"
+                     "    const unsigned int hk_lane = hk_tid & 31u, hk_warp = hk_tid >> 5;\n"
+                     "    const unsigned int hk_nwarps = (hk_nthreads + 31u) >> 5;\n"
+                     "    // lanes of this warp (a block of e.g. 48 threads ends in a warp of 16) and their mask\n"
+                     "    const unsigned int hk_width = min(hk_nthreads - (hk_warp << 5), 32u);\n"
+                     "    const unsigned int hk_mask = hk_width == 32u ? 0xffffffffu : (1u << hk_width) - 1u;\n"));
+    if (!s->n_reductions)
+        R(hk_buf_appends(b, "    (void)hk_mask;\n"));
+    for (size_t i = 0; i < s->n_pre; i++)
+        if (s->pre_hoist[i]) {
+            R(hk_buf_appends(b, "    "));
+            R(put_src(b, ts, s->pre[i][0], s->pre[i][1]));
+            R(hk_buf_appends(b, "\n"));
+        }
+    R(hk_buf_appends(b, "    for (long long hk_row = (long long)blockIdx.x * hk_nwarps + hk_warp; hk_row < (long long)("));
+    R(put_src(b, ts, s->bound_a, s->bound_b));
+    R(hk_buf_appends(b, ");\n         hk_row += (long long)gridDim.x * hk_nwarps) {\n        "));
+    /* the row index, as declared, from the warp's row */
+    R(put_src(b, ts, s->idx_a, s->idx_name + 1));
+    R(hk_buf_appends(b, " = ("));
+    size_t ty = rwl_tok_is(ts, s->idx_a, "const") ? s->idx_a + 1 : s->idx_a;
+    R(put_src(b, ts, ty, s->idx_name));
+    R(hk_buf_appends(b, ")hk_row;\n"));
+    for (size_t i = 0; i < s->n_pre; i++)
+        if (!s->pre_hoist[i]) {
+            R(hk_buf_appends(b, "        "));
+            R(put_src(b, ts, s->pre[i][0], s->pre[i][1]));
+            R(hk_buf_appends(b, "\n"));
+        }
+    for (size_t i = 0; i < s->n_st; i++) {
+        const rr_stmt *st = &s->st[i];
+        R(hk_buf_appends(b, "        "));
+        if (st->kind == 's') {
+            R(hk_buf_appends(b, "if (hk_lane == 0u) {\n            "));
+            R(put_src(b, ts, st->a, st->b));
+            R(hk_buf_appends(b, "\n        }\n"));
+            continue;
+        }
+        if (st->kind != 'l') {
+            R(put_src(b, ts, st->a, st->b));
+            R(hk_buf_appends(b, "\n"));
+            continue;
+        }
+        n_loop++;
+        if (st->vec) {
+            R(render_vec_loop(s, st, n_loop, b));
+        } else {
+            /* for (T c = (T)hk_lane; c < COLS; c += (T)hk_width) BODY */
+            R(render_lane_loop(s, st, b, "(", ")hk_lane", "        "));
+            R(hk_buf_appends(b, "\n"));
+        }
+        for (size_t j = 0; j < st->n_red; j++) {
+            char acc[RR_NAME];
+            tok_str(s, st->red[j], acc, sizeof acc);
+            const char *fn = st->red_fn[j];
+            /* width 32 in the shuffles: on a 64-lane HIP wavefront the two halves are
+             * separate warps of this body, and a xor below 32 stays within its half */
+            R(hk_buf_printf(b,
+                            "        for (unsigned int hk_off = 16u; hk_off > 0u; hk_off >>= 1) {\n"
+                            "            const decltype(%s) hk_o = __shfl_xor_sync(hk_mask, %s, hk_off, 32);\n"
+                            "            if ((hk_lane ^ hk_off) < hk_width)\n",
+                            acc, acc));
+            if (fn[0])
+                R(hk_buf_printf(b, "                %s = %s(%s, hk_o);\n", acc, fn, acc));
+            else
+                R(hk_buf_printf(b, "                %s += hk_o;\n", acc));
+            /* in a partial warp only lane 0's butterfly saw every lane (the skipped
+             * partners are the lanes that do not exist) */
+            R(hk_buf_printf(b,
+                            "        }\n"
+                            "        if (hk_width != 32u)\n"
+                            "            %s = __shfl_sync(hk_mask, %s, 0, 32);\n",
+                            acc, acc));
+        }
+    }
+    R(hk_buf_appends(b, "    }\n}"));
+#undef R
+    return HK_OK;
+}
+
+int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
+{
+    if (!out)
+        return HK_EINVAL;
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    struct hk_buf b;
+    hk_buf_init(&b, RW_TEXT_MAX);
+    rr_scan *s = hk_calloc(1, sizeof *s);
+    const char *why = NULL;
+    if (!s) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        goto out;
+    if (ts.n > RR_MAX_TOKENS) {
+        why = "the body is far larger than a thread-per-row kernel";
+        goto na;
+    }
+    s->ts = &ts;
+    s->f = f;
+    if ((why = scan(s)))
+        goto na;
+    if ((rc = render(s, &b)))
+        goto out;
+    char r[RR_NAME];
+    tok_str(s, s->idx_name, r, sizeof r);
+    /* which loops load float4, and why the others stay scalar */
+    struct hk_buf vd;
+    hk_buf_init(&vd, 4096);
+    rc = hk_buf_printf(&vd, "; float4 loads/stores in %zu of %zu column loop%s (16-byte aligned rows, scalar tail "
+                            "and fallback)", s->n_vec, s->n_loops, s->n_loops == 1 ? "" : "s");
+    for (size_t i = 0, no = 0; i < s->n_st && !rc; i++)
+        if (s->st[i].kind == 'l' && ++no && !s->st[i].vec)
+            rc = hk_buf_printf(&vd, "; column loop %zu scalar only: %s", no, s->st[i].novec);
+    char *desc = rc ? NULL
+                    : hk_asprintf("kernel %s: one warp per row `%s` instead of one thread (rows grid-strided over "
+                                  "the warps), %zu column loop%s over the lanes, %zu warp reduction%s by "
+                                  "__shfl_xor_sync, %zu lane-0 store%s%s",
+                                  f->name, r, s->n_loops, s->n_loops == 1 ? "" : "s", s->n_reductions,
+                                  s->n_reductions == 1 ? "" : "s", s->n_lane0, s->n_lane0 == 1 ? "" : "s", vd.data);
+    hk_buf_free(&vd);
+    if (!desc) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if ((rc = rwl_edits_add(&es, f->body_span.start_byte, f->body_span.end_byte, b.data))) {
+        hk_free(desc);
+        goto out;
+    }
+    rc = rwl_finish(text, len, m, f->name, &es, desc, out);
+    goto out;
+na:
+    rc = rwl_not_applicable(out, hk_asprintf("warp_rows not applicable to kernel %s: %s", f->name, why));
+out:
+    rwl_edits_free(&es);
+    hk_buf_free(&b);
+    rwl_toks_free(&ts);
+    hk_free(s);
+    return rc;
+}

@@ -1,0 +1,61 @@
+/* The general thread-per-row -> warp-per-row rewrite (issue 5, "Rewrites"): a kernel that
+ * gives each thread one matrix row and loops over the columns (row sums, norms, scaled
+ * copies) reads addresses a row apart within a warp; this rewrite hands each row to a warp
+ * whose lanes stride the columns, so the loads coalesce. Pure function on text, any
+ * thread (once an_grammar_check has run). */
+#ifndef HK_ENGINE_REWRITE_ROWS_H
+#define HK_ENGINE_REWRITE_ROWS_H
+
+#include <stddef.h>
+
+#include "analysis/analysis.h"
+#include "rewrites/rewrite.h"
+
+/* One thread per row → one warp (32 lanes) per row, rows grid-strided over all warps of
+ * the grid, so any grid and any block shape compute the same result.
+ *
+ * Recognized body: optional plain declarations, the row index
+ * `[const] INT r = blockIdx.x * blockDim.x + threadIdx.x;` (any order, casts allowed), then
+ * `if (r >= ROWS) return;` + row body, or `if (r < ROWS) { row body }`. Row-body statements:
+ * declarations and assignments of per-row scalars, stores `p[...] = ...;` (index mentions
+ * the row) and column loops `for (T c = 0; c < COLS; c++ | ++c | c += 1) STMT-or-BLOCK`.
+ * Inside a loop: declarations of locals, `if`/`else`, `continue`, stores whose index
+ * depends on c, and reductions into a per-row scalar: `acc += e;`, `acc -= e;`,
+ * `acc = acc + e;` (acc declared before the loop with a zero initializer and not written
+ * since), `acc = fmaxf(acc, e)` / fminf / fmax / fmin / max / min (any initial value:
+ * those are idempotent).
+ *
+ * New body: each column loop runs `c = lane; c < COLS; c += width`; after a loop each of
+ * its accumulators is combined across the warp with __shfl_xor_sync (width 32, so a HIP
+ * wavefront of 64 holds two independent 32-lane groups), every lane gets the total; stores
+ * outside loops run on lane 0 only. Partial warps (blocks that are not a multiple of 32
+ * threads) stride by the lanes that exist and broadcast lane 0's total. The order of
+ * floating-point additions changes.
+ *
+ * float4 path: a column loop whose every memory access is a load `P[E + c]` / `P[c + E]` /
+ * `P[c]` or a statement-level store `P[E + c] = ...;` through a pointer to float (a
+ * parameter or a row-level `[const] float *p`), E free of c and of the loop's locals and
+ * not a bare constant, and whose body does not branch (no if, ?:, &&, ||, continue), is
+ * emitted as `if (all &P[E] are 16-byte aligned) { float4 loop over COLS / 4 per lane,
+ * unrolled 4, the body once per component, each stream loaded and stored once as float4;
+ * scalar tail } else { scalar lane loop }`, chosen per row. A stream read after it is stored
+ * in the same iteration keeps the loop scalar. Other loops stay scalar only; the
+ * description names each and why.
+ *
+ * Not applicable (out->description says why) when the body holds atomics, barriers,
+ * shared memory, shuffles, other uses of threadIdx/blockIdx/blockDim/gridDim, returns
+ * or breaks besides the guard, nested loops, a loop that writes a row variable other than
+ * as a reduction, an accumulator read or written elsewhere in its loop, a sum whose
+ * accumulator does not start at zero, a store in a loop whose index does not depend on
+ * c, or memory written in one place and read elsewhere in the row with another index
+ * (another lane may own it).
+ *
+ * Contract (as rewrite.h's): text/len is the source that model m (borrowed) was built
+ * from; kernel indexes m->funcs and must be an AN_KERNEL. Returns HK_OK with
+ * out->applicable true (the whole new source in out->text) or false (the reason);
+ * HK_EINVAL for bad arguments; HK_ENOMEM; HK_EPARSE when the result does not re-analyse
+ * cleanly (out not applicable, with the reason). out is always initialised; free it with
+ * rw_result_free. */
+int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out);
+
+#endif

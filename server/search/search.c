@@ -1,0 +1,1524 @@
+/* Built-in engine v1 search: axes of candidate values decided once from the kernel and the
+ * spec, configurations (one value index per axis, 0 = the baseline's) turned into source
+ * text by the rewrites, and an ask/tell strategy that moves from single changes to
+ * combinations to seeded random neighbours. Configurations and contents are remembered by
+ * hash, so nothing is proposed twice. */
+#include "search/search.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+#include "core/log.h"
+#include "search/knob.h"
+#include "rewrites/rewrite.h"
+#include "rewrites/rewrite_grid2d.h"
+#include "rewrites/rewrite_hist.h"
+#include "rewrites/rewrite_mem.h"
+#include "rewrites/rewrite_pattern.h"
+#include "rewrites/rewrite_rows.h"
+#include "rewrites/rewrite_table.h"
+#include "spec/spec.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SEARCH_DEFAULT_CANDIDATES 64
+#define SEARCH_MAX_CANDIDATES 10000
+/* resident threads per SM on sm_80/sm_90 (and per CU on gfx9): a full wave of them */
+#define SEARCH_THREADS_PER_SM 2048u
+#define SEARCH_MAX_AXES 64
+#define SEARCH_NEIGHBOUR_TRIES 256
+
+/* ------------------------------------------------------------------ hashing */
+
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+    h = fnv(h, s, strlen(s));
+    return fnv(h, "\x1f", 1);   /* separator: ("ab","c") and ("a","bc") differ */
+}
+
+uint64_t search_hash(const char *text, size_t len, const unsigned block[3],
+                     enum search_grid_mode mode, unsigned grid_per_sm,
+                     const char *const *flags, const char *const *template_args,
+                     size_t n_template_args)
+{
+    uint64_t h = fnv(FNV_OFFSET, text, len);
+    char launch[128];
+    snprintf(launch, sizeof launch, "block=%u,%u,%u;grid=%d,%u;flags=", block[0], block[1],
+             block[2], (int)mode, mode == SEARCH_GRID_SM_MULTIPLE ? grid_per_sm : 0);
+    h = fnv(h, "", 1);   /* the NUL ends the text part */
+    h = fnv_str(h, launch);
+    for (size_t i = 0; flags && flags[i]; i++)
+        h = fnv_str(h, flags[i]);
+    h = fnv_str(h, ";targs=");
+    for (size_t i = 0; i < n_template_args; i++)
+        h = fnv_str(h, template_args[i]);
+    return h;
+}
+
+/* Open-addressing set of 64-bit hashes (0 stands for "empty", so 0 is stored as 1). */
+typedef struct {
+    uint64_t *slot;
+    size_t cap, n;
+} hset;
+
+static void hset_free(hset *s)
+{
+    hk_free(s->slot);
+    memset(s, 0, sizeof *s);
+}
+
+static bool hset_has(const hset *s, uint64_t h)
+{
+    if (!s->cap)
+        return false;
+    h = h ? h : 1;
+    for (size_t i = h & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+        if (s->slot[i] == h)
+            return true;
+        if (!s->slot[i])
+            return false;
+    }
+}
+
+static int hset_add(hset *s, uint64_t h)
+{
+    h = h ? h : 1;
+    if ((s->n + 1) * 2 > s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        uint64_t *slot = hk_calloc(cap, sizeof *slot);
+        if (!slot)
+            return HK_ENOMEM;
+        for (size_t i = 0; i < s->cap; i++) {
+            if (!s->slot[i])
+                continue;
+            size_t j = s->slot[i] & (cap - 1);
+            while (slot[j])
+                j = (j + 1) & (cap - 1);
+            slot[j] = s->slot[i];
+        }
+        hk_free(s->slot);
+        s->slot = slot;
+        s->cap = cap;
+    }
+    size_t i = h & (s->cap - 1);
+    while (s->slot[i] && s->slot[i] != h)
+        i = (i + 1) & (s->cap - 1);
+    if (!s->slot[i]) {
+        s->slot[i] = h;
+        s->n++;
+    }
+    return HK_OK;
+}
+
+/* ------------------------------------------------------------------ axes */
+
+enum axis_kind { AX_STRUCT, AX_GRID, AX_BLOCK, AX_TUNABLE, AX_RESTRICT, AX_LAUNCH_BOUNDS,
+                 AX_FAST_MATH };
+
+typedef struct {
+    enum axis_kind kind;
+    size_t n_values;            /* value 0 is always the baseline's */
+    unsigned (*blocks)[3];      /* AX_BLOCK */
+    unsigned *ivals;            /* AX_GRID: blocks per SM; AX_LAUNCH_BOUNDS: min blocks */
+    char **svals;               /* AX_TUNABLE: literal values ([0] = the source's) */
+    char *tname;                /* AX_TUNABLE */
+    enum an_tunable_kind tkind;
+    long targ_index;            /* AX_TUNABLE: index into the spec's template args, or -1 */
+    bool linked_block;          /* AX_TUNABLE: the value is also block_x */
+    search_struct *structs;     /* AX_STRUCT: [0] unused; strings owned (skill, rewrite) */
+    char **labels;              /* AX_STRUCT: "vectorize width=4" */
+    bool *bad;                  /* the value failed as a single change */
+} axis;
+
+static void axis_free(axis *a)
+{
+    hk_free(a->blocks);
+    hk_free(a->ivals);
+    if (a->svals)
+        for (size_t i = 0; i < a->n_values; i++)
+            hk_free(a->svals[i]);
+    hk_free(a->svals);
+    hk_free(a->tname);
+    if (a->structs)
+        for (size_t i = 0; i < a->n_values; i++) {
+            hk_free((char *)a->structs[i].skill);
+            hk_free((char *)a->structs[i].rewrite);
+        }
+    hk_free(a->structs);
+    if (a->labels)
+        for (size_t i = 0; i < a->n_values; i++)
+            hk_free(a->labels[i]);
+    hk_free(a->labels);
+    hk_free(a->bad);
+}
+
+typedef struct {
+    search_candidate pub;       /* first: a search_candidate * is a cand_rec * */
+    int *cfg;
+    char **flags_own;           /* backing for pub.flags */
+    bool reported;
+    enum search_status status;
+    double median_ms;
+} cand_rec;
+
+struct search {
+    char *text;
+    size_t len;
+    an_model *m;
+    size_t kernel;
+    char *kernel_name;
+    search_launch launch;       /* template_args deep-copied */
+    char **targs_own;
+    bool gs_rewrite;            /* rw_grid_stride applies to the baseline */
+    bool already_strided;       /* the kernel is a grid-stride loop already */
+    int source_lb;              /* the source's __launch_bounds__ max threads (literal), or 0 */
+    bool source_has_lb;
+    axis axes[SEARCH_MAX_AXES];
+    size_t n_axes;
+    uint64_t rng;
+    search_budget budget;
+    double t0;
+    cand_rec **cands;
+    size_t n_cands, cap_cands;
+    size_t pending;
+    hset configs, contents;
+    int phase;                  /* next phase to propose from */
+    int **queue;                /* configurations waiting to be proposed (phases 1 and 2) */
+    size_t n_queue, queue_pos;
+    long best;                  /* index into cands of the fastest SEARCH_OK, or -1 */
+    char **refused;             /* "NAME not searched: why" for tunables left out */
+    size_t n_refused;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* splitmix64: small, fast, and the same sequence everywhere for a seed */
+static uint64_t rng_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static bool parse_long(const char *s, long *out)
+{
+    if (!s || !*s)
+        return false;
+    char *end;
+    long v = strtol(s, &end, 0);
+    while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+        end++;
+    if (*end)
+        return false;
+    *out = v;
+    return true;
+}
+
+static unsigned threads_of(const unsigned b[3]) { return b[0] * b[1] * b[2]; }
+
+static int axis_alloc(axis *a, size_t n)
+{
+    a->n_values = n;
+    a->bad = hk_calloc(n, sizeof *a->bad);
+    return a->bad ? HK_OK : HK_ENOMEM;
+}
+
+/* Candidate block shapes, nearest to the baseline's thread count first. */
+static int add_block_axis(search *s)
+{
+    static const unsigned one_d[] = {32, 64, 128, 256, 512, 1024};
+    static const unsigned two_d[][2] = {{32, 8}, {32, 4}, {16, 16}, {32, 16}, {64, 4},
+                                        {32, 32}, {16, 8}, {64, 8}, {128, 2}, {8, 8}};
+    const unsigned *b = s->launch.block;
+    unsigned cand[16][3];
+    size_t n = 0;
+    if (b[2] != 1)
+        return HK_OK;   /* 3D blocks: left alone */
+    if (b[1] == 1) {
+        for (size_t i = 0; i < HK_ARRAY_LEN(one_d); i++)
+            if (one_d[i] != b[0])
+                cand[n][0] = one_d[i], cand[n][1] = 1, cand[n][2] = 1, n++;
+    } else {
+        for (size_t i = 0; i < HK_ARRAY_LEN(two_d); i++)
+            if (!(two_d[i][0] == b[0] && two_d[i][1] == b[1]))
+                cand[n][0] = two_d[i][0], cand[n][1] = two_d[i][1], cand[n][2] = 1, n++;
+    }
+    /* stable sort by distance in log2 of the thread count */
+    double base = log2((double)threads_of(b));
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0; j--) {
+            double dj = fabs(log2((double)threads_of(cand[j])) - base);
+            double dp = fabs(log2((double)threads_of(cand[j - 1])) - base);
+            if (dj >= dp)
+                break;
+            unsigned t[3];
+            memcpy(t, cand[j], sizeof t);
+            memcpy(cand[j], cand[j - 1], sizeof t);
+            memcpy(cand[j - 1], t, sizeof t);
+        }
+    if (n == 0)
+        return HK_OK;
+    axis *a = &s->axes[s->n_axes];
+    memset(a, 0, sizeof *a);
+    a->kind = AX_BLOCK;
+    if (axis_alloc(a, n + 1) || !(a->blocks = hk_calloc(n + 1, sizeof *a->blocks))) {
+        axis_free(a);
+        return HK_ENOMEM;
+    }
+    memcpy(a->blocks[0], b, sizeof a->blocks[0]);
+    for (size_t i = 0; i < n; i++)
+        memcpy(a->blocks[i + 1], cand[i], sizeof a->blocks[0]);
+    s->n_axes++;
+    return HK_OK;
+}
+
+static int add_int_axis(search *s, enum axis_kind kind, const unsigned *vals, size_t n)
+{
+    axis *a = &s->axes[s->n_axes];
+    memset(a, 0, sizeof *a);
+    a->kind = kind;
+    if (axis_alloc(a, n + 1) || !(a->ivals = hk_calloc(n + 1, sizeof *a->ivals))) {
+        axis_free(a);
+        return HK_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        a->ivals[i + 1] = vals[i];
+    s->n_axes++;
+    return HK_OK;
+}
+
+/* A tunable axis: powers of two around the current value (or half/double), nearest first. */
+static int add_tunable_axis(search *s, const an_tunable *t, long value, long targ_index, bool linked)
+{
+    long alt[8];
+    size_t n = 0;
+    bool pow2 = value > 0 && (value & (value - 1)) == 0;
+    long cands[4] = {value / 2, value * 2, pow2 ? value / 4 : 0, pow2 ? value * 4 : 0};
+    for (size_t i = 0; i < 4; i++) {
+        long v = cands[i];
+        if (v < 1 || v > 4096 || v == value)
+            continue;
+        if (linked && (v < 32 || v > 1024 || v % 32))
+            continue;
+        alt[n++] = v;
+    }
+    if (n == 0)
+        return HK_OK;
+    axis *a = &s->axes[s->n_axes];
+    memset(a, 0, sizeof *a);
+    a->kind = AX_TUNABLE;
+    a->tkind = t->kind;
+    a->targ_index = targ_index;
+    a->linked_block = linked;
+    if (axis_alloc(a, n + 1) || !(a->svals = hk_calloc(n + 1, sizeof *a->svals)) ||
+        !(a->tname = hk_strdup(t->name)))
+        goto nomem;
+    if (!(a->svals[0] = hk_asprintf("%ld", value)))
+        goto nomem;
+    for (size_t i = 0; i < n; i++)
+        if (!(a->svals[i + 1] = hk_asprintf("%ld", alt[i])))
+            goto nomem;
+    s->n_axes++;
+    return HK_OK;
+nomem:
+    axis_free(a);
+    return HK_ENOMEM;
+}
+
+static bool kernel_has_static_shared(const an_function *f)
+{
+    for (size_t i = 0; i < f->n_shared; i++)
+        if (!f->shared[i].is_extern)
+            return true;
+    return false;
+}
+
+/* Applies structural rewrite st to text (model m, kernel): the rw_* call its name says. */
+static int apply_struct(const search_struct *st, bool hip, const char *text, size_t len,
+                        const an_model *m, size_t kernel, rw_result *r)
+{
+    const char *n = st->rewrite;
+    const int *p = st->params;
+    memset(r, 0, sizeof *r);
+    if (!strcmp(n, "vectorize"))
+        return rw_vectorize(text, len, m, kernel, p[0] ? p[0] : 4, r);
+    if (!strcmp(n, "readonly_loads"))
+        return rw_readonly_loads(text, len, m, kernel, hip, r);
+    if (!strcmp(n, "unroll"))
+        return rw_unroll(text, len, m, kernel, p[0], r);
+    if (!strcmp(n, "fast_math"))
+        return rw_fast_math(text, len, m, kernel, r);
+    if (!strcmp(n, "tiled_transpose"))
+        return rw_tiled_transpose(text, len, m, kernel, p[0] ? p[0] : 32, r);
+    if (!strcmp(n, "warp_reduce") || !strcmp(n, "block_reduce"))
+        return rw_warp_reduce(text, len, m, kernel, r);
+    if (!strcmp(n, "privatized_histogram"))
+        return rw_privatized_histogram(text, len, m, kernel, p[0], r);
+    if (!strcmp(n, "histogram_lane_replicas"))   /* any block: the launch is the skill's */
+        return rw_histogram_lane_replicas(text, len, m, kernel, p[0], r);
+    if (!strcmp(n, "online_softmax"))
+        return rw_online_softmax(text, len, m, kernel, r);
+    if (!strcmp(n, "online_layernorm"))
+        return rw_online_layernorm(text, len, m, kernel, r);
+    if (!strcmp(n, "warp_rows"))
+        return rw_warp_rows(text, len, m, kernel, r);
+    if (!strcmp(n, "grid_stride_2d"))
+        return rw_grid_stride_2d(text, len, m, kernel, r);
+    if (!strcmp(n, "tiled_gemm"))
+        return rw_tiled_gemm(text, len, m, kernel, p[0] ? p[0] : 64, p[1] ? p[1] : 64,
+                             p[2] ? p[2] : 8, r);
+    if (!strcmp(n, "blas_substitution"))   /* params[0]: math, 0 FP32, 1 TF32 */
+        return rw_blas_substitution(text, len, m, kernel, p[0], hip, r);
+    if (!strcmp(n, "invariant_table"))     /* params[0]: table entries, 0 the default */
+        return rw_invariant_table(text, len, m, kernel, p[0], r);
+    return HK_EINVAL;
+}
+
+static char *struct_label(const search_struct *st)
+{
+    static const char *const pnames[][3] = {
+        {"vectorize", "width", NULL}, {"unroll", "factor", NULL},
+        {"tiled_transpose", "tile", NULL}, {"privatized_histogram", "bins", NULL},
+        {"histogram_lane_replicas", "bins", NULL},
+        {"tiled_gemm", "tile_m", "tile_n"}, {"blas_substitution", "math", NULL},
+        {"invariant_table", "table", NULL}};
+    struct hk_buf b;
+    hk_buf_init(&b, 256);
+    int rc = hk_buf_printf(&b, "%s", st->rewrite);
+    for (size_t i = 0; i < HK_ARRAY_LEN(pnames) && !rc; i++) {
+        if (strcmp(pnames[i][0], st->rewrite))
+            continue;
+        rc = hk_buf_printf(&b, " %s=%d", pnames[i][1], st->params[0]);
+        if (!rc && pnames[i][2])
+            rc = hk_buf_printf(&b, " %s=%d tile_k=%d", pnames[i][2], st->params[1],
+                               st->params[2]);
+    }
+    if (!rc && !strcmp(st->rewrite, "invariant_table") && st->params[1])
+        rc = hk_buf_printf(&b, " vector_width=%d", st->params[1]);
+    if (!rc && st->block_size)
+        rc = hk_buf_printf(&b, ", block %u", st->block_size);
+    if (!rc && st->blocks_per_sm)
+        rc = hk_buf_printf(&b, ", %u blocks/SM", st->blocks_per_sm);
+    if (!rc && st->skill)
+        rc = hk_buf_printf(&b, " (skill %s)", st->skill);
+    if (rc) {
+        hk_buf_free(&b);
+        return NULL;
+    }
+    return hk_buf_steal(&b);
+}
+
+/* The structural axis: the proposed rewrites that apply to the baseline, in the caller's
+ * order. A value whose launch needs the SM count when it is unknown loses that part. */
+static int add_struct_axis(search *s)
+{
+    const search_launch *l = &s->launch;
+    size_t n = 0;
+    axis *a = &s->axes[s->n_axes];
+    memset(a, 0, sizeof *a);
+    a->kind = AX_STRUCT;
+    size_t cap = l->n_structs + 1;
+    if (axis_alloc(a, cap) || !(a->structs = hk_calloc(cap, sizeof *a->structs)) ||
+        !(a->labels = hk_calloc(cap, sizeof *a->labels)))
+        goto nomem;
+    n = 1;
+    for (size_t i = 0; i < l->n_structs && n < 64; i++) {
+        search_struct st = l->structs[i];
+        if (!st.rewrite)
+            continue;
+        if (!s->launch.sm_count)
+            st.blocks_per_sm = 0;
+        if (st.block_size > 1024)
+            st.block_size = 0;
+        rw_result r;
+        int rc = apply_struct(&st, l->hip_target, s->text, s->len, s->m, s->kernel, &r);
+        bool ok = rc == HK_OK && r.applicable;
+        if (rc == HK_EINVAL)
+            HK_DEBUG("search: structural rewrite %s is not one the engine has", st.rewrite);
+        else if (!ok)
+            HK_DEBUG("search: %s does not apply: %s", st.rewrite,
+                     r.description ? r.description : hk_strerror(rc));
+        rw_result_free(&r);
+        if (rc == HK_ENOMEM)
+            goto nomem;
+        if (!ok)
+            continue;
+        /* the same rewrite and launch from two skills: tried once */
+        bool dup = false;
+        for (size_t k = 1; k < n && !dup; k++)
+            dup = !strcmp(a->structs[k].rewrite, st.rewrite) &&
+                  !memcmp(a->structs[k].params, st.params, sizeof st.params) &&
+                  a->structs[k].block_size == st.block_size &&
+                  a->structs[k].blocks_per_sm == st.blocks_per_sm;
+        if (dup)
+            continue;
+        a->structs[n] = st;
+        a->structs[n].skill = st.skill ? hk_strdup(st.skill) : NULL;
+        a->structs[n].rewrite = hk_strdup(st.rewrite);
+        a->labels[n] = struct_label(&st);
+        n++;
+        if ((st.skill && !a->structs[n - 1].skill) || !a->structs[n - 1].rewrite ||
+            !a->labels[n - 1])
+            goto nomem;
+    }
+    if (n == 1) {
+        a->n_values = cap;
+        axis_free(a);
+        return HK_OK;
+    }
+    a->n_values = n;
+    s->n_axes++;
+    return HK_OK;
+nomem:
+    a->n_values = cap;
+    axis_free(a);
+    return HK_ENOMEM;
+}
+
+/* Records "NAME not searched: why" (why: new string, taken). */
+static int refuse_tunable(search *s, const char *name, char *why)
+{
+    char *line = why ? hk_asprintf("%s not searched: %s", name, why) : NULL;
+    hk_free(why);
+    char **v = line ? hk_realloc(s->refused, (s->n_refused + 1) * sizeof *v) : NULL;
+    if (!v) {
+        hk_free(line);
+        return HK_ENOMEM;
+    }
+    s->refused = v;
+    s->refused[s->n_refused++] = line;
+    HK_DEBUG("search: %s", line);
+    return HK_OK;
+}
+
+/* 1 when tunable ti may be an axis, 0 when it is refused (the reason recorded), or an
+ * error. A value that decides what the kernel computes (a radius, a problem size) must
+ * never be searched: a program whose own check shares it would pass with a different
+ * computation. */
+static int tunable_is_knob(search *s, size_t ti, bool linked)
+{
+    const an_tunable *t = &s->m->tunables[ti];
+    const an_function *f = &s->m->funcs[s->kernel];
+    if (s->launch.kernel_only) {
+        bool inside = t->kind != AN_TUNE_TEMPLATE && t->span.start_byte >= f->span.start_byte &&
+                      t->span.end_byte <= f->span.end_byte;
+        if (!inside) {
+            unsigned line = t->span.start_row + 1;
+            int rc = refuse_tunable(s, t->name,
+                                    t->kind == AN_TUNE_TEMPLATE
+                                        ? hk_asprintf("a template parameter is set at the launch "
+                                                      "sites, and only the kernel's definition may "
+                                                      "change (line %u)", line)
+                                        : hk_asprintf("defined outside the kernel, and only the "
+                                                      "kernel's definition may change (line %u)",
+                                                      line));
+            return rc ? rc : 0;
+        }
+    }
+    knob_proof p;
+    int rc = knob_prove(s->text, s->len, s->m, s->kernel, ti, linked, &p);
+    if (rc)
+        return rc;
+    if (p.proven) {
+        HK_DEBUG("search: %s is a knob: %s", t->name, p.why);
+        knob_proof_clear(&p);
+        return 1;
+    }
+    rc = refuse_tunable(s, t->name, p.why);
+    p.why = NULL;
+    knob_proof_clear(&p);
+    return rc ? rc : 0;
+}
+
+static int build_axes(search *s)
+{
+    const an_function *f = &s->m->funcs[s->kernel];
+    int rc;
+    rw_result r;
+
+    if (s->launch.n_structs && (rc = add_struct_axis(s)))
+        return rc;
+
+    /* grid-stride on an SM-multiple grid: 1D launches whose kernel is, or can become, a
+     * grid-stride loop */
+    if ((rc = rw_grid_stride(s->text, s->len, s->m, s->kernel, &r)) && rc != HK_EPARSE)
+        return rc;
+    s->gs_rewrite = rc == HK_OK && r.applicable;
+    rw_result_free(&r);
+    s->already_strided = !s->gs_rewrite && rw_body_mentions(s->text, s->len, f, "gridDim") &&
+                         rw_body_mentions(s->text, s->len, f, "for");
+    bool one_d = s->launch.block[1] == 1 && s->launch.block[2] == 1;
+    if (one_d && s->launch.sm_count > 0 && (s->gs_rewrite || s->already_strided)) {
+        static const unsigned per_sm[] = {8, 16, 4, 32};
+        if ((rc = add_int_axis(s, AX_GRID, per_sm, HK_ARRAY_LEN(per_sm))))
+            return rc;
+    }
+
+    /* tunables the kernel uses */
+    bool linked_any = false;
+    for (size_t i = 0; i < s->m->n_tunables && s->n_axes + 4 < SEARCH_MAX_AXES; i++) {
+        const an_tunable *t = &s->m->tunables[i];
+        long targ = -1, value;
+        if (t->kind == AN_TUNE_TEMPLATE) {
+            if (t->owner != (long)s->kernel)
+                continue;
+            targ = rw_template_param_index(f->template_params, t->name);
+            if (targ >= 0 && (size_t)targ < s->launch.n_template_args) {
+                if (!parse_long(s->launch.template_args[targ], &value))
+                    continue;   /* a type or an expression */
+            } else {
+                targ = -1;
+                if (!parse_long(t->value, &value))
+                    continue;
+            }
+        } else {
+            bool used = t->owner == (long)s->kernel ||
+                        (t->owner < 0 && rw_body_mentions(s->text, s->len, f, t->name)) ||
+                        (f->launch_bounds && strstr(f->launch_bounds, t->name));
+            if (!used || !parse_long(t->value, &value))
+                continue;
+        }
+        if (value < 1 || value > 4096)
+            continue;   /* larger constants are problem sizes, not tuning knobs */
+        /* equal to the block size and sizing the launch or an array (a shared tile): the
+         * two move together, or the kernel breaks */
+        bool linked = (t->in_launch || t->in_array) && one_d && s->launch.block_free &&
+                      (unsigned long)value == s->launch.block[0];
+        if ((rc = tunable_is_knob(s, i, linked)) < 0)
+            return rc;
+        if (rc == 0)
+            continue;
+        linked_any |= linked;
+        if ((rc = add_tunable_axis(s, t, value, targ, linked)))
+            return rc;
+    }
+
+    if (s->launch.block_free && !linked_any && !kernel_has_static_shared(f) &&
+        (rc = add_block_axis(s)))
+        return rc;
+
+    if ((rc = rw_restrict(s->text, s->len, s->m, s->kernel, true, &r)) && rc != HK_EPARSE)
+        return rc;
+    bool restrict_ok = rc == HK_OK && r.applicable;
+    rw_result_free(&r);
+    if (restrict_ok && (rc = add_int_axis(s, AX_RESTRICT, (const unsigned[]){1}, 1)))
+        return rc;
+
+    static const unsigned min_blocks[] = {0, 2};
+    if ((rc = add_int_axis(s, AX_LAUNCH_BOUNDS, min_blocks, HK_ARRAY_LEN(min_blocks))))
+        return rc;
+    if (!s->launch.exact_tolerance && (rc = add_int_axis(s, AX_FAST_MATH, (const unsigned[]){1}, 1)))
+        return rc;
+    return HK_OK;
+}
+
+/* ------------------------------------------------------------------ materializing */
+
+static uint64_t config_hash(const search *s, const int *cfg)
+{
+    return fnv(FNV_OFFSET ^ 0x5a, cfg, s->n_axes * sizeof *cfg);
+}
+
+static void cand_free(cand_rec *c)
+{
+    if (!c)
+        return;
+    hk_free(c->pub.text);
+    hk_free(c->pub.description);
+    for (size_t i = 0; i < c->pub.n_tunables; i++) {
+        hk_free(c->pub.tunables[i].name);
+        hk_free(c->pub.tunables[i].value);
+    }
+    hk_free(c->pub.tunables);
+    if (c->pub.template_args)
+        for (size_t i = 0; i < c->pub.n_template_args; i++)
+            hk_free(c->pub.template_args[i]);
+    hk_free(c->pub.template_args);
+    if (c->flags_own)
+        for (size_t i = 0; c->flags_own[i]; i++)
+            hk_free(c->flags_own[i]);
+    hk_free(c->flags_own);
+    hk_free(c->cfg);
+    hk_free(c);
+}
+
+/* Working state while a configuration becomes text. */
+typedef struct {
+    char *text;
+    size_t len;
+    an_model *m;        /* owned model of text; NULL while text is the search's baseline */
+    size_t kernel;
+} work;
+
+/* Replaces w's text with r's (taking it) and re-analyses. */
+static int work_take(search *s, work *w, rw_result *r)
+{
+    an_model *m;
+    int rc = an_analyze(r->text, r->len, &m);
+    if (rc)
+        return rc;
+    hk_free(w->text);
+    an_model_free(w->m);
+    w->text = r->text;
+    w->len = r->len;
+    r->text = NULL;
+    w->m = m;
+    long k = an_model_find_kernel(m, s->kernel_name);
+    if (k < 0)
+        return HK_EPARSE;
+    w->kernel = (size_t)k;
+    return HK_OK;
+}
+
+static const an_model *work_model(const search *s, const work *w) { return w->m ? w->m : s->m; }
+
+static long find_tunable(const an_model *m, const char *name, enum an_tunable_kind kind, size_t kernel)
+{
+    for (size_t i = 0; i < m->n_tunables; i++) {
+        const an_tunable *t = &m->tunables[i];
+        if (t->kind == kind && strcmp(t->name, name) == 0 &&
+            (kind != AN_TUNE_TEMPLATE || t->owner == (long)kernel))
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Applies one rewrite step; *skip set (with a log line) when it does not apply. */
+static int step(search *s, work *w, int rc, rw_result *r, bool must_apply, bool *skip)
+{
+    if (rc == HK_EPARSE || (rc == HK_OK && !r->applicable && must_apply)) {
+        HK_DEBUG("search: candidate skipped: %s", r->description ? r->description : "rewrite failed");
+        *skip = true;
+        rw_result_free(r);
+        return HK_OK;
+    }
+    if (rc) {
+        rw_result_free(r);
+        return rc;
+    }
+    if (r->applicable)
+        rc = work_take(s, w, r);
+    if (rc == HK_EPARSE) {
+        *skip = true;
+        rc = HK_OK;
+    }
+    rw_result_free(r);
+    return rc;
+}
+
+/* Structural rewrites whose output keeps the original's thread indexing (one thread per
+ * index, the spec's grid): under a skill's SM-multiple grid the grid-stride rewrite goes
+ * first, so each resident block loops over many indices. invariant_table's per-block table
+ * then costs one fill per persistent block: rope_forward on an H200 went from 0.98x (one
+ * pair per thread, a fill per 256 pairs) to 92% of the copy bandwidth in a hand-written
+ * grid-stride form (bench/results/2026-11-30-h200-session6). */
+static bool keeps_thread_indexing(const char *rewrite)
+{
+    return !strcmp(rewrite, "invariant_table");
+}
+
+/* After invariant_table on the grid-stride path: rw_vectorize at the skill's vector_width
+ * (params[1]; 0: none), so each thread moves whole 16-byte vectors of several indices
+ * (rope_forward: two pairs per float4; hand-written on an H200 that ran at 94-98% of the
+ * copy bandwidth against 78-80% with scalar x[e], x[e + 1] -- bench/results/
+ * 2026-11-30-h200-session6/explore-call7,8). When it does not apply the candidate stays
+ * the table alone (*width 0), which the hash then finds equal to the vector_width 0 choice.
+ * *skip when the result loses the kernel. */
+static int vectorize_after_table(search *s, work *w, const search_struct *sst, int *width, bool *skip)
+{
+    *width = 0;
+    int vw = sst->params[1];
+    if (vw != 2 && vw != 4 && vw != 8)
+        return HK_OK;
+    rw_result r;
+    int rc = rw_vectorize(w->text, w->len, work_model(s, w), w->kernel, vw, &r);
+    if (rc == HK_ENOMEM) {
+        rw_result_free(&r);
+        return rc;
+    }
+    if (rc != HK_OK || !r.applicable) {   /* too big, or no longer parses: the table alone */
+        HK_DEBUG("search: %s stays unvectorized: %s", sst->rewrite,
+                 r.description ? r.description : hk_strerror(rc));
+        rw_result_free(&r);
+        return HK_OK;
+    }
+    rc = work_take(s, w, &r);
+    rw_result_free(&r);
+    if (rc == HK_EPARSE) {   /* the kernel is not found in the result (cannot happen: finish checks) */
+        *skip = true;
+        return HK_OK;
+    }
+    if (rc == HK_OK)
+        *width = vw;
+    return rc;
+}
+
+/* Builds the candidate for cfg into *out (new record). *skip when the configuration cannot
+ * be written (a rewrite does not apply to the combined text). */
+static int materialize(search *s, const int *cfg, int phase, cand_rec **out, bool *skip)
+{
+    *out = NULL;
+    *skip = false;
+    work w = {NULL, 0, NULL, s->kernel};
+    struct hk_buf desc;
+    hk_buf_init(&desc, 4096);
+    int rc = HK_OK;
+    rw_result r;
+    cand_rec *c = hk_calloc(1, sizeof *c);
+    if (!c || !(c->cfg = hk_calloc(s->n_axes ? s->n_axes : 1, sizeof *c->cfg)) ||
+        !(w.text = hk_strndup(s->text, s->len)) ||
+        !(c->pub.tunables = hk_calloc(s->n_axes ? s->n_axes : 1, sizeof *c->pub.tunables)) ||
+        !(c->flags_own = hk_calloc(4, sizeof *c->flags_own))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    memcpy(c->cfg, cfg, s->n_axes * sizeof *cfg);
+    w.len = s->len;
+    c->pub.phase = phase;
+    memcpy(c->pub.block, s->launch.block, sizeof c->pub.block);
+    c->pub.grid_mode = SEARCH_GRID_SPEC;
+    if (s->launch.n_template_args) {
+        c->pub.template_args = hk_calloc(s->launch.n_template_args, sizeof *c->pub.template_args);
+        if (!c->pub.template_args) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        c->pub.n_template_args = s->launch.n_template_args;
+        for (size_t i = 0; i < s->launch.n_template_args; i++)
+            if (!(c->pub.template_args[i] = hk_strdup(s->launch.template_args[i]))) {
+                rc = HK_ENOMEM;
+                goto out;
+            }
+    }
+
+    /* order: the structural rewrite (it replaces the body), tunables, restrict,
+     * grid-stride, launch bounds (which needs the final block) */
+    const search_struct *sst = NULL;
+    bool restricted = false;
+    for (size_t a = 0; a < s->n_axes && !*skip; a++) {
+        const axis *ax = &s->axes[a];
+        if (ax->kind != AX_STRUCT || cfg[a] == 0)
+            continue;
+        sst = &ax->structs[cfg[a]];
+        /* __restrict__ goes first under vectorize: it lets a kernel that reads one
+         * pointer after writing another of the same type be vectorized, and the vector
+         * loads then take the read-only path */
+        for (size_t b = 0; b < s->n_axes && !strcmp(sst->rewrite, "vectorize"); b++) {
+            if (s->axes[b].kind != AX_RESTRICT || cfg[b] == 0)
+                continue;
+            rc = rw_restrict(w.text, w.len, work_model(s, &w), w.kernel, true, &r);
+            if ((rc = step(s, &w, rc, &r, true, skip)))
+                goto out;
+            restricted = !*skip;
+        }
+        if (*skip)
+            break;
+        if (sst->blocks_per_sm && keeps_thread_indexing(sst->rewrite) && !s->already_strided) {
+            rc = rw_grid_stride(w.text, w.len, work_model(s, &w), w.kernel, &r);
+            if ((rc = step(s, &w, rc, &r, true, skip)))
+                goto out;
+            if (*skip)
+                break;
+            c->pub.grid_stride = true;
+        }
+        rc = apply_struct(sst, s->launch.hip_target, w.text, w.len, work_model(s, &w), w.kernel,
+                          &r);
+        if ((rc = step(s, &w, rc, &r, true, skip)))
+            goto out;
+        int vectorized = 0;
+        if (!*skip && sst->blocks_per_sm && keeps_thread_indexing(sst->rewrite) &&
+            (rc = vectorize_after_table(s, &w, sst, &vectorized, skip)))
+            goto out;
+        c->pub.structural = ax->labels[cfg[a]];
+        c->pub.skill = sst->skill;
+        if ((rc = hk_buf_printf(&desc, "%s%s", ax->labels[cfg[a]],
+                                c->pub.grid_stride ? " on a grid-stride loop" : "")))
+            goto out;
+        if (vectorized && (rc = hk_buf_printf(&desc, ", vectorized %d-wide", vectorized)))
+            goto out;
+    }
+    /* a library call ignores the kernel's launch, attributes and flags: combined with any
+     * other axis it would be the same program timed again */
+    for (size_t a = 0; sst && !strcmp(sst->rewrite, "blas_substitution") && a < s->n_axes; a++)
+        if (s->axes[a].kind != AX_STRUCT && cfg[a] != 0)
+            *skip = true;
+    for (size_t a = 0; a < s->n_axes && !*skip; a++) {
+        const axis *ax = &s->axes[a];
+        if (ax->kind != AX_TUNABLE || cfg[a] == 0)
+            continue;
+        const char *v = ax->svals[cfg[a]];
+        long ti = find_tunable(work_model(s, &w), ax->tname, ax->tkind, w.kernel);
+        bool via_targs = ax->targ_index >= 0;
+        if (ti >= 0) {
+            rc = rw_set_tunable(w.text, w.len, work_model(s, &w), (size_t)ti, v, &r);
+            if ((rc = step(s, &w, rc, &r, !via_targs, skip)))
+                goto out;
+        } else if (!via_targs) {
+            *skip = true;
+            break;
+        }
+        if (via_targs) {
+            char *nv = hk_strdup(v);
+            if (!nv) {
+                rc = HK_ENOMEM;
+                goto out;
+            }
+            hk_free(c->pub.template_args[ax->targ_index]);
+            c->pub.template_args[ax->targ_index] = nv;
+        }
+        if (ax->linked_block)
+            c->pub.block[0] = (unsigned)strtoul(v, NULL, 10);
+        search_setting *st = &c->pub.tunables[c->pub.n_tunables];
+        if (!(st->name = hk_strdup(ax->tname)) || !(st->value = hk_strdup(v))) {
+            hk_free(st->name);
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        c->pub.n_tunables++;
+        if ((rc = hk_buf_printf(&desc, "%s%s=%s", desc.len ? "; " : "", ax->tname, v)))
+            goto out;
+    }
+    for (size_t a = 0; a < s->n_axes && !*skip; a++) {
+        const axis *ax = &s->axes[a];
+        if (cfg[a] == 0)
+            continue;
+        switch (ax->kind) {
+        case AX_BLOCK:
+            memcpy(c->pub.block, ax->blocks[cfg[a]], sizeof c->pub.block);
+            rc = hk_buf_printf(&desc, "%sblock %ux%ux%u", desc.len ? "; " : "", c->pub.block[0],
+                               c->pub.block[1], c->pub.block[2]);
+            break;
+        case AX_RESTRICT:
+            if (restricted) {
+                c->pub.restrict_ptrs = true;
+                rc = hk_buf_printf(&desc, "%s__restrict__/const", desc.len ? "; " : "");
+                break;
+            }
+            rc = rw_restrict(w.text, w.len, work_model(s, &w), w.kernel, true, &r);
+            if (!(rc = step(s, &w, rc, &r, true, skip))) {
+                c->pub.restrict_ptrs = true;
+                rc = hk_buf_printf(&desc, "%s__restrict__/const", desc.len ? "; " : "");
+            }
+            break;
+        case AX_FAST_MATH:
+            c->pub.fast_math = true;
+            if (!(c->flags_own[0] = hk_strdup("-use_fast_math")))
+                rc = HK_ENOMEM;
+            else
+                rc = hk_buf_printf(&desc, "%s-use_fast_math", desc.len ? "; " : "");
+            break;
+        default:
+            break;
+        }
+        if (rc)
+            goto out;
+    }
+    /* a library substitution links the library (harness.c puts -l flags after the program) */
+    if (sst && !strcmp(sst->rewrite, "blas_substitution")) {
+        size_t f = 0;
+        while (c->flags_own[f])
+            f++;
+        if (!(c->flags_own[f] = hk_strdup(s->launch.hip_target ? "-lhipblas" : "-lcublas"))) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+    }
+    /* a structural rewrite's launch: its body works with any block and grid */
+    if (sst && sst->block_size)
+        c->pub.block[0] = sst->block_size, c->pub.block[1] = c->pub.block[2] = 1;
+    if (sst && sst->blocks_per_sm) {
+        c->pub.grid_mode = SEARCH_GRID_SM_MULTIPLE;
+        c->pub.grid_per_sm = sst->blocks_per_sm;
+    }
+    for (size_t a = 0; a < s->n_axes && !*skip; a++) {
+        const axis *ax = &s->axes[a];
+        if (ax->kind != AX_GRID || cfg[a] == 0)
+            continue;
+        if (sst && sst->blocks_per_sm)
+            continue;                      /* the skill's grid */
+        if (!s->already_strided && !sst) {
+            rc = rw_grid_stride(w.text, w.len, work_model(s, &w), w.kernel, &r);
+            if ((rc = step(s, &w, rc, &r, true, skip)))
+                goto out;
+            c->pub.grid_stride = true;
+        }
+        c->pub.grid_mode = SEARCH_GRID_SM_MULTIPLE;
+        c->pub.grid_per_sm = ax->ivals[cfg[a]];
+        if ((rc = hk_buf_printf(&desc, "%sgrid-stride, %u blocks/SM", desc.len ? "; " : "",
+                                c->pub.grid_per_sm)))
+            goto out;
+    }
+    unsigned threads = threads_of(c->pub.block);
+    /* The vectorized body is a grid-stride loop over vectors: under the spec's grid (one
+     * thread per element) width-1 of every width threads would find no work, which on an
+     * H200 made float4 saxpy 0.78x. One full wave of resident threads instead. */
+    if (sst && !strcmp(sst->rewrite, "vectorize") && c->pub.grid_mode == SEARCH_GRID_SPEC &&
+        threads >= 1 && threads <= 1024) {
+        c->pub.grid_mode = SEARCH_GRID_SM_MULTIPLE;
+        c->pub.grid_per_sm = SEARCH_THREADS_PER_SM / threads ? SEARCH_THREADS_PER_SM / threads : 1;
+        if ((rc = hk_buf_printf(&desc, "; %u blocks/SM", c->pub.grid_per_sm)))
+            goto out;
+    }
+    for (size_t a = 0; a < s->n_axes && !*skip; a++) {
+        const axis *ax = &s->axes[a];
+        if (ax->kind != AX_LAUNCH_BOUNDS)
+            continue;
+        int minb = -1;
+        if (cfg[a] != 0)
+            minb = (int)ax->ivals[cfg[a]];
+        else if (s->source_has_lb && s->source_lb > 0 && (int)threads > s->source_lb)
+            minb = 0;   /* the source's bound is below the new block: it must grow */
+        if (minb < 0 || threads < 1 || threads > 1024)
+            continue;
+        rc = rw_launch_bounds(w.text, w.len, work_model(s, &w), w.kernel, (int)threads, minb, &r);
+        if ((rc = step(s, &w, rc, &r, false, skip)))
+            goto out;
+        c->pub.launch_bounds = (int)threads;
+        c->pub.launch_bounds_min_blocks = minb;
+        if (cfg[a] != 0 &&
+            (rc = hk_buf_printf(&desc, minb ? "%s__launch_bounds__(%u, %d)" : "%s__launch_bounds__(%u)",
+                                desc.len ? "; " : "", threads, minb)))
+            goto out;
+    }
+    if (*skip)
+        goto out;
+    c->pub.flags = (const char *const *)c->flags_own;
+    c->pub.text = w.text;
+    c->pub.len = w.len;
+    w.text = NULL;
+    c->pub.hash = search_hash(c->pub.text, c->pub.len, c->pub.block, c->pub.grid_mode,
+                              c->pub.grid_per_sm, c->pub.flags,
+                              (const char *const *)c->pub.template_args, c->pub.n_template_args);
+    c->pub.description = desc.len ? hk_buf_steal(&desc) : hk_strdup("baseline");
+    if (!c->pub.description) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    *out = c;
+    c = NULL;
+out:
+    hk_buf_free(&desc);
+    hk_free(w.text);
+    an_model_free(w.m);
+    cand_free(c);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ lifecycle */
+
+int search_launch_from_spec(const struct spec *sp, int sm_count, search_launch *out, char *err,
+                            size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (err && errlen)
+        err[0] = '\0';
+    if (!sp || sp->form != SPEC_FORM_HARNESS) {
+        if (err)
+            snprintf(err, errlen, "a command-form spec has no launch configuration to vary");
+        return HK_EINVAL;
+    }
+    for (int d = 0; d < 3; d++) {
+        expr_value v;
+        if (!sp->block[d]) {
+            out->block[d] = 1;
+            continue;
+        }
+        int rc = spec_eval(sp, sp->block[d], 0, sm_count > 0 ? sm_count : 1, &v, err, errlen);
+        if (rc)
+            return rc;
+        if (v.is_float || v.i < 1 || v.i > 1024) {
+            if (err)
+                snprintf(err, errlen, "block dimension %d is not an integer in 1..1024", d);
+            return HK_EINVAL;
+        }
+        out->block[d] = (unsigned)v.i;
+    }
+    if (threads_of(out->block) > 1024) {
+        if (err)
+            snprintf(err, errlen, "the block has more than 1024 threads");
+        return HK_EINVAL;
+    }
+    static const char *const bvars[] = {"block_x", "block_y", "block_z"};
+    for (int d = 0; d < 3; d++)
+        for (int v = 0; v < 3; v++)
+            if (sp->grid[d] && expr_uses(sp->grid[d], bvars[v]))
+                out->block_free = true;
+    for (size_t i = 0; i < sp->n_args; i++) {
+        const spec_arg *a = &sp->args[i];
+        if ((a->kind == HK_ARG_OUTPUT || a->kind == HK_ARG_INOUT) && a->tol.rtol == 0 &&
+            a->tol.atol == 0)
+            out->exact_tolerance = true;
+    }
+    out->sm_count = sm_count;
+    out->template_args = (const char *const *)sp->template_args;
+    out->n_template_args = sp->n_template_args;
+    return HK_OK;
+}
+
+void search_free(search *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n_axes; i++)
+        axis_free(&s->axes[i]);
+    for (size_t i = 0; i < s->n_cands; i++)
+        cand_free(s->cands[i]);
+    hk_free(s->cands);
+    for (size_t i = 0; i < s->n_queue; i++)
+        hk_free(s->queue[i]);
+    hk_free(s->queue);
+    if (s->targs_own)
+        for (size_t i = 0; i < s->launch.n_template_args; i++)
+            hk_free(s->targs_own[i]);
+    hk_free(s->targs_own);
+    hset_free(&s->configs);
+    hset_free(&s->contents);
+    for (size_t i = 0; i < s->n_refused; i++)
+        hk_free(s->refused[i]);
+    hk_free(s->refused);
+    an_model_free(s->m);
+    hk_free(s->kernel_name);
+    hk_free(s->text);
+    hk_free(s);
+}
+
+/* Structural choices of these ranks go before the round-robin over all axes. */
+#define SEARCH_STRUCT_EARLY_RANKS 2u
+
+static int queue_push(search *s, const int *cfg)
+{
+    int **q = hk_realloc(s->queue, (s->n_queue + 1) * sizeof *q);
+    if (!q)
+        return HK_ENOMEM;
+    s->queue = q;
+    int *c = hk_calloc(s->n_axes ? s->n_axes : 1, sizeof *c);
+    if (!c)
+        return HK_ENOMEM;
+    memcpy(c, cfg, s->n_axes * sizeof *cfg);
+    s->queue[s->n_queue++] = c;
+    return HK_OK;
+}
+
+/* Queues the configuration that changes axis a to value v and nothing else. */
+static int queue_single(search *s, size_t a, size_t v)
+{
+    int cfg[SEARCH_MAX_AXES];
+    memset(cfg, 0, sizeof cfg);
+    cfg[a] = (int)v;
+    return queue_push(s, cfg);
+}
+
+/* Phase 1: one axis changed at a time, round-robin over the axes so that a small budget
+ * still tries every axis's nearest value. */
+static int queue_singles(search *s)
+{
+    /* every skill's first choice of a structural rewrite comes first (the skills of the
+     * kernel's bottleneck class are first in the list), then every skill's second choice:
+     * a rewrite's own parameters (block size, blocks per SM) moved the H200 suite more than
+     * block sizes or qualifiers on the naive kernel, and a small budget ended before them */
+    for (unsigned rank = 0; rank < SEARCH_STRUCT_EARLY_RANKS; rank++)
+        for (size_t a = 0; a < s->n_axes; a++) {
+            if (s->axes[a].kind != AX_STRUCT)
+                continue;
+            for (size_t v = 1; v < s->axes[a].n_values; v++) {
+                int rc = s->axes[a].structs[v].rank == rank ? queue_single(s, a, v) : HK_OK;
+                if (rc)
+                    return rc;
+            }
+        }
+    size_t max_values = 0;
+    for (size_t a = 0; a < s->n_axes; a++)
+        if (s->axes[a].n_values > max_values)
+            max_values = s->axes[a].n_values;
+    for (size_t v = 1; v < max_values; v++)
+        for (size_t a = 0; a < s->n_axes; a++) {
+            int rc = v < s->axes[a].n_values ? queue_single(s, a, v) : HK_OK;
+            if (rc)
+                return rc;
+        }
+    return HK_OK;
+}
+
+int search_new(const char *text, size_t len, const an_model *m, size_t kernel,
+               const search_launch *launch, uint64_t seed, const search_budget *budget,
+               search **out)
+{
+    *out = NULL;
+    if (!text || !m || !launch || kernel >= m->n_funcs || m->funcs[kernel].kind != AN_KERNEL)
+        return HK_EINVAL;
+    for (int d = 0; d < 3; d++)
+        if (launch->block[d] < 1 || launch->block[d] > 1024)
+            return HK_EINVAL;
+    search *s = hk_calloc(1, sizeof *s);
+    if (!s)
+        return HK_ENOMEM;
+    int rc = HK_ENOMEM;
+    s->best = -1;
+    s->rng = seed;
+    s->budget.max_candidates = budget && budget->max_candidates ? budget->max_candidates
+                                                                : SEARCH_DEFAULT_CANDIDATES;
+    if (s->budget.max_candidates > SEARCH_MAX_CANDIDATES)
+        s->budget.max_candidates = SEARCH_MAX_CANDIDATES;
+    s->budget.max_seconds = budget ? budget->max_seconds : 0;
+    s->launch = *launch;
+    s->launch.template_args = NULL;
+    s->launch.n_template_args = 0;
+    if (launch->n_template_args) {
+        if (!(s->targs_own = hk_calloc(launch->n_template_args, sizeof *s->targs_own)))
+            goto fail;
+        s->launch.n_template_args = launch->n_template_args;
+        for (size_t i = 0; i < launch->n_template_args; i++)
+            if (!(s->targs_own[i] = hk_strdup(launch->template_args[i] ? launch->template_args[i] : "")))
+                goto fail;
+        s->launch.template_args = (const char *const *)s->targs_own;
+    }
+    /* our own copy and model: the caller's may change while the episode runs */
+    if (!(s->text = hk_strndup(text, len)))
+        goto fail;
+    s->len = len;
+    if ((rc = an_analyze(s->text, s->len, &s->m)))
+        goto fail;
+    long k = an_model_find_kernel(s->m, m->funcs[kernel].name);
+    if (k < 0 || s->m->funcs[k].kind != AN_KERNEL) {
+        rc = HK_EINVAL;
+        goto fail;
+    }
+    s->kernel = (size_t)k;
+    if (!(s->kernel_name = hk_strdup(s->m->funcs[k].name))) {
+        rc = HK_ENOMEM;
+        goto fail;
+    }
+    const char *lb = s->m->funcs[k].launch_bounds;
+    s->source_has_lb = lb != NULL;
+    if (lb) {
+        char first[32];
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(lb, ","), lb);
+        long v;
+        char *trim = first;
+        while (*trim == ' ')
+            trim++;
+        for (char *e = trim + strlen(trim); e > trim && e[-1] == ' ';)
+            *--e = '\0';
+        s->source_lb = parse_long(trim, &v) && v > 0 && v <= 1024 ? (int)v : 0;
+    }
+    if ((rc = build_axes(s)) || (rc = queue_singles(s)))
+        goto fail;
+    s->launch.structs = NULL;   /* borrowed for search_new only; the axis has copies */
+    s->launch.n_structs = 0;
+    s->t0 = now_s();   /* the time budget counts from here, setup excluded */
+    *out = s;
+    return HK_OK;
+fail:
+    search_free(s);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ strategy */
+
+enum { PROPOSED, SKIPPED };
+
+/* Turns cfg into a new candidate unless it (or identical content) was seen. */
+static int propose(search *s, const int *cfg, int phase, int *what)
+{
+    *what = SKIPPED;
+    uint64_t ch = config_hash(s, cfg);
+    if (hset_has(&s->configs, ch))
+        return HK_OK;
+    int rc = hset_add(&s->configs, ch);
+    if (rc)
+        return rc;
+    cand_rec *c;
+    bool skip;
+    if ((rc = materialize(s, cfg, phase, &c, &skip)))
+        return rc;
+    if (skip)
+        return HK_OK;
+    if (hset_has(&s->contents, c->pub.hash)) {
+        HK_DEBUG("search: %s is identical to an earlier candidate", c->pub.description);
+        cand_free(c);
+        return HK_OK;
+    }
+    if (s->n_cands == s->cap_cands) {
+        size_t cap = s->cap_cands ? s->cap_cands * 2 : 32;
+        cand_rec **cs = hk_realloc(s->cands, cap * sizeof *cs);
+        if (!cs) {
+            cand_free(c);
+            return HK_ENOMEM;
+        }
+        s->cands = cs;
+        s->cap_cands = cap;
+    }
+    if ((rc = hset_add(&s->contents, c->pub.hash))) {
+        cand_free(c);
+        return rc;
+    }
+    c->pub.id = (unsigned)s->n_cands;
+    s->cands[s->n_cands++] = c;
+    s->pending++;
+    *what = PROPOSED;
+    return HK_OK;
+}
+
+static double baseline_ms(const search *s)
+{
+    if (s->n_cands && s->cands[0]->reported && s->cands[0]->status == SEARCH_OK)
+        return s->cands[0]->median_ms;
+    return INFINITY;
+}
+
+/* Phase 2: the best value of each axis that beat the baseline, combined cumulatively from
+ * the largest gain down (best two, best three, ..., all). */
+static int queue_combinations(search *s)
+{
+    size_t ax[SEARCH_MAX_AXES];
+    int val[SEARCH_MAX_AXES];
+    double ms[SEARCH_MAX_AXES];
+    size_t n = 0;
+    double base = baseline_ms(s);
+    for (size_t a = 0; a < s->n_axes; a++) {
+        int best_v = 0;
+        double best_ms = base;
+        for (size_t i = 0; i < s->n_cands; i++) {
+            const cand_rec *c = s->cands[i];
+            if (c->pub.phase != 1 || !c->reported || c->status != SEARCH_OK || c->cfg[a] == 0)
+                continue;
+            if (c->median_ms < best_ms) {
+                best_ms = c->median_ms;
+                best_v = c->cfg[a];
+            }
+        }
+        if (best_v) {
+            ax[n] = a;
+            val[n] = best_v;
+            ms[n] = best_ms;
+            n++;
+        }
+    }
+    /* sort by time, fastest first (insertion sort keeps ties in axis order) */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
+            size_t ta = ax[j]; ax[j] = ax[j - 1]; ax[j - 1] = ta;
+            int tv = val[j]; val[j] = val[j - 1]; val[j - 1] = tv;
+            double tm = ms[j]; ms[j] = ms[j - 1]; ms[j - 1] = tm;
+        }
+    int cfg[SEARCH_MAX_AXES];
+    memset(cfg, 0, sizeof cfg);
+    for (size_t k = 0; k < n; k++) {
+        cfg[ax[k]] = val[k];
+        if (k >= 1) {
+            int rc = queue_push(s, cfg);
+            if (rc)
+                return rc;
+        }
+    }
+    return HK_OK;
+}
+
+/* Phase 3: one or two axes of the best configuration moved to another value (never one
+ * that failed on its own). */
+static bool neighbour(search *s, int *cfg)
+{
+    const int *best = s->best >= 0 ? s->cands[s->best]->cfg : NULL;
+    for (size_t a = 0; a < s->n_axes; a++)
+        cfg[a] = best ? best[a] : 0;
+    size_t movable[SEARCH_MAX_AXES], n_mov = 0;
+    for (size_t a = 0; a < s->n_axes; a++)
+        if (s->axes[a].n_values > 1)
+            movable[n_mov++] = a;
+    if (!n_mov)
+        return false;
+    int changes = 1 + (int)(rng_next(&s->rng) % 2);
+    bool changed = false;
+    for (int c = 0; c < changes; c++) {
+        size_t a = movable[rng_next(&s->rng) % n_mov];
+        int options[64], n_opt = 0;
+        for (size_t v = 0; v < s->axes[a].n_values && n_opt < 64; v++)
+            if ((int)v != cfg[a] && !s->axes[a].bad[v])
+                options[n_opt++] = (int)v;
+        if (!n_opt)
+            continue;
+        cfg[a] = options[rng_next(&s->rng) % (uint64_t)n_opt];
+        changed = true;
+    }
+    return changed;
+}
+
+int search_next(search *s, const search_candidate **out)
+{
+    *out = NULL;
+    if (!s)
+        return HK_EINVAL;
+    int cfg[SEARCH_MAX_AXES];
+    for (;;) {
+        if (s->n_cands >= s->budget.max_candidates)
+            return HK_ENOENT;
+        if (s->budget.max_seconds > 0 && now_s() - s->t0 >= s->budget.max_seconds)
+            return HK_ETIMEDOUT;
+        int what, rc;
+        switch (s->phase) {
+        case 0:
+            memset(cfg, 0, sizeof cfg);
+            s->phase = 1;
+            if ((rc = propose(s, cfg, 0, &what)))
+                return rc;
+            if (what == PROPOSED) {
+                *out = &s->cands[s->n_cands - 1]->pub;
+                return HK_OK;
+            }
+            continue;
+        case 1:
+        case 2:
+            if (s->queue_pos < s->n_queue) {
+                if ((rc = propose(s, s->queue[s->queue_pos++], s->phase, &what)))
+                    return rc;
+                if (what == PROPOSED) {
+                    *out = &s->cands[s->n_cands - 1]->pub;
+                    return HK_OK;
+                }
+                continue;
+            }
+            /* the next phase is decided by results: wait for them */
+            if (s->pending)
+                return HK_ESTATE;
+            if (s->phase == 1 && (rc = queue_combinations(s)))
+                return rc;
+            s->phase++;
+            continue;
+        default:
+            for (int t = 0; t < SEARCH_NEIGHBOUR_TRIES; t++) {
+                if (!neighbour(s, cfg))
+                    break;
+                if (hset_has(&s->configs, config_hash(s, cfg)))
+                    continue;
+                if ((rc = propose(s, cfg, 3, &what)))
+                    return rc;
+                if (what == PROPOSED) {
+                    *out = &s->cands[s->n_cands - 1]->pub;
+                    return HK_OK;
+                }
+            }
+            return HK_ENOENT;   /* nothing new near the best */
+        }
+    }
+}
+
+int search_report(search *s, unsigned id, enum search_status status, double median_ms)
+{
+    if (!s || id >= s->n_cands || status < SEARCH_OK || status > SEARCH_REJECTED)
+        return HK_EINVAL;
+    if (status == SEARCH_OK && !(median_ms > 0 && isfinite(median_ms)))
+        return HK_EINVAL;
+    cand_rec *c = s->cands[id];
+    if (c->reported)
+        return HK_ESTATE;
+    c->reported = true;
+    c->status = status;
+    c->median_ms = status == SEARCH_OK ? median_ms : INFINITY;
+    s->pending--;
+    if (status == SEARCH_OK) {
+        if (s->best < 0 || median_ms < s->cands[s->best]->median_ms)
+            s->best = (long)id;
+    } else if (c->pub.phase == 1) {
+        /* a single change that fails is not worth combining or revisiting */
+        for (size_t a = 0; a < s->n_axes; a++)
+            if (c->cfg[a])
+                s->axes[a].bad[c->cfg[a]] = true;
+    }
+    return HK_OK;
+}
+
+const search_candidate *search_best(const search *s, double *median_ms)
+{
+    if (!s || s->best < 0)
+        return NULL;
+    if (median_ms)
+        *median_ms = s->cands[s->best]->median_ms;
+    return &s->cands[s->best]->pub;
+}
+
+const search_candidate *search_get(const search *s, unsigned id)
+{
+    return s && id < s->n_cands ? &s->cands[id]->pub : NULL;
+}
+
+size_t search_count(const search *s) { return s ? s->n_cands : 0; }
+
+const char *const *search_refused_tunables(const search *s, size_t *n)
+{
+    *n = s ? s->n_refused : 0;
+    return s ? (const char *const *)s->refused : NULL;
+}
+
+char *search_describe_axes(const search *s)
+{
+    struct hk_buf b;
+    hk_buf_init(&b, 8192);
+    int rc = HK_OK;
+    for (size_t a = 0; a < s->n_axes && !rc; a++) {
+        const axis *ax = &s->axes[a];
+        if (b.len)
+            rc = hk_buf_appends(&b, " | ");
+        switch (ax->kind) {
+        case AX_STRUCT:
+            rc = rc ? rc : hk_buf_appends(&b, "structural:");
+            for (size_t v = 1; v < ax->n_values && !rc; v++)
+                rc = hk_buf_printf(&b, "%s%s", v == 1 ? " " : ", ", ax->labels[v]);
+            break;
+        case AX_GRID:
+            rc = rc ? rc : hk_buf_appends(&b, s->already_strided ? "grid-stride (already) on"
+                                                                : "grid-stride rewrite on");
+            for (size_t v = 1; v < ax->n_values && !rc; v++)
+                rc = hk_buf_printf(&b, "%s%u", v == 1 ? " " : "/", ax->ivals[v]);
+            rc = rc ? rc : hk_buf_appends(&b, " blocks per SM");
+            break;
+        case AX_BLOCK:
+            rc = rc ? rc : hk_buf_appends(&b, "block");
+            for (size_t v = 1; v < ax->n_values && !rc; v++)
+                rc = hk_buf_printf(&b, "%s%ux%u", v == 1 ? " " : ", ", ax->blocks[v][0], ax->blocks[v][1]);
+            break;
+        case AX_TUNABLE:
+            rc = rc ? rc : hk_buf_printf(&b, "%s%s (now %s):", ax->tname,
+                                         ax->linked_block ? " = block size" : "", ax->svals[0]);
+            for (size_t v = 1; v < ax->n_values && !rc; v++)
+                rc = hk_buf_printf(&b, "%s%s", v == 1 ? " " : ", ", ax->svals[v]);
+            break;
+        case AX_RESTRICT:
+            rc = rc ? rc : hk_buf_appends(&b, "__restrict__/const");
+            break;
+        case AX_LAUNCH_BOUNDS:
+            rc = rc ? rc : hk_buf_appends(&b, "__launch_bounds__(threads), (threads, 2)");
+            break;
+        case AX_FAST_MATH:
+            rc = rc ? rc : hk_buf_appends(&b, "-use_fast_math");
+            break;
+        }
+    }
+    if (rc) {
+        hk_buf_free(&b);
+        return NULL;
+    }
+    char *r = hk_buf_steal(&b);
+    return r ? r : hk_strdup("(no axes)");
+}

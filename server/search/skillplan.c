@@ -1,0 +1,215 @@
+/* Skills to structural rewrites for the search (see skillplan.h). Parameter names are
+ * the rewrite's arguments (width, factor, tile, bins, tile_m/n/k, math) or launch settings
+ * (block_size, blocks_per_sm, launch_pairs); docs/skills.md lists them. */
+#include "search/skillplan.h"
+
+#include "core/hk.h"
+
+#include <math.h>
+#include <string.h>
+
+enum sk_class skillplan_class(bool compute_bound, double pct_of_bound)
+{
+    if (isnan(pct_of_bound))
+        return SK_CLASS_COUNT;
+    if (compute_bound)
+        return SK_COMPUTE_BOUND;
+    return pct_of_bound < 20.0 ? SK_LATENCY_BOUND : SK_MEMORY_BOUND;
+}
+
+static bool structural(enum sk_rewrite r)
+{
+    switch (r) {
+    case SK_RW_LAUNCH_BOUNDS:
+    case SK_RW_RESTRICT:
+    case SK_RW_SET_TUNABLE:
+    case SK_RW_GRID_STRIDE:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* Where a parameter's value goes in a search_struct; false for names it has no place
+ * for (those are for LLM engines or other rewrites). */
+static bool set_param(search_struct *st, const char *name, long v)
+{
+    if (v < 0 || v > 1 << 20)
+        return false;
+    if (!strcmp(name, "width") || !strcmp(name, "factor") || !strcmp(name, "tile") ||
+        !strcmp(name, "bins") || !strcmp(name, "tile_m") || !strcmp(name, "math"))
+        st->params[0] = (int)v;
+    else if (!strcmp(name, "table"))   /* invariant_table: entries of the table */
+        st->params[0] = (int)v;
+    else if (!strcmp(name, "vector_width"))   /* invariant_table: rw_vectorize after it, 0 none */
+        st->params[1] = (int)v;
+    else if (!strcmp(name, "tile_n"))
+        st->params[1] = (int)v;
+    else if (!strcmp(name, "tile_k"))
+        st->params[2] = (int)v;
+    else if (!strcmp(name, "block_size"))
+        st->block_size = (unsigned)v;
+    else if (!strcmp(name, "blocks_per_sm"))
+        st->blocks_per_sm = (unsigned)v;
+    else
+        return false;
+    return true;
+}
+
+static int push(skillplan *p, size_t *cap, const search_struct *st)
+{
+    if (p->n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        search_struct *v = hk_realloc(p->v, nc * sizeof *v);
+        if (!v)
+            return HK_ENOMEM;
+        p->v = v;
+        *cap = nc;
+    }
+    p->v[p->n++] = *st;
+    return HK_OK;
+}
+
+/* true when the skill's `launch_pairs: [1]` pairs its launch lists: the k-th block_size
+ * goes with the k-th blocks_per_sm (lists of one length), since threads per block and
+ * blocks per SM trade off -- 1024 x 2 and 512 x 3 both fill an H200 SM, 512 x 2 does not. */
+static bool launch_paired(const sk_skill *sk)
+{
+    json_t *on = json_array_get(json_object_get(sk->params, "launch_pairs"), 0);
+    size_t nb = json_array_size(json_object_get(sk->params, "block_size"));
+    return json_is_integer(on) && json_integer_value(on) == 1 && nb > 1 &&
+           nb == json_array_size(json_object_get(sk->params, "blocks_per_sm"));
+}
+
+/* The skill's choices: every parameter at its first value, then each parameter in turn
+ * at each of its other values (the others at their first); with paired launch lists,
+ * the launch pairs in order come first, as one parameter. */
+static int expand(skillplan *p, size_t *cap, const sk_skill *sk)
+{
+    search_struct first = {.skill = sk->id, .rewrite = sk_rewrite_name(sk->rewrite)};
+    const char *key;
+    json_t *vals;
+    json_object_foreach(sk->params, key, vals) {
+        json_t *v0 = json_array_get(vals, 0);
+        if (json_is_integer(v0))
+            set_param(&first, key, (long)json_integer_value(v0));
+    }
+    int rc = push(p, cap, &first);
+    unsigned rank = 1;
+    bool paired = launch_paired(sk);
+    if (paired) {
+        json_t *bs = json_object_get(sk->params, "block_size");
+        json_t *bp = json_object_get(sk->params, "blocks_per_sm");
+        for (size_t i = 1; i < json_array_size(bs) && rank < SKILLPLAN_CHOICES && !rc; i++) {
+            json_t *b = json_array_get(bs, i), *g = json_array_get(bp, i);
+            search_struct st = first;
+            if (!json_is_integer(b) || !json_is_integer(g) ||
+                !set_param(&st, "block_size", (long)json_integer_value(b)) ||
+                !set_param(&st, "blocks_per_sm", (long)json_integer_value(g)))
+                continue;
+            st.rank = rank++;
+            rc = push(p, cap, &st);
+        }
+    }
+    json_object_foreach(sk->params, key, vals) {
+        if (paired && (!strcmp(key, "block_size") || !strcmp(key, "blocks_per_sm")))
+            continue;
+        for (size_t i = 1; i < json_array_size(vals) && rank < SKILLPLAN_CHOICES && !rc; i++) {
+            json_t *v = json_array_get(vals, i);
+            search_struct st = first;
+            if (!json_is_integer(v) || !set_param(&st, key, (long)json_integer_value(v)))
+                continue;
+            st.rank = rank++;
+            rc = push(p, cap, &st);
+        }
+    }
+    return rc;
+}
+
+/* Rewrites that replace the kernel's algorithm once their code pattern matched (a
+ * transpose, a reduction, a histogram, a row-wise softmax or layernorm, a GEMM, any
+ * thread-per-row column loop). A match
+ * is more specific than a roofline class: a naive softmax classed latency-bound on an
+ * H200 had its unroll choices timed before the online softmax, and a short time budget
+ * ended first. */
+static bool replaces_algorithm(enum sk_rewrite r)
+{
+    switch (r) {
+    case SK_RW_TILED_TRANSPOSE:
+    case SK_RW_WARP_REDUCE:
+    case SK_RW_BLOCK_REDUCE:
+    case SK_RW_PRIVATIZED_HISTOGRAM:
+    case SK_RW_HISTOGRAM_LANE_REPLICAS:
+    case SK_RW_ONLINE_SOFTMAX:
+    case SK_RW_ONLINE_LAYERNORM:
+    case SK_RW_TILED_GEMM:
+    case SK_RW_BLAS_SUBSTITUTION:
+    case SK_RW_WARP_ROWS:
+    case SK_RW_INVARIANT_TABLE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool used_already(const skillplan *p, const sk_skill *sk)
+{
+    for (size_t i = 0; i < p->n_used; i++)
+        if (p->used[i] == sk)
+            return true;
+    return false;
+}
+
+int skillplan_build(const sk_set *set, const char *arch, enum sk_class cls, const sk_metrics *mt,
+                    const char *kernel_text, size_t len, skillplan *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0;
+    const sk_skill **list = NULL;
+    size_t n_list = 0;
+    int rc = HK_OK;
+    sk_metrics none;
+    sk_metrics_init(&none);
+    if (!mt)
+        mt = &none;
+    /* algorithm replacements first, then the other rewrites; within each, the class's
+     * skills, then everyone's (the class's again are skipped) */
+    for (int pass = 0; pass < 4 && rc == HK_OK; pass++) {
+        bool by_class = pass % 2 == 0, algorithms = pass < 2;
+        if (by_class && cls == SK_CLASS_COUNT)
+            continue;
+        rc = sk_for(set, arch, by_class ? cls : SK_CLASS_COUNT, &list, &n_list);
+        for (size_t i = 0; i < n_list && rc == HK_OK; i++) {
+            const sk_skill *sk = list[i];
+            if (!structural(sk->rewrite) || used_already(out, sk) ||
+                replaces_algorithm(sk->rewrite) != algorithms)
+                continue;
+            bool match = false;
+            rc = sk_matches_source(sk, kernel_text, len, &match);
+            if (rc == HK_EUNSUPPORTED || rc == HK_ETOOBIG)
+                rc = HK_OK;              /* no grammar or a huge text: not this skill */
+            if (rc || !match || !sk_matches_metrics(sk, mt))
+                continue;
+            const sk_skill **u = hk_realloc(out->used, (out->n_used + 1) * sizeof *u);
+            if (!u) {
+                rc = HK_ENOMEM;
+                break;
+            }
+            out->used = u;
+            out->used[out->n_used++] = sk;
+            rc = expand(out, &cap, sk);
+        }
+        hk_free(list);
+        list = NULL;
+    }
+    if (rc)
+        skillplan_free(out);
+    return rc;
+}
+
+void skillplan_free(skillplan *p)
+{
+    hk_free(p->v);
+    hk_free(p->used);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,45 @@
+/* Engine v2's strategy input: the skills that fit one kernel, turned into the structural
+ * rewrites the search tries (search_struct), best first -- rewrites that replace a matched
+ * algorithm (transpose, reductions, histogram, softmax, layernorm, GEMM) before the
+ * others, and within each the skills of the kernel's bottleneck class (its roofline
+ * position) in their record order, then the other classes' -- each skill expanded into
+ * choices of its parameters. */
+#ifndef HK_ENGINE_SKILLPLAN_H
+#define HK_ENGINE_SKILLPLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "search/search.h"
+#include "skills/skills.h"
+
+/* Most parameter choices taken from one skill: its first choice (every parameter at
+ * its first value), then one parameter at a time moved to its other values (a skill with
+ * `launch_pairs: [1]` moves block_size and blocks_per_sm together, pair by pair, first). */
+#define SKILLPLAN_CHOICES 6
+
+typedef struct {
+    search_struct *v;      /* strings borrowed from the skill set (which must outlive it) */
+    size_t n;
+    const sk_skill **used; /* the skills that gave at least one choice, in order */
+    size_t n_used;
+} skillplan;
+
+/* The class of a kernel from its roofline position (evidence_roofline fields):
+ * compute-bound when its intensity is past the ridge; otherwise memory-bound, or
+ * latency-bound when it reaches under 20% of its roof (neither bandwidth nor compute
+ * limits it). pct_of_bound NAN (no peaks, no timing): SK_CLASS_COUNT (unknown). */
+enum sk_class skillplan_class(bool compute_bound, double pct_of_bound);
+
+/* The plan for kernel_text (the kernel's own source: its definition) on arch: skills
+ * whose hardware matches, whose code condition matches the text and whose metric
+ * thresholds hold for mt (NULL: none known); algorithm replacements first, and within
+ * them and the rest class cls first (SK_CLASS_COUNT: no class first). Rewrites the search already covers as axes (launch_bounds, restrict,
+ * set_tunable, grid_stride) and ones the engine lacks (blas_substitution) are left out.
+ * HK_OK (out may be empty) or HK_ENOMEM. */
+int skillplan_build(const sk_set *set, const char *arch, enum sk_class cls, const sk_metrics *mt,
+                    const char *kernel_text, size_t len, skillplan *out);
+
+void skillplan_free(skillplan *p);
+
+#endif

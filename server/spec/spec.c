@@ -1,0 +1,2279 @@
+/* Bench-spec parsing and validation. jansson parses the JSON but keeps no positions of
+ * values, so spec_locate() re-scans the text for a field's JSON path to give every
+ * diagnostic a line. Validation collects all problems instead of stopping at the
+ * first, and evaluates every expression for every size set so a spec that passes
+ * here cannot fail later on arithmetic. */
+#include "spec/spec.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/hk.h"
+
+#define MAX_BUFFER_BYTES (64LL << 30) /* one buffer larger than this is surely a typo */
+#define VALIDATION_SM_COUNT 132       /* sm_count assumed when checking grids without a device */
+
+/* ------------------------------------------------------------------------------------
+ * Locating a JSON path in the text
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct {
+    const char *s;
+    size_t n, i;
+} scan;
+
+static void sc_ws(scan *c)
+{
+    while (c->i < c->n && isspace((unsigned char)c->s[c->i]))
+        c->i++;
+}
+
+/* At a quote: moves past the string; start and len give its raw contents. */
+static bool sc_string(scan *c, const char **start, size_t *len)
+{
+    if (c->i >= c->n || c->s[c->i] != '"')
+        return false;
+    size_t b = ++c->i;
+    while (c->i < c->n && c->s[c->i] != '"')
+        c->i += c->s[c->i] == '\\' ? 2 : 1;
+    if (c->i >= c->n)
+        return false;
+    *start = c->s + b;
+    *len = c->i - b;
+    c->i++;
+    return true;
+}
+
+static bool sc_skip_value(scan *c, int depth)
+{
+    sc_ws(c);
+    if (c->i >= c->n || depth > 256)
+        return false;
+    char ch = c->s[c->i];
+    if (ch == '"') {
+        const char *st;
+        size_t ln;
+        return sc_string(c, &st, &ln);
+    }
+    if (ch == '{' || ch == '[') {
+        char close = ch == '{' ? '}' : ']';
+        c->i++;
+        sc_ws(c);
+        if (c->i < c->n && c->s[c->i] == close) {
+            c->i++;
+            return true;
+        }
+        for (;;) {
+            if (ch == '{') {
+                const char *st;
+                size_t ln;
+                sc_ws(c);
+                if (!sc_string(c, &st, &ln))
+                    return false;
+                sc_ws(c);
+                if (c->i >= c->n || c->s[c->i] != ':')
+                    return false;
+                c->i++;
+            }
+            if (!sc_skip_value(c, depth + 1))
+                return false;
+            sc_ws(c);
+            if (c->i >= c->n)
+                return false;
+            if (c->s[c->i] == ',') {
+                c->i++;
+                continue;
+            }
+            if (c->s[c->i] == close) {
+                c->i++;
+                return true;
+            }
+            return false;
+        }
+    }
+    while (c->i < c->n && !strchr(",]} \t\r\n", c->s[c->i]))
+        c->i++;
+    return true;
+}
+
+typedef struct {
+    bool is_index;
+    const char *key;
+    size_t key_len;
+    long index;
+} path_seg;
+
+/* At a value; follows segs and records in *best the start of the deepest match. */
+static void sc_follow(scan *c, const path_seg *segs, size_t n_segs, size_t *best)
+{
+    sc_ws(c);
+    if (c->i >= c->n)
+        return;
+    *best = c->i;
+    if (n_segs == 0)
+        return;
+    char ch = c->s[c->i];
+    if (segs->is_index && ch == '[') {
+        c->i++;
+        sc_ws(c);
+        if (c->i < c->n && c->s[c->i] == ']')
+            return;
+        for (long k = 0;; k++) {
+            if (k == segs->index) {
+                sc_follow(c, segs + 1, n_segs - 1, best);
+                return;
+            }
+            if (!sc_skip_value(c, 0))
+                return;
+            sc_ws(c);
+            if (c->i >= c->n || c->s[c->i] != ',')
+                return;
+            c->i++;
+        }
+    }
+    if (!segs->is_index && ch == '{') {
+        c->i++;
+        for (;;) {
+            sc_ws(c);
+            const char *st;
+            size_t ln;
+            size_t key_at = c->i;
+            if (!sc_string(c, &st, &ln))
+                return;
+            sc_ws(c);
+            if (c->i >= c->n || c->s[c->i] != ':')
+                return;
+            c->i++;
+            if (ln == segs->key_len && memcmp(st, segs->key, ln) == 0) {
+                *best = key_at;
+                sc_follow(c, segs + 1, n_segs - 1, best);
+                if (n_segs == 1)
+                    *best = key_at; /* the member's line is where its key is */
+                return;
+            }
+            if (!sc_skip_value(c, 0))
+                return;
+            sc_ws(c);
+            if (c->i >= c->n || c->s[c->i] != ',')
+                return;
+            c->i++;
+        }
+    }
+}
+
+int spec_locate(const char *text, size_t len, const char *path, int *line)
+{
+    path_seg segs[32];
+    size_t n = 0;
+    const char *p = path ? path : "";
+    *line = 1;
+    while (*p) {
+        if (n == HK_ARRAY_LEN(segs))
+            return HK_EPARSE;
+        if (*p == '[') {
+            char *end = NULL;
+            long idx = strtol(p + 1, &end, 10);
+            if (end == p + 1 || *end != ']' || idx < 0)
+                return HK_EPARSE;
+            segs[n++] = (path_seg){ .is_index = true, .index = idx };
+            p = end + 1;
+        } else {
+            if (*p == '.')
+                p++;
+            size_t k = strcspn(p, ".[");
+            if (k == 0)
+                return HK_EPARSE;
+            segs[n++] = (path_seg){ .is_index = false, .key = p, .key_len = k };
+            p += k;
+        }
+    }
+    scan c = { .s = text, .n = len, .i = 0 };
+    size_t best = 0;
+    sc_follow(&c, segs, n, &best);
+    int l = 1;
+    for (size_t i = 0; i < best && i < len; i++)
+        l += text[i] == '\n';
+    *line = l;
+    return HK_OK;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Diagnostics
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct {
+    const char *text;
+    size_t len;
+    spec_diags *d;
+    int rc;          /* HK_ENOMEM once an allocation failed */
+} pctx;
+
+static void diag(pctx *c, enum spec_severity sev, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void diag(pctx *c, enum spec_severity sev, const char *path, const char *fmt, ...)
+{
+    spec_diags *d = c->d;
+    if (sev == SPEC_ERROR)
+        d->n_errors++;
+    if (d->n >= SPEC_MAX_DIAGS)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    spec_diag *items = hk_realloc(d->items, (d->n + 1) * sizeof *items);
+    if (!items) {
+        c->rc = HK_ENOMEM;
+        return;
+    }
+    d->items = items;
+    spec_diag *x = &items[d->n];
+    x->severity = sev;
+    x->path = hk_strdup(path ? path : "");
+    x->message = hk_strdup(msg);
+    x->line = 0;
+    if (!x->path || !x->message) {
+        hk_free(x->path);
+        hk_free(x->message);
+        c->rc = HK_ENOMEM;
+        return;
+    }
+    if (c->text)
+        spec_locate(c->text, c->len, x->path, &x->line);
+    d->n++;
+}
+
+void spec_diags_free(spec_diags *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->n; i++) {
+        hk_free(d->items[i].path);
+        hk_free(d->items[i].message);
+    }
+    hk_free(d->items);
+    d->items = NULL;
+    d->n = d->n_errors = 0;
+}
+
+char *spec_diag_format(const spec_diag *d, const char *file)
+{
+    const char *sev = d->severity == SPEC_ERROR ? "error" : "warning";
+    const char *f = file ? file : "spec";
+    if (d->path[0])
+        return hk_asprintf("%s:%d: %s: %s: %s", f, d->line, sev, d->path, d->message);
+    return hk_asprintf("%s:%d: %s: %s", f, d->line, sev, d->message);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Small helpers
+ * ---------------------------------------------------------------------------------- */
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 40 || lb > 40)
+        return 99;
+    size_t row[41];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t prev = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cur = row[j];
+            size_t sub = prev + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+            size_t best = sub < row[j] + 1 ? sub : row[j] + 1;
+            row[j] = best < row[j - 1] + 1 ? best : row[j - 1] + 1;
+            prev = cur;
+        }
+    }
+    return row[lb];
+}
+
+/* Reports every key of obj not in allowed (NULL-terminated), with a "did you mean". */
+static void check_keys(pctx *c, json_t *obj, const char *path, const char *const *allowed)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        bool ok = false;
+        const char *near = NULL;
+        size_t near_d = 3;
+        for (const char *const *a = allowed; *a; a++) {
+            if (strcmp(*a, key) == 0)
+                ok = true;
+            size_t dist = edit_distance(*a, key);
+            if (dist < near_d) {
+                near_d = dist;
+                near = *a;
+            }
+        }
+        if (ok)
+            continue;
+        char p[256];
+        snprintf(p, sizeof p, "%s%s%s", path, path[0] ? "." : "", key);
+        if (near)
+            diag(c, SPEC_ERROR, p, "unknown field (did you mean \"%s\"?)", near);
+        else
+            diag(c, SPEC_ERROR, p, "unknown field");
+    }
+}
+
+static bool is_identifier(const char *s)
+{
+    if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+        return false;
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_'))
+            return false;
+    return true;
+}
+
+static bool is_kernel_name(const char *s)
+{
+    /* identifiers, optionally qualified (ns::kernel) */
+    if (!s || !*s)
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!(isalnum((unsigned char)*p) || *p == '_' || *p == ':'))
+            return false;
+    return isalpha((unsigned char)*s) || *s == '_' || *s == ':';
+}
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+/* Member key of obj as a string: NULL when absent (error if required) or not a string. */
+static const char *get_string(pctx *c, json_t *obj, const char *base, const char *key, bool required)
+{
+    json_t *v = json_object_get(obj, key);
+    char p[256];
+    snprintf(p, sizeof p, "%s%s%s", base, base[0] ? "." : "", key);
+    if (!v) {
+        if (required)
+            diag(c, SPEC_ERROR, p, "missing (required)");
+        return NULL;
+    }
+    if (!json_is_string(v)) {
+        diag(c, SPEC_ERROR, p, "expected a string, got %s", type_name(v));
+        return NULL;
+    }
+    if (json_string_length(v) == 0) {
+        diag(c, SPEC_ERROR, p, "empty string");
+        return NULL;
+    }
+    return json_string_value(v);
+}
+
+static char *dup_or_fail(pctx *c, const char *s)
+{
+    if (!s)
+        return NULL;
+    char *d = hk_strdup(s);
+    if (!d)
+        c->rc = HK_ENOMEM;
+    return d;
+}
+
+/* ------------------------------------------------------------------------------------
+ * dtypes, distributions, tolerances
+ * ---------------------------------------------------------------------------------- */
+
+static const struct { const char *name; int dt; } dtype_names[] = {
+    { "float", HK_DT_F32 }, { "float32", HK_DT_F32 }, { "fp32", HK_DT_F32 }, { "f32", HK_DT_F32 },
+    { "double", HK_DT_F64 }, { "float64", HK_DT_F64 }, { "fp64", HK_DT_F64 }, { "f64", HK_DT_F64 },
+    { "half", HK_DT_F16 }, { "float16", HK_DT_F16 }, { "fp16", HK_DT_F16 }, { "__half", HK_DT_F16 },
+    { "bfloat16", HK_DT_BF16 }, { "bf16", HK_DT_BF16 }, { "__nv_bfloat16", HK_DT_BF16 },
+    { "nv_bfloat16", HK_DT_BF16 },
+    { "int8", HK_DT_I8 }, { "int8_t", HK_DT_I8 }, { "signed char", HK_DT_I8 }, { "char", HK_DT_I8 },
+    { "int16", HK_DT_I16 }, { "int16_t", HK_DT_I16 }, { "short", HK_DT_I16 },
+    { "int32", HK_DT_I32 }, { "int32_t", HK_DT_I32 }, { "int", HK_DT_I32 },
+    { "int64", HK_DT_I64 }, { "int64_t", HK_DT_I64 }, { "long long", HK_DT_I64 }, { "long", HK_DT_I64 },
+    { "uint8", HK_DT_U8 }, { "uint8_t", HK_DT_U8 }, { "unsigned char", HK_DT_U8 },
+    { "uint16", HK_DT_U16 }, { "uint16_t", HK_DT_U16 }, { "unsigned short", HK_DT_U16 },
+    { "uint32", HK_DT_U32 }, { "uint32_t", HK_DT_U32 }, { "unsigned", HK_DT_U32 },
+    { "unsigned int", HK_DT_U32 },
+    { "uint64", HK_DT_U64 }, { "uint64_t", HK_DT_U64 }, { "unsigned long long", HK_DT_U64 },
+    { "unsigned long", HK_DT_U64 }, { "size_t", HK_DT_U64 },
+};
+
+int spec_dtype_parse(const char *name, int *dtype)
+{
+    for (size_t i = 0; name && i < HK_ARRAY_LEN(dtype_names); i++) {
+        if (strcmp(dtype_names[i].name, name) == 0) {
+            *dtype = dtype_names[i].dt;
+            return HK_OK;
+        }
+    }
+    return HK_EINVAL;
+}
+
+spec_tolerance spec_default_tolerance(int dtype)
+{
+    switch (dtype) {
+    case HK_DT_F32: return (spec_tolerance){ .rtol = 1e-4, .atol = 1e-5, .l2 = 1e-5 };
+    case HK_DT_F64: return (spec_tolerance){ .rtol = 1e-10, .atol = 1e-12, .l2 = 1e-12 };
+    case HK_DT_F16: return (spec_tolerance){ .rtol = 1e-2, .atol = 1e-3, .l2 = 1e-3 };
+    case HK_DT_BF16: return (spec_tolerance){ .rtol = 2e-2, .atol = 1e-2, .l2 = 1e-2 };
+    default: return (spec_tolerance){ 0, 0, 0 };
+    }
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+int spec_dist_parse(const char *text, hk_dist *out, char *err, size_t errlen)
+{
+    static const struct { const char *name; int kind; int nargs; } kinds[] = {
+        { "uniform", HK_DIST_UNIFORM, 2 }, { "normal", HK_DIST_NORMAL, 2 },
+        { "int", HK_DIST_INT, 2 }, { "ones_sparse", HK_DIST_ONES_SPARSE, 1 },
+        { "zeros", HK_DIST_ZEROS, 0 },
+    };
+    char name[32];
+    size_t k = 0;
+    const char *p = text;
+    while (isspace((unsigned char)*p))
+        p++;
+    while ((isalnum((unsigned char)*p) || *p == '_') && k + 1 < sizeof name)
+        name[k++] = *p++;
+    name[k] = '\0';
+    int kind = 0, nargs = 0;
+    for (size_t i = 0; i < HK_ARRAY_LEN(kinds); i++)
+        if (strcmp(kinds[i].name, name) == 0) {
+            kind = kinds[i].kind;
+            nargs = kinds[i].nargs;
+        }
+    if (!kind) {
+        set_err(err, errlen, "unknown distribution '%s' (uniform(lo,hi), normal(mu,sigma), "
+                "int(lo,hi), ones_sparse(p), zeros)", text);
+        return HK_EINVAL;
+    }
+    double a[2] = { 0, 0 };
+    int got = 0;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p == '(') {
+        p++;
+        for (;;) {
+            while (isspace((unsigned char)*p))
+                p++;
+            if (*p == ')' && got == 0) {
+                p++;
+                break;
+            }
+            char *end = NULL;
+            errno = 0;
+            double v = strtod(p, &end);
+            if (end == p || errno == ERANGE || !isfinite(v) || got >= 2) {
+                set_err(err, errlen, "'%s': bad or extra number in the arguments", text);
+                return HK_EINVAL;
+            }
+            a[got++] = v;
+            p = end;
+            while (isspace((unsigned char)*p))
+                p++;
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            if (*p == ')') {
+                p++;
+                break;
+            }
+            set_err(err, errlen, "'%s': expected ',' or ')'", text);
+            return HK_EINVAL;
+        }
+    }
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p) {
+        set_err(err, errlen, "'%s': unexpected text after the distribution", text);
+        return HK_EINVAL;
+    }
+    if (got != nargs) {
+        set_err(err, errlen, "'%s': %s takes %d argument%s", text, name, nargs, nargs == 1 ? "" : "s");
+        return HK_EINVAL;
+    }
+    *out = (hk_dist){ .kind = kind, .a = a[0], .b = a[1] };
+    switch (kind) {
+    case HK_DIST_UNIFORM:
+        if (!(a[0] < a[1])) {
+            set_err(err, errlen, "'%s': needs lo < hi (a constant input hides bugs)", text);
+            return HK_EINVAL;
+        }
+        break;
+    case HK_DIST_NORMAL:
+        if (!(a[1] > 0)) {
+            set_err(err, errlen, "'%s': needs sigma > 0", text);
+            return HK_EINVAL;
+        }
+        break;
+    case HK_DIST_INT:
+        if (a[0] != floor(a[0]) || a[1] != floor(a[1]) || !(a[0] < a[1])) {
+            set_err(err, errlen, "'%s': needs integers lo < hi", text);
+            return HK_EINVAL;
+        }
+        break;
+    case HK_DIST_ONES_SPARSE:
+        if (!(a[0] > 0 && a[0] < 1)) {
+            set_err(err, errlen, "'%s': needs 0 < p < 1", text);
+            return HK_EINVAL;
+        }
+        break;
+    }
+    return HK_OK;
+}
+
+/* Integer inputs without a dist of their own: a spread-out range the type can hold. */
+static hk_dist default_int_dist(int dt)
+{
+    switch (dt) {
+    case HK_DT_U8: return (hk_dist){ HK_DIST_INT, 0, 255 };
+    case HK_DT_I8: return (hk_dist){ HK_DIST_INT, -128, 127 };
+    case HK_DT_U16:
+    case HK_DT_U32:
+    case HK_DT_U64: return (hk_dist){ HK_DIST_INT, 0, 1000 };
+    default: return (hk_dist){ HK_DIST_INT, -1000, 1000 };
+    }
+}
+
+/* ------------------------------------------------------------------------------------
+ * Expressions in the spec
+ * ---------------------------------------------------------------------------------- */
+
+static const char *const launch_vars[] = { "block_x", "block_y", "block_z", "sm_count" };
+
+typedef struct {
+    pctx *c;
+    const spec *s;
+    const char *path;
+    bool allow_launch_vars;
+    bool bad;
+} var_check;
+
+static int check_var_cb(const char *name, void *ctx)
+{
+    var_check *v = ctx;
+    for (size_t i = 0; i < v->s->n_size_names; i++)
+        if (strcmp(v->s->size_names[i], name) == 0)
+            return 0;
+    for (size_t i = 0; i < HK_ARRAY_LEN(launch_vars); i++) {
+        if (strcmp(launch_vars[i], name) == 0) {
+            if (v->allow_launch_vars)
+                return 0;
+            diag(v->c, SPEC_ERROR, v->path, "'%s' may only be used in launch.grid and launch.shmem",
+                 name);
+            v->bad = true;
+            return 1;
+        }
+    }
+    char names[256] = "";
+    for (size_t i = 0; i < v->s->n_size_names && strlen(names) < 200; i++) {
+        strcat(names, i ? ", " : "");
+        strncat(names, v->s->size_names[i], 40);
+    }
+    diag(v->c, SPEC_ERROR, v->path, "unknown variable '%s' (size variables: %s%s)", name,
+         names[0] ? names : "none",
+         v->allow_launch_vars ? "; launch variables: block_x, block_y, block_z, sm_count" : "");
+    v->bad = true;
+    return 1;
+}
+
+/* An expression member: a JSON number or a string in the expression language. NULL
+ * with a diagnostic when it is missing (and required), malformed or uses unknown vars. */
+static expr *get_expr(pctx *c, const spec *s, json_t *v, const char *path, bool allow_launch)
+{
+    expr *e = NULL;
+    char err[200];
+    int rc;
+    if (json_is_integer(v))
+        rc = expr_from_number(0, json_integer_value(v), false, &e);
+    else if (json_is_real(v))
+        rc = expr_from_number(json_real_value(v), 0, true, &e);
+    else if (json_is_string(v))
+        rc = expr_parse(json_string_value(v), &e, err, sizeof err);
+    else {
+        diag(c, SPEC_ERROR, path, "expected a number or an expression string, got %s", type_name(v));
+        return NULL;
+    }
+    if (rc == HK_ENOMEM) {
+        c->rc = HK_ENOMEM;
+        return NULL;
+    }
+    if (rc != HK_OK) {
+        diag(c, SPEC_ERROR, path, "bad expression \"%s\": %s",
+             json_is_string(v) ? json_string_value(v) : "", json_is_string(v) ? err : "not finite");
+        return NULL;
+    }
+    var_check vc = { .c = c, .s = s, .path = path, .allow_launch_vars = allow_launch };
+    expr_foreach_var(e, check_var_cb, &vc);
+    if (vc.bad) {
+        expr_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+size_t spec_size_vars(const spec *s, size_t k, const long long *block, long long sm_count,
+                      expr_var *vars)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_size_names; i++)
+        vars[n++] = (expr_var){ .name = s->size_names[i],
+                                .value = { .i = s->size_values[k * s->n_size_names + i] } };
+    long long b[3] = { 1, 1, 1 };
+    if (block) {
+        memcpy(b, block, sizeof b);
+    } else {
+        for (int d = 0; d < 3; d++) {
+            expr_value v;
+            if (s->block[d] && expr_eval(s->block[d], vars, n, &v, NULL, 0) == HK_OK && !v.is_float)
+                b[d] = v.i;
+        }
+    }
+    for (int d = 0; d < 3; d++)
+        vars[n + d] = (expr_var){ .name = launch_vars[d], .value = { .i = b[d] } };
+    vars[n + 3] = (expr_var){ .name = launch_vars[3], .value = { .i = sm_count } };
+    return n + 4;
+}
+
+int spec_eval(const spec *s, const expr *e, size_t k, long long sm_count, expr_value *out,
+              char *err, size_t errlen)
+{
+    if (k >= s->n_sizes) {
+        set_err(err, errlen, "no size set %zu", k);
+        return HK_EINVAL;
+    }
+    expr_var vars[SPEC_MAX_SIZES + 4];
+    size_t n = spec_size_vars(s, k, NULL, sm_count, vars);
+    return expr_eval(e, vars, n, out, err, errlen);
+}
+
+/* Evaluates e for every size set; reports the first failure or a value outside
+ * [lo, hi] (integers required unless allow_float). */
+static bool eval_all(pctx *c, const spec *s, const expr *e, const char *path, long long lo,
+                     long long hi, bool allow_float, const char *what)
+{
+    for (size_t k = 0; k < s->n_sizes; k++) {
+        expr_value v;
+        char err[200];
+        if (spec_eval(s, e, k, VALIDATION_SM_COUNT, &v, err, sizeof err) != HK_OK) {
+            diag(c, SPEC_ERROR, path, "\"%s\" with sizes[%zu]: %s", expr_text(e), k, err);
+            return false;
+        }
+        if (v.is_float && !allow_float) {
+            diag(c, SPEC_ERROR, path, "\"%s\" is a float expression; %s must be an integer",
+                 expr_text(e), what);
+            return false;
+        }
+        double x = expr_value_double(v);
+        if (x < (double)lo || x > (double)hi) {
+            diag(c, SPEC_ERROR, path, "\"%s\" with sizes[%zu] is %g; %s must be in [%lld, %lld]",
+                 expr_text(e), k, x, what, lo, hi);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------
+ * The parser proper
+ * ---------------------------------------------------------------------------------- */
+
+static void free_strv(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        hk_free(v[i]);
+    hk_free(v);
+}
+
+void spec_free(spec *s)
+{
+    if (!s)
+        return;
+    hk_free(s->name);
+    hk_free(s->kernel);
+    hk_free(s->source);
+    hk_free(s->source_path);
+    hk_free(s->dir);
+    free_strv(s->template_args, s->n_template_args);
+    free_strv(s->compile_flags, s->n_compile_flags);
+    free_strv(s->size_names, s->n_size_names);
+    hk_free(s->size_values);
+    for (size_t i = 0; s->args && i < s->n_args; i++) {
+        hk_free(s->args[i].name);
+        expr_free(s->args[i].count);
+        expr_free(s->args[i].value);
+        hk_free(s->args[i].dists);
+    }
+    hk_free(s->args);
+    for (int d = 0; d < 3; d++) {
+        expr_free(s->grid[d]);
+        expr_free(s->block[d]);
+    }
+    expr_free(s->shmem);
+    expr_free(s->flops);
+    expr_free(s->bytes);
+    hk_free(s->seeds);
+    hk_free(s->dists);
+    free_strv(s->dist_texts, s->n_dists);
+    hk_free(s->build);
+    hk_free(s->run);
+    hk_free(s->workdir);
+    hk_free(s->pass_regex);
+    hk_free(s->fail_regex);
+    hk_free(s->cupti_injection);
+    hk_free(s);
+}
+
+/* An array of strings (numbers become their text). */
+static void parse_strv(pctx *c, json_t *v, const char *path, char ***out, size_t *n_out,
+                       bool flags)
+{
+    if (!v)
+        return;
+    if (!json_is_array(v)) {
+        diag(c, SPEC_ERROR, path, "expected an array, got %s", type_name(v));
+        return;
+    }
+    size_t n = json_array_size(v);
+    if (n > 64) {
+        diag(c, SPEC_ERROR, path, "more than 64 entries");
+        return;
+    }
+    char **strv = hk_calloc(n ? n : 1, sizeof *strv);
+    if (!strv) {
+        c->rc = HK_ENOMEM;
+        return;
+    }
+    size_t idx;
+    json_t *x;
+    json_array_foreach(v, idx, x) {
+        char p[256];
+        snprintf(p, sizeof p, "%s[%zu]", path, idx);
+        if (json_is_string(x) && json_string_length(x) > 0)
+            strv[idx] = hk_strdup(json_string_value(x));
+        else if (json_is_integer(x) && !flags)
+            strv[idx] = hk_asprintf("%lld", (long long)json_integer_value(x));
+        else {
+            diag(c, SPEC_ERROR, p, "expected a non-empty string%s, got %s", flags ? "" : " or an integer",
+                 type_name(x));
+            continue;
+        }
+        if (!strv[idx])
+            c->rc = HK_ENOMEM;
+        else if (flags && strv[idx][0] != '-')
+            diag(c, SPEC_ERROR, p, "\"%s\": a compiler flag starts with '-'", strv[idx]);
+        else if (!flags && strpbrk(strv[idx], ";{}\"\n"))
+            diag(c, SPEC_ERROR, p, "\"%s\": not a template argument", strv[idx]);
+    }
+    *out = strv;
+    *n_out = n;
+}
+
+static void parse_sizes(pctx *c, spec *s, json_t *root)
+{
+    json_t *v = json_object_get(root, "sizes");
+    if (!v) {
+        diag(c, SPEC_ERROR, "sizes", "missing (required): at least %d size sets, e.g. "
+             "[{\"n\": 1000003}, {\"n\": 16777216}]", SPEC_MIN_SIZES);
+        return;
+    }
+    if (!json_is_array(v)) {
+        diag(c, SPEC_ERROR, "sizes", "expected an array of size sets, got %s", type_name(v));
+        return;
+    }
+    size_t n = json_array_size(v);
+    if (n < SPEC_MIN_SIZES || n > SPEC_MAX_SIZES) {
+        diag(c, SPEC_ERROR, "sizes", "needs %d to %d size sets (one of them not a multiple of the "
+             "block size); got %zu", SPEC_MIN_SIZES, SPEC_MAX_SIZES, n);
+        return;
+    }
+    json_t *first = json_array_get(v, 0);
+    if (!json_is_object(first) || json_object_size(first) == 0 || json_object_size(first) > 16) {
+        diag(c, SPEC_ERROR, "sizes[0]", "expected an object of 1 to 16 size variables, e.g. {\"n\": 1000003}");
+        return;
+    }
+    size_t nv = json_object_size(first);
+    s->size_names = hk_calloc(nv, sizeof *s->size_names);
+    s->size_values = hk_calloc(n * nv, sizeof *s->size_values);
+    if (!s->size_names || !s->size_values) {
+        c->rc = HK_ENOMEM;
+        return;
+    }
+    const char *key;
+    json_t *x;
+    json_object_foreach(first, key, x) {
+        char p[256];
+        snprintf(p, sizeof p, "sizes[0].%s", key);
+        if (!is_identifier(key)) {
+            diag(c, SPEC_ERROR, p, "a size variable name must be an identifier");
+            continue;
+        }
+        bool reserved = false;
+        for (size_t i = 0; i < HK_ARRAY_LEN(launch_vars); i++)
+            reserved |= strcmp(launch_vars[i], key) == 0;
+        if (reserved) {
+            diag(c, SPEC_ERROR, p, "'%s' is reserved for the launch", key);
+            continue;
+        }
+        if (!(s->size_names[s->n_size_names] = hk_strdup(key))) {
+            c->rc = HK_ENOMEM;
+            return;
+        }
+        s->n_size_names++;
+    }
+    if (s->n_size_names != nv)
+        return;
+    s->n_sizes = n;
+    size_t k;
+    json_t *set;
+    json_array_foreach(v, k, set) {
+        char p[256];
+        snprintf(p, sizeof p, "sizes[%zu]", k);
+        if (!json_is_object(set)) {
+            diag(c, SPEC_ERROR, p, "expected an object, got %s", type_name(set));
+            continue;
+        }
+        json_object_foreach(set, key, x) {
+            bool known = false;
+            for (size_t i = 0; i < nv; i++)
+                known |= strcmp(s->size_names[i], key) == 0;
+            if (!known) {
+                char q[300];
+                snprintf(q, sizeof q, "%s.%s", p, key);
+                diag(c, SPEC_ERROR, q, "not defined in sizes[0]: every size set defines the same variables");
+            }
+        }
+        for (size_t i = 0; i < nv; i++) {
+            json_t *val = json_object_get(set, s->size_names[i]);
+            char q[300];
+            snprintf(q, sizeof q, "%s.%s", p, s->size_names[i]);
+            if (!val) {
+                diag(c, SPEC_ERROR, p, "missing size variable '%s'", s->size_names[i]);
+                continue;
+            }
+            if (!json_is_integer(val) || json_integer_value(val) < 1 ||
+                json_integer_value(val) > (1LL << 40)) {
+                diag(c, SPEC_ERROR, q, "expected an integer in [1, 2^40], got %s",
+                     json_is_integer(val) ? "one outside" : type_name(val));
+                continue;
+            }
+            s->size_values[k * nv + i] = json_integer_value(val);
+        }
+    }
+}
+
+/* Grid or block: one expression or an array of 1-3. */
+static void parse_dims(pctx *c, spec *s, json_t *v, const char *path, expr **dims, bool allow_launch)
+{
+    size_t n = json_is_array(v) ? json_array_size(v) : 1;
+    if (json_is_array(v) && (n < 1 || n > 3)) {
+        diag(c, SPEC_ERROR, path, "expected 1 to 3 dimensions, got %zu", n);
+        return;
+    }
+    for (size_t d = 0; d < n; d++) {
+        json_t *x = json_is_array(v) ? json_array_get(v, d) : v;
+        char p[256];
+        if (json_is_array(v))
+            snprintf(p, sizeof p, "%s[%zu]", path, d);
+        else
+            snprintf(p, sizeof p, "%s", path);
+        dims[d] = get_expr(c, s, x, p, allow_launch);
+    }
+    for (size_t d = n; d < 3; d++)
+        if (expr_from_number(0, 1, false, &dims[d]) != HK_OK)
+            c->rc = HK_ENOMEM;
+}
+
+static void parse_launch(pctx *c, spec *s, json_t *root)
+{
+    static const char *const keys[] = { "grid", "block", "shmem", NULL };
+    json_t *l = json_object_get(root, "launch");
+    if (!l) {
+        diag(c, SPEC_ERROR, "launch", "missing (required): {\"grid\": \"ceil_div(n, block_x)\", \"block\": 256}");
+        return;
+    }
+    if (!json_is_object(l)) {
+        diag(c, SPEC_ERROR, "launch", "expected an object, got %s", type_name(l));
+        return;
+    }
+    check_keys(c, l, "launch", keys);
+    json_t *g = json_object_get(l, "grid"), *b = json_object_get(l, "block");
+    if (!g)
+        diag(c, SPEC_ERROR, "launch.grid", "missing (required)");
+    if (!b)
+        diag(c, SPEC_ERROR, "launch.block", "missing (required)");
+    if (!g || !b || s->n_sizes == 0)
+        return;
+    parse_dims(c, s, b, "launch.block", s->block, false);
+    if (!s->block[0] || !s->block[1] || !s->block[2])
+        return;
+    bool block_ok = true;
+    static const long long block_max[3] = { 1024, 1024, 64 };
+    for (int d = 0; d < 3; d++) {
+        char p[64] = "launch.block";
+        if (json_is_array(b))
+            snprintf(p, sizeof p, "launch.block[%d]", d);
+        block_ok &= eval_all(c, s, s->block[d], p, 1, block_max[d], false, "a block dimension");
+    }
+    for (size_t k = 0; block_ok && k < s->n_sizes; k++) {
+        long long t = 1;
+        for (int d = 0; d < 3; d++) {
+            expr_value v;
+            spec_eval(s, s->block[d], k, VALIDATION_SM_COUNT, &v, NULL, 0);
+            t *= v.i;
+        }
+        if (t > 1024) {
+            diag(c, SPEC_ERROR, "launch.block", "%lld threads per block with sizes[%zu]; at most 1024", t, k);
+            block_ok = false;
+        }
+    }
+    if (!block_ok)
+        return;
+    parse_dims(c, s, g, "launch.grid", s->grid, true);
+    static const long long grid_max[3] = { 2147483647LL, 65535, 65535 };
+    for (int d = 0; d < 3; d++) {
+        char p[64] = "launch.grid";
+        if (json_is_array(g))
+            snprintf(p, sizeof p, "launch.grid[%d]", d);
+        if (s->grid[d])
+            eval_all(c, s, s->grid[d], p, 1, grid_max[d], false, "a grid dimension");
+    }
+    json_t *sh = json_object_get(l, "shmem");
+    if (sh && (s->shmem = get_expr(c, s, sh, "launch.shmem", true)) != NULL)
+        eval_all(c, s, s->shmem, "launch.shmem", 0, 227 * 1024, false, "dynamic shared memory (bytes)");
+
+    /* The rule "one size is not a multiple of the block size": look at the size
+     * variables each grid dimension divides by its block dimension. */
+    bool any_var = false, ragged = false;
+    for (size_t k = 0; k < s->n_sizes && s->grid[0] && s->grid[1] && s->grid[2]; k++) {
+        for (int d = 0; d < 3; d++) {
+            expr_value bv;
+            spec_eval(s, s->block[d], k, VALIDATION_SM_COUNT, &bv, NULL, 0);
+            for (size_t i = 0; i < s->n_size_names; i++) {
+                if (bv.i <= 1 || !expr_uses(s->grid[d], s->size_names[i]))
+                    continue;
+                any_var = true;
+                if (s->size_values[k * s->n_size_names + i] % bv.i != 0)
+                    ragged = true;
+            }
+        }
+    }
+    if (any_var && !ragged)
+        diag(c, SPEC_WARNING, "sizes", "no size set is a non-multiple of the block size: add one "
+             "(e.g. a prime such as 1000003) so bounds checks are exercised");
+}
+
+static void parse_tolerance(pctx *c, json_t *v, const char *path, spec_tolerance *t)
+{
+    static const char *const keys[] = { "rtol", "atol", "l2", NULL };
+    if (!v)
+        return;
+    if (!json_is_object(v)) {
+        diag(c, SPEC_ERROR, path, "expected an object {\"rtol\":..., \"atol\":..., \"l2\":...}, got %s",
+             type_name(v));
+        return;
+    }
+    check_keys(c, v, path, keys);
+    double *dst[3] = { &t->rtol, &t->atol, &t->l2 };
+    for (int i = 0; i < 3; i++) {
+        json_t *x = json_object_get(v, keys[i]);
+        if (!x)
+            continue;
+        char p[256];
+        snprintf(p, sizeof p, "%s.%s", path, keys[i]);
+        if (!json_is_number(x) || json_number_value(x) < 0 || json_number_value(x) > 1e6)
+            diag(c, SPEC_ERROR, p, "expected a number >= 0");
+        else
+            *dst[i] = json_number_value(x);
+    }
+}
+
+static void parse_distributions(pctx *c, spec *s, json_t *root)
+{
+    static const char *const defaults[] = { "uniform(-1,1)", "normal(0,1)", "uniform(0,100)" };
+    json_t *v = json_object_get(root, "distributions");
+    size_t n = HK_ARRAY_LEN(defaults);
+    if (v) {
+        if (!json_is_array(v)) {
+            diag(c, SPEC_ERROR, "distributions", "expected an array of distributions, got %s", type_name(v));
+            return;
+        }
+        n = json_array_size(v);
+        if (n < SPEC_MIN_DISTS || n > SPEC_MAX_DISTS) {
+            diag(c, SPEC_ERROR, "distributions", "needs %d to %d distributions; got %zu",
+                 SPEC_MIN_DISTS, SPEC_MAX_DISTS, n);
+            return;
+        }
+    }
+    s->dists = hk_calloc(n, sizeof *s->dists);
+    s->dist_texts = hk_calloc(n, sizeof *s->dist_texts);
+    if (!s->dists || !s->dist_texts) {
+        c->rc = HK_ENOMEM;
+        return;
+    }
+    s->n_dists = n;
+    for (size_t i = 0; i < n; i++) {
+        char p[64], err[200];
+        snprintf(p, sizeof p, "distributions[%zu]", i);
+        json_t *x = v ? json_array_get(v, i) : NULL;
+        const char *t = v ? json_string_value(x) : defaults[i];
+        if (!t) {
+            diag(c, SPEC_ERROR, p, "expected a string such as \"uniform(-1,1)\", got %s", type_name(x));
+            continue;
+        }
+        if (spec_dist_parse(t, &s->dists[i], err, sizeof err) != HK_OK)
+            diag(c, SPEC_ERROR, p, "%s", err);
+        else if (s->dists[i].kind == HK_DIST_ZEROS)
+            diag(c, SPEC_ERROR, p, "zeros is only allowed as the dist of an inout accumulator");
+        if (!(s->dist_texts[i] = hk_strdup(t)))
+            c->rc = HK_ENOMEM;
+    }
+}
+
+static void parse_arg_dist(pctx *c, spec *s, spec_arg *a, json_t *v, const char *path)
+{
+    a->dists = hk_calloc(s->n_dists ? s->n_dists : 1, sizeof *a->dists);
+    if (!a->dists) {
+        c->rc = HK_ENOMEM;
+        return;
+    }
+    a->n_dists = s->n_dists;
+    char err[200];
+    if (!v) {
+        for (size_t i = 0; i < s->n_dists; i++)
+            a->dists[i] = hk_dtype_is_float(a->dtype) ? s->dists[i] : default_int_dist(a->dtype);
+        return;
+    }
+    if (json_is_string(v)) {
+        hk_dist d;
+        if (spec_dist_parse(json_string_value(v), &d, err, sizeof err) != HK_OK) {
+            diag(c, SPEC_ERROR, path, "%s", err);
+            return;
+        }
+        if (d.kind == HK_DIST_ZEROS && a->kind != HK_ARG_INOUT) {
+            diag(c, SPEC_ERROR, path, "zeros is only allowed for an inout accumulator (e.g. histogram "
+                 "bins); inputs are never constant");
+            return;
+        }
+        if (!hk_dtype_is_float(a->dtype) && (d.kind == HK_DIST_UNIFORM || d.kind == HK_DIST_NORMAL) &&
+            fabs(d.b - d.a) < 4)
+            diag(c, SPEC_WARNING, path, "integer %s values are truncated from a narrow float "
+                 "distribution; most elements will be equal: use int(lo,hi)", hk_dtype_name(a->dtype));
+        for (size_t i = 0; i < s->n_dists; i++)
+            a->dists[i] = d;
+        return;
+    }
+    if (!json_is_array(v) || json_array_size(v) != s->n_dists) {
+        diag(c, SPEC_ERROR, path, "expected a distribution string, or an array of %zu (one per entry "
+             "of distributions)", s->n_dists);
+        return;
+    }
+    for (size_t i = 0; i < s->n_dists; i++) {
+        char p[300];
+        snprintf(p, sizeof p, "%s[%zu]", path, i);
+        const char *t = json_string_value(json_array_get(v, i));
+        if (!t || spec_dist_parse(t, &a->dists[i], err, sizeof err) != HK_OK)
+            diag(c, SPEC_ERROR, p, "%s", t ? err : "expected a distribution string");
+        else if (a->dists[i].kind == HK_DIST_ZEROS && a->kind != HK_ARG_INOUT)
+            diag(c, SPEC_ERROR, p, "zeros is only allowed for an inout accumulator");
+    }
+}
+
+static void parse_args(pctx *c, spec *s, json_t *root, const spec_tolerance *top_tol,
+                       const bool top_tol_set[3])
+{
+    static const char *const keys[] = { "name", "kind", "dtype", "count", "value", "dist", "tolerance", NULL };
+    json_t *v = json_object_get(root, "args");
+    if (!v) {
+        diag(c, SPEC_ERROR, "args", "missing (required): the kernel's parameters in order");
+        return;
+    }
+    if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > HK_MAX_ARGS) {
+        diag(c, SPEC_ERROR, "args", "expected an array of 1 to %d arguments in kernel parameter order",
+             HK_MAX_ARGS);
+        return;
+    }
+    size_t n = json_array_size(v);
+    s->args = hk_calloc(n, sizeof *s->args);
+    if (!s->args) {
+        c->rc = HK_ENOMEM;
+        return;
+    }
+    s->n_args = n;
+    size_t n_out = 0;
+    for (size_t i = 0; i < n && c->rc == HK_OK; i++) {
+        spec_arg *a = &s->args[i];
+        json_t *o = json_array_get(v, i);
+        char p[64], q[128];
+        snprintf(p, sizeof p, "args[%zu]", i);
+        if (!json_is_object(o)) {
+            diag(c, SPEC_ERROR, p, "expected an object {\"kind\":..., \"dtype\":...}, got %s", type_name(o));
+            continue;
+        }
+        check_keys(c, o, p, keys);
+        const char *name = get_string(c, o, p, "name", false);
+        a->name = name ? hk_strdup(name) : hk_asprintf("arg%zu", i);
+        if (!a->name)
+            c->rc = HK_ENOMEM;
+        const char *kind = get_string(c, o, p, "kind", true);
+        a->kind = HK_ARG_SCALAR;
+        bool kind_ok = true;
+        if (kind) {
+            if (!strcmp(kind, "scalar")) a->kind = HK_ARG_SCALAR;
+            else if (!strcmp(kind, "input")) a->kind = HK_ARG_INPUT;
+            else if (!strcmp(kind, "output")) a->kind = HK_ARG_OUTPUT;
+            else if (!strcmp(kind, "inout")) a->kind = HK_ARG_INOUT;
+            else {
+                snprintf(q, sizeof q, "%s.kind", p);
+                diag(c, SPEC_ERROR, q, "\"%s\": expected scalar, input, output or inout", kind);
+                kind_ok = false;
+            }
+        } else {
+            kind_ok = false;
+        }
+        const char *dt = get_string(c, o, p, "dtype", true);
+        a->dtype = HK_DT_F32;
+        if (dt && spec_dtype_parse(dt, &a->dtype) != HK_OK) {
+            snprintf(q, sizeof q, "%s.dtype", p);
+            diag(c, SPEC_ERROR, q, "\"%s\": unknown dtype (float, double, half, bfloat16, int8/16/32/64, "
+                 "uint8/16/32/64)", dt);
+        }
+        if (!kind_ok)
+            continue;
+        json_t *count = json_object_get(o, "count"), *value = json_object_get(o, "value");
+        json_t *dist = json_object_get(o, "dist"), *tol = json_object_get(o, "tolerance");
+        if (a->kind == HK_ARG_SCALAR) {
+            snprintf(q, sizeof q, "%s.value", p);
+            if (!value) {
+                diag(c, SPEC_ERROR, q, "missing (required for a scalar)");
+            } else if ((a->value = get_expr(c, s, value, q, false)) != NULL) {
+                if (!hk_dtype_is_float(a->dtype) && expr_is_float(a->value))
+                    diag(c, SPEC_ERROR, q, "\"%s\" is a float; %s is an integer type",
+                         expr_text(a->value), hk_dtype_name(a->dtype));
+                else
+                    eval_all(c, s, a->value, q, LLONG_MIN, LLONG_MAX, true, "the value");
+            }
+            if (count) {
+                snprintf(q, sizeof q, "%s.count", p);
+                diag(c, SPEC_ERROR, q, "a scalar has no count (did you mean kind \"input\"?)");
+            }
+            if (dist) {
+                snprintf(q, sizeof q, "%s.dist", p);
+                diag(c, SPEC_ERROR, q, "a scalar takes a value, not a dist");
+            }
+            if (tol) {
+                snprintf(q, sizeof q, "%s.tolerance", p);
+                diag(c, SPEC_ERROR, q, "only outputs and inouts have a tolerance");
+            }
+            continue;
+        }
+        snprintf(q, sizeof q, "%s.count", p);
+        if (!count) {
+            diag(c, SPEC_ERROR, q, "missing (required for a buffer): element count, e.g. \"n\"");
+        } else if ((a->count = get_expr(c, s, count, q, false)) != NULL &&
+                   eval_all(c, s, a->count, q, 1, MAX_BUFFER_BYTES, false, "the element count")) {
+            for (size_t k = 0; k < s->n_sizes; k++) {
+                expr_value ev;
+                spec_eval(s, a->count, k, VALIDATION_SM_COUNT, &ev, NULL, 0);
+                if (ev.i > MAX_BUFFER_BYTES / (long long)hk_dtype_size(a->dtype)) {
+                    diag(c, SPEC_ERROR, q, "\"%s\" with sizes[%zu] is %lld elements: over 64 GiB",
+                         expr_text(a->count), k, ev.i);
+                    break;
+                }
+            }
+        }
+        if (value) {
+            snprintf(q, sizeof q, "%s.value", p);
+            diag(c, SPEC_ERROR, q, "a buffer has a count and a dist, not a value");
+        }
+        snprintf(q, sizeof q, "%s.dist", p);
+        if (a->kind == HK_ARG_OUTPUT) {
+            if (dist)
+                diag(c, SPEC_ERROR, q, "an output is poisoned before each run; give it no dist (use "
+                     "kind \"inout\" if the kernel reads it)");
+        } else {
+            parse_arg_dist(c, s, a, dist, q);
+        }
+        if (a->kind == HK_ARG_OUTPUT || a->kind == HK_ARG_INOUT) {
+            n_out++;
+            a->tol = spec_default_tolerance(a->dtype);
+            if (top_tol_set[0]) a->tol.rtol = top_tol->rtol;
+            if (top_tol_set[1]) a->tol.atol = top_tol->atol;
+            if (top_tol_set[2]) a->tol.l2 = top_tol->l2;
+            snprintf(q, sizeof q, "%s.tolerance", p);
+            parse_tolerance(c, tol, q, &a->tol);
+        } else if (tol) {
+            snprintf(q, sizeof q, "%s.tolerance", p);
+            diag(c, SPEC_ERROR, q, "only outputs and inouts have a tolerance");
+        }
+    }
+    if (n_out == 0)
+        diag(c, SPEC_ERROR, "args", "no output or inout argument: there would be nothing to check");
+}
+
+static void parse_seeds(pctx *c, spec *s, json_t *root)
+{
+    json_t *v = json_object_get(root, "seeds");
+    size_t n = v ? json_array_size(v) : SPEC_MIN_SEEDS;
+    if (v && (!json_is_array(v) || n < SPEC_MIN_SEEDS || n > SPEC_MAX_SEEDS)) {
+        diag(c, SPEC_ERROR, "seeds", "expected an array of %d to %d integer seeds%s", SPEC_MIN_SEEDS,
+             SPEC_MAX_SEEDS, json_is_array(v) ? " (too few: correctness needs several inputs)" : "");
+        return;
+    }
+    s->seeds = hk_calloc(n, sizeof *s->seeds);
+    if (!s->seeds) {
+        c->rc = HK_ENOMEM;
+        return;
+    }
+    s->n_seeds = n;
+    for (size_t i = 0; i < n; i++) {
+        if (!v) {
+            s->seeds[i] = (long long)i + 1;
+            continue;
+        }
+        json_t *x = json_array_get(v, i);
+        char p[64];
+        snprintf(p, sizeof p, "seeds[%zu]", i);
+        if (!json_is_integer(x) || json_integer_value(x) < 0) {
+            diag(c, SPEC_ERROR, p, "expected an integer >= 0");
+            continue;
+        }
+        s->seeds[i] = json_integer_value(x);
+        for (size_t j = 0; j < i; j++)
+            if (s->seeds[j] == s->seeds[i])
+                diag(c, SPEC_ERROR, p, "seed %lld repeats seeds[%zu]", s->seeds[i], j);
+    }
+}
+
+static char *dir_of(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    if (!slash)
+        return hk_strdup(".");
+    if (slash == path)
+        return hk_strdup("/");
+    return hk_strndup(path, (size_t)(slash - path));
+}
+
+static void parse_common(pctx *c, spec *s, json_t *root, const char *spec_path)
+{
+    const char *name = get_string(c, root, "", "name", false);
+    s->name = dup_or_fail(c, name);
+    const char *kernel = get_string(c, root, "", "kernel", true);
+    if (kernel && !is_kernel_name(kernel))
+        diag(c, SPEC_ERROR, "kernel", "\"%s\" is not a kernel name", kernel);
+    s->kernel = dup_or_fail(c, kernel);
+    const char *src = get_string(c, root, "", "source", true);
+    s->source = dup_or_fail(c, src);
+    if (src) {
+        s->source_path = src[0] == '/' ? hk_strdup(src) : hk_asprintf("%s/%s", s->dir, src);
+        if (!s->source_path)
+            c->rc = HK_ENOMEM;
+        else if (spec_path && access(s->source_path, R_OK) != 0)
+            diag(c, SPEC_ERROR, "source", "cannot read %s: %s", s->source_path, strerror(errno));
+    }
+    json_t *d = json_object_get(root, "description");
+    if (d && !json_is_string(d))
+        diag(c, SPEC_ERROR, "description", "expected a string");
+}
+
+static void parse_command(pctx *c, spec *s, json_t *root, const char *spec_path)
+{
+    static const char *const keys[] = { "form", "name", "description", "kernel", "source", "build",
+                                        "run", "workdir", "pass_regex", "fail_regex", "timeout_s", NULL };
+    check_keys(c, root, "", keys);
+    parse_common(c, s, root, spec_path);
+    s->build = dup_or_fail(c, get_string(c, root, "", "build", false));
+    s->run = dup_or_fail(c, get_string(c, root, "", "run", true));
+    const char *wd = get_string(c, root, "", "workdir", false);
+    if (wd)
+        s->workdir = wd[0] == '/' ? hk_strdup(wd) : hk_asprintf("%s/%s", s->dir, wd);
+    else
+        s->workdir = hk_strdup(s->dir);
+    if (!s->workdir)
+        c->rc = HK_ENOMEM;
+    else if (spec_path && access(s->workdir, X_OK) != 0)
+        diag(c, SPEC_ERROR, wd ? "workdir" : "", "cannot enter the work directory %s: %s", s->workdir,
+             strerror(errno));
+    const char *rx_keys[2] = { "pass_regex", "fail_regex" };
+    char **rx_dst[2] = { &s->pass_regex, &s->fail_regex };
+    for (int i = 0; i < 2; i++) {
+        const char *rx = get_string(c, root, "", rx_keys[i], false);
+        if (!rx)
+            continue;
+        regex_t re;
+        int rc = regcomp(&re, rx, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char err[200];
+            regerror(rc, &re, err, sizeof err);
+            diag(c, SPEC_ERROR, rx_keys[i], "bad POSIX extended regex \"%s\": %s", rx, err);
+            continue;
+        }
+        regfree(&re);
+        *rx_dst[i] = dup_or_fail(c, rx);
+    }
+    s->timeout_s = 600;
+    json_t *t = json_object_get(root, "timeout_s");
+    if (t) {
+        if (!json_is_number(t) || json_number_value(t) <= 0 || json_number_value(t) > 86400)
+            diag(c, SPEC_ERROR, "timeout_s", "expected seconds in (0, 86400]");
+        else
+            s->timeout_s = json_number_value(t);
+    }
+}
+
+static void parse_harness(pctx *c, spec *s, json_t *root, const char *spec_path)
+{
+    static const char *const keys[] = { "form", "name", "description", "kernel", "source",
+                                        "template_args", "compile_flags", "sizes", "args", "launch",
+                                        "tolerance", "flops", "bytes", "seeds", "distributions", NULL };
+    check_keys(c, root, "", keys);
+    parse_common(c, s, root, spec_path);
+    parse_strv(c, json_object_get(root, "template_args"), "template_args", &s->template_args,
+               &s->n_template_args, false);
+    parse_strv(c, json_object_get(root, "compile_flags"), "compile_flags", &s->compile_flags,
+               &s->n_compile_flags, true);
+    parse_sizes(c, s, root);
+    parse_seeds(c, s, root);
+    parse_distributions(c, s, root);
+    if (s->n_sizes == 0 || c->rc != HK_OK)
+        return; /* everything below is checked against the sizes */
+    parse_launch(c, s, root);
+    if (c->rc != HK_OK)
+        return;
+    spec_tolerance top = { 0, 0, 0 };
+    bool top_set[3] = { false, false, false };
+    json_t *tol = json_object_get(root, "tolerance");
+    if (tol) {
+        top = (spec_tolerance){ -1, -1, -1 };
+        parse_tolerance(c, tol, "tolerance", &top);
+        top_set[0] = top.rtol >= 0;
+        top_set[1] = top.atol >= 0;
+        top_set[2] = top.l2 >= 0;
+    }
+    parse_args(c, s, root, &top, top_set);
+    if (c->rc != HK_OK)
+        return;
+    const char *fk[2] = { "flops", "bytes" };
+    expr **fd[2] = { &s->flops, &s->bytes };
+    for (int i = 0; i < 2; i++) {
+        json_t *x = json_object_get(root, fk[i]);
+        if (x && (*fd[i] = get_expr(c, s, x, fk[i], false)) != NULL)
+            eval_all(c, s, *fd[i], fk[i], 0, LLONG_MAX, true, fk[i]);
+    }
+}
+
+int spec_parse(const char *text, size_t len, const char *spec_path, spec **out, spec_diags *diags)
+{
+    *out = NULL;
+    pctx c = { .text = text, .len = len, .d = diags, .rc = HK_OK };
+    if (len > SPEC_MAX_BYTES) {
+        c.text = NULL;
+        diag(&c, SPEC_ERROR, "", "spec is larger than %u bytes", SPEC_MAX_BYTES);
+        return HK_ETOOBIG;
+    }
+    size_t errors_before = diags->n_errors, first_diag = diags->n;
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    spec *s = NULL;
+    if (!root) {
+        diag(&c, SPEC_ERROR, "", "not valid JSON: %s (column %d)", jerr.text, jerr.column);
+        if (diags->n && diags->items[diags->n - 1].path[0] == '\0')
+            diags->items[diags->n - 1].line = jerr.line > 0 ? jerr.line : 1;
+        return c.rc == HK_ENOMEM ? HK_ENOMEM : HK_EPARSE;
+    }
+    if (!json_is_object(root)) {
+        diag(&c, SPEC_ERROR, "", "a bench spec is a JSON object");
+        goto out;
+    }
+    s = hk_calloc(1, sizeof *s);
+    if (!s || !(s->dir = dir_of(spec_path))) {
+        c.rc = HK_ENOMEM;
+        goto out;
+    }
+    const char *form = get_string(&c, root, "", "form", false);
+    if (form && strcmp(form, "harness") && strcmp(form, "command")) {
+        diag(&c, SPEC_ERROR, "form", "\"%s\": expected \"harness\" or \"command\"", form);
+        goto out;
+    }
+    bool command = form ? strcmp(form, "command") == 0
+                        : (json_object_get(root, "run") || json_object_get(root, "build"));
+    s->form = command ? SPEC_FORM_COMMAND : SPEC_FORM_HARNESS;
+    if (command)
+        parse_command(&c, s, root, spec_path);
+    else
+        parse_harness(&c, s, root, spec_path);
+out:
+    json_decref(root);
+    /* Report in file order (stable: the parser's order within a line). */
+    for (size_t i = first_diag + 1; i < diags->n; i++) {
+        spec_diag x = diags->items[i];
+        size_t j = i;
+        for (; j > first_diag && diags->items[j - 1].line > x.line; j--)
+            diags->items[j] = diags->items[j - 1];
+        diags->items[j] = x;
+    }
+    if (c.rc == HK_ENOMEM) {
+        spec_free(s);
+        return HK_ENOMEM;
+    }
+    if (diags->n_errors > errors_before || !s) {
+        spec_free(s);
+        return HK_EPARSE;
+    }
+    *out = s;
+    return HK_OK;
+}
+
+int spec_load(const char *path, spec **out, spec_diags *diags)
+{
+    *out = NULL;
+    pctx c = { .d = diags };
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        diag(&c, SPEC_ERROR, "", "cannot open %s: %s", path, strerror(e));
+        return e == ENOENT ? HK_ENOENT : HK_EIO;
+    }
+    char *buf = hk_malloc(SPEC_MAX_BYTES + 1);
+    if (!buf) {
+        fclose(f);
+        return HK_ENOMEM;
+    }
+    size_t n = fread(buf, 1, SPEC_MAX_BYTES + 1, f);
+    bool err = ferror(f);
+    fclose(f);
+    int rc;
+    if (err) {
+        diag(&c, SPEC_ERROR, "", "cannot read %s", path);
+        rc = HK_EIO;
+    } else {
+        rc = spec_parse(buf, n, path, out, diags);
+    }
+    hk_free(buf);
+    return rc;
+}
+
+int spec_floor_ms(const spec *s, size_t k, double peak_bytes_per_s, double peak_flops,
+                  double *floor_ms, bool *has_floor)
+{
+    *floor_ms = 0;
+    *has_floor = false;
+    const expr *e[2] = { s->bytes, s->flops };
+    double peak[2] = { peak_bytes_per_s, peak_flops };
+    for (int i = 0; i < 2; i++) {
+        if (!e[i] || peak[i] <= 0)
+            continue;
+        expr_value v;
+        if (spec_eval(s, e[i], k, VALIDATION_SM_COUNT, &v, NULL, 0) != HK_OK)
+            return HK_EINVAL;
+        double ms = expr_value_double(v) / peak[i] * 1e3;
+        if (ms > *floor_ms)
+            *floor_ms = ms;
+        *has_floor = true;
+    }
+    return HK_OK;
+}
+
+int spec_set_cupti(spec *s, const char *path)
+{
+    char *p = hk_strdup(path);
+    if (!p)
+        return HK_ENOMEM;
+    hk_free(s->cupti_injection);
+    s->cupti_injection = p;
+    return HK_OK;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Skeletons from the analysis (hkls spec)
+ * ---------------------------------------------------------------------------------- */
+
+#define SK_MAX_VARS 8
+#define SK_MAX_TEXT 1024
+
+typedef struct {
+    const an_model *m;
+    const char *text;     /* whole source */
+    size_t len;
+    uint32_t body_start;  /* caller body, for launcher locals; 0/0 when none */
+    uint32_t body_end;
+    char *vars[SK_MAX_VARS];  /* size variables found so far (owned) */
+    size_t n_vars;
+    bool nomem;
+} skel;
+
+static bool word_at(const char *t, size_t len, size_t i, const char *w, size_t wl)
+{
+    if (i + wl > len || memcmp(t + i, w, wl) != 0)
+        return false;
+    if (i > 0 && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_'))
+        return false;
+    return i + wl == len || !(isalnum((unsigned char)t[i + wl]) || t[i + wl] == '_');
+}
+
+/* Text of the last `name = EXPR;` or `dim3 name(ARGS)` in the caller body: a new string
+ * ("dim3(ARGS)" for the latter) or NULL. */
+static char *sk_local_init(skel *k, const char *name)
+{
+    size_t wl = strlen(name);
+    char *found = NULL;
+    for (size_t i = k->body_start; i + wl < k->body_end; i++) {
+        if (!word_at(k->text, k->body_end, i, name, wl))
+            continue;
+        size_t j = i + wl;
+        while (j < k->body_end && isspace((unsigned char)k->text[j]))
+            j++;
+        char open = j < k->body_end ? k->text[j] : 0;
+        bool assign = open == '=' && j + 1 < k->body_end && k->text[j + 1] != '=';
+        bool ctor = open == '(' || open == '{';
+        if (!assign && !ctor)
+            continue;
+        /* a constructor only counts after the word dim3 */
+        if (ctor) {
+            size_t b = i;
+            while (b > k->body_start && isspace((unsigned char)k->text[b - 1]))
+                b--;
+            if (b < k->body_start + 4 || !word_at(k->text, k->body_end, b - 4, "dim3", 4))
+                continue;
+        }
+        size_t s = j + 1, e = s;
+        int depth = 0;
+        for (; e < k->body_end; e++) {
+            char c = k->text[e];
+            if (c == '(' || c == '{' || c == '[')
+                depth++;
+            else if (c == ')' || c == '}' || c == ']') {
+                if (depth == 0)
+                    break;
+                depth--;
+            } else if (c == ';' && depth == 0)
+                break;
+        }
+        if (e >= k->body_end || e - s > SK_MAX_TEXT)
+            continue;
+        hk_free(found);
+        found = ctor ? hk_asprintf("dim3(%.*s)", (int)(e - s), k->text + s)
+                     : hk_strndup(k->text + s, e - s);
+        if (!found)
+            k->nomem = true;
+    }
+    return found;
+}
+
+static const char *sk_tunable_value(const skel *k, const char *name)
+{
+    for (size_t i = 0; i < k->m->n_tunables; i++) {
+        const an_tunable *t = &k->m->tunables[i];
+        if (t->kind != AN_TUNE_TEMPLATE && t->value && strcmp(t->name, name) == 0)
+            return t->value;
+    }
+    return NULL;
+}
+
+static bool sk_is_type_word(const char *w, size_t n)
+{
+    static const char *const types[] = { "int", "long", "unsigned", "signed", "short", "size_t",
+                                         "float", "double", "char", "int64_t", "int32_t",
+                                         "uint32_t", "uint64_t", "const" };
+    for (size_t i = 0; i < HK_ARRAY_LEN(types); i++)
+        if (strlen(types[i]) == n && memcmp(types[i], w, n) == 0)
+            return true;
+    return false;
+}
+
+/* Translates a C expression from a launch into the spec language: casts and literal
+ * suffixes dropped, #define/constexpr constants and launcher locals substituted. A new
+ * string, or NULL when the text uses anything else (calls, members, ternaries). */
+static char *sk_translate(skel *k, const char *c, int depth)
+{
+    if (!c || depth > 4 || strlen(c) > SK_MAX_TEXT)
+        return NULL;
+    struct hk_buf b;
+    hk_buf_init(&b, 4 * SK_MAX_TEXT);
+    size_t n = strlen(c);
+    bool ok = true;
+    for (size_t i = 0; i < n && ok;) {
+        char ch = c[i];
+        if (isspace((unsigned char)ch)) {
+            i++;
+            continue;
+        }
+        if (isdigit((unsigned char)ch) || (ch == '.' && isdigit((unsigned char)c[i + 1]))) {
+            if (ch == '0' && (c[i + 1] == 'x' || c[i + 1] == 'X')) {
+                ok = false;
+                break;
+            }
+            size_t s = i;
+            while (i < n && (isdigit((unsigned char)c[i]) || c[i] == '.' ||
+                             ((c[i] == 'e' || c[i] == 'E') && i + 1 < n &&
+                              (isdigit((unsigned char)c[i + 1]) || c[i + 1] == '-' || c[i + 1] == '+')) ||
+                             ((c[i] == '-' || c[i] == '+') && (c[i - 1] == 'e' || c[i - 1] == 'E'))))
+                i++;
+            ok = hk_buf_append(&b, c + s, i - s) == HK_OK;
+            while (i < n && strchr("uUlLfF", c[i]))
+                i++;
+            continue;
+        }
+        if (isalpha((unsigned char)ch) || ch == '_') {
+            size_t s = i;
+            while (i < n && (isalnum((unsigned char)c[i]) || c[i] == '_'))
+                i++;
+            char name[128];
+            if (i - s >= sizeof name) {
+                ok = false;
+                break;
+            }
+            memcpy(name, c + s, i - s);
+            name[i - s] = '\0';
+            size_t j = i;
+            while (j < n && isspace((unsigned char)c[j]))
+                j++;
+            if (j < n && c[j] == '(') {
+                ok = (!strcmp(name, "min") || !strcmp(name, "max")) &&
+                     hk_buf_appends(&b, name) == HK_OK;
+                continue;
+            }
+            if (j < n && (c[j] == '.' || c[j] == '[' || (c[j] == '-' && c[j + 1] == '>'))) {
+                ok = false;
+                break;
+            }
+            const char *tv = sk_tunable_value(k, name);
+            char *local = tv ? NULL : sk_local_init(k, name);
+            const char *sub = tv ? tv : local;
+            if (sub) {
+                char *t = strncmp(sub, "dim3(", 5) == 0 ? NULL : sk_translate(k, sub, depth + 1);
+                ok = t && hk_buf_printf(&b, "(%s)", t) == HK_OK;
+                hk_free(t);
+            } else {
+                ok = hk_buf_appends(&b, name) == HK_OK;
+            }
+            hk_free(local);
+            continue;
+        }
+        if (ch == '(') {
+            /* a cast: (int), (size_t), (unsigned long) ... */
+            size_t j = i + 1;
+            bool all_types = true, any = false;
+            while (j < n && c[j] != ')') {
+                while (j < n && isspace((unsigned char)c[j]))
+                    j++;
+                size_t s = j;
+                while (j < n && (isalnum((unsigned char)c[j]) || c[j] == '_'))
+                    j++;
+                if (j == s) {
+                    all_types = false;
+                    break;
+                }
+                any = true;
+                all_types &= sk_is_type_word(c + s, j - s);
+                while (j < n && isspace((unsigned char)c[j]))
+                    j++;
+            }
+            if (any && all_types && j < n && c[j] == ')') {
+                i = j + 1;
+                continue;
+            }
+        }
+        if (strchr("+-*/%(),", ch)) {
+            ok = hk_buf_append(&b, &ch, 1) == HK_OK;
+            if (ch == ',')
+                ok = ok && hk_buf_appends(&b, " ") == HK_OK;
+            i++;
+            continue;
+        }
+        ok = false;
+    }
+    char *out = ok ? hk_buf_steal(&b) : NULL;
+    hk_buf_free(&b);
+    expr *e = NULL;
+    if (!out || expr_parse(out, &e, NULL, 0) != HK_OK) {
+        hk_free(out);
+        return NULL;
+    }
+    expr_free(e);
+    return out;
+}
+
+/* Splits "dim3(a, b)" into its parts (new strings); anything else is one part. */
+static size_t sk_split_dims(const char *t, char **parts)
+{
+    while (isspace((unsigned char)*t))
+        t++;
+    if (strncmp(t, "dim3", 4) != 0 || (t[4] != '(' && t[4] != '{')) {
+        parts[0] = hk_strdup(t);
+        return parts[0] ? 1 : 0;
+    }
+    const char *p = t + 5;
+    size_t n = 0;
+    int depth = 0;
+    const char *s = p;
+    for (; *p && n < 3; p++) {
+        if (*p == '(' || *p == '{')
+            depth++;
+        else if ((*p == ')' || *p == '}') && depth > 0)
+            depth--;
+        else if ((*p == ',' && depth == 0) || ((*p == ')' || *p == '}') && depth == 0)) {
+            parts[n] = hk_strndup(s, (size_t)(p - s));
+            if (!parts[n])
+                break;
+            n++;
+            s = p + 1;
+            if (*p != ',')
+                break;
+        }
+    }
+    return n;
+}
+
+static void sk_add_var(skel *k, const char *name)
+{
+    for (size_t i = 0; i < k->n_vars; i++)
+        if (!strcmp(k->vars[i], name))
+            return;
+    for (size_t i = 0; i < HK_ARRAY_LEN(launch_vars); i++)
+        if (!strcmp(launch_vars[i], name))
+            return;
+    if (k->n_vars == SK_MAX_VARS)
+        return;
+    if (!(k->vars[k->n_vars] = hk_strdup(name)))
+        k->nomem = true;
+    else
+        k->n_vars++;
+}
+
+static int sk_collect_cb(const char *name, void *ctx)
+{
+    sk_add_var(ctx, name);
+    return 0;
+}
+
+static void sk_collect(skel *k, const char *t)
+{
+    expr *e = NULL;
+    if (t && expr_parse(t, &e, NULL, 0) == HK_OK) {
+        expr_foreach_var(e, sk_collect_cb, k);
+        expr_free(e);
+    }
+}
+
+/* "(X + 255) / 256" or "(X + 256 - 1) / 256" with 256 the block size -> "ceil_div(X, block_v)". */
+static char *sk_ceil_div(const char *t, long long block, const char *bvar)
+{
+    char c[SK_MAX_TEXT * 4 + 1];
+    size_t n = 0;
+    for (const char *p = t; *p && n + 1 < sizeof c; p++)
+        if (!isspace((unsigned char)*p))
+            c[n++] = *p;
+    c[n] = '\0';
+    if (c[0] != '(')
+        return NULL;
+    int depth = 0;
+    size_t close = 0;
+    for (size_t i = 0; i < n; i++) {
+        depth += c[i] == '(';
+        depth -= c[i] == ')';
+        if (depth == 0) {
+            close = i;
+            break;
+        }
+    }
+    char *end = NULL;
+    if (close == 0 || c[close + 1] != '/' || strtoll(c + close + 2, &end, 10) != block || *end)
+        return NULL;
+    c[close] = '\0';
+    char *inner = c + 1;
+    char tail1[48], tail2[48];
+    snprintf(tail1, sizeof tail1, "+%lld", block - 1);
+    snprintf(tail2, sizeof tail2, "+%lld-1", block);
+    size_t il = strlen(inner);
+    for (int v = 0; v < 2; v++) {
+        const char *tail = v ? tail2 : tail1;
+        size_t tl = strlen(tail);
+        if (il > tl && strcmp(inner + il - tl, tail) == 0) {
+            /* the X part must stand alone: no lower-precedence operator at depth 0 after it */
+            inner[il - tl] = '\0';
+            expr *e = NULL;
+            if (expr_parse(inner, &e, NULL, 0) != HK_OK)
+                return NULL;
+            expr_free(e);
+            return hk_asprintf("ceil_div(%s, %s)", inner, bvar);
+        }
+    }
+    return NULL;
+}
+
+/* 0: written only (output); 1: read too (inout); 2: elements are atomic targets
+ * (accumulators); 3: the pointer itself is one (a single accumulator, count 1). */
+static int sk_pointer_use(const char *t, size_t s, size_t e, const char *name)
+{
+    size_t wl = strlen(name);
+    int use = 0;
+    if (!*name)
+        return 0;
+    for (size_t i = s; i + wl <= e; i++) {
+        if (!word_at(t, e, i, name, wl))
+            continue;
+        /* inside atomicXxx( ... name ... ) as the first argument */
+        size_t b = i;
+        while (b > s && (isspace((unsigned char)t[b - 1]) || t[b - 1] == '&' || t[b - 1] == '('))
+            b--;
+        size_t w = b;
+        while (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_'))
+            w--;
+        size_t j = i + wl;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        if (b - w > 6 && strncmp(t + w, "atomic", 6) == 0)
+            return j < e && t[j] == ',' ? 3 : 2; /* atomicAdd(out, v): a single accumulator */
+        if (j >= e || t[j] != '[')
+            continue;
+        int depth = 0;
+        for (; j < e; j++) {
+            depth += t[j] == '[';
+            depth -= t[j] == ']';
+            if (depth == 0)
+                break;
+        }
+        j++;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        bool plain_assign = j + 1 < e && t[j] == '=' && t[j + 1] != '=';
+        if (!plain_assign)
+            use = 1;
+    }
+    return use;
+}
+
+/* A dimension as JSON: an integer when it is one, else the expression string. */
+static json_t *sk_dim_json(const char *d)
+{
+    char *end = NULL;
+    long long v = strtoll(d, &end, 10);
+    return *d && !*end ? json_integer(v) : json_string(d);
+}
+
+static json_t *sk_dims_json(char **dims, size_t n)
+{
+    if (n == 1)
+        return sk_dim_json(dims[0]);
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, sk_dim_json(dims[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+/* dtype name for an element type (T mapped through the template's type parameters),
+ * and the vector width for float4 and friends. */
+static const char *sk_dtype(const char *elem, char **type_params, size_t n_tp, int *width)
+{
+    *width = 1;
+    for (size_t i = 0; i < n_tp; i++)
+        if (!strcmp(type_params[i], elem))
+            return "float";
+    int dt;
+    if (spec_dtype_parse(elem, &dt) == HK_OK)
+        return hk_dtype_name(dt);
+    if (!strcmp(elem, "unsigned long long int") || !strcmp(elem, "long long int"))
+        return !strncmp(elem, "unsigned", 8) ? "uint64" : "int64";
+    size_t l = strlen(elem);
+    if (l > 1 && isdigit((unsigned char)elem[l - 1])) {
+        char base[64];
+        snprintf(base, sizeof base, "%.*s", (int)(l - 1), elem);
+        static const struct { const char *vec, *dt; } vecs[] = {
+            { "float", "float" }, { "double", "double" }, { "int", "int32" }, { "uint", "uint32" },
+            { "half", "half" }, { "__half", "half" }, { "char", "int8" }, { "uchar", "uint8" },
+            { "short", "int16" }, { "longlong", "int64" }, { "__nv_bfloat16", "bfloat16" },
+        };
+        for (size_t i = 0; i < HK_ARRAY_LEN(vecs); i++)
+            if (!strcmp(vecs[i].vec, base)) {
+                *width = elem[l - 1] - '0';
+                return vecs[i].dt;
+            }
+    }
+    return "float";
+}
+
+static double sk_float_default(const char *name)
+{
+    if (!strcmp(name, "eps") || !strcmp(name, "epsilon"))
+        return 1e-5;
+    if (!strcmp(name, "base") || !strcmp(name, "theta"))
+        return 10000.0;
+    if (!strcmp(name, "beta"))
+        return 0.5;
+    if (!strcmp(name, "scale"))
+        return 0.125;
+    return 1.5;
+}
+
+static bool sk_dim_like(const char *v)
+{
+    return strstr(v, "dim") || !strcmp(v, "d") || !strcmp(v, "D") || !strcmp(v, "hd");
+}
+
+/* The skeleton, with the launch site's grid and block when use_site. */
+static int sk_build(const an_model *m, long kernel, const char *text, size_t len, const char *source,
+                    bool use_site, json_t **out)
+{
+    *out = NULL;
+    const an_function *f = &m->funcs[kernel];
+    skel k = { .m = m, .text = text, .len = len };
+    const an_launch *site = NULL;
+    for (size_t i = 0; use_site && i < m->n_launches && !site; i++)
+        if (!strcmp(m->launches[i].kernel, f->name))
+            site = &m->launches[i];
+    if (site && site->caller >= 0 && (size_t)site->caller < m->n_funcs && text) {
+        const an_function *cf = &m->funcs[site->caller];
+        k.body_start = cf->body_span.start_byte;
+        k.body_end = site->span.start_byte < len ? site->span.start_byte : (uint32_t)len;
+    }
+    int rc = HK_OK;
+    json_t *root = NULL;
+    char *block[3] = { 0 }, *grid[3] = { 0 }, *scal[HK_MAX_ARGS] = { 0 };
+    char *tparams[16] = { 0 }, *targs[16] = { 0 };
+    size_t n_block = 0, n_grid = 0, n_tp = 0, n_ta = 0;
+    long long block_val[3] = { 1, 1, 1 };
+
+    /* template parameters: types become float, values their default or 128 */
+    if (f->template_params) {
+        const char *p = strchr(f->template_params, '<');
+        const char *e = strrchr(f->template_params, '>');
+        while (p && e && p < e && n_ta < HK_ARRAY_LEN(targs)) {
+            p++;
+            const char *comma = p;
+            int depth = 0;
+            while (comma < e && !(*comma == ',' && depth == 0)) {
+                depth += *comma == '<' || *comma == '(';
+                depth -= *comma == '>' || *comma == ')';
+                comma++;
+            }
+            char one[128];
+            snprintf(one, sizeof one, "%.*s", (int)(comma - p), p);
+            char *eq = strchr(one, '=');
+            char kw[32] = "", nm[64] = "";
+            sscanf(one, "%31s %63[A-Za-z0-9_]", kw, nm);
+            if (!strcmp(kw, "typename") || !strcmp(kw, "class")) {
+                targs[n_ta++] = hk_strdup("float");
+                if (nm[0] && n_tp < HK_ARRAY_LEN(tparams))
+                    tparams[n_tp++] = hk_strdup(nm);
+            } else if (eq) {
+                char *v = eq + 1;
+                while (isspace((unsigned char)*v))
+                    v++;
+                v[strcspn(v, " \t\n")] = '\0';
+                targs[n_ta++] = hk_strdup(v);
+            } else {
+                targs[n_ta++] = hk_strdup("128");
+            }
+            p = comma;
+            if (p >= e)
+                break;
+        }
+    }
+
+    /* block: from the launch when it translates to constants, else 256 (16x16 for 2D) */
+    if (site && site->block) {
+        char *t = sk_translate(&k, site->block, 0);
+        char *raw = t ? NULL : sk_local_init(&k, site->block);
+        const char *dims_src = t ? t : raw ? raw : site->block;
+        char *parts[3] = { 0 };
+        size_t np = sk_split_dims(dims_src, parts);
+        for (size_t d = 0; d < np; d++) {
+            char *pt = sk_translate(&k, parts[d], 0);
+            expr *e = NULL;
+            expr_value v;
+            if (pt && expr_parse(pt, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK &&
+                !v.is_float && v.i >= 1 && v.i <= 1024) {
+                block_val[d] = v.i;
+                n_block = d + 1;
+            } else {
+                n_block = 0;
+                np = 0;
+            }
+            expr_free(e);
+            hk_free(pt);
+        }
+        for (size_t d = 0; d < 3; d++)
+            hk_free(parts[d]);
+        hk_free(t);
+        hk_free(raw);
+    }
+    /* grid: the launch's, in spec terms */
+    if (site && site->grid) {
+        char *raw = sk_local_init(&k, site->grid);
+        char *parts[3] = { 0 };
+        size_t np = sk_split_dims(raw && !strncmp(raw, "dim3(", 5) ? raw : site->grid, parts);
+        bool ok = np > 0;
+        for (size_t d = 0; d < np; d++) {
+            grid[d] = sk_translate(&k, parts[d], 0);
+            ok &= grid[d] != NULL;
+        }
+        n_grid = ok ? np : 0;
+        for (size_t d = 0; d < 3; d++)
+            hk_free(parts[d]);
+        hk_free(raw);
+        if (!ok)
+            for (size_t d = 0; d < 3; d++) {
+                hk_free(grid[d]);
+                grid[d] = NULL;
+            }
+    }
+    /* scalars: values from the launch arguments; integer ones define size variables */
+    for (size_t i = 0; i < f->n_params; i++) {
+        const an_param *p = &f->params[i];
+        if (p->pointer_depth > 0)
+            continue;
+        int dt = HK_DT_F32;
+        bool is_int = spec_dtype_parse(p->elem_type, &dt) == HK_OK && !hk_dtype_is_float(dt);
+        const char *arg = site && i < site->n_args ? site->args[i] : NULL;
+        char *t = arg ? sk_translate(&k, arg, 0) : NULL;
+        if (is_int) {
+            if (!t && p->name[0] && is_identifier(p->name))
+                t = hk_strdup(p->name);
+            if (t) {
+                sk_collect(&k, t);
+                scal[i] = t;
+            }
+        } else {
+            expr *e = NULL;
+            expr_value v;
+            if (t && expr_parse(t, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK)
+                scal[i] = hk_asprintf("%.9g", expr_value_double(v));
+            expr_free(e);
+            hk_free(t);
+        }
+    }
+    for (size_t d = 0; d < n_grid; d++)
+        sk_collect(&k, grid[d]);
+    if (k.n_vars == 0)
+        sk_add_var(&k, "n");
+    if (n_block == 0) {
+        n_block = n_grid >= 2 ? 2 : 1;
+        block_val[0] = n_block == 2 ? 16 : 256;
+        block_val[1] = n_block == 2 ? 16 : 1;
+    }
+    static const char *const bvars[3] = { "block_x", "block_y", "block_z" };
+    for (size_t d = 0; d < n_grid; d++) {
+        char *cd = sk_ceil_div(grid[d], block_val[d], bvars[d]);
+        if (cd) {
+            hk_free(grid[d]);
+            grid[d] = cd;
+        }
+    }
+    /* every buffer gets the product of the size variables: right for elementwise and 2D
+     * kernels, an over-estimate for reductions (edited by the user) */
+    char product[512] = "";
+    for (size_t i = 0; i < k.n_vars && strlen(product) < 400; i++) {
+        strcat(product, i ? " * " : "");
+        strncat(product, k.vars[i], 60);
+    }
+    if (n_grid == 0) {
+        n_grid = 1;
+        grid[0] = hk_asprintf("ceil_div(%s, block_x)", k.n_vars == 1 ? k.vars[0] : product);
+        if (n_block > 1) {
+            n_block = 1;
+            block_val[0] = 256;
+        }
+    }
+    for (size_t d = 0; d < n_block; d++)
+        block[d] = hk_asprintf("%lld", block_val[d]);
+    if (k.nomem)
+        goto nomem;
+
+    bool ok = true;
+    root = json_object();
+    json_t *args = json_array(), *sizes = json_array(), *launch = json_object();
+    json_t *s0 = json_object(), *s1 = json_object();
+    if (!root || !args || !sizes || !launch || !s0 || !s1) {
+        json_decref(args);
+        json_decref(sizes);
+        json_decref(launch);
+        json_decref(s0);
+        json_decref(s1);
+        goto nomem;
+    }
+    /* The first set is ragged (not a multiple of any block size), the second a power of
+     * two; distinct values per variable so swapped dimensions show. */
+    static const long long first[3][3] = { { 1000003 }, { 1000, 1003 }, { 67, 99, 131 } };
+    static const long long second[3][3] = { { 16777216 }, { 2048, 4096 }, { 128, 256, 512 } };
+    for (size_t i = 0; i < k.n_vars; i++) {
+        long long a = 13 + 2 * (long long)i, b = 32;
+        if (k.n_vars <= 3) {
+            a = first[k.n_vars - 1][i];
+            b = second[k.n_vars - 1][i];
+        }
+        if (k.n_vars > 1 && sk_dim_like(k.vars[i])) {
+            a = 64;
+            b = 128;
+        }
+        ok &= json_object_set_new(s0, k.vars[i], json_integer(a)) == 0;
+        ok &= json_object_set_new(s1, k.vars[i], json_integer(b)) == 0;
+    }
+    ok &= json_array_append_new(sizes, s0) == 0;
+    ok &= json_array_append_new(sizes, s1) == 0;
+
+    for (size_t i = 0; i < f->n_params; i++) {
+        const an_param *p = &f->params[i];
+        json_t *a = json_object();
+        if (!a) {
+            ok = false;
+            break;
+        }
+        ok &= json_object_set_new(a, "name", json_string(p->name[0] ? p->name : "arg")) == 0;
+        int width = 1;
+        const char *dt = sk_dtype(p->elem_type, tparams, n_tp, &width);
+        if (p->pointer_depth > 0) {
+            int use = p->is_const ? -1 : sk_pointer_use(text, f->body_span.start_byte,
+                                                        f->body_span.end_byte <= len ? f->body_span.end_byte : len,
+                                                        p->name);
+            ok &= json_object_set_new(a, "kind", json_string(use < 0 ? "input" : use == 0 ? "output" : "inout")) == 0;
+            ok &= json_object_set_new(a, "dtype", json_string(dt)) == 0;
+            char *cnt = use == 3    ? hk_strdup("1")
+                        : width > 1 ? hk_asprintf("%s * %d", product, width)
+                                    : hk_strdup(product);
+            ok &= json_object_set_new(a, "count", json_string(cnt ? cnt : "1")) == 0;
+            hk_free(cnt);
+            if (use >= 2)
+                ok &= json_object_set_new(a, "dist", json_string("zeros")) == 0;
+        } else {
+            ok &= json_object_set_new(a, "kind", json_string("scalar")) == 0;
+            int dtc = HK_DT_F32;
+            spec_dtype_parse(dt, &dtc);
+            ok &= json_object_set_new(a, "dtype", json_string(dt)) == 0;
+            if (scal[i] && !hk_dtype_is_float(dtc))
+                ok &= json_object_set_new(a, "value", json_string(scal[i])) == 0;
+            else if (!hk_dtype_is_float(dtc))
+                ok &= json_object_set_new(a, "value", json_integer(1)) == 0;
+            else
+                ok &= json_object_set_new(a, "value", json_real(scal[i] ? atof(scal[i]) : sk_float_default(p->name))) == 0;
+        }
+        ok &= json_array_append_new(args, a) == 0;
+    }
+
+    ok &= json_object_set_new(root, "name", json_string(f->name)) == 0;
+    ok &= json_object_set_new(root, "description",
+                        json_string("Skeleton written by hkls spec from the kernel's signature and launch "
+                                    "site. Check each buffer's count and kind (output, inout) and the sizes.")) == 0;
+    ok &= json_object_set_new(root, "kernel", json_string(f->name)) == 0;
+    ok &= json_object_set_new(root, "source", json_string(source)) == 0;
+    if (n_ta) {
+        json_t *ta = json_array();
+        for (size_t i = 0; ta && i < n_ta; i++)
+            ok &= json_array_append_new(ta, json_string(targs[i] ? targs[i] : "128")) == 0;
+        ok &= json_object_set_new(root, "template_args", ta) == 0;
+    }
+    ok &= json_object_set_new(root, "sizes", sizes) == 0;
+    ok &= json_object_set_new(root, "args", args) == 0;
+    ok &= json_object_set_new(launch, "grid", sk_dims_json(grid, n_grid)) == 0;
+    ok &= json_object_set_new(launch, "block", sk_dims_json(block, n_block)) == 0;
+    ok &= json_object_set_new(root, "launch", launch) == 0;
+    json_t *seeds = json_array();
+    for (int i = 1; seeds && i <= SPEC_MIN_SEEDS; i++)
+        ok &= json_array_append_new(seeds, json_integer(i)) == 0;
+    ok &= json_object_set_new(root, "seeds", seeds) == 0;
+    json_t *dists = json_array();
+    ok &= json_array_append_new(dists, json_string("uniform(-1,1)")) == 0;
+    ok &= json_array_append_new(dists, json_string("normal(0,1)")) == 0;
+    ok &= json_array_append_new(dists, json_string("uniform(0,100)")) == 0;
+    ok &= json_object_set_new(root, "distributions", dists) == 0;
+    /* A failed setter frees the value it was given (NULL included): ok tracks them all. */
+    if (!ok)
+        goto nomem;
+    *out = root;
+    root = NULL;
+    goto out;
+nomem:
+    rc = HK_ENOMEM;
+out:
+    json_decref(root);
+    for (size_t i = 0; i < 3; i++) {
+        hk_free(block[i]);
+        hk_free(grid[i]);
+    }
+    for (size_t i = 0; i < HK_MAX_ARGS; i++)
+        hk_free(scal[i]);
+    for (size_t i = 0; i < HK_ARRAY_LEN(tparams); i++) {
+        hk_free(tparams[i]);
+        hk_free(targs[i]);
+    }
+    for (size_t i = 0; i < k.n_vars; i++)
+        hk_free(k.vars[i]);
+    return rc;
+}
+
+int spec_skeleton(const an_model *m, long kernel, const char *text, size_t len, const char *source,
+                  json_t **out)
+{
+    *out = NULL;
+    if (!m || kernel < 0 || (size_t)kernel >= m->n_funcs || m->funcs[kernel].kind != AN_KERNEL)
+        return HK_EINVAL;
+    const an_function *f = &m->funcs[kernel];
+    /* Kernels a harness cannot drive: nothing to compare, or nothing to call. */
+    bool writable = false;
+    for (size_t i = 0; i < f->n_params; i++)
+        writable |= f->params[i].pointer_depth > 0 && !f->params[i].is_const;
+    if (!writable || f->n_params == 0 || f->n_params > HK_MAX_ARGS || !is_kernel_name(f->name))
+        return HK_EUNSUPPORTED;
+    /* The launch site's grid can still be wrong for the guessed sizes (a launcher local
+     * read as a size variable): validate, and fall back to a plain 1D launch. */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        json_t *root = NULL;
+        int rc = sk_build(m, kernel, text, len, source, attempt == 0, &root);
+        if (rc != HK_OK)
+            return rc;
+        char *dump = json_dumps(root, 0);
+        if (!dump) {
+            json_decref(root);
+            return HK_ENOMEM;
+        }
+        spec_diags d = { 0 };
+        spec *sp = NULL;
+        rc = spec_parse(dump, strlen(dump), NULL, &sp, &d);
+        spec_free(sp);
+        spec_diags_free(&d);
+        hk_free(dump);
+        if (rc == HK_OK) {
+            *out = root;
+            return HK_OK;
+        }
+        json_decref(root);
+        if (rc == HK_ENOMEM)
+            return rc;
+    }
+    return HK_EUNSUPPORTED;
+}

@@ -1,0 +1,163 @@
+/* Bench specs: how to run a kernel for measurement (docs/bench-spec.md). Parses and
+ * validates the JSON file (harness form or command form) into a spec, with every
+ * problem reported as a diagnostic naming the field (a JSON path such as
+ * "args[2].count") and its line; writes harness-form skeletons from the analysis of a
+ * kernel. Pure functions on values, any thread. */
+#ifndef HK_ENGINE_SPEC_H
+#define HK_ENGINE_SPEC_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis/analysis.h"
+#include "spec/expr.h"
+#include "hk_harness.h"
+
+#define SPEC_MAX_BYTES (1u << 20) /* largest spec file accepted */
+#define SPEC_MAX_SIZES 64
+#define SPEC_MAX_SEEDS 1000
+#define SPEC_MAX_DISTS 32
+#define SPEC_MAX_DIAGS 200
+#define SPEC_MIN_SEEDS 5
+#define SPEC_MIN_SIZES 2
+#define SPEC_MIN_DISTS 2
+
+enum spec_form { SPEC_FORM_HARNESS, SPEC_FORM_COMMAND };
+
+typedef struct {
+    double rtol, atol, l2; /* element passes when |c-b| <= atol + rtol*|b|; and ||c-b||/||b|| <= l2 */
+} spec_tolerance;
+
+typedef struct {
+    char *name;               /* from the spec, or "argN" */
+    enum hk_arg_kind kind;
+    int dtype;                /* enum hk_dtype */
+    expr *count;              /* buffers: element count; NULL for scalars */
+    expr *value;              /* scalars: value; NULL for buffers */
+    hk_dist *dists;           /* inputs/inouts: n_dists entries, one per spec distribution index */
+    size_t n_dists;           /* 0 for scalars and outputs */
+    spec_tolerance tol;       /* outputs/inouts: defaults by dtype, then spec, then arg overrides */
+} spec_arg;
+
+typedef struct spec {
+    enum spec_form form;
+    char *name;               /* optional display name; NULL when absent */
+    char *kernel;
+    char *source;             /* as written in the spec */
+    char *source_path;        /* resolved against the spec's directory */
+    char *dir;                /* the spec's directory ("." when parsed from text) */
+    char **template_args;     /* e.g. {"256", "float"} for kernel<256, float> */
+    size_t n_template_args;
+    char **compile_flags;     /* extra nvcc flags, e.g. "-std=c++17" */
+    size_t n_compile_flags;
+
+    /* harness form */
+    char **size_names;        /* variables every size set defines */
+    size_t n_size_names;
+    long long *size_values;   /* [n_sizes][n_size_names] */
+    size_t n_sizes;
+    spec_arg *args;           /* in kernel parameter order */
+    size_t n_args;
+    expr *grid[3];            /* missing dims are the literal 1 */
+    expr *block[3];
+    expr *shmem;              /* NULL: 0 */
+    expr *flops, *bytes;      /* NULL when absent */
+    long long *seeds;
+    size_t n_seeds;
+    hk_dist *dists;           /* the spec's distributions (for float inputs) */
+    char **dist_texts;        /* as written, for reports */
+    size_t n_dists;
+
+    /* command form */
+    char *build, *run, *workdir, *pass_regex, *fail_regex;
+    double timeout_s;
+    char *cupti_injection;    /* CUPTI injection library; filled by the engine (spec_set_cupti) */
+} spec;
+
+enum spec_severity { SPEC_ERROR, SPEC_WARNING };
+
+typedef struct {
+    enum spec_severity severity;
+    char *path;               /* JSON path of the field, e.g. "args[2].count"; "" for the file */
+    int line;                 /* 1-based line in the spec text; 0 when unknown */
+    char *message;
+} spec_diag;
+
+typedef struct {
+    spec_diag *items;
+    size_t n;
+    size_t n_errors;
+} spec_diags;
+
+/* Parses and validates len bytes of spec JSON. spec_path (may be NULL) names the file in
+ * messages and anchors relative paths (source, workdir). Appends every problem to diags
+ * (caller frees with spec_diags_free; diags must start zeroed). On success (no errors;
+ * warnings allowed) *out is a new spec (spec_free). Returns HK_OK, HK_EPARSE when any
+ * error was found (*out NULL), HK_ETOOBIG over SPEC_MAX_BYTES, HK_ENOMEM. */
+int spec_parse(const char *text, size_t len, const char *spec_path, spec **out, spec_diags *diags);
+
+/* Reads the file at path and spec_parse()s it. HK_ENOENT/HK_EIO when unreadable (with a
+ * diagnostic), else as spec_parse. */
+int spec_load(const char *path, spec **out, spec_diags *diags);
+
+void spec_free(spec *s);
+void spec_diags_free(spec_diags *d);
+
+/* New string "FILE:LINE: error: PATH: MESSAGE" (hk_free), or NULL on ENOMEM. file may
+ * be NULL. */
+char *spec_diag_format(const spec_diag *d, const char *file);
+
+/* Line (1-based) of the value at a JSON path ("args[2].count", "sizes[1]", "" for the
+ * root) in JSON text. When the path does not exist, the line of the deepest part that
+ * does. HK_OK, or HK_EPARSE for a malformed path. Never fails on odd text. */
+int spec_locate(const char *text, size_t len, const char *path, int *line);
+
+/* Default tolerance for a dtype: fp32 rtol 1e-4, atol 1e-5, l2 1e-5; fp64 tighter;
+ * fp16/bf16 looser; integers exact (all zero). */
+spec_tolerance spec_default_tolerance(int dtype);
+
+/* Parses a dtype name ("float", "fp32", "half", "int", "uint8_t", ...). HK_OK or HK_EINVAL. */
+int spec_dtype_parse(const char *name, int *dtype);
+
+/* Parses a distribution: "uniform(lo,hi)", "normal(mu,sigma)", "int(lo,hi)",
+ * "ones_sparse(p)", "zeros". HK_OK, or HK_EINVAL with a reason in err. */
+int spec_dist_parse(const char *text, hk_dist *out, char *err, size_t errlen);
+
+/* The variables of size set k (names borrowed from s) plus block_x/y/z and sm_count,
+ * for expr_eval. vars must hold s->n_size_names + 4 entries; returns how many were set.
+ * block: the three block dims (NULL: evaluated from the spec); sm_count: the device's. */
+size_t spec_size_vars(const spec *s, size_t k, const long long *block, long long sm_count,
+                      expr_var *vars);
+
+/* Evaluates a count/value/flops/bytes expression for size set k (block from the spec,
+ * sm_count as given). HK_OK, HK_EINVAL (reason in err). */
+int spec_eval(const spec *s, const expr *e, size_t k, long long sm_count, expr_value *out,
+              char *err, size_t errlen);
+
+/* Physical floor of one launch at size set k: max(bytes / peak_bytes_per_s,
+ * flops / peak_flops) in milliseconds; a peak <= 0 or an absent formula is skipped.
+ * *has_floor false when neither formula applies. HK_OK or HK_EINVAL. */
+int spec_floor_ms(const spec *s, size_t k, double peak_bytes_per_s, double peak_flops,
+                  double *floor_ms, bool *has_floor);
+
+/* Sets the CUPTI injection library path of a command-form spec. HK_OK, HK_ENOMEM. */
+int spec_set_cupti(spec *s, const char *path);
+
+/* Writes a harness-form skeleton (a new JSON object, *out, "new reference") for the
+ * kernel at index kernel of model m, analysed from text (len bytes; used to resolve
+ * launcher locals such as `dim3 grid(...)` and to see which pointers the body reads):
+ * args from the signature (const pointer -> input; other pointers -> output, or inout
+ * when the body reads them, or an inout accumulator starting at zeros when they are
+ * the target of an atomic), scalars as values over size variables taken from the
+ * launch site's arguments and grid, the launch's grid and block rewritten in spec terms
+ * (ceil_div(n, block_x) for the usual (n + 255) / 256), default sizes (one not a
+ * multiple of the block), seeds, distributions. source is written as "source".
+ * The result always passes spec_parse (when the launch site's grid does not fit the
+ * guessed sizes, a plain 1D launch is used). HK_OK, HK_EINVAL (index is not a kernel),
+ * HK_EUNSUPPORTED (the kernel has no parameters, more than HK_MAX_ARGS, or no writable
+ * pointer: nothing a harness could compare), HK_ENOMEM. */
+int spec_skeleton(const an_model *m, long kernel, const char *text, size_t len, const char *source,
+                  json_t **out);
+
+#endif
