@@ -1,0 +1,1643 @@
+/* km_build: one walk over the kernel's tree-sitter tree. Statements are walked in order
+ * with an environment of locals (each substituted by its definition, or kept as a loop
+ * variable, accumulator or unfollowed variable by what a first pass saw done to it),
+ * a stack of loops and a stack of guards; every expression is evaluated into a form,
+ * and evaluating a subscript records the access. Macros are expanded by parsing their
+ * value on its own and evaluating it in the caller's environment, as the preprocessor
+ * would. */
+#include "model/kmodel_int.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tree_sitter/api.h>
+
+#include "analysis/analysis.h"
+#include "core/buf.h"
+#include "core/hk.h"
+
+const TSLanguage *tree_sitter_cuda(void);
+
+#define KB_DEPTH_MAX 200     /* expression/statement nesting the walk follows */
+#define KB_MACRO_DEPTH_MAX 16
+#define KB_LOOPS_MAX 64
+
+enum ent_kind { E_VALUE, E_LOOP, E_ACC, E_VAR, E_POINTER, E_ARRAY };
+
+typedef struct {
+    const char *name;
+    enum ent_kind kind;
+    km_form form;          /* VALUE/LOOP/ACC/VAR: the value; POINTER: offset */
+    const char *base;      /* POINTER: buffer; ARRAY: its own name */
+    enum km_space space;
+    const km_form *dims;   /* ARRAY: declared extents, outermost first */
+    uint32_t n_dims;
+    long acc;              /* ACC: accumulator index */
+    int scope;
+} ent;
+
+typedef struct {
+    const char *name;
+    const char *value;     /* trimmed text; "" when none */
+    const char **params;
+    uint32_t n_params;
+    bool function;
+    uint32_t at;           /* byte offset of the definition */
+    TSTree *tree;          /* value parsed on its own, on first use */
+    char *snippet;
+} macro;
+
+/* What the first pass saw done to a local name. */
+typedef struct {
+    const char *name;
+    uint32_t n_mut;
+    bool plain;            /* an assignment that does not read the name (x = e) */
+    int max_depth;         /* deepest loop nesting of a mutation */
+    bool indexes;          /* appears in a subscript: an index, never an accumulator */
+} mut;
+
+typedef struct {
+    uint32_t id;
+    int scope;
+} gstack;
+
+typedef struct {
+    km_kernel *k;
+    const char *text;
+    const an_model *am;
+    an_model *own_am;      /* km_build's, freed at its exit */
+    TSTree *tree;
+    const an_function *f;
+    long fi;
+    TSParser *parser;
+    km_vec env, macros, muts, gs;
+    uint32_t loops[KB_LOOPS_MAX];
+    uint32_t n_loops;
+    int scope;
+    int depth;
+    int macro_depth;
+    int quiet;             /* >0: evaluate without recording accesses */
+    uint32_t line;         /* line of the statement being walked */
+    uint32_t n_lcount, n_gcount, n_vars;
+} kb;
+
+/* ---- small helpers -------------------------------------------------------------- */
+
+static bool is(TSNode n, const char *type)
+{
+    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
+}
+
+static TSNode field(TSNode n, const char *name)
+{
+    return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+}
+
+static const char *op_of(TSNode n)
+{
+    TSNode o = field(n, "operator");
+    return ts_node_is_null(o) ? "" : ts_node_type(o);
+}
+
+/* Arena copy of the node's text. */
+static char *ntext(kb *b, const char *src, TSNode n)
+{
+    uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    return km__strndup(b->k, src + s, e - s);
+}
+
+/* Node text with whitespace dropped (for names of literals and for comparing lvalues). */
+static char *nsqueeze(kb *b, const char *src, TSNode n)
+{
+    uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    char *o = km__alloc(b->k, e - s + 1);
+    size_t m = 0;
+    for (uint32_t i = s; i < e; i++)
+        if (!isspace((unsigned char)src[i]))
+            o[m++] = src[i];
+    o[m] = 0;
+    return o;
+}
+
+static bool name_is(const char *src, TSNode n, const char *s)
+{
+    uint32_t a = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    size_t l = strlen(s);
+    return e - a == l && memcmp(src + a, s, l) == 0;
+}
+
+static uint32_t line_of(kb *b, const char *src, TSNode n)
+{
+    return src == b->text ? ts_node_start_point(n).row + 1 : b->line;
+}
+
+static bool in_list(const char *s, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, list[i]) == 0)
+            return true;
+    return false;
+}
+
+static km_form literal(kb *b, const char *text)
+{
+    km_atom p = {.kind = KM_ATOM_LITERAL, .text = text, .axis = -1, .loop = -1};
+    return km__of_atom(b->k, km__atom(b->k, &p));
+}
+
+static km_form named(kb *b, enum km_atom_kind kind, const char *name, int axis)
+{
+    km_atom p = {.kind = kind, .text = name, .name = name, .axis = axis, .loop = -1};
+    return km__of_atom(b->k, km__atom(b->k, &p));
+}
+
+/* Integer literal value (suffixes u, l dropped); false for floats and others. */
+static bool parse_int(const char *s, int64_t *v)
+{
+    while (*s == '(')
+        s++;
+    if (!isdigit((unsigned char)*s))
+        return false;
+    char *end;
+    unsigned long long x = strtoull(s, &end, 0);
+    while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+        end++;
+    while (*end == ')')
+        end++;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end)
+        return false;
+    *v = (int64_t)x;
+    return true;
+}
+
+/* ---- environment ---------------------------------------------------------------- */
+
+static ent *env_find(kb *b, const char *name)
+{
+    ent *e = b->env.v;
+    for (size_t i = b->env.n; i > 0; i--)
+        if (strcmp(e[i - 1].name, name) == 0)
+            return &e[i - 1];
+    return NULL;
+}
+
+static ent *env_push(kb *b, const char *name, enum ent_kind kind)
+{
+    ent *e = km__push(b->k, &b->env, sizeof(ent));
+    e->name = name;
+    e->kind = kind;
+    e->scope = b->scope;
+    e->acc = -1;
+    return e;
+}
+
+static void enter(kb *b)
+{
+    b->scope++;
+}
+
+static void leave(kb *b)
+{
+    b->scope--;
+    ent *e = b->env.v;
+    while (b->env.n > 0 && e[b->env.n - 1].scope > b->scope)
+        b->env.n--;
+    gstack *g = b->gs.v;
+    while (b->gs.n > 0 && g[b->gs.n - 1].scope > b->scope)
+        b->gs.n--;
+}
+
+static const mut *mut_find(kb *b, const char *name)
+{
+    const mut *m = b->muts.v;
+    for (size_t i = 0; i < b->muts.n; i++)
+        if (strcmp(m[i].name, name) == 0)
+            return &m[i];
+    return NULL;
+}
+
+static const macro *macro_find(kb *b, const char *name)
+{
+    const macro *m = b->macros.v, *best = NULL;
+    uint32_t at = b->f->span.start_byte;
+    for (size_t i = 0; i < b->macros.n; i++)   /* the last definition before the kernel */
+        if (strcmp(m[i].name, name) == 0 && (!best || m[i].at < at))
+            best = &m[i];
+    return best;
+}
+
+static const an_param *param_find(kb *b, const char *name)
+{
+    for (size_t i = 0; i < b->f->n_params; i++)
+        if (strcmp(b->f->params[i].name, name) == 0)
+            return &b->f->params[i];
+    return NULL;
+}
+
+static km_local *local_push(kb *b, const char *name, enum km_local_kind kind, km_form f,
+                            uint32_t line)
+{
+    km_local *l = km__push(b->k, &b->k->locals, sizeof(km_local));
+    l->name = name;
+    l->kind = kind;
+    l->form = f;
+    l->line = line;
+    return l;
+}
+
+static km_form fresh_var(kb *b)
+{
+    char t[32];
+    snprintf(t, sizeof(t), "$var%u", b->n_vars++);
+    km_atom p = {.kind = KM_ATOM_VAR, .text = t, .axis = -1, .loop = -1};
+    return km__of_atom(b->k, km__atom(b->k, &p));
+}
+
+/* ---- accesses and guards -------------------------------------------------------- */
+
+static const uint32_t *copy_ids(kb *b, const uint32_t *ids, uint32_t n)
+{
+    uint32_t *o = km__alloc(b->k, sizeof(uint32_t) * (n ? n : 1));
+    if (n)
+        memcpy(o, ids, sizeof(uint32_t) * n);
+    return o;
+}
+
+static bool same_ids(const uint32_t *a, uint32_t na, const uint32_t *c, uint32_t nc)
+{
+    return na == nc && (na == 0 || memcmp(a, c, sizeof(uint32_t) * na) == 0);
+}
+
+static void record(kb *b, const char *base, enum km_space space, enum km_mode mode,
+                   bool atomic, enum km_op op, km_form index, km_form value, uint32_t line)
+{
+    if (b->quiet)
+        return;
+    uint32_t g[KM_ITEMS_MAX / 16];
+    uint32_t ng = 0;
+    const gstack *gs = b->gs.v;
+    for (size_t i = 0; i < b->gs.n && ng < HK_ARRAY_LEN(g); i++) {
+        bool dup = false;
+        for (uint32_t j = 0; j < ng; j++)
+            dup |= g[j] == gs[i].id;
+        if (!dup)
+            g[ng++] = gs[i].id;
+    }
+    if (mode == KM_READ) {   /* the same element read again in the same place: once */
+        const km_access *as = b->k->accesses.v;
+        for (size_t i = 0; i < b->k->accesses.n; i++)
+            if (as[i].mode == KM_READ && strcmp(as[i].buffer, base) == 0 &&
+                km_form_equal(as[i].index, index) &&
+                same_ids(as[i].loops, as[i].n_loops, b->loops, b->n_loops) &&
+                same_ids(as[i].guards, as[i].n_guards, g, ng))
+                return;
+    }
+    km_access *a = km__push(b->k, &b->k->accesses, sizeof(km_access));
+    a->buffer = base;
+    a->space = space;
+    a->mode = mode;
+    a->atomic = atomic;
+    a->op = op;
+    a->index = index;
+    a->element = km__drop_grid_counters(b->k, index);
+    a->value = value;
+    a->loops = copy_ids(b, b->loops, b->n_loops);
+    a->n_loops = b->n_loops;
+    a->guards = copy_ids(b, g, ng);
+    a->n_guards = ng;
+    a->line = line;
+}
+
+static void guard_push(kb *b, km_form lhs, const char *op, km_form rhs, uint32_t line)
+{
+    km_guard *gd = b->k->guards.v;
+    size_t id = b->k->guards.n;
+    for (size_t i = 0; i < b->k->guards.n; i++)
+        if (strcmp(gd[i].op, op) == 0 && km_form_equal(gd[i].lhs, lhs) &&
+            km_form_equal(gd[i].rhs, rhs)) {
+            id = i;
+            break;
+        }
+    if (id == b->k->guards.n) {
+        km_guard *g = km__push(b->k, &b->k->guards, sizeof(km_guard));
+        g->lhs = lhs;
+        g->rhs = rhs;
+        g->op = op;
+        g->line = line;
+    }
+    gstack *s = km__push(b->k, &b->gs, sizeof(gstack));
+    s->id = (uint32_t)id;
+    s->scope = b->scope;
+}
+
+/* ---- expressions ---------------------------------------------------------------- */
+
+static km_form eval(kb *b, const char *src, TSNode n);
+static void walk(kb *b, const char *src, TSNode n);
+
+static TSNode first_named(TSNode n)
+{
+    return ts_node_named_child_count(n) ? ts_node_named_child(n, 0) : (TSNode){0};
+}
+
+static TSNode unparen(TSNode n)
+{
+    while (is(n, "parenthesized_expression") || is(n, "condition_clause")) {
+        TSNode v = field(n, "value");
+        n = ts_node_is_null(v) ? first_named(n) : v;
+    }
+    return n;
+}
+
+static bool builtin(kb *b, const char *src, TSNode n, km_form *out)
+{
+    static const char *const objs[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+    static const enum km_atom_kind kinds[] = {KM_ATOM_THREAD_IDX, KM_ATOM_BLOCK_IDX,
+                                              KM_ATOM_BLOCK_DIM, KM_ATOM_GRID_DIM};
+    static const char *const hip[] = {"hipThreadIdx_", "hipBlockIdx_", "hipBlockDim_",
+                                      "hipGridDim_"};
+    char *t = nsqueeze(b, src, n);
+    for (int i = 0; i < 4; i++)
+        for (int ax = 0; ax < 3; ax++) {
+            char a[32], h[32];
+            snprintf(a, sizeof(a), "%s.%c", objs[i], "xyz"[ax]);
+            snprintf(h, sizeof(h), "%s%c", hip[i], "xyz"[ax]);
+            if (strcmp(t, a) == 0 || strcmp(t, h) == 0) {
+                *out = named(b, kinds[i], km__strdup(b->k, a), ax);
+                return true;
+            }
+        }
+    return false;
+}
+
+static km_form expand(kb *b, const macro *m, const km_form *args, uint32_t n_args,
+                      uint32_t line);
+static bool target(kb *b, const char *src, TSNode n, const char **base, enum km_space *space,
+                   km_form *index);
+
+/* A named integer constant (template parameter, file-scope constexpr) or a macro. */
+static bool constant(kb *b, const char *name, km_form *out, uint32_t line)
+{
+    for (size_t i = 0; i < b->am->n_tunables; i++) {
+        const an_tunable *t = &b->am->tunables[i];
+        bool mine = (t->kind == AN_TUNE_TEMPLATE && t->owner == b->fi) ||
+                    (t->kind == AN_TUNE_CONSTEXPR && t->owner == -1);
+        if (!mine || strcmp(t->name, name) != 0)
+            continue;
+        int64_t v;
+        bool known = t->value && parse_int(t->value, &v);
+        if (t->kind == AN_TUNE_CONSTEXPR && !known && t->value)
+            break;   /* registered as a macro by km_build */
+        km_atom p = {.kind = KM_ATOM_CONST, .text = name, .name = name, .axis = -1,
+                     .loop = -1, .has_value = known, .value = known ? v : 0};
+        *out = km__of_atom(b->k, km__atom(b->k, &p));
+        return true;
+    }
+    const macro *m = macro_find(b, name);
+    if (m && !m->function) {
+        int64_t v;
+        if (parse_int(m->value, &v)) {
+            km_atom p = {.kind = KM_ATOM_CONST, .text = name, .name = name, .axis = -1,
+                         .loop = -1, .has_value = true, .value = v};
+            *out = km__of_atom(b->k, km__atom(b->k, &p));
+        } else {
+            *out = expand(b, m, NULL, 0, line);
+        }
+        return true;
+    }
+    return false;
+}
+
+static km_form ident(kb *b, const char *src, TSNode n)
+{
+    char *name = ntext(b, src, n);
+    ent *e = env_find(b, name);
+    if (e) {
+        if (e->kind == E_POINTER || e->kind == E_ARRAY)
+            return literal(b, name);
+        return e->form;
+    }
+    const an_param *p = param_find(b, name);
+    if (p)
+        return p->pointer_depth ? literal(b, name) : named(b, KM_ATOM_PARAM, name, -1);
+    km_form c;
+    if (constant(b, name, &c, line_of(b, src, n)))
+        return c;
+    if (strcmp(name, "true") == 0)
+        return km__const(b->k, 1);
+    if (strcmp(name, "false") == 0 || strcmp(name, "NULL") == 0 || strcmp(name, "nullptr") == 0)
+        return km__const(b->k, 0);
+    if (builtin(b, src, n, &c))
+        return c;
+    return named(b, KM_ATOM_NAME, name, -1);
+}
+
+static km_form number(kb *b, const char *src, TSNode n)
+{
+    char *t = ntext(b, src, n);
+    int64_t v;
+    if (parse_int(t, &v))
+        return km__const(b->k, v);
+    /* A float: an integral value is that integer (0.0f, 0.f and 0 initialise alike). */
+    char *end;
+    double d = strtod(t, &end);
+    if (end != t && d == (double)(int64_t)d && d > -9e15 && d < 9e15)
+        return km__const(b->k, (int64_t)d);
+    char buf[64];
+    if (end != t)
+        snprintf(buf, sizeof(buf), "%.9g", d);
+    else
+        snprintf(buf, sizeof(buf), "%.60s", t);
+    return literal(b, buf);
+}
+
+/* Pointer expression -> (buffer, space, element offset). */
+static bool pointer(kb *b, const char *src, TSNode n, const char **base, enum km_space *space,
+                    km_form *off)
+{
+    n = unparen(n);
+    if (is(n, "identifier")) {
+        char *name = ntext(b, src, n);
+        ent *e = env_find(b, name);
+        if (e && (e->kind == E_POINTER || e->kind == E_ARRAY)) {
+            *base = e->base;
+            *space = e->space;
+            *off = e->kind == E_POINTER ? e->form : (km_form){0};
+            return true;
+        }
+        const an_param *p = e ? NULL : param_find(b, name);
+        if (p && p->pointer_depth > 0) {
+            *base = p->name;
+            *space = KM_SPACE_GLOBAL;
+            *off = (km_form){0};
+            return true;
+        }
+        return false;
+    }
+    if (is(n, "cast_expression"))
+        return pointer(b, src, field(n, "value"), base, space, off);
+    if (is(n, "call_expression") && is(field(n, "function"), "template_function")) {
+        TSNode args = field(n, "arguments");
+        return ts_node_named_child_count(args) == 1 &&
+               pointer(b, src, ts_node_named_child(args, 0), base, space, off);
+    }
+    if (is(n, "binary_expression")) {
+        const char *op = op_of(n);
+        TSNode l = field(n, "left"), r = field(n, "right");
+        if (strcmp(op, "+") == 0 || strcmp(op, "-") == 0) {
+            if (pointer(b, src, l, base, space, off)) {
+                km_form o = eval(b, src, r);
+                *off = op[0] == '+' ? km__add(b->k, *off, o) : km__sub(b->k, *off, o);
+                return true;
+            }
+            if (op[0] == '+' && pointer(b, src, r, base, space, off)) {
+                *off = km__add(b->k, *off, eval(b, src, l));
+                return true;
+            }
+        }
+        return false;
+    }
+    if (is(n, "pointer_expression") && strcmp(op_of(n), "&") == 0) {
+        TSNode a = unparen(field(n, "argument"));
+        if (!is(a, "subscript_expression"))
+            return false;
+        /* &A[i] is A + i */
+        return target(b, src, a, base, space, off);
+    }
+    return false;
+}
+
+static TSNode subscript_index(TSNode n)
+{
+    TSNode i = field(n, "indices");
+    if (ts_node_is_null(i))
+        i = field(n, "index");
+    if (is(i, "subscript_argument_list"))
+        i = first_named(i);
+    return i;
+}
+
+/* The element an lvalue/rvalue subscript or dereference names. */
+static bool target(kb *b, const char *src, TSNode n, const char **base, enum km_space *space,
+                   km_form *index)
+{
+    n = unparen(n);
+    if (is(n, "pointer_expression") && strcmp(op_of(n), "*") == 0)
+        return pointer(b, src, field(n, "argument"), base, space, index);
+    if (!is(n, "subscript_expression"))
+        return false;
+    TSNode idx[8];
+    uint32_t ni = 0;
+    while (is(n, "subscript_expression") && ni < HK_ARRAY_LEN(idx)) {
+        idx[ni++] = subscript_index(n);
+        n = unparen(field(n, "argument"));
+    }
+    km_form off;
+    if (!pointer(b, src, n, base, space, &off))
+        return false;
+    ent *e = is(n, "identifier") ? env_find(b, ntext(b, src, n)) : NULL;
+    /* idx[] runs innermost dimension first; linearise with the declared extents. */
+    km_form lin = {0};
+    for (uint32_t i = ni; i > 0; i--) {
+        uint32_t d = ni - i;   /* dimension number, outermost 0 */
+        km_form x = eval(b, src, idx[i - 1]);
+        if (d > 0) {
+            if (e && e->kind == E_ARRAY && d < e->n_dims)
+                lin = km__mul(b->k, lin, e->dims[d]);
+            else
+                lin = km__opaque(b->k, "[]", NULL, &lin, 1);
+        }
+        lin = km__add(b->k, lin, x);
+    }
+    *index = km__add(b->k, off, lin);
+    return true;
+}
+
+static km_form read_at(kb *b, const char *src, TSNode n)
+{
+    const char *base;
+    enum km_space space;
+    km_form index;
+    if (!target(b, src, n, &base, &space, &index)) {
+        /* An element of something the model does not resolve: keep its text. */
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+            (void)eval(b, src, ts_node_named_child(n, i));
+        return literal(b, nsqueeze(b, src, n));
+    }
+    record(b, base, space, KM_READ, false, KM_OP_NONE, index, (km_form){0}, line_of(b, src, n));
+    return km__read_atom(b->k, base, index);
+}
+
+/* x op= r as a form. */
+static km_form combine(kb *b, km_form x, const char *op, km_form r)
+{
+    if (strcmp(op, "+=") == 0)
+        return km__add(b->k, x, r);
+    if (strcmp(op, "-=") == 0)
+        return km__sub(b->k, x, r);
+    if (strcmp(op, "*=") == 0)
+        return km__mul(b->k, x, r);
+    if (strcmp(op, "=") == 0)
+        return r;
+    char o[4] = {0};
+    memcpy(o, op, strlen(op) - 1 < 3 ? strlen(op) - 1 : 3);
+    km_form args[2] = {x, r};
+    return km__opaque(b->k, o, NULL, args, 2);
+}
+
+/* What x = r does to x: a sum, product, max or min with an operand not mentioning x. */
+static enum km_op classify(kb *b, uint32_t x, km_form r, km_form *operand)
+{
+    km_form xf = km__of_atom(b->k, x);
+    if (!km_form_mentions(b->k, r, x)) {
+        *operand = r;
+        return KM_OP_EXCHANGE;
+    }
+    km_form d = km__sub(b->k, r, xf);
+    if (!km_form_mentions(b->k, d, x)) {
+        *operand = d;
+        return KM_OP_SUM;
+    }
+    if (r.n == 1) {
+        const km_term *t = &r.t[0];
+        if (t->n == 1 && km__atom_at(b->k, t->atoms[0])->kind == KM_ATOM_OPAQUE) {
+            const km_atom *a = km__atom_at(b->k, t->atoms[0]);
+            bool mx = strcmp(a->op, "max") == 0, mn = strcmp(a->op, "min") == 0;
+            if ((mx || mn) && a->n_args == 2 && t->coef == 1) {
+                for (int i = 0; i < 2; i++)
+                    if (km_form_equal(a->args[i], xf) &&
+                        !km_form_mentions(b->k, a->args[1 - i], x)) {
+                        *operand = a->args[1 - i];
+                        return mx ? KM_OP_MAX : KM_OP_MIN;
+                    }
+            }
+        }
+        uint32_t hits = 0;
+        km_term q = *t;
+        q.n = 0;
+        for (uint32_t i = 0; i < t->n; i++) {
+            if (t->atoms[i] == x && hits++ == 0)
+                continue;
+            q.atoms[q.n++] = t->atoms[i];
+        }
+        if (hits == 1) {
+            km_term *c = km__alloc(b->k, sizeof(km_term));
+            *c = q;
+            km_form rest = km__add(b->k, (km_form){c, 1}, (km_form){0});
+            if (!km_form_mentions(b->k, rest, x)) {
+                *operand = rest;
+                return KM_OP_PRODUCT;
+            }
+        }
+    }
+    *operand = r;
+    return KM_OP_OTHER;
+}
+
+static void acc_update(kb *b, ent *e, km_form r)
+{
+    km_accumulator *a = (km_accumulator *)b->k->accs.v + e->acc;
+    uint32_t x = e->form.t[0].atoms[0];
+    km_form operand;
+    enum km_op op = classify(b, x, r, &operand);
+    if (op == KM_OP_EXCHANGE)
+        op = KM_OP_OTHER;
+    if (a->n_updates++ == 0) {
+        a->op = op;
+        a->operand = operand;
+        a->loop = b->n_loops ? (long)b->loops[b->n_loops - 1] : -1;
+    } else if (a->op != op) {
+        a->op = KM_OP_OTHER;
+    }
+}
+
+static km_form assign(kb *b, const char *src, TSNode n)
+{
+    TSNode l = unparen(field(n, "left")), r = field(n, "right");
+    const char *op = op_of(n);
+    uint32_t line = line_of(b, src, n);
+    if (is(l, "identifier")) {
+        km_form rv = eval(b, src, r);   /* first: evaluating may grow the environment */
+        ent *e = env_find(b, ntext(b, src, l));
+        if (!e)
+            return rv;
+        if (e->kind == E_ACC) {
+            km_form nv = combine(b, e->form, op, rv);
+            acc_update(b, e, nv);
+            return e->form;
+        }
+        if (e->kind == E_VALUE) {
+            e->form = combine(b, e->form, op, rv);
+            return e->form;
+        }
+        return rv;
+    }
+    const char *base;
+    enum km_space space;
+    km_form index;
+    if (!target(b, src, l, &base, &space, &index)) {
+        (void)eval(b, src, l);
+        return eval(b, src, r);
+    }
+    size_t before = b->k->accesses.n;
+    km_form rv = eval(b, src, r);
+    km_form old = km__read_atom(b->k, base, index);
+    enum km_mode mode = KM_WRITE;
+    enum km_op kop = KM_OP_NONE;
+    km_form value = rv;
+    if (strcmp(op, "=") != 0) {
+        mode = KM_RMW;
+        kop = classify(b, old.t[0].atoms[0], combine(b, old, op, rv), &value);
+    } else {
+        km_access *as = b->k->accesses.v;
+        for (size_t i = before; i < b->k->accesses.n; i++)
+            if (as[i].mode == KM_READ && strcmp(as[i].buffer, base) == 0 &&
+                km_form_equal(as[i].index, index)) {
+                memmove(&as[i], &as[i + 1], (b->k->accesses.n - i - 1) * sizeof(*as));
+                b->k->accesses.n--;
+                mode = KM_RMW;
+                kop = classify(b, old.t[0].atoms[0], rv, &value);
+                break;
+            }
+    }
+    record(b, base, space, mode, false, kop, index, value, line);
+    return value;
+}
+
+static km_form update(kb *b, const char *src, TSNode n)
+{
+    TSNode a = unparen(field(n, "argument"));
+    bool inc = strcmp(op_of(n), "++") == 0;
+    km_form one = km__const(b->k, inc ? 1 : -1);
+    if (is(a, "identifier")) {
+        ent *e = env_find(b, ntext(b, src, a));
+        if (e && e->kind == E_ACC)
+            acc_update(b, e, km__add(b->k, e->form, one));
+        else if (e && e->kind == E_VALUE)
+            e->form = km__add(b->k, e->form, one);
+        return e ? e->form : literal(b, nsqueeze(b, src, n));
+    }
+    const char *base;
+    enum km_space space;
+    km_form index;
+    if (target(b, src, a, &base, &space, &index))
+        record(b, base, space, KM_RMW, false, KM_OP_SUM, index, one, line_of(b, src, n));
+    return literal(b, nsqueeze(b, src, n));
+}
+
+static enum km_op atomic_op(const char *name)
+{
+    static const struct { const char *prefix; enum km_op op; } rows[] = {
+        {"atomicAdd", KM_OP_SUM}, {"atomicSub", KM_OP_SUM}, {"atomicMax", KM_OP_MAX},
+        {"atomicMin", KM_OP_MIN}, {"atomicExch", KM_OP_EXCHANGE}, {"atomicCAS", KM_OP_OTHER},
+        {"atomicAnd", KM_OP_BITWISE}, {"atomicOr", KM_OP_BITWISE}, {"atomicXor", KM_OP_BITWISE},
+        {"atomicInc", KM_OP_OTHER}, {"atomicDec", KM_OP_OTHER}, {"unsafeAtomicAdd", KM_OP_SUM},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(rows); i++) {
+        size_t l = strlen(rows[i].prefix);
+        if (strncmp(name, rows[i].prefix, l) == 0 && (name[l] == 0 || name[l] == '_'))
+            return rows[i].op;
+    }
+    return KM_OP_NONE;
+}
+
+static km_form call(kb *b, const char *src, TSNode n)
+{
+    TSNode fn = field(n, "function"), args = field(n, "arguments");
+    uint32_t na = ts_node_named_child_count(args);
+    uint32_t line = line_of(b, src, n);
+    if (is(fn, "template_function")) {
+        TSNode nm = field(fn, "name");
+        if ((name_is(src, nm, "static_cast") || name_is(src, nm, "reinterpret_cast") ||
+             name_is(src, nm, "const_cast")) && na == 1)
+            return eval(b, src, ts_node_named_child(args, 0));
+    }
+    char *name = nsqueeze(b, src, fn);
+    if (is(fn, "identifier")) {
+        const macro *m = macro_find(b, name);
+        if (m && m->function && m->n_params == na) {
+            km_form *av = km__alloc(b->k, sizeof(km_form) * (na ? na : 1));
+            for (uint32_t i = 0; i < na; i++)
+                av[i] = eval(b, src, ts_node_named_child(args, i));
+            return expand(b, m, av, na, line);
+        }
+        enum km_op aop = atomic_op(name);
+        if (aop != KM_OP_NONE && na >= 1) {
+            const char *base;
+            enum km_space space;
+            km_form index;
+            km_form v = na >= 2 ? eval(b, src, ts_node_named_child(args, na - 1)) : (km_form){0};
+            if (strncmp(name, "atomicSub", 9) == 0)
+                v = km__scale(b->k, v, -1);
+            if (pointer(b, src, ts_node_named_child(args, 0), &base, &space, &index))
+                record(b, base, space, KM_RMW, true, aop, index, v, line);
+            return literal(b, nsqueeze(b, src, n));
+        }
+        if (strncmp(name, "__syncthreads", 13) == 0) {
+            if (!b->quiet)
+                b->k->barriers++;
+            return (km_form){0};
+        }
+        if (strcmp(name, "__ldg") == 0 && na == 1) {
+            const char *base;
+            enum km_space space;
+            km_form index;
+            if (pointer(b, src, ts_node_named_child(args, 0), &base, &space, &index)) {
+                record(b, base, space, KM_READ, false, KM_OP_NONE, index, (km_form){0}, line);
+                return km__read_atom(b->k, base, index);
+            }
+        }
+    }
+    km_form av[8];
+    uint32_t m = na < 8 ? na : 8;
+    for (uint32_t i = 0; i < na; i++) {
+        km_form v = eval(b, src, ts_node_named_child(args, i));
+        if (i < m)
+            av[i] = v;
+    }
+    static const char *const fma[] = {"fmaf", "fma", "__fmaf_rn", "__fma_rn", "__fmaf_ieee_rn"};
+    static const char *const add[] = {"__fadd_rn", "__dadd_rn"};
+    static const char *const mul[] = {"__fmul_rn", "__dmul_rn"};
+    static const char *const mx[] = {"max", "fmaxf", "fmax", "__hmax", "std::max", "::max"};
+    static const char *const mn[] = {"min", "fminf", "fmin", "__hmin", "std::min", "::min"};
+    if (m == 3 && in_list(name, fma, HK_ARRAY_LEN(fma)))
+        return km__add(b->k, km__mul(b->k, av[0], av[1]), av[2]);
+    if (m == 2 && in_list(name, add, HK_ARRAY_LEN(add)))
+        return km__add(b->k, av[0], av[1]);
+    if (m == 2 && in_list(name, mul, HK_ARRAY_LEN(mul)))
+        return km__mul(b->k, av[0], av[1]);
+    if (m == 2 && in_list(name, mx, HK_ARRAY_LEN(mx)))
+        return km__opaque(b->k, "max", NULL, av, 2);
+    if (m == 2 && in_list(name, mn, HK_ARRAY_LEN(mn)))
+        return km__opaque(b->k, "min", NULL, av, 2);
+    return km__opaque(b->k, "call", name, av, m);
+}
+
+static km_form binary(kb *b, const char *src, TSNode n)
+{
+    const char *op = op_of(n);
+    km_form l = eval(b, src, field(n, "left"));
+    km_form r = eval(b, src, field(n, "right"));
+    int64_t c;
+    if (strcmp(op, "+") == 0)
+        return km__add(b->k, l, r);
+    if (strcmp(op, "-") == 0)
+        return km__sub(b->k, l, r);
+    if (strcmp(op, "*") == 0)
+        return km__mul(b->k, l, r);
+    if (strcmp(op, "<<") == 0 && km__is_const(r, &c) && c >= 0 && c < 62)
+        return km__scale(b->k, l, (int64_t)1 << c);
+    int64_t lc;
+    if (km__is_const(l, &lc) && km__is_const(r, &c) && c != 0) {   /* fold constants */
+        if (strcmp(op, "/") == 0)
+            return km__const(b->k, lc / c);
+        if (strcmp(op, "%") == 0)
+            return km__const(b->k, lc % c);
+    }
+    if ((strcmp(op, "/") == 0) && km__is_const(r, &c) && c == 1)
+        return l;
+    km_form args[2] = {l, r};
+    /* a > b is b < a, so comparisons have one spelling */
+    if (strcmp(op, ">") == 0 || strcmp(op, ">=") == 0) {
+        km_form s[2] = {r, l};
+        return km__opaque(b->k, op[1] ? "<=" : "<", NULL, s, 2);
+    }
+    return km__opaque(b->k, op, NULL, args, 2);
+}
+
+static km_form eval(kb *b, const char *src, TSNode n)
+{
+    if (ts_node_is_null(n))
+        return (km_form){0};
+    if (b->depth > KB_DEPTH_MAX)
+        return literal(b, "$deep");
+    b->depth++;
+    km_form r;
+    const char *t = ts_node_type(n);
+    if (strcmp(t, "number_literal") == 0) {
+        r = number(b, src, n);
+    } else if (strcmp(t, "identifier") == 0) {
+        r = ident(b, src, n);
+    } else if (strcmp(t, "true") == 0) {
+        r = km__const(b->k, 1);
+    } else if (strcmp(t, "false") == 0 || strcmp(t, "null") == 0 || strcmp(t, "nullptr") == 0) {
+        r = (km_form){0};
+    } else if (strcmp(t, "field_expression") == 0) {
+        if (!builtin(b, src, n, &r)) {
+            (void)eval(b, src, field(n, "argument"));
+            r = literal(b, nsqueeze(b, src, n));
+        }
+    } else if (strcmp(t, "parenthesized_expression") == 0 || strcmp(t, "condition_clause") == 0) {
+        r = eval(b, src, unparen(n));
+    } else if (strcmp(t, "cast_expression") == 0) {
+        r = eval(b, src, field(n, "value"));
+    } else if (strcmp(t, "call_expression") == 0) {
+        r = call(b, src, n);
+    } else if (strcmp(t, "binary_expression") == 0) {
+        r = binary(b, src, n);
+    } else if (strcmp(t, "unary_expression") == 0) {
+        const char *op = op_of(n);
+        km_form a = eval(b, src, field(n, "argument"));
+        if (strcmp(op, "-") == 0)
+            r = km__scale(b->k, a, -1);
+        else if (strcmp(op, "+") == 0)
+            r = a;
+        else
+            r = km__opaque(b->k, op, NULL, &a, 1);
+    } else if (strcmp(t, "subscript_expression") == 0) {
+        r = read_at(b, src, n);
+    } else if (strcmp(t, "pointer_expression") == 0) {
+        if (strcmp(op_of(n), "*") == 0) {
+            r = read_at(b, src, n);
+        } else {
+            const char *base;
+            enum km_space space;
+            km_form off;
+            if (pointer(b, src, n, &base, &space, &off)) {
+                km_form a = km__read_atom(b->k, base, off);
+                r = km__opaque(b->k, "&", NULL, &a, 1);
+            } else {
+                r = literal(b, nsqueeze(b, src, n));
+            }
+        }
+    } else if (strcmp(t, "conditional_expression") == 0) {
+        km_form a[3] = {eval(b, src, field(n, "condition")), eval(b, src, field(n, "consequence")),
+                        eval(b, src, field(n, "alternative"))};
+        r = km__opaque(b->k, "?:", NULL, a, 3);
+    } else if (strcmp(t, "assignment_expression") == 0) {
+        r = assign(b, src, n);
+    } else if (strcmp(t, "update_expression") == 0) {
+        r = update(b, src, n);
+    } else if (strcmp(t, "comma_expression") == 0) {
+        (void)eval(b, src, field(n, "left"));
+        r = eval(b, src, field(n, "right"));
+    } else {
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+            (void)eval(b, src, ts_node_named_child(n, i));
+        r = literal(b, nsqueeze(b, src, n));
+    }
+    b->depth--;
+    return r;
+}
+
+/* Parses a macro's value on its own (once) and evaluates it with its parameters bound. */
+static km_form expand(kb *b, const macro *cm, const km_form *args, uint32_t n_args,
+                      uint32_t line)
+{
+    macro *m = (macro *)cm;
+    if (!m->value[0])
+        return (km_form){0};
+    if (b->macro_depth >= KB_MACRO_DEPTH_MAX)
+        return literal(b, m->name);
+    if (!m->tree) {
+        m->snippet = km__alloc(b->k, strlen(m->value) + 32);
+        sprintf(m->snippet, "int km__v = (%s);\n", m->value);
+        m->tree = ts_parser_parse_string(b->parser, NULL, m->snippet, (uint32_t)strlen(m->snippet));
+        if (!m->tree)
+            return literal(b, m->name);
+    }
+    TSNode root = ts_tree_root_node(m->tree);
+    TSNode decl = first_named(root);
+    TSNode init = is(decl, "declaration") ? field(decl, "declarator") : (TSNode){0};
+    TSNode val = is(init, "init_declarator") ? field(init, "value") : (TSNode){0};
+    if (ts_node_is_null(val) || ts_node_has_error(root))
+        return literal(b, m->name);
+    uint32_t saved = b->line;
+    b->line = line;
+    b->macro_depth++;
+    enter(b);
+    for (uint32_t i = 0; i < n_args && i < m->n_params; i++)
+        env_push(b, m->params[i], E_VALUE)->form = args[i];
+    /* Macro parameters hide locals of the same name; nothing else is in scope of the
+     * macro but what the caller sees, as with the preprocessor. */
+    km_form r = eval(b, m->snippet, val);
+    leave(b);
+    b->macro_depth--;
+    b->line = saved;
+    return r;
+}
+
+/* ---- conditions ------------------------------------------------------------------ */
+
+static void guards(kb *b, const char *src, TSNode n, bool neg, uint32_t line)
+{
+    n = unparen(n);
+    const char *op = is(n, "binary_expression") || is(n, "unary_expression") ? op_of(n) : "";
+    if (is(n, "unary_expression") && strcmp(op, "!") == 0) {
+        guards(b, src, field(n, "argument"), !neg, line);
+        return;
+    }
+    if ((strcmp(op, "&&") == 0 && !neg) || (strcmp(op, "||") == 0 && neg)) {
+        guards(b, src, field(n, "left"), neg, line);
+        guards(b, src, field(n, "right"), neg, line);
+        return;
+    }
+    static const char *const rel[] = {"<", "<=", ">", ">=", "==", "!="};
+    if (is(n, "binary_expression") && in_list(op, rel, HK_ARRAY_LEN(rel))) {
+        km_form l = eval(b, src, field(n, "left")), r = eval(b, src, field(n, "right"));
+        /* to l < r, l <= r, l == r, l != r, negation applied */
+        bool swap = op[0] == '>';
+        bool strict = strcmp(op, "<") == 0 || strcmp(op, ">") == 0;
+        if (op[0] == '=' || op[0] == '!') {
+            bool eq = (op[0] == '=') != neg;
+            guard_push(b, l, eq ? "==" : "!=", r, line);
+            return;
+        }
+        if (neg) {   /* !(l < r) is r <= l */
+            swap = !swap;
+            strict = !strict;
+        }
+        guard_push(b, swap ? r : l, strict ? "<" : "<=", swap ? l : r, line);
+        return;
+    }
+    km_form c = eval(b, src, n);
+    guard_push(b, c, neg ? "false" : "true", (km_form){0}, line);
+}
+
+/* ---- statements ------------------------------------------------------------------ */
+
+static bool is_exit(TSNode n)
+{
+    if (is(n, "compound_statement") && ts_node_named_child_count(n) == 1)
+        n = ts_node_named_child(n, 0);
+    return is(n, "return_statement") || is(n, "continue_statement");
+}
+
+static TSNode declarator_name(TSNode d, bool *ptr, TSNode *sizes, uint32_t *n_sizes)
+{
+    *n_sizes = 0;
+    *ptr = false;
+    for (;;) {
+        if (is(d, "pointer_declarator") || is(d, "reference_declarator")) {
+            *ptr |= is(d, "pointer_declarator");
+            d = is(d, "pointer_declarator") ? field(d, "declarator") : first_named(d);
+        } else if (is(d, "array_declarator")) {
+            if (*n_sizes < 8)
+                sizes[(*n_sizes)++] = field(d, "size");
+            d = field(d, "declarator");
+        } else if (is(d, "parenthesized_declarator") || is(d, "attributed_declarator")) {
+            d = first_named(d);
+        } else {
+            return d;
+        }
+    }
+}
+
+static void declaration(kb *b, const char *src, TSNode n)
+{
+    bool shared = false;
+    for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
+        TSNode c = ts_node_child(n, i);
+        if ((is(c, "type_qualifier") || is(c, "storage_class_specifier") ||
+             is(c, "attribute_specifier")) && name_is(src, c, "__shared__"))
+            shared = true;
+    }
+    static const char *const decls[] = {"init_declarator", "identifier", "pointer_declarator",
+                                        "array_declarator", "reference_declarator",
+                                        "parenthesized_declarator", "attributed_declarator"};
+    TSNode type = field(n, "type");
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+        TSNode d = ts_node_named_child(n, i), value = {0};
+        if (ts_node_eq(d, type) || !in_list(ts_node_type(d), decls, HK_ARRAY_LEN(decls)))
+            continue;
+        if (is(d, "init_declarator")) {
+            value = field(d, "value");
+            d = field(d, "declarator");
+        }
+        bool ptr;
+        TSNode sizes[8];
+        uint32_t ns;
+        TSNode id = declarator_name(d, &ptr, sizes, &ns);
+        if (!is(id, "identifier"))
+            continue;
+        char *name = ntext(b, src, id);
+        uint32_t line = line_of(b, src, n);
+        const mut *mu = mut_find(b, name);
+        if (ns > 0) {
+            km_form *dims = km__alloc(b->k, sizeof(km_form) * ns);
+            km_form count = km__const(b->k, 1);
+            bool open = false;
+            for (uint32_t j = 0; j < ns; j++) {   /* sizes[] runs innermost first */
+                TSNode s = sizes[ns - 1 - j];
+                open |= ts_node_is_null(s);
+                dims[j] = ts_node_is_null(s) ? (km_form){0} : eval(b, src, s);
+                count = km__mul(b->k, count, dims[j]);
+            }
+            ent *e = env_push(b, name, E_ARRAY);
+            e->base = name;
+            e->space = shared ? KM_SPACE_SHARED : KM_SPACE_LOCAL;
+            e->dims = dims;
+            e->n_dims = ns;
+            km_local *l = local_push(b, name, KM_LOCAL_ARRAY, open ? (km_form){0} : count, line);
+            l->space = e->space;
+            if (!ts_node_is_null(value))
+                (void)eval(b, src, value);
+            continue;
+        }
+        if (ptr) {
+            const char *base;
+            enum km_space space;
+            km_form off;
+            if (!ts_node_is_null(value) && pointer(b, src, value, &base, &space, &off)) {
+                ent *e = env_push(b, name, E_POINTER);
+                e->base = base;
+                e->space = space;
+                e->form = mu && mu->n_mut ? fresh_var(b) : off;
+                local_push(b, name, KM_LOCAL_POINTER, e->form, line)->base = base;
+            } else {
+                if (!ts_node_is_null(value))
+                    (void)eval(b, src, value);
+                env_push(b, name, E_VAR)->form = fresh_var(b);
+            }
+            continue;
+        }
+        int depth = (int)b->n_loops;
+        km_form v = ts_node_is_null(value) ? (km_form){0} : eval(b, src, value);
+        if (mu && mu->n_mut && mu->max_depth > depth && !mu->plain && !mu->indexes) {
+            km_accumulator *a = km__push(b->k, &b->k->accs, sizeof(km_accumulator));
+            long ai = (long)b->k->accs.n - 1;
+            char t[32];
+            snprintf(t, sizeof(t), "$acc%ld", ai);
+            km_atom p = {.kind = KM_ATOM_ACC, .text = t, .axis = -1, .loop = ai};
+            a->name = name;
+            a->init = v;
+            a->loop = -1;
+            a->line = line;
+            ent *e = env_push(b, name, E_ACC);
+            e->acc = ai;
+            e->form = km__of_atom(b->k, km__atom(b->k, &p));
+            local_push(b, name, KM_LOCAL_ACC, e->form, line);
+        } else if (mu && mu->n_mut && mu->max_depth > depth) {
+            ent *e = env_push(b, name, E_VAR);
+            e->form = fresh_var(b);
+            local_push(b, name, KM_LOCAL_VAR, e->form, line);
+        } else {
+            /* never changed, or changed only in straight-line code: followed in order */
+            ent *e = env_push(b, name, E_VALUE);
+            e->form = ts_node_is_null(value) ? fresh_var(b) : v;
+            local_push(b, name, KM_LOCAL_VALUE, e->form, line);
+        }
+    }
+}
+
+/* for (v = start; v cmp bound; step) body */
+static void for_loop(kb *b, const char *src, TSNode n)
+{
+    TSNode init = field(n, "initializer"), cond = unparen(field(n, "condition")),
+           upd = field(n, "update"), body = field(n, "body");
+    uint32_t line = line_of(b, src, n);
+    enter(b);
+    const char *var = NULL;
+    km_form start = {0};
+    if (is(init, "declaration")) {
+        TSNode d = field(init, "declarator");
+        if (is(d, "init_declarator") && is(field(d, "declarator"), "identifier")) {
+            var = ntext(b, src, field(d, "declarator"));
+            start = eval(b, src, field(d, "value"));
+        } else {
+            declaration(b, src, init);
+        }
+    } else if (is(init, "assignment_expression") && is(field(init, "left"), "identifier") &&
+               strcmp(op_of(init), "=") == 0) {
+        var = ntext(b, src, field(init, "left"));
+        start = eval(b, src, field(init, "right"));
+    } else if (!ts_node_is_null(init)) {
+        (void)eval(b, src, init);
+    }
+    const char *cmp = NULL;
+    km_form bound = {0};
+    if (var && is(cond, "binary_expression")) {
+        static const char *const rel[] = {"<", "<=", ">", ">=", "!="};
+        static const char *const flip[] = {">", ">=", "<", "<=", "!="};
+        const char *op = op_of(cond);
+        for (size_t i = 0; i < HK_ARRAY_LEN(rel); i++) {
+            if (strcmp(op, rel[i]) != 0)
+                continue;
+            if (is(unparen(field(cond, "left")), "identifier") &&
+                name_is(src, unparen(field(cond, "left")), var)) {
+                cmp = rel[i];
+                bound = eval(b, src, field(cond, "right"));
+            } else if (is(unparen(field(cond, "right")), "identifier") &&
+                       name_is(src, unparen(field(cond, "right")), var)) {
+                cmp = flip[i];
+                bound = eval(b, src, field(cond, "left"));
+            }
+        }
+    }
+    bool affine = false;
+    km_form step = {0};
+    if (var && is(upd, "update_expression") && name_is(src, unparen(field(upd, "argument")), var)) {
+        step = km__const(b->k, strcmp(op_of(upd), "++") == 0 ? 1 : -1);
+        affine = true;
+    } else if (var && is(upd, "assignment_expression") &&
+               name_is(src, unparen(field(upd, "left")), var)) {
+        const char *op = op_of(upd);
+        TSNode r = field(upd, "right");
+        if (strcmp(op, "+=") == 0 || strcmp(op, "-=") == 0) {
+            step = eval(b, src, r);
+            if (op[0] == '-')
+                step = km__scale(b->k, step, -1);
+            affine = true;
+        } else if (strcmp(op, "=") == 0 && is(unparen(r), "binary_expression") &&
+                   strcmp(op_of(unparen(r)), "+") == 0) {
+            TSNode rl = unparen(field(unparen(r), "left")), rr = field(unparen(r), "right");
+            if (is(rl, "identifier") && name_is(src, rl, var)) {
+                step = eval(b, src, rr);
+                affine = true;
+            }
+        }
+    }
+    enum km_loop_kind kind = !var || !cmp ? KM_LOOP_OTHER : affine ? KM_LOOP_AFFINE
+                                                                   : KM_LOOP_GEOMETRIC;
+    int axis = -1;
+    if (kind == KM_LOOP_AFFINE)
+        for (int a = 0; a < 3; a++) {
+            uint32_t bd, gd;
+            if (!km_form_mentions_kind(b->k, start, KM_ATOM_THREAD_IDX, a) ||
+                !km_builtin_atom(b->k, KM_ATOM_BLOCK_DIM, a, &bd))
+                continue;
+            km_form bdf = km__of_atom(b->k, bd);
+            if (km_builtin_atom(b->k, KM_ATOM_GRID_DIM, a, &gd) &&
+                km_form_equal(step, km__mul(b->k, bdf, km__of_atom(b->k, gd)))) {
+                kind = KM_LOOP_GRID_STRIDE;
+                axis = a;
+            } else if (km_form_equal(step, bdf)) {
+                kind = KM_LOOP_BLOCK_STRIDE;
+                axis = a;
+            }
+        }
+    (void)axis;
+    char ct[32];
+    if (kind == KM_LOOP_GRID_STRIDE)
+        snprintf(ct, sizeof(ct), "$G%u", b->n_gcount++);
+    else
+        snprintf(ct, sizeof(ct), "$L%u", b->n_lcount++);
+    km_loop *lp = km__push(b->k, &b->k->loops, sizeof(km_loop));
+    uint32_t li = (uint32_t)(b->k->loops.n - 1);
+    km_atom p = {.kind = KM_ATOM_LOOP, .text = ct, .axis = -1, .loop = li};
+    uint32_t counter = km__atom(b->k, &p);
+    lp = (km_loop *)b->k->loops.v + li;
+    lp->kind = kind;
+    lp->counter = counter;
+    lp->var = var;
+    lp->start = start;
+    lp->step = step;
+    lp->bound = bound;
+    lp->cmp = cmp;
+    lp->parent = b->n_loops ? (long)b->loops[b->n_loops - 1] : -1;
+    lp->line = line;
+    km_form cf = km__of_atom(b->k, counter);
+    km_form vf = kind == KM_LOOP_GEOMETRIC || kind == KM_LOOP_OTHER
+                     ? cf : km__add(b->k, start, km__mul(b->k, step, cf));
+    int64_t c = 0;
+    bool has_trip = false;
+    km_form trip = {0}, span = km__sub(b->k, bound, start);
+    if (kind != KM_LOOP_GEOMETRIC && kind != KM_LOOP_OTHER) {
+        bool cst = km__is_const(step, &c);
+        if (cst && c == 1 && (strcmp(cmp, "<") == 0 || strcmp(cmp, "!=") == 0))
+            trip = span, has_trip = true;
+        else if (cst && c == 1 && strcmp(cmp, "<=") == 0)
+            trip = km__add(b->k, span, km__const(b->k, 1)), has_trip = true;
+        else if (cst && c == -1 && strcmp(cmp, ">") == 0)
+            trip = km__scale(b->k, span, -1), has_trip = true;
+        else if (cst && c == -1 && strcmp(cmp, ">=") == 0)
+            trip = km__add(b->k, km__scale(b->k, span, -1), km__const(b->k, 1)), has_trip = true;
+        else if ((!cst || c > 1) && strcmp(cmp, "<") == 0) {
+            km_form a[2] = {span, step};
+            trip = km__opaque(b->k, "ceildiv", NULL, a, 2);
+            has_trip = true;
+        }
+    }
+    lp->trip = trip;
+    lp->has_trip = has_trip;
+    if (var) {
+        ent *e = env_push(b, var, E_LOOP);
+        e->form = vf;
+        local_push(b, var, KM_LOCAL_LOOP_VAR, vf, line);
+    }
+    if (kind == KM_LOOP_GRID_STRIDE && (strcmp(cmp, "<") == 0 || strcmp(cmp, "<=") == 0))
+        guard_push(b, start, cmp, bound, line);   /* the element form's bound */
+    if (b->n_loops < KB_LOOPS_MAX)
+        b->loops[b->n_loops++] = li;
+    if (kind == KM_LOOP_OTHER && !ts_node_is_null(cond))
+        (void)eval(b, src, cond);
+    walk(b, src, body);
+    if (!ts_node_is_null(upd) && !affine && kind != KM_LOOP_GEOMETRIC) {
+        b->quiet++;
+        (void)eval(b, src, upd);
+        b->quiet--;
+    }
+    b->n_loops--;
+    leave(b);
+}
+
+static void other_loop(kb *b, const char *src, TSNode n)
+{
+    char ct[32];
+    snprintf(ct, sizeof(ct), "$L%u", b->n_lcount++);
+    km_loop *lp = km__push(b->k, &b->k->loops, sizeof(km_loop));
+    uint32_t li = (uint32_t)(b->k->loops.n - 1);
+    km_atom p = {.kind = KM_ATOM_LOOP, .text = ct, .axis = -1, .loop = li};
+    uint32_t counter = km__atom(b->k, &p);
+    lp = (km_loop *)b->k->loops.v + li;
+    lp->kind = KM_LOOP_OTHER;
+    lp->counter = counter;
+    lp->parent = b->n_loops ? (long)b->loops[b->n_loops - 1] : -1;
+    lp->line = line_of(b, src, n);
+    if (b->n_loops < KB_LOOPS_MAX)
+        b->loops[b->n_loops++] = li;
+    enter(b);
+    (void)eval(b, src, field(n, "condition"));
+    walk(b, src, field(n, "body"));
+    leave(b);
+    b->n_loops--;
+}
+
+static void walk(kb *b, const char *src, TSNode n)
+{
+    if (ts_node_is_null(n) || b->depth > KB_DEPTH_MAX)
+        return;
+    b->depth++;
+    const char *t = ts_node_type(n);
+    if (src == b->text)
+        b->line = ts_node_start_point(n).row + 1;
+    if (strcmp(t, "compound_statement") == 0) {
+        enter(b);
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+            walk(b, src, ts_node_named_child(n, i));
+        leave(b);
+    } else if (strcmp(t, "declaration") == 0) {
+        declaration(b, src, n);
+    } else if (strcmp(t, "expression_statement") == 0 || strcmp(t, "return_statement") == 0) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+            (void)eval(b, src, ts_node_named_child(n, i));
+    } else if (strcmp(t, "if_statement") == 0) {
+        TSNode cond = field(n, "condition"), cons = field(n, "consequence"),
+               alt = field(n, "alternative");
+        if (is(alt, "else_clause"))
+            alt = first_named(alt);
+        uint32_t line = b->line;
+        if (is_exit(cons) && ts_node_is_null(alt)) {
+            guards(b, src, cond, true, line);   /* holds for the rest of this block */
+        } else {
+            enter(b);
+            guards(b, src, cond, false, line);
+            walk(b, src, cons);
+            leave(b);
+            if (!ts_node_is_null(alt)) {
+                enter(b);
+                b->quiet++;
+                guards(b, src, cond, true, line);
+                b->quiet--;
+                walk(b, src, alt);
+                leave(b);
+            }
+        }
+    } else if (strcmp(t, "for_statement") == 0) {
+        for_loop(b, src, n);
+    } else if (strcmp(t, "while_statement") == 0 || strcmp(t, "do_statement") == 0) {
+        other_loop(b, src, n);
+    } else if (strcmp(t, "comment") == 0 || strcmp(t, "break_statement") == 0 ||
+               strcmp(t, "continue_statement") == 0 || strncmp(t, "preproc", 7) == 0) {
+        /* nothing */
+    } else if (strstr(t, "statement") || strcmp(t, "case_statement") == 0) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+            walk(b, src, ts_node_named_child(n, i));
+    } else {
+        (void)eval(b, src, n);
+    }
+    b->depth--;
+}
+
+/* ---- first pass: what is done to each local name -------------------------------- */
+
+static bool mentions_name(const char *src, TSNode n, const char *name, int depth)
+{
+    if (depth > KB_DEPTH_MAX)
+        return false;
+    if (is(n, "identifier") && name_is(src, n, name))
+        return true;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+        if (mentions_name(src, ts_node_named_child(n, i), name, depth + 1))
+            return true;
+    return false;
+}
+
+static mut *mut_get(kb *b, const char *name)
+{
+    mut *m = (mut *)mut_find(b, name);
+    if (!m) {
+        m = km__push(b->k, &b->muts, sizeof(mut));
+        m->name = name;
+    }
+    return m;
+}
+
+/* Every identifier under n is used as an index. */
+static void mark_index(kb *b, TSNode n, int depth)
+{
+    if (depth > KB_DEPTH_MAX)
+        return;
+    if (is(n, "identifier"))
+        mut_get(b, ntext(b, b->text, n))->indexes = true;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+        mark_index(b, ts_node_named_child(n, i), depth + 1);
+}
+
+static void note_mut(kb *b, const char *name, bool plain, int depth)
+{
+    mut *m = mut_get(b, name);
+    m->n_mut++;
+    m->plain |= plain;
+    if (depth > m->max_depth)
+        m->max_depth = depth;
+}
+
+static void scan(kb *b, TSNode n, int loops, int depth, const char *skip_var)
+{
+    const char *src = b->text;
+    if (ts_node_is_null(n) || depth > KB_DEPTH_MAX)
+        return;
+    if (is(n, "for_statement")) {
+        TSNode init = field(n, "initializer"), upd = field(n, "update");
+        const char *var = NULL;
+        if (is(init, "declaration") && is(field(init, "declarator"), "init_declarator"))
+            var = ntext(b, src, field(field(init, "declarator"), "declarator"));
+        else if (is(init, "assignment_expression"))
+            var = ntext(b, src, field(init, "left"));
+        if (!is(init, "assignment_expression"))
+            scan(b, init, loops, depth + 1, NULL);
+        scan(b, field(n, "condition"), loops + 1, depth + 1, NULL);
+        scan(b, upd, loops + 1, depth + 1, var);
+        scan(b, field(n, "body"), loops + 1, depth + 1, NULL);
+        return;
+    }
+    if (is(n, "while_statement") || is(n, "do_statement")) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+            scan(b, ts_node_named_child(n, i), loops + 1, depth + 1, NULL);
+        return;
+    }
+    if (is(n, "subscript_expression"))
+        mark_index(b, subscript_index(n), depth + 1);
+    if (is(n, "assignment_expression") || is(n, "update_expression")) {
+        bool asg = is(n, "assignment_expression");
+        TSNode l = unparen(field(n, asg ? "left" : "argument"));
+        if (is(l, "identifier") && !(skip_var && name_is(src, l, skip_var))) {
+            char *name = ntext(b, src, l);
+            const char *op = asg ? op_of(n) : "++";
+            bool self = !asg || strcmp(op, "+=") == 0 || strcmp(op, "-=") == 0 ||
+                        strcmp(op, "*=") == 0 ||
+                        (strcmp(op, "=") == 0 && mentions_name(src, field(n, "right"), name, 0));
+            note_mut(b, name, !self, loops);
+        }
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+        scan(b, ts_node_named_child(n, i), loops, depth + 1, skip_var);
+}
+
+static void collect_macros(kb *b, TSNode n, int depth)
+{
+    if (depth > 64)
+        return;
+    bool fn = is(n, "preproc_function_def");
+    if (is(n, "preproc_def") || fn) {
+        macro *m = km__push(b->k, &b->macros, sizeof(macro));
+        m->name = ntext(b, b->text, field(n, "name"));
+        m->at = ts_node_start_byte(n);
+        m->function = fn;
+        TSNode v = field(n, "value");
+        if (ts_node_is_null(v)) {
+            m->value = "";
+        } else {   /* the value, continuations joined, trimmed */
+            char *s = ntext(b, b->text, v);
+            for (char *p = s; *p; p++)
+                if (*p == '\\' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n')))
+                    *p = ' ';
+            while (*s && isspace((unsigned char)*s))
+                s++;
+            size_t l = strlen(s);
+            while (l > 0 && isspace((unsigned char)s[l - 1]))
+                s[--l] = 0;
+            m->value = s;
+        }
+        if (fn) {
+            TSNode ps = field(n, "parameters");
+            uint32_t np = ts_node_named_child_count(ps);
+            m->params = km__alloc(b->k, sizeof(char *) * (np ? np : 1));
+            for (uint32_t i = 0; i < np; i++)
+                m->params[m->n_params++] = ntext(b, b->text, ts_node_named_child(ps, i));
+        }
+        return;
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+        collect_macros(b, ts_node_named_child(n, i), depth + 1);
+}
+
+/* ---- the entry point ------------------------------------------------------------- */
+
+static void set_why(char *why, size_t why_n, const char *fmt, const char *arg)
+{
+    if (why && why_n)
+        snprintf(why, why_n, fmt, arg);
+}
+
+int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, char *why,
+             size_t why_n)
+{
+    *out = NULL;
+    if (why && why_n)
+        why[0] = 0;
+    if (len > AN_TEXT_MAX_BYTES) {
+        set_why(why, why_n, "%s", "the text is over the analysis size limit");
+        return HK_ETOOBIG;
+    }
+    const char *gwhy;
+    int rc = an_grammar_check(&gwhy);
+    if (rc) {
+        set_why(why, why_n, "%s", gwhy);
+        return rc;
+    }
+    /* Everything the failure exit frees lives on the heap, not in locals that a longjmp
+     * could leave stale. */
+    jmp_buf fail;
+    km_kernel *k = hk_calloc(1, sizeof(*k));
+    kb *bp = hk_calloc(1, sizeof(*bp));
+    if (!k || !bp) {
+        hk_free(k);
+        hk_free(bp);
+        return HK_ENOMEM;
+    }
+    k->fail = &fail;
+    bp->k = k;
+    bp->text = text;
+    if (setjmp(fail)) {
+        rc = k->fail_rc;
+        set_why(why, why_n, "%s", rc == HK_ETOOBIG ? "the kernel is over the model's caps"
+                                                   : hk_strerror(rc));
+        goto out;
+    }
+    k->name = hk_strdup(kernel);
+    if (!k->name)
+        km__fail(k, HK_ENOMEM);
+    rc = an_analyze(text, len, &bp->own_am);
+    if (rc) {
+        set_why(why, why_n, "the text could not be analysed: %s", hk_strerror(rc));
+        goto out;
+    }
+    const an_model *am = bp->own_am;
+    long fi = an_model_find_kernel(am, kernel);
+    if (fi < 0 || am->funcs[fi].kind != AN_KERNEL) {
+        rc = HK_ENOENT;
+        set_why(why, why_n, "no kernel named %s", kernel);
+        goto out;
+    }
+    bp->am = am;
+    bp->fi = fi;
+    bp->f = &am->funcs[fi];
+    bp->parser = ts_parser_new();
+    if (!bp->parser || !ts_parser_set_language(bp->parser, tree_sitter_cuda()))
+        km__fail(k, HK_ENOMEM);
+    bp->tree = ts_parser_parse_string(bp->parser, NULL, text, (uint32_t)len);
+    if (!bp->tree) {
+        rc = HK_EPARSE;
+        set_why(why, why_n, "%s", "the parser refused the text");
+        goto out;
+    }
+    kb *b = bp;
+    TSNode root = ts_tree_root_node(b->tree);
+    TSNode body = ts_node_descendant_for_byte_range(root, b->f->body_span.start_byte,
+                                                    b->f->body_span.end_byte);
+    while (!ts_node_is_null(body) && !is(body, "compound_statement"))
+        body = ts_node_parent(body);
+    if (ts_node_is_null(body) || b->f->body_span.start_byte == b->f->body_span.end_byte) {
+        rc = HK_EPARSE;
+        set_why(why, why_n, "the body of kernel %s could not be found", kernel);
+        goto out;
+    }
+    collect_macros(b, root, 0);
+    for (size_t i = 0; i < am->n_tunables; i++) {   /* constexpr N = <expression> */
+        const an_tunable *t = &am->tunables[i];
+        int64_t v;
+        if (t->kind == AN_TUNE_CONSTEXPR && t->owner == -1 && t->value &&
+            !parse_int(t->value, &v)) {
+            macro *m = km__push(k, &b->macros, sizeof(macro));
+            m->name = km__strdup(k, t->name);
+            m->value = km__strdup(k, t->value);
+        }
+    }
+    for (size_t i = 0; i < b->f->n_params; i++) {
+        const an_param *p = &b->f->params[i];
+        km_param *q = km__push(k, &k->params, sizeof(km_param));
+        q->name = km__strdup(k, p->name);
+        q->pointer = p->pointer_depth > 0;
+        q->elem_type = km__strdup(k, p->elem_type ? p->elem_type : "");
+        q->is_const = p->is_const;
+    }
+    scan(b, body, 0, 0, NULL);
+    walk(b, text, body);
+    /* params read / written, from the accesses */
+    km_param *ps = k->params.v;
+    const km_access *as = k->accesses.v;
+    for (size_t i = 0; i < k->params.n; i++)
+        for (size_t j = 0; j < k->accesses.n; j++)
+            if (strcmp(as[j].buffer, ps[i].name) == 0) {
+                ps[i].read |= as[j].mode != KM_WRITE;
+                ps[i].written |= as[j].mode != KM_READ;
+            }
+    /* names point into the analysis model, which is freed below: copy them */
+    for (size_t j = 0; j < k->accesses.n; j++)
+        ((km_access *)k->accesses.v)[j].buffer = km__strdup(k, as[j].buffer);
+    for (size_t j = 0; j < k->locals.n; j++) {
+        km_local *l = (km_local *)k->locals.v + j;
+        if (l->base)
+            l->base = km__strdup(k, l->base);
+    }
+    for (size_t j = 0; j < k->atoms.n; j++) {
+        km_atom *a = (km_atom *)k->atoms.v + j;
+        if (a->name)
+            a->name = km__strdup(k, a->name);
+    }
+    rc = HK_OK;
+out:
+    {
+        macro *ms = bp->macros.v;
+        for (size_t i = 0; i < bp->macros.n; i++)
+            if (ms[i].tree)
+                ts_tree_delete(ms[i].tree);
+    }
+    hk_free(bp->env.v);
+    hk_free(bp->macros.v);
+    hk_free(bp->muts.v);
+    hk_free(bp->gs.v);
+    if (bp->tree)
+        ts_tree_delete(bp->tree);
+    if (bp->parser)
+        ts_parser_delete(bp->parser);
+    an_model_free(bp->own_am);
+    hk_free(bp);
+    k->fail = NULL;
+    if (rc) {
+        km_free(k);
+        return rc;
+    }
+    *out = k;
+    return HK_OK;
+}
+
+void km_free(km_kernel *k)
+{
+    if (!k)
+        return;
+    km__vecs_free(k);
+    while (k->arena) {
+        km_block *n = k->arena->next;
+        hk_free(k->arena);
+        k->arena = n;
+    }
+    hk_free(k->name);
+    hk_free(k);
+}

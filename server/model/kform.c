@@ -1,0 +1,503 @@
+/* The kernel model's memory (one arena per model) and its algebra: atoms interned by
+ * their canonical text, forms kept canonical by every operation, so that equal
+ * computations give equal forms whatever their spelling. */
+#include "model/kmodel_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+_Noreturn void km__fail(km_kernel *k, int rc)
+{
+    k->fail_rc = rc;
+    longjmp(*k->fail, 1);
+}
+
+void *km__alloc(km_kernel *k, size_t n)
+{
+    n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    if (n == 0)
+        n = sizeof(max_align_t);
+    km_block *b = k->arena;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > 16384 ? n : 16384;
+        b = hk_malloc(sizeof(*b) + cap);
+        if (!b)
+            km__fail(k, HK_ENOMEM);
+        b->next = k->arena;
+        b->used = 0;
+        b->cap = cap;
+        k->arena = b;
+    }
+    void *p = (char *)b->data + b->used;
+    b->used += n;
+    return p;
+}
+
+char *km__strndup(km_kernel *k, const char *s, size_t n)
+{
+    char *p = km__alloc(k, n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+char *km__strdup(km_kernel *k, const char *s)
+{
+    return km__strndup(k, s, strlen(s));
+}
+
+void *km__push(km_kernel *k, km_vec *v, size_t sz)
+{
+    size_t max = v == &k->atoms ? KM_ATOMS_MAX : KM_ITEMS_MAX;
+    if (v->n >= max)
+        km__fail(k, HK_ETOOBIG);
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 16;
+        void *p = hk_realloc(v->v, cap * sz);
+        if (!p)
+            km__fail(k, HK_ENOMEM);
+        v->v = p;
+        v->cap = cap;
+    }
+    void *item = (char *)v->v + v->n++ * sz;
+    memset(item, 0, sz);
+    return item;
+}
+
+void km__vecs_free(km_kernel *k)
+{
+    km_vec *all[] = {&k->atoms, &k->params, &k->loops, &k->accesses, &k->guards, &k->accs,
+                     &k->locals};
+    for (size_t i = 0; i < HK_ARRAY_LEN(all); i++) {
+        hk_free(all[i]->v);
+        all[i]->v = NULL;
+        all[i]->n = all[i]->cap = 0;
+    }
+}
+
+const km_atom *km__atom_at(const km_kernel *k, uint32_t id)
+{
+    return (const km_atom *)k->atoms.v + id;
+}
+
+uint32_t km__atom(km_kernel *k, const km_atom *proto)
+{
+    const km_atom *as = k->atoms.v;
+    for (size_t i = 0; i < k->atoms.n; i++)
+        if (strcmp(as[i].text, proto->text) == 0)
+            return (uint32_t)i;
+    km_atom *a = km__push(k, &k->atoms, sizeof(km_atom));
+    *a = *proto;
+    a->text = km__strdup(k, proto->text);
+    return (uint32_t)(k->atoms.n - 1);
+}
+
+/* ---- canonical order ------------------------------------------------------------- */
+
+static int cmp_atoms(const km_kernel *k, uint32_t a, uint32_t b)
+{
+    return a == b ? 0 : strcmp(km__atom_at(k, a)->text, km__atom_at(k, b)->text);
+}
+
+/* Constant last; otherwise by the atoms' texts in order, a shorter product first. */
+static int cmp_terms(const km_kernel *k, const km_term *a, const km_term *b)
+{
+    if (a->n == 0 || b->n == 0)
+        return (a->n == 0) - (b->n == 0);
+    for (uint32_t i = 0; i < a->n && i < b->n; i++) {
+        int c = cmp_atoms(k, a->atoms[i], b->atoms[i]);
+        if (c)
+            return c;
+    }
+    return (int)a->n - (int)b->n;
+}
+
+static bool same_atoms(const km_term *a, const km_term *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (uint32_t i = 0; i < a->n; i++)
+        if (a->atoms[i] != b->atoms[i])
+            return false;
+    return true;
+}
+
+/* Sorts, merges and drops zeros in place; returns the form (terms now owned by it). */
+static km_form normalize(km_kernel *k, km_term *t, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)   /* atoms of each term: insertion sort */
+        for (uint32_t a = 1; a < t[i].n; a++)
+            for (uint32_t b = a; b > 0 && cmp_atoms(k, t[i].atoms[b - 1], t[i].atoms[b]) > 0; b--) {
+                uint32_t s = t[i].atoms[b];
+                t[i].atoms[b] = t[i].atoms[b - 1];
+                t[i].atoms[b - 1] = s;
+            }
+    for (uint32_t a = 1; a < n; a++)
+        for (uint32_t b = a; b > 0 && cmp_terms(k, &t[b - 1], &t[b]) > 0; b--) {
+            km_term s = t[b];
+            t[b] = t[b - 1];
+            t[b - 1] = s;
+        }
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (out > 0 && same_atoms(&t[out - 1], &t[i])) {
+            /* wrapping, like the kernel's own integer arithmetic */
+            t[out - 1].coef = (int64_t)((uint64_t)t[out - 1].coef + (uint64_t)t[i].coef);
+            continue;
+        }
+        t[out++] = t[i];
+    }
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < out; i++)
+        if (t[i].coef != 0)
+            t[m++] = t[i];
+    km_form f = {t, m};
+    if (m > KM_TERMS_MAX)
+        return km__opaque(k, "big", NULL, &f, 1);
+    return f;
+}
+
+km_form km__const(km_kernel *k, int64_t c)
+{
+    if (c == 0)
+        return (km_form){NULL, 0};
+    km_term *t = km__alloc(k, sizeof(*t));
+    memset(t, 0, sizeof(*t));
+    t->coef = c;
+    return (km_form){t, 1};
+}
+
+km_form km__of_atom(km_kernel *k, uint32_t id)
+{
+    km_term *t = km__alloc(k, sizeof(*t));
+    memset(t, 0, sizeof(*t));
+    t->coef = 1;
+    t->n = 1;
+    t->atoms[0] = id;
+    return (km_form){t, 1};
+}
+
+km_form km__add(km_kernel *k, km_form a, km_form b)
+{
+    uint32_t n = a.n + b.n;
+    km_term *t = km__alloc(k, sizeof(*t) * (n ? n : 1));
+    if (a.n)
+        memcpy(t, a.t, sizeof(*t) * a.n);
+    if (b.n)
+        memcpy(t + a.n, b.t, sizeof(*t) * b.n);
+    return normalize(k, t, n);
+}
+
+km_form km__scale(km_kernel *k, km_form a, int64_t c)
+{
+    km_term *t = km__alloc(k, sizeof(*t) * (a.n ? a.n : 1));
+    for (uint32_t i = 0; i < a.n; i++) {
+        t[i] = a.t[i];
+        t[i].coef = (int64_t)((uint64_t)t[i].coef * (uint64_t)c);
+    }
+    return normalize(k, t, a.n);
+}
+
+km_form km__sub(km_kernel *k, km_form a, km_form b)
+{
+    return km__add(k, a, km__scale(k, b, -1));
+}
+
+km_form km__mul(km_kernel *k, km_form a, km_form b)
+{
+    uint64_t n = (uint64_t)a.n * b.n;
+    if (n > KM_TERMS_MAX * 4) {
+        km_form args[2] = {a, b};
+        return km__opaque(k, "*", NULL, args, 2);
+    }
+    km_term *t = km__alloc(k, sizeof(*t) * (n ? n : 1));
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < a.n; i++)
+        for (uint32_t j = 0; j < b.n; j++) {
+            if (a.t[i].n + b.t[j].n > KM_DEGREE_MAX) {
+                km_form args[2] = {a, b};
+                return km__opaque(k, "*", NULL, args, 2);
+            }
+            km_term *r = &t[m++];
+            memset(r, 0, sizeof(*r));
+            r->coef = (int64_t)((uint64_t)a.t[i].coef * (uint64_t)b.t[j].coef);
+            r->n = a.t[i].n + b.t[j].n;
+            memcpy(r->atoms, a.t[i].atoms, sizeof(uint32_t) * a.t[i].n);
+            memcpy(r->atoms + a.t[i].n, b.t[j].atoms, sizeof(uint32_t) * b.t[j].n);
+        }
+    return normalize(k, t, m);
+}
+
+bool km__is_const(km_form f, int64_t *c)
+{
+    if (f.n == 0) {
+        *c = 0;
+        return true;
+    }
+    if (f.n == 1 && f.t[0].n == 0) {
+        *c = f.t[0].coef;
+        return true;
+    }
+    return false;
+}
+
+/* ---- printing -------------------------------------------------------------------- */
+
+static int print_term(const km_kernel *k, const km_term *t, bool first, struct hk_buf *b)
+{
+    int rc = HK_OK;
+    int64_t c = t->coef;
+    bool neg = c < 0;
+    uint64_t mag = neg ? (uint64_t)0 - (uint64_t)c : (uint64_t)c;
+    if (!first)
+        rc = hk_buf_appends(b, neg ? " - " : " + ");
+    else if (neg)
+        rc = hk_buf_appends(b, "-");
+    if (rc)
+        return rc;
+    if (t->n == 0 || mag != 1)
+        rc = hk_buf_printf(b, "%llu%s", (unsigned long long)mag, t->n ? "*" : "");
+    for (uint32_t i = 0; rc == HK_OK && i < t->n; i++)
+        rc = hk_buf_printf(b, "%s%s", i ? "*" : "", km__atom_at(k, t->atoms[i])->text);
+    return rc;
+}
+
+int km_form_print(const km_kernel *k, km_form f, struct hk_buf *b)
+{
+    if (f.n == 0)
+        return hk_buf_appends(b, "0");
+    int rc = HK_OK;
+    for (uint32_t i = 0; rc == HK_OK && i < f.n; i++)
+        rc = print_term(k, &f.t[i], i == 0, b);
+    return rc;
+}
+
+void km__form_text(const km_kernel *k, km_form f, char *out, size_t size)
+{
+    struct hk_buf b;
+    hk_buf_init(&b, size > 1 ? size - 1 : 0);
+    km_form_print(k, f, &b);
+    size_t n = b.len < size ? b.len : size - 1;
+    if (b.data)
+        memcpy(out, b.data, n);
+    out[n] = 0;
+    hk_buf_free(&b);
+}
+
+/* ---- opaque atoms ---------------------------------------------------------------- */
+
+static bool commutative(const char *op)
+{
+    static const char *const ops[] = {"max", "min", "==", "!=", "&", "|", "^", "&&", "||"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ops); i++)
+        if (strcmp(op, ops[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool simple(km_form f)
+{
+    return f.n == 0 || (f.n == 1 && (f.t[0].n == 0 || (f.t[0].n == 1 && f.t[0].coef == 1)));
+}
+
+/* Canonical text of one operand into b: parenthesised unless a single atom or constant. */
+static int print_arg(const km_kernel *k, km_form f, bool paren, struct hk_buf *b)
+{
+    int rc = HK_OK;
+    paren = paren && !simple(f);
+    if (paren)
+        rc = hk_buf_appends(b, "(");
+    if (!rc)
+        rc = km_form_print(k, f, b);
+    if (!rc && paren)
+        rc = hk_buf_appends(b, ")");
+    return rc;
+}
+
+km_form km__opaque(km_kernel *k, const char *op, const char *name, const km_form *args,
+                   uint32_t n_args)
+{
+    km_form *own = km__alloc(k, sizeof(km_form) * (n_args ? n_args : 1));
+    for (uint32_t i = 0; i < n_args; i++)
+        own[i] = args[i];
+    struct hk_buf b;
+    hk_buf_init(&b, KM_TEXT_MAX);
+    int rc = HK_OK;
+    if (commutative(op)) {   /* sort operands by their text */
+        char ta[KM_TEXT_MAX], tb[KM_TEXT_MAX];
+        for (uint32_t a = 1; a < n_args; a++)
+            for (uint32_t c = a; c > 0; c--) {
+                km__form_text(k, own[c - 1], ta, KM_TEXT_MAX);
+                km__form_text(k, own[c], tb, KM_TEXT_MAX);
+                if (strcmp(ta, tb) <= 0)
+                    break;
+                km_form s = own[c];
+                own[c] = own[c - 1];
+                own[c - 1] = s;
+            }
+    }
+    bool fn = strcmp(op, "call") == 0 || strcmp(op, "max") == 0 || strcmp(op, "min") == 0 ||
+              strcmp(op, "ceildiv") == 0 || strcmp(op, "big") == 0;
+    if (fn) {
+        rc = hk_buf_printf(&b, "%s(", name ? name : op);
+        for (uint32_t i = 0; rc == HK_OK && i < n_args; i++) {
+            if (i)
+                rc = hk_buf_appends(&b, ", ");
+            if (!rc)
+                rc = km_form_print(k, own[i], &b);
+        }
+        if (!rc)
+            rc = hk_buf_appends(&b, ")");
+    } else if (strcmp(op, "?:") == 0 && n_args == 3) {
+        rc = hk_buf_appends(&b, "(");
+        for (uint32_t i = 0; rc == HK_OK && i < 3; i++) {
+            if (i)
+                rc = hk_buf_appends(&b, i == 1 ? " ? " : " : ");
+            if (!rc)
+                rc = print_arg(k, own[i], true, &b);
+        }
+        if (!rc)
+            rc = hk_buf_appends(&b, ")");
+    } else if (n_args == 1) {
+        rc = hk_buf_appends(&b, op);
+        if (!rc)
+            rc = print_arg(k, own[0], true, &b);
+    } else {
+        rc = hk_buf_appends(&b, "(");
+        for (uint32_t i = 0; rc == HK_OK && i < n_args; i++) {
+            if (i)
+                rc = hk_buf_printf(&b, " %s ", op);
+            if (!rc)
+                rc = print_arg(k, own[i], true, &b);
+        }
+        if (!rc)
+            rc = hk_buf_appends(&b, ")");
+    }
+    if (rc) {
+        hk_buf_free(&b);
+        km__fail(k, rc);
+    }
+    km_atom proto = {.kind = KM_ATOM_OPAQUE, .text = b.data, .op = km__strdup(k, op),
+                     .name = name ? km__strdup(k, name) : NULL, .args = own,
+                     .n_args = n_args, .axis = -1, .loop = -1};
+    uint32_t id = km__atom(k, &proto);
+    hk_buf_free(&b);
+    return km__of_atom(k, id);
+}
+
+km_form km__read_atom(km_kernel *k, const char *buffer, km_form index)
+{
+    struct hk_buf b;
+    hk_buf_init(&b, KM_TEXT_MAX);
+    int rc = hk_buf_printf(&b, "%s[", buffer);
+    if (!rc)
+        rc = km_form_print(k, index, &b);
+    if (!rc)
+        rc = hk_buf_appends(&b, "]");
+    if (rc) {
+        hk_buf_free(&b);
+        km__fail(k, rc);
+    }
+    km_form *arg = km__alloc(k, sizeof(km_form));
+    *arg = index;
+    km_atom proto = {.kind = KM_ATOM_READ, .text = b.data, .name = km__strdup(k, buffer),
+                     .args = arg, .n_args = 1, .axis = -1, .loop = -1};
+    uint32_t id = km__atom(k, &proto);
+    hk_buf_free(&b);
+    return km__of_atom(k, id);
+}
+
+km_form km__drop_grid_counters(km_kernel *k, km_form f)
+{
+    km_term *t = km__alloc(k, sizeof(*t) * (f.n ? f.n : 1));
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < f.n; i++) {
+        bool grid = false;
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = km__atom_at(k, f.t[i].atoms[j]);
+            grid |= a->kind == KM_ATOM_LOOP && a->text[1] == 'G';
+        }
+        if (!grid)
+            t[m++] = f.t[i];
+    }
+    return normalize(k, t, m);
+}
+
+/* ---- public form queries ---------------------------------------------------------- */
+
+bool km_form_equal(km_form a, km_form b)
+{
+    if (a.n != b.n)
+        return false;
+    for (uint32_t i = 0; i < a.n; i++)
+        if (a.t[i].coef != b.t[i].coef || !same_atoms(&a.t[i], &b.t[i]))
+            return false;
+    return true;
+}
+
+static bool atom_mentions(const km_kernel *k, uint32_t id, uint32_t target, int depth)
+{
+    if (id == target)
+        return true;
+    const km_atom *a = km__atom_at(k, id);
+    if (depth > 64)
+        return false;
+    for (uint32_t i = 0; i < a->n_args; i++)
+        for (uint32_t t = 0; t < a->args[i].n; t++)
+            for (uint32_t j = 0; j < a->args[i].t[t].n; j++)
+                if (atom_mentions(k, a->args[i].t[t].atoms[j], target, depth + 1))
+                    return true;
+    return false;
+}
+
+bool km_form_mentions(const km_kernel *k, km_form f, uint32_t atom)
+{
+    for (uint32_t t = 0; t < f.n; t++)
+        for (uint32_t j = 0; j < f.t[t].n; j++)
+            if (atom_mentions(k, f.t[t].atoms[j], atom, 0))
+                return true;
+    return false;
+}
+
+bool km_form_mentions_kind(const km_kernel *k, km_form f, enum km_atom_kind kind, int axis)
+{
+    for (size_t i = 0; i < k->atoms.n; i++) {
+        const km_atom *a = km__atom_at(k, (uint32_t)i);
+        if (a->kind == kind && (axis < 0 || a->axis == axis) &&
+            km_form_mentions(k, f, (uint32_t)i))
+            return true;
+    }
+    return false;
+}
+
+bool km_form_value(const km_kernel *k, km_form f, int64_t *v)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < f.n; i++) {
+        uint64_t p = (uint64_t)f.t[i].coef;
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = km__atom_at(k, f.t[i].atoms[j]);
+            if (a->kind != KM_ATOM_CONST || !a->has_value)
+                return false;
+            p *= (uint64_t)a->value;
+        }
+        sum += p;
+    }
+    *v = (int64_t)sum;
+    return true;
+}
+
+bool km_builtin_atom(const km_kernel *k, enum km_atom_kind kind, int axis, uint32_t *id)
+{
+    for (size_t i = 0; i < k->atoms.n; i++) {
+        const km_atom *a = km__atom_at(k, (uint32_t)i);
+        if (a->kind == kind && a->axis == axis) {
+            *id = (uint32_t)i;
+            return true;
+        }
+    }
+    return false;
+}

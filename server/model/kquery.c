@@ -1,0 +1,378 @@
+/* What rewrites ask of a built kernel model, and its canonical dump. Read-only. */
+#include "model/kmodel_int.h"
+
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+const char *km_name(const km_kernel *k)
+{
+    return k->name;
+}
+
+#define VEC(T, field)                     \
+    do {                                  \
+        *n = k->field.n;                  \
+        return (const T *)k->field.v;     \
+    } while (0)
+
+const km_atom *km_atoms(const km_kernel *k, size_t *n) { VEC(km_atom, atoms); }
+const km_param *km_params(const km_kernel *k, size_t *n) { VEC(km_param, params); }
+const km_loop *km_loops(const km_kernel *k, size_t *n) { VEC(km_loop, loops); }
+const km_access *km_accesses(const km_kernel *k, size_t *n) { VEC(km_access, accesses); }
+const km_guard *km_guards(const km_kernel *k, size_t *n) { VEC(km_guard, guards); }
+const km_accumulator *km_accumulators(const km_kernel *k, size_t *n) { VEC(km_accumulator, accs); }
+const km_local *km_locals(const km_kernel *k, size_t *n) { VEC(km_local, locals); }
+
+size_t km_barriers(const km_kernel *k)
+{
+    return k->barriers;
+}
+
+const char *km_op_name(enum km_op op)
+{
+    switch (op) {
+    case KM_OP_NONE: return "none";
+    case KM_OP_SUM: return "sum";
+    case KM_OP_PRODUCT: return "product";
+    case KM_OP_MAX: return "max";
+    case KM_OP_MIN: return "min";
+    case KM_OP_EXCHANGE: return "exchange";
+    case KM_OP_BITWISE: return "bitwise";
+    case KM_OP_OTHER: return "other";
+    }
+    return "?";
+}
+
+/* ---- queries --------------------------------------------------------------------- */
+
+enum km_stride km_access_stride_tx(const km_kernel *k, const km_access *a, int64_t *stride)
+{
+    if (stride)
+        *stride = 0;
+    uint32_t tx;
+    if (!km_builtin_atom(k, KM_ATOM_THREAD_IDX, 0, &tx) || !km_form_mentions(k, a->element, tx))
+        return KM_STRIDE_BROADCAST;
+    uint64_t coef = 0;
+    bool known = true, any = false;
+    for (uint32_t i = 0; i < a->element.n; i++) {
+        const km_term *t = &a->element.t[i];
+        uint32_t hits = 0;
+        uint64_t p = (uint64_t)t->coef;
+        for (uint32_t j = 0; j < t->n; j++) {
+            if (t->atoms[j] == tx) {
+                hits++;
+                continue;
+            }
+            const km_atom *at = km__atom_at(k, t->atoms[j]);
+            km_term single = {.coef = 1, .n = 1, .atoms = {t->atoms[j]}};
+            if (km_form_mentions(k, (km_form){&single, 1}, tx))
+                return KM_STRIDE_UNKNOWN;   /* threadIdx.x inside i / n, A[tx], ... */
+            if (at->kind == KM_ATOM_CONST && at->has_value)
+                p *= (uint64_t)at->value;
+            else
+                known = false;
+        }
+        if (hits > 1)
+            return KM_STRIDE_UNKNOWN;
+        if (hits == 1) {
+            coef += p;
+            any = true;
+        }
+    }
+    if (!any)
+        return KM_STRIDE_BROADCAST;
+    if (known && coef == 1)
+        return KM_STRIDE_CONTIGUOUS;
+    if (known && coef == 0)
+        return KM_STRIDE_BROADCAST;
+    if (known && stride)
+        *stride = (int64_t)coef;
+    return KM_STRIDE_STRIDED;
+}
+
+bool km_access_invariant_in(const km_kernel *k, const km_access *a, size_t loop)
+{
+    if (loop >= k->loops.n)
+        return false;
+    bool in = false;
+    for (uint32_t i = 0; i < a->n_loops; i++)
+        in |= a->loops[i] == loop;
+    const km_loop *l = (const km_loop *)k->loops.v + loop;
+    return in && !km_form_mentions(k, a->index, l->counter);
+}
+
+const km_access *km_output_map(const km_kernel *k, const char *buffer)
+{
+    const km_access *as = k->accesses.v;
+    for (size_t i = 0; i < k->accesses.n; i++)
+        if (as[i].mode != KM_READ && as[i].space == KM_SPACE_GLOBAL &&
+            strcmp(as[i].buffer, buffer) == 0)
+            return &as[i];
+    return NULL;
+}
+
+static bool combining(enum km_op op)
+{
+    return op == KM_OP_SUM || op == KM_OP_PRODUCT || op == KM_OP_MAX || op == KM_OP_MIN ||
+           op == KM_OP_BITWISE;
+}
+
+bool km_is_reduction(const km_kernel *k, enum km_op *op)
+{
+    const km_accumulator *ac = k->accs.v;
+    for (size_t i = 0; i < k->accs.n; i++)
+        if (ac[i].loop >= 0 && combining(ac[i].op)) {
+            if (op)
+                *op = ac[i].op;
+            return true;
+        }
+    const km_access *as = k->accesses.v;
+    for (size_t i = 0; i < k->accesses.n; i++) {
+        const km_access *a = &as[i];
+        if (a->mode != KM_RMW || !combining(a->op))
+            continue;
+        bool across = a->atomic ||
+                      (a->n_loops > 0 && km_access_invariant_in(k, a, a->loops[a->n_loops - 1]));
+        if (across) {
+            if (op)
+                *op = a->op;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool km_form_is_global_index(const km_kernel *k, km_form f, int axis)
+{
+    uint32_t bd, bi, ti;
+    if (!km_builtin_atom(k, KM_ATOM_BLOCK_DIM, axis, &bd) ||
+        !km_builtin_atom(k, KM_ATOM_BLOCK_IDX, axis, &bi) ||
+        !km_builtin_atom(k, KM_ATOM_THREAD_IDX, axis, &ti) || f.n != 2)
+        return false;
+    bool prod = false, tid = false;
+    for (uint32_t i = 0; i < 2; i++) {
+        const km_term *t = &f.t[i];
+        if (t->coef != 1)
+            return false;
+        if (t->n == 2 && ((t->atoms[0] == bd && t->atoms[1] == bi) ||
+                          (t->atoms[0] == bi && t->atoms[1] == bd)))
+            prod = true;
+        else if (t->n == 1 && t->atoms[0] == ti)
+            tid = true;
+    }
+    return prod && tid;
+}
+
+/* ---- the dump -------------------------------------------------------------------- */
+
+static const char *loop_kind(enum km_loop_kind kind)
+{
+    switch (kind) {
+    case KM_LOOP_AFFINE: return "affine";
+    case KM_LOOP_GRID_STRIDE: return "grid-stride";
+    case KM_LOOP_BLOCK_STRIDE: return "block-stride";
+    case KM_LOOP_GEOMETRIC: return "geometric";
+    case KM_LOOP_OTHER: return "other";
+    }
+    return "?";
+}
+
+static bool grid_loop(const km_kernel *k, uint32_t i)
+{
+    return ((const km_loop *)k->loops.v)[i].kind == KM_LOOP_GRID_STRIDE;
+}
+
+/* The loop's name in the dump: L<n> counting the loops shown. */
+static int loop_ref(const km_kernel *k, unsigned flags, long i, struct hk_buf *b)
+{
+    if (i < 0 || ((flags & KM_DUMP_ELEMENTS) && grid_loop(k, (uint32_t)i)))
+        return hk_buf_appends(b, "-");
+    long n = 0;
+    for (long j = 0; j < i; j++)
+        n += !((flags & KM_DUMP_ELEMENTS) && grid_loop(k, (uint32_t)j));
+    return hk_buf_printf(b, "L%ld", n);
+}
+
+static int ids(const km_kernel *k, unsigned flags, const char *label, const uint32_t *v,
+               uint32_t n, bool loops, struct hk_buf *b)
+{
+    int rc = hk_buf_printf(b, " %s=", label);
+    bool any = false;
+    for (uint32_t i = 0; rc == HK_OK && i < n; i++) {
+        if (loops && (flags & KM_DUMP_ELEMENTS) && grid_loop(k, v[i]))
+            continue;
+        if (any)
+            rc = hk_buf_appends(b, ",");
+        if (!rc)
+            rc = loops ? loop_ref(k, flags, v[i], b) : hk_buf_printf(b, "g%u", v[i]);
+        any = true;
+    }
+    if (!rc && !any)
+        rc = hk_buf_appends(b, "-");
+    return rc;
+}
+
+static const char *mode_name(enum km_mode m)
+{
+    return m == KM_READ ? "read" : m == KM_WRITE ? "write" : "rmw";
+}
+
+static const char *space_name(enum km_space s)
+{
+    return s == KM_SPACE_GLOBAL ? "global" : s == KM_SPACE_SHARED ? "shared"
+                                           : s == KM_SPACE_LOCAL ? "local" : "other";
+}
+
+static int dump_access(const km_kernel *k, unsigned flags, const km_access *a, struct hk_buf *b)
+{
+    int rc = hk_buf_printf(b, "access %s %s %s[", mode_name(a->mode), space_name(a->space),
+                           a->buffer);
+    if (!rc)
+        rc = km_form_print(k, (flags & KM_DUMP_ELEMENTS) ? a->element : a->index, b);
+    if (!rc)
+        rc = hk_buf_appends(b, "]");
+    if (!rc && a->atomic)
+        rc = hk_buf_appends(b, " atomic");
+    if (!rc && a->mode == KM_RMW)
+        rc = hk_buf_printf(b, " op=%s", km_op_name(a->op));
+    if (!rc)
+        rc = ids(k, flags, "loops", a->loops, a->n_loops, true, b);
+    if (!rc)
+        rc = ids(k, flags, "guards", a->guards, a->n_guards, false, b);
+    if (!rc) {
+        int64_t s;
+        enum km_stride st = km_access_stride_tx(k, a, &s);
+        static const char *const names[] = {"broadcast", "contiguous", "strided", "unknown"};
+        rc = hk_buf_printf(b, " tx=%s", names[st]);
+        if (!rc && st == KM_STRIDE_STRIDED && s)
+            rc = hk_buf_printf(b, "(%lld)", (long long)s);
+    }
+    if (!rc) {   /* reuse: loops whose iterations touch the same element */
+        uint32_t inv[64], ni = 0;
+        for (uint32_t i = 0; i < a->n_loops && ni < 64; i++)
+            if (km_access_invariant_in(k, a, a->loops[i]))
+                inv[ni++] = a->loops[i];
+        rc = ids(k, flags, "reuse", inv, ni, true, b);
+    }
+    if (!rc && a->mode != KM_READ) {
+        rc = hk_buf_appends(b, " value=");
+        if (!rc)
+            rc = km_form_print(k, a->value, b);
+    }
+    if (!rc)
+        rc = hk_buf_appends(b, "\n");
+    return rc;
+}
+
+int km_dump(const km_kernel *k, unsigned flags, struct hk_buf *b)
+{
+    int rc = hk_buf_printf(b, "kernel %s\n", k->name);
+    const km_param *ps = k->params.v;
+    for (size_t i = 0; rc == HK_OK && i < k->params.n; i++) {
+        if (ps[i].pointer)
+            rc = hk_buf_printf(b, "param %s: %s*%s%s%s\n", ps[i].name, ps[i].elem_type,
+                               ps[i].is_const ? " const" : "", ps[i].read ? " read" : "",
+                               ps[i].written ? " written" : "");
+        else
+            rc = hk_buf_printf(b, "param %s: scalar\n", ps[i].name);
+    }
+    const km_local *ls = k->locals.v;
+    for (size_t i = 0; rc == HK_OK && i < k->locals.n; i++) {
+        if (ls[i].kind != KM_LOCAL_ARRAY)
+            continue;
+        rc = hk_buf_printf(b, "array %s %s [", ls[i].name, space_name(ls[i].space));
+        if (!rc)
+            rc = ls[i].form.n || ls[i].space != KM_SPACE_SHARED ? km_form_print(k, ls[i].form, b)
+                                                                : hk_buf_appends(b, "extern");
+        if (!rc)
+            rc = hk_buf_appends(b, "]\n");
+    }
+    const km_loop *lp = k->loops.v;
+    for (size_t i = 0; rc == HK_OK && i < k->loops.n; i++) {
+        if ((flags & KM_DUMP_ELEMENTS) && lp[i].kind == KM_LOOP_GRID_STRIDE)
+            continue;
+        rc = hk_buf_appends(b, "loop ");
+        if (!rc)
+            rc = loop_ref(k, flags, (long)i, b);
+        if (!rc)
+            rc = hk_buf_printf(b, " %s %s", loop_kind(lp[i].kind),
+                               ((const km_atom *)k->atoms.v)[lp[i].counter].text);
+        if (!rc && lp[i].kind != KM_LOOP_OTHER) {
+            rc = hk_buf_appends(b, " start=");
+            if (!rc)
+                rc = km_form_print(k, lp[i].start, b);
+            if (!rc && lp[i].kind != KM_LOOP_GEOMETRIC) {
+                rc = hk_buf_appends(b, " step=");
+                if (!rc)
+                    rc = km_form_print(k, lp[i].step, b);
+            }
+            if (!rc && lp[i].cmp) {
+                rc = hk_buf_printf(b, " while %s ", lp[i].cmp);
+                if (!rc)
+                    rc = km_form_print(k, lp[i].bound, b);
+            }
+            if (!rc && lp[i].has_trip) {
+                rc = hk_buf_appends(b, " trip=");
+                if (!rc)
+                    rc = km_form_print(k, lp[i].trip, b);
+            }
+        }
+        if (!rc) {
+            rc = hk_buf_appends(b, " in=");
+            if (!rc)
+                rc = loop_ref(k, flags, lp[i].parent, b);
+        }
+        if (!rc)
+            rc = hk_buf_appends(b, "\n");
+    }
+    const km_guard *gs = k->guards.v;
+    for (size_t i = 0; rc == HK_OK && i < k->guards.n; i++) {
+        rc = hk_buf_printf(b, "guard g%zu: ", i);
+        if (!rc)
+            rc = km_form_print(k, gs[i].lhs, b);
+        if (!rc)
+            rc = hk_buf_printf(b, " %s ", gs[i].op);
+        if (!rc)
+            rc = km_form_print(k, gs[i].rhs, b);
+        if (!rc)
+            rc = hk_buf_appends(b, "\n");
+    }
+    const km_accumulator *ac = k->accs.v;
+    for (size_t i = 0; rc == HK_OK && i < k->accs.n; i++) {
+        rc = hk_buf_printf(b, "acc $acc%zu: %s init=", i, km_op_name(ac[i].op));
+        if (!rc)
+            rc = km_form_print(k, ac[i].init, b);
+        if (!rc)
+            rc = hk_buf_appends(b, " operand=");
+        if (!rc)
+            rc = km_form_print(k, ac[i].operand, b);
+        if (!rc)
+            rc = hk_buf_appends(b, " loop=");
+        if (!rc)
+            rc = loop_ref(k, flags, ac[i].loop, b);
+        if (!rc)
+            rc = hk_buf_printf(b, " updates=%u\n", ac[i].n_updates);
+    }
+    const km_access *as = k->accesses.v;
+    for (size_t i = 0; rc == HK_OK && i < k->accesses.n; i++)
+        rc = dump_access(k, flags, &as[i], b);
+    for (size_t i = 0; rc == HK_OK && i < k->params.n; i++) {
+        const km_access *o = ps[i].pointer ? km_output_map(k, ps[i].name) : NULL;
+        if (!o)
+            continue;
+        rc = hk_buf_printf(b, "out %s[", o->buffer);
+        if (!rc)
+            rc = km_form_print(k, o->element, b);
+        if (!rc)
+            rc = hk_buf_appends(b, "]");
+        if (!rc)
+            rc = ids(k, flags, "loops", o->loops, o->n_loops, true, b);
+        if (!rc)
+            rc = hk_buf_appends(b, "\n");
+    }
+    if (!rc)
+        rc = hk_buf_printf(b, "barriers %zu\n", k->barriers);
+    return rc;
+}
