@@ -79,6 +79,7 @@ typedef struct {
     int depth;
     int macro_depth;
     int quiet;             /* >0: evaluate without recording accesses */
+    int plain;             /* >0: a misread `<` leaf is its builtin (misread_less) */
     uint32_t line;         /* line of the statement being walked */
     uint32_t n_lcount, n_gcount, n_vars;
 } kb;
@@ -337,6 +338,7 @@ static void guard_push(kb *b, km_form lhs, const char *op, km_form rhs, uint32_t
 /* ---- expressions ---------------------------------------------------------------- */
 
 static km_form eval(kb *b, const char *src, TSNode n);
+static km_form eval_plain(kb *b, const char *src, TSNode n);
 static void walk(kb *b, const char *src, TSNode n);
 
 static TSNode first_named(TSNode n)
@@ -353,8 +355,44 @@ static TSNode unparen(TSNode n)
     return n;
 }
 
+/* tree-sitter-cuda reads `threadIdx.x < n` as the start of a template method call
+ * (x<n ...>, with a MISSING '>'), and `i + threadIdx.x < n` as i + (that). The leaf on the
+ * right spine of n that holds such a misread, if any. */
+static bool misread_less(const char *src, TSNode n, TSNode *leaf)
+{
+    static const char *const objs[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+    while (is(n, "binary_expression"))
+        n = field(n, "right");
+    if (!is(n, "field_expression") || !is(field(n, "field"), "template_method"))
+        return false;
+    TSNode a = field(n, "argument");
+    for (size_t i = 0; i < HK_ARRAY_LEN(objs); i++)
+        if (is(a, "identifier") && name_is(src, a, objs[i])) {
+            *leaf = n;
+            return true;
+        }
+    return false;
+}
+
 static bool builtin(kb *b, const char *src, TSNode n, km_form *out)
 {
+    if (is(n, "field_expression") && is(field(n, "field"), "template_method")) {
+        /* the misread leaf: argument . name */
+        static const char *const objs[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+        static const enum km_atom_kind kinds[] = {KM_ATOM_THREAD_IDX, KM_ATOM_BLOCK_IDX,
+                                                  KM_ATOM_BLOCK_DIM, KM_ATOM_GRID_DIM};
+        TSNode a = field(n, "argument"), nm = field(field(n, "field"), "name");
+        for (int i = 0; i < 4; i++)
+            for (int ax = 0; ax < 3; ax++) {
+                char f[2] = {"xyz"[ax], 0}, t[32];
+                if (name_is(src, a, objs[i]) && name_is(src, nm, f)) {
+                    snprintf(t, sizeof(t), "%s.%c", objs[i], "xyz"[ax]);
+                    *out = named(b, kinds[i], km__strdup(b->k, t), ax);
+                    return true;
+                }
+            }
+        return false;
+    }
     static const char *const objs[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
     static const enum km_atom_kind kinds[] = {KM_ATOM_THREAD_IDX, KM_ATOM_BLOCK_IDX,
                                               KM_ATOM_BLOCK_DIM, KM_ATOM_GRID_DIM};
@@ -817,8 +855,27 @@ static km_form call(kb *b, const char *src, TSNode n)
     return km__opaque(b->k, "call", name, av, m);
 }
 
+static km_form ident(kb *b, const char *src, TSNode n);
+
+/* The right operand of a misread `<`: the template argument text. */
+static km_form misread_rhs(kb *b, const char *src, TSNode leaf)
+{
+    TSNode args = field(field(leaf, "field"), "arguments");
+    TSNode d = first_named(args);
+    if (is(d, "type_descriptor"))
+        d = first_named(d);
+    if (is(d, "type_identifier"))
+        return ident(b, src, d);
+    return ts_node_is_null(d) ? (km_form){0} : eval(b, src, d);
+}
+
 static km_form binary(kb *b, const char *src, TSNode n)
 {
+    TSNode leaf;
+    if (!b->plain && misread_less(src, n, &leaf)) {
+        km_form a[2] = {eval_plain(b, src, n), misread_rhs(b, src, leaf)};
+        return km__opaque(b->k, "<", NULL, a, 2);
+    }
     const char *op = op_of(n);
     km_form l = eval(b, src, field(n, "left"));
     km_form r = eval(b, src, field(n, "right"));
@@ -849,6 +906,15 @@ static km_form binary(kb *b, const char *src, TSNode n)
     return km__opaque(b->k, op, NULL, args, 2);
 }
 
+/* n with its misread leaf taken as the builtin alone (the left side of the `<`). */
+static km_form eval_plain(kb *b, const char *src, TSNode n)
+{
+    b->plain++;
+    km_form r = eval(b, src, n);
+    b->plain--;
+    return r;
+}
+
 static km_form eval(kb *b, const char *src, TSNode n)
 {
     if (ts_node_is_null(n))
@@ -867,7 +933,11 @@ static km_form eval(kb *b, const char *src, TSNode n)
     } else if (strcmp(t, "false") == 0 || strcmp(t, "null") == 0 || strcmp(t, "nullptr") == 0) {
         r = (km_form){0};
     } else if (strcmp(t, "field_expression") == 0) {
-        if (!builtin(b, src, n, &r)) {
+        TSNode leaf;
+        if (!b->plain && misread_less(src, n, &leaf)) {
+            km_form a[2] = {eval_plain(b, src, n), misread_rhs(b, src, leaf)};
+            r = km__opaque(b->k, "<", NULL, a, 2);
+        } else if (!builtin(b, src, n, &r)) {
             (void)eval(b, src, field(n, "argument"));
             r = literal(b, nsqueeze(b, src, n));
         }
@@ -977,14 +1047,28 @@ static void guards(kb *b, const char *src, TSNode n, bool neg, uint32_t line)
         return;
     }
     static const char *const rel[] = {"<", "<=", ">", ">=", "==", "!="};
-    if (is(n, "binary_expression") && in_list(op, rel, HK_ARRAY_LEN(rel))) {
-        km_form l = eval(b, src, field(n, "left")), r = eval(b, src, field(n, "right"));
+    TSNode leaf;
+    bool misread = misread_less(src, n, &leaf);
+    if (misread || (is(n, "binary_expression") && in_list(op, rel, HK_ARRAY_LEN(rel)))) {
+        km_form l, r;
+        if (misread) {
+            l = eval_plain(b, src, n);
+            r = misread_rhs(b, src, leaf);
+            op = "<";
+        } else {
+            l = eval(b, src, field(n, "left"));
+            r = eval(b, src, field(n, "right"));
+        }
         /* to l < r, l <= r, l == r, l != r, negation applied */
         bool swap = op[0] == '>';
         bool strict = strcmp(op, "<") == 0 || strcmp(op, ">") == 0;
         if (op[0] == '=' || op[0] == '!') {
             bool eq = (op[0] == '=') != neg;
-            guard_push(b, l, eq ? "==" : "!=", r, line);
+            char tl[KM_TEXT_MAX], tr[KM_TEXT_MAX];   /* symmetric: operands in text order */
+            km__form_text(b->k, l, tl, sizeof(tl));
+            km__form_text(b->k, r, tr, sizeof(tr));
+            bool sw = strcmp(tl, tr) > 0;
+            guard_push(b, sw ? r : l, eq ? "==" : "!=", sw ? l : r, line);
             return;
         }
         if (neg) {   /* !(l < r) is r <= l */
@@ -1588,6 +1672,14 @@ int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, 
                 ps[i].read |= as[j].mode != KM_WRITE;
                 ps[i].written |= as[j].mode != KM_READ;
             }
+    for (size_t j = 0; j < k->accesses.n; j++) {
+        km_access *a = (km_access *)k->accesses.v + j;
+        a->element_value = km__drop_grid_counters(k, a->value);
+    }
+    for (size_t j = 0; j < k->accs.n; j++) {
+        km_accumulator *a = (km_accumulator *)k->accs.v + j;
+        a->element_operand = km__drop_grid_counters(k, a->operand);
+    }
     /* names point into the analysis model, which is freed below: copy them */
     for (size_t j = 0; j < k->accesses.n; j++)
         ((km_access *)k->accesses.v)[j].buffer = km__strdup(k, as[j].buffer);

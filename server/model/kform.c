@@ -410,20 +410,73 @@ km_form km__read_atom(km_kernel *k, const char *buffer, km_form index)
     return km__of_atom(k, id);
 }
 
-km_form km__drop_grid_counters(km_kernel *k, km_form f)
+static bool grid_counter(const km_atom *a)
+{
+    return a->kind == KM_ATOM_LOOP && a->text[1] == 'G';
+}
+
+static bool mentions_grid(const km_kernel *k, km_form f, int depth);
+
+static bool atom_mentions_grid(const km_kernel *k, uint32_t id, int depth)
+{
+    const km_atom *a = km__atom_at(k, id);
+    if (grid_counter(a))
+        return true;
+    for (uint32_t i = 0; depth < 64 && i < a->n_args; i++)
+        if (mentions_grid(k, a->args[i], depth + 1))
+            return true;
+    return false;
+}
+
+static bool mentions_grid(const km_kernel *k, km_form f, int depth)
+{
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++)
+            if (atom_mentions_grid(k, f.t[i].atoms[j], depth))
+                return true;
+    return false;
+}
+
+static km_form drop(km_kernel *k, km_form f, int depth);
+
+/* The atom with grid counters at 0 inside its operands. */
+static uint32_t drop_atom(km_kernel *k, uint32_t id, int depth)
+{
+    const km_atom *a = km__atom_at(k, id);
+    if (depth > 64 || !a->n_args || !atom_mentions_grid(k, id, depth))
+        return id;
+    km_form args[16];
+    uint32_t n = a->n_args < 16 ? a->n_args : 16;
+    for (uint32_t i = 0; i < n; i++)
+        args[i] = drop(k, km__atom_at(k, id)->args[i], depth + 1);
+    a = km__atom_at(k, id);   /* the table may have moved */
+    km_form r = a->kind == KM_ATOM_READ ? km__read_atom(k, a->name, args[0])
+                                        : km__opaque(k, a->op, a->name, args, n);
+    return r.t[0].atoms[0];
+}
+
+static km_form drop(km_kernel *k, km_form f, int depth)
 {
     km_term *t = km__alloc(k, sizeof(*t) * (f.n ? f.n : 1));
     uint32_t m = 0;
     for (uint32_t i = 0; i < f.n; i++) {
-        bool grid = false;
-        for (uint32_t j = 0; j < f.t[i].n; j++) {
-            const km_atom *a = km__atom_at(k, f.t[i].atoms[j]);
-            grid |= a->kind == KM_ATOM_LOOP && a->text[1] == 'G';
+        bool gone = false;
+        km_term r = f.t[i];
+        for (uint32_t j = 0; j < r.n && !gone; j++) {
+            if (grid_counter(km__atom_at(k, r.atoms[j])))
+                gone = true;
+            else
+                r.atoms[j] = drop_atom(k, r.atoms[j], depth);
         }
-        if (!grid)
-            t[m++] = f.t[i];
+        if (!gone)
+            t[m++] = r;
     }
     return normalize(k, t, m);
+}
+
+km_form km__drop_grid_counters(km_kernel *k, km_form f)
+{
+    return mentions_grid(k, f, 0) ? drop(k, f, 0) : f;
 }
 
 /* ---- public form queries ---------------------------------------------------------- */

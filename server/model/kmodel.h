@@ -114,6 +114,7 @@ typedef struct {
                            * handles first; equal to index outside grid-stride loops */
     km_form value;        /* WRITE: the value stored; RMW: the operand (v of x += v, or
                            * the whole new value when op is OTHER); READ: empty */
+    km_form element_value;/* value with grid-stride counters at 0 (as element) */
     const uint32_t *loops;/* enclosing loops, outermost first */
     uint32_t n_loops;
     const uint32_t *guards; /* guards in force, outermost first */
@@ -137,6 +138,7 @@ typedef struct {
     enum km_op op;        /* OTHER when updates disagree or are not a pure combination */
     km_form init;
     km_form operand;      /* what the (first) update combines in */
+    km_form element_operand; /* operand with grid-stride counters at 0 */
     long loop;            /* innermost loop of the (first) update, or -1 */
     uint32_t n_updates;
     uint32_t line;        /* of the declaration */

@@ -59,6 +59,7 @@ enum km_stride km_access_stride_tx(const km_kernel *k, const km_access *a, int64
     for (uint32_t i = 0; i < a->element.n; i++) {
         const km_term *t = &a->element.t[i];
         uint32_t hits = 0;
+        bool term_known = true;
         uint64_t p = (uint64_t)t->coef;
         for (uint32_t j = 0; j < t->n; j++) {
             if (t->atoms[j] == tx) {
@@ -72,12 +73,13 @@ enum km_stride km_access_stride_tx(const km_kernel *k, const km_access *a, int64
             if (at->kind == KM_ATOM_CONST && at->has_value)
                 p *= (uint64_t)at->value;
             else
-                known = false;
+                term_known = false;
         }
         if (hits > 1)
             return KM_STRIDE_UNKNOWN;
         if (hits == 1) {
             coef += p;
+            known &= term_known;
             any = true;
         }
     }
@@ -259,7 +261,7 @@ static int dump_access(const km_kernel *k, unsigned flags, const km_access *a, s
     if (!rc && a->mode != KM_READ) {
         rc = hk_buf_appends(b, " value=");
         if (!rc)
-            rc = km_form_print(k, a->value, b);
+            rc = km_form_print(k, (flags & KM_DUMP_ELEMENTS) ? a->element_value : a->value, b);
     }
     if (!rc)
         rc = hk_buf_appends(b, "\n");
@@ -347,7 +349,8 @@ int km_dump(const km_kernel *k, unsigned flags, struct hk_buf *b)
         if (!rc)
             rc = hk_buf_appends(b, " operand=");
         if (!rc)
-            rc = km_form_print(k, ac[i].operand, b);
+            rc = km_form_print(k, (flags & KM_DUMP_ELEMENTS) ? ac[i].element_operand
+                                                             : ac[i].operand, b);
         if (!rc)
             rc = hk_buf_appends(b, " loop=");
         if (!rc)
