@@ -1711,6 +1711,8 @@ out:
         ts_parser_delete(bp->parser);
     an_model_free(bp->own_am);
     hk_free(bp);
+    hk_free(k->scratch);
+    k->scratch = NULL;
     k->fail = NULL;
     if (rc) {
         km_free(k);

@@ -83,6 +83,8 @@ const km_atom *km__atom_at(const km_kernel *k, uint32_t id)
     return (const km_atom *)k->atoms.v + id;
 }
 
+/* proto->text may be k->scratch: it is copied into the arena before anything can fail
+ * here, and the failure exit frees it when the copy itself fails. */
 uint32_t km__atom(km_kernel *k, const km_atom *proto)
 {
     const km_atom *as = k->atoms.v;
@@ -380,10 +382,12 @@ km_form km__opaque(km_kernel *k, const char *op, const char *name, const km_form
         hk_buf_free(&b);
         km__fail(k, rc);
     }
+    k->scratch = b.data;
     km_atom proto = {.kind = KM_ATOM_OPAQUE, .text = b.data, .op = km__strdup(k, op),
                      .name = name ? km__strdup(k, name) : NULL, .args = own,
                      .n_args = n_args, .axis = -1, .loop = -1};
     uint32_t id = km__atom(k, &proto);
+    k->scratch = NULL;
     hk_buf_free(&b);
     return km__of_atom(k, id);
 }
@@ -401,11 +405,13 @@ km_form km__read_atom(km_kernel *k, const char *buffer, km_form index)
         hk_buf_free(&b);
         km__fail(k, rc);
     }
+    k->scratch = b.data;
     km_form *arg = km__alloc(k, sizeof(km_form));
     *arg = index;
     km_atom proto = {.kind = KM_ATOM_READ, .text = b.data, .name = km__strdup(k, buffer),
                      .args = arg, .n_args = 1, .axis = -1, .loop = -1};
     uint32_t id = km__atom(k, &proto);
+    k->scratch = NULL;
     hk_buf_free(&b);
     return km__of_atom(k, id);
 }

@@ -11,7 +11,7 @@
 #define KM_TERMS_MAX 48     /* terms in one form; a larger one becomes an opaque atom */
 #define KM_ATOMS_MAX 8192
 #define KM_ITEMS_MAX 4096   /* accesses, loops, guards, locals, accumulators */
-#define KM_TEXT_MAX 2048    /* canonical text of one atom */
+#define KM_TEXT_MAX 8192    /* canonical text of one atom */
 
 typedef struct km_block {
     struct km_block *next;
@@ -35,6 +35,7 @@ struct km_kernel {
      * failure exit, which frees the whole model). */
     jmp_buf *fail;
     int fail_rc;
+    char *scratch;         /* a heap string the failure exit frees (see km__atom) */
 };
 
 /* Fails the build: longjmp to km_build with rc. */

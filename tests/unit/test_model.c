@@ -1,0 +1,528 @@
+/* The kernel model (server/model/): the same computation written several ways gives the
+ * same model, and realistic naive kernels give the facts rewrites will match on. The
+ * kernels are in tests/data/model/. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/hk.h"
+#include "model/kmodel.h"
+
+static char *slurp(const char *name, size_t *len)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/model/%s", HK_TEST_DATA, name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = 0;
+    fclose(f);
+    *len = (size_t)n;
+    return s;
+}
+
+static km_kernel *build(const char *text, size_t len, const char *kernel)
+{
+    km_kernel *k = NULL;
+    char why[256];
+    int rc = km_build(text, len, kernel, &k, why, sizeof(why));
+    if (rc)
+        fail_msg("km_build %s: %s (%s)", kernel, hk_strerror(rc), why);
+    return k;
+}
+
+/* The dump without its first line (the kernel's name). */
+static char *dump(const km_kernel *k, unsigned flags)
+{
+    struct hk_buf b;
+    hk_buf_init(&b, 1 << 20);
+    assert_int_equal(km_dump(k, flags, &b), HK_OK);
+    char *nl = strchr(b.data, '\n');
+    assert_non_null(nl);
+    char *s = strdup(nl + 1);
+    hk_buf_free(&b);
+    return s;
+}
+
+static char *dump_of(const char *file, const char *kernel, unsigned flags)
+{
+    size_t len;
+    char *text = slurp(file, &len);
+    km_kernel *k = build(text, len, kernel);
+    char *d = dump(k, flags);
+    km_free(k);
+    free(text);
+    return d;
+}
+
+static void assert_same_dumps(const char *file, const char *a, const char *b, unsigned flags)
+{
+    char *da = dump_of(file, a, flags), *db = dump_of(file, b, flags);
+    if (strcmp(da, db) != 0)
+        fail_msg("%s and %s differ:\n--- %s\n%s--- %s\n%s", a, b, a, da, b, db);
+    free(da);
+    free(db);
+}
+
+static char *form_text(const km_kernel *k, km_form f)
+{
+    struct hk_buf b;
+    hk_buf_init(&b, 1 << 16);
+    assert_int_equal(km_form_print(k, f, &b), HK_OK);
+    return hk_buf_steal(&b);
+}
+
+static void assert_form(const km_kernel *k, km_form f, const char *want)
+{
+    char *t = form_text(k, f);
+    if (strcmp(t, want) != 0)
+        fail_msg("form '%s', expected '%s'", t, want);
+    hk_free(t);
+}
+
+/* The n-th access of buffer with that mode. */
+static const km_access *access_of(const km_kernel *k, const char *buffer, enum km_mode mode,
+                                  int nth)
+{
+    size_t n;
+    const km_access *as = km_accesses(k, &n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(as[i].buffer, buffer) == 0 && as[i].mode == mode && nth-- == 0)
+            return &as[i];
+    fail_msg("no access %d of %s", nth, buffer);
+    return NULL;
+}
+
+/* ---- the same computation, several spellings ------------------------------------ */
+
+static void test_saxpy_spellings(void **state)
+{
+    (void)state;
+    /* if block, early return, unsigned, size_t with fmaf and `n > i`, inline index: one
+     * model, also in the full dump */
+    static const char *const same[] = {"saxpy_return", "saxpy_unsigned", "saxpy_size_t",
+                                       "saxpy_inline"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(same); i++)
+        assert_same_dumps("saxpy_variants.cu", "saxpy_if", same[i], 0);
+    /* grid-stride loops (int and 64-bit with a stride temporary) map elements to
+     * threads as the guarded form does */
+    assert_same_dumps("saxpy_variants.cu", "saxpy_if", "saxpy_grid_stride", KM_DUMP_ELEMENTS);
+    assert_same_dumps("saxpy_variants.cu", "saxpy_if", "saxpy_grid_stride_64", KM_DUMP_ELEMENTS);
+    assert_same_dumps("saxpy_variants.cu", "saxpy_grid_stride", "saxpy_grid_stride_64", 0);
+    /* ... but the full dump tells the loop apart */
+    char *a = dump_of("saxpy_variants.cu", "saxpy_if", 0);
+    char *b = dump_of("saxpy_variants.cu", "saxpy_grid_stride", 0);
+    assert_string_not_equal(a, b);
+    assert_non_null(strstr(b, "loop L0 grid-stride $G0 start=blockDim.x*blockIdx.x + threadIdx.x "
+                              "step=blockDim.x*gridDim.x while < n"));
+    free(a);
+    free(b);
+}
+
+static void test_saxpy_fields(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = slurp("saxpy_variants.cu", &len);
+    km_kernel *k = build(text, len, "saxpy_grid_stride_64");
+    size_t n;
+    const km_loop *l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(l[0].kind, KM_LOOP_GRID_STRIDE);
+    assert_string_equal(l[0].var, "i");
+    const km_access *y = km_output_map(k, "y");
+    assert_non_null(y);
+    assert_int_equal(y->mode, KM_RMW);
+    assert_int_equal(y->op, KM_OP_SUM);
+    assert_true(km_form_is_global_index(k, y->element, 0));
+    assert_false(km_form_is_global_index(k, y->index, 0));   /* + $G0*stride */
+    assert_int_equal(km_access_stride_tx(k, y, NULL), KM_STRIDE_CONTIGUOUS);
+    assert_null(km_output_map(k, "x"));
+    assert_false(km_is_reduction(k, NULL));
+    const km_param *ps = km_params(k, &n);
+    assert_int_equal(n, 4);
+    assert_true(ps[2].pointer && ps[2].read && !ps[2].written);
+    assert_true(ps[3].read && ps[3].written);
+    km_free(k);
+    free(text);
+}
+
+static void test_constants_macro_and_template(void **state)
+{
+    (void)state;
+    assert_same_dumps("constants.cu", "rowsum_macro", "rowsum_template", 0);
+    size_t len;
+    char *text = slurp("constants.cu", &len);
+    km_kernel *m = build(text, len, "rowsum_macro");
+    km_kernel *t = build(text, len, "rowsum_template");
+    size_t n;
+    /* the macro's value is known, the template parameter's is not */
+    const km_atom *as = km_atoms(m, &n);
+    bool seen = false;
+    for (size_t i = 0; i < n; i++)
+        if (as[i].kind == KM_ATOM_CONST && strcmp(as[i].name, "TB") == 0) {
+            assert_true(as[i].has_value);
+            assert_int_equal(as[i].value, 128);
+            seen = true;
+        }
+    assert_true(seen);
+    as = km_atoms(t, &n);
+    for (size_t i = 0; i < n; i++)
+        if (as[i].kind == KM_ATOM_CONST)
+            assert_false(as[i].has_value);
+    /* the column loop: start threadIdx.x, step TB; the block-wide sum and the final one */
+    const km_loop *l = km_loops(t, &n);
+    assert_int_equal(n, 2);
+    assert_form(t, l[0].start, "threadIdx.x");
+    assert_form(t, l[0].step, "TB");
+    enum km_op op;
+    assert_true(km_is_reduction(t, &op));
+    assert_int_equal(op, KM_OP_SUM);
+    int64_t v;
+    assert_true(km_form_value(m, l[1].trip, &v));
+    assert_int_equal(v, 128);
+    assert_false(km_form_value(t, l[1].trip, &v));
+    km_free(m);
+    km_free(t);
+    free(text);
+}
+
+static const char temporaries[] =
+    "__global__ void tmp(const float *in, float *out, int n, int total)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int row = i / n;\n"
+    "    int col = i % n;\n"
+    "    if (i < total) {\n"
+    "        float v = in[col * n + row];\n"
+    "        out[row * n + col] = v * 2.0f;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void inl(const float *in, float *out, int n, int total)\n"
+    "{\n"
+    "    if ((int)(threadIdx.x + blockIdx.x * blockDim.x) < total)\n"
+    "        out[(blockIdx.x * blockDim.x + threadIdx.x) / n * n +\n"
+    "            (blockIdx.x * blockDim.x + threadIdx.x) % n] =\n"
+    "            2 * in[((blockIdx.x * blockDim.x + threadIdx.x) % n) * n +\n"
+    "                   (blockIdx.x * blockDim.x + threadIdx.x) / n];\n"
+    "}\n";
+
+static void test_temporary_and_inline(void **state)
+{
+    (void)state;
+    km_kernel *a = build(temporaries, sizeof(temporaries) - 1, "tmp");
+    km_kernel *b = build(temporaries, sizeof(temporaries) - 1, "inl");
+    char *da = dump(a, 0), *db = dump(b, 0);
+    assert_string_equal(da, db);
+    /* / and % are kept as opaque terms with their operands */
+    const km_access *o = km_output_map(a, "out");
+    assert_form(a, o->index, "((blockDim.x*blockIdx.x + threadIdx.x) % n) + "
+                             "((blockDim.x*blockIdx.x + threadIdx.x) / n)*n");
+    assert_int_equal(km_access_stride_tx(a, o, NULL), KM_STRIDE_UNKNOWN);
+    size_t n;
+    const km_local *ls = km_locals(a, &n);
+    assert_int_equal(n, 4);
+    assert_string_equal(ls[0].name, "i");
+    assert_true(km_form_is_global_index(a, ls[0].form, 0));
+    free(da);
+    free(db);
+    km_free(a);
+    km_free(b);
+}
+
+/* ---- realistic kernels ----------------------------------------------------------- */
+
+static void test_sgemm(void **state)
+{
+    (void)state;
+    /* += with unsigned and an if block, fmaf with int, a macro index and an early return */
+    assert_same_dumps("kernels.cu", "sgemm_naive", "sgemm_fmaf", 0);
+    size_t len;
+    char *text = slurp("kernels.cu", &len);
+    km_kernel *k = build(text, len, "sgemm_naive");
+    size_t n;
+    const km_accumulator *ac = km_accumulators(k, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(ac[0].op, KM_OP_SUM);
+    assert_form(k, ac[0].init, "0");
+    const km_loop *l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(ac[0].loop, 0);
+    assert_form(k, l[0].trip, "K");
+    /* A[x*K + i]: x is the thread's row, so threads are K apart; B[i*N + y] is one
+     * element for all threads of a row of the block */
+    const km_access *a = access_of(k, "A", KM_READ, 0), *b = access_of(k, "B", KM_READ, 0);
+    assert_int_equal(km_access_stride_tx(k, a, NULL), KM_STRIDE_STRIDED);
+    assert_int_equal(km_access_stride_tx(k, b, NULL), KM_STRIDE_BROADCAST);
+    assert_false(km_access_invariant_in(k, a, 0));
+    /* the epilogue: C = alpha*acc + beta*C, one read-modify-write */
+    const km_access *c = km_output_map(k, "C");
+    assert_int_equal(c->mode, KM_RMW);
+    assert_int_equal(c->op, KM_OP_OTHER);
+    assert_form(k, c->value, "$acc0*alpha + C[N*blockDim.x*blockIdx.x + N*threadIdx.x + "
+                             "blockDim.y*blockIdx.y + threadIdx.y]*beta");
+    assert_int_equal(c->n_guards, 2);
+    size_t ng;
+    const km_guard *g = km_guards(k, &ng);
+    assert_int_equal(ng, 2);
+    assert_form(k, g[0].lhs, "blockDim.x*blockIdx.x + threadIdx.x");
+    assert_string_equal(g[0].op, "<");
+    assert_form(k, g[0].rhs, "M");
+    enum km_op op;
+    assert_true(km_is_reduction(k, &op));
+    assert_int_equal(op, KM_OP_SUM);
+    km_free(k);
+    free(text);
+}
+
+static void test_gemv_rows(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = slurp("kernels.cu", &len);
+    km_kernel *k = build(text, len, "gemv_rows");
+    /* the row pointer a = A + r*cols is followed: a[c] is A[r*cols + c] */
+    const km_access *a = access_of(k, "A", KM_READ, 0);
+    assert_form(k, a->index, "$L0 + blockDim.x*blockIdx.x*cols + cols*threadIdx.x");
+    int64_t s = -1;
+    assert_int_equal(km_access_stride_tx(k, a, &s), KM_STRIDE_STRIDED);
+    assert_int_equal(s, 0);   /* symbolic: cols */
+    const km_access *x = access_of(k, "x", KM_READ, 0);
+    assert_int_equal(km_access_stride_tx(k, x, NULL), KM_STRIDE_BROADCAST);
+    const km_access *y = km_output_map(k, "y");
+    assert_int_equal(y->mode, KM_WRITE);
+    assert_true(km_form_is_global_index(k, y->element, 0));
+    assert_form(k, y->value, "$acc0");
+    size_t n;
+    const km_local *ls = km_locals(k, &n);
+    bool ptr = false;
+    for (size_t i = 0; i < n; i++)
+        if (ls[i].kind == KM_LOCAL_POINTER) {
+            assert_string_equal(ls[i].name, "a");
+            assert_string_equal(ls[i].base, "A");
+            ptr = true;
+        }
+    assert_true(ptr);
+    km_free(k);
+    free(text);
+}
+
+static void test_transpose(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = slurp("kernels.cu", &len);
+    km_kernel *k = build(text, len, "transpose_naive");
+    size_t n;
+    const km_loop *l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_form(k, l[0].step, "BLOCK_ROWS");
+    int64_t v;
+    assert_true(km_form_value(k, l[0].start, &v));
+    assert_int_equal(v, 0);
+    const km_access *in = access_of(k, "idata", KM_READ, 0);
+    const km_access *out = km_output_map(k, "odata");
+    assert_int_equal(km_access_stride_tx(k, in, NULL), KM_STRIDE_CONTIGUOUS);
+    assert_int_equal(km_access_stride_tx(k, out, NULL), KM_STRIDE_STRIDED);   /* height */
+    /* read and write swap the roles of x and y: the write is the read's transpose */
+    assert_true(km_form_mentions_kind(k, out->index, KM_ATOM_THREAD_IDX, 1));
+    assert_form(k, out->index, "$L0*BLOCK_ROWS + TILE_DIM*blockIdx.x*height + "
+                               "TILE_DIM*blockIdx.y + height*threadIdx.x + threadIdx.y");
+    km_free(k);
+    free(text);
+}
+
+static void test_bincount(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = slurp("kernels.cu", &len);
+    km_kernel *k = build(text, len, "bincount");
+    size_t n;
+    const km_loop *l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(l[0].kind, KM_LOOP_GRID_STRIDE);
+    const km_access *bins = km_output_map(k, "bins");
+    assert_true(bins->atomic);
+    assert_int_equal(bins->op, KM_OP_SUM);
+    assert_form(k, bins->value, "1");
+    assert_form(k, bins->element, "(in[blockDim.x*blockIdx.x + threadIdx.x] % NBINS)");
+    assert_int_equal(km_access_stride_tx(k, bins, NULL), KM_STRIDE_UNKNOWN);
+    enum km_op op;
+    assert_true(km_is_reduction(k, &op));
+    assert_int_equal(op, KM_OP_SUM);
+    km_free(k);
+    free(text);
+}
+
+static void test_stencil(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = slurp("kernels.cu", &len);
+    km_kernel *k = build(text, len, "stencil_1d");
+    assert_int_equal(km_barriers(k), 1);
+    size_t n;
+    const km_loop *l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    int64_t v;
+    assert_true(km_form_value(k, l[0].trip, &v));
+    assert_int_equal(v, 7);   /* -RADIUS..RADIUS */
+    const km_access *t = access_of(k, "temp", KM_READ, 0);
+    assert_int_equal(t->space, KM_SPACE_SHARED);
+    assert_form(k, t->index, "$L0 + threadIdx.x");
+    /* the halo loads run under threadIdx.x < RADIUS */
+    const km_access *halo = access_of(k, "temp", KM_WRITE, 1);
+    assert_int_equal(halo->n_guards, 1);
+    const km_accumulator *ac = km_accumulators(k, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(ac[0].op, KM_OP_SUM);
+    const km_local *ls = km_locals(k, &n);
+    assert_string_equal(ls[0].name, "temp");
+    assert_int_equal(ls[0].kind, KM_LOCAL_ARRAY);
+    assert_form(k, ls[0].form, "BLOCK + 2*RADIUS");
+    km_free(k);
+    free(text);
+}
+
+static void test_softmax(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = slurp("kernels.cu", &len);
+    km_kernel *k = build(text, len, "softmax_rows");
+    size_t n;
+    const km_accumulator *ac = km_accumulators(k, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(ac[0].op, KM_OP_MAX);   /* m = fmaxf(m, x[j]) */
+    assert_int_equal(ac[1].op, KM_OP_SUM);
+    assert_int_equal(ac[0].loop, 0);
+    assert_int_equal(ac[1].loop, 1);
+    /* each thread writes a whole row: the output varies in the third loop */
+    const km_access *y = km_output_map(k, "output");
+    assert_int_equal(y->n_loops, 1);
+    assert_int_equal(y->loops[0], 2);
+    assert_false(km_access_invariant_in(k, y, 2));
+    km_free(k);
+    free(text);
+}
+
+static void test_layernorm(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = slurp("kernels.cu", &len);
+    km_kernel *k = build(text, len, "layernorm_one_pass");
+    size_t n;
+    const km_accumulator *ac = km_accumulators(k, &n);
+    assert_int_equal(n, 2);   /* sum and sum of squares in one loop */
+    assert_int_equal(ac[0].loop, ac[1].loop);
+    assert_int_equal(ac[0].op, KM_OP_SUM);
+    assert_int_equal(ac[1].op, KM_OP_SUM);
+    char *o0 = form_text(k, ac[0].operand), *o1 = form_text(k, ac[1].operand);
+    char sq[1024];
+    snprintf(sq, sizeof(sq), "%s*%s", o0, o0);
+    assert_string_equal(o1, sq);
+    hk_free(o0);
+    hk_free(o1);
+    /* gamma[i] is the same for every thread */
+    assert_int_equal(km_access_stride_tx(k, access_of(k, "gamma", KM_READ, 0), NULL),
+                     KM_STRIDE_BROADCAST);
+    km_free(k);
+    free(text);
+}
+
+static void test_block_sum(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = slurp("kernels.cu", &len);
+    km_kernel *k = build(text, len, "block_sum");
+    size_t n;
+    const km_loop *l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(l[0].kind, KM_LOOP_GEOMETRIC);
+    const km_access *r = access_of(k, "sdata", KM_RMW, 0);
+    assert_int_equal(r->op, KM_OP_SUM);
+    assert_true(km_access_invariant_in(k, r, 0));   /* sdata[tid] across the halvings */
+    const km_access *o = km_output_map(k, "out");
+    assert_true(o->atomic);
+    assert_form(k, o->index, "0");
+    assert_int_equal(km_barriers(k), 2);
+    km_free(k);
+    free(text);
+}
+
+/* ---- failures ---------------------------------------------------------------------- */
+
+static void test_errors(void **state)
+{
+    (void)state;
+    km_kernel *k = (km_kernel *)1;
+    char why[128];
+    assert_int_equal(km_build(temporaries, sizeof(temporaries) - 1, "nope", &k, why, sizeof(why)),
+                     HK_ENOENT);
+    assert_null(k);
+    assert_string_equal(why, "no kernel named nope");
+    static const char host[] = "void h(int *p) { p[0] = 1; }\n";
+    assert_int_equal(km_build(host, sizeof(host) - 1, "h", &k, NULL, 0), HK_ENOENT);
+    km_free(NULL);
+}
+
+static void test_out_of_memory(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = slurp("kernels.cu", &len);
+    long live = hk_alloc_live();
+    bool done = false;
+    for (long n = 1; n < 5000 && !done; n += n < 100 ? 1 : 37) {
+        km_kernel *k = NULL;
+        hk_alloc_fail_after(n);
+        int rc = km_build(text, len, "softmax_rows", &k, NULL, 0);
+        hk_alloc_fail_after(0);
+        if (rc == HK_OK) {
+            done = true;
+            km_free(k);
+        } else {
+            assert_int_equal(rc, HK_ENOMEM);
+            assert_null(k);
+        }
+        assert_int_equal(hk_alloc_live(), live);
+    }
+    assert_true(done);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_saxpy_spellings),
+        cmocka_unit_test(test_saxpy_fields),
+        cmocka_unit_test(test_constants_macro_and_template),
+        cmocka_unit_test(test_temporary_and_inline),
+        cmocka_unit_test(test_sgemm),
+        cmocka_unit_test(test_gemv_rows),
+        cmocka_unit_test(test_transpose),
+        cmocka_unit_test(test_bincount),
+        cmocka_unit_test(test_stencil),
+        cmocka_unit_test(test_softmax),
+        cmocka_unit_test(test_layernorm),
+        cmocka_unit_test(test_block_sum),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_out_of_memory),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
