@@ -162,6 +162,37 @@ static km_form normalize(km_kernel *k, km_term *t, uint32_t n)
     return f;
 }
 
+void km__canon(const km_kernel *k, km_term *t, uint32_t *n)
+{
+    /* normalize() without the opaque fallback: a caller-owned array never grows */
+    for (uint32_t i = 0; i < *n; i++)
+        for (uint32_t a = 1; a < t[i].n; a++)
+            for (uint32_t b = a; b > 0 && cmp_atoms(k, t[i].atoms[b - 1], t[i].atoms[b]) > 0; b--) {
+                uint32_t s = t[i].atoms[b];
+                t[i].atoms[b] = t[i].atoms[b - 1];
+                t[i].atoms[b - 1] = s;
+            }
+    for (uint32_t a = 1; a < *n; a++)
+        for (uint32_t b = a; b > 0 && cmp_terms(k, &t[b - 1], &t[b]) > 0; b--) {
+            km_term s = t[b];
+            t[b] = t[b - 1];
+            t[b - 1] = s;
+        }
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < *n; i++) {
+        if (out > 0 && same_atoms(&t[out - 1], &t[i])) {
+            t[out - 1].coef = (int64_t)((uint64_t)t[out - 1].coef + (uint64_t)t[i].coef);
+            continue;
+        }
+        t[out++] = t[i];
+    }
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < out; i++)
+        if (t[i].coef != 0)
+            t[m++] = t[i];
+    *n = m;
+}
+
 km_form km__const(km_kernel *k, int64_t c)
 {
     if (c == 0)

@@ -66,6 +66,9 @@ km_form km__read_atom(km_kernel *k, const char *buffer, km_form index);
 /* Substitutes 0 for every counter atom of a grid-stride loop (top-level terms only). */
 km_form km__drop_grid_counters(km_kernel *k, km_form f);
 bool km__is_const(km_form f, int64_t *c);
+/* Puts caller-owned terms in canonical order in place, merging equal products and
+ * dropping zeros (*n shrinks); for forms built outside the arena (kclass.c). */
+void km__canon(const km_kernel *k, km_term *t, uint32_t *n);
 /* Canonical text into a fixed buffer (truncated at size); for comparisons. */
 void km__form_text(const km_kernel *k, km_form f, char *out, size_t size);
 

@@ -1,0 +1,1652 @@
+/* km_classify: names what a kernel computes from its model, by what the accesses,
+ * accumulators and loops do rather than how the source spells them. Recognizers run from
+ * the most specific to the most general; each either fits, passes, or records the first
+ * near miss (the construct and its line) that the caller reports when nothing fits. */
+#include "model/kclass.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/hk.h"
+#include "model/kmodel_int.h"
+
+typedef struct {
+    const km_kernel *k;
+    km_class *c;
+    const km_atom *atoms;
+    size_t n_atoms;
+    const km_access *as;
+    size_t n_as;
+    const km_accumulator *acs;
+    size_t n_acs;
+    const km_loop *loops;
+    size_t n_loops;
+    const km_guard *gs;
+    size_t n_gs;
+} cx;
+
+enum { NO, FIT };
+
+/* ---- small forms ------------------------------------------------------------------- */
+
+km_form km_cform_view(const km_cform *c)
+{
+    return (km_form){c->t, c->n};
+}
+
+static bool cf_push(km_cform *o, const km_term *t)
+{
+    if (o->n >= KM_CFORM_TERMS)
+        return false;
+    o->t[o->n++] = *t;
+    return true;
+}
+
+static bool grid_counter(const cx *x, uint32_t id)
+{
+    const km_atom *a = &x->atoms[id];
+    return a->kind == KM_ATOM_LOOP && a->loop >= 0 && (size_t)a->loop < x->n_loops &&
+           x->loops[a->loop].kind == KM_LOOP_GRID_STRIDE;
+}
+
+/* Copy of f with terms holding a grid-stride counter dropped (the thread's first
+ * element); false when it does not fit. */
+static bool cf_from(const cx *x, km_form f, km_cform *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->known = true;
+    for (uint32_t i = 0; i < f.n; i++) {
+        bool grid = false;
+        for (uint32_t j = 0; j < f.t[i].n; j++)
+            grid |= grid_counter(x, f.t[i].atoms[j]);
+        if (!grid && !cf_push(o, &f.t[i]))
+            return false;
+    }
+    return true;
+}
+
+static bool cf_is_const(const km_cform *f, int64_t v)
+{
+    if (v == 0)
+        return f->n == 0;
+    return f->n == 1 && f->t[0].n == 0 && f->t[0].coef == v;
+}
+
+static bool cf_equal(const km_cform *a, const km_cform *b)
+{
+    return km_form_equal(km_cform_view(a), km_cform_view(b));
+}
+
+/* a - b into o. */
+static bool cf_sub(const cx *x, const km_cform *a, const km_cform *b, km_cform *o)
+{
+    km_term t[2 * KM_CFORM_TERMS];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < a->n; i++)
+        t[n++] = a->t[i];
+    for (uint32_t i = 0; i < b->n; i++) {
+        t[n] = b->t[i];
+        t[n++].coef = -b->t[i].coef;
+    }
+    km__canon(x->k, t, &n);
+    if (n > KM_CFORM_TERMS)
+        return false;
+    memset(o, 0, sizeof(*o));
+    o->known = true;
+    o->n = n;
+    memcpy(o->t, t, n * sizeof(km_term));
+    return true;
+}
+
+static bool atom_mentions_kind(const cx *x, uint32_t id, enum km_atom_kind kind)
+{
+    km_term t = {.coef = 1, .n = 1, .atoms = {id}};
+    return km_form_mentions_kind(x->k, (km_form){&t, 1}, kind, -1);
+}
+
+/* f = coef * atom + rest with atom in no other place: false when it is squared or inside
+ * a non-affine operation. */
+static bool linear_in(const cx *x, const km_cform *f, uint32_t atom, km_cform *coef,
+                      km_cform *rest)
+{
+    memset(coef, 0, sizeof(*coef));
+    memset(rest, 0, sizeof(*rest));
+    coef->known = rest->known = true;
+    for (uint32_t i = 0; i < f->n; i++) {
+        km_term t = f->t[i], r = {.coef = t.coef};
+        uint32_t hits = 0;
+        for (uint32_t j = 0; j < t.n; j++) {
+            if (t.atoms[j] == atom) {
+                hits++;
+                continue;
+            }
+            km_term one = {.coef = 1, .n = 1, .atoms = {t.atoms[j]}};
+            if (km_form_mentions(x->k, (km_form){&one, 1}, atom))
+                return false;
+            r.atoms[r.n++] = t.atoms[j];
+        }
+        if (hits > 1)
+            return false;
+        if (!cf_push(hits ? coef : rest, hits ? &r : &t))
+            return false;
+    }
+    uint32_t n = coef->n;
+    km__canon(x->k, coef->t, &n);
+    coef->n = n;
+    return true;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* f = fac * quot with fac the largest common product of atoms (and coefficient gcd). */
+static bool factor_out(const cx *x, const km_cform *f, km_cform *fac, km_cform *quot)
+{
+    if (f->n == 0)
+        return false;
+    km_term common = f->t[0];
+    common.coef = 0;
+    for (uint32_t i = 0; i < f->n; i++) {
+        common.coef = gcd64(common.coef, f->t[i].coef);
+        km_term keep = {.n = 0};
+        bool used[KM_DEGREE_MAX] = {false};
+        for (uint32_t a = 0; a < common.n; a++)
+            for (uint32_t b = 0; b < f->t[i].n; b++)
+                if (!used[b] && f->t[i].atoms[b] == common.atoms[a]) {
+                    used[b] = true;
+                    keep.atoms[keep.n++] = common.atoms[a];
+                    break;
+                }
+        common.n = keep.n;
+        memcpy(common.atoms, keep.atoms, sizeof(keep.atoms));
+    }
+    if (common.coef == 0)
+        common.coef = 1;
+    memset(fac, 0, sizeof(*fac));
+    memset(quot, 0, sizeof(*quot));
+    fac->known = quot->known = true;
+    cf_push(fac, &common);
+    for (uint32_t i = 0; i < f->n; i++) {
+        km_term t = f->t[i], q = {.coef = t.coef / common.coef};
+        bool used[KM_DEGREE_MAX] = {false};
+        for (uint32_t a = 0; a < common.n; a++)
+            for (uint32_t b = 0; b < t.n; b++)
+                if (!used[b] && t.atoms[b] == common.atoms[a]) {
+                    used[b] = true;
+                    break;
+                }
+        for (uint32_t b = 0; b < t.n; b++)
+            if (!used[b])
+                q.atoms[q.n++] = t.atoms[b];
+        cf_push(quot, &q);
+    }
+    uint32_t n = quot->n;
+    km__canon(x->k, quot->t, &n);
+    quot->n = n;
+    return true;
+}
+
+/* ---- what atoms are ---------------------------------------------------------------- */
+
+/* An atom that tells threads or iterations apart: a thread/block id, a loop counter
+ * other than skip, an unfollowed local, or an operation over one of them (i / n). */
+static bool id_atom(const cx *x, uint32_t id, uint32_t skip)
+{
+    const km_atom *a = &x->atoms[id];
+    if (id == skip)
+        return false;
+    switch (a->kind) {
+    case KM_ATOM_THREAD_IDX:
+    case KM_ATOM_BLOCK_IDX:
+    case KM_ATOM_LOOP:
+    case KM_ATOM_VAR:
+        return true;
+    case KM_ATOM_OPAQUE:
+        return atom_mentions_kind(x, id, KM_ATOM_THREAD_IDX) ||
+               atom_mentions_kind(x, id, KM_ATOM_BLOCK_IDX) ||
+               atom_mentions_kind(x, id, KM_ATOM_LOOP);
+    default:
+        return false;
+    }
+}
+
+#define IDS_MAX 16
+typedef struct {
+    uint32_t v[IDS_MAX];
+    uint32_t n;
+} idset;
+
+static void ids_add(idset *s, uint32_t id)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->v[i] == id)
+            return;
+    if (s->n < IDS_MAX)
+        s->v[s->n++] = id;
+}
+
+static bool ids_has(const idset *s, uint32_t id)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->v[i] == id)
+            return true;
+    return false;
+}
+
+static void ids_of_term(const cx *x, const km_term *t, uint32_t skip, idset *s)
+{
+    for (uint32_t j = 0; j < t->n; j++)
+        if (id_atom(x, t->atoms[j], skip))
+            ids_add(s, t->atoms[j]);
+}
+
+static idset ids_of(const cx *x, const km_cform *f, uint32_t skip)
+{
+    idset s = {.n = 0};
+    for (uint32_t i = 0; i < f->n; i++)
+        ids_of_term(x, &f->t[i], skip, &s);
+    return s;
+}
+
+static bool thread_free(const cx *x, km_form f)
+{
+    return !km_form_mentions_kind(x->k, f, KM_ATOM_THREAD_IDX, -1) &&
+           !km_form_mentions_kind(x->k, f, KM_ATOM_BLOCK_IDX, -1);
+}
+
+/* Thread axis mentioned by f (x first), or -1. */
+static int axis_of(const cx *x, km_form f)
+{
+    for (int a = 0; a < 3; a++)
+        if (km_form_mentions_kind(x->k, f, KM_ATOM_THREAD_IDX, a))
+            return a;
+    return -1;
+}
+
+static bool scalar_atom(const cx *x, uint32_t id)
+{
+    enum km_atom_kind kd = x->atoms[id].kind;
+    return kd == KM_ATOM_PARAM || kd == KM_ATOM_CONST || kd == KM_ATOM_LITERAL;
+}
+
+static uint32_t acc_atom(const cx *x, size_t acc, bool *ok)
+{
+    for (size_t i = 0; i < x->n_atoms; i++)
+        if (x->atoms[i].kind == KM_ATOM_ACC && x->atoms[i].loop == (long)acc) {
+            *ok = true;
+            return (uint32_t)i;
+        }
+    *ok = false;
+    return 0;
+}
+
+static bool mentions_acc(const cx *x, km_form f, size_t acc)
+{
+    bool ok;
+    uint32_t id = acc_atom(x, acc, &ok);
+    return ok && km_form_mentions(x->k, f, id);
+}
+
+/* Does f call one of names (anywhere inside)? */
+static bool calls(const cx *x, km_form f, const char *const *names, int depth)
+{
+    if (depth > 16)
+        return false;
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = &x->atoms[f.t[i].atoms[j]];
+            if (a->kind != KM_ATOM_OPAQUE && a->kind != KM_ATOM_READ)
+                continue;
+            if (a->kind == KM_ATOM_OPAQUE && a->name && strcmp(a->op, "call") == 0)
+                for (const char *const *n = names; *n; n++)
+                    if (strcmp(a->name, *n) == 0)
+                        return true;
+            for (uint32_t g = 0; g < a->n_args; g++)
+                if (calls(x, a->args[g], names, depth + 1))
+                    return true;
+        }
+    return false;
+}
+
+/* Does f use op (e.g. "/") on something that mentions atom? */
+static bool op_over(const cx *x, km_form f, const char *op, uint32_t atom, int depth)
+{
+    if (depth > 16)
+        return false;
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = &x->atoms[f.t[i].atoms[j]];
+            if (a->kind != KM_ATOM_OPAQUE)
+                continue;
+            if (strcmp(a->op, op) == 0 && a->n_args > 0 && km_form_mentions(x->k, a->args[0], atom))
+                return true;
+            for (uint32_t g = 0; g < a->n_args; g++)
+                if (op_over(x, a->args[g], op, atom, depth + 1))
+                    return true;
+        }
+    return false;
+}
+
+static const char *const EXP[] = {"expf", "exp", "__expf", "exp2f", "hexp", NULL};
+static const char *const SQRT[] = {"sqrtf", "sqrt", "rsqrtf", "rsqrt", "__frsqrt_rn",
+                                   "__fsqrt_rn", "hsqrt", "hrsqrt", NULL};
+static const char *const SHFL_UP[] = {"__shfl_up_sync", "__shfl_up", NULL};
+
+/* Line of the access that reads buffer at index (0 when not found). */
+static uint32_t read_line(const cx *x, const char *buffer, km_form index)
+{
+    for (size_t i = 0; i < x->n_as; i++)
+        if (strcmp(x->as[i].buffer, buffer) == 0 && km_form_equal(x->as[i].index, index))
+            return x->as[i].line;
+    return 0;
+}
+
+static const km_access *first_global_write(const cx *x)
+{
+    for (size_t i = 0; i < x->n_as; i++)
+        if (x->as[i].mode != KM_READ && x->as[i].space == KM_SPACE_GLOBAL)
+            return &x->as[i];
+    return NULL;
+}
+
+static bool is_global_param(const cx *x, const char *name)
+{
+    size_t n;
+    const km_param *ps = km_params(x->k, &n);
+    for (size_t i = 0; i < n; i++)
+        if (ps[i].pointer && strcmp(ps[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+static int param_pos(const cx *x, const char *name)
+{
+    size_t n;
+    const km_param *ps = km_params(x->k, &n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(ps[i].name, name) == 0)
+            return (int)i;
+    return 1 << 20;
+}
+
+static void add_in(km_class *c, const char *name)
+{
+    for (uint32_t i = 0; i < c->n_in; i++)
+        if (strcmp(c->in[i], name) == 0)
+            return;
+    if (c->n_in < KM_CLASS_IN_MAX)
+        c->in[c->n_in++] = name;
+}
+
+/* Buffers read anywhere in f (READ atoms, also inside operations). */
+static void reads_in(const cx *x, km_form f, km_class *c, int depth)
+{
+    if (depth > 16)
+        return;
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = &x->atoms[f.t[i].atoms[j]];
+            if (a->kind == KM_ATOM_READ && is_global_param(x, a->name))
+                add_in(c, a->name);
+            if (a->kind == KM_ATOM_READ || a->kind == KM_ATOM_OPAQUE)
+                for (uint32_t g = 0; g < a->n_args; g++)
+                    reads_in(x, a->args[g], c, depth + 1);
+        }
+}
+
+static void near(cx *x, enum km_class_kind kind, uint32_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void near(cx *x, enum km_class_kind kind, uint32_t line, const char *fmt, ...)
+{
+    if (x->c->near != KM_CLASS_NONE)
+        return;
+    x->c->near = kind;
+    x->c->why_line = line;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->c->why, sizeof(x->c->why), fmt, ap);
+    va_end(ap);
+}
+
+static void text(const cx *x, km_form f, char *out, size_t n)
+{
+    km__form_text(x->k, f, out, n);
+}
+
+/* Guard `lhs < bound` on the index I: bound into *o. */
+static void bound_of(const cx *x, const km_cform *i, km_cform *o)
+{
+    memset(o, 0, sizeof(*o));
+    for (size_t g = 0; g < x->n_gs; g++)
+        if (strcmp(x->gs[g].op, "<") == 0 && km_form_equal(x->gs[g].lhs, km_cform_view(i)) &&
+            cf_from(x, x->gs[g].rhs, o))
+            return;
+    /* I a loop counter: the loop's trip */
+    if (i->n == 1 && i->t[0].coef == 1 && i->t[0].n == 1) {
+        const km_atom *a = &x->atoms[i->t[0].atoms[0]];
+        if (a->kind == KM_ATOM_LOOP && a->loop >= 0 && x->loops[a->loop].has_trip &&
+            cf_from(x, x->loops[a->loop].trip, o))
+            return;
+    }
+    memset(o, 0, sizeof(*o));
+}
+
+/* ---- histogram --------------------------------------------------------------------- */
+
+static int try_histogram(cx *x)
+{
+    km_class *c = x->c;
+    for (size_t i = 0; i < x->n_as; i++) {
+        const km_access *a = &x->as[i];
+        if (a->mode != KM_RMW || a->op != KM_OP_SUM ||
+            !km_form_mentions_kind(x->k, a->index, KM_ATOM_READ, -1))
+            continue;
+        if (!a->atomic) {
+            char t[128];
+            text(x, a->index, t, sizeof(t));
+            near(x, KM_CLASS_HISTOGRAM, a->line,
+                 "%s[%s] += ... has a data-dependent index but is not atomic", a->buffer, t);
+            continue;
+        }
+        c->kind = KM_CLASS_HISTOGRAM;
+        c->out = a->buffer;
+        c->line = a->line;
+        reads_in(x, a->index, c, 0);
+        int64_t one;
+        c->weighted = !(km__is_const(a->element_value, &one) && one == 1);
+        c->privatized = a->space == KM_SPACE_SHARED;
+        /* bins: h % NBINS, or the extent of the privatized array */
+        if (a->index.n == 1 && a->index.t[0].n == 1) {
+            const km_atom *h = &x->atoms[a->index.t[0].atoms[0]];
+            if (h->kind == KM_ATOM_OPAQUE && strcmp(h->op, "%") == 0 && h->n_args == 2)
+                cf_from(x, h->args[1], &c->bins);
+        }
+        if (!c->bins.known && c->privatized) {
+            size_t n;
+            const km_local *ls = km_locals(x->k, &n);
+            for (size_t l = 0; l < n; l++)
+                if (ls[l].kind == KM_LOCAL_ARRAY && strcmp(ls[l].name, a->buffer) == 0 &&
+                    ls[l].form.n)
+                    cf_from(x, ls[l].form, &c->bins);
+        }
+        if (c->privatized)   /* the global bins are what the kernel produces */
+            for (size_t j = 0; j < x->n_as; j++)
+                if (x->as[j].mode != KM_READ && x->as[j].space == KM_SPACE_GLOBAL) {
+                    c->out = x->as[j].buffer;
+                    break;
+                }
+        return FIT;
+    }
+    return NO;
+}
+
+/* ---- scans and tree reductions ----------------------------------------------------- */
+
+/* A geometric loop combining a __shared__ array with itself at an offset of the loop's
+ * variable: a tree. */
+static const km_access *shared_tree(const cx *x, const km_loop **lp)
+{
+    for (size_t l = 0; l < x->n_loops; l++) {
+        if (x->loops[l].kind != KM_LOOP_GEOMETRIC)
+            continue;
+        uint32_t v = x->loops[l].counter;
+        for (size_t i = 0; i < x->n_as; i++) {
+            const km_access *a = &x->as[i];
+            bool in = false;
+            for (uint32_t j = 0; j < a->n_loops; j++)
+                in |= a->loops[j] == l;
+            if (!in || a->space != KM_SPACE_SHARED || a->mode == KM_READ)
+                continue;
+            /* the combined value reads the same array at an index with the loop variable */
+            for (size_t r = 0; r < x->n_as; r++) {
+                const km_access *b = &x->as[r];
+                if (b->mode != KM_READ || strcmp(b->buffer, a->buffer) != 0 || b->line != a->line)
+                    continue;
+                if (km_form_mentions(x->k, b->index, v) || km_form_mentions(x->k, a->index, v)) {
+                    *lp = &x->loops[l];
+                    return a;
+                }
+            }
+        }
+    }
+    return NULL;
+}
+
+static bool reads_shared_at_thread(const cx *x, km_form f, const char *array, int depth)
+{
+    if (depth > 16)
+        return false;
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = &x->atoms[f.t[i].atoms[j]];
+            if (a->kind == KM_ATOM_READ && strcmp(a->name, array) == 0 && a->n_args &&
+                !thread_free(x, a->args[0]))
+                return true;
+            if (a->kind == KM_ATOM_OPAQUE || a->kind == KM_ATOM_READ)
+                for (uint32_t g = 0; g < a->n_args; g++)
+                    if (reads_shared_at_thread(x, a->args[g], array, depth + 1))
+                        return true;
+        }
+    return false;
+}
+
+static int try_scan(cx *x)
+{
+    km_class *c = x->c;
+    /* serial: a running sum written out inside the loop that accumulates it */
+    for (size_t i = 0; i < x->n_acs; i++) {
+        const km_accumulator *ac = &x->acs[i];
+        if (ac->op != KM_OP_SUM || ac->loop < 0)
+            continue;
+        uint32_t ctr = x->loops[ac->loop].counter;
+        if (calls(x, ac->operand, SHFL_UP, 0)) {
+            c->kind = KM_CLASS_SCAN;
+            c->how = KM_HOW_TREE;
+            c->line = ac->line;
+            const km_access *w = first_global_write(x);
+            c->out = w ? w->buffer : NULL;
+            return FIT;
+        }
+        for (size_t j = 0; j < x->n_as; j++) {
+            const km_access *w = &x->as[j];
+            bool in = false;
+            for (uint32_t l = 0; l < w->n_loops; l++)
+                in |= w->loops[l] == (uint32_t)ac->loop;
+            if (!in || w->mode == KM_READ || w->space != KM_SPACE_GLOBAL ||
+                !mentions_acc(x, w->value, i) || !km_form_mentions(x->k, w->index, ctr))
+                continue;
+            c->kind = KM_CLASS_SCAN;
+            c->how = KM_HOW_SERIAL;
+            c->out = w->buffer;
+            c->line = w->line;
+            reads_in(x, ac->operand, c, 0);
+            return FIT;
+        }
+    }
+    /* shared: a tree whose result every thread writes out at its own element */
+    const km_loop *lp = NULL;
+    const km_access *t = shared_tree(x, &lp);
+    if (!t)
+        return NO;
+    for (size_t j = 0; j < x->n_as; j++) {
+        const km_access *w = &x->as[j];
+        if (w->mode == KM_READ || w->space != KM_SPACE_GLOBAL || w->line <= lp->line ||
+            !reads_shared_at_thread(x, w->value, t->buffer, 0))
+            continue;
+        c->kind = KM_CLASS_SCAN;
+        c->how = KM_HOW_TREE;
+        c->out = w->buffer;
+        c->line = w->line;
+        for (size_t r = 0; r < x->n_as; r++)
+            if (x->as[r].mode == KM_READ && x->as[r].space == KM_SPACE_GLOBAL)
+                add_in(c, x->as[r].buffer);
+        return FIT;
+    }
+    return NO;
+}
+
+/* ---- GEMM and GEMV ----------------------------------------------------------------- */
+
+typedef struct {
+    const char *buf;
+    km_form index;          /* as the model has it (for lines) */
+    km_cform s, rest;       /* index = s*k + rest */
+    idset ids;
+} operand;
+
+/* i-part and j-part of C's index: terms whose ids are all the operand's. */
+static bool split_by(const cx *x, const km_cform *f, const idset *mine, const idset *other,
+                     km_cform *part, km_cform *restp)
+{
+    memset(part, 0, sizeof(*part));
+    memset(restp, 0, sizeof(*restp));
+    part->known = restp->known = true;
+    for (uint32_t i = 0; i < f->n; i++) {
+        idset s = {.n = 0};
+        ids_of_term(x, &f->t[i], UINT32_MAX, &s);
+        bool all_mine = s.n > 0, any_other = false;
+        for (uint32_t j = 0; j < s.n; j++) {
+            all_mine &= ids_has(mine, s.v[j]);
+            any_other |= ids_has(other, s.v[j]);
+        }
+        if (!cf_push(all_mine && !any_other ? part : restp, &f->t[i]))
+            return false;
+    }
+    return true;
+}
+
+static int gemm_epilogue(cx *x, const km_access *w, size_t acc)
+{
+    km_class *c = x->c;
+    bool ok;
+    uint32_t id = acc_atom(x, acc, &ok);
+    km_form v = w->element_value;
+    if (w->mode == KM_RMW && w->op == KM_OP_SUM) {
+        c->beta = true;
+        c->accumulate = true;
+    }
+    for (uint32_t i = 0; i < v.n; i++) {
+        const km_term *t = &v.t[i];
+        uint32_t hits = 0;
+        bool scalars = true, old_c = false;
+        for (uint32_t j = 0; j < t->n; j++) {
+            const km_atom *a = &x->atoms[t->atoms[j]];
+            if (t->atoms[j] == id)
+                hits++;
+            else if (a->kind == KM_ATOM_READ && strcmp(a->name, w->buffer) == 0 &&
+                     km_form_equal(a->args[0], w->index))
+                old_c = true;
+            else if (!scalar_atom(x, t->atoms[j]))
+                scalars = false;
+        }
+        char tt[160];
+        text(x, (km_form){t, 1}, tt, sizeof(tt));
+        if (hits == 1 && !old_c && scalars) {
+            c->alpha |= t->coef != 1 || t->n > 1;
+        } else if (hits == 0 && old_c && scalars) {
+            c->beta = true;
+        } else {
+            near(x, c->kind, w->line, "%s epilogue: the term %s of %s[...] is neither "
+                 "alpha*sum nor beta*%s", km_class_name(c->kind), tt, w->buffer, w->buffer);
+            return NO;
+        }
+    }
+    return FIT;
+}
+
+/* sum over loop L of operand (one term) combined into C at w; acc the accumulator or -1
+ * when C is updated in the loop itself. */
+static int product(cx *x, km_form operand_f, size_t L, const km_access *w, long acc)
+{
+    km_class *c = x->c;
+    const km_loop *lp = &x->loops[L];
+    if (operand_f.n != 1 || lp->kind != KM_LOOP_AFFINE)
+        return NO;
+    const km_term *t = &operand_f.t[0];
+    operand op[2];
+    uint32_t nr = 0;
+    bool alpha = t->coef != 1, scalars = true, shared = false;
+    for (uint32_t j = 0; j < t->n; j++) {
+        const km_atom *a = &x->atoms[t->atoms[j]];
+        if (a->kind == KM_ATOM_READ) {
+            if (nr == 2)
+                return NO;
+            op[nr].buf = a->name;
+            op[nr].index = a->args[0];
+            shared |= !is_global_param(x, a->name);
+            nr++;
+        } else if (scalar_atom(x, t->atoms[j])) {
+            alpha = true;
+        } else {
+            scalars = false;
+        }
+    }
+    if (nr != 2 || !scalars)
+        return NO;
+    if (strcmp(op[0].buf, op[1].buf) == 0 && km_form_equal(op[0].index, op[1].index))
+        return NO;   /* a sum of squares */
+    int64_t step;
+    if (!km__is_const(lp->step, &step) || step != 1) {
+        near(x, KM_CLASS_GEMM, lp->line, "the k loop (line %u) steps by more than 1", lp->line);
+        return NO;
+    }
+    uint32_t kc = lp->counter;
+    for (int r = 0; r < 2; r++) {
+        km_cform idx;
+        if (!cf_from(x, op[r].index, &idx))
+            return NO;
+        if (!linear_in(x, &idx, kc, &op[r].s, &op[r].rest)) {
+            char tt[160];
+            text(x, op[r].index, tt, sizeof(tt));
+            near(x, KM_CLASS_GEMM, read_line(x, op[r].buf, op[r].index),
+                 "%s[%s] is not affine in the k loop's variable %s (loop at line %u)",
+                 op[r].buf, tt, lp->var ? lp->var : "?", lp->line);
+            return NO;
+        }
+        if (op[r].s.n == 0)
+            return NO;   /* one factor does not move with k: a scaled reduction */
+        op[r].ids = ids_of(x, &op[r].rest, kc);
+    }
+    km_cform ce;
+    if (!cf_from(x, w->element, &ce))
+        return NO;
+    idset cids = ids_of(x, &ce, UINT32_MAX);
+    bool share[2];
+    for (int r = 0; r < 2; r++) {
+        share[r] = false;
+        for (uint32_t j = 0; j < op[r].ids.n; j++)
+            share[r] |= ids_has(&cids, op[r].ids.v[j]);
+    }
+    if (!share[0] && !share[1])
+        return NO;   /* a dot product */
+    c->out = w->buffer;
+    c->line = w->line;
+    c->alpha = alpha;
+    c->shared_tiles = shared;
+    if (lp->has_trip)
+        cf_from(x, lp->trip, &c->k);
+    if (share[0] && share[1]) {
+        /* GEMM: A is the operand named first among the parameters */
+        int a = param_pos(x, op[0].buf) <= param_pos(x, op[1].buf) ? 0 : 1, b = 1 - a;
+        km_cform ip, jp, r1, r2, fi, I, fj, J;
+        if (!split_by(x, &ce, &op[a].ids, &op[b].ids, &ip, &r1) ||
+            !split_by(x, &r1, &op[b].ids, &op[a].ids, &jp, &r2) ||
+            !factor_out(x, &ip, &fi, &I) || !factor_out(x, &jp, &fj, &J))
+            return NO;
+        c->batch_c = r2;
+        bool one_i = cf_is_const(&fi, 1), one_j = cf_is_const(&fj, 1);
+        char tt[160];
+        text(x, w->index, tt, sizeof(tt));
+        if (one_i == one_j) {
+            near(x, KM_CLASS_GEMM, w->line, "%s[%s] does not separate rows and columns",
+                 w->buffer, tt);
+            return NO;
+        }
+        c->col_major = one_i;
+        c->ldc = one_i ? fj : fi;
+        /* A[i,k]: rest = fa*I + batch */
+        km_cform pa, ba, fa, qa, pb, bb, fb, qb;
+        if (!split_by(x, &op[a].rest, &op[a].ids, &op[b].ids, &pa, &ba) ||
+            !split_by(x, &op[b].rest, &op[b].ids, &op[a].ids, &pb, &bb) ||
+            !factor_out(x, &pa, &fa, &qa) || !factor_out(x, &pb, &fb, &qb))
+            return NO;
+        if (!cf_equal(&qa, &I) || !cf_equal(&qb, &J)) {
+            const operand *bad = !cf_equal(&qa, &I) ? &op[a] : &op[b];
+            text(x, bad->index, tt, sizeof(tt));
+            near(x, KM_CLASS_GEMM, read_line(x, bad->buf, bad->index),
+                 "%s[%s] does not index %s's %s as %s does", bad->buf, tt, w->buffer,
+                 bad == &op[a] ? "rows" : "columns", w->buffer);
+            return NO;
+        }
+        bool sa1 = cf_is_const(&op[a].s, 1), fa1 = cf_is_const(&fa, 1);
+        bool sb1 = cf_is_const(&op[b].s, 1), fb1 = cf_is_const(&fb, 1);
+        if (sa1 == fa1 || sb1 == fb1) {
+            const operand *bad = sa1 == fa1 ? &op[a] : &op[b];
+            text(x, bad->index, tt, sizeof(tt));
+            near(x, KM_CLASS_GEMM, read_line(x, bad->buf, bad->index),
+                 "%s[%s] has no leading dimension", bad->buf, tt);
+            return NO;
+        }
+        c->kind = KM_CLASS_GEMM;
+        c->in[0] = op[a].buf;
+        c->in[1] = op[b].buf;
+        c->n_in = 2;
+        c->lda = sa1 ? fa : op[a].s;
+        c->ldb = sb1 ? fb : op[b].s;
+        c->trans_a = c->col_major ? sa1 : fa1;
+        c->trans_b = c->col_major ? fb1 : sb1;
+        c->batch_a = ba;
+        c->batch_b = bb;
+        c->batched = ba.n || bb.n || r2.n;
+        bound_of(x, &I, &c->m);
+        bound_of(x, &J, &c->n);
+        c->row_axis = axis_of(x, km_cform_view(&I));
+        c->col_axis = axis_of(x, km_cform_view(&J));
+    } else {
+        /* GEMV: the matrix shares C's index, the vector moves with k only */
+        int a = share[0] ? 0 : 1, v = 1 - a;
+        km_cform ip, bc, fi, I, pa, ba, fa, qa;
+        idset none = {.n = 0};
+        if (!split_by(x, &ce, &op[a].ids, &none, &ip, &bc) || !factor_out(x, &ip, &fi, &I) ||
+            !split_by(x, &op[a].rest, &op[a].ids, &none, &pa, &ba) ||
+            !factor_out(x, &pa, &fa, &qa))
+            return NO;
+        idset vb = ids_of(x, &op[v].rest, kc);
+        if (vb.n || !cf_equal(&qa, &I) || ids_of(x, &ba, kc).n)
+            return NO;   /* a window (convolution) or something else */
+        bool s1 = cf_is_const(&op[a].s, 1), f1 = cf_is_const(&fa, 1);
+        int64_t small;
+        if (s1 == f1 || (s1 && km__is_const(km_cform_view(&fa), &small)))
+            return NO;   /* overlapping rows: a sliding window */
+        c->kind = KM_CLASS_GEMV;
+        c->in[0] = op[a].buf;
+        c->in[1] = op[v].buf;
+        c->n_in = 2;
+        c->by_columns = f1;
+        c->lda = s1 ? fa : op[a].s;
+        c->ldb = op[v].s;    /* x's increment */
+        c->ldc = fi;         /* y's increment */
+        c->batch_a = ba;
+        c->batch_b = op[v].rest;
+        c->batch_c = bc;
+        c->batched = ba.n || bc.n;
+        bound_of(x, &I, &c->m);
+        c->n = c->k;
+        c->row_axis = axis_of(x, km_cform_view(&I));
+        c->col_axis = -1;
+    }
+    if (acc >= 0)
+        return gemm_epilogue(x, w, (size_t)acc);
+    c->accumulate = c->beta = true;
+    return FIT;
+}
+
+static int try_product(cx *x)
+{
+    km_class saved = *x->c;
+    for (size_t i = 0; i < x->n_acs; i++) {
+        const km_accumulator *ac = &x->acs[i];
+        if (ac->op != KM_OP_SUM || ac->loop < 0)
+            continue;
+        for (size_t j = 0; j < x->n_as; j++) {
+            const km_access *w = &x->as[j];
+            if (w->mode == KM_READ || w->space != KM_SPACE_GLOBAL ||
+                !mentions_acc(x, w->element_value, i))
+                continue;
+            if (product(x, ac->element_operand, (size_t)ac->loop, w, (long)i) == FIT)
+                return FIT;
+            enum km_class_kind nk = x->c->near;
+            char why[256];
+            uint32_t wl = x->c->why_line;
+            memcpy(why, x->c->why, sizeof(why));
+            *x->c = saved;
+            if (saved.near == KM_CLASS_NONE && nk != KM_CLASS_NONE) {
+                x->c->near = nk;
+                x->c->why_line = wl;
+                memcpy(x->c->why, why, sizeof(why));
+            }
+            saved = *x->c;
+            break;
+        }
+    }
+    /* C[i,j] += alpha*A*B inside the k loop */
+    for (size_t j = 0; j < x->n_as; j++) {
+        const km_access *w = &x->as[j];
+        if (w->mode != KM_RMW || w->op != KM_OP_SUM || w->space != KM_SPACE_GLOBAL ||
+            w->atomic || !w->n_loops)
+            continue;
+        size_t L = w->loops[w->n_loops - 1];
+        if (!km_access_invariant_in(x->k, w, L))
+            continue;
+        if (product(x, w->element_value, L, w, -1) == FIT)
+            return FIT;
+        enum km_class_kind nk = x->c->near;
+        char why[256];
+        uint32_t wl = x->c->why_line;
+        memcpy(why, x->c->why, sizeof(why));
+        *x->c = saved;
+        if (saved.near == KM_CLASS_NONE && nk != KM_CLASS_NONE) {
+            x->c->near = nk;
+            x->c->why_line = wl;
+            memcpy(x->c->why, why, sizeof(why));
+        }
+        saved = *x->c;
+    }
+    return NO;
+}
+
+/* ---- softmax and norms ------------------------------------------------------------- */
+
+static int try_softmax(cx *x)
+{
+    km_class *c = x->c;
+    long mx = -1, sm = -1;
+    for (size_t i = 0; i < x->n_acs; i++) {
+        if (x->acs[i].loop < 0)
+            continue;
+        if (x->acs[i].op == KM_OP_MAX && mx < 0)
+            mx = (long)i;
+        if (x->acs[i].op == KM_OP_SUM && calls(x, x->acs[i].operand, EXP, 0) && sm < 0)
+            sm = (long)i;
+    }
+    if (sm < 0)
+        return NO;
+    for (size_t j = 0; j < x->n_as; j++) {
+        const km_access *w = &x->as[j];
+        if (w->mode == KM_READ || w->space != KM_SPACE_GLOBAL)
+            continue;
+        bool uses_sum = mentions_acc(x, w->value, (size_t)sm);
+        if (!uses_sum)
+            continue;
+        if (mx < 0) {
+            near(x, KM_CLASS_SOFTMAX, x->acs[sm].line,
+                 "the sum of exponentials (line %u) has no row maximum subtracted",
+                 x->acs[sm].line);
+            return NO;
+        }
+        c->kind = KM_CLASS_SOFTMAX;
+        c->out = w->buffer;
+        c->line = w->line;
+        c->axis = KM_AXIS_ROW;
+        c->how = KM_HOW_LOOP;
+        c->passes = x->loops[x->acs[mx].loop].line == x->loops[x->acs[sm].loop].line ? 1 : 2;
+        reads_in(x, x->acs[mx].operand, c, 0);
+        return FIT;
+    }
+    return NO;
+}
+
+static int try_norm(cx *x)
+{
+    km_class *c = x->c;
+    for (size_t j = 0; j < x->n_as; j++) {
+        const km_access *w = &x->as[j];
+        if (w->mode == KM_READ || w->space != KM_SPACE_GLOBAL || !calls(x, w->value, SQRT, 0))
+            continue;
+        /* the normalised value reads an input, and sums over it make the statistics */
+        km_class probe = {.n_in = 0};
+        reads_in(x, w->value, &probe, 0);
+        if (!probe.n_in)
+            continue;
+        unsigned loops = 0;
+        long last = -2;
+        bool mean = false, any = false;
+        for (size_t i = 0; i < x->n_acs; i++) {
+            const km_accumulator *ac = &x->acs[i];
+            if (ac->op != KM_OP_SUM || ac->loop < 0 || !mentions_acc(x, w->value, i))
+                continue;
+            any = true;
+            if (ac->loop != last)
+                loops++;
+            last = ac->loop;
+            /* a mean: the sum of the plain input (not of squares) */
+            km_form o = ac->operand;
+            if (o.n == 1 && o.t[0].n == 1 && x->atoms[o.t[0].atoms[0]].kind == KM_ATOM_READ)
+                mean = true;
+        }
+        if (!any && x->n_acs) {
+            near(x, KM_CLASS_NORM, w->line, "%s[...] is scaled by a square root of nothing "
+                 "the kernel sums", w->buffer);
+            continue;
+        }
+        c->kind = KM_CLASS_NORM;
+        c->out = w->buffer;
+        c->line = w->line;
+        c->axis = KM_AXIS_ROW;
+        c->how = any ? KM_HOW_LOOP : KM_HOW_NONE;
+        c->passes = loops;
+        c->rms = any && !mean;
+        for (uint32_t i = 0; i < probe.n_in; i++)
+            add_in(c, probe.in[i]);
+        return FIT;
+    }
+    return NO;
+}
+
+/* ---- windows: convolution, pooling, stencils --------------------------------------- */
+
+static const km_access *write_of_acc(const cx *x, size_t acc)
+{
+    for (size_t j = 0; j < x->n_as; j++)
+        if (x->as[j].mode != KM_READ && x->as[j].space == KM_SPACE_GLOBAL &&
+            mentions_acc(x, x->as[j].element_value, acc))
+            return &x->as[j];
+    return NULL;
+}
+
+/* Loops nested from the accumulator's loop outwards that the read's index moves with. */
+static unsigned window_loops(const cx *x, const km_accumulator *ac, km_form index)
+{
+    unsigned n = 0;
+    for (long l = ac->loop; l >= 0; l = x->loops[l].parent)
+        if (km_form_mentions(x->k, index, x->loops[l].counter) &&
+            x->loops[l].kind != KM_LOOP_GRID_STRIDE)
+            n++;
+    return n;
+}
+
+/* Offsets of a window read from the thread's element: the read with every window loop
+ * counter at each of its values, when the trips are small constants. */
+static void window_offsets(cx *x, const km_accumulator *ac, const km_access *w, km_form index)
+{
+    km_class *c = x->c;
+    km_cform idx, base;
+    if (!cf_from(x, index, &idx))
+        return;
+    /* the center: the read with every counter at 0 */
+    km_cform off0 = idx;
+    int64_t trips[4];
+    uint32_t ctr[4];
+    km_cform coef[4];
+    unsigned n = 0;
+    for (long l = ac->loop; l >= 0 && n < 4; l = x->loops[l].parent) {
+        if (!km_form_mentions(x->k, index, x->loops[l].counter))
+            continue;
+        km_cform rest;
+        if (!x->loops[l].has_trip || !km_form_value(x->k, x->loops[l].trip, &trips[n]) ||
+            !linear_in(x, &off0, x->loops[l].counter, &coef[n], &rest))
+            return;
+        ctr[n] = x->loops[l].counter;
+        off0 = rest;
+        n++;
+    }
+    (void)ctr;
+    km_cform we;
+    if (!cf_from(x, w->element, &we) || !cf_sub(x, &off0, &we, &base) ||
+        !thread_free(x, km_cform_view(&base))) {
+        /* different shapes: offsets from the window's first element */
+        memset(&base, 0, sizeof(base));
+        base.known = true;
+    }
+    int64_t total = 1;
+    for (unsigned i = 0; i < n; i++)
+        total *= trips[i];
+    if (total > KM_CLASS_OFFSETS_MAX || total <= 0)
+        return;
+    for (int64_t e = 0; e < total; e++) {
+        km_cform o = base;
+        int64_t r = e;
+        for (unsigned i = 0; i < n; i++) {
+            int64_t v = r % trips[i];
+            r /= trips[i];
+            for (uint32_t t = 0; t < coef[i].n && v; t++) {
+                km_term tt = coef[i].t[t];
+                tt.coef *= v;
+                if (!cf_push(&o, &tt))
+                    return;
+            }
+        }
+        uint32_t m = o.n;
+        km__canon(x->k, o.t, &m);
+        o.n = m;
+        int64_t v;   /* -RADIUS + 1 with RADIUS known: -2 */
+        if (km_form_value(x->k, km_cform_view(&o), &v)) {
+            memset(&o, 0, sizeof(o));
+            o.known = true;
+            km_term t = {.coef = v};
+            if (v)
+                cf_push(&o, &t);
+        }
+        c->offsets[c->n_offsets++] = o;
+    }
+}
+
+static void offsets_shape(cx *x)
+{
+    km_class *c = x->c;
+    uint32_t keys[8][KM_DEGREE_MAX + 1];
+    unsigned nk = 0;
+    c->radius = 0;
+    for (uint32_t i = 0; i < c->n_offsets; i++)
+        for (uint32_t t = 0; t < c->offsets[i].n; t++) {
+            const km_term *tt = &c->offsets[i].t[t];
+            int64_t a = tt->coef < 0 ? -tt->coef : tt->coef;
+            if (a > c->radius)
+                c->radius = a;
+            if (tt->n == 0)
+                continue;
+            bool seen = false;
+            for (unsigned k = 0; k < nk; k++)
+                seen |= keys[k][0] == tt->n && memcmp(&keys[k][1], tt->atoms,
+                                                      tt->n * sizeof(uint32_t)) == 0;
+            if (!seen && nk < 8) {
+                keys[nk][0] = tt->n;
+                memcpy(&keys[nk][1], tt->atoms, tt->n * sizeof(uint32_t));
+                nk++;
+            }
+        }
+    if (!c->dims)
+        c->dims = 1 + nk;
+}
+
+static int try_window(cx *x)
+{
+    km_class *c = x->c;
+    for (size_t i = 0; i < x->n_acs; i++) {
+        const km_accumulator *ac = &x->acs[i];
+        if (ac->loop < 0 || x->loops[ac->loop].kind == KM_LOOP_GRID_STRIDE ||
+            x->loops[ac->loop].kind == KM_LOOP_BLOCK_STRIDE)
+            continue;
+        const km_access *w = write_of_acc(x, i);
+        if (!w)
+            continue;
+        km_form o = ac->element_operand;
+        if (o.n != 1)
+            continue;
+        const km_atom *rd[2];
+        uint32_t nr = 0;
+        for (uint32_t j = 0; j < o.t[0].n; j++) {
+            const km_atom *a = &x->atoms[o.t[0].atoms[j]];
+            if (a->kind == KM_ATOM_READ && nr < 2)
+                rd[nr++] = a;
+        }
+        if (nr == 2 && (ac->op == KM_OP_SUM)) {
+            /* convolution: one read moves with the thread and the window, the other (the
+             * filter) with the window only */
+            int f = thread_free(x, rd[0]->args[0]) ? 0 : 1, in = 1 - f;
+            if (!thread_free(x, rd[f]->args[0]) || thread_free(x, rd[in]->args[0]) ||
+                !window_loops(x, ac, rd[f]->args[0]) || !window_loops(x, ac, rd[in]->args[0]))
+                continue;
+            c->kind = KM_CLASS_CONVOLUTION;
+            c->out = w->buffer;
+            c->line = w->line;
+            c->filter = rd[f]->name;
+            add_in(c, rd[in]->name);
+            add_in(c, rd[f]->name);
+            c->dims = window_loops(x, ac, rd[in]->args[0]);
+            window_offsets(x, ac, w, rd[in]->args[0]);
+            offsets_shape(x);
+            return FIT;
+        }
+        if (nr != 1 || thread_free(x, rd[0]->args[0]))
+            continue;
+        unsigned wl = window_loops(x, ac, rd[0]->args[0]);
+        if (!wl)
+            continue;
+        bool ok;
+        uint32_t aid = acc_atom(x, i, &ok);
+        bool divided = ok && op_over(x, w->element_value, "/", aid, 0);
+        if (ac->op == KM_OP_MAX || ac->op == KM_OP_MIN || (ac->op == KM_OP_SUM && divided)) {
+            /* one loop over a whole row is a per-row reduction, not a window */
+            if (wl == 1 && ac->op == KM_OP_SUM)
+                continue;
+            if (wl == 1 && thread_free(x, w->element))
+                continue;
+            c->kind = KM_CLASS_POOLING;
+            c->reduce = ac->op == KM_OP_MAX ? KM_REDUCE_MAX
+                        : ac->op == KM_OP_MIN ? KM_REDUCE_MIN : KM_REDUCE_MEAN;
+        } else if (ac->op == KM_OP_SUM && !divided) {
+            /* a sum over a small constant window of one array: a stencil */
+            int64_t trip;
+            const km_loop *lp = &x->loops[ac->loop];
+            if (!lp->has_trip || !km_form_value(x->k, lp->trip, &trip) || trip > 64)
+                continue;
+            c->kind = KM_CLASS_STENCIL;
+        } else {
+            continue;
+        }
+        c->out = w->buffer;
+        c->line = w->line;
+        if (is_global_param(x, rd[0]->name))
+            add_in(c, rd[0]->name);
+        c->dims = c->kind == KM_CLASS_POOLING ? wl : 0;
+        /* a stencil over a __shared__ tile: offsets from the thread's slot in the tile */
+        const km_access *center = w;
+        if (c->kind == KM_CLASS_STENCIL && !is_global_param(x, rd[0]->name)) {
+            for (size_t j = 0; j < x->n_as; j++)
+                if (x->as[j].mode == KM_WRITE && strcmp(x->as[j].buffer, rd[0]->name) == 0) {
+                    center = &x->as[j];
+                    break;
+                }
+            for (size_t j = 0; j < x->n_as; j++)
+                if (x->as[j].mode == KM_READ && x->as[j].space == KM_SPACE_GLOBAL)
+                    add_in(c, x->as[j].buffer);
+        }
+        window_offsets(x, ac, center, rd[0]->args[0]);
+        offsets_shape(x);
+        return FIT;
+    }
+    /* explicit stencils: out[e] = f(in[e + d0], in[e + d1], ...) */
+    for (size_t j = 0; j < x->n_as; j++) {
+        const km_access *w = &x->as[j];
+        if (w->mode == KM_READ || w->space != KM_SPACE_GLOBAL)
+            continue;
+        km_form v = w->element_value;
+        km_cform we;
+        if (!cf_from(x, w->element, &we) || thread_free(x, w->element))
+            continue;
+        /* reads of one buffer whose indices differ from the output's by constants */
+        for (size_t r = 0; r < x->n_as; r++) {
+            const km_access *ra = &x->as[r];
+            if (ra->mode != KM_READ || ra->line > w->line || ra->space != KM_SPACE_GLOBAL)
+                continue;
+            km_class probe = *c;
+            probe.n_offsets = 0;
+            for (size_t q = 0; q < x->n_as; q++) {
+                const km_access *qa = &x->as[q];
+                if (qa->mode != KM_READ || strcmp(qa->buffer, ra->buffer) != 0 ||
+                    qa->n_loops != w->n_loops)
+                    continue;
+                km_cform qi, d;
+                if (!cf_from(x, qa->element, &qi) || !cf_sub(x, &qi, &we, &d) ||
+                    !thread_free(x, km_cform_view(&d)) ||
+                    km_form_mentions_kind(x->k, km_cform_view(&d), KM_ATOM_READ, -1))
+                    continue;
+                bool dup = false;
+                for (uint32_t e = 0; e < probe.n_offsets; e++)
+                    dup |= cf_equal(&probe.offsets[e], &d);
+                if (!dup && probe.n_offsets < KM_CLASS_OFFSETS_MAX)
+                    probe.offsets[probe.n_offsets++] = d;
+            }
+            if (probe.n_offsets < 3)
+                continue;
+            (void)v;
+            *c = probe;
+            c->kind = KM_CLASS_STENCIL;
+            c->out = w->buffer;
+            c->line = w->line;
+            add_in(c, ra->buffer);
+            offsets_shape(x);
+            return FIT;
+        }
+    }
+    return NO;
+}
+
+/* ---- reductions -------------------------------------------------------------------- */
+
+static enum km_reduce reduce_of(enum km_op op)
+{
+    return op == KM_OP_MAX ? KM_REDUCE_MAX : op == KM_OP_MIN ? KM_REDUCE_MIN : KM_REDUCE_SUM;
+}
+
+static bool squared_read(const cx *x, km_form f)
+{
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t a = 0; a < f.t[i].n; a++)
+            for (uint32_t b = a + 1; b < f.t[i].n; b++)
+                if (f.t[i].atoms[a] == f.t[i].atoms[b] &&
+                    x->atoms[f.t[i].atoms[a]].kind == KM_ATOM_READ)
+                    return true;
+    return false;
+}
+
+static int try_reduction(cx *x)
+{
+    km_class *c = x->c;
+    for (size_t i = 0; i < x->n_acs; i++) {
+        const km_accumulator *ac = &x->acs[i];
+        if (ac->loop < 0 || (ac->op != KM_OP_SUM && ac->op != KM_OP_MAX && ac->op != KM_OP_MIN))
+            continue;
+        if (!km_form_mentions_kind(x->k, ac->operand, KM_ATOM_READ, -1) &&
+            !km_form_mentions_kind(x->k, ac->operand, KM_ATOM_OPAQUE, -1))
+            continue;
+        const km_access *w = write_of_acc(x, i);
+        const km_loop *lp = &x->loops[ac->loop];
+        c->kind = KM_CLASS_REDUCTION;
+        c->reduce = reduce_of(ac->op);
+        c->how = KM_HOW_LOOP;
+        reads_in(x, ac->operand, c, 0);
+        /* a shared tree or atomics finish per-thread partial sums */
+        const km_loop *tl = NULL;
+        if (shared_tree(x, &tl))
+            c->how = KM_HOW_TREE;
+        for (size_t j = 0; j < x->n_as; j++)
+            if (x->as[j].atomic && x->as[j].space == KM_SPACE_GLOBAL) {
+                c->how = KM_HOW_ATOMIC;
+                if (!w)
+                    w = &x->as[j];
+            }
+        if (!w)
+            w = first_global_write(x);
+        if (!w) {
+            *c = (km_class){.near = c->near, .why_line = c->why_line};
+            memcpy(c->why, x->c->why, sizeof(c->why));
+            continue;
+        }
+        c->out = w->buffer;
+        c->line = w->line;
+        if (lp->kind == KM_LOOP_GRID_STRIDE || lp->kind == KM_LOOP_BLOCK_STRIDE ||
+            thread_free(x, w->element)) {
+            c->axis = KM_AXIS_GLOBAL;
+        } else {
+            /* row: the read walks a row (stride 1 in the counter); column: it jumps rows */
+            c->axis = KM_AXIS_ROW;
+            for (uint32_t t = 0; t < ac->element_operand.n; t++)
+                for (uint32_t a = 0; a < ac->element_operand.t[t].n; a++) {
+                    const km_atom *r = &x->atoms[ac->element_operand.t[t].atoms[a]];
+                    km_cform idx, s, rest;
+                    if (r->kind != KM_ATOM_READ || !cf_from(x, r->args[0], &idx) ||
+                        !linear_in(x, &idx, lp->counter, &s, &rest) || s.n == 0)
+                        continue;
+                    if (!cf_is_const(&s, 1))
+                        c->axis = KM_AXIS_COLUMN;
+                }
+        }
+        /* statistics: mean (divided), variance (squares, divided), std (square root) */
+        bool ok;
+        uint32_t aid = acc_atom(x, i, &ok);
+        bool divided = ok && op_over(x, w->element_value, "/", aid, 0);
+        bool rooted = ok && calls(x, w->element_value, SQRT, 0);
+        bool squares = squared_read(x, ac->element_operand);
+        if (ac->op == KM_OP_SUM) {
+            if (squares)
+                c->reduce = rooted ? KM_REDUCE_STD : divided ? KM_REDUCE_VARIANCE : KM_REDUCE_SUMSQ;
+            else if (rooted)
+                c->reduce = KM_REDUCE_STD;
+            else if (divided)
+                c->reduce = KM_REDUCE_MEAN;
+        }
+        long last = -1;
+        c->passes = 0;
+        for (size_t j = 0; j < x->n_acs; j++)
+            if (x->acs[j].loop >= 0 && x->acs[j].loop != last &&
+                km_form_mentions_kind(x->k, x->acs[j].operand, KM_ATOM_READ, -1)) {
+                c->passes++;
+                last = x->acs[j].loop;
+            }
+        return FIT;
+    }
+    /* a shared-memory tree over one block's values */
+    const km_loop *tl = NULL;
+    const km_access *t = shared_tree(x, &tl);
+    if (t) {
+        c->kind = KM_CLASS_REDUCTION;
+        c->reduce = reduce_of(t->op == KM_OP_NONE ? KM_OP_SUM : t->op);
+        c->how = KM_HOW_TREE;
+        c->axis = KM_AXIS_GLOBAL;
+        c->passes = 1;
+        const km_access *w = first_global_write(x);
+        c->out = w ? w->buffer : NULL;
+        c->line = w ? w->line : t->line;
+        for (size_t r = 0; r < x->n_as; r++)
+            if (x->as[r].mode == KM_READ && x->as[r].space == KM_SPACE_GLOBAL)
+                add_in(c, x->as[r].buffer);
+        return FIT;
+    }
+    /* atomics straight into the result */
+    for (size_t j = 0; j < x->n_as; j++) {
+        const km_access *a = &x->as[j];
+        if (!a->atomic || (a->op != KM_OP_SUM && a->op != KM_OP_MAX && a->op != KM_OP_MIN))
+            continue;
+        c->kind = KM_CLASS_REDUCTION;
+        c->reduce = reduce_of(a->op);
+        c->how = KM_HOW_ATOMIC;
+        c->out = a->buffer;
+        c->line = a->line;
+        c->passes = 1;
+        c->axis = thread_free(x, a->element) ? KM_AXIS_GLOBAL
+                  : km_access_stride_tx(x->k, a, NULL) == KM_STRIDE_CONTIGUOUS ? KM_AXIS_COLUMN
+                                                                             : KM_AXIS_ROW;
+        reads_in(x, a->value, c, 0);
+        return FIT;
+    }
+    return NO;
+}
+
+/* ---- data movement and elementwise ------------------------------------------------- */
+
+static bool nonaffine(const cx *x, km_form f)
+{
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = &x->atoms[f.t[i].atoms[j]];
+            if (a->kind == KM_ATOM_OPAQUE && (!strcmp(a->op, "/") || !strcmp(a->op, "%")))
+                return true;
+        }
+    return false;
+}
+
+static int try_move(cx *x)
+{
+    km_class *c = x->c;
+    for (size_t j = 0; j < x->n_as; j++) {
+        const km_access *w = &x->as[j];
+        km_form v = w->element_value;
+        if (w->mode != KM_WRITE || w->space != KM_SPACE_GLOBAL || v.n != 1 || v.t[0].n != 1 ||
+            v.t[0].coef != 1)
+            continue;
+        const km_atom *r = &x->atoms[v.t[0].atoms[0]];
+        if (r->kind != KM_ATOM_READ)
+            continue;
+        km_form rin = r->args[0];
+        const char *src = r->name;
+        bool tiled = false;
+        if (!is_global_param(x, r->name)) {
+            /* through a __shared__ tile: the global read that filled it */
+            for (size_t q = 0; q < x->n_as; q++) {
+                const km_access *s = &x->as[q];
+                km_form sv = s->element_value;
+                if (s->mode != KM_WRITE || strcmp(s->buffer, r->name) != 0 || sv.n != 1 ||
+                    sv.t[0].n != 1 || x->atoms[sv.t[0].atoms[0]].kind != KM_ATOM_READ)
+                    continue;
+                const km_atom *g = &x->atoms[sv.t[0].atoms[0]];
+                rin = g->args[0];
+                src = g->name;
+                tiled = true;
+                break;
+            }
+            if (!tiled)
+                continue;
+        }
+        if (km_form_equal(rin, w->index) || thread_free(x, rin) || thread_free(x, w->element))
+            continue;
+        const km_access *ra = NULL;
+        for (size_t q = 0; q < x->n_as; q++)
+            if (x->as[q].mode == KM_READ && strcmp(x->as[q].buffer, src) == 0 &&
+                km_form_equal(x->as[q].index, rin))
+                ra = &x->as[q];
+        enum km_stride sw = km_access_stride_tx(x->k, w, NULL);
+        enum km_stride sr = ra ? km_access_stride_tx(x->k, ra, NULL) : KM_STRIDE_UNKNOWN;
+        c->out = w->buffer;
+        c->line = w->line;
+        add_in(c, src);
+        c->in_map = ra ? ra->element : rin;
+        c->out_map = w->element;
+        c->shared_tiles = tiled;
+        if (nonaffine(x, rin) || nonaffine(x, w->element))
+            c->kind = KM_CLASS_PERMUTATION;
+        else if (tiled || sw != sr)
+            c->kind = KM_CLASS_TRANSPOSE;
+        else {
+            char a[128], b[128];
+            text(x, w->element, a, sizeof(a));
+            text(x, rin, b, sizeof(b));
+            near(x, KM_CLASS_TRANSPOSE, w->line, "%s[%s] = %s[%s] moves elements but both "
+                 "sides have the same stride in threadIdx.x", w->buffer, a, src, b);
+            *c = (km_class){.near = c->near, .why_line = c->why_line};
+            memcpy(c->why, x->c->why, sizeof(c->why));
+            continue;
+        }
+        return FIT;
+    }
+    return NO;
+}
+
+static int try_elementwise(cx *x)
+{
+    km_class *c = x->c;
+    const km_access *w0 = first_global_write(x);
+    if (!w0 || thread_free(x, w0->element))
+        return NO;
+    /* streams: buffers read at the output element, buffers written */
+    const char *wn[16];
+    uint32_t nw = 0;
+    for (size_t j = 0; j < x->n_as; j++) {
+        const km_access *a = &x->as[j];
+        if (a->space != KM_SPACE_GLOBAL)
+            continue;
+        for (uint32_t l = 0; l < a->n_loops; l++)
+            if (x->loops[a->loops[l]].kind != KM_LOOP_GRID_STRIDE) {
+                near(x, KM_CLASS_ELEMENTWISE, x->loops[a->loops[l]].line,
+                     "%s[...] is accessed in a loop (line %u) other than a grid-stride loop",
+                     a->buffer, x->loops[a->loops[l]].line);
+                c->n_in = 0;
+                return NO;
+            }
+        if (a->atomic) {
+            c->n_in = 0;
+            return NO;
+        }
+        if (a->mode == KM_READ) {
+            if (km_form_equal(a->element, w0->element))
+                add_in(c, a->buffer);
+            continue;
+        }
+        bool dup = false;
+        for (uint32_t i = 0; i < nw; i++)
+            dup |= strcmp(wn[i], a->buffer) == 0;
+        if (!dup && nw < 16)
+            wn[nw++] = a->buffer;
+    }
+    c->streams_read = c->n_in;
+    c->streams_written = nw;
+    c->kind = KM_CLASS_ELEMENTWISE;
+    c->out = w0->buffer;
+    c->line = w0->line;
+    size_t np;
+    const km_param *ps = km_params(x->k, &np);
+    for (size_t i = 0; i < np; i++)
+        if (strcmp(ps[i].name, w0->buffer) == 0)
+            c->elem_type = ps[i].elem_type;
+    return FIT;
+}
+
+/* ---- the driver -------------------------------------------------------------------- */
+
+int km_classify(const km_kernel *k, km_class *out)
+{
+    if (!k || !out)
+        return HK_EINVAL;
+    memset(out, 0, sizeof(*out));
+    out->row_axis = out->col_axis = -1;
+    cx x = {.k = k, .c = out};
+    x.atoms = km_atoms(k, &x.n_atoms);
+    x.as = km_accesses(k, &x.n_as);
+    x.acs = km_accumulators(k, &x.n_acs);
+    x.loops = km_loops(k, &x.n_loops);
+    x.gs = km_guards(k, &x.n_gs);
+    static int (*const steps[])(cx *) = {try_histogram, try_scan,  try_product,
+                                          try_softmax,   try_norm,  try_window,
+                                          try_reduction, try_move,  try_elementwise};
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        if (steps[i](&x) == FIT) {
+            if (out->near == out->kind) {   /* a near miss of the class that then fit */
+                out->near = KM_CLASS_NONE;
+                out->why[0] = 0;
+                out->why_line = 0;
+            }
+            return HK_OK;
+        }
+    }
+    return HK_OK;
+}
+
+/* ---- names and printing ------------------------------------------------------------ */
+
+const char *km_class_name(enum km_class_kind kind)
+{
+    static const char *const names[] = {"none",      "gemm",     "gemv",        "transpose",
+                                        "permutation", "histogram", "reduction", "stencil",
+                                        "convolution", "pooling",   "scan",      "norm",
+                                        "softmax",     "elementwise"};
+    return (size_t)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
+const char *km_reduce_name(enum km_reduce r)
+{
+    static const char *const names[] = {"sum", "max", "min", "mean", "variance", "std", "sumsq"};
+    return (size_t)r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
+}
+
+const char *km_axis_name(enum km_axis a)
+{
+    static const char *const names[] = {"none", "global", "row", "column"};
+    return (size_t)a < sizeof(names) / sizeof(names[0]) ? names[a] : "?";
+}
+
+static const char *how_name(enum km_how h)
+{
+    static const char *const names[] = {"none", "loop", "atomic", "tree", "serial"};
+    return (size_t)h < sizeof(names) / sizeof(names[0]) ? names[h] : "?";
+}
+
+static int pf(const km_kernel *k, struct hk_buf *b, const char *label, const km_cform *f)
+{
+    if (!f->known)
+        return hk_buf_printf(b, " %s=?", label);
+    int rc = hk_buf_printf(b, " %s=", label);
+    return rc ? rc : km_form_print(k, km_cform_view(f), b);
+}
+
+int km_class_print(const km_kernel *k, const km_class *c, struct hk_buf *b)
+{
+    int rc = hk_buf_printf(b, "%s", km_class_name(c->kind));
+    if (!rc && c->out)
+        rc = hk_buf_printf(b, " out=%s", c->out);
+    for (uint32_t i = 0; !rc && i < c->n_in; i++)
+        rc = hk_buf_printf(b, "%s%s", i ? "," : " in=", c->in[i]);
+    switch (c->kind) {
+    case KM_CLASS_GEMM:
+    case KM_CLASS_GEMV:
+        if (!rc)
+            rc = pf(k, b, "M", &c->m);
+        if (!rc)
+            rc = pf(k, b, c->kind == KM_CLASS_GEMM ? "N" : "N", &c->n);
+        if (!rc && c->kind == KM_CLASS_GEMM)
+            rc = pf(k, b, "K", &c->k);
+        if (!rc)
+            rc = pf(k, b, "lda", &c->lda);
+        if (!rc)
+            rc = pf(k, b, c->kind == KM_CLASS_GEMM ? "ldb" : "incx", &c->ldb);
+        if (!rc)
+            rc = pf(k, b, c->kind == KM_CLASS_GEMM ? "ldc" : "incy", &c->ldc);
+        if (!rc && c->kind == KM_CLASS_GEMM)
+            rc = hk_buf_printf(b, " %s%s%s", c->col_major ? "col-major" : "row-major",
+                               c->trans_a ? " transA" : "", c->trans_b ? " transB" : "");
+        if (!rc && c->kind == KM_CLASS_GEMV)
+            rc = hk_buf_printf(b, " by-%s", c->by_columns ? "columns" : "rows");
+        if (!rc)
+            rc = hk_buf_printf(b, "%s%s%s%s row-axis=%d", c->alpha ? " alpha" : "",
+                               c->beta ? " beta" : "", c->accumulate ? " +=" : "",
+                               c->shared_tiles ? " shared-tiles" : "", c->row_axis);
+        if (!rc && c->batched) {
+            rc = pf(k, b, "batchA", &c->batch_a);
+            if (!rc)
+                rc = pf(k, b, "batchB", &c->batch_b);
+            if (!rc)
+                rc = pf(k, b, "batchC", &c->batch_c);
+        }
+        break;
+    case KM_CLASS_REDUCTION:
+    case KM_CLASS_NORM:
+    case KM_CLASS_SOFTMAX:
+    case KM_CLASS_SCAN:
+        if (!rc && c->kind == KM_CLASS_REDUCTION)
+            rc = hk_buf_printf(b, " op=%s", km_reduce_name(c->reduce));
+        if (!rc && c->kind == KM_CLASS_NORM)
+            rc = hk_buf_printf(b, " %s", c->rms ? "rms" : "layer");
+        if (!rc)
+            rc = hk_buf_printf(b, " axis=%s how=%s passes=%u", km_axis_name(c->axis),
+                               how_name(c->how), c->passes);
+        break;
+    case KM_CLASS_TRANSPOSE:
+    case KM_CLASS_PERMUTATION:
+        if (!rc)
+            rc = hk_buf_appends(b, " map=");
+        if (!rc)
+            rc = km_form_print(k, c->out_map, b);
+        if (!rc)
+            rc = hk_buf_appends(b, "<-");
+        if (!rc)
+            rc = km_form_print(k, c->in_map, b);
+        if (!rc && c->shared_tiles)
+            rc = hk_buf_appends(b, " shared-tiles");
+        break;
+    case KM_CLASS_HISTOGRAM:
+        if (!rc)
+            rc = pf(k, b, "bins", &c->bins);
+        if (!rc)
+            rc = hk_buf_printf(b, "%s%s", c->weighted ? " weighted" : "",
+                               c->privatized ? " privatized" : "");
+        break;
+    case KM_CLASS_STENCIL:
+    case KM_CLASS_CONVOLUTION:
+    case KM_CLASS_POOLING:
+        if (!rc && c->kind == KM_CLASS_POOLING)
+            rc = hk_buf_printf(b, " op=%s", km_reduce_name(c->reduce));
+        if (!rc)
+            rc = hk_buf_printf(b, " dims=%u radius=%lld offsets=", c->dims,
+                               (long long)c->radius);
+        for (uint32_t i = 0; !rc && i < c->n_offsets; i++) {
+            if (i)
+                rc = hk_buf_appends(b, ",");
+            if (!rc)
+                rc = km_form_print(k, km_cform_view(&c->offsets[i]), b);
+        }
+        break;
+    case KM_CLASS_ELEMENTWISE:
+        if (!rc)
+            rc = hk_buf_printf(b, " streams=%u+%u type=%s", c->streams_read, c->streams_written,
+                               c->elem_type ? c->elem_type : "?");
+        break;
+    default:
+        break;
+    }
+    if (!rc && c->near != KM_CLASS_NONE)
+        rc = hk_buf_printf(b, " | near %s: line %u: %s", km_class_name(c->near), c->why_line,
+                           c->why);
+    return rc;
+}
