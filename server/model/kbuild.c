@@ -1004,8 +1004,33 @@ static km_form expand(kb *b, const macro *cm, const km_form *args, uint32_t n_ar
     if (b->macro_depth >= KB_MACRO_DEPTH_MAX)
         return literal(b, m->name);
     if (!m->tree) {
-        m->snippet = km__alloc(b->k, strlen(m->value) + 32);
-        sprintf(m->snippet, "int km__v = (%s);\n", m->value);
+        /* `(_i)+x` would parse as a cast of +x to a type _i: a parameter in parentheses
+         * becomes `((_i))`, which is never a cast (Index3D(_nx,_ny,_i,_j,_k) in Parboil) */
+        size_t vl = strlen(m->value);
+        m->snippet = km__alloc(b->k, 3 * vl + 32);
+        char *o = m->snippet + sprintf(m->snippet, "int km__v = (");
+        for (size_t i = 0; i < vl;) {
+            size_t s = i + 1, e;
+            while (m->value[i] == '(' && isspace((unsigned char)m->value[s]))
+                s++;
+            e = s;
+            while (m->value[i] == '(' && (isalnum((unsigned char)m->value[e]) || m->value[e] == '_'))
+                e++;
+            size_t t = e;
+            while (e > s && isspace((unsigned char)m->value[t]))
+                t++;
+            bool param = false;
+            for (uint32_t p = 0; e > s && m->value[t] == ')' && p < m->n_params; p++)
+                param |= strlen(m->params[p]) == e - s &&
+                         memcmp(m->params[p], m->value + s, e - s) == 0;
+            if (param) {
+                o += sprintf(o, "((%.*s))", (int)(e - s), m->value + s);
+                i = t + 1;
+            } else {
+                *o++ = m->value[i++];
+            }
+        }
+        strcpy(o, ");\n");
         m->tree = ts_parser_parse_string(b->parser, NULL, m->snippet, (uint32_t)strlen(m->snippet));
         if (!m->tree)
             return literal(b, m->name);

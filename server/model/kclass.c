@@ -889,28 +889,61 @@ static int try_product(cx *x)
 
 /* ---- softmax and norms ------------------------------------------------------------- */
 
+/* Does the sum's operand read back an element the same loop wrote with an exponential
+ * (out[j] = expf(x[j] - m); sum += out[j])? */
+static bool exp_stored(const cx *x, const km_accumulator *ac)
+{
+    km_form o = ac->operand;
+    if (o.n != 1 || o.t[0].n != 1 || x->atoms[o.t[0].atoms[0]].kind != KM_ATOM_READ)
+        return false;
+    const km_atom *r = &x->atoms[o.t[0].atoms[0]];
+    for (size_t j = 0; j < x->n_as; j++) {
+        const km_access *w = &x->as[j];
+        if (w->mode != KM_READ && strcmp(w->buffer, r->name) == 0 &&
+            km_form_equal(w->index, r->args[0]) && calls(x, w->value, EXP, 0))
+            return true;
+    }
+    return false;
+}
+
+/* A maximum kept by `if (x[j] > m) m = x[j];`: a guard comparing an unfollowed local
+ * with a read, inside a loop. */
+static bool conditional_max(const cx *x)
+{
+    for (size_t g = 0; g < x->n_gs; g++) {
+        const km_guard *gd = &x->gs[g];
+        if (strcmp(gd->op, "<") != 0 || gd->lhs.n != 1 || gd->lhs.t[0].n != 1)
+            continue;
+        if (x->atoms[gd->lhs.t[0].atoms[0]].kind == KM_ATOM_VAR &&
+            km_form_mentions_kind(x->k, gd->rhs, KM_ATOM_READ, -1))
+            return true;
+    }
+    return false;
+}
+
 static int try_softmax(cx *x)
 {
     km_class *c = x->c;
     long mx = -1, sm = -1;
     for (size_t i = 0; i < x->n_acs; i++) {
-        if (x->acs[i].loop < 0)
+        const km_accumulator *ac = &x->acs[i];
+        if (ac->loop < 0)
             continue;
-        if (x->acs[i].op == KM_OP_MAX && mx < 0)
+        if (ac->op == KM_OP_MAX && mx < 0)
             mx = (long)i;
-        if (x->acs[i].op == KM_OP_SUM && calls(x, x->acs[i].operand, EXP, 0) && sm < 0)
+        if ((ac->op == KM_OP_SUM || ac->op == KM_OP_OTHER) && sm < 0 &&
+            (calls(x, ac->operand, EXP, 0) || exp_stored(x, ac)))
             sm = (long)i;
     }
     if (sm < 0)
         return NO;
+    bool has_max = mx >= 0 || conditional_max(x);
     for (size_t j = 0; j < x->n_as; j++) {
         const km_access *w = &x->as[j];
-        if (w->mode == KM_READ || w->space != KM_SPACE_GLOBAL)
+        if (w->mode == KM_READ || w->space != KM_SPACE_GLOBAL ||
+            !mentions_acc(x, w->value, (size_t)sm))
             continue;
-        bool uses_sum = mentions_acc(x, w->value, (size_t)sm);
-        if (!uses_sum)
-            continue;
-        if (mx < 0) {
+        if (!has_max) {
             near(x, KM_CLASS_SOFTMAX, x->acs[sm].line,
                  "the sum of exponentials (line %u) has no row maximum subtracted",
                  x->acs[sm].line);
@@ -921,8 +954,11 @@ static int try_softmax(cx *x)
         c->line = w->line;
         c->axis = KM_AXIS_ROW;
         c->how = KM_HOW_LOOP;
-        c->passes = x->loops[x->acs[mx].loop].line == x->loops[x->acs[sm].loop].line ? 1 : 2;
-        reads_in(x, x->acs[mx].operand, c, 0);
+        c->passes = mx >= 0 && x->acs[mx].loop == x->acs[sm].loop ? 1 : 2;
+        for (size_t r = 0; r < x->n_as; r++)
+            if (x->as[r].mode == KM_READ && x->as[r].space == KM_SPACE_GLOBAL &&
+                strcmp(x->as[r].buffer, c->out) != 0)
+                add_in(c, x->as[r].buffer);
         return FIT;
     }
     return NO;
@@ -945,7 +981,8 @@ static int try_norm(cx *x)
         bool mean = false, any = false;
         for (size_t i = 0; i < x->n_acs; i++) {
             const km_accumulator *ac = &x->acs[i];
-            if (ac->op != KM_OP_SUM || ac->loop < 0 || !mentions_acc(x, w->value, i))
+            if ((ac->op != KM_OP_SUM && ac->op != KM_OP_OTHER) || ac->loop < 0 ||
+                !mentions_acc(x, w->value, i))
                 continue;
             any = true;
             if (ac->loop != last)
@@ -956,9 +993,19 @@ static int try_norm(cx *x)
             if (o.n == 1 && o.t[0].n == 1 && x->atoms[o.t[0].atoms[0]].kind == KM_ATOM_READ)
                 mean = true;
         }
-        if (!any && x->n_acs) {
-            near(x, KM_CLASS_NORM, w->line, "%s[...] is scaled by a square root of nothing "
-                 "the kernel sums", w->buffer);
+        /* without sums here, the statistics come from other buffers read per row or
+         * channel (a normalise pass): an element-wise square root is not a norm */
+        bool stats = false;
+        for (size_t r = 0; r < x->n_as && !any; r++) {
+            const km_access *ra = &x->as[r];
+            stats |= ra->mode == KM_READ && ra->space == KM_SPACE_GLOBAL &&
+                     ra->line >= w->line - 8 && ra->line <= w->line &&
+                     !thread_free(x, ra->element) && !km_form_equal(ra->element, w->element);
+        }
+        if (!any && !stats) {
+            if (x->n_acs)
+                near(x, KM_CLASS_NORM, w->line, "%s[...] is scaled by a square root of "
+                     "nothing the kernel sums", w->buffer);
             continue;
         }
         c->kind = KM_CLASS_NORM;
@@ -1190,7 +1237,7 @@ static int try_window(cx *x)
         /* reads of one buffer whose indices differ from the output's by constants */
         for (size_t r = 0; r < x->n_as; r++) {
             const km_access *ra = &x->as[r];
-            if (ra->mode != KM_READ || ra->line > w->line || ra->space != KM_SPACE_GLOBAL)
+            if (ra->mode != KM_READ || ra->space != KM_SPACE_GLOBAL)
                 continue;
             km_class probe = *c;
             probe.n_offsets = 0;
