@@ -1187,9 +1187,7 @@ static int try_window(cx *x)
         bool divided = ok && op_over(x, w->element_value, "/", aid, 0);
         if (ac->op == KM_OP_MAX || ac->op == KM_OP_MIN || (ac->op == KM_OP_SUM && divided)) {
             /* one loop over a whole row is a per-row reduction, not a window */
-            if (wl == 1 && ac->op == KM_OP_SUM)
-                continue;
-            if (wl == 1 && thread_free(x, w->element))
+            if (wl == 1)   /* one loop: a reduction along a row or column */
                 continue;
             c->kind = KM_CLASS_POOLING;
             c->reduce = ac->op == KM_OP_MAX ? KM_REDUCE_MAX
@@ -1319,8 +1317,10 @@ static int try_reduction(cx *x)
         if (!w)
             w = first_global_write(x);
         if (!w) {
-            *c = (km_class){.near = c->near, .why_line = c->why_line};
-            memcpy(c->why, x->c->why, sizeof(c->why));
+            km_class keep = *c;
+            *c = (km_class){.near = keep.near, .why_line = keep.why_line,
+                            .row_axis = -1, .col_axis = -1};
+            memcpy(c->why, keep.why, sizeof(c->why));
             continue;
         }
         c->out = w->buffer;
@@ -1473,8 +1473,10 @@ static int try_move(cx *x)
             text(x, rin, b, sizeof(b));
             near(x, KM_CLASS_TRANSPOSE, w->line, "%s[%s] = %s[%s] moves elements but both "
                  "sides have the same stride in threadIdx.x", w->buffer, a, src, b);
-            *c = (km_class){.near = c->near, .why_line = c->why_line};
-            memcpy(c->why, x->c->why, sizeof(c->why));
+            km_class keep = *c;
+            *c = (km_class){.near = keep.near, .why_line = keep.why_line,
+                            .row_axis = -1, .col_axis = -1};
+            memcpy(c->why, keep.why, sizeof(c->why));
             continue;
         }
         return FIT;

@@ -1,0 +1,333 @@
+// The other classes spelled several ways, and near misses (tests/unit/test_model_class.c).
+#define TILE 32
+#define ROWS 8
+#define NB 256
+#define R 2
+
+// transposes: naive with separate in/out indices and tile macros, and a plain one
+__global__ void transpose_tiles(float *odata, const float *idata, int width, int height)
+{
+    int xIndex = blockIdx.x * TILE + threadIdx.x;
+    int yIndex = blockIdx.y * TILE + threadIdx.y;
+    int index_in = xIndex + width * yIndex;
+    int index_out = yIndex + height * xIndex;
+    for (int i = 0; i < TILE; i += ROWS)
+        odata[index_out + i] = idata[index_in + i * width];
+}
+
+__global__ void transpose_plain(const float *in, float *out, int rows, int cols)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < rows && c < cols)
+        out[c * rows + r] = in[r * cols + c];
+}
+
+// near miss: a copy, both sides contiguous
+__global__ void copy_2d(const float *in, float *out, int rows, int cols)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < rows && c < cols)
+        out[r * cols + c + 1] = in[r * cols + c];
+}
+
+// histograms: templated bin count with a grid-stride loop, a parameter bin count, weights
+template <int NBINS, typename T>
+__global__ void hist_template(const T *__restrict__ in, unsigned int *bins, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)blockDim.x * gridDim.x)
+        atomicAdd(&bins[static_cast<int>(in[i]) % NBINS], 1u);
+}
+
+__global__ void hist_param(const int *in, int *bins, int n, int nbins)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int b = in[i] % nbins;
+        atomicAdd(bins + b, 1);
+    }
+}
+
+__global__ void hist_weighted(const int *idx, const float *w, float *bins, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&bins[idx[i]], w[i]);
+}
+
+// near miss: the increment is not atomic
+__global__ void hist_racy(const int *in, int *bins, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        bins[in[i]] += 1;
+}
+
+// reductions
+__global__ void row_sum(const float *in, float *out, int rows, int cols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) {
+        float s = 0;
+        for (int c = 0; c < cols; c++)
+            s += in[r * cols + c];
+        out[r] = s;
+    }
+}
+
+__global__ void col_max(const float *in, float *out, int rows, int cols)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c < cols) {
+        float m = -1e30f;
+        for (int r = 0; r < rows; r++)
+            m = fmaxf(m, in[r * cols + c]);
+        out[c] = m;
+    }
+}
+
+__global__ void row_std_two_pass(const float *x, float *out, int rows, int n)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    float s = 0.0f;
+    for (int i = 0; i < n; i++)
+        s += x[r * n + i];
+    float mean = s / n;
+    float v = 0.0f;
+    for (int i = 0; i < n; i++) {
+        float d = x[r * n + i] - mean;
+        v += d * d;
+    }
+    out[r] = sqrtf(v / n);
+}
+
+__global__ void global_sum_atomic(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(out, in[i]);
+}
+
+__global__ void block_tree_sum(const float *in, float *out, int n)
+{
+    __shared__ float sdata[NB];
+    unsigned tid = threadIdx.x;
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    sdata[tid] = i < n ? in[i] : 0.0f;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (tid < s)
+            sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    if (tid == 0)
+        out[blockIdx.x] = sdata[0];
+}
+
+// stencils: 1-D explicit, 2-D five points, 1-D through a shared tile with a loop
+__global__ void stencil_3pt(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > 0 && i < n - 1)
+        out[i] = 0.25f * in[i - 1] + 0.5f * in[i] + 0.25f * in[i + 1];
+}
+
+__global__ void heat_2d(const float *u, float *v, int nx, int ny, float k)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x > 0 && y > 0 && x < nx - 1 && y < ny - 1) {
+        int c = y * nx + x;
+        v[c] = u[c] + k * (u[c - 1] + u[c + 1] + u[c - nx] + u[c + nx] - 4 * u[c]);
+    }
+}
+
+__global__ void stencil_shared(const float *in, float *out, int n)
+{
+    __shared__ float temp[NB + 2 * R];
+    int g = threadIdx.x + blockIdx.x * blockDim.x;
+    int l = threadIdx.x + R;
+    temp[l] = in[g];
+    if (threadIdx.x < R) {
+        temp[l - R] = in[g - R];
+        temp[l + NB] = in[g + NB];
+    }
+    __syncthreads();
+    float result = 0;
+    for (int off = -R; off <= R; off++)
+        result += temp[l + off];
+    if (g < n)
+        out[g] = result;
+}
+
+// convolution and pooling
+__global__ void conv_1d(const float *in, const float *w, float *out, int n, int klen)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float s = 0;
+        for (int k = 0; k < klen; k++)
+            s += in[i + k] * w[k];
+        out[i] = s;
+    }
+}
+
+__global__ void conv_2d(const float *img, const float *f, float *out, int W, int H, int F)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < W && y < H) {
+        float s = 0;
+        for (int fy = 0; fy < F; fy++)
+            for (int fx = 0; fx < F; fx++)
+                s += img[(y + fy) * (W + F) + x + fx] * f[fy * F + fx];
+        out[y * W + x] = s;
+    }
+}
+
+__global__ void maxpool_2d(const float *in, float *out, int W, int OW, int OH)
+{
+    int ox = blockIdx.x * blockDim.x + threadIdx.x;
+    int oy = blockIdx.y * blockDim.y + threadIdx.y;
+    if (ox < OW && oy < OH) {
+        float m = -1e30f;
+        for (int dy = 0; dy < 2; dy++)
+            for (int dx = 0; dx < 2; dx++)
+                m = fmaxf(m, in[(2 * oy + dy) * W + 2 * ox + dx]);
+        out[oy * OW + ox] = m;
+    }
+}
+
+// scans: a serial running sum per row, a Hillis-Steele shared scan
+__global__ void scan_rows(const float *in, float *out, int rows, int n)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) {
+        float s = 0;
+        for (int i = 0; i < n; i++) {
+            s += in[r * n + i];
+            out[r * n + i] = s;
+        }
+    }
+}
+
+__global__ void scan_shared(const float *in, float *out, int n)
+{
+    __shared__ float t[NB];
+    int tid = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + tid;
+    t[tid] = i < n ? in[i] : 0;
+    __syncthreads();
+    for (int off = 1; off < blockDim.x; off *= 2) {
+        float v = tid >= off ? t[tid - off] : 0;
+        __syncthreads();
+        t[tid] += v;
+        __syncthreads();
+    }
+    if (i < n)
+        out[i] = t[tid];
+}
+
+// norms and softmax
+__global__ void rmsnorm(const float *x, const float *w, float *y, int rows, int d, float eps)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    float ss = 0;
+    for (int i = 0; i < d; i++)
+        ss += x[r * d + i] * x[r * d + i];
+    float inv = rsqrtf(ss / d + eps);
+    for (int i = 0; i < d; i++)
+        y[r * d + i] = x[r * d + i] * inv * w[i];
+}
+
+__global__ void layernorm_two_pass(const float *x, float *y, int rows, int d)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    float mean = 0;
+    for (int i = 0; i < d; i++)
+        mean += x[r * d + i];
+    mean /= d;
+    float var = 0;
+    for (int i = 0; i < d; i++)
+        var += (x[r * d + i] - mean) * (x[r * d + i] - mean);
+    float rs = 1.0f / sqrtf(var / d + 1e-5f);
+    for (int i = 0; i < d; i++)
+        y[r * d + i] = (x[r * d + i] - mean) * rs;
+}
+
+__global__ void softmax_fmax(const float *in, float *out, int rows, int cols)
+{
+    int row = blockDim.x * blockIdx.x + threadIdx.x;
+    if (row >= rows)
+        return;
+    float m = -INFINITY;
+    for (int j = 0; j < cols; j++)
+        m = fmaxf(m, in[row * cols + j]);
+    float sum = 0.0f;
+    for (int j = 0; j < cols; j++)
+        sum += expf(in[row * cols + j] - m);
+    for (int j = 0; j < cols; j++)
+        out[row * cols + j] = expf(in[row * cols + j] - m) / sum;
+}
+
+__global__ void softmax_if_max(const float *in, float *out, int rows, int cols)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < rows) {
+        const float *x = in + row * cols;
+        float *y = out + row * cols;
+        float maxval = -INFINITY;
+        for (int j = 0; j < cols; j++)
+            if (x[j] > maxval)
+                maxval = x[j];
+        float sum = 0;
+        for (int j = 0; j < cols; j++) {
+            y[j] = expf(x[j] - maxval);
+            sum += y[j];
+        }
+        for (int j = 0; j < cols; j++)
+            y[j] /= sum;
+    }
+}
+
+// near miss: no maximum subtracted
+__global__ void softmax_unsafe(const float *in, float *out, int rows, int cols)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < rows) {
+        float sum = 0;
+        for (int j = 0; j < cols; j++)
+            sum += expf(in[row * cols + j]);
+        for (int j = 0; j < cols; j++)
+            out[row * cols + j] = expf(in[row * cols + j]) / sum;
+    }
+}
+
+// elementwise chains: SGD with momentum, an Adam step in half precision
+__global__ void sgd_momentum(float *p, const float *g, float *m, float lr, float mu, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        m[i] = mu * m[i] + g[i];
+        p[i] -= lr * m[i];
+    }
+}
+
+__global__ void adam_half(__half *p, const __half *g, float *m, float *v, float lr, float b1,
+                          float b2, float eps, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        float gi = __half2float(g[i]);
+        m[i] = b1 * m[i] + (1 - b1) * gi;
+        v[i] = b2 * v[i] + (1 - b2) * gi * gi;
+        p[i] = __float2half(__half2float(p[i]) - lr * m[i] / (sqrtf(v[i]) + eps));
+    }
+}

@@ -1,0 +1,221 @@
+/* km_classify (server/model/kclass.c): each class spelled several ways gives the same class
+ * and parameters; near misses are refused with the construct and its line. The kernels are
+ * in tests/data/model/class_*.cu. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/hk.h"
+#include "model/kclass.h"
+#include "model/kmodel.h"
+
+static char *slurp(const char *name, size_t *len)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/model/%s", HK_TEST_DATA, name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = 0;
+    fclose(f);
+    *len = (size_t)n;
+    return s;
+}
+
+/* The printed class of kernel in file (km_class_print), and the class itself. */
+static char *classify(const char *file, const char *kernel, km_class *c)
+{
+    size_t len;
+    char *text = slurp(file, &len);
+    km_kernel *k = NULL;
+    char why[256];
+    int rc = km_build(text, len, kernel, &k, why, sizeof(why));
+    if (rc)
+        fail_msg("km_build %s: %s (%s)", kernel, hk_strerror(rc), why);
+    assert_int_equal(km_classify(k, c), HK_OK);
+    struct hk_buf b;
+    hk_buf_init(&b, 1 << 16);
+    assert_int_equal(km_class_print(k, c, &b), HK_OK);
+    char *s = hk_buf_steal(&b);
+    char *out = strdup(s);
+    hk_free(s);
+    km_free(k);
+    free(text);
+    /* the class's names point into the freed model: keep only what is copied */
+    c->out = NULL;
+    c->n_in = 0;
+    c->elem_type = c->filter = NULL;
+    return out;
+}
+
+static void expect(const char *file, const char *kernel, const char *want)
+{
+    km_class c;
+    char *got = classify(file, kernel, &c);
+    if (strcmp(got, want) != 0)
+        fail_msg("%s:\n got  '%s'\n want '%s'", kernel, got, want);
+    free(got);
+}
+
+/* Several spellings, one printed class. */
+static void expect_same(const char *file, const char *const *kernels, size_t n, const char *want)
+{
+    for (size_t i = 0; i < n; i++)
+        expect(file, kernels[i], want);
+}
+
+static void expect_near(const char *file, const char *kernel, enum km_class_kind near,
+                        uint32_t line, const char *construct)
+{
+    km_class c;
+    char *got = classify(file, kernel, &c);
+    if (c.near != near || c.why_line != line || !strstr(c.why, construct))
+        fail_msg("%s: near %s line %u '%s' (want %s, line %u, '%s')", kernel,
+                 km_class_name(c.near), c.why_line, c.why, km_class_name(near), line,
+                 construct);
+    assert_int_not_equal(c.kind, near);
+    free(got);
+}
+
+static void test_gemm(void **state)
+{
+    (void)state;
+    static const char *const sgemm[] = {"sgemm_unsigned", "sgemm_size_t"};
+    expect_same("class_gemm.cu", sgemm, 2,
+                "gemm out=C in=A,B M=M N=N K=K lda=K ldb=N ldc=N row-major alpha beta "
+                "row-axis=0");
+    expect("class_gemm.cu", "gemm_kloop",
+           "gemm out=c in=a,b M=NI N=NJ K=NK lda=NK ldb=NJ ldc=NJ row-major alpha beta += "
+           "row-axis=1");
+    expect("class_gemm.cu", "gemm_batched_nt",
+           "gemm out=C in=A,B M=M N=N K=K lda=K ldb=K ldc=N row-major transB row-axis=1 "
+           "batchA=K*M*blockIdx.z batchB=K*N*blockIdx.z batchC=M*N*blockIdx.z");
+    expect("class_gemm.cu", "gemm_colmajor",
+           "gemm out=C in=A,B M=m N=n K=k lda=lda ldb=ldb ldc=ldc col-major row-axis=0");
+    km_class c;
+    free(classify("class_gemm.cu", "gemm_batched_nt", &c));
+    assert_int_equal(c.kind, KM_CLASS_GEMM);
+    assert_true(c.batched && c.trans_b && !c.trans_a && !c.alpha && !c.beta);
+    assert_int_equal(c.col_axis, 0);
+}
+
+static void test_gemm_near_misses(void **state)
+{
+    (void)state;
+    expect_near("class_gemm.cu", "gemm_bad_index", KM_CLASS_GEMM, 81, "not affine in the k loop");
+    expect_near("class_gemm.cu", "gemm_bad_epilogue", KM_CLASS_GEMM, 95, "$acc0*$acc0");
+}
+
+static void test_gemv(void **state)
+{
+    (void)state;
+    expect("class_gemm.cu", "gemv_rows_ptr",
+           "gemv out=y in=A,x M=rows N=cols lda=cols incx=1 incy=1 by-rows row-axis=0");
+    expect("class_gemm.cu", "gemv_rows_ab",
+           "gemv out=y in=A,x M=rows N=cols lda=cols incx=1 incy=1 by-rows alpha beta "
+           "row-axis=0");
+    expect("class_gemm.cu", "gemv_cols",
+           "gemv out=y in=A,x M=cols N=rows lda=cols incx=1 incy=1 by-columns row-axis=0");
+}
+
+static void test_transpose_histogram(void **state)
+{
+    (void)state;
+    km_class c;
+    free(classify("class_misc.cu", "transpose_tiles", &c));
+    assert_int_equal(c.kind, KM_CLASS_TRANSPOSE);
+    free(classify("class_misc.cu", "transpose_plain", &c));
+    assert_int_equal(c.kind, KM_CLASS_TRANSPOSE);
+    expect_near("class_misc.cu", "copy_2d", KM_CLASS_TRANSPOSE, 32, "same stride");
+    expect("class_misc.cu", "hist_template", "histogram out=bins in=in bins=NBINS");
+    expect("class_misc.cu", "hist_param", "histogram out=bins in=in bins=nbins");
+    expect("class_misc.cu", "hist_weighted", "histogram out=bins in=idx bins=? weighted");
+    expect_near("class_misc.cu", "hist_racy", KM_CLASS_HISTOGRAM, 65, "not atomic");
+}
+
+static void test_reductions(void **state)
+{
+    (void)state;
+    expect("class_misc.cu", "row_sum", "reduction out=out in=in op=sum axis=row how=loop passes=1");
+    expect("class_misc.cu", "col_max",
+           "reduction out=out in=in op=max axis=column how=loop passes=1");
+    expect("class_misc.cu", "row_std_two_pass",
+           "reduction out=out in=x op=std axis=row how=loop passes=2");
+    expect("class_misc.cu", "global_sum_atomic",
+           "reduction out=out in=in op=sum axis=global how=atomic passes=1");
+    expect("class_misc.cu", "block_tree_sum",
+           "reduction out=out in=in op=sum axis=global how=tree passes=1");
+}
+
+static void test_windows(void **state)
+{
+    (void)state;
+    expect("class_misc.cu", "stencil_3pt", "stencil out=out in=in dims=1 radius=1 offsets=-1,0,1");
+    expect("class_misc.cu", "heat_2d",
+           "stencil out=v in=u dims=2 radius=1 offsets=0,-1,1,-nx,nx");
+    expect("class_misc.cu", "stencil_shared",
+           "stencil out=out in=in dims=1 radius=2 offsets=-2,-1,0,1,2");
+    expect("class_misc.cu", "conv_1d", "convolution out=out in=in,w dims=1 radius=0 offsets=");
+    expect("class_misc.cu", "conv_2d", "convolution out=out in=img,f dims=2 radius=0 offsets=");
+    expect("class_misc.cu", "maxpool_2d",
+           "pooling out=out in=in op=max dims=2 radius=1 offsets=0,1,W,W + 1");
+}
+
+static void test_scan_norm_softmax(void **state)
+{
+    (void)state;
+    expect("class_misc.cu", "scan_rows", "scan out=out in=in axis=none how=serial passes=0");
+    expect("class_misc.cu", "rmsnorm", "norm out=y in=w,x rms axis=row how=loop passes=1");
+    km_class c;
+    free(classify("class_misc.cu", "layernorm_two_pass", &c));
+    assert_int_equal(c.kind, KM_CLASS_NORM);
+    static const char *const sm[] = {"softmax_fmax", "softmax_if_max"};
+    expect_same("class_misc.cu", sm, 2, "softmax out=out in=in axis=row how=loop passes=2");
+    expect_near("class_misc.cu", "softmax_unsafe", KM_CLASS_SOFTMAX, 306, "no row maximum");
+}
+
+static void test_elementwise(void **state)
+{
+    (void)state;
+    expect("class_misc.cu", "sgd_momentum",
+           "elementwise out=m in=g,m streams=2+2 type=float");
+    expect("class_misc.cu", "adam_half",
+           "elementwise out=m in=g,m,v streams=3+3 type=float");
+}
+
+static void test_bad_arguments(void **state)
+{
+    (void)state;
+    km_class c;
+    assert_int_equal(km_classify(NULL, &c), HK_EINVAL);
+    assert_string_equal(km_class_name(KM_CLASS_GEMM), "gemm");
+    assert_string_equal(km_reduce_name(KM_REDUCE_VARIANCE), "variance");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_gemm_near_misses),
+        cmocka_unit_test(test_gemv),
+        cmocka_unit_test(test_transpose_histogram),
+        cmocka_unit_test(test_reductions),
+        cmocka_unit_test(test_windows),
+        cmocka_unit_test(test_scan_norm_softmax),
+        cmocka_unit_test(test_elementwise),
+        cmocka_unit_test(test_bad_arguments),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
