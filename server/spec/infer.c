@@ -117,8 +117,8 @@ static char *sk_local_init(skel *k, const char *name)
                 if (depth == 0)
                     break;
                 depth--;
-            } else if (c == ';' && depth == 0)
-                break;
+            } else if ((c == ';' || (c == ',' && assign)) && depth == 0)
+                break; /* int M = 512, N = 384: M's ends at the comma */
         }
         if (e >= k->body_end || e - s > SK_MAX_TEXT)
             continue;
@@ -1046,6 +1046,33 @@ static char *sk_arg_name(const char *a)
     return *rest ? NULL : hk_strndup(s, (size_t)(p - s));
 }
 
+/* BYTES / size as a count: "N*4" or "4*N" (N a product) is N, anything else
+ * "(BYTES) / size". New string. */
+static char *sk_div_size(const char *bytes, long size)
+{
+    char sz[24];
+    int sl = snprintf(sz, sizeof sz, "%ld", size);
+    size_t n = strlen(bytes);
+    const char *rest = NULL;
+    size_t rl = 0;
+    if (n > (size_t)sl + 1 && !strcmp(bytes + n - sl, sz) && bytes[n - sl - 1] == '*' &&
+        !isdigit((unsigned char)bytes[n - sl - 2])) {
+        rest = bytes;
+        rl = n - (size_t)sl - 1;
+    } else if (n > (size_t)sl + 1 && !strncmp(bytes, sz, (size_t)sl) && bytes[sl] == '*') {
+        rest = bytes + sl + 1;
+        rl = n - (size_t)sl - 1;
+    }
+    int depth = 0;
+    for (size_t i = 0; rest && i < rl; i++) {
+        depth += rest[i] == '(';
+        depth -= rest[i] == ')';
+        if (depth == 0 && (rest[i] == '+' || rest[i] == '-' || rest[i] == '/' || rest[i] == '%'))
+            rest = NULL;
+    }
+    return rest ? hk_strndup(rest, rl) : hk_asprintf("(%s) / %ld", bytes, size);
+}
+
 /* Count of the buffer passed as launch argument arg, from the host code before the launch:
  * cudaMalloc/hipMalloc(&arg, BYTES) or a vector's size. New string or NULL; *line set. */
 static char *sk_count_from_host(skel *k, const char *arg, long elem_size, const char *elem, int *line)
@@ -1092,7 +1119,7 @@ static char *sk_count_from_host(skel *k, const char *arg, long elem_size, const 
         char *host = bytes ? sk_host_text(k, bytes, elem_size, elem) : NULL;
         char *tr = host ? sk_translate(k, host, 0) : NULL;
         if (tr && kf_only_sizes(k, tr)) {
-            res = hk_asprintf("(%s) / %ld", tr, elem_size);
+            res = sk_div_size(tr, elem_size);
             *line = sk_line(k, i);
         }
         hk_free(tr);
@@ -1121,7 +1148,8 @@ static bool sk_pointer_written(const char *t, size_t s, size_t e, const char *na
          * callee may write it */
         if (j < e && (t[j] == ',' || t[j] == ')' || t[j] == '+' || t[j] == '-'))
             return true;
-        if (b > s && (t[b - 1] == '&' || t[b - 1] == '='))
+        bool subscripted = j < e && t[j] == '[';
+        if (!subscripted && b > s && (t[b - 1] == '&' || t[b - 1] == '='))
             return true;
         if (b > s && t[b - 1] == '*') {
             /* *name = ... */
@@ -1492,8 +1520,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         bool ok = np > 0;
         for (size_t d = 0; d < np; d++) {
             grid[d] = sk_translate(k, parts[d], 0);
-            ok &= grid[d] != NULL && kf_only_sizes(k, grid[d]);
+            ok &= grid[d] != NULL;
         }
+        for (size_t d = 0; ok && d < np; d++)
+            sk_collect(k, grid[d]); /* a launcher name in the grid is a size too */
         n_grid = ok ? np : 0;
         for (size_t d = 0; d < 3; d++)
             hk_free(parts[d]);
@@ -1903,6 +1933,8 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
         bool covers = rc == HK_OK && sk_covers(sp, &cover, last_why, sizeof last_why);
         if (rc != HK_OK && d.n)
             snprintf(last_why, sizeof last_why, "%s: %s", d.items[0].path, d.items[0].message);
+        if (getenv("HK_INFER_DEBUG"))
+            fprintf(stderr, "infer: attempt %d: rc %d, covers %d: %s\n", mode, rc, covers, last_why);
         spec_free(sp);
         spec_diags_free(&d);
         sk_cover_free(&cover);
