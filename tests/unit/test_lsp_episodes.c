@@ -16,6 +16,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "spec/infer.h"
 #include "lsp/lsp_internal.h"
 
 #include "lsp_out.h"
@@ -86,13 +87,13 @@ static void test_feed_lines(void **st)
 
 static void test_default_spec_and_find(void **st)
 {
-    char *p = lsp_ep_default_spec("/w/k/saxpy.cu", "saxpy");
+    char *p = spec_default_path("/w/k/saxpy.cu", "saxpy");
     assert_string_equal(p, "/w/k/saxpy.saxpy.bench.json");
     hk_free(p);
-    p = lsp_ep_default_spec("/w/.hidden", "k");
+    p = spec_default_path("/w/.hidden", "k");
     assert_string_equal(p, "/w/.hidden.k.bench.json");
     hk_free(p);
-    p = lsp_ep_default_spec("/w/a.b/x.hip", "k");
+    p = spec_default_path("/w/a.b/x.hip", "k");
     assert_string_equal(p, "/w/a.b/x.k.bench.json");
     hk_free(p);
     /* the worker's lookup order: <stem>.<kernel>, <kernel>, <stem> */
@@ -102,13 +103,13 @@ static void test_default_spec_and_find(void **st)
     snprintf(a, sizeof a, "%s/x.k.bench.json", d);
     snprintf(b, sizeof b, "%s/k.bench.json", d);
     snprintf(c, sizeof c, "%s/x.bench.json", d);
-    assert_null(lsp_ep_find_spec(f, "k"));
+    assert_null(spec_find(f, "k"));
     const char *order[] = {c, b, a};
     for (int i = 0; i < 3; i++) {
         FILE *fp = fopen(order[i], "w");
         assert_non_null(fp);
         fclose(fp);
-        p = lsp_ep_find_spec(f, "k");
+        p = spec_find(f, "k");
         assert_string_equal(p, order[i]);
         hk_free(p);
     }
