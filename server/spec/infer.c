@@ -1933,8 +1933,6 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
         bool covers = rc == HK_OK && sk_covers(sp, &cover, last_why, sizeof last_why);
         if (rc != HK_OK && d.n)
             snprintf(last_why, sizeof last_why, "%s: %s", d.items[0].path, d.items[0].message);
-        if (getenv("HK_INFER_DEBUG"))
-            fprintf(stderr, "infer: attempt %d: rc %d, covers %d: %s\n", mode, rc, covers, last_why);
         spec_free(sp);
         spec_diags_free(&d);
         sk_cover_free(&cover);
