@@ -330,18 +330,19 @@ static void test_actions_and_requests(void **st)
     feed(s, req);
     json_t *lenses = json_object_get(reply(&o, 5), "result");
     assert_int_equal(json_array_size(lenses), 2);
-    /* optimize without a spec: refused at once with the way out */
+    /* a spec named but missing: refused at once, naming it (without one the worker
+     * infers it: tests/protocol/episodes.py, test_engine_episode_cli.c) */
     out_clear(&o);
     snprintf(req, sizeof req,
              "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"workspace/executeCommand\",\"params\":"
              "{\"command\":\"hyperkernel.optimize\",\"arguments\":[{\"uri\":\"file://%s\","
-             "\"kernel\":\"saxpy\",\"target\":\"nvidia\"}]}}",
+             "\"kernel\":\"saxpy\",\"target\":\"nvidia\",\"spec\":\"/nonexistent/k.bench.json\"}]}}",
              kfile);
     feed(s, req);
     const char *msg = json_string_value(
         json_object_get(json_object_get(reply(&o, 6), "error"), "message"));
     assert_non_null(msg);
-    assert_non_null(strstr(msg, "Create benchmark spec"));
+    assert_non_null(strstr(msg, "/nonexistent/k.bench.json does not exist"));
     /* bad arguments, an unknown command, a bad target */
     feed(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"workspace/executeCommand\",\"params\":"
             "{\"command\":\"hyperkernel.optimize\",\"arguments\":[]}}");
