@@ -19,6 +19,7 @@
 #include "episode/episode.h"
 #include "measure/measure.h"
 #include "runners/runner.h"
+#include "spec/infer.h"
 #include "store/store.h"
 
 /* verify-candidate: EXIT_OK only for a credited candidate that is faster when interleaved
@@ -164,7 +165,8 @@ static void optimize_usage(FILE *f)
             "usage: hkls optimize FILE --kernel NAME [--spec SPEC.json] [options]\n"
             "  --spec SPEC.json         the bench spec (default: next to FILE,\n"
             "                           <file>.<kernel>.bench.json, <kernel>.bench.json or\n"
-            "                           <file>.bench.json)\n"
+            "                           <file>.bench.json; when there is none, one is inferred\n"
+            "                           and saved as <file>.<kernel>.bench.json)\n"
             "  --target T               nvidia[:sm_XX] or dcu[:gfxNNN] (default: nvidia, the GPU's arch)\n"
             "  --engine builtin         optimization engine (default builtin)\n"
             "  --budget N               candidates to evaluate (default 12)\n"
@@ -275,24 +277,71 @@ static int sim_setup(const char *cmd, char *bin, size_t n, device_info *dev)
     return HK_OK;
 }
 
-/* The spec next to FILE when --spec is not given: <stem>.<kernel>.bench.json,
- * <kernel>.bench.json, <stem>.bench.json, in FILE's directory (stem: the name without its
- * extension). */
-static bool find_spec(const char *file, const char *kernel, char *out, size_t n)
+/* No spec next to FILE: infer one, save it where discovery finds it, and say what was
+ * guessed. EXIT_OK with *out (new) when it can run; EXIT_USAGE when it cannot: inference
+ * failed, or the saved draft has doubts (the reasons and its path are printed, and sent as
+ * a "spec" event for the editor, which opens the draft). */
+static int infer_spec(ui *u, const char *file, const char *kernel, char **out)
 {
-    const char *slash = strrchr(file, '/');
-    int dlen = slash ? (int)(slash - file) + 1 : 0;
-    const char *name = slash ? slash + 1 : file;
-    const char *dot = strrchr(name, '.');
-    int slen = dot && dot != name ? (int)(dot - name) : (int)strlen(name);
-    for (int i = 0; i < 3; i++) {
-        int w = i == 0   ? snprintf(out, n, "%.*s%.*s.%s.bench.json", dlen, file, slen, name, kernel)
-                : i == 1 ? snprintf(out, n, "%.*s%s.bench.json", dlen, file, kernel)
-                         : snprintf(out, n, "%.*s%.*s.bench.json", dlen, file, slen, name);
-        if (w > 0 && (size_t)w < n && access(out, R_OK) == 0)
-            return true;
+    *out = NULL;
+    char err[1024] = "";
+    spec_inference inf;
+    char *path = spec_default_path(file, kernel);
+    int rc = path ? spec_infer(file, kernel, path, &inf, err, sizeof err) : HK_ENOMEM;
+    json_t *ev = json_pack("{s:s, s:s, s:s}", "event", "spec", "kernel", kernel, "path", path ? path : "");
+    json_t *notes = json_array(), *doubts = json_array();
+    int code = EXIT_USAGE;
+    if (rc != HK_OK) {
+        fprintf(stderr, "hkls optimize: no bench spec for %s next to %s, and none can be inferred: %s\n",
+                kernel, file, err[0] ? err : hk_strerror(rc));
+        json_array_append_new(doubts, json_string(err[0] ? err : hk_strerror(rc)));
+        json_object_set_new(ev, "status", json_string("refused"));
+        json_object_set_new(ev, "path", json_null());
+        goto out;
     }
-    return false;
+    if ((rc = spec_infer_save(&inf, path, false)) != HK_OK) {
+        fprintf(stderr, "hkls optimize: cannot save the inferred spec %s: %s\n", path,
+                rc == HK_EIO ? strerror(errno) : hk_strerror(rc));
+        json_array_append_new(doubts, json_string("cannot save the inferred spec"));
+        json_object_set_new(ev, "status", json_string("refused"));
+        goto out;
+    }
+    for (size_t i = 0; i < inf.n_notes; i++)
+        json_array_append_new(notes, json_string(inf.notes[i]));
+    for (size_t i = 0; i < inf.n_doubts; i++)
+        json_array_append_new(doubts, json_string(inf.doubts[i]));
+    if (inf.n_doubts) {
+        fprintf(stderr, "hkls optimize: no bench spec for %s; the one inferred is not sure enough to "
+                        "run on:\n", kernel);
+        for (size_t i = 0; i < inf.n_doubts; i++)
+            fprintf(stderr, "  - %s\n", inf.doubts[i]);
+        fprintf(stderr, "The draft is saved at %s: check it, then run this again (it is found "
+                        "next to %s).\n", path, file);
+        json_object_set_new(ev, "status", json_string("draft"));
+        json_object_set_new(ev, "message", json_string("the inferred spec needs checking"));
+    } else {
+        if (!u->quiet) {
+            fprintf(stderr, "hkls optimize: no bench spec for %s; inferred one and saved it to %s:\n",
+                    kernel, path);
+            for (size_t i = 0; i < inf.n_notes; i++)
+                fprintf(stderr, "  - %s\n", inf.notes[i]);
+        }
+        json_object_set_new(ev, "status", json_string("inferred"));
+        json_object_set_new(ev, "message", json_string("spec inferred and saved"));
+        *out = path;
+        path = NULL;
+        code = EXIT_OK;
+    }
+out:
+    json_object_set_new(ev, "notes", notes);
+    json_object_set_new(ev, "reasons", doubts);
+    if (u->events && ev)
+        on_event(ev, u);
+    json_decref(ev);
+    if (rc == HK_OK || inf.spec)
+        spec_inference_free(&inf);
+    hk_free(path);
+    return code;
 }
 
 static bool parse_long(const char *s, long lo, long hi, long *out)
@@ -446,20 +495,21 @@ int cli_optimize(int argc, char **argv)
     o.file = argv[optind];
     if (!source_usable("optimize", o.file))
         return EXIT_USAGE;
-    char spec_found[4096];
+    char *spec_found = NULL;
     if (!o.spec_path) {
-        if (!find_spec(o.file, o.kernel, spec_found, sizeof spec_found)) {
-            fprintf(stderr, "hkls optimize: no bench spec for %s next to %s (looked for "
-                            "<file>.%s.bench.json, %s.bench.json, <file>.bench.json): pass "
-                            "--spec, or write one with `hkls spec %s --kernel %s`\n",
-                    o.kernel, o.file, o.kernel, o.kernel, o.file, o.kernel);
-            return EXIT_USAGE;
+        hk_alloc_init_json();
+        spec_found = spec_find(o.file, o.kernel);
+        if (!spec_found) {
+            int code = infer_spec(&u, o.file, o.kernel, &spec_found);
+            if (code != EXIT_OK)
+                return code;
         }
         o.spec_path = spec_found;
     }
     if (!o.db_path) {
         if (ep_default_db_path(&db)) {
             fprintf(stderr, "hkls optimize: no database path: set --db, HK_DB or HOME\n");
+            hk_free(spec_found);
             return EXIT_USAGE;
         }
         o.db_path = db;
@@ -496,6 +546,7 @@ int cli_optimize(int argc, char **argv)
     fflush(stdout);
     ep_result_clear(&r);
     hk_free(db);
+    hk_free(spec_found);
     return code;
 bad_value:
     fprintf(stderr, "hkls optimize: bad option value '%s'\n", optarg ? optarg : "");

@@ -851,6 +851,16 @@ static int stage_init(ep_ctx *c)
     ep__log(c, "info", "isolation: %s", runner_isolation_name(iso));
     ep__log(c, "info", "spec %s: %zu sizes, %zu seeds, %zu distributions", c->o->spec_path,
             c->sp->n_sizes, c->sp->n_seeds, c->sp->n_dists);
+    if (c->sp->n_inferred) {
+        /* an inferred spec says what it guessed: the report and the editor repeat it */
+        struct hk_buf ib;
+        hk_buf_init(&ib, 8192);
+        for (size_t i = 0; i < c->sp->n_inferred; i++)
+            hk_buf_printf(&ib, "%s%s", i ? "; " : "", c->sp->inferred[i]);
+        json_object_set_new(c->info, "spec_inferred", ep__text(ib.data ? ib.data : ""));
+        ep__log(c, "info", "spec inferred: %s", ib.data ? ib.data : "");
+        hk_buf_free(&ib);
+    }
     c->mo.spec = c->sp;
     c->mo.nvcc = c->nvcc;
     c->mo.arch = c->arch;

@@ -7,6 +7,7 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
+#include "spec/infer.h"
 #include "spec/spec.h"
 #include "report/report.h"
 #include "store/store.h"
@@ -633,7 +634,7 @@ static void on_code_action(rpc_call *call, json_t *params, void *ud)
         hk_free(title);
     }
     hk_free(nv);
-    char *spec_path = lsp_ep_find_spec(ld->path, kernel);
+    char *spec_path = spec_find(ld->path, kernel);
     if (!spec_path)
         push_action(out, only, "Create benchmark spec", KIND_OPTIMIZE,
                     command_json("Create benchmark spec", "hyperkernel.createSpec",
@@ -1136,7 +1137,7 @@ static void cmd_create_spec(struct lsp_server *s, rpc_call *call, json_t *params
         rpc_call_error_code(call, RPC_REQUEST_FAILED, msg);
         goto out;
     }
-    spec_path = lsp_ep_default_spec(path, kernel);
+    spec_path = spec_default_path(path, kernel);
     dump = spec_path ? json_dumps(sk, JSON_INDENT(2)) : NULL;
     if (!dump) {
         rpc_call_error(call, HK_ENOMEM, NULL);

@@ -10,6 +10,7 @@
 #include "core/hk.h"
 #include "episode/episode.h"
 #include "report/report.h"
+#include "spec/infer.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -215,35 +216,6 @@ int lsp_ep_feed_lines(struct hk_buf *buf, const char *data, size_t len, size_t m
     return HK_OK;
 }
 
-char *lsp_ep_default_spec(const char *path, const char *kernel)
-{
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    const char *dot = strrchr(base, '.');
-    size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-    return hk_asprintf("%.*s%.*s.%s.bench.json", (int)(base - path), path, (int)stem, base,
-                       kernel);
-}
-
-char *lsp_ep_find_spec(const char *path, const char *kernel)
-{
-    char *cands[3] = {lsp_ep_default_spec(path, kernel), NULL, NULL};
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    const char *dot = strrchr(base, '.');
-    size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-    cands[1] = hk_asprintf("%.*s%s.bench.json", (int)(base - path), path, kernel);
-    cands[2] = hk_asprintf("%.*s%.*s.bench.json", (int)(base - path), path, (int)stem, base);
-    char *found = NULL;
-    for (int i = 0; i < 3; i++) {
-        if (!found && cands[i] && access(cands[i], R_OK) == 0)
-            found = cands[i];
-        else
-            hk_free(cands[i]);
-    }
-    return found;
-}
-
 long lsp_ep_find(const char *hay, size_t len, const char *needle, size_t n, size_t from)
 {
     if (n == 0 || from > len || n > len - from)
@@ -273,6 +245,9 @@ struct lsp_eps {
     bool marked;               /* store_mark_interrupted ran for this server */
     json_t *files;             /* path -> {"loading":true} | {"data":{...}}; new reference */
     struct ep_waiter *waiters;
+    /* optimizations waiting for their inferred draft spec to be saved:
+     * spec path -> {uri, kernel, target, engine}; new reference */
+    json_t *pending;
 };
 
 static char *db_path(struct lsp_server *s)
@@ -399,6 +374,8 @@ struct ep_run {
     char stage[32];
     char message[512];
     json_t *done_ev;           /* the worker's "done" event (new reference) */
+    char *draft_path;          /* the worker's "spec" event: a draft that needs checking */
+    char *draft_why;           /* its reasons, joined */
     char *end_status, *end_error;
     bool no_gpu;
     struct hk_buf line;
@@ -414,6 +391,8 @@ static void run_maybe_free(struct ep_run *r)
         return;
     hk_buf_free(&r->line);
     json_decref(r->done_ev);
+    hk_free(r->draft_path);
+    hk_free(r->draft_why);
     hk_free(r->uri);
     hk_free(r->path);
     hk_free(r->kernel);
@@ -668,6 +647,34 @@ static void on_event_line(const char *line, size_t n, void *ud)
             run_cancel(r);
             snprintf(r->message, sizeof r->message, "no GPU: stopping");
         }
+    } else if (!strcmp(kind, "spec")) {
+        /* the worker inferred the spec (spec/infer.c): say what it guessed, and keep a
+         * draft's reasons for the refusal */
+        const char *st = json_string_value(json_object_get(ev, "status"));
+        const char *path = json_string_value(json_object_get(ev, "path"));
+        struct hk_buf why;
+        hk_buf_init(&why, 4096);
+        bool draft = st && strcmp(st, "inferred") != 0;
+        json_t *list = json_object_get(ev, draft ? "reasons" : "notes");
+        size_t i;
+        json_t *x;
+        json_array_foreach(list, i, x)
+            hk_buf_printf(&why, "%s%s", i ? "; " : "", json_string_value(x) ? json_string_value(x) : "");
+        if (draft) {
+            hk_free(r->draft_path);
+            hk_free(r->draft_why);
+            r->draft_path = path && *path ? hk_strdup(path) : NULL;
+            r->draft_why = hk_strdup(why.data ? why.data : "inference failed");
+        } else {
+            set_message(r, "spec", "inferred");
+            snprintf(r->message, sizeof r->message, "spec inferred and saved to %s: %s",
+                     path ? path : "?", why.data ? why.data : "");
+            progress_send(r, "report");
+            if (!r->s->eps->stopped && r->s->state == LSP_RUNNING)
+                lsp_log_message(r->s, 3, "Optimize %s: no spec, inferred %s: %s", r->kernel,
+                                path ? path : "?", why.data ? why.data : "");
+        }
+        hk_buf_free(&why);
     } else if (!strcmp(kind, "done")) {
         json_decref(r->done_ev);
         r->done_ev = json_incref(ev);
@@ -921,6 +928,29 @@ static void maybe_finish(struct ep_run *r)
         announce_end(r);
         return;
     }
+    if (r->draft_why && !r->cancel) {
+        /* Not sure enough to run: the draft opens for editing, and saving it runs this
+         * optimization again (lsp_ep_spec_saved). */
+        struct lsp_server *s = r->s;
+        char *m = hk_asprintf("the inferred spec needs checking: %s%s%s%s", r->draft_why,
+                              r->draft_path ? "; edit and save " : "",
+                              r->draft_path ? r->draft_path : "",
+                              r->draft_path ? " and Optimize runs again" : "");
+        r->end_status = hk_strdup("failed");
+        r->end_error = m;
+        if (r->draft_path && s->eps->pending && !s->eps->stopped) {
+            json_t *p = json_pack("{s:s, s:s, s:s, s:s}", "uri", r->uri, "kernel", r->kernel,
+                                  "target", r->target, "engine", r->engine);
+            if (p)
+                json_object_set_new(s->eps->pending, r->draft_path, p);
+            char *uri = lsp_path_to_uri(r->draft_path);
+            if (uri && s->state == LSP_RUNNING)
+                lsp_client_show_document(s, uri, true, NULL, NULL, NULL);
+            hk_free(uri);
+        }
+        announce_end(r);
+        return;
+    }
     /* No "done" line: the worker died or was killed. */
     char why[LSP_EP_ERR_TAIL + 128];
     const char *tail = r->err_tail;
@@ -1030,8 +1060,10 @@ static char **build_argv(struct lsp_server *s, const char *exe, const struct lsp
     ARG(hk_strdup(path));
     ARG(hk_strdup("--kernel"));
     ARG(hk_strdup(st->kernel));
-    ARG(hk_strdup("--spec"));
-    ARG(hk_strdup(spec_file));
+    if (spec_file) { /* else the worker infers one */
+        ARG(hk_strdup("--spec"));
+        ARG(hk_strdup(spec_file));
+    }
     ARG(hk_strdup("--events"));
     ARG(hk_strdup("--db"));
     ARG(hk_strdup(db));
@@ -1068,6 +1100,24 @@ static char **build_argv(struct lsp_server *s, const char *exe, const struct lsp
     return v;
 }
 
+/* An optimization that cannot start: the request's error, or a message when it was
+ * started by saving its draft spec (no request). */
+static void start_error_code(struct lsp_server *s, rpc_call *call, int code, const char *msg)
+{
+    if (call)
+        rpc_call_error_code(call, code, msg);
+    else if (s->state == LSP_RUNNING)
+        lsp_show_message(s, 1, "Optimize failed: %s", msg ? msg : "unknown error");
+}
+
+static void start_error(struct lsp_server *s, rpc_call *call, int hk_err, const char *msg)
+{
+    if (call)
+        rpc_call_error(call, hk_err, msg);
+    else
+        start_error_code(s, call, 0, msg ? msg : hk_strerror(hk_err));
+}
+
 void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_start *st)
 {
     struct lsp_eps *e = s->eps;
@@ -1076,43 +1126,41 @@ void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_s
     char exe[4096];
     size_t exe_len = sizeof exe;
     if (e->stopped) {
-        rpc_call_error(call, HK_ESTATE, "the server is stopping");
+        start_error(s, call, HK_ESTATE, "the server is stopping");
         return;
     }
     if (e->n_running >= LSP_EP_MAX_RUNNING) {
-        rpc_call_error_code(call, RPC_REQUEST_FAILED,
+        start_error_code(s, call, RPC_REQUEST_FAILED,
                             "too many optimizations running at once; cancel one first");
         return;
     }
     if (!(path = lsp_uri_to_path(st->uri))) {
-        rpc_call_error(call, HK_EINVAL, "uri must be a file:// uri");
+        start_error(s, call, HK_EINVAL, "uri must be a file:// uri");
         goto out;
     }
+    /* Without a spec the worker infers one (spec/infer.c), off this loop, and says so in
+     * a "spec" event. */
     spec_file = st->spec ? (strncmp(st->spec, "file://", 7) == 0 ? lsp_uri_to_path(st->spec)
                                                             : hk_strdup(st->spec))
-                    : lsp_ep_find_spec(path, st->kernel);
-    if (!spec_file && !st->spec)
-        spec_file = lsp_ep_default_spec(path, st->kernel); /* named in the error below */
+                    : spec_find(path, st->kernel);
     db = db_path(s);
-    if (!spec_file || !db) {
-        rpc_call_error(call, db ? HK_ENOMEM : HK_ENOENT,
-                       db ? NULL : "no history database: set episodes.db (or HOME)");
+    if ((st->spec && !spec_file) || !db) {
+        start_error(s, call, db ? HK_ENOMEM : HK_ENOENT,
+                    db ? NULL : "no history database: set episodes.db (or HOME)");
         goto out;
     }
-    if (access(spec_file, R_OK) != 0) {
-        char *m = hk_asprintf("no benchmark spec for %s: %s does not exist; use \"Create "
-                              "benchmark spec\" first",
-                              st->kernel, spec_file);
-        rpc_call_error_code(call, RPC_REQUEST_FAILED, m ? m : "no benchmark spec");
+    if (st->spec && access(spec_file, R_OK) != 0) {
+        char *m = hk_asprintf("no benchmark spec for %s: %s does not exist", st->kernel, spec_file);
+        start_error_code(s, call, RPC_REQUEST_FAILED, m ? m : "no benchmark spec");
         hk_free(m);
         goto out;
     }
     if (uv_exepath(exe, &exe_len) != 0) {
-        rpc_call_error(call, HK_EIO, "cannot find the hkls executable to run the worker");
+        start_error(s, call, HK_EIO, "cannot find the hkls executable to run the worker");
         goto out;
     }
     if (!(argv = build_argv(s, exe, st, path, spec_file, db)) || !(r = hk_calloc(1, sizeof *r))) {
-        rpc_call_error(call, HK_ENOMEM, NULL);
+        start_error(s, call, HK_ENOMEM, NULL);
         goto out;
     }
     r->s = s;
@@ -1126,7 +1174,7 @@ void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_s
     hk_buf_init(&r->line, LSP_EP_MAX_LINE);
     snprintf(r->message, sizeof r->message, "starting");
     if (!r->uri || !r->kernel || !r->target || !r->engine || !r->token) {
-        rpc_call_error(call, HK_ENOMEM, NULL);
+        start_error(s, call, HK_ENOMEM, NULL);
         goto out;
     }
     uv_pipe_init(s->loop, &r->out, 0);
@@ -1156,7 +1204,7 @@ void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_s
         char m[300];
         snprintf(m, sizeof m, "cannot start the optimization worker %.200s: %s", exe,
                  uv_strerror(uvrc));
-        rpc_call_error_code(call, RPC_REQUEST_FAILED, m);
+        start_error_code(s, call, RPC_REQUEST_FAILED, m);
         r->listed = false;
         /* libuv initialised the process handle before failing: it must be closed too */
         r->open_handles++;
@@ -1176,7 +1224,8 @@ void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_s
     r->next = e->runs;
     e->runs = r;
     e->n_running++;
-    rpc_call_defer(call);
+    if (call)
+        rpc_call_defer(call);
     r->call = call;
     HK_INFO("episode worker %d: %s %s in %s (target %s)", r->pid, r->engine, r->kernel, r->uri,
             r->target);
@@ -1197,6 +1246,27 @@ out:
     hk_free(db);
 }
 
+void lsp_ep_spec_saved(struct lsp_server *s, const char *path)
+{
+    json_t *p = s->eps && s->eps->pending ? json_object_get(s->eps->pending, path) : NULL;
+    if (!p || s->eps->stopped)
+        return;
+    json_incref(p);
+    json_object_del(s->eps->pending, path);
+    struct lsp_ep_start st = {
+        .uri = json_string_value(json_object_get(p, "uri")),
+        .kernel = json_string_value(json_object_get(p, "kernel")),
+        .target = json_string_value(json_object_get(p, "target")),
+        .engine = json_string_value(json_object_get(p, "engine")),
+        .spec = path,
+    };
+    if (st.uri && st.kernel && st.target) {
+        HK_INFO("spec %s saved: optimizing %s again", path, st.kernel);
+        lsp_ep_optimize(s, NULL, &st);
+    }
+    json_decref(p);
+}
+
 /* ---- lifecycle ---- */
 
 bool lsp_ep_stopping(const struct lsp_server *s) { return !s->eps || s->eps->stopped; }
@@ -1204,7 +1274,7 @@ bool lsp_ep_stopping(const struct lsp_server *s) { return !s->eps || s->eps->sto
 int lsp_ep_init(struct lsp_server *s)
 {
     s->eps = hk_calloc(1, sizeof *s->eps);
-    if (!s->eps || !(s->eps->files = json_object()))
+    if (!s->eps || !(s->eps->files = json_object()) || !(s->eps->pending = json_object()))
         return HK_ENOMEM;
     lsp_ep_register(s);
     return HK_OK;
@@ -1239,6 +1309,7 @@ void lsp_ep_free(struct lsp_server *s)
     if (e->runs || e->n_queries)
         HK_WARN("episodes: freed with %zu queries and workers still running", e->n_queries);
     json_decref(e->files);
+    json_decref(e->pending);
     hk_free(e);
     s->eps = NULL;
 }
@@ -1770,6 +1841,23 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
         if (r->path && !strcmp(r->path, ld->path) && !strcmp(r->kernel, kernel) && !r->finished)
             hk_buf_printf(b, "\n%sOptimizing%s (%s): %s, %d%%\n", md ? "**" : "", md ? "**" : "",
                           r->target, r->message, r->percent);
+    /* An inferred spec says what it guessed and from where (a small file: the spec parser
+     * caps them at SPEC_MAX_BYTES; usually a few KB). */
+    char *spec_path = spec_find(ld->path, kernel);
+    json_t *sj = spec_path ? json_load_file(spec_path, JSON_REJECT_DUPLICATES, NULL) : NULL;
+    json_t *inferred = json_object_get(sj, "inferred");
+    if (json_array_size(inferred)) {
+        const char *base = strrchr(spec_path, '/');
+        hk_buf_printf(b, "\n%sSpec inferred%s (%s):\n", md ? "**" : "", md ? "**" : "",
+                      base ? base + 1 : spec_path);
+        size_t k;
+        json_t *x;
+        json_array_foreach(inferred, k, x)
+            if (json_is_string(x))
+                hk_buf_printf(b, "- %s\n", json_string_value(x));
+    }
+    json_decref(sj);
+    hk_free(spec_path);
     if (!json_array_size(table))
         return;
     bool any_sim = false;

@@ -81,7 +81,8 @@ struct lsp_ep_start {
     const char *kernel;
     const char *target;    /* "nvidia", "nvidia:sm_90", "dcu" ... */
     const char *engine;    /* NULL: builtin */
-    const char *spec;      /* spec path or file:// uri; NULL: lsp_ep_find_spec */
+    const char *spec;      /* spec path or file:// uri; NULL: spec_find's, or the worker
+                            * infers one (spec/infer.c) */
 };
 
 /* Spawns a worker for st and keeps call (an executeCommand request) to answer it with
@@ -89,6 +90,10 @@ struct lsp_ep_start {
  * worker fails before creating one). On an immediate failure (no spec, spawn failed, too
  * many running) the call is answered here with an error. */
 void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_start *st);
+/* A document at path was saved: when it is the draft spec an optimization was refused for
+ * (the worker's inference had doubts), that optimization starts again with it, without a
+ * request (its errors become window/showMessage). */
+void lsp_ep_spec_saved(struct lsp_server *s, const char *path);
 /* Cancels the running episode with that store id: SIGTERM to its process group, SIGKILL
  * after the grace period; the episode ends "stopped". HK_OK, HK_ENOENT (not running). */
 int lsp_ep_cancel(struct lsp_server *s, int64_t episode);
@@ -145,14 +150,6 @@ void lsp_ep_diff_region(const char *a, size_t a_len, const char *b, size_t b_len
 int lsp_ep_feed_lines(struct hk_buf *buf, const char *data, size_t len, size_t max,
                       size_t *dropped, void (*fn)(const char *line, size_t n, void *ud),
                       void *ud);
-/* Default spec path for a kernel of file path: <dir>/<stem>.<kernel>.bench.json. New
- * string or NULL. */
-char *lsp_ep_default_spec(const char *path, const char *kernel);
-/* The spec the worker would use for a kernel of file path: the first readable of
- * <dir>/<stem>.<kernel>.bench.json, <dir>/<kernel>.bench.json, <dir>/<stem>.bench.json
- * (docs/episode.md). New string, or NULL when none exists (or out of memory). Stats files:
- * cheap, but a syscall on the calling thread. */
-char *lsp_ep_find_spec(const char *path, const char *kernel);
 /* The first occurrence of needle (n bytes) in hay (len bytes) at or after from, or -1. */
 long lsp_ep_find(const char *hay, size_t len, const char *needle, size_t n, size_t from);
 

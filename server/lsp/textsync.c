@@ -245,6 +245,8 @@ static void on_did_save(rpc_call *call, json_t *params, void *ud)
         if (base && strcmp(base + 1, LSP_CONFIG_FILE) == 0)
             lsp_config_refresh_file(s);
     }
+    if (path) /* a draft spec that an Optimize waits for */
+        lsp_ep_spec_saved(s, path);
     hk_free(path);
     doc *d = doc_get(s->docs, uri);
     if (d)

@@ -384,7 +384,7 @@ static int hipcc_argv(const spec *s, const char *hipcc, const char *arch, const 
                       const char *const *extra, size_t n_extra, const char *prog_cu,
                       const char *exe, char ***argv)
 {
-    size_t cap = 16 + s->n_compile_flags + n_extra;
+    size_t cap = 16 + s->n_compile_flags + n_extra + 2 * s->n_include_dirs;
     size_t n = 0;
     char **v = hk_calloc(cap, sizeof *v);
     char archflag[64];
@@ -398,6 +398,10 @@ static int hipcc_argv(const spec *s, const char *hipcc, const char *arch, const 
                             include_dir ? include_dir : harness_include_dir() };
     for (size_t i = 0; i < HK_ARRAY_LEN(fixed); i++)
         TRY(argv_push(v, &n, cap, fixed[i]));
+    for (size_t i = 0; i < s->n_include_dirs; i++) {
+        TRY(argv_push(v, &n, cap, "-I"));
+        TRY(argv_push(v, &n, cap, s->include_dirs[i]));
+    }
     TRY(push_hip_flags(v, &n, cap, s->compile_flags, s->n_compile_flags, false));
     TRY(push_hip_flags(v, &n, cap, (char *const *)extra, n_extra, false));
     TRY(argv_push(v, &n, cap, "-o"));
@@ -425,7 +429,7 @@ static int nvcc_argv(const spec *s, const char *nvcc, const char *arch, const ch
     size_t n_extra = 0;
     while (extra && extra[n_extra])
         n_extra++;
-    size_t cap = 16 + 2 * s->n_compile_flags + 2 * n_extra;
+    size_t cap = 16 + 2 * s->n_compile_flags + 2 * n_extra + 2 * s->n_include_dirs;
     size_t n = 0;
     char **v = hk_calloc(cap, sizeof *v);
     char archflag[64];
@@ -443,6 +447,10 @@ static int nvcc_argv(const spec *s, const char *nvcc, const char *arch, const ch
     if (include_dir) {
         TRY(argv_push(v, &n, cap, "-I"));
         TRY(argv_push(v, &n, cap, include_dir));
+    }
+    for (size_t i = 0; i < s->n_include_dirs; i++) {
+        TRY(argv_push(v, &n, cap, "-I"));
+        TRY(argv_push(v, &n, cap, s->include_dirs[i]));
     }
     for (size_t i = 0; i < s->n_compile_flags; i++)
         if (!is_lib_flag(s->compile_flags[i]))

@@ -308,6 +308,8 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
         rc = fact(out, "Isolation", report__str(info, "isolation"));
     if (!rc && report__str(info, "correctness"))
         rc = fact(out, "Correctness", report__str(info, "correctness"));
+    if (!rc && report__str(info, "spec_inferred")) /* spec inference (docs/bench-spec.md) */
+        rc = fact(out, "Spec inferred", report__str(info, "spec_inferred"));
     char floor_words[512];
     if (!rc && report__floor_words(info, floor_words, sizeof floor_words))
         rc = fact(out, "Physical floor", floor_words);

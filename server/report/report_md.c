@@ -201,6 +201,8 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         rc = row_text(out, "Isolation", report__str(info, "isolation"));
     if (!rc && report__str(info, "correctness"))
         rc = row_text(out, "Correctness", report__str(info, "correctness"));
+    if (!rc && report__str(info, "spec_inferred")) /* spec inference (docs/bench-spec.md) */
+        rc = row_text(out, "Spec inferred", report__str(info, "spec_inferred"));
     char floor_words[512];
     if (!rc && report__floor_words(info, floor_words, sizeof floor_words))
         rc = row_text(out, "Physical floor", floor_words);

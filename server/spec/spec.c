@@ -718,6 +718,10 @@ static void free_strv(char **v, size_t n)
 
 void spec_free(spec *s)
 {
+    if (s) {
+        free_strv(s->include_dirs, s->n_include_dirs);
+        free_strv(s->inferred, s->n_inferred);
+    }
     if (!s)
         return;
     hk_free(s->name);
@@ -989,7 +993,7 @@ static void parse_launch(pctx *c, spec *s, json_t *root)
             }
         }
     }
-    if (any_var && !ragged)
+    if (any_var && !ragged && !s->exact_sizes)
         diag(c, SPEC_WARNING, "sizes", "no size set is a non-multiple of the block size: add one "
              "(e.g. a prime such as 1000003) so bounds checks are exercised");
 }
@@ -1353,17 +1357,69 @@ static void parse_command(pctx *c, spec *s, json_t *root, const char *spec_path)
     }
 }
 
+/* A relative -I names a directory next to the spec, wherever the engine compiles from;
+ * the spec's and the source's directories are searched too (a candidate is compiled
+ * from a copy, where the kernel's own "reference.h" is not). */
+static void anchor_includes(pctx *c, spec *s)
+{
+    for (size_t i = 0; i < s->n_compile_flags && c->rc == HK_OK; i++) {
+        char *f = s->compile_flags[i];
+        if (!f || strncmp(f, "-I", 2) != 0 || !f[2] || f[2] == '/')
+            continue;
+        char *abs = hk_asprintf("-I%s/%s", s->dir, f + 2);
+        if (!abs) {
+            c->rc = HK_ENOMEM;
+            return;
+        }
+        hk_free(f);
+        s->compile_flags[i] = abs;
+    }
+    for (size_t i = 0; i + 1 < s->n_compile_flags && c->rc == HK_OK; i++) {
+        char *f = s->compile_flags[i];
+        if (!f || strcmp(f, "-I") != 0 || !s->compile_flags[i + 1] || s->compile_flags[i + 1][0] == '/')
+            continue;
+        char *abs = hk_asprintf("%s/%s", s->dir, s->compile_flags[i + 1]);
+        if (!abs) {
+            c->rc = HK_ENOMEM;
+            return;
+        }
+        hk_free(s->compile_flags[i + 1]);
+        s->compile_flags[i + 1] = abs;
+    }
+    const char *dirs[2] = { s->dir, NULL };
+    char *src_dir = s->source_path ? dir_of(s->source_path) : NULL;
+    if (src_dir && strcmp(src_dir, s->dir) != 0)
+        dirs[1] = src_dir;
+    if (!(s->include_dirs = hk_calloc(2, sizeof *s->include_dirs)))
+        c->rc = HK_ENOMEM;
+    for (size_t i = 0; i < 2 && dirs[i] && c->rc == HK_OK; i++) {
+        if (!(s->include_dirs[i] = hk_strdup(dirs[i])))
+            c->rc = HK_ENOMEM;
+        else
+            s->n_include_dirs++;
+    }
+    hk_free(src_dir);
+}
+
 static void parse_harness(pctx *c, spec *s, json_t *root, const char *spec_path)
 {
     static const char *const keys[] = { "form", "name", "description", "kernel", "source",
                                         "template_args", "compile_flags", "sizes", "args", "launch",
-                                        "tolerance", "flops", "bytes", "seeds", "distributions", NULL };
+                                        "tolerance", "flops", "bytes", "seeds", "distributions",
+                                        "inferred", "exact_sizes", NULL };
     check_keys(c, root, "", keys);
     parse_common(c, s, root, spec_path);
+    parse_strv(c, json_object_get(root, "inferred"), "inferred", &s->inferred, &s->n_inferred,
+               false);
+    json_t *ex = json_object_get(root, "exact_sizes");
+    if (ex && !json_is_boolean(ex))
+        diag(c, SPEC_ERROR, "exact_sizes", "expected true or false, got %s", type_name(ex));
+    s->exact_sizes = json_is_true(ex);
     parse_strv(c, json_object_get(root, "template_args"), "template_args", &s->template_args,
                &s->n_template_args, false);
     parse_strv(c, json_object_get(root, "compile_flags"), "compile_flags", &s->compile_flags,
                &s->n_compile_flags, true);
+    anchor_includes(c, s);
     parse_sizes(c, s, root);
     parse_seeds(c, s, root);
     parse_distributions(c, s, root);
@@ -1421,6 +1477,21 @@ int spec_parse(const char *text, size_t len, const char *spec_path, spec **out, 
     if (!s || !(s->dir = dir_of(spec_path))) {
         c.rc = HK_ENOMEM;
         goto out;
+    }
+    /* Relative to the working directory of this process, which a sandboxed build or
+     * run does not share: anchor it now. */
+    if (spec_path && s->dir[0] != '/') {
+        char *abs = realpath(s->dir, NULL);
+        if (abs) {
+            char *own = hk_strdup(abs);
+            free(abs);
+            if (!own) {
+                c.rc = HK_ENOMEM;
+                goto out;
+            }
+            hk_free(s->dir);
+            s->dir = own;
+        }
     }
     const char *form = get_string(&c, root, "", "form", false);
     if (form && strcmp(form, "harness") && strcmp(form, "command")) {
@@ -1514,766 +1585,4 @@ int spec_set_cupti(spec *s, const char *path)
     hk_free(s->cupti_injection);
     s->cupti_injection = p;
     return HK_OK;
-}
-
-/* ------------------------------------------------------------------------------------
- * Skeletons from the analysis (hkls spec)
- * ---------------------------------------------------------------------------------- */
-
-#define SK_MAX_VARS 8
-#define SK_MAX_TEXT 1024
-
-typedef struct {
-    const an_model *m;
-    const char *text;     /* whole source */
-    size_t len;
-    uint32_t body_start;  /* caller body, for launcher locals; 0/0 when none */
-    uint32_t body_end;
-    char *vars[SK_MAX_VARS];  /* size variables found so far (owned) */
-    size_t n_vars;
-    bool nomem;
-} skel;
-
-static bool word_at(const char *t, size_t len, size_t i, const char *w, size_t wl)
-{
-    if (i + wl > len || memcmp(t + i, w, wl) != 0)
-        return false;
-    if (i > 0 && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_'))
-        return false;
-    return i + wl == len || !(isalnum((unsigned char)t[i + wl]) || t[i + wl] == '_');
-}
-
-/* Text of the last `name = EXPR;` or `dim3 name(ARGS)` in the caller body: a new string
- * ("dim3(ARGS)" for the latter) or NULL. */
-static char *sk_local_init(skel *k, const char *name)
-{
-    size_t wl = strlen(name);
-    char *found = NULL;
-    for (size_t i = k->body_start; i + wl < k->body_end; i++) {
-        if (!word_at(k->text, k->body_end, i, name, wl))
-            continue;
-        size_t j = i + wl;
-        while (j < k->body_end && isspace((unsigned char)k->text[j]))
-            j++;
-        char open = j < k->body_end ? k->text[j] : 0;
-        bool assign = open == '=' && j + 1 < k->body_end && k->text[j + 1] != '=';
-        bool ctor = open == '(' || open == '{';
-        if (!assign && !ctor)
-            continue;
-        /* a constructor only counts after the word dim3 */
-        if (ctor) {
-            size_t b = i;
-            while (b > k->body_start && isspace((unsigned char)k->text[b - 1]))
-                b--;
-            if (b < k->body_start + 4 || !word_at(k->text, k->body_end, b - 4, "dim3", 4))
-                continue;
-        }
-        size_t s = j + 1, e = s;
-        int depth = 0;
-        for (; e < k->body_end; e++) {
-            char c = k->text[e];
-            if (c == '(' || c == '{' || c == '[')
-                depth++;
-            else if (c == ')' || c == '}' || c == ']') {
-                if (depth == 0)
-                    break;
-                depth--;
-            } else if (c == ';' && depth == 0)
-                break;
-        }
-        if (e >= k->body_end || e - s > SK_MAX_TEXT)
-            continue;
-        hk_free(found);
-        found = ctor ? hk_asprintf("dim3(%.*s)", (int)(e - s), k->text + s)
-                     : hk_strndup(k->text + s, e - s);
-        if (!found)
-            k->nomem = true;
-    }
-    return found;
-}
-
-static const char *sk_tunable_value(const skel *k, const char *name)
-{
-    for (size_t i = 0; i < k->m->n_tunables; i++) {
-        const an_tunable *t = &k->m->tunables[i];
-        if (t->kind != AN_TUNE_TEMPLATE && t->value && strcmp(t->name, name) == 0)
-            return t->value;
-    }
-    return NULL;
-}
-
-static bool sk_is_type_word(const char *w, size_t n)
-{
-    static const char *const types[] = { "int", "long", "unsigned", "signed", "short", "size_t",
-                                         "float", "double", "char", "int64_t", "int32_t",
-                                         "uint32_t", "uint64_t", "const" };
-    for (size_t i = 0; i < HK_ARRAY_LEN(types); i++)
-        if (strlen(types[i]) == n && memcmp(types[i], w, n) == 0)
-            return true;
-    return false;
-}
-
-/* Translates a C expression from a launch into the spec language: casts and literal
- * suffixes dropped, #define/constexpr constants and launcher locals substituted. A new
- * string, or NULL when the text uses anything else (calls, members, ternaries). */
-static char *sk_translate(skel *k, const char *c, int depth)
-{
-    if (!c || depth > 4 || strlen(c) > SK_MAX_TEXT)
-        return NULL;
-    struct hk_buf b;
-    hk_buf_init(&b, 4 * SK_MAX_TEXT);
-    size_t n = strlen(c);
-    bool ok = true;
-    for (size_t i = 0; i < n && ok;) {
-        char ch = c[i];
-        if (isspace((unsigned char)ch)) {
-            i++;
-            continue;
-        }
-        if (isdigit((unsigned char)ch) || (ch == '.' && isdigit((unsigned char)c[i + 1]))) {
-            if (ch == '0' && (c[i + 1] == 'x' || c[i + 1] == 'X')) {
-                ok = false;
-                break;
-            }
-            size_t s = i;
-            while (i < n && (isdigit((unsigned char)c[i]) || c[i] == '.' ||
-                             ((c[i] == 'e' || c[i] == 'E') && i + 1 < n &&
-                              (isdigit((unsigned char)c[i + 1]) || c[i + 1] == '-' || c[i + 1] == '+')) ||
-                             ((c[i] == '-' || c[i] == '+') && (c[i - 1] == 'e' || c[i - 1] == 'E'))))
-                i++;
-            ok = hk_buf_append(&b, c + s, i - s) == HK_OK;
-            while (i < n && strchr("uUlLfF", c[i]))
-                i++;
-            continue;
-        }
-        if (isalpha((unsigned char)ch) || ch == '_') {
-            size_t s = i;
-            while (i < n && (isalnum((unsigned char)c[i]) || c[i] == '_'))
-                i++;
-            char name[128];
-            if (i - s >= sizeof name) {
-                ok = false;
-                break;
-            }
-            memcpy(name, c + s, i - s);
-            name[i - s] = '\0';
-            size_t j = i;
-            while (j < n && isspace((unsigned char)c[j]))
-                j++;
-            if (j < n && c[j] == '(') {
-                ok = (!strcmp(name, "min") || !strcmp(name, "max")) &&
-                     hk_buf_appends(&b, name) == HK_OK;
-                continue;
-            }
-            if (j < n && (c[j] == '.' || c[j] == '[' || (c[j] == '-' && c[j + 1] == '>'))) {
-                ok = false;
-                break;
-            }
-            const char *tv = sk_tunable_value(k, name);
-            char *local = tv ? NULL : sk_local_init(k, name);
-            const char *sub = tv ? tv : local;
-            if (sub) {
-                char *t = strncmp(sub, "dim3(", 5) == 0 ? NULL : sk_translate(k, sub, depth + 1);
-                ok = t && hk_buf_printf(&b, "(%s)", t) == HK_OK;
-                hk_free(t);
-            } else {
-                ok = hk_buf_appends(&b, name) == HK_OK;
-            }
-            hk_free(local);
-            continue;
-        }
-        if (ch == '(') {
-            /* a cast: (int), (size_t), (unsigned long) ... */
-            size_t j = i + 1;
-            bool all_types = true, any = false;
-            while (j < n && c[j] != ')') {
-                while (j < n && isspace((unsigned char)c[j]))
-                    j++;
-                size_t s = j;
-                while (j < n && (isalnum((unsigned char)c[j]) || c[j] == '_'))
-                    j++;
-                if (j == s) {
-                    all_types = false;
-                    break;
-                }
-                any = true;
-                all_types &= sk_is_type_word(c + s, j - s);
-                while (j < n && isspace((unsigned char)c[j]))
-                    j++;
-            }
-            if (any && all_types && j < n && c[j] == ')') {
-                i = j + 1;
-                continue;
-            }
-        }
-        if (strchr("+-*/%(),", ch)) {
-            ok = hk_buf_append(&b, &ch, 1) == HK_OK;
-            if (ch == ',')
-                ok = ok && hk_buf_appends(&b, " ") == HK_OK;
-            i++;
-            continue;
-        }
-        ok = false;
-    }
-    char *out = ok ? hk_buf_steal(&b) : NULL;
-    hk_buf_free(&b);
-    expr *e = NULL;
-    if (!out || expr_parse(out, &e, NULL, 0) != HK_OK) {
-        hk_free(out);
-        return NULL;
-    }
-    expr_free(e);
-    return out;
-}
-
-/* Splits "dim3(a, b)" into its parts (new strings); anything else is one part. */
-static size_t sk_split_dims(const char *t, char **parts)
-{
-    while (isspace((unsigned char)*t))
-        t++;
-    if (strncmp(t, "dim3", 4) != 0 || (t[4] != '(' && t[4] != '{')) {
-        parts[0] = hk_strdup(t);
-        return parts[0] ? 1 : 0;
-    }
-    const char *p = t + 5;
-    size_t n = 0;
-    int depth = 0;
-    const char *s = p;
-    for (; *p && n < 3; p++) {
-        if (*p == '(' || *p == '{')
-            depth++;
-        else if ((*p == ')' || *p == '}') && depth > 0)
-            depth--;
-        else if ((*p == ',' && depth == 0) || ((*p == ')' || *p == '}') && depth == 0)) {
-            parts[n] = hk_strndup(s, (size_t)(p - s));
-            if (!parts[n])
-                break;
-            n++;
-            s = p + 1;
-            if (*p != ',')
-                break;
-        }
-    }
-    return n;
-}
-
-static void sk_add_var(skel *k, const char *name)
-{
-    for (size_t i = 0; i < k->n_vars; i++)
-        if (!strcmp(k->vars[i], name))
-            return;
-    for (size_t i = 0; i < HK_ARRAY_LEN(launch_vars); i++)
-        if (!strcmp(launch_vars[i], name))
-            return;
-    if (k->n_vars == SK_MAX_VARS)
-        return;
-    if (!(k->vars[k->n_vars] = hk_strdup(name)))
-        k->nomem = true;
-    else
-        k->n_vars++;
-}
-
-static int sk_collect_cb(const char *name, void *ctx)
-{
-    sk_add_var(ctx, name);
-    return 0;
-}
-
-static void sk_collect(skel *k, const char *t)
-{
-    expr *e = NULL;
-    if (t && expr_parse(t, &e, NULL, 0) == HK_OK) {
-        expr_foreach_var(e, sk_collect_cb, k);
-        expr_free(e);
-    }
-}
-
-/* "(X + 255) / 256" or "(X + 256 - 1) / 256" with 256 the block size -> "ceil_div(X, block_v)". */
-static char *sk_ceil_div(const char *t, long long block, const char *bvar)
-{
-    char c[SK_MAX_TEXT * 4 + 1];
-    size_t n = 0;
-    for (const char *p = t; *p && n + 1 < sizeof c; p++)
-        if (!isspace((unsigned char)*p))
-            c[n++] = *p;
-    c[n] = '\0';
-    if (c[0] != '(')
-        return NULL;
-    int depth = 0;
-    size_t close = 0;
-    for (size_t i = 0; i < n; i++) {
-        depth += c[i] == '(';
-        depth -= c[i] == ')';
-        if (depth == 0) {
-            close = i;
-            break;
-        }
-    }
-    char *end = NULL;
-    if (close == 0 || c[close + 1] != '/' || strtoll(c + close + 2, &end, 10) != block || *end)
-        return NULL;
-    c[close] = '\0';
-    char *inner = c + 1;
-    char tail1[48], tail2[48];
-    snprintf(tail1, sizeof tail1, "+%lld", block - 1);
-    snprintf(tail2, sizeof tail2, "+%lld-1", block);
-    size_t il = strlen(inner);
-    for (int v = 0; v < 2; v++) {
-        const char *tail = v ? tail2 : tail1;
-        size_t tl = strlen(tail);
-        if (il > tl && strcmp(inner + il - tl, tail) == 0) {
-            /* the X part must stand alone: no lower-precedence operator at depth 0 after it */
-            inner[il - tl] = '\0';
-            expr *e = NULL;
-            if (expr_parse(inner, &e, NULL, 0) != HK_OK)
-                return NULL;
-            expr_free(e);
-            return hk_asprintf("ceil_div(%s, %s)", inner, bvar);
-        }
-    }
-    return NULL;
-}
-
-/* 0: written only (output); 1: read too (inout); 2: elements are atomic targets
- * (accumulators); 3: the pointer itself is one (a single accumulator, count 1). */
-static int sk_pointer_use(const char *t, size_t s, size_t e, const char *name)
-{
-    size_t wl = strlen(name);
-    int use = 0;
-    if (!*name)
-        return 0;
-    for (size_t i = s; i + wl <= e; i++) {
-        if (!word_at(t, e, i, name, wl))
-            continue;
-        /* inside atomicXxx( ... name ... ) as the first argument */
-        size_t b = i;
-        while (b > s && (isspace((unsigned char)t[b - 1]) || t[b - 1] == '&' || t[b - 1] == '('))
-            b--;
-        size_t w = b;
-        while (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_'))
-            w--;
-        size_t j = i + wl;
-        while (j < e && isspace((unsigned char)t[j]))
-            j++;
-        if (b - w > 6 && strncmp(t + w, "atomic", 6) == 0)
-            return j < e && t[j] == ',' ? 3 : 2; /* atomicAdd(out, v): a single accumulator */
-        if (j >= e || t[j] != '[')
-            continue;
-        int depth = 0;
-        for (; j < e; j++) {
-            depth += t[j] == '[';
-            depth -= t[j] == ']';
-            if (depth == 0)
-                break;
-        }
-        j++;
-        while (j < e && isspace((unsigned char)t[j]))
-            j++;
-        bool plain_assign = j + 1 < e && t[j] == '=' && t[j + 1] != '=';
-        if (!plain_assign)
-            use = 1;
-    }
-    return use;
-}
-
-/* A dimension as JSON: an integer when it is one, else the expression string. */
-static json_t *sk_dim_json(const char *d)
-{
-    char *end = NULL;
-    long long v = strtoll(d, &end, 10);
-    return *d && !*end ? json_integer(v) : json_string(d);
-}
-
-static json_t *sk_dims_json(char **dims, size_t n)
-{
-    if (n == 1)
-        return sk_dim_json(dims[0]);
-    json_t *a = json_array();
-    for (size_t i = 0; a && i < n; i++)
-        if (json_array_append_new(a, sk_dim_json(dims[i])) != 0) {
-            json_decref(a);
-            return NULL;
-        }
-    return a;
-}
-
-/* dtype name for an element type (T mapped through the template's type parameters),
- * and the vector width for float4 and friends. */
-static const char *sk_dtype(const char *elem, char **type_params, size_t n_tp, int *width)
-{
-    *width = 1;
-    for (size_t i = 0; i < n_tp; i++)
-        if (!strcmp(type_params[i], elem))
-            return "float";
-    int dt;
-    if (spec_dtype_parse(elem, &dt) == HK_OK)
-        return hk_dtype_name(dt);
-    if (!strcmp(elem, "unsigned long long int") || !strcmp(elem, "long long int"))
-        return !strncmp(elem, "unsigned", 8) ? "uint64" : "int64";
-    size_t l = strlen(elem);
-    if (l > 1 && isdigit((unsigned char)elem[l - 1])) {
-        char base[64];
-        snprintf(base, sizeof base, "%.*s", (int)(l - 1), elem);
-        static const struct { const char *vec, *dt; } vecs[] = {
-            { "float", "float" }, { "double", "double" }, { "int", "int32" }, { "uint", "uint32" },
-            { "half", "half" }, { "__half", "half" }, { "char", "int8" }, { "uchar", "uint8" },
-            { "short", "int16" }, { "longlong", "int64" }, { "__nv_bfloat16", "bfloat16" },
-        };
-        for (size_t i = 0; i < HK_ARRAY_LEN(vecs); i++)
-            if (!strcmp(vecs[i].vec, base)) {
-                *width = elem[l - 1] - '0';
-                return vecs[i].dt;
-            }
-    }
-    return "float";
-}
-
-static double sk_float_default(const char *name)
-{
-    if (!strcmp(name, "eps") || !strcmp(name, "epsilon"))
-        return 1e-5;
-    if (!strcmp(name, "base") || !strcmp(name, "theta"))
-        return 10000.0;
-    if (!strcmp(name, "beta"))
-        return 0.5;
-    if (!strcmp(name, "scale"))
-        return 0.125;
-    return 1.5;
-}
-
-static bool sk_dim_like(const char *v)
-{
-    return strstr(v, "dim") || !strcmp(v, "d") || !strcmp(v, "D") || !strcmp(v, "hd");
-}
-
-/* The skeleton, with the launch site's grid and block when use_site. */
-static int sk_build(const an_model *m, long kernel, const char *text, size_t len, const char *source,
-                    bool use_site, json_t **out)
-{
-    *out = NULL;
-    const an_function *f = &m->funcs[kernel];
-    skel k = { .m = m, .text = text, .len = len };
-    const an_launch *site = NULL;
-    for (size_t i = 0; use_site && i < m->n_launches && !site; i++)
-        if (!strcmp(m->launches[i].kernel, f->name))
-            site = &m->launches[i];
-    if (site && site->caller >= 0 && (size_t)site->caller < m->n_funcs && text) {
-        const an_function *cf = &m->funcs[site->caller];
-        k.body_start = cf->body_span.start_byte;
-        k.body_end = site->span.start_byte < len ? site->span.start_byte : (uint32_t)len;
-    }
-    int rc = HK_OK;
-    json_t *root = NULL;
-    char *block[3] = { 0 }, *grid[3] = { 0 }, *scal[HK_MAX_ARGS] = { 0 };
-    char *tparams[16] = { 0 }, *targs[16] = { 0 };
-    size_t n_block = 0, n_grid = 0, n_tp = 0, n_ta = 0;
-    long long block_val[3] = { 1, 1, 1 };
-
-    /* template parameters: types become float, values their default or 128 */
-    if (f->template_params) {
-        const char *p = strchr(f->template_params, '<');
-        const char *e = strrchr(f->template_params, '>');
-        while (p && e && p < e && n_ta < HK_ARRAY_LEN(targs)) {
-            p++;
-            const char *comma = p;
-            int depth = 0;
-            while (comma < e && !(*comma == ',' && depth == 0)) {
-                depth += *comma == '<' || *comma == '(';
-                depth -= *comma == '>' || *comma == ')';
-                comma++;
-            }
-            char one[128];
-            snprintf(one, sizeof one, "%.*s", (int)(comma - p), p);
-            char *eq = strchr(one, '=');
-            char kw[32] = "", nm[64] = "";
-            sscanf(one, "%31s %63[A-Za-z0-9_]", kw, nm);
-            if (!strcmp(kw, "typename") || !strcmp(kw, "class")) {
-                targs[n_ta++] = hk_strdup("float");
-                if (nm[0] && n_tp < HK_ARRAY_LEN(tparams))
-                    tparams[n_tp++] = hk_strdup(nm);
-            } else if (eq) {
-                char *v = eq + 1;
-                while (isspace((unsigned char)*v))
-                    v++;
-                v[strcspn(v, " \t\n")] = '\0';
-                targs[n_ta++] = hk_strdup(v);
-            } else {
-                targs[n_ta++] = hk_strdup("128");
-            }
-            p = comma;
-            if (p >= e)
-                break;
-        }
-    }
-
-    /* block: from the launch when it translates to constants, else 256 (16x16 for 2D) */
-    if (site && site->block) {
-        char *t = sk_translate(&k, site->block, 0);
-        char *raw = t ? NULL : sk_local_init(&k, site->block);
-        const char *dims_src = t ? t : raw ? raw : site->block;
-        char *parts[3] = { 0 };
-        size_t np = sk_split_dims(dims_src, parts);
-        for (size_t d = 0; d < np; d++) {
-            char *pt = sk_translate(&k, parts[d], 0);
-            expr *e = NULL;
-            expr_value v;
-            if (pt && expr_parse(pt, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK &&
-                !v.is_float && v.i >= 1 && v.i <= 1024) {
-                block_val[d] = v.i;
-                n_block = d + 1;
-            } else {
-                n_block = 0;
-                np = 0;
-            }
-            expr_free(e);
-            hk_free(pt);
-        }
-        for (size_t d = 0; d < 3; d++)
-            hk_free(parts[d]);
-        hk_free(t);
-        hk_free(raw);
-    }
-    /* grid: the launch's, in spec terms */
-    if (site && site->grid) {
-        char *raw = sk_local_init(&k, site->grid);
-        char *parts[3] = { 0 };
-        size_t np = sk_split_dims(raw && !strncmp(raw, "dim3(", 5) ? raw : site->grid, parts);
-        bool ok = np > 0;
-        for (size_t d = 0; d < np; d++) {
-            grid[d] = sk_translate(&k, parts[d], 0);
-            ok &= grid[d] != NULL;
-        }
-        n_grid = ok ? np : 0;
-        for (size_t d = 0; d < 3; d++)
-            hk_free(parts[d]);
-        hk_free(raw);
-        if (!ok)
-            for (size_t d = 0; d < 3; d++) {
-                hk_free(grid[d]);
-                grid[d] = NULL;
-            }
-    }
-    /* scalars: values from the launch arguments; integer ones define size variables */
-    for (size_t i = 0; i < f->n_params; i++) {
-        const an_param *p = &f->params[i];
-        if (p->pointer_depth > 0)
-            continue;
-        int dt = HK_DT_F32;
-        bool is_int = spec_dtype_parse(p->elem_type, &dt) == HK_OK && !hk_dtype_is_float(dt);
-        const char *arg = site && i < site->n_args ? site->args[i] : NULL;
-        char *t = arg ? sk_translate(&k, arg, 0) : NULL;
-        if (is_int) {
-            if (!t && p->name[0] && is_identifier(p->name))
-                t = hk_strdup(p->name);
-            if (t) {
-                sk_collect(&k, t);
-                scal[i] = t;
-            }
-        } else {
-            expr *e = NULL;
-            expr_value v;
-            if (t && expr_parse(t, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK)
-                scal[i] = hk_asprintf("%.9g", expr_value_double(v));
-            expr_free(e);
-            hk_free(t);
-        }
-    }
-    for (size_t d = 0; d < n_grid; d++)
-        sk_collect(&k, grid[d]);
-    if (k.n_vars == 0)
-        sk_add_var(&k, "n");
-    if (n_block == 0) {
-        n_block = n_grid >= 2 ? 2 : 1;
-        block_val[0] = n_block == 2 ? 16 : 256;
-        block_val[1] = n_block == 2 ? 16 : 1;
-    }
-    static const char *const bvars[3] = { "block_x", "block_y", "block_z" };
-    for (size_t d = 0; d < n_grid; d++) {
-        char *cd = sk_ceil_div(grid[d], block_val[d], bvars[d]);
-        if (cd) {
-            hk_free(grid[d]);
-            grid[d] = cd;
-        }
-    }
-    /* every buffer gets the product of the size variables: right for elementwise and 2D
-     * kernels, an over-estimate for reductions (edited by the user) */
-    char product[512] = "";
-    for (size_t i = 0; i < k.n_vars && strlen(product) < 400; i++) {
-        strcat(product, i ? " * " : "");
-        strncat(product, k.vars[i], 60);
-    }
-    if (n_grid == 0) {
-        n_grid = 1;
-        grid[0] = hk_asprintf("ceil_div(%s, block_x)", k.n_vars == 1 ? k.vars[0] : product);
-        if (n_block > 1) {
-            n_block = 1;
-            block_val[0] = 256;
-        }
-    }
-    for (size_t d = 0; d < n_block; d++)
-        block[d] = hk_asprintf("%lld", block_val[d]);
-    if (k.nomem)
-        goto nomem;
-
-    bool ok = true;
-    root = json_object();
-    json_t *args = json_array(), *sizes = json_array(), *launch = json_object();
-    json_t *s0 = json_object(), *s1 = json_object();
-    if (!root || !args || !sizes || !launch || !s0 || !s1) {
-        json_decref(args);
-        json_decref(sizes);
-        json_decref(launch);
-        json_decref(s0);
-        json_decref(s1);
-        goto nomem;
-    }
-    /* The first set is ragged (not a multiple of any block size), the second a power of
-     * two; distinct values per variable so swapped dimensions show. */
-    static const long long first[3][3] = { { 1000003 }, { 1000, 1003 }, { 67, 99, 131 } };
-    static const long long second[3][3] = { { 16777216 }, { 2048, 4096 }, { 128, 256, 512 } };
-    for (size_t i = 0; i < k.n_vars; i++) {
-        long long a = 13 + 2 * (long long)i, b = 32;
-        if (k.n_vars <= 3) {
-            a = first[k.n_vars - 1][i];
-            b = second[k.n_vars - 1][i];
-        }
-        if (k.n_vars > 1 && sk_dim_like(k.vars[i])) {
-            a = 64;
-            b = 128;
-        }
-        ok &= json_object_set_new(s0, k.vars[i], json_integer(a)) == 0;
-        ok &= json_object_set_new(s1, k.vars[i], json_integer(b)) == 0;
-    }
-    ok &= json_array_append_new(sizes, s0) == 0;
-    ok &= json_array_append_new(sizes, s1) == 0;
-
-    for (size_t i = 0; i < f->n_params; i++) {
-        const an_param *p = &f->params[i];
-        json_t *a = json_object();
-        if (!a) {
-            ok = false;
-            break;
-        }
-        ok &= json_object_set_new(a, "name", json_string(p->name[0] ? p->name : "arg")) == 0;
-        int width = 1;
-        const char *dt = sk_dtype(p->elem_type, tparams, n_tp, &width);
-        if (p->pointer_depth > 0) {
-            int use = p->is_const ? -1 : sk_pointer_use(text, f->body_span.start_byte,
-                                                        f->body_span.end_byte <= len ? f->body_span.end_byte : len,
-                                                        p->name);
-            ok &= json_object_set_new(a, "kind", json_string(use < 0 ? "input" : use == 0 ? "output" : "inout")) == 0;
-            ok &= json_object_set_new(a, "dtype", json_string(dt)) == 0;
-            char *cnt = use == 3    ? hk_strdup("1")
-                        : width > 1 ? hk_asprintf("%s * %d", product, width)
-                                    : hk_strdup(product);
-            ok &= json_object_set_new(a, "count", json_string(cnt ? cnt : "1")) == 0;
-            hk_free(cnt);
-            if (use >= 2)
-                ok &= json_object_set_new(a, "dist", json_string("zeros")) == 0;
-        } else {
-            ok &= json_object_set_new(a, "kind", json_string("scalar")) == 0;
-            int dtc = HK_DT_F32;
-            spec_dtype_parse(dt, &dtc);
-            ok &= json_object_set_new(a, "dtype", json_string(dt)) == 0;
-            if (scal[i] && !hk_dtype_is_float(dtc))
-                ok &= json_object_set_new(a, "value", json_string(scal[i])) == 0;
-            else if (!hk_dtype_is_float(dtc))
-                ok &= json_object_set_new(a, "value", json_integer(1)) == 0;
-            else
-                ok &= json_object_set_new(a, "value", json_real(scal[i] ? atof(scal[i]) : sk_float_default(p->name))) == 0;
-        }
-        ok &= json_array_append_new(args, a) == 0;
-    }
-
-    ok &= json_object_set_new(root, "name", json_string(f->name)) == 0;
-    ok &= json_object_set_new(root, "description",
-                        json_string("Skeleton written by hkls spec from the kernel's signature and launch "
-                                    "site. Check each buffer's count and kind (output, inout) and the sizes.")) == 0;
-    ok &= json_object_set_new(root, "kernel", json_string(f->name)) == 0;
-    ok &= json_object_set_new(root, "source", json_string(source)) == 0;
-    if (n_ta) {
-        json_t *ta = json_array();
-        for (size_t i = 0; ta && i < n_ta; i++)
-            ok &= json_array_append_new(ta, json_string(targs[i] ? targs[i] : "128")) == 0;
-        ok &= json_object_set_new(root, "template_args", ta) == 0;
-    }
-    ok &= json_object_set_new(root, "sizes", sizes) == 0;
-    ok &= json_object_set_new(root, "args", args) == 0;
-    ok &= json_object_set_new(launch, "grid", sk_dims_json(grid, n_grid)) == 0;
-    ok &= json_object_set_new(launch, "block", sk_dims_json(block, n_block)) == 0;
-    ok &= json_object_set_new(root, "launch", launch) == 0;
-    json_t *seeds = json_array();
-    for (int i = 1; seeds && i <= SPEC_MIN_SEEDS; i++)
-        ok &= json_array_append_new(seeds, json_integer(i)) == 0;
-    ok &= json_object_set_new(root, "seeds", seeds) == 0;
-    json_t *dists = json_array();
-    ok &= json_array_append_new(dists, json_string("uniform(-1,1)")) == 0;
-    ok &= json_array_append_new(dists, json_string("normal(0,1)")) == 0;
-    ok &= json_array_append_new(dists, json_string("uniform(0,100)")) == 0;
-    ok &= json_object_set_new(root, "distributions", dists) == 0;
-    /* A failed setter frees the value it was given (NULL included): ok tracks them all. */
-    if (!ok)
-        goto nomem;
-    *out = root;
-    root = NULL;
-    goto out;
-nomem:
-    rc = HK_ENOMEM;
-out:
-    json_decref(root);
-    for (size_t i = 0; i < 3; i++) {
-        hk_free(block[i]);
-        hk_free(grid[i]);
-    }
-    for (size_t i = 0; i < HK_MAX_ARGS; i++)
-        hk_free(scal[i]);
-    for (size_t i = 0; i < HK_ARRAY_LEN(tparams); i++) {
-        hk_free(tparams[i]);
-        hk_free(targs[i]);
-    }
-    for (size_t i = 0; i < k.n_vars; i++)
-        hk_free(k.vars[i]);
-    return rc;
-}
-
-int spec_skeleton(const an_model *m, long kernel, const char *text, size_t len, const char *source,
-                  json_t **out)
-{
-    *out = NULL;
-    if (!m || kernel < 0 || (size_t)kernel >= m->n_funcs || m->funcs[kernel].kind != AN_KERNEL)
-        return HK_EINVAL;
-    const an_function *f = &m->funcs[kernel];
-    /* Kernels a harness cannot drive: nothing to compare, or nothing to call. */
-    bool writable = false;
-    for (size_t i = 0; i < f->n_params; i++)
-        writable |= f->params[i].pointer_depth > 0 && !f->params[i].is_const;
-    if (!writable || f->n_params == 0 || f->n_params > HK_MAX_ARGS || !is_kernel_name(f->name))
-        return HK_EUNSUPPORTED;
-    /* The launch site's grid can still be wrong for the guessed sizes (a launcher local
-     * read as a size variable): validate, and fall back to a plain 1D launch. */
-    for (int attempt = 0; attempt < 2; attempt++) {
-        json_t *root = NULL;
-        int rc = sk_build(m, kernel, text, len, source, attempt == 0, &root);
-        if (rc != HK_OK)
-            return rc;
-        char *dump = json_dumps(root, 0);
-        if (!dump) {
-            json_decref(root);
-            return HK_ENOMEM;
-        }
-        spec_diags d = { 0 };
-        spec *sp = NULL;
-        rc = spec_parse(dump, strlen(dump), NULL, &sp, &d);
-        spec_free(sp);
-        spec_diags_free(&d);
-        hk_free(dump);
-        if (rc == HK_OK) {
-            *out = root;
-            return HK_OK;
-        }
-        json_decref(root);
-        if (rc == HK_ENOMEM)
-            return rc;
-    }
-    return HK_EUNSUPPORTED;
 }

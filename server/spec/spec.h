@@ -46,11 +46,22 @@ typedef struct spec {
     char *kernel;
     char *source;             /* as written in the spec */
     char *source_path;        /* resolved against the spec's directory */
-    char *dir;                /* the spec's directory ("." when parsed from text) */
+    char *dir;                /* the spec's directory, absolute when the spec file exists
+                               * ("." when parsed from text) */
     char **template_args;     /* e.g. {"256", "float"} for kernel<256, float> */
     size_t n_template_args;
-    char **compile_flags;     /* extra nvcc flags, e.g. "-std=c++17" */
+    char **compile_flags;     /* extra nvcc flags, e.g. "-std=c++17"; a relative -I is made
+                               * absolute against the spec's directory */
     size_t n_compile_flags;
+    char **include_dirs;      /* harness form: the spec's and the source's directories,
+                               * absolute, passed as -I (the candidate is compiled from a
+                               * copy elsewhere, so its "local.h" must be found there) */
+    size_t n_include_dirs;
+    char **inferred;          /* "inferred": what spec inference guessed, and from where
+                               * (for reports and hovers); NULL when absent */
+    size_t n_inferred;
+    bool exact_sizes;         /* "exact_sizes": the kernel has no bounds check, so no ragged
+                               * size set is wanted (no warning about one) */
 
     /* harness form */
     char **size_names;        /* variables every size set defines */

@@ -351,6 +351,42 @@ static void test_verify_candidate_fp64(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* issue 14: optimize a kernel that has no spec. The CLI infers one, saves it next to the
+ * kernel, says what it guessed, and completes an episode on the simulated GPU; a kernel
+ * whose inference has doubts (a __constant__ table) exits 2 with the reasons and the
+ * draft's path, and runs nothing. */
+static void test_optimize_without_a_spec(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-nospec-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[2048], out[512], text[16384], spec_path[512];
+    snprintf(out, sizeof out, "%s/out.txt", d);
+    snprintf(cmd, sizeof cmd, "cp %s/bench/kernels/saxpy.cu %s/infer/const_table.cu %s/", HK_SOURCE_DIR,
+             HK_TEST_DATA, d);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s optimize saxpy.cu --kernel saxpy --budget 1 --db %s/h.db", d,
+             HKLS, d);
+    assert_int_equal(run_sim(cmd, out), 0);
+    read_err(out, text, sizeof text);
+    if (!strstr(text, "inferred one and saved it to saxpy.saxpy.bench.json") ||
+        !strstr(text, "grid from the launch site at saxpy.cu:") || !strstr(text, "spec inferred: "))
+        fail_msg("optimize said: %s", text);
+    snprintf(spec_path, sizeof spec_path, "%s/saxpy.saxpy.bench.json", d);
+    assert_int_equal(access(spec_path, R_OK), 0);
+    /* doubts: the reasons, the draft's path, exit 2, and no episode */
+    snprintf(cmd, sizeof cmd, "cd %s && %s optimize const_table.cu --kernel poly --db %s/h2.db", d, HKLS, d);
+    assert_int_equal(run_sim(cmd, out), 2);
+    read_err(out, text, sizeof text);
+    if (!strstr(text, "__constant__ array coeffs") || !strstr(text, "const_table.poly.bench.json"))
+        fail_msg("optimize said: %s", text);
+    assert_int_not_equal(access(spec_path, R_OK), -1);
+    snprintf(cmd, sizeof cmd, "test ! -e %s/h2.db && rm -rf %s", d, d);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -360,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_refusals_before_compiling),
         cmocka_unit_test(test_verify_candidate_interleaved),
         cmocka_unit_test(test_verify_candidate_fp64),
+        cmocka_unit_test(test_optimize_without_a_spec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,2134 @@
+/* Spec inference (docs/bench-spec.md "Optimize without a spec"): the harness-form spec of
+ * a kernel from its signature, its index math (which elements each thread touches, the
+ * bounds checks, grid-stride loops, a block size the math hard-codes) and the host code
+ * at its launch site (the launch's grid and arguments, cudaMalloc sizes, vector sizes,
+ * template arguments). Every guess is recorded with where it came from; a guess that
+ * cannot be checked becomes a doubt, and a caller runs nothing on a spec with doubts. */
+#include "spec/infer.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "core/buf.h"
+#include "core/hk.h"
+#include "spec/expr.h"
+#include "spec/spec.h"
+
+#define INFER_MAX_SOURCE ((size_t)16 << 20)
+
+static const char *const launch_vars[] = { "block_x", "block_y", "block_z", "sm_count" };
+
+static bool is_identifier(const char *s)
+{
+    if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+        return false;
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_'))
+            return false;
+    return true;
+}
+
+static bool is_kernel_name(const char *s)
+{
+    if (!s || !*s)
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!(isalnum((unsigned char)*p) || *p == '_' || *p == ':'))
+            return false;
+    return isalpha((unsigned char)*s) || *s == '_' || *s == ':';
+}
+
+#define SK_MAX_VARS 32
+#define SK_MAX_MAP 64
+#define SK_MAX_NOTES 32
+#define SK_MAX_TEXT 1024
+
+typedef struct {
+    const an_model *m;
+    const char *text;     /* whole source */
+    size_t len;
+    uint32_t body_start;  /* caller body, for launcher locals; 0/0 when none */
+    uint32_t body_end;
+    char *vars[SK_MAX_VARS];  /* size variables found so far (owned) */
+    size_t n_vars;
+    /* Names translated to fixed spec text (owned both): a kernel parameter to its launch
+     * value, an index variable to its largest value. Consulted before anything else. */
+    char *map_from[SK_MAX_MAP], *map_to[SK_MAX_MAP];
+    size_t n_map;
+    /* Launcher names kept as size variables (borrowed from the model's launch args). */
+    const char *keep[SK_MAX_VARS];
+    size_t n_keep;
+    char *notes[SK_MAX_NOTES], *doubts[SK_MAX_NOTES]; /* owned */
+    size_t n_notes, n_doubts;
+    const char *file;         /* for "main.cu:42" in notes */
+    bool nomem;
+} skel;
+
+static bool word_at(const char *t, size_t len, size_t i, const char *w, size_t wl)
+{
+    if (i + wl > len || memcmp(t + i, w, wl) != 0)
+        return false;
+    if (i > 0 && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_'))
+        return false;
+    return i + wl == len || !(isalnum((unsigned char)t[i + wl]) || t[i + wl] == '_');
+}
+
+/* Text of the last `name = EXPR;` or `dim3 name(ARGS)` in the caller body: a new string
+ * ("dim3(ARGS)" for the latter) or NULL. */
+static char *sk_local_init(skel *k, const char *name)
+{
+    size_t wl = strlen(name);
+    char *found = NULL;
+    for (size_t i = k->body_start; i + wl < k->body_end; i++) {
+        if (!word_at(k->text, k->body_end, i, name, wl))
+            continue;
+        size_t j = i + wl;
+        while (j < k->body_end && isspace((unsigned char)k->text[j]))
+            j++;
+        char open = j < k->body_end ? k->text[j] : 0;
+        bool assign = open == '=' && j + 1 < k->body_end && k->text[j + 1] != '=';
+        bool ctor = open == '(' || open == '{';
+        if (!assign && !ctor)
+            continue;
+        /* a constructor only counts after the word dim3 */
+        if (ctor) {
+            size_t b = i;
+            while (b > k->body_start && isspace((unsigned char)k->text[b - 1]))
+                b--;
+            if (b < k->body_start + 4 || !word_at(k->text, k->body_end, b - 4, "dim3", 4))
+                continue;
+        }
+        size_t s = j + 1, e = s;
+        int depth = 0;
+        for (; e < k->body_end; e++) {
+            char c = k->text[e];
+            if (c == '(' || c == '{' || c == '[')
+                depth++;
+            else if (c == ')' || c == '}' || c == ']') {
+                if (depth == 0)
+                    break;
+                depth--;
+            } else if ((c == ';' || (c == ',' && assign)) && depth == 0)
+                break; /* int M = 512, N = 384: M's ends at the comma */
+        }
+        if (e >= k->body_end || e - s > SK_MAX_TEXT)
+            continue;
+        hk_free(found);
+        found = ctor ? hk_asprintf("dim3(%.*s)", (int)(e - s), k->text + s)
+                     : hk_strndup(k->text + s, e - s);
+        if (!found)
+            k->nomem = true;
+    }
+    return found;
+}
+
+static const char *sk_tunable_value(const skel *k, const char *name)
+{
+    for (size_t i = 0; i < k->m->n_tunables; i++) {
+        const an_tunable *t = &k->m->tunables[i];
+        if (t->kind != AN_TUNE_TEMPLATE && t->value && strcmp(t->name, name) == 0)
+            return t->value;
+    }
+    return NULL;
+}
+
+static const char *sk_mapped(const skel *k, const char *name)
+{
+    for (size_t i = 0; i < k->n_map; i++)
+        if (!strcmp(k->map_from[i], name))
+            return k->map_to[i];
+    return NULL;
+}
+
+static bool sk_kept(const skel *k, const char *name)
+{
+    for (size_t i = 0; i < k->n_keep; i++)
+        if (!strcmp(k->keep[i], name))
+            return true;
+    return false;
+}
+
+static bool sk_is_type_word(const char *w, size_t n)
+{
+    static const char *const types[] = { "int", "long", "unsigned", "signed", "short", "size_t",
+                                         "float", "double", "char", "int64_t", "int32_t",
+                                         "uint32_t", "uint64_t", "const" };
+    for (size_t i = 0; i < HK_ARRAY_LEN(types); i++)
+        if (strlen(types[i]) == n && memcmp(types[i], w, n) == 0)
+            return true;
+    return false;
+}
+
+/* Translates a C expression from a launch into the spec language: casts and literal
+ * suffixes dropped, #define/constexpr constants and launcher locals substituted. A new
+ * string, or NULL when the text uses anything else (calls, members, ternaries). */
+static char *sk_translate(skel *k, const char *c, int depth)
+{
+    if (!c || depth > 4 || strlen(c) > SK_MAX_TEXT)
+        return NULL;
+    struct hk_buf b;
+    hk_buf_init(&b, 4 * SK_MAX_TEXT);
+    size_t n = strlen(c);
+    bool ok = true;
+    for (size_t i = 0; i < n && ok;) {
+        char ch = c[i];
+        if (isspace((unsigned char)ch)) {
+            i++;
+            continue;
+        }
+        if (isdigit((unsigned char)ch) || (ch == '.' && isdigit((unsigned char)c[i + 1]))) {
+            if (ch == '0' && (c[i + 1] == 'x' || c[i + 1] == 'X')) {
+                ok = false;
+                break;
+            }
+            size_t s = i;
+            while (i < n && (isdigit((unsigned char)c[i]) || c[i] == '.' ||
+                             ((c[i] == 'e' || c[i] == 'E') && i + 1 < n &&
+                              (isdigit((unsigned char)c[i + 1]) || c[i + 1] == '-' || c[i + 1] == '+')) ||
+                             ((c[i] == '-' || c[i] == '+') && (c[i - 1] == 'e' || c[i - 1] == 'E'))))
+                i++;
+            ok = hk_buf_append(&b, c + s, i - s) == HK_OK;
+            while (i < n && strchr("uUlLfF", c[i]))
+                i++;
+            continue;
+        }
+        if (isalpha((unsigned char)ch) || ch == '_') {
+            size_t s = i;
+            while (i < n && (isalnum((unsigned char)c[i]) || c[i] == '_'))
+                i++;
+            char name[128];
+            if (i - s >= sizeof name) {
+                ok = false;
+                break;
+            }
+            memcpy(name, c + s, i - s);
+            name[i - s] = '\0';
+            size_t j = i;
+            while (j < n && isspace((unsigned char)c[j]))
+                j++;
+            if (j < n && c[j] == '(') {
+                ok = (!strcmp(name, "min") || !strcmp(name, "max")) &&
+                     hk_buf_appends(&b, name) == HK_OK;
+                continue;
+            }
+            if (j < n && (c[j] == '.' || c[j] == '[' || (c[j] == '-' && c[j + 1] == '>'))) {
+                ok = false;
+                break;
+            }
+            const char *mapped = sk_mapped(k, name);
+            if (mapped || sk_kept(k, name)) {
+                bool simple = !mapped || is_identifier(mapped) || strspn(mapped, "0123456789") == strlen(mapped);
+                ok = hk_buf_printf(&b, simple ? "%s" : "(%s)", mapped ? mapped : name) == HK_OK;
+                continue;
+            }
+            const char *tv = sk_tunable_value(k, name);
+            char *local = tv ? NULL : sk_local_init(k, name);
+            const char *sub = tv ? tv : local;
+            if (sub) {
+                char *t = strncmp(sub, "dim3(", 5) == 0 ? NULL : sk_translate(k, sub, depth + 1);
+                ok = t && hk_buf_printf(&b, "(%s)", t) == HK_OK;
+                hk_free(t);
+            } else {
+                ok = hk_buf_appends(&b, name) == HK_OK;
+            }
+            hk_free(local);
+            continue;
+        }
+        if (ch == '(') {
+            /* a cast: (int), (size_t), (unsigned long) ... */
+            size_t j = i + 1;
+            bool all_types = true, any = false;
+            while (j < n && c[j] != ')') {
+                while (j < n && isspace((unsigned char)c[j]))
+                    j++;
+                size_t s = j;
+                while (j < n && (isalnum((unsigned char)c[j]) || c[j] == '_'))
+                    j++;
+                if (j == s) {
+                    all_types = false;
+                    break;
+                }
+                any = true;
+                all_types &= sk_is_type_word(c + s, j - s);
+                while (j < n && isspace((unsigned char)c[j]))
+                    j++;
+            }
+            if (any && all_types && j < n && c[j] == ')') {
+                i = j + 1;
+                continue;
+            }
+        }
+        if (strchr("+-*/%(),", ch)) {
+            ok = hk_buf_append(&b, &ch, 1) == HK_OK;
+            if (ch == ',')
+                ok = ok && hk_buf_appends(&b, " ") == HK_OK;
+            i++;
+            continue;
+        }
+        ok = false;
+    }
+    char *out = ok ? hk_buf_steal(&b) : NULL;
+    hk_buf_free(&b);
+    expr *e = NULL;
+    if (!out || expr_parse(out, &e, NULL, 0) != HK_OK) {
+        hk_free(out);
+        return NULL;
+    }
+    expr_free(e);
+    return out;
+}
+
+/* Splits "dim3(a, b)" into its parts (new strings); anything else is one part. */
+static size_t sk_split_dims(const char *t, char **parts)
+{
+    while (isspace((unsigned char)*t))
+        t++;
+    if (strncmp(t, "dim3", 4) != 0 || (t[4] != '(' && t[4] != '{')) {
+        parts[0] = hk_strdup(t);
+        return parts[0] ? 1 : 0;
+    }
+    const char *p = t + 5;
+    size_t n = 0;
+    int depth = 0;
+    const char *s = p;
+    for (; *p && n < 3; p++) {
+        if (*p == '(' || *p == '{')
+            depth++;
+        else if ((*p == ')' || *p == '}') && depth > 0)
+            depth--;
+        else if ((*p == ',' && depth == 0) || ((*p == ')' || *p == '}') && depth == 0)) {
+            parts[n] = hk_strndup(s, (size_t)(p - s));
+            if (!parts[n])
+                break;
+            n++;
+            s = p + 1;
+            if (*p != ',')
+                break;
+        }
+    }
+    return n;
+}
+
+static void sk_add_var(skel *k, const char *name)
+{
+    for (size_t i = 0; i < k->n_vars; i++)
+        if (!strcmp(k->vars[i], name))
+            return;
+    for (size_t i = 0; i < HK_ARRAY_LEN(launch_vars); i++)
+        if (!strcmp(launch_vars[i], name))
+            return;
+    if (k->n_vars == SK_MAX_VARS)
+        return;
+    if (!(k->vars[k->n_vars] = hk_strdup(name)))
+        k->nomem = true;
+    else
+        k->n_vars++;
+}
+
+static int sk_collect_cb(const char *name, void *ctx)
+{
+    sk_add_var(ctx, name);
+    return 0;
+}
+
+static void sk_collect(skel *k, const char *t)
+{
+    expr *e = NULL;
+    if (t && expr_parse(t, &e, NULL, 0) == HK_OK) {
+        expr_foreach_var(e, sk_collect_cb, k);
+        expr_free(e);
+    }
+}
+
+/* "(X + 255) / 256" or "(X + 256 - 1) / 256" with 256 the block size -> "ceil_div(X, block_v)". */
+static char *sk_ceil_div(const char *t, long long block, const char *bvar)
+{
+    char c[SK_MAX_TEXT * 4 + 1];
+    size_t n = 0;
+    for (const char *p = t; *p && n + 1 < sizeof c; p++)
+        if (!isspace((unsigned char)*p))
+            c[n++] = *p;
+    c[n] = '\0';
+    if (c[0] != '(')
+        return NULL;
+    int depth = 0;
+    size_t close = 0;
+    for (size_t i = 0; i < n; i++) {
+        depth += c[i] == '(';
+        depth -= c[i] == ')';
+        if (depth == 0) {
+            close = i;
+            break;
+        }
+    }
+    char *end = NULL;
+    if (close == 0 || c[close + 1] != '/' || strtoll(c + close + 2, &end, 10) != block || *end)
+        return NULL;
+    c[close] = '\0';
+    char *inner = c + 1;
+    char tail1[48], tail2[48];
+    snprintf(tail1, sizeof tail1, "+%lld", block - 1);
+    snprintf(tail2, sizeof tail2, "+%lld-1", block);
+    size_t il = strlen(inner);
+    for (int v = 0; v < 2; v++) {
+        const char *tail = v ? tail2 : tail1;
+        size_t tl = strlen(tail);
+        if (il > tl && strcmp(inner + il - tl, tail) == 0) {
+            /* the X part must stand alone: no lower-precedence operator at depth 0 after it */
+            inner[il - tl] = '\0';
+            expr *e = NULL;
+            if (expr_parse(inner, &e, NULL, 0) != HK_OK)
+                return NULL;
+            expr_free(e);
+            return hk_asprintf("ceil_div(%s, %s)", inner, bvar);
+        }
+    }
+    return NULL;
+}
+
+/* 0: written only (output); 1: read too (inout); 2: elements are atomic targets
+ * (accumulators); 3: the pointer itself is one (a single accumulator, count 1). */
+static int sk_pointer_use(const char *t, size_t s, size_t e, const char *name)
+{
+    size_t wl = strlen(name);
+    int use = 0;
+    if (!*name)
+        return 0;
+    for (size_t i = s; i + wl <= e; i++) {
+        if (!word_at(t, e, i, name, wl))
+            continue;
+        /* inside atomicXxx( ... name ... ) as the first argument */
+        size_t b = i;
+        while (b > s && (isspace((unsigned char)t[b - 1]) || t[b - 1] == '&' || t[b - 1] == '('))
+            b--;
+        size_t w = b;
+        while (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_'))
+            w--;
+        size_t j = i + wl;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        if (b - w > 6 && strncmp(t + w, "atomic", 6) == 0)
+            return j < e && t[j] == ',' ? 3 : 2; /* atomicAdd(out, v): a single accumulator */
+        if (j >= e || t[j] != '[')
+            continue;
+        int depth = 0;
+        for (; j < e; j++) {
+            depth += t[j] == '[';
+            depth -= t[j] == ']';
+            if (depth == 0)
+                break;
+        }
+        j++;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        bool plain_assign = j + 1 < e && t[j] == '=' && t[j + 1] != '=';
+        if (!plain_assign)
+            use = 1;
+    }
+    return use;
+}
+
+/* A dimension as JSON: an integer when it is one, else the expression string. */
+static json_t *sk_dim_json(const char *d)
+{
+    char *end = NULL;
+    long long v = strtoll(d, &end, 10);
+    return *d && !*end ? json_integer(v) : json_string(d);
+}
+
+static json_t *sk_dims_json(char **dims, size_t n)
+{
+    if (n == 1)
+        return sk_dim_json(dims[0]);
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, sk_dim_json(dims[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+/* dtype name for an element type (T mapped through the template's type parameters),
+ * and the vector width for float4 and friends. */
+static const char *sk_dtype(const char *elem, char **type_params, size_t n_tp, int *width)
+{
+    *width = 1;
+    for (size_t i = 0; i < n_tp; i++)
+        if (!strcmp(type_params[i], elem))
+            return "float";
+    int dt;
+    if (spec_dtype_parse(elem, &dt) == HK_OK)
+        return hk_dtype_name(dt);
+    if (!strcmp(elem, "unsigned long long int") || !strcmp(elem, "long long int"))
+        return !strncmp(elem, "unsigned", 8) ? "uint64" : "int64";
+    size_t l = strlen(elem);
+    if (l > 1 && isdigit((unsigned char)elem[l - 1])) {
+        char base[64];
+        snprintf(base, sizeof base, "%.*s", (int)(l - 1), elem);
+        static const struct { const char *vec, *dt; } vecs[] = {
+            { "float", "float" }, { "double", "double" }, { "int", "int32" }, { "uint", "uint32" },
+            { "half", "half" }, { "__half", "half" }, { "char", "int8" }, { "uchar", "uint8" },
+            { "short", "int16" }, { "longlong", "int64" }, { "__nv_bfloat16", "bfloat16" },
+        };
+        for (size_t i = 0; i < HK_ARRAY_LEN(vecs); i++)
+            if (!strcmp(vecs[i].vec, base)) {
+                *width = elem[l - 1] - '0';
+                return vecs[i].dt;
+            }
+    }
+    return "float";
+}
+
+static double sk_float_default(const char *name)
+{
+    if (!strcmp(name, "eps") || !strcmp(name, "epsilon"))
+        return 1e-5;
+    if (!strcmp(name, "base") || !strcmp(name, "theta"))
+        return 10000.0;
+    if (!strcmp(name, "beta"))
+        return 0.5;
+    if (!strcmp(name, "scale"))
+        return 0.125;
+    return 1.5;
+}
+
+static bool sk_dim_like(const char *v)
+{
+    return strstr(v, "dim") || !strcmp(v, "d") || !strcmp(v, "D") || !strcmp(v, "hd");
+}
+
+
+/* ---- what the skeleton guessed ---- */
+
+static void sk_list(skel *k, char **list, size_t *n, const char *fmt, va_list ap)
+{
+    if (*n == SK_MAX_NOTES)
+        return;
+    char tmp[512];
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    char *s = hk_strdup(tmp);
+    if (!s) {
+        k->nomem = true;
+        return;
+    }
+    /* a note is one plain line: the spec keeps it as a string of its "inferred" list */
+    for (char *p = s; *p; p++)
+        if (strchr(";{}\"\n", *p))
+            *p = *p == '"' ? '\'' : ' ';
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(list[i], s)) {
+            hk_free(s);
+            return;
+        }
+    list[(*n)++] = s;
+}
+
+static void sk_note(skel *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sk_note(skel *k, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sk_list(k, k->notes, &k->n_notes, fmt, ap);
+    va_end(ap);
+}
+
+static void sk_doubt(skel *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sk_doubt(skel *k, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sk_list(k, k->doubts, &k->n_doubts, fmt, ap);
+    va_end(ap);
+}
+
+static int sk_line(const skel *k, size_t byte)
+{
+    int line = 1;
+    for (size_t i = 0; i < byte && i < k->len; i++)
+        line += k->text[i] == '\n';
+    return line;
+}
+
+static void sk_map(skel *k, const char *from, const char *to)
+{
+    if (k->n_map == SK_MAX_MAP || !from || !to)
+        return;
+    k->map_from[k->n_map] = hk_strdup(from);
+    k->map_to[k->n_map] = hk_strdup(to);
+    if (!k->map_from[k->n_map] || !k->map_to[k->n_map]) {
+        hk_free(k->map_from[k->n_map]);
+        hk_free(k->map_to[k->n_map]);
+        k->nomem = true;
+        return;
+    }
+    k->n_map++;
+}
+
+/* ---- the kernel's index math ---- */
+
+#define KF_MAX_INDEX 32
+
+enum { IX_THREAD, IX_BLOCK, IX_LOOP };
+
+typedef struct {
+    char name[64];
+    int dim;            /* 0..2 (x, y, z); -1 for a loop counter */
+    int kind;           /* IX_* */
+    char *bound;        /* C text (kernel terms) of the exclusive bound, or NULL */
+    int bound_line;
+} kf_index;
+
+typedef struct {
+    kf_index idx[KF_MAX_INDEX];
+    size_t n_idx;
+    bool uses_dim[3];    /* blockIdx/threadIdx in that dimension */
+    bool grid_stride;    /* gridDim appears: the kernel loops over the grid */
+    bool bounds_checked; /* a thread or block index is compared with a bound */
+    long long fixed_block; /* block size the index math hard-codes (blockIdx.x * 256), or 0 */
+    int fixed_line;
+    const char *fixed_why;
+} kfacts;
+
+static void kf_free(kfacts *f)
+{
+    for (size_t i = 0; i < f->n_idx; i++)
+        hk_free(f->idx[i].bound);
+}
+
+/* The text [s, e) with the matching close of an opener at s - 1: the index of the first
+ * depth-0 stop character at or after s (or e). */
+static size_t kf_expr_end(const char *t, size_t s, size_t e, const char *stops)
+{
+    int depth = 0;
+    for (size_t i = s; i < e; i++) {
+        char c = t[i];
+        if (c == '(' || c == '[' || c == '{')
+            depth++;
+        else if (c == ')' || c == ']' || c == '}') {
+            if (depth == 0)
+                return i;
+            depth--;
+        } else if (depth == 0) {
+            if (strchr(stops, c))
+                return i;
+            if ((c == '&' && i + 1 < e && t[i + 1] == '&') || (c == '|' && i + 1 < e && t[i + 1] == '|'))
+                return i;
+        }
+    }
+    return e;
+}
+
+static bool kf_has(const char *t, size_t s, size_t e, const char *w)
+{
+    size_t wl = strlen(w);
+    for (size_t i = s; i + wl <= e; i++)
+        if (!memcmp(t + i, w, wl))
+            return true;
+    return false;
+}
+
+static kf_index *kf_find(kfacts *f, const char *name)
+{
+    for (size_t i = 0; i < f->n_idx; i++)
+        if (!strcmp(f->idx[i].name, name))
+            return &f->idx[i];
+    return NULL;
+}
+
+/* A literal (or a #define/constexpr constant) multiplying blockIdx.D where blockDim.D
+ * would be: the block size the kernel assumes. */
+static long long kf_fixed_factor(const skel *k, const char *t, size_t s, size_t e)
+{
+    static const char *const bi[3] = { "blockIdx.x", "blockIdx.y", "blockIdx.z" };
+    for (int d = 0; d < 1; d++) {
+        size_t wl = strlen(bi[d]);
+        for (size_t i = s; i + wl <= e; i++) {
+            if (memcmp(t + i, bi[d], wl))
+                continue;
+            /* blockIdx.x * LIT or LIT * blockIdx.x */
+            size_t j = i + wl;
+            while (j < e && isspace((unsigned char)t[j]))
+                j++;
+            char word[64] = "";
+            if (j < e && t[j] == '*') {
+                j++;
+                while (j < e && isspace((unsigned char)t[j]))
+                    j++;
+                size_t w = 0;
+                while (j < e && w + 1 < sizeof word && (isalnum((unsigned char)t[j]) || t[j] == '_'))
+                    word[w++] = t[j++];
+                word[w] = '\0';
+            } else {
+                size_t b = i;
+                while (b > s && isspace((unsigned char)t[b - 1]))
+                    b--;
+                if (b > s && t[b - 1] == '*') {
+                    b--;
+                    while (b > s && isspace((unsigned char)t[b - 1]))
+                        b--;
+                    size_t w = b;
+                    while (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_'))
+                        w--;
+                    snprintf(word, sizeof word, "%.*s", (int)(b - w), t + w);
+                }
+            }
+            if (!word[0] || !strncmp(word, "blockDim", 8))
+                continue;
+            const char *v = word;
+            if (!isdigit((unsigned char)word[0]))
+                v = sk_tunable_value(k, word);
+            char *end = NULL;
+            long long n = v ? strtoll(v, &end, 10) : 0;
+            if (v && end && (*end == '\0' || strchr("uUlL", *end)) && n >= 1 && n <= 1024)
+                return n;
+        }
+    }
+    return 0;
+}
+
+static void kf_scan(skel *k, const an_function *f, kfacts *kf)
+{
+    const char *t = k->text;
+    size_t s = f->body_span.start_byte, e = f->body_span.end_byte <= k->len ? f->body_span.end_byte : k->len;
+    static const char *const dims = "xyz";
+    for (int d = 0; d < 3; d++) {
+        char b[16], th[16];
+        snprintf(b, sizeof b, "blockIdx.%c", dims[d]);
+        snprintf(th, sizeof th, "threadIdx.%c", dims[d]);
+        kf->uses_dim[d] = kf_has(t, s, e, b) || kf_has(t, s, e, th);
+    }
+    kf->grid_stride = kf_has(t, s, e, "gridDim");
+    /* index variables: NAME = INIT with INIT over blockIdx/threadIdx, and loop counters */
+    for (size_t i = s; i < e && kf->n_idx < KF_MAX_INDEX; i++) {
+        if (!(isalpha((unsigned char)t[i]) || t[i] == '_') ||
+            (i > s && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_' || t[i - 1] == '.' || t[i - 1] == '>')))
+            continue;
+        size_t ne = i;
+        while (ne < e && (isalnum((unsigned char)t[ne]) || t[ne] == '_'))
+            ne++;
+        size_t j = ne;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        if (j + 1 >= e || t[j] != '=' || t[j + 1] == '=' || ne - i >= sizeof kf->idx[0].name) {
+            i = ne - 1;
+            continue;
+        }
+        size_t is = j + 1, ie = kf_expr_end(t, is, e, ";,");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(ne - i), t + i);
+        if (kf_find(kf, name)) {
+            i = ne - 1;
+            continue;
+        }
+        int dim = -1, n_dims = 0;
+        bool has_b = false, has_t = false;
+        for (int d = 0; d < 3; d++) {
+            char b[16], th[16];
+            snprintf(b, sizeof b, "blockIdx.%c", dims[d]);
+            snprintf(th, sizeof th, "threadIdx.%c", dims[d]);
+            bool hb = kf_has(t, is, ie, b), ht = kf_has(t, is, ie, th);
+            if (hb || ht) {
+                dim = d;
+                n_dims++;
+                has_b |= hb;
+                has_t |= ht;
+            }
+        }
+        /* a for-loop counter: `for (int k = 0; k < K; ...)` */
+        size_t b = i;
+        while (b > s && (isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_' || isspace((unsigned char)t[b - 1])))
+            b--;
+        bool loop = b >= s + 4 && t[b - 1] == '(' && kf_has(t, b - 5 > s ? b - 5 : s, b, "for");
+        kf_index *x = &kf->idx[kf->n_idx];
+        if (n_dims == 1 && has_b) {
+            snprintf(x->name, sizeof x->name, "%s", name);
+            x->dim = dim;
+            x->kind = has_t ? IX_THREAD : IX_BLOCK;
+            kf->n_idx++;
+            if (has_t && dim == 0 && !kf_has(t, is, ie, "blockDim") && !kf->fixed_block) {
+                kf->fixed_block = kf_fixed_factor(k, t, is, ie);
+                kf->fixed_line = sk_line(k, is);
+                kf->fixed_why = "the index math multiplies blockIdx.x by it";
+            }
+        } else if (loop && n_dims == 0) {
+            snprintf(x->name, sizeof x->name, "%s", name);
+            x->dim = -1;
+            x->kind = IX_LOOP;
+            kf->n_idx++;
+        }
+        i = ne - 1;
+    }
+    /* bounds: the first `v < B`, `v <= B` or `v >= B` of each index variable */
+    for (size_t n = 0; n < kf->n_idx && !k->nomem; n++) {
+        kf_index *x = &kf->idx[n];
+        size_t wl = strlen(x->name);
+        for (size_t i = s; i + wl < e && !x->bound; i++) {
+            if (!word_at(t, e, i, x->name, wl))
+                continue;
+            size_t j = i + wl;
+            while (j < e && isspace((unsigned char)t[j]))
+                j++;
+            bool le = false;
+            if (j + 1 < e && t[j] == '<' && t[j + 1] != '<') {
+                le = t[j + 1] == '=';
+                j += le ? 2 : 1;
+            } else if (j + 1 < e && t[j] == '>' && t[j + 1] == '=') {
+                j += 2;
+            } else {
+                continue;
+            }
+            size_t be = kf_expr_end(t, j, e, ";,?");
+            while (j < be && isspace((unsigned char)t[j]))
+                j++;
+            while (be > j && isspace((unsigned char)t[be - 1]))
+                be--;
+            if (be == j || be - j > SK_MAX_TEXT)
+                continue;
+            x->bound = le ? hk_asprintf("(%.*s) + 1", (int)(be - j), t + j)
+                          : hk_strndup(t + j, be - j);
+            x->bound_line = sk_line(k, i);
+            if (!x->bound)
+                k->nomem = true;
+            else if (x->kind != IX_LOOP)
+                kf->bounds_checked = true;
+        }
+    }
+}
+
+/* The bound of an index variable in spec terms (kernel parameters replaced by their launch
+ * values), or NULL. New string. */
+static char *kf_bound_spec(skel *k, const kf_index *x)
+{
+    return x->bound ? sk_translate(k, x->bound, 0) : NULL;
+}
+
+/* Only size variables (and numbers) in a spec expression. */
+static int kf_var_known_cb(const char *name, void *ctx)
+{
+    skel *k = ctx;
+    for (size_t i = 0; i < k->n_vars; i++)
+        if (!strcmp(k->vars[i], name))
+            return 0;
+    return 1;
+}
+
+static bool kf_only_sizes(skel *k, const char *t)
+{
+    expr *e = NULL;
+    if (!t || expr_parse(t, &e, NULL, 0) != HK_OK)
+        return false;
+    int rc = expr_foreach_var(e, kf_var_known_cb, k);
+    expr_free(e);
+    return rc == 0;
+}
+
+/* ---- buffer counts ---- */
+
+/* Count of pointer parameter name from its subscripts in the body: every index variable
+ * replaced by its largest value (bound - 1), the largest subscript plus one. New string,
+ * or NULL when one subscript cannot be bounded. */
+static char *kf_count_from_index(skel *k, const an_function *f, kfacts *kf, const char *name)
+{
+    const char *t = k->text;
+    size_t s = f->body_span.start_byte, e = f->body_span.end_byte <= k->len ? f->body_span.end_byte : k->len;
+    size_t wl = strlen(name), base_map = k->n_map;
+    char *res = NULL;
+    bool ok = true, any = false;
+    for (size_t n = 0; n < kf->n_idx; n++) {
+        char *b = kf_bound_spec(k, &kf->idx[n]);
+        if (b) {
+            char *mx = hk_asprintf("%s - 1", b);
+            sk_map(k, kf->idx[n].name, mx);
+            hk_free(mx);
+        }
+        hk_free(b);
+    }
+    for (size_t i = s; ok && i + wl < e; i++) {
+        if (!word_at(t, e, i, name, wl) || (i > s && (t[i - 1] == '.' || t[i - 1] == '>')))
+            continue;
+        size_t j = i + wl;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        if (j >= e || t[j] != '[') {
+            /* the pointer itself, passed on or offset: its extent is not in this body */
+            size_t jj = j;
+            ok = jj < e && (t[jj] == ')' || t[jj] == ',' || t[jj] == ';') ? false : ok;
+            continue;
+        }
+        size_t ie = kf_expr_end(t, j + 1, e, "");
+        char *sub = hk_strndup(t + j + 1, ie - j - 1);
+        char *c = NULL;
+        if (sub) {
+            /* x[i] with i < n: n elements, said as n */
+            char one[64];
+            if (sscanf(sub, " %63[A-Za-z0-9_] %c", one, one + 63) == 1 && kf_find(kf, one) &&
+                kf_find(kf, one)->bound && kf_find(kf, one)->kind != IX_BLOCK) {
+                char *b = kf_bound_spec(k, kf_find(kf, one));
+                if (b && kf_only_sizes(k, b))
+                    c = b;
+                else
+                    hk_free(b);
+            }
+        }
+        if (!c) {
+            char *tr = sub ? sk_translate(k, sub, 0) : NULL;
+            if (tr && kf_only_sizes(k, tr))
+                c = hk_asprintf("%s + 1", tr);
+            hk_free(tr);
+        }
+        hk_free(sub);
+        if (!c) {
+            ok = false;
+            break;
+        }
+        if (res && (!strcmp(res, c) || strstr(res, c))) {
+            hk_free(c);
+            continue;
+        }
+        if (!c) {
+            k->nomem = true;
+            ok = false;
+            break;
+        }
+        char *m = res ? hk_asprintf("max(%s, %s)", res, c) : hk_strdup(c);
+        hk_free(c);
+        hk_free(res);
+        res = m;
+        any = true;
+        if (!res || strlen(res) > SK_MAX_TEXT) {
+            ok = false;
+            break;
+        }
+    }
+    while (k->n_map > base_map) {
+        k->n_map--;
+        hk_free(k->map_from[k->n_map]);
+        hk_free(k->map_to[k->n_map]);
+    }
+    if (!ok || !any) {
+        hk_free(res);
+        return NULL;
+    }
+    return res;
+}
+
+static long sk_type_size(const char *t)
+{
+    static const struct { const char *name; long size; } sizes[] = {
+        { "float", 4 }, { "double", 8 }, { "int", 4 }, { "unsigned", 4 }, { "unsigned int", 4 },
+        { "half", 2 }, { "__half", 2 }, { "__nv_bfloat16", 2 }, { "char", 1 }, { "unsigned char", 1 },
+        { "uint8_t", 1 }, { "int8_t", 1 }, { "short", 2 }, { "int16_t", 2 }, { "uint16_t", 2 },
+        { "int32_t", 4 }, { "uint32_t", 4 }, { "long", 8 }, { "long long", 8 }, { "int64_t", 8 },
+        { "uint64_t", 8 }, { "size_t", 8 }, { "float2", 8 }, { "float4", 16 }, { "double2", 16 },
+        { "int2", 8 }, { "int4", 16 },
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(sizes); i++)
+        if (!strcmp(sizes[i].name, t))
+            return sizes[i].size;
+    return 0;
+}
+
+/* Replaces sizeof(T) by its size and NAME.size() by a vector's constructor argument in
+ * host text. New string or NULL when a sizeof cannot be resolved. */
+static char *sk_host_text(skel *k, const char *c, long elem_size, const char *elem)
+{
+    struct hk_buf b;
+    hk_buf_init(&b, 4 * SK_MAX_TEXT);
+    size_t n = strlen(c);
+    bool ok = true;
+    for (size_t i = 0; i < n && ok;) {
+        if (!strncmp(c + i, "sizeof", 6) && (i == 0 || !(isalnum((unsigned char)c[i - 1]) || c[i - 1] == '_'))) {
+            size_t j = i + 6;
+            while (j < n && isspace((unsigned char)c[j]))
+                j++;
+            if (j >= n || c[j] != '(') {
+                ok = false;
+                break;
+            }
+            size_t ce = kf_expr_end(c, j + 1, n, "");
+            char inner[128];
+            snprintf(inner, sizeof inner, "%.*s", (int)(ce - j - 1), c + j + 1);
+            long sz = sk_type_size(inner);
+            if (!sz && (!strcmp(inner, elem) || strchr(inner, '[') || strchr(inner, '*')))
+                sz = elem_size; /* sizeof(T), sizeof(x[0]), sizeof(*x) */
+            if (!sz) {
+                ok = false;
+                break;
+            }
+            ok = hk_buf_printf(&b, "%ld", sz) == HK_OK;
+            i = ce + 1;
+            continue;
+        }
+        /* NAME.size() of a std::vector<...> NAME(EXPR) */
+        if (isalpha((unsigned char)c[i]) || c[i] == '_') {
+            size_t j = i;
+            while (j < n && (isalnum((unsigned char)c[j]) || c[j] == '_'))
+                j++;
+            if (!strncmp(c + j, ".size()", 7)) {
+                char vname[64];
+                snprintf(vname, sizeof vname, "%.*s", (int)(j - i), c + i);
+                char *init = sk_local_init(k, vname);
+                bool vec = init && !strncmp(init, "dim3(", 5) == 0 && false;
+                (void)vec;
+                hk_free(init);
+                /* find "NAME(" after a template close in the caller */
+                size_t vl = strlen(vname);
+                char *arg = NULL;
+                for (size_t p = k->body_start; p + vl < k->body_end && !arg; p++) {
+                    if (!word_at(k->text, k->body_end, p, vname, vl))
+                        continue;
+                    size_t q = p;
+                    while (q > k->body_start && isspace((unsigned char)k->text[q - 1]))
+                        q--;
+                    size_t r = p + vl;
+                    if (q == k->body_start || k->text[q - 1] != '>' || r >= k->body_end ||
+                        (k->text[r] != '(' && k->text[r] != '{'))
+                        continue;
+                    size_t re = kf_expr_end(k->text, r + 1, k->body_end, ",");
+                    arg = hk_strndup(k->text + r + 1, re - r - 1);
+                }
+                ok = arg && hk_buf_printf(&b, "(%s)", arg) == HK_OK;
+                hk_free(arg);
+                i = j + 7;
+                continue;
+            }
+            ok = hk_buf_append(&b, c + i, j - i) == HK_OK;
+            i = j;
+            continue;
+        }
+        ok = hk_buf_append(&b, c + i, 1) == HK_OK;
+        i++;
+    }
+    char *out = ok ? hk_buf_steal(&b) : NULL;
+    hk_buf_free(&b);
+    return out;
+}
+
+/* The launch argument's variable: "d_x" for d_x, (float *)d_x, d_x.data(),
+ * thrust::raw_pointer_cast(d_x.data()). New string or NULL. */
+static char *sk_arg_name(const char *a)
+{
+    const char *p = a;
+    const char *rp = strstr(p, "raw_pointer_cast(");
+    if (rp)
+        p = rp + 17;
+    while (*p == '(' || isspace((unsigned char)*p)) {
+        if (*p == '(') {
+            const char *close = strchr(p, ')');
+            /* a cast */
+            if (close && strchr(p, '*') && strchr(p, '*') < close) {
+                p = close + 1;
+                continue;
+            }
+        }
+        p++;
+    }
+    const char *s = p;
+    while (isalnum((unsigned char)*p) || *p == '_')
+        p++;
+    if (p == s)
+        return NULL;
+    const char *rest = p;
+    if (!strncmp(rest, ".data()", 7))
+        rest += 7;
+    while (*rest == ')' || isspace((unsigned char)*rest))
+        rest++;
+    return *rest ? NULL : hk_strndup(s, (size_t)(p - s));
+}
+
+/* BYTES / size as a count: "N*4" or "4*N" (N a product) is N, anything else
+ * "(BYTES) / size". New string. */
+static char *sk_div_size(const char *bytes, long size)
+{
+    char sz[24];
+    int sl = snprintf(sz, sizeof sz, "%ld", size);
+    size_t n = strlen(bytes);
+    const char *rest = NULL;
+    size_t rl = 0;
+    if (n > (size_t)sl + 1 && !strcmp(bytes + n - sl, sz) && bytes[n - sl - 1] == '*' &&
+        !isdigit((unsigned char)bytes[n - sl - 2])) {
+        rest = bytes;
+        rl = n - (size_t)sl - 1;
+    } else if (n > (size_t)sl + 1 && !strncmp(bytes, sz, (size_t)sl) && bytes[sl] == '*') {
+        rest = bytes + sl + 1;
+        rl = n - (size_t)sl - 1;
+    }
+    int depth = 0;
+    for (size_t i = 0; rest && i < rl; i++) {
+        depth += rest[i] == '(';
+        depth -= rest[i] == ')';
+        if (depth == 0 && (rest[i] == '+' || rest[i] == '-' || rest[i] == '/' || rest[i] == '%'))
+            rest = NULL;
+    }
+    return rest ? hk_strndup(rest, rl) : hk_asprintf("(%s) / %ld", bytes, size);
+}
+
+/* Count of the buffer passed as launch argument arg, from the host code before the launch:
+ * cudaMalloc/hipMalloc(&arg, BYTES) or a vector's size. New string or NULL; *line set. */
+static char *sk_count_from_host(skel *k, const char *arg, long elem_size, const char *elem, int *line)
+{
+    char *name = arg ? sk_arg_name(arg) : NULL;
+    char *res = NULL;
+    if (!name || !elem_size)
+        goto out;
+    static const char *const fns[] = { "cudaMalloc", "hipMalloc", "cudaMallocManaged", "hipMallocManaged" };
+    const char *t = k->text;
+    for (size_t i = k->body_start; i < k->body_end && !res; i++) {
+        size_t fl = 0;
+        for (size_t f = 0; f < HK_ARRAY_LEN(fns); f++) {
+            size_t l = strlen(fns[f]);
+            if (word_at(t, k->body_end, i, fns[f], l))
+                fl = l;
+        }
+        if (!fl)
+            continue;
+        size_t j = i + fl;
+        while (j < k->body_end && isspace((unsigned char)t[j]))
+            j++;
+        if (j >= k->body_end || t[j] != '(')
+            continue;
+        size_t a1 = kf_expr_end(t, j + 1, k->body_end, ",");
+        if (a1 >= k->body_end || t[a1] != ',')
+            continue;
+        size_t a2 = kf_expr_end(t, a1 + 1, k->body_end, ",");
+        /* the first argument names the pointer: &d_x, (void **)&d_x, reinterpret_cast<...>(&d_x) */
+        char first[256];
+        snprintf(first, sizeof first, "%.*s", (int)(a1 - j - 1), t + j + 1);
+        char *amp = strrchr(first, '&');
+        if (!amp)
+            continue;
+        char *nm = amp + 1;
+        while (isspace((unsigned char)*nm))
+            nm++;
+        size_t nl = 0;
+        while (isalnum((unsigned char)nm[nl]) || nm[nl] == '_')
+            nl++;
+        if (nl != strlen(name) || strncmp(nm, name, nl))
+            continue;
+        char *bytes = hk_strndup(t + a1 + 1, a2 - a1 - 1);
+        char *host = bytes ? sk_host_text(k, bytes, elem_size, elem) : NULL;
+        char *tr = host ? sk_translate(k, host, 0) : NULL;
+        if (tr && kf_only_sizes(k, tr)) {
+            res = sk_div_size(tr, elem_size);
+            *line = sk_line(k, i);
+        }
+        hk_free(tr);
+        hk_free(host);
+        hk_free(bytes);
+    }
+out:
+    hk_free(name);
+    return res;
+}
+
+/* 0: never written; 1: written; the atomic cases count as written. */
+static bool sk_pointer_written(const char *t, size_t s, size_t e, const char *name)
+{
+    size_t wl = strlen(name);
+    for (size_t i = s; *name && i + wl <= e; i++) {
+        if (!word_at(t, e, i, name, wl) || (i > s && (t[i - 1] == '.' || t[i - 1] == '>')))
+            continue;
+        size_t j = i + wl;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        size_t b = i;
+        while (b > s && isspace((unsigned char)t[b - 1]))
+            b--;
+        /* passed to a call, or its address taken, or offset into another pointer: the
+         * callee may write it */
+        if (j < e && (t[j] == ',' || t[j] == ')' || t[j] == '+' || t[j] == '-'))
+            return true;
+        bool subscripted = j < e && t[j] == '[';
+        if (!subscripted && b > s && (t[b - 1] == '&' || t[b - 1] == '='))
+            return true;
+        if (b > s && t[b - 1] == '*') {
+            /* *name = ... */
+            size_t q = j;
+            if (q + 1 < e && t[q] == '=' && t[q + 1] != '=')
+                return true;
+        }
+        if (j >= e || t[j] != '[')
+            continue;
+        size_t close = kf_expr_end(t, j + 1, e, "");
+        size_t q = close + 1;
+        while (q < e && isspace((unsigned char)t[q]))
+            q++;
+        if (q + 1 < e && ((t[q] == '=' && t[q + 1] != '=') || (strchr("+-*/%&|^", t[q]) && t[q + 1] == '=') ||
+                          (t[q] == '+' && t[q + 1] == '+') || (t[q] == '-' && t[q + 1] == '-') ||
+                          ((t[q] == '<' || t[q] == '>') && t[q + 1] == t[q] && q + 2 < e && t[q + 2] == '=')))
+            return true;
+        if (b >= s + 2 && ((t[b - 1] == '+' && t[b - 2] == '+') || (t[b - 1] == '-' && t[b - 2] == '-')))
+            return true;
+    }
+    return false;
+}
+
+/* Names of __constant__ arrays the kernel body reads; NULL-terminated into out. */
+static size_t sk_constants_used(const skel *k, const an_function *f, char out[][64], size_t cap)
+{
+    size_t n = 0;
+    const char *t = k->text;
+    size_t s = f->body_span.start_byte, e = f->body_span.end_byte <= k->len ? f->body_span.end_byte : k->len;
+    for (size_t i = 0; i + 12 < k->len && n < cap; i++) {
+        if (!word_at(t, k->len, i, "__constant__", 12))
+            continue;
+        size_t stmt_end = kf_expr_end(t, i, k->len, ";");
+        /* the declared name: the identifier before '[' or '=' or ';' */
+        size_t p = i + 12, last_s = 0, last_e = 0;
+        while (p < stmt_end && t[p] != '[' && t[p] != '=') {
+            if (isalpha((unsigned char)t[p]) || t[p] == '_') {
+                last_s = p;
+                while (p < stmt_end && (isalnum((unsigned char)t[p]) || t[p] == '_'))
+                    p++;
+                last_e = p;
+                continue;
+            }
+            p++;
+        }
+        if (last_e <= last_s || last_e - last_s >= 64)
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(last_e - last_s), t + last_s);
+        for (size_t q = s; q + (last_e - last_s) <= e; q++)
+            if (word_at(t, e, q, name, last_e - last_s)) {
+                snprintf(out[n++], 64, "%s", name);
+                break;
+            }
+    }
+    return n;
+}
+
+/* ---- the skeleton ---- */
+
+enum { GRID_SITE, GRID_BOUNDS, GRID_FLAT };
+
+typedef struct {
+    char *need[3];      /* blocks each grid dimension needs (spec text), or NULL */
+    bool unknown[3];    /* the dimension is used and nothing says how far it goes */
+    bool grid_stride;
+} sk_cover;
+
+static void sk_cover_free(sk_cover *c)
+{
+    for (int d = 0; d < 3; d++)
+        hk_free(c->need[d]);
+    memset(c, 0, sizeof *c);
+}
+
+static void sk_free(skel *k)
+{
+    for (size_t i = 0; i < k->n_vars; i++)
+        hk_free(k->vars[i]);
+    for (size_t i = 0; i < k->n_map; i++) {
+        hk_free(k->map_from[i]);
+        hk_free(k->map_to[i]);
+    }
+    for (size_t i = 0; i < k->n_notes; i++)
+        hk_free(k->notes[i]);
+    for (size_t i = 0; i < k->n_doubts; i++)
+        hk_free(k->doubts[i]);
+    memset(k, 0, sizeof *k);
+}
+
+/* Splits "<256, float>" (or a template parameter list's defaults) at depth-0 commas into
+ * up to cap new strings. */
+static size_t sk_split_targs(const char *t, char **out, size_t cap)
+{
+    const char *p = strchr(t, '<'), *e = strrchr(t, '>');
+    size_t n = 0;
+    while (p && e && p < e && n < cap) {
+        p++;
+        const char *c = p;
+        int depth = 0;
+        while (c < e && !(*c == ',' && depth == 0)) {
+            depth += *c == '<' || *c == '(';
+            depth -= *c == '>' || *c == ')';
+            c++;
+        }
+        while (p < c && isspace((unsigned char)*p))
+            p++;
+        const char *ce = c;
+        while (ce > p && isspace((unsigned char)ce[-1]))
+            ce--;
+        out[n++] = hk_strndup(p, (size_t)(ce - p));
+        p = c;
+        if (p >= e)
+            break;
+    }
+    return n;
+}
+
+static int sk_build(const an_model *m, long kernel, skel *k, const char *source, int grid_mode,
+                    sk_cover *cover, json_t **out)
+{
+    *out = NULL;
+    const an_function *f = &m->funcs[kernel];
+    const char *text = k->text;
+    size_t len = k->len;
+    const an_launch *site = NULL;
+    for (size_t i = 0; i < m->n_launches && !site; i++)
+        if (!strcmp(m->launches[i].kernel, f->name))
+            site = &m->launches[i];
+    if (site && site->caller >= 0 && (size_t)site->caller < m->n_funcs && text) {
+        const an_function *cf = &m->funcs[site->caller];
+        k->body_start = cf->body_span.start_byte;
+        k->body_end = site->span.start_byte < len ? site->span.start_byte : (uint32_t)len;
+    }
+    int site_line = site ? (int)site->span.start_row + 1 : 0;
+    const char *file = k->file ? k->file : source;
+    int rc = HK_OK;
+    json_t *root = NULL;
+    kfacts kf = { 0 };
+    char *block[3] = { 0 }, *grid[3] = { 0 }, *scal[HK_MAX_ARGS] = { 0 }, *counts[HK_MAX_ARGS] = { 0 };
+    char *tparams[16] = { 0 }, *tactual[16] = { 0 }, *targs[16] = { 0 };
+    size_t n_block = 0, n_grid = 0, n_tp = 0, n_ta = 0;
+    long long block_val[3] = { 1, 1, 1 };
+    bool count_sure[HK_MAX_ARGS] = { 0 };
+    long long program[SK_MAX_VARS];
+    bool have_program[SK_MAX_VARS] = { 0 };
+
+    /* template arguments: the launch site's, else defaults (types float, values 128) */
+    char *site_targs[16] = { 0 };
+    size_t n_site_targs = site && site->template_args
+                              ? sk_split_targs(site->template_args, site_targs, HK_ARRAY_LEN(site_targs))
+                              : 0;
+    if (f->template_params) {
+        char *decl[16] = { 0 };
+        size_t nd = sk_split_targs(f->template_params, decl, HK_ARRAY_LEN(decl));
+        for (size_t i = 0; i < nd && n_ta < HK_ARRAY_LEN(targs); i++) {
+            char *eq = decl[i] ? strchr(decl[i], '=') : NULL;
+            char kw[32] = "", nm[64] = "";
+            if (decl[i])
+                sscanf(decl[i], "%31s %63[A-Za-z0-9_]", kw, nm);
+            bool type = !strcmp(kw, "typename") || !strcmp(kw, "class");
+            const char *given = i < n_site_targs ? site_targs[i] : NULL;
+            const char *val = given;
+            if (!val && eq) {
+                char *v = eq + 1;
+                while (isspace((unsigned char)*v))
+                    v++;
+                val = v;
+            }
+            if (!val)
+                val = type ? "float" : "128";
+            char *tr = type ? NULL : sk_translate(k, val, 0);
+            expr *e = NULL;
+            expr_value v;
+            if (tr && expr_parse(tr, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK &&
+                !v.is_float)
+                targs[n_ta] = hk_asprintf("%lld", v.i);
+            else
+                targs[n_ta] = hk_strdup(val);
+            expr_free(e);
+            hk_free(tr);
+            if (!given)
+                sk_doubt(k, "template argument %s of %s is not given by a launch site: guessed %s", nm[0] ? nm : "?",
+                         f->name, targs[n_ta] ? targs[n_ta] : "?");
+            else
+                sk_note(k, "template argument %s = %s from the launch site at %s:%d", nm[0] ? nm : "?", given,
+                        file, site_line);
+            if (type && nm[0] && n_tp < HK_ARRAY_LEN(tparams)) {
+                tparams[n_tp] = hk_strdup(nm);
+                tactual[n_tp++] = hk_strdup(targs[n_ta] ? targs[n_ta] : "float");
+            } else if (!type && nm[0] && targs[n_ta]) {
+                sk_map(k, nm, targs[n_ta]); /* BLOCK in the index math is this value */
+            }
+            n_ta++;
+        }
+        for (size_t i = 0; i < nd; i++)
+            hk_free(decl[i]);
+    }
+    for (size_t i = 0; i < n_site_targs; i++)
+        hk_free(site_targs[i]);
+
+    /* integer arguments at the launch that are plain launcher variables stay variables */
+    for (size_t i = 0; site && i < f->n_params && i < site->n_args && k->n_keep < SK_MAX_VARS; i++) {
+        const an_param *p = &f->params[i];
+        int dt;
+        if (p->pointer_depth == 0 && spec_dtype_parse(p->elem_type, &dt) == HK_OK && !hk_dtype_is_float(dt) &&
+            is_identifier(site->args[i]) && !sk_tunable_value(k, site->args[i]))
+            k->keep[k->n_keep++] = site->args[i];
+    }
+
+    /* block: from the launch when it translates to constants, else 256 (16x16 for 2D) */
+    if (site && site->block) {
+        char *t = sk_translate(k, site->block, 0);
+        char *raw = t ? NULL : sk_local_init(k, site->block);
+        const char *dims_src = t ? t : raw ? raw : site->block;
+        char *parts[3] = { 0 };
+        size_t np = sk_split_dims(dims_src, parts);
+        for (size_t d = 0; d < np; d++) {
+            char *pt = sk_translate(k, parts[d], 0);
+            expr *e = NULL;
+            expr_value v;
+            if (pt && expr_parse(pt, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK &&
+                !v.is_float && v.i >= 1 && v.i <= 1024) {
+                block_val[d] = v.i;
+                n_block = d + 1;
+            } else {
+                n_block = 0;
+                np = 0;
+            }
+            expr_free(e);
+            hk_free(pt);
+        }
+        for (size_t d = 0; d < 3; d++)
+            hk_free(parts[d]);
+        hk_free(t);
+        hk_free(raw);
+        if (n_block)
+            sk_note(k, "block from the launch site at %s:%d", file, site_line);
+    }
+    /* scalars: values from the launch arguments; integer ones define size variables */
+    for (size_t i = 0; i < f->n_params; i++) {
+        const an_param *p = &f->params[i];
+        if (p->pointer_depth > 0)
+            continue;
+        int dt = HK_DT_F32;
+        bool is_int = spec_dtype_parse(p->elem_type, &dt) == HK_OK && !hk_dtype_is_float(dt);
+        const char *arg = site && i < site->n_args ? site->args[i] : NULL;
+        char *t = arg ? sk_translate(k, arg, 0) : NULL;
+        if (is_int) {
+            if (!t && p->name[0] && is_identifier(p->name))
+                t = hk_strdup(p->name);
+            if (t) {
+                sk_collect(k, t);
+                scal[i] = t;
+            }
+        } else {
+            expr *e = NULL;
+            expr_value v;
+            if (t && expr_parse(t, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK)
+                scal[i] = hk_asprintf("%.9g", expr_value_double(v));
+            expr_free(e);
+            hk_free(t);
+        }
+    }
+    /* the program's own values of the size variables (int n = 1 << 20 is not one) */
+    for (size_t i = 0; i < k->n_vars; i++) {
+        size_t saved = k->n_keep;
+        k->n_keep = 0;
+        char *t = sk_translate(k, k->vars[i], 0);
+        k->n_keep = saved;
+        expr *e = NULL;
+        expr_value v;
+        if (t && strcmp(t, k->vars[i]) != 0 && expr_parse(t, &e, NULL, 0) == HK_OK &&
+            expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK && !v.is_float && v.i >= 1 && v.i <= (1LL << 31)) {
+            program[i] = v.i;
+            have_program[i] = true;
+        }
+        expr_free(e);
+        hk_free(t);
+    }
+    /* kernel parameters read in the body are their launch values */
+    for (size_t i = 0; i < f->n_params; i++)
+        if (scal[i] && f->params[i].name[0] && f->params[i].pointer_depth == 0)
+            sk_map(k, f->params[i].name, scal[i]);
+
+    /* the index math: dimensions used, bounds, grid-stride, a block size it hard-codes */
+    kf_scan(k, f, &kf);
+    cover->grid_stride = kf.grid_stride;
+    long long pinned = 0;
+    if (kf.fixed_block) {
+        pinned = kf.fixed_block;
+        sk_note(k, "block pinned at %lld: %s (line %d)", pinned, kf.fixed_why, kf.fixed_line);
+    } else if (f->launch_bounds) {
+        char *lb = hk_strdup(f->launch_bounds);
+        if (lb)
+            lb[strcspn(lb, ",")] = '\0';
+        char *tr = lb ? sk_translate(k, lb, 0) : NULL;
+        expr *e = NULL;
+        expr_value v;
+        if (tr && expr_parse(tr, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK &&
+            !v.is_float && v.i >= 1 && v.i <= 1024) {
+            long long threads = block_val[0] * block_val[1] * block_val[2];
+            if (!n_block || threads > v.i) {
+                n_block = 1;
+                block_val[0] = v.i;
+                block_val[1] = block_val[2] = 1;
+            }
+            pinned = -1; /* the block is fixed as launched */
+            sk_note(k, "block pinned: the kernel declares __launch_bounds__(%s)", f->launch_bounds);
+        }
+        expr_free(e);
+        hk_free(tr);
+        hk_free(lb);
+    }
+    if (pinned > 0 && (!n_block || block_val[0] != pinned)) {
+        if (n_block && block_val[0] != pinned)
+            sk_doubt(k, "the launch at %s:%d uses a block of %lld but the index math assumes %lld",
+                     file, site_line, block_val[0], pinned);
+        n_block = n_block ? n_block : 1;
+        block_val[0] = pinned;
+    }
+    if (n_block == 0) {
+        bool two = kf.uses_dim[1];
+        n_block = two ? 2 : 1;
+        block_val[0] = two ? 16 : 256;
+        block_val[1] = two ? 16 : 1;
+    }
+
+    static const char *const bvars[3] = { "block_x", "block_y", "block_z" };
+    char bvar_lit[3][24];
+    const char *bvar[3];
+    for (int d = 0; d < 3; d++) {
+        snprintf(bvar_lit[d], sizeof bvar_lit[d], "%lld", block_val[d]);
+        bvar[d] = pinned ? bvar_lit[d] : bvars[d];
+    }
+
+    /* what each grid dimension must cover, from the bounds checks */
+    char *derived[3] = { 0 };
+    for (int d = 0; d < 3; d++) {
+        if (!kf.uses_dim[d])
+            continue;
+        bool seen = false;
+        for (size_t n = 0; n < kf.n_idx && !derived[d]; n++) {
+            kf_index *x = &kf.idx[n];
+            if (x->dim != d)
+                continue;
+            seen = true;
+            char *b = kf_bound_spec(k, x);
+            if (b && kf_only_sizes(k, b)) {
+                derived[d] = x->kind == IX_THREAD ? hk_asprintf("ceil_div(%s, %s)", b, bvar[d]) : hk_strdup(b);
+                cover->need[d] = x->kind == IX_THREAD ? hk_asprintf("ceil_div(%s, %lld)", b, block_val[d])
+                                                      : hk_strdup(b);
+                if (grid_mode == GRID_BOUNDS)
+                    sk_note(k, "grid %c from the bounds check on %s at line %d", "xyz"[d], x->name, x->bound_line);
+            }
+            hk_free(b);
+        }
+        (void)seen;
+        if (!cover->need[d] && !kf.grid_stride)
+            cover->unknown[d] = true;
+    }
+
+    /* grid: the launch's (in spec terms), or the one the bounds imply */
+    if (grid_mode == GRID_SITE && site && site->grid) {
+        char *raw = sk_local_init(k, site->grid);
+        char *parts[3] = { 0 };
+        size_t np = sk_split_dims(raw && !strncmp(raw, "dim3(", 5) ? raw : site->grid, parts);
+        bool ok = np > 0;
+        for (size_t d = 0; d < np; d++) {
+            grid[d] = sk_translate(k, parts[d], 0);
+            ok &= grid[d] != NULL;
+        }
+        for (size_t d = 0; ok && d < np; d++)
+            sk_collect(k, grid[d]); /* a launcher name in the grid is a size too */
+        n_grid = ok ? np : 0;
+        for (size_t d = 0; d < 3; d++)
+            hk_free(parts[d]);
+        hk_free(raw);
+        if (!ok)
+            for (size_t d = 0; d < 3; d++) {
+                hk_free(grid[d]);
+                grid[d] = NULL;
+            }
+        for (size_t d = 0; d < n_grid; d++) {
+            char *cd = sk_ceil_div(grid[d], block_val[d], bvar[d]);
+            if (cd) {
+                hk_free(grid[d]);
+                grid[d] = cd;
+            }
+        }
+        if (n_grid)
+            sk_note(k, "grid from the launch site at %s:%d", file, site_line);
+    }
+    if (grid_mode == GRID_BOUNDS || (grid_mode == GRID_SITE && n_grid == 0)) {
+        size_t nd = 0;
+        for (int d = 0; d < 3; d++)
+            if (derived[d] || kf.uses_dim[d])
+                nd = (size_t)d + 1;
+        bool ok = nd > 0;
+        for (size_t d = 0; d < nd && ok; d++)
+            ok = derived[d] || !kf.uses_dim[d];
+        if (ok) {
+            for (size_t d = 0; d < nd; d++)
+                grid[d] = derived[d] ? hk_strdup(derived[d]) : hk_strdup("1");
+            n_grid = nd;
+            if (grid_mode == GRID_SITE)
+                for (size_t d = 0; d < nd; d++)
+                    if (derived[d])
+                        sk_note(k, "grid %c from the bounds checks of the index math", "xyz"[d]);
+        }
+    }
+    for (int d = 0; d < 3; d++)
+        hk_free(derived[d]);
+    if (k->n_vars == 0)
+        sk_add_var(k, "n");
+
+    /* buffer counts: the host's allocation, else the index math, else a guess */
+    char product[512] = "";
+    for (size_t i = 0; i < k->n_vars && strlen(product) < 400; i++) {
+        strcat(product, i ? " * " : "");
+        strncat(product, k->vars[i], 60);
+    }
+    if (n_grid == 0) {
+        n_grid = 1;
+        grid[0] = hk_asprintf("ceil_div(%s, %s)", k->n_vars == 1 ? k->vars[0] : product, bvar[0]);
+        if (n_block > 1 && !pinned) {
+            n_block = 1;
+            block_val[0] = 256;
+        }
+        if (kf.uses_dim[1] || kf.uses_dim[2] || (kf.uses_dim[0] && !kf.grid_stride && !cover->need[0]))
+            sk_doubt(k, "no launch site or bounds check says how many blocks %s needs: guessed a 1D grid over %s",
+                     f->name, k->n_vars == 1 ? k->vars[0] : product);
+    }
+    for (size_t d = 0; d < n_block; d++)
+        block[d] = hk_asprintf("%lld", block_val[d]);
+    const an_function *fn = f;
+    uint32_t bs = fn->body_span.start_byte, be = fn->body_span.end_byte <= len ? fn->body_span.end_byte : (uint32_t)len;
+    for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++) {
+        const an_param *p = &f->params[i];
+        if (p->pointer_depth == 0)
+            continue;
+        int width = 1;
+        const char *elem = p->elem_type;
+        for (size_t t = 0; t < n_tp; t++)
+            if (!strcmp(tparams[t], elem) && tactual[t])
+                elem = tactual[t];
+        long esize = sk_type_size(elem);
+        const char *dt = sk_dtype(elem, NULL, 0, &width);
+        int dtc = HK_DT_F32;
+        spec_dtype_parse(dt, &dtc);
+        long dsize = (long)hk_dtype_size(dtc);
+        int line = 0;
+        const char *arg = site && i < site->n_args ? site->args[i] : NULL;
+        char *c = sk_count_from_host(k, arg, esize ? esize : dsize * width, elem, &line);
+        if (c) {
+            sk_note(k, "count of %s from %s at line %d", p->name, "its allocation", line);
+        } else if ((c = kf_count_from_index(k, f, &kf, p->name)) != NULL) {
+            sk_note(k, "count of %s from its subscripts in %s", p->name, f->name);
+        }
+        if (c) {
+            count_sure[i] = true;
+            if (width > 1) {
+                char *w = hk_asprintf("(%s) * %d", c, width);
+                hk_free(c);
+                c = w;
+            }
+        } else {
+            c = width > 1 ? hk_asprintf("%s * %d", product, width) : hk_strdup(product);
+        }
+        (void)bs;
+        (void)be;
+        counts[i] = c;
+    }
+    if (k->nomem)
+        goto nomem;
+
+    bool ok = true;
+    root = json_object();
+    json_t *args = json_array(), *sizes = json_array(), *launch = json_object();
+    json_t *s0 = json_object(), *s1 = json_object();
+    if (!root || !args || !sizes || !launch || !s0 || !s1) {
+        json_decref(args);
+        json_decref(sizes);
+        json_decref(launch);
+        json_decref(s0);
+        json_decref(s1);
+        goto nomem;
+    }
+    /* A kernel with bounds checks gets a ragged first set (not a multiple of any block
+     * size); one without keeps to multiples of its block. The program's own sizes, where
+     * the launcher sets them, are the second set. Distinct values per variable so swapped
+     * dimensions show. */
+    static const long long first[3][3] = { { 1000003 }, { 1000, 1003 }, { 67, 99, 131 } };
+    static const long long second[3][3] = { { 16777216 }, { 2048, 4096 }, { 128, 256, 512 } };
+    bool ragged = kf.bounds_checked || kf.grid_stride;
+    bool all_program = k->n_vars > 0;
+    for (size_t i = 0; i < k->n_vars; i++)
+        all_program &= have_program[i];
+    for (size_t i = 0; i < k->n_vars; i++) {
+        long long a = 13 + 2 * (long long)i, b = 32;
+        if (k->n_vars <= 3) {
+            a = first[k->n_vars - 1][i];
+            b = second[k->n_vars - 1][i];
+        }
+        if (k->n_vars > 1 && sk_dim_like(k->vars[i])) {
+            a = 64;
+            b = 128;
+        }
+        if (!ragged) {
+            long long unit = block_val[0] * block_val[1];
+            a = b;
+            b = 2 * b;
+            if (unit > 1 && a % unit)
+                a = (a / unit + 1) * unit;
+            if (unit > 1 && b % unit)
+                b = (b / unit + 1) * unit;
+        }
+        if (all_program && have_program[i]) {
+            if (ragged)
+                b = program[i];
+            else {
+                a = program[i];
+                b = 2 * program[i];
+            }
+        }
+        ok &= json_object_set_new(s0, k->vars[i], json_integer(a)) == 0;
+        ok &= json_object_set_new(s1, k->vars[i], json_integer(b)) == 0;
+    }
+    if (all_program)
+        sk_note(k, "sizes from the launch site at %s:%d", file, site_line);
+    else
+        sk_note(k, "sizes invented: %s", ragged ? "one set not a multiple of the block" : "multiples of the block");
+    if (!ragged)
+        sk_note(k, "no bounds check in %s: every size a multiple of the block", f->name);
+    ok &= json_array_append_new(sizes, s0) == 0;
+    ok &= json_array_append_new(sizes, s1) == 0;
+
+    /* __constant__ data the program sets with cudaMemcpyToSymbol: the harness has no
+     * such input */
+    char consts[8][64];
+    size_t n_consts = sk_constants_used(k, f, consts, HK_ARRAY_LEN(consts));
+    for (size_t i = 0; i < n_consts; i++)
+        sk_doubt(k, "%s reads the __constant__ array %s, which the generated harness cannot fill "
+                 "(it would read zeros): use a command-form spec", f->name, consts[i]);
+
+    bool any_output = false;
+    char bytes[1024] = "";
+    bool bytes_ok = true;
+    for (size_t i = 0; i < f->n_params; i++) {
+        const an_param *p = &f->params[i];
+        json_t *a = json_object();
+        if (!a) {
+            ok = false;
+            break;
+        }
+        ok &= json_object_set_new(a, "name", json_string(p->name[0] ? p->name : "arg")) == 0;
+        int width = 1;
+        const char *elem = p->elem_type;
+        for (size_t t = 0; t < n_tp; t++)
+            if (!strcmp(tparams[t], elem) && tactual[t])
+                elem = tactual[t];
+        const char *dt = sk_dtype(elem, NULL, 0, &width);
+        if (p->pointer_depth > 0) {
+            int use = p->is_const ? -1 : sk_pointer_use(text, bs, be, p->name);
+            bool written = !p->is_const && (use >= 2 || sk_pointer_written(text, bs, be, p->name));
+            const char *kind = use < 0 || !written ? "input" : use == 0 ? "output" : "inout";
+            if (use >= 0 && !written)
+                sk_note(k, "%s is never written: an input", p->name);
+            any_output |= strcmp(kind, "input") != 0;
+            ok &= json_object_set_new(a, "kind", json_string(kind)) == 0;
+            ok &= json_object_set_new(a, "dtype", json_string(dt)) == 0;
+            const char *cnt = use == 3 ? "1" : counts[i];
+            if (use != 3 && !count_sure[i] && strcmp(kind, "input") != 0)
+                sk_doubt(k, "how many elements %s has is not in the index math or the host code: guessed %s",
+                         p->name, cnt ? cnt : "?");
+            else if (use != 3 && !count_sure[i])
+                sk_note(k, "count of %s guessed as %s", p->name, cnt ? cnt : "?");
+            ok &= json_object_set_new(a, "count", json_string(cnt ? cnt : "1")) == 0;
+            if (use >= 2)
+                ok &= json_object_set_new(a, "dist", json_string("zeros")) == 0;
+            int dtc = HK_DT_F32;
+            spec_dtype_parse(dt, &dtc);
+            size_t bl = strlen(bytes);
+            if (!count_sure[i] && use != 3)
+                bytes_ok = false;
+            else if (bl < 700)
+                snprintf(bytes + bl, sizeof bytes - bl, "%s%d * (%s)", bl ? " + " : "",
+                         (int)hk_dtype_size(dtc) * (!strcmp(kind, "inout") ? 2 : 1), cnt ? cnt : "1");
+        } else {
+            ok &= json_object_set_new(a, "kind", json_string("scalar")) == 0;
+            int dtc = HK_DT_F32;
+            spec_dtype_parse(dt, &dtc);
+            ok &= json_object_set_new(a, "dtype", json_string(dt)) == 0;
+            if (scal[i] && !hk_dtype_is_float(dtc))
+                ok &= json_object_set_new(a, "value", json_string(scal[i])) == 0;
+            else if (!hk_dtype_is_float(dtc))
+                ok &= json_object_set_new(a, "value", json_integer(1)) == 0;
+            else
+                ok &= json_object_set_new(a, "value", json_real(scal[i] ? atof(scal[i]) : sk_float_default(p->name))) == 0;
+            if (!scal[i])
+                sk_note(k, "value of %s invented (no launch site gives it)", p->name[0] ? p->name : "?");
+        }
+        ok &= json_array_append_new(args, a) == 0;
+    }
+    if (!any_output)
+        sk_doubt(k, "%s writes none of its pointers that the body shows: nothing to compare", f->name);
+
+    ok &= json_object_set_new(root, "name", json_string(f->name)) == 0;
+    ok &= json_object_set_new(root, "description",
+                        json_string("Inferred by hkls from the kernel's index math and its launch site; "
+                                    "\"inferred\" says what was guessed and from where.")) == 0;
+    ok &= json_object_set_new(root, "kernel", json_string(f->name)) == 0;
+    ok &= json_object_set_new(root, "source", json_string(source)) == 0;
+    if (n_ta) {
+        json_t *ta = json_array();
+        for (size_t i = 0; ta && i < n_ta; i++)
+            ok &= json_array_append_new(ta, json_string(targs[i] ? targs[i] : "128")) == 0;
+        ok &= json_object_set_new(root, "template_args", ta) == 0;
+    }
+    ok &= json_object_set_new(root, "sizes", sizes) == 0;
+    ok &= json_object_set_new(root, "args", args) == 0;
+    ok &= json_object_set_new(launch, "grid", sk_dims_json(grid, n_grid)) == 0;
+    ok &= json_object_set_new(launch, "block", sk_dims_json(block, n_block)) == 0;
+    ok &= json_object_set_new(root, "launch", launch) == 0;
+    if (bytes_ok && bytes[0]) {
+        ok &= json_object_set_new(root, "bytes", json_string(bytes)) == 0;
+        sk_note(k, "bytes: every buffer moved once (inouts twice)");
+    }
+    if (!ragged)
+        ok &= json_object_set_new(root, "exact_sizes", json_true()) == 0;
+    json_t *seeds = json_array();
+    for (int i = 1; seeds && i <= SPEC_MIN_SEEDS; i++)
+        ok &= json_array_append_new(seeds, json_integer(i)) == 0;
+    ok &= json_object_set_new(root, "seeds", seeds) == 0;
+    json_t *dists = json_array();
+    ok &= json_array_append_new(dists, json_string("uniform(-1,1)")) == 0;
+    ok &= json_array_append_new(dists, json_string("normal(0,1)")) == 0;
+    ok &= json_array_append_new(dists, json_string("uniform(0,100)")) == 0;
+    ok &= json_object_set_new(root, "distributions", dists) == 0;
+    /* A failed setter frees the value it was given (NULL included): ok tracks them all. */
+    if (!ok || k->nomem)
+        goto nomem;
+    *out = root;
+    root = NULL;
+    goto out;
+nomem:
+    rc = HK_ENOMEM;
+out:
+    json_decref(root);
+    kf_free(&kf);
+    for (size_t i = 0; i < 3; i++) {
+        hk_free(block[i]);
+        hk_free(grid[i]);
+    }
+    for (size_t i = 0; i < HK_MAX_ARGS; i++) {
+        hk_free(scal[i]);
+        hk_free(counts[i]);
+    }
+    for (size_t i = 0; i < HK_ARRAY_LEN(tparams); i++) {
+        hk_free(tparams[i]);
+        hk_free(tactual[i]);
+        hk_free(targs[i]);
+    }
+    return rc;
+}
+
+/* ---- checking and choosing ---- */
+
+/* Every size set: each grid dimension launches at least the blocks its bounds need. */
+static bool sk_covers(const spec *sp, const sk_cover *c, char *why, size_t whylen)
+{
+    if (c->grid_stride)
+        return true;
+    for (size_t k = 0; k < sp->n_sizes; k++)
+        for (int d = 0; d < 3; d++) {
+            if (!c->need[d])
+                continue;
+            expr *e = NULL;
+            expr_value need, got;
+            expr_var vars[SPEC_MAX_SIZES + 4];
+            size_t nv = spec_size_vars(sp, k, NULL, 132, vars);
+            if (expr_parse(c->need[d], &e, NULL, 0) != HK_OK ||
+                expr_eval(e, vars, nv, &need, NULL, 0) != HK_OK ||
+                spec_eval(sp, sp->grid[d], k, 132, &got, NULL, 0) != HK_OK) {
+                expr_free(e);
+                snprintf(why, whylen, "cannot evaluate the blocks grid %c needs", "xyz"[d]);
+                return false;
+            }
+            expr_free(e);
+            if (got.i < need.i) {
+                snprintf(why, whylen, "the grid's %c dimension launches %lld blocks at sizes[%zu] where "
+                         "the bounds checks need %lld", "xyz"[d], got.i, k, need.i);
+                return false;
+            }
+        }
+    return true;
+}
+
+static char **sk_steal_list(char **items, size_t *n, size_t *out_n)
+{
+    *out_n = 0;
+    if (!*n)
+        return NULL;
+    char **v = hk_calloc(*n, sizeof *v);
+    if (!v)
+        return NULL;
+    memcpy(v, items, *n * sizeof *v);
+    *out_n = *n;
+    *n = 0;
+    return v;
+}
+
+void spec_inference_free(spec_inference *inf)
+{
+    if (!inf)
+        return;
+    json_decref(inf->spec);
+    for (size_t i = 0; i < inf->n_notes; i++)
+        hk_free(inf->notes[i]);
+    for (size_t i = 0; i < inf->n_doubts; i++)
+        hk_free(inf->doubts[i]);
+    hk_free(inf->notes);
+    hk_free(inf->doubts);
+    memset(inf, 0, sizeof *inf);
+}
+
+/* The inference on an analysed text: tries the launch site's grid, then the grid the
+ * bounds checks imply, then a flat one; the first that validates (at spec_path, or as
+ * text when NULL) and covers every element the bounds name wins. */
+static int infer_model(const an_model *m, long kernel, const char *text, size_t len, const char *source,
+                       const char *file_label, const char *spec_path, spec_inference *out, char *err,
+                       size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (err && errlen)
+        err[0] = '\0';
+    if (!m || kernel < 0 || (size_t)kernel >= m->n_funcs || m->funcs[kernel].kind != AN_KERNEL)
+        return HK_EINVAL;
+    const an_function *f = &m->funcs[kernel];
+    bool writable = false;
+    for (size_t i = 0; i < f->n_params; i++)
+        writable |= f->params[i].pointer_depth > 0 && !f->params[i].is_const;
+    if (f->n_params == 0 || !writable) {
+        if (err)
+            snprintf(err, errlen, "kernel %s has %s: a generated harness would have nothing to compare; "
+                     "use a command-form spec (docs/bench-spec.md)", f->name,
+                     f->n_params == 0 ? "no parameters" : "no pointer parameter it can write");
+        return HK_EUNSUPPORTED;
+    }
+    if (f->n_params > HK_MAX_ARGS || !is_kernel_name(f->name)) {
+        if (err)
+            snprintf(err, errlen, "kernel %s has %zu parameters; the generated harness passes at most %d: "
+                     "use a command-form spec", f->name, f->n_params, HK_MAX_ARGS);
+        return HK_EUNSUPPORTED;
+    }
+    char last_why[512] = "";
+    for (int mode = GRID_SITE; mode <= GRID_FLAT; mode++) {
+        skel k = { .m = m, .text = text, .len = len, .file = file_label };
+        sk_cover cover = { 0 };
+        json_t *root = NULL;
+        int rc = sk_build(m, kernel, &k, source, mode, &cover, &root);
+        if (rc != HK_OK) {
+            sk_cover_free(&cover);
+            sk_free(&k);
+            return rc;
+        }
+        json_t *inferred = json_array();
+        for (size_t i = 0; inferred && i < k.n_notes; i++)
+            json_array_append_new(inferred, json_string(k.notes[i]));
+        if (!inferred || json_object_set_new(root, "inferred", inferred) != 0) {
+            json_decref(root);
+            sk_cover_free(&cover);
+            sk_free(&k);
+            return HK_ENOMEM;
+        }
+        char *dump = json_dumps(root, 0);
+        spec_diags d = { 0 };
+        spec *sp = NULL;
+        rc = dump ? spec_parse(dump, strlen(dump), spec_path, &sp, &d) : HK_ENOMEM;
+        hk_free(dump);
+        bool covers = rc == HK_OK && sk_covers(sp, &cover, last_why, sizeof last_why);
+        if (rc != HK_OK && d.n)
+            snprintf(last_why, sizeof last_why, "%s: %s", d.items[0].path, d.items[0].message);
+        spec_free(sp);
+        spec_diags_free(&d);
+        sk_cover_free(&cover);
+        if (rc == HK_ENOMEM) {
+            json_decref(root);
+            sk_free(&k);
+            return rc;
+        }
+        if (rc == HK_OK && (covers || mode == GRID_FLAT)) {
+            if (!covers)
+                sk_doubt(&k, "%s", last_why);
+            if (k.nomem) {
+                json_decref(root);
+                sk_free(&k);
+                return HK_ENOMEM;
+            }
+            out->spec = root;
+            out->notes = sk_steal_list(k.notes, &k.n_notes, &out->n_notes);
+            out->doubts = sk_steal_list(k.doubts, &k.n_doubts, &out->n_doubts);
+            sk_free(&k);
+            if ((out->n_notes == 0 && out->notes == NULL && 0) || k.nomem)
+                return HK_ENOMEM;
+            return HK_OK;
+        }
+        /* keep the reasons of the last attempt for the refusal */
+        if (mode == GRID_FLAT && err) {
+            size_t at = (size_t)snprintf(err, errlen, "no spec for %s validates: %s", f->name, last_why);
+            for (size_t i = 0; i < k.n_doubts && at < errlen; i++)
+                at += (size_t)snprintf(err + at, errlen - at, "; %s", k.doubts[i]);
+        }
+        json_decref(root);
+        sk_free(&k);
+    }
+    return HK_EUNSUPPORTED;
+}
+
+int spec_skeleton(const an_model *m, long kernel, const char *text, size_t len, const char *source,
+                  json_t **out)
+{
+    *out = NULL;
+    spec_inference inf;
+    int rc = infer_model(m, kernel, text, len, source, source, NULL, &inf, NULL, 0);
+    if (rc == HK_OK) {
+        *out = json_incref(inf.spec);
+        spec_inference_free(&inf);
+    }
+    return rc;
+}
+
+/* ---- files ---- */
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = hk_malloc(INFER_MAX_SOURCE + 1);
+    size_t n = buf ? fread(buf, 1, INFER_MAX_SOURCE + 1, f) : 0;
+    bool bad = !buf || ferror(f) || n > INFER_MAX_SOURCE;
+    fclose(f);
+    if (bad) {
+        hk_free(buf);
+        errno = buf ? EFBIG : ENOMEM;
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* "source" as the spec at spec_path writes it: relative to its directory when the source
+ * lies under it, else absolute. New string. */
+static char *source_for(const char *file, const char *spec_path)
+{
+    char src_real[PATH_MAX], dir_real[PATH_MAX];
+    if (!realpath(file, src_real))
+        return hk_strdup(file);
+    char *dir = hk_strdup(spec_path ? spec_path : "./x");
+    if (!dir)
+        return NULL;
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    const char *d = slash ? (dir[0] ? dir : "/") : ".";
+    char *res = NULL;
+    if (realpath(d, dir_real)) {
+        size_t dl = strlen(dir_real);
+        if (strncmp(src_real, dir_real, dl) == 0 && src_real[dl] == '/')
+            res = hk_strdup(src_real + dl + 1);
+    }
+    if (!res)
+        res = hk_strdup(src_real);
+    hk_free(dir);
+    return res;
+}
+
+int spec_infer(const char *path, const char *kernel, const char *spec_path, spec_inference *out,
+               char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    size_t len = 0;
+    char *text = read_all(path, &len), *src = NULL;
+    an_model *m = NULL;
+    int rc;
+    if (!text) {
+        rc = errno == ENOENT ? HK_ENOENT : errno == EFBIG ? HK_ETOOBIG : errno == ENOMEM ? HK_ENOMEM : HK_EIO;
+        if (err)
+            snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        goto out;
+    }
+    if ((rc = an_analyze(text, len, &m)) != HK_OK) {
+        if (err)
+            snprintf(err, errlen, "cannot analyse %s: %s", path, hk_strerror(rc));
+        goto out;
+    }
+    long k = an_model_find_kernel(m, kernel);
+    if (k < 0) {
+        rc = HK_ENOENT;
+        if (err)
+            snprintf(err, errlen, "no kernel '%s' in %s", kernel, path);
+        goto out;
+    }
+    if (!(src = source_for(path, spec_path))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    const char *slash = strrchr(path, '/');
+    rc = infer_model(m, k, text, len, src, slash ? slash + 1 : path, spec_path, out, err, errlen);
+out:
+    an_model_free(m);
+    hk_free(src);
+    hk_free(text);
+    return rc;
+}
+
+int spec_infer_save(const spec_inference *inf, const char *spec_path, bool replace)
+{
+    char *dump = json_dumps(inf->spec, JSON_INDENT(2));
+    if (!dump)
+        return HK_ENOMEM;
+    int rc = HK_OK;
+    int fd = open(spec_path, O_WRONLY | O_CREAT | O_CLOEXEC | (replace ? O_TRUNC : O_EXCL), 0644);
+    if (fd < 0) {
+        rc = HK_EIO;
+        goto out;
+    }
+    size_t n = strlen(dump), at = 0;
+    while (at < n) {
+        ssize_t w = write(fd, dump + at, n - at);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        at += (size_t)w;
+    }
+    int saved = errno;
+    bool bad = at < n || write(fd, "\n", 1) != 1;
+    if (close(fd) != 0)
+        bad = true;
+    if (bad) {
+        unlink(spec_path);
+        errno = saved;
+        rc = HK_EIO;
+    }
+out:
+    hk_free(dump);
+    return rc;
+}
+
+/* ---- where a kernel's spec lives ---- */
+
+char *spec_default_path(const char *path, const char *kernel)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    return hk_asprintf("%.*s%.*s.%s.bench.json", (int)(base - path), path, (int)stem, base, kernel);
+}
+
+char *spec_find(const char *path, const char *kernel)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    char *cands[3] = { spec_default_path(path, kernel),
+                       hk_asprintf("%.*s%s.bench.json", (int)(base - path), path, kernel),
+                       hk_asprintf("%.*s%.*s.bench.json", (int)(base - path), path, (int)stem, base) };
+    char *found = NULL;
+    for (int i = 0; i < 3; i++) {
+        if (!found && cands[i] && access(cands[i], R_OK) == 0)
+            found = cands[i];
+        else
+            hk_free(cands[i]);
+    }
+    return found;
+}

@@ -1,0 +1,218 @@
+/* Spec inference (spec/infer.c) on kernels written the ways other people write them:
+ * counts from cudaMalloc and from the subscripts, grids that cover every element the
+ * bounds checks name, read-only pointers as inputs, launch-site sizes, pinned blocks,
+ * many integer parameters, and the doubts that make a caller refuse (a __constant__
+ * table). Every inferred spec is parsed by the engine's parser at the path it names. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/hk.h"
+#include "spec/infer.h"
+#include "spec/spec.h"
+
+#define DATA(f) HK_TEST_DATA "/infer/" f
+
+static const char *field(json_t *root, size_t arg, const char *key)
+{
+    json_t *v = json_object_get(json_array_get(json_object_get(root, "args"), arg), key);
+    assert_non_null(v);
+    return json_string_value(v);
+}
+
+static bool has_note(const spec_inference *inf, const char *part)
+{
+    for (size_t i = 0; i < inf->n_notes; i++)
+        if (strstr(inf->notes[i], part))
+            return true;
+    return false;
+}
+
+/* Inferred for DATA(file) as if saved next to it; must parse there. */
+static void infer(const char *file, const char *kernel, spec_inference *inf)
+{
+    char *spec_path = spec_default_path(file, kernel);
+    char err[512];
+    assert_int_equal(spec_infer(file, kernel, spec_path, inf, err, sizeof err), HK_OK);
+    char *dump = json_dumps(inf->spec, 0);
+    spec *s = NULL;
+    spec_diags d = { 0 };
+    if (spec_parse(dump, strlen(dump), spec_path, &s, &d) != HK_OK)
+        fail_msg("%s does not parse: %s", kernel, d.n ? d.items[0].message : "?");
+    assert_int_equal(s->n_inferred, inf->n_notes);
+    spec_free(s);
+    spec_diags_free(&d);
+    hk_free(dump);
+    hk_free(spec_path);
+}
+
+/* A naive SGEMM: a 2D grid from the launch, counts from cudaMalloc (one through a
+ * vector's size), sizes from the program, A and B read only. */
+static void gemm_from_host_code(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("gemm_host.cu"), "matmul", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    assert_string_equal(field(inf.spec, 0, "kind"), "input"); /* float *A, only read */
+    assert_string_equal(field(inf.spec, 1, "kind"), "input");
+    assert_string_equal(field(inf.spec, 2, "kind"), "output");
+    assert_string_equal(field(inf.spec, 0, "count"), "(M*K)");
+    assert_string_equal(field(inf.spec, 1, "count"), "K*N");
+    assert_string_equal(field(inf.spec, 2, "count"), "M*N");
+    json_t *g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_int_equal(json_array_size(g), 2);
+    assert_string_equal(json_string_value(json_array_get(g, 0)), "ceil_div(N, block_x)");
+    assert_string_equal(json_string_value(json_array_get(g, 1)), "ceil_div(M, block_y)");
+    json_t *s1 = json_array_get(json_object_get(inf.spec, "sizes"), 1);
+    assert_int_equal(json_integer_value(json_object_get(s1, "M")), 512);
+    assert_int_equal(json_integer_value(json_object_get(s1, "K")), 256);
+    assert_true(has_note(&inf, "count of C from its allocation at line 25"));
+    assert_true(has_note(&inf, "sizes from the launch site at gemm_host.cu:28"));
+    assert_non_null(json_object_get(inf.spec, "bytes"));
+    spec_inference_free(&inf);
+}
+
+/* Seven integer parameters are fine; a pointer that is only read is an input; with no
+ * launch site the grid comes from the bounds check. */
+static void many_integer_parameters(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("many_ints.cu"), "crop", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    assert_string_equal(field(inf.spec, 0, "kind"), "input");
+    assert_string_equal(field(inf.spec, 1, "count"), "n*oh*ow");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(inf.spec, "launch"), "grid")),
+                        "ceil_div(n*oh*ow, block_x)");
+    assert_true(has_note(&inf, "grid x from the bounds checks"));
+    spec_inference_free(&inf);
+}
+
+/* The index math hard-codes 128 and has no bounds check: the block is pinned (the grid
+ * does not scale with block_x) and the sizes stay multiples of it, without the ragged
+ * warning. */
+static void pinned_block_without_bounds_check(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("fixed_block.cu"), "scale", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    json_t *l = json_object_get(inf.spec, "launch");
+    assert_int_equal(json_integer_value(json_object_get(l, "block")), 128);
+    assert_null(strstr(json_string_value(json_object_get(l, "grid")), "block_x"));
+    assert_true(json_is_true(json_object_get(inf.spec, "exact_sizes")));
+    json_t *sizes = json_object_get(inf.spec, "sizes");
+    for (size_t i = 0; i < 2; i++)
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(sizes, i), "n")) % 128, 0);
+    assert_true(has_note(&inf, "block pinned at 128"));
+    spec_inference_free(&inf);
+}
+
+/* A __constant__ table the harness cannot fill: a doubt that names it. */
+static void constant_table_is_a_doubt(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("const_table.cu"), "poly", &inf);
+    assert_int_equal(inf.n_doubts, 1);
+    assert_non_null(strstr(inf.doubts[0], "__constant__ array coeffs"));
+    spec_inference_free(&inf);
+}
+
+/* A 2D kernel whose launch grid cannot be read (a helper computes it) gets the grid its
+ * bounds imply, covering every row and column, not a 1D grid over column 0. */
+static void grid_from_bounds_when_the_launch_is_opaque(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/hk-test-infer-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/k.cu", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("__global__ void add2d(const float *a, float *c, int rows, int cols)\n"
+          "{\n"
+          "    int x = threadIdx.x + blockIdx.x * blockDim.x;\n"
+          "    int y = threadIdx.y + blockIdx.y * blockDim.y;\n"
+          "    if (x >= cols || y >= rows) return;\n"
+          "    c[y * cols + x] = 2.0f * a[y * cols + x];\n"
+          "}\n"
+          "dim3 grid_for(int r, int c);\n"
+          "void go(const float *a, float *c, int rows, int cols)\n"
+          "{ add2d<<<grid_for(rows, cols), dim3(32, 8)>>>(a, c, rows, cols); }\n", f);
+    fclose(f);
+    spec_inference inf;
+    infer(path, "add2d", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    json_t *g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_string_equal(json_string_value(json_array_get(g, 0)), "ceil_div(cols, block_x)");
+    assert_string_equal(json_string_value(json_array_get(g, 1)), "ceil_div(rows, block_y)");
+    assert_string_equal(field(inf.spec, 1, "count"), "(rows - 1)*cols+(cols - 1) + 1");
+    spec_inference_free(&inf);
+    /* saved once; a second save does not replace it */
+    char *sp = spec_default_path(path, "add2d");
+    infer(path, "add2d", &inf);
+    assert_int_equal(spec_infer_save(&inf, sp, false), HK_OK);
+    assert_int_equal(spec_infer_save(&inf, sp, false), HK_EIO);
+    char *found = spec_find(path, "add2d");
+    assert_string_equal(found, sp);
+    hk_free(found);
+    spec_inference_free(&inf);
+    unlink(sp);
+    hk_free(sp);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void refusals_say_why(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    char err[512];
+    assert_int_equal(spec_infer(DATA("gemm_host.cu"), "nope", "/tmp/x.bench.json", &inf, err, sizeof err),
+                     HK_ENOENT);
+    assert_non_null(strstr(err, "no kernel 'nope'"));
+    assert_int_equal(spec_infer(DATA("missing.cu"), "k", "/tmp/x.bench.json", &inf, err, sizeof err),
+                     HK_ENOENT);
+}
+
+/* A relative -I and the spec's own directory reach the compiler as absolute paths. */
+static void include_dirs_are_anchored(void **state)
+{
+    (void)state;
+    const char *text = "{\"kernel\":\"k\",\"source\":\"gemm_host.cu\",\"compile_flags\":[\"-Iinc\"],"
+                       "\"sizes\":[{\"n\":1000},{\"n\":4096}],"
+                       "\"args\":[{\"kind\":\"output\",\"dtype\":\"float\",\"count\":\"n\"}],"
+                       "\"launch\":{\"grid\":\"ceil_div(n, block_x)\",\"block\":256}}";
+    spec *s = NULL;
+    spec_diags d = { 0 };
+    assert_int_equal(spec_parse(text, strlen(text), DATA("k.bench.json"), &s, &d), HK_OK);
+    assert_int_equal(s->compile_flags[0][0], '-');
+    assert_int_equal(s->compile_flags[0][2], '/');
+    assert_non_null(strstr(s->compile_flags[0], "/tests/data/infer/inc"));
+    assert_true(s->n_include_dirs >= 1);
+    assert_int_equal(s->include_dirs[0][0], '/');
+    spec_free(s);
+    spec_diags_free(&d);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gemm_from_host_code),
+        cmocka_unit_test(many_integer_parameters),
+        cmocka_unit_test(pinned_block_without_bounds_check),
+        cmocka_unit_test(constant_table_is_a_doubt),
+        cmocka_unit_test(grid_from_bounds_when_the_launch_is_opaque),
+        cmocka_unit_test(refusals_say_why),
+        cmocka_unit_test(include_dirs_are_anchored),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
