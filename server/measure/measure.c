@@ -438,9 +438,61 @@ static uint64_t fnv1a(uint64_t h, const char *s)
     return (h ^ 0xFF) * 0x100000001B3ull; /* a separator, so "ab"+"c" != "a"+"bc" */
 }
 
+/* Folds a file's bytes into h; a missing file folds its absence. */
+static uint64_t fnv1a_file(uint64_t h, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return fnv1a(h, "(missing)");
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ (unsigned char)buf[i]) * 0x100000001B3ull;
+    fclose(f);
+    return fnv1a(h, "");
+}
+
+/* Folds the compiler's identity into h: the resolved file, its size and mtime, so an
+ * upgraded toolkit at the same path builds anew. */
+static uint64_t fnv1a_tool(uint64_t h, const char *tool)
+{
+    char *real = tool && strchr(tool, '/') ? realpath(tool, NULL) : NULL;
+    struct stat st;
+    char id[128] = "(unresolved)";
+    if (real && stat(real, &st) == 0)
+        snprintf(id, sizeof id, "%lld:%lld", (long long)st.st_size, (long long)st.st_mtime);
+    h = fnv1a(fnv1a(h, real ? real : (tool ? tool : "nvcc")), id);
+    free(real);
+    return h;
+}
+
+/* Where launchers are kept: HK_CACHE_DIR/launchers, else the user's cache
+ * ($XDG_CACHE_HOME or ~/.cache)/hyperkernel/launchers, shared by every episode on the
+ * machine: a launcher is generated from the spec alone (no candidate text) and named by
+ * the hash of everything it is built from. Else, or when that folder cannot be made,
+ * next to the candidates (work/launchers). New string (hk_free) or NULL on ENOMEM. */
+static char *launcher_root(const char *work)
+{
+    const char *env = getenv("HK_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    char *root = NULL;
+    if (env && *env == '/')
+        root = hk_asprintf("%s/launchers", env);
+    else if (xdg && *xdg == '/')
+        root = hk_asprintf("%s/hyperkernel/launchers", xdg);
+    else if (home && *home == '/')
+        root = hk_asprintf("%s/.cache/hyperkernel/launchers", home);
+    if (root && measure_mkdirs(root) == HK_OK && access(root, W_OK) == 0)
+        return root;
+    hk_free(root);
+    return hk_asprintf("%s/launchers", work);
+}
+
 /* The device-only build of b: module.cu, the shared launcher's source under
- * dir/../launchers/HASH, and dir/build.sh building the launcher when it is missing, then
- * the image. extra: the candidate's own nvcc flags (with -Xptxas -v). */
+ * launcher_root()/HASH, and dir/build.sh building the launcher when it is missing (under
+ * a lock, so parallel candidates build it once), then the image. extra: the candidate's
+ * own nvcc flags (with -Xptxas -v). */
 static int prepare_image(const measure_opts *o, measure_build *b, const char *const *extra)
 {
     char *launcher = NULL, *ldir = NULL, *parent = NULL, *modsrc = NULL, *modtext = NULL;
@@ -450,18 +502,31 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
     int rc = HK_OK;
     TRY(harness_generate(o->spec, NULL, &launcher));
     TRY(harness_launcher_argv(o->nvcc, o->arch, o->include_dir, "bench.cu", "@OUT@", &largv));
+    /* everything the launcher is built from: its text, the command, the harness header it
+     * includes and the compiler itself */
     uint64_t h = fnv1a(0xCBF29CE484222325ull, launcher);
     for (size_t i = 0; largv[i]; i++)
         h = fnv1a(h, largv[i]);
-    if (!(parent = dir_of(b->dir)) ||
-        !(ldir = hk_asprintf("%s/launchers/%016llx", parent, (unsigned long long)h)) ||
+    char *hdr = hk_asprintf("%s/hk_harness.h", o->include_dir ? o->include_dir
+                                                              : harness_include_dir());
+    if (!hdr) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    h = fnv1a_tool(fnv1a_file(h, hdr), o->nvcc);
+    hk_free(hdr);
+    char *root = NULL;
+    if (!(parent = dir_of(b->dir)) || !(root = launcher_root(parent)) ||
+        !(ldir = hk_asprintf("%s/%016llx", root, (unsigned long long)h)) ||
         !(b->prog = hk_asprintf("%s/bench.cu", ldir)) || !(b->exe = hk_asprintf("%s/bench", ldir)) ||
         !(modsrc = hk_asprintf("%s/module.cu", b->dir)) ||
         !(b->module = hk_asprintf("%s/kernel.cubin", b->dir)) ||
         !(script = hk_asprintf("%s/build.sh", b->dir))) {
+        hk_free(root);
         rc = HK_ENOMEM;
         goto out;
     }
+    hk_free(root);
     TRY(measure_mkdirs(ldir));
     struct stat st;
     if (stat(b->prog, &st) != 0) {
@@ -493,13 +558,20 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
         rc = HK_ENOMEM;
         goto out;
     }
+    /* Parallel candidates of one spec wait on the launcher's lock (flock(1), where it is
+     * installed) rather than each building it; the rename keeps a reader from ever
+     * running half a file either way. */
     rc = hk_buf_printf(&sh, "#!/bin/sh\n# Written by hkls: the launcher for this spec (built once, "
                             "shared), then the candidate's device-only image.\nset -e\n"
-                            "if [ ! -x %s ]; then\n  ", qexe);
+                            "if [ ! -x %s ]; then\n"
+                            "  if command -v flock >/dev/null 2>&1; then exec 9>%s.lock && "
+                            "flock 9; fi\n"
+                            "  if [ ! -x %s ]; then\n    ", qexe, qexe, qexe);
     if (rc == HK_OK)
         rc = sh_command(&sh, largv, "@OUT@", b->exe);
     if (rc == HK_OK)
-        rc = hk_buf_printf(&sh, "  mv -f %s.tmp.$$ %s\nfi\nexec ", qexe, qexe);
+        rc = hk_buf_printf(&sh, "    mv -f %s.tmp.$$ %s\n  fi\n  exec 9>&-\nfi\nexec ", qexe,
+                           qexe);
     hk_free(qexe);
     if (rc == HK_OK)
         rc = sh_command(&sh, cargv, NULL, NULL);

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define NVCC "/usr/local/cuda/bin/nvcc"
+#include "test_nvcc.h"
 
 static char tmpdir[512];
 

@@ -76,6 +76,8 @@ static void on_event(const json_t *ev, void *data)
 {
     seen *s = data;
     const char *kind = json_string_value(json_object_get(ev, "event"));
+    if (getenv("SIM_LOG") && !strcmp(kind, "log"))
+        fprintf(stderr, "log: %s\n", json_string_value(json_object_get(ev, "message")));
     json_t *p = json_object_get(ev, "percent");
     if (json_is_integer(p)) {
         if (json_integer_value(p) < s->last_percent)
@@ -226,7 +228,13 @@ static void test_simulated_episode(void **state)
         has_roof |= !strcmp(ev[i].kind, "roofline");
         has_ptxas |= !strcmp(ev[i].kind, "ptxas");
     }
-    assert_true(has_roof && has_ptxas);
+    if (!(has_roof && has_ptxas)) {
+        char kinds[512] = "";
+        for (size_t i = 0; i < n; i++)
+            snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), " %s", ev[i].kind);
+        fail_msg("best v%lld lacks roofline or ptxas evidence; has:%s", (long long)first_best,
+                 kinds);
+    }
     store_evidences_free(ev, n);
     /* the simulator answers wrongly with block 128: that candidate (the search's first
      * block change) must be rejected as a wrong answer with its error */

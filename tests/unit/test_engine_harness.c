@@ -18,7 +18,7 @@
 #include "measure/kimage.h"
 #include "spec/spec.h"
 
-#define NVCC "/usr/local/cuda/bin/nvcc"
+#include "test_nvcc.h"
 
 static spec *load(const char *name)
 {

@@ -13,7 +13,7 @@
 #include "core/hk.h"
 #include "measure/kimage.h"
 
-#define NVCC "/usr/local/cuda/bin/nvcc"
+#include "test_nvcc.h"
 
 static char dir[] = "/tmp/hk-kimage-XXXXXX";
 static char cubin[600];

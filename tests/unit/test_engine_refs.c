@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define NVCC "/usr/local/cuda/bin/nvcc"
+#include "test_nvcc.h"
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 #define REFS HK_SOURCE_DIR "/bench/refs"
 

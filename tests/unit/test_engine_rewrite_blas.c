@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NVCC "/usr/local/cuda/bin/nvcc"
+#include "test_nvcc.h"
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 
 #include "rw_fixture.h"
@@ -341,7 +341,7 @@ static void test_alloc_failures(void **state)
 static bool have_cuda(void)
 {
     if (access(NVCC, X_OK) != 0) {
-        print_message("skipped: no nvcc at " NVCC "\n");
+        print_message("skipped: no nvcc at %s\n", NVCC);
         return false;
     }
     if (access("/usr/local/cuda/lib64/libcublas.so", R_OK) != 0 &&
@@ -386,8 +386,8 @@ static void test_compiles_and_links(void **state)
                         "        launch_gemv(0, 0, 0, 1, 1);\n"
                         "    }\n    return 0;\n}\n");
     snprintf(exe, sizeof exe, "%s/main", tmpdir);
-    snprintf(cmd, sizeof cmd, NVCC " -arch=sm_90 -O2 -std=c++17 -o '%s' '%s' -lcublas > '%s/main.log' 2>&1 || "
-             "{ cat '%s/main.log'; exit 1; }", exe, main_cu, tmpdir, tmpdir);
+    snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90 -O2 -std=c++17 -o '%s' '%s' -lcublas > '%s/main.log' 2>&1 || "
+             "{ cat '%s/main.log'; exit 1; }", NVCC, exe, main_cu, tmpdir, tmpdir);
     run_ok(cmd);
     /* the program refers to the library: the link can fail without it */
     snprintf(cmd, sizeof cmd, "nm -C '%s' | grep -q 'cublasSgemmStridedBatched'", exe);

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NVCC "/usr/local/cuda/bin/nvcc"
+#include "test_nvcc.h"
 #define GXX "/usr/bin/g++"
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 

@@ -27,7 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define NVCC "/usr/local/cuda/bin/nvcc"
+#include "test_nvcc.h"
 #define SUITE HK_TEST_DATA "/../../bench/kernels"
 
 #include "rw_fixture.h"

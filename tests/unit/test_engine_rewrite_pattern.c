@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define NVCC "/usr/local/cuda/bin/nvcc"
+#include "test_nvcc.h"
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 #define DATA HK_TEST_DATA "/rewrite_pattern"
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NVCC "/usr/local/cuda/bin/nvcc"
+#include "test_nvcc.h"
 #define SUITE HK_TEST_DATA "/../../bench/kernels"
 
 static char tmpdir[512];

@@ -27,7 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NVCC "/usr/local/cuda/bin/nvcc"
+#include "test_nvcc.h"
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 
 #include "rw_fixture.h"

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NVCC "/usr/local/cuda/bin/nvcc"
+#include "test_nvcc.h"
 
 static char tmpdir[512];
 

@@ -1,0 +1,417 @@
+/* The test suite's compile cache: a stand-in for nvcc (and hipcc) that the test run puts
+ * first on PATH (./hk test). Many tests compile the same text in folders of their own, and
+ * the ASan pass compiles everything the plain pass did; this answers a compile it has seen
+ * from its cache folder instead of running the compiler again.
+ *
+ * A compile is named by what it is made of, not by where it lies: the compiler (its
+ * resolved file, size and mtime), each argument, where an argument that names a file is
+ * replaced by that file's content and the content of every header it includes that
+ * resolves to a file (quoted includes from the including file's folder, any include from
+ * the -I folders, absolute includes as written), and the output's extension in place of
+ * its path. A hit writes the recorded output file and replays the recorded stdout and
+ * stderr and exit status, with the recorded folders of the file arguments replaced by the
+ * current ones (compiler messages name the files they are about). System headers are not
+ * hashed: they do not change during a test run.
+ *
+ * Anything it does not understand goes straight to the compiler: no -o, or a flag that
+ * writes other files or reads from stdin. Without HK_NVCC_CACHE (the cache folder) it is
+ * the compiler. The real compiler: HK_REAL_NVCC / HK_REAL_HIPCC, else the next one of
+ * that name on PATH after this program, else /usr/local/cuda/bin/nvcc, /opt/rocm/bin/hipcc.
+ *
+ * Test-only: the product never caches a candidate's compile (docs/referee.md). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_INCLUDE_DIRS 64
+#define MAX_SEEN 512
+
+typedef struct {
+    uint64_t a, b; /* two FNV-1a lanes with different seeds: 128 bits */
+} hash128;
+
+static void mix(hash128 *h, const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++) {
+        h->a = (h->a ^ s[i]) * 0x100000001B3ull;
+        h->b = (h->b ^ s[i]) * 0x100000001B3ull;
+        h->b ^= h->b >> 29;
+    }
+}
+
+static void mixs(hash128 *h, const char *s)
+{
+    mix(h, s, strlen(s) + 1); /* with the NUL: "ab","c" differs from "a","bc" */
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap + 1);
+    size_t r;
+    while (b && (r = fread(b + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n == cap) {
+            char *nb = realloc(b, 2 * cap + 1);
+            if (!nb) {
+                free(b);
+                b = NULL;
+                break;
+            }
+            b = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (!b)
+        return NULL;
+    b[n] = '\0';
+    *len = n;
+    return b;
+}
+
+static bool is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static const char *inc_dirs[MAX_INCLUDE_DIRS];
+static size_t n_inc;
+static char *seen[MAX_SEEN];
+static size_t n_seen;
+
+/* Folds a source file into h: its bytes, then each header it includes that resolves to a
+ * file, recursively (each file once). */
+static void mix_source(hash128 *h, const char *path)
+{
+    char *real = realpath(path, NULL);
+    if (!real)
+        return;
+    for (size_t i = 0; i < n_seen; i++)
+        if (!strcmp(seen[i], real)) {
+            free(real);
+            mixs(h, "(again)");
+            return;
+        }
+    if (n_seen < MAX_SEEN)
+        seen[n_seen++] = real;
+    size_t len = 0;
+    char *text = slurp(path, &len);
+    if (!text) {
+        mixs(h, "(unreadable)");
+        return;
+    }
+    mix(h, text, len);
+    char *dir = strdup(path);
+    char *d = dir ? dirname(dir) : (char *)".";
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        char *p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '#') {
+            p++;
+            while (*p == ' ' || *p == '\t')
+                p++;
+            if (!strncmp(p, "include", 7)) {
+                p += 7;
+                while (*p == ' ' || *p == '\t')
+                    p++;
+                char close = *p == '"' ? '"' : *p == '<' ? '>' : 0;
+                char *end = close ? strchr(p + 1, close) : NULL;
+                if (end && (!nl || end < nl)) {
+                    char name[PATH_MAX], cand[PATH_MAX * 2];
+                    snprintf(name, sizeof name, "%.*s", (int)(end - p - 1), p + 1);
+                    mixs(h, name);
+                    bool found = false;
+                    if (name[0] == '/') {
+                        found = is_file(name);
+                        if (found)
+                            mix_source(h, name);
+                    }
+                    if (!found && close == '"') {
+                        snprintf(cand, sizeof cand, "%s/%s", d, name);
+                        if ((found = is_file(cand)))
+                            mix_source(h, cand);
+                    }
+                    for (size_t i = 0; !found && i < n_inc; i++) {
+                        snprintf(cand, sizeof cand, "%s/%s", inc_dirs[i], name);
+                        if ((found = is_file(cand)))
+                            mix_source(h, cand);
+                    }
+                }
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(dir);
+    free(text);
+}
+
+/* The compiler this stands for: argv0's base name. */
+static char *find_real(const char *tool)
+{
+    const char *env = getenv(!strcmp(tool, "hipcc") ? "HK_REAL_HIPCC" : "HK_REAL_NVCC");
+    if (env && *env)
+        return strdup(env);
+    char *self = realpath("/proc/self/exe", NULL);
+    const char *path = getenv("PATH");
+    char *copy = path ? strdup(path) : NULL;
+    char *found = NULL;
+    for (char *save = NULL, *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
+         dir = strtok_r(NULL, ":", &save)) {
+        char cand[PATH_MAX];
+        snprintf(cand, sizeof cand, "%s/%s", dir, tool);
+        char *r = realpath(cand, NULL);
+        if (r && access(r, X_OK) == 0 && (!self || strcmp(r, self) != 0))
+            found = strdup(cand);
+        free(r);
+    }
+    free(copy);
+    free(self);
+    if (found)
+        return found;
+    return strdup(!strcmp(tool, "hipcc") ? "/opt/rocm/bin/hipcc" : "/usr/local/cuda/bin/nvcc");
+}
+
+static bool write_all(const char *path, const char *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(data, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+static bool copy_file(const char *from, const char *to)
+{
+    size_t n = 0;
+    char *d = slurp(from, &n);
+    if (!d)
+        return false;
+    bool ok = write_all(to, d, n);
+    free(d);
+    if (ok) {
+        struct stat st;
+        if (stat(from, &st) == 0)
+            chmod(to, st.st_mode & 0777);
+    }
+    return ok;
+}
+
+/* text with every recorded folder replaced by the current one, written to fd. */
+static void replay(int fd, const char *text, size_t n, char **from, char **to, size_t pairs)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t best = pairs;
+        for (size_t k = 0; k < pairs; k++) {
+            size_t l = strlen(from[k]);
+            if (l && i + l <= n && !memcmp(text + i, from[k], l) &&
+                (best == pairs || l > strlen(from[best])))
+                best = k;
+        }
+        if (best < pairs) {
+            if (write(fd, to[best], strlen(to[best])) < 0)
+                return;
+            i += strlen(from[best]);
+        } else {
+            size_t j = i + 1;
+            while (j < n && text[j] != '/')
+                j++;
+            if (write(fd, text + i, j - i) < 0)
+                return;
+            i = j;
+        }
+    }
+}
+
+static int exec_real(const char *real, char **argv)
+{
+    argv[0] = (char *)real;
+    execv(real, argv);
+    fprintf(stderr, "nvcc_cache: cannot run %s: %s\n", real, strerror(errno));
+    return 127;
+}
+
+int main(int argc, char **argv)
+{
+    char *a0 = strdup(argv[0]);
+    const char *tool = basename(a0);
+    char *real = find_real(tool);
+    const char *cache = getenv("HK_NVCC_CACHE");
+    int out_i = -1;
+    bool plain = cache && *cache == '/';
+    for (int i = 1; plain && i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-o") && i + 1 < argc)
+            out_i = ++i;
+        else if (!strcmp(a, "-I") && i + 1 < argc) {
+            if (n_inc < MAX_INCLUDE_DIRS)
+                inc_dirs[n_inc++] = argv[i + 1];
+            i++;
+        } else if (!strncmp(a, "-I", 2) && n_inc < MAX_INCLUDE_DIRS)
+            inc_dirs[n_inc++] = a + 2;
+        else if (!strcmp(a, "-") || !strncmp(a, "-M", 2) || !strncmp(a, "--generate-dep", 14) ||
+                 !strcmp(a, "-keep") || !strcmp(a, "--keep") || !strncmp(a, "-save-temps", 11) ||
+                 !strcmp(a, "-odir") || !strcmp(a, "--output-directory") || !strcmp(a, "-run") ||
+                 !strcmp(a, "--run") || !strcmp(a, "-dryrun") || !strcmp(a, "--dryrun") ||
+                 !strncmp(a, "--output-file", 13) || !strcmp(a, "-E"))
+            plain = false;
+    }
+    if (!plain || out_i < 0)
+        return exec_real(real, argv);
+
+    hash128 h = {0xCBF29CE484222325ull, 0x84222325CBF29CE4ull};
+    struct stat st;
+    char *rr = realpath(real, NULL);
+    mixs(&h, rr ? rr : real);
+    if (rr && stat(rr, &st) == 0) {
+        long long id[2] = {(long long)st.st_size, (long long)st.st_mtime};
+        mix(&h, id, sizeof id);
+    }
+    free(rr);
+    mixs(&h, tool);
+    for (int i = 1; i < argc; i++) {
+        if (i == out_i) {
+            const char *dot = strrchr(argv[i], '.'), *slash = strrchr(argv[i], '/');
+            mixs(&h, "(out)");
+            mixs(&h, dot && (!slash || dot > slash) ? dot : "");
+        } else if (is_file(argv[i])) {
+            mixs(&h, "(file)");
+            mix_source(&h, argv[i]);
+        } else if (is_dir(argv[i])) {
+            mixs(&h, "(dir)");
+        } else {
+            mixs(&h, argv[i]);
+        }
+    }
+    char key[40];
+    snprintf(key, sizeof key, "%016llx%016llx", (unsigned long long)h.a, (unsigned long long)h.b);
+    char entry[PATH_MAX], p[2 * PATH_MAX];
+    snprintf(entry, sizeof entry, "%s/%s", cache, key);
+
+    /* the folders of the file arguments, as recorded and as now */
+    char *now[128];
+    size_t n_now = 0;
+    for (int i = 1; i < argc && n_now < 128; i++)
+        if (i == out_i || is_file(argv[i]) || is_dir(argv[i])) {
+            char *c = strdup(argv[i]);
+            char *abs = realpath(i == out_i || is_file(argv[i]) ? dirname(c) : argv[i], NULL);
+            free(c);
+            if (abs)
+                now[n_now++] = abs;
+        }
+
+    snprintf(p, sizeof p, "%s/status", entry);
+    size_t n = 0;
+    char *status = slurp(p, &n);
+    if (status) {
+        int rc = atoi(status);
+        free(status);
+        snprintf(p, sizeof p, "%s/dirs", entry);
+        char *dirs = slurp(p, &n);
+        char *was[128];
+        size_t n_was = 0;
+        for (char *s = NULL, *t = dirs ? strtok_r(dirs, "\n", &s) : NULL; t && n_was < 128;
+             t = strtok_r(NULL, "\n", &s))
+            was[n_was++] = t;
+        bool ok = n_was == n_now;
+        snprintf(p, sizeof p, "%s/out", entry);
+        if (ok && rc == 0)
+            ok = copy_file(p, argv[out_i]);
+        if (ok) {
+            const char *names[2] = {"stdout", "stderr"};
+            for (int k = 0; k < 2; k++) {
+                snprintf(p, sizeof p, "%s/%s", entry, names[k]);
+                char *t = slurp(p, &n);
+                if (t)
+                    replay(k ? 2 : 1, t, n, was, now, n_now);
+                free(t);
+            }
+            return rc;
+        }
+        free(dirs);
+    }
+
+    /* a miss: run the compiler with its output into files, then pass them on and keep it */
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s/tmp.%d.XXXXXX", cache, (int)getpid());
+    mkdir(cache, 0755);
+    if (!mkdtemp(tmp))
+        return exec_real(real, argv);
+    char outp[PATH_MAX + 16], errp[PATH_MAX + 16];
+    snprintf(outp, sizeof outp, "%s/stdout", tmp);
+    snprintf(errp, sizeof errp, "%s/stderr", tmp);
+    pid_t pid = fork();
+    if (pid < 0)
+        return exec_real(real, argv);
+    if (pid == 0) {
+        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(127);
+        _exit(exec_real(real, argv));
+    }
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    int rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+    for (int k = 0; k < 2; k++) {
+        char *t = slurp(k ? errp : outp, &n);
+        if (t && n && write(k ? 2 : 1, t, n) < 0)
+            rc = rc ? rc : 1;
+        free(t);
+    }
+    bool keep = WIFEXITED(ws);
+    if (keep && rc == 0) {
+        snprintf(p, sizeof p, "%s/out", tmp);
+        keep = copy_file(argv[out_i], p);
+    }
+    if (keep) {
+        char num[32], dirs[PATH_MAX * 8] = "";
+        snprintf(num, sizeof num, "%d\n", rc);
+        for (size_t i = 0; i < n_now; i++)
+            if (strlen(dirs) + strlen(now[i]) + 2 < sizeof dirs) {
+                strcat(dirs, now[i]);
+                strcat(dirs, "\n");
+            }
+        snprintf(p, sizeof p, "%s/dirs", tmp);
+        keep = write_all(p, dirs, strlen(dirs));
+        snprintf(p, sizeof p, "%s/status", tmp);
+        /* status last: an entry without it is never read */
+        keep = keep && write_all(p, num, strlen(num));
+    }
+    if (!keep || rename(tmp, entry) != 0) {
+        char cmd[PATH_MAX + 80];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+        if (system(cmd) != 0) {
+            /* a leftover tmp folder costs only space */
+        }
+    }
+    return rc;
+}

@@ -1,0 +1,68 @@
+#!/bin/sh
+# The suite's compile cache (nvcc_cache.c) against a fake compiler that counts its runs:
+# a hit needs the same arguments and the same content of the sources and of every header
+# they include, wherever they lie; messages are replayed with the current folders.
+set -eu
+wrapper=$1
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cat > "$t/fake" <<'FAKE'
+#!/bin/sh
+# counts runs; writes the concatenated sources (headers inlined by cat) to -o; a source
+# that says ERROR fails with a message naming it
+echo x >> "$FAKE_COUNT"
+out=; src=
+while [ $# -gt 0 ]; do
+  case $1 in -o) out=$2; shift ;; -*) ;; *) src=$1 ;; esac; shift
+done
+if grep -q ERROR "$src"; then echo "$src(1): error: ERROR here" >&2; exit 2; fi
+echo "ptxas info: compiled $(basename "$src")" >&2
+cat "$src" "$(dirname "$src")"/*.h > "$out" 2>/dev/null || cat "$src" > "$out"
+FAKE
+chmod +x "$t/fake"
+export HK_REAL_NVCC="$t/fake" FAKE_COUNT="$t/count" HK_NVCC_CACHE="$t/cache"
+: > "$t/count"
+runs() { wc -l < "$t/count" | tr -d ' '; }
+
+mkdir -p "$t/a" "$t/b" "$t/inc"
+printf '#include "h.h"\n#include <lib.h>\nint k;\n' > "$t/a/k.cu"
+printf 'int h;\n' > "$t/a/h.h"
+printf 'int lib;\n' > "$t/inc/lib.h"
+cp "$t/a/k.cu" "$t/a/h.h" "$t/b/"
+
+"$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2> "$t/a/err"
+[ "$(runs)" = 1 ] || fail "first compile: $(runs) runs"
+"$wrapper" -cubin -I "$t/inc" -o "$t/b/k.cubin" "$t/b/k.cu" 2> "$t/b/err"
+[ "$(runs)" = 1 ] || fail "same content in another folder was compiled again"
+cmp -s "$t/a/k.cubin" "$t/b/k.cubin" || fail "the hit's output differs"
+grep -q "compiled k.cu" "$t/b/err" || fail "the hit did not replay stderr"
+
+printf 'int h2;\n' > "$t/b/h.h"
+"$wrapper" -cubin -I "$t/inc" -o "$t/b/k.cubin" "$t/b/k.cu" 2>/dev/null
+[ "$(runs)" = 2 ] || fail "a changed quoted header was not compiled again"
+printf 'int lib2;\n' > "$t/inc/lib.h"
+"$wrapper" -cubin -I "$t/inc" -o "$t/b/k.cubin" "$t/b/k.cu" 2>/dev/null
+[ "$(runs)" = 3 ] || fail "a changed -I header was not compiled again"
+"$wrapper" -cubin -O2 -I "$t/inc" -o "$t/b/k.cubin" "$t/b/k.cu" 2>/dev/null
+[ "$(runs)" = 4 ] || fail "another flag was not compiled again"
+
+printf 'ERROR\n' > "$t/a/bad.cu"; cp "$t/a/bad.cu" "$t/b/bad.cu"
+rc=0; "$wrapper" -o "$t/a/bad.o" "$t/a/bad.cu" 2> "$t/a/err" || rc=$?
+[ $rc = 2 ] || fail "first failing compile exited $rc"
+rc=0; "$wrapper" -o "$t/b/bad.o" "$t/b/bad.cu" 2> "$t/b/err" || rc=$?
+[ $rc = 2 ] || fail "replayed failing compile exited $rc"
+[ "$(runs)" = 5 ] || fail "a failing compile was not answered from the cache"
+grep -q "$t/b/bad.cu(1): error" "$t/b/err" || fail "the message does not name the current folder: $(cat "$t/b/err")"
+if grep -q "$t/a/" "$t/b/err"; then fail "the message names the recorded folder"; fi
+
+"$wrapper" -M -o "$t/a/k.d" "$t/a/k.cu" 2>/dev/null
+"$wrapper" -M -o "$t/a/k.d" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 7 ] || fail "-M was cached"
+HK_NVCC_CACHE= "$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 8 ] || fail "without HK_NVCC_CACHE it did not run the compiler"
+ln -s "$wrapper" "$t/hipcc"
+HK_REAL_HIPCC="$t/fake" "$t/hipcc" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 9 ] || fail "hipcc shared nvcc's entries"
+echo "nvcc_cache: ok"
