@@ -89,9 +89,10 @@ def flatten(project, path, shims, seen, depth=0):
                             q = [q for (p, q) in files if p == project and os.path.basename(q) == sm.group(1)]
                             if not q:
                                 die(f"shim for {name} needs pinned {sm.group(1)}")
-                            if q[0] not in seen:
-                                seen.add(q[0])
-                                out.extend(flatten(project, q[0], shims, seen, depth + 1))
+                            # inlined even if an #if branch already holds it (it may be a
+                            # dead one): the header's own include guard keeps one copy
+                            seen.add(q[0])
+                            out.extend(flatten(project, q[0], shims, seen, depth + 1))
                         else:
                             out.append(sl)
                 continue
