@@ -64,7 +64,7 @@ table=$out/table.md
             /\[optimize\] baseline[: ]/ {
                 line = $0
                 sub(/.*\[optimize\] baseline:? /, "", line)
-                cls = line; sub(/[,;].*/, "", cls)
+                cls = line; sub(/[,;].*/, "", cls); sub(/^of /, "", cls); sub(/ class$/, "", cls)
                 if (match(line, /[0-9.]+% of its roofline/)) { broof = substr(line, RSTART, RLENGTH); sub(/%.*/, "", broof) }
             }
             /best v[0-9]+: .* ms vs baseline .* ms/ {
