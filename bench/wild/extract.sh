@@ -35,9 +35,14 @@ def git_dir(repo):
             return p
     die(f"no mirror of {repo} under {mirrors} (tried {owner}+{name}/repo, {owner}+{name}, {name})")
 
+def git(gd, *args):
+    return subprocess.run(["git", "--git-dir" if os.path.exists(os.path.join(gd, "HEAD")) else "-C", gd,
+                           *args], capture_output=True)
+
 def show(gd, commit, path):
-    r = subprocess.run(["git", "--git-dir" if os.path.exists(os.path.join(gd, "HEAD")) else "-C", gd,
-                        "show", f"{commit}:{path}"], capture_output=True)
+    if git(gd, "cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
+        die(f"{gd}: pinned commit {commit} is not there (fetch it, or clone the full history)")
+    r = git(gd, "show", f"{commit}:{path}")
     if r.returncode != 0:
         die(f"{gd}: cannot read {commit}:{path}: {r.stderr.decode().strip()}")
     return r.stdout.decode("utf-8", errors="surrogateescape")
