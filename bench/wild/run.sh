@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Run the wild suite: `hkls optimize` on every kernel (or the ids given) with the default
+# budget, then print one table row per kernel and the suite's summary.
+#
+#   bench/wild/run.sh [ID...]
+#
+# Needs only hkls (HKLS, default ./build/hkls) and the sources that extract.sh wrote to
+# bench/wild/src/. Environment:
+#   HKLS        the hkls binary (default ./build/hkls, relative to the repository root)
+#   OUT         where logs, the history database and table.md go
+#               (default bench/wild/runs/YYYYmmdd-HHMMSS, ignored by git)
+#   HKLS_ARGS   extra `hkls optimize` options, e.g. "--budget 4 --minutes 0.75", or
+#               "--simulate-gpu --budget 1" to rehearse on a machine without a GPU
+# Exit status: 0 when every episode completed, 1 otherwise.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+hkls=${HKLS:-$root/build/hkls}
+case $hkls in /*) ;; *) hkls=$PWD/$hkls ;; esac
+[ -x "$hkls" ] || { echo "run.sh: no hkls at $hkls (set HKLS)" >&2; exit 2; }
+[ -d "$here/src" ] || { echo "run.sh: $here/src is missing: run bench/wild/extract.sh first" >&2; exit 2; }
+out=${OUT:-$here/runs/$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out" || exit 2
+out=$(cd "$out" && pwd)
+read -r -a extra <<< "${HKLS_ARGS:-}"
+
+if [ $# -gt 0 ]; then ids=("$@"); else
+    ids=(); for s in "$here"/specs/*.bench.json; do ids+=("$(basename "$s" .bench.json)"); done
+fi
+
+# kernel name of a spec: the value of its "kernel" field (the specs write one per line)
+kernel_of() { sed -n 's/^ *"kernel": *"\([^"]*\)".*/\1/p' "$1" | head -n 1; }
+
+status=0
+rows=()
+for id in "${ids[@]}"; do
+    spec=$here/specs/$id.bench.json
+    src=$here/src/$id.cu
+    log=$out/$id.log
+    if [ ! -f "$spec" ] || [ ! -f "$src" ]; then
+        echo "run.sh: $id: missing $spec or $src" >&2; status=1; continue
+    fi
+    kernel=$(kernel_of "$spec")
+    echo "== $id ($kernel)" >&2
+    (cd "$here" && "$hkls" optimize "src/$id.cu" --kernel "$kernel" --spec "specs/$id.bench.json" \
+        --db "$out/history.db" --out "$out/reports-$id" --name "wild $id" "${extra[@]}") > "$log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || status=1
+    rows+=("$id $rc")
+done
+
+# One row per kernel, from each episode's own summary lines:
+#   [optimize] baseline: CLASS, P% of its roofline bound; skills that fit: ...
+#   best vN: B ms vs baseline A ms (interleaved): S.SSx ...   |  no faster verified version (baseline A ms)
+#   P% of the roofline bound
+table=$out/table.md
+{
+    echo "| id | class | baseline ms | best ms | speedup | % of roofline (baseline -> best) | refusals |"
+    echo "|---|---|---|---|---|---|---|"
+    for row in "${rows[@]}"; do
+        set -- $row
+        id=$1 rc=$2 log=$out/$1.log
+        awk -v id="$id" -v rc="$rc" '
+            /\[optimize\] baseline[: ]/ {
+                line = $0
+                sub(/.*\[optimize\] baseline:? /, "", line)
+                cls = line; sub(/[,;].*/, "", cls); sub(/^of /, "", cls); sub(/ class$/, "", cls)
+                if (match(line, /[0-9.]+% of its roofline/)) { broof = substr(line, RSTART, RLENGTH); sub(/%.*/, "", broof) }
+            }
+            /best v[0-9]+: .* ms vs baseline .* ms/ {
+                for (i = 1; i <= NF; i++) {
+                    if ($i ~ /^v[0-9]+:$/) best = $(i + 1)
+                    if ($i == "baseline" && $(i + 2) == "ms") base = $(i + 1)
+                    if ($i ~ /^[0-9.]+x$/ && sp == "") { sp = $i; sub(/x$/, "", sp) }
+                }
+            }
+            /no faster verified version \(baseline / { base = $0; sub(/.*\(baseline /, "", base); sub(/ ms.*/, "", base) }
+            /% of the roofline bound/ { r = $0; sub(/^ */, "", r); sub(/%.*/, "", r); roof = r }
+            tolower($0) ~ /refus|did not apply|not applied/ && $0 !~ /--untrusted|refuse a command-form/ {
+                nref++
+                t = $0; sub(/^ *(\[[a-z]+\] )?/, "", t)
+                if (length(t) > 90) t = substr(t, 1, 87) "..."
+                gsub(/\|/, "/", t)
+                if (nref <= 3) refs = refs (refs == "" ? "" : "; ") t
+            }
+            END {
+                if (cls == "") cls = "?"
+                if (sp == "") sp = (rc == 0 && base != "") ? "1.00" : "FAIL"
+                if (best == "") best = "-"
+                if (base == "") base = "-"
+                rf = (broof == "" ? "-" : broof) " -> " (roof == "" ? "-" : roof)
+                if (nref == 0) refs = "none listed"; else if (nref > 3) refs = refs sprintf(" (+%d more)", nref - 3)
+                printf "| %s | %s | %s | %s | %s | %s | %s |\n", id, cls, base, best, sp, rf, refs
+            }' "$log"
+    done
+} > "$table"
+
+# Summary: every kernel, and mmcv's subset beside the platform's published figures.
+awk -F'|' '
+    NR > 2 {
+        id = $2; gsub(/ /, "", id); s = $6; gsub(/ /, "", s)
+        v = (s == "FAIL") ? 1.0 : s + 0
+        n++; lg += log(v); ar += v; if (v >= 1.05) imp++; if (s == "FAIL") fail++
+        if (id ~ /^mmcv_/) { mn++; mlg += log(v); mar += v; if (v >= 1.05) mimp++ }
+    }
+    END {
+        if (n == 0) exit
+        printf "\nall: %d kernels, %d improved >= 1.05x (%.0f%%; target 75%%), geometric mean %.2fx (target 2.5x), arithmetic mean %.2fx, %d failed\n",
+               n, imp, 100 * imp / n, exp(lg / n), ar / n, fail
+        if (mn > 0)
+            printf "mmcv: %d ops, %d improved (%.0f%%; the platform: 78%% of 60 ops), arithmetic mean %.2fx (the platform: 4.75x), geometric mean %.2fx\n",
+                   mn, mimp, 100 * mimp / mn, mar / mn, exp(mlg / mn)
+    }' "$table" >> "$table"
+cat "$table"
+echo "logs, reports and history.db: $out" >&2
+exit $status
