@@ -269,7 +269,7 @@ static void print_kernel_text(const store_kernel *k, const store_episode *eps, s
             size_t l = strlen(tail);
             snprintf(tail + l, sizeof tail - l, "  max rel err %.2g", v->max_rel_err);
         }
-        const char *cells[] = {label, parent, ep, store_version_status_name(v->status),
+        const char *cells[] = {label, parent, ep, store_version_status_label(v->status, r->measured),
                                v->produced_by ? v->produced_by : "-", ms, tail};
         cli_table_row(&t, cells);
     }

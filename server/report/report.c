@@ -392,7 +392,8 @@ static json_t *version_json(const store_history_row *r, const struct peaks *pk,
     rc = rc ? rc : set_int(o, "parent_id", v->parent_id);
     rc = rc ? rc : set_int(o, "episode_id", v->episode_id);
     rc = rc ? rc
-            : (json_object_set_new(o, "status", json_string(store_version_status_name(v->status)))
+            : (json_object_set_new(o, "status",
+                                   json_string(store_version_status_label(v->status, r->measured)))
                    ? HK_ENOMEM
                    : HK_OK);
     rc = rc ? rc
