@@ -144,8 +144,15 @@ int hk_data_dir(const char *installed, const char *in_tree, char **out)
             if (!cand)
                 return HK_ENOMEM;
             if (stat(cand, &st) == 0 && S_ISDIR(st.st_mode)) {
+                /* <prefix>/share/..., not <prefix>/bin/../share/...: paths are shown */
+                char *real = realpath(cand, NULL);
+                if (real) {
+                    hk_free(cand);
+                    cand = hk_strdup(real);
+                    free(real);
+                }
                 *out = cand;
-                return HK_OK;
+                return cand ? HK_OK : HK_ENOMEM;
             }
             hk_free(cand);
         }
