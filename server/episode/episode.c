@@ -1532,6 +1532,7 @@ static void keep_sources(ep_ctx *c)
         ep__log(c, "info", "nothing measured: the %zu candidates' sources are kept in %s", kept,
                 dir);
     } else {
+        (void)rmdir(dir); /* no candidate got that far: no empty folder left behind */
         hk_free(dir);
     }
 }
