@@ -1630,8 +1630,9 @@ static json_t *summary_json(ep_ctx *c)
     json_object_set_new(s, "kernel", ep__text(c->o->kernel));
     json_object_set_new(s, "file", ep__text(c->file_abs));
     char src_hash[STORE_HASH_HEX];
-    store_content_hash(c->text, c->text_len, src_hash);
-    json_object_set_new(s, "source_hash", json_string(src_hash));
+    if (c->text)
+        store_content_hash(c->text, c->text_len, src_hash);
+    json_object_set_new(s, "source_hash", c->text ? json_string(src_hash) : json_null());
     json_object_set_new(s, "arch", ep__text(c->arch));
     json_object_set_new(s, "device", c->has_dev ? ep__text(c->dev.name) : json_null());
     /* a simulated GPU's numbers are not measurements: every reader marks them */
@@ -1659,7 +1660,7 @@ static json_t *summary_json(ep_ctx *c)
                              "produced_by", r->produced_by, "registers", reg, "spill_stores",
                              spill, "same_code_as",
                              r->follows ? json_integer(r->follows->number) : json_null(),
-                             "built", r->build_ok || r == c->base_rec, "rejected",
+                             "built", r == c->base_rec ? r->ptxas != NULL : r->build_ok, "rejected",
                              r->rejected));
     }
     json_object_set_new(s, "built", built ? built : json_null());
