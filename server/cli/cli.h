@@ -5,6 +5,10 @@
 #ifndef HK_CLI_CLI_H
 #define HK_CLI_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
 /* hkls check FILE... [--target nvidia:sm_90|dcu:gfx906] [--json] [--block N]
  *                    [--timeout SEC] [--compiler PATH] [-I DIR] [-D NAME[=V]] [--flag F]
  * Compiles each file (in parallel, on a libuv loop) and prints its kernels with
@@ -36,5 +40,31 @@ int cli_skills(int argc, char **argv);
  * 1 when the folder does not exist or the list cannot be read or written, 2 for usage
  * errors. (server/cli/trust.c) */
 int cli_trust(int argc, char **argv);
+
+
+/* ---- human tables (server/cli/table.c) ----
+ * Rows of text cells, printed with every column but the last padded to its widest cell in
+ * terminal columns (not bytes: "é" is one, a CJK character two), two spaces apart. A note
+ * is a line of its own between rows (an episode's error), outside the columns. */
+#define CLI_TABLE_MAX_COLS 12
+struct cli_table_row {
+    char *cells[CLI_TABLE_MAX_COLS];
+    bool note;
+};
+typedef struct {
+    size_t ncols, nrows, cap;
+    struct cli_table_row *rows;
+} cli_table;
+
+/* Terminal columns of UTF-8 text s (NULL: 0). */
+size_t cli_display_width(const char *s);
+void cli_table_init(cli_table *t, size_t ncols);
+/* Copies t->ncols cells (NULL: empty). HK_OK or HK_ENOMEM (the row is not added). */
+int cli_table_row(cli_table *t, const char *const *cells);
+/* Copies text as a note line. HK_OK or HK_ENOMEM. */
+int cli_table_note(cli_table *t, const char *text);
+/* Prints every row, each line after indent (NULL: none). */
+void cli_table_print(const cli_table *t, FILE *out, const char *indent);
+void cli_table_free(cli_table *t);
 
 #endif

@@ -23,7 +23,10 @@
 #include "compile/compile.h"
 #include "core/buf.h"
 #include "core/hk.h"
+#include "measure/cmdform.h"
+#include "measure/harness.h"
 #include "runners/runner.h"
+#include "skills/skills.h"
 
 extern char **environ;
 
@@ -396,6 +399,53 @@ static void print_item(json_t *it)
     printf("\n");
 }
 
+/* Where this hkls takes its own files from: the executable, the harness header, the
+ * skills, the CUPTI library. An installed hkls names its prefix here (share/hyperkernel);
+ * one run from a build tree names the sources it was built from. New reference. */
+static json_t *install_json(void)
+{
+    json_t *j = json_object();
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    json_object_set_new(j, "hkls", json_string(exe));
+    char *hdr = hk_asprintf("%s/hk_harness.h", harness_include_dir());
+    json_object_set_new(j, "harness_header", hdr ? json_string(hdr) : json_null());
+    json_object_set_new(j, "harness_header_found", json_boolean(hdr && access(hdr, R_OK) == 0));
+    hk_free(hdr);
+    char *sk = NULL;
+    if (sk_default_dir(&sk) == HK_OK) {
+        struct stat st;
+        json_object_set_new(j, "skills", json_string(sk));
+        json_object_set_new(j, "skills_found",
+                            json_boolean(stat(sk, &st) == 0 && S_ISDIR(st.st_mode)));
+    }
+    hk_free(sk);
+    char *lib = NULL;
+    json_object_set_new(j, "cupti_library",
+                        cmdform_cupti_find(&lib) == HK_OK ? json_string(lib) : json_null());
+    hk_free(lib);
+    return j;
+}
+
+static void print_install(const json_t *in)
+{
+    const char *hdr = json_string_value(json_object_get(in, "harness_header"));
+    const char *sk = json_string_value(json_object_get(in, "skills"));
+    const char *lib = json_string_value(json_object_get(in, "cupti_library"));
+    printf("\nthis hkls\n");
+    printf("  %-9s %-13s %s\n", "[ok]", "hkls", json_string_value(json_object_get(in, "hkls")));
+    bool h = json_is_true(json_object_get(in, "harness_header_found"));
+    printf("  %-9s %-13s %s%s\n", h ? "[ok]" : "[missing]", "harness", hdr ? hdr : "?",
+           h ? "" : ": episodes cannot build their benchmark programs (set HK_INCLUDE_DIR)");
+    bool s = json_is_true(json_object_get(in, "skills_found"));
+    printf("  %-9s %-13s %s%s\n", s ? "[ok]" : "[missing]", "skills", sk ? sk : "?",
+           s ? "" : ": no structural rewrites (set HK_SKILLS_DIR)");
+    printf("  %-9s %-13s %s\n", lib ? "[ok]" : "[missing]", "cupti library",
+           lib ? lib : "command-form specs cannot be timed (libhk_cupti.so is built where "
+                       "CUPTI is found)");
+}
+
 int cli_doctor(int argc, char **argv)
 {
     bool as_json = false;
@@ -445,6 +495,8 @@ int cli_doctor(int argc, char **argv)
     json_object_set_new(root, "occupancy_archs", aj);
     json_t *iso = isolation_json();
     json_object_set_new(root, "isolation", iso);
+    json_t *inst = install_json();
+    json_object_set_new(root, "install", inst);
 
     if (as_json) {
         char *s = json_dumps(root, JSON_INDENT(2));
@@ -472,6 +524,7 @@ int cli_doctor(int argc, char **argv)
             if (!strcmp(categories[c], "isolation"))
                 print_isolation(iso);
         }
+        print_install(inst);
         printf("\noccupancy tables: ");
         for (size_t i = 0; i < n_arch; i++)
             printf("%s%s", i ? ", " : "", archs[i].arch);

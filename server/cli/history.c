@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
+#include "cli/cli.h"
 #include "core/buf.h"
 #include "core/hk.h"
 #include "episode/episode.h"
@@ -202,35 +203,49 @@ static void print_kernel_text(const store_kernel *k, const store_episode *eps, s
     printf("  episodes\n");
     if (n_eps == 0)
         printf("    (none)\n");
+    cli_table t;
+    cli_table_init(&t, 6);
     for (size_t i = 0; i < n_eps; i++) {
         const store_episode *e = &eps[i];
-        char when[64], dur[32], sp[64] = "-";
+        char id[32], when[64], dur[32], sp[64] = "-", tail[256] = "";
+        snprintf(id, sizeof id, "#%lld", (long long)e->id);
         fmt_time(e->started_ms, when, sizeof when);
         fmt_duration(e, dur, sizeof dur);
         const store_history_row *best = row_by_id(rows, n_rows, e->best_version_id);
         if (best)
             fmt_speedup(best, sp, sizeof sp);
-        printf("    #%-4lld %-28s %-11s %s  %-9s %s", (long long)e->id, e->name ? e->name : "-",
-               store_episode_status_name(e->status), when, dur, e->device ? e->device : "(no GPU)");
-        if (best)
-            printf("  best v%d %s", best->version.number, sp);
-        if (store_episode_simulated(e))
-            printf("  (simulated GPU: not measured on hardware)");
-        printf("\n");
+        snprintf(tail, sizeof tail, "%s", e->device ? e->device : "(no GPU)");
+        if (best) {
+            size_t l = strlen(tail);
+            snprintf(tail + l, sizeof tail - l, "  best v%d %s", best->version.number, sp);
+        }
+        if (store_episode_simulated(e)) {
+            size_t l = strlen(tail);
+            snprintf(tail + l, sizeof tail - l, "  (simulated GPU: not measured on hardware)");
+        }
+        const char *cells[] = {id, e->name ? e->name : "-", store_episode_status_name(e->status),
+                               when, dur, tail};
+        cli_table_row(&t, cells);
         if (e->error && *e->error) {
             const char *nl = strchr(e->error, '\n');
-            printf("          %s: %.*s\n", e->status == STORE_EP_COMPLETED ? "note" : "why",
-                   nl ? (int)(nl - e->error) : (int)strlen(e->error), e->error);
+            char *note = hk_asprintf("      %s: %.*s", e->status == STORE_EP_COMPLETED ? "note" : "why",
+                                     nl ? (int)(nl - e->error) : (int)strlen(e->error), e->error);
+            cli_table_note(&t, note ? note : "");
+            hk_free(note);
         }
     }
+    cli_table_print(&t, stdout, "    ");
+    cli_table_free(&t);
     printf("  versions\n");
     if (n_rows == 0)
         printf("    (none)\n");
+    cli_table_init(&t, 7);
     for (size_t i = 0; i < n_rows; i++) {
         const store_history_row *r = &rows[i];
         const store_version *v = &r->version;
-        char label[32], parent[32] = "", sp[64], ms[32] = "-";
+        char label[32], parent[32] = "", sp[64], ms[32] = "-", ep[32], tail[640] = "";
         snprintf(label, sizeof label, "v%d", v->number);
+        snprintf(ep, sizeof ep, "#%lld", (long long)v->episode_id);
         const store_history_row *p = row_by_id(rows, n_rows, v->parent_id);
         if (p)
             snprintf(parent, sizeof parent, "<- v%d", p->version.number);
@@ -246,15 +261,20 @@ static void print_kernel_text(const store_kernel *k, const store_episode *eps, s
                 size_t l = strlen(sp);
                 snprintf(sp + l, sizeof sp - l, " simulated");
             }
-        printf("    %-5s %-9s #%-4lld %-9s %-28s %12s  %s", label, parent, (long long)v->episode_id,
-               store_version_status_name(v->status), v->produced_by ? v->produced_by : "-", ms,
-               v->status == STORE_V_REJECTED ? "" : sp);
         if (v->status == STORE_V_REJECTED)
-            printf("%s", v->reject_reason ? v->reject_reason : "rejected");
-        if (isfinite(v->max_rel_err) && v->status != STORE_V_REJECTED)
-            printf("  max rel err %.2g", v->max_rel_err);
-        printf("\n");
+            snprintf(tail, sizeof tail, "%s", v->reject_reason ? v->reject_reason : "rejected");
+        else
+            snprintf(tail, sizeof tail, "%s", sp);
+        if (isfinite(v->max_rel_err) && v->status != STORE_V_REJECTED) {
+            size_t l = strlen(tail);
+            snprintf(tail + l, sizeof tail - l, "  max rel err %.2g", v->max_rel_err);
+        }
+        const char *cells[] = {label, parent, ep, store_version_status_label(v->status, r->measured),
+                               v->produced_by ? v->produced_by : "-", ms, tail};
+        cli_table_row(&t, cells);
     }
+    cli_table_print(&t, stdout, "    ");
+    cli_table_free(&t);
 }
 
 /* ---- hkls history ---- */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "compile/compile.h"
 #include "core/hk.h"
 #include "core/log.h"
@@ -101,6 +102,99 @@ static double num(const json_t *o, const char *k)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* What a run that measured nothing built: each version with its registers (ptxas -v), one
+ * table, then where the candidates' sources were kept. */
+static void print_built(const json_t *s)
+{
+    const json_t *built = json_object_get(s, "built");
+    if (!json_array_size(built))
+        return;
+    cli_table t;
+    cli_table_init(&t, 4);
+    const char *head[] = {"version", "registers", "spilled", "produced by"};
+    cli_table_row(&t, head);
+    /* in version order (the records are in build order) */
+    json_int_t top = 0;
+    size_t i;
+    const json_t *v;
+    json_array_foreach(built, i, v)
+        if (json_integer_value(json_object_get(v, "version")) > top)
+            top = json_integer_value(json_object_get(v, "version"));
+    for (json_int_t want = 0; want <= top; want++) {
+        const json_t *found = NULL;
+        json_array_foreach(built, i, v)
+            if (json_integer_value(json_object_get(v, "version")) == want)
+                found = v;
+        if (!found)
+            continue;
+        v = found;
+        char ver[32], reg[32], spill[32], by[600];
+        snprintf(ver, sizeof ver, "v%lld", (long long)json_integer_value(json_object_get(v, "version")));
+        const json_t *rj = json_object_get(v, "registers"), *sj = json_object_get(v, "spill_stores");
+        snprintf(reg, sizeof reg, "-");
+        snprintf(spill, sizeof spill, "-");
+        if (json_is_integer(rj))
+            snprintf(reg, sizeof reg, "%lld", (long long)json_integer_value(rj));
+        if (json_is_integer(sj))
+            snprintf(spill, sizeof spill, "%lld B", (long long)json_integer_value(sj));
+        const char *pb = json_string_value(json_object_get(v, "produced_by"));
+        const json_t *same = json_object_get(v, "same_code_as");
+        if (json_is_true(json_object_get(v, "rejected")))
+            snprintf(by, sizeof by, "%s (rejected before running)", pb ? pb : "-");
+        else if (json_is_integer(same))
+            snprintf(by, sizeof by, "%s (the device code of v%lld: launch change only)",
+                     pb ? pb : "-", (long long)json_integer_value(same));
+        else
+            snprintf(by, sizeof by, "%s", pb ? pb : "-");
+        const char *row[] = {ver, reg, spill, by};
+        cli_table_row(&t, row);
+    }
+    printf("  built, not measured:\n");
+    cli_table_print(&t, stdout, "    ");
+    cli_table_free(&t);
+    const char *dir = json_string_value(json_object_get(s, "candidates_dir"));
+    if (dir)
+        printf("  the candidates' sources: %s (vN.cu, the whole file of version N)\n", dir);
+}
+
+/* A GPU report recorded for this very source (bench/results/recorded.json, or its installed
+ * copy), printed when this run could measure nothing. Silent when there is none. */
+static void print_recorded(const json_t *s)
+{
+    const char *kernel = json_string_value(json_object_get(s, "kernel"));
+    const char *hash = json_string_value(json_object_get(s, "source_hash"));
+    char *dir = NULL, *index = NULL;
+    json_t *root = NULL;
+    if (!kernel || !hash || hk_data_dir("recorded", "bench/results", &dir) != HK_OK)
+        goto out;
+    if (!(index = hk_asprintf("%s/recorded.json", dir)))
+        goto out;
+    root = json_load_file(index, 0, NULL);
+    size_t i, j;
+    const json_t *rep, *h;
+    json_array_foreach(json_object_get(root, "reports"), i, rep) {
+        const char *k = json_string_value(json_object_get(rep, "kernel"));
+        const char *html = json_string_value(json_object_get(rep, "report"));
+        bool same = false;
+        json_array_foreach(json_object_get(rep, "sources_sha256"), j, h)
+            same = same || (json_is_string(h) && !strcmp(json_string_value(h), hash));
+        if (!k || !html || strcmp(k, kernel) != 0 || !same)
+            continue;
+        const char *dev = json_string_value(json_object_get(rep, "device"));
+        const char *res = json_string_value(json_object_get(rep, "result"));
+        const char *notes = json_string_value(json_object_get(rep, "notes"));
+        printf("  what a GPU gives: this kernel's recorded %s episode%s%s: %s/%s\n",
+               dev ? dev : "GPU", res ? ", " : "", res ? res : "", dir, html);
+        if (notes)
+            printf("    (how it was recorded: %s/%s)\n", dir, notes);
+        break;
+    }
+out:
+    json_decref(root);
+    hk_free(index);
+    hk_free(dir);
+}
+
 static void print_summary(const ep_result *r)
 {
     const json_t *s = json_object_get(r->summary, "summary");
@@ -155,8 +249,12 @@ static void print_summary(const ep_result *r)
                        ? json_string_value(json_object_get(nc, "why"))
                        : "?");
     }
+    if (json_is_object(s) && !isfinite(num(s, "baseline_ms")))
+        print_built(s);
     if (r->report_html)
         printf("  report: %s\n", r->report_html);
+    if (json_is_object(s) && r->no_gpu)
+        print_recorded(s);
 }
 
 static void optimize_usage(FILE *f)

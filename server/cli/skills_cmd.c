@@ -327,17 +327,22 @@ int cli_skills(int argc, char **argv)
             printf("; record from %s", db_path);
         printf("\n");
         if (n) {
-            printf("%-34s %-18s %-14s %-21s %s\n", "ID", "HARDWARE", "CLASS", "REWRITE",
-                   db ? "RECORD" : "TITLE");
+            cli_table t;
+            cli_table_init(&t, 5);
+            const char *head[] = {"ID", "HARDWARE", "CLASS", "REWRITE", db ? "RECORD" : "TITLE"};
+            cli_table_row(&t, head);
             for (size_t i = 0; i < n; i++) {
                 char hw[128], rec[160];
                 join_hardware(list[i], hw, sizeof hw);
                 if (db)
                     format_record(find_stat(stats, n_stats, list[i]->id), rec, sizeof rec);
-                printf("%-34s %-18s %-14s %-21s %s\n", list[i]->id, hw,
-                       sk_class_name(list[i]->cls), sk_rewrite_name(list[i]->rewrite),
-                       db ? rec : list[i]->title);
+                const char *cells[] = {list[i]->id, hw, sk_class_name(list[i]->cls),
+                                       sk_rewrite_name(list[i]->rewrite),
+                                       db ? rec : list[i]->title};
+                cli_table_row(&t, cells);
             }
+            cli_table_print(&t, stdout, NULL);
+            cli_table_free(&t);
         }
     }
     ec = fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;

@@ -3,11 +3,14 @@
 #include "core/hk.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static atomic_long alloc_live;
 static atomic_long alloc_budget; /* 0: unlimited; >0: allocations left before failing */
@@ -125,3 +128,39 @@ char *hk_asprintf(const char *fmt, ...)
 }
 
 void hk_alloc_init_json(void) { json_set_alloc_funcs(hk_malloc, hk_free); }
+
+int hk_data_dir(const char *installed, const char *in_tree, char **out)
+{
+    *out = NULL;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            char *cand = hk_asprintf("%s/../share/hyperkernel/%s", exe, installed);
+            struct stat st;
+            if (!cand)
+                return HK_ENOMEM;
+            if (stat(cand, &st) == 0 && S_ISDIR(st.st_mode)) {
+                /* <prefix>/share/..., not <prefix>/bin/../share/...: paths are shown */
+                char *real = realpath(cand, NULL);
+                if (real) {
+                    hk_free(cand);
+                    cand = hk_strdup(real);
+                    free(real);
+                }
+                *out = cand;
+                return cand ? HK_OK : HK_ENOMEM;
+            }
+            hk_free(cand);
+        }
+    }
+#ifdef HK_SOURCE_DIR
+    *out = hk_asprintf("%s/%s", HK_SOURCE_DIR, in_tree);
+#else
+    *out = hk_strdup(in_tree);
+#endif
+    return *out ? HK_OK : HK_ENOMEM;
+}

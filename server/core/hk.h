@@ -50,6 +50,12 @@ long hk_alloc_live(void);
 /* Routes jansson's allocations through the seam; call once at start. */
 void hk_alloc_init_json(void);
 
+/* Where a data folder of the project is (the harness header's include/, skills/, the
+ * recorded GPU reports): <dir of this executable>/../share/hyperkernel/<installed> when that
+ * folder exists (an installed hkls), else HK_SOURCE_DIR/<in_tree> (a build tree, which
+ * uses the sources it was built from). *out: new string. HK_OK or HK_ENOMEM. */
+int hk_data_dir(const char *installed, const char *in_tree, char **out);
+
 #define HK_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

@@ -109,6 +109,7 @@ typedef struct {
     measure_speedup verified_speedup;
     json_t *info;
     char *report_dir;
+    char *sources_dir;   /* the candidates' sources kept beside the report, or NULL */
     sk_set *skills;  /* loaded for the optimize stage; NULL when none could be */
     bool at_roof;    /* a candidate reached EP_ROOF_PCT of its roofline bound */
 } ep_ctx;
@@ -1075,7 +1076,9 @@ static int baseline_version(ep_ctx *c, const char *form)
             json_object_set_new(lj, "grid_mode", json_string("spec"));
         if (lj && form)
             json_object_set_new(lj, "form", json_string(form));
-        rc = ep__add_version(c, c->text, 0, lj, STORE_V_VERIFIED, "original", &c->base_vid);
+        /* a candidate until it is measured (baseline_measured): without a GPU the original
+         * is built, never verified */
+        rc = ep__add_version(c, c->text, 0, lj, STORE_V_CANDIDATE, "original", &c->base_vid);
         json_decref(lj);
         if (rc)
             return rc;
@@ -1094,6 +1097,14 @@ static int baseline_version(ep_ctx *c, const char *form)
     }
     c->base_rec = b;
     return HK_OK;
+}
+
+/* The baseline ran, checked and timed: its version is verified from now on. */
+static void baseline_measured(ep_ctx *c)
+{
+    c->have_base = true;
+    if (store_version_set_status(c->db, c->base_vid, STORE_V_VERIFIED, NULL, NULL))
+        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
 }
 
 static int stage_baseline(ep_ctx *c)
@@ -1181,7 +1192,7 @@ static int stage_baseline(ep_ctx *c)
     measure_verdict_clear(&v);
     if (rc)
         goto out;
-    c->have_base = true;
+    baseline_measured(c);
     for (size_t k = 0; k < c->base.n_times; k++) {
         const measure_timing *t = &c->base.times[k];
         double bps, fps, pct, floor_ms;
@@ -1496,6 +1507,46 @@ out:
 
 /* ---- stage 6: report ---- */
 
+/* Nothing was measured (no GPU, or the baseline never ran): the candidates' sources are
+ * what the episode found, and the scratch directory holding them is removed, so each one
+ * is kept as <report dir>/candidates/vN.cu (the version's whole file). A failure to write
+ * them is logged, not fatal: the store holds every version's text as well. */
+static void keep_sources(ep_ctx *c)
+{
+    char *dir = hk_asprintf("%s/candidates", c->report_dir);
+    size_t kept = 0;
+    if (!dir || measure_mkdirs(dir) != HK_OK) {
+        ep__log(c, "warn", "candidates' sources not kept: cannot create %s",
+                dir ? dir : "their folder");
+        hk_free(dir);
+        return;
+    }
+    for (size_t i = 0; i < c->n_recs; i++) {
+        const ep_rec *r = c->recs[i];
+        if (r == c->base_rec || r->is_start || r->number <= 0 || !r->text)
+            continue;
+        char *path = hk_asprintf("%s/v%d.cu", dir, r->number);
+        FILE *f = path ? fopen(path, "w") : NULL;
+        bool ok = f && fwrite(r->text, 1, r->len, f) == r->len;
+        if (f && fclose(f) != 0)
+            ok = false;
+        if (!ok)
+            ep__log(c, "warn", "candidate v%d's source not kept: %s", r->number,
+                    path ? path : "out of memory");
+        else
+            kept++;
+        hk_free(path);
+    }
+    if (kept) {
+        c->sources_dir = dir;
+        ep__log(c, "info", "nothing measured: the %zu candidates' sources are kept in %s", kept,
+                dir);
+    } else {
+        (void)rmdir(dir); /* no candidate got that far: no empty folder left behind */
+        hk_free(dir);
+    }
+}
+
 static int stage_report(ep_ctx *c)
 {
     int rc = HK_OK;
@@ -1533,6 +1584,8 @@ static int stage_report(ep_ctx *c)
     if (!dir)
         return HK_ENOMEM;
     c->report_dir = dir;
+    if (!c->have_base)
+        keep_sources(c);
     return rc;
 }
 
@@ -1586,6 +1639,10 @@ static json_t *summary_json(ep_ctx *c)
     }
     json_object_set_new(s, "kernel", ep__text(c->o->kernel));
     json_object_set_new(s, "file", ep__text(c->file_abs));
+    char src_hash[STORE_HASH_HEX];
+    if (c->text)
+        store_content_hash(c->text, c->text_len, src_hash);
+    json_object_set_new(s, "source_hash", c->text ? json_string(src_hash) : json_null());
     json_object_set_new(s, "arch", ep__text(c->arch));
     json_object_set_new(s, "device", c->has_dev ? ep__text(c->dev.name) : json_null());
     /* a simulated GPU's numbers are not measurements: every reader marks them */
@@ -1600,6 +1657,24 @@ static json_t *summary_json(ep_ctx *c)
                             json_pack("{s:i, s:f, s:f, s:s?}", "version", best_unc->number,
                                       "speedup", best_unc->speedup, "median_ms",
                                       best_unc->median_ms, "why", credit_missing(c)));
+    /* what was built, each with its resources: a run without a GPU shows its work here */
+    json_t *built = json_array();
+    for (size_t i = 0; built && i < c->n_recs; i++) {
+        const ep_rec *r = c->recs[i];
+        if (r->is_start || (r != c->base_rec && r->number <= 0))
+            continue;
+        json_t *reg = json_object_get(r->ptxas, "registers");
+        json_t *spill = json_object_get(r->ptxas, "spill_stores");
+        json_array_append_new(
+            built, json_pack("{s:i, s:s?, s:O?, s:O?, s:o, s:b, s:b}", "version", r->number,
+                             "produced_by", r->produced_by, "registers", reg, "spill_stores",
+                             spill, "same_code_as",
+                             r->follows ? json_integer(r->follows->number) : json_null(),
+                             "built", r == c->base_rec ? r->ptxas != NULL : r->build_ok, "rejected",
+                             r->rejected));
+    }
+    json_object_set_new(s, "built", built ? built : json_null());
+    json_object_set_new(s, "candidates_dir", ep__text(c->sources_dir));
     json_object_set_new(s, "baseline_version", json_integer(c->base_rec ? c->base_rec->number : 0));
     json_object_set_new(s, "baseline_ms", num_or_null(c->have_base
                                                           ? c->base.times[c->base.primary_size].median_ms
@@ -1674,6 +1749,7 @@ static void ctx_free(ep_ctx *c)
     hk_free(c->start_text);
     hk_free(c->nvcc);
     hk_free(c->report_dir);
+    hk_free(c->sources_dir);
     json_decref(c->info);
     if (c->scratch && c->scratch != c->work && !c->o->keep_work)
         (void)measure_rmtree(c->scratch); /* in memory: never left behind */
@@ -2167,8 +2243,6 @@ static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate 
             return HK_ENOMEM;
         if (r->ptxas)
             json_object_set(r->launch, "ptxas", r->ptxas);
-        ep__log(c, "info", "%s: same program as v%d, not rebuilt", r->produced_by,
-                owner->number);
         return settle(c, r, s, ready);
     }
     bool library_call = k->structural && !strncmp(k->structural, "blas_substitution", 17);
@@ -2251,7 +2325,17 @@ static int settle(ep_ctx *c, ep_rec *r, search *s, rec_queue *ready)
         record_rejection(c, r, MEASURE_COMPILE_ERROR, r->compile_details, s);
         return HK_OK;
     }
-    if (r->ptxas)
+    /* one line per version: built, or sharing the device image of an earlier one (a
+     * launch-only change), never both */
+    if (r->follows && r->ptxas)
+        ep__log(c, "info", "v%d: the device code of v%d, not rebuilt: %lld registers, %lld "
+                "bytes spilled (%s)", r->number, r->follows->number,
+                json_integer_value(json_object_get(r->ptxas, "registers")),
+                json_integer_value(json_object_get(r->ptxas, "spill_stores")), r->produced_by);
+    else if (r->follows)
+        ep__log(c, "info", "v%d: the device code of v%d, not rebuilt (%s)", r->number,
+                r->follows->number, r->produced_by);
+    else if (r->ptxas)
         ep__log(c, "info", "v%d built: %lld registers, %lld bytes spilled (%s)", r->number,
                 json_integer_value(json_object_get(r->ptxas, "registers")),
                 json_integer_value(json_object_get(r->ptxas, "spill_stores")), r->produced_by);
@@ -2377,12 +2461,30 @@ static int plan_skills(ep_ctx *c, const an_model *m, size_t k, skillplan *plan)
         rc = hk_buf_printf(&b, "%s%s", i ? ", " : "", plan->used[i]->id);
         json_array_append_new(names, json_string(plan->used[i]->id));
     }
+    /* Nothing measured (no GPU; a simulated GPU's times are not physical): the spec's
+     * bytes and FLOP say as much as a static estimate can, and the name says it is one. */
+    char cname_buf[96];
     const char *cname = cls == SK_CLASS_COUNT ? "of unknown class" : sk_class_name(cls);
+    if (cls == SK_CLASS_COUNT) {
+        double bps, fps, pct_static;
+        measure_rates(&c->mo, c->base.primary_size, 1.0, &bps, &fps, &pct_static);
+        double intensity = isfinite(bps) && bps > 0 && isfinite(fps) ? fps / bps : NAN;
+        enum sk_class st = skillplan_static_class(intensity);
+        if (st != SK_CLASS_COUNT)
+            snprintf(cname_buf, sizeof cname_buf, "%s (spec: %.2g FLOP/byte; not measured)",
+                     sk_class_name(st), intensity);
+        else if (isfinite(intensity))
+            snprintf(cname_buf, sizeof cname_buf, "not measured (spec: %.2g FLOP/byte)",
+                     intensity);
+        else
+            snprintf(cname_buf, sizeof cname_buf, "not measured (no bytes/flops in the spec)");
+        cname = cname_buf;
+    }
     if (isfinite(pct))
         ep__log(c, "info", "baseline: %s, %.1f%% of its roofline bound; skills that fit: %s",
                 cname, pct, b.len ? b.data : "none");
     else
-        ep__log(c, "info", "baseline %s; skills that fit: %s", cname, b.len ? b.data : "none");
+        ep__log(c, "info", "baseline: %s; skills that fit: %s", cname, b.len ? b.data : "none");
     json_object_set_new(c->info, "bottleneck", json_string(cname));
     json_object_set_new(c->info, "skills", names ? names : json_null());
     hk_buf_free(&b);
@@ -2810,7 +2912,7 @@ static int cmd_stage_baseline(ep_ctx *c)
         goto out;
     }
     TRY(cmd_set_base_time(c, &res.timing));
-    c->have_base = true;
+    baseline_measured(c);
     const measure_timing *t = &c->base.times[0];
     progress(c, 12, NULL, "baseline: %.4g ms of %s device time per run (p10 %.4g, p90 %.4g, %d "
              "runs, CUPTI; build %ld ms)", t->median_ms, c->sp->kernel, t->p10_ms, t->p90_ms,

@@ -357,7 +357,9 @@ int evidence_sass_json(const evidence_sass *s, json_t **out)
     for (size_t i = 0; rc == HK_OK && i < HK_ARRAY_LEN(counts); i++)
         rc = put(o, counts[i].key, json_integer(counts[i].v));
     rc = rc ? rc : put(o, "global_load_bits_avg", loads ? json_real(load_bits / (double)loads) : json_null());
-    rc = rc ? rc : put(o, "spills", json_boolean(s->ldl + s->stl > 0));
+    /* Local loads/stores are spills or local arrays; ptxas's evidence says which, under
+     * "spills". One name for two facts made a report say both "spills false" and "true". */
+    rc = rc ? rc : put(o, "local_memory", json_boolean(s->ldl + s->stl > 0));
     if (rc) {
         json_decref(o);
         return rc;

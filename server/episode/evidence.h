@@ -66,7 +66,8 @@ const evidence_sass *evidence_sass_find(const evidence_sass_list *l, const char 
 
 /* *out: new reference, a flat object of the counts ("ldg_128", "stl", "tensor", ...),
  * plus "kernel", "function", "arch", "global_load_bits_avg" (mean width of the global
- * loads; null without loads) and "spills" (ldl + stl > 0). HK_OK or HK_ENOMEM. */
+ * loads; null without loads) and "local_memory" (ldl + stl > 0: spills or local arrays;
+ * ptxas's evidence says which). HK_OK or HK_ENOMEM. */
 int evidence_sass_json(const evidence_sass *s, json_t **out);
 
 /* New argv (evidence_argv_free): CUOBJDUMP --dump-sass BINARY. cuobjdump NULL:

@@ -1453,7 +1453,8 @@ static int history_query(store *st, void *arg, json_t **out, char **msg)
             }
         json_t *o = json_pack("{s:I, s:i, s:s, s:s?, s:s?, s:b}", "episode",
                               (json_int_t)h->version.episode_id, "version", h->version.number,
-                              "status", store_version_status_name(h->version.status), "engine",
+                              "status", store_version_status_label(h->version.status, h->measured),
+                              "engine",
                               engine, "producedBy", h->version.produced_by, "simulated", sim);
         if (!o)
             continue;

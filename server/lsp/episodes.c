@@ -830,6 +830,32 @@ struct end_arg {
     char *error;
 };
 
+/* The reports the worker wrote (store paths) written again from the store, in the same
+ * folder. A worker the server stops for want of a GPU writes them on its way out as
+ * "stopped by the user"; the server then records the real end, and "Show report" must
+ * open what `hkls report N` says. No reports yet: nothing to do. */
+static int rewrite_reports(store *st, int64_t id)
+{
+    store_episode e;
+    int rc = store_episode_get(st, id, &e);
+    if (rc)
+        return rc;
+    unsigned formats = (e.report_json ? REPORT_JSON : 0) | (e.report_md ? REPORT_MD : 0) |
+                       (e.report_html ? REPORT_HTML : 0);
+    const char *any = e.report_html ? e.report_html : e.report_md ? e.report_md : e.report_json;
+    char *dir = any ? hk_strdup(any) : NULL;
+    char *slash = dir ? strrchr(dir, '/') : NULL;
+    if (any && !dir)
+        rc = HK_ENOMEM;
+    else if (slash) {
+        *slash = '\0';
+        rc = report_write(st, id, dir[0] ? dir : "/", formats, NULL);
+    }
+    hk_free(dir);
+    store_episode_clear(&e);
+    return rc;
+}
+
 static int end_query(store *st, void *arg, json_t **out, char **msg)
 {
     struct end_arg *a = arg;
@@ -847,7 +873,9 @@ static int end_query(store *st, void *arg, json_t **out, char **msg)
     int rc = a->force ? store_episode_set_status(st, a->id, a->status, a->error)
                       : store_episode_finish(st, a->id, a->status, a->error);
     if (rc == HK_ESTATE)
-        rc = HK_OK; /* it had ended after all */
+        return HK_OK; /* it had ended after all, and its reports say how */
+    if (rc == HK_OK)
+        rc = rewrite_reports(st, a->id);
     return rc;
 }
 

@@ -5,6 +5,7 @@
  * checks, timing) is the hand-written hk_harness.h. */
 #include "measure/harness.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,16 +287,26 @@ out:
     return rc;
 }
 
+/* a static copy, so the allocation seam's live count is back to zero after the call */
+static char found_include_dir[4096];
+static pthread_once_t include_once = PTHREAD_ONCE_INIT;
+
+static void include_dir_find(void)
+{
+    char *d = NULL;
+    if (hk_data_dir("include", "include", &d) == HK_OK && strlen(d) < sizeof found_include_dir)
+        memcpy(found_include_dir, d, strlen(d) + 1);
+    hk_free(d);
+}
+
 const char *harness_include_dir(void)
 {
     const char *env = getenv("HK_INCLUDE_DIR");
     if (env && *env)
         return env;
-#ifdef HK_SOURCE_DIR
-    return HK_SOURCE_DIR "/include";
-#else
-    return "include";
-#endif
+    /* found once per process (the executable does not move); the string lives as long */
+    pthread_once(&include_once, include_dir_find);
+    return found_include_dir[0] ? found_include_dir : "include";
 }
 
 char *harness_run_out_name(int size, int dist, long long seed)

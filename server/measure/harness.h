@@ -37,8 +37,9 @@ int harness_launcher_argv(const char *nvcc, const char *arch, const char *includ
 /* harness_generate() then writes the text to out_path. HK_OK, HK_EIO, or as above. */
 int harness_write(const spec *s, const char *candidate_path, const char *out_path);
 
-/* Directory holding hk_harness.h (the source tree's include/, or $HK_INCLUDE_DIR when set).
- * Static string. */
+/* Directory holding hk_harness.h: $HK_INCLUDE_DIR when set, else an installed hkls's
+ * <prefix>/share/hyperkernel/include, else the source tree's include/ (hk_data_dir).
+ * Static string (found once per process). */
 const char *harness_include_dir(void);
 
 /* New NULL-terminated argv (harness_argv_free) compiling prog_cu into exe:

@@ -109,6 +109,81 @@ bool report__floor_words(const json_t *info, char *buf, size_t n)
     return true;
 }
 
+/* CUDA's version integers (1000 * major + 10 * minor) as "13.0". */
+static void cuda_version(char *buf, size_t n, const json_t *v)
+{
+    long long x = json_integer_value(v);
+    snprintf(buf, n, "%lld.%lld", x / 1000, x % 1000 / 10);
+}
+
+bool report__toolchain_words(const json_t *info, char *buf, size_t n)
+{
+    if (n)
+        buf[0] = '\0';
+    const char *cc = report__str(info, "nvcc"), *backend = report__str(info, "backend");
+    if (!cc)
+        return false;
+    const json_t *dev = json_object_get(info, "device");
+    const json_t *rt = json_object_get(dev, "runtime_version"),
+                 *drv = json_object_get(dev, "driver_version");
+    char r[32] = "", d[32] = "";
+    if (json_integer_value(rt) > 0)
+        cuda_version(r, sizeof r, rt);
+    if (json_integer_value(drv) > 0)
+        cuda_version(d, sizeof d, drv);
+    bool dcu = backend && !strcmp(backend, "dcu");
+    int w = snprintf(buf, n, "%s %s", dcu ? "hipcc" : "nvcc", cc);
+    if (w > 0 && (size_t)w < n && !dcu)
+        snprintf(buf + w, n - (size_t)w, "%s%s%s%s%s", *r ? ", CUDA " : "", r,
+                 *r ? " (the runtime the device probe was built with)" : "",
+                 *d ? "; driver for CUDA " : "", d);
+    return true;
+}
+
+/* The version the headline figure is about: the best, else the baseline. */
+static const json_t *headline_version(const json_t *m)
+{
+    const json_t *best = json_object_get(m, "best");
+    return json_is_object(best) ? best : json_object_get(m, "baseline");
+}
+
+bool report__bandwidth_words(const json_t *m, char *head, size_t hn, char *note, size_t nn)
+{
+    if (hn)
+        head[0] = '\0';
+    if (nn)
+        note[0] = '\0';
+    const json_t *v = headline_version(m);
+    double bps, pct, peak = NAN;
+    if (!json_is_object(v) || !report__num(v, "bytes_per_s", &bps))
+        return false;
+    if (!report__num(v, "bandwidth_pct_of_peak", &pct))
+        pct = NAN;
+    report__num(json_object_get(json_object_get(m, "device"), "peaks"),
+                STORE_PEAK_DRAM_BYTES_PER_S, &peak);
+    char rate[32], p[32], pk[32];
+    report__fmt_bytes_rate(rate, sizeof rate, bps);
+    report__fmt_pct(p, sizeof p, pct);
+    report__fmt_bytes_rate(pk, sizeof pk, peak);
+    const char *label = report__str(v, "label");
+    if (isfinite(pct))
+        snprintf(head, hn, "Bandwidth of %s: %s, %s of peak bandwidth (%s, measured on this GPU)",
+                 label ? label : "-", rate, p, pk);
+    else
+        snprintf(head, hn, "Bandwidth of %s: %s (no measured peak bandwidth for this GPU)",
+                 label ? label : "-", rate);
+    snprintf(note, nn,
+             "%% of peak bandwidth: the bytes the bench spec says one launch moves, divided by "
+             "the median time, against the peak hkls measured on this GPU (a 16-byte copy "
+             "kernel over buffers far larger than the L2). The tables' %% of roofline is this "
+             "figure for a memory-bound version (the FLOP rate against the FP32 peak when that "
+             "fraction is larger). The README and the suite tables in bench/results quote %% "
+             "of the copy line instead: against a device-to-device copy of the same bytes, "
+             "timed cold in the same run (bench/refs). That copy is slower than the peak, so "
+             "the same run reads a few points higher there.");
+    return true;
+}
+
 bool report__num(const json_t *obj, const char *key, double *out)
 {
     json_t *v = json_object_get(obj, key);
@@ -317,7 +392,8 @@ static json_t *version_json(const store_history_row *r, const struct peaks *pk,
     rc = rc ? rc : set_int(o, "parent_id", v->parent_id);
     rc = rc ? rc : set_int(o, "episode_id", v->episode_id);
     rc = rc ? rc
-            : (json_object_set_new(o, "status", json_string(store_version_status_name(v->status)))
+            : (json_object_set_new(o, "status",
+                                   json_string(store_version_status_label(v->status, r->measured)))
                    ? HK_ENOMEM
                    : HK_OK);
     rc = rc ? rc
@@ -397,6 +473,16 @@ static int evidence_json(store *s, int64_t vid, int64_t eid, json_t **out)
         }
         rc = set_text(o, "kind", ev[i].kind, 64);
         rc = rc ? rc : set_blob(o, "data", ev[i].json);
+        /* Episodes recorded before the rename called the SASS's local loads and stores
+         * "spills", beside ptxas's real spill count: a baseline then read "spills false"
+         * and "spills true". Show them under the name they have now. */
+        json_t *d = json_object_get(o, "data"), *sp = json_object_get(d, "spills");
+        if (!rc && ev[i].kind && !strcmp(ev[i].kind, "sass") && sp &&
+            !json_object_get(d, "local_memory")) {
+            json_incref(sp);
+            json_object_del(d, "spills");
+            rc = json_object_set_new(d, "local_memory", sp) ? HK_ENOMEM : HK_OK;
+        }
     }
     store_evidences_free(ev, n);
     if (rc) {

@@ -58,8 +58,8 @@ static int fact(struct hk_buf *out, const char *label, const char *value)
 }
 
 static const char css[] =
-    "body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;"
-    "max-width:1100px;padding:0 1em;color:#1d2330;background:#fff}"
+    "body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1em auto;"
+    "max-width:1240px;padding:0 1em;color:#1d2330;background:#fff}"
     "h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:1.8em;"
     "border-bottom:1px solid #dde1e8;padding-bottom:.2em}"
     "table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #dde1e8;"
@@ -73,7 +73,13 @@ static const char css[] =
     "pre.diff .hunk{color:#6b4fa0}pre.diff .file{font-weight:bold}"
     "code{font:12.5px ui-monospace,Menlo,Consolas,monospace}"
     ".details{max-width:520px;white-space:pre-wrap;word-break:break-word;font-size:12px}"
-    "svg text{font:12px system-ui,sans-serif;fill:#1d2330}footer{margin-top:2em;color:#6a7280}";
+    "svg text{font:12px system-ui,sans-serif;fill:#1d2330}footer{margin-top:2em;color:#6a7280}"
+    ".sub{color:#4a5262;margin:.1em 0 .4em}.bw{margin:.3em 0 .6em}.bw small{color:#4a5262}"
+    ".top{display:flex;flex-wrap:wrap;gap:1.2em;align-items:flex-start}"
+    "pre.diff{max-height:26em;overflow:auto}"
+    "details{margin:1em 0}summary{cursor:pointer;font-weight:bold}"
+    "table.raw{table-layout:fixed;width:100%}table.raw th{width:14em}"
+    "table.raw code,td code{white-space:pre-wrap;word-break:break-all}";
 
 /* Horizontal bars: one per measured version, median as the bar and p10..p90 as a
  * whisker, coloured by role and status. */
@@ -96,7 +102,7 @@ static int chart(struct hk_buf *out, const json_t *versions)
     }
     if (n == 0 || scale <= 0)
         return hk_buf_appends(out, "<p>No measured versions to chart.</p>\n");
-    const double label_w = 70, bar_w = 600, text_w = 260, row_h = 24, top = 8;
+    const double label_w = 60, bar_w = 380, text_w = 190, row_h = 24, top = 8;
     double width = label_w + bar_w + text_w, height = top * 2 + row_h * (double)n;
     int rc = hk_buf_printf(out,
                            "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"%.0f\""
@@ -264,109 +270,18 @@ static int diff_html(struct hk_buf *out, const char *text)
     return rc ? rc : hk_buf_appends(out, "</pre>\n");
 }
 
-int report_model_to_html(const json_t *m, struct hk_buf *out)
+/* The versions table and the chain from baseline to best. */
+static int versions_html(struct hk_buf *out, const json_t *m)
 {
-    const json_t *ep = json_object_get(m, "episode"), *k = json_object_get(m, "kernel");
-    if (!json_is_object(ep) || !json_is_object(k))
-        return HK_EINVAL;
-    const json_t *dev = json_object_get(m, "device"), *base = json_object_get(m, "baseline"),
-                 *best = json_object_get(m, "best"), *info = json_object_get(ep, "info"),
-                 *versions = json_object_get(m, "versions");
-    char a[64], b[64], c[64];
-    int rc = hk_buf_appends(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-                                 "<meta charset=\"utf-8\">\n"
-                                 "<meta http-equiv=\"Content-Security-Policy\" content=\""
-                                 "default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n"
-                                 "<meta name=\"viewport\" content=\"width=device-width\">\n"
-                                 "<title>Hyper Kernel report");
-    bool sim = json_is_true(json_object_get(ep, "simulated"));
-    rc = rc ? rc : hk_buf_appends(out, sim ? " (simulated GPU): " : ": ");
-    rc = rc ? rc : h(out, ep, "name");
-    rc = rc ? rc : hk_buf_printf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
-    rc = rc ? rc : h(out, ep, "name");
-    if (sim)
-        rc = rc ? rc : hk_buf_appends(out, " <span class=\"status\">simulated</span>");
-    rc = rc ? rc : hk_buf_appends(out, " <span class=\"status\">");
-    rc = rc ? rc : h(out, ep, "status");
-    rc = rc ? rc : hk_buf_appends(out, "</span></h1>\n");
-    if (sim)
-        rc = rc ? rc : hk_buf_appends(out, "<p><strong>Simulated GPU: every time, speedup and "
-                                           "bandwidth in this report is simulated, not measured "
-                                           "on hardware.</strong></p>\n");
-    rc = rc ? rc : hk_buf_appends(out, "<table>\n");
-    rc = rc ? rc : fact(out, "Kernel", report__str(k, "name"));
-    rc = rc ? rc : fact(out, "File", report__str(k, "file"));
-    rc = rc ? rc : fact(out, "Target", report__str(ep, "target"));
-    rc = rc ? rc : fact(out, "Architecture", report__str(ep, "arch"));
-    rc = rc ? rc : fact(out, "Device", report__str(dev, "name"));
-    rc = rc ? rc : fact(out, "Engine", report__str(ep, "engine"));
-    rc = rc ? rc : fact(out, "Started", report__str(ep, "started"));
-    rc = rc ? rc : fact(out, "Ended", report__str(ep, "ended"));
-    report__fmt_duration(a, sizeof a, num_or_nan(ep, "duration_ms"));
-    rc = rc ? rc : fact(out, "Duration", a);
-    if (!rc && report__str(info, "isolation"))
-        rc = fact(out, "Isolation", report__str(info, "isolation"));
-    if (!rc && report__str(info, "correctness"))
-        rc = fact(out, "Correctness", report__str(info, "correctness"));
-    if (!rc && report__str(info, "spec_inferred")) /* spec inference (docs/bench-spec.md) */
-        rc = fact(out, "Spec inferred", report__str(info, "spec_inferred"));
-    char floor_words[512];
-    if (!rc && report__floor_words(info, floor_words, sizeof floor_words))
-        rc = fact(out, "Physical floor", floor_words);
-    if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
-        rc = fact(out, "Memory safety", report__str(info, "memory_safety"));
-    if (!rc && report__str(ep, "error"))
-        rc = fact(out, "Error", report__str(ep, "error"));
-    rc = rc ? rc : hk_buf_appends(out, sim ? "</table>\n<h2>Result (simulated)</h2>\n"
-                                           : "</table>\n<h2>Result</h2>\n");
-
-    const json_t *sp = json_object_get(m, "speedup");
-    if (!rc && json_is_object(sp)) {
-        double val = num_or_nan(sp, "value");
-        report__fmt_ratio(a, sizeof a, val);
-        report__fmt_ratio(b, sizeof b, num_or_nan(sp, "lo"));
-        report__fmt_ratio(c, sizeof c, num_or_nan(sp, "hi"));
-        rc = hk_buf_printf(out, "<p class=\"headline\"><b class=\"%s\">%s</b> speedup"
-                                " <small>(spread %s .. %s, from p10/p90)</small></p>\n",
-                           isfinite(val) && val > 1 ? "good" : "bad", a, b, c);
-    } else if (!rc) {
-        rc = hk_buf_appends(out, "<p class=\"headline\">No faster verified version.</p>\n");
-    }
-    if (!rc && json_is_true(json_object_get(m, "best_is_inferred")))
-        rc = hk_buf_appends(out, "<p>No best version was recorded: the fastest verified one is"
-                                 " shown.</p>\n");
-    rc = rc ? rc : perf_table(out, base, best);
-    const json_t *acc = json_object_get(m, "accuracy");
-    if (!rc && json_is_object(acc)) {
-        report__fmt_err(a, sizeof a, num_or_nan(acc, "max_abs_err"));
-        report__fmt_err(b, sizeof b, num_or_nan(acc, "max_rel_err"));
-        rc = hk_buf_printf(out, "<p>Accuracy against the baseline's outputs: max abs error"
-                                " <b>%s</b>, max rel error <b>%s</b>.</p>\n",
-                           a, b);
-    }
-    if (!rc && json_is_object(json_object_get(dev, "peaks"))) {
-        report__fmt_bytes_rate(a, sizeof a,
-                               num_or_nan(json_object_get(dev, "peaks"),
-                                          STORE_PEAK_DRAM_BYTES_PER_S));
-        report__fmt_flop_rate(b, sizeof b,
-                              num_or_nan(json_object_get(dev, "peaks"),
-                                         STORE_PEAK_FP32_FLOP_PER_S));
-        rc = hk_buf_printf(out, "<p>Measured peaks of this device: %s DRAM, %s FP32.</p>\n", a,
-                           b);
-    }
-
-    /* Versions: chart, table, chain */
-    rc = rc ? rc : hk_buf_appends(out, "<h2>Versions</h2>\n");
-    rc = rc ? rc : chart(out, versions);
-    rc = rc ? rc
-            : hk_buf_appends(out, "<table><tr><th>Version</th><th>Parent</th><th>Status</th>"
-                                  "<th>Median</th><th>p10 .. p90</th><th>Speedup (spread)</th>"
-                                  "<th>Bandwidth</th><th>FLOP rate</th><th>% of roofline</th>"
-                                  "<th>Max abs err</th><th>Max rel err</th><th>Produced by</th>"
-                                  "</tr>\n");
+    int rc = hk_buf_appends(out, "<table><tr><th>Version</th><th>Parent</th><th>Status</th>"
+                                 "<th>Median</th><th>p10 .. p90</th><th>Speedup (spread)</th>"
+                                 "<th>Bandwidth</th><th>FLOP rate</th><th>% of roofline</th>"
+                                 "<th>Max abs err</th><th>Max rel err</th><th>Produced by</th>"
+                                 "</tr>\n");
     size_t i;
     const json_t *v;
-    json_array_foreach(versions, i, v)
+    char a[64];
+    json_array_foreach(json_object_get(m, "versions"), i, v)
     {
         if (rc)
             break;
@@ -417,9 +332,153 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
     }
     if (!rc && json_array_size(json_object_get(m, "chain")) == 0)
         rc = hk_buf_appends(out, "-");
-    rc = rc ? rc : hk_buf_appends(out, "</p>\n");
+    return rc ? rc : hk_buf_appends(out, "</p>\n");
+}
+
+/* The episode's facts: what ran where, with which tools, and under which checks. */
+static int facts_html(struct hk_buf *out, const json_t *m)
+{
+    const json_t *ep = json_object_get(m, "episode"), *k = json_object_get(m, "kernel"),
+                 *dev = json_object_get(m, "device"), *info = json_object_get(ep, "info");
+    char a[64], words[1024];
+    int rc = hk_buf_appends(out, "<h2>Episode</h2>\n<table>\n");
+    rc = rc ? rc : fact(out, "Kernel", report__str(k, "name"));
+    rc = rc ? rc : fact(out, "File", report__str(k, "file"));
+    rc = rc ? rc : fact(out, "Status", report__str(ep, "status"));
+    rc = rc ? rc : fact(out, "Target", report__str(ep, "target"));
+    rc = rc ? rc : fact(out, "Architecture", report__str(ep, "arch"));
+    rc = rc ? rc : fact(out, "Device", report__str(dev, "name"));
+    if (!rc && report__toolchain_words(info, words, sizeof words))
+        rc = fact(out, "Toolchain", words);
+    rc = rc ? rc : fact(out, "Engine", report__str(ep, "engine"));
+    rc = rc ? rc : fact(out, "Started", report__str(ep, "started"));
+    rc = rc ? rc : fact(out, "Ended", report__str(ep, "ended"));
+    report__fmt_duration(a, sizeof a, num_or_nan(ep, "duration_ms"));
+    rc = rc ? rc : fact(out, "Duration", a);
+    if (!rc && report__str(info, "bottleneck"))
+        rc = fact(out, "Bottleneck", report__str(info, "bottleneck"));
+    if (!rc && report__str(info, "isolation"))
+        rc = fact(out, "Isolation", report__str(info, "isolation"));
+    if (!rc && report__str(info, "correctness"))
+        rc = fact(out, "Correctness", report__str(info, "correctness"));
+    if (!rc && report__str(info, "spec_inferred")) /* spec inference (docs/bench-spec.md) */
+        rc = fact(out, "Spec inferred", report__str(info, "spec_inferred"));
+    if (!rc && report__floor_words(info, words, sizeof words))
+        rc = fact(out, "Physical floor", words);
+    if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
+        rc = fact(out, "Memory safety", report__str(info, "memory_safety"));
+    return rc ? rc : hk_buf_appends(out, "</table>\n");
+}
+
+/* Above the fold of a 1280x900 window: the verdict, the one bandwidth figure, the result
+ * table beside the versions chart, then the diff. The facts, stages and raw evidence
+ * follow; the raw key/value blocks are folded (<details>). */
+int report_model_to_html(const json_t *m, struct hk_buf *out)
+{
+    const json_t *ep = json_object_get(m, "episode"), *k = json_object_get(m, "kernel");
+    if (!json_is_object(ep) || !json_is_object(k))
+        return HK_EINVAL;
+    const json_t *dev = json_object_get(m, "device"), *base = json_object_get(m, "baseline"),
+                 *best = json_object_get(m, "best"), *info = json_object_get(ep, "info"),
+                 *versions = json_object_get(m, "versions");
+    char a[64], b[64], c[64];
+    int rc = hk_buf_appends(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+                                 "<meta charset=\"utf-8\">\n"
+                                 "<meta http-equiv=\"Content-Security-Policy\" content=\""
+                                 "default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n"
+                                 "<meta name=\"viewport\" content=\"width=device-width\">\n"
+                                 "<title>Hyper Kernel report");
+    bool sim = json_is_true(json_object_get(ep, "simulated"));
+    rc = rc ? rc : hk_buf_appends(out, sim ? " (simulated GPU): " : ": ");
+    rc = rc ? rc : h(out, ep, "name");
+    rc = rc ? rc : hk_buf_printf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
+    rc = rc ? rc : h(out, ep, "name");
+    if (sim)
+        rc = rc ? rc : hk_buf_appends(out, " <span class=\"status\">simulated</span>");
+    rc = rc ? rc : hk_buf_appends(out, " <span class=\"status\">");
+    rc = rc ? rc : h(out, ep, "status");
+    rc = rc ? rc : hk_buf_appends(out, "</span></h1>\n<p class=\"sub\">");
+    rc = rc ? rc : h(out, k, "file");
+    rc = rc ? rc : hk_buf_appends(out, " &middot; ");
+    rc = rc ? rc : h(out, ep, "arch");
+    rc = rc ? rc : hk_buf_appends(out, " on ");
+    rc = rc ? rc : h(out, dev, "name");
+    rc = rc ? rc : hk_buf_appends(out, " &middot; engine ");
+    rc = rc ? rc : h(out, ep, "engine");
+    report__fmt_duration(a, sizeof a, num_or_nan(ep, "duration_ms"));
+    rc = rc ? rc : hk_buf_printf(out, " &middot; %s</p>\n", a);
+    if (sim)
+        rc = rc ? rc : hk_buf_appends(out, "<p><strong>Simulated GPU: every time, speedup and "
+                                           "bandwidth in this report is simulated, not measured "
+                                           "on hardware.</strong></p>\n");
+    if (!rc && report__str(ep, "error")) {
+        rc = hk_buf_appends(out, "<p class=\"bad\"><b>Error:</b> ");
+        rc = rc ? rc : h(out, ep, "error");
+        rc = rc ? rc : hk_buf_appends(out, "</p>\n");
+    }
+
+    const json_t *sp = json_object_get(m, "speedup");
+    if (!rc && json_is_object(sp)) {
+        double val = num_or_nan(sp, "value");
+        report__fmt_ratio(a, sizeof a, val);
+        report__fmt_ratio(b, sizeof b, num_or_nan(sp, "lo"));
+        report__fmt_ratio(c, sizeof c, num_or_nan(sp, "hi"));
+        rc = hk_buf_printf(out, "<p class=\"headline\"><b class=\"%s\">%s</b> speedup%s"
+                                " <small>(spread %s .. %s, from p10/p90)",
+                           isfinite(val) && val > 1 ? "good" : "bad", a,
+                           sim ? " (simulated)" : "", b, c);
+        const json_t *acc = json_object_get(m, "accuracy");
+        if (!rc && json_is_object(acc)) {
+            report__fmt_err(a, sizeof a, num_or_nan(acc, "max_abs_err"));
+            report__fmt_err(b, sizeof b, num_or_nan(acc, "max_rel_err"));
+            rc = hk_buf_printf(out, "; against the baseline's outputs max abs error %s, max rel"
+                                    " error %s",
+                               a, b);
+        }
+        rc = rc ? rc : hk_buf_appends(out, "</small></p>\n");
+    } else if (!rc) {
+        rc = hk_buf_appends(out, "<p class=\"headline\">No faster verified version.</p>\n");
+    }
+    if (!rc && json_is_true(json_object_get(m, "best_is_inferred")))
+        rc = hk_buf_appends(out, "<p>No best version was recorded: the fastest verified one is"
+                                 " shown.</p>\n");
+    char bw_head[256], bw_note[1024];
+    if (!rc && report__bandwidth_words(m, bw_head, sizeof bw_head, bw_note, sizeof bw_note)) {
+        rc = hk_buf_appends(out, "<p class=\"bw\"><b>");
+        rc = rc ? rc : report_html_escape(out, bw_head);
+        rc = rc ? rc : hk_buf_appends(out, "</b><br><small>");
+        rc = rc ? rc : report_html_escape(out, bw_note);
+        rc = rc ? rc : hk_buf_appends(out, "</small></p>\n");
+    }
+    rc = rc ? rc : hk_buf_appends(out, "<div class=\"top\"><div>");
+    rc = rc ? rc : perf_table(out, base, best);
+    rc = rc ? rc : hk_buf_appends(out, "</div><div>");
+    rc = rc ? rc : chart(out, versions);
+    rc = rc ? rc : hk_buf_appends(out, "</div></div>\n");
+
+    /* Diff: what the user came for, right under the numbers */
+    const json_t *diff = json_object_get(m, "diff");
+    const char *text = report__str(diff, "text");
+    if (!rc && text) {
+        rc = hk_buf_appends(out, "<h2>Diff ");
+        rc = rc ? rc : h(out, diff, "from");
+        rc = rc ? rc : hk_buf_appends(out, " &rarr; ");
+        rc = rc ? rc : h(out, diff, "to");
+        rc = rc ? rc : hk_buf_appends(out, "</h2>\n");
+        rc = rc ? rc : diff_html(out, text);
+    } else if (!rc && report__str(diff, "error")) {
+        rc = hk_buf_appends(out, "<h2>Diff</h2>\n<p>");
+        rc = rc ? rc : h(out, diff, "error");
+        rc = rc ? rc : hk_buf_appends(out, "</p>\n");
+    }
+
+    rc = rc ? rc : hk_buf_appends(out, "<h2>Versions</h2>\n");
+    rc = rc ? rc : versions_html(out, m);
+    rc = rc ? rc : facts_html(out, m);
 
     /* Stages */
+    size_t i;
+    const json_t *v;
     rc = rc ? rc
             : hk_buf_appends(out, "<h2>Stages</h2>\n<table><tr><th>Stage</th><th>Started</th>"
                                   "<th>Duration</th><th>Events</th><th>Last message</th></tr>\n");
@@ -463,39 +522,25 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
         rc = rc ? rc : hk_buf_appends(out, "</table>\n");
     }
 
-    /* Evidence */
+    /* Raw evidence and settings: folded, for whoever wants to check a figure */
     const json_t *evd = json_object_get(m, "evidence");
     if (!rc && (json_array_size(json_object_get(evd, "baseline")) ||
-                json_array_size(json_object_get(evd, "best"))))
-        rc = hk_buf_appends(out, "<h2>Evidence</h2>\n");
-    rc = rc ? rc : evidence_html(out, "Baseline", json_object_get(evd, "baseline"));
-    rc = rc ? rc : evidence_html(out, "Best", json_object_get(evd, "best"));
-
-    /* Diff */
-    const json_t *diff = json_object_get(m, "diff");
-    const char *text = report__str(diff, "text");
-    if (!rc && text) {
-        rc = hk_buf_appends(out, "<h2>Diff ");
-        rc = rc ? rc : h(out, diff, "from");
-        rc = rc ? rc : hk_buf_appends(out, " &rarr; ");
-        rc = rc ? rc : h(out, diff, "to");
-        rc = rc ? rc : hk_buf_appends(out, "</h2>\n");
-        rc = rc ? rc : diff_html(out, text);
-    } else if (!rc && report__str(diff, "error")) {
-        rc = hk_buf_appends(out, "<h2>Diff</h2>\n<p>");
-        rc = rc ? rc : h(out, diff, "error");
-        rc = rc ? rc : hk_buf_appends(out, "</p>\n");
+                json_array_size(json_object_get(evd, "best")))) {
+        rc = hk_buf_appends(out, "<details><summary>Evidence: ptxas, SASS counts, ncu,"
+                                 " roofline (raw)</summary>\n");
+        rc = rc ? rc : evidence_html(out, "Baseline", json_object_get(evd, "baseline"));
+        rc = rc ? rc : evidence_html(out, "Best", json_object_get(evd, "best"));
+        rc = rc ? rc : hk_buf_appends(out, "</details>\n");
     }
-
-    /* Settings */
     const json_t *budget = json_object_get(ep, "budget");
     if (!rc && (json_is_object(budget) || json_is_object(info))) {
-        rc = hk_buf_appends(out, "<h2>Settings</h2>\n<table>\n");
+        rc = hk_buf_appends(out, "<details><summary>Settings and recorded facts (raw)</summary>"
+                                 "\n<table class=\"raw\">\n");
         if (!rc && json_is_object(budget))
             rc = kv_table(out, budget, "budget.");
         if (!rc && json_is_object(info))
             rc = kv_table(out, info, "");
-        rc = rc ? rc : hk_buf_appends(out, "</table>\n");
+        rc = rc ? rc : hk_buf_appends(out, "</table>\n</details>\n");
     }
     rc = rc ? rc : hk_buf_appends(out, "<footer>Generated by Hyper Kernel at ");
     rc = rc ? rc : h(out, m, "generated");

@@ -20,6 +20,14 @@ const char *report__str(const json_t *obj, const char *key);
  * physical floor") into buf: none and why, whether speedups were credited, and the faster
  * versions that were not. false (buf empty) when a floor applied. */
 bool report__floor_words(const json_t *info, char *buf, size_t n);
+/* The toolchain of an episode's info as readable text into buf: the compiler's path and,
+ * from the device probe, the CUDA runtime and driver versions ("nvcc /usr/local/cuda/bin/nvcc,
+ * CUDA 13.0 (...); driver for CUDA 13.0"). false (buf empty) when info names no compiler. */
+bool report__toolchain_words(const json_t *info, char *buf, size_t n);
+/* The one headline bandwidth figure of a report model (the best version's, else the
+ * baseline's) into head, and into note what it is measured against and how it differs from
+ * the README's "% of the copy line". false (both empty) when nothing moved bytes. */
+bool report__bandwidth_words(const json_t *model, char *head, size_t hn, char *note, size_t nn);
 /* Member number of obj into *out; false when absent, null or not a number. */
 bool report__num(const json_t *obj, const char *key, double *out);
 

@@ -185,31 +185,11 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         rc = rc ? rc : hk_buf_appends(out, "\n\n**Simulated GPU: every time, speedup and "
                                            "bandwidth below is simulated, not measured on "
                                            "hardware.**");
-    rc = rc ? rc : hk_buf_appends(out, "\n\n| | |\n|---|---|\n");
-    rc = rc ? rc : row_text(out, "Kernel", report__str(k, "name"));
-    rc = rc ? rc : row_text(out, "File", report__str(k, "file"));
-    rc = rc ? rc : row_text(out, "Target", report__str(ep, "target"));
-    rc = rc ? rc : row_text(out, "Architecture", report__str(ep, "arch"));
-    rc = rc ? rc : row_text(out, "Device", report__str(dev, "name"));
-    rc = rc ? rc : row_text(out, "Engine", report__str(ep, "engine"));
-    rc = rc ? rc : row_text(out, "Status", report__str(ep, "status"));
-    rc = rc ? rc : row_text(out, "Started", report__str(ep, "started"));
-    rc = rc ? rc : row_text(out, "Ended", report__str(ep, "ended"));
-    report__fmt_duration(a, sizeof a, num_or_nan(ep, "duration_ms"));
-    rc = rc ? rc : row2(out, "Duration", a);
-    if (!rc && report__str(info, "isolation"))
-        rc = row_text(out, "Isolation", report__str(info, "isolation"));
-    if (!rc && report__str(info, "correctness"))
-        rc = row_text(out, "Correctness", report__str(info, "correctness"));
-    if (!rc && report__str(info, "spec_inferred")) /* spec inference (docs/bench-spec.md) */
-        rc = row_text(out, "Spec inferred", report__str(info, "spec_inferred"));
-    char floor_words[512];
-    if (!rc && report__floor_words(info, floor_words, sizeof floor_words))
-        rc = row_text(out, "Physical floor", floor_words);
-    if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
-        rc = row_text(out, "Memory safety", report__str(info, "memory_safety"));
-    if (!rc && report__str(ep, "error"))
-        rc = row_text(out, "Error", report__str(ep, "error"));
+    if (!rc && report__str(ep, "error")) {
+        rc = hk_buf_appends(out, "\n\n**Error:** ");
+        rc = rc ? rc : md_key(out, ep, "error", REPORT_MAX_TEXT);
+    }
+    rc = rc ? rc : hk_buf_appends(out, "\n");
 
     /* Result */
     rc = rc ? rc : hk_buf_appends(out, sim ? "\n## Result (simulated)\n\n| | Baseline ("
@@ -235,6 +215,14 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         rc = hk_buf_printf(out, "\nAccuracy against the baseline's outputs: max abs error %s,"
                                 " max rel error %s\n",
                            a, b);
+    }
+    char bw_head[256], bw_note[1024];
+    if (!rc && report__bandwidth_words(m, bw_head, sizeof bw_head, bw_note, sizeof bw_note)) {
+        rc = hk_buf_appends(out, "\n**");
+        rc = rc ? rc : md_text(out, bw_head, 0);
+        rc = rc ? rc : hk_buf_appends(out, "**\n\n");
+        rc = rc ? rc : md_text(out, bw_note, 0);
+        rc = rc ? rc : hk_buf_appends(out, "\n");
     }
     /* engine v2: the bottleneck class, the skills tried, and whether the gain is explained */
     if (!rc && report__str(info, "bottleneck")) {
@@ -278,30 +266,8 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         rc = hk_buf_appends(out, "\n(No best version was recorded: the fastest verified one"
                                  " is shown.)\n");
 
-    /* Stages */
-    const json_t *stages = json_object_get(m, "stages");
-    rc = rc ? rc
-            : hk_buf_appends(out, "\n## Stages\n\n| Stage | Started | Duration | Events |"
-                                  " Last message |\n|---|---|---|---|---|\n");
-    size_t i;
-    const json_t *s;
-    json_array_foreach(stages, i, s)
-    {
-        if (rc)
-            break;
-        report__fmt_duration(a, sizeof a, num_or_nan(s, "duration_ms"));
-        rc = hk_buf_appends(out, "| ");
-        rc = rc ? rc : md_key(out, s, "stage", 64);
-        rc = rc ? rc : hk_buf_appends(out, " | ");
-        rc = rc ? rc : md_key(out, s, "start", 64);
-        rc = rc ? rc
-                : hk_buf_printf(out, " | %s | %lld | ", a,
-                                (long long)json_integer_value(json_object_get(s, "events")));
-        rc = rc ? rc : md_key(out, s, "last_message", 300);
-        rc = rc ? rc : hk_buf_appends(out, " |\n");
-    }
-
     /* Versions and chain */
+    size_t i;
     rc = rc ? rc
             : hk_buf_appends(out, "\n## Versions\n\n| Version | Parent | Status | Median |"
                                   " Speedup (spread) | Bandwidth | % of roofline |"
@@ -351,6 +317,71 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     }
     rc = rc ? rc : hk_buf_appends(out, "\n");
 
+    /* Diff */
+    const json_t *diff = json_object_get(m, "diff");
+    const char *text = report__str(diff, "text");
+    if (!rc && text) {
+        rc = hk_buf_appends(out, "\n## Diff ");
+        rc = rc ? rc : md_key(out, diff, "from", 64);
+        rc = rc ? rc : hk_buf_appends(out, " to ");
+        rc = rc ? rc : md_key(out, diff, "to", 64);
+        rc = rc ? rc : hk_buf_appends(out, "\n\n");
+        rc = rc ? rc : md_fence(out, "diff", text);
+    } else if (!rc && report__str(diff, "error")) {
+        rc = hk_buf_appends(out, "\n## Diff\n\n");
+        rc = rc ? rc : md_key(out, diff, "error", 256);
+        rc = rc ? rc : hk_buf_appends(out, "\n");
+    }
+
+    rc = rc ? rc : hk_buf_appends(out, "\n## Episode\n\n| | |\n|---|---|\n");
+    rc = rc ? rc : row_text(out, "Kernel", report__str(k, "name"));
+    rc = rc ? rc : row_text(out, "File", report__str(k, "file"));
+    rc = rc ? rc : row_text(out, "Target", report__str(ep, "target"));
+    rc = rc ? rc : row_text(out, "Architecture", report__str(ep, "arch"));
+    rc = rc ? rc : row_text(out, "Device", report__str(dev, "name"));
+    char tool[1024];
+    if (!rc && report__toolchain_words(info, tool, sizeof tool))
+        rc = row_text(out, "Toolchain", tool);
+    rc = rc ? rc : row_text(out, "Engine", report__str(ep, "engine"));
+    rc = rc ? rc : row_text(out, "Status", report__str(ep, "status"));
+    rc = rc ? rc : row_text(out, "Started", report__str(ep, "started"));
+    rc = rc ? rc : row_text(out, "Ended", report__str(ep, "ended"));
+    report__fmt_duration(a, sizeof a, num_or_nan(ep, "duration_ms"));
+    rc = rc ? rc : row2(out, "Duration", a);
+    if (!rc && report__str(info, "isolation"))
+        rc = row_text(out, "Isolation", report__str(info, "isolation"));
+    if (!rc && report__str(info, "correctness"))
+        rc = row_text(out, "Correctness", report__str(info, "correctness"));
+    if (!rc && report__str(info, "spec_inferred")) /* spec inference (docs/bench-spec.md) */
+        rc = row_text(out, "Spec inferred", report__str(info, "spec_inferred"));
+    char floor_words[512];
+    if (!rc && report__floor_words(info, floor_words, sizeof floor_words))
+        rc = row_text(out, "Physical floor", floor_words);
+    if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
+        rc = row_text(out, "Memory safety", report__str(info, "memory_safety"));
+
+    /* Stages */
+    const json_t *stages = json_object_get(m, "stages");
+    rc = rc ? rc
+            : hk_buf_appends(out, "\n## Stages\n\n| Stage | Started | Duration | Events |"
+                                  " Last message |\n|---|---|---|---|---|\n");
+    const json_t *s;
+    json_array_foreach(stages, i, s)
+    {
+        if (rc)
+            break;
+        report__fmt_duration(a, sizeof a, num_or_nan(s, "duration_ms"));
+        rc = hk_buf_appends(out, "| ");
+        rc = rc ? rc : md_key(out, s, "stage", 64);
+        rc = rc ? rc : hk_buf_appends(out, " | ");
+        rc = rc ? rc : md_key(out, s, "start", 64);
+        rc = rc ? rc
+                : hk_buf_printf(out, " | %s | %lld | ", a,
+                                (long long)json_integer_value(json_object_get(s, "events")));
+        rc = rc ? rc : md_key(out, s, "last_message", 300);
+        rc = rc ? rc : hk_buf_appends(out, " |\n");
+    }
+
     /* Rejected */
     const json_t *rej = json_object_get(m, "rejected");
     if (!rc && json_array_size(rej)) {
@@ -376,29 +407,18 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     const json_t *evd = json_object_get(m, "evidence");
     if (!rc && (json_array_size(json_object_get(evd, "baseline")) ||
                 json_array_size(json_object_get(evd, "best"))))
-        rc = hk_buf_appends(out, "\n## Evidence\n\n");
-    rc = rc ? rc : evidence_md(out, "Baseline", json_object_get(evd, "baseline"));
-    rc = rc ? rc : evidence_md(out, "Best", json_object_get(evd, "best"));
-
-    /* Diff */
-    const json_t *diff = json_object_get(m, "diff");
-    const char *text = report__str(diff, "text");
-    if (!rc && text) {
-        rc = hk_buf_appends(out, "\n## Diff ");
-        rc = rc ? rc : md_key(out, diff, "from", 64);
-        rc = rc ? rc : hk_buf_appends(out, " to ");
-        rc = rc ? rc : md_key(out, diff, "to", 64);
-        rc = rc ? rc : hk_buf_appends(out, "\n\n");
-        rc = rc ? rc : md_fence(out, "diff", text);
-    } else if (!rc && report__str(diff, "error")) {
-        rc = hk_buf_appends(out, "\n## Diff\n\n");
-        rc = rc ? rc : md_key(out, diff, "error", 256);
-        rc = rc ? rc : hk_buf_appends(out, "\n");
+    {
+        rc = hk_buf_appends(out, "\n<details><summary>Evidence: ptxas, SASS counts, ncu,"
+                                 " roofline (raw)</summary>\n\n");
+        rc = rc ? rc : evidence_md(out, "Baseline", json_object_get(evd, "baseline"));
+        rc = rc ? rc : evidence_md(out, "Best", json_object_get(evd, "best"));
+        rc = rc ? rc : hk_buf_appends(out, "</details>\n");
     }
 
     /* Episode facts the engine recorded */
     if (!rc && (json_is_object(info) || json_is_object(json_object_get(ep, "budget")))) {
-        rc = hk_buf_appends(out, "\n## Settings\n\n| Field | Value |\n|---|---|\n");
+        rc = hk_buf_appends(out, "\n<details><summary>Settings and recorded facts (raw)"
+                                 "</summary>\n\n| Field | Value |\n|---|---|\n");
         const json_t *objs[2] = {json_object_get(ep, "budget"), info};
         const char *pfx[2] = {"budget.", ""};
         for (int o = 0; rc == HK_OK && o < 2; o++) {
@@ -423,6 +443,7 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
                 hk_buf_free(&cell);
             }
         }
+        rc = rc ? rc : hk_buf_appends(out, "\n</details>\n");
     }
     rc = rc ? rc : hk_buf_appends(out, "\nGenerated by Hyper Kernel at ");
     rc = rc ? rc : md_key(out, m, "generated", 64);

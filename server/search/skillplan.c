@@ -17,6 +17,17 @@ enum sk_class skillplan_class(bool compute_bound, double pct_of_bound)
     return pct_of_bound < 20.0 ? SK_LATENCY_BOUND : SK_MEMORY_BOUND;
 }
 
+enum sk_class skillplan_static_class(double flop_per_byte)
+{
+    if (!isfinite(flop_per_byte) || flop_per_byte < 0)
+        return SK_CLASS_COUNT;
+    if (flop_per_byte < SKILLPLAN_RIDGE_LOW)
+        return SK_MEMORY_BOUND;
+    if (flop_per_byte > SKILLPLAN_RIDGE_HIGH)
+        return SK_COMPUTE_BOUND;
+    return SK_CLASS_COUNT;
+}
+
 static bool structural(enum sk_rewrite r)
 {
     switch (r) {

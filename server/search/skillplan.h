@@ -31,6 +31,16 @@ typedef struct {
  * limits it). pct_of_bound NAN (no peaks, no timing): SK_CLASS_COUNT (unknown). */
 enum sk_class skillplan_class(bool compute_bound, double pct_of_bound);
 
+/* The class the spec's formulas alone imply, before anything is measured: FLOP per byte
+ * below SKILLPLAN_RIDGE_LOW is memory-bound and above SKILLPLAN_RIDGE_HIGH compute-bound on
+ * every GPU the engine targets (their FP32 ridge points lie between the two: about 10
+ * FLOP/byte for an A100, 14 for an H100/H200, 17 for a V100, 19 for an MI100); between them
+ * it depends on the device, and NAN (no formulas) is unknown: SK_CLASS_COUNT. A kernel's
+ * latency-bound shape shows only in a measurement, so it is never returned. */
+#define SKILLPLAN_RIDGE_LOW 2.0
+#define SKILLPLAN_RIDGE_HIGH 40.0
+enum sk_class skillplan_static_class(double flop_per_byte);
+
 /* The plan for kernel_text (the kernel's own source: its definition) on arch: skills
  * whose hardware matches, whose code condition matches the text and whose metric
  * thresholds hold for mt (NULL: none known); algorithm replacements first, and within

@@ -1615,23 +1615,5 @@ int sk_default_dir(char **out)
         *out = hk_strdup(env);
         return *out ? HK_OK : HK_ENOMEM;
     }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            char *cand = hk_asprintf("%s/../share/hyperkernel/skills", exe);
-            if (!cand)
-                return HK_ENOMEM;
-            if (is_dir(cand)) {
-                *out = cand;
-                return HK_OK;
-            }
-            hk_free(cand);
-        }
-    }
-    *out = hk_strdup(HK_SOURCE_DIR "/skills");
-    return *out ? HK_OK : HK_ENOMEM;
+    return hk_data_dir("skills", "skills", out);
 }

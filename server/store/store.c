@@ -142,6 +142,12 @@ const char *store_version_status_name(enum store_version_status st)
     return (unsigned)st < HK_ARRAY_LEN(v_names) ? v_names[st] : "?";
 }
 
+const char *store_version_status_label(enum store_version_status st, bool measured)
+{
+    return st == STORE_V_CANDIDATE && !measured ? "built, not measured"
+                                                : store_version_status_name(st);
+}
+
 const char *store_measure_kind_name(enum store_measure_kind k)
 {
     return (unsigned)k < HK_ARRAY_LEN(m_names) ? m_names[k] : "?";

@@ -57,6 +57,9 @@ enum store_measure_kind { STORE_M_BASELINE, STORE_M_CANDIDATE, STORE_M_VERIFY };
 const char *store_episode_status_name(enum store_episode_status st);
 const char *store_version_status_name(enum store_version_status st);
 const char *store_measure_kind_name(enum store_measure_kind k);
+/* The status as a user reads it (reports, history): a candidate that was never measured
+ * (built where no GPU was) is "built, not measured"; otherwise the name. Static string. */
+const char *store_version_status_label(enum store_version_status st, bool measured);
 /* Parses a name back; HK_EINVAL when unknown. */
 int store_episode_status_parse(const char *s, enum store_episode_status *out);
 

@@ -432,7 +432,108 @@ local function case_diagnostics()
   stop()
 end
 
-local cases = { features = case_features, diagnostics = case_diagnostics }
+-- ---- case: the plugin (editors/nvim) finding hkls, and an episode without a GPU ----
+
+-- The repository this test file is in (tests/nvim/test_init.lua -> its root).
+local REPO = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h')
+
+local function case_plugin_nogpu()
+  vim.opt.runtimepath:prepend(REPO .. '/editors/nvim')
+  local hk = require('hyperkernel')
+
+  -- Which hkls: setup{cmd=} as given; else PATH; else the checkout's build/hkls.
+  hk.config.cmd = { '/opt/x/hkls', '--log', 'l' }
+  check(hk.server_cmd()[1] == '/opt/x/hkls', 'setup{cmd=} is used as given')
+  hk.config.cmd = nil
+  local bin = WORK .. '/bin'
+  vim.fn.mkdir(bin, 'p')
+  vim.loop.fs_symlink(HKLS, bin .. '/hkls')
+  local saved_path = vim.env.PATH
+  vim.env.PATH = bin .. ':' .. saved_path
+  local cmd = hk.server_cmd()
+  check(cmd and cmd[1] == bin .. '/hkls', 'hkls on PATH is found: %s', vim.inspect(cmd))
+  vim.env.PATH = WORK .. '/nothing'
+  local tried
+  cmd, tried = hk.server_cmd()
+  local built = REPO .. '/build/hkls'
+  check(tried[#tried] == built and ((cmd and cmd[1] == built) == (vim.fn.executable(built) == 1)),
+    'not on PATH: the checkout\'s build/hkls (%s), when built: %s', built, vim.inspect(cmd))
+  vim.env.PATH = saved_path
+
+  -- An episode where no GPU is: its failure is told once, without "failed: failed:".
+  local ws = vim.fn.fnamemodify(FILE, ':h')
+  vim.fn.writefile(vim.fn.readfile(REPO .. '/bench/kernels/saxpy.bench.json'), ws .. '/saxpy.bench.json')
+  vim.env.HK_NO_GPU = '1'
+  local told = {}
+  local real_notify = vim.notify
+  vim.notify = function(msg, level, opts)
+    table.insert(told, { msg = msg, level = level })
+    return real_notify(msg, level, opts)
+  end
+  hk.setup({
+    cmd = { HKLS, '--log', WORK .. '/hkls.log', '--log-level', 'info' },
+    budget = 1,
+    minutes = 2,
+    db = WORK .. '/history.db',
+    init_options = { compile = { enabled = false } },
+  })
+  vim.cmd('edit ' .. vim.fn.fnameescape(FILE))
+  buf = vim.api.nvim_get_current_buf()
+  wait_for(20000, 'the plugin\'s client to attach', function()
+    local c = hk.client()
+    return c and c.initialized and vim.lsp.buf_is_attached(buf, c.id)
+  end)
+  client_id = hk.client_id
+  local lnum = find_line('blockIdx')
+  vim.api.nvim_win_set_cursor(0, { lnum + 1, byte_col(lnum, 'blockIdx') })
+  hk.last = nil
+  vim.cmd('HyperKernelOptimize')
+  wait_for(10000, 'the optimize answer', function() return hk.last ~= nil end)
+  local started = hk.last
+  if not check(started.ok and started.episode, 'episode started: %s', vim.inspect(started)) then
+    return
+  end
+  local failed = {}
+  wait_for(240000, 'the failure to be told', function()
+    failed = {}
+    for _, t in ipairs(told) do
+      if t.msg:find('failed', 1, true) then
+        table.insert(failed, t)
+      end
+    end
+    return #failed > 0
+  end)
+  vim.wait(1500, function() return false end, 50) -- a second one would come now
+  failed = {}
+  for _, t in ipairs(told) do
+    if t.msg:find('failed', 1, true) then
+      table.insert(failed, t)
+    end
+  end
+  check(#failed == 1, 'the failure is told once: %s', vim.inspect(failed))
+  check(failed[1].level == vim.log.levels.ERROR and failed[1].msg:find('no GPU', 1, true) ~= nil,
+    'as an error that says why: %q', failed[1].msg)
+  check(failed[1].msg:find('failed: failed:', 1, true) == nil, 'not "failed: failed:": %q', failed[1].msg)
+  vim.notify = real_notify
+
+  -- :HyperKernelHistory from the episodes window: the history of the row's kernel.
+  hk.last = nil
+  hk.episodes()
+  wait_for(10000, 'the episodes window', function() return hk.last ~= nil end)
+  check(hk.last.ok and #hk.last.episodes >= 1, 'the episodes window lists the episode')
+  vim.api.nvim_win_set_cursor(0, { 3, 0 })
+  hk.last = nil
+  vim.cmd('HyperKernelHistory')
+  wait_for(10000, 'the history', function() return hk.last ~= nil end)
+  check(hk.last.ok and hk.last.kernel == 'saxpy' and #hk.last.versions >= 1,
+    'history from the episodes window: %s', vim.inspect(hk.last, { depth = 1 }))
+  local text = table.concat(vim.api.nvim_buf_get_lines(hk.last.bufnr, 0, -1, true), '\n')
+  check(text:find('| ' .. tostring(started.episode) .. ' | v', 1, true) ~= nil,
+    'the history lists episode %s:\n%s', tostring(started.episode), text)
+end
+
+local cases = { features = case_features, diagnostics = case_diagnostics,
+                plugin_nogpu = case_plugin_nogpu }
 
 local function main()
   local code = 0

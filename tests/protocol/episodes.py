@@ -511,6 +511,12 @@ def no_gpu(hkls, tmp, env):
                and any(d.get("severity") == 2 and "optimization failed" in d["message"]
                        and "GPU" in d["message"] for d in m["params"]["diagnostics"]),
                10, "the warning diagnostic")
+    # The saved report ("Show report") says what the end says, not the worker's
+    # "stopped by the user" from when the server stopped it.
+    rep = c.request("hyperkernel/report", {"episode": r["episode"]})
+    md = open(rep["md"]).read()
+    check("| Status | failed |" in md and "no GPU" in md and "stopped by the user" not in md,
+          "saved report of the no-GPU episode: %s" % md[:1500])
     print("no GPU: ended in %.1f s: %s" % (secs, msg["params"]["message"]))
     check(c.close() == 0, "exit code")
 
@@ -542,6 +548,10 @@ def main():
     with open(os.path.join(tmp, "saxpy.saxpy.bench.json"), "w") as f:
         json.dump(spec, f, indent=1)
     try:
+        if "--no-gpu-only" in sys.argv:  # the no-GPU flow alone (quick, while fixing it)
+            no_gpu(hkls, tmp, env)
+            print("PASS")
+            return 0
         episode, db = flow(hkls, tmp, env, real)
         restart_and_cancel(hkls, tmp, env, episode, db, latency, real)
         if not real:

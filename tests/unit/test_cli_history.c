@@ -235,7 +235,7 @@ static int setup(void **state)
     vn.parent_id = v0;
     vn.source = v3_text;
     vn.status = STORE_V_VERIFIED;
-    vn.produced_by = "builtin:tunable BLOCK";
+    vn.produced_by = "builtin:tunable BLOCK \u2192 512";
     assert_int_equal(store_version_add(s, &vn, &v3), HK_OK);
     vn.source = v4_text;
     vn.launch_json = "{\"flags\":[],\"block\":[256,1,1],\"grid_mode\":\"sm_multiple\","
@@ -301,6 +301,29 @@ static void history_text(void **state)
     assert_non_null(strstr(r.out, "wrong_answer"));
     assert_non_null(strstr(r.out, "1.0000 ms"));
     assert_non_null(strstr(r.out, "1.25x")); /* v3: 2.0 / 1.6 */
+    /* Columns hold on long and non-ASCII labels: in every version row the column after
+     * produced_by (v4's is 38 characters, v3's has a 3-byte arrow) starts at the same
+     * terminal column. */
+    static const char *const by[] = {"original", "builtin:restrict+launch_bounds",
+                                     "builtin:unroll", "builtin:tunable BLOCK \u2192 512",
+                                     "builtin: grid-stride loop; 8 blocks/SM"};
+    long col = -1;
+    for (size_t i = 0; i < sizeof by / sizeof *by; i++) {
+        const char *p = strstr(r.out, by[i]);
+        assert_non_null(p);
+        const char *line = p;
+        while (line > r.out && line[-1] != '\n')
+            line--;
+        const char *q = p + strlen(by[i]);
+        while (*q == ' ')
+            q++;
+        long c = 0; /* terminal columns: UTF-8 continuation bytes take none */
+        for (const char *x = line; x < q; x++)
+            c += ((unsigned char)*x & 0xc0) != 0x80;
+        if (col < 0)
+            col = c;
+        assert_int_equal(c, col);
+    }
     run_free(&r);
 }
 

@@ -93,6 +93,16 @@ static void test_no_gpu(void **state)
     const json_t *sum = json_object_get(r.summary, "summary");
     assert_int_equal(json_integer_value(json_object_get(sum, "candidates")), 2);
     assert_int_equal(json_integer_value(json_object_get(sum, "not_measured")), 2);
+    /* what was built, each version with its registers; the candidates' sources kept */
+    const json_t *built = json_object_get(sum, "built");
+    assert_int_equal(json_array_size(built), 3);
+    for (size_t i = 0; i < 3; i++)
+        assert_true(json_integer_value(json_object_get(json_array_get(built, i), "registers")) > 0);
+    const char *kept = json_string_value(json_object_get(sum, "candidates_dir"));
+    assert_non_null(kept);
+    char kept_file[4096];
+    snprintf(kept_file, sizeof kept_file, "%s/v1.cu", kept);
+    assert_int_equal(access(kept_file, R_OK), 0);
     assert_string_equal(json_string_value(json_object_get(r.summary, "status")), "failed");
 
     /* the store: the episode, its baseline v0 and two compiled candidates with resources */
@@ -112,7 +122,11 @@ static void test_no_gpu(void **state)
     assert_int_equal(store_episode_versions(st, r.episode_id, &rows, &n), HK_OK);
     assert_int_equal(n, 3);
     assert_int_equal(rows[0].version.number, 0);
-    assert_int_equal(rows[0].version.status, STORE_V_VERIFIED);
+    /* nothing measured: the original is built, not verified (issue 15) */
+    assert_int_equal(rows[0].version.status, STORE_V_CANDIDATE);
+    assert_false(rows[0].measured);
+    assert_string_equal(store_version_status_label(rows[0].version.status, rows[0].measured),
+                        "built, not measured");
     for (size_t i = 1; i < n; i++) {
         assert_int_equal(rows[i].version.status, STORE_V_CANDIDATE);
         assert_int_equal(rows[i].version.parent_id, e.baseline_version_id);

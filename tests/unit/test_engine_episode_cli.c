@@ -259,6 +259,86 @@ static void test_refusals_before_compiling(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* stdout must hold needle; fails with the whole text otherwise */
+static void expect_in(const char *text, const char *needle)
+{
+    if (!strstr(text, needle))
+        fail_msg("expected \"%s\" in:\n%s", needle, text);
+}
+
+/* Issue 15: the demo (examples/saxpy.cu) without a GPU ends by saying what it built, with
+ * each version's registers, where the candidates' code is, and the recorded GPU report of
+ * the same kernel; v0 is not "verified", its class is not "unknown", and a launch-only
+ * candidate is not said to be both "not rebuilt" and "built". */
+static void test_demo_without_gpu(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-demo-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[4096], out[600], text[65536], err[65536];
+    snprintf(out, sizeof out, "%s/demo.txt", d);
+    snprintf(cmd, sizeof cmd, "%s optimize %s/examples/saxpy.cu --kernel saxpy --spec "
+             "%s/examples/saxpy.bench.json --budget 3 --jobs 2 --db %s/h.db",
+             HKLS, HK_SOURCE_DIR, HK_SOURCE_DIR, d);
+    assert_int_equal(run(cmd, out), 3);
+    read_all(out, text, sizeof text);
+    read_err(out, err, sizeof err);
+
+    /* what it built: every version with its registers, in version order */
+    expect_in(text, "built, not measured:");
+    expect_in(text, "registers");
+    const char *v0 = strstr(text, "\n    v0 "), *v1 = strstr(text, "\n    v1 ");
+    const char *v3 = strstr(text, "\n    v3 ");
+    if (!v0 || !v1 || !v3 || !(v0 < v1 && v1 < v3))
+        fail_msg("no v0, v1, v3 rows in order:\n%s", text);
+    long regs = 0;
+    assert_int_equal(sscanf(v1, "\n    v1 %ld", &regs), 1);
+    assert_true(regs > 0);
+    expect_in(text, "(the device code of v0: launch change only)");
+
+    /* where the candidates' code is: a folder that holds them */
+    const char *kept = strstr(text, "the candidates' sources: ");
+    assert_non_null(kept);
+    char folder[1024];
+    assert_int_equal(sscanf(kept, "the candidates' sources: %1023s", folder), 1);
+    char path[1100], src[8192];
+    snprintf(path, sizeof path, "%s/v3.cu", folder);
+    read_all(path, src, sizeof src);
+    expect_in(src, "saxpy");
+
+    /* the recorded GPU report of the same kernel, a file that exists */
+    const char *gpu = strstr(text, "what a GPU gives: ");
+    assert_non_null(gpu);
+    const char *rec = "/bench/results/2026-11-30-h200-saxpy/episode-2.html";
+    const char *html = strstr(gpu, rec);
+    assert_non_null(html);
+    const char *start = html;
+    while (start > gpu && start[-1] != ' ')
+        start--;
+    snprintf(path, sizeof path, "%.*s", (int)(html - start + strlen(rec)), start);
+    assert_int_equal(access(path, R_OK), 0);
+
+    /* one line per version; the class from the spec's intensity; v0 not verified */
+    expect_in(err, "v1: the device code of v0, not rebuilt: ");
+    assert_null(strstr(err, "v1 built"));
+    expect_in(err, "baseline: memory-bound (spec: 0.17 FLOP/byte; not measured)");
+    assert_null(strstr(err, "unknown class"));
+    snprintf(cmd, sizeof cmd, "%s history %s/examples/saxpy.cu --db %s/h.db", HKLS, HK_SOURCE_DIR, d);
+    assert_int_equal(run(cmd, out), 0);
+    read_all(out, text, sizeof text);
+    const char *h0 = strstr(text, "    v0 ");
+    assert_non_null(h0);
+    const char *eol = strchr(h0, '\n');
+    char row[512];
+    snprintf(row, sizeof row, "%.*s", eol ? (int)(eol - h0) : (int)strlen(h0), h0);
+    expect_in(row, "built, not measured");
+    assert_null(strstr(row, "verified"));
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* Runs cmd on the simulated GPU (no HK_NO_GPU), stdout to out_path; the exit status. */
 static int run_sim(const char *cmd, const char *out_path)
 {
@@ -394,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_events_protocol),
         cmocka_unit_test(test_verify_candidate_codes),
         cmocka_unit_test(test_refusals_before_compiling),
+        cmocka_unit_test(test_demo_without_gpu),
         cmocka_unit_test(test_verify_candidate_interleaved),
         cmocka_unit_test(test_verify_candidate_fp64),
         cmocka_unit_test(test_optimize_without_a_spec),

@@ -77,6 +77,12 @@ static void test_class(void **state)
     assert_int_equal(skillplan_class(true, 50), SK_COMPUTE_BOUND);
     assert_int_equal(skillplan_class(false, 50), SK_MEMORY_BOUND);
     assert_int_equal(skillplan_class(false, 5), SK_LATENCY_BOUND);
+    /* before any measurement, from the spec's formulas: saxpy's 2 FLOP per 12 bytes is
+     * memory-bound on any GPU; a device-dependent intensity or none stays unknown */
+    assert_int_equal(skillplan_static_class(2.0 / 12.0), SK_MEMORY_BOUND);
+    assert_int_equal(skillplan_static_class(200.0), SK_COMPUTE_BOUND);
+    assert_int_equal(skillplan_static_class(12.0), SK_CLASS_COUNT);
+    assert_int_equal(skillplan_static_class(NAN), SK_CLASS_COUNT);
 }
 
 static void test_transpose_plan(void **state)

@@ -267,7 +267,9 @@ static void fixture_build(struct fixture *f, const char *kernel_name)
                      HK_OK);
     assert_int_equal(store_episode_set_device(s, f->ep, "NVIDIA H200"), HK_OK);
     assert_int_equal(store_episode_set_info(s, f->ep, "{\"isolation\":\"bwrap (no network)\","
-                                                      "\"nvcc\":\"13.0\"}"),
+                                                      "\"nvcc\":\"/usr/local/cuda/bin/nvcc\","
+                                                      "\"device\":{\"driver_version\":13000,"
+                                                      "\"runtime_version\":12040}}"),
                      HK_OK);
     assert_int_equal(store_event_add(s, f->ep, "init", "sm_90, 132 SMs", NULL, NULL), HK_OK);
     assert_int_equal(store_event_add(s, f->ep, "baseline", "measured", NULL, NULL), HK_OK);
@@ -304,7 +306,12 @@ static void fixture_build(struct fixture *f, const char *kernel_name)
     meas(s, f->v1, f->ep, STORE_M_CANDIDATE, 0.080, 0.078, 0.083, bytes / 0.080e-3);
     meas(s, f->v3, f->ep, STORE_M_VERIFY, 0.060, 0.059, 0.062, bytes / 0.060e-3);
     assert_int_equal(store_evidence_add(s, f->v0, f->ep, "ptxas",
-                                        "{\"registers\":12,\"spill_stores\":0,\"smem_static\":0}",
+                                        "{\"registers\":12,\"spill_stores\":0,\"smem_static\":0,"
+                                        "\"spills\":false}",
+                                        NULL),
+                     HK_OK);
+    /* SASS evidence as episodes before the rename recorded it: local loads as "spills" */
+    assert_int_equal(store_evidence_add(s, f->v0, f->ep, "sass", "{\"ldl\":2,\"spills\":true}",
                                         NULL),
                      HK_OK);
     assert_int_equal(store_evidence_add(s, f->v3, f->ep, "sass",
@@ -423,6 +430,31 @@ static void html_report_is_safe_and_complete(void **state)
     assert_non_null(strstr(h, "<th>Stage</th>"));
     assert_non_null(strstr(h, "verify"));
     assert_non_null(strstr(h, "</html>"));
+    /* The first screen: verdict, the one bandwidth figure with what it is against, the
+     * result table and the chart, then the diff; the facts, stages and the raw evidence
+     * (folded) come after it. */
+    const char *headline = strstr(h, "class=\"headline\""), *chart = strstr(h, "<svg"),
+               *diff = strstr(h, "<h2>Diff"), *facts = strstr(h, "<h2>Episode</h2>"),
+               *evid = strstr(h, "<details><summary>Evidence"),
+               *settings = strstr(h, "<details><summary>Settings");
+    assert_non_null(headline);
+    assert_non_null(diff);
+    assert_non_null(facts);
+    assert_non_null(evid);
+    assert_non_null(settings);
+    assert_true(headline < chart && chart < diff && diff < facts && facts < evid);
+    assert_true(evid < strstr(h, "LDG.E.128") && strstr(h, "LDG.E.128") < strstr(evid, "</details>"));
+    assert_non_null(strstr(h, "Bandwidth of v3: 3355.4 GB/s, 83.9% of peak bandwidth (4000.0 GB/s"));
+    assert_non_null(strstr(h, "of the copy line instead"));
+    /* the toolchain as words, not a path and a JSON blob */
+    assert_non_null(strstr(h, "<th>Toolchain</th><td>nvcc /usr/local/cuda/bin/nvcc, CUDA 12.4 (the"
+                              " runtime the device probe was built with); driver for CUDA 13.0"));
+    /* "spills" is ptxas's alone: the SASS's local loads no longer contradict it */
+    int spills = 0;
+    for (const char *p = h; (p = strstr(p, ">spills<")); p++)
+        spills++;
+    assert_int_equal(spills, 1);
+    assert_non_null(strstr(h, ">local_memory<"));
     /* One bar per measured version (v0, v1, v3), none for the rejected v2. */
     int bars = 0;
     for (const char *p = h; (p = strstr(p, "<rect")); p++)
@@ -455,6 +487,13 @@ static void markdown_report(void **state)
     assert_non_null(strstr(md, "Chain: v0 -> v1 -> v3"));
     assert_non_null(strstr(md, "## Rejected candidates"));
     assert_non_null(strstr(md, "| Isolation | bwrap (no network) |"));
+    /* result, versions and diff first; facts next; raw evidence folded at the end */
+    const char *result = strstr(md, "## Result"), *diff = strstr(md, "## Diff"),
+               *facts = strstr(md, "## Episode"), *evid = strstr(md, "<details><summary>Evidence");
+    assert_true(result && diff && facts && evid);
+    assert_true(result < diff && diff < facts && facts < evid);
+    assert_non_null(strstr(md, "**Bandwidth of v3: 3355.4 GB/s, 83.9% of peak bandwidth"));
+    assert_non_null(strstr(md, "| Toolchain | nvcc /usr/local/cuda/bin/nvcc, CUDA 12.4"));
     /* Every table row has a consistent number of unescaped cell separators. */
     for (const char *line = md; line && *line;) {
         const char *nl = strchr(line, '\n');

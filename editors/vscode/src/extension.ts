@@ -3,6 +3,7 @@
 // output channel). Code actions, code lenses, progress, diagnostics and applying versions are
 // plain LSP handled by vscode-languageclient; the server's command ids (hyperkernel.optimize,
 // ...) are registered by the client itself, so the UI commands here use hyperkernel.ui.*.
+import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import {
@@ -22,6 +23,8 @@ import {
   isFinalStatus,
   targetFamily,
   toServerSettings,
+  findServer,
+  serverMissingMessage,
 } from './settings';
 
 let client: LanguageClient | undefined;
@@ -85,7 +88,25 @@ function onEpisodeChanged(e: EpisodeInfo): void {
 
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
   const cfg = vscode.workspace.getConfiguration('hyperkernel');
-  const command = cfg.get<string>('serverPath') || 'hkls';
+  const found = findServer({
+    configured: cfg.get<string>('serverPath'),
+    pathEnv: process.env.PATH,
+    extensionPath: context.extensionPath,
+    isExecutable: (file) => {
+      try {
+        fs.accessSync(file, fs.constants.X_OK);
+        return fs.statSync(file).isFile();
+      } catch {
+        return false;
+      }
+    },
+  });
+  if (!found.command) {
+    log(serverMissingMessage(found.tried));
+    void vscode.window.showErrorMessage(serverMissingMessage(found.tried));
+    return;
+  }
+  const command = found.command;
   const args = cfg.get<string[]>('serverArgs') ?? [];
   const serverOptions: ServerOptions = { run: { command, args }, debug: { command, args } };
   const clientOptions: LanguageClientOptions = {
@@ -124,7 +145,7 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     await client.start();
     log(`started ${command} ${args.join(' ')}`);
   } catch (e) {
-    const hint = command === 'hkls' ? ' (is hkls on PATH? set hyperkernel.serverPath)' : '';
+    const hint = command.includes('/') ? '' : ' (is it on PATH? set hyperkernel.serverPath)';
     void vscode.window.showErrorMessage(`Hyper Kernel: could not start ${command}${hint}: ${errorText(e)}`);
   }
 }

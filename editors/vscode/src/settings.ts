@@ -1,5 +1,6 @@
 // Maps the extension's VS Code settings (hyperkernel.*) onto the server's settings keys
 // (docs/config.md, issue 4 contract). Pure: no vscode import, so the node tests can check it.
+import * as path from 'path';
 
 export interface EngineSetting {
   name: string;
@@ -163,4 +164,41 @@ export function historyMarkdown(h: { kernel?: string; versions?: HistoryVersion[
     lines.push(`| ${v.episode ?? '-'} | v${v.version ?? '?'} | ${v.status ?? '-'} | ${sim(num(v.ms, 3))} | ${sim(num(v.speedup, 2, 'x'))} | ${sim(num(v.bandwidthGBs, 0))} | ${err} | ${v.engine ?? '-'} | ${v.created ?? '-'} |`);
   }
   return lines.join('\n') + '\n';
+}
+
+// Where the hkls to start is: the hyperkernel.serverPath setting when it names one (a bare
+// name is left to PATH, as the spawn does), else hkls on PATH, else the build/hkls of the
+// checkout this extension runs from (editors/vscode -> ../../build/hkls). isExecutable is
+// the file system check (injected, so this stays pure). command undefined: none was found;
+// tried lists every place looked at, for the message.
+export interface ServerLookup {
+  configured?: string;
+  pathEnv?: string;
+  extensionPath: string;
+  isExecutable: (file: string) => boolean;
+}
+
+export function findServer(o: ServerLookup): { command?: string; tried: string[] } {
+  const configured = (o.configured ?? '').trim();
+  if (configured !== '' && configured !== 'hkls')
+    return { command: configured, tried: [configured] };
+  const tried: string[] = [];
+  for (const dir of (o.pathEnv ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    const file = path.join(dir, 'hkls');
+    tried.push(file);
+    if (o.isExecutable(file)) return { command: file, tried };
+  }
+  const built = path.resolve(o.extensionPath, '..', '..', 'build', 'hkls');
+  tried.push(built);
+  if (o.isExecutable(built)) return { command: built, tried };
+  return { tried };
+}
+
+// The message when no hkls was found: what was looked at and the three ways out.
+export function serverMissingMessage(tried: string[]): string {
+  const where = tried.length > 4 ? [...tried.slice(0, 2), '...', ...tried.slice(-2)] : tried;
+  return `Hyper Kernel: hkls was not found (looked at ${where.join(', ')}). Build it with ` +
+    '`./hk build` in the Hyper Kernel checkout, put it on PATH with `./hk install`, or set ' +
+    'hyperkernel.serverPath to the hkls binary.';
 }

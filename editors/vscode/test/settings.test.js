@@ -84,3 +84,26 @@ test('simulated numbers say so in the history table and only there', () => {
   assert.match(md, /\| 4 \| v2 \| verified \| 1\.500 \| 1\.30x \| - \|/);
   assert.doesNotMatch(s.historyMarkdown({ kernel: 'k', versions: [{ version: 1, speedup: 2 }] }, 'f'), /imulated/);
 });
+
+test('the server is found: the setting, then PATH, then the checkout\'s build/hkls', () => {
+  const ext = '/src/hk/editors/vscode';
+  const on = (files) => (f) => files.includes(f);
+  // a setting that names a binary is used as it is, whatever PATH holds
+  assert.deepEqual(s.findServer({ configured: '/opt/hk/bin/hkls', pathEnv: '/usr/bin', extensionPath: ext, isExecutable: on(['/usr/bin/hkls']) }).command, '/opt/hk/bin/hkls');
+  // the default ('' or 'hkls'): PATH first, in order
+  for (const configured of ['', 'hkls', undefined]) {
+    const r = s.findServer({ configured, pathEnv: '/a:/b:/c', extensionPath: ext, isExecutable: on(['/b/hkls', '/c/hkls', '/src/hk/build/hkls']) });
+    assert.equal(r.command, '/b/hkls');
+  }
+  // not on PATH: the build of the checkout the extension is in
+  const built = s.findServer({ configured: '', pathEnv: '/a::/b', extensionPath: ext, isExecutable: on(['/src/hk/build/hkls']) });
+  assert.equal(built.command, '/src/hk/build/hkls');
+  // none: no command, every place looked at, and a message naming the ways out
+  const none = s.findServer({ configured: 'hkls', pathEnv: '/a:/b', extensionPath: ext, isExecutable: on([]) });
+  assert.equal(none.command, undefined);
+  assert.deepEqual(none.tried, ['/a/hkls', '/b/hkls', '/src/hk/build/hkls']);
+  const msg = s.serverMissingMessage(none.tried);
+  assert.match(msg, /hkls was not found \(looked at \/a\/hkls, \/b\/hkls, \/src\/hk\/build\/hkls\)/);
+  assert.match(msg, /\.\/hk install/);
+  assert.match(msg, /hyperkernel\.serverPath/);
+});

@@ -6,7 +6,7 @@
 local M = {}
 
 local defaults = {
-  cmd = { 'hkls' },
+  cmd = nil, -- { 'hkls', args... }; nil: hkls on PATH, else the checkout's build/hkls (M.server_cmd)
   -- Default target of :HyperKernelOptimize: 'nvidia', 'dcu', or precise ('nvidia:sm_90').
   target = 'nvidia',
   budget = nil, -- episodes.budget (candidates)
@@ -153,8 +153,11 @@ local function on_episode_changed(_, e)
   end
   if FINAL[e.status] then
     M.running[e.episode] = nil
+    -- A failure is not notified here: the server says it once with window/showMessage
+    -- ("Optimize K (T) failed: why", on_show_message), and e.message already starts with
+    -- "failed: ". It is kept for scripts and the statusline.
     if e.status == 'failed' then
-      notify(string.format('episode %s (%s) failed: %s', e.episode, e.kernel or '?', e.message or ''), vim.log.levels.ERROR)
+      M.last_failure = { episode = e.episode, kernel = e.kernel, message = e.message }
     end
   else
     M.running[e.episode] = vim.tbl_extend('force', M.running[e.episode] or {}, e)
@@ -163,7 +166,53 @@ local function on_episode_changed(_, e)
   return vim.NIL
 end
 
+-- window/showMessage through vim.notify with the plugin's prefix (0.7's own handler
+-- writes errors with nvim_err_writeln, outside vim.notify).
+local LEVELS = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.DEBUG }
+
+local function on_show_message(_, result)
+  if type(result) == 'table' and type(result.message) == 'string' then
+    local level = LEVELS[result.type] or vim.log.levels.INFO
+    vim.schedule(function()
+      notify(result.message, level)
+    end)
+  end
+  return vim.NIL
+end
+
 -- ---- the client ----
+
+-- The plugin's own folder's checkout: editors/nvim/lua/hyperkernel/init.lua -> its root.
+local function checkout_root()
+  local src = debug.getinfo(1, 'S').source
+  if src:sub(1, 1) ~= '@' then
+    return nil
+  end
+  return vim.fn.fnamemodify(src:sub(2), ':p:h:h:h:h:h')
+end
+
+--- The command that starts hkls, and the places looked at: setup{cmd=...} when given;
+--- else hkls on PATH; else the build/hkls of the checkout this plugin is in. nil when none
+--- is found (tried says where it looked).
+function M.server_cmd()
+  if M.config.cmd then
+    return M.config.cmd, {}
+  end
+  local tried = { 'hkls on PATH' }
+  local on_path = vim.fn.exepath('hkls')
+  if on_path ~= '' then
+    return { on_path }, tried
+  end
+  local root = checkout_root()
+  if root then
+    local built = root .. '/build/hkls'
+    table.insert(tried, built)
+    if vim.fn.executable(built) == 1 then
+      return { built }, tried
+    end
+  end
+  return nil, tried
+end
 
 local function root_dir(fname)
   local dir = vim.fn.fnamemodify(fname, ':p:h')
@@ -197,9 +246,18 @@ end
 
 local function start(bufnr)
   local fname = vim.api.nvim_buf_get_name(bufnr)
+  local server, tried = M.server_cmd()
+  if not server then
+    if not M.warned_missing then
+      M.warned_missing = true
+      notify('hkls was not found (looked at ' .. table.concat(tried, ', ') .. '): build it with ./hk build in the '
+        .. 'Hyper Kernel checkout, put it on PATH with ./hk install, or pass setup{cmd={"/path/to/hkls"}}', vim.log.levels.ERROR)
+    end
+    return nil
+  end
   local id = vim.lsp.start_client({
     name = 'hyperkernel',
-    cmd = M.config.cmd,
+    cmd = server,
     root_dir = root_dir(fname),
     init_options = M.server_settings(),
     -- The server checks the document after workspace/applyEdit: send each change at once
@@ -208,6 +266,7 @@ local function start(bufnr)
     handlers = {
       ['$/progress'] = on_progress,
       ['hyperkernel/episodeChanged'] = on_episode_changed,
+      ['window/showMessage'] = on_show_message,
     },
     on_attach = M.config.on_attach,
     on_exit = function(code, signal)
@@ -220,7 +279,7 @@ local function start(bufnr)
     end,
   })
   if not id then
-    notify('could not start ' .. table.concat(M.config.cmd, ' ') .. ' (is hkls on PATH? setup{cmd=...})', vim.log.levels.ERROR)
+    notify('could not start ' .. table.concat(server, ' ') .. ' (setup{cmd=...} names another)', vim.log.levels.ERROR)
     return nil
   end
   M.client_id = id
@@ -448,13 +507,37 @@ local function kernel_at_cursor(cb, cb_err)
   end, cb_err)
 end
 
---- :HyperKernelHistory -- the versions of the kernel at the cursor, in a scratch window.
+-- In the :HyperKernelEpisodes window: the episode on the cursor's row (the first one when
+-- the cursor is on the header), as {kernel, uri}; nil elsewhere.
+local function episode_at_cursor()
+  local ok, rows = pcall(vim.api.nvim_buf_get_var, 0, 'hyperkernel_episodes')
+  if not ok or type(rows) ~= 'table' or #rows == 0 then
+    return nil
+  end
+  local row = vim.api.nvim_win_get_cursor(0)[1] - 2 -- a header line and a rule line
+  local e = rows[row] or rows[1]
+  if type(e.kernel) ~= 'string' or type(e.uri) ~= 'string' then
+    return nil
+  end
+  return e
+end
+
+--- :HyperKernelHistory -- the versions of the kernel at the cursor, in a scratch window;
+--- in the episodes window, of the episode's kernel on the cursor's row (from its file).
 function M.history(cb)
   local file = vim.api.nvim_buf_get_name(0)
   local fail = function(msg)
     finish(cb, { ok = false, message = msg })
   end
-  kernel_at_cursor(function(kernel, uri)
+  local listed = episode_at_cursor()
+  local at = kernel_at_cursor
+  if listed then
+    file = vim.uri_to_fname(listed.uri)
+    at = function(go)
+      go(listed.kernel, listed.uri)
+    end
+  end
+  at(function(kernel, uri)
     request('hyperkernel/history', { uri = uri, kernel = kernel }, function(h)
       h = h or { kernel = kernel }
       local b = show_scratch('hyperkernel://history/' .. kernel, M.history_lines(h, file))
@@ -482,6 +565,12 @@ function M.episodes(status, cb)
       lines = { 'No episodes.' }
     end
     local b = show_scratch('hyperkernel://episodes', lines)
+    -- what :HyperKernelHistory reads there: row i of the table is rows[i]
+    local keep = {}
+    for i, e in ipairs(rows) do
+      keep[i] = { id = e.id, kernel = e.kernel, uri = e.uri }
+    end
+    vim.api.nvim_buf_set_var(b, 'hyperkernel_episodes', keep)
     finish(cb, { ok = true, episodes = rows, bufnr = b })
   end, nil, function(msg)
     finish(cb, { ok = false, message = msg })
