@@ -103,27 +103,35 @@ typedef struct {
     const char *const *tokens;  /* the first token equal to one of them (NULL-terminated);
                                  * NULL: the kernel's template prefix */
     bool prefix;                /* tokens are prefixes ("atomic" finds atomicAdd) */
+    bool whole;                 /* searched from the definition's start (its signature),
+                                 * else from the body's */
 } construct_rule;
 
 #define W(...) (const char *const[]){__VA_ARGS__, NULL}
 
 static const construct_rule rules[] = {
-    {"template kernel", W("template"), NULL, false},
-    {"grid-stride loop", W("grid-stride", "gridDim", "hk_tid", "hk_nv"), W("gridDim"), false},
+    {"template kernel", W("template"), W("template"), false, true},
+    {"__launch_bounds__", W("__launch_bounds__"), W("__launch_bounds__"), false, true},
+    {"grid-stride loop", W("grid-stride", "gridDim", "hk_tid", "hk_nv"), W("gridDim"), false, false},
     {"__syncthreads()", W("synchroniz", "barrier", "__syncthreads"),
-     W("__syncthreads", "__syncwarp", "__syncthreads_or", "__syncthreads_and"), false},
-    {"atomic", W("atomic"), W("atomic"), true},
+     W("__syncthreads", "__syncwarp", "__syncthreads_or", "__syncthreads_and"), false, false},
+    {"atomic", W("atomic"), W("atomic"), true, false},
     {"__shared__ array", W("shared memory", "__shared__", "shared array", "shared-memory"),
-     W("__shared__"), false},
-    {"goto/break/continue", W("goto", "break", "continue"), W("goto", "break", "continue"), false},
-    {"return", W("return"), W("return"), false},
-    {"loop", W("loop", "for-loop"), W("for", "while", "do"), false},
+     W("__shared__"), false, false},
+    {"goto/break/continue", W("goto", "break", "continue"), W("goto", "break", "continue"), false,
+     false},
+    {"return", W("return"), W("return"), false, false},
+    {"loop", W("loop", "for-loop"), W("for", "while", "do"), false, false},
     {"thread index", W("threadIdx", "blockIdx", "blockDim", "index declaration", "row index",
                        "1D index", "thread indices", "thread's coordinates"),
-     W("threadIdx", "blockIdx", "blockDim"), false},
-    {"bounds check", W("bounds check", "bound", "guard", "condition"), W("if"), false},
+     W("threadIdx", "blockIdx", "blockDim"), false, false},
+    {"bounds check", W("bounds check", "bound", "guard", "condition"), W("if"), false, false},
     {"accumulator", W("accumulator", "sum", "maximum", "mean", "variance"), W("float", "double"),
-     false},
+     false, false},
+    {"parameter list", W("parameter", "float", "double", "element type", "counter type"),
+     W("__global__"), false, true},
+    {"math call", W("expf", "costly math", "intrinsics"),
+     W("expf", "logf", "sinf", "cosf", "powf", "__expf", "exp", "pow"), false, false},
 };
 
 /* 1-based line of byte b of text. */
@@ -144,11 +152,11 @@ static bool reason_names(const char *reason, const char *const *words)
     return false;
 }
 
-/* First token of ts equal to (or, with prefix, starting with) one of tokens: its byte, or
- * -1. */
-static long first_token(const rw_toks *ts, const char *const *tokens, bool prefix)
+/* First token of ts from index from equal to (or, with prefix, starting with) one of
+ * tokens: its byte, or -1. */
+static long first_token(const rw_toks *ts, size_t from, const char *const *tokens, bool prefix)
 {
-    for (size_t k = 0; k < ts->n; k++) {
+    for (size_t k = from; k < ts->n; k++) {
         const char *s = ts->text + ts->t[k].start;
         size_t l = ts->t[k].end - ts->t[k].start;
         for (size_t i = 0; tokens[i]; i++) {
@@ -159,6 +167,35 @@ static long first_token(const rw_toks *ts, const char *const *tokens, bool prefi
     }
     return -1;
 }
+
+/* What the statement starting at token k is, as a construct name. */
+static const char *statement_construct(const rw_toks *ts, size_t k)
+{
+    if (rwl_tok_is(ts, k, "for")) {
+        size_t c = rwl_match_close(ts, k + 1);
+        for (size_t j = k + 1; j < c && j < ts->n; j++)
+            if (rwl_tok_is(ts, j, "gridDim"))
+                return "grid-stride loop";
+        return "loop";
+    }
+    if (rwl_tok_is(ts, k, "while") || rwl_tok_is(ts, k, "do"))
+        return "loop";
+    if (rwl_tok_is(ts, k, "__shared__") || rwl_tok_is(ts, k, "extern"))
+        return "__shared__ array";
+    if (rwl_tok_is(ts, k, "if"))
+        return "bounds check";
+    if (rwl_tok_is(ts, k, "return"))
+        return "return";
+    if (rwl_tok_is(ts, k, "__syncthreads"))
+        return "__syncthreads()";
+    return "statement";
+}
+
+/* Reasons that say the expected start of the body is missing: the construct is then what
+ * the body starts with instead (a grid-stride loop, a shared array, ...). */
+static const char *const missing_start[] = {
+    "does not start with an index declaration", "no `int i = ", "has no row index",
+    "not a 2-D kernel: no", "does not have one 1D", NULL};
 
 void rw_refusal_locate(const rw_context *ctx, const char *text, rw_refusal *why)
 {
@@ -179,17 +216,21 @@ void rw_refusal_locate(const rw_context *ctx, const char *text, rw_refusal *why)
         construct = "as stated";
     }
     rw_toks ts = {0};
-    bool lexed = f && f->body_span.end_byte > f->body_span.start_byte &&
-                 f->body_span.end_byte <= ctx->len &&
-                 rwl_lex(ctx->text, f->body_span.start_byte, f->body_span.end_byte, &ts) == HK_OK;
+    bool lexed = f && f->span.end_byte > f->span.start_byte && f->span.end_byte <= ctx->len &&
+                 rwl_lex(ctx->text, f->span.start_byte, f->span.end_byte, &ts) == HK_OK;
+    size_t body = 0;   /* the body's first token (its brace) */
+    while (lexed && body < ts.n && ts.t[body].start < f->body_span.start_byte)
+        body++;
+    if (!line && lexed && body + 1 < ts.n && reason_names(reason, missing_start)) {
+        construct = statement_construct(&ts, body + 1);
+        line = line_of(ctx->text, ctx->len, ts.t[body + 1].start);
+    }
     for (size_t r = 0; !line && f && r < HK_ARRAY_LEN(rules); r++) {
         if (!reason_names(reason, rules[r].words))
             continue;
-        long at = -1;
-        if (!rules[r].tokens)
-            at = f->template_params ? (long)f->span.start_byte : -1;
-        else if (lexed)
-            at = first_token(&ts, rules[r].tokens, rules[r].prefix);
+        long at = lexed ? first_token(&ts, rules[r].whole ? 0 : body, rules[r].tokens,
+                                      rules[r].prefix)
+                        : -1;
         if (at < 0)
             continue;
         line = line_of(ctx->text, ctx->len, (size_t)at);
@@ -197,9 +238,9 @@ void rw_refusal_locate(const rw_context *ctx, const char *text, rw_refusal *why)
     }
     if (!line && f) {
         /* nothing the reason names is in the body: the matching stopped at its start */
-        size_t at = lexed && ts.n > 1 ? ts.t[1].start : f->body_span.start_byte;
-        line = line_of(ctx->text, ctx->len, at);
-        construct = "kernel body";
+        bool first = lexed && body + 1 < ts.n;
+        line = line_of(ctx->text, ctx->len, first ? ts.t[body + 1].start : f->body_span.start_byte);
+        construct = first ? statement_construct(&ts, body + 1) : "kernel body";
     }
     rwl_toks_free(&ts);
     why->line = line;
