@@ -19,8 +19,10 @@
 #include <unistd.h>
 
 #include "compile/compile.h"
+#include "core/buf.h"
 #include "core/hk.h"
 #include "episode/episode.h"
+#include "report/report.h"
 
 static char dir[] = "/tmp/hk-test-episode-sim-XXXXXX";
 static char sim[300];
@@ -184,6 +186,43 @@ static void test_simulated_episode(void **state)
     if (!axes || !strstr(axes, "structural: ") ||
         !strstr(axes, "vectorize width=4 (skill sm90-vectorize-128bit)"))
         fail_msg("no structural vectorize axis: %s", axes ? axes : "(none)");
+    /* every skill that fit is listed with whether its rewrite applied; one that does not
+     * fit saxpy's shape (a 1D elementwise kernel) names the construct that stopped it and
+     * its line, and the Markdown report shows that refusal */
+    json_t *tried = json_object_get(info, "skills_tried");
+    assert_int_equal(json_array_size(tried), json_array_size(skills));
+    const json_t *refused = NULL;
+    bool vec_applied = false;
+    for (size_t i = 0; i < json_array_size(tried); i++) {
+        const json_t *t = json_array_get(tried, i);
+        assert_string_equal(json_string_value(json_object_get(t, "skill")),
+                            json_string_value(json_array_get(skills, i)));
+        assert_non_null(json_string_value(json_object_get(t, "rewrite")));
+        if (!strcmp(json_string_value(json_object_get(t, "skill")), "sm90-vectorize-128bit"))
+            vec_applied = json_is_true(json_object_get(t, "applied"));
+        if (!refused && json_is_false(json_object_get(t, "applied")))
+            refused = t;
+    }
+    assert_true(vec_applied);
+    assert_non_null(refused);
+    json_int_t line = json_integer_value(json_object_get(refused, "line"));
+    const char *reason = json_string_value(json_object_get(refused, "reason"));
+    const char *construct = json_string_value(json_object_get(refused, "construct"));
+    assert_true(line > 0 && reason && construct);
+    char at[96];
+    snprintf(at, sizeof at, "%s at line %lld", construct, (long long)line);
+    if (!strstr(reason, at))
+        fail_msg("refusal of %s does not name its construct and line: %s",
+                 json_string_value(json_object_get(refused, "skill")), reason);
+    struct hk_buf md;
+    hk_buf_init(&md, 1 << 16);
+    assert_int_equal(report_render_markdown(st, r.episode_id, &md), HK_OK);
+    const char *section = strstr(md.data, "## Skills tried");
+    assert_non_null(section);
+    assert_non_null(strstr(section, json_string_value(json_object_get(refused, "skill"))));
+    snprintf(at, sizeof at, "at line %lld", (long long)line);
+    assert_non_null(strstr(section, at));
+    hk_buf_free(&md);
     store_skill_stat *sst = NULL;
     size_t nst = 0;
     assert_int_equal(store_skill_stats(st, "sm_90", &sst, &nst), HK_OK);
