@@ -2358,19 +2358,29 @@ static int note_skills_tried(ep_ctx *c, const an_model *m, size_t k, const skill
     int rc = HK_OK;
     for (size_t i = 0; i < plan->n_used && rc == HK_OK; i++) {
         const sk_skill *sk = plan->used[i];
-        const search_struct *first = NULL;
-        for (size_t j = 0; j < plan->n && !first; j++)
-            if (plan->v[j].skill && !strcmp(plan->v[j].skill, sk->id))
-                first = &plan->v[j];
-        rw_refusal why;
-        rc = rw_applies(sk->rewrite, &ctx, first ? first->params : NULL, &why);
-        if (rc == HK_EINVAL) {   /* the skill's parameters are not the rewrite's */
-            rc = HK_OK;
-            if (!why.reason[0])
-                snprintf(why.reason, sizeof why.reason, "the kernel cannot be rewritten");
-            if (!why.construct[0])
+        /* applied: at one of the skill's choices (float4 may apply where float8 does not);
+         * a refusal is the first choice's */
+        rw_refusal why, first_why;
+        bool any = false, seen = false;
+        memset(&first_why, 0, sizeof first_why);
+        for (size_t j = 0; j < plan->n && !any && rc == HK_OK; j++) {
+            if (!plan->v[j].skill || strcmp(plan->v[j].skill, sk->id))
+                continue;
+            rc = rw_applies(sk->rewrite, &ctx, plan->v[j].params, &why);
+            if (rc == HK_EINVAL) {   /* the skill's parameters are not the rewrite's */
+                rc = HK_OK;
+                if (!why.reason[0])
+                    snprintf(why.reason, sizeof why.reason, "parameters the rewrite refuses");
                 snprintf(why.construct, sizeof why.construct, "parameters");
+            }
+            any = rc == HK_OK && !why.reason[0];
+            if (!seen)
+                first_why = why;
+            seen = true;
         }
+        why = any ? (rw_refusal){.line = 0} : first_why;
+        if (!seen && rc == HK_OK)
+            snprintf(why.reason, sizeof why.reason, "no choice of its parameters was planned");
         if (rc)
             break;
         bool applied = why.reason[0] == '\0';
