@@ -118,19 +118,13 @@ int rw_apply_named(const char *name, const rw_context *ctx, const int *params, r
                    rw_refusal *why);
 
 /* Turns a rewrite's own refusal text (its "X not applicable to kernel K: " prefix dropped)
- * into why: the construct it names, found in the kernel (the first occurrence of a
- * grid-stride loop, __syncthreads, an atomic, __shared__, a loop, a return, the bounds
- * check, a thread index ...; a "line N" the text already gives wins), with its line. When
- * the text names none of them, the construct is the kernel's body and the line its first
- * statement's. Always fills why. */
+ * into why: the construct that stopped it, with its line. A "line N" the text already
+ * gives wins; a reason that says the expected start of the body is missing names what
+ * the body starts with instead (a grid-stride loop, a __shared__ array, a loop ...); else
+ * the first occurrence in the kernel of what the reason names (__syncthreads, an atomic,
+ * __shared__, a loop, a return, the bounds check, a template ...); else the body's first
+ * statement. A locator over the reason's words until the kernel model gives each
+ * recognizer exact positions. Always fills why. */
 void rw_refusal_locate(const rw_context *ctx, const char *text, rw_refusal *why);
-
-/* The descriptors, one per rewrite file (registry.c lists them). */
-extern const rw_descriptor rw_launch_bounds_desc, rw_restrict_desc, rw_set_tunable_desc,
-    rw_grid_stride_desc, rw_vectorize_desc, rw_readonly_loads_desc, rw_unroll_desc,
-    rw_fast_math_desc, rw_tiled_transpose_desc, rw_warp_reduce_desc, rw_block_reduce_desc,
-    rw_privatized_histogram_desc, rw_online_softmax_desc, rw_online_layernorm_desc,
-    rw_blas_substitution_desc, rw_tiled_gemm_desc, rw_warp_rows_desc, rw_grid_stride_2d_desc,
-    rw_histogram_lane_replicas_desc, rw_invariant_table_desc;
 
 #endif
