@@ -130,7 +130,7 @@ static json_t *skill_json(const sk_skill *sk, const store_skill_stat *st, bool h
         json_object_set_new(applies, "metrics", metrics))
         goto fail;
     metrics = NULL;
-    if (json_object_set_new(rewrite, "name", json_string(sk_rewrite_name(sk->rewrite))) ||
+    if (json_object_set_new(rewrite, "name", json_string(sk->rewrite->name)) ||
         json_object_set(rewrite, "params", sk->params))
         goto fail;
     if (sk->evidence_sass && json_object_set_new(evidence, "sass", json_string(sk->evidence_sass)))
@@ -337,7 +337,7 @@ int cli_skills(int argc, char **argv)
                 if (db)
                     format_record(find_stat(stats, n_stats, list[i]->id), rec, sizeof rec);
                 const char *cells[] = {list[i]->id, hw, sk_class_name(list[i]->cls),
-                                       sk_rewrite_name(list[i]->rewrite),
+                                       list[i]->rewrite->name,
                                        db ? rec : list[i]->title};
                 cli_table_row(&t, cells);
             }

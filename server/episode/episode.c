@@ -2438,8 +2438,69 @@ static enum sk_class baseline_class(ep_ctx *c, sk_metrics *mt, double *pct_out)
     return skillplan_class(rl.compute_bound, rl.pct_of_bound);
 }
 
+/* Every skill that fit (plan->used), and whether its rewrite applies to kernel k of the
+ * start text at the skill's first choice: the episode info's "skills_tried" ({skill,
+ * rewrite, applied, construct, line, reason}) and one log line per refusal, so a report
+ * says why a fitting skill was never proposed. HK_OK or HK_ENOMEM. */
+static int note_skills_tried(ep_ctx *c, const an_model *m, size_t k, const skillplan *plan)
+{
+    json_t *tried = json_array();
+    if (!tried)
+        return HK_ENOMEM;
+    rw_context ctx = {.text = c->start_text, .len = c->start_len, .m = m, .kernel = k,
+                      .spec = c->sp, .hip = !strncmp(c->arch, "gfx", 3)};
+    int rc = HK_OK;
+    for (size_t i = 0; i < plan->n_used && rc == HK_OK; i++) {
+        const sk_skill *sk = plan->used[i];
+        /* applied: at one of the skill's choices (float4 may apply where float8 does not);
+         * a refusal is the first choice's */
+        rw_refusal why, first_why;
+        bool any = false, seen = false;
+        memset(&first_why, 0, sizeof first_why);
+        for (size_t j = 0; j < plan->n && !any && rc == HK_OK; j++) {
+            if (!plan->v[j].skill || strcmp(plan->v[j].skill, sk->id))
+                continue;
+            rc = rw_applies(sk->rewrite, &ctx, plan->v[j].params, &why);
+            if (rc == HK_EINVAL) {   /* the skill's parameters are not the rewrite's */
+                rc = HK_OK;
+                if (!why.reason[0])
+                    snprintf(why.reason, sizeof why.reason, "parameters the rewrite refuses");
+                snprintf(why.construct, sizeof why.construct, "parameters");
+            }
+            any = rc == HK_OK && !why.reason[0];
+            if (!seen)
+                first_why = why;
+            seen = true;
+        }
+        why = any ? (rw_refusal){.line = 0} : first_why;
+        if (!seen && rc == HK_OK)
+            snprintf(why.reason, sizeof why.reason, "no choice of its parameters was planned");
+        if (rc)
+            break;
+        bool applied = why.reason[0] == '\0';
+        json_t *e = json_pack("{s:s, s:s, s:b}", "skill", sk->id, "rewrite", sk->rewrite->name,
+                              "applied", applied);
+        if (e && !applied) {
+            json_object_set_new(e, "construct", json_string(why.construct));
+            json_object_set_new(e, "line", json_integer(why.line));
+            json_object_set_new(e, "reason", ep__text(why.reason));
+            ep__log(c, "info", "skill %s fits, but its rewrite %s does not apply: %s", sk->id,
+                    sk->rewrite->name, why.reason);
+        }
+        if (!e || json_array_append_new(tried, e))
+            rc = HK_ENOMEM;
+    }
+    if (rc) {
+        json_decref(tried);
+        return rc;
+    }
+    json_object_set_new(c->info, "skills_tried", tried);
+    return HK_OK;
+}
+
 /* The structural rewrites to try on kernel k of the start text (model m): the plan from
- * the skills, logged and kept in the episode info. */
+ * the skills, logged and kept in the episode info with whether each fitting skill's
+ * rewrite applies. */
 static int plan_skills(ep_ctx *c, const an_model *m, size_t k, skillplan *plan)
 {
     memset(plan, 0, sizeof *plan);
@@ -2488,7 +2549,7 @@ static int plan_skills(ep_ctx *c, const an_model *m, size_t k, skillplan *plan)
     json_object_set_new(c->info, "bottleneck", json_string(cname));
     json_object_set_new(c->info, "skills", names ? names : json_null());
     hk_buf_free(&b);
-    return HK_OK;
+    return note_skills_tried(c, m, k, plan);
 }
 
 /* A search measurement is one timed run against the baseline's: gains below this are
@@ -3529,7 +3590,7 @@ static void skill_credit(ep_ctx *c)
     if (!sk) {
         json_object_set_new(j, "explained", json_false());
         json_object_set_new(j, "why", json_string("the skill is no longer loaded"));
-    } else if (sk->rewrite == SK_RW_BLAS_SUBSTITUTION) {
+    } else if (sk->rewrite->flags & RW_LIBRARY_CALL) {
         /* the library's kernels live in libcublas/libhipblas, not in the program's SASS:
          * the evidence is that the measured program calls the library (host-call mode) */
         bool calls = b->text && strstr(b->text, "HK_HOST_CALL_") != NULL;

@@ -81,6 +81,35 @@ static const char css[] =
     "table.raw{table-layout:fixed;width:100%}table.raw th{width:14em}"
     "table.raw code,td code{white-space:pre-wrap;word-break:break-all}";
 
+/* "Skills tried": each skill that fit and whether its rewrite applied, with the construct
+ * and line that stopped a refused one (the episode info's skills_tried). */
+static int skills_tried_html(struct hk_buf *out, const json_t *info)
+{
+    const json_t *tried = json_object_get(info, "skills_tried");
+    if (!json_array_size(tried))
+        return HK_OK;
+    int rc = hk_buf_appends(out, "<h2>Skills tried</h2>\n<table><tr><th>Skill</th><th>Rewrite</th>"
+                                 "<th>Applied</th><th>What stopped it</th></tr>\n");
+    size_t i;
+    const json_t *t;
+    json_array_foreach(tried, i, t) {
+        if (rc)
+            break;
+        bool applied = json_is_true(json_object_get(t, "applied"));
+        rc = hk_buf_appends(out, "<tr><td>");
+        rc = rc ? rc : h(out, t, "skill");
+        rc = rc ? rc : hk_buf_appends(out, "</td><td>");
+        rc = rc ? rc : h(out, t, "rewrite");
+        rc = rc ? rc : hk_buf_appends(out, applied ? "</td><td>yes</td><td></td></tr>\n"
+                                                   : "</td><td>no</td><td class=\"details\">");
+        if (!rc && !applied) {
+            rc = h(out, t, "reason");
+            rc = rc ? rc : hk_buf_appends(out, "</td></tr>\n");
+        }
+    }
+    return rc ? rc : hk_buf_appends(out, "</table>\n");
+}
+
 /* Horizontal bars: one per measured version, median as the bar and p10..p90 as a
  * whisker, coloured by role and status. */
 static int chart(struct hk_buf *out, const json_t *versions)
@@ -475,6 +504,7 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
     rc = rc ? rc : hk_buf_appends(out, "<h2>Versions</h2>\n");
     rc = rc ? rc : versions_html(out, m);
     rc = rc ? rc : facts_html(out, m);
+    rc = rc ? rc : skills_tried_html(out, info);
 
     /* Stages */
     size_t i;

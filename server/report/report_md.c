@@ -46,6 +46,35 @@ static int md_key(struct hk_buf *out, const json_t *obj, const char *key, size_t
     return md_text(out, report__str(obj, key), max);
 }
 
+/* "Skills tried": each skill that fit and whether its rewrite applied; a refusal names the
+ * construct that stopped it and its line (the episode info's skills_tried). Nothing when
+ * the episode recorded none. */
+static int skills_tried_md(struct hk_buf *out, const json_t *info)
+{
+    const json_t *tried = json_object_get(info, "skills_tried");
+    if (!json_array_size(tried))
+        return HK_OK;
+    int rc = hk_buf_appends(out, "\n## Skills tried\n\n| Skill | Rewrite | Applied | What stopped it |"
+                                 "\n|---|---|---|---|\n");
+    size_t i;
+    const json_t *t;
+    json_array_foreach(tried, i, t) {
+        if (rc)
+            break;
+        bool applied = json_is_true(json_object_get(t, "applied"));
+        rc = hk_buf_appends(out, "| ");
+        rc = rc ? rc : md_key(out, t, "skill", 128);
+        rc = rc ? rc : hk_buf_appends(out, " | ");
+        rc = rc ? rc : md_key(out, t, "rewrite", 64);
+        rc = rc ? rc : hk_buf_appends(out, applied ? " | yes | |\n" : " | no | ");
+        if (!rc && !applied) {
+            rc = md_key(out, t, "reason", 400);
+            rc = rc ? rc : hk_buf_appends(out, " |\n");
+        }
+    }
+    return rc;
+}
+
 /* A fenced block that no backtick run in text can close early: the fence is one
  * backtick longer than the longest run inside (at least three). */
 static int md_fence(struct hk_buf *out, const char *lang, const char *text)
@@ -359,6 +388,7 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         rc = row_text(out, "Physical floor", floor_words);
     if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
         rc = row_text(out, "Memory safety", report__str(info, "memory_safety"));
+    rc = rc ? rc : skills_tried_md(out, info);
 
     /* Stages */
     const json_t *stages = json_object_get(m, "stages");

@@ -3,6 +3,7 @@
  * the analysis model gives; edits are collected against the original text, applied in one
  * pass, and the result is re-analysed so a rewrite can never hand back broken code. */
 #include "rewrites/rewrite.h"
+#include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 
 #include "core/buf.h"
@@ -794,3 +795,76 @@ out:
     rwl_toks_free(&ts);
     return rc;
 }
+
+/* ---- registry descriptors (registry.h) ---- */
+static const rw_param launch_bounds_params[] = {
+    {.name = "max_threads", .type = RW_PARAM_INT, .min = 1, .max = 1024, .def = 256},
+    {.name = "min_blocks", .type = RW_PARAM_INT, .min = 0, .max = 64, .def = 0},
+};
+
+static int emit_launch_bounds(const rw_context *c, const int *p, rw_result *out)
+{
+    return rw_launch_bounds(c->text, c->len, c->m, c->kernel, p[0], p[1], out);
+}
+
+const rw_descriptor rw_launch_bounds_desc = {
+    .name = "launch_bounds",
+    .summary = "__launch_bounds__(max_threads[, min_blocks]) on the kernel",
+    .params = launch_bounds_params,
+    .n_params = HK_ARRAY_LEN(launch_bounds_params),
+    .flags = RW_SEARCH_AXIS | RW_HINT,
+    .emit = emit_launch_bounds,
+};
+
+static const rw_param restrict_params[] = {
+    {.name = "add_const", .type = RW_PARAM_BOOL, .max = 1, .def = 0},
+};
+
+static int emit_restrict(const rw_context *c, const int *p, rw_result *out)
+{
+    return rw_restrict(c->text, c->len, c->m, c->kernel, p[0] != 0, out);
+}
+
+const rw_descriptor rw_restrict_desc = {
+    .name = "restrict",
+    .summary = "__restrict__ on pointer parameters, const where never written",
+    .params = restrict_params,
+    .n_params = HK_ARRAY_LEN(restrict_params),
+    .flags = RW_SEARCH_AXIS | RW_HINT,
+    .emit = emit_restrict,
+};
+
+static const rw_param set_tunable_params[] = {
+    {.name = "tunable", .type = RW_PARAM_INT, .min = 0, .max = 1048576, .def = 0},
+    {.name = "value", .type = RW_PARAM_INT, .min = 0, .max = 1073741824, .def = 0},
+};
+
+static int emit_set_tunable(const rw_context *c, const int *p, rw_result *out)
+{
+    char value[16];
+    snprintf(value, sizeof value, "%d", p[1]);
+    return rw_set_tunable(c->text, c->len, c->m, (size_t)p[0], value, out);
+}
+
+const rw_descriptor rw_set_tunable_desc = {
+    .name = "set_tunable",
+    .summary = "a tunable constant set to a value (tunable: index into the model's tunables)",
+    .params = set_tunable_params,
+    .n_params = HK_ARRAY_LEN(set_tunable_params),
+    .flags = RW_SEARCH_AXIS | RW_HINT,
+    .emit = emit_set_tunable,
+};
+
+static int emit_grid_stride(const rw_context *c, const int *p, rw_result *out)
+{
+    (void)p;
+    return rw_grid_stride(c->text, c->len, c->m, c->kernel, out);
+}
+
+const rw_descriptor rw_grid_stride_desc = {
+    .name = "grid_stride",
+    .summary = "the 1D guard becomes a grid-stride loop",
+    .flags = RW_SEARCH_AXIS,
+    .emit = emit_grid_stride,
+};
+

@@ -3,6 +3,7 @@
  * cuBLAS (hipBLAS), which the benchmark program's host-call mode and the file's own
  * launch sites call instead of launching the kernel. The kernel itself stays, unused. */
 #include "rewrites/rewrite.h"
+#include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 #include "rewrites/rewrite_pattern.h"
 
@@ -341,3 +342,23 @@ out:
     hk_buf_free(&b);
     return rc;
 }
+
+/* ---- registry descriptors (registry.h) ---- */
+static const rw_param blas_substitution_params[] = {
+    {.name = "math", .type = RW_PARAM_ENUM, .values = {0, 1}, .n_values = 2, .def = 0},
+};
+
+static int emit_blas_substitution(const rw_context *c, const int *p, rw_result *out)
+{
+    return rw_blas_substitution(c->text, c->len, c->m, c->kernel, p[0], c->hip, out);
+}
+
+const rw_descriptor rw_blas_substitution_desc = {
+    .name = "blas_substitution",
+    .summary = "a naive SGEMM/SGEMV becomes a cuBLAS/hipBLAS call (math: 0 FP32, 1 TF32)",
+    .params = blas_substitution_params,
+    .n_params = HK_ARRAY_LEN(blas_substitution_params),
+    .flags = RW_ALGORITHM | RW_LIBRARY_CALL,
+    .emit = emit_blas_substitution,
+};
+

@@ -5,6 +5,7 @@
  * stencils (their subscripts read as (s + ds) * W + (f + df)), strips of rows otherwise.
  * Edits against the original text, applied and re-analysed by rwl_finish. */
 #include "rewrites/rewrite_grid2d.h"
+#include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 
 #include "core/buf.h"
@@ -2042,3 +2043,18 @@ out:
     rwl_toks_free(&ts);
     return rc;
 }
+
+/* ---- registry descriptors (registry.h) ---- */
+static int emit_grid_stride_2d(const rw_context *c, const int *p, rw_result *out)
+{
+    (void)p;
+    return rw_grid_stride_2d(c->text, c->len, c->m, c->kernel, out);
+}
+
+const rw_descriptor rw_grid_stride_2d_desc = {
+    .name = "grid_stride_2d",
+    .summary = "a 2-D elementwise kernel becomes one coalesced grid-stride loop",
+    .flags = 0,
+    .emit = emit_grid_stride_2d,
+};
+

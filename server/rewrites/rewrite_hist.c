@@ -2,6 +2,7 @@
  * this file checks what the replica design needs (integer counters, the replicas within
  * 48 KiB of static shared memory) and renders the new body from the templates below. */
 #include "rewrites/rewrite_hist.h"
+#include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 #include "rewrites/rewrite_pattern.h"
 
@@ -284,3 +285,23 @@ out:
     hk_buf_free(&b);
     return rc;
 }
+
+/* ---- registry descriptors (registry.h) ---- */
+static const rw_param histogram_lane_replicas_params[] = {
+    {.name = "bins", .type = RW_PARAM_INT, .min = 0, .max = 32768, .def = 0},
+};
+
+static int emit_histogram_lane_replicas(const rw_context *c, const int *p, rw_result *out)
+{
+    return rw_histogram_lane_replicas(c->text, c->len, c->m, c->kernel, p[0], out);
+}
+
+const rw_descriptor rw_histogram_lane_replicas_desc = {
+    .name = "histogram_lane_replicas",
+    .summary = "a histogram with 32 lane replicas of its bins per block",
+    .params = histogram_lane_replicas_params,
+    .n_params = HK_ARRAY_LEN(histogram_lane_replicas_params),
+    .flags = RW_ALGORITHM,
+    .emit = emit_histogram_lane_replicas,
+};
+

@@ -3,6 +3,7 @@
  * follow rewrite.c's (copied, as those helpers are static there): edits are collected
  * against the original text inside the model's spans, applied in one pass, re-analysed. */
 #include "rewrites/rewrite_mem.h"
+#include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 
 #include "core/buf.h"
@@ -2049,3 +2050,67 @@ out:
     rwl_toks_free(&ts);
     return rc;
 }
+
+/* ---- registry descriptors (registry.h) ---- */
+static const rw_param vectorize_params[] = {
+    {.name = "width", .type = RW_PARAM_ENUM, .values = {2, 4, 8}, .n_values = 3, .def = 4},
+};
+
+static int emit_vectorize(const rw_context *c, const int *p, rw_result *out)
+{
+    return rw_vectorize(c->text, c->len, c->m, c->kernel, p[0], out);
+}
+
+const rw_descriptor rw_vectorize_desc = {
+    .name = "vectorize",
+    .summary = "float2/float4-wide loads and stores in a grid-stride loop",
+    .params = vectorize_params,
+    .n_params = HK_ARRAY_LEN(vectorize_params),
+    .flags = RW_VECTOR_LOOP,
+    .emit = emit_vectorize,
+};
+
+static int emit_readonly_loads(const rw_context *c, const int *p, rw_result *out)
+{
+    (void)p;
+    return rw_readonly_loads(c->text, c->len, c->m, c->kernel, c->hip, out);
+}
+
+const rw_descriptor rw_readonly_loads_desc = {
+    .name = "readonly_loads",
+    .summary = "__ldg for pointers the kernel only reads",
+    .flags = RW_HINT,
+    .emit = emit_readonly_loads,
+};
+
+static const rw_param unroll_params[] = {
+    {.name = "factor", .type = RW_PARAM_INT, .min = 0, .max = 64, .def = 0},
+};
+
+static int emit_unroll(const rw_context *c, const int *p, rw_result *out)
+{
+    return rw_unroll(c->text, c->len, c->m, c->kernel, p[0], out);
+}
+
+const rw_descriptor rw_unroll_desc = {
+    .name = "unroll",
+    .summary = "#pragma unroll factor on constant-trip loops",
+    .params = unroll_params,
+    .n_params = HK_ARRAY_LEN(unroll_params),
+    .flags = 0,
+    .emit = emit_unroll,
+};
+
+static int emit_fast_math(const rw_context *c, const int *p, rw_result *out)
+{
+    (void)p;
+    return rw_fast_math(c->text, c->len, c->m, c->kernel, out);
+}
+
+const rw_descriptor rw_fast_math_desc = {
+    .name = "fast_math",
+    .summary = "fast intrinsics for expf, logf, sinf, ... and divisions",
+    .flags = 0,
+    .emit = emit_fast_math,
+};
+

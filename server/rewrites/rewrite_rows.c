@@ -3,6 +3,7 @@
  * that keeps the lanes of a warp independent, and renders a new body from source slices of
  * the old one; the result is re-analysed by rwl_finish. */
 #include "rewrites/rewrite_rows.h"
+#include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 
 #include "core/buf.h"
@@ -1417,3 +1418,18 @@ out:
     hk_free(s);
     return rc;
 }
+
+/* ---- registry descriptors (registry.h) ---- */
+static int emit_warp_rows(const rw_context *c, const int *p, rw_result *out)
+{
+    (void)p;
+    return rw_warp_rows(c->text, c->len, c->m, c->kernel, out);
+}
+
+const rw_descriptor rw_warp_rows_desc = {
+    .name = "warp_rows",
+    .summary = "any thread-per-row kernel becomes a warp per row",
+    .flags = RW_ALGORITHM,
+    .emit = emit_warp_rows,
+};
+

@@ -4,6 +4,7 @@
  * per-block __shared__ table at the start of the body; the result is re-analysed by
  * rwl_finish. */
 #include "rewrites/rewrite_table.h"
+#include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 
 #include "core/buf.h"
@@ -777,3 +778,24 @@ out:
     hk_free(s);
     return rc;
 }
+
+/* ---- registry descriptors (registry.h) ---- */
+static const rw_param invariant_table_params[] = {
+    {.name = "table", .type = RW_PARAM_INT, .min = 0, .max = 65536, .def = 0},
+    {.name = "vector_width", .type = RW_PARAM_ENUM, .values = {0, 2, 4, 8}, .n_values = 4, .def = 0, .optional = true},
+};
+
+static int emit_invariant_table(const rw_context *c, const int *p, rw_result *out)
+{
+    return rw_invariant_table(c->text, c->len, c->m, c->kernel, p[0], out);
+}
+
+const rw_descriptor rw_invariant_table_desc = {
+    .name = "invariant_table",
+    .summary = "a costly pure function of a small uniform index tabled per block (vector_width: rw_vectorize after it on the grid-stride path)",
+    .params = invariant_table_params,
+    .n_params = HK_ARRAY_LEN(invariant_table_params),
+    .flags = RW_ALGORITHM | RW_KEEPS_THREAD_INDEXING,
+    .emit = emit_invariant_table,
+};
+

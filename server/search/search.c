@@ -10,12 +10,8 @@
 #include "core/log.h"
 #include "search/knob.h"
 #include "rewrites/rewrite.h"
-#include "rewrites/rewrite_grid2d.h"
-#include "rewrites/rewrite_hist.h"
+#include "rewrites/registry.h"
 #include "rewrites/rewrite_mem.h"
-#include "rewrites/rewrite_pattern.h"
-#include "rewrites/rewrite_rows.h"
-#include "rewrites/rewrite_table.h"
 #include "spec/spec.h"
 
 #include <math.h>
@@ -355,68 +351,30 @@ static bool kernel_has_static_shared(const an_function *f)
     return false;
 }
 
-/* Applies structural rewrite st to text (model m, kernel): the rw_* call its name says. */
+/* Applies structural rewrite st to text (model m, kernel) through the rewrite registry's
+ * driver: HK_EINVAL for a name the registry does not have or parameters it refuses. */
 static int apply_struct(const search_struct *st, bool hip, const char *text, size_t len,
                         const an_model *m, size_t kernel, rw_result *r)
 {
-    const char *n = st->rewrite;
-    const int *p = st->params;
+    rw_context ctx = {.text = text, .len = len, .m = m, .kernel = kernel, .hip = hip};
+    const rw_descriptor *d = rw_find(st->rewrite);
     memset(r, 0, sizeof *r);
-    if (!strcmp(n, "vectorize"))
-        return rw_vectorize(text, len, m, kernel, p[0] ? p[0] : 4, r);
-    if (!strcmp(n, "readonly_loads"))
-        return rw_readonly_loads(text, len, m, kernel, hip, r);
-    if (!strcmp(n, "unroll"))
-        return rw_unroll(text, len, m, kernel, p[0], r);
-    if (!strcmp(n, "fast_math"))
-        return rw_fast_math(text, len, m, kernel, r);
-    if (!strcmp(n, "tiled_transpose"))
-        return rw_tiled_transpose(text, len, m, kernel, p[0] ? p[0] : 32, r);
-    if (!strcmp(n, "warp_reduce") || !strcmp(n, "block_reduce"))
-        return rw_warp_reduce(text, len, m, kernel, r);
-    if (!strcmp(n, "privatized_histogram"))
-        return rw_privatized_histogram(text, len, m, kernel, p[0], r);
-    if (!strcmp(n, "histogram_lane_replicas"))   /* any block: the launch is the skill's */
-        return rw_histogram_lane_replicas(text, len, m, kernel, p[0], r);
-    if (!strcmp(n, "online_softmax"))
-        return rw_online_softmax(text, len, m, kernel, r);
-    if (!strcmp(n, "online_layernorm"))
-        return rw_online_layernorm(text, len, m, kernel, r);
-    if (!strcmp(n, "warp_rows"))
-        return rw_warp_rows(text, len, m, kernel, r);
-    if (!strcmp(n, "grid_stride_2d"))
-        return rw_grid_stride_2d(text, len, m, kernel, r);
-    if (!strcmp(n, "tiled_gemm"))
-        return rw_tiled_gemm(text, len, m, kernel, p[0] ? p[0] : 64, p[1] ? p[1] : 64,
-                             p[2] ? p[2] : 8, r);
-    if (!strcmp(n, "blas_substitution"))   /* params[0]: math, 0 FP32, 1 TF32 */
-        return rw_blas_substitution(text, len, m, kernel, p[0], hip, r);
-    if (!strcmp(n, "invariant_table"))     /* params[0]: table entries, 0 the default */
-        return rw_invariant_table(text, len, m, kernel, p[0], r);
-    return HK_EINVAL;
+    if (!d || (d->flags & RW_SEARCH_AXIS))   /* those are the search's own axes */
+        return HK_EINVAL;
+    return rw_apply(d, &ctx, st->params, r, NULL);
 }
 
+/* "tiled_gemm tile_m=64 tile_n=64 tile_k=8, block 256 (skill ...)": the rewrite with its
+ * parameters as given (an optional one only when set), then the skill's launch. */
 static char *struct_label(const search_struct *st)
 {
-    static const char *const pnames[][3] = {
-        {"vectorize", "width", NULL}, {"unroll", "factor", NULL},
-        {"tiled_transpose", "tile", NULL}, {"privatized_histogram", "bins", NULL},
-        {"histogram_lane_replicas", "bins", NULL},
-        {"tiled_gemm", "tile_m", "tile_n"}, {"blas_substitution", "math", NULL},
-        {"invariant_table", "table", NULL}};
+    const rw_descriptor *d = rw_find(st->rewrite);
     struct hk_buf b;
     hk_buf_init(&b, 256);
     int rc = hk_buf_printf(&b, "%s", st->rewrite);
-    for (size_t i = 0; i < HK_ARRAY_LEN(pnames) && !rc; i++) {
-        if (strcmp(pnames[i][0], st->rewrite))
-            continue;
-        rc = hk_buf_printf(&b, " %s=%d", pnames[i][1], st->params[0]);
-        if (!rc && pnames[i][2])
-            rc = hk_buf_printf(&b, " %s=%d tile_k=%d", pnames[i][2], st->params[1],
-                               st->params[2]);
-    }
-    if (!rc && !strcmp(st->rewrite, "invariant_table") && st->params[1])
-        rc = hk_buf_printf(&b, " vector_width=%d", st->params[1]);
+    for (size_t i = 0; d && i < d->n_params && i < RW_MAX_PARAMS && !rc; i++)
+        if (!d->params[i].optional || st->params[i])
+            rc = hk_buf_printf(&b, " %s=%d", d->params[i].name, st->params[i]);
     if (!rc && st->block_size)
         rc = hk_buf_printf(&b, ", block %u", st->block_size);
     if (!rc && st->blocks_per_sm)
@@ -428,6 +386,12 @@ static char *struct_label(const search_struct *st)
         return NULL;
     }
     return hk_buf_steal(&b);
+}
+
+static bool struct_has(const search_struct *st, unsigned flag)
+{
+    const rw_descriptor *d = rw_find(st->rewrite);
+    return d && (d->flags & flag);
 }
 
 /* The structural axis: the proposed rewrites that apply to the baseline, in the caller's
@@ -728,16 +692,13 @@ static int step(search *s, work *w, int rc, rw_result *r, bool must_apply, bool 
     return rc;
 }
 
-/* Structural rewrites whose output keeps the original's thread indexing (one thread per
- * index, the spec's grid): under a skill's SM-multiple grid the grid-stride rewrite goes
- * first, so each resident block loops over many indices. invariant_table's per-block table
- * then costs one fill per persistent block: rope_forward on an H200 went from 0.98x (one
- * pair per thread, a fill per 256 pairs) to 92% of the copy bandwidth in a hand-written
- * grid-stride form (bench/results/2026-11-30-h200-session6). */
-static bool keeps_thread_indexing(const char *rewrite)
-{
-    return !strcmp(rewrite, "invariant_table");
-}
+/* RW_KEEPS_THREAD_INDEXING (registry.h): a structural rewrite whose output keeps the
+ * original's thread indexing (one thread per index, the spec's grid) goes on a grid-stride
+ * loop first under a skill's SM-multiple grid, so each resident block loops over many
+ * indices. invariant_table's per-block table then costs one fill per persistent block:
+ * rope_forward on an H200 went from 0.98x (one pair per thread, a fill per 256 pairs) to
+ * 92% of the copy bandwidth in a hand-written grid-stride form
+ * (bench/results/2026-11-30-h200-session6). */
 
 /* After invariant_table on the grid-stride path: rw_vectorize at the skill's vector_width
  * (params[1]; 0: none), so each thread moves whole 16-byte vectors of several indices
@@ -825,7 +786,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         /* __restrict__ goes first under vectorize: it lets a kernel that reads one
          * pointer after writing another of the same type be vectorized, and the vector
          * loads then take the read-only path */
-        for (size_t b = 0; b < s->n_axes && !strcmp(sst->rewrite, "vectorize"); b++) {
+        for (size_t b = 0; b < s->n_axes && struct_has(sst, RW_VECTOR_LOOP); b++) {
             if (s->axes[b].kind != AX_RESTRICT || cfg[b] == 0)
                 continue;
             rc = rw_restrict(w.text, w.len, work_model(s, &w), w.kernel, true, &r);
@@ -835,7 +796,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         }
         if (*skip)
             break;
-        if (sst->blocks_per_sm && keeps_thread_indexing(sst->rewrite) && !s->already_strided) {
+        if (sst->blocks_per_sm && struct_has(sst, RW_KEEPS_THREAD_INDEXING) && !s->already_strided) {
             rc = rw_grid_stride(w.text, w.len, work_model(s, &w), w.kernel, &r);
             if ((rc = step(s, &w, rc, &r, true, skip)))
                 goto out;
@@ -848,7 +809,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         if ((rc = step(s, &w, rc, &r, true, skip)))
             goto out;
         int vectorized = 0;
-        if (!*skip && sst->blocks_per_sm && keeps_thread_indexing(sst->rewrite) &&
+        if (!*skip && sst->blocks_per_sm && struct_has(sst, RW_KEEPS_THREAD_INDEXING) &&
             (rc = vectorize_after_table(s, &w, sst, &vectorized, skip)))
             goto out;
         c->pub.structural = ax->labels[cfg[a]];
@@ -861,7 +822,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
     }
     /* a library call ignores the kernel's launch, attributes and flags: combined with any
      * other axis it would be the same program timed again */
-    for (size_t a = 0; sst && !strcmp(sst->rewrite, "blas_substitution") && a < s->n_axes; a++)
+    for (size_t a = 0; sst && struct_has(sst, RW_LIBRARY_CALL) && a < s->n_axes; a++)
         if (s->axes[a].kind != AX_STRUCT && cfg[a] != 0)
             *skip = true;
     for (size_t a = 0; a < s->n_axes && !*skip; a++) {
@@ -936,7 +897,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
             goto out;
     }
     /* a library substitution links the library (harness.c puts -l flags after the program) */
-    if (sst && !strcmp(sst->rewrite, "blas_substitution")) {
+    if (sst && struct_has(sst, RW_LIBRARY_CALL)) {
         size_t f = 0;
         while (c->flags_own[f])
             f++;
@@ -974,7 +935,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
     /* The vectorized body is a grid-stride loop over vectors: under the spec's grid (one
      * thread per element) width-1 of every width threads would find no work, which on an
      * H200 made float4 saxpy 0.78x. One full wave of resident threads instead. */
-    if (sst && !strcmp(sst->rewrite, "vectorize") && c->pub.grid_mode == SEARCH_GRID_SPEC &&
+    if (sst && struct_has(sst, RW_VECTOR_LOOP) && c->pub.grid_mode == SEARCH_GRID_SPEC &&
         threads >= 1 && threads <= 1024) {
         c->pub.grid_mode = SEARCH_GRID_SM_MULTIPLE;
         c->pub.grid_per_sm = SEARCH_THREADS_PER_SM / threads ? SEARCH_THREADS_PER_SM / threads : 1;

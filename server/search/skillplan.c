@@ -28,36 +28,16 @@ enum sk_class skillplan_static_class(double flop_per_byte)
     return SK_CLASS_COUNT;
 }
 
-static bool structural(enum sk_rewrite r)
-{
-    switch (r) {
-    case SK_RW_LAUNCH_BOUNDS:
-    case SK_RW_RESTRICT:
-    case SK_RW_SET_TUNABLE:
-    case SK_RW_GRID_STRIDE:
-        return false;
-    default:
-        return true;
-    }
-}
-
-/* Where a parameter's value goes in a search_struct; false for names it has no place
+/* Where a parameter's value goes in a search_struct: a launch setting, or the slot of the
+ * skill's rewrite's parameter of that name (registry.h); false for names it has no place
  * for (those are for LLM engines or other rewrites). */
-static bool set_param(search_struct *st, const char *name, long v)
+static bool set_param(search_struct *st, const rw_descriptor *d, const char *name, long v)
 {
     if (v < 0 || v > 1 << 20)
         return false;
-    if (!strcmp(name, "width") || !strcmp(name, "factor") || !strcmp(name, "tile") ||
-        !strcmp(name, "bins") || !strcmp(name, "tile_m") || !strcmp(name, "math"))
-        st->params[0] = (int)v;
-    else if (!strcmp(name, "table"))   /* invariant_table: entries of the table */
-        st->params[0] = (int)v;
-    else if (!strcmp(name, "vector_width"))   /* invariant_table: rw_vectorize after it, 0 none */
-        st->params[1] = (int)v;
-    else if (!strcmp(name, "tile_n"))
-        st->params[1] = (int)v;
-    else if (!strcmp(name, "tile_k"))
-        st->params[2] = (int)v;
+    int slot = rw_param_index(d, name);
+    if (slot >= 0 && slot < RW_MAX_PARAMS)
+        st->params[slot] = (int)v;
     else if (!strcmp(name, "block_size"))
         st->block_size = (unsigned)v;
     else if (!strcmp(name, "blocks_per_sm"))
@@ -97,13 +77,13 @@ static bool launch_paired(const sk_skill *sk)
  * the launch pairs in order come first, as one parameter. */
 static int expand(skillplan *p, size_t *cap, const sk_skill *sk)
 {
-    search_struct first = {.skill = sk->id, .rewrite = sk_rewrite_name(sk->rewrite)};
+    search_struct first = {.skill = sk->id, .rewrite = sk->rewrite->name};
     const char *key;
     json_t *vals;
     json_object_foreach(sk->params, key, vals) {
         json_t *v0 = json_array_get(vals, 0);
         if (json_is_integer(v0))
-            set_param(&first, key, (long)json_integer_value(v0));
+            set_param(&first, sk->rewrite, key, (long)json_integer_value(v0));
     }
     int rc = push(p, cap, &first);
     unsigned rank = 1;
@@ -115,8 +95,8 @@ static int expand(skillplan *p, size_t *cap, const sk_skill *sk)
             json_t *b = json_array_get(bs, i), *g = json_array_get(bp, i);
             search_struct st = first;
             if (!json_is_integer(b) || !json_is_integer(g) ||
-                !set_param(&st, "block_size", (long)json_integer_value(b)) ||
-                !set_param(&st, "blocks_per_sm", (long)json_integer_value(g)))
+                !set_param(&st, sk->rewrite, "block_size", (long)json_integer_value(b)) ||
+                !set_param(&st, sk->rewrite, "blocks_per_sm", (long)json_integer_value(g)))
                 continue;
             st.rank = rank++;
             rc = push(p, cap, &st);
@@ -128,39 +108,13 @@ static int expand(skillplan *p, size_t *cap, const sk_skill *sk)
         for (size_t i = 1; i < json_array_size(vals) && rank < SKILLPLAN_CHOICES && !rc; i++) {
             json_t *v = json_array_get(vals, i);
             search_struct st = first;
-            if (!json_is_integer(v) || !set_param(&st, key, (long)json_integer_value(v)))
+            if (!json_is_integer(v) || !set_param(&st, sk->rewrite, key, (long)json_integer_value(v)))
                 continue;
             st.rank = rank++;
             rc = push(p, cap, &st);
         }
     }
     return rc;
-}
-
-/* Rewrites that replace the kernel's algorithm once their code pattern matched (a
- * transpose, a reduction, a histogram, a row-wise softmax or layernorm, a GEMM, any
- * thread-per-row column loop). A match
- * is more specific than a roofline class: a naive softmax classed latency-bound on an
- * H200 had its unroll choices timed before the online softmax, and a short time budget
- * ended first. */
-static bool replaces_algorithm(enum sk_rewrite r)
-{
-    switch (r) {
-    case SK_RW_TILED_TRANSPOSE:
-    case SK_RW_WARP_REDUCE:
-    case SK_RW_BLOCK_REDUCE:
-    case SK_RW_PRIVATIZED_HISTOGRAM:
-    case SK_RW_HISTOGRAM_LANE_REPLICAS:
-    case SK_RW_ONLINE_SOFTMAX:
-    case SK_RW_ONLINE_LAYERNORM:
-    case SK_RW_TILED_GEMM:
-    case SK_RW_BLAS_SUBSTITUTION:
-    case SK_RW_WARP_ROWS:
-    case SK_RW_INVARIANT_TABLE:
-        return true;
-    default:
-        return false;
-    }
 }
 
 static bool used_already(const skillplan *p, const sk_skill *sk)
@@ -192,8 +146,14 @@ int skillplan_build(const sk_set *set, const char *arch, enum sk_class cls, cons
         rc = sk_for(set, arch, by_class ? cls : SK_CLASS_COUNT, &list, &n_list);
         for (size_t i = 0; i < n_list && rc == HK_OK; i++) {
             const sk_skill *sk = list[i];
-            if (!structural(sk->rewrite) || used_already(out, sk) ||
-                replaces_algorithm(sk->rewrite) != algorithms)
+            /* rewrites the search has as its own axes are left to those axes; rewrites
+             * that replace the algorithm once their pattern matched are more specific
+             * than a roofline class (a naive softmax classed latency-bound on an H200 had
+             * its unroll choices timed before the online softmax, and a short budget
+             * ended first), so they are planned first */
+            unsigned fl = sk->rewrite->flags;
+            if ((fl & RW_SEARCH_AXIS) || used_already(out, sk) ||
+                ((fl & RW_ALGORITHM) != 0) != algorithms)
                 continue;
             bool match = false;
             rc = sk_matches_source(sk, kernel_text, len, &match);

@@ -34,13 +34,6 @@
 
 /* ---- names ---- */
 
-static const char *const rewrite_names[] = {
-#define SK_X_NAME(e, s) s,
-    SK_REWRITES(SK_X_NAME)
-#undef SK_X_NAME
-};
-_Static_assert(HK_ARRAY_LEN(rewrite_names) == SK_RW_COUNT, "one name per rewrite");
-
 static const struct {
     const char *name;
     double lo, hi;
@@ -67,11 +60,6 @@ static const struct {
     {"dcu-gfx9", "gfx9", {"gfx906", "gfx90a", NULL}},
 };
 
-const char *sk_rewrite_name(enum sk_rewrite r)
-{
-    return (unsigned)r < SK_RW_COUNT ? rewrite_names[r] : "?";
-}
-
 const char *sk_metric_name(enum sk_metric m)
 {
     return (unsigned)m < SK_M_COUNT ? metric_info[m].name : "?";
@@ -80,16 +68,6 @@ const char *sk_metric_name(enum sk_metric m)
 const char *sk_class_name(enum sk_class c)
 {
     return (unsigned)c < SK_CLASS_COUNT ? class_names[c] : "?";
-}
-
-int sk_rewrite_parse(const char *s, enum sk_rewrite *out)
-{
-    for (int i = 0; s && i < SK_RW_COUNT; i++)
-        if (!strcmp(s, rewrite_names[i])) {
-            *out = (enum sk_rewrite)i;
-            return HK_OK;
-        }
-    return HK_EINVAL;
 }
 
 int sk_metric_parse(const char *s, enum sk_metric *out)
@@ -748,12 +726,12 @@ static void parse_rewrite(struct vctx *v, sk_skill *sk, json_t *root)
     static const char *const allowed[] = {"name", "params", NULL};
     check_keys(v, r, "rewrite", allowed);
     const char *name = get_str(v, r, "name", "rewrite.name", true, 1, 64);
-    if (name && sk_rewrite_parse(name, &sk->rewrite) != HK_OK) {
+    if (name && !(sk->rewrite = rw_find(name))) {
         char known[600] = "";
-        for (int i = 0; i < SK_RW_COUNT; i++) {
+        for (size_t i = 0; i < rw_registry_count(); i++) {
             if (i)
                 strncat(known, ", ", sizeof known - strlen(known) - 1);
-            strncat(known, rewrite_names[i], sizeof known - strlen(known) - 1);
+            strncat(known, rw_registry_at(i)->name, sizeof known - strlen(known) - 1);
         }
         vbad(v, "rewrite.name", "unknown rewrite \"%s\" (known: %s)", name, known);
     }
@@ -1527,10 +1505,9 @@ static int cmp_stat_id(const void *a, const void *b)
  * bounds, a tunable's value): they rarely change a memory-bound kernel's access pattern,
  * so among skills without a record of help the structural ones are tried first (on the
  * H200, read-only loads timed before float4 used up half_scale_bias's whole search). */
-static bool hint_rewrite(enum sk_rewrite r)
+static bool hint_rewrite(const rw_descriptor *r)
 {
-    return r == SK_RW_READONLY_LOADS || r == SK_RW_RESTRICT || r == SK_RW_LAUNCH_BOUNDS ||
-           r == SK_RW_SET_TUNABLE;
+    return r && (r->flags & RW_HINT);
 }
 
 static int cmp_ranked(const void *a, const void *b)

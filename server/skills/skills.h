@@ -17,40 +17,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rewrites/registry.h"
 #include "store/store.h"
 
 /* ---- closed vocabularies (the one place each list lives) ---- */
 
-/* Rewrite names of the builtin engine (server/rewrites). A skill's rewrite.name must be
- * one of these. X(ENUM, "name"). */
-#define SK_REWRITES(X)                         \
-    X(LAUNCH_BOUNDS, "launch_bounds")          \
-    X(RESTRICT, "restrict")                    \
-    X(SET_TUNABLE, "set_tunable")              \
-    X(GRID_STRIDE, "grid_stride")              \
-    X(VECTORIZE, "vectorize")                  \
-    X(READONLY_LOADS, "readonly_loads")        \
-    X(UNROLL, "unroll")                        \
-    X(FAST_MATH, "fast_math")                  \
-    X(TILED_TRANSPOSE, "tiled_transpose")      \
-    X(WARP_REDUCE, "warp_reduce")              \
-    X(BLOCK_REDUCE, "block_reduce")            \
-    X(PRIVATIZED_HISTOGRAM, "privatized_histogram") \
-    X(ONLINE_SOFTMAX, "online_softmax")        \
-    X(ONLINE_LAYERNORM, "online_layernorm")    \
-    X(BLAS_SUBSTITUTION, "blas_substitution")  \
-    X(TILED_GEMM, "tiled_gemm")                \
-    X(WARP_ROWS, "warp_rows")                  \
-    X(GRID_STRIDE_2D, "grid_stride_2d")        \
-    X(HISTOGRAM_LANE_REPLICAS, "histogram_lane_replicas") \
-    X(INVARIANT_TABLE, "invariant_table")
-
-enum sk_rewrite {
-#define SK_X_ENUM(e, s) SK_RW_##e,
-    SK_REWRITES(SK_X_ENUM)
-#undef SK_X_ENUM
-    SK_RW_COUNT
-};
+/* A skill's rewrite.name is the name of a descriptor in the rewrite registry
+ * (rewrites/registry.h): the one list of rewrites. */
 
 /* Metrics a skill may put thresholds on or name as evidence, with the range of values
  * that makes sense for each (thresholds outside it are refused). Where they come from is
@@ -82,12 +55,10 @@ enum sk_metric {
 /* Bottleneck classes (roofline position), which are also the class directory names. */
 enum sk_class { SK_MEMORY_BOUND, SK_COMPUTE_BOUND, SK_LATENCY_BOUND, SK_CLASS_COUNT };
 
-/* Static names ("vectorize", "dram_pct_of_peak", "memory-bound"); "?" when out of range. */
-const char *sk_rewrite_name(enum sk_rewrite r);
+/* Static names ("dram_pct_of_peak", "memory-bound"); "?" when out of range. */
 const char *sk_metric_name(enum sk_metric m);
 const char *sk_class_name(enum sk_class c);
 /* Name back to value; HK_EINVAL when unknown (s may be NULL: HK_EINVAL). */
-int sk_rewrite_parse(const char *s, enum sk_rewrite *out);
 int sk_metric_parse(const char *s, enum sk_metric *out);
 int sk_class_parse(const char *s, enum sk_class *out);
 
@@ -115,7 +86,7 @@ typedef struct {
     sk_threshold *metrics;  /* may be NULL when n_metrics is 0 */
     size_t n_metrics;
     char *guidance;
-    enum sk_rewrite rewrite;
+    const rw_descriptor *rewrite; /* the registry's descriptor (static, never NULL) */
     json_t *params;         /* borrowed: object name -> non-empty array of values to try,
                                in order (numbers, or strings); never NULL (may be empty) */
     char *evidence_sass;    /* POSIX extended regex on SASS / AMD ISA; NULL: none */

@@ -19,8 +19,10 @@
 #include <unistd.h>
 
 #include "compile/compile.h"
+#include "core/buf.h"
 #include "core/hk.h"
 #include "episode/episode.h"
+#include "report/report.h"
 
 static char dir[] = "/tmp/hk-test-episode-sim-XXXXXX";
 static char sim[300];
@@ -187,6 +189,22 @@ static void test_simulated_episode(void **state)
     if (!axes || !strstr(axes, "structural: ") ||
         !strstr(axes, "vectorize width=4 (skill sm90-vectorize-128bit)"))
         fail_msg("no structural vectorize axis: %s", axes ? axes : "(none)");
+    /* every skill that fit is listed with whether its rewrite applied (saxpy: all do) */
+    json_t *tried = json_object_get(info, "skills_tried");
+    assert_int_equal(json_array_size(tried), json_array_size(skills));
+    bool vec_applied = false;
+    for (size_t i = 0; i < json_array_size(tried); i++) {
+        const json_t *t = json_array_get(tried, i);
+        assert_string_equal(json_string_value(json_object_get(t, "skill")),
+                            json_string_value(json_array_get(skills, i)));
+        assert_non_null(json_string_value(json_object_get(t, "rewrite")));
+        if (!strcmp(json_string_value(json_object_get(t, "skill")), "sm90-vectorize-128bit"))
+            vec_applied = json_is_true(json_object_get(t, "applied"));
+    }
+    if (!vec_applied) {
+        char *dump = json_dumps(tried, JSON_COMPACT);
+        fail_msg("the vectorize skill's rewrite did not apply: %s", dump ? dump : "");
+    }
     store_skill_stat *sst = NULL;
     size_t nst = 0;
     assert_int_equal(store_skill_stats(st, "sm_90", &sst, &nst), HK_OK);
@@ -278,6 +296,74 @@ static double mono_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A saxpy that also reads x backwards (line 5): the vectorize skill fits its code, but the
+ * rewrite cannot turn x[n - 1 - i] into vector loads. The episode info, the log and the
+ * Markdown report say so, with the construct and its line. */
+static void test_refusal_in_report(void **state)
+{
+    (void)state;
+    if (!sim[0])
+        skip();
+    char db[400], src[400];
+    snprintf(db, sizeof db, "%s/refusal.db", dir);
+    snprintf(src, sizeof src, "%s/saxpy_rev.cu", dir);
+    FILE *f = fopen(src, "w");
+    assert_non_null(f);
+    fputs("__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+          "{\n"
+          "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+          "    if (i < n)\n"
+          "        y[i] = a * x[i] + y[i] + 0.5f * x[n - 1 - i];\n"
+          "}\n", f);
+    fclose(f);
+    const char *wrapper[] = {sim, NULL};
+    seen s = {0};
+    ep_options o = options(db, &s, wrapper);
+    o.file = src;
+    o.budget = 2;
+    ep_result r;
+    assert_int_equal(ep_run(&o, &r), HK_OK);
+    store *st = NULL;
+    assert_int_equal(store_open(db, &st), HK_OK);
+    store_episode e;
+    assert_int_equal(store_episode_get(st, r.episode_id, &e), HK_OK);
+    json_t *info = json_loads(e.info_json, 0, NULL);
+    assert_non_null(info);
+    json_t *tried = json_object_get(info, "skills_tried");
+    const json_t *refused = NULL;
+    for (size_t i = 0; i < json_array_size(tried) && !refused; i++) {
+        const json_t *t = json_array_get(tried, i);
+        if (json_is_false(json_object_get(t, "applied")))
+            refused = t;
+    }
+    if (!refused) {
+        char *dump = json_dumps(tried, JSON_COMPACT);
+        fail_msg("no fitting skill refused: %s", dump ? dump : "(no skills_tried)");
+    }
+    json_int_t line = json_integer_value(json_object_get(refused, "line"));
+    const char *reason = json_string_value(json_object_get(refused, "reason"));
+    const char *construct = json_string_value(json_object_get(refused, "construct"));
+    assert_true(line >= 1 && line <= 6 && reason && construct && construct[0]);
+    char at[96];
+    snprintf(at, sizeof at, "%s at line %lld", construct, (long long)line);
+    if (!strstr(reason, at))
+        fail_msg("the refusal does not name its construct and line: %s", reason);
+    struct hk_buf md;
+    hk_buf_init(&md, 1 << 16);
+    assert_int_equal(report_render_markdown(st, r.episode_id, &md), HK_OK);
+    const char *section = strstr(md.data, "## Skills tried");
+    assert_non_null(section);
+    assert_non_null(strstr(section, json_string_value(json_object_get(refused, "skill"))));
+    snprintf(at, sizeof at, "at line %lld", (long long)line);
+    assert_non_null(strstr(section, at));
+    assert_non_null(strstr(section, "| no |"));
+    hk_buf_free(&md);
+    json_decref(info);
+    store_episode_clear(&e);
+    store_close(st);
+    ep_result_clear(&r);
 }
 
 static void on_budget_event(const json_t *ev, void *data)
@@ -450,6 +536,7 @@ int main(void)
     hk_alloc_init_json();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_simulated_episode),
+        cmocka_unit_test(test_refusal_in_report),
         cmocka_unit_test(test_budget_from_optimize_and_scratch),
         cmocka_unit_test(test_no_floor_not_credited),
     };

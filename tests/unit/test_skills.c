@@ -64,15 +64,15 @@ static void shipped_skills_load(void **state)
     assert_true(n >= 16);
 
     /* Every rewrite of the engine has an sm_90 skill. */
-    for (int r = 0; r < SK_RW_COUNT; r++) {
+    for (size_t r = 0; r < rw_registry_count(); r++) {
         bool found = false;
         for (size_t i = 0; i < n; i++) {
             const sk_skill *sk = sk_set_at(set, i);
-            if (sk->rewrite == (enum sk_rewrite)r && sk_hardware_matches(sk, "sm_90"))
+            if (sk->rewrite == rw_registry_at(r) && sk_hardware_matches(sk, "sm_90"))
                 found = true;
         }
         if (!found)
-            fail_msg("no sm_90 skill uses rewrite %s", sk_rewrite_name((enum sk_rewrite)r));
+            fail_msg("no sm_90 skill uses rewrite %s", rw_registry_at(r)->name);
     }
     /* The memory-bound rewrites of sm_90 exist for wavefront-64 gfx9 too. */
     for (size_t i = 0; i < n; i++) {
@@ -88,7 +88,7 @@ static void shipped_skills_load(void **state)
         }
         if (!found)
             fail_msg("memory-bound %s (%s) has no gfx9 counterpart", sk->id,
-                     sk_rewrite_name(sk->rewrite));
+                     sk->rewrite->name);
     }
     /* sm_90 first in the set's order; sk_get finds each; fields are filled. */
     assert_string_equal(sk_set_at(set, 0)->hardware_dir, "nvidia-sm90");
@@ -320,11 +320,8 @@ static void metrics_and_evidence(void **state)
 static void names_round_trip(void **state)
 {
     (void)state;
-    for (int i = 0; i < SK_RW_COUNT; i++) {
-        enum sk_rewrite r;
-        assert_int_equal(sk_rewrite_parse(sk_rewrite_name((enum sk_rewrite)i), &r), HK_OK);
-        assert_int_equal(r, i);
-    }
+    for (size_t i = 0; i < rw_registry_count(); i++)
+        assert_ptr_equal(rw_find(rw_registry_at(i)->name), rw_registry_at(i));
     for (int i = 0; i < SK_M_COUNT; i++) {
         enum sk_metric m;
         assert_int_equal(sk_metric_parse(sk_metric_name((enum sk_metric)i), &m), HK_OK);
@@ -334,10 +331,10 @@ static void names_round_trip(void **state)
     assert_int_equal(sk_class_parse("latency-bound", &c), HK_OK);
     assert_int_equal(c, SK_LATENCY_BOUND);
     assert_int_equal(sk_class_parse("io-bound", &c), HK_EINVAL);
-    enum sk_rewrite r;
-    assert_int_equal(sk_rewrite_parse(NULL, &r), HK_EINVAL);
-    assert_string_equal(sk_rewrite_name(SK_RW_COUNT), "?");
-    assert_int_equal(SK_RW_COUNT, 20);
+    assert_null(rw_find(NULL));
+    assert_null(rw_find("no_such_rewrite"));
+    assert_null(rw_registry_at(rw_registry_count()));
+    assert_int_equal(rw_registry_count(), 20);
 }
 
 /* ---- the store's record and ordering by it ---- */
@@ -444,8 +441,7 @@ static void store_migrates_from_v2(void **state)
 
 static bool is_hint(const sk_skill *sk)
 {
-    return sk->rewrite == SK_RW_READONLY_LOADS || sk->rewrite == SK_RW_RESTRICT ||
-           sk->rewrite == SK_RW_LAUNCH_BOUNDS || sk->rewrite == SK_RW_SET_TUNABLE;
+    return (sk->rewrite->flags & RW_HINT) != 0;
 }
 
 static void order_by_record(void **state)

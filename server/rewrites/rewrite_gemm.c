@@ -1,0 +1,358 @@
+/* tiled_gemm (rewrite_pattern.h): the naive GEMM loop (rwp_match_gemm_loop) becomes a
+ * shared-memory tiled GEMM with register blocking. */
+#include "rewrites/rewrite_pattern.h"
+#include "rewrites/registry.h"
+#include "rewrites/rewrite_recognize.h"
+#include "rewrites/rewrite_lex.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Fetches the k slice starting at K0 of the A and B tiles into registers hk_ra / hk_rb
+ * (zero outside the matrices); consecutive threads read consecutive addresses. IND: the
+ * indentation of the generated lines. */
+#define PT_GEMM_FETCH(IND, K0)                                                                       \
+    IND "#pragma unroll\n"                                                           \
+    IND "for (int hk_l = 0; hk_l < HK_LA; hk_l++) {\n"                               \
+    IND "    const int hk_e = hk_tid + hk_l * HK_THREADS;\n"                         \
+    IND "    const long long hk_gr = hk_row0 + hk_e / HK_BK, hk_gk = (" K0 ") + hk_e % HK_BK;\n" \
+    IND "    hk_ra[hk_l] = (hk_gr < hk_m && hk_gk < hk_k) ? $A[(size_t)hk_gr * ($LDA) + hk_gk] : ($T)0;\n" \
+    IND "}\n"                                                                        \
+    IND "#pragma unroll\n"                                                           \
+    IND "for (int hk_l = 0; hk_l < HK_LB; hk_l++) {\n"                               \
+    IND "    const int hk_e = hk_tid + hk_l * HK_THREADS;\n"                         \
+    IND "    const long long hk_gk = (" K0 ") + hk_e / HK_BN, hk_gc = hk_col0 + hk_e % HK_BN;\n" \
+    IND "    hk_rb[hk_l] = (hk_gk < hk_k && hk_gc < hk_n) ? $B[(size_t)hk_gk * ($LDB) + hk_gc] : ($T)0;\n" \
+    IND "}\n"
+
+static const char tpl_gemm[] =
+    "{\n"
+    "    // hk rewrite: shared-memory tiled GEMM with register blocking. A block of HK_THREADS\n"
+    "    // threads walks output tiles HK_BM x HK_BN (grid-stride); each thread computes\n"
+    "    // HK_TM x HK_TN outputs from HK_BK-deep slices of A and B staged in shared memory\n"
+    "    // (zero-padded at the edges). Other block sizes take the simple path at the end.\n"
+    "    constexpr int HK_BM = $BM;\n"
+    "    constexpr int HK_BN = $BN;\n"
+    "    constexpr int HK_BK = $BK;\n"
+    "    constexpr int HK_TM = HK_BM / 16;\n"
+    "    constexpr int HK_TN = HK_BN / 16;\n"
+    "    constexpr int HK_THREADS = (HK_BM / HK_TM) * (HK_BN / HK_TN);\n"
+    "    constexpr int HK_LA = HK_BM * HK_BK / HK_THREADS;\n"
+    "    constexpr int HK_LB = HK_BK * HK_BN / HK_THREADS;\n"
+    "    // thread t owns rows t*TM/2 .. +TM/2-1 in each half of the tile (likewise columns):\n"
+    "    // its shared reads are contiguous runs (vector loads), a quarter-warp's runs are\n"
+    "    // adjacent (no bank conflicts), and its outputs are coalesced runs.\n"
+    "#define HK_ROW_OF(t, i) ((t) * (HK_TM / 2) + (i) % (HK_TM / 2) + (i) / (HK_TM / 2) * (HK_BM / 2))\n"
+    "#define HK_COL_OF(t, j) ((t) * (HK_TN / 2) + (j) % (HK_TN / 2) + (j) / (HK_TN / 2) * (HK_BN / 2))\n"
+    PT_THREADS
+    "    const long long hk_m = ($M), hk_n = ($N), hk_k = ($K);\n"
+    "    const long long hk_block = blockIdx.x + (long long)gridDim.x * (blockIdx.y + (long long)gridDim.y * blockIdx.z);\n"
+    "    const long long hk_blocks = (long long)gridDim.x * gridDim.y * gridDim.z;\n"
+    "    if (hk_nthreads == HK_THREADS) {\n"
+    "        // $V storage: rows of the tiles start 16-byte aligned, for vector reads\n"
+    "        __shared__ $V hk_as_v[HK_BK * (HK_BM + 4) / $VW];\n"
+    "        __shared__ $V hk_bs_v[HK_BK * (HK_BN + 4) / $VW];\n"
+    "        $T (*hk_as)[HK_BM + 4] = reinterpret_cast<$T (*)[HK_BM + 4]>(hk_as_v);\n"
+    "        $T (*hk_bs)[HK_BN + 4] = reinterpret_cast<$T (*)[HK_BN + 4]>(hk_bs_v);\n"
+    "        const int hk_tx = hk_tid % (HK_BN / HK_TN), hk_ty = hk_tid / (HK_BN / HK_TN);\n"
+    "        const long long hk_tiles_n = (hk_n + HK_BN - 1) / HK_BN;\n"
+    "        const long long hk_tiles = hk_tiles_n * ((hk_m + HK_BM - 1) / HK_BM);\n"
+    "        for (long long hk_t = hk_block; hk_t < hk_tiles; hk_t += hk_blocks) {\n"
+    "            const long long hk_row0 = (hk_t / hk_tiles_n) * HK_BM, hk_col0 = (hk_t % hk_tiles_n) * HK_BN;\n"
+    "            $T hk_acc[HK_TM][HK_TN];\n"
+    "            #pragma unroll\n"
+    "            for (int hk_i = 0; hk_i < HK_TM; hk_i++) {\n"
+    "                #pragma unroll\n"
+    "                for (int hk_j = 0; hk_j < HK_TN; hk_j++)\n"
+    "                    hk_acc[hk_i][hk_j] = ($T)0;\n"
+    "            }\n"
+    "            // the next k slice is fetched into registers while this one is computed\n"
+    "            $T hk_ra[HK_LA], hk_rb[HK_LB];\n"
+    PT_GEMM_FETCH("            ", "0")
+    "            for (long long hk_k0 = 0; hk_k0 < hk_k; hk_k0 += HK_BK) {\n"
+    "                #pragma unroll\n"
+    "                for (int hk_l = 0; hk_l < HK_LA; hk_l++) {\n"
+    "                    const int hk_e = hk_tid + hk_l * HK_THREADS;\n"
+    "                    hk_as[hk_e % HK_BK][hk_e / HK_BK] = hk_ra[hk_l];\n"
+    "                }\n"
+    "                #pragma unroll\n"
+    "                for (int hk_l = 0; hk_l < HK_LB; hk_l++) {\n"
+    "                    const int hk_e = hk_tid + hk_l * HK_THREADS;\n"
+    "                    hk_bs[hk_e / HK_BN][hk_e % HK_BN] = hk_rb[hk_l];\n"
+    "                }\n"
+    "                __syncthreads();\n"
+    "                if (hk_k0 + HK_BK < hk_k) {\n"
+    PT_GEMM_FETCH("                    ", "hk_k0 + HK_BK")
+    "                }\n"
+    "                #pragma unroll\n"
+    "                for (int hk_kk = 0; hk_kk < HK_BK; hk_kk++) {\n"
+    "                    $T hk_a[HK_TM], hk_b[HK_TN];\n"
+    "$LOADS"
+    "                    #pragma unroll\n"
+    "                    for (int hk_i = 0; hk_i < HK_TM; hk_i++) {\n"
+    "                        #pragma unroll\n"
+    "                        for (int hk_j = 0; hk_j < HK_TN; hk_j++)\n"
+    "                            hk_acc[hk_i][hk_j] += hk_a[hk_i] * hk_b[hk_j];\n"
+    "                    }\n"
+    "                }\n"
+    "                __syncthreads();\n"
+    "            }\n"
+    "            #pragma unroll\n"
+    "            for (int hk_i = 0; hk_i < HK_TM; hk_i++) {\n"
+    "                #pragma unroll\n"
+    "                for (int hk_j = 0; hk_j < HK_TN; hk_j++) {\n"
+    "                    const long long hk_gr = hk_row0 + HK_ROW_OF(hk_ty, hk_i);\n"
+    "                    const long long hk_gc = hk_col0 + HK_COL_OF(hk_tx, hk_j);\n"
+    "                    if (hk_gr < hk_m && hk_gc < hk_n) {\n"
+    "                        const $RT $ROW = ($RT)hk_gr;\n"
+    "                        const $CT $COL = ($CT)hk_gc;\n"
+    "                        $T $ACC = hk_acc[hk_i][hk_j];\n"
+    "                        $EPILOGUE\n"
+    "                    }\n"
+    "                }\n"
+    "            }\n"
+    "        }\n"
+    "#undef HK_ROW_OF\n"
+    "#undef HK_COL_OF\n"
+    "    } else {\n"
+    "        for (long long hk_e = hk_block * hk_nthreads + hk_tid; hk_e < hk_m * hk_n; hk_e += hk_blocks * hk_nthreads) {\n"
+    "            const $RT $ROW = ($RT)(hk_e / hk_n);\n"
+    "            const $CT $COL = ($CT)(hk_e % hk_n);\n"
+    "            $T $ACC = ($T)0;\n"
+    "            for (long long hk_kk = 0; hk_kk < hk_k; hk_kk++)\n"
+    "                $ACC += $A[(size_t)$ROW * ($LDA) + hk_kk] * $B[(size_t)hk_kk * ($LDB) + $COL];\n"
+    "            $EPILOGUE\n"
+    "        }\n"
+    "    }\n"
+    "}";
+
+/* The stride in compact index c = `ROW * LD + K` (any order of the sum and the product):
+ * copies LD into ld. false when c has another shape. */
+static bool leading_dim(const char *c, const char *row, const char *k, char *ld, size_t size)
+{
+    size_t cl = strlen(c), rl = strlen(row), kl = strlen(k);
+    char prod[PT_EXPR];
+    if (cl > kl + 1 && c[cl - kl - 1] == '+' && strcmp(c + cl - kl, k) == 0)
+        snprintf(prod, sizeof prod, "%.*s", (int)(cl - kl - 1), c);
+    else if (cl > kl + 1 && strncmp(c, k, kl) == 0 && c[kl] == '+')
+        snprintf(prod, sizeof prod, "%s", c + kl + 1);
+    else
+        return false;
+    size_t pl = strlen(prod);
+    if (pl > rl + 1 && strncmp(prod, row, rl) == 0 && prod[rl] == '*')
+        snprintf(ld, size, "%s", prod + rl + 1);
+    else if (pl > rl + 1 && prod[pl - rl - 1] == '*' && strcmp(prod + pl - rl, row) == 0)
+        snprintf(ld, size, "%.*s", (int)(pl - rl - 1), prod);
+    else
+        return false;
+    /* the stride must be a product-free operand: `a*b+c` split the wrong way gives garbage */
+    for (const char *q = ld; *q; q++)
+        if (*q == '+' || *q == '-' || *q == '?' || *q == ',' || *q == '*' || *q == '/')
+            return false;
+    return *ld != '\0';
+}
+
+int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel, int tile_m, int tile_n,
+                  int tile_k, rw_result *out)
+{
+    static const char *const name = "tiled GEMM";
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    if ((tile_m != 32 && tile_m != 64 && tile_m != 128) || (tile_n != 32 && tile_n != 64 && tile_n != 128) ||
+        (tile_k != 8 && tile_k != 16 && tile_k != 32))
+        return HK_EINVAL;
+    rw_toks ts = {0};
+    pt_shape s;
+    struct hk_buf b;
+    char *epi = NULL;
+    hk_buf_init(&b, PT_TEXT_MAX);
+    const char *why = NULL;
+    if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+        if (rc == HK_ETOOBIG)
+            rc = rwp_not_applicable(out, name, f, "the body is far larger than a GEMM");
+        goto out;
+    }
+    if ((why = rwp_read_shape(&ts, &s)))
+        goto na;
+    const pt_index *icol = rwp_shape_axis(&s, 'x'), *irow = rwp_shape_axis(&s, 'y');
+    if (s.n_idx != 2 || !icol || !irow) {
+        why = "it is not a 2D kernel (row from .y, column from .x)";
+        goto na;
+    }
+    if (s.pre_b > s.pre_a) {
+        why = "statements besides the index declarations come before the bounds check";
+        goto na;
+    }
+    pt_gemm_loop g;
+    if ((why = rwp_match_gemm_loop(f, &ts, s.body_a, s.body_b, NULL, 0, &g))) {
+        if (strcmp(why, "out of memory") == 0)
+            goto nomem;
+        goto na;
+    }
+    const an_param *pa = g.pa, *pb = g.pb;
+    const char *t = g.t, *acc = g.acc, *kv_name = g.kv;
+    size_t e = g.end;
+    char ia[PT_EXPR], ib[PT_EXPR], lda[PT_EXPR], ldb[PT_EXPR], ta[PT_EXPR], tb[PT_EXPR];
+    snprintf(ia, sizeof ia, "%s", g.ia);
+    snprintf(ib, sizeof ib, "%s", g.ib);
+    if (!leading_dim(ia, irow->name, kv_name, lda, sizeof lda)) {
+        /* B[...] * A[...]: swap */
+        const an_param *tp = pa;
+        pa = pb;
+        pb = tp;
+        char tmp[PT_EXPR];
+        snprintf(tmp, sizeof tmp, "%s", ia);
+        snprintf(ia, sizeof ia, "%s", ib);
+        snprintf(ib, sizeof ib, "%s", tmp);
+        if (!leading_dim(ia, irow->name, kv_name, lda, sizeof lda)) {
+            why = "A is not read as A[row * lda + k] (row-major, row from .y)";
+            goto na;
+        }
+    }
+    if (!leading_dim(ib, kv_name, icol->name, ldb, sizeof ldb)) {
+        why = "B is not read as B[k * ldb + col] (row-major, col from .x)";
+        goto na;
+    }
+    rwp_pointee_type(pa, ta, sizeof ta);
+    rwp_pointee_type(pb, tb, sizeof tb);
+    if (strcmp(ta, t) != 0 || strcmp(tb, t) != 0) {
+        why = "A, B and the accumulator do not share one type (float or double)";
+        goto na;
+    }
+    /* the epilogue: the statements after the loop, kept verbatim */
+    size_t ea = e, eb = s.body_b;
+    if (ea >= eb) {
+        why = "nothing is written after the k loop";
+        goto na;
+    }
+    bool writes = false;
+    for (size_t j = ea; j < eb; j++) {
+        if (rwl_tok_is(&ts, j, "for") || rwl_tok_is(&ts, j, "while") || rwl_tok_is(&ts, j, "do") || rwl_tok_is(&ts, j, "return") ||
+            rwl_tok_is(&ts, j, "goto") || rwl_tok_is(&ts, j, "__syncthreads") || rwl_tok_is(&ts, j, kv_name)) {
+            why = "the statements after the k loop hold a loop, a return, a barrier or the k index";
+            goto na;
+        }
+        if (rwp_tok_ident(&ts, j) && !(j > 0 && (rwl_tok_is(&ts, j - 1, ".") || rwl_tok_is(&ts, j - 1, "->"))) &&
+            !rwl_tok_is(&ts, j + 1, "(") && !rwp_param_named(f, &ts, j) && !rwl_tok_is(&ts, j, acc) &&
+            !rwl_tok_is(&ts, j, irow->name) && !rwl_tok_is(&ts, j, icol->name) && !rwp_is_type_word(&ts, j) &&
+            !rwl_tok_is(&ts, j, "const") && !rwl_tok_is(&ts, j, "if") && !rwl_tok_is(&ts, j, "else")) {
+            bool tunable = false;
+            for (size_t i = 0; i < m->n_tunables && !tunable; i++)
+                tunable = rwl_tok_is(&ts, j, m->tunables[i].name);
+            if (!tunable) {
+                why = "the statements after the k loop use a local variable";
+                goto na;
+            }
+        }
+        if (rwp_param_named(f, &ts, j) && rwp_param_named(f, &ts, j)->pointer_depth == 1 && rwl_tok_is(&ts, j + 1, "["))
+            writes = true;
+    }
+    if (!writes) {
+        why = "the statements after the k loop write no pointer parameter";
+        goto na;
+    }
+    if (!(epi = rwl_tok_text(&ts, ea, eb)))
+        goto nomem;
+    /* shared reads: vector loads of TM/2 (TN/2) consecutive values when that run is a
+     * multiple of the vector width, else one value at a time */
+    bool dbl = strcmp(t, "double") == 0;
+    int vw = dbl ? 2 : 4;
+    const char *vt = dbl ? "double2" : "float4";
+    struct hk_buf lb;
+    hk_buf_init(&lb, 8192);
+    static const char *const comp = "xyzw";
+    for (int ab = 0; ab < 2 && rc == HK_OK; ab++) {
+        int half = (ab == 0 ? tile_m : tile_n) / 16 / 2;
+        const char *arr = ab == 0 ? "hk_as" : "hk_bs", *dst = ab == 0 ? "hk_a" : "hk_b";
+        const char *t_ = ab == 0 ? "hk_ty" : "hk_tx", *tm = ab == 0 ? "HK_TM" : "HK_TN";
+        const char *bmn = ab == 0 ? "HK_BM" : "HK_BN", *of = ab == 0 ? "HK_ROW_OF" : "HK_COL_OF";
+        if (half % vw == 0) {
+            rc = hk_buf_printf(&lb,
+                               "                    #pragma unroll\n"
+                               "                    for (int hk_h = 0; hk_h < 2; hk_h++) {\n"
+                               "                        #pragma unroll\n"
+                               "                        for (int hk_q = 0; hk_q < %s / 2; hk_q += %d) {\n"
+                               "                            const %s hk_v = *reinterpret_cast<const %s *>(&%s[hk_kk][%s * (%s / 2) + hk_q + hk_h * (%s / 2)]);\n",
+                               tm, vw, vt, vt, arr, t_, tm, bmn);
+            for (int c4 = 0; c4 < vw && rc == HK_OK; c4++)
+                rc = hk_buf_printf(&lb, "                            %s[hk_h * (%s / 2) + hk_q + %d] = hk_v.%c;\n",
+                                   dst, tm, c4, comp[c4]);
+            if (rc == HK_OK)
+                rc = hk_buf_appends(&lb, "                        }\n"
+                                         "                    }\n");
+        } else {
+            rc = hk_buf_printf(&lb,
+                               "                    #pragma unroll\n"
+                               "                    for (int hk_i = 0; hk_i < %s; hk_i++)\n"
+                               "                        %s[hk_i] = %s[hk_kk][%s(%s, hk_i)];\n",
+                               tm, dst, arr, of, t_);
+        }
+    }
+    if (rc) {
+        hk_buf_free(&lb);
+        goto out;
+    }
+    char vws[8];
+    snprintf(vws, sizeof vws, "%d", vw);
+    char rt[PT_NAME], ct[PT_NAME], bm[16], bn[16], bk[16];
+    snprintf(rt, sizeof rt, "%s", strncmp(irow->type, "const ", 6) == 0 ? irow->type + 6 : irow->type);
+    snprintf(ct, sizeof ct, "%s", strncmp(icol->type, "const ", 6) == 0 ? icol->type + 6 : icol->type);
+    snprintf(bm, sizeof bm, "%d", tile_m);
+    snprintf(bn, sizeof bn, "%d", tile_n);
+    snprintf(bk, sizeof bk, "%d", tile_k);
+    const char *kv[] = {"BM", bm, "BN", bn, "BK", bk, "T", t, "M", irow->bound, "N", icol->bound, "K", g.kb,
+                        "A", pa->name, "B", pb->name, "LDA", lda, "LDB", ldb, "RT", rt, "CT", ct,
+                        "ROW", irow->name, "COL", icol->name, "ACC", acc, "EPILOGUE", epi, "V", vt,
+                        "VW", vws, "LOADS", lb.data, NULL};
+    rc = rwl_render(&b, tpl_gemm, kv);
+    hk_buf_free(&lb);
+    if (rc)
+        goto out;
+    char *desc = hk_asprintf("kernel %s: tiled %s GEMM %s x %s, tiles %dx%dx%d (HK_BM, HK_BN, HK_BK) in shared "
+                             "memory, %dx%d outputs per thread for blocks of 256 threads, grid-stride over tiles; "
+                             "epilogue kept",
+                             f->name, t, pa->name, pb->name, tile_m, tile_n, tile_k, tile_m / 16, tile_n / 16);
+    rc = rwp_replace_body(text, len, m, f, b.data, desc, out);
+    goto out;
+nomem:
+    rc = HK_ENOMEM;
+    goto out;
+na:
+    rc = rwp_not_applicable(out, name, f, why);
+out:
+    hk_free(epi);
+    hk_buf_free(&b);
+    rwl_toks_free(&ts);
+    return rc;
+}
+
+/* ---- registry descriptors (registry.h) ---- */
+static const rw_param tiled_gemm_params[] = {
+    {.name = "tile_m", .type = RW_PARAM_ENUM, .values = {32, 64, 128}, .n_values = 3, .def = 64},
+    {.name = "tile_n", .type = RW_PARAM_ENUM, .values = {32, 64, 128}, .n_values = 3, .def = 64},
+    {.name = "tile_k", .type = RW_PARAM_ENUM, .values = {8, 16, 32}, .n_values = 3, .def = 8},
+};
+
+static int emit_tiled_gemm(const rw_context *c, const int *p, rw_result *out)
+{
+    return rw_tiled_gemm(c->text, c->len, c->m, c->kernel, p[0], p[1], p[2], out);
+}
+
+const rw_descriptor rw_tiled_gemm_desc = {
+    .name = "tiled_gemm",
+    .summary = "a naive GEMM becomes shared-memory tiles with register blocking",
+    .params = tiled_gemm_params,
+    .n_params = HK_ARRAY_LEN(tiled_gemm_params),
+    .flags = RW_ALGORITHM,
+    .emit = emit_tiled_gemm,
+};
+

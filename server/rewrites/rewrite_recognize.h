@@ -1,0 +1,224 @@
+/* Private to server/rewrites: the recognizers rewrite_recognize.c shares with the
+ * structural rewrites built on the token scanner (one file per rewrite: rewrite_transpose.c,
+ * rewrite_reduce.c, rewrite_privhist.c, rewrite_softmax.c, rewrite_layernorm.c,
+ * rewrite_gemm.c). Pure functions on tokens and the analysis model, any thread. */
+#ifndef HK_REWRITES_REWRITE_RECOGNIZE_H
+#define HK_REWRITES_REWRITE_RECOGNIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/analysis.h"
+#include "rewrites/rewrite.h"
+#include "rewrites/rewrite_lex.h"
+
+#define PT_TEXT_MAX AN_TEXT_MAX_BYTES
+
+#define PT_NAME 128
+
+#define PT_EXPR 512
+
+/* The kernel body's tokens (rwl_lex); a body of more than PT_MAX_TOKENS tokens is not
+ * one of the patterns: HK_ETOOBIG. */
+int rwp_lex_body(const char *text, uint32_t start, uint32_t end, rw_toks *ts);
+
+bool rwp_tok_ident(const rw_toks *ts, size_t k);
+
+/* Copies token k's text into out (truncated to size). */
+void rwp_tok_copy(const rw_toks *ts, size_t k, char *out, size_t size);
+
+/* A builtin scalar type name, floating types included (rwl_is_type_word knows only the
+ * integer ones a loop index takes). */
+bool rwp_is_type_word(const rw_toks *ts, size_t k);
+
+/* Compact text of tokens [a, b): no spaces, casts to builtin types dropped, parentheses
+ * around one token or one member access dropped, static_cast<T>(x) read as (x). Enough to
+ * compare index formulas written in different styles. Truncates silently (a truncated
+ * formula simply does not match). */
+void rwp_compact(const rw_toks *ts, size_t a, size_t b, char *out, size_t size);
+
+/* Does identifier name occur as a token in [a, b) (not as a member after . or ->)? */
+bool rwp_mentions(const rw_toks *ts, size_t a, size_t b, const char *name);
+
+/* Does [a, b) change anything (assignment, ++/--), call an atomic or synchronize? */
+bool rwp_has_side_effects(const rw_toks *ts, size_t a, size_t b);
+
+/* The index formulas rewrites start from: blockIdx.A * blockDim.A + threadIdx.A in any
+ * operand order, casts dropped. Returns the axis ('x', 'y') or 0. */
+char rwp_index_axis(const char *c, bool batch);
+
+typedef struct {
+    char name[PT_NAME];
+    char type[PT_NAME];   /* declared type, e.g. "int", "const int", "long" */
+    char axis;            /* 'x' or 'y' */
+    size_t bound_a, bound_b; /* token range of the bound expression */
+    char bound[PT_EXPR];  /* its text */
+} pt_index;
+
+typedef struct {
+    pt_index idx[3];
+    size_t n_idx;
+    size_t pre_a, pre_b;   /* other statements between the index declarations and the guard */
+    size_t body_a, body_b; /* the guarded statements (braces of a block stripped) */
+    bool early_return;     /* `if (i >= n) return;` form */
+    size_t end;            /* index of the body's closing brace */
+} pt_shape;
+
+/* One comparison term [a, b) of a guard: `idx OP bound` or `bound OP' idx`. want_lt: the
+ * if-block form (idx < bound), else the early-return form (idx >= bound). */
+bool rwp_guard_term(pt_shape *s, const rw_toks *ts, size_t a, size_t b, bool want_lt);
+
+const char *rwp_read_shape(const rw_toks *ts, pt_shape *s);
+
+const pt_index *rwp_shape_axis(const pt_shape *s, char axis);
+
+const an_param *rwp_param_named(const an_function *f, const rw_toks *ts, size_t k);
+
+const an_param *rwp_param_by_name(const an_function *f, const char *name);
+
+/* The canonical spelling of a scalar element type this module generates code for, or
+ * NULL. elem is an_param.elem_type; type the full declared type (for "unsigned int"
+ * spellings whose elem_type the analysis may shorten). */
+const char *rwp_scalar_type(const char *elem);
+
+/* elem type of a pointer parameter read from its full type text (the analysis' elem_type
+ * drops "unsigned" in some spellings): the type with const, volatile, __restrict__ and '*'
+ * removed, words joined by one space. */
+void rwp_pointee_type(const an_param *p, char *out, size_t size);
+
+int rwp_not_applicable(rw_result *out, const char *rewrite, const an_function *f, const char *why);
+
+/* Replaces f's body with the text in body (a whole compound statement), re-analyses and
+ * fills out. Takes ownership of desc. */
+int rwp_replace_body(const char *text, size_t len, const an_model *m, const an_function *f,
+                        const char *body, char *desc, rw_result *out);
+
+/* Lines every generated body starts with: the linear thread index over x, y, z and the
+ * block's thread count, so any block shape works. */
+#define PT_THREADS                                                                           \
+    "    const unsigned int hk_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n" \
+    "    const unsigned int hk_nthreads = blockDim.x * blockDim.y * blockDim.z;\n"
+
+/* Warp bookkeeping for shuffles that stay correct in a partial last warp: hk_width lanes
+ * exist in this warp, hk_mask names them. */
+/* Groups of 32 lanes, also on a 64-lane HIP wavefront (two groups per wavefront): a
+ * broadcast from a group's lane 0 passes width 32, or on HIP it would read lane 0 of the
+ * wavefront, the other group's value for the upper half. */
+#define PT_WARP                                                                              \
+    "    const unsigned int hk_lane = hk_tid & 31u, hk_warp = hk_tid >> 5;\n"                 \
+    "    const unsigned int hk_nwarps = (hk_nthreads + 31u) >> 5;\n"                          \
+    "    const unsigned int hk_width = min(hk_nthreads - (hk_warp << 5), 32u);\n" \
+    "    const unsigned int hk_mask = hk_width == 32u ? 0xffffffffu : (1u << hk_width) - 1u;\n"
+
+/* Is compact text c the row-major index `ROW * STRIDE + COL` in one of its orders? */
+bool rwp_is_rowmajor(const char *c, const char *row, const char *stride, const char *col);
+
+/* The loop head that replaces a 1D guard, up to and including its opening brace:
+ *     for (long long hk_i = <index>; hk_i < (N); hk_i += <stride>) { const TYPE i = (TYPE)hk_i;
+ * The loop counts in 64 bits whatever the index's type, so `i + stride` cannot overflow
+ * near the bound; the body still sees the index under its own name and type. blocks: the
+ * number of blocks along x that share the work ("gridDim.x", or "hk_blocks" when the body
+ * lets surplus blocks leave). */
+/* The grid-stride loop head over ix's range; first (NULL: none) is added to where each
+ * thread starts, for a loop that takes over where a vector loop stopped. */
+char *rwp_grid_stride_head(const pt_index *ix, const char *blocks, const char *first);
+
+/* Lines that let blocks past HK_MAX_BLOCKS (along x) leave at once: the others cover every
+ * element by grid-stride, so fewer, fuller blocks mean fewer atomics or merges. The test is
+ * uniform over the block, so no thread skips a __syncthreads the others reach. */
+#define PT_MAX_BLOCKS                                                                        \
+    "    constexpr int HK_MAX_BLOCKS = $MAXBLOCKS;\n"                                         \
+    "    const unsigned int hk_blocks = min(gridDim.x, (unsigned int)HK_MAX_BLOCKS);\n" \
+    "    if (blockIdx.x >= hk_blocks)\n"                                                     \
+    "        return;\n"
+
+/* A call `NAME(ARG0, ARG1)` at tokens [a, e) ending with ';': fills the argument token
+ * ranges. false when it is not such a call with exactly two arguments. */
+bool rwp_call2(const rw_toks *ts, size_t a, size_t e, size_t *a0, size_t *b0, size_t *a1, size_t *b1);
+
+/* An atomic target [a, b): `P`, `&P[K]` or `P + K` with P a non-const pointer parameter.
+ * Returns P (borrowed) and the element offset text range [*ka, *kb) (empty for `P`). */
+const an_param *rwp_atomic_target(const an_function *f, const rw_toks *ts, size_t a, size_t b,
+                                     size_t *ka, size_t *kb);
+
+/* Shared memory the private histogram may take: leaves room for other blocks on the SM. */
+#define PT_HIST_SHARED_MAX 32768
+
+/* Copies s into out (size bytes); false when it does not fit. */
+bool rwp_copy_fits(char *out, size_t size, const char *s);
+
+#define PT_ROW_STMTS 16
+
+#define PT_ROW_NAMES 24
+
+typedef struct {
+    char name[PT_NAME];
+    char canon[PT_NAME];
+} pt_name;
+
+typedef struct {
+    const an_function *f;
+    const rw_toks *ts;
+    const pt_index *row;           /* the row index */
+    char cols[PT_EXPR];            /* column bound as written */
+    char cols_c[PT_EXPR];          /* its compact form */
+    const an_param *in, *out;
+    pt_name names[PT_ROW_NAMES];   /* aliases and role names */
+    size_t n_names;
+    /* statements of the row body in order: kind 'l' loop (body range), 'd' scalar
+     * declaration, 'u' other statement */
+    struct {
+        char kind;
+        size_t a, b;               /* whole statement */
+        size_t ba, bb;             /* loop body */
+        char var[PT_NAME];         /* loop variable */
+    } st[PT_ROW_STMTS];
+    size_t n_st;
+} pt_rows;
+
+/* Reads the row body [a, b) of a one-thread-per-row kernel. NULL or why not. */
+const char *rwp_read_rows(pt_rows *rw, const pt_shape *s);
+
+/* Declares the scalar local of statement i (a `float NAME = INIT;`) under canon; returns its
+ * canonical init text in init. false when it is not such a declaration. */
+bool rwp_rows_decl(pt_rows *rw, size_t i, const char *canon, char *init, size_t size);
+
+/* The canonical text of loop statement i (its body), or of any statement i. */
+void rwp_rows_stmt(const pt_rows *rw, size_t i, char *out, size_t size);
+
+bool rwp_one_of(const char *s, const char *const *set);
+
+/* A pointer the k loop reads through: with aliases allowed (the BLAS matcher), a local
+ * declared at the top of the guarded body as `[const] T *a = P + OFFSET;` stands for
+ * pointer parameter P moved by OFFSET (a batched GEMM's matrix). */
+typedef struct {
+    char name[PT_NAME];
+    const an_param *p;
+    char off[PT_EXPR];   /* compact OFFSET */
+} pt_alias;
+
+#define PT_MAX_ALIASES 4
+
+/* The accumulator and k loop of a naive GEMM / GEMV (match_gemm_loop). */
+typedef struct {
+    char t[PT_NAME];               /* accumulator type: float or double */
+    char acc[PT_NAME], kv[PT_NAME];
+    char kb[PT_EXPR];              /* the k loop's bound, as written */
+    const an_param *pa, *pb;       /* the two operands, in the product's order */
+    const pt_alias *aa, *ab;       /* the alias each was read through, or NULL */
+    char ia[PT_EXPR], ib[PT_EXPR]; /* compact index of each */
+    size_t end;                    /* token after the k loop: the epilogue starts there */
+} pt_gemm_loop;
+
+/* Matches `T acc = 0; for (int k = 0; k < K; k++) acc += P1[...] * P2[...];` at token a
+ * (statements end at end); the operands are pointer parameters or one of the n_al aliases.
+ * NULL and g filled, or the reason it does not match. Shared by rw_tiled_gemm and
+ * rwp_match_blas, so both recognize exactly one GEMM loop. */
+const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t a, size_t end,
+                                   const pt_alias *al, size_t n_al, pt_gemm_loop *g);
+
+/* Does identifier name occur in compact c (as a whole identifier, not a member)? */
+bool rwp_names(const char *c, const char *name);
+
+#endif

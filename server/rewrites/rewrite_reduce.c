@@ -1,0 +1,527 @@
+/* warp_reduce (rewrite_pattern.h): per-thread atomics or a shared-memory tree into one
+ * location become grid-stride accumulation, warp shuffles and one atomic per block. */
+#include "rewrites/rewrite_pattern.h"
+#include "rewrites/registry.h"
+#include "rewrites/rewrite_recognize.h"
+#include "rewrites/rewrite_lex.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum pt_op { PT_SUM, PT_MAX, PT_MIN };
+
+static const char *reduce_identity(enum pt_op op, const char *t)
+{
+    static const char *const tab[][3] = {
+        /* type, max identity, min identity */
+        {"float", "-__int_as_float(0x7f800000)", "__int_as_float(0x7f800000)"},
+        {"double", "-__longlong_as_double(0x7ff0000000000000LL)", "__longlong_as_double(0x7ff0000000000000LL)"},
+        {"int", "(-2147483647 - 1)", "2147483647"},
+        {"unsigned int", "0u", "0xffffffffu"},
+        {"long long", "(-9223372036854775807LL - 1)", "9223372036854775807LL"},
+        {"unsigned long long", "0ull", "0xffffffffffffffffull"}};
+    if (op == PT_SUM)
+        return "0";
+    for (size_t i = 0; i < HK_ARRAY_LEN(tab); i++)
+        if (strcmp(t, tab[i][0]) == 0)
+            return tab[i][op == PT_MAX ? 1 : 2];
+    return NULL;
+}
+
+static const char tpl_reduce[] =
+    "{\n"
+    "    // hk rewrite: warp-shuffle reduction. Grid-stride accumulation in a register,\n"
+    "    // __shfl_down_sync within each warp, one shared slot per warp, one atomic per block.\n"
+    PT_MAX_BLOCKS
+    "    $T hk_acc = $IDENT;\n"
+    "$VEC"
+    "    // several loads in flight per thread: the loop is latency-bound otherwise\n"
+    "    #pragma unroll 4\n"
+    "    $HEAD\n"
+    "        $ACCUM\n"
+    "    }\n"
+    PT_THREADS
+    PT_WARP
+    "    __shared__ $T hk_part[32];\n"
+    "    for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
+    "        const $T hk_o = __shfl_down_sync(hk_mask, hk_acc, hk_off);\n"
+    "        if (hk_lane + hk_off < hk_width)\n"
+    "            $COMBINE;\n"
+    "    }\n"
+    "    if (hk_lane == 0)\n"
+    "        hk_part[hk_warp] = hk_acc;\n"
+    "    __syncthreads();\n"
+    "    if (hk_warp == 0) {\n"
+    "        hk_acc = (hk_lane < hk_nwarps) ? hk_part[hk_lane] : $IDENT;\n"
+    "        for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
+    "            const $T hk_o = __shfl_down_sync(hk_mask, hk_acc, hk_off);\n"
+    "            if (hk_lane + hk_off < hk_width)\n"
+    "                $COMBINE;\n"
+    "        }\n"
+    "        if (hk_lane == 0)\n"
+    "            $ATOMIC($TARGET, hk_acc);\n"
+    "    }\n"
+    "}";
+
+/* What a reduction kernel is made of, found by one of the two matchers below. */
+typedef struct {
+    enum pt_op op;
+    const char *atomic;       /* "atomicAdd", ... */
+    const an_param *target;   /* the accumulator's pointer parameter */
+    char *target_text;        /* the atomic's first argument as written */
+    char *expr;               /* the value one index contributes */
+    char *cond;               /* a condition on that contribution, or NULL */
+    const pt_index *ix;
+} pt_reduce;
+
+static void reduce_free(pt_reduce *r)
+{
+    hk_free(r->target_text);
+    hk_free(r->expr);
+    hk_free(r->cond);
+}
+
+static bool atomic_name(const rw_toks *ts, size_t k, pt_reduce *r)
+{
+    if (rwl_tok_is(ts, k, "atomicAdd"))
+        r->op = PT_SUM;
+    else if (rwl_tok_is(ts, k, "atomicMax"))
+        r->op = PT_MAX;
+    else if (rwl_tok_is(ts, k, "atomicMin"))
+        r->op = PT_MIN;
+    else
+        return false;
+    r->atomic = r->op == PT_SUM ? "atomicAdd" : r->op == PT_MAX ? "atomicMax" : "atomicMin";
+    return true;
+}
+
+/* `[if (COND)] atomicX(TARGET, EXPR);` guarded by a 1D bounds check. NULL or why not. */
+static const char *match_atomic_reduce(const an_function *f, const rw_toks *ts, const pt_shape *s,
+                                       pt_reduce *r)
+{
+    if (s->n_idx != 1 || s->idx[0].axis != 'x')
+        return "the kernel does not have one 1D index over x";
+    if (s->pre_b > s->pre_a)
+        return "statements besides the index declaration come before the bounds check";
+    size_t a = s->body_a, e = s->body_b;
+    if (rwl_tok_is(ts, a, "{") && rwl_match_close(ts, a) == e - 1) {
+        a++;
+        e--;
+    }
+    size_t ca = 0, cb = 0;
+    if (rwl_tok_is(ts, a, "if") && rwl_tok_is(ts, a + 1, "(")) {
+        size_t c = rwl_match_close(ts, a + 1);
+        if (c >= e || rwl_stmt_end(ts, a, e) != e || rwl_tok_is(ts, rwl_stmt_end(ts, c + 1, e), "else"))
+            return "the guarded statement is not one atomic";
+        ca = a + 2;
+        cb = c;
+        a = c + 1;
+        if (rwl_tok_is(ts, a, "{") && rwl_match_close(ts, a) == e - 1) {
+            a++;
+            e--;
+        }
+        if (rwp_has_side_effects(ts, ca, cb))
+            return "the condition has side effects";
+    }
+    if (!atomic_name(ts, a, r))
+        return "the guarded statement is not atomicAdd/atomicMax/atomicMin";
+    size_t a0, b0, a1, b1, ka, kb;
+    if (!rwp_call2(ts, a, e, &a0, &b0, &a1, &b1))
+        return "the guarded statement is not one two-argument atomic call";
+    if (!(r->target = rwp_atomic_target(f, ts, a0, b0, &ka, &kb)))
+        return "the atomic's target is not a pointer parameter (`out`, `&out[k]`, `out + k`)";
+    if (rwp_mentions(ts, a0, b0, s->idx[0].name))
+        return "the atomic's target depends on the index: a scatter (histogram?), not a reduction";
+    for (size_t k = a0; k < b0; k++)
+        if (rwp_tok_ident(ts, k) && !rwp_param_named(f, ts, k) && !(k > 0 && rwl_tok_is(ts, k - 1, ".")))
+            return "the atomic's target uses a local variable";
+    if (rwp_has_side_effects(ts, a1, b1))
+        return "the atomic's value has side effects";
+    if (!(r->target_text = rwl_tok_text(ts, a0, b0)) || !(r->expr = rwl_tok_text(ts, a1, b1)) ||
+        (cb > ca && !(r->cond = rwl_tok_text(ts, ca, cb))))
+        return "out of memory";
+    r->ix = &s->idx[0];
+    return NULL;
+}
+
+/* The shared-memory tree form:
+ *     __shared__ T sdata[N];
+ *     unsigned tid = threadIdx.x; int i = <1D index>;       (either order)
+ *     sdata[tid] = (i < n) ? EXPR : 0;
+ *     __syncthreads();
+ *     for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+ *         if (tid < s) sdata[tid] += sdata[tid + s];
+ *         __syncthreads();
+ *     }
+ *     if (tid == 0) atomicAdd(TARGET, sdata[0]);
+ * It has no guard shape, so it is read statement by statement. NULL or why not. */
+static const char *match_tree_reduce(const an_function *f, const rw_toks *ts, pt_shape *s,
+                                     pt_reduce *r)
+{
+    if (f->n_shared != 1)
+        return "no shared-memory tree (one __shared__ array) and no per-thread atomic";
+    char sh[PT_NAME], tid[PT_NAME] = "", c[PT_EXPR];
+    snprintf(sh, sizeof sh, "%s", f->shared[0].name);
+    size_t end = ts->n - 1, k = 1;
+    memset(s, 0, sizeof *s);
+    bool loop = false, load = false, sync_after_load = false, final = false;
+    while (k < end) {
+        size_t e = rwl_stmt_end(ts, k, end);
+        size_t q = k;
+        if (rwl_tok_is(ts, q, "__shared__")) {
+            k = e;
+            continue;
+        }
+        if (rwl_tok_is(ts, q, "const"))
+            q++;
+        size_t tstart = q;
+        while (q < e && rwp_is_type_word(ts, q))
+            q++;
+        if (!load && q > tstart && rwp_tok_ident(ts, q) && rwl_tok_is(ts, q + 1, "=") && rwl_tok_is(ts, e - 1, ";")) {
+            rwp_compact(ts, q + 2, e - 1, c, sizeof c);
+            if (strcmp(c, "threadIdx.x") == 0) {
+                rwp_tok_copy(ts, q, tid, sizeof tid);
+                k = e;
+                continue;
+            }
+            if (rwp_index_axis(c, false) == 'x' && s->n_idx == 0) {
+                pt_index *ix = &s->idx[s->n_idx++];
+                rwp_tok_copy(ts, q, ix->name, sizeof ix->name);
+                char *ty = rwl_tok_text(ts, k, q);
+                if (!ty)
+                    return "out of memory";
+                snprintf(ix->type, sizeof ix->type, "%s", ty);
+                hk_free(ty);
+                ix->axis = 'x';
+                k = e;
+                continue;
+            }
+            return "a declaration in the tree reduction is not the thread or element index";
+        }
+        if (!load) {
+            /* sdata[tid] = (i < n) ? EXPR : 0; */
+            if (!*tid || s->n_idx != 1 || !rwl_tok_is(ts, k, sh) || !rwl_tok_is(ts, k + 1, "[") ||
+                !rwl_tok_is(ts, k + 2, tid) || !rwl_tok_is(ts, k + 3, "]") || !rwl_tok_is(ts, k + 4, "="))
+                return "the shared array is not loaded with `sdata[tid] = i < n ? value : 0;`";
+            size_t a = k + 5, b = e - 1;
+            size_t qm = b, colon = b;
+            int depth = 0;
+            for (size_t j = a; j < b; j++) {
+                if (rwl_tok_is(ts, j, "(") || rwl_tok_is(ts, j, "["))
+                    depth++;
+                else if (rwl_tok_is(ts, j, ")") || rwl_tok_is(ts, j, "]"))
+                    depth--;
+                else if (depth == 0 && rwl_tok_is(ts, j, "?") && qm == b)
+                    qm = j;
+                else if (depth == 0 && rwl_tok_is(ts, j, ":") && qm < b)
+                    colon = j;
+            }
+            if (qm == b || colon == b || !rwp_guard_term(s, ts, a, qm, true) ||
+                !(colon + 2 == b && (rwl_tok_is(ts, colon + 1, "0") || rwl_tok_is(ts, colon + 1, "0.0f") ||
+                                     rwl_tok_is(ts, colon + 1, "0.0") || rwl_tok_is(ts, colon + 1, "0.f") ||
+                                     rwl_tok_is(ts, colon + 1, "0u"))))
+                return "the shared array is not loaded with `sdata[tid] = i < n ? value : 0;`";
+            if (rwp_has_side_effects(ts, qm + 1, colon) || rwp_mentions(ts, qm + 1, colon, sh))
+                return "the loaded value has side effects";
+            if (!(r->expr = rwl_tok_text(ts, qm + 1, colon)))
+                return "out of memory";
+            load = true;
+            k = e;
+            continue;
+        }
+        if (rwl_tok_is(ts, k, "__syncthreads") && !loop) {
+            sync_after_load = true;
+            k = e;
+            continue;
+        }
+        if (rwl_tok_is(ts, k, "for") && !loop && sync_after_load) {
+            /* for (T s = blockDim.x / 2; s > 0; s >>= 1) { if (tid < s) sh[tid] += sh[tid + s];
+             * __syncthreads(); } -- compared in compact form, the step variable named V */
+            size_t v = k + 2;
+            while (rwp_is_type_word(ts, v))
+                v++;
+            char var[PT_NAME], want[4 * PT_NAME + 256];
+            rwp_tok_copy(ts, v, var, sizeof var);
+            rwp_compact(ts, v, e, c, sizeof c);
+            int w1 = snprintf(want, sizeof want,
+                              "%s=blockDim.x/2;%s>0;%s>>=1){if(%s<%s)%s[%s]+=%s[%s+%s];__syncthreads();}",
+                              var, var, var, tid, var, sh, tid, sh, tid, var);
+            char want2[sizeof want];
+            int w2 = snprintf(want2, sizeof want2,
+                              "%s=blockDim.x/2;%s>0;%s>>=1){if(%s<%s){%s[%s]+=%s[%s+%s];}__syncthreads();}",
+                              var, var, var, tid, var, sh, tid, sh, tid, var);
+            if (!rwp_tok_ident(ts, v) || w1 >= (int)sizeof want || w2 >= (int)sizeof want2 ||
+                (strcmp(c, want) != 0 && strcmp(c, want2) != 0))
+                return "the loop is not the tree `for (s = blockDim.x / 2; s > 0; s >>= 1) "
+                       "{ if (tid < s) sdata[tid] += sdata[tid + s]; __syncthreads(); }`";
+            loop = true;
+            k = e;
+            continue;
+        }
+        if (rwl_tok_is(ts, k, "if") && loop && !final) {
+            /* if (tid == 0) atomicAdd(TARGET, sdata[0]); */
+            rwp_compact(ts, k, k + 7, c, sizeof c);
+            char want[2 * PT_NAME + 16];
+            snprintf(want, sizeof want, "if(%s==0)", tid);
+            size_t a = k + 6;
+            if (rwl_tok_is(ts, a, "{"))
+                a++;
+            size_t stop = rwl_tok_is(ts, k + 6, "{") ? e - 1 : e;
+            size_t a0, b0, a1, b1, ka, kb;
+            char v[PT_EXPR], vw[PT_NAME + 8];
+            if (strncmp(c, want, strlen(want)) != 0 || !atomic_name(ts, a, r) ||
+                !rwp_call2(ts, a, stop, &a0, &b0, &a1, &b1))
+                return "the block result is not written with `if (tid == 0) atomicAdd(out, sdata[0]);` "
+                       "(a per-block partial output depends on the grid: not rewritten)";
+            rwp_compact(ts, a1, b1, v, sizeof v);
+            snprintf(vw, sizeof vw, "%s[0]", sh);
+            if (r->op != PT_SUM || strcmp(v, vw) != 0 ||
+                !(r->target = rwp_atomic_target(f, ts, a0, b0, &ka, &kb)) ||
+                rwp_mentions(ts, a0, b0, s->idx[0].name) || rwp_mentions(ts, a0, b0, tid))
+                return "the block result is not `atomicAdd(out, sdata[0])`";
+            if (!(r->target_text = rwl_tok_text(ts, a0, b0)))
+                return "out of memory";
+            final = true;
+            k = e;
+            continue;
+        }
+        return "a statement outside the tree-reduction pattern";
+    }
+    if (!final)
+        return "the tree reduction does not end with one atomic per block";
+    r->ix = &s->idx[0];
+    return NULL;
+}
+
+/* The float4 loop of a float sum whose contribution reads only `P[i]` (P float pointer
+ * parameters, i the element index, e.g. `in[i]` or `a[i] * b[i]`): each thread loads 16 bytes
+ * of every P per step, four contributions from the four components, while the scalar loop
+ * after it (started at *first) takes the last n % 4 elements -- or all of them when some P
+ * is not 16-byte aligned. Returns the lines (new string) and sets *first, or NULL with
+ * *first NULL when the contribution reads anything else; *nomem on allocation failure. */
+#define PT_VEC_ARRAYS 4
+
+static char *reduce_vec_loop(const an_function *f, const pt_reduce *r, const char *ty, const char **first,
+                             bool *nomem)
+{
+    *first = NULL;
+    *nomem = false;
+    if (r->op != PT_SUM || r->cond || strcmp(ty, "float") != 0)
+        return NULL;
+    rw_toks ts = {0};
+    struct hk_buf comp[4];
+    char *loads = NULL, *align = NULL, *res = NULL;
+    const an_param *arr[PT_VEC_ARRAYS];
+    size_t n_arr = 0;
+    bool ok = false;
+    for (int c = 0; c < 4; c++)
+        hk_buf_init(&comp[c], PT_EXPR);
+    int rc = rwl_lex(r->expr, 0, (uint32_t)strlen(r->expr), &ts);
+    if (rc) {
+        *nomem = rc == HK_ENOMEM;
+        goto out;
+    }
+    static const char lane[4] = {'x', 'y', 'z', 'w'};
+    uint32_t prev = 0;
+    for (size_t k = 0; k < ts.n; k++) {
+        const an_param *p = rwp_param_named(f, &ts, k);
+        bool load = p && p->pointer_depth == 1 && rwl_tok_is(&ts, k + 1, "[") &&
+                    rwl_tok_is(&ts, k + 2, r->ix->name) && rwl_tok_is(&ts, k + 3, "]") &&
+                    !(k > 0 && (rwl_tok_is(&ts, k - 1, ".") || rwl_tok_is(&ts, k - 1, "->")));
+        if (!load) {
+            if (rwl_tok_is(&ts, k, r->ix->name))
+                goto out;   /* the index used other than as P[i] */
+            continue;
+        }
+        char t[PT_EXPR];
+        rwp_pointee_type(p, t, sizeof t);
+        if (strcmp(t, "float") != 0)
+            goto out;
+        size_t a = 0;
+        while (a < n_arr && arr[a] != p)
+            a++;
+        if (a == n_arr) {
+            if (n_arr == PT_VEC_ARRAYS)
+                goto out;
+            arr[n_arr++] = p;
+        }
+        for (int c = 0; c < 4; c++) {
+            char q[32];
+            snprintf(q, sizeof q, "hk_q%zu.%c", a, lane[c]);
+            if ((rc = hk_buf_append(&comp[c], r->expr + prev, ts.t[k].start - prev)) ||
+                (rc = hk_buf_append(&comp[c], q, strlen(q))))
+                goto fail;   /* HK_ETOOBIG: a contribution too long to repeat four times */
+        }
+        prev = ts.t[k + 3].end;
+        k += 3;
+    }
+    if (n_arr == 0)
+        goto out;
+    for (int c = 0; c < 4; c++)
+        if ((rc = hk_buf_append(&comp[c], r->expr + prev, strlen(r->expr) - prev)))
+            goto fail;
+    for (size_t a = 0; a < n_arr; a++) {
+        char *l = hk_asprintf("%s        const float4 hk_q%zu = reinterpret_cast<const float4 *>(%s)[hk_v];\n",
+                              loads ? loads : "", a, arr[a]->name);
+        char *g = hk_asprintf("%s%sreinterpret_cast<unsigned long long>(%s)", align ? align : "",
+                              align ? " | " : "", arr[a]->name);
+        hk_free(loads);
+        hk_free(align);
+        loads = l;
+        align = g;
+        if (!l || !g)
+            goto oom;
+    }
+    res = hk_asprintf("    // 16-byte loads when every array is 16-byte aligned; the loop below takes the rest\n"
+                      "    const long long hk_n4 = ((%s) & 15) == 0 && (long long)(%s) > 0 ? (long long)(%s) / 4 : 0;\n"
+                      "    #pragma unroll 4\n"
+                      "    for (long long hk_v = (long long)blockIdx.x * blockDim.x + threadIdx.x; hk_v < hk_n4;\n"
+                      "         hk_v += (long long)hk_blocks * blockDim.x) {\n"
+                      "%s"
+                      "        hk_acc += (float)(%s) + (float)(%s) + (float)(%s) + (float)(%s);\n"
+                      "    }\n",
+                      align, r->ix->bound, r->ix->bound, loads, comp[0].data, comp[1].data, comp[2].data,
+                      comp[3].data);
+    if (!res)
+        goto oom;
+    *first = "hk_n4 * 4";
+    ok = true;
+    goto out;
+fail:
+    if (rc != HK_ENOMEM)
+        goto out;
+oom:
+    *nomem = true;
+out:
+    if (!ok) {
+        hk_free(res);
+        res = NULL;
+    }
+    hk_free(loads);
+    hk_free(align);
+    for (int c = 0; c < 4; c++)
+        hk_buf_free(&comp[c]);
+    rwl_toks_free(&ts);
+    return res;
+}
+
+int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
+{
+    static const char *const name = "warp reduce";
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    rw_toks ts = {0};
+    pt_shape s;
+    pt_reduce r = {0};
+    struct hk_buf b;
+    char *head = NULL, *accum = NULL, *combine = NULL, *vec = NULL;
+    hk_buf_init(&b, PT_TEXT_MAX);
+    const char *why = NULL;
+    bool tree = false;
+    if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+        if (rc == HK_ETOOBIG)
+            rc = rwp_not_applicable(out, name, f, "the body is far larger than a reduction");
+        goto out;
+    }
+    if ((why = rwp_read_shape(&ts, &s))) {
+        const char *shape_why = why;
+        reduce_free(&r);
+        memset(&r, 0, sizeof r);
+        why = match_tree_reduce(f, &ts, &s, &r);
+        if (why && f->n_shared == 0)
+            why = shape_why;
+        tree = !why;
+    } else {
+        why = match_atomic_reduce(f, &ts, &s, &r);
+    }
+    if (why)
+        goto na;
+    char t[PT_EXPR];
+    rwp_pointee_type(r.target, t, sizeof t);
+    const char *ty = rwp_scalar_type(t), *ident = ty ? reduce_identity(r.op, ty) : NULL;
+    if (!ty || !ident) {
+        why = "the accumulator type is not float, double, int, unsigned, long long or "
+              "unsigned long long";
+        goto na;
+    }
+    const char *first = NULL;
+    bool vec_nomem = false;
+    vec = reduce_vec_loop(f, &r, ty, &first, &vec_nomem);
+    if (vec_nomem || !(head = rwp_grid_stride_head(r.ix, "hk_blocks", first)))
+        goto nomem;
+    if (r.op == PT_SUM) {
+        accum = hk_asprintf("%s%s%shk_acc += (%s)(%s);", r.cond ? "if (" : "", r.cond ? r.cond : "",
+                            r.cond ? ") " : "", ty, r.expr);
+        combine = hk_strdup("hk_acc += hk_o");
+    } else {
+        const char *cmp = r.op == PT_MAX ? ">" : "<";
+        accum = hk_asprintf("%s%s%s{ const %s hk_v = (%s)(%s); if (hk_v %s hk_acc) hk_acc = hk_v; }",
+                            r.cond ? "if (" : "", r.cond ? r.cond : "", r.cond ? ") " : "", ty, ty,
+                            r.expr, cmp);
+        combine = hk_asprintf("hk_acc = (hk_o %s hk_acc) ? hk_o : hk_acc", cmp);
+    }
+    if (!accum || !combine)
+        goto nomem;
+    const char *kv[] = {"MAXBLOCKS", "1024", "T", ty, "IDENT", ident, "VEC", vec ? vec : "", "HEAD", head,
+                        "ACCUM", accum, "COMBINE", combine, "ATOMIC", r.atomic, "TARGET", r.target_text, NULL};
+    if ((rc = rwl_render(&b, tpl_reduce, kv)))
+        goto out;
+    char *desc = hk_asprintf("kernel %s: %s reduction (%s) -> grid-stride register accumulation%s, "
+                             "__shfl_down_sync warp reduction, one shared slot per warp, one %s "
+                             "per block",
+                             f->name, ty, tree ? "shared-memory tree" : "per-thread atomics",
+                             vec ? " (float4 loads when aligned)" : "", r.atomic);
+    rc = rwp_replace_body(text, len, m, f, b.data, desc, out);
+    goto out;
+nomem:
+    rc = HK_ENOMEM;
+    goto out;
+na:
+    rc = rwp_not_applicable(out, name, f, why);
+out:
+    reduce_free(&r);
+    hk_free(vec);
+    hk_free(head);
+    hk_free(accum);
+    hk_free(combine);
+    hk_buf_free(&b);
+    rwl_toks_free(&ts);
+    return rc;
+}
+
+/* ---- registry descriptors (registry.h) ---- */
+static int emit_warp_reduce(const rw_context *c, const int *p, rw_result *out)
+{
+    (void)p;
+    return rw_warp_reduce(c->text, c->len, c->m, c->kernel, out);
+}
+
+const rw_descriptor rw_warp_reduce_desc = {
+    .name = "warp_reduce",
+    .summary = "a reduction into one location: warp shuffles, one atomic per block",
+    .flags = RW_ALGORITHM,
+    .emit = emit_warp_reduce,
+};
+
+static int emit_block_reduce(const rw_context *c, const int *p, rw_result *out)
+{
+    (void)p;
+    return rw_warp_reduce(c->text, c->len, c->m, c->kernel, out);
+}
+
+const rw_descriptor rw_block_reduce_desc = {
+    .name = "block_reduce",
+    .summary = "a shared-memory tree reduction: warp shuffles, one atomic per block (warp_reduce's emitter)",
+    .flags = RW_ALGORITHM,
+    .emit = emit_block_reduce,
+};
+
