@@ -1569,6 +1569,24 @@ static void free_file_arg(void *p)
     hk_free(a);
 }
 
+/* What an inferred spec of kernel next to path guessed and from where, as
+ * {"file": base name, "notes": [...]}; NULL when its spec was written by hand or there is
+ * none. Reads a file: the pool's side of the hover, never the loop's. New reference. */
+static json_t *inferred_notes(const char *path, const char *kernel)
+{
+    char *spec_path = spec_find(path, kernel);
+    json_t *sj = spec_path ? json_load_file(spec_path, JSON_REJECT_DUPLICATES, NULL) : NULL;
+    json_t *notes = json_object_get(sj, "inferred");
+    json_t *o = NULL;
+    if (json_array_size(notes)) {
+        const char *base = strrchr(spec_path, '/');
+        o = json_pack("{s:s, s:O}", "file", base ? base + 1 : spec_path, "notes", notes);
+    }
+    json_decref(sj);
+    hk_free(spec_path);
+    return o;
+}
+
 static int file_query(store *st, void *arg, json_t **out, char **msg)
 {
     struct file_arg *a = arg;
@@ -1584,6 +1602,9 @@ static int file_query(store *st, void *arg, json_t **out, char **msg)
     json_t *o = json_object();
     for (size_t i = 0; o && i < n; i++) {
         json_t *info = kernel_info(st, &ks[i]);
+        json_t *inferred = info ? inferred_notes(a->path, ks[i].name) : NULL;
+        if (inferred)
+            json_object_set_new(info, "spec_inferred", inferred);
         if (info)
             json_object_set_new(o, ks[i].name, info);
     }
@@ -1841,23 +1862,20 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
         if (r->path && !strcmp(r->path, ld->path) && !strcmp(r->kernel, kernel) && !r->finished)
             hk_buf_printf(b, "\n%sOptimizing%s (%s): %s, %d%%\n", md ? "**" : "", md ? "**" : "",
                           r->target, r->message, r->percent);
-    /* An inferred spec says what it guessed and from where (a small file: the spec parser
-     * caps them at SPEC_MAX_BYTES; usually a few KB). */
-    char *spec_path = spec_find(ld->path, kernel);
-    json_t *sj = spec_path ? json_load_file(spec_path, JSON_REJECT_DUPLICATES, NULL) : NULL;
-    json_t *inferred = json_object_get(sj, "inferred");
-    if (json_array_size(inferred)) {
-        const char *base = strrchr(spec_path, '/');
+    /* An inferred spec says what it guessed and from where: read with the kernel's
+     * results on the pool (inferred_notes), never here on the loop */
+    json_t *inferred = json_object_get(info, "spec_inferred");
+    json_t *notes = json_object_get(inferred, "notes");
+    if (json_array_size(notes)) {
+        const char *file = json_string_value(json_object_get(inferred, "file"));
         hk_buf_printf(b, "\n%sSpec inferred%s (%s):\n", md ? "**" : "", md ? "**" : "",
-                      base ? base + 1 : spec_path);
+                      file ? file : "?");
         size_t k;
         json_t *x;
-        json_array_foreach(inferred, k, x)
+        json_array_foreach(notes, k, x)
             if (json_is_string(x))
                 hk_buf_printf(b, "- %s\n", json_string_value(x));
     }
-    json_decref(sj);
-    hk_free(spec_path);
     if (!json_array_size(table))
         return;
     bool any_sim = false;
