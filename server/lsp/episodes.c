@@ -692,6 +692,17 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     buf->len = sizeof r->rbuf;
 }
 
+/* The client's answer to showing a draft spec: nothing waits for it (rpc_request calls its
+ * callback always, so there must be one). */
+static void draft_shown(rpc *r, int status, json_t *result, json_t *error, void *ud)
+{
+    (void)r;
+    (void)ud;
+    if (status != HK_OK || error || !json_is_true(json_object_get(result, "success")))
+        HK_DEBUG("window/showDocument of a draft spec: %s",
+                 status != HK_OK ? hk_strerror(status) : "not shown");
+}
+
 static void maybe_finish(struct ep_run *r);
 
 static void out_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
@@ -945,7 +956,7 @@ static void maybe_finish(struct ep_run *r)
                 json_object_set_new(s->eps->pending, r->draft_path, p);
             char *uri = lsp_path_to_uri(r->draft_path);
             if (uri && s->state == LSP_RUNNING)
-                lsp_client_show_document(s, uri, true, NULL, NULL, NULL);
+                lsp_client_show_document(s, uri, true, NULL, draft_shown, NULL);
             hk_free(uri);
         }
         announce_end(r);
