@@ -199,7 +199,14 @@ end
 -- way when an Optimize was refused for it. Opened after the reply, off the RPC callback.
 local function on_show_document(_, result)
   local uri = type(result) == 'table' and result.uri
-  if type(uri) ~= 'string' or result.external or not uri:match('^file://') then
+  if type(uri) ~= 'string' then
+    return { success = false }
+  end
+  if result.external or not uri:match('^file://') then
+    -- a report for a browser: say where it is, as the server would without showDocument
+    vim.schedule(function()
+      notify('Open ' .. (uri:match('^file://') and vim.uri_to_fname(uri) or uri))
+    end)
     return { success = false }
   end
   local fname = vim.uri_to_fname(uri)
