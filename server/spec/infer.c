@@ -1145,7 +1145,6 @@ static char *kc_count(skel *k, const char *buffer)
     size_t n = 0;
     const km_access *acc = km_accesses(k->km, &n);
     char *res = NULL;
-    bool any = false;
     for (size_t i = 0; i < n; i++) {
         if (acc[i].space != KM_SPACE_GLOBAL || !acc[i].buffer || strcmp(acc[i].buffer, buffer))
             continue;
@@ -1158,7 +1157,6 @@ static char *kc_count(skel *k, const char *buffer)
             hk_free(res);
             return NULL;
         }
-        any = true;
         if (res && strcmp(res, tr) != 0) {
             char *m = hk_asprintf("max(%s, %s)", res, tr);
             hk_free(tr);
@@ -1174,9 +1172,7 @@ static char *kc_count(skel *k, const char *buffer)
             return NULL;
         }
     }
-    if (!any)
-        hk_free(res);
-    return any ? res : NULL;
+    return res; /* NULL when no access names buffer */
 }
 
 /* The exclusive bound (spec terms) of the global thread index along axis d that a guard of
@@ -1255,7 +1251,6 @@ static char *kc_flops(skel *k, const an_function *f, char *const *counts, const 
             ok = ok && kc_form_sized(k->km, v) && hk_buf_appends(&b, " * (") == HK_OK &&
                  kc_print(k->km, v.t, v.n, &b) && hk_buf_appends(&b, ")") == HK_OK;
         }
-        /* GEMV names its sizes m (rows) and n (columns) as well */
         res = ok && b.data ? sk_translate(k, b.data, 0) : NULL;
         hk_buf_free(&b);
         if (res && kf_only_sizes(k, res))
