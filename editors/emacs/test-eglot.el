@@ -1,7 +1,8 @@
 ;;; test-eglot.el --- Emacs + eglot against the real hkls (issue 4)  -*- lexical-binding: t -*-
 ;; Headless (emacs --batch -q -l test-eglot.el): hyperkernel-eglot.el's recipe, then the
 ;; optimize -> diagnostic -> hover table -> Apply flow through eglot's own code paths, with
-;; the simulated GPU. eglot 1.9 (Debian 12) has no work-done progress: the server must not
+;; the simulated GPU, then Optimize on a kernel with no spec (inferred, run, its guesses in the
+;; hover; HK_NOSPEC_FILE). eglot 1.9 (Debian 12) has no work-done progress: the server must not
 ;; create progress tokens for it. Exit code: 0 all checks passed, 1 a check failed,
 ;; 2 could not run. Run by tests/editors/emacs_run.sh (HK_HKLS, HK_WORK, HK_FILE set).
 (require 'cl-lib)
@@ -10,6 +11,7 @@
 (defvar hk-hkls (getenv "HK_HKLS"))
 (defvar hk-work (getenv "HK_WORK"))
 (defvar hk-file (getenv "HK_FILE"))
+(defvar hk-nospec-file (getenv "HK_NOSPEC_FILE") "A kernel with no bench spec next to it.")
 (defvar hk-wait (string-to-number (or (getenv "HK_EPISODE_WAIT_S") "600")))
 (defvar hk-real-gpu (equal (getenv "HK_EDITOR_REAL_GPU") "1"))
 (defvar hk-checks 0)
@@ -128,7 +130,42 @@
         (hk-check (and (eq (plist-get r :workspaceTrusted) t) (file-exists-p list)
                        (with-temp-buffer (insert-file-contents list)
                                          (search-forward (plist-get r :folder) nil t)))
-                  "hyperkernel-trust-folder: %S" r)))))
+                  "hyperkernel-trust-folder: %S" r))
+      (hk-nospec server))))
+
+(defun hk-nospec (server)
+  "Optimize on a kernel with no spec next to it (issue 14): the worker infers one, saves
+it next to the kernel and runs; the hover lists what was guessed."
+  (find-file hk-nospec-file)
+  (hk-wait-for "eglot to manage the kernel without a spec" 30 #'eglot-current-server)
+  (hk-goto "blockIdx")
+  (let* ((opt (hk-action "^Optimize for NVIDIA$"))
+         (cmd (plist-get opt :command))
+         (res (and cmd (eglot-execute-command server (intern (plist-get cmd :command))
+                                              (plist-get cmd :arguments))))
+         (episode (plist-get res :episode))
+         (spec (concat (file-name-sans-extension hk-nospec-file) ".axpy_copy.bench.json")))
+    (unless (hk-check (integerp episode) "no spec: optimize started episode %S" res)
+      (error "no episode on the inferred spec"))
+    (let ((fin (hk-wait-for "the end of the episode on the inferred spec" hk-wait
+                            (lambda ()
+                              (cl-loop for (m . p) in hk-notes
+                                       when (and (eq m 'hyperkernel/episodeChanged)
+                                                 (equal (plist-get p :episode) episode)
+                                                 (member (plist-get p :status) '("completed" "stopped" "failed")))
+                                       return p)))))
+      (hk-check (equal (plist-get fin :status) "completed") "episode on the inferred spec completed: %S" fin))
+    (hk-check (file-exists-p spec) "the inferred spec is saved next to the kernel: %s" spec)
+    (hk-goto "axpy_copy(")
+    (let ((text (hk-wait-for "the hover to list the guesses" 30
+                             (lambda ()
+                               (let* ((hover (jsonrpc-request server :textDocument/hover
+                                                              (eglot--TextDocumentPositionParams)))
+                                      (c (plist-get hover :contents))
+                                      (tx (if (stringp c) c (or (plist-get c :value) ""))))
+                                 (and (string-match-p "Spec inferred" tx) tx))))))
+      (hk-check (string-match-p "kernel model's index forms" text)
+                "the hover says what was inferred and from where:\n%s" text))))
 
 (let ((code 0))
   (condition-case err

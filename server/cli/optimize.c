@@ -383,7 +383,7 @@ static int infer_spec(ui *u, const char *file, const char *kernel, char **out)
 {
     *out = NULL;
     char err[1024] = "";
-    spec_inference inf;
+    spec_inference inf = {0}; /* freed on every path, also when spec_infer never ran */
     char *path = spec_default_path(file, kernel);
     int rc = path ? spec_infer(file, kernel, path, &inf, err, sizeof err) : HK_ENOMEM;
     json_t *ev = json_pack("{s:s, s:s, s:s}", "event", "spec", "kernel", kernel, "path", path ? path : "");
@@ -436,8 +436,7 @@ out:
     if (u->events && ev)
         on_event(ev, u);
     json_decref(ev);
-    if (rc == HK_OK || inf.spec)
-        spec_inference_free(&inf);
+    spec_inference_free(&inf);
     hk_free(path);
     return code;
 }

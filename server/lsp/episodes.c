@@ -692,6 +692,17 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     buf->len = sizeof r->rbuf;
 }
 
+/* The client's answer to showing a draft spec: nothing waits for it (rpc_request calls its
+ * callback always, so there must be one). */
+static void draft_shown(rpc *r, int status, json_t *result, json_t *error, void *ud)
+{
+    (void)r;
+    (void)ud;
+    if (status != HK_OK || error || !json_is_true(json_object_get(result, "success")))
+        HK_DEBUG("window/showDocument of a draft spec: %s",
+                 status != HK_OK ? hk_strerror(status) : "not shown");
+}
+
 static void maybe_finish(struct ep_run *r);
 
 static void out_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
@@ -973,7 +984,7 @@ static void maybe_finish(struct ep_run *r)
                 json_object_set_new(s->eps->pending, r->draft_path, p);
             char *uri = lsp_path_to_uri(r->draft_path);
             if (uri && s->state == LSP_RUNNING)
-                lsp_client_show_document(s, uri, true, NULL, NULL, NULL);
+                lsp_client_show_document(s, uri, true, NULL, draft_shown, NULL);
             hk_free(uri);
         }
         announce_end(r);
@@ -1597,6 +1608,24 @@ static void free_file_arg(void *p)
     hk_free(a);
 }
 
+/* What an inferred spec of kernel next to path guessed and from where, as
+ * {"file": base name, "notes": [...]}; NULL when its spec was written by hand or there is
+ * none. Reads a file: the pool's side of the hover, never the loop's. New reference. */
+static json_t *inferred_notes(const char *path, const char *kernel)
+{
+    char *spec_path = spec_find(path, kernel);
+    json_t *sj = spec_path ? json_load_file(spec_path, JSON_REJECT_DUPLICATES, NULL) : NULL;
+    json_t *notes = json_object_get(sj, "inferred");
+    json_t *o = NULL;
+    if (json_array_size(notes)) {
+        const char *base = strrchr(spec_path, '/');
+        o = json_pack("{s:s, s:O}", "file", base ? base + 1 : spec_path, "notes", notes);
+    }
+    json_decref(sj);
+    hk_free(spec_path);
+    return o;
+}
+
 static int file_query(store *st, void *arg, json_t **out, char **msg)
 {
     struct file_arg *a = arg;
@@ -1612,6 +1641,9 @@ static int file_query(store *st, void *arg, json_t **out, char **msg)
     json_t *o = json_object();
     for (size_t i = 0; o && i < n; i++) {
         json_t *info = kernel_info(st, &ks[i]);
+        json_t *inferred = info ? inferred_notes(a->path, ks[i].name) : NULL;
+        if (inferred)
+            json_object_set_new(info, "spec_inferred", inferred);
         if (info)
             json_object_set_new(o, ks[i].name, info);
     }
@@ -1869,23 +1901,20 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
         if (r->path && !strcmp(r->path, ld->path) && !strcmp(r->kernel, kernel) && !r->finished)
             hk_buf_printf(b, "\n%sOptimizing%s (%s): %s, %d%%\n", md ? "**" : "", md ? "**" : "",
                           r->target, r->message, r->percent);
-    /* An inferred spec says what it guessed and from where (a small file: the spec parser
-     * caps them at SPEC_MAX_BYTES; usually a few KB). */
-    char *spec_path = spec_find(ld->path, kernel);
-    json_t *sj = spec_path ? json_load_file(spec_path, JSON_REJECT_DUPLICATES, NULL) : NULL;
-    json_t *inferred = json_object_get(sj, "inferred");
-    if (json_array_size(inferred)) {
-        const char *base = strrchr(spec_path, '/');
+    /* An inferred spec says what it guessed and from where: read with the kernel's
+     * results on the pool (inferred_notes), never here on the loop */
+    json_t *inferred = json_object_get(info, "spec_inferred");
+    json_t *notes = json_object_get(inferred, "notes");
+    if (json_array_size(notes)) {
+        const char *file = json_string_value(json_object_get(inferred, "file"));
         hk_buf_printf(b, "\n%sSpec inferred%s (%s):\n", md ? "**" : "", md ? "**" : "",
-                      base ? base + 1 : spec_path);
+                      file ? file : "?");
         size_t k;
         json_t *x;
-        json_array_foreach(inferred, k, x)
+        json_array_foreach(notes, k, x)
             if (json_is_string(x))
                 hk_buf_printf(b, "- %s\n", json_string_value(x));
     }
-    json_decref(sj);
-    hk_free(spec_path);
     if (!json_array_size(table))
         return;
     bool any_sim = false;

@@ -20,6 +20,8 @@
 #include "analysis/analysis.h"
 #include "core/buf.h"
 #include "core/hk.h"
+#include "model/kclass.h"
+#include "model/kmodel.h"
 #include "spec/expr.h"
 #include "spec/spec.h"
 
@@ -70,6 +72,7 @@ typedef struct {
     char *notes[SK_MAX_NOTES], *doubts[SK_MAX_NOTES]; /* owned */
     size_t n_notes, n_doubts;
     const char *file;         /* for "main.cu:42" in notes */
+    const km_kernel *km;      /* the kernel model (borrowed), or NULL when it was not built */
     bool nomem;
 } skel;
 
@@ -922,6 +925,358 @@ static char *kf_count_from_index(skel *k, const an_function *f, kfacts *kf, cons
     return res;
 }
 
+/* ---- the kernel model: index forms followed through temporaries ----
+ * The textual scan above sees `C[row * N + col]` but not `C[idx]` with idx computed
+ * earlier; the model's forms have every temporary substituted (docs/model.md). */
+
+#define KC_TERMS 64
+#define KC_BOUNDS 16
+
+typedef struct {
+    km_term t[KC_TERMS];
+    size_t n;
+} kc_poly;
+
+/* A size: a scalar parameter or a named constant, the same for every thread. */
+static bool kc_size_atom(const km_kernel *km, uint32_t id)
+{
+    size_t n = 0;
+    const km_atom *a = km_atoms(km, &n);
+    return id < n && (a[id].kind == KM_ATOM_PARAM || a[id].kind == KM_ATOM_CONST);
+}
+
+static bool kc_term_sized(const km_kernel *km, const km_term *t)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        if (!kc_size_atom(km, t->atoms[i]))
+            return false;
+    return true;
+}
+
+static bool kc_form_sized(const km_kernel *km, km_form f)
+{
+    for (uint32_t i = 0; i < f.n; i++)
+        if (!kc_term_sized(km, &f.t[i]))
+            return false;
+    return true;
+}
+
+/* Same atoms, as multisets. */
+static bool kc_same_atoms(const km_term *a, const km_term *b)
+{
+    if (a->n != b->n)
+        return false;
+    bool used[KM_DEGREE_MAX] = { 0 };
+    for (uint32_t i = 0; i < a->n; i++) {
+        uint32_t j = 0;
+        while (j < b->n && (used[j] || b->atoms[j] != a->atoms[i]))
+            j++;
+        if (j == b->n)
+            return false;
+        used[j] = true;
+    }
+    return true;
+}
+
+/* p += coef * m * x (m a monomial). False when a product is too long or p too big. */
+static bool kc_add(kc_poly *p, const km_term *m, const km_term *x, int64_t coef)
+{
+    km_term t = { .coef = coef * m->coef * x->coef, .n = m->n + x->n };
+    if (t.n > KM_DEGREE_MAX)
+        return false;
+    memcpy(t.atoms, m->atoms, m->n * sizeof *t.atoms);
+    memcpy(t.atoms + m->n, x->atoms, x->n * sizeof *t.atoms);
+    for (size_t i = 0; i < p->n; i++)
+        if (kc_same_atoms(&p->t[i], &t)) {
+            p->t[i].coef += t.coef;
+            if (p->t[i].coef == 0)
+                p->t[i] = p->t[--p->n];
+            return true;
+        }
+    if (p->n == KC_TERMS)
+        return false;
+    p->t[p->n++] = t;
+    return true;
+}
+
+/* m with t == m * g (coefficient and atoms), m positive and made of sizes only. */
+static bool kc_divide(const km_kernel *km, const km_term *t, const km_term *g, km_term *m)
+{
+    if (g->coef <= 0 || t->coef <= 0 || t->coef % g->coef || g->n > t->n)
+        return false;
+    bool used[KM_DEGREE_MAX] = { 0 };
+    for (uint32_t i = 0; i < g->n; i++) {
+        uint32_t j = 0;
+        while (j < t->n && (used[j] || t->atoms[j] != g->atoms[i]))
+            j++;
+        if (j == t->n)
+            return false;
+        used[j] = true;
+    }
+    m->coef = t->coef / g->coef;
+    m->n = 0;
+    for (uint32_t j = 0; j < t->n; j++)
+        if (!used[j])
+            m->atoms[m->n++] = t->atoms[j];
+    return kc_term_sized(km, m);
+}
+
+/* Kernel-terms C text of sized terms: parameters by name, constants by value when known. */
+static bool kc_print(const km_kernel *km, const km_term *t, size_t n, struct hk_buf *b)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    if (n == 0)
+        return hk_buf_appends(b, "0") == HK_OK;
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        int64_t c = t[i].coef;
+        ok &= hk_buf_appends(b, i == 0 ? (c < 0 ? "-" : "") : (c < 0 ? " - " : " + ")) == HK_OK;
+        c = c < 0 ? -c : c;
+        if (c != 1 || t[i].n == 0)
+            ok &= hk_buf_printf(b, "%lld%s", (long long)c, t[i].n ? " * " : "") == HK_OK;
+        for (uint32_t j = 0; j < t[i].n && ok; j++) {
+            const km_atom *a = &atoms[t[i].atoms[j]];
+            if (a->kind == KM_ATOM_CONST && a->has_value)
+                ok &= hk_buf_printf(b, "%s%lld", j ? " * " : "", (long long)a->value) == HK_OK;
+            else if (a->name && (a->kind == KM_ATOM_PARAM || a->kind == KM_ATOM_CONST))
+                ok &= hk_buf_printf(b, "%s%s", j ? " * " : "", a->name) == HK_OK;
+            else
+                ok = false;
+        }
+    }
+    return ok;
+}
+
+typedef struct {
+    km_form lhs, rhs;  /* lhs < rhs (rhs + 1 when le) */
+    bool le;
+    km_term counter;   /* a loop's: lhs is this one term */
+} kc_bound;
+
+/* The largest element of one access plus one, in kernel terms: its element form written
+ * as sum m_i * lhs_i + rest over the guards and loops in force (lhs_i < rhs_i), each m_i a
+ * positive product of sizes and rest made of sizes, is at most sum m_i * (rhs_i - 1) +
+ * rest. False when the form does not split that way (an unguarded thread index, a read
+ * value, a / or %). */
+static bool kc_access_extent(const km_kernel *km, const km_access *a, struct hk_buf *b)
+{
+    size_t ng = 0, nl = 0;
+    const km_guard *guards = km_guards(km, &ng);
+    const km_loop *loops = km_loops(km, &nl);
+    kc_bound bd[KC_BOUNDS];
+    size_t nb = 0;
+    for (uint32_t i = 0; i < a->n_guards && nb < KC_BOUNDS; i++) {
+        const km_guard *g = &guards[a->guards[i]];
+        bool lt = !strcmp(g->op, "<"), le = !strcmp(g->op, "<=");
+        if ((lt || le) && kc_form_sized(km, g->rhs) && !kc_form_sized(km, g->lhs))
+            bd[nb++] = (kc_bound){ .lhs = g->lhs, .rhs = g->rhs, .le = le };
+    }
+    for (uint32_t i = 0; i < a->n_loops && nb < KC_BOUNDS; i++) {
+        const km_loop *l = &loops[a->loops[i]];
+        if (l->kind != KM_LOOP_AFFINE || !l->has_trip || !kc_form_sized(km, l->trip))
+            continue;
+        kc_bound *x = &bd[nb++];
+        *x = (kc_bound){ .rhs = l->trip, .counter = { .coef = 1, .n = 1, .atoms = { l->counter } } };
+        x->lhs = (km_form){ .t = &x->counter, .n = 1 };
+    }
+    kc_poly rest = { .n = 0 };
+    km_term one = { .coef = 1, .n = 0 };
+    for (uint32_t i = 0; i < a->element.n; i++)
+        if (!kc_add(&rest, &one, &a->element.t[i], 1))
+            return false;
+    kc_poly mult[KC_BOUNDS];
+    for (size_t i = 0; i < nb; i++)
+        mult[i].n = 0;
+    for (int step = 0; step < 2 * KC_TERMS; step++) {
+        size_t at = rest.n;
+        for (size_t i = 0; i < rest.n && at == rest.n; i++)
+            if (!kc_term_sized(km, &rest.t[i]))
+                at = i;
+        if (at == rest.n)
+            break; /* only sizes left */
+        km_term t = rest.t[at], m;
+        bool split = false;
+        for (size_t i = 0; i < nb && !split; i++)
+            for (uint32_t j = 0; j < bd[i].lhs.n && !split; j++) {
+                if (kc_term_sized(km, &bd[i].lhs.t[j]) || !kc_divide(km, &t, &bd[i].lhs.t[j], &m))
+                    continue;
+                for (uint32_t q = 0; q < bd[i].lhs.n; q++)
+                    if (!kc_add(&rest, &m, &bd[i].lhs.t[q], -1))
+                        return false;
+                if (!kc_add(&mult[i], &one, &m, 1))
+                    return false;
+                split = true;
+            }
+        if (!split)
+            return false;
+    }
+    for (size_t i = 0; i < rest.n; i++)
+        if (!kc_term_sized(km, &rest.t[i]))
+            return false;
+    bool ok = hk_buf_appends(b, "(") == HK_OK, any = false;
+    for (size_t i = 0; i < nb && ok; i++) {
+        if (!mult[i].n)
+            continue;
+        bool unit = mult[i].n == 1 && mult[i].t[0].n == 0 && mult[i].t[0].coef == 1;
+        ok &= hk_buf_appends(b, any ? " + " : "") == HK_OK;
+        if (!unit)
+            ok &= hk_buf_appends(b, "(") == HK_OK && kc_print(km, mult[i].t, mult[i].n, b) &&
+                  hk_buf_appends(b, ") * ") == HK_OK;
+        ok &= hk_buf_appends(b, "(") == HK_OK && kc_print(km, bd[i].rhs.t, bd[i].rhs.n, b);
+        ok &= hk_buf_appends(b, bd[i].le ? ")" : " - 1)") == HK_OK;
+        any = true;
+    }
+    if (rest.n) {
+        ok &= hk_buf_appends(b, any ? " + (" : "(") == HK_OK && kc_print(km, rest.t, rest.n, b);
+        ok &= hk_buf_appends(b, ")") == HK_OK;
+    }
+    ok &= hk_buf_appends(b, any || rest.n ? ") + 1" : "0) + 1") == HK_OK;
+    return ok;
+}
+
+/* Count of buffer from the model: the largest element any global access of it can reach,
+ * plus one, in spec terms (kernel parameters replaced by their launch values). New
+ * string, or NULL when one access cannot be bounded or the kernel has no model. */
+static char *kc_count(skel *k, const char *buffer)
+{
+    if (!k->km)
+        return NULL;
+    size_t n = 0;
+    const km_access *acc = km_accesses(k->km, &n);
+    char *res = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (acc[i].space != KM_SPACE_GLOBAL || !acc[i].buffer || strcmp(acc[i].buffer, buffer))
+            continue;
+        struct hk_buf b;
+        hk_buf_init(&b, SK_MAX_TEXT);
+        char *tr = kc_access_extent(k->km, &acc[i], &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
+        hk_buf_free(&b);
+        if (!tr || !kf_only_sizes(k, tr)) {
+            hk_free(tr);
+            hk_free(res);
+            return NULL;
+        }
+        if (res && strcmp(res, tr) != 0) {
+            char *m = hk_asprintf("max(%s, %s)", res, tr);
+            hk_free(tr);
+            tr = m;
+        } else if (res) {
+            hk_free(tr);
+            continue;
+        }
+        hk_free(res);
+        res = tr;
+        if (!res || strlen(res) > SK_MAX_TEXT) {
+            hk_free(res);
+            return NULL;
+        }
+    }
+    return res; /* NULL when no access names buffer */
+}
+
+/* The exclusive bound (spec terms) of the global thread index along axis d that a guard of
+ * the model compares, e.g. `if (idx < n)` with idx = blockIdx.x * blockDim.x + threadIdx.x
+ * computed through temporaries; *line gets the guard's line. New string or NULL. */
+static char *kc_axis_bound(skel *k, int d, int *line)
+{
+    if (!k->km)
+        return NULL;
+    size_t n = 0;
+    const km_guard *g = km_guards(k->km, &n);
+    for (size_t i = 0; i < n; i++) {
+        bool le = !strcmp(g[i].op, "<=");
+        if ((strcmp(g[i].op, "<") && !le) || !km_form_is_global_index(k->km, g[i].lhs, d) ||
+            !kc_form_sized(k->km, g[i].rhs))
+            continue;
+        struct hk_buf b;
+        hk_buf_init(&b, SK_MAX_TEXT);
+        bool ok = hk_buf_appends(&b, "(") == HK_OK && kc_print(k->km, g[i].rhs.t, g[i].rhs.n, &b) &&
+                  hk_buf_appends(&b, le ? ") + 1" : ")") == HK_OK;
+        char *tr = ok && b.data ? sk_translate(k, b.data, 0) : NULL;
+        hk_buf_free(&b);
+        if (tr && kf_only_sizes(k, tr)) {
+            *line = (int)g[i].line;
+            return tr;
+        }
+        hk_free(tr);
+    }
+    return NULL;
+}
+
+/* Floating-point operations in a value form: a product of a atoms with a coefficient
+ * other than 1 is a multiplications, n terms add n - 1 times, an opaque operation (a
+ * call, a division) is one more besides its operands'. Reads count nothing (their index is
+ * integer math). */
+static long kc_ops(const km_kernel *km, km_form f, int depth)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    long ops = f.n > 1 ? (long)f.n - 1 : 0;
+    for (uint32_t i = 0; i < f.n; i++) {
+        const km_term *t = &f.t[i];
+        ops += t->n ? (long)t->n - 1 + (t->coef != 1 && t->coef != -1) : 0;
+        for (uint32_t j = 0; j < t->n && depth < 8; j++) {
+            const km_atom *a = &atoms[t->atoms[j]];
+            if (a->kind != KM_ATOM_OPAQUE)
+                continue;
+            ops++;
+            for (uint32_t q = 0; q < a->n_args; q++)
+                ops += kc_ops(km, a->args[q], depth + 1);
+        }
+    }
+    return ops;
+}
+
+/* flops of one launch from what the model recognises, in spec terms: a GEMM's 2*M*N*K, a
+ * GEMV's 2*M*N, an elementwise kernel's operations per element times the output's
+ * count (counts: the spec text of each parameter's count, by parameter index). New
+ * string and a note, or NULL. */
+static char *kc_flops(skel *k, const an_function *f, char *const *counts, const bool *count_sure)
+{
+    km_class c;
+    if (!k->km || km_classify(k->km, &c) != HK_OK)
+        return NULL;
+    char *res = NULL;
+    if ((c.kind == KM_CLASS_GEMM || c.kind == KM_CLASS_GEMV) && !c.batched) {
+        const km_cform *dims[3] = { &c.m, &c.n, &c.k };
+        size_t nd = c.kind == KM_CLASS_GEMM ? 3 : 2;
+        struct hk_buf b;
+        hk_buf_init(&b, SK_MAX_TEXT);
+        bool ok = hk_buf_appends(&b, "2") == HK_OK;
+        for (size_t i = 0; i < nd && ok; i++) {
+            if (!dims[i]->known)
+                ok = false;
+            km_form v = km_cform_view(dims[i]);
+            ok = ok && kc_form_sized(k->km, v) && hk_buf_appends(&b, " * (") == HK_OK &&
+                 kc_print(k->km, v.t, v.n, &b) && hk_buf_appends(&b, ")") == HK_OK;
+        }
+        res = ok && b.data ? sk_translate(k, b.data, 0) : NULL;
+        hk_buf_free(&b);
+        if (res && kf_only_sizes(k, res))
+            sk_note(k, "flops: 2 per multiply-add of the %s the kernel model recognises (%s)",
+                    km_class_name(c.kind), res);
+    } else if (c.kind == KM_CLASS_ELEMENTWISE && c.streams_written == 1 && c.out) {
+        const km_access *w = km_output_map(k->km, c.out);
+        long ops = w ? kc_ops(k->km, w->element_value, 0) : 0;
+        /* y[i] = a * x[i] + y[i] is an update: the combining add is one more */
+        if (w && w->mode == KM_RMW && w->op != KM_OP_OTHER && w->op != KM_OP_NONE && w->op != KM_OP_EXCHANGE)
+            ops++;
+        for (size_t i = 0; ops > 0 && i < f->n_params && i < HK_MAX_ARGS; i++)
+            if (!strcmp(f->params[i].name, c.out) && counts[i] && count_sure[i]) {
+                res = hk_asprintf("%ld * (%s)", ops, counts[i]);
+                if (res)
+                    sk_note(k, "flops: %ld per element of %s, from the value the kernel model "
+                            "shows it stores", ops, c.out);
+            }
+    }
+    if (res && !kf_only_sizes(k, res)) {
+        hk_free(res);
+        res = NULL;
+    }
+    return res;
+}
+
 static long sk_type_size(const char *t)
 {
     static const struct { const char *name; long size; } sizes[] = {
@@ -1507,6 +1862,17 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             }
             hk_free(b);
         }
+        int gline = 0;
+        char *mb = !derived[d] ? kc_axis_bound(k, d, &gline) : NULL;
+        if (mb) {
+            kf.bounds_checked = true; /* a guard the textual scan did not see */
+            derived[d] = hk_asprintf("ceil_div(%s, %s)", mb, bvar[d]);
+            cover->need[d] = hk_asprintf("ceil_div(%s, %lld)", mb, block_val[d]);
+            if (grid_mode == GRID_BOUNDS)
+                sk_note(k, "grid %c from the bounds check at line %d (the kernel model's global "
+                        "index)", "xyz"[d], gline);
+            hk_free(mb);
+        }
         (void)seen;
         if (!cover->need[d] && !kf.grid_stride)
             cover->unknown[d] = true;
@@ -1608,6 +1974,9 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             sk_note(k, "count of %s from %s at line %d", p->name, "its allocation", line);
         } else if ((c = kf_count_from_index(k, f, &kf, p->name)) != NULL) {
             sk_note(k, "count of %s from its subscripts in %s", p->name, f->name);
+        } else if ((c = kc_count(k, p->name)) != NULL) {
+            sk_note(k, "count of %s from the kernel model's index forms in %s (temporaries followed)",
+                    p->name, f->name);
         }
         if (c) {
             count_sure[i] = true;
@@ -1778,6 +2147,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         ok &= json_object_set_new(root, "bytes", json_string(bytes)) == 0;
         sk_note(k, "bytes: every buffer moved once (inouts twice)");
     }
+    char *flops = kc_flops(k, f, counts, count_sure);
+    if (flops)
+        ok &= json_object_set_new(root, "flops", json_string(flops)) == 0;
+    hk_free(flops);
     if (!ragged)
         ok &= json_object_set_new(root, "exact_sizes", json_true()) == 0;
     json_t *seeds = json_array();
@@ -1906,15 +2279,21 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
         return HK_EUNSUPPORTED;
     }
     char last_why[512] = "";
+    /* The model follows index math through temporaries; without one (a parse it cannot
+     * read) the textual scan alone decides. */
+    km_kernel *km = NULL;
+    if (km_build(text, len, f->name, &km, NULL, 0) != HK_OK)
+        km = NULL;
+    int rc = HK_EUNSUPPORTED;
     for (int mode = GRID_SITE; mode <= GRID_FLAT; mode++) {
-        skel k = { .m = m, .text = text, .len = len, .file = file_label };
+        skel k = { .m = m, .text = text, .len = len, .file = file_label, .km = km };
         sk_cover cover = { 0 };
         json_t *root = NULL;
-        int rc = sk_build(m, kernel, &k, source, mode, &cover, &root);
+        rc = sk_build(m, kernel, &k, source, mode, &cover, &root);
         if (rc != HK_OK) {
             sk_cover_free(&cover);
             sk_free(&k);
-            return rc;
+            goto out;
         }
         json_t *inferred = json_array();
         for (size_t i = 0; inferred && i < k.n_notes; i++)
@@ -1923,7 +2302,8 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
             json_decref(root);
             sk_cover_free(&cover);
             sk_free(&k);
-            return HK_ENOMEM;
+            rc = HK_ENOMEM;
+            goto out;
         }
         char *dump = json_dumps(root, 0);
         spec_diags d = { 0 };
@@ -1939,7 +2319,7 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
         if (rc == HK_ENOMEM) {
             json_decref(root);
             sk_free(&k);
-            return rc;
+            goto out;
         }
         if (rc == HK_OK && (covers || mode == GRID_FLAT)) {
             if (!covers)
@@ -1947,15 +2327,15 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
             if (k.nomem) {
                 json_decref(root);
                 sk_free(&k);
-                return HK_ENOMEM;
+                rc = HK_ENOMEM;
+                goto out;
             }
             out->spec = root;
             out->notes = sk_steal_list(k.notes, &k.n_notes, &out->n_notes);
             out->doubts = sk_steal_list(k.doubts, &k.n_doubts, &out->n_doubts);
             sk_free(&k);
-            if ((out->n_notes == 0 && out->notes == NULL && 0) || k.nomem)
-                return HK_ENOMEM;
-            return HK_OK;
+            rc = HK_OK;
+            goto out;
         }
         /* keep the reasons of the last attempt for the refusal */
         if (mode == GRID_FLAT && err) {
@@ -1965,8 +2345,11 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
         }
         json_decref(root);
         sk_free(&k);
+        rc = HK_EUNSUPPORTED;
     }
-    return HK_EUNSUPPORTED;
+out:
+    km_free(km);
+    return rc;
 }
 
 int spec_skeleton(const an_model *m, long kernel, const char *text, size_t len, const char *source,

@@ -23,7 +23,10 @@ mkdir -p "$tmp/ws" "$tmp/home"
 cp "$repo/bench/kernels/saxpy.cu" "$tmp/ws/" || exit 2
 cp "$repo/bench/kernels/saxpy.bench.json" "$tmp/ws/saxpy.bench.json" || exit 2
 cp "$repo/bench/kernels/saxpy.bench.json" "$tmp/ws/saxpy.saxpy.bench.json" || exit 2
+# a kernel with no spec (issue 14): its spec is inferred when Optimize is clicked
+cp "$repo/tests/data/infer/axpy_temps.cu" "$tmp/ws/" || exit 2
 export HOME="$tmp/home" HK_HKLS="$hkls" HK_WORK="$tmp" HK_FILE="$tmp/ws/saxpy.cu"
+export HK_NOSPEC_FILE="$tmp/ws/axpy_temps.cu"
 export XDG_CONFIG_HOME="$tmp/home/.config" # the trust check writes the user's trust list
 cd "$tmp/ws" || exit 2
 timeout -k 5 1500 "$emacs" --batch -q -l "$repo/editors/emacs/test-eglot.el" </dev/null

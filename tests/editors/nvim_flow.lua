@@ -50,6 +50,94 @@ local function cursor_on(needle)
   fatal('no %q in the buffer', needle)
 end
 
+-- Optimize on kernels with no spec (issue 14): saxpy's spec is inferred, saved and run, and
+-- its hover says what was guessed; const_table's has doubts: refused, the draft opens, and
+-- writing it runs Optimize again.
+local function nospec(hk)
+  local dir = os.getenv('HK_NOSPEC_DIR')
+  local said = {}
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'HyperKernelProgress',
+    callback = function()
+      for tok, p in pairs(hk.progress) do
+        if p.message and p.message:find('spec inferred and saved', 1, true) then
+          said[tok] = p.message
+        end
+      end
+    end,
+  })
+  vim.cmd('edit ' .. vim.fn.fnameescape(dir .. '/saxpy.cu'))
+  local buf = vim.api.nvim_get_current_buf()
+  wait(20000, 'hkls on the no-spec buffer', function()
+    return vim.lsp.buf_is_attached(buf, hk.client_id)
+  end)
+  cursor_on('blockIdx')
+  hk.last = nil
+  vim.cmd('HyperKernelOptimize')
+  wait(120000, 'the optimize answer (no spec)', function()
+    return hk.last ~= nil
+  end)
+  local ns = hk.last
+  if not check(ns.ok and ns.episode, 'no spec: episode started: %s', vim.inspect(ns)) then
+    return
+  end
+  wait(WAIT, 'the end of the episode on the inferred spec', function()
+    return hk.progress[ns.token] and hk.progress[ns.token].done
+  end)
+  local spec = dir .. '/saxpy.saxpy.bench.json'
+  check(vim.loop.fs_stat(spec) ~= nil, 'the inferred spec is saved next to the kernel')
+  check(said[ns.token] and said[ns.token]:find(spec, 1, true), 'the progress said what was inferred: %s', tostring(said[ns.token]))
+  cursor_on('saxpy(int')
+  local hv = ''
+  wait(30000, 'the hover to list the guesses', function()
+    local r = vim.lsp.buf_request_sync(buf, 'textDocument/hover', vim.lsp.util.make_position_params(), 5000)
+    for _, x in pairs(r or {}) do
+      local c = x.result and x.result.contents
+      hv = type(c) == 'table' and (c.value or '') or tostring(c or '')
+    end
+    return hv:find('Spec inferred', 1, true) ~= nil
+  end)
+  check(hv:find('grid from the launch site at saxpy.cu:', 1, true), 'the hover says where the grid came from')
+
+  -- doubts: refused with the reasons, the draft opens, :write runs Optimize again
+  vim.cmd('edit ' .. vim.fn.fnameescape(dir .. '/const_table.cu'))
+  cursor_on('blockIdx')
+  hk.last = nil
+  vim.cmd('HyperKernelOptimize')
+  wait(120000, 'the refusal', function()
+    return hk.last ~= nil
+  end)
+  local draft = dir .. '/const_table.poly.bench.json'
+  check(hk.last.ok == false and tostring(hk.last.message):find('__constant__ array coeffs', 1, true),
+    'refused with the reasons: %s', tostring(hk.last.message))
+  wait(10000, 'the draft to open', function()
+    return vim.api.nvim_buf_get_name(0) == draft
+  end)
+  local db = vim.api.nvim_get_current_buf()
+  wait(10000, 'hkls on the draft', function()
+    return vim.lsp.buf_is_attached(db, hk.client_id)
+  end)
+  check(true, 'the draft spec opened and hkls follows it')
+  local before = {}
+  for tok in pairs(hk.progress) do
+    before[tok] = true
+  end
+  vim.cmd('write')
+  local again
+  wait(120000, 'Optimize to run again', function()
+    for tok, p in pairs(hk.progress) do
+      if not before[tok] and p.title and p.title:match('^Optimize poly') then
+        again = tok
+        return true
+      end
+    end
+  end)
+  wait(WAIT, 'the end of the optimization on the draft', function()
+    return hk.progress[again].done
+  end)
+  check(true, 'writing the draft ran Optimize again: %s', tostring(hk.progress[again].message))
+end
+
 local function run()
   vim.opt.runtimepath:prepend(PLUGIN)
   vim.cmd('runtime plugin/hyperkernel.lua')
@@ -235,6 +323,7 @@ local function run()
   end
   check(stopped, 'episode %s listed as stopped', tostring(second.episode))
   vim.cmd('close')
+  nospec(hk)
 end
 
 local function main()

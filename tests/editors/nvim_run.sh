@@ -25,6 +25,10 @@ mkdir -p "$tmp/ws" "$tmp/xdg/config" "$tmp/xdg/data" "$tmp/xdg/state" "$tmp/xdg/
 cp "$repo/bench/kernels/saxpy.cu" "$tmp/ws/" || exit 2
 cp "$repo/bench/kernels/saxpy.bench.json" "$tmp/ws/saxpy.bench.json" || exit 2
 cp "$repo/bench/kernels/saxpy.bench.json" "$tmp/ws/saxpy.saxpy.bench.json" || exit 2
+# kernels with no spec next to them (issue 14): inferred and run; a draft that is refused
+mkdir -p "$tmp/ws/nospec" || exit 2
+cp "$repo/bench/kernels/saxpy.cu" "$repo/tests/data/infer/const_table.cu" "$tmp/ws/nospec/" || exit 2
+export HK_NOSPEC_DIR="$tmp/ws/nospec"
 export XDG_CONFIG_HOME="$tmp/xdg/config" XDG_DATA_HOME="$tmp/xdg/data"
 export XDG_STATE_HOME="$tmp/xdg/state" XDG_CACHE_HOME="$tmp/xdg/cache"
 export HK_HKLS="$hkls" HK_WORK="$tmp" HK_FILE="$tmp/ws/saxpy.cu" HK_PLUGIN="$repo/editors/nvim"

@@ -442,11 +442,17 @@ static void command_lines(void **state)
     char **argv = NULL;
     const char *extra[] = { "--use_fast_math", NULL };
     assert_int_equal(harness_nvcc_argv(s, NULL, "sm_80", "/inc", extra, "p.cu", "p", &argv), HK_OK);
+    /* the spec's own directory is searched after the harness's (a candidate is compiled
+     * from a copy, where the kernel's headers are not): absolute, whatever the cwd */
+    assert_int_equal(s->n_include_dirs, 1);
+    assert_string_equal(s->include_dirs[0], s->dir);
+    assert_true(s->dir[0] == '/');
     const char *want[] = { "nvcc", "-arch=sm_80", "-O3", "-std=c++17", "-lineinfo", "-I", "/inc",
-                           "-DHK_TEST_FLAG=1", "--use_fast_math", "-o", "p", "p.cu", NULL };
+                           "-I", s->dir, "-DHK_TEST_FLAG=1", "--use_fast_math", "-o", "p", "p.cu",
+                           NULL };
     for (size_t i = 0; want[i]; i++)
         assert_string_equal(argv[i], want[i]);
-    assert_null(argv[12]);
+    assert_null(argv[14]);
     harness_argv_free(argv);
     spec_free(s);
 

@@ -371,9 +371,12 @@ static void test_argv(void **state)
     assert_int_equal(harness_nvcc_argv(s, "/opt/rocm/bin/hipcc", "gfx928", "/inc", extra,
                                        "/w/bench.cu", "/w/bench", &v),
                      HK_OK);
+    /* the spec's own directory follows the harness's (absolute: see spec.c anchor_includes) */
+    assert_int_equal(s->n_include_dirs, 1);
+    assert_string_equal(s->include_dirs[0], s->dir);
     const char *want[] = { "/opt/rocm/bin/hipcc", "--offload-arch=gfx928", "-O3", "-std=c++17",
-                           "-gline-tables-only", "-I", "/inc", "-ffast-math", "-DX=1", "-o",
-                           "/w/bench", "-x", "hip", "/w/bench.cu", NULL };
+                           "-gline-tables-only", "-I", "/inc", "-I", s->dir, "-ffast-math", "-DX=1",
+                           "-o", "/w/bench", "-x", "hip", "/w/bench.cu", NULL };
     for (size_t i = 0; want[i] || v[i]; i++) {
         assert_non_null(v[i]);
         assert_non_null(want[i]);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
+#include "spec/expr.h"
 #include "spec/infer.h"
 #include "spec/spec.h"
 
@@ -202,6 +203,81 @@ static void include_dirs_are_anchored(void **state)
     spec_diags_free(&d);
 }
 
+static void no_doubts(const spec_inference *inf)
+{
+    if (inf->n_doubts)
+        fail_msg("%zu doubts, the first: %s", inf->n_doubts, inf->doubts[0]);
+}
+
+/* The value of a spec expression with the size variables set (names[i] = values[i]). */
+static long long eval(const char *text, const char *const *names, const long long *values, size_t n)
+{
+    expr *e = NULL;
+    expr_var vars[8];
+    expr_value v;
+    char err[256] = "";
+    assert_non_null(text);
+    for (size_t i = 0; i < n; i++)
+        vars[i] = (expr_var){ .name = names[i], .value = { .is_float = false, .i = values[i] } };
+    if (expr_parse(text, &e, err, sizeof err) != HK_OK || expr_eval(e, vars, n, &v, err, sizeof err) != HK_OK)
+        fail_msg("%s: %s", text, err);
+    expr_free(e);
+    assert_false(v.is_float);
+    return v.i;
+}
+
+/* Subscripts through temporaries (C[idx] with idx = row * N + col, A[a_at] in the k loop):
+ * the kernel model's forms give the counts the textual scan cannot, and its GEMM class
+ * gives 2*M*N*K flops; each says so in the notes. */
+static void counts_and_flops_through_temporaries(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("gemm_temps.cu"), "sgemm_idx", &inf);
+    no_doubts(&inf);
+    const char *names[] = { "M", "N", "K" };
+    const long long v[] = { 1000, 1003, 67 };
+    assert_int_equal(eval(field(inf.spec, 0, "count"), names, v, 3), 1000 * 67);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 3), 67 * 1003);
+    assert_int_equal(eval(field(inf.spec, 2, "count"), names, v, 3), 1000 * 1003);
+    assert_true(has_note(&inf, "count of C from the kernel model's index forms in sgemm_idx"));
+    assert_true(has_note(&inf, "count of A from the kernel model's index forms"));
+    json_t *fl = json_object_get(inf.spec, "flops");
+    assert_non_null(fl);
+    assert_int_equal(eval(json_string_value(fl), names, v, 3), 2LL * 1000 * 1003 * 67);
+    assert_true(has_note(&inf, "flops: 2 per multiply-add of the gemm the kernel model recognises"));
+    assert_non_null(json_object_get(inf.spec, "bytes"));
+    spec_inference_free(&inf);
+}
+
+/* The bounds check on a copy of the global index gives the grid when the launch's is a
+ * host call; the elementwise class gives flops per element (a*x + y: 2). */
+static void grid_and_flops_from_a_copied_index(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("axpy_temps.cu"), "axpy_copy", &inf);
+    no_doubts(&inf);
+    const char *g = json_string_value(json_object_get(json_object_get(inf.spec, "launch"), "grid"));
+    assert_non_null(g);
+    assert_non_null(strstr(g, "ceil_div("));
+    const char *names[] = { "n", "block_x" };
+    const long long v[] = { 1000003, 128 };
+    assert_int_equal(eval(g, names, v, 2), (1000003 + 127) / 128);
+    assert_true(has_note(&inf, "grid x from the bounds checks of the index math"));
+    /* the guard counts as a bounds check: a ragged size set exercises it */
+    assert_true(has_note(&inf, "sizes invented: one set not a multiple of the block"));
+    assert_int_equal(eval(field(inf.spec, 2, "count"), names, v, 2), 1000003);
+    assert_int_equal(eval(field(inf.spec, 3, "count"), names, v, 2), 1000003);
+    assert_string_equal(field(inf.spec, 2, "kind"), "input");
+    assert_string_equal(field(inf.spec, 3, "kind"), "inout");
+    json_t *fl = json_object_get(inf.spec, "flops");
+    assert_non_null(fl);
+    assert_int_equal(eval(json_string_value(fl), names, v, 2), 2LL * 1000003);
+    assert_true(has_note(&inf, "flops: 2 per element of y"));
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -213,6 +289,8 @@ int main(void)
         cmocka_unit_test(grid_from_bounds_when_the_launch_is_opaque),
         cmocka_unit_test(refusals_say_why),
         cmocka_unit_test(include_dirs_are_anchored),
+        cmocka_unit_test(counts_and_flops_through_temporaries),
+        cmocka_unit_test(grid_and_flops_from_a_copied_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,8 @@
 // The VS Code flow against the REAL hkls (issue 4): code action -> optimize -> server-created
 // progress -> Information diagnostic -> hover version table -> "Apply vN" code action carrying
 // a versioned edit -> hyperkernel.applied checks the text; plus several episodes at once,
-// cancelling, the stale-kernel refusal, code lenses, the custom requests, createSpec and the
-// episode list surviving a restart. Protocol: vscode-languageserver-protocol/node (harness.js).
+// cancelling, the stale-kernel refusal, code lenses, the custom requests, Optimize on a kernel
+// with no spec (issue 14), createSpec and the episode list surviving a restart. Protocol: vscode-languageserver-protocol/node (harness.js).
 // Runs the deterministic simulated GPU ({"episodes": {"simulate": true}}) unless
 // HK_EDITOR_REAL_GPU=1, which runs the same flow on the machine's GPU.
 'use strict';
@@ -114,6 +114,7 @@ describe('VS Code flow against hkls' + (REAL_GPU ? ' (real GPU)' : ' (simulated 
       { file: 'reduce_sum.cu', kernel: 'reduce_sum' },
       { file: 'rope.cu', kernel: 'rope_forward' },
       { file: 'layernorm.cu', kernel: 'layernorm', spec: false },
+      { file: 'axpy_temps.cu', kernel: 'axpy_copy', spec: false, from: 'tests/data/infer' },
     ]);
     const episodes = { db: ws.db, budget: 4, minutes: 3 };
     if (!REAL_GPU) episodes.simulate = true;
@@ -395,6 +396,30 @@ describe('VS Code flow against hkls' + (REAL_GPU ? ' (real GPU)' : ' (simulated 
     const fin = await waitEnd(client, e4);
     assert.equal(fin.status, 'stopped', JSON.stringify(fin));
     await client.waitFor('the worker gone', () => h.processesWith('optimize', rope.file).length === 0, 10000);
+  });
+
+  it('optimizes a kernel without a spec: infers one, saves it next to the file and runs (issue 14)', async () => {
+    const ax = new Doc(client, ws.paths['axpy_temps.cu']);
+    ax.open();
+    const spec = path.join(ws.ws, 'axpy_temps.axpy_copy.bench.json');
+    assert.ok(!fs.existsSync(spec), 'no spec before the click');
+    const ep = await startOptimize(client, ax, h.find(ax.text, 'blockIdx'), 'axpy_copy');
+    const fin = await waitEnd(client, ep);
+    assert.equal(fin.status, 'completed', JSON.stringify(fin));
+    assert.ok(fs.existsSync(spec), `${spec} written`);
+    assert.ok(JSON.parse(fs.readFileSync(spec, 'utf8')).inferred.length > 0, 'the spec says what was guessed');
+    const said = progressOf(client, ep.token).filter((p) => p.kind === 'report' && /^spec inferred and saved to /.test(p.message || ''));
+    assert.equal(said.length, 1, `one progress report says what was inferred: ${JSON.stringify(progressOf(client, ep.token))}`);
+    const at = h.find(ax.text, 'axpy_copy(int');
+    // the notes are read with the file's results off the server's loop: ask until they are in
+    let hover = '';
+    for (const end = Date.now() + 30000; Date.now() < end && !/Spec inferred/.test(hover); await h.sleep(300)) {
+      const r = await client.request('textDocument/hover', { textDocument: { uri: ax.uri }, position: at });
+      const v = r && r.contents && (r.contents.value || r.contents);
+      hover = typeof v === 'string' ? v : '';
+    }
+    assert.match(hover, /Spec inferred/);
+    assert.match(hover, /count of x from the kernel model's index forms in axpy_copy/);
   });
 
   it('creates a benchmark spec next to the file and refuses to overwrite it', async () => {

@@ -32,8 +32,9 @@ function makeWorkspace(files) {
   const paths = {};
   for (const f of files) {
     const stem = f.file.replace(/\.[^.]+$/, '');
-    fs.copyFileSync(path.join(REPO, 'bench', 'kernels', f.file), path.join(ws, f.file));
-    const spec = path.join(REPO, 'bench', 'kernels', `${stem}.bench.json`);
+    const from = path.join(REPO, ...(f.from || 'bench/kernels').split('/'));
+    fs.copyFileSync(path.join(from, f.file), path.join(ws, f.file));
+    const spec = path.join(from, `${stem}.bench.json`);
     if (f.spec !== false && fs.existsSync(spec)) {
       fs.copyFileSync(spec, path.join(ws, `${stem}.bench.json`));
       fs.copyFileSync(spec, path.join(ws, `${stem}.${f.kernel}.bench.json`));

@@ -244,6 +244,32 @@ function M.client()
   return c
 end
 
+-- window/showDocument for a Neovim without it (0.7): hkls opens a draft bench spec this
+-- way when an Optimize was refused for it. Opened after the reply, off the RPC callback.
+local function on_show_document(_, result)
+  local uri = type(result) == 'table' and result.uri
+  if type(uri) ~= 'string' then
+    return { success = false }
+  end
+  if result.external or not uri:match('^file://') then
+    -- a report for a browser: say where it is, as the server would without showDocument
+    vim.schedule(function()
+      notify('Open ' .. (uri:match('^file://') and vim.uri_to_fname(uri) or uri))
+    end)
+    return { success = false }
+  end
+  local fname = vim.uri_to_fname(uri)
+  vim.schedule(function()
+    if result.takeFocus then
+      vim.cmd('edit ' .. vim.fn.fnameescape(fname))
+    else
+      vim.fn.bufload(vim.fn.bufadd(fname))
+    end
+    notify('opened ' .. fname)
+  end)
+  return { success = true }
+end
+
 local function start(bufnr)
   local fname = vim.api.nvim_buf_get_name(bufnr)
   local server, tried = M.server_cmd()
@@ -255,6 +281,17 @@ local function start(bufnr)
     end
     return nil
   end
+  local handlers = {
+    ['$/progress'] = on_progress,
+    ['hyperkernel/episodeChanged'] = on_episode_changed,
+    ['window/showMessage'] = on_show_message,
+  }
+  local capabilities = vim.lsp.protocol.make_client_capabilities()
+  if not vim.lsp.handlers['window/showDocument'] then
+    handlers['window/showDocument'] = on_show_document
+    capabilities.window = capabilities.window or {}
+    capabilities.window.showDocument = { support = true }
+  end
   local id = vim.lsp.start_client({
     name = 'hyperkernel',
     cmd = server,
@@ -263,11 +300,8 @@ local function start(bufnr)
     -- The server checks the document after workspace/applyEdit: send each change at once
     -- (0.7 debounces by 150 ms by default, which would let that check see the old text).
     flags = { debounce_text_changes = 0 },
-    handlers = {
-      ['$/progress'] = on_progress,
-      ['hyperkernel/episodeChanged'] = on_episode_changed,
-      ['window/showMessage'] = on_show_message,
-    },
+    handlers = handlers,
+    capabilities = capabilities,
     on_attach = M.config.on_attach,
     on_exit = function(code, signal)
       M.running = {}
@@ -772,6 +806,16 @@ function M.setup(opts)
   vim.api.nvim_create_autocmd('FileType', {
     group = group,
     pattern = M.config.filetypes,
+    callback = function(args)
+      M.attach(args.buf)
+    end,
+  })
+
+  -- A draft bench spec that an Optimize was refused for opens through window/showDocument;
+  -- hkls hears of it (didSave) when it is written, which runs that Optimize again.
+  vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
+    group = group,
+    pattern = '*.bench.json',
     callback = function(args)
       M.attach(args.buf)
     end,
