@@ -11,6 +11,17 @@
 #               (default bench/wild/runs/YYYYmmdd-HHMMSS, ignored by git)
 #   HKLS_ARGS   extra `hkls optimize` options, e.g. "--budget 4 --minutes 0.75", or
 #               "--simulate-gpu --budget 1" to rehearse on a machine without a GPU
+#   JOBS        episodes at once (default 1). hkls's GPU lock keeps one benchmark program
+#               on the GPU at a time, so parallel episodes overlap only their compiles;
+#               every speedup is still measured interleaved, in one run
+#   ONECLICK=1  issue 14's one-click run: no --spec. Each wrapper is copied to
+#               OUT/oneclick/, and `hkls optimize` infers the spec, saves it beside the copy
+#               and runs the episode, or refuses (exit 2) with its reasons. The table gains
+#               a "spec" column (inferred / refused) and the summary counts completed episodes
+#   EPISODE_TIMEOUT=S  wall-clock limit of one episode (default none): SIGTERM, on which hkls
+#               stops cleanly and still writes its report, then SIGKILL 15 s later
+#   TABLE_ONLY=1  run nothing: make the table from the logs already in OUT (a run cut
+#               short); an episode with no exit status recorded counts as FAIL
 # Exit status: 0 when every episode completed, 1 otherwise.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,22 +42,49 @@ fi
 # kernel name of a spec: the value of its "kernel" field (the specs write one per line)
 kernel_of() { sed -n 's/^ *"kernel": *"\([^"]*\)".*/\1/p' "$1" | head -n 1; }
 
-status=0
-rows=()
-for id in "${ids[@]}"; do
-    spec=$here/specs/$id.bench.json
-    src=$here/src/$id.cu
-    log=$out/$id.log
-    if [ ! -f "$spec" ] || [ ! -f "$src" ]; then
-        echo "run.sh: $id: missing $spec or $src" >&2; status=1; continue
-    fi
+jobs=${JOBS:-1}
+limit=(env)
+[ -n "${EPISODE_TIMEOUT:-}" ] && limit=(timeout -k 15 "$EPISODE_TIMEOUT")
+oneclick=${ONECLICK:-0}
+[ "$oneclick" = 1 ] && mkdir -p "$out/oneclick"
+
+# one episode; its exit status goes to OUT/ID.rc
+run_one() {
+    local id=$1 spec=$here/specs/$1.bench.json src=$here/src/$1.cu kernel rc
     kernel=$(kernel_of "$spec")
     echo "== $id ($kernel)" >&2
-    (cd "$here" && "$hkls" optimize "src/$id.cu" --kernel "$kernel" --spec "specs/$id.bench.json" \
-        --db "$out/history.db" --out "$out/reports-$id" --name "wild $id" "${extra[@]}") > "$log" 2>&1
+    if [ "$oneclick" = 1 ]; then
+        cp "$src" "$out/oneclick/$id.cu"
+        (cd "$out/oneclick" && "${limit[@]}" "$hkls" optimize "$id.cu" --kernel "$kernel" \
+            --db "$out/history.db" --out "$out/reports-$id" --name "wild $id" "${extra[@]}") > "$out/$id.log" 2>&1
+    else
+        (cd "$here" && "${limit[@]}" "$hkls" optimize "src/$id.cu" --kernel "$kernel" --spec "specs/$id.bench.json" \
+            --db "$out/history.db" --out "$out/reports-$id" --name "wild $id" "${extra[@]}") > "$out/$id.log" 2>&1
+    fi
     rc=$?
-    [ $rc -eq 0 ] || status=1
-    rows+=("$id $rc")
+    echo "$rc" > "$out/$id.rc"
+    echo "== $id: exit $rc" >&2
+}
+
+status=0
+rows=()
+running=0
+for id in "${ids[@]}"; do
+    if [ ! -f "$here/specs/$id.bench.json" ] || [ ! -f "$here/src/$id.cu" ]; then
+        echo "run.sh: $id: missing specs/$id.bench.json or src/$id.cu" >&2; status=1; continue
+    fi
+    rows+=("$id")
+    [ "${TABLE_ONLY:-0}" = 1 ] && continue
+    run_one "$id" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+done
+wait
+for i in "${!rows[@]}"; do
+    id=${rows[$i]}
+    rc=$(cat "$out/$id.rc" 2>/dev/null || echo 1)
+    [ "$rc" = 0 ] || status=1
+    rows[$i]="$id $rc"
 done
 
 # One row per kernel, from each episode's own summary lines:
@@ -111,6 +149,29 @@ awk -F'|' '
             printf "mmcv: %d ops, %d improved (%.0f%%; the platform: 78%% of 60 ops), arithmetic mean %.2fx (the platform: 4.75x), geometric mean %.2fx\n",
                    mn, mimp, 100 * mimp / mn, mar / mn, exp(mlg / mn)
     }' "$table" >> "$table"
+# One-click: did inference give a spec and the episode complete (issue 14: 80% of them)?
+if [ "$oneclick" = 1 ]; then
+    {
+        echo
+        echo "| id | exit | spec | first reason (refused or failed) |"
+        echo "|---|---|---|---|"
+        done_n=0 all_n=0
+        for row in "${rows[@]}"; do
+            set -- $row
+            id=$1 rc=$2 log=$out/$1.log
+            all_n=$((all_n + 1))
+            if [ "$rc" = 0 ]; then spec=inferred; done_n=$((done_n + 1)); why=""
+            elif grep -q 'not sure enough\|none can be inferred' "$log"; then spec=refused
+                why=$(grep -m1 -A1 'not sure enough\|none can be inferred' "$log" | tr '\n|' ' /' | cut -c1-160)
+            else spec=$(grep -q 'inferred one and saved' "$log" && echo inferred || echo '?')
+                why=$(grep -m1 -i 'error\|failed\|cannot' "$log" | tr '|' '/' | cut -c1-160)
+            fi
+            echo "| $id | $rc | $spec | $why |"
+        done
+        echo
+        echo "one-click: $done_n of $all_n episodes completed with no hand edit ($((100 * done_n / (all_n > 0 ? all_n : 1)))%; target 80%)"
+    } >> "$table"
+fi
 cat "$table"
 echo "logs, reports and history.db: $out" >&2
 exit $status

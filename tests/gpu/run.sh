@@ -33,6 +33,8 @@
 #                     Each file's first line is "// expect: REASON" or "// expect: R1|R2"
 #                     (either reason passes), its second "// kernel: NAME" (the suite spec;
 #                     else the file's first __global__ function)
+#   CHEAT_JOBS=N      cheats verified at once (default 1; the GPU lock in hkls keeps one
+#                     benchmark program on the GPU at a time, so only compiles overlap)
 #   SUITE=0           skip the suite episodes (run only the cheats)
 #   SASS=0            skip recording cuobjdump SASS of the suite
 #   REFS=0            skip the reference timings (hk_refs, bench/refs)
@@ -225,31 +227,13 @@ fits() { [ "$deadline" -le 0 ] || [ $(( $(date +%s) - t_start + $1 )) -le "$dead
 write_summary "started"
 
 # ---- the cheats, first: a run cut short must never lose them ----
-for c in "$here"/cheats/*.cu; do
-  [ "${CHEATS:-}" = none ] && break
-  if [ -n "${CHEATS:-}" ] && ! printf ' %s ' "$CHEATS" | grep -q " $(basename "$c" .cu) "; then
-    continue
-  fi
-  # "// expect: REASON" or "// expect: REASON|REASON" (either is a PASS); "// kernel: NAME" on
-  # the second line names the suite kernel (its spec) when the file's first kernel is a helper
-  expect=$(sed -n '1s#^// expect: *\([a-z_|]*\).*#\1#p' "$c")
-  ck=$(sed -n '2s#^// kernel: *\([A-Za-z_0-9:]*\).*#\1#p' "$c")
-  [ -n "$ck" ] || ck=$(sed -n 's/^__global__ void \([A-Za-z_0-9]*\)(.*/\1/p' "$c" | head -1)
-  spec=$(grep -l "\"kernel\": \"$ck\"" "$top"/bench/kernels/*.bench.json 2>/dev/null | head -1)
-  name=$(basename "$c")
-  if [ -z "$spec" ]; then
-    printf '%s\t%s\t%s\tFAIL\n' "$name" "$expect" "no spec for $ck" >>"$cheat_rows"
-    failed=1
-    continue
-  fi
-  if ! fits "$cheat_timeout"; then
-    printf '%s\t%s\t%s\tSKIPPED\n' "$name" "$expect" "deadline" >>"$cheat_rows"
-    write_summary "DEADLINE_S=$deadline"
-    continue
-  fi
+# One cheat: its row goes to $work/cheat-rows/NAME (gathered in name order by
+# gather_cheats), so CHEAT_JOBS of them can run at once.
+mkdir -p "$work/cheat-rows"
+run_cheat() {
+  local c=$1 spec=$2 name=$3 expect=$4 sflag=() t0 rc got verdict
   # sanitize_*: cheats only compute-sanitizer catches (docs/sanitizer.md): checked whatever
   # speedup they claim
-  sflag=()
   case "$name" in sanitize_*) sflag=(--sanitize) ;; esac
   say "verify-candidate $name (expect $expect)"
   t0=$(date +%s)
@@ -269,10 +253,41 @@ print("accepted" if d.get("accepted") else d.get("reason") or "?")' "$logs/cheat
   fi
   verdict=FAIL
   [ "$rc" -eq 1 ] && printf '|%s|' "$expect" | grep -qF "|$got|" && verdict=PASS
-  [ "$verdict" = PASS ] || failed=1
-  printf '%s\t%s\t%s\t%s\n' "$name" "$expect" "$got" "$verdict" >>"$cheat_rows"
-  write_summary "running"
+  printf '%s\t%s\t%s\t%s\n' "$name" "$expect" "$got" "$verdict" >"$work/cheat-rows/$name"
+}
+gather_cheats() {
+  cat "$work"/cheat-rows/* >"$cheat_rows" 2>/dev/null
+  grep -q $'\t''FAIL$' "$cheat_rows" && failed=1
+  write_summary "${1:-running}"
+}
+cheat_jobs=${CHEAT_JOBS:-1}
+running=0
+for c in "$here"/cheats/*.cu; do
+  [ "${CHEATS:-}" = none ] && break
+  if [ -n "${CHEATS:-}" ] && ! printf ' %s ' "$CHEATS" | grep -q " $(basename "$c" .cu) "; then
+    continue
+  fi
+  # "// expect: REASON" or "// expect: REASON|REASON" (either is a PASS); "// kernel: NAME" on
+  # the second line names the suite kernel (its spec) when the file's first kernel is a helper
+  expect=$(sed -n '1s#^// expect: *\([a-z_|]*\).*#\1#p' "$c")
+  ck=$(sed -n '2s#^// kernel: *\([A-Za-z_0-9:]*\).*#\1#p' "$c")
+  [ -n "$ck" ] || ck=$(sed -n 's/^__global__ void \([A-Za-z_0-9]*\)(.*/\1/p' "$c" | head -1)
+  spec=$(grep -l "\"kernel\": \"$ck\"" "$top"/bench/kernels/*.bench.json 2>/dev/null | head -1)
+  name=$(basename "$c")
+  if [ -z "$spec" ]; then
+    printf '%s\t%s\t%s\tFAIL\n' "$name" "$expect" "no spec for $ck" >"$work/cheat-rows/$name"
+    continue
+  fi
+  if ! fits "$cheat_timeout"; then
+    printf '%s\t%s\t%s\tSKIPPED\n' "$name" "$expect" "deadline" >"$work/cheat-rows/$name"
+    continue
+  fi
+  run_cheat "$c" "$spec" "$name" "$expect" &
+  running=$((running + 1))
+  if [ "$running" -ge "$cheat_jobs" ]; then wait -n; running=$((running - 1)); gather_cheats; fi
 done
+wait
+gather_cheats "cheats done"
 
 [ -s "$cheat_rows" ] && cheat_table >&2
 
