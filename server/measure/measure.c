@@ -1083,10 +1083,19 @@ static int run_program(const measure_opts *o, const measure_prog *p, const char 
         rc = HK_ENOMEM;
         goto out;
     }
-    /* the launcher's directory is shared and read-only to it; the candidate's own directory
-     * (its image, its output files) is where it writes */
-    const char *writable[] = {moddir ? moddir : exedir, wrapdir, refdir, NULL};
-    const char *readable[] = {moddir ? exedir : NULL, NULL}; /* the shared launcher */
+    /* the launcher's directory is shared and read-only to it, and so is the reference
+     * kernel's (the baseline's image, timed beside the candidate); the candidate's own
+     * directory (its image, its output files) is where it writes. Both lists are packed:
+     * a NULL ends them, so an absent wrapper must not hide the directories after it. */
+    const char *writable[3] = {0}, *readable[3] = {0};
+    size_t nw = 0, nr = 0;
+    writable[nw++] = moddir ? moddir : exedir;
+    if (wrapdir)
+        writable[nw++] = wrapdir;
+    if (moddir)
+        readable[nr++] = exedir; /* the shared launcher */
+    if (refdir)
+        readable[nr++] = refdir;
     unsigned per_combo = o->run_timeout_ms ? o->run_timeout_ms : 60000;
     double run_total = (double)per_combo * (double)(run.n_combos > 1 ? run.n_combos : 1);
     runner_spec rs = {
