@@ -217,7 +217,11 @@ void sanitize_parse(const char *text, sanitize_report *out)
                 snprintf(out->tool_error, sizeof out->tool_error, "%s", body);
             continue; /* the tool's own notes ("Warning: ...") are not findings */
         }
-        if (starts_ci(body, "Internal Sanitizer Error") || starts_ci(body, "Internal error")) {
+        /* "Error launching target app.", "Error loading ...": the tool failed, no finding
+         * (the sandbox's loopback was down once; an honest candidate must not be rejected
+         * as out_of_bounds for it) */
+        if (starts_ci(body, "Internal Sanitizer Error") || starts_ci(body, "Internal error") ||
+            (starts_ci(body, "Error ") && !is_race_text(body))) {
             if (!out->tool_error[0])
                 snprintf(out->tool_error, sizeof out->tool_error, "%s", body);
             continue;

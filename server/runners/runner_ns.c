@@ -11,15 +11,19 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/capability.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -502,6 +506,25 @@ static void ns_init(pid_t prog, int report_fd)
     }
 }
 
+/* The new network namespace has only a loopback interface, and it starts down. Tools that
+ * talk to their own child over 127.0.0.1 need it up (compute-sanitizer's front end and the
+ * target it launches: without it, "Error launching target app"). Nothing outside the
+ * namespace is reachable either way. Best effort: a failure leaves it down. */
+static void ns_loopback_up(void)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return;
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+    if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+        ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+        (void)ioctl(fd, SIOCSIFFLAGS, &ifr);
+    }
+    close(fd);
+}
+
 int runner_ns_enter(const runner_ns_plan *p, int status_fd)
 {
     int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS;
@@ -515,6 +538,7 @@ int runner_ns_enter(const runner_ns_plan *p, int status_fd)
             ns_write_file("/proc/self/gid_map", p->gid_map) != 0)
             return -1;
     }
+    ns_loopback_up();
     if (pipe2(report, O_CLOEXEC) != 0)
         return -1;
     /* blocked across the fork so a signal cannot end the waiter before it ignores it */

@@ -243,6 +243,13 @@ static void test_judge(void **state)
                    "{\"error\":\"no_gpu\",\"message\":\"no CUDA device\"}\n", &j);
     assert_int_equal(j.status, SANITIZE_NOT_CHECKED);
     assert_non_null(strstr(j.text, "no_gpu"));
+    /* the tool could not launch the program (seen on the H200 when the namespace
+     * sandbox's loopback was down): not a memory error */
+    sanitize_judge(SANITIZE_MEMCHECK, 1, 0, false, 300000,
+                   "========= COMPUTE-SANITIZER\n========= Error launching target app.\n", &j);
+    assert_int_equal(j.status, SANITIZE_NOT_CHECKED);
+    assert_int_equal(j.reason, MEASURE_OK);
+    assert_string_equal(j.text, "the tool failed: Error launching target app.");
     sanitize_judge(SANITIZE_MEMCHECK, -1, 9, false, 300000, "", &j);
     assert_int_equal(j.status, SANITIZE_NOT_CHECKED);
 

@@ -690,6 +690,31 @@ static void test_ns_pids(void **state)
     runner_result_free(&r);
 }
 
+/* The namespace sandbox's own loopback is up: a tool that talks to its child over
+ * 127.0.0.1 (compute-sanitizer's front end and target) works inside, while the host's
+ * listeners stay out of reach (test_sandbox_network). With lo down, the connect below
+ * fails with "Network is unreachable" instead of reaching the listener. */
+static void test_ns_loopback(void **state)
+{
+    ns_required();
+    const char *script =
+        "command -v python3 >/dev/null || { echo no-python; exit 0; }; "
+        "python3 -c 'import socket\n"
+        "s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(1)\n"
+        "c = socket.create_connection(s.getsockname(), timeout=5)\n"
+        "a, _ = s.accept(); c.sendall(b\"ok\"); print(a.recv(2).decode())'";
+    runner_spec s = {.cwd = tmpdir, .isolation = RUNNER_ISO_NAMESPACES};
+    runner_result r;
+    run_sh(script, &s, &r);
+    if (r.out && !strcmp(r.out, "no-python\n")) {
+        runner_result_free(&r);
+        skip();
+    }
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.out, "ok\n");
+    runner_result_free(&r);
+}
+
 /* Exit codes, signals, capture and the limits are reported exactly as without the
  * sandbox, although the runner's child is now a waiter outside the namespaces. */
 static void test_ns_exit_status(void **state)
@@ -928,6 +953,7 @@ int main(void)
         cmocka_unit_test(test_ns_exit_status),
         cmocka_unit_test(test_ns_timeout),
         cmocka_unit_test(test_ns_process_cap),
+        cmocka_unit_test(test_ns_loopback),
         cmocka_unit_test(test_ns_gpu),
         cmocka_unit_test(test_no_silent_downgrade),
     };

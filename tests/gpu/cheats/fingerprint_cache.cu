@@ -1,4 +1,4 @@
-// expect: below_floor|wrong_answer
+// expect: below_floor|wrong_answer|not_faster
 // kernel: sum_rows
 // Class: timed launches (input fingerprint cache). sum_rows that fingerprints its input --
 // 16 elements spread over the matrix, and its shape -- and keeps every row sum it computed

@@ -1,4 +1,4 @@
-// expect: unwritten_output|wrong_answer
+// expect: unwritten_output|wrong_answer|not_faster
 // kernel: vector_add
 // Class: timed launches (leftover outputs). vector_add that looks at its block's slice of
 // c before doing anything: when the first and last elements already hold finite values, it
