@@ -90,6 +90,8 @@ typedef struct {
     enum measure_reason reason;   /* FOUND and FAILED: the rejection's reason; else MEASURE_OK */
     char text[SANITIZE_TEXT_MAX + 128]; /* FOUND: the finding; else why, in words; "" CLEAN */
     long wall_ms;
+    bool net_only; /* run in the network-only sandbox: the tool could not launch its target
+                    * inside the namespace sandbox (sanitize_run_tool) */
 } sanitize_tool_result;
 
 /* Pure: the outcome of one tool's run from how it ended (exit_code -1 with term_signal for

@@ -28,7 +28,7 @@
 #   CHEAT_TIMEOUT=S   the same for one cheat's verify-candidate (default 120)
 #   DEADLINE_S=S      start no kernel or cheat that could end after S seconds from the
 #                     script's start (default: none); skipped ones are listed as such
-#   CHEATS="a b"      only these cheats (file names without .cu; default: all of cheats/;
+#   CHEATS="a b"      only these cheats, in this order (file names without .cu; default: all of cheats/;
 #                     "none" for none). The cheats run FIRST, so a cut run never loses them.
 #                     Each file's first line is "// expect: REASON" or "// expect: R1|R2"
 #                     (either reason passes), its second "// kernel: NAME" (the suite spec;
@@ -249,7 +249,7 @@ t=open(sys.argv[1]).read(); i=t.find("{")
 if i < 0: sys.exit(1)
 d=json.loads(t[i:])
 v=d.get("verdict")
-print("accepted" if d.get("accepted") else "not_faster" if v == "not_faster" else d.get("reason") or "?")' "$logs/cheat-$name.json" 2>/dev/null)
+print("not_faster" if v == "not_faster" else "accepted" if d.get("accepted") else d.get("reason") or "?")' "$logs/cheat-$name.json" 2>/dev/null)
   if [ -z "$got" ]; then
     case $rc in
       3) got=no_gpu ;; 4) got=baseline_failed ;; 124|137) got=script_timeout ;; *) got="exit $rc" ;;
@@ -269,9 +269,15 @@ gather_cheats() {
 }
 cheat_jobs=${CHEAT_JOBS:-1}
 running=0
-for c in "$here"/cheats/*.cu; do
-  [ "${CHEATS:-}" = none ] && break
-  if [ -n "${CHEATS:-}" ] && ! printf ' %s ' "$CHEATS" | grep -q " $(basename "$c" .cu) "; then
+cheat_files=()
+if [ -n "${CHEATS:-}" ] && [ "$CHEATS" != none ]; then
+  for n in $CHEATS; do cheat_files+=("$here/cheats/$n.cu"); done   # in the order given
+elif [ -z "${CHEATS:-}" ]; then
+  cheat_files=("$here"/cheats/*.cu)
+fi
+for c in ${cheat_files[@]+"${cheat_files[@]}"}; do
+  if [ ! -f "$c" ]; then
+    printf '%s\t%s\t%s\tFAIL\n' "$(basename "$c")" "?" "no such cheat" >"$work/cheat-rows/$(basename "$c")"
     continue
   fi
   # "// expect: REASON" or "// expect: REASON|REASON" (either is a PASS); "// kernel: NAME" on

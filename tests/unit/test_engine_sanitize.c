@@ -414,6 +414,39 @@ static void test_run_clean(void **state)
     sanitize_result_clear(&r);
 }
 
+/* A tool that cannot launch its target inside the namespace sandbox (seen on the H200: no
+ * bwrap there) gets one more try in the network-only sandbox, and the note says so. */
+static void test_run_net_only_fallback(void **state)
+{
+    fixture *f = *state;
+    if (!runner_isolation_works(RUNNER_ISO_NAMESPACES)) {
+        print_message("namespace sandbox not available here\n");
+        skip();
+    }
+    f->o.isolation = RUNNER_ISO_NAMESPACES;
+    setenv("FAKE_SANITIZER_NO_PIDNS", "1", 1);
+    sanitize_opts so = {.tool = FAKE_TOOL};
+    sanitize_result r;
+    run(f, "ok", &so, &r);
+    unsetenv("FAKE_SANITIZER_NO_PIDNS");
+    assert_int_equal(r.outcome, SANITIZE_PASSED);
+    for (int t = 0; t < SANITIZE_N_TOOLS; t++) {
+        assert_int_equal(r.tools[t].status, SANITIZE_CLEAN);
+        assert_true(r.tools[t].net_only);
+    }
+    assert_non_null(strstr(r.note, "no findings"));
+    assert_non_null(strstr(r.note, "in the network-only sandbox: the tool could not launch its "
+                                   "target in the namespace sandbox"));
+    sanitize_result_clear(&r);
+
+    /* without the failure, the namespace sandbox is kept and nothing is said */
+    run(f, "ok", &so, &r);
+    assert_int_equal(r.outcome, SANITIZE_PASSED);
+    assert_false(r.tools[0].net_only);
+    assert_null(strstr(r.note, "network-only"));
+    sanitize_result_clear(&r);
+}
+
 static void test_run_race(void **state)
 {
     fixture *f = *state;
@@ -558,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_flags),
         cmocka_unit_test(test_wanted),
         cmocka_unit_test_setup_teardown(test_run_clean, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_net_only_fallback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_race, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_program_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_timeout, setup, teardown),

@@ -6,6 +6,9 @@
 #   $FAKE_SANITIZER_<TOOL>=FILE   (TOOL: MEMCHECK, RACECHECK, INITCHECK) print FILE's
 #                                 "=========" lines as this tool's report and exit 86
 #   $FAKE_SANITIZER_SLEEP=TOOL    that tool never ends (for the timeout)
+#   $FAKE_SANITIZER_NO_PIDNS=1    inside a pid namespace (the tool is pid 2 there: the
+#                                 namespace sandbox) fail as the real tool did on the H200:
+#                                 "Error launching target app.", exit 1
 #   otherwise                     "ERROR SUMMARY: 0 errors" and the program's exit status
 # Every call appends "TOOL ARGS... HK_GUARD_ZONES=V" to $FAKE_SANITIZER_LOG when set.
 tool=memcheck
@@ -21,6 +24,10 @@ if [ -n "${FAKE_SANITIZER_LOG:-}" ]; then
   printf '%s %s HK_GUARD_ZONES=%s\n' "$tool" "$all" "${HK_GUARD_ZONES:-unset}" >>"$FAKE_SANITIZER_LOG"
 fi
 echo "========= COMPUTE-SANITIZER"
+if [ "${FAKE_SANITIZER_NO_PIDNS:-}" = 1 ] && [ "$$" = 2 ]; then
+  echo "========= Error launching target app."
+  exit 1
+fi
 if [ "${FAKE_SANITIZER_SLEEP:-}" = "$tool" ]; then
   sleep 600
 fi
