@@ -1204,6 +1204,37 @@ static char *kc_axis_bound(skel *k, int d, int *line)
     return NULL;
 }
 
+/* The bound of an outermost grid-stride loop (for (i = tid; i < bound; i += stride)) in
+ * spec terms, when it is made of size variables only: the elements the grid covers
+ * (mmcv's CUDA_1D_KERNEL_LOOP(i, nthreads) gives nthreads). New string, or NULL. */
+static char *kc_stride_bound(skel *k, int *line)
+{
+    if (!k->km)
+        return NULL;
+    size_t n = 0;
+    const km_loop *l = km_loops(k->km, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (l[i].kind != KM_LOOP_GRID_STRIDE || l[i].parent != -1 || !l[i].cmp)
+            continue;
+        bool le = !strcmp(l[i].cmp, "<=");
+        if ((strcmp(l[i].cmp, "<") && !le) || !kc_form_sized(k->km, l[i].bound))
+            continue;
+        struct hk_buf b;
+        hk_buf_init(&b, SK_MAX_TEXT);
+        bool ok = hk_buf_appends(&b, "(") == HK_OK &&
+                  kc_print(k->km, l[i].bound.t, l[i].bound.n, &b) &&
+                  hk_buf_appends(&b, le ? ") + 1" : ")") == HK_OK;
+        char *tr = ok && b.data ? sk_translate(k, b.data, 0) : NULL;
+        hk_buf_free(&b);
+        if (tr && kf_only_sizes(k, tr)) {
+            *line = (int)l[i].line;
+            return tr;
+        }
+        hk_free(tr);
+    }
+    return NULL;
+}
+
 /* Floating-point operations in a value form: a product of a atoms with a coefficient
  * other than 1 is a multiplications, n terms add n - 1 times, an opaque operation (a
  * call, a division) is one more besides its operands'. Reads count nothing (their index is
@@ -1792,6 +1823,12 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
 
     /* the index math: dimensions used, bounds, grid-stride, a block size it hard-codes */
     kf_scan(k, f, &kf);
+    if (!kf.grid_stride && k->km) { /* a grid-stride loop written by a macro the text hides */
+        size_t nl = 0;
+        const km_loop *l = km_loops(k->km, &nl);
+        for (size_t i = 0; i < nl; i++)
+            kf.grid_stride |= l[i].kind == KM_LOOP_GRID_STRIDE;
+    }
     cover->grid_stride = kf.grid_stride;
     long long pinned = 0;
     if (kf.fixed_block) {
@@ -1938,6 +1975,17 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         strcat(product, i ? " * " : "");
         strncat(product, k->vars[i], 60);
     }
+    char *stride_bound = NULL;
+    int stride_line = 0;
+    if (n_grid == 0 && kf.grid_stride && !kf.uses_dim[1] && !kf.uses_dim[2] &&
+        (stride_bound = kc_stride_bound(k, &stride_line))) {
+        /* a grid-stride loop covers its bound with any grid: one thread per element */
+        n_grid = 1;
+        grid[0] = hk_asprintf("ceil_div(%s, %s)", stride_bound, bvar[0]);
+        sk_note(k, "grid over %s: the bound of the grid-stride loop at line %d", stride_bound,
+                stride_line);
+    }
+    hk_free(stride_bound);
     if (n_grid == 0) {
         n_grid = 1;
         grid[0] = hk_asprintf("ceil_div(%s, %s)", k->n_vars == 1 ? k->vars[0] : product, bvar[0]);
