@@ -146,6 +146,24 @@ static int write_file(const char *path, const char *text, size_t len)
     return ok ? HK_OK : HK_EIO;
 }
 
+/* Whether the file at path holds exactly text (len bytes). */
+static bool file_equals(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    bool same = true;
+    char buf[8192];
+    size_t off = 0, n;
+    while (same && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+        same = off + n <= len && memcmp(buf, text + off, n) == 0;
+        off += n;
+    }
+    same = same && !ferror(f) && off == len;
+    fclose(f);
+    return same;
+}
+
 static char *dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -526,9 +544,25 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
         rc = HK_ENOMEM;
         goto out;
     }
+    /* the cache is the user's alone: other accounts must not plant a launcher in it */
+    rc = measure_mkdirs(ldir);
+    if (rc == HK_OK)
+        (void)chmod(root, 0700);
     hk_free(root);
-    TRY(measure_mkdirs(ldir));
+    if (rc)
+        goto out;
     struct stat st;
+    /* A cached entry must hold exactly the launcher this spec generates (its name is a hash
+     * of that text, so anything else was written by someone other than hkls): throw such an
+     * entry's source and program away and build them again. */
+    if (stat(b->prog, &st) == 0 && !file_equals(b->prog, launcher, strlen(launcher))) {
+        HK_WARN("measure: cached launcher %s is not the one this spec generates: rebuilt",
+                b->prog);
+        if ((unlink(b->prog) != 0 && errno != ENOENT) || (unlink(b->exe) != 0 && errno != ENOENT)) {
+            rc = HK_EIO;
+            goto out;
+        }
+    }
     if (stat(b->prog, &st) != 0) {
         /* written under a private name and renamed: a parallel build never reads half */
         char *tmp = hk_asprintf("%s.%d.tmp", b->prog, (int)getpid());

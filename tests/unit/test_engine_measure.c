@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -857,6 +858,69 @@ static void test_gpu_lock(void **state)
     unsetenv("HK_GPU_LOCK");
 }
 
+/* The launcher cache (HK_CACHE_DIR/launchers) is the user's alone (0700), and an entry
+ * whose source is not the text this spec generates (planted, or half-written by someone
+ * other than hkls) loses its source and program and is written again. No compile: only
+ * the preparation is checked. */
+static void test_launcher_cache_checked(void **state)
+{
+    fixture *f = *state;
+    char cache[400], d1[400], d2[400], root[420];
+    snprintf(cache, sizeof cache, "%s/cache", f->dir);
+    snprintf(root, sizeof root, "%s/launchers", cache);
+    snprintf(d1, sizeof d1, "%s/eps/c1", f->dir);
+    snprintf(d2, sizeof d2, "%s/eps/c2", f->dir);
+    const char *old = getenv("HK_CACHE_DIR");
+    char *saved = old ? hk_strdup(old) : NULL;
+    setenv("HK_CACHE_DIR", cache, 1);
+    const char *text = "__global__ void tiny(const float *a, float *b, int n) {}\n";
+    measure_build b1, b2;
+    memset(&b1, 0, sizeof b1);
+    memset(&b2, 0, sizeof b2);
+    assert_int_equal(measure_build_prepare(&f->o, d1, text, strlen(text), NULL, &b1), HK_OK);
+    assert_non_null(b1.module); /* the device-only path: a shared launcher */
+    assert_non_null(strstr(b1.prog, "/launchers/"));
+    struct stat st;
+    assert_int_equal(stat(root, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    size_t len = 0;
+    FILE *fp = fopen(b1.prog, "rb");
+    assert_non_null(fp);
+    char *good = calloc(1, 1 << 20);
+    len = fread(good, 1, (1 << 20) - 1, fp);
+    fclose(fp);
+    assert_true(len > 0);
+    /* plant a different launcher and a program beside it */
+    fp = fopen(b1.prog, "wb");
+    assert_non_null(fp);
+    fputs("int main(void) { /* prints a made-up time */ return 0; }\n", fp);
+    fclose(fp);
+    fp = fopen(b1.exe, "wb");
+    assert_non_null(fp);
+    fputs("#!/bin/sh\necho '{\"median_ms\": 0.001}'\n", fp);
+    fclose(fp);
+    assert_int_equal(measure_build_prepare(&f->o, d2, text, strlen(text), NULL, &b2), HK_OK);
+    assert_string_equal(b2.prog, b1.prog);
+    assert_int_not_equal(stat(b2.exe, &st), 0); /* the planted program is gone */
+    fp = fopen(b2.prog, "rb");
+    assert_non_null(fp);
+    char *now = calloc(1, 1 << 20);
+    size_t len2 = fread(now, 1, (1 << 20) - 1, fp);
+    fclose(fp);
+    assert_int_equal(len2, len);
+    assert_memory_equal(now, good, len);
+    free(good);
+    free(now);
+    measure_build_free(&b1);
+    measure_build_free(&b2);
+    if (saved) {
+        setenv("HK_CACHE_DIR", saved, 1);
+        hk_free(saved);
+    } else {
+        unsetenv("HK_CACHE_DIR");
+    }
+}
+
 static void test_sandboxed(void **state)
 {
     fixture *f = *state;
@@ -882,6 +946,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_speedup_math),
         cmocka_unit_test_setup_teardown(test_combos, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_launcher_cache_checked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_baseline_and_ok, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rejections, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_process_per_size, setup, teardown),
