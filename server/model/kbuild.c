@@ -1915,6 +1915,19 @@ int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, 
         q->is_const = p->is_const;
     }
     scan(b, body, 0, 0, NULL);
+    /* A pointer parameter the kernel moves (p += off, p++; mmcv's three_interpolate moves
+     * out by the batch and channel) no longer points at element 0: its accesses get an
+     * unknown offset, as a moved local pointer's do, so no count is read off them. */
+    for (size_t i = 0; i < b->f->n_params; i++) {
+        const an_param *p = &b->f->params[i];
+        const mut *mu = mut_find(b, p->name);
+        if (p->pointer_depth > 0 && mu && mu->n_mut) {
+            ent *e = env_push(b, p->name, E_POINTER);
+            e->base = p->name;
+            e->space = KM_SPACE_GLOBAL;
+            e->form = fresh_var(b);
+        }
+    }
     walk(b, text, body);
     /* params read / written, from the accesses */
     km_param *ps = k->params.v;

@@ -518,6 +518,13 @@ static void test_loop_macros(void **state)
     assert_int_equal(n, 0);
     assert_int_equal(km_output_map(k, "out")->line, 79);
     km_free(k);
+
+    /* a pointer parameter the kernel moves gets an unknown offset, the reads of in none */
+    k = build(text, len, "moved_param");
+    o = km_output_map(k, "out");
+    assert_true(km_form_mentions_kind(k, o->index, KM_ATOM_VAR, -1));
+    assert_false(km_form_mentions_kind(k, access_of(k, "in", KM_READ, 0)->index, KM_ATOM_VAR, -1));
+    km_free(k);
     free(text);
 }
 

@@ -79,3 +79,13 @@ __global__ void block_do_macro(int nthreads, const float *in, float *out)
         out[index] = in[index] * 2.f;
     }
 }
+
+// out moved to its batch and channel (mmcv's three_interpolate): out[pt] is not element pt
+__global__ void moved_param(int b, int c, int n, const float *in, float *out)
+{
+    int bs = blockIdx.z, ch = blockIdx.y;
+    CUDA_1D_KERNEL_LOOP(pt, n) {
+        out += bs * c * n + ch * n;
+        out[pt] = in[pt];
+    }
+}
