@@ -23,3 +23,17 @@ __global__ void scale_macro(int nthreads, const float *in, float *out, int chann
         out[index] = in[index] * (float)(c + 1);
     }
 }
+
+// two loops on two branches (mmcv's bbox_overlaps): the grid covers the larger bound
+__global__ void copy_branches(int n, int m, const float *in, float *out)
+{
+    if (m == 1) {
+        CUDA_1D_KERNEL_LOOP(index, n) {
+            out[index] = in[index];
+        }
+    } else {
+        CUDA_1D_KERNEL_LOOP(index, n * m) {
+            out[index] = 2.f * in[index];
+        }
+    }
+}
