@@ -4,7 +4,8 @@
  * a stack of loops and a stack of guards; every expression is evaluated into a form,
  * and evaluating a subscript records the access. Macros are expanded by parsing their
  * value on its own and evaluating it in the caller's environment, as the preprocessor
- * would. */
+ * would; a statement macro that opens a loop (CUDA_1D_KERNEL_LOOP(i, n) { ... }) is parsed
+ * with its arguments put in and walked as that loop around the braces that follow it. */
 #include "model/kmodel_int.h"
 
 #include <ctype.h>
@@ -23,6 +24,7 @@ const TSLanguage *tree_sitter_cuda(void);
 #define KB_DEPTH_MAX 200     /* expression/statement nesting the walk follows */
 #define KB_MACRO_DEPTH_MAX 16
 #define KB_LOOPS_MAX 64
+#define KB_SNIPPET_MAX (64u << 10)   /* a loop macro's replacement with its arguments */
 
 enum ent_kind { E_VALUE, E_LOOP, E_ACC, E_VAR, E_POINTER, E_ARRAY };
 
@@ -49,6 +51,20 @@ typedef struct {
     char *snippet;
 } macro;
 
+/* A statement that calls a macro opening a loop, `CUDA_1D_KERNEL_LOOP(i, n) { body }`
+ * with `#define CUDA_1D_KERNEL_LOOP(i, n) for (int i = ...; i < (n); ...)`: the
+ * replacement with the arguments put in, followed by a placeholder statement for the
+ * body, parsed on its own. Found by the first pass (scan), walked by the second. */
+typedef struct {
+    uint32_t at;           /* start byte of the call in the kernel text */
+    TSTree *tree;          /* NULL: not a loop macro (the statement is walked as before) */
+    const char *snippet;
+    TSNode loop;           /* the snippet's outermost for_statement */
+    TSNode body;           /* the compound statement after the call, in the kernel text */
+    int n_loops;           /* loops the snippet opens around the placeholder */
+    uint32_t line;         /* of the call */
+} mloop;
+
 /* What the first pass saw done to a local name. */
 typedef struct {
     const char *name;
@@ -72,7 +88,8 @@ typedef struct {
     const an_function *f;
     long fi;
     TSParser *parser;
-    km_vec env, macros, muts, gs;
+    km_vec env, macros, muts, gs, mloops;
+    long body_of;          /* b->mloops entry whose snippet is being walked, or -1 */
     uint32_t loops[KB_LOOPS_MAX];
     uint32_t n_loops;
     int scope;
@@ -1233,6 +1250,186 @@ static void declaration(kb *b, const char *src, TSNode n)
     }
 }
 
+/* ---- statement macros that open a loop ------------------------------------------- */
+
+#define KB_BODY "km__body"   /* the placeholder statement the body is walked in place of */
+
+/* The next named sibling of n's child i that is not a comment, or a null node. */
+static TSNode next_statement(TSNode n, uint32_t i)
+{
+    for (uint32_t j = i + 1; j < ts_node_named_child_count(n); j++)
+        if (!is(ts_node_named_child(n, j), "comment"))
+            return ts_node_named_child(n, j);
+    return (TSNode){0};
+}
+
+/* `NAME(args) { ... }` in the kernel text: tree-sitter reads it as a function definition
+ * without a type (NAME(a, b) its declarator, the braces its body) when every argument
+ * could be a parameter declaration, else as a call statement missing its `;` followed by
+ * a compound statement (next). The macro's name, argument list and body; false for any
+ * other statement. */
+static bool loop_call(const char *src, TSNode n, TSNode next, TSNode *name, TSNode *args,
+                      TSNode *body)
+{
+    if (is(n, "function_definition") && ts_node_is_null(field(n, "type"))) {
+        TSNode d = field(n, "declarator");
+        *name = field(d, "declarator");
+        *args = field(d, "parameters");
+        *body = field(n, "body");
+        return is(d, "function_declarator") && is(*name, "identifier") &&
+               is(*body, "compound_statement");
+    }
+    if (!is(n, "expression_statement") || !is(next, "compound_statement") ||
+        ts_node_named_child_count(n) != 1)
+        return false;
+    TSNode c = ts_node_named_child(n, 0);
+    uint32_t e = ts_node_end_byte(n);
+    *name = field(c, "function");
+    *args = field(c, "arguments");
+    *body = next;
+    return is(c, "call_expression") && is(*name, "identifier") && src[e - 1] != ';';
+}
+
+/* The replacement text of m with the arguments (arg[i], len[i] bytes) put in for its
+ * parameters, token by token as the preprocessor does (literals are copied as they are),
+ * into out when not NULL; the length. */
+static size_t substitute(const macro *m, const char *const *arg, const size_t *len, char *out)
+{
+    const char *v = m->value;
+    size_t o = 0;
+    for (size_t i = 0; v[i];) {
+        if (isalpha((unsigned char)v[i]) || v[i] == '_') {
+            size_t e = i;
+            while (isalnum((unsigned char)v[e]) || v[e] == '_')
+                e++;
+            uint32_t p = 0;
+            while (p < m->n_params &&
+                   (strlen(m->params[p]) != e - i || memcmp(m->params[p], v + i, e - i) != 0))
+                p++;
+            const char *s = p < m->n_params ? arg[p] : v + i;
+            size_t l = p < m->n_params ? len[p] : e - i;
+            if (out)
+                memcpy(out + o, s, l);
+            o += l;
+            i = e;
+            continue;
+        }
+        size_t e = i + 1;
+        if (v[i] == '"' || v[i] == '\'') {
+            while (v[e] && v[e] != v[i])
+                e += v[e] == '\\' && v[e + 1] ? 2 : 1;
+            if (v[e])
+                e++;
+        }
+        if (out)
+            memcpy(out + o, v + i, e - i);
+        o += e - i;
+        i = e;
+    }
+    return o;
+}
+
+/* The placeholder statement under n (the for_statement of a loop macro's snippet) and the
+ * loops around it; how many placeholders there are in *found. */
+static void find_body(const char *src, TSNode n, int loops, int depth, int *found,
+                      int *body_loops)
+{
+    if (ts_node_is_null(n) || depth > KB_DEPTH_MAX)
+        return;
+    if (is(n, "expression_statement") && ts_node_named_child_count(n) == 1 &&
+        is(first_named(n), "identifier") && name_is(src, first_named(n), KB_BODY)) {
+        ++*found;
+        *body_loops = loops;
+        return;
+    }
+    if (is(n, "for_statement") || is(n, "while_statement") || is(n, "do_statement"))
+        loops++;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+        find_body(src, ts_node_named_child(n, i), loops, depth + 1, found, body_loops);
+}
+
+/* Statement n of the kernel text (next: the statement after it) as a loop macro: the index
+ * of its entry in b->mloops, made (and parsed) on first sight, or -1 when n is not a call
+ * of a function-like macro whose replacement is a for statement around the braces that
+ * follow the call. *body gets the compound statement. */
+static long loop_macro(kb *b, TSNode n, TSNode next, TSNode *body)
+{
+    TSNode name, args;
+    if (!loop_call(b->text, n, next, &name, &args, body))
+        return -1;
+    uint32_t at = ts_node_start_byte(n);
+    mloop *ml = b->mloops.v;
+    for (size_t i = 0; i < b->mloops.n; i++)
+        if (ml[i].at == at)
+            return ml[i].tree ? (long)i : -1;
+    const macro *m = macro_find(b, ntext(b, b->text, name));
+    if (!m || !m->function || strncmp(m->value, "for", 3) != 0 ||
+        isalnum((unsigned char)m->value[3]) || m->value[3] == '_' || strchr(m->value, '#'))
+        return -1;   /* # and ## would need the preprocessor's token pasting */
+    uint32_t na = 0, nc = ts_node_named_child_count(args);
+    const char **arg = km__alloc(b->k, sizeof(char *) * (nc ? nc : 1));
+    size_t *len = km__alloc(b->k, sizeof(size_t) * (nc ? nc : 1));
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (is(a, "comment"))
+            continue;
+        arg[na] = b->text + ts_node_start_byte(a);
+        len[na++] = ts_node_end_byte(a) - ts_node_start_byte(a);
+    }
+    if (na != m->n_params)
+        return -1;
+    ml = km__push(b->k, &b->mloops, sizeof(mloop));
+    long mi = (long)b->mloops.n - 1;
+    ml->at = at;
+    ml->line = ts_node_start_point(n).row + 1;
+    static const char head[] = "void km__f(void) {\n", tail[] = "\n" KB_BODY ";\n}\n";
+    size_t sl = substitute(m, arg, len, NULL);
+    if (sl > KB_SNIPPET_MAX)
+        return -1;
+    char *s = km__alloc(b->k, sizeof(head) + sl + sizeof(tail));
+    memcpy(s, head, sizeof(head) - 1);
+    substitute(m, arg, len, s + sizeof(head) - 1);
+    memcpy(s + sizeof(head) - 1 + sl, tail, sizeof(tail));
+    TSTree *tree = ts_parser_parse_string(b->parser, NULL, s, (uint32_t)strlen(s));
+    if (!tree)
+        return -1;
+    ml = (mloop *)b->mloops.v + mi;
+    ml->tree = tree;   /* freed with the others at km_build's exit */
+    TSNode root = ts_tree_root_node(tree), fbody = field(first_named(root), "body"), loop = {0};
+    uint32_t stmts = 0;
+    for (uint32_t i = 0; i < ts_node_named_child_count(fbody); i++)
+        if (!is(ts_node_named_child(fbody, i), "comment")) {
+            loop = ts_node_named_child(fbody, i);
+            stmts++;
+        }
+    int found = 0;
+    if (!ts_node_has_error(root) && stmts == 1 && is(loop, "for_statement"))
+        find_body(s, loop, 0, 0, &found, &ml->n_loops);
+    if (found != 1) {
+        ts_tree_delete(tree);
+        ml->tree = NULL;
+        return -1;
+    }
+    ml->snippet = s;
+    ml->loop = loop;
+    ml->body = *body;
+    return mi;
+}
+
+/* Walks loop macro mi: its snippet's for statement, with the body in the placeholder's
+ * place (walk). The header's lines are the call's. */
+static void loop_macro_walk(kb *b, long mi)
+{
+    const mloop *ml = (const mloop *)b->mloops.v + mi;
+    long outer = b->body_of;
+    uint32_t line = b->line;
+    b->body_of = mi;
+    b->line = ml->line;
+    walk(b, ml->snippet, ml->loop);
+    b->body_of = outer;
+    b->line = line;
+}
+
 /* for (v = start; v cmp bound; step) body */
 static void for_loop(kb *b, const char *src, TSNode n)
 {
@@ -1416,11 +1613,25 @@ static void walk(kb *b, const char *src, TSNode n)
         b->line = ts_node_start_point(n).row + 1;
     if (strcmp(t, "compound_statement") == 0) {
         enter(b);
-        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
-            walk(b, src, ts_node_named_child(n, i));
+        uint32_t skip = 0;   /* the braces a loop macro took as its body */
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+            TSNode c = ts_node_named_child(n, i), body;
+            long mi = src == b->text ? loop_macro(b, c, next_statement(n, i), &body) : -1;
+            if (ts_node_start_byte(c) < skip)
+                continue;
+            if (mi >= 0) {
+                loop_macro_walk(b, mi);
+                skip = ts_node_end_byte(body);
+            } else {
+                walk(b, src, c);
+            }
+        }
         leave(b);
     } else if (strcmp(t, "declaration") == 0) {
         declaration(b, src, n);
+    } else if (src != b->text && b->body_of >= 0 && strcmp(t, "expression_statement") == 0 &&
+               is(first_named(n), "identifier") && name_is(src, first_named(n), KB_BODY)) {
+        walk(b, b->text, ((const mloop *)b->mloops.v)[b->body_of].body);
     } else if (strcmp(t, "expression_statement") == 0 || strcmp(t, "return_statement") == 0) {
         for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
             (void)eval(b, src, ts_node_named_child(n, i));
@@ -1530,6 +1741,22 @@ static void scan(kb *b, TSNode n, int loops, int depth, const char *skip_var)
             scan(b, ts_node_named_child(n, i), loops + 1, depth + 1, NULL);
         return;
     }
+    if (is(n, "compound_statement")) {   /* a loop macro's body is inside its loops */
+        uint32_t skip = 0;
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+            TSNode c = ts_node_named_child(n, i), body;
+            long mi = loop_macro(b, c, next_statement(n, i), &body);
+            if (ts_node_start_byte(c) < skip)
+                continue;
+            if (mi >= 0) {
+                scan(b, body, loops + ((const mloop *)b->mloops.v)[mi].n_loops, depth + 1, NULL);
+                skip = ts_node_end_byte(body);
+            } else {
+                scan(b, c, loops, depth + 1, skip_var);
+            }
+        }
+        return;
+    }
     if (is(n, "subscript_expression"))
         mark_index(b, subscript_index(n), depth + 1);
     if (is(n, "assignment_expression") || is(n, "update_expression")) {
@@ -1623,6 +1850,7 @@ int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, 
     k->fail = &fail;
     bp->k = k;
     bp->text = text;
+    bp->body_of = -1;
     if (setjmp(fail)) {
         rc = k->fail_rc;
         set_why(why, why_n, "%s", rc == HK_ETOOBIG ? "the kernel is over the model's caps"
@@ -1687,6 +1915,19 @@ int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, 
         q->is_const = p->is_const;
     }
     scan(b, body, 0, 0, NULL);
+    /* A pointer parameter the kernel moves (p += off, p++; mmcv's three_interpolate moves
+     * out by the batch and channel) no longer points at element 0: its accesses get an
+     * unknown offset, as a moved local pointer's do, so no count is read off them. */
+    for (size_t i = 0; i < b->f->n_params; i++) {
+        const an_param *p = &b->f->params[i];
+        const mut *mu = mut_find(b, p->name);
+        if (p->pointer_depth > 0 && mu && mu->n_mut) {
+            ent *e = env_push(b, p->name, E_POINTER);
+            e->base = p->name;
+            e->space = KM_SPACE_GLOBAL;
+            e->form = fresh_var(b);
+        }
+    }
     walk(b, text, body);
     /* params read / written, from the accesses */
     km_param *ps = k->params.v;
@@ -1725,7 +1966,12 @@ out:
         for (size_t i = 0; i < bp->macros.n; i++)
             if (ms[i].tree)
                 ts_tree_delete(ms[i].tree);
+        mloop *ml = bp->mloops.v;
+        for (size_t i = 0; i < bp->mloops.n; i++)
+            if (ml[i].tree)
+                ts_tree_delete(ml[i].tree);
     }
+    hk_free(bp->mloops.v);
     hk_free(bp->env.v);
     hk_free(bp->macros.v);
     hk_free(bp->muts.v);

@@ -1204,35 +1204,52 @@ static char *kc_axis_bound(skel *k, int d, int *line)
     return NULL;
 }
 
-/* The bound of an outermost grid-stride loop (for (i = tid; i < bound; i += stride)) in
- * spec terms, when it is made of size variables only: the elements the grid covers
- * (mmcv's CUDA_1D_KERNEL_LOOP(i, nthreads) gives nthreads). New string, or NULL. */
+/* The bound of the outermost grid-stride loops (for (i = tid; i < bound; i += stride)) in
+ * spec terms, when made of size variables only: the elements the grid covers (mmcv's
+ * CUDA_1D_KERNEL_LOOP(i, nthreads) gives nthreads; loops over n and n * m on two branches,
+ * as in bbox_overlaps, give max(n, n * m), so neither runs on a grid sized for the other).
+ * *line gets the first one's line. New string, or NULL when no such loop has a sized bound. */
 static char *kc_stride_bound(skel *k, int *line)
 {
     if (!k->km)
         return NULL;
     size_t n = 0;
     const km_loop *l = km_loops(k->km, &n);
+    char *res = NULL;
     for (size_t i = 0; i < n; i++) {
-        if (l[i].kind != KM_LOOP_GRID_STRIDE || l[i].parent != -1 || !l[i].cmp)
+        if (l[i].kind != KM_LOOP_GRID_STRIDE || l[i].parent != -1)
             continue;
-        bool le = !strcmp(l[i].cmp, "<=");
-        if ((strcmp(l[i].cmp, "<") && !le) || !kc_form_sized(k->km, l[i].bound))
+        bool le = l[i].cmp && !strcmp(l[i].cmp, "<=");
+        char *tr = NULL;
+        if (l[i].cmp && (!strcmp(l[i].cmp, "<") || le) && kc_form_sized(k->km, l[i].bound)) {
+            struct hk_buf b;
+            hk_buf_init(&b, SK_MAX_TEXT);
+            bool ok = hk_buf_appends(&b, "(") == HK_OK &&
+                      kc_print(k->km, l[i].bound.t, l[i].bound.n, &b) &&
+                      hk_buf_appends(&b, le ? ") + 1" : ")") == HK_OK;
+            tr = ok && b.data ? sk_translate(k, b.data, 0) : NULL;
+            hk_buf_free(&b);
+        }
+        if (!tr || !kf_only_sizes(k, tr)) {   /* covered by any grid: sized by the others */
+            hk_free(tr);
             continue;
-        struct hk_buf b;
-        hk_buf_init(&b, SK_MAX_TEXT);
-        bool ok = hk_buf_appends(&b, "(") == HK_OK &&
-                  kc_print(k->km, l[i].bound.t, l[i].bound.n, &b) &&
-                  hk_buf_appends(&b, le ? ") + 1" : ")") == HK_OK;
-        char *tr = ok && b.data ? sk_translate(k, b.data, 0) : NULL;
-        hk_buf_free(&b);
-        if (tr && kf_only_sizes(k, tr)) {
+        }
+        if (!res) {
             *line = (int)l[i].line;
-            return tr;
+            res = tr;
+            continue;
+        }
+        if (strcmp(res, tr) != 0) {
+            char *m = strlen(res) + strlen(tr) < SK_MAX_TEXT ? hk_asprintf("max(%s, %s)", res, tr)
+                                                             : NULL;
+            hk_free(res);
+            res = m;
         }
         hk_free(tr);
+        if (!res)
+            return NULL;
     }
-    return NULL;
+    return res;
 }
 
 /* Floating-point operations in a value form: a product of a atoms with a coefficient

@@ -465,6 +465,69 @@ static void test_block_sum(void **state)
     free(text);
 }
 
+/* ---- loops written through statement macros ---------------------------------------- */
+
+static void test_loop_macros(void **state)
+{
+    (void)state;
+    /* CUDA_1D_KERNEL_LOOP(index, nthreads) { ... } is the grid-stride loop written out,
+     * in both of tree-sitter's readings of the call and its braces */
+    assert_same_dumps("loop_macros.cu", "double_written", "double_macro", 0);
+    assert_same_dumps("loop_macros.cu", "double_written", "double_macro_call", 0);
+    size_t len, n;
+    char *text = slurp("loop_macros.cu", &len);
+    km_kernel *k = build(text, len, "double_macro");
+    const km_loop *l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(l[0].kind, KM_LOOP_GRID_STRIDE);
+    assert_string_equal(l[0].var, "index");
+    assert_string_equal(l[0].cmp, "<");
+    assert_form(k, l[0].bound, "nthreads");
+    assert_int_equal(l[0].line, 26);   /* the call's line; the body keeps its own */
+    const km_access *o = km_output_map(k, "out");
+    assert_int_equal(o->line, 27);
+    assert_int_equal(o->n_loops, 1);
+    assert_true(km_form_is_global_index(k, o->element, 0));
+    assert_int_equal(access_of(k, "in", KM_READ, 0)->line, 27);
+    km_free(k);
+
+    /* CUDA_2D_KERNEL_LOOP opens two grid-stride loops, and the body's accumulator is
+     * local to them */
+    assert_same_dumps("loop_macros.cu", "sum_2d_written", "sum_2d_macro", 0);
+    k = build(text, len, "sum_2d_macro");
+    l = km_loops(k, &n);
+    assert_int_equal(n, 3);
+    assert_int_equal(l[0].kind, KM_LOOP_GRID_STRIDE);
+    assert_int_equal(l[1].kind, KM_LOOP_GRID_STRIDE);
+    assert_int_equal(l[1].parent, 0);
+    assert_form(k, l[1].bound, "m");
+    assert_int_equal(l[2].kind, KM_LOOP_AFFINE);
+    assert_int_equal(l[2].line, 56);
+    enum km_op op;
+    assert_true(km_is_reduction(k, &op));
+    assert_int_equal(op, KM_OP_SUM);
+    o = km_output_map(k, "out");
+    assert_int_equal(o->line, 58);
+    assert_int_equal(o->n_loops, 2);
+    km_free(k);
+
+    /* a statement macro whose value is not a for changes nothing: its braces are a block */
+    assert_same_dumps("loop_macros.cu", "block_plain", "block_do_macro", 0);
+    k = build(text, len, "block_do_macro");
+    km_loops(k, &n);
+    assert_int_equal(n, 0);
+    assert_int_equal(km_output_map(k, "out")->line, 79);
+    km_free(k);
+
+    /* a pointer parameter the kernel moves gets an unknown offset, the reads of in none */
+    k = build(text, len, "moved_param");
+    o = km_output_map(k, "out");
+    assert_true(km_form_mentions_kind(k, o->index, KM_ATOM_VAR, -1));
+    assert_false(km_form_mentions_kind(k, access_of(k, "in", KM_READ, 0)->index, KM_ATOM_VAR, -1));
+    km_free(k);
+    free(text);
+}
+
 /* ---- failures ---------------------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -481,17 +544,17 @@ static void test_errors(void **state)
     km_free(NULL);
 }
 
-static void test_out_of_memory(void **state)
+/* Every allocation of a build fails in turn: ENOMEM, nothing leaks, until it succeeds. */
+static void build_out_of_memory(const char *file, const char *kernel)
 {
-    (void)state;
     size_t len;
-    char *text = slurp("kernels.cu", &len);
+    char *text = slurp(file, &len);
     long live = hk_alloc_live();
     bool done = false;
     for (long n = 1; n < 5000 && !done; n += n < 100 ? 1 : 37) {
         km_kernel *k = NULL;
         hk_alloc_fail_after(n);
-        int rc = km_build(text, len, "softmax_rows", &k, NULL, 0);
+        int rc = km_build(text, len, kernel, &k, NULL, 0);
         hk_alloc_fail_after(0);
         if (rc == HK_OK) {
             done = true;
@@ -504,6 +567,13 @@ static void test_out_of_memory(void **state)
     }
     assert_true(done);
     free(text);
+}
+
+static void test_out_of_memory(void **state)
+{
+    (void)state;
+    build_out_of_memory("kernels.cu", "softmax_rows");
+    build_out_of_memory("loop_macros.cu", "sum_2d_macro");   /* the snippet trees too */
 }
 
 int main(void)
@@ -521,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_softmax),
         cmocka_unit_test(test_layernorm),
         cmocka_unit_test(test_block_sum),
+        cmocka_unit_test(test_loop_macros),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_out_of_memory),
     };

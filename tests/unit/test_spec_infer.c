@@ -278,6 +278,43 @@ static void grid_and_flops_from_a_copied_index(void **state)
     spec_inference_free(&inf);
 }
 
+/* A grid-stride kernel with several int parameters and no launch site: the grid covers
+ * the loop's bound (nthreads), not the product of every size variable, whether the loop
+ * is written out or through mmcv's CUDA_1D_KERNEL_LOOP; the buffers hold nthreads. Two
+ * such loops on two branches: the grid covers the larger bound. */
+static void grid_from_a_grid_stride_loop(void **state)
+{
+    (void)state;
+    static const char *const kernels[] = { "scale_written", "scale_macro" };
+    const char *names[] = { "nthreads", "channels", "height", "width", "block_x" };
+    const long long v[] = { 100003, 300, 500, 700, 256 };
+    for (size_t i = 0; i < 2; i++) {
+        spec_inference inf;
+        infer(DATA("grid_stride_ints.cu"), kernels[i], &inf);
+        no_doubts(&inf);
+        const char *g = json_string_value(json_object_get(json_object_get(inf.spec, "launch"), "grid"));
+        assert_non_null(g);
+        if (eval(g, names, v, 5) != (100003 + 255) / 256)
+            fail_msg("%s: grid %s", kernels[i], g);
+        assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 5), 100003);
+        assert_int_equal(eval(field(inf.spec, 2, "count"), names, v, 5), 100003);
+        assert_string_equal(field(inf.spec, 1, "kind"), "input");
+        assert_string_equal(field(inf.spec, 2, "kind"), "output");
+        spec_inference_free(&inf);
+    }
+    /* loops over n and n * m on two branches: a grid for the larger */
+    spec_inference inf;
+    infer(DATA("grid_stride_ints.cu"), "copy_branches", &inf);
+    no_doubts(&inf);
+    const char *g = json_string_value(json_object_get(json_object_get(inf.spec, "launch"), "grid"));
+    const char *nm[] = { "n", "m", "block_x" };
+    const long long nv[] = { 1000, 300, 256 };
+    assert_int_equal(eval(g, nm, nv, 3), (1000 * 300 + 255) / 256);
+    assert_int_equal(eval(field(inf.spec, 3, "count"), nm, nv, 3), 1000 * 300);
+    assert_true(has_note(&inf, "the bound of the grid-stride loop"));
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -291,6 +328,7 @@ int main(void)
         cmocka_unit_test(include_dirs_are_anchored),
         cmocka_unit_test(counts_and_flops_through_temporaries),
         cmocka_unit_test(grid_and_flops_from_a_copied_index),
+        cmocka_unit_test(grid_from_a_grid_stride_loop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
