@@ -44,6 +44,20 @@ static json_t *await(uv_loop_t *loop, struct out *o, int id)
     return r;
 }
 
+/* Runs the loop until the server sent a message with method (the edit is planned on the
+ * pool first), at most ~5 s. */
+static json_t *await_method(uv_loop_t *loop, struct out *o, const char *method)
+{
+    for (int i = 0; i < 500 && !find(o, method); i++) {
+        uv_run(loop, UV_RUN_NOWAIT);
+        if (!find(o, method))
+            usleep(10000);
+    }
+    json_t *r = find(o, method);
+    assert_non_null(r);
+    return r;
+}
+
 static char dir[] = "/tmp/hk-test-lsp-apply-XXXXXX";
 static char kfile[300], db[300], uri[320];
 
@@ -337,8 +351,7 @@ static void test_apply_writes_the_launch(void **st)
                            "id", id, "method", "workspace/executeCommand", "params", "command",
                            "hyperkernel.applyVersion", "arguments", "uri", uri, "kernel", "saxpy",
                            "version", 2));
-    json_t *req = find(&o, "workspace/applyEdit");
-    assert_non_null(req);
+    json_t *req = await_method(&loop, &o, "workspace/applyEdit");
     json_t *pe = json_object_get(json_array_get(json_object_get(
         json_object_get(json_object_get(req, "params"), "edit"), "documentChanges"), 0), "edits");
     char *pushed = apply_edits(base_text, pe, false);
