@@ -290,7 +290,13 @@ static void start_compile(struct lsp_server *s, doc *d, struct lsp_doc *ld)
     cc_options o;
     char **extra = NULL;
     struct job_ctx *ctx = NULL;
-    if (lsp_compile_options(s, ld->path, &o, &extra)) {
+    int orc = lsp_compile_options(s, ld->path, &o, &extra);
+    if (orc == HK_ESTATE) {
+        /* compile_commands.json is being read on the pool: publishing it compiles again */
+        HK_DEBUG("%s: compile waits for compile_commands.json", ld->uri);
+        goto out;
+    }
+    if (orc) {
         HK_ERROR("%s: out of memory building compile options", ld->uri);
         goto out;
     }

@@ -113,7 +113,8 @@ struct lsp_server {
     size_t plan_jobs;         /* code action / applyVersion plans on the pool (actions.c) */
     struct lsp_config cfg;
     bool cli_log_level;       /* --log-level given: it wins over log.level */
-    struct lsp_ccdb ccdb;
+    struct lsp_ccdb ccdb;     /* the published database (config.c) */
+    struct ccdb_job *ccdb_job;/* its read on the pool, or NULL */
     bool grammar_ok;
     const char *grammar_why;
     bool told_no_compiler;
@@ -151,7 +152,9 @@ void lsp_config_rebuild(struct lsp_server *s);
 bool lsp_config_refresh_file(struct lsp_server *s);
 /* Builds the compile options for path: backend/arch from the target (or from the file
  * extension when no target is set), flags from the config and compile_commands.json.
- * *extra_out: new NULL-terminated vector (lsp_strv_free). HK_OK or HK_ENOMEM. */
+ * *extra_out: new NULL-terminated vector (lsp_strv_free). HK_OK, HK_ENOMEM, or HK_ESTATE
+ * while compile_commands.json is being read on the pool (*extra_out NULL): the caller
+ * waits; every open document is compiled again once the database is published. */
 int lsp_compile_options(struct lsp_server *s, const char *path, cc_options *o,
                         char ***extra_out);
 void lsp_ccdb_free(struct lsp_ccdb *db);
