@@ -2,7 +2,14 @@
  * workspace/executeCommand for the hyperkernel.* commands, the hyperkernel/ requests and
  * work-done progress cancellation. Answers from the per-file result cache of episodes.c;
  * store reads go through lsp_ep_query (libuv pool), never on the loop. */
-#include "lsp/lsp_internal.h"
+#include "lsp/actions.h"
+
+#include "lsp/config.h"
+#include "lsp/episodes.h"
+#include "lsp/features.h"
+#include "lsp/server.h"
+#include "lsp/textsync.h"
+#include "lsp/trust.h"
 
 #include "core/buf.h"
 #include "core/hk.h"

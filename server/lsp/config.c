@@ -3,7 +3,12 @@
  * (initializationOptions, replaced by workspace/didChangeConfiguration). Flags for a
  * file come from the settings plus its entry in compile_commands.json. Files are small
  * and read only when their mtime changes. */
-#include "lsp/lsp_internal.h"
+#include "lsp/config.h"
+
+#include "lsp/diagnostics.h"
+#include "lsp/episodes.h"
+#include "lsp/server.h"
+#include "lsp/trust.h"
 
 #include "core/buf.h"
 #include "core/hk.h"

@@ -2,7 +2,12 @@
  * version cancelling the older job, stale results dropped, compiler errors and warnings
  * placed on their lines and per-kernel resources as hints on kernel names. Each source
  * keeps its own set; publishDiagnostics always sends the merged whole. */
-#include "lsp/lsp_internal.h"
+#include "lsp/diagnostics.h"
+
+#include "lsp/config.h"
+#include "lsp/features.h"
+#include "lsp/server.h"
+#include "lsp/textsync.h"
 
 #include "core/buf.h"
 #include "core/hk.h"

@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "core/hk.h"
-#include "lsp/lsp_internal.h"
+#include "lsp/state.h"
+#include "lsp/config.h"
+#include "lsp/server.h"
 
 #include "lsp_out.h"
 

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
-#include "lsp/lsp_internal.h"
+#include "lsp/state.h"
 #include "store/store.h"
 
 #include "lsp_out.h"
