@@ -474,6 +474,26 @@ static void test_big_file_plans_off_the_loop(void **st)
     r = code_actions(&loop, s, &o);
     assert_non_null(json_object_get(action(r, "Apply v2"), "edit"));
 
+    /* cancelled while queued or running: RequestCancelled at once, and no second reply */
+    out_clear(&o);
+    id = next_id++;
+    feed_code_action(s, id);
+    feed_json(s, json_pack("{s:s, s:s, s:{s:i}}", "jsonrpc", "2.0", "method", "$/cancelRequest",
+                           "params", "id", id));
+    err = json_object_get(reply(&o, id), "error");
+    assert_non_null(err);
+    assert_int_equal(json_integer_value(json_object_get(err, "code")), -32800);
+    for (int i = 0; i < 1000 && s->plan_jobs; i++) {
+        uv_run(&loop, UV_RUN_NOWAIT);
+        if (s->plan_jobs)
+            usleep(10000);
+    }
+    assert_int_equal(s->plan_jobs, 0);
+    int replies = 0;
+    for (int i = 0; i < o.n; i++)
+        replies += json_integer_value(json_object_get(o.m[i], "id")) == id;
+    assert_int_equal(replies, 1);
+
     lsp_server_stop(s);
     uv_run(&loop, UV_RUN_DEFAULT);
     lsp_server_free(s);
