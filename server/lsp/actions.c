@@ -2,7 +2,14 @@
  * workspace/executeCommand for the hyperkernel.* commands, the hyperkernel/ requests and
  * work-done progress cancellation. Answers from the per-file result cache of episodes.c;
  * store reads go through lsp_ep_query (libuv pool), never on the loop. */
-#include "lsp/lsp_internal.h"
+#include "lsp/actions.h"
+
+#include "lsp/config.h"
+#include "lsp/episodes.h"
+#include "lsp/features.h"
+#include "lsp/server.h"
+#include "lsp/textsync.h"
+#include "lsp/trust.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -158,8 +165,11 @@ static json_t *chain_version(json_t *info, int number)
     return NULL;
 }
 
-/* What applying one chain version takes, against d as it is now. */
+/* What applying one chain version takes, against a snapshot of a document's text. The
+ * pool thread fills edits (byte offsets into the snapshot); plan_finish turns them into
+ * the WorkspaceEdit on the loop, where the document's line index lives. */
 struct apply_plan {
+    json_t *edits;  /* [{start, end, newText}] front to back (new reference), or NULL */
     json_t *edit;   /* WorkspaceEdit (new reference), or NULL with reason set */
     char *reason;   /* why it cannot be applied (new string) */
     json_t *expect; /* strings the document holds once the edit landed (new reference) */
@@ -168,6 +178,7 @@ struct apply_plan {
 
 static void plan_clear(struct apply_plan *p)
 {
+    json_decref(p->edits);
     json_decref(p->edit);
     json_decref(p->expect);
     hk_free(p->reason);
@@ -181,11 +192,36 @@ static bool has_suffix(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* The launch-site edits that make text (d's, or d's with the version's file edit
- * applied) launch chain version c as it was measured: rw_launch_config on that text, with
- * m its model (NULL: analysed here). HK_OK with r and rep filled (r->applicable false:
- * r->description says why not), or an error (*why: static text). */
-static int launch_edits(doc *d, json_t *info, json_t *c, const char *text, size_t len,
+/* The text a plan is computed against: a copy of a document's text taken on the loop,
+ * read on a pool thread. Its model is analysed there on first need (never on the loop). */
+struct apply_snap {
+    const char *text;
+    size_t len;
+    bool hip_file;  /* the document is a .hip file */
+    an_model *m;    /* owned, NULL until analysed */
+    int m_rc;       /* the analysis' error, once tried */
+    bool m_tried;
+};
+
+/* The snapshot's model (borrowed), analysed on the first call; NULL with sn->m_rc set when
+ * the text cannot be analysed. Pool thread. */
+static const an_model *snap_model(struct apply_snap *sn)
+{
+    if (!sn->m_tried) {
+        sn->m_tried = true;
+        sn->m_rc = an_analyze(sn->text, sn->len, &sn->m);
+        if (sn->m_rc)
+            sn->m = NULL;
+    }
+    return sn->m;
+}
+
+/* The launch-site edits that make text (the snapshot's, or the snapshot's with the
+ * version's file edit applied) launch chain version c as it was measured: rw_launch_config
+ * on that text, with m its model (NULL: analysed here). HK_OK with r and rep filled
+ * (r->applicable false: r->description says why not), or an error (*why: static text).
+ * Pure: any thread (the pool's, for code actions). */
+static int launch_edits(bool hip_file, json_t *info, json_t *c, const char *text, size_t len,
                         const an_model *m, rw_result *r, rw_launch_report *rep, const char **why)
 {
     const char *kernel = str_of(info, "kernel");
@@ -213,9 +249,8 @@ static int launch_edits(doc *d, json_t *info, json_t *c, const char *text, size_
         }
         m = own;
     }
-    struct lsp_doc *ld = lsp_doc_of(d);
     const char *target = str_of(json_object_get(info, "best"), "target");
-    bool hip = (target && !strncmp(target, "dcu", 3)) || (ld && has_suffix(ld->path, ".hip"));
+    bool hip = (target && !strncmp(target, "dcu", 3)) || hip_file;
     rc = rw_launch_config(text, len, m, kernel, &w, hip, r, rep);
     if (rc && !r->description)
         *why = hk_strerror(rc);
@@ -274,9 +309,9 @@ static int launch_copy(const rw_result *r, const rw_launch_report *rep, rw_resul
     return HK_ENOMEM;
 }
 
-/* launch_edits on d's text, through the memo (may be NULL). */
-static int launch_edits_memo(struct launch_memo *lm, doc *d, json_t *info, json_t *c,
-                             rw_result *r, rw_launch_report *rep, const char **why)
+/* launch_edits on the snapshot's text, through the memo (may be NULL). */
+static int launch_edits_memo(struct launch_memo *lm, struct apply_snap *sn, json_t *info,
+                             json_t *c, rw_result *r, rw_launch_report *rep, const char **why)
 {
     char *key = NULL;
     if (lm) {
@@ -296,7 +331,16 @@ static int launch_edits_memo(struct launch_memo *lm, doc *d, json_t *info, json_
             return lm->e[i].rc;
         return launch_copy(&lm->e[i].r, &lm->e[i].rep, r, rep);
     }
-    int rc = launch_edits(d, info, c, doc_text(d), doc_length(d), doc_model(d), r, rep, why);
+    const an_model *m = snap_model(sn);
+    int rc;
+    if (!m) {
+        memset(r, 0, sizeof *r);
+        memset(rep, 0, sizeof *rep);
+        *why = "the document cannot be analysed";
+        rc = sn->m_rc ? sn->m_rc : HK_EPARSE;
+    } else {
+        rc = launch_edits(sn->hip_file, info, c, sn->text, sn->len, m, r, rep, why);
+    }
     if (key && lm->n < LAUNCH_MEMO_MAX && rc != HK_ENOMEM) {
         char *own = hk_strdup(key);
         if (own && (rc || launch_copy(r, rep, &lm->e[lm->n].r, &lm->e[lm->n].rep) == HK_OK)) {
@@ -318,26 +362,27 @@ static int launch_edits_memo(struct launch_memo *lm, doc *d, json_t *info, json_
 
 static int edit_cmp(const void *a, const void *b)
 {
-    uint32_t x = (uint32_t)json_integer_value(json_object_get(*(json_t *const *)a, "_start"));
-    uint32_t y = (uint32_t)json_integer_value(json_object_get(*(json_t *const *)b, "_start"));
+    uint32_t x = (uint32_t)json_integer_value(json_object_get(*(json_t *const *)a, "start"));
+    uint32_t y = (uint32_t)json_integer_value(json_object_get(*(json_t *const *)b, "start"));
     return x < y ? -1 : x > y;
 }
 
-/* Builds the edit of chain entry c against d as it is now: the kernel's text (kinds
+/* Plans the edit of chain entry c against the snapshot sn: the kernel's text (kinds
  * "kernel" and "file") and the launch sites' grid and block as the version was measured
- * (every kind, "launch" included), several TextEdits of one document, non-overlapping,
- * all against the text as it is now. Either p->edit (with p->expect) or p->reason is set
- * on return. */
-static void build_apply(struct lsp_server *s, doc *d, json_t *info, json_t *c,
-                        struct launch_memo *lm, struct apply_plan *p)
+ * (every kind, "launch" included), several edits of one document, non-overlapping, all
+ * against the snapshot's text. Either p->edits (with p->expect) or p->reason is set on
+ * return. Parses (tree-sitter), so it runs on a pool thread; info and c must not be
+ * touched by another thread meanwhile. */
+static void plan_compute(struct apply_snap *sn, json_t *info, json_t *c,
+                         struct launch_memo *lm, struct apply_plan *p)
 {
     memset(p, 0, sizeof *p);
     const char *kind = str_of(c, "kind");
     int num = (int)json_integer_value(json_object_get(c, "number"));
     long long ep = (long long)json_integer_value(json_object_get(
         json_object_get(info, "best"), "episode"));
-    const char *text = doc_text(d);
-    size_t len = doc_length(d);
+    const char *text = sn->text;
+    size_t len = sn->len;
     const char *after = str_of(c, "after");
     const char *base_k = str_of(info, "base_kernel_text");
     rw_result lr = {0};
@@ -400,7 +445,8 @@ static void build_apply(struct lsp_server *s, doc *d, json_t *info, json_t *c,
         memcpy(full + a, nt, ntl);
         memcpy(full + a + ntl, text + b, len - b);
         full[len - (b - a) + ntl] = '\0';
-        rc = launch_edits(d, info, c, full, len - (b - a) + ntl, NULL, &lr, &rep, &why);
+        rc = launch_edits(sn->hip_file, info, c, full, len - (b - a) + ntl, NULL, &lr, &rep,
+                          &why);
         hk_free(full);
         for (size_t i = 0; rc == HK_OK && lr.applicable && i < rep.n_edits; i++) {
             rw_launch_edit *e = &rep.edits[i];
@@ -416,7 +462,7 @@ static void build_apply(struct lsp_server *s, doc *d, json_t *info, json_t *c,
             }
         }
     } else {
-        rc = launch_edits_memo(lm, d, info, c, &lr, &rep, &why);
+        rc = launch_edits_memo(lm, sn, info, c, &lr, &rep, &why);
     }
     if (rc) {
         p->reason = hk_asprintf("v%d's launch cannot be written: %s", num, why ? why : hk_strerror(rc));
@@ -440,10 +486,8 @@ static void build_apply(struct lsp_server *s, doc *d, json_t *info, json_t *c,
     if (!tes || !p->expect)
         goto oom;
     if (kernel_edit) {
-        json_t *range = lsp_range_json(s, d, a, b);
-        json_t *te = range ? json_pack("{s:o, s:s, s:I}", "range", range, "newText", nt,
-                                       "_start", (json_int_t)a)
-                           : NULL;
+        json_t *te = json_pack("{s:I, s:I, s:s}", "start", (json_int_t)a, "end", (json_int_t)b,
+                               "newText", nt);
         if (!te || json_array_append_new(tes, te))
             goto oom;
     }
@@ -462,10 +506,8 @@ static void build_apply(struct lsp_server *s, doc *d, json_t *info, json_t *c,
                                     "apply it by hand", num, e->line);
             goto out;
         }
-        json_t *range = lsp_range_json(s, d, e->start, e->end);
-        json_t *te = range ? json_pack("{s:o, s:s, s:I}", "range", range, "newText", e->text,
-                                       "_start", (json_int_t)e->start)
-                           : NULL;
+        json_t *te = json_pack("{s:I, s:I, s:s}", "start", (json_int_t)e->start, "end",
+                               (json_int_t)e->end, "newText", e->text);
         if (!te || json_array_append_new(tes, te) ||
             json_array_append_new(p->expect, json_string(e->after)))
             goto oom;
@@ -479,33 +521,207 @@ static void build_apply(struct lsp_server *s, doc *d, json_t *info, json_t *c,
         v[i] = json_incref(json_array_get(tes, i));
     qsort(v, n, sizeof *v, edit_cmp);
     json_array_clear(tes);
-    for (size_t i = 0; i < n; i++) {
-        json_object_del(v[i], "_start");
+    for (size_t i = 0; i < n; i++)
         json_array_append_new(tes, v[i]);
-    }
     hk_free(v);
-    if (s->cl_doc_changes)
-        p->edit = json_pack("{s:[{s:{s:s, s:I}, s:O}]}", "documentChanges", "textDocument",
-                            "uri", doc_uri(d), "version", (json_int_t)doc_version(d), "edits", tes);
-    else
-        p->edit = json_pack("{s:{s:O}}", "changes", doc_uri(d), tes);
-    if (!p->edit)
-        goto oom;
+    p->edits = tes;
+    tes = NULL;
     goto out;
 oom:
     plan_clear(p);
     p->reason = hk_strdup("out of memory");
 out:
     if (p->reason) {
-        json_decref(p->edit);
+        json_decref(p->edits);
         json_decref(p->expect);
         hk_free(p->note);
-        p->edit = p->expect = NULL;
+        p->edits = p->expect = NULL;
         p->note = NULL;
     }
     json_decref(tes);
     rw_result_free(&lr);
     rw_launch_report_free(&rep);
+}
+
+/* Turns p->edits (byte offsets into d's text) into p->edit, the WorkspaceEdit; d must
+ * hold the very text the plan was computed against. Loop thread. */
+static void plan_finish(struct lsp_server *s, doc *d, struct apply_plan *p)
+{
+    if (p->reason || !p->edits)
+        return;
+    json_t *tes = json_array();
+    size_t i;
+    json_t *e;
+    json_array_foreach(p->edits, i, e) {
+        uint32_t a = (uint32_t)json_integer_value(json_object_get(e, "start"));
+        uint32_t b = (uint32_t)json_integer_value(json_object_get(e, "end"));
+        json_t *range = tes ? lsp_range_json(s, d, a, b) : NULL;
+        json_t *te = range ? json_pack("{s:o, s:O}", "range", range, "newText",
+                                       json_object_get(e, "newText"))
+                           : NULL;
+        if (!te || json_array_append_new(tes, te)) {
+            json_decref(tes);
+            tes = NULL;
+            break;
+        }
+    }
+    if (tes && s->cl_doc_changes)
+        p->edit = json_pack("{s:[{s:{s:s, s:I}, s:O}]}", "documentChanges", "textDocument",
+                            "uri", doc_uri(d), "version", (json_int_t)doc_version(d), "edits", tes);
+    else if (tes)
+        p->edit = json_pack("{s:{s:O}}", "changes", doc_uri(d), tes);
+    json_decref(tes);
+    if (!p->edit) {
+        plan_clear(p);
+        p->reason = hk_strdup("out of memory");
+    }
+}
+
+/* ---- planning off the loop ----
+ * A plan re-parses text (the document's, and for a "file" version the text as it will be):
+ * on a 700 KB file that is tens of milliseconds to seconds, so it runs on the libuv pool
+ * (STYLE.md 9; issue 14) and the request is answered from the after callback. The job owns
+ * a copy of the text and a deep copy of the kernel's results: the pool thread touches
+ * nothing the loop does. When the document changed meanwhile the plans are of old text:
+ * the request gets ContentModified (HK_ESTALE) and the client asks again; nothing computed
+ * against the old text reaches the new one. A $/cancelRequest drops a job not yet started
+ * (uv_cancel); a running one finishes and its answer is dropped. */
+struct plan_job;
+/* Called on the loop when every plan is finished against d (same text as the snapshot);
+ * it must finish j->call. */
+typedef void (*plan_done_fn)(struct lsp_server *s, struct plan_job *j, doc *d);
+
+struct plan_job {
+    uv_work_t req;
+    struct lsp_server *s;
+    rpc_call *call;
+    char *uri;
+    int64_t version;
+    char *text;              /* the document's text when queued (owned) */
+    size_t len;
+    bool hip_file;
+    json_t *info;            /* deep copy of the kernel's results (owned) */
+    int number;              /* the one chain version to plan, or -1: all, in chain order */
+    struct apply_plan *plans;
+    size_t n_plans;
+    plan_done_fn done;
+    /* for done (loop only) */
+    char *kernel;
+    json_t *out, *only, *tail;
+    json_t *params;
+};
+
+static void plan_job_free(struct plan_job *j)
+{
+    if (!j)
+        return;
+    for (size_t i = 0; i < j->n_plans; i++)
+        plan_clear(&j->plans[i]);
+    hk_free(j->plans);
+    hk_free(j->uri);
+    hk_free(j->text);
+    hk_free(j->kernel);
+    json_decref(j->info);
+    json_decref(j->out);
+    json_decref(j->only);
+    json_decref(j->tail);
+    json_decref(j->params);
+    hk_free(j);
+}
+
+/* Pool thread: every plan of the job against its snapshot. */
+static void plan_work(uv_work_t *req)
+{
+    struct plan_job *j = req->data;
+    struct apply_snap sn = {.text = j->text, .len = j->len, .hip_file = j->hip_file};
+    struct launch_memo memo = {0};
+    json_t *chain = json_object_get(j->info, "chain");
+    if (j->number >= 0) {
+        json_t *c = chain_version(j->info, j->number);
+        if (c)
+            plan_compute(&sn, j->info, c, NULL, &j->plans[0]);
+        else
+            j->plans[0].reason = hk_strdup("the version is gone from the chain");
+    } else {
+        for (size_t i = 0; i < j->n_plans; i++)
+            plan_compute(&sn, j->info, json_array_get(chain, i), &memo, &j->plans[i]);
+    }
+    launch_memo_free(&memo);
+    an_model_free(sn.m);
+}
+
+static void plan_after(uv_work_t *req, int status)
+{
+    struct plan_job *j = req->data;
+    struct lsp_server *s = j->s;
+    s->plan_jobs--;
+    rpc_call_on_cancel(j->call, NULL, NULL);
+    doc *d = doc_get(s->docs, j->uri);
+    if (status == UV_ECANCELED || s->stopped || rpc_call_cancelled(j->call)) {
+        rpc_call_error(j->call, HK_ECANCELED, NULL);
+    } else if (!d || doc_version(d) != j->version || doc_length(d) != j->len ||
+               memcmp(doc_text(d), j->text, j->len) != 0) {
+        rpc_call_error(j->call, HK_ESTALE, "the document changed while the edits were "
+                                           "computed: ask again");
+    } else {
+        for (size_t i = 0; i < j->n_plans; i++)
+            plan_finish(s, d, &j->plans[i]);
+        j->done(s, j, d);
+    }
+    plan_job_free(j);
+}
+
+static void plan_cancelled(rpc_call *call, void *ud)
+{
+    struct plan_job *j = ud;
+    (void)call;
+    uv_cancel((uv_req_t *)&j->req); /* fails once started: plan_after drops the answer */
+}
+
+/* A job planning chain version number (-1: every version) of info (borrowed; copied) for
+ * d as it is now. NULL on ENOMEM. Loop thread. */
+static struct plan_job *plan_job_new(struct lsp_server *s, rpc_call *call, doc *d,
+                                     json_t *info, int number, plan_done_fn done)
+{
+    struct plan_job *j = hk_calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    struct lsp_doc *ld = lsp_doc_of(d);
+    j->req.data = j;
+    j->s = s;
+    j->call = call;
+    j->number = number;
+    j->done = done;
+    j->version = doc_version(d);
+    j->len = doc_length(d);
+    j->hip_file = ld && has_suffix(ld->path, ".hip");
+    j->n_plans = number >= 0 ? 1 : json_array_size(json_object_get(info, "chain"));
+    j->uri = hk_strdup(doc_uri(d));
+    j->text = hk_malloc(j->len + 1);
+    j->info = json_deep_copy(info);
+    j->plans = hk_calloc(j->n_plans ? j->n_plans : 1, sizeof *j->plans);
+    if (!j->uri || !j->text || !j->info || !j->plans) {
+        j->n_plans = 0;
+        plan_job_free(j);
+        return NULL;
+    }
+    memcpy(j->text, doc_text(d), j->len);
+    j->text[j->len] = '\0';
+    return j;
+}
+
+/* Defers j->call and queues the job; on failure answers the call and frees j. */
+static void plan_job_queue(struct plan_job *j)
+{
+    struct lsp_server *s = j->s;
+    rpc_call_defer(j->call);
+    if (uv_queue_work(s->loop, &j->req, plan_work, plan_after)) {
+        rpc_call_error(j->call, HK_EIO, "cannot queue the edit planning");
+        plan_job_free(j);
+        return;
+    }
+    s->plan_jobs++;
+    rpc_call_on_cancel(j->call, plan_cancelled, j);
 }
 
 static char *apply_title(json_t *c)
@@ -567,6 +783,8 @@ static json_t *kernel_args(const char *uri, const char *kernel)
 }
 
 static void on_code_action(rpc_call *call, json_t *params, void *ud);
+struct plan_job;
+static void code_action_done(struct lsp_server *s, struct plan_job *j, doc *d);
 
 static void retry_code_action(struct lsp_server *s, rpc_call *call, json_t *params)
 {
@@ -643,53 +861,79 @@ static void on_code_action(rpc_call *call, json_t *params, void *ud)
     hk_free(spec_path);
     json_t *info = json_object_get(results, kernel);
     json_t *best = json_object_get(info, "best");
+    json_t *latest = json_object_get(info, "latest");
+    json_t *rep_ep = best ? json_object_get(best, "episode") : NULL;
+    if (!rep_ep && str_of(latest, "report_html"))
+        rep_ep = json_object_get(latest, "id");
+    /* "Show report" comes after the Apply actions */
+    json_t *tail = json_array();
+    if (rep_ep && tail)
+        push_action(tail, only, "Show report", KIND_OPTIMIZE,
+                    command_json("Show report", "hyperkernel.showReport",
+                                 json_pack("{s:O}", "episode", rep_ep)),
+                    NULL, NULL, false);
+    if (!json_array_size(json_object_get(info, "chain")) || !kind_wanted(only, KIND_APPLY)) {
+        json_array_extend(out, tail);
+        json_decref(tail);
+        rpc_call_reply(call, out);
+        return;
+    }
+    /* the Apply actions re-parse the text: on the pool (plan_job) */
+    struct plan_job *j = plan_job_new(s, call, d, info, -1, code_action_done);
+    if (!j || !(j->kernel = hk_strdup(kernel)) || (only && !(j->only = json_deep_copy(only)))) {
+        plan_job_free(j);
+        json_decref(out);
+        json_decref(tail);
+        rpc_call_error(call, HK_ENOMEM, NULL);
+        return;
+    }
+    j->out = out;
+    j->tail = tail;
+    plan_job_queue(j);
+}
+
+/* The Apply actions of a code action, once planned on the pool, then "Show report". */
+static void code_action_done(struct lsp_server *s, struct plan_job *j, doc *d)
+{
+    (void)d;
+    json_t *info = j->info, *only = j->only, *out = j->out;
+    const char *uri = j->uri, *kernel = j->kernel;
+    json_t *best = json_object_get(info, "best");
     json_t *chain = json_object_get(info, "chain");
-    size_t n_chain = json_array_size(chain);
+    size_t n_chain = json_array_size(chain), i;
     json_t *c;
-    struct launch_memo memo = {0};
     json_array_foreach(chain, i, c) {
-        struct apply_plan ap;
-        build_apply(s, d, info, c, &memo, &ap);
+        if (i >= j->n_plans)
+            break;
+        struct apply_plan *ap = &j->plans[i];
         char *title = apply_title(c);
-        if (!title) {
-            plan_clear(&ap);
+        if (!title)
             continue;
-        }
         json_t *args = kernel_args(uri, kernel);
         if (args) {
             json_object_set(args, "episode", json_object_get(best, "episode"));
             json_object_set(args, "version", json_object_get(c, "number"));
             /* what hyperkernel.applied must find once the edit landed: the launch
              * sites' new lines as well as the kernel's text */
-            if (ap.expect)
-                json_object_set(args, "expect", ap.expect);
-            if (ap.note)
-                json_object_set_new(args, "note", json_string(ap.note));
+            if (ap->expect)
+                json_object_set(args, "expect", ap->expect);
+            if (ap->note)
+                json_object_set_new(args, "note", json_string(ap->note));
         }
-        if (ap.edit) {
+        if (ap->edit) {
             push_action(out, only, title, KIND_APPLY,
-                        command_json(title, "hyperkernel.applied", args), json_incref(ap.edit),
+                        command_json(title, "hyperkernel.applied", args), json_incref(ap->edit),
                         NULL, i + 1 == n_chain);
         } else if (s->cl_action_disabled) {
             json_decref(args);
-            push_action(out, only, title, KIND_APPLY, NULL, NULL, ap.reason, false);
+            push_action(out, only, title, KIND_APPLY, NULL, NULL, ap->reason, false);
         } else {
             json_decref(args);
         }
         hk_free(title);
-        plan_clear(&ap);
     }
-    launch_memo_free(&memo);
-    json_t *latest = json_object_get(info, "latest");
-    json_t *rep_ep = best ? json_object_get(best, "episode") : NULL;
-    if (!rep_ep && str_of(latest, "report_html"))
-        rep_ep = json_object_get(latest, "id");
-    if (rep_ep)
-        push_action(out, only, "Show report", KIND_OPTIMIZE,
-                    command_json("Show report", "hyperkernel.showReport",
-                                 json_pack("{s:O}", "episode", rep_ep)),
-                    NULL, NULL, false);
-    rpc_call_reply(call, out);
+    json_array_extend(out, j->tail);
+    rpc_call_reply(j->call, json_incref(out));
 }
 
 /* ---- textDocument/codeLens ---- */
@@ -947,32 +1191,44 @@ static void retry_apply_version(struct lsp_server *s, rpc_call *call, json_t *pa
     cmd_apply_version(s, call, params);
 }
 
+static void apply_version_done(struct lsp_server *s, struct plan_job *j, doc *d);
+
 static void cmd_apply_version(struct lsp_server *s, rpc_call *call, json_t *params)
 {
     doc *d;
     json_t *info, *c;
     if (!find_version(s, call, params, retry_apply_version, &d, &info, &c))
         return;
-    struct apply_plan p;
-    build_apply(s, d, info, c, NULL, &p);
-    if (!p.edit) {
+    int number = (int)json_integer_value(json_object_get(c, "number"));
+    /* the plan re-parses the text: on the pool (plan_job) */
+    struct plan_job *j = plan_job_new(s, call, d, info, number, apply_version_done);
+    if (!j) {
+        rpc_call_error(call, HK_ENOMEM, NULL);
+        return;
+    }
+    plan_job_queue(j);
+}
+
+static void apply_version_done(struct lsp_server *s, struct plan_job *j, doc *d)
+{
+    rpc_call *call = j->call;
+    struct apply_plan *p = &j->plans[0];
+    json_t *c = chain_version(j->info, j->number);
+    if (!p->edit || !c) {
         rpc_call_reply(call, json_pack("{s:b, s:s}", "ok", 0, "message",
-                                       p.reason ? p.reason : "cannot build the edit"));
-        plan_clear(&p);
+                                       p->reason ? p->reason : "cannot build the edit"));
         return;
     }
     if (!s->cl_apply_edit) {
-        plan_clear(&p);
         rpc_call_reply(call, json_pack("{s:b, s:s}", "ok", 0, "message",
                                        "the client cannot apply edits (workspace.applyEdit); "
                                        "use the code action instead"));
         return;
     }
-    int number = (int)json_integer_value(json_object_get(c, "number"));
-    struct verify *v = verify_new(s, call, doc_uri(d), p.expect, p.note, number,
+    int number = j->number;
+    struct verify *v = verify_new(s, call, doc_uri(d), p->expect, p->note, number,
                                   lsp_doc_of(d)->path);
-    json_t *edit = json_incref(p.edit);
-    plan_clear(&p);
+    json_t *edit = json_incref(p->edit);
     if (!v) {
         json_decref(edit);
         return;

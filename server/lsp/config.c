@@ -3,7 +3,12 @@
  * (initializationOptions, replaced by workspace/didChangeConfiguration). Flags for a
  * file come from the settings plus its entry in compile_commands.json. Files are small
  * and read only when their mtime changes. */
-#include "lsp/lsp_internal.h"
+#include "lsp/config.h"
+
+#include "lsp/diagnostics.h"
+#include "lsp/episodes.h"
+#include "lsp/server.h"
+#include "lsp/trust.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -632,9 +637,28 @@ static char **ccdb_flags(char **argv, const char *dir)
     return strv_done(&sv);
 }
 
-static void ccdb_load(struct lsp_server *s, const char *path)
+/* ---- reading compile_commands.json off the loop ----
+ * A CMake build of a large project writes tens of megabytes here; reading and parsing it
+ * would stall the loop for as long (STYLE.md 9, issue 14). The stat that says whether it
+ * changed stays on the loop; the read, the JSON parse and the flag extraction run on the
+ * libuv pool into a database of their own, which the after callback publishes in s->ccdb.
+ * Until then lsp_compile_options answers HK_ESTATE and the compile waits: compiling with
+ * the flags of no database (or of the old one) would publish diagnostics the next compile
+ * takes back. When the new database is published, the open documents are compiled again
+ * (their flags may have changed). */
+struct ccdb_job {
+    uv_work_t req;
+    struct lsp_server *s;
+    struct lsp_ccdb db;       /* being built; db.path and db.mtime set on the loop */
+    char *msg;                /* why it could not be read, or NULL (new string) */
+};
+
+/* Pool thread: reads and parses j->db.path into j->db. Touches nothing of the server's. */
+static void ccdb_work(uv_work_t *req)
 {
-    struct lsp_ccdb *db = &s->ccdb;
+    struct ccdb_job *jb = req->data;
+    struct lsp_ccdb *db = &jb->db;
+    const char *path = db->path;
     char *text = NULL;
     size_t len = 0;
     json_t *j = NULL;
@@ -644,13 +668,13 @@ static void ccdb_load(struct lsp_server *s, const char *path)
         *slash = '\0';
     int rc = read_file(path, LSP_COMPILE_DB_MAX_BYTES, &text, &len);
     if (rc) {
-        lsp_log_message(s, 2, "%s: cannot read it: %s", path, hk_strerror(rc));
+        jb->msg = hk_asprintf("%s: cannot read it: %s", path, hk_strerror(rc));
         goto out;
     }
     json_error_t err;
     j = json_loadb(text, len, 0, &err);
     if (!json_is_array(j)) {
-        lsp_log_message(s, 2, "%s: not a JSON array (%s); ignored", path, j ? "" : err.text);
+        jb->msg = hk_asprintf("%s: not a JSON array (%s); ignored", path, j ? "" : err.text);
         goto out;
     }
     size_t n = json_array_size(j);
@@ -699,23 +723,49 @@ static void ccdb_load(struct lsp_server *s, const char *path)
         }
         db->entries[db->n++] = (struct lsp_ccdb_entry){norm, flags};
     }
-    HK_INFO("compile_commands: %zu entries from %s", db->n, path);
 out:
     json_decref(j);
     hk_free(text);
     hk_free(db_dir);
 }
 
-/* Looks for compile_commands.json in the root, then in root/build. */
-static void ccdb_refresh(struct lsp_server *s)
+static void ccdb_reschedule(doc *d, void *ud) { lsp_diag_schedule(ud, d, 0); }
+
+static void ccdb_after(uv_work_t *req, int status)
 {
+    struct ccdb_job *jb = req->data;
+    struct lsp_server *s = jb->s;
+    s->ccdb_job = NULL;
+    if (status == UV_ECANCELED || s->stopped) {
+        lsp_ccdb_free(&jb->db);
+        goto out;
+    }
+    if (jb->msg)
+        lsp_log_message(s, 2, "%s", jb->msg);
+    else
+        HK_INFO("compile_commands: %zu entries from %s", jb->db.n, jb->db.path);
+    lsp_ccdb_free(&s->ccdb);
+    s->ccdb = jb->db; /* loaded, also when unreadable: its mtime says when to try again */
+    if (s->state == LSP_RUNNING)
+        doc_store_foreach(s->docs, ccdb_reschedule, s);
+out:
+    hk_free(jb->msg);
+    hk_free(jb);
+}
+
+/* Looks for compile_commands.json in the root, then in root/build, and queues a read when
+ * it is new or changed. true when s->ccdb is current; false while a read is on the pool. */
+static bool ccdb_refresh(struct lsp_server *s)
+{
+    if (s->ccdb_job)
+        return false; /* a newer change is seen when this read is published */
     if (!s->root)
-        return;
+        return true;
     static const char *const where[] = {"compile_commands.json", "build/compile_commands.json"};
     for (size_t i = 0; i < HK_ARRAY_LEN(where); i++) {
         char *path = hk_asprintf("%s/%s", s->root, where[i]);
         if (!path)
-            return;
+            return true;
         struct stat st;
         if (stat(path, &st) != 0) {
             hk_free(path);
@@ -724,17 +774,30 @@ static void ccdb_refresh(struct lsp_server *s)
         if (s->ccdb.loaded && s->ccdb.path && strcmp(s->ccdb.path, path) == 0 &&
             same_mtime(&st.st_mtim, &s->ccdb.mtime)) {
             hk_free(path);
-            return;
+            return true;
         }
-        lsp_ccdb_free(&s->ccdb);
-        s->ccdb.path = path;
-        s->ccdb.mtime = st.st_mtim;
-        s->ccdb.loaded = true;
-        ccdb_load(s, path);
-        return;
+        struct ccdb_job *jb = hk_calloc(1, sizeof *jb);
+        if (!jb) {
+            hk_free(path);
+            return true; /* the old database, or none */
+        }
+        jb->req.data = jb;
+        jb->s = s;
+        jb->db.path = path;
+        jb->db.mtime = st.st_mtim;
+        jb->db.loaded = true;
+        if (!s->loop || uv_queue_work(s->loop, &jb->req, ccdb_work, ccdb_after)) {
+            lsp_log_message(s, 2, "%s: cannot queue its read", path);
+            lsp_ccdb_free(&jb->db);
+            hk_free(jb);
+            return true;
+        }
+        s->ccdb_job = jb;
+        return false;
     }
     if (s->ccdb.loaded)
         lsp_ccdb_free(&s->ccdb);
+    return true;
 }
 
 static bool has_suffix(const char *s, const char *suf)
@@ -746,10 +809,12 @@ static bool has_suffix(const char *s, const char *suf)
 int lsp_compile_options(struct lsp_server *s, const char *path, cc_options *o,
                         char ***extra_out)
 {
-    lsp_config_refresh_file(s);
-    ccdb_refresh(s);
-    const struct lsp_config *c = &s->cfg;
     memset(o, 0, sizeof *o);
+    *extra_out = NULL;
+    lsp_config_refresh_file(s);
+    if (!ccdb_refresh(s))
+        return HK_ESTATE;
+    const struct lsp_config *c = &s->cfg;
     if (c->target_set) {
         o->backend = c->backend;
         o->arch = c->arch;

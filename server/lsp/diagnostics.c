@@ -2,7 +2,12 @@
  * version cancelling the older job, stale results dropped, compiler errors and warnings
  * placed on their lines and per-kernel resources as hints on kernel names. Each source
  * keeps its own set; publishDiagnostics always sends the merged whole. */
-#include "lsp/lsp_internal.h"
+#include "lsp/diagnostics.h"
+
+#include "lsp/config.h"
+#include "lsp/features.h"
+#include "lsp/server.h"
+#include "lsp/textsync.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -290,7 +295,13 @@ static void start_compile(struct lsp_server *s, doc *d, struct lsp_doc *ld)
     cc_options o;
     char **extra = NULL;
     struct job_ctx *ctx = NULL;
-    if (lsp_compile_options(s, ld->path, &o, &extra)) {
+    int orc = lsp_compile_options(s, ld->path, &o, &extra);
+    if (orc == HK_ESTATE) {
+        /* compile_commands.json is being read on the pool: publishing it compiles again */
+        HK_DEBUG("%s: compile waits for compile_commands.json", ld->uri);
+        goto out;
+    }
+    if (orc) {
         HK_ERROR("%s: out of memory building compile options", ld->uri);
         goto out;
     }

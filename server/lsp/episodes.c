@@ -4,7 +4,15 @@
  * store. Every store read runs on the libuv pool with its own connection (lsp_ep_query),
  * so the loop only ever handles cached JSON: code actions, lenses, hover and the result
  * diagnostics answer from the per-file cache that those reads fill. */
-#include "lsp/lsp_internal.h"
+#include "lsp/episodes.h"
+
+#include "lsp/actions.h"
+#include "lsp/config.h"
+#include "lsp/diagnostics.h"
+#include "lsp/features.h"
+#include "lsp/server.h"
+#include "lsp/textsync.h"
+#include "lsp/trust.h"
 
 #include "core/buf.h"
 #include "core/hk.h"

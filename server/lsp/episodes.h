@@ -3,8 +3,8 @@
  * work-done progress and hyperkernel/episodeChanged notifications, results read back from
  * the SQLite store off the loop, and the per-file result cache that code actions, code
  * lenses, hover and the result diagnostics answer from. episodes.c runs the workers and the
- * cache; actions.c holds the LSP methods. Loop thread only, except where a function says it
- * runs on the libuv thread pool. Not for use outside server/lsp/. */
+ * cache; actions.c holds the LSP methods (actions.h). Loop thread only, except where a
+ * function says it runs on the libuv thread pool. Not for use outside server/lsp/. */
 #ifndef HK_LSP_EPISODES_H
 #define HK_LSP_EPISODES_H
 
@@ -13,10 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct lsp_server;
+#include "lsp/state.h"
+
 struct hk_buf;
-typedef struct doc doc;
-typedef struct rpc_call rpc_call;
 typedef struct store store;
 
 /* Longest stdout line accepted from a worker; longer lines are dropped (and logged). */
@@ -31,19 +30,7 @@ typedef struct store store;
 #define LSP_EP_MAX_CHAIN 12
 #define LSP_EP_MAX_TABLE 15
 
-/* Settings under "episodes" and "engines" (config.c applies the layers through
- * lsp_ep_config_apply). Owned strings; engines is a new reference or NULL. */
-struct lsp_ep_config {
-    char *db;          /* episodes.db; NULL: ep_default_db_path */
-    long budget;       /* episodes.budget (candidates); 0: the worker's default */
-    double minutes;    /* episodes.minutes; 0: the worker's default */
-    bool simulate;     /* episodes.simulate: CI only, the deterministic simulated GPU */
-    char *check;       /* episodes.check: "full" | "quick" | NULL */
-    bool allow_no_floor; /* episodes.allowNoFloor: credit speedups no physical floor checked
-                          * (the worker's --allow-no-floor) */
-    json_t *engines;   /* [{name, kind, endpoint?, model?}] as validated */
-};
-
+/* struct lsp_ep_config, the settings under "episodes" and "engines", is in state.h. */
 void lsp_ep_config_init(struct lsp_ep_config *c);
 void lsp_ep_config_free(struct lsp_ep_config *c);
 /* Applies one settings layer (o borrowed; from names it in messages): keys "episodes"
@@ -67,11 +54,6 @@ void lsp_ep_stop(struct lsp_server *s);
 bool lsp_ep_stopping(const struct lsp_server *s);
 /* Frees the state; lsp_ep_stop and a loop run must have come first. */
 void lsp_ep_free(struct lsp_server *s);
-/* Adds codeActionProvider, codeLensProvider and executeCommandProvider to caps
- * (borrowed). */
-void lsp_ep_capabilities(json_t *caps);
-/* Registers the methods of actions.c (called by lsp_ep_init). */
-void lsp_ep_register(struct lsp_server *s);
 
 /* ---- workers (episodes.c) ---- */
 

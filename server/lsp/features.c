@@ -1,6 +1,9 @@
 /* documentSymbol and hover, answered inline from the cached analysis model of the
  * document (no parse here) and the resources of its last compile. */
-#include "lsp/lsp_internal.h"
+#include "lsp/features.h"
+
+#include "lsp/episodes.h"
+#include "lsp/textsync.h"
 
 #include "core/buf.h"
 #include "core/hk.h"

@@ -1,7 +1,15 @@
 /* Lifecycle of the server (initialize, initialized, shutdown, exit), the state gate in
  * front of every method, capability negotiation, tracing, messages to the user and the
  * requests the server sends to the client. lsp_main wires it to stdio. */
-#include "lsp/lsp_internal.h"
+#include "lsp/server.h"
+
+#include "lsp/actions.h"
+#include "lsp/config.h"
+#include "lsp/diagnostics.h"
+#include "lsp/episodes.h"
+#include "lsp/features.h"
+#include "lsp/textsync.h"
+#include "lsp/trust.h"
 
 #include "core/hk.h"
 #include "transport/transport.h"
@@ -220,7 +228,7 @@ static json_t *capabilities(struct lsp_server *s)
         "hoverProvider", 1, "workspace", "workspaceFolders", "supported", 1,
         "changeNotifications", 0);
     if (caps)
-        lsp_ep_capabilities(caps); /* code actions, lenses, commands (episodes.h) */
+        lsp_ep_capabilities(caps); /* code actions, lenses, commands (actions.h) */
     return caps;
 }
 

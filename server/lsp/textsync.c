@@ -2,8 +2,12 @@
  * store, forward every applied edit to the document's tree-sitter analysis (so the
  * reparse is incremental) and schedule background compiles. A change that does not
  * fit the document is logged and dropped whole, never applied in part. */
-#include "lsp/lsp_internal.h"
+#include "lsp/textsync.h"
+
+#include "lsp/config.h"
+#include "lsp/diagnostics.h"
 #include "lsp/episodes.h"
+#include "lsp/server.h"
 
 #include "core/hk.h"
 

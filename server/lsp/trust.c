@@ -3,7 +3,11 @@
  * the hyperkernel.trustFolder command (the list is written on the libuv thread pool, never
  * on the loop), and the warning that names the .hyperkernel.json keys an untrusted folder
  * had ignored. config.c decides which keys need trust. */
-#include "lsp/lsp_internal.h"
+#include "lsp/trust.h"
+
+#include "lsp/config.h"
+#include "lsp/diagnostics.h"
+#include "lsp/server.h"
 
 #include "core/buf.h"
 #include "core/hk.h"

@@ -1,6 +1,6 @@
 /* What an in-process lsp_server writes, collected for the LSP unit tests: a sink for
  * lsp_server's output that parses each message, and lookups of replies and notifications.
- * Include after <cmocka.h>, "core/hk.h" and "lsp/lsp_internal.h". */
+ * Include after <cmocka.h>, "core/hk.h" and "lsp/state.h". */
 #ifndef HK_TESTS_LSP_OUT_H
 #define HK_TESTS_LSP_OUT_H
 

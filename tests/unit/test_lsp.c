@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "core/hk.h"
-#include "lsp/lsp_internal.h"
+#include "lsp/state.h"
+#include "lsp/config.h"
+#include "lsp/server.h"
 
 #include "lsp_out.h"
 
@@ -147,6 +149,18 @@ static void test_settings_layers(void **st)
     write_file(k, "__global__ void k() {}\n");
     cc_options opt;
     char **extra = NULL;
+    /* the database is read on the pool: the first ask waits (HK_ESTATE), the loop
+     * publishes it, then the options carry its flags */
+    assert_int_equal(lsp_compile_options(s, k, &opt, &extra), HK_ESTATE);
+    assert_null(extra);
+    assert_non_null(s->ccdb_job);
+    assert_int_equal(lsp_compile_options(s, k, &opt, &extra), HK_ESTATE); /* one read */
+    for (int i = 0; i < 500 && s->ccdb_job; i++) {
+        uv_run(&loop, UV_RUN_NOWAIT);
+        if (s->ccdb_job)
+            usleep(10000);
+    }
+    assert_null(s->ccdb_job);
     assert_int_equal(lsp_compile_options(s, k, &opt, &extra), HK_OK);
     assert_string_equal(opt.arch, "sm_75");
     size_t n = 0;

@@ -4,7 +4,9 @@
  * and the grid as TextEdits of one document edit; a launch-only version (same text, block
  * 128) is applicable too; hyperkernel.applied checks the launch lines as well as the
  * kernel (a client that applied only the kernel edit is caught); after applying, the
- * action says "already in the file"; hyperkernel.applyVersion pushes the same edit. */
+ * action says "already in the file"; hyperkernel.applyVersion pushes the same edit. On a
+ * 700 KB file the plan runs on the libuv pool (issue 14): the loop answers other requests
+ * meanwhile, and an edit made while it runs gets ContentModified, not a stale edit. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,10 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/hk.h"
-#include "lsp/lsp_internal.h"
+#include "lsp/state.h"
 #include "store/store.h"
 
 #include "lsp_out.h"
@@ -40,6 +43,20 @@ static json_t *await(uv_loop_t *loop, struct out *o, int id)
             usleep(10000);
     }
     json_t *r = reply(o, id);
+    assert_non_null(r);
+    return r;
+}
+
+/* Runs the loop until the server sent a message with method (the edit is planned on the
+ * pool first), at most ~5 s. */
+static json_t *await_method(uv_loop_t *loop, struct out *o, const char *method)
+{
+    for (int i = 0; i < 500 && !find(o, method); i++) {
+        uv_run(loop, UV_RUN_NOWAIT);
+        if (!find(o, method))
+            usleep(10000);
+    }
+    json_t *r = find(o, method);
     assert_non_null(r);
     return r;
 }
@@ -337,8 +354,7 @@ static void test_apply_writes_the_launch(void **st)
                            "id", id, "method", "workspace/executeCommand", "params", "command",
                            "hyperkernel.applyVersion", "arguments", "uri", uri, "kernel", "saxpy",
                            "version", 2));
-    json_t *req = find(&o, "workspace/applyEdit");
-    assert_non_null(req);
+    json_t *req = await_method(&loop, &o, "workspace/applyEdit");
     json_t *pe = json_object_get(json_array_get(json_object_get(
         json_object_get(json_object_get(req, "params"), "edit"), "documentChanges"), 0), "edits");
     char *pushed = apply_edits(base_text, pe, false);
@@ -359,10 +375,139 @@ static void test_apply_writes_the_launch(void **st)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void feed_code_action(lsp_server *s, int id)
+{
+    feed_json(s, json_pack("{s:s, s:i, s:s, s:{s:{s:s}, s:{s:{s:i, s:i}, s:{s:i, s:i}}, s:{}}}",
+                           "jsonrpc", "2.0", "id", id, "method", "textDocument/codeAction",
+                           "params", "textDocument", "uri", uri, "range", "start", "line", 0,
+                           "character", 17, "end", "line", 0, "character", 17, "context"));
+}
+
+static void test_big_file_plans_off_the_loop(void **st)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    /* the suite's file, then 700 KB of device functions after the launcher */
+    size_t cap = (size_t)760 << 10, len = strlen(base_text);
+    char *big = malloc(cap);
+    assert_non_null(big);
+    memcpy(big, base_text, len);
+    for (int i = 0; len < (size_t)700 << 10; i++)
+        len += (size_t)snprintf(big + len, cap - len,
+                                "__device__ float pad%05d(float v) { return v * %d.0f + 1.0f; }\n",
+                                i, i % 97);
+    big[len] = '\0';
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, big);
+    json_t *acts = code_actions(&loop, s, &o); /* reads the history into the cache */
+    assert_non_null(action(acts, "Apply v2"));
+    assert_non_null(json_object_get(action(acts, "Apply v2"), "edit"));
+
+    /* what the loop used to pay inside the request, at least: one analysis of the text */
+    double t0 = now_ms();
+    an_model *m = NULL;
+    assert_int_equal(an_analyze(big, len, &m), HK_OK);
+    double parse_ms = now_ms() - t0;
+    an_model_free(m);
+
+    out_clear(&o);
+    int id = next_id++;
+    t0 = now_ms();
+    feed_code_action(s, id);
+    double feed_ms = now_ms() - t0;
+    assert_null(reply(&o, id)); /* queued: answered from the loop once planned */
+    /* the loop is free meanwhile: a hover is answered inline, before the code action */
+    int hid = next_id++;
+    feed_json(s, json_pack("{s:s, s:i, s:s, s:{s:{s:s}, s:{s:i, s:i}}}", "jsonrpc", "2.0", "id",
+                           hid, "method", "textDocument/hover", "params", "textDocument", "uri",
+                           uri, "position", "line", 0, "character", 17));
+    assert_non_null(reply(&o, hid));
+    assert_null(reply(&o, id));
+    print_message("code action on %zu bytes: %.2f ms on the loop, one analysis %.2f ms\n", len,
+                  feed_ms, parse_ms);
+    assert_true(feed_ms * 4 < parse_ms);
+    json_t *r = json_object_get(await(&loop, &o, id), "result");
+    json_t *a2 = action(r, "Apply v2");
+    assert_non_null(a2);
+    json_t *dc = json_array_get(json_object_get(json_object_get(a2, "edit"), "documentChanges"), 0);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(dc, "textDocument"),
+                                                        "version")), doc_version_now);
+    char *want = apply_edits(big, json_object_get(dc, "edits"), false);
+    assert_non_null(strstr(want, stride_kernel));
+    assert_non_null(strstr(want, "    saxpy<<<hk_sm_count() * 8, 256>>>(n, a, x, y);\n"));
+    free(want);
+
+    /* edited while the plan runs: ContentModified, no edit for the old text */
+    out_clear(&o);
+    id = next_id++;
+    feed_code_action(s, id);
+    /* one character of the last line ("+ 1.0f; }\n" -> "+ 3.0f"), as a ranged change: the
+     * loop reparses one chunk, not the file */
+    size_t at = len - 8, line = 0, col = 0;
+    assert_int_equal(big[at], '1');
+    for (size_t i = 0; i < at; i++) {
+        line += big[i] == '\n';
+        col = big[i] == '\n' ? 0 : col + 1;
+    }
+    big[at] = '3';
+    doc_version_now++;
+    feed_json(s, json_pack("{s:s, s:s, s:{s:{s:s, s:i}, s:[{s:{s:{s:i, s:i}, s:{s:i, s:i}}, "
+                           "s:s}]}}", "jsonrpc", "2.0", "method", "textDocument/didChange",
+                           "params", "textDocument", "uri", uri, "version", doc_version_now,
+                           "contentChanges", "range", "start", "line", (int)line, "character",
+                           (int)col, "end", "line", (int)line, "character", (int)col + 1,
+                           "text", "3"));
+    json_t *err = json_object_get(await(&loop, &o, id), "error");
+    assert_non_null(err);
+    assert_int_equal(json_integer_value(json_object_get(err, "code")), -32801);
+    assert_null(json_object_get(reply(&o, id), "result"));
+    /* asking again plans against the new text */
+    r = code_actions(&loop, s, &o);
+    assert_non_null(json_object_get(action(r, "Apply v2"), "edit"));
+
+    /* cancelled while queued or running: RequestCancelled at once, and no second reply */
+    out_clear(&o);
+    id = next_id++;
+    feed_code_action(s, id);
+    feed_json(s, json_pack("{s:s, s:s, s:{s:i}}", "jsonrpc", "2.0", "method", "$/cancelRequest",
+                           "params", "id", id));
+    err = json_object_get(reply(&o, id), "error");
+    assert_non_null(err);
+    assert_int_equal(json_integer_value(json_object_get(err, "code")), -32800);
+    for (int i = 0; i < 1000 && s->plan_jobs; i++) {
+        uv_run(&loop, UV_RUN_NOWAIT);
+        if (s->plan_jobs)
+            usleep(10000);
+    }
+    assert_int_equal(s->plan_jobs, 0);
+    int replies = 0;
+    for (int i = 0; i < o.n; i++)
+        replies += json_integer_value(json_object_get(o.m[i], "id")) == id;
+    assert_int_equal(replies, 1);
+
+    lsp_server_stop(s);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    lsp_server_free(s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(big);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_apply_writes_the_launch),
+        cmocka_unit_test(test_big_file_plans_off_the_loop),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

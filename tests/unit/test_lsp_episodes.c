@@ -17,7 +17,8 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "spec/infer.h"
-#include "lsp/lsp_internal.h"
+#include "lsp/state.h"
+#include "lsp/episodes.h"
 
 #include "lsp_out.h"
 

@@ -17,7 +17,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
-#include "lsp/lsp_internal.h"
+#include "lsp/state.h"
 #include "report/report.h"
 #include "store/store.h"
 

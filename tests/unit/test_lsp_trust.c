@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #include "core/hk.h"
-#include "lsp/lsp_internal.h"
+#include "lsp/state.h"
+#include "lsp/trust.h"
 
 #include "lsp_out.h"
 

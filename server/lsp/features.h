@@ -1,0 +1,18 @@
+/* features.c: documentSymbol and hover, and the range and resource helpers the other
+ * files share. Loop thread. */
+#ifndef HK_LSP_FEATURES_H
+#define HK_LSP_FEATURES_H
+
+#include "lsp/state.h"
+
+void lsp_register_features(struct lsp_server *s);
+/* Typical block size for a kernel: __launch_bounds__ or a literal launch block, else 0. */
+int lsp_kernel_block_threads(const an_model *m, const an_function *f, int *dyn_smem);
+/* Appends a one-line resource summary ("32 registers, 0 B spill, ...") to buf. */
+struct hk_buf;
+int lsp_resource_summary(const cc_resource *r, const an_model *m, const an_function *f,
+                         struct hk_buf *buf);
+/* LSP Range JSON (new reference) for a byte span of d, or NULL. */
+json_t *lsp_range_json(struct lsp_server *s, const doc *d, uint32_t start, uint32_t end);
+
+#endif

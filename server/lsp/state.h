@@ -1,0 +1,140 @@
+/* The shared state of the lsp module: the server, its settings, compile_commands.json and
+ * the per-document state, with the caps they live under. Types only, no functions: every
+ * other header of server/lsp/ includes this one and none includes another module's, so
+ * the include graph is a DAG (docs/ARCHITECTURE.md). Loop thread only. Not for use
+ * outside server/lsp/ (and its unit tests). */
+#ifndef HK_LSP_STATE_H
+#define HK_LSP_STATE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <uv.h>
+
+#include "analysis/analysis.h"
+#include "compile/compile.h"
+#include "core/log.h"
+#include "documents/documents.h"
+#include "lsp/lsp.h"
+#include "rpc/rpc.h"
+
+#define LSP_CONFIG_FILE ".hyperkernel.json"
+#define LSP_CONFIG_MAX_BYTES ((size_t)1 << 20)
+#define LSP_COMPILE_DB_MAX_BYTES ((size_t)64 << 20)
+#define LSP_MAX_FLAGS 256
+
+/* Settings under "episodes" and "engines" (config.c applies the layers through
+ * lsp_ep_config_apply). Owned strings; engines is a new reference or NULL. */
+struct lsp_ep_config {
+    char *db;          /* episodes.db; NULL: ep_default_db_path */
+    long budget;       /* episodes.budget (candidates); 0: the worker's default */
+    double minutes;    /* episodes.minutes; 0: the worker's default */
+    bool simulate;     /* episodes.simulate: CI only, the deterministic simulated GPU */
+    char *check;       /* episodes.check: "full" | "quick" | NULL */
+    bool allow_no_floor; /* episodes.allowNoFloor: credit speedups no physical floor checked
+                          * (the worker's --allow-no-floor) */
+    json_t *engines;   /* [{name, kind, endpoint?, model?}] as validated */
+};
+
+/* Effective settings: defaults, then .hyperkernel.json, then the client's settings
+ * (initializationOptions, replaced by each workspace/didChangeConfiguration). */
+struct lsp_config {
+    bool target_set;          /* "target" given somewhere (else per file extension) */
+    enum cc_backend backend;
+    char *arch;               /* owned */
+    bool compile_enabled;
+    unsigned debounce_ms;
+    unsigned timeout_ms;
+    char **flags;             /* owned, NULL-terminated */
+    char **include_paths;     /* owned, NULL-terminated */
+    char *nvcc, *hipcc;       /* owned or NULL */
+    bool log_level_set;
+    enum hk_log_level log_level;
+    struct lsp_ep_config ep;  /* episodes.*, engines (episodes.c) */
+};
+
+/* One entry of compile_commands.json reduced to the flags we pass on. */
+struct lsp_ccdb_entry {
+    char *file;               /* absolute, normalised */
+    char **flags;             /* NULL-terminated */
+};
+
+struct lsp_ccdb {
+    char *path;
+    struct timespec mtime;
+    bool loaded;
+    struct lsp_ccdb_entry *entries;
+    size_t n;
+};
+
+enum lsp_diag_source { LSP_DIAG_COMPILE, LSP_DIAG_RESOURCES, LSP_DIAG_REPORT, LSP_DIAG_N };
+
+/* Server-side state of one open document (doc_user of its doc). */
+struct lsp_doc {
+    struct lsp_server *s;
+    char *uri;                /* owned copy, for timers and jobs */
+    bool compilable;          /* a CUDA/HIP source by extension or languageId */
+    an_doc *an;               /* NULL when the grammar is unusable */
+    bool model_stale;         /* the last reparse failed: the model is of older text */
+    char *path;               /* file path of a file:// uri, or NULL */
+    uv_timer_t *debounce;     /* NULL until first scheduled; freed in its close cb */
+    cc_job *job;              /* running compile or NULL */
+    int64_t job_version;
+    cc_resource *res;         /* resources of the last finished compile (owned copies) */
+    size_t n_res;
+    int64_t res_version;      /* document version those resources belong to */
+    json_t *diags[LSP_DIAG_N];/* per source, new references or NULL */
+};
+
+enum lsp_state { LSP_UNINIT, LSP_RUNNING, LSP_SHUTDOWN, LSP_EXITED };
+
+struct lsp_server {
+    uv_loop_t *loop;
+    rpc *rpc;
+    lsp_send_fn send;
+    void *send_ud;
+    lsp_exit_fn on_exit;
+    void *exit_ud;
+    doc_store *docs;
+    enum lsp_state state;
+    int exit_code;
+    bool stopped;
+    enum doc_encoding enc;
+    /* what the client said it supports */
+    bool cl_hier_symbols, cl_markdown, cl_apply_edit, cl_show_document, cl_progress;
+    bool cl_diag_version;
+    bool cl_codelens_refresh, cl_doc_changes; /* workspace.codeLens.refreshSupport,
+                                               * workspaceEdit.documentChanges */
+    bool cl_action_disabled;  /* textDocument.codeAction.disabledSupport */
+    int trace;                /* 0 off, 1 messages, 2 verbose */
+    char *root;               /* workspace root directory or NULL */
+    json_t *cfg_file_json;    /* parsed .hyperkernel.json or NULL */
+    struct timespec cfg_file_mtime;
+    bool cfg_file_seen;
+    char *cfg_file_text;      /* its text (owned), to place the untrusted-key warnings */
+    json_t *cfg_client_json;  /* the client's settings or NULL */
+    /* workspace trust (trust.c) */
+    char **trusted_folders;   /* the user's trust list (read at start and after
+                               * hyperkernel.trustFolder); owned, may be NULL */
+    char *root_canon;         /* realpath of root (owned), what the list is matched to */
+    bool client_trusted;      /* the client said so: "isTrusted": true in its settings */
+    bool cfg_trusted;         /* s->cfg was built with the folder's keys that need trust */
+    char *untrusted_keys;     /* keys of the file the last rebuild ignored, "a,b"; owned */
+    bool trust_report_due;    /* untrusted_keys changed and is not reported yet */
+    bool init_replied;        /* the initialize response went out */
+    size_t trust_jobs;        /* trust list writes on the pool */
+    size_t plan_jobs;         /* code action / applyVersion plans on the pool (actions.c) */
+    struct lsp_config cfg;
+    bool cli_log_level;       /* --log-level given: it wins over log.level */
+    struct lsp_ccdb ccdb;     /* the published database (config.c) */
+    struct ccdb_job *ccdb_job;/* its read on the pool, or NULL */
+    bool grammar_ok;
+    const char *grammar_why;
+    bool told_no_compiler;
+    bool compiles_disabled;   /* lsp_server_disable_compiles */
+    size_t jobs_running;
+    struct lsp_eps *eps;      /* episodes.c state */
+};
+
+#endif
