@@ -714,7 +714,7 @@ int oracle_add_precision_dist(spec *s, char *note, size_t len)
                 first = d;
                 have_first = true;
             }
-            int w = snprintf(names + used, sizeof names - used, "%s'%s' uniform(%g,%g)",
+            int w = snprintf(names + used, sizeof names - used, "%s'%s': uniform(%g,%g)",
                              used ? ", " : "", a->name, lo, hi);
             used = w > 0 && (size_t)w < sizeof names - used ? used + (size_t)w : sizeof names - 1;
         } else {
@@ -737,10 +737,11 @@ int oracle_add_precision_dist(spec *s, char *note, size_t len)
     s->n_dists = n;
     s->n_referee_dists = 1;
     if (note && len)
-        snprintf(note, len, "distribution %zu (%s) added by the referee: every distribution of "
-                 "the float input%s %s is integer-valued, so any summation order is exact and "
+        snprintf(note, len, "distribution %zu added by the referee (%s): every distribution of "
+                 "%s float input%s is integer-valued, so any summation order is exact and "
                  "precision lost would go unseen; on it float outputs are judged only against "
                  "the fp64 shadow (error ratio), not by the spec's tolerance",
-                 n - 1, text, strchr(names, ',') ? "s" : "", names);
+                 n - 1, names, strchr(names, ',') ? "these" : "this",
+                 strchr(names, ',') ? "s" : "");
     return HK_OK;
 }
