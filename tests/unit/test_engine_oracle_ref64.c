@@ -8,6 +8,7 @@
  * compare exactly; the tolerance stays a second rule and the result names the rule that
  * decided; specs whose float inputs are integer-valued get a warning. */
 #include "core/hk.h"
+#include "measure/harness.h"
 #include "measure/oracle.h"
 #include "spec/spec.h"
 
@@ -396,6 +397,14 @@ static void test_precision_dist(void **state)
     assert_int_equal(s->n_dists, 4);
     assert_string_equal(s->dist_texts[3], "uniform(-2,2)");
     assert_int_equal(s->args[2].dists[3].kind, HK_DIST_ZEROS);
+    /* the launcher generated from the spec has it as --dist 3, for a and b */
+    char *prog = NULL;
+    assert_int_equal(harness_generate(s, NULL, &prog), HK_OK);
+    const char *row = strstr(prog, "/* 3: uniform(-2,2) */");
+    assert_non_null(row);
+    assert_non_null(strstr(row, "{ HK_DIST_UNIFORM, -2, 2 },\n        { HK_DIST_UNIFORM, -2, 2 },\n"
+                                "        { HK_DIST_ZEROS"));
+    hk_free(prog);
     spec_free(s);
 }
 
