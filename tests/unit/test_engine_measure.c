@@ -762,9 +762,6 @@ static double real_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* GPU programs of two processes never run at once: while another process holds the GPU
- * lock, a GPU run waits for it (and a stop ends the wait); a CPU run (a compile) does not
- * wait; HK_GPU_LOCK=off runs unlocked. */
 /* tiny_int.bench.json: integer-valued inputs only, so the referee adds distribution 2
  * (uniform(-2,2)); the baseline "coarse" is 1e-3 off there. shadow: an fp64 shadow (the
  * fake's --promote answers, exact) as measure_opts.ref64, or none. */
@@ -889,6 +886,9 @@ static void test_precision_unjudged(void **state)
     expect_reject(f, "nan", MEASURE_WRONG_ANSWER, "NaN/Inf where the baseline is finite");
 }
 
+/* GPU programs of two processes never run at once: while another process holds the GPU
+ * lock, a GPU run waits for it (and a stop ends the wait); a CPU run (a compile) does not
+ * wait; HK_GPU_LOCK=off runs unlocked. */
 static void test_gpu_lock(void **state)
 {
     fixture *f = *state;
