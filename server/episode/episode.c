@@ -350,6 +350,16 @@ static int host_code_details(const char *base, size_t base_len, const char *cand
     return rc;
 }
 
+/* Without an fp64 reference the referee's own distribution (oracle_add_precision_dist)
+ * is run but its accuracy is not judged: say so, with the reason. */
+static void precision_unjudged(ep_ctx *c, const char *why)
+{
+    if (c->sp && c->sp->n_referee_dists)
+        ep__log(c, "warn", "accuracy: the referee-added distribution %s is not judged (%s): "
+                "the spec's tolerance cannot judge it, and no fp64 reference exists",
+                c->sp->dist_texts[c->sp->n_dists - 1], why);
+}
+
 /* The baseline's fp64 shadow (promote.h) built as an image into dir, so that candidates'
  * errors are judged against it relative to the baseline's own (measure_opts.ref64). Where
  * the kernel does not allow one (half data, vector types, a template type that would change,
@@ -358,8 +368,11 @@ static int host_code_details(const char *base, size_t base_len, const char *cand
 static int build_shadow(ep_ctx *c, const char *dir)
 {
     const char *off = getenv("HK_REF64");
-    if (c->backend == CC_DCU || c->is_cmd || (off && !strcmp(off, "off")))
+    if (c->backend == CC_DCU || c->is_cmd || (off && !strcmp(off, "off"))) {
+        precision_unjudged(c, c->backend == CC_DCU ? "no fp64 shadow on DCU"
+                              : c->is_cmd ? "command form" : "HK_REF64=off");
         return HK_OK;
+    }
     promote_result pr;
     measure_compile mc;
     memset(&mc, 0, sizeof mc);
@@ -379,6 +392,7 @@ static int build_shadow(ep_ctx *c, const char *dir)
         ep__log(c, "info", "accuracy: no fp64 reference (%s): the spec's tolerance decides alone",
                 why);
         json_object_set_new(c->info, "accuracy_reference", ep__text(why));
+        precision_unjudged(c, why);
         goto out;
     }
     measure_opts mo = c->mo;
@@ -391,6 +405,7 @@ static int build_shadow(ep_ctx *c, const char *dir)
                 "alone:\n%s", mc.details ? mc.details : "");
         json_object_set_new(c->info, "accuracy_reference",
                             ep__text("the fp64 shadow does not build"));
+        precision_unjudged(c, "the fp64 shadow does not build");
         goto out;
     }
     c->shadow = (measure_prog){.exe = c->shadow_build.exe, .module = c->shadow_build.module,
@@ -416,6 +431,7 @@ static void shadow_ran(ep_ctx *c)
     ep__log(c, "warn", "accuracy: %s; the spec's tolerance decides alone",
             c->base.ref64_note ? c->base.ref64_note : "the fp64 shadow gave no reference");
     json_object_set_new(c->info, "accuracy_reference", ep__text(c->base.ref64_note));
+    precision_unjudged(c, c->base.ref64_note ? c->base.ref64_note : "the fp64 shadow gave no reference");
     c->mo.ref64 = NULL;
 }
 
@@ -573,6 +589,14 @@ static int load_spec(ep_ctx *c, const char *path)
         hk_free(line);
     }
     spec_diags_free(&d);
+    if (rc == HK_OK) {
+        /* float inputs with integer values only cannot show precision lost: the referee
+         * adds a real-valued distribution of its own, judged against the fp64 shadow */
+        char note[640];
+        rc = oracle_add_precision_dist(c->sp, note, sizeof note);
+        if (rc == HK_OK && note[0])
+            ep__log(c, "info", "accuracy: %s", note);
+    }
     return rc;
 }
 

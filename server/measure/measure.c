@@ -1225,17 +1225,20 @@ void measure_verdict_init(measure_verdict *v)
     memset(v, 0, sizeof *v);
     v->max_abs_err = NAN;
     v->max_rel_err = NAN;
+    v->precision_ratio = NAN;
     v->where.size = -1;
 }
 
 /* Errors against the fp64 reference, one list per output argument, a run per
- * combination compared. */
+ * combination compared: the spec's distributions in out, the referee's own (spec.h,
+ * n_referee_dists) apart in added, so that each is judged on its own and a verdict can
+ * name the distribution that decided. */
 struct measure_ref64_pool {
     struct ref64_output {
         int dtype;
         size_t runs, cap;
         oracle_ref64_err *base, *cand;
-    } out[HK_MAX_ARGS];
+    } out[HK_MAX_ARGS], added[HK_MAX_ARGS];
 };
 
 static void ref64_pool_free(struct measure_ref64_pool *p)
@@ -1243,6 +1246,8 @@ static void ref64_pool_free(struct measure_ref64_pool *p)
     for (size_t i = 0; p && i < HK_MAX_ARGS; i++) {
         hk_free(p->out[i].base);
         hk_free(p->out[i].cand);
+        hk_free(p->added[i].base);
+        hk_free(p->added[i].cand);
     }
     hk_free(p);
 }
@@ -1293,23 +1298,33 @@ static void fold_errors(measure_verdict *v, double abs_err, double rel_err)
         v->max_rel_err = rel_err;
 }
 
-int measure_compare_files(const measure_opts *o, const char *ref_path, const char *cand_path,
-                          measure_verdict *v)
+/* measure_compare_files; precision: the combination's distribution is the referee's, where
+ * float outputs are left to the fp64 rule (oracle_compare_precision). */
+static int compare_files(const measure_opts *o, const char *ref_path, const char *cand_path,
+                         bool precision, measure_verdict *v)
 {
     oracle_result res;
     memset(&res, 0, sizeof res);
     if (access(cand_path, R_OK) != 0) /* exit 0 but no file: the program misbehaved */
         return measure_verdict_set(v, MEASURE_HARNESS_ERROR, "no output file %s", cand_path);
-    int rc = oracle_compare_files(o->spec, ref_path, cand_path, &res);
+    int rc = precision ? oracle_compare_files_precision(o->spec, ref_path, cand_path, &res)
+                       : oracle_compare_files(o->spec, ref_path, cand_path, &res);
     if (rc) {
         HK_WARN("measure: reference %s unusable: %s", ref_path, res.reason);
         return rc == HK_ENOMEM ? rc : HK_EIO;
     }
-    fold_errors(v, res.max_abs, res.max_rel);
+    if (!precision) /* there, errors against the baseline say nothing: it is inaccurate too */
+        fold_errors(v, res.max_abs, res.max_rel);
     if (!res.pass) /* the oracle's reason names the output, the first bad element, the errors */
         rc = measure_verdict_set(v, MEASURE_WRONG_ANSWER, "%s (max abs error %.3g, max rel error %.3g)",
                                  res.reason, res.max_abs, res.max_rel);
     return rc;
+}
+
+int measure_compare_files(const measure_opts *o, const char *ref_path, const char *cand_path,
+                          measure_verdict *v)
+{
+    return compare_files(o, ref_path, cand_path, false, v);
 }
 
 /* Appends "prefix: " to v's details (which combination failed). */
@@ -1429,6 +1444,7 @@ static int group_failure(measure_verdict *v, const measure_run *r, const char *r
 static int ref64_add(const measure_opts *o, const char *ref, const char *cand,
                      const measure_combo *c, measure_verdict *v)
 {
+    bool added = spec_dist_is_referee(o->spec, (size_t)c->dist);
     oracle_file fr = {0}, fb = {0}, fc = {0};
     char err[256];
     char *path64 = measure_run_out_path(o->ref64_dir, c);
@@ -1449,7 +1465,8 @@ static int ref64_add(const measure_opts *o, const char *ref, const char *cand,
             x->arg_index != b->arg_index || r->count != b->count || x->count != b->count ||
             x->dtype != b->dtype || b->arg_index >= HK_MAX_ARGS)
             continue; /* not a promoted output: the tolerance rule alone */
-        struct ref64_output *po = &v->ref64->out[b->arg_index];
+        struct ref64_output *po = added ? &v->ref64->added[b->arg_index]
+                                        : &v->ref64->out[b->arg_index];
         if (po->runs == po->cap) {
             size_t nc = po->cap ? 2 * po->cap : 8;
             oracle_ref64_err *nb = hk_realloc(po->base, nc * sizeof *nb);
@@ -1483,22 +1500,39 @@ out:
 }
 
 /* The fp64 rule over v's pool, once every combination passed the tolerance rule: each
- * output's error may be at most k times the baseline's own plus a floor (oracle.h). */
+ * output's error may be at most k times the baseline's own plus a floor (oracle.h). The
+ * spec's distributions first, then the referee's own on their own pool: there this rule
+ * is the only judge of a float output's accuracy (v->precision says what it found). */
 static int ref64_judge(const measure_opts *o, measure_verdict *v)
 {
-    for (size_t i = 0; v->ref64 && v->reason == MEASURE_OK && i < HK_MAX_ARGS; i++) {
-        const struct ref64_output *po = &v->ref64->out[i];
-        if (!po->runs)
-            continue;
-        oracle_rule rule = oracle_default_rule(po->dtype);
-        oracle_ref64_result res;
-        oracle_ref64_judge(po->dtype, po->base, po->cand, po->runs, &rule, &res);
-        if (!res.pass)
+    const spec *s = o->spec;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; v->ref64 && v->reason == MEASURE_OK && i < HK_MAX_ARGS; i++) {
+            const struct ref64_output *po = pass ? &v->ref64->added[i] : &v->ref64->out[i];
+            if (!po->runs)
+                continue;
+            oracle_rule rule = oracle_default_rule(po->dtype);
+            oracle_ref64_result res;
+            oracle_ref64_judge(po->dtype, po->base, po->cand, po->runs, &rule, &res);
+            const char *name = i < s->n_args ? s->args[i].name : "?";
+            if (pass) {
+                v->precision = res.pass ? MEASURE_PRECISION_PASS : MEASURE_PRECISION_FAIL;
+                if (isnan(v->precision_ratio) || res.ratio > v->precision_ratio)
+                    v->precision_ratio = res.ratio;
+            }
+            if (res.pass)
+                continue;
+            if (pass)
+                return measure_verdict_set(v, MEASURE_WRONG_ANSWER,
+                                           "output '%s', on distribution %zu %s (added by the "
+                                           "referee: the spec's are integer-valued), against "
+                                           "the baseline's fp64 shadow over %zu combinations: "
+                                           "%s", name, s->n_dists - 1,
+                                           s->dist_texts[s->n_dists - 1], po->runs, res.reason);
             return measure_verdict_set(v, MEASURE_WRONG_ANSWER,
                                        "output '%s', against the baseline's fp64 shadow over %zu "
-                                       "combinations: %s",
-                                       i < o->spec->n_args ? o->spec->args[i].name : "?",
-                                       po->runs, res.reason);
+                                       "combinations: %s", name, po->runs, res.reason);
+        }
     }
     return HK_OK;
 }
@@ -1507,10 +1541,15 @@ static int compare_one(const measure_opts *o, const char *dir, const char *ref_d
                        const measure_combo *c, measure_verdict *v)
 {
     char *path = measure_run_out_path(dir, c), *ref = measure_run_out_path(ref_dir, c);
-    int rc = path && ref ? measure_compare_files(o, ref, path, v) : HK_ENOMEM;
+    bool added = spec_dist_is_referee(o->spec, (size_t)c->dist);
+    int rc = path && ref ? compare_files(o, ref, path, added, v) : HK_ENOMEM;
+    if (rc == HK_OK && added && v->reason == MEASURE_OK)
+        v->precision_runs++;
     if (rc == HK_OK && v->reason != MEASURE_OK) {
         v->where = *c;
-        details_prefix(v, "size %d, seed %lld, distribution %d: ", c->size, c->seed, c->dist);
+        details_prefix(v, "size %d, seed %lld, distribution %d%s%s%s: ", c->size, c->seed,
+                       c->dist, added ? " " : "", added ? o->spec->dist_texts[c->dist] : "",
+                       added ? " (added by the referee)" : "");
     } else if (rc == HK_OK) {
         v->n_checked++;
         if (o->ref64_dir)
@@ -1582,6 +1621,10 @@ int measure_check(const measure_opts *o, const measure_prog *p, const char *dir,
     }
     if (rc == HK_OK && v->reason == MEASURE_OK && o->ref64_dir)
         rc = ref64_judge(o, v);
+    /* the referee's distribution ran, but no reference covered a float output of it */
+    if (rc == HK_OK && v->reason == MEASURE_OK && v->precision_runs &&
+        v->precision == MEASURE_PRECISION_NONE)
+        v->precision = MEASURE_PRECISION_NOT_JUDGED;
     return rc;
 }
 
@@ -2214,6 +2257,31 @@ out:
     return rc;
 }
 
+/* New reference: the "precision" check entry for the referee-added distribution of spec s
+ * (docs/referee.md): which distribution, which rule decided, and, when none could, why. */
+static json_t *precision_check(const spec *s, const measure_baseline *base,
+                               const measure_verdict *v, const char *result)
+{
+    size_t d = s->n_dists ? s->n_dists - 1 : 0;
+    bool judged = v->precision == MEASURE_PRECISION_PASS || v->precision == MEASURE_PRECISION_FAIL;
+    const char *why = NULL;
+    if (!judged)
+        why = base->ref64_note ? base->ref64_note
+            : "no fp64 shadow of the baseline (the kernel allows none, or it is switched off: "
+              "see accuracy_reference); only NaN/Inf where the baseline is finite, the harness's "
+              "own checks and integer outputs were judged on it";
+    json_t *j = json_pack("{s:s, s:s, s:i, s:s, s:i, s:s, s:s}", "check", "precision",
+                          "distribution", s->n_dists ? s->dist_texts[d] : "", "dist", (int)d,
+                          "added_by", "referee", "combinations", (int)v->precision_runs,
+                          "decided_by", judged ? oracle_decider_name(ORACLE_BY_REF64) : "none",
+                          "result", judged ? result : "not_judged");
+    if (j && why)
+        json_object_set_new(j, "why", json_string(why));
+    if (j && judged && isfinite(v->precision_ratio))
+        json_object_set_new(j, "ratio", json_real(v->precision_ratio));
+    return j;
+}
+
 int measure_evaluate(const measure_opts *o, const measure_baseline *base,
                      const measure_prog *base_prog, const measure_prog *p, const char *dir,
                      measure_eval *out)
@@ -2238,6 +2306,8 @@ int measure_evaluate(const measure_opts *o, const measure_baseline *base,
         goto out;
     check_add(out->checks, json_pack("{s:s, s:i, s:s}", "check", "correctness", "combinations",
                                      (int)v->n_checked, "result", "pass"));
+    if (v->precision != MEASURE_PRECISION_NONE)
+        check_add(out->checks, precision_check(o->spec, base, v, "pass"));
     rule = "timing";
     TRY(measure_time_stable(o, p, dir, base->ref_dir, size, base->time_seed, base->time_dist,
                             base->check_seed, "candidate", out->checks, &out->timing, v));
@@ -2301,7 +2371,16 @@ int measure_evaluate(const measure_opts *o, const measure_baseline *base,
 out:
     if (v->reason == MEASURE_UNFLUSHED)
         rule = "l2_flush";
-    if (rc == HK_OK && v->reason != MEASURE_OK)
+    if (rc == HK_OK && v->precision == MEASURE_PRECISION_FAIL) {
+        /* the rejection's entry names the distribution and the rule, as a pass's does */
+        json_t *j = precision_check(o->spec, base, v, "fail");
+        if (j) {
+            json_object_set_new(j, "reason", json_string(measure_reason_name(v->reason)));
+            if (v->details)
+                json_object_set_new(j, "details", json_string(v->details));
+        }
+        check_add(out->checks, j);
+    } else if (rc == HK_OK && v->reason != MEASURE_OK)
         check_add(out->checks,
                   json_pack("{s:s, s:s, s:s, s:s?}", "check", rule, "result", "fail", "reason",
                             measure_reason_name(v->reason), "details", v->details));

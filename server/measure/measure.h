@@ -249,6 +249,16 @@ int measure_run_program(const measure_opts *o, const measure_prog *p, const char
 
 /* ---- verdicts ---- */
 
+/* What happened on a distribution the referee added (docs/accuracy.md). */
+enum measure_precision {
+    MEASURE_PRECISION_NONE = 0,   /* no such distribution among the combinations checked */
+    MEASURE_PRECISION_PASS,       /* every float output within the fp64 rule's limit */
+    MEASURE_PRECISION_FAIL,       /* an output beyond it: the verdict is wrong_answer */
+    MEASURE_PRECISION_NOT_JUDGED, /* no fp64 reference covered it: only NaN/Inf where the
+                                   * baseline is finite, the harness's own checks and
+                                   * integer outputs were judged there */
+};
+
 /* Correctness verdict. Owns details (measure_verdict_clear). */
 typedef struct {
     enum measure_reason reason;
@@ -261,6 +271,11 @@ typedef struct {
                                        * combination it ran (to size run_timeout_ms) */
     struct measure_ref64_pool *ref64; /* errors against the fp64 reference, pooled over the
                                        * combinations compared (owned; measure_check judges) */
+    /* The referee-added distribution (spec.n_referee_dists), judged by the fp64 rule alone
+     * over its own pool: what measure_check found there. */
+    enum measure_precision precision;
+    size_t precision_runs;            /* its combinations compared */
+    double precision_ratio;           /* worst error ratio over its float outputs; NAN: none */
 } measure_verdict;
 
 void measure_verdict_init(measure_verdict *v);

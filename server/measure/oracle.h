@@ -62,11 +62,22 @@ void oracle_compare_buffer(int dtype, const void *base, const void *cand, size_t
  * count, else the candidate fails with that reason. Always HK_OK; the verdict is r->pass. */
 int oracle_compare(const spec *s, const oracle_file *base, const oracle_file *cand, oracle_result *r);
 
+/* oracle_compare on a distribution the referee added (spec.n_referee_dists): float outputs
+ * must only agree in layout and have no NaN/Inf where the baseline is finite (their
+ * accuracy is judged by the fp64 rule alone, oracle_ref64_judge); integer outputs keep the
+ * spec's tolerance. Always HK_OK. */
+int oracle_compare_precision(const spec *s, const oracle_file *base, const oracle_file *cand,
+                             oracle_result *r);
+
 /* Reads both files and compares. A baseline that cannot be read is an error
  * (HK_ENOENT/HK_EIO/HK_EPARSE, reason in r->reason); a candidate file that is missing or
  * malformed is a failed candidate (HK_OK, r->pass false). */
 int oracle_compare_files(const spec *s, const char *baseline_path, const char *candidate_path,
                          oracle_result *r);
+
+/* oracle_compare_files with oracle_compare_precision's rule. */
+int oracle_compare_files_precision(const spec *s, const char *baseline_path,
+                                   const char *candidate_path, oracle_result *r);
 
 /* Element i of a buffer of dtype as a double (half and bfloat16 decoded exactly). */
 double oracle_element(int dtype, const void *data, size_t i);
@@ -172,5 +183,15 @@ bool oracle_dist_exercises_precision(const hk_dist *d);
  * every distribution is zeros does not count. Returns how many float inputs do not; when
  * that is > 0 and warning is not NULL, writes one line naming them (else ""). Pure. */
 size_t oracle_precision_check(const spec *s, bool *exercised, char *warning, size_t wlen);
+
+/* When some float input of harness-form spec s has only integer-valued distributions
+ * (oracle_precision_check), appends one distribution of the referee's own: for each such
+ * input uniform(lo, hi) over the range its distributions cover (ones_sparse and zeros count
+ * as 0..1 and 0), for every other argument with distributions one of its own (the first
+ * that exercises precision, else its first). s->n_referee_dists becomes 1, the added
+ * entry's text is "uniform(lo,hi)" of the first such input, and note (may be NULL) gets a
+ * line saying what was added and why ("" when nothing was). Idempotent; command-form specs
+ * are left alone. HK_OK, HK_ENOMEM (s unchanged but for larger arrays). */
+int oracle_add_precision_dist(spec *s, char *note, size_t len);
 
 #endif

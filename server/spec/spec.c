@@ -429,6 +429,12 @@ int spec_dtype_parse(const char *name, int *dtype)
     return HK_EINVAL;
 }
 
+bool spec_dist_is_referee(const spec *s, size_t d)
+{
+    return s && d < s->n_dists && s->n_referee_dists <= s->n_dists &&
+           d >= s->n_dists - s->n_referee_dists;
+}
+
 spec_tolerance spec_default_tolerance(int dtype)
 {
     switch (dtype) {

@@ -79,6 +79,11 @@ typedef struct spec {
     hk_dist *dists;           /* the spec's distributions (for float inputs) */
     char **dist_texts;        /* as written, for reports */
     size_t n_dists;
+    /* The last n_referee_dists entries of dists (and of every argument's dists) were added
+     * by the referee, not written in the spec: a real-valued distribution for float inputs
+     * whose every distribution is integer-valued (oracle_add_precision_dist). On those the
+     * fp64 rule alone judges float outputs (docs/accuracy.md); 0 for a spec as written. */
+    size_t n_referee_dists;
 
     /* command form */
     char *build, *run, *workdir, *pass_regex, *fail_regex;
@@ -127,6 +132,9 @@ int spec_locate(const char *text, size_t len, const char *path, int *line);
 /* Default tolerance for a dtype: fp32 rtol 1e-4, atol 1e-5, l2 1e-5; fp64 tighter;
  * fp16/bf16 looser; integers exact (all zero). */
 spec_tolerance spec_default_tolerance(int dtype);
+
+/* Whether distribution d of s was added by the referee (spec.n_referee_dists). */
+bool spec_dist_is_referee(const spec *s, size_t d);
 
 /* Parses a dtype name ("float", "fp32", "half", "int", "uint8_t", ...). HK_OK or HK_EINVAL. */
 int spec_dtype_parse(const char *name, int *dtype);

@@ -24,11 +24,13 @@
 
 #include "core/hk.h"
 #include "measure/measure.h"
+#include "measure/oracle.h"
 
 static const char *const fakes[] = {"ok",        "fast",   "fast20", "floor",  "wrong",
                                     "nan",       "cached", "cachedsmall", "unwritten", "oob", "cudaerr",
                                     "crash",     "hang",   "noline", "latebad", "latecrash",
-                                    "noisy",     "noisyonce", "unflushed", "seedfast"};
+                                    "noisy",     "noisyonce", "unflushed", "seedfast",
+                                    "coarse",    "coarse8"};
 
 typedef struct {
     char dir[256];
@@ -761,6 +763,130 @@ static double real_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* tiny_int.bench.json: integer-valued inputs only, so the referee adds distribution 2
+ * (uniform(-2,2)); the baseline "coarse" is 1e-3 off there. shadow: an fp64 shadow (the
+ * fake's --promote answers, exact) as measure_opts.ref64, or none. */
+static void precision_setup(fixture *f, bool shadow, measure_prog *sp)
+{
+    spec_free(f->sp);
+    spec_diags d = {0};
+    assert_int_equal(spec_load(HK_TEST_DATA "/episode/tiny_int.bench.json", &f->sp, &d), HK_OK);
+    spec_diags_free(&d);
+    char note[640];
+    assert_int_equal(oracle_add_precision_dist(f->sp, note, sizeof note), HK_OK);
+    assert_int_equal(f->sp->n_dists, 3);
+    f->o.spec = f->sp;
+    snprintf(f->base_exe, sizeof f->base_exe, "%s/coarse", f->bin);
+    f->o.ref64 = NULL;
+    if (shadow) {
+        static char module[400], fn[420];
+        snprintf(module, sizeof module, "%s/shadow.cubin", f->dir);
+        snprintf(fn, sizeof fn, "%s.fn", module);
+        FILE *fp = fopen(fn, "w");
+        assert_non_null(fp);
+        fputs("saxpy\n", fp);
+        fclose(fp);
+        *sp = (measure_prog){.exe = fake_path(f, "ok"), .module = module, .promote = 1};
+        f->o.ref64 = sp;
+    }
+    char ref[400];
+    snprintf(ref, sizeof ref, "%s/ref", f->dir);
+    measure_verdict v;
+    measure_verdict_init(&v);
+    measure_baseline_clear(&f->base);
+    assert_int_equal(measure_baseline_run(&f->o, &f->base_prog, ref, &f->base, &v), HK_OK);
+    assert_int_equal(v.reason, MEASURE_OK);
+    assert_int_equal(v.n_checked, 2 * 3 * 5);
+    assert_true(shadow == (f->base.ref64_dir != NULL));
+    measure_verdict_clear(&v);
+}
+
+/* The "precision" entry of e's checks; NULL when none. */
+static json_t *precision_entry(const measure_eval *e)
+{
+    json_t *last = NULL, *x;
+    size_t i;
+    json_array_foreach(e->checks, i, x)
+        if (!strcmp(json_string_value(json_object_get(x, "check")), "precision"))
+            last = x;
+    return last;
+}
+
+/* On the referee's distribution only the fp64 rule judges: an accurate candidate passes
+ * though the inaccurate baseline is far outside the spec's tolerance from it, and one with
+ * 8x the baseline's own error is rejected, the distribution and the rule named. */
+static void test_precision_dist(void **state)
+{
+    fixture *f = *state;
+    measure_prog sp;
+    precision_setup(f, true, &sp);
+    measure_eval e;
+    evaluate(f, "ok", &e);
+    if (e.verdict.reason != MEASURE_OK)
+        fail_msg("ok: %s", e.verdict.details);
+    assert_int_equal(e.verdict.precision, MEASURE_PRECISION_PASS);
+    assert_int_equal(e.verdict.precision_runs, 10);
+    json_t *p = precision_entry(&e);
+    assert_non_null(p);
+    assert_string_equal(json_string_value(json_object_get(p, "result")), "pass");
+    assert_string_equal(json_string_value(json_object_get(p, "distribution")), "uniform(-2,2)");
+    assert_int_equal(json_integer_value(json_object_get(p, "dist")), 2);
+    assert_string_equal(json_string_value(json_object_get(p, "added_by")), "referee");
+    assert_string_equal(json_string_value(json_object_get(p, "decided_by")),
+                        "fp64 reference, error ratio");
+    assert_true(json_real_value(json_object_get(p, "ratio")) < 0.1);
+    measure_eval_clear(&e);
+    /* the spec's tolerance would have rejected it there (1e-3 from the baseline): judged
+     * as one of the spec's own distributions, it is */
+    f->sp->n_referee_dists = 0;
+    expect_reject(f, "ok", MEASURE_WRONG_ANSWER, "distribution 2: ");
+    f->sp->n_referee_dists = 1;
+
+    evaluate(f, "coarse", &e); /* the baseline itself */
+    assert_int_equal(e.verdict.reason, MEASURE_OK);
+    measure_eval_clear(&e);
+
+    evaluate(f, "coarse8", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_WRONG_ANSWER);
+    print_message("coarse8: %s\n", e.verdict.details);
+    assert_non_null(strstr(e.verdict.details, "on distribution 2 uniform(-2,2) (added by the referee"));
+    assert_non_null(strstr(e.verdict.details, "fp64 reference, error ratio"));
+    assert_int_equal(e.verdict.precision, MEASURE_PRECISION_FAIL);
+    p = precision_entry(&e);
+    assert_non_null(p);
+    assert_ptr_equal(p, json_array_get(e.checks, json_array_size(e.checks) - 1));
+    assert_string_equal(json_string_value(json_object_get(p, "result")), "fail");
+    assert_string_equal(json_string_value(json_object_get(p, "reason")), "wrong_answer");
+    assert_true(json_real_value(json_object_get(p, "ratio")) > 1);
+    assert_true(isnan(e.speedup)); /* never timed */
+    measure_eval_clear(&e);
+    /* the spec's own distributions still face the tolerance rule */
+    expect_reject(f, "wrong", MEASURE_WRONG_ANSWER, "distribution 0: ");
+}
+
+/* Without an fp64 shadow the referee's distribution runs (crashes, poison, guard zones,
+ * NaN still count) but its accuracy is not judged, and the verdict says so. */
+static void test_precision_unjudged(void **state)
+{
+    fixture *f = *state;
+    precision_setup(f, false, NULL);
+    const char *const names[] = {"ok", "coarse8"};
+    for (size_t k = 0; k < 2; k++) {
+        measure_eval e;
+        evaluate(f, names[k], &e);
+        if (e.verdict.reason != MEASURE_OK)
+            fail_msg("%s: %s", names[k], e.verdict.details);
+        assert_int_equal(e.verdict.precision, MEASURE_PRECISION_NOT_JUDGED);
+        json_t *p = precision_entry(&e);
+        assert_non_null(p);
+        assert_string_equal(json_string_value(json_object_get(p, "result")), "not_judged");
+        assert_string_equal(json_string_value(json_object_get(p, "decided_by")), "none");
+        assert_non_null(strstr(json_string_value(json_object_get(p, "why")), "no fp64 shadow"));
+        measure_eval_clear(&e);
+    }
+    expect_reject(f, "nan", MEASURE_WRONG_ANSWER, "NaN/Inf where the baseline is finite");
+}
+
 /* GPU programs of two processes never run at once: while another process holds the GPU
  * lock, a GPU run waits for it (and a stop ends the wait); a CPU run (a compile) does not
  * wait; HK_GPU_LOCK=off runs unlocked. */
@@ -962,6 +1088,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandboxed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gpu_lock, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_precision_dist, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_precision_unjudged, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
  * compare exactly; the tolerance stays a second rule and the result names the rule that
  * decided; specs whose float inputs are integer-valued get a warning. */
 #include "core/hk.h"
+#include "measure/harness.h"
 #include "measure/oracle.h"
 #include "spec/spec.h"
 
@@ -18,6 +19,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define N_SUM (1u << 20)
@@ -317,6 +319,146 @@ static void test_precision_check(void **state)
     assert_false(oracle_dist_exercises_precision(&d));
 }
 
+/* A spec whose float inputs are integer-valued only gets one distribution of the
+ * referee's own, real-valued over the same range; one that already has a real-valued
+ * distribution does not. */
+static void test_precision_dist(void **state)
+{
+    (void)state;
+    static const char *const fmt =
+        "{\"kernel\": \"dot\", \"source\": \"dot.cu\", \"sizes\": [{\"n\": 1000}, {\"n\": 1003}],"
+        " \"args\": [{\"name\": \"a\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"n\"},"
+        " {\"name\": \"b\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"n\", \"dist\": \"int(0,3)\"},"
+        " {\"name\": \"out\", \"kind\": \"inout\", \"dtype\": \"float\", \"count\": 1, \"dist\": \"zeros\"},"
+        " {\"name\": \"idx\", \"kind\": \"input\", \"dtype\": \"int\", \"count\": \"n\"},"
+        " {\"name\": \"n\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"}],"
+        " \"launch\": {\"grid\": \"ceil_div(n, block_x)\", \"block\": 256},"
+        " \"seeds\": [1, 2, 3, 4, 5], \"distributions\": [%s]}";
+    char text[2048], note[640];
+    snprintf(text, sizeof text, fmt, "\"int(0,1)\", \"int(-2,2)\"");
+    spec *s = parse(text);
+    hk_dist idx0 = s->args[3].dists[0];
+    assert_int_equal(oracle_add_precision_dist(s, note, sizeof note), HK_OK);
+    print_message("note: %s\n", note);
+    assert_int_equal(s->n_dists, 3);
+    assert_int_equal(s->n_referee_dists, 1);
+    assert_false(spec_dist_is_referee(s, 1));
+    assert_true(spec_dist_is_referee(s, 2));
+    assert_string_equal(s->dist_texts[2], "uniform(-2,2)");
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(s->args[i].n_dists, 3);
+    /* a over the range of its spec distributions, b over its own int(0,3) */
+    assert_int_equal(s->args[0].dists[2].kind, HK_DIST_UNIFORM);
+    assert_true(s->args[0].dists[2].a == -2 && s->args[0].dists[2].b == 2);
+    assert_int_equal(s->args[1].dists[2].kind, HK_DIST_UNIFORM);
+    assert_true(s->args[1].dists[2].a == 0 && s->args[1].dists[2].b == 3);
+    assert_int_equal(s->args[2].dists[2].kind, HK_DIST_ZEROS); /* the accumulator */
+    assert_int_equal(s->args[3].dists[2].kind, idx0.kind);     /* integer data stay so */
+    assert_true(s->args[3].dists[2].a == idx0.a && s->args[3].dists[2].b == idx0.b);
+    assert_int_equal(oracle_precision_check(s, NULL, NULL, 0), 0);
+    assert_non_null(strstr(note, "distribution 2 added by the referee ('a': uniform(-2,2), "
+                                 "'b': uniform(0,3))"));
+    assert_non_null(strstr(note, "fp64 shadow"));
+    /* once only */
+    assert_int_equal(oracle_add_precision_dist(s, note, sizeof note), HK_OK);
+    assert_int_equal(s->n_dists, 3);
+    assert_string_equal(note, "");
+    spec_free(s);
+
+    snprintf(text, sizeof text, fmt, "\"int(0,1)\", \"uniform(-1,1)\"");
+    /* b's own int(0,3) is integer-only: it alone is given the real-valued range */
+    s = parse(text);
+    assert_int_equal(oracle_add_precision_dist(s, note, sizeof note), HK_OK);
+    assert_int_equal(s->n_dists, 3);
+    assert_string_equal(s->dist_texts[2], "uniform(0,3)");
+    assert_int_equal(s->args[0].dists[2].kind, HK_DIST_UNIFORM); /* a's own uniform(-1,1) */
+    assert_true(s->args[0].dists[2].a == -1 && s->args[0].dists[2].b == 1);
+    spec_free(s);
+
+    /* every float input exercises precision: nothing is added */
+    char *t2 = strdup(text);
+    char *p = strstr(t2, ", \"dist\": \"int(0,3)\"");
+    assert_non_null(p);
+    memmove(p, p + strlen(", \"dist\": \"int(0,3)\""), strlen(p + strlen(", \"dist\": \"int(0,3)\"")) + 1);
+    s = parse(t2);
+    free(t2);
+    assert_int_equal(oracle_add_precision_dist(s, note, sizeof note), HK_OK);
+    assert_int_equal(s->n_dists, 2);
+    assert_int_equal(s->n_referee_dists, 0);
+    assert_false(spec_dist_is_referee(s, 1));
+    assert_string_equal(note, "");
+    spec_free(s);
+
+    /* the suite's dot: a and b get uniform(-2,2), its zeros accumulator stays zeros */
+    spec_diags d = { 0 };
+    assert_int_equal(spec_load(HK_TEST_DATA "/../../bench/kernels/dot.bench.json", &s, &d), HK_OK);
+    spec_diags_free(&d);
+    assert_int_equal(oracle_add_precision_dist(s, note, sizeof note), HK_OK);
+    assert_int_equal(s->n_dists, 4);
+    assert_string_equal(s->dist_texts[3], "uniform(-2,2)");
+    assert_int_equal(s->args[2].dists[3].kind, HK_DIST_ZEROS);
+    /* the launcher generated from the spec has it as --dist 3, for a and b */
+    char *prog = NULL;
+    assert_int_equal(harness_generate(s, NULL, &prog), HK_OK);
+    const char *row = strstr(prog, "/* 3: uniform(-2,2) */");
+    assert_non_null(row);
+    assert_non_null(strstr(row, "{ HK_DIST_UNIFORM, -2, 2 },\n        { HK_DIST_UNIFORM, -2, 2 },\n"
+                                "        { HK_DIST_ZEROS"));
+    hk_free(prog);
+    spec_free(s);
+}
+
+/* On the referee's distribution a float output is left to the fp64 rule: far from the
+ * baseline passes, NaN where the baseline is finite does not, integers stay exact. */
+static void test_compare_precision(void **state)
+{
+    (void)state;
+    float fb[3] = { 1.0f, 2.0f, 3.0f }, fc[3] = { 1.5f, 2.0f, -3.0f };
+    int32_t ib[2] = { 1, 2 }, ic[2] = { 1, 3 };
+    unsigned char blob[2][16 + 16 + 12 + 16 + 8];
+    for (int k = 0; k < 2; k++) {
+        unsigned char *q = blob[k];
+        uint32_t ver = HK_OUT_VERSION, n = 2, a0 = 2, dt0 = HK_DT_F32, a1 = 3, dt1 = HK_DT_I32;
+        uint64_t c0 = 3, c1 = 2;
+        memcpy(q, HK_OUT_MAGIC, 8);
+        memcpy(q + 8, &ver, 4);
+        memcpy(q + 12, &n, 4);
+        memcpy(q + 16, &a0, 4);
+        memcpy(q + 20, &dt0, 4);
+        memcpy(q + 24, &c0, 8);
+        memcpy(q + 32, k ? fc : fb, 12);
+        memcpy(q + 44, &a1, 4);
+        memcpy(q + 48, &dt1, 4);
+        memcpy(q + 52, &c1, 8);
+        memcpy(q + 60, k ? ic : ib, 8);
+    }
+    oracle_file base, cand;
+    char err[128];
+    unsigned char *bb = hk_malloc(sizeof blob[0]), *cb = hk_malloc(sizeof blob[1]);
+    memcpy(bb, blob[0], sizeof blob[0]);
+    memcpy(cb, blob[1], sizeof blob[1]);
+    assert_int_equal(oracle_parse(bb, sizeof blob[0], &base, err, sizeof err), HK_OK);
+    assert_int_equal(oracle_parse(cb, sizeof blob[1], &cand, err, sizeof err), HK_OK);
+    oracle_result r;
+    oracle_compare_precision(NULL, &base, &cand, &r); /* the float output passes ... */
+    assert_false(r.pass);                             /* ... the integer one does not */
+    assert_int_equal(r.arg_index, 3);
+    ic[1] = 2;
+    memcpy(cand.blob + 60, ic, 8);
+    oracle_compare_precision(NULL, &base, &cand, &r);
+    assert_true(r.pass);
+    oracle_compare(NULL, &base, &cand, &r); /* the ordinary rule rejects the float output */
+    assert_false(r.pass);
+    assert_int_equal(r.arg_index, 2);
+    float nan = NAN;
+    memcpy(cand.blob + 36, &nan, 4);
+    oracle_compare_precision(NULL, &base, &cand, &r);
+    assert_false(r.pass);
+    assert_non_null(strstr(r.reason, "NaN/Inf where the baseline is finite"));
+    oracle_file_free(&base);
+    oracle_file_free(&cand);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +469,8 @@ int main(void)
         cmocka_unit_test(test_integers),
         cmocka_unit_test(test_tolerance_rule),
         cmocka_unit_test(test_precision_check),
+        cmocka_unit_test(test_precision_dist),
+        cmocka_unit_test(test_compare_precision),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
