@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "compile/compile.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "core/log.h"
 #include "episode/episode.h"
 #include "measure/measure.h"
@@ -295,6 +296,8 @@ static void optimize_usage(FILE *f)
             "                           tree; it answers for tests/data/episode/tiny.bench.json)\n"
             "  --untrusted              the spec's folder is not trusted (the editor passes it):\n"
             "                           refuse a command-form spec or one with compile_flags\n"
+            "  --lang en|zh-CN          language of the report and the summary (default: from\n"
+            "                           LC_ALL, LC_MESSAGES or LANG; JSON is never translated)\n"
             "Exit: 0 completed, 1 failed, 2 bad input, 3 no GPU, 130 stopped.\n");
 }
 
@@ -484,7 +487,7 @@ int cli_optimize(int argc, char **argv)
 {
     enum { O_TARGET = 256, O_ENGINE, O_BUDGET, O_MINUTES, O_SEED, O_NAME, O_FROM_ORIGINAL,
            O_DB, O_OUT, O_JSON, O_EVENTS, O_JOBS, O_WORK, O_KEEP, O_QUIET, O_CHECK, O_SIM,
-           O_NO_FLOOR, O_UNTRUSTED };
+           O_NO_FLOOR, O_UNTRUSTED, O_LANG };
     static const struct option opts[] = {
         {"kernel", required_argument, NULL, 'k'},
         {"spec", required_argument, NULL, 's'},
@@ -507,6 +510,7 @@ int cli_optimize(int argc, char **argv)
         {"simulate-gpu", no_argument, NULL, O_SIM},
         {"allow-no-floor", no_argument, NULL, O_NO_FLOOR},
         {"untrusted", no_argument, NULL, O_UNTRUSTED},
+        {"lang", required_argument, NULL, O_LANG},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -551,6 +555,11 @@ int cli_optimize(int argc, char **argv)
         case O_NAME: o.name = optarg; break;
         case O_FROM_ORIGINAL: o.from_original = true; break;
         case O_UNTRUSTED: o.untrusted = true; break;
+        case O_LANG:
+            if (strcmp(optarg, "en") && strcmp(optarg, "zh-CN"))
+                goto bad_value;
+            hk_i18n_set(hk_i18n_parse(optarg));
+            break;
         case O_DB: o.db_path = optarg; break;
         case O_OUT: o.out_dir = optarg; break;
         case O_JSON: json = true; break;
