@@ -12,36 +12,40 @@
 
 struct hk_msg_entry {
     const char *name;
+    bool format; /* a printf format (F), else plain text (M) */
     const char *text[HK_LANG_COUNT];
 };
 
-#define M(id, en, zh) [HK_MSG_##id] = {#id, {en, zh}}
+/* M: plain text, shown as it is ("% of roofline" is not a conversion). F: a printf
+ * format, for hk_trf or a printf; its conversions are the same in every language. */
+#define M(id, en, zh) [HK_MSG_##id] = {#id, false, {en, zh}}
+#define F(id, en, zh) [HK_MSG_##id] = {#id, true, {en, zh}}
 
 /* A gap in this table (an id with no row) reads as NULL: the unit test finds it. */
 static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     M(ACT_OPTIMIZE_NVIDIA, "Optimize for NVIDIA", "针对 NVIDIA 优化"),
     M(ACT_OPTIMIZE_DCU, "Optimize for DCU", "针对 DCU 优化"),
-    M(ACT_OPTIMIZE_NVIDIA_WITH, "Optimize for NVIDIA with %s", "用 %s 针对 NVIDIA 优化"),
+    F(ACT_OPTIMIZE_NVIDIA_WITH, "Optimize for NVIDIA with %s", "用 %s 针对 NVIDIA 优化"),
     M(ACT_CREATE_SPEC, "Create benchmark spec", "创建基准测试描述 (bench spec)"),
     M(ACT_SHOW_REPORT, "Show report", "查看报告"),
-    M(ACT_APPLY_SPEEDUP, "Apply v%d (%.2fx%s)", "应用 v%d（加速比 %.2fx%s）"),
-    M(ACT_APPLY, "Apply v%d%s", "应用 v%d%s"),
+    F(ACT_APPLY_SPEEDUP, "Apply v%d (%.2fx%s)", "应用 v%d（加速比 %.2fx%s）"),
+    F(ACT_APPLY, "Apply v%d%s", "应用 v%d%s"),
     M(LENS_OPTIMIZE_NVIDIA, "Optimize (NVIDIA)", "优化 (NVIDIA)"),
     M(LENS_OPTIMIZE_DCU, "Optimize (DCU)", "优化 (DCU)"),
-    M(LENS_BEST_APPLY, "best %.2fx%s (v%d) - Apply", "最佳加速比 %.2fx%s (v%d) - 应用"),
+    F(LENS_BEST_APPLY, "best %.2fx%s (v%d) - Apply", "最佳加速比 %.2fx%s (v%d) - 应用"),
     M(LENS_REPORT, "Report", "报告"),
     M(SIMULATED_WORD, " simulated", "，模拟"),
     M(SIMULATED_PAREN, " (simulated)", "（模拟）"),
     M(SIMULATED_GPU_PAREN, " (simulated GPU)", "（模拟 GPU）"),
-    M(PROGRESS_TITLE, "Optimize %s (%s)", "优化核函数 %s (%s)"),
+    F(PROGRESS_TITLE, "Optimize %s (%s)", "优化核函数 %s (%s)"),
     M(PROGRESS_STARTING, "starting", "正在启动"),
     M(PROGRESS_STOPPING, "stopping", "正在停止"),
     M(PROGRESS_STOPPED, "stopped", "已停止"),
     M(PROGRESS_NO_GPU, "no GPU: stopping", "未找到 GPU：正在停止"),
-    M(PROGRESS_DONE_BEST, "done: best %.2fx%s", "完成：最佳加速比 %.2fx%s"),
+    F(PROGRESS_DONE_BEST, "done: best %.2fx%s", "完成：最佳加速比 %.2fx%s"),
     M(PROGRESS_DONE_NONE, "done: no faster version found", "完成：未找到更快的版本"),
-    M(PROGRESS_FAILED, "failed: %.480s", "失败：%.480s"),
-    M(PROGRESS_SPEC_INFERRED, "spec inferred and saved to %s: %s",
+    F(PROGRESS_FAILED, "failed: %.480s", "失败：%.480s"),
+    F(PROGRESS_SPEC_INFERRED, "spec inferred and saved to %s: %s",
       "已推断 bench spec 并保存到 %s：%s"),
     M(STAGE_INIT, "init", "初始化"),
     M(STAGE_SPEC, "spec", "bench spec"),
@@ -51,17 +55,17 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     M(STAGE_VERIFY, "verify", "验证"),
     M(STAGE_REPORT, "report", "生成报告"),
     M(UNKNOWN_ERROR, "unknown error", "未知错误"),
-    M(SHOW_OPTIMIZE_FAILED, "Optimize %s (%s) failed: %s", "优化核函数 %s (%s) 失败：%s"),
-    M(DIAG_FAILED, "optimization failed: %.600s", "优化失败：%.600s"),
-    M(DIAG_INTERRUPTED, "optimization was interrupted: %.600s", "优化被中断：%.600s"),
+    F(SHOW_OPTIMIZE_FAILED, "Optimize %s (%s) failed: %s", "优化核函数 %s (%s) 失败：%s"),
+    F(DIAG_FAILED, "optimization failed: %.600s", "优化失败：%.600s"),
+    F(DIAG_INTERRUPTED, "optimization was interrupted: %.600s", "优化被中断：%.600s"),
     M(DIAG_SEE_REPORT, "see the episode's report", "详见本次优化的报告"),
     M(DIAG_SIMULATED_PREFIX, "simulated GPU: ", "模拟 GPU："),
-    M(DIAG_FASTER, "%.2fx faster version available", "有更快的版本可用，加速比 %.2fx"),
-    M(DIAG_BANDWIDTH_SMALL, ", %.2g%% of peak bandwidth", "，达到峰值带宽的 %.2g%%"),
-    M(DIAG_BANDWIDTH, ", %.0f%% of peak bandwidth", "，达到峰值带宽的 %.0f%%"),
-    M(DIAG_ROOFLINE_SMALL, ", %.2g%% of the roofline bound", "，达到屋顶线模型上限的 %.2g%%"),
-    M(DIAG_ROOFLINE, ", %.0f%% of the roofline bound", "，达到屋顶线模型上限的 %.0f%%"),
-    M(DIAG_EPISODE, " (episode %lld)", "（优化任务 %lld）"),
+    F(DIAG_FASTER, "%.2fx faster version available", "有更快的版本可用，加速比 %.2fx"),
+    F(DIAG_BANDWIDTH_SMALL, ", %.2g%% of peak bandwidth", "，达到峰值带宽的 %.2g%%"),
+    F(DIAG_BANDWIDTH, ", %.0f%% of peak bandwidth", "，达到峰值带宽的 %.0f%%"),
+    F(DIAG_ROOFLINE_SMALL, ", %.2g%% of the roofline bound", "，达到屋顶线模型上限的 %.2g%%"),
+    F(DIAG_ROOFLINE, ", %.0f%% of the roofline bound", "，达到屋顶线模型上限的 %.0f%%"),
+    F(DIAG_EPISODE, " (episode %lld)", "（优化任务 %lld）"),
     M(HOVER_OPTIMIZING, "Optimizing", "正在优化"),
     M(HOVER_SPEC_INFERRED, "Spec inferred", "已推断 bench spec"),
     M(HOVER_HISTORY, "Optimization history", "优化历史"),
@@ -110,13 +114,13 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "加速比"),
     M(REP_SPEEDUP_WORD, "speedup",
       "加速比"),
-    M(REP_SPREAD_FROM, "spread %s .. %s, from p10/p90",
+    F(REP_SPREAD_FROM, "spread %s .. %s, from p10/p90",
       "波动区间 %s .. %s，取自 p10/p90"),
     M(REP_NO_FASTER, "No faster verified version.",
       "没有经过验证的更快版本。"),
-    M(REP_ACCURACY, "Accuracy against the baseline's outputs: max abs error %s, max rel error %s",
+    F(REP_ACCURACY, "Accuracy against the baseline's outputs: max abs error %s, max rel error %s",
       "相对基线输出的精度：最大绝对误差 %s，最大相对误差 %s"),
-    M(REP_ACCURACY_HTML, "; against the baseline's outputs max abs error %s, max rel error %s",
+    F(REP_ACCURACY_HTML, "; against the baseline's outputs max abs error %s, max rel error %s",
       "；相对基线输出的最大绝对误差 %s，最大相对误差 %s"),
     M(REP_BEST_INFERRED, "No best version was recorded: the fastest verified one is shown.",
       "没有记录最佳版本：此处显示经过验证的最快版本。"),
@@ -130,7 +134,7 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "加速归功于优化技能 `"),
     M(REP_UNEXPLAINED, "**The gain is unexplained**: skill `",
       "**加速原因无法解释**：优化技能 `"),
-    M(REP_CREDIT_EVIDENCE, "`'s evidence `%s` %s in the SASS (%lld lines; %lld in the baseline)\n",
+    F(REP_CREDIT_EVIDENCE, "`'s evidence `%s` %s in the SASS (%lld lines; %lld in the baseline)\n",
       "` 的证据 `%s` %s SASS 中（%lld 行；基线中 %lld 行）\n"),
     M(REP_SHOWS, "shows",
       "出现在"),
@@ -243,6 +247,7 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
 };
 
 #undef M
+#undef F
 
 static enum hk_lang current = HK_LANG_EN;
 
@@ -332,6 +337,11 @@ const char *hk_msg_entry(enum hk_lang lang, enum hk_msg id)
     if ((unsigned)id >= HK_MSG_COUNT || (unsigned)lang >= HK_LANG_COUNT)
         return NULL;
     return msgs[id].text[lang];
+}
+
+bool hk_msg_is_format(enum hk_msg id)
+{
+    return (unsigned)id < HK_MSG_COUNT && msgs[id].format;
 }
 
 const char *hk_msg_name(enum hk_msg id)

@@ -5,13 +5,14 @@
 #define HK_CORE_I18N_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 enum hk_lang { HK_LANG_EN, HK_LANG_ZH_CN, HK_LANG_COUNT };
 
 /* A message's id. Adding one: a line here and a row in i18n.c's table with both
- * languages (test_core_i18n fails on a missing or empty entry, and on format
- * specifiers that differ between the languages). Entries with printf specifiers are
- * formats: pass them to hk_trf or a printf, never as plain text. */
+ * languages, M for plain text or F for a printf format (test_core_i18n fails on a
+ * missing or empty entry, and on a format whose conversions differ between the
+ * languages). Pass an F entry to hk_trf or a printf, an M entry only as text (%s). */
 enum hk_msg {
     /* code actions and code lenses */
     HK_MSG_ACT_OPTIMIZE_NVIDIA,
@@ -179,6 +180,8 @@ const char *hk_tr(enum hk_msg id);
 const char *hk_tr_in(enum hk_lang lang, enum hk_msg id);
 /* The table's entry as written (no fallback): NULL when missing. For the tests. */
 const char *hk_msg_entry(enum hk_lang lang, enum hk_msg id);
+/* Whether id's entry is a printf format (F in i18n.c) rather than plain text. */
+bool hk_msg_is_format(enum hk_msg id);
 /* The stable name of id ("ACT_OPTIMIZE_NVIDIA"), for tests and logs. */
 const char *hk_msg_name(enum hk_msg id);
 
