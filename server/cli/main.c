@@ -4,6 +4,7 @@
 #include "cli/cli_engine.h"
 #include "cli/cli_history.h"
 #include "cli/cli_spec.h"
+#include "core/i18n.h"
 #include "lsp/lsp.h"
 
 #include <stdio.h>
@@ -60,6 +61,9 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     struct lsp_opts o = {.log_path = NULL, .log_level = NULL, .in_fd = 0, .out_fd = 1};
+    /* the commands speak the environment's language; the server picks its own at
+     * initialize (docs/i18n.md) */
+    hk_i18n_set(hk_i18n_pick(NULL, hk_i18n_env_locale()));
     if (argc > 1 && argv[1][0] != '-') {
         const struct cli_command *c = find_command(argv[1]);
         if (!c) {

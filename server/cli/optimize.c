@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "compile/compile.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "core/log.h"
 #include "episode/episode.h"
 #include "measure/measure.h"
@@ -149,12 +150,12 @@ static void print_built(const json_t *s)
         const char *row[] = {ver, reg, spill, by};
         cli_table_row(&t, row);
     }
-    printf("  built, not measured:\n");
+    fputs(hk_tr(HK_MSG_CLI_BUILT), stdout);
     cli_table_print(&t, stdout, "    ");
     cli_table_free(&t);
     const char *dir = json_string_value(json_object_get(s, "candidates_dir"));
     if (dir)
-        printf("  the candidates' sources: %s (vN.cu, the whole file of version N)\n", dir);
+        printf(hk_tr(HK_MSG_CLI_SOURCES), dir);
 }
 
 /* A GPU report recorded for this very source (bench/results/recorded.json, or its installed
@@ -198,43 +199,48 @@ out:
 static void print_summary(const ep_result *r)
 {
     const json_t *s = json_object_get(r->summary, "summary");
-    printf("episode %lld: %s", (long long)r->episode_id, store_episode_status_name(r->status));
+    /* the status is the store's name for it, as --json and the history say it */
+    printf(hk_tr(HK_MSG_CLI_EPISODE), (long long)r->episode_id,
+           store_episode_status_name(r->status));
     if (r->error)
-        printf(": %s", r->error);
+        printf(hk_tr(HK_MSG_CLI_ERROR_SUFFIX), r->error);
     printf("\n");
     if (json_is_object(s)) {
-        printf("  kernel %s, %s on %s\n", json_string_value(json_object_get(s, "kernel")),
+        printf(hk_tr(HK_MSG_CLI_KERNEL_LINE), json_string_value(json_object_get(s, "kernel")),
                json_string_value(json_object_get(s, "arch")),
                json_is_string(json_object_get(s, "device"))
                    ? json_string_value(json_object_get(s, "device"))
-                   : "no GPU");
-        printf("  candidates: %lld proposed, %lld accepted, %lld rejected, %lld not measured",
+                   : hk_tr(HK_MSG_CLI_NO_GPU));
+        printf(hk_tr(HK_MSG_CLI_CANDIDATES),
                (long long)json_integer_value(json_object_get(s, "candidates")),
                (long long)json_integer_value(json_object_get(s, "accepted")),
                (long long)json_integer_value(json_object_get(s, "rejected")),
                (long long)json_integer_value(json_object_get(s, "not_measured")));
         if (json_integer_value(json_object_get(s, "not_credited")) > 0)
-            printf(", %lld measured but not credited",
+            printf(hk_tr(HK_MSG_CLI_NOT_CREDITED_COUNT),
                    (long long)json_integer_value(json_object_get(s, "not_credited")));
         printf("\n");
         bool sim = json_is_true(json_object_get(s, "simulated"));
         if (sim)
-            printf("  SIMULATED GPU: the times and speedups below are simulated, not measured\n");
+            fputs(hk_tr(HK_MSG_CLI_SIMULATED), stdout);
         double sp = num(s, "speedup");
         if (isfinite(sp)) {
-            printf("  best v%lld: %.4g ms vs baseline %.4g ms (interleaved): %.2fx%s "
-                   "(pairs p10 %.2fx .. p90 %.2fx)\n",
+            printf(hk_tr(HK_MSG_CLI_BEST),
                    (long long)json_integer_value(json_object_get(s, "best_version")),
                    num(s, "best_ms"), num(s, "verify_baseline_ms"), sp,
-                   sim ? " simulated" : "", num(s, "speedup_p10"), num(s, "speedup_p90"));
+                   sim ? hk_tr(HK_MSG_SIMULATED_WORD) : "", num(s, "speedup_p10"),
+                   num(s, "speedup_p90"));
             double roof = num(s, "roofline_pct"), rel = num(s, "max_rel_err");
             if (isfinite(roof))
-                printf("  %.1f%% of the roofline bound", roof);
-            if (isfinite(rel))
-                printf("%s max rel error %.3g", isfinite(roof) ? "," : " ", rel);
-            printf("\n  produced by %s\n", json_string_value(json_object_get(s, "produced_by")));
+                printf(hk_tr(HK_MSG_CLI_ROOFLINE), roof);
+            if (isfinite(rel)) {
+                fputs(isfinite(roof) ? hk_tr(HK_MSG_CLI_COMMA) : "  ", stdout);
+                printf(hk_tr(HK_MSG_CLI_MAX_REL_ERR), rel);
+            }
+            printf(hk_tr(HK_MSG_CLI_PRODUCED_BY),
+                   json_string_value(json_object_get(s, "produced_by")));
         } else if (isfinite(num(s, "baseline_ms"))) {
-            printf("  no faster verified version (baseline %.4g ms)\n", num(s, "baseline_ms"));
+            printf(hk_tr(HK_MSG_CLI_NO_FASTER), num(s, "baseline_ms"));
         }
         const json_t *nc = json_object_get(s, "not_credited_best");
         if (json_is_object(nc))
@@ -252,7 +258,7 @@ static void print_summary(const ep_result *r)
     if (json_is_object(s) && !isfinite(num(s, "baseline_ms")))
         print_built(s);
     if (r->report_html)
-        printf("  report: %s\n", r->report_html);
+        printf(hk_tr(HK_MSG_CLI_REPORT), r->report_html);
     if (json_is_object(s) && r->no_gpu)
         print_recorded(s);
 }
@@ -295,6 +301,8 @@ static void optimize_usage(FILE *f)
             "                           tree; it answers for tests/data/episode/tiny.bench.json)\n"
             "  --untrusted              the spec's folder is not trusted (the editor passes it):\n"
             "                           refuse a command-form spec or one with compile_flags\n"
+            "  --lang en|zh-CN          language of the report and the summary (default: from\n"
+            "                           LC_ALL, LC_MESSAGES or LANG; JSON is never translated)\n"
             "Exit: 0 completed, 1 failed, 2 bad input, 3 no GPU, 130 stopped.\n");
 }
 
@@ -484,7 +492,7 @@ int cli_optimize(int argc, char **argv)
 {
     enum { O_TARGET = 256, O_ENGINE, O_BUDGET, O_MINUTES, O_SEED, O_NAME, O_FROM_ORIGINAL,
            O_DB, O_OUT, O_JSON, O_EVENTS, O_JOBS, O_WORK, O_KEEP, O_QUIET, O_CHECK, O_SIM,
-           O_NO_FLOOR, O_UNTRUSTED };
+           O_NO_FLOOR, O_UNTRUSTED, O_LANG };
     static const struct option opts[] = {
         {"kernel", required_argument, NULL, 'k'},
         {"spec", required_argument, NULL, 's'},
@@ -507,6 +515,7 @@ int cli_optimize(int argc, char **argv)
         {"simulate-gpu", no_argument, NULL, O_SIM},
         {"allow-no-floor", no_argument, NULL, O_NO_FLOOR},
         {"untrusted", no_argument, NULL, O_UNTRUSTED},
+        {"lang", required_argument, NULL, O_LANG},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -551,6 +560,11 @@ int cli_optimize(int argc, char **argv)
         case O_NAME: o.name = optarg; break;
         case O_FROM_ORIGINAL: o.from_original = true; break;
         case O_UNTRUSTED: o.untrusted = true; break;
+        case O_LANG:
+            if (strcmp(optarg, "en") && strcmp(optarg, "zh-CN"))
+                goto bad_value;
+            hk_i18n_set(hk_i18n_parse(optarg));
+            break;
         case O_DB: o.db_path = optarg; break;
         case O_OUT: o.out_dir = optarg; break;
         case O_JSON: json = true; break;

@@ -730,9 +730,9 @@ static char *apply_title(json_t *c)
     json_t *sp = json_object_get(c, "speedup");
     bool sim = json_is_true(json_object_get(c, "simulated"));
     if (json_is_number(sp))
-        return hk_asprintf("Apply v%d (%.2fx%s)", num, json_number_value(sp),
-                           sim ? " simulated" : "");
-    return hk_asprintf("Apply v%d%s", num, sim ? " (simulated)" : "");
+        return hk_trf(HK_MSG_ACT_APPLY_SPEEDUP, num, json_number_value(sp),
+                      sim ? hk_tr(HK_MSG_SIMULATED_WORD) : "");
+    return hk_trf(HK_MSG_ACT_APPLY, num, sim ? hk_tr(HK_MSG_SIMULATED_PAREN) : "");
 }
 
 /* ---- textDocument/codeAction ---- */
@@ -828,18 +828,19 @@ static void on_code_action(rpc_call *call, json_t *params, void *ud)
     json_t *a;
     if ((a = kernel_args(uri, kernel)))
         json_object_set_new(a, "target", json_string(nv ? nv : "nvidia"));
-    push_action(out, only, "Optimize for NVIDIA", KIND_OPTIMIZE,
-                command_json("Optimize for NVIDIA", "hyperkernel.optimize", a), NULL, NULL,
-                false);
+    push_action(out, only, hk_tr(HK_MSG_ACT_OPTIMIZE_NVIDIA), KIND_OPTIMIZE,
+                command_json(hk_tr(HK_MSG_ACT_OPTIMIZE_NVIDIA), "hyperkernel.optimize", a),
+                NULL, NULL, false);
     if ((a = kernel_args(uri, kernel)))
         json_object_set_new(a, "target", json_string("dcu"));
-    push_action(out, only, "Optimize for DCU", KIND_OPTIMIZE,
-                command_json("Optimize for DCU", "hyperkernel.optimize", a), NULL, NULL, false);
+    push_action(out, only, hk_tr(HK_MSG_ACT_OPTIMIZE_DCU), KIND_OPTIMIZE,
+                command_json(hk_tr(HK_MSG_ACT_OPTIMIZE_DCU), "hyperkernel.optimize", a), NULL,
+                NULL, false);
     size_t i;
     json_t *eng;
     json_array_foreach(s->cfg.ep.engines, i, eng) {
         const char *name = str_of(eng, "name");
-        char *title = hk_asprintf("Optimize for NVIDIA with %s", name);
+        char *title = hk_trf(HK_MSG_ACT_OPTIMIZE_NVIDIA_WITH, name);
         if ((a = kernel_args(uri, kernel))) {
             json_object_set_new(a, "target", json_string(nv ? nv : "nvidia"));
             json_object_set_new(a, "engine", json_string(name));
@@ -854,8 +855,8 @@ static void on_code_action(rpc_call *call, json_t *params, void *ud)
     hk_free(nv);
     char *spec_path = spec_find(ld->path, kernel);
     if (!spec_path)
-        push_action(out, only, "Create benchmark spec", KIND_OPTIMIZE,
-                    command_json("Create benchmark spec", "hyperkernel.createSpec",
+        push_action(out, only, hk_tr(HK_MSG_ACT_CREATE_SPEC), KIND_OPTIMIZE,
+                    command_json(hk_tr(HK_MSG_ACT_CREATE_SPEC), "hyperkernel.createSpec",
                                  kernel_args(uri, kernel)),
                     NULL, NULL, false);
     hk_free(spec_path);
@@ -868,8 +869,8 @@ static void on_code_action(rpc_call *call, json_t *params, void *ud)
     /* "Show report" comes after the Apply actions */
     json_t *tail = json_array();
     if (rep_ep && tail)
-        push_action(tail, only, "Show report", KIND_OPTIMIZE,
-                    command_json("Show report", "hyperkernel.showReport",
+        push_action(tail, only, hk_tr(HK_MSG_ACT_SHOW_REPORT), KIND_OPTIMIZE,
+                    command_json(hk_tr(HK_MSG_ACT_SHOW_REPORT), "hyperkernel.showReport",
                                  json_pack("{s:O}", "episode", rep_ep)),
                     NULL, NULL, false);
     if (!json_array_size(json_object_get(info, "chain")) || !kind_wanted(only, KIND_APPLY)) {
@@ -985,10 +986,10 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
         json_t *a = kernel_args(uri, f->name);
         if (a)
             json_object_set_new(a, "target", json_string(nv ? nv : "nvidia"));
-        push_lens(out, range, "Optimize (NVIDIA)", "hyperkernel.optimize", a);
+        push_lens(out, range, hk_tr(HK_MSG_LENS_OPTIMIZE_NVIDIA), "hyperkernel.optimize", a);
         if ((a = kernel_args(uri, f->name)))
             json_object_set_new(a, "target", json_string("dcu"));
-        push_lens(out, range, "Optimize (DCU)", "hyperkernel.optimize", a);
+        push_lens(out, range, hk_tr(HK_MSG_LENS_OPTIMIZE_DCU), "hyperkernel.optimize", a);
         json_t *info = json_object_get(results, f->name);
         json_t *best = json_object_get(info, "best");
         json_t *chain = json_object_get(info, "chain");
@@ -996,9 +997,12 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
         double sp = json_number_value(json_object_get(best, "speedup"));
         if (best && last && sp > 1.0) {
             int num = (int)json_integer_value(json_object_get(last, "number"));
-            char title[96];
-            snprintf(title, sizeof title, "best %.2fx%s (v%d) - Apply", sp,
-                     json_is_true(json_object_get(best, "simulated")) ? " simulated" : "", num);
+            char title[160];
+            snprintf(title, sizeof title, hk_tr(HK_MSG_LENS_BEST_APPLY), sp,
+                     json_is_true(json_object_get(best, "simulated"))
+                         ? hk_tr(HK_MSG_SIMULATED_WORD)
+                         : "",
+                     num);
             a = kernel_args(uri, f->name);
             if (a) {
                 json_object_set(a, "episode", json_object_get(best, "episode"));
@@ -1010,7 +1014,7 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
         if (!rep && str_of(json_object_get(info, "latest"), "report_html"))
             rep = json_object_get(json_object_get(info, "latest"), "id");
         if (rep)
-            push_lens(out, range, "Report", "hyperkernel.showReport",
+            push_lens(out, range, hk_tr(HK_MSG_LENS_REPORT), "hyperkernel.showReport",
                       json_pack("{s:O}", "episode", rep));
         json_decref(range);
     }

@@ -307,7 +307,7 @@ static json_t *cfg_get(json_t *o, const char *section, const char *key)
 static const char *const known_keys[] = {
     "target", "compile", "log", "compile.enabled", "compile.debounceMs", "compile.timeoutMs",
     "compile.flags", "compile.includePaths", "compile.nvcc", "compile.hipcc", "log.level",
-    "isTrusted",
+    "isTrusted", "language",
 };
 static const char *const compile_keys[] = {"enabled", "debounceMs", "timeoutMs", "flags",
                                            "includePaths", "nvcc", "hipcc"};
@@ -435,6 +435,18 @@ static void apply_layer(struct lsp_server *s, struct lsp_config *c, json_t *o, c
             lsp_log_message(s, 2, "%s: compile.hipcc must be a path; ignored", from);
     }
     lsp_ep_config_apply(s, &c->ep, o, from);
+    if ((v = cfg_get(o, NULL, "language"))) {
+        const char *l = json_string_value(v);
+        if (l && !strcmp(l, "auto")) {
+            c->language_set = false;
+        } else if (l && (!strcmp(l, "en") || !strcmp(l, "zh-CN"))) {
+            c->language_set = true;
+            c->language = hk_i18n_parse(l);
+        } else {
+            lsp_log_message(s, 2, "%s: language must be \"auto\", \"en\" or \"zh-CN\"; ignored",
+                            from);
+        }
+    }
     if ((v = cfg_get(o, "log", "level"))) {
         enum hk_log_level lv;
         if (json_is_string(v) && hk_log_parse_level(json_string_value(v), &lv) == HK_OK) {
@@ -520,6 +532,9 @@ void lsp_config_rebuild(struct lsp_server *s)
     s->cfg_trusted = trusted;
     if (c.log_level_set && !s->cli_log_level)
         hk_log_set_level(c.log_level);
+    /* a language chosen in the settings, else the client's, else the environment's */
+    hk_i18n_set(c.language_set ? c.language
+                               : hk_i18n_pick(s->client_locale, hk_i18n_env_locale()));
     HK_DEBUG("config: target %s:%s%s, compile %s, debounce %u ms, folder %s",
              c.backend == CC_DCU ? "dcu" : "nvidia", c.arch ? c.arch : "(default)",
              c.target_set ? "" : " (by extension)", c.compile_enabled ? "on" : "off",

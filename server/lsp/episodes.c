@@ -471,7 +471,7 @@ static void progress_send(struct ep_run *r, const char *kind)
     json_t *v = NULL;
     if (!strcmp(kind, "begin")) {
         char title[300];
-        snprintf(title, sizeof title, "Optimize %s (%s)", r->kernel, r->target);
+        snprintf(title, sizeof title, hk_tr(HK_MSG_PROGRESS_TITLE), r->kernel, r->target);
         v = json_pack("{s:s, s:s, s:b, s:s, s:i}", "kind", "begin", "title", title,
                       "cancellable", 1, "message", r->message, "percentage", r->percent);
         r->sent_percent = r->percent;
@@ -594,10 +594,29 @@ static void find_episode_id(struct ep_run *r)
 
 /* -- events -- */
 
+/* A stage's name as the user reads it; the worker's own name when it is not one of the
+ * known stages (the events' "stage" values themselves are never translated). */
+static const char *stage_label(const char *stage)
+{
+    static const struct {
+        const char *name;
+        enum hk_msg msg;
+    } stages[] = {
+        {"init", HK_MSG_STAGE_INIT},         {"spec", HK_MSG_STAGE_SPEC},
+        {"baseline", HK_MSG_STAGE_BASELINE}, {"optimize", HK_MSG_STAGE_OPTIMIZE},
+        {"accuracy", HK_MSG_STAGE_ACCURACY}, {"verify", HK_MSG_STAGE_VERIFY},
+        {"report", HK_MSG_STAGE_REPORT},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(stages); i++)
+        if (!strcmp(stage, stages[i].name))
+            return hk_tr(stages[i].msg);
+    return stage;
+}
+
 static void set_message(struct ep_run *r, const char *stage, const char *msg)
 {
     if (stage)
-        snprintf(r->message, sizeof r->message, "%s: %s", stage, msg ? msg : "");
+        snprintf(r->message, sizeof r->message, "%s: %s", stage_label(stage), msg ? msg : "");
     else if (msg)
         snprintf(r->message, sizeof r->message, "%s", msg);
     /* one line in the progress UI */
@@ -653,7 +672,7 @@ static void on_event_line(const char *line, size_t n, void *ud)
             r->gpu_missing = true;
             r->gpu_why = hk_strdup(msg);
             run_cancel(r);
-            snprintf(r->message, sizeof r->message, "no GPU: stopping");
+            snprintf(r->message, sizeof r->message, "%s", hk_tr(HK_MSG_PROGRESS_NO_GPU));
         }
     } else if (!strcmp(kind, "spec")) {
         /* the worker inferred the spec (spec/infer.c): say what it guessed, and keep a
@@ -674,8 +693,7 @@ static void on_event_line(const char *line, size_t n, void *ud)
             r->draft_path = path && *path ? hk_strdup(path) : NULL;
             r->draft_why = hk_strdup(why.data ? why.data : "inference failed");
         } else {
-            set_message(r, "spec", "inferred");
-            snprintf(r->message, sizeof r->message, "spec inferred and saved to %s: %s",
+            snprintf(r->message, sizeof r->message, hk_tr(HK_MSG_PROGRESS_SPEC_INFERRED),
                      path ? path : "?", why.data ? why.data : "");
             progress_send(r, "report");
             if (!r->s->eps->stopped && r->s->state == LSP_RUNNING)
@@ -811,15 +829,15 @@ static void announce_end(struct ep_run *r)
         double sp = json_number_value(json_object_get(dsum, "speedup"));
         bool sim = json_is_true(json_object_get(dsum, "simulated"));
         if (sp > 0)
-            snprintf(r->message, sizeof r->message, "done: best %.2fx%s", sp,
-                     sim ? " (simulated GPU)" : "");
+            snprintf(r->message, sizeof r->message, hk_tr(HK_MSG_PROGRESS_DONE_BEST), sp,
+                     sim ? hk_tr(HK_MSG_SIMULATED_GPU_PAREN) : "");
         else
-            snprintf(r->message, sizeof r->message, "done: no faster version found");
+            snprintf(r->message, sizeof r->message, "%s", hk_tr(HK_MSG_PROGRESS_DONE_NONE));
     } else if (!strcmp(st, "stopped")) {
-        snprintf(r->message, sizeof r->message, "stopped");
+        snprintf(r->message, sizeof r->message, "%s", hk_tr(HK_MSG_PROGRESS_STOPPED));
     } else {
-        snprintf(r->message, sizeof r->message, "failed: %.480s",
-                 r->end_error ? r->end_error : "unknown error");
+        snprintf(r->message, sizeof r->message, hk_tr(HK_MSG_PROGRESS_FAILED),
+                 r->end_error ? r->end_error : hk_tr(HK_MSG_UNKNOWN_ERROR));
     }
     r->percent = r->sent_percent > r->percent ? r->sent_percent : r->percent;
     answer_start(r);
@@ -828,8 +846,8 @@ static void announce_end(struct ep_run *r)
             progress_send(r, "end");
         notify_changed(r, st);
         if (!strcmp(st, "failed"))
-            lsp_show_message(s, 1, "Optimize %s (%s) failed: %s", r->kernel, r->target,
-                             r->end_error ? r->end_error : "unknown error");
+            lsp_show_message(s, 1, hk_tr(HK_MSG_SHOW_OPTIMIZE_FAILED), r->kernel, r->target,
+                             r->end_error ? r->end_error : hk_tr(HK_MSG_UNKNOWN_ERROR));
         else if (!strcmp(st, "completed"))
             lsp_log_message(s, 3, "Optimize %s (%s): %s", r->kernel, r->target, r->message);
         if (r->path)
@@ -1040,7 +1058,7 @@ static void run_cancel(struct ep_run *r)
     if (r->proc_exited || r->cancel)
         return;
     r->cancel = true;
-    snprintf(r->message, sizeof r->message, "stopping");
+    snprintf(r->message, sizeof r->message, "%s", hk_tr(HK_MSG_PROGRESS_STOPPING));
     /* The whole group: the worker stops cleanly on SIGTERM (it records "stopped"), and
      * its compilers and benchmark programs go with it. */
     uv_kill(-r->pid, SIGTERM);
@@ -1139,6 +1157,9 @@ static char **build_argv(struct lsp_server *s, const char *exe, const struct lsp
     /* An untrusted folder's spec may not run commands or pass compiler flags (issue 12). */
     if (!lsp_trusted(s))
         ARG(hk_strdup("--untrusted"));
+    /* the report the worker writes is in the session's language, not its environment's */
+    ARG(hk_strdup("--lang"));
+    ARG(hk_strdup(hk_lang_tag(hk_i18n_lang())));
 #undef ARG
     if (oom) {
         lsp_strv_free(v);
@@ -1219,7 +1240,7 @@ void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_s
     r->engine = hk_strdup(st->engine ? st->engine : "builtin");
     r->token = hk_asprintf("hyperkernel/episode/%u/%d", ++e->serial, (int)uv_os_getpid());
     hk_buf_init(&r->line, LSP_EP_MAX_LINE);
-    snprintf(r->message, sizeof r->message, "starting");
+    snprintf(r->message, sizeof r->message, "%s", hk_tr(HK_MSG_PROGRESS_STARTING));
     if (!r->uri || !r->kernel || !r->target || !r->engine || !r->token) {
         start_error(s, call, HK_ENOMEM, NULL);
         goto out;
@@ -1826,9 +1847,9 @@ static void set_doc_diags(struct lsp_server *s, doc *d, json_t *results)
         if (st && (!strcmp(st, "failed") || !strcmp(st, "interrupted"))) {
             const char *err = json_string_value(json_object_get(latest, "error"));
             char msg[700];
-            snprintf(msg, sizeof msg, "optimization %s: %.600s",
-                     !strcmp(st, "failed") ? "failed" : "was interrupted",
-                     err ? err : "see the episode's report");
+            snprintf(msg, sizeof msg,
+                     hk_tr(!strcmp(st, "failed") ? HK_MSG_DIAG_FAILED : HK_MSG_DIAG_INTERRUPTED),
+                     err ? err : hk_tr(HK_MSG_DIAG_SEE_REPORT));
             json_t *dj = make_diag(s, d, sp, 2, msg,
                                    json_string_value(json_object_get(latest, "report_html")));
             if (dj)
@@ -1851,7 +1872,8 @@ static void set_doc_diags(struct lsp_server *s, doc *d, json_t *results)
         struct hk_buf b;
         hk_buf_init(&b, 1024);
         bool sim = json_is_true(json_object_get(best, "simulated"));
-        hk_buf_printf(&b, "%s%.2fx faster version available", sim ? "simulated GPU: " : "", sp_x);
+        hk_buf_appends(&b, sim ? hk_tr(HK_MSG_DIAG_SIMULATED_PREFIX) : "");
+        hk_buf_printf(&b, hk_tr(HK_MSG_DIAG_FASTER), sp_x);
         double base_ms = json_number_value(json_object_get(best, "base_ms"));
         double ms = json_number_value(json_object_get(best, "ms"));
         if (json_is_number(json_object_get(best, "base_ms")) &&
@@ -1861,14 +1883,14 @@ static void set_doc_diags(struct lsp_server *s, doc *d, json_t *results)
         json_t *roof = json_object_get(best, "roofline_pct");
         /* two significant digits below 10% (a tiny problem is far from any peak) */
         if (json_is_number(bw))
-            hk_buf_printf(&b, json_number_value(bw) < 10 ? ", %.2g%% of peak bandwidth"
-                                                         : ", %.0f%% of peak bandwidth",
+            hk_buf_printf(&b, hk_tr(json_number_value(bw) < 10 ? HK_MSG_DIAG_BANDWIDTH_SMALL
+                                                               : HK_MSG_DIAG_BANDWIDTH),
                           json_number_value(bw));
         else if (json_is_number(roof))
-            hk_buf_printf(&b, json_number_value(roof) < 10 ? ", %.2g%% of the roofline bound"
-                                                           : ", %.0f%% of the roofline bound",
+            hk_buf_printf(&b, hk_tr(json_number_value(roof) < 10 ? HK_MSG_DIAG_ROOFLINE_SMALL
+                                                                 : HK_MSG_DIAG_ROOFLINE),
                           json_number_value(roof));
-        hk_buf_printf(&b, " (episode %lld)",
+        hk_buf_printf(&b, hk_tr(HK_MSG_DIAG_EPISODE),
                       (long long)json_integer_value(json_object_get(best, "episode")));
         json_t *dj = b.data ? make_diag(s, d, sp, 3, b.data,
                                         json_string_value(json_object_get(best, "report_html")))
@@ -1907,16 +1929,17 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
     bool md = s->cl_markdown;
     for (struct ep_run *r = s->eps->runs; r; r = r->next)
         if (r->path && !strcmp(r->path, ld->path) && !strcmp(r->kernel, kernel) && !r->finished)
-            hk_buf_printf(b, "\n%sOptimizing%s (%s): %s, %d%%\n", md ? "**" : "", md ? "**" : "",
-                          r->target, r->message, r->percent);
+            hk_buf_printf(b, "\n%s%s%s (%s): %s, %d%%\n", md ? "**" : "",
+                          hk_tr(HK_MSG_HOVER_OPTIMIZING), md ? "**" : "", r->target, r->message,
+                          r->percent);
     /* An inferred spec says what it guessed and from where: read with the kernel's
      * results on the pool (inferred_notes), never here on the loop */
     json_t *inferred = json_object_get(info, "spec_inferred");
     json_t *notes = json_object_get(inferred, "notes");
     if (json_array_size(notes)) {
         const char *file = json_string_value(json_object_get(inferred, "file"));
-        hk_buf_printf(b, "\n%sSpec inferred%s (%s):\n", md ? "**" : "", md ? "**" : "",
-                      file ? file : "?");
+        hk_buf_printf(b, "\n%s%s%s (%s):\n", md ? "**" : "", hk_tr(HK_MSG_HOVER_SPEC_INFERRED),
+                      md ? "**" : "", file ? file : "?");
         size_t k;
         json_t *x;
         json_array_foreach(notes, k, x)
@@ -1930,13 +1953,10 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
     json_t *row;
     json_array_foreach(table, i, row)
         any_sim |= json_is_true(json_object_get(row, "simulated"));
-    hk_buf_printf(b, "\n%sOptimization history%s%s\n", md ? "**" : "",
-                  any_sim ? " (simulated GPU: not measured on hardware)" : "", md ? "**" : "");
-    if (md)
-        hk_buf_appends(b, "\n| version | time | speedup | bandwidth | accuracy | engine | date |\n"
-                          "|---|---|---|---|---|---|---|\n");
-    else /* plaintext clients (eglot) get the column names too */
-        hk_buf_appends(b, "version  time  speedup  bandwidth  accuracy  engine  date\n");
+    hk_buf_printf(b, "\n%s%s%s%s\n", md ? "**" : "", hk_tr(HK_MSG_HOVER_HISTORY),
+                  any_sim ? hk_tr(HK_MSG_HOVER_HISTORY_SIMULATED) : "", md ? "**" : "");
+    /* plaintext clients (eglot) get the column names too */
+    hk_buf_appends(b, hk_tr(md ? HK_MSG_HOVER_HISTORY_HEAD_MD : HK_MSG_HOVER_HISTORY_HEAD_TEXT));
     json_array_foreach(table, i, row) {
         char ms[48], sp[48], bw[48], acc[32], date[32] = "-";
         fmt_num(ms, sizeof ms, json_object_get(row, "ms"), "%.3g ms", 1);

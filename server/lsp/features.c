@@ -726,25 +726,42 @@ int lsp_kernel_block_threads(const an_model *m, const an_function *f, int *dyn_s
     return 0;
 }
 
+/* The occupancy limiter (compile/occupancy.c's name for it) as the user reads it. */
+static const char *limiter_label(const char *limiter)
+{
+    static const struct {
+        const char *name;
+        enum hk_msg msg;
+    } limits[] = {
+        {"threads", HK_MSG_LIMIT_THREADS},         {"blocks", HK_MSG_LIMIT_BLOCKS},
+        {"registers", HK_MSG_LIMIT_REGISTERS},     {"shared memory", HK_MSG_LIMIT_SHARED_MEMORY},
+        {"barriers", HK_MSG_LIMIT_BARRIERS},       {"sgprs", HK_MSG_LIMIT_SGPRS},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(limits); i++)
+        if (!strcmp(limiter, limits[i].name))
+            return hk_tr(limits[i].msg);
+    return limiter;
+}
+
 int lsp_resource_summary(const cc_resource *r, const an_model *m, const an_function *f,
                          struct hk_buf *b)
 {
-    int rc = hk_buf_printf(b, "%d registers, %d B spill", r->registers,
+    int rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_SUMMARY), r->registers,
                            r->spill_stores + r->spill_loads);
     if (!rc && (r->vgpr_spills || r->sgpr_spills))
-        rc = hk_buf_printf(b, " (%d VGPRs, %d SGPRs spilled)", r->vgpr_spills, r->sgpr_spills);
+        rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_DCU_SPILLED), r->vgpr_spills, r->sgpr_spills);
     if (!rc)
-        rc = hk_buf_printf(b, ", %d B smem", r->smem_static);
+        rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_SMEM), r->smem_static);
     if (rc || !r->arch)
         return rc;
     int dyn = 0;
     int block = f ? lsp_kernel_block_threads(m, f, &dyn) : 0;
     cc_occupancy occ;
     if (cc_occupancy_for(r->arch, r, block, dyn, &occ) == HK_OK) {
-        rc = hk_buf_printf(b, ", occupancy %.0f%% at %d threads/block", occ.occupancy * 100.0,
+        rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_OCCUPANCY), occ.occupancy * 100.0,
                            occ.block_threads ? occ.block_threads : (block ? block : 256));
         if (!rc && occ.limiter)
-            rc = hk_buf_printf(b, " limited by %s", occ.limiter);
+            rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_LIMITED_BY), limiter_label(occ.limiter));
     }
     return rc;
 }
@@ -804,7 +821,8 @@ static void hover_kernel(struct lsp_server *s, const doc *d, const an_model *m,
     if (f->launch_bounds)
         hk_buf_printf(b, "\n__launch_bounds__(%s)\n", f->launch_bounds);
     if (f->kind == AN_LAUNCHER) {
-        hk_buf_printf(b, "\n%sLaunches%s (%zu)\n", bold, bold, f->n_launches);
+        hk_buf_printf(b, "\n%s%s%s (%zu)\n", bold, hk_tr(HK_MSG_HOVER_LAUNCHES), bold,
+                      f->n_launches);
         for (size_t i = 0; i < f->n_launches; i++)
             if (f->launches[i] < m->n_launches)
                 hover_launch(s, d, m, &m->launches[f->launches[i]], b, true);
@@ -816,9 +834,9 @@ static void hover_kernel(struct lsp_server *s, const doc *d, const an_model *m,
     for (size_t i = 0; i < m->n_launches; i++)
         if (strcmp(m->launches[i].kernel, f->name) == 0)
             n++;
-    hk_buf_printf(b, "\n%sLaunch configurations%s (%zu)\n", bold, bold, n);
+    hk_buf_printf(b, "\n%s%s%s (%zu)\n", bold, hk_tr(HK_MSG_HOVER_LAUNCH_CONFIGS), bold, n);
     if (!n)
-        hk_buf_appends(b, "- none in this file\n");
+        hk_buf_appends(b, hk_tr(HK_MSG_HOVER_NONE_IN_FILE));
     for (size_t i = 0; i < m->n_launches; i++)
         if (strcmp(m->launches[i].kernel, f->name) == 0)
             hover_launch(s, d, m, &m->launches[i], b, false);
@@ -828,9 +846,13 @@ static void hover_kernel(struct lsp_server *s, const doc *d, const an_model *m,
         const char *name = r->base_name ? r->base_name : r->kernel;
         if (!name || strcmp(name, f->name) != 0)
             continue;
-        if (!any)
-            hk_buf_printf(b, "\n%sResources%s (last compile%s)\n", bold, bold,
-                          ld->res_version == doc_version(d) ? "" : ", older version");
+        if (!any) {
+            hk_buf_printf(b, "\n%s%s%s (", bold, hk_tr(HK_MSG_HOVER_RESOURCES), bold);
+            hk_buf_printf(b, hk_tr(HK_MSG_HOVER_LAST_COMPILE),
+                          ld->res_version == doc_version(d) ? ""
+                                                            : hk_tr(HK_MSG_HOVER_OLDER_VERSION));
+            hk_buf_appends(b, ")\n");
+        }
         any = true;
         hk_buf_printf(b, "- %s%s%s: ", r->kernel ? r->kernel : name,
                       r->arch ? " on " : "", r->arch ? r->arch : "");

@@ -255,6 +255,10 @@ static void on_initialize(rpc_call *call, json_t *params, void *ud)
     char canon[PATH_MAX];
     if (s->root && realpath(s->root, canon))
         s->root_canon = hk_strdup(canon);
+    /* the client's UI language picks ours unless the settings name one (docs/i18n.md) */
+    const char *locale = json_string_value(json_object_get(params, "locale"));
+    if (locale)
+        s->client_locale = hk_strndup(locale, strnlen(locale, 64));
     json_t *opts = json_object_get(params, "initializationOptions");
     if (json_is_object(opts)) {
         s->cfg_client_json = json_incref(opts);
@@ -453,6 +457,7 @@ void lsp_server_free(lsp_server *s)
     hk_free(s->root_canon);
     hk_free(s->untrusted_keys);
     hk_free(s->root);
+    hk_free(s->client_locale);
     hk_free(s);
 }
 

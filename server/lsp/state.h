@@ -14,6 +14,7 @@
 
 #include "analysis/analysis.h"
 #include "compile/compile.h"
+#include "core/i18n.h"
 #include "core/log.h"
 #include "documents/documents.h"
 #include "lsp/lsp.h"
@@ -51,6 +52,8 @@ struct lsp_config {
     char *nvcc, *hipcc;       /* owned or NULL */
     bool log_level_set;
     enum hk_log_level log_level;
+    bool language_set;        /* "language" given as "en" or "zh-CN" (else "auto") */
+    enum hk_lang language;
     struct lsp_ep_config ep;  /* episodes.*, engines (episodes.c) */
 };
 
@@ -109,6 +112,7 @@ struct lsp_server {
     bool cl_action_disabled;  /* textDocument.codeAction.disabledSupport */
     int trace;                /* 0 off, 1 messages, 2 verbose */
     char *root;               /* workspace root directory or NULL */
+    char *client_locale;      /* initialize's "locale", owned, or NULL */
     json_t *cfg_file_json;    /* parsed .hyperkernel.json or NULL */
     struct timespec cfg_file_mtime;
     bool cfg_file_seen;

@@ -193,6 +193,11 @@ bool report__num(const json_t *obj, const char *key, double *out)
     return true;
 }
 
+const enum hk_msg report__perf_labels[REPORT_PERF_ROWS] = {
+    HK_MSG_REP_MEDIAN_TIME, HK_MSG_REP_P10_P90,    HK_MSG_REP_SPREAD,      HK_MSG_REP_BANDWIDTH,
+    HK_MSG_REP_FLOP_RATE,   HK_MSG_REP_ROOFLINE_PCT, HK_MSG_REP_REPETITIONS,
+};
+
 void report__fmt_ms(char *buf, size_t n, double ms)
 {
     if (!isfinite(ms))

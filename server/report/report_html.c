@@ -88,8 +88,11 @@ static int skills_tried_html(struct hk_buf *out, const json_t *info)
     const json_t *tried = json_object_get(info, "skills_tried");
     if (!json_array_size(tried))
         return HK_OK;
-    int rc = hk_buf_appends(out, "<h2>Skills tried</h2>\n<table><tr><th>Skill</th><th>Rewrite</th>"
-                                 "<th>Applied</th><th>What stopped it</th></tr>\n");
+    int rc = hk_buf_printf(out, "<h2>%s</h2>\n<table><tr><th>%s</th><th>%s</th><th>%s</th>"
+                                "<th>%s</th></tr>\n",
+                           hk_tr(HK_MSG_REP_SKILLS_TRIED), hk_tr(HK_MSG_REP_SKILL),
+                           hk_tr(HK_MSG_REP_REWRITE), hk_tr(HK_MSG_REP_APPLIED),
+                           hk_tr(HK_MSG_REP_WHAT_STOPPED));
     size_t i;
     const json_t *t;
     json_array_foreach(tried, i, t) {
@@ -100,8 +103,11 @@ static int skills_tried_html(struct hk_buf *out, const json_t *info)
         rc = rc ? rc : h(out, t, "skill");
         rc = rc ? rc : hk_buf_appends(out, "</td><td>");
         rc = rc ? rc : h(out, t, "rewrite");
-        rc = rc ? rc : hk_buf_appends(out, applied ? "</td><td>yes</td><td></td></tr>\n"
-                                                   : "</td><td>no</td><td class=\"details\">");
+        rc = rc ? rc
+                : (applied ? hk_buf_printf(out, "</td><td>%s</td><td></td></tr>\n",
+                                           hk_tr(HK_MSG_REP_YES))
+                           : hk_buf_printf(out, "</td><td>%s</td><td class=\"details\">",
+                                           hk_tr(HK_MSG_REP_NO)));
         if (!rc && !applied) {
             rc = h(out, t, "reason");
             rc = rc ? rc : hk_buf_appends(out, "</td></tr>\n");
@@ -185,14 +191,11 @@ static int chart(struct hk_buf *out, const json_t *versions)
 static int perf_table(struct hk_buf *out, const json_t *base, const json_t *best)
 {
     const json_t *vs[2] = {base, best};
-    int rc = hk_buf_appends(out, "<table><tr><th></th><th>Baseline ");
+    int rc = hk_buf_printf(out, "<table><tr><th></th><th>%s ", hk_tr(HK_MSG_REP_BASELINE));
     rc = rc ? rc : (json_is_object(base) ? h(out, base, "label") : hk_buf_appends(out, "-"));
-    rc = rc ? rc : hk_buf_appends(out, "</th><th>Best ");
+    rc = rc ? rc : hk_buf_printf(out, "</th><th>%s ", hk_tr(HK_MSG_REP_BEST));
     rc = rc ? rc : (json_is_object(best) ? h(out, best, "label") : hk_buf_appends(out, "-"));
     rc = rc ? rc : hk_buf_appends(out, "</th></tr>\n");
-    static const char *labels[] = {"Median time",   "p10 .. p90", "Spread (p90-p10)/median",
-                                   "Bandwidth",     "FLOP rate",  "% of roofline",
-                                   "Repetitions"};
     char cells[2][7][80];
     for (int i = 0; i < 2; i++) {
         const json_t *t = json_object_get(vs[i], "time");
@@ -214,7 +217,7 @@ static int perf_table(struct hk_buf *out, const json_t *base, const json_t *best
     for (int r = 0; rc == HK_OK && r < 7; r++)
         rc = hk_buf_printf(out, "<tr><th>%s</th><td class=\"num\">%s</td><td class=\"num\">%s"
                                 "</td></tr>\n",
-                           labels[r], cells[0][r], cells[1][r]);
+                           hk_tr(report__perf_labels[r]), cells[0][r], cells[1][r]);
     return rc ? rc : hk_buf_appends(out, "</table>\n");
 }
 
@@ -302,11 +305,16 @@ static int diff_html(struct hk_buf *out, const char *text)
 /* The versions table and the chain from baseline to best. */
 static int versions_html(struct hk_buf *out, const json_t *m)
 {
-    int rc = hk_buf_appends(out, "<table><tr><th>Version</th><th>Parent</th><th>Status</th>"
-                                 "<th>Median</th><th>p10 .. p90</th><th>Speedup (spread)</th>"
-                                 "<th>Bandwidth</th><th>FLOP rate</th><th>% of roofline</th>"
-                                 "<th>Max abs err</th><th>Max rel err</th><th>Produced by</th>"
-                                 "</tr>\n");
+    static const enum hk_msg cols[] = {
+        HK_MSG_REP_VERSION,   HK_MSG_REP_PARENT,       HK_MSG_REP_STATUS,
+        HK_MSG_REP_MEDIAN,    HK_MSG_REP_P10_P90,      HK_MSG_REP_SPEEDUP_SPREAD,
+        HK_MSG_REP_BANDWIDTH, HK_MSG_REP_FLOP_RATE,    HK_MSG_REP_ROOFLINE_PCT,
+        HK_MSG_REP_MAX_ABS_ERR, HK_MSG_REP_MAX_REL_ERR, HK_MSG_REP_PRODUCED_BY,
+    };
+    int rc = hk_buf_appends(out, "<table><tr>");
+    for (size_t c = 0; rc == HK_OK && c < HK_ARRAY_LEN(cols); c++)
+        rc = hk_buf_printf(out, "<th>%s</th>", hk_tr(cols[c]));
+    rc = rc ? rc : hk_buf_appends(out, "</tr>\n");
     size_t i;
     const json_t *v;
     char a[64];
@@ -370,32 +378,32 @@ static int facts_html(struct hk_buf *out, const json_t *m)
     const json_t *ep = json_object_get(m, "episode"), *k = json_object_get(m, "kernel"),
                  *dev = json_object_get(m, "device"), *info = json_object_get(ep, "info");
     char a[64], words[1024];
-    int rc = hk_buf_appends(out, "<h2>Episode</h2>\n<table>\n");
-    rc = rc ? rc : fact(out, "Kernel", report__str(k, "name"));
-    rc = rc ? rc : fact(out, "File", report__str(k, "file"));
-    rc = rc ? rc : fact(out, "Status", report__str(ep, "status"));
-    rc = rc ? rc : fact(out, "Target", report__str(ep, "target"));
-    rc = rc ? rc : fact(out, "Architecture", report__str(ep, "arch"));
-    rc = rc ? rc : fact(out, "Device", report__str(dev, "name"));
+    int rc = hk_buf_printf(out, "<h2>%s</h2>\n<table>\n", hk_tr(HK_MSG_REP_EPISODE));
+    rc = rc ? rc : fact(out, hk_tr(HK_MSG_REP_KERNEL), report__str(k, "name"));
+    rc = rc ? rc : fact(out, hk_tr(HK_MSG_REP_FILE), report__str(k, "file"));
+    rc = rc ? rc : fact(out, hk_tr(HK_MSG_REP_STATUS), report__str(ep, "status"));
+    rc = rc ? rc : fact(out, hk_tr(HK_MSG_REP_TARGET), report__str(ep, "target"));
+    rc = rc ? rc : fact(out, hk_tr(HK_MSG_REP_ARCH), report__str(ep, "arch"));
+    rc = rc ? rc : fact(out, hk_tr(HK_MSG_REP_DEVICE), report__str(dev, "name"));
     if (!rc && report__toolchain_words(info, words, sizeof words))
-        rc = fact(out, "Toolchain", words);
-    rc = rc ? rc : fact(out, "Engine", report__str(ep, "engine"));
-    rc = rc ? rc : fact(out, "Started", report__str(ep, "started"));
-    rc = rc ? rc : fact(out, "Ended", report__str(ep, "ended"));
+        rc = fact(out, hk_tr(HK_MSG_REP_TOOLCHAIN), words);
+    rc = rc ? rc : fact(out, hk_tr(HK_MSG_REP_ENGINE), report__str(ep, "engine"));
+    rc = rc ? rc : fact(out, hk_tr(HK_MSG_REP_STARTED), report__str(ep, "started"));
+    rc = rc ? rc : fact(out, hk_tr(HK_MSG_REP_ENDED), report__str(ep, "ended"));
     report__fmt_duration(a, sizeof a, num_or_nan(ep, "duration_ms"));
-    rc = rc ? rc : fact(out, "Duration", a);
+    rc = rc ? rc : fact(out, hk_tr(HK_MSG_REP_DURATION), a);
     if (!rc && report__str(info, "bottleneck"))
-        rc = fact(out, "Bottleneck", report__str(info, "bottleneck"));
+        rc = fact(out, hk_tr(HK_MSG_REP_BOTTLENECK), report__str(info, "bottleneck"));
     if (!rc && report__str(info, "isolation"))
-        rc = fact(out, "Isolation", report__str(info, "isolation"));
+        rc = fact(out, hk_tr(HK_MSG_REP_ISOLATION), report__str(info, "isolation"));
     if (!rc && report__str(info, "correctness"))
-        rc = fact(out, "Correctness", report__str(info, "correctness"));
+        rc = fact(out, hk_tr(HK_MSG_REP_CORRECTNESS), report__str(info, "correctness"));
     if (!rc && report__str(info, "spec_inferred")) /* spec inference (docs/bench-spec.md) */
-        rc = fact(out, "Spec inferred", report__str(info, "spec_inferred"));
+        rc = fact(out, hk_tr(HK_MSG_HOVER_SPEC_INFERRED), report__str(info, "spec_inferred"));
     if (!rc && report__floor_words(info, words, sizeof words))
-        rc = fact(out, "Physical floor", words);
+        rc = fact(out, hk_tr(HK_MSG_REP_PHYSICAL_FLOOR), words);
     if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
-        rc = fact(out, "Memory safety", report__str(info, "memory_safety"));
+        rc = fact(out, hk_tr(HK_MSG_REP_MEMORY_SAFETY), report__str(info, "memory_safety"));
     return rc ? rc : hk_buf_appends(out, "</table>\n");
 }
 
@@ -411,37 +419,43 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
                  *best = json_object_get(m, "best"), *info = json_object_get(ep, "info"),
                  *versions = json_object_get(m, "versions");
     char a[64], b[64], c[64];
-    int rc = hk_buf_appends(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-                                 "<meta charset=\"utf-8\">\n"
+    int rc = hk_buf_printf(out, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n",
+                           hk_lang_tag(hk_i18n_lang()));
+    rc = rc ? rc
+            : hk_buf_appends(out, "<meta charset=\"utf-8\">\n"
                                  "<meta http-equiv=\"Content-Security-Policy\" content=\""
                                  "default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n"
                                  "<meta name=\"viewport\" content=\"width=device-width\">\n"
-                                 "<title>Hyper Kernel report");
+                                 "<title>");
     bool sim = json_is_true(json_object_get(ep, "simulated"));
-    rc = rc ? rc : hk_buf_appends(out, sim ? " (simulated GPU): " : ": ");
+    rc = rc ? rc
+            : hk_buf_printf(out, "%s%s%s", hk_tr(HK_MSG_REP_TITLE),
+                            sim ? hk_tr(HK_MSG_SIMULATED_GPU_PAREN) : "", hk_tr(HK_MSG_REP_SEP));
     rc = rc ? rc : h(out, ep, "name");
     rc = rc ? rc : hk_buf_printf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
     rc = rc ? rc : h(out, ep, "name");
     if (sim)
-        rc = rc ? rc : hk_buf_appends(out, " <span class=\"status\">simulated</span>");
+        rc = rc ? rc
+                : hk_buf_printf(out, " <span class=\"status\">%s</span>",
+                                hk_tr(HK_MSG_REP_SIMULATED_TAG));
     rc = rc ? rc : hk_buf_appends(out, " <span class=\"status\">");
     rc = rc ? rc : h(out, ep, "status");
     rc = rc ? rc : hk_buf_appends(out, "</span></h1>\n<p class=\"sub\">");
     rc = rc ? rc : h(out, k, "file");
     rc = rc ? rc : hk_buf_appends(out, " &middot; ");
     rc = rc ? rc : h(out, ep, "arch");
-    rc = rc ? rc : hk_buf_appends(out, " on ");
+    rc = rc ? rc : hk_buf_appends(out, hk_tr(HK_MSG_REP_ON));
     rc = rc ? rc : h(out, dev, "name");
-    rc = rc ? rc : hk_buf_appends(out, " &middot; engine ");
+    rc = rc ? rc : hk_buf_printf(out, " &middot; %s ", hk_tr(HK_MSG_REP_ENGINE_WORD));
     rc = rc ? rc : h(out, ep, "engine");
     report__fmt_duration(a, sizeof a, num_or_nan(ep, "duration_ms"));
     rc = rc ? rc : hk_buf_printf(out, " &middot; %s</p>\n", a);
     if (sim)
-        rc = rc ? rc : hk_buf_appends(out, "<p><strong>Simulated GPU: every time, speedup and "
-                                           "bandwidth in this report is simulated, not measured "
-                                           "on hardware.</strong></p>\n");
+        rc = rc ? rc
+                : hk_buf_printf(out, "<p><strong>%s</strong></p>\n",
+                                hk_tr(HK_MSG_REP_SIM_BANNER_HTML));
     if (!rc && report__str(ep, "error")) {
-        rc = hk_buf_appends(out, "<p class=\"bad\"><b>Error:</b> ");
+        rc = hk_buf_printf(out, "<p class=\"bad\"><b>%s</b> ", hk_tr(HK_MSG_REP_ERROR));
         rc = rc ? rc : h(out, ep, "error");
         rc = rc ? rc : hk_buf_appends(out, "</p>\n");
     }
@@ -452,25 +466,22 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
         report__fmt_ratio(a, sizeof a, val);
         report__fmt_ratio(b, sizeof b, num_or_nan(sp, "lo"));
         report__fmt_ratio(c, sizeof c, num_or_nan(sp, "hi"));
-        rc = hk_buf_printf(out, "<p class=\"headline\"><b class=\"%s\">%s</b> speedup%s"
-                                " <small>(spread %s .. %s, from p10/p90)",
+        rc = hk_buf_printf(out, "<p class=\"headline\"><b class=\"%s\">%s</b> %s%s <small>(",
                            isfinite(val) && val > 1 ? "good" : "bad", a,
-                           sim ? " (simulated)" : "", b, c);
+                           hk_tr(HK_MSG_REP_SPEEDUP_WORD), sim ? hk_tr(HK_MSG_SIMULATED_PAREN) : "");
+        rc = rc ? rc : hk_buf_printf(out, hk_tr(HK_MSG_REP_SPREAD_FROM), b, c);
         const json_t *acc = json_object_get(m, "accuracy");
         if (!rc && json_is_object(acc)) {
             report__fmt_err(a, sizeof a, num_or_nan(acc, "max_abs_err"));
             report__fmt_err(b, sizeof b, num_or_nan(acc, "max_rel_err"));
-            rc = hk_buf_printf(out, "; against the baseline's outputs max abs error %s, max rel"
-                                    " error %s",
-                               a, b);
+            rc = hk_buf_printf(out, hk_tr(HK_MSG_REP_ACCURACY_HTML), a, b);
         }
         rc = rc ? rc : hk_buf_appends(out, "</small></p>\n");
     } else if (!rc) {
-        rc = hk_buf_appends(out, "<p class=\"headline\">No faster verified version.</p>\n");
+        rc = hk_buf_printf(out, "<p class=\"headline\">%s</p>\n", hk_tr(HK_MSG_REP_NO_FASTER));
     }
     if (!rc && json_is_true(json_object_get(m, "best_is_inferred")))
-        rc = hk_buf_appends(out, "<p>No best version was recorded: the fastest verified one is"
-                                 " shown.</p>\n");
+        rc = hk_buf_printf(out, "<p>%s</p>\n", hk_tr(HK_MSG_REP_BEST_INFERRED));
     char bw_head[256], bw_note[1024];
     if (!rc && report__bandwidth_words(m, bw_head, sizeof bw_head, bw_note, sizeof bw_note)) {
         rc = hk_buf_appends(out, "<p class=\"bw\"><b>");
@@ -489,19 +500,19 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
     const json_t *diff = json_object_get(m, "diff");
     const char *text = report__str(diff, "text");
     if (!rc && text) {
-        rc = hk_buf_appends(out, "<h2>Diff ");
+        rc = hk_buf_printf(out, "<h2>%s ", hk_tr(HK_MSG_REP_DIFF));
         rc = rc ? rc : h(out, diff, "from");
         rc = rc ? rc : hk_buf_appends(out, " &rarr; ");
         rc = rc ? rc : h(out, diff, "to");
         rc = rc ? rc : hk_buf_appends(out, "</h2>\n");
         rc = rc ? rc : diff_html(out, text);
     } else if (!rc && report__str(diff, "error")) {
-        rc = hk_buf_appends(out, "<h2>Diff</h2>\n<p>");
+        rc = hk_buf_printf(out, "<h2>%s</h2>\n<p>", hk_tr(HK_MSG_REP_DIFF));
         rc = rc ? rc : h(out, diff, "error");
         rc = rc ? rc : hk_buf_appends(out, "</p>\n");
     }
 
-    rc = rc ? rc : hk_buf_appends(out, "<h2>Versions</h2>\n");
+    rc = rc ? rc : hk_buf_printf(out, "<h2>%s</h2>\n", hk_tr(HK_MSG_REP_VERSIONS));
     rc = rc ? rc : versions_html(out, m);
     rc = rc ? rc : facts_html(out, m);
     rc = rc ? rc : skills_tried_html(out, info);
@@ -510,8 +521,11 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
     size_t i;
     const json_t *v;
     rc = rc ? rc
-            : hk_buf_appends(out, "<h2>Stages</h2>\n<table><tr><th>Stage</th><th>Started</th>"
-                                  "<th>Duration</th><th>Events</th><th>Last message</th></tr>\n");
+            : hk_buf_printf(out, "<h2>%s</h2>\n<table><tr><th>%s</th><th>%s</th><th>%s</th>"
+                                 "<th>%s</th><th>%s</th></tr>\n",
+                            hk_tr(HK_MSG_REP_STAGES), hk_tr(HK_MSG_REP_STAGE),
+                            hk_tr(HK_MSG_REP_STARTED), hk_tr(HK_MSG_REP_DURATION),
+                            hk_tr(HK_MSG_REP_EVENTS), hk_tr(HK_MSG_REP_LAST_MESSAGE));
     const json_t *s;
     json_array_foreach(json_object_get(m, "stages"), i, s)
     {
@@ -533,8 +547,11 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
     /* Rejected */
     const json_t *rej = json_object_get(m, "rejected");
     if (!rc && json_array_size(rej)) {
-        rc = hk_buf_appends(out, "<h2>Rejected candidates</h2>\n<table><tr><th>Version</th>"
-                                 "<th>Reason</th><th>Details</th><th>Produced by</th></tr>\n");
+        rc = hk_buf_printf(out, "<h2>%s</h2>\n<table><tr><th>%s</th><th>%s</th><th>%s</th>"
+                                "<th>%s</th></tr>\n",
+                           hk_tr(HK_MSG_REP_REJECTED), hk_tr(HK_MSG_REP_VERSION),
+                           hk_tr(HK_MSG_REP_REASON), hk_tr(HK_MSG_REP_DETAILS),
+                           hk_tr(HK_MSG_REP_PRODUCED_BY));
         json_array_foreach(rej, i, v)
         {
             if (rc)
@@ -556,23 +573,23 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
     const json_t *evd = json_object_get(m, "evidence");
     if (!rc && (json_array_size(json_object_get(evd, "baseline")) ||
                 json_array_size(json_object_get(evd, "best")))) {
-        rc = hk_buf_appends(out, "<details><summary>Evidence: ptxas, SASS counts, ncu,"
-                                 " roofline (raw)</summary>\n");
-        rc = rc ? rc : evidence_html(out, "Baseline", json_object_get(evd, "baseline"));
-        rc = rc ? rc : evidence_html(out, "Best", json_object_get(evd, "best"));
+        rc = hk_buf_printf(out, "<details><summary>%s</summary>\n",
+                           hk_tr(HK_MSG_REP_EVIDENCE_SUMMARY));
+        rc = rc ? rc : evidence_html(out, hk_tr(HK_MSG_REP_BASELINE), json_object_get(evd, "baseline"));
+        rc = rc ? rc : evidence_html(out, hk_tr(HK_MSG_REP_BEST), json_object_get(evd, "best"));
         rc = rc ? rc : hk_buf_appends(out, "</details>\n");
     }
     const json_t *budget = json_object_get(ep, "budget");
     if (!rc && (json_is_object(budget) || json_is_object(info))) {
-        rc = hk_buf_appends(out, "<details><summary>Settings and recorded facts (raw)</summary>"
-                                 "\n<table class=\"raw\">\n");
+        rc = hk_buf_printf(out, "<details><summary>%s</summary>\n<table class=\"raw\">\n",
+                           hk_tr(HK_MSG_REP_SETTINGS_SUMMARY));
         if (!rc && json_is_object(budget))
             rc = kv_table(out, budget, "budget.");
         if (!rc && json_is_object(info))
             rc = kv_table(out, info, "");
         rc = rc ? rc : hk_buf_appends(out, "</table>\n</details>\n");
     }
-    rc = rc ? rc : hk_buf_appends(out, "<footer>Generated by Hyper Kernel at ");
+    rc = rc ? rc : hk_buf_printf(out, "<footer>%s", hk_tr(HK_MSG_REP_GENERATED));
     rc = rc ? rc : h(out, m, "generated");
     return rc ? rc : hk_buf_appends(out, ".</footer>\n</body>\n</html>\n");
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "core/buf.h"
+#include "core/i18n.h"
 
 /* New JSON string reference from arbitrary bytes: invalid UTF-8 becomes U+FFFD (jansson
  * refuses it), and text longer than cap bytes is cut at a character boundary with a note
@@ -35,6 +36,11 @@ bool report__num(const json_t *obj, const char *key, double *out);
  * a time in ms ("1.234 ms", "12.3 us"), a rate (GB/s, GFLOP/s or TFLOP/s), a ratio
  * ("2.41x"), a percentage ("88.1%"), an error ("1.2e-06"), an epoch-ms time (ISO 8601 UTC),
  * a duration in ms ("1.5 s", "2 min 05 s"). */
+/* The rows of the baseline/best table, in order (median, p10..p90, spread, bandwidth,
+ * FLOP rate, % of roofline, repetitions): message ids, shown with hk_tr. */
+#define REPORT_PERF_ROWS 7
+extern const enum hk_msg report__perf_labels[REPORT_PERF_ROWS];
+
 void report__fmt_ms(char *buf, size_t n, double ms);
 void report__fmt_bytes_rate(char *buf, size_t n, double bytes_per_s);
 void report__fmt_flop_rate(char *buf, size_t n, double flop_per_s);

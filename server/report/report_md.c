@@ -54,8 +54,10 @@ static int skills_tried_md(struct hk_buf *out, const json_t *info)
     const json_t *tried = json_object_get(info, "skills_tried");
     if (!json_array_size(tried))
         return HK_OK;
-    int rc = hk_buf_appends(out, "\n## Skills tried\n\n| Skill | Rewrite | Applied | What stopped it |"
-                                 "\n|---|---|---|---|\n");
+    int rc = hk_buf_printf(out, "\n## %s\n\n| %s | %s | %s | %s |\n|---|---|---|---|\n",
+                           hk_tr(HK_MSG_REP_SKILLS_TRIED), hk_tr(HK_MSG_REP_SKILL),
+                           hk_tr(HK_MSG_REP_REWRITE), hk_tr(HK_MSG_REP_APPLIED),
+                           hk_tr(HK_MSG_REP_WHAT_STOPPED));
     size_t i;
     const json_t *t;
     json_array_foreach(tried, i, t) {
@@ -66,7 +68,9 @@ static int skills_tried_md(struct hk_buf *out, const json_t *info)
         rc = rc ? rc : md_key(out, t, "skill", 128);
         rc = rc ? rc : hk_buf_appends(out, " | ");
         rc = rc ? rc : md_key(out, t, "rewrite", 64);
-        rc = rc ? rc : hk_buf_appends(out, applied ? " | yes | |\n" : " | no | ");
+        rc = rc ? rc
+                : (applied ? hk_buf_printf(out, " | %s | |\n", hk_tr(HK_MSG_REP_YES))
+                           : hk_buf_printf(out, " | %s | ", hk_tr(HK_MSG_REP_NO)));
         if (!rc && !applied) {
             rc = md_key(out, t, "reason", 400);
             rc = rc ? rc : hk_buf_appends(out, " |\n");
@@ -142,11 +146,10 @@ static int perf_rows(struct hk_buf *out, const json_t *base, const json_t *best)
         report__fmt_pct(cells[i][5], 80, num_or_nan(vs[i], "roofline_pct"));
         snprintf(cells[i][6], 80, "%lld", (long long)json_integer_value(json_object_get(t, "reps")));
     }
-    static const char *labels[] = {"Median time", "p10 .. p90", "Spread (p90-p10)/median",
-                                   "Bandwidth", "FLOP rate", "% of roofline", "Repetitions"};
     int rc = HK_OK;
     for (int r = 0; rc == HK_OK && r < 7; r++)
-        rc = hk_buf_printf(out, "| %s | %s | %s |\n", labels[r], cells[0][r], cells[1][r]);
+        rc = hk_buf_printf(out, "| %s | %s | %s |\n", hk_tr(report__perf_labels[r]),
+                           cells[0][r], cells[1][r]);
     return rc;
 }
 
@@ -163,7 +166,9 @@ static int evidence_md(struct hk_buf *out, const char *title, const json_t *arr)
             break;
         rc = hk_buf_appends(out, "**");
         rc = rc ? rc : md_key(out, ev, "kind", 64);
-        rc = rc ? rc : hk_buf_appends(out, "**\n\n| Field | Value |\n|---|---|\n");
+        rc = rc ? rc
+                : hk_buf_printf(out, "**\n\n| %s | %s |\n|---|---|\n", hk_tr(HK_MSG_REP_FIELD),
+                                hk_tr(HK_MSG_REP_VALUE));
         const json_t *data = json_object_get(ev, "data");
         struct hk_buf cell;
         hk_buf_init(&cell, CELL_MAX * 4);
@@ -207,24 +212,23 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
                  *best = json_object_get(m, "best"), *info = json_object_get(ep, "info");
     char a[64], b[64], c[64];
     bool sim = json_is_true(json_object_get(ep, "simulated"));
-    int rc = hk_buf_appends(out, sim ? "# Hyper Kernel report (simulated GPU): "
-                                     : "# Hyper Kernel report: ");
+    int rc = hk_buf_printf(out, "# %s%s%s", hk_tr(HK_MSG_REP_TITLE),
+                           sim ? hk_tr(HK_MSG_SIMULATED_GPU_PAREN) : "", hk_tr(HK_MSG_REP_SEP));
     rc = rc ? rc : md_key(out, ep, "name", 256);
     if (sim)
-        rc = rc ? rc : hk_buf_appends(out, "\n\n**Simulated GPU: every time, speedup and "
-                                           "bandwidth below is simulated, not measured on "
-                                           "hardware.**");
+        rc = rc ? rc : hk_buf_printf(out, "\n\n**%s**", hk_tr(HK_MSG_REP_SIM_BANNER));
     if (!rc && report__str(ep, "error")) {
-        rc = hk_buf_appends(out, "\n\n**Error:** ");
+        rc = hk_buf_printf(out, "\n\n**%s** ", hk_tr(HK_MSG_REP_ERROR));
         rc = rc ? rc : md_key(out, ep, "error", REPORT_MAX_TEXT);
     }
     rc = rc ? rc : hk_buf_appends(out, "\n");
 
     /* Result */
-    rc = rc ? rc : hk_buf_appends(out, sim ? "\n## Result (simulated)\n\n| | Baseline ("
-                                           : "\n## Result\n\n| | Baseline (");
+    rc = rc ? rc
+            : hk_buf_printf(out, "\n## %s%s\n\n| | %s (", hk_tr(HK_MSG_REP_RESULT),
+                            sim ? hk_tr(HK_MSG_SIMULATED_PAREN) : "", hk_tr(HK_MSG_REP_BASELINE));
     rc = rc ? rc : version_label(out, base);
-    rc = rc ? rc : hk_buf_appends(out, ") | Best (");
+    rc = rc ? rc : hk_buf_printf(out, ") | %s (", hk_tr(HK_MSG_REP_BEST));
     rc = rc ? rc : version_label(out, best);
     rc = rc ? rc : hk_buf_appends(out, ") |\n|---|---|---|\n");
     rc = rc ? rc : perf_rows(out, base, best);
@@ -233,17 +237,20 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         report__fmt_ratio(a, sizeof a, num_or_nan(sp, "value"));
         report__fmt_ratio(b, sizeof b, num_or_nan(sp, "lo"));
         report__fmt_ratio(c, sizeof c, num_or_nan(sp, "hi"));
-        rc = hk_buf_printf(out, "\n**Speedup: %s** (spread %s .. %s, from p10/p90)\n", a, b, c);
+        rc = hk_buf_printf(out, "\n**%s%s%s** (", hk_tr(HK_MSG_REP_SPEEDUP), hk_tr(HK_MSG_REP_SEP),
+                           a);
+        rc = rc ? rc : hk_buf_printf(out, hk_tr(HK_MSG_REP_SPREAD_FROM), b, c);
+        rc = rc ? rc : hk_buf_appends(out, ")\n");
     } else if (!rc) {
-        rc = hk_buf_appends(out, "\n**No faster verified version.**\n");
+        rc = hk_buf_printf(out, "\n**%s**\n", hk_tr(HK_MSG_REP_NO_FASTER));
     }
     const json_t *acc = json_object_get(m, "accuracy");
     if (!rc && json_is_object(acc)) {
         report__fmt_err(a, sizeof a, num_or_nan(acc, "max_abs_err"));
         report__fmt_err(b, sizeof b, num_or_nan(acc, "max_rel_err"));
-        rc = hk_buf_printf(out, "\nAccuracy against the baseline's outputs: max abs error %s,"
-                                " max rel error %s\n",
-                           a, b);
+        rc = hk_buf_appends(out, "\n");
+        rc = rc ? rc : hk_buf_printf(out, hk_tr(HK_MSG_REP_ACCURACY), a, b);
+        rc = rc ? rc : hk_buf_appends(out, "\n");
     }
     char bw_head[256], bw_note[1024];
     if (!rc && report__bandwidth_words(m, bw_head, sizeof bw_head, bw_note, sizeof bw_note)) {
@@ -255,19 +262,19 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     }
     /* engine v2: the bottleneck class, the skills tried, and whether the gain is explained */
     if (!rc && report__str(info, "bottleneck")) {
-        rc = hk_buf_appends(out, "\nBottleneck (roofline position of the baseline): ");
+        rc = hk_buf_printf(out, "\n%s", hk_tr(HK_MSG_REP_BOTTLENECK_LINE));
         rc = rc ? rc : md_key(out, info, "bottleneck", 64);
         const json_t *sk = json_object_get(info, "skills");
         size_t si;
         const json_t *name;
-        rc = rc ? rc : hk_buf_appends(out, "; skills that fit:");
+        rc = rc ? rc : hk_buf_appends(out, hk_tr(HK_MSG_REP_SKILLS_FIT));
         json_array_foreach(sk, si, name) {
             if (rc || !json_is_string(name))
                 break;
             rc = hk_buf_printf(out, "%s `%s`", si ? "," : "", json_string_value(name));
         }
         if (!rc && !json_array_size(sk))
-            rc = hk_buf_appends(out, " none");
+            rc = hk_buf_appends(out, hk_tr(HK_MSG_REP_NONE));
         rc = rc ? rc : hk_buf_appends(out, "\n");
     }
     const json_t *cr = json_object_get(info, "credit");
@@ -275,33 +282,36 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         const json_t *ex = json_object_get(cr, "explained");
         rc = hk_buf_appends(out, "\n");
         if (json_is_true(ex))
-            rc = rc ? rc : hk_buf_appends(out, "The gain is credited to skill `");
+            rc = rc ? rc : hk_buf_appends(out, hk_tr(HK_MSG_REP_CREDITED));
         else
-            rc = rc ? rc : hk_buf_appends(out, "**The gain is unexplained**: skill `");
+            rc = rc ? rc : hk_buf_appends(out, hk_tr(HK_MSG_REP_UNEXPLAINED));
         rc = rc ? rc : md_key(out, cr, "skill", 128);
         if (json_is_true(ex) || json_is_false(ex))
             rc = rc ? rc
-                    : hk_buf_printf(out, "`'s evidence `%s` %s in the SASS (%lld lines; %lld in"
-                                         " the baseline)\n",
+                    : hk_buf_printf(out, hk_tr(HK_MSG_REP_CREDIT_EVIDENCE),
                                     report__str(cr, "evidence") ? report__str(cr, "evidence")
-                                                                 : "(a metric)",
-                                    json_is_true(ex) ? "shows" : "does not show",
+                                                                 : hk_tr(HK_MSG_REP_A_METRIC),
+                                    hk_tr(json_is_true(ex) ? HK_MSG_REP_SHOWS
+                                                           : HK_MSG_REP_DOES_NOT_SHOW),
                                     (long long)json_integer_value(json_object_get(cr, "lines_after")),
                                     (long long)json_integer_value(json_object_get(cr, "lines_before")));
         else
             rc = rc ? rc : hk_buf_printf(out, "`: %s\n", report__str(cr, "why") ? report__str(cr, "why") : "");
     }
     if (!rc && json_is_true(json_object_get(m, "best_is_inferred")))
-        rc = hk_buf_appends(out, "\n(No best version was recorded: the fastest verified one"
-                                 " is shown.)\n");
+        rc = hk_buf_printf(out, "\n(%s)\n", hk_tr(HK_MSG_REP_BEST_INFERRED));
 
     /* Versions and chain */
     size_t i;
     rc = rc ? rc
-            : hk_buf_appends(out, "\n## Versions\n\n| Version | Parent | Status | Median |"
-                                  " Speedup (spread) | Bandwidth | % of roofline |"
-                                  " Max abs err | Max rel err | Produced by |\n"
-                                  "|---|---|---|---|---|---|---|---|---|---|\n");
+            : hk_buf_printf(out, "\n## %s\n\n| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n"
+                                 "|---|---|---|---|---|---|---|---|---|---|\n",
+                            hk_tr(HK_MSG_REP_VERSIONS), hk_tr(HK_MSG_REP_VERSION),
+                            hk_tr(HK_MSG_REP_PARENT), hk_tr(HK_MSG_REP_STATUS),
+                            hk_tr(HK_MSG_REP_MEDIAN), hk_tr(HK_MSG_REP_SPEEDUP_SPREAD),
+                            hk_tr(HK_MSG_REP_BANDWIDTH), hk_tr(HK_MSG_REP_ROOFLINE_PCT),
+                            hk_tr(HK_MSG_REP_MAX_ABS_ERR), hk_tr(HK_MSG_REP_MAX_REL_ERR),
+                            hk_tr(HK_MSG_REP_PRODUCED_BY));
     const json_t *v;
     json_array_foreach(json_object_get(m, "versions"), i, v)
     {
@@ -322,9 +332,9 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         rc = hk_buf_appends(out, "| ");
         rc = rc ? rc : md_key(out, v, "label", 32);
         if (!rc && json_is_true(json_object_get(v, "is_baseline")))
-            rc = hk_buf_appends(out, " (baseline)");
+            rc = hk_buf_appends(out, hk_tr(HK_MSG_REP_TAG_BASELINE));
         if (!rc && json_is_true(json_object_get(v, "is_best")))
-            rc = hk_buf_appends(out, " (best)");
+            rc = hk_buf_appends(out, hk_tr(HK_MSG_REP_TAG_BEST));
         rc = rc ? rc
                 : (json_is_integer(par)
                        ? hk_buf_printf(out, " | v%lld | ", (long long)json_integer_value(par))
@@ -336,7 +346,7 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         rc = rc ? rc : md_key(out, v, "produced_by", 128);
         rc = rc ? rc : hk_buf_appends(out, " |\n");
     }
-    rc = rc ? rc : hk_buf_appends(out, "\nChain: ");
+    rc = rc ? rc : hk_buf_printf(out, "\n%s", hk_tr(HK_MSG_REP_CHAIN));
     json_array_foreach(json_object_get(m, "chain"), i, v)
     {
         if (rc)
@@ -350,51 +360,53 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     const json_t *diff = json_object_get(m, "diff");
     const char *text = report__str(diff, "text");
     if (!rc && text) {
-        rc = hk_buf_appends(out, "\n## Diff ");
+        rc = hk_buf_printf(out, "\n## %s ", hk_tr(HK_MSG_REP_DIFF));
         rc = rc ? rc : md_key(out, diff, "from", 64);
-        rc = rc ? rc : hk_buf_appends(out, " to ");
+        rc = rc ? rc : hk_buf_appends(out, hk_tr(HK_MSG_REP_TO));
         rc = rc ? rc : md_key(out, diff, "to", 64);
         rc = rc ? rc : hk_buf_appends(out, "\n\n");
         rc = rc ? rc : md_fence(out, "diff", text);
     } else if (!rc && report__str(diff, "error")) {
-        rc = hk_buf_appends(out, "\n## Diff\n\n");
+        rc = hk_buf_printf(out, "\n## %s\n\n", hk_tr(HK_MSG_REP_DIFF));
         rc = rc ? rc : md_key(out, diff, "error", 256);
         rc = rc ? rc : hk_buf_appends(out, "\n");
     }
 
-    rc = rc ? rc : hk_buf_appends(out, "\n## Episode\n\n| | |\n|---|---|\n");
-    rc = rc ? rc : row_text(out, "Kernel", report__str(k, "name"));
-    rc = rc ? rc : row_text(out, "File", report__str(k, "file"));
-    rc = rc ? rc : row_text(out, "Target", report__str(ep, "target"));
-    rc = rc ? rc : row_text(out, "Architecture", report__str(ep, "arch"));
-    rc = rc ? rc : row_text(out, "Device", report__str(dev, "name"));
+    rc = rc ? rc : hk_buf_printf(out, "\n## %s\n\n| | |\n|---|---|\n", hk_tr(HK_MSG_REP_EPISODE));
+    rc = rc ? rc : row_text(out, hk_tr(HK_MSG_REP_KERNEL), report__str(k, "name"));
+    rc = rc ? rc : row_text(out, hk_tr(HK_MSG_REP_FILE), report__str(k, "file"));
+    rc = rc ? rc : row_text(out, hk_tr(HK_MSG_REP_TARGET), report__str(ep, "target"));
+    rc = rc ? rc : row_text(out, hk_tr(HK_MSG_REP_ARCH), report__str(ep, "arch"));
+    rc = rc ? rc : row_text(out, hk_tr(HK_MSG_REP_DEVICE), report__str(dev, "name"));
     char tool[1024];
     if (!rc && report__toolchain_words(info, tool, sizeof tool))
-        rc = row_text(out, "Toolchain", tool);
-    rc = rc ? rc : row_text(out, "Engine", report__str(ep, "engine"));
-    rc = rc ? rc : row_text(out, "Status", report__str(ep, "status"));
-    rc = rc ? rc : row_text(out, "Started", report__str(ep, "started"));
-    rc = rc ? rc : row_text(out, "Ended", report__str(ep, "ended"));
+        rc = row_text(out, hk_tr(HK_MSG_REP_TOOLCHAIN), tool);
+    rc = rc ? rc : row_text(out, hk_tr(HK_MSG_REP_ENGINE), report__str(ep, "engine"));
+    rc = rc ? rc : row_text(out, hk_tr(HK_MSG_REP_STATUS), report__str(ep, "status"));
+    rc = rc ? rc : row_text(out, hk_tr(HK_MSG_REP_STARTED), report__str(ep, "started"));
+    rc = rc ? rc : row_text(out, hk_tr(HK_MSG_REP_ENDED), report__str(ep, "ended"));
     report__fmt_duration(a, sizeof a, num_or_nan(ep, "duration_ms"));
-    rc = rc ? rc : row2(out, "Duration", a);
+    rc = rc ? rc : row2(out, hk_tr(HK_MSG_REP_DURATION), a);
     if (!rc && report__str(info, "isolation"))
-        rc = row_text(out, "Isolation", report__str(info, "isolation"));
+        rc = row_text(out, hk_tr(HK_MSG_REP_ISOLATION), report__str(info, "isolation"));
     if (!rc && report__str(info, "correctness"))
-        rc = row_text(out, "Correctness", report__str(info, "correctness"));
+        rc = row_text(out, hk_tr(HK_MSG_REP_CORRECTNESS), report__str(info, "correctness"));
     if (!rc && report__str(info, "spec_inferred")) /* spec inference (docs/bench-spec.md) */
-        rc = row_text(out, "Spec inferred", report__str(info, "spec_inferred"));
+        rc = row_text(out, hk_tr(HK_MSG_HOVER_SPEC_INFERRED), report__str(info, "spec_inferred"));
     char floor_words[512];
     if (!rc && report__floor_words(info, floor_words, sizeof floor_words))
-        rc = row_text(out, "Physical floor", floor_words);
+        rc = row_text(out, hk_tr(HK_MSG_REP_PHYSICAL_FLOOR), floor_words);
     if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
-        rc = row_text(out, "Memory safety", report__str(info, "memory_safety"));
+        rc = row_text(out, hk_tr(HK_MSG_REP_MEMORY_SAFETY), report__str(info, "memory_safety"));
     rc = rc ? rc : skills_tried_md(out, info);
 
     /* Stages */
     const json_t *stages = json_object_get(m, "stages");
     rc = rc ? rc
-            : hk_buf_appends(out, "\n## Stages\n\n| Stage | Started | Duration | Events |"
-                                  " Last message |\n|---|---|---|---|---|\n");
+            : hk_buf_printf(out, "\n## %s\n\n| %s | %s | %s | %s | %s |\n|---|---|---|---|---|\n",
+                            hk_tr(HK_MSG_REP_STAGES), hk_tr(HK_MSG_REP_STAGE),
+                            hk_tr(HK_MSG_REP_STARTED), hk_tr(HK_MSG_REP_DURATION),
+                            hk_tr(HK_MSG_REP_EVENTS), hk_tr(HK_MSG_REP_LAST_MESSAGE));
     const json_t *s;
     json_array_foreach(stages, i, s)
     {
@@ -415,8 +427,10 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     /* Rejected */
     const json_t *rej = json_object_get(m, "rejected");
     if (!rc && json_array_size(rej)) {
-        rc = hk_buf_appends(out, "\n## Rejected candidates\n\n| Version | Reason | Details |"
-                                 " Produced by |\n|---|---|---|---|\n");
+        rc = hk_buf_printf(out, "\n## %s\n\n| %s | %s | %s | %s |\n|---|---|---|---|\n",
+                           hk_tr(HK_MSG_REP_REJECTED), hk_tr(HK_MSG_REP_VERSION),
+                           hk_tr(HK_MSG_REP_REASON), hk_tr(HK_MSG_REP_DETAILS),
+                           hk_tr(HK_MSG_REP_PRODUCED_BY));
         json_array_foreach(rej, i, v)
         {
             if (rc)
@@ -438,17 +452,18 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     if (!rc && (json_array_size(json_object_get(evd, "baseline")) ||
                 json_array_size(json_object_get(evd, "best"))))
     {
-        rc = hk_buf_appends(out, "\n<details><summary>Evidence: ptxas, SASS counts, ncu,"
-                                 " roofline (raw)</summary>\n\n");
-        rc = rc ? rc : evidence_md(out, "Baseline", json_object_get(evd, "baseline"));
-        rc = rc ? rc : evidence_md(out, "Best", json_object_get(evd, "best"));
+        rc = hk_buf_printf(out, "\n<details><summary>%s</summary>\n\n",
+                           hk_tr(HK_MSG_REP_EVIDENCE_SUMMARY));
+        rc = rc ? rc : evidence_md(out, hk_tr(HK_MSG_REP_BASELINE), json_object_get(evd, "baseline"));
+        rc = rc ? rc : evidence_md(out, hk_tr(HK_MSG_REP_BEST), json_object_get(evd, "best"));
         rc = rc ? rc : hk_buf_appends(out, "</details>\n");
     }
 
     /* Episode facts the engine recorded */
     if (!rc && (json_is_object(info) || json_is_object(json_object_get(ep, "budget")))) {
-        rc = hk_buf_appends(out, "\n<details><summary>Settings and recorded facts (raw)"
-                                 "</summary>\n\n| Field | Value |\n|---|---|\n");
+        rc = hk_buf_printf(out, "\n<details><summary>%s</summary>\n\n| %s | %s |\n|---|---|\n",
+                           hk_tr(HK_MSG_REP_SETTINGS_SUMMARY), hk_tr(HK_MSG_REP_FIELD),
+                           hk_tr(HK_MSG_REP_VALUE));
         const json_t *objs[2] = {json_object_get(ep, "budget"), info};
         const char *pfx[2] = {"budget.", ""};
         for (int o = 0; rc == HK_OK && o < 2; o++) {
@@ -475,7 +490,7 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         }
         rc = rc ? rc : hk_buf_appends(out, "\n</details>\n");
     }
-    rc = rc ? rc : hk_buf_appends(out, "\nGenerated by Hyper Kernel at ");
+    rc = rc ? rc : hk_buf_printf(out, "\n%s", hk_tr(HK_MSG_REP_GENERATED));
     rc = rc ? rc : md_key(out, m, "generated", 64);
     return rc ? rc : hk_buf_appends(out, ".\n");
 }

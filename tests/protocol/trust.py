@@ -41,7 +41,7 @@ def check(cond, what):
 
 
 class Client:
-    def __init__(self, hkls, env, root, init_opts, name):
+    def __init__(self, hkls, env, root, init_opts, name, locale=None):
         args = [hkls]
         log = os.environ.get("HK_PROTOCOL_LOG")
         if log:
@@ -52,9 +52,12 @@ class Client:
         self.seen = []
         self.next_id = 1
         threading.Thread(target=self._reader, daemon=True).start()
-        self.request("initialize", {"processId": os.getpid(), "rootUri": "file://" + root,
-                                    "capabilities": {"textDocument": {"publishDiagnostics": {}}},
-                                    "initializationOptions": init_opts})
+        params = {"processId": os.getpid(), "rootUri": "file://" + root,
+                  "capabilities": {"textDocument": {"publishDiagnostics": {}}},
+                  "initializationOptions": init_opts}
+        if locale is not None:  # the client's UI language (LSP 3.16)
+            params["locale"] = locale
+        self.request("initialize", params)
         self.notify("initialized", {})
 
     def _reader(self):

@@ -467,6 +467,52 @@ static void test_optimize_without_a_spec(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The summary and the report in the user's language (docs/i18n.md): Chinese from the
+ * environment's locale, English with --lang en whatever the environment says, and a
+ * language it does not have refused before anything runs. Simulated GPU. */
+static void test_optimize_language(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-i18n-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[2048], out[512], text[16384], html[8192];
+    snprintf(out, sizeof out, "%s/out.txt", d);
+    snprintf(cmd, sizeof cmd, "cp %s/bench/kernels/saxpy.cu %s/", HK_SOURCE_DIR, d);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && LC_ALL=zh_CN.UTF-8 %s optimize saxpy.cu --kernel saxpy "
+             "--budget 1 --db %s/h.db", d, HKLS, d);
+    assert_int_equal(run_sim(cmd, out), 0);
+    read_all(out, text, sizeof text);
+    expect_in(text, "优化任务 1：completed\n"); /* the status: the store's name */
+    expect_in(text, "  核函数 saxpy，sm_90，运行于 ");
+    expect_in(text, "  候选版本：提出 1 个，接受 ");
+    expect_in(text, "  模拟 GPU：以下时间和加速比均为模拟值");
+    expect_in(text, "  报告：");
+    assert_null(strstr(text, "candidates:"));
+    snprintf(cmd, sizeof cmd, "%s/reports/1/episode-1.html", d);
+    read_all(cmd, html, sizeof html);
+    expect_in(html, "<html lang=\"zh-CN\">");
+    expect_in(html, "Hyper Kernel 优化报告（模拟 GPU）：");
+    snprintf(cmd, sizeof cmd, "cd %s && LC_ALL=zh_CN.UTF-8 %s optimize saxpy.cu --kernel saxpy "
+             "--budget 1 --db %s/h.db --lang en", d, HKLS, d);
+    assert_int_equal(run_sim(cmd, out), 0);
+    read_all(out, text, sizeof text);
+    expect_in(text, "episode 2: completed\n");
+    expect_in(text, "  candidates: ");
+    expect_in(text, " proposed, ");
+    assert_null(strstr(text, "候选版本"));
+    snprintf(cmd, sizeof cmd, "%s/reports/2/episode-2.html", d);
+    read_all(cmd, html, sizeof html);
+    expect_in(html, "<html lang=\"en\">");
+    snprintf(cmd, sizeof cmd, "cd %s && %s optimize saxpy.cu --kernel saxpy --db %s/h3.db "
+             "--lang fr", d, HKLS, d);
+    assert_int_equal(run_sim(cmd, out), 2);
+    snprintf(cmd, sizeof cmd, "test ! -e %s/h3.db && rm -rf %s", d, d);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -478,6 +524,7 @@ int main(void)
         cmocka_unit_test(test_verify_candidate_interleaved),
         cmocka_unit_test(test_verify_candidate_fp64),
         cmocka_unit_test(test_optimize_without_a_spec),
+        cmocka_unit_test(test_optimize_language),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/buf.h"
 #include "core/hk.h"
 #include "lsp/state.h"
 #include "lsp/config.h"
@@ -276,12 +277,35 @@ static void test_session_without_leaks(void **st)
     assert_int_equal(hk_alloc_live(), before);
 }
 
+/* The resource line of the hover and of the resource hints, in both languages: the same
+ * numbers, the occupancy limiter named in the reader's words (docs/i18n.md). */
+static void test_resource_summary_languages(void **st)
+{
+    cc_resource r = {.arch = "sm_90", .registers = 255, .spill_stores = 8, .spill_loads = 4,
+                     .smem_static = 1024};
+    struct hk_buf en, zh;
+    hk_buf_init(&en, 4096);
+    hk_buf_init(&zh, 4096);
+    assert_int_equal(lsp_resource_summary(&r, NULL, NULL, &en), HK_OK);
+    hk_i18n_set(HK_LANG_ZH_CN);
+    assert_int_equal(lsp_resource_summary(&r, NULL, NULL, &zh), HK_OK);
+    hk_i18n_set(HK_LANG_EN);
+    /* 255 registers at 256 threads: 1 block of 8 warps out of 64 */
+    assert_string_equal(en.data, "255 registers, 12 B spill, 1024 B smem, occupancy 12% at 256 "
+                                 "threads/block limited by registers");
+    assert_string_equal(zh.data, "寄存器 255 个，溢出 12 B，共享内存 1024 B，占用率 12%"
+                                 "（每线程块 256 个线程），受限于寄存器");
+    hk_buf_free(&en);
+    hk_buf_free(&zh);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
     hk_log_open("/dev/null", HK_LOG_ERROR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_uris),
+        cmocka_unit_test(test_resource_summary_languages),
         cmocka_unit_test(test_split_command),
         cmocka_unit_test(test_settings_layers),
         cmocka_unit_test(test_client_requests),

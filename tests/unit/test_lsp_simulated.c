@@ -299,6 +299,68 @@ static void test_marks_in_the_editor(void **st)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+/* The same marks for a client whose UI is Chinese (initialize's "locale"; docs/i18n.md):
+ * titles, the diagnostic and the hover in zh-CN, the commands and numbers unchanged. */
+static void test_marks_in_chinese(void **st)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    lsp_server *s;
+    assert_int_equal(lsp_server_new(&loop, sink, &o, &s), HK_OK);
+    lsp_server_disable_compiles(s);
+    feed_json(s, json_pack("{s:s, s:i, s:s, s:{s:s, s:s, s:{s:{s:{s:[s]}}}, s:{s:{s:s}}}}",
+                           "jsonrpc", "2.0", "id", 1, "method", "initialize", "params",
+                           "rootUri", "file:///tmp", "locale", "zh-CN", "capabilities",
+                           "textDocument", "hover", "contentFormat", "markdown",
+                           "initializationOptions", "episodes", "db", db));
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"initialized\",\"params\":{}}");
+    feed_json(s, json_pack("{s:s, s:s, s:{s:{s:s, s:s, s:i, s:s}}}", "jsonrpc", "2.0", "method",
+                           "textDocument/didOpen", "params", "textDocument", "uri", uri,
+                           "languageId", "cuda", "version", 1, "text", text0));
+    json_t *acts = request(&loop, s, &o, "textDocument/codeAction",
+                           json_pack("{s:{s:s}, s:{s:{s:i, s:i}, s:{s:i, s:i}}, s:{}}",
+                                     "textDocument", "uri", uri, "range", "start", "line", 0,
+                                     "character", 17, "end", "line", 0, "character", 17,
+                                     "context"));
+    assert_true(title_with(acts, "应用 v1", "（加速比 1.25x，模拟）"));
+    assert_true(title_with(acts, "针对 NVIDIA 优化", ""));
+    assert_true(title_with(acts, "查看报告", ""));
+    assert_false(title_with(acts, "Apply", ""));
+    json_t *lenses = request(&loop, s, &o, "textDocument/codeLens",
+                             json_pack("{s:{s:s}}", "textDocument", "uri", uri));
+    assert_true(title_with(lenses, "最佳", "最佳加速比 1.25x，模拟 (v1) - 应用"));
+    assert_true(title_with(lenses, "最佳", "最佳加速比 1.25x (v1) - 应用"));
+    assert_true(title_with(lenses, "报告", ""));
+    json_t *pd = find(&o, "textDocument/publishDiagnostics");
+    assert_non_null(pd);
+    json_t *diags = json_object_get(json_object_get(pd, "params"), "diagnostics");
+    int n = 0;
+    size_t i;
+    json_t *d;
+    json_array_foreach(diags, i, d) {
+        const char *m = json_string_value(json_object_get(d, "message"));
+        assert_null(strstr(m ? m : "", "faster version"));
+        if (m && strstr(m, "模拟 GPU：有更快的版本可用，加速比 1.25x"))
+            n++;
+    }
+    assert_int_equal(n, 1);
+    json_t *h = request(&loop, s, &o, "textDocument/hover", at(0, 17));
+    const char *hv = json_string_value(json_object_get(json_object_get(h, "contents"), "value"));
+    assert_non_null(hv);
+    assert_non_null(strstr(hv, "**优化历史（模拟 GPU：未在硬件上实测）**"));
+    assert_non_null(strstr(hv, "| 版本 | 耗时 | 加速比 | 带宽 | 精度 | 引擎 | 日期 |"));
+    assert_null(strstr(hv, "Optimization history"));
+    lsp_server_stop(s);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    lsp_server_free(s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    hk_i18n_set(HK_LANG_EN);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 static void test_marks_in_reports(void **st)
 {
     store *s = NULL;
@@ -366,6 +428,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_marks_in_the_editor),
+        cmocka_unit_test(test_marks_in_chinese),
         cmocka_unit_test(test_marks_in_reports),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -17,6 +17,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "report/report.h"
 #include "store/store.h"
 
@@ -510,6 +511,79 @@ static void markdown_report(void **state)
     store_close(f.s);
 }
 
+/* The same episode in zh-CN (docs/i18n.md): headings and fixed labels translated, the
+ * data and the numbers as they were, the Markdown tables still well formed; the JSON
+ * model is the same in both languages (keys and reason codes are never translated). */
+static void chinese_reports(void **state)
+{
+    struct fixture f;
+    fixture_build(&f, "saxpy");
+    struct hk_buf en_json, zh_json, md, html;
+    hk_buf_init(&en_json, 1 << 22);
+    hk_buf_init(&zh_json, 1 << 22);
+    hk_buf_init(&md, 1 << 22);
+    hk_buf_init(&html, 1 << 22);
+    assert_int_equal(report_render_json(f.s, f.ep, &en_json), HK_OK);
+    hk_i18n_set(HK_LANG_ZH_CN);
+    assert_int_equal(report_render_json(f.s, f.ep, &zh_json), HK_OK);
+    assert_int_equal(report_render_markdown(f.s, f.ep, &md), HK_OK);
+    assert_int_equal(report_render_html(f.s, f.ep, &html), HK_OK);
+    hk_i18n_set(HK_LANG_EN);
+    json_t *je = json_loads(en_json.data, 0, NULL), *jz = json_loads(zh_json.data, 0, NULL);
+    assert_non_null(je);
+    assert_non_null(jz);
+    json_object_del(je, "generated"); /* a time stamp: the one field that may differ */
+    json_object_del(jz, "generated");
+    assert_true(json_equal(je, jz));
+    json_decref(je);
+    json_decref(jz);
+    const char *m = md.data;
+    assert_non_null(strstr(m, "# Hyper Kernel 优化报告："));
+    assert_non_null(strstr(m, "\n## 结果\n\n| | 基线 (v0) | 最佳版本 (v3) |"));
+    assert_non_null(strstr(m, "| 中位耗时 | "));
+    assert_non_null(strstr(m, "**加速比：1.75x** (波动区间 1.61x .. 1.86x，取自 p10/p90)"));
+    assert_non_null(strstr(m, "| v3（最佳） | v1 | verified |")); /* status: a reason code */
+    assert_non_null(strstr(m, "版本链：v0 -> v1 -> v3"));
+    assert_non_null(strstr(m, "## 代码差异 v0"));
+    assert_non_null(strstr(strstr(m, "## 代码差异 v0"), " 到 v3"));
+    assert_non_null(strstr(m, "## 优化任务"));
+    assert_non_null(strstr(m, "| 核函数 | saxpy |"));
+    assert_non_null(strstr(m, "## 阶段"));
+    assert_non_null(strstr(m, "由 Hyper Kernel 生成于 "));
+    assert_null(strstr(m, "## Result"));
+    assert_null(strstr(m, "## Versions"));
+    assert_null(strstr(m, "| Kernel |"));
+    int rows = 0;
+    for (const char *line = m; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        if (len && !strncmp(line, "| 版本 | 父版本", strlen("| 版本 | 父版本"))) {
+            int pipes = 0;
+            for (size_t i = 0; i < len; i++)
+                pipes += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+            assert_int_equal(pipes, 11);
+            rows++;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    assert_int_equal(rows, 1);
+    const char *h = html.data;
+    assert_non_null(strstr(h, "<html lang=\"zh-CN\">"));
+    assert_non_null(strstr(h, "<title>Hyper Kernel 优化报告：saxpy"));
+    assert_non_null(strstr(h, "<b class=\"good\">1.75x</b> 加速比 <small>(波动区间 1.61x .. 1.86x"));
+    assert_non_null(strstr(h, "<h2>版本</h2>"));
+    assert_non_null(strstr(h, "<h2>优化任务</h2>"));
+    assert_non_null(strstr(h, "<th>核函数</th><td>saxpy</td>"));
+    assert_non_null(strstr(h, "<th>阶段</th>"));
+    assert_null(strstr(h, "<th>Stage</th>"));
+    assert_null(strstr(h, "<h2>Versions</h2>"));
+    hk_buf_free(&en_json);
+    hk_buf_free(&zh_json);
+    hk_buf_free(&md);
+    hk_buf_free(&html);
+    store_close(f.s);
+}
+
 /* No physical floor: both reports say so, why, and which faster versions went uncredited. */
 static void floor_row(void **state)
 {
@@ -791,6 +865,7 @@ int main(void)
         cmocka_unit_test(json_report),
         cmocka_unit_test(html_report_is_safe_and_complete),
         cmocka_unit_test(markdown_report),
+        cmocka_unit_test(chinese_reports),
         cmocka_unit_test(markdown_fence_survives_backticks),
         cmocka_unit_test(floor_row),
         cmocka_unit_test(odd_episodes),

@@ -679,7 +679,8 @@ function M.apply(version, cb)
     for _, a in ipairs(actions) do
       local cmd = command_of(a)
       local arg = cmd and cmd.arguments and cmd.arguments[1]
-      if a.title and a.title:match('^Apply v%d+') then
+      -- by kind, not title: titles follow the server's language (docs/i18n.md)
+      if a.kind == 'refactor.rewrite.hyperkernel' then
         if a.disabled then
           disabled = a.disabled.reason
         elseif cmd and type(arg) == 'table' then

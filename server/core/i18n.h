@@ -1,0 +1,228 @@
+/* User-visible text in English or Simplified Chinese (docs/i18n.md). One table of
+ * messages keyed by stable ids (i18n.c), one process-wide language. Machine-readable
+ * output (JSON keys, reason codes, --json, --events) is never translated. */
+#ifndef HK_CORE_I18N_H
+#define HK_CORE_I18N_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+enum hk_lang { HK_LANG_EN, HK_LANG_ZH_CN, HK_LANG_COUNT };
+
+/* A message's id. Adding one: a line here and a row in i18n.c's table with both
+ * languages, M for plain text or F for a printf format (test_core_i18n fails on a
+ * missing or empty entry, and on a format whose conversions differ between the
+ * languages). Pass an F entry to hk_trf or a printf, an M entry only as text (%s). */
+enum hk_msg {
+    /* code actions and code lenses */
+    HK_MSG_ACT_OPTIMIZE_NVIDIA,
+    HK_MSG_ACT_OPTIMIZE_DCU,
+    HK_MSG_ACT_OPTIMIZE_NVIDIA_WITH, /* %s: engine name */
+    HK_MSG_ACT_CREATE_SPEC,
+    HK_MSG_ACT_SHOW_REPORT,
+    HK_MSG_ACT_APPLY_SPEEDUP,        /* %d version, %.2f speedup, %s HK_MSG_SIMULATED_WORD or "" */
+    HK_MSG_ACT_APPLY,                /* %d version, %s HK_MSG_SIMULATED_PAREN or "" */
+    HK_MSG_LENS_OPTIMIZE_NVIDIA,
+    HK_MSG_LENS_OPTIMIZE_DCU,
+    HK_MSG_LENS_BEST_APPLY,          /* %.2f speedup, %s simulated word, %d version */
+    HK_MSG_LENS_REPORT,
+    HK_MSG_SIMULATED_WORD,           /* " simulated", inside a parenthesis */
+    HK_MSG_SIMULATED_PAREN,          /* " (simulated)" */
+    HK_MSG_SIMULATED_GPU_PAREN,      /* " (simulated GPU)" */
+    /* episode progress ($/progress) */
+    HK_MSG_PROGRESS_TITLE,           /* %s kernel, %s target */
+    HK_MSG_PROGRESS_STARTING,
+    HK_MSG_PROGRESS_STOPPING,
+    HK_MSG_PROGRESS_STOPPED,
+    HK_MSG_PROGRESS_NO_GPU,
+    HK_MSG_PROGRESS_DONE_BEST,       /* %.2f speedup, %s HK_MSG_SIMULATED_GPU_PAREN or "" */
+    HK_MSG_PROGRESS_DONE_NONE,
+    HK_MSG_PROGRESS_FAILED,          /* %.480s error */
+    HK_MSG_PROGRESS_SPEC_INFERRED,   /* %s path, %s notes */
+    HK_MSG_STAGE_INIT,
+    HK_MSG_STAGE_SPEC,
+    HK_MSG_STAGE_BASELINE,
+    HK_MSG_STAGE_OPTIMIZE,
+    HK_MSG_STAGE_ACCURACY,
+    HK_MSG_STAGE_VERIFY,
+    HK_MSG_STAGE_REPORT,
+    HK_MSG_UNKNOWN_ERROR,
+    HK_MSG_SHOW_OPTIMIZE_FAILED,     /* %s kernel, %s target, %s error */
+    /* result diagnostics */
+    HK_MSG_DIAG_FAILED,              /* %.600s error */
+    HK_MSG_DIAG_INTERRUPTED,         /* %.600s error */
+    HK_MSG_DIAG_SEE_REPORT,
+    HK_MSG_DIAG_SIMULATED_PREFIX,
+    HK_MSG_DIAG_FASTER,              /* %.2f speedup */
+    HK_MSG_DIAG_BANDWIDTH_SMALL,     /* %.2g percent */
+    HK_MSG_DIAG_BANDWIDTH,           /* %.0f percent */
+    HK_MSG_DIAG_ROOFLINE_SMALL,      /* %.2g percent */
+    HK_MSG_DIAG_ROOFLINE,            /* %.0f percent */
+    HK_MSG_DIAG_EPISODE,             /* %lld episode id */
+    /* hover */
+    HK_MSG_HOVER_OPTIMIZING,
+    HK_MSG_HOVER_SPEC_INFERRED,
+    HK_MSG_HOVER_HISTORY,
+    HK_MSG_HOVER_HISTORY_SIMULATED,
+    HK_MSG_HOVER_HISTORY_HEAD_MD,
+    HK_MSG_HOVER_HISTORY_HEAD_TEXT,
+    /* reports (server/report): headings and fixed labels */
+    HK_MSG_REP_TITLE,
+    HK_MSG_REP_SEP,
+    HK_MSG_REP_SIM_BANNER,
+    HK_MSG_REP_SIM_BANNER_HTML,
+    HK_MSG_REP_SIMULATED_TAG,
+    HK_MSG_REP_ERROR,
+    HK_MSG_REP_RESULT,
+    HK_MSG_REP_BASELINE,
+    HK_MSG_REP_BEST,
+    HK_MSG_REP_MEDIAN_TIME,
+    HK_MSG_REP_P10_P90,
+    HK_MSG_REP_SPREAD,
+    HK_MSG_REP_BANDWIDTH,
+    HK_MSG_REP_FLOP_RATE,
+    HK_MSG_REP_ROOFLINE_PCT,
+    HK_MSG_REP_REPETITIONS,
+    HK_MSG_REP_SPEEDUP,
+    HK_MSG_REP_SPEEDUP_WORD,
+    HK_MSG_REP_SPREAD_FROM,
+    HK_MSG_REP_NO_FASTER,
+    HK_MSG_REP_ACCURACY,
+    HK_MSG_REP_ACCURACY_HTML,
+    HK_MSG_REP_BEST_INFERRED,
+    HK_MSG_REP_BOTTLENECK_LINE,
+    HK_MSG_REP_SKILLS_FIT,
+    HK_MSG_REP_NONE,
+    HK_MSG_REP_CREDITED,
+    HK_MSG_REP_UNEXPLAINED,
+    HK_MSG_REP_CREDIT_EVIDENCE,
+    HK_MSG_REP_SHOWS,
+    HK_MSG_REP_DOES_NOT_SHOW,
+    HK_MSG_REP_A_METRIC,
+    HK_MSG_REP_VERSIONS,
+    HK_MSG_REP_VERSION,
+    HK_MSG_REP_PARENT,
+    HK_MSG_REP_STATUS,
+    HK_MSG_REP_MEDIAN,
+    HK_MSG_REP_SPEEDUP_SPREAD,
+    HK_MSG_REP_MAX_ABS_ERR,
+    HK_MSG_REP_MAX_REL_ERR,
+    HK_MSG_REP_PRODUCED_BY,
+    HK_MSG_REP_TAG_BASELINE,
+    HK_MSG_REP_TAG_BEST,
+    HK_MSG_REP_CHAIN,
+    HK_MSG_REP_DIFF,
+    HK_MSG_REP_TO,
+    HK_MSG_REP_EPISODE,
+    HK_MSG_REP_KERNEL,
+    HK_MSG_REP_FILE,
+    HK_MSG_REP_TARGET,
+    HK_MSG_REP_ARCH,
+    HK_MSG_REP_DEVICE,
+    HK_MSG_REP_TOOLCHAIN,
+    HK_MSG_REP_ENGINE,
+    HK_MSG_REP_ENGINE_WORD,
+    HK_MSG_REP_ON,
+    HK_MSG_REP_STARTED,
+    HK_MSG_REP_ENDED,
+    HK_MSG_REP_DURATION,
+    HK_MSG_REP_BOTTLENECK,
+    HK_MSG_REP_ISOLATION,
+    HK_MSG_REP_CORRECTNESS,
+    HK_MSG_REP_PHYSICAL_FLOOR,
+    HK_MSG_REP_MEMORY_SAFETY,
+    HK_MSG_REP_SKILLS_TRIED,
+    HK_MSG_REP_SKILL,
+    HK_MSG_REP_REWRITE,
+    HK_MSG_REP_APPLIED,
+    HK_MSG_REP_WHAT_STOPPED,
+    HK_MSG_REP_YES,
+    HK_MSG_REP_NO,
+    HK_MSG_REP_STAGES,
+    HK_MSG_REP_STAGE,
+    HK_MSG_REP_EVENTS,
+    HK_MSG_REP_LAST_MESSAGE,
+    HK_MSG_REP_REJECTED,
+    HK_MSG_REP_REASON,
+    HK_MSG_REP_DETAILS,
+    HK_MSG_REP_EVIDENCE_SUMMARY,
+    HK_MSG_REP_SETTINGS_SUMMARY,
+    HK_MSG_REP_FIELD,
+    HK_MSG_REP_VALUE,
+    HK_MSG_REP_GENERATED,
+    /* hkls optimize's summary (not --json, not --events) */
+    HK_MSG_CLI_EPISODE,
+    HK_MSG_CLI_ERROR_SUFFIX,
+    HK_MSG_CLI_KERNEL_LINE,
+    HK_MSG_CLI_NO_GPU,
+    HK_MSG_CLI_CANDIDATES,
+    HK_MSG_CLI_NOT_CREDITED_COUNT,
+    HK_MSG_CLI_SIMULATED,
+    HK_MSG_CLI_BEST,
+    HK_MSG_CLI_ROOFLINE,
+    HK_MSG_CLI_COMMA,
+    HK_MSG_CLI_MAX_REL_ERR,
+    HK_MSG_CLI_PRODUCED_BY,
+    HK_MSG_CLI_NO_FASTER,
+    HK_MSG_CLI_REPORT,
+    HK_MSG_CLI_BUILT,
+    HK_MSG_CLI_SOURCES,
+    /* resources (hover and resource hints) */
+    HK_MSG_RES_SUMMARY,
+    HK_MSG_RES_DCU_SPILLED,
+    HK_MSG_RES_SMEM,
+    HK_MSG_RES_OCCUPANCY,
+    HK_MSG_RES_LIMITED_BY,
+    HK_MSG_LIMIT_THREADS,
+    HK_MSG_LIMIT_BLOCKS,
+    HK_MSG_LIMIT_REGISTERS,
+    HK_MSG_LIMIT_SHARED_MEMORY,
+    HK_MSG_LIMIT_BARRIERS,
+    HK_MSG_LIMIT_SGPRS,
+    HK_MSG_HOVER_LAUNCH_CONFIGS,
+    HK_MSG_HOVER_LAUNCHES,
+    HK_MSG_HOVER_NONE_IN_FILE,
+    HK_MSG_HOVER_RESOURCES,
+    HK_MSG_HOVER_LAST_COMPILE,
+    HK_MSG_HOVER_OLDER_VERSION,
+    HK_MSG_COUNT
+};
+
+/* "en" or "zh-CN" (never NULL). */
+const char *hk_lang_tag(enum hk_lang lang);
+
+/* The language for a locale name: an LSP/BCP 47 tag ("zh-CN", "zh-Hans") or a POSIX
+ * locale ("zh_CN.UTF-8"). Chinese except the Traditional forms (zh-TW, zh-HK, zh-MO,
+ * zh-Hant) is HK_LANG_ZH_CN; anything else, NULL or empty is HK_LANG_EN. */
+enum hk_lang hk_i18n_parse(const char *locale);
+
+/* The language of a session: the client's locale from LSP initialize when given, else
+ * env_lang (hk_i18n_env_locale()), else English. Either may be NULL. */
+enum hk_lang hk_i18n_pick(const char *lsp_locale, const char *env_lang);
+
+/* The locale of the messages category from the environment, POSIX order: LC_ALL, then
+ * LC_MESSAGES, then LANG; the first non-empty one, or NULL. Borrowed from environ. */
+const char *hk_i18n_env_locale(void);
+
+/* The process-wide language (HK_LANG_EN until set). Set it before threads that format
+ * messages start (the LSP loop sets it at initialize and on a configuration change). */
+void hk_i18n_set(enum hk_lang lang);
+enum hk_lang hk_i18n_lang(void);
+
+/* The text of id in the current language / in lang. Static, never NULL: an id out of
+ * range gives "". */
+const char *hk_tr(enum hk_msg id);
+const char *hk_tr_in(enum hk_lang lang, enum hk_msg id);
+/* The table's entry as written (no fallback): NULL when missing. For the tests. */
+const char *hk_msg_entry(enum hk_lang lang, enum hk_msg id);
+/* Whether id's entry is a printf format (F in i18n.c) rather than plain text. */
+bool hk_msg_is_format(enum hk_msg id);
+/* The stable name of id ("ACT_OPTIMIZE_NVIDIA"), for tests and logs. */
+const char *hk_msg_name(enum hk_msg id);
+
+/* New string (hk_free): id's format in the current language, formatted with the
+ * arguments. NULL on allocation failure. */
+char *hk_trf(enum hk_msg id, ...);
+char *hk_vtrf(enum hk_msg id, va_list ap);
+
+#endif

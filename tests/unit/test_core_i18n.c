@@ -1,0 +1,189 @@
+/* i18n: the locale choice, the lookup, and the table itself (both languages for every
+ * id, none empty, the same printf conversions in each language, valid UTF-8). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hk.h"
+#include "core/i18n.h"
+
+static void pick_chinese_forms(void **state)
+{
+    static const char *const zh[] = {"zh", "zh_CN.UTF-8", "zh-CN", "zh-Hans", "zh-cn",
+                                     "ZH_CN", "zh_CN.GB18030", "zh-Hans-CN", "zh_SG.UTF-8",
+                                     "zh_CN.UTF-8@euro"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(zh); i++) {
+        assert_int_equal(hk_i18n_parse(zh[i]), HK_LANG_ZH_CN);
+        assert_int_equal(hk_i18n_pick(zh[i], NULL), HK_LANG_ZH_CN);
+        assert_int_equal(hk_i18n_pick(NULL, zh[i]), HK_LANG_ZH_CN);
+        assert_int_equal(hk_i18n_pick("", zh[i]), HK_LANG_ZH_CN);
+    }
+}
+
+static void pick_everything_else_english(void **state)
+{
+    static const char *const en[] = {"en", "en_US.UTF-8", "C", "POSIX", "C.UTF-8", "",
+                                     "de-DE", "ja", "zhx", "z", "zh-TW", "zh_TW.UTF-8",
+                                     "zh-Hant", "zh-HK", "zh_MO", "chinese"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(en); i++) {
+        assert_int_equal(hk_i18n_parse(en[i]), HK_LANG_EN);
+        assert_int_equal(hk_i18n_pick(en[i], "zh_CN.UTF-8") == HK_LANG_EN, en[i][0] != '\0');
+    }
+    assert_int_equal(hk_i18n_parse(NULL), HK_LANG_EN);
+    assert_int_equal(hk_i18n_pick(NULL, NULL), HK_LANG_EN);
+}
+
+/* The client's locale wins over the environment's, both ways. */
+static void pick_client_before_environment(void **state)
+{
+    assert_int_equal(hk_i18n_pick("en", "zh_CN.UTF-8"), HK_LANG_EN);
+    assert_int_equal(hk_i18n_pick("zh-CN", "en_US.UTF-8"), HK_LANG_ZH_CN);
+    assert_int_equal(hk_i18n_pick(NULL, "en_US.UTF-8"), HK_LANG_EN);
+}
+
+/* POSIX order: LC_ALL, LC_MESSAGES, LANG; an empty one is skipped. */
+static void environment_order(void **state)
+{
+    setenv("LANG", "en_US.UTF-8", 1);
+    setenv("LC_MESSAGES", "zh_CN.UTF-8", 1);
+    setenv("LC_ALL", "", 1);
+    assert_string_equal(hk_i18n_env_locale(), "zh_CN.UTF-8");
+    setenv("LC_ALL", "C", 1);
+    assert_string_equal(hk_i18n_env_locale(), "C");
+    unsetenv("LC_ALL");
+    unsetenv("LC_MESSAGES");
+    assert_string_equal(hk_i18n_env_locale(), "en_US.UTF-8");
+    unsetenv("LANG");
+    assert_null(hk_i18n_env_locale());
+}
+
+static void lookup_follows_current_language(void **state)
+{
+    assert_int_equal(hk_i18n_lang(), HK_LANG_EN); /* the default */
+    assert_string_equal(hk_tr(HK_MSG_ACT_OPTIMIZE_NVIDIA), "Optimize for NVIDIA");
+    hk_i18n_set(HK_LANG_ZH_CN);
+    assert_string_equal(hk_tr(HK_MSG_ACT_OPTIMIZE_NVIDIA), "针对 NVIDIA 优化");
+    char *s = hk_trf(HK_MSG_PROGRESS_DONE_BEST, 2.5, "");
+    assert_non_null(s);
+    assert_string_equal(s, "完成：最佳加速比 2.50x");
+    hk_free(s);
+    hk_i18n_set(HK_LANG_EN);
+    s = hk_trf(HK_MSG_ACT_APPLY_SPEEDUP, 3, 1.234, hk_tr(HK_MSG_SIMULATED_WORD));
+    assert_non_null(s);
+    assert_string_equal(s, "Apply v3 (1.23x simulated)");
+    hk_free(s);
+    assert_string_equal(hk_tr_in(HK_LANG_ZH_CN, HK_MSG_LENS_REPORT), "报告");
+    assert_string_equal(hk_tr((enum hk_msg)HK_MSG_COUNT), "");
+    assert_string_equal(hk_lang_tag(HK_LANG_ZH_CN), "zh-CN");
+    assert_string_equal(hk_lang_tag(HK_LANG_EN), "en");
+}
+
+/* The conversions of a printf format, flags and all ("%.2f", "%lld"), "%%" excluded,
+ * written one after another into out. -1 on a conversion it cannot read. */
+static int conversions(const char *f, char *out, size_t n)
+{
+    size_t k = 0;
+    out[0] = '\0';
+    for (const char *p = f; *p; p++) {
+        if (*p != '%')
+            continue;
+        if (p[1] == '%') {
+            p++;
+            continue;
+        }
+        const char *q = p + 1;
+        q += strspn(q, "-+ #0");
+        q += strspn(q, "0123456789*");
+        if (*q == '.') {
+            q++;
+            q += strspn(q, "0123456789*");
+        }
+        q += strspn(q, "hlLqjzt");
+        if (!*q || !strchr("diouxXeEfFgGaAcspn", *q))
+            return -1;
+        size_t len = (size_t)(q - p) + 1;
+        if (k + len + 2 > n)
+            return -1;
+        memcpy(out + k, p, len);
+        k += len;
+        out[k++] = ' ';
+        out[k] = '\0';
+        p = q;
+    }
+    return 0;
+}
+
+static bool valid_utf8(const unsigned char *s)
+{
+    while (*s) {
+        int n = *s < 0x80 ? 0 : (*s & 0xe0) == 0xc0 ? 1 : (*s & 0xf0) == 0xe0 ? 2
+                : (*s & 0xf8) == 0xf0 ? 3 : -1;
+        if (n < 0 || (n == 1 && *s < 0xc2))
+            return false;
+        s++;
+        for (int i = 0; i < n; i++, s++)
+            if ((*s & 0xc0) != 0x80)
+                return false;
+    }
+    return true;
+}
+
+static void table_is_complete_and_consistent(void **state)
+{
+    for (int id = 0; id < HK_MSG_COUNT; id++) {
+        const char *name = hk_msg_name((enum hk_msg)id);
+        const char *en = hk_msg_entry(HK_LANG_EN, (enum hk_msg)id);
+        const char *zh = hk_msg_entry(HK_LANG_ZH_CN, (enum hk_msg)id);
+        if (!*name || !en || !zh || !*en || !*zh)
+            fail_msg("message %d (%s): missing or empty entry", id, name);
+        char ce[256], cz[256];
+        if (hk_msg_is_format((enum hk_msg)id)) {
+            if (conversions(en, ce, sizeof ce) || conversions(zh, cz, sizeof cz))
+                fail_msg("%s: unreadable printf conversion", name);
+            if (strcmp(ce, cz))
+                fail_msg("%s: conversions differ: en \"%s\", zh-CN \"%s\"", name, ce, cz);
+            if (!ce[0])
+                fail_msg("%s: a format without conversions (make it plain text, M)", name);
+        } /* plain text ("% of roofline") is never read as a format */
+        if (!valid_utf8((const unsigned char *)zh) || !valid_utf8((const unsigned char *)en))
+            fail_msg("%s: not valid UTF-8", name);
+        /* ids are stable names: unique */
+        for (int j = 0; j < id; j++)
+            if (!strcmp(name, hk_msg_name((enum hk_msg)j)))
+                fail_msg("%s: two ids with one name", name);
+    }
+}
+
+/* The checker itself: it must see a difference the table could have. */
+static void conversions_checker_sees_differences(void **state)
+{
+    char a[64], b[64];
+    assert_int_equal(conversions("x %.2fx %s 100%%", a, sizeof a), 0);
+    assert_string_equal(a, "%.2f %s ");
+    assert_int_equal(conversions("%s %.2fx", b, sizeof b), 0);
+    assert_string_not_equal(a, b);
+    assert_int_equal(conversions("%lld", a, sizeof a), 0);
+    assert_string_equal(a, "%lld ");
+    assert_int_equal(conversions("bad %", a, sizeof a), -1);
+    assert_false(valid_utf8((const unsigned char *)"\xe4\xb8"));
+    assert_true(valid_utf8((const unsigned char *)"加速比"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pick_chinese_forms),
+        cmocka_unit_test(pick_everything_else_english),
+        cmocka_unit_test(pick_client_before_environment),
+        cmocka_unit_test(environment_order),
+        cmocka_unit_test(lookup_follows_current_language),
+        cmocka_unit_test(table_is_complete_and_consistent),
+        cmocka_unit_test(conversions_checker_sees_differences),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
