@@ -552,6 +552,10 @@ int rpc_feed(rpc *r, const char *body, size_t len)
     json_t *id = json_object_get(msg, "id");
     json_t *method = json_object_get(msg, "method");
     json_t *params = json_object_get(msg, "params");
+    /* "params": null is read as no params: LSP clients send it with shutdown and exit
+     * (their params are void), and refusing it would leave the server running after exit */
+    if (json_is_null(params))
+        params = NULL;
     json_t *ver = json_object_get(msg, "jsonrpc");
     bool id_ok = id && (json_is_integer(id) || json_is_string(id));
     json_t *reply_id = id_ok ? id : NULL;

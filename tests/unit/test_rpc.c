@@ -156,6 +156,12 @@ static void test_errors(void **st)
     /* Empty body. */
     feed(r, "");
     assert_int_equal(err_code(o.msgs[9]), RPC_PARSE_ERROR);
+    /* "params": null is no params (LSP clients send it with shutdown): a result, no error */
+    feed(r, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"echo\",\"params\":null}");
+    assert_int_equal(o.n, 11);
+    assert_null(json_object_get(o.msgs[10], "error"));
+    assert_true(json_is_null(json_object_get(o.msgs[10], "result")));
+    assert_int_equal(json_integer_value(json_object_get(o.msgs[10], "id")), 5);
     rpc_free(r);
     out_clear(&o);
 }
