@@ -4,6 +4,7 @@
 #ifndef HK_CORE_HK_H
 #define HK_CORE_HK_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdbool.h>
 
@@ -41,6 +42,8 @@ char *hk_strdup(const char *s);
 char *hk_strndup(const char *s, size_t n);
 /* New string from a printf format, or NULL on failure. */
 char *hk_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* hk_asprintf with a va_list (ap is consumed). */
+char *hk_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Test hooks. fail_after: the Nth following allocation (1-based) and every one after
  * it fails; 0 disables. hk_alloc_live() is the count of blocks not yet freed. */

@@ -419,17 +419,7 @@ const char *hk_msg_name(enum hk_msg id)
 
 char *hk_vtrf(enum hk_msg id, va_list ap)
 {
-    const char *fmt = hk_tr(id);
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
-    va_end(ap2);
-    if (n < 0)
-        return NULL;
-    char *s = hk_malloc((size_t)n + 1);
-    if (s)
-        vsnprintf(s, (size_t)n + 1, fmt, ap);
-    return s;
+    return hk_vasprintf(hk_tr(id), ap);
 }
 
 char *hk_trf(enum hk_msg id, ...)
