@@ -72,14 +72,20 @@ typedef struct {
     bool timed_out_of_order;
     char stages[8][16];
     int n_stage;
+    struct hk_buf log; /* the episode's log lines, printed when a check fails */
 } seen;
 
 static void on_event(const json_t *ev, void *data)
 {
     seen *s = data;
     const char *kind = json_string_value(json_object_get(ev, "event"));
-    if (getenv("SIM_LOG") && !strcmp(kind, "log"))
-        fprintf(stderr, "log: %s\n", json_string_value(json_object_get(ev, "message")));
+    if (!strcmp(kind, "log")) {
+        const char *m = json_string_value(json_object_get(ev, "message"));
+        if (getenv("SIM_LOG"))
+            fprintf(stderr, "log: %s\n", m);
+        if (s->log.max && hk_buf_printf(&s->log, "log: %s\n", m ? m : "") != HK_OK)
+            s->log.max = 0; /* full: keep what there is */
+    }
     json_t *p = json_object_get(ev, "percent");
     if (json_is_integer(p)) {
         if (json_integer_value(p) < s->last_percent)
@@ -108,6 +114,14 @@ static void on_event(const json_t *ev, void *data)
         }
     }
 }
+
+/* A failed check prints the episode's own log first: a failure seen once in CI (a timing
+ * or load dependent one) must be diagnosable from the CI output alone. */
+#define fail_with_log(s, ...)                                                           \
+    do {                                                                                \
+        fprintf(stderr, "%s", (s)->log.data ? (s)->log.data : "(no log)\n");           \
+        fail_msg(__VA_ARGS__);                                                          \
+    } while (0)
 
 static ep_options options(const char *db, seen *s, const char *const *wrapper)
 {
@@ -138,11 +152,12 @@ static void test_simulated_episode(void **state)
     snprintf(db, sizeof db, "%s/history.db", dir);
     const char *wrapper[] = {sim, NULL};
     seen s = {0};
+    hk_buf_init(&s.log, 1u << 20);
     ep_options o = options(db, &s, wrapper);
     ep_result r;
     assert_int_equal(ep_run(&o, &r), HK_OK);
     if (r.status != STORE_EP_COMPLETED)
-        fail_msg("episode ended %s: %s", store_episode_status_name(r.status),
+        fail_with_log(&s, "episode ended %s: %s", store_episode_status_name(r.status),
                  r.error ? r.error : "");
     assert_false(s.percent_fell);
     assert_true(s.timed >= 2);
@@ -188,7 +203,7 @@ static void test_simulated_episode(void **state)
     const char *axes = json_string_value(json_object_get(info, "search_axes"));
     if (!axes || !strstr(axes, "structural: ") ||
         !strstr(axes, "vectorize width=4 (skill sm90-vectorize-128bit)"))
-        fail_msg("no structural vectorize axis: %s", axes ? axes : "(none)");
+        fail_with_log(&s, "no structural vectorize axis: %s", axes ? axes : "(none)");
     /* every skill that fit is listed with whether its rewrite applied (saxpy: all do) */
     json_t *tried = json_object_get(info, "skills_tried");
     assert_int_equal(json_array_size(tried), json_array_size(skills));
@@ -203,7 +218,7 @@ static void test_simulated_episode(void **state)
     }
     if (!vec_applied) {
         char *dump = json_dumps(tried, JSON_COMPACT);
-        fail_msg("the vectorize skill's rewrite did not apply: %s", dump ? dump : "");
+        fail_with_log(&s, "the vectorize skill's rewrite did not apply: %s", dump ? dump : "");
     }
     store_skill_stat *sst = NULL;
     size_t nst = 0;
@@ -213,14 +228,14 @@ static void test_simulated_episode(void **state)
         recorded |= !strcmp(sst[i].skill_id, "sm90-vectorize-128bit") && sst[i].tried >= 1;
         /* help is a gain beyond one timed run's noise (episode.c SKILL_HELPED_MIN) */
         if (sst[i].helped > 0 && !(sst[i].best_speedup >= 1.03))
-            fail_msg("%s counted as helping at %.3fx", sst[i].skill_id, sst[i].best_speedup);
+            fail_with_log(&s, "%s counted as helping at %.3fx", sst[i].skill_id, sst[i].best_speedup);
     }
     if (!recorded) {
         char got[1024] = "";
         for (size_t i = 0; i < nst; i++)
             snprintf(got + strlen(got), sizeof got - strlen(got), " %s:%lld/%lld",
                      sst[i].skill_id, (long long)sst[i].helped, (long long)sst[i].tried);
-        fail_msg("no record of sm90-vectorize-128bit; records:%s; axes: %s", got, axes);
+        fail_with_log(&s, "no record of sm90-vectorize-128bit; records:%s; axes: %s", got, axes);
     }
     store_skill_stats_free(sst, nst);
     json_decref(info);
@@ -251,7 +266,7 @@ static void test_simulated_episode(void **state)
         char kinds[512] = "";
         for (size_t i = 0; i < n; i++)
             snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), " %s", ev[i].kind);
-        fail_msg("best v%lld lacks roofline or ptxas evidence; has:%s", (long long)first_best,
+        fail_with_log(&s, "best v%lld lacks roofline or ptxas evidence; has:%s", (long long)first_best,
                  kinds);
     }
     store_evidences_free(ev, n);
@@ -283,6 +298,7 @@ static void test_simulated_episode(void **state)
     assert_int_equal(verified, s.verified);
     store_episode_clear(&e);
     ep_result_clear(&r);
+    hk_buf_free(&s.log);
 
     store_close(st);
 }
