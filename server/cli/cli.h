@@ -34,6 +34,13 @@ int cli_doctor(int argc, char **argv);
  * database cannot be read, 2 for usage errors. (server/cli/skills_cmd.c) */
 int cli_skills(int argc, char **argv);
 
+/* hkls rewrites FILE --kernel NAME [--spec SPEC.json] [--hip] [--json]
+ * The class the kernel model gives the kernel (or its near miss), then every rewrite of
+ * the registry at its default parameters: applies, or the construct and line that stop
+ * it. No GPU, no compile. Exit 0, 1 when the file cannot be read or parsed or has no such
+ * kernel, 2 for usage errors and bad specs. (server/cli/rewrites_cmd.c) */
+int cli_rewrites(int argc, char **argv);
+
 /* hkls trust [FOLDER] | --remove [FOLDER] | --list
  * Adds FOLDER (default: the current directory; made canonical) to the user's trusted
  * folders ($XDG_CONFIG_HOME/hyperkernel/trusted.json), removes it, or lists them. Exit 0,

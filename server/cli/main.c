@@ -26,6 +26,7 @@ static const struct cli_command commands[] = {
     {"report", cli_report, "print an episode's report (--format md|html|json, -o FILE)"},
     {"spec", cli_spec, "write a harness-form bench spec skeleton for a kernel (-o FILE)"},
     {"skills", cli_skills, "list and validate the skills knowledge base (--json, --hardware)"},
+    {"rewrites", cli_rewrites, "a kernel's class and which rewrites apply, or what stops each"},
     {"apply", cli_apply, "write a verified version into its file, if the kernel is unchanged"},
     {"trust", cli_trust, "trust a folder's .hyperkernel.json (--list, --remove)"},
     {NULL, NULL, NULL},

@@ -1,0 +1,271 @@
+/* `hkls rewrites`: what the built-in engine sees in one kernel, without a GPU or a compile:
+ * the class the kernel model recognises (server/model/kclass.h, with its near miss), then
+ * every rewrite of the registry (server/rewrites/registry.h) at its default parameters,
+ * with whether it applies and, when it does not, the construct and line that stop it. The
+ * same applicability the episode reports for the skills that fit (episode.c
+ * note_skills_tried), asked of every rewrite: "why was my kernel never transformed?" has
+ * an answer before any GPU time is spent. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "core/buf.h"
+#include "core/hk.h"
+#include "model/kclass.h"
+#include "model/kmodel.h"
+#include "rewrites/registry.h"
+#include "spec/spec.h"
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: hkls rewrites FILE --kernel NAME [--spec SPEC.json] [--hip] [--json]\n"
+            "What the built-in engine recognises in a kernel, without a GPU: the class the\n"
+            "kernel model gives it (or the construct that came closest), then every rewrite\n"
+            "with whether it applies at its default parameters and, when it does not, the\n"
+            "construct and line that stop it.\n"
+            "  --kernel NAME  the kernel (template arguments left out)\n"
+            "  --spec SPEC    the kernel's bench spec (some rewrites read its sizes)\n"
+            "  --hip          ask as for an AMD/DCU build\n"
+            "  --json         {kernel, class, near, rewrites: [{name, kind, applies,\n"
+            "                 construct, line, reason}]}\n"
+            "Exit 0, 1 when the file cannot be read or parsed or has no such kernel, 2 for\n"
+            "usage errors.\n");
+}
+
+static int read_text(const char *path, char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOENT ? HK_ENOENT : HK_EIO;
+    struct hk_buf b;
+    hk_buf_init(&b, AN_TEXT_MAX_BYTES);
+    char chunk[65536];
+    size_t n;
+    int rc = HK_OK;
+    while (rc == HK_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        rc = hk_buf_append(&b, chunk, n);
+    if (rc == HK_OK && ferror(f))
+        rc = HK_EIO;
+    fclose(f);
+    if (rc == HK_OK && !b.data)
+        rc = hk_buf_appends(&b, "");
+    if (rc != HK_OK) {
+        hk_buf_free(&b);
+        return rc;
+    }
+    *len = b.len;
+    *out = hk_buf_steal(&b);
+    return HK_OK;
+}
+
+/* "algorithm", "search axis", "hint", "library call" or "structural". */
+static const char *kind_name(unsigned flags)
+{
+    if (flags & RW_LIBRARY_CALL)
+        return "library call";
+    if (flags & RW_ALGORITHM)
+        return "algorithm";
+    if (flags & RW_SEARCH_AXIS)
+        return "search axis";
+    if (flags & RW_HINT)
+        return "hint";
+    return "structural";
+}
+
+/* One rewrite's verdict on ctx's kernel as a JSON object; NULL on ENOMEM. */
+static json_t *verdict(const rw_descriptor *d, const rw_context *ctx)
+{
+    rw_refusal why;
+    memset(&why, 0, sizeof why);
+    int rc = rw_applies(d, ctx, NULL, &why);
+    if (rc == HK_ENOMEM)
+        return NULL;
+    bool applies = rc == HK_OK && !why.reason[0];
+    json_t *o = json_pack("{s:s, s:s, s:b}", "name", d->name, "kind", kind_name(d->flags),
+                          "applies", applies);
+    if (o && !applies) {
+        if (rc == HK_EINVAL && !why.reason[0]) /* set_tunable: no default to ask with */
+            snprintf(why.reason, sizeof why.reason,
+                     "has no default parameters: the search chooses them per kernel");
+        else if (rc != HK_OK && !why.reason[0])
+            snprintf(why.reason, sizeof why.reason, "%s", hk_strerror(rc));
+        json_object_set_new(o, "construct", json_string(why.construct));
+        json_object_set_new(o, "line", json_integer(why.line));
+        json_object_set_new(o, "reason", json_string(why.reason));
+    }
+    return o;
+}
+
+/* The model's class of kernel into *cls ("" / why when the model cannot be built). */
+static void classify(const char *text, size_t len, const char *kernel, json_t *out)
+{
+    km_kernel *km = NULL;
+    char why[256] = "";
+    if (km_build(text, len, kernel, &km, why, sizeof why) != HK_OK) {
+        json_object_set_new(out, "class", json_string("none"));
+        json_object_set_new(out, "near", json_sprintf("no kernel model: %s", why));
+        km_free(km);
+        return;
+    }
+    km_class c;
+    struct hk_buf b;
+    hk_buf_init(&b, 4096);
+    if (km_classify(km, &c) == HK_OK) {
+        json_object_set_new(out, "class", json_string(km_class_name(c.kind)));
+        if (km_class_print(km, &c, &b) == HK_OK && b.data)
+            json_object_set_new(out, "summary", json_string(b.data));
+        if (c.why[0])
+            json_object_set_new(out, "near", json_sprintf("%s (line %u): %s",
+                                                          km_class_name(c.near), c.why_line,
+                                                          c.why));
+    }
+    hk_buf_free(&b);
+    km_free(km);
+}
+
+static void print_human(const json_t *o, FILE *f)
+{
+    fprintf(f, "kernel %s: class %s\n", json_string_value(json_object_get(o, "kernel")),
+            json_string_value(json_object_get(o, "class")));
+    const char *sum = json_string_value(json_object_get(o, "summary"));
+    const char *near = json_string_value(json_object_get(o, "near"));
+    if (sum)
+        fprintf(f, "  %s\n", sum);
+    if (near && !sum)
+        fprintf(f, "  closest: %s\n", near);
+    cli_table t;
+    cli_table_init(&t, 4);
+    const char *head[4] = {"rewrite", "kind", "applies", "what stops it"};
+    (void)cli_table_row(&t, head);
+    json_t *rws = json_object_get(o, "rewrites");
+    size_t i;
+    json_t *r;
+    json_array_foreach(rws, i, r) {
+        bool ok = json_is_true(json_object_get(r, "applies"));
+        /* a refusal's reason starts with its construct and line ("bounds check at
+         * line 5: ..."); one without them gets its line here */
+        char stop[900] = "";
+        if (!ok) {
+            long long line = json_integer_value(json_object_get(r, "line"));
+            const char *reason = json_string_value(json_object_get(r, "reason"));
+            if (line > 0 && reason && !strstr(reason, "line "))
+                snprintf(stop, sizeof stop, "line %lld: %s", line, reason);
+            else
+                snprintf(stop, sizeof stop, "%s", reason ? reason : "");
+        }
+        const char *cells[4] = {json_string_value(json_object_get(r, "name")),
+                                json_string_value(json_object_get(r, "kind")), ok ? "yes" : "no",
+                                stop};
+        (void)cli_table_row(&t, cells);
+    }
+    cli_table_print(&t, f, "  ");
+    cli_table_free(&t);
+}
+
+int cli_rewrites(int argc, char **argv)
+{
+    const char *file = NULL, *kernel = NULL, *spec_path = NULL;
+    bool json = false, hip = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return EXIT_OK;
+        } else if (!strcmp(a, "--json")) {
+            json = true;
+        } else if (!strcmp(a, "--hip")) {
+            hip = true;
+        } else if ((!strcmp(a, "--kernel") || !strcmp(a, "--spec")) && i + 1 < argc) {
+            *(a[2] == 'k' ? &kernel : &spec_path) = argv[++i];
+        } else if (a[0] != '-' && !file) {
+            file = a;
+        } else {
+            fprintf(stderr, "hkls rewrites: unexpected argument '%s'\n", a);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (!file || !kernel) {
+        fprintf(stderr, "hkls rewrites: %s\n", file ? "--kernel NAME is required" : "no FILE");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *gwhy = NULL;
+    if (an_grammar_check(&gwhy) != HK_OK) {
+        fprintf(stderr, "hkls rewrites: the CUDA grammar cannot be used: %s\n", gwhy ? gwhy : "?");
+        return EXIT_FAILED;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    an_model *m = NULL;
+    spec *sp = NULL;
+    json_t *o = NULL;
+    int status = EXIT_FAILED;
+    int rc = read_text(file, &text, &len);
+    if (rc) {
+        fprintf(stderr, "hkls rewrites: %s: %s\n", file, hk_strerror(rc));
+        goto out;
+    }
+    if (spec_path) {
+        spec_diags diags = {0};
+        rc = spec_load(spec_path, &sp, &diags);
+        for (size_t i = 0; i < diags.n; i++) {
+            char *line = spec_diag_format(&diags.items[i], spec_path);
+            fprintf(stderr, "%s\n", line ? line : "(out of memory)");
+            hk_free(line);
+        }
+        spec_diags_free(&diags);
+        if (rc) {
+            fprintf(stderr, "hkls rewrites: %s: %s\n", spec_path, hk_strerror(rc));
+            status = rc == HK_ENOMEM ? EXIT_FAILED : EXIT_USAGE;
+            goto out;
+        }
+    }
+    if ((rc = an_analyze(text, len, &m))) {
+        fprintf(stderr, "hkls rewrites: %s: cannot be parsed: %s\n", file, hk_strerror(rc));
+        goto out;
+    }
+    long k = an_model_find_kernel(m, kernel);
+    if (k < 0) {
+        fprintf(stderr, "hkls rewrites: %s: no kernel named %s\n", file, kernel);
+        goto out;
+    }
+    rw_context ctx = {.text = text, .len = len, .m = m, .kernel = (size_t)k, .spec = sp,
+                      .hip = hip};
+    json_t *rws = json_array();
+    o = json_pack("{s:s, s:s, s:o}", "file", file, "kernel", kernel, "rewrites", rws);
+    if (!o) {
+        fprintf(stderr, "hkls rewrites: out of memory\n");
+        goto out;
+    }
+    classify(text, len, kernel, o);
+    for (size_t i = 0; i < rw_registry_count(); i++) {
+        json_t *v = verdict(rw_registry_at(i), &ctx);
+        if (!v || json_array_append_new(rws, v)) {
+            fprintf(stderr, "hkls rewrites: out of memory\n");
+            goto out;
+        }
+    }
+    if (json) {
+        if (json_dumpf(o, stdout, JSON_INDENT(2)) == 0)
+            fputc('\n', stdout);
+    } else {
+        print_human(o, stdout);
+    }
+    status = EXIT_OK;
+out:
+    json_decref(o);
+    an_model_free(m);
+    spec_free(sp);
+    hk_free(text);
+    return status;
+}

@@ -1,0 +1,191 @@
+/* `hkls rewrites`: a kernel's class and every rewrite's verdict, called in-process with
+ * stdout and stderr sent to files. The kernels are the project's own suite and small
+ * kernels written here; each verdict checked is one a real rewrite gives (a change in
+ * applicability shows here as it would in an episode's "skills tried"). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+struct run {
+    int code;
+    char *out, *err;
+};
+
+static char *slurp_fd(int fd)
+{
+    off_t n = lseek(fd, 0, SEEK_END);
+    assert_true(n >= 0);
+    char *b = malloc((size_t)n + 1);
+    assert_non_null(b);
+    assert_int_equal(pread(fd, b, (size_t)n, 0), n);
+    b[n] = '\0';
+    return b;
+}
+
+/* cli_rewrites(args) with fds 1 and 2 in temporary files. */
+static void run(const char *const *args, struct run *r)
+{
+    char *argv[16];
+    int argc = 0;
+    argv[argc++] = "rewrites";
+    for (size_t i = 0; args[i] && argc < 15; i++)
+        argv[argc++] = (char *)args[i];
+    argv[argc] = NULL;
+    char op[] = "/tmp/hk-rw-out-XXXXXX", ep[] = "/tmp/hk-rw-err-XXXXXX";
+    int ofd = mkstemp(op), efd = mkstemp(ep);
+    assert_true(ofd >= 0 && efd >= 0);
+    fflush(stdout);
+    fflush(stderr);
+    int save1 = dup(1), save2 = dup(2);
+    dup2(ofd, 1);
+    dup2(efd, 2);
+    r->code = cli_rewrites(argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(save1, 1);
+    dup2(save2, 2);
+    close(save1);
+    close(save2);
+    r->out = slurp_fd(ofd);
+    r->err = slurp_fd(efd);
+    close(ofd);
+    close(efd);
+    unlink(op);
+    unlink(ep);
+}
+
+static void run_free(struct run *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static const json_t *rewrite(const json_t *o, const char *name)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(o, "rewrites"), i, r)
+        if (!strcmp(json_string_value(json_object_get(r, "name")), name))
+            return r;
+    fail_msg("no rewrite %s in the output", name);
+    return NULL;
+}
+
+static json_t *run_json(const char *file, const char *kernel)
+{
+    struct run r;
+    const char *a[] = {file, "--kernel", kernel, "--json", NULL};
+    run(a, &r);
+    if (r.code != 0)
+        fail_msg("exit %d: %s", r.code, r.err);
+    json_error_t e;
+    json_t *o = json_loads(r.out, 0, &e);
+    if (!o)
+        fail_msg("not JSON (%s): %s", e.text, r.out);
+    run_free(&r);
+    return o;
+}
+
+static void saxpy_is_elementwise(void **state)
+{
+    (void)state;
+    json_t *o = run_json(HK_SOURCE_DIR "/bench/kernels/saxpy.cu", "saxpy");
+    assert_string_equal(json_string_value(json_object_get(o, "class")), "elementwise");
+    assert_true(json_is_true(json_object_get(rewrite(o, "vectorize"), "applies")));
+    /* a refusal names its construct and a line inside the kernel */
+    const json_t *t = rewrite(o, "tiled_transpose");
+    assert_false(json_is_true(json_object_get(t, "applies")));
+    assert_true(json_integer_value(json_object_get(t, "line")) >= 1);
+    assert_true(strlen(json_string_value(json_object_get(t, "reason"))) > 10);
+    /* every rewrite of the registry has a verdict */
+    assert_true(json_array_size(json_object_get(o, "rewrites")) >= 15);
+    json_decref(o);
+}
+
+static void transpose_applies(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/hk-rw-transpose-XXXXXX.cu";
+    int fd = mkstemps(path, 3);
+    assert_true(fd >= 0);
+    static const char k[] =
+        "__global__ void flip(const float *in, float *out, int rows, int cols)\n"
+        "{\n"
+        "    int c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    int r = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    if (r < rows && c < cols)\n"
+        "        out[c * rows + r] = in[r * cols + c];\n"
+        "}\n";
+    assert_int_equal(write(fd, k, sizeof k - 1), (ssize_t)(sizeof k - 1));
+    close(fd);
+    json_t *o = run_json(path, "flip");
+    unlink(path);
+    assert_string_equal(json_string_value(json_object_get(o, "class")), "transpose");
+    assert_true(json_is_true(json_object_get(rewrite(o, "tiled_transpose"), "applies")));
+    assert_false(json_is_true(json_object_get(rewrite(o, "warp_reduce"), "applies")));
+    json_decref(o);
+}
+
+static void human_table(void **state)
+{
+    (void)state;
+    struct run r;
+    const char *a[] = {HK_SOURCE_DIR "/bench/kernels/saxpy.cu", "--kernel", "saxpy", NULL};
+    run(a, &r);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "kernel saxpy: class elementwise"));
+    assert_non_null(strstr(r.out, "vectorize"));
+    assert_non_null(strstr(r.out, "what stops it"));
+    run_free(&r);
+}
+
+static void bad_input(void **state)
+{
+    (void)state;
+    struct run r;
+    const char *no_kernel[] = {HK_SOURCE_DIR "/bench/kernels/saxpy.cu", NULL};
+    run(no_kernel, &r);
+    assert_int_equal(r.code, 2);
+    assert_non_null(strstr(r.err, "--kernel"));
+    run_free(&r);
+    const char *missing[] = {"/nonexistent/k.cu", "--kernel", "k", NULL};
+    run(missing, &r);
+    assert_int_equal(r.code, 1);
+    assert_non_null(strstr(r.err, "/nonexistent/k.cu"));
+    run_free(&r);
+    const char *unknown[] = {HK_SOURCE_DIR "/bench/kernels/saxpy.cu", "--kernel", "nope", NULL};
+    run(unknown, &r);
+    assert_int_equal(r.code, 1);
+    assert_non_null(strstr(r.err, "no kernel named nope"));
+    run_free(&r);
+    const char *badspec[] = {HK_SOURCE_DIR "/bench/kernels/saxpy.cu", "--kernel", "saxpy",
+                             "--spec", "/nonexistent/s.json", NULL};
+    run(badspec, &r);
+    assert_int_equal(r.code, 2);
+    run_free(&r);
+    const char *flag[] = {"--frobnicate", NULL};
+    run(flag, &r);
+    assert_int_equal(r.code, 2);
+    run_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(saxpy_is_elementwise),
+        cmocka_unit_test(transpose_applies),
+        cmocka_unit_test(human_table),
+        cmocka_unit_test(bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
