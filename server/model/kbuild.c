@@ -98,6 +98,7 @@ typedef struct {
     int quiet;             /* >0: evaluate without recording accesses */
     int plain;             /* >0: a misread `<` leaf is its builtin (misread_less) */
     uint32_t line;         /* line of the statement being walked */
+    TSNode skip;           /* a statement the walk leaves out (a while loop's step) */
     uint32_t n_lcount, n_gcount, n_vars;
 } kb;
 
@@ -581,8 +582,12 @@ static bool target(kb *b, const char *src, TSNode n, const char **base, enum km_
                    km_form *index)
 {
     n = unparen(n);
-    if (is(n, "pointer_expression") && strcmp(op_of(n), "*") == 0)
-        return pointer(b, src, field(n, "argument"), base, space, index);
+    if (is(n, "pointer_expression") && strcmp(op_of(n), "*") == 0) {
+        if (!pointer(b, src, field(n, "argument"), base, space, index))
+            return false;
+        *index = km__recombine(b->k, *index);
+        return true;
+    }
     if (!is(n, "subscript_expression"))
         return false;
     TSNode idx[8];
@@ -608,7 +613,7 @@ static bool target(kb *b, const char *src, TSNode n, const char **base, enum km_
         }
         lin = km__add(b->k, lin, x);
     }
-    *index = km__add(b->k, off, lin);
+    *index = km__recombine(b->k, km__add(b->k, off, lin));
     return true;
 }
 
@@ -829,7 +834,7 @@ static km_form call(kb *b, const char *src, TSNode n)
             if (strncmp(name, "atomicSub", 9) == 0)
                 v = km__scale(b->k, v, -1);
             if (pointer(b, src, ts_node_named_child(args, 0), &base, &space, &index))
-                record(b, base, space, KM_RMW, true, aop, index, v, line);
+                record(b, base, space, KM_RMW, true, aop, km__recombine(b->k, index), v, line);
             return literal(b, nsqueeze(b, src, n));
         }
         if (strncmp(name, "__syncthreads", 13) == 0) {
@@ -842,6 +847,7 @@ static km_form call(kb *b, const char *src, TSNode n)
             enum km_space space;
             km_form index;
             if (pointer(b, src, ts_node_named_child(args, 0), &base, &space, &index)) {
+                index = km__recombine(b->k, index);
                 record(b, base, space, KM_READ, false, KM_OP_NONE, index, (km_form){0}, line);
                 return km__read_atom(b->k, base, index);
             }
@@ -905,15 +911,10 @@ static km_form binary(kb *b, const char *src, TSNode n)
         return km__mul(b->k, l, r);
     if (strcmp(op, "<<") == 0 && km__is_const(r, &c) && c >= 0 && c < 62)
         return km__scale(b->k, l, (int64_t)1 << c);
-    int64_t lc;
-    if (km__is_const(l, &lc) && km__is_const(r, &c) && c != 0) {   /* fold constants */
-        if (strcmp(op, "/") == 0)
-            return km__const(b->k, lc / c);
-        if (strcmp(op, "%") == 0)
-            return km__const(b->k, lc % c);
-    }
-    if ((strcmp(op, "/") == 0) && km__is_const(r, &c) && c == 1)
-        return l;
+    if (strcmp(op, "/") == 0)
+        return km__div(b->k, l, r);
+    if (strcmp(op, "%") == 0)
+        return km__mod(b->k, l, r);
     km_form args[2] = {l, r};
     /* a > b is b < a, so comparisons have one spelling */
     if (strcmp(op, ">") == 0 || strcmp(op, ">=") == 0) {
@@ -1430,93 +1431,114 @@ static void loop_macro_walk(kb *b, long mi)
     b->line = line;
 }
 
-/* for (v = start; v cmp bound; step) body */
-static void for_loop(kb *b, const char *src, TSNode n)
+/* A counted loop's header: `v cmp bound` and v's step. */
+typedef struct {
+    const char *var;       /* NULL: not a counted loop */
+    km_form start, step, bound;
+    const char *cmp;       /* NULL when the condition is not `v cmp bound` */
+    bool affine;           /* the step is v += s, v -= s, v++, v--, v = v + s */
+} loop_head;
+
+/* cond as `var cmp bound` (either side): h->cmp and h->bound. */
+static void loop_cond(kb *b, const char *src, TSNode cond, loop_head *h)
 {
-    TSNode init = field(n, "initializer"), cond = unparen(field(n, "condition")),
-           upd = field(n, "update"), body = field(n, "body");
-    uint32_t line = line_of(b, src, n);
-    enter(b);
-    const char *var = NULL;
-    km_form start = {0};
-    if (is(init, "declaration")) {
-        TSNode d = field(init, "declarator");
-        if (is(d, "init_declarator") && is(field(d, "declarator"), "identifier")) {
-            var = ntext(b, src, field(d, "declarator"));
-            start = eval(b, src, field(d, "value"));
-        } else {
-            declaration(b, src, init);
-        }
-    } else if (is(init, "assignment_expression") && is(field(init, "left"), "identifier") &&
-               strcmp(op_of(init), "=") == 0) {
-        var = ntext(b, src, field(init, "left"));
-        start = eval(b, src, field(init, "right"));
-    } else if (!ts_node_is_null(init)) {
-        (void)eval(b, src, init);
-    }
-    const char *cmp = NULL;
-    km_form bound = {0};
-    if (var && is(cond, "binary_expression")) {
-        static const char *const rel[] = {"<", "<=", ">", ">=", "!="};
-        static const char *const flip[] = {">", ">=", "<", "<=", "!="};
-        const char *op = op_of(cond);
-        for (size_t i = 0; i < HK_ARRAY_LEN(rel); i++) {
-            if (strcmp(op, rel[i]) != 0)
-                continue;
-            if (is(unparen(field(cond, "left")), "identifier") &&
-                name_is(src, unparen(field(cond, "left")), var)) {
-                cmp = rel[i];
-                bound = eval(b, src, field(cond, "right"));
-            } else if (is(unparen(field(cond, "right")), "identifier") &&
-                       name_is(src, unparen(field(cond, "right")), var)) {
-                cmp = flip[i];
-                bound = eval(b, src, field(cond, "left"));
-            }
+    static const char *const rel[] = {"<", "<=", ">", ">=", "!="};
+    static const char *const flip[] = {">", ">=", "<", "<=", "!="};
+    cond = unparen(cond);
+    if (!h->var || !is(cond, "binary_expression"))
+        return;
+    const char *op = op_of(cond);
+    TSNode l = unparen(field(cond, "left")), r = unparen(field(cond, "right"));
+    for (size_t i = 0; i < HK_ARRAY_LEN(rel); i++) {
+        if (strcmp(op, rel[i]) != 0)
+            continue;
+        if (is(l, "identifier") && name_is(src, l, h->var)) {
+            h->cmp = rel[i];
+            h->bound = eval(b, src, field(cond, "right"));
+        } else if (is(r, "identifier") && name_is(src, r, h->var)) {
+            h->cmp = flip[i];
+            h->bound = eval(b, src, field(cond, "left"));
         }
     }
-    bool affine = false;
-    km_form step = {0};
+}
+
+/* upd as an affine step of var (v++, v += s, v = v + s): h->step and h->affine. */
+static void loop_step(kb *b, const char *src, TSNode upd, loop_head *h)
+{
+    const char *var = h->var;
     if (var && is(upd, "update_expression") && name_is(src, unparen(field(upd, "argument")), var)) {
-        step = km__const(b->k, strcmp(op_of(upd), "++") == 0 ? 1 : -1);
-        affine = true;
+        h->step = km__const(b->k, strcmp(op_of(upd), "++") == 0 ? 1 : -1);
+        h->affine = true;
     } else if (var && is(upd, "assignment_expression") &&
                name_is(src, unparen(field(upd, "left")), var)) {
         const char *op = op_of(upd);
         TSNode r = field(upd, "right");
         if (strcmp(op, "+=") == 0 || strcmp(op, "-=") == 0) {
-            step = eval(b, src, r);
+            h->step = eval(b, src, r);
             if (op[0] == '-')
-                step = km__scale(b->k, step, -1);
-            affine = true;
+                h->step = km__scale(b->k, h->step, -1);
+            h->affine = true;
         } else if (strcmp(op, "=") == 0 && is(unparen(r), "binary_expression") &&
                    strcmp(op_of(unparen(r)), "+") == 0) {
             TSNode rl = unparen(field(unparen(r), "left")), rr = field(unparen(r), "right");
             if (is(rl, "identifier") && name_is(src, rl, var)) {
-                step = eval(b, src, rr);
-                affine = true;
+                h->step = eval(b, src, rr);
+                h->affine = true;
             }
         }
     }
-    enum km_loop_kind kind = !var || !cmp ? KM_LOOP_OTHER : affine ? KM_LOOP_AFFINE
-                                                                   : KM_LOOP_GEOMETRIC;
-    int axis = -1;
+}
+
+static enum km_loop_kind loop_kind(kb *b, const loop_head *h)
+{
+    enum km_loop_kind kind = !h->var || !h->cmp ? KM_LOOP_OTHER
+                             : h->affine        ? KM_LOOP_AFFINE
+                                                : KM_LOOP_GEOMETRIC;
     if (kind == KM_LOOP_AFFINE)
         for (int a = 0; a < 3; a++) {
             uint32_t bd, gd;
-            if (!km_form_mentions_kind(b->k, start, KM_ATOM_THREAD_IDX, a) ||
+            if (!km_form_mentions_kind(b->k, h->start, KM_ATOM_THREAD_IDX, a) ||
                 !km_builtin_atom(b->k, KM_ATOM_BLOCK_DIM, a, &bd))
                 continue;
             km_form bdf = km__of_atom(b->k, bd);
             if (km_builtin_atom(b->k, KM_ATOM_GRID_DIM, a, &gd) &&
-                km_form_equal(step, km__mul(b->k, bdf, km__of_atom(b->k, gd)))) {
+                km_form_equal(h->step, km__mul(b->k, bdf, km__of_atom(b->k, gd))))
                 kind = KM_LOOP_GRID_STRIDE;
-                axis = a;
-            } else if (km_form_equal(step, bdf)) {
+            else if (km_form_equal(h->step, bdf))
                 kind = KM_LOOP_BLOCK_STRIDE;
-                axis = a;
-            }
         }
-    (void)axis;
+    return kind;
+}
+
+/* Iterations of an affine loop: (bound - start) / step by the comparison. */
+static bool loop_trip(kb *b, const loop_head *h, km_form *trip)
+{
+    int64_t c = 0;
+    const char *cmp = h->cmp;
+    km_form span = km__sub(b->k, h->bound, h->start);
+    bool cst = km__is_const(h->step, &c);
+    if (cst && c == 1 && (strcmp(cmp, "<") == 0 || strcmp(cmp, "!=") == 0))
+        *trip = span;
+    else if (cst && c == 1 && strcmp(cmp, "<=") == 0)
+        *trip = km__add(b->k, span, km__const(b->k, 1));
+    else if (cst && c == -1 && strcmp(cmp, ">") == 0)
+        *trip = km__scale(b->k, span, -1);
+    else if (cst && c == -1 && strcmp(cmp, ">=") == 0)
+        *trip = km__add(b->k, km__scale(b->k, span, -1), km__const(b->k, 1));
+    else if ((!cst || c > 1) && strcmp(cmp, "<") == 0) {
+        km_form a[2] = {span, h->step};
+        *trip = km__opaque(b->k, "ceildiv", NULL, a, 2);
+    } else
+        return false;
+    return true;
+}
+
+/* Records the loop h opens at line, binds its variable in the current scope and enters
+ * it; guard: whether a grid-stride loop's first element is checked against the bound
+ * (a for or while tests it before the first iteration, a do does not). The loop's kind. */
+static enum km_loop_kind loop_open(kb *b, const loop_head *h, uint32_t line, bool guard)
+{
+    enum km_loop_kind kind = loop_kind(b, h);
     char ct[32];
     if (kind == KM_LOOP_GRID_STRIDE)
         snprintf(ct, sizeof(ct), "$G%u", b->n_gcount++);
@@ -1529,50 +1551,64 @@ static void for_loop(kb *b, const char *src, TSNode n)
     lp = (km_loop *)b->k->loops.v + li;
     lp->kind = kind;
     lp->counter = counter;
-    lp->var = var;
-    lp->start = start;
-    lp->step = step;
-    lp->bound = bound;
-    lp->cmp = cmp;
+    lp->var = h->var;
+    lp->start = h->start;
+    lp->step = h->step;
+    lp->bound = h->bound;
+    lp->cmp = h->cmp;
     lp->parent = b->n_loops ? (long)b->loops[b->n_loops - 1] : -1;
     lp->line = line;
     km_form cf = km__of_atom(b->k, counter);
-    km_form vf = kind == KM_LOOP_GEOMETRIC || kind == KM_LOOP_OTHER
-                     ? cf : km__add(b->k, start, km__mul(b->k, step, cf));
-    int64_t c = 0;
-    bool has_trip = false;
-    km_form trip = {0}, span = km__sub(b->k, bound, start);
-    if (kind != KM_LOOP_GEOMETRIC && kind != KM_LOOP_OTHER) {
-        bool cst = km__is_const(step, &c);
-        if (cst && c == 1 && (strcmp(cmp, "<") == 0 || strcmp(cmp, "!=") == 0))
-            trip = span, has_trip = true;
-        else if (cst && c == 1 && strcmp(cmp, "<=") == 0)
-            trip = km__add(b->k, span, km__const(b->k, 1)), has_trip = true;
-        else if (cst && c == -1 && strcmp(cmp, ">") == 0)
-            trip = km__scale(b->k, span, -1), has_trip = true;
-        else if (cst && c == -1 && strcmp(cmp, ">=") == 0)
-            trip = km__add(b->k, km__scale(b->k, span, -1), km__const(b->k, 1)), has_trip = true;
-        else if ((!cst || c > 1) && strcmp(cmp, "<") == 0) {
-            km_form a[2] = {span, step};
-            trip = km__opaque(b->k, "ceildiv", NULL, a, 2);
-            has_trip = true;
-        }
-    }
+    bool counted = kind != KM_LOOP_GEOMETRIC && kind != KM_LOOP_OTHER;
+    km_form vf = counted ? km__add(b->k, h->start, km__mul(b->k, h->step, cf)) : cf;
+    km_form trip = {0};
+    bool has_trip = counted && loop_trip(b, h, &trip);
+    lp = (km_loop *)b->k->loops.v + li;
     lp->trip = trip;
     lp->has_trip = has_trip;
-    if (var) {
-        ent *e = env_push(b, var, E_LOOP);
+    if (h->var) {
+        ent *e = env_push(b, h->var, E_LOOP);
         e->form = vf;
-        local_push(b, var, KM_LOCAL_LOOP_VAR, vf, line);
+        local_push(b, h->var, KM_LOCAL_LOOP_VAR, vf, line);
     }
-    if (kind == KM_LOOP_GRID_STRIDE && (strcmp(cmp, "<") == 0 || strcmp(cmp, "<=") == 0))
-        guard_push(b, start, cmp, bound, line);   /* the element form's bound */
+    if (guard && kind == KM_LOOP_GRID_STRIDE &&
+        (strcmp(h->cmp, "<") == 0 || strcmp(h->cmp, "<=") == 0))
+        guard_push(b, h->start, h->cmp, h->bound, line);   /* the element form's bound */
     if (b->n_loops < KB_LOOPS_MAX)
         b->loops[b->n_loops++] = li;
+    return kind;
+}
+
+/* for (v = start; v cmp bound; step) body */
+static void for_loop(kb *b, const char *src, TSNode n)
+{
+    TSNode init = field(n, "initializer"), cond = unparen(field(n, "condition")),
+           upd = field(n, "update"), body = field(n, "body");
+    uint32_t line = line_of(b, src, n);
+    enter(b);
+    loop_head h = {0};
+    if (is(init, "declaration")) {
+        TSNode d = field(init, "declarator");
+        if (is(d, "init_declarator") && is(field(d, "declarator"), "identifier")) {
+            h.var = ntext(b, src, field(d, "declarator"));
+            h.start = eval(b, src, field(d, "value"));
+        } else {
+            declaration(b, src, init);
+        }
+    } else if (is(init, "assignment_expression") && is(field(init, "left"), "identifier") &&
+               strcmp(op_of(init), "=") == 0) {
+        h.var = ntext(b, src, field(init, "left"));
+        h.start = eval(b, src, field(init, "right"));
+    } else if (!ts_node_is_null(init)) {
+        (void)eval(b, src, init);
+    }
+    loop_cond(b, src, cond, &h);
+    loop_step(b, src, upd, &h);
+    enum km_loop_kind kind = loop_open(b, &h, line, true);
     if (kind == KM_LOOP_OTHER && !ts_node_is_null(cond))
         (void)eval(b, src, cond);
     walk(b, src, body);
-    if (!ts_node_is_null(upd) && !affine && kind != KM_LOOP_GEOMETRIC) {
+    if (!ts_node_is_null(upd) && !h.affine && kind != KM_LOOP_GEOMETRIC) {
         b->quiet++;
         (void)eval(b, src, upd);
         b->quiet--;
@@ -1583,19 +1619,8 @@ static void for_loop(kb *b, const char *src, TSNode n)
 
 static void other_loop(kb *b, const char *src, TSNode n)
 {
-    char ct[32];
-    snprintf(ct, sizeof(ct), "$L%u", b->n_lcount++);
-    km_loop *lp = km__push(b->k, &b->k->loops, sizeof(km_loop));
-    uint32_t li = (uint32_t)(b->k->loops.n - 1);
-    km_atom p = {.kind = KM_ATOM_LOOP, .text = ct, .axis = -1, .loop = li};
-    uint32_t counter = km__atom(b->k, &p);
-    lp = (km_loop *)b->k->loops.v + li;
-    lp->kind = KM_LOOP_OTHER;
-    lp->counter = counter;
-    lp->parent = b->n_loops ? (long)b->loops[b->n_loops - 1] : -1;
-    lp->line = line_of(b, src, n);
-    if (b->n_loops < KB_LOOPS_MAX)
-        b->loops[b->n_loops++] = li;
+    loop_head h = {0};
+    (void)loop_open(b, &h, line_of(b, src, n), false);
     enter(b);
     (void)eval(b, src, field(n, "condition"));
     walk(b, src, field(n, "body"));
@@ -1603,9 +1628,111 @@ static void other_loop(kb *b, const char *src, TSNode n)
     b->n_loops--;
 }
 
+/* A `continue` of loop body n (not of a loop nested in it). */
+static bool has_continue(TSNode n, int depth)
+{
+    if (ts_node_is_null(n) || depth > KB_DEPTH_MAX)
+        return false;
+    if (is(n, "continue_statement"))
+        return true;
+    if (depth > 0 && (is(n, "for_statement") || is(n, "while_statement") ||
+                      is(n, "do_statement")))
+        return false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+        if (has_continue(ts_node_named_child(n, i), depth + 1))
+            return true;
+    return false;
+}
+
+/* A while or do loop that is a for loop written out: `while (v cmp bound) { ...; step; }`
+ * with step (v += s, v++, v = v + s, v >>= 1 ...) the body's last statement and no
+ * `continue` that would skip it. *var gets v's identifier, *upd the step's statement. */
+static bool while_counted(const char *src, TSNode n, TSNode *var, TSNode *upd)
+{
+    TSNode cond = unparen(field(n, "condition")), body = field(n, "body");
+    if (!is(cond, "binary_expression") || !is(body, "compound_statement"))
+        return false;
+    static const char *const rel[] = {"<", "<=", ">", ">=", "!="};
+    if (!in_list(op_of(cond), rel, HK_ARRAY_LEN(rel)))
+        return false;
+    TSNode last = {0};
+    for (uint32_t i = 0; i < ts_node_named_child_count(body); i++)
+        if (!is(ts_node_named_child(body, i), "comment"))
+            last = ts_node_named_child(body, i);
+    if (!is(last, "expression_statement") || ts_node_named_child_count(last) != 1)
+        return false;
+    TSNode e = first_named(last), v;
+    if (is(e, "update_expression"))
+        v = unparen(field(e, "argument"));
+    else if (is(e, "assignment_expression"))
+        v = unparen(field(e, "left"));
+    else
+        return false;
+    TSNode l = unparen(field(cond, "left")), r = unparen(field(cond, "right"));
+    bool on_left = is(l, "identifier") && ts_node_end_byte(l) - ts_node_start_byte(l) ==
+                   ts_node_end_byte(v) - ts_node_start_byte(v) &&
+                   memcmp(src + ts_node_start_byte(l), src + ts_node_start_byte(v),
+                          ts_node_end_byte(v) - ts_node_start_byte(v)) == 0;
+    bool on_right = is(r, "identifier") && ts_node_end_byte(r) - ts_node_start_byte(r) ==
+                    ts_node_end_byte(v) - ts_node_start_byte(v) &&
+                    memcmp(src + ts_node_start_byte(r), src + ts_node_start_byte(v),
+                           ts_node_end_byte(v) - ts_node_start_byte(v)) == 0;
+    if (!is(v, "identifier") || (!on_left && !on_right) || has_continue(body, 0))
+        return false;
+    *var = v;
+    *upd = last;
+    return true;
+}
+
+/* Is n (an assignment or update) the step statement of a counted while/do loop? */
+static bool is_while_step(const char *src, TSNode n)
+{
+    TSNode st = ts_node_parent(n), body = ts_node_parent(st), loop = ts_node_parent(body);
+    TSNode var, upd;
+    return is(st, "expression_statement") &&
+           (is(loop, "while_statement") || is(loop, "do_statement")) &&
+           while_counted(src, loop, &var, &upd) && ts_node_eq(upd, st);
+}
+
+/* while (cond) body / do body while (cond): a counted loop (while_counted) whose variable
+ * the model follows gets the record of the for loop it spells, starting from the
+ * variable's value before the loop; any other is kind `other`. */
+static void while_loop(kb *b, const char *src, TSNode n)
+{
+    TSNode var, upd, body = field(n, "body"), cond = field(n, "condition");
+    bool is_do = is(n, "do_statement");
+    uint32_t line = line_of(b, src, n);
+    ent *outer = NULL;
+    if (while_counted(src, n, &var, &upd))
+        outer = env_find(b, ntext(b, src, var));
+    if (!outer || outer->kind != E_VALUE) {
+        other_loop(b, src, n);
+        return;
+    }
+    loop_head h = {.var = outer->name, .start = outer->form};
+    size_t oi = (size_t)(outer - (ent *)b->env.v);
+    enter(b);
+    loop_cond(b, src, cond, &h);
+    loop_step(b, src, first_named(upd), &h);
+    enum km_loop_kind kind = loop_open(b, &h, line, !is_do);
+    if (kind == KM_LOOP_OTHER)
+        (void)eval(b, src, cond);
+    TSNode skip = b->skip;
+    if (h.affine || kind == KM_LOOP_GEOMETRIC)
+        b->skip = upd;   /* the step is the loop's, not a statement of its body */
+    walk(b, src, body);
+    b->skip = skip;
+    b->n_loops--;
+    leave(b);
+    /* after the loop the variable holds whatever ended it */
+    ent *e = (ent *)b->env.v + oi;
+    e->kind = E_VAR;
+    e->form = fresh_var(b);
+}
+
 static void walk(kb *b, const char *src, TSNode n)
 {
-    if (ts_node_is_null(n) || b->depth > KB_DEPTH_MAX)
+    if (ts_node_is_null(n) || b->depth > KB_DEPTH_MAX || ts_node_eq(n, b->skip))
         return;
     b->depth++;
     const char *t = ts_node_type(n);
@@ -1660,7 +1787,7 @@ static void walk(kb *b, const char *src, TSNode n)
     } else if (strcmp(t, "for_statement") == 0) {
         for_loop(b, src, n);
     } else if (strcmp(t, "while_statement") == 0 || strcmp(t, "do_statement") == 0) {
-        other_loop(b, src, n);
+        while_loop(b, src, n);
     } else if (strcmp(t, "comment") == 0 || strcmp(t, "break_statement") == 0 ||
                strcmp(t, "continue_statement") == 0 || strncmp(t, "preproc", 7) == 0) {
         /* nothing */
@@ -1762,7 +1889,8 @@ static void scan(kb *b, TSNode n, int loops, int depth, const char *skip_var)
     if (is(n, "assignment_expression") || is(n, "update_expression")) {
         bool asg = is(n, "assignment_expression");
         TSNode l = unparen(field(n, asg ? "left" : "argument"));
-        if (is(l, "identifier") && !(skip_var && name_is(src, l, skip_var))) {
+        if (is(l, "identifier") && !(skip_var && name_is(src, l, skip_var)) &&
+            !is_while_step(src, n)) {
             char *name = ntext(b, src, l);
             const char *op = asg ? op_of(n) : "++";
             bool self = !asg || strcmp(op, "+=") == 0 || strcmp(op, "-=") == 0 ||

@@ -226,11 +226,15 @@ static void test_temporary_and_inline(void **state)
     km_kernel *b = build(temporaries, sizeof(temporaries) - 1, "inl");
     char *da = dump(a, 0), *db = dump(b, 0);
     assert_string_equal(da, db);
-    /* / and % are kept as opaque terms with their operands */
+    /* row*n + col with row = i / n, col = i % n is i again; the transposed read keeps
+     * its / and % as opaque terms with their operands */
     const km_access *o = km_output_map(a, "out");
-    assert_form(a, o->index, "((blockDim.x*blockIdx.x + threadIdx.x) % n) + "
-                             "((blockDim.x*blockIdx.x + threadIdx.x) / n)*n");
-    assert_int_equal(km_access_stride_tx(a, o, NULL), KM_STRIDE_UNKNOWN);
+    assert_form(a, o->index, "blockDim.x*blockIdx.x + threadIdx.x");
+    assert_int_equal(km_access_stride_tx(a, o, NULL), KM_STRIDE_CONTIGUOUS);
+    const km_access *in = access_of(a, "in", KM_READ, 0);
+    assert_form(a, in->index, "((blockDim.x*blockIdx.x + threadIdx.x) % n)*n + "
+                              "((blockDim.x*blockIdx.x + threadIdx.x) / n)");
+    assert_int_equal(km_access_stride_tx(a, in, NULL), KM_STRIDE_UNKNOWN);
     size_t n;
     const km_local *ls = km_locals(a, &n);
     assert_int_equal(n, 4);
@@ -528,6 +532,69 @@ static void test_loop_macros(void **state)
     free(text);
 }
 
+/* ---- index splits, while and do loops, __device__ helpers (spellings.cu) ---------- */
+
+static void test_index_splits(void **state)
+{
+    (void)state;
+    /* n = i / (C*H*W), c = i / (H*W) % C ..., x[((n*C + c)*H + h)*W + w] is x[i]; so is
+     * the chain i / W / H % C of mmcv */
+    assert_same_dumps("spellings.cu", "nchw_flat", "nchw_split", 0);
+    assert_same_dumps("spellings.cu", "nchw_flat", "nchw_chain", 0);
+    size_t len;
+    char *text = slurp("spellings.cu", &len);
+    km_kernel *k = build(text, len, "nchw_split");
+    const km_access *x = access_of(k, "x", KM_READ, 0);
+    assert_true(km_form_is_global_index(k, x->index, 0));
+    assert_int_equal(km_access_stride_tx(k, x, NULL), KM_STRIDE_CONTIGUOUS);
+    km_free(k);
+    /* a permutation keeps its coordinates, and i / W / H is i / (H*W) */
+    k = build(text, len, "nchw_to_nhwc");
+    const km_access *y = km_output_map(k, "y");
+    assert_form(k, y->index, "(((blockDim.x*blockIdx.x + threadIdx.x) / (H*W)) % C) + "
+                             "(((blockDim.x*blockIdx.x + threadIdx.x) / W) % H)*C*W + "
+                             "((blockDim.x*blockIdx.x + threadIdx.x) % W)*C + "
+                             "((blockDim.x*blockIdx.x + threadIdx.x) / (C*H*W))*C*H*W");
+    km_free(k);
+    free(text);
+}
+
+static void test_while_and_do(void **state)
+{
+    (void)state;
+    /* a grid-stride loop written as a while, and as a do behind an early return */
+    assert_same_dumps("spellings.cu", "scale_for", "scale_while", 0);
+    assert_same_dumps("spellings.cu", "scale_for_checked", "scale_do", 0);
+    assert_same_dumps("spellings.cu", "rowsum_for", "rowsum_while", 0);
+    size_t len, n;
+    char *text = slurp("spellings.cu", &len);
+    km_kernel *k = build(text, len, "scale_do");
+    const km_loop *l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(l[0].kind, KM_LOOP_GRID_STRIDE);
+    assert_string_equal(l[0].var, "i");
+    assert_form(k, l[0].step, "blockDim.x*gridDim.x");
+    assert_true(km_form_is_global_index(k, km_output_map(k, "y")->element, 0));
+    km_free(k);
+    k = build(text, len, "rowsum_while");
+    l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(l[0].kind, KM_LOOP_AFFINE);
+    assert_form(k, l[0].trip, "K");
+    enum km_op op;
+    assert_true(km_is_reduction(k, &op));
+    assert_int_equal(op, KM_OP_SUM);
+    km_free(k);
+    /* the step is not the last statement: not a counted loop */
+    k = build(text, len, "scan_while_other");
+    l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(l[0].kind, KM_LOOP_OTHER);
+    assert_true(km_form_mentions_kind(k, km_output_map(k, "out")->index, KM_ATOM_VAR, -1));
+    km_free(k);
+    free(text);
+}
+
 /* ---- failures ---------------------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -592,6 +659,8 @@ int main(void)
         cmocka_unit_test(test_layernorm),
         cmocka_unit_test(test_block_sum),
         cmocka_unit_test(test_loop_macros),
+        cmocka_unit_test(test_index_splits),
+        cmocka_unit_test(test_while_and_do),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_out_of_memory),
     };
