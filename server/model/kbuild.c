@@ -25,6 +25,7 @@ const TSLanguage *tree_sitter_cuda(void);
 #define KB_MACRO_DEPTH_MAX 16
 #define KB_LOOPS_MAX 64
 #define KB_SNIPPET_MAX (64u << 10)   /* a loop macro's replacement with its arguments */
+#define KB_CALL_DEPTH_MAX 8  /* __device__ calls followed inside one another */
 
 enum ent_kind { E_VALUE, E_LOOP, E_ACC, E_VAR, E_POINTER, E_ARRAY };
 
@@ -99,6 +100,12 @@ typedef struct {
     int plain;             /* >0: a misread `<` leaf is its builtin (misread_less) */
     uint32_t line;         /* line of the statement being walked */
     TSNode skip;           /* a statement the walk leaves out (a while loop's step) */
+    size_t env_floor;      /* env_find looks no lower: a callee sees only its own names */
+    long calls[KB_CALL_DEPTH_MAX];   /* the __device__ functions being walked, outermost
+                                      * first (b->f is the innermost) */
+    int n_calls;
+    km_form ret;           /* the value of the callee's last return walked */
+    uint32_t n_ret, n_exits; /* its returns walked, its early exits (guards) */
     uint32_t n_lcount, n_gcount, n_vars;
 } kb;
 
@@ -198,7 +205,7 @@ static bool parse_int(const char *s, int64_t *v)
 static ent *env_find(kb *b, const char *name)
 {
     ent *e = b->env.v;
-    for (size_t i = b->env.n; i > 0; i--)
+    for (size_t i = b->env.n; i > b->env_floor; i--)
         if (strcmp(e[i - 1].name, name) == 0)
             return &e[i - 1];
     return NULL;
@@ -805,6 +812,8 @@ static enum km_op atomic_op(const char *name)
     return KM_OP_NONE;
 }
 
+static bool inline_call(kb *b, const char *src, TSNode n, km_form *out);
+
 static km_form call(kb *b, const char *src, TSNode n)
 {
     TSNode fn = field(n, "function"), args = field(n, "arguments");
@@ -853,6 +862,9 @@ static km_form call(kb *b, const char *src, TSNode n)
             }
         }
     }
+    km_form inl;
+    if (inline_call(b, src, n, &inl))
+        return inl;
     km_form av[8];
     uint32_t m = na < 8 ? na : 8;
     for (uint32_t i = 0; i < na; i++) {
@@ -1730,6 +1742,60 @@ static void while_loop(kb *b, const char *src, TSNode n)
     e->form = fresh_var(b);
 }
 
+/* A copy of the environment (in the arena), to walk both branches of an if from it. */
+static ent *env_save(kb *b)
+{
+    ent *s = km__alloc(b->k, sizeof(ent) * (b->env.n ? b->env.n : 1));
+    if (b->env.n)
+        memcpy(s, b->env.v, sizeof(ent) * b->env.n);
+    return s;
+}
+
+/* Is f's text short enough to be an operand of a `?:` atom, whose text (of both
+ * branches) is capped at KM_TEXT_MAX? Chains of ifs would double it each time. */
+static bool small(kb *b, km_form f)
+{
+    char t[KM_TEXT_MAX / 4];
+    km__form_text(b->k, f, t, sizeof(t));
+    return strlen(t) + 1 < sizeof(t);
+}
+
+/* After an if: a local that its branches left with different values holds
+ * (cond ? then : else); one they left of different kinds is no longer followed. The
+ * current environment is the else branch's (or the state before the if, without one). */
+static void env_merge(kb *b, const char *src, TSNode cond, const ent *then, size_t n0)
+{
+    km_form c = {0};
+    bool have_c = false;
+    for (size_t i = 0; i < n0 && i < b->env.n; i++) {
+        ent *e = (ent *)b->env.v + i;
+        if (e->kind == then[i].kind && km_form_equal(e->form, then[i].form))
+            continue;
+        if (e->kind == E_VALUE && then[i].kind == E_VALUE && small(b, e->form) &&
+            small(b, then[i].form)) {
+            if (!have_c) {
+                b->quiet++;
+                c = eval(b, src, cond);
+                b->quiet--;
+                have_c = true;
+                e = (ent *)b->env.v + i;
+            }
+            km_form a[3] = {c, then[i].form, e->form};
+            km_form v = km__opaque(b->k, "?:", NULL, a, 3);
+            ((ent *)b->env.v)[i].form = v;
+        } else if (e->kind == E_POINTER && then[i].kind == E_POINTER &&
+                   e->base == then[i].base) {
+            km_form v = fresh_var(b);
+            ((ent *)b->env.v)[i].form = v;
+        } else if (e->kind != E_ACC && e->kind != E_ARRAY) {
+            km_form v = fresh_var(b);
+            e = (ent *)b->env.v + i;
+            e->kind = E_VAR;
+            e->form = v;
+        }
+    }
+}
+
 static void walk(kb *b, const char *src, TSNode n)
 {
     if (ts_node_is_null(n) || b->depth > KB_DEPTH_MAX || ts_node_eq(n, b->skip))
@@ -1759,6 +1825,10 @@ static void walk(kb *b, const char *src, TSNode n)
     } else if (src != b->text && b->body_of >= 0 && strcmp(t, "expression_statement") == 0 &&
                is(first_named(n), "identifier") && name_is(src, first_named(n), KB_BODY)) {
         walk(b, b->text, ((const mloop *)b->mloops.v)[b->body_of].body);
+    } else if (strcmp(t, "return_statement") == 0 && b->n_calls > 0) {
+        TSNode v = first_named(n);
+        b->ret = ts_node_is_null(v) ? (km_form){0} : eval(b, src, v);
+        b->n_ret++;
     } else if (strcmp(t, "expression_statement") == 0 || strcmp(t, "return_statement") == 0) {
         for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
             (void)eval(b, src, ts_node_named_child(n, i));
@@ -1770,12 +1840,17 @@ static void walk(kb *b, const char *src, TSNode n)
         uint32_t line = b->line;
         if (is_exit(cons) && ts_node_is_null(alt)) {
             guards(b, src, cond, true, line);   /* holds for the rest of this block */
+            b->n_exits++;
         } else {
+            size_t n0 = b->env.n;
+            ent *before = env_save(b), *then;
             enter(b);
             guards(b, src, cond, false, line);
             walk(b, src, cons);
             leave(b);
+            then = env_save(b);
             if (!ts_node_is_null(alt)) {
+                memcpy(b->env.v, before, n0 * sizeof(ent));
                 enter(b);
                 b->quiet++;
                 guards(b, src, cond, true, line);
@@ -1783,6 +1858,7 @@ static void walk(kb *b, const char *src, TSNode n)
                 walk(b, src, alt);
                 leave(b);
             }
+            env_merge(b, src, cond, then, n0);
         }
     } else if (strcmp(t, "for_statement") == 0) {
         for_loop(b, src, n);
@@ -1939,6 +2015,177 @@ static void collect_macros(kb *b, TSNode n, int depth)
     }
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
         collect_macros(b, ts_node_named_child(n, i), depth + 1);
+}
+
+/* ---- calls of __device__ functions ------------------------------------------------ */
+
+/* The compound statement of function f's body in the kernel text, or a null node. */
+static TSNode body_of(kb *b, const an_function *f)
+{
+    if (f->body_span.start_byte == f->body_span.end_byte)
+        return (TSNode){0};
+    TSNode n = ts_node_descendant_for_byte_range(ts_tree_root_node(b->tree),
+                                                 f->body_span.start_byte,
+                                                 f->body_span.end_byte);
+    while (!ts_node_is_null(n) && !is(n, "compound_statement"))
+        n = ts_node_parent(n);
+    return n;
+}
+
+static bool same_text(const char *text, an_span a, an_span c)
+{
+    uint32_t n = a.end_byte - a.start_byte;
+    return n == c.end_byte - c.start_byte && memcmp(text + a.start_byte, text + c.start_byte, n) == 0;
+}
+
+/* The __device__ function of the text named name with na parameters and a body; -1 when
+ * there is none, or several that differ (overloads the model cannot tell apart). Copies
+ * of one definition (in the branches of an #ifdef) are one function. */
+static long device_func(kb *b, const char *name, uint32_t na)
+{
+    long found = -1;
+    for (size_t i = 0; i < b->am->n_funcs; i++) {
+        const an_function *f = &b->am->funcs[i];
+        if (f->kind != AN_DEVICE_FUNC || strcmp(f->name, name) != 0 || f->n_params != na ||
+            f->body_span.start_byte == f->body_span.end_byte)
+            continue;
+        if (found >= 0 && !same_text(b->text, f->span, b->am->funcs[found].span))
+            return -1;
+        if (found < 0)
+            found = (long)i;
+    }
+    return found;
+}
+
+/* Binds parameter p of the callee to argument a (caller's src and environment): a pointer
+ * to the buffer and offset it points at (`input + off` binds p to input at off), a value
+ * to its form. Pushed above the caller's names (they are below env_floor by then). */
+typedef struct {
+    enum ent_kind kind;
+    km_form form;
+    const char *base;
+    enum km_space space;
+} binding;
+
+static binding bind_arg(kb *b, const char *src, const an_param *p, TSNode a)
+{
+    binding r = {.kind = E_VALUE};
+    if (p->pointer_depth > 0) {
+        if (pointer(b, src, a, &r.base, &r.space, &r.form)) {
+            r.kind = E_POINTER;
+            return r;
+        }
+        (void)eval(b, src, a);
+        r.kind = E_VAR;
+        r.form = fresh_var(b);
+        return r;
+    }
+    r.form = eval(b, src, a);
+    return r;
+}
+
+/* A call of a __device__ function of the text (n: call_expression) walked as if its body
+ * were written at the call: its accesses, loops and guards join the kernel's, its
+ * parameters bound to the arguments (bind_arg), the caller's guards and loops around it.
+ * *out gets the value of its one return (when it has no early exit), else the opaque call
+ * of the argument forms. False (nothing evaluated) when the callee is not such a
+ * function, is being walked already (recursion) or the calls are KB_CALL_DEPTH_MAX
+ * deep. A caller's local passed to a reference parameter is no longer followed. */
+static bool inline_call(kb *b, const char *src, TSNode n, km_form *out)
+{
+    TSNode fn = field(n, "function"), args = field(n, "arguments");
+    if (is(fn, "template_function"))
+        fn = field(fn, "name");
+    if (!is(fn, "identifier") || b->n_calls >= KB_CALL_DEPTH_MAX)
+        return false;
+    uint32_t na = ts_node_named_child_count(args);
+    char *name = ntext(b, src, fn);
+    long fi = device_func(b, name, na);
+    if (fi < 0)
+        return false;
+    for (int i = 0; i < b->n_calls; i++)
+        if (b->calls[i] == fi)
+            return false;
+    const an_function *f = &b->am->funcs[fi];
+    TSNode body = body_of(b, f);
+    if (ts_node_is_null(body))
+        return false;
+    binding *bs = km__alloc(b->k, sizeof(binding) * (na ? na : 1));
+    km_form *av = km__alloc(b->k, sizeof(km_form) * (na ? na : 1));
+    for (uint32_t i = 0; i < na; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        bs[i] = bind_arg(b, src, &f->params[i], a);
+        if (bs[i].kind == E_POINTER) {   /* its text for the opaque value */
+            b->quiet++;
+            av[i] = eval(b, src, a);
+            b->quiet--;
+        } else {
+            av[i] = bs[i].form;
+        }
+    }
+    /* the callee's own view: its parameters, its locals' first pass, nothing of the
+     * caller's names */
+    const an_function *saved_f = b->f;
+    long saved_fi = b->fi;
+    size_t saved_floor = b->env_floor;
+    km_vec saved_muts = b->muts;
+    km_form saved_ret = b->ret;
+    uint32_t saved_nret = b->n_ret, saved_exits = b->n_exits, saved_line = b->line;
+    b->muts = (km_vec){0};
+    b->calls[b->n_calls++] = fi;
+    b->f = f;
+    b->fi = fi;
+    b->ret = (km_form){0};
+    b->n_ret = 0;
+    b->n_exits = 0;
+    scan(b, body, (int)b->n_loops, 0, NULL);
+    enter(b);
+    b->env_floor = b->env.n;
+    for (uint32_t i = 0; i < na; i++) {
+        const an_param *p = &f->params[i];
+        if (!p->name[0])
+            continue;
+        const mut *mu = mut_find(b, p->name);
+        bool moved = mu && mu->n_mut;
+        ent *e = env_push(b, p->name, bs[i].kind);
+        e->form = bs[i].form;
+        e->base = bs[i].base;
+        e->space = bs[i].space;
+        if (moved && bs[i].kind == E_POINTER) {
+            e->form = fresh_var(b);
+        } else if (moved && mu->max_depth > (int)b->n_loops) {
+            e->kind = E_VAR;   /* changed in a loop of the callee: not followed */
+            e->form = fresh_var(b);
+        }
+    }
+    walk(b, b->text, body);
+    leave(b);
+    bool one = b->n_ret == 1 && b->n_exits == 0;
+    km_form value = b->ret;
+    hk_free(b->muts.v);
+    b->muts = saved_muts;
+    b->env_floor = saved_floor;
+    b->f = saved_f;
+    b->fi = saved_fi;
+    b->ret = saved_ret;
+    b->n_ret = saved_nret;
+    b->n_exits = saved_exits;
+    b->line = saved_line;
+    b->n_calls--;
+    for (uint32_t i = 0; i < na; i++) {   /* what the callee may have written */
+        TSNode a = unparen(ts_node_named_child(args, i));
+        ent *e = is(a, "identifier") && strchr(f->params[i].type, '&')
+                     ? env_find(b, ntext(b, src, a)) : NULL;
+        if (e && (e->kind == E_VALUE || e->kind == E_VAR)) {
+            km_form v = fresh_var(b);
+            e = env_find(b, ntext(b, src, a));
+            e->kind = E_VAR;
+            e->form = v;
+        }
+    }
+    uint32_t m = na < 8 ? na : 8;
+    *out = one ? value : km__opaque(b->k, "call", name, av, m);
+    return true;
 }
 
 /* ---- the entry point ------------------------------------------------------------- */

@@ -3,6 +3,7 @@
  * computations give equal forms whatever their spelling. */
 #include "model/kmodel_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -409,6 +410,10 @@ km_form km__opaque(km_kernel *k, const char *op, const char *name, const km_form
         if (!rc)
             rc = hk_buf_appends(&b, ")");
     }
+    if (rc == HK_ETOOBIG) {   /* too long to name: an unknown of its own */
+        hk_buf_free(&b);
+        return km__unnamed(k);
+    }
     if (rc) {
         hk_buf_free(&b);
         km__fail(k, rc);
@@ -423,6 +428,14 @@ km_form km__opaque(km_kernel *k, const char *op, const char *name, const km_form
     return km__of_atom(k, id);
 }
 
+km_form km__unnamed(km_kernel *k)
+{
+    char t[32];
+    snprintf(t, sizeof(t), "$big%u", k->n_unnamed++);
+    km_atom p = {.kind = KM_ATOM_VAR, .text = t, .axis = -1, .loop = -1};
+    return km__of_atom(k, km__atom(k, &p));
+}
+
 km_form km__read_atom(km_kernel *k, const char *buffer, km_form index)
 {
     struct hk_buf b;
@@ -432,6 +445,10 @@ km_form km__read_atom(km_kernel *k, const char *buffer, km_form index)
         rc = km_form_print(k, index, &b);
     if (!rc)
         rc = hk_buf_appends(&b, "]");
+    if (rc == HK_ETOOBIG) {
+        hk_buf_free(&b);
+        return km__unnamed(k);
+    }
     if (rc) {
         hk_buf_free(&b);
         km__fail(k, rc);

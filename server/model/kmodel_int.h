@@ -36,6 +36,7 @@ struct km_kernel {
     jmp_buf *fail;
     int fail_rc;
     char *scratch;         /* a heap string the failure exit frees (see km__atom) */
+    uint32_t n_unnamed;    /* km__unnamed atoms made */
 };
 
 /* Fails the build: longjmp to km_build with rc. */
@@ -63,6 +64,9 @@ km_form km__mul(km_kernel *k, km_form a, km_form b);
 km_form km__opaque(km_kernel *k, const char *op, const char *name, const km_form *args,
                    uint32_t n_args);
 km_form km__read_atom(km_kernel *k, const char *buffer, km_form index);
+/* A fresh unknown ($big<n>, kind VAR) standing for an opaque or read atom whose canonical
+ * text would pass KM_TEXT_MAX: two such are never equal, so nothing is claimed of it. */
+km_form km__unnamed(km_kernel *k);
 /* Substitutes 0 for every counter atom of a grid-stride loop (top-level terms only). */
 km_form km__drop_grid_counters(km_kernel *k, km_form f);
 bool km__is_const(km_form f, int64_t *c);
