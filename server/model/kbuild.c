@@ -1849,8 +1849,8 @@ static void walk(kb *b, const char *src, TSNode n)
             walk(b, src, cons);
             leave(b);
             then = env_save(b);
+            memcpy(b->env.v, before, n0 * sizeof(ent));
             if (!ts_node_is_null(alt)) {
-                memcpy(b->env.v, before, n0 * sizeof(ent));
                 enter(b);
                 b->quiet++;
                 guards(b, src, cond, true, line);

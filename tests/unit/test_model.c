@@ -595,6 +595,54 @@ static void test_while_and_do(void **state)
     free(text);
 }
 
+static void test_device_helpers(void **state)
+{
+    (void)state;
+    /* pair_sum(in + loc2index(...), W, y, x) reads in at the offset plus its own index;
+     * store() writes out; loc2index's value is its polynomial: all as if written inline,
+     * and a template call spelled with its argument list too */
+    assert_same_dumps("spellings.cu", "helpers_inline", "helpers_called", 0);
+    assert_same_dumps("spellings.cu", "helpers_inline", "helpers_template", 0);
+    size_t len, n;
+    char *text = slurp("spellings.cu", &len);
+    km_kernel *k = build(text, len, "helpers_called");
+    const km_access *in = access_of(k, "in", KM_READ, 1);
+    assert_form(k, in->index, "H*W*blockIdx.y + blockDim.x*blockIdx.x + threadIdx.x + 1");
+    assert_int_equal(in->n_guards, 1);   /* the caller's early return */
+    const km_access *out = km_output_map(k, "out");
+    assert_int_equal(out->mode, KM_WRITE);
+    assert_form(k, out->index, "C*H*W*blockIdx.z + H*W*blockIdx.y + blockDim.x*blockIdx.x + "
+                               "threadIdx.x");
+    const km_param *ps = km_params(k, &n);
+    assert_true(ps[0].read && !ps[0].written);
+    assert_true(ps[1].written);
+    km_free(k);
+
+    k = build(text, len, "helpers_guarded");
+    /* at_or_zero's early exit guards its read (y and x both ways), and its value, which
+     * is 0 on that exit, stays the call */
+    const km_access *a = access_of(k, "in", KM_READ, 0);
+    assert_int_equal(a->n_guards, 4);
+    char *t = form_text(k, a->index);   /* x clamped in a branch: (c ? w - 2 : x) */
+    assert_non_null(strstr(t, " ? (W - 2) : ((blockDim.x*blockIdx.x + threadIdx.x) % W))"));
+    hk_free(t);
+    out = km_output_map(k, "out");
+    char *v = form_text(k, out->value);
+    assert_non_null(strstr(v, "at_or_zero("));
+    hk_free(v);
+    /* corners() writes lo and hi through references: out[lo], out[hi] are unknown */
+    assert_true(km_form_mentions_kind(k, access_of(k, "out", KM_READ, 0)->index, KM_ATOM_VAR, -1));
+    assert_true(km_form_mentions_kind(k, access_of(k, "out", KM_READ, 1)->index, KM_ATOM_VAR, -1));
+    /* forever() calls itself: walked once, the inner call left opaque */
+    const km_access *as = km_accesses(k, &n);
+    size_t zero = 0;
+    for (size_t i = 0; i < n; i++)
+        zero += strcmp(as[i].buffer, "in") == 0 && as[i].index.n == 0;
+    assert_int_equal(zero, 1);
+    km_free(k);
+    free(text);
+}
+
 /* ---- failures ---------------------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -661,6 +709,7 @@ int main(void)
         cmocka_unit_test(test_loop_macros),
         cmocka_unit_test(test_index_splits),
         cmocka_unit_test(test_while_and_do),
+        cmocka_unit_test(test_device_helpers),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_out_of_memory),
     };
