@@ -101,6 +101,7 @@ typedef struct {
     uint32_t line;         /* line of the statement being walked */
     TSNode skip;           /* a statement the walk leaves out (a while loop's step) */
     size_t env_floor;      /* env_find looks no lower: a callee sees only its own names */
+    size_t muts_floor;     /* mut_find likewise: the callee's first pass is above it */
     long calls[KB_CALL_DEPTH_MAX];   /* the __device__ functions being walked, outermost
                                       * first (b->f is the innermost) */
     int n_calls;
@@ -240,7 +241,7 @@ static void leave(kb *b)
 static const mut *mut_find(kb *b, const char *name)
 {
     const mut *m = b->muts.v;
-    for (size_t i = 0; i < b->muts.n; i++)
+    for (size_t i = b->muts_floor; i < b->muts.n; i++)
         if (strcmp(m[i].name, name) == 0)
             return &m[i];
     return NULL;
@@ -2128,10 +2129,10 @@ static bool inline_call(kb *b, const char *src, TSNode n, km_form *out)
     const an_function *saved_f = b->f;
     long saved_fi = b->fi;
     size_t saved_floor = b->env_floor;
-    km_vec saved_muts = b->muts;
+    size_t saved_muts = b->muts_floor;
     km_form saved_ret = b->ret;
     uint32_t saved_nret = b->n_ret, saved_exits = b->n_exits, saved_line = b->line;
-    b->muts = (km_vec){0};
+    b->muts_floor = b->muts.n;
     b->calls[b->n_calls++] = fi;
     b->f = f;
     b->fi = fi;
@@ -2162,8 +2163,8 @@ static bool inline_call(kb *b, const char *src, TSNode n, km_form *out)
     leave(b);
     bool one = b->n_ret == 1 && b->n_exits == 0;
     km_form value = b->ret;
-    hk_free(b->muts.v);
-    b->muts = saved_muts;
+    b->muts.n = b->muts_floor;
+    b->muts_floor = saved_muts;
     b->env_floor = saved_floor;
     b->f = saved_f;
     b->fi = saved_fi;

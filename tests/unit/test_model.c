@@ -689,6 +689,7 @@ static void test_out_of_memory(void **state)
     (void)state;
     build_out_of_memory("kernels.cu", "softmax_rows");
     build_out_of_memory("loop_macros.cu", "sum_2d_macro");   /* the snippet trees too */
+    build_out_of_memory("spellings.cu", "helpers_guarded");  /* inside __device__ calls */
 }
 
 int main(void)
