@@ -5,7 +5,9 @@
  * and evaluating a subscript records the access. Macros are expanded by parsing their
  * value on its own and evaluating it in the caller's environment, as the preprocessor
  * would; a statement macro that opens a loop (CUDA_1D_KERNEL_LOOP(i, n) { ... }) is parsed
- * with its arguments put in and walked as that loop around the braces that follow it. */
+ * with its arguments put in and walked as that loop around the braces that follow it.
+ * A call of a __device__ function of the text walks its body at the call, in an
+ * environment of its parameters bound to the argument forms (inline_call). */
 #include "model/kmodel_int.h"
 
 #include <ctype.h>
