@@ -157,9 +157,11 @@ static bool name_is(const char *src, TSNode n, const char *s)
     return e - a == l && memcmp(src + a, s, l) == 0;
 }
 
+/* The kernel line of n: its own, or for text parsed on its own (a macro's value) and for
+ * a callee's body, the line of the statement (the call) in the kernel. */
 static uint32_t line_of(kb *b, const char *src, TSNode n)
 {
-    return src == b->text ? ts_node_start_point(n).row + 1 : b->line;
+    return src == b->text && b->n_calls == 0 ? ts_node_start_point(n).row + 1 : b->line;
 }
 
 static bool in_list(const char *s, const char *const *list, size_t n)
@@ -1440,7 +1442,8 @@ static void loop_macro_walk(kb *b, long mi)
     long outer = b->body_of;
     uint32_t line = b->line;
     b->body_of = mi;
-    b->line = ml->line;
+    if (b->n_calls == 0)
+        b->line = ml->line;
     walk(b, ml->snippet, ml->loop);
     b->body_of = outer;
     b->line = line;
@@ -1805,7 +1808,7 @@ static void walk(kb *b, const char *src, TSNode n)
         return;
     b->depth++;
     const char *t = ts_node_type(n);
-    if (src == b->text)
+    if (src == b->text && b->n_calls == 0)
         b->line = ts_node_start_point(n).row + 1;
     if (strcmp(t, "compound_statement") == 0) {
         enter(b);
@@ -2134,6 +2137,7 @@ static bool inline_call(kb *b, const char *src, TSNode n, km_form *out)
     size_t saved_muts = b->muts_floor;
     km_form saved_ret = b->ret;
     uint32_t saved_nret = b->n_ret, saved_exits = b->n_exits, saved_line = b->line;
+    b->line = line_of(b, src, n);   /* what the callee records is at the call */
     b->muts_floor = b->muts.n;
     b->calls[b->n_calls++] = fi;
     b->f = f;

@@ -609,6 +609,7 @@ static void test_device_helpers(void **state)
     const km_access *in = access_of(k, "in", KM_READ, 1);
     assert_form(k, in->index, "H*W*blockIdx.y + blockDim.x*blockIdx.x + threadIdx.x + 1");
     assert_int_equal(in->n_guards, 1);   /* the caller's early return */
+    assert_int_equal(in->line, 156);     /* the call's line, not the helper's */
     const km_access *out = km_output_map(k, "out");
     assert_int_equal(out->mode, KM_WRITE);
     assert_form(k, out->index, "C*H*W*blockIdx.z + H*W*blockIdx.y + blockDim.x*blockIdx.x + "
