@@ -75,6 +75,8 @@ typedef struct {
     bool plain;            /* an assignment that does not read the name (x = e) */
     int max_depth;         /* deepest loop nesting of a mutation */
     bool indexes;          /* appears in a subscript: an index, never an accumulator */
+    bool stepped;          /* the step of a while loop (not in n_mut: the loop counts it),
+                            * which still moves a pointer */
 } mut;
 
 typedef struct {
@@ -1230,7 +1232,7 @@ static void declaration(kb *b, const char *src, TSNode n)
                 ent *e = env_push(b, name, E_POINTER);
                 e->base = base;
                 e->space = space;
-                e->form = mu && mu->n_mut ? fresh_var(b) : off;
+                e->form = mu && (mu->n_mut || mu->stepped) ? fresh_var(b) : off;
                 local_push(b, name, KM_LOCAL_POINTER, e->form, line)->base = base;
             } else {
                 if (!ts_node_is_null(value))
@@ -1971,8 +1973,9 @@ static void scan(kb *b, TSNode n, int loops, int depth, const char *skip_var)
     if (is(n, "assignment_expression") || is(n, "update_expression")) {
         bool asg = is(n, "assignment_expression");
         TSNode l = unparen(field(n, asg ? "left" : "argument"));
-        if (is(l, "identifier") && !(skip_var && name_is(src, l, skip_var)) &&
-            !is_while_step(src, n)) {
+        if (is(l, "identifier") && is_while_step(src, n)) {
+            mut_get(b, ntext(b, src, l))->stepped = true;
+        } else if (is(l, "identifier") && !(skip_var && name_is(src, l, skip_var))) {
             char *name = ntext(b, src, l);
             const char *op = asg ? op_of(n) : "++";
             bool self = !asg || strcmp(op, "+=") == 0 || strcmp(op, "-=") == 0 ||
@@ -2153,7 +2156,7 @@ static bool inline_call(kb *b, const char *src, TSNode n, km_form *out)
         if (!p->name[0])
             continue;
         const mut *mu = mut_find(b, p->name);
-        bool moved = mu && mu->n_mut;
+        bool moved = mu && (mu->n_mut || (mu->stepped && bs[i].kind == E_POINTER));
         ent *e = env_push(b, p->name, bs[i].kind);
         e->form = bs[i].form;
         e->base = bs[i].base;
@@ -2303,7 +2306,7 @@ int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, 
     for (size_t i = 0; i < b->f->n_params; i++) {
         const an_param *p = &b->f->params[i];
         const mut *mu = mut_find(b, p->name);
-        if (p->pointer_depth > 0 && mu && mu->n_mut) {
+        if (p->pointer_depth > 0 && mu && (mu->n_mut || mu->stepped)) {
             ent *e = env_push(b, p->name, E_POINTER);
             e->base = p->name;
             e->space = KM_SPACE_GLOBAL;

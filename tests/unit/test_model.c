@@ -592,6 +592,13 @@ static void test_while_and_do(void **state)
     assert_int_equal(l[0].kind, KM_LOOP_OTHER);
     assert_true(km_form_mentions_kind(k, km_output_map(k, "out")->index, KM_ATOM_VAR, -1));
     km_free(k);
+    /* pointers (a local and a parameter) stepped by while loops are moved */
+    k = build(text, len, "zero_walk");
+    const km_access *as = km_accesses(k, &n);
+    assert_int_equal(n, 2);
+    for (size_t i = 0; i < n; i++)
+        assert_true(km_form_mentions_kind(k, as[i].index, KM_ATOM_VAR, -1));
+    km_free(k);
     free(text);
 }
 
