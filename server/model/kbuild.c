@@ -2100,58 +2100,34 @@ static binding bind_arg(kb *b, const char *src, const an_param *p, TSNode a)
  * of the argument forms. False (nothing evaluated) when the callee is not such a
  * function, is being walked already (recursion) or the calls are KB_CALL_DEPTH_MAX
  * deep. A caller's local passed to a reference parameter is no longer followed. */
-static bool inline_call(kb *b, const char *src, TSNode n, km_form *out)
+/* What walking a callee changes in the builder, put back at the call's end. */
+typedef struct {
+    const an_function *f;
+    long fi;
+    size_t env_floor, muts_floor;
+    km_form ret;
+    uint32_t n_ret, n_exits, line;
+} callee_saved;
+
+/* Enters callee fi (its body at body) at call n: its own view (its first pass above the
+ * caller's, none of the caller's names), its parameters bound to bs. */
+static void callee_enter(kb *b, const char *src, TSNode n, long fi, TSNode body,
+                         const binding *bs, callee_saved *sv)
 {
-    TSNode fn = field(n, "function"), args = field(n, "arguments");
-    if (is(fn, "template_function"))
-        fn = field(fn, "name");
-    if (!is(fn, "identifier") || b->n_calls >= KB_CALL_DEPTH_MAX)
-        return false;
-    uint32_t na = ts_node_named_child_count(args);
-    char *name = ntext(b, src, fn);
-    long fi = device_func(b, name, na);
-    if (fi < 0)
-        return false;
-    for (int i = 0; i < b->n_calls; i++)
-        if (b->calls[i] == fi)
-            return false;
     const an_function *f = &b->am->funcs[fi];
-    TSNode body = body_of(b, f);
-    if (ts_node_is_null(body))
-        return false;
-    binding *bs = km__alloc(b->k, sizeof(binding) * (na ? na : 1));
-    km_form *av = km__alloc(b->k, sizeof(km_form) * (na ? na : 1));
-    for (uint32_t i = 0; i < na; i++) {
-        TSNode a = ts_node_named_child(args, i);
-        bs[i] = bind_arg(b, src, &f->params[i], a);
-        if (bs[i].kind == E_POINTER) {   /* its text for the opaque value */
-            b->quiet++;
-            av[i] = eval(b, src, a);
-            b->quiet--;
-        } else {
-            av[i] = bs[i].form;
-        }
-    }
-    /* the callee's own view: its parameters, its locals' first pass, nothing of the
-     * caller's names */
-    const an_function *saved_f = b->f;
-    long saved_fi = b->fi;
-    size_t saved_floor = b->env_floor;
-    size_t saved_muts = b->muts_floor;
-    km_form saved_ret = b->ret;
-    uint32_t saved_nret = b->n_ret, saved_exits = b->n_exits, saved_line = b->line;
+    *sv = (callee_saved){b->f, b->fi, b->env_floor, b->muts_floor, b->ret, b->n_ret,
+                         b->n_exits, b->line};
     b->line = line_of(b, src, n);   /* what the callee records is at the call */
     b->muts_floor = b->muts.n;
     b->calls[b->n_calls++] = fi;
     b->f = f;
     b->fi = fi;
     b->ret = (km_form){0};
-    b->n_ret = 0;
-    b->n_exits = 0;
+    b->n_ret = b->n_exits = 0;
     scan(b, body, (int)b->n_loops, 0, NULL);
     enter(b);
     b->env_floor = b->env.n;
-    for (uint32_t i = 0; i < na; i++) {
+    for (size_t i = 0; i < f->n_params; i++) {
         const an_param *p = &f->params[i];
         if (!p->name[0])
             continue;
@@ -2168,33 +2144,88 @@ static bool inline_call(kb *b, const char *src, TSNode n, km_form *out)
             e->form = fresh_var(b);
         }
     }
-    walk(b, b->text, body);
+}
+
+/* Leaves the callee; true when its value is its one return (no early exit). */
+static bool callee_leave(kb *b, const callee_saved *sv)
+{
     leave(b);
     bool one = b->n_ret == 1 && b->n_exits == 0;
-    km_form value = b->ret;
     b->muts.n = b->muts_floor;
-    b->muts_floor = saved_muts;
-    b->env_floor = saved_floor;
-    b->f = saved_f;
-    b->fi = saved_fi;
-    b->ret = saved_ret;
-    b->n_ret = saved_nret;
-    b->n_exits = saved_exits;
-    b->line = saved_line;
+    b->muts_floor = sv->muts_floor;
+    b->env_floor = sv->env_floor;
+    b->f = sv->f;
+    b->fi = sv->fi;
+    b->n_ret = sv->n_ret;
+    b->n_exits = sv->n_exits;
+    b->line = sv->line;
     b->n_calls--;
-    for (uint32_t i = 0; i < na; i++) {   /* what the callee may have written */
+    return one;
+}
+
+/* A caller's local passed to a reference parameter of f is no longer followed. */
+static void unfollow_references(kb *b, const char *src, const an_function *f, TSNode args)
+{
+    for (uint32_t i = 0; i < ts_node_named_child_count(args) && i < f->n_params; i++) {
         TSNode a = unparen(ts_node_named_child(args, i));
-        ent *e = is(a, "identifier") && strchr(f->params[i].type, '&')
-                     ? env_find(b, ntext(b, src, a)) : NULL;
-        if (e && (e->kind == E_VALUE || e->kind == E_VAR)) {
-            km_form v = fresh_var(b);
-            e = env_find(b, ntext(b, src, a));
-            e->kind = E_VAR;
-            e->form = v;
+        if (!is(a, "identifier") || !strchr(f->params[i].type, '&'))
+            continue;
+        ent *e = env_find(b, ntext(b, src, a));
+        if (!e || (e->kind != E_VALUE && e->kind != E_VAR))
+            continue;
+        size_t at = (size_t)(e - (ent *)b->env.v);
+        km_form v = fresh_var(b);
+        e = (ent *)b->env.v + at;
+        e->kind = E_VAR;
+        e->form = v;
+    }
+}
+
+/* A call of a __device__ function of the text (n: call_expression) walked as if its body
+ * were written at the call: its accesses, loops and guards join the kernel's, its
+ * parameters bound to the arguments (bind_arg), the caller's guards and loops around it.
+ * *out gets the value of its one return (when it has no early exit), else the opaque call
+ * of the argument forms. False (nothing evaluated) when the callee is not such a
+ * function, is being walked already (recursion) or the calls are KB_CALL_DEPTH_MAX
+ * deep. */
+static bool inline_call(kb *b, const char *src, TSNode n, km_form *out)
+{
+    TSNode fn = field(n, "function"), args = field(n, "arguments");
+    if (is(fn, "template_function"))
+        fn = field(fn, "name");
+    if (!is(fn, "identifier") || b->n_calls >= KB_CALL_DEPTH_MAX)
+        return false;
+    uint32_t na = ts_node_named_child_count(args);
+    char *name = ntext(b, src, fn);
+    long fi = device_func(b, name, na);
+    for (int i = 0; fi >= 0 && i < b->n_calls; i++)
+        if (b->calls[i] == fi)
+            return false;
+    TSNode body = fi >= 0 ? body_of(b, &b->am->funcs[fi]) : (TSNode){0};
+    if (ts_node_is_null(body))
+        return false;
+    const an_function *f = &b->am->funcs[fi];
+    binding *bs = km__alloc(b->k, sizeof(binding) * (na ? na : 1));
+    km_form *av = km__alloc(b->k, sizeof(km_form) * (na ? na : 1));
+    for (uint32_t i = 0; i < na; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        bs[i] = bind_arg(b, src, &f->params[i], a);
+        if (bs[i].kind == E_POINTER) {   /* its text for the opaque value */
+            b->quiet++;
+            av[i] = eval(b, src, a);
+            b->quiet--;
+        } else {
+            av[i] = bs[i].form;
         }
     }
-    uint32_t m = na < 8 ? na : 8;
-    *out = one ? value : km__opaque(b->k, "call", name, av, m);
+    callee_saved sv;
+    callee_enter(b, src, n, fi, body, bs, &sv);
+    walk(b, b->text, body);
+    km_form value = b->ret;
+    bool one = callee_leave(b, &sv);
+    b->ret = sv.ret;
+    unfollow_references(b, src, f, args);
+    *out = one ? value : km__opaque(b->k, "call", name, av, na < 8 ? na : 8);
     return true;
 }
 
