@@ -911,6 +911,48 @@ static km_form misread_rhs(kb *b, const char *src, TSNode leaf)
     return ts_node_is_null(d) ? (km_form){0} : eval(b, src, d);
 }
 
+/* Is f a sum of products of thread and block ids, dims and loop counters with positive
+ * coefficients (never negative)? */
+static bool nonnegative(kb *b, km_form f)
+{
+    for (uint32_t i = 0; i < f.n; i++) {
+        if (f.t[i].coef < 0)
+            return false;
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            enum km_atom_kind kd = km__atom_at(b->k, f.t[i].atoms[j])->kind;
+            if (kd != KM_ATOM_THREAD_IDX && kd != KM_ATOM_BLOCK_IDX &&
+                kd != KM_ATOM_BLOCK_DIM && kd != KM_ATOM_GRID_DIM && kd != KM_ATOM_LOOP)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Does a guard in force say 0 <= l < r? l is x or x / d (then x < d*r is asked), x a
+ * nonnegative form: `if (i < N*C*H*W)` makes the outermost coordinate's `% N` of a
+ * split index a no-op, (i / (C*H*W)) % N is i / (C*H*W). */
+static bool below(kb *b, km_form l, km_form r)
+{
+    km_form x = l, bound = r;
+    if (l.n == 1 && l.t[0].n == 1 && l.t[0].coef == 1) {
+        const km_atom *a = km__atom_at(b->k, l.t[0].atoms[0]);
+        if (a->kind == KM_ATOM_OPAQUE && strcmp(a->op, "/") == 0 && a->n_args == 2) {
+            x = a->args[0];
+            bound = km__mul(b->k, a->args[1], r);
+        }
+    }
+    if (!nonnegative(b, x))
+        return false;
+    const gstack *gs = b->gs.v;
+    const km_guard *gd = b->k->guards.v;
+    for (size_t i = 0; i < b->gs.n; i++) {
+        const km_guard *g = &gd[gs[i].id];
+        if (strcmp(g->op, "<") == 0 && km_form_equal(g->lhs, x) && km_form_equal(g->rhs, bound))
+            return true;
+    }
+    return false;
+}
+
 static km_form binary(kb *b, const char *src, TSNode n)
 {
     TSNode leaf;
@@ -930,6 +972,8 @@ static km_form binary(kb *b, const char *src, TSNode n)
         return km__mul(b->k, l, r);
     if (strcmp(op, "<<") == 0 && km__is_const(r, &c) && c >= 0 && c < 62)
         return km__scale(b->k, l, (int64_t)1 << c);
+    if ((strcmp(op, "/") == 0 || strcmp(op, "%") == 0) && below(b, l, r))
+        return op[0] == '/' ? (km_form){0} : l;   /* 0 <= l < r */
     if (strcmp(op, "/") == 0)
         return km__div(b->k, l, r);
     if (strcmp(op, "%") == 0)

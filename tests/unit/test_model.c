@@ -541,6 +541,8 @@ static void test_index_splits(void **state)
      * the chain i / W / H % C of mmcv */
     assert_same_dumps("spellings.cu", "nchw_flat", "nchw_split", 0);
     assert_same_dumps("spellings.cu", "nchw_flat", "nchw_chain", 0);
+    /* i1 = (idx / (d2*d3*d4)) % d1 under idx < d1*d2*d3*d4 is idx / (d2*d3*d4) */
+    assert_same_dumps("spellings.cu", "permute_flat", "permute_mod_all", 0);
     size_t len;
     char *text = slurp("spellings.cu", &len);
     km_kernel *k = build(text, len, "nchw_split");

@@ -225,3 +225,24 @@ __global__ void zero_walk(float *out, float *end)
         out++;
     }
 }
+
+// llm.c's permute: every coordinate taken % its extent; under the guard the outermost
+// one's % is a no-op, and the index read is put back together
+__global__ void permute_mod_all(const float *x, float *y, int d1, int d2, int d3, int d4)
+{
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < d1 * d2 * d3 * d4) {
+        int i1 = (idx / (d2 * d3 * d4)) % d1;
+        int i2 = (idx / (d3 * d4)) % d2;
+        int i3 = (idx / d4) % d3;
+        int i4 = idx % d4;
+        y[idx] = x[((i1 * d2 + i2) * d3 + i3) * d4 + i4];
+    }
+}
+
+__global__ void permute_flat(const float *x, float *y, int d1, int d2, int d3, int d4)
+{
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < d1 * d2 * d3 * d4)
+        y[idx] = x[idx];
+}
