@@ -5,7 +5,9 @@
  * and evaluating a subscript records the access. Macros are expanded by parsing their
  * value on its own and evaluating it in the caller's environment, as the preprocessor
  * would; a statement macro that opens a loop (CUDA_1D_KERNEL_LOOP(i, n) { ... }) is parsed
- * with its arguments put in and walked as that loop around the braces that follow it. */
+ * with its arguments put in and walked as that loop around the braces that follow it.
+ * A call of a __device__ function of the text walks its body at the call, in an
+ * environment of its parameters bound to the argument forms (inline_call). */
 #include "model/kmodel_int.h"
 
 #include <ctype.h>
@@ -25,6 +27,7 @@ const TSLanguage *tree_sitter_cuda(void);
 #define KB_MACRO_DEPTH_MAX 16
 #define KB_LOOPS_MAX 64
 #define KB_SNIPPET_MAX (64u << 10)   /* a loop macro's replacement with its arguments */
+#define KB_CALL_DEPTH_MAX 8  /* __device__ calls followed inside one another */
 
 enum ent_kind { E_VALUE, E_LOOP, E_ACC, E_VAR, E_POINTER, E_ARRAY };
 
@@ -72,6 +75,8 @@ typedef struct {
     bool plain;            /* an assignment that does not read the name (x = e) */
     int max_depth;         /* deepest loop nesting of a mutation */
     bool indexes;          /* appears in a subscript: an index, never an accumulator */
+    bool stepped;          /* the step of a while loop (not in n_mut: the loop counts it),
+                            * which still moves a pointer */
 } mut;
 
 typedef struct {
@@ -98,6 +103,14 @@ typedef struct {
     int quiet;             /* >0: evaluate without recording accesses */
     int plain;             /* >0: a misread `<` leaf is its builtin (misread_less) */
     uint32_t line;         /* line of the statement being walked */
+    TSNode skip;           /* a statement the walk leaves out (a while loop's step) */
+    size_t env_floor;      /* env_find looks no lower: a callee sees only its own names */
+    size_t muts_floor;     /* mut_find likewise: the callee's first pass is above it */
+    long calls[KB_CALL_DEPTH_MAX];   /* the __device__ functions being walked, outermost
+                                      * first (b->f is the innermost) */
+    int n_calls;
+    km_form ret;           /* the value of the callee's last return walked */
+    uint32_t n_ret, n_exits; /* its returns walked, its early exits (guards) */
     uint32_t n_lcount, n_gcount, n_vars;
 } kb;
 
@@ -146,9 +159,11 @@ static bool name_is(const char *src, TSNode n, const char *s)
     return e - a == l && memcmp(src + a, s, l) == 0;
 }
 
+/* The kernel line of n: its own, or for text parsed on its own (a macro's value) and for
+ * a callee's body, the line of the statement (the call) in the kernel. */
 static uint32_t line_of(kb *b, const char *src, TSNode n)
 {
-    return src == b->text ? ts_node_start_point(n).row + 1 : b->line;
+    return src == b->text && b->n_calls == 0 ? ts_node_start_point(n).row + 1 : b->line;
 }
 
 static bool in_list(const char *s, const char *const *list, size_t n)
@@ -197,7 +212,7 @@ static bool parse_int(const char *s, int64_t *v)
 static ent *env_find(kb *b, const char *name)
 {
     ent *e = b->env.v;
-    for (size_t i = b->env.n; i > 0; i--)
+    for (size_t i = b->env.n; i > b->env_floor; i--)
         if (strcmp(e[i - 1].name, name) == 0)
             return &e[i - 1];
     return NULL;
@@ -232,7 +247,7 @@ static void leave(kb *b)
 static const mut *mut_find(kb *b, const char *name)
 {
     const mut *m = b->muts.v;
-    for (size_t i = 0; i < b->muts.n; i++)
+    for (size_t i = b->muts_floor; i < b->muts.n; i++)
         if (strcmp(m[i].name, name) == 0)
             return &m[i];
     return NULL;
@@ -581,8 +596,12 @@ static bool target(kb *b, const char *src, TSNode n, const char **base, enum km_
                    km_form *index)
 {
     n = unparen(n);
-    if (is(n, "pointer_expression") && strcmp(op_of(n), "*") == 0)
-        return pointer(b, src, field(n, "argument"), base, space, index);
+    if (is(n, "pointer_expression") && strcmp(op_of(n), "*") == 0) {
+        if (!pointer(b, src, field(n, "argument"), base, space, index))
+            return false;
+        *index = km__recombine(b->k, *index);
+        return true;
+    }
     if (!is(n, "subscript_expression"))
         return false;
     TSNode idx[8];
@@ -608,7 +627,7 @@ static bool target(kb *b, const char *src, TSNode n, const char **base, enum km_
         }
         lin = km__add(b->k, lin, x);
     }
-    *index = km__add(b->k, off, lin);
+    *index = km__recombine(b->k, km__add(b->k, off, lin));
     return true;
 }
 
@@ -800,6 +819,8 @@ static enum km_op atomic_op(const char *name)
     return KM_OP_NONE;
 }
 
+static bool inline_call(kb *b, const char *src, TSNode n, km_form *out);
+
 static km_form call(kb *b, const char *src, TSNode n)
 {
     TSNode fn = field(n, "function"), args = field(n, "arguments");
@@ -829,7 +850,7 @@ static km_form call(kb *b, const char *src, TSNode n)
             if (strncmp(name, "atomicSub", 9) == 0)
                 v = km__scale(b->k, v, -1);
             if (pointer(b, src, ts_node_named_child(args, 0), &base, &space, &index))
-                record(b, base, space, KM_RMW, true, aop, index, v, line);
+                record(b, base, space, KM_RMW, true, aop, km__recombine(b->k, index), v, line);
             return literal(b, nsqueeze(b, src, n));
         }
         if (strncmp(name, "__syncthreads", 13) == 0) {
@@ -842,11 +863,15 @@ static km_form call(kb *b, const char *src, TSNode n)
             enum km_space space;
             km_form index;
             if (pointer(b, src, ts_node_named_child(args, 0), &base, &space, &index)) {
+                index = km__recombine(b->k, index);
                 record(b, base, space, KM_READ, false, KM_OP_NONE, index, (km_form){0}, line);
                 return km__read_atom(b->k, base, index);
             }
         }
     }
+    km_form inl;
+    if (inline_call(b, src, n, &inl))
+        return inl;
     km_form av[8];
     uint32_t m = na < 8 ? na : 8;
     for (uint32_t i = 0; i < na; i++) {
@@ -886,6 +911,48 @@ static km_form misread_rhs(kb *b, const char *src, TSNode leaf)
     return ts_node_is_null(d) ? (km_form){0} : eval(b, src, d);
 }
 
+/* Is f a sum of products of thread and block ids, dims and loop counters with positive
+ * coefficients (never negative)? */
+static bool nonnegative(kb *b, km_form f)
+{
+    for (uint32_t i = 0; i < f.n; i++) {
+        if (f.t[i].coef < 0)
+            return false;
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            enum km_atom_kind kd = km__atom_at(b->k, f.t[i].atoms[j])->kind;
+            if (kd != KM_ATOM_THREAD_IDX && kd != KM_ATOM_BLOCK_IDX &&
+                kd != KM_ATOM_BLOCK_DIM && kd != KM_ATOM_GRID_DIM && kd != KM_ATOM_LOOP)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Does a guard in force say 0 <= l < r? l is x or x / d (then x < d*r is asked), x a
+ * nonnegative form: `if (i < N*C*H*W)` makes the outermost coordinate's `% N` of a
+ * split index a no-op, (i / (C*H*W)) % N is i / (C*H*W). */
+static bool below(kb *b, km_form l, km_form r)
+{
+    km_form x = l, bound = r;
+    if (l.n == 1 && l.t[0].n == 1 && l.t[0].coef == 1) {
+        const km_atom *a = km__atom_at(b->k, l.t[0].atoms[0]);
+        if (a->kind == KM_ATOM_OPAQUE && strcmp(a->op, "/") == 0 && a->n_args == 2) {
+            x = a->args[0];
+            bound = km__mul(b->k, a->args[1], r);
+        }
+    }
+    if (!nonnegative(b, x))
+        return false;
+    const gstack *gs = b->gs.v;
+    const km_guard *gd = b->k->guards.v;
+    for (size_t i = 0; i < b->gs.n; i++) {
+        const km_guard *g = &gd[gs[i].id];
+        if (strcmp(g->op, "<") == 0 && km_form_equal(g->lhs, x) && km_form_equal(g->rhs, bound))
+            return true;
+    }
+    return false;
+}
+
 static km_form binary(kb *b, const char *src, TSNode n)
 {
     TSNode leaf;
@@ -905,15 +972,12 @@ static km_form binary(kb *b, const char *src, TSNode n)
         return km__mul(b->k, l, r);
     if (strcmp(op, "<<") == 0 && km__is_const(r, &c) && c >= 0 && c < 62)
         return km__scale(b->k, l, (int64_t)1 << c);
-    int64_t lc;
-    if (km__is_const(l, &lc) && km__is_const(r, &c) && c != 0) {   /* fold constants */
-        if (strcmp(op, "/") == 0)
-            return km__const(b->k, lc / c);
-        if (strcmp(op, "%") == 0)
-            return km__const(b->k, lc % c);
-    }
-    if ((strcmp(op, "/") == 0) && km__is_const(r, &c) && c == 1)
-        return l;
+    if ((strcmp(op, "/") == 0 || strcmp(op, "%") == 0) && below(b, l, r))
+        return op[0] == '/' ? (km_form){0} : l;   /* 0 <= l < r */
+    if (strcmp(op, "/") == 0)
+        return km__div(b->k, l, r);
+    if (strcmp(op, "%") == 0)
+        return km__mod(b->k, l, r);
     km_form args[2] = {l, r};
     /* a > b is b < a, so comparisons have one spelling */
     if (strcmp(op, ">") == 0 || strcmp(op, ">=") == 0) {
@@ -1212,7 +1276,7 @@ static void declaration(kb *b, const char *src, TSNode n)
                 ent *e = env_push(b, name, E_POINTER);
                 e->base = base;
                 e->space = space;
-                e->form = mu && mu->n_mut ? fresh_var(b) : off;
+                e->form = mu && (mu->n_mut || mu->stepped) ? fresh_var(b) : off;
                 local_push(b, name, KM_LOCAL_POINTER, e->form, line)->base = base;
             } else {
                 if (!ts_node_is_null(value))
@@ -1424,99 +1488,121 @@ static void loop_macro_walk(kb *b, long mi)
     long outer = b->body_of;
     uint32_t line = b->line;
     b->body_of = mi;
-    b->line = ml->line;
+    if (b->n_calls == 0)
+        b->line = ml->line;
     walk(b, ml->snippet, ml->loop);
     b->body_of = outer;
     b->line = line;
 }
 
-/* for (v = start; v cmp bound; step) body */
-static void for_loop(kb *b, const char *src, TSNode n)
+/* A counted loop's header: `v cmp bound` and v's step. */
+typedef struct {
+    const char *var;       /* NULL: not a counted loop */
+    km_form start, step, bound;
+    const char *cmp;       /* NULL when the condition is not `v cmp bound` */
+    bool affine;           /* the step is v += s, v -= s, v++, v--, v = v + s */
+} loop_head;
+
+/* cond as `var cmp bound` (either side): h->cmp and h->bound. */
+static void loop_cond(kb *b, const char *src, TSNode cond, loop_head *h)
 {
-    TSNode init = field(n, "initializer"), cond = unparen(field(n, "condition")),
-           upd = field(n, "update"), body = field(n, "body");
-    uint32_t line = line_of(b, src, n);
-    enter(b);
-    const char *var = NULL;
-    km_form start = {0};
-    if (is(init, "declaration")) {
-        TSNode d = field(init, "declarator");
-        if (is(d, "init_declarator") && is(field(d, "declarator"), "identifier")) {
-            var = ntext(b, src, field(d, "declarator"));
-            start = eval(b, src, field(d, "value"));
-        } else {
-            declaration(b, src, init);
-        }
-    } else if (is(init, "assignment_expression") && is(field(init, "left"), "identifier") &&
-               strcmp(op_of(init), "=") == 0) {
-        var = ntext(b, src, field(init, "left"));
-        start = eval(b, src, field(init, "right"));
-    } else if (!ts_node_is_null(init)) {
-        (void)eval(b, src, init);
-    }
-    const char *cmp = NULL;
-    km_form bound = {0};
-    if (var && is(cond, "binary_expression")) {
-        static const char *const rel[] = {"<", "<=", ">", ">=", "!="};
-        static const char *const flip[] = {">", ">=", "<", "<=", "!="};
-        const char *op = op_of(cond);
-        for (size_t i = 0; i < HK_ARRAY_LEN(rel); i++) {
-            if (strcmp(op, rel[i]) != 0)
-                continue;
-            if (is(unparen(field(cond, "left")), "identifier") &&
-                name_is(src, unparen(field(cond, "left")), var)) {
-                cmp = rel[i];
-                bound = eval(b, src, field(cond, "right"));
-            } else if (is(unparen(field(cond, "right")), "identifier") &&
-                       name_is(src, unparen(field(cond, "right")), var)) {
-                cmp = flip[i];
-                bound = eval(b, src, field(cond, "left"));
-            }
+    static const char *const rel[] = {"<", "<=", ">", ">=", "!="};
+    static const char *const flip[] = {">", ">=", "<", "<=", "!="};
+    cond = unparen(cond);
+    if (!h->var || !is(cond, "binary_expression"))
+        return;
+    const char *op = op_of(cond);
+    TSNode l = unparen(field(cond, "left")), r = unparen(field(cond, "right"));
+    for (size_t i = 0; i < HK_ARRAY_LEN(rel); i++) {
+        if (strcmp(op, rel[i]) != 0)
+            continue;
+        if (is(l, "identifier") && name_is(src, l, h->var)) {
+            h->cmp = rel[i];
+            h->bound = eval(b, src, field(cond, "right"));
+        } else if (is(r, "identifier") && name_is(src, r, h->var)) {
+            h->cmp = flip[i];
+            h->bound = eval(b, src, field(cond, "left"));
         }
     }
-    bool affine = false;
-    km_form step = {0};
+}
+
+/* upd as an affine step of var (v++, v += s, v = v + s): h->step and h->affine. */
+static void loop_step(kb *b, const char *src, TSNode upd, loop_head *h)
+{
+    const char *var = h->var;
     if (var && is(upd, "update_expression") && name_is(src, unparen(field(upd, "argument")), var)) {
-        step = km__const(b->k, strcmp(op_of(upd), "++") == 0 ? 1 : -1);
-        affine = true;
+        h->step = km__const(b->k, strcmp(op_of(upd), "++") == 0 ? 1 : -1);
+        h->affine = true;
     } else if (var && is(upd, "assignment_expression") &&
                name_is(src, unparen(field(upd, "left")), var)) {
         const char *op = op_of(upd);
         TSNode r = field(upd, "right");
         if (strcmp(op, "+=") == 0 || strcmp(op, "-=") == 0) {
-            step = eval(b, src, r);
+            h->step = eval(b, src, r);
             if (op[0] == '-')
-                step = km__scale(b->k, step, -1);
-            affine = true;
+                h->step = km__scale(b->k, h->step, -1);
+            h->affine = true;
         } else if (strcmp(op, "=") == 0 && is(unparen(r), "binary_expression") &&
                    strcmp(op_of(unparen(r)), "+") == 0) {
             TSNode rl = unparen(field(unparen(r), "left")), rr = field(unparen(r), "right");
             if (is(rl, "identifier") && name_is(src, rl, var)) {
-                step = eval(b, src, rr);
-                affine = true;
+                h->step = eval(b, src, rr);
+                h->affine = true;
             }
         }
     }
-    enum km_loop_kind kind = !var || !cmp ? KM_LOOP_OTHER : affine ? KM_LOOP_AFFINE
-                                                                   : KM_LOOP_GEOMETRIC;
-    int axis = -1;
+}
+
+static enum km_loop_kind loop_kind(kb *b, const loop_head *h)
+{
+    enum km_loop_kind kind = !h->var || !h->cmp ? KM_LOOP_OTHER
+                             : h->affine        ? KM_LOOP_AFFINE
+                                                : KM_LOOP_GEOMETRIC;
     if (kind == KM_LOOP_AFFINE)
         for (int a = 0; a < 3; a++) {
             uint32_t bd, gd;
-            if (!km_form_mentions_kind(b->k, start, KM_ATOM_THREAD_IDX, a) ||
+            if (!km_form_mentions_kind(b->k, h->start, KM_ATOM_THREAD_IDX, a) ||
                 !km_builtin_atom(b->k, KM_ATOM_BLOCK_DIM, a, &bd))
                 continue;
             km_form bdf = km__of_atom(b->k, bd);
             if (km_builtin_atom(b->k, KM_ATOM_GRID_DIM, a, &gd) &&
-                km_form_equal(step, km__mul(b->k, bdf, km__of_atom(b->k, gd)))) {
+                km_form_equal(h->step, km__mul(b->k, bdf, km__of_atom(b->k, gd))))
                 kind = KM_LOOP_GRID_STRIDE;
-                axis = a;
-            } else if (km_form_equal(step, bdf)) {
+            else if (km_form_equal(h->step, bdf))
                 kind = KM_LOOP_BLOCK_STRIDE;
-                axis = a;
-            }
         }
-    (void)axis;
+    return kind;
+}
+
+/* Iterations of an affine loop: (bound - start) / step by the comparison. */
+static bool loop_trip(kb *b, const loop_head *h, km_form *trip)
+{
+    int64_t c = 0;
+    const char *cmp = h->cmp;
+    km_form span = km__sub(b->k, h->bound, h->start);
+    bool cst = km__is_const(h->step, &c);
+    if (cst && c == 1 && (strcmp(cmp, "<") == 0 || strcmp(cmp, "!=") == 0))
+        *trip = span;
+    else if (cst && c == 1 && strcmp(cmp, "<=") == 0)
+        *trip = km__add(b->k, span, km__const(b->k, 1));
+    else if (cst && c == -1 && strcmp(cmp, ">") == 0)
+        *trip = km__scale(b->k, span, -1);
+    else if (cst && c == -1 && strcmp(cmp, ">=") == 0)
+        *trip = km__add(b->k, km__scale(b->k, span, -1), km__const(b->k, 1));
+    else if ((!cst || c > 1) && strcmp(cmp, "<") == 0) {
+        km_form a[2] = {span, h->step};
+        *trip = km__opaque(b->k, "ceildiv", NULL, a, 2);
+    } else
+        return false;
+    return true;
+}
+
+/* Records the loop h opens at line, binds its variable in the current scope and enters
+ * it; guard: whether a grid-stride loop's first element is checked against the bound
+ * (a for or while tests it before the first iteration, a do does not). The loop's kind. */
+static enum km_loop_kind loop_open(kb *b, const loop_head *h, uint32_t line, bool guard)
+{
+    enum km_loop_kind kind = loop_kind(b, h);
     char ct[32];
     if (kind == KM_LOOP_GRID_STRIDE)
         snprintf(ct, sizeof(ct), "$G%u", b->n_gcount++);
@@ -1529,50 +1615,64 @@ static void for_loop(kb *b, const char *src, TSNode n)
     lp = (km_loop *)b->k->loops.v + li;
     lp->kind = kind;
     lp->counter = counter;
-    lp->var = var;
-    lp->start = start;
-    lp->step = step;
-    lp->bound = bound;
-    lp->cmp = cmp;
+    lp->var = h->var;
+    lp->start = h->start;
+    lp->step = h->step;
+    lp->bound = h->bound;
+    lp->cmp = h->cmp;
     lp->parent = b->n_loops ? (long)b->loops[b->n_loops - 1] : -1;
     lp->line = line;
     km_form cf = km__of_atom(b->k, counter);
-    km_form vf = kind == KM_LOOP_GEOMETRIC || kind == KM_LOOP_OTHER
-                     ? cf : km__add(b->k, start, km__mul(b->k, step, cf));
-    int64_t c = 0;
-    bool has_trip = false;
-    km_form trip = {0}, span = km__sub(b->k, bound, start);
-    if (kind != KM_LOOP_GEOMETRIC && kind != KM_LOOP_OTHER) {
-        bool cst = km__is_const(step, &c);
-        if (cst && c == 1 && (strcmp(cmp, "<") == 0 || strcmp(cmp, "!=") == 0))
-            trip = span, has_trip = true;
-        else if (cst && c == 1 && strcmp(cmp, "<=") == 0)
-            trip = km__add(b->k, span, km__const(b->k, 1)), has_trip = true;
-        else if (cst && c == -1 && strcmp(cmp, ">") == 0)
-            trip = km__scale(b->k, span, -1), has_trip = true;
-        else if (cst && c == -1 && strcmp(cmp, ">=") == 0)
-            trip = km__add(b->k, km__scale(b->k, span, -1), km__const(b->k, 1)), has_trip = true;
-        else if ((!cst || c > 1) && strcmp(cmp, "<") == 0) {
-            km_form a[2] = {span, step};
-            trip = km__opaque(b->k, "ceildiv", NULL, a, 2);
-            has_trip = true;
-        }
-    }
+    bool counted = kind != KM_LOOP_GEOMETRIC && kind != KM_LOOP_OTHER;
+    km_form vf = counted ? km__add(b->k, h->start, km__mul(b->k, h->step, cf)) : cf;
+    km_form trip = {0};
+    bool has_trip = counted && loop_trip(b, h, &trip);
+    lp = (km_loop *)b->k->loops.v + li;
     lp->trip = trip;
     lp->has_trip = has_trip;
-    if (var) {
-        ent *e = env_push(b, var, E_LOOP);
+    if (h->var) {
+        ent *e = env_push(b, h->var, E_LOOP);
         e->form = vf;
-        local_push(b, var, KM_LOCAL_LOOP_VAR, vf, line);
+        local_push(b, h->var, KM_LOCAL_LOOP_VAR, vf, line);
     }
-    if (kind == KM_LOOP_GRID_STRIDE && (strcmp(cmp, "<") == 0 || strcmp(cmp, "<=") == 0))
-        guard_push(b, start, cmp, bound, line);   /* the element form's bound */
+    if (guard && kind == KM_LOOP_GRID_STRIDE &&
+        (strcmp(h->cmp, "<") == 0 || strcmp(h->cmp, "<=") == 0))
+        guard_push(b, h->start, h->cmp, h->bound, line);   /* the element form's bound */
     if (b->n_loops < KB_LOOPS_MAX)
         b->loops[b->n_loops++] = li;
+    return kind;
+}
+
+/* for (v = start; v cmp bound; step) body */
+static void for_loop(kb *b, const char *src, TSNode n)
+{
+    TSNode init = field(n, "initializer"), cond = unparen(field(n, "condition")),
+           upd = field(n, "update"), body = field(n, "body");
+    uint32_t line = line_of(b, src, n);
+    enter(b);
+    loop_head h = {0};
+    if (is(init, "declaration")) {
+        TSNode d = field(init, "declarator");
+        if (is(d, "init_declarator") && is(field(d, "declarator"), "identifier")) {
+            h.var = ntext(b, src, field(d, "declarator"));
+            h.start = eval(b, src, field(d, "value"));
+        } else {
+            declaration(b, src, init);
+        }
+    } else if (is(init, "assignment_expression") && is(field(init, "left"), "identifier") &&
+               strcmp(op_of(init), "=") == 0) {
+        h.var = ntext(b, src, field(init, "left"));
+        h.start = eval(b, src, field(init, "right"));
+    } else if (!ts_node_is_null(init)) {
+        (void)eval(b, src, init);
+    }
+    loop_cond(b, src, cond, &h);
+    loop_step(b, src, upd, &h);
+    enum km_loop_kind kind = loop_open(b, &h, line, true);
     if (kind == KM_LOOP_OTHER && !ts_node_is_null(cond))
         (void)eval(b, src, cond);
     walk(b, src, body);
-    if (!ts_node_is_null(upd) && !affine && kind != KM_LOOP_GEOMETRIC) {
+    if (!ts_node_is_null(upd) && !h.affine && kind != KM_LOOP_GEOMETRIC) {
         b->quiet++;
         (void)eval(b, src, upd);
         b->quiet--;
@@ -1583,19 +1683,8 @@ static void for_loop(kb *b, const char *src, TSNode n)
 
 static void other_loop(kb *b, const char *src, TSNode n)
 {
-    char ct[32];
-    snprintf(ct, sizeof(ct), "$L%u", b->n_lcount++);
-    km_loop *lp = km__push(b->k, &b->k->loops, sizeof(km_loop));
-    uint32_t li = (uint32_t)(b->k->loops.n - 1);
-    km_atom p = {.kind = KM_ATOM_LOOP, .text = ct, .axis = -1, .loop = li};
-    uint32_t counter = km__atom(b->k, &p);
-    lp = (km_loop *)b->k->loops.v + li;
-    lp->kind = KM_LOOP_OTHER;
-    lp->counter = counter;
-    lp->parent = b->n_loops ? (long)b->loops[b->n_loops - 1] : -1;
-    lp->line = line_of(b, src, n);
-    if (b->n_loops < KB_LOOPS_MAX)
-        b->loops[b->n_loops++] = li;
+    loop_head h = {0};
+    (void)loop_open(b, &h, line_of(b, src, n), false);
     enter(b);
     (void)eval(b, src, field(n, "condition"));
     walk(b, src, field(n, "body"));
@@ -1603,13 +1692,169 @@ static void other_loop(kb *b, const char *src, TSNode n)
     b->n_loops--;
 }
 
+/* A `continue` of loop body n (not of a loop nested in it). */
+static bool has_continue(TSNode n, int depth)
+{
+    if (ts_node_is_null(n) || depth > KB_DEPTH_MAX)
+        return false;
+    if (is(n, "continue_statement"))
+        return true;
+    if (depth > 0 && (is(n, "for_statement") || is(n, "while_statement") ||
+                      is(n, "do_statement")))
+        return false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+        if (has_continue(ts_node_named_child(n, i), depth + 1))
+            return true;
+    return false;
+}
+
+/* A while or do loop that is a for loop written out: `while (v cmp bound) { ...; step; }`
+ * with step (v += s, v++, v = v + s, v >>= 1 ...) the body's last statement and no
+ * `continue` that would skip it. *var gets v's identifier, *upd the step's statement. */
+static bool while_counted(const char *src, TSNode n, TSNode *var, TSNode *upd)
+{
+    TSNode cond = unparen(field(n, "condition")), body = field(n, "body");
+    if (!is(cond, "binary_expression") || !is(body, "compound_statement"))
+        return false;
+    static const char *const rel[] = {"<", "<=", ">", ">=", "!="};
+    if (!in_list(op_of(cond), rel, HK_ARRAY_LEN(rel)))
+        return false;
+    TSNode last = {0};
+    for (uint32_t i = 0; i < ts_node_named_child_count(body); i++)
+        if (!is(ts_node_named_child(body, i), "comment"))
+            last = ts_node_named_child(body, i);
+    if (!is(last, "expression_statement") || ts_node_named_child_count(last) != 1)
+        return false;
+    TSNode e = first_named(last), v;
+    if (is(e, "update_expression"))
+        v = unparen(field(e, "argument"));
+    else if (is(e, "assignment_expression"))
+        v = unparen(field(e, "left"));
+    else
+        return false;
+    TSNode l = unparen(field(cond, "left")), r = unparen(field(cond, "right"));
+    bool on_left = is(l, "identifier") && ts_node_end_byte(l) - ts_node_start_byte(l) ==
+                   ts_node_end_byte(v) - ts_node_start_byte(v) &&
+                   memcmp(src + ts_node_start_byte(l), src + ts_node_start_byte(v),
+                          ts_node_end_byte(v) - ts_node_start_byte(v)) == 0;
+    bool on_right = is(r, "identifier") && ts_node_end_byte(r) - ts_node_start_byte(r) ==
+                    ts_node_end_byte(v) - ts_node_start_byte(v) &&
+                    memcmp(src + ts_node_start_byte(r), src + ts_node_start_byte(v),
+                           ts_node_end_byte(v) - ts_node_start_byte(v)) == 0;
+    if (!is(v, "identifier") || (!on_left && !on_right) || has_continue(body, 0))
+        return false;
+    *var = v;
+    *upd = last;
+    return true;
+}
+
+/* Is n (an assignment or update) the step statement of a counted while/do loop? */
+static bool is_while_step(const char *src, TSNode n)
+{
+    TSNode st = ts_node_parent(n), body = ts_node_parent(st), loop = ts_node_parent(body);
+    TSNode var, upd;
+    return is(st, "expression_statement") &&
+           (is(loop, "while_statement") || is(loop, "do_statement")) &&
+           while_counted(src, loop, &var, &upd) && ts_node_eq(upd, st);
+}
+
+/* while (cond) body / do body while (cond): a counted loop (while_counted) whose variable
+ * the model follows gets the record of the for loop it spells, starting from the
+ * variable's value before the loop; any other is kind `other`. */
+static void while_loop(kb *b, const char *src, TSNode n)
+{
+    TSNode var, upd, body = field(n, "body"), cond = field(n, "condition");
+    bool is_do = is(n, "do_statement");
+    uint32_t line = line_of(b, src, n);
+    ent *outer = NULL;
+    if (while_counted(src, n, &var, &upd))
+        outer = env_find(b, ntext(b, src, var));
+    if (!outer || outer->kind != E_VALUE) {
+        other_loop(b, src, n);
+        return;
+    }
+    loop_head h = {.var = outer->name, .start = outer->form};
+    size_t oi = (size_t)(outer - (ent *)b->env.v);
+    enter(b);
+    loop_cond(b, src, cond, &h);
+    loop_step(b, src, first_named(upd), &h);
+    enum km_loop_kind kind = loop_open(b, &h, line, !is_do);
+    if (kind == KM_LOOP_OTHER)
+        (void)eval(b, src, cond);
+    TSNode skip = b->skip;
+    if (h.affine || kind == KM_LOOP_GEOMETRIC)
+        b->skip = upd;   /* the step is the loop's, not a statement of its body */
+    walk(b, src, body);
+    b->skip = skip;
+    b->n_loops--;
+    leave(b);
+    /* after the loop the variable holds whatever ended it */
+    ent *e = (ent *)b->env.v + oi;
+    e->kind = E_VAR;
+    e->form = fresh_var(b);
+}
+
+/* A copy of the environment (in the arena), to walk both branches of an if from it. */
+static ent *env_save(kb *b)
+{
+    ent *s = km__alloc(b->k, sizeof(ent) * (b->env.n ? b->env.n : 1));
+    if (b->env.n)
+        memcpy(s, b->env.v, sizeof(ent) * b->env.n);
+    return s;
+}
+
+/* Is f's text short enough to be an operand of a `?:` atom, whose text (of both
+ * branches) is capped at KM_TEXT_MAX? Chains of ifs would double it each time. */
+static bool small(kb *b, km_form f)
+{
+    char t[KM_TEXT_MAX / 4];
+    km__form_text(b->k, f, t, sizeof(t));
+    return strlen(t) + 1 < sizeof(t);
+}
+
+/* After an if: a local that its branches left with different values holds
+ * (cond ? then : else); one they left of different kinds is no longer followed. The
+ * current environment is the else branch's (or the state before the if, without one). */
+static void env_merge(kb *b, const char *src, TSNode cond, const ent *then, size_t n0)
+{
+    km_form c = {0};
+    bool have_c = false;
+    for (size_t i = 0; i < n0 && i < b->env.n; i++) {
+        ent *e = (ent *)b->env.v + i;
+        if (e->kind == then[i].kind && km_form_equal(e->form, then[i].form))
+            continue;
+        if (e->kind == E_VALUE && then[i].kind == E_VALUE && small(b, e->form) &&
+            small(b, then[i].form)) {
+            if (!have_c) {
+                b->quiet++;
+                c = eval(b, src, cond);
+                b->quiet--;
+                have_c = true;
+                e = (ent *)b->env.v + i;
+            }
+            km_form a[3] = {c, then[i].form, e->form};
+            km_form v = km__opaque(b->k, "?:", NULL, a, 3);
+            ((ent *)b->env.v)[i].form = v;
+        } else if (e->kind == E_POINTER && then[i].kind == E_POINTER &&
+                   e->base == then[i].base) {
+            km_form v = fresh_var(b);
+            ((ent *)b->env.v)[i].form = v;
+        } else if (e->kind != E_ACC && e->kind != E_ARRAY) {
+            km_form v = fresh_var(b);
+            e = (ent *)b->env.v + i;
+            e->kind = E_VAR;
+            e->form = v;
+        }
+    }
+}
+
 static void walk(kb *b, const char *src, TSNode n)
 {
-    if (ts_node_is_null(n) || b->depth > KB_DEPTH_MAX)
+    if (ts_node_is_null(n) || b->depth > KB_DEPTH_MAX || ts_node_eq(n, b->skip))
         return;
     b->depth++;
     const char *t = ts_node_type(n);
-    if (src == b->text)
+    if (src == b->text && b->n_calls == 0)
         b->line = ts_node_start_point(n).row + 1;
     if (strcmp(t, "compound_statement") == 0) {
         enter(b);
@@ -1632,6 +1877,10 @@ static void walk(kb *b, const char *src, TSNode n)
     } else if (src != b->text && b->body_of >= 0 && strcmp(t, "expression_statement") == 0 &&
                is(first_named(n), "identifier") && name_is(src, first_named(n), KB_BODY)) {
         walk(b, b->text, ((const mloop *)b->mloops.v)[b->body_of].body);
+    } else if (strcmp(t, "return_statement") == 0 && b->n_calls > 0) {
+        TSNode v = first_named(n);
+        b->ret = ts_node_is_null(v) ? (km_form){0} : eval(b, src, v);
+        b->n_ret++;
     } else if (strcmp(t, "expression_statement") == 0 || strcmp(t, "return_statement") == 0) {
         for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
             (void)eval(b, src, ts_node_named_child(n, i));
@@ -1643,11 +1892,16 @@ static void walk(kb *b, const char *src, TSNode n)
         uint32_t line = b->line;
         if (is_exit(cons) && ts_node_is_null(alt)) {
             guards(b, src, cond, true, line);   /* holds for the rest of this block */
+            b->n_exits++;
         } else {
+            size_t n0 = b->env.n;
+            ent *before = env_save(b), *then;
             enter(b);
             guards(b, src, cond, false, line);
             walk(b, src, cons);
             leave(b);
+            then = env_save(b);
+            memcpy(b->env.v, before, n0 * sizeof(ent));
             if (!ts_node_is_null(alt)) {
                 enter(b);
                 b->quiet++;
@@ -1656,11 +1910,12 @@ static void walk(kb *b, const char *src, TSNode n)
                 walk(b, src, alt);
                 leave(b);
             }
+            env_merge(b, src, cond, then, n0);
         }
     } else if (strcmp(t, "for_statement") == 0) {
         for_loop(b, src, n);
     } else if (strcmp(t, "while_statement") == 0 || strcmp(t, "do_statement") == 0) {
-        other_loop(b, src, n);
+        while_loop(b, src, n);
     } else if (strcmp(t, "comment") == 0 || strcmp(t, "break_statement") == 0 ||
                strcmp(t, "continue_statement") == 0 || strncmp(t, "preproc", 7) == 0) {
         /* nothing */
@@ -1762,7 +2017,9 @@ static void scan(kb *b, TSNode n, int loops, int depth, const char *skip_var)
     if (is(n, "assignment_expression") || is(n, "update_expression")) {
         bool asg = is(n, "assignment_expression");
         TSNode l = unparen(field(n, asg ? "left" : "argument"));
-        if (is(l, "identifier") && !(skip_var && name_is(src, l, skip_var))) {
+        if (is(l, "identifier") && is_while_step(src, n)) {
+            mut_get(b, ntext(b, src, l))->stepped = true;
+        } else if (is(l, "identifier") && !(skip_var && name_is(src, l, skip_var))) {
             char *name = ntext(b, src, l);
             const char *op = asg ? op_of(n) : "++";
             bool self = !asg || strcmp(op, "+=") == 0 || strcmp(op, "-=") == 0 ||
@@ -1811,6 +2068,209 @@ static void collect_macros(kb *b, TSNode n, int depth)
     }
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
         collect_macros(b, ts_node_named_child(n, i), depth + 1);
+}
+
+/* ---- calls of __device__ functions ------------------------------------------------ */
+
+/* The compound statement of function f's body in the kernel text, or a null node. */
+static TSNode body_of(kb *b, const an_function *f)
+{
+    if (f->body_span.start_byte == f->body_span.end_byte)
+        return (TSNode){0};
+    TSNode n = ts_node_descendant_for_byte_range(ts_tree_root_node(b->tree),
+                                                 f->body_span.start_byte,
+                                                 f->body_span.end_byte);
+    while (!ts_node_is_null(n) && !is(n, "compound_statement"))
+        n = ts_node_parent(n);
+    return n;
+}
+
+static bool same_text(const char *text, an_span a, an_span c)
+{
+    uint32_t n = a.end_byte - a.start_byte;
+    return n == c.end_byte - c.start_byte && memcmp(text + a.start_byte, text + c.start_byte, n) == 0;
+}
+
+/* The __device__ function of the text named name with na parameters and a body; -1 when
+ * there is none, or several that differ (overloads the model cannot tell apart). Copies
+ * of one definition (in the branches of an #ifdef) are one function. */
+static long device_func(kb *b, const char *name, uint32_t na)
+{
+    long found = -1;
+    for (size_t i = 0; i < b->am->n_funcs; i++) {
+        const an_function *f = &b->am->funcs[i];
+        if (f->kind != AN_DEVICE_FUNC || strcmp(f->name, name) != 0 || f->n_params != na ||
+            f->body_span.start_byte == f->body_span.end_byte)
+            continue;
+        if (found >= 0 && !same_text(b->text, f->span, b->am->funcs[found].span))
+            return -1;
+        if (found < 0)
+            found = (long)i;
+    }
+    return found;
+}
+
+/* Binds parameter p of the callee to argument a (caller's src and environment): a pointer
+ * to the buffer and offset it points at (`input + off` binds p to input at off), a value
+ * to its form. Pushed above the caller's names (they are below env_floor by then). */
+typedef struct {
+    enum ent_kind kind;
+    km_form form;
+    const char *base;
+    enum km_space space;
+} binding;
+
+static binding bind_arg(kb *b, const char *src, const an_param *p, TSNode a)
+{
+    binding r = {.kind = E_VALUE};
+    if (p->pointer_depth > 0) {
+        if (pointer(b, src, a, &r.base, &r.space, &r.form)) {
+            r.kind = E_POINTER;
+            return r;
+        }
+        (void)eval(b, src, a);
+        r.kind = E_VAR;
+        r.form = fresh_var(b);
+        return r;
+    }
+    r.form = eval(b, src, a);
+    return r;
+}
+
+/* A call of a __device__ function of the text (n: call_expression) walked as if its body
+ * were written at the call: its accesses, loops and guards join the kernel's, its
+ * parameters bound to the arguments (bind_arg), the caller's guards and loops around it.
+ * *out gets the value of its one return (when it has no early exit), else the opaque call
+ * of the argument forms. False (nothing evaluated) when the callee is not such a
+ * function, is being walked already (recursion) or the calls are KB_CALL_DEPTH_MAX
+ * deep. A caller's local passed to a reference parameter is no longer followed. */
+/* What walking a callee changes in the builder, put back at the call's end. */
+typedef struct {
+    const an_function *f;
+    long fi;
+    size_t env_floor, muts_floor;
+    km_form ret;
+    uint32_t n_ret, n_exits, line;
+} callee_saved;
+
+/* Enters callee fi (its body at body) at call n: its own view (its first pass above the
+ * caller's, none of the caller's names), its parameters bound to bs. */
+static void callee_enter(kb *b, const char *src, TSNode n, long fi, TSNode body,
+                         const binding *bs, callee_saved *sv)
+{
+    const an_function *f = &b->am->funcs[fi];
+    *sv = (callee_saved){b->f, b->fi, b->env_floor, b->muts_floor, b->ret, b->n_ret,
+                         b->n_exits, b->line};
+    b->line = line_of(b, src, n);   /* what the callee records is at the call */
+    b->muts_floor = b->muts.n;
+    b->calls[b->n_calls++] = fi;
+    b->f = f;
+    b->fi = fi;
+    b->ret = (km_form){0};
+    b->n_ret = b->n_exits = 0;
+    scan(b, body, (int)b->n_loops, 0, NULL);
+    enter(b);
+    b->env_floor = b->env.n;
+    for (size_t i = 0; i < f->n_params; i++) {
+        const an_param *p = &f->params[i];
+        if (!p->name[0])
+            continue;
+        const mut *mu = mut_find(b, p->name);
+        bool moved = mu && (mu->n_mut || (mu->stepped && bs[i].kind == E_POINTER));
+        ent *e = env_push(b, p->name, bs[i].kind);
+        e->form = bs[i].form;
+        e->base = bs[i].base;
+        e->space = bs[i].space;
+        if (moved && bs[i].kind == E_POINTER) {
+            e->form = fresh_var(b);
+        } else if (moved && mu->max_depth > (int)b->n_loops) {
+            e->kind = E_VAR;   /* changed in a loop of the callee: not followed */
+            e->form = fresh_var(b);
+        }
+    }
+}
+
+/* Leaves the callee; true when its value is its one return (no early exit). */
+static bool callee_leave(kb *b, const callee_saved *sv)
+{
+    leave(b);
+    bool one = b->n_ret == 1 && b->n_exits == 0;
+    b->muts.n = b->muts_floor;
+    b->muts_floor = sv->muts_floor;
+    b->env_floor = sv->env_floor;
+    b->f = sv->f;
+    b->fi = sv->fi;
+    b->n_ret = sv->n_ret;
+    b->n_exits = sv->n_exits;
+    b->line = sv->line;
+    b->n_calls--;
+    return one;
+}
+
+/* A caller's local passed to a reference parameter of f is no longer followed. */
+static void unfollow_references(kb *b, const char *src, const an_function *f, TSNode args)
+{
+    for (uint32_t i = 0; i < ts_node_named_child_count(args) && i < f->n_params; i++) {
+        TSNode a = unparen(ts_node_named_child(args, i));
+        if (!is(a, "identifier") || !strchr(f->params[i].type, '&'))
+            continue;
+        ent *e = env_find(b, ntext(b, src, a));
+        if (!e || (e->kind != E_VALUE && e->kind != E_VAR))
+            continue;
+        size_t at = (size_t)(e - (ent *)b->env.v);
+        km_form v = fresh_var(b);
+        e = (ent *)b->env.v + at;
+        e->kind = E_VAR;
+        e->form = v;
+    }
+}
+
+/* A call of a __device__ function of the text (n: call_expression) walked as if its body
+ * were written at the call: its accesses, loops and guards join the kernel's, its
+ * parameters bound to the arguments (bind_arg), the caller's guards and loops around it.
+ * *out gets the value of its one return (when it has no early exit), else the opaque call
+ * of the argument forms. False (nothing evaluated) when the callee is not such a
+ * function, is being walked already (recursion) or the calls are KB_CALL_DEPTH_MAX
+ * deep. */
+static bool inline_call(kb *b, const char *src, TSNode n, km_form *out)
+{
+    TSNode fn = field(n, "function"), args = field(n, "arguments");
+    if (is(fn, "template_function"))
+        fn = field(fn, "name");
+    if (!is(fn, "identifier") || b->n_calls >= KB_CALL_DEPTH_MAX)
+        return false;
+    uint32_t na = ts_node_named_child_count(args);
+    char *name = ntext(b, src, fn);
+    long fi = device_func(b, name, na);
+    for (int i = 0; fi >= 0 && i < b->n_calls; i++)
+        if (b->calls[i] == fi)
+            return false;
+    TSNode body = fi >= 0 ? body_of(b, &b->am->funcs[fi]) : (TSNode){0};
+    if (ts_node_is_null(body))
+        return false;
+    const an_function *f = &b->am->funcs[fi];
+    binding *bs = km__alloc(b->k, sizeof(binding) * (na ? na : 1));
+    km_form *av = km__alloc(b->k, sizeof(km_form) * (na ? na : 1));
+    for (uint32_t i = 0; i < na; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        bs[i] = bind_arg(b, src, &f->params[i], a);
+        if (bs[i].kind == E_POINTER) {   /* its text for the opaque value */
+            b->quiet++;
+            av[i] = eval(b, src, a);
+            b->quiet--;
+        } else {
+            av[i] = bs[i].form;
+        }
+    }
+    callee_saved sv;
+    callee_enter(b, src, n, fi, body, bs, &sv);
+    walk(b, b->text, body);
+    km_form value = b->ret;
+    bool one = callee_leave(b, &sv);
+    b->ret = sv.ret;
+    unfollow_references(b, src, f, args);
+    *out = one ? value : km__opaque(b->k, "call", name, av, na < 8 ? na : 8);
+    return true;
 }
 
 /* ---- the entry point ------------------------------------------------------------- */
@@ -1921,7 +2381,7 @@ int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, 
     for (size_t i = 0; i < b->f->n_params; i++) {
         const an_param *p = &b->f->params[i];
         const mut *mu = mut_find(b, p->name);
-        if (p->pointer_depth > 0 && mu && mu->n_mut) {
+        if (p->pointer_depth > 0 && mu && (mu->n_mut || mu->stepped)) {
             ent *e = env_push(b, p->name, E_POINTER);
             e->base = p->name;
             e->space = KM_SPACE_GLOBAL;

@@ -3,6 +3,7 @@
  * computations give equal forms whatever their spelling. */
 #include "model/kmodel_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -409,6 +410,10 @@ km_form km__opaque(km_kernel *k, const char *op, const char *name, const km_form
         if (!rc)
             rc = hk_buf_appends(&b, ")");
     }
+    if (rc == HK_ETOOBIG) {   /* too long to name: an unknown of its own */
+        hk_buf_free(&b);
+        return km__unnamed(k);
+    }
     if (rc) {
         hk_buf_free(&b);
         km__fail(k, rc);
@@ -423,6 +428,14 @@ km_form km__opaque(km_kernel *k, const char *op, const char *name, const km_form
     return km__of_atom(k, id);
 }
 
+km_form km__unnamed(km_kernel *k)
+{
+    char t[32];
+    snprintf(t, sizeof(t), "$big%u", k->n_unnamed++);
+    km_atom p = {.kind = KM_ATOM_VAR, .text = t, .axis = -1, .loop = -1};
+    return km__of_atom(k, km__atom(k, &p));
+}
+
 km_form km__read_atom(km_kernel *k, const char *buffer, km_form index)
 {
     struct hk_buf b;
@@ -432,6 +445,10 @@ km_form km__read_atom(km_kernel *k, const char *buffer, km_form index)
         rc = km_form_print(k, index, &b);
     if (!rc)
         rc = hk_buf_appends(&b, "]");
+    if (rc == HK_ETOOBIG) {
+        hk_buf_free(&b);
+        return km__unnamed(k);
+    }
     if (rc) {
         hk_buf_free(&b);
         km__fail(k, rc);
@@ -445,6 +462,89 @@ km_form km__read_atom(km_kernel *k, const char *buffer, km_form index)
     k->scratch = NULL;
     hk_buf_free(&b);
     return km__of_atom(k, id);
+}
+
+/* ---- integer division and remainder ------------------------------------------------ */
+
+static bool opaque_op(const km_kernel *k, km_form f, const char *op, const km_atom **out)
+{
+    if (f.n != 1 || f.t[0].n != 1 || f.t[0].coef != 1)
+        return false;
+    const km_atom *a = km__atom_at(k, f.t[0].atoms[0]);
+    if (a->kind != KM_ATOM_OPAQUE || strcmp(a->op, op) != 0 || a->n_args != 2)
+        return false;
+    *out = a;
+    return true;
+}
+
+km_form km__div(km_kernel *k, km_form x, km_form d)
+{
+    int64_t a, c;
+    if (km__is_const(d, &c) && c == 1)
+        return x;
+    if (km__is_const(x, &a) && km__is_const(d, &c) && c != 0)
+        return km__const(k, a / c);
+    const km_atom *q;
+    if (opaque_op(k, x, "/", &q)) {   /* (y / a) / d is y / (a*d), truncating or not */
+        km_form y = q->args[0], ad = km__mul(k, q->args[1], d);
+        return km__div(k, y, ad);
+    }
+    km_form args[2] = {x, d};
+    return km__opaque(k, "/", NULL, args, 2);
+}
+
+km_form km__mod(km_kernel *k, km_form x, km_form d)
+{
+    int64_t a, c;
+    if (km__is_const(x, &a) && km__is_const(d, &c) && c != 0)
+        return km__const(k, a % c);
+    km_form args[2] = {x, d};
+    return km__opaque(k, "%", NULL, args, 2);
+}
+
+/* Top-level factors that are `/` or `%` atoms, counted with repetition; *mods gets the
+ * `%` ones. */
+static uint32_t divmods(const km_kernel *k, km_form f, uint32_t *mods)
+{
+    uint32_t n = 0;
+    *mods = 0;
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = km__atom_at(k, f.t[i].atoms[j]);
+            if (a->kind != KM_ATOM_OPAQUE || a->n_args != 2)
+                continue;
+            bool mod = strcmp(a->op, "%") == 0;
+            n += mod || strcmp(a->op, "/") == 0;
+            *mods += mod;
+        }
+    return n;
+}
+
+km_form km__recombine(km_kernel *k, km_form f)
+{
+    uint32_t mods, before = divmods(k, f, &mods);
+    if (mods == 0)
+        return f;
+    km_form e = {0};
+    for (uint32_t i = 0; i < f.n; i++) {
+        km_form prod = km__const(k, f.t[i].coef);
+        km_term t = f.t[i];   /* a copy: the atom table may move below */
+        for (uint32_t j = 0; j < t.n; j++) {
+            const km_atom *a = km__atom_at(k, t.atoms[j]);
+            km_form af;
+            if (a->kind == KM_ATOM_OPAQUE && a->n_args == 2 && strcmp(a->op, "%") == 0) {
+                km_form x = a->args[0], d = a->args[1];   /* x % d = x - d*(x / d) */
+                af = km__sub(k, x, km__mul(k, d, km__div(k, x, d)));
+            } else {
+                af = km__of_atom(k, t.atoms[j]);
+            }
+            prod = km__mul(k, prod, af);
+        }
+        e = km__add(k, e, prod);
+    }
+    uint32_t after = divmods(k, e, &mods);
+    bool better = e.n <= f.n && after <= before && (e.n < f.n || after < before);
+    return better ? e : f;
 }
 
 static bool grid_counter(const km_atom *a)

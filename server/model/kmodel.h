@@ -1,8 +1,9 @@
 /* The kernel model (issue 13): what one CUDA/HIP kernel computes, built once from its
  * tree-sitter tree, for rewrites to match on instead of textual shapes. Index expressions
  * become polynomial forms over thread/block ids, dims, parameters, named constants and
- * loop counters, followed through temporaries, casts, macros and template parameters;
- * every memory access, loop, guard, accumulator and atomic is listed with them.
+ * loop counters, followed through temporaries, casts, macros, template parameters and
+ * calls of the file's __device__ functions; every memory access, loop, guard,
+ * accumulator and atomic is listed with them.
  * A built model is immutable: any thread may read it. docs/model.md has the tour. */
 #ifndef HK_MODEL_KMODEL_H
 #define HK_MODEL_KMODEL_H
@@ -48,7 +49,8 @@ enum km_atom_kind {
                           * affine loop, "$G<n>" of a grid-stride loop; for a loop whose
                           * step is not affine (s >>= 1) the atom is the variable itself */
     KM_ATOM_ACC,         /* the running value of accumulator n: "$acc<n>" */
-    KM_ATOM_VAR,         /* a local whose value the model does not follow ("$var<n>") */
+    KM_ATOM_VAR,         /* a local whose value the model does not follow ("$var<n>"),
+                          * or an atom too long to name ("$big<n>") */
     KM_ATOM_READ,        /* the value read from memory: text "A[index]"; args[0] index */
     KM_ATOM_OPAQUE,      /* a non-affine operation kept with its operands: op is "/",
                           * "%", ">>", "&", "<", "?:", "call", "ceildiv"...; args are
@@ -77,7 +79,9 @@ enum km_loop_kind {
     KM_LOOP_GRID_STRIDE,  /* ... step = blockDim.a*gridDim.a, start mentions threadIdx.a */
     KM_LOOP_BLOCK_STRIDE, /* ... step = blockDim.a, start mentions threadIdx.a */
     KM_LOOP_GEOMETRIC,    /* v >>= 1, v /= 2, v *= 2, v <<= 1 ... */
-    KM_LOOP_OTHER,        /* while, do, or a for the model does not read */
+    KM_LOOP_OTHER,        /* a for, while or do the model does not read as counted (a
+                           * while/do whose last statement steps its condition's variable
+                           * is read as the for loop it spells) */
 };
 
 typedef struct {

@@ -36,6 +36,7 @@ struct km_kernel {
     jmp_buf *fail;
     int fail_rc;
     char *scratch;         /* a heap string the failure exit frees (see km__atom) */
+    uint32_t n_unnamed;    /* km__unnamed atoms made */
 };
 
 /* Fails the build: longjmp to km_build with rc. */
@@ -63,9 +64,22 @@ km_form km__mul(km_kernel *k, km_form a, km_form b);
 km_form km__opaque(km_kernel *k, const char *op, const char *name, const km_form *args,
                    uint32_t n_args);
 km_form km__read_atom(km_kernel *k, const char *buffer, km_form index);
+/* A fresh unknown ($big<n>, kind VAR) standing for an opaque or read atom whose canonical
+ * text would pass KM_TEXT_MAX: two such are never equal, so nothing is claimed of it. */
+km_form km__unnamed(km_kernel *k);
 /* Substitutes 0 for every counter atom of a grid-stride loop (top-level terms only). */
 km_form km__drop_grid_counters(km_kernel *k, km_form f);
 bool km__is_const(km_form f, int64_t *c);
+/* x / d and x % d (integer when both are; constants folded): opaque `/` and `%` atoms.
+ * A quotient of a quotient is one quotient, (y / a) / d is y / (a*d), so every spelling
+ * of a split index (`i / W / H`, `i / (W*H)`) names the same atom. */
+km_form km__div(km_kernel *k, km_form x, km_form d);
+km_form km__mod(km_kernel *k, km_form x, km_form d);
+/* f with each `x % d` factor written x - d*(x / d) when that leaves fewer terms or fewer
+ * `/` and `%` factors and no more of either: the split of a flat index into coordinates
+ * put back together (n*C*H*W + c*H*W + h*W + w with n = i / (C*H*W), c = i / (H*W) % C,
+ * h = i / W % H, w = i % W) is i again; a permuted one stays as it is. */
+km_form km__recombine(km_kernel *k, km_form f);
 /* Puts caller-owned terms in canonical order in place, merging equal products and
  * dropping zeros (*n shrinks); for forms built outside the arena (kclass.c). */
 void km__canon(const km_kernel *k, km_term *t, uint32_t *n);

@@ -226,11 +226,15 @@ static void test_temporary_and_inline(void **state)
     km_kernel *b = build(temporaries, sizeof(temporaries) - 1, "inl");
     char *da = dump(a, 0), *db = dump(b, 0);
     assert_string_equal(da, db);
-    /* / and % are kept as opaque terms with their operands */
+    /* row*n + col with row = i / n, col = i % n is i again; the transposed read keeps
+     * its / and % as opaque terms with their operands */
     const km_access *o = km_output_map(a, "out");
-    assert_form(a, o->index, "((blockDim.x*blockIdx.x + threadIdx.x) % n) + "
-                             "((blockDim.x*blockIdx.x + threadIdx.x) / n)*n");
-    assert_int_equal(km_access_stride_tx(a, o, NULL), KM_STRIDE_UNKNOWN);
+    assert_form(a, o->index, "blockDim.x*blockIdx.x + threadIdx.x");
+    assert_int_equal(km_access_stride_tx(a, o, NULL), KM_STRIDE_CONTIGUOUS);
+    const km_access *in = access_of(a, "in", KM_READ, 0);
+    assert_form(a, in->index, "((blockDim.x*blockIdx.x + threadIdx.x) % n)*n + "
+                              "((blockDim.x*blockIdx.x + threadIdx.x) / n)");
+    assert_int_equal(km_access_stride_tx(a, in, NULL), KM_STRIDE_UNKNOWN);
     size_t n;
     const km_local *ls = km_locals(a, &n);
     assert_int_equal(n, 4);
@@ -528,6 +532,127 @@ static void test_loop_macros(void **state)
     free(text);
 }
 
+/* ---- index splits, while and do loops, __device__ helpers (spellings.cu) ---------- */
+
+static void test_index_splits(void **state)
+{
+    (void)state;
+    /* n = i / (C*H*W), c = i / (H*W) % C ..., x[((n*C + c)*H + h)*W + w] is x[i]; so is
+     * the chain i / W / H % C of mmcv */
+    assert_same_dumps("spellings.cu", "nchw_flat", "nchw_split", 0);
+    assert_same_dumps("spellings.cu", "nchw_flat", "nchw_chain", 0);
+    /* i1 = (idx / (d2*d3*d4)) % d1 under idx < d1*d2*d3*d4 is idx / (d2*d3*d4) */
+    assert_same_dumps("spellings.cu", "permute_flat", "permute_mod_all", 0);
+    size_t len;
+    char *text = slurp("spellings.cu", &len);
+    km_kernel *k = build(text, len, "nchw_split");
+    const km_access *x = access_of(k, "x", KM_READ, 0);
+    assert_true(km_form_is_global_index(k, x->index, 0));
+    assert_int_equal(km_access_stride_tx(k, x, NULL), KM_STRIDE_CONTIGUOUS);
+    km_free(k);
+    /* a permutation keeps its coordinates, and i / W / H is i / (H*W) */
+    k = build(text, len, "nchw_to_nhwc");
+    const km_access *y = km_output_map(k, "y");
+    assert_form(k, y->index, "(((blockDim.x*blockIdx.x + threadIdx.x) / (H*W)) % C) + "
+                             "(((blockDim.x*blockIdx.x + threadIdx.x) / W) % H)*C*W + "
+                             "((blockDim.x*blockIdx.x + threadIdx.x) % W)*C + "
+                             "((blockDim.x*blockIdx.x + threadIdx.x) / (C*H*W))*C*H*W");
+    km_free(k);
+    free(text);
+}
+
+static void test_while_and_do(void **state)
+{
+    (void)state;
+    /* a grid-stride loop written as a while, and as a do behind an early return */
+    assert_same_dumps("spellings.cu", "scale_for", "scale_while", 0);
+    assert_same_dumps("spellings.cu", "scale_for_checked", "scale_do", 0);
+    assert_same_dumps("spellings.cu", "rowsum_for", "rowsum_while", 0);
+    size_t len, n;
+    char *text = slurp("spellings.cu", &len);
+    km_kernel *k = build(text, len, "scale_do");
+    const km_loop *l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(l[0].kind, KM_LOOP_GRID_STRIDE);
+    assert_string_equal(l[0].var, "i");
+    assert_form(k, l[0].step, "blockDim.x*gridDim.x");
+    assert_true(km_form_is_global_index(k, km_output_map(k, "y")->element, 0));
+    km_free(k);
+    k = build(text, len, "rowsum_while");
+    l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(l[0].kind, KM_LOOP_AFFINE);
+    assert_form(k, l[0].trip, "K");
+    enum km_op op;
+    assert_true(km_is_reduction(k, &op));
+    assert_int_equal(op, KM_OP_SUM);
+    km_free(k);
+    /* the step is not the last statement: not a counted loop */
+    k = build(text, len, "scan_while_other");
+    l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(l[0].kind, KM_LOOP_OTHER);
+    assert_true(km_form_mentions_kind(k, km_output_map(k, "out")->index, KM_ATOM_VAR, -1));
+    km_free(k);
+    /* pointers (a local and a parameter) stepped by while loops are moved */
+    k = build(text, len, "zero_walk");
+    const km_access *as = km_accesses(k, &n);
+    assert_int_equal(n, 2);
+    for (size_t i = 0; i < n; i++)
+        assert_true(km_form_mentions_kind(k, as[i].index, KM_ATOM_VAR, -1));
+    km_free(k);
+    free(text);
+}
+
+static void test_device_helpers(void **state)
+{
+    (void)state;
+    /* pair_sum(in + loc2index(...), W, y, x) reads in at the offset plus its own index;
+     * store() writes out; loc2index's value is its polynomial: all as if written inline,
+     * and a template call spelled with its argument list too */
+    assert_same_dumps("spellings.cu", "helpers_inline", "helpers_called", 0);
+    assert_same_dumps("spellings.cu", "helpers_inline", "helpers_template", 0);
+    size_t len, n;
+    char *text = slurp("spellings.cu", &len);
+    km_kernel *k = build(text, len, "helpers_called");
+    const km_access *in = access_of(k, "in", KM_READ, 1);
+    assert_form(k, in->index, "H*W*blockIdx.y + blockDim.x*blockIdx.x + threadIdx.x + 1");
+    assert_int_equal(in->n_guards, 1);   /* the caller's early return */
+    assert_int_equal(in->line, 156);     /* the call's line, not the helper's */
+    const km_access *out = km_output_map(k, "out");
+    assert_int_equal(out->mode, KM_WRITE);
+    assert_form(k, out->index, "C*H*W*blockIdx.z + H*W*blockIdx.y + blockDim.x*blockIdx.x + "
+                               "threadIdx.x");
+    const km_param *ps = km_params(k, &n);
+    assert_true(ps[0].read && !ps[0].written);
+    assert_true(ps[1].written);
+    km_free(k);
+
+    k = build(text, len, "helpers_guarded");
+    /* at_or_zero's early exit guards its read (y and x both ways), and its value, which
+     * is 0 on that exit, stays the call */
+    const km_access *a = access_of(k, "in", KM_READ, 0);
+    assert_int_equal(a->n_guards, 4);
+    char *t = form_text(k, a->index);   /* x clamped in a branch: (c ? w - 2 : x) */
+    assert_non_null(strstr(t, " ? (W - 2) : ((blockDim.x*blockIdx.x + threadIdx.x) % W))"));
+    hk_free(t);
+    out = km_output_map(k, "out");
+    char *v = form_text(k, out->value);
+    assert_non_null(strstr(v, "at_or_zero("));
+    hk_free(v);
+    /* corners() writes lo and hi through references: out[lo], out[hi] are unknown */
+    assert_true(km_form_mentions_kind(k, access_of(k, "out", KM_READ, 0)->index, KM_ATOM_VAR, -1));
+    assert_true(km_form_mentions_kind(k, access_of(k, "out", KM_READ, 1)->index, KM_ATOM_VAR, -1));
+    /* forever() calls itself: walked once, the inner call left opaque */
+    const km_access *as = km_accesses(k, &n);
+    size_t zero = 0;
+    for (size_t i = 0; i < n; i++)
+        zero += strcmp(as[i].buffer, "in") == 0 && as[i].index.n == 0;
+    assert_int_equal(zero, 1);
+    km_free(k);
+    free(text);
+}
+
 /* ---- failures ---------------------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -574,6 +699,7 @@ static void test_out_of_memory(void **state)
     (void)state;
     build_out_of_memory("kernels.cu", "softmax_rows");
     build_out_of_memory("loop_macros.cu", "sum_2d_macro");   /* the snippet trees too */
+    build_out_of_memory("spellings.cu", "helpers_guarded");  /* inside __device__ calls */
 }
 
 int main(void)
@@ -592,6 +718,9 @@ int main(void)
         cmocka_unit_test(test_layernorm),
         cmocka_unit_test(test_block_sum),
         cmocka_unit_test(test_loop_macros),
+        cmocka_unit_test(test_index_splits),
+        cmocka_unit_test(test_while_and_do),
+        cmocka_unit_test(test_device_helpers),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_out_of_memory),
     };

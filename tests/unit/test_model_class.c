@@ -204,6 +204,20 @@ static void test_bad_arguments(void **state)
     assert_string_equal(km_reduce_name(KM_REDUCE_VARIANCE), "variance");
 }
 
+/* while loops, index splits and __device__ helpers (spellings.cu) classify as the
+ * for loops, flat indices and inline bodies they spell */
+static void test_spellings(void **state)
+{
+    (void)state;
+    static const char *const scale[] = {"scale_for", "scale_while"};
+    expect_same("spellings.cu", scale, 2, "elementwise out=y in=x streams=1+1 type=float");
+    static const char *const rows[] = {"rowsum_for", "rowsum_while"};
+    expect_same("spellings.cu", rows, 2,
+                "reduction out=out in=a op=sum axis=row how=loop passes=1");
+    static const char *const nchw[] = {"nchw_flat", "nchw_split", "nchw_chain"};
+    expect_same("spellings.cu", nchw, 3, "elementwise out=y in=x streams=1+1 type=float");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_windows),
         cmocka_unit_test(test_scan_norm_softmax),
         cmocka_unit_test(test_elementwise),
+        cmocka_unit_test(test_spellings),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
