@@ -7,6 +7,7 @@
 #include "spec/infer.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/analysis.h"
@@ -58,7 +60,13 @@ typedef struct {
     const an_model *m;
     const char *text;     /* whole source */
     size_t len;
-    uint32_t body_start;  /* caller body, for launcher locals; 0/0 when none */
+    /* The text holding the launch site: the kernel's own file, or a sibling file of the
+     * same project when the kernel's has none (site_text then differs from text). */
+    const an_model *site_m;
+    const char *site_text;
+    size_t site_len;
+    const char *site_file;  /* for notes; NULL: the kernel's file */
+    uint32_t body_start;  /* caller body in site_text, for launcher locals; 0/0 when none */
     uint32_t body_end;
     char *vars[SK_MAX_VARS];  /* size variables found so far (owned) */
     size_t n_vars;
@@ -92,28 +100,28 @@ static char *sk_local_init(skel *k, const char *name)
     size_t wl = strlen(name);
     char *found = NULL;
     for (size_t i = k->body_start; i + wl < k->body_end; i++) {
-        if (!word_at(k->text, k->body_end, i, name, wl))
+        if (!word_at(k->site_text, k->body_end, i, name, wl))
             continue;
         size_t j = i + wl;
-        while (j < k->body_end && isspace((unsigned char)k->text[j]))
+        while (j < k->body_end && isspace((unsigned char)k->site_text[j]))
             j++;
-        char open = j < k->body_end ? k->text[j] : 0;
-        bool assign = open == '=' && j + 1 < k->body_end && k->text[j + 1] != '=';
+        char open = j < k->body_end ? k->site_text[j] : 0;
+        bool assign = open == '=' && j + 1 < k->body_end && k->site_text[j + 1] != '=';
         bool ctor = open == '(' || open == '{';
         if (!assign && !ctor)
             continue;
         /* a constructor only counts after the word dim3 */
         if (ctor) {
             size_t b = i;
-            while (b > k->body_start && isspace((unsigned char)k->text[b - 1]))
+            while (b > k->body_start && isspace((unsigned char)k->site_text[b - 1]))
                 b--;
-            if (b < k->body_start + 4 || !word_at(k->text, k->body_end, b - 4, "dim3", 4))
+            if (b < k->body_start + 4 || !word_at(k->site_text, k->body_end, b - 4, "dim3", 4))
                 continue;
         }
         size_t s = j + 1, e = s;
         int depth = 0;
         for (; e < k->body_end; e++) {
-            char c = k->text[e];
+            char c = k->site_text[e];
             if (c == '(' || c == '{' || c == '[')
                 depth++;
             else if (c == ')' || c == '}' || c == ']') {
@@ -126,21 +134,24 @@ static char *sk_local_init(skel *k, const char *name)
         if (e >= k->body_end || e - s > SK_MAX_TEXT)
             continue;
         hk_free(found);
-        found = ctor ? hk_asprintf("dim3(%.*s)", (int)(e - s), k->text + s)
-                     : hk_strndup(k->text + s, e - s);
+        found = ctor ? hk_asprintf("dim3(%.*s)", (int)(e - s), k->site_text + s)
+                     : hk_strndup(k->site_text + s, e - s);
         if (!found)
             k->nomem = true;
     }
     return found;
 }
 
+/* A #define or constexpr of the kernel's file, else of the launch site's. */
 static const char *sk_tunable_value(const skel *k, const char *name)
 {
-    for (size_t i = 0; i < k->m->n_tunables; i++) {
-        const an_tunable *t = &k->m->tunables[i];
-        if (t->kind != AN_TUNE_TEMPLATE && t->value && strcmp(t->name, name) == 0)
-            return t->value;
-    }
+    const an_model *ms[2] = { k->m, k->site_m };
+    for (size_t m = 0; m < 2; m++)
+        for (size_t i = 0; ms[m] && (m == 0 || ms[1] != ms[0]) && i < ms[m]->n_tunables; i++) {
+            const an_tunable *t = &ms[m]->tunables[i];
+            if (t->kind != AN_TUNE_TEMPLATE && t->value && strcmp(t->name, name) == 0)
+                return t->value;
+        }
     return NULL;
 }
 
@@ -559,6 +570,15 @@ static int sk_line(const skel *k, size_t byte)
     int line = 1;
     for (size_t i = 0; i < byte && i < k->len; i++)
         line += k->text[i] == '\n';
+    return line;
+}
+
+/* The line of a byte of the launch site's text. */
+static int sk_site_line(const skel *k, size_t byte)
+{
+    int line = 1;
+    for (size_t i = 0; i < byte && i < k->site_len; i++)
+        line += k->site_text[i] == '\n';
     return line;
 }
 
@@ -1388,17 +1408,17 @@ static char *sk_host_text(skel *k, const char *c, long elem_size, const char *el
                 size_t vl = strlen(vname);
                 char *arg = NULL;
                 for (size_t p = k->body_start; p + vl < k->body_end && !arg; p++) {
-                    if (!word_at(k->text, k->body_end, p, vname, vl))
+                    if (!word_at(k->site_text, k->body_end, p, vname, vl))
                         continue;
                     size_t q = p;
-                    while (q > k->body_start && isspace((unsigned char)k->text[q - 1]))
+                    while (q > k->body_start && isspace((unsigned char)k->site_text[q - 1]))
                         q--;
                     size_t r = p + vl;
-                    if (q == k->body_start || k->text[q - 1] != '>' || r >= k->body_end ||
-                        (k->text[r] != '(' && k->text[r] != '{'))
+                    if (q == k->body_start || k->site_text[q - 1] != '>' || r >= k->body_end ||
+                        (k->site_text[r] != '(' && k->site_text[r] != '{'))
                         continue;
-                    size_t re = kf_expr_end(k->text, r + 1, k->body_end, ",");
-                    arg = hk_strndup(k->text + r + 1, re - r - 1);
+                    size_t re = kf_expr_end(k->site_text, r + 1, k->body_end, ",");
+                    arg = hk_strndup(k->site_text + r + 1, re - r - 1);
                 }
                 ok = arg && hk_buf_printf(&b, "(%s)", arg) == HK_OK;
                 hk_free(arg);
@@ -1485,7 +1505,7 @@ static char *sk_count_from_host(skel *k, const char *arg, long elem_size, const 
     if (!name || !elem_size)
         goto out;
     static const char *const fns[] = { "cudaMalloc", "hipMalloc", "cudaMallocManaged", "hipMallocManaged" };
-    const char *t = k->text;
+    const char *t = k->site_text;
     for (size_t i = k->body_start; i < k->body_end && !res; i++) {
         size_t fl = 0;
         for (size_t f = 0; f < HK_ARRAY_LEN(fns); f++) {
@@ -1523,7 +1543,7 @@ static char *sk_count_from_host(skel *k, const char *arg, long elem_size, const 
         char *tr = host ? sk_translate(k, host, 0) : NULL;
         if (tr && kf_only_sizes(k, tr)) {
             res = sk_div_size(tr, elem_size);
-            *line = sk_line(k, i);
+            *line = sk_site_line(k, i);
         }
         hk_free(tr);
         hk_free(host);
@@ -1574,6 +1594,30 @@ static bool sk_pointer_written(const char *t, size_t s, size_t e, const char *na
             return true;
     }
     return false;
+}
+
+/* Where the body moves the pointer itself (name += off, name = ..., ++name): its subscripts
+ * are then relative to a place they do not show, so they cannot give its count. The byte
+ * of the first such statement, or 0 when there is none. */
+static size_t sk_pointer_moved(const char *t, size_t s, size_t e, const char *name)
+{
+    size_t wl = strlen(name);
+    for (size_t i = s; *name && i + wl <= e; i++) {
+        if (!word_at(t, e, i, name, wl) || (i > s && (t[i - 1] == '.' || t[i - 1] == '>' || t[i - 1] == '*')))
+            continue;
+        size_t j = i + wl;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        size_t b = i;
+        while (b > s && isspace((unsigned char)t[b - 1]))
+            b--;
+        bool after = j + 1 < e && ((t[j] == '=' && t[j + 1] != '=') || ((t[j] == '+' || t[j] == '-') &&
+                                                                         (t[j + 1] == '=' || t[j + 1] == t[j])));
+        bool before = b >= s + 2 && (t[b - 1] == '+' || t[b - 1] == '-') && t[b - 2] == t[b - 1];
+        if (after || before)
+            return i;
+    }
+    return 0;
 }
 
 /* Names of __constant__ arrays the kernel body reads; NULL-terminated into out. */
@@ -1671,6 +1715,20 @@ static size_t sk_split_targs(const char *t, char **out, size_t cap)
     return n;
 }
 
+/* The first launch of f in m that passes as many arguments as f takes (a launch of another
+ * kernel of the same name, in a sibling file, would not). */
+static const an_launch *sk_find_site(const an_model *m, const char *kernel, size_t n_params)
+{
+    for (size_t i = 0; m && i < m->n_launches; i++) {
+        const an_launch *l = &m->launches[i];
+        const char *colon = strrchr(l->kernel, ':');
+        const char *base = colon ? colon + 1 : l->kernel;
+        if ((!strcmp(l->kernel, kernel) || !strcmp(base, kernel)) && l->n_args == n_params)
+            return l;
+    }
+    return NULL;
+}
+
 static int sk_build(const an_model *m, long kernel, skel *k, const char *source, int grid_mode,
                     sk_cover *cover, json_t **out)
 {
@@ -1678,17 +1736,20 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     const an_function *f = &m->funcs[kernel];
     const char *text = k->text;
     size_t len = k->len;
-    const an_launch *site = NULL;
-    for (size_t i = 0; i < m->n_launches && !site; i++)
-        if (!strcmp(m->launches[i].kernel, f->name))
-            site = &m->launches[i];
-    if (site && site->caller >= 0 && (size_t)site->caller < m->n_funcs && text) {
-        const an_function *cf = &m->funcs[site->caller];
+    if (!k->site_m) {
+        k->site_m = m;
+        k->site_text = text;
+        k->site_len = len;
+    }
+    const an_model *sm = k->site_m;
+    const an_launch *site = sk_find_site(sm, f->name, f->n_params);
+    if (site && site->caller >= 0 && (size_t)site->caller < sm->n_funcs && k->site_text) {
+        const an_function *cf = &sm->funcs[site->caller];
         k->body_start = cf->body_span.start_byte;
-        k->body_end = site->span.start_byte < len ? site->span.start_byte : (uint32_t)len;
+        k->body_end = site->span.start_byte < k->site_len ? site->span.start_byte : (uint32_t)k->site_len;
     }
     int site_line = site ? (int)site->span.start_row + 1 : 0;
-    const char *file = k->file ? k->file : source;
+    const char *file = k->site_file ? k->site_file : k->file ? k->file : source;
     int rc = HK_OK;
     json_t *root = NULL;
     kfacts kf = { 0 };
@@ -2035,8 +2096,15 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         int line = 0;
         const char *arg = site && i < site->n_args ? site->args[i] : NULL;
         char *c = sk_count_from_host(k, arg, esize ? esize : dsize * width, elem, &line);
+        size_t moved = sk_pointer_moved(text, bs, be, p->name);
         if (c) {
-            sk_note(k, "count of %s from %s at line %d", p->name, "its allocation", line);
+            if (k->site_file)
+                sk_note(k, "count of %s from its allocation at %s:%d", p->name, k->site_file, line);
+            else
+                sk_note(k, "count of %s from its allocation at line %d", p->name, line);
+        } else if (moved) {
+            sk_note(k, "%s is moved at line %d (its subscripts are relative to that): no count "
+                    "from the index math", p->name, sk_line(k, moved));
         } else if ((c = kf_count_from_index(k, f, &kf, p->name)) != NULL) {
             sk_note(k, "count of %s from its subscripts in %s", p->name, f->name);
         } else if ((c = kc_count(k, p->name)) != NULL) {
@@ -2314,12 +2382,20 @@ void spec_inference_free(spec_inference *inf)
     memset(inf, 0, sizeof *inf);
 }
 
+/* A launch site found in another file than the kernel's (all borrowed). */
+typedef struct {
+    const an_model *m;
+    const char *text;
+    size_t len;
+    const char *label; /* its path, relative to the kernel's directory when under it */
+} infer_site;
+
 /* The inference on an analysed text: tries the launch site's grid, then the grid the
  * bounds checks imply, then a flat one; the first that validates (at spec_path, or as
  * text when NULL) and covers every element the bounds name wins. */
 static int infer_model(const an_model *m, long kernel, const char *text, size_t len, const char *source,
-                       const char *file_label, const char *spec_path, spec_inference *out, char *err,
-                       size_t errlen)
+                       const char *file_label, const infer_site *ext, const char *spec_path,
+                       spec_inference *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (err && errlen)
@@ -2352,6 +2428,12 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
     int rc = HK_EUNSUPPORTED;
     for (int mode = GRID_SITE; mode <= GRID_FLAT; mode++) {
         skel k = { .m = m, .text = text, .len = len, .file = file_label, .km = km };
+        if (ext) {
+            k.site_m = ext->m;
+            k.site_text = ext->text;
+            k.site_len = ext->len;
+            k.site_file = ext->label;
+        }
         sk_cover cover = { 0 };
         json_t *root = NULL;
         rc = sk_build(m, kernel, &k, source, mode, &cover, &root);
@@ -2422,7 +2504,7 @@ int spec_skeleton(const an_model *m, long kernel, const char *text, size_t len, 
 {
     *out = NULL;
     spec_inference inf;
-    int rc = infer_model(m, kernel, text, len, source, source, NULL, &inf, NULL, 0);
+    int rc = infer_model(m, kernel, text, len, source, source, NULL, NULL, &inf, NULL, 0);
     if (rc == HK_OK) {
         *out = json_incref(inf.spec);
         spec_inference_free(&inf);
@@ -2477,13 +2559,126 @@ static char *source_for(const char *file, const char *spec_path)
     return res;
 }
 
+/* ---- a launch site in another file of the project ---- */
+
+/* A kernel header's launch often lives in a sibling .cu. The search reads the kernel's
+ * directory tree, then its parent's and grandparent's (never above a folder holding .git),
+ * in name order, at most SIB_MAX_FILES files of the extensions below, SIB_MAX_DEPTH deep;
+ * the first file with a launch of the kernel that passes as many arguments as it takes
+ * wins. Hidden folders are skipped. */
+#define SIB_MAX_FILES 2000
+#define SIB_MAX_DEPTH 6
+#define SIB_LEVELS 3
+
+typedef struct {
+    const char *kernel;
+    size_t n_params;
+    const char *self;  /* the kernel's own file (real path): not searched again */
+    const char *skip;  /* a folder already searched (real path), or NULL */
+    size_t files;
+    char *path;        /* found: real path, text and model (owned) */
+    char *text;
+    size_t len;
+    an_model *m;
+} sib_search;
+
+static bool sib_source_name(const char *name)
+{
+    static const char *const exts[] = { ".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp" };
+    const char *dot = strrchr(name, '.');
+    for (size_t i = 0; dot && i < HK_ARRAY_LEN(exts); i++)
+        if (!strcmp(dot, exts[i]))
+            return true;
+    return false;
+}
+
+/* The file at path, when it holds a launch of the kernel: kept in s. */
+static void sib_try_file(sib_search *s, const char *path)
+{
+    size_t len = 0;
+    char *text = read_all(path, &len);
+    an_model *m = NULL;
+    /* cheap filter before a parse: the name and a launch form */
+    if (!text || !strstr(text, s->kernel) ||
+        (!strstr(text, "<<<") && !strstr(text, "LaunchKernel")) || an_analyze(text, len, &m) != HK_OK ||
+        !sk_find_site(m, s->kernel, s->n_params)) {
+        an_model_free(m);
+        hk_free(text);
+        return;
+    }
+    s->path = hk_strdup(path);
+    s->text = text;
+    s->len = len;
+    s->m = m;
+}
+
+static int sib_name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void sib_walk(sib_search *s, const char *dir, int depth)
+{
+    if (s->m || depth > SIB_MAX_DEPTH || (s->skip && !strcmp(dir, s->skip)))
+        return;
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char *names[512];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < HK_ARRAY_LEN(names))
+        if (e->d_name[0] != '.' && (names[n] = hk_strdup(e->d_name)) != NULL)
+            n++;
+    closedir(d);
+    qsort(names, n, sizeof *names, sib_name_cmp);
+    for (size_t i = 0; i < n; i++) {
+        char *p = hk_asprintf("%s/%s", dir, names[i]);
+        struct stat st;
+        if (p && !s->m && s->files < SIB_MAX_FILES && stat(p, &st) == 0) {
+            if (S_ISDIR(st.st_mode)) {
+                sib_walk(s, p, depth + 1);
+            } else if (S_ISREG(st.st_mode) && sib_source_name(names[i]) && strcmp(p, s->self) != 0 &&
+                       (size_t)st.st_size <= INFER_MAX_SOURCE) {
+                s->files++;
+                sib_try_file(s, p);
+            }
+        }
+        hk_free(p);
+        hk_free(names[i]);
+    }
+}
+
+/* Searches the project around the kernel's file (real path self) for a launch site. */
+static void sib_find(sib_search *s, const char *self)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", self);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    char prev[PATH_MAX] = "";
+    for (int level = 0; level < SIB_LEVELS && dir[0] && !s->m; level++) {
+        s->skip = prev[0] ? prev : NULL;
+        sib_walk(s, dir, 0);
+        char git[PATH_MAX + 8];
+        snprintf(git, sizeof git, "%s/.git", dir);
+        if (access(git, F_OK) == 0 || !(slash = strrchr(dir, '/')) || slash == dir)
+            break;
+        snprintf(prev, sizeof prev, "%s", dir);
+        *slash = '\0';
+    }
+}
+
 int spec_infer(const char *path, const char *kernel, const char *spec_path, spec_inference *out,
                char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     size_t len = 0;
-    char *text = read_all(path, &len), *src = NULL;
+    char *text = read_all(path, &len), *src = NULL, *label = NULL;
     an_model *m = NULL;
+    sib_search sib = { 0 };
     int rc;
     if (!text) {
         rc = errno == ENOENT ? HK_ENOENT : errno == EFBIG ? HK_ETOOBIG : errno == ENOMEM ? HK_ENOMEM : HK_EIO;
@@ -2507,9 +2702,30 @@ int spec_infer(const char *path, const char *kernel, const char *spec_path, spec
         rc = HK_ENOMEM;
         goto out;
     }
+    infer_site ext = { 0 };
+    char self[PATH_MAX];
+    const an_function *f = &m->funcs[k];
+    if (!sk_find_site(m, f->name, f->n_params) && realpath(path, self)) {
+        sib.kernel = f->name;
+        sib.n_params = f->n_params;
+        sib.self = self;
+        sib_find(&sib, self);
+        if (sib.m) {
+            /* named from the kernel's folder, as a user would look for it */
+            size_t dl = (size_t)(strrchr(self, '/') - self);
+            bool under = !strncmp(sib.path, self, dl) && sib.path[dl] == '/';
+            label = hk_strdup(under ? sib.path + dl + 1 : sib.path);
+            ext = (infer_site){ .m = sib.m, .text = sib.text, .len = sib.len, .label = label };
+        }
+    }
     const char *slash = strrchr(path, '/');
-    rc = infer_model(m, k, text, len, src, slash ? slash + 1 : path, spec_path, out, err, errlen);
+    rc = infer_model(m, k, text, len, src, slash ? slash + 1 : path, sib.m && label ? &ext : NULL, spec_path,
+                     out, err, errlen);
 out:
+    an_model_free(sib.m);
+    hk_free(sib.text);
+    hk_free(sib.path);
+    hk_free(label);
     an_model_free(m);
     hk_free(src);
     hk_free(text);

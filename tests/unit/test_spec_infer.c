@@ -315,6 +315,40 @@ static void grid_from_a_grid_stride_loop(void **state)
     spec_inference_free(&inf);
 }
 
+/* A kernel header without a launch: the launch in a sibling folder's .cu gives the template
+ * argument, the grid and the counts; an overload of another shape launched there first is
+ * not taken for it. */
+static void launch_site_in_a_sibling_file(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("sibling/shift.cuh"), "shift", &inf);
+    no_doubts(&inf);
+    json_t *ta = json_object_get(inf.spec, "template_args");
+    assert_string_equal(json_string_value(json_array_get(ta, 0)), "double");
+    assert_string_equal(field(inf.spec, 0, "dtype"), "double");
+    assert_string_equal(field(inf.spec, 1, "count"), "n");
+    assert_true(has_note(&inf, "template argument T = double from the launch site at host/run.cu:13"));
+    assert_true(has_note(&inf, "count of out from its allocation at host/run.cu:12"));
+    spec_inference_free(&inf);
+}
+
+/* out += r; out[0] = s: the subscript says one element, the kernel writes rows of them. The
+ * count is not taken from the subscripts: a doubt, never a sure count of 1. */
+static void a_moved_pointer_has_no_count_from_its_subscripts(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("moved_pointer.cu"), "row_sum", &inf);
+    assert_true(has_note(&inf, "out is moved at line 9"));
+    bool doubt = false;
+    for (size_t i = 0; i < inf.n_doubts; i++)
+        doubt |= strstr(inf.doubts[i], "how many elements out has") != NULL;
+    assert_true(doubt);
+    assert_string_not_equal(field(inf.spec, 1, "count"), "0 + 1");
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -329,6 +363,8 @@ int main(void)
         cmocka_unit_test(counts_and_flops_through_temporaries),
         cmocka_unit_test(grid_and_flops_from_a_copied_index),
         cmocka_unit_test(grid_from_a_grid_stride_loop),
+        cmocka_unit_test(launch_site_in_a_sibling_file),
+        cmocka_unit_test(a_moved_pointer_has_no_count_from_its_subscripts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
