@@ -51,7 +51,7 @@ static bool is_kernel_name(const char *s)
     return isalpha((unsigned char)*s) || *s == '_' || *s == ':';
 }
 
-#define SK_MAX_VARS 32
+#define SK_MAX_VARS (2 * HK_MAX_ARGS) /* every integer parameter, and launcher names */
 #define SK_MAX_MAP 64
 #define SK_MAX_NOTES 32
 #define SK_MAX_TEXT 1024
@@ -2335,11 +2335,13 @@ static bool sk_covers(const spec *sp, const sk_cover *c, char *why, size_t whyle
                 continue;
             expr *e = NULL;
             expr_value need, got;
-            expr_var vars[SPEC_MAX_SIZES + 4];
-            size_t nv = spec_size_vars(sp, k, NULL, 132, vars);
-            if (expr_parse(c->need[d], &e, NULL, 0) != HK_OK ||
-                expr_eval(e, vars, nv, &need, NULL, 0) != HK_OK ||
-                spec_eval(sp, sp->grid[d], k, 132, &got, NULL, 0) != HK_OK) {
+            expr_var *vars = hk_calloc(sp->n_size_names + 4, sizeof *vars);
+            size_t nv = vars ? spec_size_vars(sp, k, NULL, 132, vars) : 0;
+            bool bad = !vars || expr_parse(c->need[d], &e, NULL, 0) != HK_OK ||
+                       expr_eval(e, vars, nv, &need, NULL, 0) != HK_OK ||
+                       spec_eval(sp, sp->grid[d], k, 132, &got, NULL, 0) != HK_OK;
+            hk_free(vars);
+            if (bad) {
                 expr_free(e);
                 snprintf(why, whylen, "cannot evaluate the blocks grid %c needs", "xyz"[d]);
                 return false;

@@ -349,6 +349,18 @@ static void a_moved_pointer_has_no_count_from_its_subscripts(void **state)
     spec_inference_free(&inf);
 }
 
+/* Eighteen integer parameters become eighteen size variables: the spec holds them all. */
+static void more_than_sixteen_size_variables(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("many_sizes.cu"), "weigh", &inf);
+    no_doubts(&inf);
+    assert_int_equal(json_object_size(json_array_get(json_object_get(inf.spec, "sizes"), 0)), 18);
+    assert_string_equal(field(inf.spec, 0, "count"), "n");
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -365,6 +377,7 @@ int main(void)
         cmocka_unit_test(grid_from_a_grid_stride_loop),
         cmocka_unit_test(launch_site_in_a_sibling_file),
         cmocka_unit_test(a_moved_pointer_has_no_count_from_its_subscripts),
+        cmocka_unit_test(more_than_sixteen_size_variables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
