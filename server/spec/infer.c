@@ -609,6 +609,11 @@ typedef struct {
     int kind;           /* IX_* */
     char *bound;        /* C text (kernel terms) of the exclusive bound, or NULL */
     int bound_line;
+    /* IX_THREAD whose block index is scaled by something other than blockDim or the one
+     * constant the block is pinned at (blockIdx.x * tile + threadIdx.x): its bound says
+     * nothing about how many blocks cover it */
+    bool odd_stride;
+    int line;
 } kf_index;
 
 typedef struct {
@@ -710,6 +715,8 @@ static long long kf_fixed_factor(const skel *k, const char *t, size_t s, size_t 
             const char *v = word;
             if (!isdigit((unsigned char)word[0]))
                 v = sk_tunable_value(k, word);
+            if (!v) /* a template parameter's value (from the launch or an instantiation) */
+                v = sk_mapped(k, word);
             char *end = NULL;
             long long n = v ? strtoll(v, &end, 10) : 0;
             if (v && end && (*end == '\0' || strchr("uUlL", *end)) && n >= 1 && n <= 1024)
@@ -778,10 +785,15 @@ static void kf_scan(skel *k, const an_function *f, kfacts *kf)
             x->dim = dim;
             x->kind = has_t ? IX_THREAD : IX_BLOCK;
             kf->n_idx++;
-            if (has_t && dim == 0 && !kf_has(t, is, ie, "blockDim") && !kf->fixed_block) {
-                kf->fixed_block = kf_fixed_factor(k, t, is, ie);
-                kf->fixed_line = sk_line(k, is);
-                kf->fixed_why = "the index math multiplies blockIdx.x by it";
+            x->line = sk_line(k, is);
+            if (has_t && !kf_has(t, is, ie, "blockDim")) {
+                long long ff = dim == 0 ? kf_fixed_factor(k, t, is, ie) : 0;
+                x->odd_stride = ff == 0 || (kf->fixed_block && ff != kf->fixed_block);
+                if (ff && !kf->fixed_block) {
+                    kf->fixed_block = ff;
+                    kf->fixed_line = x->line;
+                    kf->fixed_why = "the index math multiplies blockIdx.x by it";
+                }
             }
         } else if (loop && n_dims == 0) {
             snprintf(x->name, sizeof x->name, "%s", name);
@@ -1715,6 +1727,47 @@ static size_t sk_split_targs(const char *t, char **out, size_t cap)
     return n;
 }
 
+/* The template arguments of an explicit instantiation of kernel in t
+ * ("template __global__ void k<float, 128>(const float *, ...);"): a new string "<...>", or
+ * NULL; *at set to its byte. A program instantiates what it runs, so these are as good as a
+ * launch site's. */
+static char *sk_instantiation(const char *t, size_t len, const char *kernel, size_t *at)
+{
+    size_t kl = strlen(kernel);
+    for (size_t i = 0; t && i + 8 < len; i++) {
+        if (!word_at(t, len, i, "template", 8))
+            continue;
+        size_t j = i + 8;
+        while (j < len && isspace((unsigned char)t[j]))
+            j++;
+        if (j >= len || t[j] == '<') /* a template declaration, not an instantiation */
+            continue;
+        size_t end = kf_expr_end(t, j, len, ";");
+        for (size_t q = j; q + kl < end; q++) {
+            if (!word_at(t, end, q, kernel, kl))
+                continue;
+            size_t o = q + kl;
+            while (o < end && isspace((unsigned char)t[o]))
+                o++;
+            if (o >= end || t[o] != '<')
+                break;
+            int depth = 0;
+            size_t c = o;
+            for (; c < end; c++) {
+                depth += t[c] == '<';
+                depth -= t[c] == '>';
+                if (depth == 0)
+                    break;
+            }
+            if (c >= end || c - o > SK_MAX_TEXT)
+                break;
+            *at = i;
+            return hk_strndup(t + o, c - o + 1);
+        }
+    }
+    return NULL;
+}
+
 /* The first launch of f in m that passes as many arguments as f takes (a launch of another
  * kernel of the same name, in a sibling file, would not). */
 static const an_launch *sk_find_site(const an_model *m, const char *kernel, size_t n_params)
@@ -1766,6 +1819,23 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     size_t n_site_targs = site && site->template_args
                               ? sk_split_targs(site->template_args, site_targs, HK_ARRAY_LEN(site_targs))
                               : 0;
+    char targ_from[PATH_MAX + 48];
+    snprintf(targ_from, sizeof targ_from, "the launch site at %s:%d", file, site_line);
+    if (!n_site_targs && f->template_params) {
+        size_t at = 0;
+        bool own = true;
+        char *inst = sk_instantiation(text, len, f->name, &at);
+        if (!inst && k->site_text != text) {
+            own = false;
+            inst = sk_instantiation(k->site_text, k->site_len, f->name, &at);
+        }
+        if (inst) {
+            n_site_targs = sk_split_targs(inst, site_targs, HK_ARRAY_LEN(site_targs));
+            snprintf(targ_from, sizeof targ_from, "the explicit instantiation at %s:%d",
+                     own ? (k->file ? k->file : source) : file, own ? sk_line(k, at) : sk_site_line(k, at));
+        }
+        hk_free(inst);
+    }
     if (f->template_params) {
         char *decl[16] = { 0 };
         size_t nd = sk_split_targs(f->template_params, decl, HK_ARRAY_LEN(decl));
@@ -1796,11 +1866,11 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             expr_free(e);
             hk_free(tr);
             if (!given)
-                sk_doubt(k, "template argument %s of %s is not given by a launch site: guessed %s", nm[0] ? nm : "?",
+                sk_doubt(k, "template argument %s of %s is not given by a launch site or an explicit "
+                         "instantiation: guessed %s", nm[0] ? nm : "?",
                          f->name, targs[n_ta] ? targs[n_ta] : "?");
             else
-                sk_note(k, "template argument %s = %s from the launch site at %s:%d", nm[0] ? nm : "?", given,
-                        file, site_line);
+                sk_note(k, "template argument %s = %s from %s", nm[0] ? nm : "?", given, targ_from);
             if (type && nm[0] && n_tp < HK_ARRAY_LEN(tparams)) {
                 tparams[n_tp] = hk_strdup(nm);
                 tactual[n_tp++] = hk_strdup(targs[n_ta] ? targs[n_ta] : "float");
@@ -1958,8 +2028,12 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
 
     /* what each grid dimension must cover, from the bounds checks */
     char *derived[3] = { 0 };
+    int odd_line[3] = { 0 };
+    for (size_t n = 0; n < kf.n_idx; n++)
+        if (kf.idx[n].odd_stride && kf.idx[n].dim >= 0 && !odd_line[kf.idx[n].dim])
+            odd_line[kf.idx[n].dim] = kf.idx[n].line;
     for (int d = 0; d < 3; d++) {
-        if (!kf.uses_dim[d])
+        if (!kf.uses_dim[d] || odd_line[d])
             continue;
         bool seen = false;
         for (size_t n = 0; n < kf.n_idx && !derived[d]; n++) {
@@ -2024,6 +2098,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         if (n_grid)
             sk_note(k, "grid from the launch site at %s:%d", file, site_line);
     }
+    bool site_grid = n_grid > 0;
     if (grid_mode == GRID_BOUNDS || (grid_mode == GRID_SITE && n_grid == 0)) {
         size_t nd = 0;
         for (int d = 0; d < 3; d++)
@@ -2075,6 +2150,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             sk_doubt(k, "no launch site or bounds check says how many blocks %s needs: guessed a 1D grid over %s",
                      f->name, k->n_vars == 1 ? k->vars[0] : product);
     }
+    for (int d = 0; d < 3 && !site_grid && !kf.grid_stride; d++)
+        if (odd_line[d])
+            sk_doubt(k, "the index at line %d scales blockIdx.%c by neither blockDim.%c nor a constant: "
+                     "how many blocks cover the outputs is not known", odd_line[d], "xyz"[d], "xyz"[d]);
     for (size_t d = 0; d < n_block; d++)
         block[d] = hk_asprintf("%lld", block_val[d]);
     const an_function *fn = f;

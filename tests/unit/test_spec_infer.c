@@ -361,6 +361,41 @@ static void more_than_sixteen_size_variables(void **state)
     spec_inference_free(&inf);
 }
 
+/* No launch site anywhere: the explicit instantiation gives the template arguments (a type
+ * and the tile the index math multiplies by), so nothing is guessed. */
+static void template_arguments_from_an_explicit_instantiation(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("instantiated.cu"), "clamp_tile", &inf);
+    no_doubts(&inf);
+    json_t *ta = json_object_get(inf.spec, "template_args");
+    assert_string_equal(json_string_value(json_array_get(ta, 0)), "double");
+    assert_string_equal(json_string_value(json_array_get(ta, 1)), "64");
+    assert_string_equal(field(inf.spec, 1, "dtype"), "double");
+    assert_true(has_note(&inf, "template argument T = double from the explicit instantiation at "
+                               "instantiated.cu:11"));
+    /* blockIdx.x * TILE: the block is pinned at the instantiated TILE, not searched */
+    json_t *l = json_object_get(inf.spec, "launch");
+    assert_int_equal(json_integer_value(json_object_get(l, "block")), 64);
+    assert_string_equal(json_string_value(json_object_get(l, "grid")), "ceil_div(n, 64)");
+    spec_inference_free(&inf);
+}
+
+/* blockIdx.x * tile + threadIdx.x with tile a runtime value: the bounds check i < n does not
+ * say how many blocks cover n, so the grid is a doubt, never ceil_div(n, block_x). */
+static void a_block_scaled_by_a_runtime_value_is_a_doubt(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("odd_stride.cu"), "copy_tiles", &inf);
+    bool doubt = false;
+    for (size_t i = 0; i < inf.n_doubts; i++)
+        doubt |= strstr(inf.doubts[i], "scales blockIdx.x by neither blockDim.x nor a constant") != NULL;
+    assert_true(doubt);
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -378,6 +413,8 @@ int main(void)
         cmocka_unit_test(launch_site_in_a_sibling_file),
         cmocka_unit_test(a_moved_pointer_has_no_count_from_its_subscripts),
         cmocka_unit_test(more_than_sixteen_size_variables),
+        cmocka_unit_test(template_arguments_from_an_explicit_instantiation),
+        cmocka_unit_test(a_block_scaled_by_a_runtime_value_is_a_doubt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
