@@ -474,9 +474,11 @@ static json_t *sk_dims_json(char **dims, size_t n)
 
 /* dtype name for an element type (T mapped through the template's type parameters),
  * and the vector width for float4 and friends. */
-static const char *sk_dtype(const char *elem, char **type_params, size_t n_tp, int *width)
+static const char *sk_dtype_or_null(const char *elem, char **type_params, size_t n_tp, int *width)
 {
     *width = 1;
+    if (!strcmp(elem, "bool")) /* one byte, like uint8 */
+        return "uint8";
     for (size_t i = 0; i < n_tp; i++)
         if (!strcmp(type_params[i], elem))
             return "float";
@@ -500,7 +502,21 @@ static const char *sk_dtype(const char *elem, char **type_params, size_t n_tp, i
                 return vecs[i].dt;
             }
     }
-    return "float";
+    return NULL;
+}
+
+/* The spec dtype of a C element type; "float" for one the harness does not know (a struct,
+ * an unresolved template parameter): sk_dtype_known says which. */
+static const char *sk_dtype(const char *elem, char **type_params, size_t n_tp, int *width)
+{
+    const char *dt = sk_dtype_or_null(elem, type_params, n_tp, width);
+    return dt ? dt : "float";
+}
+
+static bool sk_dtype_known(const char *elem)
+{
+    int width;
+    return sk_dtype_or_null(elem, NULL, 0, &width) != NULL;
 }
 
 static double sk_float_default(const char *name)
@@ -1768,6 +1784,163 @@ static char *sk_instantiation(const char *t, size_t len, const char *kernel, siz
     return NULL;
 }
 
+/* ---- typedefs ---- */
+
+/* Whether `#define name` appears in the first len bytes of t (before the directive that
+ * asks: an include guard's #ifndef comes before its #define). */
+static bool pp_defined(const char *t, size_t len, const char *name, size_t nl)
+{
+    for (const char *p = t; (p = strstr(p, "#define")) != NULL && (size_t)(p - t) < len; p += 7) {
+        const char *q = p + 7;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (!strncmp(q, name, nl) && !(isalnum((unsigned char)q[nl]) || q[nl] == '_'))
+            return true;
+    }
+    return false;
+}
+
+/* A preprocessor condition this file can decide: defined(X), defined X, !defined(X) (X
+ * decided by whether the text #defines it). 1 true, 0 false, -1 cannot say. */
+static int pp_cond(const char *t, size_t len, const char *c, const char *e)
+{
+    while (c < e && isspace((unsigned char)*c))
+        c++;
+    bool neg = c < e && *c == '!';
+    c += neg;
+    if ((size_t)(e - c) < 8 || strncmp(c, "defined", 7))
+        return -1;
+    c += 7;
+    while (c < e && (isspace((unsigned char)*c) || *c == '('))
+        c++;
+    const char *n = c;
+    while (c < e && (isalnum((unsigned char)*c) || *c == '_'))
+        c++;
+    size_t nl = (size_t)(c - n);
+    while (c < e && (isspace((unsigned char)*c) || *c == ')'))
+        c++;
+    if (!nl || c != e)
+        return -1;
+    return pp_defined(t, len, n, nl) != neg;
+}
+
+/* Whether byte at of t is compiled with no -D flags: 1 yes, 0 no, -1 cannot say. Tracks
+ * #if/#ifdef/#ifndef/#elif/#else/#endif before it; conditions other than defined() are
+ * not decided. */
+static int pp_active(const char *t, size_t len, size_t at)
+{
+    enum { DEPTH = 32 };
+    int state[DEPTH], taken[DEPTH]; /* per level: branch now 1/0/-1; a branch was taken 1/0/-1 */
+    int d = 0;
+    for (size_t i = 0; i < at && i < len; i++) {
+        if (t[i] != '#' || (i > 0 && t[i - 1] != '\n' && !isspace((unsigned char)t[i - 1])))
+            continue;
+        const char *p = t + i + 1, *eol = memchr(p, '\n', len - i - 1);
+        if (!eol)
+            eol = t + len;
+        while (p < eol && isspace((unsigned char)*p))
+            p++;
+        const char *ce = eol;
+        const char *cm = p;
+        while (cm + 1 < eol && !(cm[0] == '/' && (cm[1] == '/' || cm[1] == '*')))
+            cm++;
+        if (cm + 1 < eol)
+            ce = cm;
+        while (ce > p && isspace((unsigned char)ce[-1]))
+            ce--;
+        int v = -2;
+        if (!strncmp(p, "ifdef", 5) || !strncmp(p, "ifndef", 6)) {
+            bool nd = p[2] == 'n';
+            const char *n = p + (nd ? 6 : 5);
+            while (n < ce && isspace((unsigned char)*n))
+                n++;
+            v = pp_defined(t, i, n, (size_t)(ce - n)) != nd;
+        } else if (!strncmp(p, "if", 2) && isspace((unsigned char)p[2])) {
+            v = pp_cond(t, i, p + 2, ce);
+        }
+        if (v != -2) {
+            if (d < DEPTH) {
+                state[d] = v;
+                taken[d] = v;
+            }
+            d++;
+        } else if (!strncmp(p, "elif", 4) && d > 0 && d <= DEPTH) {
+            int c = pp_cond(t, i, p + 4, ce);
+            int was = taken[d - 1];
+            state[d - 1] = was == 1 ? 0 : was == 0 ? c : -1;
+            taken[d - 1] = was == 1 || c == 1 ? 1 : was == 0 && c == 0 ? 0 : -1;
+        } else if (!strncmp(p, "else", 4) && d > 0 && d <= DEPTH) {
+            int was = taken[d - 1];
+            state[d - 1] = was == -1 ? -1 : !was;
+            taken[d - 1] = 1;
+        } else if (!strncmp(p, "endif", 5) && d > 0) {
+            d--;
+        }
+        i = (size_t)(eol - t);
+    }
+    int r = 1;
+    for (int l = 0; l < d && l < DEPTH; l++)
+        r = state[l] == 0 ? 0 : r == 0 ? 0 : state[l] == -1 ? -1 : r;
+    return d > DEPTH ? -1 : r;
+}
+
+/* What the typedef or using-alias name stands for in t, in a build without -D flags:
+ * into out (false when name has no such definition, or those that may be compiled
+ * disagree). */
+static bool sk_typedef(const char *t, size_t len, const char *name, char *out, size_t outlen)
+{
+    size_t nl = strlen(name);
+    bool found = false, ambiguous = false;
+    for (size_t i = 0; t && i + nl < len && !ambiguous; i++) {
+        if (!word_at(t, len, i, name, nl))
+            continue;
+        char ty[96] = "";
+        size_t st = i;
+        /* typedef TYPE name; */
+        size_t j = i + nl;
+        while (j < len && isspace((unsigned char)t[j]))
+            j++;
+        if (j < len && t[j] == ';') {
+            size_t b = i;
+            while (b > 0 && t[b - 1] != ';' && t[b - 1] != '\n' && t[b - 1] != '{' && t[b - 1] != '}')
+                b--;
+            while (b < i && isspace((unsigned char)t[b]))
+                b++;
+            if (i - b > 8 && word_at(t, len, b, "typedef", 7))
+                snprintf(ty, sizeof ty, "%.*s", (int)(i - b - 8), t + b + 8);
+            st = b;
+        } else if (j < len && t[j] == '=' && i >= 6 && word_at(t, len, i - 6, "using", 5)) {
+            /* using name = TYPE; */
+            size_t e = kf_expr_end(t, j + 1, len, ";");
+            snprintf(ty, sizeof ty, "%.*s", (int)(e - j - 1), t + j + 1);
+        }
+        char *a = ty, *z = ty + strlen(ty);
+        while (*a && isspace((unsigned char)*a))
+            a++;
+        while (z > a && isspace((unsigned char)z[-1]))
+            *--z = '\0';
+        if (!*a || strpbrk(a, "()<>*&[{"))
+            continue;
+        int on = pp_active(t, len, st);
+        if (on == 0)
+            continue;
+        if (found && strcmp(out, a) != 0)
+            ambiguous = true;
+        snprintf(out, outlen, "%s", a);
+        found = true;
+    }
+    return found && !ambiguous;
+}
+
+/* elem with the typedefs of the kernel's file followed (at most four deep), into cur. */
+static void sk_resolve_type(const skel *k, const char *elem, char *cur, size_t n)
+{
+    char next[96];
+    snprintf(cur, n, "%s", elem);
+    for (int i = 0; i < 4 && !sk_dtype_known(cur) && sk_typedef(k->text, k->len, cur, next, sizeof next); i++)
+        snprintf(cur, n, "%s", next);
+}
+
 /* The first launch of f in m that passes as many arguments as f takes (a launch of another
  * kernel of the same name, in a sibling file, would not). */
 static const an_launch *sk_find_site(const an_model *m, const char *kernel, size_t n_params)
@@ -1931,6 +2104,14 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         int dt = HK_DT_F32;
         bool is_int = spec_dtype_parse(p->elem_type, &dt) == HK_OK && !hk_dtype_is_float(dt);
         const char *arg = site && i < site->n_args ? site->args[i] : NULL;
+        if (!strcmp(p->elem_type, "bool")) {
+            /* a flag, never a size: false only when the launch says so */
+            bool off = arg && (!strcmp(arg, "false") || !strcmp(arg, "0"));
+            scal[i] = hk_strdup(off ? "0" : "1");
+            if (!arg)
+                sk_note(k, "flag %s set to true (no launch site gives it)", p->name[0] ? p->name : "?");
+            continue;
+        }
         char *t = arg ? sk_translate(k, arg, 0) : NULL;
         if (is_int) {
             if (!t && p->name[0] && is_identifier(p->name))
@@ -2167,6 +2348,9 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         for (size_t t = 0; t < n_tp; t++)
             if (!strcmp(tparams[t], elem) && tactual[t])
                 elem = tactual[t];
+        char elem_buf[96];
+        sk_resolve_type(k, elem, elem_buf, sizeof elem_buf);
+        elem = elem_buf;
         long esize = sk_type_size(elem);
         const char *dt = sk_dtype(elem, NULL, 0, &width);
         int dtc = HK_DT_F32;
@@ -2292,7 +2476,13 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         for (size_t t = 0; t < n_tp; t++)
             if (!strcmp(tparams[t], elem) && tactual[t])
                 elem = tactual[t];
+        char elem_buf[96];
+        sk_resolve_type(k, elem, elem_buf, sizeof elem_buf);
+        elem = elem_buf;
         const char *dt = sk_dtype(elem, NULL, 0, &width);
+        if (!sk_dtype_known(elem))
+            sk_doubt(k, "%s is of type %s, which the generated harness does not know: passed as float",
+                     p->name[0] ? p->name : "?", elem);
         if (p->pointer_depth > 0) {
             int use = p->is_const ? -1 : sk_pointer_use(text, bs, be, p->name);
             bool written = !p->is_const && (use >= 2 || sk_pointer_written(text, bs, be, p->name));

@@ -396,6 +396,40 @@ static void a_block_scaled_by_a_runtime_value_is_a_doubt(void **state)
     spec_inference_free(&inf);
 }
 
+/* A bool is passed as one byte with the value true, not as a float; a struct pointer is a
+ * doubt (its elements are not floats), never a float buffer taken as sure. */
+static void bool_flags_and_unknown_types(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("types.cu"), "norm", &inf);
+    no_doubts(&inf);
+    assert_string_equal(field(inf.spec, 3, "dtype"), "uint8");
+    assert_string_equal(field(inf.spec, 3, "value"), "1");
+    assert_int_equal(json_object_size(json_array_get(json_object_get(inf.spec, "sizes"), 0)), 1);
+    spec_inference_free(&inf);
+    infer(DATA("types.cu"), "norm_pts", &inf);
+    bool doubt = false;
+    for (size_t i = 0; i < inf.n_doubts; i++)
+        doubt |= strstr(inf.doubts[i], "p is of type pt, which the generated harness does not know") != NULL;
+    assert_true(doubt);
+    spec_inference_free(&inf);
+}
+
+/* Typedefs and using-aliases are followed, through #if/#elif/#else as a build without -D
+ * flags sees them (an include guard's #ifndef included). */
+static void element_types_through_typedefs(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("typedefs.cu"), "scale_real", &inf);
+    no_doubts(&inf);
+    assert_string_equal(field(inf.spec, 0, "dtype"), "double");
+    assert_string_equal(field(inf.spec, 1, "dtype"), "double");
+    assert_string_equal(field(inf.spec, 2, "dtype"), "uint32");
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -415,6 +449,8 @@ int main(void)
         cmocka_unit_test(more_than_sixteen_size_variables),
         cmocka_unit_test(template_arguments_from_an_explicit_instantiation),
         cmocka_unit_test(a_block_scaled_by_a_runtime_value_is_a_doubt),
+        cmocka_unit_test(bool_flags_and_unknown_types),
+        cmocka_unit_test(element_types_through_typedefs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
