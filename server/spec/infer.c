@@ -1941,6 +1941,33 @@ static void sk_resolve_type(const skel *k, const char *elem, char *cur, size_t n
         snprintf(cur, n, "%s", next);
 }
 
+/* PyTorch's AT_DISPATCH_FLOATING_TYPES* macros run their lambda once per floating type,
+ * each time with scalar_t that type; float is always one of them. The macro whose
+ * still-open call holds the launch at byte site (in the caller body of the launch's text),
+ * or NULL. */
+static const char *sk_dispatch_macro(const skel *k, size_t site)
+{
+    static const char *const macros[] = { "AT_DISPATCH_FLOATING_TYPES_AND_HALF",
+                                          "AT_DISPATCH_FLOATING_TYPES_AND2",
+                                          "AT_DISPATCH_FLOATING_TYPES_AND", "AT_DISPATCH_FLOATING_TYPES" };
+    const char *t = k->site_text;
+    for (size_t i = site; t && i-- > k->body_start;) {
+        for (size_t m = 0; m < HK_ARRAY_LEN(macros); m++) {
+            size_t l = strlen(macros[m]);
+            if (!word_at(t, site, i, macros[m], l))
+                continue;
+            size_t j = i + l;
+            while (j < site && isspace((unsigned char)t[j]))
+                j++;
+            int depth = 0;
+            for (size_t q = j; q < site; q++)
+                depth += (t[q] == '(') - (t[q] == ')');
+            return j < site && t[j] == '(' && depth > 0 ? macros[m] : NULL;
+        }
+    }
+    return NULL;
+}
+
 /* The first launch of f in m that passes as many arguments as f takes (a launch of another
  * kernel of the same name, in a sibling file, would not). */
 static const an_launch *sk_find_site(const an_model *m, const char *kernel, size_t n_params)
@@ -2019,6 +2046,11 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
                 sscanf(decl[i], "%31s %63[A-Za-z0-9_]", kw, nm);
             bool type = !strcmp(kw, "typename") || !strcmp(kw, "class");
             const char *given = i < n_site_targs ? site_targs[i] : NULL;
+            const char *dispatch = type && given && site && !strcmp(given, "scalar_t")
+                                       ? sk_dispatch_macro(k, site->span.start_byte)
+                                       : NULL;
+            if (dispatch)
+                given = "float";
             const char *val = given;
             if (!val && eq) {
                 char *v = eq + 1;
@@ -2042,6 +2074,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
                 sk_doubt(k, "template argument %s of %s is not given by a launch site or an explicit "
                          "instantiation: guessed %s", nm[0] ? nm : "?",
                          f->name, targs[n_ta] ? targs[n_ta] : "?");
+            else if (dispatch)
+                sk_note(k, "template argument %s = float: %s is scalar_t inside %s at %s:%d, which "
+                        "instantiates it for float among others", nm[0] ? nm : "?", nm[0] ? nm : "?",
+                        dispatch, file, site_line);
             else
                 sk_note(k, "template argument %s = %s from %s", nm[0] ? nm : "?", given, targ_from);
             if (type && nm[0] && n_tp < HK_ARRAY_LEN(tparams)) {

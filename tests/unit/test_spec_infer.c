@@ -430,6 +430,27 @@ static void element_types_through_typedefs(void **state)
     spec_inference_free(&inf);
 }
 
+/* A launch inside AT_DISPATCH_FLOATING_TYPES_AND_HALF passes scalar_t: float is one of the
+ * types the macro instantiates, so the spec is sure with float. The same scalar_t outside a
+ * dispatch macro is a template parameter nothing resolves: a doubt. */
+static void scalar_t_from_a_dispatch_macro(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("dispatch/scale_kernel.cuh"), "scale_forward_kernel", &inf);
+    no_doubts(&inf);
+    json_t *ta = json_object_get(inf.spec, "template_args");
+    assert_string_equal(json_string_value(json_array_get(ta, 0)), "float");
+    assert_string_equal(field(inf.spec, 2, "dtype"), "float");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(inf.spec, "launch"), "block")), 512);
+    assert_true(has_note(&inf, "inside AT_DISPATCH_FLOATING_TYPES_AND_HALF at pytorch/scale_cuda.cu:7"));
+    spec_inference_free(&inf);
+    infer(DATA("dispatch/scale_kernel.cuh"), "scale_backward_kernel", &inf);
+    assert_true(inf.n_doubts > 0);
+    assert_non_null(strstr(inf.doubts[0], "of type scalar_t"));
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -451,6 +472,7 @@ int main(void)
         cmocka_unit_test(a_block_scaled_by_a_runtime_value_is_a_doubt),
         cmocka_unit_test(bool_flags_and_unknown_types),
         cmocka_unit_test(element_types_through_typedefs),
+        cmocka_unit_test(scalar_t_from_a_dispatch_macro),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
