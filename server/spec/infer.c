@@ -1648,6 +1648,98 @@ static size_t sk_pointer_moved(const char *t, size_t s, size_t e, const char *na
     return 0;
 }
 
+/* ---- data-dependent subscripts ---- */
+
+#define DD_MAX_NAMES 64
+
+/* Whether t[s, e) reads an element of one of the pointer parameters of f (NAME[ ... ]). */
+static bool dd_reads_buffer(const char *t, size_t s, size_t e, const an_function *f)
+{
+    for (size_t p = 0; p < f->n_params; p++) {
+        const char *n = f->params[p].name;
+        size_t nl = strlen(n);
+        if (f->params[p].pointer_depth == 0 || !nl)
+            continue;
+        for (size_t i = s; i + nl < e; i++)
+            if (word_at(t, e, i, n, nl) && (i == s || t[i - 1] != '.')) {
+                size_t j = i + nl;
+                while (j < e && isspace((unsigned char)t[j]))
+                    j++;
+                if (j < e && t[j] == '[')
+                    return true;
+            }
+    }
+    return false;
+}
+
+static bool dd_mentions(const char *t, size_t s, size_t e, char names[][64], size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = s; i + strlen(names[k]) <= e; i++)
+            if (word_at(t, e, i, names[k], strlen(names[k])))
+                return true;
+    return false;
+}
+
+/* A subscript of a pointer parameter whose index is a value read from a buffer (P[Q[i]],
+ * or label = target[i]; P[label]): the generated inputs are random, not valid indices,
+ * so such a kernel reads out of bounds. The byte of the first such subscript, or 0. */
+static size_t sk_gather(const char *t, size_t s, size_t e, const an_function *f)
+{
+    char tainted[DD_MAX_NAMES][64];
+    size_t nt = 0;
+    /* locals assigned from a buffer read, then from those (two rounds follow a chain) */
+    for (int round = 0; round < 2; round++)
+        for (size_t i = s; i < e && nt < DD_MAX_NAMES; i++) {
+            if (!(isalpha((unsigned char)t[i]) || t[i] == '_') ||
+                (i > s && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_' || t[i - 1] == '.')))
+                continue;
+            size_t ne = i;
+            while (ne < e && (isalnum((unsigned char)t[ne]) || t[ne] == '_'))
+                ne++;
+            size_t j = ne;
+            while (j < e && isspace((unsigned char)t[j]))
+                j++;
+            if (j + 1 >= e || t[j] != '=' || t[j + 1] == '=' || ne - i >= 64) {
+                i = ne;
+                continue;
+            }
+            size_t ie = kf_expr_end(t, j + 1, e, ";,");
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(ne - i), t + i);
+            bool known = false;
+            for (size_t k = 0; k < nt; k++)
+                known |= !strcmp(tainted[k], name);
+            if (!known && (dd_reads_buffer(t, j + 1, ie, f) || dd_mentions(t, j + 1, ie, tainted, nt)))
+                snprintf(tainted[nt++], sizeof tainted[0], "%s", name);
+            i = ne;
+        }
+    /* a subscript of a pointer parameter using them (a __shared__ table the kernel sizes
+     * itself, a histogram's bins, is not a buffer the harness allocates) */
+    for (size_t i = s; i < e; i++) {
+        if (t[i] != '[')
+            continue;
+        size_t b = i;
+        while (b > s && isspace((unsigned char)t[b - 1]))
+            b--;
+        size_t w = b;
+        while (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_'))
+            w--;
+        bool param = false;
+        for (size_t p = 0; p < f->n_params && w < b; p++)
+            param |= f->params[p].pointer_depth > 0 && strlen(f->params[p].name) == b - w &&
+                     !strncmp(f->params[p].name, t + w, b - w);
+        if (!param)
+            continue;
+        size_t close = kf_expr_end(t, i + 1, e, "");
+        if (close > e)
+            break;
+        if (dd_reads_buffer(t, i + 1, close, f) || dd_mentions(t, i + 1, close, tainted, nt))
+            return i;
+    }
+    return 0;
+}
+
 /* Names of __constant__ arrays the kernel body reads; NULL-terminated into out. */
 static size_t sk_constants_used(const skel *k, const an_function *f, char out[][64], size_t cap)
 {
@@ -2488,6 +2580,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     ok &= json_array_append_new(sizes, s0) == 0;
     ok &= json_array_append_new(sizes, s1) == 0;
 
+    size_t gather = sk_gather(text, bs, be, f);
+    if (gather)
+        sk_doubt(k, "the subscript at line %d is a value read from a buffer: the generated inputs "
+                 "are not valid indices (give that input an int(lo,hi) distribution)", sk_line(k, gather));
     /* __constant__ data the program sets with cudaMemcpyToSymbol: the harness has no
      * such input */
     char consts[8][64];

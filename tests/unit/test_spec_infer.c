@@ -451,6 +451,28 @@ static void scalar_t_from_a_dispatch_macro(void **state)
     spec_inference_free(&inf);
 }
 
+static bool has_doubt(const spec_inference *inf, const char *part)
+{
+    for (size_t i = 0; i < inf->n_doubts; i++)
+        if (strstr(inf->doubts[i], part))
+            return true;
+    return false;
+}
+
+/* table[idx[i]] through a local: random inputs are no valid indices, a doubt. Bins in
+ * __shared__ memory indexed by data are the kernel's own business, no such doubt. */
+static void a_subscript_read_from_a_buffer_is_a_doubt(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("gather.cu"), "lookup", &inf);
+    assert_true(has_doubt(&inf, "the subscript at line 7 is a value read from a buffer"));
+    spec_inference_free(&inf);
+    infer(DATA("gather.cu"), "bin_counts", &inf);
+    assert_false(has_doubt(&inf, "value read from a buffer"));
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -473,6 +495,7 @@ int main(void)
         cmocka_unit_test(bool_flags_and_unknown_types),
         cmocka_unit_test(element_types_through_typedefs),
         cmocka_unit_test(scalar_t_from_a_dispatch_macro),
+        cmocka_unit_test(a_subscript_read_from_a_buffer_is_a_doubt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
