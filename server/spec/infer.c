@@ -2965,13 +2965,16 @@ static char *source_for(const char *file, const char *spec_path)
 /* ---- a launch site in another file of the project ---- */
 
 /* A kernel header's launch often lives in a sibling .cu. The search reads the kernel's
- * directory tree, then its parent's and grandparent's (never above a folder holding .git),
- * in name order, at most SIB_MAX_FILES files of the extensions below, SIB_MAX_DEPTH deep;
- * the first file with a launch of the kernel that passes as many arguments as it takes
- * wins. Hidden folders are skipped. */
+ * directory tree, then, inside a project (a folder up to SIB_ROOT_UP levels above holds
+ * .git, compile_commands.json, CMakeLists.txt, Makefile, setup.py or pyproject.toml), its
+ * parent's and grandparent's, never above that project's root; outside a project (a loose
+ * file in /tmp) only its own folder. In name order, at most SIB_MAX_FILES files of the
+ * extensions below, SIB_MAX_DEPTH deep; the first file with a launch of the kernel that
+ * passes as many arguments as it takes wins. Hidden folders are skipped. */
 #define SIB_MAX_FILES 2000
 #define SIB_MAX_DEPTH 6
 #define SIB_LEVELS 3
+#define SIB_ROOT_UP 8
 
 typedef struct {
     const char *kernel;
@@ -3061,13 +3064,30 @@ static void sib_find(sib_search *s, const char *self)
     if (!slash)
         return;
     *slash = '\0';
+    /* how far up the project's root is; none: this folder alone */
+    static const char *const markers[] = { ".git", "compile_commands.json", "CMakeLists.txt", "Makefile",
+                                           "setup.py", "pyproject.toml" };
+    int root_up = -1;
+    char up[PATH_MAX];
+    snprintf(up, sizeof up, "%s", dir);
+    for (int l = 0; l <= SIB_ROOT_UP && root_up < 0 && up[0]; l++) {
+        for (size_t i = 0; i < HK_ARRAY_LEN(markers) && root_up < 0; i++) {
+            char mk[PATH_MAX + 32];
+            snprintf(mk, sizeof mk, "%s/%s", up, markers[i]);
+            if (access(mk, F_OK) == 0)
+                root_up = l;
+        }
+        char *sl = strrchr(up, '/');
+        if (!sl || sl == up)
+            break;
+        *sl = '\0';
+    }
+    int levels = root_up < 0 ? 1 : root_up + 1 < SIB_LEVELS ? root_up + 1 : SIB_LEVELS;
     char prev[PATH_MAX] = "";
-    for (int level = 0; level < SIB_LEVELS && dir[0] && !s->m; level++) {
+    for (int level = 0; level < levels && dir[0] && !s->m; level++) {
         s->skip = prev[0] ? prev : NULL;
         sib_walk(s, dir, 0);
-        char git[PATH_MAX + 8];
-        snprintf(git, sizeof git, "%s/.git", dir);
-        if (access(git, F_OK) == 0 || !(slash = strrchr(dir, '/')) || slash == dir)
+        if (!(slash = strrchr(dir, '/')) || slash == dir)
             break;
         snprintf(prev, sizeof prev, "%s", dir);
         *slash = '\0';
