@@ -2233,11 +2233,12 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         bool is_int = spec_dtype_parse(p->elem_type, &dt) == HK_OK && !hk_dtype_is_float(dt);
         const char *arg = site && i < site->n_args ? site->args[i] : NULL;
         if (!strcmp(p->elem_type, "bool")) {
-            /* a flag, never a size: false only when the launch says so */
-            bool off = arg && (!strcmp(arg, "false") || !strcmp(arg, "0"));
-            scal[i] = hk_strdup(off ? "0" : "1");
+            /* a flag, never a size: true only when the launch says so. False is the common
+             * default of such flags (mmcv's aligned=False, whose branch writes every output) */
+            bool on = arg && (!strcmp(arg, "true") || !strcmp(arg, "1"));
+            scal[i] = hk_strdup(on ? "1" : "0");
             if (!arg)
-                sk_note(k, "flag %s set to true (no launch site gives it)", p->name[0] ? p->name : "?");
+                sk_note(k, "flag %s set to false (no launch site gives it)", p->name[0] ? p->name : "?");
             continue;
         }
         char *t = arg ? sk_translate(k, arg, 0) : NULL;

@@ -396,7 +396,7 @@ static void a_block_scaled_by_a_runtime_value_is_a_doubt(void **state)
     spec_inference_free(&inf);
 }
 
-/* A bool is passed as one byte with the value true, not as a float; a struct pointer is a
+/* A bool is passed as one byte with the value false, not as a float; a struct pointer is a
  * doubt (its elements are not floats), never a float buffer taken as sure. */
 static void bool_flags_and_unknown_types(void **state)
 {
@@ -405,7 +405,7 @@ static void bool_flags_and_unknown_types(void **state)
     infer(DATA("types.cu"), "norm", &inf);
     no_doubts(&inf);
     assert_string_equal(field(inf.spec, 3, "dtype"), "uint8");
-    assert_string_equal(field(inf.spec, 3, "value"), "1");
+    assert_string_equal(field(inf.spec, 3, "value"), "0");
     assert_int_equal(json_object_size(json_array_get(json_object_get(inf.spec, "sizes"), 0)), 1);
     spec_inference_free(&inf);
     infer(DATA("types.cu"), "norm_pts", &inf);
