@@ -110,12 +110,28 @@ static char *sk_local_init(skel *k, const char *name)
         bool ctor = open == '(' || open == '{';
         if (!assign && !ctor)
             continue;
-        /* a constructor only counts after the word dim3 */
+        /* a constructor only counts after the word dim3, or after a comma in a statement
+         * that starts with it (dim3 grid(a, b), threads(c, d);) */
         if (ctor) {
             size_t b = i;
             while (b > k->body_start && isspace((unsigned char)k->site_text[b - 1]))
                 b--;
-            if (b < k->body_start + 4 || !word_at(k->site_text, k->body_end, b - 4, "dim3", 4))
+            bool after_dim3 = b >= k->body_start + 4 && word_at(k->site_text, k->body_end, b - 4, "dim3", 4);
+            if (!after_dim3 && b > k->body_start && k->site_text[b - 1] == ',') {
+                size_t st = b - 1;
+                int depth = 0;
+                while (st > k->body_start) {
+                    char c = k->site_text[st - 1];
+                    depth += (c == ')') - (c == '(');
+                    if (depth == 0 && (c == ';' || c == '{' || c == '}'))
+                        break;
+                    st--;
+                }
+                while (st < b && isspace((unsigned char)k->site_text[st]))
+                    st++;
+                after_dim3 = depth == 0 && word_at(k->site_text, k->body_end, st, "dim3", 4);
+            }
+            if (!after_dim3)
                 continue;
         }
         size_t s = j + 1, e = s;
@@ -182,6 +198,129 @@ static bool sk_is_type_word(const char *w, size_t n)
     return false;
 }
 
+/* The value text of an object-like `#define name VALUE` in the launch's or the kernel's
+ * text (comments and line continuations not followed), as a new string, or NULL. */
+static char *sk_define_text(const skel *k, const char *name)
+{
+    const char *texts[2] = { k->site_text, k->text };
+    size_t lens[2] = { k->site_len, k->len };
+    size_t nl = strlen(name);
+    for (int i = 0; i < 2; i++) {
+        const char *t = texts[i];
+        for (const char *p = t; t && (p = strstr(p, "#define")) != NULL && (size_t)(p - t) < lens[i]; p += 7) {
+            const char *q = p + 7;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            if (strncmp(q, name, nl) || isalnum((unsigned char)q[nl]) || q[nl] == '_' || q[nl] == '(')
+                continue;
+            q += nl;
+            const char *e = q;
+            while (*e && *e != '\n' && !(e[0] == '/' && (e[1] == '/' || e[1] == '*')))
+                e++;
+            while (q < e && isspace((unsigned char)*q))
+                q++;
+            while (e > q && isspace((unsigned char)e[-1]))
+                e--;
+            if (e > q && e[-1] != '\\' && (size_t)(e - q) < SK_MAX_TEXT)
+                return hk_strndup(q, (size_t)(e - q));
+        }
+    }
+    return NULL;
+}
+
+/* ---- constants with shifts ---- */
+
+typedef struct {
+    const char *s;
+    bool bad;
+} cfold;
+
+static long long cf_expr(cfold *f, int level);
+
+static void cf_ws(cfold *f)
+{
+    while (isspace((unsigned char)*f->s))
+        f->s++;
+}
+
+static long long cf_primary(cfold *f)
+{
+    cf_ws(f);
+    if (*f->s == '(') {
+        f->s++;
+        long long v = cf_expr(f, 0);
+        cf_ws(f);
+        if (*f->s != ')')
+            f->bad = true;
+        else
+            f->s++;
+        return v;
+    }
+    if (*f->s == '-') {
+        f->s++;
+        return -cf_primary(f);
+    }
+    if (!isdigit((unsigned char)*f->s)) {
+        f->bad = true;
+        return 0;
+    }
+    char *end;
+    long long v = strtoll(f->s, &end, 10);
+    f->s = end;
+    return v;
+}
+
+/* level 0: << >>; 1: + -; 2: * / % (C's precedence) */
+static long long cf_expr(cfold *f, int level)
+{
+    long long a = level == 2 ? cf_primary(f) : cf_expr(f, level + 1);
+    for (;;) {
+        cf_ws(f);
+        char c = *f->s;
+        bool shift = level == 0 && (c == '<' || c == '>') && f->s[1] == c;
+        bool sum = level == 1 && (c == '+' || c == '-');
+        bool prod = level == 2 && (c == '*' || c == '/' || c == '%');
+        if (f->bad || !(shift || sum || prod))
+            return a;
+        f->s += shift ? 2 : 1;
+        long long b = level == 2 ? cf_primary(f) : cf_expr(f, level + 1);
+        if (shift && (b < 0 || b > 62 || a < 0)) {
+            f->bad = true;
+            return 0;
+        }
+        if ((prod && c != '*' && b == 0) || f->bad) {
+            f->bad = true;
+            return 0;
+        }
+        long long r = 0;
+        bool ovf = false;
+        if (shift)
+            ovf = c == '<' && (a > (LLONG_MAX >> b)), r = c == '<' ? a << b : a >> b;
+        else if (c == '+')
+            ovf = __builtin_add_overflow(a, b, &r);
+        else if (c == '-')
+            ovf = __builtin_sub_overflow(a, b, &r);
+        else if (c == '*')
+            ovf = __builtin_mul_overflow(a, b, &r);
+        else
+            r = c == '/' ? a / b : a % b;
+        if (ovf) {
+            f->bad = true;
+            return 0;
+        }
+        a = r;
+    }
+}
+
+/* The value of t, integers and + - * / % << >> only. */
+static bool sk_fold_shifts(const char *t, long long *v)
+{
+    cfold f = { .s = t };
+    *v = cf_expr(&f, 0);
+    cf_ws(&f);
+    return !f.bad && *f.s == '\0';
+}
+
 /* Translates a C expression from a launch into the spec language: casts and literal
  * suffixes dropped, #define/constexpr constants and launcher locals substituted. A new
  * string, or NULL when the text uses anything else (calls, members, ternaries). */
@@ -246,6 +385,8 @@ static char *sk_translate(skel *k, const char *c, int depth)
             }
             const char *tv = sk_tunable_value(k, name);
             char *local = tv ? NULL : sk_local_init(k, name);
+            if (!tv && !local)
+                local = sk_define_text(k, name);
             const char *sub = tv ? tv : local;
             if (sub) {
                 char *t = strncmp(sub, "dim3(", 5) == 0 ? NULL : sk_translate(k, sub, depth + 1);
@@ -281,6 +422,12 @@ static char *sk_translate(skel *k, const char *c, int depth)
                 continue;
             }
         }
+        if ((ch == '<' || ch == '>') && i + 1 < n && c[i + 1] == ch) {
+            /* a shift: the spec language has none; kept for sk_fold_shifts */
+            ok = hk_buf_append(&b, c + i, 2) == HK_OK;
+            i += 2;
+            continue;
+        }
         if (strchr("+-*/%(),", ch)) {
             ok = hk_buf_append(&b, &ch, 1) == HK_OK;
             if (ch == ',')
@@ -292,6 +439,13 @@ static char *sk_translate(skel *k, const char *c, int depth)
     }
     char *out = ok ? hk_buf_steal(&b) : NULL;
     hk_buf_free(&b);
+    if (out && (strstr(out, "<<") || strstr(out, ">>"))) {
+        /* #define WARP_SIZE (1U << LOG2_WARP_SIZE): a constant with shifts is its value */
+        long long v;
+        char *folded = sk_fold_shifts(out, &v) ? hk_asprintf("%lld", v) : NULL;
+        hk_free(out);
+        out = folded;
+    }
     expr *e = NULL;
     if (!out || expr_parse(out, &e, NULL, 0) != HK_OK) {
         hk_free(out);
@@ -299,6 +453,29 @@ static char *sk_translate(skel *k, const char *c, int depth)
     }
     expr_free(e);
     return out;
+}
+
+static bool pp_defined(const char *t, size_t len, const char *name, size_t nl);
+
+/* Whether text names a #define or constexpr constant of the kernel's or the launch's file. */
+static bool sk_mentions_tunable(const skel *k, const char *text)
+{
+    for (const char *p = text; p && *p;) {
+        if (isalpha((unsigned char)*p) || *p == '_') {
+            const char *q = p;
+            while (isalnum((unsigned char)*q) || *q == '_')
+                q++;
+            char w[128];
+            snprintf(w, sizeof w, "%.*s", (int)(q - p), p);
+            if (sk_tunable_value(k, w) || pp_defined(k->text, k->len, w, strlen(w)) ||
+                (k->site_text && pp_defined(k->site_text, k->site_len, w, strlen(w))))
+                return true;
+            p = q;
+        } else {
+            p++;
+        }
+    }
+    return false;
 }
 
 /* Splits "dim3(a, b)" into its parts (new strings); anything else is one part. */
@@ -1391,6 +1568,8 @@ static long sk_type_size(const char *t)
 
 /* Replaces sizeof(T) by its size and NAME.size() by a vector's constructor argument in
  * host text. New string or NULL when a sizeof cannot be resolved. */
+static void sk_resolve_type(const skel *k, const char *elem, char *cur, size_t n);
+
 static char *sk_host_text(skel *k, const char *c, long elem_size, const char *elem)
 {
     struct hk_buf b;
@@ -1410,7 +1589,12 @@ static char *sk_host_text(skel *k, const char *c, long elem_size, const char *el
             char inner[128];
             snprintf(inner, sizeof inner, "%.*s", (int)(ce - j - 1), c + j + 1);
             long sz = sk_type_size(inner);
-            if (!sz && (!strcmp(inner, elem) || strchr(inner, '[') || strchr(inner, '*')))
+            char resolved[96];
+            sk_resolve_type(k, inner, resolved, sizeof resolved); /* sizeof(uint), a typedef */
+            if (!sz)
+                sz = sk_type_size(resolved);
+            if (!sz && (!strcmp(inner, elem) || !strcmp(resolved, elem) || strchr(inner, '[') ||
+                        strchr(inner, '*')))
                 sz = elem_size; /* sizeof(T), sizeof(x[0]), sizeof(*x) */
             if (!sz) {
                 ok = false;
@@ -1526,32 +1710,33 @@ static char *sk_div_size(const char *bytes, long size)
 
 /* Count of the buffer passed as launch argument arg, from the host code before the launch:
  * cudaMalloc/hipMalloc(&arg, BYTES) or a vector's size. New string or NULL; *line set. */
-static char *sk_count_from_host(skel *k, const char *arg, long elem_size, const char *elem, int *line)
+/* The allocations of name in [s, e) of the launch's text: how many there are, and the
+ * count (BYTES / elem_size in spec terms, *line set) of the first one whose size
+ * translates; into *res (new string) when res is not NULL. */
+static int sk_mallocs(skel *k, const char *name, size_t s, size_t e, long elem_size, const char *elem,
+                      bool constant_only, char **res, int *line)
 {
-    char *name = arg ? sk_arg_name(arg) : NULL;
-    char *res = NULL;
-    if (!name || !elem_size)
-        goto out;
     static const char *const fns[] = { "cudaMalloc", "hipMalloc", "cudaMallocManaged", "hipMallocManaged" };
     const char *t = k->site_text;
-    for (size_t i = k->body_start; i < k->body_end && !res; i++) {
+    int n = 0;
+    for (size_t i = s; i < e; i++) {
         size_t fl = 0;
         for (size_t f = 0; f < HK_ARRAY_LEN(fns); f++) {
             size_t l = strlen(fns[f]);
-            if (word_at(t, k->body_end, i, fns[f], l))
+            if (word_at(t, e, i, fns[f], l))
                 fl = l;
         }
         if (!fl)
             continue;
         size_t j = i + fl;
-        while (j < k->body_end && isspace((unsigned char)t[j]))
+        while (j < e && isspace((unsigned char)t[j]))
             j++;
-        if (j >= k->body_end || t[j] != '(')
+        if (j >= e || t[j] != '(')
             continue;
-        size_t a1 = kf_expr_end(t, j + 1, k->body_end, ",");
-        if (a1 >= k->body_end || t[a1] != ',')
+        size_t a1 = kf_expr_end(t, j + 1, e, ",");
+        if (a1 >= e || t[a1] != ',')
             continue;
-        size_t a2 = kf_expr_end(t, a1 + 1, k->body_end, ",");
+        size_t a2 = kf_expr_end(t, a1 + 1, e, ",");
         /* the first argument names the pointer: &d_x, (void **)&d_x, reinterpret_cast<...>(&d_x) */
         char first[256];
         snprintf(first, sizeof first, "%.*s", (int)(a1 - j - 1), t + j + 1);
@@ -1566,17 +1751,60 @@ static char *sk_count_from_host(skel *k, const char *arg, long elem_size, const 
             nl++;
         if (nl != strlen(name) || strncmp(nm, name, nl))
             continue;
+        n++;
+        if (!res || *res)
+            continue;
         char *bytes = hk_strndup(t + a1 + 1, a2 - a1 - 1);
         char *host = bytes ? sk_host_text(k, bytes, elem_size, elem) : NULL;
         char *tr = host ? sk_translate(k, host, 0) : NULL;
-        if (tr && kf_only_sizes(k, tr)) {
-            res = sk_div_size(tr, elem_size);
+        expr *x = NULL;
+        expr_value v;
+        bool constant = tr && expr_parse(tr, &x, NULL, 0) == HK_OK && expr_eval(x, NULL, 0, &v, NULL, 0) == HK_OK;
+        expr_free(x);
+        if (tr && (constant || (!constant_only && kf_only_sizes(k, tr)))) {
+            *res = sk_div_size(tr, elem_size);
             *line = sk_site_line(k, i);
         }
         hk_free(tr);
         hk_free(host);
         hk_free(bytes);
     }
+    return n;
+}
+
+/* Whether the caller body declares name (a local pointer: `float *name`). */
+static bool sk_declared_locally(const skel *k, const char *name)
+{
+    size_t wl = strlen(name);
+    const char *t = k->site_text;
+    for (size_t i = k->body_start; i + wl <= k->body_end; i++) {
+        if (!word_at(t, k->body_end, i, name, wl))
+            continue;
+        size_t b = i;
+        while (b > k->body_start && isspace((unsigned char)t[b - 1]))
+            b--;
+        if (b > k->body_start && (t[b - 1] == '*' || isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_' ||
+                                  t[b - 1] == '>'))
+            return true;
+    }
+    return false;
+}
+
+/* Count of the buffer passed as launch argument arg, from the host code: cudaMalloc/
+ * hipMalloc(&arg, BYTES) or a vector's size in the caller before the launch; for a
+ * file-scope pointer (not declared in the caller), its one allocation anywhere in the file
+ * (an init function's), when the size is a constant there: that function's own names
+ * mean nothing at the launch. New string or NULL; *line set. */
+static char *sk_count_from_host(skel *k, const char *arg, long elem_size, const char *elem, int *line)
+{
+    char *name = arg ? sk_arg_name(arg) : NULL;
+    char *res = NULL;
+    if (!name || !elem_size)
+        goto out;
+    sk_mallocs(k, name, k->body_start, k->body_end, elem_size, elem, false, &res, line);
+    if (!res && k->body_end > k->body_start && !sk_declared_locally(k, name) &&
+        sk_mallocs(k, name, 0, k->site_len, elem_size, elem, true, NULL, line) == 1)
+        sk_mallocs(k, name, 0, k->site_len, elem_size, elem, true, &res, line);
 out:
     hk_free(name);
     return res;
@@ -2196,6 +2424,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     }
 
     /* block: from the launch when it translates to constants, else 256 (16x16 for 2D) */
+    bool site_block_unread = false;
     if (site && site->block) {
         char *t = sk_translate(k, site->block, 0);
         char *raw = t ? NULL : sk_local_init(k, site->block);
@@ -2219,6 +2448,9 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         }
         for (size_t d = 0; d < 3; d++)
             hk_free(parts[d]);
+        /* a block the program fixes at compile time (a #define, a constexpr) that did not
+         * translate; a runtime one (a launcher's block_size) the kernel cannot assume */
+        site_block_unread = n_block == 0 && sk_mentions_tunable(k, raw ? raw : site->block);
         hk_free(t);
         hk_free(raw);
         if (n_block)
@@ -2230,7 +2462,9 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         if (p->pointer_depth > 0)
             continue;
         int dt = HK_DT_F32;
-        bool is_int = spec_dtype_parse(p->elem_type, &dt) == HK_OK && !hk_dtype_is_float(dt);
+        char scalar_type[96];
+        sk_resolve_type(k, p->elem_type, scalar_type, sizeof scalar_type);
+        bool is_int = spec_dtype_parse(scalar_type, &dt) == HK_OK && !hk_dtype_is_float(dt);
         const char *arg = site && i < site->n_args ? site->args[i] : NULL;
         if (!strcmp(p->elem_type, "bool")) {
             /* a flag, never a size: true only when the launch says so. False is the common
@@ -2321,6 +2555,11 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         n_block = n_block ? n_block : 1;
         block_val[0] = pinned;
     }
+    if (n_block == 0 && site_block_unread)
+        /* the program launches one block size, which the kernel may assume (a shared table
+         * per warp, a loop over a fixed count): another one is not a guess to run on */
+        sk_doubt(k, "the block %s of the launch at %s:%d could not be read: guessed %s", site->block, file,
+                 site_line, kf.uses_dim[1] ? "16 x 16" : "256");
     if (n_block == 0) {
         bool two = kf.uses_dim[1];
         n_block = two ? 2 : 1;

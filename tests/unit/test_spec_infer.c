@@ -473,6 +473,25 @@ static void a_subscript_read_from_a_buffer_is_a_doubt(void **state)
     spec_inference_free(&inf);
 }
 
+/* A file-scope buffer allocated by an init function gets that allocation's (constant)
+ * count; the block (WARPS * (1U << LOG2_WARP)) is read through #defines and a shift; a
+ * block fixed at compile time that cannot be read is a doubt, not a silent 256 (the kernel
+ * strides its shared table by it). */
+static void host_facts_from_the_whole_launch_file(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("global_alloc.cu"), "partial", &inf);
+    no_doubts(&inf);
+    assert_int_equal(eval(field(inf.spec, 0, "count"), NULL, NULL, 0), 64 * 256);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(inf.spec, "launch"), "block")), 128);
+    assert_true(has_note(&inf, "count of parts from its allocation at line 16"));
+    spec_inference_free(&inf);
+    infer(DATA("global_alloc.cu"), "partial_odd", &inf);
+    assert_true(has_doubt(&inf, "the block ODD_BLOCK of the launch at global_alloc.cu:48 could not be read"));
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -496,6 +515,7 @@ int main(void)
         cmocka_unit_test(element_types_through_typedefs),
         cmocka_unit_test(scalar_t_from_a_dispatch_macro),
         cmocka_unit_test(a_subscript_read_from_a_buffer_is_a_doubt),
+        cmocka_unit_test(host_facts_from_the_whole_launch_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
