@@ -112,7 +112,8 @@ def bind(inf, hand, henv):
             h = hand["args"][i]
         if h is not None and h.get("kind") == "scalar":
             x = ev(h.get("value"), henv)
-            if isinstance(x, int):
+            # a size variable is at least 1: a hand value of 0 (a mode flag) binds nothing
+            if isinstance(x, int) and x >= 1:
                 env[v] = x
     for n in names:
         if n not in env and n in henv:
