@@ -3209,8 +3209,9 @@ static char *source_for(const char *file, const char *spec_path)
  * .git, compile_commands.json, CMakeLists.txt, Makefile, setup.py or pyproject.toml), its
  * parent's and grandparent's, never above that project's root; outside a project (a loose
  * file in /tmp) only its own folder. In name order, at most SIB_MAX_FILES files of the
- * extensions below, SIB_MAX_DEPTH deep; the first file with a launch of the kernel that
- * passes as many arguments as it takes wins. Hidden folders are skipped. */
+ * extensions below, SIB_MAX_DEPTH deep, the first 512 entries of a folder; the first file
+ * with a launch of the kernel that passes as many arguments as it takes wins. Hidden
+ * folders are skipped. */
 #define SIB_MAX_FILES 2000
 #define SIB_MAX_DEPTH 6
 #define SIB_LEVELS 3
