@@ -54,7 +54,9 @@ for k in man["kernels"]:
     if not re.fullmatch(r"[0-9a-f]{40}", proj["commit"]):
         die(f"{k['id']}: commit of {k['project']} is not 40 hex digits")
     gd = git_dir(proj["repository"])
-    for path in [k["path"]] + k.get("also", []):
+    # "launchers": host files that launch the kernel, pinned beside it but never inlined
+    # (bench/wild/infer.sh: spec inference finds the launch site in a sibling file)
+    for path in [k["path"]] + k.get("also", []) + k.get("launchers", []):
         key = (k["project"], path)
         if key in files:
             continue

@@ -7,6 +7,7 @@
 #include "spec/infer.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/analysis.h"
@@ -49,7 +51,7 @@ static bool is_kernel_name(const char *s)
     return isalpha((unsigned char)*s) || *s == '_' || *s == ':';
 }
 
-#define SK_MAX_VARS 32
+#define SK_MAX_VARS (2 * HK_MAX_ARGS) /* every integer parameter, and launcher names */
 #define SK_MAX_MAP 64
 #define SK_MAX_NOTES 32
 #define SK_MAX_TEXT 1024
@@ -58,7 +60,13 @@ typedef struct {
     const an_model *m;
     const char *text;     /* whole source */
     size_t len;
-    uint32_t body_start;  /* caller body, for launcher locals; 0/0 when none */
+    /* The text holding the launch site: the kernel's own file, or a sibling file of the
+     * same project when the kernel's has none (site_text then differs from text). */
+    const an_model *site_m;
+    const char *site_text;
+    size_t site_len;
+    const char *site_file;  /* for notes; NULL: the kernel's file */
+    uint32_t body_start;  /* caller body in site_text, for launcher locals; 0/0 when none */
     uint32_t body_end;
     char *vars[SK_MAX_VARS];  /* size variables found so far (owned) */
     size_t n_vars;
@@ -92,28 +100,44 @@ static char *sk_local_init(skel *k, const char *name)
     size_t wl = strlen(name);
     char *found = NULL;
     for (size_t i = k->body_start; i + wl < k->body_end; i++) {
-        if (!word_at(k->text, k->body_end, i, name, wl))
+        if (!word_at(k->site_text, k->body_end, i, name, wl))
             continue;
         size_t j = i + wl;
-        while (j < k->body_end && isspace((unsigned char)k->text[j]))
+        while (j < k->body_end && isspace((unsigned char)k->site_text[j]))
             j++;
-        char open = j < k->body_end ? k->text[j] : 0;
-        bool assign = open == '=' && j + 1 < k->body_end && k->text[j + 1] != '=';
+        char open = j < k->body_end ? k->site_text[j] : 0;
+        bool assign = open == '=' && j + 1 < k->body_end && k->site_text[j + 1] != '=';
         bool ctor = open == '(' || open == '{';
         if (!assign && !ctor)
             continue;
-        /* a constructor only counts after the word dim3 */
+        /* a constructor only counts after the word dim3, or after a comma in a statement
+         * that starts with it (dim3 grid(a, b), threads(c, d);) */
         if (ctor) {
             size_t b = i;
-            while (b > k->body_start && isspace((unsigned char)k->text[b - 1]))
+            while (b > k->body_start && isspace((unsigned char)k->site_text[b - 1]))
                 b--;
-            if (b < k->body_start + 4 || !word_at(k->text, k->body_end, b - 4, "dim3", 4))
+            bool after_dim3 = b >= k->body_start + 4 && word_at(k->site_text, k->body_end, b - 4, "dim3", 4);
+            if (!after_dim3 && b > k->body_start && k->site_text[b - 1] == ',') {
+                size_t st = b - 1;
+                int depth = 0;
+                while (st > k->body_start) {
+                    char c = k->site_text[st - 1];
+                    depth += (c == ')') - (c == '(');
+                    if (depth == 0 && (c == ';' || c == '{' || c == '}'))
+                        break;
+                    st--;
+                }
+                while (st < b && isspace((unsigned char)k->site_text[st]))
+                    st++;
+                after_dim3 = depth == 0 && word_at(k->site_text, k->body_end, st, "dim3", 4);
+            }
+            if (!after_dim3)
                 continue;
         }
         size_t s = j + 1, e = s;
         int depth = 0;
         for (; e < k->body_end; e++) {
-            char c = k->text[e];
+            char c = k->site_text[e];
             if (c == '(' || c == '{' || c == '[')
                 depth++;
             else if (c == ')' || c == '}' || c == ']') {
@@ -126,21 +150,24 @@ static char *sk_local_init(skel *k, const char *name)
         if (e >= k->body_end || e - s > SK_MAX_TEXT)
             continue;
         hk_free(found);
-        found = ctor ? hk_asprintf("dim3(%.*s)", (int)(e - s), k->text + s)
-                     : hk_strndup(k->text + s, e - s);
+        found = ctor ? hk_asprintf("dim3(%.*s)", (int)(e - s), k->site_text + s)
+                     : hk_strndup(k->site_text + s, e - s);
         if (!found)
             k->nomem = true;
     }
     return found;
 }
 
+/* A #define or constexpr of the kernel's file, else of the launch site's. */
 static const char *sk_tunable_value(const skel *k, const char *name)
 {
-    for (size_t i = 0; i < k->m->n_tunables; i++) {
-        const an_tunable *t = &k->m->tunables[i];
-        if (t->kind != AN_TUNE_TEMPLATE && t->value && strcmp(t->name, name) == 0)
-            return t->value;
-    }
+    const an_model *ms[2] = { k->m, k->site_m };
+    for (size_t m = 0; m < 2; m++)
+        for (size_t i = 0; ms[m] && (m == 0 || ms[1] != ms[0]) && i < ms[m]->n_tunables; i++) {
+            const an_tunable *t = &ms[m]->tunables[i];
+            if (t->kind != AN_TUNE_TEMPLATE && t->value && strcmp(t->name, name) == 0)
+                return t->value;
+        }
     return NULL;
 }
 
@@ -169,6 +196,129 @@ static bool sk_is_type_word(const char *w, size_t n)
         if (strlen(types[i]) == n && memcmp(types[i], w, n) == 0)
             return true;
     return false;
+}
+
+/* The value text of an object-like `#define name VALUE` in the launch's or the kernel's
+ * text (comments and line continuations not followed), as a new string, or NULL. */
+static char *sk_define_text(const skel *k, const char *name)
+{
+    const char *texts[2] = { k->site_text, k->text };
+    size_t lens[2] = { k->site_len, k->len };
+    size_t nl = strlen(name);
+    for (int i = 0; i < 2; i++) {
+        const char *t = texts[i];
+        for (const char *p = t; t && (p = strstr(p, "#define")) != NULL && (size_t)(p - t) < lens[i]; p += 7) {
+            const char *q = p + 7;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            if (strncmp(q, name, nl) || isalnum((unsigned char)q[nl]) || q[nl] == '_' || q[nl] == '(')
+                continue;
+            q += nl;
+            const char *e = q;
+            while (*e && *e != '\n' && !(e[0] == '/' && (e[1] == '/' || e[1] == '*')))
+                e++;
+            while (q < e && isspace((unsigned char)*q))
+                q++;
+            while (e > q && isspace((unsigned char)e[-1]))
+                e--;
+            if (e > q && e[-1] != '\\' && (size_t)(e - q) < SK_MAX_TEXT)
+                return hk_strndup(q, (size_t)(e - q));
+        }
+    }
+    return NULL;
+}
+
+/* ---- constants with shifts ---- */
+
+typedef struct {
+    const char *s;
+    bool bad;
+} cfold;
+
+static long long cf_expr(cfold *f, int level);
+
+static void cf_ws(cfold *f)
+{
+    while (isspace((unsigned char)*f->s))
+        f->s++;
+}
+
+static long long cf_primary(cfold *f)
+{
+    cf_ws(f);
+    if (*f->s == '(') {
+        f->s++;
+        long long v = cf_expr(f, 0);
+        cf_ws(f);
+        if (*f->s != ')')
+            f->bad = true;
+        else
+            f->s++;
+        return v;
+    }
+    if (*f->s == '-') {
+        f->s++;
+        return -cf_primary(f);
+    }
+    if (!isdigit((unsigned char)*f->s)) {
+        f->bad = true;
+        return 0;
+    }
+    char *end;
+    long long v = strtoll(f->s, &end, 10);
+    f->s = end;
+    return v;
+}
+
+/* level 0: << >>; 1: + -; 2: * / % (C's precedence) */
+static long long cf_expr(cfold *f, int level)
+{
+    long long a = level == 2 ? cf_primary(f) : cf_expr(f, level + 1);
+    for (;;) {
+        cf_ws(f);
+        char c = *f->s;
+        bool shift = level == 0 && (c == '<' || c == '>') && f->s[1] == c;
+        bool sum = level == 1 && (c == '+' || c == '-');
+        bool prod = level == 2 && (c == '*' || c == '/' || c == '%');
+        if (f->bad || !(shift || sum || prod))
+            return a;
+        f->s += shift ? 2 : 1;
+        long long b = level == 2 ? cf_primary(f) : cf_expr(f, level + 1);
+        if (shift && (b < 0 || b > 62 || a < 0)) {
+            f->bad = true;
+            return 0;
+        }
+        if ((prod && c != '*' && b == 0) || f->bad) {
+            f->bad = true;
+            return 0;
+        }
+        long long r = 0;
+        bool ovf = false;
+        if (shift)
+            ovf = c == '<' && (a > (LLONG_MAX >> b)), r = c == '<' ? a << b : a >> b;
+        else if (c == '+')
+            ovf = __builtin_add_overflow(a, b, &r);
+        else if (c == '-')
+            ovf = __builtin_sub_overflow(a, b, &r);
+        else if (c == '*')
+            ovf = __builtin_mul_overflow(a, b, &r);
+        else
+            r = c == '/' ? a / b : a % b;
+        if (ovf) {
+            f->bad = true;
+            return 0;
+        }
+        a = r;
+    }
+}
+
+/* The value of t, integers and + - * / % << >> only. */
+static bool sk_fold_shifts(const char *t, long long *v)
+{
+    cfold f = { .s = t };
+    *v = cf_expr(&f, 0);
+    cf_ws(&f);
+    return !f.bad && *f.s == '\0';
 }
 
 /* Translates a C expression from a launch into the spec language: casts and literal
@@ -235,6 +385,8 @@ static char *sk_translate(skel *k, const char *c, int depth)
             }
             const char *tv = sk_tunable_value(k, name);
             char *local = tv ? NULL : sk_local_init(k, name);
+            if (!tv && !local)
+                local = sk_define_text(k, name);
             const char *sub = tv ? tv : local;
             if (sub) {
                 char *t = strncmp(sub, "dim3(", 5) == 0 ? NULL : sk_translate(k, sub, depth + 1);
@@ -270,6 +422,12 @@ static char *sk_translate(skel *k, const char *c, int depth)
                 continue;
             }
         }
+        if ((ch == '<' || ch == '>') && i + 1 < n && c[i + 1] == ch) {
+            /* a shift: the spec language has none; kept for sk_fold_shifts */
+            ok = hk_buf_append(&b, c + i, 2) == HK_OK;
+            i += 2;
+            continue;
+        }
         if (strchr("+-*/%(),", ch)) {
             ok = hk_buf_append(&b, &ch, 1) == HK_OK;
             if (ch == ',')
@@ -281,6 +439,13 @@ static char *sk_translate(skel *k, const char *c, int depth)
     }
     char *out = ok ? hk_buf_steal(&b) : NULL;
     hk_buf_free(&b);
+    if (out && (strstr(out, "<<") || strstr(out, ">>"))) {
+        /* #define WARP_SIZE (1U << LOG2_WARP_SIZE): a constant with shifts is its value */
+        long long v;
+        char *folded = sk_fold_shifts(out, &v) ? hk_asprintf("%lld", v) : NULL;
+        hk_free(out);
+        out = folded;
+    }
     expr *e = NULL;
     if (!out || expr_parse(out, &e, NULL, 0) != HK_OK) {
         hk_free(out);
@@ -288,6 +453,29 @@ static char *sk_translate(skel *k, const char *c, int depth)
     }
     expr_free(e);
     return out;
+}
+
+static bool pp_defined(const char *t, size_t len, const char *name, size_t nl);
+
+/* Whether text names a #define or constexpr constant of the kernel's or the launch's file. */
+static bool sk_mentions_tunable(const skel *k, const char *text)
+{
+    for (const char *p = text; p && *p;) {
+        if (isalpha((unsigned char)*p) || *p == '_') {
+            const char *q = p;
+            while (isalnum((unsigned char)*q) || *q == '_')
+                q++;
+            char w[128];
+            snprintf(w, sizeof w, "%.*s", (int)(q - p), p);
+            if (sk_tunable_value(k, w) || pp_defined(k->text, k->len, w, strlen(w)) ||
+                (k->site_text && pp_defined(k->site_text, k->site_len, w, strlen(w))))
+                return true;
+            p = q;
+        } else {
+            p++;
+        }
+    }
+    return false;
 }
 
 /* Splits "dim3(a, b)" into its parts (new strings); anything else is one part. */
@@ -463,9 +651,11 @@ static json_t *sk_dims_json(char **dims, size_t n)
 
 /* dtype name for an element type (T mapped through the template's type parameters),
  * and the vector width for float4 and friends. */
-static const char *sk_dtype(const char *elem, char **type_params, size_t n_tp, int *width)
+static const char *sk_dtype_or_null(const char *elem, char **type_params, size_t n_tp, int *width)
 {
     *width = 1;
+    if (!strcmp(elem, "bool")) /* one byte, like uint8 */
+        return "uint8";
     for (size_t i = 0; i < n_tp; i++)
         if (!strcmp(type_params[i], elem))
             return "float";
@@ -489,7 +679,21 @@ static const char *sk_dtype(const char *elem, char **type_params, size_t n_tp, i
                 return vecs[i].dt;
             }
     }
-    return "float";
+    return NULL;
+}
+
+/* The spec dtype of a C element type; "float" for one the harness does not know (a struct,
+ * an unresolved template parameter): sk_dtype_known says which. */
+static const char *sk_dtype(const char *elem, char **type_params, size_t n_tp, int *width)
+{
+    const char *dt = sk_dtype_or_null(elem, type_params, n_tp, width);
+    return dt ? dt : "float";
+}
+
+static bool sk_dtype_known(const char *elem)
+{
+    int width;
+    return sk_dtype_or_null(elem, NULL, 0, &width) != NULL;
 }
 
 static double sk_float_default(const char *name)
@@ -562,6 +766,15 @@ static int sk_line(const skel *k, size_t byte)
     return line;
 }
 
+/* The line of a byte of the launch site's text. */
+static int sk_site_line(const skel *k, size_t byte)
+{
+    int line = 1;
+    for (size_t i = 0; i < byte && i < k->site_len; i++)
+        line += k->site_text[i] == '\n';
+    return line;
+}
+
 static void sk_map(skel *k, const char *from, const char *to)
 {
     if (k->n_map == SK_MAX_MAP || !from || !to)
@@ -589,6 +802,11 @@ typedef struct {
     int kind;           /* IX_* */
     char *bound;        /* C text (kernel terms) of the exclusive bound, or NULL */
     int bound_line;
+    /* IX_THREAD whose block index is scaled by something other than blockDim or the one
+     * constant the block is pinned at (blockIdx.x * tile + threadIdx.x): its bound says
+     * nothing about how many blocks cover it */
+    bool odd_stride;
+    int line;
 } kf_index;
 
 typedef struct {
@@ -690,6 +908,8 @@ static long long kf_fixed_factor(const skel *k, const char *t, size_t s, size_t 
             const char *v = word;
             if (!isdigit((unsigned char)word[0]))
                 v = sk_tunable_value(k, word);
+            if (!v) /* a template parameter's value (from the launch or an instantiation) */
+                v = sk_mapped(k, word);
             char *end = NULL;
             long long n = v ? strtoll(v, &end, 10) : 0;
             if (v && end && (*end == '\0' || strchr("uUlL", *end)) && n >= 1 && n <= 1024)
@@ -758,10 +978,15 @@ static void kf_scan(skel *k, const an_function *f, kfacts *kf)
             x->dim = dim;
             x->kind = has_t ? IX_THREAD : IX_BLOCK;
             kf->n_idx++;
-            if (has_t && dim == 0 && !kf_has(t, is, ie, "blockDim") && !kf->fixed_block) {
-                kf->fixed_block = kf_fixed_factor(k, t, is, ie);
-                kf->fixed_line = sk_line(k, is);
-                kf->fixed_why = "the index math multiplies blockIdx.x by it";
+            x->line = sk_line(k, is);
+            if (has_t && !kf_has(t, is, ie, "blockDim")) {
+                long long ff = dim == 0 ? kf_fixed_factor(k, t, is, ie) : 0;
+                x->odd_stride = ff == 0 || (kf->fixed_block && ff != kf->fixed_block);
+                if (ff && !kf->fixed_block) {
+                    kf->fixed_block = ff;
+                    kf->fixed_line = x->line;
+                    kf->fixed_why = "the index math multiplies blockIdx.x by it";
+                }
             }
         } else if (loop && n_dims == 0) {
             snprintf(x->name, sizeof x->name, "%s", name);
@@ -1343,6 +1568,8 @@ static long sk_type_size(const char *t)
 
 /* Replaces sizeof(T) by its size and NAME.size() by a vector's constructor argument in
  * host text. New string or NULL when a sizeof cannot be resolved. */
+static void sk_resolve_type(const skel *k, const char *elem, char *cur, size_t n);
+
 static char *sk_host_text(skel *k, const char *c, long elem_size, const char *elem)
 {
     struct hk_buf b;
@@ -1362,7 +1589,12 @@ static char *sk_host_text(skel *k, const char *c, long elem_size, const char *el
             char inner[128];
             snprintf(inner, sizeof inner, "%.*s", (int)(ce - j - 1), c + j + 1);
             long sz = sk_type_size(inner);
-            if (!sz && (!strcmp(inner, elem) || strchr(inner, '[') || strchr(inner, '*')))
+            char resolved[96];
+            sk_resolve_type(k, inner, resolved, sizeof resolved); /* sizeof(uint), a typedef */
+            if (!sz)
+                sz = sk_type_size(resolved);
+            if (!sz && (!strcmp(inner, elem) || !strcmp(resolved, elem) || strchr(inner, '[') ||
+                        strchr(inner, '*')))
                 sz = elem_size; /* sizeof(T), sizeof(x[0]), sizeof(*x) */
             if (!sz) {
                 ok = false;
@@ -1388,17 +1620,17 @@ static char *sk_host_text(skel *k, const char *c, long elem_size, const char *el
                 size_t vl = strlen(vname);
                 char *arg = NULL;
                 for (size_t p = k->body_start; p + vl < k->body_end && !arg; p++) {
-                    if (!word_at(k->text, k->body_end, p, vname, vl))
+                    if (!word_at(k->site_text, k->body_end, p, vname, vl))
                         continue;
                     size_t q = p;
-                    while (q > k->body_start && isspace((unsigned char)k->text[q - 1]))
+                    while (q > k->body_start && isspace((unsigned char)k->site_text[q - 1]))
                         q--;
                     size_t r = p + vl;
-                    if (q == k->body_start || k->text[q - 1] != '>' || r >= k->body_end ||
-                        (k->text[r] != '(' && k->text[r] != '{'))
+                    if (q == k->body_start || k->site_text[q - 1] != '>' || r >= k->body_end ||
+                        (k->site_text[r] != '(' && k->site_text[r] != '{'))
                         continue;
-                    size_t re = kf_expr_end(k->text, r + 1, k->body_end, ",");
-                    arg = hk_strndup(k->text + r + 1, re - r - 1);
+                    size_t re = kf_expr_end(k->site_text, r + 1, k->body_end, ",");
+                    arg = hk_strndup(k->site_text + r + 1, re - r - 1);
                 }
                 ok = arg && hk_buf_printf(&b, "(%s)", arg) == HK_OK;
                 hk_free(arg);
@@ -1478,32 +1710,33 @@ static char *sk_div_size(const char *bytes, long size)
 
 /* Count of the buffer passed as launch argument arg, from the host code before the launch:
  * cudaMalloc/hipMalloc(&arg, BYTES) or a vector's size. New string or NULL; *line set. */
-static char *sk_count_from_host(skel *k, const char *arg, long elem_size, const char *elem, int *line)
+/* The allocations of name in [s, e) of the launch's text: how many there are, and the
+ * count (BYTES / elem_size in spec terms, *line set) of the first one whose size
+ * translates; into *res (new string) when res is not NULL. */
+static int sk_mallocs(skel *k, const char *name, size_t s, size_t e, long elem_size, const char *elem,
+                      bool constant_only, char **res, int *line)
 {
-    char *name = arg ? sk_arg_name(arg) : NULL;
-    char *res = NULL;
-    if (!name || !elem_size)
-        goto out;
     static const char *const fns[] = { "cudaMalloc", "hipMalloc", "cudaMallocManaged", "hipMallocManaged" };
-    const char *t = k->text;
-    for (size_t i = k->body_start; i < k->body_end && !res; i++) {
+    const char *t = k->site_text;
+    int n = 0;
+    for (size_t i = s; i < e; i++) {
         size_t fl = 0;
         for (size_t f = 0; f < HK_ARRAY_LEN(fns); f++) {
             size_t l = strlen(fns[f]);
-            if (word_at(t, k->body_end, i, fns[f], l))
+            if (word_at(t, e, i, fns[f], l))
                 fl = l;
         }
         if (!fl)
             continue;
         size_t j = i + fl;
-        while (j < k->body_end && isspace((unsigned char)t[j]))
+        while (j < e && isspace((unsigned char)t[j]))
             j++;
-        if (j >= k->body_end || t[j] != '(')
+        if (j >= e || t[j] != '(')
             continue;
-        size_t a1 = kf_expr_end(t, j + 1, k->body_end, ",");
-        if (a1 >= k->body_end || t[a1] != ',')
+        size_t a1 = kf_expr_end(t, j + 1, e, ",");
+        if (a1 >= e || t[a1] != ',')
             continue;
-        size_t a2 = kf_expr_end(t, a1 + 1, k->body_end, ",");
+        size_t a2 = kf_expr_end(t, a1 + 1, e, ",");
         /* the first argument names the pointer: &d_x, (void **)&d_x, reinterpret_cast<...>(&d_x) */
         char first[256];
         snprintf(first, sizeof first, "%.*s", (int)(a1 - j - 1), t + j + 1);
@@ -1518,17 +1751,60 @@ static char *sk_count_from_host(skel *k, const char *arg, long elem_size, const 
             nl++;
         if (nl != strlen(name) || strncmp(nm, name, nl))
             continue;
+        n++;
+        if (!res || *res)
+            continue;
         char *bytes = hk_strndup(t + a1 + 1, a2 - a1 - 1);
         char *host = bytes ? sk_host_text(k, bytes, elem_size, elem) : NULL;
         char *tr = host ? sk_translate(k, host, 0) : NULL;
-        if (tr && kf_only_sizes(k, tr)) {
-            res = sk_div_size(tr, elem_size);
-            *line = sk_line(k, i);
+        expr *x = NULL;
+        expr_value v;
+        bool constant = tr && expr_parse(tr, &x, NULL, 0) == HK_OK && expr_eval(x, NULL, 0, &v, NULL, 0) == HK_OK;
+        expr_free(x);
+        if (tr && (constant || (!constant_only && kf_only_sizes(k, tr)))) {
+            *res = sk_div_size(tr, elem_size);
+            *line = sk_site_line(k, i);
         }
         hk_free(tr);
         hk_free(host);
         hk_free(bytes);
     }
+    return n;
+}
+
+/* Whether the caller body declares name (a local pointer: `float *name`). */
+static bool sk_declared_locally(const skel *k, const char *name)
+{
+    size_t wl = strlen(name);
+    const char *t = k->site_text;
+    for (size_t i = k->body_start; i + wl <= k->body_end; i++) {
+        if (!word_at(t, k->body_end, i, name, wl))
+            continue;
+        size_t b = i;
+        while (b > k->body_start && isspace((unsigned char)t[b - 1]))
+            b--;
+        if (b > k->body_start && (t[b - 1] == '*' || isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_' ||
+                                  t[b - 1] == '>'))
+            return true;
+    }
+    return false;
+}
+
+/* Count of the buffer passed as launch argument arg, from the host code: cudaMalloc/
+ * hipMalloc(&arg, BYTES) or a vector's size in the caller before the launch; for a
+ * file-scope pointer (not declared in the caller), its one allocation anywhere in the file
+ * (an init function's), when the size is a constant there: that function's own names
+ * mean nothing at the launch. New string or NULL; *line set. */
+static char *sk_count_from_host(skel *k, const char *arg, long elem_size, const char *elem, int *line)
+{
+    char *name = arg ? sk_arg_name(arg) : NULL;
+    char *res = NULL;
+    if (!name || !elem_size)
+        goto out;
+    sk_mallocs(k, name, k->body_start, k->body_end, elem_size, elem, false, &res, line);
+    if (!res && k->body_end > k->body_start && !sk_declared_locally(k, name) &&
+        sk_mallocs(k, name, 0, k->site_len, elem_size, elem, true, NULL, line) == 1)
+        sk_mallocs(k, name, 0, k->site_len, elem_size, elem, true, &res, line);
 out:
     hk_free(name);
     return res;
@@ -1574,6 +1850,122 @@ static bool sk_pointer_written(const char *t, size_t s, size_t e, const char *na
             return true;
     }
     return false;
+}
+
+/* Where the body moves the pointer itself (name += off, name = ..., ++name): its subscripts
+ * are then relative to a place they do not show, so they cannot give its count. The byte
+ * of the first such statement, or 0 when there is none. */
+static size_t sk_pointer_moved(const char *t, size_t s, size_t e, const char *name)
+{
+    size_t wl = strlen(name);
+    for (size_t i = s; *name && i + wl <= e; i++) {
+        if (!word_at(t, e, i, name, wl) || (i > s && (t[i - 1] == '.' || t[i - 1] == '>' || t[i - 1] == '*')))
+            continue;
+        size_t j = i + wl;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        size_t b = i;
+        while (b > s && isspace((unsigned char)t[b - 1]))
+            b--;
+        bool after = j + 1 < e && ((t[j] == '=' && t[j + 1] != '=') || ((t[j] == '+' || t[j] == '-') &&
+                                                                         (t[j + 1] == '=' || t[j + 1] == t[j])));
+        bool before = b >= s + 2 && (t[b - 1] == '+' || t[b - 1] == '-') && t[b - 2] == t[b - 1];
+        if (after || before)
+            return i;
+    }
+    return 0;
+}
+
+/* ---- data-dependent subscripts ---- */
+
+#define DD_MAX_NAMES 64
+
+/* Whether t[s, e) reads an element of one of the pointer parameters of f (NAME[ ... ]). */
+static bool dd_reads_buffer(const char *t, size_t s, size_t e, const an_function *f)
+{
+    for (size_t p = 0; p < f->n_params; p++) {
+        const char *n = f->params[p].name;
+        size_t nl = strlen(n);
+        if (f->params[p].pointer_depth == 0 || !nl)
+            continue;
+        for (size_t i = s; i + nl < e; i++)
+            if (word_at(t, e, i, n, nl) && (i == s || t[i - 1] != '.')) {
+                size_t j = i + nl;
+                while (j < e && isspace((unsigned char)t[j]))
+                    j++;
+                if (j < e && t[j] == '[')
+                    return true;
+            }
+    }
+    return false;
+}
+
+static bool dd_mentions(const char *t, size_t s, size_t e, char names[][64], size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = s; i + strlen(names[k]) <= e; i++)
+            if (word_at(t, e, i, names[k], strlen(names[k])))
+                return true;
+    return false;
+}
+
+/* A subscript of a pointer parameter whose index is a value read from a buffer (P[Q[i]],
+ * or label = target[i]; P[label]): the generated inputs are random, not valid indices,
+ * so such a kernel reads out of bounds. The byte of the first such subscript, or 0. */
+static size_t sk_gather(const char *t, size_t s, size_t e, const an_function *f)
+{
+    char tainted[DD_MAX_NAMES][64];
+    size_t nt = 0;
+    /* locals assigned from a buffer read, then from those (two rounds follow a chain) */
+    for (int round = 0; round < 2; round++)
+        for (size_t i = s; i < e && nt < DD_MAX_NAMES; i++) {
+            if (!(isalpha((unsigned char)t[i]) || t[i] == '_') ||
+                (i > s && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_' || t[i - 1] == '.')))
+                continue;
+            size_t ne = i;
+            while (ne < e && (isalnum((unsigned char)t[ne]) || t[ne] == '_'))
+                ne++;
+            size_t j = ne;
+            while (j < e && isspace((unsigned char)t[j]))
+                j++;
+            if (j + 1 >= e || t[j] != '=' || t[j + 1] == '=' || ne - i >= 64) {
+                i = ne;
+                continue;
+            }
+            size_t ie = kf_expr_end(t, j + 1, e, ";,");
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(ne - i), t + i);
+            bool known = false;
+            for (size_t k = 0; k < nt; k++)
+                known |= !strcmp(tainted[k], name);
+            if (!known && (dd_reads_buffer(t, j + 1, ie, f) || dd_mentions(t, j + 1, ie, tainted, nt)))
+                snprintf(tainted[nt++], sizeof tainted[0], "%s", name);
+            i = ne;
+        }
+    /* a subscript of a pointer parameter using them (a __shared__ table the kernel sizes
+     * itself, a histogram's bins, is not a buffer the harness allocates) */
+    for (size_t i = s; i < e; i++) {
+        if (t[i] != '[')
+            continue;
+        size_t b = i;
+        while (b > s && isspace((unsigned char)t[b - 1]))
+            b--;
+        size_t w = b;
+        while (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_'))
+            w--;
+        bool param = false;
+        for (size_t p = 0; p < f->n_params && w < b; p++)
+            param |= f->params[p].pointer_depth > 0 && strlen(f->params[p].name) == b - w &&
+                     !strncmp(f->params[p].name, t + w, b - w);
+        if (!param)
+            continue;
+        size_t close = kf_expr_end(t, i + 1, e, "");
+        if (close > e)
+            break;
+        if (dd_reads_buffer(t, i + 1, close, f) || dd_mentions(t, i + 1, close, tainted, nt))
+            return i;
+    }
+    return 0;
 }
 
 /* Names of __constant__ arrays the kernel body reads; NULL-terminated into out. */
@@ -1671,6 +2063,245 @@ static size_t sk_split_targs(const char *t, char **out, size_t cap)
     return n;
 }
 
+/* The template arguments of an explicit instantiation of kernel in t
+ * ("template __global__ void k<float, 128>(const float *, ...);"): a new string "<...>", or
+ * NULL; *at set to its byte. A program instantiates what it runs, so these are as good as a
+ * launch site's. */
+static char *sk_instantiation(const char *t, size_t len, const char *kernel, size_t *at)
+{
+    size_t kl = strlen(kernel);
+    for (size_t i = 0; t && i + 8 < len; i++) {
+        if (!word_at(t, len, i, "template", 8))
+            continue;
+        size_t j = i + 8;
+        while (j < len && isspace((unsigned char)t[j]))
+            j++;
+        if (j >= len || t[j] == '<') /* a template declaration, not an instantiation */
+            continue;
+        size_t end = kf_expr_end(t, j, len, ";");
+        for (size_t q = j; q + kl < end; q++) {
+            if (!word_at(t, end, q, kernel, kl))
+                continue;
+            size_t o = q + kl;
+            while (o < end && isspace((unsigned char)t[o]))
+                o++;
+            if (o >= end || t[o] != '<')
+                break;
+            int depth = 0;
+            size_t c = o;
+            for (; c < end; c++) {
+                depth += t[c] == '<';
+                depth -= t[c] == '>';
+                if (depth == 0)
+                    break;
+            }
+            if (c >= end || c - o > SK_MAX_TEXT)
+                break;
+            *at = i;
+            return hk_strndup(t + o, c - o + 1);
+        }
+    }
+    return NULL;
+}
+
+/* ---- typedefs ---- */
+
+/* Whether `#define name` appears in the first len bytes of t (before the directive that
+ * asks: an include guard's #ifndef comes before its #define). */
+static bool pp_defined(const char *t, size_t len, const char *name, size_t nl)
+{
+    for (const char *p = t; (p = strstr(p, "#define")) != NULL && (size_t)(p - t) < len; p += 7) {
+        const char *q = p + 7;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (!strncmp(q, name, nl) && !(isalnum((unsigned char)q[nl]) || q[nl] == '_'))
+            return true;
+    }
+    return false;
+}
+
+/* A preprocessor condition this file can decide: defined(X), defined X, !defined(X) (X
+ * decided by whether the text #defines it). 1 true, 0 false, -1 cannot say. */
+static int pp_cond(const char *t, size_t len, const char *c, const char *e)
+{
+    while (c < e && isspace((unsigned char)*c))
+        c++;
+    bool neg = c < e && *c == '!';
+    c += neg;
+    if ((size_t)(e - c) < 8 || strncmp(c, "defined", 7))
+        return -1;
+    c += 7;
+    while (c < e && (isspace((unsigned char)*c) || *c == '('))
+        c++;
+    const char *n = c;
+    while (c < e && (isalnum((unsigned char)*c) || *c == '_'))
+        c++;
+    size_t nl = (size_t)(c - n);
+    while (c < e && (isspace((unsigned char)*c) || *c == ')'))
+        c++;
+    if (!nl || c != e)
+        return -1;
+    return pp_defined(t, len, n, nl) != neg;
+}
+
+/* Whether byte at of t is compiled with no -D flags: 1 yes, 0 no, -1 cannot say. Tracks
+ * #if/#ifdef/#ifndef/#elif/#else/#endif before it; conditions other than defined() are
+ * not decided. */
+static int pp_active(const char *t, size_t len, size_t at)
+{
+    enum { DEPTH = 32 };
+    int state[DEPTH], taken[DEPTH]; /* per level: branch now 1/0/-1; a branch was taken 1/0/-1 */
+    int d = 0;
+    for (size_t i = 0; i < at && i < len; i++) {
+        if (t[i] != '#' || (i > 0 && t[i - 1] != '\n' && !isspace((unsigned char)t[i - 1])))
+            continue;
+        const char *p = t + i + 1, *eol = memchr(p, '\n', len - i - 1);
+        if (!eol)
+            eol = t + len;
+        while (p < eol && isspace((unsigned char)*p))
+            p++;
+        const char *ce = eol;
+        const char *cm = p;
+        while (cm + 1 < eol && !(cm[0] == '/' && (cm[1] == '/' || cm[1] == '*')))
+            cm++;
+        if (cm + 1 < eol)
+            ce = cm;
+        while (ce > p && isspace((unsigned char)ce[-1]))
+            ce--;
+        int v = -2;
+        if (!strncmp(p, "ifdef", 5) || !strncmp(p, "ifndef", 6)) {
+            bool nd = p[2] == 'n';
+            const char *n = p + (nd ? 6 : 5);
+            while (n < ce && isspace((unsigned char)*n))
+                n++;
+            v = pp_defined(t, i, n, (size_t)(ce - n)) != nd;
+        } else if (!strncmp(p, "if", 2) && isspace((unsigned char)p[2])) {
+            v = pp_cond(t, i, p + 2, ce);
+        }
+        if (v != -2) {
+            if (d < DEPTH) {
+                state[d] = v;
+                taken[d] = v;
+            }
+            d++;
+        } else if (!strncmp(p, "elif", 4) && d > 0 && d <= DEPTH) {
+            int c = pp_cond(t, i, p + 4, ce);
+            int was = taken[d - 1];
+            state[d - 1] = was == 1 ? 0 : was == 0 ? c : -1;
+            taken[d - 1] = was == 1 || c == 1 ? 1 : was == 0 && c == 0 ? 0 : -1;
+        } else if (!strncmp(p, "else", 4) && d > 0 && d <= DEPTH) {
+            int was = taken[d - 1];
+            state[d - 1] = was == -1 ? -1 : !was;
+            taken[d - 1] = 1;
+        } else if (!strncmp(p, "endif", 5) && d > 0) {
+            d--;
+        }
+        i = (size_t)(eol - t);
+    }
+    int r = 1;
+    for (int l = 0; l < d && l < DEPTH; l++)
+        r = state[l] == 0 ? 0 : r == 0 ? 0 : state[l] == -1 ? -1 : r;
+    return d > DEPTH ? -1 : r;
+}
+
+/* What the typedef or using-alias name stands for in t, in a build without -D flags:
+ * into out (false when name has no such definition, or those that may be compiled
+ * disagree). */
+static bool sk_typedef(const char *t, size_t len, const char *name, char *out, size_t outlen)
+{
+    size_t nl = strlen(name);
+    bool found = false, ambiguous = false;
+    for (size_t i = 0; t && i + nl < len && !ambiguous; i++) {
+        if (!word_at(t, len, i, name, nl))
+            continue;
+        char ty[96] = "";
+        size_t st = i;
+        /* typedef TYPE name; */
+        size_t j = i + nl;
+        while (j < len && isspace((unsigned char)t[j]))
+            j++;
+        if (j < len && t[j] == ';') {
+            size_t b = i;
+            while (b > 0 && t[b - 1] != ';' && t[b - 1] != '\n' && t[b - 1] != '{' && t[b - 1] != '}')
+                b--;
+            while (b < i && isspace((unsigned char)t[b]))
+                b++;
+            if (i - b > 8 && word_at(t, len, b, "typedef", 7))
+                snprintf(ty, sizeof ty, "%.*s", (int)(i - b - 8), t + b + 8);
+            st = b;
+        } else if (j < len && t[j] == '=' && i >= 6 && word_at(t, len, i - 6, "using", 5)) {
+            /* using name = TYPE; */
+            size_t e = kf_expr_end(t, j + 1, len, ";");
+            snprintf(ty, sizeof ty, "%.*s", (int)(e - j - 1), t + j + 1);
+        }
+        char *a = ty, *z = ty + strlen(ty);
+        while (*a && isspace((unsigned char)*a))
+            a++;
+        while (z > a && isspace((unsigned char)z[-1]))
+            *--z = '\0';
+        if (!*a || strpbrk(a, "()<>*&[{"))
+            continue;
+        int on = pp_active(t, len, st);
+        if (on == 0)
+            continue;
+        if (found && strcmp(out, a) != 0)
+            ambiguous = true;
+        snprintf(out, outlen, "%s", a);
+        found = true;
+    }
+    return found && !ambiguous;
+}
+
+/* elem with the typedefs of the kernel's file followed (at most four deep), into cur. */
+static void sk_resolve_type(const skel *k, const char *elem, char *cur, size_t n)
+{
+    char next[96];
+    snprintf(cur, n, "%s", elem);
+    for (int i = 0; i < 4 && !sk_dtype_known(cur) && sk_typedef(k->text, k->len, cur, next, sizeof next); i++)
+        snprintf(cur, n, "%s", next);
+}
+
+/* PyTorch's AT_DISPATCH_FLOATING_TYPES* macros run their lambda once per floating type,
+ * each time with scalar_t that type; float is always one of them. The macro whose
+ * still-open call holds the launch at byte site (in the caller body of the launch's text),
+ * or NULL. */
+static const char *sk_dispatch_macro(const skel *k, size_t site)
+{
+    static const char *const macros[] = { "AT_DISPATCH_FLOATING_TYPES_AND_HALF",
+                                          "AT_DISPATCH_FLOATING_TYPES_AND2",
+                                          "AT_DISPATCH_FLOATING_TYPES_AND", "AT_DISPATCH_FLOATING_TYPES" };
+    const char *t = k->site_text;
+    for (size_t i = site; t && i-- > k->body_start;) {
+        for (size_t m = 0; m < HK_ARRAY_LEN(macros); m++) {
+            size_t l = strlen(macros[m]);
+            if (!word_at(t, site, i, macros[m], l))
+                continue;
+            size_t j = i + l;
+            while (j < site && isspace((unsigned char)t[j]))
+                j++;
+            int depth = 0;
+            for (size_t q = j; q < site; q++)
+                depth += (t[q] == '(') - (t[q] == ')');
+            return j < site && t[j] == '(' && depth > 0 ? macros[m] : NULL;
+        }
+    }
+    return NULL;
+}
+
+/* The first launch of f in m that passes as many arguments as f takes (a launch of another
+ * kernel of the same name, in a sibling file, would not). */
+static const an_launch *sk_find_site(const an_model *m, const char *kernel, size_t n_params)
+{
+    for (size_t i = 0; m && i < m->n_launches; i++) {
+        const an_launch *l = &m->launches[i];
+        const char *colon = strrchr(l->kernel, ':');
+        const char *base = colon ? colon + 1 : l->kernel;
+        if ((!strcmp(l->kernel, kernel) || !strcmp(base, kernel)) && l->n_args == n_params)
+            return l;
+    }
+    return NULL;
+}
+
 static int sk_build(const an_model *m, long kernel, skel *k, const char *source, int grid_mode,
                     sk_cover *cover, json_t **out)
 {
@@ -1678,17 +2309,20 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     const an_function *f = &m->funcs[kernel];
     const char *text = k->text;
     size_t len = k->len;
-    const an_launch *site = NULL;
-    for (size_t i = 0; i < m->n_launches && !site; i++)
-        if (!strcmp(m->launches[i].kernel, f->name))
-            site = &m->launches[i];
-    if (site && site->caller >= 0 && (size_t)site->caller < m->n_funcs && text) {
-        const an_function *cf = &m->funcs[site->caller];
+    if (!k->site_m) {
+        k->site_m = m;
+        k->site_text = text;
+        k->site_len = len;
+    }
+    const an_model *sm = k->site_m;
+    const an_launch *site = sk_find_site(sm, f->name, f->n_params);
+    if (site && site->caller >= 0 && (size_t)site->caller < sm->n_funcs && k->site_text) {
+        const an_function *cf = &sm->funcs[site->caller];
         k->body_start = cf->body_span.start_byte;
-        k->body_end = site->span.start_byte < len ? site->span.start_byte : (uint32_t)len;
+        k->body_end = site->span.start_byte < k->site_len ? site->span.start_byte : (uint32_t)k->site_len;
     }
     int site_line = site ? (int)site->span.start_row + 1 : 0;
-    const char *file = k->file ? k->file : source;
+    const char *file = k->site_file ? k->site_file : k->file ? k->file : source;
     int rc = HK_OK;
     json_t *root = NULL;
     kfacts kf = { 0 };
@@ -1705,6 +2339,23 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     size_t n_site_targs = site && site->template_args
                               ? sk_split_targs(site->template_args, site_targs, HK_ARRAY_LEN(site_targs))
                               : 0;
+    char targ_from[PATH_MAX + 48];
+    snprintf(targ_from, sizeof targ_from, "the launch site at %s:%d", file, site_line);
+    if (!n_site_targs && f->template_params) {
+        size_t at = 0;
+        bool own = true;
+        char *inst = sk_instantiation(text, len, f->name, &at);
+        if (!inst && k->site_text != text) {
+            own = false;
+            inst = sk_instantiation(k->site_text, k->site_len, f->name, &at);
+        }
+        if (inst) {
+            n_site_targs = sk_split_targs(inst, site_targs, HK_ARRAY_LEN(site_targs));
+            snprintf(targ_from, sizeof targ_from, "the explicit instantiation at %s:%d",
+                     own ? (k->file ? k->file : source) : file, own ? sk_line(k, at) : sk_site_line(k, at));
+        }
+        hk_free(inst);
+    }
     if (f->template_params) {
         char *decl[16] = { 0 };
         size_t nd = sk_split_targs(f->template_params, decl, HK_ARRAY_LEN(decl));
@@ -1715,6 +2366,11 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
                 sscanf(decl[i], "%31s %63[A-Za-z0-9_]", kw, nm);
             bool type = !strcmp(kw, "typename") || !strcmp(kw, "class");
             const char *given = i < n_site_targs ? site_targs[i] : NULL;
+            const char *dispatch = type && given && site && !strcmp(given, "scalar_t")
+                                       ? sk_dispatch_macro(k, site->span.start_byte)
+                                       : NULL;
+            if (dispatch)
+                given = "float";
             const char *val = given;
             if (!val && eq) {
                 char *v = eq + 1;
@@ -1735,11 +2391,15 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             expr_free(e);
             hk_free(tr);
             if (!given)
-                sk_doubt(k, "template argument %s of %s is not given by a launch site: guessed %s", nm[0] ? nm : "?",
+                sk_doubt(k, "template argument %s of %s is not given by a launch site or an explicit "
+                         "instantiation: guessed %s", nm[0] ? nm : "?",
                          f->name, targs[n_ta] ? targs[n_ta] : "?");
+            else if (dispatch)
+                sk_note(k, "template argument %s = float: %s is scalar_t inside %s at %s:%d, which "
+                        "instantiates it for float among others", nm[0] ? nm : "?", nm[0] ? nm : "?",
+                        dispatch, file, site_line);
             else
-                sk_note(k, "template argument %s = %s from the launch site at %s:%d", nm[0] ? nm : "?", given,
-                        file, site_line);
+                sk_note(k, "template argument %s = %s from %s", nm[0] ? nm : "?", given, targ_from);
             if (type && nm[0] && n_tp < HK_ARRAY_LEN(tparams)) {
                 tparams[n_tp] = hk_strdup(nm);
                 tactual[n_tp++] = hk_strdup(targs[n_ta] ? targs[n_ta] : "float");
@@ -1764,6 +2424,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     }
 
     /* block: from the launch when it translates to constants, else 256 (16x16 for 2D) */
+    bool site_block_unread = false;
     if (site && site->block) {
         char *t = sk_translate(k, site->block, 0);
         char *raw = t ? NULL : sk_local_init(k, site->block);
@@ -1787,6 +2448,9 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         }
         for (size_t d = 0; d < 3; d++)
             hk_free(parts[d]);
+        /* a block the program fixes at compile time (a #define, a constexpr) that did not
+         * translate; a runtime one (a launcher's block_size) the kernel cannot assume */
+        site_block_unread = n_block == 0 && sk_mentions_tunable(k, raw ? raw : site->block);
         hk_free(t);
         hk_free(raw);
         if (n_block)
@@ -1798,8 +2462,19 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         if (p->pointer_depth > 0)
             continue;
         int dt = HK_DT_F32;
-        bool is_int = spec_dtype_parse(p->elem_type, &dt) == HK_OK && !hk_dtype_is_float(dt);
+        char scalar_type[96];
+        sk_resolve_type(k, p->elem_type, scalar_type, sizeof scalar_type);
+        bool is_int = spec_dtype_parse(scalar_type, &dt) == HK_OK && !hk_dtype_is_float(dt);
         const char *arg = site && i < site->n_args ? site->args[i] : NULL;
+        if (!strcmp(p->elem_type, "bool")) {
+            /* a flag, never a size: true only when the launch says so. False is the common
+             * default of such flags (mmcv's aligned=False, whose branch writes every output) */
+            bool on = arg && (!strcmp(arg, "true") || !strcmp(arg, "1"));
+            scal[i] = hk_strdup(on ? "1" : "0");
+            if (!arg)
+                sk_note(k, "flag %s set to false (no launch site gives it)", p->name[0] ? p->name : "?");
+            continue;
+        }
         char *t = arg ? sk_translate(k, arg, 0) : NULL;
         if (is_int) {
             if (!t && p->name[0] && is_identifier(p->name))
@@ -1880,6 +2555,11 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         n_block = n_block ? n_block : 1;
         block_val[0] = pinned;
     }
+    if (n_block == 0 && site_block_unread)
+        /* the program launches one block size, which the kernel may assume (a shared table
+         * per warp, a loop over a fixed count): another one is not a guess to run on */
+        sk_doubt(k, "the block %s of the launch at %s:%d could not be read: guessed %s", site->block, file,
+                 site_line, kf.uses_dim[1] ? "16 x 16" : "256");
     if (n_block == 0) {
         bool two = kf.uses_dim[1];
         n_block = two ? 2 : 1;
@@ -1897,8 +2577,12 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
 
     /* what each grid dimension must cover, from the bounds checks */
     char *derived[3] = { 0 };
+    int odd_line[3] = { 0 };
+    for (size_t n = 0; n < kf.n_idx; n++)
+        if (kf.idx[n].odd_stride && kf.idx[n].dim >= 0 && !odd_line[kf.idx[n].dim])
+            odd_line[kf.idx[n].dim] = kf.idx[n].line;
     for (int d = 0; d < 3; d++) {
-        if (!kf.uses_dim[d])
+        if (!kf.uses_dim[d] || odd_line[d])
             continue;
         bool seen = false;
         for (size_t n = 0; n < kf.n_idx && !derived[d]; n++) {
@@ -1963,6 +2647,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         if (n_grid)
             sk_note(k, "grid from the launch site at %s:%d", file, site_line);
     }
+    bool site_grid = n_grid > 0;
     if (grid_mode == GRID_BOUNDS || (grid_mode == GRID_SITE && n_grid == 0)) {
         size_t nd = 0;
         for (int d = 0; d < 3; d++)
@@ -2014,6 +2699,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             sk_doubt(k, "no launch site or bounds check says how many blocks %s needs: guessed a 1D grid over %s",
                      f->name, k->n_vars == 1 ? k->vars[0] : product);
     }
+    for (int d = 0; d < 3 && !site_grid && !kf.grid_stride; d++)
+        if (odd_line[d])
+            sk_doubt(k, "the index at line %d scales blockIdx.%c by neither blockDim.%c nor a constant: "
+                     "how many blocks cover the outputs is not known", odd_line[d], "xyz"[d], "xyz"[d]);
     for (size_t d = 0; d < n_block; d++)
         block[d] = hk_asprintf("%lld", block_val[d]);
     const an_function *fn = f;
@@ -2027,6 +2716,9 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         for (size_t t = 0; t < n_tp; t++)
             if (!strcmp(tparams[t], elem) && tactual[t])
                 elem = tactual[t];
+        char elem_buf[96];
+        sk_resolve_type(k, elem, elem_buf, sizeof elem_buf);
+        elem = elem_buf;
         long esize = sk_type_size(elem);
         const char *dt = sk_dtype(elem, NULL, 0, &width);
         int dtc = HK_DT_F32;
@@ -2035,8 +2727,15 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         int line = 0;
         const char *arg = site && i < site->n_args ? site->args[i] : NULL;
         char *c = sk_count_from_host(k, arg, esize ? esize : dsize * width, elem, &line);
+        size_t moved = sk_pointer_moved(text, bs, be, p->name);
         if (c) {
-            sk_note(k, "count of %s from %s at line %d", p->name, "its allocation", line);
+            if (k->site_file)
+                sk_note(k, "count of %s from its allocation at %s:%d", p->name, k->site_file, line);
+            else
+                sk_note(k, "count of %s from its allocation at line %d", p->name, line);
+        } else if (moved) {
+            sk_note(k, "%s is moved at line %d (its subscripts are relative to that): no count "
+                    "from the index math", p->name, sk_line(k, moved));
         } else if ((c = kf_count_from_index(k, f, &kf, p->name)) != NULL) {
             sk_note(k, "count of %s from its subscripts in %s", p->name, f->name);
         } else if ((c = kc_count(k, p->name)) != NULL) {
@@ -2121,6 +2820,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     ok &= json_array_append_new(sizes, s0) == 0;
     ok &= json_array_append_new(sizes, s1) == 0;
 
+    size_t gather = sk_gather(text, bs, be, f);
+    if (gather)
+        sk_doubt(k, "the subscript at line %d is a value read from a buffer: the generated inputs "
+                 "are not valid indices (give that input an int(lo,hi) distribution)", sk_line(k, gather));
     /* __constant__ data the program sets with cudaMemcpyToSymbol: the harness has no
      * such input */
     char consts[8][64];
@@ -2145,7 +2848,13 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         for (size_t t = 0; t < n_tp; t++)
             if (!strcmp(tparams[t], elem) && tactual[t])
                 elem = tactual[t];
+        char elem_buf[96];
+        sk_resolve_type(k, elem, elem_buf, sizeof elem_buf);
+        elem = elem_buf;
         const char *dt = sk_dtype(elem, NULL, 0, &width);
+        if (!sk_dtype_known(elem))
+            sk_doubt(k, "%s is of type %s, which the generated harness does not know: passed as float",
+                     p->name[0] ? p->name : "?", elem);
         if (p->pointer_depth > 0) {
             int use = p->is_const ? -1 : sk_pointer_use(text, bs, be, p->name);
             bool written = !p->is_const && (use >= 2 || sk_pointer_written(text, bs, be, p->name));
@@ -2267,11 +2976,13 @@ static bool sk_covers(const spec *sp, const sk_cover *c, char *why, size_t whyle
                 continue;
             expr *e = NULL;
             expr_value need, got;
-            expr_var vars[SPEC_MAX_SIZES + 4];
-            size_t nv = spec_size_vars(sp, k, NULL, 132, vars);
-            if (expr_parse(c->need[d], &e, NULL, 0) != HK_OK ||
-                expr_eval(e, vars, nv, &need, NULL, 0) != HK_OK ||
-                spec_eval(sp, sp->grid[d], k, 132, &got, NULL, 0) != HK_OK) {
+            expr_var *vars = hk_calloc(sp->n_size_names + 4, sizeof *vars);
+            size_t nv = vars ? spec_size_vars(sp, k, NULL, 132, vars) : 0;
+            bool bad = !vars || expr_parse(c->need[d], &e, NULL, 0) != HK_OK ||
+                       expr_eval(e, vars, nv, &need, NULL, 0) != HK_OK ||
+                       spec_eval(sp, sp->grid[d], k, 132, &got, NULL, 0) != HK_OK;
+            hk_free(vars);
+            if (bad) {
                 expr_free(e);
                 snprintf(why, whylen, "cannot evaluate the blocks grid %c needs", "xyz"[d]);
                 return false;
@@ -2314,12 +3025,20 @@ void spec_inference_free(spec_inference *inf)
     memset(inf, 0, sizeof *inf);
 }
 
+/* A launch site found in another file than the kernel's (all borrowed). */
+typedef struct {
+    const an_model *m;
+    const char *text;
+    size_t len;
+    const char *label; /* its path, relative to the kernel's directory when under it */
+} infer_site;
+
 /* The inference on an analysed text: tries the launch site's grid, then the grid the
  * bounds checks imply, then a flat one; the first that validates (at spec_path, or as
  * text when NULL) and covers every element the bounds name wins. */
 static int infer_model(const an_model *m, long kernel, const char *text, size_t len, const char *source,
-                       const char *file_label, const char *spec_path, spec_inference *out, char *err,
-                       size_t errlen)
+                       const char *file_label, const infer_site *ext, const char *spec_path,
+                       spec_inference *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (err && errlen)
@@ -2352,6 +3071,12 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
     int rc = HK_EUNSUPPORTED;
     for (int mode = GRID_SITE; mode <= GRID_FLAT; mode++) {
         skel k = { .m = m, .text = text, .len = len, .file = file_label, .km = km };
+        if (ext) {
+            k.site_m = ext->m;
+            k.site_text = ext->text;
+            k.site_len = ext->len;
+            k.site_file = ext->label;
+        }
         sk_cover cover = { 0 };
         json_t *root = NULL;
         rc = sk_build(m, kernel, &k, source, mode, &cover, &root);
@@ -2422,7 +3147,7 @@ int spec_skeleton(const an_model *m, long kernel, const char *text, size_t len, 
 {
     *out = NULL;
     spec_inference inf;
-    int rc = infer_model(m, kernel, text, len, source, source, NULL, &inf, NULL, 0);
+    int rc = infer_model(m, kernel, text, len, source, source, NULL, NULL, &inf, NULL, 0);
     if (rc == HK_OK) {
         *out = json_incref(inf.spec);
         spec_inference_free(&inf);
@@ -2477,13 +3202,147 @@ static char *source_for(const char *file, const char *spec_path)
     return res;
 }
 
+/* ---- a launch site in another file of the project ---- */
+
+/* A kernel header's launch often lives in a sibling .cu. The search reads the kernel's
+ * directory tree, then, inside a project (a folder up to SIB_ROOT_UP levels above holds
+ * .git, compile_commands.json, CMakeLists.txt, Makefile, setup.py or pyproject.toml), its
+ * parent's and grandparent's, never above that project's root; outside a project (a loose
+ * file in /tmp) only its own folder. In name order, at most SIB_MAX_FILES files of the
+ * extensions below, SIB_MAX_DEPTH deep, the first 512 entries of a folder; the first file
+ * with a launch of the kernel that passes as many arguments as it takes wins. Hidden
+ * folders are skipped. */
+#define SIB_MAX_FILES 2000
+#define SIB_MAX_DEPTH 6
+#define SIB_LEVELS 3
+#define SIB_ROOT_UP 8
+
+typedef struct {
+    const char *kernel;
+    size_t n_params;
+    const char *self;  /* the kernel's own file (real path): not searched again */
+    const char *skip;  /* a folder already searched (real path), or NULL */
+    size_t files;
+    char *path;        /* found: real path, text and model (owned) */
+    char *text;
+    size_t len;
+    an_model *m;
+} sib_search;
+
+static bool sib_source_name(const char *name)
+{
+    static const char *const exts[] = { ".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp" };
+    const char *dot = strrchr(name, '.');
+    for (size_t i = 0; dot && i < HK_ARRAY_LEN(exts); i++)
+        if (!strcmp(dot, exts[i]))
+            return true;
+    return false;
+}
+
+/* The file at path, when it holds a launch of the kernel: kept in s. */
+static void sib_try_file(sib_search *s, const char *path)
+{
+    size_t len = 0;
+    char *text = read_all(path, &len);
+    an_model *m = NULL;
+    /* cheap filter before a parse: the name and a launch form */
+    if (!text || !strstr(text, s->kernel) ||
+        (!strstr(text, "<<<") && !strstr(text, "LaunchKernel")) || an_analyze(text, len, &m) != HK_OK ||
+        !sk_find_site(m, s->kernel, s->n_params)) {
+        an_model_free(m);
+        hk_free(text);
+        return;
+    }
+    s->path = hk_strdup(path);
+    s->text = text;
+    s->len = len;
+    s->m = m;
+}
+
+static int sib_name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void sib_walk(sib_search *s, const char *dir, int depth)
+{
+    if (s->m || depth > SIB_MAX_DEPTH || (s->skip && !strcmp(dir, s->skip)))
+        return;
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char *names[512];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < HK_ARRAY_LEN(names))
+        if (e->d_name[0] != '.' && (names[n] = hk_strdup(e->d_name)) != NULL)
+            n++;
+    closedir(d);
+    qsort(names, n, sizeof *names, sib_name_cmp);
+    for (size_t i = 0; i < n; i++) {
+        char *p = hk_asprintf("%s/%s", dir, names[i]);
+        struct stat st;
+        if (p && !s->m && s->files < SIB_MAX_FILES && stat(p, &st) == 0) {
+            if (S_ISDIR(st.st_mode)) {
+                sib_walk(s, p, depth + 1);
+            } else if (S_ISREG(st.st_mode) && sib_source_name(names[i]) && strcmp(p, s->self) != 0 &&
+                       (size_t)st.st_size <= INFER_MAX_SOURCE) {
+                s->files++;
+                sib_try_file(s, p);
+            }
+        }
+        hk_free(p);
+        hk_free(names[i]);
+    }
+}
+
+/* Searches the project around the kernel's file (real path self) for a launch site. */
+static void sib_find(sib_search *s, const char *self)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", self);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    /* how far up the project's root is; none: this folder alone */
+    static const char *const markers[] = { ".git", "compile_commands.json", "CMakeLists.txt", "Makefile",
+                                           "setup.py", "pyproject.toml" };
+    int root_up = -1;
+    char up[PATH_MAX];
+    snprintf(up, sizeof up, "%s", dir);
+    for (int l = 0; l <= SIB_ROOT_UP && root_up < 0 && up[0]; l++) {
+        for (size_t i = 0; i < HK_ARRAY_LEN(markers) && root_up < 0; i++) {
+            char mk[PATH_MAX + 32];
+            snprintf(mk, sizeof mk, "%s/%s", up, markers[i]);
+            if (access(mk, F_OK) == 0)
+                root_up = l;
+        }
+        char *sl = strrchr(up, '/');
+        if (!sl || sl == up)
+            break;
+        *sl = '\0';
+    }
+    int levels = root_up < 0 ? 1 : root_up + 1 < SIB_LEVELS ? root_up + 1 : SIB_LEVELS;
+    char prev[PATH_MAX] = "";
+    for (int level = 0; level < levels && dir[0] && !s->m; level++) {
+        s->skip = prev[0] ? prev : NULL;
+        sib_walk(s, dir, 0);
+        if (!(slash = strrchr(dir, '/')) || slash == dir)
+            break;
+        snprintf(prev, sizeof prev, "%s", dir);
+        *slash = '\0';
+    }
+}
+
 int spec_infer(const char *path, const char *kernel, const char *spec_path, spec_inference *out,
                char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     size_t len = 0;
-    char *text = read_all(path, &len), *src = NULL;
+    char *text = read_all(path, &len), *src = NULL, *label = NULL;
     an_model *m = NULL;
+    sib_search sib = { 0 };
     int rc;
     if (!text) {
         rc = errno == ENOENT ? HK_ENOENT : errno == EFBIG ? HK_ETOOBIG : errno == ENOMEM ? HK_ENOMEM : HK_EIO;
@@ -2507,9 +3366,30 @@ int spec_infer(const char *path, const char *kernel, const char *spec_path, spec
         rc = HK_ENOMEM;
         goto out;
     }
+    infer_site ext = { 0 };
+    char self[PATH_MAX];
+    const an_function *f = &m->funcs[k];
+    if (!sk_find_site(m, f->name, f->n_params) && realpath(path, self)) {
+        sib.kernel = f->name;
+        sib.n_params = f->n_params;
+        sib.self = self;
+        sib_find(&sib, self);
+        if (sib.m) {
+            /* named from the kernel's folder, as a user would look for it */
+            size_t dl = (size_t)(strrchr(self, '/') - self);
+            bool under = !strncmp(sib.path, self, dl) && sib.path[dl] == '/';
+            label = hk_strdup(under ? sib.path + dl + 1 : sib.path);
+            ext = (infer_site){ .m = sib.m, .text = sib.text, .len = sib.len, .label = label };
+        }
+    }
     const char *slash = strrchr(path, '/');
-    rc = infer_model(m, k, text, len, src, slash ? slash + 1 : path, spec_path, out, err, errlen);
+    rc = infer_model(m, k, text, len, src, slash ? slash + 1 : path, sib.m && label ? &ext : NULL, spec_path,
+                     out, err, errlen);
 out:
+    an_model_free(sib.m);
+    hk_free(sib.text);
+    hk_free(sib.path);
+    hk_free(label);
     an_model_free(m);
     hk_free(src);
     hk_free(text);

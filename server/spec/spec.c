@@ -679,9 +679,18 @@ int spec_eval(const spec *s, const expr *e, size_t k, long long sm_count, expr_v
         set_err(err, errlen, "no size set %zu", k);
         return HK_EINVAL;
     }
-    expr_var vars[SPEC_MAX_SIZES + 4];
+    /* most specs have a handful of size variables; a long list (deformable im2col has 17)
+     * gets its table from the heap */
+    expr_var stack[32], *vars = stack;
+    if (s->n_size_names + 4 > HK_ARRAY_LEN(stack) && !(vars = hk_calloc(s->n_size_names + 4, sizeof *vars))) {
+        set_err(err, errlen, "out of memory");
+        return HK_ENOMEM;
+    }
     size_t n = spec_size_vars(s, k, NULL, sm_count, vars);
-    return expr_eval(e, vars, n, out, err, errlen);
+    int rc = expr_eval(e, vars, n, out, err, errlen);
+    if (vars != stack)
+        hk_free(vars);
+    return rc;
 }
 
 /* Evaluates e for every size set; reports the first failure or a value outside
@@ -829,8 +838,9 @@ static void parse_sizes(pctx *c, spec *s, json_t *root)
         return;
     }
     json_t *first = json_array_get(v, 0);
-    if (!json_is_object(first) || json_object_size(first) == 0 || json_object_size(first) > 16) {
-        diag(c, SPEC_ERROR, "sizes[0]", "expected an object of 1 to 16 size variables, e.g. {\"n\": 1000003}");
+    if (!json_is_object(first) || json_object_size(first) == 0 || json_object_size(first) > SPEC_MAX_SIZE_VARS) {
+        diag(c, SPEC_ERROR, "sizes[0]", "expected an object of 1 to %d size variables, e.g. {\"n\": 1000003}",
+             SPEC_MAX_SIZE_VARS);
         return;
     }
     size_t nv = json_object_size(first);

@@ -16,6 +16,7 @@
 
 #define SPEC_MAX_BYTES (1u << 20) /* largest spec file accepted */
 #define SPEC_MAX_SIZES 64
+#define SPEC_MAX_SIZE_VARS 1024 /* size variables per set: a cap on input, not a table size */
 #define SPEC_MAX_SEEDS 1000
 #define SPEC_MAX_DISTS 32
 #define SPEC_MAX_DIAGS 200

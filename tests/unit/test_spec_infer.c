@@ -315,6 +315,183 @@ static void grid_from_a_grid_stride_loop(void **state)
     spec_inference_free(&inf);
 }
 
+/* A kernel header without a launch: the launch in a sibling folder's .cu gives the template
+ * argument, the grid and the counts; an overload of another shape launched there first is
+ * not taken for it. */
+static void launch_site_in_a_sibling_file(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("sibling/shift.cuh"), "shift", &inf);
+    no_doubts(&inf);
+    json_t *ta = json_object_get(inf.spec, "template_args");
+    assert_string_equal(json_string_value(json_array_get(ta, 0)), "double");
+    assert_string_equal(field(inf.spec, 0, "dtype"), "double");
+    assert_string_equal(field(inf.spec, 1, "count"), "n");
+    assert_true(has_note(&inf, "template argument T = double from the launch site at host/run.cu:13"));
+    assert_true(has_note(&inf, "count of out from its allocation at host/run.cu:12"));
+    spec_inference_free(&inf);
+}
+
+/* out += r; out[0] = s: the subscript says one element, the kernel writes rows of them. The
+ * count is not taken from the subscripts: a doubt, never a sure count of 1. */
+static void a_moved_pointer_has_no_count_from_its_subscripts(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("moved_pointer.cu"), "row_sum", &inf);
+    assert_true(has_note(&inf, "out is moved at line 9"));
+    bool doubt = false;
+    for (size_t i = 0; i < inf.n_doubts; i++)
+        doubt |= strstr(inf.doubts[i], "how many elements out has") != NULL;
+    assert_true(doubt);
+    assert_string_not_equal(field(inf.spec, 1, "count"), "0 + 1");
+    spec_inference_free(&inf);
+}
+
+/* Eighteen integer parameters become eighteen size variables: the spec holds them all. */
+static void more_than_sixteen_size_variables(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("many_sizes.cu"), "weigh", &inf);
+    no_doubts(&inf);
+    assert_int_equal(json_object_size(json_array_get(json_object_get(inf.spec, "sizes"), 0)), 18);
+    assert_string_equal(field(inf.spec, 0, "count"), "n");
+    spec_inference_free(&inf);
+}
+
+/* No launch site anywhere: the explicit instantiation gives the template arguments (a type
+ * and the tile the index math multiplies by), so nothing is guessed. */
+static void template_arguments_from_an_explicit_instantiation(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("instantiated.cu"), "clamp_tile", &inf);
+    no_doubts(&inf);
+    json_t *ta = json_object_get(inf.spec, "template_args");
+    assert_string_equal(json_string_value(json_array_get(ta, 0)), "double");
+    assert_string_equal(json_string_value(json_array_get(ta, 1)), "64");
+    assert_string_equal(field(inf.spec, 1, "dtype"), "double");
+    assert_true(has_note(&inf, "template argument T = double from the explicit instantiation at "
+                               "instantiated.cu:11"));
+    /* blockIdx.x * TILE: the block is pinned at the instantiated TILE, not searched */
+    json_t *l = json_object_get(inf.spec, "launch");
+    assert_int_equal(json_integer_value(json_object_get(l, "block")), 64);
+    assert_string_equal(json_string_value(json_object_get(l, "grid")), "ceil_div(n, 64)");
+    spec_inference_free(&inf);
+}
+
+/* blockIdx.x * tile + threadIdx.x with tile a runtime value: the bounds check i < n does not
+ * say how many blocks cover n, so the grid is a doubt, never ceil_div(n, block_x). */
+static void a_block_scaled_by_a_runtime_value_is_a_doubt(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("odd_stride.cu"), "copy_tiles", &inf);
+    bool doubt = false;
+    for (size_t i = 0; i < inf.n_doubts; i++)
+        doubt |= strstr(inf.doubts[i], "scales blockIdx.x by neither blockDim.x nor a constant") != NULL;
+    assert_true(doubt);
+    spec_inference_free(&inf);
+}
+
+/* A bool is passed as one byte with the value false, not as a float; a struct pointer is a
+ * doubt (its elements are not floats), never a float buffer taken as sure. */
+static void bool_flags_and_unknown_types(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("types.cu"), "norm", &inf);
+    no_doubts(&inf);
+    assert_string_equal(field(inf.spec, 3, "dtype"), "uint8");
+    assert_string_equal(field(inf.spec, 3, "value"), "0");
+    assert_int_equal(json_object_size(json_array_get(json_object_get(inf.spec, "sizes"), 0)), 1);
+    spec_inference_free(&inf);
+    infer(DATA("types.cu"), "norm_pts", &inf);
+    bool doubt = false;
+    for (size_t i = 0; i < inf.n_doubts; i++)
+        doubt |= strstr(inf.doubts[i], "p is of type pt, which the generated harness does not know") != NULL;
+    assert_true(doubt);
+    spec_inference_free(&inf);
+}
+
+/* Typedefs and using-aliases are followed, through #if/#elif/#else as a build without -D
+ * flags sees them (an include guard's #ifndef included). */
+static void element_types_through_typedefs(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("typedefs.cu"), "scale_real", &inf);
+    no_doubts(&inf);
+    assert_string_equal(field(inf.spec, 0, "dtype"), "double");
+    assert_string_equal(field(inf.spec, 1, "dtype"), "double");
+    assert_string_equal(field(inf.spec, 2, "dtype"), "uint32");
+    spec_inference_free(&inf);
+}
+
+/* A launch inside AT_DISPATCH_FLOATING_TYPES_AND_HALF passes scalar_t: float is one of the
+ * types the macro instantiates, so the spec is sure with float. The same scalar_t outside a
+ * dispatch macro is a template parameter nothing resolves: a doubt. */
+static void scalar_t_from_a_dispatch_macro(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("dispatch/scale_kernel.cuh"), "scale_forward_kernel", &inf);
+    no_doubts(&inf);
+    json_t *ta = json_object_get(inf.spec, "template_args");
+    assert_string_equal(json_string_value(json_array_get(ta, 0)), "float");
+    assert_string_equal(field(inf.spec, 2, "dtype"), "float");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(inf.spec, "launch"), "block")), 512);
+    assert_true(has_note(&inf, "inside AT_DISPATCH_FLOATING_TYPES_AND_HALF at pytorch/scale_cuda.cu:7"));
+    spec_inference_free(&inf);
+    infer(DATA("dispatch/scale_kernel.cuh"), "scale_backward_kernel", &inf);
+    assert_true(inf.n_doubts > 0);
+    assert_non_null(strstr(inf.doubts[0], "of type scalar_t"));
+    spec_inference_free(&inf);
+}
+
+static bool has_doubt(const spec_inference *inf, const char *part)
+{
+    for (size_t i = 0; i < inf->n_doubts; i++)
+        if (strstr(inf->doubts[i], part))
+            return true;
+    return false;
+}
+
+/* table[idx[i]] through a local: random inputs are no valid indices, a doubt. Bins in
+ * __shared__ memory indexed by data are the kernel's own business, no such doubt. */
+static void a_subscript_read_from_a_buffer_is_a_doubt(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("gather.cu"), "lookup", &inf);
+    assert_true(has_doubt(&inf, "the subscript at line 7 is a value read from a buffer"));
+    spec_inference_free(&inf);
+    infer(DATA("gather.cu"), "bin_counts", &inf);
+    assert_false(has_doubt(&inf, "value read from a buffer"));
+    spec_inference_free(&inf);
+}
+
+/* A file-scope buffer allocated by an init function gets that allocation's (constant)
+ * count; the block (WARPS * (1U << LOG2_WARP)) is read through #defines and a shift; a
+ * block fixed at compile time that cannot be read is a doubt, not a silent 256 (the kernel
+ * strides its shared table by it). */
+static void host_facts_from_the_whole_launch_file(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("global_alloc.cu"), "partial", &inf);
+    no_doubts(&inf);
+    assert_int_equal(eval(field(inf.spec, 0, "count"), NULL, NULL, 0), 64 * 256);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(inf.spec, "launch"), "block")), 128);
+    assert_true(has_note(&inf, "count of parts from its allocation at line 16"));
+    spec_inference_free(&inf);
+    infer(DATA("global_alloc.cu"), "partial_odd", &inf);
+    assert_true(has_doubt(&inf, "the block ODD_BLOCK of the launch at global_alloc.cu:48 could not be read"));
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -329,6 +506,16 @@ int main(void)
         cmocka_unit_test(counts_and_flops_through_temporaries),
         cmocka_unit_test(grid_and_flops_from_a_copied_index),
         cmocka_unit_test(grid_from_a_grid_stride_loop),
+        cmocka_unit_test(launch_site_in_a_sibling_file),
+        cmocka_unit_test(a_moved_pointer_has_no_count_from_its_subscripts),
+        cmocka_unit_test(more_than_sixteen_size_variables),
+        cmocka_unit_test(template_arguments_from_an_explicit_instantiation),
+        cmocka_unit_test(a_block_scaled_by_a_runtime_value_is_a_doubt),
+        cmocka_unit_test(bool_flags_and_unknown_types),
+        cmocka_unit_test(element_types_through_typedefs),
+        cmocka_unit_test(scalar_t_from_a_dispatch_macro),
+        cmocka_unit_test(a_subscript_read_from_a_buffer_is_a_doubt),
+        cmocka_unit_test(host_facts_from_the_whole_launch_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
