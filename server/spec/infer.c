@@ -1878,6 +1878,44 @@ static size_t sk_pointer_moved(const char *t, size_t s, size_t e, const char *na
 
 /* ---- data-dependent subscripts ---- */
 
+/* Whether form f holds a value read from memory (a READ atom, or one inside an operation's
+ * operands), looked for depth levels down. */
+static bool km_form_reads(const km_kernel *km, km_form f, int depth)
+{
+    size_t na = 0;
+    const km_atom *a = km_atoms(km, &na);
+    for (uint32_t i = 0; depth > 0 && i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            uint32_t id = f.t[i].atoms[j];
+            if (id >= na)
+                continue;
+            if (a[id].kind == KM_ATOM_READ)
+                return true;
+            for (uint32_t k = 0; a[id].kind == KM_ATOM_OPAQUE && k < a[id].n_args; k++)
+                if (km_form_reads(km, a[id].args[k], depth - 1))
+                    return true;
+        }
+    return false;
+}
+
+/* The model's view of a gather: an access to a pointer parameter whose index holds a value
+ * read from memory, however it is spelled (through a pointer moved by it, `w = wte +
+ * ix * C; w[i]`, which no subscript shows). Its line, or 0. */
+static uint32_t km_gather_line(const km_kernel *km, const an_function *f)
+{
+    size_t n = 0;
+    const km_access *ac = km ? km_accesses(km, &n) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        bool param = false;
+        for (size_t p = 0; p < f->n_params && !param; p++)
+            param = f->params[p].pointer_depth > 0 && f->params[p].name &&
+                    !strcmp(f->params[p].name, ac[i].buffer);
+        if (param && km_form_reads(km, ac[i].index, 4))
+            return ac[i].line;
+    }
+    return 0;
+}
+
 #define DD_MAX_NAMES 64
 
 /* Whether t[s, e) reads an element of one of the pointer parameters of f (NAME[ ... ]). */
@@ -2821,9 +2859,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     ok &= json_array_append_new(sizes, s1) == 0;
 
     size_t gather = sk_gather(text, bs, be, f);
-    if (gather)
-        sk_doubt(k, "the subscript at line %d is a value read from a buffer: the generated inputs "
-                 "are not valid indices (give that input an int(lo,hi) distribution)", sk_line(k, gather));
+    uint32_t gather_line = gather ? (uint32_t)sk_line(k, gather) : km_gather_line(k->km, f);
+    if (gather_line)
+        sk_doubt(k, "the subscript at line %u is a value read from a buffer: the generated inputs "
+                 "are not valid indices (give that input an int(lo,hi) distribution)", gather_line);
     /* __constant__ data the program sets with cudaMemcpyToSymbol: the harness has no
      * such input */
     char consts[8][64];

@@ -471,6 +471,10 @@ static void a_subscript_read_from_a_buffer_is_a_doubt(void **state)
     infer(DATA("gather.cu"), "bin_counts", &inf);
     assert_false(has_doubt(&inf, "value read from a buffer"));
     spec_inference_free(&inf);
+    /* through a pointer the token moved: the model's index form carries the read */
+    infer(DATA("gather.cu"), "embed", &inf);
+    assert_true(has_doubt(&inf, "the subscript at line 34 is a value read from a buffer"));
+    spec_inference_free(&inf);
 }
 
 /* A file-scope buffer allocated by an init function gets that allocation's (constant)

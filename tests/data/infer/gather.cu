@@ -20,3 +20,15 @@ __global__ void bin_counts(const unsigned char *data, unsigned int *counts, int 
     __syncthreads();
     counts[blockIdx.x * 256 + threadIdx.x] = bins[threadIdx.x];
 }
+
+// The same gather through a moved pointer: row = emb + tok[i] * d; no subscript of emb shows
+// the token, only the kernel model's index form of row[c] does.
+__global__ void embed(float *out, const int *tok, const float *emb, int n, int d)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        const float *row = emb + tok[i] * d;
+        for (int c = 0; c < d; c++)
+            out[i * d + c] = row[c];
+    }
+}
