@@ -459,12 +459,6 @@ static void not_checked(struct check_file *f, const char *error)
     f->exit_class = 2;
 }
 
-static bool has_suffix(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
 /* ---- printing ---- */
 
 static const char *jstr(json_t *o, const char *k)
@@ -673,7 +667,7 @@ int cli_check(int argc, char **argv)
         struct check_file *f = &run.files[i];
         f->path = files[i];
         f->backend = forced_arch ? forced_backend
-                                 : has_suffix(files[i], ".hip") ? CC_DCU : CC_NVIDIA;
+                                 : cc_backend_of_path(files[i]);
         f->arch = hk_strdup(forced_arch ? forced_arch
                                         : f->backend == CC_DCU ? "gfx906" : "sm_90");
         if (!f->arch) {

@@ -271,13 +271,9 @@ static void job_done(cc_job *job, int status, const cc_result *res, void *data)
     }
     HK_INFO("%s: compiled version %lld: exit %d, %zu diagnostics, %zu kernels", ctx->uri,
             (long long)ctx->version, res->exit_code, res->n_diags, res->n_res);
-    const char *source = s->cfg.target_set ? (s->cfg.backend == CC_DCU ? "hipcc" : "nvcc")
-                                           : "nvcc";
-    if (ld->path) {
-        size_t n = strlen(ld->path);
-        if (!s->cfg.target_set && n >= 4 && strcmp(ld->path + n - 4, ".hip") == 0)
-            source = "hipcc";
-    }
+    /* the compiler lsp_compile_options chose: the target's, else the .hip rule's */
+    const char *source = cc_compiler_label(s->cfg.target_set ? s->cfg.backend
+                                                             : cc_backend_of_path(ld->path));
     json_t *cd = compile_diags(s, d, ld, res, source);
     keep_res(ld, res, ctx->version);
     json_t *hints = resource_hints(s, d, ld);
