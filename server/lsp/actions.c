@@ -13,6 +13,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "episode/apply.h"
 #include "rewrites/rewrite.h"
 #include "spec/infer.h"
 #include "spec/spec.h"
@@ -186,12 +187,6 @@ static void plan_clear(struct apply_plan *p)
     memset(p, 0, sizeof *p);
 }
 
-static bool has_suffix(const char *s, const char *suffix)
-{
-    size_t n = s ? strlen(s) : 0, k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 /* The text a plan is computed against: a copy of a document's text taken on the loop,
  * read on a pool thread. Its model is analysed there on first need (never on the loop). */
 struct apply_snap {
@@ -225,9 +220,8 @@ static int launch_edits(bool hip_file, json_t *info, json_t *c, const char *text
                         const an_model *m, rw_result *r, rw_launch_report *rep, const char **why)
 {
     const char *kernel = str_of(info, "kernel");
-    an_model *own = NULL;
-    rw_launch w;
     char err[256];
+    ep_launch_fail fail;
     memset(r, 0, sizeof *r);
     memset(rep, 0, sizeof *rep);
     *why = NULL;
@@ -235,28 +229,18 @@ static int launch_edits(bool hip_file, json_t *info, json_t *c, const char *text
         *why = "the episode's kernel is unknown";
         return HK_EINVAL;
     }
-    /* base_launch: the baseline version's launch, when the episode list carries it */
-    if (rw_launch_from_json(json_object_get(c, "launch"), json_object_get(info, "base_launch"),
-                            &w, err, sizeof err)) {
-        *why = "its launch configuration cannot be read";
-        return HK_EINVAL;
-    }
-    int rc = HK_OK;
-    if (!m) {
-        if ((rc = an_analyze(text, len, &own))) {
-            *why = "the document cannot be analysed";
-            return rc;
-        }
-        m = own;
-    }
     const char *target = str_of(json_object_get(info, "best"), "target");
-    bool hip = (target && !strncmp(target, "dcu", 3)) || hip_file;
-    rc = rw_launch_config(text, len, m, kernel, &w, hip, r, rep);
-    if (rc && !r->description)
+    /* base_launch: the baseline version's launch, when the episode list carries it */
+    int rc = ep_apply_launch(text, len, m, kernel, json_object_get(c, "launch"),
+                             json_object_get(info, "base_launch"),
+                             hip_file || ep_apply_hip(target, NULL), r, rep, &fail, err,
+                             sizeof err);
+    if (fail == EP_LAUNCH_JSON)
+        *why = "its launch configuration cannot be read";
+    else if (fail == EP_LAUNCH_ANALYSE)
+        *why = "the document cannot be analysed";
+    else if (rc)
         *why = hk_strerror(rc);
-    else
-        rc = HK_OK; /* HK_EPARSE: not applicable, with the reason */
-    an_model_free(own);
     return rc;
 }
 
@@ -392,40 +376,30 @@ static void plan_compute(struct apply_snap *sn, json_t *info, json_t *c,
         p->reason = hk_strdup("the episode's versions could not be read");
         goto out;
     }
-    bool is_launch = !strcmp(kind, "launch");
-    long at = -1;
-    uint32_t a = 0, b = 0;
-    bool kernel_edit = false, already = false;
-    if (is_launch) {
-        at = 0;
-    } else if (!strcmp(kind, "kernel")) {
-        at = lsp_ep_find(text, len, base_k, strlen(base_k), 0);
-        if (at >= 0) {
-            a = (uint32_t)at + (uint32_t)json_integer_value(json_object_get(c, "start"));
-            b = (uint32_t)at + (uint32_t)json_integer_value(json_object_get(c, "end"));
-            kernel_edit = true;
-        }
-    } else {
-        const char *base = str_of(info, "base_text");
-        if (base && strlen(base) == len && memcmp(base, text, len) == 0) {
-            at = 0;
-            a = (uint32_t)json_integer_value(json_object_get(c, "start"));
-            b = (uint32_t)json_integer_value(json_object_get(c, "end"));
-            kernel_edit = true;
-        }
+    /* the version's change as lsp/episodes.c recorded it (ep_change_of on the pool) */
+    ep_change ch = {.start = (size_t)json_integer_value(json_object_get(c, "start")),
+                    .end = (size_t)json_integer_value(json_object_get(c, "end")),
+                    .new_text = (char *)str_of(c, "new_text"),
+                    .after = (char *)after};
+    if (ep_change_kind_parse(kind, &ch.kind)) {
+        p->reason = hk_strdup("the episode's versions could not be read");
+        goto out;
     }
-    if (at < 0) {
-        if (after && lsp_ep_find(text, len, after, strlen(after), 0) >= 0) {
-            already = true; /* the kernel is in; its launch may not be */
-        } else {
-            if (!strcmp(kind, "kernel"))
-                p->reason = hk_asprintf("kernel changed since episode %lld started", ep);
-            else
-                p->reason = hk_asprintf("kernel changed since episode %lld started (v%d also "
-                                        "changes code outside the kernel, so the whole file "
-                                        "must match)", ep, num);
-            goto out;
-        }
+    const char *base = str_of(info, "base_text");
+    uint32_t a = 0, b = 0;
+    ep_place place = ep_change_place(&ch, base, base ? strlen(base) : 0, base_k, text, len,
+                                     &a, &b);
+    bool kernel_edit = place == EP_PLACE_AT && ch.kind != EP_CHANGE_LAUNCH;
+    bool already = place == EP_PLACE_ALREADY; /* the kernel is in; its launch may not be */
+    if (place == EP_PLACE_STALE && ch.kind != EP_CHANGE_FILE) {
+        p->reason = hk_asprintf("kernel changed since episode %lld started", ep);
+        goto out;
+    }
+    if (place == EP_PLACE_STALE || place == EP_PLACE_STALE_FILE) {
+        p->reason = hk_asprintf("kernel changed since episode %lld started (v%d also "
+                                "changes code outside the kernel, so the whole file "
+                                "must match)", ep, num);
+        goto out;
     }
     if (kernel_edit && (a > b || b > len)) {
         p->reason = hk_strdup("the episode's versions could not be read");
@@ -694,7 +668,7 @@ static struct plan_job *plan_job_new(struct lsp_server *s, rpc_call *call, doc *
     j->done = done;
     j->version = doc_version(d);
     j->len = doc_length(d);
-    j->hip_file = ld && has_suffix(ld->path, ".hip");
+    j->hip_file = ld && cc_path_is_hip(ld->path);
     j->n_plans = number >= 0 ? 1 : json_array_size(json_object_get(info, "chain"));
     j->uri = hk_strdup(doc_uri(d));
     j->text = hk_malloc(j->len + 1);

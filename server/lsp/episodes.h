@@ -122,10 +122,6 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
 
 /* ---- helpers shared with actions.c and the unit tests ---- */
 
-/* The smallest region of a that differs from b: a[*start, a_len - suffix) is replaced by
- * b[*start, b_len - suffix). *start + suffix <= min(a_len, b_len). Pure. */
-void lsp_ep_diff_region(const char *a, size_t a_len, const char *b, size_t b_len,
-                        size_t *start, size_t *suffix);
 /* Feeds bytes into a line assembler: calls fn for each complete line (without the
  * newline; borrowed). A line longer than max is dropped and counted in *dropped. Holds
  * the partial line in buf (capped at max). HK_OK or HK_ENOMEM. */
