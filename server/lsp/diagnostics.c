@@ -191,7 +191,7 @@ static json_t *resource_hints(struct lsp_server *s, const doc *d, struct lsp_doc
         hk_buf_init(&b, 4096);
         if (r->kernel && strcmp(r->kernel, f->name) != 0)
             hk_buf_printf(&b, "%s: ", r->kernel);
-        lsp_resource_summary(r, m, f, &b);
+        lsp_resource_summary(r, doc_text(d), doc_length(d), m, f, &b);
         json_t *dj = b.data ? make_diag(s, d, f->name_span.start_byte, f->name_span.end_byte, 4,
                                         "hkls", b.data)
                             : NULL;

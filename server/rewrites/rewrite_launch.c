@@ -632,6 +632,73 @@ out:
     return rc;
 }
 
+/* ------------------------------------------------------------------ a kernel's block */
+
+/* The block and dynamic shared memory of launch site la, when they are constants. HK_OK
+ * (*threads 0: the block is not one), HK_ENOMEM. */
+static int site_block(const char *text, size_t len, const an_model *m, const an_launch *la,
+                      int *threads, int *dyn)
+{
+    site st = {.la = la, .caller = la->caller >= 0 && (size_t)la->caller < m->n_funcs
+                                       ? la->caller : -1};
+    unsigned b[3];
+    long long sh = 0;
+    *threads = *dyn = 0;
+    int rc = site_locate(text, &st);
+    if (rc)
+        goto out;
+    eval_ctx ec = {.text = text, .len = len, .m = m, .caller = st.caller,
+                   .before = la->span.start_byte};
+    if ((rc = eval_block(&ec, st.block.s, st.block.e, b)))
+        goto out;
+    *threads = (int)(b[0] * b[1] * b[2]);
+    if (st.shmem.e > st.shmem.s &&
+        (rc = eval_span(&ec, st.shmem.s, st.shmem.e, 0, &sh)) == HK_OK && sh >= 0 &&
+        sh < 1 << 30)
+        *dyn = (int)sh;
+    rc = HK_OK;
+out:
+    hk_free(st.args);
+    return rc == HK_ENOMEM ? rc : HK_OK;
+}
+
+int rw_kernel_block_of(const char *text, size_t len, const an_model *m, const char *kernel,
+                       rw_kernel_block *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!text || !m || !kernel)
+        return HK_OK;
+    for (size_t l = 0; l < m->n_launches; l++) {
+        const an_launch *la = &m->launches[l];
+        if (!same_kernel(la->kernel, kernel) || !la->block || la->span.end_byte > len ||
+            la->span.start_byte >= la->span.end_byte)
+            continue;
+        int rc = site_block(text, len, m, la, &out->threads, &out->dyn_smem);
+        if (rc)
+            return rc;
+        if (out->threads > 0) {
+            out->source = "launch";
+            return HK_OK;
+        }
+    }
+    long k = an_model_find_kernel(m, kernel);
+    const char *lb = k >= 0 && (size_t)k < m->n_funcs ? m->funcs[k].launch_bounds : NULL;
+    if (!lb)
+        return HK_OK;
+    char *first = hk_strndup(lb, strcspn(lb, ","));
+    eval_ctx ec = {.text = text, .len = len, .m = m, .caller = -1};
+    long long v = 0;
+    int rc = first ? eval_scalar(&ec, first, 0, &v) : HK_ENOMEM;
+    hk_free(first);
+    if (rc == HK_ENOMEM)
+        return rc;
+    if (rc == HK_OK && v > 0 && v <= 1024) {
+        out->threads = (int)v;
+        out->source = "__launch_bounds__";
+    }
+    return HK_OK;
+}
+
 /* ------------------------------------------------------------------ the rewrite */
 
 typedef struct {
