@@ -146,6 +146,17 @@ static long find_text(const char *hay, size_t len, const char *needle)
     return p ? (long)(p - hay) : -1;
 }
 
+/* Whether cur is base with FILE change c made: the version's text itself. */
+static bool holds_change(const ep_change *c, const char *base, size_t base_len, const char *cur,
+                         size_t cur_len)
+{
+    size_t ntl = strlen(c->new_text);
+    return c->start <= c->end && c->end <= base_len &&
+           cur_len == base_len - (c->end - c->start) + ntl &&
+           memcmp(cur, base, c->start) == 0 && memcmp(cur + c->start, c->new_text, ntl) == 0 &&
+           memcmp(cur + c->start + ntl, base + c->end, base_len - c->end) == 0;
+}
+
 ep_place ep_change_place(const ep_change *c, const char *base, size_t base_len,
                          const char *base_k, const char *cur, size_t cur_len, uint32_t *a,
                          uint32_t *b)
@@ -158,6 +169,8 @@ ep_place ep_change_place(const ep_change *c, const char *base, size_t base_len,
         *b = (uint32_t)c->end;
         return EP_PLACE_AT;
     }
+    if (c->kind == EP_CHANGE_FILE && base && holds_change(c, base, base_len, cur, cur_len))
+        return EP_PLACE_ALREADY; /* the version's whole text, its kernel unchanged or not */
     if (at >= 0 && c->kind == EP_CHANGE_LAUNCH)
         return EP_PLACE_AT; /* the launch was measured on this very kernel */
     if (at >= 0 && c->kind == EP_CHANGE_KERNEL) {

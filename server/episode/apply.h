@@ -64,9 +64,9 @@ void ep_change_free(ep_change *c);
 typedef enum {
     EP_PLACE_AT,         /* replace [*a, *b) of cur with c->new_text (LAUNCH: a == b == 0,
                           * nothing to replace; only the launch may change) */
-    EP_PLACE_ALREADY,    /* the version's kernel (when it differs from the starting one)
-                          * is in cur already: nothing to replace (*a == *b == 0), only its
-                          * launch may still be missing */
+    EP_PLACE_ALREADY,    /* the version is in cur already (its kernel, when that differs
+                          * from the starting one; else, for FILE, its whole text): nothing
+                          * to replace (*a == *b == 0), only its launch may be missing */
     EP_PLACE_STALE,      /* the starting kernel is not in cur (edited, renamed, removed) */
     EP_PLACE_STALE_FILE, /* FILE: the kernel is as it started but cur changed elsewhere, so
                           * the change outside the kernel cannot be applied safely */

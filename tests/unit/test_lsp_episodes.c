@@ -106,6 +106,8 @@ static void test_apply_change_place(void **st)
     assert_int_equal(ep_change_place(&ch, ap_base, bl, bk, ap_base, bl, &a, &b), EP_PLACE_AT);
     assert_int_equal(ep_change_place(&ch, ap_base, bl, bk, edited, strlen(edited), &a, &b),
                      EP_PLACE_STALE_FILE);
+    assert_int_equal(ep_change_place(&ch, ap_base, bl, bk, fv, strlen(fv), &a, &b),
+                     EP_PLACE_ALREADY); /* applied: the version's whole text */
     ep_change_free(&ch);
     hk_free(bk);
 
