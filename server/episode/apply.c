@@ -150,8 +150,8 @@ static long find_text(const char *hay, size_t len, const char *needle)
 static bool holds_change(const ep_change *c, const char *base, size_t base_len, const char *cur,
                          size_t cur_len)
 {
-    size_t ntl = strlen(c->new_text);
-    return c->start <= c->end && c->end <= base_len &&
+    size_t ntl = c->new_text ? strlen(c->new_text) : 0;
+    return c->new_text && c->start <= c->end && c->end <= base_len &&
            cur_len == base_len - (c->end - c->start) + ntl &&
            memcmp(cur, base, c->start) == 0 && memcmp(cur + c->start, c->new_text, ntl) == 0 &&
            memcmp(cur + c->start + ntl, base + c->end, base_len - c->end) == 0;
@@ -179,8 +179,8 @@ ep_place ep_change_place(const ep_change *c, const char *base, size_t base_len,
         return EP_PLACE_AT;
     }
     /* the version's kernel is there (one that is the starting kernel says nothing) */
-    if (c->kind != EP_CHANGE_LAUNCH && strcmp(c->after, base_k) != 0 &&
-        find_text(cur, cur_len, c->after) >= 0)
+    bool differs = c->after && (!base_k || strcmp(c->after, base_k) != 0);
+    if (c->kind != EP_CHANGE_LAUNCH && differs && find_text(cur, cur_len, c->after) >= 0)
         return EP_PLACE_ALREADY;
     return at >= 0 ? EP_PLACE_STALE_FILE : EP_PLACE_STALE;
 }

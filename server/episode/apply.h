@@ -73,7 +73,8 @@ typedef enum {
 } ep_place;
 
 /* Places change c (made against base, whose kernel text is base_k) in cur. base may be
- * NULL for LAUNCH and KERNEL changes (FILE needs it: cur must equal it). A kernel is
+ * NULL for LAUNCH and KERNEL changes (FILE needs it: cur must equal it); c->new_text and
+ * c->after may be NULL (a change read back without them is never ALREADY). A kernel is
  * found by its exact text, so an edit inside it makes it stale. Pure, no parse. */
 ep_place ep_change_place(const ep_change *c, const char *base, size_t base_len,
                          const char *base_k, const char *cur, size_t cur_len, uint32_t *a,
