@@ -377,11 +377,8 @@ static void plan_compute(struct apply_snap *sn, json_t *info, json_t *c,
         goto out;
     }
     /* the version's change as lsp/episodes.c recorded it (ep_change_of on the pool) */
-    ep_change ch = {.start = (size_t)json_integer_value(json_object_get(c, "start")),
-                    .end = (size_t)json_integer_value(json_object_get(c, "end")),
-                    .new_text = (char *)str_of(c, "new_text"),
-                    .after = (char *)after};
-    if (ep_change_kind_parse(kind, &ch.kind)) {
+    ep_change ch;
+    if (lsp_ep_change_view(c, &ch)) {
         p->reason = hk_strdup("the episode's versions could not be read");
         goto out;
     }

@@ -211,6 +211,16 @@ int lsp_ep_feed_lines(struct hk_buf *buf, const char *data, size_t len, size_t m
     return HK_OK;
 }
 
+int lsp_ep_change_view(json_t *c, ep_change *out)
+{
+    memset(out, 0, sizeof *out);
+    out->start = (size_t)json_integer_value(json_object_get(c, "start"));
+    out->end = (size_t)json_integer_value(json_object_get(c, "end"));
+    out->new_text = (char *)json_string_value(json_object_get(c, "new_text"));
+    out->after = (char *)json_string_value(json_object_get(c, "after"));
+    return ep_change_kind_parse(json_string_value(json_object_get(c, "kind")), &out->kind);
+}
+
 long lsp_ep_find(const char *hay, size_t len, const char *needle, size_t n, size_t from)
 {
     if (n == 0 || from > len || n > len - from)
@@ -1820,14 +1830,17 @@ static void set_doc_diags(struct lsp_server *s, doc *d, json_t *results)
         double sp_x = json_number_value(json_object_get(best, "speedup"));
         if (!best || !(sp_x > 1.0))
             continue;
-        /* once the best version is in the file, there is nothing left to offer */
+        /* once the best version is in the file, there is nothing left to offer (as the
+         * Apply action judges it: ep_change_place) */
         json_t *chain = json_object_get(info, "chain");
         json_t *last = json_array_get(chain, json_array_size(chain) - 1);
-        const char *after = json_string_value(json_object_get(last, "after"));
-        if (after && lsp_ep_find(doc_text(d), doc_length(d), after, strlen(after), 0) >= 0 &&
-            strcmp(after, json_string_value(json_object_get(info, "base_kernel_text"))
-                              ? json_string_value(json_object_get(info, "base_kernel_text"))
-                              : "") != 0)
+        const char *base = json_string_value(json_object_get(info, "base_text"));
+        const char *base_k = json_string_value(json_object_get(info, "base_kernel_text"));
+        ep_change ch;
+        uint32_t at_a, at_b;
+        if (base_k && lsp_ep_change_view(last, &ch) == HK_OK &&
+            ep_change_place(&ch, base, base ? strlen(base) : 0, base_k, doc_text(d),
+                            doc_length(d), &at_a, &at_b) == EP_PLACE_ALREADY)
             continue;
         struct hk_buf b;
         hk_buf_init(&b, 1024);

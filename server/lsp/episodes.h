@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "episode/apply.h"
 #include "lsp/state.h"
 
 struct hk_buf;
@@ -128,6 +129,10 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
 int lsp_ep_feed_lines(struct hk_buf *buf, const char *data, size_t len, size_t max,
                       size_t *dropped, void (*fn)(const char *line, size_t n, void *ud),
                       void *ud);
+/* The change of chain entry c (borrowed) as chain_entry recorded it (ep_change_of), for
+ * ep_change_place: a view whose texts are borrowed from c (never ep_change_free it).
+ * HK_OK, or HK_EINVAL when c has no kind this reads. Any thread. */
+int lsp_ep_change_view(json_t *c, ep_change *out);
 /* The first occurrence of needle (n bytes) in hay (len bytes) at or after from, or -1. */
 long lsp_ep_find(const char *hay, size_t len, const char *needle, size_t n, size_t from);
 
