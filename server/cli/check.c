@@ -70,7 +70,7 @@ static void block_for(const struct check_run *run, const struct check_file *f,
         *source = "--block";
         return;
     }
-    if (rw_kernel_block_of(f->text, f->len, f->model, base, &kb) != HK_OK || !kb.threads)
+    if (rw_kernel_block_of(f->text, f->len, f->model, base, -1, &kb) != HK_OK || !kb.threads)
         return;
     *threads = kb.threads;
     *dyn = kb.dyn_smem;

@@ -704,8 +704,7 @@ static const char *limiter_label(const char *limiter)
     return limiter;
 }
 
-int lsp_resource_summary(const cc_resource *r, const char *text, size_t len,
-                         const an_model *m, const an_function *f, struct hk_buf *b)
+int lsp_resource_summary(const cc_resource *r, const rw_kernel_block *kb, struct hk_buf *b)
 {
     int rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_SUMMARY), r->registers,
                            r->spill_stores + r->spill_loads);
@@ -715,11 +714,7 @@ int lsp_resource_summary(const cc_resource *r, const char *text, size_t len,
         rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_SMEM), r->smem_static);
     if (rc || !r->arch)
         return rc;
-    /* the block the file launches it with, read as hkls check and Apply read it */
-    rw_kernel_block kb = {0};
-    if (f && rw_kernel_block_of(text, len, m, f->name, &kb) != HK_OK)
-        return HK_ENOMEM;
-    int block = kb.threads, dyn = kb.dyn_smem;
+    int block = kb ? kb->threads : 0, dyn = kb ? kb->dyn_smem : 0;
     cc_occupancy occ;
     if (cc_occupancy_for(r->arch, r, block, dyn, &occ) == HK_OK) {
         rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_OCCUPANCY), occ.occupancy * 100.0,
@@ -805,11 +800,16 @@ static void hover_kernel(struct lsp_server *s, const doc *d, const an_model *m,
         if (strcmp(m->launches[i].kernel, f->name) == 0)
             hover_launch(s, d, m, &m->launches[i], b, false);
     bool any = false;
+    rw_kernel_block kb = {0};
     for (size_t i = 0; ld && i < ld->n_res; i++) {
         const cc_resource *r = &ld->res[i];
         const char *name = r->base_name ? r->base_name : r->kernel;
         if (!name || strcmp(name, f->name) != 0)
             continue;
+        /* the block it is launched with, read as hkls check and Apply read it */
+        if (!any && f >= m->funcs && f < m->funcs + m->n_funcs)
+            rw_kernel_block_of(doc_text(d), doc_length(d), m, f->name, (long)(f - m->funcs),
+                               &kb);
         if (!any) {
             hk_buf_printf(b, "\n%s%s%s (", bold, hk_tr(HK_MSG_HOVER_RESOURCES), bold);
             hk_buf_printf(b, hk_tr(HK_MSG_HOVER_LAST_COMPILE),
@@ -820,7 +820,7 @@ static void hover_kernel(struct lsp_server *s, const doc *d, const an_model *m,
         any = true;
         hk_buf_printf(b, "- %s%s%s: ", r->kernel ? r->kernel : name,
                       r->arch ? " on " : "", r->arch ? r->arch : "");
-        lsp_resource_summary(r, doc_text(d), doc_length(d), m, f, b);
+        lsp_resource_summary(r, &kb, b);
         hk_buf_appends(b, "\n");
     }
     lsp_ep_hover(s, (doc *)d, f->name, b); /* optimization results, when there are any */

@@ -150,10 +150,16 @@ typedef struct {
 } rw_kernel_block;
 
 /* Fills *out for kernel (a name as m spells it; "ns::k" and "k" match) in text/len, with
- * m its model (borrowed). HK_OK (out->threads 0 when no constant block was found) or
+ * m its model (borrowed) and fi the kernel's index in m->funcs when the caller knows it
+ * (else -1: looked up). HK_OK (out->threads 0 when no constant block was found) or
  * HK_ENOMEM. Pure, any thread; lexes the launch sites and their callers only. */
 int rw_kernel_block_of(const char *text, size_t len, const an_model *m, const char *kernel,
-                       rw_kernel_block *out);
+                       long fi, rw_kernel_block *out);
+
+/* rw_kernel_block_of for every kernel of m at once, into out[i] for m->funcs[i] (m->n_funcs
+ * entries; zero for what is not a kernel): each launch site is read once, so a file of a
+ * thousand kernels costs a pass over its launches, not a thousand. HK_OK or HK_ENOMEM. */
+int rw_kernel_blocks(const char *text, size_t len, const an_model *m, rw_kernel_block *out);
 
 /* ---- library substitution (rewrite_blas.c) ---- */
 

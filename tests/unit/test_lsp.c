@@ -288,9 +288,9 @@ static void test_resource_summary_languages(void **st)
     struct hk_buf en, zh;
     hk_buf_init(&en, 4096);
     hk_buf_init(&zh, 4096);
-    assert_int_equal(lsp_resource_summary(&r, NULL, 0, NULL, NULL, &en), HK_OK);
+    assert_int_equal(lsp_resource_summary(&r, NULL, &en), HK_OK);
     hk_i18n_set(HK_LANG_ZH_CN);
-    assert_int_equal(lsp_resource_summary(&r, NULL, 0, NULL, NULL, &zh), HK_OK);
+    assert_int_equal(lsp_resource_summary(&r, NULL, &zh), HK_OK);
     hk_i18n_set(HK_LANG_EN);
     /* 255 registers at 256 threads: 1 block of 8 warps out of 64 */
     assert_string_equal(en.data, "255 registers, 12 B spill, 1024 B smem, occupancy 12% at 256 "
@@ -324,16 +324,22 @@ static void test_resource_summary_launch_block(void **st)
     cc_resource r = {.arch = "sm_90", .registers = 32};
     struct hk_buf b;
     hk_buf_init(&b, 4096);
-    assert_int_equal(lsp_resource_summary(&r, text, strlen(text), m, &m->funcs[k], &b), HK_OK);
+    rw_kernel_block kb, all[16];
+    assert_true(m->n_funcs <= 16);
+    assert_int_equal(rw_kernel_blocks(text, strlen(text), m, all), HK_OK);
+    assert_int_equal(rw_kernel_block_of(text, strlen(text), m, "k", -1, &kb), HK_OK);
+    assert_int_equal(kb.threads, all[k].threads);
+    assert_int_equal(lsp_resource_summary(&r, &kb, &b), HK_OK);
     assert_non_null(strstr(b.data, "at 128 threads/block"));
     hk_buf_reset(&b);
-    assert_int_equal(lsp_resource_summary(&r, text, strlen(text), m, &m->funcs[j], &b), HK_OK);
+    assert_int_equal(rw_kernel_block_of(text, strlen(text), m, "j", j, &kb), HK_OK);
+    assert_int_equal(lsp_resource_summary(&r, &kb, &b), HK_OK);
     assert_non_null(strstr(b.data, "at 64 threads/block"));
-    rw_kernel_block kb;
-    assert_int_equal(rw_kernel_block_of(text, strlen(text), m, "j", &kb), HK_OK);
     assert_int_equal(kb.threads, 64);
     assert_int_equal(kb.dyn_smem, 512);
     assert_string_equal(kb.source, "launch");
+    assert_int_equal(all[j].threads, 64);
+    assert_int_equal(all[j].dyn_smem, 512);
     hk_buf_free(&b);
     an_model_free(m);
 }
