@@ -14,6 +14,7 @@
 #include "analysis/analysis.h"
 #include "compile/compile.h"
 #include "core/hk.h"
+#include "rewrites/rewrite.h"
 
 #define CHECK_MAX_FILE ((size_t)16 << 20)
 #define CHECK_MAX_FLAGS 256
@@ -53,95 +54,14 @@ static void usage(FILE *f)
             "check (usage, unreadable file, no compiler).\n");
 }
 
-/* ---- integers from source text, for block sizes ---- */
+/* ---- the block size for occupancy ---- */
 
-static bool eval_int(const an_model *m, const char *s, size_t n, int depth, long *out);
-
-static bool eval_ident(const an_model *m, const char *s, size_t n, int depth, long *out)
+/* Block size and dynamic shared memory for a kernel: --block, else what the file launches
+ * it with (rw_kernel_block_of, as the editor reads it), else 256. *source says which. */
+static void block_for(const struct check_run *run, const struct check_file *f,
+                      const char *base, int *threads, int *dyn, const char **source)
 {
-    for (size_t i = 0; m && i < m->n_tunables; i++) {
-        const an_tunable *t = &m->tunables[i];
-        if (t->kind == AN_TUNE_TEMPLATE || !t->value || strlen(t->name) != n ||
-            strncmp(t->name, s, n) != 0)
-            continue;
-        return eval_int(m, t->value, strlen(t->value), depth + 1, out);
-    }
-    return false;
-}
-
-/* A literal, a #define/constexpr name, dim3(x, y, z), parentheses, or a product:
- * what block sizes are written as. Anything else is unknown. */
-static bool eval_int(const an_model *m, const char *s, size_t n, int depth, long *out)
-{
-    if (depth > 8)
-        return false;
-    while (n && (*s == ' ' || *s == '\t' || *s == '\n'))
-        s++, n--;
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n'))
-        n--;
-    if (!n)
-        return false;
-    if (n > 5 && strncmp(s, "dim3(", 5) == 0 && s[n - 1] == ')') {
-        s += 5;
-        n -= 6;
-    } else if (s[0] == '(' && s[n - 1] == ')') {
-        return eval_int(m, s + 1, n - 2, depth + 1, out);
-    }
-    /* Top-level ',' (dim3 components) and '*' multiply. */
-    int level = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '(')
-            level++;
-        else if (s[i] == ')')
-            level--;
-        else if (level == 0 && (s[i] == ',' || s[i] == '*')) {
-            long a, b;
-            if (!eval_int(m, s, i, depth + 1, &a) ||
-                !eval_int(m, s + i + 1, n - i - 1, depth + 1, &b))
-                return false;
-            if (a < 0 || b < 0 || a > 1 << 20 || b > 1 << 20)
-                return false;
-            *out = a * b;
-            return true;
-        }
-    }
-    if (s[0] >= '0' && s[0] <= '9') {
-        char buf[32];
-        if (n >= sizeof buf)
-            return false;
-        memcpy(buf, s, n);
-        buf[n] = '\0';
-        char *end;
-        errno = 0;
-        long v = strtol(buf, &end, 0);
-        while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
-            end++;
-        if (errno || *end)
-            return false;
-        *out = v;
-        return true;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-              (s[i] >= '0' && s[i] <= '9')))
-            return false;
-    return eval_ident(m, s, n, depth, out);
-}
-
-static bool launch_names(const an_launch *l, const char *base)
-{
-    const char *k = l->kernel;
-    const char *colon = strrchr(k, ':');
-    if (colon)
-        k = colon + 1;
-    return strcmp(k, base) == 0;
-}
-
-/* Block size and dynamic shared memory for a kernel: the first launch with a literal
- * block size, else __launch_bounds__, else 256. *source says which. */
-static void block_for(const struct check_run *run, const an_model *m, const char *base,
-                      int *threads, int *dyn, const char **source)
-{
+    rw_kernel_block kb;
     *threads = 256;
     *dyn = 0;
     *source = "assumed";
@@ -150,33 +70,11 @@ static void block_for(const struct check_run *run, const an_model *m, const char
         *source = "--block";
         return;
     }
-    if (!m)
+    if (rw_kernel_block_of(f->text, f->len, f->model, base, -1, &kb) != HK_OK || !kb.threads)
         return;
-    for (size_t i = 0; i < m->n_launches; i++) {
-        const an_launch *l = &m->launches[i];
-        long v;
-        if (!launch_names(l, base) || !l->block ||
-            !eval_int(m, l->block, strlen(l->block), 0, &v) || v <= 0 || v > 1 << 20)
-            continue;
-        *threads = (int)v;
-        *source = "launch";
-        long sh;
-        if (l->shmem && eval_int(m, l->shmem, strlen(l->shmem), 0, &sh) && sh >= 0 &&
-            sh < 1 << 30)
-            *dyn = (int)sh;
-        return;
-    }
-    long k = an_model_find_kernel(m, base);
-    if (k >= 0 && m->funcs[k].launch_bounds) {
-        const char *lb = m->funcs[k].launch_bounds;
-        const char *comma = strchr(lb, ',');
-        long v;
-        if (eval_int(m, lb, comma ? (size_t)(comma - lb) : strlen(lb), 0, &v) && v > 0 &&
-            v <= 1 << 20) {
-            *threads = (int)v;
-            *source = "__launch_bounds__";
-        }
-    }
+    *threads = kb.threads;
+    *dyn = kb.dyn_smem;
+    *source = kb.source;
 }
 
 /* ---- the per-file report ---- */
@@ -223,7 +121,7 @@ static json_t *resource_json(const struct check_run *run, const struct check_fil
     }
     int threads, dyn;
     const char *source;
-    block_for(run, f->model, r->base_name, &threads, &dyn, &source);
+    block_for(run, f, r->base_name, &threads, &dyn, &source);
     cc_occupancy occ;
     int rc = cc_occupancy_for(r->arch ? r->arch : f->arch, r, threads, dyn, &occ);
     if (rc == HK_OK) {
@@ -459,12 +357,6 @@ static void not_checked(struct check_file *f, const char *error)
     f->exit_class = 2;
 }
 
-static bool has_suffix(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
 /* ---- printing ---- */
 
 static const char *jstr(json_t *o, const char *k)
@@ -673,7 +565,7 @@ int cli_check(int argc, char **argv)
         struct check_file *f = &run.files[i];
         f->path = files[i];
         f->backend = forced_arch ? forced_backend
-                                 : has_suffix(files[i], ".hip") ? CC_DCU : CC_NVIDIA;
+                                 : cc_backend_of_path(files[i]);
         f->arch = hk_strdup(forced_arch ? forced_arch
                                         : f->backend == CC_DCU ? "gfx906" : "sm_90");
         if (!f->arch) {

@@ -1,9 +1,10 @@
 /* `hkls history`, `hkls report` and `hkls apply`: the command-line view of the history
  * database. history and report only read, except that an episode whose worker died is
  * marked interrupted first, as the editor's server does; apply writes a verified version
- * back into the user's file, and only over the exact kernel text the episode started from
- * (content hash), so it never overwrites edits made since; the kernel's launch sites in
- * that file get the grid and block the version was measured with (rw_launch_config). */
+ * back into the user's file, and only over the exact kernel text the episode started from,
+ * so it never overwrites edits made since; the kernel's launch sites in that file get the
+ * grid and block the version was measured with. What to change and where is
+ * episode/apply.c's, shared with the editor's Apply; this file words it and writes it. */
 #include "cli/cli_history.h"
 
 #include <ctype.h>
@@ -21,6 +22,7 @@
 #include "cli/cli.h"
 #include "core/buf.h"
 #include "core/hk.h"
+#include "episode/apply.h"
 #include "episode/episode.h"
 #include "rewrites/rewrite.h"
 #include "report/report.h"
@@ -562,41 +564,6 @@ out:
 
 /* ---- hkls apply ---- */
 
-typedef struct {
-    an_model *m;
-    const char *text;
-    size_t len;
-    uint32_t start, end; /* the kernel's definition */
-    char hash[STORE_HASH_HEX];
-} kernel_text;
-
-/* Finds kernel in text (borrowed: text must outlive k). HK_OK, HK_ENOENT (not defined
- * there), or the analysis error. */
-static int locate_kernel(const char *text, size_t len, const char *kernel, kernel_text *k)
-{
-    memset(k, 0, sizeof *k);
-    k->text = text;
-    k->len = len;
-    int rc = an_analyze(text, len, &k->m);
-    if (rc != HK_OK)
-        return rc;
-    long i = an_model_find_kernel(k->m, kernel);
-    if (i < 0)
-        return HK_ENOENT;
-    k->start = k->m->funcs[i].span.start_byte;
-    k->end = k->m->funcs[i].span.end_byte;
-    if (k->end > len || k->start > k->end)
-        return HK_EPARSE;
-    store_content_hash(text + k->start, k->end - k->start, k->hash);
-    return HK_OK;
-}
-
-static void kernel_text_free(kernel_text *k)
-{
-    an_model_free(k->m);
-    k->m = NULL;
-}
-
 static int line_of(const char *text, uint32_t byte)
 {
     int line = 1;
@@ -621,13 +588,42 @@ static void print_diff(FILE *f, const char *a, size_t alen, const char *b, size_
     hk_buf_free(&d);
 }
 
-/* The first line where two texts differ, outside the kernel: for the refusal message. */
-static int first_diff_line(const char *a, size_t alen, const char *b, size_t blen)
+/* The refusal when the episode's starting kernel (base_k) is no longer in the file (cur):
+ * renamed or removed, or edited, with what changed. Returns the exit code. */
+static int refuse_changed_kernel(const store_episode *e, const store_version *v,
+                                 const char *base_k, const char *cur, size_t cur_len)
 {
-    size_t i = 0;
-    while (i < alen && i < blen && a[i] == b[i])
-        i++;
-    return line_of(a, (uint32_t)i);
+    an_model *m = NULL;
+    int rc = an_analyze(cur, cur_len, &m);
+    long k = rc == HK_OK ? an_model_find_kernel(m, e->kernel) : -1;
+    const an_span *sp = k >= 0 ? &m->funcs[k].span : NULL;
+    int ec = EXIT_STALE;
+    if (rc != HK_OK || (sp && (sp->end_byte > cur_len || sp->start_byte > sp->end_byte))) {
+        fprintf(stderr, "hkls apply: cannot analyse %s: %s\n", e->file,
+                hk_strerror(rc != HK_OK ? rc : HK_EPARSE));
+        ec = EXIT_FAILED;
+    } else if (!sp) {
+        fprintf(stderr, "hkls apply: refused: %s no longer defines kernel %s (renamed or "
+                "removed since episode #%lld began)\n", e->file, e->kernel, (long long)e->id);
+    } else {
+        char was[STORE_HASH_HEX], now[STORE_HASH_HEX];
+        store_content_hash(base_k, strlen(base_k), was);
+        store_content_hash(cur + sp->start_byte, sp->end_byte - sp->start_byte, now);
+        fprintf(stderr,
+                "hkls apply: refused: kernel %s in %s (lines %d-%d) changed since episode #%lld "
+                "began, so v%d would overwrite your edits.\n"
+                "Its text no longer matches the episode's (content hash %.12s, now %.12s). "
+                "What changed:\n",
+                e->kernel, e->file, line_of(cur, sp->start_byte), line_of(cur, sp->end_byte),
+                (long long)e->id, v->number, was, now);
+        print_diff(stderr, base_k, strlen(base_k), cur + sp->start_byte,
+                   sp->end_byte - sp->start_byte, "kernel when the episode began",
+                   "kernel in the file now");
+        fprintf(stderr, "Start a new episode on the current text, or restore the kernel and "
+                "apply again.\n");
+    }
+    an_model_free(m);
+    return ec;
 }
 
 /* The compiler flags a version was measured with are the build's business: a note. (Its
@@ -650,46 +646,34 @@ static void print_flags_note(const store_version *v, const store_version *base)
     json_decref(bj);
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 /* Rewrites the launch sites of the episode's kernel in *text (owned; replaced when the
- * launch changed) to what v was measured with (its launch_json against the baseline's).
- * *msg: a new line to print (what changed and where, why it could not, or how to launch
- * it), or NULL when there is nothing to say. HK_OK or HK_ENOMEM; anything else the
- * rewrite cannot do becomes a note, the kernel is applied all the same. */
+ * launch changed) to what v was measured with (its launch_json against the baseline's,
+ * ep_apply_launch: the editor's Apply does the same). *msg: a new line to print (what
+ * changed and where, why it could not, or how to launch it), or NULL when there is
+ * nothing to say. HK_OK or HK_ENOMEM; anything else the rewrite cannot do becomes a note,
+ * the kernel is applied all the same (the editor refuses instead: docs/episode.md). */
 static int apply_launch(const store_episode *e, const store_version *v,
                         const store_version *base, char **text, size_t *len, char **msg)
 {
     *msg = NULL;
     json_t *lj = v->launch_json ? json_loads(v->launch_json, 0, NULL) : NULL;
     json_t *bj = base->launch_json ? json_loads(base->launch_json, 0, NULL) : NULL;
-    an_model *m = NULL;
     rw_result r = {0};
     rw_launch_report rep = {0};
-    rw_launch w;
+    ep_launch_fail fail;
     char err[256];
-    int rc = rw_launch_from_json(lj, bj, &w, err, sizeof err);
-    if (rc) {
-        *msg = hk_asprintf("note: v%d's launch configuration cannot be read (%s): the launch "
-                           "sites were not changed", v->number, err);
-        rc = *msg ? HK_OK : HK_ENOMEM;
-        goto out;
-    }
-    if ((rc = an_analyze(*text, *len, &m))) {
-        *msg = hk_asprintf("note: the launch sites were not changed: the new text cannot be "
-                           "analysed (%s)", hk_strerror(rc));
-        rc = rc == HK_ENOMEM || !*msg ? HK_ENOMEM : HK_OK;
-        goto out;
-    }
-    bool hip = (e->backend && !strcmp(e->backend, "dcu")) || ends_with(e->file, ".hip");
-    rc = rw_launch_config(*text, *len, m, e->kernel, &w, hip, &r, &rep);
+    int rc = ep_apply_launch(*text, *len, NULL, e->kernel, lj, bj,
+                             ep_apply_hip(e->backend, e->file), &r, &rep, &fail, err,
+                             sizeof err);
     if (rc == HK_ENOMEM)
         goto out;
-    if (rc != HK_OK && !r.description) {
+    if (fail == EP_LAUNCH_JSON) {
+        *msg = hk_asprintf("note: v%d's launch configuration cannot be read (%s): the launch "
+                           "sites were not changed", v->number, err);
+    } else if (fail == EP_LAUNCH_ANALYSE) {
+        *msg = hk_asprintf("note: the launch sites were not changed: the new text cannot be "
+                           "analysed (%s)", hk_strerror(rc));
+    } else if (fail == EP_LAUNCH_REWRITE) {
         *msg = hk_asprintf("note: the launch sites were not changed: %s", hk_strerror(rc));
     } else if (!r.applicable) {
         *msg = hk_asprintf("note: v%d's launch was not written: %s", v->number,
@@ -705,11 +689,12 @@ static int apply_launch(const store_episode *e, const store_version *v,
     } else if (rep.advice) {
         *msg = hk_asprintf("note: %s", r.description);
     }
-    rc = (*msg || (r.applicable && !rep.n_edits && !rep.advice)) ? HK_OK : HK_ENOMEM;
+    rc = (*msg || (fail == EP_LAUNCH_OK && r.applicable && !rep.n_edits && !rep.advice))
+             ? HK_OK
+             : HK_ENOMEM;
 out:
     rw_result_free(&r);
     rw_launch_report_free(&rep);
-    an_model_free(m);
     json_decref(lj);
     json_decref(bj);
     return rc;
@@ -763,13 +748,12 @@ int cli_apply(int argc, char **argv)
     store_version v, base;
     store_history_row *rows = NULL;
     size_t n_rows = 0;
-    kernel_text kb, kc, kv;
+    char *base_k = NULL;
+    ep_change ch;
+    memset(&ch, 0, sizeof ch);
     memset(&e, 0, sizeof e);
     memset(&v, 0, sizeof v);
     memset(&base, 0, sizeof base);
-    memset(&kb, 0, sizeof kb);
-    memset(&kc, 0, sizeof kc);
-    memset(&kv, 0, sizeof kv);
     int rc, ec = open_db("apply", db_path, &db, &path);
     if (ec == EXIT_OK)
         ec = find_episode("apply", db, ep_arg, &e);
@@ -832,81 +816,53 @@ int cli_apply(int argc, char **argv)
         fprintf(stderr, "hkls apply: cannot stat %s: %s\n", e.file, strerror(errno));
         goto out;
     }
-    /* The episode recorded the whole file as it started (its baseline version's text). */
-    rc = locate_kernel(base.source, strlen(base.source), e.kernel, &kb);
+    /* The episode recorded the whole file as it started (its baseline version's text);
+     * the version's change against it, and where it goes now, as the editor finds them. */
+    size_t base_len = strlen(base.source), bk_start = 0;
+    rc = ep_apply_kernel_text(base.source, base_len, e.kernel, &base_k, &bk_start);
     if (rc != HK_OK) {
         fprintf(stderr, "hkls apply: the episode's starting text has no kernel %s (%s)\n",
                 e.kernel, hk_strerror(rc));
         goto out;
     }
-    rc = locate_kernel(cur, cur_len, e.kernel, &kc);
-    if (rc == HK_ENOENT) {
-        fprintf(stderr, "hkls apply: refused: %s no longer defines kernel %s (renamed or "
-                "removed since episode #%lld began)\n", e.file, e.kernel, (long long)e.id);
-        ec = EXIT_STALE;
+    if ((rc = ep_change_of(base.source, base_len, base_k, bk_start, v.source, strlen(v.source),
+                           e.kernel, &ch)) != HK_OK) {
+        fprintf(stderr, "hkls apply: v%d: %s\n", v.number, hk_strerror(rc));
         goto out;
     }
-    if (rc != HK_OK) {
-        fprintf(stderr, "hkls apply: cannot analyse %s: %s\n", e.file, hk_strerror(rc));
+    uint32_t at_a = 0, at_b = 0;
+    ep_place place = ep_change_place(&ch, base.source, base_len, base_k, cur, cur_len, &at_a,
+                                     &at_b);
+    if (place == EP_PLACE_STALE) {
+        ec = refuse_changed_kernel(&e, &v, base_k, cur, cur_len);
         goto out;
     }
-    if (strcmp(kb.hash, kc.hash) != 0) {
+    if (!ch.ver_has_kernel) {
+        fprintf(stderr, "hkls apply: v%d's text has no kernel %s\n", v.number, e.kernel);
+        goto out;
+    }
+    if (place == EP_PLACE_STALE_FILE) {
         fprintf(stderr,
-                "hkls apply: refused: kernel %s in %s (lines %d-%d) changed since episode #%lld "
-                "began, so v%d would overwrite your edits.\n"
-                "Its text no longer matches the episode's (content hash %.12s, now %.12s). "
-                "What changed:\n",
-                e.kernel, e.file, line_of(cur, kc.start), line_of(cur, kc.end), (long long)e.id,
-                v.number, kb.hash, kc.hash);
-        print_diff(stderr, base.source + kb.start, kb.end - kb.start, cur + kc.start,
-                   kc.end - kc.start, "kernel when the episode began", "kernel in the file now");
-        fprintf(stderr, "Start a new episode on the current text, or restore the kernel and "
-                "apply again.\n");
+                "hkls apply: refused: v%d also changes %s outside kernel %s (line %d of the "
+                "version), and the file changed elsewhere since episode #%lld began, so "
+                "that part cannot be applied safely.\nApply it by hand (hkls report %lld "
+                "shows the diff), or restore the file to the episode's text.\n",
+                v.number, e.file, e.kernel, ch.outside_line, (long long)e.id, (long long)e.id);
         ec = EXIT_STALE;
-        goto out;
-    }
-    rc = locate_kernel(v.source, strlen(v.source), e.kernel, &kv);
-    if (rc != HK_OK) {
-        fprintf(stderr, "hkls apply: v%d's text has no kernel %s (%s)\n", v.number, e.kernel,
-                hk_strerror(rc));
         goto out;
     }
 
-    /* the new text */
-    size_t base_len = strlen(base.source), v_len = strlen(v.source);
-    bool file_as_started = cur_len == base_len && memcmp(cur, base.source, cur_len) == 0;
-    size_t next_len;
-    if (file_as_started) {
-        next = hk_strdup(v.source); /* exactly the verified text */
-        next_len = v_len;
-    } else {
-        /* The file changed outside the kernel: splice the kernel, which needs the version
-         * to differ from the starting text only inside the kernel. */
-        bool same_before = kb.start == kv.start && memcmp(base.source, v.source, kb.start) == 0;
-        bool same_after = base_len - kb.end == v_len - kv.end &&
-                          memcmp(base.source + kb.end, v.source + kv.end, base_len - kb.end) == 0;
-        if (!same_before || !same_after) {
-            int line = same_before ? line_of(v.source, kv.end) +
-                                         first_diff_line(base.source + kb.end, base_len - kb.end,
-                                                         v.source + kv.end, v_len - kv.end) - 1
-                                   : first_diff_line(v.source, v_len, base.source, base_len);
-            fprintf(stderr,
-                    "hkls apply: refused: v%d also changes %s outside kernel %s (line %d of the "
-                    "version), and the file changed elsewhere since episode #%lld began, so "
-                    "that part cannot be applied safely.\nApply it by hand (hkls report %lld "
-                    "shows the diff), or restore the file to the episode's text.\n",
-                    v.number, e.file, e.kernel, line, (long long)e.id, (long long)e.id);
-            ec = EXIT_STALE;
-            goto out;
-        }
-        next_len = kc.start + (kv.end - kv.start) + (cur_len - kc.end);
-        next = hk_malloc(next_len + 1);
-        if (next) {
-            memcpy(next, cur, kc.start);
-            memcpy(next + kc.start, v.source + kv.start, kv.end - kv.start);
-            memcpy(next + kc.start + (kv.end - kv.start), cur + kc.end, cur_len - kc.end);
-            next[next_len] = '\0';
-        }
+    /* the new text: the change in place (the verified text itself when the file is as the
+     * episode started), or the file as it is when it already holds the version's kernel */
+    const char *nt = place == EP_PLACE_AT ? ch.new_text : "";
+    size_t ntl = strlen(nt);
+    size_t next_len = cur_len - (at_b - at_a) + ntl;
+    next = hk_malloc(next_len + 1);
+    if (next) {
+        memcpy(next, cur, at_a);
+        memcpy(next + at_a, nt, ntl);
+        memcpy(next + at_a + ntl, cur + at_b, cur_len - at_b);
+        next[next_len] = '\0';
     }
     if (!next || apply_launch(&e, &v, &base, &next, &next_len, &launch_msg) != HK_OK) {
         fprintf(stderr, "hkls apply: out of memory\n");
@@ -935,8 +891,8 @@ int cli_apply(int argc, char **argv)
         goto out;
     }
     /* where the kernel is now: a helper the launch needed may sit above it */
-    const char *kat = memmem(next, next_len, v.source + kv.start, kv.end - kv.start);
-    int kernel_line = line_of(next, kat ? (uint32_t)(kat - next) : kc.start);
+    const char *kat = memmem(next, next_len, ch.after, strlen(ch.after));
+    int kernel_line = line_of(next, kat ? (uint32_t)(kat - next) : at_a);
     rc = write_atomic(e.file, next, next_len, st.st_mode);
     if (rc != HK_OK) {
         fprintf(stderr, "hkls apply: cannot write %s: %s\n", e.file, hk_strerror(rc));
@@ -949,9 +905,8 @@ int cli_apply(int argc, char **argv)
     print_flags_note(&v, &base);
     ec = EXIT_OK;
 out:
-    kernel_text_free(&kb);
-    kernel_text_free(&kc);
-    kernel_text_free(&kv);
+    ep_change_free(&ch);
+    hk_free(base_k);
     hk_free(cur);
     hk_free(next);
     hk_free(launch_msg);

@@ -15,6 +15,24 @@ enum cc_backend { CC_NVIDIA, CC_DCU };
 /* "nvidia" / "dcu" (static). */
 const char *cc_backend_name(enum cc_backend b);
 
+/* The .hip rule, the one place it is written: a file named *.hip is HIP source (its
+ * launches use the hip* runtime), built for the DCU backend when no target says
+ * otherwise; every other file is CUDA for NVIDIA. path may be NULL (false). Pure. */
+bool cc_path_is_hip(const char *path);
+
+/* The backend a file is compiled for when no target is configured: CC_DCU for a .hip
+ * file (cc_path_is_hip), else CC_NVIDIA. Pure. */
+enum cc_backend cc_backend_of_path(const char *path);
+
+/* The compiler a backend's diagnostics come from, as the user knows it: "nvcc" or
+ * "hipcc" (static). */
+const char *cc_compiler_label(enum cc_backend b);
+
+/* Whether a target or backend name ("dcu", "dcu:gfx906", "amd:gfx90a", "gfx906", an
+ * episode's backend column) names the DCU/AMD backend; NULL or an NVIDIA name: false.
+ * Looser than cc_parse_target: it only reads the family. Pure. */
+bool cc_target_is_dcu(const char *target);
+
 /* Parses a target "nvidia:sm_90", "dcu:gfx906", or a bare arch "sm_90" / "gfx906"
  * (the backend follows from the prefix). An NVIDIA arch must be one nvcc knows
  * (cc_nvidia_arch_known): sm_999 is a bad argument here, not a compile error later.

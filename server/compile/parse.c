@@ -15,6 +15,24 @@
 
 const char *cc_backend_name(enum cc_backend b) { return b == CC_DCU ? "dcu" : "nvidia"; }
 
+bool cc_path_is_hip(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return n >= 4 && strcmp(path + n - 4, ".hip") == 0;
+}
+
+enum cc_backend cc_backend_of_path(const char *path)
+{
+    return cc_path_is_hip(path) ? CC_DCU : CC_NVIDIA;
+}
+
+const char *cc_compiler_label(enum cc_backend b) { return b == CC_DCU ? "hipcc" : "nvcc"; }
+
+bool cc_target_is_dcu(const char *t)
+{
+    return t && (!strncmp(t, "dcu", 3) || !strncmp(t, "amd", 3) || !strncmp(t, "gfx", 3));
+}
+
 bool cc_resource_spills(const cc_resource *r)
 {
     return r->spill_stores > 0 || r->spill_loads > 0 || r->vgpr_spills > 0 || r->sgpr_spills > 0;

@@ -13,6 +13,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "episode/apply.h"
 #include "rewrites/rewrite.h"
 #include "spec/infer.h"
 #include "spec/spec.h"
@@ -186,12 +187,6 @@ static void plan_clear(struct apply_plan *p)
     memset(p, 0, sizeof *p);
 }
 
-static bool has_suffix(const char *s, const char *suffix)
-{
-    size_t n = s ? strlen(s) : 0, k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 /* The text a plan is computed against: a copy of a document's text taken on the loop,
  * read on a pool thread. Its model is analysed there on first need (never on the loop). */
 struct apply_snap {
@@ -225,9 +220,8 @@ static int launch_edits(bool hip_file, json_t *info, json_t *c, const char *text
                         const an_model *m, rw_result *r, rw_launch_report *rep, const char **why)
 {
     const char *kernel = str_of(info, "kernel");
-    an_model *own = NULL;
-    rw_launch w;
     char err[256];
+    ep_launch_fail fail;
     memset(r, 0, sizeof *r);
     memset(rep, 0, sizeof *rep);
     *why = NULL;
@@ -235,28 +229,18 @@ static int launch_edits(bool hip_file, json_t *info, json_t *c, const char *text
         *why = "the episode's kernel is unknown";
         return HK_EINVAL;
     }
-    /* base_launch: the baseline version's launch, when the episode list carries it */
-    if (rw_launch_from_json(json_object_get(c, "launch"), json_object_get(info, "base_launch"),
-                            &w, err, sizeof err)) {
-        *why = "its launch configuration cannot be read";
-        return HK_EINVAL;
-    }
-    int rc = HK_OK;
-    if (!m) {
-        if ((rc = an_analyze(text, len, &own))) {
-            *why = "the document cannot be analysed";
-            return rc;
-        }
-        m = own;
-    }
     const char *target = str_of(json_object_get(info, "best"), "target");
-    bool hip = (target && !strncmp(target, "dcu", 3)) || hip_file;
-    rc = rw_launch_config(text, len, m, kernel, &w, hip, r, rep);
-    if (rc && !r->description)
+    /* base_launch: the baseline version's launch, when the episode list carries it */
+    int rc = ep_apply_launch(text, len, m, kernel, json_object_get(c, "launch"),
+                             json_object_get(info, "base_launch"),
+                             hip_file || ep_apply_hip(target, NULL), r, rep, &fail, err,
+                             sizeof err);
+    if (fail == EP_LAUNCH_JSON)
+        *why = "its launch configuration cannot be read";
+    else if (fail == EP_LAUNCH_ANALYSE)
+        *why = "the document cannot be analysed";
+    else if (rc)
         *why = hk_strerror(rc);
-    else
-        rc = HK_OK; /* HK_EPARSE: not applicable, with the reason */
-    an_model_free(own);
     return rc;
 }
 
@@ -392,40 +376,27 @@ static void plan_compute(struct apply_snap *sn, json_t *info, json_t *c,
         p->reason = hk_strdup("the episode's versions could not be read");
         goto out;
     }
-    bool is_launch = !strcmp(kind, "launch");
-    long at = -1;
-    uint32_t a = 0, b = 0;
-    bool kernel_edit = false, already = false;
-    if (is_launch) {
-        at = 0;
-    } else if (!strcmp(kind, "kernel")) {
-        at = lsp_ep_find(text, len, base_k, strlen(base_k), 0);
-        if (at >= 0) {
-            a = (uint32_t)at + (uint32_t)json_integer_value(json_object_get(c, "start"));
-            b = (uint32_t)at + (uint32_t)json_integer_value(json_object_get(c, "end"));
-            kernel_edit = true;
-        }
-    } else {
-        const char *base = str_of(info, "base_text");
-        if (base && strlen(base) == len && memcmp(base, text, len) == 0) {
-            at = 0;
-            a = (uint32_t)json_integer_value(json_object_get(c, "start"));
-            b = (uint32_t)json_integer_value(json_object_get(c, "end"));
-            kernel_edit = true;
-        }
+    /* the version's change as lsp/episodes.c recorded it (ep_change_of on the pool) */
+    ep_change ch;
+    if (lsp_ep_change_view(c, &ch)) {
+        p->reason = hk_strdup("the episode's versions could not be read");
+        goto out;
     }
-    if (at < 0) {
-        if (after && lsp_ep_find(text, len, after, strlen(after), 0) >= 0) {
-            already = true; /* the kernel is in; its launch may not be */
-        } else {
-            if (!strcmp(kind, "kernel"))
-                p->reason = hk_asprintf("kernel changed since episode %lld started", ep);
-            else
-                p->reason = hk_asprintf("kernel changed since episode %lld started (v%d also "
-                                        "changes code outside the kernel, so the whole file "
-                                        "must match)", ep, num);
-            goto out;
-        }
+    const char *base = str_of(info, "base_text");
+    uint32_t a = 0, b = 0;
+    ep_place place = ep_change_place(&ch, base, base ? strlen(base) : 0, base_k, text, len,
+                                     &a, &b);
+    bool kernel_edit = place == EP_PLACE_AT && ch.kind != EP_CHANGE_LAUNCH;
+    bool already = place == EP_PLACE_ALREADY; /* the kernel is in; its launch may not be */
+    if (place == EP_PLACE_STALE && ch.kind != EP_CHANGE_FILE) {
+        p->reason = hk_asprintf("kernel changed since episode %lld started", ep);
+        goto out;
+    }
+    if (place == EP_PLACE_STALE || place == EP_PLACE_STALE_FILE) {
+        p->reason = hk_asprintf("kernel changed since episode %lld started (v%d also "
+                                "changes code outside the kernel, so the whole file "
+                                "must match)", ep, num);
+        goto out;
     }
     if (kernel_edit && (a > b || b > len)) {
         p->reason = hk_strdup("the episode's versions could not be read");
@@ -694,7 +665,7 @@ static struct plan_job *plan_job_new(struct lsp_server *s, rpc_call *call, doc *
     j->done = done;
     j->version = doc_version(d);
     j->len = doc_length(d);
-    j->hip_file = ld && has_suffix(ld->path, ".hip");
+    j->hip_file = ld && cc_path_is_hip(ld->path);
     j->n_plans = number >= 0 ? 1 : json_array_size(json_object_get(info, "chain"));
     j->uri = hk_strdup(doc_uri(d));
     j->text = hk_malloc(j->len + 1);
@@ -1347,23 +1318,53 @@ static void cmd_cancel(struct lsp_server *s, rpc_call *call, json_t *a)
 
 static void spec_shown(rpc *r, int status, json_t *result, json_t *error, void *ud) {}
 
-static void cmd_create_spec(struct lsp_server *s, rpc_call *call, json_t *params)
+/* hyperkernel.createSpec writes the skeleton of a kernel's bench spec next to its file.
+ * The parse, the skeleton and the write run on the libuv pool, against a copy of the
+ * document's text taken on the loop (or the file, read there when it is not open), in
+ * two stages: the skeleton, then, once the loop has seen that the document still holds
+ * the text it was made from (ContentModified otherwise, nothing written), the write. */
+struct spec_job {
+    uv_work_t req;
+    struct lsp_server *s;
+    rpc_call *call;
+    char *uri, *path, *kernel;
+    char *text;              /* the snapshot (owned); NULL: the file is read on the pool */
+    size_t len;
+    bool from_doc;           /* text is the open document's at version */
+    int64_t version;
+    bool writing;            /* the second stage */
+    /* the outcome: an error (rc, or code RPC_REQUEST_FAILED) with msg, or spec_path */
+    int rc, code;
+    char *msg;
+    char *spec_path, *dump;
+};
+
+static void spec_job_free(struct spec_job *j)
 {
-    json_t *a = arg0(params);
-    const char *uri = str_of(a, "uri"), *kernel = str_of(a, "kernel");
-    char *path = NULL, *spec_path = NULL, *text_own = NULL, *dump = NULL, *spec_uri = NULL;
-    an_model *own = NULL;
+    hk_free(j->uri);
+    hk_free(j->path);
+    hk_free(j->kernel);
+    hk_free(j->text);
+    hk_free(j->msg);
+    hk_free(j->spec_path);
+    hk_free(j->dump); /* jansson allocates through the seam */
+    hk_free(j);
+}
+
+static void spec_fail(struct spec_job *j, int rc, int code, char *msg /* stolen */)
+{
+    j->rc = rc;
+    j->code = code;
+    j->msg = msg;
+}
+
+/* Pool thread: the file's text when it is not open (capped), its model, the skeleton. */
+static void spec_make(struct spec_job *j)
+{
+    an_model *m = NULL;
     json_t *sk = NULL;
-    int fd = -1;
-    if (!uri || !kernel || !(path = lsp_uri_to_path(uri))) {
-        rpc_call_error(call, HK_EINVAL, "arguments: [{uri, kernel}] with a file:// uri");
-        goto out;
-    }
-    doc *d = doc_get(s->docs, uri);
-    const char *text = d ? doc_text(d) : NULL;
-    size_t len = d ? doc_length(d) : 0;
-    if (!text) {
-        FILE *f = fopen(path, "rb");
+    if (!j->text) {
+        FILE *f = fopen(j->path, "rb");
         struct hk_buf b;
         hk_buf_init(&b, (size_t)16 << 20);
         char chunk[8192];
@@ -1373,68 +1374,159 @@ static void cmd_create_spec(struct lsp_server *s, rpc_call *call, json_t *params
                 break;
         if (f)
             fclose(f);
-        len = b.len;
-        text = text_own = hk_buf_steal(&b);
-        if (!text) {
-            rpc_call_error(call, HK_ENOENT, "cannot read the file");
-            goto out;
+        j->len = b.len;
+        if (!(j->text = hk_buf_steal(&b))) {
+            spec_fail(j, HK_ENOENT, 0, hk_strdup("cannot read the file"));
+            return;
         }
     }
-    if (an_analyze(text, len, &own)) {
-        rpc_call_error(call, HK_EPARSE, "cannot analyse the file");
+    if (an_analyze(j->text, j->len, &m)) {
+        spec_fail(j, HK_EPARSE, 0, hk_strdup("cannot analyse the file"));
         goto out;
     }
-    long k = an_model_find_kernel(own, kernel);
-    const char *slash = strrchr(path, '/');
+    long k = an_model_find_kernel(m, j->kernel);
+    const char *slash = strrchr(j->path, '/');
     int rc = k < 0 ? HK_ENOENT
-                   : spec_skeleton(own, k, text, len, slash ? slash + 1 : path, &sk);
+                   : spec_skeleton(m, k, j->text, j->len, slash ? slash + 1 : j->path, &sk);
     if (rc) {
-        char msg[300];
-        snprintf(msg, sizeof msg, "no benchmark spec_path skeleton for %s: %s", kernel,
-                 rc == HK_ENOENT ? "no __global__ kernel of that name"
-                 : rc == HK_EUNSUPPORTED ? "its parameters give a harness nothing to compare"
-                                         : hk_strerror(rc));
-        rpc_call_error_code(call, RPC_REQUEST_FAILED, msg);
+        spec_fail(j, rc, RPC_REQUEST_FAILED,
+                  hk_asprintf("no benchmark spec_path skeleton for %s: %s", j->kernel,
+                              rc == HK_ENOENT ? "no __global__ kernel of that name"
+                              : rc == HK_EUNSUPPORTED
+                                  ? "its parameters give a harness nothing to compare"
+                                  : hk_strerror(rc)));
         goto out;
     }
-    spec_path = spec_default_path(path, kernel);
-    dump = spec_path ? json_dumps(sk, JSON_INDENT(2)) : NULL;
-    if (!dump) {
-        rpc_call_error(call, HK_ENOMEM, NULL);
-        goto out;
-    }
-    /* A small file written once, on the user's request: O_EXCL refuses to overwrite. */
-    fd = open(spec_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        char msg[600];
-        snprintf(msg, sizeof msg, "%s: %s%s", spec_path, strerror(errno),
-                 errno == EEXIST ? " (not overwritten)" : "");
-        rpc_call_error_code(call, RPC_REQUEST_FAILED, msg);
-        goto out;
-    }
-    size_t dl = strlen(dump);
-    bool ok = write(fd, dump, dl) == (ssize_t)dl && write(fd, "\n", 1) == 1;
-    ok = close(fd) == 0 && ok;
-    fd = -1;
-    if (!ok) {
-        unlink(spec_path);
-        rpc_call_error(call, HK_EIO, "cannot write the spec_path");
-        goto out;
-    }
-    spec_uri = lsp_path_to_uri(spec_path);
-    if (spec_uri)
-        lsp_client_show_document(s, spec_uri, true, NULL, spec_shown, NULL);
-    rpc_call_reply(call, json_pack("{s:s, s:s}", "path", spec_path, "uri", spec_uri ? spec_uri : ""));
+    j->spec_path = spec_default_path(j->path, j->kernel);
+    j->dump = j->spec_path ? json_dumps(sk, JSON_INDENT(2)) : NULL;
+    if (!j->dump)
+        spec_fail(j, HK_ENOMEM, 0, NULL);
 out:
-    if (fd >= 0)
-        close(fd);
-    an_model_free(own);
     json_decref(sk);
-    hk_free(dump); /* jansson allocates through the seam */
-    hk_free(spec_uri);
-    hk_free(text_own);
-    hk_free(spec_path);
-    hk_free(path);
+    an_model_free(m);
+}
+
+/* Pool thread: the spec file, written once: O_EXCL refuses to overwrite. */
+static void spec_write(struct spec_job *j)
+{
+    int fd = open(j->spec_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        spec_fail(j, HK_EIO, RPC_REQUEST_FAILED,
+                  hk_asprintf("%s: %s%s", j->spec_path, strerror(errno),
+                              errno == EEXIST ? " (not overwritten)" : ""));
+        return;
+    }
+    size_t dl = strlen(j->dump);
+    bool ok = write(fd, j->dump, dl) == (ssize_t)dl && write(fd, "\n", 1) == 1;
+    ok = close(fd) == 0 && ok;
+    if (!ok) {
+        unlink(j->spec_path);
+        spec_fail(j, HK_EIO, 0, hk_strdup("cannot write the spec_path"));
+    }
+}
+
+static void spec_work(uv_work_t *req)
+{
+    struct spec_job *j = req->data;
+    if (j->writing)
+        spec_write(j);
+    else
+        spec_make(j);
+}
+
+static void spec_cancelled(rpc_call *call, void *ud)
+{
+    struct spec_job *j = ud;
+    (void)call;
+    uv_cancel((uv_req_t *)&j->req); /* fails once started: spec_after drops the answer */
+}
+
+static void spec_after(uv_work_t *req, int status);
+
+/* Queues the job's next stage; on failure answers the call and frees j. Loop thread. */
+static void spec_queue(struct spec_job *j)
+{
+    struct lsp_server *s = j->s;
+    if (uv_queue_work(s->loop, &j->req, spec_work, spec_after)) {
+        rpc_call_error(j->call, HK_EIO, "cannot queue the spec's skeleton");
+        spec_job_free(j);
+        return;
+    }
+    s->plan_jobs++;
+    rpc_call_on_cancel(j->call, spec_cancelled, j);
+}
+
+static void spec_after(uv_work_t *req, int status)
+{
+    struct spec_job *j = req->data;
+    struct lsp_server *s = j->s;
+    s->plan_jobs--;
+    rpc_call_on_cancel(j->call, NULL, NULL);
+    doc *d = j->from_doc ? doc_get(s->docs, j->uri) : NULL;
+    if (status == UV_ECANCELED || s->stopped || rpc_call_cancelled(j->call)) {
+        rpc_call_error(j->call, HK_ECANCELED, NULL);
+    } else if (j->rc && j->code) {
+        rpc_call_error_code(j->call, j->code, j->msg);
+    } else if (j->rc) {
+        rpc_call_error(j->call, j->rc, j->msg);
+    } else if (!j->writing && j->from_doc &&
+               (!d || doc_version(d) != j->version || doc_length(d) != j->len ||
+                memcmp(doc_text(d), j->text, j->len) != 0)) {
+        rpc_call_error(j->call, HK_ESTALE, "the document changed while the spec was made: "
+                                           "ask again");
+    } else if (!j->writing) {
+        j->writing = true;
+        spec_queue(j);
+        return;
+    } else {
+        char *spec_uri = lsp_path_to_uri(j->spec_path);
+        if (spec_uri)
+            lsp_client_show_document(s, spec_uri, true, NULL, spec_shown, NULL);
+        rpc_call_reply(j->call, json_pack("{s:s, s:s}", "path", j->spec_path, "uri",
+                                          spec_uri ? spec_uri : ""));
+        hk_free(spec_uri);
+    }
+    spec_job_free(j);
+}
+
+static void cmd_create_spec(struct lsp_server *s, rpc_call *call, json_t *params)
+{
+    json_t *a = arg0(params);
+    const char *uri = str_of(a, "uri"), *kernel = str_of(a, "kernel");
+    char *path = uri && kernel ? lsp_uri_to_path(uri) : NULL;
+    if (!path) {
+        rpc_call_error(call, HK_EINVAL, "arguments: [{uri, kernel}] with a file:// uri");
+        return;
+    }
+    struct spec_job *j = hk_calloc(1, sizeof *j);
+    doc *d = doc_get(s->docs, uri);
+    if (j) {
+        j->req.data = j;
+        j->s = s;
+        j->call = call;
+        j->path = path;
+        j->uri = hk_strdup(uri);
+        j->kernel = hk_strdup(kernel);
+        j->from_doc = d != NULL;
+        if (d) {
+            j->version = doc_version(d);
+            j->len = doc_length(d);
+            if ((j->text = hk_malloc(j->len + 1))) {
+                memcpy(j->text, doc_text(d), j->len);
+                j->text[j->len] = '\0';
+            }
+        }
+    }
+    if (!j || !j->uri || !j->kernel || (d && !j->text)) {
+        rpc_call_error(call, HK_ENOMEM, NULL);
+        if (j)
+            spec_job_free(j);
+        else
+            hk_free(path);
+        return;
+    }
+    rpc_call_defer(call);
+    spec_queue(j);
 }
 
 /* ---- store requests: report, episodes, history ---- */

@@ -815,12 +815,6 @@ static bool ccdb_refresh(struct lsp_server *s)
     return true;
 }
 
-static bool has_suffix(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
 int lsp_compile_options(struct lsp_server *s, const char *path, cc_options *o,
                         char ***extra_out)
 {
@@ -834,8 +828,7 @@ int lsp_compile_options(struct lsp_server *s, const char *path, cc_options *o,
         o->backend = c->backend;
         o->arch = c->arch;
     } else {
-        /* No target configured: a .hip file is for the DCU backend, the rest NVIDIA. */
-        o->backend = has_suffix(path, ".hip") ? CC_DCU : CC_NVIDIA;
+        o->backend = cc_backend_of_path(path); /* no target configured: the .hip rule */
         o->arch = NULL;
     }
     o->compiler = o->backend == CC_DCU ? c->hipcc : c->nvcc;

@@ -16,6 +16,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "episode/apply.h"
 #include "episode/episode.h"
 #include "report/report.h"
 #include "spec/infer.h"
@@ -178,20 +179,6 @@ void lsp_ep_config_apply(struct lsp_server *s, struct lsp_ep_config *c, json_t *
 
 /* ---- pure helpers ---- */
 
-void lsp_ep_diff_region(const char *a, size_t a_len, const char *b, size_t b_len,
-                        size_t *start, size_t *suffix)
-{
-    size_t n = a_len < b_len ? a_len : b_len;
-    size_t p = 0;
-    while (p < n && a[p] == b[p])
-        p++;
-    size_t q = 0;
-    while (q < n - p && a[a_len - 1 - q] == b[b_len - 1 - q])
-        q++;
-    *start = p;
-    *suffix = q;
-}
-
 int lsp_ep_feed_lines(struct hk_buf *buf, const char *data, size_t len, size_t max,
                       size_t *dropped, void (*fn)(const char *line, size_t n, void *ud),
                       void *ud)
@@ -222,6 +209,16 @@ int lsp_ep_feed_lines(struct hk_buf *buf, const char *data, size_t len, size_t m
         len -= take + 1;
     }
     return HK_OK;
+}
+
+int lsp_ep_change_view(json_t *c, ep_change *out)
+{
+    memset(out, 0, sizeof *out);
+    out->start = (size_t)json_integer_value(json_object_get(c, "start"));
+    out->end = (size_t)json_integer_value(json_object_get(c, "end"));
+    out->new_text = (char *)json_string_value(json_object_get(c, "new_text"));
+    out->after = (char *)json_string_value(json_object_get(c, "after"));
+    return ep_change_kind_parse(json_string_value(json_object_get(c, "kind")), &out->kind);
 }
 
 long lsp_ep_find(const char *hay, size_t len, const char *needle, size_t n, size_t from)
@@ -1387,19 +1384,8 @@ void lsp_ep_free(struct lsp_server *s)
 /* Text of the kernel named name in text (new string), or NULL. Pool thread. */
 static char *kernel_text(const char *text, size_t len, const char *name, size_t *start)
 {
-    an_model *m = NULL;
-    if (an_analyze(text, len, &m) != HK_OK)
-        return NULL;
     char *out = NULL;
-    long k = an_model_find_kernel(m, name);
-    if (k >= 0 && (size_t)k < m->n_funcs) {
-        const an_span *sp = &m->funcs[k].span;
-        if (sp->end_byte <= len && sp->start_byte <= sp->end_byte) {
-            out = hk_strndup(text + sp->start_byte, sp->end_byte - sp->start_byte);
-            *start = sp->start_byte;
-        }
-    }
-    an_model_free(m);
+    ep_apply_kernel_text(text, len, name, &out, start);
     return out;
 }
 
@@ -1410,45 +1396,29 @@ static json_t *chain_entry(const store_version *v, const char *base, size_t base
                            const char *base_k, size_t base_k_start, const char *kernel,
                            const store_history_row *row)
 {
-    size_t vlen = strlen(v->source);
-    size_t vk_start = 0;
-    char *vk = kernel_text(v->source, vlen, kernel, &vk_start);
-    json_t *o = json_pack("{s:I, s:i, s:I, s:s}", "id", (json_int_t)v->id, "number", v->number,
-                          "episode", (json_int_t)v->episode_id, "produced_by",
-                          v->produced_by ? v->produced_by : "");
+    ep_change ch;
+    json_t *o = NULL;
+    if (ep_change_of(base, base_len, base_k, base_k_start, v->source, strlen(v->source), kernel,
+                     &ch) != HK_OK)
+        return NULL;
+    o = json_pack("{s:I, s:i, s:I, s:s}", "id", (json_int_t)v->id, "number", v->number,
+                  "episode", (json_int_t)v->episode_id, "produced_by",
+                  v->produced_by ? v->produced_by : "");
     if (!o)
         goto out;
     json_object_set_new(o, "speedup", num_json(row ? row->speedup : NAN));
     json_object_set_new(o, "ms", num_json(row && row->measured ? row->best.median_ms : NAN));
     if (v->launch_json)
         json_object_set_new(o, "launch", json_loads(v->launch_json, 0, NULL));
-    size_t bk_len = strlen(base_k);
-    bool outside_same = vk && vk_start == base_k_start && base_len - base_k_start - bk_len ==
-                                                             vlen - vk_start - strlen(vk) &&
-                        memcmp(v->source, base, base_k_start) == 0 &&
-                        memcmp(v->source + vk_start + strlen(vk), base + base_k_start + bk_len,
-                               base_len - base_k_start - bk_len) == 0;
-    if (vk && outside_same && strcmp(vk, base_k) == 0) {
-        json_object_set_new(o, "kind", json_string("launch"));
-    } else if (vk && outside_same) {
-        size_t p, q;
-        lsp_ep_diff_region(base_k, bk_len, vk, strlen(vk), &p, &q);
-        json_object_set_new(o, "kind", json_string("kernel"));
-        json_object_set_new(o, "start", json_integer((json_int_t)p));
-        json_object_set_new(o, "end", json_integer((json_int_t)(bk_len - q)));
-        json_object_set_new(o, "new_text", json_stringn(vk + p, strlen(vk) - q - p));
-        json_object_set_new(o, "after", json_string(vk));
-    } else {
-        size_t p, q;
-        lsp_ep_diff_region(base, base_len, v->source, vlen, &p, &q);
-        json_object_set_new(o, "kind", json_string("file"));
-        json_object_set_new(o, "start", json_integer((json_int_t)p));
-        json_object_set_new(o, "end", json_integer((json_int_t)(base_len - q)));
-        json_object_set_new(o, "new_text", json_stringn(v->source + p, vlen - q - p));
-        json_object_set_new(o, "after", vk ? json_string(vk) : json_string(v->source));
+    json_object_set_new(o, "kind", json_string(ep_change_kind_name(ch.kind)));
+    if (ch.kind != EP_CHANGE_LAUNCH) {
+        json_object_set_new(o, "start", json_integer((json_int_t)ch.start));
+        json_object_set_new(o, "end", json_integer((json_int_t)ch.end));
+        json_object_set_new(o, "new_text", json_string(ch.new_text));
+        json_object_set_new(o, "after", json_string(ch.after));
     }
 out:
-    hk_free(vk);
+    ep_change_free(&ch);
     return o;
 }
 
@@ -1860,14 +1830,17 @@ static void set_doc_diags(struct lsp_server *s, doc *d, json_t *results)
         double sp_x = json_number_value(json_object_get(best, "speedup"));
         if (!best || !(sp_x > 1.0))
             continue;
-        /* once the best version is in the file, there is nothing left to offer */
+        /* once the best version is in the file, there is nothing left to offer (as the
+         * Apply action judges it: ep_change_place) */
         json_t *chain = json_object_get(info, "chain");
         json_t *last = json_array_get(chain, json_array_size(chain) - 1);
-        const char *after = json_string_value(json_object_get(last, "after"));
-        if (after && lsp_ep_find(doc_text(d), doc_length(d), after, strlen(after), 0) >= 0 &&
-            strcmp(after, json_string_value(json_object_get(info, "base_kernel_text"))
-                              ? json_string_value(json_object_get(info, "base_kernel_text"))
-                              : "") != 0)
+        const char *base = json_string_value(json_object_get(info, "base_text"));
+        const char *base_k = json_string_value(json_object_get(info, "base_kernel_text"));
+        ep_change ch;
+        uint32_t at_a, at_b;
+        if (base_k && lsp_ep_change_view(last, &ch) == HK_OK &&
+            ep_change_place(&ch, base, base ? strlen(base) : 0, base_k, doc_text(d),
+                            doc_length(d), &at_a, &at_b) == EP_PLACE_ALREADY)
             continue;
         struct hk_buf b;
         hk_buf_init(&b, 1024);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "episode/apply.h"
 #include "lsp/state.h"
 
 struct hk_buf;
@@ -122,16 +123,16 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
 
 /* ---- helpers shared with actions.c and the unit tests ---- */
 
-/* The smallest region of a that differs from b: a[*start, a_len - suffix) is replaced by
- * b[*start, b_len - suffix). *start + suffix <= min(a_len, b_len). Pure. */
-void lsp_ep_diff_region(const char *a, size_t a_len, const char *b, size_t b_len,
-                        size_t *start, size_t *suffix);
 /* Feeds bytes into a line assembler: calls fn for each complete line (without the
  * newline; borrowed). A line longer than max is dropped and counted in *dropped. Holds
  * the partial line in buf (capped at max). HK_OK or HK_ENOMEM. */
 int lsp_ep_feed_lines(struct hk_buf *buf, const char *data, size_t len, size_t max,
                       size_t *dropped, void (*fn)(const char *line, size_t n, void *ud),
                       void *ud);
+/* The change of chain entry c (borrowed) as chain_entry recorded it (ep_change_of), for
+ * ep_change_place: a view whose texts are borrowed from c (never ep_change_free it).
+ * HK_OK, or HK_EINVAL when c has no kind this reads. Any thread. */
+int lsp_ep_change_view(json_t *c, ep_change *out);
 /* The first occurrence of needle (n bytes) in hay (len bytes) at or after from, or -1. */
 long lsp_ep_find(const char *hay, size_t len, const char *needle, size_t n, size_t from);
 

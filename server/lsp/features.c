@@ -7,6 +7,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "rewrites/rewrite.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -686,46 +687,6 @@ static void on_document_symbol(rpc_call *call, json_t *params, void *ud)
 
 /* ---- hover ---- */
 
-static bool parse_int_literal(const char *e, long *out)
-{
-    if (!e)
-        return false;
-    char *end;
-    long v = strtol(e, &end, 0);
-    while (*end == ' ' || *end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
-        end++;
-    if (end == e || *end || v <= 0 || v > (1 << 20))
-        return false;
-    *out = v;
-    return true;
-}
-
-int lsp_kernel_block_threads(const an_model *m, const an_function *f, int *dyn_smem)
-{
-    long v;
-    *dyn_smem = 0;
-    if (f->launch_bounds) {
-        char first[64];
-        size_t n = strcspn(f->launch_bounds, ",");
-        if (n < sizeof first) {
-            memcpy(first, f->launch_bounds, n);
-            first[n] = '\0';
-            if (parse_int_literal(first, &v))
-                return (int)v;
-        }
-    }
-    for (size_t i = 0; i < m->n_launches; i++) {
-        const an_launch *l = &m->launches[i];
-        if (strcmp(l->kernel, f->name) != 0 || !parse_int_literal(l->block, &v))
-            continue;
-        long sm;
-        if (parse_int_literal(l->shmem, &sm))
-            *dyn_smem = (int)sm;
-        return (int)v;
-    }
-    return 0;
-}
-
 /* The occupancy limiter (compile/occupancy.c's name for it) as the user reads it. */
 static const char *limiter_label(const char *limiter)
 {
@@ -743,8 +704,7 @@ static const char *limiter_label(const char *limiter)
     return limiter;
 }
 
-int lsp_resource_summary(const cc_resource *r, const an_model *m, const an_function *f,
-                         struct hk_buf *b)
+int lsp_resource_summary(const cc_resource *r, const rw_kernel_block *kb, struct hk_buf *b)
 {
     int rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_SUMMARY), r->registers,
                            r->spill_stores + r->spill_loads);
@@ -754,8 +714,7 @@ int lsp_resource_summary(const cc_resource *r, const an_model *m, const an_funct
         rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_SMEM), r->smem_static);
     if (rc || !r->arch)
         return rc;
-    int dyn = 0;
-    int block = f ? lsp_kernel_block_threads(m, f, &dyn) : 0;
+    int block = kb ? kb->threads : 0, dyn = kb ? kb->dyn_smem : 0;
     cc_occupancy occ;
     if (cc_occupancy_for(r->arch, r, block, dyn, &occ) == HK_OK) {
         rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_OCCUPANCY), occ.occupancy * 100.0,
@@ -841,11 +800,16 @@ static void hover_kernel(struct lsp_server *s, const doc *d, const an_model *m,
         if (strcmp(m->launches[i].kernel, f->name) == 0)
             hover_launch(s, d, m, &m->launches[i], b, false);
     bool any = false;
+    rw_kernel_block kb = {0};
     for (size_t i = 0; ld && i < ld->n_res; i++) {
         const cc_resource *r = &ld->res[i];
         const char *name = r->base_name ? r->base_name : r->kernel;
         if (!name || strcmp(name, f->name) != 0)
             continue;
+        /* the block it is launched with, read as hkls check and Apply read it */
+        if (!any && f >= m->funcs && f < m->funcs + m->n_funcs)
+            rw_kernel_block_of(doc_text(d), doc_length(d), m, f->name, (long)(f - m->funcs),
+                               &kb);
         if (!any) {
             hk_buf_printf(b, "\n%s%s%s (", bold, hk_tr(HK_MSG_HOVER_RESOURCES), bold);
             hk_buf_printf(b, hk_tr(HK_MSG_HOVER_LAST_COMPILE),
@@ -856,7 +820,7 @@ static void hover_kernel(struct lsp_server *s, const doc *d, const an_model *m,
         any = true;
         hk_buf_printf(b, "- %s%s%s: ", r->kernel ? r->kernel : name,
                       r->arch ? " on " : "", r->arch ? r->arch : "");
-        lsp_resource_summary(r, m, f, b);
+        lsp_resource_summary(r, &kb, b);
         hk_buf_appends(b, "\n");
     }
     lsp_ep_hover(s, (doc *)d, f->name, b); /* optimization results, when there are any */

@@ -4,14 +4,14 @@
 #define HK_LSP_FEATURES_H
 
 #include "lsp/state.h"
+#include "rewrites/rewrite.h"
 
 void lsp_register_features(struct lsp_server *s);
-/* Typical block size for a kernel: __launch_bounds__ or a literal launch block, else 0. */
-int lsp_kernel_block_threads(const an_model *m, const an_function *f, int *dyn_smem);
-/* Appends a one-line resource summary ("32 registers, 0 B spill, ...") to buf. */
+/* Appends a one-line resource summary ("32 registers, 0 B spill, ...") to buf; the
+ * occupancy is at the block the kernel is launched with, kb (rw_kernel_block_of or
+ * rw_kernel_blocks; NULL or threads 0: not known). HK_OK or HK_ENOMEM. */
 struct hk_buf;
-int lsp_resource_summary(const cc_resource *r, const an_model *m, const an_function *f,
-                         struct hk_buf *buf);
+int lsp_resource_summary(const cc_resource *r, const rw_kernel_block *kb, struct hk_buf *buf);
 /* LSP Range JSON (new reference) for a byte span of d, or NULL. */
 json_t *lsp_range_json(struct lsp_server *s, const doc *d, uint32_t start, uint32_t end);
 

@@ -128,7 +128,8 @@ struct lsp_server {
     bool trust_report_due;    /* untrusted_keys changed and is not reported yet */
     bool init_replied;        /* the initialize response went out */
     size_t trust_jobs;        /* trust list writes on the pool */
-    size_t plan_jobs;         /* code action / applyVersion plans on the pool (actions.c) */
+    size_t plan_jobs;         /* code action / applyVersion plans and createSpec jobs on the
+                               * pool (actions.c) */
     struct lsp_config cfg;
     bool cli_log_level;       /* --log-level given: it wins over log.level */
     struct lsp_ccdb ccdb;     /* the published database (config.c) */

@@ -138,6 +138,29 @@ int rw_launch_from_json(const json_t *launch, const json_t *base, rw_launch *out
 int rw_launch_config(const char *text, size_t len, const an_model *m, const char *kernel,
                      const rw_launch *want, bool hip, rw_result *r, rw_launch_report *rep);
 
+/* The block a kernel is launched with in a text, for occupancy (hkls check, the editor's
+ * resource hints and hover): the first launch site of kernel whose block is a constant,
+ * read as rw_launch_config reads it (a literal, dim3(...), a #define or constexpr, a local
+ * constant of the launcher), with that launch's dynamic shared memory when it is one too;
+ * else the first __launch_bounds__ argument when it is a constant. */
+typedef struct {
+    int threads;        /* threads per block (the dimensions' product); 0: not known */
+    int dyn_smem;       /* dynamic shared memory in bytes; 0 when absent or not known */
+    const char *source; /* "launch", "__launch_bounds__", or NULL when not known (static) */
+} rw_kernel_block;
+
+/* Fills *out for kernel (a name as m spells it; "ns::k" and "k" match) in text/len, with
+ * m its model (borrowed) and fi the kernel's index in m->funcs when the caller knows it
+ * (else -1: looked up). HK_OK (out->threads 0 when no constant block was found) or
+ * HK_ENOMEM. Pure, any thread; lexes the launch sites and their callers only. */
+int rw_kernel_block_of(const char *text, size_t len, const an_model *m, const char *kernel,
+                       long fi, rw_kernel_block *out);
+
+/* rw_kernel_block_of for every kernel of m at once, into out[i] for m->funcs[i] (m->n_funcs
+ * entries; zero for what is not a kernel): each launch site is read once, so a file of a
+ * thousand kernels costs a pass over its launches, not a thousand. HK_OK or HK_ENOMEM. */
+int rw_kernel_blocks(const char *text, size_t len, const an_model *m, rw_kernel_block *out);
+
 /* ---- library substitution (rewrite_blas.c) ---- */
 
 /* Replaces a naive row-major float GEMM (C = [alpha *] A * B [+ beta * C]), strided batched

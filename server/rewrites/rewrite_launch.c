@@ -370,24 +370,52 @@ out:
 /* ------------------------------------------------------------------ evaluating a block */
 
 typedef struct {
+    const char *name; /* borrowed from the model */
+    size_t i;         /* index into m->tunables */
+} tunable_ref;
+
+typedef struct {
     const char *text;
     size_t len;
     const an_model *m;
     long caller;
     uint32_t before; /* only declarations before this offset count (the launch) */
+    const tunable_ref *by_name; /* m's tunables by name, then index, or NULL */
 } eval_ctx;
 
 static int eval_scalar(const eval_ctx *c, const char *src, int depth, long long *out);
 
+static bool tunable_visible(const an_tunable *t, const char *name, long caller)
+{
+    return t->kind != AN_TUNE_TEMPLATE && t->name[0] == name[0] && !strcmp(t->name, name) &&
+           (t->owner < 0 || t->owner == caller);
+}
+
 /* A #define/constexpr tunable visible from the caller, or -1. */
 static long find_tunable(const an_model *m, const char *name, long caller)
 {
-    for (size_t i = 0; i < m->n_tunables; i++) {
-        const an_tunable *t = &m->tunables[i];
-        if (t->kind != AN_TUNE_TEMPLATE && !strcmp(t->name, name) &&
-            (t->owner < 0 || t->owner == caller))
+    for (size_t i = 0; i < m->n_tunables; i++)
+        if (tunable_visible(&m->tunables[i], name, caller))
             return (long)i;
+    return -1;
+}
+
+/* find_tunable through c->by_name when there is one: the first in model order still. */
+static long find_tunable_in(const eval_ctx *c, const char *name)
+{
+    if (!c->by_name)
+        return find_tunable(c->m, name, c->caller);
+    size_t lo = 0, hi = c->m->n_tunables;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(c->by_name[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    for (; lo < c->m->n_tunables && !strcmp(c->by_name[lo].name, name); lo++)
+        if (tunable_visible(&c->m->tunables[c->by_name[lo].i], name, c->caller))
+            return (long)c->by_name[lo].i;
     return -1;
 }
 
@@ -494,7 +522,7 @@ static int resolve_var(const char *name, void *ctx)
         return vl->rc = HK_EINVAL;
     long long val = 0;
     int rc = HK_EINVAL;
-    long ti = find_tunable(vl->c->m, name, vl->c->caller);
+    long ti = find_tunable_in(vl->c, name);
     if (ti >= 0 && vl->c->m->tunables[ti].value)
         rc = eval_scalar(vl->c, vl->c->m->tunables[ti].value, vl->depth + 1, &val);
     bool is_dim3 = false;
@@ -610,7 +638,7 @@ static int eval_block(const eval_ctx *c, uint32_t s, uint32_t e, unsigned out[3]
             rc = HK_ENOMEM;
             goto out;
         }
-        bool local = find_tunable(c->m, name, c->caller) < 0 &&
+        bool local = find_tunable_in(c, name) < 0 &&
                      find_local(c, name, &is_dim3, &vs, &ve);
         hk_free(name);
         if (local && is_dim3) {
@@ -629,6 +657,155 @@ static int eval_block(const eval_ctx *c, uint32_t s, uint32_t e, unsigned out[3]
     out[1] = out[2] = 1;
 out:
     rwl_toks_free(&ts);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ a kernel's block */
+
+/* The block and dynamic shared memory of launch site la, when they are constants. HK_OK
+ * (*threads 0: the block is not one), HK_ENOMEM. */
+static int site_block(const char *text, size_t len, const an_model *m, const tunable_ref *by_name,
+                      const an_launch *la, int *threads, int *dyn)
+{
+    site st = {.la = la, .caller = la->caller >= 0 && (size_t)la->caller < m->n_funcs
+                                       ? la->caller : -1};
+    unsigned b[3];
+    long long sh = 0;
+    *threads = *dyn = 0;
+    int rc = site_locate(text, &st);
+    if (rc)
+        goto out;
+    eval_ctx ec = {.text = text, .len = len, .m = m, .caller = st.caller,
+                   .before = la->span.start_byte, .by_name = by_name};
+    if ((rc = eval_block(&ec, st.block.s, st.block.e, b)))
+        goto out;
+    *threads = (int)(b[0] * b[1] * b[2]);
+    if (st.shmem.e > st.shmem.s &&
+        (rc = eval_span(&ec, st.shmem.s, st.shmem.e, 0, &sh)) == HK_OK && sh >= 0 &&
+        sh < 1 << 30)
+        *dyn = (int)sh;
+    rc = HK_OK;
+out:
+    hk_free(st.args);
+    return rc == HK_ENOMEM ? rc : HK_OK;
+}
+
+/* The first __launch_bounds__ argument of m->funcs[fi] into out, when it is a constant.
+ * HK_OK or HK_ENOMEM. */
+static int bounds_block(const char *text, size_t len, const an_model *m,
+                        const tunable_ref *by_name, long fi, rw_kernel_block *out)
+{
+    const char *lb = fi >= 0 && (size_t)fi < m->n_funcs ? m->funcs[fi].launch_bounds : NULL;
+    if (!lb)
+        return HK_OK;
+    char *first = hk_strndup(lb, strcspn(lb, ","));
+    eval_ctx ec = {.text = text, .len = len, .m = m, .caller = -1, .by_name = by_name};
+    long long v = 0;
+    int rc = first ? eval_scalar(&ec, first, 0, &v) : HK_ENOMEM;
+    hk_free(first);
+    if (rc == HK_ENOMEM)
+        return rc;
+    if (rc == HK_OK && v > 0 && v <= 1024) {
+        out->threads = (int)v;
+        out->source = "__launch_bounds__";
+    }
+    return HK_OK;
+}
+
+static bool site_usable(const an_launch *la, size_t len)
+{
+    return la->kernel && la->block && la->span.end_byte <= len &&
+           la->span.start_byte < la->span.end_byte;
+}
+
+int rw_kernel_block_of(const char *text, size_t len, const an_model *m, const char *kernel,
+                       long fi, rw_kernel_block *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!text || !m || !kernel)
+        return HK_OK;
+    const char *kl = last_part(kernel);
+    for (size_t l = 0; l < m->n_launches; l++) {
+        const an_launch *la = &m->launches[l];
+        if (!site_usable(la, len) || strcmp(last_part(la->kernel), kl) != 0)
+            continue;
+        int rc = site_block(text, len, m, NULL, la, &out->threads, &out->dyn_smem);
+        if (rc)
+            return rc;
+        if (out->threads > 0) {
+            out->source = "launch";
+            return HK_OK;
+        }
+    }
+    return bounds_block(text, len, m, NULL, fi >= 0 ? fi : an_model_find_kernel(m, kernel),
+                        out);
+}
+
+struct kname {
+    const char *last; /* the last part of the kernel's name */
+    long fi;
+};
+
+static int kname_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct kname *)a)->last, ((const struct kname *)b)->last);
+}
+
+static int tunable_cmp(const void *a, const void *b)
+{
+    const tunable_ref *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+int rw_kernel_blocks(const char *text, size_t len, const an_model *m, rw_kernel_block *out)
+{
+    if (!text || !m || !m->n_funcs)
+        return HK_OK;
+    memset(out, 0, m->n_funcs * sizeof *out);
+    struct kname *ks = hk_malloc(m->n_funcs * sizeof *ks);
+    tunable_ref *by_name = m->n_tunables ? hk_malloc(m->n_tunables * sizeof *by_name) : NULL;
+    size_t n = 0;
+    int rc = ks && (by_name || !m->n_tunables) ? HK_OK : HK_ENOMEM;
+    for (size_t i = 0; !rc && i < m->n_tunables; i++)
+        by_name[i] = (tunable_ref){m->tunables[i].name ? m->tunables[i].name : "", i};
+    if (!rc && m->n_tunables)
+        qsort(by_name, m->n_tunables, sizeof *by_name, tunable_cmp);
+    for (size_t i = 0; !rc && i < m->n_funcs; i++)
+        if (m->funcs[i].kind == AN_KERNEL && m->funcs[i].name)
+            ks[n++] = (struct kname){last_part(m->funcs[i].name), (long)i};
+    if (n)
+        qsort(ks, n, sizeof *ks, kname_cmp);
+    /* each launch once, in order: it gives its block to every kernel of its name that has
+     * none yet, as rw_kernel_block_of's first constant launch would */
+    for (size_t l = 0; !rc && l < m->n_launches; l++) {
+        const an_launch *la = &m->launches[l];
+        if (!site_usable(la, len))
+            continue;
+        struct kname key = {last_part(la->kernel), -1};
+        struct kname *hit = n ? bsearch(&key, ks, n, sizeof *ks, kname_cmp) : NULL;
+        if (!hit)
+            continue;
+        while (hit > ks && !kname_cmp(hit - 1, &key))
+            hit--;
+        int threads = 0, dyn = 0;
+        bool tried = false;
+        for (; !rc && hit < ks + n && !kname_cmp(hit, &key); hit++) {
+            rw_kernel_block *o = &out[hit->fi];
+            if (o->threads)
+                continue;
+            if (!tried && (rc = site_block(text, len, m, by_name, la, &threads, &dyn)))
+                break;
+            tried = true;
+            if (threads > 0)
+                *o = (rw_kernel_block){.threads = threads, .dyn_smem = dyn, .source = "launch"};
+        }
+    }
+    for (size_t i = 0; !rc && i < n; i++)
+        if (!out[ks[i].fi].threads)
+            rc = bounds_block(text, len, m, by_name, ks[i].fi, &out[ks[i].fi]);
+    hk_free(ks);
+    hk_free(by_name);
     return rc;
 }
 

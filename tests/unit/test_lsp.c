@@ -17,6 +17,8 @@
 #include "core/hk.h"
 #include "lsp/state.h"
 #include "lsp/config.h"
+#include "lsp/features.h"
+#include "rewrites/rewrite.h"
 #include "lsp/server.h"
 
 #include "lsp_out.h"
@@ -286,9 +288,9 @@ static void test_resource_summary_languages(void **st)
     struct hk_buf en, zh;
     hk_buf_init(&en, 4096);
     hk_buf_init(&zh, 4096);
-    assert_int_equal(lsp_resource_summary(&r, NULL, NULL, &en), HK_OK);
+    assert_int_equal(lsp_resource_summary(&r, NULL, &en), HK_OK);
     hk_i18n_set(HK_LANG_ZH_CN);
-    assert_int_equal(lsp_resource_summary(&r, NULL, NULL, &zh), HK_OK);
+    assert_int_equal(lsp_resource_summary(&r, NULL, &zh), HK_OK);
     hk_i18n_set(HK_LANG_EN);
     /* 255 registers at 256 threads: 1 block of 8 warps out of 64 */
     assert_string_equal(en.data, "255 registers, 12 B spill, 1024 B smem, occupancy 12% at 256 "
@@ -299,6 +301,49 @@ static void test_resource_summary_languages(void **st)
     hk_buf_free(&zh);
 }
 
+/* The occupancy's block is the one the file launches the kernel with, read as hkls check
+ * and Apply read it (rw_kernel_block_of): through a #define and a local dim3, before the
+ * __launch_bounds__ cap (the editor's own copy took the cap first and literals only). */
+static void test_resource_summary_launch_block(void **st)
+{
+    (void)st;
+    static const char text[] =
+        "#define BLOCK 128\n"
+        "__global__ void __launch_bounds__(256) k(float *y) { y[threadIdx.x] = 0; }\n"
+        "__global__ void j(float *y) { y[threadIdx.x] = 0; }\n"
+        "void run(float *y)\n"
+        "{\n"
+        "    k<<<4, BLOCK>>>(y);\n"
+        "    dim3 b(16, 4);\n"
+        "    j<<<4, b, 512>>>(y);\n"
+        "}\n";
+    an_model *m = NULL;
+    assert_int_equal(an_analyze(text, strlen(text), &m), HK_OK);
+    long k = an_model_find_kernel(m, "k"), j = an_model_find_kernel(m, "j");
+    assert_true(k >= 0 && j >= 0);
+    cc_resource r = {.arch = "sm_90", .registers = 32};
+    struct hk_buf b;
+    hk_buf_init(&b, 4096);
+    rw_kernel_block kb, all[16];
+    assert_true(m->n_funcs <= 16);
+    assert_int_equal(rw_kernel_blocks(text, strlen(text), m, all), HK_OK);
+    assert_int_equal(rw_kernel_block_of(text, strlen(text), m, "k", -1, &kb), HK_OK);
+    assert_int_equal(kb.threads, all[k].threads);
+    assert_int_equal(lsp_resource_summary(&r, &kb, &b), HK_OK);
+    assert_non_null(strstr(b.data, "at 128 threads/block"));
+    hk_buf_reset(&b);
+    assert_int_equal(rw_kernel_block_of(text, strlen(text), m, "j", j, &kb), HK_OK);
+    assert_int_equal(lsp_resource_summary(&r, &kb, &b), HK_OK);
+    assert_non_null(strstr(b.data, "at 64 threads/block"));
+    assert_int_equal(kb.threads, 64);
+    assert_int_equal(kb.dyn_smem, 512);
+    assert_string_equal(kb.source, "launch");
+    assert_int_equal(all[j].threads, 64);
+    assert_int_equal(all[j].dyn_smem, 512);
+    hk_buf_free(&b);
+    an_model_free(m);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -306,6 +351,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_uris),
         cmocka_unit_test(test_resource_summary_languages),
+        cmocka_unit_test(test_resource_summary_launch_block),
         cmocka_unit_test(test_split_command),
         cmocka_unit_test(test_settings_layers),
         cmocka_unit_test(test_client_requests),

@@ -390,13 +390,9 @@ static void feed_code_action(lsp_server *s, int id)
                            "character", 17, "end", "line", 0, "character", 17, "context"));
 }
 
-static void test_big_file_plans_off_the_loop(void **st)
+/* The suite's file, then 700 KB of device functions after the launcher (new; free). */
+static char *big_text(size_t *len_out)
 {
-    uv_loop_t loop;
-    uv_loop_init(&loop);
-    struct out o = {0};
-    long live = hk_alloc_live();
-    /* the suite's file, then 700 KB of device functions after the launcher */
     size_t cap = (size_t)760 << 10, len = strlen(base_text);
     char *big = malloc(cap);
     assert_non_null(big);
@@ -406,6 +402,82 @@ static void test_big_file_plans_off_the_loop(void **st)
                                 "__device__ float pad%05d(float v) { return v * %d.0f + 1.0f; }\n",
                                 i, i % 97);
     big[len] = '\0';
+    *len_out = len;
+    return big;
+}
+
+/* One character of big's last line ("+ 1.0f; }\n" -> "+ 3.0f"), sent as a ranged change:
+ * the loop reparses one chunk, not the file. big is edited too. */
+static void edit_last_line(lsp_server *s, char *big, size_t len)
+{
+    size_t at = len - 8, line = 0, col = 0;
+    assert_int_equal(big[at], '1');
+    for (size_t i = 0; i < at; i++) {
+        line += big[i] == '\n';
+        col = big[i] == '\n' ? 0 : col + 1;
+    }
+    big[at] = '3';
+    doc_version_now++;
+    feed_json(s, json_pack("{s:s, s:s, s:{s:{s:s, s:i}, s:[{s:{s:{s:i, s:i}, s:{s:i, s:i}}, "
+                           "s:s}]}}", "jsonrpc", "2.0", "method", "textDocument/didChange",
+                           "params", "textDocument", "uri", uri, "version", doc_version_now,
+                           "contentChanges", "range", "start", "line", (int)line, "character",
+                           (int)col, "end", "line", (int)line, "character", (int)col + 1,
+                           "text", "3"));
+}
+
+/* One analysis of text, in ms: what a request that parsed on the loop paid at least. */
+static double analysis_ms(const char *text, size_t len)
+{
+    double t0 = now_ms();
+    an_model *m = NULL;
+    assert_int_equal(an_analyze(text, len, &m), HK_OK);
+    double ms = now_ms() - t0;
+    an_model_free(m);
+    return ms;
+}
+
+static void feed_hover(lsp_server *s, int id)
+{
+    feed_json(s, json_pack("{s:s, s:i, s:s, s:{s:{s:s}, s:{s:i, s:i}}}", "jsonrpc", "2.0", "id",
+                           id, "method", "textDocument/hover", "params", "textDocument", "uri",
+                           uri, "position", "line", 0, "character", 17));
+}
+
+/* $/cancelRequest for id: RequestCancelled at once. */
+static void cancel_now(lsp_server *s, struct out *o, int id)
+{
+    feed_json(s, json_pack("{s:s, s:s, s:{s:i}}", "jsonrpc", "2.0", "method", "$/cancelRequest",
+                           "params", "id", id));
+    json_t *err = json_object_get(reply(o, id), "error");
+    assert_non_null(err);
+    assert_int_equal(json_integer_value(json_object_get(err, "code")), -32800);
+}
+
+/* Runs the loop until no job is left on the pool (~10 s at most); the replies to id. */
+static int drain_replies(uv_loop_t *loop, lsp_server *s, struct out *o, int id)
+{
+    for (int i = 0; i < 1000 && s->plan_jobs; i++) {
+        uv_run(loop, UV_RUN_NOWAIT);
+        if (s->plan_jobs)
+            usleep(10000);
+    }
+    assert_int_equal(s->plan_jobs, 0);
+    int replies = 0;
+    for (int i = 0; i < o->n; i++)
+        replies += json_integer_value(json_object_get(o->m[i], "id")) == id;
+    return replies;
+}
+
+static void test_big_file_plans_off_the_loop(void **st)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    /* the suite's file, then 700 KB of device functions after the launcher */
+    size_t len;
+    char *big = big_text(&len);
     lsp_server *s = start(&loop, &o);
     open_doc(s, big);
     json_t *acts = code_actions(&loop, s, &o); /* reads the history into the cache */
@@ -413,11 +485,7 @@ static void test_big_file_plans_off_the_loop(void **st)
     assert_non_null(json_object_get(action(acts, "Apply v2"), "edit"));
 
     /* what the loop used to pay inside the request, at least: one analysis of the text */
-    double t0 = now_ms();
-    an_model *m = NULL;
-    assert_int_equal(an_analyze(big, len, &m), HK_OK);
-    double parse_ms = now_ms() - t0;
-    an_model_free(m);
+    double parse_ms = analysis_ms(big, len), t0;
 
     out_clear(&o);
     int id = next_id++;
@@ -427,9 +495,7 @@ static void test_big_file_plans_off_the_loop(void **st)
     assert_null(reply(&o, id)); /* queued: answered from the loop once planned */
     /* the loop is free meanwhile: a hover is answered inline, before the code action */
     int hid = next_id++;
-    feed_json(s, json_pack("{s:s, s:i, s:s, s:{s:{s:s}, s:{s:i, s:i}}}", "jsonrpc", "2.0", "id",
-                           hid, "method", "textDocument/hover", "params", "textDocument", "uri",
-                           uri, "position", "line", 0, "character", 17));
+    feed_hover(s, hid);
     assert_non_null(reply(&o, hid));
     assert_null(reply(&o, id));
     print_message("code action on %zu bytes: %.2f ms on the loop, one analysis %.2f ms\n", len,
@@ -450,22 +516,7 @@ static void test_big_file_plans_off_the_loop(void **st)
     out_clear(&o);
     id = next_id++;
     feed_code_action(s, id);
-    /* one character of the last line ("+ 1.0f; }\n" -> "+ 3.0f"), as a ranged change: the
-     * loop reparses one chunk, not the file */
-    size_t at = len - 8, line = 0, col = 0;
-    assert_int_equal(big[at], '1');
-    for (size_t i = 0; i < at; i++) {
-        line += big[i] == '\n';
-        col = big[i] == '\n' ? 0 : col + 1;
-    }
-    big[at] = '3';
-    doc_version_now++;
-    feed_json(s, json_pack("{s:s, s:s, s:{s:{s:s, s:i}, s:[{s:{s:{s:i, s:i}, s:{s:i, s:i}}, "
-                           "s:s}]}}", "jsonrpc", "2.0", "method", "textDocument/didChange",
-                           "params", "textDocument", "uri", uri, "version", doc_version_now,
-                           "contentChanges", "range", "start", "line", (int)line, "character",
-                           (int)col, "end", "line", (int)line, "character", (int)col + 1,
-                           "text", "3"));
+    edit_last_line(s, big, len);
     json_t *err = json_object_get(await(&loop, &o, id), "error");
     assert_non_null(err);
     assert_int_equal(json_integer_value(json_object_get(err, "code")), -32801);
@@ -478,21 +529,87 @@ static void test_big_file_plans_off_the_loop(void **st)
     out_clear(&o);
     id = next_id++;
     feed_code_action(s, id);
-    feed_json(s, json_pack("{s:s, s:s, s:{s:i}}", "jsonrpc", "2.0", "method", "$/cancelRequest",
-                           "params", "id", id));
-    err = json_object_get(reply(&o, id), "error");
+    cancel_now(s, &o, id);
+    assert_int_equal(drain_replies(&loop, s, &o, id), 1);
+
+    lsp_server_stop(s);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    lsp_server_free(s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(big);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+static void feed_create_spec(lsp_server *s, int id)
+{
+    feed_json(s, json_pack("{s:s, s:i, s:s, s:{s:s, s:[{s:s, s:s}]}}", "jsonrpc", "2.0", "id",
+                           id, "method", "workspace/executeCommand", "params", "command",
+                           "hyperkernel.createSpec", "arguments", "uri", uri, "kernel",
+                           "saxpy"));
+}
+
+/* hyperkernel.createSpec on a 700 KB document (issue 14, the loop stays free): the
+ * parse, the skeleton and the write run on the pool; the loop answers a hover meanwhile;
+ * an edit made while it runs gets ContentModified and nothing is written; a cancelled
+ * one gets RequestCancelled once and writes nothing either. */
+static void test_big_file_spec_off_the_loop(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    size_t len;
+    char *big = big_text(&len);
+    char spec[400];
+    snprintf(spec, sizeof spec, "%s/k.saxpy.bench.json", dir);
+    unlink(spec);
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, big);
+
+    /* what the loop used to pay inside the request, at least: one analysis of the text */
+    double parse_ms = analysis_ms(big, len), t0;
+
+    out_clear(&o);
+    int id = next_id++;
+    t0 = now_ms();
+    feed_create_spec(s, id);
+    double feed_ms = now_ms() - t0;
+    assert_null(reply(&o, id)); /* queued */
+    int hid = next_id++;
+    feed_hover(s, hid);
+    assert_non_null(reply(&o, hid));
+    assert_null(reply(&o, id));
+    print_message("createSpec on %zu bytes: %.2f ms on the loop, one analysis %.2f ms\n", len,
+                  feed_ms, parse_ms);
+    assert_true(feed_ms * 4 < parse_ms);
+    json_t *r = json_object_get(await(&loop, &o, id), "result");
+    assert_string_equal(json_string_value(json_object_get(r, "path")), spec);
+    json_error_t je;
+    json_t *sj = json_load_file(spec, 0, &je);
+    assert_non_null(sj);
+    assert_string_equal(json_string_value(json_object_get(sj, "kernel")), "saxpy");
+    json_decref(sj);
+    assert_int_equal(unlink(spec), 0);
+
+    /* edited while the skeleton is made: ContentModified, no file */
+    out_clear(&o);
+    id = next_id++;
+    feed_create_spec(s, id);
+    edit_last_line(s, big, len);
+    json_t *err = json_object_get(await(&loop, &o, id), "error");
     assert_non_null(err);
-    assert_int_equal(json_integer_value(json_object_get(err, "code")), -32800);
-    for (int i = 0; i < 1000 && s->plan_jobs; i++) {
-        uv_run(&loop, UV_RUN_NOWAIT);
-        if (s->plan_jobs)
-            usleep(10000);
-    }
-    assert_int_equal(s->plan_jobs, 0);
-    int replies = 0;
-    for (int i = 0; i < o.n; i++)
-        replies += json_integer_value(json_object_get(o.m[i], "id")) == id;
-    assert_int_equal(replies, 1);
+    assert_int_equal(json_integer_value(json_object_get(err, "code")), -32801);
+    assert_int_not_equal(access(spec, F_OK), 0);
+
+    /* cancelled: RequestCancelled at once, one reply, no file */
+    out_clear(&o);
+    id = next_id++;
+    feed_create_spec(s, id);
+    cancel_now(s, &o, id);
+    assert_int_equal(drain_replies(&loop, s, &o, id), 1);
+    assert_int_not_equal(access(spec, F_OK), 0);
 
     lsp_server_stop(s);
     uv_run(&loop, UV_RUN_DEFAULT);
@@ -508,6 +625,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_apply_writes_the_launch),
         cmocka_unit_test(test_big_file_plans_off_the_loop),
+        cmocka_unit_test(test_big_file_spec_off_the_loop),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

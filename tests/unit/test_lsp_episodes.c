@@ -19,6 +19,7 @@
 #include "spec/infer.h"
 #include "lsp/state.h"
 #include "lsp/episodes.h"
+#include "episode/apply.h"
 
 #include "lsp_out.h"
 
@@ -40,18 +41,91 @@ static json_t *await(uv_loop_t *loop, struct out *o, int id)
 static void test_diff_region(void **st)
 {
     size_t p, q;
-    lsp_ep_diff_region("abcXYZdef", 9, "abcQdef", 7, &p, &q);
+    ep_apply_diff_region("abcXYZdef", 9, "abcQdef", 7, &p, &q);
     assert_int_equal(p, 3);
     assert_int_equal(q, 3);
-    lsp_ep_diff_region("same", 4, "same", 4, &p, &q);
+    ep_apply_diff_region("same", 4, "same", 4, &p, &q);
     assert_int_equal(p + q, 4); /* nothing to replace */
     /* a prefix and suffix that overlap must not count a byte twice */
-    lsp_ep_diff_region("aaa", 3, "aaaa", 4, &p, &q);
+    ep_apply_diff_region("aaa", 3, "aaaa", 4, &p, &q);
     assert_int_equal(p, 3);
     assert_int_equal(q, 0);
-    lsp_ep_diff_region("", 0, "x", 1, &p, &q);
+    ep_apply_diff_region("", 0, "x", 1, &p, &q);
     assert_int_equal(p, 0);
     assert_int_equal(q, 0);
+}
+
+/* episode/apply.c, shared by hkls apply and the editor's Apply: the kind of a version's
+ * change, and where it goes in the file as it is now. */
+static const char ap_base[] =
+    "#define B 256\n"
+    "__global__ void k(float *y) { y[threadIdx.x] = 1.0f; }\n"
+    "void run(float *y) { k<<<1, B>>>(y); }\n";
+
+static void change_of(const char *ver, ep_change *ch, char **base_k)
+{
+    size_t at = 0;
+    assert_int_equal(ep_apply_kernel_text(ap_base, strlen(ap_base), "k", base_k, &at), HK_OK);
+    assert_int_equal(ep_change_of(ap_base, strlen(ap_base), *base_k, at, ver, strlen(ver), "k",
+                                  ch), HK_OK);
+}
+
+static void test_apply_change_place(void **st)
+{
+    (void)st;
+    const char *kv = "#define B 256\n"
+                     "__global__ void k(float *__restrict__ y) { y[threadIdx.x] = 1.0f; }\n"
+                     "void run(float *y) { k<<<1, B>>>(y); }\n";
+    const char *fv = "#define B 128\n"
+                     "__global__ void k(float *y) { y[threadIdx.x] = 1.0f; }\n"
+                     "void run(float *y) { k<<<1, B>>>(y); }\n";
+    const char *edited = "// mine\n#define B 256\n"
+                         "__global__ void k(float *y) { y[threadIdx.x] = 1.0f; }\n"
+                         "void run(float *y) { k<<<1, B>>>(y); }\n";
+    ep_change ch;
+    char *bk = NULL;
+    uint32_t a, b;
+    size_t bl = strlen(ap_base);
+
+    /* a kernel change goes where the kernel is, in an edited file too; then it is there */
+    change_of(kv, &ch, &bk);
+    assert_int_equal(ch.kind, EP_CHANGE_KERNEL);
+    assert_int_equal(ep_change_place(&ch, ap_base, bl, bk, edited, strlen(edited), &a, &b),
+                     EP_PLACE_AT);
+    assert_int_equal(a, strlen("// mine\n#define B 256\n__global__ void k(float *"));
+    assert_int_equal(ep_change_place(&ch, ap_base, bl, bk, kv, strlen(kv), &a, &b),
+                     EP_PLACE_ALREADY);
+    ep_change_free(&ch);
+    hk_free(bk);
+
+    /* a change outside an unchanged kernel: the kernel being there is no proof that the
+     * version is (the editor's copy said "already in the file"); stale when edited */
+    change_of(fv, &ch, &bk);
+    assert_int_equal(ch.kind, EP_CHANGE_FILE);
+    assert_int_equal(ch.outside_line, 1);
+    assert_int_equal(ep_change_place(&ch, ap_base, bl, bk, ap_base, bl, &a, &b), EP_PLACE_AT);
+    assert_int_equal(ep_change_place(&ch, ap_base, bl, bk, edited, strlen(edited), &a, &b),
+                     EP_PLACE_STALE_FILE);
+    assert_int_equal(ep_change_place(&ch, ap_base, bl, bk, fv, strlen(fv), &a, &b),
+                     EP_PLACE_ALREADY); /* applied: the version's whole text */
+    ep_change_free(&ch);
+    hk_free(bk);
+
+    /* a launch-only version needs the kernel it was measured on */
+    change_of(ap_base, &ch, &bk);
+    assert_int_equal(ch.kind, EP_CHANGE_LAUNCH);
+    assert_int_equal(ep_change_place(&ch, NULL, 0, bk, edited, strlen(edited), &a, &b),
+                     EP_PLACE_AT);
+    assert_int_equal(ep_change_place(&ch, NULL, 0, bk, kv, strlen(kv), &a, &b), EP_PLACE_STALE);
+    ep_change_free(&ch);
+    hk_free(bk);
+
+    /* the .hip rule: the file's name or the episode's backend */
+    assert_true(ep_apply_hip(NULL, "/w/a.hip"));
+    assert_true(ep_apply_hip("dcu:gfx906", "/w/a.cu"));
+    assert_true(ep_apply_hip("amd:gfx90a", NULL));
+    assert_false(ep_apply_hip("nvidia:sm_90", "/w/a.cu"));
+    assert_false(ep_apply_hip(NULL, "/w/a.hip.cu"));
 }
 
 struct lines {
@@ -396,8 +470,9 @@ static void test_actions_and_requests(void **st)
     feed(s, req);
     char spec[400];
     snprintf(spec, sizeof spec, "%s/k.saxpy.bench.json", dir);
+    /* made and written on the pool: the answer comes from the loop later */
     assert_string_equal(json_string_value(json_object_get(
-                            json_object_get(reply(&o, 15), "result"), "path")),
+                            json_object_get(await(&loop, &o, 15), "result"), "path")),
                         spec);
     json_error_t je;
     json_t *sj = json_load_file(spec, 0, &je);
@@ -409,7 +484,8 @@ static void test_actions_and_requests(void **st)
     assert_non_null(find(&o, "window/showMessage"));
     req[sizeof "{\"jsonrpc\":\"2.0\",\"id\":1" - 1] = '6'; /* id 16, same request */
     feed(s, req);
-    msg = json_string_value(json_object_get(json_object_get(reply(&o, 16), "error"), "message"));
+    msg = json_string_value(json_object_get(json_object_get(await(&loop, &o, 16), "error"),
+                                            "message"));
     assert_non_null(msg);
     assert_non_null(strstr(msg, "not overwritten"));
     stop(&loop, s);
@@ -423,6 +499,7 @@ int main(void)
     hk_alloc_init_json();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_diff_region),
+        cmocka_unit_test(test_apply_change_place),
         cmocka_unit_test(test_feed_lines),
         cmocka_unit_test(test_default_spec_and_find),
         cmocka_unit_test(test_settings_and_capabilities),
