@@ -473,7 +473,7 @@ static void a_subscript_read_from_a_buffer_is_a_doubt(void **state)
     spec_inference_free(&inf);
     /* through a pointer the token moved: the model's index form carries the read */
     infer(DATA("gather.cu"), "embed", &inf);
-    assert_true(has_doubt(&inf, "the subscript at line 34 is a value read from a buffer"));
+    assert_true(has_doubt(&inf, "the subscript at line 32 is a value read from a buffer"));
     spec_inference_free(&inf);
 }
 
