@@ -561,8 +561,13 @@ static bool class_call(const km_kernel *k, blas_call *g, char *why, size_t wn)
 {
     km_class c;
     why[0] = '\0';
-    if (km_classify(k, &c) || (c.kind != KM_CLASS_GEMM && c.kind != KM_CLASS_GEMV))
+    if (km_classify(k, &c))
         return false;
+    if (c.kind != KM_CLASS_GEMM && c.kind != KM_CLASS_GEMV) {
+        if (c.near == KM_CLASS_GEMM || c.near == KM_CLASS_GEMV)
+            snprintf(why, wn, "line %u: not quite a %s: %s", c.why_line, km_class_name(c.near), c.why);
+        return false;
+    }
     memset(g, 0, sizeof *g);
     g->kind = c.kind == KM_CLASS_GEMV ? RWP_BLAS_GEMV : RWP_BLAS_GEMM;
     if (c.batched) {
