@@ -145,6 +145,23 @@ static const char gv_cols[] =
     "    }\n"
     "}\n";
 
+/* Row-major C with A, B or C stored the other way (the textual matcher refused these). */
+#define LAYOUT(name, a, b, c)                                                                       \
+    "__global__ void " name "(int M, int N, int K, const float *A, const float *B, float *C)\n{\n"   \
+    "    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"                                        \
+    "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"                                        \
+    "    if (row < M && col < N) {\n        float acc = 0.0f;\n"                                    \
+    "        for (int k = 0; k < K; k++)\n            acc += A[" a "] * B[" b "];\n"                 \
+    "        C[" c "] = acc;\n    }\n}\n"
+
+/* x read with a step of 2: the call's incx. */
+static const char gv_step[] =
+    "__global__ void sx(const float *A, const float *x, float *y, int M, int N)\n"
+    "{\n    int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (row < M) {\n        float acc = 0.0f;\n"
+    "        for (int j = 0; j < N; j++)\n            acc += A[row * N + j] * x[2 * j];\n"
+    "        y[row] = acc;\n    }\n}\n";
+
 typedef struct {
     const char *text, *kernel;
     bool hip;
@@ -176,6 +193,15 @@ static const applies cases[] = {
     {dg, "dg", false,
      {"const double hk_alpha = (double)(1), hk_beta = (double)(0)",
       "cublasDgemm(hk_h, CUBLAS_OP_N, CUBLAS_OP_N, (int)hk_n, (int)hk_m"}},
+    {LAYOUT("cm", "k * M + row", "k * N + col", "row * N + col"), "cm", false,
+     {"cublasSgemm(hk_h, CUBLAS_OP_N, CUBLAS_OP_T, (int)hk_n, (int)hk_m, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
+      "                   B, (int)(N), A, (int)(M), &hk_beta, C, (int)(N));"}},
+    {LAYOUT("tb", "row * K + k", "col * K + k", "row * N + col"), "tb", false,
+     {"cublasSgemm(hk_h, CUBLAS_OP_T, CUBLAS_OP_N, (int)hk_n, (int)hk_m, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
+      "                   B, (int)(K), A, (int)(K), &hk_beta, C, (int)(N));"}},
+    {LAYOUT("cc", "row * K + k", "k * N + col", "col * M + row"), "cc", false,
+     {"cublasSgemm(hk_h, CUBLAS_OP_T, CUBLAS_OP_T, (int)hk_m, (int)hk_n, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
+      "                   A, (int)(K), B, (int)(N), &hk_beta, C, (int)(M));"}},
     {gv_rows, "mv_rows", false,
      {"hk_m = (long long)(n), hk_n = (long long)(n)",
       "cublasSgemv(hk_h, CUBLAS_OP_T, (int)hk_n, (int)hk_m, &hk_alpha, A, (int)(n), x, (int)(1),\n"
@@ -183,6 +209,9 @@ static const applies cases[] = {
     {gv_cols, "mv_cols", false,
      {"hk_alpha = (float)(a), hk_beta = (float)(0)", "hk_m = (long long)(m), hk_n = (long long)(n)",
       "cublasSgemv(hk_h, CUBLAS_OP_N, (int)hk_m, (int)hk_n, &hk_alpha, A, (int)(m), x, (int)(1),\n"
+      "                   &hk_beta, y, (int)(1));"}},
+    {gv_step, "sx", false,
+     {"cublasSgemv(hk_h, CUBLAS_OP_T, (int)hk_n, (int)hk_m, &hk_alpha, A, (int)(N), x, (int)(2),\n"
       "                   &hk_beta, y, (int)(1));"}},
 };
 
@@ -285,7 +314,7 @@ static void test_emitted_compiles(void **state)
         print_message("skipped: no nvcc at %s\n", NVCC);
         return;
     }
-    static const size_t pick[] = {5, 3, 8, 6};
+    static const size_t pick[] = {5, 3, 11, 6};   /* nt, gemm_kernel, mv_cols, dg */
     char path[700], main_cu[700], cmd[3000];
     struct hk_buf inc;
     hk_buf_init(&inc, 4096);
