@@ -14,6 +14,7 @@
 #include "core/hk.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -282,62 +283,80 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
 
 /* ---- the call from the kernel model's class (model/kclass.h) ---- */
 
+/* A host expression being written: fixed size, so building one allocates nothing (an
+ * allocation failure cannot pass for a refusal); too long a text is refused. */
+typedef struct {
+    char s[RWP_EXPR];
+    size_t n;
+} expr_text;
+
+/* Did snprintf's w characters fit in n bytes? */
+static bool fits(int w, size_t n)
+{
+    return w >= 0 && (size_t)w < n;
+}
+
+/* Appends formatted text; false when it does not fit. */
+static bool __attribute__((format(printf, 2, 3))) et_add(expr_text *e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(e->s + e->n, sizeof e->s - e->n, fmt, ap);
+    va_end(ap);
+    if (w < 0 || (size_t)w >= sizeof e->s - e->n)
+        return false;
+    e->n += (size_t)w;
+    return true;
+}
+
 /* Appends the C text of one atom the host can evaluate (a scalar parameter, a named
  * constant, a literal) to o; false, with the atom's text in bad, for any other. */
-static bool host_atom(const km_atom *a, struct hk_buf *o, char *bad, size_t bn)
+static bool host_atom(const km_atom *a, expr_text *o, char *bad, size_t bn)
 {
-    if (a->kind == KM_ATOM_PARAM || a->kind == KM_ATOM_CONST)
-        return !hk_buf_appends(o, a->name);
-    if (a->kind == KM_ATOM_LITERAL)
-        return !hk_buf_appends(o, a->text);
+    if (a->kind == KM_ATOM_PARAM || a->kind == KM_ATOM_CONST || a->kind == KM_ATOM_LITERAL)
+        return et_add(o, "%s", a->kind == KM_ATOM_LITERAL ? a->text : a->name);
     snprintf(bad, bn, "%s", a->text);
     return false;
 }
 
 /* One term coef*atoms as C text, with its sign in front unless first. */
-static bool host_term(const km_kernel *k, const km_term *t, bool first, struct hk_buf *o, char *bad, size_t bn)
+static bool host_term(const km_kernel *k, const km_term *t, bool first, expr_text *o, char *bad, size_t bn)
 {
     size_t na;
     const km_atom *atoms = km_atoms(k, &na);
     long long c = t->coef;
-    int rc = first ? (c < 0 ? hk_buf_appends(o, "-") : 0) : hk_buf_appends(o, c < 0 ? " - " : " + ");
-    bool any = false;
-    if (!rc && (c != 1 && c != -1))
-        rc = hk_buf_printf(o, "%lld", c < 0 ? -c : c), any = true;
-    for (uint32_t j = 0; j < t->n && !rc; j++) {
-        if (any && hk_buf_appends(o, "*"))
-            return false;
-        if (!host_atom(&atoms[t->atoms[j]], o, bad, bn))
-            return false;
+    bool any = false, ok = first ? (c >= 0 || et_add(o, "-")) : et_add(o, "%s", c < 0 ? " - " : " + ");
+    if (ok && c != 1 && c != -1) {
+        ok = et_add(o, "%lld", c < 0 ? -c : c);
         any = true;
     }
-    if (!rc && !any)
-        rc = hk_buf_appends(o, "1");
-    return !rc;
+    for (uint32_t j = 0; j < t->n && ok; j++) {
+        ok = (!any || et_add(o, "*")) && host_atom(&atoms[t->atoms[j]], o, bad, bn);
+        any = true;
+    }
+    return ok && (any || et_add(o, "1"));
 }
 
 /* A whole form as C text in out ("0" when empty); false with the first atom the host
- * cannot evaluate in bad. */
+ * cannot evaluate (or the overflow) in bad. */
 static bool host_form(const km_kernel *k, km_form f, char *out, size_t n, char *bad, size_t bn)
 {
-    struct hk_buf o;
-    hk_buf_init(&o, n);
+    expr_text o = {.n = 0};
     bool ok = true;
     for (uint32_t i = 0; i < f.n && ok; i++)
         ok = host_term(k, &f.t[i], i == 0, &o, bad, bn);
     if (ok && !f.n)
-        ok = !hk_buf_appends(&o, "0");
+        ok = et_add(&o, "0");
     if (ok)
-        snprintf(out, n, "%s", o.data ? o.data : "0");
+        snprintf(out, n, "%s", o.s);
     else if (!bad[0])
-        snprintf(bad, bn, "an expression over %zu bytes", n);
-    hk_buf_free(&o);
+        snprintf(bad, bn, "an expression over %zu bytes", sizeof o.s);
     return ok;
 }
 
 /* The scalar factors of a product term (reads and the accumulator left out) as C text
  * into o; false when a factor is neither a read nor host-evaluable. */
-static bool scalar_factor(const km_kernel *k, const km_term *t, struct hk_buf *o, char *bad, size_t bn)
+static bool scalar_factor(const km_kernel *k, const km_term *t, expr_text *o, char *bad, size_t bn)
 {
     size_t na;
     const km_atom *atoms = km_atoms(k, &na);
@@ -419,9 +438,7 @@ static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *
     size_t na, nacc;
     const km_atom *atoms = km_atoms(k, &na);
     const km_accumulator *accs = km_accumulators(k, &nacc);
-    struct hk_buf al, be;
-    hk_buf_init(&al, RWP_EXPR);
-    hk_buf_init(&be, RWP_EXPR);
+    expr_text al = {.n = 0}, be = {.n = 0};
     char bad[160] = "";
     bool ok = true, rmw_sum = w->mode == KM_RMW && w->op == KM_OP_SUM;
     const km_accumulator *acc = NULL;
@@ -437,9 +454,9 @@ static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *
         }
         if (accat && accat->loop >= 0 && (size_t)accat->loop < nacc && !oldc) {
             acc = &accs[accat->loop];
-            ok = !hk_buf_appends(&al, al.len ? " + " : "") && scalar_factor(k, t, &al, bad, sizeof bad);
+            ok = et_add(&al, "%s", al.n ? " + " : "") && scalar_factor(k, t, &al, bad, sizeof bad);
         } else if (oldc && !accat) {
-            ok = !hk_buf_appends(&be, be.len ? " + " : "") && scalar_factor(k, t, &be, bad, sizeof bad);
+            ok = et_add(&be, "%s", be.n ? " + " : "") && scalar_factor(k, t, &be, bad, sizeof bad);
         } else if (!accat && !oldc && rmw_sum && w->element_value.n == 1) {
             ok = scalar_factor(k, t, &al, bad, sizeof bad);   /* C += a*A*B in the loop */
         } else {
@@ -454,35 +471,34 @@ static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *
         bad[0] = '\0';
     } else if (ok && acc && acc->element_operand.n == 1) {
         /* sum += s*A*B: s scales the sum as alpha does */
-        struct hk_buf f;
-        hk_buf_init(&f, RWP_EXPR);
+        expr_text f = {.n = 0};
         ok = scalar_factor(k, &acc->element_operand.t[0], &f, bad, sizeof bad);
-        if (ok && strcmp(f.data, "1"))
-            snprintf(g->alpha, sizeof g->alpha, "(%s)*(%s)", f.data, al.len ? al.data : "0");
+        if (ok && strcmp(f.s, "1"))
+            ok = fits(snprintf(g->alpha, sizeof g->alpha, "(%s)*(%.*s)", f.s, (int)(sizeof g->alpha / 2),
+                               al.n ? al.s : "0"), sizeof g->alpha);
         else if (ok)
-            snprintf(g->alpha, sizeof g->alpha, "%s", al.len ? al.data : "0");
-        hk_buf_free(&f);
+            snprintf(g->alpha, sizeof g->alpha, "%s", al.n ? al.s : "0");
     } else if (ok) {
-        snprintf(g->alpha, sizeof g->alpha, "%s", al.len ? al.data : "0");
+        snprintf(g->alpha, sizeof g->alpha, "%s", al.n ? al.s : "0");
     }
     if (ok && scale) {
         /* C *= s; C += ...: the old C enters scaled by s */
-        ok = be.len == 0 && scale->element_value.n == 1 &&
+        ok = be.n == 0 && scale->element_value.n == 1 &&
              scalar_factor(k, &scale->element_value.t[0], &be, bad, sizeof bad);
         if (ok)
-            snprintf(g->beta, sizeof g->beta, "%s", be.data);
+            snprintf(g->beta, sizeof g->beta, "%s", be.s);
         else if (!bad[0])
             snprintf(bad, sizeof bad, "a scaling of %s at line %u that is not one scalar", w->buffer, scale->line);
     } else if (ok) {
-        if (rmw_sum && be.len)
-            snprintf(g->beta, sizeof g->beta, "1 + %s", be.data);
+        if (rmw_sum && be.n)
+            ok = fits(snprintf(g->beta, sizeof g->beta, "1 + %.*s", (int)(sizeof g->beta - 8), be.s), sizeof g->beta);
         else
-            snprintf(g->beta, sizeof g->beta, "%s", rmw_sum ? "1" : be.len ? be.data : "0");
+            snprintf(g->beta, sizeof g->beta, "%s", rmw_sum ? "1" : be.n ? be.s : "0");
     }
+    if (!ok && !bad[0] && !why[0])
+        snprintf(bad, sizeof bad, "an alpha or beta over %d bytes", RWP_EXPR);
     if (!ok && bad[0])
         snprintf(why, wn, "line %u: %s's value holds %s, which the host cannot evaluate", w->line, w->buffer, bad);
-    hk_buf_free(&al);
-    hk_buf_free(&be);
     return ok;
 }
 
