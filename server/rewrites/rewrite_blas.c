@@ -408,24 +408,29 @@ static const km_access *single_write(const km_kernel *k, const km_class *c, cons
     return w;
 }
 
-/* Every guard in force at C's write must bound a thread-dependent index by M or N: any
- * other condition skips part of C, which the library call would overwrite. */
+/* Is guard g `index < bound` for the global thread index along axis (a row or column
+ * of C) and the class's extent of it? */
+static bool bounds_axis(const km_kernel *k, const km_guard *g, int axis, const km_cform *bound)
+{
+    return axis >= 0 && bound->known && !strcmp(g->op, "<") && km_form_is_global_index(k, g->lhs, axis) &&
+           km_form_equal(g->rhs, km_cform_view(bound));
+}
+
+/* Every guard in force at C's write must be a row's or column's `index < M` / `< N`: any
+ * other condition (i > 0, i + 1 < M, a flag) skips part of C, which the library call
+ * would overwrite. */
 static bool guards_cover(const km_kernel *k, const km_class *c, const km_access *w, char *why, size_t wn)
 {
     size_t ng;
     const km_guard *gs = km_guards(k, &ng);
     for (uint32_t i = 0; i < w->n_guards; i++) {
         const km_guard *g = &gs[w->guards[i]];
-        bool thread = km_form_mentions_kind(k, g->lhs, KM_ATOM_THREAD_IDX, -1) ||
-                      km_form_mentions_kind(k, g->lhs, KM_ATOM_BLOCK_IDX, -1);
-        bool bound = !strcmp(g->op, "<") &&
-                     (km_form_equal(g->rhs, km_cform_view(&c->m)) ||
-                      (c->kind == KM_CLASS_GEMM && km_form_equal(g->rhs, km_cform_view(&c->n))));
-        if (!thread || !bound) {
-            snprintf(why, wn, "line %u: a guard (%s) in force at %s's write (line %u) is not a bound of a row or "
-                     "column index by M or N, so it may skip part of %s", g->line, g->op, c->out, w->line, c->out);
-            return false;
-        }
+        if (bounds_axis(k, g, c->row_axis, &c->m) ||
+            (c->kind == KM_CLASS_GEMM && bounds_axis(k, g, c->col_axis, &c->n)))
+            continue;
+        snprintf(why, wn, "line %u: a guard (%s) in force at %s's write (line %u) is not its row's or column's "
+                 "global index < M or N, so it may skip part of %s", g->line, g->op, c->out, w->line, c->out);
+        return false;
     }
     return true;
 }

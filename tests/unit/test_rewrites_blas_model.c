@@ -263,6 +263,10 @@ static const refusal refusals[] = {
                "        for (int k = 0; k < K; k++)\n            s += A[i * K + k] * B[k * N + j];\n"
                "        C[i * N + j] = s;\n    }\n}\n",
      "g", "line 5: a guard"},
+    {GEMM_HEAD "    if (i < M && j < N && i + 1 < M) {\n        float s = 0.0f;\n"
+               "        for (int k = 0; k < K; k++)\n            s += A[i * K + k] * B[k * N + j];\n"
+               "        C[i * N + j] = s;\n    }\n}\n",
+     "g", "line 5: a guard (<)"},
     {GEMM_HEAD "    if (i < M && j < N) {\n        float s = 0.0f;\n"
                "        for (int k = 0; k < K; k++)\n            s += A[i * K + k] * B[k * N + j];\n"
                "        C[i * N + j] = s;\n        D[i * N + j] = s;\n    }\n}\n",
