@@ -7,10 +7,14 @@
 #include "rewrites/rewrite_lex.h"
 #include "rewrites/rewrite_pattern.h"
 
+#include "model/kclass.h"
+#include "model/kmodel.h"
+
 #include "core/buf.h"
 #include "core/hk.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -128,19 +132,118 @@ typedef struct {
     const char *handle_t, *status_t, *ok, *op_n, *op_t, *gemm, *gemm_batched, *gemv, *scal, *lib;
 } blas_names;
 
-static const blas_names cuda_names = {"cublasHandle_t", "cublasStatus_t", "CUBLAS_STATUS_SUCCESS", "CUBLAS_OP_N",
-                                      "CUBLAS_OP_T", "cublasSgemm", "cublasSgemmStridedBatched", "cublasSgemv",
-                                      "cublasSscal", "cuBLAS"};
-static const blas_names hip_names = {"hipblasHandle_t", "hipblasStatus_t", "HIPBLAS_STATUS_SUCCESS", "HIPBLAS_OP_N",
-                                     "HIPBLAS_OP_T", "hipblasSgemm", "hipblasSgemmStridedBatched", "hipblasSgemv",
-                                     "hipblasSscal", "hipBLAS"};
+/* [hip][double] */
+static const blas_names names[2][2] = {
+    {{"cublasHandle_t", "cublasStatus_t", "CUBLAS_STATUS_SUCCESS", "CUBLAS_OP_N", "CUBLAS_OP_T", "cublasSgemm",
+      "cublasSgemmStridedBatched", "cublasSgemv", "cublasSscal", "cuBLAS"},
+     {"cublasHandle_t", "cublasStatus_t", "CUBLAS_STATUS_SUCCESS", "CUBLAS_OP_N", "CUBLAS_OP_T", "cublasDgemm",
+      "cublasDgemmStridedBatched", "cublasDgemv", "cublasDscal", "cuBLAS"}},
+    {{"hipblasHandle_t", "hipblasStatus_t", "HIPBLAS_STATUS_SUCCESS", "HIPBLAS_OP_N", "HIPBLAS_OP_T", "hipblasSgemm",
+      "hipblasSgemmStridedBatched", "hipblasSgemv", "hipblasSscal", "hipBLAS"},
+     {"hipblasHandle_t", "hipblasStatus_t", "HIPBLAS_STATUS_SUCCESS", "HIPBLAS_OP_N", "HIPBLAS_OP_T", "hipblasDgemm",
+      "hipblasDgemmStridedBatched", "hipblasDgemv", "hipblasDscal", "hipBLAS"}},
+};
 
-/* Appends the host function for kernel f (matched as g) to b. */
-static int host_function(struct hk_buf *b, const char *text, const an_function *f, const rwp_blas *g, int math,
+/* The call the host function makes, whichever recognizer found it (the kernel model's
+ * class, or the textual rwp_match_blas). Expressions are host-side C texts. */
+typedef struct {
+    enum rwp_blas_kind kind;
+    bool dbl;                        /* double: the D routines */
+    char a[RWP_EXPR], b[RWP_EXPR], c[RWP_EXPR]; /* A, B (GEMV: x), C (GEMV: y) */
+    bool col_major;                  /* GEMM: C[i + j*ldc] */
+    bool trans_a, trans_b;           /* GEMM: A[k,i], B[j,k] in C's layout; GEMV: trans_a
+                                      * when A is read by rows (A[i*lda + j]) */
+    char m[RWP_EXPR], n[RWP_EXPR], k[RWP_EXPR], batch[RWP_EXPR];
+    char lda[RWP_EXPR], ldb[RWP_EXPR], ldc[RWP_EXPR]; /* GEMV: ldb, ldc are x's, y's steps */
+    char stride_a[RWP_EXPR], stride_b[RWP_EXPR], stride_c[RWP_EXPR];
+    char alpha[RWP_EXPR], beta[RWP_EXPR];
+} blas_call;
+
+/* The GEMV call: A read by rows (row-major M x N) is the column-major N x M matrix A^T, so
+ * y = op_T(A^T) x; read by columns it is column-major M x N already (op N). */
+static int host_gemv(struct hk_buf *b, const blas_call *g, const blas_names *nm, bool hip)
+{
+    const char *ty = g->dbl ? "double" : "float";
+    int rc = hk_buf_printf(b,
+                           "    if (hk_m <= 0)\n"
+                           "        return;                        // no row: the kernel writes nothing\n");
+    if (!rc && !strcmp(g->ldc, "1"))
+        rc = hk_buf_printf(b,
+                           "    if (hk_n <= 0 && hk_beta == 0) {   // empty rows: y = 0 (scaling would keep a NaN)\n"
+                           "        hk_st = %s(%s, 0, (size_t)hk_m * sizeof(%s), 0) == 0 ? %s : %s;\n"
+                           "    } else ",
+                           hip ? "hipMemsetAsync" : "cudaMemsetAsync", g->c, ty, nm->ok,
+                           hip ? "HIPBLAS_STATUS_EXECUTION_FAILED" : "CUBLAS_STATUS_EXECUTION_FAILED");
+    else if (!rc)
+        rc = hk_buf_appends(b, "    ");
+    if (!rc)
+        rc = hk_buf_printf(b,
+                           "if (hk_n <= 0) {            // empty rows: y = beta * y\n"
+                           "        hk_st = %s(hk_h, (int)hk_m, &hk_beta, %s, (int)(%s));\n"
+                           "    } else {\n",
+                           nm->scal, g->c, g->ldc);
+    if (!rc && g->trans_a)
+        rc = hk_buf_printf(b,
+                           "        // row-major A (M x N) is the column-major N x M matrix A^T: y = (A^T)^T x\n"
+                           "        hk_st = %s(hk_h, %s, (int)hk_n, (int)hk_m, &hk_alpha, %s, (int)(%s), %s, (int)(%s),\n"
+                           "                   &hk_beta, %s, (int)(%s));\n"
+                           "    }\n",
+                           nm->gemv, nm->op_t, g->a, g->lda, g->b, g->ldb, g->c, g->ldc);
+    else if (!rc)
+        rc = hk_buf_printf(b,
+                           "        // A read by columns is the column-major M x N matrix itself\n"
+                           "        hk_st = %s(hk_h, %s, (int)hk_m, (int)hk_n, &hk_alpha, %s, (int)(%s), %s, (int)(%s),\n"
+                           "                   &hk_beta, %s, (int)(%s));\n"
+                           "    }\n",
+                           nm->gemv, nm->op_n, g->a, g->lda, g->b, g->ldb, g->c, g->ldc);
+    return rc;
+}
+
+/* The GEMM call. cuBLAS is column-major: a column-major C = op(A) op(B) is called as it
+ * stands; a row-major C = A B is the column-major C^T = B^T A^T, so B comes first and m
+ * and n swap (each operand's own transpose flag moves with it). */
+static int host_gemm(struct hk_buf *b, const blas_call *g, const blas_names *nm)
+{
+    const char *first = g->col_major ? g->a : g->b, *second = g->col_major ? g->b : g->a;
+    const char *ld1 = g->col_major ? g->lda : g->ldb, *ld2 = g->col_major ? g->ldb : g->lda;
+    const char *s1 = g->col_major ? g->stride_a : g->stride_b, *s2 = g->col_major ? g->stride_b : g->stride_a;
+    bool t1 = g->col_major ? g->trans_a : g->trans_b, t2 = g->col_major ? g->trans_b : g->trans_a;
+    const char *rows = g->col_major ? "hk_m" : "hk_n", *cols = g->col_major ? "hk_n" : "hk_m";
+    int rc = hk_buf_printf(b,
+                           "    const long long hk_k = (long long)(%s);\n"
+                           "    if (hk_m <= 0 || hk_n <= 0)\n"
+                           "        return;                        // no output: the kernel writes nothing\n"
+                           "    %s\n",
+                           g->k,
+                           g->col_major ? "// column-major C = op(A) * op(B): the operands as they stand"
+                                        : "// row-major C = A * B is column-major C^T = B^T * A^T: B first, m and n "
+                                          "swapped");
+    if (!rc && g->kind == RWP_BLAS_GEMM)
+        rc = hk_buf_printf(b,
+                           "    hk_st = %s(hk_h, %s, %s, (int)%s, (int)%s, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
+                           "                   %s, (int)(%s), %s, (int)(%s), &hk_beta, %s, (int)(%s));\n",
+                           nm->gemm, t1 ? nm->op_t : nm->op_n, t2 ? nm->op_t : nm->op_n, rows, cols, first, ld1,
+                           second, ld2, g->c, g->ldc);
+    else if (!rc)
+        rc = hk_buf_printf(b,
+                           "    const long long hk_batch = (long long)(%s);\n"
+                           "    if (hk_batch <= 0)\n"
+                           "        return;\n"
+                           "    hk_st = %s(hk_h, %s, %s, (int)%s, (int)%s, (int)(hk_k > 0 ? hk_k : 0),\n"
+                           "                   &hk_alpha, %s, (int)(%s), (long long)(%s), %s, (int)(%s),\n"
+                           "                   (long long)(%s), &hk_beta, %s, (int)(%s), (long long)(%s),\n"
+                           "                   (int)hk_batch);\n",
+                           g->batch, nm->gemm_batched, t1 ? nm->op_t : nm->op_n, t2 ? nm->op_t : nm->op_n, rows,
+                           cols, first, ld1, s1, second, ld2, s2, g->c, g->ldc, g->stride_c);
+    return rc;
+}
+
+/* Appends the host function for kernel f (its call g) to b. */
+static int host_function(struct hk_buf *b, const char *text, const an_function *f, const blas_call *g, int math,
                          bool hip)
 {
-    const blas_names *nm = hip ? &hip_names : &cuda_names;
-    const char *k = f->name;
+    const blas_names *nm = &names[hip][g->dbl];
+    const char *k = f->name, *ty = g->dbl ? "double" : "float";
     uint32_t ps = f->params[0].span.start_byte, pe = f->params[f->n_params - 1].span.end_byte;
     int rc = hk_buf_appends(b, hip ? blas_handle_hip : blas_handle_cuda);
     if (!rc)
@@ -163,54 +266,12 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
                            math ? "CUBLAS_TF32_TENSOR_OP_MATH" : "CUBLAS_DEFAULT_MATH");
     if (!rc)
         rc = hk_buf_printf(b,
-                           "    const float hk_alpha = (float)(%s), hk_beta = (float)(%s);\n"
+                           "    const %s hk_alpha = (%s)(%s), hk_beta = (%s)(%s);\n"
                            "    const long long hk_m = (long long)(%s), hk_n = (long long)(%s);\n"
                            "    %s hk_st;\n",
-                           g->alpha, g->beta, g->m, g->n, nm->status_t);
-    if (rc)
-        return rc;
-    if (g->kind == RWP_BLAS_GEMV) {
-        /* row-major A (M x N, lda) is column-major A^T (N x M): y = op_T(A^T) x */
-        rc = hk_buf_printf(b,
-                           "    if (hk_m <= 0)\n"
-                           "        return;                        // no row: the kernel writes nothing\n"
-                           "    if (hk_n <= 0 && hk_beta == 0.0f) { // empty rows: y = 0 (scaling would keep a NaN)\n"
-                           "        hk_st = %s(%s, 0, (size_t)hk_m * sizeof(float), 0) == 0 ? %s : %s;\n"
-                           "    } else if (hk_n <= 0) {            // empty rows: y = beta * y\n"
-                           "        hk_st = %s(hk_h, (int)hk_m, &hk_beta, %s, 1);\n"
-                           "    } else {\n"
-                           "        // row-major A (M x N) is the column-major N x M matrix A^T: y = (A^T)^T x\n"
-                           "        hk_st = %s(hk_h, %s, (int)hk_n, (int)hk_m, &hk_alpha, %s, (int)(%s), %s, 1,\n"
-                           "                   &hk_beta, %s, 1);\n"
-                           "    }\n",
-                           hip ? "hipMemsetAsync" : "cudaMemsetAsync", g->c->name, nm->ok,
-                           hip ? "HIPBLAS_STATUS_EXECUTION_FAILED" : "CUBLAS_STATUS_EXECUTION_FAILED",
-                           nm->scal, g->c->name, nm->gemv, nm->op_t, g->a->name, g->lda, g->b->name, g->c->name);
-    } else {
-        rc = hk_buf_printf(b,
-                           "    const long long hk_k = (long long)(%s);\n"
-                           "    if (hk_m <= 0 || hk_n <= 0)\n"
-                           "        return;                        // no output: the kernel writes nothing\n"
-                           "    // row-major C = A * B is column-major C^T = B^T * A^T: B first, m and n swapped\n",
-                           g->k);
-        if (!rc && g->kind == RWP_BLAS_GEMM)
-            rc = hk_buf_printf(b,
-                               "    hk_st = %s(hk_h, %s, %s, (int)hk_n, (int)hk_m, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
-                               "                   %s, (int)(%s), %s, (int)(%s), &hk_beta, %s, (int)(%s));\n",
-                               nm->gemm, nm->op_n, nm->op_n, g->b->name, g->ldb, g->a->name, g->lda, g->c->name,
-                               g->ldc);
-        else if (!rc)
-            rc = hk_buf_printf(b,
-                               "    const long long hk_batch = (long long)(%s);\n"
-                               "    if (hk_batch <= 0)\n"
-                               "        return;\n"
-                               "    hk_st = %s(hk_h, %s, %s, (int)hk_n, (int)hk_m, (int)(hk_k > 0 ? hk_k : 0),\n"
-                               "                   &hk_alpha, %s, (int)(%s), (long long)(%s), %s, (int)(%s),\n"
-                               "                   (long long)(%s), &hk_beta, %s, (int)(%s), (long long)(%s),\n"
-                               "                   (int)hk_batch);\n",
-                               g->batch, nm->gemm_batched, nm->op_n, nm->op_n, g->b->name, g->ldb, g->stride_b,
-                               g->a->name, g->lda, g->stride_a, g->c->name, g->ldc, g->stride_c);
-    }
+                           ty, ty, g->alpha, ty, g->beta, g->m, g->n, nm->status_t);
+    if (!rc)
+        rc = g->kind == RWP_BLAS_GEMV ? host_gemv(b, g, nm, hip) : host_gemm(b, g, nm);
     if (!rc)
         rc = hk_buf_printf(b,
                            "    if (hk_st != %s)\n"
@@ -218,6 +279,373 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
                            "}\n",
                            nm->ok, nm->lib, k);
     return rc;
+}
+
+/* ---- the call from the kernel model's class (model/kclass.h) ---- */
+
+/* A host expression being written: fixed size, so building one allocates nothing (an
+ * allocation failure cannot pass for a refusal); too long a text is refused. */
+typedef struct {
+    char s[RWP_EXPR];
+    size_t n;
+} expr_text;
+
+/* Did snprintf's w characters fit in n bytes? */
+static bool fits(int w, size_t n)
+{
+    return w >= 0 && (size_t)w < n;
+}
+
+/* Appends formatted text; false when it does not fit. */
+static bool __attribute__((format(printf, 2, 3))) et_add(expr_text *e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(e->s + e->n, sizeof e->s - e->n, fmt, ap);
+    va_end(ap);
+    if (w < 0 || (size_t)w >= sizeof e->s - e->n)
+        return false;
+    e->n += (size_t)w;
+    return true;
+}
+
+/* Appends the C text of one atom the host can evaluate (a scalar parameter, a named
+ * constant, a literal) to o; false, with the atom's text in bad, for any other. */
+static bool host_atom(const km_atom *a, expr_text *o, char *bad, size_t bn)
+{
+    if (a->kind == KM_ATOM_PARAM || a->kind == KM_ATOM_CONST || a->kind == KM_ATOM_LITERAL)
+        return et_add(o, "%s", a->kind == KM_ATOM_LITERAL ? a->text : a->name);
+    snprintf(bad, bn, "%s", a->text);
+    return false;
+}
+
+/* One term coef*atoms as C text, with its sign in front unless first. */
+static bool host_term(const km_kernel *k, const km_term *t, bool first, expr_text *o, char *bad, size_t bn)
+{
+    size_t na;
+    const km_atom *atoms = km_atoms(k, &na);
+    long long c = t->coef;
+    bool any = false, ok = first ? (c >= 0 || et_add(o, "-")) : et_add(o, "%s", c < 0 ? " - " : " + ");
+    if (ok && c != 1 && c != -1) {
+        ok = et_add(o, "%lld", c < 0 ? -c : c);
+        any = true;
+    }
+    for (uint32_t j = 0; j < t->n && ok; j++) {
+        ok = (!any || et_add(o, "*")) && host_atom(&atoms[t->atoms[j]], o, bad, bn);
+        any = true;
+    }
+    return ok && (any || et_add(o, "1"));
+}
+
+/* A whole form as C text in out ("0" when empty); false with the first atom the host
+ * cannot evaluate (or the overflow) in bad. */
+static bool host_form(const km_kernel *k, km_form f, char *out, size_t n, char *bad, size_t bn)
+{
+    expr_text o = {.n = 0};
+    bool ok = true;
+    for (uint32_t i = 0; i < f.n && ok; i++)
+        ok = host_term(k, &f.t[i], i == 0, &o, bad, bn);
+    if (ok && !f.n)
+        ok = et_add(&o, "0");
+    if (ok)
+        snprintf(out, n, "%s", o.s);
+    else if (!bad[0])
+        snprintf(bad, bn, "an expression over %zu bytes", sizeof o.s);
+    return ok;
+}
+
+/* The scalar factors of a product term (reads and the accumulator left out) as C text
+ * into o; false when a factor is neither a read nor host-evaluable. */
+static bool scalar_factor(const km_kernel *k, const km_term *t, expr_text *o, char *bad, size_t bn)
+{
+    size_t na;
+    const km_atom *atoms = km_atoms(k, &na);
+    km_term s = {.coef = t->coef, .n = 0};
+    for (uint32_t j = 0; j < t->n; j++) {
+        enum km_atom_kind kd = atoms[t->atoms[j]].kind;
+        if (kd != KM_ATOM_READ && kd != KM_ATOM_ACC)
+            s.atoms[s.n++] = t->atoms[j];
+    }
+    return host_term(k, &s, true, o, bad, bn);
+}
+
+/* Is a C[same] *= s before the update w (C += ... in the k loop): the beta of a GEMM that
+ * scales C first and accumulates into it after (PolyBench's spelling)? */
+static bool prescale(const km_access *a, const km_access *w)
+{
+    return a->mode == KM_RMW && a->op == KM_OP_PRODUCT && !a->atomic && w->mode == KM_RMW &&
+           w->op == KM_OP_SUM && a->line < w->line && km_form_equal(a->index, w->index);
+}
+
+/* The one global write of the kernel (and *scale, a C *= beta before it, or NULL), which
+ * must be the class's output: another write, or a write of another buffer, is work the
+ * library call would not do. */
+static const km_access *single_write(const km_kernel *k, const km_class *c, const km_access **scale, char *why,
+                                     size_t wn)
+{
+    size_t n;
+    const km_access *as = km_accesses(k, &n), *w = NULL;
+    *scale = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (as[i].mode == KM_READ || as[i].space != KM_SPACE_GLOBAL)
+            continue;
+        if (strcmp(as[i].buffer, c->out) != 0) {
+            snprintf(why, wn, "line %u: the kernel also writes %s, which the library call would not", as[i].line,
+                     as[i].buffer);
+            return NULL;
+        }
+        if (w && !*scale && prescale(w, &as[i])) {
+            *scale = w;
+        } else if (w) {
+            snprintf(why, wn, "line %u: %s is written a second time (first at line %u), an epilogue the class does "
+                     "not capture", as[i].line, c->out, w->line);
+            return NULL;
+        }
+        w = &as[i];
+    }
+    if (!w)
+        snprintf(why, wn, "the kernel writes no global buffer");
+    return w;
+}
+
+/* Is guard g `index < bound` for the global thread index along axis (a row or column
+ * of C) and the class's extent of it? */
+static bool bounds_axis(const km_kernel *k, const km_guard *g, int axis, const km_cform *bound)
+{
+    return axis >= 0 && bound->known && !strcmp(g->op, "<") && km_form_is_global_index(k, g->lhs, axis) &&
+           km_form_equal(g->rhs, km_cform_view(bound));
+}
+
+/* Every guard in force at C's write must be a row's or column's `index < M` / `< N`: any
+ * other condition (i > 0, i + 1 < M, a flag) skips part of C, which the library call
+ * would overwrite. */
+static bool guards_cover(const km_kernel *k, const km_class *c, const km_access *w, char *why, size_t wn)
+{
+    size_t ng;
+    const km_guard *gs = km_guards(k, &ng);
+    for (uint32_t i = 0; i < w->n_guards; i++) {
+        const km_guard *g = &gs[w->guards[i]];
+        if (bounds_axis(k, g, c->row_axis, &c->m) ||
+            (c->kind == KM_CLASS_GEMM && bounds_axis(k, g, c->col_axis, &c->n)))
+            continue;
+        snprintf(why, wn, "line %u: a guard (%s) in force at %s's write (line %u) is not its row's or column's "
+                 "global index < M or N, so it may skip part of %s", g->line, g->op, c->out, w->line, c->out);
+        return false;
+    }
+    return true;
+}
+
+/* alpha and beta from C's write: value = a*acc + b*C[same] (acc: the k-loop sum, whose
+ * operand may carry scalars too), or C[...] += a*A*B inside the k loop (beta 1). */
+static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *scale, blas_call *g, char *why,
+                       size_t wn)
+{
+    size_t na, nacc;
+    const km_atom *atoms = km_atoms(k, &na);
+    const km_accumulator *accs = km_accumulators(k, &nacc);
+    expr_text al = {.n = 0}, be = {.n = 0};
+    char bad[160] = "";
+    bool ok = true, rmw_sum = w->mode == KM_RMW && w->op == KM_OP_SUM;
+    const km_accumulator *acc = NULL;
+    for (uint32_t i = 0; i < w->element_value.n && ok; i++) {
+        const km_term *t = &w->element_value.t[i];
+        const km_atom *accat = NULL, *oldc = NULL;
+        for (uint32_t j = 0; j < t->n; j++) {
+            const km_atom *a = &atoms[t->atoms[j]];
+            if (a->kind == KM_ATOM_ACC)
+                accat = a;
+            else if (a->kind == KM_ATOM_READ && !strcmp(a->name, w->buffer) && km_form_equal(a->args[0], w->index))
+                oldc = a;
+        }
+        if (accat && accat->loop >= 0 && (size_t)accat->loop < nacc && !oldc) {
+            acc = &accs[accat->loop];
+            ok = et_add(&al, "%s", al.n ? " + " : "") && scalar_factor(k, t, &al, bad, sizeof bad);
+        } else if (oldc && !accat) {
+            ok = et_add(&be, "%s", be.n ? " + " : "") && scalar_factor(k, t, &be, bad, sizeof bad);
+        } else if (!accat && !oldc && rmw_sum && w->element_value.n == 1) {
+            ok = scalar_factor(k, t, &al, bad, sizeof bad);   /* C += a*A*B in the loop */
+        } else {
+            snprintf(bad, sizeof bad, "a term that is neither alpha*sum nor beta*%s", w->buffer);
+            ok = false;
+        }
+    }
+    if (ok && acc && acc->init.n) {
+        snprintf(why, wn, "line %u: the sum %s starts from a value other than 0, an epilogue the class does not "
+                 "capture", acc->line, acc->name ? acc->name : "?");
+        ok = false;
+        bad[0] = '\0';
+    } else if (ok && acc && acc->element_operand.n == 1) {
+        /* sum += s*A*B: s scales the sum as alpha does */
+        expr_text f = {.n = 0};
+        ok = scalar_factor(k, &acc->element_operand.t[0], &f, bad, sizeof bad);
+        if (ok && strcmp(f.s, "1"))
+            ok = fits(snprintf(g->alpha, sizeof g->alpha, "(%s)*(%.*s)", f.s, (int)(sizeof g->alpha / 2),
+                               al.n ? al.s : "0"), sizeof g->alpha);
+        else if (ok)
+            snprintf(g->alpha, sizeof g->alpha, "%s", al.n ? al.s : "0");
+    } else if (ok) {
+        snprintf(g->alpha, sizeof g->alpha, "%s", al.n ? al.s : "0");
+    }
+    if (ok && scale) {
+        /* C *= s; C += ...: the old C enters scaled by s */
+        ok = be.n == 0 && scale->element_value.n == 1 &&
+             scalar_factor(k, &scale->element_value.t[0], &be, bad, sizeof bad);
+        if (ok)
+            snprintf(g->beta, sizeof g->beta, "%s", be.s);
+        else if (!bad[0])
+            snprintf(bad, sizeof bad, "a scaling of %s at line %u that is not one scalar", w->buffer, scale->line);
+    } else if (ok) {
+        if (rmw_sum && be.n)
+            ok = fits(snprintf(g->beta, sizeof g->beta, "1 + %.*s", (int)(sizeof g->beta - 8), be.s), sizeof g->beta);
+        else
+            snprintf(g->beta, sizeof g->beta, "%s", rmw_sum ? "1" : be.n ? be.s : "0");
+    }
+    if (!ok && !bad[0] && !why[0])
+        snprintf(bad, sizeof bad, "an alpha or beta over %d bytes", RWP_EXPR);
+    if (!ok && bad[0])
+        snprintf(why, wn, "line %u: %s's value holds %s, which the host cannot evaluate", w->line, w->buffer, bad);
+    return ok;
+}
+
+/* The element type of parameter name without const ("float"), or NULL. */
+static const char *elem_type(const km_kernel *k, const char *name)
+{
+    size_t n;
+    const km_param *ps = km_params(k, &n);
+    for (size_t i = 0; i < n; i++)
+        if (ps[i].pointer && ps[i].elem_type && !strcmp(ps[i].name, name))
+            return strncmp(ps[i].elem_type, "const ", 6) ? ps[i].elem_type : ps[i].elem_type + 6;
+    return NULL;
+}
+
+/* The class's sizes and leading dimensions as host texts. */
+static bool class_sizes(const km_kernel *k, const km_class *c, blas_call *g, char *why, size_t wn)
+{
+    struct {
+        const char *what;
+        const km_cform *f;
+        char *out;
+    } forms[] = {{"M", &c->m, g->m}, {"N", &c->n, g->n}, {"K", &c->k, g->k}, {"lda", &c->lda, g->lda},
+                 {c->kind == KM_CLASS_GEMV ? "x's step" : "ldb", &c->ldb, g->ldb},
+                 {c->kind == KM_CLASS_GEMV ? "y's step" : "ldc", &c->ldc, g->ldc}};
+    for (size_t i = 0; i < HK_ARRAY_LEN(forms); i++) {
+        char bad[160] = "";
+        if (c->kind == KM_CLASS_GEMV && forms[i].f == &c->k) {
+            snprintf(g->k, sizeof g->k, "0");
+            continue;
+        }
+        if (!forms[i].f->known) {
+            snprintf(why, wn, "line %u: %s is not known from the kernel: no guard or loop bounds it (only the launch "
+                     "grid does), and the host call gets only the kernel's arguments", c->line, forms[i].what);
+            return false;
+        }
+        if (!host_form(k, km_cform_view(forms[i].f), forms[i].out, RWP_EXPR, bad, sizeof bad)) {
+            snprintf(why, wn, "line %u: %s uses %s, which the host cannot evaluate", c->line, forms[i].what, bad);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The class's buffers and element type; false (why) when they are not three distinct
+ * global pointer parameters of one type, float or double. */
+static bool class_buffers(const km_kernel *k, const km_class *c, blas_call *g, char *why, size_t wn)
+{
+    if (c->shared_tiles || c->n_in != 2) {
+        snprintf(why, wn, "line %u: the product reads __shared__ tiles (already a tiled kernel)", c->line);
+        return false;
+    }
+    const char *tc = elem_type(k, c->out), *ta = elem_type(k, c->in[0]), *tb = elem_type(k, c->in[1]);
+    if (!tc || !ta || !tb) {
+        snprintf(why, wn, "line %u: an operand is not a pointer parameter of the kernel", c->line);
+        return false;
+    }
+    if (strcmp(tc, ta) || strcmp(tc, tb) || (strcmp(tc, "float") && strcmp(tc, "double"))) {
+        snprintf(why, wn, "line %u: element types %s, %s, %s: only float or double throughout is substituted",
+                 c->line, ta, tb, tc);
+        return false;
+    }
+    if (!strcmp(c->out, c->in[0]) || !strcmp(c->out, c->in[1])) {
+        snprintf(why, wn, "line %u: %s is both read as an operand and written", c->line, c->out);
+        return false;
+    }
+    g->dbl = !strcmp(tc, "double");
+    snprintf(g->a, sizeof g->a, "%s", c->in[0]);
+    snprintf(g->b, sizeof g->b, "%s", c->in[1]);
+    snprintf(g->c, sizeof g->c, "%s", c->out);
+    return true;
+}
+
+/* Fills g from the class of model k when it is a GEMM or GEMV the library computes;
+ * false with the construct and line in why otherwise (why empty: not such a class). */
+static bool class_call(const km_kernel *k, blas_call *g, char *why, size_t wn)
+{
+    km_class c;
+    why[0] = '\0';
+    if (km_classify(k, &c))
+        return false;
+    if (c.kind != KM_CLASS_GEMM && c.kind != KM_CLASS_GEMV) {
+        if (c.near == KM_CLASS_GEMM || c.near == KM_CLASS_GEMV)
+            snprintf(why, wn, "line %u: not quite a %s: %s", c.why_line, km_class_name(c.near), c.why);
+        return false;
+    }
+    memset(g, 0, sizeof *g);
+    g->kind = c.kind == KM_CLASS_GEMV ? RWP_BLAS_GEMV : RWP_BLAS_GEMM;
+    if (c.batched) {
+        snprintf(why, wn, "line %u: a batched %s (the class gives batch offsets, not the batch count)", c.line,
+                 km_class_name(c.kind));
+        return false;
+    }
+    const km_access *w, *scale;
+    if (!class_buffers(k, &c, g, why, wn) || !class_sizes(k, &c, g, why, wn) ||
+        !(w = single_write(k, &c, &scale, why, wn)) || !guards_cover(k, &c, w, why, wn) ||
+        (scale && !guards_cover(k, &c, scale, why, wn)) || !scalars_of(k, w, scale, g, why, wn))
+        return false;
+    g->col_major = c.col_major;
+    g->trans_a = c.kind == KM_CLASS_GEMV ? !c.by_columns : c.trans_a;
+    g->trans_b = c.trans_b;
+    snprintf(g->batch, sizeof g->batch, "1");
+    return true;
+}
+
+/* The call from the textual matcher's view (row-major, no transposes). */
+static void call_from_match(const rwp_blas *p, blas_call *g)
+{
+    memset(g, 0, sizeof *g);
+    g->kind = p->kind;
+    g->dbl = !strcmp(p->type, "double");
+    snprintf(g->a, sizeof g->a, "%s", p->a->name);
+    snprintf(g->b, sizeof g->b, "%s", p->b->name);
+    snprintf(g->c, sizeof g->c, "%s", p->c->name);
+    g->trans_a = p->kind == RWP_BLAS_GEMV;
+    snprintf(g->m, sizeof g->m, "%s", p->m);
+    snprintf(g->n, sizeof g->n, "%s", p->n);
+    snprintf(g->k, sizeof g->k, "%s", p->kind == RWP_BLAS_GEMV ? "0" : p->k);
+    snprintf(g->batch, sizeof g->batch, "%s", p->batch[0] ? p->batch : "1");
+    snprintf(g->lda, sizeof g->lda, "%s", p->lda);
+    snprintf(g->ldb, sizeof g->ldb, "%s", p->kind == RWP_BLAS_GEMV ? "1" : p->ldb);
+    snprintf(g->ldc, sizeof g->ldc, "%s", p->kind == RWP_BLAS_GEMV ? "1" : p->ldc);
+    snprintf(g->stride_a, sizeof g->stride_a, "%s", p->stride_a[0] ? p->stride_a : "0");
+    snprintf(g->stride_b, sizeof g->stride_b, "%s", p->stride_b[0] ? p->stride_b : "0");
+    snprintf(g->stride_c, sizeof g->stride_c, "%s", p->stride_c[0] ? p->stride_c : "0");
+    snprintf(g->alpha, sizeof g->alpha, "%s", p->alpha);
+    snprintf(g->beta, sizeof g->beta, "%s", p->beta);
+}
+
+/* The model path: builds the kernel's model and reads the call from its class. */
+static int model_call(const char *text, size_t len, const an_function *f, blas_call *g, bool *ok, char *why,
+                      size_t wn)
+{
+    km_kernel *k = NULL;
+    *ok = false;
+    why[0] = '\0';
+    int rc = km_build(text, len, f->name, &k, NULL, 0);
+    if (rc == HK_ENOMEM)
+        return rc;
+    if (!rc)
+        *ok = class_call(k, g, why, wn);
+    km_free(k);
+    return HK_OK;
 }
 
 int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t kernel, int math, bool hip,
@@ -230,11 +658,13 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
         return rc;
     if (math != 0 && math != 1)
         return HK_EINVAL;
-    rwp_blas g;
-    char why[2048], bad[128];
+    blas_call g;
+    rwp_blas p;
+    char why[2048], mwhy[512], bad[128];
     const char *reason = NULL;
     rw_edits es = {0};
     struct hk_buf b;
+    bool by_class;
     hk_buf_init(&b, BLAS_BLOCK_MAX);
     if (hip && math == 1) {
         reason = "TF32 math is a cuBLAS mode; the hipBLAS substitution is FP32 only";
@@ -244,16 +674,21 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
         reason = "a template kernel (the host function would need its template arguments)";
         goto na;
     }
-    if ((rc = rwp_match_blas(text, len, m, kernel, &g, why, sizeof why)))
+    /* the kernel model's class first; the textual matcher for what the class leaves out
+     * (a batched GEMM's count); the class's reason when both refuse and it saw a GEMM */
+    if ((rc = model_call(text, len, f, &g, &by_class, mwhy, sizeof mwhy)))
         goto out;
-    if (why[0]) {
-        reason = why;
-        goto na;
+    if (!by_class) {
+        if ((rc = rwp_match_blas(text, len, m, kernel, &p, why, sizeof why)))
+            goto out;
+        if (why[0]) {
+            reason = mwhy[0] ? mwhy : why;
+            goto na;
+        }
+        call_from_match(&p, &g);
     }
-    if (strcmp(g.type, "float") != 0) {
-        snprintf(why, sizeof why, "element type %s: only float (S%s) is substituted", g.type,
-                 g.kind == RWP_BLAS_GEMV ? "GEMV" : "GEMM");
-        reason = why;
+    if (g.dbl && math == 1) {
+        reason = "TF32 math applies to float; this is a double GEMM/GEMV";
         goto na;
     }
     {
@@ -324,14 +759,14 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
         goto out;
     if ((rc = rwl_edits_add_owned(&es, f->span.end_byte, f->span.end_byte, hk_buf_steal(&b))))
         goto out;
-    const char *call = g.kind == RWP_BLAS_GEMV ? (hip ? hip_names.gemv : cuda_names.gemv)
-                       : g.kind == RWP_BLAS_GEMM ? (hip ? hip_names.gemm : cuda_names.gemm)
-                                                 : (hip ? hip_names.gemm_batched : cuda_names.gemm_batched);
-    char *desc = hk_asprintf("kernel %s: %s (%s math) on %s (%s), %s; hk_host_%s called by %zu launch site%s and by "
-                             "the benchmark program (HK_HOST_CALL_%s); the kernel is kept unused; link with %s",
-                             f->name, call, hip ? "FP32" : math ? "TF32 tensor-core" : "FP32",
-                             g.a->name, g.b->name,
-                             g.kind == RWP_BLAS_GEMV ? "row-major A as op T" : "row-major C^T = B^T A^T",
+    const blas_names *nm = &names[hip][g.dbl];
+    const char *call = g.kind == RWP_BLAS_GEMV ? nm->gemv : g.kind == RWP_BLAS_GEMM ? nm->gemm : nm->gemm_batched;
+    const char *layout = g.kind == RWP_BLAS_GEMV ? (g.trans_a ? "row-major A as op T" : "column-major A as op N")
+                         : g.col_major ? "column-major C = op(A) op(B)" : "row-major C^T = op(B)^T op(A)^T";
+    char *desc = hk_asprintf("kernel %s: %s (%s math) on %s (%s), %s%s; hk_host_%s called by %zu launch site%s and "
+                             "by the benchmark program (HK_HOST_CALL_%s); the kernel is kept unused; link with %s",
+                             f->name, call, hip ? "FP32" : g.dbl ? "FP64" : math ? "TF32 tensor-core" : "FP32",
+                             g.a, g.b, layout, by_class ? " (from the kernel model's class)" : "",
                              f->name, n_sites, n_sites == 1 ? "" : "s", f->name, hip ? "-lhipblas" : "-lcublas");
     rc = rwl_finish(text, len, m, f->name, &es, desc, r);
     goto out;

@@ -1,0 +1,351 @@
+/* blas_substitution from the kernel model's class (issue 13): GEMMs and GEMVs spelled as
+ * people write them (unsigned or size_t indices, rows from .x or .y, alpha/beta or none,
+ * a k loop accumulating into C, column-major with a transposed operand) become the
+ * library call whose operands, transposes, m/n/k and leading dimensions follow from the
+ * class; what the call would get wrong (a guard skipping part of C, a second output, a
+ * sum not starting at 0, an int matrix, sizes only the launch knows) is refused with its
+ * line. One emitted file is compiled with nvcc -c when the toolkit is there (no GPU runs
+ * anything here). */
+#include "analysis/analysis.h"
+#include "core/buf.h"
+#include "core/hk.h"
+#include "rewrites/rewrite.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_nvcc.h"
+#include "rw_fixture.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return rwf_setup("blas_model");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rwf_teardown();
+}
+
+/* The maintainers' spelling: unsigned indices, x indexing rows, C = alpha*tmp + beta*C. */
+static const char sg_unsigned[] =
+    "__global__ void sg(const float *A, const float *B, float *C, unsigned M, unsigned N, unsigned K,\n"
+    "                   float alpha, float beta)\n"
+    "{\n"
+    "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    unsigned j = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (i < M && j < N) {\n"
+    "        float tmp = 0;\n"
+    "        for (unsigned k = 0; k < K; ++k)\n"
+    "            tmp += A[i * K + k] * B[k * N + j];\n"
+    "        C[i * N + j] = alpha * tmp + beta * C[i * N + j];\n"
+    "    }\n"
+    "}\n";
+
+/* size_t indices, rows from .y, an early return, no alpha or beta. */
+static const char sg_size_t[] =
+    "__global__ void st(float *C, const float *A, const float *B, size_t M, size_t N, size_t K)\n"
+    "{\n"
+    "    size_t r = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    size_t c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (r >= M || c >= N)\n"
+    "        return;\n"
+    "    float acc = 0.0f;\n"
+    "    for (size_t k = 0; k < K; k++)\n"
+    "        acc = fmaf(A[r * K + k], B[k * N + c], acc);\n"
+    "    C[r * N + c] = acc;\n"
+    "}\n";
+
+/* alpha and beta as PolyBench writes them: C scaled first, then accumulated in the k loop. */
+static const char sg_kloop[] =
+    "#define NI 512\n#define NJ 256\n#define NK 128\n#define ALPHA 32412.0f\n#define BETA 2123.0f\n"
+    "__global__ void gemm_kernel(float *a, float *b, float *c)\n"
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int i = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if ((i < NI) && (j < NJ)) {\n"
+    "        c[i * NJ + j] *= BETA;\n"
+    "        int k;\n"
+    "        for (k = 0; k < NK; k++)\n"
+    "            c[i * NJ + j] += ALPHA * a[i * NK + k] * b[k * NJ + j];\n"
+    "    }\n"
+    "}\n";
+
+/* C += A*B in the k loop, nothing before: beta 1. */
+static const char sg_accumulate[] =
+    "__global__ void acc(const float *A, const float *B, float *C, int n)\n"
+    "{\n"
+    "    int i = blockIdx.y * blockDim.y + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n && j < n)\n"
+    "        for (int k = 0; k < n; k++)\n"
+    "            C[i * n + j] += A[i * n + k] * B[k * n + j];\n"
+    "}\n";
+
+/* Parboil's NT: column-major, B transposed (with the guard that makes M and N known). */
+static const char sg_nt[] =
+    "__global__ void nt(const float *A, int lda, const float *B, int ldb, float *C, int ldc, int k,\n"
+    "                   float alpha, float beta, int M, int N)\n"
+    "{\n"
+    "    float c = 0.0f;\n"
+    "    int m = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int n = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (m < M && n < N) {\n"
+    "        for (int i = 0; i < k; ++i) {\n"
+    "            float a = A[m + i * lda];\n"
+    "            float b = B[n + i * ldb];\n"
+    "            c += a * b;\n"
+    "        }\n"
+    "        C[m + n * ldc] = C[m + n * ldc] * beta + alpha * c;\n"
+    "    }\n"
+    "}\n";
+
+static const char dg[] =
+    "__global__ void dg(int M, int N, int K, const double *A, const double *B, double *C)\n"
+    "{\n"
+    "    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (row < M && col < N) {\n"
+    "        double s = 0.0;\n"
+    "        for (int k = 0; k < K; k++)\n"
+    "            s += A[row * K + k] * B[k * N + col];\n"
+    "        C[row * N + col] = s;\n"
+    "    }\n"
+    "}\n";
+
+/* Two row-per-thread GEMVs: A read by rows (uncoalesced) and by columns. */
+static const char gv_rows[] =
+    "__global__ void mv_rows(const float *A, const float *x, float *y, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) {\n"
+    "        float s = 0.0f;\n"
+    "        for (int j = 0; j < n; j++)\n"
+    "            s += A[i * n + j] * x[j];\n"
+    "        y[i] = s;\n"
+    "    }\n"
+    "}\n";
+
+static const char gv_cols[] =
+    "__global__ void mv_cols(const float *A, const float *x, float *y, int m, int n, float a)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < m) {\n"
+    "        float s = 0.0f;\n"
+    "        for (int j = 0; j < n; j++)\n"
+    "            s += A[j * m + i] * x[j];\n"
+    "        y[i] = a * s;\n"
+    "    }\n"
+    "}\n";
+
+/* Row-major C with A, B or C stored the other way (the textual matcher refused these). */
+#define LAYOUT(name, a, b, c)                                                                       \
+    "__global__ void " name "(int M, int N, int K, const float *A, const float *B, float *C)\n{\n"   \
+    "    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"                                        \
+    "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"                                        \
+    "    if (row < M && col < N) {\n        float acc = 0.0f;\n"                                    \
+    "        for (int k = 0; k < K; k++)\n            acc += A[" a "] * B[" b "];\n"                 \
+    "        C[" c "] = acc;\n    }\n}\n"
+
+/* x read with a step of 2: the call's incx. */
+static const char gv_step[] =
+    "__global__ void sx(const float *A, const float *x, float *y, int M, int N)\n"
+    "{\n    int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (row < M) {\n        float acc = 0.0f;\n"
+    "        for (int j = 0; j < N; j++)\n            acc += A[row * N + j] * x[2 * j];\n"
+    "        y[row] = acc;\n    }\n}\n";
+
+typedef struct {
+    const char *text, *kernel;
+    bool hip;
+    const char *want[6];
+} applies;
+
+static const applies cases[] = {
+    {sg_unsigned, "sg", false,
+     {"hk_alpha = (float)(alpha), hk_beta = (float)(beta)", "hk_m = (long long)(M), hk_n = (long long)(N)",
+      "hk_k = (long long)(K)",
+      "cublasSgemm(hk_h, CUBLAS_OP_N, CUBLAS_OP_N, (int)hk_n, (int)hk_m, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
+      "                   B, (int)(N), A, (int)(K), &hk_beta, C, (int)(N));"}},
+    {sg_unsigned, "sg", true,
+     {"hipblasSgemm(hk_h, HIPBLAS_OP_N, HIPBLAS_OP_N, (int)hk_n, (int)hk_m", "#include <hipblas/hipblas.h>"}},
+    {sg_size_t, "st", false,
+     {"hk_alpha = (float)(1), hk_beta = (float)(0)", "hk_m = (long long)(M), hk_n = (long long)(N)",
+      "B, (int)(N), A, (int)(K), &hk_beta, C, (int)(N));"}},
+    {sg_kloop, "gemm_kernel", false,
+     /* the model folds the integral float constants to their values */
+     {"hk_alpha = (float)(32412), hk_beta = (float)(2123)", "hk_m = (long long)(NI), hk_n = (long long)(NJ)",
+      "hk_k = (long long)(NK)", "b, (int)(NJ), a, (int)(NK), &hk_beta, c, (int)(NJ));"}},
+    {sg_accumulate, "acc", false,
+     {"hk_alpha = (float)(1), hk_beta = (float)(1)", "B, (int)(n), A, (int)(n), &hk_beta, C, (int)(n));"}},
+    {sg_nt, "nt", false,
+     {"hk_alpha = (float)(alpha), hk_beta = (float)(beta)", "hk_m = (long long)(M), hk_n = (long long)(N)",
+      "hk_k = (long long)(k)",
+      "cublasSgemm(hk_h, CUBLAS_OP_N, CUBLAS_OP_T, (int)hk_m, (int)hk_n, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
+      "                   A, (int)(lda), B, (int)(ldb), &hk_beta, C, (int)(ldc));"}},
+    {dg, "dg", false,
+     {"const double hk_alpha = (double)(1), hk_beta = (double)(0)",
+      "cublasDgemm(hk_h, CUBLAS_OP_N, CUBLAS_OP_N, (int)hk_n, (int)hk_m"}},
+    {LAYOUT("cm", "k * M + row", "k * N + col", "row * N + col"), "cm", false,
+     {"cublasSgemm(hk_h, CUBLAS_OP_N, CUBLAS_OP_T, (int)hk_n, (int)hk_m, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
+      "                   B, (int)(N), A, (int)(M), &hk_beta, C, (int)(N));"}},
+    {LAYOUT("tb", "row * K + k", "col * K + k", "row * N + col"), "tb", false,
+     {"cublasSgemm(hk_h, CUBLAS_OP_T, CUBLAS_OP_N, (int)hk_n, (int)hk_m, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
+      "                   B, (int)(K), A, (int)(K), &hk_beta, C, (int)(N));"}},
+    {LAYOUT("cc", "row * K + k", "k * N + col", "col * M + row"), "cc", false,
+     {"cublasSgemm(hk_h, CUBLAS_OP_T, CUBLAS_OP_T, (int)hk_m, (int)hk_n, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
+      "                   A, (int)(K), B, (int)(N), &hk_beta, C, (int)(M));"}},
+    {gv_rows, "mv_rows", false,
+     {"hk_m = (long long)(n), hk_n = (long long)(n)",
+      "cublasSgemv(hk_h, CUBLAS_OP_T, (int)hk_n, (int)hk_m, &hk_alpha, A, (int)(n), x, (int)(1),\n"
+      "                   &hk_beta, y, (int)(1));"}},
+    {gv_cols, "mv_cols", false,
+     {"hk_alpha = (float)(a), hk_beta = (float)(0)", "hk_m = (long long)(m), hk_n = (long long)(n)",
+      "cublasSgemv(hk_h, CUBLAS_OP_N, (int)hk_m, (int)hk_n, &hk_alpha, A, (int)(m), x, (int)(1),\n"
+      "                   &hk_beta, y, (int)(1));"}},
+    {gv_step, "sx", false,
+     {"cublasSgemv(hk_h, CUBLAS_OP_T, (int)hk_n, (int)hk_m, &hk_alpha, A, (int)(N), x, (int)(2),\n"
+      "                   &hk_beta, y, (int)(1));"}},
+};
+
+/* The substitution of kernel name in text (must apply); new text malloc'd. */
+static char *substitute(const char *text, const char *name, bool hip)
+{
+    fixture fx;
+    load_text(text, &fx);
+    rw_result r;
+    assert_int_equal(rw_blas_substitution(fx.text, fx.len, fx.m, kernel(&fx, name), 0, hip, &r), HK_OK);
+    if (!r.applicable)
+        fail_msg("%s: %s", name, r.description);
+    char *out = strdup(r.text);
+    assert_non_null(out);
+    rw_result_free(&r);
+    unload(&fx);
+    return out;
+}
+
+static void test_spellings_apply(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        char *t = substitute(cases[i].text, cases[i].kernel, cases[i].hip);
+        for (size_t w = 0; w < HK_ARRAY_LEN(cases[i].want) && cases[i].want[w]; w++)
+            if (!strstr(t, cases[i].want[w])) {
+                /* the host function only: the whole file is over cmocka's message size */
+                const char *h = strstr(t, "static void hk_host_");
+                print_message("%s\n", h ? h : t);
+                fail_msg("%s: missing `%s`", cases[i].kernel, cases[i].want[w]);
+            }
+        free(t);
+    }
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+typedef struct {
+    const char *text, *kernel, *why;
+} refusal;
+
+#define GEMM_HEAD                                                                                  \
+    "__global__ void g(const float *A, const float *B, float *C, float *D, int M, int N, int K,\n" \
+    "                  const float *pa)\n"                                                         \
+    "{\n"                                                                                          \
+    "    int i = blockIdx.y * blockDim.y + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+
+static const refusal refusals[] = {
+    {GEMM_HEAD "    if (i < M && j < N && j > 3) {\n        float s = 0.0f;\n"
+               "        for (int k = 0; k < K; k++)\n            s += A[i * K + k] * B[k * N + j];\n"
+               "        C[i * N + j] = s;\n    }\n}\n",
+     "g", "line 5: a guard"},
+    {GEMM_HEAD "    if (i < M && j < N && i + 1 < M) {\n        float s = 0.0f;\n"
+               "        for (int k = 0; k < K; k++)\n            s += A[i * K + k] * B[k * N + j];\n"
+               "        C[i * N + j] = s;\n    }\n}\n",
+     "g", "line 5: a guard (<)"},
+    {GEMM_HEAD "    if (i < M && j < N) {\n        float s = 0.0f;\n"
+               "        for (int k = 0; k < K; k++)\n            s += A[i * K + k] * B[k * N + j];\n"
+               "        C[i * N + j] = s;\n        D[i * N + j] = s;\n    }\n}\n",
+     "g", "also writes D"},
+    {GEMM_HEAD "    if (i < M && j < N) {\n        float s = 1.0f;\n"
+               "        for (int k = 0; k < K; k++)\n            s += A[i * K + k] * B[k * N + j];\n"
+               "        C[i * N + j] = s;\n    }\n}\n",
+     "g", "starts from a value other than 0"},
+    {GEMM_HEAD "    if (i < M && j < N) {\n        float s = 0.0f;\n"
+               "        for (int k = 0; k < K; k++)\n            s += A[i * K + k] * B[k * N + j];\n"
+               "        C[i * N + j] = *pa * s;\n    }\n}\n",
+     "g", "line 9: not quite a gemm: gemm epilogue: the term $acc0*pa[0] of C[...] is neither alpha*sum"},
+    {GEMM_HEAD "    float s = 0.0f;\n"
+               "    for (int k = 0; k < K; k++)\n        s += A[i * K + k] * B[k * N + j];\n"
+               "    C[i * N + j] = s;\n}\n",
+     "g", "M is not known from the kernel"},
+    {"__global__ void ig(const int *A, const int *B, int *C, int M, int N, int K)\n{\n"
+     "    int i = blockIdx.y * blockDim.y + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+     "    if (i < M && j < N) {\n        int s = 0;\n"
+     "        for (int k = 0; k < K; k++)\n            s += A[i * K + k] * B[k * N + j];\n"
+     "        C[i * N + j] = s;\n    }\n}\n",
+     "ig", "element types int, int, int"},
+};
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < HK_ARRAY_LEN(refusals); i++) {
+        fixture fx;
+        load_text(refusals[i].text, &fx);
+        rw_result r;
+        assert_int_equal(rw_blas_substitution(fx.text, fx.len, fx.m, kernel(&fx, refusals[i].kernel), 0, false, &r),
+                         HK_OK);
+        if (r.applicable || !strstr(r.description, refusals[i].why))
+            fail_msg("refusal %zu: want `%s`, got (%s) %s", i, refusals[i].why, r.applicable ? "applies" : "refused",
+                     r.description);
+        rw_result_free(&r);
+        unload(&fx);
+    }
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* Emitted files build: the NT, PolyBench and GEMV-by-columns substitutions in one
+ * translation unit (the handle helper defined once), nvcc -c; nothing runs (no GPU). */
+static void test_emitted_compiles(void **state)
+{
+    (void)state;
+    if (access(NVCC, X_OK) != 0) {
+        print_message("skipped: no nvcc at %s\n", NVCC);
+        return;
+    }
+    static const size_t pick[] = {5, 3, 11, 6};   /* nt, gemm_kernel, mv_cols, dg */
+    char path[700], main_cu[700], cmd[3000];
+    struct hk_buf inc;
+    hk_buf_init(&inc, 4096);
+    for (size_t i = 0; i < HK_ARRAY_LEN(pick); i++) {
+        char *t = substitute(cases[pick[i]].text, cases[pick[i]].kernel, false);
+        snprintf(path, sizeof path, "%s/%s.cu", tmpdir, cases[pick[i]].kernel);
+        rwf_write_file(path, t);
+        free(t);
+        assert_int_equal(hk_buf_printf(&inc, "#include \"%s.cu\"\n", cases[pick[i]].kernel), HK_OK);
+    }
+    snprintf(main_cu, sizeof main_cu, "%s/main.cu", tmpdir);
+    rwf_write_file(main_cu, inc.data);
+    hk_buf_free(&inc);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' -arch=sm_90 -std=c++17 -c -o main.o main.cu > main.log 2>&1 || "
+             "{ cat main.log; exit 1; }", tmpdir, NVCC);
+    print_message("%s\n", cmd);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "nm -C '%s/main.o' | grep -q cublasDgemm", tmpdir);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_spellings_apply),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_emitted_compiles),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
