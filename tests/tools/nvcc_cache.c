@@ -9,9 +9,9 @@
  * resolves to a file (quoted includes from the including file's folder, any include from
  * the -I folders, absolute includes as written, except that the folder of a file argument
  * in an absolute include counts as that argument's folder, whatever its name), and the
- * output's extension in place of its path ("-o -", output on stdout, is kept as stdout). A hit writes the recorded output
- * file and replays the recorded stdout and
- * stderr and exit status, with the recorded folders of the file arguments replaced by the
+ * output's extension in place of its path ("-o -", output on stdout, is kept as stdout).
+ * A hit writes the recorded output file and replays the recorded stdout and stderr and
+ * exit status, with the recorded folders of the file arguments replaced by the
  * current ones (compiler messages name the files they are about). System headers are not
  * hashed: they do not change during a test run.
  *
