@@ -219,6 +219,37 @@ static void mix_source(hash128 *h, const char *path)
     free(text);
 }
 
+/* Folds a program's identity into h: its resolved file, size and mtime (an upgrade changes
+ * one of them), or that there is none. */
+static void mix_program(hash128 *h, const char *path)
+{
+    struct stat st;
+    char *rr = path ? realpath(path, NULL) : NULL;
+    mixs(h, rr ? rr : "(none)");
+    if (rr && stat(rr, &st) == 0) {
+        long long id[2] = {(long long)st.st_size, (long long)st.st_mtime};
+        mix(h, id, sizeof id);
+    }
+    free(rr);
+}
+
+/* The first NAME on PATH, malloc'd, or NULL. */
+static char *on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    char *copy = path ? strdup(path) : NULL;
+    char *found = NULL;
+    for (char *save = NULL, *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
+         dir = strtok_r(NULL, ":", &save)) {
+        char cand[PATH_MAX];
+        snprintf(cand, sizeof cand, "%s/%s", dir, name);
+        if (access(cand, X_OK) == 0)
+            found = strdup(cand);
+    }
+    free(copy);
+    return found;
+}
+
 /* The compiler this stands for: argv0's base name. */
 static char *find_real(const char *tool)
 {
@@ -346,14 +377,14 @@ int main(int argc, char **argv)
         }
 
     hash128 h = {0xCBF29CE484222325ull, 0x84222325CBF29CE4ull};
-    struct stat st;
-    char *rr = realpath(real, NULL);
-    mixs(&h, rr ? rr : real);
-    if (rr && stat(rr, &st) == 0) {
-        long long id[2] = {(long long)st.st_size, (long long)st.st_mtime};
-        mix(&h, id, sizeof id);
+    mix_program(&h, real);
+    /* nvcc's host compiler (hipcc's clang comes with it): a cache kept between runs must
+     * not answer for another gcc */
+    for (size_t i = 0; i < 2; i++) {
+        char *host = on_path(i ? "g++" : "gcc");
+        mix_program(&h, host);
+        free(host);
     }
-    free(rr);
     mixs(&h, tool);
     for (int i = 1; i < argc; i++) {
         if (i == out_i) {

@@ -84,7 +84,15 @@ grep -q "int k;" "$t/b/ptx" || fail "the hit did not replay stdout"
 [ "$(runs)" = 10 ] || fail "-M was cached"
 HK_NVCC_CACHE= "$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
 [ "$(runs)" = 11 ] || fail "without HK_NVCC_CACHE it did not run the compiler"
+# another host compiler (a gcc upgrade between runs that keep the cache) is another compile
+mkdir -p "$t/gcc2"
+printf '#!/bin/sh\nexit 0\n' > "$t/gcc2/g++"; chmod +x "$t/gcc2/g++"
+"$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
+"$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 12 ] || fail "a compile kept was not a hit: $(runs) runs"
+PATH="$t/gcc2:$PATH" "$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 13 ] || fail "another g++ on PATH was answered from the cache"
 ln -s "$wrapper" "$t/hipcc"
 HK_REAL_HIPCC="$t/fake" "$t/hipcc" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
-[ "$(runs)" = 12 ] || fail "hipcc shared nvcc's entries"
+[ "$(runs)" = 14 ] || fail "hipcc shared nvcc's entries"
 echo "nvcc_cache: ok"
