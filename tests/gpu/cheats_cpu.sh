@@ -23,7 +23,11 @@ if [ ! -x "$hkls" ]; then
   echo "cheats_cpu.sh: no hkls at $hkls (set HKLS)" >&2
   exit 2
 fi
-[ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+# The toolkit's folder only when no nvcc is on PATH: under ./hk test the suite's compile
+# cache (tests/tools/nvcc_cache.c) is the nvcc found first, and must stay first.
+if ! command -v nvcc >/dev/null 2>&1 && [ -d /usr/local/cuda/bin ]; then
+  export PATH="/usr/local/cuda/bin:$PATH"
+fi
 have_nvcc=0
 command -v nvcc >/dev/null 2>&1 && have_nvcc=1
 

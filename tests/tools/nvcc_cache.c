@@ -7,9 +7,11 @@
  * resolved file, size and mtime), each argument, where an argument that names a file is
  * replaced by that file's content and the content of every header it includes that
  * resolves to a file (quoted includes from the including file's folder, any include from
- * the -I folders, absolute includes as written), and the output's extension in place of
- * its path. A hit writes the recorded output file and replays the recorded stdout and
- * stderr and exit status, with the recorded folders of the file arguments replaced by the
+ * the -I folders, absolute includes as written, except that the folder of a file argument
+ * in an absolute include counts as that argument's folder, whatever its name), and the
+ * output's extension in place of its path ("-o -", output on stdout, is kept as stdout).
+ * A hit writes the recorded output file and replays the recorded stdout and stderr and
+ * exit status, with the recorded folders of the file arguments replaced by the
  * current ones (compiler messages name the files they are about). System headers are not
  * hashed: they do not change during a test run.
  *
@@ -103,6 +105,43 @@ static const char *inc_dirs[MAX_INCLUDE_DIRS];
 static size_t n_inc;
 static char *seen[MAX_SEEN];
 static size_t n_seen;
+/* the folders of the file arguments (the output's included), resolved, in argument order */
+static char *now[128];
+static size_t n_now;
+
+/* The index in now[] of the folder of an absolute include name, or -1. */
+static long now_dir_of(const char *name, size_t len)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%.*s", (int)len, name);
+    char *real = realpath(dirname(path), NULL);
+    long k = -1;
+    for (size_t i = 0; real && i < n_now && k < 0; i++)
+        if (!strcmp(real, now[i]))
+            k = (long)i;
+    free(real);
+    return k;
+}
+
+/* Folds one line of a source into h. An absolute include of a file that lies in the folder
+ * of a file argument is folded with that folder as its index: a generated program names its
+ * candidate by an absolute path in a fresh work folder (measure.c's module.cu), and the same
+ * text in another folder is the same compile. The included file's content is folded anyway;
+ * only its name in line info and __FILE__ differs in the recorded output, as in messages
+ * (which replay() maps back). */
+static void mix_line(hash128 *h, const char *line, size_t len, const char *name, size_t name_len)
+{
+    long k = name && name[0] == '/' ? now_dir_of(name, name_len) : -1;
+    const char *base = k >= 0 ? memrchr(name, '/', name_len) : NULL;
+    if (!base) {
+        mix(h, line, len);
+        return;
+    }
+    mix(h, line, (size_t)(name - line));
+    mixs(h, "(folder)");
+    mix(h, &k, sizeof k);
+    mix(h, base, len - (size_t)(base - line));
+}
 
 /* Folds a source file into h: its bytes, then each header it includes that resolves to a
  * file, recursively (each file once). */
@@ -125,11 +164,15 @@ static void mix_source(hash128 *h, const char *path)
         mixs(h, "(unreadable)");
         return;
     }
-    mix(h, text, len);
+    mix(h, &len, sizeof len); /* where this file's text ends and an included one's begins */
     char *dir = strdup(path);
     char *d = dir ? dirname(dir) : (char *)".";
-    for (char *line = text; line && *line;) {
+    char *line = text;
+    for (; line && *line;) {
         char *nl = strchr(line, '\n');
+        size_t line_len = nl ? (size_t)(nl + 1 - line) : strlen(line);
+        const char *inc_name = NULL;
+        size_t inc_len = 0;
         char *p = line;
         while (*p == ' ' || *p == '\t')
             p++;
@@ -146,7 +189,8 @@ static void mix_source(hash128 *h, const char *path)
                 if (end && (!nl || end < nl)) {
                     char name[PATH_MAX], cand[PATH_MAX * 2];
                     snprintf(name, sizeof name, "%.*s", (int)(end - p - 1), p + 1);
-                    mixs(h, name);
+                    inc_name = p + 1;
+                    inc_len = (size_t)(end - p - 1);
                     bool found = false;
                     if (name[0] == '/') {
                         found = is_file(name);
@@ -166,10 +210,44 @@ static void mix_source(hash128 *h, const char *path)
                 }
             }
         }
+        mix_line(h, line, line_len, inc_name, inc_len);
         line = nl ? nl + 1 : NULL;
     }
+    if (line && (size_t)(line - text) < len) /* after a NUL byte */
+        mix(h, line, len - (size_t)(line - text));
     free(dir);
     free(text);
+}
+
+/* Folds a program's identity into h: its resolved file, size and mtime (an upgrade changes
+ * one of them), or that there is none. */
+static void mix_program(hash128 *h, const char *path)
+{
+    struct stat st;
+    char *rr = path ? realpath(path, NULL) : NULL;
+    mixs(h, rr ? rr : "(none)");
+    if (rr && stat(rr, &st) == 0) {
+        long long id[2] = {(long long)st.st_size, (long long)st.st_mtime};
+        mix(h, id, sizeof id);
+    }
+    free(rr);
+}
+
+/* The first NAME on PATH, malloc'd, or NULL. */
+static char *on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    char *copy = path ? strdup(path) : NULL;
+    char *found = NULL;
+    for (char *save = NULL, *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
+         dir = strtok_r(NULL, ":", &save)) {
+        char cand[PATH_MAX];
+        snprintf(cand, sizeof cand, "%s/%s", dir, name);
+        if (access(cand, X_OK) == 0)
+            found = strdup(cand);
+    }
+    free(copy);
+    return found;
 }
 
 /* The compiler this stands for: argv0's base name. */
@@ -285,21 +363,33 @@ int main(int argc, char **argv)
     }
     if (!plain || out_i < 0)
         return exec_real(real, argv);
+    /* "-o -" (PTX on stdout, as a test reads it through a pipe): no output file to keep */
+    bool to_stdout = !strcmp(argv[out_i], "-");
+
+    /* the folders of the file arguments, as now (replay() maps the recorded ones to them) */
+    for (int i = 1; i < argc && n_now < 128; i++)
+        if ((i == out_i && !to_stdout) || is_file(argv[i]) || is_dir(argv[i])) {
+            char *c = strdup(argv[i]);
+            char *abs = realpath(i == out_i || is_file(argv[i]) ? dirname(c) : argv[i], NULL);
+            free(c);
+            if (abs)
+                now[n_now++] = abs;
+        }
 
     hash128 h = {0xCBF29CE484222325ull, 0x84222325CBF29CE4ull};
-    struct stat st;
-    char *rr = realpath(real, NULL);
-    mixs(&h, rr ? rr : real);
-    if (rr && stat(rr, &st) == 0) {
-        long long id[2] = {(long long)st.st_size, (long long)st.st_mtime};
-        mix(&h, id, sizeof id);
+    mix_program(&h, real);
+    /* nvcc's host compiler (hipcc's clang comes with it): a cache kept between runs must
+     * not answer for another gcc */
+    for (size_t i = 0; i < 2; i++) {
+        char *host = on_path(i ? "g++" : "gcc");
+        mix_program(&h, host);
+        free(host);
     }
-    free(rr);
     mixs(&h, tool);
     for (int i = 1; i < argc; i++) {
         if (i == out_i) {
             const char *dot = strrchr(argv[i], '.'), *slash = strrchr(argv[i], '/');
-            mixs(&h, "(out)");
+            mixs(&h, to_stdout ? "(stdout)" : "(out)");
             mixs(&h, dot && (!slash || dot > slash) ? dot : "");
         } else if (is_file(argv[i])) {
             mixs(&h, "(file)");
@@ -314,18 +404,6 @@ int main(int argc, char **argv)
     snprintf(key, sizeof key, "%016llx%016llx", (unsigned long long)h.a, (unsigned long long)h.b);
     char entry[PATH_MAX], p[2 * PATH_MAX];
     snprintf(entry, sizeof entry, "%s/%s", cache, key);
-
-    /* the folders of the file arguments, as recorded and as now */
-    char *now[128];
-    size_t n_now = 0;
-    for (int i = 1; i < argc && n_now < 128; i++)
-        if (i == out_i || is_file(argv[i]) || is_dir(argv[i])) {
-            char *c = strdup(argv[i]);
-            char *abs = realpath(i == out_i || is_file(argv[i]) ? dirname(c) : argv[i], NULL);
-            free(c);
-            if (abs)
-                now[n_now++] = abs;
-        }
 
     snprintf(p, sizeof p, "%s/status", entry);
     size_t n = 0;
@@ -342,7 +420,7 @@ int main(int argc, char **argv)
             was[n_was++] = t;
         bool ok = n_was == n_now;
         snprintf(p, sizeof p, "%s/out", entry);
-        if (ok && rc == 0)
+        if (ok && rc == 0 && !to_stdout)
             ok = copy_file(p, argv[out_i]);
         if (ok) {
             const char *names[2] = {"stdout", "stderr"};
@@ -388,7 +466,7 @@ int main(int argc, char **argv)
         free(t);
     }
     bool keep = WIFEXITED(ws);
-    if (keep && rc == 0) {
+    if (keep && rc == 0 && !to_stdout) {
         snprintf(p, sizeof p, "%s/out", tmp);
         keep = copy_file(argv[out_i], p);
     }

@@ -19,6 +19,7 @@ while [ $# -gt 0 ]; do
 done
 if grep -q ERROR "$src"; then echo "$src(1): error: ERROR here" >&2; exit 2; fi
 echo "ptxas info: compiled $(basename "$src")" >&2
+if [ "$out" = - ]; then cat "$src"; exit 0; fi
 cat "$src" "$(dirname "$src")"/*.h > "$out" 2>/dev/null || cat "$src" > "$out"
 FAKE
 chmod +x "$t/fake"
@@ -57,12 +58,41 @@ rc=0; "$wrapper" -o "$t/b/bad.o" "$t/b/bad.cu" 2> "$t/b/err" || rc=$?
 grep -q "$t/b/bad.cu(1): error" "$t/b/err" || fail "the message does not name the current folder: $(cat "$t/b/err")"
 if grep -q "$t/a/" "$t/b/err"; then fail "the message names the recorded folder"; fi
 
+# a generated program that includes its candidate by absolute path, next to it (measure.c's
+# module.cu): the same texts in another folder are the same compile; another candidate is not
+mkdir -p "$t/w1" "$t/w2"
+for w in w1 w2; do
+  printf 'int cand;\n' > "$t/$w/kernel.cu"
+  printf '#include "%s/kernel.cu"\n' "$t/$w" > "$t/$w/module.cu"
+done
+"$wrapper" -cubin -o "$t/w1/m.cubin" "$t/w1/module.cu" 2>/dev/null
+"$wrapper" -cubin -o "$t/w2/m.cubin" "$t/w2/module.cu" 2>/dev/null
+[ "$(runs)" = 6 ] || fail "the same program in another work folder was compiled again: $(runs) runs"
+printf 'int other;\n' > "$t/w2/kernel.cu"
+"$wrapper" -cubin -o "$t/w2/m.cubin" "$t/w2/module.cu" 2>/dev/null
+[ "$(runs)" = 7 ] || fail "another candidate behind the same include was not compiled again"
+
+# "-o -": the output is stdout, kept and replayed as such (no file named "-" appears)
+(cd "$t/a" && "$wrapper" -ptx -o - "$t/a/k.cu" > "$t/a/ptx" 2>/dev/null)
+(cd "$t/b" && "$wrapper" -ptx -o - "$t/a/k.cu" > "$t/b/ptx" 2>/dev/null)
+[ "$(runs)" = 8 ] || fail "-o - was not answered from the cache: $(runs) runs"
+grep -q "int k;" "$t/b/ptx" || fail "the hit did not replay stdout"
+[ ! -e "$t/a/-" ] && [ ! -e "$t/b/-" ] || fail "-o - wrote a file named -"
+
 "$wrapper" -M -o "$t/a/k.d" "$t/a/k.cu" 2>/dev/null
 "$wrapper" -M -o "$t/a/k.d" "$t/a/k.cu" 2>/dev/null
-[ "$(runs)" = 7 ] || fail "-M was cached"
+[ "$(runs)" = 10 ] || fail "-M was cached"
 HK_NVCC_CACHE= "$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
-[ "$(runs)" = 8 ] || fail "without HK_NVCC_CACHE it did not run the compiler"
+[ "$(runs)" = 11 ] || fail "without HK_NVCC_CACHE it did not run the compiler"
+# another host compiler (a gcc upgrade between runs that keep the cache) is another compile
+mkdir -p "$t/gcc2"
+printf '#!/bin/sh\nexit 0\n' > "$t/gcc2/g++"; chmod +x "$t/gcc2/g++"
+"$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
+"$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 12 ] || fail "a compile kept was not a hit: $(runs) runs"
+PATH="$t/gcc2:$PATH" "$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 13 ] || fail "another g++ on PATH was answered from the cache"
 ln -s "$wrapper" "$t/hipcc"
 HK_REAL_HIPCC="$t/fake" "$t/hipcc" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
-[ "$(runs)" = 9 ] || fail "hipcc shared nvcc's entries"
+[ "$(runs)" = 14 ] || fail "hipcc shared nvcc's entries"
 echo "nvcc_cache: ok"

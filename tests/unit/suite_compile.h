@@ -1,7 +1,8 @@
 /* Helpers shared by the suite tests (test_engine_suite*.c): listing files, loading a
  * spec that must be clean, and generating + compiling harness programs with nvcc, two
- * at a time. Test code only: cmocka asserts on every failure. Include after cmocka.h,
- * core/hk.h, measure/harness.h and spec/spec.h. */
+ * at a time, through the suite's compile cache when the run has one (test_nvcc.h). Test
+ * code only: cmocka asserts on every failure. Include after cmocka.h, core/hk.h,
+ * measure/harness.h and spec/spec.h. */
 #ifndef HK_TEST_SUITE_COMPILE_H
 #define HK_TEST_SUITE_COMPILE_H
 
@@ -9,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define NVCC "/usr/local/cuda/bin/nvcc"
+#include "test_nvcc.h" /* NVCC: through the suite's compile cache when the run has one */
 #define SUITE_DIR HK_SOURCE_DIR "/bench/kernels"
 #define CHEAT_DIR HK_SOURCE_DIR "/tests/gpu/cheats"
 #define MAX_SPECS 64
