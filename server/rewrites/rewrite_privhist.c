@@ -139,9 +139,10 @@ static const char *only_atomic_adds(const km_kernel *k, const char *hist, char *
 }
 
 /* The model's reading of kernel f: HK_OK with t filled and why[0] == '\0', or the reason
- * in why (*classed: the model calls it a histogram); HK_ENOMEM. */
-static int model_histogram(const char *text, size_t len, const an_function *f, ph_match *t, bool *classed,
-                           char *why, size_t n)
+ * in why (*classed: the model calls it a histogram); HK_ENOMEM. given: the caller gives the
+ * bin count, which then need not be known. */
+static int model_histogram(const char *text, size_t len, const an_function *f, bool given, ph_match *t,
+                           bool *classed, char *why, size_t n)
 {
     km_kernel *k = NULL;
     why[0] = '\0';
@@ -170,7 +171,7 @@ static int model_histogram(const char *text, size_t len, const an_function *f, p
         snprintf(why, n, "line %u: the histogram has no name the rewrite can use", c.line);
         goto out;
     }
-    if (!bin_count(k, &c, t)) {
+    if (!bin_count(k, &c, t) && !given) {
         snprintf(why, n, "line %u: the bin count is not known (a constant, a template parameter or a "
                  "parameter)", c.line);
         goto out;
@@ -197,15 +198,24 @@ static bool uses_fit_view(const rw_toks *ts, const char *hist)
     return true;
 }
 
-/* When rwp_match_histogram refused (why): the model path. */
-static int model_path(const char *text, size_t len, const an_model *m, const an_function *f, const char *why,
-                      struct hk_buf *b, rw_result *out)
+/* Bytes of one counter of type ty (4 when the type is a template parameter: the
+ * static_assert of the new body then checks the instantiation). */
+static size_t counter_size(const char *ty)
+{
+    return strcmp(ty, "double") == 0 || strcmp(ty, "unsigned long long") == 0 || strcmp(ty, "long long") == 0
+               ? 8
+               : 4;
+}
+
+/* When rwp_match_histogram refused (why): the model path. bins > 0: the caller's count. */
+static int model_path(const char *text, size_t len, const an_model *m, const an_function *f, int bins,
+                      const char *why, struct hk_buf *b, rw_result *out)
 {
     static const char *const name = "privatized histogram";
     ph_match t;
     bool classed;
     char mwhy[512];
-    int rc = model_histogram(text, len, f, &t, &classed, mwhy, sizeof mwhy);
+    int rc = model_histogram(text, len, f, bins > 0, &t, &classed, mwhy, sizeof mwhy);
     if (rc)
         return rc;
     if (mwhy[0] || !classed)
@@ -227,6 +237,12 @@ static int model_path(const char *text, size_t len, const an_model *m, const an_
     }
     char ty[PT_EXPR];
     rwp_pointee_type(h, ty, sizeof ty);
+    if (bins > 0) {
+        if ((size_t)bins * counter_size(ty) > PT_HIST_SHARED_MAX)
+            return rwp_not_applicable(out, name, f, "the bin count does not fit the shared-memory budget (32 KiB)");
+        snprintf(t.bins, sizeof t.bins, "%d", bins);
+        snprintf(t.nb, sizeof t.nb, "HK_BINS");
+    }
     char *body = hk_strndup(text + f->body_span.start_byte, f->body_span.end_byte - f->body_span.start_byte);
     if (!body)
         return HK_ENOMEM;
@@ -235,9 +251,10 @@ static int model_path(const char *text, size_t len, const an_model *m, const an_
     hk_free(body);
     if (rc)
         return rc;
-    char *desc = hk_asprintf("kernel %s: privatized histogram of %s, the kernel's code counting into %s shared "
-                             "%s counters per block (HK_BINS = %s), one atomic per non-zero bin per block",
-                             f->name, t.hist, t.nb, ty, t.bins);
+    char *desc = hk_asprintf("kernel %s: privatized histogram of %s, %s shared %s counters per block "
+                             "(HK_BINS%s) that the kernel's own code counts into, other bins in global "
+                             "memory, one atomic per non-zero bin per block",
+                             f->name, t.hist, t.bins, ty, strcmp(t.nb, "HK_BINS") ? ", capped by the parameter" : "");
     return rwp_replace_body(text, len, m, f, b->data, desc, out);
 }
 
@@ -299,7 +316,7 @@ nomem:
     rc = HK_ENOMEM;
     goto out;
 na:
-    rc = model_path(text, len, m, f, why, &b, out);
+    rc = model_path(text, len, m, f, bins, why, &b, out);
 out:
     hk_free(head);
     hk_buf_free(&b);

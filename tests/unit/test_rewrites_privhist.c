@@ -185,6 +185,53 @@ static void privatized_refused(void **state)
                  "hist_s", "already counted in __shared__ memory");
 }
 
+/* a count the caller gives replaces an unknown one; too many bins for 32 KiB are refused */
+static void given_count(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "template <typename T>\n"
+        "__global__ void hist_g(const int *in, T *bins, int n)\n"
+        "{\n"
+        "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+        "        atomicAdd(&bins[in[i]], (T)1);\n"
+        "}\n";
+    fixture fx;
+    load_text(src, &fx);
+    size_t k = kernel(&fx, "hist_g");
+    rw_result r;
+    assert_int_equal(rw_privatized_histogram(fx.text, fx.len, fx.m, k, 512, &r), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "constexpr int HK_BINS = 512;"));
+    rw_result_free(&r);
+    assert_int_equal(rw_privatized_histogram(fx.text, fx.len, fx.m, k, 16384, &r), HK_OK);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, "shared-memory budget"));
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+static int privatized(const fixture *fx, size_t k, rw_result *r)
+{
+    return rw_privatized_histogram(fx->text, fx->len, fx->m, k, 0, r);
+}
+
+/* every allocation of the model path may fail: HK_ENOMEM, nothing left behind */
+static void model_path_survives_alloc_failures(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text("#define NB 64\n"
+              "__global__ void h(const int *in, unsigned int *bins, int n)\n"
+              "{\n"
+              "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+              "        atomicAdd(&bins[in[i] % NB], 1u);\n"
+              "}\n",
+              &fx);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "h"), privatized);
+    unload(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +241,8 @@ int main(void)
         cmocka_unit_test(weighted_grid_stride),
         cmocka_unit_test(unknown_count_refused),
         cmocka_unit_test(privatized_refused),
+        cmocka_unit_test(given_count),
+        cmocka_unit_test(model_path_survives_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

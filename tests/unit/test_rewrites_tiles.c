@@ -219,6 +219,21 @@ static void macro_loop_compiles(void **state)
     assert_int_equal(st, 0);
 }
 
+static int tiled(const fixture *fx, size_t k, rw_result *r)
+{
+    return rw_tiled_transpose(fx->text, fx->len, fx->m, k, 32, r);
+}
+
+/* every allocation of the model path may fail: HK_ENOMEM, nothing left behind */
+static void model_path_survives_alloc_failures(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(macro_loop, &fx);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "tr"), tiled);
+    unload(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +245,7 @@ int main(void)
         cmocka_unit_test(strided_rows_refused),
         cmocka_unit_test(second_write_refused),
         cmocka_unit_test(macro_loop_compiles),
+        cmocka_unit_test(model_path_survives_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
