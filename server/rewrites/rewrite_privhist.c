@@ -7,6 +7,8 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "model/kclass.h"
+#include "model/kmodel.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -41,10 +43,224 @@ static const char tpl_hist[] =
     "            atomicAdd(&$H[hk_b], hk_hist[hk_b]);\n"
     "}";
 
+/* ---- the model path: any histogram the kernel model reads, the body kept ---- */
+
+/* The original body runs unchanged inside a lambda (so its early returns still reach the
+ * merge), with the histogram's name bound to a view that sends bins [0, hk_nb) to the
+ * block's shared copy and any other bin to global memory. */
+static const char tpl_hist_view[] =
+    "{\n"
+    "    // hk rewrite: privatized histogram. The kernel's own code counts into a shared copy\n"
+    "    // of the bins (its $H names a view: bins [0, hk_nb) in shared memory, any other bin\n"
+    "    // in global memory); each block then adds its non-zero bins once.\n"
+    "    constexpr int HK_BINS = $BINS;\n"
+    "    static_assert(HK_BINS >= 1 && HK_BINS * sizeof($T) <= 32768,\n"
+    "                  \"the shared bins must fit 32 KiB\");\n"
+    "    __shared__ $T hk_hist[HK_BINS];\n"
+    PT_THREADS
+    "    const long long hk_nb = $NB;\n"
+    "    $T *const hk_global = $H;\n"
+    "    for (unsigned int hk_b = hk_tid; hk_b < hk_nb; hk_b += hk_nthreads)\n"
+    "        hk_hist[hk_b] = 0;\n"
+    "    __syncthreads();\n"
+    "    struct hk_bins_view {\n"
+    "        $T *g, *s;\n"
+    "        long long nb;\n"
+    "        __device__ $T &operator[](long long b) const { return b >= 0 && b < nb ? s[b] : g[b]; }\n"
+    "        __device__ $T *operator+(long long b) const { return b >= 0 && b < nb ? s + b : g + b; }\n"
+    "    };\n"
+    "    [&]() {\n"
+    "        const hk_bins_view $H = {hk_global, hk_hist, hk_nb};\n"
+    "$BODY\n"
+    "    }();\n"
+    "    __syncthreads();\n"
+    "    for (unsigned int hk_b = hk_tid; hk_b < hk_nb; hk_b += hk_nthreads)\n"
+    "        if (hk_hist[hk_b] != ($T)0)\n"
+    "            atomicAdd(&hk_global[hk_b], hk_hist[hk_b]);\n"
+    "}";
+
+/* What the model path found. */
+typedef struct {
+    char hist[128];
+    char bins[128];    /* HK_BINS: a value or a constant's name */
+    char nb[160];      /* the shared bins in use: HK_BINS, or a parameter capped by it */
+    uint32_t line;
+} ph_match;
+
+/* Bins cap when the count is a parameter (known only at run time): 16 KiB of 8-byte counters. */
+#define PH_PARAM_CAP 2048
+
+/* The bin count as HK_BINS and hk_nb, from the class's form; false when it is not a value,
+ * one named constant or one parameter. */
+static bool bin_count(const km_kernel *k, const km_class *c, ph_match *t)
+{
+    if (!c->bins.known)
+        return false;
+    km_form f = km_cform_view(&c->bins);
+    int64_t v;
+    if (km_form_value(k, f, &v)) {
+        if (v < 1 || v > PT_HIST_SHARED_MAX / 4)
+            return false;
+        snprintf(t->bins, sizeof t->bins, "%lld", (long long)v);
+        snprintf(t->nb, sizeof t->nb, "HK_BINS");
+        return true;
+    }
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    if (f.n != 1 || f.t[0].coef != 1 || f.t[0].n != 1)
+        return false;
+    const km_atom *a = &at[f.t[0].atoms[0]];
+    if (!a->name || strlen(a->name) >= 100)
+        return false;
+    if (a->kind == KM_ATOM_CONST) {
+        snprintf(t->bins, sizeof t->bins, "%s", a->name);
+        snprintf(t->nb, sizeof t->nb, "HK_BINS");
+        return true;
+    }
+    if (a->kind == KM_ATOM_PARAM) {
+        snprintf(t->bins, sizeof t->bins, "%d", PH_PARAM_CAP);
+        snprintf(t->nb, sizeof t->nb, "(long long)(%s) < HK_BINS ? (long long)(%s) : HK_BINS", a->name, a->name);
+        return true;
+    }
+    return false;
+}
+
+/* Every access to the histogram is an atomic add: NULL, else the reason in why. */
+static const char *only_atomic_adds(const km_kernel *k, const char *hist, char *why, size_t n)
+{
+    size_t na;
+    const km_access *as = km_accesses(k, &na);
+    for (size_t i = 0; i < na; i++)
+        if (strcmp(as[i].buffer, hist) == 0 && (!as[i].atomic || as[i].op != KM_OP_SUM)) {
+            snprintf(why, n, "line %u: %s is accessed other than by atomicAdd", as[i].line, hist);
+            return why;
+        }
+    return NULL;
+}
+
+/* The model's reading of kernel f: HK_OK with t filled and why[0] == '\0', or the reason
+ * in why (*classed: the model calls it a histogram); HK_ENOMEM. given: the caller gives the
+ * bin count, which then need not be known. */
+static int model_histogram(const char *text, size_t len, const an_function *f, bool given, ph_match *t,
+                           bool *classed, char *why, size_t n)
+{
+    km_kernel *k = NULL;
+    why[0] = '\0';
+    *classed = false;
+    char bwhy[200];
+    int rc = km_build(text, len, f->name, &k, bwhy, sizeof bwhy);
+    if (rc == HK_ENOMEM)
+        return rc;
+    if (rc) {
+        snprintf(why, n, "the kernel model cannot be built: %s", bwhy);
+        return HK_OK;
+    }
+    km_class c;
+    if ((rc = km_classify(k, &c)))
+        goto out;
+    if (c.kind != KM_CLASS_HISTOGRAM)
+        goto out;
+    *classed = true;
+    memset(t, 0, sizeof *t);
+    t->line = c.line;
+    if (c.privatized) {
+        snprintf(why, n, "line %u: the bins are already counted in __shared__ memory", c.line);
+        goto out;
+    }
+    if (!c.out || !rwp_copy_fits(t->hist, sizeof t->hist, c.out)) {
+        snprintf(why, n, "line %u: the histogram has no name the rewrite can use", c.line);
+        goto out;
+    }
+    if (!bin_count(k, &c, t) && !given) {
+        snprintf(why, n, "line %u: the bin count is not known (a constant, a template parameter or a "
+                 "parameter)", c.line);
+        goto out;
+    }
+    only_atomic_adds(k, c.out, why, n);
+out:
+    km_free(k);
+    return rc;
+}
+
+/* Every use of hist in the body is `&hist[` or `atomicAdd(hist +`: the view supports no
+ * other. */
+static bool uses_fit_view(const rw_toks *ts, const char *hist)
+{
+    for (size_t k = 0; k < ts->n; k++) {
+        if (!rwl_tok_is_ident(ts, k, hist) || (k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->"))))
+            continue;
+        bool addr = k > 0 && rwl_tok_is(ts, k - 1, "&") && rwl_tok_is(ts, k + 1, "[");
+        bool plus = k > 1 && rwl_tok_is(ts, k - 1, "(") && rwl_tok_is(ts, k - 2, "atomicAdd") &&
+                    rwl_tok_is(ts, k + 1, "+");
+        if (!addr && !plus)
+            return false;
+    }
+    return true;
+}
+
+/* Bytes of one counter of type ty (4 when the type is a template parameter: the
+ * static_assert of the new body then checks the instantiation). */
+static size_t counter_size(const char *ty)
+{
+    return strcmp(ty, "double") == 0 || strcmp(ty, "unsigned long long") == 0 || strcmp(ty, "long long") == 0
+               ? 8
+               : 4;
+}
+
+/* When rwp_match_histogram refused (why): the model path. bins > 0: the caller's count. */
+static int model_path(const char *text, size_t len, const an_model *m, const an_function *f, int bins,
+                      const char *why, struct hk_buf *b, rw_result *out)
+{
+    static const char *const name = "privatized histogram";
+    ph_match t;
+    bool classed;
+    char mwhy[512];
+    int rc = model_histogram(text, len, f, bins > 0, &t, &classed, mwhy, sizeof mwhy);
+    if (rc)
+        return rc;
+    if (mwhy[0] || !classed)
+        return rwp_not_applicable(out, name, f, classed ? mwhy : why);
+    const an_param *h = rwp_param_by_name(f, t.hist);
+    if (!h || h->pointer_depth != 1) {
+        snprintf(mwhy, sizeof mwhy, "line %u: the histogram %s is not a pointer parameter", t.line, t.hist);
+        return rwp_not_applicable(out, name, f, mwhy);
+    }
+    rw_toks ts = {0};
+    if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        return rc == HK_ETOOBIG ? rwp_not_applicable(out, name, f, "the body is far larger than a histogram") : rc;
+    bool fits = uses_fit_view(&ts, t.hist);
+    rwl_toks_free(&ts);
+    if (!fits) {
+        snprintf(mwhy, sizeof mwhy, "line %u: %s is used other than as `&%s[bin]` or `atomicAdd(%s + bin, ...)`",
+                 t.line, t.hist, t.hist, t.hist);
+        return rwp_not_applicable(out, name, f, mwhy);
+    }
+    char ty[PT_EXPR];
+    rwp_pointee_type(h, ty, sizeof ty);
+    if (bins > 0) {
+        if ((size_t)bins * counter_size(ty) > PT_HIST_SHARED_MAX)
+            return rwp_not_applicable(out, name, f, "the bin count does not fit the shared-memory budget (32 KiB)");
+        snprintf(t.bins, sizeof t.bins, "%d", bins);
+        snprintf(t.nb, sizeof t.nb, "HK_BINS");
+    }
+    char *body = hk_strndup(text + f->body_span.start_byte, f->body_span.end_byte - f->body_span.start_byte);
+    if (!body)
+        return HK_ENOMEM;
+    const char *kv[] = {"BINS", t.bins, "T", ty, "NB", t.nb, "H", t.hist, "BODY", body, NULL};
+    rc = rwl_render(b, tpl_hist_view, kv);
+    hk_free(body);
+    if (rc)
+        return rc;
+    char *desc = hk_asprintf("kernel %s: privatized histogram of %s, %s shared %s counters per block "
+                             "(HK_BINS%s) that the kernel's own code counts into, other bins in global "
+                             "memory, one atomic per non-zero bin per block",
+                             f->name, t.hist, t.bins, ty, strcmp(t.nb, "HK_BINS") ? ", capped by the parameter" : "");
+    return rwp_replace_body(text, len, m, f, b->data, desc, out);
+}
+
 int rw_privatized_histogram(const char *text, size_t len, const an_model *m, size_t kernel,
                             int bins, rw_result *out)
 {
-    static const char *const name = "privatized histogram";
     memset(out, 0, sizeof *out);
     const an_function *f;
     int rc = rwl_check_kernel(text, len, m, kernel, &f);
@@ -100,7 +316,7 @@ nomem:
     rc = HK_ENOMEM;
     goto out;
 na:
-    rc = rwp_not_applicable(out, name, f, why);
+    rc = model_path(text, len, m, f, bins, why, &b, out);
 out:
     hk_free(head);
     hk_buf_free(&b);

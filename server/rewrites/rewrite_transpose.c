@@ -7,6 +7,8 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "model/kclass.h"
+#include "model/kmodel.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -23,6 +25,221 @@ static void bound_compact(const rw_toks *ts, const pt_index *ix, char *out, size
     /* a truncated bound only fails to match */
     if (snprintf(out, size, ix->bound_b - ix->bound_a == 1 ? "%s" : "(%s)", c) >= (int)size)
         out[0] = '\0';
+}
+
+/* ---- the model path: any spelling the kernel model reads as a transpose ---- */
+
+#define TM_TERMS 16
+
+/* A sum of terms of a map, in no particular order (a split part of a form). */
+typedef struct {
+    km_term t[TM_TERMS];
+    uint32_t n;
+} tm_part;
+
+/* a and b hold the same atoms in the same order (terms keep their atoms sorted) */
+static bool term_same(const km_term *a, const km_term *b)
+{
+    if (a->coef != b->coef || a->n != b->n)
+        return false;
+    for (uint32_t i = 0; i < a->n; i++)
+        if (a->atoms[i] != b->atoms[i])
+            return false;
+    return true;
+}
+
+/* The same sum, in any order of terms. */
+static bool part_same(const tm_part *a, const tm_part *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (uint32_t i = 0; i < a->n; i++) {
+        bool found = false;
+        for (uint32_t j = 0; j < b->n && !found; j++)
+            found = term_same(&a->t[i], &b->t[j]);
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+static bool part_same_form(const tm_part *a, km_form f)
+{
+    tm_part b = {.n = 0};
+    if (f.n > TM_TERMS)
+        return false;
+    for (uint32_t i = 0; i < f.n; i++)
+        b.t[b.n++] = f.t[i];
+    return part_same(a, &b);
+}
+
+/* f = rest + s * q: terms without atom s go to rest, terms with it once go to q with it
+ * taken out. false when a term holds s more than once or a part overflows. */
+static bool split_by(km_form f, uint32_t s, tm_part *rest, tm_part *q)
+{
+    rest->n = q->n = 0;
+    for (uint32_t i = 0; i < f.n; i++) {
+        km_term t = f.t[i], r = {.coef = t.coef, .n = 0};
+        uint32_t seen = 0;
+        for (uint32_t j = 0; j < t.n; j++) {
+            if (t.atoms[j] == s)
+                seen++;
+            else
+                r.atoms[r.n++] = t.atoms[j];
+        }
+        tm_part *p = seen ? q : rest;
+        if (seen > 1 || p->n == TM_TERMS)
+            return false;
+        p->t[p->n++] = seen ? r : t;
+    }
+    return rest->n > 0 && q->n > 0;
+}
+
+/* The axis of a term `threadIdx.a` (coefficient 1) in p, or -1: a coordinate that the
+ * threads of a block spread over one by one. */
+static int thread_axis(const km_kernel *k, const tm_part *p)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    for (uint32_t i = 0; i < p->n; i++)
+        if (p->t[i].coef == 1 && p->t[i].n == 1 && at[p->t[i].atoms[0]].kind == KM_ATOM_THREAD_IDX)
+            return at[p->t[i].atoms[0]].axis;
+    return -1;
+}
+
+/* What the model path found: in[y * W + x] -> out[x * H + y]. */
+typedef struct {
+    char in[128], out[128];  /* buffer names */
+    char w[128], h[128];     /* the extents' source names (parameters or constants) */
+    tm_part x, y;            /* the coordinates */
+    uint32_t line;
+} tm_match;
+
+static bool is_extent_atom(const km_atom *a)
+{
+    return (a->kind == KM_ATOM_PARAM || a->kind == KM_ATOM_CONST) && a->name;
+}
+
+/* Tries every pair of extent atoms (W in the read, H in the write) for
+ * in = x + W * y and out = y + H * x. */
+static bool find_extents(const km_kernel *k, const km_class *c, tm_match *t)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    for (uint32_t i = 0; i < c->in_map.n; i++)
+        for (uint32_t j = 0; j < c->in_map.t[i].n; j++) {
+            uint32_t w = c->in_map.t[i].atoms[j];
+            tm_part x, y, y2, x2;
+            if (!is_extent_atom(&at[w]) || !split_by(c->in_map, w, &x, &y))
+                continue;
+            for (uint32_t p = 0; p < c->out_map.n; p++)
+                for (uint32_t q = 0; q < c->out_map.t[p].n; q++) {
+                    uint32_t h = c->out_map.t[p].atoms[q];
+                    if (!is_extent_atom(&at[h]) || !split_by(c->out_map, h, &y2, &x2) ||
+                        !part_same(&x, &x2) || !part_same(&y, &y2))
+                        continue;
+                    int ax = thread_axis(k, &x), ay = thread_axis(k, &y);
+                    if (ax < 0 || ay < 0 || ax == ay)
+                        continue;
+                    if (!rwp_copy_fits(t->w, sizeof t->w, at[w].name) ||
+                        !rwp_copy_fits(t->h, sizeof t->h, at[h].name))
+                        continue;
+                    t->x = x;
+                    t->y = y;
+                    return true;
+                }
+        }
+    return false;
+}
+
+/* Is form f exactly the extent named name? */
+static bool is_extent(const km_kernel *k, km_form f, const char *name)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    return f.n == 1 && f.t[0].coef == 1 && f.t[0].n == 1 && is_extent_atom(&at[f.t[0].atoms[0]]) &&
+           strcmp(at[f.t[0].atoms[0]].name, name) == 0;
+}
+
+/* The writes besides the copy and the guards in force on it: NULL when the new body does
+ * what the old one did, else the reason (in why) with its line. */
+static const char *check_rest(const km_kernel *k, const km_class *c, const tm_match *t, char *why, size_t n)
+{
+    size_t na, ng;
+    const km_access *as = km_accesses(k, &na);
+    const km_guard *gs = km_guards(k, &ng);
+    const km_access *w = NULL;
+    for (size_t i = 0; i < na; i++) {
+        if (as[i].mode == KM_READ || as[i].space != KM_SPACE_GLOBAL)
+            continue;
+        if (strcmp(as[i].buffer, c->out) != 0 || as[i].atomic || !km_form_equal(as[i].element, c->out_map)) {
+            snprintf(why, n, "line %u: %s is written besides the transposed copy into %s", as[i].line,
+                     as[i].buffer, c->out);
+            return why;
+        }
+        w = &as[i];
+    }
+    for (uint32_t g = 0; w && g < w->n_guards; g++) {
+        const km_guard *gd = &gs[w->guards[g]];
+        bool ok = gd->op && strcmp(gd->op, "<") == 0 &&
+                  ((part_same_form(&t->x, gd->lhs) && is_extent(k, gd->rhs, t->w)) ||
+                   (part_same_form(&t->y, gd->lhs) && is_extent(k, gd->rhs, t->h)));
+        if (!ok) {
+            snprintf(why, n, "line %u: the write is not out[x * H + y] under the guards x < W, y < H "
+                     "(W = %s, H = %s): this guard bounds something else", gd->line, t->w, t->h);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+/* The model's reading of kernel f: HK_OK with t filled and why[0] == '\0', or with the
+ * reason in why; HK_ENOMEM. */
+static int model_transpose(const char *text, size_t len, const an_function *f, tm_match *t,
+                           bool *classed, char *why, size_t n)
+{
+    km_kernel *k = NULL;
+    why[0] = '\0';
+    *classed = false;
+    char bwhy[200];
+    int rc = km_build(text, len, f->name, &k, bwhy, sizeof bwhy);
+    if (rc == HK_ENOMEM)
+        return rc;
+    if (rc) {
+        snprintf(why, n, "the kernel model cannot be built: %s", bwhy);
+        return HK_OK;
+    }
+    km_class c;
+    if ((rc = km_classify(k, &c)))
+        goto out;
+    if (c.kind != KM_CLASS_TRANSPOSE) {
+        if (c.near == KM_CLASS_TRANSPOSE)
+            snprintf(why, n, "line %u: %s", c.why_line, c.why);
+        else
+            snprintf(why, n, "the kernel model reads it as %s, not a transpose", km_class_name(c.kind));
+        goto out;
+    }
+    *classed = true;
+    if (c.shared_tiles) {
+        snprintf(why, n, "line %u: it already transposes through a __shared__ tile", c.line);
+        goto out;
+    }
+    memset(t, 0, sizeof *t);
+    if (!c.in[0] || !c.out || !rwp_copy_fits(t->in, sizeof t->in, c.in[0]) ||
+        !rwp_copy_fits(t->out, sizeof t->out, c.out)) {
+        snprintf(why, n, "line %u: the buffer names are too long", c.line);
+        goto out;
+    }
+    t->line = c.line;
+    if (!find_extents(k, &c, t)) {
+        snprintf(why, n, "line %u: the maps are not in[y * W + x] and out[x * H + y] with W and H "
+                 "parameters or named constants, x and y along two thread axes", c.line);
+        goto out;
+    }
+    check_rest(k, &c, t, why, n);
+out:
+    km_free(k);
+    return rc;
 }
 
 static const char tpl_transpose[] =
@@ -79,6 +296,49 @@ static const char tpl_transpose[] =
     "        __syncthreads();\n"
     "    }\n"
     "}";
+
+/* The tiled body for in (pi) -> out (po), in[y * W + x] with W x H elements, into b,
+ * then the kernel with it in out. */
+static int render(const char *text, size_t len, const an_model *m, const an_function *f, int tile,
+                  const an_param *pi, const an_param *po, const char *w, const char *h, struct hk_buf *b,
+                  rw_result *out)
+{
+    char ti[PT_EXPR], to[PT_EXPR], tile_s[16];
+    rwp_pointee_type(pi, ti, sizeof ti);
+    rwp_pointee_type(po, to, sizeof to);
+    if (strcmp(ti, to) != 0 || !*ti)
+        return rwp_not_applicable(out, "tiled transpose", f, "the input and output element types differ");
+    snprintf(tile_s, sizeof tile_s, "%d", tile);
+    const char *kv[] = {"TILE", tile_s, "T", ti, "W", w, "H", h, "IN", pi->name, "OUT", po->name, NULL};
+    int rc = rwl_render(b, tpl_transpose, kv);
+    if (rc)
+        return rc;
+    char *desc = hk_asprintf("kernel %s: shared-memory tiled transpose %s -> %s (%s x %s), tile [%d][%d + 1] "
+                             "(HK_TILE), grid-stride over tiles, any block shape",
+                             f->name, pi->name, po->name, h, w, tile, tile);
+    return rwp_replace_body(text, len, m, f, b->data, desc, out);
+}
+
+/* When the textual shape (why: its refusal) does not match: the kernel model's reading.
+ * Its reason replaces why once the model calls the kernel a transpose. */
+static int model_path(const char *text, size_t len, const an_model *m, const an_function *f, int tile,
+                      const char *why, struct hk_buf *b, rw_result *out)
+{
+    tm_match t;
+    bool classed;
+    char mwhy[1024];
+    int rc = model_transpose(text, len, f, &t, &classed, mwhy, sizeof mwhy);
+    if (rc)
+        return rc;
+    if (mwhy[0])
+        return rwp_not_applicable(out, "tiled transpose", f, classed ? mwhy : why);
+    const an_param *pi = rwp_param_by_name(f, t.in), *po = rwp_param_by_name(f, t.out);
+    if (!pi || !po || pi == po || pi->pointer_depth != 1 || po->pointer_depth != 1) {
+        snprintf(mwhy, sizeof mwhy, "line %u: %s and %s are not two pointer parameters", t.line, t.in, t.out);
+        return rwp_not_applicable(out, "tiled transpose", f, mwhy);
+    }
+    return render(text, len, m, f, tile, pi, po, t.w, t.h, b, out);
+}
 
 int rw_tiled_transpose(const char *text, size_t len, const an_model *m, size_t kernel, int tile,
                        rw_result *out)
@@ -139,25 +399,10 @@ int rw_tiled_transpose(const char *text, size_t len, const an_model *m, size_t k
                                   : "the write is not out[x * H + y] (H the bound of y)";
         goto na;
     }
-    char ti[PT_EXPR], to[PT_EXPR], tile_s[16];
-    rwp_pointee_type(pi, ti, sizeof ti);
-    rwp_pointee_type(po, to, sizeof to);
-    if (strcmp(ti, to) != 0 || !*ti) {
-        why = "the input and output element types differ";
-        goto na;
-    }
-    snprintf(tile_s, sizeof tile_s, "%d", tile);
-    const char *kv[] = {"TILE", tile_s, "T", ti, "W", ix->bound, "H", iy->bound, "IN", pi->name,
-                        "OUT", po->name, NULL};
-    if ((rc = rwl_render(&b, tpl_transpose, kv)))
-        goto out;
-    char *desc = hk_asprintf("kernel %s: shared-memory tiled transpose %s -> %s, tile [%d][%d + 1] "
-                             "(HK_TILE), grid-stride over tiles, any block shape",
-                             f->name, pi->name, po->name, tile, tile);
-    rc = rwp_replace_body(text, len, m, f, b.data, desc, out);
+    rc = render(text, len, m, f, tile, pi, po, ix->bound, iy->bound, &b, out);
     goto out;
 na:
-    rc = rwp_not_applicable(out, name, f, why);
+    rc = model_path(text, len, m, f, tile, why, &b, out);
 out:
     hk_buf_free(&b);
     rwl_toks_free(&ts);
