@@ -97,6 +97,77 @@ static const vec_elem *vec_elem_of(const char *elem)
     return NULL;
 }
 
+/* What the file's `typedef T name;` / `using name = T;` declarations make of name: the
+ * vectorizable type all of them agree on (followed through up to 4 typedefs), or NULL.
+ * *ambiguous: some exist but disagree or name something else (llm.c's floatX is bf16,
+ * half or float by #if: the vector width would depend on the build, so refused). */
+static const vec_elem *typedef_elem(const rw_toks *ts, const char *name, int depth, bool *ambiguous)
+{
+    const vec_elem *found = NULL;
+    size_t nl = strlen(name);
+    for (size_t k = 0; k < ts->n && depth > 0; k++) {
+        size_t a, b;   /* the aliased type's tokens */
+        if (rwl_tok_is_ident(ts, k, "typedef")) {
+            size_t j = k + 1;
+            while (j < ts->n && !rwl_tok_is(ts, j, ";") && !rwl_tok_is(ts, j, "{"))
+                j++;
+            if (j >= ts->n || !rwl_tok_is(ts, j, ";") || j < k + 3 || !tok_eq(ts, j - 1, name, nl))
+                continue;
+            a = k + 1;
+            b = j - 1;
+        } else if (rwl_tok_is_ident(ts, k, "using") && k + 3 < ts->n && tok_eq(ts, k + 1, name, nl) &&
+                   rwl_tok_is(ts, k + 2, "=")) {
+            size_t j = k + 3;
+            while (j < ts->n && !rwl_tok_is(ts, j, ";"))
+                j++;
+            if (j >= ts->n || j == k + 3)
+                continue;
+            a = k + 3;
+            b = j;
+        } else {
+            continue;
+        }
+        char spelled[64] = "";
+        for (size_t q = a; q < b; q++) {
+            size_t l = ts->t[q].end - ts->t[q].start, have = strlen(spelled);
+            if (ts->t[q].kind != T_IDENT || have + l + 2 > sizeof spelled) {
+                *ambiguous = true;   /* a pointer, template or qualified type: not an element */
+                return NULL;
+            }
+            snprintf(spelled + have, sizeof spelled - have, "%s%.*s", have ? " " : "", (int)l,
+                     ts->text + ts->t[q].start);
+        }
+        const vec_elem *e = vec_elem_of(spelled);
+        if (!e && b == a + 1)
+            e = typedef_elem(ts, spelled, depth - 1, ambiguous);
+        if (!e || (found && found != e)) {
+            *ambiguous = true;
+            return NULL;
+        }
+        found = e;
+    }
+    return found;
+}
+
+/* The element type of a parameter: a built-in spelling, else resolved through the file's
+ * typedefs when they are unambiguous. NULL with *why set otherwise. */
+static const vec_elem *param_elem(const char *text, size_t len, const char *elem, char **why, int *rc)
+{
+    const vec_elem *e = vec_elem_of(elem);
+    if (e || !elem || !*elem)
+        return e;
+    rw_toks all = {0};
+    bool ambiguous = false;
+    if ((*rc = rwl_lex(text, 0, (uint32_t)len, &all)))
+        return NULL;
+    e = typedef_elem(&all, elem, 4, &ambiguous);
+    rwl_toks_free(&all);
+    if (!e && ambiguous)
+        *why = hk_asprintf("element type %s has typedefs that disagree or name no scalar type "
+                           "(e.g. one per #if branch)", elem);
+    return e;
+}
+
 /* One pointer parameter the per-element code touches. */
 typedef struct {
     size_t param;
@@ -105,6 +176,7 @@ typedef struct {
     bool read, written;
     bool store_only;        /* never read; every write is a top-level `p[i] = ...;` */
     bool carrier;           /* lanes through an element pointer into a uint2/uint4 */
+    const vec_elem *ve;     /* the element type, typedefs resolved */
     char vtype[32];
     int vbytes;
 } vec_ptr;
@@ -721,8 +793,8 @@ static int append_lane(struct hk_buf *b, const rw_toks *ts, uint32_t from, uint3
     return append_shifted(b, ts->text + from, to - from, shift);
 }
 
-int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel, int width,
-                 rw_result *out)
+static int vectorize_once(const char *text, size_t len, const an_model *m, size_t kernel,
+                          int width, rw_result *out)
 {
     memset(out, 0, sizeof *out);
     const an_function *f;
@@ -925,7 +997,11 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
     /* vector types */
     for (size_t p = 0; p < n_ptrs; p++) {
         vec_ptr *vp = &ptrs[p];
-        const vec_elem *e = vec_elem_of(vp->elem);
+        const vec_elem *e = param_elem(text, len, vp->elem, &why_alloc, &rc);
+        if (rc)
+            goto out;
+        if (!e && why_alloc)
+            goto na_alloc;
         if (!e) {
             why_alloc = hk_asprintf("%s has element type %s (vectorized: float, double, int, "
                                     "unsigned, __half, __nv_bfloat16)", vp->name, vp->elem);
@@ -942,6 +1018,7 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
                                     vp->name, e->vec4 ? "2 and 4" : e->bit16 ? "2, 4 and 8" : "2");
             goto na_alloc;
         }
+        vp->ve = e;
         vp->vbytes = e->size * width;
     }
     /* the names the vector form declares must not hide ones the per-element code or the
@@ -976,8 +1053,8 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
             const vec_ptr *pw = &ptrs[sites[w].ptr], *pr = &ptrs[sites[r].ptr];
             if (!sites[r].read || sites[r].ptr == sites[w].ptr || sites[r].tok <= sites[w].stmt_end)
                 continue;
-            if (strcmp(pw->elem, pr->elem) != 0)
-                continue;
+            if (strcmp(pw->elem, pr->elem) != 0 && pw->ve != pr->ve)
+                continue;   /* float and its typedef floatX may alias; float and int may not */
             if (f->params[pw->param].is_restrict || f->params[pr->param].is_restrict)
                 continue;
             why_alloc = hk_asprintf("%s[%s] is read after %s[%s] is written: if the two alias (an "
@@ -1154,6 +1231,193 @@ out:
     vec_shape_free(&sh);
     rwl_edits_free(&es);
     rwl_toks_free(&ts);
+    return rc;
+}
+
+/* ------------------------------------------------ vectorize: a 1D loop macro expanded */
+
+/* The body of the one `#define name(p0, p1) for (...)` in the file, continuations blanked,
+ * in a new string (*params: its two parameter names), or NULL: no such macro, more than
+ * one definition, an #undef, other than two parameters, or # / ## in the body. */
+static char *loop_macro_body(const char *text, size_t len, const char *name, char params[2][64])
+{
+    size_t nl = strlen(name);
+    char *body = NULL;
+    int defs = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] != '#' || (i > 0 && text[i - 1] != '\n' && !isspace((unsigned char)text[i - 1])))
+            continue;
+        size_t j = i + 1;
+        while (j < len && (text[j] == ' ' || text[j] == '\t'))
+            j++;
+        bool undef = len - j > 5 && memcmp(text + j, "undef", 5) == 0;
+        if (!undef && !(len - j > 6 && memcmp(text + j, "define", 6) == 0))
+            continue;
+        j += undef ? 5 : 6;
+        while (j < len && (text[j] == ' ' || text[j] == '\t'))
+            j++;
+        if (len - j <= nl || memcmp(text + j, name, nl) != 0 ||
+            isalnum((unsigned char)text[j + nl]) || text[j + nl] == '_')
+            continue;
+        if (undef || ++defs > 1 || text[j + nl] != '(') {
+            hk_free(body);
+            return NULL;
+        }
+        size_t e = j;   /* end of the logical line */
+        while (e < len && text[e] != '\n')
+            e += text[e] == '\\' && e + 1 < len && text[e + 1] == '\n' ? 2 : 1;
+        if (!(body = hk_malloc(e - j + 1)))
+            return NULL;
+        memcpy(body, text + j, e - j);
+        body[e - j] = '\0';
+        for (char *c = body; *c; c++)
+            if (c[0] == '\\' && c[1] == '\n')
+                c[0] = c[1] = ' ';
+    }
+    if (!body)
+        return NULL;
+    /* "name(p0, p1) body": the parameters, then the body from after ')' */
+    char *open = body + nl, *close = strchr(open, ')');
+    int used = -1;
+    if (!close || strchr(close, '#') ||
+        sscanf(open, "( %63[A-Za-z0-9_] , %63[A-Za-z0-9_] )%n", params[0], params[1], &used) != 2 ||
+        open + used != close + 1) {
+        hk_free(body);
+        return NULL;
+    }
+    memmove(body, close + 1, strlen(close + 1) + 1);
+    return body;
+}
+
+/* The expansion of `name(args)` (tokens [k, close]) by the macro body: parameters
+ * replaced by the arguments' text, as the preprocessor does. NULL (rc 0) when the call
+ * does not have two plain arguments or the body is not a `for (...)` header. */
+static char *expand_loop_macro(const rw_toks *ts, size_t k, size_t close, const char *body,
+                               char params[2][64], int *rc)
+{
+    size_t comma = 0;
+    int depth = 0;
+    for (size_t q = k + 2; q < close; q++) {
+        depth += rwl_tok_is(ts, q, "(") - rwl_tok_is(ts, q, ")");
+        if (depth == 0 && rwl_tok_is(ts, q, ",")) {
+            if (comma)
+                return NULL;
+            comma = q;
+        }
+    }
+    if (!comma || comma == k + 2 || comma + 1 == close)
+        return NULL;
+    rw_toks bt = {0};
+    char *args[2] = {rwl_tok_text(ts, k + 2, comma), rwl_tok_text(ts, comma + 1, close)};
+    struct hk_buf b;
+    hk_buf_init(&b, RW_TEXT_MAX);
+    char *res = NULL;
+    if (!args[0] || !args[1] || (*rc = rwl_lex(body, 0, (uint32_t)strlen(body), &bt))) {
+        *rc = *rc ? *rc : HK_ENOMEM;
+        goto out;
+    }
+    if (bt.n < 2 || !rwl_tok_is_ident(&bt, 0, "for") || rwl_match_close(&bt, 1) != bt.n - 1)
+        goto out;
+    for (size_t q = 0; q < bt.n && !*rc; q++) {
+        const char *tx = body + bt.t[q].start;
+        int l = (int)(bt.t[q].end - bt.t[q].start);
+        for (int p = 0; p < 2 && bt.t[q].kind == T_IDENT; p++)
+            if ((size_t)l == strlen(params[p]) && memcmp(tx, params[p], (size_t)l) == 0) {
+                tx = args[p];
+                l = (int)strlen(args[p]);
+            }
+        *rc = hk_buf_printf(&b, "%.*s ", l, tx);
+    }
+    if (!*rc && !(res = hk_buf_steal(&b)))
+        *rc = HK_ENOMEM;
+out:
+    hk_buf_free(&b);
+    rwl_toks_free(&bt);
+    hk_free(args[0]);
+    hk_free(args[1]);
+    return res;
+}
+
+/* The text with the kernel's first top-level `MACRO(i, n) { ... }` replaced by the macro's
+ * `for (...)` expansion (mmcv's CUDA_1D_KERNEL_LOOP), or NULL (rc 0) when there is none. */
+static char *expand_kernel_loop_macro(const char *text, size_t len, const an_function *f,
+                                      size_t *new_len, char **macro, int *rc)
+{
+    rw_toks ts = {0};
+    char *res = NULL, *body = NULL, *exp = NULL;
+    if ((*rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)) || ts.n < 2)
+        goto out;
+    for (size_t s = 1; s + 1 < ts.n; s = rwl_stmt_end(&ts, s, ts.n - 1)) {
+        if (ts.t[s].kind != T_IDENT || !rwl_tok_is(&ts, s + 1, "(") || rwl_tok_is_ident(&ts, s, "for") ||
+            rwl_tok_is_ident(&ts, s, "if") || rwl_tok_is_ident(&ts, s, "while") ||
+            rwl_tok_is_ident(&ts, s, "switch"))
+            continue;
+        size_t close = rwl_match_close(&ts, s + 1);
+        if (close + 1 >= ts.n || !rwl_tok_is(&ts, close + 1, "{"))
+            continue;
+        char params[2][64];
+        if (!(*macro = rwl_tok_text(&ts, s, s + 1))) {
+            *rc = HK_ENOMEM;
+            goto out;
+        }
+        if (!(body = loop_macro_body(text, len, *macro, params)) ||
+            !(exp = expand_loop_macro(&ts, s, close, body, params, rc)))
+            goto out;
+        size_t a = ts.t[s].start, z = ts.t[close].end, el = strlen(exp);
+        *new_len = len - (z - a) + el;
+        if (!(res = hk_malloc(*new_len + 1))) {
+            *rc = HK_ENOMEM;
+            goto out;
+        }
+        memcpy(res, text, a);
+        memcpy(res + a, exp, el);
+        memcpy(res + a + el, text + z, len - z);
+        res[*new_len] = '\0';
+        goto out;
+    }
+out:
+    hk_free(body);
+    hk_free(exp);
+    rwl_toks_free(&ts);
+    return res;
+}
+
+int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel, int width,
+                 rw_result *out)
+{
+    int rc = vectorize_once(text, len, m, kernel, width, out);
+    if (rc || out->applicable)
+        return rc;
+    /* a loop macro: normalised to the for loop it expands to, which the checks above then
+     * see as written (the expansion is the preprocessor's own, so the code is the same) */
+    const an_function *f = &m->funcs[kernel];
+    size_t nlen = 0;
+    char *macro = NULL;
+    char *ntext = expand_kernel_loop_macro(text, len, f, &nlen, &macro, &rc);
+    an_model *nm = NULL;
+    rw_result r2 = {0};
+    if (rc || !ntext || (rc = an_analyze(ntext, nlen, &nm)))
+        goto out;
+    long nk = an_model_find_kernel(nm, f->name);
+    if (nk < 0 || (rc = vectorize_once(ntext, nlen, nm, (size_t)nk, width, &r2)))
+        goto out;
+    char *desc = hk_asprintf("%s (the %s loop macro expanded)", r2.description, macro);
+    if (!desc) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    hk_free(r2.description);
+    r2.description = desc;
+    /* applied, or refused for what the expanded loop does (which says more than the
+     * refusal of its spelling) */
+    rw_result_free(out);
+    *out = r2;
+    memset(&r2, 0, sizeof r2);
+out:
+    rw_result_free(&r2);
+    an_model_free(nm);
+    hk_free(ntext);
+    hk_free(macro);
     return rc;
 }
 
