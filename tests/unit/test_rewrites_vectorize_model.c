@@ -1,0 +1,253 @@
+/* vectorize over spellings (issue 13): the same elementwise kernel written with an int,
+ * unsigned or size_t index, the product either way round, `if (i >= n) return;`, mmcv's
+ * CUDA_1D_KERNEL_LOOP macro, and a typedef'd element type all get float4 loads and stores;
+ * each emitted text compiles with nvcc -arch=sm_90 -c when nvcc is there (no GPU here:
+ * none is run). The safety refusals stay: in-place aliasing through a typedef, another
+ * element than the thread's own, typedefs that disagree (one per #if branch), a macro that
+ * is not a grid-stride loop or is defined twice. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/rewrite.h"
+#include "rewrites/rewrite_mem.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_nvcc.h"
+#include "rw_fixture.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return rwf_setup("rewrites-vectorize-model");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rwf_teardown();
+}
+
+#define LOOP_MACRO                                                    \
+    "#define CUDA_1D_KERNEL_LOOP(i, n) \\\n"                          \
+    "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); \\\n" \
+    "       i += blockDim.x * gridDim.x)\n"
+
+/* Compiles text with nvcc -arch=sm_90 -c (tag names the file); skipped without nvcc. */
+static void nvcc_compiles(const char *text, const char *tag)
+{
+    if (access(NVCC, X_OK) != 0) {
+        print_message("note: no nvcc at %s, compile check of %s skipped\n", NVCC, tag);
+        return;
+    }
+    char src[700], cmd[2000], out[8192];
+    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
+    rwf_write_file(src, text);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -o %s/%s.o %s 2>&1", NVCC, tmpdir, tag, src);
+    int st = run_cmd(cmd, out, sizeof out);
+    if (st != 0)
+        print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
+    assert_int_equal(st, 0);
+}
+
+/* vectorize (4 wide) of kernel kname in src: applicable, with float4 loads and stores of
+ * x and y, every string of want in the new text, which compiles. */
+static void vec_applies(const char *src, const char *kname, const char *const *want)
+{
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, kname), 4, &r), HK_OK);
+    if (!r.applicable)
+        print_message("%s: %s\n", kname, r.description);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "reinterpret_cast<float4 *>(y)[hk_v] = hk_y;"));
+    assert_non_null(strstr(r.text, "reinterpret_cast<const float4 *>(x)"));
+    for (size_t i = 0; want && want[i]; i++) {
+        if (!strstr(r.text, want[i]))
+            print_message("%s: no `%s` in\n%s\n", kname, want[i], r.text);
+        assert_non_null(strstr(r.text, want[i]));
+    }
+    nvcc_compiles(r.text, kname);
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+static void vec_refused(const char *src, const char *kname, const char *why)
+{
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, kname), 4, &r), HK_OK);
+    if (r.applicable || !strstr(r.description, why))
+        print_message("%s: want refusal `%s`, got: %s\n", kname, why, r.description);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, why));
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+static void int_index(void **state)
+{
+    (void)state;
+    vec_applies("__global__ void axpy(const float *x, float *y, float a, int n)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (i < n)\n"
+                "        y[i] = a * x[i] + y[i];\n"
+                "}\n",
+                "axpy", NULL);
+}
+
+static void unsigned_index_swapped_product(void **state)
+{
+    (void)state;
+    vec_applies("__global__ void axpy_u(const float *x, float *y, float a, unsigned n)\n"
+                "{\n"
+                "    unsigned i = blockDim.x * blockIdx.x + threadIdx.x;\n"
+                "    if (i < n)\n"
+                "        y[i] = a * x[i] + y[i];\n"
+                "}\n",
+                "axpy_u", NULL);
+}
+
+static void size_t_index_early_return(void **state)
+{
+    (void)state;
+    vec_applies("#include <cstddef>\n"
+                "__global__ void axpy_s(const float *x, float *y, float a, size_t n)\n"
+                "{\n"
+                "    size_t i = threadIdx.x + blockIdx.x * blockDim.x;\n"
+                "    if (i >= n) return;\n"
+                "    y[i] = a * x[i] + y[i];\n"
+                "}\n",
+                "axpy_s", NULL);
+}
+
+static void loop_macro(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"#define CUDA_1D_KERNEL_LOOP(i, n)", "hk_nv", NULL};
+    vec_applies(LOOP_MACRO
+                "__global__ void axpy_m(const float *x, float *y, float a, int n)\n"
+                "{\n"
+                "    CUDA_1D_KERNEL_LOOP(i, n) {\n"
+                "        y[i] = a * x[i] + y[i];\n"
+                "    }\n"
+                "}\n",
+                "axpy_m", want);
+    fixture fx;
+    load_text(LOOP_MACRO
+              "__global__ void axpy_m(const float *x, float *y, float a, int n)\n"
+              "{\n"
+              "    CUDA_1D_KERNEL_LOOP(i, n) {\n"
+              "        y[i] = a * x[i] + y[i];\n"
+              "    }\n"
+              "}\n",
+              &fx);
+    rw_result r;
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "axpy_m"), 4, &r), HK_OK);
+    assert_non_null(strstr(r.description, "CUDA_1D_KERNEL_LOOP loop macro expanded"));
+    /* the call is gone from the kernel: the loop is the expansion, vectorized */
+    const char *body = strstr(r.text, "axpy_m");
+    assert_non_null(body);
+    assert_null(strstr(body, "CUDA_1D_KERNEL_LOOP("));
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+static void typedef_element(void **state)
+{
+    (void)state;
+    vec_applies("typedef float real_t;\n"
+                "using scalar = real_t;\n"
+                "__global__ void axpy_t(const scalar *x, real_t *y, real_t a, int n)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (i < n)\n"
+                "        y[i] = a * x[i] + y[i];\n"
+                "}\n",
+                "axpy_t", NULL);
+}
+
+static void typedef_alias_still_refused(void **state)
+{
+    (void)state;
+    /* real_t is float: x and y may be the same array, so x[i] read after y[i] is
+     * written stays refused as for two float pointers */
+    vec_refused("typedef float real_t;\n"
+                "__global__ void acc(const real_t *x, float *y, int n)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (i < n) { y[i] = 1.0f; y[i] += x[i]; }\n"
+                "}\n",
+                "acc", "x[i] is read after y[i] is written");
+}
+
+static void typedefs_disagree(void **state)
+{
+    (void)state;
+    vec_refused("#include <cuda_fp16.h>\n"
+                "#if defined(HALF)\n"
+                "typedef __half floatX;\n"
+                "#else\n"
+                "typedef float floatX;\n"
+                "#endif\n"
+                "__global__ void gelu(const floatX *x, floatX *y, int n)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (i < n) y[i] = x[i];\n"
+                "}\n",
+                "gelu", "element type floatX has typedefs that disagree");
+}
+
+static void macro_other_element_refused(void **state)
+{
+    (void)state;
+    vec_refused(LOOP_MACRO
+                "__global__ void shift(const float *x, float *y, int n)\n"
+                "{\n"
+                "    CUDA_1D_KERNEL_LOOP(i, n) { y[i] = x[i + 1]; }\n"
+                "}\n",
+                "shift", "loop macro expanded");
+}
+
+static void macro_not_grid_stride_refused(void **state)
+{
+    (void)state;
+    vec_refused("#define LOOP1(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += 1)\n"
+                "__global__ void step1(const float *x, float *y, int n)\n"
+                "{\n"
+                "    LOOP1(i, n) { y[i] = x[i]; }\n"
+                "}\n",
+                "step1", "the loop step is not `i += gridDim.x * blockDim.x`");
+    /* defined twice: which one applies depends on the order, not read */
+    vec_refused(LOOP_MACRO LOOP_MACRO
+                "__global__ void twice(const float *x, float *y, int n)\n"
+                "{\n"
+                "    CUDA_1D_KERNEL_LOOP(i, n) { y[i] = x[i]; }\n"
+                "}\n",
+                "twice", "no `int i = blockIdx.x * blockDim.x + threadIdx.x;`");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(int_index),
+        cmocka_unit_test(unsigned_index_swapped_product),
+        cmocka_unit_test(size_t_index_early_return),
+        cmocka_unit_test(loop_macro),
+        cmocka_unit_test(typedef_element),
+        cmocka_unit_test(typedef_alias_still_refused),
+        cmocka_unit_test(typedefs_disagree),
+        cmocka_unit_test(macro_other_element_refused),
+        cmocka_unit_test(macro_not_grid_stride_refused),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
