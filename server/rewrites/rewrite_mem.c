@@ -299,6 +299,80 @@ static void vec_shape_free(vec_shape *s)
     hk_free(s->init);
 }
 
+/* Drops parentheses around a product in a compacted index ("threadIdx.x+(blockIdx.x*
+ * blockDim.x)"): a product binds tighter than the sum around it, so they change nothing. */
+static void drop_product_parens(char *c)
+{
+    for (char *o = strchr(c, '('); o; o = strchr(c, '(')) {
+        char *e = o + 1;
+        while (*e && *e != ')' && *e != '(' && !strchr("+-/%<>&|^?:,", *e))
+            e++;
+        if (*e != ')')
+            return;
+        memmove(e, e + 1, strlen(e + 1) + 1);
+        memmove(o, o + 1, strlen(o + 1) + 1);
+    }
+}
+
+/* The value of `[const] T name = threadIdx.x;` (or blockIdx.x, blockDim.x) declared in the
+ * body tokens [1, before) when name is never assigned in the body, else NULL. */
+static const char *index_temp(const rw_toks *ts, size_t before, size_t k)
+{
+    static const char *const builtins[] = {"threadIdx", "blockIdx", "blockDim"};
+    const char *s = ts->text + ts->t[k].start;
+    size_t l = ts->t[k].end - ts->t[k].start;
+    for (size_t q = 0; q < ts->n; q++)
+        if (tok_eq(ts, q, s, l) && (rwl_tok_is_assign_op(ts, q + 1) || rwl_tok_is(ts, q + 1, "++") ||
+                                    rwl_tok_is(ts, q + 1, "--") || (q > 0 && (rwl_tok_is(ts, q - 1, "++") ||
+                                                                               rwl_tok_is(ts, q - 1, "--") ||
+                                                                               rwl_tok_is(ts, q - 1, "&")))) &&
+            !(q + 5 < ts->n && q > 0 && rwl_is_type_word(ts, q - 1) && rwl_tok_is(ts, q + 1, "=") &&
+              rwl_tok_is(ts, q + 3, ".") && rwl_tok_is(ts, q + 5, ";")))
+            return NULL;   /* changed after its declaration (or its address taken) */
+    for (size_t q = 2; q + 5 < before; q++) {
+        if (!tok_eq(ts, q, s, l) || !rwl_is_type_word(ts, q - 1) || !rwl_tok_is(ts, q + 1, "=") ||
+            !rwl_tok_is(ts, q + 3, ".") || !rwl_tok_is_ident(ts, q + 4, "x") || !rwl_tok_is(ts, q + 5, ";"))
+            continue;
+        size_t t = q - 1;
+        while (t > 1 && rwl_is_type_word(ts, t - 1))
+            t--;
+        if (rwl_tok_is_ident(ts, t - 1, "const"))
+            t--;
+        if (!rwl_tok_is(ts, t - 1, ";") && !rwl_tok_is(ts, t - 1, "{") && !rwl_tok_is(ts, t - 1, "}"))
+            continue;   /* not a statement of its own */
+        int depth = 0;
+        for (size_t d = 0; d < t; d++)
+            depth += rwl_tok_is(ts, d, "{") - rwl_tok_is(ts, d, "}");
+        if (depth != 1)
+            continue;   /* in a block of its own, out of scope at the index */
+        for (size_t b = 0; b < HK_ARRAY_LEN(builtins); b++)
+            if (rwl_tok_is_ident(ts, q + 2, builtins[b]))
+                return b == 0 ? "threadIdx.x" : b == 1 ? "blockIdx.x" : "blockDim.x";
+    }
+    return NULL;
+}
+
+/* The compacted index formula of tokens [a, b) with index temporaries (`int tid =
+ * threadIdx.x;`) replaced by what they hold, in out; false when a name is not one. */
+static bool index_through_temps(const rw_toks *ts, size_t a, size_t b, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t k = a; k < b; k++) {
+        const char *v = NULL;
+        if (ts->t[k].kind == T_IDENT && !(k > a && rwl_tok_is(ts, k - 1, ".")) && !rwl_tok_is(ts, k + 1, ".") &&
+            !(v = index_temp(ts, a, k)))
+            return false;
+        int l = v ? (int)strlen(v) : (int)(ts->t[k].end - ts->t[k].start);
+        if (n + (size_t)l + 1 >= size)
+            return false;
+        memcpy(out + n, v ? v : ts->text + ts->t[k].start, (size_t)l);
+        n += (size_t)l;
+        out[n] = '\0';
+    }
+    return true;
+}
+
 /* `[const] TYPE name = <1D index formula>` in tokens [a, b)? Fills idx_tok, type, init. */
 static bool index_decl(const rw_toks *ts, size_t a, size_t b, vec_shape *sh, int *rc)
 {
@@ -312,7 +386,9 @@ static bool index_decl(const rw_toks *ts, size_t a, size_t b, vec_shape *sh, int
         return false;
     char c[256];
     rwl_compact_index(ts, k + 2, b, c, sizeof c);
-    if (!rwl_is_index_formula(c))
+    drop_product_parens(c);
+    if (!rwl_is_index_formula(c) &&
+        !(index_through_temps(ts, k + 2, b, c, sizeof c) && (drop_product_parens(c), rwl_is_index_formula(c))))
         return false;
     sh->idx_tok = k;
     snprintf(sh->idx, sizeof sh->idx, "%.*s", (int)(ts->t[k].end - ts->t[k].start),

@@ -1,5 +1,6 @@
 /* vectorize over spellings (issue 13): the same elementwise kernel written with an int,
- * unsigned or size_t index, the product either way round, `if (i >= n) return;`, mmcv's
+ * unsigned or size_t index, the product either way round, through temporaries (`int tid =
+ * threadIdx.x;`), `if (i >= n) return;`, mmcv's
  * CUDA_1D_KERNEL_LOOP macro, and a typedef'd element type all get float4 loads and stores;
  * each emitted text compiles with nvcc -arch=sm_90 -c when nvcc is there (no GPU here:
  * none is run). The safety refusals stay: in-place aliasing through a typedef, another
@@ -130,6 +131,48 @@ static void size_t_index_early_return(void **state)
                 "axpy_s", NULL);
 }
 
+static void index_temporaries(void **state)
+{
+    (void)state;
+    vec_applies("__global__ void axpy_tmp(const float *x, float *y, float a, int n)\n"
+                "{\n"
+                "    int tid = threadIdx.x;\n"
+                "    const int bid = blockIdx.x;\n"
+                "    int i = tid + (bid * blockDim.x);\n"
+                "    if (i < n)\n"
+                "        y[i] = a * x[i] + y[i];\n"
+                "}\n",
+                "axpy_tmp", NULL);
+}
+
+static void index_temporaries_refused(void **state)
+{
+    (void)state;
+    /* a temporary changed before use, one out of scope (the parameter is meant), and a
+     * parenthesised sum are not the thread's index */
+    vec_refused("__global__ void moved(const float *x, float *y, int n)\n"
+                "{\n"
+                "    int tid = threadIdx.x;\n"
+                "    tid += 1;\n"
+                "    int i = blockIdx.x * blockDim.x + tid;\n"
+                "    if (i < n) y[i] = x[i];\n"
+                "}\n",
+                "moved", "no `int i = blockIdx.x * blockDim.x + threadIdx.x;`");
+    vec_refused("__global__ void scoped(const float *x, float *y, int n, int tid)\n"
+                "{\n"
+                "    { int tid = threadIdx.x; }\n"
+                "    int i = blockIdx.x * blockDim.x + tid;\n"
+                "    if (i < n) y[i] = x[i];\n"
+                "}\n",
+                "scoped", "no `int i = blockIdx.x * blockDim.x + threadIdx.x;`");
+    vec_refused("__global__ void offset(const float *x, float *y, int n)\n"
+                "{\n"
+                "    int i = threadIdx.x + (blockIdx.x + 1) * blockDim.x;\n"
+                "    if (i < n) y[i] = x[i];\n"
+                "}\n",
+                "offset", "no `int i = blockIdx.x * blockDim.x + threadIdx.x;`");
+}
+
 static void loop_macro(void **state)
 {
     (void)state;
@@ -242,6 +285,8 @@ int main(void)
         cmocka_unit_test(int_index),
         cmocka_unit_test(unsigned_index_swapped_product),
         cmocka_unit_test(size_t_index_early_return),
+        cmocka_unit_test(index_temporaries),
+        cmocka_unit_test(index_temporaries_refused),
         cmocka_unit_test(loop_macro),
         cmocka_unit_test(typedef_element),
         cmocka_unit_test(typedef_alias_still_refused),
