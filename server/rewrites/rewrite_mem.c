@@ -345,6 +345,13 @@ static const char *index_temp(const rw_toks *ts, size_t before, size_t k)
             depth += rwl_tok_is(ts, d, "{") - rwl_tok_is(ts, d, "}");
         if (depth != 1)
             continue;   /* in a block of its own, out of scope at the index */
+        bool narrow = false;   /* `short bid = blockIdx.x;` may not hold the value */
+        for (size_t w = t; w < q; w++)
+            narrow |= rwl_tok_is_ident(ts, w, "short") || rwl_tok_is_ident(ts, w, "char") ||
+                      rwl_tok_is_ident(ts, w, "bool") || rwl_tok_is_ident(ts, w, "float") ||
+                      rwl_tok_is_ident(ts, w, "double");
+        if (narrow)
+            continue;
         for (size_t b = 0; b < HK_ARRAY_LEN(builtins); b++)
             if (rwl_tok_is_ident(ts, q + 2, builtins[b]))
                 return b == 0 ? "threadIdx.x" : b == 1 ? "blockIdx.x" : "blockDim.x";
@@ -1439,14 +1446,17 @@ static char *expand_kernel_loop_macro(const char *text, size_t len, const an_fun
         if (!(body = loop_macro_body(text, len, *macro, params)) ||
             !(exp = expand_loop_macro(&ts, s, close, body, params, rc)))
             goto out;
-        size_t a = ts.t[s].start, z = ts.t[close].end, el = strlen(exp);
+        size_t a = ts.t[s].start, z = ts.t[close].end, xl = strlen(exp), el = xl;
+        for (size_t c = a; c < z; c++)
+            el += text[c] == '\n';   /* the call's line breaks kept after it: lines stay put */
         *new_len = len - (z - a) + el;
         if (!(res = hk_malloc(*new_len + 1))) {
             *rc = HK_ENOMEM;
             goto out;
         }
         memcpy(res, text, a);
-        memcpy(res + a, exp, el);
+        memcpy(res + a, exp, xl);
+        memset(res + a + xl, '\n', el - xl);
         memcpy(res + a + el, text + z, len - z);
         res[*new_len] = '\0';
         goto out;

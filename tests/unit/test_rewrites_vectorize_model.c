@@ -148,8 +148,8 @@ static void index_temporaries(void **state)
 static void index_temporaries_refused(void **state)
 {
     (void)state;
-    /* a temporary changed before use, one out of scope (the parameter is meant), and a
-     * parenthesised sum are not the thread's index */
+    /* a temporary changed before use, one out of scope (the parameter is meant), one too
+     * narrow for a block index, and a parenthesised sum are not the thread's index */
     vec_refused("__global__ void moved(const float *x, float *y, int n)\n"
                 "{\n"
                 "    int tid = threadIdx.x;\n"
@@ -165,6 +165,13 @@ static void index_temporaries_refused(void **state)
                 "    if (i < n) y[i] = x[i];\n"
                 "}\n",
                 "scoped", "no `int i = blockIdx.x * blockDim.x + threadIdx.x;`");
+    vec_refused("__global__ void narrow(const float *x, float *y, int n)\n"
+                "{\n"
+                "    short bid = blockIdx.x;\n"
+                "    int i = bid * blockDim.x + threadIdx.x;\n"
+                "    if (i < n) y[i] = x[i];\n"
+                "}\n",
+                "narrow", "no `int i = blockIdx.x * blockDim.x + threadIdx.x;`");
     vec_refused("__global__ void offset(const float *x, float *y, int n)\n"
                 "{\n"
                 "    int i = threadIdx.x + (blockIdx.x + 1) * blockDim.x;\n"
