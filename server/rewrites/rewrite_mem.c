@@ -1468,34 +1468,91 @@ out:
     return res;
 }
 
-int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel, int width,
-                 rw_result *out)
+/* The text with the kernel's top-level `T i = <1D index>; while (i < n) { ...;
+ * i += gridDim.x * blockDim.x; }` written as the for loop it is (the step the last
+ * statement, the index changed nowhere else, no continue: the two run the same steps), or
+ * NULL (rc 0) when there is none. */
+static char *while_as_for(const char *text, size_t len, const an_function *f, size_t *new_len, int *rc)
 {
-    int rc = vectorize_once(text, len, m, kernel, width, out);
-    if (rc || out->applicable)
-        return rc;
-    /* a loop macro: normalised to the for loop it expands to, which the checks above then
-     * see as written (the expansion is the preprocessor's own, so the code is the same) */
-    const an_function *f = &m->funcs[kernel];
-    size_t nlen = 0;
-    char *macro = NULL;
-    char *ntext = expand_kernel_loop_macro(text, len, f, &nlen, &macro, &rc);
+    rw_toks ts = {0};
+    vec_shape sh;
+    memset(&sh, 0, sizeof sh);
+    struct hk_buf b;
+    hk_buf_init(&b, RW_TEXT_MAX);
+    char *res = NULL;
+    if ((*rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)) || ts.n < 2)
+        goto out;
+    size_t end = ts.n - 1, d = 1, e = 0;
+    for (; d < end; d = e) {
+        e = rwl_stmt_end(&ts, d, end);
+        vec_shape_free(&sh);
+        memset(&sh, 0, sizeof sh);
+        if (rwl_tok_is(&ts, e - 1, ";") && index_decl(&ts, d, e - 1, &sh, rc))
+            break;
+    }
+    if (*rc || d >= end || !rwl_tok_is_ident(&ts, e, "while") || !rwl_tok_is(&ts, e + 1, "("))
+        goto out;
+    size_t cclose = rwl_match_close(&ts, e + 1), bopen = cclose + 1;
+    if (cclose >= end || !rwl_tok_is(&ts, bopen, "{"))
+        goto out;
+    size_t bclose = rwl_match_close(&ts, bopen), last = bopen + 1;
+    if (bclose >= end || last >= bclose)
+        goto out;
+    for (size_t q = last; q < bclose; q = rwl_stmt_end(&ts, q, bclose))
+        last = q;
+    char c[256];
+    rwl_compact_index(&ts, last + 2, bclose - 1, c, sizeof c);
+    if (!rwl_tok_is_ident(&ts, last, sh.idx) || !rwl_tok_is(&ts, last + 1, "+=") ||
+        !rwl_tok_is(&ts, bclose - 1, ";") ||
+        (strcmp(c, "gridDim.x*blockDim.x") != 0 && strcmp(c, "blockDim.x*gridDim.x") != 0))
+        goto out;
+    for (size_t q = e + 2; q < last; q++)
+        if (rwl_tok_is_ident(&ts, q, "continue") ||
+            (rwl_tok_is_ident(&ts, q, sh.idx) && !tok_member_or_scope(&ts, q) &&
+             (rwl_tok_is_assign_op(&ts, q + 1) || rwl_tok_is(&ts, q + 1, "++") || rwl_tok_is(&ts, q + 1, "--") ||
+              rwl_tok_is(&ts, q - 1, "++") || rwl_tok_is(&ts, q - 1, "--") || rwl_tok_is(&ts, q - 1, "&"))))
+            goto out;
+    const rw_tok *t = ts.t;
+    *rc = hk_buf_printf(&b, "%.*sfor (%.*s; %.*s; %.*s) {%.*s}%.*s", (int)t[d].start, text,
+                        (int)(t[e - 1].start - t[d].start), text + t[d].start,
+                        (int)(t[cclose - 1].end - t[e + 2].start), text + t[e + 2].start,
+                        (int)(t[bclose - 2].end - t[last].start), text + t[last].start,
+                        (int)(t[last].start - t[bopen].end), text + t[bopen].end,
+                        (int)(len - t[bclose].end), text + t[bclose].end);
+    if (!*rc) {
+        *new_len = b.len;
+        if (!(res = hk_buf_steal(&b)))
+            *rc = HK_ENOMEM;
+    }
+out:
+    hk_buf_free(&b);
+    vec_shape_free(&sh);
+    rwl_toks_free(&ts);
+    return res;
+}
+
+/* vectorize_once on ntext (the kernel normalised: `what` says how), into *out when that
+ * applies or says more than the refusal of the spelling. Takes ntext. */
+static int vectorize_normalised(char *ntext, size_t nlen, const char *name, int width, const char *what,
+                                rw_result *out)
+{
     an_model *nm = NULL;
     rw_result r2 = {0};
-    if (rc || !ntext || (rc = an_analyze(ntext, nlen, &nm)))
+    int rc = an_analyze(ntext, nlen, &nm);
+    if (rc) {
+        rc = rc == HK_ENOMEM ? rc : HK_OK;   /* not read: the spelling's refusal stands */
         goto out;
-    long nk = an_model_find_kernel(nm, f->name);
+    }
+    long nk = an_model_find_kernel(nm, name);
     if (nk < 0 || (rc = vectorize_once(ntext, nlen, nm, (size_t)nk, width, &r2)))
         goto out;
-    char *desc = hk_asprintf("%s (the %s loop macro expanded)", r2.description, macro);
+    char *desc = hk_asprintf("%s (%s)", r2.description, what);
     if (!desc) {
         rc = HK_ENOMEM;
         goto out;
     }
     hk_free(r2.description);
     r2.description = desc;
-    /* applied, or refused for what the expanded loop does (which says more than the
-     * refusal of its spelling) */
     rw_result_free(out);
     *out = r2;
     memset(&r2, 0, sizeof r2);
@@ -1503,6 +1560,34 @@ out:
     rw_result_free(&r2);
     an_model_free(nm);
     hk_free(ntext);
+    return rc;
+}
+
+int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel, int width,
+                 rw_result *out)
+{
+    int rc = vectorize_once(text, len, m, kernel, width, out);
+    if (rc || out->applicable)
+        return rc;
+    /* other spellings of the loop, normalised to the for loop the checks above read: a
+     * loop macro's expansion (the preprocessor's own, so the code is the same), a while
+     * loop written as the for loop it is */
+    const an_function *f = &m->funcs[kernel];
+    size_t nlen = 0;
+    char *macro = NULL, *what = NULL;
+    char *ntext = expand_kernel_loop_macro(text, len, f, &nlen, &macro, &rc);
+    if (!rc && ntext) {
+        if (!(what = hk_asprintf("the %s loop macro expanded", macro)))
+            rc = HK_ENOMEM;
+        else
+            rc = vectorize_normalised(ntext, nlen, f->name, width, what, out);
+        ntext = NULL;
+    } else if (!rc && (ntext = while_as_for(text, len, f, &nlen, &rc))) {
+        rc = vectorize_normalised(ntext, nlen, f->name, width, "the while loop read as a for loop", out);
+        ntext = NULL;
+    }
+    hk_free(ntext);
+    hk_free(what);
     hk_free(macro);
     return rc;
 }

@@ -1,6 +1,6 @@
 /* vectorize over spellings (issue 13): the same elementwise kernel written with an int,
  * unsigned or size_t index, the product either way round, through temporaries (`int tid =
- * threadIdx.x;`), `if (i >= n) return;`, mmcv's
+ * threadIdx.x;`), `if (i >= n) return;`, a grid-stride while loop, mmcv's
  * CUDA_1D_KERNEL_LOOP macro, and a typedef'd element type all get float4 loads and stores;
  * each emitted text compiles with nvcc -arch=sm_90 -c when nvcc is there (no GPU here:
  * none is run). The safety refusals stay: in-place aliasing through a typedef, another
@@ -180,6 +180,53 @@ static void index_temporaries_refused(void **state)
                 "offset", "no `int i = blockIdx.x * blockDim.x + threadIdx.x;`");
 }
 
+static void while_loop(void **state)
+{
+    (void)state;
+    static const char *const src = "__global__ void axpy_w(const float *x, float *y, float a, int n)\n"
+                                   "{\n"
+                                   "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                   "    while (i < n) {\n"
+                                   "        y[i] = a * x[i] + y[i];\n"
+                                   "        i += blockDim.x * gridDim.x;\n"
+                                   "    }\n"
+                                   "}\n";
+    static const char *const want[] = {"hk_y.x = a * hk_x.x + hk_y.x;", NULL};
+    vec_applies(src, "axpy_w", want);
+    /* the step is the loop's own now: no lane or scalar loop steps the index a second time */
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "axpy_w"), 4, &r), HK_OK);
+    assert_non_null(strstr(r.description, "the while loop read as a for loop"));
+    assert_null(strstr(r.text, "i += blockDim.x * gridDim.x"));
+    assert_null(strstr(r.text, "while"));
+    rw_result_free(&r);
+    unload(&fx);
+    /* the index moved in the body too, or a continue that would skip the step in the
+     * while form but not in a for loop: not read as a for loop */
+    vec_refused("__global__ void twice(const float *x, float *y, int n)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    while (i < n) {\n"
+                "        y[i] = x[i];\n"
+                "        i++;\n"
+                "        i += blockDim.x * gridDim.x;\n"
+                "    }\n"
+                "}\n",
+                "twice", "not followed by `if (i < n) ...`");
+    vec_refused("__global__ void skip(const float *x, float *y, int n)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    while (i < n) {\n"
+                "        if (x[i] < 0.0f) continue;\n"
+                "        y[i] = x[i];\n"
+                "        i += blockDim.x * gridDim.x;\n"
+                "    }\n"
+                "}\n",
+                "skip", "not followed by `if (i < n) ...`");
+}
+
 static void loop_macro(void **state)
 {
     (void)state;
@@ -294,6 +341,7 @@ int main(void)
         cmocka_unit_test(size_t_index_early_return),
         cmocka_unit_test(index_temporaries),
         cmocka_unit_test(index_temporaries_refused),
+        cmocka_unit_test(while_loop),
         cmocka_unit_test(loop_macro),
         cmocka_unit_test(typedef_element),
         cmocka_unit_test(typedef_alias_still_refused),
