@@ -158,13 +158,16 @@ static const vec_elem *param_elem(const char *text, size_t len, const char *elem
         return e;
     rw_toks all = {0};
     bool ambiguous = false;
-    if ((*rc = rwl_lex(text, 0, (uint32_t)len, &all)))
+    if ((*rc = rwl_lex(text, 0, (uint32_t)len, &all))) {
+        rwl_toks_free(&all);
         return NULL;
+    }
     e = typedef_elem(&all, elem, 4, &ambiguous);
     rwl_toks_free(&all);
-    if (!e && ambiguous)
-        *why = hk_asprintf("element type %s has typedefs that disagree or name no scalar type "
-                           "(e.g. one per #if branch)", elem);
+    if (!e && ambiguous &&
+        !(*why = hk_asprintf("element type %s has typedefs that disagree or name no scalar type "
+                             "(e.g. one per #if branch)", elem)))
+        *rc = HK_ENOMEM;
     return e;
 }
 
@@ -1322,7 +1325,8 @@ out:
 /* The body of the one `#define name(p0, p1) for (...)` in the file, continuations blanked,
  * in a new string (*params: its two parameter names), or NULL: no such macro, more than
  * one definition, an #undef, other than two parameters, or # / ## in the body. */
-static char *loop_macro_body(const char *text, size_t len, const char *name, char params[2][64])
+static char *loop_macro_body(const char *text, size_t len, const char *name, char params[2][64],
+                              int *rc)
 {
     size_t nl = strlen(name);
     char *body = NULL;
@@ -1349,8 +1353,10 @@ static char *loop_macro_body(const char *text, size_t len, const char *name, cha
         size_t e = j;   /* end of the logical line */
         while (e < len && text[e] != '\n')
             e += text[e] == '\\' && e + 1 < len && text[e + 1] == '\n' ? 2 : 1;
-        if (!(body = hk_malloc(e - j + 1)))
+        if (!(body = hk_malloc(e - j + 1))) {
+            *rc = HK_ENOMEM;
             return NULL;
+        }
         memcpy(body, text + j, e - j);
         body[e - j] = '\0';
         for (char *c = body; *c; c++)
@@ -1443,7 +1449,7 @@ static char *expand_kernel_loop_macro(const char *text, size_t len, const an_fun
             *rc = HK_ENOMEM;
             goto out;
         }
-        if (!(body = loop_macro_body(text, len, *macro, params)) ||
+        if (!(body = loop_macro_body(text, len, *macro, params, rc)) ||
             !(exp = expand_loop_macro(&ts, s, close, body, params, rc)))
             goto out;
         size_t a = ts.t[s].start, z = ts.t[close].end, xl = strlen(exp), el = xl;
@@ -1577,11 +1583,12 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
     char *macro = NULL, *what = NULL;
     char *ntext = expand_kernel_loop_macro(text, len, f, &nlen, &macro, &rc);
     if (!rc && ntext) {
-        if (!(what = hk_asprintf("the %s loop macro expanded", macro)))
+        if (!(what = hk_asprintf("the %s loop macro expanded", macro))) {
             rc = HK_ENOMEM;
-        else
+        } else {
             rc = vectorize_normalised(ntext, nlen, f->name, width, what, out);
-        ntext = NULL;
+            ntext = NULL;   /* taken */
+        }
     } else if (!rc && (ntext = while_as_for(text, len, f, &nlen, &rc))) {
         rc = vectorize_normalised(ntext, nlen, f->name, width, "the while loop read as a for loop", out);
         ntext = NULL;

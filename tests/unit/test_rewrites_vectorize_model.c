@@ -333,6 +333,41 @@ static void macro_not_grid_stride_refused(void **state)
                 "twice", "no `int i = blockIdx.x * blockDim.x + threadIdx.x;`");
 }
 
+static int vectorize4(const fixture *fx, size_t k, rw_result *r)
+{
+    return rw_vectorize(fx->text, fx->len, fx->m, k, 4, r);
+}
+
+/* every allocation of the normalising paths may fail: HK_ENOMEM, nothing left behind */
+static void normalised_paths_survive_alloc_failures(void **state)
+{
+    (void)state;
+    static const char *const srcs[] = {
+        LOOP_MACRO "typedef float real_t;\n"
+                   "__global__ void k(const real_t *x, float *y, int n)\n"
+                   "{\n"
+                   "    CUDA_1D_KERNEL_LOOP(i, n) { y[i] = 2.0f * x[i]; }\n"
+                   "}\n",
+        "__global__ void k(const float *x, float *y, int n)\n"
+        "{\n"
+        "    int tid = threadIdx.x;\n"
+        "    int i = blockIdx.x * blockDim.x + tid;\n"
+        "    while (i < n) { y[i] = x[i]; i += blockDim.x * gridDim.x; }\n"
+        "}\n",
+        "typedef float a_t;\ntypedef double a_t;\n"
+        "__global__ void k(const a_t *x, a_t *y, int n)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) y[i] = x[i];\n"
+        "}\n"};
+    for (size_t i = 0; i < sizeof srcs / sizeof *srcs; i++) {
+        fixture fx;
+        load_text(srcs[i], &fx);
+        rwf_survives_alloc_failures(&fx, kernel(&fx, "k"), vectorize4);
+        unload(&fx);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,6 +383,7 @@ int main(void)
         cmocka_unit_test(typedefs_disagree),
         cmocka_unit_test(macro_other_element_refused),
         cmocka_unit_test(macro_not_grid_stride_refused),
+        cmocka_unit_test(normalised_paths_survive_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
