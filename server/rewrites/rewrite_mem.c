@@ -97,6 +97,80 @@ static const vec_elem *vec_elem_of(const char *elem)
     return NULL;
 }
 
+/* What the file's `typedef T name;` / `using name = T;` declarations make of name: the
+ * vectorizable type all of them agree on (followed through up to 4 typedefs), or NULL.
+ * *ambiguous: some exist but disagree or name something else (llm.c's floatX is bf16,
+ * half or float by #if: the vector width would depend on the build, so refused). */
+static const vec_elem *typedef_elem(const rw_toks *ts, const char *name, int depth, bool *ambiguous)
+{
+    const vec_elem *found = NULL;
+    size_t nl = strlen(name);
+    for (size_t k = 0; k < ts->n && depth > 0; k++) {
+        size_t a, b;   /* the aliased type's tokens */
+        if (rwl_tok_is_ident(ts, k, "typedef")) {
+            size_t j = k + 1;
+            while (j < ts->n && !rwl_tok_is(ts, j, ";") && !rwl_tok_is(ts, j, "{"))
+                j++;
+            if (j >= ts->n || !rwl_tok_is(ts, j, ";") || j < k + 3 || !tok_eq(ts, j - 1, name, nl))
+                continue;
+            a = k + 1;
+            b = j - 1;
+        } else if (rwl_tok_is_ident(ts, k, "using") && k + 3 < ts->n && tok_eq(ts, k + 1, name, nl) &&
+                   rwl_tok_is(ts, k + 2, "=")) {
+            size_t j = k + 3;
+            while (j < ts->n && !rwl_tok_is(ts, j, ";"))
+                j++;
+            if (j >= ts->n || j == k + 3)
+                continue;
+            a = k + 3;
+            b = j;
+        } else {
+            continue;
+        }
+        char spelled[64] = "";
+        for (size_t q = a; q < b; q++) {
+            size_t l = ts->t[q].end - ts->t[q].start, have = strlen(spelled);
+            if (ts->t[q].kind != T_IDENT || have + l + 2 > sizeof spelled) {
+                *ambiguous = true;   /* a pointer, template or qualified type: not an element */
+                return NULL;
+            }
+            snprintf(spelled + have, sizeof spelled - have, "%s%.*s", have ? " " : "", (int)l,
+                     ts->text + ts->t[q].start);
+        }
+        const vec_elem *e = vec_elem_of(spelled);
+        if (!e && b == a + 1)
+            e = typedef_elem(ts, spelled, depth - 1, ambiguous);
+        if (!e || (found && found != e)) {
+            *ambiguous = true;
+            return NULL;
+        }
+        found = e;
+    }
+    return found;
+}
+
+/* The element type of a parameter: a built-in spelling, else resolved through the file's
+ * typedefs when they are unambiguous. NULL with *why set otherwise. */
+static const vec_elem *param_elem(const char *text, size_t len, const char *elem, char **why, int *rc)
+{
+    const vec_elem *e = vec_elem_of(elem);
+    if (e || !elem || !*elem)
+        return e;
+    rw_toks all = {0};
+    bool ambiguous = false;
+    if ((*rc = rwl_lex(text, 0, (uint32_t)len, &all))) {
+        rwl_toks_free(&all);
+        return NULL;
+    }
+    e = typedef_elem(&all, elem, 4, &ambiguous);
+    rwl_toks_free(&all);
+    if (!e && ambiguous &&
+        !(*why = hk_asprintf("element type %s has typedefs that disagree or name no scalar type "
+                             "(e.g. one per #if branch)", elem)))
+        *rc = HK_ENOMEM;
+    return e;
+}
+
 /* One pointer parameter the per-element code touches. */
 typedef struct {
     size_t param;
@@ -105,6 +179,7 @@ typedef struct {
     bool read, written;
     bool store_only;        /* never read; every write is a top-level `p[i] = ...;` */
     bool carrier;           /* lanes through an element pointer into a uint2/uint4 */
+    const vec_elem *ve;     /* the element type, typedefs resolved */
     char vtype[32];
     int vbytes;
 } vec_ptr;
@@ -227,6 +302,87 @@ static void vec_shape_free(vec_shape *s)
     hk_free(s->init);
 }
 
+/* Drops parentheses around a product in a compacted index ("threadIdx.x+(blockIdx.x*
+ * blockDim.x)"): a product binds tighter than the sum around it, so they change nothing. */
+static void drop_product_parens(char *c)
+{
+    for (char *o = strchr(c, '('); o; o = strchr(c, '(')) {
+        char *e = o + 1;
+        while (*e && *e != ')' && *e != '(' && !strchr("+-/%<>&|^?:,", *e))
+            e++;
+        if (*e != ')')
+            return;
+        memmove(e, e + 1, strlen(e + 1) + 1);
+        memmove(o, o + 1, strlen(o + 1) + 1);
+    }
+}
+
+/* The value of `[const] T name = threadIdx.x;` (or blockIdx.x, blockDim.x) declared in the
+ * body tokens [1, before) when name is never assigned in the body, else NULL. */
+static const char *index_temp(const rw_toks *ts, size_t before, size_t k)
+{
+    static const char *const builtins[] = {"threadIdx", "blockIdx", "blockDim"};
+    const char *s = ts->text + ts->t[k].start;
+    size_t l = ts->t[k].end - ts->t[k].start;
+    for (size_t q = 0; q < ts->n; q++)
+        if (tok_eq(ts, q, s, l) && (rwl_tok_is_assign_op(ts, q + 1) || rwl_tok_is(ts, q + 1, "++") ||
+                                    rwl_tok_is(ts, q + 1, "--") || (q > 0 && (rwl_tok_is(ts, q - 1, "++") ||
+                                                                               rwl_tok_is(ts, q - 1, "--") ||
+                                                                               rwl_tok_is(ts, q - 1, "&")))) &&
+            !(q + 5 < ts->n && q > 0 && rwl_is_type_word(ts, q - 1) && rwl_tok_is(ts, q + 1, "=") &&
+              rwl_tok_is(ts, q + 3, ".") && rwl_tok_is(ts, q + 5, ";")))
+            return NULL;   /* changed after its declaration (or its address taken) */
+    for (size_t q = 2; q + 5 < before; q++) {
+        if (!tok_eq(ts, q, s, l) || !rwl_is_type_word(ts, q - 1) || !rwl_tok_is(ts, q + 1, "=") ||
+            !rwl_tok_is(ts, q + 3, ".") || !rwl_tok_is_ident(ts, q + 4, "x") || !rwl_tok_is(ts, q + 5, ";"))
+            continue;
+        size_t t = q - 1;
+        while (t > 1 && rwl_is_type_word(ts, t - 1))
+            t--;
+        if (rwl_tok_is_ident(ts, t - 1, "const"))
+            t--;
+        if (!rwl_tok_is(ts, t - 1, ";") && !rwl_tok_is(ts, t - 1, "{") && !rwl_tok_is(ts, t - 1, "}"))
+            continue;   /* not a statement of its own */
+        int depth = 0;
+        for (size_t d = 0; d < t; d++)
+            depth += rwl_tok_is(ts, d, "{") - rwl_tok_is(ts, d, "}");
+        if (depth != 1)
+            continue;   /* in a block of its own, out of scope at the index */
+        bool narrow = false;   /* `short bid = blockIdx.x;` may not hold the value */
+        for (size_t w = t; w < q; w++)
+            narrow |= rwl_tok_is_ident(ts, w, "short") || rwl_tok_is_ident(ts, w, "char") ||
+                      rwl_tok_is_ident(ts, w, "bool") || rwl_tok_is_ident(ts, w, "float") ||
+                      rwl_tok_is_ident(ts, w, "double");
+        if (narrow)
+            continue;
+        for (size_t b = 0; b < HK_ARRAY_LEN(builtins); b++)
+            if (rwl_tok_is_ident(ts, q + 2, builtins[b]))
+                return b == 0 ? "threadIdx.x" : b == 1 ? "blockIdx.x" : "blockDim.x";
+    }
+    return NULL;
+}
+
+/* The compacted index formula of tokens [a, b) with index temporaries (`int tid =
+ * threadIdx.x;`) replaced by what they hold, in out; false when a name is not one. */
+static bool index_through_temps(const rw_toks *ts, size_t a, size_t b, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t k = a; k < b; k++) {
+        const char *v = NULL;
+        if (ts->t[k].kind == T_IDENT && !(k > a && rwl_tok_is(ts, k - 1, ".")) && !rwl_tok_is(ts, k + 1, ".") &&
+            !(v = index_temp(ts, a, k)))
+            return false;
+        int l = v ? (int)strlen(v) : (int)(ts->t[k].end - ts->t[k].start);
+        if (n + (size_t)l + 1 >= size)
+            return false;
+        memcpy(out + n, v ? v : ts->text + ts->t[k].start, (size_t)l);
+        n += (size_t)l;
+        out[n] = '\0';
+    }
+    return true;
+}
+
 /* `[const] TYPE name = <1D index formula>` in tokens [a, b)? Fills idx_tok, type, init. */
 static bool index_decl(const rw_toks *ts, size_t a, size_t b, vec_shape *sh, int *rc)
 {
@@ -240,7 +396,9 @@ static bool index_decl(const rw_toks *ts, size_t a, size_t b, vec_shape *sh, int
         return false;
     char c[256];
     rwl_compact_index(ts, k + 2, b, c, sizeof c);
-    if (!rwl_is_index_formula(c))
+    drop_product_parens(c);
+    if (!rwl_is_index_formula(c) &&
+        !(index_through_temps(ts, k + 2, b, c, sizeof c) && (drop_product_parens(c), rwl_is_index_formula(c))))
         return false;
     sh->idx_tok = k;
     snprintf(sh->idx, sizeof sh->idx, "%.*s", (int)(ts->t[k].end - ts->t[k].start),
@@ -721,8 +879,8 @@ static int append_lane(struct hk_buf *b, const rw_toks *ts, uint32_t from, uint3
     return append_shifted(b, ts->text + from, to - from, shift);
 }
 
-int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel, int width,
-                 rw_result *out)
+static int vectorize_once(const char *text, size_t len, const an_model *m, size_t kernel,
+                          int width, rw_result *out)
 {
     memset(out, 0, sizeof *out);
     const an_function *f;
@@ -925,7 +1083,11 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
     /* vector types */
     for (size_t p = 0; p < n_ptrs; p++) {
         vec_ptr *vp = &ptrs[p];
-        const vec_elem *e = vec_elem_of(vp->elem);
+        const vec_elem *e = param_elem(text, len, vp->elem, &why_alloc, &rc);
+        if (rc)
+            goto out;
+        if (!e && why_alloc)
+            goto na_alloc;
         if (!e) {
             why_alloc = hk_asprintf("%s has element type %s (vectorized: float, double, int, "
                                     "unsigned, __half, __nv_bfloat16)", vp->name, vp->elem);
@@ -942,6 +1104,7 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
                                     vp->name, e->vec4 ? "2 and 4" : e->bit16 ? "2, 4 and 8" : "2");
             goto na_alloc;
         }
+        vp->ve = e;
         vp->vbytes = e->size * width;
     }
     /* the names the vector form declares must not hide ones the per-element code or the
@@ -976,8 +1139,8 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
             const vec_ptr *pw = &ptrs[sites[w].ptr], *pr = &ptrs[sites[r].ptr];
             if (!sites[r].read || sites[r].ptr == sites[w].ptr || sites[r].tok <= sites[w].stmt_end)
                 continue;
-            if (strcmp(pw->elem, pr->elem) != 0)
-                continue;
+            if (strcmp(pw->elem, pr->elem) != 0 && pw->ve != pr->ve)
+                continue;   /* float and its typedef floatX may alias; float and int may not */
             if (f->params[pw->param].is_restrict || f->params[pr->param].is_restrict)
                 continue;
             why_alloc = hk_asprintf("%s[%s] is read after %s[%s] is written: if the two alias (an "
@@ -1154,6 +1317,285 @@ out:
     vec_shape_free(&sh);
     rwl_edits_free(&es);
     rwl_toks_free(&ts);
+    return rc;
+}
+
+/* ------------------------------------------------ vectorize: a 1D loop macro expanded */
+
+/* The body of the one `#define name(p0, p1) for (...)` in the file, continuations blanked,
+ * in a new string (*params: its two parameter names), or NULL: no such macro, more than
+ * one definition, an #undef, other than two parameters, or # / ## in the body. */
+static char *loop_macro_body(const char *text, size_t len, const char *name, char params[2][64],
+                              int *rc)
+{
+    size_t nl = strlen(name);
+    char *body = NULL;
+    int defs = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] != '#' || (i > 0 && text[i - 1] != '\n' && !isspace((unsigned char)text[i - 1])))
+            continue;
+        size_t j = i + 1;
+        while (j < len && (text[j] == ' ' || text[j] == '\t'))
+            j++;
+        bool undef = len - j > 5 && memcmp(text + j, "undef", 5) == 0;
+        if (!undef && !(len - j > 6 && memcmp(text + j, "define", 6) == 0))
+            continue;
+        j += undef ? 5 : 6;
+        while (j < len && (text[j] == ' ' || text[j] == '\t'))
+            j++;
+        if (len - j <= nl || memcmp(text + j, name, nl) != 0 ||
+            isalnum((unsigned char)text[j + nl]) || text[j + nl] == '_')
+            continue;
+        if (undef || ++defs > 1 || text[j + nl] != '(') {
+            hk_free(body);
+            return NULL;
+        }
+        size_t e = j;   /* end of the logical line */
+        while (e < len && text[e] != '\n')
+            e += text[e] == '\\' && e + 1 < len && text[e + 1] == '\n' ? 2 : 1;
+        if (!(body = hk_malloc(e - j + 1))) {
+            *rc = HK_ENOMEM;
+            return NULL;
+        }
+        memcpy(body, text + j, e - j);
+        body[e - j] = '\0';
+        for (char *c = body; *c; c++)
+            if (c[0] == '\\' && c[1] == '\n')
+                c[0] = c[1] = ' ';
+    }
+    if (!body)
+        return NULL;
+    /* "name(p0, p1) body": the parameters, then the body from after ')' */
+    char *open = body + nl, *close = strchr(open, ')');
+    int used = -1;
+    if (!close || strchr(close, '#') ||
+        sscanf(open, "( %63[A-Za-z0-9_] , %63[A-Za-z0-9_] )%n", params[0], params[1], &used) != 2 ||
+        open + used != close + 1) {
+        hk_free(body);
+        return NULL;
+    }
+    memmove(body, close + 1, strlen(close + 1) + 1);
+    return body;
+}
+
+/* The expansion of `name(args)` (tokens [k, close]) by the macro body: parameters
+ * replaced by the arguments' text, as the preprocessor does. NULL (rc 0) when the call
+ * does not have two plain arguments or the body is not a `for (...)` header. */
+static char *expand_loop_macro(const rw_toks *ts, size_t k, size_t close, const char *body,
+                               char params[2][64], int *rc)
+{
+    size_t comma = 0;
+    int depth = 0;
+    for (size_t q = k + 2; q < close; q++) {
+        depth += rwl_tok_is(ts, q, "(") - rwl_tok_is(ts, q, ")");
+        if (depth == 0 && rwl_tok_is(ts, q, ",")) {
+            if (comma)
+                return NULL;
+            comma = q;
+        }
+    }
+    if (!comma || comma == k + 2 || comma + 1 == close)
+        return NULL;
+    rw_toks bt = {0};
+    char *args[2] = {rwl_tok_text(ts, k + 2, comma), rwl_tok_text(ts, comma + 1, close)};
+    struct hk_buf b;
+    hk_buf_init(&b, RW_TEXT_MAX);
+    char *res = NULL;
+    if (!args[0] || !args[1] || (*rc = rwl_lex(body, 0, (uint32_t)strlen(body), &bt))) {
+        *rc = *rc ? *rc : HK_ENOMEM;
+        goto out;
+    }
+    if (bt.n < 2 || !rwl_tok_is_ident(&bt, 0, "for") || rwl_match_close(&bt, 1) != bt.n - 1)
+        goto out;
+    for (size_t q = 0; q < bt.n && !*rc; q++) {
+        const char *tx = body + bt.t[q].start;
+        int l = (int)(bt.t[q].end - bt.t[q].start);
+        for (int p = 0; p < 2 && bt.t[q].kind == T_IDENT; p++)
+            if ((size_t)l == strlen(params[p]) && memcmp(tx, params[p], (size_t)l) == 0) {
+                tx = args[p];
+                l = (int)strlen(args[p]);
+            }
+        *rc = hk_buf_printf(&b, "%.*s ", l, tx);
+    }
+    if (!*rc && !(res = hk_buf_steal(&b)))
+        *rc = HK_ENOMEM;
+out:
+    hk_buf_free(&b);
+    rwl_toks_free(&bt);
+    hk_free(args[0]);
+    hk_free(args[1]);
+    return res;
+}
+
+/* The text with the kernel's first top-level `MACRO(i, n) { ... }` replaced by the macro's
+ * `for (...)` expansion (mmcv's CUDA_1D_KERNEL_LOOP), or NULL (rc 0) when there is none. */
+static char *expand_kernel_loop_macro(const char *text, size_t len, const an_function *f,
+                                      size_t *new_len, char **macro, int *rc)
+{
+    rw_toks ts = {0};
+    char *res = NULL, *body = NULL, *exp = NULL;
+    if ((*rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)) || ts.n < 2)
+        goto out;
+    for (size_t s = 1; s + 1 < ts.n; s = rwl_stmt_end(&ts, s, ts.n - 1)) {
+        if (ts.t[s].kind != T_IDENT || !rwl_tok_is(&ts, s + 1, "(") || rwl_tok_is_ident(&ts, s, "for") ||
+            rwl_tok_is_ident(&ts, s, "if") || rwl_tok_is_ident(&ts, s, "while") ||
+            rwl_tok_is_ident(&ts, s, "switch"))
+            continue;
+        size_t close = rwl_match_close(&ts, s + 1);
+        if (close + 1 >= ts.n || !rwl_tok_is(&ts, close + 1, "{"))
+            continue;
+        char params[2][64];
+        if (!(*macro = rwl_tok_text(&ts, s, s + 1))) {
+            *rc = HK_ENOMEM;
+            goto out;
+        }
+        if (!(body = loop_macro_body(text, len, *macro, params, rc)) ||
+            !(exp = expand_loop_macro(&ts, s, close, body, params, rc)))
+            goto out;
+        size_t a = ts.t[s].start, z = ts.t[close].end, xl = strlen(exp), el = xl;
+        for (size_t c = a; c < z; c++)
+            el += text[c] == '\n';   /* the call's line breaks kept after it: lines stay put */
+        *new_len = len - (z - a) + el;
+        if (!(res = hk_malloc(*new_len + 1))) {
+            *rc = HK_ENOMEM;
+            goto out;
+        }
+        memcpy(res, text, a);
+        memcpy(res + a, exp, xl);
+        memset(res + a + xl, '\n', el - xl);
+        memcpy(res + a + el, text + z, len - z);
+        res[*new_len] = '\0';
+        goto out;
+    }
+out:
+    hk_free(body);
+    hk_free(exp);
+    rwl_toks_free(&ts);
+    return res;
+}
+
+/* The text with the kernel's top-level `T i = <1D index>; while (i < n) { ...;
+ * i += gridDim.x * blockDim.x; }` written as the for loop it is (the step the last
+ * statement, the index changed nowhere else, no continue: the two run the same steps), or
+ * NULL (rc 0) when there is none. */
+static char *while_as_for(const char *text, size_t len, const an_function *f, size_t *new_len, int *rc)
+{
+    rw_toks ts = {0};
+    vec_shape sh;
+    memset(&sh, 0, sizeof sh);
+    struct hk_buf b;
+    hk_buf_init(&b, RW_TEXT_MAX);
+    char *res = NULL;
+    if ((*rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)) || ts.n < 2)
+        goto out;
+    size_t end = ts.n - 1, d = 1, e = 0;
+    for (; d < end; d = e) {
+        e = rwl_stmt_end(&ts, d, end);
+        vec_shape_free(&sh);
+        memset(&sh, 0, sizeof sh);
+        if (rwl_tok_is(&ts, e - 1, ";") && index_decl(&ts, d, e - 1, &sh, rc))
+            break;
+    }
+    if (*rc || d >= end || !rwl_tok_is_ident(&ts, e, "while") || !rwl_tok_is(&ts, e + 1, "("))
+        goto out;
+    size_t cclose = rwl_match_close(&ts, e + 1), bopen = cclose + 1;
+    if (cclose >= end || !rwl_tok_is(&ts, bopen, "{"))
+        goto out;
+    size_t bclose = rwl_match_close(&ts, bopen), last = bopen + 1;
+    if (bclose >= end || last >= bclose)
+        goto out;
+    for (size_t q = last; q < bclose; q = rwl_stmt_end(&ts, q, bclose))
+        last = q;
+    char c[256];
+    rwl_compact_index(&ts, last + 2, bclose - 1, c, sizeof c);
+    if (!rwl_tok_is_ident(&ts, last, sh.idx) || !rwl_tok_is(&ts, last + 1, "+=") ||
+        !rwl_tok_is(&ts, bclose - 1, ";") ||
+        (strcmp(c, "gridDim.x*blockDim.x") != 0 && strcmp(c, "blockDim.x*gridDim.x") != 0))
+        goto out;
+    for (size_t q = e + 2; q < last; q++)
+        if (rwl_tok_is_ident(&ts, q, "continue") ||
+            (rwl_tok_is_ident(&ts, q, sh.idx) && !tok_member_or_scope(&ts, q) &&
+             (rwl_tok_is_assign_op(&ts, q + 1) || rwl_tok_is(&ts, q + 1, "++") || rwl_tok_is(&ts, q + 1, "--") ||
+              rwl_tok_is(&ts, q - 1, "++") || rwl_tok_is(&ts, q - 1, "--") || rwl_tok_is(&ts, q - 1, "&"))))
+            goto out;
+    const rw_tok *t = ts.t;
+    *rc = hk_buf_printf(&b, "%.*sfor (%.*s; %.*s; %.*s) {%.*s}%.*s", (int)t[d].start, text,
+                        (int)(t[e - 1].start - t[d].start), text + t[d].start,
+                        (int)(t[cclose - 1].end - t[e + 2].start), text + t[e + 2].start,
+                        (int)(t[bclose - 2].end - t[last].start), text + t[last].start,
+                        (int)(t[last].start - t[bopen].end), text + t[bopen].end,
+                        (int)(len - t[bclose].end), text + t[bclose].end);
+    if (!*rc) {
+        *new_len = b.len;
+        if (!(res = hk_buf_steal(&b)))
+            *rc = HK_ENOMEM;
+    }
+out:
+    hk_buf_free(&b);
+    vec_shape_free(&sh);
+    rwl_toks_free(&ts);
+    return res;
+}
+
+/* vectorize_once on ntext (the kernel normalised: `what` says how), into *out when that
+ * applies or says more than the refusal of the spelling. Takes ntext. */
+static int vectorize_normalised(char *ntext, size_t nlen, const char *name, int width, const char *what,
+                                rw_result *out)
+{
+    an_model *nm = NULL;
+    rw_result r2 = {0};
+    int rc = an_analyze(ntext, nlen, &nm);
+    if (rc) {
+        rc = rc == HK_ENOMEM ? rc : HK_OK;   /* not read: the spelling's refusal stands */
+        goto out;
+    }
+    long nk = an_model_find_kernel(nm, name);
+    if (nk < 0 || (rc = vectorize_once(ntext, nlen, nm, (size_t)nk, width, &r2)))
+        goto out;
+    char *desc = hk_asprintf("%s (%s)", r2.description, what);
+    if (!desc) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    hk_free(r2.description);
+    r2.description = desc;
+    rw_result_free(out);
+    *out = r2;
+    memset(&r2, 0, sizeof r2);
+out:
+    rw_result_free(&r2);
+    an_model_free(nm);
+    hk_free(ntext);
+    return rc;
+}
+
+int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel, int width,
+                 rw_result *out)
+{
+    int rc = vectorize_once(text, len, m, kernel, width, out);
+    if (rc || out->applicable)
+        return rc;
+    /* other spellings of the loop, normalised to the for loop the checks above read: a
+     * loop macro's expansion (the preprocessor's own, so the code is the same), a while
+     * loop written as the for loop it is */
+    const an_function *f = &m->funcs[kernel];
+    size_t nlen = 0;
+    char *macro = NULL, *what = NULL;
+    char *ntext = expand_kernel_loop_macro(text, len, f, &nlen, &macro, &rc);
+    if (!rc && ntext) {
+        if (!(what = hk_asprintf("the %s loop macro expanded", macro))) {
+            rc = HK_ENOMEM;
+        } else {
+            rc = vectorize_normalised(ntext, nlen, f->name, width, what, out);
+            ntext = NULL;   /* taken */
+        }
+    } else if (!rc && (ntext = while_as_for(text, len, f, &nlen, &rc))) {
+        rc = vectorize_normalised(ntext, nlen, f->name, width, "the while loop read as a for loop", out);
+        ntext = NULL;
+    }
+    hk_free(ntext);
+    hk_free(what);
+    hk_free(macro);
     return rc;
 }
 

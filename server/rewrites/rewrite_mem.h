@@ -24,7 +24,12 @@
 /* Vectorizes an elementwise kernel: every pointer parameter the per-element code touches
  * is accessed only as p[i] (i the thread's 1D index), in the form
  *     int i = blockIdx.x * blockDim.x + threadIdx.x;  if (i < n) { ... }
- * or `if (i >= n) return; ...`, or an existing grid-stride loop over i. The result is a
+ * or `if (i >= n) return; ...`, or an existing grid-stride loop over i. Other spellings
+ * of the same: the index in any integer type, the product either way round or in
+ * parentheses, through unchanged top-level temporaries (`int tid = threadIdx.x;`); a loop
+ * macro defined once in the file as such a for header (mmcv's CUDA_1D_KERNEL_LOOP), expanded
+ * as the preprocessor would; a grid-stride `while (i < n) { ...; i += ...; }` read as its
+ * for loop; element types through the file's typedef/using when all agree. The result is a
  * grid-stride loop over n / width vectors (float2/float4, double2, int2/int4, uint2/uint4,
  * __half2 and __nv_bfloat162 for width 2; 16-bit types at width 4 or 8 through uint2/uint4
  * carriers), the per-element code repeated once per lane, then a scalar tail loop for the
