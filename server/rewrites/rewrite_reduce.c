@@ -579,7 +579,8 @@ static const char *find_atomic(const char *text, const an_function *f, const rw_
 }
 
 /* The model's reading of f and the atomic to replace: HK_OK with why[0] == '\0' when it
- * fits, else the reason in why; *classed when the model calls it a reduction. */
+ * fits, else the reason in why; *classed when the model calls it a global atomic
+ * reduction (the reason is then the model's alone, else the text matcher's comes first). */
 static int model_reduce(const char *text, size_t len, const an_function *f, const rw_toks *ts, rm_match *mt,
                         bool *classed, char *why, size_t n)
 {
@@ -597,9 +598,9 @@ static int model_reduce(const char *text, size_t len, const an_function *f, cons
     km_class c;
     if ((rc = km_classify(k, &c)))
         goto out;
-    *classed = c.kind == KM_CLASS_REDUCTION || c.near == KM_CLASS_REDUCTION;
     if (class_fits(&c, why, n))
         goto out;
+    *classed = true;
     const char *w = find_atomic(text, f, ts, mt, why, n);
     if (w == NULL)
         goto out;
@@ -668,7 +669,7 @@ static int model_path(const char *text, size_t len, const an_model *m, const an_
     if ((rc = model_reduce(text, len, f, &ts, &mt, &classed, mwhy, sizeof mwhy)))
         goto out;
     if (mwhy[0] && !classed) {
-        /* neither reading fits: the text matcher's reason, then the model's */
+        /* not a global atomic reduction: the text matcher's reason, then the model's */
         char both[800];
         snprintf(both, sizeof both, "%s; %s", why, mwhy);
         rc = rwp_not_applicable(out, name, f, both);
