@@ -467,14 +467,15 @@ static bool is_any_atomic(const rw_toks *ts, size_t k)
            rwl_tok_is(ts, k + 1, "(");
 }
 
-/* Is the identifier at k written anywhere (declared, assigned, ++/--)? */
+/* Is the identifier name written anywhere in the body: declared (after a type word, so
+ * `int k(5)` too), assigned, or stepped with ++/--? */
 static bool written(const rw_toks *ts, const char *name)
 {
     for (size_t k = 0; k < ts->n; k++) {
         if (!rwl_tok_is_ident(ts, k, name) || (k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->"))))
             continue;
         if (rwl_tok_is_assign_op(ts, k + 1) || rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k + 1, "--") ||
-            (k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--"))))
+            (k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--") || ts->t[k - 1].kind == T_IDENT)))
             return true;
     }
     return false;

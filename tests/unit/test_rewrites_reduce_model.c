@@ -253,6 +253,16 @@ static void row_per_block_refused(void **state)
                    "        atomicAdd(&out[r], in[r * cols + c]);\n"
                    "}\n",
                    "rowp", "line 5: the atomic's target depends on r, which is not an unchanged parameter");
+    /* a local that shadows the parameter, declared without `=` */
+    reduce_refused("__global__ void rows(const float *in, float *out, int cols, int r)\n"
+                   "{\n"
+                   "    if (cols > 0) {\n"
+                   "        int r(blockIdx.x);\n"
+                   "        for (int c = threadIdx.x; c < cols; c += blockDim.x)\n"
+                   "            atomicAdd(&out[r], in[r * cols + c]);\n"
+                   "    }\n"
+                   "}\n",
+                   "rows", "line 6: the atomic's target depends on r");
 }
 
 static int warp(const fixture *fx, size_t k, rw_result *r)
