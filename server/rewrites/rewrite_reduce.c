@@ -542,7 +542,7 @@ static const char *find_atomic(const char *text, const an_function *f, const rw_
                                       rwl_tok_is(ts, at - 1, "}") || rwl_tok_is(ts, at - 1, ")") ||
                                       rwl_tok_is(ts, at - 1, "else")));
     if (close >= ts->n || !rwl_tok_is(ts, close + 1, ";") || !own) {
-        snprintf(why, n, "line %u: the atomic's old value is used: it is not a statement of its own", line);
+        snprintf(why, n, "line %u: the atomic is not a statement of its own (its old value used, or a cast)", line);
         return why;
     }
     size_t a0, b0, a1, b1, ka, kb;

@@ -187,6 +187,44 @@ static void max_int(void **state)
                    "max_k", true, want);
 }
 
+/* restrict pointers, a long index, a data-dependent skip, `return` in an else branch */
+static void sum_restrict_else_return(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"            { hk_acc += (float)(v); }\n        else\n            return;",
+                                       "atomicAdd(r, hk_acc);", NULL};
+    reduce_applies("__global__ void dot(const float *__restrict__ a, const float *__restrict__ b,\n"
+                   "                    float *__restrict__ r, long n)\n"
+                   "{\n"
+                   "    const long tid = (long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "    if (tid < n) {\n"
+                   "        float v = a[tid] * b[tid];\n"
+                   "        if (v != 0.0f)\n"
+                   "            atomicAdd(r, v);\n"
+                   "        else\n"
+                   "            return;\n"
+                   "    }\n"
+                   "}\n",
+                   "dot", true, want);
+}
+
+/* a do-while grid-stride loop, atomicMin on unsigned */
+static void min_do_while(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"unsigned int hk_acc = (unsigned int)0xffffffffu;",
+                                       "if (hk_v < hk_acc) hk_acc = hk_v;", "atomicMin(&m[0], hk_acc);", NULL};
+    reduce_applies("__global__ void mn(const unsigned int *a, unsigned int *m, int n)\n"
+                   "{\n"
+                   "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "    do {\n"
+                   "        if (i < n) atomicMin(&m[0], a[i]);\n"
+                   "        i += blockDim.x * gridDim.x;\n"
+                   "    } while (i < n);\n"
+                   "}\n",
+                   "mn", true, want);
+}
+
 /* one sum per row, the row read from memory: a scatter, not one location */
 static void row_data_target_refused(void **state)
 {
@@ -233,7 +271,7 @@ static void old_value_used_refused(void **state)
                    "        pos[i] = (int)old;\n"
                    "    }\n"
                    "}\n",
-                   "slot", "line 4: the atomic's old value is used");
+                   "slot", "line 4: the atomic is not a statement of its own");
 }
 
 /* one sum per block (a row): not one location for the grid */
@@ -294,6 +332,8 @@ int main(void)
         cmocka_unit_test(sum_template),
         cmocka_unit_test(sum_macro_loop),
         cmocka_unit_test(max_int),
+        cmocka_unit_test(sum_restrict_else_return),
+        cmocka_unit_test(min_do_while),
         cmocka_unit_test(row_data_target_refused),
         cmocka_unit_test(second_atomic_refused),
         cmocka_unit_test(exchange_refused),
