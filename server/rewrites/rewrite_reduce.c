@@ -7,6 +7,8 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "model/kclass.h"
+#include "model/kmodel.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -411,6 +413,316 @@ out:
     return res;
 }
 
+/* ---- the model path: a global atomic reduction in any spelling, the body kept ---- */
+
+/* The kernel's own code runs unchanged inside a lambda (its early returns end only the
+ * lambda, so every thread reaches the shuffles after it), its one atomic replaced by an
+ * update of the register hk_acc, which starts at the identity for threads that skip it. */
+static const char tpl_reduce_body[] =
+    "{\n"
+    "    // hk rewrite: warp-shuffle reduction. The kernel's own code adds into a register\n"
+    "    // instead of calling $ATOMIC; every thread then reaches the __shfl_down_sync warp\n"
+    "    // reduction, one shared slot per warp, one $ATOMIC per block.\n"
+    "    $T hk_acc = $IDENT;\n"
+    "    [&]() {\n"
+    "$BODY\n"
+    "    }();\n"
+    PT_THREADS
+    PT_WARP
+    "    __shared__ $T hk_part[32];\n"
+    "    for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
+    "        const $T hk_o = __shfl_down_sync(hk_mask, hk_acc, hk_off);\n"
+    "        if (hk_lane + hk_off < hk_width)\n"
+    "            $COMBINE;\n"
+    "    }\n"
+    "    if (hk_lane == 0)\n"
+    "        hk_part[hk_warp] = hk_acc;\n"
+    "    __syncthreads();\n"
+    "    if (hk_warp == 0) {\n"
+    "        hk_acc = (hk_lane < hk_nwarps) ? hk_part[hk_lane] : $IDENT;\n"
+    "        for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
+    "            const $T hk_o = __shfl_down_sync(hk_mask, hk_acc, hk_off);\n"
+    "            if (hk_lane + hk_off < hk_width)\n"
+    "                $COMBINE;\n"
+    "        }\n"
+    "        if (hk_lane == 0)\n"
+    "            $ATOMIC($TARGET, hk_acc);\n"
+    "    }\n"
+    "}";
+
+/* 1-based line of byte off in text. */
+static uint32_t line_of(const char *text, uint32_t off)
+{
+    uint32_t line = 1;
+    for (uint32_t i = 0; i < off; i++)
+        line += text[i] == '\n';
+    return line;
+}
+
+/* An atomic of any kind (atomicAdd, atomicCAS, atomicAdd_block, ...) at token k. */
+static bool is_any_atomic(const rw_toks *ts, size_t k)
+{
+    const rw_tok *t = &ts->t[k];
+    return t->kind == T_IDENT && t->end - t->start > 6 && strncmp(ts->text + t->start, "atomic", 6) == 0 &&
+           rwl_tok_is(ts, k + 1, "(");
+}
+
+/* Is the identifier name written anywhere in the body: declared (after a type word, so
+ * `int k(5)` too), assigned, or stepped with ++/--? */
+static bool written(const rw_toks *ts, const char *name)
+{
+    for (size_t k = 0; k < ts->n; k++) {
+        if (!rwl_tok_is_ident(ts, k, name) || (k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->"))))
+            continue;
+        if (rwl_tok_is_assign_op(ts, k + 1) || rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k + 1, "--") ||
+            (k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--") || ts->t[k - 1].kind == T_IDENT)))
+            return true;
+    }
+    return false;
+}
+
+/* What the model path found: the one atomic statement [stmt_a, stmt_b) of the body tokens. */
+typedef struct {
+    pt_reduce r;
+    size_t stmt_a, stmt_b;
+    uint32_t line;
+} rm_match;
+
+/* The class must be a global atomic sum/max/min: NULL, or the reason in why. */
+static const char *class_fits(const km_class *c, char *why, size_t n)
+{
+    if (c->kind != KM_CLASS_REDUCTION) {
+        if (c->kind == KM_CLASS_NONE && c->near == KM_CLASS_REDUCTION && c->why[0])
+            snprintf(why, n, "line %u: %s", c->why_line, c->why);
+        else
+            snprintf(why, n, "the kernel model classes it %s, not a reduction", km_class_name(c->kind));
+        return why;
+    }
+    if (c->how != KM_HOW_ATOMIC || c->axis != KM_AXIS_GLOBAL) {
+        static const char *const how[] = {"no method", "a loop", "atomics", "a tree", "one thread"};
+        snprintf(why, n, "line %u: a %s reduction by %s: only a global one by per-thread atomics into one "
+                 "location becomes a register", c->line, km_axis_name(c->axis),
+                 (size_t)c->how < HK_ARRAY_LEN(how) ? how[c->how] : "another method");
+        return why;
+    }
+    if (c->reduce != KM_REDUCE_SUM && c->reduce != KM_REDUCE_MAX && c->reduce != KM_REDUCE_MIN) {
+        snprintf(why, n, "line %u: a %s reduction (only sum, max and min)", c->line, km_reduce_name(c->reduce));
+        return why;
+    }
+    return NULL;
+}
+
+/* The body's one atomic, a statement of its own into a fixed location. NULL or why. */
+static const char *find_atomic(const char *text, const an_function *f, const rw_toks *ts, rm_match *mt,
+                               char *why, size_t n)
+{
+    size_t at = ts->n;
+    for (size_t k = 0; k < ts->n; k++) {
+        if (!is_any_atomic(ts, k))
+            continue;
+        if (at != ts->n) {
+            snprintf(why, n, "line %u: a second atomic: one atomic per thread is what becomes a register",
+                     line_of(text, ts->t[k].start));
+            return why;
+        }
+        at = k;
+    }
+    if (at == ts->n)
+        return "no atomic in the kernel's own text (one in a macro or a called function is not rewritten)";
+    uint32_t line = line_of(text, ts->t[at].start);
+    mt->line = line;
+    if (!atomic_name(ts, at, &mt->r)) {
+        snprintf(why, n, "line %u: the atomic is not atomicAdd, atomicMax or atomicMin", line);
+        return why;
+    }
+    size_t close = rwl_match_close(ts, at + 1);
+    /* a statement start: after `;`, a brace, `else` or the `)` of if/for/while (not a cast) */
+    bool cast = at >= 3 && rwl_tok_is(ts, at - 1, ")") && rwl_tok_is(ts, at - 2, "void") && rwl_tok_is(ts, at - 3, "(");
+    bool own = at == 0 || (!cast && (rwl_tok_is(ts, at - 1, ";") || rwl_tok_is(ts, at - 1, "{") ||
+                                      rwl_tok_is(ts, at - 1, "}") || rwl_tok_is(ts, at - 1, ")") ||
+                                      rwl_tok_is(ts, at - 1, "else")));
+    if (close >= ts->n || !rwl_tok_is(ts, close + 1, ";") || !own) {
+        snprintf(why, n, "line %u: the atomic is not a statement of its own (its old value used, or a cast)", line);
+        return why;
+    }
+    size_t a0, b0, a1, b1, ka, kb;
+    if (!rwp_call2(ts, at, close + 2, &a0, &b0, &a1, &b1)) {
+        snprintf(why, n, "line %u: the atomic is not a two-argument call", line);
+        return why;
+    }
+    if (!(mt->r.target = rwp_atomic_target(f, ts, a0, b0, &ka, &kb))) {
+        snprintf(why, n, "line %u: the atomic's target is not a pointer parameter (`out`, `&out[k]`, `out + k`)",
+                 line);
+        return why;
+    }
+    for (size_t k = a0; k < b0; k++) {
+        if (ts->t[k].kind != T_IDENT || (k > 0 && rwl_tok_is(ts, k - 1, ".")))
+            continue;
+        char id[PT_NAME];
+        rwp_tok_copy(ts, k, id, sizeof id);
+        if (!rwp_param_named(f, ts, k) || written(ts, id)) {
+            snprintf(why, n, "line %u: the atomic's target depends on %s, which is not an unchanged parameter: "
+                     "not one location for every thread", line, id);
+            return why;
+        }
+    }
+    for (size_t k = 0; k < ts->n; k++)
+        if ((k < a0 || k >= b0) && rwl_tok_is_ident(ts, k, mt->r.target->name)) {
+            snprintf(why, n, "line %u: %s is used besides the atomic: it would see a partial sum",
+                     line_of(text, ts->t[k].start), mt->r.target->name);
+            return why;
+        }
+    if (!(mt->r.target_text = rwl_tok_text(ts, a0, b0)) || !(mt->r.expr = rwl_tok_text(ts, a1, b1)))
+        return "out of memory";
+    mt->stmt_a = at;
+    mt->stmt_b = close + 2;
+    return NULL;
+}
+
+/* The model's reading of f and the atomic to replace: HK_OK with why[0] == '\0' when it
+ * fits, else the reason in why; *classed when the model calls it a global atomic
+ * reduction (the reason is then the model's alone, else the text matcher's comes first). */
+static int model_reduce(const char *text, size_t len, const an_function *f, const rw_toks *ts, rm_match *mt,
+                        bool *classed, char *why, size_t n)
+{
+    km_kernel *k = NULL;
+    why[0] = '\0';
+    *classed = false;
+    char bwhy[200];
+    int rc = km_build(text, len, f->name, &k, bwhy, sizeof bwhy);
+    if (rc == HK_ENOMEM)
+        return rc;
+    if (rc) {
+        snprintf(why, n, "the kernel model cannot be built: %s", bwhy);
+        return HK_OK;
+    }
+    km_class c;
+    if ((rc = km_classify(k, &c)))
+        goto out;
+    if (class_fits(&c, why, n))
+        goto out;
+    *classed = true;
+    const char *w = find_atomic(text, f, ts, mt, why, n);
+    if (w == NULL)
+        goto out;
+    if (strcmp(w, "out of memory") == 0)
+        rc = HK_ENOMEM;
+    else if (w != why)
+        snprintf(why, n, "%s", w);
+    if (!rc && mt->r.op != (c.reduce == KM_REDUCE_SUM ? PT_SUM : c.reduce == KM_REDUCE_MAX ? PT_MAX : PT_MIN))
+        snprintf(why, n, "line %u: the atomic is not the model's %s", mt->line, km_reduce_name(c.reduce));
+out:
+    km_free(k);
+    return rc;
+}
+
+/* The body with the atomic statement replaced by a register update (new string). */
+static char *body_with_register(const char *text, const an_function *f, const rw_toks *ts, const rm_match *mt,
+                                const char *ty)
+{
+    const pt_reduce *r = &mt->r;
+    char *upd = r->op == PT_SUM
+                    ? hk_asprintf("{ hk_acc += (%s)(%s); }", ty, r->expr)
+                    : hk_asprintf("{ const %s hk_v = (%s)(%s); if (hk_v %s hk_acc) hk_acc = hk_v; }", ty, ty,
+                                  r->expr, r->op == PT_MAX ? ">" : "<");
+    if (!upd)
+        return NULL;
+    uint32_t a = f->body_span.start_byte, s = ts->t[mt->stmt_a].start, e = ts->t[mt->stmt_b - 1].end;
+    char *body = hk_asprintf("%.*s%s%.*s", (int)(s - a), text + a, upd, (int)(f->body_span.end_byte - e), text + e);
+    hk_free(upd);
+    return body;
+}
+
+/* Is t a type parameter of f's template (`typename T` or `class T`)? */
+static bool type_param(const an_function *f, const char *t)
+{
+    const char *p = f->template_params;
+    size_t n = strlen(t);
+    if (!p || n == 0)
+        return false;
+    for (const char *q = strstr(p, t); q; q = strstr(q + 1, t)) {
+        bool alone = (q == p || !(isalnum((unsigned char)q[-1]) || q[-1] == '_')) &&
+                     !(isalnum((unsigned char)q[n]) || q[n] == '_');
+        if (alone && q - p >= 6 && (strncmp(q - 6, "class ", 6) == 0 || (q - p >= 9 && strncmp(q - 9, "typename ", 9) == 0)))
+            return true;
+    }
+    return false;
+}
+
+/* When the text matchers refused (why): the model path. */
+static int model_path(const char *text, size_t len, const an_model *m, const an_function *f, const char *why,
+                      rw_result *out)
+{
+    static const char *const name = "warp reduce";
+    rw_toks ts = {0};
+    rm_match mt;
+    memset(&mt, 0, sizeof mt);
+    struct hk_buf b;
+    hk_buf_init(&b, PT_TEXT_MAX);
+    char mwhy[512], *body = NULL, *combine = NULL;
+    bool classed;
+    int rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts);
+    if (rc) {
+        if (rc == HK_ETOOBIG)
+            rc = rwp_not_applicable(out, name, f, why);
+        goto out;
+    }
+    if ((rc = model_reduce(text, len, f, &ts, &mt, &classed, mwhy, sizeof mwhy)))
+        goto out;
+    if (mwhy[0] && !classed) {
+        /* not a global atomic reduction: the text matcher's reason, then the model's */
+        char both[800];
+        snprintf(both, sizeof both, "%s; %s", why, mwhy);
+        rc = rwp_not_applicable(out, name, f, both);
+        goto out;
+    }
+    if (mwhy[0]) {
+        rc = rwp_not_applicable(out, name, f, mwhy);
+        goto out;
+    }
+    char t[PT_EXPR];
+    rwp_pointee_type(mt.r.target, t, sizeof t);
+    const char *ty = rwp_scalar_type(t), *ident = ty ? reduce_identity(mt.r.op, ty) : NULL;
+    bool tparam = !ty && type_param(f, t);
+    if (tparam && mt.r.op == PT_SUM) {
+        ty = t;   /* a template parameter: T(0) is its sum identity */
+        ident = "0";
+    }
+    if (!ty || !ident) {
+        snprintf(mwhy, sizeof mwhy, "line %u: the accumulator type %s has no known %s identity "
+                 "(float, double, int, unsigned, long long, unsigned long long%s)", mt.line, t,
+                 mt.r.op == PT_SUM ? "sum" : mt.r.op == PT_MAX ? "max" : "min",
+                 mt.r.op == PT_SUM ? ", a template parameter" : "");
+        rc = rwp_not_applicable(out, name, f, mwhy);
+        goto out;
+    }
+    char identv[PT_EXPR + 16];
+    snprintf(identv, sizeof identv, "(%s)%s", ty, ident);
+    combine = mt.r.op == PT_SUM ? hk_strdup("hk_acc += hk_o")
+                                : hk_asprintf("hk_acc = (hk_o %s hk_acc) ? hk_o : hk_acc", mt.r.op == PT_MAX ? ">" : "<");
+    if (!combine || !(body = body_with_register(text, f, &ts, &mt, ty))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    const char *kv[] = {"T", ty, "IDENT", identv, "BODY", body, "COMBINE", combine, "ATOMIC", mt.r.atomic,
+                        "TARGET", mt.r.target_text, NULL};
+    if ((rc = rwl_render(&b, tpl_reduce_body, kv)))
+        goto out;
+    char *desc = hk_asprintf("kernel %s: %s %s reduction (the kernel model's reading, line %u) -> the kernel's "
+                             "own code adds into a register, __shfl_down_sync warp reduction, one shared slot "
+                             "per warp, one %s per block",
+                             f->name, ty, mt.r.op == PT_SUM ? "sum" : mt.r.op == PT_MAX ? "max" : "min", mt.line,
+                             mt.r.atomic);
+    rc = rwp_replace_body(text, len, m, f, b.data, desc, out);
+out:
+    reduce_free(&mt.r);
+    hk_free(body);
+    hk_free(combine);
+    hk_buf_free(&b);
+    rwl_toks_free(&ts);
+    return rc;
+}
+
 int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
 {
     static const char *const name = "warp reduce";
@@ -486,7 +798,7 @@ nomem:
     rc = HK_ENOMEM;
     goto out;
 na:
-    rc = rwp_not_applicable(out, name, f, why);
+    rc = model_path(text, len, m, f, why, out);
 out:
     reduce_free(&r);
     hk_free(vec);
