@@ -417,33 +417,6 @@ out:
 
 /* ---- files ---- */
 
-static int read_text(const char *path, char **out, size_t *len)
-{
-    *out = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return errno == ENOENT ? HK_ENOENT : HK_EIO;
-    struct hk_buf b;
-    hk_buf_init(&b, AN_TEXT_MAX_BYTES);
-    char chunk[65536];
-    size_t n;
-    int rc = HK_OK;
-    while (rc == HK_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        rc = hk_buf_append(&b, chunk, n);
-    if (rc == HK_OK && ferror(f))
-        rc = HK_EIO;
-    fclose(f);
-    if (rc == HK_OK && !b.data)
-        rc = hk_buf_appends(&b, "");
-    if (rc != HK_OK) {
-        hk_buf_free(&b);
-        return rc;
-    }
-    *len = b.len;
-    *out = hk_buf_steal(&b);
-    return HK_OK;
-}
 
 /* Writes text to path through a temporary file in the same directory and a rename, so a
  * crash leaves the old or the new file, never half of one. mode: the permissions. */
@@ -805,7 +778,7 @@ int cli_apply(int argc, char **argv)
     }
 
     /* the file as it is now */
-    rc = read_text(e.file, &cur, &cur_len);
+    rc = hk_read_file(e.file, AN_TEXT_MAX_BYTES, &cur, &cur_len);
     if (rc != HK_OK) {
         fprintf(stderr, "hkls apply: cannot read %s: %s\n", e.file,
                 rc == HK_ENOENT ? "no such file" : hk_strerror(rc));

@@ -7,7 +7,6 @@
  * an answer before any GPU time is spent. */
 #include "cli/cli.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,33 +38,6 @@ static void usage(FILE *f)
             "usage errors.\n");
 }
 
-static int read_text(const char *path, char **out, size_t *len)
-{
-    *out = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return errno == ENOENT ? HK_ENOENT : HK_EIO;
-    struct hk_buf b;
-    hk_buf_init(&b, AN_TEXT_MAX_BYTES);
-    char chunk[65536];
-    size_t n;
-    int rc = HK_OK;
-    while (rc == HK_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        rc = hk_buf_append(&b, chunk, n);
-    if (rc == HK_OK && ferror(f))
-        rc = HK_EIO;
-    fclose(f);
-    if (rc == HK_OK && !b.data)
-        rc = hk_buf_appends(&b, "");
-    if (rc != HK_OK) {
-        hk_buf_free(&b);
-        return rc;
-    }
-    *len = b.len;
-    *out = hk_buf_steal(&b);
-    return HK_OK;
-}
 
 /* "algorithm", "search axis", "hint", "library call" or "structural". */
 static const char *kind_name(unsigned flags)
@@ -210,7 +182,7 @@ int cli_rewrites(int argc, char **argv)
     spec *sp = NULL;
     json_t *o = NULL;
     int status = EXIT_FAILED;
-    int rc = read_text(file, &text, &len);
+    int rc = hk_read_file(file, AN_TEXT_MAX_BYTES, &text, &len);
     if (rc) {
         fprintf(stderr, "hkls rewrites: %s: %s\n", file, hk_strerror(rc));
         goto out;

@@ -1,6 +1,7 @@
 #include "core/buf.h"
 #include "core/hk.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,4 +95,32 @@ void hk_buf_free(struct hk_buf *b)
     hk_free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
+}
+
+int hk_read_file(const char *path, size_t max, char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOENT ? HK_ENOENT : HK_EIO;
+    struct hk_buf b;
+    hk_buf_init(&b, max);
+    char chunk[65536];
+    size_t n;
+    int rc = HK_OK;
+    while (rc == HK_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        rc = hk_buf_append(&b, chunk, n);
+    if (rc == HK_OK && ferror(f))
+        rc = HK_EIO;
+    fclose(f);
+    if (rc == HK_OK && !b.data)
+        rc = hk_buf_appends(&b, "");
+    if (rc != HK_OK) {
+        hk_buf_free(&b);
+        return rc;
+    }
+    *len = b.len;
+    *out = hk_buf_steal(&b);
+    return HK_OK;
 }

@@ -25,4 +25,9 @@ void hk_buf_reset(struct hk_buf *b);
 char *hk_buf_steal(struct hk_buf *b);
 void hk_buf_free(struct hk_buf *b);
 
+/* Reads the file at path whole, at most max bytes, into *out (hk_free; NUL-terminated, ""
+ * when empty) with its length in *len. HK_OK, HK_ENOENT (no such file), HK_EIO (any other
+ * open or read failure), HK_ETOOBIG (over max), HK_ENOMEM; on failure *out is NULL. */
+int hk_read_file(const char *path, size_t max, char **out, size_t *len);
+
 #endif

@@ -173,31 +173,6 @@ static json_t *num_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-static int ep__read_file(const char *path, size_t max, char **out, size_t *len_out)
-{
-    *out = NULL;
-    *len_out = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return errno == ENOENT ? HK_ENOENT : HK_EIO;
-    struct hk_buf b;
-    hk_buf_init(&b, max);
-    char chunk[65536];
-    size_t n;
-    int rc = HK_OK;
-    while (rc == HK_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        rc = hk_buf_append(&b, chunk, n);
-    if (rc == HK_OK && ferror(f))
-        rc = HK_EIO;
-    fclose(f);
-    if (rc) {
-        hk_buf_free(&b);
-        return rc;
-    }
-    *len_out = b.len;
-    *out = b.data ? hk_buf_steal(&b) : hk_strdup("");
-    return *out ? HK_OK : HK_ENOMEM;
-}
 
 int ep_default_db_path(char **out)
 {
@@ -616,7 +591,7 @@ static int init_inputs(ep_ctx *c)
     free(abs);
     if (!c->file_abs)
         return HK_ENOMEM;
-    rc = ep__read_file(c->file_abs, SOURCE_MAX, &c->text, &c->text_len);
+    rc = hk_read_file(c->file_abs, SOURCE_MAX, &c->text, &c->text_len);
     if (rc) {
         ep__fail_early(c, rc, "cannot read %s: %s", c->file_abs, hk_strerror(rc));
         return rc;
@@ -3843,14 +3818,14 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
         rc = HK_EUNSUPPORTED;
         goto out;
     }
-    if ((rc = ep__read_file(c->sp->source_path, SOURCE_MAX, &c->text, &c->text_len))) {
+    if ((rc = hk_read_file(c->sp->source_path, SOURCE_MAX, &c->text, &c->text_len))) {
         ep__log(c, "error", "cannot read the baseline %s: %s", c->sp->source_path,
                 hk_strerror(rc));
         goto out;
     }
     if ((rc = require_text(c, "the baseline", c->sp->source_path, c->text, c->text_len)))
         goto out;
-    if ((rc = ep__read_file(vo->candidate, SOURCE_MAX, &cand_text, &cand_len))) {
+    if ((rc = hk_read_file(vo->candidate, SOURCE_MAX, &cand_text, &cand_len))) {
         ep__log(c, "error", "cannot read the candidate %s: %s", vo->candidate, hk_strerror(rc));
         goto out;
     }

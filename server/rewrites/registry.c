@@ -331,3 +331,23 @@ int rw_apply_named(const char *name, const rw_context *ctx, const int *params, r
     }
     return rw_apply(d, ctx, params, out, why);
 }
+
+int rw_model_classify(const char *text, size_t len, const char *name, km_kernel **k, km_class *c,
+                      char *why, size_t n)
+{
+    *k = NULL;
+    why[0] = '\0';
+    char bwhy[200];
+    int rc = km_build(text, len, name, k, bwhy, sizeof bwhy);
+    if (rc == HK_ENOMEM)
+        return rc;
+    if (rc) {
+        snprintf(why, n, "the kernel model cannot be built: %s", bwhy);
+        return HK_OK;
+    }
+    if ((rc = km_classify(*k, c))) {
+        km_free(*k);
+        *k = NULL;
+    }
+    return rc;
+}

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "analysis/analysis.h"
+#include "model/kclass.h"
 #include "rewrites/rewrite.h"
 
 struct spec;
@@ -126,5 +127,13 @@ int rw_apply_named(const char *name, const rw_context *ctx, const int *params, r
  * statement. A locator over the reason's words until the kernel model gives each
  * recognizer exact positions. Always fills why. */
 void rw_refusal_locate(const rw_context *ctx, const char *text, rw_refusal *why);
+
+/* The kernel model of kernel name in text, and its class: the first step of every
+ * rewrite's model path (a recognizer falls back to it when its text matcher refuses).
+ * HK_OK with *k (km_free) and *c filled; HK_OK with *k NULL and the reason in why ("the
+ * kernel model cannot be built: ...") when the model cannot be built; HK_ENOMEM; an error
+ * of km_classify (with *k NULL). why[0] is '\0' unless the model was not built. */
+int rw_model_classify(const char *text, size_t len, const char *name, km_kernel **k, km_class *c,
+                      char *why, size_t n);
 
 #endif

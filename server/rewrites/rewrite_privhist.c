@@ -145,19 +145,11 @@ static int model_histogram(const char *text, size_t len, const an_function *f, b
                            bool *classed, char *why, size_t n)
 {
     km_kernel *k = NULL;
-    why[0] = '\0';
-    *classed = false;
-    char bwhy[200];
-    int rc = km_build(text, len, f->name, &k, bwhy, sizeof bwhy);
-    if (rc == HK_ENOMEM)
-        return rc;
-    if (rc) {
-        snprintf(why, n, "the kernel model cannot be built: %s", bwhy);
-        return HK_OK;
-    }
     km_class c;
-    if ((rc = km_classify(k, &c)))
-        goto out;
+    *classed = false;
+    int rc = rw_model_classify(text, len, f->name, &k, &c, why, n);
+    if (rc || !k)
+        return rc;
     if (c.kind != KM_CLASS_HISTOGRAM)
         goto out;
     *classed = true;
