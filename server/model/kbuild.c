@@ -1901,7 +1901,8 @@ static void walk(kb *b, const char *src, TSNode n)
             walk(b, src, cons);
             leave(b);
             then = env_save(b);
-            memcpy(b->env.v, before, n0 * sizeof(ent));
+            if (n0) /* an empty environment has no array yet (b->env.v NULL) */
+                memcpy(b->env.v, before, n0 * sizeof(ent));
             if (!ts_node_is_null(alt)) {
                 enter(b);
                 b->quiet++;
