@@ -740,9 +740,10 @@ static int create_episode(ep_ctx *c)
         }
     }
     hk_free(dbdir);
-    if ((rc = store_open(o->db_path, &c->db))) {
+    char dberr[256] = "";
+    if ((rc = store_open_ex(o->db_path, 0, &c->db, dberr, sizeof dberr))) {
         ep__fail_early(c, rc, "cannot open the history database %s: %s", o->db_path,
-                       hk_strerror(rc));
+                       dberr[0] ? dberr : hk_strerror(rc));
         return rc;
     }
     if (store_kernel_upsert(c->db, c->file_abs, o->kernel, c->kernel_hash, &c->kernel_id)) {
