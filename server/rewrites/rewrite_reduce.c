@@ -36,6 +36,30 @@ static const char *reduce_identity(enum pt_op op, const char *t)
     return NULL;
 }
 
+/* The end of both block-reduction bodies: each warp's register sum through shuffles, one
+ * shared slot per warp, the first warp combines them and one atomic per block. */
+#define RD_BLOCK_TAIL \
+    "    __shared__ $T hk_part[32];\n" \
+    "    for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n" \
+    "        const $T hk_o = __shfl_down_sync(hk_mask, hk_acc, hk_off);\n" \
+    "        if (hk_lane + hk_off < hk_width)\n" \
+    "            $COMBINE;\n" \
+    "    }\n" \
+    "    if (hk_lane == 0)\n" \
+    "        hk_part[hk_warp] = hk_acc;\n" \
+    "    __syncthreads();\n" \
+    "    if (hk_warp == 0) {\n" \
+    "        hk_acc = (hk_lane < hk_nwarps) ? hk_part[hk_lane] : $IDENT;\n" \
+    "        for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n" \
+    "            const $T hk_o = __shfl_down_sync(hk_mask, hk_acc, hk_off);\n" \
+    "            if (hk_lane + hk_off < hk_width)\n" \
+    "                $COMBINE;\n" \
+    "        }\n" \
+    "        if (hk_lane == 0)\n" \
+    "            $ATOMIC($TARGET, hk_acc);\n" \
+    "    }\n" \
+    "}"
+
 static const char tpl_reduce[] =
     "{\n"
     "    // hk rewrite: warp-shuffle reduction. Grid-stride accumulation in a register,\n"
@@ -50,26 +74,7 @@ static const char tpl_reduce[] =
     "    }\n"
     PT_THREADS
     PT_WARP
-    "    __shared__ $T hk_part[32];\n"
-    "    for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
-    "        const $T hk_o = __shfl_down_sync(hk_mask, hk_acc, hk_off);\n"
-    "        if (hk_lane + hk_off < hk_width)\n"
-    "            $COMBINE;\n"
-    "    }\n"
-    "    if (hk_lane == 0)\n"
-    "        hk_part[hk_warp] = hk_acc;\n"
-    "    __syncthreads();\n"
-    "    if (hk_warp == 0) {\n"
-    "        hk_acc = (hk_lane < hk_nwarps) ? hk_part[hk_lane] : $IDENT;\n"
-    "        for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
-    "            const $T hk_o = __shfl_down_sync(hk_mask, hk_acc, hk_off);\n"
-    "            if (hk_lane + hk_off < hk_width)\n"
-    "                $COMBINE;\n"
-    "        }\n"
-    "        if (hk_lane == 0)\n"
-    "            $ATOMIC($TARGET, hk_acc);\n"
-    "    }\n"
-    "}";
+    RD_BLOCK_TAIL;
 
 /* What a reduction kernel is made of, found by one of the two matchers below. */
 typedef struct {
@@ -429,26 +434,7 @@ static const char tpl_reduce_body[] =
     "    }();\n"
     PT_THREADS
     PT_WARP
-    "    __shared__ $T hk_part[32];\n"
-    "    for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
-    "        const $T hk_o = __shfl_down_sync(hk_mask, hk_acc, hk_off);\n"
-    "        if (hk_lane + hk_off < hk_width)\n"
-    "            $COMBINE;\n"
-    "    }\n"
-    "    if (hk_lane == 0)\n"
-    "        hk_part[hk_warp] = hk_acc;\n"
-    "    __syncthreads();\n"
-    "    if (hk_warp == 0) {\n"
-    "        hk_acc = (hk_lane < hk_nwarps) ? hk_part[hk_lane] : $IDENT;\n"
-    "        for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
-    "            const $T hk_o = __shfl_down_sync(hk_mask, hk_acc, hk_off);\n"
-    "            if (hk_lane + hk_off < hk_width)\n"
-    "                $COMBINE;\n"
-    "        }\n"
-    "        if (hk_lane == 0)\n"
-    "            $ATOMIC($TARGET, hk_acc);\n"
-    "    }\n"
-    "}";
+    RD_BLOCK_TAIL;
 
 /* 1-based line of byte off in text. */
 static uint32_t line_of(const char *text, uint32_t off)
