@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The test binary's scratch directory (rwf_setup makes it, rwf_teardown removes it). */
 static char tmpdir[512];
@@ -135,5 +136,25 @@ static inline int run_cmd(const char *cmd, char *out, size_t size)
     out[n] = '\0';
     return pclose(p);
 }
+
+#ifdef NVCC
+/* Compiles text with nvcc -arch=sm_90 -c (tag names the file in tmpdir); says so and
+ * returns without nvcc. Only where test_nvcc.h (NVCC) was included first. */
+static inline void rwf_nvcc_compiles(const char *text, const char *tag)
+{
+    if (access(NVCC, X_OK) != 0) {
+        print_message("note: no nvcc at %s, compile check of %s skipped\n", NVCC, tag);
+        return;
+    }
+    char src[700], cmd[2000], out[8192];
+    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
+    rwf_write_file(src, text);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -o %s/%s.o %s 2>&1", NVCC, tmpdir, tag, src);
+    int st = run_cmd(cmd, out, sizeof out);
+    if (st != 0)
+        print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
+    assert_int_equal(st, 0);
+}
+#endif
 
 #endif

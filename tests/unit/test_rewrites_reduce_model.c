@@ -34,23 +34,6 @@ static int teardown(void **state)
     return rwf_teardown();
 }
 
-/* Compiles text with nvcc -arch=sm_90 -c (tag names the file); skipped without nvcc. */
-static void nvcc_compiles(const char *text, const char *tag)
-{
-    if (access(NVCC, X_OK) != 0) {
-        print_message("note: no nvcc at %s, compile check of %s skipped\n", NVCC, tag);
-        return;
-    }
-    char src[700], cmd[2000], out[8192];
-    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
-    rwf_write_file(src, text);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -o %s/%s.o %s 2>&1", NVCC, tmpdir, tag, src);
-    int st = run_cmd(cmd, out, sizeof out);
-    if (st != 0)
-        print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
-    assert_int_equal(st, 0);
-}
-
 /* warp_reduce of kernel kname in src: applicable, every string of want in the new text
  * (model: through the model path), which compiles. */
 static void reduce_applies(const char *src, const char *kname, bool model, const char *const *want)
@@ -77,7 +60,7 @@ static void reduce_applies(const char *src, const char *kname, bool model, const
             print_message("%s: no `%s` in\n%s\n", kname, want[i], r.text);
         assert_non_null(strstr(r.text, want[i]));
     }
-    nvcc_compiles(r.text, kname);
+    rwf_nvcc_compiles(r.text, kname);
     rw_result_free(&r);
     unload(&fx);
 }

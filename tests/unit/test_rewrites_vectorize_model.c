@@ -40,23 +40,6 @@ static int teardown(void **state)
     "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); \\\n" \
     "       i += blockDim.x * gridDim.x)\n"
 
-/* Compiles text with nvcc -arch=sm_90 -c (tag names the file); skipped without nvcc. */
-static void nvcc_compiles(const char *text, const char *tag)
-{
-    if (access(NVCC, X_OK) != 0) {
-        print_message("note: no nvcc at %s, compile check of %s skipped\n", NVCC, tag);
-        return;
-    }
-    char src[700], cmd[2000], out[8192];
-    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
-    rwf_write_file(src, text);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -o %s/%s.o %s 2>&1", NVCC, tmpdir, tag, src);
-    int st = run_cmd(cmd, out, sizeof out);
-    if (st != 0)
-        print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
-    assert_int_equal(st, 0);
-}
-
 /* vectorize (4 wide) of kernel kname in src: applicable, with float4 loads and stores of
  * x and y, every string of want in the new text, which compiles. */
 static void vec_applies(const char *src, const char *kname, const char *const *want)
@@ -75,7 +58,7 @@ static void vec_applies(const char *src, const char *kname, const char *const *w
             print_message("%s: no `%s` in\n%s\n", kname, want[i], r.text);
         assert_non_null(strstr(r.text, want[i]));
     }
-    nvcc_compiles(r.text, kname);
+    rwf_nvcc_compiles(r.text, kname);
     rw_result_free(&r);
     unload(&fx);
 }
