@@ -31,16 +31,20 @@ else
   echo "bwrap cannot hide the source tree here: checking the paths hkls names instead"
 fi
 run() { (cd "$work" && env -u HK_SKILLS_DIR -u HK_INCLUDE_DIR HOME="$prefix" "${hide[@]}" "$@"); }
+# Every check reads its text from a here-string, never from `echo "$out" | ...`: under
+# pipefail a reader that stops early (head -1, grep -q) can leave echo with SIGPIPE and fail
+# a check that matched. That failed CI once, when `hkls skills` grew past one pipe write.
+first_line() { printf '%s\n' "${1%%$'\n'*}"; }
 
 out=$(run "$prefix/bin/hkls" doctor) || fail "hkls doctor failed"
-echo "$out" | grep -F "harness" | grep -F "[ok]" | grep -qF "$share/include/hk_harness.h" \
+grep -F "harness" <<<"$out" | grep -F "[ok]" | grep -F "$share/include/hk_harness.h" >/dev/null \
   || fail "doctor does not name the installed harness header: $out"
-echo "$out" | grep -F "skills" | grep -F "[ok]" | grep -qF "$share/skills" \
+grep -F "skills" <<<"$out" | grep -F "[ok]" | grep -F "$share/skills" >/dev/null \
   || fail "doctor does not name the installed skills: $out"
 
 out=$(run "$prefix/bin/hkls" skills) || fail "hkls skills failed"
-echo "$out" | head -1 | grep -qE "^[0-9]+ skills in $share/skills" \
-  || fail "hkls skills does not read the installed skills: $(echo "$out" | head -3)"
+first_line "$out" | grep -E "^[0-9]+ skills in $share/skills" >/dev/null \
+  || fail "hkls skills does not read the installed skills: $(first_line "$out")"
 
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   rc=0
@@ -48,9 +52,9 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
         --kernel saxpy --spec saxpy.bench.json --budget 1 --jobs 2 --db "$work/h.db" 2>"$work/err") \
     || rc=$?
   [ "$rc" -eq 3 ] || fail "optimize without a GPU: exit $rc, not 3: $out $(cat "$work/err")"
-  echo "$out" | grep -qE "^    v0 +[0-9]+ " || fail "the baseline was not built: $out $(cat "$work/err")"
-  echo "$out" | grep -qF "what a GPU gives: " || fail "no recorded report named: $out"
-  echo "$out" | grep -F "what a GPU gives: " | grep -qF "$share/recorded/2026-11-30-h200-saxpy/episode-2.html" \
+  grep -E "^    v0 +[0-9]+ " <<<"$out" >/dev/null || fail "the baseline was not built: $out $(cat "$work/err")"
+  grep -F "what a GPU gives: " <<<"$out" >/dev/null || fail "no recorded report named: $out"
+  grep -F "what a GPU gives: " <<<"$out" | grep -F "$share/recorded/2026-11-30-h200-saxpy/episode-2.html" >/dev/null \
     || fail "the recorded report is not the installed one: $out"
 fi
 echo "ok: installed hkls runs from $prefix"
