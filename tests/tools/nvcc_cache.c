@@ -20,6 +20,11 @@
  * the compiler. The real compiler: HK_REAL_NVCC / HK_REAL_HIPCC, else the next one of
  * that name on PATH after this program, else /usr/local/cuda/bin/nvcc, /opt/rocm/bin/hipcc.
  *
+ * With HK_NVCC_LOG (a file), each call appends one line to it: what it was (hit, miss, or
+ * direct: a compile it does not cache), the wall and CPU seconds of the compiler it ran
+ * (0 for a hit), the key, and the command line; how a test's time is measured
+ * (bench/results/2026-12-02-ci-time.md).
+ *
  * Test-only: the product never caches a candidate's compile (docs/referee.md). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -34,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -336,6 +343,66 @@ static int exec_real(const char *real, char **argv)
     return 127;
 }
 
+static double now_s(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+static double cpu_s(const struct rusage *ru)
+{
+    return (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) +
+           (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e6;
+}
+
+/* One line for HK_NVCC_LOG, if set: kind, wall and CPU seconds, key, command line. Written
+ * with one write() on an O_APPEND file so that lines of concurrent calls do not mix. */
+static void log_call(const char *kind, double wall, double cpu, const char *key, int argc,
+                     char **argv)
+{
+    const char *path = getenv("HK_NVCC_LOG");
+    if (!path || !*path)
+        return;
+    char line[16384];
+    int n = snprintf(line, sizeof line, "%s %.2f %.2f %s", kind, wall, cpu, key);
+    for (int i = 1; i < argc && n > 0 && (size_t)n < sizeof line - 2; i++)
+        n += snprintf(line + n, sizeof line - (size_t)n - 2, " %s", argv[i]);
+    if (n < 0)
+        return;
+    if ((size_t)n > sizeof line - 2)
+        n = (int)sizeof line - 2;
+    line[n++] = '\n';
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+        if (write(fd, line, (size_t)n) < 0) {
+            /* a measurement aid: a lost line changes no compile */
+        }
+        close(fd);
+    }
+}
+
+/* The compiler run as a child, waited for and logged (HK_NVCC_LOG): a compile the cache
+ * passes on, where the log wants its time. Without the log, exec_real(). */
+static int run_direct(const char *real, int argc, char **argv)
+{
+    const char *log = getenv("HK_NVCC_LOG");
+    if (!log || !*log)
+        return exec_real(real, argv);
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid < 0)
+        return exec_real(real, argv);
+    if (pid == 0)
+        _exit(exec_real(real, argv));
+    int ws = 0;
+    struct rusage ru = {0};
+    while (wait4(pid, &ws, 0, &ru) < 0 && errno == EINTR)
+        ;
+    log_call("direct", now_s() - t0, cpu_s(&ru), "-", argc, argv);
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+}
+
 int main(int argc, char **argv)
 {
     char *a0 = strdup(argv[0]);
@@ -362,7 +429,7 @@ int main(int argc, char **argv)
             plain = false;
     }
     if (!plain || out_i < 0)
-        return exec_real(real, argv);
+        return cache ? run_direct(real, argc, argv) : exec_real(real, argv);
     /* "-o -" (PTX on stdout, as a test reads it through a pipe): no output file to keep */
     bool to_stdout = !strcmp(argv[out_i], "-");
 
@@ -431,6 +498,7 @@ int main(int argc, char **argv)
                     replay(k ? 2 : 1, t, n, was, now, n_now);
                 free(t);
             }
+            log_call("hit", 0, 0, key, argc, argv);
             return rc;
         }
         free(dirs);
@@ -445,6 +513,7 @@ int main(int argc, char **argv)
     char outp[PATH_MAX + 16], errp[PATH_MAX + 16];
     snprintf(outp, sizeof outp, "%s/stdout", tmp);
     snprintf(errp, sizeof errp, "%s/stderr", tmp);
+    double t0 = now_s();
     pid_t pid = fork();
     if (pid < 0)
         return exec_real(real, argv);
@@ -456,8 +525,10 @@ int main(int argc, char **argv)
         _exit(exec_real(real, argv));
     }
     int ws = 0;
-    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+    struct rusage ru = {0};
+    while (wait4(pid, &ws, 0, &ru) < 0 && errno == EINTR)
         ;
+    log_call("miss", now_s() - t0, cpu_s(&ru), key, argc, argv);
     int rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
     for (int k = 0; k < 2; k++) {
         char *t = slurp(k ? errp : outp, &n);
