@@ -1,5 +1,5 @@
 /* Rewrite tests on fixture kernels (tests/data/rewrite): each rewritten text compiles with
- * the real nvcc (-arch=sm_90 -c) and, re-analysed, shows the expected structure; the
+ * the real nvcc (-arch=sm_90 -cubin) and, re-analysed, shows the expected structure; the
  * not-applicable cases give their reason. nvcc missing: the compile checks say so. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
@@ -78,7 +78,8 @@ static long tunable(const an_model *m, const char *name)
     return -1;
 }
 
-/* Compiles text with nvcc -arch=sm_90 -c; fails the test with nvcc's output otherwise. */
+/* Compiles text with nvcc -arch=sm_90 -cubin (device code only); fails the test with nvcc's
+ * output otherwise. */
 static void nvcc_compiles(const char *text, const char *tag)
 {
     if (access(NVCC, X_OK) != 0) {
@@ -91,7 +92,7 @@ static void nvcc_compiles(const char *text, const char *tag)
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -o %s/%s.o %s 2>&1", NVCC, tmpdir, tag, src);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -cubin -o %s/%s.cubin %s 2>&1", NVCC, tmpdir, tag, src);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     char out[4096];

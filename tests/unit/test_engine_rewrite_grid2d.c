@@ -1,6 +1,6 @@
 /* Tests of rw_grid_stride_2d (rewrites/rewrite_grid2d.h): the suite's matadd2d.cu and inline
  * kernels of the other shapes rewrite into a flattened grid-stride loop with the contiguous
- * index fastest, re-analyse cleanly and compile with the real nvcc -arch=sm_90 -c (also after
+ * index fastest, re-analyse cleanly and compile with the real nvcc -arch=sm_90 -cubin (also after
  * rw_launch_config gives them the SM-multiple 1-D launch the search uses); the rewritten
  * kernels run emulated on the CPU (g++, threads one after the other) under several grid and
  * block shapes and write exactly what the originals write; each refusal gives its reason; a
@@ -162,8 +162,8 @@ static int run_cmd(const char *cmd, char *out, size_t size)
     return pclose(p);
 }
 
-/* Compiles text with nvcc -arch=sm_90 -c; fails the test with nvcc's output otherwise, and
- * with strict also on a warning. */
+/* Compiles text with nvcc -arch=sm_90 -cubin (device code only); fails the test with nvcc's
+ * output otherwise, and with strict also on a warning. */
 static void nvcc_compiles_opt(const char *text, const char *tag, bool strict)
 {
     if (access(NVCC, X_OK) != 0) {
@@ -173,7 +173,7 @@ static void nvcc_compiles_opt(const char *text, const char *tag, bool strict)
     char src[700], cmd[2000], out[8192];
     snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
     assert_int_equal(write_file(src, text), 0);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -o %s/%s.o %s 2>&1", NVCC, tmpdir, tag, src);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -cubin -std=c++17 -o %s/%s.cubin %s 2>&1", NVCC, tmpdir, tag, src);
     int st = run_cmd(cmd, out, sizeof out);
     if (st != 0 || (strict && strstr(out, "warning")))
         print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
@@ -591,7 +591,7 @@ static void nvcc_registers_float4(const char *text, const char *tag, int min_v4_
     static char out[65536];
     snprintf(src, sizeof src, "%s/%s_regs.cu", tmpdir, tag);
     assert_int_equal(write_file(src, text), 0);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -Xptxas -v -o %s/%s_regs.o %s 2>&1", NVCC, tmpdir, tag,
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -cubin -std=c++17 -Xptxas -v -o %s/%s_regs.cubin %s 2>&1", NVCC, tmpdir, tag,
              src);
     int st = run_cmd(cmd, out, sizeof out);
     if (st != 0 || !strstr(out, "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"))

@@ -54,7 +54,7 @@ static void nvcc_compiles(const char *text, const char *tag, const char *ptx_wan
     char src[700], cmd[2400], out[16384];
     snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
     rwf_write_file(src, text);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -o %s/%s.o %s 2>&1", NVCC, tmpdir, tag, src);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -cubin -std=c++17 -o %s/%s.cubin %s 2>&1", NVCC, tmpdir, tag, src);
     int st = run_cmd(cmd, out, sizeof out);
     if (st != 0 || strstr(out, "warning"))
         print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
@@ -159,7 +159,7 @@ static int sm90_registers(const char *text, const char *tag)
     char src[700], cmd[2400], out[16384];
     snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
     rwf_write_file(src, text);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -O3 -c -std=c++17 -Xptxas -v -o /dev/null %s 2>&1", NVCC, src);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -O3 -cubin -std=c++17 -Xptxas -v -o /dev/null %s 2>&1", NVCC, src);
     assert_int_equal(run_cmd(cmd, out, sizeof out), 0);
     const char *p = strstr(out, "Used ");
     assert_non_null(p);

@@ -3,7 +3,7 @@
  * cudaLaunchKernel forms, dim3 blocks, the old block's literals in the grid, a #define used
  * only by the launch -- and refused with the launch's line when that is not safe. Applying
  * to the result again changes nothing (no second helper). Every rewritten CUDA text is
- * compiled with nvcc -c -arch=sm_90 (skipped with a note when nvcc is absent); allocation
+ * compiled with nvcc -cubin -arch=sm_90 (skipped with a note when nvcc is absent); allocation
  * failures neither crash nor leak. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
@@ -125,7 +125,7 @@ static void edits_rebuild(const char *text, const outcome *o)
     free(b);
 }
 
-/* Compiles text with nvcc -c -arch=sm_90; skipped (with a note) without nvcc. */
+/* Compiles text with nvcc -cubin -arch=sm_90; skipped (with a note) without nvcc. */
 static void compiles(const char *name, const char *text)
 {
     if (access(NVCC, X_OK) != 0) {
@@ -134,13 +134,13 @@ static void compiles(const char *name, const char *text)
     }
     char src[700], obj[700], log[700], cmd[2400];
     snprintf(src, sizeof src, "%s/%s.cu", tmpdir, name);
-    snprintf(obj, sizeof obj, "%s/%s.o", tmpdir, name);
+    snprintf(obj, sizeof obj, "%s/%s.cubin", tmpdir, name);
     snprintf(log, sizeof log, "%s/%s.log", tmpdir, name);
     FILE *f = fopen(src, "w");
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "'%s' -c -arch=sm_90 -o '%s' '%s' > '%s' 2>&1", NVCC, obj, src, log);
+    snprintf(cmd, sizeof cmd, "'%s' -cubin -arch=sm_90 -o '%s' '%s' > '%s' 2>&1", NVCC, obj, src, log);
     int st = system(cmd);
     if (st != 0) {
         snprintf(cmd, sizeof cmd, "cat '%s'", log);
@@ -749,7 +749,7 @@ static void test_suite_kernels(void **state)
 {
     const char *suite = HK_TEST_DATA "/../../bench/kernels";
     char cmd[4096];
-    int len = snprintf(cmd, sizeof cmd, "cd '%s' && '%s' -c -arch=sm_90", tmpdir, NVCC);
+    int len = snprintf(cmd, sizeof cmd, "cd '%s' && '%s' -cubin -arch=sm_90", tmpdir, NVCC);
     int written = 0, refused = 0;
     char *list = NULL;
     size_t list_len = 0;

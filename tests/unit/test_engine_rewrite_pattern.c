@@ -1,6 +1,6 @@
 /* Structural pattern rewrites (rewrites/rewrite_pattern.h) on the suite's bench kernels and on
  * the spelling variants and near-misses in tests/data/rewrite_pattern/: every applicable
- * rewrite compiles with the real nvcc (-arch=sm_90 -c) and has the expected structure;
+ * rewrite compiles with the real nvcc (-arch=sm_90 -cubin) and has the expected structure;
  * near-misses are not applicable, with their reason; every rewrite over every suite kernel
  * returns without crashing or leaking (also under injected allocation failures); the new
  * bench kernels' specs load and their benchmark programs (and those of the rewrites) compile.
@@ -58,7 +58,8 @@ static int apply(enum rwp which, const fixture *fx, size_t k, rw_result *r)
     }
 }
 
-/* Compiles text with nvcc -arch=sm_90 -c; fails the test with nvcc's output otherwise. */
+/* Compiles text with nvcc -arch=sm_90 -cubin (device code only); fails the test with nvcc's
+ * output otherwise. */
 static void nvcc_compiles(const char *text, const char *tag)
 {
     if (access(NVCC, X_OK) != 0) {
@@ -71,7 +72,7 @@ static void nvcc_compiles(const char *text, const char *tag)
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -o %s/%s.o %s 2>&1", NVCC, tmpdir, tag, src);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -cubin -std=c++17 -o %s/%s.cubin %s 2>&1", NVCC, tmpdir, tag, src);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     char out[8192];
@@ -370,7 +371,7 @@ static void spec_and_harness(const char *kname, const char *candidate)
         snprintf(exe, sizeof exe, "%s/harness-%s-%d.o", tmpdir, kname, (int)strlen(candidate));
         assert_int_equal(harness_write(sp, candidate, prog), HK_OK);
         char **argv = NULL;
-        const char *const extra[] = {"-c", NULL};
+        const char *const extra[] = {"-cubin", NULL};
         assert_int_equal(harness_nvcc_argv(sp, NVCC, "sm_90", NULL, extra, prog, exe, &argv), HK_OK);
         run_ok(argv, kname);
         harness_argv_free(argv);

@@ -66,7 +66,7 @@ static void run_ok(char **argv, const char *tag)
     assert_int_equal(st, 0);
 }
 
-/* Compiles text alone with nvcc -arch=sm_90 -c; warnings fail too. */
+/* Compiles text alone with nvcc -arch=sm_90 -cubin (device code only); warnings fail too. */
 static void nvcc_compiles(const char *text, const char *tag)
 {
     if (access(NVCC, X_OK) != 0) {
@@ -76,7 +76,7 @@ static void nvcc_compiles(const char *text, const char *tag)
     char src[700], cmd[2000];
     snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
     rwf_write_file(src, text);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -o %s/%s.o %s 2>&1", NVCC, tmpdir, tag, src);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -cubin -std=c++17 -o %s/%s.cubin %s 2>&1", NVCC, tmpdir, tag, src);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     char out[8192];
@@ -106,7 +106,7 @@ static void compiles_in_harness(const char *kname, const char *candidate)
         snprintf(obj, sizeof obj, "%s/harness-%s.o", tmpdir, kname);
         assert_int_equal(harness_write(sp, candidate, prog), HK_OK);
         char **argv = NULL;
-        const char *const extra[] = {"-c", NULL};
+        const char *const extra[] = {"-cubin", NULL};
         assert_int_equal(harness_nvcc_argv(sp, NVCC, "sm_90", NULL, extra, prog, obj, &argv), HK_OK);
         run_ok(argv, kname);
         harness_argv_free(argv);

@@ -54,9 +54,9 @@ static bool nvcc_compiles(const char *text, const char *tag, char **ptx_out)
     }
     char src[700], obj[700], cmd[2400], out[8192];
     snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
-    snprintf(obj, sizeof obj, "%s/%s.%s", tmpdir, tag, ptx_out ? "ptx" : "o");
+    snprintf(obj, sizeof obj, "%s/%s.%s", tmpdir, tag, ptx_out ? "ptx" : "cubin");
     rwf_write_file(src, text);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 %s -std=c++17 -o %s %s 2>&1", NVCC, ptx_out ? "-ptx" : "-c", obj,
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 %s -std=c++17 -o %s %s 2>&1", NVCC, ptx_out ? "-ptx" : "-cubin", obj,
              src);
     int st = run_cmd(cmd, out, sizeof out);
     if (st != 0 || strstr(out, "warning"))
@@ -84,7 +84,7 @@ static void compiles_in_harness(const char *kname, const char *candidate)
         snprintf(obj, sizeof obj, "%s/harness-%s.o", tmpdir, kname);
         assert_int_equal(harness_write(sp, candidate, prog), HK_OK);
         char **argv = NULL;
-        const char *const extra[] = {"-c", NULL};
+        const char *const extra[] = {"-cubin", NULL};
         assert_int_equal(harness_nvcc_argv(sp, NVCC, "sm_90", NULL, extra, prog, obj, &argv), HK_OK);
         size_t n = 0;
         for (size_t i = 0; argv[i] && n < sizeof cmd - 600; i++)

@@ -3,7 +3,7 @@
  * count and `hist + bin`, a parameter count and an early return, or a weight in a
  * grid-stride loop, all get a per-block shared copy of the bins with the kernel's own code
  * counting into it; unknown counts and already privatized kernels are refused with their
- * line. Each emitted kernel compiles with nvcc -arch=sm_90 -c when nvcc is there (no GPU
+ * line. Each emitted kernel compiles with nvcc -arch=sm_90 -cubin when nvcc is there (no GPU
  * here: none is run). */
 #include "analysis/analysis.h"
 #include "core/hk.h"

@@ -4,7 +4,7 @@
  * reduction with a data-dependent target, a second atomic, an update that is not a sum,
  * max or min, the old value used). The rewritten kernel keeps the kernel's own code, adds
  * into a register and reduces with warp shuffles after it. Each emitted kernel compiles
- * with nvcc -arch=sm_90 -c when nvcc is there (no GPU here: none is run). */
+ * with nvcc -arch=sm_90 -cubin when nvcc is there (no GPU here: none is run). */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"

@@ -2,7 +2,7 @@
  * blockDim or tile macros, int or unsigned or size_t, index temporaries or inline, guarded
  * or not, a loop over rows -- all get the padded shared-memory tile with the extents and
  * buffers the kernel names; near-misses are refused with the construct and its line. One
- * emitted kernel compiles with nvcc -arch=sm_90 -c when nvcc is there (no GPU: not run). */
+ * emitted kernel compiles with nvcc -arch=sm_90 -cubin when nvcc is there (no GPU: not run). */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
@@ -211,7 +211,7 @@ static void macro_loop_compiles(void **state)
     char src[700], cmd[2000], out[8192];
     snprintf(src, sizeof src, "%s/macro_loop.cu", tmpdir);
     rwf_write_file(src, text);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -std=c++17 -o %s/macro_loop.o %s 2>&1", NVCC, tmpdir, src);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -cubin -std=c++17 -o %s/macro_loop.cubin %s 2>&1", NVCC, tmpdir, src);
     int st = run_cmd(cmd, out, sizeof out);
     if (st != 0)
         print_message("nvcc:\n%s\n---\n%s\n", out, text);

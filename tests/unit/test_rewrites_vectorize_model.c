@@ -2,7 +2,7 @@
  * unsigned or size_t index, the product either way round, through temporaries (`int tid =
  * threadIdx.x;`), `if (i >= n) return;`, a grid-stride while loop, mmcv's
  * CUDA_1D_KERNEL_LOOP macro, and a typedef'd element type all get float4 loads and stores;
- * each emitted text compiles with nvcc -arch=sm_90 -c when nvcc is there (no GPU here:
+ * each emitted text compiles with nvcc -arch=sm_90 -cubin when nvcc is there (no GPU here:
  * none is run). The safety refusals stay: in-place aliasing through a typedef, another
  * element than the thread's own, typedefs that disagree (one per #if branch), a macro that
  * is not a grid-stride loop or is defined twice. */
