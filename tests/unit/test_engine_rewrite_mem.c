@@ -1,7 +1,7 @@
 /* Tests of the engine v2 rewrites in rewrite_mem.c on fixture kernels (tests/data/rewrite_mem)
  * and on every kernel of the suite (bench/kernels): each applicable result re-analyses
- * cleanly, shows the expected structure and compiles with the real nvcc -arch=sm_90 -c (two
- * compiles at a time through the runner pool), and vectorized kernels also run emulated on
+ * cleanly, shows the expected structure and compiles with the real nvcc -arch=sm_90 (device
+ * code; several texts per nvcc run, two runs at a time: nvcc_batch.h), and vectorized kernels also run emulated on
  * the CPU against the originals (g++ with the CUDA headers, threads one after the other);
  * PTX shows the wide and read-only loads; each refusal gives its reason; a second
  * application says "already"; allocation failures neither crash nor leak. No nvcc: the
@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "test_nvcc.h"
+#include "nvcc_batch.h" /* after NVCC */
 #define SUITE HK_TEST_DATA "/../../bench/kernels"
 
 #include "rw_fixture.h"
@@ -135,62 +136,16 @@ static void twice_says_already(const rw_result *r, const char *name, rewrite_fn 
 
 /* ------------------------------------------------------------------ compiling */
 
-typedef struct {
-    char name[256];
-    char path[700];
-    char obj[720];
-} job;
-
-static job jobs[512];
-static size_t n_jobs;
-
+/* A rewritten text to compile, and the check of all queued ones (nvcc_batch.h: few nvcc
+ * runs, device code only; every text must compile). */
 static void add_job(const char *name, const char *text, size_t len)
 {
-    assert_true(n_jobs < sizeof jobs / sizeof jobs[0]);
-    job *j = &jobs[n_jobs++];
-    snprintf(j->name, sizeof j->name, "%s", name);
-    snprintf(j->path, sizeof j->path, "%s/%s.cu", tmpdir, name);
-    snprintf(j->obj, sizeof j->obj, "%s/%s.o", tmpdir, name);
-    FILE *f = fopen(j->path, "w");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, len, f), len);
-    fclose(f);
+    nvb_add(tmpdir, name, text, len);
 }
 
-/* Compiles every queued job with nvcc -arch=sm_90 -c, two at a time; all must compile. */
 static void compile_jobs(void)
 {
-    if (access(NVCC, X_OK) != 0) {
-        print_message("note: no nvcc at %s: %zu compile checks skipped\n", NVCC, n_jobs);
-        n_jobs = 0;
-        return;
-    }
-    runner_pool *p;
-    assert_int_equal(runner_pool_new(2, &p), HK_OK);
-    for (size_t i = 0; i < n_jobs; i++) {
-        const char *argv[] = {NVCC, "-arch=sm_90", "-c", "-o", jobs[i].obj, jobs[i].path, NULL};
-        runner_spec s = {.argv = argv, .cwd = tmpdir, .timeout_ms = 300000,
-                         .isolation = RUNNER_ISO_NONE};
-        assert_int_equal(runner_pool_submit(p, &s, &jobs[i]), HK_OK);
-    }
-    size_t ok = 0, failed = 0;
-    void *tag;
-    runner_result r;
-    while (runner_pool_wait(p, -1, &tag, &r) == HK_OK) {
-        job *j = tag;
-        if (r.error == HK_OK && r.exit_code == 0) {
-            ok++;
-        } else {
-            failed++;
-            print_message("nvcc failed on %s (exit %d):\n%s\n", j->name, r.exit_code, r.err);
-        }
-        runner_result_free(&r);
-    }
-    runner_pool_free(p);
-    print_message("%zu rewritten files compiled with nvcc -arch=sm_90, %zu failed\n", ok, failed);
-    assert_int_equal(failed, 0);
-    assert_int_equal(ok, n_jobs);
-    n_jobs = 0;
+    nvb_compile_all(tmpdir);
 }
 
 /* ------------------------------------------------------------------ vectorize */

@@ -1,6 +1,7 @@
 /* Structural pattern rewrites (rewrites/rewrite_pattern.h) on the suite's bench kernels and on
  * the spelling variants and near-misses in tests/data/rewrite_pattern/: every applicable
- * rewrite compiles with the real nvcc (-arch=sm_90 -cubin) and has the expected structure;
+ * rewrite compiles with the real nvcc (-arch=sm_90 -cubin, several per run: nvcc_batch.h) and
+ * has the expected structure;
  * near-misses are not applicable, with their reason; every rewrite over every suite kernel
  * returns without crashing or leaking (also under injected allocation failures); the new
  * bench kernels' specs load and their benchmark programs (and those of the rewrites) compile.
@@ -8,6 +9,7 @@
  * tests/gpu/rewrite_pattern_check.sh. nvcc missing: compile checks say so. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
+#include "runners/runner.h"
 #include "rewrites/rewrite.h"
 #include "rewrites/rewrite_pattern.h"
 #include "measure/harness.h"
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "test_nvcc.h"
+#include "nvcc_batch.h" /* after NVCC */
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 #define DATA HK_TEST_DATA "/rewrite_pattern"
 
@@ -58,30 +61,11 @@ static int apply(enum rwp which, const fixture *fx, size_t k, rw_result *r)
     }
 }
 
-/* Compiles text with nvcc -arch=sm_90 -cubin (device code only); fails the test with nvcc's
- * output otherwise. */
-static void nvcc_compiles(const char *text, const char *tag)
+/* Queues text's compile check (nvcc_batch.h); the test that queued it ends with
+ * nvb_compile_all, where every queued text must compile. */
+static void queue_compile(const char *text, const char *tag)
 {
-    if (access(NVCC, X_OK) != 0) {
-        print_message("note: no nvcc at %s, compile check of %s skipped\n", NVCC, tag);
-        return;
-    }
-    char src[700], cmd[2000];
-    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
-    FILE *f = fopen(src, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -cubin -std=c++17 -o %s/%s.cubin %s 2>&1", NVCC, tmpdir, tag, src);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    char out[8192];
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    if (st != 0 || strstr(out, "warning"))
-        print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
-    assert_int_equal(st, 0);
+    nvb_add(tmpdir, tag, text, strlen(text));
 }
 
 /* The rewrite's text re-analyses cleanly, keeps the kernel's signature, and contains every
@@ -148,7 +132,7 @@ static void expect(const char *path, const char *kname, enum rwp which, const ch
         /* the suite kernels' rewrites are compiled inside their benchmark programs by
          * test_rewrites_in_harness; compiling them alone as well only costs time */
         if (strncmp(path, BENCH, strlen(BENCH)) != 0)
-            nvcc_compiles(r.text, tag);
+            queue_compile(r.text, tag);
     }
     rw_result_free(&r);
     unload(&fx);
@@ -200,6 +184,7 @@ static void test_transpose(void **state)
     assert_int_equal(rw_tiled_transpose(fx.text, fx.len, fx.m, 99, 32, &r), HK_EINVAL);
     unload(&fx);
     assert_int_equal(hk_alloc_live(), 0);
+    nvb_compile_all(tmpdir);
 }
 
 static void test_reduce(void **state)
@@ -229,6 +214,7 @@ static void test_reduce(void **state)
     expect(DATA "/reduce_variants.cu", "scatter", RWP_REDUCE, NULL, "depends on the index");
     expect(DATA "/reduce_variants.cu", "scale", RWP_REDUCE, NULL, "not atomicAdd");
     expect(BENCH "/histogram.cu", "histogram", RWP_REDUCE, NULL, "depends on the index");
+    nvb_compile_all(tmpdir);
 }
 
 static void test_histogram(void **state)
@@ -260,6 +246,7 @@ static void test_histogram(void **state)
     assert_int_equal(rw_privatized_histogram(fx.text, fx.len, fx.m, k, -1, &r), HK_EINVAL);
     unload(&fx);
     assert_int_equal(hk_alloc_live(), 0);
+    nvb_compile_all(tmpdir);
 }
 
 static void test_softmax(void **state)
@@ -279,6 +266,7 @@ static void test_softmax(void **state)
     expect(DATA "/rows_variants.cu", "softmax_double", RWP_SOFTMAX, NULL, "not float");
     expect(BENCH "/layernorm.cu", "layernorm", RWP_SOFTMAX, NULL, "running maximum");
     expect(BENCH "/vector_add.cu", "vector_add", RWP_SOFTMAX, NULL, "no column loop");
+    nvb_compile_all(tmpdir);
 }
 
 static void test_layernorm(void **state)
@@ -295,6 +283,7 @@ static void test_layernorm(void **state)
     expect(DATA "/rows_variants.cu", "layernorm_gamma_first", RWP_LAYERNORM, want_gf, NULL);
     expect(DATA "/rows_variants.cu", "rmsnorm_like", RWP_LAYERNORM, NULL, "first column loop");
     expect(BENCH "/softmax.cu", "softmax", RWP_LAYERNORM, NULL, "sum for the mean");
+    nvb_compile_all(tmpdir);
 }
 
 static void test_gemm(void **state)
@@ -320,12 +309,13 @@ static void test_gemm(void **state)
     assert_int_equal(rw_tiled_gemm(fx.text, fx.len, fx.m, k, 64, 64, 16, &r), HK_OK);
     assert_true(r.applicable);
     assert_non_null(strstr(r.text, "constexpr int HK_BK = 16;"));
-    nvcc_compiles(r.text, "sgemm_64x64x16");
+    queue_compile(r.text, "sgemm_64x64x16");
     rw_result_free(&r);
     assert_int_equal(rw_tiled_gemm(fx.text, fx.len, fx.m, k, 96, 64, 8, &r), HK_EINVAL);
     assert_int_equal(rw_tiled_gemm(fx.text, fx.len, fx.m, k, 64, 64, 4, &r), HK_EINVAL);
     unload(&fx);
     assert_int_equal(hk_alloc_live(), 0);
+    nvb_compile_all(tmpdir);
 }
 
 /* Runs argv (NULL-terminated) and fails the test with its output when it exits non-zero. */

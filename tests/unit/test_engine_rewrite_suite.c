@@ -1,7 +1,7 @@
 /* Every rewrite on every kernel of the project's suite (bench/kernels) compiles with the real
  * nvcc -arch=sm_90: launch bounds, restrict/const, grid-stride, and all three composed.
- * The compiles run in parallel through the runner pool (the way the engine compiles
- * candidates). No nvcc: the test says so and skips. */
+ * Device code only, several texts per nvcc run, two runs at a time through the runner pool
+ * (nvcc_batch.h). No nvcc: the test says so and skips. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "test_nvcc.h"
+#include "nvcc_batch.h" /* after NVCC */
 #define SUITE HK_TEST_DATA "/../../bench/kernels"
 
 static char tmpdir[512];
@@ -35,27 +36,10 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-typedef struct {
-    char name[256];
-    char path[700];
-    char obj[720];
-} job;
-
-static job jobs[256];
-static size_t n_jobs;
-
-/* Writes text as a compile job. */
+/* Writes text as a compile job (nvcc_batch.h). */
 static void add_job(const char *name, const char *text, size_t len)
 {
-    assert_true(n_jobs < sizeof jobs / sizeof jobs[0]);
-    job *j = &jobs[n_jobs++];
-    snprintf(j->name, sizeof j->name, "%s", name);
-    snprintf(j->path, sizeof j->path, "%s/%s.cu", tmpdir, name);
-    snprintf(j->obj, sizeof j->obj, "%s/%s.o", tmpdir, name);
-    FILE *f = fopen(j->path, "w");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, len, f), len);
-    fclose(f);
+    nvb_add(tmpdir, name, text, len);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -155,31 +139,49 @@ static void test_suite_rewrites_compile(void **state)
         rewrite_file(files[i], &gs_applied);
     assert_true(gs_applied >= 4);   /* the 1D elementwise kernels of the suite */
 
-    runner_pool *p;
-    assert_int_equal(runner_pool_new(0, &p), HK_OK);
-    for (size_t i = 0; i < n_jobs; i++) {
-        const char *argv[] = {NVCC, "-arch=sm_90", "-c", "-o", jobs[i].obj, jobs[i].path, NULL};
-        runner_spec s = {.argv = argv, .cwd = tmpdir, .timeout_ms = 300000,
-                         .isolation = RUNNER_ISO_NONE};
-        assert_int_equal(runner_pool_submit(p, &s, &jobs[i]), HK_OK);
+    nvb_compile_all(tmpdir);
+}
+
+/* The batched check fails every text that fails alone, also where another text in the same
+ * nvcc run could have hidden it: an error in host code, a brace or a comment opened by one
+ * text and closed by the next, a header only another text includes, a macro only another
+ * text defines. The texts that compile pass. */
+static void test_batched_check_fails_what_fails_alone(void **state)
+{
+    if (access(NVCC, X_OK) != 0) {
+        print_message("skipped: no nvcc at %s\n", NVCC);
+        skip();
     }
-    size_t ok = 0, failed = 0;
-    void *tag;
-    runner_result r;
-    while (runner_pool_wait(p, -1, &tag, &r) == HK_OK) {
-        job *j = tag;
-        if (r.error == HK_OK && r.exit_code == 0) {
-            ok++;
-        } else {
-            failed++;
-            print_message("nvcc failed on %s (exit %d):\n%s\n", j->name, r.exit_code, r.err);
+    /* pairs checked together, so that one pair's batch holds no other error */
+    static const struct {
+        const char *name, *text;
+        bool fails;
+    } cases[][2] = {
+        {{"good", "__global__ void good(float *p) { p[0] = 1.f; }\n", false},
+         {"host_undefined", "__global__ void k(float *p) { p[0] = 1.f; }\n"
+                            "void launch(float *p) { k<<<1, 1>>>(p); undefined_fn(p); }\n", true}},
+        {{"brace_open", "__global__ void a(float *p) { p[0] = 1.f;\n", true},
+         {"brace_close", "__global__ void b(float *p) { p[0] = 2.f; }\n}\n", true}},
+        {{"comment_open", "__global__ void c(float *p) { p[0] = 1.f; }\n/*\n", true},
+         {"comment_close", "*/\n__global__ void d(float *p) { p[0] = 2.f; }\n", true}},
+        {{"half_included", "#include <cuda_fp16.h>\n"
+                           "__global__ void e(__half *p) { p[0] = __float2half(1.f); }\n", false},
+         {"half_not_included", "__global__ void f(__half *p) { p[0] = __float2half(1.f); }\n", true}},
+        {{"macro_defined", "#define N_LANES 4\n__global__ void g(float *p) { p[N_LANES] = 1.f; }\n",
+          false},
+         {"macro_not_defined", "__global__ void h(float *p) { p[N_LANES] = 1.f; }\n", true}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        for (size_t i = 0; i < 2; i++)
+            nvb_add(tmpdir, cases[c][i].name, cases[c][i].text, strlen(cases[c][i].text));
+        assert_int_equal(nvb_check_all(tmpdir), (long)cases[c][0].fails + cases[c][1].fails);
+        for (size_t i = 0; i < 2; i++) {
+            if (nvb_jobs[i].failed != cases[c][i].fails)
+                print_message("%s: %s\n", cases[c][i].name, cases[c][i].fails ? "passed" : "failed");
+            assert_int_equal(nvb_jobs[i].failed, cases[c][i].fails);
         }
-        runner_result_free(&r);
+        nvb_reset();
     }
-    runner_pool_free(p);
-    print_message("%zu rewritten kernels compiled, %zu failed\n", ok, failed);
-    assert_int_equal(failed, 0);
-    assert_int_equal(ok, n_jobs);
 }
 
 int main(void)
@@ -187,6 +189,7 @@ int main(void)
     hk_alloc_init_json();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_suite_rewrites_compile),
+        cmocka_unit_test(test_batched_check_fails_what_fails_alone),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,269 @@
+/* Compile checks of many generated CUDA texts in few nvcc runs, for the tests that make
+ * dozens of them (test_engine_rewrite_mem, test_engine_rewrite_suite). Test code only:
+ * include after cmocka.h, core/hk.h, runners/runner.h and test_nvcc.h (NVCC).
+ *
+ * Each text is written to DIR/NAME.cu. nvb_compile_all() checks that every one compiles
+ * with nvcc -arch=sm_90 -cubin, device code only: nvcc's front end still parses and checks
+ * the whole text, host functions included (an undefined name in host code fails as under
+ * -c), but no host compiler runs and no object is written that nobody links. Most of a
+ * small compile is nvcc parsing its own headers, so texts that can share a translation
+ * unit are compiled together, each in a namespace of its own (nvb_write_batch), in one
+ * nvcc run instead of one each; bench/results/2026-12-02-ci-time.md has the figures.
+ *
+ * A batch never passes a text that fails alone: a text shares one only when its own
+ * #include lines are exactly the batch's (no header reaches it from another text) and come
+ * before any other directive, and its #if lines are balanced; macros it defines are
+ * undefined after it; after each text, markers declared at its start and end must both
+ * be found at file scope, so a brace, comment or string left open by one text and closed
+ * by the next fails the batch. A batch that fails is compiled again one text at a time, and
+ * only the texts that fail alone fail the test (with nvcc's messages on them). */
+#ifndef HK_TEST_NVCC_BATCH_H
+#define HK_TEST_NVCC_BATCH_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NVB_MAX_JOBS 512
+#define NVB_MAX_PER_BATCH 64
+
+typedef struct {
+    char name[256];
+    char path[700];     /* DIR/NAME.cu, the text alone */
+    char *text;         /* malloc'd */
+    char *includes;     /* its #include lines in order, malloc'd; NULL: compiled alone */
+    char *undefs;       /* "#undef M\n" for each macro it defines, malloc'd */
+    bool batched;
+    bool failed;        /* failed alone (after nvb_check_all) */
+} nvb_job;
+
+static nvb_job nvb_jobs[NVB_MAX_JOBS];
+static size_t nvb_n_jobs;
+
+/* The directive on line (after '#' and blanks), or NULL when line is not one. */
+static const char *nvb_directive(const char *line)
+{
+    while (*line == ' ' || *line == '\t')
+        line++;
+    if (*line != '#')
+        return NULL;
+    line++;
+    while (*line == ' ' || *line == '\t')
+        line++;
+    return line;
+}
+
+static bool nvb_is(const char *dir, const char *word)
+{
+    size_t n = strlen(word);
+    return !strncmp(dir, word, n) && (dir[n] == ' ' || dir[n] == '\t' || dir[n] == '\n' ||
+                                      dir[n] == '\0' || dir[n] == '<' || dir[n] == '"');
+}
+
+/* Fills j->includes and j->undefs from j->text, or leaves includes NULL when the text must
+ * be compiled alone (see the head of this file). */
+static void nvb_scan(nvb_job *j)
+{
+    char *inc = NULL, *und = NULL;
+    size_t inc_len = 0, und_len = 0;
+    FILE *fi = open_memstream(&inc, &inc_len), *fu = open_memstream(&und, &und_len);
+    assert_true(fi && fu);
+    bool other_directive = false, ok = true;
+    long depth = 0;
+    for (const char *line = j->text; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        int len = nl ? (int)(nl - line) : (int)strlen(line);
+        const char *d = nvb_directive(line);
+        if (d && nvb_is(d, "include")) {
+            /* only <system> headers, and only before any other directive */
+            const char *q = d + 7;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            ok = ok && !other_directive && *q == '<';
+            fprintf(fi, "%.*s\n", len, line);
+        } else if (d && *d) {
+            other_directive = true;
+            if (nvb_is(d, "if") || nvb_is(d, "ifdef") || nvb_is(d, "ifndef"))
+                depth++;
+            else if (nvb_is(d, "endif"))
+                depth--;
+            else if (nvb_is(d, "define")) {
+                const char *m = d + 6;
+                while (*m == ' ' || *m == '\t')
+                    m++;
+                size_t ml = strspn(m, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                      "0123456789_");
+                if (ml)
+                    fprintf(fu, "#undef %.*s\n", (int)ml, m);
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    fclose(fi);
+    fclose(fu);
+    j->undefs = und;
+    if (ok && depth == 0) {
+        j->includes = inc;
+    } else {
+        free(inc);
+        j->includes = NULL;
+    }
+}
+
+/* Writes text as DIR/NAME.cu and queues its compile check. */
+static void nvb_add(const char *dir, const char *name, const char *text, size_t len)
+{
+    assert_true(nvb_n_jobs < NVB_MAX_JOBS);
+    nvb_job *j = &nvb_jobs[nvb_n_jobs++];
+    memset(j, 0, sizeof *j);
+    snprintf(j->name, sizeof j->name, "%s", name);
+    snprintf(j->path, sizeof j->path, "%s/%s.cu", dir, name);
+    FILE *f = fopen(j->path, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    fclose(f);
+    j->text = malloc(len + 1);
+    assert_non_null(j->text);
+    memcpy(j->text, text, len);
+    j->text[len] = '\0';
+    nvb_scan(j);
+}
+
+/* Writes the batch of the jobs at idx[0..n) to path: their shared #include lines, then each
+ * text in namespace hk_nvb_K with #line naming its own file, its macros undefined after it,
+ * and the file-scope check of its markers. */
+static void nvb_write_batch(const char *path, const size_t *idx, size_t n)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%s", nvb_jobs[idx[0]].includes);
+    for (size_t k = 0; k < n; k++) {
+        const nvb_job *j = &nvb_jobs[idx[k]];
+        const char *base = strrchr(j->path, '/');
+        fprintf(f, "namespace hk_nvb_%zu { int hk_nvb_begin; }\nnamespace hk_nvb_%zu {\n"
+                   "#line 1 \"%s\"\n%s\n}\n%s",
+                k, k, base ? base + 1 : j->path, j->text, j->undefs);
+        fprintf(f, "namespace hk_nvb_%zu { int hk_nvb_end; }\n"
+                   "static_assert(sizeof(::hk_nvb_%zu::hk_nvb_begin) + "
+                   "sizeof(::hk_nvb_%zu::hk_nvb_end) > 0, \"text %zu ends at file scope\");\n",
+                k, k, k, k);
+    }
+    assert_int_equal(fclose(f), 0);
+}
+
+typedef struct {
+    char path[720];
+    size_t first, n; /* into the batch's index list */
+} nvb_unit;
+
+static size_t nvb_runs; /* nvcc runs of the last nvb_compile_all */
+
+static void nvb_submit(runner_pool *p, const char *dir, const char *src, void *tag)
+{
+    char out[760];
+    snprintf(out, sizeof out, "%s.cubin", src);
+    const char *argv[] = {NVCC, "-arch=sm_90", "-cubin", "-o", out, src, NULL};
+    runner_spec s = {.argv = argv, .cwd = dir, .timeout_ms = 300000,
+                     .isolation = RUNNER_ISO_NONE};
+    assert_int_equal(runner_pool_submit(p, &s, tag), HK_OK);
+    nvb_runs++;
+}
+
+/* Groups the batchable texts by their #include lines, in queue order, into units (at most
+ * NVB_MAX_PER_BATCH texts each, their indexes in order[]) and writes each unit's batch. */
+static size_t nvb_plan(const char *dir, nvb_unit *units, size_t *order)
+{
+    size_t n_order = 0, n_units = 0;
+    for (size_t i = 0; i < nvb_n_jobs; i++) {
+        nvb_job *j = &nvb_jobs[i];
+        if (!j->includes || j->batched)
+            continue;
+        nvb_unit *u = &units[n_units];
+        u->first = n_order;
+        u->n = 0;
+        for (size_t k = i; k < nvb_n_jobs && u->n < NVB_MAX_PER_BATCH; k++) {
+            nvb_job *o = &nvb_jobs[k];
+            if (o->includes && !o->batched && !strcmp(o->includes, j->includes)) {
+                o->batched = true;
+                order[n_order++] = k;
+                u->n++;
+            }
+        }
+        snprintf(u->path, sizeof u->path, "%s/nvb_batch_%zu.cu", dir, n_units);
+        nvb_write_batch(u->path, order + u->first, u->n);
+        n_units++;
+    }
+    return n_units;
+}
+
+/* Compiles every queued text (see the head of this file), two nvcc at a time, and returns
+ * how many failed alone (their failed flag set, nvcc's messages printed); -1 without nvcc.
+ * The texts stay queued until nvb_reset(). */
+static long nvb_check_all(const char *dir)
+{
+    nvb_runs = 0;
+    if (access(NVCC, X_OK) != 0)
+        return -1;
+    static size_t order[NVB_MAX_JOBS];
+    static nvb_unit units[NVB_MAX_JOBS];
+    size_t n_units = nvb_plan(dir, units, order);
+    runner_pool *p;
+    assert_int_equal(runner_pool_new(2, &p), HK_OK);
+    for (size_t u = 0; u < n_units; u++)
+        nvb_submit(p, dir, units[u].path, &units[u]);
+    for (size_t i = 0; i < nvb_n_jobs; i++)
+        if (!nvb_jobs[i].batched)
+            nvb_submit(p, dir, nvb_jobs[i].path, &nvb_jobs[i]);
+    long failed = 0;
+    void *tag;
+    runner_result r;
+    while (runner_pool_wait(p, -1, &tag, &r) == HK_OK) {
+        bool ok = r.error == HK_OK && r.exit_code == 0;
+        bool is_unit = (char *)tag >= (char *)units && (char *)tag < (char *)(units + n_units);
+        if (is_unit && !ok) {
+            /* the batch failed: each of its texts alone decides */
+            const nvb_unit *u = tag;
+            print_message("the batch %s of %zu texts failed; each is compiled alone:\n%s\n",
+                          u->path, u->n, r.err);
+            for (size_t k = 0; k < u->n; k++)
+                nvb_submit(p, dir, nvb_jobs[order[u->first + k]].path,
+                           &nvb_jobs[order[u->first + k]]);
+        } else if (!is_unit && !ok) {
+            nvb_job *j = tag;
+            j->failed = true;
+            failed++;
+            print_message("nvcc failed on %s (exit %d):\n%s\n", j->name, r.exit_code, r.err);
+        }
+        runner_result_free(&r);
+    }
+    runner_pool_free(p);
+    print_message("%zu texts compiled with nvcc -arch=sm_90 -cubin in %zu nvcc runs, %ld failed\n",
+                  nvb_n_jobs, nvb_runs, failed);
+    return failed;
+}
+
+/* Drops the queued texts. */
+static void nvb_reset(void)
+{
+    for (size_t i = 0; i < nvb_n_jobs; i++) {
+        free(nvb_jobs[i].text);
+        free(nvb_jobs[i].includes);
+        free(nvb_jobs[i].undefs);
+    }
+    nvb_n_jobs = 0;
+}
+
+/* Every queued text must compile (nvb_check_all); says so and drops them without nvcc. */
+static void nvb_compile_all(const char *dir)
+{
+    size_t n = nvb_n_jobs;
+    long failed = nvb_check_all(dir);
+    nvb_reset();
+    if (failed < 0)
+        print_message("note: no nvcc at %s: %zu compile checks skipped\n", NVCC, n);
+    assert_true(failed <= 0);
+}
+
+#endif
