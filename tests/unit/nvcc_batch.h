@@ -221,7 +221,9 @@ static long nvb_check_all(const char *dir)
     runner_result r;
     while (runner_pool_wait(p, -1, &tag, &r) == HK_OK) {
         bool ok = r.error == HK_OK && r.exit_code == 0;
-        bool is_unit = (char *)tag >= (char *)units && (char *)tag < (char *)(units + n_units);
+        bool is_unit = false; /* a batch, or one text alone */
+        for (size_t u = 0; u < n_units && !is_unit; u++)
+            is_unit = tag == (void *)&units[u];
         if (is_unit && !ok) {
             /* the batch failed: each of its texts alone decides */
             const nvb_unit *u = tag;
