@@ -31,7 +31,7 @@
 
 typedef struct {
     char name[256];
-    char path[700];     /* DIR/NAME.cu, the text alone */
+    char path[1024];    /* DIR/NAME.cu, the text alone */
     char *text;         /* malloc'd */
     char *includes;     /* its #include lines in order, malloc'd; NULL: compiled alone */
     char *undefs;       /* "#undef M\n" for each macro it defines, malloc'd */
@@ -154,7 +154,7 @@ static void nvb_write_batch(const char *path, const size_t *idx, size_t n)
 }
 
 typedef struct {
-    char path[720];
+    char path[1024];
     size_t first, n; /* into the batch's index list */
 } nvb_unit;
 
@@ -162,7 +162,7 @@ static size_t nvb_runs; /* nvcc runs of the last nvb_compile_all */
 
 static void nvb_submit(runner_pool *p, const char *dir, const char *src, void *tag)
 {
-    char out[760];
+    char out[1040];
     snprintf(out, sizeof out, "%s.cubin", src);
     const char *argv[] = {NVCC, "-arch=sm_90", "-cubin", "-o", out, src, NULL};
     runner_spec s = {.argv = argv, .cwd = dir, .timeout_ms = 300000,

@@ -8,6 +8,7 @@
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
+#include "runners/runner.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "test_nvcc.h"
+#include "nvcc_batch.h" /* after NVCC */
 
 static char tmpdir[512];
 static int n_compiled;
@@ -744,17 +746,11 @@ static void test_from_json(void **state)
 
 /* Every suite kernel (bench/kernels): the SM grid and a halved 1-D block are written or
  * refused with a reason, never broken; what is written re-applies as a no-op and compiles
- * (one nvcc run for all). */
+ * (several per nvcc run: nvcc_batch.h). */
 static void test_suite_kernels(void **state)
 {
     const char *suite = HK_TEST_DATA "/../../bench/kernels";
-    char cmd[4096];
-    int len = snprintf(cmd, sizeof cmd, "cd '%s' && '%s' -cubin -arch=sm_90", tmpdir, NVCC);
     int written = 0, refused = 0;
-    char *list = NULL;
-    size_t list_len = 0;
-    FILE *ls = open_memstream(&list, &list_len);
-    assert_non_null(ls);
     char find[700];
     snprintf(find, sizeof find, "ls '%s'/*.cu", suite);
     FILE *p = popen(find, "r");
@@ -800,13 +796,9 @@ static void test_suite_kernels(void **state)
                     written++;
                     edits_rebuild(text, &o);
                     idempotent(o.r.text, name, &wants[wi], false);
-                    char out[700];
-                    snprintf(out, sizeof out, "%s/suite_%s_%d.cu", tmpdir, name, wi);
-                    FILE *w = fopen(out, "w");
-                    assert_non_null(w);
-                    fputs(o.r.text, w);
-                    fclose(w);
-                    fprintf(ls, " 'suite_%s_%d.cu'", name, wi);
+                    char tag[200];
+                    snprintf(tag, sizeof tag, "suite_%s_%d", name, wi);
+                    nvb_add(tmpdir, tag, o.r.text, strlen(o.r.text));
                 }
                 done(&o);
             }
@@ -815,22 +807,12 @@ static void test_suite_kernels(void **state)
         free(text);
     }
     pclose(p);
-    fclose(ls);
     print_message("suite: %d launch rewrites written, %d refused\n", written, refused);
     assert_true(written >= 20);
-    if (access(NVCC, X_OK) != 0) {
-        print_message("note: no nvcc at %s: %d compile checks skipped\n", NVCC, written);
-    } else {
-        snprintf(cmd + len, sizeof cmd - (size_t)len, "%s > suite.log 2>&1", list);
-        int st = system(cmd);
-        if (st != 0) {
-            snprintf(cmd, sizeof cmd, "cat '%s/suite.log'", tmpdir);
-            (void)system(cmd);
-        }
-        assert_int_equal(st, 0);
+    bool have_nvcc = access(NVCC, X_OK) == 0;
+    nvb_compile_all(tmpdir);
+    if (have_nvcc)
         n_compiled += written;
-    }
-    free(list);
 }
 
 static void test_alloc_failure(void **state)
