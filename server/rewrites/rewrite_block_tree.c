@@ -187,7 +187,17 @@ static const char *tree_covers_block(const km_kernel *k, const km_loop *lp, uint
     return why;
 }
 
-/* The one shared tree of the kernel and its checks: NULL, or the reason in why. */
+/* 1-based line of byte off in text. */
+static uint32_t line_at(const char *text, uint32_t off)
+{
+    uint32_t line = 1;
+    for (uint32_t i = 0; i < off; i++)
+        line += text[i] == '\n';
+    return line;
+}
+
+/* The one shared tree of the kernel and its checks: NULL, or the reason in why. (A called
+ * __device__ function's accesses are the model's at the call's line: checked as well.) */
 static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n)
 {
     size_t nl, na, ng;
@@ -293,15 +303,6 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
     return NULL;
 }
 
-/* 1-based line of byte off in text. */
-static uint32_t line_at(const char *text, uint32_t off)
-{
-    uint32_t line = 1;
-    for (uint32_t i = 0; i < off; i++)
-        line += text[i] == '\n';
-    return line;
-}
-
 /* The loop statement at line: tokens [*a, *b) of the body. false when none. */
 static bool loop_tokens(const char *text, const rw_toks *ts, uint32_t line, size_t *a, size_t *b)
 {
@@ -326,11 +327,15 @@ static bool array_type(const rw_toks *ts, const char *array, char *out, size_t n
         if (!rwl_tok_is_ident(ts, k, array) ||
             !(rwl_tok_is(ts, k + 1, "[") || rwl_tok_is(ts, k + 1, "=") || rwl_tok_is(ts, k + 1, ";")))
             continue;
+        /* a declaration statement: everything from the statement's start to the name is
+         * its type (a template parameter T or a qualified name too) */
         size_t a = k;
-        while (a > 0 && (rwp_is_type_word(ts, a - 1) || rwl_tok_is(ts, a - 1, "*") ||
-                         rwl_tok_is(ts, a - 1, "__shared__") || rwl_tok_is(ts, a - 1, "extern")))
+        while (a > 0 && !rwl_tok_is(ts, a - 1, ";") && !rwl_tok_is(ts, a - 1, "{") && !rwl_tok_is(ts, a - 1, "}") &&
+               (ts->t[a - 1].kind == T_IDENT || rwl_tok_is(ts, a - 1, "*") || rwl_tok_is(ts, a - 1, "::") ||
+                rwl_tok_is(ts, a - 1, "<") || rwl_tok_is(ts, a - 1, ">")))
             a--;
-        if (a == k)
+        if (a == k || !(a == 0 || rwl_tok_is(ts, a - 1, ";") || rwl_tok_is(ts, a - 1, "{") ||
+                        rwl_tok_is(ts, a - 1, "}")))
             continue;
         out[0] = '\0';
         for (size_t j = a; j < k; j++) {
@@ -338,7 +343,9 @@ static bool array_type(const rw_toks *ts, const char *array, char *out, size_t n
                 rwl_tok_is(ts, j, "volatile") || rwl_tok_is(ts, j, "const") || rwl_tok_is(ts, j, "static"))
                 continue;
             size_t used = strlen(out);
-            snprintf(out + used, n - used, "%s%.*s", used ? " " : "", (int)(ts->t[j].end - ts->t[j].start),
+            bool glue = used == 0 || rwl_tok_is(ts, j, "::") || rwl_tok_is(ts, j, "<") || rwl_tok_is(ts, j, ">") ||
+                        rwl_tok_is(ts, j - 1, "::") || rwl_tok_is(ts, j - 1, "<");
+            snprintf(out + used, n - used, "%s%.*s", glue ? "" : " ", (int)(ts->t[j].end - ts->t[j].start),
                      ts->text + ts->t[j].start);
         }
         return out[0] != '\0';
