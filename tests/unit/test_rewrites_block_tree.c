@@ -4,9 +4,10 @@
  * of `+=`, a macro block size with `/= 2`, a template T with a strided per-channel loop
  * feeding the tree and a mean written after it, max through fmaxf, min on int through a
  * do-while -- each rewritten in place into warp shuffles that leave the block's result in
- * the same slot, with the code after the tree (what the block writes) unchanged; and the
- * refusals, each naming its line: another slot read after the tree, an unrolled last
- * warp, an unguarded (racing) update, a 2-D block, a tree with no barrier. Every emitted
+ * the same slot (also a template T's dynamic shared memory reached through a helper
+ * type, with a `&` mask for the interleaved guard), with the code after the tree (what the block writes) unchanged; and the
+ * refusals, each naming its line: another slot read after the tree (also inside a
+ * called function), an unrolled last warp, an unguarded (racing) update, a 2-D block, a tree with no barrier. Every emitted
  * kernel compiles with nvcc -arch=sm_90 -c when nvcc is there. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
@@ -229,6 +230,35 @@ static void int_min_do_while(void **state)
     tree_applies(src, "imin", "q[t + s]", (const char *const[]){"lo[blockIdx.x] = q[0];", NULL});
 }
 
+/* dynamic shared memory of a template type through a helper type, a sum of squares */
+static void helper_shared_sumsq(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "template <typename T> struct Scratch {\n"
+        "    __device__ operator T *() { extern __shared__ unsigned char scratch_raw[]; return (T *)scratch_raw; }\n"
+        "};\n"
+        "template <typename T>\n"
+        "__global__ void sumsq(const T *v, T *partial, unsigned n)\n"
+        "{\n"
+        "    T *red = Scratch<T>();\n"
+        "    const unsigned me = threadIdx.x, at = blockIdx.x * blockDim.x + me;\n"
+        "    const T x = at < n ? v[at] : T(0);\n"
+        "    red[me] = x * x;\n"
+        "    __syncthreads();\n"
+        "    for (unsigned w = 1; w < blockDim.x; w *= 2) {\n"
+        "        if ((me & (2 * w - 1)) == 0)\n"
+        "            red[me] += red[me + w];\n"
+        "        __syncthreads();\n"
+        "    }\n"
+        "    if (me == 0)\n"
+        "        partial[blockIdx.x] = red[0];\n"
+        "}\n"
+        "template __global__ void sumsq<float>(const float *, float *, unsigned);\n";
+    tree_applies(src, "sumsq", "red[me + w]", (const char *const[]){"partial[blockIdx.x] = red[0];",
+                                                                   "T hk_acc = red[hk_tid];", NULL});
+}
+
 static void other_slot_read_refused(void **state)
 {
     (void)state;
@@ -245,6 +275,25 @@ static void other_slot_read_refused(void **state)
                  "    if (t == 0) out[blockIdx.x] = s[0] + s[1];\n"
                  "}\n",
                  "two", "line 11: s is read after the tree at another place than s[0]");
+}
+
+static void called_function_refused(void **state)
+{
+    (void)state;
+    tree_refused("__device__ float third(const float *p) { return p[3]; }\n"
+                 "__global__ void cf(const float *x, float *out)\n"
+                 "{\n"
+                 "    __shared__ float s[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    s[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+                 "        if (t < h) s[t] += s[t + h];\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) out[blockIdx.x] = s[0] + third(s);\n"
+                 "}\n",
+                 "cf", "line 12: s is read after the tree at another place than s[0]");
 }
 
 static void unrolled_last_warp_refused(void **state)
@@ -386,7 +435,9 @@ int main(void)
         cmocka_unit_test(macro_max),
         cmocka_unit_test(template_channel_mean),
         cmocka_unit_test(int_min_do_while),
+        cmocka_unit_test(helper_shared_sumsq),
         cmocka_unit_test(other_slot_read_refused),
+        cmocka_unit_test(called_function_refused),
         cmocka_unit_test(unrolled_last_warp_refused),
         cmocka_unit_test(unguarded_refused),
         cmocka_unit_test(block_2d_refused),
