@@ -213,8 +213,9 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
             if (!in_loop(a, l) || a->space == KM_SPACE_GLOBAL || a->mode == KM_READ)
                 continue;
             if (t->comb && t->comb != a) {
-                snprintf(why, n, "line %u: a second shared-memory combination (the tree at line %u already "
-                         "combines %s): one tree of one array is rewritten", a->line, t->comb->line, t->array);
+                snprintf(why, n, "line %u: the tree loop (line %u) combines %s and also %s (an argmax, or two "
+                         "sums at once): only a tree of one array is rewritten", a->line, ls[l].line, t->array,
+                         a->buffer);
                 return why;
             }
             t->comb = a;

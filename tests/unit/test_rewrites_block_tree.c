@@ -1,14 +1,16 @@
 /* block_reduce's tree path (rw_block_tree, issue 13): one shared-memory block reduction
  * written several ways -- a halving tree with `tid < s`, an interleaved tree with
- * `tid % (2*s) == 0`, an interleaved tree through `index = 2*s*tid`, `x = x + y` instead
- * of `+=`, a macro block size with `/= 2`, a template T with a strided per-channel loop
- * feeding the tree and a mean written after it, max through fmaxf, min on int through a
+ * `tid % (2*s) == 0` or `& (2*s - 1)`, an interleaved tree through `index = 2*s*tid`,
+ * `x = x + y` instead of `+=`, a macro block size with `/= 2`, a template T with a strided
+ * per-channel loop feeding the tree and a mean written after it, a template T's dynamic
+ * shared memory reached through a helper type, max through fmaxf, min on int through a
  * do-while -- each rewritten in place into warp shuffles that leave the block's result in
- * the same slot (also a template T's dynamic shared memory reached through a helper
- * type, with a `&` mask for the interleaved guard), with the code after the tree (what the block writes) unchanged; and the
- * refusals, each naming its line: another slot read after the tree (also inside a
- * called function), an unrolled last warp, an unguarded (racing) update, a 2-D block, a tree with no barrier. Every emitted
- * kernel compiles with nvcc -arch=sm_90 -c when nvcc is there. */
+ * the same slot, with the code after the tree (what the block writes) unchanged; and the
+ * refusals, each naming its line: another slot read after the tree (also inside a called
+ * function), an argmax (two arrays combined), an unrolled last warp, an unguarded
+ * (racing) update, a 2-D block, a tree with no barrier. Every emitted kernel compiles
+ * with nvcc -arch=sm_90 -c when nvcc is there; test_rewrites_emu_tree.c runs rewrites in
+ * the block emulator. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -296,6 +298,29 @@ static void called_function_refused(void **state)
                  "cf", "line 12: s is read after the tree at another place than s[0]");
 }
 
+static void argmax_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void amax(const float *x, int *where)\n"
+                 "{\n"
+                 "    __shared__ float best[256];\n"
+                 "    __shared__ int at[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    best[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    at[t] = blockIdx.x * blockDim.x + t;\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+                 "        if (t < h && best[t + h] > best[t]) {\n"
+                 "            best[t] = best[t + h];\n"
+                 "            at[t] = at[t + h];\n"
+                 "        }\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) where[blockIdx.x] = at[0];\n"
+                 "}\n",
+                 "amax", "the tree loop (line 9) combines");
+}
+
 static void unrolled_last_warp_refused(void **state)
 {
     (void)state;
@@ -438,6 +463,7 @@ int main(void)
         cmocka_unit_test(helper_shared_sumsq),
         cmocka_unit_test(other_slot_read_refused),
         cmocka_unit_test(called_function_refused),
+        cmocka_unit_test(argmax_refused),
         cmocka_unit_test(unrolled_last_warp_refused),
         cmocka_unit_test(unguarded_refused),
         cmocka_unit_test(block_2d_refused),
