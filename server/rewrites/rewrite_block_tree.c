@@ -187,6 +187,41 @@ static const char *tree_covers_block(const km_kernel *k, const km_loop *lp, uint
     return why;
 }
 
+/* Is f exactly c * atom + add (add a constant, 0 for none)? */
+static bool form_scaled(km_form f, int64_t c, uint32_t atom, int64_t add)
+{
+    uint32_t want = add ? 2 : 1;
+    if (f.n != want || f.t[0].coef != c || f.t[0].n != 1 || f.t[0].atoms[0] != atom)
+        return false;
+    return !add || (f.t[1].n == 0 && f.t[1].coef == add);
+}
+
+/* The guard that makes a doubling tree combine the right pairs: with the write at
+ * S[tid], `tid % (2*s) == 0` or `(tid & (2*s - 1)) == 0`; with the write at S[2*s*tid],
+ * `2*s*tid < blockDim.x` (or the block-size constant). */
+static bool interleaved_guard(const km_kernel *k, const km_guard *g, km_form widx, uint32_t tid, uint32_t s,
+                              uint32_t bdx)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    if (widx.n == 1 && widx.t[0].coef == 2 && widx.t[0].n == 2 &&
+        ((widx.t[0].atoms[0] == s && widx.t[0].atoms[1] == tid) || (widx.t[0].atoms[0] == tid && widx.t[0].atoms[1] == s)))
+        return !strcmp(g->op, "<") && km_form_equal(g->lhs, widx) && is_block_size(k, g->rhs, bdx, false);
+    if (!form_is_atom(widx, tid) || strcmp(g->op, "==") != 0)
+        return false;
+    km_form x = g->lhs.n == 0 ? g->rhs : g->rhs.n == 0 ? g->lhs : (km_form){0};
+    if (x.n != 1 || x.t[0].coef != 1 || x.t[0].n != 1)
+        return false;
+    const km_atom *o = &at[x.t[0].atoms[0]];
+    if (o->kind != KM_ATOM_OPAQUE || o->n_args != 2)
+        return false;
+    if (!strcmp(o->op, "%"))
+        return form_is_atom(o->args[0], tid) && form_scaled(o->args[1], 2, s, 0);
+    /* & is kept with its operands in canonical order */
+    return !strcmp(o->op, "&") && ((form_is_atom(o->args[0], tid) && form_scaled(o->args[1], 2, s, -1)) ||
+                                   (form_is_atom(o->args[1], tid) && form_scaled(o->args[0], 2, s, -1)));
+}
+
 /* 1-based line of byte off in text. */
 static uint32_t line_at(const char *text, uint32_t off)
 {
@@ -225,7 +260,7 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
         }
     }
     if (!t->comb)
-        return "no shared-memory tree (a halving or doubling loop combining a __shared__ array with itself)";
+        return RW_NO_TREE;
     const km_access *w = t->comb;
     uint32_t s = t->loop->counter, bdx;
     if (t->loop->parent >= 0) {
@@ -273,7 +308,7 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
         if (halving && form_is_atom(w->index, t->tid) && !strcmp(gd->op, "<") && form_is_atom(gd->lhs, t->tid) &&
             form_is_atom(gd->rhs, s))
             guarded = true;
-        if (!halving && strcmp(gd->op, "true") != 0)
+        if (!halving && interleaved_guard(k, gd, w->index, t->tid, s, bdx))
             guarded = true;
     }
     if (!guarded) {

@@ -56,6 +56,9 @@ int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kerne
  * the tree, the outputs and the launch are kept. block_reduce's path when warp_reduce
  * refuses. */
 int rw_block_tree(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out);
+/* The reason rw_block_tree gives when the kernel has no tree at all (block_reduce then
+ * reports warp_reduce's reason instead). */
+#define RW_NO_TREE "no shared-memory tree (a halving or doubling loop combining a __shared__ array with itself)"
 
 /* i = <1D index>; if (i < n) atomicAdd(&hist[BIN], VALUE) on global memory → a per-block
  * shared histogram of `bins` counters (0: inferred -- 256 for a bin read from an 8-bit

@@ -795,7 +795,8 @@ const rw_descriptor rw_warp_reduce_desc = {
 };
 
 /* A tree into one atomic becomes warp_reduce's grid-stride form; any other shared-memory
- * tree (a per-block partial, a mean, ...) is replaced in place (rewrite_block_tree.c). */
+ * tree (a per-block partial, a mean, ...) is replaced in place (rewrite_block_tree.c).
+ * The refusal is the tree's when the kernel has one, else warp_reduce's. */
 static int emit_block_reduce(const rw_context *c, const int *p, rw_result *out)
 {
     (void)p;
@@ -806,6 +807,10 @@ static int emit_block_reduce(const rw_context *c, const int *p, rw_result *out)
     if ((rc = rw_block_tree(c->text, c->len, c->m, c->kernel, &tree))) {
         rw_result_free(&tree);
         return rc;
+    }
+    if (!tree.applicable && strstr(tree.description, RW_NO_TREE)) {
+        rw_result_free(&tree);   /* no tree at all: warp_reduce's reason says more */
+        return HK_OK;
     }
     rw_result_free(out);
     *out = tree;

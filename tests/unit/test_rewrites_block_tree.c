@@ -8,7 +8,7 @@
  * the same slot, with the code after the tree (what the block writes) unchanged; and the
  * refusals, each naming its line: another slot read after the tree (also inside a called
  * function), an argmax (two arrays combined), an unrolled last warp, an unguarded
- * (racing) update, a 2-D block, a tree with no barrier. Every emitted kernel compiles
+ * (racing) update, a doubling loop whose guard picks no tree's pairs, a 2-D block, a tree with no barrier. Every emitted kernel compiles
  * with nvcc -arch=sm_90 -c when nvcc is there; test_rewrites_emu_tree.c runs rewrites in
  * the block emulator. */
 #include "analysis/analysis.h"
@@ -362,6 +362,26 @@ static void unguarded_refused(void **state)
                  "race", "line 8: the tree's update has no guard");
 }
 
+/* a doubling loop whose guard does not pick the pairs of a tree (`t < h`): S[0] is not the
+ * block's sum there, so it is not rewritten */
+static void doubling_wrong_guard_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void wrong(const float *x, float *out)\n"
+                 "{\n"
+                 "    __shared__ float s[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    s[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = 1; h < blockDim.x; h *= 2) {\n"
+                 "        if (t < h) s[t] += s[t + h];\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) out[blockIdx.x] = s[0];\n"
+                 "}\n",
+                 "wrong", "line 8: the tree's update has no guard that picks the combining threads");
+}
+
 static void block_2d_refused(void **state)
 {
     (void)state;
@@ -466,6 +486,7 @@ int main(void)
         cmocka_unit_test(argmax_refused),
         cmocka_unit_test(unrolled_last_warp_refused),
         cmocka_unit_test(unguarded_refused),
+        cmocka_unit_test(doubling_wrong_guard_refused),
         cmocka_unit_test(block_2d_refused),
         cmocka_unit_test(no_barrier_refused),
         cmocka_unit_test(registry_block_reduce),
