@@ -282,6 +282,16 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
     }
     if (tree_covers_block(k, t->loop, bdx, why, n))
         return why;
+    /* every thread of the block must reach the shuffles: no guard (an early return, an
+     * if around the tree) may be in force at the tree */
+    for (uint32_t g = 0; g < w->n_guards; g++) {
+        const km_guard *gd = &gs[w->guards[g]];
+        if (gd->line < t->loop->line) {
+            snprintf(why, n, "line %u: a condition (an early return or an if) before the tree at line %u is in "
+                     "force at it: threads that left cannot take part in warp shuffles", gd->line, t->loop->line);
+            return why;
+        }
+    }
     /* the combination: S[w] op= S[w + s] */
     t->op = w->mode == KM_RMW ? w->op : write_op(k, w, s);
     if (w->mode == KM_RMW) {

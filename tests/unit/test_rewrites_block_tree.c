@@ -8,7 +8,8 @@
  * the same slot, with the code after the tree (what the block writes) unchanged; and the
  * refusals, each naming its line: another slot read after the tree (also inside a called
  * function), an argmax (two arrays combined), an unrolled last warp, an unguarded
- * (racing) update, a doubling loop whose guard picks no tree's pairs, a 2-D block, a tree with no barrier. Every emitted kernel compiles
+ * (racing) update, a doubling loop whose guard picks no tree's pairs, an
+ * early return before the tree, a 2-D block, a tree with no barrier. Every emitted kernel compiles
  * with nvcc -arch=sm_90 -c when nvcc is there; test_rewrites_emu_tree.c runs rewrites in
  * the block emulator. */
 #include "analysis/analysis.h"
@@ -382,6 +383,26 @@ static void doubling_wrong_guard_refused(void **state)
                  "wrong", "line 8: the tree's update has no guard that picks the combining threads");
 }
 
+static void early_return_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void er(const float *x, float *out, unsigned n)\n"
+                 "{\n"
+                 "    __shared__ float s[256];\n"
+                 "    unsigned t = threadIdx.x, i = blockIdx.x * blockDim.x + t;\n"
+                 "    if (i >= n)\n"
+                 "        return;\n"
+                 "    s[t] = x[i];\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+                 "        if (t < h) s[t] += s[t + h];\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) out[blockIdx.x] = s[0];\n"
+                 "}\n",
+                 "er", "line 5: a condition (an early return or an if) before the tree at line 9");
+}
+
 static void block_2d_refused(void **state)
 {
     (void)state;
@@ -487,6 +508,7 @@ int main(void)
         cmocka_unit_test(unrolled_last_warp_refused),
         cmocka_unit_test(unguarded_refused),
         cmocka_unit_test(doubling_wrong_guard_refused),
+        cmocka_unit_test(early_return_refused),
         cmocka_unit_test(block_2d_refused),
         cmocka_unit_test(no_barrier_refused),
         cmocka_unit_test(registry_block_reduce),
