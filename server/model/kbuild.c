@@ -525,6 +525,58 @@ static km_form number(kb *b, const char *src, TSNode n)
     return literal(b, buf);
 }
 
+/* Does a definition named name[0, len) (a struct, class or function, also under a
+ * template, a preprocessor conditional, a namespace or extern "C") among the children of
+ * scope declare __shared__ memory? */
+static bool defines_shared(const char *src, TSNode scope, const char *name, uint32_t len, int depth)
+{
+    if (depth > 8)
+        return false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(scope); i++) {
+        TSNode d = ts_node_named_child(scope, i);
+        if (is(d, "preproc_ifdef") || is(d, "preproc_if") || is(d, "preproc_else") || is(d, "preproc_elif") ||
+            is(d, "template_declaration") || is(d, "declaration_list") || is(d, "linkage_specification")) {
+            if (defines_shared(src, d, name, len, depth + 1))
+                return true;
+            continue;
+        }
+        if (is(d, "namespace_definition")) {
+            if (defines_shared(src, field(d, "body"), name, len, depth + 1))
+                return true;
+            continue;
+        }
+        TSNode id = is(d, "function_definition") ? field(field(d, "declarator"), "declarator") : field(d, "name");
+        if (!(is(d, "struct_specifier") || is(d, "class_specifier") || is(d, "function_definition")) ||
+            ts_node_is_null(id) || ts_node_end_byte(id) - ts_node_start_byte(id) != len ||
+            memcmp(src + ts_node_start_byte(id), name, len) != 0)
+            continue;
+        for (uint32_t k = ts_node_start_byte(d); k + 10 <= ts_node_end_byte(d); k++)
+            if (memcmp(src + k, "__shared__", 10) == 0)
+                return true;
+    }
+    return false;
+}
+
+/* Is n a call of a helper defined in the file whose definition declares __shared__
+ * memory (defines_shared)? That is how dynamic shared memory of a template type is
+ * reached (cuda-samples' `SharedMemory<T>()`, whose conversion operator returns an extern
+ * __shared__ array). */
+static bool shared_helper(kb *b, const char *src, TSNode n)
+{
+    n = unparen(n);
+    while (is(n, "cast_expression"))
+        n = unparen(field(n, "value"));
+    if (!is(n, "call_expression") || ts_node_named_child_count(field(n, "arguments")) != 0 || src != b->text)
+        return false;
+    TSNode fn = field(n, "function");
+    if (is(fn, "template_function"))
+        fn = field(fn, "name");
+    if (!is(fn, "identifier"))
+        return false;
+    uint32_t fs = ts_node_start_byte(fn);
+    return defines_shared(src, ts_tree_root_node(b->tree), src + fs, ts_node_end_byte(fn) - fs, 0);
+}
+
 /* Pointer expression -> (buffer, space, element offset). */
 static bool pointer(kb *b, const char *src, TSNode n, const char **base, enum km_space *space,
                     km_form *off)
@@ -1278,6 +1330,15 @@ static void declaration(kb *b, const char *src, TSNode n)
                 e->space = space;
                 e->form = mu && (mu->n_mut || mu->stepped) ? fresh_var(b) : off;
                 local_push(b, name, KM_LOCAL_POINTER, e->form, line)->base = base;
+            } else if (!ts_node_is_null(value) && !(mu && (mu->n_mut || mu->stepped)) &&
+                       shared_helper(b, src, value)) {
+                /* dynamic shared memory through a helper (T *s = SharedMemory<T>()):
+                 * the local is the shared array */
+                ent *e = env_push(b, name, E_POINTER);
+                e->base = name;
+                e->space = KM_SPACE_SHARED;
+                e->form = (km_form){0};
+                local_push(b, name, KM_LOCAL_POINTER, e->form, line)->base = name;
             } else {
                 if (!ts_node_is_null(value))
                     (void)eval(b, src, value);

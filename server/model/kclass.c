@@ -1288,6 +1288,42 @@ static bool squared_read(const cx *x, km_form f)
     return false;
 }
 
+/* Is array a __shared__ array of the kernel? */
+static bool shared_array(const cx *x, const char *array)
+{
+    size_t n;
+    const km_local *ls = km_locals(x->k, &n);
+    for (size_t i = 0; i < n; i++)
+        if (ls[i].kind == KM_LOCAL_ARRAY && ls[i].space == KM_SPACE_SHARED && strcmp(ls[i].name, array) == 0)
+            return true;
+    return false;
+}
+
+/* Does the accumulator sum products of two __shared__ arrays that both move with its loop
+ * (As[ty][k] * Bs[k][tx])? That is the inner product of a tiled matrix product, not a
+ * reduction of the input: *a and *b get the two arrays. */
+static bool tile_product(const cx *x, const km_accumulator *ac, const char **a, const char **b)
+{
+    uint32_t ctr = x->loops[ac->loop].counter;
+    for (uint32_t t = 0; t < ac->operand.n; t++) {
+        const km_term *tm = &ac->operand.t[t];
+        const char *first = NULL;
+        for (uint32_t j = 0; j < tm->n; j++) {
+            const km_atom *r = &x->atoms[tm->atoms[j]];
+            if (r->kind != KM_ATOM_READ || !r->n_args || !shared_array(x, r->name) ||
+                !km_form_mentions(x->k, r->args[0], ctr))
+                continue;
+            if (first && strcmp(first, r->name) != 0) {
+                *a = first;
+                *b = r->name;
+                return true;
+            }
+            first = r->name;
+        }
+    }
+    return false;
+}
+
 static int try_reduction(cx *x)
 {
     km_class *c = x->c;
@@ -1298,6 +1334,13 @@ static int try_reduction(cx *x)
         if (!km_form_mentions_kind(x->k, ac->operand, KM_ATOM_READ, -1) &&
             !km_form_mentions_kind(x->k, ac->operand, KM_ATOM_OPAQUE, -1))
             continue;
+        const char *ta, *tb;
+        if (ac->op == KM_OP_SUM && tile_product(x, ac, &ta, &tb)) {
+            near(x, KM_CLASS_GEMM, ac->line, "%s sums products of the __shared__ tiles %s and %s over the loop "
+                 "at line %u: a tiled matrix product, not a reduction", ac->name, ta, tb,
+                 x->loops[ac->loop].line);
+            continue;
+        }
         const km_access *w = write_of_acc(x, i);
         const km_loop *lp = &x->loops[ac->loop];
         c->kind = KM_CLASS_REDUCTION;

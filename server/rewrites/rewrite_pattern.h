@@ -50,6 +50,16 @@ int rw_tiled_transpose(const char *text, size_t len, const an_model *m, size_t k
  * long long, unsigned long long. The order of floating-point additions changes. */
 int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out);
 
+/* A shared-memory tree reduction over one block (sum, max or min of S[threadIdx.x] into
+ * S[0], in any spelling the kernel model reads as one: rewrite_block_tree.c) → warp
+ * shuffles and one shared slot per warp leaving the same S[0]; the code before and after
+ * the tree, the outputs and the launch are kept. block_reduce's path when warp_reduce
+ * refuses. */
+int rw_block_tree(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out);
+/* The reason rw_block_tree gives when the kernel has no tree at all (block_reduce then
+ * reports warp_reduce's reason instead). */
+#define RW_NO_TREE "no shared-memory tree (a halving or doubling loop combining a __shared__ array with itself)"
+
 /* i = <1D index>; if (i < n) atomicAdd(&hist[BIN], VALUE) on global memory → a per-block
  * shared histogram of `bins` counters (0: inferred -- 256 for a bin read from an 8-bit
  * array, K for `... % K` with K a literal or a constant; else 256), merged with one atomic

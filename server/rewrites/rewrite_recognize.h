@@ -111,6 +111,15 @@ int rwp_replace_body(const char *text, size_t len, const an_model *m, const an_f
     "    const unsigned int hk_width = min(hk_nthreads - (hk_warp << 5), 32u);\n" \
     "    const unsigned int hk_mask = hk_width == 32u ? 0xffffffffu : (1u << hk_width) - 1u;\n"
 
+/* One warp's shuffle reduction of hk_acc (type $T) with $COMBINE (of hk_acc and hk_o),
+ * over the first `lanes` lanes, indented by ind: lane 0 ends with the warp's result. */
+#define RD_SHFL(ind, lanes)                                                                  \
+    ind "for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"                       \
+    ind "    const $T hk_o = __shfl_down_sync(hk_mask, hk_acc, hk_off);\n"                   \
+    ind "    if (hk_lane + hk_off < " lanes ")\n"                                            \
+    ind "        $COMBINE;\n"                                                                \
+    ind "}\n"
+
 /* Is compact text c the row-major index `ROW * STRIDE + COL` in one of its orders? */
 bool rwp_is_rowmajor(const char *c, const char *row, const char *stride, const char *col);
 

@@ -40,21 +40,13 @@ static const char *reduce_identity(enum pt_op op, const char *t)
  * shared slot per warp, the first warp combines them and one atomic per block. */
 #define RD_BLOCK_TAIL \
     "    __shared__ $T hk_part[32];\n" \
-    "    for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n" \
-    "        const $T hk_o = __shfl_down_sync(hk_mask, hk_acc, hk_off);\n" \
-    "        if (hk_lane + hk_off < hk_width)\n" \
-    "            $COMBINE;\n" \
-    "    }\n" \
+    RD_SHFL("    ", "hk_width") \
     "    if (hk_lane == 0)\n" \
     "        hk_part[hk_warp] = hk_acc;\n" \
     "    __syncthreads();\n" \
     "    if (hk_warp == 0) {\n" \
     "        hk_acc = (hk_lane < hk_nwarps) ? hk_part[hk_lane] : $IDENT;\n" \
-    "        for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n" \
-    "            const $T hk_o = __shfl_down_sync(hk_mask, hk_acc, hk_off);\n" \
-    "            if (hk_lane + hk_off < hk_width)\n" \
-    "                $COMBINE;\n" \
-    "        }\n" \
+    RD_SHFL("        ", "hk_width") \
     "        if (hk_lane == 0)\n" \
     "            $ATOMIC($TARGET, hk_acc);\n" \
     "    }\n" \
@@ -802,15 +794,32 @@ const rw_descriptor rw_warp_reduce_desc = {
     .emit = emit_warp_reduce,
 };
 
+/* A tree into one atomic becomes warp_reduce's grid-stride form; any other shared-memory
+ * tree (a per-block partial, a mean, ...) is replaced in place (rewrite_block_tree.c).
+ * The refusal is the tree's when the kernel has one, else warp_reduce's. */
 static int emit_block_reduce(const rw_context *c, const int *p, rw_result *out)
 {
     (void)p;
-    return rw_warp_reduce(c->text, c->len, c->m, c->kernel, out);
+    int rc = rw_warp_reduce(c->text, c->len, c->m, c->kernel, out);
+    if (rc || out->applicable)
+        return rc;
+    rw_result tree;
+    if ((rc = rw_block_tree(c->text, c->len, c->m, c->kernel, &tree))) {
+        rw_result_free(&tree);
+        return rc;
+    }
+    if (!tree.applicable && strstr(tree.description, RW_NO_TREE)) {
+        rw_result_free(&tree);   /* no tree at all: warp_reduce's reason says more */
+        return HK_OK;
+    }
+    rw_result_free(out);
+    *out = tree;
+    return HK_OK;
 }
 
 const rw_descriptor rw_block_reduce_desc = {
     .name = "block_reduce",
-    .summary = "a shared-memory tree reduction: warp shuffles, one atomic per block (warp_reduce's emitter)",
+    .summary = "a shared-memory tree reduction: warp shuffles, one shared slot per warp, same block result",
     .flags = RW_ALGORITHM,
     .emit = emit_block_reduce,
 };

@@ -157,6 +157,15 @@ static void test_reductions(void **state)
            "reduction out=out in=in op=sum axis=global how=atomic passes=1");
     expect("class_misc.cu", "block_tree_sum",
            "reduction out=out in=in op=sum axis=global how=tree passes=1");
+    /* the tree's array is dynamic shared memory reached through a helper type */
+    expect("class_misc.cu", "helper_tree_max",
+           "reduction out=blockmax in=v op=max axis=global how=tree passes=1");
+    /* products of two shared tiles summed over k: a matrix product, not a reduction */
+    km_class c;
+    char *got = classify("class_misc.cu", "tile_product_flat", &c);
+    if (c.kind == KM_CLASS_REDUCTION || c.near != KM_CLASS_GEMM)
+        fail_msg("tile_product_flat: '%s'", got);
+    free(got);
 }
 
 static void test_windows(void **state)

@@ -331,3 +331,41 @@ __global__ void adam_half(__half *p, const __half *g, float *m, float *v, float 
         p[i] = __float2half(__half2float(p[i]) - lr * m[i] / (sqrtf(v[i]) + eps));
     }
 }
+
+// dynamic shared memory of a template type reached through a helper type: the local is
+// the shared array (an interleaved tree over it is a block reduction)
+template <typename T> struct BlockScratch {
+    __device__ operator T *() { extern __shared__ unsigned char raw_scratch[]; return (T *)raw_scratch; }
+};
+template <typename T> __global__ void helper_tree_max(const T *v, T *blockmax, int n)
+{
+    T *buf = BlockScratch<T>();
+    int me = threadIdx.x, at = blockIdx.x * blockDim.x + me;
+    buf[me] = at < n ? v[at] : v[0];
+    __syncthreads();
+    for (int w = 1; w < blockDim.x; w <<= 1) {
+        if (me % (2 * w) == 0)
+            buf[me] = max(buf[me], buf[me + w]);
+        __syncthreads();
+    }
+    if (me == 0)
+        blockmax[blockIdx.x] = buf[0];
+}
+
+// a matrix product over shared tiles whose output index mixes rows and columns: not a
+// reduction (the accumulator sums products of two tiles)
+#define TL 16
+__global__ void tile_product_flat(const float *P, const float *Q, float *R, int wp, int wq)
+{
+    __shared__ float tp[TL][TL], tq[TL][TL];
+    float dot = 0.0f;
+    for (int base = 0; base < wp; base += TL) {
+        tp[threadIdx.y][threadIdx.x] = P[(blockIdx.y * TL + threadIdx.y) * wp + base + threadIdx.x];
+        tq[threadIdx.y][threadIdx.x] = Q[(base + threadIdx.y) * wq + blockIdx.x * TL + threadIdx.x];
+        __syncthreads();
+        for (int k = 0; k < TL; ++k)
+            dot += tp[threadIdx.y][k] * tq[k][threadIdx.x];
+        __syncthreads();
+    }
+    R[wq * TL * blockIdx.y + TL * blockIdx.x + wq * threadIdx.y + threadIdx.x] = dot;
+}

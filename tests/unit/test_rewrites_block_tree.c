@@ -1,0 +1,518 @@
+/* block_reduce's tree path (rw_block_tree, issue 13): one shared-memory block reduction
+ * written several ways -- a halving tree with `tid < s`, an interleaved tree with
+ * `tid % (2*s) == 0` or `& (2*s - 1)`, an interleaved tree through `index = 2*s*tid`,
+ * `x = x + y` instead of `+=`, a macro block size with `/= 2`, a template T with a strided
+ * per-channel loop feeding the tree and a mean written after it, a template T's dynamic
+ * shared memory reached through a helper type, max through fmaxf, min on int through a
+ * do-while -- each rewritten in place into warp shuffles that leave the block's result in
+ * the same slot, with the code after the tree (what the block writes) unchanged; and the
+ * refusals, each naming its line: another slot read after the tree (also inside a called
+ * function), an argmax (two arrays combined), an unrolled last warp, an unguarded
+ * (racing) update, a doubling loop whose guard picks no tree's pairs, an
+ * early return before the tree, a 2-D block, a tree with no barrier. Every emitted kernel compiles
+ * with nvcc -arch=sm_90 -c when nvcc is there; test_rewrites_emu_tree.c runs rewrites in
+ * the block emulator. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/registry.h"
+#include "rewrites/rewrite.h"
+#include "rewrites/rewrite_pattern.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_nvcc.h"
+#include "rw_fixture.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return rwf_setup("rewrites-block-tree");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rwf_teardown();
+}
+
+/* rw_block_tree on kname: applicable; the tree (gone, a string of it in `tree`) replaced
+ * by the shuffles; every string of keep still in the text (the epilogue); compiles. */
+static void tree_applies(const char *src, const char *kname, const char *tree, const char *const *keep)
+{
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, kname), &r), HK_OK);
+    if (!r.applicable)
+        print_message("%s: %s\n", kname, r.description);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "__shfl_down_sync(hk_mask, hk_acc, hk_off)"));
+    assert_non_null(strstr(r.text, "hk_part[hk_warp] = hk_acc;"));
+    if (strstr(r.text, tree))
+        print_message("%s: the tree `%s` is still there:\n%s\n", kname, tree, r.text);
+    assert_null(strstr(r.text, tree));
+    for (size_t i = 0; keep[i]; i++) {
+        if (!strstr(r.text, keep[i]))
+            print_message("%s: no `%s` in\n%s\n", kname, keep[i], r.text);
+        assert_non_null(strstr(r.text, keep[i]));
+    }
+    /* the block's result stays in the tree's first slot */
+    assert_non_null(strstr(r.description, "holds the block's result as before"));
+    rwf_nvcc_compiles(r.text, kname);
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+static void tree_refused(const char *src, const char *kname, const char *why)
+{
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, kname), &r), HK_OK);
+    if (r.applicable || !strstr(r.description, why))
+        print_message("%s: want refusal `%s`, got: %s\n", kname, why, r.description);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, why));
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+static void halving_partials(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "__global__ void part(const float *x, float *partial, unsigned n)\n"
+        "{\n"
+        "    __shared__ float acc[256];\n"
+        "    unsigned t = threadIdx.x;\n"
+        "    float v = 0.0f;\n"
+        "    for (unsigned i = blockIdx.x * blockDim.x + t; i < n; i += blockDim.x * gridDim.x)\n"
+        "        v += x[i];\n"
+        "    acc[t] = v;\n"
+        "    __syncthreads();\n"
+        "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+        "        if (t < h)\n"
+        "            acc[t] += acc[t + h];\n"
+        "        __syncthreads();\n"
+        "    }\n"
+        "    if (t == 0)\n"
+        "        partial[blockIdx.x] = acc[0];\n"
+        "}\n";
+    tree_applies(src, "part", "acc[t + h]", (const char *const[]){"partial[blockIdx.x] = acc[0];",
+                                                                  "v += x[i];", "acc[0] = hk_acc;", NULL});
+}
+
+static void interleaved_modulo(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "__global__ void inter(const double *a, double *out, int n)\n"
+        "{\n"
+        "    extern __shared__ double dyn[];\n"
+        "    int me = threadIdx.x;\n"
+        "    int g = blockIdx.x * blockDim.x + me;\n"
+        "    dyn[me] = g < n ? a[g] : 0.0;\n"
+        "    __syncthreads();\n"
+        "    for (int step = 1; step < blockDim.x; step *= 2) {\n"
+        "        if (me % (2 * step) == 0)\n"
+        "            dyn[me] += dyn[me + step];\n"
+        "        __syncthreads();\n"
+        "    }\n"
+        "    if (me == 0) out[blockIdx.x] = dyn[0];\n"
+        "}\n";
+    tree_applies(src, "inter", "dyn[me + step]", (const char *const[]){"out[blockIdx.x] = dyn[0];",
+                                                                       "double hk_acc = dyn[hk_tid];", NULL});
+}
+
+static void interleaved_index(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "__global__ void strided(const int *a, int *out, int n)\n"
+        "{\n"
+        "    __shared__ int s[512];\n"
+        "    unsigned int tid = threadIdx.x;\n"
+        "    unsigned int i = blockIdx.x * blockDim.x + tid;\n"
+        "    s[tid] = 0;\n"
+        "    if (i < n) s[tid] = a[i] * a[i];\n"
+        "    __syncthreads();\n"
+        "    for (unsigned int d = 1; d < blockDim.x; d <<= 1) {\n"
+        "        unsigned int index = 2 * d * tid;\n"
+        "        if (index < blockDim.x) {\n"
+        "            s[index] = s[index] + s[index + d];\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "    }\n"
+        "    if (tid == 0) atomicAdd(out, s[0]);\n"
+        "}\n";
+    tree_applies(src, "strided", "s[index + d]", (const char *const[]){"atomicAdd(out, s[0]);", NULL});
+}
+
+static void macro_max(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "#define BLOCK 128\n"
+        "__global__ void bmax(const float *__restrict__ v, float *best, int n)\n"
+        "{\n"
+        "    __shared__ float sm[BLOCK];\n"
+        "    const int lane = threadIdx.x;\n"
+        "    const int e = blockIdx.x * BLOCK + lane;\n"
+        "    float m = -1e30f;\n"
+        "    if (e < n)\n"
+        "        m = v[e];\n"
+        "    sm[lane] = m;\n"
+        "    __syncthreads();\n"
+        "    for (int stride = BLOCK / 2; stride > 0; stride /= 2) {\n"
+        "        if (lane < stride) { sm[lane] = fmaxf(sm[lane], sm[lane + stride]); }\n"
+        "        __syncthreads();\n"
+        "    }\n"
+        "    if (lane == 0)\n"
+        "        best[blockIdx.x] = sm[0];\n"
+        "}\n";
+    tree_applies(src, "bmax", "sm[lane + stride]",
+                 (const char *const[]){"best[blockIdx.x] = sm[0];", "hk_acc = (hk_o > hk_acc) ? hk_o : hk_acc",
+                                       NULL});
+}
+
+static void template_channel_mean(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "template <typename T>\n"
+        "__global__ void chan_mean(const T *x, float *mu, int batch, int chans, int hw)\n"
+        "{\n"
+        "    __shared__ float part[1024];\n"
+        "    const int ch = blockIdx.x;\n"
+        "    part[threadIdx.x] = 0.f;\n"
+        "    for (int j = threadIdx.x; j < batch * hw; j += blockDim.x) {\n"
+        "        const int b = j / hw, p = j % hw;\n"
+        "        part[threadIdx.x] += x[(b * chans + ch) * hw + p];\n"
+        "    }\n"
+        "    __syncthreads();\n"
+        "    for (int k = blockDim.x >> 1; k > 0; k >>= 1) {\n"
+        "        if (k > threadIdx.x)\n"
+        "            part[threadIdx.x] += part[threadIdx.x + k];\n"
+        "        __syncthreads();\n"
+        "    }\n"
+        "    const int count = batch * hw;\n"
+        "    if (threadIdx.x == 0)\n"
+        "        mu[ch] = part[0] / count;\n"
+        "}\n";
+    tree_applies(src, "chan_mean", "part[threadIdx.x + k]",
+                 (const char *const[]){"mu[ch] = part[0] / count;", "part[threadIdx.x] += x[", NULL});
+}
+
+static void int_min_do_while(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "__global__ void imin(const int *keys, int *lo, int n)\n"
+        "{\n"
+        "    __shared__ int q[256];\n"
+        "    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;\n"
+        "    q[t] = i < n ? keys[i] : 2147483647;\n"
+        "    __syncthreads();\n"
+        "    int s = blockDim.x / 2;\n"
+        "    do {\n"
+        "        if (t < s)\n"
+        "            q[t] = min(q[t], q[t + s]);\n"
+        "        __syncthreads();\n"
+        "        s >>= 1;\n"
+        "    } while (s > 0);\n"
+        "    if (t == 0)\n"
+        "        lo[blockIdx.x] = q[0];\n"
+        "}\n";
+    tree_applies(src, "imin", "q[t + s]", (const char *const[]){"lo[blockIdx.x] = q[0];", NULL});
+}
+
+/* dynamic shared memory of a template type through a helper type, a sum of squares */
+static void helper_shared_sumsq(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "template <typename T> struct Scratch {\n"
+        "    __device__ operator T *() { extern __shared__ unsigned char scratch_raw[]; return (T *)scratch_raw; }\n"
+        "};\n"
+        "template <typename T>\n"
+        "__global__ void sumsq(const T *v, T *partial, unsigned n)\n"
+        "{\n"
+        "    T *red = Scratch<T>();\n"
+        "    const unsigned me = threadIdx.x, at = blockIdx.x * blockDim.x + me;\n"
+        "    const T x = at < n ? v[at] : T(0);\n"
+        "    red[me] = x * x;\n"
+        "    __syncthreads();\n"
+        "    for (unsigned w = 1; w < blockDim.x; w *= 2) {\n"
+        "        if ((me & (2 * w - 1)) == 0)\n"
+        "            red[me] += red[me + w];\n"
+        "        __syncthreads();\n"
+        "    }\n"
+        "    if (me == 0)\n"
+        "        partial[blockIdx.x] = red[0];\n"
+        "}\n"
+        "template __global__ void sumsq<float>(const float *, float *, unsigned);\n";
+    tree_applies(src, "sumsq", "red[me + w]", (const char *const[]){"partial[blockIdx.x] = red[0];",
+                                                                   "T hk_acc = red[hk_tid];", NULL});
+}
+
+static void other_slot_read_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void two(const float *x, float *out)\n"
+                 "{\n"
+                 "    __shared__ float s[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    s[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+                 "        if (t < h) s[t] += s[t + h];\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) out[blockIdx.x] = s[0] + s[1];\n"
+                 "}\n",
+                 "two", "line 11: s is read after the tree at another place than s[0]");
+}
+
+static void called_function_refused(void **state)
+{
+    (void)state;
+    tree_refused("__device__ float third(const float *p) { return p[3]; }\n"
+                 "__global__ void cf(const float *x, float *out)\n"
+                 "{\n"
+                 "    __shared__ float s[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    s[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+                 "        if (t < h) s[t] += s[t + h];\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) out[blockIdx.x] = s[0] + third(s);\n"
+                 "}\n",
+                 "cf", "line 12: s is read after the tree at another place than s[0]");
+}
+
+static void argmax_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void amax(const float *x, int *where)\n"
+                 "{\n"
+                 "    __shared__ float best[256];\n"
+                 "    __shared__ int at[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    best[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    at[t] = blockIdx.x * blockDim.x + t;\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+                 "        if (t < h && best[t + h] > best[t]) {\n"
+                 "            best[t] = best[t + h];\n"
+                 "            at[t] = at[t + h];\n"
+                 "        }\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) where[blockIdx.x] = at[0];\n"
+                 "}\n",
+                 "amax", "the tree loop (line 9) combines");
+}
+
+static void unrolled_last_warp_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void unr(const float *x, float *out)\n"
+                 "{\n"
+                 "    __shared__ float s[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    s[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 32; h >>= 1) {\n"
+                 "        if (t < h) s[t] += s[t + h];\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t < 32) {\n"
+                 "        volatile float *w = s;\n"
+                 "        w[t] += w[t + 32]; w[t] += w[t + 16]; w[t] += w[t + 8];\n"
+                 "        w[t] += w[t + 4]; w[t] += w[t + 2]; w[t] += w[t + 1];\n"
+                 "    }\n"
+                 "    if (t == 0) out[blockIdx.x] = s[0];\n"
+                 "}\n",
+                 "unr", "line 7: the tree loop stops before one element");
+}
+
+static void unguarded_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void race(const float *x, float *out)\n"
+                 "{\n"
+                 "    __shared__ float s[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    s[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+                 "        s[t] += s[t + h];\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) out[blockIdx.x] = s[0];\n"
+                 "}\n",
+                 "race", "line 8: the tree's update has no guard");
+}
+
+/* a doubling loop whose guard does not pick the pairs of a tree (`t < h`): S[0] is not the
+ * block's sum there, so it is not rewritten */
+static void doubling_wrong_guard_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void wrong(const float *x, float *out)\n"
+                 "{\n"
+                 "    __shared__ float s[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    s[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = 1; h < blockDim.x; h *= 2) {\n"
+                 "        if (t < h) s[t] += s[t + h];\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) out[blockIdx.x] = s[0];\n"
+                 "}\n",
+                 "wrong", "line 8: the tree's update has no guard that picks the combining threads");
+}
+
+static void early_return_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void er(const float *x, float *out, unsigned n)\n"
+                 "{\n"
+                 "    __shared__ float s[256];\n"
+                 "    unsigned t = threadIdx.x, i = blockIdx.x * blockDim.x + t;\n"
+                 "    if (i >= n)\n"
+                 "        return;\n"
+                 "    s[t] = x[i];\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+                 "        if (t < h) s[t] += s[t + h];\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) out[blockIdx.x] = s[0];\n"
+                 "}\n",
+                 "er", "line 5: a condition (an early return or an if) before the tree at line 9");
+}
+
+static void block_2d_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void b2(const float *x, float *out)\n"
+                 "{\n"
+                 "    __shared__ float s[16][16];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    s[threadIdx.y][t] = x[blockIdx.x * 256 + threadIdx.y * 16 + t];\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = 8; h > 0; h >>= 1) {\n"
+                 "        if (t < h) s[threadIdx.y][t] += s[threadIdx.y][t + h];\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) out[blockIdx.x * 16 + threadIdx.y] = s[threadIdx.y][0];\n"
+                 "}\n",
+                 "b2", "threadIdx.y");
+}
+
+static void no_barrier_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void nb(const float *x, float *out)\n"
+                 "{\n"
+                 "    __shared__ float s[32];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    s[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1)\n"
+                 "        if (t < h) s[t] += s[t + h];\n"
+                 "    if (t == 0) out[blockIdx.x] = s[0];\n"
+                 "}\n",
+                 "nb", "line 7: the tree loop has no barrier");
+}
+
+/* through the registry: block_reduce takes the tree path when warp_reduce refuses (a
+ * per-block partial is not one atomic), and its refusal names the tree's construct */
+static void registry_block_reduce(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text("__global__ void p(const float *x, float *part)\n"
+              "{\n"
+              "    __shared__ float s[256];\n"
+              "    unsigned t = threadIdx.x;\n"
+              "    s[t] = x[blockIdx.x * blockDim.x + t];\n"
+              "    __syncthreads();\n"
+              "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+              "        if (t < h) s[t] += s[t + h];\n"
+              "        __syncthreads();\n"
+              "    }\n"
+              "    if (t == 0) part[blockIdx.x] = s[0];\n"
+              "}\n",
+              &fx);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "p")};
+    rw_result r;
+    rw_refusal why;
+    assert_int_equal(rw_apply_named("block_reduce", &ctx, NULL, &r, &why), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "part[blockIdx.x] = s[0];"));
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+static int tree(const fixture *fx, size_t k, rw_result *r)
+{
+    return rw_block_tree(fx->text, fx->len, fx->m, k, r);
+}
+
+static void survives_alloc_failures(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text("__global__ void p(const float *x, float *part)\n"
+              "{\n"
+              "    __shared__ float s[256];\n"
+              "    unsigned t = threadIdx.x;\n"
+              "    s[t] = x[blockIdx.x * blockDim.x + t];\n"
+              "    __syncthreads();\n"
+              "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+              "        if (t < h) s[t] += s[t + h];\n"
+              "        __syncthreads();\n"
+              "    }\n"
+              "    if (t == 0) part[blockIdx.x] = s[0];\n"
+              "}\n",
+              &fx);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "p"), tree);
+    unload(&fx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(halving_partials),
+        cmocka_unit_test(interleaved_modulo),
+        cmocka_unit_test(interleaved_index),
+        cmocka_unit_test(macro_max),
+        cmocka_unit_test(template_channel_mean),
+        cmocka_unit_test(int_min_do_while),
+        cmocka_unit_test(helper_shared_sumsq),
+        cmocka_unit_test(other_slot_read_refused),
+        cmocka_unit_test(called_function_refused),
+        cmocka_unit_test(argmax_refused),
+        cmocka_unit_test(unrolled_last_warp_refused),
+        cmocka_unit_test(unguarded_refused),
+        cmocka_unit_test(doubling_wrong_guard_refused),
+        cmocka_unit_test(early_return_refused),
+        cmocka_unit_test(block_2d_refused),
+        cmocka_unit_test(no_barrier_refused),
+        cmocka_unit_test(registry_block_reduce),
+        cmocka_unit_test(survives_alloc_failures),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,175 @@
+/* block_reduce's tree path (rw_block_tree) run, not only compiled: three shared-memory
+ * tree reductions -- a per-block partial sum over a grid-stride loop, an interleaved
+ * integer tree over dynamic shared memory into one atomic, a per-channel max of a template
+ * T scaled after the tree -- and their rewrites run in the block emulator (emu_block.h)
+ * on the same inputs, on blocks of one to eight warps under three thread orders; every
+ * output must match (integers and maxima exactly, float sums within a relative
+ * tolerance). A rewrite with its warp step cut short must differ, so the check cannot pass
+ * vacuously. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/rewrite.h"
+#include "rewrites/rewrite_pattern.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rw_fixture.h"
+#include "emu_block.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return rwf_setup("rewrites-emu-tree");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rwf_teardown();
+}
+
+/* C++ shared by the drivers: PAIR(T, what, nout, rtol, scale, launch) runs launch (a
+ * statement using NS:: for the namespace and out for a buffer of nout T, zeroed) on the
+ * original and on the rewrite under the three thread orders; every output must match. */
+static const char emu_helpers[] =
+    "#define PAIR(T, what, nout, rtol, scale, ...)                                   \\\n"
+    "    for (int s = 0; s < 3; s++) {                                               \\\n"
+    "        emu::schedule = s;                                                      \\\n"
+    "        emu::buf<T> o_out(nout), c_out(nout);                                   \\\n"
+    "        o_out.set(T(0));                                                        \\\n"
+    "        c_out.set(T(0));                                                        \\\n"
+    "        { namespace NS = orig; auto &out = o_out; __VA_ARGS__; }                \\\n"
+    "        { namespace NS = cand; auto &out = c_out; __VA_ARGS__; }                \\\n"
+    "        if (!emu::expect(what, o_out, c_out, rtol, scale))                      \\\n"
+    "            printf(\"  (schedule %d)\\n\", s);                                   \\\n"
+    "    }\n";
+
+static void emulate_tree(const char *tag, const char *src, const char *kname, const char *driver, bool broken)
+{
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, kname), &r), HK_OK);
+    assert_true(r.applicable);
+    char *cand = strdup(r.text);
+    assert_non_null(cand);
+    if (broken) {   /* the warp step one short: the check must see it */
+        char *at = strstr(cand, "hk_off = 16;");
+        assert_non_null(at);
+        memcpy(at, "hk_off = 8; ", 12);
+    }
+    emu_program p = {.dir = tmpdir, .tag = tag, .orig = src, .orig_len = strlen(src), .cand = cand,
+                     .cand_len = strlen(cand), .helpers = emu_helpers, .driver = driver};
+    emu_expect(&p, broken ? EMU_DIFFERS : EMU_OK);
+    free(cand);
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+static const char emu_part[] =
+    "__global__ void part(const float *x, float *partial, unsigned n)\n"
+    "{\n"
+    "    __shared__ float acc[256];\n"
+    "    unsigned t = threadIdx.x;\n"
+    "    float v = 0.0f;\n"
+    "    for (unsigned i = blockIdx.x * blockDim.x + t; i < n; i += blockDim.x * gridDim.x)\n"
+    "        v += x[i];\n"
+    "    acc[t] = v;\n"
+    "    __syncthreads();\n"
+    "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+    "        if (t < h)\n"
+    "            acc[t] += acc[t + h];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (t == 0)\n"
+    "        partial[blockIdx.x] = acc[0];\n"
+    "}\n";
+
+static const char emu_inter[] =
+    "__global__ void inter(const int *a, int *out, int n)\n"
+    "{\n"
+    "    extern __shared__ int dyn[];\n"
+    "    int me = threadIdx.x;\n"
+    "    int g = blockIdx.x * blockDim.x + me;\n"
+    "    dyn[me] = g < n ? a[g] : 0;\n"
+    "    __syncthreads();\n"
+    "    for (int step = 1; step < blockDim.x; step *= 2) {\n"
+    "        int index = 2 * step * me;\n"
+    "        if (index < blockDim.x)\n"
+    "            dyn[index] = dyn[index] + dyn[index + step];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (me == 0) atomicAdd(out, dyn[0]);\n"
+    "}\n";
+
+static const char emu_chmax[] =
+    "template <typename T>\n"
+    "__global__ void chmax(const T *x, float *mx, int batch, int chans, int hw)\n"
+    "{\n"
+    "    __shared__ float part[1024];\n"
+    "    const int ch = blockIdx.x;\n"
+    "    part[threadIdx.x] = -1e30f;\n"
+    "    for (int j = threadIdx.x; j < batch * hw; j += blockDim.x)\n"
+    "        part[threadIdx.x] = fmaxf(part[threadIdx.x], x[(j / hw * chans + ch) * hw + j % hw]);\n"
+    "    __syncthreads();\n"
+    "    for (int k = blockDim.x >> 1; k > 0; k >>= 1) {\n"
+    "        if (k > threadIdx.x)\n"
+    "            part[threadIdx.x] = fmaxf(part[threadIdx.x], part[threadIdx.x + k]);\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (threadIdx.x == 0)\n"
+    "        mx[ch] = part[0] * 0.5f;\n"
+    "}\n";
+
+static void emulated_runs(void **state)
+{
+    (void)state;
+    if (!emu_available()) {
+        print_message("skipped: no g++ or no CUDA headers to emulate on\n");
+        skip();
+    }
+    /* per-block partial sums over a grid-stride loop: blocks of 32, 64 and 256 */
+    static const char part_drv[] =
+        "for (unsigned b : {32u, 64u, 256u}) {\n"
+        "    const unsigned n = 3000, g = 5;\n"
+        "    emu::buf<float> x(n);\n"
+        "    x.fill((int)b);\n"
+        "    PAIR(float, \"part\", g, 1e-5, 10.0 * n, emu::launch(dim3(g), dim3(b), 0, [&] { NS::part(x, out, n); }));\n"
+        "}\n";
+    emulate_tree("tree_part", emu_part, "part", part_drv, false);
+    emulate_tree("tree_part_broken", emu_part, "part", part_drv, true);
+    /* an interleaved tree over dynamic shared memory into one atomic, integers: exact */
+    static const char inter_drv[] =
+        "for (unsigned b : {64u, 128u}) {\n"
+        "    const int n = 1000;\n"
+        "    emu::buf<int> a(n);\n"
+        "    a.fill_mod((int)b, 1000);\n"
+        "    const unsigned g = (n + b - 1) / b;\n"
+        "    PAIR(int, \"inter\", 1, 0, 0, emu::launch(dim3(g), dim3(b), b * sizeof(int), [&] { NS::inter(a, out, n); }));\n"
+        "}\n";
+    emulate_tree("tree_inter", emu_inter, "inter", inter_drv, false);
+    /* a per-channel max of a template T, scaled after the tree: exact */
+    static const char chmax_drv[] =
+        "const int batch = 3, chans = 4, hw = 50;\n"
+        "emu::buf<float> x(batch * chans * hw);\n"
+        "x.fill(9);\n"
+        "for (unsigned b : {32u, 128u})\n"
+        "    PAIR(float, \"chmax\", chans, 0, 0, emu::launch(dim3(chans), dim3(b), 0, [&] { NS::chmax<float>(x, out, batch, chans, hw); }));\n";
+    emulate_tree("tree_chmax", emu_chmax, "chmax", chmax_drv, false);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(emulated_runs),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
