@@ -2006,39 +2006,344 @@ static size_t sk_gather(const char *t, size_t s, size_t e, const an_function *f)
     return 0;
 }
 
-/* Names of __constant__ arrays the kernel body reads; NULL-terminated into out. */
-static size_t sk_constants_used(const skel *k, const an_function *f, char out[][64], size_t cap)
+/* ---- __constant__ inputs ---- */
+
+/* One file-scope __constant__ declarator the kernel reads. */
+typedef struct {
+    char name[160];    /* as a spec names it: the identifier, ns::name inside namespaces */
+    char type[96];     /* element type as declared, qualifiers dropped */
+    char dims[256];    /* the declarator's brackets as written ("[5][5]"); "" for a scalar */
+    int line;
+    bool initialised;  /* = {...}: the image carries its values; not an input */
+    bool unnameable;   /* static inside a namespace, or in an anonymous one: its symbol has a
+                        * name private to the file (hk_constant_symbol) */
+    bool unsized;      /* extern, or [] */
+} sk_constdecl;
+
+#define SK_MAX_CONST_DECLS 32
+#define SK_NS_DEPTH 16
+
+/* Past a comment, string or character literal starting at t[i] (the index after it), or i
+ * when none starts there. */
+static size_t sk_skip_lexeme(const char *t, size_t len, size_t i)
 {
-    size_t n = 0;
+    if (t[i] == '/' && i + 1 < len && t[i + 1] == '/') {
+        const char *nl = memchr(t + i, '\n', len - i);
+        return nl ? (size_t)(nl - t) : len;
+    }
+    if (t[i] == '/' && i + 1 < len && t[i + 1] == '*') {
+        for (size_t j = i + 2; j + 1 < len; j++)
+            if (t[j] == '*' && t[j + 1] == '/')
+                return j + 2;
+        return len;
+    }
+    if (t[i] == '"' || t[i] == '\'') {
+        size_t j = i + 1;
+        while (j < len && t[j] != t[i] && t[j] != '\n')
+            j += t[j] == '\\' ? 2 : 1;
+        return j < len ? j + 1 : len;
+    }
+    return i;
+}
+
+static bool sk_is_qualifier(const char *w, size_t n)
+{
+    static const char *const q[] = { "static", "extern", "const", "volatile", "__constant__",
+                                     "__device__", "__restrict__", "inline", "constexpr",
+                                     "__managed__" };
+    for (size_t i = 0; i < HK_ARRAY_LEN(q); i++)
+        if (strlen(q[i]) == n && !memcmp(q[i], w, n))
+            return true;
+    return false;
+}
+
+/* The declarators of the declaration t[s, e) that holds __constant__, appended to out. ns
+ * is the enclosing namespace path ("a::b", "" at file scope); anon: inside an anonymous
+ * namespace. */
+static void sk_const_declaration(const skel *k, size_t s, size_t e, const char *ns, bool anon,
+                                 sk_constdecl *out, size_t *n, size_t cap)
+{
     const char *t = k->text;
-    size_t s = f->body_span.start_byte, e = f->body_span.end_byte <= k->len ? f->body_span.end_byte : k->len;
-    for (size_t i = 0; i + 12 < k->len && n < cap; i++) {
-        if (!word_at(t, k->len, i, "__constant__", 12))
+    char type[96] = "";
+    bool is_static = false, is_extern = false, named = false;
+    for (size_t i = s; i < e && *n < cap;) {
+        size_t j = sk_skip_lexeme(t, e, i);
+        if (j != i) {
+            i = j;
             continue;
-        size_t stmt_end = kf_expr_end(t, i, k->len, ";");
-        /* the declared name: the identifier before '[' or '=' or ';' */
-        size_t p = i + 12, last_s = 0, last_e = 0;
-        while (p < stmt_end && t[p] != '[' && t[p] != '=') {
-            if (isalpha((unsigned char)t[p]) || t[p] == '_') {
-                last_s = p;
-                while (p < stmt_end && (isalnum((unsigned char)t[p]) || t[p] == '_'))
-                    p++;
-                last_e = p;
-                continue;
-            }
-            p++;
         }
-        if (last_e <= last_s || last_e - last_s >= 64)
+        if (!(isalpha((unsigned char)t[i]) || t[i] == '_')) {
+            i++;
             continue;
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(last_e - last_s), t + last_s);
-        for (size_t q = s; q + (last_e - last_s) <= e; q++)
-            if (word_at(t, e, q, name, last_e - last_s)) {
-                snprintf(out[n++], 64, "%s", name);
+        }
+        size_t we = i;
+        while (we < e && (isalnum((unsigned char)t[we]) || t[we] == '_'))
+            we++;
+        size_t after = we;
+        while (after < e && isspace((unsigned char)t[after]))
+            after++;
+        bool declarator = after >= e || strchr("[=;,{", t[after]);
+        if (!declarator || (!named && !type[0])) { /* a type word or a qualifier */
+            if (we - i == 6 && !memcmp(t + i, "static", 6))
+                is_static = true;
+            else if (we - i == 6 && !memcmp(t + i, "extern", 6))
+                is_extern = true;
+            else if (!sk_is_qualifier(t + i, we - i) && strlen(type) + (we - i) + 2 < sizeof type)
+                snprintf(type + strlen(type), sizeof type - strlen(type), "%s%.*s", type[0] ? " " : "",
+                         (int)(we - i), t + i);
+            i = we;
+            continue;
+        }
+        /* NAME [dims] [= init | {init}] then ',' or ';' */
+        sk_constdecl *d = &out[(*n)++];
+        memset(d, 0, sizeof *d);
+        snprintf(d->name, sizeof d->name, "%s%s%.*s", ns, ns[0] ? "::" : "", (int)(we - i), t + i);
+        snprintf(d->type, sizeof d->type, "%s", type);
+        d->line = sk_line(k, i);
+        d->unnameable = anon || (is_static && ns[0]);
+        d->unsized = is_extern;
+        named = true;
+        size_t q = after;
+        while (q < e && t[q] == '[') {
+            size_t close = kf_expr_end(t, q + 1, e, "");
+            if (close >= e)
                 break;
+            bool empty = true;
+            for (size_t c = q + 1; c < close; c++)
+                empty &= isspace((unsigned char)t[c]) != 0;
+            d->unsized |= empty;
+            size_t dl = strlen(d->dims);
+            if (dl + (close + 1 - q) < sizeof d->dims)
+                snprintf(d->dims + dl, sizeof d->dims - dl, "%.*s", (int)(close + 1 - q), t + q);
+            else
+                d->unsized = true;
+            q = close + 1;
+            while (q < e && isspace((unsigned char)t[q]))
+                q++;
+        }
+        d->initialised = q < e && (t[q] == '=' || t[q] == '{');
+        i = kf_expr_end(t, q, e, ",;");
+        if (i < e && t[i] == ',')
+            i++;
+    }
+}
+
+/* The file-scope __constant__ declarations of the kernel's text (comments, strings and
+ * preprocessor lines skipped; namespaces followed), into out. */
+static size_t sk_const_decls(const skel *k, sk_constdecl *out, size_t cap)
+{
+    const char *t = k->text;
+    size_t len = k->len, n = 0;
+    char ns[SK_NS_DEPTH][64];
+    int kind[64]; /* per open brace: 0 other, 1 named namespace, 2 anonymous, 3 extern "C" */
+    int depth = 0, pending = 0;   /* pending: the next '{' opens namespace kind 1 or 2 */
+    char pending_name[64] = "";
+    size_t stmt = 0;              /* where the current file-scope statement starts */
+    for (size_t i = 0; i < len && n < cap;) {
+        size_t j = sk_skip_lexeme(t, len, i);
+        if (j != i) {
+            if (t[i] == '"' && depth >= 0)
+                pending = pending ? pending : 3; /* extern "C" { */
+            i = j;
+            continue;
+        }
+        char c = t[i];
+        if (c == '#' && (i == 0 || t[i - 1] == '\n' || isspace((unsigned char)t[i - 1]))) {
+            while (i < len && t[i] != '\n')
+                i += t[i] == '\\' && i + 1 < len ? 2 : 1;
+            stmt = i;
+            continue;
+        }
+        bool file_scope = true;
+        for (int d = 0; d < depth && d < 64; d++)
+            file_scope &= kind[d] != 0;
+        if (c == '{' || c == '}' || c == ';') {
+            if (c == '{') {
+                if (depth < 64)
+                    kind[depth] = file_scope ? pending : 0;
+                if (depth < 64 && kind[depth] == 1 && depth < SK_NS_DEPTH)
+                    snprintf(ns[depth], sizeof ns[0], "%s", pending_name);
+                depth++;
+            } else if (c == '}' && depth > 0) {
+                depth--;
             }
+            pending = 0;
+            stmt = i + 1;
+            i++;
+            continue;
+        }
+        if (!(isalpha((unsigned char)c) || c == '_') ||
+            (i > 0 && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_'))) {
+            i++;
+            continue;
+        }
+        size_t we = i;
+        while (we < len && (isalnum((unsigned char)t[we]) || t[we] == '_'))
+            we++;
+        if (file_scope && we - i == 9 && !memcmp(t + i, "namespace", 9)) {
+            size_t p = we;
+            while (p < len && isspace((unsigned char)t[p]))
+                p++;
+            size_t ne = p;
+            while (ne < len && (isalnum((unsigned char)t[ne]) || t[ne] == '_'))
+                ne++;
+            pending = ne > p ? 1 : 2;
+            snprintf(pending_name, sizeof pending_name, "%.*s", (int)(ne - p), t + p);
+        } else if (file_scope && we - i == 12 && !memcmp(t + i, "__constant__", 12)) {
+            char path[200] = "";
+            bool anon = false;
+            for (int d = 0; d < depth && d < SK_NS_DEPTH; d++) {
+                anon |= kind[d] == 2;
+                size_t at = strlen(path), nl = strnlen(ns[d], sizeof ns[0]);
+                if (kind[d] == 1 && at + nl + 3 < sizeof path) {
+                    if (at) {
+                        memcpy(path + at, "::", 2);
+                        at += 2;
+                    }
+                    memcpy(path + at, ns[d], nl);
+                    path[at + nl] = '\0';
+                }
+            }
+            size_t end = kf_expr_end(t, we, len, ";");
+            sk_const_declaration(k, stmt, end, path, anon, out, &n, cap);
+            i = end;
+            continue;
+        }
+        i = we;
     }
     return n;
+}
+
+/* Whether a function body of m reached from the kernel (itself, and the __device__
+ * functions it calls, four calls deep) names word. */
+static bool sk_reached_mentions(const skel *k, const an_function *f, const char *word)
+{
+    const an_model *m = k->m;
+    bool reached[256] = { 0 };
+    size_t nf = m->n_funcs < 256 ? m->n_funcs : 256;
+    long self = f - m->funcs;
+    if (self >= 0 && (size_t)self < nf)
+        reached[self] = true;
+    for (int round = 0; round < 4; round++)
+        for (size_t a = 0; a < nf; a++) {
+            if (!reached[a])
+                continue;
+            const an_function *g = &m->funcs[a];
+            size_t s = g->body_span.start_byte, e = g->body_span.end_byte <= k->len ? g->body_span.end_byte : k->len;
+            for (size_t b = 0; b < nf; b++)
+                if (!reached[b] && m->funcs[b].kind == AN_DEVICE_FUNC && m->funcs[b].name[0])
+                    for (size_t i = s; i + strlen(m->funcs[b].name) <= e; i++)
+                        if (word_at(k->text, e, i, m->funcs[b].name, strlen(m->funcs[b].name))) {
+                            reached[b] = true;
+                            break;
+                        }
+        }
+    size_t wl = strlen(word);
+    for (size_t a = 0; a < nf; a++) {
+        if (!reached[a])
+            continue;
+        const an_function *g = &m->funcs[a];
+        size_t s = g->body_span.start_byte, e = g->body_span.end_byte <= k->len ? g->body_span.end_byte : k->len;
+        for (size_t i = s; i + wl <= e; i++)
+            if (word_at(k->text, e, i, word, wl))
+                return true;
+    }
+    return false;
+}
+
+/* The "constants" of the spec: every file-scope __constant__ variable the kernel reads that
+ * its declaration does not initialise (the program fills it with cudaMemcpyToSymbol; the
+ * harness fills it like an input, in baseline and candidate alike), with its element type
+ * and count from the declaration. A new array (NULL on ENOMEM); what could not be read is a
+ * doubt and left out. */
+static json_t *sk_constants(skel *k, const an_function *f)
+{
+    sk_constdecl decls[SK_MAX_CONST_DECLS];
+    size_t n = sk_const_decls(k, decls, HK_ARRAY_LEN(decls));
+    json_t *list = json_array();
+    long long bytes = 0;
+    size_t used = 0;
+    for (size_t i = 0; list && i < n; i++) {
+        sk_constdecl *d = &decls[i];
+        const char *ident = strrchr(d->name, ':');
+        ident = ident ? ident + 1 : d->name;
+        if (!sk_reached_mentions(k, f, ident))
+            continue;
+        if (d->initialised) {
+            sk_note(k, "%s reads the __constant__ table %s, initialised in its declaration at line %d: "
+                    "its values come with the kernel image", f->name, d->name, d->line);
+            continue;
+        }
+        if (d->unnameable) {
+            sk_doubt(k, "%s reads the __constant__ array %s (line %d), declared static inside a namespace "
+                     "or in an anonymous one: its symbol in the kernel image has a name private to the "
+                     "file, which the harness cannot fill (use a command-form spec)", f->name, d->name,
+                     d->line);
+            continue;
+        }
+        char elem[96];
+        int width = 1;
+        sk_resolve_type(k, d->type, elem, sizeof elem);
+        const char *dt = sk_dtype_or_null(elem, NULL, 0, &width);
+        int dtc = HK_DT_F32;
+        if (dt)
+            spec_dtype_parse(dt, &dtc);
+        long long count = width;
+        bool sized = !d->unsized;
+        for (char *p = d->dims; sized && *p == '[';) {
+            size_t close = kf_expr_end(p, 1, strlen(p), "");
+            char dim[256];
+            snprintf(dim, sizeof dim, "%.*s", (int)(close - 1), p + 1);
+            char *tr = sk_translate(k, dim, 0);
+            expr *e = NULL;
+            expr_value v;
+            sized = tr && expr_parse(tr, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK &&
+                    !v.is_float && v.i >= 1 && v.i <= SPEC_CONSTANT_BYTES;
+            if (sized)
+                count *= v.i;
+            expr_free(e);
+            hk_free(tr);
+            p += close + 1;
+        }
+        if (!dt) {
+            sk_doubt(k, "%s reads the __constant__ %s (line %d) of type %s, which the generated harness "
+                     "does not know: it cannot fill it (use a command-form spec)", f->name, d->name,
+                     d->line, d->type[0] ? d->type : "?");
+            continue;
+        }
+        if (!hk_dtype_is_float(dtc)) {
+            /* integers in a table are offsets, indices or sizes more often than data: random
+             * ones would read out of bounds or loop for ever */
+            sk_doubt(k, "%s reads the integer __constant__ %s (line %d): the harness would fill it "
+                     "with random integers, which are not valid offsets or sizes (give it a dist "
+                     "in the spec's \"constants\" by hand)", f->name, d->name, d->line);
+            continue;
+        }
+        if (!sized || count * (long long)hk_dtype_size(dtc) > SPEC_CONSTANT_BYTES) {
+            sk_doubt(k, "the size of the __constant__ array %s that %s reads (line %d) could not be "
+                     "read from its declaration", d->name, f->name, d->line);
+            continue;
+        }
+        bytes += count * (long long)hk_dtype_size(dtc);
+        if (bytes > SPEC_CONSTANT_BYTES || used == SPEC_MAX_CONSTANTS) {
+            sk_doubt(k, "%s reads more __constant__ data than one spec fills (%d arrays, %d bytes)",
+                     f->name, SPEC_MAX_CONSTANTS, SPEC_CONSTANT_BYTES);
+            break;
+        }
+        json_t *c = json_object();
+        bool ok = c && json_object_set_new(c, "name", json_string(d->name)) == 0 &&
+                  json_object_set_new(c, "dtype", json_string(dt)) == 0 &&
+                  json_object_set_new(c, "count", json_integer(count)) == 0 &&
+                  json_array_append_new(list, c) == 0;
+        if (!ok) {
+            json_decref(list);
+            return NULL;
+        }
+        used++;
+        sk_note(k, "__constant__ %s: %lld %s from its declaration at line %d, filled like an input "
+                "(the program sets it with cudaMemcpyToSymbol)", d->name, count, dt, d->line);
+    }
+    return list;
 }
 
 /* ---- the skeleton ---- */
@@ -2863,13 +3168,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     if (gather_line)
         sk_doubt(k, "the subscript at line %u is a value read from a buffer: the generated inputs "
                  "are not valid indices (give that input an int(lo,hi) distribution)", gather_line);
-    /* __constant__ data the program sets with cudaMemcpyToSymbol: the harness has no
-     * such input */
-    char consts[8][64];
-    size_t n_consts = sk_constants_used(k, f, consts, HK_ARRAY_LEN(consts));
-    for (size_t i = 0; i < n_consts; i++)
-        sk_doubt(k, "%s reads the __constant__ array %s, which the generated harness cannot fill "
-                 "(it would read zeros): use a command-form spec", f->name, consts[i]);
+    /* __constant__ data the program sets with cudaMemcpyToSymbol: inputs the harness fills */
+    json_t *constants = sk_constants(k, f);
+    if (!constants)
+        k->nomem = true;
 
     bool any_output = false;
     char bytes[1024] = "";
@@ -2953,6 +3255,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     }
     ok &= json_object_set_new(root, "sizes", sizes) == 0;
     ok &= json_object_set_new(root, "args", args) == 0;
+    if (json_array_size(constants))
+        ok &= json_object_set_new(root, "constants", json_incref(constants)) == 0;
+    json_decref(constants);
+    constants = NULL;
     ok &= json_object_set_new(launch, "grid", sk_dims_json(grid, n_grid)) == 0;
     ok &= json_object_set_new(launch, "block", sk_dims_json(block, n_block)) == 0;
     ok &= json_object_set_new(root, "launch", launch) == 0;
