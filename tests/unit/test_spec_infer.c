@@ -188,6 +188,84 @@ static void constants_the_harness_cannot_fill_are_doubts(void **state)
     spec_inference_free(&inf);
 }
 
+/* The value of args[arg].count at n = nv and, when var2 is set, var2 = v2. */
+static long long count_at(json_t *root, size_t arg, long long nv, const char *var2, long long v2)
+{
+    expr *e = NULL;
+    expr_value v;
+    expr_var vars[2] = { { .name = "n", .value = { .i = nv } }, { .name = var2, .value = { .i = v2 } } };
+    assert_int_equal(expr_parse(field(root, arg, "count"), &e, NULL, 0), HK_OK);
+    assert_int_equal(expr_eval(e, vars, var2 ? 2 : 1, &v, NULL, 0), HK_OK);
+    expr_free(e);
+    return v.i;
+}
+
+/* A pointer made from a parameter (out + n, &out[r * n], a + n) reaches elements its own
+ * subscripts do not show: the count follows it through the kernel model, or is a doubt;
+ * out[i] alone (n) would be sure and short. */
+static void counts_follow_pointers_made_from_a_parameter(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("aliases.cu"), "two_halves", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    assert_int_equal(count_at(inf.spec, 1, 1000, NULL, 0), 2000);
+    assert_true(has_note(&inf, "count of out from the kernel model's index forms in two_halves (the "
+                               "pointer made from it at line 10 followed)"));
+    spec_inference_free(&inf);
+    infer(DATA("aliases.cu"), "upper_half_sum", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    assert_string_equal(field(inf.spec, 0, "kind"), "input");
+    assert_int_equal(count_at(inf.spec, 0, 1000, NULL, 0), 2000);
+    spec_inference_free(&inf);
+    /* &out[r * n] is no read of out, and it is written through */
+    infer(DATA("aliases.cu"), "row_fill", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    assert_string_equal(field(inf.spec, 1, "kind"), "output");
+    assert_int_equal(count_at(inf.spec, 1, 100, "rows", 7), 700);
+    spec_inference_free(&inf);
+    /* flag ? even : odd: both may be written; how far is not known */
+    infer(DATA("aliases.cu"), "pick", &inf);
+    assert_string_equal(field(inf.spec, 1, "kind"), "output");
+    assert_string_equal(field(inf.spec, 2, "kind"), "output");
+    assert_true(has_doubt(&inf, "even is used through another pointer made from it at line 40"));
+    assert_true(has_doubt(&inf, "odd is used through another pointer made from it at line 40"));
+    spec_inference_free(&inf);
+}
+
+/* dim3 grid; grid.x = ...; grid.y = batch; is the launch's grid (a kernel without a bounds
+ * check on blockIdx.y needs it), never a size variable named grid; s.n and s.batch passed
+ * as arguments are those sizes in the launcher's grid and allocations; a member set in a
+ * branch is not read as the launch's grid. */
+static void grids_written_with_struct_members(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("grid_members.cu"), "batched", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    json_t *g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_int_equal(json_array_size(g), 3);
+    assert_string_equal(json_string_value(json_array_get(g, 0)), "ceil_div(n, block_x)");
+    assert_string_equal(json_string_value(json_array_get(g, 1)), "batch");
+    assert_int_equal(json_integer_value(json_array_get(g, 2)), 1);
+    assert_null(json_object_get(json_array_get(json_object_get(inf.spec, "sizes"), 0), "grid"));
+    assert_string_equal(field(inf.spec, 1, "count"), "n*batch");
+    spec_inference_free(&inf);
+
+    infer(DATA("grid_members.cu"), "batched_shape", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_string_equal(json_string_value(json_array_get(g, 0)), "ceil_div(n, block_x)");
+    assert_string_equal(json_string_value(json_array_get(g, 1)), "batch");
+    assert_string_equal(field(inf.spec, 1, "count"), "n*batch");
+    assert_true(has_note(&inf, "batch passed as s.batch at grid_members.cu:38"));
+    spec_inference_free(&inf);
+
+    infer(DATA("grid_members.cu"), "batched_maybe", &inf);
+    assert_true(has_doubt(&inf, "no launch site or bounds check says how many blocks batched_maybe needs"));
+    spec_inference_free(&inf);
+}
+
 /* A 2D kernel whose launch grid cannot be read (a helper computes it) gets the grid its
  * bounds imply, covering every row and column, not a 1D grid over column 0. */
 static void grid_from_bounds_when_the_launch_is_opaque(void **state)
@@ -560,6 +638,8 @@ int main(void)
         cmocka_unit_test(a_constant_table_is_an_input),
         cmocka_unit_test(a_convolution_mask_through_a_device_function),
         cmocka_unit_test(constants_the_harness_cannot_fill_are_doubts),
+        cmocka_unit_test(counts_follow_pointers_made_from_a_parameter),
+        cmocka_unit_test(grids_written_with_struct_members),
         cmocka_unit_test(grid_from_bounds_when_the_launch_is_opaque),
         cmocka_unit_test(refusals_say_why),
         cmocka_unit_test(include_dirs_are_anchored),
