@@ -27,6 +27,10 @@
  * engine's own library substitutions (a cuBLAS host call it generated) and HIP builds use
  * it.
  *
+ * A spec's __constant__ inputs ("constants") are generated like inputs and copied into the
+ * kernel's own variables: a launcher finds them in the loaded image (cuModuleGetGlobal, by
+ * hk_constant_symbol's name), the reference image included; a program has them by symbol.
+ *
  * Time mode is checked timing: every timed launch gets freshly generated inputs (a seed
  * per launch, drawn from --seed, on the device, outside the timed region) and poisoned
  * outputs; after each launch the device is synchronized and work still running is
@@ -40,6 +44,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 /* Element types of spec arguments. The numbers are written into output files: never
  * renumber. */
@@ -151,9 +157,45 @@ enum hk_arg_kind { HK_ARG_SCALAR = 0, HK_ARG_INPUT = 1, HK_ARG_OUTPUT = 2, HK_AR
 #define HK_REDZONE_BYTES 65536
 #define HK_CANARY 0xA5
 #define HK_MAX_ARGS 32
+/* __constant__ inputs of one program (the spec's "constants"); their seeds follow the
+ * arguments' (hk_arg_seed(seed, HK_MAX_ARGS + i)) */
+#define HK_MAX_CONSTS 16
 /* Combinations one --combos process takes at most, and its output file names. */
 #define HK_MAX_COMBOS 4096
 #define HK_RUN_OUT_NAME "run-s%d-d%d-seed%lld.out" /* size, dist, seed */
+
+/* The symbol of the __constant__ variable name (as a spec names it: "mask", "ns::mask") in
+ * an nvcc image, into out (n bytes): the name itself at file scope (static ones too), the
+ * mangled name in a namespace (_ZN2ns4maskE). A static variable inside a namespace gets a
+ * name private to its file, which no spec can give. 0, or -1 when out is too small. */
+static inline int hk_constant_symbol(const char *name, char *out, size_t n)
+{
+    size_t at = 0, len = strlen(name);
+    if (!strstr(name, "::")) {
+        if (len + 1 > n)
+            return -1;
+        memcpy(out, name, len + 1);
+        return 0;
+    }
+    if (n < 4)
+        return -1;
+    memcpy(out, "_ZN", 3);
+    at = 3;
+    for (const char *p = name; *p;) {
+        const char *end = strstr(p, "::");
+        size_t part = end ? (size_t)(end - p) : strlen(p);
+        int w = snprintf(out + at, n - at, "%zu%.*s", part, (int)part, p);
+        if (w < 0 || (size_t)w >= n - at)
+            return -1;
+        at += (size_t)w;
+        p = end ? end + 2 : p + part;
+    }
+    if (at + 2 > n)
+        return -1;
+    out[at++] = 'E';
+    out[at] = '\0';
+    return 0;
+}
 
 /* ceil(a / b) for integers, as the spec evaluator computes it (b != 0). */
 static inline long long hk_ceil_div(long long a, long long b)
@@ -218,6 +260,9 @@ static inline long long hk_max(long long a, long long b) { return a > b ? a : b;
 #define cudaMemcpyDeviceToDevice hipMemcpyDeviceToDevice
 #define cudaMemcpyHostToHost hipMemcpyHostToHost
 #define cudaMemcpyDefault hipMemcpyDefault
+/* __constant__ symbols (the generated hk_set_constant, a candidate's host code): HIP 5's
+ * hipMemcpyToSymbol takes the symbol's address; offset and kind follow as in CUDA */
+#define cudaMemcpyToSymbol(symbol, ...) hipMemcpyToSymbol(HIP_SYMBOL(symbol), __VA_ARGS__)
 /* streams and events (the timing loop's device events) */
 #define cudaStream_t hipStream_t
 #define cudaStreamCreate hipStreamCreate
@@ -722,6 +767,12 @@ typedef struct {
     double rtol, atol;    /* outputs/inouts: the spec's tolerance, for checked timed launches */
 } hk_argdesc;
 
+/* A __constant__ input (the spec's "constants"): the variable's name as declared. */
+typedef struct {
+    const char *name;
+    int dtype;
+} hk_constdesc;
+
 typedef struct {
     int size_index;
     long long block[3];
@@ -733,6 +784,7 @@ typedef struct {
     hk_arg args[HK_MAX_ARGS];    /* scalars filled by setup, pointers by the runtime */
     hk_buffer buf[HK_MAX_ARGS];
     unsigned char promoted[HK_MAX_ARGS]; /* --promote: a float argument given as double */
+    size_t const_count[HK_MAX_CONSTS];   /* __constant__ inputs: elements (setup) */
 } hk_state;
 
 typedef struct {
@@ -744,6 +796,11 @@ typedef struct {
     void (*setup)(hk_state *st);                /* counts, scalars, launch dims */
     void (*launch)(const hk_state *st);         /* one launch on the default stream; NULL in
                                                  * a launcher (the kernel comes from --module) */
+    int n_consts;                               /* __constant__ inputs */
+    const hk_constdesc *consts;
+    const hk_dist *const_dists;                 /* [n_dists][n_consts] */
+    void (*set_constant)(int i, const void *host, size_t bytes); /* a program's own symbol i;
+                                                 * NULL in a launcher (set in the image) */
 } hk_program;
 
 typedef struct {
@@ -884,6 +941,7 @@ typedef int (*hk_cu_launch_t)(void *, unsigned, unsigned, unsigned, unsigned, un
 typedef int (*hk_cu_paraminfo_t)(void *, size_t, size_t *, size_t *);
 typedef int (*hk_cu_setattr_t)(void *, int, int);
 typedef int (*hk_cu_errname_t)(int, const char **);
+typedef int (*hk_cu_getglobal_t)(unsigned long long *, size_t *, void *, const char *);
 static struct {
     void *lib;
     hk_cu_load_t load;
@@ -892,6 +950,7 @@ static struct {
     hk_cu_paraminfo_t paraminfo;   /* CUDA 12.4+ drivers; NULL before */
     hk_cu_setattr_t setattr;
     hk_cu_errname_t errname;
+    hk_cu_getglobal_t getglobal;
 } hk_cu;
 
 static const char *hk_cu_err(int e)
@@ -916,6 +975,7 @@ static void hk_cu_open(void)
     hk_cu.paraminfo = (hk_cu_paraminfo_t)dlsym(hk_cu.lib, "cuFuncGetParamInfo");
     hk_cu.setattr = (hk_cu_setattr_t)dlsym(hk_cu.lib, "cuFuncSetAttribute");
     hk_cu.errname = (hk_cu_errname_t)dlsym(hk_cu.lib, "cuGetErrorName");
+    hk_cu.getglobal = (hk_cu_getglobal_t)dlsym(hk_cu.lib, "cuModuleGetGlobal_v2");
     if (!hk_cu.load || !hk_cu.getfn || !hk_cu.launch)
         hk_fail(HK_EXIT_CUDA, "cuda", "the CUDA driver library lacks cuModuleLoad/cuLaunchKernel");
 }
@@ -939,6 +999,37 @@ static void hk_kmod_load(hk_kmod *m, const char *path, const char *name)
             break;
         m->param_size[m->n_params++] = size;
     }
+}
+
+/* The address and size of the __constant__ variable name (as declared: "mask", "ns::mask")
+ * in m's image, by the symbol hk_constant_symbol names. Fails the program (spec_mismatch)
+ * when the image has no such symbol. */
+static void hk_kmod_global(const hk_kmod *m, const char *name, unsigned long long *dptr, size_t *size)
+{
+    if (!hk_cu.getglobal)
+        hk_fail(HK_EXIT_CUDA, "cuda", "the CUDA driver library lacks cuModuleGetGlobal_v2");
+    char sym[512];
+    if (hk_constant_symbol(name, sym, sizeof sym) != 0)
+        hk_fail(HK_EXIT_USAGE, "spec_mismatch", "__constant__ %s: the name is too long", name);
+    int e = hk_cu.getglobal(dptr, size, m->module, sym);
+    if (e)
+        hk_fail(HK_EXIT_USAGE, "spec_mismatch", "the kernel image %s has no __constant__ %s (symbol "
+                "%s): %s; the spec's constants name a variable its kernel does not read", m->path,
+                name, sym, hk_cu_err(e));
+}
+
+/* Copies bytes of host into the __constant__ variable name of m's image. */
+static void hk_kmod_set_constant(const hk_kmod *m, const char *name, const void *host, size_t bytes)
+{
+    unsigned long long dptr = 0;
+    size_t size = 0;
+    hk_kmod_global(m, name, &dptr, &size);
+    if (bytes > size)
+        hk_fail(HK_EXIT_USAGE, "spec_mismatch", "the spec fills %zu bytes of __constant__ %s; the "
+                "kernel image %s declares %zu", bytes, name, m->path, size);
+    /* the image is loaded in the runtime's primary context: its address is a device address
+     * the runtime copies to */
+    HK_CHECK(cudaMemcpy((void *)(uintptr_t)dptr, host, bytes, cudaMemcpyHostToDevice));
 }
 
 /* One launch of m's kernel with st's launch dims and arguments (pointers as st->args hold
@@ -1003,6 +1094,7 @@ static void hk_kmod_load(hk_kmod *, const char *path, const char *)
     hk_fail(HK_EXIT_USAGE, "usage", "--module %s: device-only images are NVIDIA-only so far", path);
 }
 static void hk_kmod_launch(const hk_kmod *, const hk_program *, const hk_state *) {}
+static void hk_kmod_set_constant(const hk_kmod *, const char *, const void *, size_t) {}
 #endif
 
 /* The kernel of this run: the loaded module's (a launcher), else the program's own. */
@@ -1074,9 +1166,33 @@ static uint64_t hk_arg_seed(long long seed, int i)
     return hk_mix(&s);
 }
 
-/* Fills inputs and inouts from (seed, dist), poisons outputs with HK_POISON_A. */
+/* The spec's __constant__ inputs for (seed, dist), generated on the host like inputs (seeds
+ * after the arguments'), then copied into the symbol of every kernel this process runs: the
+ * loaded image's and the reference image's (a launcher), or the program's own. Baseline and
+ * candidate processes copy the same bytes for the same seed, so the oracle compares
+ * kernels that read the same table. */
+static void hk_fill_constants(const hk_program *p, const hk_state *st, long long seed, int dist)
+{
+    for (int i = 0; i < p->n_consts && i < HK_MAX_CONSTS; i++) {
+        const hk_constdesc *c = &p->consts[i];
+        size_t count = st->const_count[i], bytes = count * hk_dtype_size(c->dtype);
+        std::vector<unsigned char> host(bytes ? bytes : 1);
+        hk_fill(host.data(), count, c->dtype, p->const_dists[dist * p->n_consts + i],
+                hk_arg_seed(seed, HK_MAX_ARGS + i));
+        if (hk_main_kmod.function)
+            hk_kmod_set_constant(&hk_main_kmod, c->name, host.data(), bytes);
+        else if (p->set_constant)
+            p->set_constant(i, host.data(), bytes);
+        if (hk_ref_kmod.function)
+            hk_kmod_set_constant(&hk_ref_kmod, c->name, host.data(), bytes);
+    }
+}
+
+/* Fills inputs and inouts from (seed, dist), poisons outputs with HK_POISON_A; fills the
+ * __constant__ inputs. */
 static void hk_prepare(const hk_program *p, hk_state *st, long long seed, int dist)
 {
+    hk_fill_constants(p, st, seed, dist);
     for (int i = 0; i < p->n_args; i++) {
         hk_buffer *b = &st->buf[i];
         if (p->args[i].kind == HK_ARG_SCALAR)
@@ -1406,6 +1522,8 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
             HK_CHECK(cudaMalloc(&rb.dev[i], st->buf[i].bytes ? st->buf[i].bytes : 1));
     uint64_t seq = (uint64_t)o->seed ^ 0xC0FFEE1234567ull;
     long long first = (long long)(hk_mix(&seq) >> 2);
+    /* __constant__ inputs stay for the whole loop (the candidate's and the reference's) */
+    hk_fill_constants(p, st, first, o->dist);
     hk_fresh_inputs(p, st, first, o->dist, true);
     HK_CHECK(cudaDeviceSynchronize());
     hk_phase.prepare = hk_ms_since(&tp);

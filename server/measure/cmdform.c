@@ -1176,10 +1176,12 @@ static int copy_lib(const char *src, const char *dst)
     return rc;
 }
 
-/* A command through the runner, stoppably (measure_run_argv polls stop). */
+/* A command through the runner, stoppably (measure_run_argv polls stop). Only a timed
+ * command (the runs CUPTI times) holds the GPU lock; the build does not, so a slow build
+ * does not stall other episodes' timing (issue 14). */
 static int run_shell(const cmdform_options *o, const spec *s, const char *cmd, const char *cwd,
                      unsigned timeout_ms, const char *const *env_set, const char *const *writable,
-                     runner_result *r)
+                     bool timed, runner_result *r)
 {
     const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
     /* the spec's folder stays readable in the sandbox even when it lies under /tmp (where the
@@ -1198,7 +1200,7 @@ static int run_shell(const cmdform_options *o, const spec *s, const char *cmd, c
         .writable = writable,
         .readable = s->dir ? readable : NULL,
     };
-    measure_opts mo = { .stop = o->stop };
+    measure_opts mo = { .stop = o->stop, .untimed = !timed };
     return measure_run_argv(&mo, &rs, r);
 }
 
@@ -1428,7 +1430,7 @@ int cmdform_prepare(const spec *s, const char *kernel_text, size_t len, const cm
     /* build */
     long build_ms = 0;
     if (s->build && s->build[0]) {
-        if ((rc = run_shell(o, s, s->build, w->dir, timeout_ms, NULL, NULL, &r)) == HK_ECANCELED || rc == HK_ENOMEM)
+        if ((rc = run_shell(o, s, s->build, w->dir, timeout_ms, NULL, NULL, false, &r)) == HK_ECANCELED || rc == HK_ENOMEM)
             goto out;
         build_ms = out->build_ms = r.wall_ms;
         out->isolation_words = r.isolation_words;
@@ -1522,7 +1524,7 @@ int cmdform_run_once(cmdform_ws *w, cmdform_result *out)
     unlink(records);
     const char *env_set[] = { w->env_lib, env_out, env_nonce, NULL };
     const char *writable[] = { w->cupti_dir, NULL };
-    if ((rc = run_shell(o, w->s, w->s->run, w->dir, w->run_timeout_ms, env_set, writable, &r)) == HK_ECANCELED ||
+    if ((rc = run_shell(o, w->s, w->s->run, w->dir, w->run_timeout_ms, env_set, writable, true, &r)) == HK_ECANCELED ||
         rc == HK_ENOMEM)
         goto out;
     rc = HK_OK;

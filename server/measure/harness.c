@@ -83,6 +83,36 @@ static int emit_template_args(struct hk_buf *b, const spec *s)
             goto out;            \
     } while (0)
 
+/* The spec's __constant__ inputs: their names and dtypes, and a distribution per --dist
+ * index (the same fill as inputs; seeds after the arguments'). Nothing when there are none. */
+static int emit_constant_tables(struct hk_buf *b, const spec *s)
+{
+    int rc = HK_OK;
+    if (!s->n_consts)
+        return HK_OK;
+    TRY(hk_buf_printf(b, "/* __constant__ inputs: filled like inputs, copied into the kernel's symbol */\n"
+                         "static const hk_constdesc hk_consts[%zu] = {\n", s->n_consts));
+    for (size_t i = 0; i < s->n_consts; i++) {
+        TRY(hk_buf_appends(b, "    { "));
+        TRY(emit_cstring(b, s->consts[i].name));
+        TRY(hk_buf_printf(b, ", %s },\n", dtype_enum(s->consts[i].dtype)));
+    }
+    TRY(hk_buf_printf(b, "};\nstatic const hk_dist hk_const_dists[%zu][%zu] = {\n", s->n_dists,
+                      s->n_consts));
+    for (size_t d = 0; d < s->n_dists; d++) {
+        TRY(hk_buf_appends(b, "    {"));
+        for (size_t i = 0; i < s->n_consts; i++) {
+            const spec_arg *a = &s->consts[i];
+            hk_dist x = a->n_dists > d ? a->dists[d] : (hk_dist){ 0, 0, 0 };
+            TRY(hk_buf_printf(b, " { %s, %.17g, %.17g },", dist_enum(x.kind), x.a, x.b));
+        }
+        TRY(hk_buf_appends(b, " },\n"));
+    }
+    TRY(hk_buf_appends(b, "};\n\n"));
+out:
+    return rc;
+}
+
 int harness_generate(const spec *s, const char *candidate_path, char **out)
 {
     *out = NULL;
@@ -152,6 +182,8 @@ int harness_generate(const spec *s, const char *candidate_path, char **out)
     }
     TRY(hk_buf_appends(&b, "};\n\n"));
 
+    TRY(emit_constant_tables(&b, s));
+
     /* setup: the spec's expressions in C */
     TRY(hk_buf_appends(&b, "/* Counts, scalar values and launch dims for st->size_index. */\n"
                            "static void hk_setup(hk_state *st)\n{\n"));
@@ -193,6 +225,11 @@ int harness_generate(const spec *s, const char *candidate_path, char **out)
             TRY(hk_buf_printf(&b, "; /* %s */\n", a->name));
         }
     }
+    for (size_t i = 0; i < s->n_consts; i++) {
+        TRY(hk_buf_printf(&b, "    st->const_count[%zu] = (size_t)", i));
+        TRY(emit_expr(&b, s->consts[i].count));
+        TRY(hk_buf_printf(&b, "; /* __constant__ %s */\n", s->consts[i].name));
+    }
     /* Not every variable appears in every expression. */
     for (size_t i = 0; i < s->n_size_names; i++)
         TRY(hk_buf_printf(&b, "    (void)" VAR_PREFIX "%s;\n", s->size_names[i]));
@@ -224,11 +261,27 @@ int harness_generate(const spec *s, const char *candidate_path, char **out)
         TRY(hk_buf_appends(&b, ");\n#endif\n}\n\n"));
     }
 
+    /* a program sets the candidate's __constant__ inputs by symbol; a launcher sets them in
+     * the loaded image (hk_harness.h, cuModuleGetGlobal) */
+    if (candidate_path && s->n_consts) {
+        TRY(hk_buf_appends(&b, "static void hk_set_constant(int i, const void *host, size_t bytes)\n{\n"
+                               "    switch (i) {\n"));
+        for (size_t i = 0; i < s->n_consts; i++)
+            TRY(hk_buf_printf(&b, "    case %zu: HK_CHECK(cudaMemcpyToSymbol(%s, host, bytes)); break;\n", i,
+                              s->consts[i].name));
+        TRY(hk_buf_appends(&b, "    }\n}\n\n"));
+    }
+
     TRY(hk_buf_appends(&b, "int main(int argc, char **argv)\n{\n    static const hk_program prog = { "));
     TRY(emit_cstring(&b, s->kernel));
-    TRY(hk_buf_printf(&b, ", %zu, hk_args, %zu, %zu, &hk_dists[0][0], hk_setup, %s };\n"
-                          "    return hk_main(argc, argv, &prog);\n}\n",
+    TRY(hk_buf_printf(&b, ", %zu, hk_args, %zu, %zu, &hk_dists[0][0], hk_setup, %s,\n        ",
                       s->n_args, s->n_sizes, s->n_dists, candidate_path ? "hk_launch" : "NULL"));
+    if (s->n_consts)
+        TRY(hk_buf_printf(&b, "%zu, hk_consts, &hk_const_dists[0][0], %s };\n", s->n_consts,
+                          candidate_path ? "hk_set_constant" : "NULL"));
+    else
+        TRY(hk_buf_appends(&b, "0, NULL, NULL, NULL };\n"));
+    TRY(hk_buf_appends(&b, "    return hk_main(argc, argv, &prog);\n}\n"));
 out:
     if (rc != HK_OK) {
         hk_buf_free(&b);

@@ -197,16 +197,17 @@ int measure_gpu_lock_path(char *buf, size_t n)
     return HK_OK;
 }
 
-/* Takes the GPU lock for a program that uses the GPU (rs->gpu): two episodes (the editor
- * runs several at once; a batch runs kernels in parallel to overlap their compiles) never
- * time programs on one GPU together, which would skew both. flock: released by the kernel
- * if this process dies. Best effort: a lock file that cannot be opened runs unlocked.
- * *fd -1 when no lock is held. HK_OK or HK_ECANCELED (stopped while waiting). */
+/* Takes the GPU lock for a program that uses the GPU (rs->gpu) and may be timed (not
+ * o->untimed): two episodes (the editor runs several at once; a batch runs kernels in
+ * parallel to overlap their compiles) never time programs on one GPU together, which would
+ * skew both. flock: released by the kernel if this process dies. Best effort: a lock file
+ * that cannot be opened runs unlocked. *fd -1 when no lock is held. HK_OK or HK_ECANCELED
+ * (stopped while waiting). */
 static int gpu_lock(const measure_opts *o, const runner_spec *rs, int *fd)
 {
     *fd = -1;
     char path[512];
-    if (!rs->gpu || measure_gpu_lock_path(path, sizeof path) != HK_OK)
+    if (!rs->gpu || (o && o->untimed) || measure_gpu_lock_path(path, sizeof path) != HK_OK)
         return HK_OK;
     int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (f < 0) {

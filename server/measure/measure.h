@@ -122,13 +122,17 @@ typedef struct {
     /* When *stop becomes non-zero (a signal handler sets it), running children are killed
      * (whole process groups) and the call returns HK_ECANCELED. May be NULL. */
     const volatile sig_atomic_t *stop;
+    /* The program may touch the GPU (runner_spec.gpu keeps the device visible) but times
+     * nothing: it takes no GPU lock, so a long build (a command-form build that queries
+     * the device) never stalls other episodes' timed runs. */
+    bool untimed;
 } measure_opts;
 
 /* true when o->stop is set and raised. */
 bool measure_stopped(const measure_opts *o);
 
-/* The file whose flock makes GPU programs (runner_spec.gpu) of every hkls process run one
- * at a time: $HK_GPU_LOCK, else /tmp/hyperkernel-gpu-UID-DEVICES.lock (DEVICES from
+/* The file whose flock makes GPU programs (runner_spec.gpu, measure_opts.untimed unset)
+ * of every hkls process run one at a time: $HK_GPU_LOCK, else /tmp/hyperkernel-gpu-UID-DEVICES.lock (DEVICES from
  * CUDA_VISIBLE_DEVICES, "all" when unset). HK_ENOENT when HK_GPU_LOCK=off (no lock). */
 int measure_gpu_lock_path(char *buf, size_t n);
 

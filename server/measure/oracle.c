@@ -694,6 +694,12 @@ int oracle_add_precision_dist(spec *s, char *note, size_t len)
             return HK_ENOMEM;
         a->dists = ad;
     }
+    for (size_t i = 0; i < s->n_consts; i++) {
+        hk_dist *cd = hk_realloc(s->consts[i].dists, n * sizeof *cd);
+        if (!cd)
+            return HK_ENOMEM;
+        s->consts[i].dists = cd;
+    }
     /* A float input whose every distribution is integer-valued gets a uniform one over the
      * same range (zero-mean where the range crosses zero: sums then cancel and keep the
      * baseline's own rounding small, while every rounded product or partial sum of a less
@@ -734,6 +740,19 @@ int oracle_add_precision_dist(spec *s, char *note, size_t len)
     for (size_t i = 0; i < s->n_args; i++)
         if (s->args[i].n_dists == s->n_dists)
             s->args[i].n_dists = n;
+    /* __constant__ inputs keep a distribution of their own (a table is not what the added
+     * one is about): one that exercises precision where they have one */
+    for (size_t i = 0; i < s->n_consts; i++) {
+        spec_arg *a = &s->consts[i];
+        hk_dist d = a->dists[0];
+        for (size_t k = 0; k < a->n_dists; k++)
+            if (oracle_dist_exercises_precision(&a->dists[k])) {
+                d = a->dists[k];
+                break;
+            }
+        a->dists[s->n_dists] = d;
+        a->n_dists = n;
+    }
     s->n_dists = n;
     s->n_referee_dists = 1;
     if (note && len)

@@ -95,10 +95,15 @@ static bool word_at(const char *t, size_t len, size_t i, const char *w, size_t w
 
 /* Text of the last `name = EXPR;` or `dim3 name(ARGS)` in the caller body: a new string
  * ("dim3(ARGS)" for the latter) or NULL. */
+static char *sk_dim3_members(skel *k, const char *name, char *base, size_t base_at);
+static size_t sk_split_dims(const char *t, char **parts);
+static size_t kf_expr_end(const char *t, size_t s, size_t e, const char *stops);
+
 static char *sk_local_init(skel *k, const char *name)
 {
     size_t wl = strlen(name);
     char *found = NULL;
+    size_t found_at = k->body_start;
     for (size_t i = k->body_start; i + wl < k->body_end; i++) {
         if (!word_at(k->site_text, k->body_end, i, name, wl))
             continue;
@@ -152,10 +157,98 @@ static char *sk_local_init(skel *k, const char *name)
         hk_free(found);
         found = ctor ? hk_asprintf("dim3(%.*s)", (int)(e - s), k->site_text + s)
                      : hk_strndup(k->site_text + s, e - s);
+        found_at = e;
         if (!found)
             k->nomem = true;
     }
-    return found;
+    return sk_dim3_members(k, name, found, found_at);
+}
+
+/* Whether the caller body declares name as a dim3 (dim3 name; dim3 name(...); dim3 a, name). */
+static bool sk_declared_dim3(const skel *k, const char *name)
+{
+    size_t wl = strlen(name);
+    for (size_t i = k->body_start; i + wl < k->body_end; i++) {
+        if (!word_at(k->site_text, k->body_end, i, name, wl))
+            continue;
+        /* back over the declarators before it in the same statement to its type */
+        size_t b = i;
+        int depth = 0;
+        while (b > k->body_start) {
+            char c = k->site_text[b - 1];
+            depth += (c == ')') - (c == '(');
+            if (depth == 0 && (c == ';' || c == '{' || c == '}'))
+                break;
+            b--;
+        }
+        while (b < i && isspace((unsigned char)k->site_text[b]))
+            b++;
+        if (word_at(k->site_text, k->body_end, b, "dim3", 4))
+            return true;
+    }
+    return false;
+}
+
+/* A dim3 set member by member (dim3 grid; grid.x = (n + 255) / 256; grid.y = m;): base (the
+ * declaration's dims, "dim3(...)", or NULL for dim3 name;) with every `name.x/y/z = EXPR;`
+ * after base_at put in, as "dim3(X, Y, Z)". base unchanged when there is no such
+ * assignment; NULL (base freed) when one cannot be read as the launch sees it: a member
+ * set twice, or set inside a branch or a loop (deeper than the launch, or right after an
+ * if/else). */
+static char *sk_dim3_members(skel *k, const char *name, char *base, size_t base_at)
+{
+    const char *t = k->site_text;
+    size_t wl = strlen(name), end = k->body_end;
+    char *member[3] = { 0 };
+    bool any = false, bad = false;
+    int launch_depth = 0;
+    for (size_t i = k->body_start; i < end; i++)
+        launch_depth += (t[i] == '{') - (t[i] == '}');
+    int depth = 0;
+    for (size_t i = k->body_start; i + wl + 2 < end && !bad; i++) {
+        depth += (t[i] == '{') - (t[i] == '}');
+        if (i < base_at || !word_at(t, end, i, name, wl) || t[i + wl] != '.' ||
+            !strchr("xyz", t[i + wl + 1]) || isalnum((unsigned char)t[i + wl + 2]) || t[i + wl + 2] == '_')
+            continue;
+        size_t j = i + wl + 2;
+        while (j < end && isspace((unsigned char)t[j]))
+            j++;
+        if (j + 1 >= end || t[j] != '=' || t[j + 1] == '=')
+            continue;
+        int d = t[i + wl + 1] - 'x';
+        size_t st = i;
+        while (st > k->body_start && isspace((unsigned char)t[st - 1]))
+            st--;
+        bool statement = st == k->body_start || t[st - 1] == ';' || t[st - 1] == '{' || t[st - 1] == '}';
+        bool after_else = st >= k->body_start + 4 && word_at(t, end, st - 4, "else", 4);
+        size_t e = kf_expr_end(t, j + 1, end, ";");
+        if (member[d] || !statement || after_else || depth != launch_depth || e >= end || e - j > SK_MAX_TEXT) {
+            bad = true;
+            break;
+        }
+        if (!(member[d] = hk_strndup(t + j + 1, e - j - 1)))
+            k->nomem = true;
+        any = true;
+    }
+    char *out = base;
+    if (bad) {
+        hk_free(base);
+        out = NULL;
+    } else if (any && (base || sk_declared_dim3(k, name))) {
+        char *parts[3] = { 0 };
+        size_t np = base ? sk_split_dims(base, parts) : 0;
+        out = hk_asprintf("dim3(%s, %s, %s)", member[0] ? member[0] : np > 0 ? parts[0] : "1",
+                          member[1] ? member[1] : np > 1 ? parts[1] : "1",
+                          member[2] ? member[2] : np > 2 ? parts[2] : "1");
+        if (!out)
+            k->nomem = true;
+        for (size_t d = 0; d < 3; d++)
+            hk_free(parts[d]);
+        hk_free(base);
+    }
+    for (int d = 0; d < 3; d++)
+        hk_free(member[d]);
+    return out;
 }
 
 /* A #define or constexpr of the kernel's file, else of the launch site's. */
@@ -373,7 +466,38 @@ static char *sk_translate(skel *k, const char *c, int depth)
                      hk_buf_appends(&b, name) == HK_OK;
                 continue;
             }
-            if (j < n && (c[j] == '.' || c[j] == '[' || (c[j] == '-' && c[j + 1] == '>'))) {
+            if (j < n && (c[j] == '.' || (c[j] == '-' && c[j + 1] == '>'))) {
+                /* s.n, p->batch: a launch argument's text stands for the kernel parameter
+                 * it is passed as (sk_map); any other member is not read */
+                char chain[256];
+                size_t q = i, cl = (size_t)snprintf(chain, sizeof chain, "%s", name);
+                for (;;) {
+                    size_t r = q;
+                    while (r < n && isspace((unsigned char)c[r]))
+                        r++;
+                    size_t arrow = r + 1 < n && c[r] == '-' && c[r + 1] == '>' ? 2 : r < n && c[r] == '.' ? 1 : 0;
+                    if (!arrow)
+                        break;
+                    r += arrow;
+                    while (r < n && isspace((unsigned char)c[r]))
+                        r++;
+                    size_t ms = r;
+                    while (r < n && (isalnum((unsigned char)c[r]) || c[r] == '_'))
+                        r++;
+                    if (r == ms || cl + (r - ms) + 3 >= sizeof chain) {
+                        q = n + 1;
+                        break;
+                    }
+                    cl += (size_t)snprintf(chain + cl, sizeof chain - cl, "%s%.*s", arrow == 2 ? "->" : ".",
+                                           (int)(r - ms), c + ms);
+                    q = r;
+                }
+                const char *as = q <= n ? sk_mapped(k, chain) : NULL;
+                ok = as && hk_buf_printf(&b, "%s", as) == HK_OK;
+                i = q;
+                continue;
+            }
+            if (j < n && c[j] == '[') {
                 ok = false;
                 break;
             }
@@ -393,7 +517,8 @@ static char *sk_translate(skel *k, const char *c, int depth)
                 ok = t && hk_buf_printf(&b, "(%s)", t) == HK_OK;
                 hk_free(t);
             } else {
-                ok = hk_buf_appends(&b, name) == HK_OK;
+                /* a launcher's dim3 is never a size, whatever its members hold */
+                ok = !sk_declared_dim3(k, name) && hk_buf_appends(&b, name) == HK_OK;
             }
             hk_free(local);
             continue;
@@ -611,6 +736,11 @@ static int sk_pointer_use(const char *t, size_t s, size_t e, const char *name)
             return j < e && t[j] == ',' ? 3 : 2; /* atomicAdd(out, v): a single accumulator */
         if (j >= e || t[j] != '[')
             continue;
+        size_t a = i;
+        while (a > s && isspace((unsigned char)t[a - 1]))
+            a--;
+        if (a > s && t[a - 1] == '&' && !(a > s + 1 && t[a - 2] == '&'))
+            continue; /* &name[i]: an address, not a read */
         int depth = 0;
         for (; j < e; j++) {
             depth += t[j] == '[';
@@ -1810,6 +1940,58 @@ out:
     return res;
 }
 
+/* Whether t[a] (an opening parenthesis) opens the argument list of an element intrinsic:
+ * atomicXxx, __ldg and the cache-hinted loads and stores (loads_only: the loads). Their
+ * pointer argument is one element (atomicAdd(&out[i], v)), not a new base. */
+static bool sk_intrinsic_call(const char *t, size_t s, size_t a, bool loads_only)
+{
+    size_t w = a;
+    while (w > s && isspace((unsigned char)t[w - 1]))
+        w--;
+    size_t b = w;
+    while (b > s && (isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_'))
+        b--;
+    static const char *const calls[] = { "__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv",
+                                         "__stwb", "__stcg", "__stcs", "__stwt" };
+    if (!loads_only && w - b > 6 && !strncmp(t + b, "atomic", 6))
+        return true;
+    for (size_t i = 0; i < (loads_only ? 6 : HK_ARRAY_LEN(calls)); i++)
+        if (strlen(calls[i]) == w - b && !strncmp(t + b, calls[i], w - b))
+            return true;
+    return false;
+}
+
+/* The '(' whose argument list holds byte at, at depth 0 of it, or (size_t)-1 when at is not
+ * inside one before the statement's start. */
+static size_t sk_enclosing_paren(const char *t, size_t s, size_t at)
+{
+    int depth = 0;
+    for (size_t i = at; i > s; i--) {
+        char c = t[i - 1];
+        if (c == ')' || c == ']')
+            depth++;
+        else if (c == '[')
+            depth--;
+        else if (c == '(') {
+            if (depth == 0)
+                return i - 1;
+            depth--;
+        } else if (depth == 0 && (c == ';' || c == '{' || c == '}'))
+            break;
+    }
+    return (size_t)-1;
+}
+
+static bool sk_element_call(const char *t, size_t s, size_t a)
+{
+    return sk_intrinsic_call(t, s, a, false);
+}
+
+static bool sk_load_call(const char *t, size_t s, size_t a)
+{
+    return sk_intrinsic_call(t, s, a, true);
+}
+
 /* 0: never written; 1: written; the atomic cases count as written. */
 static bool sk_pointer_written(const char *t, size_t s, size_t e, const char *name)
 {
@@ -1830,6 +2012,15 @@ static bool sk_pointer_written(const char *t, size_t s, size_t e, const char *na
         bool subscripted = j < e && t[j] == '[';
         if (!subscripted && b > s && (t[b - 1] == '&' || t[b - 1] == '='))
             return true;
+        /* c ? name : other, and the address of an element (float *o = &name[r * n]): another
+         * pointer that may be written; only a load intrinsic's argument is not */
+        if (!subscripted && b > s && (t[b - 1] == '?' || (t[b - 1] == ':' && !(b > s + 1 && t[b - 2] == ':'))))
+            return true;
+        if (subscripted && b > s && t[b - 1] == '&' && !(b > s + 1 && t[b - 2] == '&')) {
+            size_t call = sk_enclosing_paren(t, s, b - 1);
+            if (call == (size_t)-1 || !sk_load_call(t, s, call))
+                return true;
+        }
         if (b > s && t[b - 1] == '*') {
             /* *name = ... */
             size_t q = j;
@@ -1874,6 +2065,76 @@ static size_t sk_pointer_moved(const char *t, size_t s, size_t e, const char *na
             return i;
     }
     return 0;
+}
+
+/* Where the body makes another pointer from the pointer parameter name: name + off, off +
+ * name, &name[i] (outside an element intrinsic), q = name, c ? name : other, or name passed
+ * to a function. The elements reached through that pointer are not in name's own
+ * subscripts, so those cannot give its count (float *hi = out + n; hi[i] = v writes past
+ * every out[i]). The byte of the first such use, or 0. */
+static size_t sk_pointer_derived(const char *t, size_t s, size_t e, const char *name)
+{
+    size_t wl = strlen(name);
+    for (size_t i = s; *name && i + wl <= e; i++) {
+        if (!word_at(t, e, i, name, wl) || (i > s && (t[i - 1] == '.' || t[i - 1] == '>')))
+            continue;
+        size_t j = i + wl;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        size_t b = i;
+        while (b > s && isspace((unsigned char)t[b - 1]))
+            b--;
+        char next = j < e ? t[j] : 0, after = j + 1 < e ? t[j + 1] : 0;
+        char prev = b > s ? t[b - 1] : 0, before = b > s + 1 ? t[b - 2] : 0;
+        if (next == '[') {
+            if (prev == '&' && before != '&') {
+                size_t call = sk_enclosing_paren(t, s, b - 1);
+                if (call == (size_t)-1 || !sk_element_call(t, s, call))
+                    return i;
+            }
+            continue;
+        }
+        if ((next == '+' && after != '+' && after != '=') ||
+            (next == '-' && after != '-' && after != '=' && after != '>'))
+            return i;
+        if (prev == '+' && before != '+')
+            return i;
+        if (prev == '=' && !strchr("=!<>", before))
+            return i;
+        if (prev == '?' || (prev == ':' && before != ':'))
+            return i;
+        if (next == ',' || next == ')') {
+            size_t call = sk_enclosing_paren(t, s, i);
+            if (call != (size_t)-1 && call > s && !sk_element_call(t, s, call)) {
+                size_t w = call;
+                while (w > s && isspace((unsigned char)t[w - 1]))
+                    w--;
+                if (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_' || t[w - 1] == '>'))
+                    return i; /* f(name, ...), or a template's f<T>(name) */
+            }
+        }
+    }
+    return 0;
+}
+
+/* Whether every global access the kernel model lists is to a pointer parameter: then it
+ * followed every pointer made from one, and its per-buffer extents are whole. */
+static bool kc_accesses_resolved(const km_kernel *km, const an_function *f)
+{
+    size_t n = 0;
+    const km_access *ac = km ? km_accesses(km, &n) : NULL;
+    if (!ac)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (ac[i].space != KM_SPACE_GLOBAL)
+            continue;
+        bool param = false;
+        for (size_t p = 0; p < f->n_params && !param; p++)
+            param = f->params[p].pointer_depth > 0 && ac[i].buffer && !strcmp(f->params[p].name, ac[i].buffer);
+        if (!param)
+            return false;
+    }
+    return true;
 }
 
 /* ---- data-dependent subscripts ---- */
@@ -2006,39 +2267,344 @@ static size_t sk_gather(const char *t, size_t s, size_t e, const an_function *f)
     return 0;
 }
 
-/* Names of __constant__ arrays the kernel body reads; NULL-terminated into out. */
-static size_t sk_constants_used(const skel *k, const an_function *f, char out[][64], size_t cap)
+/* ---- __constant__ inputs ---- */
+
+/* One file-scope __constant__ declarator the kernel reads. */
+typedef struct {
+    char name[160];    /* as a spec names it: the identifier, ns::name inside namespaces */
+    char type[96];     /* element type as declared, qualifiers dropped */
+    char dims[256];    /* the declarator's brackets as written ("[5][5]"); "" for a scalar */
+    int line;
+    bool initialised;  /* = {...}: the image carries its values; not an input */
+    bool unnameable;   /* static inside a namespace, or in an anonymous one: its symbol has a
+                        * name private to the file (hk_constant_symbol) */
+    bool unsized;      /* extern, or [] */
+} sk_constdecl;
+
+#define SK_MAX_CONST_DECLS 32
+#define SK_NS_DEPTH 16
+
+/* Past a comment, string or character literal starting at t[i] (the index after it), or i
+ * when none starts there. */
+static size_t sk_skip_lexeme(const char *t, size_t len, size_t i)
 {
-    size_t n = 0;
+    if (t[i] == '/' && i + 1 < len && t[i + 1] == '/') {
+        const char *nl = memchr(t + i, '\n', len - i);
+        return nl ? (size_t)(nl - t) : len;
+    }
+    if (t[i] == '/' && i + 1 < len && t[i + 1] == '*') {
+        for (size_t j = i + 2; j + 1 < len; j++)
+            if (t[j] == '*' && t[j + 1] == '/')
+                return j + 2;
+        return len;
+    }
+    if (t[i] == '"' || t[i] == '\'') {
+        size_t j = i + 1;
+        while (j < len && t[j] != t[i] && t[j] != '\n')
+            j += t[j] == '\\' ? 2 : 1;
+        return j < len ? j + 1 : len;
+    }
+    return i;
+}
+
+static bool sk_is_qualifier(const char *w, size_t n)
+{
+    static const char *const q[] = { "static", "extern", "const", "volatile", "__constant__",
+                                     "__device__", "__restrict__", "inline", "constexpr",
+                                     "__managed__" };
+    for (size_t i = 0; i < HK_ARRAY_LEN(q); i++)
+        if (strlen(q[i]) == n && !memcmp(q[i], w, n))
+            return true;
+    return false;
+}
+
+/* The declarators of the declaration t[s, e) that holds __constant__, appended to out. ns
+ * is the enclosing namespace path ("a::b", "" at file scope); anon: inside an anonymous
+ * namespace. */
+static void sk_const_declaration(const skel *k, size_t s, size_t e, const char *ns, bool anon,
+                                 sk_constdecl *out, size_t *n, size_t cap)
+{
     const char *t = k->text;
-    size_t s = f->body_span.start_byte, e = f->body_span.end_byte <= k->len ? f->body_span.end_byte : k->len;
-    for (size_t i = 0; i + 12 < k->len && n < cap; i++) {
-        if (!word_at(t, k->len, i, "__constant__", 12))
+    char type[96] = "";
+    bool is_static = false, is_extern = false, named = false;
+    for (size_t i = s; i < e && *n < cap;) {
+        size_t j = sk_skip_lexeme(t, e, i);
+        if (j != i) {
+            i = j;
             continue;
-        size_t stmt_end = kf_expr_end(t, i, k->len, ";");
-        /* the declared name: the identifier before '[' or '=' or ';' */
-        size_t p = i + 12, last_s = 0, last_e = 0;
-        while (p < stmt_end && t[p] != '[' && t[p] != '=') {
-            if (isalpha((unsigned char)t[p]) || t[p] == '_') {
-                last_s = p;
-                while (p < stmt_end && (isalnum((unsigned char)t[p]) || t[p] == '_'))
-                    p++;
-                last_e = p;
-                continue;
-            }
-            p++;
         }
-        if (last_e <= last_s || last_e - last_s >= 64)
+        if (!(isalpha((unsigned char)t[i]) || t[i] == '_')) {
+            i++;
             continue;
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(last_e - last_s), t + last_s);
-        for (size_t q = s; q + (last_e - last_s) <= e; q++)
-            if (word_at(t, e, q, name, last_e - last_s)) {
-                snprintf(out[n++], 64, "%s", name);
+        }
+        size_t we = i;
+        while (we < e && (isalnum((unsigned char)t[we]) || t[we] == '_'))
+            we++;
+        size_t after = we;
+        while (after < e && isspace((unsigned char)t[after]))
+            after++;
+        bool declarator = after >= e || strchr("[=;,{", t[after]);
+        if (!declarator || (!named && !type[0])) { /* a type word or a qualifier */
+            if (we - i == 6 && !memcmp(t + i, "static", 6))
+                is_static = true;
+            else if (we - i == 6 && !memcmp(t + i, "extern", 6))
+                is_extern = true;
+            else if (!sk_is_qualifier(t + i, we - i) && strlen(type) + (we - i) + 2 < sizeof type)
+                snprintf(type + strlen(type), sizeof type - strlen(type), "%s%.*s", type[0] ? " " : "",
+                         (int)(we - i), t + i);
+            i = we;
+            continue;
+        }
+        /* NAME [dims] [= init | {init}] then ',' or ';' */
+        sk_constdecl *d = &out[(*n)++];
+        memset(d, 0, sizeof *d);
+        snprintf(d->name, sizeof d->name, "%s%s%.*s", ns, ns[0] ? "::" : "", (int)(we - i), t + i);
+        snprintf(d->type, sizeof d->type, "%s", type);
+        d->line = sk_line(k, i);
+        d->unnameable = anon || (is_static && ns[0]);
+        d->unsized = is_extern;
+        named = true;
+        size_t q = after;
+        while (q < e && t[q] == '[') {
+            size_t close = kf_expr_end(t, q + 1, e, "");
+            if (close >= e)
                 break;
+            bool empty = true;
+            for (size_t c = q + 1; c < close; c++)
+                empty &= isspace((unsigned char)t[c]) != 0;
+            d->unsized |= empty;
+            size_t dl = strlen(d->dims);
+            if (dl + (close + 1 - q) < sizeof d->dims)
+                snprintf(d->dims + dl, sizeof d->dims - dl, "%.*s", (int)(close + 1 - q), t + q);
+            else
+                d->unsized = true;
+            q = close + 1;
+            while (q < e && isspace((unsigned char)t[q]))
+                q++;
+        }
+        d->initialised = q < e && (t[q] == '=' || t[q] == '{');
+        i = kf_expr_end(t, q, e, ",;");
+        if (i < e && t[i] == ',')
+            i++;
+    }
+}
+
+/* The file-scope __constant__ declarations of the kernel's text (comments, strings and
+ * preprocessor lines skipped; namespaces followed), into out. */
+static size_t sk_const_decls(const skel *k, sk_constdecl *out, size_t cap)
+{
+    const char *t = k->text;
+    size_t len = k->len, n = 0;
+    char ns[SK_NS_DEPTH][64];
+    int kind[64]; /* per open brace: 0 other, 1 named namespace, 2 anonymous, 3 extern "C" */
+    int depth = 0, pending = 0;   /* pending: the next '{' opens namespace kind 1 or 2 */
+    char pending_name[64] = "";
+    size_t stmt = 0;              /* where the current file-scope statement starts */
+    for (size_t i = 0; i < len && n < cap;) {
+        size_t j = sk_skip_lexeme(t, len, i);
+        if (j != i) {
+            if (t[i] == '"' && depth >= 0)
+                pending = pending ? pending : 3; /* extern "C" { */
+            i = j;
+            continue;
+        }
+        char c = t[i];
+        if (c == '#' && (i == 0 || t[i - 1] == '\n' || isspace((unsigned char)t[i - 1]))) {
+            while (i < len && t[i] != '\n')
+                i += t[i] == '\\' && i + 1 < len ? 2 : 1;
+            stmt = i;
+            continue;
+        }
+        bool file_scope = true;
+        for (int d = 0; d < depth && d < 64; d++)
+            file_scope &= kind[d] != 0;
+        if (c == '{' || c == '}' || c == ';') {
+            if (c == '{') {
+                if (depth < 64)
+                    kind[depth] = file_scope ? pending : 0;
+                if (depth < 64 && kind[depth] == 1 && depth < SK_NS_DEPTH)
+                    snprintf(ns[depth], sizeof ns[0], "%s", pending_name);
+                depth++;
+            } else if (c == '}' && depth > 0) {
+                depth--;
             }
+            pending = 0;
+            stmt = i + 1;
+            i++;
+            continue;
+        }
+        if (!(isalpha((unsigned char)c) || c == '_') ||
+            (i > 0 && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_'))) {
+            i++;
+            continue;
+        }
+        size_t we = i;
+        while (we < len && (isalnum((unsigned char)t[we]) || t[we] == '_'))
+            we++;
+        if (file_scope && we - i == 9 && !memcmp(t + i, "namespace", 9)) {
+            size_t p = we;
+            while (p < len && isspace((unsigned char)t[p]))
+                p++;
+            size_t ne = p;
+            while (ne < len && (isalnum((unsigned char)t[ne]) || t[ne] == '_'))
+                ne++;
+            pending = ne > p ? 1 : 2;
+            snprintf(pending_name, sizeof pending_name, "%.*s", (int)(ne - p), t + p);
+        } else if (file_scope && we - i == 12 && !memcmp(t + i, "__constant__", 12)) {
+            char path[200] = "";
+            bool anon = false;
+            for (int d = 0; d < depth && d < SK_NS_DEPTH; d++) {
+                anon |= kind[d] == 2;
+                size_t at = strlen(path), nl = strnlen(ns[d], sizeof ns[0]);
+                if (kind[d] == 1 && at + nl + 3 < sizeof path) {
+                    if (at) {
+                        memcpy(path + at, "::", 2);
+                        at += 2;
+                    }
+                    memcpy(path + at, ns[d], nl);
+                    path[at + nl] = '\0';
+                }
+            }
+            size_t end = kf_expr_end(t, we, len, ";");
+            sk_const_declaration(k, stmt, end, path, anon, out, &n, cap);
+            i = end;
+            continue;
+        }
+        i = we;
     }
     return n;
+}
+
+/* Whether a function body of m reached from the kernel (itself, and the __device__
+ * functions it calls, four calls deep) names word. */
+static bool sk_reached_mentions(const skel *k, const an_function *f, const char *word)
+{
+    const an_model *m = k->m;
+    bool reached[256] = { 0 };
+    size_t nf = m->n_funcs < 256 ? m->n_funcs : 256;
+    long self = f - m->funcs;
+    if (self >= 0 && (size_t)self < nf)
+        reached[self] = true;
+    for (int round = 0; round < 4; round++)
+        for (size_t a = 0; a < nf; a++) {
+            if (!reached[a])
+                continue;
+            const an_function *g = &m->funcs[a];
+            size_t s = g->body_span.start_byte, e = g->body_span.end_byte <= k->len ? g->body_span.end_byte : k->len;
+            for (size_t b = 0; b < nf; b++)
+                if (!reached[b] && m->funcs[b].kind == AN_DEVICE_FUNC && m->funcs[b].name[0])
+                    for (size_t i = s; i + strlen(m->funcs[b].name) <= e; i++)
+                        if (word_at(k->text, e, i, m->funcs[b].name, strlen(m->funcs[b].name))) {
+                            reached[b] = true;
+                            break;
+                        }
+        }
+    size_t wl = strlen(word);
+    for (size_t a = 0; a < nf; a++) {
+        if (!reached[a])
+            continue;
+        const an_function *g = &m->funcs[a];
+        size_t s = g->body_span.start_byte, e = g->body_span.end_byte <= k->len ? g->body_span.end_byte : k->len;
+        for (size_t i = s; i + wl <= e; i++)
+            if (word_at(k->text, e, i, word, wl))
+                return true;
+    }
+    return false;
+}
+
+/* The "constants" of the spec: every file-scope __constant__ variable the kernel reads that
+ * its declaration does not initialise (the program fills it with cudaMemcpyToSymbol; the
+ * harness fills it like an input, in baseline and candidate alike), with its element type
+ * and count from the declaration. A new array (NULL on ENOMEM); what could not be read is a
+ * doubt and left out. */
+static json_t *sk_constants(skel *k, const an_function *f)
+{
+    sk_constdecl decls[SK_MAX_CONST_DECLS];
+    size_t n = sk_const_decls(k, decls, HK_ARRAY_LEN(decls));
+    json_t *list = json_array();
+    long long bytes = 0;
+    size_t used = 0;
+    for (size_t i = 0; list && i < n; i++) {
+        sk_constdecl *d = &decls[i];
+        const char *ident = strrchr(d->name, ':');
+        ident = ident ? ident + 1 : d->name;
+        if (!sk_reached_mentions(k, f, ident))
+            continue;
+        if (d->initialised) {
+            sk_note(k, "%s reads the __constant__ table %s, initialised in its declaration at line %d: "
+                    "its values come with the kernel image", f->name, d->name, d->line);
+            continue;
+        }
+        if (d->unnameable) {
+            sk_doubt(k, "%s reads the __constant__ array %s (line %d), declared static inside a namespace "
+                     "or in an anonymous one: its symbol in the kernel image has a name private to the "
+                     "file, which the harness cannot fill (use a command-form spec)", f->name, d->name,
+                     d->line);
+            continue;
+        }
+        char elem[96];
+        int width = 1;
+        sk_resolve_type(k, d->type, elem, sizeof elem);
+        const char *dt = sk_dtype_or_null(elem, NULL, 0, &width);
+        int dtc = HK_DT_F32;
+        if (dt)
+            spec_dtype_parse(dt, &dtc);
+        long long count = width;
+        bool sized = !d->unsized;
+        for (char *p = d->dims; sized && *p == '[';) {
+            size_t close = kf_expr_end(p, 1, strlen(p), "");
+            char dim[256];
+            snprintf(dim, sizeof dim, "%.*s", (int)(close - 1), p + 1);
+            char *tr = sk_translate(k, dim, 0);
+            expr *e = NULL;
+            expr_value v;
+            sized = tr && expr_parse(tr, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK &&
+                    !v.is_float && v.i >= 1 && v.i <= SPEC_CONSTANT_BYTES;
+            if (sized)
+                count *= v.i;
+            expr_free(e);
+            hk_free(tr);
+            p += close + 1;
+        }
+        if (!dt) {
+            sk_doubt(k, "%s reads the __constant__ %s (line %d) of type %s, which the generated harness "
+                     "does not know: it cannot fill it (use a command-form spec)", f->name, d->name,
+                     d->line, d->type[0] ? d->type : "?");
+            continue;
+        }
+        if (!hk_dtype_is_float(dtc)) {
+            /* integers in a table are offsets, indices or sizes more often than data: random
+             * ones would read out of bounds or loop for ever */
+            sk_doubt(k, "%s reads the integer __constant__ %s (line %d): the harness would fill it "
+                     "with random integers, which are not valid offsets or sizes (give it a dist "
+                     "in the spec's \"constants\" by hand)", f->name, d->name, d->line);
+            continue;
+        }
+        if (!sized || count * (long long)hk_dtype_size(dtc) > SPEC_CONSTANT_BYTES) {
+            sk_doubt(k, "the size of the __constant__ array %s that %s reads (line %d) could not be "
+                     "read from its declaration", d->name, f->name, d->line);
+            continue;
+        }
+        bytes += count * (long long)hk_dtype_size(dtc);
+        if (bytes > SPEC_CONSTANT_BYTES || used == SPEC_MAX_CONSTANTS) {
+            sk_doubt(k, "%s reads more __constant__ data than one spec fills (%d arrays, %d bytes)",
+                     f->name, SPEC_MAX_CONSTANTS, SPEC_CONSTANT_BYTES);
+            break;
+        }
+        json_t *c = json_object();
+        bool ok = c && json_object_set_new(c, "name", json_string(d->name)) == 0 &&
+                  json_object_set_new(c, "dtype", json_string(dt)) == 0 &&
+                  json_object_set_new(c, "count", json_integer(count)) == 0 &&
+                  json_array_append_new(list, c) == 0;
+        if (!ok) {
+            json_decref(list);
+            return NULL;
+        }
+        used++;
+        sk_note(k, "__constant__ %s: %lld %s from its declaration at line %d, filled like an input "
+                "(the program sets it with cudaMemcpyToSymbol)", d->name, count, dt, d->line);
+    }
+    return list;
 }
 
 /* ---- the skeleton ---- */
@@ -2369,6 +2935,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     size_t n_block = 0, n_grid = 0, n_tp = 0, n_ta = 0;
     long long block_val[3] = { 1, 1, 1 };
     bool count_sure[HK_MAX_ARGS] = { 0 };
+    int derived_line[HK_MAX_ARGS] = { 0 }; /* a pointer made from it the count cannot follow */
     long long program[SK_MAX_VARS];
     bool have_program[SK_MAX_VARS] = { 0 };
 
@@ -2493,6 +3060,27 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         hk_free(raw);
         if (n_block)
             sk_note(k, "block from the launch site at %s:%d", file, site_line);
+    }
+    /* an integer argument passed as a member (s.n, p->batch) is that parameter wherever the
+     * launcher writes it (grid, allocations) */
+    for (size_t i = 0; site && i < f->n_params && i < site->n_args; i++) {
+        const an_param *p = &f->params[i];
+        int dt;
+        char chain[256];
+        size_t cl = 0;
+        for (const char *c = site->args[i]; *c && cl + 1 < sizeof chain; c++)
+            if (!isspace((unsigned char)*c))
+                chain[cl++] = *c;
+        chain[cl] = '\0';
+        bool member = (strchr(chain, '.') || strstr(chain, "->")) &&
+                      strspn(chain, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.->") == cl &&
+                      !isdigit((unsigned char)chain[0]);
+        if (member && p->pointer_depth == 0 && p->name[0] && is_identifier(p->name) &&
+            spec_dtype_parse(p->elem_type, &dt) == HK_OK && !hk_dtype_is_float(dt)) {
+            sk_map(k, chain, p->name);
+            sk_note(k, "%s passed as %s at %s:%d: that text in the launcher is the size %s", p->name,
+                    site->args[i], file, site_line, p->name);
+        }
     }
     /* scalars: values from the launch arguments; integer ones define size variables */
     for (size_t i = 0; i < f->n_params; i++) {
@@ -2766,6 +3354,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         const char *arg = site && i < site->n_args ? site->args[i] : NULL;
         char *c = sk_count_from_host(k, arg, esize ? esize : dsize * width, elem, &line);
         size_t moved = sk_pointer_moved(text, bs, be, p->name);
+        size_t made_at = sk_pointer_derived(text, bs, be, p->name);
         if (c) {
             if (k->site_file)
                 sk_note(k, "count of %s from its allocation at %s:%d", p->name, k->site_file, line);
@@ -2774,6 +3363,14 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         } else if (moved) {
             sk_note(k, "%s is moved at line %d (its subscripts are relative to that): no count "
                     "from the index math", p->name, sk_line(k, moved));
+        } else if (made_at) {
+            /* its own subscripts miss what the pointer made from it reaches: only the
+             * model, when it followed every such pointer, gives the count */
+            if (kc_accesses_resolved(k->km, f) && (c = kc_count(k, p->name)) != NULL)
+                sk_note(k, "count of %s from the kernel model's index forms in %s (the pointer made "
+                        "from it at line %d followed)", p->name, f->name, sk_line(k, made_at));
+            else
+                derived_line[i] = sk_line(k, made_at);
         } else if ((c = kf_count_from_index(k, f, &kf, p->name)) != NULL) {
             sk_note(k, "count of %s from its subscripts in %s", p->name, f->name);
         } else if ((c = kc_count(k, p->name)) != NULL) {
@@ -2863,13 +3460,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     if (gather_line)
         sk_doubt(k, "the subscript at line %u is a value read from a buffer: the generated inputs "
                  "are not valid indices (give that input an int(lo,hi) distribution)", gather_line);
-    /* __constant__ data the program sets with cudaMemcpyToSymbol: the harness has no
-     * such input */
-    char consts[8][64];
-    size_t n_consts = sk_constants_used(k, f, consts, HK_ARRAY_LEN(consts));
-    for (size_t i = 0; i < n_consts; i++)
-        sk_doubt(k, "%s reads the __constant__ array %s, which the generated harness cannot fill "
-                 "(it would read zeros): use a command-form spec", f->name, consts[i]);
+    /* __constant__ data the program sets with cudaMemcpyToSymbol: inputs the harness fills */
+    json_t *constants = sk_constants(k, f);
+    if (!constants)
+        k->nomem = true;
 
     bool any_output = false;
     char bytes[1024] = "";
@@ -2904,7 +3498,13 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             ok &= json_object_set_new(a, "kind", json_string(kind)) == 0;
             ok &= json_object_set_new(a, "dtype", json_string(dt)) == 0;
             const char *cnt = use == 3 ? "1" : counts[i];
-            if (use != 3 && !count_sure[i] && strcmp(kind, "input") != 0)
+            if (use != 3 && !count_sure[i] && derived_line[i])
+                /* an input too: a guess short of what the other pointer reads would read
+                 * past the buffer */
+                sk_doubt(k, "%s is used through another pointer made from it at line %d: how many "
+                         "elements that reaches is not known (guessed %s)", p->name, derived_line[i],
+                         cnt ? cnt : "?");
+            else if (use != 3 && !count_sure[i] && strcmp(kind, "input") != 0)
                 sk_doubt(k, "how many elements %s has is not in the index math or the host code: guessed %s",
                          p->name, cnt ? cnt : "?");
             else if (use != 3 && !count_sure[i])
@@ -2953,6 +3553,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     }
     ok &= json_object_set_new(root, "sizes", sizes) == 0;
     ok &= json_object_set_new(root, "args", args) == 0;
+    if (json_array_size(constants))
+        ok &= json_object_set_new(root, "constants", json_incref(constants)) == 0;
+    json_decref(constants);
+    constants = NULL;
     ok &= json_object_set_new(launch, "grid", sk_dims_json(grid, n_grid)) == 0;
     ok &= json_object_set_new(launch, "block", sk_dims_json(block, n_block)) == 0;
     ok &= json_object_set_new(root, "launch", launch) == 0;

@@ -755,6 +755,12 @@ void spec_free(spec *s)
         hk_free(s->args[i].dists);
     }
     hk_free(s->args);
+    for (size_t i = 0; s->consts && i < s->n_consts; i++) {
+        hk_free(s->consts[i].name);
+        expr_free(s->consts[i].count);
+        hk_free(s->consts[i].dists);
+    }
+    hk_free(s->consts);
     for (int d = 0; d < 3; d++) {
         expr_free(s->grid[d]);
         expr_free(s->block[d]);
@@ -1262,6 +1268,106 @@ static void parse_args(pctx *c, spec *s, json_t *root, const spec_tolerance *top
         diag(c, SPEC_ERROR, "args", "no output or inout argument: there would be nothing to check");
 }
 
+/* A __constant__ variable's name as declared: an identifier, or one qualified by its
+ * namespaces (ns::table). */
+static bool is_symbol_name(const char *s)
+{
+    if (!s || !*s || strlen(s) > 200)
+        return false;
+    for (const char *p = s;;) {
+        size_t n = 0;
+        if (!(isalpha((unsigned char)p[0]) || p[0] == '_'))
+            return false;
+        while (isalnum((unsigned char)p[n]) || p[n] == '_')
+            n++;
+        p += n;
+        if (!*p)
+            return true;
+        if (p[0] != ':' || p[1] != ':')
+            return false;
+        p += 2;
+    }
+}
+
+/* "constants": the __constant__ arrays the kernel reads, which the program fills (with
+ * cudaMemcpyToSymbol); the harness fills them like inputs. Each holds at most the device's
+ * constant bank, and so do all of them together. */
+static void parse_constants(pctx *c, spec *s, json_t *root)
+{
+    static const char *const keys[] = { "name", "dtype", "count", "dist", NULL };
+    json_t *v = json_object_get(root, "constants");
+    if (!v)
+        return;
+    if (!json_is_array(v) || json_array_size(v) > SPEC_MAX_CONSTANTS) {
+        diag(c, SPEC_ERROR, "constants", "expected an array of at most %d __constant__ variables, "
+             "e.g. [{\"name\": \"mask\", \"dtype\": \"float\", \"count\": 25}]", SPEC_MAX_CONSTANTS);
+        return;
+    }
+    size_t n = json_array_size(v);
+    if (n == 0)
+        return;
+    if (!(s->consts = hk_calloc(n, sizeof *s->consts))) {
+        c->rc = HK_ENOMEM;
+        return;
+    }
+    s->n_consts = n;
+    long long total[SPEC_MAX_SIZES] = { 0 };
+    for (size_t i = 0; i < n && c->rc == HK_OK; i++) {
+        spec_arg *a = &s->consts[i];
+        json_t *o = json_array_get(v, i);
+        char p[64], q[128];
+        snprintf(p, sizeof p, "constants[%zu]", i);
+        a->kind = HK_ARG_INPUT;
+        a->dtype = HK_DT_F32;
+        if (!json_is_object(o)) {
+            diag(c, SPEC_ERROR, p, "expected an object {\"name\":..., \"dtype\":..., \"count\":...}, "
+                 "got %s", type_name(o));
+            continue;
+        }
+        check_keys(c, o, p, keys);
+        const char *name = get_string(c, o, p, "name", true);
+        snprintf(q, sizeof q, "%s.name", p);
+        if (name && !is_symbol_name(name))
+            diag(c, SPEC_ERROR, q, "\"%s\": not the name of a __constant__ variable (an identifier, "
+                 "or one qualified by namespaces: ns::mask)", name);
+        for (size_t j = 0; name && j < i; j++)
+            if (s->consts[j].name && !strcmp(s->consts[j].name, name))
+                diag(c, SPEC_ERROR, q, "\"%s\" is already constants[%zu]", name, j);
+        a->name = hk_strdup(name ? name : "?");
+        if (!a->name)
+            c->rc = HK_ENOMEM;
+        const char *dt = get_string(c, o, p, "dtype", true);
+        bool dtype_ok = dt && spec_dtype_parse(dt, &a->dtype) == HK_OK;
+        if (dt && !dtype_ok) {
+            snprintf(q, sizeof q, "%s.dtype", p);
+            diag(c, SPEC_ERROR, q, "\"%s\": unknown dtype (float, double, half, bfloat16, "
+                 "int8/16/32/64, uint8/16/32/64)", dt);
+        }
+        json_t *count = json_object_get(o, "count");
+        snprintf(q, sizeof q, "%s.count", p);
+        long long most = SPEC_CONSTANT_BYTES / (long long)hk_dtype_size(a->dtype);
+        if (!count)
+            diag(c, SPEC_ERROR, q, "missing (required): element count, e.g. 25 for "
+                 "__constant__ float mask[5][5]");
+        else if ((a->count = get_expr(c, s, count, q, false)) != NULL && dtype_ok &&
+                 eval_all(c, s, a->count, q, 1, most, false, "the element count of a __constant__ "
+                          "array (at most 64 KiB)"))
+            for (size_t k = 0; k < s->n_sizes; k++) {
+                expr_value ev;
+                spec_eval(s, a->count, k, VALIDATION_SM_COUNT, &ev, NULL, 0);
+                total[k] += ev.i * (long long)hk_dtype_size(a->dtype);
+            }
+        snprintf(q, sizeof q, "%s.dist", p);
+        parse_arg_dist(c, s, a, json_object_get(o, "dist"), q);
+    }
+    for (size_t k = 0; k < s->n_sizes && c->rc == HK_OK; k++)
+        if (total[k] > SPEC_CONSTANT_BYTES) {
+            diag(c, SPEC_ERROR, "constants", "%lld bytes of __constant__ data with sizes[%zu]; the "
+                 "device holds at most %d", total[k], k, SPEC_CONSTANT_BYTES);
+            break;
+        }
+}
+
 static void parse_seeds(pctx *c, spec *s, json_t *root)
 {
     json_t *v = json_object_get(root, "seeds");
@@ -1422,7 +1528,7 @@ static void parse_harness(pctx *c, spec *s, json_t *root, const char *spec_path)
     static const char *const keys[] = { "form", "name", "description", "kernel", "source",
                                         "template_args", "compile_flags", "sizes", "args", "launch",
                                         "tolerance", "flops", "bytes", "seeds", "distributions",
-                                        "inferred", "exact_sizes", NULL };
+                                        "inferred", "exact_sizes", "constants", NULL };
     check_keys(c, root, "", keys);
     parse_common(c, s, root, spec_path);
     parse_strv(c, json_object_get(root, "inferred"), "inferred", &s->inferred, &s->n_inferred,
@@ -1455,6 +1561,9 @@ static void parse_harness(pctx *c, spec *s, json_t *root, const char *spec_path)
         top_set[2] = top.l2 >= 0;
     }
     parse_args(c, s, root, &top, top_set);
+    if (c->rc != HK_OK)
+        return;
+    parse_constants(c, s, root);
     if (c->rc != HK_OK)
         return;
     const char *fk[2] = { "flops", "bytes" };

@@ -23,6 +23,8 @@
 #define SPEC_MIN_SEEDS 5
 #define SPEC_MIN_SIZES 2
 #define SPEC_MIN_DISTS 2
+#define SPEC_MAX_CONSTANTS HK_MAX_CONSTS /* __constant__ inputs of one spec */
+#define SPEC_CONSTANT_BYTES 65536        /* the device's __constant__ bank, all of them together */
 
 enum spec_form { SPEC_FORM_HARNESS, SPEC_FORM_COMMAND };
 
@@ -71,6 +73,11 @@ typedef struct spec {
     size_t n_sizes;
     spec_arg *args;           /* in kernel parameter order */
     size_t n_args;
+    /* "constants": file-scope __constant__ variables the kernel reads, filled like inputs
+     * (kind HK_ARG_INPUT; name as declared, count, dists) and copied into the symbol of
+     * every kernel image that runs, baseline and candidate alike */
+    spec_arg *consts;
+    size_t n_consts;
     expr *grid[3];            /* missing dims are the literal 1 */
     expr *block[3];
     expr *shmem;              /* NULL: 0 */

@@ -948,6 +948,36 @@ static void test_measure_setup_errors(void **state)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+/* Issue 14: the build does not hold the GPU lock (a slow build would stall every other
+ * episode's timing); the timed runs do. The build and the run try the lock from a second
+ * process (flock(1)) and fail the measurement when it is not as it should be. */
+static void test_build_does_not_hold_the_gpu_lock(void **state)
+{
+    (void)state;
+    if (system("command -v flock >/dev/null 2>&1") != 0)
+        skip();
+    char lock[512], build[1024], run[1024];
+    snprintf(lock, sizeof lock, "%s/gpu.lock", tmp_root);
+    setenv("HK_GPU_LOCK", lock, 1);
+    snprintf(build, sizeof build,
+             "flock -n %s true || { echo the GPU lock is held during the build; exit 3; }", lock);
+    snprintf(run, sizeof run,
+             "if flock -n %s true; then echo FAIL: the GPU lock is free during a timed run; "
+             "else sh %s/fake_run.sh ok; fi", lock, dp(""));
+    spec *s = make_spec("saxpy", "project/saxpy.cu", "project", build, run, NULL);
+    cmdform_options o = fake_options();
+    o.runs = 2;
+    o.isolation = RUNNER_ISO_NONE; /* the lock file is under /tmp: no private /tmp */
+    cmdform_result r;
+    assert_int_equal(cmdform_measure(s, NULL, 0, &o, &r), HK_OK);
+    if (r.status != CMDFORM_OK)
+        fail_msg("%s: %s", cmdform_status_name(r.status), r.details);
+    assert_int_equal(r.n_runs, 2);
+    cmdform_result_clear(&r);
+    spec_free(s);
+    unsetenv("HK_GPU_LOCK");
+}
+
 /* ---- with nvcc: the swapped project builds, a broken candidate shows the compiler ---- */
 
 static void test_measure_nvcc_build(void **state)
@@ -1226,6 +1256,7 @@ int main(void)
         cmocka_unit_test(test_steps_interleaved),
         cmocka_unit_test(test_measure_timeouts),
         cmocka_unit_test(test_measure_setup_errors),
+        cmocka_unit_test(test_build_does_not_hold_the_gpu_lock),
         cmocka_unit_test(test_measure_nvcc_build),
         cmocka_unit_test(test_cupti_library),
         cmocka_unit_test(test_cupti_find),

@@ -84,6 +84,7 @@ static struct compile_job {
     { "reduce", "reduce_sum.bench.json", -1, -1 },
     { "half", "half_scale.bench.json", -1, -1 },
     { "template", "tiled_template.bench.json", -1, -1 },
+    { "conv", "conv_mask.bench.json", -1, -1 }, /* __constant__ inputs set by symbol */
     { "arity", NULL, -1, -1 }, /* the wrong-arity spec below */
     { "fill", NULL, -1, -1 },  /* a host-only program of hk_harness.h's input generation */
 };
@@ -401,6 +402,8 @@ static void text_of_saxpy(void **state)
     assert_non_null(strstr(text, "hk_launch_kernel(saxpy,"));
     /* 3 distributions x 4 args */
     assert_non_null(strstr(text, "static const hk_dist hk_dists[3][4]"));
+    assert_non_null(strstr(text, "0, NULL, NULL, NULL };")); /* no __constant__ inputs */
+    assert_null(strstr(text, "hk_consts"));
     hk_free(text);
     spec_free(s);
 }
@@ -514,7 +517,7 @@ static void launcher_and_image(void **state)
     assert_null(strstr(text, s->source_path));
     assert_null(strstr(text, "hk_launch_kernel"));
     assert_null(strstr(text, "#define main"));
-    assert_non_null(strstr(text, "hk_setup, NULL };"));
+    assert_non_null(strstr(text, "hk_setup, NULL,\n"));
     char lcu[512], lexe[512], mcu[512], cubin[512];
     snprintf(lcu, sizeof lcu, "%s/launcher.cu", tmpdir);
     snprintf(lexe, sizeof lexe, "%s/launcher", tmpdir);
@@ -574,6 +577,114 @@ static void launcher_and_image(void **state)
     spec_free(s);
 }
 
+/* __constant__ inputs (the spec's "constants"): a program copies them to its own symbols,
+ * a launcher into the loaded image's symbol, named as hk_constant_symbol says and as nvcc
+ * emits it (checked on a compiled image); both compile; on a GPU the launcher runs. */
+static void constant_inputs(void **state)
+{
+    (void)state;
+    char sym[64];
+    assert_int_equal(hk_constant_symbol("d_mask", sym, sizeof sym), 0);
+    assert_string_equal(sym, "d_mask");
+    assert_int_equal(hk_constant_symbol("ns::lut", sym, sizeof sym), 0);
+    assert_string_equal(sym, "_ZN2ns3lutE");
+    assert_int_equal(hk_constant_symbol("a::bc::d", sym, sizeof sym), 0);
+    assert_string_equal(sym, "_ZN1a2bc1dE");
+    assert_int_equal(hk_constant_symbol("ns::lut", sym, 8), -1);
+
+    spec *s = load("conv_mask.bench.json");
+    assert_int_equal(s->n_consts, 1);
+    char *text = NULL;
+    assert_int_equal(harness_generate(s, s->source_path, &text), HK_OK);
+    assert_non_null(strstr(text, "static const hk_constdesc hk_consts[1] = {\n    { \"d_mask\", HK_DT_F32 },\n};"));
+    assert_non_null(strstr(text, "static const hk_dist hk_const_dists[3][1]"));
+    assert_non_null(strstr(text, "st->const_count[0] = (size_t)25LL;"));
+    assert_non_null(strstr(text, "case 0: HK_CHECK(cudaMemcpyToSymbol(d_mask, host, bytes)); break;"));
+    assert_non_null(strstr(text, "1, hk_consts, &hk_const_dists[0][0], hk_set_constant };"));
+    hk_free(text);
+    assert_int_equal(harness_generate(s, NULL, &text), HK_OK);
+    assert_non_null(strstr(text, "{ \"d_mask\", HK_DT_F32 }"));
+    assert_non_null(strstr(text, "1, hk_consts, &hk_const_dists[0][0], NULL };"));
+    assert_null(strstr(text, "cudaMemcpyToSymbol"));
+    char lcu[512], lexe[512], mcu[512], cubin[512];
+    snprintf(lcu, sizeof lcu, "%s/conv_launcher.cu", tmpdir);
+    snprintf(lexe, sizeof lexe, "%s/conv_launcher", tmpdir);
+    snprintf(mcu, sizeof mcu, "%s/conv_module.cu", tmpdir);
+    snprintf(cubin, sizeof cubin, "%s/conv.cubin", tmpdir);
+    FILE *f = fopen(lcu, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    hk_free(text);
+    /* the image, with a namespaced constant beside the kernel's for the symbol check */
+    assert_int_equal(harness_module_generate(s, s->source_path, &text), HK_OK);
+    f = fopen(mcu, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fputs("namespace hkt { __constant__ double lut[8]; }\n"
+          "__global__ void hkt_read(double *o) { o[threadIdx.x] = hkt::lut[threadIdx.x & 7]; }\n", f);
+    fclose(f);
+    hk_free(text);
+    if (access(NVCC, X_OK) != 0) {
+        spec_free(s);
+        skip();
+    }
+    char *log = NULL;
+    assert_int_equal(wait_compile("conv", &log), 0); /* the program, by symbol */
+    hk_free(log);
+    char **la = NULL, **ca = NULL, *out = NULL;
+    assert_int_equal(harness_launcher_argv(NVCC, "sm_90", HK_SOURCE_DIR "/include", lcu, lexe, &la), HK_OK);
+    assert_int_equal(harness_cubin_argv(s, NVCC, "sm_90", NULL, mcu, cubin, &ca), HK_OK);
+    int rc = run_capture(ca, &out);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    hk_free(out);
+    rc = run_capture(la, &out);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    hk_free(out);
+    /* the symbols the launcher asks cuModuleGetGlobal for are the image's */
+    if (system("command -v readelf >/dev/null 2>&1") == 0) {
+        char cmd[1400], *rd = NULL;
+        snprintf(cmd, sizeof cmd, "readelf -sW %s > %s/conv.syms", cubin, tmpdir);
+        assert_int_equal(system(cmd), 0);
+        snprintf(cmd, sizeof cmd, "%s/conv.syms", tmpdir);
+        rd = slurp(cmd);
+        char want[80];
+        assert_int_equal(hk_constant_symbol("d_mask", sym, sizeof sym), 0);
+        snprintf(want, sizeof want, " %s\n", sym);
+        assert_non_null(strstr(rd, want));
+        assert_int_equal(hk_constant_symbol("hkt::lut", sym, sizeof sym), 0);
+        snprintf(want, sizeof want, " %s\n", sym);
+        assert_non_null(strstr(rd, want));
+        hk_free(rd);
+    }
+    char **names = NULL, *fn = NULL, *why = NULL;
+    assert_int_equal(kimage_entries(cubin, &names), HK_OK);
+    assert_int_equal(kimage_find(names, s->kernel, NULL, 0, &fn, &why), HK_OK);
+    kimage_names_free(names);
+    char outfile[600];
+    snprintf(outfile, sizeof outfile, "%s/conv.out", tmpdir);
+    char *run[] = {lexe, "--mode", "run", "--size", "0", "--seed", "3", "--module", cubin,
+                   "--function", fn, "--out", outfile, NULL};
+    rc = run_capture(run, &out);
+    if (have_gpu()) {
+        if (rc != 0)
+            fprintf(stderr, "%s\n", out);
+        assert_int_equal(rc, HK_EXIT_OK);
+    } else {
+        assert_int_equal(rc, HK_EXIT_NO_GPU);
+        fprintf(stderr, "skipped: no GPU (the launcher's run with constants)\n");
+    }
+    hk_free(out);
+    hk_free(fn);
+    harness_argv_free(la);
+    harness_argv_free(ca);
+    spec_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -591,6 +702,7 @@ int main(void)
         cmocka_unit_test(compiles_template),
         cmocka_unit_test(nvcc_refuses_wrong_arity),
         cmocka_unit_test(launcher_and_image),
+        cmocka_unit_test(constant_inputs),
     };
     return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
 }

@@ -61,6 +61,9 @@ static build builds[] = {
     { "stencil2d-906", SUITE "stencil2d.bench.json", "stencil2d", "gfx906", -1, -1, "", "", RW_NONE },
     { "vadd_hip-906", DCU_DATA "vadd.bench.json", "vadd", "gfx906", -1, -1, "", "", RW_NONE },
     { "warp_sum-906", DCU_DATA "warp_sum.bench.json", "warp_sum", "gfx906", -1, -1, "", "", RW_NONE },
+    /* a __constant__ mask set by symbol, and the candidate's own cudaMemcpyToSymbol */
+    { "conv_mask-906", HK_TEST_DATA "/specs/conv_mask.bench.json", "conv2d", "gfx906", -1, -1, "", "",
+      RW_NONE },
     { "vector_add-90a", SUITE "vector_add.bench.json", "vector_add", "gfx90a", -1, -1, "", "", RW_NONE },
     { "saxpy-90a", SUITE "saxpy.bench.json", "saxpy", "gfx90a", -1, -1, "", "", RW_NONE },
     { "reduce_sum-90a", SUITE "reduce_sum.bench.json", "reduce_sum", "gfx90a", -1, -1, "", "", RW_NONE },

@@ -333,6 +333,8 @@ static void test_precision_dist(void **state)
         " {\"name\": \"idx\", \"kind\": \"input\", \"dtype\": \"int\", \"count\": \"n\"},"
         " {\"name\": \"n\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"}],"
         " \"launch\": {\"grid\": \"ceil_div(n, block_x)\", \"block\": 256},"
+        " \"constants\": [{\"name\": \"w\", \"dtype\": \"float\", \"count\": 4,"
+        " \"dist\": [\"int(0,1)\", \"normal(0,2)\"]}],"
         " \"seeds\": [1, 2, 3, 4, 5], \"distributions\": [%s]}";
     char text[2048], note[640];
     snprintf(text, sizeof text, fmt, "\"int(0,1)\", \"int(-2,2)\"");
@@ -353,6 +355,10 @@ static void test_precision_dist(void **state)
     assert_int_equal(s->args[1].dists[2].kind, HK_DIST_UNIFORM);
     assert_true(s->args[1].dists[2].a == 0 && s->args[1].dists[2].b == 3);
     assert_int_equal(s->args[2].dists[2].kind, HK_DIST_ZEROS); /* the accumulator */
+    /* a __constant__ input keeps a distribution of its own: its real-valued one */
+    assert_int_equal(s->consts[0].n_dists, 3);
+    assert_int_equal(s->consts[0].dists[2].kind, HK_DIST_NORMAL);
+    assert_true(s->consts[0].dists[2].a == 0 && s->consts[0].dists[2].b == 2);
     assert_int_equal(s->args[3].dists[2].kind, idx0.kind);     /* integer data stay so */
     assert_true(s->args[3].dists[2].a == idx0.a && s->args[3].dists[2].b == idx0.b);
     assert_int_equal(oracle_precision_check(s, NULL, NULL, 0), 0);

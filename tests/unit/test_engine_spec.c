@@ -232,6 +232,61 @@ static void wrong_top_level_fields(void **state)
     expect_error("[1, 2]", "", 1, "a bench spec is a JSON object");
 }
 
+/* "constants": the __constant__ arrays the harness fills like inputs. A good list parses
+ * with its counts and distributions; a bad count, dtype, name or dist is refused at its
+ * field and line, and so is more data than the device's 64 KiB constant bank. */
+static void constants_are_validated(void **state)
+{
+    (void)state;
+    spec_diags d;
+    spec *s = expect_ok(HEAD ARGS "  \"constants\": [{\"name\": \"mask\", \"dtype\": \"float\", \"count\": 25},\n"
+                        "    {\"name\": \"ns::lut\", \"dtype\": \"half\", \"count\": \"n % 7 + 1\", "
+                        "\"dist\": \"normal(0,2)\"}],\n" LAUNCH TAIL, &d);
+    assert_int_equal(s->n_consts, 2);
+    assert_string_equal(s->consts[0].name, "mask");
+    assert_int_equal(s->consts[0].dtype, HK_DT_F32);
+    assert_int_equal(s->consts[0].n_dists, s->n_dists);
+    assert_int_equal(s->consts[0].dists[1].kind, HK_DIST_NORMAL); /* the spec's distributions */
+    assert_string_equal(s->consts[1].name, "ns::lut");
+    assert_int_equal(s->consts[1].dists[0].kind, HK_DIST_NORMAL);
+    expr_value v;
+    assert_int_equal(spec_eval(s, s->consts[1].count, 0, 132, &v, NULL, 0), HK_OK);
+    assert_int_equal(v.i, 1000003 % 7 + 1);
+    spec_free(s);
+    spec_diags_free(&d);
+
+#define CONST_LINE(x) "  \"constants\": [" x "],\n" /* line 11 */
+    expect_error(HEAD ARGS CONST_LINE("{\"name\": \"mask\", \"dtype\": \"float\", \"count\": 0}") LAUNCH TAIL,
+                 "constants[0].count", 11, "must be in [1, 16384]");
+    expect_error(HEAD ARGS CONST_LINE("{\"name\": \"mask\", \"dtype\": \"double\", \"count\": 8193}") LAUNCH TAIL,
+                 "constants[0].count", 11, "at most 64 KiB");
+    expect_error(HEAD ARGS CONST_LINE("{\"name\": \"mask\", \"dtype\": \"float\", \"count\": \"n\"}") LAUNCH TAIL,
+                 "constants[0].count", 11, "with sizes[0] is 1e+06");
+    expect_error(HEAD ARGS CONST_LINE("{\"name\": \"mask\", \"dtype\": \"float\", \"count\": \"m\"}") LAUNCH TAIL,
+                 "constants[0].count", 11, "unknown variable 'm'");
+    expect_error(HEAD ARGS CONST_LINE("{\"name\": \"mask\", \"dtype\": \"float\"}") LAUNCH TAIL,
+                 "constants[0].count", 11, "missing (required)");
+    expect_error(HEAD ARGS CONST_LINE("{\"name\": \"mask\", \"dtype\": \"float3\", \"count\": 4}") LAUNCH TAIL,
+                 "constants[0].dtype", 11, "unknown dtype");
+    expect_error(HEAD ARGS CONST_LINE("{\"dtype\": \"float\", \"count\": 4}") LAUNCH TAIL,
+                 "constants[0].name", 11, "missing (required)");
+    expect_error(HEAD ARGS CONST_LINE("{\"name\": \"mask[0]\", \"dtype\": \"float\", \"count\": 4}") LAUNCH TAIL,
+                 "constants[0].name", 11, "not the name of a __constant__ variable");
+    expect_error(HEAD ARGS CONST_LINE("{\"name\": \"m\", \"dtype\": \"float\", \"count\": 4}, "
+                                      "{\"name\": \"m\", \"dtype\": \"int\", \"count\": 4}") LAUNCH TAIL,
+                 "constants[1].name", 11, "already constants[0]");
+    expect_error(HEAD ARGS CONST_LINE("{\"name\": \"m\", \"dtype\": \"float\", \"count\": 4, \"dist\": \"zeros\"}")
+                 LAUNCH TAIL, "constants[0].dist", 11, "zeros is only allowed");
+    expect_error(HEAD ARGS CONST_LINE("{\"name\": \"m\", \"dtype\": \"float\", \"count\": 4, \"kind\": \"input\"}")
+                 LAUNCH TAIL, "constants[0].kind", 11, "unknown field");
+    expect_error(HEAD ARGS CONST_LINE("{\"name\": \"a\", \"dtype\": \"float\", \"count\": 10000}, "
+                                      "{\"name\": \"b\", \"dtype\": \"float\", \"count\": 10000}") LAUNCH TAIL,
+                 "constants", 11, "80000 bytes of __constant__ data");
+    expect_error(HEAD ARGS "  \"constants\": {\"name\": \"m\"},\n" LAUNCH TAIL, "constants", 11,
+                 "expected an array");
+#undef CONST_LINE
+}
+
 static void warns_when_every_size_is_a_multiple(void **state)
 {
     static const char text[] = "{\n  \"kernel\": \"k\", \"source\": \"k.cu\",\n"
@@ -436,6 +491,7 @@ int main(void)
         cmocka_unit_test(wrong_fields_name_path_and_line),
         cmocka_unit_test(wrong_top_level_fields),
         cmocka_unit_test(warns_when_every_size_is_a_multiple),
+        cmocka_unit_test(constants_are_validated),
         cmocka_unit_test(command_form),
         cmocka_unit_test(locator),
         cmocka_unit_test(data_specs_load),

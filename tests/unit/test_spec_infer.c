@@ -1,8 +1,8 @@
 /* Spec inference (spec/infer.c) on kernels written the ways other people write them:
  * counts from cudaMalloc and from the subscripts, grids that cover every element the
  * bounds checks name, read-only pointers as inputs, launch-site sizes, pinned blocks,
- * many integer parameters, and the doubts that make a caller refuse (a __constant__
- * table). Every inferred spec is parsed by the engine's parser at the path it names. */
+ * many integer parameters, __constant__ tables as inputs, and the doubts that make a
+ * caller refuse. Every inferred spec is parsed by the engine's parser at the path it names. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -115,14 +115,154 @@ static void pinned_block_without_bounds_check(void **state)
     spec_inference_free(&inf);
 }
 
-/* A __constant__ table the harness cannot fill: a doubt that names it. */
-static void constant_table_is_a_doubt(void **state)
+/* The spec's "constants" entry of name, or NULL. */
+static json_t *constant(json_t *root, const char *name)
+{
+    json_t *list = json_object_get(root, "constants"), *c;
+    size_t i;
+    json_array_foreach(list, i, c)
+        if (!strcmp(json_string_value(json_object_get(c, "name")), name))
+            return c;
+    return NULL;
+}
+
+static bool has_doubt(const spec_inference *inf, const char *part)
+{
+    for (size_t i = 0; i < inf->n_doubts; i++)
+        if (strstr(inf->doubts[i], part))
+            return true;
+    return false;
+}
+
+/* A __constant__ table the program fills with cudaMemcpyToSymbol is an input the harness
+ * fills: its element type and count come from the declaration, and nothing is doubted. */
+static void a_constant_table_is_an_input(void **state)
 {
     (void)state;
     spec_inference inf;
     infer(DATA("const_table.cu"), "poly", &inf);
-    assert_int_equal(inf.n_doubts, 1);
-    assert_non_null(strstr(inf.doubts[0], "__constant__ array coeffs"));
+    assert_int_equal(inf.n_doubts, 0);
+    json_t *c = constant(inf.spec, "coeffs");
+    assert_non_null(c);
+    assert_string_equal(json_string_value(json_object_get(c, "dtype")), "float");
+    assert_int_equal(json_integer_value(json_object_get(c, "count")), 16);
+    assert_int_equal(json_array_size(json_object_get(inf.spec, "constants")), 1);
+    assert_true(has_note(&inf, "__constant__ coeffs: 16 float from its declaration at line 2"));
+    spec_inference_free(&inf);
+}
+
+/* A convolution mask read through a __device__ helper, sized by #defines: 25 floats. A
+ * table initialised in its declaration is no input (the image carries its values), and a
+ * declaration in a comment is none at all. */
+static void a_convolution_mask_through_a_device_function(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("conv_mask.cu"), "conv2d", &inf);
+    assert_false(has_doubt(&inf, "__constant__"));
+    json_t *list = json_object_get(inf.spec, "constants");
+    assert_int_equal(json_array_size(list), 1);
+    json_t *c = constant(inf.spec, "d_mask");
+    assert_non_null(c);
+    assert_int_equal(json_integer_value(json_object_get(c, "count")), 25);
+    assert_true(has_note(&inf, "the __constant__ table weights, initialised in its declaration at line 8"));
+    assert_null(constant(inf.spec, "commented_out"));
+    spec_inference_free(&inf);
+}
+
+/* A constant in a namespace is named as the spec's symbol lookup needs it (filt::taps); an
+ * integer table, a static one in a namespace and a struct are doubts, never filled blindly. */
+static void constants_the_harness_cannot_fill_are_doubts(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("const_kinds.cu"), "fir", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    assert_non_null(constant(inf.spec, "filt::taps"));
+    spec_inference_free(&inf);
+    infer(DATA("const_kinds.cu"), "shifted", &inf);
+    assert_true(has_doubt(&inf, "integer __constant__ offsets (line 8)"));
+    assert_true(has_doubt(&inf, "filt::hidden (line 6), declared static inside a namespace"));
+    assert_true(has_doubt(&inf, "__constant__ p (line 10) of type params"));
+    assert_null(json_object_get(inf.spec, "constants"));
+    spec_inference_free(&inf);
+}
+
+/* The value of args[arg].count at n = nv and, when var2 is set, var2 = v2. */
+static long long count_at(json_t *root, size_t arg, long long nv, const char *var2, long long v2)
+{
+    expr *e = NULL;
+    expr_value v;
+    expr_var vars[2] = { { .name = "n", .value = { .i = nv } }, { .name = var2, .value = { .i = v2 } } };
+    assert_int_equal(expr_parse(field(root, arg, "count"), &e, NULL, 0), HK_OK);
+    assert_int_equal(expr_eval(e, vars, var2 ? 2 : 1, &v, NULL, 0), HK_OK);
+    expr_free(e);
+    return v.i;
+}
+
+/* A pointer made from a parameter (out + n, &out[r * n], a + n) reaches elements its own
+ * subscripts do not show: the count follows it through the kernel model, or is a doubt;
+ * out[i] alone (n) would be sure and short. */
+static void counts_follow_pointers_made_from_a_parameter(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("aliases.cu"), "two_halves", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    assert_int_equal(count_at(inf.spec, 1, 1000, NULL, 0), 2000);
+    assert_true(has_note(&inf, "count of out from the kernel model's index forms in two_halves (the "
+                               "pointer made from it at line 10 followed)"));
+    spec_inference_free(&inf);
+    infer(DATA("aliases.cu"), "upper_half_sum", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    assert_string_equal(field(inf.spec, 0, "kind"), "input");
+    assert_int_equal(count_at(inf.spec, 0, 1000, NULL, 0), 2000);
+    spec_inference_free(&inf);
+    /* &out[r * n] is no read of out, and it is written through */
+    infer(DATA("aliases.cu"), "row_fill", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    assert_string_equal(field(inf.spec, 1, "kind"), "output");
+    assert_int_equal(count_at(inf.spec, 1, 100, "rows", 7), 700);
+    spec_inference_free(&inf);
+    /* flag ? even : odd: both may be written; how far is not known */
+    infer(DATA("aliases.cu"), "pick", &inf);
+    assert_string_equal(field(inf.spec, 1, "kind"), "output");
+    assert_string_equal(field(inf.spec, 2, "kind"), "output");
+    assert_true(has_doubt(&inf, "even is used through another pointer made from it at line 40"));
+    assert_true(has_doubt(&inf, "odd is used through another pointer made from it at line 40"));
+    spec_inference_free(&inf);
+}
+
+/* dim3 grid; grid.x = ...; grid.y = batch; is the launch's grid (a kernel without a bounds
+ * check on blockIdx.y needs it), never a size variable named grid; s.n and s.batch passed
+ * as arguments are those sizes in the launcher's grid and allocations; a member set in a
+ * branch is not read as the launch's grid. */
+static void grids_written_with_struct_members(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("grid_members.cu"), "batched", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    json_t *g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_int_equal(json_array_size(g), 3);
+    assert_string_equal(json_string_value(json_array_get(g, 0)), "ceil_div(n, block_x)");
+    assert_string_equal(json_string_value(json_array_get(g, 1)), "batch");
+    assert_int_equal(json_integer_value(json_array_get(g, 2)), 1);
+    assert_null(json_object_get(json_array_get(json_object_get(inf.spec, "sizes"), 0), "grid"));
+    assert_string_equal(field(inf.spec, 1, "count"), "n*batch");
+    spec_inference_free(&inf);
+
+    infer(DATA("grid_members.cu"), "batched_shape", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_string_equal(json_string_value(json_array_get(g, 0)), "ceil_div(n, block_x)");
+    assert_string_equal(json_string_value(json_array_get(g, 1)), "batch");
+    assert_string_equal(field(inf.spec, 1, "count"), "n*batch");
+    assert_true(has_note(&inf, "batch passed as s.batch at grid_members.cu:38"));
+    spec_inference_free(&inf);
+
+    infer(DATA("grid_members.cu"), "batched_maybe", &inf);
+    assert_true(has_doubt(&inf, "no launch site or bounds check says how many blocks batched_maybe needs"));
     spec_inference_free(&inf);
 }
 
@@ -451,14 +591,6 @@ static void scalar_t_from_a_dispatch_macro(void **state)
     spec_inference_free(&inf);
 }
 
-static bool has_doubt(const spec_inference *inf, const char *part)
-{
-    for (size_t i = 0; i < inf->n_doubts; i++)
-        if (strstr(inf->doubts[i], part))
-            return true;
-    return false;
-}
-
 /* table[idx[i]] through a local: random inputs are no valid indices, a doubt. Bins in
  * __shared__ memory indexed by data are the kernel's own business, no such doubt. */
 static void a_subscript_read_from_a_buffer_is_a_doubt(void **state)
@@ -503,7 +635,11 @@ int main(void)
         cmocka_unit_test(gemm_from_host_code),
         cmocka_unit_test(many_integer_parameters),
         cmocka_unit_test(pinned_block_without_bounds_check),
-        cmocka_unit_test(constant_table_is_a_doubt),
+        cmocka_unit_test(a_constant_table_is_an_input),
+        cmocka_unit_test(a_convolution_mask_through_a_device_function),
+        cmocka_unit_test(constants_the_harness_cannot_fill_are_doubts),
+        cmocka_unit_test(counts_follow_pointers_made_from_a_parameter),
+        cmocka_unit_test(grids_written_with_struct_members),
         cmocka_unit_test(grid_from_bounds_when_the_launch_is_opaque),
         cmocka_unit_test(refusals_say_why),
         cmocka_unit_test(include_dirs_are_anchored),
