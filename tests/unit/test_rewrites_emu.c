@@ -113,39 +113,12 @@ static const char helpers[] =
     "}\n"
     "#define W_H int(n >> 16), int(n & 65535)\n";
 
-/* The registry's rewrite name of kernel kname in src (params as the registry's, NULL: all
- * defaults): applicable; the new text (malloc'd). */
-static char *rewritten(const char *src, const char *kname, const char *rewrite, const int *params)
-{
-    fixture fx;
-    load_text(src, &fx);
-    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, kname)};
-    rw_result r;
-    rw_refusal why;
-    assert_int_equal(rw_apply_named(rewrite, &ctx, params, &r, &why), HK_OK);
-    if (!r.applicable)
-        print_message("%s of %s: %s\n", rewrite, kname, r.description);
-    assert_true(r.applicable);
-    char *text = strdup(r.text);
-    assert_non_null(text);
-    rw_result_free(&r);
-    unload(&fx);
-    return text;
-}
-
 /* Runs driver on src and cand (with the helpers); the emulation must give want. */
 static void emulate(const char *tag, const char *src, const char *cand, const char *driver, int want)
 {
     emu_program p = {.dir = tmpdir, .tag = tag, .orig = src, .orig_len = strlen(src), .cand = cand,
                      .cand_len = strlen(cand), .helpers = helpers, .driver = driver};
     emu_expect(&p, want);
-}
-
-static char *data_file(const char *rel)
-{
-    char path[900];
-    snprintf(path, sizeof path, "%s/%s", HK_TEST_DATA, rel);
-    return rwf_read_file(path, NULL);
 }
 
 #define SKIP_WITHOUT_EMULATOR()                                                 \
@@ -164,7 +137,7 @@ static void reduce_variants_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
-    char *src = data_file("rewrite_pattern/reduce_variants.cu");
+    char *src = rwf_data_file("rewrite_pattern/reduce_variants.cu");
     static const struct {
         const char *kernel, *rewrite, *driver;
     } cases[] = {
@@ -182,7 +155,7 @@ static void reduce_variants_run(void **state)
          "reduce_case<float, float>(\"tree_sum\", BOTH(tree_sum(a, r, (int)n)), 0.0f, 1e-4);"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *cand = rewritten(src, cases[i].kernel, cases[i].rewrite, NULL);
+        char *cand = emu_rewrite(src, cases[i].kernel, cases[i].rewrite, NULL);
         emulate(cases[i].kernel, src, cand, cases[i].driver, EMU_OK);
         free(cand);
     }
@@ -274,24 +247,10 @@ static void reduce_model_path_runs(void **state)
         {mn, "mn", "reduce_case<unsigned, unsigned>(\"mn\", BOTH(mn(a, r, (int)n)), 4000000000u, 0);"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *cand = rewritten(cases[i].src, cases[i].kernel, "warp_reduce", NULL);
+        char *cand = emu_rewrite(cases[i].src, cases[i].kernel, "warp_reduce", NULL);
         emulate(cases[i].kernel, cases[i].src, cand, cases[i].driver, EMU_OK);
         free(cand);
     }
-}
-
-/* Replaces the first occurrence of from in text (malloc'd) by to; fails when absent. */
-static char *replaced(const char *text, const char *from, const char *to)
-{
-    const char *at = strstr(text, from);
-    if (!at)
-        print_message("no `%s` to break in\n%s\n", from, text);
-    assert_non_null(at);
-    size_t n = strlen(text) - strlen(from) + strlen(to);
-    char *out = malloc(n + 1);
-    assert_non_null(out);
-    snprintf(out, n + 1, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
-    return out;
 }
 
 /* The check can fail: a shuffle one lane short, and a thread that leaves before the
@@ -300,14 +259,14 @@ static void broken_reductions_fail(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
-    char *cand = rewritten(sum_gs, "sum_gs", "warp_reduce", NULL);
-    char *off = replaced(cand, "hk_off > 0; hk_off >>= 1", "hk_off > 1; hk_off >>= 1");
+    char *cand = emu_rewrite(sum_gs, "sum_gs", "warp_reduce", NULL);
+    char *off = emu_replaced(cand, "hk_off > 0; hk_off >>= 1", "hk_off > 1; hk_off >>= 1");
     emulate("broken_shuffle", sum_gs, off, "reduce_case<float, float>(\"sum_gs\", BOTH(sum_gs(a, r, (size_t)n)), 0.0f, 1e-4);",
             EMU_DIFFERS);
     free(off);
     char *sync = strstr(cand, "__syncthreads();");
     assert_non_null(sync);
-    char *exits = replaced(cand, "__syncthreads();", "if (threadIdx.x == 5) return; __syncthreads();");
+    char *exits = emu_replaced(cand, "__syncthreads();", "if (threadIdx.x == 5) return; __syncthreads();");
     emulate("exit_before_barrier", sum_gs, exits,
             "reduce_case<float, float>(\"sum_gs\", BOTH(sum_gs(a, r, (size_t)n)), 0.0f, 1e-4);", EMU_DIVERGENT);
     free(exits);
@@ -320,13 +279,13 @@ static void histograms_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
-    char *src = data_file("rewrite_pattern/hist_variants.cu");
-    char *cand = rewritten(src, "weighted_hist", "privatized_histogram", NULL);
+    char *src = rwf_data_file("rewrite_pattern/hist_variants.cu");
+    char *cand = emu_rewrite(src, "weighted_hist", "privatized_histogram", NULL);
     emulate("weighted_hist", src, cand,
             "hist_case<int, float>(\"weighted_hist\", BOTH(weighted_hist(a, b, r, (int)n)), 64, 1000, 1e-4);",
             EMU_OK);
     free(cand);
-    cand = rewritten(src, "hist_runtime", "privatized_histogram", NULL);
+    cand = emu_rewrite(src, "hist_runtime", "privatized_histogram", NULL);
     emulate("hist_runtime", src, cand,
             "hist_case<unsigned, unsigned>(\"hist_runtime\", BOTH(hist_runtime(a, r, 300, (int)n)), 300, 100000, 0);\n"
             "hist_case<unsigned, unsigned>(\"hist_runtime\", BOTH(hist_runtime(a, r, 7, (int)n)), 7, 100000, 0);",
@@ -389,7 +348,7 @@ static void histogram_model_path_runs(void **state)
         {hist_w, "hist_w", "hist_case<int, float>(\"hist_w\", BOTH(hist_w(a, b, r, (int)n)), 64, 1000, 1e-4);"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *cand = rewritten(cases[i].src, cases[i].kernel, "privatized_histogram", NULL);
+        char *cand = emu_rewrite(cases[i].src, cases[i].kernel, "privatized_histogram", NULL);
         emulate(cases[i].kernel, cases[i].src, cand, cases[i].driver, EMU_OK);
         free(cand);
     }
@@ -438,12 +397,12 @@ static void transposes_run(void **state)
     (void)state;
     SKIP_WITHOUT_EMULATOR();
     int tile[RW_MAX_PARAMS] = {32, 0, 0};
-    char *src = data_file("rewrite_pattern/transpose_variants.cu");
-    char *cand = rewritten(src, "t_early", "tiled_transpose", tile);
+    char *src = rwf_data_file("rewrite_pattern/transpose_variants.cu");
+    char *cand = emu_rewrite(src, "t_early", "tiled_transpose", tile);
     emulate("t_early", src, cand,
             "transpose_case<double>(\"t_early\", BOTH(t_early(a, b, W_H)), dim3(16, 16), false);", EMU_OK);
     free(cand);
-    cand = rewritten(src, "t_block", "tiled_transpose", tile);
+    cand = emu_rewrite(src, "t_block", "tiled_transpose", tile);
     /* rows x cols in, cols x rows out: W = cols, H = rows */
     emulate("t_block", src, cand,
             "transpose_case<int>(\"t_block\", BOTH(t_block(a, b, int(n & 65535), int(n >> 16))), dim3(32, 4), false);",
@@ -460,7 +419,7 @@ static void transposes_run(void **state)
          "transpose_case<float>(\"templated_early\", BOTH(tr<float>(b, a, W_H)), dim3(32, 32), false);"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cand = rewritten(cases[i].src, "tr", "tiled_transpose", tile);
+        cand = emu_rewrite(cases[i].src, "tr", "tiled_transpose", tile);
         emulate(cases[i].tag, cases[i].src, cand, cases[i].driver, EMU_OK);
         free(cand);
     }
@@ -472,8 +431,8 @@ static void transpose_without_barrier_fails(void **state)
     (void)state;
     SKIP_WITHOUT_EMULATOR();
     int tile[RW_MAX_PARAMS] = {32, 0, 0};
-    char *cand = rewritten(unsigned_temps, "tr", "tiled_transpose", tile);
-    char *broken = replaced(cand, "__syncthreads();", ";");
+    char *cand = emu_rewrite(unsigned_temps, "tr", "tiled_transpose", tile);
+    char *broken = emu_replaced(cand, "__syncthreads();", ";");
     emulate("transpose_no_barrier", unsigned_temps, broken,
             "transpose_case<float>(\"unsigned_temps\", BOTH(tr(a, b, (unsigned)(n >> 16), (unsigned)(n & 65535))), dim3(16, 16), false);",
             EMU_DIFFERS);
