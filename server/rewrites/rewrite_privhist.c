@@ -250,6 +250,51 @@ static int model_path(const char *text, size_t len, const an_model *m, const an_
     return rwp_replace_body(text, len, m, f, b->data, desc, out);
 }
 
+/* The model path where the kernel's body handles one element per thread: on the kernel put
+ * on a grid-stride loop first (rwp_over_any_grid), or refused when it cannot loop. The
+ * model's own refusals come first, with the lines of the kernel as written. */
+static int model_path_any_grid(const char *text, size_t len, const an_model *m, size_t kernel, int bins,
+                               const char *why, rw_result *out)
+{
+    const an_function *f = &m->funcs[kernel];
+    struct hk_buf b;
+    hk_buf_init(&b, PT_TEXT_MAX);
+    rw_result gs = {0};
+    an_model *gm = NULL;
+    size_t gk;
+    char gwhy[768];
+    int rc = model_path(text, len, m, f, bins, why, &b, out);
+    if (rc || !out->applicable)
+        goto out;
+    if ((rc = rwp_over_any_grid(text, len, m, kernel, &gs, &gm, &gk, gwhy, sizeof gwhy)) ||
+        (!gs.applicable && !gwhy[0]))
+        goto out;   /* strides already: out stands */
+    rw_result_free(out);
+    if (!gs.applicable) {
+        rc = rwp_not_applicable(out, "privatized histogram", f, gwhy);
+        goto out;
+    }
+    hk_buf_free(&b);
+    hk_buf_init(&b, PT_TEXT_MAX);
+    if ((rc = model_path(gs.text, gs.len, gm, &gm->funcs[gk], bins, why, &b, out)) == HK_OK && out->applicable) {
+        char *d = hk_asprintf("%s (on a grid-stride loop first: the body handled one element per thread)",
+                              out->description);
+        if (!d) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        hk_free(out->description);
+        out->description = d;
+    }
+out:
+    if (rc == HK_ENOMEM)
+        rw_result_free(out);
+    rw_result_free(&gs);
+    an_model_free(gm);
+    hk_buf_free(&b);
+    return rc;
+}
+
 int rw_privatized_histogram(const char *text, size_t len, const an_model *m, size_t kernel,
                             int bins, rw_result *out)
 {
@@ -308,7 +353,7 @@ nomem:
     rc = HK_ENOMEM;
     goto out;
 na:
-    rc = model_path(text, len, m, f, bins, why, &b, out);
+    rc = model_path_any_grid(text, len, m, kernel, bins, why, out);
 out:
     hk_free(head);
     hk_buf_free(&b);

@@ -5,6 +5,7 @@
 #include "rewrites/rewrite_pattern.h"
 #include "rewrites/rewrite_recognize.h"
 #include "rewrites/rewrite_lex.h"
+#include "model/kmodel.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -395,6 +396,63 @@ int rwp_not_applicable(rw_result *out, const char *rewrite, const an_function *f
     out->applicable = false;
     out->description = hk_asprintf("%s not applicable to kernel %s: %s", rewrite, f->name, why);
     return out->description ? HK_OK : HK_ENOMEM;
+}
+
+/* Whether f's body already loops over the grid: it reads gridDim, or the kernel model reads
+ * a grid-stride loop in it (a loop macro's, a while loop's). HK_OK or HK_ENOMEM. */
+static int strides_over_grid(const char *text, size_t len, const an_function *f, bool *yes)
+{
+    *yes = rw_body_mentions(text, len, f, "gridDim");
+    if (*yes)
+        return HK_OK;
+    km_kernel *k = NULL;
+    int rc = km_build(text, len, f->name, &k, NULL, 0);
+    if (rc == HK_ENOMEM)
+        return rc;
+    size_t n = 0;
+    const km_loop *l = rc == HK_OK ? km_loops(k, &n) : NULL;
+    for (size_t i = 0; i < n; i++)
+        *yes = *yes || l[i].kind == KM_LOOP_GRID_STRIDE;
+    km_free(k);
+    return HK_OK;
+}
+
+int rwp_over_any_grid(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *gs,
+                      an_model **gm, size_t *gk, char *why, size_t n)
+{
+    memset(gs, 0, sizeof *gs);
+    *gm = NULL;
+    *gk = 0;
+    why[0] = '\0';
+    const an_function *f = &m->funcs[kernel];
+    bool strides;
+    int rc = strides_over_grid(text, len, f, &strides);
+    if (rc || strides)
+        return rc;
+    rc = rw_grid_stride(text, len, m, kernel, gs);
+    if (rc == HK_ENOMEM)
+        return rc;
+    if (rc != HK_OK || !gs->applicable) {
+        const char *r = gs->description ? strstr(gs->description, ": ") : NULL;
+        snprintf(why, n, "the body handles one element per thread and cannot be put on a grid-stride "
+                 "loop (%s), so the rewrite's launch on a smaller grid would leave elements out",
+                 r ? r + 2 : hk_strerror(rc));
+        rw_result_free(gs);
+        return HK_OK;
+    }
+    if ((rc = an_analyze(gs->text, gs->len, gm)) != HK_OK) {
+        rw_result_free(gs);
+        return rc == HK_ENOMEM ? rc : HK_EPARSE;
+    }
+    long k = an_model_find_kernel(*gm, f->name);
+    if (k < 0) {   /* cannot happen: rw_grid_stride keeps the kernel */
+        an_model_free(*gm);
+        *gm = NULL;
+        rw_result_free(gs);
+        return HK_EPARSE;
+    }
+    *gk = (size_t)k;
+    return HK_OK;
 }
 
 int rwp_replace_body(const char *text, size_t len, const an_model *m, const an_function *f,

@@ -89,6 +89,18 @@ void rwp_pointee_type(const an_param *p, char *out, size_t size);
 
 int rwp_not_applicable(rw_result *out, const char *rewrite, const an_function *f, const char *why);
 
+/* The model paths keep a kernel's own body, and the search launches a structural rewrite on
+ * a grid of its choosing (search.c: "its body works with any block and grid"; the skills'
+ * SM-multiple grids), so a body that handles one element per thread -- it never reads
+ * gridDim -- must first loop over the grid, or it leaves elements out (test_rewrites_emu
+ * measured it). Striding already: the body reads gridDim or the kernel model reads a
+ * grid-stride loop in it. For such a kernel: HK_OK with gs applicable (rw_grid_stride's whole text,
+ * *gm its model and *gk the kernel's index there: the caller frees gs and *gm), or gs not
+ * applicable and why saying why the body cannot loop. For a body that strides already: gs
+ * not applicable, why "" and *gm NULL. HK_ENOMEM. Pure, any thread. */
+int rwp_over_any_grid(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *gs,
+                      an_model **gm, size_t *gk, char *why, size_t n);
+
 /* Replaces f's body with the text in body (a whole compound statement), re-analyses and
  * fills out. Takes ownership of desc. */
 int rwp_replace_body(const char *text, size_t len, const an_model *m, const an_function *f,

@@ -693,6 +693,46 @@ out:
     return rc;
 }
 
+/* The model path where the kernel's body handles one element per thread: on the kernel put
+ * on a grid-stride loop first (rwp_over_any_grid), or refused when it cannot loop. The
+ * model's own refusals come first, with the lines of the kernel as written. */
+static int model_path_any_grid(const char *text, size_t len, const an_model *m, size_t kernel,
+                               const char *why, rw_result *out)
+{
+    const an_function *f = &m->funcs[kernel];
+    int rc = model_path(text, len, m, f, why, out);
+    if (rc || !out->applicable)
+        return rc;
+    rw_result gs;
+    an_model *gm = NULL;
+    size_t gk;
+    char gwhy[768];
+    if ((rc = rwp_over_any_grid(text, len, m, kernel, &gs, &gm, &gk, gwhy, sizeof gwhy)) ||
+        (!gs.applicable && !gwhy[0]))
+        goto out;   /* strides already: out stands */
+    rw_result_free(out);
+    if (!gs.applicable) {
+        rc = rwp_not_applicable(out, "warp reduce", f, gwhy);
+        goto out;
+    }
+    if ((rc = model_path(gs.text, gs.len, gm, &gm->funcs[gk], why, out)) == HK_OK && out->applicable) {
+        char *d = hk_asprintf("%s (on a grid-stride loop first: the body handled one element per thread)",
+                              out->description);
+        if (!d) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        hk_free(out->description);
+        out->description = d;
+    }
+out:
+    if (rc == HK_ENOMEM)
+        rw_result_free(out);
+    rw_result_free(&gs);
+    an_model_free(gm);
+    return rc;
+}
+
 int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
 {
     static const char *const name = "warp reduce";
@@ -768,7 +808,7 @@ nomem:
     rc = HK_ENOMEM;
     goto out;
 na:
-    rc = model_path(text, len, m, f, why, out);
+    rc = model_path_any_grid(text, len, m, kernel, why, out);
 out:
     reduce_free(&r);
     hk_free(vec);

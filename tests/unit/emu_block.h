@@ -38,7 +38,10 @@
  *       or within rtol * max(|want|, scale) (a float sum of n terms of size m: scale n * m,
  *       since it may cancel); NaN never passes; a failure makes the run EMU_DIFFERS.
  * Each kernel gets the grid and block its own launch needs (a rewrite may change them).
- * Include after <cmocka.h> (asserts), "core/hk.h" and "analysis/analysis.h"; CMake defines
+ * For the tests: emu_rewrite (a registry rewrite's text, which must apply) and emu_replaced
+ * (a text with one string replaced: how a test breaks an emitted kernel on purpose).
+ * Include after <cmocka.h> (asserts), "core/hk.h", "analysis/analysis.h",
+ * "rewrites/registry.h" and rw_fixture.h (fixture, load_text, kernel); CMake defines
  * HK_TEST_DATA (the runtime is found next to it, in ../unit) and HK_BINARY_DIR (where a
  * failed program is kept, as emu_failed_TAG.cpp). */
 #ifndef HK_TESTS_EMU_BLOCK_H
@@ -221,6 +224,40 @@ static inline void emu_expect(const emu_program *p, int want)
     else if (want != EMU_OK)
         print_message("emulated %s (a broken kernel: expected to fail): %.300s\n", p->tag, log);
     assert_int_equal(got, want);
+}
+
+/* The registry's rewrite name of kernel kname in src (params as the registry's, NULL: all
+ * defaults): applicable; the new text (malloc'd). */
+static inline char *emu_rewrite(const char *src, const char *kname, const char *rewrite, const int *params)
+{
+    fixture fx;
+    load_text(src, &fx);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, kname)};
+    rw_result r;
+    rw_refusal why;
+    assert_int_equal(rw_apply_named(rewrite, &ctx, params, &r, &why), HK_OK);
+    if (!r.applicable)
+        print_message("%s of %s: %s\n", rewrite, kname, r.description);
+    assert_true(r.applicable);
+    char *text = strdup(r.text);
+    assert_non_null(text);
+    rw_result_free(&r);
+    unload(&fx);
+    return text;
+}
+
+/* Replaces the first occurrence of from in text (malloc'd) by to; fails when absent. */
+static inline char *emu_replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    if (!at)
+        print_message("no `%s` to break in\n%s\n", from, text);
+    assert_non_null(at);
+    size_t n = strlen(text) - strlen(from) + strlen(to);
+    char *out = malloc(n + 1);
+    assert_non_null(out);
+    snprintf(out, n + 1, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    return out;
 }
 
 #endif

@@ -52,6 +52,14 @@ static inline char *rwf_read_file(const char *path, size_t *len)
     return t;
 }
 
+/* The file rel under tests/data as a NUL-terminated string (malloc'd). */
+static inline char *rwf_data_file(const char *rel)
+{
+    char path[900];
+    snprintf(path, sizeof path, "%s/%s", HK_TEST_DATA, rel);
+    return rwf_read_file(path, NULL);
+}
+
 /* Writes text to path (created or truncated); fails the test when it cannot. */
 static inline void rwf_write_file(const char *path, const char *text)
 {

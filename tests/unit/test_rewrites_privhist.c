@@ -113,7 +113,9 @@ static void parameter_count_early_return(void **state)
     (void)state;
     static const char *const want[] = {"constexpr int HK_BINS = 2048;",
                                        "const long long hk_nb = (long long)(nbins) < HK_BINS ? (long long)(nbins) : HK_BINS;",
-                                       "if (i >= n) return;", NULL};
+                                       /* one element per thread: put on a grid-stride loop first, as
+                                        * the skill's grid is smaller than the data */
+                                       "gridDim.x * blockDim.x", NULL};
     hist_applies("__global__ void hist_p(const int *in, int *bins, int n, int nbins)\n"
                  "{\n"
                  "    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n"

@@ -174,9 +174,9 @@ static void max_int(void **state)
 static void sum_restrict_else_return(void **state)
 {
     (void)state;
-    static const char *const want[] = {"            { hk_acc += (float)(v); }\n        else\n            return;",
-                                       "atomicAdd(r, hk_acc);", NULL};
-    reduce_applies("__global__ void dot(const float *__restrict__ a, const float *__restrict__ b,\n"
+    /* one element per thread, and the return would end a grid-stride loop early: the
+     * skill's grid (smaller than the data) would leave elements out */
+    reduce_refused("__global__ void dot(const float *__restrict__ a, const float *__restrict__ b,\n"
                    "                    float *__restrict__ r, long n)\n"
                    "{\n"
                    "    const long tid = (long)blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -186,6 +186,25 @@ static void sum_restrict_else_return(void **state)
                    "            atomicAdd(r, v);\n"
                    "        else\n"
                    "            return;\n"
+                   "    }\n"
+                   "}\n",
+                   "dot", "cannot be put on a grid-stride loop (the body returns early");
+}
+
+/* the same without the return: on a grid-stride loop first, then the model path */
+static void sum_restrict_long(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"gridDim.x * blockDim.x", "{ hk_acc += (float)(v); }", "atomicAdd(r, hk_acc);",
+                                       NULL};
+    reduce_applies("__global__ void dot(const float *__restrict__ a, const float *__restrict__ b,\n"
+                   "                    float *__restrict__ r, long n)\n"
+                   "{\n"
+                   "    const long tid = (long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "    if (tid < n) {\n"
+                   "        float v = a[tid] * b[tid];\n"
+                   "        if (v != 0.0f)\n"
+                   "            atomicAdd(r, v);\n"
                    "    }\n"
                    "}\n",
                    "dot", true, want);
@@ -316,6 +335,7 @@ int main(void)
         cmocka_unit_test(sum_macro_loop),
         cmocka_unit_test(max_int),
         cmocka_unit_test(sum_restrict_else_return),
+        cmocka_unit_test(sum_restrict_long),
         cmocka_unit_test(min_do_while),
         cmocka_unit_test(row_data_target_refused),
         cmocka_unit_test(second_atomic_refused),
