@@ -4,7 +4,8 @@ GPU, driving the real hkls over stdio as an editor would:
 - saxpy.cu alone: "Optimize for NVIDIA" starts the worker, which infers the spec and saves it
   next to the kernel; the progress and the log say what was inferred, the episode
   completes, and the kernel's hover lists the guesses;
-- const_table.cu (a __constant__ table the harness cannot fill): the inference has doubts,
+- const_offsets.cu (an integer __constant__ table of offsets, which random values would
+  make read out of bounds): the inference has doubts,
   the command's error gives the reasons, the draft spec opens (window/showDocument), and
   saving it (didSave) runs Optimize again with the draft, without a request.
 
@@ -102,15 +103,15 @@ def inferred_then_run(c, tmp):
 
 
 def draft_then_save(c, tmp):
-    path = os.path.join(tmp, "const_table.cu")
-    draft = os.path.join(tmp, "const_table.poly.bench.json")
+    path = os.path.join(tmp, "const_offsets.cu")
+    draft = os.path.join(tmp, "const_offsets.gather_taps.bench.json")
     text = open(path).read()
     uri = c.open(path, text)
     n = len(c.log)
     err = c.request_error("workspace/executeCommand", {
         "command": "hyperkernel.optimize",
-        "arguments": [{"uri": uri, "kernel": "poly", "target": "nvidia"}]}, 120)
-    check(err and "did not start" in err and "__constant__ array coeffs" in err
+        "arguments": [{"uri": uri, "kernel": "gather_taps", "target": "nvidia"}]}, 120)
+    check(err and "did not start" in err and "integer __constant__ taps" in err
           and "edit and save " + draft in err, "the refusal: %s" % err)
     show = since(c, n, lambda m: m.get("method") == "window/showDocument", 10, "the draft shown")
     check(show["params"]["uri"] == "file://" + draft and show["params"].get("takeFocus"),
@@ -119,7 +120,7 @@ def draft_then_save(c, tmp):
     msg = since(c, n, lambda m: m.get("method") == "window/showMessage"
                 and m["params"]["type"] == 1, 10, "the error message")
     check("needs checking" in msg["params"]["message"], "message %s" % msg["params"])
-    check(not [e for e in c.request("hyperkernel/episodes", {}) if e["kernel"] == "poly"],
+    check(not [e for e in c.request("hyperkernel/episodes", {}) if e["kernel"] == "gather_taps"],
           "nothing ran on the draft")
     # saving another file starts nothing
     n = len(c.log)
@@ -134,9 +135,9 @@ def draft_then_save(c, tmp):
     c.notify("textDocument/didSave", {"textDocument": {"uri": duri}})
     begin = since(c, n, lambda m: m.get("method") == "$/progress"
                   and m["params"]["value"]["kind"] == "begin", 30, "a new optimization")
-    check(begin["params"]["value"]["title"] == "Optimize poly (nvidia)", "begin %s" % begin)
+    check(begin["params"]["value"]["title"] == "Optimize gather_taps (nvidia)", "begin %s" % begin)
     end = since(c, n, lambda m: is_end(m, uri), 600, "the end of the optimization on the draft")
-    eps = [e for e in c.request("hyperkernel/episodes", {}) if e["kernel"] == "poly"]
+    eps = [e for e in c.request("hyperkernel/episodes", {}) if e["kernel"] == "gather_taps"]
     check(len(eps) == 1 and eps[0]["id"] == end["params"]["episode"], "episodes %s" % eps)
     # once only: saving the draft again starts nothing more
     n = len(c.log)
@@ -163,7 +164,7 @@ def main():
     env = dict(os.environ, TMPDIR=tmp, HOME=tmp, XDG_DATA_HOME=os.path.join(tmp, "xdg"))
     env.pop("HK_NO_GPU", None)
     shutil.copy(os.path.join(SRC, "bench", "kernels", "saxpy.cu"), tmp)
-    shutil.copy(os.path.join(SRC, "tests", "data", "infer", "const_table.cu"), tmp)
+    shutil.copy(os.path.join(SRC, "tests", "data", "infer", "const_offsets.cu"), tmp)
     opts = {"compile": {"enabled": False},
             "episodes": {"simulate": True, "db": os.path.join(tmp, "history.db"), "budget": 1,
                          "check": "quick"}}

@@ -444,7 +444,7 @@ static void test_optimize_without_a_spec(void **state)
     assert_non_null(mkdtemp(d));
     char cmd[2048], out[512], text[16384], spec_path[512];
     snprintf(out, sizeof out, "%s/out.txt", d);
-    snprintf(cmd, sizeof cmd, "cp %s/bench/kernels/saxpy.cu %s/infer/const_table.cu %s/", HK_SOURCE_DIR,
+    snprintf(cmd, sizeof cmd, "cp %s/bench/kernels/saxpy.cu %s/infer/const_offsets.cu %s/", HK_SOURCE_DIR,
              HK_TEST_DATA, d);
     assert_int_equal(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s optimize saxpy.cu --kernel saxpy --budget 1 --db %s/h.db", d,
@@ -457,10 +457,10 @@ static void test_optimize_without_a_spec(void **state)
     snprintf(spec_path, sizeof spec_path, "%s/saxpy.saxpy.bench.json", d);
     assert_int_equal(access(spec_path, R_OK), 0);
     /* doubts: the reasons, the draft's path, exit 2, and no episode */
-    snprintf(cmd, sizeof cmd, "cd %s && %s optimize const_table.cu --kernel poly --db %s/h2.db", d, HKLS, d);
+    snprintf(cmd, sizeof cmd, "cd %s && %s optimize const_offsets.cu --kernel gather_taps --db %s/h2.db", d, HKLS, d);
     assert_int_equal(run_sim(cmd, out), 2);
     read_err(out, text, sizeof text);
-    if (!strstr(text, "__constant__ array coeffs") || !strstr(text, "const_table.poly.bench.json"))
+    if (!strstr(text, "integer __constant__ taps") || !strstr(text, "const_offsets.gather_taps.bench.json"))
         fail_msg("optimize said: %s", text);
     assert_int_not_equal(access(spec_path, R_OK), -1);
     snprintf(cmd, sizeof cmd, "test ! -e %s/h2.db && rm -rf %s", d, d);
