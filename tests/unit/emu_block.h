@@ -40,8 +40,8 @@
  * Each kernel gets the grid and block its own launch needs (a rewrite may change them).
  * For the tests: emu_rewrite (a registry rewrite's text, which must apply) and emu_replaced
  * (a text with one string replaced: how a test breaks an emitted kernel on purpose).
- * Include after <cmocka.h> (asserts), "core/hk.h", "analysis/analysis.h",
- * "rewrites/registry.h" and rw_fixture.h (fixture, load_text, kernel); CMake defines
+ * Include after <cmocka.h> (asserts) and rw_fixture.h (fixture, load_text, kernel); the
+ * registry it needs is included here. CMake defines
  * HK_TEST_DATA (the runtime is found next to it, in ../unit) and HK_BINARY_DIR (where a
  * failed program is kept, as emu_failed_TAG.cpp). */
 #ifndef HK_TESTS_EMU_BLOCK_H
@@ -53,6 +53,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "core/hk.h"
+#include "rewrites/registry.h"
 
 #define EMU_CXX "g++"
 #define EMU_CUDA_INCLUDE "/usr/local/cuda/include"
