@@ -618,6 +618,11 @@ km_form km__drop_grid_counters(km_kernel *k, km_form f)
 
 /* ---- public form queries ---------------------------------------------------------- */
 
+bool km_term_equal(const km_term *a, const km_term *b)
+{
+    return a->coef == b->coef && same_atoms(a, b);
+}
+
 bool km_form_equal(km_form a, km_form b)
 {
     if (a.n != b.n)

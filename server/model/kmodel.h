@@ -203,6 +203,8 @@ size_t km_barriers(const km_kernel *k);
 /* ---- forms ---------------------------------------------------------------------- */
 
 bool km_form_equal(km_form a, km_form b);
+/* The same coefficient and the same atoms (terms keep their atoms sorted). */
+bool km_term_equal(const km_term *a, const km_term *b);
 /* Does a mention atom (also inside opaque atoms' operands)? */
 bool km_form_mentions(const km_kernel *k, km_form f, uint32_t atom);
 /* Does f mention any atom of that kind (and axis, unless axis < 0)? */

@@ -58,16 +58,6 @@ typedef struct {
     uint32_t tid;            /* atom id of threadIdx.x */
 } bt_tree;
 
-static bool term_equal(const km_term *a, const km_term *b)
-{
-    if (a->coef != b->coef || a->n != b->n)
-        return false;
-    for (uint32_t i = 0; i < a->n; i++)
-        if (a->atoms[i] != b->atoms[i])
-            return false;
-    return true;
-}
-
 /* Is f exactly the one atom id (coefficient 1)? */
 static bool form_is_atom(km_form f, uint32_t id)
 {
@@ -81,7 +71,7 @@ static bool form_plus_atom(km_form a, km_form b, uint32_t atom)
         return false;
     bool extra = false;
     for (uint32_t i = 0, j = 0; j < b.n; j++) {
-        if (i < a.n && term_equal(&a.t[i], &b.t[j])) {
+        if (i < a.n && km_term_equal(&a.t[i], &b.t[j])) {
             i++;
             continue;
         }

@@ -455,6 +455,19 @@ int rwp_over_any_grid(const char *text, size_t len, const an_model *m, size_t ke
     return HK_OK;
 }
 
+int rwp_note_grid_stride(rw_result *out)
+{
+    if (!out->applicable)
+        return HK_OK;
+    char *d = hk_asprintf("%s (on a grid-stride loop first: the body handled one element per thread)",
+                          out->description);
+    if (!d)
+        return HK_ENOMEM;
+    hk_free(out->description);
+    out->description = d;
+    return HK_OK;
+}
+
 int rwp_replace_body(const char *text, size_t len, const an_model *m, const an_function *f,
                         const char *body, char *desc, rw_result *out)
 {

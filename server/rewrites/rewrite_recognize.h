@@ -101,6 +101,10 @@ int rwp_not_applicable(rw_result *out, const char *rewrite, const an_function *f
 int rwp_over_any_grid(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *gs,
                       an_model **gm, size_t *gk, char *why, size_t n);
 
+/* An applicable out built on rwp_over_any_grid's text: its description says that the body
+ * was put on a grid-stride loop first. HK_ENOMEM. */
+int rwp_note_grid_stride(rw_result *out);
+
 /* Replaces f's body with the text in body (a whole compound statement), re-analyses and
  * fills out. Takes ownership of desc. */
 int rwp_replace_body(const char *text, size_t len, const an_model *m, const an_function *f,

@@ -715,16 +715,8 @@ static int model_path_any_grid(const char *text, size_t len, const an_model *m, 
         rc = rwp_not_applicable(out, "warp reduce", f, gwhy);
         goto out;
     }
-    if ((rc = model_path(gs.text, gs.len, gm, &gm->funcs[gk], why, out)) == HK_OK && out->applicable) {
-        char *d = hk_asprintf("%s (on a grid-stride loop first: the body handled one element per thread)",
-                              out->description);
-        if (!d) {
-            rc = HK_ENOMEM;
-            goto out;
-        }
-        hk_free(out->description);
-        out->description = d;
-    }
+    if ((rc = model_path(gs.text, gs.len, gm, &gm->funcs[gk], why, out)) == HK_OK)
+        rc = rwp_note_grid_stride(out);
 out:
     if (rc == HK_ENOMEM)
         rw_result_free(out);

@@ -37,17 +37,6 @@ typedef struct {
     uint32_t n;
 } tm_part;
 
-/* a and b hold the same atoms in the same order (terms keep their atoms sorted) */
-static bool term_same(const km_term *a, const km_term *b)
-{
-    if (a->coef != b->coef || a->n != b->n)
-        return false;
-    for (uint32_t i = 0; i < a->n; i++)
-        if (a->atoms[i] != b->atoms[i])
-            return false;
-    return true;
-}
-
 /* The same sum, in any order of terms. */
 static bool part_same(const tm_part *a, const tm_part *b)
 {
@@ -56,7 +45,7 @@ static bool part_same(const tm_part *a, const tm_part *b)
     for (uint32_t i = 0; i < a->n; i++) {
         bool found = false;
         for (uint32_t j = 0; j < b->n && !found; j++)
-            found = term_same(&a->t[i], &b->t[j]);
+            found = km_term_equal(&a->t[i], &b->t[j]);
         if (!found)
             return false;
     }

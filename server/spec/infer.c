@@ -1992,19 +1992,34 @@ static bool sk_load_call(const char *t, size_t s, size_t a)
     return sk_intrinsic_call(t, s, a, true);
 }
 
+/* The next use of the word name in t[s, e) at or after *i that is not a member (.name,
+ * ->name) nor, with not_deref, *name: true with *i its byte, *j the first byte after it and
+ * its spaces, *b the first of the spaces before it. The one scan of the pointer checks
+ * below (written, moved, derived). */
+static bool sk_next_use(const char *t, size_t s, size_t e, const char *name, bool not_deref, size_t *i,
+                        size_t *j, size_t *b)
+{
+    size_t wl = strlen(name);
+    for (; *name && *i + wl <= e; (*i)++) {
+        size_t at = *i;
+        if (!word_at(t, e, at, name, wl) ||
+            (at > s && (t[at - 1] == '.' || t[at - 1] == '>' || (not_deref && t[at - 1] == '*'))))
+            continue;
+        *j = at + wl;
+        while (*j < e && isspace((unsigned char)t[*j]))
+            (*j)++;
+        *b = at;
+        while (*b > s && isspace((unsigned char)t[*b - 1]))
+            (*b)--;
+        return true;
+    }
+    return false;
+}
+
 /* 0: never written; 1: written; the atomic cases count as written. */
 static bool sk_pointer_written(const char *t, size_t s, size_t e, const char *name)
 {
-    size_t wl = strlen(name);
-    for (size_t i = s; *name && i + wl <= e; i++) {
-        if (!word_at(t, e, i, name, wl) || (i > s && (t[i - 1] == '.' || t[i - 1] == '>')))
-            continue;
-        size_t j = i + wl;
-        while (j < e && isspace((unsigned char)t[j]))
-            j++;
-        size_t b = i;
-        while (b > s && isspace((unsigned char)t[b - 1]))
-            b--;
+    for (size_t i = s, j, b; sk_next_use(t, s, e, name, false, &i, &j, &b); i++) {
         /* passed to a call, or its address taken, or offset into another pointer: the
          * callee may write it */
         if (j < e && (t[j] == ',' || t[j] == ')' || t[j] == '+' || t[j] == '-'))
@@ -2048,16 +2063,7 @@ static bool sk_pointer_written(const char *t, size_t s, size_t e, const char *na
  * of the first such statement, or 0 when there is none. */
 static size_t sk_pointer_moved(const char *t, size_t s, size_t e, const char *name)
 {
-    size_t wl = strlen(name);
-    for (size_t i = s; *name && i + wl <= e; i++) {
-        if (!word_at(t, e, i, name, wl) || (i > s && (t[i - 1] == '.' || t[i - 1] == '>' || t[i - 1] == '*')))
-            continue;
-        size_t j = i + wl;
-        while (j < e && isspace((unsigned char)t[j]))
-            j++;
-        size_t b = i;
-        while (b > s && isspace((unsigned char)t[b - 1]))
-            b--;
+    for (size_t i = s, j, b; sk_next_use(t, s, e, name, true, &i, &j, &b); i++) {
         bool after = j + 1 < e && ((t[j] == '=' && t[j + 1] != '=') || ((t[j] == '+' || t[j] == '-') &&
                                                                          (t[j + 1] == '=' || t[j + 1] == t[j])));
         bool before = b >= s + 2 && (t[b - 1] == '+' || t[b - 1] == '-') && t[b - 2] == t[b - 1];
@@ -2074,16 +2080,7 @@ static size_t sk_pointer_moved(const char *t, size_t s, size_t e, const char *na
  * every out[i]). The byte of the first such use, or 0. */
 static size_t sk_pointer_derived(const char *t, size_t s, size_t e, const char *name)
 {
-    size_t wl = strlen(name);
-    for (size_t i = s; *name && i + wl <= e; i++) {
-        if (!word_at(t, e, i, name, wl) || (i > s && (t[i - 1] == '.' || t[i - 1] == '>')))
-            continue;
-        size_t j = i + wl;
-        while (j < e && isspace((unsigned char)t[j]))
-            j++;
-        size_t b = i;
-        while (b > s && isspace((unsigned char)t[b - 1]))
-            b--;
+    for (size_t i = s, j, b; sk_next_use(t, s, e, name, false, &i, &j, &b); i++) {
         char next = j < e ? t[j] : 0, after = j + 1 < e ? t[j + 1] : 0;
         char prev = b > s ? t[b - 1] : 0, before = b > s + 1 ? t[b - 2] : 0;
         if (next == '[') {
