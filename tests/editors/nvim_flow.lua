@@ -51,7 +51,7 @@ local function cursor_on(needle)
 end
 
 -- Optimize on kernels with no spec (issue 14): saxpy's spec is inferred, saved and run, and
--- its hover says what was guessed; const_table's has doubts: refused, the draft opens, and
+-- its hover says what was guessed; const_offsets's has doubts: refused, the draft opens, and
 -- writing it runs Optimize again.
 local function nospec(hk)
   local dir = os.getenv('HK_NOSPEC_DIR')
@@ -100,15 +100,15 @@ local function nospec(hk)
   check(hv:find('grid from the launch site at saxpy.cu:', 1, true), 'the hover says where the grid came from')
 
   -- doubts: refused with the reasons, the draft opens, :write runs Optimize again
-  vim.cmd('edit ' .. vim.fn.fnameescape(dir .. '/const_table.cu'))
+  vim.cmd('edit ' .. vim.fn.fnameescape(dir .. '/const_offsets.cu'))
   cursor_on('blockIdx')
   hk.last = nil
   vim.cmd('HyperKernelOptimize')
   wait(120000, 'the refusal', function()
     return hk.last ~= nil
   end)
-  local draft = dir .. '/const_table.poly.bench.json'
-  check(hk.last.ok == false and tostring(hk.last.message):find('__constant__ array coeffs', 1, true),
+  local draft = dir .. '/const_offsets.gather_taps.bench.json'
+  check(hk.last.ok == false and tostring(hk.last.message):find('integer __constant__ taps', 1, true),
     'refused with the reasons: %s', tostring(hk.last.message))
   wait(10000, 'the draft to open', function()
     return vim.api.nvim_buf_get_name(0) == draft
@@ -126,7 +126,7 @@ local function nospec(hk)
   local again
   wait(120000, 'Optimize to run again', function()
     for tok, p in pairs(hk.progress) do
-      if not before[tok] and p.title and p.title:match('^Optimize poly') then
+      if not before[tok] and p.title and p.title:match('^Optimize gather_taps') then
         again = tok
         return true
       end

@@ -27,7 +27,7 @@ cp "$repo/bench/kernels/saxpy.bench.json" "$tmp/ws/saxpy.bench.json" || exit 2
 cp "$repo/bench/kernels/saxpy.bench.json" "$tmp/ws/saxpy.saxpy.bench.json" || exit 2
 # kernels with no spec next to them (issue 14): inferred and run; a draft that is refused
 mkdir -p "$tmp/ws/nospec" || exit 2
-cp "$repo/bench/kernels/saxpy.cu" "$repo/tests/data/infer/const_table.cu" "$tmp/ws/nospec/" || exit 2
+cp "$repo/bench/kernels/saxpy.cu" "$repo/tests/data/infer/const_offsets.cu" "$tmp/ws/nospec/" || exit 2
 export HK_NOSPEC_DIR="$tmp/ws/nospec"
 export XDG_CONFIG_HOME="$tmp/xdg/config" XDG_DATA_HOME="$tmp/xdg/data"
 export XDG_STATE_HOME="$tmp/xdg/state" XDG_CACHE_HOME="$tmp/xdg/cache"
