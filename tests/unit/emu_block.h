@@ -81,6 +81,15 @@ static inline bool emu_available(void)
            system(EMU_CXX " --version >/dev/null 2>&1") == 0;
 }
 
+/* A test without g++ or the CUDA headers is skipped, saying so. */
+#define SKIP_WITHOUT_EMULATOR()                                                 \
+    do {                                                                        \
+        if (!emu_available()) {                                                 \
+            print_message("skipped: no g++ or no CUDA headers to emulate on\n"); \
+            skip();                                                             \
+        }                                                                       \
+    } while (0)
+
 /* Blanks [s, e) of t except its newlines (line numbers stay). */
 static inline void emu_blank(char *t, size_t s, size_t e)
 {
@@ -227,6 +236,15 @@ static inline void emu_expect(const emu_program *p, int want)
     else if (want != EMU_OK)
         print_message("emulated %s (a broken kernel: expected to fail): %.300s\n", p->tag, log);
     assert_int_equal(got, want);
+}
+
+/* The program of driver over src and cand (with helpers) in dir: emu_expect of want. */
+static inline void emu_run_pair(const char *dir, const char *tag, const char *src, const char *cand,
+                                const char *helpers, const char *driver, int want)
+{
+    emu_program p = {.dir = dir, .tag = tag, .orig = src, .orig_len = strlen(src), .cand = cand,
+                     .cand_len = strlen(cand), .helpers = helpers, .driver = driver};
+    emu_expect(&p, want);
 }
 
 /* The registry's rewrite name of kernel kname in src (params as the registry's, NULL: all

@@ -113,21 +113,8 @@ static const char helpers[] =
     "}\n"
     "#define W_H int(n >> 16), int(n & 65535)\n";
 
-/* Runs driver on src and cand (with the helpers); the emulation must give want. */
-static void emulate(const char *tag, const char *src, const char *cand, const char *driver, int want)
-{
-    emu_program p = {.dir = tmpdir, .tag = tag, .orig = src, .orig_len = strlen(src), .cand = cand,
-                     .cand_len = strlen(cand), .helpers = helpers, .driver = driver};
-    emu_expect(&p, want);
-}
-
-#define SKIP_WITHOUT_EMULATOR()                                                 \
-    do {                                                                        \
-        if (!emu_available()) {                                                 \
-            print_message("skipped: no g++ or no CUDA headers to emulate on\n"); \
-            skip();                                                             \
-        }                                                                       \
-    } while (0)
+/* Runs driver on src and cand (with this file's helpers); the emulation must give want. */
+#define emulate(tag, src, cand, driver, want) emu_run_pair(tmpdir, tag, src, cand, helpers, driver, want)
 
 /* ------------------------------------------------------------------ reductions */
 

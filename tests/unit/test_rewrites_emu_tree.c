@@ -132,10 +132,7 @@ static const char emu_chmax[] =
 static void emulated_runs(void **state)
 {
     (void)state;
-    if (!emu_available()) {
-        print_message("skipped: no g++ or no CUDA headers to emulate on\n");
-        skip();
-    }
+    SKIP_WITHOUT_EMULATOR();
     /* per-block partial sums over a grid-stride loop: blocks of 32, 64 and 256 */
     static const char part_drv[] =
         "for (unsigned b : {32u, 64u, 256u}) {\n"
