@@ -1326,6 +1326,13 @@ static void note_uncredited(ep_ctx *c)
     ep__save_info(c);
 }
 
+/* The search times each candidate once against the baseline's own run; a gain under 2% is
+ * within that run's noise, and taking such a candidate through the full set, the sanitizer
+ * and the interleaved pairs cost up to 100 s of GPU time per episode on the H200's wild
+ * suite (cs_transpose_naive: 1.0008x, cut by its time limit in the verification) without
+ * a faster version to show for it. */
+#define ACCURACY_MIN_SPEEDUP 1.02
+
 static int stage_accuracy(ep_ctx *c)
 {
     int rc = HK_OK;
@@ -1339,13 +1346,15 @@ static int stage_accuracy(ep_ctx *c)
     if (!order)
         return HK_ENOMEM;
     for (size_t i = 0; i < c->n_recs; i++)
-        if (c->recs[i] != c->base_rec && c->recs[i]->accepted && c->recs[i]->speedup > 1.0)
+        if (c->recs[i] != c->base_rec && c->recs[i]->accepted &&
+            c->recs[i]->speedup >= ACCURACY_MIN_SPEEDUP)
             order[n_order++] = c->recs[i];
     qsort(order, n_order, sizeof *order, cmp_rec_speedup);
     note_uncredited(c);
     if (!n_order) {
         ep__log(c, "info", "no candidate was faster than the baseline%s",
-                uncredited_best(c) ? " with a credited speedup" : "");
+                uncredited_best(c) ? " with a credited speedup"
+                                   : " by 2% or more (within one timed run's noise)");
         goto out;
     }
     /* The full set whatever the search used, on seeds no search check saw. */
@@ -2511,8 +2520,10 @@ static int plan_skills(ep_ctx *c, const an_model *m, size_t k, skillplan *plan)
     double pct;
     enum sk_class cls = baseline_class(c, &mt, &pct);
     const an_span *sp = &m->funcs[k].span;
-    int rc = skillplan_build(c->skills, c->arch, cls, &mt, c->start_text + sp->start_byte,
-                             sp->end_byte - sp->start_byte, plan);
+    rw_context ctx = {.text = c->start_text, .len = c->start_len, .m = m, .kernel = k,
+                      .spec = c->sp, .hip = !strncmp(c->arch, "gfx", 3)};
+    int rc = skillplan_build_for(c->skills, c->arch, cls, &mt, c->start_text + sp->start_byte,
+                                 sp->end_byte - sp->start_byte, &ctx, plan);
     if (rc)
         return rc;
     struct hk_buf b;

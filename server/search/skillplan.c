@@ -75,7 +75,7 @@ static bool launch_paired(const sk_skill *sk)
 /* The skill's choices: every parameter at its first value, then each parameter in turn
  * at each of its other values (the others at their first); with paired launch lists,
  * the launch pairs in order come first, as one parameter. */
-static int expand(skillplan *p, size_t *cap, const sk_skill *sk)
+static search_struct first_choice(const sk_skill *sk)
 {
     search_struct first = {.skill = sk->id, .rewrite = sk->rewrite->name};
     const char *key;
@@ -85,6 +85,14 @@ static int expand(skillplan *p, size_t *cap, const sk_skill *sk)
         if (json_is_integer(v0))
             set_param(&first, sk->rewrite, key, (long)json_integer_value(v0));
     }
+    return first;
+}
+
+static int expand(skillplan *p, size_t *cap, const sk_skill *sk)
+{
+    search_struct first = first_choice(sk);
+    const char *key;
+    json_t *vals;
     int rc = push(p, cap, &first);
     unsigned rank = 1;
     bool paired = launch_paired(sk);
@@ -125,8 +133,34 @@ static bool used_already(const skillplan *p, const sk_skill *sk)
     return false;
 }
 
+/* An algorithm replacement whose skill's query missed still fits when its rewrite applies
+ * to ctx's kernel at the skill's first choice: the rewrite's own recognizer reads the
+ * kernel model (index variables, macros, helper types), which a query over the text cannot,
+ * so a kernel written unlike the query's example is not left to the generic axes. */
+static int applies_by_model(const sk_skill *sk, const rw_context *ctx, bool *match)
+{
+    *match = false;
+    if (!ctx || !(sk->rewrite->flags & RW_ALGORITHM))
+        return HK_OK;
+    search_struct first = first_choice(sk);
+    rw_refusal why;
+    memset(&why, 0, sizeof why);
+    int rc = rw_applies(sk->rewrite, ctx, first.params, &why);
+    if (rc == HK_ENOMEM)
+        return rc;
+    *match = rc == HK_OK && !why.reason[0];
+    return HK_OK;
+}
+
 int skillplan_build(const sk_set *set, const char *arch, enum sk_class cls, const sk_metrics *mt,
                     const char *kernel_text, size_t len, skillplan *out)
+{
+    return skillplan_build_for(set, arch, cls, mt, kernel_text, len, NULL, out);
+}
+
+int skillplan_build_for(const sk_set *set, const char *arch, enum sk_class cls,
+                        const sk_metrics *mt, const char *kernel_text, size_t len,
+                        const rw_context *ctx, skillplan *out)
 {
     memset(out, 0, sizeof *out);
     size_t cap = 0;
@@ -159,6 +193,8 @@ int skillplan_build(const sk_set *set, const char *arch, enum sk_class cls, cons
             rc = sk_matches_source(sk, kernel_text, len, &match);
             if (rc == HK_EUNSUPPORTED || rc == HK_ETOOBIG)
                 rc = HK_OK;              /* no grammar or a huge text: not this skill */
+            if (!rc && !match)
+                rc = applies_by_model(sk, ctx, &match);
             if (rc || !match || !sk_matches_metrics(sk, mt))
                 continue;
             const sk_skill **u = hk_realloc(out->used, (out->n_used + 1) * sizeof *u);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rewrites/registry.h"
 #include "search/search.h"
 #include "skills/skills.h"
 
@@ -49,6 +50,15 @@ enum sk_class skillplan_static_class(double flop_per_byte);
  * HK_OK (out may be empty) or HK_ENOMEM. */
 int skillplan_build(const sk_set *set, const char *arch, enum sk_class cls, const sk_metrics *mt,
                     const char *kernel_text, size_t len, skillplan *out);
+
+/* skillplan_build for the kernel of ctx (its whole text, model and kernel index; the spec
+ * when known): an algorithm replacement's skill whose code condition does not match the
+ * text still fits when its rewrite applies to the kernel at the skill's first choice (the
+ * kernel model recognizes index variables, macros and helper types no query names). ctx
+ * NULL: skillplan_build. HK_OK or HK_ENOMEM. */
+int skillplan_build_for(const sk_set *set, const char *arch, enum sk_class cls,
+                        const sk_metrics *mt, const char *kernel_text, size_t len,
+                        const rw_context *ctx, skillplan *out);
 
 void skillplan_free(skillplan *p);
 

@@ -128,6 +128,66 @@ static void test_transpose_plan(void **state)
     assert_int_equal(hk_alloc_live(), live0);   /* the set loaded in setup stays */
 }
 
+/* A transpose written through index variables: the tiled transpose skill's query (a
+ * subscript `a * X + b` on one side and `b * Y + a` on the other) does not see it, the
+ * rewrite's kernel model does. Without the kernel the skill stays out; with it the skill
+ * fits and its choices are planned; a kernel its rewrite refuses gains nothing. */
+static void test_fits_by_model(void **state)
+{
+    (void)state;
+    long live0 = hk_alloc_live();
+    static const char flip[] =
+        "__global__ void flip(float *dst, const float *src, int w, int h)\n"
+        "{\n"
+        "    int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    int from = y * w + x;\n"
+        "    int to = x * h + y;\n"
+        "    if (x < w && y < h)\n"
+        "        dst[to] = src[from];\n"
+        "}\n";
+    static const char copy[] =
+        "__global__ void copy(float *dst, const float *src, int w, int h)\n"
+        "{\n"
+        "    int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    int at = y * w + x;\n"
+        "    if (x < w && y < h)\n"
+        "        dst[at] = src[at];\n"
+        "}\n";
+    const char *texts[2] = {flip, copy};
+    const char *names[2] = {"flip", "copy"};
+    for (int t = 0; t < 2; t++) {
+        size_t len = strlen(texts[t]);
+        an_model *m;
+        assert_int_equal(an_analyze(texts[t], len, &m), HK_OK);
+        long k = an_model_find_kernel(m, names[t]);
+        assert_true(k >= 0);
+        rw_context ctx = {.text = texts[t], .len = len, .m = m, .kernel = (size_t)k};
+        skillplan by_text, by_model;
+        assert_int_equal(skillplan_build(skills, "sm_90", SK_MEMORY_BOUND, NULL, texts[t], len,
+                                         &by_text), HK_OK);
+        assert_int_equal(skillplan_build_for(skills, "sm_90", SK_MEMORY_BOUND, NULL, texts[t],
+                                             len, &ctx, &by_model), HK_OK);
+        assert_true(find(&by_text, "tiled_transpose", 0) < 0);
+        long tt = find(&by_model, "tiled_transpose", 0);
+        if (t == 0) {
+            assert_true(tt >= 0);
+            assert_int_equal(by_model.v[tt].params[0], 32);
+            /* an algorithm replacement: before every other rewrite */
+            assert_int_equal(tt, 0);
+            assert_string_equal(by_model.used[0]->id, "sm90-tiled-transpose-padded");
+        } else {
+            assert_true(tt < 0);
+            assert_int_equal(by_model.n, by_text.n);
+        }
+        skillplan_free(&by_text);
+        skillplan_free(&by_model);
+        an_model_free(m);
+    }
+    assert_int_equal(hk_alloc_live(), live0);
+}
+
 static void test_gemm_and_gfx(void **state)
 {
     (void)state;
@@ -302,6 +362,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_class),
         cmocka_unit_test(test_transpose_plan),
+        cmocka_unit_test(test_fits_by_model),
         cmocka_unit_test(test_gemm_and_gfx),
         cmocka_unit_test(test_metrics_filter),
         cmocka_unit_test(test_suite_kernels),
