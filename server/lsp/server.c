@@ -8,6 +8,7 @@
 #include "lsp/diagnostics.h"
 #include "lsp/episodes.h"
 #include "lsp/features.h"
+#include "lsp/loopwatch.h"
 #include "lsp/textsync.h"
 #include "lsp/trust.h"
 
@@ -94,9 +95,25 @@ int lsp_client_show_document(struct lsp_server *s, const char *uri, bool take_fo
 
 /* ---- gate and trace ---- */
 
+/* hyperkernel/loopStats: how long the loop's iterations have kept it from its I/O since
+ * the start (loopwatch.h); without a watch (libuv refused its metric) iterations is 0. */
+static void on_loop_stats(rpc_call *call, json_t *params, void *ud)
+{
+    (void)params;
+    struct lsp_server *s = ud;
+    json_t *r = lsp_loopwatch_json(s->loopwatch);
+    if (r)
+        json_object_set_new(r, "watched", json_boolean(s->loopwatch != NULL));
+    if (r)
+        rpc_call_reply(call, r);
+    else
+        rpc_call_error(call, HK_ENOMEM, "out of memory");
+}
+
 static int gate(const char *method, bool is_request, const char **msg, void *ud)
 {
     struct lsp_server *s = ud;
+    lsp_loopwatch_note(s->loopwatch, method);
     bool is_exit = strcmp(method, "exit") == 0;
     switch (s->state) {
     case LSP_UNINIT:
@@ -348,6 +365,8 @@ int lsp_server_new(uv_loop_t *loop, lsp_send_fn send, void *send_ud, lsp_server 
     s->send = send;
     s->send_ud = send_ud;
     s->enc = DOC_UTF16;
+    if (lsp_loopwatch_start(loop, &s->loopwatch) == HK_ENOMEM)
+        goto out;
     lsp_config_init(&s->cfg);
     if (rpc_new(loop, send, send_ud, &s->rpc))
         goto out;
@@ -365,6 +384,7 @@ int lsp_server_new(uv_loop_t *loop, lsp_send_fn send, void *send_ud, lsp_server 
         {"exit", on_exit_notification},
         {"$/setTrace", on_set_trace},
         {"workspace/didChangeConfiguration", on_did_change_configuration},
+        {"hyperkernel/loopStats", on_loop_stats},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(methods); i++)
         if (rpc_register(s->rpc, methods[i].name, methods[i].fn, s))
@@ -445,6 +465,7 @@ void lsp_server_free(lsp_server *s)
     if (!s)
         return;
     lsp_server_stop(s);
+    lsp_loopwatch_stop(s->loopwatch);
     rpc_free(s->rpc);
     lsp_ep_free(s);
     doc_store_free(s->docs);

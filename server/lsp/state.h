@@ -94,6 +94,7 @@ enum lsp_state { LSP_UNINIT, LSP_RUNNING, LSP_SHUTDOWN, LSP_EXITED };
 
 struct lsp_server {
     uv_loop_t *loop;
+    struct lsp_loopwatch *loopwatch; /* the loop's busy time (loopwatch.h), or NULL */
     rpc *rpc;
     lsp_send_fn send;
     void *send_ud;

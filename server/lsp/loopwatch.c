@@ -1,0 +1,107 @@
+/* The event loop's busy time per iteration (see loopwatch.h). */
+#include "lsp/loopwatch.h"
+
+#include <string.h>
+
+#include "core/hk.h"
+
+/* Busy-time histogram edges (ms): p99 is read from it, to the bucket's upper edge. */
+static const double edges_ms[] = {0.25, 0.5, 1, 2, 3, 4, 5, 7.5, 10, 20, 50, 100, 250, 1000};
+#define N_BUCKETS (HK_ARRAY_LEN(edges_ms) + 1)
+
+struct lsp_loopwatch {
+    uv_check_t check;
+    uv_loop_t *loop;
+    uint64_t last_ns, last_idle_ns;
+    uint64_t iterations, over_limit;
+    uint64_t buckets[N_BUCKETS];
+    double max_ms, total_ms;
+    char during[160];    /* what this iteration handled so far */
+    char longest[160];   /* what the longest iteration handled */
+};
+
+static void on_check(uv_check_t *h)
+{
+    lsp_loopwatch *w = h->data;
+    uint64_t now = uv_hrtime(), idle = uv_metrics_idle_time(w->loop);
+    if (w->last_ns) {
+        uint64_t wall = now - w->last_ns, waited = idle - w->last_idle_ns;
+        double busy = wall > waited ? (double)(wall - waited) / 1e6 : 0.0;
+        w->iterations++;
+        w->total_ms += busy;
+        size_t b = 0;
+        while (b < HK_ARRAY_LEN(edges_ms) && busy > edges_ms[b])
+            b++;
+        w->buckets[b]++;
+        if (busy > LOOPWATCH_LIMIT_MS)
+            w->over_limit++;
+        if (busy > w->max_ms) {
+            w->max_ms = busy;
+            memcpy(w->longest, w->during, sizeof w->longest);
+        }
+    }
+    w->during[0] = '\0';
+    w->last_ns = now;
+    w->last_idle_ns = idle;
+}
+
+int lsp_loopwatch_start(uv_loop_t *loop, lsp_loopwatch **out)
+{
+    *out = NULL;
+    if (uv_loop_configure(loop, UV_METRICS_IDLE_TIME) != 0)
+        return HK_EIO;
+    lsp_loopwatch *w = hk_calloc(1, sizeof *w);
+    if (!w)
+        return HK_ENOMEM;
+    w->loop = loop;
+    w->check.data = w;
+    if (uv_check_init(loop, &w->check) != 0 || uv_check_start(&w->check, on_check) != 0) {
+        hk_free(w);
+        return HK_EIO;
+    }
+    uv_unref((uv_handle_t *)&w->check);
+    *out = w;
+    return HK_OK;
+}
+
+void lsp_loopwatch_note(lsp_loopwatch *w, const char *what)
+{
+    if (!w || !what)
+        return;
+    size_t n = strlen(w->during);
+    if (n + 3 >= sizeof w->during)
+        return;
+    if (strstr(w->during, what))   /* a burst of one method: named once */
+        return;
+    snprintf(w->during + n, sizeof w->during - n, "%s%s", n ? ", " : "", what);
+}
+
+json_t *lsp_loopwatch_json(const lsp_loopwatch *w)
+{
+    double p99 = 0;
+    if (w && w->iterations) {
+        uint64_t want = w->iterations - w->iterations / 100, seen = 0;
+        for (size_t b = 0; b < N_BUCKETS; b++) {
+            seen += w->buckets[b];
+            if (seen >= want) {
+                p99 = b < HK_ARRAY_LEN(edges_ms) ? edges_ms[b] : w->max_ms;
+                break;
+            }
+        }
+    }
+    return json_pack("{s:I, s:f, s:f, s:f, s:I, s:f, s:s}", "iterations",
+                     (json_int_t)(w ? w->iterations : 0), "busy_ms_max", w ? w->max_ms : 0.0,
+                     "busy_ms_mean", w && w->iterations ? w->total_ms / (double)w->iterations : 0.0,
+                     "busy_ms_p99", p99, "over_limit", (json_int_t)(w ? w->over_limit : 0),
+                     "limit_ms", LOOPWATCH_LIMIT_MS, "longest_during", w ? w->longest : "");
+}
+
+static void on_closed(uv_handle_t *h) { hk_free(h->data); }
+
+void lsp_loopwatch_stop(lsp_loopwatch *w)
+{
+    if (!w)
+        return;
+    uv_check_stop(&w->check);
+    uv_close((uv_handle_t *)&w->check, on_closed);
+}

@@ -1,0 +1,38 @@
+/* How long the server's event loop is kept from its I/O (issue 14: nothing on the loop may
+ * take more than 5 ms on a 700 KB file). Each loop iteration's busy time is the wall time
+ * between two check callbacks (they run once per iteration, after the poll) less the time
+ * the loop spent waiting inside the poll (libuv's idle-time metric): the timers, the message
+ * handlers, the work-queue completions and the process exits of that iteration together.
+ * The longest iteration is kept with the messages handled in it; the client reads the
+ * figures with the `hyperkernel/loopStats` request (docs/protocol.md). */
+#ifndef HK_LSP_LOOPWATCH_H
+#define HK_LSP_LOOPWATCH_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <uv.h>
+
+/* An iteration busier than this counts in "over_limit". */
+#define LOOPWATCH_LIMIT_MS 5.0
+
+typedef struct lsp_loopwatch lsp_loopwatch;
+
+/* Starts watching loop (before uv_run: the idle-time metric must be on from the start).
+ * The watch does not keep the loop alive. HK_OK, HK_ENOMEM, or HK_EIO when libuv refuses
+ * the metric (the server then runs unwatched). */
+int lsp_loopwatch_start(uv_loop_t *loop, lsp_loopwatch **out);
+
+/* Names what the current iteration is doing ("textDocument/didOpen"): the longest
+ * iteration reports the names noted during it. NULL w: nothing. */
+void lsp_loopwatch_note(lsp_loopwatch *w, const char *what);
+
+/* {"iterations", "busy_ms_max", "busy_ms_mean", "busy_ms_p99", "over_limit",
+ *  "limit_ms", "longest_during"}; NULL on ENOMEM. Busy times of iterations not yet ended
+ * are not counted. */
+json_t *lsp_loopwatch_json(const lsp_loopwatch *w);
+
+/* Stops and closes the watch; its memory is freed by the close callback (the loop must
+ * run once more, as the server's shutdown does). NULL: nothing. */
+void lsp_loopwatch_stop(lsp_loopwatch *w);
+
+#endif
