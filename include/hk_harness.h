@@ -13,6 +13,9 @@
  *        (every combination of that size in one process, each with its own inputs, poison,
  *        guard and unchanged-input checks, written to DIR/run-sK-dD-seedS.out: the name
  *        HK_RUN_OUT_NAME gives, which the server reads back)
+ *        [--prime-sizes K2[,K3...]]  (run mode: first one unchecked "priming" launch at
+ *        each of those sizes, its buffers then freed, so that whatever the kernel leaves in
+ *        device memory it owns is there when size K runs; see hk_prime)
  *   prog --mode time --size K --seed S --dist D --check-seed S2 --out FILE
  *        [--budget-ms MS] [--min-reps N] [--max-reps N] [--warmup N] [--target-spread F]
  *        [--ref-module CUBIN --ref-function NAME] [--checks N]
@@ -163,6 +166,8 @@ enum hk_arg_kind { HK_ARG_SCALAR = 0, HK_ARG_INPUT = 1, HK_ARG_OUTPUT = 2, HK_AR
 /* Combinations one --combos process takes at most, and its output file names. */
 #define HK_MAX_COMBOS 4096
 #define HK_RUN_OUT_NAME "run-s%d-d%d-seed%lld.out" /* size, dist, seed */
+/* Sizes one --prime-sizes list names at most (a spec has at most 64 size sets). */
+#define HK_MAX_PRIME_SIZES 64
 
 /* The symbol of the __constant__ variable name (as a spec names it: "mask", "ns::mask") in
  * an nvcc image, into out (n bytes): the name itself at file scope (static ones too), the
@@ -366,17 +371,21 @@ static void hk_json_string(FILE *f, const char *s)
  * the server knows which combination failed. */
 static long long hk_cur_seed = -1;
 static int hk_cur_dist = -1;
+/* The size of the priming launch running now (-1: none): a failure there says so. */
+static int hk_cur_prime = -1;
 
-/* Prints {"error":KIND,"message":...,"exit":CODE[,"seed":S,"dist":D]} on stdout and exits
- * with code. */
+/* Prints {"error":KIND,"message":...,"exit":CODE[,"prime_size":K][,"seed":S,"dist":D]} on
+ * stdout and exits with code; a failure while priming says "priming launch at size K: "
+ * before the message. */
 static void hk_fail(int code, const char *kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
 static void hk_fail(int code, const char *kind, const char *fmt, ...)
 {
     char msg[1024];
+    int at = hk_cur_prime >= 0 ? snprintf(msg, sizeof msg, "priming launch at size %d: ", hk_cur_prime) : 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(msg + at, sizeof msg - (size_t)at, fmt, ap);
     va_end(ap);
     fflush(stdout);
     printf("{\"error\":");
@@ -384,6 +393,8 @@ static void hk_fail(int code, const char *kind, const char *fmt, ...)
     printf(",\"message\":");
     hk_json_string(stdout, msg);
     printf(",\"exit\":%d", code);
+    if (hk_cur_prime >= 0)
+        printf(",\"prime_size\":%d", hk_cur_prime);
     if (hk_cur_seed >= 0)
         printf(",\"seed\":%lld,\"dist\":%d", hk_cur_seed, hk_cur_dist);
     printf("}\n");
@@ -804,7 +815,7 @@ typedef struct {
 } hk_program;
 
 typedef struct {
-    const char *mode, *out, *combos, *out_dir;
+    const char *mode, *out, *combos, *out_dir, *prime_sizes;
     const char *module, *function, *ref_module, *ref_function;
     int size, dist, warmup, min_reps, max_reps, checks, shmem_scale;
     unsigned long long promote;
@@ -855,6 +866,33 @@ static void hk_parse_combos(const char *text, const hk_program *p)
         hk_fail(HK_EXIT_USAGE, "usage", "--combos: empty list");
 }
 
+/* The --prime-sizes list: size indices of the spec, parsed before the device is touched
+ * like --combos. */
+static std::vector<int> &hk_prime_list(void)
+{
+    static std::vector<int> list;
+    return list;
+}
+
+static void hk_parse_prime_sizes(const char *text, const hk_program *p)
+{
+    std::vector<int> &list = hk_prime_list();
+    list.clear();
+    for (const char *c = text; *c;) {
+        char *end = NULL;
+        long k = strtol(c, &end, 10);
+        if (end == c || (*end && *end != ',') || k < 0 || k >= p->n_sizes)
+            hk_fail(HK_EXIT_USAGE, "usage", "--prime-sizes %s: expected K[,K...] with K in [0, %d]",
+                    text, p->n_sizes - 1);
+        if (list.size() >= HK_MAX_PRIME_SIZES)
+            hk_fail(HK_EXIT_USAGE, "usage", "--prime-sizes: more than %d sizes", HK_MAX_PRIME_SIZES);
+        list.push_back((int)k);
+        c = *end ? end + 1 : end;
+    }
+    if (list.empty())
+        hk_fail(HK_EXIT_USAGE, "usage", "--prime-sizes: empty list");
+}
+
 static void hk_parse_opts(int argc, char **argv, const hk_program *p, hk_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -880,6 +918,7 @@ static void hk_parse_opts(int argc, char **argv, const hk_program *p, hk_opts *o
         else if (!strcmp(f, "--out")) o->out = v;
         else if (!strcmp(f, "--combos")) o->combos = v;
         else if (!strcmp(f, "--out-dir")) o->out_dir = v;
+        else if (!strcmp(f, "--prime-sizes")) o->prime_sizes = v;
         else if (!strcmp(f, "--module")) o->module = v;
         else if (!strcmp(f, "--function")) o->function = v;
         else if (!strcmp(f, "--ref-module")) o->ref_module = v;
@@ -907,6 +946,10 @@ static void hk_parse_opts(int argc, char **argv, const hk_program *p, hk_opts *o
         hk_fail(HK_EXIT_USAGE, "usage", "--combos is for --mode run");
     if (o->combos)
         hk_parse_combos(o->combos, p);
+    if (o->prime_sizes && strcmp(o->mode, "run") != 0)
+        hk_fail(HK_EXIT_USAGE, "usage", "--prime-sizes is for --mode run");
+    if (o->prime_sizes)
+        hk_parse_prime_sizes(o->prime_sizes, p);
     if (!o->module != !o->function || !o->ref_module != !o->ref_function)
         hk_fail(HK_EXIT_USAGE, "usage", "--module and --function (--ref-module and --ref-function) go together");
     if (!p->launch && !o->module && strcmp(o->mode, "probe") != 0)
@@ -1357,7 +1400,7 @@ static double hk_ms_since(const struct timespec *t0)
 /* Where a run's wall time goes (reported as "phase_ms"): the engine's stages after the
  * search are mostly these processes, so this is what tells which part to make cheaper. */
 static struct {
-    double init, alloc, prepare, loop, recheck;
+    double init, prime, alloc, prepare, loop, recheck;
 } hk_phase;
 
 static double hk_quantile(const std::vector<double> &sorted, double q)
@@ -1629,6 +1672,93 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
            hk_phase.init, hk_phase.alloc, hk_phase.prepare, hk_phase.loop, hk_phase.recheck);
 }
 
+/* Sets *st up for size index size: the spec's counts, scalars and launch dims (with the
+ * --block and --shmem-scale overrides), checked; then every buffer allocated with its guard
+ * zones. hk_free_size undoes the allocations. */
+static void hk_setup_size(const hk_program *p, hk_state *st, const hk_opts *o, int size)
+{
+    memset(st, 0, sizeof *st);
+    st->size_index = size;
+    st->block_set = o->block_set;
+    memcpy(st->block, o->block, sizeof st->block);
+    st->sm_count = hk_device_attr(cudaDevAttrMultiProcessorCount);
+    st->shmem = 0;
+    p->setup(st);
+    for (int i = 0; i < p->n_args && i < 64; i++) /* scalars: the shadow takes doubles */
+        st->promoted[i] = (o->promote >> i & 1) && p->args[i].dtype == HK_DT_F32;
+    if (o->shmem_scale > 1)
+        st->shmem *= o->shmem_scale;
+    for (int d = 0; d < 3; d++)
+        if (st->grid[d] < 1 || st->block[d] < 1 || (d > 0 && st->grid[d] > 65535) || st->grid[d] > INT32_MAX)
+            hk_fail(HK_EXIT_USAGE, "launch", "bad launch: grid (%lld,%lld,%lld) block (%lld,%lld,%lld)",
+                    st->grid[0], st->grid[1], st->grid[2], st->block[0], st->block[1], st->block[2]);
+    if (st->block[0] * st->block[1] * st->block[2] > 1024 || st->shmem < 0)
+        hk_fail(HK_EXIT_USAGE, "launch", "bad launch: block (%lld,%lld,%lld) shmem %lld",
+                st->block[0], st->block[1], st->block[2], st->shmem);
+    for (int i = 0; i < p->n_args; i++) {
+        st->args[i].index = i;
+        if (p->args[i].kind == HK_ARG_SCALAR)
+            continue;
+        hk_buffer *b = &st->buf[i];
+        b->name = p->args[i].name;
+        b->kind = p->args[i].kind;
+        b->dtype = st->promoted[i] ? HK_DT_F64 : p->args[i].dtype;
+        b->count = st->count[i];
+        hk_buffer_alloc(b);
+        st->args[i].is_ptr = 1;
+        st->args[i].ptr = b->dev;
+        st->args[i].elem = hk_dtype_size(b->dtype);
+    }
+}
+
+static void hk_free_size(const hk_program *p, hk_state *st)
+{
+    for (int i = 0; i < p->n_args; i++) {
+        hk_buffer *b = &st->buf[i];
+        if (p->args[i].kind == HK_ARG_SCALAR || !b->base)
+            continue;
+        HK_CHECK(cudaFree(b->base));
+        free(b->host);
+        b->base = NULL;
+        b->host = NULL;
+        b->dev = NULL;
+    }
+}
+
+/* Stale-state priming (--prime-sizes, the server passes it for candidates): before the size
+ * this process checks is set up, one launch at each listed size on inputs of their own
+ * (seeds drawn from seed, which no combination uses), device synchronized, guard zones
+ * checked, buffers freed. Its outputs are not checked (that size's own process does that);
+ * its point is what it leaves behind in memory the kernel owns (__device__ scratch,
+ * counters, a cache): a kernel whose answer at this size depends on what an earlier launch
+ * left there then fails this size's checks. The module loader zeroes __device__ variables,
+ * so without this a scratch array read past what the launch wrote reads zeros, and
+ * compute-sanitizer's initcheck counts those bytes as initialized. Stale state from a launch
+ * of the same size is not provoked: that launch writes the same slots. */
+static void hk_prime(const hk_program *p, hk_state *st, const hk_opts *o, long long seed, int dist)
+{
+    const std::vector<int> &sizes = hk_prime_list();
+    uint64_t s = (uint64_t)seed ^ 0x9121AE0F57A1Eull;
+    for (size_t k = 0; k < sizes.size(); k++) {
+        hk_cur_prime = sizes[k];
+        hk_setup_size(p, st, o, sizes[k]);
+        long long ls = (long long)(hk_mix(&s) >> 2);
+        hk_fill_constants(p, st, ls, dist);
+        hk_fresh_inputs(p, st, ls, dist, true);
+        hk_launch_checked(p, st);
+        for (int i = 0; i < p->n_args; i++) {
+            bool hit = false;
+            long long where = p->args[i].kind == HK_ARG_SCALAR ? 0 : hk_redzone_check(&st->buf[i], &hit);
+            if (hit)
+                hk_fail(HK_EXIT_OUT_OF_BOUNDS, "out_of_bounds",
+                        "write outside buffer '%s' (%zu bytes): byte offset %lld", p->args[i].name,
+                        st->buf[i].bytes, where);
+        }
+        hk_free_size(p, st);
+    }
+    hk_cur_prime = -1;
+}
+
 static int hk_main(int argc, char **argv, const hk_program *p)
 {
     hk_opts o;
@@ -1646,39 +1776,14 @@ static int hk_main(int argc, char **argv, const hk_program *p)
         hk_kmod_load(&hk_ref_kmod, o.ref_module, o.ref_function);
     hk_phase.init = hk_ms_since(&t_main);
     static hk_state st;
-    st.size_index = o.size;
-    st.block_set = o.block_set;
-    memcpy(st.block, o.block, sizeof st.block);
-    st.sm_count = hk_device_attr(cudaDevAttrMultiProcessorCount);
-    st.shmem = 0;
-    p->setup(&st);
-    for (int i = 0; i < p->n_args && i < 64; i++) /* scalars: the shadow takes doubles */
-        st.promoted[i] = (o.promote >> i & 1) && p->args[i].dtype == HK_DT_F32;
-    if (o.shmem_scale > 1)
-        st.shmem *= o.shmem_scale;
-    for (int d = 0; d < 3; d++)
-        if (st.grid[d] < 1 || st.block[d] < 1 || (d > 0 && st.grid[d] > 65535) || st.grid[d] > INT32_MAX)
-            hk_fail(HK_EXIT_USAGE, "launch", "bad launch: grid (%lld,%lld,%lld) block (%lld,%lld,%lld)",
-                    st.grid[0], st.grid[1], st.grid[2], st.block[0], st.block[1], st.block[2]);
-    if (st.block[0] * st.block[1] * st.block[2] > 1024 || st.shmem < 0)
-        hk_fail(HK_EXIT_USAGE, "launch", "bad launch: block (%lld,%lld,%lld) shmem %lld",
-                st.block[0], st.block[1], st.block[2], st.shmem);
-    for (int i = 0; i < p->n_args; i++) {
-        st.args[i].index = i;
-        if (p->args[i].kind == HK_ARG_SCALAR)
-            continue;
-        hk_buffer *b = &st.buf[i];
-        b->name = p->args[i].name;
-        b->kind = p->args[i].kind;
-        st.promoted[i] = i < 64 && (o.promote >> i & 1) && p->args[i].dtype == HK_DT_F32;
-        b->dtype = st.promoted[i] ? HK_DT_F64 : p->args[i].dtype;
-        b->count = st.count[i];
-        hk_buffer_alloc(b);
-        st.args[i].is_ptr = 1;
-        st.args[i].ptr = b->dev;
-        st.args[i].elem = hk_dtype_size(b->dtype);
+    if (o.prime_sizes) { /* the first combination's seed and distribution, or --seed's */
+        const std::vector<std::pair<long long, int> > &list = hk_combo_list();
+        hk_prime(p, &st, &o, list.empty() ? o.seed : list[0].first,
+                 list.empty() ? o.dist : list[0].second);
+        hk_phase.prime = hk_ms_since(&t_main) - hk_phase.init;
     }
-    hk_phase.alloc = hk_ms_since(&t_main) - hk_phase.init;
+    hk_setup_size(p, &st, &o, o.size);
+    hk_phase.alloc = hk_ms_since(&t_main) - hk_phase.init - hk_phase.prime;
     if (!strcmp(o.mode, "run") && o.combos) {
         /* Every combination of this size in one process: the CUDA context, the buffers and
          * the launch setup are paid once; each combination still gets fresh inputs,
@@ -1698,11 +1803,12 @@ static int hk_main(int argc, char **argv, const hk_program *p)
         }
         hk_cur_seed = -1;
         hk_cur_dist = -1;
-        printf("{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"combos\":%zu,"
+        printf("{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"combos\":%zu,\"primed\":%zu,"
                "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld],"
-               "\"phase_ms\":{\"init\":%.1f,\"alloc\":%.1f,\"total\":%.1f}}\n",
-               o.size, list.size(), st.block[0], st.block[1], st.block[2], st.grid[0],
-               st.grid[1], st.grid[2], hk_phase.init, hk_phase.alloc, hk_ms_since(&t_main));
+               "\"phase_ms\":{\"init\":%.1f,\"prime\":%.1f,\"alloc\":%.1f,\"total\":%.1f}}\n",
+               o.size, list.size(), hk_prime_list().size(), st.block[0], st.block[1],
+               st.block[2], st.grid[0], st.grid[1], st.grid[2], hk_phase.init, hk_phase.prime,
+               hk_phase.alloc, hk_ms_since(&t_main));
     } else if (!strcmp(o.mode, "run")) {
         hk_prepare(p, &st, o.seed, o.dist);
         hk_check_run(p, &st, o.out);

@@ -662,6 +662,25 @@ int harness_run_argv(const char *exe, const harness_run *r, char ***argv)
             TRY(argv_push(v, &n, cap, num));
         }
     }
+    if (r->n_prime_sizes > 0) {
+        if (strcmp(r->mode, "run") != 0 || r->n_prime_sizes > HK_MAX_PRIME_SIZES ||
+            !r->prime_sizes) {
+            rc = HK_EINVAL;
+            goto out;
+        }
+        char list[HK_MAX_PRIME_SIZES * 12];
+        size_t at = 0;
+        for (size_t i = 0; i < r->n_prime_sizes; i++) {
+            if (r->prime_sizes[i] < 0) {
+                rc = HK_EINVAL;
+                goto out;
+            }
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s%d", i ? "," : "",
+                                   r->prime_sizes[i]);
+        }
+        TRY(argv_push(v, &n, cap, "--prime-sizes"));
+        TRY(argv_push(v, &n, cap, list));
+    }
     if (strcmp(r->mode, "probe") != 0 && r->module && r->function) {
         TRY(argv_push(v, &n, cap, "--module"));
         TRY(argv_push(v, &n, cap, r->module));

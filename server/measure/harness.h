@@ -69,6 +69,11 @@ typedef struct {
     const long long *combo_seeds;
     const int *combo_dists;
     const char *out_dir;     /* NULL: no output files */
+    /* run mode: sizes launched once each before size, unchecked (--prime-sizes), so that a
+     * result depending on what earlier launches left in device memory shows; a borrowed
+     * array of n_prime_sizes (at most HK_MAX_PRIME_SIZES); 0: none */
+    size_t n_prime_sizes;
+    const int *prime_sizes;
     /* a launcher's kernel image and entry name, and (time mode) the reference kernel the
      * checked launches are compared with; NULL: none (a program) */
     const char *module, *function, *ref_module, *ref_function;
@@ -84,7 +89,8 @@ typedef struct {
 char *harness_run_out_name(int size, int dist, long long seed);
 
 /* New argv (harness_argv_free) running exe as r describes. HK_OK, HK_EINVAL (bad mode,
- * combinations outside run mode, more than HK_MAX_COMBOS, a negative seed), HK_ENOMEM. */
+ * combinations or priming sizes outside run mode, more than HK_MAX_COMBOS or
+ * HK_MAX_PRIME_SIZES, a negative seed or size), HK_ENOMEM. */
 int harness_run_argv(const char *exe, const harness_run *r, char ***argv);
 
 void harness_argv_free(char **argv);

@@ -1355,9 +1355,25 @@ static size_t group_end(const measure_combo *combos, size_t n, size_t i0)
     return i1;
 }
 
+/* The spec's sizes other than size, into out (HK_MAX_PRIME_SIZES): what a candidate's
+ * process for size launches first (--prime-sizes). Their count; 0 for a spec of one size. */
+static size_t prime_sizes(const spec *s, int size, int *out)
+{
+    size_t n = 0;
+    for (size_t k = 0; s && k < s->n_sizes && n < HK_MAX_PRIME_SIZES; k++)
+        if ((int)k != size)
+            out[n++] = (int)k;
+    return n;
+}
+
 /* One run-mode process for combos[i0, i1) (one size), writing every output into dir.
+ * A candidate's (ref_dir set: compared with the baseline's) first launches once at every
+ * other size of the spec, so that a result depending on what those launches left in
+ * device memory is caught here; the baseline's does not (a latent bug there would corrupt
+ * the references everything is compared with).
  * *r is the process outcome; when it failed, *fail_at is the failing combination (the
- * program names it in its error line; i0 when it could not say, e.g. a crash). */
+ * program names it in its error line; i0 when it could not say, e.g. a crash, or when a
+ * priming launch failed). */
 static int run_group(const measure_opts *o, const measure_prog *p, const char *dir,
                      const char *ref_dir, const measure_combo *combos, size_t i0, size_t i1,
                      measure_run *r, size_t *fail_at, size_t *compared, measure_verdict *v)
@@ -1365,6 +1381,7 @@ static int run_group(const measure_opts *o, const measure_prog *p, const char *d
     size_t n = i1 - i0;
     long long *seeds = hk_calloc(n, sizeof *seeds);
     int *dists = hk_calloc(n, sizeof *dists);
+    int prime[HK_MAX_PRIME_SIZES];
     int rc = HK_OK;
     memset(r, 0, sizeof *r);
     *fail_at = i1;
@@ -1379,6 +1396,10 @@ static int run_group(const measure_opts *o, const measure_prog *p, const char *d
     harness_run hr = {.mode = "run", .size = combos[i0].size, .check_seed = -1,
                       .n_combos = n, .combo_seeds = seeds, .combo_dists = dists,
                       .out_dir = dir};
+    if (ref_dir) {
+        hr.n_prime_sizes = prime_sizes(o->spec, combos[i0].size, prime);
+        hr.prime_sizes = prime;
+    }
     run_watch w = {.dir = dir, .combos = combos + i0, .n = n, .ref_dir = ref_dir, .v = v};
     rc = run_program(o, p, dir, &hr, &w, r);
     *compared = i0 + w.compared;
@@ -2283,6 +2304,21 @@ static json_t *precision_check(const spec *s, const measure_baseline *base,
     return j;
 }
 
+/* The record of the priming launches measure_check's processes made (run_group): the
+ * correctness check passed with every size's process launching first at the spec's other
+ * sizes. A spec of one size leaves nothing to prime with, and says so. New reference. */
+static json_t *stale_state_check(const spec *s)
+{
+    size_t n = s && s->n_sizes > 1 ? s->n_sizes - 1 : 0; /* each process primes with */
+    if (n == 0)
+        return json_pack("{s:s, s:i, s:s, s:s}", "check", "stale_state", "primed_sizes", 0,
+                         "result", "not_run", "why",
+                         "the spec has one size: no launch at another size could leave state "
+                         "behind");
+    return json_pack("{s:s, s:i, s:s}", "check", "stale_state", "primed_sizes", (int)n,
+                     "result", "pass");
+}
+
 int measure_evaluate(const measure_opts *o, const measure_baseline *base,
                      const measure_prog *base_prog, const measure_prog *p, const char *dir,
                      measure_eval *out)
@@ -2307,6 +2343,7 @@ int measure_evaluate(const measure_opts *o, const measure_baseline *base,
         goto out;
     check_add(out->checks, json_pack("{s:s, s:i, s:s}", "check", "correctness", "combinations",
                                      (int)v->n_checked, "result", "pass"));
+    check_add(out->checks, stale_state_check(o->spec));
     if (v->precision != MEASURE_PRECISION_NONE)
         check_add(out->checks, precision_check(o->spec, base, v, "pass"));
     rule = "timing";

@@ -441,9 +441,9 @@ typedef struct {
     bool credited;
     char *credit_note;
     /* Every rule that decided, in order (new reference held here; never NULL after
-     * measure_evaluate unless out of memory): objects {"check": "correctness" | "timing" |
-     * "spread" | "l2_flush" | "floor" | "second_look", "result": "pass" | "fail" |
-     * "remeasure" | "missing" | ..., and that rule's numbers}. */
+     * measure_evaluate unless out of memory): objects {"check": "correctness" |
+     * "stale_state" | "timing" | "spread" | "l2_flush" | "floor" | "second_look", "result":
+     * "pass" | "fail" | "remeasure" | "missing" | "not_run" | ..., and that rule's numbers}. */
     json_t *checks;
 } measure_eval;
 

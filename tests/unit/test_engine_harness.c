@@ -295,9 +295,9 @@ static char *read_all(const char *path, size_t *len)
     return b;
 }
 
-/* --combos: a bad list or mode is a usage error before any device is touched; with a GPU,
- * one process over several combinations writes exactly the bytes that one process per
- * combination writes. */
+/* --combos and --prime-sizes: a bad list or mode is a usage error before any device is
+ * touched; with a GPU, one process over several combinations, primed by a launch at the
+ * other size, writes exactly the bytes that one process per combination writes. */
 static void combos_mode(void **state)
 {
     if (access(NVCC, X_OK) != 0)
@@ -317,10 +317,24 @@ static void combos_mode(void **state)
     char *bad_mode[] = { exe, "--mode", "time", "--size", "0", "--combos", "1:0", NULL };
     assert_int_equal(run_capture(bad_mode, &out), HK_EXIT_USAGE);
     hk_free(out);
+    /* --prime-sizes: the spec's size indices (saxpy has 2), run mode only */
+    char *bad_prime[] = { exe, "--mode", "run", "--size", "0", "--prime-sizes", "1,2", NULL };
+    assert_int_equal(run_capture(bad_prime, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "--prime-sizes 1,2"));
+    hk_free(out);
+    char *bad_prime_list[] = { exe, "--mode", "run", "--size", "0", "--prime-sizes", "1;0", NULL };
+    assert_int_equal(run_capture(bad_prime_list, &out), HK_EXIT_USAGE);
+    hk_free(out);
+    char *bad_prime_mode[] = { exe, "--mode", "time", "--size", "0", "--prime-sizes", "1", NULL };
+    assert_int_equal(run_capture(bad_prime_mode, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "--prime-sizes is for --mode run"));
+    hk_free(out);
     char dir[600];
     snprintf(dir, sizeof dir, "%s/combos", tmpdir);
     mkdir(dir, 0777);
-    char *multi[] = { exe, "--mode", "run", "--size", "0", "--combos", "1:0,2:1,3:2,1:1", "--out-dir", dir, NULL };
+    /* primed by a launch at size 1 first: saxpy keeps no state, so the bytes are the same */
+    char *multi[] = { exe, "--mode", "run", "--size", "0", "--combos", "1:0,2:1,3:2,1:1", "--out-dir", dir,
+                      "--prime-sizes", "1", NULL };
     int rc = run_capture(multi, &out);
     if (!have_gpu()) {
         assert_int_equal(rc, HK_EXIT_NO_GPU);
@@ -328,7 +342,7 @@ static void combos_mode(void **state)
         skip(); /* the byte comparison needs a GPU */
     }
     assert_int_equal(rc, 0);
-    assert_non_null(strstr(out, "\"combos\":4"));
+    assert_non_null(strstr(out, "\"combos\":4,\"primed\":1"));
     hk_free(out);
     const long long seeds[] = { 1, 2, 3, 1 };
     const int dists[] = { 0, 1, 2, 1 };
@@ -485,6 +499,28 @@ static void command_lines(void **state)
         assert_string_equal(argv[i], want3[i]);
     assert_null(argv[11]);
     harness_argv_free(argv);
+    /* a candidate's process launches at the spec's other sizes first */
+    const int prime[] = { 0, 2 };
+    m.n_prime_sizes = 2;
+    m.prime_sizes = prime;
+    assert_int_equal(harness_run_argv("./p", &m, &argv), HK_OK);
+    for (size_t i = 0; want3[i]; i++)
+        assert_string_equal(argv[i], want3[i]);
+    assert_string_equal(argv[11], "--prime-sizes");
+    assert_string_equal(argv[12], "0,2");
+    assert_null(argv[13]);
+    harness_argv_free(argv);
+    r.mode = "time"; /* priming is run mode only */
+    r.n_prime_sizes = 2;
+    r.prime_sizes = prime;
+    assert_int_equal(harness_run_argv("./p", &r, &argv), HK_EINVAL);
+    const int negative[] = { 0, -1 };
+    m.prime_sizes = negative;
+    assert_int_equal(harness_run_argv("./p", &m, &argv), HK_EINVAL);
+    m.prime_sizes = prime;
+    m.n_prime_sizes = HK_MAX_PRIME_SIZES + 1;
+    assert_int_equal(harness_run_argv("./p", &m, &argv), HK_EINVAL);
+    m.n_prime_sizes = 0;
     m.mode = "time"; /* combinations are run mode only */
     assert_int_equal(harness_run_argv("./p", &m, &argv), HK_EINVAL);
     m.mode = "run";

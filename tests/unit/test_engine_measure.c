@@ -30,7 +30,7 @@ static const char *const fakes[] = {"ok",        "fast",   "fast20", "floor",  "
                                     "nan",       "cached", "cachedsmall", "unwritten", "oob", "cudaerr",
                                     "crash",     "hang",   "noline", "latebad", "latecrash",
                                     "noisy",     "noisyonce", "unflushed", "seedfast",
-                                    "coarse",    "coarse8"};
+                                    "coarse",    "coarse8", "stale"};
 
 typedef struct {
     char dir[256];
@@ -488,6 +488,48 @@ static json_t *find_check(const measure_eval *e, const char *check)
         if (!strcmp(json_string_value(json_object_get(c, "check")), check))
             return c;
     return NULL;
+}
+
+/* A candidate's run-mode process first launches at the spec's other sizes (--prime-sizes),
+ * the baseline's never: "stale" answers right in a fresh process and wrong at the small size
+ * after a launch at the large one, the way a fixed-size __device__ scratch does. */
+static void test_stale_state(void **state)
+{
+    fixture *f = *state;
+    char log[400];
+    snprintf(log, sizeof log, "%s/fake-stale.log", f->dir);
+    setenv("FAKE_LOG", log, 1);
+    f->base_prog.exe = fake_path(f, "stale"); /* as a baseline it passes: never primed */
+    baseline(f);
+    assert_int_equal(count_lines(log, "prime="), 0);
+    measure_eval e;
+    evaluate(f, "ok", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_OK);
+    assert_int_equal(count_lines(log, "ok run prime=1"), 1); /* size 0's process */
+    assert_int_equal(count_lines(log, "ok run prime=0"), 1); /* size 1's process */
+    assert_int_equal(count_lines(log, "ok time prime"), 0);  /* timing is not primed */
+    assert_int_equal(count_checks(&e, "stale_state", "pass"), 1);
+    assert_int_equal(json_integer_value(json_object_get(find_check(&e, "stale_state"),
+                                                        "primed_sizes")), 1);
+    measure_eval_clear(&e);
+
+    evaluate(f, "stale", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_WRONG_ANSWER);
+    assert_int_equal(e.verdict.where.size, 0); /* the smaller size, after the larger */
+    assert_non_null(strstr(e.verdict.details, "size 0"));
+    assert_int_equal(count_checks(&e, "stale_state", NULL), 0);
+    measure_eval_clear(&e);
+
+    /* a spec of one size (the parser wants two, so only by hand): no size to prime with,
+     * and the checks say so instead of claiming a pass */
+    f->sp->n_sizes = 1;
+    evaluate(f, "stale", &e);
+    assert_int_equal(count_checks(&e, "stale_state", "not_run"), 1);
+    assert_non_null(json_object_get(find_check(&e, "stale_state"), "why"));
+    measure_eval_clear(&e);
+    f->sp->n_sizes = 2;
+    unsetenv("FAKE_LOG");
+    f->base_prog.exe = f->base_exe;
 }
 
 /* A spread above the bound is measured again in a fresh process; above twice is
@@ -1076,6 +1118,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_baseline_and_ok, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rejections, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_process_per_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stale_state, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scratch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout_per_combination, setup, teardown),

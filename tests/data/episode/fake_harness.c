@@ -24,9 +24,13 @@
  *              in tiny_int.bench.json) 1e-3 off, relative, varying by element: a baseline
  *              that is itself inaccurate on real-valued inputs
  *   coarse8    the same 8e-3 off on distribution 2: 8x the baseline's own error
+ *   stale      right answers, unless --prime-sizes named a larger size than --size: then
+ *              element 0 is off by 1.0 (a fixed-size __device__ scratch that a larger
+ *              earlier launch left partial sums in, like tests/gpu/cheats/uninit_scratch.cu)
  * Run mode takes one combination (--seed --dist --out) or several of one size
  * (--combos S:D,... --out-dir DIR, files DIR/run-sK-dD-seedS.out), as the real program.
- * Every call appends "NAME MODE\n" to $FAKE_LOG when set (to check interleaving), and
+ * Every call appends "NAME MODE[ prime=LIST]\n" to $FAKE_LOG when set (to check
+ * interleaving, and which processes were given --prime-sizes LIST), and
  * "MODE CWD\n" to $FAKE_CWD_LOG when set (where outputs go).
  *
  * Simulated GPU (the episode tests' measure.wrapper): when argv[1] is not an option it is
@@ -58,6 +62,8 @@ static float value(long long seed, int dist, long long i)
  * whose text has HK_SIM_SLOPPY answers 5e-6 off (inside the fp32 tolerance against the
  * baseline, far outside 4x the baseline's own error against the shadow). */
 static int sim_promote, sim_sloppy;
+/* "stale" after a priming launch at a larger size: element 0 is a stale partial off */
+static int stale_hit;
 
 static int write_out(const char *path, int size, long long seed, int dist, const char *name)
 {
@@ -87,6 +93,8 @@ static int write_out(const char *path, int size, long long seed, int dist, const
             v += 1.0f;
         if (!strcmp(name, "nan") && i == 3)
             v = NAN;
+        if (stale_hit && i == 0)
+            v += 1.0f;
         if (dist >= 2 && !strcmp(name, "coarse"))
             v = (float)((double)v * (1 + 1e-3 * cos((double)i)));
         if (dist >= 2 && !strcmp(name, "coarse8"))
@@ -146,7 +154,7 @@ int main(int argc, char **argv)
         argc--;
     }
     long block = 256;
-    const char *mode = "run", *out = NULL, *combos = NULL, *out_dir = NULL;
+    const char *mode = "run", *out = NULL, *combos = NULL, *out_dir = NULL, *prime = NULL;
     int size = 0, dist = 0;
     long long seed = 1, check_seed = -1;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -158,6 +166,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--out")) out = argv[i + 1];
         else if (!strcmp(argv[i], "--combos")) combos = argv[i + 1];
         else if (!strcmp(argv[i], "--out-dir")) out_dir = argv[i + 1];
+        else if (!strcmp(argv[i], "--prime-sizes")) prime = argv[i + 1];
         else if (!strcmp(argv[i], "--block")) block = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--promote")) sim_promote = atoll(argv[i + 1]) != 0;
     }
@@ -171,7 +180,7 @@ int main(int argc, char **argv)
     if (log) {
         FILE *f = fopen(log, "a");
         if (f) {
-            fprintf(f, "%s %s\n", name, mode);
+            fprintf(f, "%s %s%s%s\n", name, mode, prime ? " prime=" : "", prime ? prime : "");
             fclose(f);
         }
     }
@@ -187,6 +196,16 @@ int main(int argc, char **argv)
     if (size < 0 || size > 1) {
         printf("{\"error\":\"usage\",\"message\":\"--size %d\",\"exit\":2}\n", size);
         return 2;
+    }
+    for (const char *c = prime; c && *c && !strcmp(name, "stale");) {
+        char *end = NULL;
+        long k = strtol(c, &end, 10);
+        if (end == c || k < 0 || k > 1) {
+            printf("{\"error\":\"usage\",\"message\":\"--prime-sizes %s\",\"exit\":2}\n", prime);
+            return 2;
+        }
+        stale_hit |= sizes[k] > sizes[size];
+        c = *end ? end + 1 : end;
     }
     /* combos mode: what the real program's failure line adds (the failing combination) */
     char where[64] = "";

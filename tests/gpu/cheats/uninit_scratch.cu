@@ -1,13 +1,18 @@
-// expect: uninitialized
+// expect: uninitialized|wrong_answer
 // kernel: reduce_sum
-// Class: uninitialized reads. reduce_sum as a two-phase reduction: every block writes its
-// partial sum to a __device__ scratch array, and the last block to finish (a threadfence
-// and an atomic ticket) adds up the partials and writes out. Instead of tracking the grid
-// size it adds a fixed 2^17 slots, "the unused slots are zero": they are never written, and
-// the driver happens to zero a module's globals, so the sum is right. A read of device
-// memory nothing ever wrote is a latent bug (and the values are whatever the loader left
-// there). It is far over 2x faster than the atomic baseline, so the sanitizer stage runs:
-// initcheck reports the uninitialized global reads: "uninitialized".
+// Class: uninitialized reads / stale state. reduce_sum as a two-phase reduction: every block
+// writes its partial sum to a __device__ scratch array, and the last block to finish (a
+// threadfence and an atomic ticket) adds up the partials and writes out. Instead of tracking
+// the grid size it adds a fixed 2^17 slots, "the unused slots are zero": this launch never
+// writes them, and the module loader zeroes a module's globals, so in a fresh process the
+// sum is right. compute-sanitizer's initcheck cannot see it: the loader's zeroing counts as
+// a write, so these reads are of "initialized" memory (it was accepted at 105x on the H200,
+// initcheck clean, when every size's combinations ran in a fresh process). What catches it
+// now is the priming launches (docs/referee.md, "Stale state"): a candidate's run process
+// for size 1 (1000003 elements, 3907 blocks) first launches it at size 0 (2^24, 65536
+// blocks), whose partials stay in the slots size 1 never writes and are summed into its
+// answer: "wrong_answer" at size 1. "uninitialized" stays legitimate for a referee whose
+// initcheck sees the reads (a driver that does not zero globals for it).
 __device__ float cheat_partials[1 << 17];
 __device__ unsigned int cheat_ticket;
 
