@@ -4,7 +4,9 @@
  * with whether it applies and, when it does not, the construct and line that stop it. The
  * same applicability the episode reports for the skills that fit (episode.c
  * note_skills_tried), asked of every rewrite: "why was my kernel never transformed?" has
- * an answer before any GPU time is spent. */
+ * an answer before any GPU time is spent. With --emit NAME it prints the whole source as
+ * that rewrite leaves it instead (the text a candidate is built from), to read, compile or
+ * run in the block emulator. */
 #include "cli/cli.h"
 
 #include <jansson.h>
@@ -25,6 +27,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: hkls rewrites FILE --kernel NAME [--spec SPEC.json] [--hip] [--json]\n"
+            "       hkls rewrites FILE --kernel NAME --emit REWRITE [--spec SPEC.json] [--hip]\n"
             "What the built-in engine recognises in a kernel, without a GPU: the class the\n"
             "kernel model gives it (or the construct that came closest), then every rewrite\n"
             "with whether it applies at its default parameters and, when it does not, the\n"
@@ -34,8 +37,10 @@ static void usage(FILE *f)
             "  --hip          ask as for an AMD/DCU build\n"
             "  --json         {kernel, class, near, rewrites: [{name, kind, applies,\n"
             "                 construct, line, reason}]}\n"
-            "Exit 0, 1 when the file cannot be read or parsed or has no such kernel, 2 for\n"
-            "usage errors.\n");
+            "  --emit REWRITE the whole source as REWRITE leaves it, at its default\n"
+            "                 parameters (launch shape and grid are the search's, not here)\n"
+            "Exit 0, 1 when the file cannot be read or parsed or has no such kernel (or\n"
+            "REWRITE does not apply: the reason on stderr), 2 for usage errors.\n");
 }
 
 
@@ -143,9 +148,33 @@ static void print_human(const json_t *o, FILE *f)
     cli_table_free(&t);
 }
 
+/* --emit: prints the source as rewrite name leaves ctx's kernel. EXIT_OK, EXIT_FAILED
+ * (does not apply, or out of memory: the reason on stderr), EXIT_USAGE (no such rewrite). */
+static int emit(const char *name, const rw_context *ctx)
+{
+    if (!rw_find(name)) {
+        fprintf(stderr, "hkls rewrites: no rewrite named %s\n", name);
+        return EXIT_USAGE;
+    }
+    rw_result r;
+    rw_refusal why;
+    memset(&why, 0, sizeof why);
+    int rc = rw_apply_named(name, ctx, NULL, &r, &why);
+    int status = EXIT_FAILED;
+    if (rc == HK_OK && r.applicable) {
+        fwrite(r.text, 1, r.len, stdout);
+        status = EXIT_OK;
+    } else {
+        fprintf(stderr, "hkls rewrites: %s does not apply: %s\n", name,
+                why.reason[0] ? why.reason : r.description ? r.description : hk_strerror(rc));
+    }
+    rw_result_free(&r);
+    return status;
+}
+
 int cli_rewrites(int argc, char **argv)
 {
-    const char *file = NULL, *kernel = NULL, *spec_path = NULL;
+    const char *file = NULL, *kernel = NULL, *spec_path = NULL, *emit_name = NULL;
     bool json = false, hip = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -158,6 +187,8 @@ int cli_rewrites(int argc, char **argv)
             hip = true;
         } else if ((!strcmp(a, "--kernel") || !strcmp(a, "--spec")) && i + 1 < argc) {
             *(a[2] == 'k' ? &kernel : &spec_path) = argv[++i];
+        } else if (!strcmp(a, "--emit") && i + 1 < argc) {
+            emit_name = argv[++i];
         } else if (a[0] != '-' && !file) {
             file = a;
         } else {
@@ -213,6 +244,10 @@ int cli_rewrites(int argc, char **argv)
     }
     rw_context ctx = {.text = text, .len = len, .m = m, .kernel = (size_t)k, .spec = sp,
                       .hip = hip};
+    if (emit_name) {
+        status = emit(emit_name, &ctx);
+        goto out;
+    }
     json_t *rws = json_array();
     o = json_pack("{s:s, s:s, s:o}", "file", file, "kernel", kernel, "rewrites", rws);
     if (!o) {

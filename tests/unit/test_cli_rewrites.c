@@ -179,6 +179,38 @@ static void bad_input(void **state)
     run_free(&r);
 }
 
+/* --emit prints the source as a rewrite leaves the kernel (how issue 13's rejected warp_rows
+ * candidate was read and replayed); a rewrite that does not apply says why, exit 1. */
+static void emit_text(void **state)
+{
+    (void)state;
+    struct run r;
+    const char *a[] = {HK_TEST_DATA "/rewrite_rows/layernorm_rows.cu", "--kernel", "norm_two_pass",
+                       "--emit", "warp_rows", NULL};
+    run(a, &r);
+    if (r.code != 0)
+        fail_msg("exit %d: %s", r.code, r.err);
+    assert_non_null(strstr(r.out, "hk rewrite (warp_rows)"));
+    assert_non_null(strstr(r.out, "__shfl_xor_sync"));
+    /* the kernel's own two-pass variance is kept; the other kernel is untouched */
+    assert_non_null(strstr(r.out, "dev2 += d * d;"));
+    assert_non_null(strstr(r.out, "total2 += v[j] * v[j];"));
+    run_free(&r);
+    const char *no[] = {HK_TEST_DATA "/rewrite_rows/layernorm_rows.cu", "--kernel", "norm_two_pass",
+                        "--emit", "tiled_transpose", NULL};
+    run(no, &r);
+    assert_int_equal(r.code, 1);
+    assert_string_equal(r.out, "");
+    assert_non_null(strstr(r.err, "tiled_transpose does not apply: "));
+    run_free(&r);
+    const char *unknown[] = {HK_TEST_DATA "/rewrite_rows/layernorm_rows.cu", "--kernel",
+                             "norm_two_pass", "--emit", "nope", NULL};
+    run(unknown, &r);
+    assert_int_equal(r.code, 2);
+    assert_non_null(strstr(r.err, "no rewrite named nope"));
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +218,7 @@ int main(void)
         cmocka_unit_test(transpose_applies),
         cmocka_unit_test(human_table),
         cmocka_unit_test(bad_input),
+        cmocka_unit_test(emit_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
