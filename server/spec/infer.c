@@ -1413,8 +1413,10 @@ typedef struct {
  * as sum m_i * lhs_i + rest over the guards and loops in force (lhs_i < rhs_i), each m_i a
  * positive product of sizes and rest made of sizes, is at most sum m_i * (rhs_i - 1) +
  * rest. False when the form does not split that way (an unguarded thread index, a read
- * value, a / or %). */
-static bool kc_access_extent(const km_kernel *km, const km_access *a, struct hk_buf *b)
+ * value, a / or %). extra (may be NULL) is one more bound in force: a read value known to
+ * stay below a limit (kg_gathers). */
+static bool kc_access_extent(const km_kernel *km, const km_access *a, const kc_bound *extra,
+                             struct hk_buf *b)
 {
     size_t ng = 0, nl = 0;
     const km_guard *guards = km_guards(km, &ng);
@@ -1435,6 +1437,8 @@ static bool kc_access_extent(const km_kernel *km, const km_access *a, struct hk_
         *x = (kc_bound){ .rhs = l->trip, .counter = { .coef = 1, .n = 1, .atoms = { l->counter } } };
         x->lhs = (km_form){ .t = &x->counter, .n = 1 };
     }
+    if (extra && nb < KC_BOUNDS)
+        bd[nb++] = *extra;
     kc_poly rest = { .n = 0 };
     km_term one = { .coef = 1, .n = 0 };
     for (uint32_t i = 0; i < a->element.n; i++)
@@ -1505,7 +1509,7 @@ static char *kc_count(skel *k, const char *buffer)
             continue;
         struct hk_buf b;
         hk_buf_init(&b, SK_MAX_TEXT);
-        char *tr = kc_access_extent(k->km, &acc[i], &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
+        char *tr = kc_access_extent(k->km, &acc[i], NULL, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
         hk_buf_free(&b);
         if (!tr || !kf_only_sizes(k, tr)) {
             hk_free(tr);
@@ -2172,6 +2176,186 @@ static uint32_t km_gather_line(const km_kernel *km, const an_function *f)
             return ac[i].line;
     }
     return 0;
+}
+
+/* ---- index buffers whose range the index math gives ---- */
+
+static bool kg_term_has(const km_term *t, uint32_t atom)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->atoms[i] == atom)
+            return true;
+    return false;
+}
+
+/* The one term of index form f that holds a value read from memory, when that term is the
+ * read value alone (coefficient 1: P[... + Q[i]]); its atom in *read. False when no term
+ * or several read, or the read value is scaled, offset inside an operation, or cast. */
+static bool kg_read_term(const km_kernel *km, km_form f, uint32_t *read, uint32_t *at)
+{
+    size_t na = 0;
+    const km_atom *a = km_atoms(km, &na);
+    bool found = false;
+    for (uint32_t i = 0; i < f.n; i++) {
+        km_form one = { .t = &f.t[i], .n = 1 };
+        if (!km_form_reads(km, one, 4))
+            continue;
+        if (found || f.t[i].n != 1 || f.t[i].coef != 1 || f.t[i].atoms[0] >= na ||
+            a[f.t[i].atoms[0]].kind != KM_ATOM_READ)
+            return false;
+        *read = f.t[i].atoms[0];
+        *at = i;
+        found = true;
+    }
+    return found;
+}
+
+/* The radix of the read value in f when f is a mixed-radix number whose lowest digit it
+ * is: f = v + R * q, every term but v's a multiple of one scalar parameter R and no
+ * constant term (points[b * n + idx[i]], softmax[i * C + label]). Code written so means
+ * 0 <= v < R; a constant offset or a term without R gives no such reading. */
+static bool kg_radix(const km_kernel *km, km_form f, uint32_t at, uint32_t *radix)
+{
+    size_t na = 0;
+    const km_atom *a = km_atoms(km, &na);
+    if (f.n < 2)
+        return false;
+    const km_term *other = &f.t[at == 0 ? 1 : 0];
+    for (uint32_t j = 0; j < other->n; j++) {
+        uint32_t r = other->atoms[j];
+        if (r >= na || a[r].kind != KM_ATOM_PARAM || !a[r].name)
+            continue;
+        bool all = true;
+        for (uint32_t i = 0; i < f.n && all; i++)
+            all = i == at || kg_term_has(&f.t[i], r);
+        if (all) {
+            *radix = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Spec expression text evaluated at one size set (a JSON object of integers). */
+static bool sk_eval_at(const char *text, const json_t *set, long long *v)
+{
+    size_t n = json_object_size(set), i = 0;
+    expr_var *vars = hk_calloc(n + 1, sizeof *vars);
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)set, key, val) {
+        if (vars && i < n) {
+            vars[i].name = key;
+            vars[i++].value = (expr_value){ .i = json_integer_value(val) };
+        }
+    }
+    expr *e = NULL;
+    expr_value r;
+    bool ok = vars && text && expr_parse(text, &e, NULL, 0) == HK_OK &&
+              expr_eval(e, vars, i, &r, NULL, 0) == HK_OK && !r.is_float;
+    if (ok)
+        *v = r.i;
+    expr_free(e);
+    hk_free(vars);
+    return ok;
+}
+
+/* The parameter index of pointer parameter name in f, or -1. */
+static int kg_pointer_param(const an_function *f, const char *name)
+{
+    for (size_t p = 0; name && p < f->n_params && p < HK_MAX_ARGS; p++)
+        if (f->params[p].pointer_depth > 0 && !strcmp(f->params[p].name, name))
+            return (int)p;
+    return -1;
+}
+
+/* Index buffers whose values subscript other buffers (gathers), given a range from the
+ * index math. First the limit of each index buffer Q: the smallest radix R (kg_radix),
+ * over the size sets, of the gathers that read Q's value as the lowest digit of their
+ * subscript. Then every gather of f must read one such value alone (kg_read_term) and,
+ * with that value below its limit, stay inside its buffer: its extent (kc_access_extent)
+ * at most the buffer's count (counts, what the harness allocates) at every size set.
+ * On success limit[q] is Q's limit (0 for a buffer that is no index) and *line the
+ * first gather's line; false (limits unusable) when one gather is not such, Q is not an
+ * integer input, a limit is below 2 (a constant input), or the textual scan's gather
+ * (text_line, 0 for none) is none of the model's. */
+static bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const *counts,
+                       const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line)
+{
+    const km_kernel *km = k->km;
+    size_t n = 0, na = 0;
+    const km_access *ac = km ? km_accesses(km, &n) : NULL;
+    const km_atom *atoms = km ? km_atoms(km, &na) : NULL;
+    if (!ac)
+        return false;
+    for (size_t p = 0; p < HK_MAX_ARGS; p++)
+        limit[p] = 0;
+    *line = 0;
+    bool any = false, seen_text = text_line == 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++) {
+            int dest = kg_pointer_param(f, ac[i].buffer);
+            if (dest < 0 || !km_form_reads(km, ac[i].index, 4))
+                continue;
+            /* the element form, as kc_access_extent reads it (grid-stride counters at 0:
+             * the read value there is another atom than in the index) */
+            uint32_t read = 0, at = 0, radix = 0;
+            if (!kg_read_term(km, ac[i].element, &read, &at))
+                return false;
+            int q = kg_pointer_param(f, atoms[read].name);
+            if (q < 0)
+                return false;
+            if (pass == 0) {
+                /* an integer input: its values are what the harness generates */
+                int width = 1, dt = HK_DT_F32;
+                char elem[96];
+                sk_resolve_type(k, f->params[q].elem_type, elem, sizeof elem);
+                const char *qn = f->params[q].name;
+                bool written = !f->params[q].is_const &&
+                               (sk_pointer_use(k->text, bs, be, qn) >= 2 || sk_pointer_written(k->text, bs, be, qn));
+                if (spec_dtype_parse(sk_dtype(elem, NULL, 0, &width), &dt) != HK_OK || hk_dtype_is_float(dt) ||
+                    width != 1 || written)
+                    return false;
+                if (!kg_radix(km, ac[i].element, at, &radix))
+                    continue;
+                char *r = sk_translate(k, atoms[radix].name, 0);
+                bool sized = r && kf_only_sizes(k, r);
+                for (size_t s = 0; sized && s < n_sets; s++) {
+                    long long v = 0;
+                    if (!sk_eval_at(r, sets[s], &v) || v < 2) {
+                        hk_free(r);
+                        return false;
+                    }
+                    if (!limit[q] || v < limit[q])
+                        limit[q] = v;
+                }
+                hk_free(r);
+                continue;
+            }
+            if (!limit[q])
+                return false; /* no subscript says how far Q's values go */
+            km_term counter = { .coef = 1, .n = 1, .atoms = { read } };
+            km_term bound = { .coef = limit[q], .n = 0 };
+            kc_bound extra = { .lhs = { .t = &counter, .n = 1 }, .rhs = { .t = &bound, .n = 1 } };
+            struct hk_buf b;
+            hk_buf_init(&b, SK_MAX_TEXT);
+            char *ext = kc_access_extent(km, &ac[i], &extra, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
+            hk_buf_free(&b);
+            bool inside = ext && kf_only_sizes(k, ext) && counts[dest];
+            for (size_t s = 0; inside && s < n_sets; s++) {
+                long long need = 0, have = 0;
+                inside = sk_eval_at(ext, sets[s], &need) && sk_eval_at(counts[dest], sets[s], &have) &&
+                         need <= have;
+            }
+            hk_free(ext);
+            if (!inside)
+                return false;
+            if (!*line)
+                *line = (int)ac[i].line;
+            seen_text |= (int)ac[i].line == text_line;
+            any = true;
+        }
+    return any && seen_text;
 }
 
 #define DD_MAX_NAMES 64
@@ -3454,9 +3638,22 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
 
     size_t gather = sk_gather(text, bs, be, f);
     uint32_t gather_line = gather ? (uint32_t)sk_line(k, gather) : km_gather_line(k->km, f);
-    if (gather_line)
+    long long index_limit[HK_MAX_ARGS] = { 0 };
+    const json_t *const size_sets[2] = { s0, s1 };
+    int kg_line = 0;
+    if (gather_line && kg_gathers(k, f, bs, be, counts, size_sets, 2, gather ? (int)gather_line : 0,
+                                  index_limit, &kg_line)) {
+        for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++)
+            if (index_limit[i])
+                sk_note(k, "values of %s in [0, %lld]: it is the lowest digit of a subscript whose other "
+                        "terms are multiples of a size (line %d), and every subscript it feeds stays "
+                        "inside its buffer at every size set", f->params[i].name, index_limit[i] - 1, kg_line);
+    } else if (gather_line) {
+        for (size_t i = 0; i < HK_MAX_ARGS; i++)
+            index_limit[i] = 0;
         sk_doubt(k, "the subscript at line %u is a value read from a buffer: the generated inputs "
                  "are not valid indices (give that input an int(lo,hi) distribution)", gather_line);
+    }
     /* __constant__ data the program sets with cudaMemcpyToSymbol: inputs the harness fills */
     json_t *constants = sk_constants(k, f);
     if (!constants)
@@ -3509,6 +3706,11 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             ok &= json_object_set_new(a, "count", json_string(cnt ? cnt : "1")) == 0;
             if (use >= 2)
                 ok &= json_object_set_new(a, "dist", json_string("zeros")) == 0;
+            else if (i < HK_MAX_ARGS && index_limit[i]) {
+                char d[64];
+                snprintf(d, sizeof d, "int(0,%lld)", index_limit[i] - 1);
+                ok &= json_object_set_new(a, "dist", json_string(d)) == 0;
+            }
             int dtc = HK_DT_F32;
             spec_dtype_parse(dt, &dtc);
             size_t bl = strlen(bytes);

@@ -609,6 +609,44 @@ static void a_subscript_read_from_a_buffer_is_a_doubt(void **state)
     spec_inference_free(&inf);
 }
 
+/* A gather whose subscript bounds the value read (table[b * n + idx[i]]: the lowest digit
+ * of a number in base n) is no doubt: idx gets integers in [0, n - 1] for the smallest n
+ * of the size sets, once every subscript it feeds is shown inside its buffer. An offset
+ * digit, a value that picks the row, or a second buffer too short for that range stay
+ * doubts. */
+static void a_gather_bounded_by_its_subscript(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    const char *const bounded[] = { "pick", "pick_weighted" };
+    const size_t idx_arg[] = { 1, 2 };
+    for (size_t c = 0; c < HK_ARRAY_LEN(bounded); c++) {
+        infer(DATA("gather_digit.cu"), bounded[c], &inf);
+        no_doubts(&inf);
+        long long smallest = 0;
+        json_t *set;
+        size_t i;
+        json_array_foreach(json_object_get(inf.spec, "sizes"), i, set) {
+            long long n = json_integer_value(json_object_get(set, "n"));
+            assert_true(n >= 2);
+            smallest = !smallest || n < smallest ? n : smallest;
+        }
+        char want[64];
+        snprintf(want, sizeof want, "int(0,%lld)", smallest - 1);
+        assert_string_equal(field(inf.spec, idx_arg[c], "dist"), want);
+        assert_true(has_note(&inf, "values of idx in [0, "));
+        spec_inference_free(&inf);
+    }
+    const char *const unbounded[] = { "pick_next", "pick_row", "pick_scaled" };
+    for (size_t c = 0; c < HK_ARRAY_LEN(unbounded); c++) {
+        infer(DATA("gather_digit.cu"), unbounded[c], &inf);
+        assert_true(has_doubt(&inf, "is a value read from a buffer"));
+        assert_null(json_object_get(json_array_get(json_object_get(inf.spec, "args"), 1), "dist"));
+        assert_null(json_object_get(json_array_get(json_object_get(inf.spec, "args"), 2), "dist"));
+        spec_inference_free(&inf);
+    }
+}
+
 /* A file-scope buffer allocated by an init function gets that allocation's (constant)
  * count; the block (WARPS * (1U << LOG2_WARP)) is read through #defines and a shift; a
  * block fixed at compile time that cannot be read is a doubt, not a silent 256 (the kernel
@@ -656,6 +694,7 @@ int main(void)
         cmocka_unit_test(scalar_t_from_a_dispatch_macro),
         cmocka_unit_test(a_subscript_read_from_a_buffer_is_a_doubt),
         cmocka_unit_test(host_facts_from_the_whole_launch_file),
+        cmocka_unit_test(a_gather_bounded_by_its_subscript),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
