@@ -1576,7 +1576,9 @@ static char *kc_stride_bound(skel *k, int *line)
     const km_loop *l = km_loops(k->km, &n);
     char *res = NULL;
     for (size_t i = 0; i < n; i++) {
-        if (l[i].kind != KM_LOOP_GRID_STRIDE || l[i].parent != -1)
+        /* along x: the axis a 1D grid, or the x of a grid whose y and z the bounds size */
+        if (l[i].kind != KM_LOOP_GRID_STRIDE || l[i].parent != -1 ||
+            !km_form_mentions_kind(k->km, l[i].start, KM_ATOM_THREAD_IDX, 0))
             continue;
         bool le = l[i].cmp && !strcmp(l[i].cmp, "<=");
         char *tr = NULL;
@@ -3473,6 +3475,19 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
                         sk_note(k, "grid %c from the bounds checks of the index math", "xyz"[d]);
         }
     }
+    int stride_line = 0;
+    char *stride_bound = NULL;
+    if (!site_grid && n_grid > 1 && kf.grid_stride && grid[0] && !strcmp(grid[0], "1") &&
+        (stride_bound = kc_stride_bound(k, &stride_line))) {
+        /* a grid-stride loop along x beside bounds-checked y and z (planes of blockIdx.y,
+         * .z): one thread per element of its bound, as for a 1D grid, not one block */
+        hk_free(grid[0]);
+        grid[0] = hk_asprintf("ceil_div(%s, %s)", stride_bound, bvar[0]);
+        sk_note(k, "grid x over %s: the bound of the grid-stride loop at line %d", stride_bound,
+                stride_line);
+        hk_free(stride_bound);
+        stride_bound = NULL;
+    }
     for (int d = 0; d < 3; d++)
         hk_free(derived[d]);
     if (k->n_vars == 0)
@@ -3484,8 +3499,6 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         strcat(product, i ? " * " : "");
         strncat(product, k->vars[i], 60);
     }
-    char *stride_bound = NULL;
-    int stride_line = 0;
     if (n_grid == 0 && kf.grid_stride && !kf.uses_dim[1] && !kf.uses_dim[2] &&
         (stride_bound = kc_stride_bound(k, &stride_line))) {
         /* a grid-stride loop covers its bound with any grid: one thread per element */

@@ -647,6 +647,25 @@ static void a_gather_bounded_by_its_subscript(void **state)
     }
 }
 
+/* A grid-stride loop along x inside planes of blockIdx.y that a bounds check sizes, the
+ * loop written by a macro the textual scan does not read: grid x covers the loop's bound
+ * one thread per element (it used to be one block), grid y the planes. */
+static void grid_stride_along_x_beside_planes(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("stride_planes.cu"), "scale_rows", &inf);
+    no_doubts(&inf);
+    json_t *grid = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_int_equal(json_array_size(grid), 2);
+    const char *names[] = { "batch", "len", "block_x" };
+    const long long v[] = { 7, 100003, 16 };
+    assert_int_equal(eval(json_string_value(json_array_get(grid, 0)), names, v, 3), (100003 + 15) / 16);
+    assert_int_equal(eval(json_string_value(json_array_get(grid, 1)), names, v, 3), 7);
+    assert_true(has_note(&inf, "grid x over (len): the bound of the grid-stride loop at line 9"));
+    spec_inference_free(&inf);
+}
+
 /* A file-scope buffer allocated by an init function gets that allocation's (constant)
  * count; the block (WARPS * (1U << LOG2_WARP)) is read through #defines and a shift; a
  * block fixed at compile time that cannot be read is a doubt, not a silent 256 (the kernel
@@ -695,6 +714,7 @@ int main(void)
         cmocka_unit_test(a_subscript_read_from_a_buffer_is_a_doubt),
         cmocka_unit_test(host_facts_from_the_whole_launch_file),
         cmocka_unit_test(a_gather_bounded_by_its_subscript),
+        cmocka_unit_test(grid_stride_along_x_beside_planes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
