@@ -1226,6 +1226,14 @@ static char *kf_count_from_index(skel *k, const an_function *f, kfacts *kf, cons
         size_t ie = kf_expr_end(t, j + 1, e, "");
         char *sub = hk_strndup(t + j + 1, ie - j - 1);
         char *c = NULL;
+        /* The largest index put in the subscript gives its largest value only when the
+         * subscript grows with it: out[n - 1 - i] at i = n - 1 is element 0, out[i % 7]
+         * wraps. Any other operation is left to the kernel model (kc_count). */
+        if (sub && sub[strcspn(sub, "-%&|^~?<>!")]) {
+            hk_free(sub);
+            ok = false;
+            break;
+        }
         if (sub) {
             /* x[i] with i < n: n elements, said as n */
             char one[64];
@@ -1415,8 +1423,58 @@ typedef struct {
  * rest. False when the form does not split that way (an unguarded thread index, a read
  * value, a / or %). extra (may be NULL) is one more bound in force: a read value known to
  * stay below a limit (kg_gathers). */
+static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form, const kc_bound *extra,
+                           int depth, struct hk_buf *b);
+
+/* The largest value of term t, when t is m * (x % d) or m * (x / d) with m a positive
+ * product of sizes and d made of sizes: m * (d - 1), or m * (max x / d) with x bounded as
+ * the access's subscript is (kc_form_extent); an upper bound for any x, as d >= 1. The
+ * text of that bound appended to b after " + ". False for any other term. */
+static bool kc_divmod_term(const km_kernel *km, const km_access *a, const km_term *t, const kc_bound *extra,
+                           int depth, struct hk_buf *b)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    long op_at = -1;
+    for (uint32_t j = 0; j < t->n; j++) {
+        const km_atom *x = t->atoms[j] < na ? &atoms[t->atoms[j]] : NULL;
+        if (!x)
+            return false;
+        if (kc_size_atom(km, t->atoms[j]))
+            continue;
+        if (op_at >= 0 || x->kind != KM_ATOM_OPAQUE || !x->op || x->n_args != 2 ||
+            (strcmp(x->op, "/") != 0 && strcmp(x->op, "%") != 0) || !kc_form_sized(km, x->args[1]) ||
+            !x->args[1].n)
+            return false;
+        op_at = j;
+    }
+    if (op_at < 0 || t->coef <= 0 || depth <= 0)
+        return false;
+    const km_atom *x = &atoms[t->atoms[op_at]];
+    km_term m = { .coef = t->coef, .n = 0 };
+    for (uint32_t j = 0; j < t->n; j++)
+        if ((long)j != op_at)
+            m.atoms[m.n++] = t->atoms[j];
+    bool ok = hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
+              hk_buf_appends(b, ") * ((") == HK_OK;
+    if (!strcmp(x->op, "%"))
+        return ok && kc_print(km, x->args[1].t, x->args[1].n, b) && hk_buf_appends(b, ") - 1)") == HK_OK;
+    /* max x = its extent - 1 */
+    return ok && hk_buf_appends(b, "(") == HK_OK && kc_form_extent(km, a, x->args[0], extra, depth - 1, b) &&
+           hk_buf_appends(b, ") - 1) / (") == HK_OK && kc_print(km, x->args[1].t, x->args[1].n, b) &&
+           hk_buf_appends(b, "))") == HK_OK;
+}
+
 static bool kc_access_extent(const km_kernel *km, const km_access *a, const kc_bound *extra,
                              struct hk_buf *b)
+{
+    return kc_form_extent(km, a, a->element, extra, 2, b);
+}
+
+/* kc_access_extent of any form under the access's guards and loops (depth: how many
+ * divisions deep kc_divmod_term may look). */
+static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form, const kc_bound *extra,
+                           int depth, struct hk_buf *b)
 {
     size_t ng = 0, nl = 0;
     const km_guard *guards = km_guards(km, &ng);
@@ -1441,13 +1499,22 @@ static bool kc_access_extent(const km_kernel *km, const km_access *a, const kc_b
         bd[nb++] = *extra;
     kc_poly rest = { .n = 0 };
     km_term one = { .coef = 1, .n = 0 };
-    for (uint32_t i = 0; i < a->element.n; i++)
-        if (!kc_add(&rest, &one, &a->element.t[i], 1))
-            return false;
+    struct hk_buf divmod; /* " + bound" of each x / d and x % d term */
+    hk_buf_init(&divmod, SK_MAX_TEXT);
+    bool ok = true;
+    for (uint32_t i = 0; i < form.n && ok; i++) {
+        struct hk_buf one_term;
+        hk_buf_init(&one_term, SK_MAX_TEXT);
+        if (kc_divmod_term(km, a, &form.t[i], extra, depth, &one_term))
+            ok = one_term.data && hk_buf_appends(&divmod, one_term.data) == HK_OK;
+        else
+            ok = kc_add(&rest, &one, &form.t[i], 1);
+        hk_buf_free(&one_term);
+    }
     kc_poly mult[KC_BOUNDS];
     for (size_t i = 0; i < nb; i++)
         mult[i].n = 0;
-    for (int step = 0; step < 2 * KC_TERMS; step++) {
+    for (int step = 0; ok && step < 2 * KC_TERMS; step++) {
         size_t at = rest.n;
         for (size_t i = 0; i < rest.n && at == rest.n; i++)
             if (!kc_term_sized(km, &rest.t[i]))
@@ -1461,19 +1528,16 @@ static bool kc_access_extent(const km_kernel *km, const km_access *a, const kc_b
                 if (kc_term_sized(km, &bd[i].lhs.t[j]) || !kc_divide(km, &t, &bd[i].lhs.t[j], &m))
                     continue;
                 for (uint32_t q = 0; q < bd[i].lhs.n; q++)
-                    if (!kc_add(&rest, &m, &bd[i].lhs.t[q], -1))
-                        return false;
-                if (!kc_add(&mult[i], &one, &m, 1))
-                    return false;
+                    ok &= kc_add(&rest, &m, &bd[i].lhs.t[q], -1);
+                ok &= kc_add(&mult[i], &one, &m, 1);
                 split = true;
             }
-        if (!split)
-            return false;
+        ok &= split;
     }
     for (size_t i = 0; i < rest.n; i++)
-        if (!kc_term_sized(km, &rest.t[i]))
-            return false;
-    bool ok = hk_buf_appends(b, "(") == HK_OK, any = false;
+        ok &= kc_term_sized(km, &rest.t[i]);
+    ok &= hk_buf_appends(b, "(") == HK_OK;
+    bool any = false;
     for (size_t i = 0; i < nb && ok; i++) {
         if (!mult[i].n)
             continue;
@@ -1490,7 +1554,11 @@ static bool kc_access_extent(const km_kernel *km, const km_access *a, const kc_b
         ok &= hk_buf_appends(b, any ? " + (" : "(") == HK_OK && kc_print(km, rest.t, rest.n, b);
         ok &= hk_buf_appends(b, ")") == HK_OK;
     }
-    ok &= hk_buf_appends(b, any || rest.n ? ") + 1" : "0) + 1") == HK_OK;
+    ok &= hk_buf_appends(b, any || rest.n ? ")" : "0)") == HK_OK;
+    if (ok && divmod.data)
+        ok &= hk_buf_appends(b, divmod.data) == HK_OK;
+    ok &= hk_buf_appends(b, " + 1") == HK_OK;
+    hk_buf_free(&divmod);
     return ok;
 }
 

@@ -666,6 +666,46 @@ static void grid_stride_along_x_beside_planes(void **state)
     spec_inference_free(&inf);
 }
 
+/* A subscript split by / and % (out[(b * C + c) * R * W + r * W + q] with r = e / W,
+ * q = e % W, or a transposed e % W * R + e / W) is bounded term by term: x % d below d,
+ * x / d at most (largest x) / d. The count is the tensor's, no guess. */
+static void counts_through_divisions_and_remainders(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("stride_planes.cu"), "copy_tiles", &inf);
+    no_doubts(&inf);
+    const char *names[] = { "batch", "channels", "rows", "cols" };
+    const long long v[] = { 3, 5, 7, 11 }, w[] = { 2, 3, 1000, 13 };
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 4), 3 * 5 * 7 * 11);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, w, 4), 2 * 3 * 1000 * 13);
+    assert_true(has_note(&inf, "count of out from the kernel model's index forms"));
+    spec_inference_free(&inf);
+    infer(DATA("stride_planes.cu"), "transpose_flat", &inf);
+    no_doubts(&inf);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names + 2, v + 2, 2), 7 * 11);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names + 2, w + 2, 2), 1000 * 13);
+    spec_inference_free(&inf);
+}
+
+/* The largest index put in a subscript that does not grow with it (out[n - 1 - i],
+ * out[i % 8]) is not its largest element: no count from that text (it used to be 1, and
+ * (n - 1) % 8 + 1). The model bounds the remainder (8); the reversal is a doubt. */
+static void no_count_from_a_subscript_that_does_not_grow(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("nonmonotone.cu"), "reverse", &inf);
+    assert_true(has_doubt(&inf, "how many elements out has is not in the index math"));
+    spec_inference_free(&inf);
+    infer(DATA("nonmonotone.cu"), "fold8", &inf);
+    no_doubts(&inf);
+    const char *names[] = { "n" };
+    const long long n = 1000003;
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, &n, 1), 8);
+    spec_inference_free(&inf);
+}
+
 /* A file-scope buffer allocated by an init function gets that allocation's (constant)
  * count; the block (WARPS * (1U << LOG2_WARP)) is read through #defines and a shift; a
  * block fixed at compile time that cannot be read is a doubt, not a silent 256 (the kernel
@@ -715,6 +755,8 @@ int main(void)
         cmocka_unit_test(host_facts_from_the_whole_launch_file),
         cmocka_unit_test(a_gather_bounded_by_its_subscript),
         cmocka_unit_test(grid_stride_along_x_beside_planes),
+        cmocka_unit_test(counts_through_divisions_and_remainders),
+        cmocka_unit_test(no_count_from_a_subscript_that_does_not_grow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,3 +26,11 @@ __global__ void copy_tiles(const float *in, float *out, int batch, int channels,
         out[(b * channels + c) * rows * cols + r * cols + q] = in[(b * channels + c) * rows * cols + e];
     }
 }
+
+// The element written transposed: out is (cols, rows), its subscript a % and a / of e.
+__global__ void transpose_flat(const float *in, float *out, int rows, int cols)
+{
+    int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e < rows * cols)
+        out[(e % cols) * rows + e / cols] = in[e];
+}
