@@ -81,6 +81,7 @@ typedef struct {
     size_t n_notes, n_doubts;
     const char *file;         /* for "main.cu:42" in notes */
     const km_kernel *km;      /* the kernel model (borrowed), or NULL when it was not built */
+    bool grid_known[3];       /* the launch fixes grid dimension d in sizes alone (sk_map_grid) */
     bool nomem;
 } skel;
 
@@ -1417,20 +1418,29 @@ typedef struct {
     km_term counter;   /* a loop's: lhs is this one term */
 } kc_bound;
 
+/* Bounds known besides the access's guards and loops. */
+typedef struct {
+    const kc_bound *extra; /* a read value below a limit (kg_gathers), or NULL */
+    bool grid[3];          /* blockIdx.d is below the launch's grid dimension d, which the
+                            * skeleton maps from kc_grid_names[d] (sk_map_grid) */
+} kc_limits;
+
+static const char *const kc_grid_names[3] = { "hk_grid_x", "hk_grid_y", "hk_grid_z" };
+
 /* The largest element of one access plus one, in kernel terms: its element form written
  * as sum m_i * lhs_i + rest over the guards and loops in force (lhs_i < rhs_i), each m_i a
  * positive product of sizes and rest made of sizes, is at most sum m_i * (rhs_i - 1) +
  * rest. False when the form does not split that way (an unguarded thread index, a read
  * value, a / or %). extra (may be NULL) is one more bound in force: a read value known to
  * stay below a limit (kg_gathers). */
-static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form, const kc_bound *extra,
+static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form, const kc_limits *lim,
                            int depth, struct hk_buf *b);
 
 /* The largest value of term t, when t is m * (x % d) or m * (x / d) with m a positive
  * product of sizes and d made of sizes: m * (d - 1), or m * (max x / d) with x bounded as
  * the access's subscript is (kc_form_extent); an upper bound for any x, as d >= 1. The
  * text of that bound appended to b after " + ". False for any other term. */
-static bool kc_divmod_term(const km_kernel *km, const km_access *a, const km_term *t, const kc_bound *extra,
+static bool kc_divmod_term(const km_kernel *km, const km_access *a, const km_term *t, const kc_limits *lim,
                            int depth, struct hk_buf *b)
 {
     size_t na = 0;
@@ -1460,20 +1470,47 @@ static bool kc_divmod_term(const km_kernel *km, const km_access *a, const km_ter
     if (!strcmp(x->op, "%"))
         return ok && kc_print(km, x->args[1].t, x->args[1].n, b) && hk_buf_appends(b, ") - 1)") == HK_OK;
     /* max x = its extent - 1 */
-    return ok && hk_buf_appends(b, "(") == HK_OK && kc_form_extent(km, a, x->args[0], extra, depth - 1, b) &&
+    return ok && hk_buf_appends(b, "(") == HK_OK && kc_form_extent(km, a, x->args[0], lim, depth - 1, b) &&
            hk_buf_appends(b, ") - 1) / (") == HK_OK && kc_print(km, x->args[1].t, x->args[1].n, b) &&
            hk_buf_appends(b, "))") == HK_OK;
 }
 
-static bool kc_access_extent(const km_kernel *km, const km_access *a, const kc_bound *extra,
+static bool kc_access_extent(const km_kernel *km, const km_access *a, const kc_limits *lim,
                              struct hk_buf *b)
 {
-    return kc_form_extent(km, a, a->element, extra, 2, b);
+    return kc_form_extent(km, a, a->element, lim, 2, b);
+}
+
+/* The largest value of term t when t is m * blockIdx.d (m a positive product of sizes) and
+ * the launch fixes grid dimension d: m * (grid_d - 1), appended to b after " + ". A block
+ * index no guard bounds (out[blockIdx.x] written by thread 0) is below the grid it runs
+ * in. */
+static bool kc_block_term(const km_kernel *km, const km_term *t, const kc_limits *lim, struct hk_buf *b)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    long at = -1;
+    for (uint32_t j = 0; j < t->n; j++) {
+        if (kc_size_atom(km, t->atoms[j]))
+            continue;
+        const km_atom *x = t->atoms[j] < na ? &atoms[t->atoms[j]] : NULL;
+        if (at >= 0 || !x || x->kind != KM_ATOM_BLOCK_IDX || x->axis < 0 || x->axis > 2 || !lim->grid[x->axis])
+            return false;
+        at = j;
+    }
+    if (at < 0 || t->coef <= 0)
+        return false;
+    km_term m = { .coef = t->coef, .n = 0 };
+    for (uint32_t j = 0; j < t->n; j++)
+        if ((long)j != at)
+            m.atoms[m.n++] = t->atoms[j];
+    return hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
+           hk_buf_printf(b, ") * (%s - 1)", kc_grid_names[atoms[t->atoms[at]].axis]) == HK_OK;
 }
 
 /* kc_access_extent of any form under the access's guards and loops (depth: how many
  * divisions deep kc_divmod_term may look). */
-static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form, const kc_bound *extra,
+static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form, const kc_limits *lim,
                            int depth, struct hk_buf *b)
 {
     size_t ng = 0, nl = 0;
@@ -1495,8 +1532,8 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
         *x = (kc_bound){ .rhs = l->trip, .counter = { .coef = 1, .n = 1, .atoms = { l->counter } } };
         x->lhs = (km_form){ .t = &x->counter, .n = 1 };
     }
-    if (extra && nb < KC_BOUNDS)
-        bd[nb++] = *extra;
+    if (lim && lim->extra && nb < KC_BOUNDS)
+        bd[nb++] = *lim->extra;
     kc_poly rest = { .n = 0 };
     km_term one = { .coef = 1, .n = 0 };
     struct hk_buf divmod; /* " + bound" of each x / d and x % d term */
@@ -1505,7 +1542,7 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
     for (uint32_t i = 0; i < form.n && ok; i++) {
         struct hk_buf one_term;
         hk_buf_init(&one_term, SK_MAX_TEXT);
-        if (kc_divmod_term(km, a, &form.t[i], extra, depth, &one_term))
+        if (kc_divmod_term(km, a, &form.t[i], lim, depth, &one_term))
             ok = one_term.data && hk_buf_appends(&divmod, one_term.data) == HK_OK;
         else
             ok = kc_add(&rest, &one, &form.t[i], 1);
@@ -1532,6 +1569,10 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
                 ok &= kc_add(&mult[i], &one, &m, 1);
                 split = true;
             }
+        if (!split && lim && kc_block_term(km, &t, lim, &divmod)) {
+            rest.t[at] = rest.t[--rest.n];
+            split = true;
+        }
         ok &= split;
     }
     for (size_t i = 0; i < rest.n; i++)
@@ -1577,7 +1618,9 @@ static char *kc_count(skel *k, const char *buffer)
             continue;
         struct hk_buf b;
         hk_buf_init(&b, SK_MAX_TEXT);
-        char *tr = kc_access_extent(k->km, &acc[i], NULL, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
+        kc_limits lim = { .extra = NULL };
+        memcpy(lim.grid, k->grid_known, sizeof lim.grid);
+        char *tr = kc_access_extent(k->km, &acc[i], &lim, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
         hk_buf_free(&b);
         if (!tr || !kf_only_sizes(k, tr)) {
             hk_free(tr);
@@ -2407,9 +2450,11 @@ static bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char
             km_term counter = { .coef = 1, .n = 1, .atoms = { read } };
             km_term bound = { .coef = limit[q], .n = 0 };
             kc_bound extra = { .lhs = { .t = &counter, .n = 1 }, .rhs = { .t = &bound, .n = 1 } };
+            kc_limits lim = { .extra = &extra };
+            memcpy(lim.grid, k->grid_known, sizeof lim.grid);
             struct hk_buf b;
             hk_buf_init(&b, SK_MAX_TEXT);
-            char *ext = kc_access_extent(km, &ac[i], &extra, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
+            char *ext = kc_access_extent(km, &ac[i], &lim, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
             hk_buf_free(&b);
             bool inside = ext && kf_only_sizes(k, ext) && counts[dest];
             for (size_t s = 0; inside && s < n_sets; s++) {
@@ -3157,6 +3202,23 @@ static const an_launch *sk_find_site(const an_model *m, const char *kernel, size
     return NULL;
 }
 
+/* The launch's grid dimensions that are sizes alone (channels, not ceil_div(n, block_x),
+ * which the search changes with the block) become what kc_grid_names stand for, so that an
+ * unguarded blockIdx in a subscript is bounded by them (kc_block_term). A dimension the
+ * launch leaves out is 1. */
+static void sk_map_grid(skel *k, char **grid, size_t n_grid)
+{
+    for (size_t d = 0; d < 3; d++) {
+        const char *g = d < n_grid ? grid[d] : "1";
+        if (!g || !kf_only_sizes(k, g))
+            continue;
+        char *paren = hk_asprintf("(%s)", g);
+        sk_map(k, kc_grid_names[d], paren);
+        k->grid_known[d] = paren != NULL && !k->nomem;
+        hk_free(paren);
+    }
+}
+
 static int sk_build(const an_model *m, long kernel, skel *k, const char *source, int grid_mode,
                     sk_cover *cover, json_t **out)
 {
@@ -3525,6 +3587,8 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             sk_note(k, "grid from the launch site at %s:%d", file, site_line);
     }
     bool site_grid = n_grid > 0;
+    if (site_grid)
+        sk_map_grid(k, grid, n_grid);
     if (grid_mode == GRID_BOUNDS || (grid_mode == GRID_SITE && n_grid == 0)) {
         size_t nd = 0;
         for (int d = 0; d < 3; d++)

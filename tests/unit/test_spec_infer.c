@@ -706,6 +706,25 @@ static void no_count_from_a_subscript_that_does_not_grow(void **state)
     spec_inference_free(&inf);
 }
 
+/* sums[blockIdx.x] written by thread 0 of each block, no guard on blockIdx.x: the launch's
+ * grid (rows blocks) bounds it, so sums has rows elements. A grid written with the block
+ * (ceil_div(rows * cols, block_x)) bounds nothing: a doubt as before. */
+static void an_unguarded_block_index_is_below_the_launch_grid(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("block_rows.cu"), "row_sums", &inf);
+    no_doubts(&inf);
+    const char *names[] = { "rows", "cols" };
+    const long long v[] = { 300, 4096 };
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 2), 300);
+    assert_true(has_note(&inf, "count of sums from the kernel model's index forms"));
+    spec_inference_free(&inf);
+    infer(DATA("block_rows.cu"), "row_sums_spread", &inf);
+    assert_true(has_doubt(&inf, "how many elements sums has is not in the index math"));
+    spec_inference_free(&inf);
+}
+
 /* A file-scope buffer allocated by an init function gets that allocation's (constant)
  * count; the block (WARPS * (1U << LOG2_WARP)) is read through #defines and a shift; a
  * block fixed at compile time that cannot be read is a doubt, not a silent 256 (the kernel
@@ -757,6 +776,7 @@ int main(void)
         cmocka_unit_test(grid_stride_along_x_beside_planes),
         cmocka_unit_test(counts_through_divisions_and_remainders),
         cmocka_unit_test(no_count_from_a_subscript_that_does_not_grow),
+        cmocka_unit_test(an_unguarded_block_index_is_below_the_launch_grid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
