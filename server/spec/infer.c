@@ -1461,6 +1461,9 @@ static bool kc_divmod_term(const km_kernel *km, const km_access *a, const km_ter
     if (op_at < 0 || t->coef <= 0 || depth <= 0)
         return false;
     const km_atom *x = &atoms[t->atoms[op_at]];
+    for (uint32_t j = 0; j < x->args[1].n; j++)
+        if (x->args[1].t[j].coef <= 0)
+            return false; /* d >= 1 needs every term of it positive (sizes are) */
     km_term m = { .coef = t->coef, .n = 0 };
     for (uint32_t j = 0; j < t->n; j++)
         if ((long)j != op_at)
