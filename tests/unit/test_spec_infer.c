@@ -690,7 +690,8 @@ static void counts_through_divisions_and_remainders(void **state)
 
 /* The largest index put in a subscript that does not grow with it (out[n - 1 - i],
  * out[i % 8]) is not its largest element: no count from that text (it used to be 1, and
- * (n - 1) % 8 + 1). The model bounds the remainder (8); the reversal is a doubt. */
+ * (n - 1) % 8 + 1). The model bounds the remainder (8); the reversal, and a remainder by
+ * a negative number, are doubts. */
 static void no_count_from_a_subscript_that_does_not_grow(void **state)
 {
     (void)state;
@@ -703,6 +704,10 @@ static void no_count_from_a_subscript_that_does_not_grow(void **state)
     const char *names[] = { "n" };
     const long long n = 1000003;
     assert_int_equal(eval(field(inf.spec, 1, "count"), names, &n, 1), 8);
+    spec_inference_free(&inf);
+    /* i % -8: no d - 1 bound from a negative d (it made a count of -8, an invalid spec) */
+    infer(DATA("nonmonotone.cu"), "fold_negative", &inf);
+    assert_true(has_doubt(&inf, "how many elements out has is not in the index math"));
     spec_inference_free(&inf);
 }
 

@@ -16,3 +16,12 @@ __global__ void fold8(const float *in, float *out, int n)
     if (i < n)
         atomicAdd(&out[i % 8], in[i]);
 }
+
+// out[i % -8]: a remainder by a negative number takes the sign of i, so d - 1 (-9) is no
+// bound of it.
+__global__ void fold_negative(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&out[i % -8], in[i]);
+}
