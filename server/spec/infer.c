@@ -2385,12 +2385,64 @@ static int kg_pointer_param(const an_function *f, const char *name)
     return -1;
 }
 
+/* Whether pointer parameter q of f is an integer input: values the harness generates. */
+static bool kg_index_input(skel *k, const an_function *f, int q, size_t bs, size_t be)
+{
+    int width = 1, dt = HK_DT_F32;
+    char elem[96];
+    sk_resolve_type(k, f->params[q].elem_type, elem, sizeof elem);
+    const char *qn = f->params[q].name;
+    bool written = !f->params[q].is_const &&
+                   (sk_pointer_use(k->text, bs, be, qn) >= 2 || sk_pointer_written(k->text, bs, be, qn));
+    return spec_dtype_parse(sk_dtype(elem, NULL, 0, &width), &dt) == HK_OK && !hk_dtype_is_float(dt) &&
+           width == 1 && !written;
+}
+
+/* *limit lowered to the smallest value of kernel parameter radix over the size sets. False
+ * when it is no size or below 2 somewhere (int(0, 0) would be a constant input). */
+static bool kg_lower_limit(skel *k, const char *radix, const json_t *const *sets, size_t n_sets,
+                           long long *limit)
+{
+    char *r = sk_translate(k, radix, 0);
+    bool ok = r && kf_only_sizes(k, r);
+    for (size_t s = 0; ok && s < n_sets; s++) {
+        long long v = 0;
+        ok = sk_eval_at(r, sets[s], &v) && v >= 2;
+        if (ok && (!*limit || v < *limit))
+            *limit = v;
+    }
+    hk_free(r);
+    return ok;
+}
+
+/* Whether access a stays inside its buffer (count, what the harness allocates) at every
+ * size set with the value read (atom read) below limit. */
+static bool kg_inside(skel *k, const km_access *a, uint32_t read, long long limit, const char *count,
+                      const json_t *const *sets, size_t n_sets)
+{
+    km_term counter = { .coef = 1, .n = 1, .atoms = { read } };
+    km_term bound = { .coef = limit, .n = 0 };
+    kc_bound extra = { .lhs = { .t = &counter, .n = 1 }, .rhs = { .t = &bound, .n = 1 } };
+    kc_limits lim = { .extra = &extra };
+    memcpy(lim.grid, k->grid_known, sizeof lim.grid);
+    struct hk_buf b;
+    hk_buf_init(&b, SK_MAX_TEXT);
+    char *ext = kc_access_extent(k->km, a, &lim, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
+    hk_buf_free(&b);
+    bool inside = ext && kf_only_sizes(k, ext) && count;
+    for (size_t s = 0; inside && s < n_sets; s++) {
+        long long need = 0, have = 0;
+        inside = sk_eval_at(ext, sets[s], &need) && sk_eval_at(count, sets[s], &have) && need <= have;
+    }
+    hk_free(ext);
+    return inside;
+}
+
 /* Index buffers whose values subscript other buffers (gathers), given a range from the
  * index math. First the limit of each index buffer Q: the smallest radix R (kg_radix),
  * over the size sets, of the gathers that read Q's value as the lowest digit of their
  * subscript. Then every gather of f must read one such value alone (kg_read_term) and,
- * with that value below its limit, stay inside its buffer: its extent (kc_access_extent)
- * at most the buffer's count (counts, what the harness allocates) at every size set.
+ * with that value below its limit, stay inside its buffer (kg_inside).
  * On success limit[q] is Q's limit (0 for a buffer that is no index) and *line the
  * first gather's line; false (limits unusable) when one gather is not such, Q is not an
  * integer input, a limit is below 2 (a constant input), or the textual scan's gather
@@ -2419,54 +2471,16 @@ static bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char
             if (!kg_read_term(km, ac[i].element, &read, &at))
                 return false;
             int q = kg_pointer_param(f, atoms[read].name);
-            if (q < 0)
+            if (q < 0 || (pass == 0 && !kg_index_input(k, f, q, bs, be)))
                 return false;
             if (pass == 0) {
-                /* an integer input: its values are what the harness generates */
-                int width = 1, dt = HK_DT_F32;
-                char elem[96];
-                sk_resolve_type(k, f->params[q].elem_type, elem, sizeof elem);
-                const char *qn = f->params[q].name;
-                bool written = !f->params[q].is_const &&
-                               (sk_pointer_use(k->text, bs, be, qn) >= 2 || sk_pointer_written(k->text, bs, be, qn));
-                if (spec_dtype_parse(sk_dtype(elem, NULL, 0, &width), &dt) != HK_OK || hk_dtype_is_float(dt) ||
-                    width != 1 || written)
+                if (kg_radix(km, ac[i].element, at, &radix) &&
+                    !kg_lower_limit(k, atoms[radix].name, sets, n_sets, &limit[q]))
                     return false;
-                if (!kg_radix(km, ac[i].element, at, &radix))
-                    continue;
-                char *r = sk_translate(k, atoms[radix].name, 0);
-                bool sized = r && kf_only_sizes(k, r);
-                for (size_t s = 0; sized && s < n_sets; s++) {
-                    long long v = 0;
-                    if (!sk_eval_at(r, sets[s], &v) || v < 2) {
-                        hk_free(r);
-                        return false;
-                    }
-                    if (!limit[q] || v < limit[q])
-                        limit[q] = v;
-                }
-                hk_free(r);
                 continue;
             }
-            if (!limit[q])
-                return false; /* no subscript says how far Q's values go */
-            km_term counter = { .coef = 1, .n = 1, .atoms = { read } };
-            km_term bound = { .coef = limit[q], .n = 0 };
-            kc_bound extra = { .lhs = { .t = &counter, .n = 1 }, .rhs = { .t = &bound, .n = 1 } };
-            kc_limits lim = { .extra = &extra };
-            memcpy(lim.grid, k->grid_known, sizeof lim.grid);
-            struct hk_buf b;
-            hk_buf_init(&b, SK_MAX_TEXT);
-            char *ext = kc_access_extent(km, &ac[i], &lim, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
-            hk_buf_free(&b);
-            bool inside = ext && kf_only_sizes(k, ext) && counts[dest];
-            for (size_t s = 0; inside && s < n_sets; s++) {
-                long long need = 0, have = 0;
-                inside = sk_eval_at(ext, sets[s], &need) && sk_eval_at(counts[dest], sets[s], &have) &&
-                         need <= have;
-            }
-            hk_free(ext);
-            if (!inside)
+            /* no subscript says how far Q's values go, or one leaves its buffer */
+            if (!limit[q] || !kg_inside(k, &ac[i], read, limit[q], counts[dest], sets, n_sets))
                 return false;
             if (!*line)
                 *line = (int)ac[i].line;
