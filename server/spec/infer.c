@@ -81,6 +81,7 @@ typedef struct {
     size_t n_notes, n_doubts;
     const char *file;         /* for "main.cu:42" in notes */
     const km_kernel *km;      /* the kernel model (borrowed), or NULL when it was not built */
+    bool grid_known[3];       /* the launch fixes grid dimension d in sizes alone (sk_map_grid) */
     bool nomem;
 } skel;
 
@@ -1226,6 +1227,14 @@ static char *kf_count_from_index(skel *k, const an_function *f, kfacts *kf, cons
         size_t ie = kf_expr_end(t, j + 1, e, "");
         char *sub = hk_strndup(t + j + 1, ie - j - 1);
         char *c = NULL;
+        /* The largest index put in the subscript gives its largest value only when the
+         * subscript grows with it: out[n - 1 - i] at i = n - 1 is element 0, out[i % 7]
+         * wraps. Any other operation is left to the kernel model (kc_count). */
+        if (sub && sub[strcspn(sub, "-%&|^~?<>!")]) {
+            hk_free(sub);
+            ok = false;
+            break;
+        }
         if (sub) {
             /* x[i] with i < n: n elements, said as n */
             char one[64];
@@ -1409,12 +1418,103 @@ typedef struct {
     km_term counter;   /* a loop's: lhs is this one term */
 } kc_bound;
 
+/* Bounds known besides the access's guards and loops. */
+typedef struct {
+    const kc_bound *extra; /* a read value below a limit (kg_gathers), or NULL */
+    bool grid[3];          /* blockIdx.d is below the launch's grid dimension d, which the
+                            * skeleton maps from kc_grid_names[d] (sk_map_grid) */
+} kc_limits;
+
+static const char *const kc_grid_names[3] = { "hk_grid_x", "hk_grid_y", "hk_grid_z" };
+
 /* The largest element of one access plus one, in kernel terms: its element form written
  * as sum m_i * lhs_i + rest over the guards and loops in force (lhs_i < rhs_i), each m_i a
  * positive product of sizes and rest made of sizes, is at most sum m_i * (rhs_i - 1) +
  * rest. False when the form does not split that way (an unguarded thread index, a read
- * value, a / or %). */
-static bool kc_access_extent(const km_kernel *km, const km_access *a, struct hk_buf *b)
+ * value, a / or %). extra (may be NULL) is one more bound in force: a read value known to
+ * stay below a limit (kg_gathers). */
+static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form, const kc_limits *lim,
+                           int depth, struct hk_buf *b);
+
+/* The largest value of term t, when t is m * (x % d) or m * (x / d) with m a positive
+ * product of sizes and d made of sizes: m * (d - 1), or m * (max x / d) with x bounded as
+ * the access's subscript is (kc_form_extent); an upper bound for any x, as d >= 1. The
+ * text of that bound appended to b after " + ". False for any other term. */
+static bool kc_divmod_term(const km_kernel *km, const km_access *a, const km_term *t, const kc_limits *lim,
+                           int depth, struct hk_buf *b)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    long op_at = -1;
+    for (uint32_t j = 0; j < t->n; j++) {
+        const km_atom *x = t->atoms[j] < na ? &atoms[t->atoms[j]] : NULL;
+        if (!x)
+            return false;
+        if (kc_size_atom(km, t->atoms[j]))
+            continue;
+        if (op_at >= 0 || x->kind != KM_ATOM_OPAQUE || !x->op || x->n_args != 2 ||
+            (strcmp(x->op, "/") != 0 && strcmp(x->op, "%") != 0) || !kc_form_sized(km, x->args[1]) ||
+            !x->args[1].n)
+            return false;
+        op_at = j;
+    }
+    if (op_at < 0 || t->coef <= 0 || depth <= 0)
+        return false;
+    const km_atom *x = &atoms[t->atoms[op_at]];
+    for (uint32_t j = 0; j < x->args[1].n; j++)
+        if (x->args[1].t[j].coef <= 0)
+            return false; /* d >= 1 needs every term of it positive (sizes are) */
+    km_term m = { .coef = t->coef, .n = 0 };
+    for (uint32_t j = 0; j < t->n; j++)
+        if ((long)j != op_at)
+            m.atoms[m.n++] = t->atoms[j];
+    bool ok = hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
+              hk_buf_appends(b, ") * ((") == HK_OK;
+    if (!strcmp(x->op, "%"))
+        return ok && kc_print(km, x->args[1].t, x->args[1].n, b) && hk_buf_appends(b, ") - 1)") == HK_OK;
+    /* max x = its extent - 1 */
+    return ok && hk_buf_appends(b, "(") == HK_OK && kc_form_extent(km, a, x->args[0], lim, depth - 1, b) &&
+           hk_buf_appends(b, ") - 1) / (") == HK_OK && kc_print(km, x->args[1].t, x->args[1].n, b) &&
+           hk_buf_appends(b, "))") == HK_OK;
+}
+
+static bool kc_access_extent(const km_kernel *km, const km_access *a, const kc_limits *lim,
+                             struct hk_buf *b)
+{
+    return kc_form_extent(km, a, a->element, lim, 2, b);
+}
+
+/* The largest value of term t when t is m * blockIdx.d (m a positive product of sizes) and
+ * the launch fixes grid dimension d: m * (grid_d - 1), appended to b after " + ". A block
+ * index no guard bounds (out[blockIdx.x] written by thread 0) is below the grid it runs
+ * in. */
+static bool kc_block_term(const km_kernel *km, const km_term *t, const kc_limits *lim, struct hk_buf *b)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    long at = -1;
+    for (uint32_t j = 0; j < t->n; j++) {
+        if (kc_size_atom(km, t->atoms[j]))
+            continue;
+        const km_atom *x = t->atoms[j] < na ? &atoms[t->atoms[j]] : NULL;
+        if (at >= 0 || !x || x->kind != KM_ATOM_BLOCK_IDX || x->axis < 0 || x->axis > 2 || !lim->grid[x->axis])
+            return false;
+        at = j;
+    }
+    if (at < 0 || t->coef <= 0)
+        return false;
+    km_term m = { .coef = t->coef, .n = 0 };
+    for (uint32_t j = 0; j < t->n; j++)
+        if ((long)j != at)
+            m.atoms[m.n++] = t->atoms[j];
+    return hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
+           hk_buf_printf(b, ") * (%s - 1)", kc_grid_names[atoms[t->atoms[at]].axis]) == HK_OK;
+}
+
+/* kc_access_extent of any form under the access's guards and loops (depth: how many
+ * divisions deep kc_divmod_term may look). */
+static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form, const kc_limits *lim,
+                           int depth, struct hk_buf *b)
 {
     size_t ng = 0, nl = 0;
     const km_guard *guards = km_guards(km, &ng);
@@ -1435,15 +1535,26 @@ static bool kc_access_extent(const km_kernel *km, const km_access *a, struct hk_
         *x = (kc_bound){ .rhs = l->trip, .counter = { .coef = 1, .n = 1, .atoms = { l->counter } } };
         x->lhs = (km_form){ .t = &x->counter, .n = 1 };
     }
+    if (lim && lim->extra && nb < KC_BOUNDS)
+        bd[nb++] = *lim->extra;
     kc_poly rest = { .n = 0 };
     km_term one = { .coef = 1, .n = 0 };
-    for (uint32_t i = 0; i < a->element.n; i++)
-        if (!kc_add(&rest, &one, &a->element.t[i], 1))
-            return false;
+    struct hk_buf divmod; /* " + bound" of each x / d and x % d term */
+    hk_buf_init(&divmod, SK_MAX_TEXT);
+    bool ok = true;
+    for (uint32_t i = 0; i < form.n && ok; i++) {
+        struct hk_buf one_term;
+        hk_buf_init(&one_term, SK_MAX_TEXT);
+        if (kc_divmod_term(km, a, &form.t[i], lim, depth, &one_term))
+            ok = one_term.data && hk_buf_appends(&divmod, one_term.data) == HK_OK;
+        else
+            ok = kc_add(&rest, &one, &form.t[i], 1);
+        hk_buf_free(&one_term);
+    }
     kc_poly mult[KC_BOUNDS];
     for (size_t i = 0; i < nb; i++)
         mult[i].n = 0;
-    for (int step = 0; step < 2 * KC_TERMS; step++) {
+    for (int step = 0; ok && step < 2 * KC_TERMS; step++) {
         size_t at = rest.n;
         for (size_t i = 0; i < rest.n && at == rest.n; i++)
             if (!kc_term_sized(km, &rest.t[i]))
@@ -1457,19 +1568,20 @@ static bool kc_access_extent(const km_kernel *km, const km_access *a, struct hk_
                 if (kc_term_sized(km, &bd[i].lhs.t[j]) || !kc_divide(km, &t, &bd[i].lhs.t[j], &m))
                     continue;
                 for (uint32_t q = 0; q < bd[i].lhs.n; q++)
-                    if (!kc_add(&rest, &m, &bd[i].lhs.t[q], -1))
-                        return false;
-                if (!kc_add(&mult[i], &one, &m, 1))
-                    return false;
+                    ok &= kc_add(&rest, &m, &bd[i].lhs.t[q], -1);
+                ok &= kc_add(&mult[i], &one, &m, 1);
                 split = true;
             }
-        if (!split)
-            return false;
+        if (!split && lim && kc_block_term(km, &t, lim, &divmod)) {
+            rest.t[at] = rest.t[--rest.n];
+            split = true;
+        }
+        ok &= split;
     }
     for (size_t i = 0; i < rest.n; i++)
-        if (!kc_term_sized(km, &rest.t[i]))
-            return false;
-    bool ok = hk_buf_appends(b, "(") == HK_OK, any = false;
+        ok &= kc_term_sized(km, &rest.t[i]);
+    ok &= hk_buf_appends(b, "(") == HK_OK;
+    bool any = false;
     for (size_t i = 0; i < nb && ok; i++) {
         if (!mult[i].n)
             continue;
@@ -1486,7 +1598,11 @@ static bool kc_access_extent(const km_kernel *km, const km_access *a, struct hk_
         ok &= hk_buf_appends(b, any ? " + (" : "(") == HK_OK && kc_print(km, rest.t, rest.n, b);
         ok &= hk_buf_appends(b, ")") == HK_OK;
     }
-    ok &= hk_buf_appends(b, any || rest.n ? ") + 1" : "0) + 1") == HK_OK;
+    ok &= hk_buf_appends(b, any || rest.n ? ")" : "0)") == HK_OK;
+    if (ok && divmod.data)
+        ok &= hk_buf_appends(b, divmod.data) == HK_OK;
+    ok &= hk_buf_appends(b, " + 1") == HK_OK;
+    hk_buf_free(&divmod);
     return ok;
 }
 
@@ -1505,7 +1621,9 @@ static char *kc_count(skel *k, const char *buffer)
             continue;
         struct hk_buf b;
         hk_buf_init(&b, SK_MAX_TEXT);
-        char *tr = kc_access_extent(k->km, &acc[i], &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
+        kc_limits lim = { .extra = NULL };
+        memcpy(lim.grid, k->grid_known, sizeof lim.grid);
+        char *tr = kc_access_extent(k->km, &acc[i], &lim, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
         hk_buf_free(&b);
         if (!tr || !kf_only_sizes(k, tr)) {
             hk_free(tr);
@@ -1572,7 +1690,9 @@ static char *kc_stride_bound(skel *k, int *line)
     const km_loop *l = km_loops(k->km, &n);
     char *res = NULL;
     for (size_t i = 0; i < n; i++) {
-        if (l[i].kind != KM_LOOP_GRID_STRIDE || l[i].parent != -1)
+        /* along x: the axis a 1D grid, or the x of a grid whose y and z the bounds size */
+        if (l[i].kind != KM_LOOP_GRID_STRIDE || l[i].parent != -1 ||
+            !km_form_mentions_kind(k->km, l[i].start, KM_ATOM_THREAD_IDX, 0))
             continue;
         bool le = l[i].cmp && !strcmp(l[i].cmp, "<=");
         char *tr = NULL;
@@ -2172,6 +2292,202 @@ static uint32_t km_gather_line(const km_kernel *km, const an_function *f)
             return ac[i].line;
     }
     return 0;
+}
+
+/* ---- index buffers whose range the index math gives ---- */
+
+static bool kg_term_has(const km_term *t, uint32_t atom)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->atoms[i] == atom)
+            return true;
+    return false;
+}
+
+/* The one term of index form f that holds a value read from memory, when that term is the
+ * read value alone (coefficient 1: P[... + Q[i]]); its atom in *read. False when no term
+ * or several read, or the read value is scaled, offset inside an operation, or cast. */
+static bool kg_read_term(const km_kernel *km, km_form f, uint32_t *read, uint32_t *at)
+{
+    size_t na = 0;
+    const km_atom *a = km_atoms(km, &na);
+    bool found = false;
+    for (uint32_t i = 0; i < f.n; i++) {
+        km_form one = { .t = &f.t[i], .n = 1 };
+        if (!km_form_reads(km, one, 4))
+            continue;
+        if (found || f.t[i].n != 1 || f.t[i].coef != 1 || f.t[i].atoms[0] >= na ||
+            a[f.t[i].atoms[0]].kind != KM_ATOM_READ)
+            return false;
+        *read = f.t[i].atoms[0];
+        *at = i;
+        found = true;
+    }
+    return found;
+}
+
+/* The radix of the read value in f when f is a mixed-radix number whose lowest digit it
+ * is: f = v + R * q, every term but v's a multiple of one scalar parameter R and no
+ * constant term (points[b * n + idx[i]], softmax[i * C + label]). Code written so means
+ * 0 <= v < R; a constant offset or a term without R gives no such reading. */
+static bool kg_radix(const km_kernel *km, km_form f, uint32_t at, uint32_t *radix)
+{
+    size_t na = 0;
+    const km_atom *a = km_atoms(km, &na);
+    if (f.n < 2)
+        return false;
+    const km_term *other = &f.t[at == 0 ? 1 : 0];
+    for (uint32_t j = 0; j < other->n; j++) {
+        uint32_t r = other->atoms[j];
+        if (r >= na || a[r].kind != KM_ATOM_PARAM || !a[r].name)
+            continue;
+        bool all = true;
+        for (uint32_t i = 0; i < f.n && all; i++)
+            all = i == at || kg_term_has(&f.t[i], r);
+        if (all) {
+            *radix = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Spec expression text evaluated at one size set (a JSON object of integers). */
+static bool sk_eval_at(const char *text, const json_t *set, long long *v)
+{
+    size_t n = json_object_size(set), i = 0;
+    expr_var *vars = hk_calloc(n + 1, sizeof *vars);
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)set, key, val) {
+        if (vars && i < n) {
+            vars[i].name = key;
+            vars[i++].value = (expr_value){ .i = json_integer_value(val) };
+        }
+    }
+    expr *e = NULL;
+    expr_value r;
+    bool ok = vars && text && expr_parse(text, &e, NULL, 0) == HK_OK &&
+              expr_eval(e, vars, i, &r, NULL, 0) == HK_OK && !r.is_float;
+    if (ok)
+        *v = r.i;
+    expr_free(e);
+    hk_free(vars);
+    return ok;
+}
+
+/* The parameter index of pointer parameter name in f, or -1. */
+static int kg_pointer_param(const an_function *f, const char *name)
+{
+    for (size_t p = 0; name && p < f->n_params && p < HK_MAX_ARGS; p++)
+        if (f->params[p].pointer_depth > 0 && !strcmp(f->params[p].name, name))
+            return (int)p;
+    return -1;
+}
+
+/* Whether pointer parameter q of f is an integer input: values the harness generates. */
+static bool kg_index_input(skel *k, const an_function *f, int q, size_t bs, size_t be)
+{
+    int width = 1, dt = HK_DT_F32;
+    char elem[96];
+    sk_resolve_type(k, f->params[q].elem_type, elem, sizeof elem);
+    const char *qn = f->params[q].name;
+    bool written = !f->params[q].is_const &&
+                   (sk_pointer_use(k->text, bs, be, qn) >= 2 || sk_pointer_written(k->text, bs, be, qn));
+    return spec_dtype_parse(sk_dtype(elem, NULL, 0, &width), &dt) == HK_OK && !hk_dtype_is_float(dt) &&
+           width == 1 && !written;
+}
+
+/* *limit lowered to the smallest value of kernel parameter radix over the size sets. False
+ * when it is no size or below 2 somewhere (int(0, 0) would be a constant input). */
+static bool kg_lower_limit(skel *k, const char *radix, const json_t *const *sets, size_t n_sets,
+                           long long *limit)
+{
+    char *r = sk_translate(k, radix, 0);
+    bool ok = r && kf_only_sizes(k, r);
+    for (size_t s = 0; ok && s < n_sets; s++) {
+        long long v = 0;
+        ok = sk_eval_at(r, sets[s], &v) && v >= 2;
+        if (ok && (!*limit || v < *limit))
+            *limit = v;
+    }
+    hk_free(r);
+    return ok;
+}
+
+/* Whether access a stays inside its buffer (count, what the harness allocates) at every
+ * size set with the value read (atom read) below limit. */
+static bool kg_inside(skel *k, const km_access *a, uint32_t read, long long limit, const char *count,
+                      const json_t *const *sets, size_t n_sets)
+{
+    km_term counter = { .coef = 1, .n = 1, .atoms = { read } };
+    km_term bound = { .coef = limit, .n = 0 };
+    kc_bound extra = { .lhs = { .t = &counter, .n = 1 }, .rhs = { .t = &bound, .n = 1 } };
+    kc_limits lim = { .extra = &extra };
+    memcpy(lim.grid, k->grid_known, sizeof lim.grid);
+    struct hk_buf b;
+    hk_buf_init(&b, SK_MAX_TEXT);
+    char *ext = kc_access_extent(k->km, a, &lim, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
+    hk_buf_free(&b);
+    bool inside = ext && kf_only_sizes(k, ext) && count;
+    for (size_t s = 0; inside && s < n_sets; s++) {
+        long long need = 0, have = 0;
+        inside = sk_eval_at(ext, sets[s], &need) && sk_eval_at(count, sets[s], &have) && need <= have;
+    }
+    hk_free(ext);
+    return inside;
+}
+
+/* Index buffers whose values subscript other buffers (gathers), given a range from the
+ * index math. First the limit of each index buffer Q: the smallest radix R (kg_radix),
+ * over the size sets, of the gathers that read Q's value as the lowest digit of their
+ * subscript. Then every gather of f must read one such value alone (kg_read_term) and,
+ * with that value below its limit, stay inside its buffer (kg_inside).
+ * On success limit[q] is Q's limit (0 for a buffer that is no index) and *line the
+ * first gather's line; false (limits unusable) when one gather is not such, Q is not an
+ * integer input, a limit is below 2 (a constant input), or the textual scan's gather
+ * (text_line, 0 for none) is none of the model's. */
+static bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const *counts,
+                       const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line)
+{
+    const km_kernel *km = k->km;
+    size_t n = 0, na = 0;
+    const km_access *ac = km ? km_accesses(km, &n) : NULL;
+    const km_atom *atoms = km ? km_atoms(km, &na) : NULL;
+    if (!ac)
+        return false;
+    for (size_t p = 0; p < HK_MAX_ARGS; p++)
+        limit[p] = 0;
+    *line = 0;
+    bool any = false, seen_text = text_line == 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++) {
+            int dest = kg_pointer_param(f, ac[i].buffer);
+            if (dest < 0 || !km_form_reads(km, ac[i].index, 4))
+                continue;
+            /* the element form, as kc_access_extent reads it (grid-stride counters at 0:
+             * the read value there is another atom than in the index) */
+            uint32_t read = 0, at = 0, radix = 0;
+            if (!kg_read_term(km, ac[i].element, &read, &at))
+                return false;
+            int q = kg_pointer_param(f, atoms[read].name);
+            if (q < 0 || (pass == 0 && !kg_index_input(k, f, q, bs, be)))
+                return false;
+            if (pass == 0) {
+                if (kg_radix(km, ac[i].element, at, &radix) &&
+                    !kg_lower_limit(k, atoms[radix].name, sets, n_sets, &limit[q]))
+                    return false;
+                continue;
+            }
+            /* no subscript says how far Q's values go, or one leaves its buffer */
+            if (!limit[q] || !kg_inside(k, &ac[i], read, limit[q], counts[dest], sets, n_sets))
+                return false;
+            if (!*line)
+                *line = (int)ac[i].line;
+            seen_text |= (int)ac[i].line == text_line;
+            any = true;
+        }
+    return any && seen_text;
 }
 
 #define DD_MAX_NAMES 64
@@ -2903,6 +3219,23 @@ static const an_launch *sk_find_site(const an_model *m, const char *kernel, size
     return NULL;
 }
 
+/* The launch's grid dimensions that are sizes alone (channels, not ceil_div(n, block_x),
+ * which the search changes with the block) become what kc_grid_names stand for, so that an
+ * unguarded blockIdx in a subscript is bounded by them (kc_block_term). A dimension the
+ * launch leaves out is 1. */
+static void sk_map_grid(skel *k, char **grid, size_t n_grid)
+{
+    for (size_t d = 0; d < 3; d++) {
+        const char *g = d < n_grid ? grid[d] : "1";
+        if (!g || !kf_only_sizes(k, g))
+            continue;
+        char *paren = hk_asprintf("(%s)", g);
+        sk_map(k, kc_grid_names[d], paren);
+        k->grid_known[d] = paren != NULL && !k->nomem;
+        hk_free(paren);
+    }
+}
+
 static int sk_build(const an_model *m, long kernel, skel *k, const char *source, int grid_mode,
                     sk_cover *cover, json_t **out)
 {
@@ -3271,6 +3604,8 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             sk_note(k, "grid from the launch site at %s:%d", file, site_line);
     }
     bool site_grid = n_grid > 0;
+    if (site_grid)
+        sk_map_grid(k, grid, n_grid);
     if (grid_mode == GRID_BOUNDS || (grid_mode == GRID_SITE && n_grid == 0)) {
         size_t nd = 0;
         for (int d = 0; d < 3; d++)
@@ -3289,6 +3624,19 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
                         sk_note(k, "grid %c from the bounds checks of the index math", "xyz"[d]);
         }
     }
+    int stride_line = 0;
+    char *stride_bound = NULL;
+    if (!site_grid && n_grid > 1 && kf.grid_stride && grid[0] && !strcmp(grid[0], "1") &&
+        (stride_bound = kc_stride_bound(k, &stride_line))) {
+        /* a grid-stride loop along x beside bounds-checked y and z (planes of blockIdx.y,
+         * .z): one thread per element of its bound, as for a 1D grid, not one block */
+        hk_free(grid[0]);
+        grid[0] = hk_asprintf("ceil_div(%s, %s)", stride_bound, bvar[0]);
+        sk_note(k, "grid x over %s: the bound of the grid-stride loop at line %d", stride_bound,
+                stride_line);
+        hk_free(stride_bound);
+        stride_bound = NULL;
+    }
     for (int d = 0; d < 3; d++)
         hk_free(derived[d]);
     if (k->n_vars == 0)
@@ -3300,8 +3648,6 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         strcat(product, i ? " * " : "");
         strncat(product, k->vars[i], 60);
     }
-    char *stride_bound = NULL;
-    int stride_line = 0;
     if (n_grid == 0 && kf.grid_stride && !kf.uses_dim[1] && !kf.uses_dim[2] &&
         (stride_bound = kc_stride_bound(k, &stride_line))) {
         /* a grid-stride loop covers its bound with any grid: one thread per element */
@@ -3454,9 +3800,22 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
 
     size_t gather = sk_gather(text, bs, be, f);
     uint32_t gather_line = gather ? (uint32_t)sk_line(k, gather) : km_gather_line(k->km, f);
-    if (gather_line)
+    long long index_limit[HK_MAX_ARGS] = { 0 };
+    const json_t *const size_sets[2] = { s0, s1 };
+    int kg_line = 0;
+    if (gather_line && kg_gathers(k, f, bs, be, counts, size_sets, 2, gather ? (int)gather_line : 0,
+                                  index_limit, &kg_line)) {
+        for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++)
+            if (index_limit[i])
+                sk_note(k, "values of %s in [0, %lld]: it is the lowest digit of a subscript whose other "
+                        "terms are multiples of a size (line %d), and every subscript it feeds stays "
+                        "inside its buffer at every size set", f->params[i].name, index_limit[i] - 1, kg_line);
+    } else if (gather_line) {
+        for (size_t i = 0; i < HK_MAX_ARGS; i++)
+            index_limit[i] = 0;
         sk_doubt(k, "the subscript at line %u is a value read from a buffer: the generated inputs "
                  "are not valid indices (give that input an int(lo,hi) distribution)", gather_line);
+    }
     /* __constant__ data the program sets with cudaMemcpyToSymbol: inputs the harness fills */
     json_t *constants = sk_constants(k, f);
     if (!constants)
@@ -3509,6 +3868,11 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             ok &= json_object_set_new(a, "count", json_string(cnt ? cnt : "1")) == 0;
             if (use >= 2)
                 ok &= json_object_set_new(a, "dist", json_string("zeros")) == 0;
+            else if (i < HK_MAX_ARGS && index_limit[i]) {
+                char d[64];
+                snprintf(d, sizeof d, "int(0,%lld)", index_limit[i] - 1);
+                ok &= json_object_set_new(a, "dist", json_string(d)) == 0;
+            }
             int dtc = HK_DT_F32;
             spec_dtype_parse(dt, &dtc);
             size_t bl = strlen(bytes);

@@ -609,6 +609,127 @@ static void a_subscript_read_from_a_buffer_is_a_doubt(void **state)
     spec_inference_free(&inf);
 }
 
+/* A gather whose subscript bounds the value read (table[b * n + idx[i]]: the lowest digit
+ * of a number in base n) is no doubt: idx gets integers in [0, n - 1] for the smallest n
+ * of the size sets, once every subscript it feeds is shown inside its buffer. An offset
+ * digit, a value that picks the row, or a second buffer too short for that range stay
+ * doubts. */
+static void a_gather_bounded_by_its_subscript(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    const char *const bounded[] = { "pick", "pick_weighted" };
+    const size_t idx_arg[] = { 1, 2 };
+    for (size_t c = 0; c < HK_ARRAY_LEN(bounded); c++) {
+        infer(DATA("gather_digit.cu"), bounded[c], &inf);
+        no_doubts(&inf);
+        long long smallest = 0;
+        json_t *set;
+        size_t i;
+        json_array_foreach(json_object_get(inf.spec, "sizes"), i, set) {
+            long long n = json_integer_value(json_object_get(set, "n"));
+            assert_true(n >= 2);
+            smallest = !smallest || n < smallest ? n : smallest;
+        }
+        char want[64];
+        snprintf(want, sizeof want, "int(0,%lld)", smallest - 1);
+        assert_string_equal(field(inf.spec, idx_arg[c], "dist"), want);
+        assert_true(has_note(&inf, "values of idx in [0, "));
+        spec_inference_free(&inf);
+    }
+    const char *const unbounded[] = { "pick_next", "pick_row", "pick_scaled" };
+    for (size_t c = 0; c < HK_ARRAY_LEN(unbounded); c++) {
+        infer(DATA("gather_digit.cu"), unbounded[c], &inf);
+        assert_true(has_doubt(&inf, "is a value read from a buffer"));
+        assert_null(json_object_get(json_array_get(json_object_get(inf.spec, "args"), 1), "dist"));
+        assert_null(json_object_get(json_array_get(json_object_get(inf.spec, "args"), 2), "dist"));
+        spec_inference_free(&inf);
+    }
+}
+
+/* A grid-stride loop along x inside planes of blockIdx.y that a bounds check sizes, the
+ * loop written by a macro the textual scan does not read: grid x covers the loop's bound
+ * one thread per element (it used to be one block), grid y the planes. */
+static void grid_stride_along_x_beside_planes(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("stride_planes.cu"), "scale_rows", &inf);
+    no_doubts(&inf);
+    json_t *grid = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_int_equal(json_array_size(grid), 2);
+    const char *names[] = { "batch", "len", "block_x" };
+    const long long v[] = { 7, 100003, 16 };
+    assert_int_equal(eval(json_string_value(json_array_get(grid, 0)), names, v, 3), (100003 + 15) / 16);
+    assert_int_equal(eval(json_string_value(json_array_get(grid, 1)), names, v, 3), 7);
+    assert_true(has_note(&inf, "grid x over (len): the bound of the grid-stride loop at line 9"));
+    spec_inference_free(&inf);
+}
+
+/* A subscript split by / and % (out[(b * C + c) * R * W + r * W + q] with r = e / W,
+ * q = e % W, or a transposed e % W * R + e / W) is bounded term by term: x % d below d,
+ * x / d at most (largest x) / d. The count is the tensor's, no guess. */
+static void counts_through_divisions_and_remainders(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("stride_planes.cu"), "copy_tiles", &inf);
+    no_doubts(&inf);
+    const char *names[] = { "batch", "channels", "rows", "cols" };
+    const long long v[] = { 3, 5, 7, 11 }, w[] = { 2, 3, 1000, 13 };
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 4), 3 * 5 * 7 * 11);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, w, 4), 2 * 3 * 1000 * 13);
+    assert_true(has_note(&inf, "count of out from the kernel model's index forms"));
+    spec_inference_free(&inf);
+    infer(DATA("stride_planes.cu"), "transpose_flat", &inf);
+    no_doubts(&inf);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names + 2, v + 2, 2), 7 * 11);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names + 2, w + 2, 2), 1000 * 13);
+    spec_inference_free(&inf);
+}
+
+/* The largest index put in a subscript that does not grow with it (out[n - 1 - i],
+ * out[i % 8]) is not its largest element: no count from that text (it used to be 1, and
+ * (n - 1) % 8 + 1). The model bounds the remainder (8); the reversal, and a remainder by
+ * a negative number, are doubts. */
+static void no_count_from_a_subscript_that_does_not_grow(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("nonmonotone.cu"), "reverse", &inf);
+    assert_true(has_doubt(&inf, "how many elements out has is not in the index math"));
+    spec_inference_free(&inf);
+    infer(DATA("nonmonotone.cu"), "fold8", &inf);
+    no_doubts(&inf);
+    const char *names[] = { "n" };
+    const long long n = 1000003;
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, &n, 1), 8);
+    spec_inference_free(&inf);
+    /* i % -8: no d - 1 bound from a negative d (it made a count of -8, an invalid spec) */
+    infer(DATA("nonmonotone.cu"), "fold_negative", &inf);
+    assert_true(has_doubt(&inf, "how many elements out has is not in the index math"));
+    spec_inference_free(&inf);
+}
+
+/* sums[blockIdx.x] written by thread 0 of each block, no guard on blockIdx.x: the launch's
+ * grid (rows blocks) bounds it, so sums has rows elements. A grid written with the block
+ * (ceil_div(rows * cols, block_x)) bounds nothing: a doubt as before. */
+static void an_unguarded_block_index_is_below_the_launch_grid(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("block_rows.cu"), "row_sums", &inf);
+    no_doubts(&inf);
+    const char *names[] = { "rows", "cols" };
+    const long long v[] = { 300, 4096 };
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 2), 300);
+    assert_true(has_note(&inf, "count of sums from the kernel model's index forms"));
+    spec_inference_free(&inf);
+    infer(DATA("block_rows.cu"), "row_sums_spread", &inf);
+    assert_true(has_doubt(&inf, "how many elements sums has is not in the index math"));
+    spec_inference_free(&inf);
+}
+
 /* A file-scope buffer allocated by an init function gets that allocation's (constant)
  * count; the block (WARPS * (1U << LOG2_WARP)) is read through #defines and a shift; a
  * block fixed at compile time that cannot be read is a doubt, not a silent 256 (the kernel
@@ -656,6 +777,11 @@ int main(void)
         cmocka_unit_test(scalar_t_from_a_dispatch_macro),
         cmocka_unit_test(a_subscript_read_from_a_buffer_is_a_doubt),
         cmocka_unit_test(host_facts_from_the_whole_launch_file),
+        cmocka_unit_test(a_gather_bounded_by_its_subscript),
+        cmocka_unit_test(grid_stride_along_x_beside_planes),
+        cmocka_unit_test(counts_through_divisions_and_remainders),
+        cmocka_unit_test(no_count_from_a_subscript_that_does_not_grow),
+        cmocka_unit_test(an_unguarded_block_index_is_below_the_launch_grid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
