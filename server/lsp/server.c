@@ -453,6 +453,9 @@ void lsp_server_stop(lsp_server *s)
     if (s->stopped)
         return;
     s->stopped = true;
+    /* closed here, not in lsp_server_free: the caller's next loop run frees it */
+    lsp_loopwatch_stop(s->loopwatch);
+    s->loopwatch = NULL;
     if (s->rpc)
         rpc_cancel_outgoing(s->rpc);
     if (s->docs)
@@ -465,7 +468,6 @@ void lsp_server_free(lsp_server *s)
     if (!s)
         return;
     lsp_server_stop(s);
-    lsp_loopwatch_stop(s->loopwatch);
     rpc_free(s->rpc);
     lsp_ep_free(s);
     doc_store_free(s->docs);
