@@ -18,7 +18,8 @@
  *        device memory it owns is there when size K runs; see hk_prime)
  *   prog --mode time --size K --seed S --dist D --check-seed S2 --out FILE
  *        [--budget-ms MS] [--min-reps N] [--max-reps N] [--warmup N] [--target-spread F]
- *        [--ref-module CUBIN --ref-function NAME] [--checks N]
+ *        [--ref-module CUBIN --ref-function NAME [--ref-launch GX,GY,GZ,BX,BY,BZ,SHMEM]]
+ *        [--checks N]
  *   prog --mode probe
  *   (all modes accept --block X[,Y[,Z]] to override the spec's block dims, and
  *   --module CUBIN --function NAME: the kernel to run, loaded with the driver API)
@@ -39,7 +40,11 @@
  * outputs; after each launch the device is synchronized and work still running is
  * stray_work; randomly chosen launches, and always the last, are re-run on the same
  * inputs with the reference kernel (--ref-module: the baseline's image) and compared
- * element by element with the spec's tolerance.
+ * element by element with the spec's tolerance. The reference runs with the baseline's own
+ * launch (--ref-launch, which the server read from the baseline's timing at this size):
+ * a candidate's block and grid (a grid-stride loop over an SM-multiple grid, another
+ * block size) would leave a kernel written for its own launch with elements unwritten or
+ * out of bounds. Without --ref-launch it runs with the candidate's.
  * It prints exactly one JSON line on stdout (the result, or {"error":...}) and exits
  * with one of the HK_EXIT_* codes below. */
 #ifndef HK_HARNESS_H
@@ -818,6 +823,8 @@ typedef struct {
     const char *mode, *out, *combos, *out_dir, *prime_sizes;
     const char *module, *function, *ref_module, *ref_function;
     int size, dist, warmup, min_reps, max_reps, checks, shmem_scale;
+    long long ref_launch[7];   /* grid x,y,z, block x,y,z, dynamic shared bytes */
+    int ref_launch_set;
     unsigned long long promote;
     long long seed, check_seed;
     double budget_ms, target_spread;
@@ -923,6 +930,18 @@ static void hk_parse_opts(int argc, char **argv, const hk_program *p, hk_opts *o
         else if (!strcmp(f, "--function")) o->function = v;
         else if (!strcmp(f, "--ref-module")) o->ref_module = v;
         else if (!strcmp(f, "--ref-function")) o->ref_function = v;
+        else if (!strcmp(f, "--ref-launch")) {
+            long long *d = o->ref_launch;
+            int n = sscanf(v, "%lld,%lld,%lld,%lld,%lld,%lld,%lld", &d[0], &d[1], &d[2], &d[3],
+                           &d[4], &d[5], &d[6]);
+            bool ok = n == 7 && d[6] >= 0 && d[3] * d[4] * d[5] <= 1024;
+            for (int k = 0; ok && k < 6; k++)
+                ok = d[k] >= 1 && d[k] <= INT32_MAX && (k == 0 || k >= 3 || d[k] <= 65535);
+            if (!ok)
+                hk_fail(HK_EXIT_USAGE, "usage", "--ref-launch %s: expected GX,GY,GZ,BX,BY,BZ,SHMEM "
+                        "(a valid launch)", v);
+            o->ref_launch_set = 1;
+        }
         else if (!strcmp(f, "--checks")) o->checks = (int)hk_opt_int(f, v, 0, 1000);
         else if (!strcmp(f, "--promote")) o->promote = (unsigned long long)hk_opt_int(f, v, 0, INT64_MAX);
         else if (!strcmp(f, "--shmem-scale")) o->shmem_scale = (int)hk_opt_int(f, v, 1, 8);
@@ -956,6 +975,8 @@ static void hk_parse_opts(int argc, char **argv, const hk_program *p, hk_opts *o
         hk_fail(HK_EXIT_USAGE, "usage", "this launcher runs a kernel image: give --module and --function");
     if (o->ref_module && strcmp(o->mode, "time") != 0)
         hk_fail(HK_EXIT_USAGE, "usage", "--ref-module is for --mode time");
+    if (o->ref_launch_set && !o->ref_module)
+        hk_fail(HK_EXIT_USAGE, "usage", "--ref-launch goes with --ref-module");
     if (o->promote && (strcmp(o->mode, "run") != 0 || !o->module))
         hk_fail(HK_EXIT_USAGE, "usage", "--promote is for --mode run with --module (an fp64 shadow)");
     if (o->min_reps > o->max_reps)
@@ -1079,7 +1100,9 @@ static void hk_kmod_set_constant(const hk_kmod *m, const char *name, const void 
  * them now). Each scalar is passed at the width the kernel declares (its parameter size),
  * as the spec's dtype says: a float spec value as float/double/half, an integer as an
  * integer of that width. */
-static void hk_kmod_launch(const hk_kmod *m, const hk_program *p, const hk_state *st)
+/* One launch of m with st's arguments, at grid g, block b and dynamic shared bytes shmem. */
+static void hk_kmod_launch_at(const hk_kmod *m, const hk_program *p, const hk_state *st,
+                              const long long *g, const long long *b, long long shmem)
 {
     if (m->n_params && m->n_params != (size_t)p->n_args)
         hk_fail(HK_EXIT_USAGE, "spec_mismatch", "the kernel %s has %zu parameters, the spec %d",
@@ -1122,14 +1145,19 @@ static void hk_kmod_launch(const hk_kmod *m, const hk_program *p, const hk_state
                          "argument %d: a %zu-byte parameter (a struct?) the spec cannot fill", i, size);
         }
     }
-    if (st->shmem > 48 * 1024 && hk_cu.setattr)
+    if (shmem > 48 * 1024 && hk_cu.setattr)
         (void)hk_cu.setattr(m->function, 8 /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */,
-                            (int)st->shmem);
-    int e = hk_cu.launch(m->function, (unsigned)st->grid[0], (unsigned)st->grid[1], (unsigned)st->grid[2],
-                         (unsigned)st->block[0], (unsigned)st->block[1], (unsigned)st->block[2],
-                         (unsigned)st->shmem, NULL, params, NULL);
+                            (int)shmem);
+    int e = hk_cu.launch(m->function, (unsigned)g[0], (unsigned)g[1], (unsigned)g[2],
+                         (unsigned)b[0], (unsigned)b[1], (unsigned)b[2], (unsigned)shmem, NULL,
+                         params, NULL);
     if (e)
         hk_fail(HK_EXIT_CUDA, "cuda", "cuLaunchKernel(%s): %s (%d)", m->name, hk_cu_err(e), e);
+}
+
+static void hk_kmod_launch(const hk_kmod *m, const hk_program *p, const hk_state *st)
+{
+    hk_kmod_launch_at(m, p, st, st->grid, st->block, st->shmem);
 }
 #else
 static void hk_kmod_load(hk_kmod *, const char *path, const char *)
@@ -1137,11 +1165,17 @@ static void hk_kmod_load(hk_kmod *, const char *path, const char *)
     hk_fail(HK_EXIT_USAGE, "usage", "--module %s: device-only images are NVIDIA-only so far", path);
 }
 static void hk_kmod_launch(const hk_kmod *, const hk_program *, const hk_state *) {}
+static void hk_kmod_launch_at(const hk_kmod *, const hk_program *, const hk_state *,
+                              const long long *, const long long *, long long) {}
 static void hk_kmod_set_constant(const hk_kmod *, const char *, const void *, size_t) {}
 #endif
 
 /* The kernel of this run: the loaded module's (a launcher), else the program's own. */
 static hk_kmod hk_main_kmod, hk_ref_kmod;
+/* --ref-launch: the baseline's grid, block and dynamic shared bytes for the reference
+ * kernel; unset: the candidate's (st's) */
+static long long hk_ref_launch[7];
+static int hk_ref_launch_set;
 
 static void hk_do_launch(const hk_program *p, const hk_state *st)
 {
@@ -1493,7 +1527,11 @@ static void hk_check_timed(const hk_program *p, hk_state *st, hk_refbufs *rb, lo
         }
     }
     if (hk_ref_kmod.function) {
-        hk_kmod_launch(&hk_ref_kmod, p, st);
+        if (hk_ref_launch_set)
+            hk_kmod_launch_at(&hk_ref_kmod, p, st, hk_ref_launch, hk_ref_launch + 3,
+                              hk_ref_launch[6]);
+        else
+            hk_kmod_launch(&hk_ref_kmod, p, st);
         HK_CHECK(cudaGetLastError());
         HK_CHECK(cudaDeviceSynchronize());
     }
@@ -1661,7 +1699,7 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
            "\"spread\":%.6g,\"flushed_l2\":%s,\"l2_bytes\":%zu,\"check_seed\":%lld,"
            "\"seed\":%lld,\"inputs\":\"fresh per launch\",\"checked_launches\":%d,"
            "\"reference_kernel\":%s,\"max_tail_ms\":%.4f,\"module\":%s,"
-           "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld],"
+           "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld],\"shmem\":%lld,"
            "\"phase_ms\":{\"init\":%.1f,\"alloc\":%.1f,\"prepare\":%.1f,\"loop\":%.1f,"
            "\"recheck\":%.1f}}\n",
            hk_quantile(sorted, 0.5), hk_quantile(sorted, 0.1), hk_quantile(sorted, 0.9),
@@ -1669,7 +1707,8 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
            o->seed, checked, hk_ref_kmod.function ? "true" : "false", max_tail_ms,
            hk_main_kmod.function ? "true" : "false",
            st->block[0], st->block[1], st->block[2], st->grid[0], st->grid[1], st->grid[2],
-           hk_phase.init, hk_phase.alloc, hk_phase.prepare, hk_phase.loop, hk_phase.recheck);
+           st->shmem, hk_phase.init, hk_phase.alloc, hk_phase.prepare, hk_phase.loop,
+           hk_phase.recheck);
 }
 
 /* Sets *st up for size index size: the spec's counts, scalars and launch dims (with the
@@ -1774,6 +1813,10 @@ static int hk_main(int argc, char **argv, const hk_program *p)
         hk_kmod_load(&hk_main_kmod, o.module, o.function);
     if (o.ref_module)
         hk_kmod_load(&hk_ref_kmod, o.ref_module, o.ref_function);
+    if (o.ref_launch_set) {
+        memcpy(hk_ref_launch, o.ref_launch, sizeof hk_ref_launch);
+        hk_ref_launch_set = 1;
+    }
     hk_phase.init = hk_ms_since(&t_main);
     static hk_state st;
     if (o.prime_sizes) { /* the first combination's seed and distribution, or --seed's */

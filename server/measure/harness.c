@@ -702,6 +702,14 @@ int harness_run_argv(const char *exe, const harness_run *r, char ***argv)
         TRY(argv_push(v, &n, cap, r->ref_module));
         TRY(argv_push(v, &n, cap, "--ref-function"));
         TRY(argv_push(v, &n, cap, r->ref_function));
+        if (r->ref_launch) {
+            char buf[200];
+            const long long *d = r->ref_launch;
+            snprintf(buf, sizeof buf, "%lld,%lld,%lld,%lld,%lld,%lld,%lld", d[0], d[1], d[2],
+                     d[3], d[4], d[5], d[6]);
+            TRY(argv_push(v, &n, cap, "--ref-launch"));
+            TRY(argv_push(v, &n, cap, buf));
+        }
     }
 out:
     if (rc != HK_OK) {

@@ -77,6 +77,10 @@ typedef struct {
     /* a launcher's kernel image and entry name, and (time mode) the reference kernel the
      * checked launches are compared with; NULL: none (a program) */
     const char *module, *function, *ref_module, *ref_function;
+    /* time mode with a reference kernel: the baseline's own launch at this size (grid x, y,
+     * z, block x, y, z, dynamic shared bytes), which the reference runs with; NULL: the
+     * candidate's */
+    const long long *ref_launch;
     /* run mode with an image: the fp64 shadow's arguments given as double (bit i: argument
      * i, a float in the spec) and its dynamic shared memory scale; 0: none */
     unsigned long long promote;

@@ -1676,6 +1676,53 @@ int measure_time(const measure_opts *o, const measure_prog *p, const char *dir,
     return time_at(o, p, dir, ref_dir, size, seed, dist, check_seed, 0, t, v);
 }
 
+/* The baseline's launch at a size, kept beside its time-mode output: "GX GY GZ BX BY BZ
+ * SHMEM". A candidate's checked timed launches re-run the baseline's image as their
+ * reference, and it must run with its own launch: under a candidate's SM-multiple grid or
+ * other block a kernel written for its launch leaves elements unwritten or reads out of
+ * bounds (the H200's wild run: cs_transpose_naive's tiled transpose "failed" its timing
+ * with an illegal address that was the naive reference's). */
+static char *launch_path(const char *dir, int size)
+{
+    return hk_asprintf("%s/launch-s%d.txt", dir, size);
+}
+
+static void save_launch(const char *dir, int size, const json_t *j)
+{
+    const json_t *g = json_object_get(j, "grid"), *b = json_object_get(j, "block");
+    if (json_array_size(g) != 3 || json_array_size(b) != 3)
+        return;
+    char *path = launch_path(dir, size);
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (f) {
+        fprintf(f, "%lld %lld %lld %lld %lld %lld %lld\n",
+                (long long)json_integer_value(json_array_get(g, 0)),
+                (long long)json_integer_value(json_array_get(g, 1)),
+                (long long)json_integer_value(json_array_get(g, 2)),
+                (long long)json_integer_value(json_array_get(b, 0)),
+                (long long)json_integer_value(json_array_get(b, 1)),
+                (long long)json_integer_value(json_array_get(b, 2)),
+                (long long)json_integer_value(json_object_get(j, "shmem")));
+        fclose(f);
+    }
+    hk_free(path);
+}
+
+/* The launch save_launch kept in dir for size: true with out filled. */
+static bool load_launch(const char *dir, int size, long long out[7])
+{
+    char *path = launch_path(dir, size);
+    FILE *f = path ? fopen(path, "r") : NULL;
+    bool ok = f && fscanf(f, "%lld %lld %lld %lld %lld %lld %lld", &out[0], &out[1], &out[2],
+                          &out[3], &out[4], &out[5], &out[6]) == 7;
+    for (int k = 0; ok && k < 6; k++)
+        ok = out[k] >= 1;
+    if (f)
+        fclose(f);
+    hk_free(path);
+    return ok && out[6] >= 0;
+}
+
 static int time_at(const measure_opts *o, const measure_prog *p, const char *dir,
                    const char *ref_dir, int size, long long seed, int dist, long long check_seed,
                    double budget_ms, measure_timing *t, measure_verdict *v)
@@ -1694,6 +1741,9 @@ static int time_at(const measure_opts *o, const measure_prog *p, const char *dir
     }
     harness_run hr = {.mode = "time", .size = size, .dist = dist, .seed = seed,
                       .check_seed = check_seed, .out = path, .budget_ms = budget_ms};
+    long long base_launch[7];
+    if (ref_dir && load_launch(ref_dir, size, base_launch))
+        hr.ref_launch = base_launch;
     measure_combo here = {size, dist, seed};
     TRY(measure_run_program(o, p, dir, &hr, &r));
     if (r.wall_ms > v->max_wall_ms)
@@ -1728,6 +1778,7 @@ static int time_at(const measure_opts *o, const measure_prog *p, const char *dir
         goto out;
     }
     if (!ref_dir) { /* the baseline: its re-check output is the reference for this size */
+        save_launch(dir, size, r.json);
         if (access(path, R_OK) != 0) {
             rc = measure_verdict_set(v, MEASURE_HARNESS_ERROR,
                                      "timing size %d: no re-check output written", size);

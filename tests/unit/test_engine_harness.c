@@ -329,6 +329,20 @@ static void combos_mode(void **state)
     assert_int_equal(run_capture(bad_prime_mode, &out), HK_EXIT_USAGE);
     assert_non_null(strstr(out, "--prime-sizes is for --mode run"));
     hk_free(out);
+    /* --ref-launch: seven launch numbers, with a reference kernel only */
+    char *bad_ref_launch[] = { exe, "--mode", "time", "--size", "0", "--ref-launch", "1,1,1", NULL };
+    assert_int_equal(run_capture(bad_ref_launch, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "--ref-launch 1,1,1"));
+    hk_free(out);
+    char *bad_ref_block[] = { exe, "--mode", "time", "--size", "0", "--ref-launch",
+                              "8,1,1,2048,1,1,0", NULL };
+    assert_int_equal(run_capture(bad_ref_block, &out), HK_EXIT_USAGE);
+    hk_free(out);
+    char *lone_ref_launch[] = { exe, "--mode", "time", "--size", "0", "--ref-launch",
+                                "8,1,1,256,1,1,0", NULL };
+    assert_int_equal(run_capture(lone_ref_launch, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "--ref-launch goes with --ref-module"));
+    hk_free(out);
     char dir[600];
     snprintf(dir, sizeof dir, "%s/combos", tmpdir);
     mkdir(dir, 0777);
@@ -526,6 +540,24 @@ static void command_lines(void **state)
     m.mode = "run";
     m.n_combos = HK_MAX_COMBOS + 1;
     assert_int_equal(harness_run_argv("./p", &m, &argv), HK_EINVAL);
+    /* time mode with a reference kernel: the baseline's own launch goes with it */
+    const long long base_launch[7] = { 264, 1, 1, 256, 1, 1, 1024 };
+    harness_run t = { .mode = "time", .size = 0, .seed = 5, .dist = 0, .out = "o.bin",
+                      .check_seed = 6, .module = "c.cubin", .function = "k",
+                      .ref_module = "b.cubin", .ref_function = "k", .ref_launch = base_launch };
+    assert_int_equal(harness_run_argv("./p", &t, &argv), HK_OK);
+    size_t at = 0;
+    while (argv[at] && strcmp(argv[at], "--ref-launch"))
+        at++;
+    assert_non_null(argv[at]);
+    assert_string_equal(argv[at + 1], "264,1,1,256,1,1,1024");
+    assert_string_equal(argv[at - 2], "--ref-function");
+    harness_argv_free(argv);
+    t.ref_module = t.ref_function = NULL; /* no reference kernel: no launch for it */
+    assert_int_equal(harness_run_argv("./p", &t, &argv), HK_OK);
+    for (size_t i = 0; argv[i]; i++)
+        assert_string_not_equal(argv[i], "--ref-launch");
+    harness_argv_free(argv);
     char *name = harness_run_out_name(1, 2, 1003);
     assert_string_equal(name, "run-s1-d2-seed1003.out");
     hk_free(name);

@@ -805,6 +805,56 @@ static double real_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* The reference kernel of a candidate's checked timed launches runs with the baseline's
+ * own launch: the baseline's timing at a size leaves its grid, block and shared bytes
+ * beside its output, and a candidate launched otherwise (block 512) passes them as
+ * --ref-launch; with no launch kept nothing is passed. */
+static void test_reference_launch(void **state)
+{
+    fixture *f = *state;
+    char log[400], ref[400], cand[400], bmod[400], cmod[400];
+    snprintf(log, sizeof log, "%s/fake-reflaunch.log", f->dir);
+    snprintf(ref, sizeof ref, "%s/reflaunch-base", f->dir);
+    snprintf(cand, sizeof cand, "%s/reflaunch-cand", f->dir);
+    snprintf(bmod, sizeof bmod, "%s/reflaunch-b.cubin", f->dir);
+    snprintf(cmod, sizeof cmod, "%s/reflaunch-c.cubin", f->dir);
+    const char *mods[2] = {bmod, cmod};
+    for (int i = 0; i < 2; i++) {
+        char fn[420];
+        snprintf(fn, sizeof fn, "%s.fn", mods[i]);
+        FILE *fp = fopen(fn, "w");
+        assert_non_null(fp);
+        fputs("saxpy\n", fp);
+        fclose(fp);
+    }
+    setenv("FAKE_LOG", log, 1);
+    measure_prog pb = {.exe = fake_path(f, "ok"), .module = bmod};
+    static const long long b512[3] = {512, 1, 1};
+    measure_prog pc = {.exe = fake_path(f, "ok"), .module = cmod, .ref_module = bmod,
+                       .block = b512};
+    measure_timing t;
+    memset(&t, 0, sizeof t);
+    measure_verdict v;
+    measure_verdict_init(&v);
+    assert_int_equal(measure_time(&f->o, &pb, ref, NULL, 1, 7, 0, 8, &t, &v), HK_OK);
+    assert_int_equal(v.reason, MEASURE_OK);
+    measure_timing_clear(&t);
+    assert_int_equal(measure_time(&f->o, &pc, cand, ref, 1, 7, 0, 8, &t, &v), HK_OK);
+    assert_int_equal(v.reason, MEASURE_OK);
+    measure_timing_clear(&t);
+    assert_int_equal(count_lines(log, "ok time ref_launch=1001,1,1,256,1,1,1024"), 1);
+    /* no launch kept for the size (an older baseline directory): none passed */
+    char kept[460];
+    snprintf(kept, sizeof kept, "%s/launch-s1.txt", ref);
+    assert_int_equal(unlink(kept), 0);
+    assert_int_equal(measure_time(&f->o, &pc, cand, ref, 1, 7, 0, 8, &t, &v), HK_OK);
+    assert_int_equal(v.reason, MEASURE_OK);
+    measure_timing_clear(&t);
+    assert_int_equal(count_lines(log, "ref_launch="), 1);
+    measure_verdict_clear(&v);
+    unsetenv("FAKE_LOG");
+}
+
 /* tiny_int.bench.json: integer-valued inputs only, so the referee adds distribution 2
  * (uniform(-2,2)); the baseline "coarse" is 1e-3 off there. shadow: an fp64 shadow (the
  * fake's --promote answers, exact) as measure_opts.ref64, or none. */
@@ -1116,6 +1166,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_combos, setup, teardown),
         cmocka_unit_test_setup_teardown(test_launcher_cache_checked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_baseline_and_ok, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reference_launch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rejections, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_process_per_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stale_state, setup, teardown),

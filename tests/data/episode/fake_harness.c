@@ -155,6 +155,7 @@ int main(int argc, char **argv)
     }
     long block = 256;
     const char *mode = "run", *out = NULL, *combos = NULL, *out_dir = NULL, *prime = NULL;
+    const char *ref_launch = NULL;
     int size = 0, dist = 0;
     long long seed = 1, check_seed = -1;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -167,6 +168,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--combos")) combos = argv[i + 1];
         else if (!strcmp(argv[i], "--out-dir")) out_dir = argv[i + 1];
         else if (!strcmp(argv[i], "--prime-sizes")) prime = argv[i + 1];
+        else if (!strcmp(argv[i], "--ref-launch")) ref_launch = argv[i + 1];
         else if (!strcmp(argv[i], "--block")) block = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--promote")) sim_promote = atoll(argv[i + 1]) != 0;
     }
@@ -180,7 +182,8 @@ int main(int argc, char **argv)
     if (log) {
         FILE *f = fopen(log, "a");
         if (f) {
-            fprintf(f, "%s %s%s%s\n", name, mode, prime ? " prime=" : "", prime ? prime : "");
+            fprintf(f, "%s %s%s%s%s%s\n", name, mode, prime ? " prime=" : "", prime ? prime : "",
+                    ref_launch ? " ref_launch=" : "", ref_launch ? ref_launch : "");
             fclose(f);
         }
     }
@@ -309,9 +312,12 @@ int main(int argc, char **argv)
     int rc = out ? write_out(out, size, answer_seed, dist, name) : 0;
     if (rc)
         return rc;
+    /* the launch as the real harness reports it: a grid from the size, the block used */
     printf("{\"median_ms\":%.6g,\"p10\":%.6g,\"p90\":%.6g,\"min\":%.6g,\"reps\":20,"
-           "\"spread\":%.6g,\"flushed_l2\":%s,\"l2_bytes\":62914560,\"check_seed\":%lld}\n",
+           "\"spread\":%.6g,\"flushed_l2\":%s,\"l2_bytes\":62914560,\"check_seed\":%lld,"
+           "\"grid\":[%d,1,1],\"block\":[%ld,1,1],\"shmem\":%ld}\n",
            ms, ms * 0.98, ms * 1.03, ms * 0.97, spread,
-           strcmp(name, "unflushed") ? "true" : "false", check_seed);
+           strcmp(name, "unflushed") ? "true" : "false", check_seed, 1000 + size, block,
+           4 * block);
     return 0;
 }
