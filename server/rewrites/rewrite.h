@@ -21,6 +21,10 @@ typedef struct {
     size_t len;
     char *description;  /* one line: what changed, or why it does not apply. Never NULL
                          * after a call that returned HK_OK. */
+    bool keeps_launch;  /* the body keeps the kernel's own use of its block and grid (a
+                         * per-block partial at blockIdx.x, a block per channel): it runs
+                         * under the original launch only, whatever block or grid the
+                         * skill's choice names */
 } rw_result;
 
 void rw_result_free(rw_result *r);

@@ -464,6 +464,7 @@ int rw_block_tree(const char *text, size_t len, const an_model *m, size_t kernel
         goto out;
     }
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
+    out->keeps_launch = rc == HK_OK && out->applicable;
 out:
     rwl_edits_free(&es);
     rwl_toks_free(&ts);

@@ -692,6 +692,16 @@ static int step(search *s, work *w, int rc, rw_result *r, bool must_apply, bool 
     return rc;
 }
 
+/* Whether a structural choice sets any of its rewrite's own parameters (a tile, a width),
+ * besides the launch (block_size, blocks_per_sm). */
+static bool has_own_params(const search_struct *st)
+{
+    for (size_t i = 0; i < RW_MAX_PARAMS; i++)
+        if (st->params[i])
+            return true;
+    return false;
+}
+
 /* RW_KEEPS_THREAD_INDEXING (registry.h): a structural rewrite whose output keeps the
  * original's thread indexing (one thread per index, the spec's grid) goes on a grid-stride
  * loop first under a skill's SM-multiple grid, so each resident block loops over many
@@ -777,7 +787,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
     /* order: the structural rewrite (it replaces the body), tunables, restrict,
      * grid-stride, launch bounds (which needs the final block) */
     const search_struct *sst = NULL;
-    bool restricted = false;
+    bool restricted = false, keeps_launch = false;
     for (size_t a = 0; a < s->n_axes && !*skip; a++) {
         const axis *ax = &s->axes[a];
         if (ax->kind != AX_STRUCT || cfg[a] == 0)
@@ -806,6 +816,13 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         }
         rc = apply_struct(sst, s->launch.hip_target, w.text, w.len, work_model(s, &w), w.kernel,
                           &r);
+        keeps_launch = rc == HK_OK && r.applicable && r.keeps_launch;
+        /* its other choices move only the launch it keeps: the same program again */
+        if (keeps_launch && sst->rank > 0 && !has_own_params(sst)) {
+            rw_result_free(&r);
+            *skip = true;
+            break;
+        }
         if ((rc = step(s, &w, rc, &r, true, skip)))
             goto out;
         int vectorized = 0;
@@ -814,8 +831,13 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
             goto out;
         c->pub.structural = ax->labels[cfg[a]];
         c->pub.skill = sst->skill;
-        if ((rc = hk_buf_printf(&desc, "%s%s", ax->labels[cfg[a]],
-                                c->pub.grid_stride ? " on a grid-stride loop" : "")))
+        if (keeps_launch)   /* the label's block and blocks/SM are not what runs */
+            rc = hk_buf_printf(&desc, "%s (skill %s), the kernel's own launch", sst->rewrite,
+                               sst->skill ? sst->skill : "-");
+        else
+            rc = hk_buf_printf(&desc, "%s%s", ax->labels[cfg[a]],
+                               c->pub.grid_stride ? " on a grid-stride loop" : "");
+        if (rc)
             goto out;
         if (vectorized && (rc = hk_buf_printf(&desc, ", vectorized %d-wide", vectorized)))
             goto out;
@@ -906,10 +928,11 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
             goto out;
         }
     }
-    /* a structural rewrite's launch: its body works with any block and grid */
-    if (sst && sst->block_size)
+    /* a structural rewrite's launch: its body works with any block and grid, unless it
+     * keeps the kernel's own (rw_result.keeps_launch) */
+    if (sst && sst->block_size && !keeps_launch)
         c->pub.block[0] = sst->block_size, c->pub.block[1] = c->pub.block[2] = 1;
-    if (sst && sst->blocks_per_sm) {
+    if (sst && sst->blocks_per_sm && !keeps_launch) {
         c->pub.grid_mode = SEARCH_GRID_SM_MULTIPLE;
         c->pub.grid_per_sm = sst->blocks_per_sm;
     }
@@ -917,6 +940,10 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         const axis *ax = &s->axes[a];
         if (ax->kind != AX_GRID || cfg[a] == 0)
             continue;
+        if (keeps_launch) {
+            *skip = true;                  /* the rewrite keeps the kernel's grid */
+            break;
+        }
         if (sst && sst->blocks_per_sm)
             continue;                      /* the skill's grid */
         if (!s->already_strided && !sst) {

@@ -720,6 +720,49 @@ static void test_histogram_plan_launches(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* block_reduce's tree path keeps the kernel's per-block partials (partial[blockIdx.x]):
+ * the skill's block and SM-multiple grid would leave partials unwritten (the H200's wild
+ * run: cs_reduce0 unwritten_output, sync_bn_mean an illegal address). Its candidate runs
+ * under the spec's grid, described as such. */
+static void test_kept_launch(void **state)
+{
+    (void)state;
+    fixture fx;
+    char path[700];
+    snprintf(path, sizeof path, "%s/rewrite_pattern/reduce_variants.cu", HK_TEST_DATA);
+    load_path(path, &fx);
+    size_t k = kernel(&fx, "tree_partial");
+    search_struct choices[3] = {
+        {.skill = "sm90-block-reduce-atomics", .rewrite = "block_reduce", .block_size = 256,
+         .blocks_per_sm = 6, .rank = 0},
+        {.skill = "sm90-block-reduce-atomics", .rewrite = "block_reduce", .block_size = 512,
+         .blocks_per_sm = 6, .rank = 1},
+        {.skill = "sm90-block-reduce-atomics", .rewrite = "block_reduce", .block_size = 256,
+         .blocks_per_sm = 4, .rank = 2},
+    };
+    search_launch l = {.block = {128, 1, 1}, .block_free = true, .sm_count = 132,
+                       .structs = choices, .n_structs = 3};
+    search_budget b = {.max_candidates = 64};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, k, &l, 3, &b, &s), HK_OK);
+    const search_candidate *c;
+    unsigned trees = 0;
+    while (search_next(s, &c) == HK_OK) {
+        if (c->structural && strstr(c->text, "hk rewrite: block_reduce")) {
+            trees++;
+            assert_int_equal(c->grid_mode, SEARCH_GRID_SPEC);
+            assert_false(c->grid_stride);
+            assert_non_null(strstr(c->description, "the kernel's own launch"));
+            assert_null(strstr(c->description, "blocks/SM"));
+        }
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    }
+    assert_true(trees >= 1);
+    search_free(s);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 static void test_hash(void **state)
 {
     unsigned b1[3] = {256, 1, 1}, b2[3] = {512, 1, 1};
@@ -755,6 +798,7 @@ int main(void)
         cmocka_unit_test(test_structural_axis),
         cmocka_unit_test(test_table_on_grid_stride),
         cmocka_unit_test(test_histogram_plan_launches),
+        cmocka_unit_test(test_kept_launch),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
