@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -36,7 +37,50 @@ typedef struct {
     bool quiet;
     bool line_open;
     int percent;   /* the latest percentage (events without one keep it) */
+    /* where a run stopped by a signal was (said on stop, quiet or not): the seconds each
+     * stage took ("baseline 41 s, evaluate 300 s") and the last message */
+    struct timespec t0, t_stage;
+    char stage[32];
+    char stages[400];
+    char last[240];
 } ui;
+
+static double ui_since(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* Keeps the stage's time and the last message of ev for ui_where. */
+static void ui_track(ui *u, const char *stage, const char *msg)
+{
+    if (!u->t0.tv_sec && !u->t0.tv_nsec) {
+        clock_gettime(CLOCK_MONOTONIC, &u->t0);
+        u->t_stage = u->t0;
+    }
+    if (stage && strcmp(stage, u->stage) != 0) {
+        size_t n = strlen(u->stages);
+        if (u->stage[0] && n + 48 < sizeof u->stages)
+            snprintf(u->stages + n, sizeof u->stages - n, "%s%s %.0f s", n ? ", " : "",
+                     u->stage, ui_since(&u->t_stage));
+        snprintf(u->stage, sizeof u->stage, "%s", stage);
+        clock_gettime(CLOCK_MONOTONIC, &u->t_stage);
+    }
+    if (msg)
+        snprintf(u->last, sizeof u->last, "%s", msg);
+}
+
+/* "after 482 s, in evaluate (300 s so far; before it baseline 41 s): LAST" into buf. */
+static void ui_where(const ui *u, char *buf, size_t n)
+{
+    if (!u->stage[0]) {
+        snprintf(buf, n, "before any stage began");
+        return;
+    }
+    snprintf(buf, n, "after %.0f s, in %s (%.0f s so far%s%s): %s", ui_since(&u->t0), u->stage,
+             ui_since(&u->t_stage), u->stages[0] ? "; before it " : "", u->stages, u->last);
+}
 
 static void ui_clear_line(ui *u)
 {
@@ -63,6 +107,7 @@ static void on_event(const json_t *ev, void *data)
     const char *stage = json_string_value(json_object_get(ev, "stage"));
     const char *msg = json_string_value(json_object_get(ev, "message"));
     const char *level = json_string_value(json_object_get(ev, "level"));
+    ui_track(u, stage, msg);
     json_t *pj = json_object_get(ev, "percent");
     if (json_is_integer(pj))
         u->percent = (int)json_integer_value(pj);
@@ -801,7 +846,10 @@ int cli_verify_candidate(int argc, char **argv)
     json_t *verdict = NULL;
     int rc = ep_verify_candidate(&o, &verdict);
     if (rc == HK_ECANCELED) {
-        fprintf(stderr, "hkls verify-candidate: stopped\n");
+        /* a run cut by a time limit says where its time went (tests/gpu/run.sh keeps it) */
+        char where[900];
+        ui_where(&u, where, sizeof where);
+        fprintf(stderr, "hkls verify-candidate: stopped %s\n", where);
         return EXIT_STOPPED;
     }
     if (rc) {

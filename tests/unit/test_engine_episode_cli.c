@@ -401,6 +401,39 @@ static void test_verify_candidate_interleaved(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A verify-candidate stopped by a signal (tests/gpu/run.sh's CHEAT_TIMEOUT) says where its
+ * time went: how long it ran, the stage and the last thing it was doing (session 12's H200
+ * run had five cheats cut with only "stopped"). The simulated GPU is the fake harness,
+ * slowed to 400 ms a combination. */
+static void test_verify_candidate_stopped(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-verify-stop-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[2048], out[512], text[8192];
+    snprintf(cmd, sizeof cmd, "cc -O1 -o %s/fakesim %s/episode/fake_harness.c -lm", d, HK_TEST_DATA);
+    if (system(cmd) != 0)
+        skip();
+    snprintf(out, sizeof out, "%s/out.txt", d);
+    snprintf(cmd, sizeof cmd, "HK_GPU_SIMULATOR=%s/fakesim FAKE_COMBO_MS=400 timeout -s TERM 5 "
+             "%s verify-candidate --spec %s/episode/tiny.bench.json --candidate "
+             "%s/bench/kernels/saxpy.cu --json --simulate-gpu >%s 2>%s.err", d, HKLS,
+             HK_TEST_DATA, HK_SOURCE_DIR, out, out);
+    int st = system(cmd);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 124);   /* timeout's: the signal ended it */
+    char err[600];
+    snprintf(err, sizeof err, "%s.err", out);
+    read_all(err, text, sizeof text);
+    const char *line = strstr(text, "hkls verify-candidate: stopped after ");
+    if (!line || !strstr(line, " s, in verify (") || !strstr(line, " s so far): "))
+        fail_msg("verify-candidate said: %s", text);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* The fp64 rule on the CI's simulated GPU: the baseline's shadow (promote.h) is built and
  * run with --promote, and a candidate 5e-6 off (HK_SIM_SLOPPY: inside the tolerance against the
  * baseline) is rejected against it, with the rule named; the shadow's absence is said when
@@ -523,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_demo_without_gpu),
         cmocka_unit_test(test_verify_candidate_interleaved),
         cmocka_unit_test(test_verify_candidate_fp64),
+        cmocka_unit_test(test_verify_candidate_stopped),
         cmocka_unit_test(test_optimize_without_a_spec),
         cmocka_unit_test(test_optimize_language),
     };
