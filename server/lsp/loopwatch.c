@@ -20,6 +20,7 @@ struct lsp_loopwatch {
     char longest[160];   /* what the longest iteration handled */
 };
 
+#if UV_VERSION_HEX >= 0x012700
 static void on_check(uv_check_t *h)
 {
     lsp_loopwatch *w = h->data;
@@ -44,10 +45,15 @@ static void on_check(uv_check_t *h)
     w->last_ns = now;
     w->last_idle_ns = idle;
 }
+#endif
 
 int lsp_loopwatch_start(uv_loop_t *loop, lsp_loopwatch **out)
 {
     *out = NULL;
+#if UV_VERSION_HEX < 0x012700 /* the idle-time metric came with libuv 1.39 */
+    (void)loop;
+    return HK_EIO;
+#else
     if (uv_loop_configure(loop, UV_METRICS_IDLE_TIME) != 0)
         return HK_EIO;
     lsp_loopwatch *w = hk_calloc(1, sizeof *w);
@@ -62,6 +68,7 @@ int lsp_loopwatch_start(uv_loop_t *loop, lsp_loopwatch **out)
     uv_unref((uv_handle_t *)&w->check);
     *out = w;
     return HK_OK;
+#endif
 }
 
 void lsp_loopwatch_note(lsp_loopwatch *w, const char *what)
