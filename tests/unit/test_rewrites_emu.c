@@ -1,0 +1,515 @@
+/* The algorithm rewrites run, not only compiled (issue 13, "measure, don't trust"): each
+ * kernel of the rewrite tests and its rewrite (through the registry's driver) run on the
+ * CPU in the block emulator (emu_block.h) on the same inputs -- ragged sizes, several
+ * blocks, three thread orders, the rewrite also on another block and a smaller grid -- and
+ * every output must match: exactly for integers, within a relative tolerance for float
+ * sums whose order changed. Broken rewrites (a barrier dropped, a tail cut short, a thread
+ * leaving before a barrier) must fail, so the check cannot pass vacuously. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/registry.h"
+#include "rewrites/rewrite.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rw_fixture.h"
+#include "emu_block.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return rwf_setup("rewrites-emu");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rwf_teardown();
+}
+
+/* C++ the drivers share (before main): one launch shape per kind of kernel, run on the
+ * original and on the rewrite with the same inputs. The rewrite runs with the original's
+ * launch (schedule FORWARD), on blocks of 80 (a partial warp; REVERSE) and on a grid of 3
+ * blocks (SHUFFLED): its kernels accept any launch that covers the data, and the search
+ * launches them on the skill's SM-multiple grid (search.c: "its body works with any block
+ * and grid"). any_launch false: the rewrite only with the original's launch -- the model
+ * paths of warp_reduce and privatized_histogram keep a one-thread-per-element body as it
+ * is, so on a smaller grid they drop elements (a known defect, docs/engine.md). */
+static const char helpers[] =
+    "#define BOTH(...) [&](auto a, auto b, auto r, long n) { orig::__VA_ARGS__; }, \\\n"
+    "                  [&](auto a, auto b, auto r, long n) { cand::__VA_ARGS__; }\n"
+    "static dim3 cand_grid(int s, dim3 g) { return s == 2 ? dim3(3, g.y > 2 ? 2 : g.y) : g; }\n"
+    "static dim3 cand_block(int s, dim3 b) { return s == 1 ? dim3(80, 1) : b; }\n"
+    /* a reduction of n elements (inputs a, b) into r[0] */
+    "template <class In, class Out, class F, class G>\n"
+    "static void reduce_case(const char *what, F ko, G kc, Out init, double rtol, bool any_launch = true)\n"
+    "{\n"
+    "    for (long n : {1L, 37L, 256L, 1000L, 2049L})\n"
+    "        for (int s = 0; s < 3; s++) {\n"
+    "            emu::schedule = s;\n"
+    "            emu::buf<In> a(n), b(n);\n"
+    "            a.fill((int)n + s);\n"
+    "            b.fill((int)n + 7);\n"
+    "            emu::buf<Out> ro(1), rc(1);\n"
+    "            ro.set(init);\n"
+    "            rc.set(init);\n"
+    "            dim3 g((unsigned)((n + 255) / 256)), blk(256);\n"
+    "            emu::launch(g, blk, 0, [&] { ko(a.ptr(), b.ptr(), ro.ptr(), n); });\n"
+    "            emu::launch(any_launch ? cand_grid(s, g) : g, any_launch ? cand_block(s, blk) : blk, 0,\n"
+    "                        [&] { kc(a.ptr(), b.ptr(), rc.ptr(), n); });\n"
+    "            if (!emu::expect(what, ro, rc, rtol, 100.0 * n))\n"
+    "                printf(\"  (n=%ld schedule %d)\\n\", n, s);\n"
+    "        }\n"
+    "}\n"
+    /* a histogram of n keys in [0, range) (weights w) into nbins bins */
+    "template <class Key, class Bin, class F, class G>\n"
+    "static void hist_case(const char *what, F ko, G kc, int nbins, long range, double rtol, bool any_launch = true)\n"
+    "{\n"
+    "    for (long n : {1L, 300L, 1000L, 4099L})\n"
+    "        for (int s = 0; s < 3; s++) {\n"
+    "            emu::schedule = s;\n"
+    "            emu::buf<Key> key(n);\n"
+    "            key.fill_mod((int)n + s, range);\n"
+    "            emu::buf<float> w(n);\n"
+    "            w.fill(s);\n"
+    "            emu::buf<Bin> ho(nbins), hc(nbins);\n"
+    "            ho.fill_mod(3, 5);\n"
+    "            hc.fill_mod(3, 5);\n"
+    "            dim3 g((unsigned)((n + 255) / 256)), blk(256);\n"
+    "            emu::launch(g, blk, 0, [&] { ko(key.ptr(), w.ptr(), ho.ptr(), n); });\n"
+    "            emu::launch(any_launch ? cand_grid(s, g) : g, any_launch ? cand_block(s, blk) : blk, 0,\n"
+    "                        [&] { kc(key.ptr(), w.ptr(), hc.ptr(), n); });\n"
+    "            if (!emu::expect(what, ho, hc, rtol, 10.0 * n))\n"
+    "                printf(\"  (n=%ld schedule %d)\\n\", n, s);\n"
+    "        }\n"
+    "}\n"
+    /* a W x H transpose (in W wide, out H wide); the original on blocks ob, a grid that
+     * covers W x H (whole tiles of 32 when whole32: the original has no guard) */
+    "template <class T, class F, class G>\n"
+    "static void transpose_case(const char *what, F ko, G kc, dim3 ob, bool whole32)\n"
+    "{\n"
+    "    static const int sizes[][2] = {{32, 32}, {64, 96}, {33, 17}, {70, 45}, {1, 40}};\n"
+    "    for (int z = 0; z < (whole32 ? 2 : 5); z++)\n"
+    "        for (int s = 0; s < 3; s++) {\n"
+    "            emu::schedule = s;\n"
+    "            const int W = sizes[z][0], H = sizes[z][1];\n"
+    "            emu::buf<T> in((size_t)W * H), oo((size_t)W * H), oc((size_t)W * H);\n"
+    "            in.fill(W + s);\n"
+    "            oo.fill(99);\n"
+    "            oc.fill(99);\n"
+    "            unsigned sx = whole32 ? 32 : ob.x, sy = whole32 ? 32 : ob.y;\n"
+    "            dim3 g((W + sx - 1) / sx, (H + sy - 1) / sy);\n"
+    "            emu::launch(g, ob, 0, [&] { ko(in.ptr(), oo.ptr(), (T *)0, (long)W * 65536 + H); });\n"
+    "            dim3 cb = s == 1 ? dim3(32, 8) : ob;\n"
+    "            emu::launch(cand_grid(s, g), cb, 0, [&] { kc(in.ptr(), oc.ptr(), (T *)0, (long)W * 65536 + H); });\n"
+    "            if (!emu::expect(what, oo, oc))\n"
+    "                printf(\"  (%d x %d schedule %d)\\n\", W, H, s);\n"
+    "        }\n"
+    "}\n"
+    "#define W_H int(n >> 16), int(n & 65535)\n";
+
+/* The registry's rewrite name of kernel kname in src (params as the registry's, NULL: all
+ * defaults): applicable; the new text (malloc'd). */
+static char *rewritten(const char *src, const char *kname, const char *rewrite, const int *params)
+{
+    fixture fx;
+    load_text(src, &fx);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, kname)};
+    rw_result r;
+    rw_refusal why;
+    assert_int_equal(rw_apply_named(rewrite, &ctx, params, &r, &why), HK_OK);
+    if (!r.applicable)
+        print_message("%s of %s: %s\n", rewrite, kname, r.description);
+    assert_true(r.applicable);
+    char *text = strdup(r.text);
+    assert_non_null(text);
+    rw_result_free(&r);
+    unload(&fx);
+    return text;
+}
+
+/* Runs driver on src and cand (with the helpers); the emulation must give want. */
+static void emulate(const char *tag, const char *src, const char *cand, const char *driver, int want)
+{
+    emu_program p = {.dir = tmpdir, .tag = tag, .orig = src, .orig_len = strlen(src), .cand = cand,
+                     .cand_len = strlen(cand), .helpers = helpers, .driver = driver};
+    emu_expect(&p, want);
+}
+
+static char *data_file(const char *rel)
+{
+    char path[900];
+    snprintf(path, sizeof path, "%s/%s", HK_TEST_DATA, rel);
+    return rwf_read_file(path, NULL);
+}
+
+#define SKIP_WITHOUT_EMULATOR()                                                 \
+    do {                                                                        \
+        if (!emu_available()) {                                                 \
+            print_message("skipped: no g++ or no CUDA headers to emulate on\n"); \
+            skip();                                                             \
+        }                                                                       \
+    } while (0)
+
+/* ------------------------------------------------------------------ reductions */
+
+/* The kernels of tests/data/rewrite_pattern/reduce_variants.cu through warp_reduce (the
+ * textual path) and block_reduce. */
+static void reduce_variants_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *src = data_file("rewrite_pattern/reduce_variants.cu");
+    static const struct {
+        const char *kernel, *rewrite, *driver;
+    } cases[] = {
+        {"sum_squares", "warp_reduce",
+         "reduce_case<float, float>(\"sum_squares\", BOTH(sum_squares(a, r, n)), 0.5f, 1e-4);"},
+        {"max_int", "warp_reduce",
+         "reduce_case<int, int>(\"max_int\", BOTH(max_int(a, r, (int)n)), -1000000, 0);"},
+        {"min_u", "block_reduce",
+         "reduce_case<unsigned, unsigned>(\"min_u\", BOTH(min_u(a, r, (int)n)), 4000000000u, 0);"},
+        {"count_positive", "warp_reduce",
+         "reduce_case<float, unsigned long long>(\"count_positive\", BOTH(count_positive(a, r, (int)n)), 3ull, 0);"},
+        {"ddot", "warp_reduce",
+         "reduce_case<double, double>(\"ddot\", BOTH(ddot(a, b, r, (int)n)), 0.0, 1e-12);"},
+        {"tree_sum", "warp_reduce",
+         "reduce_case<float, float>(\"tree_sum\", BOTH(tree_sum(a, r, (int)n)), 0.0f, 1e-4);"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *cand = rewritten(src, cases[i].kernel, cases[i].rewrite, NULL);
+        emulate(cases[i].kernel, src, cand, cases[i].driver, EMU_OK);
+        free(cand);
+    }
+    free(src);
+}
+
+/* the kernels of test_rewrites_reduce_model.c: warp_reduce's model path */
+static const char sum_gs[] =
+    "__global__ void sum_gs(const float *in, float *out, size_t n)\n"
+    "{\n"
+    "    const float scale = 1.0f;\n"
+    "    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)blockDim.x * gridDim.x)\n"
+    "        atomicAdd(out, in[i] * in[i]);\n"
+    "}\n";
+static const char sum_w[] =
+    "__global__ void sum_w(const double *in, double *out, unsigned int n)\n"
+    "{\n"
+    "    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n) return;\n"
+    "    double v = 0.0;\n"
+    "    while (i < n) {\n"
+    "        v = in[i];\n"
+    "        if (v > 0.0) atomicAdd(&out[0], v);\n"
+    "        i += blockDim.x * gridDim.x;\n"
+    "    }\n"
+    "}\n";
+static const char sum_t[] =
+    "template <typename T>\n"
+    "__global__ void sum_t(const T *x, T *total, int n)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        atomicAdd(total, x[i]);\n"
+    "    }\n"
+    "}\n"
+    "template __global__ void sum_t<float>(const float *, float *, int);\n";
+static const char loss_k[] =
+    "#define CUDA_1D_KERNEL_LOOP(i, n) \\\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)\n"
+    "__global__ void loss_k(const float *pred, const float *tgt, float *loss, int n)\n"
+    "{\n"
+    "    CUDA_1D_KERNEL_LOOP(index, n) {\n"
+    "        const float d = pred[index] - tgt[index];\n"
+    "        atomicAdd(loss + 0, d * d);\n"
+    "    }\n"
+    "}\n";
+static const char max_k[] =
+    "__global__ void max_k(const int *v, int *best, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n) return;\n"
+    "    const int x = v[i] < 0 ? -v[i] : v[i];\n"
+    "    atomicMax(best, x);\n"
+    "}\n";
+static const char dot[] =
+    "__global__ void dot(const float *__restrict__ a, const float *__restrict__ b,\n"
+    "                    float *__restrict__ r, long n)\n"
+    "{\n"
+    "    const long tid = (long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (tid < n) {\n"
+    "        float v = a[tid] * b[tid];\n"
+    "        if (v != 0.0f)\n"
+    "            atomicAdd(r, v);\n"
+    "        else\n"
+    "            return;\n"
+    "    }\n"
+    "}\n";
+static const char mn[] =
+    "__global__ void mn(const unsigned int *a, unsigned int *m, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n) return;\n"
+    "    do {\n"
+    "        atomicMin(&m[0], a[i]);\n"
+    "        i += blockDim.x * gridDim.x;\n"
+    "    } while (i < n);\n"
+    "}\n";
+
+static void reduce_model_path_runs(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    static const struct {
+        const char *src, *kernel, *driver;
+    } cases[] = {
+        {sum_gs, "sum_gs", "reduce_case<float, float>(\"sum_gs\", BOTH(sum_gs(a, r, (size_t)n)), 0.0f, 1e-4);"},
+        {sum_w, "sum_w", "reduce_case<double, double>(\"sum_w\", BOTH(sum_w(a, r, (unsigned)n)), 1.0, 1e-12);"},
+        {sum_t, "sum_t", "reduce_case<float, float>(\"sum_t\", BOTH(sum_t<float>(a, r, (int)n)), 0.0f, 1e-4);"},
+        {loss_k, "loss_k", "reduce_case<float, float>(\"loss_k\", BOTH(loss_k(a, b, r, (int)n)), 0.0f, 1e-4);"},
+        {max_k, "max_k", "reduce_case<int, int>(\"max_k\", BOTH(max_k(a, r, (int)n)), 0, 0, false);"},
+        {dot, "dot", "reduce_case<float, float>(\"dot\", BOTH(dot(a, b, r, n)), 0.0f, 1e-4, false);"},
+        {mn, "mn", "reduce_case<unsigned, unsigned>(\"mn\", BOTH(mn(a, r, (int)n)), 4000000000u, 0);"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *cand = rewritten(cases[i].src, cases[i].kernel, "warp_reduce", NULL);
+        emulate(cases[i].kernel, cases[i].src, cand, cases[i].driver, EMU_OK);
+        free(cand);
+    }
+}
+
+/* Replaces the first occurrence of from in text (malloc'd) by to; fails when absent. */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    if (!at)
+        print_message("no `%s` to break in\n%s\n", from, text);
+    assert_non_null(at);
+    size_t n = strlen(text) - strlen(from) + strlen(to);
+    char *out = malloc(n + 1);
+    assert_non_null(out);
+    snprintf(out, n + 1, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    return out;
+}
+
+/* The check can fail: a shuffle one lane short, and a thread that leaves before the
+ * block's barrier, are caught. */
+static void broken_reductions_fail(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *cand = rewritten(sum_gs, "sum_gs", "warp_reduce", NULL);
+    char *off = replaced(cand, "hk_off > 0; hk_off >>= 1", "hk_off > 1; hk_off >>= 1");
+    emulate("broken_shuffle", sum_gs, off, "reduce_case<float, float>(\"sum_gs\", BOTH(sum_gs(a, r, (size_t)n)), 0.0f, 1e-4);",
+            EMU_DIFFERS);
+    free(off);
+    char *sync = strstr(cand, "__syncthreads();");
+    assert_non_null(sync);
+    char *exits = replaced(cand, "__syncthreads();", "if (threadIdx.x == 5) return; __syncthreads();");
+    emulate("exit_before_barrier", sum_gs, exits,
+            "reduce_case<float, float>(\"sum_gs\", BOTH(sum_gs(a, r, (size_t)n)), 0.0f, 1e-4);", EMU_DIVERGENT);
+    free(exits);
+    free(cand);
+}
+
+/* ------------------------------------------------------------------ histograms */
+
+static void histograms_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *src = data_file("rewrite_pattern/hist_variants.cu");
+    char *cand = rewritten(src, "weighted_hist", "privatized_histogram", NULL);
+    emulate("weighted_hist", src, cand,
+            "hist_case<int, float>(\"weighted_hist\", BOTH(weighted_hist(a, b, r, (int)n)), 64, 1000, 1e-4);",
+            EMU_OK);
+    free(cand);
+    cand = rewritten(src, "hist_runtime", "privatized_histogram", NULL);
+    emulate("hist_runtime", src, cand,
+            "hist_case<unsigned, unsigned>(\"hist_runtime\", BOTH(hist_runtime(a, r, 300, (int)n)), 300, 100000, 0);\n"
+            "hist_case<unsigned, unsigned>(\"hist_runtime\", BOTH(hist_runtime(a, r, 7, (int)n)), 7, 100000, 0);",
+            EMU_OK);
+    free(cand);
+    free(src);
+}
+
+/* the kernels of test_rewrites_privhist.c: the model path */
+static const char bincount[] =
+    "template <typename T, int NBINS>\n"
+    "__global__ void bincount(const int *in, T *bins, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        atomicAdd(&bins[in[i] % NBINS], (T)1);\n"
+    "}\n"
+    "template __global__ void bincount<unsigned int, 64>(const int *, unsigned int *, int);\n";
+static const char bc[] =
+    "#define NB 128\n"
+    "template <typename T>\n"
+    "__global__ void bc(const T *data, unsigned int *hist, size_t n)\n"
+    "{\n"
+    "    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) {\n"
+    "        unsigned int bin = (unsigned int)data[i] % NB;\n"
+    "        atomicAdd(hist + bin, 1u);\n"
+    "    }\n"
+    "}\n"
+    "template __global__ void bc<int>(const int *, unsigned int *, size_t);\n";
+static const char hist_p[] =
+    "__global__ void hist_p(const int *in, int *bins, int n, int nbins)\n"
+    "{\n"
+    "    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n) return;\n"
+    "    const int v = in[i];\n"
+    "    const int b = v % nbins;\n"
+    "    atomicAdd(&bins[b], 1);\n"
+    "}\n";
+static const char hist_w[] =
+    "__global__ void hist_w(const int *in, const float *w, float *bins, int n)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+    "        atomicAdd(&bins[in[i] % 64], w[i]);\n"
+    "}\n";
+
+static void histogram_model_path_runs(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    static const struct {
+        const char *src, *kernel, *driver;
+    } cases[] = {
+        {bincount, "bincount",
+         "hist_case<int, unsigned>(\"bincount\", BOTH(bincount<unsigned, 64>(a, r, (int)n)), 64, 5000, 0, false);"},
+        {bc, "bc", "hist_case<int, unsigned>(\"bc\", BOTH(bc<int>(a, r, (size_t)n)), 128, 100000, 0, false);"},
+        {hist_p, "hist_p",
+         "hist_case<int, int>(\"hist_p\", BOTH(hist_p(a, r, (int)n, 100)), 100, 100000, 0, false);\n"
+         "hist_case<int, int>(\"hist_p\", BOTH(hist_p(a, r, (int)n, 3000)), 3000, 100000, 0, false);"},
+        {hist_w, "hist_w", "hist_case<int, float>(\"hist_w\", BOTH(hist_w(a, b, r, (int)n)), 64, 1000, 1e-4);"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *cand = rewritten(cases[i].src, cases[i].kernel, "privatized_histogram", NULL);
+        emulate(cases[i].kernel, cases[i].src, cand, cases[i].driver, EMU_OK);
+        free(cand);
+    }
+}
+
+/* The known defect, measured: bincount's model path on the skill's kind of launch (a grid
+ * smaller than the data) leaves elements uncounted. When the model path learns to loop
+ * over the data, this test fails: move bincount to any_launch and drop this test. */
+static void histogram_model_path_needs_the_original_grid(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *cand = rewritten(bincount, "bincount", "privatized_histogram", NULL);
+    emulate("bincount_small_grid", bincount, cand,
+            "hist_case<int, unsigned>(\"bincount\", BOTH(bincount<unsigned, 64>(a, r, (int)n)), 64, 5000, 0);",
+            EMU_DIFFERS);
+    free(cand);
+}
+
+/* ------------------------------------------------------------------ transposes */
+
+/* the kernels of test_rewrites_tiles.c: tiled_transpose's model path */
+static const char macro_loop[] =
+    "#define TILE_W 32\n"
+    "#define ROWS 8\n"
+    "__global__ void tr(float *odata, float *idata, int width, int height)\n"
+    "{\n"
+    "    int xIndex = blockIdx.x * TILE_W + threadIdx.x;\n"
+    "    int yIndex = blockIdx.y * TILE_W + threadIdx.y;\n"
+    "    int index_in = xIndex + width * yIndex;\n"
+    "    int index_out = yIndex + height * xIndex;\n"
+    "    for (int i = 0; i < TILE_W; i += ROWS)\n"
+    "        odata[index_out + i] = idata[index_in + i * width];\n"
+    "}\n";
+static const char unsigned_temps[] =
+    "__global__ void tr(const float *idata, float *odata, unsigned width, unsigned height)\n"
+    "{\n"
+    "    unsigned c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    unsigned r = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (c < width && r < height) {\n"
+    "        const size_t src = (size_t)r * width + c;\n"
+    "        const size_t dst = (size_t)c * height + r;\n"
+    "        const float v = idata[src];\n"
+    "        odata[dst] = v;\n"
+    "    }\n"
+    "}\n";
+static const char templated_early[] =
+    "template <typename T>\n"
+    "__global__ void tr(T *odata, const T *idata, int width, int height)\n"
+    "{\n"
+    "    if (blockIdx.x * blockDim.x + threadIdx.x >= width) return;\n"
+    "    if (blockIdx.y * blockDim.y + threadIdx.y >= height) return;\n"
+    "    odata[(blockIdx.x * blockDim.x + threadIdx.x) * height + blockIdx.y * blockDim.y + threadIdx.y] =\n"
+    "        idata[(blockIdx.y * blockDim.y + threadIdx.y) * width + blockIdx.x * blockDim.x + threadIdx.x];\n"
+    "}\n"
+    "template __global__ void tr<float>(float *, const float *, int, int);\n";
+
+static void transposes_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    int tile[RW_MAX_PARAMS] = {32, 0, 0};
+    char *src = data_file("rewrite_pattern/transpose_variants.cu");
+    char *cand = rewritten(src, "t_early", "tiled_transpose", tile);
+    emulate("t_early", src, cand,
+            "transpose_case<double>(\"t_early\", BOTH(t_early(a, b, W_H)), dim3(16, 16), false);", EMU_OK);
+    free(cand);
+    cand = rewritten(src, "t_block", "tiled_transpose", tile);
+    /* rows x cols in, cols x rows out: W = cols, H = rows */
+    emulate("t_block", src, cand,
+            "transpose_case<int>(\"t_block\", BOTH(t_block(a, b, int(n & 65535), int(n >> 16))), dim3(32, 4), false);",
+            EMU_OK);
+    free(cand);
+    free(src);
+    static const struct {
+        const char *tag, *src, *driver;
+    } cases[] = {
+        {"macro_loop", macro_loop, "transpose_case<float>(\"macro_loop\", BOTH(tr(b, a, W_H)), dim3(32, 8), true);"},
+        {"unsigned_temps", unsigned_temps,
+         "transpose_case<float>(\"unsigned_temps\", BOTH(tr(a, b, (unsigned)(n >> 16), (unsigned)(n & 65535))), dim3(16, 16), false);"},
+        {"templated_early", templated_early,
+         "transpose_case<float>(\"templated_early\", BOTH(tr<float>(b, a, W_H)), dim3(32, 32), false);"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cand = rewritten(cases[i].src, "tr", "tiled_transpose", tile);
+        emulate(cases[i].tag, cases[i].src, cand, cases[i].driver, EMU_OK);
+        free(cand);
+    }
+}
+
+/* The tile's barrier dropped: threads read tile elements other threads have not written. */
+static void transpose_without_barrier_fails(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    int tile[RW_MAX_PARAMS] = {32, 0, 0};
+    char *cand = rewritten(unsigned_temps, "tr", "tiled_transpose", tile);
+    char *broken = replaced(cand, "__syncthreads();", ";");
+    emulate("transpose_no_barrier", unsigned_temps, broken,
+            "transpose_case<float>(\"unsigned_temps\", BOTH(tr(a, b, (unsigned)(n >> 16), (unsigned)(n & 65535))), dim3(16, 16), false);",
+            EMU_DIFFERS);
+    free(broken);
+    free(cand);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(reduce_variants_run),
+        cmocka_unit_test(reduce_model_path_runs),
+        cmocka_unit_test(broken_reductions_fail),
+        cmocka_unit_test(histograms_run),
+        cmocka_unit_test(histogram_model_path_runs),
+        cmocka_unit_test(histogram_model_path_needs_the_original_grid),
+        cmocka_unit_test(transposes_run),
+        cmocka_unit_test(transpose_without_barrier_fails),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
