@@ -219,6 +219,9 @@ typedef struct {
     sw_site sites[SW_SITES_MAX];
     int n_sites;
     int radius;
+    bool cutoff;         /* some access has no bound on the coordinate: skip the virtual
+                          * threads the launched grid does not hold */
+    uint32_t cutoff_line;
     const char *out;
     const char *class_name;
     uint32_t line;
@@ -428,12 +431,11 @@ static int plan_of(const char *text, size_t len, const an_function *f, sw_plan *
         bool bounded = false;
         for (uint32_t g = 0; g < as[i].n_guards && !bounded; g++)
             bounded = bounds_axis(k, &gs[as[i].guards[g]], &p->ax);
-        if (!bounded) {
-            snprintf(why, n, "line %u: the %s of %s has no bound on the %s coordinate (`if (%s < "
-                     "n)` or an early return): the surplus rows of a coarsened thread would touch "
-                     "memory the original never did", as[i].line,
-                     as[i].mode == KM_READ ? "read" : "write", as[i].buffer, an, an);
-            goto out;
+        /* no bound: the virtual threads past the launched grid are skipped instead, which
+         * ties the result to the spec's grid (it can no longer shrink) */
+        if (!bounded && !p->cutoff) {
+            p->cutoff = true;
+            p->cutoff_line = as[i].line;
         }
     }
     sw_terms s;
@@ -536,8 +538,8 @@ static const char *hidden_builtin(const char *text, size_t len, const an_model *
 
 /* The replacement of builtin tokens ts[i..] that make the virtual thread hk_k, or NULL;
  * *used gets the tokens it covers. */
-static const char *virtual_builtin(const rw_toks *ts, size_t i, const sw_axis *ax, int kk,
-                                   char *buf, size_t n, size_t *used)
+static const char *virtual_builtin(const rw_toks *ts, size_t i, const sw_axis *ax, bool cutoff,
+                                   int kk, char *buf, size_t n, size_t *used)
 {
     const char *an = axis_names[ax->axis];
     char hip[32];
@@ -557,7 +559,8 @@ static const char *virtual_builtin(const rw_toks *ts, size_t i, const sw_axis *a
         }
         /* by thread: threadIdx -> threadIdx*K+k, blockDim -> blockDim*K;
          * by block:  blockIdx  -> blockIdx*K+k,  gridDim  -> gridDim*K */
-        bool index = ax->by_thread ? b == 0 : b == 1, extent = ax->by_thread ? b == 2 : b == 3;
+        bool index = ax->by_thread ? b == 0 : b == 1,
+             extent = ax->by_thread ? b == 2 : b == 3 && !cutoff;
         if (index)
             snprintf(buf, n, "(%s * %d + hk_k)", word, kk);
         else if (extent)
@@ -584,6 +587,14 @@ static int emit_window_body(const char *text, const rw_toks *ts, size_t first, s
                            p->in[i].n_cols);
     if (!rc)
         rc = hk_buf_printf(b, "#pragma unroll\n    for (int hk_k = 0; hk_k < %d; hk_k++) {\n", kk);
+    const char *an = axis_names[p->ax.axis];
+    if (!rc && p->cutoff && p->ax.by_thread)
+        rc = hk_buf_printf(b, "        if ((blockIdx.%s * blockDim.%s + threadIdx.%s) * %d + hk_k >= "
+                           "gridDim.%s * blockDim.%s)\n            break;   // past the launched grid\n",
+                           an, an, an, kk, an, an);
+    else if (!rc && p->cutoff)
+        rc = hk_buf_printf(b, "        if (blockIdx.%s * %d + hk_k >= gridDim.%s)\n            break;   "
+                           "// past the launched grid\n", an, kk, an);
     /* the original body, token by token, the text between tokens kept as it was */
     const sw_site *open = NULL;
     int open_row = 0, open_col = 0;
@@ -606,7 +617,7 @@ static int emit_window_body(const char *text, const rw_toks *ts, size_t first, s
             }
         char rep[96];
         size_t used = 0;
-        const char *v = rc ? NULL : virtual_builtin(ts, i, &p->ax, kk, rep, sizeof rep, &used);
+        const char *v = rc ? NULL : virtual_builtin(ts, i, &p->ax, p->cutoff, kk, rep, sizeof rep, &used);
         if (v) {
             rc = hk_buf_appends(b, v);
             i += used - 1;
@@ -679,11 +690,18 @@ int rw_stencil_window(const char *text, size_t len, const an_model *m, size_t ke
     int ncols = 0;
     for (int i = 0; i < p->n_in; i++)
         ncols += p->in[i].n_cols;
+    char launch[200];
+    if (p->cutoff)
+        snprintf(launch, sizeof launch, "keep the spec's grid: the access at line %u has no bound "
+                 "on %s, so rows past the launched grid are skipped", p->cutoff_line,
+                 axis_names[p->ax.axis]);
+    else
+        snprintf(launch, sizeof launch, "the grid along %s may shrink by %d (the surplus rows fail "
+                 "the kernel's bound)", axis_names[p->ax.axis], kk);
     char *desc = hk_asprintf("kernel %s: %s window, %d outputs per thread along %s (K = %d), "
-                             "radius %d, %d input(s) in %d register rows x %d columns; the grid "
-                             "along %s may shrink by %d (the surplus rows fail the kernel's bound)",
+                             "radius %d, %d input(s) in %d register rows x %d columns; %s",
                              f->name, p->class_name, kk, axis_names[p->ax.axis], kk, p->radius,
-                             p->n_in, kk + 2 * p->radius, ncols, axis_names[p->ax.axis], kk);
+                             p->n_in, kk + 2 * p->radius, ncols, launch);
     if (!desc) {
         rc = HK_ENOMEM;
         goto out;
