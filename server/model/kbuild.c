@@ -683,6 +683,27 @@ static bool target(kb *b, const char *src, TSNode n, const char **base, enum km_
     return true;
 }
 
+/* The read's site, when it is spelled in the kernel's own text (km_read_site). */
+static void site(kb *b, const char *src, TSNode n, const char *base, km_form index)
+{
+    if (b->quiet || src != b->text || b->n_calls != 0 || b->macro_depth != 0)
+        return;
+    uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    km_read_site *v = b->k->sites.v;
+    for (size_t i = 0; i < b->k->sites.n; i++)
+        if (v[i].start == s && v[i].end == e) {
+            v[i].ambiguous |= !km_form_equal(v[i].index, index);
+            return;
+        }
+    km_read_site *r = km__push(b->k, &b->k->sites, sizeof(km_read_site));
+    r->start = s;
+    r->end = e;
+    r->buffer = base;
+    r->index = index;
+    r->loops = copy_ids(b, b->loops, b->n_loops);
+    r->n_loops = b->n_loops;
+}
+
 static km_form read_at(kb *b, const char *src, TSNode n)
 {
     const char *base;
@@ -695,6 +716,7 @@ static km_form read_at(kb *b, const char *src, TSNode n)
         return literal(b, nsqueeze(b, src, n));
     }
     record(b, base, space, KM_READ, false, KM_OP_NONE, index, (km_form){0}, line_of(b, src, n));
+    site(b, src, n, base, index);
     return km__read_atom(b->k, base, index);
 }
 
@@ -917,6 +939,7 @@ static km_form call(kb *b, const char *src, TSNode n)
             if (pointer(b, src, ts_node_named_child(args, 0), &base, &space, &index)) {
                 index = km__recombine(b->k, index);
                 record(b, base, space, KM_READ, false, KM_OP_NONE, index, (km_form){0}, line);
+                site(b, src, n, base, index);
                 return km__read_atom(b->k, base, index);
             }
         }

@@ -168,6 +168,20 @@ typedef struct {
     uint32_t line;
 } km_local;
 
+/* Where a global or local read is spelled in the kernel's own text: the subscript
+ * `in[i + 1]` or the call `__ldg(&in[i + 1])`, with its index. Only reads written in the
+ * kernel body itself (not inside a macro's value or a called __device__ function) have a
+ * site; a read the walk met more than once with different indices (a loop body walked
+ * again) is ambiguous. For rewrites that replace a read by something else. */
+typedef struct {
+    uint32_t start, end;  /* bytes [start, end) of the text km_build was given */
+    const char *buffer;
+    km_form index;
+    const uint32_t *loops;/* enclosing loops, outermost first */
+    uint32_t n_loops;
+    bool ambiguous;
+} km_read_site;
+
 typedef struct {
     const char *name;
     bool pointer;
@@ -197,6 +211,7 @@ const km_access *km_accesses(const km_kernel *k, size_t *n);
 const km_guard *km_guards(const km_kernel *k, size_t *n);
 const km_accumulator *km_accumulators(const km_kernel *k, size_t *n);
 const km_local *km_locals(const km_kernel *k, size_t *n);
+const km_read_site *km_read_sites(const km_kernel *k, size_t *n);
 /* __syncthreads() and friends in the kernel body. */
 size_t km_barriers(const km_kernel *k);
 

@@ -24,6 +24,7 @@ const km_access *km_accesses(const km_kernel *k, size_t *n) { VEC(km_access, acc
 const km_guard *km_guards(const km_kernel *k, size_t *n) { VEC(km_guard, guards); }
 const km_accumulator *km_accumulators(const km_kernel *k, size_t *n) { VEC(km_accumulator, accs); }
 const km_local *km_locals(const km_kernel *k, size_t *n) { VEC(km_local, locals); }
+const km_read_site *km_read_sites(const km_kernel *k, size_t *n) { VEC(km_read_site, sites); }
 
 size_t km_barriers(const km_kernel *k)
 {

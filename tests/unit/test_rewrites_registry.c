@@ -91,6 +91,7 @@ static const refusal_case cases[] = {
     {"grid_stride_2d", k_barrier, "bar", {0}, "__shared__ array", 3},
     {"histogram_lane_replicas", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     {"invariant_table", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
+    {"stencil_window", k_grid_stride, "gs", {8, 0, 0}, "grid-stride loop", 3},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the

@@ -1,0 +1,736 @@
+/* stencil_window (rewrite_stencil.h): thread coarsening along the slowest axis with a
+ * register window (the "2.5-D" form). Driven by the kernel model: the class says stencil,
+ * the forms say how the thread's coordinate reaches the kernel, and the read sites say
+ * which subscripts are the output's element plus a constant offset. The body itself is
+ * kept: it runs K times as K virtual threads, so guards, borders and early returns keep
+ * their meaning without being understood. */
+#include "rewrites/rewrite_stencil.h"
+#include "rewrites/registry.h"
+#include "rewrites/rewrite_lex.h"
+#include "rewrites/rewrite_recognize.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+#include "model/kclass.h"
+#include "model/kmodel.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SW_RADIUS_MAX 4   /* rows a read may lie above or below the output */
+#define SW_COLS_MAX 16    /* distinct in-row offsets of one input */
+#define SW_BUFS_MAX 4     /* inputs with a window */
+#define SW_SITES_MAX 128
+#define SW_TERMS 24
+
+static const char *const axis_names[] = {"x", "y", "z"};
+
+/* A sum of terms in no particular order (offsets and strides built here, off the arena). */
+typedef struct {
+    km_term t[SW_TERMS];
+    uint32_t n;
+} sw_terms;
+
+static bool same_atoms(const km_term *a, const km_term *b)
+{
+    return a->n == b->n && (a->n == 0 || memcmp(a->atoms, b->atoms, a->n * sizeof a->atoms[0]) == 0);
+}
+
+/* l += scale * t, merging equal products; false when l is full. */
+static bool terms_add(sw_terms *l, const km_term *t, int64_t scale)
+{
+    int64_t c = t->coef * scale;
+    for (uint32_t i = 0; c && i < l->n; i++)
+        if (same_atoms(&l->t[i], t)) {
+            if ((l->t[i].coef += c) == 0)
+                l->t[i] = l->t[--l->n];
+            return true;
+        }
+    if (!c)
+        return true;
+    if (l->n == SW_TERMS)
+        return false;
+    l->t[l->n] = *t;
+    l->t[l->n++].coef = c;
+    return true;
+}
+
+static bool terms_add_form(sw_terms *l, km_form f, int64_t scale)
+{
+    for (uint32_t i = 0; i < f.n; i++)
+        if (!terms_add(l, &f.t[i], scale))
+            return false;
+    return true;
+}
+
+static bool terms_equal(const sw_terms *a, const sw_terms *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (uint32_t i = 0; i < a->n; i++) {
+        bool found = false;
+        for (uint32_t j = 0; j < b->n && !found; j++)
+            found = same_atoms(&a->t[i], &b->t[j]) && a->t[i].coef == b->t[j].coef;
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* The slow axis and the builtins that carry its coordinate. */
+typedef struct {
+    int axis;            /* 1 (y) or 2 (z) */
+    bool by_thread;      /* the block extends along it: blockIdx*blockDim+threadIdx */
+    uint32_t tid, bid, bdim, gdim;
+    bool has_tid, has_bid, has_bdim, has_gdim;
+} sw_axis;
+
+static bool axis_atoms(const km_kernel *k, int a, sw_axis *ax)
+{
+    ax->axis = a;
+    ax->has_tid = km_builtin_atom(k, KM_ATOM_THREAD_IDX, a, &ax->tid);
+    ax->has_bid = km_builtin_atom(k, KM_ATOM_BLOCK_IDX, a, &ax->bid);
+    ax->has_bdim = km_builtin_atom(k, KM_ATOM_BLOCK_DIM, a, &ax->bdim);
+    ax->has_gdim = km_builtin_atom(k, KM_ATOM_GRID_DIM, a, &ax->gdim);
+    return ax->has_tid || ax->has_bid;
+}
+
+static unsigned count_atom(const km_term *t, bool has, uint32_t id)
+{
+    unsigned n = 0;
+    for (uint32_t i = 0; has && i < t->n; i++)
+        n += t->atoms[i] == id;
+    return n;
+}
+
+/* t's atoms without one occurrence of each of drop[0..nd) (sorted order kept). */
+static uint32_t strip(const km_term *t, const uint32_t *drop, unsigned nd, uint32_t *out)
+{
+    bool used[4] = {false};
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->n; i++) {
+        bool skip = false;
+        for (unsigned d = 0; d < nd && !skip; d++)
+            if (!used[d] && t->atoms[i] == drop[d])
+                used[d] = skip = true;
+        if (!skip)
+            out[n++] = t->atoms[i];
+    }
+    return n;
+}
+
+/* Is there a term u of f with t's coefficient and t's atoms less from[] plus to[]? */
+static bool has_partner(km_form f, const km_term *t, const uint32_t *from, unsigned nf,
+                        const uint32_t *to, unsigned nt)
+{
+    uint32_t want[KM_DEGREE_MAX], got[KM_DEGREE_MAX];
+    uint32_t nw = strip(t, from, nf, want);
+    for (uint32_t i = 0; i < f.n; i++) {
+        const km_term *u = &f.t[i];
+        if (u->coef != t->coef || u->n != nw + nt)
+            continue;
+        bool all = true;
+        for (unsigned d = 0; d < nt; d++)
+            all &= count_atom(u, true, to[d]) >= 1;
+        if (all && strip(u, to, nt, got) == nw && (nw == 0 || !memcmp(got, want, nw * sizeof *got)))
+            return true;
+    }
+    return false;
+}
+
+/* With the block extending along the axis: does f (and every operand inside it) see the
+ * axis only as blockIdx*blockDim+threadIdx? Then running it as a thread of a block K times
+ * taller is running it at another coordinate, nothing else. */
+static bool only_global(const km_kernel *k, km_form f, const sw_axis *ax)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    uint32_t bb[2] = {ax->bid, ax->bdim}, tt[1] = {ax->tid};
+    for (uint32_t i = 0; i < f.n; i++) {
+        const km_term *t = &f.t[i];
+        for (uint32_t j = 0; j < t->n; j++) {
+            const km_atom *a = &at[t->atoms[j]];
+            for (uint32_t g = 0; g < a->n_args; g++)
+                if (!only_global(k, a->args[g], ax))
+                    return false;
+        }
+        unsigned nt = count_atom(t, ax->has_tid, ax->tid), nb = count_atom(t, ax->has_bid, ax->bid),
+                 nd = count_atom(t, ax->has_bdim, ax->bdim), ng = count_atom(t, ax->has_gdim, ax->gdim);
+        if (ng)
+            return false;
+        if (!nt && !nb && !nd)
+            continue;
+        if (nt == 1 && !nb && !nd) {
+            if (!has_partner(f, t, tt, 1, bb, 2))
+                return false;
+        } else if (!nt && nb == 1 && nd == 1) {
+            if (!has_partner(f, t, bb, 2, tt, 1))
+                return false;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The coordinate's own atom: threadIdx.a when the block extends along a, else blockIdx.a. */
+static uint32_t coord_atom(const sw_axis *ax)
+{
+    return ax->by_thread ? ax->tid : ax->bid;
+}
+
+/* Does guard g bound the coordinate from above by something no thread changes? */
+static bool bounds_axis(const km_kernel *k, const km_guard *g, const sw_axis *ax)
+{
+    if (!g->op || (strcmp(g->op, "<") && strcmp(g->op, "<=")))
+        return false;
+    if (km_form_mentions_kind(k, g->rhs, KM_ATOM_THREAD_IDX, -1) ||
+        km_form_mentions_kind(k, g->rhs, KM_ATOM_BLOCK_IDX, -1))
+        return false;
+    uint32_t c = coord_atom(ax);
+    for (uint32_t i = 0; i < g->lhs.n; i++)
+        if (g->lhs.t[i].n == 1 && g->lhs.t[i].atoms[0] == c && g->lhs.t[i].coef > 0)
+            return true;
+    return false;
+}
+
+/* One read site the window serves. */
+typedef struct {
+    uint32_t start, end;
+    int buf;             /* index in the window's inputs */
+    int row;             /* rows below the output (dy + radius after the radius is known) */
+    int col;
+} sw_site;
+
+typedef struct {
+    const char *name;
+    char type[64];
+    sw_terms cols[SW_COLS_MAX];
+    int n_cols;
+} sw_input;
+
+typedef struct {
+    sw_axis ax;
+    sw_input in[SW_BUFS_MAX];
+    int n_in;
+    sw_site sites[SW_SITES_MAX];
+    int n_sites;
+    int radius;
+    bool cutoff;         /* some access has no bound on the coordinate: skip the virtual
+                          * threads the launched grid does not hold */
+    uint32_t cutoff_line;
+    const char *out;
+    const char *class_name;
+    uint32_t line;
+} sw_plan;
+
+/* The slow-axis stride S of element e (e = coordinate * S + rest), or false. */
+static bool slow_stride(const km_kernel *k, km_form e, const sw_axis *ax, sw_terms *s)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    uint32_t c = coord_atom(ax);
+    s->n = 0;
+    for (uint32_t i = 0; i < e.n; i++) {
+        if (count_atom(&e.t[i], true, c) != 1)
+            continue;
+        km_term r = {.coef = e.t[i].coef};
+        r.n = strip(&e.t[i], &c, 1, r.atoms);
+        for (uint32_t j = 0; j < r.n; j++) {
+            enum km_atom_kind kd = at[r.atoms[j]].kind;
+            if (kd != KM_ATOM_PARAM && kd != KM_ATOM_CONST)
+                return false;
+        }
+        if (!terms_add(s, &r, 1))
+            return false;
+    }
+    return s->n > 0;
+}
+
+/* d = dy * S + rest with rest free of S's products: dy (|dy| <= SW_RADIUS_MAX) and rest. */
+static bool split_offset(const sw_terms *d, const sw_terms *s, int *dy, sw_terms *rest)
+{
+    bool s_const = true;
+    int64_t sv = 0;
+    for (uint32_t i = 0; i < s->n; i++) {
+        if (s->t[i].n)
+            s_const = false;
+        else
+            sv = s->t[i].coef;
+    }
+    static const int order[] = {0, -1, 1, -2, 2, -3, 3, -4, 4};
+    for (size_t o = 0; o < HK_ARRAY_LEN(order); o++) {
+        sw_terms r = *d;
+        bool ok = true;
+        for (uint32_t i = 0; i < s->n && ok; i++)
+            ok = terms_add(&r, &s->t[i], -order[o]);
+        for (uint32_t i = 0; i < r.n && ok; i++) {
+            if (s_const) {
+                int64_t v = r.t[i].n ? 0 : r.t[i].coef;
+                ok = !r.t[i].n && 2 * (v < 0 ? -v : v) < (sv < 0 ? -sv : sv);
+            } else {
+                for (uint32_t j = 0; j < s->n && ok; j++)
+                    ok = !(s->t[j].n && same_atoms(&r.t[i], &s->t[j]));
+            }
+        }
+        if (ok) {
+            *dy = order[o];
+            *rest = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Only scalar parameters and named constants in f: an offset no thread changes. */
+static bool offset_atoms(const km_kernel *k, const sw_terms *d)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    for (uint32_t i = 0; i < d->n; i++)
+        for (uint32_t j = 0; j < d->t[i].n; j++) {
+            enum km_atom_kind kd = at[d->t[i].atoms[j]].kind;
+            if (kd != KM_ATOM_PARAM && kd != KM_ATOM_CONST)
+                return false;
+        }
+    return true;
+}
+
+static const km_param *param_named(const km_kernel *k, const char *name)
+{
+    size_t np;
+    const km_param *ps = km_params(k, &np);
+    for (size_t i = 0; i < np; i++)
+        if (ps[i].name && !strcmp(ps[i].name, name))
+            return &ps[i];
+    return NULL;
+}
+
+/* Adds the site to the plan when it reads an input at the output's element plus a
+ * constant offset; other reads stay plain loads. */
+static void plan_site(const km_kernel *k, const an_function *f, const km_read_site *rs, km_form e,
+                      const sw_terms *s, sw_plan *p)
+{
+    const km_param *kp = param_named(k, rs->buffer);
+    const an_param *ap = rwp_param_by_name(f, rs->buffer);
+    if (rs->ambiguous || rs->n_loops || !kp || !kp->pointer || kp->written || !ap ||
+        ap->pointer_depth != 1 || p->n_sites == SW_SITES_MAX)
+        return;
+    sw_terms d = {.n = 0}, rest;
+    int dy;
+    if (!terms_add_form(&d, rs->index, 1) || !terms_add_form(&d, e, -1) || !offset_atoms(k, &d) ||
+        !split_offset(&d, s, &dy, &rest))
+        return;
+    int b = 0;
+    while (b < p->n_in && strcmp(p->in[b].name, rs->buffer))
+        b++;
+    if (b == p->n_in) {
+        if (p->n_in == SW_BUFS_MAX)
+            return;
+        p->in[b].name = rs->buffer;
+        p->in[b].n_cols = 0;
+        rwp_pointee_type(ap, p->in[b].type, sizeof p->in[b].type);
+        if (!rwp_scalar_type(p->in[b].type))
+            return;
+        p->n_in++;
+    }
+    sw_input *in = &p->in[b];
+    int c = 0;
+    while (c < in->n_cols && !terms_equal(&in->cols[c], &rest))
+        c++;
+    if (c == in->n_cols) {
+        if (c == SW_COLS_MAX)
+            return;
+        in->cols[in->n_cols++] = rest;
+    }
+    p->sites[p->n_sites++] = (sw_site){rs->start, rs->end, b, dy, c};
+    if ((dy < 0 ? -dy : dy) > p->radius)
+        p->radius = dy < 0 ? -dy : dy;
+}
+
+static bool is_window_class(enum km_class_kind kd)
+{
+    return kd == KM_CLASS_STENCIL || kd == KM_CLASS_CONVOLUTION || kd == KM_CLASS_POOLING;
+}
+
+/* The model's half of applicability: the plan, or the reason (with its line) in why. */
+static int plan_of(const char *text, size_t len, const an_function *f, sw_plan *p, char *why,
+                   size_t n)
+{
+    km_kernel *k = NULL;
+    km_class c;
+    memset(p, 0, sizeof *p);
+    int rc = rw_model_classify(text, len, f->name, &k, &c, why, n);
+    if (rc || !k)
+        return rc;
+    size_t na, ng, nsites;
+    const km_access *as = km_accesses(k, &na);
+    const km_guard *gs = km_guards(k, &ng);
+    const km_read_site *rs = km_read_sites(k, &nsites);
+    if (!is_window_class(c.kind)) {
+        if (is_window_class(c.near))
+            snprintf(why, n, "line %u: %s", c.why_line, c.why);
+        else
+            snprintf(why, n, "the kernel model reads it as %s, not a stencil, convolution or pooling",
+                     km_class_name(c.kind));
+        goto out;
+    }
+    p->class_name = km_class_name(c.kind);
+    p->out = c.out;
+    p->line = c.line;
+    if (km_barriers(k)) {
+        snprintf(why, n, "__syncthreads(): the threads of a block work together, and a block K "
+                 "times taller would change what they share");
+        goto out;
+    }
+    for (size_t i = 0; i < na; i++)
+        if (as[i].space == KM_SPACE_SHARED) {
+            snprintf(why, n, "line %u: a __shared__ array (%s): the kernel already tiles through "
+                     "shared memory", as[i].line, as[i].buffer);
+            goto out;
+        }
+    const km_access *w = c.out ? km_output_map(k, c.out) : NULL;
+    if (!w) {
+        snprintf(why, n, "line %u: no write of the output the model can follow", c.line);
+        goto out;
+    }
+    int a = 2;
+    while (a > 0 && !(axis_atoms(k, a, &p->ax) &&
+                      (km_form_mentions(k, w->element, p->ax.tid) && p->ax.has_tid ?
+                           true : p->ax.has_bid && km_form_mentions(k, w->element, p->ax.bid))))
+        a--;
+    if (a == 0) {
+        snprintf(why, n, "line %u: the output moves with x only (a 1-D stencil): coarsening along "
+                 "x would break the coalescing of every access", w->line);
+        goto out;
+    }
+    p->ax.by_thread = p->ax.has_tid && km_form_mentions(k, w->element, p->ax.tid);
+    const char *an = axis_names[a];
+    if (p->ax.by_thread) {
+        for (size_t i = 0; i < na; i++)
+            if (!only_global(k, as[i].index, &p->ax) || !only_global(k, as[i].value, &p->ax)) {
+                snprintf(why, n, "line %u: the access of %s uses threadIdx.%s, blockIdx.%s or "
+                         "blockDim.%s other than as blockIdx.%s * blockDim.%s + threadIdx.%s",
+                         as[i].line, as[i].buffer, an, an, an, an, an, an);
+                goto out;
+            }
+        for (size_t i = 0; i < ng; i++)
+            if (!only_global(k, gs[i].lhs, &p->ax) || !only_global(k, gs[i].rhs, &p->ax)) {
+                snprintf(why, n, "line %u: the condition uses threadIdx.%s, blockIdx.%s or "
+                         "blockDim.%s other than as the global index along %s", gs[i].line, an,
+                         an, an, an);
+                goto out;
+            }
+    }
+    for (size_t i = 0; i < na; i++) {
+        if (as[i].space != KM_SPACE_GLOBAL)
+            continue;
+        bool bounded = false;
+        for (uint32_t g = 0; g < as[i].n_guards && !bounded; g++)
+            bounded = bounds_axis(k, &gs[as[i].guards[g]], &p->ax);
+        /* no bound: the virtual threads past the launched grid are skipped instead, which
+         * ties the result to the spec's grid (it can no longer shrink) */
+        if (!bounded && !p->cutoff) {
+            p->cutoff = true;
+            p->cutoff_line = as[i].line;
+        }
+    }
+    sw_terms s;
+    if (!slow_stride(k, w->element, &p->ax, &s)) {
+        snprintf(why, n, "line %u: the output's element is not coordinate * stride + rest along %s "
+                 "with a stride of parameters and constants", w->line, an);
+        goto out;
+    }
+    for (size_t i = 0; i < nsites; i++)
+        plan_site(k, f, &rs[i], w->element, &s, p);
+    bool reuse = false;
+    for (int i = 0; i < p->n_sites && !reuse; i++)
+        for (int j = 0; j < p->n_sites && !reuse; j++)
+            reuse = p->sites[i].buf == p->sites[j].buf && p->sites[i].col == p->sites[j].col &&
+                    p->sites[i].row != p->sites[j].row;
+    if (!reuse) {
+        const char *loop = "";
+        for (size_t i = 0; i < nsites; i++)
+            if (rs[i].n_loops)
+                loop = " (its reads move with a loop: windows over filter loops are not built)";
+        snprintf(why, n, "line %u: no input is read at the output's element plus constant offsets "
+                 "along %s%s: nothing would be kept in registers", w->line, an, loop);
+        goto out;
+    }
+    for (int i = 0; i < p->n_sites; i++)
+        p->sites[i].row += p->radius;
+out:
+    km_free(k);
+    return rc;
+}
+
+/* ---- the text's half: what the model followed that a token edit of the body cannot see */
+
+static const char *const builtins[] = {"threadIdx", "blockIdx", "blockDim", "gridDim",
+                                       "hipThreadIdx", "hipBlockIdx", "hipBlockDim", "hipGridDim",
+                                       NULL};
+
+static bool mentions_builtin(const char *s, size_t n)
+{
+    for (size_t i = 0; builtins[i]; i++) {
+        size_t l = strlen(builtins[i]);
+        for (size_t j = 0; j + l <= n; j++)
+            if (!memcmp(s + j, builtins[i], l))
+                return true;
+    }
+    return false;
+}
+
+/* The first body token naming a macro or __device__ function whose text spells a thread
+ * builtin: the body's coordinate would then not be the one the edit changes. */
+static const char *hidden_builtin(const char *text, size_t len, const an_model *m,
+                                  const rw_toks *ts, size_t *at)
+{
+    static char name[128];
+    for (size_t i = 0; i < len;) {
+        size_t e = i;
+        while (e < len && text[e] != '\n')
+            e += text[e] == '\\' && e + 1 < len ? 2 : 1;
+        size_t p = i;
+        while (p < e && (text[p] == ' ' || text[p] == '\t'))
+            p++;
+        if (p < e && text[p] == '#') {
+            p++;
+            while (p < e && (text[p] == ' ' || text[p] == '\t'))
+                p++;
+            if (e - p > 7 && !strncmp(text + p, "define", 6) && mentions_builtin(text + p, e - p)) {
+                p += 6;
+                while (p < e && (text[p] == ' ' || text[p] == '\t'))
+                    p++;
+                size_t q = p;
+                while (q < e && (text[q] == '_' || isalnum((unsigned char)text[q])))
+                    q++;
+                snprintf(name, sizeof name, "%.*s", (int)(q - p), text + p);
+                for (size_t k = 0; name[0] && k < ts->n; k++)
+                    if (rwl_tok_is(ts, k, name)) {
+                        *at = ts->t[k].start;
+                        return name;
+                    }
+            }
+        }
+        i = e + 1;
+    }
+    for (size_t fi = 0; fi < m->n_funcs; fi++) {
+        const an_function *g = &m->funcs[fi];
+        if (g->kind != AN_DEVICE_FUNC ||
+            !mentions_builtin(text + g->body_span.start_byte,
+                              g->body_span.end_byte - g->body_span.start_byte))
+            continue;
+        for (size_t k = 0; k < ts->n; k++)
+            if (rwl_tok_is(ts, k, g->name)) {
+                *at = ts->t[k].start;
+                snprintf(name, sizeof name, "%s", g->name);
+                return name;
+            }
+    }
+    return NULL;
+}
+
+/* ---- the emitter ---- */
+
+/* The replacement of builtin tokens ts[i..] that make the virtual thread hk_k, or NULL;
+ * *used gets the tokens it covers. */
+static const char *virtual_builtin(const rw_toks *ts, size_t i, const sw_axis *ax, bool cutoff,
+                                   int kk, char *buf, size_t n, size_t *used)
+{
+    const char *an = axis_names[ax->axis];
+    char hip[32];
+    *used = 0;
+    static const char *const cuda[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+    static const char *const hipn[] = {"hipThreadIdx_", "hipBlockIdx_", "hipBlockDim_", "hipGridDim_"};
+    for (int b = 0; b < 4; b++) {
+        char word[48];
+        if (rwl_tok_is(ts, i, cuda[b]) && rwl_tok_is(ts, i + 1, ".") && rwl_tok_is(ts, i + 2, an)) {
+            snprintf(word, sizeof word, "%s.%s", cuda[b], an);
+            *used = 3;
+        } else if (snprintf(hip, sizeof hip, "%s%s", hipn[b], an), rwl_tok_is(ts, i, hip)) {
+            snprintf(word, sizeof word, "%s", hip);
+            *used = 1;
+        } else {
+            continue;
+        }
+        /* by thread: threadIdx -> threadIdx*K+k, blockDim -> blockDim*K;
+         * by block:  blockIdx  -> blockIdx*K+k,  gridDim  -> gridDim*K */
+        bool index = ax->by_thread ? b == 0 : b == 1,
+             extent = ax->by_thread ? b == 2 : b == 3 && !cutoff;
+        if (index)
+            snprintf(buf, n, "(%s * %d + hk_k)", word, kk);
+        else if (extent)
+            snprintf(buf, n, "(%s * %d)", word, kk);
+        else
+            snprintf(buf, n, "%s", word);
+        return buf;
+    }
+    return NULL;
+}
+
+static int emit_window_body(const char *text, const rw_toks *ts, size_t first, size_t last,
+                            const sw_plan *p, int kk, bool returns, struct hk_buf *b)
+{
+    int rows = kk + 2 * p->radius;
+    int rc = hk_buf_printf(b, "{\n    // hk rewrite: stencil_window: each thread computes %d outputs "
+                           "along %s (virtual thread hk_k of a %s %d times %s), every input "
+                           "element read once into registers\n", kk, axis_names[p->ax.axis],
+                           p->ax.by_thread ? "block" : "grid", kk,
+                           p->ax.by_thread ? "taller" : "longer");
+    for (int i = 0; !rc && i < p->n_in; i++)
+        rc = hk_buf_printf(b, "    %s hk_win_%s[%d][%d];\n    bool hk_has_%s[%d][%d] = {};\n",
+                           p->in[i].type, p->in[i].name, rows, p->in[i].n_cols, p->in[i].name, rows,
+                           p->in[i].n_cols);
+    if (!rc)
+        rc = hk_buf_printf(b, "#pragma unroll\n    for (int hk_k = 0; hk_k < %d; hk_k++) {\n", kk);
+    const char *an = axis_names[p->ax.axis];
+    if (!rc && p->cutoff && p->ax.by_thread)
+        rc = hk_buf_printf(b, "        if ((blockIdx.%s * blockDim.%s + threadIdx.%s) * %d + hk_k >= "
+                           "gridDim.%s * blockDim.%s)\n            break;   // past the launched grid\n",
+                           an, an, an, kk, an, an);
+    else if (!rc && p->cutoff)
+        rc = hk_buf_printf(b, "        if (blockIdx.%s * %d + hk_k >= gridDim.%s)\n            break;   "
+                           "// past the launched grid\n", an, kk, an);
+    /* the original body, token by token, the text between tokens kept as it was */
+    const sw_site *open = NULL;
+    int open_row = 0, open_col = 0;
+    uint32_t at = ts->t[first].start;
+    for (size_t i = first; !rc && i <= last; i++) {
+        if ((rc = hk_buf_append(b, text + at, ts->t[i].start - at)))
+            break;
+        for (int s = 0; !open && s < p->n_sites; s++)
+            if (p->sites[s].start == ts->t[i].start) {
+                open = &p->sites[s];
+                const char *nm = p->in[open->buf].name;
+                /* (has ? win : ((has |= true) ? (win = READ) : win)): no comma operator,
+                 * which the grammar misreads inside a conditional */
+                rc = hk_buf_printf(b, "(hk_has_%s[hk_k + %d][%d] ? hk_win_%s[hk_k + %d][%d] : "
+                                   "((hk_has_%s[hk_k + %d][%d] |= true) ? (hk_win_%s[hk_k + %d][%d] = ",
+                                   nm, open->row, open->col, nm, open->row, open->col, nm,
+                                   open->row, open->col, nm, open->row, open->col);
+                open_row = open->row;
+                open_col = open->col;
+            }
+        char rep[96];
+        size_t used = 0;
+        const char *v = rc ? NULL : virtual_builtin(ts, i, &p->ax, p->cutoff, kk, rep, sizeof rep, &used);
+        if (v) {
+            rc = hk_buf_appends(b, v);
+            i += used - 1;
+        } else if (!rc && returns && rwl_tok_is(ts, i, "return")) {
+            rc = hk_buf_appends(b, "goto hk_stencil_next");
+        } else if (!rc) {
+            rc = hk_buf_append(b, text + ts->t[i].start, ts->t[i].end - ts->t[i].start);
+        }
+        at = ts->t[i].end;
+        if (!rc && open && ts->t[i].end == open->end) {
+            rc = hk_buf_printf(b, ") : hk_win_%s[hk_k + %d][%d]))", p->in[open->buf].name,
+                               open_row, open_col);
+            open = NULL;
+        }
+    }
+    if (!rc)
+        rc = hk_buf_printf(b, "%s    }\n}", returns ? "\n    hk_stencil_next:;\n" : "\n");
+    return rc;
+}
+
+int rw_stencil_window(const char *text, size_t len, const an_model *m, size_t kernel, int kk,
+                      rw_result *out)
+{
+    static const char *const name = "stencil window";
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    if (kk < 2 || kk > 16)
+        return HK_EINVAL;
+    rw_toks ts = {0};
+    struct hk_buf b;
+    hk_buf_init(&b, 1u << 20);
+    sw_plan *p = hk_calloc(1, sizeof *p);
+    char why[768];
+    if (!p) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if ((rc = plan_of(text, len, f, p, why, sizeof why)))
+        goto out;
+    if (why[0]) {
+        rc = rwp_not_applicable(out, name, f, why);
+        goto out;
+    }
+    if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        goto out;
+    size_t at = 0;
+    const char *hidden = hidden_builtin(text, len, m, &ts, &at);
+    if (hidden) {
+        int line = 1;
+        for (size_t i = 0; i < at; i++)
+            line += text[i] == '\n';
+        snprintf(why, sizeof why, "line %d: %s spells a thread or block index out of the kernel's "
+                 "sight: the coarsened thread's coordinate would not reach it", line, hidden);
+        rc = rwp_not_applicable(out, name, f, why);
+        goto out;
+    }
+    if (ts.n < 3) {
+        rc = rwp_not_applicable(out, name, f, "the body is empty");
+        goto out;
+    }
+    bool returns = false;
+    for (size_t i = 1; i + 1 < ts.n; i++)
+        returns |= rwl_tok_is(&ts, i, "return");
+    /* the body between its braces: tokens 1 .. n-2 */
+    if ((rc = emit_window_body(text, &ts, 0, ts.n - 1, p, kk, returns, &b)))
+        goto out;
+    int ncols = 0;
+    for (int i = 0; i < p->n_in; i++)
+        ncols += p->in[i].n_cols;
+    char launch[200];
+    if (p->cutoff)
+        snprintf(launch, sizeof launch, "keep the spec's grid: the access at line %u has no bound "
+                 "on %s, so rows past the launched grid are skipped", p->cutoff_line,
+                 axis_names[p->ax.axis]);
+    else
+        snprintf(launch, sizeof launch, "the grid along %s may shrink by %d (the surplus rows fail "
+                 "the kernel's bound)", axis_names[p->ax.axis], kk);
+    char *desc = hk_asprintf("kernel %s: %s window, %d outputs per thread along %s (K = %d), "
+                             "radius %d, %d input(s) in %d register rows x %d columns; %s",
+                             f->name, p->class_name, kk, axis_names[p->ax.axis], kk, p->radius,
+                             p->n_in, kk + 2 * p->radius, ncols, launch);
+    if (!desc) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    rc = rwp_replace_body(text, len, m, f, b.data, desc, out);
+out:
+    hk_free(p);
+    hk_buf_free(&b);
+    rwl_toks_free(&ts);
+    return rc;
+}
+
+/* ---- registry descriptor (registry.h) ---- */
+static const rw_param stencil_window_params[] = {
+    {.name = "outputs_per_thread", .type = RW_PARAM_ENUM, .values = {2, 4, 8, 16}, .n_values = 4,
+     .def = 8},
+};
+
+static int emit_stencil_window(const rw_context *c, const int *p, rw_result *out)
+{
+    return rw_stencil_window(c->text, c->len, c->m, c->kernel, p[0], out);
+}
+
+const rw_descriptor rw_stencil_window_desc = {
+    .name = "stencil_window",
+    .summary = "a stencil computes K outputs per thread along its slowest axis from a register "
+               "window",
+    .params = stencil_window_params,
+    .n_params = HK_ARRAY_LEN(stencil_window_params),
+    .flags = RW_ALGORITHM,
+    .emit = emit_stencil_window,
+};

@@ -1,0 +1,377 @@
+/* stencil_window read through the kernel model (issue 13): one 2-D and one 3-D stencil,
+ * each written several ways (index temporaries or inline, a macro for the 3-D index, int,
+ * unsigned or size_t, __ldg, float or double, borders copied, guards as an if block or an
+ * early return), all get the same register window; near-misses are refused with the
+ * construct and its line; every emitted kernel compiles with nvcc -arch=sm_90 -c, and the
+ * original and the rewritten kernels run in the block emulator (small ragged sizes, the
+ * original grid and the grid divided by K) leave every output bit for bit equal. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/registry.h"
+#include "rewrites/rewrite.h"
+#include "rewrites/rewrite_stencil.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_nvcc.h"
+#include "rw_fixture.h"
+#include "emu_block.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return rwf_setup("rewrites-stencil");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rwf_teardown();
+}
+
+/* ---- the spellings ---- */
+
+/* 2-D 5-point Jacobi with copied borders, early return, index temporaries, int */
+static const char k_jacobi_ret[] =
+    "__global__ void jac(const float *src, float *dst, int rows, int cols)\n"
+    "{\n"
+    "    int c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int r = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (c >= cols || r >= rows)\n"
+    "        return;\n"
+    "    size_t at = (size_t)r * cols + c;\n"
+    "    if (r == 0 || c == 0 || r == rows - 1 || c == cols - 1) {\n"
+    "        dst[at] = src[at];\n"
+    "        return;\n"
+    "    }\n"
+    "    dst[at] = 0.25f * (src[at - 1] + src[at + 1] + src[at - cols] + src[at + cols]);\n"
+    "}\n";
+
+/* the same interior, inline indices, an if block, unsigned, __ldg, no border copy */
+static const char k_jacobi_if[] =
+    "__global__ void jac(const float *__restrict__ src, float *__restrict__ dst, unsigned rows, unsigned cols)\n"
+    "{\n"
+    "    unsigned c = threadIdx.x + blockDim.x * blockIdx.x;\n"
+    "    unsigned r = threadIdx.y + blockDim.y * blockIdx.y;\n"
+    "    if (c > 0 && r > 0 && c < cols - 1 && r < rows - 1) {\n"
+    "        dst[r * cols + c] = 0.25f * (__ldg(&src[r * cols + c - 1]) + __ldg(&src[r * cols + c + 1])\n"
+    "                          + __ldg(&src[(r - 1) * cols + c]) + __ldg(&src[(r + 1) * cols + c]));\n"
+    "    }\n"
+    "}\n";
+
+/* 3-D 7-point, a macro for the index, size_t, double, z from the thread's coordinate */
+static const char k_heat3d[] =
+    "#define IX(i, j, k) ((i) + (size_t)(nx) * ((j) + (size_t)(ny) * (k)))\n"
+    "__global__ void heat(const double *t0, double *t1, int nx, int ny, int nz, double a)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int j = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    int k = blockIdx.z * blockDim.z + threadIdx.z;\n"
+    "    if (i > 0 && j > 0 && k > 0 && i < nx - 1 && j < ny - 1 && k < nz - 1)\n"
+    "        t1[IX(i, j, k)] = t0[IX(i, j, k)] + a * (t0[IX(i - 1, j, k)] + t0[IX(i + 1, j, k)]\n"
+    "            + t0[IX(i, j - 1, k)] + t0[IX(i, j + 1, k)] + t0[IX(i, j, k - 1)] + t0[IX(i, j, k + 1)]\n"
+    "            - 6.0 * t0[IX(i, j, k)]);\n"
+    "}\n";
+
+/* 3-D written flat: i + j*nx + k*nx*ny, one block per (y, z) line (blockIdx only) */
+static const char k_flat3d[] =
+    "__global__ void lap(const float *in, float *out, int nx, int ny, int nz)\n"
+    "{\n"
+    "    int i = threadIdx.x + blockIdx.x * blockDim.x;\n"
+    "    int j = blockIdx.y;\n"
+    "    int k = blockIdx.z;\n"
+    "    if (i < 1 || i >= nx - 1 || j < 1 || j >= ny - 1 || k < 1 || k >= nz - 1)\n"
+    "        return;\n"
+    "    int c = i + j * nx + k * nx * ny;\n"
+    "    out[c] = in[c - nx * ny] + in[c + nx * ny] + in[c - nx] + in[c + nx] + in[c - 1] + in[c + 1] - 6.0f * in[c];\n"
+    "}\n";
+
+/* one block of threads per (y, z) line, z from blockIdx.y alone, no bound on z (the grid
+ * is exactly the interior) */
+static const char k_lines_unbounded[] =
+    "#define AT(x, y, z) ((x) + nx * ((y) + ny * (z)))\n"
+    "__global__ void relax(float w0, float w1, float *u, float *v, int nx, int ny, int nz)\n"
+    "{\n"
+    "    int x = threadIdx.x;\n"
+    "    int y = blockIdx.x + 1;\n"
+    "    int z = blockIdx.y + 1;\n"
+    "    if (x > 0 && x < nx - 1)\n"
+    "        v[AT(x, y, z)] = w1 * (u[AT(x, y, z - 1)] + u[AT(x, y, z + 1)] + u[AT(x, y - 1, z)]\n"
+    "            + u[AT(x, y + 1, z)] + u[AT(x - 1, y, z)] + u[AT(x + 1, y, z)]) - w0 * u[AT(x, y, z)];\n"
+    "}\n";
+
+/* ---- near-misses ---- */
+
+static const char k_1d[] =
+    "__global__ void s1(const float *in, float *out, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i > 0 && i < n - 1)\n"
+    "        out[i] = in[i - 1] + in[i] + in[i + 1];\n"
+    "}\n";
+
+static const char k_unbounded[] =
+    "__global__ void nb(const float *in, float *out, int w)\n"
+    "{\n"
+    "    int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int y = blockIdx.y * blockDim.y + threadIdx.y + 1;\n"
+    "    if (x > 0 && x < w - 1)\n"
+    "        out[y * w + x] = in[y * w + x - 1] + in[y * w + x + 1] + in[(y - 1) * w + x] + in[(y + 1) * w + x];\n"
+    "}\n";
+
+static const char k_tid_alone[] =
+    "__global__ void ta(const float *in, float *out, int w, int h)\n"
+    "{\n"
+    "    int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1)\n"
+    "        return;\n"
+    "    float s = threadIdx.y == 0 ? 2.0f : 1.0f;\n"
+    "    out[y * w + x] = s * (in[y * w + x - 1] + in[y * w + x + 1] + in[(y - 1) * w + x] + in[(y + 1) * w + x]);\n"
+    "}\n";
+
+static const char k_macro_builtin[] =
+    "#define ROW (blockIdx.y * blockDim.y + threadIdx.y)\n"
+    "__global__ void mb(const float *in, float *out, int w, int h)\n"
+    "{\n"
+    "    int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int y = ROW;\n"
+    "    if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1)\n"
+    "        return;\n"
+    "    out[y * w + x] = in[y * w + x - 1] + in[y * w + x + 1] + in[(y - 1) * w + x] + in[(y + 1) * w + x];\n"
+    "}\n";
+
+static const char k_tiled[] =
+    "__global__ void tl(const float *in, float *out, int w, int h)\n"
+    "{\n"
+    "    __shared__ float t[18][18];\n"
+    "    int x = blockIdx.x * 16 + threadIdx.x, y = blockIdx.y * 16 + threadIdx.y;\n"
+    "    if (x < w && y < h) t[threadIdx.y + 1][threadIdx.x + 1] = in[y * w + x];\n"
+    "    __syncthreads();\n"
+    "    if (x > 0 && y > 0 && x < w - 1 && y < h - 1)\n"
+    "        out[y * w + x] = t[threadIdx.y][threadIdx.x + 1] + t[threadIdx.y + 2][threadIdx.x + 1]\n"
+    "                       + t[threadIdx.y + 1][threadIdx.x] + t[threadIdx.y + 1][threadIdx.x + 2];\n"
+    "}\n";
+
+static const char k_elementwise[] =
+    "__global__ void add2(const float *a, const float *b, float *c, int w, int h)\n"
+    "{\n"
+    "    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (x < w && y < h) c[y * w + x] = a[y * w + x] + b[y * w + x];\n"
+    "}\n";
+
+/* stencil_window of kname in src with K k: applicable, every string of want in the text
+ * and the description; returns the new text (malloc'd). */
+static char *applies(const char *src, const char *kname, int k, const char *const *want)
+{
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_stencil_window(fx.text, fx.len, fx.m, kernel(&fx, kname), k, &r), HK_OK);
+    if (!r.applicable)
+        print_message("%s: %s\n", kname, r.description);
+    assert_true(r.applicable);
+    for (size_t i = 0; want && want[i]; i++) {
+        if (!strstr(r.text, want[i]) && !strstr(r.description, want[i]))
+            print_message("%s: no `%s` in\n%s\n%s\n", kname, want[i], r.description, r.text);
+        assert_true(strstr(r.text, want[i]) || strstr(r.description, want[i]));
+    }
+    char *t = strdup(r.text);
+    rw_result_free(&r);
+    unload(&fx);
+    return t;
+}
+
+static void refused(const char *src, const char *kname, const char *why)
+{
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_stencil_window(fx.text, fx.len, fx.m, kernel(&fx, kname), 8, &r), HK_OK);
+    if (r.applicable || !strstr(r.description, why))
+        print_message("%s: want refusal `%s`, got: %s\n", kname, why,
+                      r.applicable ? r.text : r.description);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, why));
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+static void spellings_get_one_window(void **state)
+{
+    (void)state;
+    /* 2-D: rows r-1 .. r+1, in-row offsets -1, 0, +1: K + 2 rows x 3 columns */
+    static const char *const w2[] = {"hk_win_src[10][3]", "radius 1", "along y", "(threadIdx.y * 8 + hk_k)",
+                                     "(blockDim.y * 8)", NULL};
+    char *a = applies(k_jacobi_ret, "jac", 8, w2);
+    assert_non_null(strstr(a, "goto hk_stencil_next;"));
+    rwf_nvcc_compiles(a, "sw_jacobi_ret");
+    char *b = applies(k_jacobi_if, "jac", 8, w2);
+    assert_null(strstr(b, "hk_stencil_next"));
+    rwf_nvcc_compiles(b, "sw_jacobi_if");
+    /* 3-D: planes k-1 .. k+1; in-plane offsets 0, +-1, +-nx: 5 columns */
+    static const char *const w3[] = {"hk_win_t0[6][5]", "along z", "(threadIdx.z * 4 + hk_k)", "double hk_win_t0",
+                                     NULL};
+    char *c = applies(k_heat3d, "heat", 4, w3);
+    rwf_nvcc_compiles(c, "sw_heat3d");
+    static const char *const wf[] = {"hk_win_in[18][5]", "along z", "(blockIdx.z * 16 + hk_k)", NULL};
+    char *d = applies(k_flat3d, "lap", 16, wf);
+    rwf_nvcc_compiles(d, "sw_flat3d");
+    /* no bound on the slow coordinate: the launched grid bounds it */
+    static const char *const wu[] = {"if ((blockIdx.y * blockDim.y + threadIdx.y) * 8 + hk_k >= gridDim.y * blockDim.y)",
+                                     "keep the spec's grid", NULL};
+    char *e = applies(k_unbounded, "nb", 8, wu);
+    rwf_nvcc_compiles(e, "sw_unbounded");
+    static const char *const wl[] = {"if (blockIdx.y * 8 + hk_k >= gridDim.y)", "(blockIdx.y * 8 + hk_k)",
+                                     "along y", "keep the spec's grid", NULL};
+    char *g = applies(k_lines_unbounded, "relax", 8, wl);
+    rwf_nvcc_compiles(g, "sw_lines_unbounded");
+    free(a);
+    free(b);
+    free(c);
+    free(d);
+    free(e);
+    free(g);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void near_misses_are_refused(void **state)
+{
+    (void)state;
+    refused(k_1d, "s1", "line 5: the output moves with x only");
+    refused(k_tid_alone, "ta", "other than as");
+    refused(k_macro_builtin, "mb", "line 5: ROW spells a thread or block index");
+    /* a tile in __shared__ memory: the model reads the tile, not a window of the input */
+    refused(k_tiled, "tl", "not a stencil");
+    refused(k_elementwise, "add2", "reads it as elementwise");
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* The driver names the construct and line for one refusal. */
+static void registry_refusal_has_line(void **state)
+{
+    (void)state;
+    const rw_descriptor *d = rw_find("stencil_window");
+    assert_non_null(d);
+    fixture fx;
+    load_text(k_1d, &fx);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "s1")};
+    rw_refusal why;
+    int p[RW_MAX_PARAMS] = {4, 0, 0};
+    assert_int_equal(rw_applies(d, &ctx, p, &why), HK_OK);
+    assert_int_equal(why.line, 5);
+    p[0] = 3;   /* not one of 2, 4, 8, 16 */
+    assert_int_equal(rw_applies(d, &ctx, p, &why), HK_EINVAL);
+    unload(&fx);
+}
+
+/* ---- emulated runs ---- */
+
+/* The original and the rewritten kernel run in the block emulator (emu_block.h): the
+ * original with the grid that covers the domain, the rewritten one with that grid and,
+ * when the kernel bounds its slow coordinate (axis 1 y, 2 z; 0: it does not), with the grid
+ * divided by K along that axis; every element of the output (poisoned first) must match bit
+ * for bit. Sizes are ragged against the blocks. call names the output out_. */
+static void emulate(const char *orig, const char *cand, const char *call, const char *type,
+                    const char *launch, int axis, int k, const char *tag)
+{
+    char *driver = hk_asprintf(
+        "    static const int sz[][3] = {{13, 11, 7}, {9, 17, 10}, {33, 5, 19}, {3, 3, 3}};\n"
+        "    for (int s = 0; s < 4; s++) {\n"
+        "        int nx = sz[s][0], ny = sz[s][1], nz = sz[s][2];\n"
+        "        size_t n = (size_t)nx * ny * nz;\n"
+        "        emu::buf<%s> in(n);\n"
+        "        in.fill(s + 1);\n"
+        "        %s\n"
+        "        for (int shrink = 0; shrink < 2; shrink++) {\n"
+        "            if (shrink && %d == 0)\n"
+        "                continue;\n"
+        "            emu::buf<%s> o(n), c(n);\n"
+        "            o.set((%s)-7.25);\n"
+        "            c.set((%s)-7.25);\n"
+        "            emu::launch(g, b, 0, [&] { %s *out_ = o.ptr(); orig::%s; });\n"
+        "            dim3 gc = g;\n"
+        "            if (shrink && %d == 1)\n"
+        "                gc.y = (g.y + %d - 1) / %d;\n"
+        "            if (shrink && %d == 2)\n"
+        "                gc.z = (g.z + %d - 1) / %d;\n"
+        "            emu::launch(gc, b, 0, [&] { %s *out_ = c.ptr(); cand::%s; });\n"
+        "            char what[64];\n"
+        "            snprintf(what, sizeof what, \"size %%d shrink %%d\", s, shrink);\n"
+        "            emu::expect(what, o, c);\n"
+        "        }\n"
+        "    }\n",
+        type, launch, axis, type, type, type, type, call, axis, k, k, axis, k, k, type, call);
+    assert_non_null(driver);
+    emu_program prog = {.dir = tmpdir, .tag = tag, .orig = orig, .orig_len = strlen(orig), .cand = cand,
+                        .cand_len = strlen(cand), .helpers = NULL, .driver = driver};
+    emu_expect(&prog, EMU_OK);
+    hk_free(driver);
+}
+
+static void emulated_runs_match(void **state)
+{
+    (void)state;
+    if (!emu_available()) {
+        print_message("note: no g++ or CUDA headers, emulated runs skipped\n");
+        return;
+    }
+#define GRID3 "dim3 b(8, 4, 2), g((nx + 7) / 8, (ny + 3) / 4, (nz + 1) / 2);"
+#define GRID2 "dim3 b(8, 4, 1), g((nx + 7) / 8, (ny * nz + 3) / 4, 1);"
+#define LINES "dim3 b(8, 1, 1), g((nx + 7) / 8, ny, nz);"
+#define NB "dim3 b(8, 4, 1), g((nx + 7) / 8, (ny * nz - 2) / 4, 1);"
+    struct { const char *src, *name, *call, *type, *launch; int axis, k; } runs[] = {
+        {k_jacobi_ret, "jac", "jac(in, out_, ny * nz, nx)", "float", GRID2, 1, 4},
+        {k_jacobi_if, "jac", "jac(in, out_, (unsigned)(ny * nz), (unsigned)nx)", "float", GRID2, 1, 8},
+        {k_heat3d, "heat", "heat(in, out_, nx, ny, nz, 0.1)", "double", GRID3, 2, 4},
+        {k_flat3d, "lap", "lap(in, out_, nx, ny, nz)", "float", LINES, 2, 2},
+        /* no bound on the slow coordinate: only the launched grid, never shrunk */
+        {k_unbounded, "nb", "nb(in, out_, nx)", "float", NB, 0, 4},
+        {k_lines_unbounded, "relax", "relax(0.5f, 0.1f, in, out_, nx, ny, nz)", "float",
+         "dim3 b(nx, 1, 1), g(ny - 2, nz - 2, 1);", 0, 4},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(runs); i++) {
+        char *t = applies(runs[i].src, runs[i].name, runs[i].k, NULL);
+        char tag[32];
+        snprintf(tag, sizeof tag, "sw_%zu", i);
+        emulate(runs[i].src, t, runs[i].call, runs[i].type, runs[i].launch, runs[i].axis, runs[i].k, tag);
+        free(t);
+    }
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* The project's own suite: bench/kernels/stencil2d.cu gets the window. */
+static void own_suite_stencil2d(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_path(HK_SOURCE_DIR "/bench/kernels/stencil2d.cu", &fx);
+    rw_result r;
+    assert_int_equal(rw_stencil_window(fx.text, fx.len, fx.m, kernel(&fx, "stencil2d"), 8, &r), HK_OK);
+    if (!r.applicable)
+        print_message("%s\n", r.description);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "hk_win_in[10][3]"));
+    rwf_nvcc_compiles(r.text, "sw_stencil2d");
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(spellings_get_one_window),
+        cmocka_unit_test(near_misses_are_refused),
+        cmocka_unit_test(registry_refusal_has_line),
+        cmocka_unit_test(emulated_runs_match),
+        cmocka_unit_test(own_suite_stencil2d),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
