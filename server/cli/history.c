@@ -624,11 +624,16 @@ static void print_flags_note(const store_version *v, const store_version *base)
  * ep_apply_launch: the editor's Apply does the same). *msg: a new line to print (what
  * changed and where, why it could not, or how to launch it), or NULL when there is
  * nothing to say. HK_OK or HK_ENOMEM; anything else the rewrite cannot do becomes a note,
- * the kernel is applied all the same (the editor refuses instead: docs/episode.md). */
+ * the kernel is applied all the same (the editor refuses instead: docs/episode.md) -- except
+ * for a version measured on a divided grid (a stencil_window body: each thread does K rows):
+ * applied under the user's undivided grid it would do K times the work for nothing, so
+ * *refused is set and *msg says why. */
 static int apply_launch(const store_episode *e, const store_version *v,
-                        const store_version *base, char **text, size_t *len, char **msg)
+                        const store_version *base, char **text, size_t *len, char **msg,
+                        bool *refused)
 {
     *msg = NULL;
+    *refused = false;
     json_t *lj = v->launch_json ? json_loads(v->launch_json, 0, NULL) : NULL;
     json_t *bj = base->launch_json ? json_loads(base->launch_json, 0, NULL) : NULL;
     rw_result r = {0};
@@ -640,6 +645,21 @@ static int apply_launch(const store_episode *e, const store_version *v,
                              sizeof err);
     if (rc == HK_ENOMEM)
         goto out;
+    const char *mode = json_string_value(json_object_get(lj, "grid_mode"));
+    if (mode && !strcmp(mode, "divided") && (fail != EP_LAUNCH_OK || !r.applicable)) {
+        *refused = true;
+        *msg = hk_asprintf("v%d was measured with its grid divided by %lld along %s, and the "
+                           "launch sites cannot be changed to that: %s", v->number,
+                           (long long)json_integer_value(json_object_get(lj, "grid_divisor")),
+                           json_string_value(json_object_get(lj, "grid_axis"))
+                               ? json_string_value(json_object_get(lj, "grid_axis"))
+                               : "?",
+                           fail == EP_LAUNCH_JSON ? err
+                           : fail != EP_LAUNCH_OK ? hk_strerror(rc)
+                                                  : r.description);
+        rc = *msg ? HK_OK : HK_ENOMEM;
+        goto out;
+    }
     if (fail == EP_LAUNCH_JSON) {
         *msg = hk_asprintf("note: v%d's launch configuration cannot be read (%s): the launch "
                            "sites were not changed", v->number, err);
@@ -837,8 +857,17 @@ int cli_apply(int argc, char **argv)
         memcpy(next + at_a + ntl, cur + at_b, cur_len - at_b);
         next[next_len] = '\0';
     }
-    if (!next || apply_launch(&e, &v, &base, &next, &next_len, &launch_msg) != HK_OK) {
+    bool launch_refused = false;
+    if (!next ||
+        apply_launch(&e, &v, &base, &next, &next_len, &launch_msg, &launch_refused) != HK_OK) {
         fprintf(stderr, "hkls apply: out of memory\n");
+        goto out;
+    }
+    if (launch_refused) {
+        fprintf(stderr, "hkls apply: refused: %s\nDivide the grid at the launch sites by "
+                "hand and apply the kernel from the diff (hkls report %lld).\n", launch_msg,
+                (long long)e.id);
+        ec = EXIT_STALE;
         goto out;
     }
     const store_history_row *row = row_by_id(rows, n_rows, v.id);

@@ -137,7 +137,7 @@ static int cmd_stage_verify(ep_ctx *c);
 static void record_rejection(ep_ctx *c, ep_rec *r, enum measure_reason reason,
                              const char *details, search *s);
 static int program_key(const char *text, size_t len, const char *const *flags,
-                       char *const *targs, size_t n_targs, int grid_mode, unsigned per_sm,
+                       char *const *targs, size_t n_targs, int grid_mode, unsigned grid_arg,
                        char out[STORE_HASH_HEX]);
 
 /* ---- small helpers ---- */
@@ -2059,6 +2059,26 @@ typedef struct {
     expr *grid[3];
 } cand_spec;
 
+/* SEARCH_GRID_DIVIDED: the spec's grid with the axis's expression g replaced by
+ * ceil_div(g, K) (a stencil_window body: each thread computes K rows), the other two the
+ * spec's own (borrowed). The baseline's checked launches keep the spec's grid
+ * (--ref-launch: measure.c passes the baseline's own launch). */
+static int cand_grid_divided(const spec *sp, const search_candidate *k, cand_spec *cs)
+{
+    if (k->grid_divisor < 2 || k->grid_axis > 2)
+        return HK_EINVAL;
+    const expr *g = sp->grid[k->grid_axis];
+    char *text = hk_asprintf("ceil_div(%s, %u)", g ? expr_text(g) : "1", k->grid_divisor);
+    if (!text)
+        return HK_ENOMEM;
+    char err[128];
+    int rc = expr_parse(text, &cs->grid[k->grid_axis], err, sizeof err);
+    hk_free(text);
+    if (!rc)
+        cs->sp.grid[k->grid_axis] = cs->grid[k->grid_axis];
+    return rc;
+}
+
 static int cand_spec_make(const ep_ctx *c, const search_candidate *k, cand_spec *cs)
 {
     memset(cs, 0, sizeof *cs);
@@ -2067,6 +2087,8 @@ static int cand_spec_make(const ep_ctx *c, const search_candidate *k, cand_spec 
         cs->sp.template_args = k->template_args;
         cs->sp.n_template_args = k->n_template_args;
     }
+    if (k->grid_mode == SEARCH_GRID_DIVIDED)
+        return cand_grid_divided(c->sp, k, cs);
     if (k->grid_mode != SEARCH_GRID_SM_MULTIPLE)
         return HK_OK;
     char text[64], err[128];
@@ -2096,11 +2118,18 @@ static json_t *cand_launch_json(const search_candidate *k)
         return NULL;
     char hash[24];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)k->hash);
-    json_object_set_new(j, "grid_mode", json_string(k->grid_mode == SEARCH_GRID_SM_MULTIPLE
-                                                        ? "sm_multiple"
-                                                        : "spec"));
+    static const char *const modes[] = {[SEARCH_GRID_SPEC] = "spec",
+                                        [SEARCH_GRID_SM_MULTIPLE] = "sm_multiple",
+                                        [SEARCH_GRID_DIVIDED] = "divided"};
+    json_object_set_new(j, "grid_mode", json_string(modes[k->grid_mode]));
     if (k->grid_mode == SEARCH_GRID_SM_MULTIPLE)
         json_object_set_new(j, "grid_per_sm", json_integer(k->grid_per_sm));
+    if (k->grid_mode == SEARCH_GRID_DIVIDED) {
+        /* rw_launch_from_json reads these back for apply */
+        char axis[2] = {"xyz"[k->grid_axis % 3], '\0'};
+        json_object_set_new(j, "grid_divisor", json_integer(k->grid_divisor));
+        json_object_set_new(j, "grid_axis", json_string(axis));
+    }
     json_object_set_new(j, "fast_math", json_boolean(k->fast_math));
     json_object_set_new(j, "launch_bounds", json_integer(k->launch_bounds));
     json_object_set_new(j, "restrict", json_boolean(k->restrict_ptrs));
@@ -2171,7 +2200,7 @@ static ep_rec *rq_take(const ep_ctx *c, rec_queue *q, bool may_wait)
 /* The identity of a built program: candidates that differ only in their launch block
  * (a run-time option of the program) share one build. */
 static int program_key(const char *text, size_t len, const char *const *flags,
-                       char *const *targs, size_t n_targs, int grid_mode, unsigned per_sm,
+                       char *const *targs, size_t n_targs, int grid_mode, unsigned grid_arg,
                        char out[STORE_HASH_HEX])
 {
     struct hk_buf b;
@@ -2182,7 +2211,7 @@ static int program_key(const char *text, size_t len, const char *const *flags,
     for (size_t i = 0; !rc && i < n_targs; i++)
         rc = hk_buf_printf(&b, "%ctarg:%s", 0, targs[i]);
     if (!rc)
-        rc = hk_buf_printf(&b, "%cgrid:%d:%u", 0, grid_mode, per_sm);
+        rc = hk_buf_printf(&b, "%cgrid:%d:%u", 0, grid_mode, grid_arg);
     if (!rc)
         store_content_hash(b.data, b.len, out);
     hk_buf_free(&b);
@@ -2231,8 +2260,11 @@ static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate 
     c->n_proposed++;
     char *const *targs = k->n_template_args ? k->template_args : c->sp->template_args;
     size_t n_targs = k->n_template_args ? k->n_template_args : c->sp->n_template_args;
+    /* the grid's own parameter: blocks per SM, or a divided grid's divisor and axis */
+    unsigned grid_arg = k->grid_mode == SEARCH_GRID_DIVIDED ? k->grid_divisor * 4 + k->grid_axis
+                                                            : k->grid_per_sm;
     if ((rc = program_key(r->text, r->len, k->flags, targs, n_targs, (int)k->grid_mode,
-                          k->grid_per_sm, r->build_key)))
+                          grid_arg, r->build_key)))
         return rc;
     for (size_t i = 0; i + 1 < c->n_recs; i++) {
         ep_rec *owner = c->recs[i];

@@ -25,6 +25,11 @@ typedef struct {
                          * per-block partial at blockIdx.x, a block per channel): it runs
                          * under the original launch only, whatever block or grid the
                          * skill's choice names */
+    unsigned grid_divisor;  /* > 1: the body is written for the spec's grid divided (rounded
+                             * up) by grid_divisor along grid_axis (each thread does the work
+                             * of that many along it) and gains only under that grid; 0: the
+                             * spec's grid */
+    unsigned grid_axis;     /* 0 x, 1 y, 2 z; read when grid_divisor > 1 */
 } rw_result;
 
 void rw_result_free(rw_result *r);
@@ -87,6 +92,9 @@ typedef struct {
                              * (the spec's); all 0: read from each site's block expression */
     bool sm_multiple;       /* 1-D grid of (SM count * grid_per_sm) blocks (grid-stride body) */
     unsigned grid_per_sm;   /* 1..65535 when sm_multiple */
+    unsigned grid_divisor;  /* 2..64: the sites' grid divided (rounded up) by it along
+                             * grid_axis (a stencil_window body); 0: not divided */
+    unsigned grid_axis;     /* 0 x, 1 y, 2 z, when grid_divisor */
 } rw_launch;
 
 /* One edit rw_launch_config made, against the text it was given. */
@@ -115,7 +123,8 @@ void rw_launch_report_free(rw_launch_report *rep);
  * and, when base (borrowed, may be NULL) is the baseline version's and names a block, the
  * block the file uses. A command-form version ("form": "command") ran the user's own
  * launch, so it asks for nothing. HK_OK; HK_EINVAL with a reason in err (errlen bytes)
- * for a block outside 1..1024 per dimension or grid_per_sm outside 1..65535. */
+ * for a block outside 1..1024 per dimension, grid_per_sm outside 1..65535, or a divided
+ * grid ("grid_mode": "divided") whose grid_divisor is not in 2..64 or grid_axis not x/y/z. */
 int rw_launch_from_json(const json_t *launch, const json_t *base, rw_launch *out, char *err,
                         size_t errlen);
 
@@ -125,6 +134,11 @@ int rw_launch_from_json(const json_t *launch, const json_t *base, rw_launch *out
  *    (cudaGetDevice + cudaDeviceGetAttribute(cudaDevAttrMultiProcessorCount), or the hip*
  *    calls with hip true or a hipLaunchKernelGGL site) read once, inserted before the
  *    top-level item holding the first launching function unless the text defines it;
+ *  - want->grid_divisor: the component of the site's grid along grid_axis, written as
+ *    dim3(...) at the site or in the declaration of a local `dim3` only this launch uses,
+ *    becomes `((it) + K - 1) / K`; a grid with no component along the axis (1-D, or
+ *    dim3(a) for y) stays, since ceil(1 / K) is 1; any other grid (a parameter, a
+ *    variable used elsewhere, a call) is refused: the user must divide it by hand;
  *  - a block that differs from the site's (read from a literal, dim3(...), a #define or
  *    constexpr, or a local `int`/`dim3` variable of the launcher): the block expression
  *    becomes the new block, or the #define/constexpr it names when only these launch

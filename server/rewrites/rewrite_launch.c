@@ -121,6 +121,16 @@ int rw_launch_from_json(const json_t *launch, const json_t *base, rw_launch *out
         }
         out->sm_multiple = true;
         out->grid_per_sm = (unsigned)per;
+    } else if (mode && !strcmp(mode, "divided")) {
+        json_int_t k = json_integer_value(json_object_get(launch, "grid_divisor"));
+        const char *axis = json_string_value(json_object_get(launch, "grid_axis"));
+        if (k < 2 || k > 64 || !axis || strlen(axis) != 1 || !strchr("xyz", axis[0])) {
+            snprintf(err, errlen, "launch: a divided grid needs grid_divisor in 2..64 and "
+                     "grid_axis x, y or z");
+            return HK_EINVAL;
+        }
+        out->grid_divisor = (unsigned)k;
+        out->grid_axis = (unsigned)(axis[0] - 'x');
     } else if (mode && strcmp(mode, "spec") != 0) {
         snprintf(err, errlen, "launch: unknown grid_mode '%s'", mode);
         return HK_EINVAL;
@@ -248,14 +258,15 @@ typedef struct {
     bool cur_known;
 } site;
 
-/* Splits tokens (open, close) at top-level commas into spans; HK_ETOOBIG over max. */
-static int split_args(const rw_toks *ts, size_t open, size_t close, espan *out, size_t max,
-                      size_t *n)
+/* Splits tokens [from, close) at top-level commas into spans; HK_ETOOBIG over max,
+ * HK_EPARSE for an empty one. */
+static int split_range(const rw_toks *ts, size_t from, size_t close, espan *out, size_t max,
+                       size_t *n)
 {
     *n = 0;
     int depth = 0;
-    size_t first = open + 1;
-    for (size_t i = open + 1; i <= close; i++) {
+    size_t first = from;
+    for (size_t i = from; i <= close; i++) {
         bool end = i == close || (depth == 0 && rwl_tok_is(ts, i, ","));
         if (!end) {
             if (rwl_tok_is(ts, i, "(") || rwl_tok_is(ts, i, "[") || rwl_tok_is(ts, i, "{"))
@@ -274,6 +285,13 @@ static int split_args(const rw_toks *ts, size_t open, size_t close, espan *out, 
         first = i + 1;
     }
     return HK_OK;
+}
+
+/* Splits tokens (open, close) -- a call's or a chevron's arguments -- at top-level commas. */
+static int split_args(const rw_toks *ts, size_t open, size_t close, espan *out, size_t max,
+                      size_t *n)
+{
+    return split_range(ts, open + 1, close, out, max, n);
 }
 
 #define MAX_ARGS 64
@@ -1020,6 +1038,119 @@ out:
     return rc;
 }
 
+/* Does a token list call anything (a name followed by a parenthesis)? */
+static bool has_call(const rw_toks *ts)
+{
+    for (size_t i = 0; i + 1 < ts->n; i++)
+        if (ts->t[i].kind == T_IDENT && rwl_tok_is(ts, i + 1, "("))
+            return true;
+    return false;
+}
+
+static bool lone_name(const rw_toks *ts)
+{
+    return ts->n == 1 && ts->t[0].kind == T_IDENT;
+}
+
+/* The components of a site's grid: in `dim3(...)` at the site, in the declaration of a
+ * local dim3 only this launch uses (grid_variable), or one scalar (a 1-D grid). *n 0 when
+ * they cannot be read (a name or a call, which may be a dim3 made elsewhere). */
+static int grid_parts(const job *j, const site *st, espan parts[3], size_t *n)
+{
+    *n = 0;
+    espan where = st->grid;
+    int rc = grid_variable(j, st, &where);
+    if (rc)
+        return rc;
+    bool local = where.s != st->grid.s || where.e != st->grid.e;
+    rw_toks ts = {0};
+    espan p[4];
+    size_t np = 0;
+    if ((rc = rwl_lex(j->text, where.s, where.e, &ts)))
+        goto out;
+    bool ok;
+    if (ts.n >= 3 && rwl_tok_is_ident(&ts, 0, "dim3") && rwl_tok_is(&ts, 1, "(") &&
+        rwl_match_close(&ts, 1) == ts.n - 1)
+        ok = split_args(&ts, 1, ts.n - 1, p, 4, &np) == HK_OK;   /* dim3(a, b, c) */
+    else if (local)   /* the inside of `dim3 g(a, b, c)`, or a scalar local's value */
+        ok = split_range(&ts, 0, ts.n, p, 4, &np) == HK_OK;
+    else
+        ok = ts.n > 0, p[0] = where, np = 1;
+    /* one part that is a lone name or a call may itself be a dim3 */
+    ok = ok && np >= 1 && np <= 3 && !(np == 1 && (lone_name(&ts) || has_call(&ts)));
+    if (ok) {
+        memcpy(parts, p, np * sizeof *p);
+        *n = np;
+    }
+out:
+    rwl_toks_free(&ts);
+    return rc;
+}
+
+/* The K of a component written `((c) + K - 1) / K` (what divide_grid writes), else 0. */
+static unsigned divided_by(const char *text, espan c)
+{
+    char raw[EXPR_TEXT_MAX + 1], sq[EXPR_TEXT_MAX + 1];
+    if (c.e - c.s > EXPR_TEXT_MAX)
+        return 0;
+    memcpy(raw, text + c.s, c.e - c.s);
+    raw[c.e - c.s] = '\0';
+    rwl_squeeze(raw, sq, sizeof sq);
+    size_t l = strlen(sq);
+    const char *t = l > 4 ? strrchr(sq, '/') : NULL;
+    unsigned k = 0;
+    char tail[48];
+    if (strncmp(sq, "((", 2) != 0 || !t || sscanf(t, "/%u", &k) != 1 || k < 2)
+        return 0;
+    snprintf(tail, sizeof tail, ")+%u-1)/%u", k, k);
+    size_t tl = strlen(tail);
+    return l > tl + 2 && strcmp(sq + l - tl, tail) == 0 ? k : 0;
+}
+
+/* The grid at one site for want: divided along the axis (want->grid_divisor: the component
+ * becomes `((c) + K - 1) / K`, as two insertions around it so that grid_literals may still
+ * rewrite block literals inside it; a grid without that component is 1 along the axis and
+ * stays, since ceil(1 / K) is 1), or refused when it is already divided by another K (an
+ * earlier apply) or cannot be read. *divided: an edit was made. */
+static int divide_grid(job *j, const site *st, bool *divided)
+{
+    const rw_launch *w = j->want;
+    *divided = false;
+    espan parts[3];
+    size_t n = 0;
+    int rc = grid_parts(j, st, parts, &n);
+    if (rc)
+        return rc;
+    if (!n && w->grid_divisor)
+        return refuse(j, hk_asprintf("launch of %s at line %d: its grid `%s` cannot be divided "
+                                     "by %u along %c here (the version was measured with that "
+                                     "grid, rounded up): divide it by hand",
+                                     j->kernel, st->line, st->la->grid, w->grid_divisor,
+                                     "xyz"[w->grid_axis]));
+    for (size_t d = 0; d < n; d++) {
+        unsigned had = divided_by(j->text, parts[d]);
+        bool wanted = w->grid_divisor && d == w->grid_axis;
+        if (had && (!wanted || had != w->grid_divisor))
+            return refuse(j, hk_asprintf("launch of %s at line %d: its grid `%s` is divided by "
+                                         "%u along %c (an earlier apply?), but this version was "
+                                         "measured with %s: restore the grid by hand",
+                                         j->kernel, st->line, st->la->grid, had, "xyz"[d],
+                                         w->grid_divisor ? "another grid" : "the spec's grid"));
+        if (had)
+            return HK_OK; /* divided as wanted already */
+    }
+    if (!w->grid_divisor || w->grid_axis >= n)
+        return HK_OK;
+    char tail[48];
+    snprintf(tail, sizeof tail, ") + %u - 1) / %u", w->grid_divisor, w->grid_divisor);
+    espan c = parts[w->grid_axis];
+    if ((rc = rwl_edits_add(&j->es, c.s, c.s, "((")) ||
+        (rc = rwl_edits_add(&j->es, c.e, c.e, tail)))
+        return rc;
+    *divided = true;
+    return HK_OK;
+}
+
 /* Does expression span e mention identifier name or a literal of value old? */
 static bool mentions(const char *text, espan e, const char *name, unsigned old)
 {
@@ -1117,6 +1248,16 @@ static int do_site(job *j, site *st, const espan *allowed, size_t n_allowed, boo
                                    "spec's grid: restore that grid by hand",
                                    j->kernel, st->line, st->la->grid));
         goto out;
+    }
+    if (!w->sm_multiple) {
+        bool divided = false;
+        if ((rc = divide_grid(j, st, &divided)) || j->refusal)
+            goto out;
+        if (divided) {
+            snprintf(note, sizeof note, "grid `%.200s` divided by %u along %c", st->la->grid,
+                     w->grid_divisor, "xyz"[w->grid_axis]);
+            site_edited = true;
+        }
     }
     if (changed) {
         char nb[48], ob[48];
@@ -1347,6 +1488,9 @@ int rw_launch_config(const char *text, size_t len, const an_model *m, const char
             return HK_EINVAL;
     if (want->sm_multiple && (want->grid_per_sm < 1 || want->grid_per_sm > 65535))
         return HK_EINVAL;
+    if (want->grid_divisor && (want->sm_multiple || want->grid_divisor < 2 ||
+                               want->grid_divisor > 64 || want->grid_axis > 2))
+        return HK_EINVAL;
     job j = {.text = text, .len = len, .m = m, .kernel = kernel, .want = want, .tunable_done = -1};
     hk_buf_init(&j.desc, 1 << 16);
     hk_buf_init(&j.advice, 1 << 16);
@@ -1441,13 +1585,16 @@ int rw_launch_config(const char *text, size_t len, const an_model *m, const char
         char b[48] = "";
         if (want->block[0])
             fmt_block(want->block, b, sizeof b);
-        bool differs = want->sm_multiple ||
+        bool differs = want->sm_multiple || want->grid_divisor ||
                        (want->block[0] && memcmp(want->block, want->base_block,
                                                  sizeof want->block) != 0);
         if (differs) {
             char g[96];
             if (want->sm_multiple)
                 snprintf(g, sizeof g, "a 1-D grid of (SM count x %u) blocks", want->grid_per_sm);
+            else if (want->grid_divisor)
+                snprintf(g, sizeof g, "the spec's grid divided by %u along %c (rounded up)",
+                         want->grid_divisor, "xyz"[want->grid_axis]);
             else
                 snprintf(g, sizeof g, "the spec's grid for that block");
             desc = b[0] ? hk_asprintf("no launch site of %s in this file: launch it with block "

@@ -707,6 +707,12 @@ int rw_stencil_window(const char *text, size_t len, const an_model *m, size_t ke
         goto out;
     }
     rc = rwp_replace_body(text, len, m, f, b.data, desc, out);
+    /* the gain needs the grid divided along the axis; a cut-off body is exact only under
+     * the launched grid, so it asks for none */
+    if (rc == HK_OK && out->applicable && !p->cutoff) {
+        out->grid_divisor = (unsigned)kk;
+        out->grid_axis = (unsigned)p->ax.axis;
+    }
 out:
     hk_free(p);
     hk_buf_free(&b);

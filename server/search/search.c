@@ -788,6 +788,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
      * grid-stride, launch bounds (which needs the final block) */
     const search_struct *sst = NULL;
     bool restricted = false, keeps_launch = false;
+    unsigned divisor = 0, div_axis = 0;   /* the grid the structural rewrite asks for */
     for (size_t a = 0; a < s->n_axes && !*skip; a++) {
         const axis *ax = &s->axes[a];
         if (ax->kind != AX_STRUCT || cfg[a] == 0)
@@ -817,6 +818,8 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         rc = apply_struct(sst, s->launch.hip_target, w.text, w.len, work_model(s, &w), w.kernel,
                           &r);
         keeps_launch = rc == HK_OK && r.applicable && r.keeps_launch;
+        if (rc == HK_OK && r.applicable && r.grid_divisor > 1)
+            divisor = r.grid_divisor, div_axis = r.grid_axis;
         /* its other choices move only the launch it keeps: the same program again */
         if (keeps_launch && sst->rank > 0 && !has_own_params(sst)) {
             rw_result_free(&r);
@@ -935,6 +938,22 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
     if (sst && sst->blocks_per_sm && !keeps_launch) {
         c->pub.grid_mode = SEARCH_GRID_SM_MULTIPLE;
         c->pub.grid_per_sm = sst->blocks_per_sm;
+    }
+    /* a body whose threads each do the work of K along an axis gains only under the spec's
+     * grid divided by K there (stencil_window): the search launches it so, never with an
+     * SM-multiple grid, which it was not written for */
+    if (divisor && !*skip) {
+        for (size_t a = 0; a < s->n_axes; a++)
+            if (s->axes[a].kind == AX_GRID && cfg[a] != 0)
+                *skip = true;
+        if (c->pub.grid_mode != SEARCH_GRID_SPEC)
+            *skip = true;
+        c->pub.grid_mode = SEARCH_GRID_DIVIDED;
+        c->pub.grid_divisor = divisor;
+        c->pub.grid_axis = div_axis;
+        if (!*skip && (rc = hk_buf_printf(&desc, "; grid / %u along %c", divisor,
+                                          "xyz"[div_axis % 3])))
+            goto out;
     }
     for (size_t a = 0; a < s->n_axes && !*skip; a++) {
         const axis *ax = &s->axes[a];

@@ -21,6 +21,9 @@ struct spec;
 enum search_grid_mode {
     SEARCH_GRID_SPEC = 0,    /* the spec's grid expression, evaluated with the block below */
     SEARCH_GRID_SM_MULTIPLE, /* 1D grid of sm_count * grid_per_sm blocks (grid-stride kernel) */
+    SEARCH_GRID_DIVIDED,     /* the spec's grid divided (rounded up) by grid_divisor along
+                              * grid_axis: a rewrite whose threads each do the work of
+                              * grid_divisor along it (rw_result.grid_divisor) */
 };
 
 typedef struct {
@@ -37,6 +40,8 @@ typedef struct {
     unsigned block[3];
     enum search_grid_mode grid_mode;
     unsigned grid_per_sm;          /* SEARCH_GRID_SM_MULTIPLE: blocks per SM */
+    unsigned grid_divisor;         /* SEARCH_GRID_DIVIDED: 2..64 */
+    unsigned grid_axis;            /* SEARCH_GRID_DIVIDED: 0 x, 1 y, 2 z */
     bool fast_math;
     const char *const *flags;      /* extra compiler flags, NULL-terminated (never NULL) */
     int launch_bounds;             /* max threads written into __launch_bounds__; 0: as in the source */
@@ -152,7 +157,8 @@ char *search_describe_axes(const search *s);
 const char *const *search_refused_tunables(const search *s, size_t *n);
 
 /* The content hash used for deduplication: FNV-1a 64 over text, then a canonical
- * serialization of block, grid mode, flags and template arguments. */
+ * serialization of block, grid mode, flags and template arguments. (A divided grid's axis
+ * and divisor are the text's: the rewrite that asks for them wrote K into the body.) */
 uint64_t search_hash(const char *text, size_t len, const unsigned block[3],
                      enum search_grid_mode mode, unsigned grid_per_sm,
                      const char *const *flags, const char *const *template_args,

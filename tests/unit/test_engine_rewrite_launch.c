@@ -372,6 +372,105 @@ static void test_dim3(void **state)
     done(&o);
 }
 
+/* A divided grid (stencil_window): the grid's component along the axis becomes
+ * ((c) + K - 1) / K, inline or in a local only this launch uses; a grid with no such
+ * component stays; a grid it cannot read, or one divided by another K, is refused. */
+static const char stencil_src[] =
+    "#include <cuda_runtime.h>\n"
+    "__global__ void st(const float *in, float *out, int w, int h)\n"
+    "{\n"
+    "    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (x > 0 && y > 0 && x < w - 1 && y < h - 1)\n"
+    "        out[y * w + x] = in[(y - 1) * w + x] + in[(y + 1) * w + x];\n"
+    "}\n"
+    "void run(const float *in, float *out, int w, int h)\n"
+    "{\n"
+    "    st<<<dim3((w + 31) / 32, (h + 7) / 8), dim3(32, 8)>>>(in, out, w, h);\n"
+    "}\n"
+    "void run_local(const float *in, float *out, int w, int h)\n"
+    "{\n"
+    "    dim3 grid((w + 31) / 32, (h + 7) / 8);\n"
+    "    st<<<grid, dim3(32, 8)>>>(in, out, w, h);\n"
+    "}\n";
+
+static void test_divided_grid(void **state)
+{
+    (void)state;
+    rw_launch w = {.grid_divisor = 4, .grid_axis = 1};
+    outcome o = {0};
+    run_on(stencil_src, "st", &w, false, &o);
+    assert_int_equal(o.rc, HK_OK);
+    if (!o.r.applicable)
+        print_message("%s\n", o.r.description);
+    assert_true(o.r.applicable);
+    assert_int_equal(o.rep.n_sites_edited, 2);
+    assert_non_null(strstr(o.r.text, "st<<<dim3((w + 31) / 32, (((h + 7) / 8) + 4 - 1) / 4), "
+                                     "dim3(32, 8)>>>"));
+    assert_non_null(strstr(o.r.text, "dim3 grid((w + 31) / 32, (((h + 7) / 8) + 4 - 1) / 4);"));
+    assert_non_null(strstr(o.r.description, "divided by 4 along y"));
+    edits_rebuild(stencil_src, &o);
+    compiles("divided", o.r.text);
+    idempotent(o.r.text, "st", &w, false);
+    /* the divided text under the spec's grid, or another K: refused, not divided twice */
+    rw_launch spec = {0}, k8 = {.grid_divisor = 8, .grid_axis = 1};
+    outcome o2 = {0};
+    run_on(o.r.text, "st", &spec, false, &o2);
+    assert_false(o2.r.applicable);
+    assert_non_null(strstr(o2.r.description, "divided by 4 along y"));
+    done(&o2);
+    run_on(o.r.text, "st", &k8, false, &o2);
+    assert_false(o2.r.applicable);
+    done(&o2);
+    done(&o);
+    /* with a new block: the block literals follow inside the divided component */
+    rw_launch wb = {.block = {32, 4, 1}, .base_block = {32, 8, 1}, .grid_divisor = 2,
+                    .grid_axis = 1};
+    run_on(stencil_src, "st", &wb, false, &o);
+    if (!o.r.applicable)
+        print_message("%s\n", o.r.description);
+    assert_true(o.r.applicable);
+    assert_non_null(strstr(o.r.text, "(((h + 3) / 4) + 2 - 1) / 2"));
+    edits_rebuild(stencil_src, &o);
+    compiles("divided_block", o.r.text);
+    done(&o);
+    /* along z of a 2-D grid: 1 along z, nothing to change */
+    rw_launch wz = {.grid_divisor = 4, .grid_axis = 2};
+    run_on(stencil_src, "st", &wz, false, &o);
+    assert_true(o.r.applicable);
+    assert_int_equal(o.rep.n_edits, 0);
+    done(&o);
+    /* a grid passed in (a dim3 parameter): refused with the reason */
+    static const char param[] =
+        "#include <cuda_runtime.h>\n"
+        "__global__ void st(float *p) { p[blockIdx.y * blockDim.y + threadIdx.y] = 0; }\n"
+        "void run(float *p, dim3 g)\n"
+        "{\n"
+        "    st<<<g, dim3(32, 8)>>>(p);\n"
+        "}\n";
+    run_on(param, "st", &w, false, &o);
+    assert_int_equal(o.rc, HK_OK);
+    assert_false(o.r.applicable);
+    assert_non_null(strstr(o.r.description, "line 5"));
+    assert_non_null(strstr(o.r.description, "divide it by hand"));
+    done(&o);
+    /* no launch site: how to launch it */
+    static const char nosite[] =
+        "__global__ void st(float *p) { p[blockIdx.y * blockDim.y + threadIdx.y] = 0; }\n";
+    run_on(nosite, "st", &w, false, &o);
+    assert_true(o.r.applicable);
+    assert_true(o.rep.advice);
+    assert_non_null(strstr(o.r.description, "divided by 4 along y"));
+    done(&o);
+    /* out of range */
+    rw_launch bad = {.grid_divisor = 1, .grid_axis = 1}, bad2 = {.grid_divisor = 4, .grid_axis = 3};
+    run_on(stencil_src, "st", &bad, false, &o);
+    assert_int_equal(o.rc, HK_EINVAL);
+    done(&o);
+    run_on(stencil_src, "st", &bad2, false, &o);
+    assert_int_equal(o.rc, HK_EINVAL);
+    done(&o);
+}
+
 static const char hip_src[] =
     "#include <hip/hip_runtime.h>\n"
     "__global__ void add1(float *p, int n)\n"
@@ -729,10 +828,21 @@ static void test_from_json(void **state)
     json_decref(l);
     assert_int_equal(rw_launch_from_json(NULL, NULL, &w, err, sizeof err), HK_OK);
     assert_int_equal(w.block[0], 0);
+    /* a divided grid (stencil_window) */
+    l = json_loads("{\"block\":[32,8,1],\"grid_mode\":\"divided\",\"grid_divisor\":4,"
+                   "\"grid_axis\":\"z\"}", 0, NULL);
+    assert_int_equal(rw_launch_from_json(l, NULL, &w, err, sizeof err), HK_OK);
+    assert_int_equal(w.grid_divisor, 4);
+    assert_int_equal(w.grid_axis, 2);
+    assert_false(w.sm_multiple);
+    json_decref(l);
     static const char *const bad[] = {
         "{\"block\":[0,1,1]}", "{\"block\":[2048]}", "{\"block\":[1,1,1,1]}",
         "{\"block\":[\"x\"]}", "{\"grid_mode\":\"sm_multiple\"}",
         "{\"grid_mode\":\"sm_multiple\",\"grid_per_sm\":0}", "{\"grid_mode\":\"weird\"}",
+        "{\"grid_mode\":\"divided\",\"grid_divisor\":1,\"grid_axis\":\"y\"}",
+        "{\"grid_mode\":\"divided\",\"grid_divisor\":4,\"grid_axis\":\"w\"}",
+        "{\"grid_mode\":\"divided\",\"grid_divisor\":4}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         l = json_loads(bad[i], 0, NULL);
@@ -850,6 +960,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sm_multiple_chevron), cmocka_unit_test(test_block_literals),
+        cmocka_unit_test(test_divided_grid),
         cmocka_unit_test(test_nothing_to_change),   cmocka_unit_test(test_dim3),
         cmocka_unit_test(test_hip),                 cmocka_unit_test(test_cuda_launch_kernel),
         cmocka_unit_test(test_define),              cmocka_unit_test(test_refusals),

@@ -763,6 +763,50 @@ static void test_kept_launch(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* stencil_window asks for the spec's grid divided by K along its slow axis
+ * (rw_result.grid_divisor): every candidate with the window is launched so, whatever else
+ * it combines, and never on an SM-multiple grid. */
+static void test_divided_grid(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_path(HK_SOURCE_DIR "/bench/kernels/stencil2d.cu", &fx);
+    static const search_struct st[] = {
+        {.skill = "sm90-stencil-register-window", .rewrite = "stencil_window", .params = {8}},
+        {.skill = "sm90-stencil-register-window", .rewrite = "stencil_window", .params = {4},
+         .rank = 1},
+    };
+    search_launch l = {.block = {16, 16, 1}, .block_free = true, .sm_count = 132,
+                       .structs = st, .n_structs = HK_ARRAY_LEN(st)};
+    search_budget b = {.max_candidates = 64};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "stencil2d"), &l, 5, &b, &s),
+                     HK_OK);
+    const search_candidate *c;
+    unsigned windows = 0, k8 = 0, k4 = 0;
+    while (search_next(s, &c) == HK_OK) {
+        if (strstr(c->text, "hk rewrite: stencil_window")) {
+            windows++;
+            assert_int_equal(c->grid_mode, SEARCH_GRID_DIVIDED);
+            assert_int_equal(c->grid_axis, 1);
+            k8 += c->grid_divisor == 8;
+            k4 += c->grid_divisor == 4;
+            assert_true(c->grid_divisor == 8 || c->grid_divisor == 4);
+            char want[32];
+            snprintf(want, sizeof want, "grid / %u along y", c->grid_divisor);
+            assert_non_null(strstr(c->description, want));
+        } else {
+            assert_true(c->grid_mode != SEARCH_GRID_DIVIDED);
+            assert_int_equal(c->grid_divisor, 0);
+        }
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, windows ? 0.5 : 1.0), HK_OK);
+    }
+    assert_true(k8 >= 1 && k4 >= 1);
+    search_free(s);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 static void test_hash(void **state)
 {
     unsigned b1[3] = {256, 1, 1}, b2[3] = {512, 1, 1};
@@ -794,7 +838,7 @@ int main(void)
         cmocka_unit_test(test_tunables_linked_to_block),
         cmocka_unit_test(test_launch_from_specs),
         cmocka_unit_test(test_suite_kernels),
-        cmocka_unit_test(test_hash),
+        cmocka_unit_test(test_divided_grid), cmocka_unit_test(test_hash),
         cmocka_unit_test(test_structural_axis),
         cmocka_unit_test(test_table_on_grid_stride),
         cmocka_unit_test(test_histogram_plan_launches),

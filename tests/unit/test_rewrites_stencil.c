@@ -169,7 +169,12 @@ static const char k_elementwise[] =
 
 /* stencil_window of kname in src with K k: applicable, every string of want in the text
  * and the description; returns the new text (malloc'd). */
-static char *applies(const char *src, const char *kname, int k, const char *const *want)
+/* The rewritten text (malloc'd) of kernel kname at K = k, which must apply; every string of
+ * want (NULL-terminated, may be NULL) must be in its text or description. *axis gets the
+ * axis the rewrite asks the grid to be divided along and *div the divisor (0: the spec's
+ * grid), when not NULL. */
+static char *applies_launch(const char *src, const char *kname, int k, const char *const *want,
+                            unsigned *axis, unsigned *div)
 {
     fixture fx;
     load_text(src, &fx);
@@ -184,9 +189,18 @@ static char *applies(const char *src, const char *kname, int k, const char *cons
         assert_true(strstr(r.text, want[i]) || strstr(r.description, want[i]));
     }
     char *t = strdup(r.text);
+    if (axis)
+        *axis = r.grid_axis;
+    if (div)
+        *div = r.grid_divisor;
     rw_result_free(&r);
     unload(&fx);
     return t;
+}
+
+static char *applies(const char *src, const char *kname, int k, const char *const *want)
+{
+    return applies_launch(src, kname, k, want, NULL, NULL);
 }
 
 static void refused(const char *src, const char *kname, const char *why)
@@ -338,10 +352,17 @@ static void emulated_runs_match(void **state)
          "dim3 b(nx, 1, 1), g(ny - 2, nz - 2, 1);", 0, 4},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(runs); i++) {
-        char *t = applies(runs[i].src, runs[i].name, runs[i].k, NULL);
+        /* the grid the rewrite asks for (rw_result.grid_divisor/grid_axis: what the search
+         * launches the candidate with) is the one emulated */
+        unsigned axis = 9, div = 9;
+        char *t = applies_launch(runs[i].src, runs[i].name, runs[i].k, NULL, &axis, &div);
+        assert_int_equal(div, runs[i].axis ? (unsigned)runs[i].k : 0);
+        if (div)
+            assert_int_equal(axis, runs[i].axis);
         char tag[32];
         snprintf(tag, sizeof tag, "sw_%zu", i);
-        emulate(runs[i].src, t, runs[i].call, runs[i].type, runs[i].launch, runs[i].axis, runs[i].k, tag);
+        emulate(runs[i].src, t, runs[i].call, runs[i].type, runs[i].launch, div ? (int)axis : 0,
+                runs[i].k, tag);
         free(t);
     }
     assert_int_equal(hk_alloc_live(), 0);
