@@ -546,6 +546,63 @@ static void test_optimize_language(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Issue 13: stencil2d's first candidate on the simulated GPU is stencil_window at K = 8,
+ * built and measured with the spec's grid divided by 8 along y (its launcher's grid, the
+ * version's launch JSON in the report); `hkls apply` divides the file's launch the same way,
+ * and refuses the version (exit 3, the reason) once that launch cannot be divided. */
+static void test_optimize_stencil_divided_grid(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-divided-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[2048], out[512], text[65536];
+    snprintf(out, sizeof out, "%s/out.txt", d);
+    snprintf(cmd, sizeof cmd, "cp %s/bench/kernels/stencil2d.cu %s/bench/kernels/stencil2d.bench.json "
+             "%s/", HK_SOURCE_DIR, HK_SOURCE_DIR, d);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && HK_CACHE_DIR=%s/cache %s optimize stencil2d.cu --kernel "
+             "stencil2d --budget 1 --db %s/h.db --work-dir %s/work", d, d, HKLS, d, d);
+    assert_int_equal(run_sim(cmd, out), 0);
+    read_err(out, text, sizeof text);
+    expect_in(text, "v1 built: ");
+    expect_in(text, "stencil_window outputs_per_thread=8");
+    expect_in(text, "grid / 8 along y");
+    /* the launcher v1 ran with computes that grid; the baseline's does not */
+    snprintf(cmd, sizeof cmd, "grep -lF 'st->grid[1] = hk_ceil_div(hk_ceil_div(hk_v_h, "
+             "hk_v_block_y), 8LL);' %s/cache/launchers/*/bench.cu | wc -l | grep -qx 1", d);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/reports/1/episode-1.json", d);
+    json_t *rep = json_load_file(cmd, 0, NULL);
+    assert_non_null(rep);
+    json_t *v1 = json_array_get(json_object_get(rep, "versions"), 1);
+    json_t *l = json_object_get(v1, "launch");
+    assert_string_equal(json_string_value(json_object_get(l, "grid_mode")), "divided");
+    assert_int_equal(json_integer_value(json_object_get(l, "grid_divisor")), 8);
+    assert_string_equal(json_string_value(json_object_get(l, "grid_axis")), "y");
+    json_decref(rep);
+    /* apply: the local grid's y component is divided */
+    snprintf(cmd, sizeof cmd, "%s apply 1 --version 1 --db %s/h.db", HKLS, d);
+    assert_int_equal(run(cmd, out), 0);
+    snprintf(cmd, sizeof cmd, "grep -qF 'dim3 grid((w + 15) / 16, (((h + 15) / 16) + 8 - 1) / 8);' "
+             "%s/stencil2d.cu", d);
+    assert_int_equal(system(cmd), 0);
+    /* a launch that cannot be divided (the grid also used elsewhere): refused */
+    snprintf(cmd, sizeof cmd, "cd %s && cp %s/bench/kernels/stencil2d.cu . && sed -i "
+             "'s|^    stencil2d<<<grid, block>>>(in, out, h, w);|& (void)grid;|' stencil2d.cu "
+             "&& grep -q '(void)grid' stencil2d.cu", d, HK_SOURCE_DIR);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s apply 1 --version 1 --db %s/h.db", HKLS, d);
+    assert_int_equal(run(cmd, out), 3);
+    expect_err(out, "hkls apply: refused: v1 was measured with its grid divided by 8 along y");
+    expect_err(out, "divide it by hand");
+    snprintf(cmd, sizeof cmd, "grep -q hk_win %s/stencil2d.cu", d);
+    assert_int_not_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -558,6 +615,7 @@ int main(void)
         cmocka_unit_test(test_verify_candidate_fp64),
         cmocka_unit_test(test_verify_candidate_stopped),
         cmocka_unit_test(test_optimize_without_a_spec),
+        cmocka_unit_test(test_optimize_stencil_divided_grid),
         cmocka_unit_test(test_optimize_language),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
