@@ -43,7 +43,11 @@ for id in "${ids[@]}"; do
     if [ -n "${own[$cls]:-}" ]; then
         own_n=$((own_n + 1)) ok=0 stop=
         for r in ${own[$cls]}; do
-            if [ "$(jq -r --arg r "$r" '.rewrites[] | select(.name == $r) | .applies' <<< "$j")" = true ]; then ok=1; stop="applies ($r)"; break; fi
+            if [ "$(jq -r --arg r "$r" '.rewrites[] | select(.name == $r) | .applies' <<< "$j")" = true ]; then
+                g=$(jq -r --arg r "$r" '.rewrites[] | select(.name == $r) | .grid // empty' <<< "$j")
+                # a window without a divided grid is exact only under the spec's: no gain
+                [ -z "$g" ] && [ "$r" = stencil_window ] && g="the spec's grid kept: no bound on the slow axis"
+                ok=1 stop="applies ($r${g:+, $g})"; break; fi
             [ -z "$stop" ] && stop="$r: $(jq -r --arg r "$r" '.rewrites[] | select(.name == $r) | .reason' <<< "$j" | cut -c1-110)"
         done
         own_ok=$((own_ok + ok))

@@ -36,7 +36,8 @@ static void usage(FILE *f)
             "  --spec SPEC    the kernel's bench spec (some rewrites read its sizes)\n"
             "  --hip          ask as for an AMD/DCU build\n"
             "  --json         {kernel, class, near, rewrites: [{name, kind, applies,\n"
-            "                 construct, line, reason}]}\n"
+            "                 construct, line, reason, grid}]} (grid: the launch an\n"
+            "                 algorithm that applies needs, when not the spec's own)\n"
             "  --emit REWRITE the whole source as REWRITE leaves it, at its default\n"
             "                 parameters (launch shape and grid are the search's, not here)\n"
             "Exit 0, 1 when the file cannot be read or parsed or has no such kernel (or\n"
@@ -69,6 +70,15 @@ static json_t *verdict(const rw_descriptor *d, const rw_context *ctx)
     bool applies = rc == HK_OK && !why.reason[0];
     json_t *o = json_pack("{s:s, s:s, s:b}", "name", d->name, "kind", kind_name(d->flags),
                           "applies", applies);
+    /* an algorithm that gains only under a divided grid (stencil_window) says which: the
+     * grid the search launches it with, and hkls apply writes */
+    if (o && applies && (d->flags & RW_ALGORITHM)) {
+        rw_result r;
+        if (rw_apply(d, ctx, NULL, &r, NULL) == HK_OK && r.applicable && r.grid_divisor > 1)
+            json_object_set_new(o, "grid", json_sprintf("the spec's grid / %u along %c",
+                                                        r.grid_divisor, "xyz"[r.grid_axis % 3]));
+        rw_result_free(&r);
+    }
     if (o && !applies) {
         if (rc == HK_EINVAL && !why.reason[0]) /* set_tunable: no default to ask with */
             snprintf(why.reason, sizeof why.reason,
@@ -139,6 +149,9 @@ static void print_human(const json_t *o, FILE *f)
             else
                 snprintf(stop, sizeof stop, "%s", reason ? reason : "");
         }
+        const char *grid = json_string_value(json_object_get(r, "grid"));
+        if (ok && grid)
+            snprintf(stop, sizeof stop, "(launched with %s)", grid);
         const char *cells[4] = {json_string_value(json_object_get(r, "name")),
                                 json_string_value(json_object_get(r, "kind")), ok ? "yes" : "no",
                                 stop};

@@ -136,6 +136,21 @@ static void transpose_applies(void **state)
     json_decref(o);
 }
 
+/* stencil2d: stencil_window applies and says the grid it needs (the spec's divided by 8
+ * along y at its default K); a rewrite that keeps the spec's grid says nothing. */
+static void stencil_names_its_grid(void **state)
+{
+    (void)state;
+    json_t *o = run_json(HK_SOURCE_DIR "/bench/kernels/stencil2d.cu", "stencil2d");
+    assert_string_equal(json_string_value(json_object_get(o, "class")), "stencil");
+    const json_t *w = rewrite(o, "stencil_window");
+    assert_true(json_is_true(json_object_get(w, "applies")));
+    assert_string_equal(json_string_value(json_object_get(w, "grid")),
+                        "the spec's grid / 8 along y");
+    assert_null(json_object_get(rewrite(o, "readonly_loads"), "grid"));
+    json_decref(o);
+}
+
 static void human_table(void **state)
 {
     (void)state;
@@ -216,6 +231,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(saxpy_is_elementwise),
         cmocka_unit_test(transpose_applies),
+        cmocka_unit_test(stencil_names_its_grid),
         cmocka_unit_test(human_table),
         cmocka_unit_test(bad_input),
         cmocka_unit_test(emit_text),
