@@ -2715,8 +2715,18 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
     return HK_OK;
 }
 
+/* Whether a version's launch JSON text (may be NULL) names a divided grid. */
+static bool launch_is_divided(const char *launch_json)
+{
+    json_t *lj = launch_json ? json_loads(launch_json, 0, NULL) : NULL;
+    const char *mode = json_string_value(json_object_get(lj, "grid_mode"));
+    bool divided = mode && !strcmp(mode, "divided");
+    json_decref(lj);
+    return divided;
+}
+
 /* The text the search starts from: the best verified version of earlier episodes (for this
- * arch) unless told to start from the original. */
+ * arch) unless told to start from the original, or when that version needs a divided grid. */
 static int choose_start(ep_ctx *c)
 {
     store_version v;
@@ -2746,6 +2756,15 @@ static int choose_start(ep_ctx *c)
                 store_version_clear(&v);
                 goto original;
             }
+        }
+        if (has_kernel && launch_is_divided(v.launch_json)) {
+            /* its text gains only under its divided grid, and the search starts from the
+             * spec's: every candidate from it would be timed K times too slow */
+            ep__log(c, "info", "the best earlier version v%d runs on the spec's grid divided "
+                    "along one axis, which a search from its text would not keep: starting from "
+                    "the original", v.number);
+            store_version_clear(&v);
+            goto original;
         }
         if (has_kernel) {
             c->start_len = strlen(v.source);

@@ -37,7 +37,8 @@
  * the real, nvcc-built program, which is never executed. The simulator reads the candidate
  * (kernel.cu next to it, or next to the --module image a launcher is given) and answers as a GPU would, deterministically: right answers,
  * 1.0 ms scaled by size, x0.8 with __restrict__, x0.9 with __launch_bounds__, x0.7 with
- * float4 (x0.85 with float2) accesses, x0.95 with __ldg, slower the
+ * float4 (x0.85 with float2) accesses, x0.95 with __ldg, x0.6 with a stencil_window
+ * register window (hk_win_), slower the
  * further --block is from 256; wrong answers with --block 128, and "unwritten" (exit 4)
  * with --block 1024.
  * $FAKE_SLOW_MS makes every time-mode call sleep that long (to stop an episode mid-run);
@@ -129,6 +130,9 @@ static double sim_factor(const char *prog, int *wrong)
         x *= 0.85;
     if (strstr(text, "__ldg("))
         x *= 0.95;
+    /* stencil_window's register window (on its divided grid) */
+    if (strstr(text, "hk_win_"))
+        x *= 0.6;
     sim_sloppy = strstr(text, "HK_SIM_SLOPPY") != NULL;
     *wrong = 0;
     return x;
