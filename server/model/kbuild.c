@@ -2494,6 +2494,11 @@ int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, 
     /* names point into the analysis model, which is freed below: copy them */
     for (size_t j = 0; j < k->accesses.n; j++)
         ((km_access *)k->accesses.v)[j].buffer = km__strdup(k, as[j].buffer);
+    for (size_t j = 0; j < k->sites.n; j++) {
+        km_read_site *r = (km_read_site *)k->sites.v + j;
+        if (r->buffer)
+            r->buffer = km__strdup(k, r->buffer);
+    }
     for (size_t j = 0; j < k->locals.n; j++) {
         km_local *l = (km_local *)k->locals.v + j;
         if (l->base)

@@ -206,7 +206,7 @@ typedef struct {
 } sw_site;
 
 typedef struct {
-    const char *name;
+    const char *name;    /* the parameter's, in the caller's analysis model */
     char type[64];
     sw_terms cols[SW_COLS_MAX];
     int n_cols;
@@ -222,8 +222,7 @@ typedef struct {
     bool cutoff;         /* some access has no bound on the coordinate: skip the virtual
                           * threads the launched grid does not hold */
     uint32_t cutoff_line;
-    const char *out;
-    const char *class_name;
+    const char *class_name;   /* static (km_class_name) */
     uint32_t line;
 } sw_plan;
 
@@ -330,7 +329,7 @@ static void plan_site(const km_kernel *k, const an_function *f, const km_read_si
     if (b == p->n_in) {
         if (p->n_in == SW_BUFS_MAX)
             return;
-        p->in[b].name = rs->buffer;
+        p->in[b].name = ap->name;   /* the caller's model: k's names die with plan_of */
         p->in[b].n_cols = 0;
         rwp_pointee_type(ap, p->in[b].type, sizeof p->in[b].type);
         if (!rwp_scalar_type(p->in[b].type))
@@ -379,7 +378,6 @@ static int plan_of(const char *text, size_t len, const an_function *f, sw_plan *
         goto out;
     }
     p->class_name = km_class_name(c.kind);
-    p->out = c.out;
     p->line = c.line;
     if (km_barriers(k)) {
         snprintf(why, n, "__syncthreads(): the threads of a block work together, and a block K "
