@@ -214,11 +214,14 @@ static int gpu_lock(const measure_opts *o, const runner_spec *rs, int *fd)
         HK_DEBUG("measure: GPU lock %s: %s; running unlocked", path, strerror(errno));
         return HK_OK;
     }
+    double t0 = 0;
     while (flock(f, LOCK_EX | LOCK_NB) != 0) {
         if (errno != EWOULDBLOCK && errno != EINTR) {
             close(f);
             return HK_OK;
         }
+        if (!t0)
+            t0 = hk_now_s();
         if (measure_stopped(o)) {
             close(f);
             return HK_ECANCELED;
@@ -226,6 +229,8 @@ static int gpu_lock(const measure_opts *o, const runner_spec *rs, int *fd)
         struct timespec ts = {0, 2 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
+    if (t0 && o && o->lock_wait_s)
+        *o->lock_wait_s += hk_now_s() - t0;
     *fd = f;
     return HK_OK;
 }
@@ -289,9 +294,7 @@ out:
 
 static double now_ms(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+    return hk_now_s() * 1e3;
 }
 
 /* A --combos process's progress: its output files appear one by one, in order. */

@@ -126,6 +126,11 @@ typedef struct {
      * nothing: it takes no GPU lock, so a long build (a command-form build that queries
      * the device) never stalls other episodes' timed runs. */
     bool untimed;
+    /* Adds the seconds this options' runs spent waiting for the GPU lock (another episode's
+     * program held the GPU). An episode's search budget does not count them: episodes run
+     * side by side (the editor's, a batch's JOBS) each get their budget of their own work.
+     * Written by the thread running the measurement only. May be NULL. */
+    double *lock_wait_s;
 } measure_opts;
 
 /* true when o->stop is set and raised. */

@@ -1020,15 +1020,23 @@ static void test_gpu_lock(void **state)
     runner_spec cpu = {.argv = argv, .timeout_ms = 10000, .output_max = 4096,
                        .isolation = RUNNER_ISO_NONE};
     runner_result r;
+    double waited = 0;
+    measure_opts counted = f->o;
+    counted.lock_wait_s = &waited;
     double t0 = real_s();
-    assert_int_equal(measure_run_argv(&f->o, &cpu, &r), HK_OK);
+    assert_int_equal(measure_run_argv(&counted, &cpu, &r), HK_OK);
     runner_result_free(&r);
     assert_true(real_s() - t0 < 0.4);
-    /* a GPU program starts only once the other process let go */
+    assert_true(waited == 0);
+    /* a GPU program starts only once the other process let go, and the wait is counted
+     * (an episode's search budget leaves it out) */
     runner_spec gpu = cpu;
     gpu.gpu = true;
-    assert_int_equal(measure_run_argv(&f->o, &gpu, &r), HK_OK);
+    t0 = real_s();
+    assert_int_equal(measure_run_argv(&counted, &gpu, &r), HK_OK);
     runner_result_free(&r);
+    assert_true(waited >= 0.15);
+    assert_true(waited <= real_s() - t0 + 0.01);
     int st;
     assert_int_equal(waitpid(pid, &st, 0), pid);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
