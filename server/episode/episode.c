@@ -394,8 +394,29 @@ out:
 }
 
 /* After the baseline ran: whether its fp64 shadow gave references. */
+/* With a shadow, every comparison with the baseline widens by its own error (measure_widen);
+ * the log says where that is more than the spec's own absolute tolerance. */
+static void widen_from_shadow(ep_ctx *c)
+{
+    const measure_widen *w = &c->base.widen;
+    c->mo.widen = w->err ? w : NULL;
+    for (unsigned a = 0; w->err && a < HK_MAX_ARGS && a < c->sp->n_args; a++) {
+        double most = 0;
+        for (size_t k = 0; k < w->n_sizes; k++)
+            for (size_t d = 0; d < w->n_dists; d++)
+                most = fmax(most, measure_widen_at(w, (int)k, (int)d, a).atol);
+        if (most > c->sp->args[a].tol.atol)
+            ep__log(c, "info", "accuracy: the baseline's '%s' is up to %.3g from its fp64 shadow: "
+                    "comparisons with the baseline widen its absolute tolerance (%g) by up to "
+                    "%.3g, twice that (the fp64 rule still judges the candidate's own error)",
+                    c->sp->args[a].name, most / 2, c->sp->args[a].tol.atol, most);
+    }
+}
+
 static void shadow_ran(ep_ctx *c)
 {
+    if (c->mo.ref64 && c->base.ref64_dir)
+        widen_from_shadow(c);
     if (!c->mo.ref64 || c->base.ref64_dir)
         return;
     ep__log(c, "warn", "accuracy: %s; the spec's tolerance decides alone",

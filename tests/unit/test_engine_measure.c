@@ -956,6 +956,51 @@ static void test_precision_dist(void **state)
     expect_reject(f, "wrong", MEASURE_WRONG_ANSWER, "distribution 0: ");
 }
 
+/* The widened tolerance (measure_widen): with distribution 2 one of the spec's own, the
+ * baseline "coarse" is 1e-3 (relative) from its fp64 shadow there; an exact candidate, as
+ * far from the baseline (outside the spec's tolerance), passes with the comparison widened
+ * by twice that and the elements counted, while one 8e-3 off is still a wrong answer. Without the shadow nothing widens. */
+static void test_widened(void **state)
+{
+    fixture *f = *state;
+    measure_prog sp;
+    precision_setup(f, true, &sp);
+    f->sp->n_referee_dists = 0; /* before the baseline: the table covers distribution 2 */
+    char ref[400];
+    snprintf(ref, sizeof ref, "%s/ref-widened", f->dir);
+    measure_verdict v;
+    measure_verdict_init(&v);
+    measure_baseline_clear(&f->base);
+    assert_int_equal(measure_baseline_run(&f->o, &f->base_prog, ref, &f->base, &v), HK_OK);
+    assert_int_equal(v.reason, MEASURE_OK);
+    measure_verdict_clear(&v);
+    oracle_widen w = measure_widen_at(&f->base.widen, 0, 2, 3); /* 1e-3 relative, |y| <= 3 */
+    assert_true(w.atol > 1e-3 && w.atol <= 6.01e-3);
+    assert_true(w.l2 > 1e-3 && w.l2 <= 2.01e-3);
+    assert_true(measure_widen_at(&f->base.widen, 0, 0, 3).atol < 1e-6); /* one float rounding */
+    assert_true(measure_widen_at(&f->base.widen, 0, 2, 2).atol == 0); /* an input */
+    assert_true(measure_widen_at(&f->base.widen, 5, 2, 3).atol == 0); /* no such size */
+    measure_eval e;
+    evaluate(f, "ok", &e);
+    if (e.verdict.reason != MEASURE_OK)
+        fail_msg("ok: %s", e.verdict.details);
+    assert_true(e.verdict.n_widened > 0);
+    json_t *first = json_array_get(e.checks, 0);
+    assert_string_equal(json_string_value(json_object_get(first, "check")), "correctness");
+    assert_true(json_integer_value(json_object_get(first, "widened_elements")) > 0);
+    measure_eval_clear(&e);
+    expect_reject(f, "coarse8", MEASURE_WRONG_ANSWER, "+ widening 0.00");
+    /* no shadow: the spec's tolerance alone */
+    precision_setup(f, false, NULL);
+    f->sp->n_referee_dists = 0;
+    measure_verdict_init(&v);
+    measure_baseline_clear(&f->base);
+    assert_int_equal(measure_baseline_run(&f->o, &f->base_prog, ref, &f->base, &v), HK_OK);
+    measure_verdict_clear(&v);
+    assert_null(f->base.widen.err);
+    expect_reject(f, "ok", MEASURE_WRONG_ANSWER, "distribution 2: ");
+}
+
 /* Without an fp64 shadow the referee's distribution runs (crashes, poison, guard zones,
  * NaN still count) but its accuracy is not judged, and the verdict says so. */
 static void test_precision_unjudged(void **state)
@@ -1192,6 +1237,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gpu_lock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_precision_dist, setup, teardown),
         cmocka_unit_test_setup_teardown(test_precision_unjudged, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_widened, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
