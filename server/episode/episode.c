@@ -400,17 +400,33 @@ static void widen_from_shadow(ep_ctx *c)
 {
     const measure_widen *w = &c->base.widen;
     c->mo.widen = w->err ? w : NULL;
+    struct hk_buf note;
+    hk_buf_init(&note, 4096);
     for (unsigned a = 0; w->err && a < HK_MAX_ARGS && a < c->sp->n_args; a++) {
         double most = 0;
         for (size_t k = 0; k < w->n_sizes; k++)
             for (size_t d = 0; d < w->n_dists; d++)
                 most = fmax(most, measure_widen_at(w, (int)k, (int)d, a).atol);
-        if (most > c->sp->args[a].tol.atol)
-            ep__log(c, "info", "accuracy: the baseline's '%s' is up to %.3g from its fp64 shadow: "
-                    "comparisons with the baseline widen its absolute tolerance (%g) by up to "
-                    "%.3g, twice that (the fp64 rule still judges the candidate's own error)",
-                    c->sp->args[a].name, most / 2, c->sp->args[a].tol.atol, most);
+        if (most <= c->sp->args[a].tol.atol)
+            continue;
+        ep__log(c, "info", "accuracy: the baseline's '%s' is up to %.3g from its fp64 shadow: "
+                "comparisons with the baseline widen its absolute tolerance (%g) by up to "
+                "%.3g, twice that (the fp64 rule still judges the candidate's own error)",
+                c->sp->args[a].name, most / 2, c->sp->args[a].tol.atol, most);
+        (void)hk_buf_printf(&note, "%s'%s' up to %.3g", note.len ? ", " : "",
+                            c->sp->args[a].name, most);
     }
+    const char *said = json_string_value(json_object_get(c->info, "correctness"));
+    if (note.len && said) { /* the report's Correctness row says so */
+        char *more = hk_asprintf("%s; the tolerance against the baseline widened by twice the "
+                                 "baseline's own error against its fp64 shadow (%s)", said,
+                                 note.data);
+        if (more)
+            json_object_set_new(c->info, "correctness", ep__text(more));
+        hk_free(more);
+        ep__save_info(c);
+    }
+    hk_buf_free(&note);
 }
 
 static void shadow_ran(ep_ctx *c)
