@@ -2129,9 +2129,16 @@ static int widen_add(const spec *s, const char *ref_dir, const char *ref64_dir,
                 continue;
             double rel_max, rel_l2;
             oracle_ref64_rel(&e, &rel_max, &rel_l2);
+            /* at most the spec's own room at the output's scale (and 1% of it): the
+             * widening can at most double what the tolerance already lets through */
+            spec_tolerance tol = b->arg_index < s->n_args ? s->args[b->arg_index].tol
+                                                          : spec_default_tolerance(b->dtype);
+            double room = fmin(MEASURE_WIDEN_CAP * e.ref_max,
+                               fmax(tol.atol, tol.rtol * e.ref_max));
             oracle_widen *slot = &w->err[widen_index(w, c->size, c->dist, b->arg_index)];
-            slot->atol = fmax(slot->atol, fmin(e.max_abs, MEASURE_WIDEN_CAP * e.ref_max));
-            slot->l2 = fmax(slot->l2, fmin(rel_l2, MEASURE_WIDEN_CAP));
+            slot->atol = fmax(slot->atol, fmin(e.max_abs, room));
+            slot->l2 = fmax(slot->l2, fmin(rel_l2, tol.l2 > 0 ? fmin(tol.l2, MEASURE_WIDEN_CAP)
+                                                              : MEASURE_WIDEN_CAP));
         }
     }
     oracle_file_free(&fb);

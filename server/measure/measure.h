@@ -406,8 +406,10 @@ int measure_interleave(const measure_opts *o, const measure_prog *pa, const char
  * shadow (a naive float sum, a long dependent chain), a candidate as accurate as it, or
  * more, differs from it by up to twice that, and the spec's tolerance against the baseline
  * would refuse it. For each (size, distribution of the spec, float output) of the checked
- * combinations: the largest |baseline - fp64| over its seeds, at most MEASURE_WIDEN_CAP of
- * the reference's largest magnitude. The fp64 rule still judges the candidate's own error
+ * combinations: the largest |baseline - fp64| over its seeds (and the relative L2 error),
+ * at most the spec's own room at the output's scale (max(atol, rtol max|ref|); its L2
+ * limit) and MEASURE_WIDEN_CAP of the reference's largest magnitude: the widening at most
+ * doubles what the tolerance lets through. The fp64 rule still judges the candidate's own error
  * on those combinations (oracle_ref64_judge); the widening only stops the comparison with
  * the baseline from refusing what that rule found as accurate. */
 #define MEASURE_WIDEN_CAP 0.01

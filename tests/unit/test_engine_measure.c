@@ -966,6 +966,10 @@ static void test_widened(void **state)
     measure_prog sp;
     precision_setup(f, true, &sp);
     f->sp->n_referee_dists = 0; /* before the baseline: the table covers distribution 2 */
+    /* an absolute tolerance of 2e-3: the baseline's error (up to 3e-3) is within the room
+     * the widening may take (max(atol, rtol max|ref|)) except at its largest */
+    spec_tolerance loose = {.rtol = 0, .atol = 2e-3, .l2 = 0};
+    f->sp->args[3].tol = loose;
     char ref[400];
     snprintf(ref, sizeof ref, "%s/ref-widened", f->dir);
     measure_verdict v;
@@ -975,7 +979,7 @@ static void test_widened(void **state)
     assert_int_equal(v.reason, MEASURE_OK);
     measure_verdict_clear(&v);
     oracle_widen w = measure_widen_at(&f->base.widen, 0, 2, 3); /* 1e-3 relative, |y| <= 3 */
-    assert_true(w.atol > 1e-3 && w.atol <= 6.01e-3);
+    assert_true(w.atol > 3e-3 && w.atol <= 4e-3 + 1e-12); /* capped at twice the atol */
     assert_true(w.l2 > 1e-3 && w.l2 <= 2.01e-3);
     assert_true(measure_widen_at(&f->base.widen, 0, 0, 3).atol < 1e-6); /* one float rounding */
     assert_true(measure_widen_at(&f->base.widen, 0, 2, 2).atol == 0); /* an input */
@@ -990,6 +994,15 @@ static void test_widened(void **state)
     assert_true(json_integer_value(json_object_get(first, "widened_elements")) > 0);
     measure_eval_clear(&e);
     expect_reject(f, "coarse8", MEASURE_WRONG_ANSWER, "+ widening 0.00");
+    /* the spec's default fp32 tolerance (1e-5 + 1e-4 |b|, |b| <= 3): the baseline's 3e-3
+     * is beyond that room (3e-4), so the widening stays at twice it and "ok" is refused */
+    f->sp->args[3].tol = spec_default_tolerance(HK_DT_F32);
+    measure_verdict_init(&v);
+    measure_baseline_clear(&f->base);
+    assert_int_equal(measure_baseline_run(&f->o, &f->base_prog, ref, &f->base, &v), HK_OK);
+    measure_verdict_clear(&v);
+    assert_true(measure_widen_at(&f->base.widen, 0, 2, 3).atol <= 2 * 3e-4 + 1e-12);
+    expect_reject(f, "ok", MEASURE_WRONG_ANSWER, "distribution 2: ");
     /* no shadow: the spec's tolerance alone */
     precision_setup(f, false, NULL);
     f->sp->n_referee_dists = 0;
