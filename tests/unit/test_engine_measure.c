@@ -94,17 +94,25 @@ static int teardown(void **state)
     return 0;
 }
 
-static void baseline(fixture *f)
+/* A fresh baseline run of f's spec into DIR/NAME; returns the combinations it checked. */
+static size_t baseline_in(fixture *f, const char *name)
 {
     char ref[400];
-    snprintf(ref, sizeof ref, "%s/ref", f->dir);
+    snprintf(ref, sizeof ref, "%s/%s", f->dir, name);
     measure_verdict v;
     measure_verdict_init(&v);
     measure_baseline_clear(&f->base);
     assert_int_equal(measure_baseline_run(&f->o, &f->base_prog, ref, &f->base, &v), HK_OK);
-    assert_int_equal(v.reason, MEASURE_OK);
-    assert_int_equal(v.n_checked, 2 * 2 * 5);
+    if (v.reason != MEASURE_OK)
+        fail_msg("baseline: %s", v.details ? v.details : "");
+    size_t n = v.n_checked;
     measure_verdict_clear(&v);
+    return n;
+}
+
+static void baseline(fixture *f)
+{
+    assert_int_equal(baseline_in(f, "ref"), 2 * 2 * 5);
 }
 
 static void evaluate(fixture *f, const char *name, measure_eval *e)
@@ -970,14 +978,7 @@ static void test_widened(void **state)
      * the widening may take (max(atol, rtol max|ref|)) except at its largest */
     spec_tolerance loose = {.rtol = 0, .atol = 2e-3, .l2 = 0};
     f->sp->args[3].tol = loose;
-    char ref[400];
-    snprintf(ref, sizeof ref, "%s/ref-widened", f->dir);
-    measure_verdict v;
-    measure_verdict_init(&v);
-    measure_baseline_clear(&f->base);
-    assert_int_equal(measure_baseline_run(&f->o, &f->base_prog, ref, &f->base, &v), HK_OK);
-    assert_int_equal(v.reason, MEASURE_OK);
-    measure_verdict_clear(&v);
+    baseline_in(f, "ref-widened");
     oracle_widen w = measure_widen_at(&f->base.widen, 0, 2, 3); /* 1e-3 relative, |y| <= 3 */
     assert_true(w.atol > 3e-3 && w.atol <= 4e-3 + 1e-12); /* capped at twice the atol */
     assert_true(w.l2 > 1e-3 && w.l2 <= 2.01e-3);
@@ -997,19 +998,13 @@ static void test_widened(void **state)
     /* the spec's default fp32 tolerance (1e-5 + 1e-4 |b|, |b| <= 3): the baseline's 3e-3
      * is beyond that room (3e-4), so the widening stays at twice it and "ok" is refused */
     f->sp->args[3].tol = spec_default_tolerance(HK_DT_F32);
-    measure_verdict_init(&v);
-    measure_baseline_clear(&f->base);
-    assert_int_equal(measure_baseline_run(&f->o, &f->base_prog, ref, &f->base, &v), HK_OK);
-    measure_verdict_clear(&v);
+    baseline_in(f, "ref-widened");
     assert_true(measure_widen_at(&f->base.widen, 0, 2, 3).atol <= 2 * 3e-4 + 1e-12);
     expect_reject(f, "ok", MEASURE_WRONG_ANSWER, "distribution 2: ");
     /* no shadow: the spec's tolerance alone */
     precision_setup(f, false, NULL);
     f->sp->n_referee_dists = 0;
-    measure_verdict_init(&v);
-    measure_baseline_clear(&f->base);
-    assert_int_equal(measure_baseline_run(&f->o, &f->base_prog, ref, &f->base, &v), HK_OK);
-    measure_verdict_clear(&v);
+    baseline_in(f, "ref-widened");
     assert_null(f->base.widen.err);
     expect_reject(f, "ok", MEASURE_WRONG_ANSWER, "distribution 2: ");
 }
