@@ -18,7 +18,8 @@
  *        device memory it owns is there when size K runs; see hk_prime)
  *   prog --mode time --size K --seed S --dist D --check-seed S2 --out FILE
  *        [--budget-ms MS] [--min-reps N] [--max-reps N] [--warmup N] [--target-spread F]
- *        [--ref-module CUBIN --ref-function NAME [--ref-launch GX,GY,GZ,BX,BY,BZ,SHMEM]]
+ *        [--ref-module CUBIN --ref-function NAME [--ref-launch GX,GY,GZ,BX,BY,BZ,SHMEM]
+ *         [--widen I=W[,I=W...]]]
  *        [--checks N]
  *   prog --mode probe
  *   (all modes accept --block X[,Y[,Z]] to override the spec's block dims, and
@@ -40,7 +41,9 @@
  * outputs; after each launch the device is synchronized and work still running is
  * stray_work; randomly chosen launches, and always the last, are re-run on the same
  * inputs with the reference kernel (--ref-module: the baseline's image) and compared
- * element by element with the spec's tolerance. The reference runs with the baseline's own
+ * element by element with the spec's tolerance (its atol widened by --widen's W for
+ * argument I: where the baseline is itself that far from its fp64 shadow, the server's
+ * oracle widens so too). The reference runs with the baseline's own
  * launch (--ref-launch, which the server read from the baseline's timing at this size):
  * a candidate's block and grid (a grid-stride loop over an SM-multiple grid, another
  * block size) would leave a kernel written for its own launch with elements unwritten or
@@ -825,6 +828,8 @@ typedef struct {
     int size, dist, warmup, min_reps, max_reps, checks, shmem_scale;
     long long ref_launch[7];   /* grid x,y,z, block x,y,z, dynamic shared bytes */
     int ref_launch_set;
+    double widen[HK_MAX_ARGS]; /* --widen: added to each output's atol in the checked launches */
+    int widen_set;
     unsigned long long promote;
     long long seed, check_seed;
     double budget_ms, target_spread;
@@ -942,6 +947,26 @@ static void hk_parse_opts(int argc, char **argv, const hk_program *p, hk_opts *o
                         "(a valid launch)", v);
             o->ref_launch_set = 1;
         }
+        else if (!strcmp(f, "--widen")) {
+            /* I=W[,I=W...]: argument index, absolute widening (finite, >= 0) */
+            for (const char *c = v; *c;) {
+                char *end = NULL;
+                long i = strtol(c, &end, 10);
+                double w = 0;
+                bool ok = end != c && *end == '=' && i >= 0 && i < HK_MAX_ARGS;
+                if (ok) {
+                    c = end + 1;
+                    w = strtod(c, &end);
+                    ok = end != c && isfinite(w) && w >= 0 && (*end == ',' || !*end);
+                }
+                if (!ok)
+                    hk_fail(HK_EXIT_USAGE, "usage", "--widen %s: expected I=W[,I=W...] (an "
+                            "argument index below %d, a finite widening >= 0)", v, HK_MAX_ARGS);
+                o->widen[i] = w;
+                c = *end ? end + 1 : end;
+            }
+            o->widen_set = 1;
+        }
         else if (!strcmp(f, "--checks")) o->checks = (int)hk_opt_int(f, v, 0, 1000);
         else if (!strcmp(f, "--promote")) o->promote = (unsigned long long)hk_opt_int(f, v, 0, INT64_MAX);
         else if (!strcmp(f, "--shmem-scale")) o->shmem_scale = (int)hk_opt_int(f, v, 1, 8);
@@ -977,6 +1002,8 @@ static void hk_parse_opts(int argc, char **argv, const hk_program *p, hk_opts *o
         hk_fail(HK_EXIT_USAGE, "usage", "--ref-module is for --mode time");
     if (o->ref_launch_set && !o->ref_module)
         hk_fail(HK_EXIT_USAGE, "usage", "--ref-launch goes with --ref-module");
+    if (o->widen_set && !o->ref_module)
+        hk_fail(HK_EXIT_USAGE, "usage", "--widen goes with --ref-module");
     if (o->promote && (strcmp(o->mode, "run") != 0 || !o->module))
         hk_fail(HK_EXIT_USAGE, "usage", "--promote is for --mode run with --module (an fp64 shadow)");
     if (o->min_reps > o->max_reps)
@@ -1176,6 +1203,9 @@ static hk_kmod hk_main_kmod, hk_ref_kmod;
  * kernel; unset: the candidate's (st's) */
 static long long hk_ref_launch[7];
 static int hk_ref_launch_set;
+/* --widen: the server's widened tolerance (the baseline's own fp64 error, twice) per
+ * argument, added to the spec's atol where checked launches are compared */
+static double hk_widen[HK_MAX_ARGS];
 
 static void hk_do_launch(const hk_program *p, const hk_state *st)
 {
@@ -1560,7 +1590,7 @@ static void hk_check_timed(const hk_program *p, hk_state *st, hk_refbufs *rb, lo
         HK_CHECK(cudaMemcpy(rb->want.data(), rb->dev[i], b->bytes, cudaMemcpyDeviceToHost));
         if (memcmp(rb->got.data(), rb->want.data(), b->bytes) == 0)
             continue;
-        double rtol = p->args[i].rtol, atol = p->args[i].atol;
+        double rtol = p->args[i].rtol, atol = p->args[i].atol + hk_widen[i];
         for (size_t e = 0; e < b->count; e++) {
             double c = hk_load(rb->got.data(), e, b->dtype), r = hk_load(rb->want.data(), e, b->dtype);
             bool ok;
@@ -1817,6 +1847,7 @@ static int hk_main(int argc, char **argv, const hk_program *p)
         memcpy(hk_ref_launch, o.ref_launch, sizeof hk_ref_launch);
         hk_ref_launch_set = 1;
     }
+    memcpy(hk_widen, o.widen, sizeof hk_widen);
     hk_phase.init = hk_ms_since(&t_main);
     static hk_state st;
     if (o.prime_sizes) { /* the first combination's seed and distribution, or --seed's */

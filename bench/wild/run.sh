@@ -114,9 +114,14 @@ table=$out/table.md
             }
             /no faster verified version \(baseline / { base = $0; sub(/.*\(baseline /, "", base); sub(/ ms.*/, "", base) }
             /% of the roofline bound/ { r = $0; sub(/^ */, "", r); sub(/%.*/, "", r); roof = r }
-            tolower($0) ~ /refus|did not apply|not applied/ && $0 !~ /--untrusted|refuse a command-form/ {
+            tolower($0) ~ /refus|does not apply|did not apply|not applied|not searched/ && $0 !~ /--untrusted|refuse a command-form/ {
                 nref++
                 t = $0; sub(/^ *(\[[a-z]+\] )?/, "", t)
+                # "skill S fits, but its rewrite R does not apply: why" -> "R: why"
+                if (match(t, /its rewrite [^ ]+ does not apply: /)) {
+                    rw = substr(t, RSTART + 12, RLENGTH - 12); sub(/ does not apply: $/, "", rw)
+                    t = rw ": " substr(t, RSTART + RLENGTH)
+                }
                 if (length(t) > 90) t = substr(t, 1, 87) "..."
                 gsub(/\|/, "/", t)
                 if (nref <= 3) refs = refs (refs == "" ? "" : "; ") t

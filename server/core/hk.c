@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static atomic_long alloc_live;
@@ -37,6 +38,13 @@ const char *hk_strerror(int err)
     case HK_ENOGPU: return "no GPU found";
     }
     return "unknown error";
+}
+
+double hk_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static bool alloc_should_fail(void)

@@ -30,6 +30,9 @@ enum hk_err {
 /* Static string for an HK_E* code (never NULL). */
 const char *hk_strerror(int err);
 
+/* Seconds on the monotonic clock (CLOCK_MONOTONIC): for durations and deadlines. */
+double hk_now_s(void);
+
 /* Allocation seam (STYLE.md 10): all project memory and jansson's go through these,
  * so tests can count allocations and inject failures. Same contracts as libc. */
 void *hk_malloc(size_t n);

@@ -96,6 +96,8 @@ typedef struct {
     int percent;
     long budget;
     double minutes, t_opt; /* t_opt: when the optimize stage began */
+    double lock_wait_s;    /* seconds this episode's runs waited for the GPU lock (mo) */
+    double opt_wait_s;     /* of those, the optimize stage's: not counted in its budget */
     measure_baseline base;
     measure_build shadow_build;  /* the baseline's fp64 shadow (build_shadow), or empty */
     measure_prog shadow;         /* its program: c->mo.ref64 points here when it built */
@@ -141,13 +143,6 @@ static int program_key(const char *text, size_t len, const char *const *flags,
                        char out[STORE_HASH_HEX]);
 
 /* ---- small helpers ---- */
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static json_t *ep__text(const char *s)
 {
@@ -399,8 +394,45 @@ out:
 }
 
 /* After the baseline ran: whether its fp64 shadow gave references. */
+/* With a shadow, every comparison with the baseline widens by its own error (measure_widen);
+ * the log says where that is more than the spec's own absolute tolerance. */
+static void widen_from_shadow(ep_ctx *c)
+{
+    const measure_widen *w = &c->base.widen;
+    c->mo.widen = w->err ? w : NULL;
+    struct hk_buf note;
+    hk_buf_init(&note, 4096);
+    for (unsigned a = 0; w->err && a < HK_MAX_ARGS && a < c->sp->n_args; a++) {
+        double most = 0;
+        for (size_t k = 0; k < w->n_sizes; k++)
+            for (size_t d = 0; d < w->n_dists; d++)
+                most = fmax(most, measure_widen_at(w, (int)k, (int)d, a).atol);
+        if (most <= c->sp->args[a].tol.atol)
+            continue;
+        ep__log(c, "info", "accuracy: the baseline's '%s' is up to %.3g from its fp64 shadow: "
+                "comparisons with the baseline widen its absolute tolerance (%g) by up to "
+                "%.3g, twice that (the fp64 rule still judges the candidate's own error)",
+                c->sp->args[a].name, most / 2, c->sp->args[a].tol.atol, most);
+        (void)hk_buf_printf(&note, "%s'%s' up to %.3g", note.len ? ", " : "",
+                            c->sp->args[a].name, most);
+    }
+    const char *said = json_string_value(json_object_get(c->info, "correctness"));
+    if (note.len && said) { /* the report's Correctness row says so */
+        char *more = hk_asprintf("%s; the tolerance against the baseline widened by twice the "
+                                 "baseline's own error against its fp64 shadow (%s)", said,
+                                 note.data);
+        if (more)
+            json_object_set_new(c->info, "correctness", ep__text(more));
+        hk_free(more);
+        ep__save_info(c);
+    }
+    hk_buf_free(&note);
+}
+
 static void shadow_ran(ep_ctx *c)
 {
+    if (c->mo.ref64 && c->base.ref64_dir)
+        widen_from_shadow(c);
     if (!c->mo.ref64 || c->base.ref64_dir)
         return;
     ep__log(c, "warn", "accuracy: %s; the spec's tolerance decides alone",
@@ -866,6 +898,7 @@ static int stage_init(ep_ctx *c)
     c->mo.nvcc = c->nvcc;
     c->mo.arch = c->arch;
     c->mo.stop = c->o->stop;
+    c->mo.lock_wait_s = &c->lock_wait_s;
     const char *no_floor = c->has_gpu ? credit_missing(c) : NULL;
     if (no_floor) {
         json_object_set_new(c->info, "floor",
@@ -1848,6 +1881,7 @@ int ep_run(const ep_options *o, ep_result *out)
     if (o->cmdform)
         c->co = *o->cmdform;
     c->co.stop = o->stop;
+    c->co.lock_wait_s = &c->lock_wait_s;
     if (c->co.isolation == RUNNER_ISO_AUTO)
         c->co.isolation = o->measure.isolation;
     if (!c->co.memory_max)
@@ -2037,10 +2071,35 @@ static double best_speedup(const ep_ctx *c)
     return b;
 }
 
+/* The optimize stage's budget is the episode's own work: time its runs spent waiting for
+ * the GPU while another episode's program held it moves the deadline (and the search's)
+ * later. *seen: the lock waits already accounted for. */
+static void budget_skip_lock_wait(ep_ctx *c, search *s, double *deadline, double *seen)
+{
+    double d = c->lock_wait_s - *seen;
+    if (d <= 0)
+        return;
+    *seen = c->lock_wait_s;
+    *deadline += d;
+    c->opt_wait_s += d;
+    search_extend_time(s, d);
+}
+
+/* Says how long the optimize stage waited for the GPU, when it did. */
+static void note_lock_wait(ep_ctx *c)
+{
+    if (c->opt_wait_s < 0.5)
+        return;
+    ep__log(c, "info", "%.1f s waiting for the GPU (another episode's runs held it) were not "
+            "counted in the time budget", c->opt_wait_s);
+    json_object_set_new(c->info, "gpu_wait_s", json_real(c->opt_wait_s));
+    ep__save_info(c);
+}
+
 static void optimize_progress(ep_ctx *c)
 {
     double done = (double)c->n_evaluated / (double)(c->budget > 0 ? c->budget : 1);
-    double t = (now_s() - c->t_opt) / (c->minutes * 60.0);
+    double t = (hk_now_s() - c->t_opt - c->opt_wait_s) / (c->minutes * 60.0);
     double f = fmin(1.0, fmax(done, t));
     double b = best_speedup(c);
     json_t *x = json_pack("{s:I, s:I, s:o}", "candidate", (json_int_t)c->n_evaluated, "budget",
@@ -2827,7 +2886,7 @@ static int ep__stage_optimize(ep_ctx *c)
     char err[256] = "";
     stage_begin(c, "optimize", 15, "builtin search: up to %ld candidates or %.1f minutes",
                 c->budget, c->minutes);
-    c->t_opt = now_s();
+    c->t_opt = hk_now_s();
     TRY(choose_start(c));
     ep__save_info(c);
     TRY(an_analyze(c->start_text, c->start_len, &m));
@@ -2866,14 +2925,15 @@ static int ep__stage_optimize(ep_ctx *c)
         jobs = n > 3 && c->has_gpu ? (unsigned)(n - 2) : n > 0 ? (unsigned)n : 1;
     }
     TRY(runner_pool_new(jobs, &pool));
-    double deadline = c->t_opt + c->minutes * 60.0;
+    double deadline = c->t_opt + c->minutes * 60.0, waited = c->lock_wait_s;
     bool exhausted = false, blocked = false;
     for (;;) {
         if (stopped(c)) {
             rc = HK_ECANCELED;
             break;
         }
-        bool out_of_time = now_s() >= deadline;
+        budget_skip_lock_wait(c, s, &deadline, &waited);
+        bool out_of_time = hk_now_s() >= deadline;
         if (c->at_roof)
             exhausted = true;   /* at the roof: what is built is measured, nothing more */
         /* keep every core compiling, a little ahead of the GPU */
@@ -2963,6 +3023,8 @@ static int ep__stage_optimize(ep_ctx *c)
     if (rc == HK_OK)
         ep__log(c, "info", "%zu candidates proposed, %zu measured", c->n_proposed,
                 c->n_evaluated);
+    if (rc == HK_OK)
+        note_lock_wait(c);
     if (rc == HK_OK)
         learn_skills(c);
 out:
@@ -3118,7 +3180,7 @@ static int cmd_stage_optimize(ep_ctx *c)
     an_model *m = NULL;
     stage_begin(c, "optimize", 15, "builtin search (kernel text rewrites): up to %ld candidates "
                 "or %.1f minutes", c->budget, c->minutes);
-    c->t_opt = now_s();
+    c->t_opt = hk_now_s();
     TRY(choose_start(c));
     ep__save_info(c);
     if (!c->has_gpu) {
@@ -3147,13 +3209,14 @@ static int cmd_stage_optimize(ep_ctx *c)
     }
     hk_free(axes);
     note_refused_tunables(c, s);
-    double deadline = c->t_opt + c->minutes * 60.0;
+    double deadline = c->t_opt + c->minutes * 60.0, waited = c->lock_wait_s;
     for (;;) {
         if (stopped(c)) {
             rc = HK_ECANCELED;
             break;
         }
-        if (now_s() >= deadline) {
+        budget_skip_lock_wait(c, s, &deadline, &waited);
+        if (hk_now_s() >= deadline) {
             ep__log(c, "info", "the time budget (%.1f min) is spent", c->minutes);
             break;
         }
@@ -3278,6 +3341,8 @@ static int cmd_stage_optimize(ep_ctx *c)
     if (rc == HK_OK)
         ep__log(c, "info", "%zu candidates proposed, %zu measured", c->n_proposed,
                 c->n_evaluated);
+    if (rc == HK_OK)
+        note_lock_wait(c);
 out:
     search_free(s);
     an_model_free(m);

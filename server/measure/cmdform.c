@@ -1200,7 +1200,7 @@ static int run_shell(const cmdform_options *o, const spec *s, const char *cmd, c
         .writable = writable,
         .readable = s->dir ? readable : NULL,
     };
-    measure_opts mo = { .stop = o->stop, .untimed = !timed };
+    measure_opts mo = { .stop = o->stop, .untimed = !timed, .lock_wait_s = o->lock_wait_s };
     return measure_run_argv(&mo, &rs, r);
 }
 

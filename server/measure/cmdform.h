@@ -78,6 +78,9 @@ typedef struct {
     /* When *stop becomes non-zero, the running command's process group is killed and the
      * call returns HK_ECANCELED. May be NULL. */
     const volatile sig_atomic_t *stop;
+    /* Adds the seconds the timed commands waited for the GPU lock (measure_opts.lock_wait_s);
+     * may be NULL. */
+    double *lock_wait_s;
 } cmdform_options;
 
 /* Kernel records of one run, for the named kernel. */

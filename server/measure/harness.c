@@ -5,6 +5,7 @@
  * checks, timing) is the hand-written hk_harness.h. */
 #include "measure/harness.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -709,6 +710,18 @@ int harness_run_argv(const char *exe, const harness_run *r, char ***argv)
                      d[3], d[4], d[5], d[6]);
             TRY(argv_push(v, &n, cap, "--ref-launch"));
             TRY(argv_push(v, &n, cap, buf));
+        }
+        if (r->widen) {
+            char buf[HK_MAX_ARGS * 32] = "";
+            size_t at = 0;
+            for (unsigned a = 0; a < HK_MAX_ARGS && at < sizeof buf; a++)
+                if (r->widen[a] > 0 && isfinite(r->widen[a]))
+                    at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%u=%.17g",
+                                           at ? "," : "", a, r->widen[a]);
+            if (at) {
+                TRY(argv_push(v, &n, cap, "--widen"));
+                TRY(argv_push(v, &n, cap, buf));
+            }
         }
     }
 out:

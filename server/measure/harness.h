@@ -81,6 +81,9 @@ typedef struct {
      * z, block x, y, z, dynamic shared bytes), which the reference runs with; NULL: the
      * candidate's */
     const long long *ref_launch;
+    /* time mode with a reference kernel: per argument (HK_MAX_ARGS), added to the absolute
+     * tolerance of the checked launches' comparison (--widen; measure_widen); NULL: none */
+    const double *widen;
     /* run mode with an image: the fp64 shadow's arguments given as double (bit i: argument
      * i, a float in the spec) and its dynamic shared memory scale; 0: none */
     unsigned long long promote;

@@ -214,11 +214,14 @@ static int gpu_lock(const measure_opts *o, const runner_spec *rs, int *fd)
         HK_DEBUG("measure: GPU lock %s: %s; running unlocked", path, strerror(errno));
         return HK_OK;
     }
+    double t0 = 0;
     while (flock(f, LOCK_EX | LOCK_NB) != 0) {
         if (errno != EWOULDBLOCK && errno != EINTR) {
             close(f);
             return HK_OK;
         }
+        if (!t0)
+            t0 = hk_now_s();
         if (measure_stopped(o)) {
             close(f);
             return HK_ECANCELED;
@@ -226,6 +229,8 @@ static int gpu_lock(const measure_opts *o, const runner_spec *rs, int *fd)
         struct timespec ts = {0, 2 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
+    if (t0 && o && o->lock_wait_s)
+        *o->lock_wait_s += hk_now_s() - t0;
     *fd = f;
     return HK_OK;
 }
@@ -289,9 +294,7 @@ out:
 
 static double now_ms(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+    return hk_now_s() * 1e3;
 }
 
 /* A --combos process's progress: its output files appear one by one, in order. */
@@ -1302,14 +1305,19 @@ static void fold_errors(measure_verdict *v, double abs_err, double rel_err)
 /* measure_compare_files; precision: the combination's distribution is the referee's, where
  * float outputs are left to the fp64 rule (oracle_compare_precision). */
 static int compare_files(const measure_opts *o, const char *ref_path, const char *cand_path,
-                         bool precision, measure_verdict *v)
+                         bool precision, const measure_combo *where, measure_verdict *v)
 {
     oracle_result res;
     memset(&res, 0, sizeof res);
     if (access(cand_path, R_OK) != 0) /* exit 0 but no file: the program misbehaved */
         return measure_verdict_set(v, MEASURE_HARNESS_ERROR, "no output file %s", cand_path);
+    oracle_widen widen[HK_MAX_ARGS];
+    bool wide = !precision && where && measure_widen_fill(o->widen, where->size, where->dist,
+                                                          widen);
     int rc = precision ? oracle_compare_files_precision(o->spec, ref_path, cand_path, &res)
-                       : oracle_compare_files(o->spec, ref_path, cand_path, &res);
+                       : oracle_compare_files_widened(o->spec, ref_path, cand_path,
+                                                      wide ? widen : NULL, &res);
+    v->n_widened += res.n_widened + (res.l2_widened ? 1 : 0);
     if (rc) {
         HK_WARN("measure: reference %s unusable: %s", ref_path, res.reason);
         return rc == HK_ENOMEM ? rc : HK_EIO;
@@ -1325,7 +1333,7 @@ static int compare_files(const measure_opts *o, const char *ref_path, const char
 int measure_compare_files(const measure_opts *o, const char *ref_path, const char *cand_path,
                           measure_verdict *v)
 {
-    return compare_files(o, ref_path, cand_path, false, v);
+    return compare_files(o, ref_path, cand_path, false, NULL, v);
 }
 
 /* Appends "prefix: " to v's details (which combination failed). */
@@ -1564,7 +1572,7 @@ static int compare_one(const measure_opts *o, const char *dir, const char *ref_d
 {
     char *path = measure_run_out_path(dir, c), *ref = measure_run_out_path(ref_dir, c);
     bool added = spec_dist_is_referee(o->spec, (size_t)c->dist);
-    int rc = path && ref ? compare_files(o, ref, path, added, v) : HK_ENOMEM;
+    int rc = path && ref ? compare_files(o, ref, path, added, c, v) : HK_ENOMEM;
     if (rc == HK_OK && added && v->reason == MEASURE_OK)
         v->precision_runs++;
     if (rc == HK_OK && v->reason != MEASURE_OK) {
@@ -1744,6 +1752,13 @@ static int time_at(const measure_opts *o, const measure_prog *p, const char *dir
     long long base_launch[7];
     if (ref_dir && load_launch(ref_dir, size, base_launch))
         hr.ref_launch = base_launch;
+    oracle_widen wide[HK_MAX_ARGS];
+    double widen[HK_MAX_ARGS]; /* the checked timed launches compare as the oracle does */
+    if (ref_dir && measure_widen_fill(o->widen, size, dist, wide)) {
+        for (unsigned a = 0; a < HK_MAX_ARGS; a++)
+            widen[a] = wide[a].atol;
+        hr.widen = widen;
+    }
     measure_combo here = {size, dist, seed};
     TRY(measure_run_program(o, p, dir, &hr, &r));
     if (r.wall_ms > v->max_wall_ms)
@@ -1790,7 +1805,8 @@ static int time_at(const measure_opts *o, const measure_prog *p, const char *dir
         rc = HK_ENOMEM;
         goto out;
     }
-    TRY(measure_compare_files(o, ref, path, v));
+    measure_combo checked = {size, dist, check_seed};
+    TRY(compare_files(o, ref, path, false, &checked, v));
     if (v->reason != MEASURE_OK) {
         v->where = (measure_combo){size, dist, check_seed};
         char *d = hk_asprintf("re-check after the timing loop (size %d, seed %lld): %s", size,
@@ -2050,12 +2066,102 @@ void measure_baseline_clear(measure_baseline *b)
         (void)measure_rmtree(b->ref64_dir);
     hk_free(b->ref64_dir);
     hk_free(b->ref64_note);
+    hk_free(b->widen.err);
     hk_free(b->combos);
     for (size_t i = 0; i < b->n_times; i++)
         measure_timing_clear(&b->times[i]);
     hk_free(b->times);
     json_decref(b->checks);
     memset(b, 0, sizeof *b);
+}
+
+/* ---- the widened tolerance (measure.h: measure_widen) ---- */
+
+static size_t widen_index(const measure_widen *w, int size, int dist, unsigned arg)
+{
+    return ((size_t)size * w->n_dists + (size_t)dist) * HK_MAX_ARGS + arg;
+}
+
+oracle_widen measure_widen_at(const measure_widen *w, int size, int dist, unsigned arg)
+{
+    if (!w || !w->err || size < 0 || dist < 0 || (size_t)size >= w->n_sizes ||
+        (size_t)dist >= w->n_dists || arg >= HK_MAX_ARGS)
+        return (oracle_widen){0, 0};
+    const oracle_widen *e = &w->err[widen_index(w, size, dist, arg)];
+    return (oracle_widen){2 * e->atol, 2 * e->l2};
+}
+
+bool measure_widen_fill(const measure_widen *w, int size, int dist, oracle_widen *out)
+{
+    bool any = false;
+    for (unsigned a = 0; a < HK_MAX_ARGS; a++) {
+        out[a] = measure_widen_at(w, size, dist, a);
+        any |= out[a].atol > 0 || out[a].l2 > 0;
+    }
+    return any;
+}
+
+/* Folds combination c's baseline error against the shadow into w, output by output.
+ * Best effort: files that cannot be read (or an output the shadow did not promote) leave
+ * that output unwidened. The referee's own distributions are judged by the fp64 rule alone
+ * and get nothing. */
+static int widen_add(const spec *s, const char *ref_dir, const char *ref64_dir,
+                     const measure_combo *c, measure_widen *w)
+{
+    if (spec_dist_is_referee(s, (size_t)c->dist))
+        return HK_OK;
+    char *pb = measure_run_out_path(ref_dir, c), *pr = measure_run_out_path(ref64_dir, c);
+    oracle_file fb = {0}, fr = {0};
+    char err[256];
+    int rc = pb && pr ? HK_OK : HK_ENOMEM;
+    if (rc == HK_OK && oracle_read(pr, &fr, err, sizeof err) == HK_OK &&
+        oracle_read(pb, &fb, err, sizeof err) == HK_OK && fr.n == fb.n) {
+        for (size_t k = 0; k < fb.n; k++) {
+            const oracle_output *r = &fr.outputs[k], *b = &fb.outputs[k];
+            if (r->dtype != HK_DT_F64 || b->dtype == HK_DT_F64 || !hk_dtype_is_float(b->dtype) ||
+                r->arg_index != b->arg_index || r->count != b->count ||
+                b->arg_index >= HK_MAX_ARGS)
+                continue;
+            oracle_ref64_err e;
+            if (oracle_ref64_error((const double *)(const void *)r->data, b->data, b->dtype,
+                                   (size_t)b->count, &e) != HK_OK ||
+                e.n_nonfinite)
+                continue;
+            double rel_max, rel_l2;
+            oracle_ref64_rel(&e, &rel_max, &rel_l2);
+            /* at most the spec's own room at the output's scale (and 1% of it): the
+             * widening can at most double what the tolerance already lets through */
+            spec_tolerance tol = b->arg_index < s->n_args ? s->args[b->arg_index].tol
+                                                          : spec_default_tolerance(b->dtype);
+            double room = fmin(MEASURE_WIDEN_CAP * e.ref_max,
+                               fmax(tol.atol, tol.rtol * e.ref_max));
+            oracle_widen *slot = &w->err[widen_index(w, c->size, c->dist, b->arg_index)];
+            slot->atol = fmax(slot->atol, fmin(e.max_abs, room));
+            slot->l2 = fmax(slot->l2, fmin(rel_l2, tol.l2 > 0 ? fmin(tol.l2, MEASURE_WIDEN_CAP)
+                                                              : MEASURE_WIDEN_CAP));
+        }
+    }
+    oracle_file_free(&fb);
+    oracle_file_free(&fr);
+    hk_free(pb);
+    hk_free(pr);
+    return rc;
+}
+
+/* The baseline's own error against its fp64 shadow on every checked combination. */
+static int widen_measure(const spec *s, measure_baseline *b)
+{
+    measure_widen *w = &b->widen;
+    w->n_sizes = s->n_sizes;
+    w->n_dists = s->n_dists;
+    if (!(w->err = hk_calloc(w->n_sizes * w->n_dists * HK_MAX_ARGS, sizeof *w->err)))
+        return HK_ENOMEM;
+    for (size_t i = 0; i < b->n_combos; i++) {
+        int rc = widen_add(s, b->ref_dir, b->ref64_dir, &b->combos[i], w);
+        if (rc)
+            return rc;
+    }
+    return HK_OK;
 }
 
 long long measure_fresh_seed(void)
@@ -2117,6 +2223,8 @@ int measure_baseline_run(const measure_opts *o, const measure_prog *p, const cha
         measure_verdict_clear(&sv);
         if (rc)
             goto out;
+        if (out->ref64_dir)
+            TRY(widen_measure(s, out));
     }
 
     if (!(out->times = hk_calloc(s->n_sizes, sizeof *out->times))) {
@@ -2375,6 +2483,10 @@ int measure_evaluate(const measure_opts *o, const measure_baseline *base,
                      measure_eval *out)
 {
     eval_init(out);
+    measure_opts ow = *o; /* every comparison with the baseline widens as its shadow says */
+    if (base->widen.err)
+        ow.widen = &base->widen;
+    o = &ow;
     measure_prog pc = *p; /* checked timed launches are compared with the baseline's kernel */
     if (!pc.ref_module && base_prog)
         pc.ref_module = base_prog->module;
@@ -2392,8 +2504,11 @@ int measure_evaluate(const measure_opts *o, const measure_baseline *base,
     }
     if (v->reason != MEASURE_OK)
         goto out;
-    check_add(out->checks, json_pack("{s:s, s:i, s:s}", "check", "correctness", "combinations",
-                                     (int)v->n_checked, "result", "pass"));
+    json_t *correct = json_pack("{s:s, s:i, s:s}", "check", "correctness", "combinations",
+                                (int)v->n_checked, "result", "pass");
+    if (correct && v->n_widened)
+        json_object_set_new(correct, "widened_elements", json_integer((json_int_t)v->n_widened));
+    check_add(out->checks, correct);
     check_add(out->checks, stale_state_check(o->spec));
     if (v->precision != MEASURE_PRECISION_NONE)
         check_add(out->checks, precision_check(o->spec, base, v, "pass"));

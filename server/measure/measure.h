@@ -18,6 +18,7 @@
 
 #include "compile/compile.h"
 #include "measure/harness.h"
+#include "measure/oracle.h"
 #include "spec/spec.h"
 #include "runners/runner.h"
 
@@ -126,6 +127,15 @@ typedef struct {
      * nothing: it takes no GPU lock, so a long build (a command-form build that queries
      * the device) never stalls other episodes' timed runs. */
     bool untimed;
+    /* Adds the seconds this options' runs spent waiting for the GPU lock (another episode's
+     * program held the GPU). An episode's search budget does not count them: episodes run
+     * side by side (the editor's, a batch's JOBS) each get their budget of their own work.
+     * Written by the thread running the measurement only. May be NULL. */
+    double *lock_wait_s;
+    /* The baseline's own error against its fp64 shadow (measure_widen): a float output's
+     * absolute tolerance is widened by twice it wherever a candidate is compared with the
+     * baseline. measure_evaluate sets it from its baseline; NULL: the spec's tolerance. */
+    const struct measure_widen *widen;
 } measure_opts;
 
 /* true when o->stop is set and raised. */
@@ -280,6 +290,8 @@ typedef struct {
     enum measure_precision precision;
     size_t precision_runs;            /* its combinations compared */
     double precision_ratio;           /* worst error ratio over its float outputs; NAN: none */
+    size_t n_widened;                 /* elements that passed only with the widened tolerance
+                                       * (measure_widen), over the comparisons made */
 } measure_verdict;
 
 void measure_verdict_init(measure_verdict *v);
@@ -390,6 +402,32 @@ int measure_interleave(const measure_opts *o, const measure_prog *pa, const char
 
 /* ---- the whole pipeline for one candidate ---- */
 
+/* The widened tolerance (docs/accuracy.md): where the baseline is itself far from its fp64
+ * shadow (a naive float sum, a long dependent chain), a candidate as accurate as it, or
+ * more, differs from it by up to twice that, and the spec's tolerance against the baseline
+ * would refuse it. For each (size, distribution of the spec, float output) of the checked
+ * combinations: the largest |baseline - fp64| over its seeds (and the relative L2 error),
+ * at most the spec's own room at the output's scale (max(atol, rtol max|ref|); its L2
+ * limit) and MEASURE_WIDEN_CAP of the reference's largest magnitude: the widening at most
+ * doubles what the tolerance lets through. The fp64 rule still judges the candidate's own error
+ * on those combinations (oracle_ref64_judge); the widening only stops the comparison with
+ * the baseline from refusing what that rule found as accurate. */
+#define MEASURE_WIDEN_CAP 0.01
+typedef struct measure_widen {
+    size_t n_sizes, n_dists;
+    /* the baseline's own error (largest absolute, relative L2) at
+     * [(size * n_dists + dist) * HK_MAX_ARGS + arg]; NULL: none measured */
+    oracle_widen *err;
+} measure_widen;
+
+/* How much output arg's comparison widens at (size, dist): twice the baseline's own error
+ * there; zeros outside the table or without one. */
+oracle_widen measure_widen_at(const measure_widen *w, int size, int dist, unsigned arg);
+
+/* The widening of every output at (size, dist) into out[HK_MAX_ARGS]; false when all are
+ * 0 (nothing to widen). */
+bool measure_widen_fill(const measure_widen *w, int size, int dist, oracle_widen *out);
+
 /* What the baseline gave: its reference outputs and timing. Owns ref_dir and the arrays. */
 typedef struct {
     char *ref_dir;
@@ -409,6 +447,7 @@ typedef struct {
                                      * the run; recorded so that a run can be replayed */
     json_t *checks;                 /* the primary time's checks (measure_eval.checks' form);
                                      * new reference held here, or NULL */
+    measure_widen widen;            /* the baseline's own fp64 error (with ref64_dir) */
 } measure_baseline;
 
 void measure_baseline_clear(measure_baseline *b);

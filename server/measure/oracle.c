@@ -183,8 +183,10 @@ out:
     return rc;
 }
 
-void oracle_compare_buffer(int dtype, const void *base, const void *cand, size_t count,
-                           spec_tolerance tol, oracle_result *r)
+/* widen: added to tol.atol and (when it has one) to tol.l2; elements that pass only with
+ * it are counted in r->n_widened */
+static void compare_buffer(int dtype, const void *base, const void *cand, size_t count,
+                           spec_tolerance tol, oracle_widen widen, oracle_result *r)
 {
     memset(r, 0, sizeof *r);
     r->arg_index = -1;
@@ -202,8 +204,10 @@ void oracle_compare_buffer(int dtype, const void *base, const void *cand, size_t
             ok = false;
             r->n_nonfinite++;
         } else {
-            double d = fabs(c - b);
-            ok = d <= tol.atol + tol.rtol * fabs(b);
+            double d = fabs(c - b), limit = tol.atol + tol.rtol * fabs(b);
+            ok = d <= limit + widen.atol;
+            if (ok && d > limit)
+                r->n_widened++;
             if (d > r->max_abs)
                 r->max_abs = d;
             if (b != 0 && d / fabs(b) > r->max_rel)
@@ -227,21 +231,32 @@ void oracle_compare_buffer(int dtype, const void *base, const void *cand, size_t
                  "(first at %lld: %g vs baseline %g)", r->n_nonfinite, r->first_bad, bad_c, bad_b);
     } else if (r->n_bad) {
         r->pass = false;
+        char wide[48] = "";
+        if (widen.atol > 0)
+            snprintf(wide, sizeof wide, " + widening %.3g", widen.atol);
         snprintf(r->reason, sizeof r->reason,
                  "wrong answer: %zu of %zu elements out of tolerance (first at %lld: %.9g vs "
                  "baseline %.9g); max abs err %.3g, max rel err %.3g, rel L2 %.3g "
-                 "(rtol %g, atol %g)", r->n_bad, count, r->first_bad, bad_c, bad_b, r->max_abs,
-                 r->max_rel, r->rel_l2, tol.rtol, tol.atol);
-    } else if (tol.l2 > 0 && r->rel_l2 > tol.l2) {
+                 "(rtol %g, atol %g%s)", r->n_bad, count, r->first_bad, bad_c, bad_b, r->max_abs,
+                 r->max_rel, r->rel_l2, tol.rtol, tol.atol, wide);
+    } else if (tol.l2 > 0 && r->rel_l2 > tol.l2 + widen.l2) {
         r->pass = false;
         snprintf(r->reason, sizeof r->reason,
-                 "wrong answer: relative L2 error %.3g over the limit %g (max abs err %.3g, "
-                 "max rel err %.3g)", r->rel_l2, tol.l2, r->max_abs, r->max_rel);
+                 "wrong answer: relative L2 error %.3g over the limit %g%s (max abs err %.3g, "
+                 "max rel err %.3g)", r->rel_l2, tol.l2 + widen.l2,
+                 widen.l2 > 0 ? " (widened)" : "", r->max_abs, r->max_rel);
     } else {
         r->pass = true;
+        r->l2_widened = tol.l2 > 0 && r->rel_l2 > tol.l2;
         snprintf(r->reason, sizeof r->reason, "ok: max abs err %.3g, max rel err %.3g, rel L2 %.3g",
                  r->max_abs, r->max_rel, r->rel_l2);
     }
+}
+
+void oracle_compare_buffer(int dtype, const void *base, const void *cand, size_t count,
+                           spec_tolerance tol, oracle_result *r)
+{
+    compare_buffer(dtype, base, cand, count, tol, (oracle_widen){0, 0}, r);
 }
 
 static const spec_arg *arg_of(const spec *s, uint32_t index)
@@ -252,7 +267,7 @@ static const spec_arg *arg_of(const spec *s, uint32_t index)
 /* precision: on a referee-added distribution a float output's accuracy is the fp64 rule's
  * alone, so only NaN/Inf where the baseline is finite fails it here (infinite tolerances). */
 static int compare_impl(const spec *s, const oracle_file *base, const oracle_file *cand,
-                        bool precision, oracle_result *r)
+                        bool precision, const oracle_widen *widen, oracle_result *r)
 {
     memset(r, 0, sizeof *r);
     r->arg_index = -1;
@@ -265,6 +280,8 @@ static int compare_impl(const spec *s, const oracle_file *base, const oracle_fil
     r->pass = true;
     oracle_result worst = *r;
     double worst_score = -1;
+    size_t widened = 0;
+    bool l2_widened = false;
     for (size_t i = 0; i < base->n; i++) {
         const oracle_output *b = &base->outputs[i], *c = &cand->outputs[i];
         const spec_arg *a = arg_of(s, b->arg_index);
@@ -282,9 +299,17 @@ static int compare_impl(const spec *s, const oracle_file *base, const oracle_fil
         spec_tolerance tol = a ? a->tol : spec_default_tolerance(b->dtype);
         if (precision && hk_dtype_is_float(b->dtype))
             tol = (spec_tolerance){ .rtol = INFINITY, .atol = INFINITY, .l2 = 0 };
+        oracle_widen w = {0, 0};
+        if (widen && b->arg_index < HK_MAX_ARGS && hk_dtype_is_float(b->dtype)) {
+            const oracle_widen *x = &widen[b->arg_index];
+            w.atol = isfinite(x->atol) && x->atol > 0 ? x->atol : 0;
+            w.l2 = isfinite(x->l2) && x->l2 > 0 ? x->l2 : 0;
+        }
         oracle_result one;
-        oracle_compare_buffer(b->dtype, b->data, c->data, (size_t)b->count, tol, &one);
+        compare_buffer(b->dtype, b->data, c->data, (size_t)b->count, tol, w, &one);
         one.arg_index = (int)b->arg_index;
+        widened += one.n_widened;
+        l2_widened |= one.l2_widened;
         if (!one.pass) {
             char why[sizeof one.reason];
             memcpy(why, one.reason, sizeof why);
@@ -307,25 +332,34 @@ static int compare_impl(const spec *s, const oracle_file *base, const oracle_fil
     }
     *r = worst;
     r->pass = true;
+    r->n_widened = widened;
+    r->l2_widened = l2_widened;
     snprintf(r->reason, sizeof r->reason, "ok: %zu output%s within tolerance; max abs err %.3g, "
              "max rel err %.3g, rel L2 %.3g", base->n, base->n == 1 ? "" : "s", r->max_abs,
              r->max_rel, r->rel_l2);
+    if (widened || l2_widened) {
+        size_t at = strlen(r->reason);
+        snprintf(r->reason + at, sizeof r->reason - at,
+                 "; %zu element%s%s within the tolerance widened by the baseline's own error",
+                 widened, widened == 1 ? "" : "s", l2_widened ? " and an L2 error" : "");
+    }
     return HK_OK;
 }
 
 int oracle_compare(const spec *s, const oracle_file *base, const oracle_file *cand, oracle_result *r)
 {
-    return compare_impl(s, base, cand, false, r);
+    return compare_impl(s, base, cand, false, NULL, r);
 }
 
 int oracle_compare_precision(const spec *s, const oracle_file *base, const oracle_file *cand,
                              oracle_result *r)
 {
-    return compare_impl(s, base, cand, true, r);
+    return compare_impl(s, base, cand, true, NULL, r);
 }
 
 static int compare_files_impl(const spec *s, const char *baseline_path,
-                              const char *candidate_path, bool precision, oracle_result *r)
+                              const char *candidate_path, bool precision,
+                              const oracle_widen *widen, oracle_result *r)
 {
     oracle_file base = { 0 }, cand = { 0 };
     char err[200];
@@ -344,10 +378,8 @@ static int compare_files_impl(const spec *s, const char *baseline_path,
     }
     if (rc != HK_OK)
         snprintf(r->reason, sizeof r->reason, "candidate output unusable: %s", err);
-    else if (precision)
-        oracle_compare_precision(s, &base, &cand, r);
     else
-        oracle_compare(s, &base, &cand, r);
+        compare_impl(s, &base, &cand, precision, precision ? NULL : widen, r);
     oracle_file_free(&base);
     oracle_file_free(&cand);
     return HK_OK;
@@ -356,13 +388,20 @@ static int compare_files_impl(const spec *s, const char *baseline_path,
 int oracle_compare_files(const spec *s, const char *baseline_path, const char *candidate_path,
                          oracle_result *r)
 {
-    return compare_files_impl(s, baseline_path, candidate_path, false, r);
+    return compare_files_impl(s, baseline_path, candidate_path, false, NULL, r);
+}
+
+int oracle_compare_files_widened(const spec *s, const char *baseline_path,
+                                 const char *candidate_path, const oracle_widen *widen,
+                                 oracle_result *r)
+{
+    return compare_files_impl(s, baseline_path, candidate_path, false, widen, r);
 }
 
 int oracle_compare_files_precision(const spec *s, const char *baseline_path,
                                    const char *candidate_path, oracle_result *r)
 {
-    return compare_files_impl(s, baseline_path, candidate_path, true, r);
+    return compare_files_impl(s, baseline_path, candidate_path, true, NULL, r);
 }
 
 /* ---- the fp64-reference rule ---- */

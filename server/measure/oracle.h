@@ -35,6 +35,9 @@ typedef struct {
     long long first_bad;    /* first failing element of that output, -1 when none */
     size_t n_bad;           /* failing elements of that output */
     size_t n_nonfinite;     /* NaN/Inf where the baseline is finite, in that output */
+    size_t n_widened;       /* elements, over all outputs, that passed only with the widening
+                             * (oracle_compare_files_widened); 0 without it */
+    bool l2_widened;        /* an output's relative L2 error passed only with it */
     double max_abs, max_rel, rel_l2; /* over all compared outputs */
     char reason[320];       /* one line: "ok ..." or why it failed */
 } oracle_result;
@@ -74,6 +77,21 @@ int oracle_compare_precision(const spec *s, const oracle_file *base, const oracl
  * malformed is a failed candidate (HK_OK, r->pass false). */
 int oracle_compare_files(const spec *s, const char *baseline_path, const char *candidate_path,
                          oracle_result *r);
+
+/* How far the comparison of one float output with the baseline widens: added to the
+ * absolute tolerance, and to the relative L2 limit when the tolerance has one (both >= 0). */
+typedef struct {
+    double atol, l2;
+} oracle_widen;
+
+/* oracle_compare_files with each float output's tolerance widened by widen[arg_index]
+ * (HK_MAX_ARGS entries; NULL: none): where the baseline is itself that far from its fp64
+ * shadow, a candidate as accurate as it may differ from it by as much (docs/accuracy.md,
+ * "The widened tolerance"). r->n_widened counts the elements that needed it (and
+ * r->l2_widened says whether an L2 limit did). */
+int oracle_compare_files_widened(const spec *s, const char *baseline_path,
+                                 const char *candidate_path, const oracle_widen *widen,
+                                 oracle_result *r);
 
 /* oracle_compare_files with oracle_compare_precision's rule. */
 int oracle_compare_files_precision(const spec *s, const char *baseline_path,

@@ -202,13 +202,6 @@ struct search {
     size_t n_refused;
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* splitmix64: small, fast, and the same sequence everywhere for a seed */
 static uint64_t rng_next(uint64_t *state)
 {
@@ -1234,7 +1227,7 @@ int search_new(const char *text, size_t len, const an_model *m, size_t kernel,
         goto fail;
     s->launch.structs = NULL;   /* borrowed for search_new only; the axis has copies */
     s->launch.n_structs = 0;
-    s->t0 = now_s();   /* the time budget counts from here, setup excluded */
+    s->t0 = hk_now_s();   /* the time budget counts from here, setup excluded */
     *out = s;
     return HK_OK;
 fail:
@@ -1372,6 +1365,12 @@ static bool neighbour(search *s, int *cfg)
     return changed;
 }
 
+void search_extend_time(search *s, double seconds)
+{
+    if (s && seconds > 0 && s->budget.max_seconds > 0)
+        s->t0 += seconds;
+}
+
 int search_next(search *s, const search_candidate **out)
 {
     *out = NULL;
@@ -1381,7 +1380,7 @@ int search_next(search *s, const search_candidate **out)
     for (;;) {
         if (s->n_cands >= s->budget.max_candidates)
             return HK_ENOENT;
-        if (s->budget.max_seconds > 0 && now_s() - s->t0 >= s->budget.max_seconds)
+        if (s->budget.max_seconds > 0 && hk_now_s() - s->t0 >= s->budget.max_seconds)
             return HK_ETIMEDOUT;
         int what, rc;
         switch (s->phase) {

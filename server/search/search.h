@@ -135,6 +135,11 @@ void search_free(search *s);
  * the same proposals. */
 int search_next(search *s, const search_candidate **out);
 
+/* Moves the end of the time budget later by seconds (> 0): time the caller spent not
+ * searching, e.g. waiting for a GPU that another episode held. No-op without a time
+ * budget. */
+void search_extend_time(search *s, double seconds);
+
 /* Feeds back the result of candidate id. median_ms is read only for SEARCH_OK (> 0).
  * HK_OK; HK_EINVAL (unknown id, bad time); HK_ESTATE (already reported). */
 int search_report(search *s, unsigned id, enum search_status status, double median_ms);

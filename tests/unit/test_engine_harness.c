@@ -343,6 +343,20 @@ static void combos_mode(void **state)
     assert_int_equal(run_capture(lone_ref_launch, &out), HK_EXIT_USAGE);
     assert_non_null(strstr(out, "--ref-launch goes with --ref-module"));
     hk_free(out);
+    /* --widen: I=W pairs (an argument index, a finite widening >= 0), with a reference only */
+    const char *bad_widen[] = { "3", "3=", "3=-1", "32=1", "3=1;4=2", "3=nan", "x=1" };
+    for (size_t k = 0; k < sizeof bad_widen / sizeof *bad_widen; k++) {
+        char *args[] = { exe, "--mode", "time", "--size", "0", "--ref-module", "b.cubin",
+                         "--ref-function", "k", "--widen", (char *)bad_widen[k], NULL };
+        assert_int_equal(run_capture(args, &out), HK_EXIT_USAGE);
+        if (!strstr(out, "--widen"))
+            fail_msg("--widen %s: %s", bad_widen[k], out);
+        hk_free(out);
+    }
+    char *lone_widen[] = { exe, "--mode", "time", "--size", "0", "--widen", "3=0.5", NULL };
+    assert_int_equal(run_capture(lone_widen, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "--widen goes with --ref-module"));
+    hk_free(out);
     char dir[600];
     snprintf(dir, sizeof dir, "%s/combos", tmpdir);
     mkdir(dir, 0777);
@@ -552,7 +566,26 @@ static void command_lines(void **state)
     assert_non_null(argv[at]);
     assert_string_equal(argv[at + 1], "264,1,1,256,1,1,1024");
     assert_string_equal(argv[at - 2], "--ref-function");
+    for (size_t i = 0; argv[i]; i++)
+        assert_string_not_equal(argv[i], "--widen"); /* nothing to widen */
     harness_argv_free(argv);
+    double widen[HK_MAX_ARGS] = { 0 };
+    widen[3] = 0.25;
+    widen[5] = 6e-4;
+    t.widen = widen;
+    assert_int_equal(harness_run_argv("./p", &t, &argv), HK_OK);
+    at = 0;
+    while (argv[at] && strcmp(argv[at], "--widen"))
+        at++;
+    assert_non_null(argv[at]);
+    assert_string_equal(argv[at + 1], "3=0.25,5=0.00059999999999999995");
+    harness_argv_free(argv);
+    widen[3] = widen[5] = 0; /* all zero: no option */
+    assert_int_equal(harness_run_argv("./p", &t, &argv), HK_OK);
+    for (size_t i = 0; argv[i]; i++)
+        assert_string_not_equal(argv[i], "--widen");
+    harness_argv_free(argv);
+    t.widen = NULL;
     t.ref_module = t.ref_function = NULL; /* no reference kernel: no launch for it */
     assert_int_equal(harness_run_argv("./p", &t, &argv), HK_OK);
     for (size_t i = 0; argv[i]; i++)

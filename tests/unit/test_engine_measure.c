@@ -94,17 +94,25 @@ static int teardown(void **state)
     return 0;
 }
 
-static void baseline(fixture *f)
+/* A fresh baseline run of f's spec into DIR/NAME; returns the combinations it checked. */
+static size_t baseline_in(fixture *f, const char *name)
 {
     char ref[400];
-    snprintf(ref, sizeof ref, "%s/ref", f->dir);
+    snprintf(ref, sizeof ref, "%s/%s", f->dir, name);
     measure_verdict v;
     measure_verdict_init(&v);
     measure_baseline_clear(&f->base);
     assert_int_equal(measure_baseline_run(&f->o, &f->base_prog, ref, &f->base, &v), HK_OK);
-    assert_int_equal(v.reason, MEASURE_OK);
-    assert_int_equal(v.n_checked, 2 * 2 * 5);
+    if (v.reason != MEASURE_OK)
+        fail_msg("baseline: %s", v.details ? v.details : "");
+    size_t n = v.n_checked;
     measure_verdict_clear(&v);
+    return n;
+}
+
+static void baseline(fixture *f)
+{
+    assert_int_equal(baseline_in(f, "ref"), 2 * 2 * 5);
 }
 
 static void evaluate(fixture *f, const char *name, measure_eval *e)
@@ -956,6 +964,51 @@ static void test_precision_dist(void **state)
     expect_reject(f, "wrong", MEASURE_WRONG_ANSWER, "distribution 0: ");
 }
 
+/* The widened tolerance (measure_widen): with distribution 2 one of the spec's own, the
+ * baseline "coarse" is 1e-3 (relative) from its fp64 shadow there; an exact candidate, as
+ * far from the baseline (outside the spec's tolerance), passes with the comparison widened
+ * by twice that and the elements counted, while one 8e-3 off is still a wrong answer. Without the shadow nothing widens. */
+static void test_widened(void **state)
+{
+    fixture *f = *state;
+    measure_prog sp;
+    precision_setup(f, true, &sp);
+    f->sp->n_referee_dists = 0; /* before the baseline: the table covers distribution 2 */
+    /* an absolute tolerance of 2e-3: the baseline's error (up to 3e-3) is within the room
+     * the widening may take (max(atol, rtol max|ref|)) except at its largest */
+    spec_tolerance loose = {.rtol = 0, .atol = 2e-3, .l2 = 0};
+    f->sp->args[3].tol = loose;
+    baseline_in(f, "ref-widened");
+    oracle_widen w = measure_widen_at(&f->base.widen, 0, 2, 3); /* 1e-3 relative, |y| <= 3 */
+    assert_true(w.atol > 3e-3 && w.atol <= 4e-3 + 1e-12); /* capped at twice the atol */
+    assert_true(w.l2 > 1e-3 && w.l2 <= 2.01e-3);
+    assert_true(measure_widen_at(&f->base.widen, 0, 0, 3).atol < 1e-6); /* one float rounding */
+    assert_true(measure_widen_at(&f->base.widen, 0, 2, 2).atol == 0); /* an input */
+    assert_true(measure_widen_at(&f->base.widen, 5, 2, 3).atol == 0); /* no such size */
+    measure_eval e;
+    evaluate(f, "ok", &e);
+    if (e.verdict.reason != MEASURE_OK)
+        fail_msg("ok: %s", e.verdict.details);
+    assert_true(e.verdict.n_widened > 0);
+    json_t *first = json_array_get(e.checks, 0);
+    assert_string_equal(json_string_value(json_object_get(first, "check")), "correctness");
+    assert_true(json_integer_value(json_object_get(first, "widened_elements")) > 0);
+    measure_eval_clear(&e);
+    expect_reject(f, "coarse8", MEASURE_WRONG_ANSWER, "+ widening 0.00");
+    /* the spec's default fp32 tolerance (1e-5 + 1e-4 |b|, |b| <= 3): the baseline's 3e-3
+     * is beyond that room (3e-4), so the widening stays at twice it and "ok" is refused */
+    f->sp->args[3].tol = spec_default_tolerance(HK_DT_F32);
+    baseline_in(f, "ref-widened");
+    assert_true(measure_widen_at(&f->base.widen, 0, 2, 3).atol <= 2 * 3e-4 + 1e-12);
+    expect_reject(f, "ok", MEASURE_WRONG_ANSWER, "distribution 2: ");
+    /* no shadow: the spec's tolerance alone */
+    precision_setup(f, false, NULL);
+    f->sp->n_referee_dists = 0;
+    baseline_in(f, "ref-widened");
+    assert_null(f->base.widen.err);
+    expect_reject(f, "ok", MEASURE_WRONG_ANSWER, "distribution 2: ");
+}
+
 /* Without an fp64 shadow the referee's distribution runs (crashes, poison, guard zones,
  * NaN still count) but its accuracy is not judged, and the verdict says so. */
 static void test_precision_unjudged(void **state)
@@ -1020,15 +1073,23 @@ static void test_gpu_lock(void **state)
     runner_spec cpu = {.argv = argv, .timeout_ms = 10000, .output_max = 4096,
                        .isolation = RUNNER_ISO_NONE};
     runner_result r;
+    double waited = 0;
+    measure_opts counted = f->o;
+    counted.lock_wait_s = &waited;
     double t0 = real_s();
-    assert_int_equal(measure_run_argv(&f->o, &cpu, &r), HK_OK);
+    assert_int_equal(measure_run_argv(&counted, &cpu, &r), HK_OK);
     runner_result_free(&r);
     assert_true(real_s() - t0 < 0.4);
-    /* a GPU program starts only once the other process let go */
+    assert_true(waited == 0);
+    /* a GPU program starts only once the other process let go, and the wait is counted
+     * (an episode's search budget leaves it out) */
     runner_spec gpu = cpu;
     gpu.gpu = true;
-    assert_int_equal(measure_run_argv(&f->o, &gpu, &r), HK_OK);
+    t0 = real_s();
+    assert_int_equal(measure_run_argv(&counted, &gpu, &r), HK_OK);
     runner_result_free(&r);
+    assert_true(waited >= 0.15);
+    assert_true(waited <= real_s() - t0 + 0.01);
     int st;
     assert_int_equal(waitpid(pid, &st, 0), pid);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -1184,6 +1245,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gpu_lock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_precision_dist, setup, teardown),
         cmocka_unit_test_setup_teardown(test_precision_unjudged, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_widened, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -291,6 +291,61 @@ static void file_paths(void **state)
     free(b.p);
 }
 
+/* The widened tolerance: an element outside the dtype's tolerance of the baseline passes
+ * when it is within the widening (the baseline's own fp64 error, twice), and is counted;
+ * one beyond it still fails, with the widening in the reason; an integer output and an
+ * output without a widening stay as they were. */
+static void widened_tolerance(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/hk_oracle_widen.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char bp[256], cp[256], fp[256];
+    snprintf(bp, sizeof bp, "%s/base.bin", dir);
+    snprintf(cp, sizeof cp, "%s/cand.bin", dir);
+    snprintf(fp, sizeof fp, "%s/far.bin", dir);
+    float base[3] = { 100.0f, -0.1f, 3.0f }, cand[3] = { 100.0f, -0.1003f, 3.0f },
+          far[3] = { 100.0f, -0.102f, 3.0f };
+    int32_t ints[2] = { 1, 2 };
+    const char *paths[3] = { bp, cp, fp };
+    const float *vals[3] = { base, cand, far };
+    for (int k = 0; k < 3; k++) {
+        blob b = file_begin(2);
+        file_output(&b, 2, HK_DT_F32, 3, vals[k]);
+        file_output(&b, 3, HK_DT_I32, 2, ints);
+        FILE *f = fopen(paths[k], "wb");
+        fwrite(b.p, 1, b.len, f);
+        fclose(f);
+        free(b.p);
+    }
+    oracle_result r;
+    /* fp32 default tolerance (1e-5 + 1e-4 |b|): 3e-4 off at -0.1 fails */
+    assert_int_equal(oracle_compare_files_widened(NULL, bp, cp, NULL, &r), HK_OK);
+    assert_false(r.pass);
+    assert_int_equal(r.n_widened, 0);
+    oracle_widen widen[HK_MAX_ARGS] = { { 0, 0 } };
+    widen[2].atol = 5e-4;
+    widen[3].atol = 100; /* an integer output is never widened */
+    assert_int_equal(oracle_compare_files_widened(NULL, bp, cp, widen, &r), HK_OK);
+    if (!r.pass)
+        fail_msg("%s", r.reason);
+    assert_int_equal(r.n_widened, 1);
+    assert_non_null(strstr(r.reason, "1 element within the tolerance widened"));
+    /* 2e-3 off: beyond the widening */
+    assert_int_equal(oracle_compare_files_widened(NULL, bp, fp, widen, &r), HK_OK);
+    assert_false(r.pass);
+    assert_non_null(strstr(r.reason, "+ widening 0.0005"));
+    /* the widening of another argument does nothing for this one */
+    widen[2].atol = 0;
+    widen[1].atol = 1;
+    assert_int_equal(oracle_compare_files_widened(NULL, bp, cp, widen, &r), HK_OK);
+    assert_false(r.pass);
+    unlink(bp);
+    unlink(cp);
+    unlink(fp);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +357,7 @@ int main(void)
         cmocka_unit_test(files_compare_with_spec_tolerance),
         cmocka_unit_test(malformed_files),
         cmocka_unit_test(file_paths),
+        cmocka_unit_test(widened_tolerance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
