@@ -100,6 +100,50 @@ static const vec_elem *vec_elem_of(const char *elem)
     return NULL;
 }
 
+/* The next `typedef T name;` or `using name = T;` of name at or after token *k (moved to
+ * its `typedef`/`using`): T's words in spelled ("" when T is not all identifiers: a
+ * pointer, template or qualified type), *simple when T is one word. False at the end. */
+static bool typedef_next(const rw_toks *ts, size_t *k, const char *name, char *spelled, size_t size,
+                         bool *simple)
+{
+    size_t nl = strlen(name);
+    for (; *k < ts->n; (*k)++) {
+        size_t a, b, i = *k;   /* [a, b): the aliased type's tokens */
+        if (rwl_tok_is_ident(ts, i, "typedef")) {
+            size_t j = i + 1;
+            while (j < ts->n && !rwl_tok_is(ts, j, ";") && !rwl_tok_is(ts, j, "{"))
+                j++;
+            if (j >= ts->n || !rwl_tok_is(ts, j, ";") || j < i + 3 || !tok_eq(ts, j - 1, name, nl))
+                continue;
+            a = i + 1;
+            b = j - 1;
+        } else if (rwl_tok_is_ident(ts, i, "using") && i + 3 < ts->n && tok_eq(ts, i + 1, name, nl) &&
+                   rwl_tok_is(ts, i + 2, "=")) {
+            size_t j = i + 3;
+            while (j < ts->n && !rwl_tok_is(ts, j, ";"))
+                j++;
+            if (j >= ts->n || j == i + 3)
+                continue;
+            a = i + 3;
+            b = j;
+        } else {
+            continue;
+        }
+        spelled[0] = '\0';
+        *simple = b == a + 1;
+        for (size_t q = a; q < b; q++) {
+            size_t l = ts->t[q].end - ts->t[q].start, have = strlen(spelled);
+            if (ts->t[q].kind != T_IDENT || have + l + 2 > size) {
+                spelled[0] = '\0';
+                break;
+            }
+            snprintf(spelled + have, size - have, "%s%.*s", have ? " " : "", (int)l, ts->text + ts->t[q].start);
+        }
+        return true;
+    }
+    return false;
+}
+
 /* What the file's `typedef T name;` / `using name = T;` declarations make of name: the
  * vectorizable type all of them agree on (followed through up to 4 typedefs), or NULL.
  * Declarations in an #if branch that a build without -D flags leaves out (by the file's
@@ -110,45 +154,19 @@ static const vec_elem *typedef_elem(const rw_toks *ts, size_t len, const char *n
                                     bool *by_branch)
 {
     const vec_elem *found = NULL;
-    size_t nl = strlen(name);
-    for (size_t k = 0; k < ts->n && depth > 0; k++) {
-        size_t a, b;   /* the aliased type's tokens */
-        if (rwl_tok_is_ident(ts, k, "typedef")) {
-            size_t j = k + 1;
-            while (j < ts->n && !rwl_tok_is(ts, j, ";") && !rwl_tok_is(ts, j, "{"))
-                j++;
-            if (j >= ts->n || !rwl_tok_is(ts, j, ";") || j < k + 3 || !tok_eq(ts, j - 1, name, nl))
-                continue;
-            a = k + 1;
-            b = j - 1;
-        } else if (rwl_tok_is_ident(ts, k, "using") && k + 3 < ts->n && tok_eq(ts, k + 1, name, nl) &&
-                   rwl_tok_is(ts, k + 2, "=")) {
-            size_t j = k + 3;
-            while (j < ts->n && !rwl_tok_is(ts, j, ";"))
-                j++;
-            if (j >= ts->n || j == k + 3)
-                continue;
-            a = k + 3;
-            b = j;
-        } else {
-            continue;
-        }
+    char spelled[64];
+    bool simple;
+    for (size_t k = 0; depth > 0 && typedef_next(ts, &k, name, spelled, sizeof spelled, &simple); k++) {
         if (spec_pp_active(ts->text, len, ts->t[k].start) == 0) {
             *by_branch = true;
             continue;
         }
-        char spelled[64] = "";
-        for (size_t q = a; q < b; q++) {
-            size_t l = ts->t[q].end - ts->t[q].start, have = strlen(spelled);
-            if (ts->t[q].kind != T_IDENT || have + l + 2 > sizeof spelled) {
-                *ambiguous = true;   /* a pointer, template or qualified type: not an element */
-                return NULL;
-            }
-            snprintf(spelled + have, sizeof spelled - have, "%s%.*s", have ? " " : "", (int)l,
-                     ts->text + ts->t[q].start);
+        if (!*spelled) {
+            *ambiguous = true;   /* a pointer, template or qualified type: not an element */
+            return NULL;
         }
         const vec_elem *e = vec_elem_of(spelled);
-        if (!e && b == a + 1)
+        if (!e && simple)
             e = typedef_elem(ts, len, spelled, depth - 1, ambiguous, by_branch);
         if (!e || (found && found != e)) {
             *ambiguous = true;
@@ -506,10 +524,13 @@ static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km
          * fills a __shared__ table, its __syncthreads()): they run once per thread, before
          * the loop and unchanged. A jump could enter or skip the loop: not accepted. */
         if (!rwl_is_hoistable_decl(ts, s, e, "", hn, &n_hn, HK_ARRAY_LEN(hn))) {
+            /* a label is `name:` starting a statement (not `c ? a : b`, nor `case`/`default`) */
             for (size_t k = s; k < e; k++)
-                if (rwl_tok_is_ident(ts, k, "goto") || (rwl_tok_is(ts, k, ":") && k > s &&
-                                                        ts->t[k - 1].kind == T_IDENT &&
-                                                        (k < 2 || !rwl_tok_is(ts, k - 2, "?"))))
+                if (rwl_tok_is_ident(ts, k, "goto") ||
+                    (rwl_tok_is(ts, k, ":") && k > s && ts->t[k - 1].kind == T_IDENT &&
+                     !rwl_tok_is_ident(ts, k - 1, "default") &&
+                     (k - 1 == s || rwl_tok_is(ts, k - 2, ";") || rwl_tok_is(ts, k - 2, "{") ||
+                      rwl_tok_is(ts, k - 2, "}"))))
                     return "a statement before the loop has a goto or a label";
             prologue = true;
         }
@@ -1677,6 +1698,35 @@ static bool ldg_type(const char *t)
     return false;
 }
 
+/* Does every `typedef`/`using` of name in the file (whichever #if branch a build takes:
+ * llm.c's floatX is bf16, half or float, each with an __ldg overload) name a type __ldg
+ * has an overload for, followed through up to depth typedefs? False when there is none. */
+static bool typedef_ldg(const rw_toks *ts, const char *name, int depth)
+{
+    char spelled[64];
+    bool simple, any = false;
+    for (size_t k = 0; depth > 0 && typedef_next(ts, &k, name, spelled, sizeof spelled, &simple); k++) {
+        if (!*spelled || !(ldg_type(spelled) || (simple && typedef_ldg(ts, spelled, depth - 1))))
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+/* An element type __ldg takes: a builtin spelling, or a typedef of the file that is one
+ * in every branch (typedef_ldg). *rc: HK_ENOMEM. */
+static bool ldg_elem(const char *text, size_t len, const char *elem, int *rc)
+{
+    if (ldg_type(elem))
+        return true;
+    if (!elem || !*elem)
+        return false;
+    rw_toks all = {0};
+    bool ok = !(*rc = rwl_lex(text, 0, (uint32_t)len, &all)) && typedef_ldg(&all, elem, 4);
+    rwl_toks_free(&all);
+    return ok;
+}
+
 /* Is the occurrence at k already inside __ldg(&p...) or __ldg(p...)? */
 static bool in_ldg(const rw_toks *ts, size_t k)
 {
@@ -1743,7 +1793,10 @@ int rw_readonly_loads(const char *text, size_t len, const an_model *m, size_t ke
         const an_param *pp = &f->params[p];
         if (pp->pointer_depth != 1 || !pp->name || !*pp->name)
             continue;
-        if (!ldg_type(pp->elem_type)) {
+        bool ldg = ldg_elem(text, len, pp->elem_type, &rc);
+        if (rc)
+            goto out;
+        if (!ldg) {
             if ((rc = hk_buf_printf(&skipped, "%s%s (element type %s)", skipped.len ? ", " : "",
                                     pp->name, pp->elem_type ? pp->elem_type : "?")))
                 goto out;

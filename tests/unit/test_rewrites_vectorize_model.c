@@ -424,6 +424,68 @@ static void whole_grid(void **state)
                 "triad64", want64);
 }
 
+/* readonly_loads reads the same typedefs: __ldg for a type that has an overload in every
+ * #if branch (float, half, bf16), none for a struct. */
+static void readonly_through_typedefs(void **state)
+{
+    (void)state;
+    static const char src[] = "#include <cuda_fp16.h>\n"
+                              "#include <cuda_bf16.h>\n"
+                              "#if defined(BF16)\n"
+                              "typedef __nv_bfloat16 floatX;\n"
+                              "#elif defined(FP16)\n"
+                              "typedef half floatX;\n"
+                              "#else\n"
+                              "typedef float floatX;\n"
+                              "#endif\n"
+                              "typedef struct { float a, b; } pair_t;\n"
+                              "__global__ void act(const floatX *x, floatX *y, const pair_t *p, float *q, int n)\n"
+                              "{\n"
+                              "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                              "    if (i < n) {\n"
+                              "        float v = x[i];\n"
+                              "        y[i] = 2.0f * v;\n"
+                              "        q[i] = p[i].a;\n"
+                              "    }\n"
+                              "}\n";
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_readonly_loads(fx.text, fx.len, fx.m, kernel(&fx, "act"), false, &r), HK_OK);
+    if (!r.applicable)
+        print_message("%s\n", r.description);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "float v = __ldg(&x[i]);"));
+    assert_non_null(strstr(r.text, "q[i] = p[i].a;"));
+    assert_non_null(strstr(r.description, "p (element type pair_t)"));
+    rwf_nvcc_compiles(r.text, "readonly_typedefs");
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* A statement before a grid-stride loop with `c ? a - b : d` has no label (mmcv's
+ * bbox_overlaps was refused for one); a real label still refuses. */
+static void ternary_is_not_a_label(void **state)
+{
+    (void)state;
+    vec_applies("__global__ void tern(const float *x, float *y, int n, float a, float b)\n"
+                "{\n"
+                "    float s;\n"
+                "    s = a > 0.0f ? a - b : b;\n"
+                "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+                "        y[i] = s * x[i];\n"
+                "}\n",
+                "tern", NULL);
+    vec_refused("__global__ void lab(const float *x, float *y, int n, float a)\n"
+                "{\n"
+                "    float s;\n"
+                "again: s = a;\n"
+                "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+                "        y[i] = s * x[i];\n"
+                "}\n",
+                "lab", "has a goto or a label");
+}
+
 static void macro_other_element_refused(void **state)
 {
     (void)state;
@@ -504,6 +566,8 @@ int main(void)
         cmocka_unit_test(typedef_by_branch),
         cmocka_unit_test(model_index_spellings),
         cmocka_unit_test(whole_grid),
+        cmocka_unit_test(ternary_is_not_a_label),
+        cmocka_unit_test(readonly_through_typedefs),
         cmocka_unit_test(macro_other_element_refused),
         cmocka_unit_test(macro_not_grid_stride_refused),
         cmocka_unit_test(normalised_paths_survive_alloc_failures),
