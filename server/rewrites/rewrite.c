@@ -601,7 +601,7 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
             rwl_tok_is(&ts, e - 1, ";")) {
             char c[256];
             rwl_compact_index(&ts, k + 2, e - 1, c, sizeof c);
-            if (rwl_is_index_formula(c) || rwp_model_index_decl(km, &ts, tstart, k, e - 1, false)) {
+            if (rwl_is_index_formula(c) || rwp_model_index_decl(km, &ts, tstart, k, e - 1, false, NULL)) {
                 decl = s;
                 decl_end = e;
                 idx_tok = k;

@@ -8,9 +8,9 @@
 #include "rewrites/rewrite_recognize.h"
 
 #include "core/buf.h"
+#include "core/hk.h"
 #include "model/kmodel.h"
 #include "spec/infer.h"
-#include "core/hk.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -304,6 +304,7 @@ typedef struct {
     bool prologue;           /* other statements before the grid-stride loop (kept there) */
     bool model_loop;         /* the model read the for loop as grid-stride along x */
     bool whole_grid;         /* no bounds check: the elements are the grid's threads */
+    bool grid_y;             /* the index is linear over a 2-D grid of 1-D blocks */
     const char *form;
 } vec_shape;
 
@@ -416,7 +417,7 @@ static bool index_decl(const rw_toks *ts, size_t a, size_t b, const km_kernel *k
         !(index_through_temps(ts, k + 2, b, c, sizeof c) && (drop_product_parens(c), rwl_is_index_formula(c)))) {
         /* the model ignores declared types: an index, or a temporary it is computed from,
          * too narrow for a block index stays refused */
-        if (!rwp_model_index_decl(km, ts, tstart, k, b, in_for))
+        if (!rwp_model_index_decl(km, ts, tstart, k, b, in_for, in_for ? NULL : &sh->grid_y))
             return false;
     }
     sh->idx_tok = k;
@@ -496,7 +497,7 @@ static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km
             char c[256];
             /* the step as spelled, or as the model reads it (`i += stride` with `int stride =
              * gridDim.x * blockDim.x;`, `i = i + ...`) */
-            sh->model_loop = rwp_model_index_decl(km, ts, sh->idx_tok, sh->idx_tok, semi[0], true);
+            sh->model_loop = rwp_model_index_decl(km, ts, sh->idx_tok, sh->idx_tok, semi[0], true, NULL);
             rwl_compact_index(ts, semi[1] + 3, close, c, sizeof c);
             if (!sh->model_loop &&
                 (!rwl_tok_is_ident(ts, semi[1] + 1, sh->idx) || !rwl_tok_is(ts, semi[1] + 2, "+=") ||
@@ -1224,8 +1225,9 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
     bool plain = !strcmp(T, "int") || !strcmp(T, "unsigned") || !strcmp(T, "unsigned int") ||
                  !strcmp(T, "auto");
     char stride[160];
-    snprintf(stride, sizeof stride, "%s%s%sgridDim.x * blockDim.x", plain ? "" : "(",
-             plain ? "" : T, plain ? "" : ")");
+    /* every thread of the grid once: over a 2-D grid of 1-D blocks the rows too */
+    snprintf(stride, sizeof stride, "%s%s%sgridDim.x * %sblockDim.x", plain ? "" : "(",
+             plain ? "" : T, plain ? "" : ")", sh.grid_y ? "gridDim.y * " : "");
     /* without a bounds check the grid's threads are the elements: the bound is the stride */
     if (!(bound = sh.whole_grid ? hk_strdup(stride) : rwl_tok_text(&ts, sh.ba, sh.bb))) {
         rc = HK_ENOMEM;

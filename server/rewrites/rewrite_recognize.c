@@ -1553,8 +1553,43 @@ static bool model_grid_step(const km_kernel *km, km_form f)
     return (f.t[0].atoms[0] == bd && f.t[0].atoms[1] == gd) || (f.t[0].atoms[0] == gd && f.t[0].atoms[1] == bd);
 }
 
+/* Does term t hold exactly the atoms want[0..n) (coefficient 1)? */
+static bool term_is(const km_term *t, const uint32_t *want, uint32_t n)
+{
+    if (t->coef != 1 || t->n != n)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (uint32_t j = 0; j < n && !seen; j++)
+            seen = t->atoms[j] == want[i];
+        if (!seen)
+            return false;
+    }
+    return true;
+}
+
+/* Is f the thread's linear index over a 2-D grid of 1-D blocks, blockDim.x * (gridDim.x *
+ * blockIdx.y + blockIdx.x) + threadIdx.x (rodinia's spelling for more blocks than one
+ * grid row holds)? */
+static bool form_is_grid_linear(const km_kernel *km, km_form f)
+{
+    uint32_t bd, bx, by, gd, tx;
+    if (f.n != 3 || !km_builtin_atom(km, KM_ATOM_BLOCK_DIM, 0, &bd) ||
+        !km_builtin_atom(km, KM_ATOM_BLOCK_IDX, 0, &bx) || !km_builtin_atom(km, KM_ATOM_BLOCK_IDX, 1, &by) ||
+        !km_builtin_atom(km, KM_ATOM_GRID_DIM, 0, &gd) || !km_builtin_atom(km, KM_ATOM_THREAD_IDX, 0, &tx))
+        return false;
+    const uint32_t row[] = {bd, bx}, plane[] = {bd, gd, by}, lane[] = {tx};
+    bool has_row = false, has_plane = false, has_lane = false;
+    for (uint32_t i = 0; i < 3; i++) {
+        has_row |= term_is(&f.t[i], row, 2);
+        has_plane |= term_is(&f.t[i], plane, 3);
+        has_lane |= term_is(&f.t[i], lane, 1);
+    }
+    return has_row && has_plane && has_lane;
+}
+
 /* The kernel model's reading of the name declared at token k (rwp_model_index_decl). */
-static bool model_index(const km_kernel *km, const rw_toks *ts, size_t k, bool in_for)
+static bool model_index(const km_kernel *km, const rw_toks *ts, size_t k, bool in_for, bool *grid_y)
 {
     if (!km)
         return false;
@@ -1574,20 +1609,26 @@ static bool model_index(const km_kernel *km, const rw_toks *ts, size_t k, bool i
     }
     size_t n;
     const km_local *lc = km_locals(km, &n);
-    for (size_t i = 0; i < n; i++)
-        if (lc[i].line == line && strcmp(lc[i].name, name) == 0)
-            return lc[i].kind == KM_LOCAL_VALUE && km_form_is_global_index(km, lc[i].form, 0);
+    for (size_t i = 0; i < n; i++) {
+        if (lc[i].line != line || strcmp(lc[i].name, name) != 0 || lc[i].kind != KM_LOCAL_VALUE)
+            continue;
+        if (km_form_is_global_index(km, lc[i].form, 0))
+            return true;
+        return grid_y && (*grid_y = form_is_grid_linear(km, lc[i].form));
+    }
     return false;
 }
 
 bool rwp_model_index_decl(const km_kernel *km, const rw_toks *ts, size_t tstart, size_t name, size_t init_b,
-                          bool in_for)
+                          bool in_for, bool *grid_y)
 {
+    if (grid_y)
+        *grid_y = false;
     /* the model ignores declared types: an index, or a temporary it is computed from, too
      * narrow for a block index is not one */
     if (narrow_type(ts, tstart, name) || narrow_operands(ts, name + 2, init_b, tstart, 4))
         return false;
-    return model_index(km, ts, name, in_for);
+    return model_index(km, ts, name, in_for, grid_y);
 }
 
 /* A new variable of the per-element code (starting at token lo) rather than an update of

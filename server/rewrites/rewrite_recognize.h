@@ -251,10 +251,12 @@ bool rwp_names(const char *c, const char *name);
  * init_b, ts a kernel body's tokens) holds the global thread index along x as the kernel
  * model km reads it, whatever the spelling: temporaries of any kind, macros, casts, the
  * operands in any order, a __device__ helper (issue 13); in_for: it opens a grid-stride
- * loop stepping by blockDim.x * gridDim.x. False when km is NULL, or the index or a
+ * loop stepping by blockDim.x * gridDim.x. With grid_y (may be NULL) also the linear
+ * index over a 2-D grid of 1-D blocks, blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x)
+ * + threadIdx.x, and *grid_y says which. False when km is NULL, or the index or a
  * temporary it is computed from (followed 4 deep) has a type narrower than int. */
 bool rwp_model_index_decl(const km_kernel *km, const rw_toks *ts, size_t tstart, size_t name, size_t init_b,
-                          bool in_for);
+                          bool in_for, bool *grid_y);
 
 /* Is the name at k declared there (`T name = ...`, `T *name = ...`, `T a = 1, name = ...`)
  * rather than used, looking back no further than token lo? */

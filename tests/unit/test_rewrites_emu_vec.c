@@ -1,6 +1,7 @@
 /* vectorize and grid_stride run, not only compile (issue 13, "measure, don't trust"): each index
  * spelling that only the kernel model reads (an index from a block-base temporary, a
- * macro, a __device__ helper, a grid-stride step held in a temporary), a kernel with no
+ * macro, a __device__ helper, a grid-stride step held in a temporary, the linear index
+ * over a 2-D grid of 1-D blocks), a kernel with no
  * bounds check at all (the grid's threads are the elements) and an element type chosen by
  * an #if branch, against its 4-wide rewrite in the block emulator (emu_block.h): ragged
  * sizes (n not a multiple of 4: the scalar tail), pointers one element off their vector
@@ -63,6 +64,27 @@ static const char helpers[] =
     "                dim3 g((unsigned)((n + 127) / 128)), b(128);\n"
     "                emu::launch(g, b, 0, [&] { ko(x.ptr() + off, yo.ptr() + off, oo.ptr() + off, n); });\n"
     "                emu::launch(s == 2 ? dim3(2) : g, b, 0, [&] { kc(x.ptr() + off, yc.ptr() + off, oc.ptr() + off, n); });\n"
+    "                if (!emu::expect(what, yo, yc) || !emu::expect(what, oo, oc))\n"
+    "                    printf(\"  (n %ld offset %d schedule %d)\\n\", n, off, s);\n"
+    "            }\n"
+    "}\n"
+    "template <class T, class F, class G>\n"
+    "static void rows_case(const char *what, F ko, G kc)\n"
+    "{\n"
+    "    static const long sizes[] = {1003, 1024, 4097};\n"
+    "    for (long n : sizes)\n"
+    "        for (int off = 0; off < 2; off++)\n"
+    "            for (int s = 0; s < 3; s++) {\n"
+    "                emu::schedule = s;\n"
+    "                emu::buf<T> x(n + 1), yo(n + 1), yc(n + 1), oo(n + 1), oc(n + 1);\n"
+    "                x.fill(s + 1);\n"
+    "                yo.fill(s + 7);\n"
+    "                yc.fill(s + 7);\n"
+    "                oo.fill(99);\n"
+    "                oc.fill(99);\n"
+    "                dim3 g(3, (unsigned)((n + 3 * 64 - 1) / (3 * 64))), b(64);\n"
+    "                emu::launch(g, b, 0, [&] { ko(x.ptr() + off, yo.ptr() + off, oo.ptr() + off, n); });\n"
+    "                emu::launch(s == 2 ? dim3(2, 2) : g, b, 0, [&] { kc(x.ptr() + off, yc.ptr() + off, oc.ptr() + off, n); });\n"
     "                if (!emu::expect(what, yo, yc) || !emu::expect(what, oo, oc))\n"
     "                    printf(\"  (n %ld offset %d schedule %d)\\n\", n, off, s);\n"
     "            }\n"
@@ -132,6 +154,15 @@ static const char triad[] =
     "    int gid = threadIdx.x + (blockIdx.x * blockDim.x);\n"
     "    C[gid] = A[gid] + s * B[gid];\n"
     "}\n";
+/* The linear index over a 2-D grid of 1-D blocks (rodinia's spelling for more blocks
+ * than a grid row holds): rows_case launches 3 x rows blocks of 64. */
+static const char grid_rows[] =
+    "__global__ void sq_rows(const float *x, float *o, int n)\n"
+    "{\n"
+    "    int gid = blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x) + threadIdx.x;\n"
+    "    if (gid < n)\n"
+    "        o[gid] = x[gid] * x[gid];\n"
+    "}\n";
 /* bf16 elements by the #if branch the file's own #define picks (llm.c's floatX). */
 static const char branch_bf16[] =
     "#include <cuda_fp16.h>\n"
@@ -165,6 +196,7 @@ static void model_spellings_run(void **state)
         {helper_index, "add_h", "vec_case<float>(\"add_h\", BOTH(add_h(x, y, o, (unsigned)n)));"},
         {stride_temp, "mul_s", "vec_case<float>(\"mul_s\", BOTH(mul_s(x, y, o, (int)n)));"},
         {triad, "triad", "grid_case<float>(\"triad\", BOTH(triad(x, y, o, 0.75f)));"},
+        {grid_rows, "sq_rows", "rows_case<float>(\"sq_rows\", BOTH(sq_rows(x, o, (int)n)));"},
         {branch_bf16, "gelu_x",
          "vec_case<__nv_bfloat16>(\"gelu_x\", BOTH(gelu_x(o, x, (int)n)));"},
     };

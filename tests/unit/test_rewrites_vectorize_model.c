@@ -368,6 +368,19 @@ static void model_index_spellings(void **state)
                 "        y[i] = x[i] + 1.0f;\n"
                 "}\n",
                 "k3", stride);
+    static const char *const rows[] = {"const int hk_stride = gridDim.x * gridDim.y * blockDim.x;", NULL};
+    vec_applies("__global__ void k4(const float *x, float *y, int n)\n"
+                "{\n"
+                "    int gid = blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x) + threadIdx.x;\n"
+                "    if (gid < n) y[gid] = x[gid] + 1.0f;\n"
+                "}\n",
+                "k4", rows);
+    vec_refused("__global__ void r0(const float *x, float *y, int n)\n"
+                "{\n"
+                "    int gid = blockDim.x * (gridDim.y * blockIdx.y + blockIdx.x) + threadIdx.x;\n"
+                "    if (gid < n) y[gid] = x[gid] + 1.0f;\n"
+                "}\n",
+                "r0", "no `int i = blockIdx.x * blockDim.x + threadIdx.x;`");
     vec_refused("__global__ void r1(const float *x, float *y, int n)\n"
                 "{\n"
                 "    short b = blockIdx.x;\n"
