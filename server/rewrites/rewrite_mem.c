@@ -554,6 +554,13 @@ static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km
         /* no bounds check (shoc's triad: the launch covers the data exactly): every thread of
          * the grid handles its element, so the elements are [0, gridDim.x * blockDim.x) and
          * the rest of the body is the per-element code */
+        bool uses_index = false;   /* a statement that is neither hoistable nor the check */
+        for (size_t k = ifs; k < rwl_stmt_end(ts, ifs, end) && !uses_index; k++)
+            uses_index = rwl_tok_is_ident(ts, k, sh->idx);
+        if (uses_index && ifs < end && rwl_tok_is_ident(ts, rwl_stmt_end(ts, ifs, end), "if"))
+            return "a statement between the index and its bounds check uses the index (a pointer "
+                   "offset or a value the bounds check does not guard): only declarations "
+                   "independent of it may come between";
         if (decl_end >= end || conditional_problem(ts, decl_end, end))
             return "the index declaration is not followed by `if (i < n) ...` or `if (i >= n) return;` "
                    "(nor by code that runs unconditionally, one element per thread of the grid)";

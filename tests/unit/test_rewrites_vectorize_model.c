@@ -414,6 +414,13 @@ static void model_index_spellings(void **state)
                 "    y[i] = x[i] > 0.0f ? x[i] : 0.0f;\n"
                 "}\n",
                 "r5", "nor by code that runs unconditionally");
+    vec_refused("__global__ void r6(const float *x, float *y, int n)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    const float *p = x + i;\n"
+                "    if (i < n) y[i] = *p;\n"
+                "}\n",
+                "r6", "a statement between the index and its bounds check uses the index");
 }
 
 /* No bounds check (shoc's triad): the grid's threads are the elements. */
