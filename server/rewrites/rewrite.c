@@ -5,6 +5,7 @@
 #include "rewrites/rewrite.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
+#include "rewrites/rewrite_recognize.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -570,7 +571,14 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
     rw_edits es = {0};
     char *type = NULL, *init = NULL, *cond = NULL, *loop_body = NULL, *repl = NULL, *bound = NULL;
     const char *why = NULL;
+    km_kernel *km = NULL;
     if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        goto out;
+    /* the kernel model reads index spellings the text matching does not (a kernel it cannot
+     * build is matched by its text alone) */
+    if ((rc = km_build(text, len, f->name, &km, NULL, 0)) && rc != HK_ENOMEM)
+        rc = HK_OK;
+    if (rc)
         goto out;
     if (ts.n < 2 || !rwl_tok_is(&ts, 0, "{") || !rwl_tok_is(&ts, ts.n - 1, "}")) {
         why = "the kernel body could not be read";
@@ -578,7 +586,8 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
     }
     size_t end = ts.n - 1;   /* the closing brace */
 
-    /* find `[const] TYPE idx = <1D index formula>;` among the top-level statements */
+    /* find `[const] TYPE idx = <1D index formula>;` among the top-level statements, spelled
+     * so or read so by the kernel model */
     size_t s = 1, decl = end, decl_end = end, idx_tok = end, eq = end;
     while (s < end) {
         size_t e = rwl_stmt_end(&ts, s, end);
@@ -592,7 +601,7 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
             rwl_tok_is(&ts, e - 1, ";")) {
             char c[256];
             rwl_compact_index(&ts, k + 2, e - 1, c, sizeof c);
-            if (rwl_is_index_formula(c)) {
+            if (rwl_is_index_formula(c) || rwp_model_index_decl(km, &ts, tstart, k, e - 1, false, NULL)) {
                 decl = s;
                 decl_end = e;
                 idx_tok = k;
@@ -705,7 +714,8 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
         body_b = end;
         repl_end = ts.t[end].start;
     }
-    if ((why = loop_body_problem(&ts, body_a, body_b, idx, &ts, ba, bb)))
+    if ((why = loop_body_problem(&ts, body_a, body_b, idx, &ts, ba, bb)) ||
+        (why = rwp_thread_coordinate_problem(&ts, body_a, body_b, km, ifs, idx)))
         goto na;
     for (size_t h = 0; h < n_hoisted; h++) {
         char hn[128];
@@ -791,6 +801,7 @@ out:
     hk_free(bound);
     hk_free(loop_body);
     hk_free(repl);
+    km_free(km);
     rwl_edits_free(&es);
     rwl_toks_free(&ts);
     return rc;

@@ -5,9 +5,12 @@
 #include "rewrites/rewrite_mem.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
+#include "rewrites/rewrite_recognize.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "model/kmodel.h"
+#include "spec/infer.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -97,49 +100,74 @@ static const vec_elem *vec_elem_of(const char *elem)
     return NULL;
 }
 
-/* What the file's `typedef T name;` / `using name = T;` declarations make of name: the
- * vectorizable type all of them agree on (followed through up to 4 typedefs), or NULL.
- * *ambiguous: some exist but disagree or name something else (llm.c's floatX is bf16,
- * half or float by #if: the vector width would depend on the build, so refused). */
-static const vec_elem *typedef_elem(const rw_toks *ts, const char *name, int depth, bool *ambiguous)
+/* The next `typedef T name;` or `using name = T;` of name at or after token *k (moved to
+ * its `typedef`/`using`): T's words in spelled ("" when T is not all identifiers: a
+ * pointer, template or qualified type), *simple when T is one word. False at the end. */
+static bool typedef_next(const rw_toks *ts, size_t *k, const char *name, char *spelled, size_t size,
+                         bool *simple)
 {
-    const vec_elem *found = NULL;
     size_t nl = strlen(name);
-    for (size_t k = 0; k < ts->n && depth > 0; k++) {
-        size_t a, b;   /* the aliased type's tokens */
-        if (rwl_tok_is_ident(ts, k, "typedef")) {
-            size_t j = k + 1;
+    for (; *k < ts->n; (*k)++) {
+        size_t a, b, i = *k;   /* [a, b): the aliased type's tokens */
+        if (rwl_tok_is_ident(ts, i, "typedef")) {
+            size_t j = i + 1;
             while (j < ts->n && !rwl_tok_is(ts, j, ";") && !rwl_tok_is(ts, j, "{"))
                 j++;
-            if (j >= ts->n || !rwl_tok_is(ts, j, ";") || j < k + 3 || !tok_eq(ts, j - 1, name, nl))
+            if (j >= ts->n || !rwl_tok_is(ts, j, ";") || j < i + 3 || !tok_eq(ts, j - 1, name, nl))
                 continue;
-            a = k + 1;
+            a = i + 1;
             b = j - 1;
-        } else if (rwl_tok_is_ident(ts, k, "using") && k + 3 < ts->n && tok_eq(ts, k + 1, name, nl) &&
-                   rwl_tok_is(ts, k + 2, "=")) {
-            size_t j = k + 3;
+        } else if (rwl_tok_is_ident(ts, i, "using") && i + 3 < ts->n && tok_eq(ts, i + 1, name, nl) &&
+                   rwl_tok_is(ts, i + 2, "=")) {
+            size_t j = i + 3;
             while (j < ts->n && !rwl_tok_is(ts, j, ";"))
                 j++;
-            if (j >= ts->n || j == k + 3)
+            if (j >= ts->n || j == i + 3)
                 continue;
-            a = k + 3;
+            a = i + 3;
             b = j;
         } else {
             continue;
         }
-        char spelled[64] = "";
+        spelled[0] = '\0';
+        *simple = b == a + 1;
         for (size_t q = a; q < b; q++) {
             size_t l = ts->t[q].end - ts->t[q].start, have = strlen(spelled);
-            if (ts->t[q].kind != T_IDENT || have + l + 2 > sizeof spelled) {
-                *ambiguous = true;   /* a pointer, template or qualified type: not an element */
-                return NULL;
+            if (ts->t[q].kind != T_IDENT || have + l + 2 > size) {
+                spelled[0] = '\0';
+                break;
             }
-            snprintf(spelled + have, sizeof spelled - have, "%s%.*s", have ? " " : "", (int)l,
-                     ts->text + ts->t[q].start);
+            snprintf(spelled + have, size - have, "%s%.*s", have ? " " : "", (int)l, ts->text + ts->t[q].start);
+        }
+        return true;
+    }
+    return false;
+}
+
+/* What the file's `typedef T name;` / `using name = T;` declarations make of name: the
+ * vectorizable type all of them agree on (followed through up to 4 typedefs), or NULL.
+ * Declarations in an #if branch that a build without -D flags leaves out (by the file's
+ * own #defines: llm.c's `#define ENABLE_BF16` picks floatX's bf16 branch) are skipped,
+ * and *by_branch says one was. *ambiguous: the ones left disagree or name something else
+ * (floatX with no branch decided: the vector width would depend on the build, refused). */
+static const vec_elem *typedef_elem(const rw_toks *ts, size_t len, const char *name, int depth, bool *ambiguous,
+                                    bool *by_branch)
+{
+    const vec_elem *found = NULL;
+    char spelled[64];
+    bool simple;
+    for (size_t k = 0; depth > 0 && typedef_next(ts, &k, name, spelled, sizeof spelled, &simple); k++) {
+        if (spec_pp_active(ts->text, len, ts->t[k].start) == 0) {
+            *by_branch = true;
+            continue;
+        }
+        if (!*spelled) {
+            *ambiguous = true;   /* a pointer, template or qualified type: not an element */
+            return NULL;
         }
         const vec_elem *e = vec_elem_of(spelled);
-        if (!e && b == a + 1)
-            e = typedef_elem(ts, spelled, depth - 1, ambiguous);
+        if (!e && simple)
+            e = typedef_elem(ts, len, spelled, depth - 1, ambiguous, by_branch);
         if (!e || (found && found != e)) {
             *ambiguous = true;
             return NULL;
@@ -150,8 +178,10 @@ static const vec_elem *typedef_elem(const rw_toks *ts, const char *name, int dep
 }
 
 /* The element type of a parameter: a built-in spelling, else resolved through the file's
- * typedefs when they are unambiguous. NULL with *why set otherwise. */
-static const vec_elem *param_elem(const char *text, size_t len, const char *elem, char **why, int *rc)
+ * typedefs when they are unambiguous (*by_branch: once the #if branches a build without
+ * -D flags leaves out are skipped). NULL with *why set otherwise. */
+static const vec_elem *param_elem(const char *text, size_t len, const char *elem, char **why, bool *by_branch,
+                                  int *rc)
 {
     const vec_elem *e = vec_elem_of(elem);
     if (e || !elem || !*elem)
@@ -162,7 +192,7 @@ static const vec_elem *param_elem(const char *text, size_t len, const char *elem
         rwl_toks_free(&all);
         return NULL;
     }
-    e = typedef_elem(&all, elem, 4, &ambiguous);
+    e = typedef_elem(&all, len, elem, 4, &ambiguous, by_branch);
     rwl_toks_free(&all);
     if (!e && ambiguous &&
         !(*why = hk_asprintf("element type %s has typedefs that disagree or name no scalar type "
@@ -179,6 +209,7 @@ typedef struct {
     bool read, written;
     bool store_only;        /* never read; every write is a top-level `p[i] = ...;` */
     bool carrier;           /* lanes through an element pointer into a uint2/uint4 */
+    bool by_branch;         /* element type from a typedef's #if branch: size asserted */
     const vec_elem *ve;     /* the element type, typedefs resolved */
     char vtype[32];
     int vbytes;
@@ -225,6 +256,24 @@ static const char *lane_problem(const rw_toks *ts, size_t a, size_t b)
     return NULL;
 }
 
+/* Without a bounds check the data's end is known only as the grid's: the per-element code
+ * [a, b) must then run whole for every element, since a condition might mean that memory
+ * ends before the grid does (the vector form loads every lane). Why not, or NULL. */
+static const char *conditional_problem(const rw_toks *ts, size_t a, size_t b)
+{
+    static const char *const words[] = {"if", "switch", "for", "while", "do"};
+    for (size_t k = a; k < b; k++) {
+        for (size_t w = 0; w < HK_ARRAY_LEN(words); w++)
+            if (rwl_tok_is_ident(ts, k, words[w]))
+                return "without a bounds check the per-element code must run unconditionally "
+                       "(a condition or loop might mean the data ends before the grid)";
+        if (rwl_tok_is(ts, k, "?") || rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||"))
+            return "without a bounds check the per-element code must run unconditionally "
+                   "(a condition or loop might mean the data ends before the grid)";
+    }
+    return NULL;
+}
+
 /* Is the identifier at k declared or visible outside the per-element code: a parameter, or
  * a name that occurs in the kernel body before the loop region [first, region)? */
 static bool outer_name(const rw_toks *ts, size_t k, const an_function *f, size_t first, size_t region)
@@ -240,46 +289,6 @@ static bool outer_name(const rw_toks *ts, size_t k, const an_function *f, size_t
     return false;
 }
 
-/* Is the name at k declared there (`T name = ...`, `T *name = ...`, `T a = 1, name = ...`),
- * a new variable of the per-element code (starting at token lo) rather than an update of
- * one declared outside it with the same name (invariant_table's fill block declares the
- * locals it copies in)? */
-static bool declared_at(const rw_toks *ts, size_t k, size_t lo)
-{
-    static const char *const not_types[] = {"return", "case", "else", "do", "goto", "sizeof"};
-    if (k <= lo)
-        return false;
-    size_t p = k - 1;
-    if ((rwl_tok_is(ts, p, "*") || rwl_tok_is(ts, p, "&")) && p > lo)
-        p--;
-    if (ts->t[p].kind == T_IDENT) {
-        for (size_t i = 0; i < HK_ARRAY_LEN(not_types); i++)
-            if (rwl_tok_is_ident(ts, p, not_types[i]))
-                return false;
-        return true;
-    }
-    if (!rwl_tok_is(ts, k - 1, ","))
-        return false;
-    /* the statement holding k starts with `[const] T name` */
-    size_t q = k - 1;
-    int depth = 0;
-    while (q > lo) {
-        if (rwl_tok_is(ts, q - 1, ")") || rwl_tok_is(ts, q - 1, "]"))
-            depth++;
-        else if (rwl_tok_is(ts, q - 1, "(") || rwl_tok_is(ts, q - 1, "["))
-            depth--;
-        if (depth < 0 || (depth == 0 && (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") ||
-                                         rwl_tok_is(ts, q - 1, "}"))))
-            break;
-        q--;
-    }
-    if (depth < 0)
-        return false;   /* inside a call's arguments */
-    if (rwl_tok_is_ident(ts, q, "const"))
-        q++;
-    return ts->t[q].kind == T_IDENT && (ts->t[q + 1].kind == T_IDENT || rwl_tok_is(ts, q + 1, "*")) &&
-           !rwl_tok_is_ident(ts, q, "return");
-}
 
 /* The shape: an index, its start and stride, the bound, and the per-element code. */
 typedef struct {
@@ -293,6 +302,9 @@ typedef struct {
     uint32_t repl_start, repl_end;
     size_t hoist_a, hoist_b; /* declarations between the index and its check (moved above) */
     bool prologue;           /* other statements before the grid-stride loop (kept there) */
+    bool model_loop;         /* the model read the for loop as grid-stride along x */
+    bool whole_grid;         /* no bounds check: the elements are the grid's threads */
+    bool grid_y;             /* the index is linear over a 2-D grid of 1-D blocks */
     const char *form;
 } vec_shape;
 
@@ -383,8 +395,12 @@ static bool index_through_temps(const rw_toks *ts, size_t a, size_t b, char *out
     return true;
 }
 
-/* `[const] TYPE name = <1D index formula>` in tokens [a, b)? Fills idx_tok, type, init. */
-static bool index_decl(const rw_toks *ts, size_t a, size_t b, vec_shape *sh, int *rc)
+/* `[const] TYPE name = <1D index formula>` in tokens [a, b)? Fills idx_tok, type, init.
+ * The formula as the file spells it (`blockIdx.x * blockDim.x + threadIdx.x`, through
+ * `int tid = threadIdx.x;`), or any other spelling the kernel model km (may be NULL) reads
+ * as that index (in_for: a grid-stride loop's declaration). */
+static bool index_decl(const rw_toks *ts, size_t a, size_t b, const km_kernel *km, bool in_for, vec_shape *sh,
+                       int *rc)
 {
     size_t k = a;
     if (rwl_tok_is_ident(ts, k, "const"))
@@ -398,8 +414,12 @@ static bool index_decl(const rw_toks *ts, size_t a, size_t b, vec_shape *sh, int
     rwl_compact_index(ts, k + 2, b, c, sizeof c);
     drop_product_parens(c);
     if (!rwl_is_index_formula(c) &&
-        !(index_through_temps(ts, k + 2, b, c, sizeof c) && (drop_product_parens(c), rwl_is_index_formula(c))))
-        return false;
+        !(index_through_temps(ts, k + 2, b, c, sizeof c) && (drop_product_parens(c), rwl_is_index_formula(c)))) {
+        /* the model ignores declared types: an index, or a temporary it is computed from,
+         * too narrow for a block index stays refused */
+        if (!rwp_model_index_decl(km, ts, tstart, k, b, in_for, in_for ? NULL : &sh->grid_y))
+            return false;
+    }
     sh->idx_tok = k;
     snprintf(sh->idx, sizeof sh->idx, "%.*s", (int)(ts->t[k].end - ts->t[k].start),
              ts->text + ts->t[k].start);
@@ -436,8 +456,9 @@ static const char *bound_of(const rw_toks *ts, size_t a, size_t b, const char *i
     return NULL;
 }
 
-/* Finds the elementwise shape in the body tokens (ts[0] '{', ts[end] '}'). */
-static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int *rc)
+/* Finds the elementwise shape in the body tokens (ts[0] '{', ts[end] '}'); km (may be
+ * NULL) reads index spellings the text matching does not know. */
+static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km, vec_shape *sh, int *rc)
 {
     size_t s = 1;
     size_t hn[16], n_hn = 0;
@@ -458,7 +479,7 @@ static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int 
                 else if (depth == 0 && rwl_tok_is(ts, k, ";") && ns < 2)
                     semi[ns++] = k;
             }
-            bool idx_ok = ns == 2 && index_decl(ts, s + 2, semi[0], sh, rc);
+            bool idx_ok = ns == 2 && index_decl(ts, s + 2, semi[0], km, true, sh, rc);
             if (!idx_ok && prologue)
                 return "no `int i = blockIdx.x * blockDim.x + threadIdx.x;` (or a grid-stride loop "
                        "over it) at the top level of the body, after plain declarations";
@@ -474,10 +495,13 @@ static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int 
             if (!less)
                 return "the loop condition is not `i < n`";
             char c[256];
-            if (!rwl_tok_is_ident(ts, semi[1] + 1, sh->idx) || !rwl_tok_is(ts, semi[1] + 2, "+="))
-                return "the loop step is not `i += gridDim.x * blockDim.x`";
+            /* the step as spelled, or as the model reads it (`i += stride` with `int stride =
+             * gridDim.x * blockDim.x;`, `i = i + ...`) */
+            sh->model_loop = rwp_model_index_decl(km, ts, sh->idx_tok, sh->idx_tok, semi[0], true, NULL);
             rwl_compact_index(ts, semi[1] + 3, close, c, sizeof c);
-            if (strcmp(c, "gridDim.x*blockDim.x") != 0 && strcmp(c, "blockDim.x*gridDim.x") != 0)
+            if (!sh->model_loop &&
+                (!rwl_tok_is_ident(ts, semi[1] + 1, sh->idx) || !rwl_tok_is(ts, semi[1] + 2, "+=") ||
+                 (strcmp(c, "gridDim.x*blockDim.x") != 0 && strcmp(c, "blockDim.x*gridDim.x") != 0)))
                 return "the loop step is not `i += gridDim.x * blockDim.x`";
             if (e != end)
                 return "statements follow the grid-stride loop";
@@ -491,7 +515,7 @@ static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int 
             sh->prologue = prologue;
             return NULL;
         }
-        if (rwl_tok_is(ts, e - 1, ";") && index_decl(ts, s, e - 1, sh, rc)) {
+        if (rwl_tok_is(ts, e - 1, ";") && index_decl(ts, s, e - 1, km, false, sh, rc)) {
             if (*rc)
                 return NULL;
             sh->region = s;
@@ -501,10 +525,13 @@ static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int 
          * fills a __shared__ table, its __syncthreads()): they run once per thread, before
          * the loop and unchanged. A jump could enter or skip the loop: not accepted. */
         if (!rwl_is_hoistable_decl(ts, s, e, "", hn, &n_hn, HK_ARRAY_LEN(hn))) {
+            /* a label is `name:` starting a statement (not `c ? a : b`, nor `case`/`default`) */
             for (size_t k = s; k < e; k++)
-                if (rwl_tok_is_ident(ts, k, "goto") || (rwl_tok_is(ts, k, ":") && k > s &&
-                                                        ts->t[k - 1].kind == T_IDENT &&
-                                                        (k < 2 || !rwl_tok_is(ts, k - 2, "?"))))
+                if (rwl_tok_is_ident(ts, k, "goto") ||
+                    (rwl_tok_is(ts, k, ":") && k > s && ts->t[k - 1].kind == T_IDENT &&
+                     !rwl_tok_is_ident(ts, k - 1, "default") &&
+                     (k - 1 == s || rwl_tok_is(ts, k - 2, ";") || rwl_tok_is(ts, k - 2, "{") ||
+                      rwl_tok_is(ts, k - 2, "}"))))
                     return "a statement before the loop has a goto or a label";
             prologue = true;
         }
@@ -523,8 +550,30 @@ static const char *find_shape(const rw_toks *ts, size_t end, vec_shape *sh, int 
                                           HK_ARRAY_LEN(hn)))
         ifs = rwl_stmt_end(ts, ifs, end);
     sh->hoist_b = ifs;
-    if (!rwl_tok_is_ident(ts, ifs, "if") || !rwl_tok_is(ts, ifs + 1, "("))
-        return "the index declaration is not followed by `if (i < n) ...` or `if (i >= n) return;`";
+    if (!rwl_tok_is_ident(ts, ifs, "if") || !rwl_tok_is(ts, ifs + 1, "(")) {
+        /* no bounds check (shoc's triad: the launch covers the data exactly): every thread of
+         * the grid handles its element, so the elements are [0, gridDim.x * blockDim.x) and
+         * the rest of the body is the per-element code */
+        bool uses_index = false;   /* a statement that is neither hoistable nor the check */
+        for (size_t k = ifs; k < rwl_stmt_end(ts, ifs, end) && !uses_index; k++)
+            uses_index = rwl_tok_is_ident(ts, k, sh->idx);
+        if (uses_index && ifs < end && rwl_tok_is_ident(ts, rwl_stmt_end(ts, ifs, end), "if"))
+            return "a statement between the index and its bounds check uses the index (a pointer "
+                   "offset or a value the bounds check does not guard): only declarations "
+                   "independent of it may come between";
+        if (decl_end >= end || conditional_problem(ts, decl_end, end))
+            return "the index declaration is not followed by `if (i < n) ...` or `if (i >= n) return;` "
+                   "(nor by code that runs unconditionally, one element per thread of the grid)";
+        sh->whole_grid = true;
+        sh->hoist_a = sh->hoist_b = decl_end;
+        sh->ba = sh->bb = 0;
+        sh->body_a = decl_end;
+        sh->body_b = end;
+        sh->repl_start = ts->t[s].start;
+        sh->repl_end = ts->t[end - 1].end;
+        sh->form = "no bounds check: one element per thread of the grid";
+        return NULL;
+    }
     size_t cclose = rwl_match_close(ts, ifs + 1);
     if (cclose >= end)
         return "unbalanced condition";
@@ -906,7 +955,14 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
     hk_buf_init(&names, 4096);
     char *bound = NULL, *why_alloc = NULL;
     const char *why = NULL;
+    km_kernel *km = NULL;
     if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        goto out;
+    /* the kernel model reads index spellings the text matching does not; a kernel it cannot
+     * build (HK_ENOMEM aside) is matched by its text alone */
+    if ((rc = km_build(text, len, f->name, &km, NULL, 0)) && rc != HK_ENOMEM)
+        rc = HK_OK;
+    if (rc)
         goto out;
     if (ts.n < 2 || !rwl_tok_is(&ts, 0, "{") || !rwl_tok_is(&ts, ts.n - 1, "}")) {
         why = "the kernel body could not be read";
@@ -918,7 +974,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
             why = "already vectorized (the body has the rewrite's hk_nv loop)";
             goto na;
         }
-    if ((why = find_shape(&ts, end, &sh, &rc)) || rc)
+    if ((why = find_shape(&ts, end, km, &sh, &rc)) || rc)
         goto na_or_fail;
     /* the per-element statements, without the braces of a block */
     size_t ia = sh.body_a, ib = sh.body_b;
@@ -930,7 +986,10 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
         why = "the per-element code is empty";
         goto na;
     }
-    if ((why = lane_problem(&ts, ia, ib)))
+    /* the declarations hoisted above the loop count as before it */
+    size_t before = sh.hoist_b > sh.region ? sh.hoist_b : sh.region;
+    if ((why = lane_problem(&ts, ia, ib)) ||
+        (why = rwp_thread_coordinate_problem(&ts, ia, ib, km, before, sh.idx)))
         goto na;
 
     /* top-level statement starts, for the store-only test */
@@ -1040,7 +1099,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
             k = close;
             continue;
         }
-        if (assigned && !declared_at(&ts, k, ia) && (outer_name(&ts, k, f, 1, sh.region) ||
+        if (assigned && !rwp_declared_at(&ts, k, ia) && (outer_name(&ts, k, f, 1, sh.region) ||
                          outer_name(&ts, k, f, sh.hoist_a, sh.hoist_b))) {
             why_alloc = hk_asprintf("the per-element code updates %.*s, declared outside it (a "
                                     "reduction or state carried across elements)",
@@ -1083,7 +1142,8 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
     /* vector types */
     for (size_t p = 0; p < n_ptrs; p++) {
         vec_ptr *vp = &ptrs[p];
-        const vec_elem *e = param_elem(text, len, vp->elem, &why_alloc, &rc);
+        bool by_branch = false;
+        const vec_elem *e = param_elem(text, len, vp->elem, &why_alloc, &by_branch, &rc);
         if (rc)
             goto out;
         if (!e && why_alloc)
@@ -1094,7 +1154,21 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
             goto na_alloc;
         }
         const char *vt = width == 2 ? e->vec2 : width == 4 ? e->vec4 : NULL;
-        if (vt) {
+        int bytes = e->size * width;
+        if (by_branch) {
+            /* the type is its #if branch's only in a build without -D flags: the lanes travel
+             * as bytes and are read through the parameter's own spelling, and a static_assert
+             * stops a build whose branch names a type of another size */
+            const char *c = bytes == 4 ? "unsigned int" : bytes == 8 ? "uint2" : bytes == 16 ? "uint4" : NULL;
+            if (!c) {
+                why_alloc = hk_asprintf("%s (%s by its #if branch) has no %d-byte carrier for %d lanes",
+                                        vp->elem, e->names[0], bytes, width);
+                goto na_alloc;
+            }
+            snprintf(vp->vtype, sizeof vp->vtype, "%s", c);
+            vp->carrier = true;
+            vp->by_branch = true;
+        } else if (vt) {
             snprintf(vp->vtype, sizeof vp->vtype, "%s", vt);
         } else if (e->bit16 && (width == 4 || width == 8)) {
             snprintf(vp->vtype, sizeof vp->vtype, "%s", width == 4 ? "uint2" : "uint4");
@@ -1152,18 +1226,20 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
     }
 
     /* ---- the new code ---- */
-    if (!(bound = rwl_tok_text(&ts, sh.ba, sh.bb))) {
-        rc = HK_ENOMEM;
-        goto out;
-    }
     char ind[64];
     line_indent(text, ts.t[sh.region].start, ind, sizeof ind);
     const char *T = sh.type;
     bool plain = !strcmp(T, "int") || !strcmp(T, "unsigned") || !strcmp(T, "unsigned int") ||
                  !strcmp(T, "auto");
     char stride[160];
-    snprintf(stride, sizeof stride, "%s%s%sgridDim.x * blockDim.x", plain ? "" : "(",
-             plain ? "" : T, plain ? "" : ")");
+    /* every thread of the grid once: over a 2-D grid of 1-D blocks the rows too */
+    snprintf(stride, sizeof stride, "%s%s%sgridDim.x * %sblockDim.x", plain ? "" : "(",
+             plain ? "" : T, plain ? "" : ")", sh.grid_y ? "gridDim.y * " : "");
+    /* without a bounds check the grid's threads are the elements: the bound is the stride */
+    if (!(bound = sh.whole_grid ? hk_strdup(stride) : rwl_tok_text(&ts, sh.ba, sh.bb))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
     const char *first_vt = ptrs[0].vtype;
     for (size_t p = 0; p < n_ptrs; p++)
         if (!ptrs[p].carrier)
@@ -1187,8 +1263,18 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
                                "scalar tail, and the\n%s// scalar loop when a pointer is not aligned "
                                "to its vector\n%s", width, first_vt, ind, ind);
     if (!rc)
+        rc = hk_buf_printf(&b, "{\n");
+    for (size_t p = 0; p < n_ptrs && !rc; p++) {
+        bool again = false;   /* one assert per type */
+        for (size_t q = 0; q < p && !again; q++)
+            again = ptrs[q].by_branch && strcmp(ptrs[q].elem, ptrs[p].elem) == 0;
+        if (ptrs[p].by_branch && !again)
+            rc = hk_buf_printf(&b, "%s    static_assert(sizeof(%s) == %d, \"hk vectorize: %s was read as its "
+                                   "#if branch's %s\");\n", ind, ptrs[p].elem, ptrs[p].ve->size,
+                               ptrs[p].elem, ptrs[p].ve->names[0]);
+    }
+    if (!rc)
         rc = hk_buf_printf(&b,
-        "{\n"
         "%s    const %s hk_start = %s;\n"
         "%s    const %s hk_stride = %s;\n"
         "%s    const auto hk_n = %s;\n"
@@ -1312,6 +1398,7 @@ out:
     hk_free(in_site);
     hk_free(why_alloc);
     hk_free(bound);
+    km_free(km);
     hk_buf_free(&b);
     hk_buf_free(&names);
     vec_shape_free(&sh);
@@ -1493,7 +1580,7 @@ static char *while_as_for(const char *text, size_t len, const an_function *f, si
         e = rwl_stmt_end(&ts, d, end);
         vec_shape_free(&sh);
         memset(&sh, 0, sizeof sh);
-        if (rwl_tok_is(&ts, e - 1, ";") && index_decl(&ts, d, e - 1, &sh, rc))
+        if (rwl_tok_is(&ts, e - 1, ";") && index_decl(&ts, d, e - 1, NULL, false, &sh, rc))
             break;
     }
     if (*rc || d >= end || !rwl_tok_is_ident(&ts, e, "while") || !rwl_tok_is(&ts, e + 1, "("))
@@ -1620,6 +1707,35 @@ static bool ldg_type(const char *t)
     return false;
 }
 
+/* Does every `typedef`/`using` of name in the file (whichever #if branch a build takes:
+ * llm.c's floatX is bf16, half or float, each with an __ldg overload) name a type __ldg
+ * has an overload for, followed through up to depth typedefs? False when there is none. */
+static bool typedef_ldg(const rw_toks *ts, const char *name, int depth)
+{
+    char spelled[64];
+    bool simple, any = false;
+    for (size_t k = 0; depth > 0 && typedef_next(ts, &k, name, spelled, sizeof spelled, &simple); k++) {
+        if (!*spelled || !(ldg_type(spelled) || (simple && typedef_ldg(ts, spelled, depth - 1))))
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+/* An element type __ldg takes: a builtin spelling, or a typedef of the file that is one
+ * in every branch (typedef_ldg). *rc: HK_ENOMEM. */
+static bool ldg_elem(const char *text, size_t len, const char *elem, int *rc)
+{
+    if (ldg_type(elem))
+        return true;
+    if (!elem || !*elem)
+        return false;
+    rw_toks all = {0};
+    bool ok = !(*rc = rwl_lex(text, 0, (uint32_t)len, &all)) && typedef_ldg(&all, elem, 4);
+    rwl_toks_free(&all);
+    return ok;
+}
+
 /* Is the occurrence at k already inside __ldg(&p...) or __ldg(p...)? */
 static bool in_ldg(const rw_toks *ts, size_t k)
 {
@@ -1686,7 +1802,10 @@ int rw_readonly_loads(const char *text, size_t len, const an_model *m, size_t ke
         const an_param *pp = &f->params[p];
         if (pp->pointer_depth != 1 || !pp->name || !*pp->name)
             continue;
-        if (!ldg_type(pp->elem_type)) {
+        bool ldg = ldg_elem(text, len, pp->elem_type, &rc);
+        if (rc)
+            goto out;
+        if (!ldg) {
             if ((rc = hk_buf_printf(&skipped, "%s%s (element type %s)", skipped.len ? ", " : "",
                                     pp->name, pp->elem_type ? pp->elem_type : "?")))
                 goto out;

@@ -1496,3 +1496,228 @@ out:
     }
     return rc;
 }
+
+/* ------------------------------------------------------------------ the index, by the kernel model */
+
+/* Is token q the name [name, name + l)? */
+static bool tok_named(const rw_toks *ts, size_t q, const char *name, size_t l)
+{
+    return ts->t[q].end - ts->t[q].start == l && memcmp(ts->text + ts->t[q].start, name, l) == 0;
+}
+
+/* Do the type words [a, b) name a type too narrow for a block's or grid's index? */
+static bool narrow_type(const rw_toks *ts, size_t a, size_t b)
+{
+    static const char *const narrow[] = {"short", "char", "bool", "float", "double", "int8_t",
+                                         "uint8_t", "int16_t", "uint16_t"};
+    for (size_t w = a; w < b; w++)
+        for (size_t i = 0; i < HK_ARRAY_LEN(narrow); i++)
+            if (rwl_tok_is_ident(ts, w, narrow[i]))
+                return true;
+    return false;
+}
+
+/* Is a local the tokens [a, b) name, declared in the body tokens before `before`, or one
+ * its initializer names (depth levels down), of a type too narrow for an index? */
+static bool narrow_operands(const rw_toks *ts, size_t a, size_t b, size_t before, int depth)
+{
+    for (size_t u = a; u < b && depth > 0; u++) {
+        if (ts->t[u].kind != T_IDENT || (u > 0 && (rwl_tok_is(ts, u - 1, ".") || rwl_tok_is(ts, u - 1, "->") || rwl_tok_is(ts, u - 1, "::"))))
+            continue;
+        for (size_t q = 1; q < before; q++) {
+            if (!tok_named(ts, q, ts->text + ts->t[u].start, ts->t[u].end - ts->t[u].start) ||
+                !rwp_declared_at(ts, q, 0))
+                continue;
+            if (narrow_type(ts, q > 2 ? q - 2 : 0, q))
+                return true;
+            if (rwl_tok_is(ts, q + 1, "=")) {
+                size_t e = q + 2;
+                int nest = 0;   /* the declaration ends at its ';' or ',' (not a call's) */
+                for (; e < before && !rwl_tok_is(ts, e, ";") && !(nest == 0 && rwl_tok_is(ts, e, ",")); e++)
+                    nest += rwl_tok_is(ts, e, "(") - rwl_tok_is(ts, e, ")");
+                if (narrow_operands(ts, q + 2, e, q, depth - 1))
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Is f exactly blockDim.x * gridDim.x (a grid-stride loop's step along x)? */
+static bool model_grid_step(const km_kernel *km, km_form f)
+{
+    uint32_t bd, gd;
+    if (!km_builtin_atom(km, KM_ATOM_BLOCK_DIM, 0, &bd) || !km_builtin_atom(km, KM_ATOM_GRID_DIM, 0, &gd) ||
+        f.n != 1 || f.t[0].coef != 1 || f.t[0].n != 2)
+        return false;
+    return (f.t[0].atoms[0] == bd && f.t[0].atoms[1] == gd) || (f.t[0].atoms[0] == gd && f.t[0].atoms[1] == bd);
+}
+
+/* Does term t hold exactly the atoms want[0..n) (coefficient 1)? */
+static bool term_is(const km_term *t, const uint32_t *want, uint32_t n)
+{
+    if (t->coef != 1 || t->n != n)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (uint32_t j = 0; j < n && !seen; j++)
+            seen = t->atoms[j] == want[i];
+        if (!seen)
+            return false;
+    }
+    return true;
+}
+
+/* Is f the thread's linear index over a 2-D grid of 1-D blocks, blockDim.x * (gridDim.x *
+ * blockIdx.y + blockIdx.x) + threadIdx.x (rodinia's spelling for more blocks than one
+ * grid row holds)? */
+static bool form_is_grid_linear(const km_kernel *km, km_form f)
+{
+    uint32_t bd, bx, by, gd, tx;
+    if (f.n != 3 || !km_builtin_atom(km, KM_ATOM_BLOCK_DIM, 0, &bd) ||
+        !km_builtin_atom(km, KM_ATOM_BLOCK_IDX, 0, &bx) || !km_builtin_atom(km, KM_ATOM_BLOCK_IDX, 1, &by) ||
+        !km_builtin_atom(km, KM_ATOM_GRID_DIM, 0, &gd) || !km_builtin_atom(km, KM_ATOM_THREAD_IDX, 0, &tx))
+        return false;
+    const uint32_t row[] = {bd, bx}, plane[] = {bd, gd, by}, lane[] = {tx};
+    bool has_row = false, has_plane = false, has_lane = false;
+    for (uint32_t i = 0; i < 3; i++) {
+        has_row |= term_is(&f.t[i], row, 2);
+        has_plane |= term_is(&f.t[i], plane, 3);
+        has_lane |= term_is(&f.t[i], lane, 1);
+    }
+    return has_row && has_plane && has_lane;
+}
+
+/* The kernel model's reading of the name declared at token k (rwp_model_index_decl). */
+static bool model_index(const km_kernel *km, const rw_toks *ts, size_t k, bool in_for, bool *grid_y)
+{
+    if (!km)
+        return false;
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(ts->t[k].end - ts->t[k].start), ts->text + ts->t[k].start);
+    uint32_t line = 1;
+    for (uint32_t q = 0; q < ts->t[k].start; q++)
+        line += ts->text[q] == '\n';
+    if (in_for) {
+        size_t n;
+        const km_loop *lp = km_loops(km, &n);
+        for (size_t i = 0; i < n; i++)
+            if (lp[i].line == line && lp[i].var && strcmp(lp[i].var, name) == 0)
+                return lp[i].kind == KM_LOOP_GRID_STRIDE && km_form_is_global_index(km, lp[i].start, 0) &&
+                       model_grid_step(km, lp[i].step);
+        return false;
+    }
+    size_t n;
+    const km_local *lc = km_locals(km, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (lc[i].line != line || strcmp(lc[i].name, name) != 0 || lc[i].kind != KM_LOCAL_VALUE)
+            continue;
+        if (km_form_is_global_index(km, lc[i].form, 0))
+            return true;
+        return grid_y && (*grid_y = form_is_grid_linear(km, lc[i].form));
+    }
+    return false;
+}
+
+bool rwp_model_index_decl(const km_kernel *km, const rw_toks *ts, size_t tstart, size_t name, size_t init_b,
+                          bool in_for, bool *grid_y)
+{
+    if (grid_y)
+        *grid_y = false;
+    /* the model ignores declared types: an index, or a temporary it is computed from, too
+     * narrow for a block index is not one */
+    if (narrow_type(ts, tstart, name) || narrow_operands(ts, name + 2, init_b, tstart, 4))
+        return false;
+    return model_index(km, ts, name, in_for, grid_y);
+}
+
+/* A new variable of the per-element code (starting at token lo) rather than an update of
+ * one declared outside it with the same name (invariant_table's fill block declares the
+ * locals it copies in). */
+bool rwp_declared_at(const rw_toks *ts, size_t k, size_t lo)
+{
+    static const char *const not_types[] = {"return", "case", "else", "do", "goto", "sizeof"};
+    if (k <= lo)
+        return false;
+    size_t p = k - 1;
+    if ((rwl_tok_is(ts, p, "*") || rwl_tok_is(ts, p, "&")) && p > lo)
+        p--;
+    if (ts->t[p].kind == T_IDENT) {
+        for (size_t i = 0; i < HK_ARRAY_LEN(not_types); i++)
+            if (rwl_tok_is_ident(ts, p, not_types[i]))
+                return false;
+        return true;
+    }
+    if (!rwl_tok_is(ts, k - 1, ","))
+        return false;
+    /* the statement holding k starts with `[const] T name` */
+    size_t q = k - 1;
+    int depth = 0;
+    while (q > lo) {
+        if (rwl_tok_is(ts, q - 1, ")") || rwl_tok_is(ts, q - 1, "]"))
+            depth++;
+        else if (rwl_tok_is(ts, q - 1, "(") || rwl_tok_is(ts, q - 1, "["))
+            depth--;
+        if (depth < 0 || (depth == 0 && (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") ||
+                                         rwl_tok_is(ts, q - 1, "}"))))
+            break;
+        q--;
+    }
+    if (depth < 0)
+        return false;   /* inside a call's arguments */
+    if (rwl_tok_is_ident(ts, q, "const"))
+        q++;
+    return ts->t[q].kind == T_IDENT && (ts->t[q + 1].kind == T_IDENT || rwl_tok_is(ts, q + 1, "*")) &&
+           !rwl_tok_is_ident(ts, q, "return");
+}
+
+/* Does the name at k (in the per-element code starting at token a) refer to a local of
+ * the body's top level declared before the region, not to one the per-element code
+ * declares itself, nor to one of an inner block before it (invariant_table's fill block
+ * declares a j of its own)? */
+static bool outer_visible(const rw_toks *ts, size_t k, size_t a, size_t region)
+{
+    const char *name = ts->text + ts->t[k].start;
+    size_t l = ts->t[k].end - ts->t[k].start;
+    for (size_t q = a; q < k; q++)
+        if (tok_named(ts, q, name, l) && rwp_declared_at(ts, q, a))
+            return false;
+    int depth = 0;
+    for (size_t q = 0; q < region; q++) {
+        depth += rwl_tok_is(ts, q, "{") - rwl_tok_is(ts, q, "}");
+        if (depth == 1 && tok_named(ts, q, name, l) && rwp_declared_at(ts, q, 0))
+            return true;
+    }
+    return false;
+}
+
+const char *rwp_thread_coordinate_problem(const rw_toks *ts, size_t a, size_t b, const km_kernel *km,
+                                          size_t region, const char *idx)
+{
+    static const char *const coords[] = {"threadIdx", "blockIdx", "hipThreadIdx_x", "hipBlockIdx_x"};
+    size_t n_loc = 0;
+    const km_local *loc = km ? km_locals(km, &n_loc) : NULL;
+    unsigned region_line = 1;
+    for (uint32_t q = 0; q < ts->t[region].start; q++)
+        region_line += ts->text[q] == '\n';
+    for (size_t k = a; k < b; k++) {
+        bool member = k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->") ||
+                                rwl_tok_is(ts, k - 1, "::"));
+        if (ts->t[k].kind != T_IDENT || member || rwl_tok_is_ident(ts, k, idx))
+            continue;
+        for (size_t w = 0; w < HK_ARRAY_LEN(coords); w++)
+            if (rwl_tok_is_ident(ts, k, coords[w]))
+                return "the per-element code reads threadIdx or blockIdx, which are not the "
+                       "element's once a thread handles several elements";
+        for (size_t i = 0; i < n_loc; i++)
+            if (loc[i].line < region_line && loc[i].kind == KM_LOCAL_VALUE &&
+                rwl_tok_is_ident(ts, k, loc[i].name) &&
+                (km_form_mentions_kind(km, loc[i].form, KM_ATOM_THREAD_IDX, -1) ||
+                 km_form_mentions_kind(km, loc[i].form, KM_ATOM_BLOCK_IDX, -1)) &&
+                outer_visible(ts, k, a, region))
+                return "the per-element code reads a local computed from threadIdx or blockIdx "
+                       "before it, which is not the element's once a thread handles several elements";
+    }
+    return NULL;
+}
+

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "analysis/analysis.h"
+#include "model/kmodel.h"
 #include "rewrites/rewrite.h"
 #include "rewrites/rewrite_lex.h"
 
@@ -245,5 +246,28 @@ const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t 
 
 /* Does identifier name occur in compact c (as a whole identifier, not a member)? */
 bool rwp_names(const char *c, const char *name);
+
+/* The declaration `[const] T name = init;` (type words [tstart, name), init up to token
+ * init_b, ts a kernel body's tokens) holds the global thread index along x as the kernel
+ * model km reads it, whatever the spelling: temporaries of any kind, macros, casts, the
+ * operands in any order, a __device__ helper (issue 13); in_for: it opens a grid-stride
+ * loop stepping by blockDim.x * gridDim.x. With grid_y (may be NULL) also the linear
+ * index over a 2-D grid of 1-D blocks, blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x)
+ * + threadIdx.x, and *grid_y says which. False when km is NULL, or the index or a
+ * temporary it is computed from (followed 4 deep) has a type narrower than int. */
+bool rwp_model_index_decl(const km_kernel *km, const rw_toks *ts, size_t tstart, size_t name, size_t init_b,
+                          bool in_for, bool *grid_y);
+
+/* Is the name at k declared there (`T name = ...`, `T *name = ...`, `T a = 1, name = ...`)
+ * rather than used, looking back no further than token lo? */
+bool rwp_declared_at(const rw_toks *ts, size_t k, size_t lo);
+
+/* Why the per-element code [a, b) of a kernel body's tokens reads the thread's own
+ * coordinates, or NULL: once a thread handles other elements than its own (vectorize,
+ * grid_stride), threadIdx/blockIdx, or a top-level local declared before the region
+ * (token region) whose value the model km (may be NULL) sees depend on them (`int lane =
+ * threadIdx.x % 32;`), would not be the element's. The element index idx itself is. */
+const char *rwp_thread_coordinate_problem(const rw_toks *ts, size_t a, size_t b, const km_kernel *km,
+                                          size_t region, const char *idx);
 
 #endif

@@ -3061,10 +3061,9 @@ static int pp_cond(const char *t, size_t len, const char *c, const char *e)
     return pp_defined(t, len, n, nl) != neg;
 }
 
-/* Whether byte at of t is compiled with no -D flags: 1 yes, 0 no, -1 cannot say. Tracks
- * #if/#ifdef/#ifndef/#elif/#else/#endif before it; conditions other than defined() are
- * not decided. */
-static int pp_active(const char *t, size_t len, size_t at)
+/* Tracks #if/#ifdef/#ifndef/#elif/#else/#endif before at; conditions other than defined()
+ * are not decided (infer.h). */
+int spec_pp_active(const char *t, size_t len, size_t at)
 {
     enum { DEPTH = 32 };
     int state[DEPTH], taken[DEPTH]; /* per level: branch now 1/0/-1; a branch was taken 1/0/-1 */
@@ -3158,7 +3157,7 @@ static bool sk_typedef(const char *t, size_t len, const char *name, char *out, s
             *--z = '\0';
         if (!*a || strpbrk(a, "()<>*&[{"))
             continue;
-        int on = pp_active(t, len, st);
+        int on = spec_pp_active(t, len, st);
         if (on == 0)
             continue;
         if (found && strcmp(out, a) != 0)

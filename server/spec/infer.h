@@ -45,4 +45,10 @@ int spec_infer(const char *path, const char *kernel, const char *spec_path, spec
  * when replace. HK_OK, HK_EIO (errno kept; EEXIST when it exists), HK_ENOMEM. */
 int spec_infer_save(const spec_inference *inf, const char *spec_path, bool replace);
 
+/* Whether byte at of t (len bytes) is compiled in a build without -D flags: 1 yes, 0 no,
+ * -1 cannot say (a condition other than defined(X) / !defined(X) / #ifdef, decided by the
+ * text's own #defines). The type of a typedef per #if branch (llm.c's floatX) is read
+ * with it. Pure; any thread. */
+int spec_pp_active(const char *t, size_t len, size_t at);
+
 #endif

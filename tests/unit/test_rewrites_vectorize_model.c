@@ -273,8 +273,9 @@ static void typedef_alias_still_refused(void **state)
 static void typedefs_disagree(void **state)
 {
     (void)state;
+    /* a branch condition other than defined(): which typedef is compiled is not known */
     vec_refused("#include <cuda_fp16.h>\n"
-                "#if defined(HALF)\n"
+                "#if HALF\n"
                 "typedef __half floatX;\n"
                 "#else\n"
                 "typedef float floatX;\n"
@@ -285,6 +286,224 @@ static void typedefs_disagree(void **state)
                 "    if (i < n) y[i] = x[i];\n"
                 "}\n",
                 "gelu", "element type floatX has typedefs that disagree");
+}
+
+/* A typedef per #if branch read as the branch a build without -D flags compiles (the
+ * file's own #define decides it); the lanes then travel as bytes read through the
+ * parameter's type, and a static_assert stops a build whose branch differs in size. */
+static void typedef_by_branch(void **state)
+{
+    (void)state;
+    static const char *const flt[] = {"static_assert(sizeof(floatX) == 4,", "uint4 hk_y;",
+                                      "floatX *hk_y_e = reinterpret_cast<floatX *>(&hk_y);", NULL};
+    fixture fx;
+    static const char src[] = "#include <cuda_fp16.h>\n"
+                              "#if defined(HALF)\n"
+                              "typedef __half floatX;\n"
+                              "#else\n"
+                              "typedef float floatX;\n"
+                              "#endif\n"
+                              "__global__ void gelu(const floatX *x, floatX *y, int n)\n"
+                              "{\n"
+                              "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                              "    if (i < n) y[i] = x[i];\n"
+                              "}\n";
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "gelu"), 4, &r), HK_OK);
+    assert_true(r.applicable);
+    for (size_t i = 0; flt[i]; i++)
+        assert_non_null(strstr(r.text, flt[i]));
+    /* exactly one assert for the type both pointers share */
+    const char *a = strstr(r.text, "static_assert");
+    assert_null(strstr(a + 1, "static_assert"));
+    rwf_nvcc_compiles(r.text, "gelu_float_branch");
+    rw_result_free(&r);
+    unload(&fx);
+    /* the file defines HALF: the __half branch, 2 bytes a lane */
+    load_text("#include <cuda_fp16.h>\n#define HALF 1\n"
+              "#ifdef HALF\ntypedef __half floatX;\n#else\ntypedef float floatX;\n#endif\n"
+              "__global__ void gelu(const floatX *x, floatX *y, int n)\n"
+              "{\n"
+              "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+              "    if (i < n) y[i] = x[i];\n"
+              "}\n", &fx);
+    assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "gelu"), 4, &r), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "static_assert(sizeof(floatX) == 2,"));
+    assert_non_null(strstr(r.text, "uint2 hk_y;"));
+    rwf_nvcc_compiles(r.text, "gelu_half_branch");
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* Spellings of the index only the kernel model reads: a block-base temporary, a macro, a
+ * __device__ helper, a grid-stride step in a temporary (test_rewrites_emu_vec.c runs
+ * them); what stays refused: a temporary too narrow, a per-element code that reads the
+ * thread's coordinates (its own index would differ per lane), a body without a bounds
+ * check whose memory accesses are conditional. */
+static void model_index_spellings(void **state)
+{
+    (void)state;
+    vec_applies("__global__ void k1(const float *x, float *y, int n)\n"
+                "{\n"
+                "    const int base = blockIdx.x * blockDim.x;\n"
+                "    int i = base + threadIdx.x;\n"
+                "    if (i < n) y[i] = x[i];\n"
+                "}\n",
+                "k1", NULL);
+    vec_applies("#define GID (threadIdx.x + blockIdx.x * blockDim.x)\n"
+                "__global__ void k2(const float *x, float *y, long n)\n"
+                "{\n"
+                "    long i = GID;\n"
+                "    if (i >= n) return;\n"
+                "    y[i] = 2.0f * x[i];\n"
+                "}\n",
+                "k2", NULL);
+    static const char *const stride[] = {"const int hk_stride = gridDim.x * blockDim.x;", NULL};
+    vec_applies("__global__ void k3(const float *x, float *y, int n)\n"
+                "{\n"
+                "    int step = gridDim.x * blockDim.x;\n"
+                "    for (int i = threadIdx.x + blockIdx.x * blockDim.x; i < n; i += step)\n"
+                "        y[i] = x[i] + 1.0f;\n"
+                "}\n",
+                "k3", stride);
+    static const char *const rows[] = {"const int hk_stride = gridDim.x * gridDim.y * blockDim.x;", NULL};
+    vec_applies("__global__ void k4(const float *x, float *y, int n)\n"
+                "{\n"
+                "    int gid = blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x) + threadIdx.x;\n"
+                "    if (gid < n) y[gid] = x[gid] + 1.0f;\n"
+                "}\n",
+                "k4", rows);
+    vec_refused("__global__ void r0(const float *x, float *y, int n)\n"
+                "{\n"
+                "    int gid = blockDim.x * (gridDim.y * blockIdx.y + blockIdx.x) + threadIdx.x;\n"
+                "    if (gid < n) y[gid] = x[gid] + 1.0f;\n"
+                "}\n",
+                "r0", "no `int i = blockIdx.x * blockDim.x + threadIdx.x;`");
+    vec_refused("__global__ void r1(const float *x, float *y, int n)\n"
+                "{\n"
+                "    short b = blockIdx.x;\n"
+                "    int base = b * blockDim.x;\n"
+                "    int i = base + threadIdx.x;\n"
+                "    if (i < n) y[i] = x[i];\n"
+                "}\n",
+                "r1", "no `int i = blockIdx.x * blockDim.x + threadIdx.x;`");
+    vec_refused("__global__ void r2(const float *x, float *y, int n)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (i < n) y[i] = x[i] + threadIdx.x;\n"
+                "}\n",
+                "r2", "reads threadIdx or blockIdx");
+    vec_refused("__global__ void r3(const float *x, float *y, int n)\n"
+                "{\n"
+                "    int lane = threadIdx.x % 32;\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (i < n) y[i] = x[i] * lane;\n"
+                "}\n",
+                "r3", "reads a local computed from threadIdx or blockIdx");
+    vec_refused("__global__ void r4(const float *x, float *y)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (x[i] > 0.0f) y[i] = x[i];\n"
+                "}\n",
+                "r4", "bounds check");
+    vec_refused("__global__ void r5(const float *x, float *y)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    y[i] = x[i] > 0.0f ? x[i] : 0.0f;\n"
+                "}\n",
+                "r5", "nor by code that runs unconditionally");
+    vec_refused("__global__ void r6(const float *x, float *y, int n)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    const float *p = x + i;\n"
+                "    if (i < n) y[i] = *p;\n"
+                "}\n",
+                "r6", "a statement between the index and its bounds check uses the index");
+}
+
+/* No bounds check (shoc's triad): the grid's threads are the elements. */
+static void whole_grid(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"const auto hk_n = gridDim.x * blockDim.x;", NULL};
+    vec_applies("__global__ void triad(const float *x, float *y, float s)\n"
+                "{\n"
+                "    int gid = threadIdx.x + (blockIdx.x * blockDim.x);\n"
+                "    y[gid] = s * x[gid];\n"
+                "}\n",
+                "triad", want);
+    static const char *const want64[] = {"const auto hk_n = (size_t)gridDim.x * blockDim.x;", NULL};
+    vec_applies("#include <cstddef>\n"
+                "__global__ void triad64(const float *x, float *y, float s)\n"
+                "{\n"
+                "    size_t gid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    y[gid] = s * x[gid];\n"
+                "}\n",
+                "triad64", want64);
+}
+
+/* readonly_loads reads the same typedefs: __ldg for a type that has an overload in every
+ * #if branch (float, half, bf16), none for a struct. */
+static void readonly_through_typedefs(void **state)
+{
+    (void)state;
+    static const char src[] = "#include <cuda_fp16.h>\n"
+                              "#include <cuda_bf16.h>\n"
+                              "#if defined(BF16)\n"
+                              "typedef __nv_bfloat16 floatX;\n"
+                              "#elif defined(FP16)\n"
+                              "typedef half floatX;\n"
+                              "#else\n"
+                              "typedef float floatX;\n"
+                              "#endif\n"
+                              "typedef struct { float a, b; } pair_t;\n"
+                              "__global__ void act(const floatX *x, floatX *y, const pair_t *p, float *q, int n)\n"
+                              "{\n"
+                              "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                              "    if (i < n) {\n"
+                              "        float v = x[i];\n"
+                              "        y[i] = 2.0f * v;\n"
+                              "        q[i] = p[i].a;\n"
+                              "    }\n"
+                              "}\n";
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_readonly_loads(fx.text, fx.len, fx.m, kernel(&fx, "act"), false, &r), HK_OK);
+    if (!r.applicable)
+        print_message("%s\n", r.description);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "float v = __ldg(&x[i]);"));
+    assert_non_null(strstr(r.text, "q[i] = p[i].a;"));
+    assert_non_null(strstr(r.description, "p (element type pair_t)"));
+    rwf_nvcc_compiles(r.text, "readonly_typedefs");
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* A statement before a grid-stride loop with `c ? a - b : d` has no label (mmcv's
+ * bbox_overlaps was refused for one); a real label still refuses. */
+static void ternary_is_not_a_label(void **state)
+{
+    (void)state;
+    vec_applies("__global__ void tern(const float *x, float *y, int n, float a, float b)\n"
+                "{\n"
+                "    float s;\n"
+                "    s = a > 0.0f ? a - b : b;\n"
+                "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+                "        y[i] = s * x[i];\n"
+                "}\n",
+                "tern", NULL);
+    vec_refused("__global__ void lab(const float *x, float *y, int n, float a)\n"
+                "{\n"
+                "    float s;\n"
+                "again: s = a;\n"
+                "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+                "        y[i] = s * x[i];\n"
+                "}\n",
+                "lab", "has a goto or a label");
 }
 
 static void macro_other_element_refused(void **state)
@@ -364,6 +583,11 @@ int main(void)
         cmocka_unit_test(typedef_element),
         cmocka_unit_test(typedef_alias_still_refused),
         cmocka_unit_test(typedefs_disagree),
+        cmocka_unit_test(typedef_by_branch),
+        cmocka_unit_test(model_index_spellings),
+        cmocka_unit_test(whole_grid),
+        cmocka_unit_test(ternary_is_not_a_label),
+        cmocka_unit_test(readonly_through_typedefs),
         cmocka_unit_test(macro_other_element_refused),
         cmocka_unit_test(macro_not_grid_stride_refused),
         cmocka_unit_test(normalised_paths_survive_alloc_failures),

@@ -1,0 +1,324 @@
+/* vectorize and grid_stride run, not only compile (issue 13, "measure, don't trust"): each index
+ * spelling that only the kernel model reads (an index from a block-base temporary, a
+ * macro, a __device__ helper, a grid-stride step held in a temporary, the linear index
+ * over a 2-D grid of 1-D blocks), a kernel with no
+ * bounds check at all (the grid's threads are the elements) and an element type chosen by
+ * an #if branch, against its 4-wide rewrite in the block emulator (emu_block.h): ragged
+ * sizes (n not a multiple of 4: the scalar tail), pointers one element off their vector
+ * alignment (the scalar fallback), three thread orders; every output bit for bit. A
+ * rewrite whose tail is cut short must fail, so the check cannot pass vacuously. (A file
+ * of its own beside test_rewrites_emu.c: each emulated program compiles for a second.) */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/registry.h"
+#include "rewrites/rewrite.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_nvcc.h"
+#include "rw_fixture.h"
+#include "emu_block.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return rwf_setup("rewrites-emu-vec");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rwf_teardown();
+}
+
+/* C++ the drivers share. vec_case: inputs x, y (y also an output) and output o of n
+ * elements, at offset 0 (vector-aligned) and 1 (not: the scalar fallback), n ragged or
+ * not; the original on blocks of 128 covering n, the rewrite on that launch and on a grid
+ * of 2 blocks (it is a grid-stride loop). grid_case: a kernel without a bounds check
+ * handles exactly the grid's threads, so both run on the same launch (33 x 31 threads:
+ * ragged; 64 x 16). Every output must match exactly. */
+static const char helpers[] =
+    "#define BOTH(...) [&](auto x, auto y, auto o, long n) { orig::__VA_ARGS__; }, \\\n"
+    "                  [&](auto x, auto y, auto o, long n) { cand::__VA_ARGS__; }\n"
+    "template <class T, class F, class G>\n"
+    "static void vec_case(const char *what, F ko, G kc)\n"
+    "{\n"
+    "    static const long sizes[] = {1003, 1024, 7, 4097};\n"
+    "    for (long n : sizes)\n"
+    "        for (int off = 0; off < 2; off++)\n"
+    "            for (int s = 0; s < 3; s++) {\n"
+    "                emu::schedule = s;\n"
+    "                emu::buf<T> x(n + 1), yo(n + 1), yc(n + 1), oo(n + 1), oc(n + 1);\n"
+    "                x.fill(s + 1);\n"
+    "                yo.fill(s + 7);\n"
+    "                yc.fill(s + 7);\n"
+    "                oo.fill(99);\n"
+    "                oc.fill(99);\n"
+    "                dim3 g((unsigned)((n + 127) / 128)), b(128);\n"
+    "                emu::launch(g, b, 0, [&] { ko(x.ptr() + off, yo.ptr() + off, oo.ptr() + off, n); });\n"
+    "                emu::launch(s == 2 ? dim3(2) : g, b, 0, [&] { kc(x.ptr() + off, yc.ptr() + off, oc.ptr() + off, n); });\n"
+    "                if (!emu::expect(what, yo, yc) || !emu::expect(what, oo, oc))\n"
+    "                    printf(\"  (n %ld offset %d schedule %d)\\n\", n, off, s);\n"
+    "            }\n"
+    "}\n"
+    "template <class T, class F, class G>\n"
+    "static void rows_case(const char *what, F ko, G kc)\n"
+    "{\n"
+    "    static const long sizes[] = {1003, 1024, 4097};\n"
+    "    for (long n : sizes)\n"
+    "        for (int off = 0; off < 2; off++)\n"
+    "            for (int s = 0; s < 3; s++) {\n"
+    "                emu::schedule = s;\n"
+    "                emu::buf<T> x(n + 1), yo(n + 1), yc(n + 1), oo(n + 1), oc(n + 1);\n"
+    "                x.fill(s + 1);\n"
+    "                yo.fill(s + 7);\n"
+    "                yc.fill(s + 7);\n"
+    "                oo.fill(99);\n"
+    "                oc.fill(99);\n"
+    "                dim3 g(3, (unsigned)((n + 3 * 64 - 1) / (3 * 64))), b(64);\n"
+    "                emu::launch(g, b, 0, [&] { ko(x.ptr() + off, yo.ptr() + off, oo.ptr() + off, n); });\n"
+    "                emu::launch(s == 2 ? dim3(2, 2) : g, b, 0, [&] { kc(x.ptr() + off, yc.ptr() + off, oc.ptr() + off, n); });\n"
+    "                if (!emu::expect(what, yo, yc) || !emu::expect(what, oo, oc))\n"
+    "                    printf(\"  (n %ld offset %d schedule %d)\\n\", n, off, s);\n"
+    "            }\n"
+    "}\n"
+    "template <class T, class F, class G>\n"
+    "static void grid_case(const char *what, F ko, G kc)\n"
+    "{\n"
+    "    static const unsigned shapes[][2] = {{31, 33}, {16, 64}};\n"
+    "    for (auto &sh : shapes)\n"
+    "        for (int off = 0; off < 2; off++)\n"
+    "            for (int s = 0; s < 3; s++) {\n"
+    "                emu::schedule = s;\n"
+    "                long n = (long)sh[0] * sh[1];\n"
+    "                emu::buf<T> x(n + 1), yo(n + 1), yc(n + 1), oo(n + 1), oc(n + 1);\n"
+    "                x.fill(s + 1);\n"
+    "                yo.fill(s + 7);\n"
+    "                yc.fill(s + 7);\n"
+    "                oo.fill(99);\n"
+    "                oc.fill(99);\n"
+    "                emu::launch(dim3(sh[0]), dim3(sh[1]), 0, [&] { ko(x.ptr() + off, yo.ptr() + off, oo.ptr() + off, n); });\n"
+    "                emu::launch(dim3(sh[0]), dim3(sh[1]), 0, [&] { kc(x.ptr() + off, yc.ptr() + off, oc.ptr() + off, n); });\n"
+    "                if (!emu::expect(what, yo, yc) || !emu::expect(what, oo, oc))\n"
+    "                    printf(\"  (%u x %u offset %d schedule %d)\\n\", sh[0], sh[1], off, s);\n"
+    "            }\n"
+    "}\n";
+
+#define emulate(tag, src, cand, driver, want) emu_run_pair(tmpdir, tag, src, cand, helpers, driver, want)
+
+/* The block's base in a temporary: the text matching knows only `int tid = threadIdx.x;`. */
+static const char base_temp[] =
+    "__global__ void axpy_base(const float *x, float *y, float a, int n)\n"
+    "{\n"
+    "    const int base = blockIdx.x * blockDim.x;\n"
+    "    int i = base + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        y[i] = a * x[i] + y[i];\n"
+    "}\n";
+/* The index through a macro and an early return, 64-bit. */
+static const char macro_index[] =
+    "#define GLOBAL_ID ((size_t)blockIdx.x * blockDim.x + threadIdx.x)\n"
+    "__global__ void scale_m(const float *__restrict__ x, float *__restrict__ o, size_t n)\n"
+    "{\n"
+    "    size_t i = GLOBAL_ID;\n"
+    "    if (i >= n) return;\n"
+    "    o[i] = 3.0f * x[i] - 1.0f;\n"
+    "}\n";
+/* The index from a __device__ helper, unsigned. */
+static const char helper_index[] =
+    "__device__ __forceinline__ unsigned global_id() { return threadIdx.x + blockDim.x * blockIdx.x; }\n"
+    "__global__ void add_h(const float *x, const float *y, float *o, unsigned n)\n"
+    "{\n"
+    "    unsigned i = global_id();\n"
+    "    if (i < n) o[i] = x[i] + y[i];\n"
+    "}\n";
+/* A grid-stride loop whose step is a temporary. */
+static const char stride_temp[] =
+    "__global__ void mul_s(const float *x, const float *y, float *o, int n)\n"
+    "{\n"
+    "    const int stride = blockDim.x * gridDim.x;\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)\n"
+    "        o[i] = x[i] * y[i];\n"
+    "}\n";
+/* No bounds check (shoc's triad): the launch covers the data exactly. */
+static const char triad[] =
+    "__global__ void triad(float *A, float *B, float *C, float s)\n"
+    "{\n"
+    "    int gid = threadIdx.x + (blockIdx.x * blockDim.x);\n"
+    "    C[gid] = A[gid] + s * B[gid];\n"
+    "}\n";
+/* The linear index over a 2-D grid of 1-D blocks (rodinia's spelling for more blocks
+ * than a grid row holds): rows_case launches 3 x rows blocks of 64. */
+static const char grid_rows[] =
+    "__global__ void sq_rows(const float *x, float *o, int n)\n"
+    "{\n"
+    "    int gid = blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x) + threadIdx.x;\n"
+    "    if (gid < n)\n"
+    "        o[gid] = x[gid] * x[gid];\n"
+    "}\n";
+/* bf16 elements by the #if branch the file's own #define picks (llm.c's floatX). */
+static const char branch_bf16[] =
+    "#include <cuda_fp16.h>\n"
+    "#include <cuda_bf16.h>\n"
+    "#define ENABLE_BF16\n"
+    "#if defined(ENABLE_BF16)\n"
+    "typedef __nv_bfloat16 floatX;\n"
+    "#elif defined(ENABLE_FP16)\n"
+    "typedef half floatX;\n"
+    "#else\n"
+    "typedef float floatX;\n"
+    "#endif\n"
+    "__global__ void gelu_x(floatX *out, const floatX *inp, int N)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < N) {\n"
+    "        float xi = inp[i];\n"
+    "        out[i] = 0.5f * xi * (1.0f + tanhf(0.79788456f * (xi + 0.044715f * xi * xi * xi)));\n"
+    "    }\n"
+    "}\n";
+
+static void model_spellings_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    static const struct {
+        const char *src, *kernel, *driver;
+    } cases[] = {
+        {base_temp, "axpy_base", "vec_case<float>(\"axpy_base\", BOTH(axpy_base(x, y, 1.5f, (int)n)));"},
+        {macro_index, "scale_m", "vec_case<float>(\"scale_m\", BOTH(scale_m(x, o, (size_t)n)));"},
+        {helper_index, "add_h", "vec_case<float>(\"add_h\", BOTH(add_h(x, y, o, (unsigned)n)));"},
+        {stride_temp, "mul_s", "vec_case<float>(\"mul_s\", BOTH(mul_s(x, y, o, (int)n)));"},
+        {triad, "triad", "grid_case<float>(\"triad\", BOTH(triad(x, y, o, 0.75f)));"},
+        {grid_rows, "sq_rows", "rows_case<float>(\"sq_rows\", BOTH(sq_rows(x, o, (int)n)));"},
+        {branch_bf16, "gelu_x",
+         "vec_case<__nv_bfloat16>(\"gelu_x\", BOTH(gelu_x(o, x, (int)n)));"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *cand = emu_rewrite(cases[i].src, cases[i].kernel, "vectorize", NULL);
+        assert_non_null(strstr(cand, "hk_nv"));
+        rwf_nvcc_compiles(cand, cases[i].kernel);
+        emulate(cases[i].kernel, cases[i].src, cand, cases[i].driver, EMU_OK);
+        free(cand);
+    }
+}
+
+/* grid_stride reads the index through the kernel model too: the same spellings become
+ * grid-stride loops that give the same outputs on the original's launch and on 2 blocks. */
+static void grid_stride_spellings_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    static const struct {
+        const char *src, *kernel, *driver;
+    } cases[] = {
+        {base_temp, "axpy_base", "vec_case<float>(\"axpy_base\", BOTH(axpy_base(x, y, 1.5f, (int)n)));"},
+        {macro_index, "scale_m", "vec_case<float>(\"scale_m\", BOTH(scale_m(x, o, (size_t)n)));"},
+        {helper_index, "add_h", "vec_case<float>(\"add_h\", BOTH(add_h(x, y, o, (unsigned)n)));"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *cand = emu_rewrite(cases[i].src, cases[i].kernel, "grid_stride", NULL);
+        assert_non_null(strstr(cand, "gridDim.x * blockDim.x)"));
+        char tag[64];
+        snprintf(tag, sizeof tag, "gs_%s", cases[i].kernel);
+        rwf_nvcc_compiles(cand, tag);
+        emulate(tag, cases[i].src, cand, cases[i].driver, EMU_OK);
+        free(cand);
+    }
+}
+
+/* What stays refused, with the reason: the thread's own coordinates read per element
+ * (directly or through a local computed before the loop), for grid_stride as for
+ * vectorize; a temporary too narrow for a block index. */
+static void thread_coordinates_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *src, *kernel, *why;
+    } cases[] = {
+        {"__global__ void lane_k(const float *x, float *y, int n)\n"
+         "{\n"
+         "    const int base = blockIdx.x * blockDim.x;\n"
+         "    int i = base + threadIdx.x;\n"
+         "    if (i < n) y[i] = x[i] + base;\n"
+         "}\n",
+         "lane_k", "reads a local computed from threadIdx or blockIdx"},
+        {"__global__ void tid_k(const float *x, float *y, int n)\n"
+         "{\n"
+         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    int lane = threadIdx.x % 32;\n"
+         "    if (i < n) y[i] = x[i] * lane;\n"
+         "}\n",
+         "tid_k", "reads a local computed from threadIdx or blockIdx"},
+        {"__global__ void direct_k(const float *x, float *y, int n)\n"
+         "{\n"
+         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    if (i < n) y[i] = x[i] * threadIdx.x;\n"
+         "}\n",
+         "direct_k", "reads threadIdx or blockIdx"},
+        {"__global__ void narrow_k(const float *x, float *y, int n)\n"
+         "{\n"
+         "    unsigned char b = blockIdx.x;\n"
+         "    int i = b * blockDim.x + threadIdx.x;\n"
+         "    if (i < n) y[i] = x[i];\n"
+         "}\n",
+         "narrow_k", "no `int i = blockIdx.x * blockDim.x + threadIdx.x;`"},
+    };
+    static const char *const rewrites[] = {"grid_stride", "vectorize"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (size_t w = 0; w < 2; w++) {
+            fixture fx;
+            load_text(cases[i].src, &fx);
+            rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel)};
+            rw_result r;
+            rw_refusal why;
+            assert_int_equal(rw_apply_named(rewrites[w], &ctx, NULL, &r, &why), HK_OK);
+            if (r.applicable || !strstr(r.description, cases[i].why))
+                print_message("%s of %s: want `%s`, got: %s\n", rewrites[w], cases[i].kernel, cases[i].why,
+                              r.description);
+            assert_false(r.applicable);
+            assert_non_null(strstr(r.description, cases[i].why));
+            rw_result_free(&r);
+            unload(&fx);
+        }
+}
+
+/* The check can fail: a vector loop that stops one vector short (its elements then never
+ * written) and a triad bounded by one element less than the grid differ. */
+static void broken_vectorize_fails(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *cand = emu_rewrite(base_temp, "axpy_base", "vectorize", NULL);
+    char *short_loop = emu_replaced(cand, "hk_v < hk_nv;", "hk_v + 1 < hk_nv;");
+    char *no_tail = emu_replaced(short_loop, "hk_nv * 4 + hk_start", "hk_nv * 4 + hk_start + hk_n");
+    emulate("broken_axpy", base_temp, no_tail,
+            "vec_case<float>(\"axpy_base\", BOTH(axpy_base(x, y, 1.5f, (int)n)));", EMU_DIFFERS);
+    free(no_tail);
+    free(short_loop);
+    free(cand);
+    cand = emu_rewrite(triad, "triad", "vectorize", NULL);
+    char *short_n = emu_replaced(cand, "const auto hk_n = gridDim.x * blockDim.x;",
+                                 "const auto hk_n = gridDim.x * blockDim.x - 1;");
+    emulate("broken_triad", triad, short_n, "grid_case<float>(\"triad\", BOTH(triad(x, y, o, 0.75f)));",
+            EMU_DIFFERS);
+    free(short_n);
+    free(cand);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(model_spellings_run),
+        cmocka_unit_test(grid_stride_spellings_run),
+        cmocka_unit_test(thread_coordinates_refused),
+        cmocka_unit_test(broken_vectorize_fails),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
