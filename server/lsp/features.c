@@ -1,5 +1,6 @@
-/* documentSymbol and hover, answered inline from the cached analysis model of the
- * document (no parse here) and the resources of its last compile. */
+/* documentSymbol and hover, answered from the analysis model of the document's current
+ * text (no parse here: a request that comes while the parse is on the pool waits for
+ * it, textsync.c) and the resources of its last compile. */
 #include "lsp/features.h"
 
 #include "lsp/episodes.h"
@@ -69,11 +70,6 @@ static doc *request_doc(struct lsp_server *s, rpc_call *call, json_t *params, ui
     return d;
 }
 
-static const an_model *model_of(doc *d)
-{
-    struct lsp_doc *ld = lsp_doc_of(d);
-    return ld && ld->an ? an_doc_model(ld->an) : NULL;
-}
 
 /* ---- documentSymbol ----
  * Written straight to JSON text: a file of 1,000 kernels has thousands of symbols, and
@@ -638,11 +634,13 @@ static int sym_patch(struct lsp_server *s, const doc *d, const an_model *m,
 static void on_document_symbol(rpc_call *call, json_t *params, void *ud)
 {
     struct lsp_server *s = ud;
+    if (lsp_doc_await_analysis(s, call, params, on_document_symbol))
+        return;
     doc *d = request_doc(s, call, params, NULL);
     if (!d)
         return;
     struct lsp_doc *ld = lsp_doc_of(d);
-    const an_model *m = model_of(d);
+    const an_model *m = lsp_doc_model(lsp_doc_of(d));
     if (!m) { /* no grammar: nothing to show */
         rpc_call_reply_raw(call, "[]", 2);
         return;
@@ -829,11 +827,13 @@ static void hover_kernel(struct lsp_server *s, const doc *d, const an_model *m,
 static void on_hover(rpc_call *call, json_t *params, void *ud)
 {
     struct lsp_server *s = ud;
+    if (lsp_doc_await_analysis(s, call, params, on_hover))
+        return;
     uint32_t off;
     doc *d = request_doc(s, call, params, &off);
     if (!d)
         return;
-    const an_model *m = model_of(d);
+    const an_model *m = lsp_doc_model(lsp_doc_of(d));
     if (!m) {
         rpc_call_reply(call, NULL);
         return;

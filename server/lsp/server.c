@@ -302,18 +302,55 @@ static void on_initialized(rpc_call *call, json_t *params, void *ud)
     rpc_call_reply(call, NULL);
 }
 
+static void has_waiters(doc *d, void *ud)
+{
+    struct lsp_doc *ld = lsp_doc_of(d);
+    if (ld && ld->waiters)
+        *(bool *)ud = true;
+}
+
+static bool analysis_waited_for(struct lsp_server *s)
+{
+    bool any = false;
+    doc_store_foreach(s->docs, has_waiters, &any);
+    return any;
+}
+
 static void on_shutdown(rpc_call *call, json_t *params, void *ud)
 {
     struct lsp_server *s = ud;
     lsp_diag_cancel_all(s);
     s->state = LSP_SHUTDOWN;
+    if (!s->shutdown_call && analysis_waited_for(s)) {
+        /* earlier requests wait for a parse on the pool: they are answered first */
+        rpc_call_defer(call);
+        s->shutdown_call = call;
+        return;
+    }
     rpc_call_reply(call, NULL);
+}
+
+static void finish(struct lsp_server *s, int code);
+
+void lsp_server_analysis_drained(struct lsp_server *s)
+{
+    if (!s->shutdown_call || analysis_waited_for(s))
+        return;
+    rpc_call *call = s->shutdown_call;
+    s->shutdown_call = NULL;
+    rpc_call_reply(call, NULL);
+    if (s->exit_due)
+        finish(s, 0);
 }
 
 static void finish(struct lsp_server *s, int code)
 {
     if (s->state == LSP_EXITED)
         return;
+    if (s->shutdown_call && !s->stopped) { /* after the replies shutdown waits for */
+        s->exit_due = true;
+        return;
+    }
     s->exit_code = code;
     s->state = LSP_EXITED;
     lsp_server_stop(s);
