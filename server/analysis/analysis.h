@@ -1,7 +1,8 @@
 /* CUDA/HIP source analysis on tree-sitter-cuda@0.20.4: kernels, device functions,
  * launchers, launch sites, parameters, shared memory, tunable constants.
  * One an_doc per open document; it owns the parser, the chunks and the model.
- * Loop thread only. Positions are (row, byte column) in UTF-8; converting to the
+ * An an_doc is used by one thread at a time (the server parses it on the libuv pool and
+ * reads its model on the loop in turn, lsp/textsync.c). Positions are (row, byte column) in UTF-8; converting to the
  * client's encoding is the documents module's job. A span covers [start, end) bytes.
  * Names are matched by spelling only (no scopes, no overloads, no preprocessing beyond
  * `#define NAME __global__`-style macros defined in the same file). */
