@@ -215,7 +215,7 @@ uint64_t an_doc_model_id(const an_doc *d);
 /* One pointer a caller may attach to the document (e.g. a cache of what it renders
  * from the model), owned by the document from then on: an_doc_free, or a later
  * an_doc_set_user with a different pointer, calls free_fn(p) (free_fn may be NULL:
- * nothing is freed). Loop thread only. */
+ * nothing is freed). On the thread that owns the document at the time. */
 void an_doc_set_user(an_doc *d, void *p, void (*free_fn)(void *p));
 /* The attached pointer (borrowed) or NULL. */
 void *an_doc_user(const an_doc *d);
