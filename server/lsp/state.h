@@ -120,6 +120,9 @@ struct lsp_server {
     rpc_call *shutdown_call;  /* shutdown, answered once the requests that wait for an
                                * analysis are (lsp_server_analysis_drained), or NULL */
     bool exit_due;            /* exit (or the end of input) came while shutdown waited */
+    struct lsp_inmsg *in_head, *in_tail; /* messages behind one decoded on the pool, in
+                                          * arrival order (server.c) */
+    bool input_closed_due;    /* the input ended while messages were queued */
     bool stopped;
     enum doc_encoding enc;
     /* what the client said it supports */

@@ -4,7 +4,8 @@
  * same symbols as a fresh open of the final text; a waiting documentSymbol that is
  * cancelled gets exactly one reply (RequestCancelled), one whose document closes gets
  * ContentModified; a close during a parse and a shutdown + exit behind a waiting request
- * leak nothing (hk_alloc_live, and ASan in the sanitizer pass). */
+ * leak nothing (hk_alloc_live, and ASan in the sanitizer pass). A large message is
+ * decoded on the pool, the messages behind it (and the end of input) wait their turn. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -307,6 +308,76 @@ static void test_shutdown_behind_a_waiting_request(void **st)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+/* A message of 64 KB or more is decoded on the pool: right after the feed the document
+ * is not even open; the requests behind it are handled in arrival order once it is
+ * (the symbols, then a hover of the same text). */
+static void test_large_message_decoded_off_the_loop(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(1000); /* about 120 KB */
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, text);
+    assert_int_equal(doc_store_count(s->docs), 0); /* still on the pool */
+    feed_symbols(s, 2);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"textDocument/hover\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"" URI "\"},\"position\":{\"line\":5,\"character\":17}}}");
+    assert_int_equal(o.n, 0);
+    json_t *r = await_reply(&loop, &o, 2);
+    assert_int_equal(json_array_size(json_object_get(r, "result")), 1000);
+    json_t *h = await_reply(&loop, &o, 3);
+    assert_non_null(strstr(json_string_value(json_object_get(
+                               json_object_get(json_object_get(h, "result"), "contents"), "value")),
+                           "k0001"));
+    assert_int_equal(doc_store_count(s->docs), 1);
+    out_clear(&o);
+    stop(&loop, s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* The input ends right behind a large message, a request, shutdown and exit (hkls <
+ * file): all are handled, in order, and the server exits with 0; and a server freed while a decode is on the pool
+ * leaks nothing. */
+static void test_input_end_behind_a_large_message(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(1000);
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, text);
+    feed_symbols(s, 2);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"shutdown\"}");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
+    lsp_server_input_closed(s);
+    assert_false(lsp_server_exited(s));
+    json_t *r = await_reply(&loop, &o, 2);
+    assert_int_equal(json_array_size(json_object_get(r, "result")), 1000);
+    await_reply(&loop, &o, 3);
+    assert_true(lsp_server_exited(s));
+    assert_int_equal(lsp_server_exit_code(s), 0);
+    out_clear(&o);
+    stop(&loop, s);
+    /* freed with the decode still out */
+    s = start(&loop, &o);
+    open_doc(s, text);
+    lsp_server_stop(s);
+    lsp_server_free(s);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -317,6 +388,8 @@ int main(void)
         cmocka_unit_test(test_close_during_a_parse),
         cmocka_unit_test(test_cancel_a_waiting_request),
         cmocka_unit_test(test_shutdown_behind_a_waiting_request),
+        cmocka_unit_test(test_large_message_decoded_off_the_loop),
+        cmocka_unit_test(test_input_end_behind_a_large_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
