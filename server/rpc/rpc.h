@@ -2,7 +2,8 @@
  * requests and notifications to a method table, guarantees exactly one response per
  * request (deferred and cancelled ones included), and sends requests to the client
  * with reply matching, timeouts and a bounded table. Transport-agnostic: bytes go out
- * through a send callback, bytes come in through rpc_feed. Loop thread only. */
+ * through a send callback, bytes come in through rpc_feed. Loop thread only, except
+ * rpc_decode. */
 #ifndef HK_RPC_RPC_H
 #define HK_RPC_RPC_H
 
