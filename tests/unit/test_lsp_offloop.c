@@ -18,6 +18,7 @@
 
 #include "core/hk.h"
 #include "lsp/state.h"
+#include "lsp/textsync.h"
 
 #include "lsp_out.h"
 
@@ -378,6 +379,45 @@ static void test_input_end_behind_a_large_message(void **st)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+/* The documentSymbol reply is made on the pool with the parse: once a hover (which
+ * waits for the analysis) is answered, the document's kept reply is there, for the
+ * current model, before any documentSymbol asked for it. */
+static void test_symbols_rendered_with_the_parse(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(50);
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, text);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"textDocument/hover\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"" URI "\"},\"position\":{\"line\":0,\"character\":17}}}");
+    await_reply(&loop, &o, 2);
+    struct lsp_doc *ld = lsp_doc_of(doc_get(s->docs, URI));
+    assert_non_null(ld);
+    assert_non_null(an_doc_user(ld->an));
+    /* and again after an edit: patched with the reparse */
+    change(s, 2, 0, 16, 21, "z0000");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"textDocument/hover\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"" URI "\"},\"position\":{\"line\":0,\"character\":17}}}");
+    await_reply(&loop, &o, 3);
+    void *kept = an_doc_user(ld->an);
+    assert_non_null(kept);
+    feed_symbols(s, 4);
+    json_t *r = reply(&o, 4); /* answered at once, from the kept reply */
+    assert_non_null(r);
+    assert_string_equal(symbol_name(r, 0), "z0000");
+    assert_ptr_equal(an_doc_user(ld->an), kept);
+    out_clear(&o);
+    stop(&loop, s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -390,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_shutdown_behind_a_waiting_request),
         cmocka_unit_test(test_large_message_decoded_off_the_loop),
         cmocka_unit_test(test_input_end_behind_a_large_message),
+        cmocka_unit_test(test_symbols_rendered_with_the_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
