@@ -37,7 +37,6 @@ static void timer_closed(uv_handle_t *h) { hk_free(h); }
 struct lsp_parse {
     uv_work_t req;
     struct lsp_doc *ld; /* NULL once the document closed: parse_after frees an */
-    struct lsp_server *s;
     an_doc *an;         /* the document's, owned by this parse until parse_after */
     char *text;         /* copy of the text at text_gen gen (owned) */
     size_t len;
@@ -282,13 +281,14 @@ static void release_after(uv_work_t *req, int status)
     hk_free(req->data);
 }
 
-static void release_later(struct lsp_server *s, an_doc *an)
+/* loop, not the server: a parse that comes back after lsp_server_free releases too. */
+static void release_later(uv_loop_t *loop, an_doc *an)
 {
-    struct lsp_release *r = s->loop && !s->stopped ? hk_calloc(1, sizeof *r) : NULL;
+    struct lsp_release *r = loop ? hk_calloc(1, sizeof *r) : NULL;
     if (r) {
         r->req.data = r;
         r->an = an;
-        if (uv_queue_work(s->loop, &r->req, release_work, release_after) == 0)
+        if (uv_queue_work(loop, &r->req, release_work, release_after) == 0)
             return;
         hk_free(r);
     }
@@ -302,7 +302,7 @@ static void parse_after(uv_work_t *req, int status)
     hk_free(p->text);
     hk_free(p->uri);
     if (!ld) { /* closed meanwhile */
-        release_later(p->s, p->an);
+        release_later(req->loop, p->an);
         hk_free(p);
         return;
     }
@@ -348,7 +348,6 @@ static void parse_start(struct lsp_server *s, struct lsp_doc *ld)
     }
     memcpy(text, doc_text(d), doc_length(d) + 1);
     p->req.data = p;
-    p->s = s;
     p->ld = ld;
     p->an = ld->an;
     p->text = text;
@@ -555,7 +554,7 @@ static void on_did_close(rpc_call *call, json_t *params, void *ud)
     doc_set_user(d, NULL);
     doc_close(s->docs, uri);
     lsp_diag_clear_uri(s, uri);
-    release_later(s, an);
+    release_later(s->loop, an);
     rpc_call_reply(call, NULL);
     lsp_server_analysis_drained(s); /* its waiting requests were answered */
 }
