@@ -1,7 +1,8 @@
 /* CUDA/HIP source analysis on tree-sitter-cuda@0.20.4: kernels, device functions,
  * launchers, launch sites, parameters, shared memory, tunable constants.
  * One an_doc per open document; it owns the parser, the chunks and the model.
- * Loop thread only. Positions are (row, byte column) in UTF-8; converting to the
+ * An an_doc is used by one thread at a time (the server parses it on the libuv pool and
+ * reads its model on the loop in turn, lsp/textsync.c). Positions are (row, byte column) in UTF-8; converting to the
  * client's encoding is the documents module's job. A span covers [start, end) bytes.
  * Names are matched by spelling only (no scopes, no overloads, no preprocessing beyond
  * `#define NAME __global__`-style macros defined in the same file). */
@@ -214,7 +215,7 @@ uint64_t an_doc_model_id(const an_doc *d);
 /* One pointer a caller may attach to the document (e.g. a cache of what it renders
  * from the model), owned by the document from then on: an_doc_free, or a later
  * an_doc_set_user with a different pointer, calls free_fn(p) (free_fn may be NULL:
- * nothing is freed). Loop thread only. */
+ * nothing is freed). On the thread that owns the document at the time. */
 void an_doc_set_user(an_doc *d, void *p, void (*free_fn)(void *p));
 /* The attached pointer (borrowed) or NULL. */
 void *an_doc_user(const an_doc *d);

@@ -132,12 +132,6 @@ static const char *kernel_at(const an_model *m, uint32_t off, const an_function 
     return NULL;
 }
 
-static const an_model *doc_model(doc *d)
-{
-    struct lsp_doc *ld = lsp_doc_of(d);
-    return ld && ld->an && !ld->model_stale ? an_doc_model(ld->an) : NULL;
-}
-
 static json_t *command_json(const char *title, const char *cmd, json_t *arg /* stolen */)
 {
     return json_pack("{s:s, s:s, s:[o]}", "title", title, "command", cmd, "arguments",
@@ -765,6 +759,8 @@ static void retry_code_action(struct lsp_server *s, rpc_call *call, json_t *para
 static void on_code_action(rpc_call *call, json_t *params, void *ud)
 {
     struct lsp_server *s = ud;
+    if (lsp_doc_await_analysis(s, call, params, on_code_action))
+        return;
     const char *uri = json_string_value(json_object_get(json_object_get(params, "textDocument"),
                                                         "uri"));
     doc *d = uri ? doc_get(s->docs, uri) : NULL;
@@ -780,7 +776,7 @@ static void on_code_action(rpc_call *call, json_t *params, void *ud)
         rpc_call_error(call, HK_EINVAL, "range.start must be a position inside the document");
         return;
     }
-    const an_model *m = doc_model(d);
+    const an_model *m = lsp_doc_model(lsp_doc_of(d));
     const an_function *f = NULL;
     const char *kernel = m ? kernel_at(m, off, &f) : NULL;
     struct lsp_doc *ld = lsp_doc_of(d);
@@ -928,6 +924,8 @@ static void push_lens(json_t *out, json_t *range, const char *title, const char 
 static void on_code_lens(rpc_call *call, json_t *params, void *ud)
 {
     struct lsp_server *s = ud;
+    if (lsp_doc_await_analysis(s, call, params, on_code_lens))
+        return;
     const char *uri = json_string_value(json_object_get(json_object_get(params, "textDocument"),
                                                         "uri"));
     doc *d = uri ? doc_get(s->docs, uri) : NULL;
@@ -937,7 +935,7 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
         return;
     }
     struct lsp_doc *ld = lsp_doc_of(d);
-    const an_model *m = doc_model(d);
+    const an_model *m = lsp_doc_model(lsp_doc_of(d));
     if (!m || !ld || !ld->path) {
         rpc_call_reply(call, json_array());
         return;

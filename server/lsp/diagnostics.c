@@ -126,7 +126,7 @@ static json_t *compile_diags(struct lsp_server *s, const doc *d, struct lsp_doc 
                              const cc_result *res, const char *source)
 {
     json_t *out = json_array();
-    const an_model *m = ld->an && !ld->model_stale ? an_doc_model(ld->an) : NULL;
+    const an_model *m = lsp_doc_model(ld);
     for (size_t i = 0; out && i < res->n_diags && json_array_size(out) < MAX_DIAGS; i++) {
         const cc_diag *g = &res->diags[i];
         int sev = g->severity == CC_ERROR ? 1 : g->severity == CC_WARNING ? 2 : 3;
@@ -179,7 +179,7 @@ static json_t *compile_diags(struct lsp_server *s, const doc *d, struct lsp_doc 
 static json_t *resource_hints(struct lsp_server *s, const doc *d, struct lsp_doc *ld)
 {
     json_t *out = json_array();
-    const an_model *m = ld->an && !ld->model_stale ? an_doc_model(ld->an) : NULL;
+    const an_model *m = lsp_doc_model(ld);
     /* every kernel's launched block in one pass over the launches (a thousand kernels:
      * about 4 ms, where one call per kernel took 45) */
     rw_kernel_block *blocks = m && m->n_funcs ? hk_calloc(m->n_funcs, sizeof *blocks) : NULL;
@@ -284,6 +284,9 @@ static void job_done(cc_job *job, int status, const cc_result *res, void *data)
                                                              : cc_backend_of_path(ld->path));
     json_t *cd = compile_diags(s, d, ld, res, source);
     keep_res(ld, res, ctx->version);
+    /* the hints place resources on kernels of the model: when the parse of this text is
+     * still on the pool, they are made again once it is in (lsp_diag_model_ready) */
+    ld->hints_due = ld->an && !lsp_doc_analysis_current(ld);
     json_t *hints = resource_hints(s, d, ld);
     /* Set both before one publish: replace the hints silently, then publish. */
     json_decref(ld->diags[LSP_DIAG_RESOURCES]);
@@ -292,6 +295,14 @@ static void job_done(cc_job *job, int status, const cc_result *res, void *data)
 out:
     hk_free(ctx->uri);
     hk_free(ctx);
+}
+
+void lsp_diag_model_ready(struct lsp_server *s, doc *d)
+{
+    struct lsp_doc *ld = lsp_doc_of(d);
+    if (!ld || !ld->n_res || ld->res_version != doc_version(d))
+        return; /* no resources, or of older text: the next compile brings new ones */
+    lsp_diag_set(s, d, LSP_DIAG_RESOURCES, resource_hints(s, d, ld));
 }
 
 static void start_compile(struct lsp_server *s, doc *d, struct lsp_doc *ld)

@@ -1795,9 +1795,13 @@ static json_t *make_diag(struct lsp_server *s, doc *d, const an_span *sp, int se
 static void set_doc_diags(struct lsp_server *s, doc *d, json_t *results)
 {
     struct lsp_doc *ld = lsp_doc_of(d);
-    const an_model *m = ld && ld->an && !ld->model_stale ? an_doc_model(ld->an) : NULL;
-    if (!m)
+    const an_model *m = lsp_doc_model(ld);
+    if (!m) {
+        /* the parse of the current text is on the pool: placed when it is in */
+        if (ld && ld->an && !lsp_doc_analysis_current(ld))
+            ld->ep_diags_due = true;
         return;
+    }
     json_t *out = json_array();
     const char *kname;
     json_t *info;

@@ -1,5 +1,6 @@
-/* documentSymbol and hover, answered inline from the cached analysis model of the
- * document (no parse here) and the resources of its last compile. */
+/* documentSymbol and hover, answered from the analysis model of the document's current
+ * text (no parse here: a request that comes while the parse is on the pool waits for
+ * it, textsync.c) and the resources of its last compile. */
 #include "lsp/features.h"
 
 #include "lsp/episodes.h"
@@ -69,11 +70,6 @@ static doc *request_doc(struct lsp_server *s, rpc_call *call, json_t *params, ui
     return d;
 }
 
-static const an_model *model_of(doc *d)
-{
-    struct lsp_doc *ld = lsp_doc_of(d);
-    return ld && ld->an ? an_doc_model(ld->an) : NULL;
-}
 
 /* ---- documentSymbol ----
  * Written straight to JSON text: a file of 1,000 kernels has thousands of symbols, and
@@ -89,6 +85,13 @@ static const an_model *model_of(doc *d)
  * is not possible (functions reordered, a line number gains a digit, other settings) the
  * reply is rendered again, copying the reused functions' text from the old one. A
  * request against the same model is answered with the same text. */
+
+/* What the reply's form depends on: the client's position encoding and symbol shape.
+ * The names are the server's, so the renderer reads as it did when it took the server. */
+struct sym_opts {
+    enum doc_encoding enc;
+    bool cl_hier_symbols;
+};
 
 /* Bytes kept free before the reply for rpc's envelope (rpc_call_reply_inplace). */
 #define SYM_ROOM 64
@@ -217,7 +220,7 @@ static int jw_str(struct hk_buf *b, const char *s)
     return rc ? rc : hk_buf_append(b, "\"", 1);
 }
 
-static int jw_range(struct lsp_server *s, const doc *d, struct sym_cache *c, uint32_t start,
+static int jw_range(const struct sym_opts *s, const doc *d, struct sym_cache *c, uint32_t start,
                     uint32_t end)
 {
     struct hk_buf *b = &c->b;
@@ -247,7 +250,7 @@ static int jw_range(struct lsp_server *s, const doc *d, struct sym_cache *c, uin
 
 /* One symbol. Hierarchical: a DocumentSymbol, left open for "children" (the caller
  * closes it). Flat: a complete SymbolInformation. */
-static int jw_symbol(struct lsp_server *s, const doc *d, struct sym_cache *c, const char *name,
+static int jw_symbol(const struct sym_opts *s, const doc *d, struct sym_cache *c, const char *name,
                      int kind, const char *detail, an_span span, an_span sel,
                      const char *container)
 {
@@ -327,7 +330,7 @@ static char *func_detail(const an_function *f)
 }
 
 /* A function and its children: launch sites (launchers) and __shared__ arrays. */
-static int jw_function(struct lsp_server *s, const doc *d, const an_model *m,
+static int jw_function(const struct sym_opts *s, const doc *d, const an_model *m,
                        const an_function *f, struct sym_cache *c)
 {
     struct hk_buf *b = &c->b;
@@ -433,7 +436,7 @@ static const struct sym_frag *sym_find(const struct sym_cache *old, const an_fun
 
 /* The line where f starts. rows_are_lines: the text has no lone '\r', so the tree's rows
  * ('\n' only) are the document's lines and no lookup in the line index is needed. */
-static uint32_t sym_func_line(struct lsp_server *s, const doc *d, const an_function *f,
+static uint32_t sym_func_line(const struct sym_opts *s, const doc *d, const an_function *f,
                               bool rows_are_lines)
 {
     size_t len = doc_length(d);
@@ -446,7 +449,7 @@ static uint32_t sym_func_line(struct lsp_server *s, const doc *d, const an_funct
 
 /* Appends function i of m to c as a new fragment (after a comma unless it is the first),
  * copied from old (may be NULL) when it has it (*j: see sym_find), else rendered. */
-static int sym_append(struct lsp_server *s, const doc *d, const an_model *m, size_t i,
+static int sym_append(const struct sym_opts *s, const doc *d, const an_model *m, size_t i,
                       uint32_t line, const struct sym_cache *old, size_t *j, struct sym_cache *c)
 {
     const an_function *f = &m->funcs[i];
@@ -474,7 +477,7 @@ static int sym_append(struct lsp_server *s, const doc *d, const an_model *m, siz
 
 /* Renders the reply for model m of d into c (empty on entry), reusing old (may be
  * NULL) where the functions are the same. lines: each function's start line. */
-static int sym_render(struct lsp_server *s, const doc *d, const an_model *m,
+static int sym_render(const struct sym_opts *s, const doc *d, const an_model *m,
                       const uint32_t *lines, const struct sym_cache *old, struct sym_cache *c)
 {
     static const char room[SYM_ROOM];
@@ -522,7 +525,7 @@ static uint32_t digits(uint32_t v)
  * after it get their new line numbers written over the old digits. *done false: the
  * shape does not allow it (c unchanged; render instead). HK_OK or HK_ENOMEM/HK_ETOOBIG
  * (c unchanged). */
-static int sym_patch(struct lsp_server *s, const doc *d, const an_model *m,
+static int sym_patch(const struct sym_opts *s, const doc *d, const an_model *m,
                      const uint32_t *lines, struct sym_cache *c, bool *done)
 {
     *done = false;
@@ -635,27 +638,17 @@ static int sym_patch(struct lsp_server *s, const doc *d, const an_model *m,
     return HK_OK;
 }
 
-static void on_document_symbol(rpc_call *call, json_t *params, void *ud)
+int lsp_symbols_refresh(an_doc *an, const doc *d, enum doc_encoding enc, bool hier)
 {
-    struct lsp_server *s = ud;
-    doc *d = request_doc(s, call, params, NULL);
-    if (!d)
-        return;
-    struct lsp_doc *ld = lsp_doc_of(d);
-    const an_model *m = model_of(d);
-    if (!m) { /* no grammar: nothing to show */
-        rpc_call_reply_raw(call, "[]", 2);
-        return;
-    }
-    struct sym_cache *old = an_doc_user(ld->an);
-    uint64_t id = an_doc_model_id(ld->an);
-    bool same = old && old->enc == s->enc && old->hier == s->cl_hier_symbols && old->b.data;
-    if (same && old->model_id == id) {
-        rpc_call_reply_inplace(call, old->b.data, SYM_ROOM, old->b.len - SYM_ROOM - 1);
-        return;
-    }
+    const struct sym_opts o = {enc, hier}, *s = &o;
+    const an_model *m = an_doc_model(an);
+    struct sym_cache *old = an_doc_user(an);
+    uint64_t id = an_doc_model_id(an);
+    bool same = old && old->enc == enc && old->hier == hier && old->b.data;
+    if (same && old->model_id == id)
+        return HK_OK;
     /* Without a lone '\r' the document's lines are the tree's rows ('\n' only). */
-    bool rows_are_lines = doc_line_count(d) == an_doc_rows(ld->an) + 1;
+    bool rows_are_lines = doc_line_count(d) == an_doc_rows(an) + 1;
     uint32_t *lines = hk_malloc((m->n_funcs ? m->n_funcs : 1) * sizeof(*lines));
     struct sym_cache *c = NULL;
     bool done = false;
@@ -674,14 +667,36 @@ static void on_document_symbol(rpc_call *call, json_t *params, void *ud)
     if (rc) {
         if (c != old)
             sym_cache_free(c);
-        rpc_call_error(call, rc, NULL);
-        return;
+        return rc;
     }
     c->model_id = id;
     if (c != old) {
         sym_cache_fit(c);
-        an_doc_set_user(ld->an, c, sym_cache_free); /* frees old */
+        an_doc_set_user(an, c, sym_cache_free); /* frees old */
     }
+    return HK_OK;
+}
+
+static void on_document_symbol(rpc_call *call, json_t *params, void *ud)
+{
+    struct lsp_server *s = ud;
+    if (lsp_doc_await_analysis(s, call, params, on_document_symbol))
+        return;
+    doc *d = request_doc(s, call, params, NULL);
+    if (!d)
+        return;
+    struct lsp_doc *ld = lsp_doc_of(d);
+    if (!lsp_doc_model(ld)) { /* no grammar: nothing to show */
+        rpc_call_reply_raw(call, "[]", 2);
+        return;
+    }
+    /* usually rendered on the pool already, right after the parse (textsync.c) */
+    int rc = lsp_symbols_refresh(ld->an, d, s->enc, s->cl_hier_symbols);
+    if (rc) {
+        rpc_call_error(call, rc, NULL);
+        return;
+    }
+    struct sym_cache *c = an_doc_user(ld->an);
     rpc_call_reply_inplace(call, c->b.data, SYM_ROOM, c->b.len - SYM_ROOM - 1);
 }
 
@@ -829,11 +844,13 @@ static void hover_kernel(struct lsp_server *s, const doc *d, const an_model *m,
 static void on_hover(rpc_call *call, json_t *params, void *ud)
 {
     struct lsp_server *s = ud;
+    if (lsp_doc_await_analysis(s, call, params, on_hover))
+        return;
     uint32_t off;
     doc *d = request_doc(s, call, params, &off);
     if (!d)
         return;
-    const an_model *m = model_of(d);
+    const an_model *m = lsp_doc_model(lsp_doc_of(d));
     if (!m) {
         rpc_call_reply(call, NULL);
         return;

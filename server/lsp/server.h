@@ -24,4 +24,9 @@ int lsp_client_progress_create(struct lsp_server *s, const char *token, rpc_repl
 int lsp_client_show_document(struct lsp_server *s, const char *uri, bool take_focus,
                              json_t *selection, rpc_reply_fn cb, void *ud);
 
+/* server.c: a document's waiting requests were answered (textsync.c). A shutdown that
+ * waited for them is answered once no document has any, and an exit that came after it
+ * is carried out then: requests sent before shutdown get their replies first. */
+void lsp_server_analysis_drained(struct lsp_server *s);
+
 #endif

@@ -78,8 +78,22 @@ struct lsp_doc {
     struct lsp_server *s;
     char *uri;                /* owned copy, for timers and jobs */
     bool compilable;          /* a CUDA/HIP source by extension or languageId */
-    an_doc *an;               /* NULL when the grammar is unusable */
+    an_doc *an;               /* NULL when the grammar is unusable; while parse is set a
+                               * pool thread owns it and the loop must not touch it */
     bool model_stale;         /* the last reparse failed: the model is of older text */
+    /* The analysis runs on the pool (textsync.c): one parse in flight per document, of a
+     * copy of the text; the text changes on the loop meanwhile, and the analysis is
+     * current when parsed_gen == text_gen and no parse is in flight. */
+    struct lsp_parse *parse;  /* the parse on the pool, or NULL */
+    uint64_t text_gen;        /* counts the changes that edited the text */
+    uint64_t parsed_gen;      /* text_gen of the text the model (or model_stale) is of */
+    struct doc_edit *edits;   /* edits made after the parse in flight took its copy; given
+                               * to an when it comes back (owned, capped) */
+    size_t n_edits, cap_edits;
+    bool edits_lost;          /* more edits than the cap: the next parse is a full one */
+    struct lsp_waiter *waiters; /* requests waiting for the current analysis, oldest first */
+    bool ep_diags_due;        /* episode results wanted the model before it was current */
+    bool hints_due;           /* a compile's resource hints wanted it (diagnostics.c) */
     char *path;               /* file path of a file:// uri, or NULL */
     uv_timer_t *debounce;     /* NULL until first scheduled; freed in its close cb */
     cc_job *job;              /* running compile or NULL */
@@ -103,6 +117,12 @@ struct lsp_server {
     doc_store *docs;
     enum lsp_state state;
     int exit_code;
+    rpc_call *shutdown_call;  /* shutdown, answered once the requests that wait for an
+                               * analysis are (lsp_server_analysis_drained), or NULL */
+    bool exit_due;            /* exit (or the end of input) came while shutdown waited */
+    struct lsp_inmsg *in_head, *in_tail; /* messages behind one decoded on the pool, in
+                                          * arrival order (server.c) */
+    bool input_closed_due;    /* the input ended while messages were queued */
     bool stopped;
     enum doc_encoding enc;
     /* what the client said it supports */

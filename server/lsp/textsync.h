@@ -1,5 +1,5 @@
-/* textsync.c: didOpen/didChange/didSave/didClose and the per-document state. Loop
- * thread. */
+/* textsync.c: didOpen/didChange/didSave/didClose, the per-document state and its
+ * analysis, parsed on the libuv pool. Loop thread. */
 #ifndef HK_LSP_TEXTSYNC_H
 #define HK_LSP_TEXTSYNC_H
 
@@ -10,5 +10,22 @@ void lsp_register_textsync(struct lsp_server *s);
 void lsp_doc_state_free(struct lsp_server *s, struct lsp_doc *ld);
 /* The lsp_doc of uri, or NULL when not open. */
 struct lsp_doc *lsp_doc_of(doc *d);
+
+/* Whether the document's analysis describes its current text: no parse on the pool and
+ * none due. Always true without a grammar. */
+bool lsp_doc_analysis_current(const struct lsp_doc *ld);
+/* The model of the document's current text (borrowed; valid until the next parse comes
+ * back or the document closes), or NULL: no grammar, the analysis of the current text is
+ * not back from the pool yet, or its parse failed (model_stale). */
+const an_model *lsp_doc_model(const struct lsp_doc *ld);
+/* For a request handler that reads the analysis, called first: when the document named
+ * by params' textDocument.uri is open and its analysis is not current, the call is
+ * deferred and fn(call, params, s) runs again once it is (params kept by a new
+ * reference). A waiting call that the client cancels, or whose document closes, is
+ * finished here. true: the call is queued or answered, the handler returns at once;
+ * false: the analysis is current, or the document is not open (the handler's own
+ * checks answer that). */
+bool lsp_doc_await_analysis(struct lsp_server *s, rpc_call *call, json_t *params,
+                            rpc_method_fn fn);
 
 #endif

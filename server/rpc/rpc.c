@@ -526,21 +526,34 @@ traced:
         r->trace(method, is_request, (double)(uv_hrtime() - t0) / 1e6, r->trace_ud);
 }
 
-int rpc_feed(rpc *r, const char *body, size_t len)
+int rpc_decode(const char *body, size_t len, json_t **out, char *why, size_t why_len)
 {
-    json_t *msg = NULL;
-    char errbuf[JSON_ERROR_TEXT_LENGTH + 64];
+    *out = NULL;
     if (rpc_check_depth(body, len, RPC_MAX_DEPTH)) {
-        snprintf(errbuf, sizeof errbuf, "JSON nested deeper than %d levels", RPC_MAX_DEPTH);
-        return send_error(r, NULL, RPC_PARSE_ERROR, errbuf) == HK_ENOMEM ? HK_ENOMEM : HK_OK;
+        snprintf(why, why_len, "JSON nested deeper than %d levels", RPC_MAX_DEPTH);
+        return HK_EPARSE;
     }
     json_error_t jerr;
-    msg = json_loadb(body, len, JSON_ALLOW_NUL | JSON_DECODE_ANY, &jerr);
-    if (!msg) {
-        snprintf(errbuf, sizeof errbuf, "invalid JSON: %s (at byte %d)", jerr.text,
-                 jerr.position);
-        return send_error(r, NULL, RPC_PARSE_ERROR, errbuf) == HK_ENOMEM ? HK_ENOMEM : HK_OK;
+    *out = json_loadb(body, len, JSON_ALLOW_NUL | JSON_DECODE_ANY, &jerr);
+    if (!*out) {
+        snprintf(why, why_len, "invalid JSON: %s (at byte %d)", jerr.text, jerr.position);
+        return HK_EPARSE;
     }
+    return HK_OK;
+}
+
+int rpc_feed(rpc *r, const char *body, size_t len)
+{
+    json_t *msg;
+    char why[RPC_DECODE_WHY_MAX];
+    int rc = rpc_decode(body, len, &msg, why, sizeof why);
+    return rpc_feed_decoded(r, rc ? NULL : msg, why);
+}
+
+int rpc_feed_decoded(rpc *r, json_t *msg, const char *why)
+{
+    if (!msg)
+        return send_error(r, NULL, RPC_PARSE_ERROR, why) == HK_ENOMEM ? HK_ENOMEM : HK_OK;
     if (json_is_array(msg)) {
         send_error(r, NULL, RPC_INVALID_REQUEST, "batch messages are not used by LSP");
         goto out;

@@ -2,7 +2,8 @@
  * requests and notifications to a method table, guarantees exactly one response per
  * request (deferred and cancelled ones included), and sends requests to the client
  * with reply matching, timeouts and a bounded table. Transport-agnostic: bytes go out
- * through a send callback, bytes come in through rpc_feed. Loop thread only. */
+ * through a send callback, bytes come in through rpc_feed. Loop thread only, except
+ * rpc_decode. */
 #ifndef HK_RPC_RPC_H
 #define HK_RPC_RPC_H
 
@@ -80,6 +81,16 @@ void rpc_set_trace(rpc *r, rpc_trace_fn fn, void *ud);
  * null when no id could be read); the return value is HK_OK, or HK_ENOMEM when even the
  * error reply could not be built. */
 int rpc_feed(rpc *r, const char *body, size_t len);
+
+/* rpc_feed in two halves, so that a large message can be decoded off the loop.
+ * rpc_decode: the depth check and the JSON parse of one body into *out (new reference);
+ * touches no endpoint, any thread. HK_OK, or HK_EPARSE with *out NULL and the sentence
+ * for the client in why (why_len bytes, RPC_DECODE_WHY_MAX is enough).
+ * rpc_feed_decoded: handles what rpc_decode gave: msg (stolen), or NULL and why (the
+ * ParseError answered on the wire). Returns what rpc_feed returns. */
+#define RPC_DECODE_WHY_MAX 256
+int rpc_decode(const char *body, size_t len, json_t **out, char *why, size_t why_len);
+int rpc_feed_decoded(rpc *r, json_t *msg, const char *why);
 
 /* Checks that text nests [ and { at most max deep (strings and escapes respected),
  * without allocating. HK_OK or HK_ETOOBIG. Exposed for the tests. */

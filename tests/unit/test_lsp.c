@@ -245,6 +245,19 @@ static void test_client_requests(void **st)
     out_clear(&o);
 }
 
+/* Runs the loop until request id is answered (the analysis is parsed on the pool), at
+ * most ~5 s; the reply (borrowed). */
+static json_t *await_reply(uv_loop_t *loop, struct out *o, int id)
+{
+    for (int i = 0; i < 500 && !reply(o, id); i++) {
+        uv_run(loop, UV_RUN_NOWAIT);
+        if (!reply(o, id))
+            usleep(10000);
+    }
+    assert_non_null(reply(o, id));
+    return reply(o, id);
+}
+
 static void test_session_without_leaks(void **st)
 {
     long before = hk_alloc_live();
@@ -260,13 +273,13 @@ static void test_session_without_leaks(void **st)
             "{\"line\":0,\"character\":16},\"end\":{\"line\":0,\"character\":17}},\"text\":\"kk\"}]}}");
     feed(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"textDocument/documentSymbol\",\"params\":"
             "{\"textDocument\":{\"uri\":\"file:///t/a.cu\"}}}");
-    json_t *r = o.m[o.n - 1];
+    json_t *r = await_reply(&loop, &o, 2);
     assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(r, "result"), 0),
                                                           "name")),
                         "kk");
     feed(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"textDocument/hover\",\"params\":"
             "{\"textDocument\":{\"uri\":\"file:///t/a.cu\"},\"position\":{\"line\":1,\"character\":20}}}");
-    r = o.m[o.n - 1];
+    r = await_reply(&loop, &o, 3);
     assert_non_null(strstr(json_string_value(json_object_get(json_object_get(json_object_get(r, "result"),
                                                                              "contents"), "value")),
                            "Launch of k"));

@@ -567,6 +567,8 @@ static void test_big_file_spec_off_the_loop(void **st)
     unlink(spec);
     lsp_server *s = start(&loop, &o);
     open_doc(s, big);
+    feed_hover(s, next_id); /* the analysis is parsed on the pool: wait until it is in */
+    await(&loop, &o, next_id++);
 
     /* what the loop used to pay inside the request, at least: one analysis of the text */
     double parse_ms = analysis_ms(big, len), t0;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/hk.h"
 #include "lsp/lsp.h"
@@ -54,9 +55,13 @@ static void send_json(lsp_server *s, json_t *msg)
     json_decref(msg);
 }
 
+/* The loop of the servers under test: requests wait for the analysis, parsed on its pool. */
+static uv_loop_t *g_loop;
+
 static lsp_server *start(uv_loop_t *loop, struct out *o, bool hier)
 {
     lsp_server *s;
+    g_loop = loop;
     assert_int_equal(lsp_server_new(loop, sink, o, &s), HK_OK);
     lsp_server_disable_compiles(s);
     send_json(s, json_pack("{s:s, s:i, s:s, s:{s:{s:{s:{s:b}}}}}", "jsonrpc", "2.0", "id", 1,
@@ -207,6 +212,11 @@ static json_t *symbols(lsp_server *s, struct out *o, int id)
 {
     send_json(s, json_pack("{s:s, s:i, s:s, s:{s:{s:s}}}", "jsonrpc", "2.0", "id", id, "method",
                            "textDocument/documentSymbol", "params", "textDocument", "uri", URI));
+    for (int i = 0; i < 1000 && json_integer_value(json_object_get(o->last, "id")) != id; i++) {
+        uv_run(g_loop, UV_RUN_NOWAIT); /* until the analysis is in and the reply out, ~10 s */
+        if (json_integer_value(json_object_get(o->last, "id")) != id)
+            usleep(10000);
+    }
     assert_non_null(o->last);
     assert_int_equal(json_integer_value(json_object_get(o->last, "id")), id);
     json_t *r = json_object_get(o->last, "result");

@@ -1,0 +1,442 @@
+/* The analysis off the loop (textsync.c): didOpen and didChange return before the parse,
+ * requests that need the model wait on the document and answer for the latest text; a
+ * storm of changes while a parse is out (more than the kept edits, too) ends in the
+ * same symbols as a fresh open of the final text; a waiting documentSymbol that is
+ * cancelled gets exactly one reply (RequestCancelled), one whose document closes gets
+ * ContentModified; a close during a parse and a shutdown + exit behind a waiting request
+ * leak nothing (hk_alloc_live, and ASan in the sanitizer pass). A large message is
+ * decoded on the pool, the messages behind it (and the end of input) wait their turn. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/hk.h"
+#include "lsp/state.h"
+#include "lsp/textsync.h"
+
+#include "lsp_out.h"
+
+#define URI "file:///t/off.cu"
+
+static void feed_json(lsp_server *s, json_t *m /* stolen */)
+{
+    char *t = json_dumps(m, JSON_COMPACT);
+    assert_non_null(t);
+    feed(s, t);
+    hk_free(t); /* jansson allocates through the seam */
+    json_decref(m);
+}
+
+static lsp_server *start(uv_loop_t *loop, struct out *o)
+{
+    lsp_server *s;
+    assert_int_equal(lsp_server_new(loop, sink, o, &s), HK_OK);
+    lsp_server_disable_compiles(s);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"capabilities\":"
+            "{\"textDocument\":{\"documentSymbol\":{\"hierarchicalDocumentSymbolSupport\":true}}}}}");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"initialized\",\"params\":{}}");
+    out_clear(o);
+    return s;
+}
+
+static void stop(uv_loop_t *loop, lsp_server *s)
+{
+    lsp_server_stop(s);
+    uv_run(loop, UV_RUN_DEFAULT); /* the parses still out come back and free themselves */
+    lsp_server_free(s);
+    uv_run(loop, UV_RUN_DEFAULT);
+}
+
+/* n kernels k0000.., each a few lines; about 120 bytes each. New string (free). */
+static char *kernels_text(int n)
+{
+    size_t cap = (size_t)n * 160 + 1, len = 0;
+    char *t = malloc(cap);
+    assert_non_null(t);
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(t + len, cap - len,
+                                "__global__ void k%04d(float *p, int n)\n{\n    int i = threadIdx.x;\n"
+                                "    if (i < n) p[i] = %d.0f;\n}\n",
+                                i, i);
+    return t;
+}
+
+static void open_doc(lsp_server *s, const char *text)
+{
+    feed_json(s, json_pack("{s:s, s:s, s:{s:{s:s, s:s, s:i, s:s}}}", "jsonrpc", "2.0", "method",
+                           "textDocument/didOpen", "params", "textDocument", "uri", URI,
+                           "languageId", "cuda", "version", 1, "text", text));
+}
+
+/* Replaces characters [c0, c1) of line by text. */
+static void change(lsp_server *s, int version, int line, int c0, int c1, const char *text)
+{
+    feed_json(s, json_pack("{s:s, s:s, s:{s:{s:s, s:i}, s:[{s:{s:{s:i, s:i}, s:{s:i, s:i}}, s:s}]}}",
+                           "jsonrpc", "2.0", "method", "textDocument/didChange", "params",
+                           "textDocument", "uri", URI, "version", version, "contentChanges",
+                           "range", "start", "line", line, "character", c0, "end", "line", line,
+                           "character", c1, "text", text));
+}
+
+static void feed_symbols(lsp_server *s, int id)
+{
+    feed_json(s, json_pack("{s:s, s:i, s:s, s:{s:{s:s}}}", "jsonrpc", "2.0", "id", id, "method",
+                           "textDocument/documentSymbol", "params", "textDocument", "uri", URI));
+}
+
+/* Runs the loop until request id is answered, at most ~10 s; the reply (borrowed). */
+static json_t *await_reply(uv_loop_t *loop, struct out *o, int id)
+{
+    for (int i = 0; i < 1000 && !reply(o, id); i++) {
+        uv_run(loop, UV_RUN_NOWAIT);
+        if (!reply(o, id))
+            usleep(10000);
+    }
+    assert_non_null(reply(o, id));
+    return reply(o, id);
+}
+
+static int replies_to(struct out *o, int id)
+{
+    int n = 0;
+    for (int i = 0; i < o->n; i++)
+        n += json_integer_value(json_object_get(o->m[i], "id")) == id &&
+             !json_object_get(o->m[i], "method");
+    return n;
+}
+
+static const char *symbol_name(json_t *r, size_t i)
+{
+    return json_string_value(json_object_get(json_array_get(json_object_get(r, "result"), i),
+                                             "name"));
+}
+
+/* didOpen returns before the parse: a documentSymbol right after it waits (no reply
+ * until the loop runs the parse's completion), then answers with the kernels. */
+static void test_open_returns_before_the_parse(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(300);
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, text);
+    feed_symbols(s, 2);
+    assert_null(reply(&o, 2)); /* queued on the document, not answered on the loop */
+    json_t *r = await_reply(&loop, &o, 2);
+    assert_int_equal(json_array_size(json_object_get(r, "result")), 300);
+    assert_string_equal(symbol_name(r, 299), "k0299");
+    out_clear(&o);
+    stop(&loop, s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* Many changes while the first parse is out, documentSymbols among them: every reply
+ * is for the text as it was when the reply was sent at the earliest, the last one names
+ * the last edit, and it equals a fresh server's reply to the final text. n_changes: how
+ * many (past PENDING_EDITS_MAX kept edits the next parse is a full one); mid_runs: let
+ * parses come back in the middle of the storm (else all changes come during the first). */
+static void storm(int n_changes, bool mid_runs)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0}, of = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(200);
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, text);
+    /* rename k0100 (line 500, columns 16..21) again and again: kA.., back and forth */
+    char name[8];
+    for (int v = 2; v < n_changes + 2; v++) {
+        snprintf(name, sizeof name, "x%04d", v % 10000);
+        change(s, v, 500, 16, 21, name);
+        if (v % 97 == 0)
+            feed_symbols(s, 1000 + v);
+        if (mid_runs && v % 50 == 0)
+            uv_run(&loop, UV_RUN_NOWAIT); /* a parse may come back in the middle */
+    }
+    feed_symbols(s, 2);
+    json_t *r = await_reply(&loop, &o, 2);
+    assert_string_equal(symbol_name(r, 100), name);
+    assert_string_equal(symbol_name(r, 99), "k0099");
+    assert_string_equal(symbol_name(r, 101), "k0101");
+    for (int v = 2; v < n_changes + 2; v++) /* every waiting request answered once */
+        if (v % 97 == 0)
+            assert_int_equal(replies_to(&o, 1000 + v), 1);
+    /* a fresh server opening the final text says the same */
+    memcpy(strstr(text, "k0100"), name, 5);
+    lsp_server *fresh = start(&loop, &of);
+    open_doc(fresh, text);
+    feed_symbols(fresh, 2);
+    json_t *rf = await_reply(&loop, &of, 2);
+    assert_true(json_equal(json_object_get(r, "result"), json_object_get(rf, "result")));
+    out_clear(&o);
+    out_clear(&of);
+    stop(&loop, s);
+    stop(&loop, fresh);
+    out_clear(&o);
+    out_clear(&of);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+static void test_change_storm_answers_the_latest_text(void **st)
+{
+    (void)st;
+    storm(300, true);
+}
+
+static void test_change_storm_past_the_kept_edits(void **st)
+{
+    (void)st;
+    storm(5000, false); /* more edits than PENDING_EDITS_MAX in one parse's time */
+}
+
+/* didClose while the parse is out and a documentSymbol waits: the request gets
+ * ContentModified, the parse frees the analysis when it comes back, nothing leaks;
+ * the document opened again answers for its new text. */
+static void test_close_during_a_parse(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(300);
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, text);
+    feed_symbols(s, 2);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didClose\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"" URI "\"}}}");
+    json_t *err = json_object_get(reply(&o, 2), "error");
+    assert_non_null(err);
+    assert_int_equal(json_integer_value(json_object_get(err, "code")), -32801);
+    /* reopened at once, shorter, while the first parse may still be out */
+    char *small = kernels_text(3);
+    open_doc(s, small);
+    feed_symbols(s, 3);
+    json_t *r = await_reply(&loop, &o, 3);
+    assert_int_equal(json_array_size(json_object_get(r, "result")), 3);
+    assert_int_equal(replies_to(&o, 2), 1);
+    /* closed with a parse out and nothing waiting, then the server stops */
+    change(s, 2, 0, 16, 21, "y0000");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didClose\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"" URI "\"}}}");
+    out_clear(&o);
+    stop(&loop, s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    free(small);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* $/cancelRequest of a documentSymbol that waits for the parse: RequestCancelled at
+ * once and no second reply when the parse comes back; the request after it is answered. */
+static void test_cancel_a_waiting_request(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(300);
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, text);
+    feed_symbols(s, 2);
+    feed_symbols(s, 3);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":2}}");
+    json_t *err = json_object_get(reply(&o, 2), "error");
+    assert_non_null(err);
+    assert_int_equal(json_integer_value(json_object_get(err, "code")), -32800);
+    json_t *r = await_reply(&loop, &o, 3);
+    assert_int_equal(json_array_size(json_object_get(r, "result")), 300);
+    assert_int_equal(replies_to(&o, 2), 1);
+    assert_int_equal(rpc_deferred_count(s->rpc), 0);
+    out_clear(&o);
+    stop(&loop, s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* shutdown and exit right behind a waiting documentSymbol (an editor closing): the
+ * request is answered first, then shutdown, and the server exits with 0. */
+static void test_shutdown_behind_a_waiting_request(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(300);
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, text);
+    feed_symbols(s, 2);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"shutdown\"}");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
+    assert_null(reply(&o, 3));
+    assert_false(lsp_server_exited(s));
+    await_reply(&loop, &o, 3);
+    int i2 = -1, i3 = -1;
+    for (int i = 0; i < o.n; i++) {
+        int id = (int)json_integer_value(json_object_get(o.m[i], "id"));
+        i2 = id == 2 ? i : i2;
+        i3 = id == 3 ? i : i3;
+    }
+    assert_true(i2 >= 0 && i2 < i3);
+    assert_int_equal(json_array_size(json_object_get(o.m[i2], "result")), 300);
+    assert_true(lsp_server_exited(s));
+    assert_int_equal(lsp_server_exit_code(s), 0);
+    out_clear(&o);
+    stop(&loop, s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* A message of 64 KB or more is decoded on the pool: right after the feed the document
+ * is not even open; the requests behind it are handled in arrival order once it is
+ * (the symbols, then a hover of the same text). */
+static void test_large_message_decoded_off_the_loop(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(1000); /* about 120 KB */
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, text);
+    assert_int_equal(doc_store_count(s->docs), 0); /* still on the pool */
+    feed_symbols(s, 2);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"textDocument/hover\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"" URI "\"},\"position\":{\"line\":5,\"character\":17}}}");
+    assert_int_equal(o.n, 0);
+    json_t *r = await_reply(&loop, &o, 2);
+    assert_int_equal(json_array_size(json_object_get(r, "result")), 1000);
+    json_t *h = await_reply(&loop, &o, 3);
+    assert_non_null(strstr(json_string_value(json_object_get(
+                               json_object_get(json_object_get(h, "result"), "contents"), "value")),
+                           "k0001"));
+    assert_int_equal(doc_store_count(s->docs), 1);
+    out_clear(&o);
+    stop(&loop, s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* The input ends right behind a large message, a request, shutdown and exit (hkls <
+ * file): all are handled, in order, and the server exits with 0; and a server stopped
+ * while a decode or a parse is on the pool (a request waiting behind it) leaks nothing. */
+static void test_input_end_behind_a_large_message(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(1000);
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, text);
+    feed_symbols(s, 2);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"shutdown\"}");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
+    lsp_server_input_closed(s);
+    assert_false(lsp_server_exited(s));
+    json_t *r = await_reply(&loop, &o, 2);
+    assert_int_equal(json_array_size(json_object_get(r, "result")), 1000);
+    await_reply(&loop, &o, 3);
+    assert_true(lsp_server_exited(s));
+    assert_int_equal(lsp_server_exit_code(s), 0);
+    out_clear(&o);
+    stop(&loop, s);
+    /* stopped with the decode still out (then the loop runs, as lsp.h asks) */
+    s = start(&loop, &o);
+    open_doc(s, text);
+    feed_symbols(s, 2);
+    stop(&loop, s);
+    /* stopped with a parse still out (a small text is decoded at once) */
+    char *small = kernels_text(20);
+    s = start(&loop, &o);
+    open_doc(s, small);
+    feed_symbols(s, 2);
+    stop(&loop, s);
+    free(small);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* The documentSymbol reply is made on the pool with the parse: once a hover (which
+ * waits for the analysis) is answered, the document's kept reply is there, for the
+ * current model, before any documentSymbol asked for it. */
+static void test_symbols_rendered_with_the_parse(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(50);
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, text);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"textDocument/hover\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"" URI "\"},\"position\":{\"line\":0,\"character\":17}}}");
+    await_reply(&loop, &o, 2);
+    struct lsp_doc *ld = lsp_doc_of(doc_get(s->docs, URI));
+    assert_non_null(ld);
+    assert_non_null(an_doc_user(ld->an));
+    /* and again after an edit: patched with the reparse */
+    change(s, 2, 0, 16, 21, "z0000");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"textDocument/hover\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"" URI "\"},\"position\":{\"line\":0,\"character\":17}}}");
+    await_reply(&loop, &o, 3);
+    void *kept = an_doc_user(ld->an);
+    assert_non_null(kept);
+    feed_symbols(s, 4);
+    json_t *r = reply(&o, 4); /* answered at once, from the kept reply */
+    assert_non_null(r);
+    assert_string_equal(symbol_name(r, 0), "z0000");
+    assert_ptr_equal(an_doc_user(ld->an), kept);
+    out_clear(&o);
+    stop(&loop, s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+int main(void)
+{
+    hk_alloc_init_json();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_open_returns_before_the_parse),
+        cmocka_unit_test(test_change_storm_answers_the_latest_text),
+        cmocka_unit_test(test_change_storm_past_the_kept_edits),
+        cmocka_unit_test(test_close_during_a_parse),
+        cmocka_unit_test(test_cancel_a_waiting_request),
+        cmocka_unit_test(test_shutdown_behind_a_waiting_request),
+        cmocka_unit_test(test_large_message_decoded_off_the_loop),
+        cmocka_unit_test(test_input_end_behind_a_large_message),
+        cmocka_unit_test(test_symbols_rendered_with_the_parse),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
