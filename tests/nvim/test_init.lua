@@ -456,7 +456,7 @@ local function case_plugin_nogpu()
   local tried
   cmd, tried = hk.server_cmd()
   local built = REPO .. '/build/hkls'
-  check(tried[#tried] == built and ((cmd and cmd[1] == built) == (vim.fn.executable(built) == 1)),
+  check(tried[#tried] == built and ((cmd ~= nil and cmd[1] == built) == (vim.fn.executable(built) == 1)),
     'not on PATH: the checkout\'s build/hkls (%s), when built: %s', built, vim.inspect(cmd))
   vim.env.PATH = saved_path
 
