@@ -25,6 +25,9 @@ typedef struct {
                          * per-block partial at blockIdx.x, a block per channel): it runs
                          * under the original launch only, whatever block or grid the
                          * skill's choice names */
+    bool keeps_grid;    /* the body counts its elements from the launch (no bounds check:
+                         * the grid's threads are the elements), so it runs under the spec's
+                         * grid only; the block may change when the spec's grid follows it */
     unsigned grid_divisor;  /* > 1: the body is written for the spec's grid divided (rounded
                              * up) by grid_divisor along grid_axis (each thread does the work
                              * of that many along it) and gains only under that grid; 0: the

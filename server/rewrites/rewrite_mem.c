@@ -1379,6 +1379,8 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
                            "grid-stride loop with a scalar tail and an alignment fallback)",
                            f->name, width, names.data, sh.form);
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
+    if (rc == HK_OK && out->applicable)
+        out->keeps_grid = sh.whole_grid;   /* its bound is the grid: no other grid */
     goto out;
 na_or_fail:
     if (rc)

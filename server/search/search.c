@@ -358,8 +358,9 @@ static int apply_struct(const search_struct *st, bool hip, const char *text, siz
 }
 
 /* "tiled_gemm tile_m=64 tile_n=64 tile_k=8, block 256 (skill ...)": the rewrite with its
- * parameters as given (an optional one only when set), then the skill's launch. */
-static char *struct_label(const search_struct *st)
+ * parameters as given (an optional one only when set), then the skill's launch (its grid
+ * only when with_grid). */
+static char *struct_label_grid(const search_struct *st, bool with_grid)
 {
     const rw_descriptor *d = rw_find(st->rewrite);
     struct hk_buf b;
@@ -370,7 +371,7 @@ static char *struct_label(const search_struct *st)
             rc = hk_buf_printf(&b, " %s=%d", d->params[i].name, st->params[i]);
     if (!rc && st->block_size)
         rc = hk_buf_printf(&b, ", block %u", st->block_size);
-    if (!rc && st->blocks_per_sm)
+    if (!rc && st->blocks_per_sm && with_grid)
         rc = hk_buf_printf(&b, ", %u blocks/SM", st->blocks_per_sm);
     if (!rc && st->skill)
         rc = hk_buf_printf(&b, " (skill %s)", st->skill);
@@ -379,6 +380,11 @@ static char *struct_label(const search_struct *st)
         return NULL;
     }
     return hk_buf_steal(&b);
+}
+
+static char *struct_label(const search_struct *st)
+{
+    return struct_label_grid(st, true);
 }
 
 static bool struct_has(const search_struct *st, unsigned flag)
@@ -780,7 +786,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
     /* order: the structural rewrite (it replaces the body), tunables, restrict,
      * grid-stride, launch bounds (which needs the final block) */
     const search_struct *sst = NULL;
-    bool restricted = false, keeps_launch = false;
+    bool restricted = false, keeps_launch = false, keeps_grid = false;
     unsigned divisor = 0, div_axis = 0;   /* the grid the structural rewrite asks for */
     for (size_t a = 0; a < s->n_axes && !*skip; a++) {
         const axis *ax = &s->axes[a];
@@ -811,6 +817,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         rc = apply_struct(sst, s->launch.hip_target, w.text, w.len, work_model(s, &w), w.kernel,
                           &r);
         keeps_launch = rc == HK_OK && r.applicable && r.keeps_launch;
+        keeps_grid = keeps_launch || (rc == HK_OK && r.applicable && r.keeps_grid);
         if (rc == HK_OK && r.applicable && r.grid_divisor > 1)
             divisor = r.grid_divisor, div_axis = r.grid_axis;
         /* its other choices move only the launch it keeps: the same program again */
@@ -827,10 +834,14 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
             goto out;
         c->pub.structural = ax->labels[cfg[a]];
         c->pub.skill = sst->skill;
-        if (keeps_launch)   /* the label's block and blocks/SM are not what runs */
+        if (keeps_launch) { /* the label's block and blocks/SM are not what runs */
             rc = hk_buf_printf(&desc, "%s (skill %s), the kernel's own launch", sst->rewrite,
                                sst->skill ? sst->skill : "-");
-        else
+        } else if (keeps_grid) {   /* nor the label's blocks/SM */
+            char *label = struct_label_grid(sst, false);
+            rc = label ? hk_buf_printf(&desc, "%s, the spec's grid", label) : HK_ENOMEM;
+            hk_free(label);
+        } else
             rc = hk_buf_printf(&desc, "%s%s", ax->labels[cfg[a]],
                                c->pub.grid_stride ? " on a grid-stride loop" : "");
         if (rc)
@@ -928,7 +939,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
      * keeps the kernel's own (rw_result.keeps_launch) */
     if (sst && sst->block_size && !keeps_launch)
         c->pub.block[0] = sst->block_size, c->pub.block[1] = c->pub.block[2] = 1;
-    if (sst && sst->blocks_per_sm && !keeps_launch) {
+    if (sst && sst->blocks_per_sm && !keeps_grid) {
         c->pub.grid_mode = SEARCH_GRID_SM_MULTIPLE;
         c->pub.grid_per_sm = sst->blocks_per_sm;
     }
@@ -952,7 +963,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         const axis *ax = &s->axes[a];
         if (ax->kind != AX_GRID || cfg[a] == 0)
             continue;
-        if (keeps_launch) {
+        if (keeps_grid) {
             *skip = true;                  /* the rewrite keeps the kernel's grid */
             break;
         }
@@ -975,7 +986,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
      * thread per element) width-1 of every width threads would find no work, which on an
      * H200 made float4 saxpy 0.78x. One full wave of resident threads instead. */
     if (sst && struct_has(sst, RW_VECTOR_LOOP) && c->pub.grid_mode == SEARCH_GRID_SPEC &&
-        threads >= 1 && threads <= 1024) {
+        !keeps_grid && threads >= 1 && threads <= 1024) {
         c->pub.grid_mode = SEARCH_GRID_SM_MULTIPLE;
         c->pub.grid_per_sm = SEARCH_THREADS_PER_SM / threads ? SEARCH_THREADS_PER_SM / threads : 1;
         if ((rc = hk_buf_printf(&desc, "; %u blocks/SM", c->pub.grid_per_sm)))

@@ -810,6 +810,58 @@ static void test_divided_grid(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* shoc's triad has no bounds check: the grid's threads are its elements, so the
+ * vectorized body's bound is gridDim.x * blockDim.x (rw_result.keeps_grid). On an H200 the
+ * skill's 8 blocks/SM grid left most elements unwritten (unwritten_output): every vector
+ * candidate runs under the spec's grid, alone or with the grid axis never combined. */
+static void test_whole_grid_vector(void **state)
+{
+    (void)state;
+    static const char triad[] = "__global__ void triad(float *A, float *B, float *C, float s)\n"
+                                "{\n"
+                                "    int gid = threadIdx.x + (blockIdx.x * blockDim.x);\n"
+                                "    C[gid] = A[gid] + s * B[gid];\n"
+                                "}\n";
+    char path[700];
+    snprintf(path, sizeof path, "%s/triad.cu", tmpdir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(triad, f) >= 0, 1);
+    fclose(f);
+    fixture fx;
+    load_path(path, &fx);
+    static const search_struct st[] = {
+        {.skill = "sm90-vectorize-128bit", .rewrite = "vectorize", .params = {4},
+         .blocks_per_sm = 8},
+        {.skill = "sm90-vectorize-128bit", .rewrite = "vectorize", .params = {2}, .rank = 1},
+    };
+    search_launch l = {.block = {128, 1, 1}, .block_free = true, .sm_count = 132,
+                       .structs = st, .n_structs = HK_ARRAY_LEN(st)};
+    search_budget b = {.max_candidates = 64};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "triad"), &l, 9, &b, &s),
+                     HK_OK);
+    const search_candidate *c;
+    unsigned vectors = 0, others_on_sm_grid = 0;
+    while (search_next(s, &c) == HK_OK) {
+        if (strstr(c->text, "hk vectorize")) {
+            vectors++;
+            assert_int_equal(c->grid_mode, SEARCH_GRID_SPEC);
+            assert_false(c->grid_stride);
+            assert_null(strstr(c->description, "blocks/SM"));
+        } else {
+            others_on_sm_grid += c->grid_mode == SEARCH_GRID_SM_MULTIPLE;
+        }
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, vectors ? 0.9 : 1.0), HK_OK);
+    }
+    assert_true(vectors >= 2);
+    print_message("triad: %u vector candidates, %u others on an SM-multiple grid\n", vectors,
+                  others_on_sm_grid);
+    search_free(s);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 static void test_hash(void **state)
 {
     unsigned b1[3] = {256, 1, 1}, b2[3] = {512, 1, 1};
@@ -846,6 +898,7 @@ int main(void)
         cmocka_unit_test(test_table_on_grid_stride),
         cmocka_unit_test(test_histogram_plan_launches),
         cmocka_unit_test(test_kept_launch),
+        cmocka_unit_test(test_whole_grid_vector),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
