@@ -4,10 +4,13 @@
 #include "cli/cli_engine.h"
 #include "cli/cli_history.h"
 #include "cli/cli_spec.h"
+#include "core/hk.h"
 #include "core/i18n.h"
+#include "core/log.h"
 #include "lsp/lsp.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Subcommands: one line each. argv[0] of the call is the subcommand's name. */
@@ -51,7 +54,9 @@ static void usage(FILE *f)
             "  --stdio            use stdin/stdout (the default)\n"
             "  --log FILE         append the log to FILE instead of stderr\n"
             "  --log-level LEVEL  error, warn (default), info, debug or trace\n"
-            "  --version          print the version\n");
+            "  --version          print the version\n"
+            "A command logs warnings to stderr; HK_LOG_LEVEL=LEVEL in its environment asks for\n"
+            "more (debug: every benchmark process with its wall time).\n");
     if (commands[0].name) {
         fprintf(f, "\ncommands:\n");
         for (const struct cli_command *c = commands; c->name; c++)
@@ -65,6 +70,12 @@ int main(int argc, char **argv)
     /* the commands speak the environment's language; the server picks its own at
      * initialize (docs/i18n.md) */
     hk_i18n_set(hk_i18n_pick(NULL, hk_i18n_env_locale()));
+    /* the commands log warnings to stderr; HK_LOG_LEVEL asks for more (the server takes
+     * --log-level instead) */
+    const char *level = getenv("HK_LOG_LEVEL");
+    enum hk_log_level lv;
+    if (level && *level && hk_log_parse_level(level, &lv) == HK_OK)
+        hk_log_set_level(lv);
     if (argc > 1 && argv[1][0] != '-') {
         const struct cli_command *c = find_command(argv[1]);
         if (!c) {

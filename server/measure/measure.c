@@ -1157,6 +1157,10 @@ static int run_program(const measure_opts *o, const measure_prog *p, const char 
     }
     out->wall_ms = r.wall_ms;
     out->isolation_words = r.isolation_words;
+    /* where an episode's minutes go, process by process (HK_LOG_LEVEL=debug) */
+    HK_DEBUG("measure: %s %s, size %d, %zu combination(s)%s: %ld ms (%s)", p->exe, run.mode,
+             run.size, run.n_combos ? run.n_combos : 1, watch ? ", compared as it ran" : "",
+             r.wall_ms, hk_strerror(rc));
     if (rc == HK_ENOENT || rc == HK_EIO || rc == HK_EUNSUPPORTED) {
         out->reason = MEASURE_HARNESS_ERROR;
         out->details = hk_asprintf("could not start %s: %s", p->exe, hk_strerror(rc));
