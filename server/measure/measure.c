@@ -1157,10 +1157,6 @@ static int run_program(const measure_opts *o, const measure_prog *p, const char 
     }
     out->wall_ms = r.wall_ms;
     out->isolation_words = r.isolation_words;
-    /* where an episode's minutes go, process by process (HK_LOG_LEVEL=debug) */
-    HK_DEBUG("measure: %s %s, size %d, %zu combination(s)%s: %ld ms (%s)", p->exe, run.mode,
-             run.size, run.n_combos ? run.n_combos : 1, watch ? ", compared as it ran" : "",
-             r.wall_ms, hk_strerror(rc));
     if (rc == HK_ENOENT || rc == HK_EIO || rc == HK_EUNSUPPORTED) {
         out->reason = MEASURE_HARNESS_ERROR;
         out->details = hk_asprintf("could not start %s: %s", p->exe, hk_strerror(rc));
@@ -1170,6 +1166,13 @@ static int run_program(const measure_opts *o, const measure_prog *p, const char 
     if (rc)
         goto out;
     out->json = last_json_line(r.out);
+    if (hk_log_get_level() >= HK_LOG_DEBUG) { /* where an episode's minutes go (HK_LOG_LEVEL) */
+        char *ph = json_dumps(json_object_get(out->json, "phase_ms"), JSON_COMPACT | JSON_ENCODE_ANY);
+        HK_DEBUG("measure: %s %s, size %d, %zu combination(s)%s: %ld ms, the program's phases %s",
+                 p->exe, run.mode, run.size, run.n_combos ? run.n_combos : 1,
+                 watch ? ", compared as it ran" : "", r.wall_ms, ph ? ph : "-");
+        free(ph);
+    }
     const char *msg = json_string_value(json_object_get(out->json, "message"));
     if (watch && watch->mismatch) {
         out->reason = MEASURE_OK; /* ended by us on a wrong answer, see the verdict */
