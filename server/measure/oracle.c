@@ -5,10 +5,13 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/hk.h"
 #include "hk_harness.h"
@@ -183,18 +186,90 @@ out:
     return rc;
 }
 
-/* widen: added to tol.atol and (when it has one) to tol.l2; elements that pass only with
- * it are counted in r->n_widened */
-static void compare_buffer(int dtype, const void *base, const void *cand, size_t count,
-                           spec_tolerance tol, oracle_widen widen, oracle_result *r)
+/* ---- blocked, threaded passes ----
+ * A 268 MB output took 1.5-3 s of one core per comparison, element by element through
+ * oracle_element; an episode compares dozens. Both passes below convert a block of
+ * ORACLE_BLOCK elements at a time with the type switch outside the loop, keep one partial
+ * result per block, and merge the partials in block order: the result does not depend on
+ * how many threads ran (a fixed block size, sums added in the same order). */
+#define ORACLE_BLOCK 4096u
+#define ORACLE_PAR_MIN ((size_t)1 << 21) /* fewer elements: one thread */
+#define ORACLE_THREADS_MAX 16
+
+/* Elements [i0, i0 + n) of data as doubles, n <= ORACLE_BLOCK. */
+static void load_block(int dtype, const void *data, size_t i0, size_t n, double *out)
 {
+    const unsigned char *p = (const unsigned char *)data + i0 * hk_dtype_size(dtype);
+    switch (dtype) {
+    case HK_DT_F32:
+        for (size_t i = 0; i < n; i++) {
+            float f;
+            memcpy(&f, p + 4 * i, 4);
+            out[i] = f;
+        }
+        return;
+    case HK_DT_F64:
+        memcpy(out, p, n * sizeof *out);
+        return;
+    default:
+        for (size_t i = 0; i < n; i++)
+            out[i] = oracle_element(dtype, data, i0 + i);
+        return;
+    }
+}
+
+/* Runs fn(arg, t, n_threads) on up to ORACLE_THREADS_MAX threads (the caller's is one) when
+ * count is large, else once on the caller's; each call takes blocks t, t + n_threads, ... */
+typedef void (*block_fn)(void *arg, unsigned t, unsigned n_threads);
+struct block_job {
+    block_fn fn;
+    void *arg;
+    unsigned t, n;
+};
+static void *block_thread(void *p)
+{
+    struct block_job *j = p;
+    j->fn(j->arg, j->t, j->n);
+    return NULL;
+}
+static void run_blocks(size_t count, block_fn fn, void *arg)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned n = count >= ORACLE_PAR_MIN && cores > 1 ? (unsigned)(cores < ORACLE_THREADS_MAX ? cores : ORACLE_THREADS_MAX) : 1;
+    pthread_t th[ORACLE_THREADS_MAX];
+    struct block_job jobs[ORACLE_THREADS_MAX];
+    unsigned started = 0;
+    for (unsigned t = 1; t < n; t++) {
+        jobs[t] = (struct block_job){fn, arg, t, n};
+        if (pthread_create(&th[t], NULL, block_thread, &jobs[t]) != 0)
+            break;
+        started = t;
+    }
+    /* the threads that did not start: their blocks run here */
+    for (unsigned t = started + 1; t < n; t++)
+        fn(arg, t, n);
+    fn(arg, 0, n);
+    for (unsigned t = 1; t <= started; t++)
+        pthread_join(th[t], NULL);
+}
+
+/* One block's share of compare_buffer. */
+typedef struct {
+    size_t n_bad, n_nonfinite, n_widened;
+    long long first_bad;
+    double bad_b, bad_c, max_abs, max_rel, sum_d2, sum_b2;
+} cmp_part;
+
+static void cmp_block(int dtype, const void *base, const void *cand, size_t i0, size_t n,
+                      spec_tolerance tol, oracle_widen widen, cmp_part *r)
+{
+    double bb[ORACLE_BLOCK], cc[ORACLE_BLOCK];
+    load_block(dtype, base, i0, n, bb);
+    load_block(dtype, cand, i0, n, cc);
     memset(r, 0, sizeof *r);
-    r->arg_index = -1;
     r->first_bad = -1;
-    double sum_d2 = 0, sum_b2 = 0;
-    double bad_b = 0, bad_c = 0;
-    for (size_t i = 0; i < count; i++) {
-        double b = oracle_element(dtype, base, i), c = oracle_element(dtype, cand, i);
+    for (size_t k = 0; k < n; k++) {
+        double b = bb[k], c = cc[k];
         bool ok;
         if (isnan(b)) {
             ok = isnan(c);
@@ -212,17 +287,83 @@ static void compare_buffer(int dtype, const void *base, const void *cand, size_t
                 r->max_abs = d;
             if (b != 0 && d / fabs(b) > r->max_rel)
                 r->max_rel = d / fabs(b);
-            sum_d2 += d * d;
-            sum_b2 += b * b;
+            r->sum_d2 += d * d;
+            r->sum_b2 += b * b;
         }
-        if (!ok) {
-            if (r->n_bad++ == 0) {
-                r->first_bad = (long long)i;
-                bad_b = b;
-                bad_c = c;
-            }
+        if (!ok && r->n_bad++ == 0) {
+            r->first_bad = (long long)(i0 + k);
+            r->bad_b = b;
+            r->bad_c = c;
         }
     }
+}
+
+struct cmp_job {
+    int dtype;
+    const void *base, *cand;
+    size_t count, n_blocks;
+    spec_tolerance tol;
+    oracle_widen widen;
+    cmp_part *parts;
+};
+static void cmp_blocks(void *arg, unsigned t, unsigned n_threads)
+{
+    struct cmp_job *j = arg;
+    for (size_t k = t; k < j->n_blocks; k += n_threads) {
+        size_t i0 = k * ORACLE_BLOCK, n = j->count - i0 < ORACLE_BLOCK ? j->count - i0 : ORACLE_BLOCK;
+        cmp_block(j->dtype, j->base, j->cand, i0, n, j->tol, j->widen, &j->parts[k]);
+    }
+}
+static void cmp_merge(cmp_part *into, const cmp_part *p)
+{
+    if (p->n_bad && into->n_bad == 0) {
+        into->first_bad = p->first_bad;
+        into->bad_b = p->bad_b;
+        into->bad_c = p->bad_c;
+    }
+    into->n_bad += p->n_bad;
+    into->n_nonfinite += p->n_nonfinite;
+    into->n_widened += p->n_widened;
+    if (p->max_abs > into->max_abs)
+        into->max_abs = p->max_abs;
+    if (p->max_rel > into->max_rel)
+        into->max_rel = p->max_rel;
+    into->sum_d2 += p->sum_d2;
+    into->sum_b2 += p->sum_b2;
+}
+
+/* widen: added to tol.atol and (when it has one) to tol.l2; elements that pass only with
+ * it are counted in r->n_widened */
+static void compare_buffer(int dtype, const void *base, const void *cand, size_t count,
+                           spec_tolerance tol, oracle_widen widen, oracle_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->arg_index = -1;
+    cmp_part all = {.first_bad = -1};
+    struct cmp_job j = {dtype, base, cand, count, (count + ORACLE_BLOCK - 1) / ORACLE_BLOCK, tol,
+                        widen, NULL};
+    if (j.n_blocks > 1)
+        j.parts = hk_malloc(j.n_blocks * sizeof *j.parts);
+    if (j.parts) {
+        run_blocks(count, cmp_blocks, &j);
+        for (size_t k = 0; k < j.n_blocks; k++)
+            cmp_merge(&all, &j.parts[k]);
+        hk_free(j.parts);
+    } else { /* one block, or no memory for the partials: the same blocks in order here */
+        for (size_t i0 = 0; i0 < count; i0 += ORACLE_BLOCK) {
+            cmp_part p;
+            cmp_block(dtype, base, cand, i0, count - i0 < ORACLE_BLOCK ? count - i0 : ORACLE_BLOCK,
+                      tol, widen, &p);
+            cmp_merge(&all, &p);
+        }
+    }
+    r->n_bad = all.n_bad;
+    r->n_nonfinite = all.n_nonfinite;
+    r->n_widened = all.n_widened;
+    r->first_bad = all.first_bad;
+    r->max_abs = all.max_abs;
+    r->max_rel = all.max_rel;
+    double sum_d2 = all.sum_d2, sum_b2 = all.sum_b2, bad_b = all.bad_b, bad_c = all.bad_c;
     r->rel_l2 = sum_b2 > 0 ? sqrt(sum_d2 / sum_b2) : sqrt(sum_d2);
     if (r->n_nonfinite) {
         r->pass = false;
@@ -251,6 +392,12 @@ static void compare_buffer(int dtype, const void *base, const void *cand, size_t
         snprintf(r->reason, sizeof r->reason, "ok: max abs err %.3g, max rel err %.3g, rel L2 %.3g",
                  r->max_abs, r->max_rel, r->rel_l2);
     }
+}
+
+void oracle_compare_buffer_widened(int dtype, const void *base, const void *cand, size_t count,
+                                   spec_tolerance tol, oracle_widen widen, oracle_result *r)
+{
+    compare_buffer(dtype, base, cand, count, tol, widen, r);
 }
 
 void oracle_compare_buffer(int dtype, const void *base, const void *cand, size_t count,
@@ -438,6 +585,74 @@ const char *oracle_decider_name(int decider)
     }
 }
 
+/* One block's share of oracle_ref64_error (the fields it sums and the worst element). */
+static void ref64_block(const double *ref, const void *x, int dtype, size_t i0, size_t n,
+                        oracle_ref64_err *out)
+{
+    double v[ORACLE_BLOCK];
+    load_block(dtype, x, i0, n, v);
+    memset(out, 0, sizeof *out);
+    out->first_nonfinite = -1;
+    out->worst = -1;
+    for (size_t k = 0; k < n; k++) {
+        double r = ref[i0 + k];
+        if (!isfinite(r)) {
+            out->n_ref_nonfinite++;
+            continue;
+        }
+        if (!isfinite(v[k])) {
+            if (out->n_nonfinite++ == 0)
+                out->first_nonfinite = (long long)(i0 + k);
+            continue;
+        }
+        double d = fabs(v[k] - r);
+        out->n++;
+        if (fabs(r) > out->ref_max)
+            out->ref_max = fabs(r);
+        if (d > out->max_abs || out->worst < 0) {
+            if (d > out->max_abs)
+                out->max_abs = d;
+            out->worst = (long long)(i0 + k);
+        }
+        out->sum_d2 += d * d;
+        out->sum_r2 += r * r;
+    }
+}
+
+struct ref64_job {
+    const double *ref;
+    const void *x;
+    int dtype;
+    size_t count, n_blocks;
+    oracle_ref64_err *parts;
+};
+static void ref64_blocks(void *arg, unsigned t, unsigned n_threads)
+{
+    struct ref64_job *j = arg;
+    for (size_t k = t; k < j->n_blocks; k += n_threads) {
+        size_t i0 = k * ORACLE_BLOCK, n = j->count - i0 < ORACLE_BLOCK ? j->count - i0 : ORACLE_BLOCK;
+        ref64_block(j->ref, j->x, j->dtype, i0, n, &j->parts[k]);
+    }
+}
+/* In block order, as one pass over the elements gives: the first worst, the first
+ * non-finite. */
+static void ref64_merge(oracle_ref64_err *into, const oracle_ref64_err *p)
+{
+    if (p->n_nonfinite && into->n_nonfinite == 0)
+        into->first_nonfinite = p->first_nonfinite;
+    into->n_nonfinite += p->n_nonfinite;
+    into->n_ref_nonfinite += p->n_ref_nonfinite;
+    if (p->worst >= 0 && (p->max_abs > into->max_abs || into->worst < 0)) {
+        into->max_abs = p->max_abs;
+        into->worst = p->worst;
+    }
+    into->n += p->n;
+    if (p->ref_max > into->ref_max)
+        into->ref_max = p->ref_max;
+    into->sum_d2 += p->sum_d2;
+    into->sum_r2 += p->sum_r2;
+}
+
 int oracle_ref64_error(const double *ref, const void *x, int dtype, size_t n, oracle_ref64_err *out)
 {
     memset(out, 0, sizeof *out);
@@ -445,28 +660,20 @@ int oracle_ref64_error(const double *ref, const void *x, int dtype, size_t n, or
     out->worst = -1;
     if (hk_dtype_size(dtype) == 0 || (n > 0 && (!ref || !x)))
         return HK_EINVAL;
-    for (size_t i = 0; i < n; i++) {
-        double r = ref[i], v = oracle_element(dtype, x, i);
-        if (!isfinite(r)) {
-            out->n_ref_nonfinite++;
-            continue;
-        }
-        if (!isfinite(v)) {
-            if (out->n_nonfinite++ == 0)
-                out->first_nonfinite = (long long)i;
-            continue;
-        }
-        double d = fabs(v - r);
-        out->n++;
-        if (fabs(r) > out->ref_max)
-            out->ref_max = fabs(r);
-        if (d > out->max_abs || out->worst < 0) {
-            if (d > out->max_abs)
-                out->max_abs = d;
-            out->worst = (long long)i;
-        }
-        out->sum_d2 += d * d;
-        out->sum_r2 += r * r;
+    struct ref64_job j = {ref, x, dtype, n, (n + ORACLE_BLOCK - 1) / ORACLE_BLOCK, NULL};
+    if (j.n_blocks > 1)
+        j.parts = hk_malloc(j.n_blocks * sizeof *j.parts);
+    if (j.parts) {
+        run_blocks(n, ref64_blocks, &j);
+        for (size_t k = 0; k < j.n_blocks; k++)
+            ref64_merge(out, &j.parts[k]);
+        hk_free(j.parts);
+        return HK_OK;
+    }
+    for (size_t i0 = 0; i0 < n; i0 += ORACLE_BLOCK) {
+        oracle_ref64_err p;
+        ref64_block(ref, x, dtype, i0, n - i0 < ORACLE_BLOCK ? n - i0 : ORACLE_BLOCK, &p);
+        ref64_merge(out, &p);
     }
     return HK_OK;
 }

@@ -84,6 +84,12 @@ typedef struct {
     double atol, l2;
 } oracle_widen;
 
+/* oracle_compare_buffer with the absolute tolerance widened by widen.atol and the L2 limit
+ * (when tol has one) by widen.l2. Large buffers are compared on several threads, in fixed
+ * blocks merged in order: the result does not depend on the thread count. */
+void oracle_compare_buffer_widened(int dtype, const void *base, const void *cand, size_t count,
+                                   spec_tolerance tol, oracle_widen widen, oracle_result *r);
+
 /* oracle_compare_files with each float output's tolerance widened by widen[arg_index]
  * (HK_MAX_ARGS entries; NULL: none): where the baseline is itself that far from its fp64
  * shadow, a candidate as accurate as it may differ from it by as much (docs/accuracy.md,

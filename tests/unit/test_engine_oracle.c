@@ -346,6 +346,109 @@ static void widened_tolerance(void **state)
     rmdir(dir);
 }
 
+/* The blocked, threaded passes give what one pass over the elements gives: counts, the
+ * first bad element and the worst one exactly, the sums to rounding. 5M elements (above
+ * the size that runs on threads, and not a multiple of the block), with bad, widened,
+ * non-finite and zero elements scattered over many blocks and the first bad one late. */
+static void blocked_passes_match_one_pass(void **state)
+{
+    (void)state;
+    const size_t n = 5000011;
+    float *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    double *ref = malloc(n * sizeof *ref);
+    assert_true(b && c && ref);
+    for (size_t i = 0; i < n; i++) {
+        b[i] = (float)sin((double)i * 0.37) * (i % 7 == 0 ? 0.0f : 3.0f);
+        c[i] = b[i] + (float)((i % 13) * 1e-7);
+        ref[i] = (double)b[i] + (i % 5) * 1e-9;
+    }
+    for (size_t i = 1234567; i < n; i += 300007) /* out of tolerance */
+        c[i] = b[i] + 0.5f;
+    for (size_t i = 2000003; i < n; i += 700001) /* only with the widening */
+        c[i] = b[i] + 2e-4f * (fabsf(b[i]) + 1.0f);
+    c[4999999] = NAN;
+    c[3100000] = INFINITY;
+    b[4000000] = NAN;
+    c[4000000] = NAN;
+    ref[4500000] = INFINITY;
+    spec_tolerance tol = {.rtol = 1e-4, .atol = 1e-6, .l2 = 0};
+    oracle_widen widen = {.atol = 1e-3, .l2 = 0};
+    /* one pass, written out here */
+    size_t bad = 0, nonfinite = 0, widened = 0;
+    long long first = -1;
+    double max_abs = 0, max_rel = 0, d2 = 0, b2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = b[i], y = c[i];
+        bool ok;
+        if (isnan(x)) {
+            ok = isnan(y);
+        } else if (isinf(x)) {
+            ok = y == x;
+        } else if (!isfinite(y)) {
+            ok = false;
+            nonfinite++;
+        } else {
+            double d = fabs(y - x), limit = tol.atol + tol.rtol * fabs(x);
+            ok = d <= limit + widen.atol;
+            widened += ok && d > limit;
+            max_abs = d > max_abs ? d : max_abs;
+            if (x != 0 && d / fabs(x) > max_rel)
+                max_rel = d / fabs(x);
+            d2 += d * d;
+            b2 += x * x;
+        }
+        if (!ok && bad++ == 0)
+            first = (long long)i;
+    }
+    oracle_result r;
+    oracle_compare_buffer_widened(HK_DT_F32, b, c, n, tol, widen, &r);
+    assert_int_equal(r.n_bad, bad);
+    assert_int_equal(r.first_bad, first);
+    assert_int_equal(r.n_nonfinite, nonfinite);
+    assert_int_equal(r.n_widened, widened);
+    assert_true(widened > 0 && bad > 3 && first == 1234567);
+    assert_true(r.max_abs == max_abs && r.max_rel == max_rel);
+    /* a sum of 5M terms in one order or another: to about n * eps */
+    assert_true(fabs(r.rel_l2 - sqrt(d2 / b2)) <= 1e-9 * sqrt(d2 / b2));
+
+    size_t cnt = 0, nf = 0, rnf = 0;
+    long long first_nf = -1, worst = -1;
+    double rmax = 0, worst_d = 0, sd2 = 0, sr2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = ref[i], v = c[i];
+        if (!isfinite(x)) {
+            rnf++;
+            continue;
+        }
+        if (!isfinite(v)) {
+            if (nf++ == 0)
+                first_nf = (long long)i;
+            continue;
+        }
+        double d = fabs(v - x);
+        cnt++;
+        rmax = fabs(x) > rmax ? fabs(x) : rmax;
+        if (d > worst_d || worst < 0) {
+            worst_d = d > worst_d ? d : worst_d;
+            worst = (long long)i;
+        }
+        sd2 += d * d;
+        sr2 += x * x;
+    }
+    oracle_ref64_err e;
+    assert_int_equal(oracle_ref64_error(ref, c, HK_DT_F32, n, &e), HK_OK);
+    assert_int_equal(e.n, cnt);
+    assert_int_equal(e.n_nonfinite, nf);
+    assert_int_equal(e.first_nonfinite, first_nf);
+    assert_int_equal(e.n_ref_nonfinite, rnf);
+    assert_int_equal(e.worst, worst);
+    assert_true(e.max_abs == worst_d && e.ref_max == rmax);
+    assert_true(fabs(e.sum_d2 - sd2) <= 1e-9 * sd2 && fabs(e.sum_r2 - sr2) <= 1e-9 * sr2);
+    free(b);
+    free(c);
+    free(ref);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -358,6 +461,7 @@ int main(void)
         cmocka_unit_test(malformed_files),
         cmocka_unit_test(file_paths),
         cmocka_unit_test(widened_tolerance),
+        cmocka_unit_test(blocked_passes_match_one_pass),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
