@@ -9,6 +9,7 @@
 #include "core/hk.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite.h"
+#include "rewrites/rewrite_rows.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -250,6 +251,107 @@ static void one_pass_variance_fails(void **state)
     free(src);
 }
 
+/* PolyBench-style row kernels sum into memory: `tmp[i] += A[i * cols + j] * x[j]` inside
+ * the column loop (tmp[i] starts at its buffer's value, 5 here). warp_rows gives each such
+ * loop a register accumulator added to tmp[i] once after it, then a warp per row. */
+static const char acc_rows[] =
+    "__global__ void mv_acc(const float *A, float *tmp, const float *x, int rows, int cols)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < rows) {\n"
+    "        for (int j = 0; j < cols; j++)\n"
+    "            tmp[i] += A[i * cols + j] * x[j];\n"
+    "    }\n"
+    "}\n"
+    "__global__ void mv_two(const float *A, float *tmp, float *sq, int rows, int cols)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= rows)\n"
+    "        return;\n"
+    "    for (int j = 0; j < cols; j++) {\n"
+    "        const float v = A[i * cols + j];\n"
+    "        tmp[i] -= j % 3 == 0 ? 2.0f * v : v;\n"
+    "        sq[i] += v * v;\n"
+    "    }\n"
+    "}\n"
+    /* refused: tmp is read again after its loop (gesummv's y = alpha * tmp + beta * y) */
+    "__global__ void mv_reread(const float *A, float *tmp, float *y, int rows, int cols)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < rows) {\n"
+    "        for (int j = 0; j < cols; j++)\n"
+    "            tmp[i] += A[i * cols + j];\n"
+    "        y[i] = 2.0f * tmp[i] + y[i];\n"
+    "    }\n"
+    "}\n"
+    /* refused: a thread per column already reads coalesced (PolyBench's atax second kernel) */
+    "__global__ void col_acc(const float *A, float *y, int rows, int cols)\n"
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j < cols) {\n"
+    "        for (int i = 0; i < rows; i++)\n"
+    "            y[j] += A[i * cols + j];\n"
+    "    }\n"
+    "}\n";
+
+static void accumulating_rows_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    static const struct {
+        const char *kernel, *driver;
+    } cases[] = {
+        {"mv_acc", "rows_case<float>(\"mv_acc\", BOTH(mv_acc(a, b, r, ROWS, COLS)), 1e-5);"},
+        /* a sum that cancels (terms of both signs): reassociated float sums differ by more */
+        {"mv_two", "rows_case<float>(\"mv_two\", BOTH(mv_two(a, b, r, ROWS, COLS)), 1e-4);"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *cand = emu_rewrite(acc_rows, cases[i].kernel, "warp_rows", NULL);
+        assert_non_null(strstr(cand, "hk_acc0 = 0;"));
+        assert_non_null(strstr(cand, "__shfl_xor_sync"));
+        emulate(cases[i].kernel, acc_rows, cand, cases[i].driver, EMU_OK);
+        free(cand);
+    }
+    /* the check can fail: the sum replacing tmp[i] instead of adding to it loses the 5 */
+    char *cand = emu_rewrite(acc_rows, "mv_acc", "warp_rows", NULL);
+    char *broken = emu_replaced(cand, "+= hk_acc0;", "= hk_acc0;");
+    emulate("broken_acc", acc_rows, broken,
+            "rows_case<float>(\"mv_acc\", BOTH(mv_acc(a, b, r, ROWS, COLS)), 1e-5);", EMU_DIFFERS);
+    free(broken);
+    free(cand);
+}
+
+static int warp_rows_call(const fixture *fx, size_t k, rw_result *r)
+{
+    return rw_warp_rows(fx->text, fx->len, fx->m, k, r);
+}
+
+/* What stays refused, with its reason; and the new path leaks nothing when memory runs out. */
+static void accumulating_rows_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *kernel, *why;
+    } cases[] = {
+        {"mv_reread", "summed in a register: `tmp`, stored once per row outside the loops, is accessed again"},
+        {"col_acc", "already coalesced across the threads (A at line"},
+    };
+    fixture fx;
+    load_text(acc_rows, &fx);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rw_result r;
+        assert_int_equal(rw_warp_rows(fx.text, fx.len, fx.m, kernel(&fx, cases[i].kernel), &r), HK_OK);
+        if (r.applicable || !strstr(r.description, cases[i].why))
+            print_message("%s: want `%s`, got: %s\n", cases[i].kernel, cases[i].why, r.description);
+        assert_false(r.applicable);
+        assert_non_null(strstr(r.description, cases[i].why));
+        rw_result_free(&r);
+    }
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "mv_two"), warp_rows_call);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "col_acc"), warp_rows_call);
+    unload(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -258,6 +360,8 @@ int main(void)
         cmocka_unit_test(broken_row_shuffle_fails),
         cmocka_unit_test(warp_rows_layernorm_precision),
         cmocka_unit_test(one_pass_variance_fails),
+        cmocka_unit_test(accumulating_rows_run),
+        cmocka_unit_test(accumulating_rows_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
