@@ -25,7 +25,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,7 +349,6 @@ struct ep_run {
     char *end_status, *end_error;
     bool no_gpu;
 };
-
 
 static void run_maybe_free(struct ep_run *r)
 {
