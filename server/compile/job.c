@@ -1,7 +1,7 @@
-/* Background compiles: the compiler runs as a child in its own process group (so a
- * cancel or timeout kills cicc/ptxas/clang with it), its output is read through libuv
- * pipes into capped buffers, and the job reports once, after every handle is closed.
- * The temp dir holding the text is also the compiler's TMPDIR, so nothing a killed
+/* Background compiles: the compiler runs as a runner_child (runners/child.h: its own
+ * process group, so a cancel or timeout kills cicc/ptxas/clang with it; both streams
+ * captured with a cap; one report after every handle is closed), and this file adds what
+ * is the compile's own: the temp dir, the command, and the parsed result. The temp dir holding the text is also the compiler's TMPDIR, so nothing a killed
  * nvcc leaves behind outlives the job. */
 #include "compile/compile.h"
 
@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,6 +17,7 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "core/log.h"
+#include "runners/child.h"
 
 extern char **environ;
 
@@ -26,22 +26,9 @@ extern char **environ;
 #define CC_DRAIN_MS 2000               /* after exit, how long pipes may stay open */
 #define CC_MAX_ENV 4096
 
-enum { H_PROC, H_OUT, H_ERR, H_TIMER, H_COUNT };
-
 struct cc_job {
-    uv_loop_t *loop;
-    uv_process_t proc;
-    uv_pipe_t pipes[2];           /* stdout, stderr */
-    uv_timer_t timer;             /* timeout, then drain after exit, or the deferred report */
-    bool open[H_COUNT];           /* initialised and not yet closed */
-    bool closing[H_COUNT];
-    bool spawned, exited, canceled, timed_out, reported, silent;
-    int status;                   /* HK_OK, or HK_ENOENT when there is no compiler */
-    int64_t exit_status;
-    int term_signal;
-    int pid;
-    struct hk_buf out[2];
-    char readbuf[65536];
+    runner_child *child;          /* the compiler; NULL once it has reported */
+    bool canceled, reported;
     enum cc_backend backend;
     char *arch;
     char *tmpdir;
@@ -49,30 +36,10 @@ struct cc_job {
     char *orig_path;
     cc_done_cb cb;
     void *data;
-    struct cc_job *prev, *next;   /* live jobs, for cc_job_kill_all */
 };
 
-/* Every job between start and free. Loop thread only, like the jobs themselves. */
-static cc_job *live_jobs;
-
-static void live_add(cc_job *j)
-{
-    j->next = live_jobs;
-    if (live_jobs)
-        live_jobs->prev = j;
-    live_jobs = j;
-}
-
-static void live_remove(cc_job *j)
-{
-    if (j->prev)
-        j->prev->next = j->next;
-    else if (live_jobs == j)
-        live_jobs = j->next;
-    if (j->next)
-        j->next->prev = j->prev;
-    j->prev = j->next = NULL;
-}
+/* The tag of the compile children, for cc_job_kill_all. */
+static const char job_tag = 'c';
 
 /* ---- temp dir ---- */
 
@@ -173,15 +140,17 @@ static int replace_all(char **s, const char *from, const char *to)
 }
 
 /* Builds the result: parse each stream, map the temp copy back to the original. */
-static int job_result(cc_job *j, cc_result *r)
+static int job_result(cc_job *j, const runner_child_exit *e, cc_result *r)
 {
     memset(r, 0, sizeof *r);
-    r->exit_code = j->term_signal ? -1 : (int)j->exit_status;
-    r->timed_out = j->timed_out;
+    r->exit_code = e->term_signal ? -1 : (int)e->exit_status;
+    r->timed_out = e->timed_out;
+    const char *text[2] = {e->out, e->err};
+    size_t len[2] = {e->out_len, e->err_len};
     int rc = HK_OK;
     for (int s = 0; s < 2 && rc == HK_OK; s++)
-        if (j->out[s].data)
-            rc = cc_parse_output(j->backend, j->out[s].data, j->out[s].len, r);
+        if (text[s])
+            rc = cc_parse_output(j->backend, text[s], len[s], r);
     if (rc)
         return rc;
     for (size_t i = 0; i < r->n_diags; i++) {
@@ -205,8 +174,8 @@ static int job_result(cc_job *j, cc_result *r)
     struct hk_buf all;
     hk_buf_init(&all, 2 * CC_OUTPUT_MAX + 1);
     for (int s = 0; s < 2 && rc == HK_OK; s++)
-        if (j->out[s].data)
-            rc = hk_buf_append(&all, j->out[s].data, j->out[s].len);
+        if (text[s])
+            rc = hk_buf_append(&all, text[s], len[s]);
     if (rc) {
         hk_buf_free(&all);
         return rc;
@@ -220,10 +189,7 @@ static int job_result(cc_job *j, cc_result *r)
 
 static void job_free(cc_job *j)
 {
-    live_remove(j);
     remove_tree(j->tmpdir);
-    for (int s = 0; s < 2; s++)
-        hk_buf_free(&j->out[s]);
     hk_free(j->arch);
     hk_free(j->tmpdir);
     hk_free(j->tmpfile);
@@ -231,148 +197,37 @@ static void job_free(cc_job *j)
     hk_free(j);
 }
 
-/* Runs once every handle is closed: the single place cb is called. */
-static void job_finish(cc_job *j)
+/* The compiler's one report (runner_child calls it after every handle is closed): the
+ * single place cb is called. */
+static void on_child_done(runner_child *c, const runner_child_exit *e, void *data)
 {
-    for (int h = 0; h < H_COUNT; h++)
-        if (j->open[h])
-            return;
-    if (!j->silent && !j->reported) {
-        j->reported = true;
-        if (j->canceled) {
-            j->cb(j, HK_ECANCELED, NULL, j->data);
-        } else if (j->status != HK_OK) {
-            j->cb(j, j->status, NULL, j->data);
-        } else {
-            cc_result r;
-            int rc = job_result(j, &r);
-            if (rc == HK_OK)
-                j->cb(j, HK_OK, &r, j->data);
-            else
-                j->cb(j, rc, NULL, j->data);
-            cc_result_free(&r);
-        }
+    (void)c;
+    cc_job *j = data;
+    j->child = NULL;
+    j->reported = true;
+    if (j->canceled || e->canceled) {
+        j->cb(j, HK_ECANCELED, NULL, j->data);
+    } else if (e->not_found) {
+        HK_INFO("no %s compiler found for %s", cc_backend_name(j->backend), j->orig_path);
+        j->cb(j, HK_ENOENT, NULL, j->data);
+    } else {
+        cc_result r;
+        int rc = job_result(j, e, &r);
+        if (rc == HK_OK)
+            j->cb(j, HK_OK, &r, j->data);
+        else
+            j->cb(j, rc, NULL, j->data);
+        cc_result_free(&r);
     }
     job_free(j);
 }
 
-static void on_close(uv_handle_t *h)
+/* cc_job_kill_all: the temp dir goes now, not when the loop next runs. */
+static void on_kill_all(void *data)
 {
-    cc_job *j = h->data;
-    for (int k = 0; k < H_COUNT; k++) {
-        uv_handle_t *hk = k == H_PROC ? (uv_handle_t *)&j->proc
-                        : k == H_TIMER ? (uv_handle_t *)&j->timer
-                                       : (uv_handle_t *)&j->pipes[k - H_OUT];
-        if (hk == h)
-            j->open[k] = false;
-    }
-    job_finish(j);
-}
-
-static void close_handle(cc_job *j, int k)
-{
-    if (!j->open[k] || j->closing[k])
-        return;
-    j->closing[k] = true;
-    uv_handle_t *h = k == H_PROC ? (uv_handle_t *)&j->proc
-                   : k == H_TIMER ? (uv_handle_t *)&j->timer
-                                  : (uv_handle_t *)&j->pipes[k - H_OUT];
-    uv_close(h, on_close);
-}
-
-/* Closes the timer once the process has exited and both pipes are done. */
-static void maybe_close_rest(cc_job *j)
-{
-    if ((!j->spawned || j->exited) && (!j->open[H_OUT] || j->closing[H_OUT]) &&
-        (!j->open[H_ERR] || j->closing[H_ERR]))
-        close_handle(j, H_TIMER);
-}
-
-static void kill_group(cc_job *j)
-{
-    if (j->pid <= 0)
-        return;
-    /* The child leads its own process group (UV_PROCESS_DETACHED runs setsid), so
-     * -pid reaches cicc, ptxas and clang too. */
-    if (kill(-j->pid, SIGKILL) != 0 && errno != ESRCH)
-        kill(j->pid, SIGKILL);
-}
-
-/* ---- libuv callbacks ---- */
-
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-    (void)suggested;
-    cc_job *j = h->data;
-    buf->base = j->readbuf;
-    buf->len = sizeof j->readbuf;
-}
-
-static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
-{
-    cc_job *j = s->data;
-    int k = (uv_pipe_t *)s == &j->pipes[0] ? 0 : 1;
-    if (nread > 0) {
-        /* Over the cap the rest is dropped but still read, so the child never blocks. */
-        struct hk_buf *b = &j->out[k];
-        size_t room = b->max - b->len;
-        hk_buf_append(b, buf->base, (size_t)nread < room ? (size_t)nread : room);
-        return;
-    }
-    if (nread < 0) {
-        close_handle(j, H_OUT + k);
-        maybe_close_rest(j);
-    }
-}
-
-static void on_drain(uv_timer_t *t);
-
-static void on_exit_cb(uv_process_t *p, int64_t exit_status, int term_signal)
-{
-    cc_job *j = p->data;
-    j->exited = true;
-    j->exit_status = exit_status;
-    j->term_signal = term_signal;
-    if (j->canceled || j->timed_out)
-        kill_group(j); /* stragglers that ignored the first signal or forked late */
-    j->pid = 0;
-    close_handle(j, H_PROC);
-    if (j->open[H_OUT] || j->open[H_ERR]) {
-        /* A grandchild that left the group could hold the pipes open forever. */
-        uv_timer_stop(&j->timer);
-        uv_timer_start(&j->timer, on_drain, CC_DRAIN_MS, 0);
-    }
-    maybe_close_rest(j);
-}
-
-static void on_drain(uv_timer_t *t)
-{
-    cc_job *j = t->data;
-    close_handle(j, H_OUT);
-    close_handle(j, H_ERR);
-    maybe_close_rest(j);
-}
-
-static void on_timeout(uv_timer_t *t)
-{
-    cc_job *j = t->data;
-    if (j->exited) {
-        on_drain(t);
-        return;
-    }
-    j->timed_out = true;
-    HK_INFO("compile of %s timed out; killing process group %d", j->orig_path, j->pid);
-    kill_group(j);
-}
-
-/* The deferred report for a job that never spawned (no compiler). */
-static void on_deferred(uv_timer_t *t)
-{
-    cc_job *j = t->data;
-    close_handle(j, H_OUT);
-    close_handle(j, H_ERR);
-    close_handle(j, H_PROC);
-    close_handle(j, H_TIMER);
+    cc_job *j = data;
+    j->canceled = true;
+    remove_tree(j->tmpdir);
 }
 
 /* ---- starting ---- */
@@ -412,18 +267,15 @@ int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
     if (len > CC_TEXT_MAX)
         return HK_ETOOBIG;
     int rc = HK_ENOMEM;
-    char *compiler = NULL, *incdir = NULL, *incflag = NULL;
+    char *compiler = NULL, *incdir = NULL, *incflag = NULL, *name = NULL;
     char **argv = NULL, **env = NULL;
     const char **extra = NULL;
     cc_job *j = hk_calloc(1, sizeof *j);
     if (!j)
         return HK_ENOMEM;
-    j->loop = loop;
     j->cb = cb;
     j->data = data;
     j->backend = o->backend;
-    hk_buf_init(&j->out[0], CC_OUTPUT_MAX);
-    hk_buf_init(&j->out[1], CC_OUTPUT_MAX);
     j->arch = hk_strdup(o->arch ? o->arch : o->backend == CC_NVIDIA ? "sm_90" : "gfx906");
     j->orig_path = hk_strdup(orig_path);
     if (!j->arch || !j->orig_path)
@@ -459,6 +311,7 @@ int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
         goto fail;
     rc = HK_ENOMEM;
 
+    bool found = true;
     if (o->compiler) {
         compiler = hk_strdup(o->compiler);
         if (!compiler)
@@ -467,8 +320,7 @@ int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
         int frc = cc_find_compiler(o->backend, &compiler);
         if (frc == HK_ENOMEM)
             goto fail;
-        if (frc != HK_OK)
-            j->status = HK_ENOENT;
+        found = frc == HK_OK;
     }
 
     /* The original directory first, as the compiler would search it for a quoted
@@ -506,69 +358,44 @@ int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
     if (!env)
         goto fail;
 
-    /* From here on the job's memory belongs to its handles: failures close them and
-     * the last close callback frees the job (silently: cb is never called). */
-    uv_timer_init(loop, &j->timer);
-    j->timer.data = j;
-    j->open[H_TIMER] = true;
-    for (int s = 0; s < 2; s++) {
-        uv_pipe_init(loop, &j->pipes[s], 0);
-        j->pipes[s].data = j;
-        j->open[H_OUT + s] = true;
-    }
-    if (j->status == HK_OK) {
-        const char *cwd = is_dir(o->workdir) ? o->workdir : incdir ? incdir : j->tmpdir;
-        uv_stdio_container_t stdio[3];
-        stdio[0].flags = UV_IGNORE;
-        stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-        stdio[1].data.stream = (uv_stream_t *)&j->pipes[0];
-        stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-        stdio[2].data.stream = (uv_stream_t *)&j->pipes[1];
-        uv_process_options_t po;
-        memset(&po, 0, sizeof po);
-        po.exit_cb = on_exit_cb;
-        po.file = argv[0];
-        po.args = argv;
-        po.env = env;
-        po.cwd = cwd;
-        po.flags = UV_PROCESS_DETACHED;
-        po.stdio_count = 3;
-        po.stdio = stdio;
-        j->proc.data = j;
-        int urc = uv_spawn(loop, &j->proc, &po);
-        j->open[H_PROC] = true; /* closed even when the spawn failed (libuv's rule) */
-        if (urc == UV_ENOENT || urc == UV_EACCES) {
-            j->status = HK_ENOENT;
-        } else if (urc != 0) {
-            HK_WARN("spawning %s failed: %s", argv[0], uv_strerror(urc));
-            j->silent = true;
-            for (int h = 0; h < H_COUNT; h++)
-                close_handle(j, h);
+    name = hk_asprintf("compile of %s", orig_path);
+    if (!name)
+        goto fail;
+    /* No compiler: reported as HK_ENOENT on a later iteration, never from inside this
+     * call (runner_child's report_not_found). */
+    runner_child_spec cs = {
+        .argv = found ? argv : NULL,
+        .env = env,
+        .cwd = is_dir(o->workdir) ? o->workdir : incdir ? incdir : j->tmpdir,
+        .name = name,
+        .out = {.mode = RUNNER_CHILD_CAPTURE, .max = CC_OUTPUT_MAX},
+        .err = {.mode = RUNNER_CHILD_CAPTURE, .max = CC_OUTPUT_MAX},
+        .timeout_ms = o->timeout_ms ? o->timeout_ms : 60000,
+        .kill_grace_ms = 0, /* a compile has nothing to save: SIGKILL at once */
+        .drain_ms = CC_DRAIN_MS,
+        .report_not_found = true,
+        .done = on_child_done,
+        .data = j,
+        .tag = &job_tag,
+        .on_kill_all = on_kill_all,
+    };
+    int uerr = 0;
+    rc = runner_child_start(loop, &cs, &j->child, &uerr);
+    if (rc) {
+        if (rc != HK_ENOMEM) {
+            HK_WARN("spawning %s failed: %s", argv[0], uerr ? uv_strerror(uerr) : hk_strerror(rc));
             rc = HK_EIO;
-            goto out;
-        } else {
-            j->spawned = true;
-            j->pid = j->proc.pid;
-            for (int s = 0; s < 2; s++)
-                uv_read_start((uv_stream_t *)&j->pipes[s], on_alloc, on_read);
-            unsigned ms = o->timeout_ms ? o->timeout_ms : 60000;
-            uv_timer_start(&j->timer, on_timeout, ms, 0);
         }
+        goto fail;
     }
-    if (j->status != HK_OK) {
-        /* No compiler: report on a later iteration, never from inside this call. */
-        HK_INFO("no %s compiler found for %s", cc_backend_name(o->backend), orig_path);
-        uv_timer_start(&j->timer, on_deferred, 0, 0);
-    }
-    live_add(j);
     if (out)
         *out = j;
-    rc = HK_OK;
     goto out;
 
 fail:
     job_free(j);
 out:
+    hk_free(name);
     hk_free(compiler);
     hk_free(incdir);
     hk_free(incflag);
@@ -583,18 +410,9 @@ void cc_job_cancel(cc_job *job)
     if (!job || job->canceled || job->reported)
         return;
     job->canceled = true;
-    if (job->spawned && !job->exited)
-        kill_group(job);
+    runner_child_cancel(job->child);
 }
 
-int cc_job_pid(const cc_job *job) { return job && !job->exited ? job->pid : 0; }
+int cc_job_pid(const cc_job *job) { return job ? runner_child_pid(job->child) : 0; }
 
-void cc_job_kill_all(void)
-{
-    for (cc_job *j = live_jobs; j; j = j->next) {
-        if (j->spawned && !j->exited)
-            kill_group(j);
-        j->canceled = true;
-        remove_tree(j->tmpdir);
-    }
-}
+void cc_job_kill_all(void) { runner_child_kill_all(&job_tag); }

@@ -20,11 +20,11 @@
 #include "episode/episode.h"
 #include "report/report.h"
 #include "spec/infer.h"
+#include "runners/child.h"
 #include "store/store.h"
 
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,38 +179,6 @@ void lsp_ep_config_apply(struct lsp_server *s, struct lsp_ep_config *c, json_t *
 
 /* ---- pure helpers ---- */
 
-int lsp_ep_feed_lines(struct hk_buf *buf, const char *data, size_t len, size_t max,
-                      size_t *dropped, void (*fn)(const char *line, size_t n, void *ud),
-                      void *ud)
-{
-    while (len > 0) {
-        const char *nl = memchr(data, '\n', len);
-        size_t take = nl ? (size_t)(nl - data) : len;
-        bool overlong = buf->max == SIZE_MAX; /* marks a line being skipped */
-        if (!overlong) {
-            if (buf->len + take > max) {
-                hk_buf_reset(buf);
-                buf->max = SIZE_MAX;
-                overlong = true;
-                (*dropped)++;
-            } else if (take) {
-                int rc = hk_buf_append(buf, data, take);
-                if (rc)
-                    return rc;
-            }
-        }
-        if (!nl)
-            return HK_OK;
-        if (!overlong)
-            fn(buf->data ? buf->data : "", buf->len, ud);
-        hk_buf_reset(buf);
-        buf->max = max;
-        data += take + 1;
-        len -= take + 1;
-    }
-    return HK_OK;
-}
-
 int lsp_ep_change_view(json_t *c, ep_change *out)
 {
     memset(out, 0, sizeof *out);
@@ -356,13 +324,10 @@ fail:
 struct ep_run {
     struct lsp_server *s;
     struct ep_run *next;
-    uv_process_t proc;
-    uv_pipe_t out, err;
-    uv_timer_t kill_timer;
-    int open_handles;          /* handles not yet closed */
+    runner_child *child;       /* the worker, until its one report */
     int refs;                  /* pending replies and queries that hold it */
     bool listed;               /* in s->eps->runs */
-    bool proc_exited, out_eof, finished, cancel, killed;
+    bool finished, cancel;
     bool running_told;         /* a "running" episodeChanged went out */
     bool gpu_missing;          /* stopped by the server: the worker found no GPU */
     char *gpu_why;
@@ -383,18 +348,12 @@ struct ep_run {
     char *draft_why;           /* its reasons, joined */
     char *end_status, *end_error;
     bool no_gpu;
-    struct hk_buf line;
-    size_t dropped;
-    char err_tail[LSP_EP_ERR_TAIL];
-    size_t err_len;
-    char rbuf[16384];
 };
 
 static void run_maybe_free(struct ep_run *r)
 {
-    if (r->open_handles > 0 || r->refs > 0 || r->listed)
+    if (r->child || r->refs > 0 || r->listed)
         return;
-    hk_buf_free(&r->line);
     json_decref(r->done_ev);
     hk_free(r->draft_path);
     hk_free(r->draft_why);
@@ -414,19 +373,6 @@ static void run_unref(struct ep_run *r)
 {
     r->refs--;
     run_maybe_free(r);
-}
-
-static void handle_closed(uv_handle_t *h)
-{
-    struct ep_run *r = h->data;
-    r->open_handles--;
-    run_maybe_free(r);
-}
-
-static void run_close(struct ep_run *r, uv_handle_t *h)
-{
-    if (!uv_is_closing(h))
-        uv_close(h, handle_closed);
 }
 
 static bool is_running(const struct ep_run *r) { return !r->finished; }
@@ -708,13 +654,6 @@ static void on_event_line(const char *line, size_t n, void *ud)
     json_decref(ev);
 }
 
-static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-    struct ep_run *r = h->data;
-    buf->base = r->rbuf;
-    buf->len = sizeof r->rbuf;
-}
-
 /* The client's answer to showing a draft spec: nothing waits for it (rpc_request calls its
  * callback always, so there must be one). */
 static void draft_shown(rpc *r, int status, json_t *result, json_t *error, void *ud)
@@ -726,81 +665,23 @@ static void draft_shown(rpc *r, int status, json_t *result, json_t *error, void 
                  status != HK_OK ? hk_strerror(status) : "not shown");
 }
 
-static void maybe_finish(struct ep_run *r);
+static void maybe_finish(struct ep_run *r, const char *err_tail);
 
-static void out_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+/* The worker's one report, after its process and both pipes are done (runner_child). */
+static void worker_done(runner_child *c, const runner_child_exit *e, void *data)
 {
-    struct ep_run *r = st->data;
-    if (nread > 0) {
-        if (lsp_ep_feed_lines(&r->line, buf->base, (size_t)nread, LSP_EP_MAX_LINE, &r->dropped,
-                              on_event_line, r))
-            HK_ERROR("episode worker %d: out of memory reading its events", r->pid);
-        return;
-    }
-    if (nread == 0)
-        return;
-    uv_read_stop(st);
-    if (r->line.len) /* a last line without its newline */
-        on_event_line(r->line.data, r->line.len, r);
-    hk_buf_reset(&r->line);
-    r->out_eof = true;
-    run_close(r, (uv_handle_t *)st);
-    maybe_finish(r);
-}
-
-static void err_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
-{
-    struct ep_run *r = st->data;
-    if (nread > 0) {
-        size_t n = (size_t)nread;
-        if (n >= sizeof r->err_tail) {
-            memcpy(r->err_tail, buf->base + n - (sizeof r->err_tail - 1), sizeof r->err_tail - 1);
-            r->err_len = sizeof r->err_tail - 1;
-        } else {
-            if (r->err_len + n >= sizeof r->err_tail) {
-                size_t drop = r->err_len + n - (sizeof r->err_tail - 1);
-                memmove(r->err_tail, r->err_tail + drop, r->err_len - drop);
-                r->err_len -= drop;
-            }
-            memcpy(r->err_tail + r->err_len, buf->base, n);
-            r->err_len += n;
-        }
-        r->err_tail[r->err_len] = '\0';
-        return;
-    }
-    if (nread == 0)
-        return;
-    uv_read_stop(st);
-    run_close(r, (uv_handle_t *)st);
-}
-
-/* The worker exited but its stdout is still open: something it started holds the pipe.
- * Kill what is left of its group and read no further. */
-static void drain_fired(uv_timer_t *t)
-{
-    struct ep_run *r = t->data;
-    if (r->out_eof)
-        return;
-    HK_WARN("episode worker %d exited but its output stayed open: killing its group", r->pid);
-    uv_kill(-r->pid, SIGKILL);
-    uv_read_stop((uv_stream_t *)&r->out);
-    r->out_eof = true;
-    run_close(r, (uv_handle_t *)&r->out);
-    maybe_finish(r);
-}
-
-static void proc_exit(uv_process_t *p, int64_t status, int sig)
-{
-    struct ep_run *r = p->data;
-    r->proc_exited = true;
-    r->exit_status = status;
-    r->term_signal = sig;
-    HK_INFO("episode worker %d exited: status %lld, signal %d", r->pid, (long long)status, sig);
-    uv_timer_stop(&r->kill_timer);
-    run_close(r, (uv_handle_t *)p);
-    if (!r->out_eof)
-        uv_timer_start(&r->kill_timer, drain_fired, 2000, 0);
-    maybe_finish(r);
+    (void)c;
+    struct ep_run *r = data;
+    r->child = NULL;
+    r->exit_status = e->exit_status;
+    r->term_signal = e->term_signal;
+    HK_INFO("episode worker %d exited: status %lld, signal %d", r->pid,
+            (long long)r->exit_status, r->term_signal);
+    if (e->dropped_lines)
+        HK_WARN("episode worker %d: %zu event lines over %zu bytes dropped", r->pid,
+                e->dropped_lines, LSP_EP_MAX_LINE);
+    maybe_finish(r, e->err ? e->err : "");
+    run_maybe_free(r);
 }
 
 /* -- the end -- */
@@ -851,7 +732,6 @@ static void announce_end(struct ep_run *r)
             lsp_ep_file_reload(s, r->path);
     }
     unlist(r);
-    run_close(r, (uv_handle_t *)&r->kill_timer);
 }
 
 /* The worker did not record its end (it died, or was killed): record it for it. */
@@ -956,9 +836,9 @@ static void record_end(struct ep_run *r, enum store_episode_status st, const cha
     announce_end(r);
 }
 
-static void maybe_finish(struct ep_run *r)
+static void maybe_finish(struct ep_run *r, const char *err_tail)
 {
-    if (!r->proc_exited || !r->out_eof || r->finished)
+    if (r->finished)
         return;
     r->finished = true;
     if (r->gpu_missing) {
@@ -1015,7 +895,7 @@ static void maybe_finish(struct ep_run *r)
     }
     /* No "done" line: the worker died or was killed. */
     char why[LSP_EP_ERR_TAIL + 128];
-    const char *tail = r->err_tail;
+    const char *tail = err_tail;
     const char *last = tail;
     /* the last non-empty line of stderr says most */
     for (const char *p = tail; *p; p++)
@@ -1039,27 +919,15 @@ static void maybe_finish(struct ep_run *r)
 
 /* -- start, cancel -- */
 
-static void kill_fired(uv_timer_t *t)
-{
-    struct ep_run *r = t->data;
-    if (r->proc_exited || r->killed)
-        return;
-    r->killed = true;
-    HK_WARN("episode worker %d: still there %d ms after SIGTERM: SIGKILL", r->pid,
-            LSP_EP_KILL_GRACE_MS);
-    uv_kill(-r->pid, SIGKILL);
-}
-
 static void run_cancel(struct ep_run *r)
 {
-    if (r->proc_exited || r->cancel)
-        return;
+    if (!runner_child_pid(r->child) || r->cancel)
+        return; /* exited: its report is on the way */
     r->cancel = true;
     snprintf(r->message, sizeof r->message, "%s", hk_tr(HK_MSG_PROGRESS_STOPPING));
     /* The whole group: the worker stops cleanly on SIGTERM (it records "stopped"), and
      * its compilers and benchmark programs go with it. */
-    uv_kill(-r->pid, SIGTERM);
-    uv_timer_start(&r->kill_timer, kill_fired, LSP_EP_KILL_GRACE_MS, 0);
+    runner_child_cancel(r->child);
 }
 
 int lsp_ep_cancel(struct lsp_server *s, int64_t episode)
@@ -1236,55 +1104,35 @@ void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_s
     r->target = hk_strdup(st->target);
     r->engine = hk_strdup(st->engine ? st->engine : "builtin");
     r->token = hk_asprintf("hyperkernel/episode/%u/%d", ++e->serial, (int)uv_os_getpid());
-    hk_buf_init(&r->line, LSP_EP_MAX_LINE);
     snprintf(r->message, sizeof r->message, "%s", hk_tr(HK_MSG_PROGRESS_STARTING));
     if (!r->uri || !r->kernel || !r->target || !r->engine || !r->token) {
         start_error(s, call, HK_ENOMEM, NULL);
         goto out;
     }
-    uv_pipe_init(s->loop, &r->out, 0);
-    uv_pipe_init(s->loop, &r->err, 0);
-    uv_timer_init(s->loop, &r->kill_timer);
-    r->out.data = r->err.data = r->kill_timer.data = r->proc.data = r;
-    r->open_handles = 3;
-    uv_stdio_container_t io[3] = {
-        {.flags = UV_IGNORE},
-        {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&r->out},
-        {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&r->err},
-    };
     char *slash = strrchr(r->path, '/');
     char *cwd = slash && slash != r->path ? hk_strndup(r->path, (size_t)(slash - r->path)) : NULL;
-    uv_process_options_t po = {
-        .exit_cb = proc_exit,
-        .file = argv[0],
-        .args = argv,
+    runner_child_spec cs = {
+        .argv = argv,
         .cwd = cwd,
-        .flags = UV_PROCESS_DETACHED, /* its own process group: cancel kills it all */
-        .stdio_count = 3,
-        .stdio = io,
+        .name = "episode worker",
+        .out = {.mode = RUNNER_CHILD_LINES, .max = LSP_EP_MAX_LINE, .on_line = on_event_line},
+        .err = {.mode = RUNNER_CHILD_TAIL, .max = LSP_EP_ERR_TAIL - 1},
+        .kill_grace_ms = LSP_EP_KILL_GRACE_MS,
+        .done = worker_done,
+        .data = r,
     };
-    int uvrc = uv_spawn(s->loop, &r->proc, &po);
+    int uvrc = 0;
+    int rc = runner_child_start(s->loop, &cs, &r->child, &uvrc);
     hk_free(cwd);
-    if (uvrc) {
+    if (rc) {
         char m[300];
         snprintf(m, sizeof m, "cannot start the optimization worker %.200s: %s", exe,
-                 uv_strerror(uvrc));
+                 uvrc ? uv_strerror(uvrc) : hk_strerror(rc));
         start_error_code(s, call, RPC_REQUEST_FAILED, m);
-        r->listed = false;
-        /* libuv initialised the process handle before failing: it must be closed too */
-        r->open_handles++;
-        run_close(r, (uv_handle_t *)&r->proc);
-        run_close(r, (uv_handle_t *)&r->out);
-        run_close(r, (uv_handle_t *)&r->err);
-        run_close(r, (uv_handle_t *)&r->kill_timer);
-        r = NULL; /* freed by the close callbacks */
         goto out;
     }
-    r->open_handles++;
-    r->pid = r->proc.pid;
+    r->pid = runner_child_pid(r->child);
     r->started_ms = store_now_ms();
-    uv_read_start((uv_stream_t *)&r->out, alloc_cb, out_read);
-    uv_read_start((uv_stream_t *)&r->err, alloc_cb, err_read);
     r->listed = true;
     r->next = e->runs;
     e->runs = r;
@@ -1301,7 +1149,7 @@ void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_s
         r->refs--;
     r = NULL;
 out:
-    if (r && !r->open_handles) {
+    if (r) {
         r->listed = false;
         run_maybe_free(r);
     }

@@ -123,12 +123,6 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
 
 /* ---- helpers shared with actions.c and the unit tests ---- */
 
-/* Feeds bytes into a line assembler: calls fn for each complete line (without the
- * newline; borrowed). A line longer than max is dropped and counted in *dropped. Holds
- * the partial line in buf (capped at max). HK_OK or HK_ENOMEM. */
-int lsp_ep_feed_lines(struct hk_buf *buf, const char *data, size_t len, size_t max,
-                      size_t *dropped, void (*fn)(const char *line, size_t n, void *ud),
-                      void *ud);
 /* The change of chain entry c (borrowed) as chain_entry recorded it (ep_change_of), for
  * ep_change_place: a view whose texts are borrowed from c (never ep_change_free it).
  * HK_OK, or HK_EINVAL when c has no kind this reads. Any thread. */

@@ -5,8 +5,9 @@ lens refresh) -- through optimize (simulated GPU) -> progress -> result diagnost
 hover table -> apply (code action edit + hyperkernel.applied, and hyperkernel.applyVersion)
 -> stale apply refused; a restarted server still lists the episode; cancel (progress
 token, hyperkernel/cancel, hyperkernel.cancel) -> stopped with the worker's process group
-gone; createSpec; the no-GPU case. With --latency it also times hover and codeAction while
-three episodes run and prints the figures (recorded, not asserted).
+gone; createSpec; the no-GPU case; a worker that cannot start. With --latency it also
+times hover and codeAction while three episodes run and prints the figures (recorded, not
+asserted).
 
 usage: episodes.py HKLS [--latency] [--real-gpu]
   exit 0 pass, 1 fail, 77 skipped (no nvcc / cc; --real-gpu: no GPU)
@@ -521,6 +522,21 @@ def no_gpu(hkls, tmp, env):
     check(c.close() == 0, "exit code")
 
 
+def no_worker(hkls, tmp, env):
+    """A worker that cannot start (its folder, the worker's cwd, is gone): the request's
+    error says so at once, and the server still exits cleanly."""
+    opts = {"compile": {"enabled": False},
+            "episodes": {"db": os.path.join(tmp, "noworker.db"), "budget": 2}}
+    c = Client(hkls, env, CAPS, opts, tmp, "noworker")
+    uri = "file://" + os.path.join(tmp, "gone", "saxpy.cu")
+    err = c.request_error("workspace/executeCommand",
+                          {"command": "hyperkernel.optimize",
+                           "arguments": [{"uri": uri, "kernel": "saxpy", "target": "nvidia"}]})
+    check(err and "cannot start the optimization worker" in err, "no worker: %s" % err)
+    check(c.close() == 0, "exit code")
+    print("no worker: %s" % err)
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -552,10 +568,15 @@ def main():
             no_gpu(hkls, tmp, env)
             print("PASS")
             return 0
+        if "--no-worker-only" in sys.argv:
+            no_worker(hkls, tmp, env)
+            print("PASS")
+            return 0
         episode, db = flow(hkls, tmp, env, real)
         restart_and_cancel(hkls, tmp, env, episode, db, latency, real)
         if not real:
             no_gpu(hkls, tmp, env)
+            no_worker(hkls, tmp, env)
     except Fail as e:
         print("FAIL: %s (files kept in %s)" % (e, tmp))
         return 1

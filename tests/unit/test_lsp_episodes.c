@@ -19,6 +19,7 @@
 #include "spec/infer.h"
 #include "lsp/state.h"
 #include "lsp/episodes.h"
+#include "runners/child.h"
 #include "episode/apply.h"
 
 #include "lsp_out.h"
@@ -147,11 +148,11 @@ static void test_feed_lines(void **st)
     struct lines l = {0};
     size_t dropped = 0;
     /* split across reads, an empty line, an overlong line dropped whole, then more */
-    assert_int_equal(lsp_ep_feed_lines(&b, "ab", 2, 16, &dropped, on_line, &l), HK_OK);
-    assert_int_equal(lsp_ep_feed_lines(&b, "c\n\nxx", 5, 16, &dropped, on_line, &l), HK_OK);
-    assert_int_equal(lsp_ep_feed_lines(&b, "0123456789abcdefghij", 20, 16, &dropped, on_line,
+    assert_int_equal(runner_feed_lines(&b, "ab", 2, 16, &dropped, on_line, &l), HK_OK);
+    assert_int_equal(runner_feed_lines(&b, "c\n\nxx", 5, 16, &dropped, on_line, &l), HK_OK);
+    assert_int_equal(runner_feed_lines(&b, "0123456789abcdefghij", 20, 16, &dropped, on_line,
                                        &l), HK_OK);
-    assert_int_equal(lsp_ep_feed_lines(&b, "tail\nok\n", 8, 16, &dropped, on_line, &l), HK_OK);
+    assert_int_equal(runner_feed_lines(&b, "tail\nok\n", 8, 16, &dropped, on_line, &l), HK_OK);
     assert_int_equal(l.n, 3);
     assert_string_equal(l.got[0], "abc");
     assert_string_equal(l.got[1], "");
