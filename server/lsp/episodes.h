@@ -49,7 +49,8 @@ bool lsp_ep_config_key(const char *key);
  * HK_ENOMEM. */
 int lsp_ep_init(struct lsp_server *s);
 /* Sends SIGTERM to every worker's process group (SIGKILL after LSP_EP_KILL_GRACE_MS) and
- * closes timers; run the loop until idle afterwards. Idempotent. */
+ * stops accepting new ones (the child layer closes their handles); run the loop until idle
+ * afterwards. Idempotent. */
 void lsp_ep_stop(struct lsp_server *s);
 /* true once lsp_ep_stop ran (or before lsp_ep_init): start nothing new. */
 bool lsp_ep_stopping(const struct lsp_server *s);
