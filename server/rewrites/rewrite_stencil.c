@@ -636,8 +636,8 @@ static int emit_window_body(const char *text, const rw_toks *ts, size_t first, s
     return rc;
 }
 
-int rw_stencil_window(const char *text, size_t len, const an_model *m, size_t kernel, int kk,
-                      rw_result *out)
+static int window_of(const char *text, size_t len, const an_model *m, size_t kernel, int kk,
+                     rw_result *out)
 {
     static const char *const name = "stencil window";
     memset(out, 0, sizeof *out);
@@ -716,6 +716,206 @@ out:
     hk_buf_free(&b);
     rwl_toks_free(&ts);
     return rc;
+}
+
+/* ---- filter loops ----
+ * A convolution written with loops over its filter (`for (int i = -R; i <= R; i++) for
+ * (int j ...) s += in[(y + i) * w + x + j] * mask[...]`) reads at offsets the plan cannot
+ * see through the loops. When their trip counts are constants the kernel model evaluates
+ * (literals, #defines, constexprs), the loops are unrolled in the text first: one copy of
+ * the body per value of the counter, each in braces, the counter replaced by its value.
+ * The plan then sees the offsets. Only loops that declare their counter, step it by one
+ * and hold no break, continue, return or goto, at most SW_UNROLL_TRIP iterations each and
+ * SW_UNROLL_COPIES copies of the innermost body in all. */
+#define SW_UNROLL_TRIP 16
+#define SW_UNROLL_COPIES 81
+#define SW_UNROLL_PASSES 4
+
+/* The km loop of the `for` at token k (line line, counter var), or NULL. */
+static const km_loop *loop_at(const km_loop *loops, size_t nl, uint32_t line, const char *var)
+{
+    for (size_t i = 0; i < nl; i++)
+        if (loops[i].line == line && loops[i].var && !strcmp(loops[i].var, var))
+            return &loops[i];
+    return NULL;
+}
+
+/* One pass over kernel's body in text: unrolls the outermost loops that qualify. *out the
+ * new text (NULL when nothing qualified); *copies multiplied by the trips unrolled. */
+static int unroll_pass(const char *text, size_t len, const char *kernel, char **out, size_t *out_len,
+                       long *copies, struct hk_buf *what)
+{
+    *out = NULL;
+    an_model *m = NULL;
+    km_kernel *k = NULL;
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    struct hk_buf b;
+    hk_buf_init(&b, 4096);
+    int rc = an_analyze(text, len, &m);
+    if (rc)
+        goto out;
+    long fi = an_model_find_kernel(m, kernel);
+    if (fi < 0 || (rc = km_build(text, len, kernel, &k, NULL, 0))) {
+        rc = rc == HK_ENOMEM ? rc : HK_OK;
+        goto out;
+    }
+    const an_function *f = &m->funcs[fi];
+    if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        goto out;
+    size_t nl = 0;
+    const km_loop *loops = km_loops(k, &nl);
+    uint32_t line = 1;
+    size_t line_at = 0;
+    for (size_t t = 0; t < ts.n && !rc; t++) {
+        if (!rwl_tok_is(&ts, t, "for") || !rwl_tok_is(&ts, t + 1, "("))
+            continue;
+        for (; line_at < ts.t[t].start; line_at++)
+            line += text[line_at] == '\n';
+        size_t hc = rwl_match_close(&ts, t + 1);
+        if (hc >= ts.n)
+            break;
+        size_t fend = rwl_stmt_end(&ts, hc + 1, ts.n);
+        /* `for (TYPE VAR = ...`: the counter is declared here */
+        size_t eq = t + 2;
+        while (eq < hc && !rwl_tok_is(&ts, eq, "=") && !rwl_tok_is(&ts, eq, ";"))
+            eq++;
+        char var[64] = "";
+        if (eq < hc && rwl_tok_is(&ts, eq, "=") && eq >= t + 4 && rwl_is_type_word(&ts, eq - 2) &&
+            ts.t[eq - 1].end - ts.t[eq - 1].start < sizeof var)
+            snprintf(var, sizeof var, "%.*s", (int)(ts.t[eq - 1].end - ts.t[eq - 1].start),
+                     text + ts.t[eq - 1].start);
+        const km_loop *lp = var[0] ? loop_at(loops, nl, line, var) : NULL;
+        int64_t trip = 0, start = 0, step = 0;
+        bool ok = lp && lp->kind == KM_LOOP_AFFINE && lp->has_trip && km_form_value(k, lp->trip, &trip) &&
+                  km_form_value(k, lp->start, &start) && km_form_value(k, lp->step, &step) && step == 1 &&
+                  trip >= 1 && trip <= SW_UNROLL_TRIP && *copies * trip <= SW_UNROLL_COPIES;
+        for (size_t q = hc + 1; q < fend && ok; q++) {
+            ok = !rwl_tok_is(&ts, q, "break") && !rwl_tok_is(&ts, q, "continue") &&
+                 !rwl_tok_is(&ts, q, "return") && !rwl_tok_is(&ts, q, "goto");
+            if (ok && rwl_tok_is_ident(&ts, q, var) && !(q > 0 && (rwl_tok_is(&ts, q - 1, ".") || rwl_tok_is(&ts, q - 1, "->"))))
+                ok = !rwl_tok_is_assign_op(&ts, q + 1) && !rwl_tok_is(&ts, q + 1, "++") &&
+                     !rwl_tok_is(&ts, q + 1, "--") && !rwl_tok_is(&ts, q - 1, "++") &&
+                     !rwl_tok_is(&ts, q - 1, "--") && !rwl_tok_is(&ts, q - 1, "&");
+        }
+        if (!ok)
+            continue;   /* an inner loop may still qualify */
+        hk_buf_reset(&b);
+        rc = hk_buf_printf(&b, "{ /* hk: the loop over %s = %lld..%lld, unrolled */\n", var,
+                           (long long)start, (long long)(start + trip - 1));
+        for (int64_t v = start; !rc && v < start + trip; v++) {
+            rc = hk_buf_appends(&b, "{ ");
+            uint32_t prev = ts.t[hc + 1].start;
+            for (size_t q = hc + 1; q < fend && !rc; q++) {
+                if (!rwl_tok_is_ident(&ts, q, var) || (q > 0 && (rwl_tok_is(&ts, q - 1, ".") || rwl_tok_is(&ts, q - 1, "->"))))
+                    continue;
+                rc = hk_buf_printf(&b, "%.*s(%lld)", (int)(ts.t[q].start - prev), text + prev, (long long)v);
+                prev = ts.t[q].end;
+            }
+            if (!rc)
+                rc = hk_buf_printf(&b, "%.*s }\n", (int)(ts.t[fend - 1].end - prev), text + prev);
+        }
+        if (!rc)
+            rc = hk_buf_appends(&b, "}");
+        if (!rc)
+            rc = rwl_edits_add(&es, ts.t[t].start, ts.t[fend - 1].end, b.data);
+        if (!rc)
+            rc = hk_buf_printf(what, "%s%s (%lld)", what->len ? ", " : "", var, (long long)trip);
+        *copies *= trip;
+        t = fend - 1;   /* its inner loops: next pass, on the unrolled text */
+    }
+    if (!rc && es.n)
+        rc = rwl_edits_apply(text, len, &es, out, out_len);
+out:
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
+    hk_buf_free(&b);
+    km_free(k);
+    an_model_free(m);
+    return rc;
+}
+
+/* The text with kernel's filter loops unrolled (above); *out NULL when none qualified. */
+static int unroll_filter_loops(const char *text, size_t len, const char *kernel, char **out,
+                               size_t *out_len, struct hk_buf *what)
+{
+    *out = NULL;
+    char *cur = NULL;
+    size_t cur_len = len;
+    long copies = 1;
+    int rc = HK_OK;
+    for (int pass = 0; pass < SW_UNROLL_PASSES && !rc; pass++) {
+        char *next = NULL;
+        size_t next_len = 0;
+        rc = unroll_pass(cur ? cur : text, cur ? cur_len : len, kernel, &next, &next_len, &copies, what);
+        if (rc || !next)
+            break;
+        hk_free(cur);
+        cur = next;
+        cur_len = next_len;
+    }
+    if (rc) {
+        hk_free(cur);
+        return rc;
+    }
+    *out = cur;
+    *out_len = cur_len;
+    return HK_OK;
+}
+
+int rw_stencil_window(const char *text, size_t len, const an_model *m, size_t kernel, int kk,
+                      rw_result *out)
+{
+    int rc = window_of(text, len, m, kernel, kk, out);
+    if (rc || out->applicable)
+        return rc;
+    /* refused: with the filter loops unrolled, the offsets may be in sight */
+    const an_function *f = &m->funcs[kernel];
+    char *un = NULL;
+    size_t un_len = 0;
+    an_model *m2 = NULL;
+    rw_result r2;
+    memset(&r2, 0, sizeof r2);
+    struct hk_buf what;
+    hk_buf_init(&what, 128);
+    if ((rc = unroll_filter_loops(text, len, f->name, &un, &un_len, &what)) || !un)
+        goto out;
+    if ((rc = an_analyze(un, un_len, &m2)))
+        goto out;
+    long k2 = an_model_find_kernel(m2, f->name);
+    if (k2 < 0 || (rc = window_of(un, un_len, m2, (size_t)k2, kk, &r2)))
+        goto out;
+    if (r2.applicable) {
+        char *d = hk_asprintf("%s (its filter loops unrolled first: %s iterations)", r2.description, what.data);
+        if (!d) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        hk_free(r2.description);
+        r2.description = d;
+        rw_result_free(out);
+        *out = r2;
+        memset(&r2, 0, sizeof r2);
+    } else if (r2.description) {   /* what still stops it, once unrolled */
+        char *d = hk_asprintf("%s (with its filter loops unrolled, %s iterations: %s)", out->description,
+                              what.data, r2.description);
+        if (!d) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        hk_free(out->description);
+        out->description = d;
+    }
+out:
+    rw_result_free(&r2);
+    an_model_free(m2);
+    hk_free(un);
+    hk_buf_free(&what);
+    if (rc == HK_ENOMEM) {
+        rw_result_free(out);
+        memset(out, 0, sizeof *out);
+    }
+    return rc == HK_ENOMEM ? rc : HK_OK;
 }
 
 /* ---- registry descriptor (registry.h) ---- */

@@ -173,6 +173,38 @@ static const char k_elementwise[] =
  * want (NULL-terminated, may be NULL) must be in its text or description. *axis gets the
  * axis the rewrite asks the grid to be divided along and *div the divisor (0: the spec's
  * grid), when not NULL. */
+/* 2-D 3 x 3 convolution written with loops over its filter, the radius a #define: the loops
+ * are unrolled first, then windowed */
+static const char k_conv_loops[] =
+    "#define RAD 1\n"
+    "__global__ void conv(const float *in, float *out, int nx, int rows)\n"
+    "{\n"
+    "    int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (x < RAD || y < RAD || x >= nx - RAD || y >= rows - RAD)\n"
+    "        return;\n"
+    "    float s = 0.0f;\n"
+    "    for (int i = -RAD; i <= RAD; i++)\n"
+    "        for (int j = -RAD; j <= RAD; j++)\n"
+    "            s += in[(y + i) * nx + x + j] * (1.0f + 0.5f * i - 0.25f * j);\n"
+    "    out[y * nx + x] = s;\n"
+    "}\n";
+
+/* the same with the radius a parameter: nothing to unroll */
+static const char k_conv_param[] =
+    "__global__ void convp(const float *in, float *out, int nx, int rows, int rad)\n"
+    "{\n"
+    "    int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (x < rad || y < rad || x >= nx - rad || y >= rows - rad)\n"
+    "        return;\n"
+    "    float s = 0.0f;\n"
+    "    for (int i = -rad; i <= rad; i++)\n"
+    "        for (int j = -rad; j <= rad; j++)\n"
+    "            s += in[(y + i) * nx + x + j];\n"
+    "    out[y * nx + x] = s;\n"
+    "}\n";
+
 static char *applies_launch(const char *src, const char *kname, int k, const char *const *want,
                             unsigned *axis, unsigned *div)
 {
@@ -247,12 +279,34 @@ static void spellings_get_one_window(void **state)
                                      "along y", "keep the spec's grid", NULL};
     char *g = applies(k_lines_unbounded, "relax", 8, wl);
     rwf_nvcc_compiles(g, "sw_lines_unbounded");
+    /* filter loops with a constant trip: unrolled, then a window of 3 x 3 */
+    static const char *const wc[] = {"hk_win_in[10][3]", "filter loops unrolled first: i (3), j (3)",
+                                     "hk: the loop over i = -1..1, unrolled", NULL};
+    char *h = applies(k_conv_loops, "conv", 8, wc);
+    rwf_nvcc_compiles(h, "sw_conv_loops");
     free(a);
     free(b);
     free(c);
     free(d);
     free(e);
     free(g);
+    free(h);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static int window_call(const fixture *fx, size_t k, rw_result *r)
+{
+    return rw_stencil_window(fx->text, fx->len, fx->m, k, 4, r);
+}
+
+/* The unrolling path runs out of memory cleanly at every allocation. */
+static void unrolled_path_survives_alloc_failures(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(k_conv_loops, &fx);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "conv"), window_call);
+    unload(&fx);
     assert_int_equal(hk_alloc_live(), 0);
 }
 
@@ -265,6 +319,9 @@ static void near_misses_are_refused(void **state)
     /* a tile in __shared__ memory: the model reads the tile, not a window of the input */
     refused(k_tiled, "tl", "not a stencil");
     refused(k_elementwise, "add2", "reads it as elementwise");
+    /* filter loops over a parameter's range: nothing to unroll, and the model reads the
+     * loop sum as a reduction */
+    refused(k_conv_param, "convp", "reads it as reduction");
     assert_int_equal(hk_alloc_live(), 0);
 }
 
@@ -350,6 +407,7 @@ static void emulated_runs_match(void **state)
         {k_unbounded, "nb", "nb(in, out_, nx)", "float", NB, 0, 4},
         {k_lines_unbounded, "relax", "relax(0.5f, 0.1f, in, out_, nx, ny, nz)", "float",
          "dim3 b(nx, 1, 1), g(ny - 2, nz - 2, 1);", 0, 4},
+        {k_conv_loops, "conv", "conv(in, out_, nx, ny * nz)", "float", GRID2, 1, 4},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(runs); i++) {
         /* the grid the rewrite asks for (rw_result.grid_divisor/grid_axis: what the search
@@ -393,6 +451,7 @@ int main(void)
         cmocka_unit_test(registry_refusal_has_line),
         cmocka_unit_test(emulated_runs_match),
         cmocka_unit_test(own_suite_stencil2d),
+        cmocka_unit_test(unrolled_path_survives_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
