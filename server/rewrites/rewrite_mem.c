@@ -1056,7 +1056,7 @@ static const char *gather_problem(const rw_toks *ts, size_t a, size_t b, const a
 
 /* The spec's template argument for the kernel's template type parameter named elem, or
  * NULL (elem is no template parameter of f, or the spec gives no argument there). */
-static const char *template_arg_of(const an_function *f, const char *elem, char *const *targs, size_t n_targs)
+static const char *template_arg_of(const an_function *f, const char *elem, const char *const *targs, size_t n_targs)
 {
     const char *t = f->template_params ? strchr(f->template_params, '<') : NULL;
     size_t el = elem ? strlen(elem) : 0;
@@ -1146,7 +1146,7 @@ static int vec_type_of(const char *text, size_t len, vec_ptr *vp, int width, con
 /* ------------------------------------------------ vectorize: the rewrite */
 
 static int vectorize_once(const char *text, size_t len, const an_model *m, size_t kernel,
-                          int width, char *const *targs, size_t n_targs, rw_result *out)
+                          int width, const char *const *targs, size_t n_targs, rw_result *out)
 {
     memset(out, 0, sizeof *out);
     const an_function *f;
@@ -1238,9 +1238,8 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
             const an_param *pp = &f->params[p];
             size_t close = rwl_tok_is(&ts, k + 1, "[") ? rwl_match_close(&ts, k + 1) : ts.n;
             long as = 0, ak = 0;
-            bool ldg_addr = k > 0 && rwl_tok_is(&ts, k - 1, "&") && in_ldg(&ts, k);
             if (close >= ib || !linear_of(&ts, k + 2, close, sh.idx, als, n_als, 0, &as, &ak) || as < 1 ||
-                (as == 1 && ak != 0) || ldg_addr) {
+                (as == 1 && ak != 0)) {
                 /* another index: a pointer only ever read is read per lane, as written (the
                  * scan goes on inside its subscript, whose accesses are the thread's own) */
                 size_t at = k;
@@ -1353,16 +1352,20 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
         goto na;
     /* a pointer only ever read whose elements have no vector type here (int64_t, a template
      * type the spec does not give) is read per lane at the thread's index, as written */
-    for (size_t p = 0; p < n_ptrs; p++) {
+    for (size_t p = 0; p < n_ptrs;) {
         vec_ptr probe = ptrs[p];
         size_t at;
-        if (ptrs[p].written || gather_problem(&ts, 1, end, &f->params[ptrs[p].param], &at))
+        if (ptrs[p].written || gather_problem(&ts, 1, end, &f->params[ptrs[p].param], &at)) {
+            p++;
             continue;
+        }
         if ((rc = vec_type_of(text, len, &probe, width, template_arg_of(f, probe.elem, targs, n_targs),
                               &why_alloc)))
             goto out;
-        if (!why_alloc)
+        if (!why_alloc) {
+            p++;
             continue;
+        }
         hk_free(why_alloc);
         why_alloc = NULL;
         size_t kept = 0;
@@ -1383,8 +1386,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
         }
         n_sites = kept;
         memmove(&ptrs[p], &ptrs[p + 1], (n_ptrs - p - 1) * sizeof ptrs[0]);
-        n_ptrs--;
-        p--;
+        n_ptrs--;   /* p now names the next pointer */
     }
     if (n_sites == 0)
         elem_stride = 0;
@@ -1929,7 +1931,7 @@ out:
 
 /* vectorize_once on ntext (the kernel normalised: `what` says how), into *out when that
  * applies or says more than the refusal of the spelling. Takes ntext. */
-static int vectorize_normalised(char *ntext, size_t nlen, const char *name, int width, char *const *targs,
+static int vectorize_normalised(char *ntext, size_t nlen, const char *name, int width, const char *const *targs,
                                 size_t n_targs, const char *what, rw_result *out)
 {
     an_model *nm = NULL;
@@ -1966,7 +1968,7 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
 }
 
 int rw_vectorize_targs(const char *text, size_t len, const an_model *m, size_t kernel, int width,
-                       char *const *targs, size_t n_targs, rw_result *out)
+                       const char *const *targs, size_t n_targs, rw_result *out)
 {
     int rc = vectorize_once(text, len, m, kernel, width, targs, n_targs, out);
     if (rc || out->applicable)
@@ -2929,8 +2931,13 @@ static const rw_param vectorize_params[] = {
 
 static int emit_vectorize(const rw_context *c, const int *p, rw_result *out)
 {
-    return rw_vectorize_targs(c->text, c->len, c->m, c->kernel, p[0], c->spec ? c->spec->template_args : NULL,
-                              c->spec ? c->spec->n_template_args : 0, out);
+    const char *const *targs = c->template_args;
+    size_t n_targs = c->n_template_args;
+    if (!targs && c->spec) {
+        targs = (const char *const *)c->spec->template_args;
+        n_targs = c->spec->n_template_args;
+    }
+    return rw_vectorize_targs(c->text, c->len, c->m, c->kernel, p[0], targs, n_targs, out);
 }
 
 const rw_descriptor rw_vectorize_desc = {

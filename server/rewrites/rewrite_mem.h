@@ -73,7 +73,7 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
 /* rw_vectorize with a template kernel's arguments (borrowed; may be NULL when n_targs is
  * 0): the spec's, which name the element type of a template type parameter. */
 int rw_vectorize_targs(const char *text, size_t len, const an_model *m, size_t kernel, int width,
-                       char *const *targs, size_t n_targs, rw_result *out);
+                       const char *const *targs, size_t n_targs, rw_result *out);
 
 /* Routes loads from pointer parameters the kernel never writes (nor lets escape) through the
  * read-only data cache: p[e] becomes __ldg(&p[e]) and *p becomes __ldg(p), for the element

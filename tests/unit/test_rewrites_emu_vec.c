@@ -212,7 +212,7 @@ static const char branch_bf16[] =
     "}\n";
 
 /* Reads at another index of pointers the kernel never writes (issue 13, kernels by others):
- * a neighbour x[i + 1], a bias per column, a per-row value through locals computed from the index (mmcv's focal
+ * a neighbour x[i + 1], a bias per column (also through __ldg), a per-row value through locals computed from the index (mmcv's focal
  * loss: a loop macro, an int64 target, a weight tested against NULL), a table through an
  * index array, a scalar behind a pointer. Each lane reads them with its own index. */
 static const char bias_add[] =
@@ -228,6 +228,14 @@ static const char neighbour_read[] =
     "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "    if (i < n - 1)\n"
     "        o[i] = x[i + 1] - x[i];\n"
+    "}\n";
+static const char bias_ldg[] =
+    "__global__ void bias_ldg(const float *__restrict__ x, const float *__restrict__ b,\n"
+    "                         float *__restrict__ o, int h, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        o[i] = x[i] * __ldg(&b[i % h]);\n"
     "}\n";
 static const char gelu_bias_bf16[] =
     "#include <cuda_bf16.h>\n"
@@ -279,6 +287,8 @@ static void gathers_run(void **state)
          "vec_case<float>(\"bias_add\", BOTH(bias_add(x, y, o, 37, (int)n)));"},
         {neighbour_read, "diff_next", "o.w = x[i + 1] - hk_x.w;",
          "vec_case<float>(\"diff_next\", BOTH(diff_next(x, o, (int)n)));"},
+        {bias_ldg, "bias_ldg", "hk_o.y = hk_x.y * __ldg(&b[i % h]);",
+         "vec_case<float>(\"bias_ldg\", BOTH(bias_ldg(x, y, o, 5, (int)n)));"},
         {gelu_bias_bf16, "gelu_bias", "bias[i % C]",
          "vec_case<__nv_bfloat16>(\"gelu_bias\", BOTH(gelu_bias(o, x, y, 13, (int)n)));"},
         {focal_rows, "focal", "int64_t t = target[n];",
@@ -326,7 +336,7 @@ static void template_spec_run(void **state)
     SKIP_WITHOUT_EMULATOR();
     fixture fx;
     load_text(focal_template, &fx);
-    char f32[] = "float", *targs[] = {f32};
+    const char *targs[] = {"float"};
     rw_result r;
     assert_int_equal(rw_vectorize_targs(fx.text, fx.len, fx.m, kernel(&fx, "focal_t"), 4, targs, 1, &r), HK_OK);
     if (!r.applicable || !strstr(r.text, "if (sizeof(T) == 4 &&"))
@@ -338,6 +348,14 @@ static void template_spec_run(void **state)
     assert_non_null(strstr(r.text, "int64_t label = target[index];"));   /* no int64 vector: per lane */
     assert_non_null(strstr(r.description, "T as the spec's float: the vector path when sizeof(T) == 4"));
     char *cand = strdup(r.text);
+    rw_result_free(&r);
+    /* through the registry, as the search passes its template arguments */
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "focal_t"),
+                      .template_args = targs, .n_template_args = 1};
+    rw_refusal why;
+    assert_int_equal(rw_apply_named("vectorize", &ctx, NULL, &r, &why), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "if (sizeof(T) == 4 &&"));
     rw_result_free(&r);
     /* without the spec's argument T has no vector type */
     assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "focal_t"), 4, &r), HK_OK);
