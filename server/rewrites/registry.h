@@ -47,6 +47,9 @@ typedef struct {
     size_t kernel;             /* index into m->funcs, an AN_KERNEL */
     const struct spec *spec;   /* the bench spec, or NULL when there is none */
     bool hip;                  /* compiled for AMD/DCU */
+    const char *const *template_args; /* the kernel's template arguments (the search's, its
+                                * tunables applied), or NULL: then the spec's, if any */
+    size_t n_template_args;
 } rw_context;
 
 /* Why a rewrite refused (value type). */

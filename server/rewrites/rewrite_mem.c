@@ -11,6 +11,7 @@
 #include "core/hk.h"
 #include "model/kmodel.h"
 #include "spec/infer.h"
+#include "spec/spec.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -210,6 +211,8 @@ typedef struct {
     bool store_only;        /* never read; every write is a top-level `p[i] = ...;` */
     bool carrier;           /* lanes through an element pointer into a uint2/uint4 */
     bool by_branch;         /* element type from a typedef's #if branch: size asserted */
+    bool by_template;       /* element type a template parameter, the spec's argument: the
+                             * vector path only where its size is that argument's */
     const vec_elem *ve;     /* the element type, typedefs resolved */
     char vtype[32];
     int vbytes;
@@ -928,8 +931,222 @@ static int append_lane(struct hk_buf *b, const rw_toks *ts, uint32_t from, uint3
     return append_shifted(b, ts->text + from, to - from, shift);
 }
 
+/* ------------------------------------------------ vectorize: reads at another index */
+
+static bool in_ldg(const rw_toks *ts, size_t k);
+static bool launch_aliases(const an_model *m, const an_function *f, size_t a, size_t b);
+
+/* A read of a pointer the kernel never writes at an index other than the thread's own
+ * (`bias[i % h]`, `target[n]` with `int n = i / c;`, `table[idx[i]]`, `scale[0]`): it stays
+ * a scalar load in each lane's copy of the per-element code, with that lane's index. */
+typedef struct {
+    size_t tok;             /* the pointer's name */
+    size_t param;
+    bool own;               /* at the thread's own index (an element type with no vector) */
+} vec_gather;
+
+/* Functions a subscripted element may be passed to by value (never by reference). */
+static const char *const by_value_calls[] = {
+    "expf", "exp", "__expf", "logf", "log", "__logf", "log1pf", "sqrtf", "sqrt", "rsqrtf",
+    "fabsf", "fabs", "abs", "fmaxf", "fminf", "max", "min", "tanhf", "tanh", "powf", "pow",
+    "sinf", "cosf", "erff", "erf", "__ldg", "__half2float", "__bfloat162float", "__float2half",
+    "__float2bfloat16", "static_cast"};
+
+/* Is the token range (k) a whole argument of a call to a function not known to take it by
+ * value: `f(p[j])`, `f(a, p[j], b)`? first and last are the argument's tokens. */
+static bool argument_of_call(const rw_toks *ts, size_t first, size_t last)
+{
+    if (first == 0 || !(rwl_tok_is(ts, last + 1, ")") || rwl_tok_is(ts, last + 1, ",")))
+        return false;
+    size_t o = first - 1;   /* the call's '(' */
+    if (rwl_tok_is(ts, o, ",")) {
+        int depth = 0;
+        for (; o > 0; o--) {
+            if (rwl_tok_is(ts, o, ")") || rwl_tok_is(ts, o, "]"))
+                depth++;
+            else if ((rwl_tok_is(ts, o, "(") || rwl_tok_is(ts, o, "[")) && depth-- == 0)
+                break;
+        }
+    }
+    if (!rwl_tok_is(ts, o, "(") || o == 0 || ts->t[o - 1].kind != T_IDENT)
+        return false;
+    static const char *const keywords[] = {"if", "while", "switch", "for", "return", "sizeof"};
+    for (size_t w = 0; w < HK_ARRAY_LEN(keywords); w++)
+        if (rwl_tok_is_ident(ts, o - 1, keywords[w]))
+            return false;
+    for (size_t w = 0; w < HK_ARRAY_LEN(by_value_calls); w++)
+        if (rwl_tok_is_ident(ts, o - 1, by_value_calls[w]))
+            return false;
+    return true;
+}
+
+/* Is token k inside a for, while or do statement of the per-element code [a, b)? */
+static bool in_loop_of(const rw_toks *ts, size_t a, size_t b, size_t k)
+{
+    for (size_t q = a; q < k; q++)
+        if ((rwl_tok_is_ident(ts, q, "for") || rwl_tok_is_ident(ts, q, "while") ||
+             rwl_tok_is_ident(ts, q, "do")) && k < rwl_stmt_end(ts, q, b))
+            return true;
+    return false;
+}
+
+static bool null_word(const rw_toks *ts, size_t k)
+{
+    long v;
+    return rwl_tok_is_ident(ts, k, "NULL") || rwl_tok_is_ident(ts, k, "nullptr") ||
+           (int_literal(ts, k, &v) && v == 0);
+}
+
+/* Why pointer parameter pp may not be read per lane at another index: every use of it in
+ * the body tokens [a, b) must only read it (`p[j]` as a value, `*p`, `__ldg(&p[j])`, a test
+ * against NULL), so no store, atomic, pointer copy, offset or address can write its
+ * elements behind the vector form's back. The reason (a phrase), with its token in *at,
+ * or NULL. */
+static const char *gather_problem(const rw_toks *ts, size_t a, size_t b, const an_param *pp, size_t *at)
+{
+    size_t nl = strlen(pp->name);
+    for (size_t k = a; k < b; k++) {
+        if (ts->t[k].kind != T_IDENT || !tok_eq(ts, k, pp->name, nl) || tok_member_or_scope(ts, k))
+            continue;
+        *at = k;
+        if (pp->pointer_depth != 1)
+            return "is a pointer to pointers";
+        bool pre_write = k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--"));
+        if (rwl_tok_is(ts, k + 1, "[")) {
+            size_t close = rwl_match_close(ts, k + 1);
+            if (close >= b)
+                return "has an unbalanced subscript";
+            if (pre_write || rwl_tok_is_assign_op(ts, close + 1) || rwl_tok_is(ts, close + 1, "++") ||
+                rwl_tok_is(ts, close + 1, "--"))
+                return "is written";
+            if (rwl_tok_is(ts, close + 1, ".") || rwl_tok_is(ts, close + 1, "->") ||
+                rwl_tok_is(ts, close + 1, "["))
+                return "has a member or a nested element accessed";
+            if (k > 0 && rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1)) {
+                if (in_ldg(ts, k) && rwl_tok_is(ts, close + 1, ")"))
+                    continue;
+                return "has an element's address taken (an atomic or a call could write it)";
+            }
+            if (!pp->is_const && argument_of_call(ts, k, close))
+                return "has an element passed to a function (a reference parameter could write it)";
+            continue;
+        }
+        if (k > 0 && rwl_tok_is(ts, k - 1, "*") && rwl_unary_position(ts, k - 1)) {
+            if (rwl_tok_is_assign_op(ts, k + 1) || rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k + 1, "--") ||
+                (k > 1 && (rwl_tok_is(ts, k - 2, "++") || rwl_tok_is(ts, k - 2, "--"))))
+                return "is written";
+            if (k > 1 && rwl_tok_is(ts, k - 2, "&"))
+                return "has an element's address taken (an atomic or a call could write it)";
+            if (rwl_tok_is(ts, k + 1, ".") || rwl_tok_is(ts, k + 1, "->"))
+                return "has a member or a nested element accessed";
+            if (!pp->is_const && argument_of_call(ts, k - 1, k))
+                return "has an element passed to a function (a reference parameter could write it)";
+            continue;
+        }
+        /* the pointer's value only tested: `p != NULL`, `NULL == p`, `!p`, `if (p)` */
+        if (((rwl_tok_is(ts, k + 1, "==") || rwl_tok_is(ts, k + 1, "!=")) && null_word(ts, k + 2)) ||
+            (k > 1 && (rwl_tok_is(ts, k - 1, "==") || rwl_tok_is(ts, k - 1, "!=")) && null_word(ts, k - 2)) ||
+            (k > 0 && rwl_tok_is(ts, k - 1, "!")) ||
+            (k > 1 && rwl_tok_is(ts, k - 1, "(") && rwl_tok_is_ident(ts, k - 2, "if") && rwl_tok_is(ts, k + 1, ")")))
+            continue;
+        return "is used as a pointer (passed on, copied, offset or assigned), which could write its elements";
+    }
+    return NULL;
+}
+
+/* The spec's template argument for the kernel's template type parameter named elem, or
+ * NULL (elem is no template parameter of f, or the spec gives no argument there). */
+static const char *template_arg_of(const an_function *f, const char *elem, const char *const *targs, size_t n_targs)
+{
+    const char *t = f->template_params ? strchr(f->template_params, '<') : NULL;
+    size_t el = elem ? strlen(elem) : 0;
+    if (!t || !el || !targs)
+        return NULL;
+    size_t j = 0;
+    int depth = 0;
+    const char *last = NULL;   /* the last identifier of the parameter so far */
+    size_t last_len = 0;
+    bool in_default = false;
+    for (const char *c = t + 1; *c; c++) {
+        if (*c == '<' || *c == '(') {
+            depth++;
+        } else if ((*c == '>' || *c == ')') && depth > 0) {
+            depth--;
+        } else if (depth == 0 && (*c == ',' || *c == '>')) {
+            if (last && last_len == el && memcmp(last, elem, el) == 0)
+                return j < n_targs ? targs[j] : NULL;
+            if (*c == '>')
+                return NULL;
+            j++;
+            last = NULL;
+            in_default = false;
+        } else if (depth == 0 && *c == '=') {
+            in_default = true;
+        } else if (depth == 0 && !in_default && (isalpha((unsigned char)*c) || *c == '_') &&
+                   (c == t + 1 || !(isalnum((unsigned char)c[-1]) || c[-1] == '_'))) {
+            last = c;
+            last_len = 0;
+            while (isalnum((unsigned char)last[last_len]) || last[last_len] == '_')
+                last_len++;
+        }
+    }
+    return NULL;
+}
+
+/* Fills vp's vector type for width lanes (ve, vtype, vbytes, carrier, by_branch,
+ * by_template); targ: the spec's template argument for its element type, or NULL. When it
+ * has none, *why is the reason (new string). HK_ENOMEM. */
+static int vec_type_of(const char *text, size_t len, vec_ptr *vp, int width, const char *targ, char **why)
+{
+    bool by_branch = false;
+    int rc = HK_OK;
+    const vec_elem *e = targ ? vec_elem_of(targ) : param_elem(text, len, vp->elem, why, &by_branch, &rc);
+    if (rc || (!e && *why))
+        return rc;
+    if (!e) {
+        *why = targ ? hk_asprintf("%s has element type %s, the spec's %s (vectorized: float, double, int, "
+                                  "unsigned, __half, __nv_bfloat16)", vp->name, vp->elem, targ)
+                    : hk_asprintf("%s has element type %s (vectorized: float, double, int, "
+                                  "unsigned, __half, __nv_bfloat16)", vp->name, vp->elem);
+        return *why ? HK_OK : HK_ENOMEM;
+    }
+    const char *vt = width == 2 ? e->vec2 : width == 4 ? e->vec4 : NULL;
+    int bytes = e->size * width;
+    if (by_branch || targ) {
+        /* the type is its #if branch's only in a build without -D flags, or the spec's
+         * template argument only in its instantiation: the lanes travel as bytes and are
+         * read through the parameter's own spelling; a static_assert stops a build whose
+         * branch names a type of another size, and an instantiation with a type of another
+         * size takes the scalar loop */
+        const char *c = bytes == 4 ? "unsigned int" : bytes == 8 ? "uint2" : bytes == 16 ? "uint4" : NULL;
+        if (!c) {
+            *why = hk_asprintf("%s (%s by its %s) has no %d-byte carrier for %d lanes", vp->elem,
+                               e->names[0], targ ? "spec's template argument" : "#if branch", bytes, width);
+            return *why ? HK_OK : HK_ENOMEM;
+        }
+        snprintf(vp->vtype, sizeof vp->vtype, "%s", c);
+        vp->carrier = true;
+        vp->by_branch = by_branch;
+        vp->by_template = targ != NULL;
+    } else if (vt) {
+        snprintf(vp->vtype, sizeof vp->vtype, "%s", vt);
+    } else if (e->bit16 && (width == 4 || width == 8)) {
+        snprintf(vp->vtype, sizeof vp->vtype, "%s", width == 4 ? "uint2" : "uint4");
+        vp->carrier = true;
+    } else {
+        *why = hk_asprintf("%s has no %d-wide vector type (%s: widths %s)", vp->elem, width, vp->name,
+                           e->vec4 ? "2 and 4" : e->bit16 ? "2, 4 and 8" : "2");
+        return *why ? HK_OK : HK_ENOMEM;
+    }
+    vp->ve = e;
+    vp->vbytes = bytes;
+    return HK_OK;
+}
+
+/* ------------------------------------------------ vectorize: the rewrite */
+
 static int vectorize_once(const char *text, size_t len, const an_model *m, size_t kernel,
-                          int width, rw_result *out)
+                          int width, const char *const *targs, size_t n_targs, rw_result *out)
 {
     memset(out, 0, sizeof *out);
     const an_function *f;
@@ -945,14 +1162,16 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
     vec_ptr ptrs[VEC_MAX_PTRS];
     vec_site sites[VEC_MAX_SITES];
     vec_alias als[VEC_MAX_ALIASES];
-    size_t n_ptrs = 0, n_sites = 0, n_als = 0;
+    vec_gather gathers[VEC_MAX_SITES];
+    size_t n_ptrs = 0, n_sites = 0, n_als = 0, n_gathers = 0;
     bool *top = NULL, *in_site = NULL;
     long elem_stride = 0;   /* elements per index of every access (p[s * i + k]), 0: none yet */
     char why_buf[512];
     const char *stride_ptr = NULL;
-    struct hk_buf b, names;
+    struct hk_buf b, names, gnames;
     hk_buf_init(&b, RW_TEXT_MAX);
     hk_buf_init(&names, 4096);
+    hk_buf_init(&gnames, 4096);
     char *bound = NULL, *why_alloc = NULL;
     const char *why = NULL;
     km_kernel *km = NULL;
@@ -1021,10 +1240,30 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
             long as = 0, ak = 0;
             if (close >= ib || !linear_of(&ts, k + 2, close, sh.idx, als, n_als, 0, &as, &ak) || as < 1 ||
                 (as == 1 && ak != 0)) {
+                /* another index: a pointer only ever read is read per lane, as written (the
+                 * scan goes on inside its subscript, whose accesses are the thread's own) */
+                size_t at = k;
+                const char *gwhy = gather_problem(&ts, 1, end, pp, &at);
+                if (!gwhy && in_loop_of(&ts, ia, ib, k)) {
+                    why_alloc = hk_asprintf("pointer %s is read at another index inside a loop of the "
+                                            "per-element code (a reduction over a row or a window, not "
+                                            "elementwise: left to the class's rewrite)", pp->name);
+                    break;
+                }
+                if (!gwhy) {
+                    if (n_gathers == VEC_MAX_SITES) {
+                        why = "too many pointer accesses in the per-element code";
+                        break;
+                    }
+                    gathers[n_gathers++] = (vec_gather){k, (size_t)p, false};
+                    continue;
+                }
                 why_alloc = hk_asprintf("pointer %s is used other than as %s[%s] or %s[s * %s + k] "
-                                        "(another index, a dereference or the pointer itself), so "
-                                        "its elements are not the thread's own", pp->name, pp->name,
-                                        sh.idx, pp->name, sh.idx);
+                                        "(another index, a dereference or the pointer itself) and "
+                                        "%s (line %u), so its elements are not the thread's own: only "
+                                        "a pointer the kernel never writes is read per element at "
+                                        "another index", pp->name, pp->name, sh.idx, pp->name, sh.idx,
+                                        gwhy, line_of(text, ts.t[at].start));
                 break;
             }
             char acc[200];
@@ -1111,6 +1350,46 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
         goto na_alloc;
     if (why)
         goto na;
+    /* a pointer only ever read whose elements have no vector type here (int64_t, a template
+     * type the spec does not give) is read per lane at the thread's index, as written */
+    for (size_t p = 0; p < n_ptrs;) {
+        vec_ptr probe = ptrs[p];
+        size_t at;
+        if (ptrs[p].written || gather_problem(&ts, 1, end, &f->params[ptrs[p].param], &at)) {
+            p++;
+            continue;
+        }
+        if ((rc = vec_type_of(text, len, &probe, width, template_arg_of(f, probe.elem, targs, n_targs),
+                              &why_alloc)))
+            goto out;
+        if (!why_alloc) {
+            p++;
+            continue;
+        }
+        hk_free(why_alloc);
+        why_alloc = NULL;
+        size_t kept = 0;
+        for (size_t t = 0; t < n_sites; t++) {
+            if (sites[t].ptr != p) {
+                sites[kept] = sites[t];
+                sites[kept].ptr -= sites[kept].ptr > p;
+                kept++;
+                continue;
+            }
+            if (n_gathers == VEC_MAX_SITES) {
+                why = "too many pointer accesses in the per-element code";
+                goto na;
+            }
+            gathers[n_gathers++] = (vec_gather){sites[t].tok, ptrs[p].param, true};
+            for (size_t q = sites[t].tok; q <= sites[t].close; q++)
+                in_site[q] = false;
+        }
+        n_sites = kept;
+        memmove(&ptrs[p], &ptrs[p + 1], (n_ptrs - p - 1) * sizeof ptrs[0]);
+        n_ptrs--;   /* p now names the next pointer */
+    }
+    if (n_sites == 0)
+        elem_stride = 0;
     const long S = elem_stride ? elem_stride : 1;
     if ((why = strided_problem(sites, n_sites, ptrs, n_ptrs, top, S, width, sh.idx, why_buf,
                                sizeof why_buf)))
@@ -1141,45 +1420,11 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
     }
     /* vector types */
     for (size_t p = 0; p < n_ptrs; p++) {
-        vec_ptr *vp = &ptrs[p];
-        bool by_branch = false;
-        const vec_elem *e = param_elem(text, len, vp->elem, &why_alloc, &by_branch, &rc);
-        if (rc)
+        if ((rc = vec_type_of(text, len, &ptrs[p], width, template_arg_of(f, ptrs[p].elem, targs, n_targs),
+                              &why_alloc)))
             goto out;
-        if (!e && why_alloc)
+        if (why_alloc)
             goto na_alloc;
-        if (!e) {
-            why_alloc = hk_asprintf("%s has element type %s (vectorized: float, double, int, "
-                                    "unsigned, __half, __nv_bfloat16)", vp->name, vp->elem);
-            goto na_alloc;
-        }
-        const char *vt = width == 2 ? e->vec2 : width == 4 ? e->vec4 : NULL;
-        int bytes = e->size * width;
-        if (by_branch) {
-            /* the type is its #if branch's only in a build without -D flags: the lanes travel
-             * as bytes and are read through the parameter's own spelling, and a static_assert
-             * stops a build whose branch names a type of another size */
-            const char *c = bytes == 4 ? "unsigned int" : bytes == 8 ? "uint2" : bytes == 16 ? "uint4" : NULL;
-            if (!c) {
-                why_alloc = hk_asprintf("%s (%s by its #if branch) has no %d-byte carrier for %d lanes",
-                                        vp->elem, e->names[0], bytes, width);
-                goto na_alloc;
-            }
-            snprintf(vp->vtype, sizeof vp->vtype, "%s", c);
-            vp->carrier = true;
-            vp->by_branch = true;
-        } else if (vt) {
-            snprintf(vp->vtype, sizeof vp->vtype, "%s", vt);
-        } else if (e->bit16 && (width == 4 || width == 8)) {
-            snprintf(vp->vtype, sizeof vp->vtype, "%s", width == 4 ? "uint2" : "uint4");
-            vp->carrier = true;
-        } else {
-            why_alloc = hk_asprintf("%s has no %d-wide vector type (%s: widths %s)", vp->elem, width,
-                                    vp->name, e->vec4 ? "2 and 4" : e->bit16 ? "2, 4 and 8" : "2");
-            goto na_alloc;
-        }
-        vp->ve = e;
-        vp->vbytes = e->size * width;
     }
     /* the names the vector form declares must not hide ones the per-element code or the
      * bound uses (a prologue's, say) */
@@ -1223,6 +1468,42 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
                                     pr->name, sh.idx, pw->name, sh.idx);
             goto na_alloc;
         }
+        /* the same for a read at the thread's index left a scalar load */
+        for (size_t g = 0; g < n_gathers; g++) {
+            const vec_ptr *pw = &ptrs[sites[w].ptr];
+            const an_param *gp = &f->params[gathers[g].param];
+            const char *ge = gp->elem_type ? gp->elem_type : "";
+            if (!gathers[g].own || gathers[g].tok <= sites[w].stmt_end || gathers[g].param == pw->param ||
+                (strcmp(pw->elem, ge) != 0 && vec_elem_of(ge) != pw->ve) ||
+                f->params[pw->param].is_restrict || gp->is_restrict)
+                continue;
+            why_alloc = hk_asprintf("%s[%s] is read after %s[%s] is written: if the two alias (an "
+                                    "in-place call) the vector form would read a stale value "
+                                    "(__restrict__ on either rules that out)",
+                                    gp->name, sh.idx, pw->name, sh.idx);
+            goto na_alloc;
+        }
+    }
+    /* A read at another index of a pointer that aliases a written one would read an element
+     * another thread of the original writes (a race there) unless that element is the
+     * thread's own, which a kernel spells p[i]: so only a launch of the file that passes
+     * both the same pointer refuses. */
+    for (size_t g = 0; g < n_gathers; g++) {
+        bool again = false;
+        for (size_t h = 0; h < g && !again; h++)
+            again = gathers[h].param == gathers[g].param;
+        if (again)
+            continue;
+        if ((rc = hk_buf_printf(&gnames, "%s%s", gnames.len ? ", " : "", f->params[gathers[g].param].name)))
+            goto out;
+        for (size_t p = 0; p < n_ptrs; p++)
+            if (ptrs[p].written && launch_aliases(m, f, gathers[g].param, ptrs[p].param)) {
+                why_alloc = hk_asprintf("a launch in the file passes the same pointer as %s, read at "
+                                        "another index, and %s, written at the thread's own: the "
+                                        "vector form would read a stale element",
+                                        f->params[gathers[g].param].name, ptrs[p].name);
+                goto na_alloc;
+            }
     }
 
     /* ---- the new code ---- */
@@ -1280,9 +1561,19 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
         "%s    const auto hk_n = %s;\n"
         "%s    if (",
         ind, T, sh.init, ind, T, stride, ind, bound, ind);
-    for (size_t p = 0; p < n_ptrs && !rc; p++)
+    size_t terms = 0;   /* a template type of another size than the spec's: the scalar loop */
+    for (size_t p = 0; p < n_ptrs && !rc; p++) {
+        bool again = false;
+        for (size_t q = 0; q < p && !again; q++)
+            again = ptrs[q].by_template && strcmp(ptrs[q].elem, ptrs[p].elem) == 0;
+        if (ptrs[p].by_template && !again)
+            rc = hk_buf_printf(&b, "%s%s%ssizeof(%s) == %d", terms ? " &&\n" : "", terms ? ind : "",
+                               terms ? "        " : "", ptrs[p].elem, ptrs[p].ve->size);
+        terms += ptrs[p].by_template && !again;
+    }
+    for (size_t p = 0; p < n_ptrs && !rc; p++, terms++)
         rc = hk_buf_printf(&b, "%s%s%sreinterpret_cast<unsigned long long>(%s) %% %d == 0",
-                           p ? " &&\n" : "", p ? ind : "", p ? "        " : "", ptrs[p].name,
+                           terms ? " &&\n" : "", terms ? ind : "", terms ? "        " : "", ptrs[p].name,
                            ptrs[p].vbytes);
     if (rc)
         goto out;
@@ -1367,17 +1658,28 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
     char *repl = hk_buf_steal(&b);
     if ((rc = rwl_edits_add_owned(&es, sh.repl_start, sh.repl_end, repl)))
         goto out;
-    char *desc;
+    char *desc, gather_note[800] = "";
+    size_t gl = 0;
+    if (n_gathers)
+        gl = (size_t)snprintf(gather_note, sizeof gather_note, "; %s read by scalar loads in each lane",
+                              gnames.data);
+    for (size_t p = 0; p < n_ptrs && gl < sizeof gather_note; p++)
+        if (ptrs[p].by_template) {
+            gl += (size_t)snprintf(gather_note + gl, sizeof gather_note - gl, "; %s as the spec's %s: "
+                                   "the vector path when sizeof(%s) == %d", ptrs[p].elem,
+                                   ptrs[p].ve->names[0], ptrs[p].elem, ptrs[p].ve->size);
+            break;
+        }
     if (S > 1 || sh.prologue)
         desc = hk_asprintf("kernel %s: %d-wide vector loads/stores of %s (%d %s of %ld "
                            "elements per vector; %s form%s, now a grid-stride loop with a scalar "
-                           "tail and an alignment fallback)", f->name, width, names.data, per,
+                           "tail and an alignment fallback%s)", f->name, width, names.data, per,
                            per == 1 ? "index" : "indices", S, sh.form,
-                           sh.prologue ? " after a prologue kept before it" : "");
+                           sh.prologue ? " after a prologue kept before it" : "", gather_note);
     else
         desc = hk_asprintf("kernel %s: %d-wide vector loads/stores of %s (%s form, now a "
-                           "grid-stride loop with a scalar tail and an alignment fallback)",
-                           f->name, width, names.data, sh.form);
+                           "grid-stride loop with a scalar tail and an alignment fallback%s)",
+                           f->name, width, names.data, sh.form, gather_note);
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     if (rc == HK_OK && out->applicable)
         out->keeps_grid = sh.whole_grid;   /* its bound is the grid: no other grid */
@@ -1403,6 +1705,7 @@ out:
     km_free(km);
     hk_buf_free(&b);
     hk_buf_free(&names);
+    hk_buf_free(&gnames);
     vec_shape_free(&sh);
     rwl_edits_free(&es);
     rwl_toks_free(&ts);
@@ -1628,8 +1931,8 @@ out:
 
 /* vectorize_once on ntext (the kernel normalised: `what` says how), into *out when that
  * applies or says more than the refusal of the spelling. Takes ntext. */
-static int vectorize_normalised(char *ntext, size_t nlen, const char *name, int width, const char *what,
-                                rw_result *out)
+static int vectorize_normalised(char *ntext, size_t nlen, const char *name, int width, const char *const *targs,
+                                size_t n_targs, const char *what, rw_result *out)
 {
     an_model *nm = NULL;
     rw_result r2 = {0};
@@ -1639,7 +1942,7 @@ static int vectorize_normalised(char *ntext, size_t nlen, const char *name, int 
         goto out;
     }
     long nk = an_model_find_kernel(nm, name);
-    if (nk < 0 || (rc = vectorize_once(ntext, nlen, nm, (size_t)nk, width, &r2)))
+    if (nk < 0 || (rc = vectorize_once(ntext, nlen, nm, (size_t)nk, width, targs, n_targs, &r2)))
         goto out;
     char *desc = hk_asprintf("%s (%s)", r2.description, what);
     if (!desc) {
@@ -1661,7 +1964,13 @@ out:
 int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel, int width,
                  rw_result *out)
 {
-    int rc = vectorize_once(text, len, m, kernel, width, out);
+    return rw_vectorize_targs(text, len, m, kernel, width, NULL, 0, out);
+}
+
+int rw_vectorize_targs(const char *text, size_t len, const an_model *m, size_t kernel, int width,
+                       const char *const *targs, size_t n_targs, rw_result *out)
+{
+    int rc = vectorize_once(text, len, m, kernel, width, targs, n_targs, out);
     if (rc || out->applicable)
         return rc;
     /* other spellings of the loop, normalised to the for loop the checks above read: a
@@ -1675,11 +1984,12 @@ int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel,
         if (!(what = hk_asprintf("the %s loop macro expanded", macro))) {
             rc = HK_ENOMEM;
         } else {
-            rc = vectorize_normalised(ntext, nlen, f->name, width, what, out);
+            rc = vectorize_normalised(ntext, nlen, f->name, width, targs, n_targs, what, out);
             ntext = NULL;   /* taken */
         }
     } else if (!rc && (ntext = while_as_for(text, len, f, &nlen, &rc))) {
-        rc = vectorize_normalised(ntext, nlen, f->name, width, "the while loop read as a for loop", out);
+        rc = vectorize_normalised(ntext, nlen, f->name, width, targs, n_targs,
+                                  "the while loop read as a for loop", out);
         ntext = NULL;
     }
     hk_free(ntext);
@@ -2621,7 +2931,13 @@ static const rw_param vectorize_params[] = {
 
 static int emit_vectorize(const rw_context *c, const int *p, rw_result *out)
 {
-    return rw_vectorize(c->text, c->len, c->m, c->kernel, p[0], out);
+    const char *const *targs = c->template_args;
+    size_t n_targs = c->n_template_args;
+    if (!targs && c->spec) {
+        targs = (const char *const *)c->spec->template_args;
+        n_targs = c->spec->n_template_args;
+    }
+    return rw_vectorize_targs(c->text, c->len, c->m, c->kernel, p[0], targs, n_targs, out);
 }
 
 const rw_descriptor rw_vectorize_desc = {

@@ -46,8 +46,19 @@
  * top-level statement, and a pointer only read must read all s.
  * Before an existing grid-stride loop other statements may come (a __shared__ table's fill
  * and __syncthreads(), as rw_invariant_table leaves them): they stay before it, unchanged.
+ * A pointer the kernel never writes (every use in the body a read: p[j] as a value, *p,
+ * __ldg(&p[j]), a test against NULL; an element passed to an unknown function only when
+ * p points to const) may be read at any other index (a bias b[i % h], a row's value t[n]
+ * with `int n = i / c;`, a table t[idx[i]], a scalar *s or s[0]): those reads stay scalar
+ * loads in each lane's copy, with the lane's own index; so does its read at i when its
+ * element type has no vector (int64_t). Not applicable when a launch of the file passes
+ * such a pointer and a written one the same argument.
+ * A template element type T with the spec's argument (targs, the spec's template_args by
+ * position) travels as bytes (uint2/uint4 by size) read through T, the vector path taken
+ * only when sizeof(T) is that argument's size (other instantiations run the scalar loop).
  * Not applicable (with the reason):
- * another shape; any other access of a pointer (p[i + 1], p[j], *p, &p[i], p passed on);
+ * another shape; any other access of a pointer that the kernel writes (p[i + 1], p[j], *p,
+ * &p[i], p passed on) or that could be written through it (a copy, an offset, an address);
  * mixed strides, k >= s, an element of a written pointer stored twice, conditionally or
  * not at all, a read-only pointer read at only some of its s elements, a width that is not
  * a multiple of s; a name the vector form declares (hk_start, hk_<pointer>...) used by the
@@ -58,6 +69,11 @@
  * as an in-place call does, the vector form would read a stale value); no pointer written. */
 int rw_vectorize(const char *text, size_t len, const an_model *m, size_t kernel, int width,
                  rw_result *out);
+
+/* rw_vectorize with a template kernel's arguments (borrowed; may be NULL when n_targs is
+ * 0): the spec's, which name the element type of a template type parameter. */
+int rw_vectorize_targs(const char *text, size_t len, const an_model *m, size_t kernel, int width,
+                       const char *const *targs, size_t n_targs, rw_result *out);
 
 /* Routes loads from pointer parameters the kernel never writes (nor lets escape) through the
  * read-only data cache: p[e] becomes __ldg(&p[e]) and *p becomes __ldg(p), for the element

@@ -346,10 +346,11 @@ static bool kernel_has_static_shared(const an_function *f)
 
 /* Applies structural rewrite st to text (model m, kernel) through the rewrite registry's
  * driver: HK_EINVAL for a name the registry does not have or parameters it refuses. */
-static int apply_struct(const search_struct *st, bool hip, const char *text, size_t len,
+static int apply_struct(const search_struct *st, const search_launch *l, const char *text, size_t len,
                         const an_model *m, size_t kernel, rw_result *r)
 {
-    rw_context ctx = {.text = text, .len = len, .m = m, .kernel = kernel, .hip = hip};
+    rw_context ctx = {.text = text, .len = len, .m = m, .kernel = kernel, .hip = l->hip_target,
+                      .template_args = l->template_args, .n_template_args = l->n_template_args};
     const rw_descriptor *d = rw_find(st->rewrite);
     memset(r, 0, sizeof *r);
     if (!d || (d->flags & RW_SEARCH_AXIS))   /* those are the search's own axes */
@@ -416,7 +417,7 @@ static int add_struct_axis(search *s)
         if (st.block_size > 1024)
             st.block_size = 0;
         rw_result r;
-        int rc = apply_struct(&st, l->hip_target, s->text, s->len, s->m, s->kernel, &r);
+        int rc = apply_struct(&st, l, s->text, s->len, s->m, s->kernel, &r);
         bool ok = rc == HK_OK && r.applicable;
         if (rc == HK_EINVAL)
             HK_DEBUG("search: structural rewrite %s is not one the engine has", st.rewrite);
@@ -723,7 +724,8 @@ static int vectorize_after_table(search *s, work *w, const search_struct *sst, i
     if (vw != 2 && vw != 4 && vw != 8)
         return HK_OK;
     rw_result r;
-    int rc = rw_vectorize(w->text, w->len, work_model(s, w), w->kernel, vw, &r);
+    int rc = rw_vectorize_targs(w->text, w->len, work_model(s, w), w->kernel, vw, s->launch.template_args,
+                                s->launch.n_template_args, &r);
     if (rc == HK_ENOMEM) {
         rw_result_free(&r);
         return rc;
@@ -814,8 +816,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
                 break;
             c->pub.grid_stride = true;
         }
-        rc = apply_struct(sst, s->launch.hip_target, w.text, w.len, work_model(s, &w), w.kernel,
-                          &r);
+        rc = apply_struct(sst, &s->launch, w.text, w.len, work_model(s, &w), w.kernel, &r);
         keeps_launch = rc == HK_OK && r.applicable && r.keeps_launch;
         keeps_grid = keeps_launch || (rc == HK_OK && r.applicable && r.keeps_grid);
         if (rc == HK_OK && r.applicable && r.grid_divisor > 1)

@@ -298,7 +298,9 @@ static void test_vectorize_refusals(void **state)
         int width;
         const char *reason;
     } no[] = {
-        {"neighbour", 4, "pointer x is used other than as x[i]"},
+        {"neighbour", 4, "pointer y is used other than as y[i] or y[s * i + k] (another index, a "
+                         "dereference or the pointer itself) and is written"},
+        {"gemv_rows", 4, "pointer A is read at another index inside a loop of the per-element code"},
         {"reduce", 4, "atomic"},
         {"carried", 4, "updates acc, declared outside it"},
         {"maybe_alias", 4, "x[i] is read after y[i] is written"},

@@ -512,7 +512,7 @@ static void macro_other_element_refused(void **state)
     vec_refused(LOOP_MACRO
                 "__global__ void shift(const float *x, float *y, int n)\n"
                 "{\n"
-                "    CUDA_1D_KERNEL_LOOP(i, n) { y[i] = x[i + 1]; }\n"
+                "    CUDA_1D_KERNEL_LOOP(i, n) { y[i] = x[i] + y[i + 1]; }\n"
                 "}\n",
                 "shift", "loop macro expanded");
 }

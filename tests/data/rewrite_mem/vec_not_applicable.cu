@@ -1,12 +1,13 @@
 // Rewrite fixture: kernels rw_vectorize must refuse, each for a reason the test checks.
 #include <cuda_runtime.h>
 
-// a neighbour's element
+// a neighbour's element of a pointer the kernel writes (of one it only reads, x[i + 1]
+// would be read per lane)
 __global__ void neighbour(const float *x, float *y, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n - 1)
-        y[i] = x[i + 1] - x[i];
+        y[i] = y[i + 1] - x[i];
 }
 
 // a reduction through an atomic
@@ -85,3 +86,15 @@ __global__ void reads_only(const float *x, int n)
 }
 
 template __global__ void templ<float>(const float *, float *, int);
+
+// reads at other indices in a loop per element: a row reduction, not elementwise
+__global__ void gemv_rows(const float *A, const float *x, float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float s = 0.0f;
+        for (int j = 0; j < n; j++)
+            s += A[i * n + j] * x[j];
+        y[i] = s;
+    }
+}
