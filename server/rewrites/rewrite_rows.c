@@ -3,6 +3,7 @@
  * that keeps the lanes of a warp independent, and renders a new body from source slices of
  * the old one; the result is re-analysed by rwl_finish. */
 #include "rewrites/rewrite_rows.h"
+#include "rewrites/rewrite_accum.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 
@@ -1353,199 +1354,6 @@ static int render(const rr_scan *s, struct hk_buf *b)
     return HK_OK;
 }
 
-/* ------------------------------------------------------------------ accumulators */
-
-/* A thread-per-row kernel written as `for (j ...) tmp[i] += A[i * n + j] * x[j];` sums into
- * memory: tmp[i] is loaded and stored on every iteration (the compiler cannot keep it in a
- * register while the loads through A and x might alias it). The pre-pass below gives each
- * such loop a register accumulator instead, summed into tmp[i] once after the loop:
- *   T hk_accK = 0; for (j ...) hk_accK += A[...] * x[j]; tmp[i] += hk_accK;
- * which the warp-per-row scan then reads as an ordinary sum reduction. It applies to a
- * pointer parameter P (non-const, of a scalar arithmetic element type) only when, inside an
- * innermost loop, every use of P is `P[I] += E;` or `P[I] -= E;` with one index I that
- * names nothing the loop changes and reads no memory, and the loop has no return or goto.
- * The sum is reassociated (tmp[i] + (a0 + a1 + ...) instead of ((tmp[i] + a0) + a1) ...),
- * as every reduction rewrite does; the referee's tolerance and fp64 rule judge the result. */
-#define RR_MAX_ACCS 8
-
-static const char *const acc_types[] = {"float", "double", "int", "unsigned", "unsigned int",
-                                        "long", "long long", "unsigned long", "unsigned long long"};
-
-/* Do tokens a and b spell the same text? */
-static bool same_tok(const rw_toks *ts, size_t a, size_t b)
-{
-    size_t la = ts->t[a].end - ts->t[a].start, lb = ts->t[b].end - ts->t[b].start;
-    return la == lb && !memcmp(ts->text + ts->t[a].start, ts->text + ts->t[b].start, la);
-}
-
-/* The element type of kernel pointer parameter `name` when it may get an accumulator. */
-static const char *acc_type(const an_function *f, const rw_toks *ts, size_t k)
-{
-    for (size_t i = 0; i < f->n_params; i++) {
-        const an_param *pa = &f->params[i];
-        if (!pa->name || !rwl_tok_is(ts, k, pa->name))
-            continue;
-        if (pa->pointer_depth != 1 || pa->is_const || !pa->elem_type)
-            return NULL;
-        for (size_t t = 0; t < HK_ARRAY_LEN(acc_types); t++)
-            if (!strcmp(pa->elem_type, acc_types[t]))
-                return acc_types[t];
-        return NULL;
-    }
-    return NULL;
-}
-
-/* Does the loop [a, b) (header and body) change the name at token k (an occurrence of it
- * that is written: assigned, incremented, decremented)? */
-static bool loop_changes(const rw_toks *ts, size_t a, size_t b, size_t k)
-{
-    for (size_t q = a; q < b; q++) {
-        if (!is_use(ts, q) || !same_tok(ts, q, k))
-            continue;
-        if (rwl_tok_is_assign_op(ts, q + 1) || rwl_tok_is(ts, q + 1, "++") || rwl_tok_is(ts, q + 1, "--") ||
-            (q > 0 && (rwl_tok_is(ts, q - 1, "++") || rwl_tok_is(ts, q - 1, "--") ||
-                       (rwl_tok_is(ts, q - 1, "&") && rwl_unary_position(ts, q - 1)))))
-            return true;
-    }
-    return false;
-}
-
-typedef struct {
-    size_t p;              /* a token naming the pointer */
-    const char *type;
-    size_t ia, ib;         /* its index I, inside the brackets */
-    size_t ops[32];        /* each use's `P` token */
-    size_t n_ops;
-} rr_acc;
-
-/* Checks loop [fa, fend) (fa the `for`, hc its header's `)`) for accumulations; adds the
- * pointers that qualify to accs. */
-static void loop_accs(const rw_toks *ts, const an_function *f, size_t fa, size_t hc, size_t fend,
-                      rr_acc *accs, size_t *n_accs)
-{
-    for (size_t k = hc + 1; k < fend; k++)
-        if (rwl_tok_is(ts, k, "for") || rwl_tok_is(ts, k, "while") || rwl_tok_is(ts, k, "do") ||
-            rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto"))
-            return;   /* innermost loops without an early exit only */
-    for (size_t k = hc + 1; k < fend; k++) {
-        const char *type;
-        if (!is_use(ts, k) || !(type = acc_type(f, ts, k)))
-            continue;
-        bool seen = false;
-        for (size_t i = 0; i < *n_accs && !seen; i++)
-            seen = same_tok(ts, accs[i].p, k);
-        if (seen || *n_accs >= RR_MAX_ACCS)
-            continue;
-        /* every use of this pointer in the loop, header included */
-        rr_acc a = {.p = k, .type = type};
-        bool ok = true;
-        char first[RR_INDEX] = "";
-        for (size_t q = fa; q < fend && ok; q++) {
-            if (!is_use(ts, q) || !same_tok(ts, q, k))
-                continue;
-            size_t c;
-            ok = q > hc && rwl_tok_is(ts, q + 1, "[") && (c = rwl_match_close(ts, q + 1)) < fend &&
-                 (rwl_tok_is(ts, c + 1, "+=") || rwl_tok_is(ts, c + 1, "-=")) &&
-                 (q == hc + 1 || rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") ||
-                  rwl_tok_is(ts, q - 1, "}") || rwl_tok_is(ts, q - 1, ")") || rwl_tok_is(ts, q - 1, "else")) &&
-                 a.n_ops < HK_ARRAY_LEN(a.ops);
-            if (!ok)
-                break;
-            char idx[RR_INDEX];
-            rwl_compact_index(ts, q + 2, c, idx, sizeof idx);
-            if (!a.n_ops) {
-                snprintf(first, sizeof first, "%s", idx);
-                a.ia = q + 2;
-                a.ib = c;
-            }
-            ok = !strcmp(idx, first);
-            /* I: names the loop does not change, no memory read, no call */
-            for (size_t t = q + 2; t < c && ok; t++)
-                ok = !rwl_tok_is(ts, t, "[") && !(is_use(ts, t) && rwl_tok_is(ts, t + 1, "(")) &&
-                     !(is_use(ts, t) && loop_changes(ts, fa, fend, t));
-            a.ops[a.n_ops++] = q;
-        }
-        if (ok && a.n_ops)
-            accs[(*n_accs)++] = a;
-    }
-}
-
-/* The body [a, b) of f's text with every qualifying accumulation moved into a register
- * (above). *out NULL when nothing qualified; else the new body text (hk_free) and what,
- * e.g. "`tmp[i]`". */
-static int accumulate_locally(const char *text, const an_function *f, const rw_toks *ts, char **out,
-                              char *what, size_t what_size)
-{
-    *out = NULL;
-    what[0] = '\0';
-    rw_edits es = {0};
-    int rc = HK_OK;
-    unsigned serial = 0;
-    for (size_t k = 0; k < ts->n && !rc; k++) {
-        if (!rwl_tok_is(ts, k, "for") || !rwl_tok_is(ts, k + 1, "("))
-            continue;
-        size_t hc = rwl_match_close(ts, k + 1);
-        if (hc >= ts->n)
-            break;
-        size_t fend = rwl_stmt_end(ts, hc + 1, ts->n);
-        rr_acc accs[RR_MAX_ACCS];
-        size_t n = 0;
-        loop_accs(ts, f, k, hc, fend, accs, &n);
-        if (!n)
-            continue;
-        /* a loop that is a statement of a block takes declarations before it; one that is
-         * the body of an if/else/loop gets braces */
-        bool in_block = k == 0 || rwl_tok_is(ts, k - 1, "{") || rwl_tok_is(ts, k - 1, ";") ||
-                        rwl_tok_is(ts, k - 1, "}");
-        struct hk_buf before, after;
-        hk_buf_init(&before, 256);
-        hk_buf_init(&after, 256);
-        rc = hk_buf_appends(&before, in_block ? "" : "{ ");
-        for (size_t i = 0; i < n && !rc; i++) {
-            char *idx = rwl_tok_text(ts, accs[i].ia, accs[i].ib);
-            char *ptr = rwl_tok_text(ts, accs[i].p, accs[i].p + 1);
-            if (!idx || !ptr)
-                rc = HK_ENOMEM;
-            if (!rc)
-                rc = hk_buf_printf(&before, "%s hk_acc%u = 0; ", accs[i].type, serial);
-            if (!rc)
-                rc = hk_buf_printf(&after, " %s[%s] += hk_acc%u;", ptr, idx, serial);
-            if (!rc && strlen(what) + strlen(ptr) + strlen(idx) + 8 < what_size)
-                snprintf(what + strlen(what), what_size - strlen(what), "%s`%s[%s]`", what[0] ? ", " : "",
-                         ptr, idx);
-            char acc[32];
-            snprintf(acc, sizeof acc, "hk_acc%u", serial++);
-            for (size_t o = 0; o < accs[i].n_ops && !rc; o++) {   /* `P[I]` -> hk_accK */
-                size_t q = accs[i].ops[o], c = rwl_match_close(ts, q + 1);
-                rc = rwl_edits_add(&es, ts->t[q].start, ts->t[c].end, acc);
-            }
-            hk_free(idx);
-            hk_free(ptr);
-        }
-        if (!rc && !in_block)
-            rc = hk_buf_appends(&after, " }");
-        if (!rc)
-            rc = rwl_edits_add(&es, ts->t[k].start, ts->t[k].start, before.data);
-        if (!rc)
-            rc = rwl_edits_add(&es, ts->t[fend - 1].end, ts->t[fend - 1].end, after.data);
-        hk_buf_free(&before);
-        hk_buf_free(&after);
-        k = fend - 1;
-    }
-    if (!rc && es.n) {
-        /* the edits are offsets into text: apply them to the body's span alone */
-        uint32_t a = f->body_span.start_byte, b = f->body_span.end_byte;
-        for (size_t i = 0; i < es.n; i++) {
-            es.e[i].start -= a;
-            es.e[i].end -= a;
-        }
-        size_t n_out;
-        rc = rwl_edits_apply(text + a, b - a, &es, out, &n_out);
-    }
-    rwl_edits_free(&es);
-    return rc;
-}
-
 /* A thread-per-column kernel (`for (i ...) s += A[i * n + j];`, j the thread's index)
  * already reads coalesced: its lanes read neighbouring elements. A warp per "row" j would
  * have its lanes read n apart instead, slower than the original. *found, with the access in
@@ -1616,7 +1424,7 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
         /* sums into memory inside the loops: with register accumulators, scan again */
         snprintf(first_why, sizeof first_why, "%s", why);
         why = first_why;
-        if ((rc = accumulate_locally(text, f, &ts, &acc_body, acc_what, sizeof acc_what)))
+        if ((rc = rwa_accumulate_body(text, f, &ts, &acc_body, acc_what, sizeof acc_what)))
             goto out;
         if (!acc_body)
             goto na;

@@ -357,6 +357,58 @@ static void test_histogram_launch_pairs(void **state)
     assert_int_equal(hk_alloc_live(), live0);
 }
 
+/* The register-accumulator skill fits a loop that sums into memory, written with and
+ * without braces, on every architecture that has it, and not a loop that sums into a local. */
+static void test_register_accumulator_fits(void **state)
+{
+    (void)state;
+    long live0 = hk_alloc_live();
+    static const char *const fit[] = {
+        "__global__ void atax2(int nx, int ny, const float *A, float *y, const float *t)\n"
+        "{\n"
+        "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (j < ny)\n"
+        "        for (int i = 0; i < nx; i++)\n"
+        "            y[j] += A[i * ny + j] * t[i];\n"
+        "}\n",
+        "__global__ void mean(int m, int n, float *mean, const float *d)\n"
+        "{\n"
+        "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (j < m) {\n"
+        "        mean[j] = 0.0f;\n"
+        "        for (int i = 0; i < n; i++) {\n"
+        "            mean[j] -= d[i * m + j];\n"
+        "        }\n"
+        "    }\n"
+        "}\n",
+    };
+    static const char local_sum[] =
+        "__global__ void colsum(int nx, int ny, const float *A, float *y)\n"
+        "{\n"
+        "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    float s = 0.0f;\n"
+        "    for (int i = 0; i < nx && j < ny; i++)\n"
+        "        s += A[i * ny + j];\n"
+        "    if (j < ny) y[j] = s;\n"
+        "}\n";
+    static const char *const arches[] = {"sm_90", "sm_80", "gfx906"};
+    for (size_t a = 0; a < HK_ARRAY_LEN(arches); a++) {
+        for (size_t t = 0; t <= HK_ARRAY_LEN(fit); t++) {
+            const char *text = t < HK_ARRAY_LEN(fit) ? fit[t] : local_sum;
+            skillplan p;
+            assert_int_equal(skillplan_build(skills, arches[a], SK_MEMORY_BOUND, NULL, text, strlen(text), &p),
+                             HK_OK);
+            long at = find(&p, "register_accumulators", 0);
+            if ((at >= 0) != (t < HK_ARRAY_LEN(fit)))
+                print_message("%s, text %zu: register_accumulators %s\n", arches[a], t,
+                              at >= 0 ? "planned" : "not planned");
+            assert_true((at >= 0) == (t < HK_ARRAY_LEN(fit)));
+            skillplan_free(&p);
+        }
+    }
+    assert_int_equal(hk_alloc_live(), live0);
+}
+
 int main(void)
 {
     const char *why;
@@ -366,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_class),
         cmocka_unit_test(test_transpose_plan),
         cmocka_unit_test(test_fits_by_model),
+        cmocka_unit_test(test_register_accumulator_fits),
         cmocka_unit_test(test_gemm_and_gfx),
         cmocka_unit_test(test_metrics_filter),
         cmocka_unit_test(test_suite_kernels),

@@ -352,6 +352,59 @@ static void accumulating_rows_refused(void **state)
     unload(&fx);
 }
 
+/* register_accumulators on its own: a thread per column (whose loads already coalesce) sums
+ * into y[j] in a register, added once after its loop; y starts at 5, so dropping its old
+ * value is caught. Same launch for both (the rewrite keeps the kernel's indexing). */
+#define COL_DRIVER(kernel, tag)                                                                  \
+    "for (int s = 0; s < 3; s++) {\n"                                                             \
+    "    emu::schedule = s;\n"                                                                    \
+    "    const int rows = 37 + 11 * s, cols = 70 + 5 * s;\n"                                      \
+    "    emu::buf<float> a((size_t)rows * cols), x(rows), yo(cols), yc(cols);\n"                  \
+    "    a.fill(3 + s); x.fill(7 + s); yo.fill(5); yc.fill(5);\n"                                 \
+    "    dim3 g((cols + 31) / 32), b(32);\n"                                                      \
+    "    emu::launch(g, b, 0, [&] { orig::" kernel "(rows, cols, a.ptr(), x.ptr(), yo.ptr()); });\n" \
+    "    emu::launch(g, b, 0, [&] { cand::" kernel "(rows, cols, a.ptr(), x.ptr(), yc.ptr()); });\n" \
+    "    emu::expect(\"" tag "\", yo, yc, 1e-5, 1);\n"                                            \
+    "}\n"
+
+static const char col_kernels[] =
+    "__global__ void col_mv(int rows, int cols, const float *A, const float *x, float *y)\n"
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j < cols)\n"
+    "        for (int i = 0; i < rows; i++)\n"
+    "            y[j] += A[i * cols + j] * x[i];\n"
+    "}\n"
+    "__global__ void col_mean(int rows, int cols, const float *A, const float *x, float *y)\n"
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j >= cols)\n"
+    "        return;\n"
+    "    y[j] = 0.0f;\n"
+    "    for (int i = 0; i < rows; i++) {\n"
+    "        if (x[i] > 0.0f)\n"
+    "            y[j] -= A[i * cols + j];\n"
+    "    }\n"
+    "    y[j] /= (float)rows;\n"
+    "}\n";
+
+static void register_accumulators_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *cand = emu_rewrite(col_kernels, "col_mv", "register_accumulators", NULL);
+    assert_non_null(strstr(cand, "float hk_acc0 = 0;"));
+    assert_non_null(strstr(cand, "y[j] += hk_acc0;"));
+    emulate("col_mv", col_kernels, cand, COL_DRIVER("col_mv", "col_mv"), EMU_OK);
+    char *broken = emu_replaced(cand, "y[j] += hk_acc0;", "y[j] = hk_acc0;");
+    emulate("broken_col_mv", col_kernels, broken, COL_DRIVER("col_mv", "col_mv"), EMU_DIFFERS);
+    free(broken);
+    free(cand);
+    cand = emu_rewrite(col_kernels, "col_mean", "register_accumulators", NULL);
+    emulate("col_mean", col_kernels, cand, COL_DRIVER("col_mean", "col_mean"), EMU_OK);
+    free(cand);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -362,6 +415,7 @@ int main(void)
         cmocka_unit_test(one_pass_variance_fails),
         cmocka_unit_test(accumulating_rows_run),
         cmocka_unit_test(accumulating_rows_refused),
+        cmocka_unit_test(register_accumulators_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -92,6 +92,7 @@ static const refusal_case cases[] = {
     {"histogram_lane_replicas", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     {"invariant_table", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     {"stencil_window", k_grid_stride, "gs", {8, 0, 0}, "grid-stride loop", 3},
+    {"register_accumulators", k_grid_stride, "gs", {0}, "loop", 3},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the
