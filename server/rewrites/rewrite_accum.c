@@ -240,9 +240,9 @@ int rw_register_accumulators(const char *text, size_t len, const an_model *m, si
         goto out;
     if (!body) {
         rc = rwl_not_applicable(out, hk_asprintf("register accumulators not applicable to kernel %s: no "
-                                                 "innermost loop sums into memory through a pointer parameter "
-                                                 "(`P[I] += E;` or `-=` as P's only use in the loop, I the same "
-                                                 "in every iteration, no return or goto)", f->name));
+                                                 "innermost loop sums into memory (`P[I] += E;` or `-=` as the "
+                                                 "only use of P in the loop, I the same in every iteration, no "
+                                                 "return or goto)", f->name));
         goto out;
     }
     char *desc = hk_asprintf("kernel %s: %s summed in a register per loop and added to memory once after it "
