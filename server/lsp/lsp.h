@@ -24,12 +24,17 @@ typedef struct lsp_server lsp_server;
 
 /* Sends one JSON body to the client (borrowed for the call). */
 typedef int (*lsp_send_fn)(const char *body, size_t len, void *ud);
+/* Same, taking the body (hk_malloc'd; stolen, on error too). */
+typedef int (*lsp_send_owned_fn)(char *body, size_t len, void *ud);
 /* Called once when the client sent `exit` or input ended; the host stops reading. */
 typedef void (*lsp_exit_fn)(int exit_code, void *ud);
 
 /* New server in *out. loop runs its timers and compile jobs. HK_OK or HK_ENOMEM. */
 int lsp_server_new(uv_loop_t *loop, lsp_send_fn send, void *send_ud, lsp_server **out);
 void lsp_server_set_exit_cb(lsp_server *s, lsp_exit_fn fn, void *ud);
+/* Messages the server serialised itself go out through fn instead of being copied by the
+ * send function (same ud); optional. */
+void lsp_server_set_send_owned(lsp_server *s, lsp_send_owned_fn fn);
 /* Never start compiler processes, whatever the settings say (fuzzing, tests). */
 void lsp_server_disable_compiles(lsp_server *s);
 /* One message body from the client. Always HK_OK except HK_ENOMEM. */

@@ -450,6 +450,11 @@ void lsp_server_set_exit_cb(lsp_server *s, lsp_exit_fn fn, void *ud)
     s->exit_ud = ud;
 }
 
+void lsp_server_set_send_owned(lsp_server *s, lsp_send_owned_fn fn)
+{
+    rpc_set_send_owned(s->rpc, fn);
+}
+
 void lsp_server_disable_compiles(lsp_server *s) { s->compiles_disabled = true; }
 
 /* ---- input ----
@@ -658,6 +663,17 @@ static int host_send(const char *body, size_t len, void *ud)
     return tr_conn_send(h->conn, body, len);
 }
 
+static int host_send_owned(char *body, size_t len, void *ud)
+{
+    struct host *h = ud;
+    if (!h->conn) {
+        hk_free(body);
+        return HK_EIO;
+    }
+    HK_TRACE("-> %.*s", len > 2000 ? 2000 : (int)len, body);
+    return tr_conn_send_owned(h->conn, body, len);
+}
+
 static void host_message(const char *body, size_t len, void *ud)
 {
     struct host *h = ud;
@@ -745,6 +761,7 @@ int lsp_main(const struct lsp_opts *o)
     }
     h.srv->cli_log_level = o->log_level != NULL;
     lsp_server_set_exit_cb(h.srv, host_exit, &h);
+    lsp_server_set_send_owned(h.srv, host_send_owned);
     struct tr_conn_cbs cbs = {host_message, host_framing_error, host_eof, &h};
     if (tr_conn_open(&h.loop, o->in_fd, o->out_fd, 0, &cbs, &h.conn)) {
         HK_ERROR("cannot open stdio");

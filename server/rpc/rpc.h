@@ -46,6 +46,9 @@ typedef struct rpc_call rpc_call;
 /* Sends one complete JSON body (borrowed for the call). Returns HK_OK or an error that
  * rpc logs; rpc never retries. */
 typedef int (*rpc_send_fn)(const char *body, size_t len, void *ud);
+/* Same, taking the body (hk_malloc'd, NUL after len; stolen, on error too): rpc hands
+ * over what it serialised instead of having it copied. Optional (rpc_set_send_owned). */
+typedef int (*rpc_send_owned_fn)(char *body, size_t len, void *ud);
 
 /* A method handler. call is valid until it is finished; params is borrowed for the
  * call (NULL when absent). The handler must, before returning, either finish the call
@@ -73,6 +76,9 @@ void rpc_free(rpc *r);
  * it. HK_OK or HK_ENOMEM. */
 int rpc_register(rpc *r, const char *method, rpc_method_fn fn, void *ud);
 void rpc_set_filter(rpc *r, rpc_filter_fn fn, void *ud);
+/* Messages rpc serialised itself go out through fn (same ud as the send function); the
+ * rest, and all when fn is NULL, through the send function. */
+void rpc_set_send_owned(rpc *r, rpc_send_owned_fn fn);
 /* Called for every message received, for tracing ($/logTrace); may be NULL. */
 typedef void (*rpc_trace_fn)(const char *method, bool is_request, double ms, void *ud);
 void rpc_set_trace(rpc *r, rpc_trace_fn fn, void *ud);

@@ -77,10 +77,17 @@ struct tr_conn_cbs {
  * uv_fs_write, in order. Reading starts at once. HK_OK, HK_ENOMEM, HK_EIO. */
 int tr_conn_open(uv_loop_t *loop, int in_fd, int out_fd, size_t max_body,
                  const struct tr_conn_cbs *cbs, tr_conn **out);
-/* Queues body (copied, framed) for writing; never blocks. HK_OK, HK_ENOMEM,
- * HK_ETOOBIG (more than the queued-bytes cap is waiting: the client is not reading),
- * HK_EIO (the output is closed). */
+/* Bodies of this many bytes or more are written to a stream from the libuv pool (the
+ * messages sent after one wait for it: the wire keeps the send order). */
+#define TR_POOL_WRITE_BYTES ((size_t)64 << 10)
+
+/* Queues body (copied) for writing; never blocks. HK_OK, HK_ENOMEM, HK_ETOOBIG (more than
+ * the queued-bytes cap is waiting: the client is not reading), HK_EIO (the output is
+ * closed). */
 int tr_conn_send(tr_conn *c, const char *body, size_t len);
+/* Same without the copy: body (hk_malloc'd, len bytes) is stolen, on error too, and freed
+ * once written. The Content-Length header goes in a buffer of its own. */
+int tr_conn_send_owned(tr_conn *c, char *body, size_t len);
 /* Bytes queued and not yet written. */
 size_t tr_conn_queued(const tr_conn *c);
 /* Stops reading, lets queued writes finish, then closes the handles and frees c in
