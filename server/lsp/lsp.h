@@ -39,6 +39,9 @@ void lsp_server_set_send_owned(lsp_server *s, lsp_send_owned_fn fn);
 void lsp_server_disable_compiles(lsp_server *s);
 /* One message body from the client. Always HK_OK except HK_ENOMEM. */
 int lsp_server_feed(lsp_server *s, const char *body, size_t len);
+/* Same, taking body (hk_malloc'd, NUL at len; stolen, on error too): a large one is
+ * decoded on the pool without being copied first. */
+int lsp_server_feed_owned(lsp_server *s, char *body, size_t len);
 /* A framing error from the transport (err HK_EPARSE/HK_ETOOBIG/HK_ENOMEM; msg
  * borrowed): answered with an error response with id null. */
 void lsp_server_framing_error(lsp_server *s, int err, const char *msg);

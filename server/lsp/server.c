@@ -545,21 +545,32 @@ static void input_free(struct lsp_server *s)
     s->in_tail = NULL;
 }
 
-int lsp_server_feed(lsp_server *s, const char *body, size_t len)
+/* body: borrowed, or owned (stolen) when owned is true. */
+static int feed(lsp_server *s, char *body, size_t len, bool owned)
 {
+    int rc = HK_OK;
+    struct lsp_inmsg *m = NULL;
     if (s->state == LSP_EXITED)
-        return HK_OK;
+        goto out;
     HK_TRACE("<- %.*s", len > 2000 ? 2000 : (int)len, body);
     bool big = len >= LSP_DECODE_POOL_BYTES && s->loop;
-    if (!big && !s->in_head)
-        return rpc_feed(s->rpc, body, len);
-    struct lsp_inmsg *m = hk_calloc(1, sizeof *m);
-    if (!m || !(m->body = hk_malloc(len + 1))) {
-        hk_free(m);
-        return s->in_head ? HK_ENOMEM : rpc_feed(s->rpc, body, len);
+    if (!big && !s->in_head) {
+        rc = rpc_feed(s->rpc, body, len);
+        goto out;
     }
-    memcpy(m->body, body, len);
-    m->body[len] = '\0';
+    m = hk_calloc(1, sizeof *m);
+    if (m && owned) {
+        m->body = body;
+        body = NULL;
+    } else if (m && (m->body = hk_malloc(len + 1)) != NULL) {
+        memcpy(m->body, body, len);
+        m->body[len] = '\0';
+    }
+    if (!m || !m->body) {
+        hk_free(m);
+        rc = s->in_head ? HK_ENOMEM : rpc_feed(s->rpc, body, len);
+        goto out;
+    }
     m->len = len;
     m->s = s;
     m->req.data = m;
@@ -570,7 +581,20 @@ int lsp_server_feed(lsp_server *s, const char *body, size_t len)
         s->in_head = m;
     s->in_tail = m;
     input_drain(s); /* a small one behind nothing, or a big one the pool refused */
-    return HK_OK;
+out:
+    if (owned)
+        hk_free(body);
+    return rc;
+}
+
+int lsp_server_feed(lsp_server *s, const char *body, size_t len)
+{
+    return feed(s, (char *)body, len, false);
+}
+
+int lsp_server_feed_owned(lsp_server *s, char *body, size_t len)
+{
+    return feed(s, body, len, true);
 }
 
 void lsp_server_framing_error(lsp_server *s, int err, const char *msg)
@@ -681,6 +705,13 @@ static void host_message(const char *body, size_t len, void *ud)
         HK_ERROR("out of memory handling a message");
 }
 
+static void host_owned_message(char *body, size_t len, void *ud)
+{
+    struct host *h = ud;
+    if (lsp_server_feed_owned(h->srv, body, len) == HK_ENOMEM)
+        HK_ERROR("out of memory handling a message");
+}
+
 static void host_framing_error(int err, const char *msg, void *ud)
 {
     struct host *h = ud;
@@ -762,7 +793,8 @@ int lsp_main(const struct lsp_opts *o)
     h.srv->cli_log_level = o->log_level != NULL;
     lsp_server_set_exit_cb(h.srv, host_exit, &h);
     lsp_server_set_send_owned(h.srv, host_send_owned);
-    struct tr_conn_cbs cbs = {host_message, host_framing_error, host_eof, &h};
+    struct tr_conn_cbs cbs = {host_message, host_framing_error, host_eof, &h,
+                              host_owned_message};
     if (tr_conn_open(&h.loop, o->in_fd, o->out_fd, 0, &cbs, &h.conn)) {
         HK_ERROR("cannot open stdio");
         goto out_srv;

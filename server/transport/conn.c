@@ -509,6 +509,7 @@ int tr_conn_open(uv_loop_t *loop, int in_fd, int out_fd, size_t max_body,
     c->in_fd = in_fd;
     c->out_fd = out_fd;
     tr_framer_init(&c->framer, max_body, cbs->on_message, cbs->on_error, cbs->ud);
+    tr_framer_set_owned(&c->framer, cbs->on_owned_message);
     c->in_buf = hk_malloc(READ_CHUNK);
     if (!c->in_buf) {
         ret = HK_ENOMEM;
@@ -584,6 +585,7 @@ void tr_conn_close(tr_conn *c)
     /* Messages still buffered in the framer are not delivered after close. */
     c->framer.on_message = NULL;
     c->framer.on_error = NULL;
+    c->framer.on_owned = NULL;
     if (c->in_open) {
         uv_read_stop(&c->in.stream);
         c->in_open = false;
