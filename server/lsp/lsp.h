@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <uv.h>
 
+#include "rpc/rpc.h"
+
 struct lsp_opts {
     const char *log_path;   /* NULL: log to stderr */
     const char *log_level;  /* "error".."trace"; NULL: "warn" */
@@ -35,6 +37,9 @@ void lsp_server_set_exit_cb(lsp_server *s, lsp_exit_fn fn, void *ud);
 /* Messages the server serialised itself go out through fn instead of being copied by the
  * send function (same ud); optional. */
 void lsp_server_set_send_owned(lsp_server *s, lsp_send_owned_fn fn);
+/* Large replies kept by the server (the documentSymbol text) go out through fn without
+ * a copy (rpc_send_parts_fn; same ud); optional: without it they are copied. */
+void lsp_server_set_send_parts(lsp_server *s, rpc_send_parts_fn fn);
 /* Never start compiler processes, whatever the settings say (fuzzing, tests). */
 void lsp_server_disable_compiles(lsp_server *s);
 /* One message body from the client. Always HK_OK except HK_ENOMEM. */

@@ -455,6 +455,11 @@ void lsp_server_set_send_owned(lsp_server *s, lsp_send_owned_fn fn)
     rpc_set_send_owned(s->rpc, fn);
 }
 
+void lsp_server_set_send_parts(lsp_server *s, rpc_send_parts_fn fn)
+{
+    rpc_set_send_parts(s->rpc, fn);
+}
+
 void lsp_server_disable_compiles(lsp_server *s) { s->compiles_disabled = true; }
 
 /* ---- input ----
@@ -705,6 +710,20 @@ static void host_message(const char *body, size_t len, void *ud)
         HK_ERROR("out of memory handling a message");
 }
 
+static int host_send_parts(char *head, size_t head_len, const char *lent, size_t lent_len,
+                           const char *tail, size_t tail_len, rpc_release_fn release, void *arg,
+                           void *ud)
+{
+    struct host *h = ud;
+    if (!h->conn) {
+        hk_free(head);
+        release(arg);
+        return HK_EIO;
+    }
+    return tr_conn_send_parts(h->conn, head, head_len, lent, lent_len, tail, tail_len, release,
+                              arg);
+}
+
 static void host_owned_message(char *body, size_t len, void *ud)
 {
     struct host *h = ud;
@@ -793,6 +812,7 @@ int lsp_main(const struct lsp_opts *o)
     h.srv->cli_log_level = o->log_level != NULL;
     lsp_server_set_exit_cb(h.srv, host_exit, &h);
     lsp_server_set_send_owned(h.srv, host_send_owned);
+    lsp_server_set_send_parts(h.srv, host_send_parts);
     struct tr_conn_cbs cbs = {host_message, host_framing_error, host_eof, &h,
                               host_owned_message};
     if (tr_conn_open(&h.loop, o->in_fd, o->out_fd, 0, &cbs, &h.conn)) {

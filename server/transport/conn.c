@@ -37,8 +37,15 @@ struct wreq {
     struct wreq *next; /* FIFO of writes not yet started (IO_FILE; IO_STREAM behind a
                         * pool write) */
     tr_conn *conn;
-    char *data;        /* body (owned) */
-    size_t len;        /* body bytes */
+    char *data;        /* body (owned), or its first part (tr_conn_send_parts) */
+    const char *lent;  /* tr_conn_send_parts: the lent part, then tail */
+    size_t lent_len;
+    const char *tail;
+    size_t tail_len;
+    tr_release_fn release; /* called with release_arg when the lent part is done */
+    void *release_arg;
+    size_t len;        /* body bytes: data's, or all parts' */
+    size_t data_len;
     char head[40];     /* "Content-Length: N\r\n\r\n" */
     size_t head_len;
     size_t off;        /* IO_FILE and pool writes: bytes of head + body already written */
@@ -185,24 +192,30 @@ static void file_read_start(tr_conn *c)
 static void wreq_free(struct wreq *w)
 {
     hk_free(w->data);
+    if (w->release)
+        w->release(w->release_arg);
     hk_free(w);
 }
 
 static size_t wreq_total(const struct wreq *w) { return w->head_len + w->len; }
 
-/* The buffers of what is left to write of w (one or two). */
-static unsigned wreq_bufs(struct wreq *w, uv_buf_t b[2])
+#define WREQ_MAX_BUFS 4
+
+/* The buffers of what is left to write of w (up to WREQ_MAX_BUFS). */
+static unsigned wreq_bufs(struct wreq *w, uv_buf_t b[WREQ_MAX_BUFS])
 {
+    const char *part[WREQ_MAX_BUFS] = {w->head, w->data, w->lent, w->tail};
+    size_t len[WREQ_MAX_BUFS] = {w->head_len, w->data_len, w->lent_len, w->tail_len};
     unsigned n = 0;
     size_t off = w->off;
-    if (off < w->head_len) {
-        b[n++] = uv_buf_init(w->head + off, (unsigned)(w->head_len - off));
+    for (unsigned i = 0; i < WREQ_MAX_BUFS; i++) {
+        if (off >= len[i]) {
+            off -= len[i];
+            continue;
+        }
+        b[n++] = uv_buf_init((char *)part[i] + off, (unsigned)(len[i] - off));
         off = 0;
-    } else {
-        off -= w->head_len;
     }
-    if (off < w->len)
-        b[n++] = uv_buf_init(w->data + off, (unsigned)(w->len - off));
     return n;
 }
 
@@ -264,8 +277,8 @@ static void pool_write_work(uv_work_t *req)
             w->err = -ECANCELED;
             return;
         }
-        uv_buf_t b[2];
-        struct iovec iov[2];
+        uv_buf_t b[WREQ_MAX_BUFS];
+        struct iovec iov[WREQ_MAX_BUFS];
         unsigned n = wreq_bufs(w, b);
         for (unsigned i = 0; i < n; i++) {
             iov[i].iov_base = b[i].base;
@@ -306,7 +319,7 @@ static void pool_write_after(uv_work_t *req, int status)
 /* Starts w on the loop's stream (HK_OK) or fails with the output marked broken. */
 static int stream_start(tr_conn *c, struct wreq *w)
 {
-    uv_buf_t b[2];
+    uv_buf_t b[WREQ_MAX_BUFS];
     unsigned n = wreq_bufs(w, b);
     w->u.w.data = w;
     int urc = uv_write(&w->u.w, &c->out.stream, b, n, stream_write_cb);
@@ -351,6 +364,7 @@ static void stream_kick(tr_conn *c)
 }
 
 static void file_write_next(tr_conn *c);
+static void queue_append(tr_conn *c, struct wreq *w);
 
 static void file_write_cb(uv_fs_t *req)
 {
@@ -385,7 +399,7 @@ static void file_write_cb(uv_fs_t *req)
 static void file_write_next(tr_conn *c)
 {
     struct wreq *w = c->fq_head;
-    uv_buf_t b[2];
+    uv_buf_t b[WREQ_MAX_BUFS];
     unsigned n = wreq_bufs(w, b);
     w->u.fs.data = w;
     int rc = uv_fs_write(c->loop, &w->u.fs, c->out_fd, b, n, -1, file_write_cb);
@@ -405,31 +419,24 @@ static void queue_append(tr_conn *c, struct wreq *w)
     c->fq_tail = w;
 }
 
-int tr_conn_send_owned(tr_conn *c, char *body, size_t len)
+/* Queues w (body parts set; owned by the queue now, freed on error too). */
+static int send_wreq(tr_conn *c, struct wreq *w)
 {
-    int ret = HK_OK;
-    struct wreq *w = NULL;
     if (c->out_broken || (c->closing && !c->out_open && c->out_kind == IO_STREAM)) {
-        ret = HK_EIO;
-        goto out;
+        wreq_free(w);
+        return HK_EIO;
     }
     if (c->queued > MAX_QUEUED) {
-        ret = HK_ETOOBIG;
-        goto out;
-    }
-    w = hk_calloc(1, sizeof *w);
-    if (!w) {
-        ret = HK_ENOMEM;
-        goto out;
+        wreq_free(w);
+        return HK_ETOOBIG;
     }
     w->conn = c;
-    w->data = body;
-    body = NULL;
-    w->len = len;
-    w->head_len = (size_t)snprintf(w->head, sizeof w->head, "Content-Length: %zu\r\n\r\n", len);
+    w->len = w->data_len + w->lent_len + w->tail_len;
+    w->head_len =
+        (size_t)snprintf(w->head, sizeof w->head, "Content-Length: %zu\r\n\r\n", w->len);
     c->queued += wreq_total(w);
     if (c->out_kind == IO_STREAM) {
-        if (len < TR_POOL_WRITE_BYTES && !c->fq_head && !c->pool_write)
+        if (w->len < TR_POOL_WRITE_BYTES && !c->fq_head && !c->pool_write)
             return stream_start(c, w); /* the common case: nothing waits, written now */
         queue_append(c, w);
         stream_kick(c);
@@ -440,9 +447,40 @@ int tr_conn_send_owned(tr_conn *c, char *body, size_t len)
     if (idle)
         file_write_next(c);
     return HK_OK;
-out:
-    hk_free(body);
-    return ret;
+}
+
+int tr_conn_send_owned(tr_conn *c, char *body, size_t len)
+{
+    struct wreq *w = hk_calloc(1, sizeof *w);
+    if (!w) {
+        hk_free(body);
+        return HK_ENOMEM;
+    }
+    w->data = body;
+    w->data_len = len;
+    return send_wreq(c, w);
+}
+
+int tr_conn_send_parts(tr_conn *c, char *head, size_t head_len, const char *lent,
+                       size_t lent_len, const char *tail, size_t tail_len, tr_release_fn release,
+                       void *arg)
+{
+    struct wreq *w = hk_calloc(1, sizeof *w);
+    if (!w) {
+        hk_free(head);
+        if (release)
+            release(arg);
+        return HK_ENOMEM;
+    }
+    w->data = head;
+    w->data_len = head_len;
+    w->lent = lent;
+    w->lent_len = lent_len;
+    w->tail = tail;
+    w->tail_len = tail_len;
+    w->release = release;
+    w->release_arg = arg;
+    return send_wreq(c, w);
 }
 
 int tr_conn_send(tr_conn *c, const char *body, size_t len)

@@ -100,6 +100,16 @@ int tr_conn_send(tr_conn *c, const char *body, size_t len);
 /* Same without the copy: body (hk_malloc'd, len bytes) is stolen, on error too, and freed
  * once written. The Content-Length header goes in a buffer of its own. */
 int tr_conn_send_owned(tr_conn *c, char *body, size_t len);
+/* Called once, on the loop, when a lent part is no longer needed (written, dropped, or
+ * at once on error). */
+typedef void (*tr_release_fn)(void *arg);
+/* Queues one message whose body is head (hk_malloc'd, stolen; may be NULL with
+ * head_len 0), then lent (lent_len bytes, read in place, possibly from a pool thread,
+ * until release(arg)), then tail (static storage). Nothing of lent is copied. Errors as
+ * tr_conn_send; on error head is freed and release called. */
+int tr_conn_send_parts(tr_conn *c, char *head, size_t head_len, const char *lent,
+                       size_t lent_len, const char *tail, size_t tail_len, tr_release_fn release,
+                       void *arg);
 /* Bytes queued and not yet written. */
 size_t tr_conn_queued(const tr_conn *c);
 /* Stops reading, lets queued writes finish, then closes the handles and frees c in
