@@ -516,6 +516,7 @@ static void input_drain(struct lsp_server *s)
 
 static void decode_work(uv_work_t *req)
 {
+    hk_thread_background();
     struct lsp_inmsg *m = req->data;
     if (rpc_decode(m->body, m->len, &m->msg, m->why, sizeof m->why) != HK_OK)
         m->msg = NULL;

@@ -244,6 +244,7 @@ static void parse_render_symbols(struct lsp_parse *p)
 
 static void parse_work(uv_work_t *req)
 {
+    hk_thread_background();
     struct lsp_parse *p = req->data;
     if (p->full)
         an_doc_set_reuse(p->an, false);
@@ -271,6 +272,7 @@ static void release_now(an_doc *an)
 
 static void release_work(uv_work_t *req)
 {
+    hk_thread_background();
     struct lsp_release *r = req->data;
     release_now(r->an);
 }

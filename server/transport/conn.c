@@ -270,6 +270,7 @@ static void stream_write_cb(uv_write_t *req, int status)
  * full; gives up when the loop sets abort_writes. Reads only w and the descriptor. */
 static void pool_write_work(uv_work_t *req)
 {
+    hk_thread_background();
     struct wreq *w = req->data;
     tr_conn *c = w->conn;
     while (w->off < wreq_total(w)) {
