@@ -59,6 +59,8 @@ struct tr_conn {
 
     enum io_kind in_kind, out_kind;
     int in_fd, out_fd;
+    int out_stream_fd;       /* the output stream's descriptor, which pool writes use
+                              * (libuv reopens a TTY: not always out_fd) */
     union {
         uv_pipe_t pipe;
         uv_tty_t tty;
@@ -285,11 +287,11 @@ static void pool_write_work(uv_work_t *req)
             iov[i].iov_base = b[i].base;
             iov[i].iov_len = b[i].len;
         }
-        ssize_t k = writev(c->out_fd, iov, (int)n);
+        ssize_t k = writev(c->out_stream_fd, iov, (int)n);
         if (k > 0) {
             w->off += (size_t)k;
         } else if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd p = {.fd = c->out_fd, .events = POLLOUT};
+            struct pollfd p = {.fd = c->out_stream_fd, .events = POLLOUT};
             (void)poll(&p, 1, POOL_POLL_MS);
         } else if (k < 0 && errno != EINTR) {
             w->err = -errno;
@@ -575,6 +577,8 @@ int tr_conn_open(uv_loop_t *loop, int in_fd, int out_fd, size_t max_body,
             goto out;
         }
         c->out_open = true;
+        uv_os_fd_t sfd;
+        c->out_stream_fd = uv_fileno((uv_handle_t *)&c->out.stream, &sfd) == 0 ? sfd : out_fd;
     }
     if (c->in_kind == IO_STREAM) {
         int rc = uv_read_start(&c->in.stream, alloc_cb, stream_read_cb);
