@@ -503,6 +503,9 @@ def run_server(name, cmd, ws, big, extra, init_options, args, log_dir, wait_diag
                 out["loop_over"] = loop.get("over_limit")
                 out["loop_p99"] = loop.get("busy_ms_p99")
                 out["loop_during"] = loop.get("longest_during") or "-"
+                out["loop_cpu_max"] = loop.get("cpu_ms_max")
+                out["loop_cpu_over"] = loop.get("cpu_over_limit")
+                out["loop_cpu_during"] = loop.get("cpu_longest_during") or "-"
     finally:
         out["exit_code"] = srv.stop()
         out["notes"] += srv.notes
@@ -743,6 +746,9 @@ def markdown(res, args, info, argv, load_before, load_after):
         ("loop iteration busy time p99 (ms, its histogram bucket's upper edge)", "loop_p99",
          None),
         ("longest loop iteration handled", "loop_during", None),
+        ("loop thread's CPU time, longest iteration (ms) / iterations past 5 ms",
+         ("loop_cpu_max", "loop_cpu_over"), None),
+        ("iteration with the most loop CPU time handled", "loop_cpu_during", None),
         ("exit code after shutdown + exit", "exit_code", None),
     ]
 

@@ -2,6 +2,7 @@
  * correct if libuv's thread pool allocates. */
 #include "core/hk.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -12,6 +13,10 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#endif
 
 static atomic_long alloc_live;
 static atomic_long alloc_budget; /* 0: unlimited; >0: allocations left before failing */
@@ -45,6 +50,22 @@ double hk_now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+void hk_thread_background(void)
+{
+#ifdef __linux__
+    static _Thread_local bool done;
+    if (done)
+        return;
+    done = true;
+    /* Linux applies PRIO_PROCESS with a thread id to that thread alone. */
+    id_t tid = (id_t)syscall(SYS_gettid);
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, tid);
+    if (errno == 0)
+        (void)setpriority(PRIO_PROCESS, tid, nice + HK_POOL_NICE);
+#endif
 }
 
 static bool alloc_should_fail(void)

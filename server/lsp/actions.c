@@ -597,6 +597,7 @@ static void plan_job_free(struct plan_job *j)
 /* Pool thread: every plan of the job against its snapshot. */
 static void plan_work(uv_work_t *req)
 {
+    hk_thread_background();
     struct plan_job *j = req->data;
     struct apply_snap sn = {.text = j->text, .len = j->len, .hip_file = j->hip_file};
     struct launch_memo memo = {0};
@@ -1425,6 +1426,7 @@ static void spec_write(struct spec_job *j)
 
 static void spec_work(uv_work_t *req)
 {
+    hk_thread_background();
     struct spec_job *j = req->data;
     if (j->writing)
         spec_write(j);

@@ -671,6 +671,7 @@ struct ccdb_job {
 /* Pool thread: reads and parses j->db.path into j->db. Touches nothing of the server's. */
 static void ccdb_work(uv_work_t *req)
 {
+    hk_thread_background();
     struct ccdb_job *jb = req->data;
     struct lsp_ccdb *db = &jb->db;
     const char *path = db->path;

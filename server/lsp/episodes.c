@@ -249,6 +249,7 @@ struct ep_query {
 
 static void query_work(uv_work_t *req)
 {
+    hk_thread_background();
     struct ep_query *q = req->data;
     store *st = NULL;
     char err[256] = "";

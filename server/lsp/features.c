@@ -10,6 +10,7 @@
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +110,26 @@ struct sym_frag {          /* one function's symbol (children included) in the r
     uint32_t num0, n_num;  /* its line numbers: nums[num0 .. num0 + n_num) */
 };
 
+/* The reply text lent to the writes that send it (rpc_call_reply_lent): they read it in
+ * place, from the pool for a large one, while the cache keeps it. One reference is the
+ * cache's, one each write's; the last frees the text. The cache is not patched in place
+ * while a write holds a reference: the next parse renders a new reply instead. The loop
+ * takes references only while no parse is out (requests wait for the analysis), so a
+ * pool thread that reads refs == 1 knows the text is the cache's alone. */
+struct sym_lease {
+    atomic_int refs;
+    char *text;        /* the cache's b.data */
+};
+
+static void sym_lease_put(void *p)
+{
+    struct sym_lease *l = p;
+    if (atomic_fetch_sub(&l->refs, 1) == 1) {
+        hk_free(l->text);
+        hk_free(l);
+    }
+}
+
 /* The rendered reply of one model, or one being rendered. */
 struct sym_cache {
     uint64_t model_id;     /* an_doc_model_id it was rendered from; 0: none */
@@ -122,10 +143,15 @@ struct sym_cache {
     uint64_t max_gen;      /* largest gen among frags */
     uint32_t line0;        /* while rendering: line of the current function's start */
     uint32_t frag0;        /* while rendering: offset of the current function's text */
+    struct sym_lease *lease; /* b.data lent to writes, or NULL */
 };
 
 static void sym_cache_clear(struct sym_cache *c)
 {
+    if (c->lease) { /* the writes still out free the text */
+        c->b.data = NULL;
+        sym_lease_put(c->lease);
+    }
     hk_buf_free(&c->b);
     hk_free(c->frags);
     hk_free(c->nums);
@@ -647,6 +673,11 @@ int lsp_symbols_refresh(an_doc *an, const doc *d, enum doc_encoding enc, bool hi
     bool same = old && old->enc == enc && old->hier == hier && old->b.data;
     if (same && old->model_id == id)
         return HK_OK;
+    if (old && old->lease && atomic_load(&old->lease->refs) == 1) {
+        hk_free(old->lease); /* no write holds the text any more: the cache's again */
+        old->lease = NULL;
+    }
+    bool lent = old && old->lease;
     /* Without a lone '\r' the document's lines are the tree's rows ('\n' only). */
     bool rows_are_lines = doc_line_count(d) == an_doc_rows(an) + 1;
     uint32_t *lines = hk_malloc((m->n_funcs ? m->n_funcs : 1) * sizeof(*lines));
@@ -655,7 +686,7 @@ int lsp_symbols_refresh(an_doc *an, const doc *d, enum doc_encoding enc, bool hi
     int rc = lines ? HK_OK : HK_ENOMEM;
     for (size_t i = 0; !rc && i < m->n_funcs; i++)
         lines[i] = sym_func_line(s, d, &m->funcs[i], rows_are_lines);
-    if (!rc && same)
+    if (!rc && same && !lent)
         rc = sym_patch(s, d, m, lines, old, &done);
     if (!rc && done) {
         c = old;
@@ -697,7 +728,19 @@ static void on_document_symbol(rpc_call *call, json_t *params, void *ud)
         return;
     }
     struct sym_cache *c = an_doc_user(ld->an);
-    rpc_call_reply_inplace(call, c->b.data, SYM_ROOM, c->b.len - SYM_ROOM - 1);
+    if (!c->lease && (c->lease = hk_malloc(sizeof *c->lease)) != NULL) {
+        atomic_init(&c->lease->refs, 1);
+        c->lease->text = c->b.data;
+    }
+    if (!c->lease) {
+        rpc_call_reply_inplace(call, c->b.data, SYM_ROOM, c->b.len - SYM_ROOM - 1);
+        return;
+    }
+    /* no copy: the writes read the cache's text (a 1.1 MB copy after a trim was hundreds
+     * of page faults on the loop) */
+    atomic_fetch_add(&c->lease->refs, 1);
+    rpc_call_reply_lent(call, c->b.data + SYM_ROOM, c->b.len - SYM_ROOM - 1, sym_lease_put,
+                        c->lease);
 }
 
 /* ---- hover ---- */

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <uv.h>
 
+#include "rpc/rpc.h"
+
 struct lsp_opts {
     const char *log_path;   /* NULL: log to stderr */
     const char *log_level;  /* "error".."trace"; NULL: "warn" */
@@ -24,16 +26,27 @@ typedef struct lsp_server lsp_server;
 
 /* Sends one JSON body to the client (borrowed for the call). */
 typedef int (*lsp_send_fn)(const char *body, size_t len, void *ud);
+/* Same, taking the body (hk_malloc'd; stolen, on error too). */
+typedef int (*lsp_send_owned_fn)(char *body, size_t len, void *ud);
 /* Called once when the client sent `exit` or input ended; the host stops reading. */
 typedef void (*lsp_exit_fn)(int exit_code, void *ud);
 
 /* New server in *out. loop runs its timers and compile jobs. HK_OK or HK_ENOMEM. */
 int lsp_server_new(uv_loop_t *loop, lsp_send_fn send, void *send_ud, lsp_server **out);
 void lsp_server_set_exit_cb(lsp_server *s, lsp_exit_fn fn, void *ud);
+/* Messages the server serialised itself go out through fn instead of being copied by the
+ * send function (same ud); optional. */
+void lsp_server_set_send_owned(lsp_server *s, lsp_send_owned_fn fn);
+/* Large replies kept by the server (the documentSymbol text) go out through fn without
+ * a copy (rpc_send_parts_fn; same ud); optional: without it they are copied. */
+void lsp_server_set_send_parts(lsp_server *s, rpc_send_parts_fn fn);
 /* Never start compiler processes, whatever the settings say (fuzzing, tests). */
 void lsp_server_disable_compiles(lsp_server *s);
 /* One message body from the client. Always HK_OK except HK_ENOMEM. */
 int lsp_server_feed(lsp_server *s, const char *body, size_t len);
+/* Same, taking body (hk_malloc'd, NUL at len; stolen, on error too): a large one is
+ * decoded on the pool without being copied first. */
+int lsp_server_feed_owned(lsp_server *s, char *body, size_t len);
 /* A framing error from the transport (err HK_EPARSE/HK_ETOOBIG/HK_ENOMEM; msg
  * borrowed): answered with an error response with id null. */
 void lsp_server_framing_error(lsp_server *s, int err, const char *msg);

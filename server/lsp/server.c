@@ -450,6 +450,16 @@ void lsp_server_set_exit_cb(lsp_server *s, lsp_exit_fn fn, void *ud)
     s->exit_ud = ud;
 }
 
+void lsp_server_set_send_owned(lsp_server *s, lsp_send_owned_fn fn)
+{
+    rpc_set_send_owned(s->rpc, fn);
+}
+
+void lsp_server_set_send_parts(lsp_server *s, rpc_send_parts_fn fn)
+{
+    rpc_set_send_parts(s->rpc, fn);
+}
+
 void lsp_server_disable_compiles(lsp_server *s) { s->compiles_disabled = true; }
 
 /* ---- input ----
@@ -506,6 +516,7 @@ static void input_drain(struct lsp_server *s)
 
 static void decode_work(uv_work_t *req)
 {
+    hk_thread_background();
     struct lsp_inmsg *m = req->data;
     if (rpc_decode(m->body, m->len, &m->msg, m->why, sizeof m->why) != HK_OK)
         m->msg = NULL;
@@ -540,21 +551,32 @@ static void input_free(struct lsp_server *s)
     s->in_tail = NULL;
 }
 
-int lsp_server_feed(lsp_server *s, const char *body, size_t len)
+/* body: borrowed, or owned (stolen) when owned is true. */
+static int feed(lsp_server *s, char *body, size_t len, bool owned)
 {
+    int rc = HK_OK;
+    struct lsp_inmsg *m = NULL;
     if (s->state == LSP_EXITED)
-        return HK_OK;
+        goto out;
     HK_TRACE("<- %.*s", len > 2000 ? 2000 : (int)len, body);
     bool big = len >= LSP_DECODE_POOL_BYTES && s->loop;
-    if (!big && !s->in_head)
-        return rpc_feed(s->rpc, body, len);
-    struct lsp_inmsg *m = hk_calloc(1, sizeof *m);
-    if (!m || !(m->body = hk_malloc(len + 1))) {
-        hk_free(m);
-        return s->in_head ? HK_ENOMEM : rpc_feed(s->rpc, body, len);
+    if (!big && !s->in_head) {
+        rc = rpc_feed(s->rpc, body, len);
+        goto out;
     }
-    memcpy(m->body, body, len);
-    m->body[len] = '\0';
+    m = hk_calloc(1, sizeof *m);
+    if (m && owned) {
+        m->body = body;
+        body = NULL;
+    } else if (m && (m->body = hk_malloc(len + 1)) != NULL) {
+        memcpy(m->body, body, len);
+        m->body[len] = '\0';
+    }
+    if (!m || !m->body) {
+        hk_free(m);
+        rc = s->in_head ? HK_ENOMEM : rpc_feed(s->rpc, body, len);
+        goto out;
+    }
     m->len = len;
     m->s = s;
     m->req.data = m;
@@ -565,7 +587,20 @@ int lsp_server_feed(lsp_server *s, const char *body, size_t len)
         s->in_head = m;
     s->in_tail = m;
     input_drain(s); /* a small one behind nothing, or a big one the pool refused */
-    return HK_OK;
+out:
+    if (owned)
+        hk_free(body);
+    return rc;
+}
+
+int lsp_server_feed(lsp_server *s, const char *body, size_t len)
+{
+    return feed(s, (char *)body, len, false);
+}
+
+int lsp_server_feed_owned(lsp_server *s, char *body, size_t len)
+{
+    return feed(s, body, len, true);
 }
 
 void lsp_server_framing_error(lsp_server *s, int err, const char *msg)
@@ -658,10 +693,42 @@ static int host_send(const char *body, size_t len, void *ud)
     return tr_conn_send(h->conn, body, len);
 }
 
+static int host_send_owned(char *body, size_t len, void *ud)
+{
+    struct host *h = ud;
+    if (!h->conn) {
+        hk_free(body);
+        return HK_EIO;
+    }
+    HK_TRACE("-> %.*s", len > 2000 ? 2000 : (int)len, body);
+    return tr_conn_send_owned(h->conn, body, len);
+}
+
 static void host_message(const char *body, size_t len, void *ud)
 {
     struct host *h = ud;
     if (lsp_server_feed(h->srv, body, len) == HK_ENOMEM)
+        HK_ERROR("out of memory handling a message");
+}
+
+static int host_send_parts(char *head, size_t head_len, const char *lent, size_t lent_len,
+                           const char *tail, size_t tail_len, rpc_release_fn release, void *arg,
+                           void *ud)
+{
+    struct host *h = ud;
+    if (!h->conn) {
+        hk_free(head);
+        release(arg);
+        return HK_EIO;
+    }
+    return tr_conn_send_parts(h->conn, head, head_len, lent, lent_len, tail, tail_len, release,
+                              arg);
+}
+
+static void host_owned_message(char *body, size_t len, void *ud)
+{
+    struct host *h = ud;
+    if (lsp_server_feed_owned(h->srv, body, len) == HK_ENOMEM)
         HK_ERROR("out of memory handling a message");
 }
 
@@ -745,7 +812,10 @@ int lsp_main(const struct lsp_opts *o)
     }
     h.srv->cli_log_level = o->log_level != NULL;
     lsp_server_set_exit_cb(h.srv, host_exit, &h);
-    struct tr_conn_cbs cbs = {host_message, host_framing_error, host_eof, &h};
+    lsp_server_set_send_owned(h.srv, host_send_owned);
+    lsp_server_set_send_parts(h.srv, host_send_parts);
+    struct tr_conn_cbs cbs = {host_message, host_framing_error, host_eof, &h,
+                              host_owned_message};
     if (tr_conn_open(&h.loop, o->in_fd, o->out_fd, 0, &cbs, &h.conn)) {
         HK_ERROR("cannot open stdio");
         goto out_srv;

@@ -477,6 +477,7 @@ struct trust_job {
 /* Pool thread: the read-modify-write of the user's list. */
 static void trust_work(uv_work_t *req)
 {
+    hk_thread_background();
     struct trust_job *j = req->data;
     j->rc = lsp_trust_file(&j->file);
     if (j->rc == HK_OK)

@@ -48,6 +48,8 @@ struct rpc {
     uv_loop_t *loop;
     rpc_send_fn send;
     void *send_ud;
+    rpc_send_owned_fn send_owned; /* NULL: everything through send */
+    rpc_send_parts_fn send_parts; /* NULL: lent replies are copied */
     struct method *methods;
     size_t n_methods, cap_methods;
     rpc_filter_fn filter;
@@ -182,6 +184,19 @@ void rpc_set_filter(rpc *r, rpc_filter_fn fn, void *ud)
     r->filter_ud = ud;
 }
 
+void rpc_set_send_owned(rpc *r, rpc_send_owned_fn fn) { r->send_owned = fn; }
+void rpc_set_send_parts(rpc *r, rpc_send_parts_fn fn) { r->send_parts = fn; }
+
+/* Sends text (len bytes, hk_malloc'd; stolen). */
+static int send_text(rpc *r, char *text, size_t len)
+{
+    if (r->send_owned)
+        return r->send_owned(text, len, r->send_ud);
+    int rc = r->send(text, len, r->send_ud);
+    hk_free(text);
+    return rc;
+}
+
 void rpc_set_trace(rpc *r, rpc_trace_fn fn, void *ud)
 {
     r->trace = fn;
@@ -202,7 +217,8 @@ static int send_json(rpc *r, json_t *msg)
         rc = HK_ENOMEM;
         goto out;
     }
-    rc = r->send(text, strlen(text), r->send_ud);
+    rc = send_text(r, text, strlen(text));
+    text = NULL;
     if (rc)
         HK_WARN("rpc: could not send a message: %s", hk_strerror(rc));
 out:
@@ -314,8 +330,10 @@ void rpc_call_reply_raw(rpc_call *c, const char *text, size_t len)
             rc = hk_buf_append(&b, text, len);
         if (!rc)
             rc = hk_buf_appends(&b, "}");
-        if (!rc)
-            rc = c->r->send(b.data, b.len, c->r->send_ud);
+        if (!rc) {
+            size_t n = b.len;
+            rc = send_text(c->r, hk_buf_steal(&b), n);
+        }
         if (rc == HK_ENOMEM) /* still answer, so the request gets its one response */
             send_error(c->r, c->id, RPC_INTERNAL_ERROR, "out of memory");
         else if (rc)
@@ -348,6 +366,35 @@ void rpc_call_reply_inplace(rpc_call *c, char *buf, size_t room, size_t len)
     buf[room + len] = '}';
     int rc = c->r->send(start, (size_t)n + len + 1, c->r->send_ud);
     if (rc == HK_ENOMEM)
+        send_error(c->r, c->id, RPC_INTERNAL_ERROR, "out of memory");
+    else if (rc)
+        HK_WARN("rpc: could not send a message: %s", hk_strerror(rc));
+    call_finish(c);
+}
+
+void rpc_call_reply_lent(rpc_call *c, const char *text, size_t len, rpc_release_fn release,
+                         void *arg)
+{
+    if (c->finished || !c->id || c->cancelled || !c->r->send_parts) {
+        rpc_call_reply_raw(c, text, len); /* finishes, or drops what is finished */
+        release(arg);
+        return;
+    }
+    struct hk_buf b;
+    char *id = json_dumps(c->id, JSON_ENCODE_ANY | JSON_COMPACT);
+    hk_buf_init(&b, (id ? strlen(id) : 0) + 64);
+    int rc = id ? hk_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":", id)
+                : HK_ENOMEM;
+    hk_free(id);
+    if (rc) {
+        hk_buf_free(&b);
+        release(arg);
+    } else {
+        size_t n = b.len;
+        rc = c->r->send_parts(hk_buf_steal(&b), n, text, len, "}", 1, release, arg,
+                              c->r->send_ud);
+    }
+    if (rc == HK_ENOMEM) /* still answer, so the request gets its one response */
         send_error(c->r, c->id, RPC_INTERNAL_ERROR, "out of memory");
     else if (rc)
         HK_WARN("rpc: could not send a message: %s", hk_strerror(rc));

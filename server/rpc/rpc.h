@@ -46,6 +46,16 @@ typedef struct rpc_call rpc_call;
 /* Sends one complete JSON body (borrowed for the call). Returns HK_OK or an error that
  * rpc logs; rpc never retries. */
 typedef int (*rpc_send_fn)(const char *body, size_t len, void *ud);
+/* Same, taking the body (hk_malloc'd, NUL after len; stolen, on error too): rpc hands
+ * over what it serialised instead of having it copied. Optional (rpc_set_send_owned). */
+typedef int (*rpc_send_owned_fn)(char *body, size_t len, void *ud);
+/* Same, in parts: head (hk_malloc'd, stolen), then lent (read in place until
+ * release(arg) is called, once, on the loop), then tail (static). Optional
+ * (rpc_set_send_parts); release is called on error too. */
+typedef void (*rpc_release_fn)(void *arg);
+typedef int (*rpc_send_parts_fn)(char *head, size_t head_len, const char *lent, size_t lent_len,
+                                 const char *tail, size_t tail_len, rpc_release_fn release,
+                                 void *arg, void *ud);
 
 /* A method handler. call is valid until it is finished; params is borrowed for the
  * call (NULL when absent). The handler must, before returning, either finish the call
@@ -73,6 +83,10 @@ void rpc_free(rpc *r);
  * it. HK_OK or HK_ENOMEM. */
 int rpc_register(rpc *r, const char *method, rpc_method_fn fn, void *ud);
 void rpc_set_filter(rpc *r, rpc_filter_fn fn, void *ud);
+/* Messages rpc serialised itself go out through fn (same ud as the send function); the
+ * rest, and all when fn is NULL, through the send function. */
+void rpc_set_send_owned(rpc *r, rpc_send_owned_fn fn);
+void rpc_set_send_parts(rpc *r, rpc_send_parts_fn fn);
 /* Called for every message received, for tracing ($/logTrace); may be NULL. */
 typedef void (*rpc_trace_fn)(const char *method, bool is_request, double ms, void *ud);
 void rpc_set_trace(rpc *r, rpc_trace_fn fn, void *ud);
@@ -127,6 +141,12 @@ void rpc_call_reply_raw(rpc_call *call, const char *json_text, size_t len);
  * the caller may send the same buffer again. When the envelope does not fit the
  * room (a very long id) the result is copied as rpc_call_reply_raw does. */
 void rpc_call_reply_inplace(rpc_call *call, char *buf, size_t room, size_t len);
+/* Same, without copying the result even once: text (len bytes, one valid JSON value)
+ * is written in place, after the envelope, and release(arg) is called when it is no
+ * longer read (on the loop; at once when nothing is sent). Without a parts send function
+ * (rpc_set_send_parts) it is copied as rpc_call_reply_raw does, then released. */
+void rpc_call_reply_lent(rpc_call *call, const char *text, size_t len, rpc_release_fn release,
+                         void *arg);
 /* Finishes the call with an error: a project error (mapped by rpc_code_from_hk) or a
  * JSON-RPC code. msg is copied; NULL uses hk_strerror. */
 void rpc_call_error(rpc_call *call, int hk_err, const char *msg);

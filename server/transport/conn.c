@@ -1,31 +1,55 @@
 /* The stdio connection: reads the client's bytes into the framer and writes framed
  * replies, all through libuv so the loop never blocks on a slow or stuck client.
- * Memory of a handle is freed only in its close callback (libuv's rule). */
+ * Memory of a handle is freed only in its close callback (libuv's rule).
+ * A message of TR_POOL_WRITE_BYTES or more is written to a stream from the libuv pool:
+ * the write(2) of a 1 MB documentSymbol reply into the pipe took 0.5-4 ms of the loop's
+ * CPU (the kernel copies it and allocates the pipe's pages). The messages sent after it
+ * wait in the connection's queue and follow it in order; it starts only when the loop's
+ * own stream writes before it are done, so the bytes on the wire keep the send order. */
 #include "transport/transport.h"
 
 #include "core/hk.h"
 #include "core/log.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #define READ_CHUNK (64u << 10)
 #define MAX_QUEUED ((size_t)256 << 20) /* bytes waiting for a client that does not read */
 #define CLOSE_GRACE_MS 1000            /* how long queued writes may delay exit */
 #define PIPE_SIZE (1 << 20)            /* Linux's default limit for unprivileged processes */
+#define POOL_POLL_MS 50                /* a pool write checks for an abort this often */
 
 enum io_kind { IO_STREAM, IO_FILE };
 
+/* One framed message: the Content-Length header and the body, written as two buffers. */
 struct wreq {
     union {
         uv_write_t w;
         uv_fs_t fs;
+        uv_work_t work;
     } u;
-    struct wreq *next; /* IO_FILE: FIFO of writes not yet started */
+    struct wreq *next; /* FIFO of writes not yet started (IO_FILE; IO_STREAM behind a
+                        * pool write) */
     tr_conn *conn;
-    char *data;
-    size_t len;
-    size_t off; /* IO_FILE: bytes already written */
+    char *data;        /* body (owned), or its first part (tr_conn_send_parts) */
+    const char *lent;  /* tr_conn_send_parts: the lent part, then tail */
+    size_t lent_len;
+    const char *tail;
+    size_t tail_len;
+    tr_release_fn release; /* called with release_arg when the lent part is done */
+    void *release_arg;
+    size_t len;        /* body bytes: data's, or all parts' */
+    size_t data_len;
+    char head[40];     /* "Content-Length: N\r\n\r\n" */
+    size_t head_len;
+    size_t off;        /* IO_FILE and pool writes: bytes of head + body already written */
+    int err;           /* pool write: 0 or a negative errno */
 };
 
 struct tr_conn {
@@ -35,6 +59,8 @@ struct tr_conn {
 
     enum io_kind in_kind, out_kind;
     int in_fd, out_fd;
+    int out_stream_fd;       /* the output stream's descriptor, which pool writes use
+                              * (libuv reopens a TTY: not always out_fd) */
     union {
         uv_pipe_t pipe;
         uv_tty_t tty;
@@ -46,7 +72,11 @@ struct tr_conn {
     bool reading;            /* a file read is in flight */
     bool eof;                /* on_eof was called */
 
-    struct wreq *fq_head, *fq_tail; /* IO_FILE write queue; head is in flight */
+    struct wreq *fq_head, *fq_tail; /* IO_FILE write queue; head is in flight.
+                                     * IO_STREAM: messages waiting behind a pool write */
+    struct wreq *pool_write;        /* IO_STREAM: the message being written on the pool */
+    unsigned stream_writes;         /* IO_STREAM: uv_write requests not called back */
+    atomic_bool abort_writes;       /* tells a pool write to give up (exit grace over) */
     size_t queued;
     bool out_broken;
 
@@ -58,7 +88,8 @@ struct tr_conn {
 
 static void conn_maybe_free(tr_conn *c)
 {
-    if (!c->closing || c->open_handles > 0 || c->reading || c->fq_head)
+    if (!c->closing || c->open_handles > 0 || c->reading || c->fq_head || c->pool_write ||
+        c->stream_writes)
         return;
     tr_framer_free(&c->framer);
     hk_free(c->in_buf);
@@ -163,31 +194,180 @@ static void file_read_start(tr_conn *c)
 static void wreq_free(struct wreq *w)
 {
     hk_free(w->data);
+    if (w->release)
+        w->release(w->release_arg);
     hk_free(w);
 }
+
+static size_t wreq_total(const struct wreq *w) { return w->head_len + w->len; }
+
+#define WREQ_MAX_BUFS 4
+
+/* The buffers of what is left to write of w (up to WREQ_MAX_BUFS). */
+static unsigned wreq_bufs(struct wreq *w, uv_buf_t b[WREQ_MAX_BUFS])
+{
+    const char *part[WREQ_MAX_BUFS] = {w->head, w->data, w->lent, w->tail};
+    size_t len[WREQ_MAX_BUFS] = {w->head_len, w->data_len, w->lent_len, w->tail_len};
+    unsigned n = 0;
+    size_t off = w->off;
+    for (unsigned i = 0; i < WREQ_MAX_BUFS; i++) {
+        if (off >= len[i]) {
+            off -= len[i];
+            continue;
+        }
+        b[n++] = uv_buf_init((char *)part[i] + off, (unsigned)(len[i] - off));
+        off = 0;
+    }
+    return n;
+}
+
+/* Drops the messages not yet started (the output broke or the exit grace is over). */
+static void drop_waiting(tr_conn *c)
+{
+    while (c->fq_head) {
+        struct wreq *x = c->fq_head;
+        c->fq_head = x->next;
+        c->queued -= wreq_total(x);
+        wreq_free(x);
+    }
+    c->fq_tail = NULL;
+}
+
+/* Closing and everything written (or given up): the output handle can go. A pool write
+ * still out keeps it open, since it writes to the handle's descriptor. */
+static void stream_maybe_close_out(tr_conn *c)
+{
+    if (!c->closing || !c->out_open || c->pool_write)
+        return;
+    if (c->queued != 0 && !atomic_load(&c->abort_writes))
+        return;
+    c->out_open = false;
+    close_handle(c, (uv_handle_t *)&c->out.stream);
+    if (c->grace_open) {
+        c->grace_open = false;
+        uv_timer_stop(&c->grace);
+        close_handle(c, (uv_handle_t *)&c->grace);
+    }
+}
+
+static void stream_kick(tr_conn *c);
 
 static void stream_write_cb(uv_write_t *req, int status)
 {
     struct wreq *w = req->data;
     tr_conn *c = w->conn;
-    c->queued -= w->len;
+    c->stream_writes--;
+    c->queued -= wreq_total(w);
     if (status < 0 && !c->out_broken) {
         c->out_broken = true;
         HK_WARN("transport: write failed: %s", uv_strerror(status));
     }
     wreq_free(w);
-    if (c->closing && c->queued == 0 && c->out_open) {
-        c->out_open = false;
-        close_handle(c, (uv_handle_t *)&c->out.stream);
-        if (c->grace_open) {
-            c->grace_open = false;
-            uv_timer_stop(&c->grace);
-            close_handle(c, (uv_handle_t *)&c->grace);
+    stream_kick(c);
+    stream_maybe_close_out(c);
+    conn_maybe_free(c);
+}
+
+/* Pool thread: writes what is left of the message, waiting in poll(2) while the pipe is
+ * full; gives up when the loop sets abort_writes. Reads only w and the descriptor. */
+static void pool_write_work(uv_work_t *req)
+{
+    hk_thread_background();
+    struct wreq *w = req->data;
+    tr_conn *c = w->conn;
+    while (w->off < wreq_total(w)) {
+        if (atomic_load(&c->abort_writes)) {
+            w->err = -ECANCELED;
+            return;
+        }
+        uv_buf_t b[WREQ_MAX_BUFS];
+        struct iovec iov[WREQ_MAX_BUFS];
+        unsigned n = wreq_bufs(w, b);
+        for (unsigned i = 0; i < n; i++) {
+            iov[i].iov_base = b[i].base;
+            iov[i].iov_len = b[i].len;
+        }
+        ssize_t k = writev(c->out_stream_fd, iov, (int)n);
+        if (k > 0) {
+            w->off += (size_t)k;
+        } else if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd p = {.fd = c->out_stream_fd, .events = POLLOUT};
+            (void)poll(&p, 1, POOL_POLL_MS);
+        } else if (k < 0 && errno != EINTR) {
+            w->err = -errno;
+            return;
         }
     }
 }
 
+static void pool_write_after(uv_work_t *req, int status)
+{
+    struct wreq *w = req->data;
+    tr_conn *c = w->conn;
+    c->pool_write = NULL;
+    c->queued -= wreq_total(w);
+    int err = status ? status : w->err;
+    if (err && err != -ECANCELED && !c->out_broken) {
+        c->out_broken = true;
+        HK_WARN("transport: write failed: %s", uv_strerror(err));
+    }
+    wreq_free(w);
+    if (c->out_broken || atomic_load(&c->abort_writes))
+        drop_waiting(c);
+    stream_kick(c);
+    stream_maybe_close_out(c);
+    conn_maybe_free(c);
+}
+
+/* Starts w on the loop's stream (HK_OK) or fails with the output marked broken. */
+static int stream_start(tr_conn *c, struct wreq *w)
+{
+    uv_buf_t b[WREQ_MAX_BUFS];
+    unsigned n = wreq_bufs(w, b);
+    w->u.w.data = w;
+    int urc = uv_write(&w->u.w, &c->out.stream, b, n, stream_write_cb);
+    if (urc < 0) {
+        c->queued -= wreq_total(w);
+        wreq_free(w);
+        c->out_broken = true;
+        drop_waiting(c);
+        return HK_EIO;
+    }
+    c->stream_writes++;
+    return HK_OK;
+}
+
+/* Starts the waiting messages whose turn it is: small ones on the loop's stream while no
+ * pool write is out, a large one on the pool once the stream's writes before it are done.
+ * HK_OK, or HK_EIO when the output broke (the waiting ones are dropped). */
+static void stream_kick(tr_conn *c)
+{
+    while (c->fq_head && !c->pool_write && !c->out_broken && c->out_open) {
+        struct wreq *w = c->fq_head;
+        bool big = w->len >= TR_POOL_WRITE_BYTES;
+        if (big && c->stream_writes)
+            return; /* stream_write_cb kicks again */
+        c->fq_head = w->next;
+        if (!c->fq_head)
+            c->fq_tail = NULL;
+        w->next = NULL;
+        if (!big) {
+            if (stream_start(c, w))
+                return;
+            continue;
+        }
+        w->u.work.data = w;
+        if (uv_queue_work(c->loop, &w->u.work, pool_write_work, pool_write_after) == 0) {
+            c->pool_write = w;
+            return;
+        }
+        if (stream_start(c, w)) /* no pool (the loop is closing): on the loop */
+            return;
+    }
+}
+
 static void file_write_next(tr_conn *c);
+static void queue_append(tr_conn *c, struct wreq *w);
 
 static void file_write_cb(uv_fs_t *req)
 {
@@ -197,7 +377,7 @@ static void file_write_cb(uv_fs_t *req)
     uv_fs_req_cleanup(req);
     if (n > 0 && !c->out_broken) {
         w->off += (size_t)n;
-        if (w->off < w->len) {
+        if (w->off < wreq_total(w)) {
             file_write_next(c); /* short write: continue the same request */
             return;
         }
@@ -208,17 +388,12 @@ static void file_write_cb(uv_fs_t *req)
     c->fq_head = w->next;
     if (!c->fq_head)
         c->fq_tail = NULL;
-    c->queued -= w->len;
+    c->queued -= wreq_total(w);
     wreq_free(w);
     if (c->fq_head && !c->out_broken)
         file_write_next(c);
     else if (c->out_broken)
-        while (c->fq_head) { /* drop the rest */
-            struct wreq *x = c->fq_head;
-            c->fq_head = x->next;
-            c->queued -= x->len;
-            wreq_free(x);
-        }
+        drop_waiting(c);
     if (!c->fq_head)
         c->fq_tail = NULL;
     conn_maybe_free(c);
@@ -227,9 +402,10 @@ static void file_write_cb(uv_fs_t *req)
 static void file_write_next(tr_conn *c)
 {
     struct wreq *w = c->fq_head;
-    uv_buf_t b = uv_buf_init(w->data + w->off, (unsigned)(w->len - w->off));
+    uv_buf_t b[WREQ_MAX_BUFS];
+    unsigned n = wreq_bufs(w, b);
     w->u.fs.data = w;
-    int rc = uv_fs_write(c->loop, &w->u.fs, c->out_fd, &b, 1, -1, file_write_cb);
+    int rc = uv_fs_write(c->loop, &w->u.fs, c->out_fd, b, n, -1, file_write_cb);
     if (rc < 0) {
         /* Report through the callback path so the queue is drained in one place. */
         w->u.fs.result = rc;
@@ -237,43 +413,88 @@ static void file_write_next(tr_conn *c)
     }
 }
 
-int tr_conn_send(tr_conn *c, const char *body, size_t len)
+static void queue_append(tr_conn *c, struct wreq *w)
 {
-    if (c->out_broken || (c->closing && !c->out_open && c->out_kind == IO_STREAM))
-        return HK_EIO;
-    if (c->queued > MAX_QUEUED)
-        return HK_ETOOBIG;
-    struct wreq *w = hk_calloc(1, sizeof *w);
-    if (!w)
-        return HK_ENOMEM;
-    int rc = tr_frame(body, len, &w->data, &w->len);
-    if (rc) {
-        hk_free(w);
-        return rc;
-    }
-    w->conn = c;
-    c->queued += w->len;
-    if (c->out_kind == IO_STREAM) {
-        uv_buf_t b = uv_buf_init(w->data, (unsigned)w->len);
-        w->u.w.data = w;
-        int urc = uv_write(&w->u.w, &c->out.stream, &b, 1, stream_write_cb);
-        if (urc < 0) {
-            c->queued -= w->len;
-            wreq_free(w);
-            c->out_broken = true;
-            return HK_EIO;
-        }
-        return HK_OK;
-    }
-    bool idle = c->fq_head == NULL;
     if (c->fq_tail)
         c->fq_tail->next = w;
     else
         c->fq_head = w;
     c->fq_tail = w;
+}
+
+/* Queues w (body parts set; owned by the queue now, freed on error too). */
+static int send_wreq(tr_conn *c, struct wreq *w)
+{
+    if (c->out_broken || (c->closing && !c->out_open && c->out_kind == IO_STREAM)) {
+        wreq_free(w);
+        return HK_EIO;
+    }
+    if (c->queued > MAX_QUEUED) {
+        wreq_free(w);
+        return HK_ETOOBIG;
+    }
+    w->conn = c;
+    w->len = w->data_len + w->lent_len + w->tail_len;
+    w->head_len =
+        (size_t)snprintf(w->head, sizeof w->head, "Content-Length: %zu\r\n\r\n", w->len);
+    c->queued += wreq_total(w);
+    if (c->out_kind == IO_STREAM) {
+        if (w->len < TR_POOL_WRITE_BYTES && !c->fq_head && !c->pool_write)
+            return stream_start(c, w); /* the common case: nothing waits, written now */
+        queue_append(c, w);
+        stream_kick(c);
+        return c->out_broken ? HK_EIO : HK_OK;
+    }
+    bool idle = c->fq_head == NULL;
+    queue_append(c, w);
     if (idle)
         file_write_next(c);
     return HK_OK;
+}
+
+int tr_conn_send_owned(tr_conn *c, char *body, size_t len)
+{
+    struct wreq *w = hk_calloc(1, sizeof *w);
+    if (!w) {
+        hk_free(body);
+        return HK_ENOMEM;
+    }
+    w->data = body;
+    w->data_len = len;
+    return send_wreq(c, w);
+}
+
+int tr_conn_send_parts(tr_conn *c, char *head, size_t head_len, const char *lent,
+                       size_t lent_len, const char *tail, size_t tail_len, tr_release_fn release,
+                       void *arg)
+{
+    struct wreq *w = hk_calloc(1, sizeof *w);
+    if (!w) {
+        hk_free(head);
+        if (release)
+            release(arg);
+        return HK_ENOMEM;
+    }
+    w->data = head;
+    w->data_len = head_len;
+    w->lent = lent;
+    w->lent_len = lent_len;
+    w->tail = tail;
+    w->tail_len = tail_len;
+    w->release = release;
+    w->release_arg = arg;
+    return send_wreq(c, w);
+}
+
+int tr_conn_send(tr_conn *c, const char *body, size_t len)
+{
+    char *copy = hk_malloc(len + 1);
+    if (!copy)
+        return HK_ENOMEM;
+    if (len)
+        memcpy(copy, body, len);
+    copy[len] = '\0';
+    return tr_conn_send_owned(c, copy, len);
 }
 
 size_t tr_conn_queued(const tr_conn *c) { return c->queued; }
@@ -329,6 +550,7 @@ int tr_conn_open(uv_loop_t *loop, int in_fd, int out_fd, size_t max_body,
     c->in_fd = in_fd;
     c->out_fd = out_fd;
     tr_framer_init(&c->framer, max_body, cbs->on_message, cbs->on_error, cbs->ud);
+    tr_framer_set_owned(&c->framer, cbs->on_owned_message);
     c->in_buf = hk_malloc(READ_CHUNK);
     if (!c->in_buf) {
         ret = HK_ENOMEM;
@@ -355,6 +577,8 @@ int tr_conn_open(uv_loop_t *loop, int in_fd, int out_fd, size_t max_body,
             goto out;
         }
         c->out_open = true;
+        uv_os_fd_t sfd;
+        c->out_stream_fd = uv_fileno((uv_handle_t *)&c->out.stream, &sfd) == 0 ? sfd : out_fd;
     }
     if (c->in_kind == IO_STREAM) {
         int rc = uv_read_start(&c->in.stream, alloc_cb, stream_read_cb);
@@ -384,13 +608,15 @@ out:
 static void grace_cb(uv_timer_t *t)
 {
     tr_conn *c = t->data;
-    if (c->out_open) {
+    if (c->out_open)
         HK_WARN("transport: %zu bytes not written at exit (client not reading)", c->queued);
-        c->out_open = false;
-        close_handle(c, (uv_handle_t *)&c->out.stream);
-    }
+    /* A pool write gives up within POOL_POLL_MS; the handle is closed after it. */
+    atomic_store(&c->abort_writes, true);
+    if (c->out_kind == IO_STREAM)
+        drop_waiting(c);
     c->grace_open = false;
     close_handle(c, (uv_handle_t *)&c->grace);
+    stream_maybe_close_out(c);
 }
 
 void tr_conn_close(tr_conn *c)
@@ -402,6 +628,7 @@ void tr_conn_close(tr_conn *c)
     /* Messages still buffered in the framer are not delivered after close. */
     c->framer.on_message = NULL;
     c->framer.on_error = NULL;
+    c->framer.on_owned = NULL;
     if (c->in_open) {
         uv_read_stop(&c->in.stream);
         c->in_open = false;

@@ -29,9 +29,19 @@ void tr_framer_init(struct tr_framer *f, size_t max_body, tr_message_fn on_messa
     f->ud = ud;
 }
 
-void tr_framer_free(struct tr_framer *f) { hk_buf_free(&f->in); }
+void tr_framer_free(struct tr_framer *f)
+{
+    hk_buf_free(&f->in);
+    hk_free(f->big);
+    f->big = NULL;
+}
 
-size_t tr_framer_pending(const struct tr_framer *f) { return f->in.len - f->head; }
+void tr_framer_set_owned(struct tr_framer *f, tr_owned_message_fn fn) { f->on_owned = fn; }
+
+size_t tr_framer_pending(const struct tr_framer *f)
+{
+    return f->in.len - f->head + (f->big ? f->big_have : 0);
+}
 
 /* Header-parsing state that only lives while a header block is being read. */
 struct hdr_state {
@@ -164,12 +174,47 @@ static int header_line(struct tr_framer *f, struct hdr_state *h, const char *lin
  * place. Header state is kept in f between calls through in_body/body_len only, so a
  * header block split across feeds is re-read from its start: at most
  * TR_MAX_HEADERS * TR_MAX_HEADER_LINE bytes, a bounded cost. */
+/* The large body is complete: hand it over. */
+static void big_deliver(struct tr_framer *f)
+{
+    char *b = f->big;
+    f->big = NULL;
+    f->in_body = false;
+    b[f->body_len] = '\0';
+    if (f->on_owned)
+        f->on_owned(b, f->body_len, f->ud);
+    else
+        hk_free(b); /* the connection closed meanwhile */
+}
+
+/* Starts gathering a large body in a buffer of its own, with what is buffered of it;
+ * false (no memory) leaves it to the in-place path. */
+static bool big_start(struct tr_framer *f)
+{
+    char *b = hk_malloc(f->body_len + 1);
+    if (!b)
+        return false;
+    size_t n = unparsed_len(f) < f->body_len ? unparsed_len(f) : f->body_len;
+    if (n)
+        memcpy(b, unparsed(f), n);
+    skip(f, n);
+    f->big = b;
+    f->big_have = n;
+    if (n == f->body_len)
+        big_deliver(f);
+    return true;
+}
+
 static void parse_buffer(struct tr_framer *f)
 {
     for (;;) {
         if (f->resync && !do_resync(f))
             return;
+        if (f->big)
+            return; /* tr_framer_feed fills it */
         if (f->in_body) {
+            if (f->on_owned && f->body_len >= TR_OWNED_BODY_BYTES && big_start(f))
+                continue;
             if (unparsed_len(f) < f->body_len)
                 return;
             if (!f->in.data) { /* Content-Length: 0 with nothing buffered yet */
@@ -235,6 +280,16 @@ int tr_framer_feed(struct tr_framer *f, const char *data, size_t len)
 {
     int ret = HK_OK;
     while (len) {
+        if (f->big) { /* a large body: straight into its own buffer */
+            size_t want = f->body_len - f->big_have, k = len < want ? len : want;
+            memcpy(f->big + f->big_have, data, k);
+            f->big_have += k;
+            data += k;
+            len -= k;
+            if (f->big_have == f->body_len)
+                big_deliver(f);
+            continue;
+        }
         size_t n = len < FEED_CHUNK ? len : FEED_CHUNK;
         int rc = hk_buf_append(&f->in, data, n);
         if (rc) {

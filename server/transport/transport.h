@@ -27,6 +27,12 @@ typedef void (*tr_message_fn)(const char *body, size_t len, void *ud);
  * practically never contains that text; bodies are not newline-terminated, so it is
  * looked for anywhere, not only at line starts). */
 typedef void (*tr_error_fn)(int err, const char *msg, void *ud);
+/* A complete body of TR_OWNED_BODY_BYTES or more, given away: body (hk_free; NUL at len)
+ * is the callee's. Such a body is gathered in a buffer of its own, allocated once from
+ * its Content-Length, and never copied again (a 742 KB didOpen grown by doubling, then
+ * copied for its decode, cost the loop 400-600 page faults). */
+typedef void (*tr_owned_message_fn)(char *body, size_t len, void *ud);
+#define TR_OWNED_BODY_BYTES ((size_t)64 << 10)
 
 struct tr_framer {
     struct hk_buf in;        /* input; never holds more than one body + headers + a chunk */
@@ -35,14 +41,19 @@ struct tr_framer {
     size_t body_len;         /* length of the body being waited for */
     bool in_body;            /* headers done; waiting for body_len bytes */
     bool resync;             /* dropping input until a "Content-Length:" */
+    char *big;               /* the large body being gathered (on_owned set), or NULL */
+    size_t big_have;         /* bytes of it received */
     tr_message_fn on_message;
     tr_error_fn on_error;
+    tr_owned_message_fn on_owned; /* NULL: every body through on_message */
     void *ud;
 };
 
 /* Initialises f (value struct, no allocation yet). max_body 0: TR_DEFAULT_MAX_BODY. */
 void tr_framer_init(struct tr_framer *f, size_t max_body, tr_message_fn on_message,
                     tr_error_fn on_error, void *ud);
+/* Large bodies go to fn, owned, instead of on_message (tr_owned_message_fn). */
+void tr_framer_set_owned(struct tr_framer *f, tr_owned_message_fn fn);
 /* Feeds len bytes. Calls on_message for each complete message and on_error for each
  * framing error, synchronously, in order. Returns HK_OK or HK_ENOMEM (input that could
  * not be buffered is reported through on_error too, and dropped). Callbacks must not
@@ -69,6 +80,7 @@ struct tr_conn_cbs {
     tr_error_fn on_error;
     tr_eof_fn on_eof;
     void *ud;
+    tr_owned_message_fn on_owned_message; /* optional: see tr_framer_set_owned */
 };
 
 /* Opens a connection reading in_fd and writing out_fd (0 and 1 for stdio). Pipes,
@@ -77,10 +89,27 @@ struct tr_conn_cbs {
  * uv_fs_write, in order. Reading starts at once. HK_OK, HK_ENOMEM, HK_EIO. */
 int tr_conn_open(uv_loop_t *loop, int in_fd, int out_fd, size_t max_body,
                  const struct tr_conn_cbs *cbs, tr_conn **out);
-/* Queues body (copied, framed) for writing; never blocks. HK_OK, HK_ENOMEM,
- * HK_ETOOBIG (more than the queued-bytes cap is waiting: the client is not reading),
- * HK_EIO (the output is closed). */
+/* Bodies of this many bytes or more are written to a stream from the libuv pool (the
+ * messages sent after one wait for it: the wire keeps the send order). */
+#define TR_POOL_WRITE_BYTES ((size_t)64 << 10)
+
+/* Queues body (copied) for writing; never blocks. HK_OK, HK_ENOMEM, HK_ETOOBIG (more than
+ * the queued-bytes cap is waiting: the client is not reading), HK_EIO (the output is
+ * closed). */
 int tr_conn_send(tr_conn *c, const char *body, size_t len);
+/* Same without the copy: body (hk_malloc'd, len bytes) is stolen, on error too, and freed
+ * once written. The Content-Length header goes in a buffer of its own. */
+int tr_conn_send_owned(tr_conn *c, char *body, size_t len);
+/* Called once, on the loop, when a lent part is no longer needed (written, dropped, or
+ * at once on error). */
+typedef void (*tr_release_fn)(void *arg);
+/* Queues one message whose body is head (hk_malloc'd, stolen; may be NULL with
+ * head_len 0), then lent (lent_len bytes, read in place, possibly from a pool thread,
+ * until release(arg)), then tail (static storage). Nothing of lent is copied. Errors as
+ * tr_conn_send; on error head is freed and release called. */
+int tr_conn_send_parts(tr_conn *c, char *head, size_t head_len, const char *lent,
+                       size_t lent_len, const char *tail, size_t tail_len, tr_release_fn release,
+                       void *arg);
 /* Bytes queued and not yet written. */
 size_t tr_conn_queued(const tr_conn *c);
 /* Stops reading, lets queued writes finish, then closes the handles and frees c in

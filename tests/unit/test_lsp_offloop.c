@@ -5,7 +5,10 @@
  * cancelled gets exactly one reply (RequestCancelled), one whose document closes gets
  * ContentModified; a close during a parse and a shutdown + exit behind a waiting request
  * leak nothing (hk_alloc_live, and ASan in the sanitizer pass). A large message is
- * decoded on the pool, the messages behind it (and the end of input) wait their turn. */
+ * decoded on the pool, the messages behind it (and the end of input) wait their turn.
+ * The documentSymbol reply is lent to the write without a copy: a reparse while a write
+ * still reads it renders a new one instead of patching it, and a server freed with such
+ * a write out leaves the text to the write, which frees it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -424,6 +427,132 @@ static void test_symbols_rendered_with_the_parse(void **st)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+
+/* A write that has not finished: what rpc_call_reply_lent lent to it. */
+struct held {
+    const char *lent;
+    size_t len;
+    char *copy;            /* the bytes when it was sent (malloc) */
+    rpc_release_fn release;
+    void *arg;
+};
+
+struct parts_sink {
+    struct out o;
+    struct held h[8];
+    int n;
+};
+
+/* lsp_server_set_send_parts's function: parses the message into o, keeps the lent part
+ * unreleased (a write still out). */
+static int parts_sink(char *head, size_t head_len, const char *lent, size_t lent_len,
+                      const char *tail, size_t tail_len, rpc_release_fn release, void *arg,
+                      void *ud)
+{
+    struct parts_sink *p = ud;
+    size_t n = head_len + lent_len + tail_len;
+    char *all = malloc(n + 1);
+    assert_non_null(all);
+    memcpy(all, head, head_len);
+    memcpy(all + head_len, lent, lent_len);
+    memcpy(all + head_len + lent_len, tail, tail_len);
+    sink(all, n, &p->o);
+    free(all);
+    hk_free(head);
+    assert_true(p->n < 8);
+    struct held *h = &p->h[p->n++];
+    h->lent = lent;
+    h->len = lent_len;
+    h->copy = malloc(lent_len);
+    memcpy(h->copy, lent, lent_len);
+    h->release = release;
+    h->arg = arg;
+    return HK_OK;
+}
+
+static void parts_release_all(struct parts_sink *p)
+{
+    for (int i = 0; i < p->n; i++) {
+        p->h[i].release(p->h[i].arg);
+        free(p->h[i].copy);
+    }
+    p->n = 0;
+}
+
+/* The documentSymbol reply goes out lent; an edit while that write is out gets a new
+ * reply rendered (the lent text is not patched under the write), and both writes' texts
+ * are freed once released. */
+static void test_lent_reply_not_patched_under_a_write(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct parts_sink p = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(50);
+    lsp_server *s = start(&loop, &p.o);
+    lsp_server_set_send_parts(s, parts_sink);
+    open_doc(s, text);
+    feed_symbols(s, 2);
+    json_t *r = await_reply(&loop, &p.o, 2);
+    assert_string_equal(symbol_name(r, 0), "k0000");
+    assert_int_equal(p.n, 1); /* lent, not copied */
+    /* a small reply after it comes after it */
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"textDocument/hover\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"" URI "\"},\"position\":{\"line\":0,\"character\":17}}}");
+    assert_non_null(reply(&p.o, 3));
+    assert_ptr_equal(reply(&p.o, 2), p.o.m[0]);
+    change(s, 2, 0, 16, 21, "z0000"); /* same length: a patch in place if it were allowed */
+    feed_symbols(s, 4);
+    r = await_reply(&loop, &p.o, 4);
+    assert_string_equal(symbol_name(r, 0), "z0000");
+    assert_int_equal(p.n, 2);
+    assert_ptr_not_equal(p.h[1].lent, p.h[0].lent);
+    assert_memory_equal(p.h[0].lent, p.h[0].copy, p.h[0].len); /* untouched under the write */
+    parts_release_all(&p);
+    /* with no write out the text is the cache's again: patched in place */
+    change(s, 3, 0, 16, 21, "y0000");
+    feed_symbols(s, 5);
+    r = await_reply(&loop, &p.o, 5);
+    assert_string_equal(symbol_name(r, 0), "y0000");
+    parts_release_all(&p);
+    out_clear(&p.o);
+    stop(&loop, s);
+    out_clear(&p.o);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* A server stopped and freed while a write still reads the lent reply: the document's
+ * cache goes, the text stays for the write and is freed by its release. */
+static void test_server_freed_with_a_lent_reply_out(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct parts_sink p = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(300);
+    lsp_server *s = start(&loop, &p.o);
+    lsp_server_set_send_parts(s, parts_sink);
+    open_doc(s, text);
+    feed_symbols(s, 2);
+    await_reply(&loop, &p.o, 2);
+    assert_int_equal(p.n, 1);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"shutdown\"}");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
+    out_clear(&p.o);
+    stop(&loop, s);
+    assert_true(hk_alloc_live() > live); /* the lent text */
+    assert_memory_equal(p.h[0].lent, p.h[0].copy, p.h[0].len);
+    parts_release_all(&p);
+    out_clear(&p.o);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -437,6 +566,8 @@ int main(void)
         cmocka_unit_test(test_large_message_decoded_off_the_loop),
         cmocka_unit_test(test_input_end_behind_a_large_message),
         cmocka_unit_test(test_symbols_rendered_with_the_parse),
+        cmocka_unit_test(test_lent_reply_not_patched_under_a_write),
+        cmocka_unit_test(test_server_freed_with_a_lent_reply_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,13 @@
 /* Unit tests for the Content-Length framer and the stdio connection: split input,
- * caps, resynchronisation after bad headers, and a real pipe through libuv. */
+ * caps, resynchronisation after bad headers, and a real pipe through libuv; a large body
+ * handed over in its own buffer; large messages written on the pool keep their order
+ * with the small ones around them; a close while a pool write is stuck frees all. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,7 +240,7 @@ static void test_conn_pipes(void **st)
     uv_loop_t loop;
     uv_loop_init(&loop);
     struct conn_test t = {0};
-    struct tr_conn_cbs cbs = {ct_msg, ct_err, ct_eof, &t};
+    struct tr_conn_cbs cbs = {.on_message = ct_msg, .on_error = ct_err, .on_eof = ct_eof, .ud = &t};
     assert_int_equal(tr_conn_open(&loop, in[0], out[1], 0, &cbs, &t.c), HK_OK);
     uv_run(&loop, UV_RUN_DEFAULT);
     assert_int_equal(uv_loop_close(&loop), 0);
@@ -267,7 +270,7 @@ static void test_conn_file_input(void **st)
     uv_loop_t loop;
     uv_loop_init(&loop);
     struct conn_test t = {0};
-    struct tr_conn_cbs cbs = {ct_msg, ct_err, ct_eof, &t};
+    struct tr_conn_cbs cbs = {.on_message = ct_msg, .on_error = ct_err, .on_eof = ct_eof, .ud = &t};
     assert_int_equal(tr_conn_open(&loop, fd, ofd, 0, &cbs, &t.c), HK_OK);
     uv_run(&loop, UV_RUN_DEFAULT);
     assert_int_equal(uv_loop_close(&loop), 0);
@@ -283,6 +286,198 @@ static void test_conn_file_input(void **st)
     sink_free(&t.s);
 }
 
+
+/* ---- large bodies, owned ---- */
+
+struct owned_log {
+    struct sink s;
+    char order[8]; /* 'o' owned, 'm' in place */
+    int n;
+};
+
+static void ol_msg(const char *b, size_t len, void *ud)
+{
+    struct owned_log *l = ud;
+    on_msg(b, len, &l->s);
+    l->order[l->n++] = 'm';
+}
+
+static void ol_owned(char *b, size_t len, void *ud)
+{
+    struct owned_log *l = ud;
+    on_msg(b, len, &l->s);
+    hk_free(b);
+    l->order[l->n++] = 'o';
+}
+
+/* A body of TR_OWNED_BODY_BYTES or more comes whole and owned, in order with the small
+ * messages around it, whatever the feeds' boundaries; the rest stays in place. */
+static void test_large_body_owned(void **st)
+{
+    (void)st;
+    long live = hk_alloc_live();
+    size_t n = TR_OWNED_BODY_BYTES * 3 + 17;
+    char *big = malloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        big[i] = (char)('a' + i % 26);
+    big[n] = '\0';
+    char head[64];
+    snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", n);
+    const char *small = "Content-Length: 2\r\n\r\n{}";
+    struct hk_buf in;
+    hk_buf_init(&in, (size_t)64 << 20);
+    assert_int_equal(hk_buf_appends(&in, small), HK_OK);
+    assert_int_equal(hk_buf_appends(&in, head), HK_OK);
+    assert_int_equal(hk_buf_append(&in, big, n), HK_OK);
+    assert_int_equal(hk_buf_appends(&in, small), HK_OK);
+    for (size_t step = 1000; step <= in.len; step += in.len / 3) {
+        struct owned_log l = {0};
+        struct tr_framer f;
+        tr_framer_init(&f, 0, ol_msg, on_err, &l);
+        tr_framer_set_owned(&f, ol_owned);
+        for (size_t off = 0; off < in.len; off += step) {
+            size_t k = in.len - off < step ? in.len - off : step;
+            assert_int_equal(tr_framer_feed(&f, in.data + off, k), HK_OK);
+        }
+        assert_int_equal(l.n, 3);
+        assert_memory_equal(l.order, "mom", 3);
+        assert_int_equal(l.s.lens[1], n);
+        assert_memory_equal(l.s.msgs[1], big, n);
+        assert_int_equal(tr_framer_pending(&f), 0);
+        tr_framer_free(&f);
+        sink_free(&l.s);
+    }
+    /* cut in the middle of the body: the buffer is freed with the framer */
+    struct owned_log l = {0};
+    struct tr_framer f;
+    tr_framer_init(&f, 0, ol_msg, on_err, &l);
+    tr_framer_set_owned(&f, ol_owned);
+    assert_int_equal(tr_framer_feed(&f, in.data, in.len / 2), HK_OK);
+    assert_true(tr_framer_pending(&f) > TR_OWNED_BODY_BYTES);
+    tr_framer_free(&f);
+    sink_free(&l.s);
+    hk_buf_free(&in);
+    free(big);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* ---- writes on the pool ---- */
+
+struct reader {
+    int fd;
+    struct hk_buf got; /* everything read, in order */
+};
+
+static void *reader_main(void *p)
+{
+    struct reader *r = p;
+    char buf[65536];
+    ssize_t k;
+    while ((k = read(r->fd, buf, sizeof buf)) > 0)
+        if (hk_buf_append(&r->got, buf, (size_t)k))
+            abort();
+    return NULL;
+}
+
+/* A JSON string of n bytes (quotes included) filled with c. New (free). */
+static char *json_fill(size_t n, char c)
+{
+    char *t = malloc(n + 1);
+    memset(t, c, n);
+    t[0] = t[n - 1] = '"';
+    t[n] = '\0';
+    return t;
+}
+
+/* Large messages (written on the pool) and small ones (on the loop) reach the client in
+ * the order they were sent, framed, and the connection frees everything at close. */
+static void test_pool_writes_keep_order(void **st)
+{
+    (void)st;
+    long live = hk_alloc_live();
+    int in[2], out[2];
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(pipe(out), 0);
+    struct reader r = {.fd = out[0]};
+    hk_buf_init(&r.got, (size_t)64 << 20);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, reader_main, &r), 0);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct conn_test t = {0};
+    struct tr_conn_cbs cbs = {.on_message = ct_msg, .on_error = ct_err, .on_eof = ct_eof, .ud = &t};
+    assert_int_equal(tr_conn_open(&loop, in[0], out[1], 0, &cbs, &t.c), HK_OK);
+    const size_t sizes[] = {10, 3 * TR_POOL_WRITE_BYTES, 7, 12, 2 * TR_POOL_WRITE_BYTES + 5, 9,
+                            TR_POOL_WRITE_BYTES, 11};
+    struct hk_buf want;
+    hk_buf_init(&want, (size_t)64 << 20);
+    for (size_t i = 0; i < HK_ARRAY_LEN(sizes); i++) {
+        char *m = json_fill(sizes[i], (char)('a' + i));
+        char head[64];
+        snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", sizes[i]);
+        assert_int_equal(hk_buf_appends(&want, head), HK_OK);
+        assert_int_equal(hk_buf_append(&want, m, sizes[i]), HK_OK);
+        if (i % 2) { /* both entry points */
+            char *own = hk_malloc(sizes[i] + 1);
+            memcpy(own, m, sizes[i] + 1);
+            assert_int_equal(tr_conn_send_owned(t.c, own, sizes[i]), HK_OK);
+        } else {
+            assert_int_equal(tr_conn_send(t.c, m, sizes[i]), HK_OK);
+        }
+        free(m);
+        if (i == 3) /* some written before the rest is sent */
+            uv_run(&loop, UV_RUN_NOWAIT);
+    }
+    tr_conn_close(t.c); /* lets the queued writes finish */
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    assert_int_equal(pthread_join(th, NULL), 0); /* out[1] closed with the connection */
+    assert_true(want.len > 6 * TR_POOL_WRITE_BYTES);
+    assert_int_equal(r.got.len, want.len);
+    assert_memory_equal(r.got.data, want.data, want.len);
+    hk_buf_free(&r.got);
+    hk_buf_free(&want);
+    close(out[0]);
+    close(in[1]);
+    sink_free(&t.s);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* A client that stops reading: the large message's pool write waits in poll; closing
+ * the connection gives up after the exit grace, drops what waits behind it and frees
+ * everything (the loop ends). */
+static void test_close_with_a_stuck_pool_write(void **st)
+{
+    (void)st;
+    long live = hk_alloc_live();
+    int in[2], out[2];
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(pipe(out), 0);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct conn_test t = {0};
+    struct tr_conn_cbs cbs = {.on_message = ct_msg, .on_error = ct_err, .on_eof = ct_eof, .ud = &t};
+    assert_int_equal(tr_conn_open(&loop, in[0], out[1], 0, &cbs, &t.c), HK_OK);
+    size_t n = (size_t)4 << 20; /* more than any pipe buffer */
+    char *m = json_fill(n, 'x');
+    assert_int_equal(tr_conn_send(t.c, m, n), HK_OK);
+    assert_int_equal(tr_conn_send(t.c, "{}", 2), HK_OK); /* waits behind it */
+    free(m);
+    assert_true(tr_conn_queued(t.c) > n);
+    uv_run(&loop, UV_RUN_NOWAIT);
+    tr_conn_close(t.c);
+    uv_run(&loop, UV_RUN_DEFAULT); /* about CLOSE_GRACE_MS */
+    assert_int_equal(uv_loop_close(&loop), 0);
+    char buf[65536];
+    ssize_t k = read(out[0], buf, sizeof buf);
+    assert_true(k > 0);
+    assert_memory_equal(buf, "Content-Length: 4194304\r\n\r\n\"xxx", 30);
+    close(out[0]);
+    close(in[1]);
+    sink_free(&t.s);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -296,6 +491,9 @@ int main(void)
         cmocka_unit_test(test_frame),
         cmocka_unit_test(test_conn_pipes),
         cmocka_unit_test(test_conn_file_input),
+        cmocka_unit_test(test_large_body_owned),
+        cmocka_unit_test(test_pool_writes_keep_order),
+        cmocka_unit_test(test_close_with_a_stuck_pool_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
