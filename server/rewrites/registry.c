@@ -220,6 +220,23 @@ void rw_refusal_locate(const rw_context *ctx, const char *text, rw_refusal *why)
                                                                    : NULL;
     int line = 0;
     const char *construct = NULL;
+    /* a reason that starts with its construct and line ("statement at line 5: ...") says both */
+    char lead[64];
+    const char *at = strstr(reason, " at line ");
+    if (at && at > reason && (size_t)(at - reason) < sizeof lead && at[9] >= '1' && at[9] <= '9') {
+        char *end = NULL;
+        long n = strtol(at + 9, &end, 10);
+        bool words = true;
+        for (const char *c = reason; c < at && words; c++)
+            words = (*c >= 'a' && *c <= 'z') || *c == ' ' || *c == '_' || *c == '-';
+        if (words && end && end[0] == ':' && end[1] == ' ' && n > 0 && n < 1000000) {
+            snprintf(lead, sizeof lead, "%.*s", (int)(at - reason), reason);
+            why->line = (int)n;
+            snprintf(why->construct, sizeof why->construct, "%s", lead);
+            snprintf(why->reason, sizeof why->reason, "%s", reason);
+            return;
+        }
+    }
     /* a line the rewrite already gave ("the launch at line 12 ...") is exact */
     const char *ln = strstr(reason, "line ");
     if (ln && ln[5] >= '1' && ln[5] <= '9') {

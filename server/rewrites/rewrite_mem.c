@@ -1258,12 +1258,13 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
                     gathers[n_gathers++] = (vec_gather){k, (size_t)p, false};
                     continue;
                 }
-                why_alloc = hk_asprintf("pointer %s is used other than as %s[%s] or %s[s * %s + k] "
-                                        "(another index, a dereference or the pointer itself) and "
-                                        "%s (line %u), so its elements are not the thread's own: only "
-                                        "a pointer the kernel never writes is read per element at "
-                                        "another index", pp->name, pp->name, sh.idx, pp->name, sh.idx,
-                                        gwhy, line_of(text, ts.t[at].start));
+                /* construct and line first: the registry's locator reads them from there */
+                why_alloc = hk_asprintf("statement at line %u: pointer %s is used other than as %s[%s] "
+                                        "or %s[s * %s + k] (another index, a dereference or the pointer "
+                                        "itself) and %s, so its elements are not the thread's own: only a "
+                                        "pointer the kernel never writes is read per element at another "
+                                        "index", line_of(text, ts.t[at].start), pp->name, pp->name, sh.idx,
+                                        pp->name, sh.idx, gwhy);
                 break;
             }
             char acc[200];

@@ -314,9 +314,10 @@ static double mono_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* A saxpy that also reads x backwards (line 5): the vectorize skill fits its code, but the
- * rewrite cannot turn x[n - 1 - i] into vector loads. The episode info, the log and the
- * Markdown report say so, with the construct and its line. */
+/* A saxpy that also reads x backwards through an offset pointer (line 5): the vectorize
+ * skill fits its code, but the rewrite cannot follow *(x + ...) (a read-only pointer read at
+ * another index, x[n - 1 - i], is a per-lane load since s15-vecgather). The episode info,
+ * the log and the Markdown report say so, with the construct and its line. */
 static void test_refusal_in_report(void **state)
 {
     (void)state;
@@ -331,7 +332,7 @@ static void test_refusal_in_report(void **state)
           "{\n"
           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
           "    if (i < n)\n"
-          "        y[i] = a * x[i] + y[i] + 0.5f * x[n - 1 - i];\n"
+          "        y[i] = a * x[i] + y[i] + 0.5f * *(x + (n - 1 - i));\n"
           "}\n", f);
     fclose(f);
     const char *wrapper[] = {sim, NULL};

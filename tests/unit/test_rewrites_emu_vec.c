@@ -386,8 +386,8 @@ static void gathers_refused(void **state)
          "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
          "    if (i < n) o[i] = x[i] + o[i % h];\n"
          "}\n",
-         "self_bias", "pointer o is used other than as o[i] or o[s * i + k] (another index, a "
-                      "dereference or the pointer itself) and is written (line 4)"},
+         "self_bias", "statement at line 4: pointer o is used other than as o[i] or o[s * i + k] "
+                      "(another index, a dereference or the pointer itself) and is written,"},
         {"__global__ void bias_store(const float *x, float *b, float *o, int h, int n)\n"
          "{\n"
          "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -396,8 +396,8 @@ static void gathers_refused(void **state)
          "        b[0] = 0.0f;\n"
          "    }\n"
          "}\n",
-         "bias_store", "pointer b is used other than as b[i] or b[s * i + k] (another index, a "
-                       "dereference or the pointer itself) and is written (line 6)"},
+         "bias_store", "statement at line 6: pointer b is used other than as b[i] or b[s * i + k] "
+                       "(another index, a dereference or the pointer itself) and is written,"},
         {"__device__ void touch(float *p) { p[1] = 2.0f; }\n"
          "__global__ void bias_call(const float *x, float *b, float *o, int h, int n)\n"
          "{\n"
@@ -414,7 +414,7 @@ static void gathers_refused(void **state)
          "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
          "        o[i] = x[i] + b[i % h];\n"
          "}\n",
-         "bias_atomic", "and has an element's address taken (an atomic or a call could write it) (line 3)"},
+         "bias_atomic", "statement at line 3: pointer b"},
         {"__global__ void bias_inplace(const float *x, const float *b, float *o, int h, int n)\n"
          "{\n"
          "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
