@@ -171,8 +171,11 @@ int an_doc_parse(an_doc *d, const char *text, size_t len);
 /* Time limit of one an_doc_parse in microseconds (0: none; default AN_PARSE_TIMEOUT_US).
  * A parse over it returns HK_ETIMEDOUT and keeps the previous model; recorded edits stay
  * pending, so the next parse is still incremental. Broken code makes tree-sitter's
- * error recovery slow, and the loop must not stall on it. */
-#define AN_PARSE_TIMEOUT_US 2000000u
+ * error recovery slow, and a pool thread must not spin on it. The server parses on the
+ * libuv pool (never on the loop), so the limit is wall time a loaded machine may stretch:
+ * a 742 KB file took over 2 s under AddressSanitizer on the 2-core CI machine and was
+ * left without a model; 10 s still stops a pathological parse. */
+#define AN_PARSE_TIMEOUT_US 10000000u
 void an_doc_set_parse_timeout(an_doc *d, uint64_t micros);
 
 /* Threads a full parse of a large text may use, the caller's included (default: the

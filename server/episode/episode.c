@@ -2439,6 +2439,8 @@ static int settle(ep_ctx *c, ep_rec *r, search *s, rec_queue *ready)
         ep__log(c, "info", "v%d built: %lld registers, %lld bytes spilled (%s)", r->number,
                 json_integer_value(json_object_get(r->ptxas, "registers")),
                 json_integer_value(json_object_get(r->ptxas, "spill_stores")), r->produced_by);
+    else   /* never silent: its report lacks the ptxas evidence (compiled() logged why) */
+        ep__log(c, "info", "v%d built, no resource figures (%s)", r->number, r->produced_by);
     if (c->has_gpu)
         return rq_push(ready, r);
     search_report(s, r->search_id, SEARCH_REJECTED, 0); /* not measured: no GPU */
@@ -2459,6 +2461,13 @@ static int compiled(ep_ctx *c, ep_rec *r, const runner_result *res, search *s,
     r->ptxas = measure_resources_json(&mc, c->o->kernel);
     if (r->ptxas)
         json_object_set(r->launch, "ptxas", r->ptxas);
+    else if (mc.ok) {   /* what the compiler said instead (the last of it) */
+        const char *e = res && res->err ? res->err : "";
+        size_t el = strlen(e);
+        ep__log(c, "warn", "a build of %s gave no ptxas resources for kernel %s; its stderr ends: %s",
+                r->produced_by ? r->produced_by : "a candidate", c->o->kernel,
+                el > 400 ? e + el - 400 : (el ? e : "(empty)"));
+    }
     if (!mc.ok && !(r->compile_details = hk_strdup(mc.details ? mc.details : "compile failed")))
         rc = HK_ENOMEM;
     measure_compile_clear(&mc);

@@ -222,15 +222,15 @@ void rw_refusal_locate(const rw_context *ctx, const char *text, rw_refusal *why)
     const char *construct = NULL;
     /* a reason that starts with its construct and line ("statement at line 5: ...") says both */
     char lead[64];
-    const char *at = strstr(reason, " at line ");
-    if (at && at > reason && (size_t)(at - reason) < sizeof lead && at[9] >= '1' && at[9] <= '9') {
+    const char *lat = strstr(reason, " at line ");
+    if (lat && lat > reason && (size_t)(lat - reason) < sizeof lead && lat[9] >= '1' && lat[9] <= '9') {
         char *end = NULL;
-        long n = strtol(at + 9, &end, 10);
+        long n = strtol(lat + 9, &end, 10);
         bool words = true;
-        for (const char *c = reason; c < at && words; c++)
+        for (const char *c = reason; c < lat && words; c++)
             words = (*c >= 'a' && *c <= 'z') || *c == ' ' || *c == '_' || *c == '-';
         if (words && end && end[0] == ':' && end[1] == ' ' && n > 0 && n < 1000000) {
-            snprintf(lead, sizeof lead, "%.*s", (int)(at - reason), reason);
+            snprintf(lead, sizeof lead, "%.*s", (int)(lat - reason), reason);
             why->line = (int)n;
             snprintf(why->construct, sizeof why->construct, "%s", lead);
             snprintf(why->reason, sizeof why->reason, "%s", reason);
