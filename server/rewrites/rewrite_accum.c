@@ -12,13 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An identifier use at k (not a member name after . or ->). */
-static bool is_use(const rw_toks *ts, size_t k)
-{
-    return k < ts->n && ts->t[k].kind == T_IDENT &&
-           !(k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")));
-}
-
 /* A kernel written as `for (j ...) tmp[i] += A[i * n + j] * x[j];` (PolyBench's atax, bicg,
  * mvt, covariance) sums into memory: tmp[i] is loaded and stored on every iteration (the
  * compiler cannot keep it in a register while the loads through A and x might alias it).
@@ -37,13 +30,6 @@ static bool is_use(const rw_toks *ts, size_t k)
 
 static const char *const acc_types[] = {"float", "double", "int", "unsigned", "unsigned int",
                                         "long", "long long", "unsigned long", "unsigned long long"};
-
-/* Do tokens a and b spell the same text? */
-static bool same_tok(const rw_toks *ts, size_t a, size_t b)
-{
-    size_t la = ts->t[a].end - ts->t[a].start, lb = ts->t[b].end - ts->t[b].start;
-    return la == lb && !memcmp(ts->text + ts->t[a].start, ts->text + ts->t[b].start, la);
-}
 
 /* The element type of kernel pointer parameter `name` when it may get an accumulator. */
 static const char *acc_type(const an_function *f, const rw_toks *ts, size_t k)
@@ -66,14 +52,9 @@ static const char *acc_type(const an_function *f, const rw_toks *ts, size_t k)
  * that is written: assigned, incremented, decremented)? */
 static bool loop_changes(const rw_toks *ts, size_t a, size_t b, size_t k)
 {
-    for (size_t q = a; q < b; q++) {
-        if (!is_use(ts, q) || !same_tok(ts, q, k))
-            continue;
-        if (rwl_tok_is_assign_op(ts, q + 1) || rwl_tok_is(ts, q + 1, "++") || rwl_tok_is(ts, q + 1, "--") ||
-            (q > 0 && (rwl_tok_is(ts, q - 1, "++") || rwl_tok_is(ts, q - 1, "--") ||
-                       (rwl_tok_is(ts, q - 1, "&") && rwl_unary_position(ts, q - 1)))))
+    for (size_t q = a; q < b; q++)
+        if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, k) && rwl_scalar_written(ts, q))
             return true;
-    }
     return false;
 }
 
@@ -96,11 +77,11 @@ static void loop_accs(const rw_toks *ts, const an_function *f, size_t fa, size_t
             return;   /* innermost loops without an early exit only */
     for (size_t k = hc + 1; k < fend; k++) {
         const char *type;
-        if (!is_use(ts, k) || !(type = acc_type(f, ts, k)))
+        if (!rwl_is_use(ts, k) || !(type = acc_type(f, ts, k)))
             continue;
         bool seen = false;
         for (size_t i = 0; i < *n_accs && !seen; i++)
-            seen = same_tok(ts, accs[i].p, k);
+            seen = rwl_same_tok(ts, accs[i].p, k);
         if (seen || *n_accs >= RA_MAX_ACCS)
             continue;
         /* every use of this pointer in the loop, header included */
@@ -108,7 +89,7 @@ static void loop_accs(const rw_toks *ts, const an_function *f, size_t fa, size_t
         bool ok = true;
         char first[RA_INDEX] = "";
         for (size_t q = fa; q < fend && ok; q++) {
-            if (!is_use(ts, q) || !same_tok(ts, q, k))
+            if (!rwl_is_use(ts, q) || !rwl_same_tok(ts, q, k))
                 continue;
             size_t c;
             ok = q > hc && rwl_tok_is(ts, q + 1, "[") && (c = rwl_match_close(ts, q + 1)) < fend &&
@@ -128,8 +109,8 @@ static void loop_accs(const rw_toks *ts, const an_function *f, size_t fa, size_t
             ok = !strcmp(idx, first);
             /* I: names the loop does not change, no memory read, no call */
             for (size_t t = q + 2; t < c && ok; t++)
-                ok = !rwl_tok_is(ts, t, "[") && !(is_use(ts, t) && rwl_tok_is(ts, t + 1, "(")) &&
-                     !(is_use(ts, t) && loop_changes(ts, fa, fend, t));
+                ok = !rwl_tok_is(ts, t, "[") && !(rwl_is_use(ts, t) && rwl_tok_is(ts, t + 1, "(")) &&
+                     !(rwl_is_use(ts, t) && loop_changes(ts, fa, fend, t));
             a.ops[a.n_ops++] = q;
         }
         if (ok && a.n_ops)

@@ -61,12 +61,6 @@ static size_t tok_len(const rw_toks *ts, size_t k)
     return ts->t[k].end - ts->t[k].start;
 }
 
-static bool same_tok(const rw_toks *ts, size_t a, size_t b)
-{
-    return tok_len(ts, a) == tok_len(ts, b) &&
-           memcmp(ts->text + ts->t[a].start, ts->text + ts->t[b].start, tok_len(ts, a)) == 0;
-}
-
 static bool member_or_scope(const rw_toks *ts, size_t k)
 {
     return k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->") || rwl_tok_is(ts, k - 1, "::"));
@@ -78,7 +72,7 @@ static int index_at(const g2 *g, size_t k)
     if (k >= g->ts->n || g->ts->t[k].kind != T_IDENT || member_or_scope(g->ts, k))
         return -1;
     for (int i = 0; i < 2; i++)
-        if (same_tok(g->ts, k, g->name_tok[i]))
+        if (rwl_same_tok(g->ts, k, g->name_tok[i]))
             return i;
     return -1;
 }
@@ -89,7 +83,7 @@ static const g2_alias *alias_at(const g2 *g, size_t k)
     if (k >= g->ts->n || g->ts->t[k].kind != T_IDENT || member_or_scope(g->ts, k))
         return NULL;
     for (size_t i = g->n_al; i-- > 0;)
-        if (g->al[i].tok < k && same_tok(g->ts, k, g->al[i].tok))
+        if (g->al[i].tok < k && rwl_same_tok(g->ts, k, g->al[i].tok))
             return &g->al[i];
     return NULL;
 }
@@ -495,7 +489,7 @@ static bool outer_name(const rw_toks *ts, size_t k, const an_function *f, size_t
         if (f->params[p].name && strlen(f->params[p].name) == l && memcmp(f->params[p].name, s, l) == 0)
             return true;
     for (size_t q = a; q < b; q++)
-        if (ts->t[q].kind == T_IDENT && same_tok(ts, q, k))
+        if (ts->t[q].kind == T_IDENT && rwl_same_tok(ts, q, k))
             return true;
     return false;
 }
@@ -893,7 +887,7 @@ static g2_lin lin_factor(const g2_linc *c, size_t a, size_t b, int depth)
         return lin_bad();
     if (c->wb - c->wa == b - a) {   /* the fast bound, token for token */
         size_t i = 0;
-        while (i < b - a && same_tok(ts, a + i, c->wa + i))
+        while (i < b - a && rwl_same_tok(ts, a + i, c->wa + i))
             i++;
         if (i == b - a)
             return lin_one(L_W, 1);
@@ -1070,7 +1064,7 @@ static bool used_outside(const rw_toks *ts, size_t name, size_t a, size_t b, siz
         bool skip = false;
         for (size_t i = 0; i < n_spans && !skip; i++)
             skip = k >= spans[i][0] && k <= spans[i][1];
-        if (!skip && k != name && ts->t[k].kind == T_IDENT && !member_or_scope(ts, k) && same_tok(ts, k, name))
+        if (!skip && k != name && ts->t[k].kind == T_IDENT && !member_or_scope(ts, k) && rwl_same_tok(ts, k, name))
             return true;
     }
     return false;
@@ -1681,7 +1675,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
                 per_elem[d] = true;
             for (size_t q = 0; q < n_mid_names && !per_elem[d]; q++)
                 if (name_owner[q] < d && per_elem[name_owner[q]] && ts.t[k].kind == T_IDENT &&
-                    !member_or_scope(&ts, k) && same_tok(&ts, k, mid_names[q]))
+                    !member_or_scope(&ts, k) && rwl_same_tok(&ts, k, mid_names[q]))
                     per_elem[d] = true;
         }
     }
@@ -1764,7 +1758,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
     for (int i = 0; i < 2; i++)
         for (size_t k = g.ba[i]; k < g.bb[i]; k++)
             for (size_t q = 0; q < n_mid_names; q++)
-                if (per_elem[name_owner[q]] && ts.t[k].kind == T_IDENT && same_tok(&ts, k, mid_names[q])) {
+                if (per_elem[name_owner[q]] && ts.t[k].kind == T_IDENT && rwl_same_tok(&ts, k, mid_names[q])) {
                     why = "a bound depends on an index (through a declaration)";
                     goto na;
                 }
@@ -1815,7 +1809,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
              * would now carry from one element to the next */
             bool outer = outer_name(&ts, k, f, 1, region);
             for (size_t q = 0; q < n_mid_names && !outer; q++)
-                outer = !per_elem[name_owner[q]] && same_tok(&ts, k, mid_names[q]);
+                outer = !per_elem[name_owner[q]] && rwl_same_tok(&ts, k, mid_names[q]);
             if (outer) {
                 why_alloc = hk_asprintf("the per-element code updates %.*s, declared outside it "
                                         "(state carried from one element to the next)",
@@ -1847,7 +1841,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
             g2_cls c = cls_expr(&g, k + 2, e, 0);
             /* changed later: its uses are not the formula any more */
             for (size_t q = e; q < body_b && !c.bad; q++)
-                if (ts.t[q].kind == T_IDENT && !member_or_scope(&ts, q) && same_tok(&ts, q, k) &&
+                if (ts.t[q].kind == T_IDENT && !member_or_scope(&ts, q) && rwl_same_tok(&ts, q, k) &&
                     changed_at(&ts, q))
                     c = cls_bad();
             g.al[g.n_al++] = (g2_alias){k, c, k + 2, e};

@@ -143,6 +143,25 @@ bool rwl_tok_is_assign_op(const rw_toks *ts, size_t k)
     return false;
 }
 
+bool rwl_is_use(const rw_toks *ts, size_t k)
+{
+    return k < ts->n && ts->t[k].kind == T_IDENT &&
+           !(k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")));
+}
+
+bool rwl_same_tok(const rw_toks *ts, size_t a, size_t b)
+{
+    size_t la = ts->t[a].end - ts->t[a].start, lb = ts->t[b].end - ts->t[b].start;
+    return la == lb && memcmp(ts->text + ts->t[a].start, ts->text + ts->t[b].start, la) == 0;
+}
+
+bool rwl_scalar_written(const rw_toks *ts, size_t k)
+{
+    return rwl_tok_is_assign_op(ts, k + 1) || rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k + 1, "--") ||
+           (k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--") ||
+                      (rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))));
+}
+
 /* Index of the token closing the bracket at k ("(", "[", "{", or "<" for template lists),
  * or ts->n when unbalanced. */
 size_t rwl_match_close(const rw_toks *ts, size_t k)

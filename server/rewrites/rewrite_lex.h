@@ -56,6 +56,16 @@ bool rwl_tok_is_ident(const rw_toks *ts, size_t k, const char *name);
 
 bool rwl_tok_is_assign_op(const rw_toks *ts, size_t k);
 
+/* An identifier use at k: an identifier that is not a member name after . or ->. */
+bool rwl_is_use(const rw_toks *ts, size_t k);
+
+/* Do tokens a and b spell the same text? */
+bool rwl_same_tok(const rw_toks *ts, size_t a, size_t b);
+
+/* Is the name at k (a scalar's use) written there: assigned, incremented, decremented, or
+ * its address taken (a write the scan cannot follow)? */
+bool rwl_scalar_written(const rw_toks *ts, size_t k);
+
 /* Index of the token closing the bracket at k ("(", "[", "{", or "<" for template lists),
  * or ts->n when unbalanced. */
 size_t rwl_match_close(const rw_toks *ts, size_t k);

@@ -93,16 +93,10 @@ static bool is_ident(const rw_toks *ts, size_t k)
     return k < ts->n && ts->t[k].kind == T_IDENT;
 }
 
-/* An identifier use at k (not a member name after . or ->). */
-static bool is_use(const rw_toks *ts, size_t k)
-{
-    return is_ident(ts, k) && !(k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")));
-}
-
 static bool mentions(const rw_toks *ts, size_t a, size_t b, const char *name)
 {
     for (size_t k = a; k < b && k < ts->n; k++)
-        if (is_use(ts, k) && rwl_tok_is(ts, k, name))
+        if (rwl_is_use(ts, k) && rwl_tok_is(ts, k, name))
             return true;
     return false;
 }
@@ -111,7 +105,7 @@ static size_t count_uses(const rw_toks *ts, size_t a, size_t b, const char *name
 {
     size_t n = 0;
     for (size_t k = a; k < b && k < ts->n; k++)
-        if (is_use(ts, k) && rwl_tok_is(ts, k, name))
+        if (rwl_is_use(ts, k) && rwl_tok_is(ts, k, name))
             n++;
     return n;
 }
@@ -120,7 +114,7 @@ static size_t count_uses(const rw_toks *ts, size_t a, size_t b, const char *name
 static bool mentions_flagged(const rw_toks *ts, size_t a, size_t b, rr_names *s, bool want_c)
 {
     for (size_t k = a; k < b && k < ts->n; k++) {
-        if (!is_use(ts, k))
+        if (!rwl_is_use(ts, k))
             continue;
         rr_name *v = names_find_tok(s, ts, k);
         if (v && (want_c ? v->c_dep : v->row_dep))
@@ -448,7 +442,7 @@ static const char *add_store(rr_scan *s, size_t base, size_t ia, size_t ib, cons
     st->loop_b = loop ? loop->b : 0;
     st->local_index = false;
     for (size_t k = ia; k < ib && loop; k++)
-        st->local_index |= is_use(s->ts, k) && names_find_tok(&s->locals, s->ts, k) != NULL;
+        st->local_index |= rwl_is_use(s->ts, k) && names_find_tok(&s->locals, s->ts, k) != NULL;
     rwl_compact_index(s->ts, ia, ib, st->index, sizeof st->index);
     return NULL;
 }
@@ -664,7 +658,7 @@ static bool base_plus_c(rr_scan *s, const rr_stmt *st, size_t a, size_t b, size_
     for (size_t k = *ea; k < *eb; k++) {
         if (rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "{"))
             return false;
-        if (is_use(ts, k) && (rwl_tok_is(ts, k, var) || names_find_tok(&s->locals, ts, k)))
+        if (rwl_is_use(ts, k) && (rwl_tok_is(ts, k, var) || names_find_tok(&s->locals, ts, k)))
             return false;
         if (rwl_tok_is(ts, k, "static_cast") && rwl_tok_is(ts, k + 1, "<")) {
             size_t c = rwl_match_close(ts, k + 1);
@@ -718,7 +712,7 @@ static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
             NOVEC("its body branches (`%s`), and float4 loads and stores are unconditional",
                   tok_str(s, k, nm, sizeof nm));
     for (size_t k = a; k < b; k++) {
-        if (!is_use(ts, k))
+        if (!rwl_is_use(ts, k))
             continue;
         tok_str(s, k, nm, sizeof nm);
         rr_name *loc = names_find_tok(&s->locals, ts, k);
@@ -1067,7 +1061,7 @@ static const char *scan(rr_scan *s)
         char nm[RR_NAME];
         tok_str(s, w->base, nm, sizeof nm);
         for (size_t j = s->body_a; j < s->body_b; j++) {
-            if (j == w->base || !is_use(ts, j) || !rwl_tok_is(ts, j, nm))
+            if (j == w->base || !rwl_is_use(ts, j) || !rwl_tok_is(ts, j, nm))
                 continue;
             bool declared = false;
             for (size_t q = 0; q < s->n_decl_tok && !declared; q++)

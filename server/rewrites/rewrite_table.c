@@ -93,18 +93,6 @@ static bool is_ident(const rw_toks *ts, size_t k)
     return k < ts->n && ts->t[k].kind == T_IDENT;
 }
 
-/* An identifier use at k (not a member name after . or ->). */
-static bool is_use(const rw_toks *ts, size_t k)
-{
-    return is_ident(ts, k) && !(k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")));
-}
-
-static bool same_tok(const rw_toks *ts, size_t a, size_t b)
-{
-    size_t la = ts->t[a].end - ts->t[a].start, lb = ts->t[b].end - ts->t[b].start;
-    return la == lb && memcmp(ts->text + ts->t[a].start, ts->text + ts->t[b].start, la) == 0;
-}
-
 static void tok_str(const rw_toks *ts, size_t k, char *out, size_t size)
 {
     size_t l = ts->t[k].end - ts->t[k].start;
@@ -159,7 +147,7 @@ static size_t decl_count(const rw_toks *ts, size_t lo, size_t hi, size_t k)
 {
     size_t n = 0;
     for (size_t i = lo; i < hi; i++) {
-        if (!is_use(ts, i) || !same_tok(ts, i, k) || i == 0)
+        if (!rwl_is_use(ts, i) || !rwl_same_tok(ts, i, k) || i == 0)
             continue;
         if (type_like(ts, i - 1))
             n++;
@@ -172,7 +160,7 @@ static size_t decl_count(const rw_toks *ts, size_t lo, size_t hi, size_t k)
 static bool name_written(const rw_toks *ts, size_t lo, size_t hi, size_t k, size_t decl)
 {
     for (size_t i = lo; i < hi; i++) {
-        if (i == decl || !is_use(ts, i) || !same_tok(ts, i, k))
+        if (i == decl || !rwl_is_use(ts, i) || !rwl_same_tok(ts, i, k))
             continue;
         if (rwl_tok_is_assign_op(ts, i + 1) || rwl_tok_is(ts, i + 1, "++") || rwl_tok_is(ts, i + 1, "--"))
             return true;
@@ -323,7 +311,7 @@ static bool constant_tunable(const rt_scan *s, size_t k)
 static rt_decl *uniform_local(rt_scan *s, size_t k, size_t before)
 {
     for (size_t i = 0; i < s->n; i++)
-        if (s->d[i].uniform && s->d[i].name < before && same_tok(s->ts, s->d[i].name, k))
+        if (s->d[i].uniform && s->d[i].name < before && rwl_same_tok(s->ts, s->d[i].name, k))
             return &s->d[i];
     return NULL;
 }
@@ -390,7 +378,7 @@ static const char *check_expr(rt_scan *s, size_t a, size_t b, size_t j_tok, bool
                 continue;
             return set_why(x, ts, k, "it calls a function that is not a known pure math function");
         }
-        if (j_tok < ts->n && same_tok(ts, k, j_tok)) {
+        if (j_tok < ts->n && rwl_same_tok(ts, k, j_tok)) {
             x->uses_j = true;
             continue;
         }
@@ -549,7 +537,7 @@ static const char *find_match(rt_scan *s, rt_match *mt, char *why_buf, size_t si
                 continue;
             bool mentions = false;
             for (size_t k = vd->ia; k < vd->ib && !mentions; k++)
-                mentions = is_use(ts, k) && same_tok(ts, k, jd->name);
+                mentions = rwl_is_use(ts, k) && rwl_same_tok(ts, k, jd->name);
             if (!mentions)
                 continue;
             char vn[RT_NAME];
