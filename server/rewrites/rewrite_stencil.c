@@ -793,10 +793,8 @@ static int unroll_pass(const char *text, size_t len, const char *kernel, char **
         for (size_t q = hc + 1; q < fend && ok; q++) {
             ok = !rwl_tok_is(&ts, q, "break") && !rwl_tok_is(&ts, q, "continue") &&
                  !rwl_tok_is(&ts, q, "return") && !rwl_tok_is(&ts, q, "goto");
-            if (ok && rwl_tok_is_ident(&ts, q, var) && !(q > 0 && (rwl_tok_is(&ts, q - 1, ".") || rwl_tok_is(&ts, q - 1, "->"))))
-                ok = !rwl_tok_is_assign_op(&ts, q + 1) && !rwl_tok_is(&ts, q + 1, "++") &&
-                     !rwl_tok_is(&ts, q + 1, "--") && !rwl_tok_is(&ts, q - 1, "++") &&
-                     !rwl_tok_is(&ts, q - 1, "--") && !rwl_tok_is(&ts, q - 1, "&");
+            if (ok && rwl_is_use(&ts, q) && rwl_tok_is(&ts, q, var))
+                ok = !rwl_scalar_written(&ts, q);
         }
         if (!ok)
             continue;   /* an inner loop may still qualify */
@@ -807,7 +805,7 @@ static int unroll_pass(const char *text, size_t len, const char *kernel, char **
             rc = hk_buf_appends(&b, "{ ");
             uint32_t prev = ts.t[hc + 1].start;
             for (size_t q = hc + 1; q < fend && !rc; q++) {
-                if (!rwl_tok_is_ident(&ts, q, var) || (q > 0 && (rwl_tok_is(&ts, q - 1, ".") || rwl_tok_is(&ts, q - 1, "->"))))
+                if (!rwl_is_use(&ts, q) || !rwl_tok_is(&ts, q, var))
                     continue;
                 rc = hk_buf_printf(&b, "%.*s(%lld)", (int)(ts.t[q].start - prev), text + prev, (long long)v);
                 prev = ts.t[q].end;
@@ -817,8 +815,22 @@ static int unroll_pass(const char *text, size_t len, const char *kernel, char **
         }
         if (!rc)
             rc = hk_buf_appends(&b, "}");
+        /* a `#pragma unroll` right before the loop goes with it: before a block it is only
+         * a warning (nvcc #20058-D) */
+        uint32_t from = ts.t[t].start;
+        if (t > 0) {
+            const char *gap = text + ts.t[t - 1].end, *pr = NULL;
+            for (const char *q = gap; q < text + ts.t[t].start; q++)
+                if (!strncmp(q, "#pragma", 7))
+                    pr = q;
+            const char *w = pr ? pr + 7 : NULL;
+            while (w && (*w == ' ' || *w == '\t'))
+                w++;
+            if (w && !strncmp(w, "unroll", 6))
+                from = (uint32_t)(pr - text);
+        }
         if (!rc)
-            rc = rwl_edits_add(&es, ts.t[t].start, ts.t[fend - 1].end, b.data);
+            rc = rwl_edits_add(&es, from, ts.t[fend - 1].end, b.data);
         if (!rc)
             rc = hk_buf_printf(what, "%s%s (%lld)", what->len ? ", " : "", var, (long long)trip);
         *copies *= trip;

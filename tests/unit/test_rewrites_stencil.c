@@ -184,9 +184,12 @@ static const char k_conv_loops[] =
     "    if (x < RAD || y < RAD || x >= nx - RAD || y >= rows - RAD)\n"
     "        return;\n"
     "    float s = 0.0f;\n"
-    "    for (int i = -RAD; i <= RAD; i++)\n"
+    "#pragma unroll\n"
+    "    for (int i = -RAD; i <= RAD; i++) {\n"
+    "#pragma unroll\n"
     "        for (int j = -RAD; j <= RAD; j++)\n"
     "            s += in[(y + i) * nx + x + j] * (1.0f + 0.5f * i - 0.25f * j);\n"
+    "    }\n"
     "    out[y * nx + x] = s;\n"
     "}\n";
 
@@ -283,6 +286,13 @@ static void spellings_get_one_window(void **state)
     static const char *const wc[] = {"hk_win_in[10][3]", "filter loops unrolled first: i (3), j (3)",
                                      "hk: the loop over i = -1..1, unrolled", NULL};
     char *h = applies(k_conv_loops, "conv", 8, wc);
+    /* the loops' own `#pragma unroll` lines go with them (before a block nvcc warns) */
+    for (const char *u = strstr(h, "/* hk: the loop over "); u; u = strstr(u + 1, "/* hk: the loop over ")) {
+        const char *q = u;
+        while (q > h && (q[-1] == ' ' || q[-1] == '\n' || q[-1] == '{'))
+            q--;
+        assert_false(q - h >= 14 && !strncmp(q - 14, "#pragma unroll", 14));
+    }
     rwf_nvcc_compiles(h, "sw_conv_loops");
     free(a);
     free(b);
