@@ -74,8 +74,13 @@ int main(int argc, char **argv)
      * --log-level instead) */
     const char *level = getenv("HK_LOG_LEVEL");
     enum hk_log_level lv;
-    if (level && *level && hk_log_parse_level(level, &lv) == HK_OK)
-        hk_log_set_level(lv);
+    if (level && *level) {
+        if (hk_log_parse_level(level, &lv) == HK_OK)
+            hk_log_set_level(lv);
+        else
+            fprintf(stderr, "hkls: HK_LOG_LEVEL=%s is not a level (error, warn, info, debug or "
+                            "trace); logging warnings\n", level);
+    }
     if (argc > 1 && argv[1][0] != '-') {
         const struct cli_command *c = find_command(argv[1]);
         if (!c) {
