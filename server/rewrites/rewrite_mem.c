@@ -216,6 +216,8 @@ typedef struct {
     const vec_elem *ve;     /* the element type, typedefs resolved */
     char vtype[32];
     int vbytes;
+    char vname[96];         /* its vector's name: hk_<name>, with '_' added while that is a
+                             * name the form declares (a pointer v: hk_v is the loop's) */
 } vec_ptr;
 
 /* An access p[s * i + k] in the per-element code (p[i]: s 1, k 0). */
@@ -920,9 +922,9 @@ static int append_lane(struct hk_buf *b, const rw_toks *ts, uint32_t from, uint3
             const vec_ptr *p = &ptrs[st->ptr];
             long comp = s * l + st->k;
             if (p->carrier)
-                rc = hk_buf_printf(b, "hk_%s_e[%ld]", p->name, comp);
+                rc = hk_buf_printf(b, "%s_e[%ld]", p->vname, comp);
             else
-                rc = hk_buf_printf(b, "hk_%s%s", p->name, lane_member[comp]);
+                rc = hk_buf_printf(b, "%s%s", p->vname, lane_member[comp]);
             if (rc)
                 return rc;
         }
@@ -1145,6 +1147,25 @@ static int vec_type_of(const char *text, size_t len, vec_ptr *vp, int width, con
 
 /* ------------------------------------------------ vectorize: the rewrite */
 
+/* Adds "(const void *)w != (const void *)r" as a line of *terms, once per pair (in either
+ * order): the vector form's guard then sends an in-place call of a kernel that reads r
+ * after writing w in the same element (both may alias: neither is __restrict__) to the
+ * scalar loop. */
+static int noalias_term(struct hk_buf *terms, const char *w, const char *r)
+{
+    char t[2][320];
+    snprintf(t[0], sizeof t[0], "(const void *)%s != (const void *)%s", w, r);
+    snprintf(t[1], sizeof t[1], "(const void *)%s != (const void *)%s", r, w);
+    for (int k = 0; k < 2; k++) {
+        size_t n = strlen(t[k]);
+        for (size_t a = 0; a + n <= terms->len; a++)
+            if ((a == 0 || terms->data[a - 1] == '\n') && !memcmp(terms->data + a, t[k], n) &&
+                (a + n == terms->len || terms->data[a + n] == '\n'))
+                return HK_OK;
+    }
+    return hk_buf_printf(terms, "%s\n", t[0]);
+}
+
 static int vectorize_once(const char *text, size_t len, const an_model *m, size_t kernel,
                           int width, const char *const *targs, size_t n_targs, rw_result *out)
 {
@@ -1168,10 +1189,11 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
     long elem_stride = 0;   /* elements per index of every access (p[s * i + k]), 0: none yet */
     char why_buf[512];
     const char *stride_ptr = NULL;
-    struct hk_buf b, names, gnames;
+    struct hk_buf b, names, gnames, noalias;
     hk_buf_init(&b, RW_TEXT_MAX);
     hk_buf_init(&names, 4096);
     hk_buf_init(&gnames, 4096);
+    hk_buf_init(&noalias, 4096);
     char *bound = NULL, *why_alloc = NULL;
     const char *why = NULL;
     km_kernel *km = NULL;
@@ -1427,6 +1449,34 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
         if (why_alloc)
             goto na_alloc;
     }
+    /* the vectors' names: none may be one the form declares, nor another's */
+    for (size_t p = 0; p < n_ptrs; p++) {
+        static const char *const fixed[] = {"hk_start", "hk_stride", "hk_n", "hk_v", "hk_nv"};
+        int n = snprintf(ptrs[p].vname, sizeof ptrs[p].vname, "hk_%s", ptrs[p].name);
+        if (n < 0 || (size_t)n >= sizeof ptrs[p].vname - 2) {
+            why = "a pointer's name is too long for its vector's";
+            goto na;
+        }
+        for (bool taken = true; taken;) {
+            taken = false;
+            char e[sizeof ptrs[p].vname + 2];
+            snprintf(e, sizeof e, "%s_e", ptrs[p].vname);
+            for (size_t i = 0; i < HK_ARRAY_LEN(fixed) && !taken; i++)
+                taken = !strcmp(ptrs[p].vname, fixed[i]) || !strcmp(e, fixed[i]);
+            for (size_t q = 0; q < p && !taken; q++) {
+                char qe[sizeof ptrs[q].vname + 2];
+                snprintf(qe, sizeof qe, "%s_e", ptrs[q].vname);
+                taken = !strcmp(ptrs[p].vname, ptrs[q].vname) || !strcmp(ptrs[p].vname, qe) ||
+                        !strcmp(e, ptrs[q].vname);
+            }
+            if (taken && (size_t)n + 1 >= sizeof ptrs[p].vname - 2) {
+                why = "a pointer's name is too long for its vector's";
+                goto na;
+            }
+            if (taken)
+                ptrs[p].vname[n++] = '_', ptrs[p].vname[n] = '\0';
+        }
+    }
     /* the names the vector form declares must not hide ones the per-element code or the
      * bound uses (a prologue's, say) */
     for (size_t k = ia; k < ib || (k >= ib && k - ib < sh.bb - sh.ba); k++) {
@@ -1434,16 +1484,14 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
         if (ts.t[q].kind != T_IDENT || ts.t[q].end - ts.t[q].start < 4 ||
             memcmp(text + ts.t[q].start, "hk_", 3) != 0)
             continue;
-        static const char *const fixed[] = {"hk_start", "hk_stride", "hk_n", "hk_v"};
+        static const char *const fixed[] = {"hk_start", "hk_stride", "hk_n", "hk_v", "hk_nv"};
         bool clash = false;
         for (size_t i = 0; i < HK_ARRAY_LEN(fixed) && !clash; i++)
             clash = rwl_tok_is_ident(&ts, q, fixed[i]);
         for (size_t p = 0; p < n_ptrs && !clash; p++) {
-            char nm[160];
-            snprintf(nm, sizeof nm, "hk_%s", ptrs[p].name);
-            clash = rwl_tok_is_ident(&ts, q, nm);
-            snprintf(nm, sizeof nm, "hk_%s_e", ptrs[p].name);
-            clash = clash || rwl_tok_is_ident(&ts, q, nm);
+            char nm[sizeof ptrs[p].vname + 2];
+            snprintf(nm, sizeof nm, "%s_e", ptrs[p].vname);
+            clash = rwl_tok_is_ident(&ts, q, ptrs[p].vname) || rwl_tok_is_ident(&ts, q, nm);
         }
         if (clash) {
             why_alloc = hk_asprintf("the code uses the name %.*s, which the vector form declares",
@@ -1463,11 +1511,8 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
                 continue;   /* float and its typedef floatX may alias; float and int may not */
             if (f->params[pw->param].is_restrict || f->params[pr->param].is_restrict)
                 continue;
-            why_alloc = hk_asprintf("%s[%s] is read after %s[%s] is written: if the two alias (an "
-                                    "in-place call) the vector form would read a stale value "
-                                    "(__restrict__ on either rules that out)",
-                                    pr->name, sh.idx, pw->name, sh.idx);
-            goto na_alloc;
+            if ((rc = noalias_term(&noalias, pw->name, pr->name)))
+                goto out;
         }
         /* the same for a read at the thread's index left a scalar load */
         for (size_t g = 0; g < n_gathers; g++) {
@@ -1478,11 +1523,8 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
                 (strcmp(pw->elem, ge) != 0 && vec_elem_of(ge) != pw->ve) ||
                 f->params[pw->param].is_restrict || gp->is_restrict)
                 continue;
-            why_alloc = hk_asprintf("%s[%s] is read after %s[%s] is written: if the two alias (an "
-                                    "in-place call) the vector form would read a stale value "
-                                    "(__restrict__ on either rules that out)",
-                                    gp->name, sh.idx, pw->name, sh.idx);
-            goto na_alloc;
+            if ((rc = noalias_term(&noalias, pw->name, gp->name)))
+                goto out;
         }
     }
     /* A read at another index of a pointer that aliases a written one would read an element
@@ -1576,6 +1618,15 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
         rc = hk_buf_printf(&b, "%s%s%sreinterpret_cast<unsigned long long>(%s) %% %d == 0",
                            terms ? " &&\n" : "", terms ? ind : "", terms ? "        " : "", ptrs[p].name,
                            ptrs[p].vbytes);
+    /* an in-place call (a written pointer passed again as one read after the write) takes
+     * the scalar loop, which reads what the element's own write left, as the original does */
+    for (size_t k = 0, a = 0; k <= noalias.len && !rc; k++) {
+        if (k < noalias.len && noalias.data[k] != '\n')
+            continue;
+        if (k > a)
+            rc = hk_buf_printf(&b, " &&\n%s        %.*s", ind, (int)(k - a), noalias.data + a);
+        a = k + 1;
+    }
     if (rc)
         goto out;
     /* continuation lines of the alignment test line up under the first */
@@ -1586,15 +1637,15 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
         const vec_ptr *vp = &ptrs[p];
         bool load = !vp->store_only;
         if (load)
-            rc = hk_buf_printf(&b, "%s            %s%s hk_%s = reinterpret_cast<const %s *>(%s)[hk_v];\n",
-                               ind, vp->written ? "" : "const ", vp->vtype, vp->name, vp->vtype,
+            rc = hk_buf_printf(&b, "%s            %s%s %s = reinterpret_cast<const %s *>(%s)[hk_v];\n",
+                               ind, vp->written ? "" : "const ", vp->vtype, vp->vname, vp->vtype,
                                vp->name);
         else
-            rc = hk_buf_printf(&b, "%s            %s hk_%s;\n", ind, vp->vtype, vp->name);
+            rc = hk_buf_printf(&b, "%s            %s %s;\n", ind, vp->vtype, vp->vname);
         if (!rc && vp->carrier)
-            rc = hk_buf_printf(&b, "%s            %s%s *hk_%s_e = reinterpret_cast<%s%s *>(&hk_%s);\n",
-                               ind, vp->written ? "" : "const ", vp->elem, vp->name,
-                               vp->written ? "" : "const ", vp->elem, vp->name);
+            rc = hk_buf_printf(&b, "%s            %s%s *%s_e = reinterpret_cast<%s%s *>(&%s);\n",
+                               ind, vp->written ? "" : "const ", vp->elem, vp->vname,
+                               vp->written ? "" : "const ", vp->elem, vp->vname);
     }
     uint32_t from = ts.t[ia].start, to = ts.t[ib - 1].end;
     /* the lanes' cuts in text order: the accesses, and the aliases left out (with their
@@ -1643,8 +1694,8 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
     }
     for (size_t p = 0; p < n_ptrs && !rc; p++)
         if (ptrs[p].written)
-            rc = hk_buf_printf(&b, "%s            reinterpret_cast<%s *>(%s)[hk_v] = hk_%s;\n", ind,
-                               ptrs[p].vtype, ptrs[p].name, ptrs[p].name);
+            rc = hk_buf_printf(&b, "%s            reinterpret_cast<%s *>(%s)[hk_v] = %s;\n", ind,
+                               ptrs[p].vtype, ptrs[p].name, ptrs[p].vname);
     if (rc)
         goto out;
     /* the scalar loops run the original per-element code as written */
@@ -1707,6 +1758,7 @@ out:
     hk_buf_free(&b);
     hk_buf_free(&names);
     hk_buf_free(&gnames);
+    hk_buf_free(&noalias);
     vec_shape_free(&sh);
     rwl_edits_free(&es);
     rwl_toks_free(&ts);

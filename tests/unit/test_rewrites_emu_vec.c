@@ -548,6 +548,39 @@ static void thread_coordinates_refused(void **state)
         }
 }
 
+/* llm.c's AdamW spelling: v[i] and m[i] read after m[i] is written, neither pointer
+ * __restrict__, and a pointer named v (whose vector cannot be the loop's hk_v). The vector path is guarded by the pointers' inequality, so an in-place call
+ * (m and v one buffer) takes the scalar loop and reads what the element's own write left,
+ * as the original does; distinct buffers take the vector path. Both match exactly. */
+static const char moments[] =
+    "__global__ void moments(float *m, float *v, const float *g, long n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n) return;\n"
+    "    m[i] = 0.75f * m[i] + 0.25f * g[i];\n"
+    "    v[i] = 0.5f * v[i] + m[i] * g[i];\n"
+    "    float m_hat = m[i] / 0.125f;\n"
+    "    v[i] += m_hat;\n"
+    "}\n";
+static const char moments_drivers[] =
+    "vec_case<float>(\"moments\", BOTH(moments(y, o, x, n)));\n"
+    "vec_case<float>(\"moments_in_place\", BOTH(moments(y, y, x, n)));";
+
+static void in_place_call_runs(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *cand = emu_rewrite(moments, "moments", "vectorize", NULL);
+    assert_non_null(strstr(cand, "hk_nv"));
+    assert_non_null(strstr(cand, "(const void *)m != (const void *)v"));
+    assert_null(strstr(cand, "(const void *)v != (const void *)m")); /* one term per pair */
+    /* the pointer v's vector is not the loop's hk_v */
+    assert_non_null(strstr(cand, "float4 hk_v_ = reinterpret_cast<const float4 *>(v)[hk_v];"));
+    rwf_nvcc_compiles(cand, "moments");
+    emulate("moments", moments, cand, moments_drivers, EMU_OK);
+    free(cand);
+}
+
 /* The check can fail: a vector loop that stops one vector short (its elements then never
  * written) and a triad bounded by one element less than the grid differ. */
 static void broken_vectorize_fails(void **state)
@@ -583,6 +616,13 @@ static void broken_vectorize_fails(void **state)
             EMU_DIFFERS);
     free(row_of_vector);
     free(cand);
+    /* without the pointers' inequality an in-place call reads v's vector loaded before
+     * m's lanes were written */
+    cand = emu_rewrite(moments, "moments", "vectorize", NULL);
+    char *unguarded = emu_replaced(cand, "(const void *)m != (const void *)v", "true");
+    emulate("broken_moments", moments, unguarded, moments_drivers, EMU_DIFFERS);
+    free(unguarded);
+    free(cand);
 }
 
 int main(void)
@@ -594,6 +634,7 @@ int main(void)
         cmocka_unit_test(gathers_run),
         cmocka_unit_test(gathers_refused),
         cmocka_unit_test(template_spec_run),
+        cmocka_unit_test(in_place_call_runs),
         cmocka_unit_test(broken_vectorize_fails),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -30,7 +30,7 @@ __global__ void carried(const float *x, float *y, int n)
 }
 
 // x is read after y is written: if the caller passes the same buffer twice, the scalar
-// code reads the new value
+// code reads the new value (applies: the vector path is guarded by x != y)
 __global__ void maybe_alias(float *x, float *y, float *z, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
