@@ -22,6 +22,9 @@
 /* the host block is a few dozen lines; parameters and expressions are capped by the
  * analysis and RWP_EXPR */
 #define BLAS_BLOCK_MAX (64u * 1024u)
+/* how a size taken from the launch starts (grid_extent): over the host function's own
+ * hk_grid and hk_block, not over the kernel's parameters */
+#define LAUNCH_EXTENT "(long long)hk_grid."
 
 /* Is identifier name (len l) usable in the host function: a scalar parameter of f, or a
  * file-scope #define / constant (a tunable no function owns)? */
@@ -157,6 +160,8 @@ typedef struct {
     char lda[RWP_EXPR], ldb[RWP_EXPR], ldc[RWP_EXPR]; /* GEMV: ldb, ldc are x's, y's steps */
     char stride_a[RWP_EXPR], stride_b[RWP_EXPR], stride_c[RWP_EXPR];
     char alpha[RWP_EXPR], beta[RWP_EXPR];
+    bool from_launch;                /* m or n is the launch's extent (grid_extent): the
+                                      * host function takes the launch's grid and block */
 } blas_call;
 
 /* The GEMV call: A read by rows (row-major M x N) is the column-major N x M matrix A^T, so
@@ -251,16 +256,31 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
                            "// hk rewrite: blas_substitution -- %s computes what kernel %s computed; the\n"
                            "// benchmark program (HK_HOST_CALL_%s) and this file's launch sites call\n"
                            "// hk_host_%s with the kernel's arguments. The kernel above is kept, unused, as\n"
-                           "// the reference the substitution was proved against.\n"
-                           "#define HK_HOST_CALL_%s 1\n"
-                           "static void hk_host_%s(%.*s)\n"
+                           "// the reference the substitution was proved against.%s\n"
+                           "#define HK_HOST_CALL_%s 1\n",
+                           g->kind == RWP_BLAS_GEMV ? nm->gemv
+                           : g->kind == RWP_BLAS_GEMM ? nm->gemm : nm->gemm_batched,
+                           k, k, k,
+                           g->from_launch ? "\n// The kernel bounds a size nowhere: its launch does, so the grid and "
+                                            "block it\n// would have been launched with come first (grid x block "
+                                            "threads, one element each)." : "",
+                           k);
+    /* the kernel bounds a size nowhere, its launch does: the host function is given the
+     * launch (HK_HOST_CALL_GRID_: the benchmark program passes the grid and block it
+     * evaluated from the spec, the launch sites their own) */
+    if (!rc && g->from_launch)
+        rc = hk_buf_printf(b, "#define HK_HOST_CALL_GRID_%s 1\n"
+                              "static void hk_host_%s(dim3 hk_grid, dim3 hk_block, %.*s)\n",
+                           k, k, (int)(pe - ps), text + ps);
+    else if (!rc)
+        rc = hk_buf_printf(b, "static void hk_host_%s(%.*s)\n", k, (int)(pe - ps), text + ps);
+    if (!rc)
+        rc = hk_buf_printf(b,
                            "{\n"
                            "    %s hk_h = hk_blas_handle();\n"
                            "    if (!hk_h)\n"
                            "        return;\n",
-                           g->kind == RWP_BLAS_GEMV ? nm->gemv
-                           : g->kind == RWP_BLAS_GEMM ? nm->gemm : nm->gemm_batched,
-                           k, k, k, k, k, (int)(pe - ps), text + ps, nm->handle_t);
+                           nm->handle_t);
     if (!rc && !hip)
         rc = hk_buf_printf(b, "    cublasSetMathMode(hk_h, %s);\n",
                            math ? "CUBLAS_TF32_TENSOR_OP_MATH" : "CUBLAS_DEFAULT_MATH");
@@ -518,6 +538,82 @@ static const char *elem_type(const km_kernel *k, const char *name)
     return NULL;
 }
 
+/* Is loop L one of the loops around access w? */
+static bool encloses(const km_access *w, long L)
+{
+    for (uint32_t i = 0; w && i < w->n_loops; i++)
+        if ((long)w->loops[i] == L)
+            return true;
+    return false;
+}
+
+/* A size the kernel bounds nowhere (no guard, no loop: the launch alone decides it, as in
+ * Parboil's mysgemmNT) as host text over the launch's hk_grid and hk_block. Exact only
+ * when index I (the class's row or column index) is the global thread index along one
+ * axis a, blockIdx.a*blockDim.a + threadIdx.a, or R times it plus the counter of a loop
+ * 0..R-1 (R a constant) around C's write: the launch's threads then write indices 0 ..
+ * gridDim.a*blockDim.a*R - 1, each exactly once, and that count is the size.
+ * Any other mapping (an offset, a stride, a non-affine id, a block of TILE threads
+ * read as TILE) leaves rows the library call would write and the kernel would not, or
+ * the reverse: false with the reason in why. */
+static bool grid_extent(const km_kernel *k, const km_class *c, const km_cform *I, const char *what, char *out,
+                        size_t n, char *why, size_t wn)
+{
+    size_t na, nl;
+    const km_atom *atoms = km_atoms(k, &na);
+    const km_loop *loops = km_loops(k, &nl);
+    const km_access *w = km_output_map(k, c->out);
+    int64_t cb = 0, ct = 0, r = 1;
+    int axis = -1;
+    bool ok = I->n > 0, counter = false;
+    for (uint32_t i = 0; i < I->n && ok; i++) {
+        const km_term *t = &I->t[i];
+        const km_atom *a0 = t->n ? &atoms[t->atoms[0]] : NULL, *a1 = t->n == 2 ? &atoms[t->atoms[1]] : NULL;
+        int ax = a0 ? a0->axis : -1;
+        if (t->n == 2 && a0->axis == a1->axis &&
+            ((a0->kind == KM_ATOM_BLOCK_IDX && a1->kind == KM_ATOM_BLOCK_DIM) ||
+             (a0->kind == KM_ATOM_BLOCK_DIM && a1->kind == KM_ATOM_BLOCK_IDX)) && !cb) {
+            cb = t->coef;
+        } else if (t->n == 1 && a0->kind == KM_ATOM_THREAD_IDX && !ct) {
+            ct = t->coef;
+        } else if (t->n == 1 && a0->kind == KM_ATOM_LOOP && t->coef == 1 && !counter && a0->loop >= 0 &&
+                   (size_t)a0->loop < nl && loops[a0->loop].kind == KM_LOOP_AFFINE &&
+                   loops[a0->loop].start.n == 0 && km_form_value(k, loops[a0->loop].step, &r) && r == 1 &&
+                   loops[a0->loop].has_trip && km_form_value(k, loops[a0->loop].trip, &r) && r > 0 &&
+                   encloses(w, a0->loop)) {
+            counter = true;
+            ax = axis;
+        } else {
+            ok = false;
+        }
+        if (ok && axis >= 0 && ax != axis)
+            ok = false;
+        axis = ax;
+    }
+    if (!counter)
+        r = 1;
+    ok = ok && axis >= 0 && cb == r && ct == r;
+    for (size_t i = 0; ok && i < nl; i++)
+        ok = loops[i].kind != KM_LOOP_GRID_STRIDE;   /* its first element is all the class kept */
+    if (!ok) {
+        struct hk_buf b;
+        hk_buf_init(&b, 200);
+        if (km_form_print(k, km_cform_view(I), &b) || !b.data)
+            hk_buf_free(&b);
+        snprintf(why, wn, "line %u: %s is not known from the kernel (no guard or loop bounds it) and the launch "
+                 "does not give it exactly: its index %s is not the global thread index blockIdx.a*blockDim.a + "
+                 "threadIdx.a along one axis (nor R times it plus a 0..R-1 loop's counter), so the grid need not "
+                 "cover 0..%s-1 exactly once", c->line, what, b.data ? b.data : "(too long)", what);
+        hk_buf_free(&b);
+        return false;
+    }
+    static const char xyz[] = "xyz";
+    char rs[32] = "";
+    if (r > 1)
+        snprintf(rs, sizeof rs, " * %lld", (long long)r);
+    return fits(snprintf(out, n, LAUNCH_EXTENT "%c * hk_block.%c%s", xyz[axis], xyz[axis], rs), n);
+}
+
 /* The class's sizes and leading dimensions as host texts. */
 static bool class_sizes(const km_kernel *k, const km_class *c, blas_call *g, char *why, size_t wn)
 {
@@ -534,6 +630,14 @@ static bool class_sizes(const km_kernel *k, const km_class *c, blas_call *g, cha
             snprintf(g->k, sizeof g->k, "0");
             continue;
         }
+        bool row = forms[i].f == &c->m, col = forms[i].f == &c->n && c->kind == KM_CLASS_GEMM;
+        if (!forms[i].f->known && (row || col)) {
+            if (!grid_extent(k, c, row ? &c->row_index : &c->col_index, forms[i].what, forms[i].out, RWP_EXPR,
+                             why, wn))
+                return false;
+            g->from_launch = true;
+            continue;
+        }
         if (!forms[i].f->known) {
             snprintf(why, wn, "line %u: %s is not known from the kernel: no guard or loop bounds it (only the launch "
                      "grid does), and the host call gets only the kernel's arguments", c->line, forms[i].what);
@@ -543,6 +647,12 @@ static bool class_sizes(const km_kernel *k, const km_class *c, blas_call *g, cha
             snprintf(why, wn, "line %u: %s uses %s, which the host cannot evaluate", c->line, forms[i].what, bad);
             return false;
         }
+    }
+    if (g->from_launch && c->kind == KM_CLASS_GEMM && c->row_axis == c->col_axis) {
+        /* one thread axis for both: threads walk a diagonal band, not the M x N matrix */
+        snprintf(why, wn, "line %u: rows and columns of %s both come from thread axis %c, so the launch's grid "
+                 "is not an M x N matrix", c->line, c->out, "xyz"[c->row_axis < 0 ? 0 : c->row_axis]);
+        return false;
     }
     return true;
 }
@@ -697,7 +807,8 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
                                   {"B's batch stride", g.stride_b}, {"C's batch stride", g.stride_c},
                                   {"alpha", g.alpha}, {"beta", g.beta}};
         for (size_t i = 0; i < HK_ARRAY_LEN(exprs); i++)
-            if (host_unusable(m, f, exprs[i][1], bad, sizeof bad)) {
+            if (!(g.from_launch && i < 2 && !strncmp(exprs[i][1], LAUNCH_EXTENT, strlen(LAUNCH_EXTENT))) &&
+                host_unusable(m, f, exprs[i][1], bad, sizeof bad)) {
                 snprintf(why, sizeof why, "%s (%s) uses %s, which is neither a scalar parameter nor a file-scope "
                          "constant, so the host call cannot compute it", exprs[i][0], exprs[i][1], bad);
                 reason = why;
@@ -720,6 +831,10 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
             reason = "a launch through cudaLaunchKernel (its argument array cannot become a call)";
             goto na;
         }
+        if (g.from_launch && (!l->grid || !l->block)) {
+            reason = "a launch site without a grid or block, which the library call's sizes come from";
+            goto na;
+        }
         if (l->template_args || l->n_args != f->n_params) {
             reason = "a launch site passes template arguments or a different number of arguments";
             goto na;
@@ -738,6 +853,8 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
         struct hk_buf call;
         hk_buf_init(&call, BLAS_BLOCK_MAX);
         rc = hk_buf_printf(&call, "hk_host_%s(", f->name);
+        if (!rc && g.from_launch)
+            rc = hk_buf_printf(&call, "dim3(%s), dim3(%s)%s", l->grid, l->block, l->n_args ? ", " : "");
         for (size_t a = 0; a < l->n_args && !rc; a++)
             rc = hk_buf_printf(&call, "%s%s", a ? ", " : "", l->args[a]);
         if (!rc)
@@ -763,10 +880,12 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
     const char *call = g.kind == RWP_BLAS_GEMV ? nm->gemv : g.kind == RWP_BLAS_GEMM ? nm->gemm : nm->gemm_batched;
     const char *layout = g.kind == RWP_BLAS_GEMV ? (g.trans_a ? "row-major A as op T" : "column-major A as op N")
                          : g.col_major ? "column-major C = op(A) op(B)" : "row-major C^T = op(B)^T op(A)^T";
-    char *desc = hk_asprintf("kernel %s: %s (%s math) on %s (%s), %s%s; hk_host_%s called by %zu launch site%s and "
+    char *desc = hk_asprintf("kernel %s: %s (%s math) on %s (%s), %s%s%s; hk_host_%s called by %zu launch site%s and "
                              "by the benchmark program (HK_HOST_CALL_%s); the kernel is kept unused; link with %s",
                              f->name, call, hip ? "FP32" : g.dbl ? "FP64" : math ? "TF32 tensor-core" : "FP32",
                              g.a, g.b, layout, by_class ? " (from the kernel model's class)" : "",
+                             g.from_launch ? "; a size the kernel does not bound is the launch's grid x block "
+                                             "(HK_HOST_CALL_GRID_: the launch is passed first)" : "",
                              f->name, n_sites, n_sites == 1 ? "" : "s", f->name, hip ? "-lhipblas" : "-lcublas");
     rc = rwl_finish(text, len, m, f->name, &es, desc, r);
     goto out;
