@@ -6,6 +6,7 @@
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 #include "rewrites/rewrite_pattern.h"
+#include "rewrites/rewrite_recognize.h"
 
 #include "model/kclass.h"
 #include "model/kmodel.h"
@@ -22,8 +23,8 @@
 /* the host block is a few dozen lines; parameters and expressions are capped by the
  * analysis and RWP_EXPR */
 #define BLAS_BLOCK_MAX (64u * 1024u)
-/* how a size taken from the launch starts (grid_extent): over the host function's own
- * hk_grid and hk_block, not over the kernel's parameters */
+/* how a size taken from the launch starts (rwp_launch_extent): over the host function's
+ * own hk_grid and hk_block, not over the kernel's parameters */
 #define LAUNCH_EXTENT "(long long)hk_grid."
 
 /* Is identifier name (len l) usable in the host function: a scalar parameter of f, or a
@@ -160,7 +161,7 @@ typedef struct {
     char lda[RWP_EXPR], ldb[RWP_EXPR], ldc[RWP_EXPR]; /* GEMV: ldb, ldc are x's, y's steps */
     char stride_a[RWP_EXPR], stride_b[RWP_EXPR], stride_c[RWP_EXPR];
     char alpha[RWP_EXPR], beta[RWP_EXPR];
-    bool from_launch;                /* m or n is the launch's extent (grid_extent): the
+    bool from_launch;                /* m or n is the launch's extent (rwp_launch_extent): the
                                       * host function takes the launch's grid and block */
 } blas_call;
 
@@ -538,82 +539,6 @@ static const char *elem_type(const km_kernel *k, const char *name)
     return NULL;
 }
 
-/* Is loop L one of the loops around access w? */
-static bool encloses(const km_access *w, long L)
-{
-    for (uint32_t i = 0; w && i < w->n_loops; i++)
-        if ((long)w->loops[i] == L)
-            return true;
-    return false;
-}
-
-/* A size the kernel bounds nowhere (no guard, no loop: the launch alone decides it, as in
- * Parboil's mysgemmNT) as host text over the launch's hk_grid and hk_block. Exact only
- * when index I (the class's row or column index) is the global thread index along one
- * axis a, blockIdx.a*blockDim.a + threadIdx.a, or R times it plus the counter of a loop
- * 0..R-1 (R a constant) around C's write: the launch's threads then write indices 0 ..
- * gridDim.a*blockDim.a*R - 1, each exactly once, and that count is the size.
- * Any other mapping (an offset, a stride, a non-affine id, a block of TILE threads
- * read as TILE) leaves rows the library call would write and the kernel would not, or
- * the reverse: false with the reason in why. */
-static bool grid_extent(const km_kernel *k, const km_class *c, const km_cform *I, const char *what, char *out,
-                        size_t n, char *why, size_t wn)
-{
-    size_t na, nl;
-    const km_atom *atoms = km_atoms(k, &na);
-    const km_loop *loops = km_loops(k, &nl);
-    const km_access *w = km_output_map(k, c->out);
-    int64_t cb = 0, ct = 0, r = 1;
-    int axis = -1;
-    bool ok = I->n > 0, counter = false;
-    for (uint32_t i = 0; i < I->n && ok; i++) {
-        const km_term *t = &I->t[i];
-        const km_atom *a0 = t->n ? &atoms[t->atoms[0]] : NULL, *a1 = t->n == 2 ? &atoms[t->atoms[1]] : NULL;
-        int ax = a0 ? a0->axis : -1;
-        if (t->n == 2 && a0->axis == a1->axis &&
-            ((a0->kind == KM_ATOM_BLOCK_IDX && a1->kind == KM_ATOM_BLOCK_DIM) ||
-             (a0->kind == KM_ATOM_BLOCK_DIM && a1->kind == KM_ATOM_BLOCK_IDX)) && !cb) {
-            cb = t->coef;
-        } else if (t->n == 1 && a0->kind == KM_ATOM_THREAD_IDX && !ct) {
-            ct = t->coef;
-        } else if (t->n == 1 && a0->kind == KM_ATOM_LOOP && t->coef == 1 && !counter && a0->loop >= 0 &&
-                   (size_t)a0->loop < nl && loops[a0->loop].kind == KM_LOOP_AFFINE &&
-                   loops[a0->loop].start.n == 0 && km_form_value(k, loops[a0->loop].step, &r) && r == 1 &&
-                   loops[a0->loop].has_trip && km_form_value(k, loops[a0->loop].trip, &r) && r > 0 &&
-                   encloses(w, a0->loop)) {
-            counter = true;
-            ax = axis;
-        } else {
-            ok = false;
-        }
-        if (ok && axis >= 0 && ax != axis)
-            ok = false;
-        axis = ax;
-    }
-    if (!counter)
-        r = 1;
-    ok = ok && axis >= 0 && cb == r && ct == r;
-    for (size_t i = 0; ok && i < nl; i++)
-        ok = loops[i].kind != KM_LOOP_GRID_STRIDE;   /* its first element is all the class kept */
-    if (!ok) {
-        struct hk_buf b;
-        hk_buf_init(&b, 200);
-        if (km_form_print(k, km_cform_view(I), &b) || !b.data)
-            hk_buf_free(&b);
-        snprintf(why, wn, "line %u: %s is not known from the kernel (no guard or loop bounds it) and the launch "
-                 "does not give it exactly: its index %s is not the global thread index blockIdx.a*blockDim.a + "
-                 "threadIdx.a along one axis (nor R times it plus a 0..R-1 loop's counter), so the grid need not "
-                 "cover 0..%s-1 exactly once", c->line, what, b.data ? b.data : "(too long)", what);
-        hk_buf_free(&b);
-        return false;
-    }
-    static const char xyz[] = "xyz";
-    char rs[32] = "";
-    if (r > 1)
-        snprintf(rs, sizeof rs, " * %lld", (long long)r);
-    return fits(snprintf(out, n, LAUNCH_EXTENT "%c * hk_block.%c%s", xyz[axis], xyz[axis], rs), n);
-}
-
 /* The class's sizes and leading dimensions as host texts. */
 static bool class_sizes(const km_kernel *k, const km_class *c, blas_call *g, char *why, size_t wn)
 {
@@ -632,8 +557,8 @@ static bool class_sizes(const km_kernel *k, const km_class *c, blas_call *g, cha
         }
         bool row = forms[i].f == &c->m, col = forms[i].f == &c->n && c->kind == KM_CLASS_GEMM;
         if (!forms[i].f->known && (row || col)) {
-            if (!grid_extent(k, c, row ? &c->row_index : &c->col_index, forms[i].what, forms[i].out, RWP_EXPR,
-                             why, wn))
+            if (!rwp_launch_extent(k, c, row ? &c->row_index : &c->col_index, forms[i].what, "hk_grid", "hk_block",
+                                   forms[i].out, RWP_EXPR, why, wn))
                 return false;
             g->from_launch = true;
             continue;
