@@ -778,6 +778,17 @@ static void hk_call_host(void (*f)(P...), const A &...a)
     f(hk_conv<P>::get(a)...);
 }
 
+/* The same for a host function that also takes the launch (HK_HOST_CALL_GRID_<kernel>):
+ * a kernel whose size only its grid gives (no guard, no loop bound) is replaced by a call
+ * whose size is that grid times the block, both given here by the program. */
+template <typename... P, typename... A>
+static void hk_call_host_launch(void (*f)(dim3, dim3, P...), dim3 grid, dim3 block, const A &...a)
+{
+    static_assert(sizeof...(P) == sizeof...(A),
+                  "the bench spec's args do not match the host function's parameter count");
+    f(grid, block, hk_conv<P>::get(a)...);
+}
+
 /* ---- the program: tables and two functions written by the generator ---- */
 
 typedef struct {

@@ -240,12 +240,23 @@ int harness_generate(const spec *s, const char *candidate_path, char **out)
     /* launch: a candidate that substituted a library call for the kernel (rewrite.h
      * rw_blas_substitution) defines HK_HOST_CALL_<kernel> and hk_host_<kernel>(the kernel's
      * parameters); the program then calls that instead, with the same arguments, and
-     * times it the same way. A launcher has no launch of its own. */
+     * times it the same way. With HK_HOST_CALL_GRID_<kernel> (a size the kernel bounds
+     * nowhere but through its launch) the host function takes the grid and block first:
+     * the ones evaluated here from the spec, which the kernel would have been launched
+     * with, never a size of the candidate's own. A launcher has no launch of its own. */
     if (candidate_path) {
         const char *colon = strrchr(s->kernel, ':');
         const char *last = colon ? colon + 1 : s->kernel;
         int qual = (int)(last - s->kernel);
-        TRY(hk_buf_printf(&b, "static void hk_launch(const hk_state *st)\n{\n#if defined(HK_HOST_CALL_%s)\n"
+        TRY(hk_buf_printf(&b, "static void hk_launch(const hk_state *st)\n{\n#if defined(HK_HOST_CALL_GRID_%s)\n"
+                              "    hk_call_host_launch(%.*shk_host_%s,\n"
+                              "                        dim3((unsigned)st->grid[0], (unsigned)st->grid[1], "
+                              "(unsigned)st->grid[2]),\n"
+                              "                        dim3((unsigned)st->block[0], (unsigned)st->block[1], "
+                              "(unsigned)st->block[2])", last, qual, s->kernel, last));
+        for (size_t i = 0; i < s->n_args; i++)
+            TRY(hk_buf_printf(&b, ",%sst->args[%zu]", i % 4 == 0 ? "\n                        " : " ", i));
+        TRY(hk_buf_printf(&b, ");\n#elif defined(HK_HOST_CALL_%s)\n"
                               "    hk_call_host(%.*shk_host_%s", last, qual, s->kernel, last));
         for (size_t i = 0; i < s->n_args; i++)
             TRY(hk_buf_printf(&b, ",%sst->args[%zu]", i % 4 == 0 ? "\n                 " : " ", i));

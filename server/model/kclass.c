@@ -794,6 +794,8 @@ static int product(cx *x, km_form operand_f, size_t L, const km_access *w, long 
         bound_of(x, &J, &c->n);
         c->row_axis = axis_of(x, km_cform_view(&I));
         c->col_axis = axis_of(x, km_cform_view(&J));
+        c->row_index = I;
+        c->col_index = J;
     } else {
         /* GEMV: the matrix shares C's index, the vector moves with k only */
         int a = share[0] ? 0 : 1, v = 1 - a;
@@ -826,6 +828,7 @@ static int product(cx *x, km_form operand_f, size_t L, const km_access *w, long 
         c->n = c->k;
         c->row_axis = axis_of(x, km_cform_view(&I));
         c->col_axis = -1;
+        c->row_index = I;
     }
     if (acc >= 0)
         return gemm_epilogue(x, w, (size_t)acc);

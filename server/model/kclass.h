@@ -67,6 +67,10 @@ typedef struct {
     bool batched;
     km_cform batch_a, batch_b, batch_c; /* offsets of one batch (blockIdx.z*stride ...) */
     int row_axis, col_axis;          /* thread axis (0 x, 1 y, 2 z) of i and j, -1 none */
+    km_cform row_index, col_index;   /* i and j themselves (C's write with its leading
+                                      * dimension and batch offset taken out): where m or
+                                      * n is not known, how the launch maps threads to rows
+                                      * and columns. GEMV: col_index is not set */
     bool by_columns;                 /* GEMV: A read as A[j*lda + i] (coalesced) */
     bool shared_tiles;               /* GEMM: the product reads __shared__ tiles */
 

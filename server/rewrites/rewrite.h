@@ -192,11 +192,17 @@ int rw_kernel_blocks(const char *text, size_t len, const an_model *m, rw_kernel_
  * column-major view, on a handle created once and bound to the legacy default stream; defines
  * HK_HOST_CALL_<kernel> (the benchmark program then calls the host function instead of
  * launching), includes <cublas_v2.h> at the top, and turns each launch site
- * `k<<<...>>>(args)` into `hk_host_k(args)`. The kernel stays, unused. math: 0 FP32
+ * `k<<<...>>>(args)` into `hk_host_k(args)`. A size the kernel bounds nowhere (no guard,
+ * no loop: Parboil's mysgemmNT) is its launch's, gridDim.a * blockDim.a (times R rows per
+ * thread), when the row (column) index maps the grid exactly: the host function then takes
+ * `dim3 hk_grid, dim3 hk_block` first, HK_HOST_CALL_GRID_<kernel> is defined too (the
+ * benchmark program passes the spec's grid and block) and a launch site becomes
+ * `hk_host_k(dim3(grid), dim3(block), args)`. The kernel stays, unused. math: 0 FP32
  * (CUBLAS_DEFAULT_MATH), 1 TF32 (CUBLAS_TF32_TENSOR_OP_MATH; not applicable with hip).
  * Not applicable, with the reason, for: another element type (double, half), an index that
  * is not row-major with unit stride, a store that is not exactly one per output, a size
- * that is not a scalar parameter or file-scope constant, a template kernel, a launch on a
+ * that is not a scalar parameter or file-scope constant (nor the launch's, exactly), a
+ * template kernel, a launch on a
  * stream, through cudaLaunchKernel, or before the kernel's definition. The program must be
  * linked with -lcublas (-lhipblas). Contract otherwise as above; HK_EINVAL also for math
  * outside 0..1. */

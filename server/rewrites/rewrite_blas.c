@@ -6,6 +6,7 @@
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 #include "rewrites/rewrite_pattern.h"
+#include "rewrites/rewrite_recognize.h"
 
 #include "model/kclass.h"
 #include "model/kmodel.h"
@@ -22,6 +23,9 @@
 /* the host block is a few dozen lines; parameters and expressions are capped by the
  * analysis and RWP_EXPR */
 #define BLAS_BLOCK_MAX (64u * 1024u)
+/* how a size taken from the launch starts (rwp_launch_extent): over the host function's
+ * own hk_grid and hk_block, not over the kernel's parameters */
+#define LAUNCH_EXTENT "(long long)hk_grid."
 
 /* Is identifier name (len l) usable in the host function: a scalar parameter of f, or a
  * file-scope #define / constant (a tunable no function owns)? */
@@ -157,6 +161,8 @@ typedef struct {
     char lda[RWP_EXPR], ldb[RWP_EXPR], ldc[RWP_EXPR]; /* GEMV: ldb, ldc are x's, y's steps */
     char stride_a[RWP_EXPR], stride_b[RWP_EXPR], stride_c[RWP_EXPR];
     char alpha[RWP_EXPR], beta[RWP_EXPR];
+    bool from_launch;                /* m or n is the launch's extent (rwp_launch_extent): the
+                                      * host function takes the launch's grid and block */
 } blas_call;
 
 /* The GEMV call: A read by rows (row-major M x N) is the column-major N x M matrix A^T, so
@@ -251,16 +257,31 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
                            "// hk rewrite: blas_substitution -- %s computes what kernel %s computed; the\n"
                            "// benchmark program (HK_HOST_CALL_%s) and this file's launch sites call\n"
                            "// hk_host_%s with the kernel's arguments. The kernel above is kept, unused, as\n"
-                           "// the reference the substitution was proved against.\n"
-                           "#define HK_HOST_CALL_%s 1\n"
-                           "static void hk_host_%s(%.*s)\n"
+                           "// the reference the substitution was proved against.%s\n"
+                           "#define HK_HOST_CALL_%s 1\n",
+                           g->kind == RWP_BLAS_GEMV ? nm->gemv
+                           : g->kind == RWP_BLAS_GEMM ? nm->gemm : nm->gemm_batched,
+                           k, k, k,
+                           g->from_launch ? "\n// The kernel bounds a size nowhere: its launch does, so the grid and "
+                                            "block it\n// would have been launched with come first (grid x block "
+                                            "threads, one element each)." : "",
+                           k);
+    /* the kernel bounds a size nowhere, its launch does: the host function is given the
+     * launch (HK_HOST_CALL_GRID_: the benchmark program passes the grid and block it
+     * evaluated from the spec, the launch sites their own) */
+    if (!rc && g->from_launch)
+        rc = hk_buf_printf(b, "#define HK_HOST_CALL_GRID_%s 1\n"
+                              "static void hk_host_%s(dim3 hk_grid, dim3 hk_block, %.*s)\n",
+                           k, k, (int)(pe - ps), text + ps);
+    else if (!rc)
+        rc = hk_buf_printf(b, "static void hk_host_%s(%.*s)\n", k, (int)(pe - ps), text + ps);
+    if (!rc)
+        rc = hk_buf_printf(b,
                            "{\n"
                            "    %s hk_h = hk_blas_handle();\n"
                            "    if (!hk_h)\n"
                            "        return;\n",
-                           g->kind == RWP_BLAS_GEMV ? nm->gemv
-                           : g->kind == RWP_BLAS_GEMM ? nm->gemm : nm->gemm_batched,
-                           k, k, k, k, k, (int)(pe - ps), text + ps, nm->handle_t);
+                           nm->handle_t);
     if (!rc && !hip)
         rc = hk_buf_printf(b, "    cublasSetMathMode(hk_h, %s);\n",
                            math ? "CUBLAS_TF32_TENSOR_OP_MATH" : "CUBLAS_DEFAULT_MATH");
@@ -534,6 +555,14 @@ static bool class_sizes(const km_kernel *k, const km_class *c, blas_call *g, cha
             snprintf(g->k, sizeof g->k, "0");
             continue;
         }
+        bool row = forms[i].f == &c->m, col = forms[i].f == &c->n && c->kind == KM_CLASS_GEMM;
+        if (!forms[i].f->known && (row || col)) {
+            if (!rwp_launch_extent(k, c, row ? &c->row_index : &c->col_index, forms[i].what, "hk_grid", "hk_block",
+                                   forms[i].out, RWP_EXPR, why, wn))
+                return false;
+            g->from_launch = true;
+            continue;
+        }
         if (!forms[i].f->known) {
             snprintf(why, wn, "line %u: %s is not known from the kernel: no guard or loop bounds it (only the launch "
                      "grid does), and the host call gets only the kernel's arguments", c->line, forms[i].what);
@@ -543,6 +572,12 @@ static bool class_sizes(const km_kernel *k, const km_class *c, blas_call *g, cha
             snprintf(why, wn, "line %u: %s uses %s, which the host cannot evaluate", c->line, forms[i].what, bad);
             return false;
         }
+    }
+    if (g->from_launch && c->kind == KM_CLASS_GEMM && c->row_axis == c->col_axis) {
+        /* one thread axis for both: threads walk a diagonal band, not the M x N matrix */
+        snprintf(why, wn, "line %u: rows and columns of %s both come from thread axis %c, so the launch's grid "
+                 "is not an M x N matrix", c->line, c->out, "xyz"[c->row_axis < 0 ? 0 : c->row_axis]);
+        return false;
     }
     return true;
 }
@@ -697,7 +732,8 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
                                   {"B's batch stride", g.stride_b}, {"C's batch stride", g.stride_c},
                                   {"alpha", g.alpha}, {"beta", g.beta}};
         for (size_t i = 0; i < HK_ARRAY_LEN(exprs); i++)
-            if (host_unusable(m, f, exprs[i][1], bad, sizeof bad)) {
+            if (!(g.from_launch && i < 2 && !strncmp(exprs[i][1], LAUNCH_EXTENT, strlen(LAUNCH_EXTENT))) &&
+                host_unusable(m, f, exprs[i][1], bad, sizeof bad)) {
                 snprintf(why, sizeof why, "%s (%s) uses %s, which is neither a scalar parameter nor a file-scope "
                          "constant, so the host call cannot compute it", exprs[i][0], exprs[i][1], bad);
                 reason = why;
@@ -720,6 +756,10 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
             reason = "a launch through cudaLaunchKernel (its argument array cannot become a call)";
             goto na;
         }
+        if (g.from_launch && (!l->grid || !l->block)) {
+            reason = "a launch site without a grid or block, which the library call's sizes come from";
+            goto na;
+        }
         if (l->template_args || l->n_args != f->n_params) {
             reason = "a launch site passes template arguments or a different number of arguments";
             goto na;
@@ -738,6 +778,8 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
         struct hk_buf call;
         hk_buf_init(&call, BLAS_BLOCK_MAX);
         rc = hk_buf_printf(&call, "hk_host_%s(", f->name);
+        if (!rc && g.from_launch)
+            rc = hk_buf_printf(&call, "dim3(%s), dim3(%s)%s", l->grid, l->block, l->n_args ? ", " : "");
         for (size_t a = 0; a < l->n_args && !rc; a++)
             rc = hk_buf_printf(&call, "%s%s", a ? ", " : "", l->args[a]);
         if (!rc)
@@ -763,10 +805,12 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
     const char *call = g.kind == RWP_BLAS_GEMV ? nm->gemv : g.kind == RWP_BLAS_GEMM ? nm->gemm : nm->gemm_batched;
     const char *layout = g.kind == RWP_BLAS_GEMV ? (g.trans_a ? "row-major A as op T" : "column-major A as op N")
                          : g.col_major ? "column-major C = op(A) op(B)" : "row-major C^T = op(B)^T op(A)^T";
-    char *desc = hk_asprintf("kernel %s: %s (%s math) on %s (%s), %s%s; hk_host_%s called by %zu launch site%s and "
+    char *desc = hk_asprintf("kernel %s: %s (%s math) on %s (%s), %s%s%s; hk_host_%s called by %zu launch site%s and "
                              "by the benchmark program (HK_HOST_CALL_%s); the kernel is kept unused; link with %s",
                              f->name, call, hip ? "FP32" : g.dbl ? "FP64" : math ? "TF32 tensor-core" : "FP32",
                              g.a, g.b, layout, by_class ? " (from the kernel model's class)" : "",
+                             g.from_launch ? "; a size the kernel does not bound is the launch's grid x block "
+                                             "(HK_HOST_CALL_GRID_: the launch is passed first)" : "",
                              f->name, n_sites, n_sites == 1 ? "" : "s", f->name, hip ? "-lhipblas" : "-lcublas");
     rc = rwl_finish(text, len, m, f->name, &es, desc, r);
     goto out;

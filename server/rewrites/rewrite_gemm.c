@@ -5,6 +5,9 @@
 #include "rewrites/rewrite_recognize.h"
 #include "rewrites/rewrite_lex.h"
 
+#include "model/kclass.h"
+#include "model/kmodel.h"
+
 #include "core/buf.h"
 #include "core/hk.h"
 
@@ -158,6 +161,78 @@ static bool leading_dim(const char *c, const char *row, const char *k, char *ld,
     return *ld != '\0';
 }
 
+/* The shape of a kernel without a bounds check (the launch alone gives M and N): index
+ * declarations `row` from .y and `col` from .x, then the body to the end. Its bounds are
+ * the launch's own extents (gridDim.y * blockDim.y, gridDim.x * blockDim.x) when the
+ * kernel model's class is a GEMM that bounds neither size and maps each index onto the
+ * grid exactly (rwp_launch_extent); the tiled body then covers exactly the grid's
+ * elements, M x N. *ok false with *why (a static text, or why_buf) otherwise. */
+static int launch_shape(const char *text, size_t len, const an_function *f, const rw_toks *ts, pt_shape *s,
+                        bool *ok, const char **why, char *why_buf, size_t wn)
+{
+    *ok = false;
+    memset(s, 0, sizeof *s);
+    size_t end = ts->n - 1, k = 1;
+    s->end = end;
+    while (k < end && s->n_idx < 2) {
+        size_t e = rwl_stmt_end(ts, k, end), q = k;
+        if (rwl_tok_is(ts, q, "const"))
+            q++;
+        size_t tstart = q;
+        while (q < e && rwp_is_type_word(ts, q))
+            q++;
+        char c[PT_EXPR];
+        if (q == tstart || q + 2 >= e || !rwp_tok_ident(ts, q) || !rwl_tok_is(ts, q + 1, "=") ||
+            !rwl_tok_is(ts, e - 1, ";"))
+            break;
+        rwp_compact(ts, q + 2, e - 1, c, sizeof c);
+        char axis = rwp_index_axis(c, false);
+        if (!axis || rwp_shape_axis(s, axis))
+            break;
+        pt_index *ix = &s->idx[s->n_idx++];
+        rwp_tok_copy(ts, q, ix->name, sizeof ix->name);
+        char *ty = rwl_tok_text(ts, k, q);
+        if (!ty)
+            return HK_ENOMEM;
+        snprintf(ix->type, sizeof ix->type, "%s", ty);
+        hk_free(ty);
+        ix->axis = axis;
+        k = e;
+    }
+    if (s->n_idx != 2)
+        return HK_OK;   /* not this shape: the caller keeps rwp_read_shape's reason */
+    s->body_a = k;
+    s->body_b = end;
+    km_kernel *km = NULL;
+    int rc = km_build(text, len, f->name, &km, NULL, 0);
+    if (rc == HK_ENOMEM)
+        return rc;
+    km_class c;
+    if (rc || km_classify(km, &c) || c.kind != KM_CLASS_GEMM || c.batched || c.m.known || c.n.known) {
+        km_free(km);   /* not a GEMM the launch alone sizes: rwp_read_shape's reason stands */
+        return HK_OK;
+    }
+    /* two index declarations of distinct axes: one from .y, one from .x */
+    pt_index *irow = s->idx[0].axis == 'y' ? &s->idx[0] : &s->idx[1], *icol = irow == s->idx ? &s->idx[1] : s->idx;
+    if (!rwp_launch_extent(km, &c, &c.row_index, "M", "gridDim", "blockDim", irow->bound, sizeof irow->bound, why_buf,
+                           wn) ||
+        !rwp_launch_extent(km, &c, &c.col_index, "N", "gridDim", "blockDim", icol->bound, sizeof icol->bound, why_buf,
+                           wn)) {
+        *why = why_buf;
+        km_free(km);
+        return HK_OK;
+    }
+    if (c.row_axis != 1 || c.col_axis != 0) {
+        *why = "no bounds check, and C's rows are not the .y index or its columns not the .x index (the launch "
+               "gives M and N, but the tiled body reads rows from .y and columns from .x)";
+        km_free(km);
+        return HK_OK;
+    }
+    km_free(km);
+    *ok = true;
+    return HK_OK;
+}
+
 int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel, int tile_m, int tile_n,
                   int tile_k, rw_result *out)
 {
@@ -176,13 +251,21 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
     char *epi = NULL;
     hk_buf_init(&b, PT_TEXT_MAX);
     const char *why = NULL;
+    char why_buf[1024];
+    bool from_launch = false;
     if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG)
             rc = rwp_not_applicable(out, name, f, "the body is far larger than a GEMM");
         goto out;
     }
-    if ((why = rwp_read_shape(&ts, &s)))
-        goto na;
+    if ((why = rwp_read_shape(&ts, &s))) {
+        /* no bounds check: the launch's threads may be C's elements */
+        if ((rc = launch_shape(text, len, f, &ts, &s, &from_launch, &why, why_buf, sizeof why_buf)))
+            goto out;
+        if (!from_launch)
+            goto na;
+        why = NULL;
+    }
     const pt_index *icol = rwp_shape_axis(&s, 'x'), *irow = rwp_shape_axis(&s, 'y');
     if (s.n_idx != 2 || !icol || !irow) {
         why = "it is not a 2D kernel (row from .y, column from .x)";
@@ -319,9 +402,14 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
         goto out;
     char *desc = hk_asprintf("kernel %s: tiled %s GEMM %s x %s, tiles %dx%dx%d (HK_BM, HK_BN, HK_BK) in shared "
                              "memory, %dx%d outputs per thread for blocks of 256 threads, grid-stride over tiles; "
-                             "epilogue kept",
-                             f->name, t, pa->name, pb->name, tile_m, tile_n, tile_k, tile_m / 16, tile_n / 16);
+                             "epilogue kept%s",
+                             f->name, t, pa->name, pb->name, tile_m, tile_n, tile_k, tile_m / 16, tile_n / 16,
+                             from_launch ? "; no bounds check in the kernel: M and N are the launch's grid x block, "
+                                           "so it runs under the spec's grid only" : "");
     rc = rwp_replace_body(text, len, m, f, b.data, desc, out);
+    /* its sizes are the launch's: another grid (an SM multiple) would be another matrix */
+    if (!rc && out->applicable)
+        out->keeps_grid = from_launch;
     goto out;
 nomem:
     rc = HK_ENOMEM;

@@ -125,7 +125,11 @@ int rw_online_layernorm(const char *text, size_t len, const an_model *m, size_t 
  * block of outputs, so the tiled path needs (tile_m / TM) * (tile_n / TN) threads per block
  * (HK_THREADS); other block sizes take a grid-stride path over the outputs. Loads are
  * bounds-checked (zero padding), so any M, N, K work; output tiles are grid-strided. The
- * original epilogue is kept verbatim for each output element. float or double. */
+ * original epilogue is kept verbatim for each output element. float or double. Without the
+ * `if` (the launch alone gives M and N), M and N are the launch's gridDim.y * blockDim.y and
+ * gridDim.x * blockDim.x when the kernel model's class maps rows to .y and columns to .x
+ * exactly (rwp_launch_extent); the result then has keeps_grid (another grid would be
+ * another matrix); an unexact mapping is refused with the index named. */
 int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel, int tile_m,
                   int tile_n, int tile_k, rw_result *out);
 

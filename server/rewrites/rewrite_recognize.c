@@ -5,6 +5,7 @@
 #include "rewrites/rewrite_pattern.h"
 #include "rewrites/rewrite_recognize.h"
 #include "rewrites/rewrite_lex.h"
+#include "model/kclass.h"
 #include "model/kmodel.h"
 
 #include "core/buf.h"
@@ -1721,3 +1722,73 @@ const char *rwp_thread_coordinate_problem(const rw_toks *ts, size_t a, size_t b,
     return NULL;
 }
 
+/* ---- sizes only the launch gives ---- */
+
+/* Is loop L one of the loops around access w? */
+static bool encloses(const km_access *w, long L)
+{
+    for (uint32_t i = 0; w && i < w->n_loops; i++)
+        if ((long)w->loops[i] == L)
+            return true;
+    return false;
+}
+
+/* rewrite_recognize.h. */
+bool rwp_launch_extent(const km_kernel *k, const km_class *c, const km_cform *I, const char *what, const char *grid,
+                       const char *block, char *out, size_t n, char *why, size_t wn)
+{
+    size_t na, nl;
+    const km_atom *atoms = km_atoms(k, &na);
+    const km_loop *loops = km_loops(k, &nl);
+    const km_access *w = km_output_map(k, c->out);
+    int64_t cb = 0, ct = 0, r = 1;
+    int axis = -1;
+    bool ok = I->n > 0, counter = false;
+    for (uint32_t i = 0; i < I->n && ok; i++) {
+        const km_term *t = &I->t[i];
+        const km_atom *a0 = t->n ? &atoms[t->atoms[0]] : NULL, *a1 = t->n == 2 ? &atoms[t->atoms[1]] : NULL;
+        int ax = a0 ? a0->axis : -1;
+        if (t->n == 2 && a0->axis == a1->axis &&
+            ((a0->kind == KM_ATOM_BLOCK_IDX && a1->kind == KM_ATOM_BLOCK_DIM) ||
+             (a0->kind == KM_ATOM_BLOCK_DIM && a1->kind == KM_ATOM_BLOCK_IDX)) && !cb) {
+            cb = t->coef;
+        } else if (t->n == 1 && a0->kind == KM_ATOM_THREAD_IDX && !ct) {
+            ct = t->coef;
+        } else if (t->n == 1 && a0->kind == KM_ATOM_LOOP && t->coef == 1 && !counter && a0->loop >= 0 &&
+                   (size_t)a0->loop < nl && loops[a0->loop].kind == KM_LOOP_AFFINE &&
+                   loops[a0->loop].start.n == 0 && km_form_value(k, loops[a0->loop].step, &r) && r == 1 &&
+                   loops[a0->loop].has_trip && km_form_value(k, loops[a0->loop].trip, &r) && r > 0 &&
+                   encloses(w, a0->loop)) {
+            counter = true;
+            ax = axis;
+        } else {
+            ok = false;
+        }
+        if (ok && axis >= 0 && ax != axis)
+            ok = false;
+        axis = ax;
+    }
+    if (!counter)
+        r = 1;
+    ok = ok && axis >= 0 && cb == r && ct == r;
+    for (size_t i = 0; ok && i < nl; i++)
+        ok = loops[i].kind != KM_LOOP_GRID_STRIDE;   /* its first element is all the class kept */
+    if (!ok) {
+        struct hk_buf b;
+        hk_buf_init(&b, 200);
+        if (km_form_print(k, km_cform_view(I), &b) || !b.data)
+            hk_buf_free(&b);
+        snprintf(why, wn, "line %u: %s is not known from the kernel (no guard or loop bounds it) and the launch "
+                 "does not give it exactly: its index %s is not the global thread index blockIdx.a*blockDim.a + "
+                 "threadIdx.a along one axis (nor R times it plus a 0..R-1 loop's counter), so the grid need not "
+                 "cover 0..%s-1 exactly once", c->line, what, b.data ? b.data : "(too long)", what);
+        hk_buf_free(&b);
+        return false;
+    }
+    static const char xyz[] = "xyz";
+    char rs[32] = "";
+    if (r > 1)
+        snprintf(rs, sizeof rs, " * %lld", (long long)r);
+    int wr = snprintf(out, n, "(long long)%s.%c * %s.%c%s", grid, xyz[axis], block, xyz[axis], rs);
+    return wr >= 0 && (size_t)wr < n;
+}

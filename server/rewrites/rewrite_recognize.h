@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "analysis/analysis.h"
+#include "model/kclass.h"
 #include "model/kmodel.h"
 #include "rewrites/rewrite.h"
 #include "rewrites/rewrite_lex.h"
@@ -269,5 +270,19 @@ bool rwp_declared_at(const rw_toks *ts, size_t k, size_t lo);
  * threadIdx.x % 32;`), would not be the element's. The element index idx itself is. */
 const char *rwp_thread_coordinate_problem(const rw_toks *ts, size_t a, size_t b, const km_kernel *km,
                                           size_t region, const char *idx);
+
+/* A GEMM/GEMV size the kernel bounds nowhere (no guard, no loop: the launch alone decides
+ * it, as in Parboil's mysgemmNT), as C text over grid and block (the names of a dim3 pair:
+ * "hk_grid"/"hk_block" in a host function, "gridDim"/"blockDim" in a kernel), into out (n
+ * bytes). I is c's row_index or col_index, what its name ("M", "N") for the reason. Exact
+ * only when I is the global thread index along one axis a, blockIdx.a*blockDim.a +
+ * threadIdx.a, or R times it plus the counter of a loop 0..R-1 (R a constant) around C's
+ * write: the launch's threads then write indices 0 .. gridDim.a*blockDim.a*R - 1, each
+ * exactly once, and that count is the size. Any other mapping (an offset, a stride, a
+ * non-affine id, a block of TILE threads read as TILE, overlapping rows) leaves rows the
+ * replacement would write and the kernel would not, or the reverse; so does a grid-stride
+ * loop: false with the reason in why (wn bytes). Allocates only for the reason's text. */
+bool rwp_launch_extent(const km_kernel *k, const km_class *c, const km_cform *I, const char *what, const char *grid,
+                       const char *block, char *out, size_t n, char *why, size_t wn);
 
 #endif

@@ -372,7 +372,10 @@ static void test_harness_program(void **state)
     free(t);
     char *gen = NULL;
     assert_int_equal(harness_generate(s, cand, &gen), HK_OK);
-    has(gen, "#if defined(HK_HOST_CALL_sgemm)\n    hk_call_host(hk_host_sgemm,");
+    has(gen, "#if defined(HK_HOST_CALL_GRID_sgemm)\n    hk_call_host_launch(hk_host_sgemm,\n"
+             "                        dim3((unsigned)st->grid[0], (unsigned)st->grid[1], (unsigned)st->grid[2]),\n"
+             "                        dim3((unsigned)st->block[0], (unsigned)st->block[1], (unsigned)st->block[2]),");
+    has(gen, "#elif defined(HK_HOST_CALL_sgemm)\n    hk_call_host(hk_host_sgemm,");
     has(gen, "#else\n    hk_launch_kernel(sgemm,");
     hk_free(gen);
     assert_int_equal(harness_write(s, cand, prog), HK_OK);
@@ -388,6 +391,76 @@ static void test_harness_program(void **state)
         char cmd[4000];
         size_t l = 0;
         for (size_t i = 0; i < n; i++)
+            l += (size_t)snprintf(cmd + l, sizeof cmd - l, "'%s' ", argv[i]);
+        snprintf(cmd + l, sizeof cmd - l, "> '%s' 2>&1 || { cat '%s'; exit 1; }", log, log);
+        run_ok(cmd);
+    }
+    harness_argv_free(argv);
+    spec_free(s);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* Parboil's NT (the wild suite's parboil_sgemm_nt): no guard, the launch grid alone gives
+ * M and N. Its benchmark program passes the grid and block it evaluated from the spec to
+ * the host function (HK_HOST_CALL_GRID_), and builds and links with cuBLAS. */
+static void test_harness_program_grid(void **state)
+{
+    (void)state;
+    char src[700], sp[700], cand[700], prog[700], exe[700], log[700];
+    snprintf(src, sizeof src, "%s/ntg.cu", tmpdir);
+    snprintf(sp, sizeof sp, "%s/ntg.bench.json", tmpdir);
+    rwf_write_file(src,
+                   "__global__ void ntg(const float *A, int lda, const float *B, int ldb, float *C, int ldc, int k,\n"
+                   "                    float alpha, float beta)\n{\n"
+                   "    float c = 0.0f;\n"
+                   "    int m = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "    int n = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                   "    for (int i = 0; i < k; ++i)\n        c += A[m + i * lda] * B[n + i * ldb];\n"
+                   "    C[m + n * ldc] = C[m + n * ldc] * beta + alpha * c;\n}\n");
+    rwf_write_file(sp,
+                   "{\"name\": \"ntg\", \"kernel\": \"ntg\", \"source\": \"ntg.cu\",\n"
+                   " \"sizes\": [{\"m\": 256, \"n\": 128, \"k\": 64}, {\"m\": 64, \"n\": 32, \"k\": 17}],\n"
+                   " \"args\": [{\"name\": \"A\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"m * k\"},\n"
+                   "  {\"name\": \"lda\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"m\"},\n"
+                   "  {\"name\": \"B\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"n * k\"},\n"
+                   "  {\"name\": \"ldb\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"},\n"
+                   "  {\"name\": \"C\", \"kind\": \"inout\", \"dtype\": \"float\", \"count\": \"m * n\"},\n"
+                   "  {\"name\": \"ldc\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"m\"},\n"
+                   "  {\"name\": \"k\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"k\"},\n"
+                   "  {\"name\": \"alpha\", \"kind\": \"scalar\", \"dtype\": \"float\", \"value\": 1.0},\n"
+                   "  {\"name\": \"beta\", \"kind\": \"scalar\", \"dtype\": \"float\", \"value\": 0.0}],\n"
+                   " \"launch\": {\"grid\": [\"m / block_x\", \"n / block_y\"], \"block\": [16, 16]},\n"
+                   " \"tolerance\": {\"rtol\": 0.001, \"atol\": 0.001}}\n");
+    spec_diags d = {0};
+    spec *s = NULL;
+    if (spec_load(sp, &s, &d) != HK_OK)
+        fail_msg("spec: %s", d.n ? d.items[0].message : "?");
+    spec_diags_free(&d);
+    char *t;
+    substitute(src, "ntg", 0, false, &t);
+    has(t, "#define HK_HOST_CALL_GRID_ntg 1");
+    snprintf(cand, sizeof cand, "%s/cand_ntg.cu", tmpdir);
+    snprintf(prog, sizeof prog, "%s/prog_ntg.cu", tmpdir);
+    snprintf(exe, sizeof exe, "%s/prog_ntg", tmpdir);
+    snprintf(log, sizeof log, "%s/prog_ntg.log", tmpdir);
+    rwf_write_file(cand, t);
+    free(t);
+    char *gen = NULL;
+    assert_int_equal(harness_generate(s, cand, &gen), HK_OK);
+    /* the grid and block the program evaluated from the spec, never a size of the candidate's */
+    has(gen, "#if defined(HK_HOST_CALL_GRID_ntg)\n    hk_call_host_launch(hk_host_ntg,\n"
+             "                        dim3((unsigned)st->grid[0], (unsigned)st->grid[1], (unsigned)st->grid[2]),\n"
+             "                        dim3((unsigned)st->block[0], (unsigned)st->block[1], (unsigned)st->block[2]),\n"
+             "                        st->args[0], st->args[1], st->args[2], st->args[3],");
+    hk_free(gen);
+    assert_int_equal(harness_write(s, cand, prog), HK_OK);
+    const char *extra[] = {"-lcublas", NULL};
+    char **argv = NULL;
+    assert_int_equal(harness_nvcc_argv(s, NVCC, "sm_90", HK_SOURCE_DIR "/include", extra, prog, exe, &argv), HK_OK);
+    if (have_cuda()) {
+        char cmd[4000];
+        size_t l = 0;
+        for (size_t i = 0; argv[i]; i++)
             l += (size_t)snprintf(cmd + l, sizeof cmd - l, "'%s' ", argv[i]);
         snprintf(cmd + l, sizeof cmd - l, "> '%s' 2>&1 || { cat '%s'; exit 1; }", log, log);
         run_ok(cmd);
@@ -508,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_other_forms),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_harness_program),
+        cmocka_unit_test(test_harness_program_grid),
         cmocka_unit_test(test_search_proposes),
         cmocka_unit_test(test_skills_plan_it),
         cmocka_unit_test(test_alloc_failures),

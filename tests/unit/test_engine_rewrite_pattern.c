@@ -301,6 +301,15 @@ static void test_gemm(void **state)
     expect(DATA "/gemm_variants.cu", "gemm_at", RWP_GEMM, NULL, "A is not read as");
     expect(DATA "/gemm_variants.cu", "gemm_local", RWP_GEMM, NULL, "local variable");
     expect(BENCH "/transpose.cu", "transpose", RWP_GEMM, NULL, "accumulator");
+    /* no bounds check: M and N are the launch's, and the version keeps the spec's grid */
+    const char *const want_grid[] = {"hk_m = ((long long)gridDim.y * blockDim.y), hk_n = ((long long)gridDim.x * "
+                                     "blockDim.x), hk_k = (K);",
+                                     "C[row * N + col] = acc;", NULL};
+    expect(DATA "/gemm_variants.cu", "gemm_grid", RWP_GEMM, want_grid, NULL);
+    expect(DATA "/gemm_variants.cu", "gemm_grid_xrows", RWP_GEMM, NULL,
+           "no bounds check, and C's rows are not the .y index");
+    expect(DATA "/gemm_variants.cu", "gemm_grid_half", RWP_GEMM, NULL,
+           "M is not known from the kernel (no guard or loop bounds it) and the launch does not give it exactly");
 
     fixture fx;
     load_path(BENCH "/sgemm.cu", &fx);
@@ -308,11 +317,18 @@ static void test_gemm(void **state)
     rw_result r;
     assert_int_equal(rw_tiled_gemm(fx.text, fx.len, fx.m, k, 64, 64, 16, &r), HK_OK);
     assert_true(r.applicable);
+    assert_false(r.keeps_grid);
     assert_non_null(strstr(r.text, "constexpr int HK_BK = 16;"));
     queue_compile(r.text, "sgemm_64x64x16");
     rw_result_free(&r);
     assert_int_equal(rw_tiled_gemm(fx.text, fx.len, fx.m, k, 96, 64, 8, &r), HK_EINVAL);
     assert_int_equal(rw_tiled_gemm(fx.text, fx.len, fx.m, k, 64, 64, 4, &r), HK_EINVAL);
+    unload(&fx);
+    load_path(DATA "/gemm_variants.cu", &fx);
+    assert_int_equal(rw_tiled_gemm(fx.text, fx.len, fx.m, kernel(&fx, "gemm_grid"), 64, 64, 8, &r), HK_OK);
+    assert_true(r.applicable);
+    assert_true(r.keeps_grid);   /* another grid would be another matrix */
+    rw_result_free(&r);
     unload(&fx);
     assert_int_equal(hk_alloc_live(), 0);
     nvb_compile_all(tmpdir);

@@ -2,10 +2,12 @@
  * people write them (unsigned or size_t indices, rows from .x or .y, alpha/beta or none,
  * a k loop accumulating into C, column-major with a transposed operand) become the
  * library call whose operands, transposes, m/n/k and leading dimensions follow from the
- * class; what the call would get wrong (a guard skipping part of C, a second output, a
- * sum not starting at 0, an int matrix, sizes only the launch knows) is refused with its
- * line. One emitted file is compiled with nvcc -c when the toolkit is there (no GPU runs
- * anything here). */
+ * class; a size only the launch gives (no guard) is the launch's grid x block when the
+ * thread index maps the grid exactly; what the call would get wrong (a guard skipping part
+ * of C, a second output, a sum not starting at 0, an int matrix, a launch that does not map
+ * rows exactly) is refused with its line. One emitted file is compiled with nvcc -c when
+ * the toolkit is there (no GPU runs anything here); the unguarded NT's substitution is
+ * emulated on the CPU against the naive kernel (emu_block.h, a cuBLAS stand-in). */
 #include "analysis/analysis.h"
 #include "core/buf.h"
 #include "core/hk.h"
@@ -22,6 +24,7 @@
 
 #include "test_nvcc.h"
 #include "rw_fixture.h"
+#include "emu_block.h"
 
 static int setup(void **state)
 {
@@ -105,6 +108,57 @@ static const char sg_nt[] =
     "        }\n"
     "        C[m + n * ldc] = C[m + n * ldc] * beta + alpha * c;\n"
     "    }\n"
+    "}\n";
+
+/* Parboil's NT as Parboil ships it: no guard at all, the launch grid alone decides M and
+ * N (issue 13); its launcher comes after it. */
+#define NT_GRID_KERNEL                                                                            \
+    "__global__ void ntg(const float *A, int lda, const float *B, int ldb, float *C, int ldc, int k,\n" \
+    "                    float alpha, float beta)\n"                                           \
+    "{\n"                                                                                    \
+    "    float c = 0.0f;\n"                                                                  \
+    "    int m = blockIdx.x * blockDim.x + threadIdx.x;\n"                                   \
+    "    int n = blockIdx.y * blockDim.y + threadIdx.y;\n"                                   \
+    "    for (int i = 0; i < k; ++i) {\n"                                                    \
+    "        float a = A[m + i * lda];\n"                                                    \
+    "        float b = B[n + i * ldb];\n"                                                    \
+    "        c += a * b;\n"                                                                  \
+    "    }\n"                                                                                \
+    "    C[m + n * ldc] = C[m + n * ldc] * beta + alpha * c;\n"                              \
+    "}\n"
+static const char sg_nt_grid[] =
+    NT_GRID_KERNEL
+    "void run_ntg(int m, int n, int k, const float *A, const float *B, float *C)\n"
+    "{\n"
+    "    dim3 grid(m / 16, n / 16), threads(16, 16);\n"
+    "    ntg<<<grid, threads>>>(A, m, B, n, C, m, k, 1.0f, 0.0f);\n"
+    "}\n";
+
+/* Two rows per thread, unguarded: M is the grid's x threads times 2. */
+static const char sg_rows2_grid[] =
+    "__global__ void r2(const float *A, int lda, const float *B, int ldb, float *C, int ldc, int k)\n"
+    "{\n"
+    "    int m0 = (blockIdx.x * blockDim.x + threadIdx.x) * 2;\n"
+    "    int n = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    for (int r = 0; r < 2; r++) {\n"
+    "        float c = 0.0f;\n"
+    "        for (int i = 0; i < k; ++i)\n"
+    "            c += A[m0 + r + i * lda] * B[n + i * ldb];\n"
+    "        C[m0 + r + n * ldc] = c;\n"
+    "    }\n"
+    "}\n";
+
+/* Row-major, rows from .y unguarded, columns guarded: N from the guard, M from the grid. */
+static const char sg_half_grid[] =
+    "__global__ void hg(const float *A, const float *B, float *C, int N, int K)\n"
+    "{\n"
+    "    int i = blockIdx.y * blockDim.y + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j >= N)\n"
+    "        return;\n"
+    "    float s = 0.0f;\n"
+    "    for (int k = 0; k < K; k++)\n"
+    "        s += A[i * K + k] * B[k * N + j];\n"
+    "    C[i * N + j] = s;\n"
     "}\n";
 
 static const char dg[] =
@@ -213,6 +267,19 @@ static const applies cases[] = {
     {gv_step, "sx", false,
      {"cublasSgemv(hk_h, CUBLAS_OP_T, (int)hk_n, (int)hk_m, &hk_alpha, A, (int)(N), x, (int)(2),\n"
       "                   &hk_beta, y, (int)(1));"}},
+    /* sizes from the launch: the host function takes the grid and block first */
+    {sg_nt_grid, "ntg", false,
+     {"#define HK_HOST_CALL_ntg 1\n#define HK_HOST_CALL_GRID_ntg 1\n"
+      "static void hk_host_ntg(dim3 hk_grid, dim3 hk_block, const float *A, int lda,",
+      "hk_m = (long long)((long long)hk_grid.x * hk_block.x), hk_n = (long long)((long long)hk_grid.y * hk_block.y)",
+      "cublasSgemm(hk_h, CUBLAS_OP_N, CUBLAS_OP_T, (int)hk_m, (int)hk_n, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
+      "                   A, (int)(lda), B, (int)(ldb), &hk_beta, C, (int)(ldc));",
+      "hk_host_ntg(dim3(grid), dim3(threads), A, m, B, n, C, m, k, 1.0f, 0.0f);"}},
+    {sg_rows2_grid, "r2", false, {"hk_m = (long long)((long long)hk_grid.x * hk_block.x * 2)"}},
+    {sg_half_grid, "hg", false,
+     {"hk_m = (long long)((long long)hk_grid.y * hk_block.y), hk_n = (long long)(N)",
+      "cublasSgemm(hk_h, CUBLAS_OP_N, CUBLAS_OP_N, (int)hk_n, (int)hk_m, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
+      "                   B, (int)(N), A, (int)(K), &hk_beta, C, (int)(N));"}},
 };
 
 /* The substitution of kernel name in text (must apply); new text malloc'd. */
@@ -279,10 +346,28 @@ static const refusal refusals[] = {
                "        for (int k = 0; k < K; k++)\n            s += A[i * K + k] * B[k * N + j];\n"
                "        C[i * N + j] = *pa * s;\n    }\n}\n",
      "g", "line 9: not quite a gemm: gemm epilogue: the term $acc0*pa[0] of C[...] is neither alpha*sum"},
-    {GEMM_HEAD "    float s = 0.0f;\n"
-               "    for (int k = 0; k < K; k++)\n        s += A[i * K + k] * B[k * N + j];\n"
-               "    C[i * N + j] = s;\n}\n",
-     "g", "M is not known from the kernel"},
+    /* unguarded, but the launch does not give M exactly: a block read as 16 threads, an
+     * offset row, a non-affine thread index */
+    {"__global__ void g(const float *A, const float *B, float *C, int N, int K)\n{\n"
+     "    int i = blockIdx.y * 16 + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+     "    float s = 0.0f;\n"
+     "    for (int k = 0; k < K; k++)\n        s += A[i * K + k] * B[k * N + j];\n"
+     "    C[i * N + j] = s;\n}\n",
+     "g", "line 7: M is not known from the kernel (no guard or loop bounds it) and the launch does not give it "
+          "exactly: its index 16*blockIdx.y + threadIdx.y is not the global thread index"},
+    {"__global__ void g(const float *A, int lda, const float *B, int ldb, float *C, int ldc, int k)\n{\n"
+     "    int m = blockIdx.x * blockDim.x + threadIdx.x, n = blockIdx.y * blockDim.y + threadIdx.y * threadIdx.y;\n"
+     "    float c = 0.0f;\n"
+     "    for (int i = 0; i < k; ++i)\n        c += A[m + i * lda] * B[n + i * ldb];\n"
+     "    C[m + n * ldc] = c;\n}\n",
+     "g", "N is not known from the kernel (no guard or loop bounds it) and the launch does not give it exactly: "
+          "its index blockDim.y*blockIdx.y + threadIdx.y*threadIdx.y"},
+    {"__global__ void g(const float *A, int lda, const float *B, int ldb, float *C, int ldc, int k)\n{\n"
+     "    int m0 = (blockIdx.x * blockDim.x + threadIdx.x) * 2, n = blockIdx.y * blockDim.y + threadIdx.y;\n"
+     "    for (int r = 0; r < 3; r++) {\n        float c = 0.0f;\n"
+     "        for (int i = 0; i < k; ++i)\n            c += A[m0 + r + i * lda] * B[n + i * ldb];\n"
+     "        C[m0 + r + n * ldc] = c;\n    }\n}\n",
+     "g", "M is not known from the kernel (no guard or loop bounds it) and the launch does not give it exactly"},
     {"__global__ void ig(const int *A, const int *B, int *C, int M, int N, int K)\n{\n"
      "    int i = blockIdx.y * blockDim.y + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;\n"
      "    if (i < M && j < N) {\n        int s = 0;\n"
@@ -318,7 +403,7 @@ static void test_emitted_compiles(void **state)
         print_message("skipped: no nvcc at %s\n", NVCC);
         return;
     }
-    static const size_t pick[] = {5, 3, 11, 6};   /* nt, gemm_kernel, mv_cols, dg */
+    static const size_t pick[] = {5, 3, 11, 6, 13};   /* nt, gemm_kernel, mv_cols, dg, ntg */
     char path[700], main_cu[700], cmd[3000];
     struct hk_buf inc;
     hk_buf_init(&inc, 4096);
@@ -340,12 +425,99 @@ static void test_emitted_compiles(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A kernel whose guard bounds M and N keeps the host function it had: the kernel's
+ * arguments only, no launch, no HK_HOST_CALL_GRID_. */
+static void test_guarded_unchanged(void **state)
+{
+    (void)state;
+    char *t = substitute(sg_nt, "nt", false);
+    assert_non_null(strstr(t, "static void hk_host_nt(const float *A, int lda,"));
+    assert_null(strstr(t, "HK_HOST_CALL_GRID_"));
+    assert_null(strstr(t, "hk_grid"));
+    free(t);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* A CPU stand-in for the few cuBLAS calls the host function makes, put in front of it in
+ * the emulated candidate: cublasSgemm as the cuBLAS documentation defines it (column-major,
+ * C = alpha*op(A)*op(B) + beta*C, C not read when beta is 0), refusing leading dimensions
+ * the library refuses, so a wrong size or ld shows as a difference, not as a pass. */
+static const char cublas_stand_in[] =
+    "typedef struct emu_cublas *cublasHandle_t;\n"
+    "typedef int cublasStatus_t;\n"
+    "enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_INVALID_VALUE = 7 };\n"
+    "typedef int cublasOperation_t;\n"
+    "enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };\n"
+    "enum { CUBLAS_DEFAULT_MATH = 0, CUBLAS_TF32_TENSOR_OP_MATH = 1 };\n"
+    "static cublasStatus_t cublasCreate(cublasHandle_t *h) { static char one; *h = (cublasHandle_t)&one; return 0; }\n"
+    "static cublasStatus_t cublasSetStream(cublasHandle_t, cudaStream_t) { return 0; }\n"
+    "static cublasStatus_t cublasSetMathMode(cublasHandle_t, int) { return 0; }\n"
+    "static cublasStatus_t cublasSgemm(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb, int m, int n,\n"
+    "                                  int k, const float *alpha, const float *A, int lda, const float *B, int ldb,\n"
+    "                                  const float *beta, float *C, int ldc)\n"
+    "{\n"
+    "    if (m < 0 || n < 0 || k < 0 || lda < (ta ? (k > 1 ? k : 1) : (m > 1 ? m : 1)) ||\n"
+    "        ldb < (tb ? (n > 1 ? n : 1) : (k > 1 ? k : 1)) || ldc < (m > 1 ? m : 1))\n"
+    "        return CUBLAS_STATUS_INVALID_VALUE;\n"
+    "    for (int j = 0; j < n; j++)\n"
+    "        for (int i = 0; i < m; i++) {\n"
+    "            float s = 0.0f;\n"
+    "            for (int l = 0; l < k; l++)\n"
+    "                s += (ta ? A[l + (size_t)i * lda] : A[i + (size_t)l * lda]) *\n"
+    "                     (tb ? B[j + (size_t)l * ldb] : B[l + (size_t)j * ldb]);\n"
+    "            float *c = &C[i + (size_t)j * ldc];\n"
+    "            *c = *alpha * s + (*beta == 0.0f ? 0.0f : *beta * *c);\n"
+    "        }\n"
+    "    return CUBLAS_STATUS_SUCCESS;\n"
+    "}\n"
+    "#ifndef HK_BLAS_HANDLE";
+
+/* The unguarded NT (the grid alone decides M and N) and its substitution on the same
+ * inputs: the naive kernel emulated over the launch, the host function called with that
+ * launch; padded leading dimensions, so rows past M must stay as they were. */
+static void test_grid_sized_emulated(void **state)
+{
+    (void)state;
+    if (!emu_available()) {
+        print_message("skipped: no emulator (g++ and the CUDA headers)\n");
+        return;
+    }
+    static const char src[] = NT_GRID_KERNEL;
+    char *sub = substitute(src, "ntg", false);
+    char *cand = emu_replaced(sub, "#ifndef HK_BLAS_HANDLE", cublas_stand_in);
+    free(sub);
+    static const char driver[] =
+        "    static const int shapes[][4] = {{3, 2, 37, 16}, {1, 5, 1, 8}, {4, 1, 64, 32}};  // gx, gy, k, block\n"
+        "    for (int s = 0; s < 3; s++) {\n"
+        "        const int bs = shapes[s][3], M = shapes[s][0] * bs, N = shapes[s][1] * bs, K = shapes[s][2];\n"
+        "        const int lda = M + 3, ldb = N + 1, ldc = M + 2;\n"
+        "        emu::buf<float> A((size_t)lda * K), B((size_t)ldb * K), co((size_t)ldc * N), cc((size_t)ldc * N);\n"
+        "        A.fill(1 + s);\n"
+        "        B.fill(2 + s);\n"
+        "        co.fill(3 + s);\n"
+        "        cc.fill(3 + s);\n"
+        "        dim3 g(shapes[s][0], shapes[s][1]), b(bs, bs);\n"
+        "        emu::launch(g, b, 0, [&] { orig::ntg(A, lda, B, ldb, co, ldc, K, 1.5f, 0.25f); });\n"
+        "        cand::hk_host_ntg(g, b, A, lda, B, ldb, cc, ldc, K, 1.5f, 0.25f);\n"
+        "        emu::expect(\"ntg\", co, cc, 1e-5, K);\n"
+        "    }\n";
+    emu_run_pair(tmpdir, "blas_ntg", src, cand, NULL, driver, EMU_OK);
+    /* the same with M taken from the wrong axis fails: the check sees sizes */
+    char *bad = emu_replaced(cand, "hk_grid.x * hk_block.x", "hk_grid.y * hk_block.y");
+    emu_run_pair(tmpdir, "blas_ntg_bad", src, bad, NULL, driver, EMU_DIFFERS);
+    free(bad);
+    free(cand);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spellings_apply),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_emitted_compiles),
+        cmocka_unit_test(test_guarded_unchanged),
+        cmocka_unit_test(test_grid_sized_emulated),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -427,6 +427,56 @@ static void transpose_without_barrier_fails(void **state)
     free(cand);
 }
 
+/* ------------------------------------------------------------------ GEMM sized by its launch */
+
+/* No bounds check: the grid alone gives M and N (issue 13). The tiled body takes them from
+ * the launch too, so under the original's grid it covers exactly the grid's elements: on
+ * blocks of 256 (the tiled path, partial tiles at the edges) and of 64 threads on a grid
+ * four times larger (the simple path), under each schedule; with one row fewer than the
+ * grid's it differs. */
+static void gemm_from_grid_runs(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    static const char src[] =
+        "__global__ void gemm_grid(const float *A, const float *B, float *C, int N, int K)\n"
+        "{\n"
+        "    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    float acc = 0.0f;\n"
+        "    for (int k = 0; k < K; k++)\n"
+        "        acc += A[row * K + k] * B[k * N + col];\n"
+        "    C[row * N + col] = acc;\n"
+        "}\n";
+    static const char driver[] =
+        "    static const int shapes[][3] = {{5, 3, 37}, {1, 2, 8}, {8, 4, 70}};   // grid x, grid y, K\n"
+        "    for (int z = 0; z < 3; z++)\n"
+        "        for (int s = 0; s < 3; s++) {\n"
+        "            emu::schedule = s;\n"
+        "            const int N = shapes[z][0] * 16, M = shapes[z][1] * 16, K = shapes[z][2];\n"
+        "            emu::buf<float> A((size_t)M * K), B((size_t)K * N), co((size_t)M * N + 64), cc((size_t)M * N + 64);\n"
+        "            A.fill(z + 1);\n"
+        "            B.fill(z + 2);\n"
+        "            co.fill(9);\n"
+        "            cc.fill(9);\n"
+        "            dim3 g(shapes[z][0], shapes[z][1]);\n"
+        "            emu::launch(g, dim3(16, 16), 0, [&] { orig::gemm_grid(A, B, co, N, K); });\n"
+        "            bool small = s == 1;   // 64 threads a block, the same threads in all\n"
+        "            emu::launch(small ? dim3(g.x * 2, g.y * 2) : g, small ? dim3(8, 8) : dim3(16, 16), 0,\n"
+        "                        [&] { cand::gemm_grid(A, B, cc, N, K); });\n"
+        "            if (!emu::expect(\"gemm_grid\", co, cc, 1e-5, K))\n"
+        "                printf(\"  (%d x %d x %d schedule %d)\\n\", M, N, K, s);\n"
+        "        }\n";
+    char *cand = emu_rewrite(src, "gemm_grid", "tiled_gemm", NULL);
+    assert_non_null(strstr(cand, "hk_m = ((long long)gridDim.y * blockDim.y)"));
+    emulate("gemm_grid", src, cand, driver, EMU_OK);
+    char *bad = emu_replaced(cand, "hk_m = ((long long)gridDim.y * blockDim.y)",
+                             "hk_m = ((long long)gridDim.y * blockDim.y - 1)");
+    emulate("gemm_grid_bad", src, bad, driver, EMU_DIFFERS);
+    free(bad);
+    free(cand);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +487,7 @@ int main(void)
         cmocka_unit_test(histogram_model_path_runs),
         cmocka_unit_test(transposes_run),
         cmocka_unit_test(transpose_without_barrier_fails),
+        cmocka_unit_test(gemm_from_grid_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -53,3 +53,37 @@ __global__ void gemm_local(const float *A, const float *B, float *C, int M, int 
         C[row * N + col] = scale * acc;
     }
 }
+
+// no bounds check: the launch alone gives M and N (grid x block along .y and .x)
+__global__ void gemm_grid(const float *A, const float *B, float *C, int N, int K)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    float acc = 0.0f;
+    for (int k = 0; k < K; k++)
+        acc += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = acc;
+}
+
+// near-miss: no bounds check, and C's rows come from .x: the launch gives the sizes, but
+// not in the orientation the tiled body reads
+__global__ void gemm_grid_xrows(const float *A, const float *B, float *C, int N, int K)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    int c = blockIdx.y * blockDim.y + threadIdx.y;
+    float acc = 0.0f;
+    for (int k = 0; k < K; k++)
+        acc += A[r * K + k] * B[k * N + c];
+    C[r * N + c] = acc;
+}
+
+// near-miss: no bounds check, and two threads share a row: the grid does not give M
+__global__ void gemm_grid_half(const float *A, const float *B, float *C, int N, int K)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    float acc = 0.0f;
+    for (int k = 0; k < K; k++)
+        acc += A[(row / 2) * K + k] * B[k * N + col];
+    C[(row / 2) * N + col] = acc;
+}
