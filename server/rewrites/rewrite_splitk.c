@@ -444,6 +444,8 @@ static bool index_statement(sk_scan *s, sk_shape *sh, size_t a, size_t b)
         return refuse(s, a, "thread index", "`%.*s` is not blockIdx.x * blockDim.x + threadIdx.x "
                                             "(the column index must be the only thread index)",
                       (int)(ts->t[b - 1].end - ts->t[eq + 1].start), s->text + ts->t[eq + 1].start);
+    if (!strcmp(sh->jtype, "auto"))
+        return refuse(s, a, "thread index", "the column index is declared `auto` (its type is needed)");
     sh->off_a = sh->off_b = fe;
     if (fe < b) {
         if (!rwl_tok_is(ts, fe, "+") || fe + 1 >= b)
@@ -970,6 +972,11 @@ static bool scan(sk_scan *s, sk_shape *sh)
     column_names(ts, sh->pre_a, sh->loop_a, cols, &n_cols);
     if (!sum_loop(s, sh, cols, n_cols))
         return false;
+    /* the finishing thread does not run the loop: nothing after it may read its counter */
+    size_t u = find_use(ts, sh->loop_b, sh->post_b, sh->ik);
+    if (u < sh->post_b)
+        return refuse(s, u, "statement", "it reads the loop's counter `%.*s` after the loop",
+                      TOK(ts, sh->ik));
     /* PRE: declarations run by every slice (they may feed the loop); other statements only
      * by the column's finishing thread, so they may write the sum's element and locals the
      * loop does not read */
@@ -1275,5 +1282,8 @@ const rw_descriptor rw_split_k_columns_desc = {
     .params = splitk_params,
     .n_params = HK_ARRAY_LEN(splitk_params),
     .flags = RW_ALGORITHM,
+    /* under the spec's grid (columns / B blocks of B threads) as many threads work as
+     * before: it gains only with more blocks */
+    .launch = "an SM-multiple grid (the skill's blocks_per_sm) of ceil(columns / 32) blocks or more",
     .emit = emit_split_k_columns,
 };
