@@ -457,11 +457,13 @@ static bool index_statement(sk_scan *s, sk_shape *sh, size_t a, size_t b)
     return true;
 }
 
-static bool declared_in(const rw_toks *ts, size_t a, size_t b, size_t k);
+static void column_names(const rw_toks *ts, size_t a, size_t b, size_t *names, size_t *n);
 
 /* The guard's condition [a, b): its upper bounds of the column (`j < n`, `n > j`; with
- * negated, the violations `j >= n`, `n <= j` of `if (...) return;`). */
-static bool guard_bounds(sk_scan *s, sk_shape *sh, size_t a, size_t b, size_t at)
+ * negated, the violations `j >= n`, `n <= j` of `if (...) return;`), which must not depend
+ * on the column (cols: j and the locals computed from it). */
+static bool guard_bounds(sk_scan *s, sk_shape *sh, size_t a, size_t b, size_t at, const size_t *cols,
+                         size_t n_cols)
 {
     const rw_toks *ts = s->ts;
     size_t pa[8], pb[8], n;
@@ -483,10 +485,11 @@ static bool guard_bounds(sk_scan *s, sk_shape *sh, size_t a, size_t b, size_t at
         bool upper = (left == less) != sh->negated;
         if (!upper)
             continue;
-        size_t u = find_use(ts, ea, eb, sh->jk);
+        size_t u = eb;
         for (size_t q = ea; q < eb && u == eb; q++)
-            if (rwl_is_use(ts, q) && declared_in(ts, sh->mid_a, sh->mid_b, q))
-                u = q;
+            for (size_t c = 0; c < n_cols && u == eb; c++)
+                if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, cols[c]))
+                    u = q;
         if (u < eb || find_use(ts, ea, eb, SIZE_MAX) < eb)
             return refuse(s, at, "bounds check", "the column's bound mentions `%.*s`", TOK(ts, u < eb ? u : ea));
         sh->up_a[sh->n_up] = x;
@@ -751,8 +754,9 @@ static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols
             if (s->f->params[i].name && rwl_tok_is(ts, sh->tgt_a, s->f->params[i].name))
                 p = &s->f->params[i];
         if (!p || p->pointer_depth != 1 || p->is_const || !p->elem_type)
-            return refuse(s, sh->tgt_a, "accumulation", "the sum goes into `%.*s`, not a pointer "
-                                                        "parameter's element", TOK(ts, sh->tgt_a));
+            return refuse(s, sh->tgt_a, "accumulation", "the loop writes through `%.*s`, not a pointer "
+                                                        "parameter (only a sum into one may write)",
+                          TOK(ts, sh->tgt_a));
         snprintf(sh->ttype, sizeof sh->ttype, "%s", p->elem_type);
         size_t ia = sh->tgt_a + 2, ib = sh->tgt_b - 1;
         if (!rwl_tok_is(ts, sh->tgt_a + 1, "[") || rwl_match_close(ts, sh->tgt_a + 1) != ib)
@@ -826,7 +830,7 @@ static bool scan(sk_scan *s, sk_shape *sh)
     while (k < end && find_use(ts, k, rwl_stmt_end(ts, k, end), SIZE_MAX) == rwl_stmt_end(ts, k, end))
         k = rwl_stmt_end(ts, k, end);
     if (k >= end)
-        return refuse(s, 1, "thread index", "the kernel uses no thread index");
+        return refuse(s, 1, "thread index", "the kernel's text names no thread index (a macro may hide it)");
     sh->pro_a = 1;
     sh->pro_b = k;
     for (size_t p = sh->pro_a; p < sh->pro_b; p++)
@@ -867,7 +871,8 @@ static bool scan(sk_scan *s, sk_shape *sh)
         if (!grid || !block)
             return refuse(s, ia, "grid-stride loop", "its step is not blockDim.x * gridDim.x");
         sh->negated = false;
-        if (!guard_bounds(s, sh, semi[0] + 1, semi[1], ia))
+        size_t cols0[1] = {sh->jk};
+        if (!guard_bounds(s, sh, semi[0] + 1, semi[1], ia, cols0, 1))
             return false;
         cba = hc + 1;
         cbb = ib;
@@ -933,7 +938,10 @@ static bool scan(sk_scan *s, sk_shape *sh)
             if (rwl_tok_is(ts, cba, "{"))
                 cba++, cbb--;
         }
-        if (!guard_bounds(s, sh, ib + 2, hc, ib))
+        size_t cols0[SK_NAMES] = {sh->jk}, n0 = 1;
+        column_names(ts, sh->pro_a, sh->pro_b, cols0, &n0);
+        column_names(ts, sh->mid_a, sh->mid_b, cols0, &n0);
+        if (!guard_bounds(s, sh, ib + 2, hc, ib, cols0, n0))
             return false;
     }
     /* the column's statements: PRE, the one loop, POST */
@@ -1135,6 +1143,9 @@ static int emit_body(const sk_scan *s, const sk_shape *sh, int slices, struct hk
                     "             (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);; hk_group += hk_blocks) {\n",
                     slices, slices, slices, slices, slices, sh->ttype, SK_PART));
     R(append_stmts(b, s, sh->pro_a, sh->pro_b, SK_ALL, 0, 0, 0, 0, "        "));
+    R(hk_buf_printf(b, "        %s%s%.*s = (%s)(hk_group * hk_cols + hk_col)%s%s%s;\n",
+                    sh->j_declared ? jt : "", sh->j_declared ? " " : "", jl, jn, jt, plus, off ? off : "", close));
+    R(append_stmts(b, s, sh->mid_a, sh->mid_b, SK_ALL, 0, 0, 0, 0, "        "));
     R(hk_buf_printf(b,
                     "        {   // past the bound with the group's first column: so are all later groups\n"
                     "            %s %.*s = (%s)(hk_group * hk_cols)%s%s%s;\n"
@@ -1143,9 +1154,6 @@ static int emit_body(const sk_scan *s, const sk_shape *sh, int slices, struct hk
                     "        }\n",
                     jt, jl, jn, jt, plus, off ? off : "", close, sh->negated ? "" : "!(",
                     stop.data ? stop.data : "", sh->negated ? "" : ")"));
-    R(hk_buf_printf(b, "        %s%s%.*s = (%s)(hk_group * hk_cols + hk_col)%s%s%s;\n",
-                    sh->j_declared ? jt : "", sh->j_declared ? " " : "", jl, jn, jt, plus, off ? off : "", close));
-    R(append_stmts(b, s, sh->mid_a, sh->mid_b, SK_ALL, 0, 0, 0, 0, "        "));
     R(hk_buf_printf(b,
                     "        const bool hk_in = hk_slice < hk_slices && %s(%s)%s;\n"
                     "        %s hk_acc = 0;\n"

@@ -1,7 +1,7 @@
 /* split_k_columns (issue 13): thread-per-column sums down the rows, written several ways
  * (int, unsigned and size_t indices; a guard block, an early return, a grid-stride loop; a
  * register accumulator, memory `+=` and `-=`, fmaf, `s = s + x`; PolyBench's covariance mean
- * with its offset index), must apply, compile with nvcc and, run in the block emulator
+ * with its offset index; a bound held in a local), must apply, compile with nvcc and, run in the block emulator
  * (emu_block.h) under several blocks and grids, equal the original within a float sum's
  * tolerance; a broken combine must differ. Kernels it must refuse say the construct and
  * line: a row index from threads, a bound that depends on the column, a maximum, a second
@@ -95,9 +95,21 @@ static const char kernels[] =
     "        }\n"
     "        y[j] /= (DATA_TYPE)m;\n"
     "    }\n"
+    "}\n"
+    "__global__ void col_local_bound(int m, int n, const float *A, const float *x, float *y)\n"
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    const int cols = n, rows = m;\n"
+    "    if (j >= cols)\n"
+    "        return;\n"
+    "    float s = 0.0f;\n"
+    "    for (int i = 0; i < rows; i++)\n"
+    "        s += A[i * cols + j] * x[i];\n"
+    "    y[j] = s;\n"
     "}\n";
 
-static const char *const applying[] = {"atax2", "col_return", "col_fma", "col_stride", "col_mean"};
+static const char *const applying[] = {"atax2", "col_return", "col_fma", "col_stride", "col_mean",
+                                       "col_local_bound"};
 
 /* The original on blocks of 64; the rewrite under four launches: 256 threads (32 columns
  * per block) on ceil(n / 32) blocks, a 2-D block of 32 x 4 on 2 blocks (the columns
