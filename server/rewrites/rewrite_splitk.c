@@ -429,7 +429,7 @@ static bool index_statement(sk_scan *s, sk_shape *sh, size_t a, size_t b)
     for (size_t q = eq + 1; q < b; q++)
         if (is_builtin(ts, q))
             last = q;
-    size_t fe = last == SIZE_MAX ? b : last + 3;   /* `threadIdx . x` */
+    size_t fe = last == SIZE_MAX || last + 3 > b ? b : last + 3;   /* `threadIdx . x` */
     while (fe < b && rwl_tok_is(ts, fe, ")"))
         fe++;
     char c[256];
