@@ -81,6 +81,15 @@ static bool is_builtin(const rw_toks *ts, size_t k)
             rwl_tok_is(ts, k, "blockDim") || rwl_tok_is(ts, k, "gridDim"));
 }
 
+/* Does token k name one of f's parameters? */
+static bool is_param(const an_function *f, const rw_toks *ts, size_t k)
+{
+    for (size_t i = 0; i < f->n_params; i++)
+        if (f->params[i].name && f->params[i].name[0] && rwl_tok_is(ts, k, f->params[i].name))
+            return true;
+    return false;
+}
+
 static bool is_keyword(const rw_toks *ts, size_t k)
 {
     static const char *const kw[] = {"return", "if", "else", "for", "while", "do", "goto", "break",
@@ -469,6 +478,9 @@ static bool guard_bounds(sk_scan *s, sk_shape *sh, size_t a, size_t b, size_t at
     size_t pa[8], pb[8], n;
     sh->cond_a = a;
     sh->cond_b = b;
+    size_t call = impure_call(ts, a, b);
+    if (call < b)   /* each slice evaluates the condition */
+        return refuse(s, call, "call", "`%.*s` in the bounds check may write memory", TOK(ts, call));
     if (!split_top(ts, a, b, sh->negated ? "||" : "&&", pa, pb, &n, HK_ARRAY_LEN(pa)))
         return refuse(s, at, "bounds check", "more than 8 conditions");
     sh->n_up = 0;
@@ -677,6 +689,15 @@ static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols
     sh->ik = eq - 1;
     sh->init_a = eq + 1;
     sh->init_b = semi[0];
+    depth = 0;
+    for (size_t q = sh->init_a; q < sh->init_b; q++) {
+        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "["))
+            depth++;
+        else if (rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]"))
+            depth--;
+        else if (!depth && rwl_tok_is(ts, q, ","))
+            return refuse(s, la, "loop", "its header starts two variables");
+    }
     /* condition: i < m or i <= m, m free of the column */
     size_t ca = semi[0] + 1, cb = semi[1];
     if (!(cb > ca + 2 && rwl_same_tok(ts, ca, sh->ik) &&
@@ -843,9 +864,13 @@ static bool scan(sk_scan *s, sk_shape *sh)
     sk_write w[32];
     size_t nw;
     collect_writes(ts, sh->pro_a, sh->pro_b, w, &nw, HK_ARRAY_LEN(w));
-    for (size_t i = 0; i < nw && i < HK_ARRAY_LEN(w); i++)
+    for (size_t i = 0; i < nw && i < HK_ARRAY_LEN(w); i++) {
         if (w[i].kind != SK_SCALAR)
             return refuse(s, w[i].op, "write", "memory written before the column index");
+        if (is_param(s->f, ts, w[i].la))
+            return refuse(s, w[i].op, "write", "the parameter `%.*s` is changed (a thread now runs "
+                                               "several columns)", TOK(ts, w[i].la));
+    }
     size_t ia = k, ib = rwl_stmt_end(ts, k, end), cba, cbb;
     if (rwl_tok_is(ts, ia, "for")) {
         /* for (J = formula; COND; J += stride) { body }: the grid-stride form */
@@ -903,9 +928,13 @@ static bool scan(sk_scan *s, sk_shape *sh)
                 return refuse(s, call, "call", "`%.*s` before the bounds check may write memory",
                               TOK(ts, call));
             collect_writes(ts, ib, e, w, &nw, HK_ARRAY_LEN(w));
-            for (size_t i = 0; i < nw && i < HK_ARRAY_LEN(w); i++)
+            for (size_t i = 0; i < nw && i < HK_ARRAY_LEN(w); i++) {
                 if (w[i].kind != SK_SCALAR)
                     return refuse(s, w[i].op, "write", "memory written before the bounds check");
+                if (is_param(s->f, ts, w[i].la))
+                    return refuse(s, w[i].op, "write", "the parameter `%.*s` is changed (a thread now "
+                                                       "runs several columns)", TOK(ts, w[i].la));
+            }
             ib = e;
         }
         sh->mid_b = ib;
@@ -971,9 +1000,13 @@ static bool scan(sk_scan *s, sk_shape *sh)
     collect_writes(ts, cba, cbb, w, &nw, HK_ARRAY_LEN(w));
     if (nw > HK_ARRAY_LEN(w))
         return refuse(s, cba, "statement", "more than %zu writes in the column's statements", HK_ARRAY_LEN(w));
-    for (size_t i = 0; i < nw; i++)
+    for (size_t i = 0; i < nw; i++) {
         if (w[i].kind == SK_SCALAR && rwl_same_tok(ts, w[i].la, sh->jk))
             return refuse(s, w[i].op, "thread index", "the column index `%.*s` is changed", TOK(ts, sh->jk));
+        if (w[i].kind == SK_SCALAR && is_param(s->f, ts, w[i].la))
+            return refuse(s, w[i].op, "write", "the parameter `%.*s` is changed (a thread now runs "
+                                               "several columns)", TOK(ts, w[i].la));
+    }
     size_t cols[SK_NAMES] = {sh->jk}, n_cols = 1;
     column_names(ts, sh->pro_a, sh->pro_b, cols, &n_cols);
     column_names(ts, sh->mid_a, sh->mid_b, cols, &n_cols);
@@ -988,10 +1021,17 @@ static bool scan(sk_scan *s, sk_shape *sh)
     /* PRE: declarations run by every slice (they may feed the loop); other statements only
      * by the column's finishing thread, so they may write the sum's element and locals the
      * loop does not read */
+    size_t set[16], n_set = 0;   /* what PRE's other statements set: the target, locals */
     for (size_t p = sh->pre_a; p < sh->loop_a;) {
         size_t e = rwl_stmt_end(ts, p, sh->loop_a), name;
         char type[8];
         bool ptr, decl = decl_of(ts, p, e, &name, type, sizeof type, &ptr);
+        /* the slices run PRE's declarations without its other statements */
+        for (size_t i = 0; decl && i < n_set; i++)
+            if (find_use(ts, p, e, set[i]) < e)
+                return refuse(s, find_use(ts, p, e, set[i]), "statement",
+                              "a declaration reads `%.*s`, set by a statement before it that only the "
+                              "column's finishing thread runs", TOK(ts, set[i]));
         call = impure_call(ts, p, e);
         if (call < e)
             return refuse(s, call, "call", "`%.*s` before the sum loop may write memory", TOK(ts, call));
@@ -1008,6 +1048,10 @@ static bool scan(sk_scan *s, sk_shape *sh)
                 !rwl_same_tok(ts, w[i].la, sh->tgt_a))
                 return refuse(s, w[i].op, "statement", "it sets `%.*s`, which the sum loop reads (only "
                                                        "declarations may feed the loop)", TOK(ts, w[i].la));
+            if (!decl && n_set < HK_ARRAY_LEN(set))
+                set[n_set++] = w[i].la;
+            else if (!decl)
+                return refuse(s, w[i].op, "statement", "too many statements before the sum loop");
         }
         p = e;
     }

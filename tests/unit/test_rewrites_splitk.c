@@ -5,7 +5,8 @@
  * (emu_block.h) under several blocks and grids, equal the original within a float sum's
  * tolerance; a broken combine must differ. Kernels it must refuse say the construct and
  * line: a row index from threads, a bound that depends on the column, a maximum, a second
- * write in the loop, no bound, a thread per row, a barrier, the counter read after the loop. */
+ * write in the loop, no bound, a thread per row, a barrier, the counter read after the loop,
+ * a parameter changed, a declaration reading what only the finishing thread sets. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -314,6 +315,27 @@ static const char refused[] =
     "            s += A[i * n + j];\n"
     "        y[j] = s / i;\n"
     "    }\n"
+    "}\n"
+    "__global__ void param_write(int m, int n, const float *A, float *y)\n"          /* 100 */
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j < n) {\n"
+    "        float s = 0;\n"
+    "        for (int i = 0; i < m; i++)\n"
+    "            s += A[i * n + j];\n"
+    "        y[j] = s;\n"
+    "        n = 0;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void pre_read(int m, int n, const float *A, float *y)\n"             /* 111 */
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j < n) {\n"
+    "        y[j] = 1.0f;\n"
+    "        float b = y[j];\n"
+    "        for (int i = 0; i < m; i++)\n"
+    "            y[j] += A[i * n + j] * b;\n"
+    "    }\n"
     "}\n";
 
 static const refusal refusals[] = {
@@ -327,6 +349,8 @@ static const refusal refusals[] = {
     {"twice_squared", "accumulation", 75, "not a plain sum"},
     {"barrier", "barrier", 86, "__syncthreads"},
     {"counter_after", "statement", 97, "counter"},
+    {"param_write", "write", 108, "parameter `n`"},
+    {"pre_read", "statement", 116, "finishing thread"},
 };
 
 /* Each refuses through the registry with its construct and line, and the driver says the
