@@ -443,11 +443,24 @@ static bool index_statement(sk_scan *s, sk_shape *sh, size_t a, size_t b)
         fe++;
     char c[256];
     rwl_compact_index(ts, eq + 1, fe, c, sizeof c);
-    /* the formula may be in parentheses of its own */
-    size_t cl = strlen(c);
-    if (cl > 2 && c[0] == '(' && c[cl - 1] == ')') {
-        memmove(c, c + 1, cl - 2);
-        c[cl - 2] = '\0';
+    /* parentheses around a product (or the whole formula) change nothing: dropped, so
+     * `threadIdx.x + (blockIdx.x * blockDim.x)` reads as the formula; around a sum they
+     * would, and stay */
+    for (bool again = true; again;) {
+        again = false;
+        for (char *o = strchr(c, '('); o && !again; o = strchr(o + 1, '(')) {
+            char *e = strchr(o + 1, ')');
+            if (!e)
+                break;
+            size_t in = (size_t)(e - o - 1);
+            bool nested = memchr(o + 1, '(', in) != NULL;
+            bool sum = memchr(o + 1, '+', in) || memchr(o + 1, '-', in);
+            if (nested || (sum && !(o == c && e[1] == '\0')))
+                continue;
+            memmove(e, e + 1, strlen(e + 1) + 1);
+            memmove(o, o + 1, strlen(o + 1) + 1);
+            again = true;
+        }
     }
     if (last == SIZE_MAX || !rwl_is_index_formula(c))
         return refuse(s, a, "thread index", "`%.*s` is not blockIdx.x * blockDim.x + threadIdx.x "

@@ -194,6 +194,44 @@ static void emitted_shape(void **state)
     unload(&fx);
 }
 
+/* Spellings of the column index: parentheses around a product or the whole formula are
+ * read through; around a sum they change it, so it is refused. */
+static void index_spellings(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "__global__ void p1(int m, int n, const float *A, float *y)\n"
+        "{\n"
+        "    int j = threadIdx.x + (blockIdx.x * blockDim.x);\n"
+        "    if (j < n) { float s = 0; for (int i = 0; i < m; i++) s += A[i * n + j]; y[j] = s; }\n"
+        "}\n"
+        "__global__ void p2(int m, int n, const float *A, float *y)\n"
+        "{\n"
+        "    unsigned int j = ((blockIdx.x) * (blockDim.x)) + (threadIdx.x);\n"
+        "    if (j < n) { float s = 0; for (int i = 0; i < m; i++) s += A[i * n + j]; y[j] = s; }\n"
+        "}\n"
+        "__global__ void p3(int m, int n, const float *A, float *y)\n"
+        "{\n"
+        "    int j = blockIdx.x * (blockDim.x + threadIdx.x);\n"
+        "    if (j < n) { float s = 0; for (int i = 0; i < m; i++) s += A[i * n + j]; y[j] = s; }\n"
+        "}\n";
+    static const struct {
+        const char *kernel;
+        int line;   /* 0: applies */
+    } cases[] = {{"p1", 0}, {"p2", 0}, {"p3", 13}};
+    fixture fx;
+    load_text(text, &fx);
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel)};
+        rw_refusal why;
+        assert_int_equal(rw_applies(rw_find("split_k_columns"), &ctx, NULL, &why), HK_OK);
+        if (why.line != cases[i].line)
+            print_error("%s: line %d, wanted %d: %s\n", cases[i].kernel, why.line, cases[i].line, why.reason);
+        assert_int_equal(why.line, cases[i].line);
+    }
+    unload(&fx);
+}
+
 static int call_splitk(const fixture *fx, size_t k, rw_result *r)
 {
     return rw_split_k_columns(fx->text, fx->len, fx->m, k, 8, r);
@@ -418,6 +456,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(applies_and_compiles),
         cmocka_unit_test(emitted_shape),
+        cmocka_unit_test(index_spellings),
         cmocka_unit_test(survives_allocation_failures),
         cmocka_unit_test(refusals_name_construct_and_line),
         cmocka_unit_test(emulated_equal),
