@@ -1071,9 +1071,9 @@ static bool scan(sk_scan *s, sk_shape *sh)
     return true;
 }
 
-/* Is a name declared by the declaration [p, e) (but the name of token skip) used in [a, b)? */
-static bool decl_used(const rw_toks *ts, size_t p, size_t e, size_t name, size_t a, size_t b,
-                      size_t skip)
+/* Is a name declared by the declaration ending at e whose first declarator is token name (but
+ * the name of token skip) used in [a, b)? */
+static bool decl_used(const rw_toks *ts, size_t e, size_t name, size_t a, size_t b, size_t skip)
 {
     int depth = 0;
     for (size_t q = name; q < e; q++) {
@@ -1085,7 +1085,6 @@ static bool decl_used(const rw_toks *ts, size_t p, size_t e, size_t name, size_t
         if (declarator && !(skip != SIZE_MAX && rwl_same_tok(ts, q, skip)) && find_use(ts, a, b, q) < b)
             return true;
     }
-    (void)p;
     return false;
 }
 
@@ -1111,13 +1110,13 @@ static int append_stmts(struct hk_buf *b, const sk_scan *s, size_t a, size_t e, 
         if (mode == SK_ALL)
             keep[i] = true;
         else if (mode == SK_FINISH)
-            keep[i] = !decl || decl_used(ts, st[i], q, name, q, la, SIZE_MAX) ||
-                      decl_used(ts, st[i], q, name, lb, e2, SIZE_MAX) ||
-                      decl_used(ts, st[i], q, name, tk, tk + 1, SIZE_MAX);
+            keep[i] = !decl || decl_used(ts, q, name, q, la, SIZE_MAX) ||
+                      decl_used(ts, q, name, lb, e2, SIZE_MAX) ||
+                      decl_used(ts, q, name, tk, tk + 1, SIZE_MAX);
         else {
-            keep[i] = decl && decl_used(ts, st[i], q, name, la, lb, tk);
+            keep[i] = decl && decl_used(ts, q, name, la, lb, tk);
             for (size_t j = i + 1; j < n && decl && !keep[i]; j++)
-                keep[i] = keep[j] && decl_used(ts, st[i], q, name, st[j], j + 1 < n ? st[j + 1] : e, tk);
+                keep[i] = keep[j] && decl_used(ts, q, name, st[j], j + 1 < n ? st[j + 1] : e, tk);
         }
     }
     int rc = HK_OK;
