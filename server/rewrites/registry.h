@@ -90,6 +90,10 @@ struct rw_descriptor {
     int (*applies)(const rw_context *ctx, const int *params, rw_refusal *why);
     /* Writes the rewritten source: rewrite.h's contract (out always initialised). */
     int (*emit)(const rw_context *ctx, const int *params, rw_result *out);
+    /* The launch its body gains under when that is not the spec's own and its result does
+     * not say it (rw_result.grid_divisor does), for listings (`hkls rewrites`' grid); NULL:
+     * the spec's launch or the result's. Static text. */
+    const char *launch;
 };
 
 /* The table: every descriptor, in a fixed order (borrowed, static). */

@@ -409,6 +409,61 @@ static void test_register_accumulator_fits(void **state)
     assert_int_equal(hk_alloc_live(), live0);
 }
 
+/* The split-K skill fits a thread-per-column sum (guarded block, a grid-stride loop) on
+ * every architecture that has it, and not a thread-per-row one (its early return). */
+static void test_split_k_fits(void **state)
+{
+    (void)state;
+    long live0 = hk_alloc_live();
+    static const char *const fit[] = {
+        "__global__ void bicg1(int nx, int ny, const float *A, const float *r, float *s)\n"
+        "{\n"
+        "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (j < ny) {\n"
+        "        s[j] = 0.0f;\n"
+        "        for (int i = 0; i < nx; i++)\n"
+        "            s[j] += r[i] * A[i * ny + j];\n"
+        "    }\n"
+        "}\n",
+        "__global__ void colsum(int m, int n, const float *A, float *y)\n"
+        "{\n"
+        "    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += blockDim.x * gridDim.x) {\n"
+        "        float s = 0.0f;\n"
+        "        for (int i = 0; i < m; i++)\n"
+        "            s = s + A[i * n + j];\n"
+        "        y[j] = s;\n"
+        "    }\n"
+        "}\n",
+    };
+    static const char rows[] =
+        "__global__ void sum_rows(const float *in, float *out, int rows, int cols)\n"
+        "{\n"
+        "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (r >= rows)\n"
+        "        return;\n"
+        "    float s = 0.0f;\n"
+        "    for (int c = 0; c < cols; c++)\n"
+        "        s += in[(long)r * cols + c];\n"
+        "    out[r] = s;\n"
+        "}\n";
+    static const char *const arches[] = {"sm_90", "sm_80", "gfx906"};
+    for (size_t a = 0; a < HK_ARRAY_LEN(arches); a++) {
+        for (size_t t = 0; t <= HK_ARRAY_LEN(fit); t++) {
+            const char *text = t < HK_ARRAY_LEN(fit) ? fit[t] : rows;
+            skillplan p;
+            assert_int_equal(skillplan_build(skills, arches[a], SK_MEMORY_BOUND, NULL, text, strlen(text), &p),
+                             HK_OK);
+            long at = find(&p, "split_k_columns", 0);
+            if ((at >= 0) != (t < HK_ARRAY_LEN(fit)))
+                print_message("%s, text %zu: split_k_columns %s\n", arches[a], t,
+                              at >= 0 ? "planned" : "not planned");
+            assert_true((at >= 0) == (t < HK_ARRAY_LEN(fit)));
+            skillplan_free(&p);
+        }
+    }
+    assert_int_equal(hk_alloc_live(), live0);
+}
+
 int main(void)
 {
     const char *why;
@@ -419,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_transpose_plan),
         cmocka_unit_test(test_fits_by_model),
         cmocka_unit_test(test_register_accumulator_fits),
+        cmocka_unit_test(test_split_k_fits),
         cmocka_unit_test(test_gemm_and_gfx),
         cmocka_unit_test(test_metrics_filter),
         cmocka_unit_test(test_suite_kernels),
