@@ -204,6 +204,111 @@ int rwa_accumulate_body(const char *text, const an_function *f, const rw_toks *t
 }
 
 
+/* Is token k the variable of a for header `for (v = ...;` (k the v after the '(')? */
+static bool loop_init_var(const rw_toks *ts, size_t k)
+{
+    return k >= 2 && rwl_tok_is(ts, k - 1, "(") && rwl_tok_is(ts, k - 2, "for") && rwl_tok_is(ts, k + 1, "=");
+}
+
+int rwa_loop_vars_body(const char *text, const an_function *f, const rw_toks *ts, char **out)
+{
+    *out = NULL;
+    rw_edits es = {0};
+    int rc = HK_OK;
+    for (size_t k = 0; k < ts->n && !rc; k++) {
+        /* a declaration statement: at the body's start or after ; { } */
+        if (!(k == 0 || rwl_tok_is(ts, k - 1, ";") || rwl_tok_is(ts, k - 1, "{") || rwl_tok_is(ts, k - 1, "}")))
+            continue;
+        size_t q = k;
+        while (q < ts->n && (rwl_is_type_word(ts, q) || rwl_tok_is(ts, q, "unsigned")))
+            q++;
+        if (q == k || q >= ts->n || ts->t[q].kind != T_IDENT || rwl_is_type_word(ts, q))
+            continue;
+        size_t end = rwl_stmt_end(ts, k, ts->n);
+        if (end > ts->n || !rwl_tok_is(ts, end - 1, ";"))
+            continue;
+        /* names separated by commas, nothing else */
+        size_t names[8], n_names = 0;
+        bool plain = true;
+        for (size_t t = q; t < end - 1 && plain; t += 2) {
+            plain = ts->t[t].kind == T_IDENT && !rwl_is_type_word(ts, t) && n_names < 8 &&
+                    (rwl_tok_is(ts, t + 1, ",") || t + 1 == end - 1);
+            if (plain)
+                names[n_names++] = t;
+        }
+        if (!plain || !n_names)
+            continue;
+        bool keep[8];
+        size_t moved = 0;
+        for (size_t i = 0; i < n_names; i++) {
+            keep[i] = true;
+            size_t v = names[i], loops = 0;
+            bool ok = true;
+            size_t inside_until = 0;   /* one past the for statement the scan is in */
+            for (size_t u = end; u < ts->n && ok; u++) {
+                if (u >= inside_until && loop_init_var(ts, u) && rwl_same_tok(ts, u, v)) {
+                    size_t hc = rwl_match_close(ts, u - 1);
+                    if (hc >= ts->n)
+                        ok = false;
+                    else
+                        inside_until = rwl_stmt_end(ts, hc + 1, ts->n), loops++;
+                    continue;
+                }
+                if (!rwl_same_tok(ts, u, v) || !rwl_is_use(ts, u))
+                    continue;
+                if (u >= inside_until)
+                    ok = false;   /* used outside its loops: a value may be carried */
+                else if (loop_init_var(ts, u))
+                    ok = false;   /* a loop over it inside another */
+            }
+            /* a use before the declaration would be another variable's: not in one body */
+            if (!ok || !loops)
+                continue;
+            keep[i] = false;
+            moved++;
+            char *type = rwl_tok_text(ts, k, q);
+            if (!type) {
+                rc = HK_ENOMEM;
+                break;
+            }
+            for (size_t u = end; u < ts->n && !rc; u++)
+                if (loop_init_var(ts, u) && rwl_same_tok(ts, u, v)) {
+                    char *decl = hk_asprintf("%s ", type);
+                    rc = decl ? rwl_edits_add_owned(&es, ts->t[u].start, ts->t[u].start, decl) : HK_ENOMEM;
+                }
+            hk_free(type);
+        }
+        if (rc || !moved)
+            continue;
+        if (moved == n_names) {
+            rc = rwl_edits_add(&es, ts->t[k].start, ts->t[end - 1].end, "");
+        } else {   /* the names left, in order */
+            struct hk_buf nb;
+            hk_buf_init(&nb, 1024);
+            for (size_t i = 0; i < n_names && !rc; i++)
+                if (keep[i])
+                    rc = hk_buf_printf(&nb, "%s%.*s", nb.len ? ", " : "",
+                                       (int)(ts->t[names[i]].end - ts->t[names[i]].start),
+                                       text + ts->t[names[i]].start);
+            if (!rc)
+                rc = rwl_edits_add(&es, ts->t[q].start, ts->t[end - 2].end, nb.data);
+            hk_buf_free(&nb);
+        }
+        k = end - 1;
+    }
+    if (!rc && es.n) {
+        uint32_t a = f->body_span.start_byte, b = f->body_span.end_byte;
+        for (size_t i = 0; i < es.n; i++) {
+            es.e[i].start -= a;
+            es.e[i].end -= a;
+        }
+        size_t n_out;
+        rc = rwl_edits_apply(text + a, b - a, &es, out, &n_out);
+    }
+    rwl_edits_free(&es);
+    return rc;
+}
+
 int rw_register_accumulators(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
 {
     if (!out)

@@ -23,6 +23,16 @@
 int rwa_accumulate_body(const char *text, const an_function *f, const rw_toks *ts, char **out,
                         char *what, size_t what_size);
 
+/* The body of kernel f (its tokens ts, lexed from text over f's body span) with loop
+ * counters declared in their loops: a declaration `T v;` or `T v, w;` (type words only, no
+ * initializer, no pointer or array) of a name every other use of which lies in a for
+ * statement whose header starts `for (v = ...;`, none of them nested in another, loses the
+ * name (the statement goes when it held no other), and each such header becomes
+ * `for (T v = ...;`. Since no use is outside those loops, no value is carried between them
+ * or out of them, and the code means what it meant (PolyBench's `int j; ... for (j = 0; ...)`).
+ * *out NULL when no name qualified, else the new body text (hk_free). HK_OK or HK_ENOMEM. */
+int rwa_loop_vars_body(const char *text, const an_function *f, const rw_toks *ts, char **out);
+
 /* The rewrite: the kernel's body with rwa_accumulate_body's accumulators; not applicable
  * (with the reason) when no loop qualifies. Contract as in rewrite.h. */
 int rw_register_accumulators(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out);

@@ -1399,7 +1399,10 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
     struct hk_buf b;
     hk_buf_init(&b, RW_TEXT_MAX);
     char first_why[1024], acc_what[256] = "";
-    char *acc_body = NULL, *acc_text = NULL;
+    char *acc_body = NULL, *acc_text = NULL, *lv_body = NULL, *lv_text = NULL;
+    const char *base = text;   /* the text the scans read: loop counters declared in their loops */
+    size_t base_len = len;
+    an_function bf = *f;       /* f with base's body span */
     rr_scan *s = hk_calloc(1, sizeof *s);
     const char *why = NULL;
     if (!s) {
@@ -1408,6 +1411,28 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
     }
     if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
         goto out;
+    /* PolyBench's `int j; ... for (j = 0; ...)`: the counter declared in its loops first */
+    if ((rc = rwa_loop_vars_body(text, f, &ts, &lv_body)))
+        goto out;
+    if (lv_body) {
+        uint32_t a = f->body_span.start_byte, e = f->body_span.end_byte;
+        size_t nb = strlen(lv_body);
+        if (!(lv_text = hk_malloc(a + nb + (len - e) + 1))) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        memcpy(lv_text, text, a);
+        memcpy(lv_text + a, lv_body, nb);
+        memcpy(lv_text + a + nb, text + e, len - e);
+        base_len = a + nb + (len - e);
+        lv_text[base_len] = '\0';
+        base = lv_text;
+        bf.body_span.end_byte = (uint32_t)(a + nb);
+        rwl_toks_free(&ts);
+        memset(&ts, 0, sizeof ts);
+        if ((rc = rwl_lex(base, a, (uint32_t)(a + nb), &ts)))
+            goto out;
+    }
     if (ts.n > RR_MAX_TOKENS) {
         why = "the body is far larger than a thread-per-row kernel";
         goto na;
@@ -1418,20 +1443,20 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
         /* sums into memory inside the loops: with register accumulators, scan again */
         snprintf(first_why, sizeof first_why, "%s", why);
         why = first_why;
-        if ((rc = rwa_accumulate_body(text, f, &ts, &acc_body, acc_what, sizeof acc_what)))
+        if ((rc = rwa_accumulate_body(base, &bf, &ts, &acc_body, acc_what, sizeof acc_what)))
             goto out;
         if (!acc_body)
             goto na;
-        uint32_t a = f->body_span.start_byte, e = f->body_span.end_byte;
+        uint32_t a = bf.body_span.start_byte, e = bf.body_span.end_byte;
         size_t nb = strlen(acc_body);
-        if (!(acc_text = hk_malloc(a + nb + (len - e) + 1))) {
+        if (!(acc_text = hk_malloc(a + nb + (base_len - e) + 1))) {
             rc = HK_ENOMEM;
             goto out;
         }
-        memcpy(acc_text, text, a);
+        memcpy(acc_text, base, a);
         memcpy(acc_text + a, acc_body, nb);
-        memcpy(acc_text + a + nb, text + e, len - e);
-        acc_text[a + nb + (len - e)] = '\0';
+        memcpy(acc_text + a + nb, base + e, base_len - e);
+        acc_text[a + nb + (base_len - e)] = '\0';
         if ((rc = rwl_lex(acc_text, a, (uint32_t)(a + nb), &ts2)))
             goto out;
         memset(s, 0, sizeof *s);
@@ -1500,6 +1525,8 @@ out:
     rwl_toks_free(&ts2);
     hk_free(acc_body);
     hk_free(acc_text);
+    hk_free(lv_body);
+    hk_free(lv_text);
     hk_free(s);
     return rc;
 }

@@ -274,6 +274,28 @@ static const char acc_rows[] =
     "        sq[i] += v * v;\n"
     "    }\n"
     "}\n"
+    /* PolyBench's spelling: the counter declared before its loop (with a name that stays) */
+    "__global__ void mv_polyb(const float *A, float *tmp, const float *x, int rows, int cols)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int j, unused;\n"
+    "    if (i < rows) {\n"
+    "        for (j = 0; j < cols; j++) {\n"
+    "            tmp[i] += A[i * cols + j] * x[j];\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    /* refused: the counter's value is used after its loop */
+    "__global__ void mv_after(const float *A, float *tmp, const float *x, int rows, int cols)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int j;\n"
+    "    if (i < rows) {\n"
+    "        for (j = 0; j < cols; j++)\n"
+    "            tmp[i] += A[i * cols + j] * x[j];\n"
+    "        tmp[i] += (float)j;\n"
+    "    }\n"
+    "}\n"
     /* refused: tmp is read again after its loop (gesummv's y = alpha * tmp + beta * y) */
     "__global__ void mv_reread(const float *A, float *tmp, float *y, int rows, int cols)\n"
     "{\n"
@@ -304,11 +326,16 @@ static void accumulating_rows_run(void **state)
         {"mv_acc", "rows_case<float>(\"mv_acc\", BOTH(mv_acc(a, b, r, ROWS, COLS)), 1e-5);"},
         /* a sum that cancels (terms of both signs): reassociated float sums differ by more */
         {"mv_two", "rows_case<float>(\"mv_two\", BOTH(mv_two(a, b, r, ROWS, COLS)), 1e-4);"},
+        {"mv_polyb", "rows_case<float>(\"mv_polyb\", BOTH(mv_polyb(a, b, r, ROWS, COLS)), 1e-5);"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *cand = emu_rewrite(acc_rows, cases[i].kernel, "warp_rows", NULL);
         assert_non_null(strstr(cand, "hk_acc0 = 0;"));
         assert_non_null(strstr(cand, "__shfl_xor_sync"));
+        if (!strcmp(cases[i].kernel, "mv_polyb")) {   /* j moved into its loops, unused kept */
+            assert_non_null(strstr(cand, "int unused;"));
+            assert_non_null(strstr(cand, "for (int j = (int)hk_lane;"));
+        }
         emulate(cases[i].kernel, acc_rows, cand, cases[i].driver, EMU_OK);
         free(cand);
     }
@@ -335,6 +362,7 @@ static void accumulating_rows_refused(void **state)
     } cases[] = {
         {"mv_reread", "summed in a register: `tmp`, stored once per row outside the loops, is accessed again"},
         {"col_acc", "already coalesced across the threads (A at line"},
+        {"mv_after", "a loop does not declare its column variable"},
     };
     fixture fx;
     load_text(acc_rows, &fx);
@@ -349,6 +377,7 @@ static void accumulating_rows_refused(void **state)
     }
     rwf_survives_alloc_failures(&fx, kernel(&fx, "mv_two"), warp_rows_call);
     rwf_survives_alloc_failures(&fx, kernel(&fx, "col_acc"), warp_rows_call);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "mv_polyb"), warp_rows_call);
     unload(&fx);
 }
 
