@@ -121,6 +121,18 @@ static void loop_accs(const rw_toks *ts, const an_function *f, size_t fa, size_t
 /* The body [a, b) of f's text with every qualifying accumulation moved into a register
  * (above). *out NULL when nothing qualified; else the new body text (hk_free) and what,
  * e.g. "`tmp[i]`". */
+/* es (offsets into text) applied to f's body span alone: *out the new body (hk_free). */
+static int apply_to_body(const char *text, const an_function *f, rw_edits *es, char **out)
+{
+    uint32_t a = f->body_span.start_byte, b = f->body_span.end_byte;
+    for (size_t i = 0; i < es->n; i++) {
+        es->e[i].start -= a;
+        es->e[i].end -= a;
+    }
+    size_t n_out;
+    return rwl_edits_apply(text + a, b - a, es, out, &n_out);
+}
+
 int rwa_accumulate_body(const char *text, const an_function *f, const rw_toks *ts, char **out,
                         char *what, size_t what_size)
 {
@@ -189,16 +201,8 @@ int rwa_accumulate_body(const char *text, const an_function *f, const rw_toks *t
         hk_buf_free(&after);
         k = fend - 1;
     }
-    if (!rc && es.n) {
-        /* the edits are offsets into text: apply them to the body's span alone */
-        uint32_t a = f->body_span.start_byte, b = f->body_span.end_byte;
-        for (size_t i = 0; i < es.n; i++) {
-            es.e[i].start -= a;
-            es.e[i].end -= a;
-        }
-        size_t n_out;
-        rc = rwl_edits_apply(text + a, b - a, &es, out, &n_out);
-    }
+    if (!rc && es.n)
+        rc = apply_to_body(text, f, &es, out);
     rwl_edits_free(&es);
     return rc;
 }
@@ -296,15 +300,8 @@ int rwa_loop_vars_body(const char *text, const an_function *f, const rw_toks *ts
         }
         k = end - 1;
     }
-    if (!rc && es.n) {
-        uint32_t a = f->body_span.start_byte, b = f->body_span.end_byte;
-        for (size_t i = 0; i < es.n; i++) {
-            es.e[i].start -= a;
-            es.e[i].end -= a;
-        }
-        size_t n_out;
-        rc = rwl_edits_apply(text + a, b - a, &es, out, &n_out);
-    }
+    if (!rc && es.n)
+        rc = apply_to_body(text, f, &es, out);
     rwl_edits_free(&es);
     return rc;
 }

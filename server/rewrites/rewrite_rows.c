@@ -1385,6 +1385,23 @@ static int already_coalesced(const char *text, size_t len, const char *kernel, b
     return HK_OK;
 }
 
+/* text (len bytes) with f's body span replaced by body: a new string (hk_free), its length
+ * in *n; NULL when out of memory. */
+static char *body_replaced(const char *text, size_t len, const an_function *f, const char *body, size_t *n)
+{
+    uint32_t a = f->body_span.start_byte, e = f->body_span.end_byte;
+    size_t nb = strlen(body);
+    char *t = hk_malloc(a + nb + (len - e) + 1);
+    if (!t)
+        return NULL;
+    memcpy(t, text, a);
+    memcpy(t + a, body, nb);
+    memcpy(t + a + nb, text + e, len - e);
+    *n = a + nb + (len - e);
+    t[*n] = '\0';
+    return t;
+}
+
 int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
 {
     if (!out)
@@ -1415,22 +1432,15 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
     if ((rc = rwa_loop_vars_body(text, f, &ts, &lv_body)))
         goto out;
     if (lv_body) {
-        uint32_t a = f->body_span.start_byte, e = f->body_span.end_byte;
-        size_t nb = strlen(lv_body);
-        if (!(lv_text = hk_malloc(a + nb + (len - e) + 1))) {
+        if (!(lv_text = body_replaced(text, len, f, lv_body, &base_len))) {
             rc = HK_ENOMEM;
             goto out;
         }
-        memcpy(lv_text, text, a);
-        memcpy(lv_text + a, lv_body, nb);
-        memcpy(lv_text + a + nb, text + e, len - e);
-        base_len = a + nb + (len - e);
-        lv_text[base_len] = '\0';
         base = lv_text;
-        bf.body_span.end_byte = (uint32_t)(a + nb);
+        bf.body_span.end_byte = (uint32_t)(f->body_span.start_byte + strlen(lv_body));
         rwl_toks_free(&ts);
         memset(&ts, 0, sizeof ts);
-        if ((rc = rwl_lex(base, a, (uint32_t)(a + nb), &ts)))
+        if ((rc = rwl_lex(base, bf.body_span.start_byte, bf.body_span.end_byte, &ts)))
             goto out;
     }
     if (ts.n > RR_MAX_TOKENS) {
@@ -1447,17 +1457,13 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
             goto out;
         if (!acc_body)
             goto na;
-        uint32_t a = bf.body_span.start_byte, e = bf.body_span.end_byte;
-        size_t nb = strlen(acc_body);
-        if (!(acc_text = hk_malloc(a + nb + (base_len - e) + 1))) {
+        size_t acc_len;
+        if (!(acc_text = body_replaced(base, base_len, &bf, acc_body, &acc_len))) {
             rc = HK_ENOMEM;
             goto out;
         }
-        memcpy(acc_text, base, a);
-        memcpy(acc_text + a, acc_body, nb);
-        memcpy(acc_text + a + nb, base + e, base_len - e);
-        acc_text[a + nb + (base_len - e)] = '\0';
-        if ((rc = rwl_lex(acc_text, a, (uint32_t)(a + nb), &ts2)))
+        if ((rc = rwl_lex(acc_text, bf.body_span.start_byte,
+                          (uint32_t)(bf.body_span.start_byte + strlen(acc_body)), &ts2)))
             goto out;
         memset(s, 0, sizeof *s);
         s->ts = &ts2;
