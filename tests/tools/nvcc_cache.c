@@ -22,7 +22,8 @@
  *
  * With HK_NVCC_LOG (a file), each call appends one line to it: what it was (hit, miss, or
  * direct: a compile it does not cache), the wall and CPU seconds of the compiler it ran
- * (0 for a hit), the key, and the command line; how a test's time is measured
+ * (0 for a hit), the key, the test that asked (HK_TEST_NAME, else the program ctest
+ * started, else the working folder), and the command line; how a test's time is measured
  * (bench/results/2026-12-02-ci-time.md).
  *
  * Test-only: the product never caches a candidate's compile (docs/referee.md). */
@@ -356,16 +357,86 @@ static double cpu_s(const struct rusage *ru)
            (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e6;
 }
 
-/* One line for HK_NVCC_LOG, if set: kind, wall and CPU seconds, key, command line. Written
- * with one write() on an O_APPEND file so that lines of concurrent calls do not mix. */
+/* The comm and parent of process pid (from /proc/PID/stat); false if it is gone. */
+static bool proc_parent(pid_t pid, char *comm, size_t comm_size, pid_t *ppid)
+{
+    char p[64], buf[512];
+    snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+    int fd = open(p, O_RDONLY);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    char *l = strchr(buf, '('), *r = strrchr(buf, ')'); /* comm may hold spaces or ')' */
+    if (!l || !r || r < l)
+        return false;
+    snprintf(comm, comm_size, "%.*s", (int)(r - l - 1), l + 1);
+    int pp = 0;
+    if (sscanf(r + 1, " %*c %d", &pp) != 1)
+        return false;
+    *ppid = (pid_t)pp;
+    return true;
+}
+
+/* Which test asked for this compile, for the log: HK_TEST_NAME if set, else the process
+ * that ctest started (its program's base name, or its script's after an interpreter),
+ * else the working folder. Written into name (no spaces). */
+static void test_name(char *name, size_t size)
+{
+    const char *env = getenv("HK_TEST_NAME");
+    if (env && *env) {
+        snprintf(name, size, "%s", env);
+        goto out;
+    }
+    char comm[64];
+    pid_t pid = getppid(), ppid = 0;
+    for (int depth = 0; depth < 32 && pid > 1 && proc_parent(pid, comm, sizeof comm, &ppid);
+         depth++) {
+        char pcomm[64];
+        pid_t unused;
+        if (proc_parent(ppid, pcomm, sizeof pcomm, &unused) && !strcmp(pcomm, "ctest")) {
+            char p[64], args[4096];
+            snprintf(p, sizeof p, "/proc/%d/cmdline", (int)pid);
+            int fd = open(p, O_RDONLY);
+            ssize_t n = fd >= 0 ? read(fd, args, sizeof args - 1) : -1;
+            if (fd >= 0)
+                close(fd);
+            if (n <= 0)
+                break;
+            args[n] = '\0';
+            const char *a0 = args, *a1 = args + strlen(args) + 1;
+            const char *b0 = strrchr(a0, '/') ? strrchr(a0, '/') + 1 : a0;
+            bool interp = !strncmp(b0, "python", 6) || !strcmp(b0, "bash") ||
+                          !strcmp(b0, "sh") || !strcmp(b0, "nvim") || !strcmp(b0, "node");
+            const char *pick = interp && a1 < args + n ? a1 : a0;
+            snprintf(name, size, "%s", strrchr(pick, '/') ? strrchr(pick, '/') + 1 : pick);
+            goto out;
+        }
+        pid = ppid;
+    }
+    if (!getcwd(name, size))
+        snprintf(name, size, "-");
+out:
+    for (char *c = name; *c; c++)
+        if (*c == ' ' || *c == '\t' || *c == '\n')
+            *c = '_';
+}
+
+/* One line for HK_NVCC_LOG, if set: kind, wall and CPU seconds, key, the test that asked
+ * (test_name()), command line. Written with one write() on an O_APPEND file so that lines
+ * of concurrent calls do not mix. */
 static void log_call(const char *kind, double wall, double cpu, const char *key, int argc,
                      char **argv)
 {
     const char *path = getenv("HK_NVCC_LOG");
     if (!path || !*path)
         return;
-    char line[16384];
-    int n = snprintf(line, sizeof line, "%s %.2f %.2f %s", kind, wall, cpu, key);
+    char line[16384], who[PATH_MAX];
+    test_name(who, sizeof who);
+    int n = snprintf(line, sizeof line, "%s %.2f %.2f %s %s", kind, wall, cpu, key, who);
     for (int i = 1; i < argc && n > 0 && (size_t)n < sizeof line - 2; i++)
         n += snprintf(line + n, sizeof line - (size_t)n - 2, " %s", argv[i]);
     if (n < 0)

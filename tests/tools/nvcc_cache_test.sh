@@ -46,15 +46,15 @@ printf 'int h2;\n' > "$t/b/h.h"
 printf 'int lib2;\n' > "$t/inc/lib.h"
 "$wrapper" -cubin -I "$t/inc" -o "$t/b/k.cubin" "$t/b/k.cu" 2>/dev/null
 [ "$(runs)" = 3 ] || fail "a changed -I header was not compiled again"
-HK_NVCC_LOG="$t/log" "$wrapper" -cubin -O2 -I "$t/inc" -o "$t/b/k.cubin" "$t/b/k.cu" 2>/dev/null
+HK_TEST_NAME="my test" HK_NVCC_LOG="$t/log" "$wrapper" -cubin -O2 -I "$t/inc" -o "$t/b/k.cubin" "$t/b/k.cu" 2>/dev/null
 [ "$(runs)" = 4 ] || fail "another flag was not compiled again"
-HK_NVCC_LOG="$t/log" "$wrapper" -cubin -O2 -I "$t/inc" -o "$t/a/k.cubin" "$t/b/k.cu" 2>/dev/null
+HK_TEST_NAME="my test" HK_NVCC_LOG="$t/log" "$wrapper" -cubin -O2 -I "$t/inc" -o "$t/a/k.cubin" "$t/b/k.cu" 2>/dev/null
 [ "$(runs)" = 4 ] || fail "the same compile was run again"
-# HK_NVCC_LOG: one line per call: what it was, seconds, the key, the command line
+# HK_NVCC_LOG: one line per call: what it was, seconds, the key, the test, the command line
 args="-cubin -O2 -I $t/inc -o $t/[ab]/k.cubin $t/b/k.cu"
 [ "$(wc -l < "$t/log")" = 2 ] || fail "log: $(cat "$t/log")"
-grep -q "^miss [0-9.]* [0-9.]* [0-9a-f]\{32\} $args\$" "$t/log" || fail "no miss line: $(cat "$t/log")"
-grep -q "^hit 0.00 0.00 [0-9a-f]\{32\} $args\$" "$t/log" || fail "no hit line: $(cat "$t/log")"
+grep -q "^miss [0-9.]* [0-9.]* [0-9a-f]\{32\} my_test $args\$" "$t/log" || fail "no miss line: $(cat "$t/log")"
+grep -q "^hit 0.00 0.00 [0-9a-f]\{32\} my_test $args\$" "$t/log" || fail "no hit line: $(cat "$t/log")"
 
 printf 'ERROR\n' > "$t/a/bad.cu"; cp "$t/a/bad.cu" "$t/b/bad.cu"
 rc=0; "$wrapper" -o "$t/a/bad.o" "$t/a/bad.cu" 2> "$t/a/err" || rc=$?
