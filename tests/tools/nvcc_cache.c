@@ -9,7 +9,8 @@
  * resolves to a file (quoted includes from the including file's folder, any include from
  * the -I folders, absolute includes as written, except that the folder of a file argument
  * in an absolute include counts as that argument's folder, whatever its name), and the
- * output's extension in place of its path ("-o -", output on stdout, is kept as stdout).
+ * output's extension in place of its path (a trailing process id left out: out_extension();
+ * "-o -", output on stdout, is kept as stdout).
  * A hit writes the recorded output file and replays the recorded stdout and stderr and
  * exit status, with the recorded folders of the file arguments replaced by the
  * current ones (compiler messages name the files they are about). System headers are not
@@ -453,6 +454,24 @@ static void log_call(const char *kind, double wall, double cpu, const char *key,
     }
 }
 
+/* The extension of an output path, as the key holds it: after the base name's last dot,
+ * where an all-digit one is dropped first (and so on): a temporary name made unique by a
+ * process id, as measure.c's launcher build writes bench.tmp.$$ before its rename, is the
+ * same compile whatever the id ("bench.tmp.4436" -> ".tmp"). A static buffer. */
+static const char *out_extension(const char *path)
+{
+    static char base[NAME_MAX + 1];
+    const char *slash = strrchr(path, '/');
+    snprintf(base, sizeof base, "%s", slash ? slash + 1 : path);
+    for (char *dot = strrchr(base, '.'); dot; dot = strrchr(base, '.')) {
+        size_t digits = strspn(dot + 1, "0123456789");
+        if (digits == 0 || dot[1 + digits] != '\0')
+            return dot;
+        *dot = '\0';
+    }
+    return "";
+}
+
 /* The compiler run as a child, waited for and logged (HK_NVCC_LOG): a compile the cache
  * passes on, where the log wants its time. Without the log, exec_real(). */
 static int run_direct(const char *real, int argc, char **argv)
@@ -526,9 +545,8 @@ int main(int argc, char **argv)
     mixs(&h, tool);
     for (int i = 1; i < argc; i++) {
         if (i == out_i) {
-            const char *dot = strrchr(argv[i], '.'), *slash = strrchr(argv[i], '/');
             mixs(&h, to_stdout ? "(stdout)" : "(out)");
-            mixs(&h, dot && (!slash || dot > slash) ? dot : "");
+            mixs(&h, out_extension(argv[i]));
         } else if (is_file(argv[i])) {
             mixs(&h, "(file)");
             mix_source(&h, argv[i]);

@@ -102,4 +102,12 @@ PATH="$t/gcc2:$PATH" "$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu"
 ln -s "$wrapper" "$t/hipcc"
 HK_REAL_HIPCC="$t/fake" "$t/hipcc" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
 [ "$(runs)" = 14 ] || fail "hipcc shared nvcc's entries"
+# a temporary output named by a process id (measure.c's launcher: bench.tmp.$$) is the same
+# compile whatever the id; another extension is another compile
+"$wrapper" -cubin -I "$t/inc" -o "$t/a/k.tmp.4436" "$t/a/k.cu" 2>/dev/null
+"$wrapper" -cubin -I "$t/inc" -o "$t/b/k.tmp.18490" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 15 ] || fail "the same compile to another process id's temporary was run again: $(runs) runs"
+cmp -s "$t/a/k.tmp.4436" "$t/b/k.tmp.18490" || fail "the hit's temporary output differs"
+"$wrapper" -cubin -I "$t/inc" -o "$t/b/k.tmp2.18490" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 16 ] || fail "another extension was answered from the cache"
 echo "nvcc_cache: ok"
