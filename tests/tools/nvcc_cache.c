@@ -383,8 +383,9 @@ static bool proc_parent(pid_t pid, char *comm, size_t comm_size, pid_t *ppid)
 }
 
 /* Which test asked for this compile, for the log: HK_TEST_NAME if set, else the process
- * that ctest started (its program's base name, or its script's after an interpreter),
- * else the working folder. Written into name (no spaces). */
+ * that ctest started (its program's base name, or its script's after an interpreter, with
+ * ":WORD" for its first argument that is no path), else the working folder. Written into
+ * name (no spaces). */
 static void test_name(char *name, size_t size)
 {
     const char *env = getenv("HK_TEST_NAME");
@@ -414,6 +415,14 @@ static void test_name(char *name, size_t size)
                           !strcmp(b0, "sh") || !strcmp(b0, "nvim") || !strcmp(b0, "node");
             const char *pick = interp && a1 < args + n ? a1 : a0;
             snprintf(name, size, "%s", strrchr(pick, '/') ? strrchr(pick, '/') + 1 : pick);
+            /* a script that several tests run with different words (vscode.sh package|test,
+             * nvim/run.sh HKLS features|diagnostics): its first argument that is no path */
+            for (const char *a = pick + strlen(pick) + 1; a < args + n; a += strlen(a) + 1)
+                if (*a && !strchr(a, '/') && *a != '-') {
+                    size_t used = strlen(name);
+                    snprintf(name + used, size - used, ":%s", a);
+                    break;
+                }
             goto out;
         }
         pid = ppid;
