@@ -481,6 +481,22 @@ static const char *out_extension(const char *path)
     return "";
 }
 
+/* mkdir -p path. The cache folder lies under a test run's folder (./hk test's
+ * build/hk-test-cache/nvcc) that nothing may have made yet when the first compile comes:
+ * in a fresh clone, every compile before the first launcher build (measure.c makes the
+ * run's folder) used to run uncached and unlogged. */
+static void mkdir_parents(const char *path)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        mkdir(p, 0755);
+        *s = '/';
+    }
+    mkdir(p, 0755);
+}
+
 /* The compiler run as a child, waited for and logged (HK_NVCC_LOG): a compile the cache
  * passes on, where the log wants its time. Without the log, exec_real(). */
 static int run_direct(const char *real, int argc, char **argv)
@@ -605,9 +621,9 @@ int main(int argc, char **argv)
     /* a miss: run the compiler with its output into files, then pass them on and keep it */
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s/tmp.%d.XXXXXX", cache, (int)getpid());
-    mkdir(cache, 0755);
+    mkdir_parents(cache);
     if (!mkdtemp(tmp))
-        return exec_real(real, argv);
+        return run_direct(real, argc, argv); /* uncached, but logged */
     char outp[PATH_MAX + 16], errp[PATH_MAX + 16];
     snprintf(outp, sizeof outp, "%s/stdout", tmp);
     snprintf(errp, sizeof errp, "%s/stderr", tmp);

@@ -110,4 +110,9 @@ HK_REAL_HIPCC="$t/fake" "$t/hipcc" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.
 cmp -s "$t/a/k.tmp.4436" "$t/b/k.tmp.18490" || fail "the hit's temporary output differs"
 "$wrapper" -cubin -I "$t/inc" -o "$t/b/k.tmp2.18490" "$t/a/k.cu" 2>/dev/null
 [ "$(runs)" = 16 ] || fail "another extension was answered from the cache"
+# a cache folder whose parents do not exist yet (./hk test's build/hk-test-cache/nvcc in a
+# fresh clone, before anything made build/hk-test-cache) is made, and the compile kept
+HK_NVCC_CACHE="$t/fresh/run/nvcc" "$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
+HK_NVCC_CACHE="$t/fresh/run/nvcc" "$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 17 ] || fail "a cache folder under folders not made yet kept nothing: $(runs) runs"
 echo "nvcc_cache: ok"
