@@ -9,7 +9,8 @@
  * resolves to a file (quoted includes from the including file's folder, any include from
  * the -I folders, absolute includes as written, except that the folder of a file argument
  * in an absolute include counts as that argument's folder, whatever its name), and the
- * output's extension in place of its path ("-o -", output on stdout, is kept as stdout).
+ * output's extension in place of its path (a trailing process id left out: out_extension();
+ * "-o -", output on stdout, is kept as stdout).
  * A hit writes the recorded output file and replays the recorded stdout and stderr and
  * exit status, with the recorded folders of the file arguments replaced by the
  * current ones (compiler messages name the files they are about). System headers are not
@@ -22,7 +23,8 @@
  *
  * With HK_NVCC_LOG (a file), each call appends one line to it: what it was (hit, miss, or
  * direct: a compile it does not cache), the wall and CPU seconds of the compiler it ran
- * (0 for a hit), the key, and the command line; how a test's time is measured
+ * (0 for a hit), the key, the test that asked (HK_TEST_NAME, else the program ctest
+ * started, else the working folder), and the command line; how a test's time is measured
  * (bench/results/2026-12-02-ci-time.md).
  *
  * Test-only: the product never caches a candidate's compile (docs/referee.md). */
@@ -356,16 +358,95 @@ static double cpu_s(const struct rusage *ru)
            (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e6;
 }
 
-/* One line for HK_NVCC_LOG, if set: kind, wall and CPU seconds, key, command line. Written
- * with one write() on an O_APPEND file so that lines of concurrent calls do not mix. */
+/* The comm and parent of process pid (from /proc/PID/stat); false if it is gone. */
+static bool proc_parent(pid_t pid, char *comm, size_t comm_size, pid_t *ppid)
+{
+    char p[64], buf[512];
+    snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+    int fd = open(p, O_RDONLY);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    char *l = strchr(buf, '('), *r = strrchr(buf, ')'); /* comm may hold spaces or ')' */
+    if (!l || !r || r < l)
+        return false;
+    snprintf(comm, comm_size, "%.*s", (int)(r - l - 1), l + 1);
+    int pp = 0;
+    if (sscanf(r + 1, " %*c %d", &pp) != 1)
+        return false;
+    *ppid = (pid_t)pp;
+    return true;
+}
+
+/* Which test asked for this compile, for the log: HK_TEST_NAME if set, else the process
+ * that ctest started (its program's base name, or its script's after an interpreter, with
+ * ":WORD" for its first argument that is no path), else the working folder. Written into
+ * name (no spaces). */
+static void test_name(char *name, size_t size)
+{
+    const char *env = getenv("HK_TEST_NAME");
+    if (env && *env) {
+        snprintf(name, size, "%s", env);
+        goto out;
+    }
+    char comm[64];
+    pid_t pid = getppid(), ppid = 0;
+    for (int depth = 0; depth < 32 && pid > 1 && proc_parent(pid, comm, sizeof comm, &ppid);
+         depth++) {
+        char pcomm[64];
+        pid_t unused;
+        if (proc_parent(ppid, pcomm, sizeof pcomm, &unused) && !strcmp(pcomm, "ctest")) {
+            char p[64], args[4096];
+            snprintf(p, sizeof p, "/proc/%d/cmdline", (int)pid);
+            int fd = open(p, O_RDONLY);
+            ssize_t n = fd >= 0 ? read(fd, args, sizeof args - 1) : -1;
+            if (fd >= 0)
+                close(fd);
+            if (n <= 0)
+                break;
+            args[n] = '\0';
+            const char *a0 = args, *a1 = args + strlen(args) + 1;
+            const char *b0 = strrchr(a0, '/') ? strrchr(a0, '/') + 1 : a0;
+            bool interp = !strncmp(b0, "python", 6) || !strcmp(b0, "bash") ||
+                          !strcmp(b0, "sh") || !strcmp(b0, "nvim") || !strcmp(b0, "node");
+            const char *pick = interp && a1 < args + n ? a1 : a0;
+            snprintf(name, size, "%s", strrchr(pick, '/') ? strrchr(pick, '/') + 1 : pick);
+            /* a script that several tests run with different words (vscode.sh package|test,
+             * nvim/run.sh HKLS features|diagnostics): its first argument that is no path */
+            for (const char *a = pick + strlen(pick) + 1; a < args + n; a += strlen(a) + 1)
+                if (*a && !strchr(a, '/') && *a != '-') {
+                    size_t used = strlen(name);
+                    snprintf(name + used, size - used, ":%s", a);
+                    break;
+                }
+            goto out;
+        }
+        pid = ppid;
+    }
+    if (!getcwd(name, size))
+        snprintf(name, size, "-");
+out:
+    for (char *c = name; *c; c++)
+        if (*c == ' ' || *c == '\t' || *c == '\n')
+            *c = '_';
+}
+
+/* One line for HK_NVCC_LOG, if set: kind, wall and CPU seconds, key, the test that asked
+ * (test_name()), command line. Written with one write() on an O_APPEND file so that lines
+ * of concurrent calls do not mix. */
 static void log_call(const char *kind, double wall, double cpu, const char *key, int argc,
                      char **argv)
 {
     const char *path = getenv("HK_NVCC_LOG");
     if (!path || !*path)
         return;
-    char line[16384];
-    int n = snprintf(line, sizeof line, "%s %.2f %.2f %s", kind, wall, cpu, key);
+    char line[16384], who[PATH_MAX];
+    test_name(who, sizeof who);
+    int n = snprintf(line, sizeof line, "%s %.2f %.2f %s %s", kind, wall, cpu, key, who);
     for (int i = 1; i < argc && n > 0 && (size_t)n < sizeof line - 2; i++)
         n += snprintf(line + n, sizeof line - (size_t)n - 2, " %s", argv[i]);
     if (n < 0)
@@ -380,6 +461,40 @@ static void log_call(const char *kind, double wall, double cpu, const char *key,
         }
         close(fd);
     }
+}
+
+/* The extension of an output path, as the key holds it: after the base name's last dot,
+ * where an all-digit one is dropped first (and so on): a temporary name made unique by a
+ * process id, as measure.c's launcher build writes bench.tmp.$$ before its rename, is the
+ * same compile whatever the id ("bench.tmp.4436" -> ".tmp"). A static buffer. */
+static const char *out_extension(const char *path)
+{
+    static char base[NAME_MAX + 1];
+    const char *slash = strrchr(path, '/');
+    snprintf(base, sizeof base, "%s", slash ? slash + 1 : path);
+    for (char *dot = strrchr(base, '.'); dot; dot = strrchr(base, '.')) {
+        size_t digits = strspn(dot + 1, "0123456789");
+        if (digits == 0 || dot[1 + digits] != '\0')
+            return dot;
+        *dot = '\0';
+    }
+    return "";
+}
+
+/* mkdir -p path. The cache folder lies under a test run's folder (./hk test's
+ * build/hk-test-cache/nvcc) that nothing may have made yet when the first compile comes:
+ * in a fresh clone, every compile before the first launcher build (measure.c makes the
+ * run's folder) used to run uncached and unlogged. */
+static void mkdir_parents(const char *path)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        mkdir(p, 0755);
+        *s = '/';
+    }
+    mkdir(p, 0755);
 }
 
 /* The compiler run as a child, waited for and logged (HK_NVCC_LOG): a compile the cache
@@ -455,9 +570,8 @@ int main(int argc, char **argv)
     mixs(&h, tool);
     for (int i = 1; i < argc; i++) {
         if (i == out_i) {
-            const char *dot = strrchr(argv[i], '.'), *slash = strrchr(argv[i], '/');
             mixs(&h, to_stdout ? "(stdout)" : "(out)");
-            mixs(&h, dot && (!slash || dot > slash) ? dot : "");
+            mixs(&h, out_extension(argv[i]));
         } else if (is_file(argv[i])) {
             mixs(&h, "(file)");
             mix_source(&h, argv[i]);
@@ -507,9 +621,9 @@ int main(int argc, char **argv)
     /* a miss: run the compiler with its output into files, then pass them on and keep it */
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s/tmp.%d.XXXXXX", cache, (int)getpid());
-    mkdir(cache, 0755);
+    mkdir_parents(cache);
     if (!mkdtemp(tmp))
-        return exec_real(real, argv);
+        return run_direct(real, argc, argv); /* uncached, but logged */
     char outp[PATH_MAX + 16], errp[PATH_MAX + 16];
     snprintf(outp, sizeof outp, "%s/stdout", tmp);
     snprintf(errp, sizeof errp, "%s/stderr", tmp);

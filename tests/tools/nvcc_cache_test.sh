@@ -46,15 +46,15 @@ printf 'int h2;\n' > "$t/b/h.h"
 printf 'int lib2;\n' > "$t/inc/lib.h"
 "$wrapper" -cubin -I "$t/inc" -o "$t/b/k.cubin" "$t/b/k.cu" 2>/dev/null
 [ "$(runs)" = 3 ] || fail "a changed -I header was not compiled again"
-HK_NVCC_LOG="$t/log" "$wrapper" -cubin -O2 -I "$t/inc" -o "$t/b/k.cubin" "$t/b/k.cu" 2>/dev/null
+HK_TEST_NAME="my test" HK_NVCC_LOG="$t/log" "$wrapper" -cubin -O2 -I "$t/inc" -o "$t/b/k.cubin" "$t/b/k.cu" 2>/dev/null
 [ "$(runs)" = 4 ] || fail "another flag was not compiled again"
-HK_NVCC_LOG="$t/log" "$wrapper" -cubin -O2 -I "$t/inc" -o "$t/a/k.cubin" "$t/b/k.cu" 2>/dev/null
+HK_TEST_NAME="my test" HK_NVCC_LOG="$t/log" "$wrapper" -cubin -O2 -I "$t/inc" -o "$t/a/k.cubin" "$t/b/k.cu" 2>/dev/null
 [ "$(runs)" = 4 ] || fail "the same compile was run again"
-# HK_NVCC_LOG: one line per call: what it was, seconds, the key, the command line
+# HK_NVCC_LOG: one line per call: what it was, seconds, the key, the test, the command line
 args="-cubin -O2 -I $t/inc -o $t/[ab]/k.cubin $t/b/k.cu"
 [ "$(wc -l < "$t/log")" = 2 ] || fail "log: $(cat "$t/log")"
-grep -q "^miss [0-9.]* [0-9.]* [0-9a-f]\{32\} $args\$" "$t/log" || fail "no miss line: $(cat "$t/log")"
-grep -q "^hit 0.00 0.00 [0-9a-f]\{32\} $args\$" "$t/log" || fail "no hit line: $(cat "$t/log")"
+grep -q "^miss [0-9.]* [0-9.]* [0-9a-f]\{32\} my_test $args\$" "$t/log" || fail "no miss line: $(cat "$t/log")"
+grep -q "^hit 0.00 0.00 [0-9a-f]\{32\} my_test $args\$" "$t/log" || fail "no hit line: $(cat "$t/log")"
 
 printf 'ERROR\n' > "$t/a/bad.cu"; cp "$t/a/bad.cu" "$t/b/bad.cu"
 rc=0; "$wrapper" -o "$t/a/bad.o" "$t/a/bad.cu" 2> "$t/a/err" || rc=$?
@@ -102,4 +102,17 @@ PATH="$t/gcc2:$PATH" "$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu"
 ln -s "$wrapper" "$t/hipcc"
 HK_REAL_HIPCC="$t/fake" "$t/hipcc" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
 [ "$(runs)" = 14 ] || fail "hipcc shared nvcc's entries"
+# a temporary output named by a process id (measure.c's launcher: bench.tmp.$$) is the same
+# compile whatever the id; another extension is another compile
+"$wrapper" -cubin -I "$t/inc" -o "$t/a/k.tmp.4436" "$t/a/k.cu" 2>/dev/null
+"$wrapper" -cubin -I "$t/inc" -o "$t/b/k.tmp.18490" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 15 ] || fail "the same compile to another process id's temporary was run again: $(runs) runs"
+cmp -s "$t/a/k.tmp.4436" "$t/b/k.tmp.18490" || fail "the hit's temporary output differs"
+"$wrapper" -cubin -I "$t/inc" -o "$t/b/k.tmp2.18490" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 16 ] || fail "another extension was answered from the cache"
+# a cache folder whose parents do not exist yet (./hk test's build/hk-test-cache/nvcc in a
+# fresh clone, before anything made build/hk-test-cache) is made, and the compile kept
+HK_NVCC_CACHE="$t/fresh/run/nvcc" "$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
+HK_NVCC_CACHE="$t/fresh/run/nvcc" "$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 17 ] || fail "a cache folder under folders not made yet kept nothing: $(runs) runs"
 echo "nvcc_cache: ok"

@@ -1,8 +1,8 @@
 /* Helpers shared by the suite tests (test_engine_suite*.c): listing files, loading a
- * spec that must be clean, and generating + compiling harness programs with nvcc, two
- * at a time, through the suite's compile cache when the run has one (test_nvcc.h). Test
- * code only: cmocka asserts on every failure. Include after cmocka.h, core/hk.h,
- * measure/harness.h and spec/spec.h. */
+ * spec that must be clean, and generating + compiling harness programs or candidate images
+ * with nvcc, two at a time, through the suite's compile cache when the run has one
+ * (test_nvcc.h). Test code only: cmocka asserts on every failure. Include after cmocka.h,
+ * core/hk.h, measure/harness.h and spec/spec.h. */
 #ifndef HK_TEST_SUITE_COMPILE_H
 #define HK_TEST_SUITE_COMPILE_H
 
@@ -59,6 +59,24 @@ static spec *load_clean(const char *path)
 
 /* ---- compiling: up to two nvcc at a time (the build machines have 2 cores) ---- */
 
+/* What compile_jobs() builds of a job. A linked benchmark program costs about 10 s of CPU
+ * (gcc on hk_harness.h's host code, then the link), its -cubin check about 2.5 s, an image
+ * about 1 s (bench/results/2026-12-03-ci-cold.md). */
+enum suite_build {
+    /* the benchmark program (harness_generate with the candidate) as harness_nvcc_argv
+     * builds it: an executable, link included */
+    SUITE_PROGRAM,
+    /* the same text and flags with -cubin: nvcc's front end parses and checks the whole
+     * text, host code included (the spec's expressions in hk_setup, the typed launch's
+     * static_assert on the parameter count), and the kernel's device code is compiled; only
+     * gcc's pass over the host side and the link are left out */
+    SUITE_PROGRAM_CUBIN,
+    /* the candidate's device-only image as the referee builds it on CUDA (measure.c's
+     * prepare_image: harness_module_generate, harness_cubin_argv with -Xptxas -v): what a
+     * GPU run compiles of a candidate */
+    SUITE_MODULE,
+};
+
 typedef struct {
     const spec *s;
     const char *source;   /* candidate file compiled into the harness */
@@ -66,6 +84,24 @@ typedef struct {
     pid_t pid;
     int status;
 } job;
+
+/* argv with "-cubin" after the compiler and the libraries (-lNAME) left out; new array of
+ * borrowed strings (hk_free the array only). */
+static char **cubin_form(char **argv)
+{
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    char **v = hk_calloc(n + 2, sizeof *v);
+    assert_non_null(v);
+    size_t k = 0;
+    v[k++] = argv[0];
+    v[k++] = "-cubin";
+    for (size_t i = 1; i < n; i++)
+        if (strncmp(argv[i], "-l", 2) != 0 || !strcmp(argv[i], "-lineinfo"))
+            v[k++] = argv[i];
+    return v;
+}
 
 static pid_t spawn(char **argv, const char *log)
 {
@@ -93,49 +129,75 @@ static void wait_one(job *jobs, size_t n)
         }
 }
 
-/* Generates and compiles every job's harness; prints nvcc's output for each failure and
+/* The file a job builds: DIR/TAG, or DIR/TAG.cubin; new string. */
+static char *job_output(const char *dir, const job *j, enum suite_build how)
+{
+    char *out = how == SUITE_PROGRAM ? hk_asprintf("%s/%s", dir, j->tag)
+                                     : hk_asprintf("%s/%s.cubin", dir, j->tag);
+    assert_non_null(out);
+    return out;
+}
+
+/* Generates and builds every job as `how` says; prints nvcc's output for each failure and
  * returns how many failed. */
-static int compile_jobs(job *jobs, size_t n)
+static int compile_jobs(job *jobs, size_t n, enum suite_build how)
 {
     char dir[] = "/tmp/hk_suite_test.XXXXXX";
     assert_non_null(mkdtemp(dir));
     size_t running = 0;
     for (size_t j = 0; j < n; j++) {
         char *cu = hk_asprintf("%s/%s.cu", dir, jobs[j].tag);
-        char *exe = hk_asprintf("%s/%s", dir, jobs[j].tag);
+        char *out = job_output(dir, &jobs[j], how);
         char *log = hk_asprintf("%s/%s.log", dir, jobs[j].tag);
-        assert_true(cu && exe && log);
-        assert_int_equal(harness_write(jobs[j].s, jobs[j].source, cu), HK_OK);
-        char **argv = NULL;
-        assert_int_equal(harness_nvcc_argv(jobs[j].s, NVCC, "sm_90", HK_SOURCE_DIR "/include",
-                                           NULL, cu, exe, &argv), HK_OK);
+        assert_true(cu && log);
+        char **argv = NULL, **run = NULL;
+        if (how == SUITE_MODULE) {
+            static const char *const ptxas_v[] = { "-Xptxas", "-v", NULL };
+            char *text = NULL;
+            assert_int_equal(harness_module_generate(jobs[j].s, jobs[j].source, &text), HK_OK);
+            FILE *f = fopen(cu, "wb");
+            assert_non_null(f);
+            assert_int_equal(fputs(text, f) >= 0, 1);
+            assert_int_equal(fclose(f), 0);
+            hk_free(text);
+            assert_int_equal(harness_cubin_argv(jobs[j].s, NVCC, "sm_90", ptxas_v, cu, out,
+                                                &argv), HK_OK);
+        } else {
+            assert_int_equal(harness_write(jobs[j].s, jobs[j].source, cu), HK_OK);
+            assert_int_equal(harness_nvcc_argv(jobs[j].s, NVCC, "sm_90",
+                                               HK_SOURCE_DIR "/include", NULL, cu, out, &argv),
+                             HK_OK);
+        }
+        if (how == SUITE_PROGRAM_CUBIN)
+            run = cubin_form(argv);
         if (running == 2) {
             wait_one(jobs, j);
             running--;
         }
         jobs[j].status = -2;
-        jobs[j].pid = spawn(argv, log);
+        jobs[j].pid = spawn(run ? run : argv, log);
         running++;
+        hk_free(run);
         harness_argv_free(argv);
         hk_free(cu);
-        hk_free(exe);
+        hk_free(out);
         hk_free(log);
     }
     for (; running > 0; running--)
         wait_one(jobs, n);
     int failures = 0;
     for (size_t j = 0; j < n; j++) {
-        char *exe = hk_asprintf("%s/%s", dir, jobs[j].tag);
+        char *out = job_output(dir, &jobs[j], how);
         char *log = hk_asprintf("%s/%s.log", dir, jobs[j].tag);
-        assert_true(exe && log);
-        if (jobs[j].status != 0 || access(exe, X_OK) != 0) {
+        assert_non_null(log);
+        if (jobs[j].status != 0 || access(out, how == SUITE_PROGRAM ? X_OK : R_OK) != 0) {
             char *text = slurp(log, NULL);
             fprintf(stderr, "nvcc failed (%d) for %s:\n%s\n", jobs[j].status, jobs[j].tag,
                     text ? text : "");
             hk_free(text);
             failures++;
         }
-        hk_free(exe);
+        hk_free(out);
         hk_free(log);
     }
     char *cmd = hk_asprintf("rm -rf '%s'", dir);

@@ -200,9 +200,12 @@ static int setup_tmp(void **state)
         snprintf(exe, sizeof exe, "%s/%s", tmpdir, jobs[i].tag);
         snprintf(log, sizeof log, "%s/%s.log", tmpdir, jobs[i].tag);
         char **argv = NULL;
-        /* saxpy is linked into a program; the others stop at the object file, which
-         * is all this test needs and saves the link on a busy machine */
-        const char *obj_only[] = { "-c", NULL };
+        /* saxpy is linked into a program; the others are compiled with -cubin: nvcc's
+         * front end still checks the whole program, host code included (the arity
+         * static_assert, the __constant__ set by symbol), and builds the kernel's device
+         * code; what is left out, gcc's pass over the host side, is the same for every
+         * spec and runs in saxpy's build (about 9 s of CPU each with -c, 2.5 with -cubin) */
+        const char *obj_only[] = { "-cubin", NULL };
         if (harness_write(s, s->source_path, cu) != HK_OK ||
             harness_nvcc_argv(s, NVCC, "sm_90", HK_SOURCE_DIR "/include", i == 0 ? NULL : obj_only, cu,
                               exe, &argv) != HK_OK)

@@ -1,9 +1,13 @@
 /* The kernel suite's bench specs (bench/kernels/NAME.bench.json): every spec loads
  * through spec_load without errors or warnings, keeps the harness rules (seeds, sizes,
  * distributions, a ragged size, formulas, a size bigger than an H200's L2), names a
- * kernel its source defines, and its generated harness compiles with nvcc -arch=sm_90,
- * so the GPU run never fails on a spec mistake. The cheats against these specs are
- * compiled by test_engine_suite_cheats.c (split to keep each test under its timeout). */
+ * kernel its source defines, and its generated benchmark program compiles with nvcc
+ * -arch=sm_90 -cubin (the front end checks the generated host code, the same the launcher
+ * holds, and the typed launch; the kernel's device code is built), so the GPU run never
+ * fails on a spec mistake. The README example's program is built whole, linked: that the
+ * host side also goes through gcc and the link is the same for every spec, and the episode
+ * tests build launchers whole. The cheats against these specs are compiled by
+ * test_engine_suite_cheats.c (split to keep each test under its timeout). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -115,7 +119,7 @@ static void harnesses_compile_with_nvcc(void **state)
         jobs[i].tag = hk_strdup(loaded[i]->kernel);
         assert_non_null(jobs[i].tag);
     }
-    int failures = compile_jobs(jobs, n);
+    int failures = compile_jobs(jobs, n, SUITE_PROGRAM_CUBIN);
     for (size_t i = 0; i < n; i++) {
         hk_free(jobs[i].tag);
         spec_free(loaded[i]);
@@ -124,7 +128,8 @@ static void harnesses_compile_with_nvcc(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* The README demo (examples/saxpy.bench.json) follows the same rules and compiles. */
+/* The README demo (examples/saxpy.bench.json) follows the same rules, and its program
+ * builds whole: compiled, host side included, and linked. */
 static void example_spec_loads_and_compiles(void **state)
 {
     spec *s = load_clean(HK_SOURCE_DIR "/examples/saxpy.bench.json");
@@ -141,7 +146,7 @@ static void example_spec_loads_and_compiles(void **state)
     j.source = s->source_path;
     j.tag = hk_strdup("example_saxpy");
     assert_non_null(j.tag);
-    int failures = compile_jobs(&j, 1);
+    int failures = compile_jobs(&j, 1, SUITE_PROGRAM); /* whole, linked */
     hk_free(j.tag);
     spec_free(s);
     assert_int_equal(failures, 0);
