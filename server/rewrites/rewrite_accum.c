@@ -208,10 +208,27 @@ int rwa_accumulate_body(const char *text, const an_function *f, const rw_toks *t
 }
 
 
-/* Is token k the variable of a for header `for (v = ...;` (k the v after the '(')? */
+/* Is token k the variable of a for header `for (v = ...;` (k the v after the '(') whose
+ * init has no top-level comma (`for (j = 0, k = 0; ...)` with `int` put before j would
+ * declare a new k)? */
 static bool loop_init_var(const rw_toks *ts, size_t k)
 {
-    return k >= 2 && rwl_tok_is(ts, k - 1, "(") && rwl_tok_is(ts, k - 2, "for") && rwl_tok_is(ts, k + 1, "=");
+    if (!(k >= 2 && rwl_tok_is(ts, k - 1, "(") && rwl_tok_is(ts, k - 2, "for") && rwl_tok_is(ts, k + 1, "=")))
+        return false;
+    int depth = 0;
+    for (size_t q = k + 2; q < ts->n; q++) {
+        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{"))
+            depth++;
+        else if (rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]") || rwl_tok_is(ts, q, "}"))
+            depth--;
+        else if (depth == 0 && rwl_tok_is(ts, q, ";"))
+            return true;
+        else if (depth == 0 && rwl_tok_is(ts, q, ","))
+            return false;
+        if (depth < 0)
+            return false;
+    }
+    return false;
 }
 
 int rwa_loop_vars_body(const char *text, const an_function *f, const rw_toks *ts, char **out)

@@ -296,6 +296,17 @@ static const char acc_rows[] =
     "        tmp[i] += (float)j;\n"
     "    }\n"
     "}\n"
+    /* refused: `int` before j would declare a new k in the loop's init */
+    "__global__ void mv_comma(const float *A, float *tmp, const float *x, int rows, int cols)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int j;\n"
+    "    float k;\n"
+    "    if (i < rows) {\n"
+    "        for (j = 0, k = 0.5f; j < cols; j++)\n"
+    "            tmp[i] += A[i * cols + j] * x[j];\n"
+    "    }\n"
+    "}\n"
     /* refused: tmp is read again after its loop (gesummv's y = alpha * tmp + beta * y) */
     "__global__ void mv_reread(const float *A, float *tmp, float *y, int rows, int cols)\n"
     "{\n"
@@ -363,6 +374,7 @@ static void accumulating_rows_refused(void **state)
         {"mv_reread", "summed in a register: `tmp`, stored once per row outside the loops, is accessed again"},
         {"col_acc", "already coalesced across the threads (A at line"},
         {"mv_after", "a loop does not declare its column variable"},
+        {"mv_comma", "a loop does not declare its column variable"},
     };
     fixture fx;
     load_text(acc_rows, &fx);
