@@ -2295,7 +2295,9 @@ static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate 
     r->is_start = is_start;
     for (int d = 0; d < 3; d++)
         r->block[d] = k->block[d];
-    r->block_set = true;
+    /* only a block the candidate chose is passed (--block); the spec's own is evaluated by
+     * the program at each size, as the baseline's is */
+    r->block_set = k->block_own;
     r->text = hk_strndup(k->text, k->len);
     r->len = k->len;
     r->produced_by = is_start ? hk_strdup("start: best verified version of earlier episodes")

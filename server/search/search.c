@@ -879,8 +879,10 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
             hk_free(c->pub.template_args[ax->targ_index]);
             c->pub.template_args[ax->targ_index] = nv;
         }
-        if (ax->linked_block)
+        if (ax->linked_block) {
             c->pub.block[0] = (unsigned)strtoul(v, NULL, 10);
+            c->pub.block_own = true;
+        }
         search_setting *st = &c->pub.tunables[c->pub.n_tunables];
         if (!(st->name = hk_strdup(ax->tname)) || !(st->value = hk_strdup(v))) {
             hk_free(st->name);
@@ -898,6 +900,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         switch (ax->kind) {
         case AX_BLOCK:
             memcpy(c->pub.block, ax->blocks[cfg[a]], sizeof c->pub.block);
+            c->pub.block_own = true;
             rc = hk_buf_printf(&desc, "%sblock %ux%ux%u", desc.len ? "; " : "", c->pub.block[0],
                                c->pub.block[1], c->pub.block[2]);
             break;
@@ -938,8 +941,10 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
     }
     /* a structural rewrite's launch: its body works with any block and grid, unless it
      * keeps the kernel's own (rw_result.keeps_launch) */
-    if (sst && sst->block_size && !keeps_launch)
+    if (sst && sst->block_size && !keeps_launch) {
         c->pub.block[0] = sst->block_size, c->pub.block[1] = c->pub.block[2] = 1;
+        c->pub.block_own = true;
+    }
     if (sst && sst->blocks_per_sm && !keeps_grid) {
         c->pub.grid_mode = SEARCH_GRID_SM_MULTIPLE;
         c->pub.grid_per_sm = sst->blocks_per_sm;
@@ -997,21 +1002,24 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         const axis *ax = &s->axes[a];
         if (ax->kind != AX_LAUNCH_BOUNDS)
             continue;
+        /* the spec's block, kept, may be larger at another size set than at set 0 */
+        unsigned lb = !c->pub.block_own && s->launch.block_max_threads > threads
+                          ? s->launch.block_max_threads : threads;
         int minb = -1;
         if (cfg[a] != 0)
             minb = (int)ax->ivals[cfg[a]];
-        else if (s->source_has_lb && s->source_lb > 0 && (int)threads > s->source_lb)
+        else if (s->source_has_lb && s->source_lb > 0 && (int)lb > s->source_lb)
             minb = 0;   /* the source's bound is below the new block: it must grow */
-        if (minb < 0 || threads < 1 || threads > 1024)
+        if (minb < 0 || lb < 1 || lb > 1024)
             continue;
-        rc = rw_launch_bounds(w.text, w.len, work_model(s, &w), w.kernel, (int)threads, minb, &r);
+        rc = rw_launch_bounds(w.text, w.len, work_model(s, &w), w.kernel, (int)lb, minb, &r);
         if ((rc = step(s, &w, rc, &r, false, skip)))
             goto out;
-        c->pub.launch_bounds = (int)threads;
+        c->pub.launch_bounds = (int)lb;
         c->pub.launch_bounds_min_blocks = minb;
         if (cfg[a] != 0 &&
             (rc = hk_buf_printf(&desc, minb ? "%s__launch_bounds__(%u, %d)" : "%s__launch_bounds__(%u)",
-                                desc.len ? "; " : "", threads, minb)))
+                                desc.len ? "; " : "", lb, minb)))
             goto out;
     }
     if (*skip)
@@ -1071,6 +1079,22 @@ int search_launch_from_spec(const struct spec *sp, int sm_count, search_launch *
         if (err)
             snprintf(err, errlen, "the block has more than 1024 threads");
         return HK_EINVAL;
+    }
+    /* A block written with the sizes (Parboil's stencil: `nx - 1` threads per line) differs
+     * between size sets: a __launch_bounds__ must admit the largest of them. */
+    out->block_max_threads = threads_of(out->block);
+    for (size_t k = 1; k < sp->n_sizes; k++) {
+        unsigned b[3];
+        for (int d = 0; d < 3; d++) {
+            expr_value v;
+            b[d] = 1;
+            if (sp->block[d] &&
+                spec_eval(sp, sp->block[d], k, sm_count > 0 ? sm_count : 1, &v, NULL, 0) ==
+                    HK_OK && !v.is_float && v.i >= 1 && v.i <= 1024)
+                b[d] = (unsigned)v.i;
+        }
+        if (threads_of(b) > out->block_max_threads)
+            out->block_max_threads = threads_of(b);
     }
     static const char *const bvars[] = {"block_x", "block_y", "block_z"};
     for (int d = 0; d < 3; d++)

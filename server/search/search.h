@@ -37,7 +37,12 @@ typedef struct {
     uint64_t hash;                 /* FNV-1a 64 of text + launch + flags + template args */
     char *text;                    /* the whole source to compile, NUL-terminated */
     size_t len;
-    unsigned block[3];
+    unsigned block[3];             /* the block at size set 0 (the spec's, unless block_own) */
+    bool block_own;                /* the candidate chose its block (a block axis, a tunable
+                                    * linked to the block, a structural rewrite's block_size);
+                                    * false: the spec's block expression, which the benchmark
+                                    * program evaluates at each size (nx - 1 at one size is not
+                                    * nx - 1 at another) */
     enum search_grid_mode grid_mode;
     unsigned grid_per_sm;          /* SEARCH_GRID_SM_MULTIPLE: blocks per SM */
     unsigned grid_divisor;         /* SEARCH_GRID_DIVIDED: 2..64 */
@@ -82,7 +87,8 @@ typedef struct {
 
 /* The launch facts the search needs from the bench spec and the device. Borrowed pointers. */
 typedef struct {
-    unsigned block[3];             /* the baseline's block dims */
+    unsigned block[3];             /* the baseline's block dims (size set 0) */
+    unsigned block_max_threads;    /* the most threads the spec's block has at any size set */
     bool block_free;               /* the spec's grid follows block_x/y/z, so the block may vary */
     bool exact_tolerance;          /* some output must match exactly: fast-math is never tried */
     int sm_count;                  /* the device's SMs; 0: unknown (no SM-multiple grids) */

@@ -427,6 +427,85 @@ static void test_launch_from_specs(void **state)
     assert_int_equal(search_launch_from_spec(NULL, 132, &l, err, sizeof err), HK_EINVAL);
 }
 
+/* A block written with the sizes (Parboil's stencil: one block of `nx - 1` threads per
+ * line) is evaluated per size by the benchmark program: a candidate that does not choose
+ * its block leaves it to the spec (block_own false: no --block, which at the other size
+ * launched 511 threads over 129-wide lines and wrote the boundary on an H200), and a
+ * __launch_bounds__ it gets admits the largest size's block. A candidate that sets its
+ * block says so. */
+static void test_block_from_sizes(void **state)
+{
+    (void)state;
+    char src[700], specp[700];
+    snprintf(src, sizeof src, "%s/line.cu", tmpdir);
+    snprintf(specp, sizeof specp, "%s/line.bench.json", tmpdir);
+    FILE *f = fopen(src, "w");
+    assert_non_null(f);
+    fputs("__global__ void line(const float *a, float *b, int nx)\n{\n"
+          "    int i = threadIdx.x;\n    int j = blockIdx.x + 1;\n"
+          "    if (i > 0)\n        b[i + nx * j] = a[i - 1 + nx * j] + a[i + 1 + nx * j];\n}\n", f);
+    fclose(f);
+    f = fopen(specp, "w");
+    assert_non_null(f);
+    fputs("{\"name\": \"line\", \"kernel\": \"line\", \"source\": \"line.cu\",\n"
+          " \"sizes\": [{\"nx\": 130, \"ny\": 8}, {\"nx\": 512, \"ny\": 8}],\n"
+          " \"args\": [{\"name\": \"a\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"nx * ny\"},\n"
+          "  {\"name\": \"b\", \"kind\": \"inout\", \"dtype\": \"float\", \"count\": \"nx * ny\"},\n"
+          "  {\"name\": \"nx\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"nx\"}],\n"
+          " \"launch\": {\"grid\": \"ny - 2\", \"block\": \"nx - 1\"},\n"
+          " \"tolerance\": {\"rtol\": 1e-5, \"atol\": 1e-6}}\n", f);
+    fclose(f);
+    spec *sp = NULL;
+    spec_diags d = {0};
+    assert_int_equal(spec_load(specp, &sp, &d), HK_OK);
+    search_launch l;
+    char err[256];
+    assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
+    assert_int_equal(l.block[0], 129);
+    assert_int_equal(l.block_max_threads, 511);
+    assert_false(l.block_free);
+    fixture fx;
+    load_path(src, &fx);
+    search_budget b = {.max_candidates = 32};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "line"), &l, 5, &b, &s), HK_OK);
+    const search_candidate *c;
+    unsigned bounded = 0;
+    while (search_next(s, &c) == HK_OK) {
+        assert_false(c->block_own);
+        assert_int_equal(c->block[0], 129);
+        if (c->launch_bounds) {
+            bounded++;
+            assert_int_equal(c->launch_bounds, 511);
+            assert_non_null(strstr(c->text, "__launch_bounds__(511"));
+        }
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    }
+    assert_true(bounded >= 1);
+    search_free(s);
+    unload(&fx);
+    spec_free(sp);
+    spec_diags_free(&d);
+
+    /* a block axis (saxpy's grid follows block_x): the candidates with another block own it */
+    load("saxpy.cu", &fx);
+    search_launch sl = saxpy_launch();
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "saxpy"), &sl, 7, &b, &s), HK_OK);
+    unsigned own = 0;
+    while (search_next(s, &c) == HK_OK) {
+        bool axis = strstr(c->description, "block ") != NULL;
+        assert_true(c->block_own == axis || c->structural);
+        own += c->block_own;
+        if (!c->block_own)
+            assert_int_equal(c->block[0], 256);
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    }
+    assert_true(own >= 1);
+    search_free(s);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 /* Every kernel of the project's suite that has a spec gets a search whose first
  * candidates are well formed (texts differ from the baseline exactly when a rewrite ran). */
 static void test_suite_kernels(void **state)
@@ -892,6 +971,7 @@ int main(void)
         cmocka_unit_test(test_exact_tolerance_no_fast_math),
         cmocka_unit_test(test_tunables_linked_to_block),
         cmocka_unit_test(test_launch_from_specs),
+        cmocka_unit_test(test_block_from_sizes),
         cmocka_unit_test(test_suite_kernels),
         cmocka_unit_test(test_divided_grid), cmocka_unit_test(test_hash),
         cmocka_unit_test(test_structural_axis),
