@@ -133,23 +133,33 @@ static bool used_already(const skillplan *p, const sk_skill *sk)
     return false;
 }
 
-/* An algorithm replacement whose skill's query missed still fits when its rewrite applies
- * to ctx's kernel at the skill's first choice: the rewrite's own recognizer reads the
- * kernel model (index variables, macros, helper types), which a query over the text cannot,
- * so a kernel written unlike the query's example is not left to the generic axes. */
+/* A skill whose query missed still fits when its rewrite applies to ctx's kernel at the
+ * skill's first choice: the rewrite's own recognizer reads the kernel model (index
+ * variables, macros, helper types), which a query over the text cannot, so a kernel written
+ * unlike the query's example is not left to the generic axes. Structural rewrites too:
+ * mmcv writes every elementwise kernel in CUDA_1D_KERNEL_LOOP, whose threadIdx.x the
+ * vectorize skill's pattern never sees, while vectorize applies. The metrics still
+ * decide (sk_matches_metrics). */
 static int applies_by_model(const sk_skill *sk, const rw_context *ctx, bool *match)
 {
     *match = false;
-    if (!ctx || !(sk->rewrite->flags & RW_ALGORITHM))
+    if (!ctx)
         return HK_OK;
-    search_struct first = first_choice(sk);
-    rw_refusal why;
-    memset(&why, 0, sizeof why);
-    int rc = rw_applies(sk->rewrite, ctx, first.params, &why);
-    if (rc == HK_ENOMEM)
-        return rc;
-    *match = rc == HK_OK && !why.reason[0];
-    return HK_OK;
+    /* at any of its choices: vectorize's first, width 8, is for 16-bit types; float
+     * kernels take its width 4 */
+    skillplan choices = {0};
+    size_t cap = 0;
+    int rc = expand(&choices, &cap, sk);
+    for (size_t i = 0; rc == HK_OK && i < choices.n && !*match; i++) {
+        rw_refusal why;
+        memset(&why, 0, sizeof why);
+        int arc = rw_applies(sk->rewrite, ctx, choices.v[i].params, &why);
+        if (arc == HK_ENOMEM)
+            rc = arc;
+        *match = arc == HK_OK && !why.reason[0];
+    }
+    hk_free(choices.v);
+    return rc;
 }
 
 int skillplan_build(const sk_set *set, const char *arch, enum sk_class cls, const sk_metrics *mt,

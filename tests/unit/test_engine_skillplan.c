@@ -188,6 +188,50 @@ static void test_fits_by_model(void **state)
     assert_int_equal(hk_alloc_live(), live0);
 }
 
+/* A structural skill whose query misses a kernel written in a macro loop (mmcv's
+ * CUDA_1D_KERNEL_LOOP hides threadIdx.x from the vectorize skill's pattern) still fits
+ * when its rewrite applies to the kernel model; without the kernel it stays out. */
+static void test_structural_fits_by_model(void **state)
+{
+    (void)state;
+    long live0 = hk_alloc_live();
+    static const char loss[] =
+        "#define LOOP_1D(i, n) \\\n"
+        "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)\n"
+        "__global__ void loss(const int n, const float *x, float *y, const float a)\n"
+        "{\n"
+        "    LOOP_1D(k, n) {\n"
+        "        float p = 1.0f / (1.0f + expf(-x[k]));\n"
+        "        y[k] = a * p * logf(p);\n"
+        "    }\n"
+        "}\n";
+    size_t len = strlen(loss);
+    an_model *m;
+    assert_int_equal(an_analyze(loss, len, &m), HK_OK);
+    long k = an_model_find_kernel(m, "loss");
+    assert_true(k >= 0);
+    rw_context ctx = {.text = loss, .len = len, .m = m, .kernel = (size_t)k};
+    /* the episode matches the kernel's own text, not the file's macros */
+    const char *body = strstr(loss, "__global__");
+    size_t blen = len - (size_t)(body - loss);
+    skillplan by_text, by_model;
+    assert_int_equal(skillplan_build(skills, "sm_90", SK_LATENCY_BOUND, NULL, body, blen,
+                                     &by_text), HK_OK);
+    assert_int_equal(skillplan_build_for(skills, "sm_90", SK_LATENCY_BOUND, NULL, body, blen, &ctx,
+                                         &by_model), HK_OK);
+    bool text_has = false, model_has = false;
+    for (size_t i = 0; i < by_text.n; i++)
+        text_has |= !strcmp(by_text.v[i].rewrite, "vectorize");
+    for (size_t i = 0; i < by_model.n; i++)
+        model_has |= !strcmp(by_model.v[i].rewrite, "vectorize");
+    assert_false(text_has);
+    assert_true(model_has);
+    skillplan_free(&by_text);
+    skillplan_free(&by_model);
+    an_model_free(m);
+    assert_int_equal(hk_alloc_live(), live0);
+}
+
 static void test_gemm_and_gfx(void **state)
 {
     (void)state;
@@ -473,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_class),
         cmocka_unit_test(test_transpose_plan),
         cmocka_unit_test(test_fits_by_model),
+        cmocka_unit_test(test_structural_fits_by_model),
         cmocka_unit_test(test_register_accumulator_fits),
         cmocka_unit_test(test_split_k_fits),
         cmocka_unit_test(test_gemm_and_gfx),
