@@ -473,6 +473,13 @@ static int try_histogram(cx *x)
             if (h->kind == KM_ATOM_OPAQUE && strcmp(h->op, "%") == 0 && h->n_args == 2)
                 cf_from(x, h->args[1], &c->bins);
         }
+        /* or a guard on the bin itself: `if (v >= 0 && v < nbins) atomicAdd(&h[v], 1)`
+         * (a bincount whose range is a parameter) */
+        for (uint32_t g = 0; !c->bins.known && g < a->n_guards; g++) {
+            const km_guard *gd = &x->gs[a->guards[g]];
+            if (strcmp(gd->op, "<") == 0 && km_form_equal(gd->lhs, a->index))
+                cf_from(x, gd->rhs, &c->bins);
+        }
         if (!c->bins.known && c->privatized) {
             size_t n;
             const km_local *ls = km_locals(x->k, &n);

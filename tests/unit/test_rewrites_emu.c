@@ -312,6 +312,19 @@ static const char hist_p[] =
     "    const int b = v % nbins;\n"
     "    atomicAdd(&bins[b], 1);\n"
     "}\n";
+/* the bin range only in a guard on the bin (a bincount over a parameter range) */
+static const char hist_guard[] =
+    "template <typename T>\n"
+    "__global__ void hist_guard(const T *in, unsigned int *bins, int n, int nbins)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) {\n"
+    "        T v = in[i];\n"
+    "        if (v >= 0 && v < nbins)\n"
+    "            atomicAdd(&bins[(int)v], 1u);\n"
+    "    }\n"
+    "}\n"
+    "template __global__ void hist_guard<int>(const int *, unsigned int *, int, int);\n";
 static const char hist_w[] =
     "__global__ void hist_w(const int *in, const float *w, float *bins, int n)\n"
     "{\n"
@@ -333,6 +346,10 @@ static void histogram_model_path_runs(void **state)
          "hist_case<int, int>(\"hist_p\", BOTH(hist_p(a, r, (int)n, 100)), 100, 100000, 0);\n"
          "hist_case<int, int>(\"hist_p\", BOTH(hist_p(a, r, (int)n, 3000)), 3000, 100000, 0);"},
         {hist_w, "hist_w", "hist_case<int, float>(\"hist_w\", BOTH(hist_w(a, b, r, (int)n)), 64, 1000, 1e-4);"},
+        /* keys beyond the range are skipped by the guard; 3000 bins: beyond the shared cap */
+        {hist_guard, "hist_guard",
+         "hist_case<int, unsigned>(\"hist_guard\", BOTH(hist_guard<int>(a, r, (int)n, 100)), 100, 5000, 0);\n"
+         "hist_case<int, unsigned>(\"hist_guard\", BOTH(hist_guard<int>(a, r, (int)n, 3000)), 3000, 5000, 0);"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *cand = emu_rewrite(cases[i].src, cases[i].kernel, "privatized_histogram", NULL);

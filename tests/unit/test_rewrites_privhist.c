@@ -127,6 +127,27 @@ static void parameter_count_early_return(void **state)
                  "hist_p", want);
 }
 
+/* The range only in a guard on the bin (`if (v >= 0 && v < nbins)`, a templated bincount):
+ * the guard's bound is the bin count (kclass.c try_histogram). */
+static void parameter_count_from_guard(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"constexpr int HK_BINS = 2048;",
+                                       "const long long hk_nb = (long long)(nbins) < HK_BINS ? (long long)(nbins) : HK_BINS;",
+                                       "atomicAdd(&bins[(int)v], 1u);", NULL};
+    hist_applies("template <typename T>\n"
+                 "__global__ void bincount(const T *in, unsigned int *bins, int n, int nbins)\n"
+                 "{\n"
+                 "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                 "    if (i < n) {\n"
+                 "        T v = in[i];\n"
+                 "        if (v >= 0 && v < nbins)\n"
+                 "            atomicAdd(&bins[(int)v], 1u);\n"
+                 "    }\n"
+                 "}\n",
+                 "bincount", want);
+}
+
 static void weighted_grid_stride(void **state)
 {
     (void)state;
@@ -223,6 +244,7 @@ int main(void)
         cmocka_unit_test(templated_counter_and_count),
         cmocka_unit_test(macro_count_pointer_plus),
         cmocka_unit_test(parameter_count_early_return),
+        cmocka_unit_test(parameter_count_from_guard),
         cmocka_unit_test(weighted_grid_stride),
         cmocka_unit_test(unknown_count_refused),
         cmocka_unit_test(privatized_refused),
