@@ -1272,6 +1272,54 @@ static int row_kernel(const char *text, size_t len, const char *kernel, bool *ro
     return HK_OK;
 }
 
+/* A sliding window, not a column: every load of the loop that is contiguous along
+ * threadIdx.x and moves with the loop's counter moves by one element per iteration
+ * (`in[i + offset]`, `x[i - k / 2 + j]`: a 1-D stencil or convolution), and none moves by
+ * more (a column walk, `A[i * n + j]`). *window with the access in what. */
+static int window_kernel(const char *text, size_t len, const char *kernel, bool *window,
+                         char *what, size_t wn)
+{
+    *window = false;
+    km_kernel *k = NULL;
+    int rc = km_build(text, len, kernel, &k, NULL, 0);
+    if (rc)
+        return rc == HK_ENOMEM ? rc : HK_OK;
+    size_t na = 0, nl = 0;
+    const km_access *acc = km_accesses(k, &na);
+    const km_loop *loops = km_loops(k, &nl);
+    bool unit = false, walk = false;
+    for (size_t i = 0; i < na; i++) {
+        const km_access *a = &acc[i];
+        if (a->space != KM_SPACE_GLOBAL || a->mode != KM_READ || !a->n_loops ||
+            a->loops[a->n_loops - 1] >= nl ||
+            km_access_stride_tx(k, a, NULL) != KM_STRIDE_CONTIGUOUS)
+            continue;
+        uint32_t counter = loops[a->loops[a->n_loops - 1]].counter;
+        if (!km_form_mentions(k, a->index, counter))
+            continue;
+        /* the counter's whole coefficient is +-1: `i * (n + 1) + j` is i*n + i, a walk */
+        unsigned terms = 0;
+        bool one = false;
+        for (uint32_t t = 0; t < a->index.n; t++) {
+            bool has = false;
+            for (uint32_t q = 0; q < a->index.t[t].n; q++)
+                has |= a->index.t[t].atoms[q] == counter;
+            if (!has)
+                continue;
+            terms++;
+            one = a->index.t[t].n == 1 && (a->index.t[t].coef == 1 || a->index.t[t].coef == -1);
+        }
+        one &= terms == 1;
+        if (one && !unit)
+            snprintf(what, wn, "`%s` at line %u", a->buffer, a->line);
+        unit |= one;
+        walk |= !one;
+    }
+    *window = unit && !walk;
+    km_free(k);
+    return HK_OK;
+}
+
 int rw_split_k_columns(const char *text, size_t len, const an_model *m, size_t kernel, int slices,
                        rw_result *out)
 {
@@ -1302,6 +1350,15 @@ int rw_split_k_columns(const char *text, size_t len, const an_model *m, size_t k
         if (row)
             refuse(&s, sh.loop_a, "loop", "its loads are strided across the threads (%s), none contiguous: "
                                           "a thread per row, which warp_rows serves", what);
+        bool window = false;
+        if (!row && (rc = window_kernel(text, len, f->name, &window, what, sizeof what)))
+            goto out;
+        if (window)
+            refuse(&s, sh.loop_a, "loop", "a sliding window, not a column: consecutive threads read "
+                                          "neighbouring elements and the loop steps by one (%s), a 1-D "
+                                          "stencil or convolution whose loads the threads already share "
+                                          "through the caches; slices of it would add barriers for nothing",
+                   what);
     }
     if (s.why[0]) {
         rc = rwl_not_applicable(out, hk_asprintf("split_k_columns not applicable to kernel %s: %s",

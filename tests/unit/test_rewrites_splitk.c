@@ -374,6 +374,27 @@ static const char refused[] =
     "        for (int i = 0; i < m; i++)\n"
     "            y[j] += A[i * n + j] * b;\n"
     "    }\n"
+    "}\n"
+    "__global__ void window(int m, int n, const float *x, float *y)\n"               /* 121 */
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j >= 7 && j < n - 7) {\n"
+    "        float s = 0;\n"
+    "        for (int d = -7; d <= 7; d++)\n"
+    "            s += x[j + d];\n"
+    "        y[j] = s;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void conv(int m, int n, const float *x, const float *k, float *y)\n" /* 131 */
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j < n) {\n"
+    "        float s = 0;\n"
+    "        int start = j - m / 2;\n"
+    "        for (int t = 0; t < m; t++)\n"
+    "            s += x[start + t] * k[t];\n"
+    "        y[j] = s;\n"
+    "    }\n"
     "}\n";
 
 static const refusal refusals[] = {
@@ -389,6 +410,8 @@ static const refusal refusals[] = {
     {"counter_after", "statement", 97, "counter"},
     {"param_write", "write", 108, "parameter `n`"},
     {"pre_read", "statement", 116, "finishing thread"},
+    {"window", "loop", 126, "sliding window"},
+    {"conv", "loop", 137, "sliding window"},
 };
 
 /* Each refuses through the registry with its construct and line, and the driver says the
