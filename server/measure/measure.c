@@ -328,7 +328,8 @@ static runner_spec gpu_spec(const gpu_hold *h, const runner_spec *rs)
 
 /* Reads the program's notes ('w' waiting for the exclusive lock, 'g' done) and pushes the
  * running job's timeout back by the time it waited since the last call: a program that
- * waits its turn to time is not killed for it. */
+ * waits its turn to time is not killed for it. Called every tick, so a wait is seen to
+ * within a tick (STOP_POLL_MS). */
 static void gpu_hold_poll(gpu_hold *h, runner_pool *p)
 {
     if (h->note_rd < 0)
