@@ -128,9 +128,10 @@ typedef struct {
      * build that queries the device) never stalls other episodes' timed runs. */
     bool untimed;
     /* Adds the seconds this options' runs spent waiting for the GPU lock (another episode's
-     * program held the GPU). An episode's search budget does not count them: episodes run
-     * side by side (the editor's, a batch's JOBS) each get their budget of their own work.
-     * Written by the thread running the measurement only. May be NULL. */
+     * program held the GPU): before a program starts, and a benchmark program's own wait to
+     * time (measure_run_argv_held). An episode's search budget does not count them:
+     * episodes run side by side (the editor's, a batch's JOBS) each get their budget of
+     * their own work. Written by the thread running the measurement only. May be NULL. */
     double *lock_wait_s;
     /* The baseline's own error against its fp64 shadow (measure_widen): a float output's
      * absolute tolerance is widened by twice it wherever a candidate is compared with the
