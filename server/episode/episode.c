@@ -3462,6 +3462,8 @@ static int run_tool(ep_ctx *c, const char *const *argv, const char *cwd, unsigne
 {
     runner_spec rs = {.argv = argv, .cwd = cwd, .timeout_ms = timeout_ms, .output_max = out_max,
                       .gpu = true, .isolation = RUNNER_ISO_NONE};
+    /* the GPU lock exclusive for the whole process: Nsight Compute replays and times the
+     * kernel under its own control, from anywhere in the program */
     return measure_run_argv(&c->mo, &rs, r);
 }
 

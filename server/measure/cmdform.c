@@ -1177,8 +1177,10 @@ static int copy_lib(const char *src, const char *dst)
 }
 
 /* A command through the runner, stoppably (measure_run_argv polls stop). Only a timed
- * command (the runs CUPTI times) holds the GPU lock; the build does not, so a slow build
- * does not stall other episodes' timing (issue 14). */
+ * command (the runs CUPTI times) holds the GPU lock, exclusively for the whole process:
+ * CUPTI times every launch of the user's program, wherever it comes, so there is no timed
+ * loop to narrow the lock to. The build does not hold it, so a slow build does not stall
+ * other episodes' timing (issue 14). */
 static int run_shell(const cmdform_options *o, const spec *s, const char *cmd, const char *cwd,
                      unsigned timeout_ms, const char *const *env_set, const char *const *writable,
                      bool timed, runner_result *r)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -23,6 +24,7 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "core/log.h"
+#include "hk_gpulock.h"
 #include "measure/kimage.h"
 #include "measure/oracle.h"
 
@@ -197,33 +199,106 @@ int measure_gpu_lock_path(char *buf, size_t n)
     return HK_OK;
 }
 
-/* Takes the GPU lock for a program that uses the GPU (rs->gpu) and may be timed (not
- * o->untimed): two episodes (the editor runs several at once; a batch runs kernels in
- * parallel to overlap their compiles) never time programs on one GPU together, which would
- * skew both. flock: released by the kernel if this process dies. Best effort: a lock file
- * that cannot be opened runs unlocked. *fd -1 when no lock is held. HK_OK or HK_ECANCELED
- * (stopped while waiting). */
-static int gpu_lock(const measure_opts *o, const runner_spec *rs, int *fd)
+/* The GPU lock of one run (hk_gpulock.h has the protocol, docs/episode.md the policy):
+ * two episodes (the editor runs several at once; a batch runs kernels in parallel to
+ * overlap their compiles) never run a kernel on one GPU while either times there, which
+ * would skew the timing. The descriptors are opened for this run alone (a flock belongs to
+ * its open file description) and close-on-exec, except for the program a HANDED run
+ * starts, which inherits them (runner_spec.keep_fds). The kernel releases the lock of a
+ * process that dies; it is released for good when the last copy (ours, closed after the
+ * program ends) is closed. */
+typedef struct {
+    enum measure_gpu_hold how;
+    hk_gpulock l;           /* all -1: no lock held (not a GPU run, untimed, off, no file) */
+    int note_rd;            /* our end of the program's note socket (HANDED); -1: none */
+    int keep[3];
+    size_t n_keep;
+    char env[64];           /* HK_GPULOCK_ENV=... for a HANDED program */
+    const char **env_set;   /* the spec's env_set with env added; NULL: the spec's own */
+    double wait_since;      /* the program waits for the exclusive lock since then; 0: not */
+    double waited_s;        /* the program's finished waits */
+    double delayed_s;       /* of the program's wait, what its timeout was pushed back by */
+} gpu_hold;
+
+static void gpu_hold_init(gpu_hold *h)
 {
-    *fd = -1;
-    char path[512];
+    memset(h, 0, sizeof *h);
+    h->l.lock_fd = h->l.turn_fd = h->l.note_fd = h->note_rd = -1;
+}
+
+static void gpu_unlock(gpu_hold *h)
+{
+    int fds[] = {h->l.lock_fd, h->l.turn_fd, h->l.note_fd, h->note_rd};
+    for (size_t i = 0; i < HK_ARRAY_LEN(fds); i++)
+        if (fds[i] >= 0)
+            close(fds[i]); /* the last copy of the lock's description releases it */
+    hk_free(h->env_set);
+    gpu_hold_init(h);
+}
+
+static int open_lock_file(const char *path)
+{
+    return open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+}
+
+/* The env_set of rs with h->env added, and the descriptors the program keeps. */
+static int gpu_hand_over(gpu_hold *h, const runner_spec *rs)
+{
+    int sv[2];
+    /* the note socket: without it the program's wait counts against its time limit */
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0) {
+        h->note_rd = sv[0];
+        h->l.note_fd = sv[1];
+        (void)fcntl(h->note_rd, F_SETFL, O_NONBLOCK);
+    }
+    h->keep[h->n_keep++] = h->l.lock_fd;
+    h->keep[h->n_keep++] = h->l.turn_fd;
+    if (h->l.note_fd >= 0) {
+        h->keep[h->n_keep++] = h->l.note_fd;
+        snprintf(h->env, sizeof h->env, HK_GPULOCK_ENV "=%d,%d,%d", h->l.lock_fd,
+                 h->l.turn_fd, h->l.note_fd);
+    } else {
+        snprintf(h->env, sizeof h->env, HK_GPULOCK_ENV "=%d,%d", h->l.lock_fd, h->l.turn_fd);
+    }
+    size_t n = 0;
+    while (rs->env_set && rs->env_set[n])
+        n++;
+    if (!(h->env_set = hk_calloc(n + 2, sizeof *h->env_set)))
+        return HK_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        h->env_set[i] = rs->env_set[i];
+    h->env_set[n] = h->env;
+    return HK_OK;
+}
+
+/* Takes the GPU lock for a run that uses the GPU (rs->gpu) unless o->untimed, held as
+ * `how` says, waiting in turn behind a writer that waits (the turnstile) and counting the
+ * wait into o->lock_wait_s. Best effort: a lock file that cannot be opened, or a flock
+ * error, runs unlocked. HK_OK (h->l.lock_fd -1 when no lock is held), HK_ECANCELED
+ * (stopped while waiting) or HK_ENOMEM; gpu_unlock in every case. */
+static int gpu_lock(const measure_opts *o, const runner_spec *rs, enum measure_gpu_hold how,
+                    gpu_hold *h)
+{
+    gpu_hold_init(h);
+    h->how = how;
+    char path[512], turn[600];
     if (!rs->gpu || (o && o->untimed) || measure_gpu_lock_path(path, sizeof path) != HK_OK)
         return HK_OK;
-    int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (f < 0) {
+    snprintf(turn, sizeof turn, "%s" HK_GPULOCK_TURN_SUFFIX, path);
+    if ((h->l.lock_fd = open_lock_file(path)) < 0 || (h->l.turn_fd = open_lock_file(turn)) < 0) {
         HK_DEBUG("measure: GPU lock %s: %s; running unlocked", path, strerror(errno));
+        gpu_unlock(h);
         return HK_OK;
     }
     double t0 = 0;
-    while (flock(f, LOCK_EX | LOCK_NB) != 0) {
-        if (errno != EWOULDBLOCK && errno != EINTR) {
-            close(f);
-            return HK_OK;
-        }
+    int turn_held = 0, got;
+    while ((got = hk_gpulock_try(&h->l, how == MEASURE_GPU_EXCLUSIVE ? LOCK_EX : LOCK_SH,
+                                 &turn_held)) == 0) {
         if (!t0)
             t0 = hk_now_s();
         if (measure_stopped(o)) {
-            close(f);
+            hk_gpulock_abandon(&h->l, &turn_held);
+            gpu_unlock(h);
             return HK_ECANCELED;
         }
         struct timespec ts = {0, 2 * 1000 * 1000};
@@ -231,54 +306,106 @@ static int gpu_lock(const measure_opts *o, const runner_spec *rs, int *fd)
     }
     if (t0 && o && o->lock_wait_s)
         *o->lock_wait_s += hk_now_s() - t0;
-    *fd = f;
-    return HK_OK;
+    if (got < 0) {
+        HK_DEBUG("measure: GPU lock %s: %s; running unlocked", path, strerror(errno));
+        gpu_unlock(h);
+        return HK_OK;
+    }
+    return how == MEASURE_GPU_HANDED ? gpu_hand_over(h, rs) : HK_OK;
 }
 
-static void gpu_unlock(int fd)
+/* The spec the runner gets: rs with the handed-over lock's environment and descriptors. */
+static runner_spec gpu_spec(const gpu_hold *h, const runner_spec *rs)
 {
-    if (fd >= 0)
-        close(fd); /* releases the flock */
+    runner_spec s = *rs;
+    if (h->env_set) {
+        s.env_set = h->env_set;
+        s.keep_fds = h->keep;
+        s.n_keep_fds = h->n_keep;
+    }
+    return s;
+}
+
+/* Reads the program's notes ('w' waiting for the exclusive lock, 'g' done) and pushes the
+ * running job's timeout back by the time it waited since the last call: a program that
+ * waits its turn to time is not killed for it. Called every tick, so a wait is seen to
+ * within a tick (STOP_POLL_MS). */
+static void gpu_hold_poll(gpu_hold *h, runner_pool *p)
+{
+    if (h->note_rd < 0)
+        return;
+    char buf[64];
+    ssize_t n;
+    double now = hk_now_s();
+    while ((n = read(h->note_rd, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < n; i++) {
+            if (buf[i] == 'w' && !h->wait_since)
+                h->wait_since = now;
+            else if (buf[i] == 'g' && h->wait_since) {
+                h->waited_s += now - h->wait_since;
+                h->wait_since = 0;
+            }
+        }
+    double waited = h->waited_s + (h->wait_since ? now - h->wait_since : 0);
+    double more = waited - h->delayed_s;
+    if (more >= 0.001) {
+        runner_pool_delay_timeouts(p, (unsigned)(more * 1e3));
+        h->delayed_s += (double)(unsigned)(more * 1e3) / 1e3;
+    }
+}
+
+/* After the run: the program's own wait is counted like ours (o->lock_wait_s) and left out
+ * of its wall time, which sizes later timeouts. */
+static void gpu_hold_finish(gpu_hold *h, runner_pool *p, const measure_opts *o, runner_result *r)
+{
+    gpu_hold_poll(h, p);
+    double waited = h->waited_s + (h->wait_since ? hk_now_s() - h->wait_since : 0);
+    if (waited > 0 && o && o->lock_wait_s)
+        *o->lock_wait_s += waited;
+    if (waited > 0 && r && r->wall_ms > 0) {
+        long ms = (long)(waited * 1e3);
+        r->wall_ms = r->wall_ms > ms ? r->wall_ms - ms : 0;
+    }
 }
 
 /* ---- running children, stoppably ---- */
 
-static int run_argv_locked(const measure_opts *o, const runner_spec *rs, runner_result *r);
-
 int measure_run_argv(const measure_opts *o, const runner_spec *rs, runner_result *r)
 {
-    memset(r, 0, sizeof *r);
-    r->exit_code = -1;
-    int lock;
-    int rc = gpu_lock(o, rs, &lock);
-    if (rc)
-        return rc;
-    rc = run_argv_locked(o, rs, r);
-    gpu_unlock(lock);
-    return rc;
+    return measure_run_argv_held(o, rs, MEASURE_GPU_EXCLUSIVE, r);
 }
 
-static int run_argv_locked(const measure_opts *o, const runner_spec *rs, runner_result *r)
+int measure_run_argv_held(const measure_opts *o, const runner_spec *rs,
+                          enum measure_gpu_hold how, runner_result *r)
 {
     memset(r, 0, sizeof *r);
     r->exit_code = -1;
     if (measure_stopped(o))
         return HK_ECANCELED;
-    runner_pool *p = NULL;
-    int rc = runner_pool_new(1, &p);
-    if (rc)
+    gpu_hold h;
+    int rc = gpu_lock(o, rs, how, &h);
+    if (rc) {
+        gpu_unlock(&h);
         return rc;
-    if ((rc = runner_pool_submit(p, rs, NULL)))
+    }
+    runner_pool *p = NULL;
+    if ((rc = runner_pool_new(1, &p)))
         goto out;
+    runner_spec s = gpu_spec(&h, rs);
+    if ((rc = runner_pool_submit(p, &s, NULL)))
+        goto out;
+    /* ticks for the stop and for the program's notes */
+    int tick = (o && o->stop) || h.note_rd >= 0 ? STOP_POLL_MS : -1;
     for (;;) {
         /* The pool's poll() wakes on every signal too, so a Ctrl-C is seen within one tick. */
-        rc = runner_pool_wait(p, o && o->stop ? STOP_POLL_MS : -1, NULL, r);
+        rc = runner_pool_wait(p, tick, NULL, r);
         if (rc == HK_ETIMEDOUT) {
             if (measure_stopped(o)) {
                 runner_pool_cancel(p);
                 rc = HK_ECANCELED;
                 break;
             }
+            gpu_hold_poll(&h, p);
             continue;
         }
         if (rc == HK_OK && measure_stopped(o))
@@ -287,8 +414,10 @@ static int run_argv_locked(const measure_opts *o, const runner_spec *rs, runner_
             rc = r->error;
         break;
     }
+    gpu_hold_finish(&h, p, o, rc == HK_OK ? r : NULL);
 out:
     runner_pool_free(p); /* kills anything still running (whole groups) */
+    gpu_unlock(&h);
     return rc;
 }
 
@@ -329,24 +458,24 @@ static bool watch_file(const run_watch *w, size_t k)
 /* measure_run_argv with a watchdog: the process is killed (timed out, w->stalled) when no
  * new output file appears for w->progress_ms, so a kernel that never terminates costs one
  * combination's limit, not the whole process's. */
-static int run_argv_watch(const measure_opts *o, const runner_spec *rs, runner_result *r,
-                          run_watch *w)
+static int run_argv_watch(const measure_opts *o, const runner_spec *rs,
+                          enum measure_gpu_hold how, runner_result *r, run_watch *w)
 {
     memset(r, 0, sizeof *r);
     r->exit_code = -1;
     if (measure_stopped(o))
         return HK_ECANCELED;
-    int lock;
-    int rc = gpu_lock(o, rs, &lock);
-    if (rc)
-        return rc;
-    runner_pool *p = NULL;
-    rc = runner_pool_new(1, &p);
+    gpu_hold h;
+    int rc = gpu_lock(o, rs, how, &h);
     if (rc) {
-        gpu_unlock(lock);
+        gpu_unlock(&h);
         return rc;
     }
-    if ((rc = runner_pool_submit(p, rs, NULL)))
+    runner_pool *p = NULL;
+    if ((rc = runner_pool_new(1, &p)))
+        goto out;
+    runner_spec s = gpu_spec(&h, rs);
+    if ((rc = runner_pool_submit(p, &s, NULL)))
         goto out;
     double t0 = now_ms(), last = t0;
     for (;;) {
@@ -357,6 +486,9 @@ static int run_argv_watch(const measure_opts *o, const runner_spec *rs, runner_r
                 rc = HK_ECANCELED;
                 break;
             }
+            double delayed = h.delayed_s;
+            gpu_hold_poll(&h, p);
+            last += (h.delayed_s - delayed) * 1e3; /* waiting its turn is no stall */
             double now = now_ms();
             while (w->done < w->n && watch_file(w, w->done)) {
                 w->done++;
@@ -399,9 +531,10 @@ static int run_argv_watch(const measure_opts *o, const runner_spec *rs, runner_r
             rc = r->error;
         break;
     }
+    gpu_hold_finish(&h, p, o, rc == HK_OK ? r : NULL);
 out:
     runner_pool_free(p);
-    gpu_unlock(lock);
+    gpu_unlock(&h);
     return rc;
 }
 
@@ -524,19 +657,23 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
     int rc = HK_OK;
     TRY(harness_generate(o->spec, NULL, &launcher));
     TRY(harness_launcher_argv(o->nvcc, o->arch, o->include_dir, "bench.cu", "@OUT@", &largv));
-    /* everything the launcher is built from: its text, the command, the harness header it
+    /* everything the launcher is built from: its text, the command, the harness headers it
      * includes and the compiler itself */
     uint64_t h = fnv1a(0xCBF29CE484222325ull, launcher);
     for (size_t i = 0; largv[i]; i++)
         h = fnv1a(h, largv[i]);
-    char *hdr = hk_asprintf("%s/hk_harness.h", o->include_dir ? o->include_dir
-                                                              : harness_include_dir());
-    if (!hdr) {
+    const char *idir = o->include_dir ? o->include_dir : harness_include_dir();
+    char *hdr = hk_asprintf("%s/hk_harness.h", idir);
+    char *lockhdr = hk_asprintf("%s/hk_gpulock.h", idir);
+    if (!hdr || !lockhdr) {
+        hk_free(hdr);
+        hk_free(lockhdr);
         rc = HK_ENOMEM;
         goto out;
     }
-    h = fnv1a_tool(fnv1a_file(h, hdr), o->nvcc);
+    h = fnv1a_tool(fnv1a_file(fnv1a_file(h, hdr), lockhdr), o->nvcc);
     hk_free(hdr);
+    hk_free(lockhdr);
     char *root = NULL;
     if (!(parent = dir_of(b->dir)) || !(root = launcher_root(parent)) ||
         !(ldir = hk_asprintf("%s/%016llx", root, (unsigned long long)h)) ||
@@ -1149,11 +1286,14 @@ static int run_program(const measure_opts *o, const measure_prog *p, const char 
         .writable = writable,
         .readable = readable,
     };
+    /* The program holds the GPU lock shared for its whole life and exclusively around its
+     * timed loop alone (hk_harness.h's hk_time), so other episodes' programs initialize,
+     * allocate and check beside it but never run a kernel while it times. */
     if (watch) {
         watch->progress_ms = per_combo;
-        rc = run_argv_watch(o, &rs, &r, watch);
+        rc = run_argv_watch(o, &rs, MEASURE_GPU_HANDED, &r, watch);
     } else {
-        rc = measure_run_argv(o, &rs, &r);
+        rc = measure_run_argv_held(o, &rs, MEASURE_GPU_HANDED, &r);
     }
     out->wall_ms = r.wall_ms;
     out->isolation_words = r.isolation_words;

@@ -123,14 +123,15 @@ typedef struct {
     /* When *stop becomes non-zero (a signal handler sets it), running children are killed
      * (whole process groups) and the call returns HK_ECANCELED. May be NULL. */
     const volatile sig_atomic_t *stop;
-    /* The program may touch the GPU (runner_spec.gpu keeps the device visible) but times
-     * nothing: it takes no GPU lock, so a long build (a command-form build that queries
-     * the device) never stalls other episodes' timed runs. */
+    /* The program may touch the GPU (runner_spec.gpu keeps the device visible) but runs no
+     * kernel worth keeping apart: it takes no GPU lock, so a long build (a command-form
+     * build that queries the device) never stalls other episodes' timed runs. */
     bool untimed;
     /* Adds the seconds this options' runs spent waiting for the GPU lock (another episode's
-     * program held the GPU). An episode's search budget does not count them: episodes run
-     * side by side (the editor's, a batch's JOBS) each get their budget of their own work.
-     * Written by the thread running the measurement only. May be NULL. */
+     * program held the GPU): before a program starts, and a benchmark program's own wait to
+     * time (measure_run_argv_held). An episode's search budget does not count them:
+     * episodes run side by side (the editor's, a batch's JOBS) each get their budget of
+     * their own work. Written by the thread running the measurement only. May be NULL. */
     double *lock_wait_s;
     /* The baseline's own error against its fp64 shadow (measure_widen): a float output's
      * absolute tolerance is widened by twice it wherever a candidate is compared with the
@@ -141,14 +142,35 @@ typedef struct {
 /* true when o->stop is set and raised. */
 bool measure_stopped(const measure_opts *o);
 
-/* The file whose flock makes GPU programs (runner_spec.gpu, measure_opts.untimed unset)
- * of every hkls process run one at a time: $HK_GPU_LOCK, else /tmp/hyperkernel-gpu-UID-DEVICES.lock (DEVICES from
- * CUDA_VISIBLE_DEVICES, "all" when unset). HK_ENOENT when HK_GPU_LOCK=off (no lock). */
+/* The file whose flock keeps the GPU programs (runner_spec.gpu, measure_opts.untimed
+ * unset) of every hkls process from running a kernel while another one times:
+ * $HK_GPU_LOCK, else /tmp/hyperkernel-gpu-UID-DEVICES.lock (DEVICES from
+ * CUDA_VISIBLE_DEVICES, "all" when unset); its turnstile is the same path with
+ * HK_GPULOCK_TURN_SUFFIX (include/hk_gpulock.h). HK_ENOENT when HK_GPU_LOCK=off (no lock). */
 int measure_gpu_lock_path(char *buf, size_t n);
 
+/* How a GPU run holds that lock. */
+enum measure_gpu_hold {
+    /* alone for its whole life: a tool that times or profiles the whole program (a
+     * command-form spec's runs under CUPTI, Nsight Compute) */
+    MEASURE_GPU_EXCLUSIVE,
+    /* shared: runs kernels but times nothing, so it runs beside other shared holders and
+     * never beside an exclusive one (compute-sanitizer's runs) */
+    MEASURE_GPU_SHARED,
+    /* shared, and handed to the program (HK_GPULOCK_ENV), which holds it exclusively
+     * around its timed loop alone: the benchmark program (hk_harness.h) */
+    MEASURE_GPU_HANDED,
+};
+
 /* Runs one argv through the runner, polling o->stop: the one place where this module
- * starts children. HK_OK when it ran (see r), HK_ECANCELED (children killed), or the
- * runner's error. *r must be freed with runner_result_free. */
+ * starts children. A GPU run (rs->gpu) first takes the GPU lock as `how` says, waiting
+ * in turn (o->stop ends the wait; o->lock_wait_s counts it, and a HANDED program's own
+ * wait, which neither its timeout nor r->wall_ms count). HK_OK when it ran (see r),
+ * HK_ECANCELED (children killed), or the runner's error. *r must be freed with
+ * runner_result_free. */
+int measure_run_argv_held(const measure_opts *o, const runner_spec *rs,
+                          enum measure_gpu_hold how, runner_result *r);
+/* measure_run_argv_held with MEASURE_GPU_EXCLUSIVE. */
 int measure_run_argv(const measure_opts *o, const runner_spec *rs, runner_result *r);
 
 /* ---- building a candidate ---- */

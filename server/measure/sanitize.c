@@ -538,7 +538,10 @@ static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool 
         .readable = readable,
     };
     for (int attempt = 0;; attempt++) {
-        rc = measure_run_argv(o, &rs, &r);
+        /* The tool runs the kernel but times nothing: the GPU lock shared, beside other
+         * episodes' checks, never beside a timed loop. Not handed to the program: its run
+         * mode has no timed loop, and the tool's slowdown would make any timing moot. */
+        rc = measure_run_argv_held(o, &rs, MEASURE_GPU_SHARED, &r);
         if (rc == HK_ECANCELED || rc == HK_ENOMEM)
             goto out;
         if (rc) {

@@ -537,6 +537,7 @@ typedef struct runner_job {
     /* the deep-copied spec */
     char **argv, **env, **env_set, **writable, **readable, **hidden;
     char *cwd;
+    int keep_fds[RUNNER_KEEP_FDS_MAX];
     runner_spec spec;   /* scalar fields; pointer fields point at the copies above */
     void *tag;
     struct runner_job *next;
@@ -596,8 +597,12 @@ static void job_free(runner_job *j)
 static int job_new(const runner_spec *spec, void *tag, runner_job **out)
 {
     *out = NULL;
-    if (!spec || !spec->argv || !spec->argv[0] || !*spec->argv[0])
+    if (!spec || !spec->argv || !spec->argv[0] || !*spec->argv[0] ||
+        spec->n_keep_fds > RUNNER_KEEP_FDS_MAX || (spec->n_keep_fds && !spec->keep_fds))
         return HK_EINVAL;
+    for (size_t i = 0; i < spec->n_keep_fds; i++)
+        if (spec->keep_fds[i] <= 2)
+            return HK_EINVAL;
     runner_job *j = hk_calloc(1, sizeof *j);
     if (!j)
         return HK_ENOMEM;
@@ -624,6 +629,9 @@ static int job_new(const runner_spec *spec, void *tag, runner_job **out)
     j->spec.readable = (const char *const *)j->readable;
     j->spec.hidden = (const char *const *)j->hidden;
     j->spec.cwd = j->cwd;
+    for (size_t i = 0; i < spec->n_keep_fds; i++)
+        j->keep_fds[i] = spec->keep_fds[i];
+    j->spec.keep_fds = spec->n_keep_fds ? j->keep_fds : NULL;
     *out = j;
     return HK_OK;
 fail:
@@ -876,6 +884,9 @@ static void job_child(runner_job *j, int in_fd, int out_fd, int err_fd, int errf
      * stdio, limits and signal dispositions set here) */
     if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
         goto fail;
+    for (size_t i = 0; i < j->spec.n_keep_fds; i++)
+        if (fcntl(j->keep_fds[i], F_SETFD, 0) != 0)
+            goto fail;
     struct rlimit rl = {0, 0};
     setrlimit(RLIMIT_CORE, &rl);
     if (j->spec.cpu_seconds) {
@@ -1184,6 +1195,15 @@ int runner_pool_new(unsigned max_parallel, runner_pool **out)
     }
     *out = p;
     return HK_OK;
+}
+
+void runner_pool_delay_timeouts(runner_pool *p, unsigned ms)
+{
+    for (size_t i = 0; p && ms && i < p->n_running; i++) {
+        runner_job *j = p->running[i];
+        if (j->deadline_ms && !j->timed_out && !j->exited)
+            j->deadline_ms += ms;
+    }
 }
 
 void runner_pool_cancel(runner_pool *p)

@@ -33,6 +33,8 @@ enum runner_memory_method {
     RUNNER_MEM_RLIMIT_AS, /* RLIMIT_AS (CPU-only programs) */
 };
 
+#define RUNNER_KEEP_FDS_MAX 4
+
 /* What to run. Value struct; every pointer is borrowed for the duration of the call
  * that takes it (runner_pool_submit copies what it keeps). Zero means "default/none". */
 typedef struct {
@@ -57,6 +59,12 @@ typedef struct {
                                    * covered by an empty read-only tmpfs in the bwrap and
                                    * namespace sandboxes; on the weaker levels a job with any
                                    * is refused (HK_EUNSUPPORTED), never run with them visible */
+    const int *keep_fds;          /* descriptors the program inherits although the caller
+                                   * opened them close-on-exec (cleared in the child only, so
+                                   * no other child gets them): n_keep_fds of them, each > 2,
+                                   * at most RUNNER_KEEP_FDS_MAX; HK_EINVAL otherwise. They
+                                   * survive bwrap and the namespace sandbox */
+    size_t n_keep_fds;
     unsigned max_processes;       /* RLIMIT_NPROC (threads count too). 0: 256 in the namespace
                                    * sandbox (counted per job there), none elsewhere. Set
                                    * explicitly, it applies on every level, where the kernel
@@ -129,6 +137,10 @@ size_t runner_pool_pending(const runner_pool *p);
  * r->error set. HK_OK; HK_ENOENT when nothing is queued or running; HK_ETIMEDOUT when
  * wait_ms (>= 0) passed first (-1: wait as long as it takes). */
 int runner_pool_wait(runner_pool *p, int wait_ms, void **tag, runner_result *r);
+/* Pushes back the timeout of every running job that has one and has not hit it yet by ms:
+ * time a job spent waiting for something outside it (its turn at the GPU) is not counted
+ * against its limit. */
+void runner_pool_delay_timeouts(runner_pool *p, unsigned ms);
 /* Kills every running child and drops queued jobs (their results are not delivered). */
 void runner_pool_cancel(runner_pool *p);
 

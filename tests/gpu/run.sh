@@ -457,9 +457,16 @@ gpu_lock_file() {
   dev=$(printf '%s' "${dev:-all}" | tr -c 'A-Za-z0-9-' '_')
   printf '/tmp/hyperkernel-gpu-%s-%s.lock' "$(id -u)" "$dev"
 }
-# runs a command holding that lock (without flock(1): unlocked, as hkls does when it cannot lock)
+# runs a command holding that lock exclusively for its whole life (without flock(1):
+# unlocked, as hkls does when it cannot lock). The turnstile first, held throughout, as a
+# writer of include/hk_gpulock.h does: programs that come later wait behind it, so the
+# episodes' shared holders cannot keep it out.
 with_gpu_lock() {
-  if command -v flock >/dev/null 2>&1; then flock "$(gpu_lock_file)" "$@"; else "$@"; fi
+  if command -v flock >/dev/null 2>&1; then
+    flock "$(gpu_lock_file).turn" flock "$(gpu_lock_file)" "$@"
+  else
+    "$@"
+  fi
 }
 refs_for() {
   local k=$1 spec key rc

@@ -1137,6 +1137,45 @@ static void test_gpu_lock(void **state)
     unsetenv("HK_GPU_LOCK");
 }
 
+/* measure.c hands the GPU lock to every benchmark program it runs, run and time mode
+ * alike (the program holds it shared, and exclusively while it times), and to none when
+ * HK_GPU_LOCK=off. */
+static void test_gpu_lock_handed(void **state)
+{
+    fixture *f = *state;
+    char lock[400], log[400];
+    snprintf(lock, sizeof lock, "%s/gpu.lock", f->dir);
+    snprintf(log, sizeof log, "%s/gpulock.log", f->dir);
+    setenv("HK_GPU_LOCK", lock, 1);
+    setenv("FAKE_GPULOCK_LOG", log, 1);
+    baseline_in(f, "ref-handed");
+    FILE *l = fopen(log, "r");
+    assert_non_null(l);
+    char line[200];
+    int runs = 0, times = 0;
+    while (fgets(line, sizeof line, l)) {
+        if (!strcmp(line, "run handed=1 exclusive=0\n"))
+            runs++;
+        else if (!strcmp(line, "time handed=1 exclusive=1\n"))
+            times++;
+        else
+            fail_msg("unexpected: %s", line);
+    }
+    fclose(l);
+    assert_true(runs > 0);
+    assert_true(times > 0);
+    unlink(log);
+    setenv("HK_GPU_LOCK", "off", 1);
+    baseline_in(f, "ref-unlocked");
+    l = fopen(log, "r");
+    assert_non_null(l);
+    while (fgets(line, sizeof line, l))
+        assert_true(!strncmp(line, "run handed=0", 12) || !strncmp(line, "time handed=0", 13));
+    fclose(l);
+    unsetenv("FAKE_GPULOCK_LOG");
+    unsetenv("HK_GPU_LOCK");
+}
+
 /* The launcher cache (HK_CACHE_DIR/launchers) is the user's alone (0700), and an entry
  * whose source is not the text this spec generates (planted, or half-written by someone
  * other than hkls) loses its source and program and is written again. No compile: only
@@ -1243,6 +1282,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandboxed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gpu_lock, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpu_lock_handed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_precision_dist, setup, teardown),
         cmocka_unit_test_setup_teardown(test_precision_unjudged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_widened, setup, teardown),

@@ -42,7 +42,11 @@
  * further --block is from 256; wrong answers with --block 128, and "unwritten" (exit 4)
  * with --block 1024.
  * $FAKE_SLOW_MS makes every time-mode call sleep that long (to stop an episode mid-run);
- * $FAKE_COMBO_MS makes each --combos combination take that long. */
+ * $FAKE_COMBO_MS makes each --combos combination take that long.
+ * $FAKE_GPULOCK_LOG: every call appends "MODE handed=H exclusive=E\n": whether the server
+ * handed it the GPU lock (include/hk_gpulock.h) and, in time mode, whether the lock was
+ * exclusive while it "timed" (converted as hk_harness.h's hk_time does, then checked
+ * through a description of its own of $HK_GPU_LOCK). */
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -51,6 +55,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "../../../include/hk_gpulock.h"
 
 static const long long sizes[] = {1000, 4099};
 
@@ -199,6 +205,24 @@ int main(int argc, char **argv)
             fprintf(f, "%s %s\n", mode, cwd);
         if (f)
             fclose(f);
+    }
+    const char *lock_log = getenv("FAKE_GPULOCK_LOG");
+    if (lock_log) {
+        hk_gpulock l;
+        int handed = hk_gpulock_from_env(&l), exclusive = 0;
+        const char *path = getenv("HK_GPU_LOCK");
+        if (handed && !strcmp(mode, "time") && path && hk_gpulock_upgrade(&l) == 0) {
+            int probe = open(path, O_RDWR | O_CLOEXEC);
+            exclusive = probe >= 0 && flock(probe, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+            if (probe >= 0)
+                close(probe);
+            hk_gpulock_downgrade(&l);
+        }
+        FILE *f = fopen(lock_log, "a");
+        if (f) {
+            fprintf(f, "%s handed=%d exclusive=%d\n", mode, handed, exclusive);
+            fclose(f);
+        }
     }
     if (size < 0 || size > 1) {
         printf("{\"error\":\"usage\",\"message\":\"--size %d\",\"exit\":2}\n", size);
