@@ -926,7 +926,7 @@ static bool added_newline(const char *text, size_t p)
     size_t e = p;
     while (e > 0 && (text[e - 1] == ' ' || text[e - 1] == '\t'))
         e--;
-    static const char zero[] = " = 0;";
+    static const char zero[] = " = 0;", flush[] = "+= hk_acc";
     size_t z = sizeof zero - 1, q;
     if (e >= z && !memcmp(text + e - z, zero, z)) {
         for (q = e - z; q > 0 && text[q - 1] >= '0' && text[q - 1] <= '9'; q--)
@@ -934,8 +934,10 @@ static bool added_newline(const char *text, size_t p)
         if (q < e - z && q >= 6 && !memcmp(text + q - 6, "hk_acc", 6))
             return true;
     }
-    const char *nl = strchr(text + p + 1, '\n'), *f = strstr(text + p + 1, "+= hk_acc");
-    return f && (!nl || f < nl);
+    for (q = p + 1; text[q] && text[q] != '\n'; q++)   /* the next line only */
+        if (!strncmp(text + q, flush, sizeof flush - 1))
+            return true;
+    return false;
 }
 
 /* The line of token k in the kernel's own text: lines the register accumulators added to
@@ -950,6 +952,23 @@ static unsigned src_line(const rr_scan *s, size_t k)
     return line;
 }
 
+/* s->why = "`P[I]`, stored by lane 0 at line L, " (w's) followed by fmt's text; returns it. */
+static const char *refuse_store(rr_scan *s, const rr_store *w, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static const char *refuse_store(rr_scan *s, const rr_store *w, const char *fmt, ...)
+{
+    char nm[RR_NAME];
+    int n = snprintf(s->why, sizeof s->why, "`%s[%.100s]`, stored by lane 0 at line %u, ",
+                     tok_str(s, w->base, nm, sizeof nm), w->index, src_line(s, w->base));
+    if (n > 0 && (size_t)n < sizeof s->why) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(s->why + n, sizeof s->why - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return s->why;
+}
+
 /* Lane 0 alone runs the row-level statements that store to memory (kind 's'), each after
  * the column loops before it and their warp combines (every lane then holds each total),
  * in the original order. So lane 0 may access again what such a statement stores: read it
@@ -959,44 +978,29 @@ static unsigned src_line(const rr_scan *s, size_t k)
  * lane-0 store, passes when it is `P[I]` with w's index I, inside a lane-0 statement, and I
  * reads no memory, calls nothing and names nothing the row body changes (so the text names
  * one element throughout). NULL, or the reason with the construct and its line. */
-static const char *refuse_at(rr_scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static const char *refuse_at(rr_scan *s, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->why, sizeof s->why, fmt, ap);
-    va_end(ap);
-    return s->why;
-}
-
 static const char *lane0_access(rr_scan *s, const rr_store *w, size_t j)
 {
     const rw_toks *ts = s->ts;
-    char nm[RR_NAME], at[RR_NAME + 200];
-    tok_str(s, w->base, nm, sizeof nm);
-    snprintf(at, sizeof at, "`%s[%.100s]`, stored by lane 0 at line %u,", nm, w->index, src_line(s, w->base));
     const rr_stmt *in = NULL;
     for (size_t i = 0; i < s->n_st && !in; i++)
         if (s->st[i].a <= j && j < s->st[i].b)
             in = &s->st[i];
-    if (!in || in->kind != 's') {
-        return refuse_at(s, "%s is accessed at line %u by %s, which every lane runs (only lane 0 may read "
-                         "back what lane 0 stores)", at, src_line(s, j),
-                         in && in->kind == 'l' ? "a column loop" : "a row-level statement");
-    }
+    if (!in || in->kind != 's')
+        return refuse_store(s, w, "is accessed at line %u by %s, which every lane runs (only lane 0 may read "
+                            "back what lane 0 stores)", src_line(s, j),
+                            in && in->kind == 'l' ? "a column loop" : "a row-level statement");
     if (!rwl_tok_is(ts, j + 1, "["))
-        return refuse_at(s, "%s is used at line %u other than by subscript", at, src_line(s, j));
+        return refuse_store(s, w, "is used at line %u other than by subscript", src_line(s, j));
     size_t c = rwl_match_close(ts, j + 1);
-    char idx[RR_INDEX];
+    char idx[RR_INDEX], nm[RR_NAME];
     rwl_compact_index(ts, j + 2, c, idx, sizeof idx);
     if (c >= in->b || strcmp(idx, w->index) != 0)
-        return refuse_at(s, "%s is accessed at another index `%.60s` at line %u (another row's element)", at,
-                         idx, src_line(s, j));
+        return refuse_store(s, w, "is accessed at another index `%.60s` at line %u (another row's element)", idx,
+                            src_line(s, j));
     for (size_t t = j + 2; t < c; t++) {
-        char tn[RR_NAME];
         if (rwl_tok_is(ts, t, "[") || (is_ident(ts, t) && !rwl_is_type_word(ts, t) && rwl_tok_is(ts, t + 1, "(")))
-            return refuse_at(s, "%s is read back at line %u through an index that reads memory or calls `%s`",
-                             at, src_line(s, j), tok_str(s, t, tn, sizeof tn));
+            return refuse_store(s, w, "is read back at line %u through an index that reads memory or calls `%s`",
+                                src_line(s, j), tok_str(s, t, nm, sizeof nm));
         if (!is_ident(ts, t) || !rwl_is_use(ts, t))
             continue;
         for (size_t q = s->body_a; q < s->body_b; q++) {
@@ -1004,13 +1008,13 @@ static const char *lane0_access(rr_scan *s, const rr_store *w, size_t j)
             for (size_t d = 0; d < s->n_decl_tok && !declared; d++)
                 declared = s->decl_tok[d] == q;
             if (!declared && rwl_is_use(ts, q) && rwl_same_tok(ts, q, t) && rwl_scalar_written(ts, q))
-                return refuse_at(s, "%s is read back at line %u through an index naming `%s`, which the row "
-                                 "body changes at line %u", at, src_line(s, j), tok_str(s, t, tn, sizeof tn),
-                                 src_line(s, q));
+                return refuse_store(s, w, "is read back at line %u through an index naming `%s`, which the row "
+                                    "body changes at line %u", src_line(s, j), tok_str(s, t, nm, sizeof nm),
+                                    src_line(s, q));
         }
     }
     char one[RR_NAME + 112];
-    snprintf(one, sizeof one, "`%s[%.100s]`", nm, w->index);
+    snprintf(one, sizeof one, "`%s[%.100s]`", tok_str(s, w->base, nm, sizeof nm), w->index);
     size_t l = strlen(s->reread);
     if (!strstr(s->reread, one) && l + strlen(one) + 3 < sizeof s->reread)
         snprintf(s->reread + l, sizeof s->reread - l, "%s%s", l ? ", " : "", one);

@@ -445,6 +445,7 @@ static void accumulating_rows_refused(void **state)
     rwf_survives_alloc_failures(&fx, kernel(&fx, "mv_two"), warp_rows_call);
     rwf_survives_alloc_failures(&fx, kernel(&fx, "col_acc"), warp_rows_call);
     rwf_survives_alloc_failures(&fx, kernel(&fx, "mv_polyb"), warp_rows_call);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "mv_reread"), warp_rows_call);
     rwf_survives_alloc_failures(&fx, kernel(&fx, "mv_loop_reread"), warp_rows_call);
     unload(&fx);
 }
