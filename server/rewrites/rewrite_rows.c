@@ -12,6 +12,7 @@
 #include "core/buf.h"
 #include "core/hk.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,6 +326,9 @@ typedef struct {
     size_t n_decl_tok;
     size_t n_loops, n_reductions, n_lane0, n_vec;
     char why[256];
+    /* the lane-0 statements' re-reads (lane0_access) */
+    bool acc_lines;                  /* the text has register accumulators' lines added */
+    char reread[256];                /* the per-row locations lane 0 reads back, `P[I]`, ... */
 } rr_scan;
 
 static const char *fail(rr_scan *s, const char *fmt, const char *arg)
@@ -912,6 +916,111 @@ static bool guard_cond(rr_scan *s, size_t a, size_t b, bool early)
     return true;
 }
 
+/* ------------------------------------------------------------------ lane-0 re-reads */
+
+/* Is the newline at text[p] one that rwa_accumulate_body added: after a declaration
+ * `T hk_accK = 0;` or before a flush `P[I] += hk_accK;`? (Only when the scanned text has
+ * them: the kernel's own text has no hk_ names.) */
+static bool added_newline(const char *text, size_t p)
+{
+    size_t e = p;
+    while (e > 0 && (text[e - 1] == ' ' || text[e - 1] == '\t'))
+        e--;
+    static const char zero[] = " = 0;", flush[] = "+= hk_acc";
+    size_t z = sizeof zero - 1, q;
+    if (e >= z && !memcmp(text + e - z, zero, z)) {
+        for (q = e - z; q > 0 && text[q - 1] >= '0' && text[q - 1] <= '9'; q--)
+            ;
+        if (q < e - z && q >= 6 && !memcmp(text + q - 6, "hk_acc", 6))
+            return true;
+    }
+    for (q = p + 1; text[q] && text[q] != '\n'; q++)   /* the next line only */
+        if (!strncmp(text + q, flush, sizeof flush - 1))
+            return true;
+    return false;
+}
+
+/* The line of token k in the kernel's own text: lines the register accumulators added to
+ * the scanned text are not counted. */
+static unsigned src_line(const rr_scan *s, size_t k)
+{
+    const char *t = s->ts->text;
+    unsigned line = 1;
+    for (size_t p = 0; k < s->ts->n && p < s->ts->t[k].start; p++)
+        if (t[p] == '\n' && !(s->acc_lines && added_newline(t, p)))
+            line++;
+    return line;
+}
+
+/* s->why = "`P[I]`, stored by lane 0 at line L, " (w's) followed by fmt's text; returns it. */
+static const char *refuse_store(rr_scan *s, const rr_store *w, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static const char *refuse_store(rr_scan *s, const rr_store *w, const char *fmt, ...)
+{
+    char nm[RR_NAME];
+    int n = snprintf(s->why, sizeof s->why, "`%s[%.100s]`, stored by lane 0 at line %u, ",
+                     tok_str(s, w->base, nm, sizeof nm), w->index, src_line(s, w->base));
+    if (n > 0 && (size_t)n < sizeof s->why) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(s->why + n, sizeof s->why - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return s->why;
+}
+
+/* Lane 0 alone runs the row-level statements that store to memory (kind 's'), each after
+ * the column loops before it and their warp combines (every lane then holds each total),
+ * in the original order. So lane 0 may access again what such a statement stores: read it
+ * back (PolyBench's gesummv, `tmp[i] += hk_acc0; y[i] += hk_acc1;` then `y[i] = alpha *
+ * tmp[i] + beta * y[i];`) or store it again; no other lane touches it, and program order
+ * orders lane 0's own accesses. Token j, a use of w's pointer other than the target of a
+ * lane-0 store, passes when it is `P[I]` with w's index I, inside a lane-0 statement, and I
+ * reads no memory, calls nothing and names nothing the row body changes (so the text names
+ * one element throughout). NULL, or the reason with the construct and its line. */
+static const char *lane0_access(rr_scan *s, const rr_store *w, size_t j)
+{
+    const rw_toks *ts = s->ts;
+    const rr_stmt *in = NULL;
+    for (size_t i = 0; i < s->n_st && !in; i++)
+        if (s->st[i].a <= j && j < s->st[i].b)
+            in = &s->st[i];
+    if (!in || in->kind != 's')
+        return refuse_store(s, w, "is accessed at line %u by %s, which every lane runs (only lane 0 may read "
+                            "back what lane 0 stores)", src_line(s, j),
+                            in && in->kind == 'l' ? "a column loop" : "a row-level statement");
+    if (!rwl_tok_is(ts, j + 1, "["))
+        return refuse_store(s, w, "is used at line %u other than by subscript", src_line(s, j));
+    size_t c = rwl_match_close(ts, j + 1);
+    char idx[RR_INDEX], nm[RR_NAME];
+    rwl_compact_index(ts, j + 2, c, idx, sizeof idx);
+    if (c >= in->b || strcmp(idx, w->index) != 0)
+        return refuse_store(s, w, "is accessed at another index `%.60s` at line %u (another row's element)", idx,
+                            src_line(s, j));
+    for (size_t t = j + 2; t < c; t++) {
+        if (rwl_tok_is(ts, t, "[") || (is_ident(ts, t) && !rwl_is_type_word(ts, t) && rwl_tok_is(ts, t + 1, "(")))
+            return refuse_store(s, w, "is read back at line %u through an index that reads memory or calls `%s`",
+                                src_line(s, j), tok_str(s, t, nm, sizeof nm));
+        if (!is_ident(ts, t) || !rwl_is_use(ts, t))
+            continue;
+        for (size_t q = s->body_a; q < s->body_b; q++) {
+            bool declared = false;
+            for (size_t d = 0; d < s->n_decl_tok && !declared; d++)
+                declared = s->decl_tok[d] == q;
+            if (!declared && rwl_is_use(ts, q) && rwl_same_tok(ts, q, t) && rwl_scalar_written(ts, q))
+                return refuse_store(s, w, "is read back at line %u through an index naming `%s`, which the row "
+                                    "body changes at line %u", src_line(s, j), tok_str(s, t, nm, sizeof nm),
+                                    src_line(s, q));
+        }
+    }
+    char one[RR_NAME + 112];
+    snprintf(one, sizeof one, "`%s[%.100s]`", tok_str(s, w->base, nm, sizeof nm), w->index);
+    size_t l = strlen(s->reread);
+    if (!strstr(s->reread, one) && l + strlen(one) + 3 < sizeof s->reread)
+        snprintf(s->reread + l, sizeof s->reread - l, "%s%s", l ? ", " : "", one);
+    return NULL;
+}
+
 /* Reads the whole body: declarations, index, guard, row statements. NULL or the reason. */
 static const char *scan(rr_scan *s)
 {
@@ -1074,9 +1183,12 @@ static const char *scan(rr_scan *s)
                     other_store = true;   /* another lane-0 store: lane 0 owns both */
             if (other_store)
                 continue;
-            if (!w->in_loop)
-                return fail(s, "`%s`, stored once per row outside the loops, is accessed again in the row body "
-                               "(another lane would read it)", nm);
+            if (!w->in_loop) {   /* lane 0 reads back what it stored, or refused */
+                const char *bad = lane0_access(s, w, j);
+                if (bad)
+                    return bad;
+                continue;
+            }
             char idx[RR_INDEX];
             if (!rwl_tok_is(ts, j + 1, "["))
                 return fail(s, "`%s`, stored in a column loop, is used other than by subscript in the row body", nm);
@@ -1468,6 +1580,7 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
         memset(s, 0, sizeof *s);
         s->ts = &ts2;
         s->f = f;
+        s->acc_lines = true;
         const char *why2 = scan(s);
         if (why2) {   /* the reason that is left once the sums are in registers */
             size_t l = strlen(first_why);
@@ -1508,6 +1621,12 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
     if (desc && acc_what[0]) {
         char *d2 = hk_asprintf("%s; %s summed in a register per row, added once after its loop, instead of "
                                "in memory on every iteration", desc, acc_what);
+        hk_free(desc);
+        desc = d2;
+    }
+    if (desc && s->reread[0]) {
+        char *d2 = hk_asprintf("%s; lane 0 alone reads back %s after storing it (after its loop's warp combine)",
+                               desc, s->reread);
         hk_free(desc);
         desc = d2;
     }

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
 
@@ -307,7 +308,8 @@ static const char acc_rows[] =
     "            tmp[i] += A[i * cols + j] * x[j];\n"
     "    }\n"
     "}\n"
-    /* refused: tmp is read again after its loop (gesummv's y = alpha * tmp + beta * y) */
+    /* tmp read back after its loop (gesummv's y = alpha * tmp + beta * y): lane 0 alone,
+     * after its flush */
     "__global__ void mv_reread(const float *A, float *tmp, float *y, int rows, int cols)\n"
     "{\n"
     "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -315,6 +317,52 @@ static const char acc_rows[] =
     "        for (int j = 0; j < cols; j++)\n"
     "            tmp[i] += A[i * cols + j];\n"
     "        y[i] = 2.0f * tmp[i] + y[i];\n"
+    "    }\n"
+    "}\n"
+    /* refused: every lane would read tmp[i] (a declaration), maybe before lane 0 flushed it */
+    "__global__ void mv_all_lanes(const float *A, float *tmp, float *y, int rows, int cols)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < rows) {\n"
+    "        for (int j = 0; j < cols; j++)\n"
+    "            tmp[i] += A[i * cols + j];\n"
+    "        float u = tmp[i];\n"
+    "        y[i] = u;\n"
+    "    }\n"
+    "}\n"
+    /* refused: tmp[i + 1] is the next row's, another warp's */
+    "__global__ void mv_neighbour(const float *A, float *tmp, float *y, int rows, int cols)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < rows - 1) {\n"
+    "        for (int j = 0; j < cols; j++)\n"
+    "            tmp[i] += A[i * cols + j];\n"
+    "        y[i] = tmp[i] - tmp[i + 1];\n"
+    "    }\n"
+    "}\n"
+    /* refused: the same text `tmp[k]` names another element once k changes */
+    "__global__ void mv_moved(const float *A, float *tmp, float *y, int rows, int cols)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < rows) {\n"
+    "        int k = i;\n"
+    "        for (int j = 0; j < cols; j++)\n"
+    "            tmp[k] += A[i * cols + j];\n"
+    "        k = rows - 1 - i;\n"
+    "        y[i] = tmp[k];\n"
+    "    }\n"
+    "}\n"
+    /* refused: y[i], stored by lane 0, is read by every lane in the next column loop */
+    "__global__ void mv_loop_reread(const float *A, float *tmp, float *y, int rows, int cols)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < rows) {\n"
+    "        float s = 0.0f;\n"
+    "        for (int j = 0; j < cols; j++)\n"
+    "            s += A[i * cols + j];\n"
+    "        y[i] = s;\n"
+    "        for (int j = 0; j < cols; j++)\n"
+    "            tmp[i * cols + j] = A[i * cols + j] * y[i];\n"
     "    }\n"
     "}\n"
     /* refused: a thread per column already reads coalesced (PolyBench's atax second kernel) */
@@ -338,6 +386,8 @@ static void accumulating_rows_run(void **state)
         /* a sum that cancels (terms of both signs): reassociated float sums differ by more */
         {"mv_two", "rows_case<float>(\"mv_two\", BOTH(mv_two(a, b, r, ROWS, COLS)), 1e-4);"},
         {"mv_polyb", "rows_case<float>(\"mv_polyb\", BOTH(mv_polyb(a, b, r, ROWS, COLS)), 1e-5);"},
+        /* 2 * tmp + y: a sum of terms up to 10 that cancels, doubled (error at scale 10) */
+        {"mv_reread", "rows_case<float>(\"mv_reread\", BOTH(mv_reread(a, b, r, ROWS, COLS)), 1e-5, 10);"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *cand = emu_rewrite(acc_rows, cases[i].kernel, "warp_rows", NULL);
@@ -371,7 +421,12 @@ static void accumulating_rows_refused(void **state)
     static const struct {
         const char *kernel, *why;
     } cases[] = {
-        {"mv_reread", "summed in a register: `tmp`, stored once per row outside the loops, is accessed again"},
+        {"mv_all_lanes", "summed in a register: `tmp[i]`, stored by lane 0 at line 64, is accessed at line 65 "
+                         "by a row-level statement, which every lane runs"},
+        {"mv_neighbour", "`tmp[i]`, stored by lane 0 at line 74, is accessed at another index `i+1` at line 75"},
+        {"mv_moved", "`tmp[k]`, stored by lane 0 at line 84, is read back at line 86 through an index naming "
+                     "`k`, which the row body changes at line 85"},
+        {"mv_loop_reread", "`y[i]`, stored by lane 0 at line 96, is accessed at line 98 by a column loop"},
         {"col_acc", "already coalesced across the threads (A at line"},
         {"mv_after", "a loop does not declare its column variable"},
         {"mv_comma", "a loop does not declare its column variable"},
@@ -390,7 +445,142 @@ static void accumulating_rows_refused(void **state)
     rwf_survives_alloc_failures(&fx, kernel(&fx, "mv_two"), warp_rows_call);
     rwf_survives_alloc_failures(&fx, kernel(&fx, "col_acc"), warp_rows_call);
     rwf_survives_alloc_failures(&fx, kernel(&fx, "mv_polyb"), warp_rows_call);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "mv_reread"), warp_rows_call);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "mv_loop_reread"), warp_rows_call);
     unload(&fx);
+}
+
+/* PolyBench-style GEMV that uses the row sums after the loop (issue 13): gesummv, one
+ * thread per row, with both sums in memory and read back by the statement after the loop;
+ * the same with the sums in registers; and a gemv whose output is scaled by lane 0 before
+ * its loop adds to it. After warp_rows, lane 0 flushes each sum and only then runs the
+ * statement after the loop. */
+static const char gesummv_rows[] =
+    "__global__ void gesummv_mem(const float *A, const float *B, const float *x, float *tmp, float *y,\n"
+    "                            float alpha, float beta, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) {\n"
+    "        int j;\n"
+    "        for (j = 0; j < n; j++) {\n"
+    "            tmp[i] += A[i * n + j] * x[j];\n"
+    "            y[i] += B[i * n + j] * x[j];\n"
+    "        }\n"
+    "        y[i] = alpha * tmp[i] + beta * y[i];\n"
+    "    }\n"
+    "}\n"
+    "__global__ void gesummv_reg(const float *A, const float *B, const float *x, float *tmp, float *y,\n"
+    "                            float alpha, float beta, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n)\n"
+    "        return;\n"
+    "    float t = 0.0f, s = 0.0f;\n"
+    "    for (int j = 0; j < n; j++) {\n"
+    "        t += A[i * n + j] * x[j];\n"
+    "        s += B[i * n + j] * x[j];\n"
+    "    }\n"
+    "    tmp[i] = t;\n"
+    "    y[i] = alpha * t + beta * s;\n"
+    "}\n"
+    "__global__ void gemv_scaled(const float *A, const float *B, const float *x, float *tmp, float *y,\n"
+    "                            float alpha, float beta, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) {\n"
+    "        y[i] = beta * y[i];\n"
+    "        for (int j = 0; j < n; j++)\n"
+    "            y[i] += alpha * A[i * n + j] * x[j];\n"
+    "        tmp[i] = y[i] + B[i * n + i];\n"
+    "    }\n"
+    "}\n";
+
+/* The driver's C++: n x n matrices, ragged n; tmp and y zeroed (outputs) or starting non-zero
+ * (inouts), three launches in a row on the same buffers, compared after each. Small
+ * integers with alpha 2, beta -1 keep every sum exact in float, so the comparison is bit
+ * for bit whatever the order of the sums; values in [-10, 10) with alpha 1.5, beta -0.75
+ * compare within a float tolerance. The original on 64-thread blocks, the rewrite on the
+ * same launch (FORWARD), blocks of 80 (REVERSE) and a grid of 3 (SHUFFLED). */
+static const char gesummv_helpers[] =
+    "#define GEMV(k) [&](float *A, float *B, float *x, float *t, float *y, float al, float be, int n) { orig::k(A, B, x, t, y, al, be, n); }, \\\n"
+    "                [&](float *A, float *B, float *x, float *t, float *y, float al, float be, int n) { cand::k(A, B, x, t, y, al, be, n); }\n"
+    "template <class F, class G> static void gemv_case(const char *what, F ko, G kc)\n"
+    "{\n"
+    "    static const int sizes[] = {1, 5, 33, 67, 130};\n"
+    "    for (int z = 0; z < 5; z++)\n"
+    "        for (int s = 0; s < 3; s++)\n"
+    "            for (int exact = 0; exact < 2; exact++)\n"
+    "                for (int inout = 0; inout < 2; inout++) {\n"
+    "                    emu::schedule = s;\n"
+    "                    const int n = sizes[z];\n"
+    "                    const float al = exact ? 2.0f : 1.5f, be = exact ? -1.0f : -0.75f;\n"
+    "                    emu::buf<float> A((size_t)n * n), B((size_t)n * n), x(n), to(n), tc(n), yo(n), yc(n);\n"
+    "                    if (exact) {\n"
+    "                        A.fill_mod(n + s, 7); B.fill_mod(n + s + 3, 5); x.fill_mod(s + 11, 9);\n"
+    "                    } else {\n"
+    "                        A.fill(n + s); B.fill(n + s + 3); x.fill(s + 11);\n"
+    "                    }\n"
+    "                    if (inout) {\n"
+    "                        to.fill_mod(5 + s, 13); tc.fill_mod(5 + s, 13); yo.fill_mod(8 + s, 11); yc.fill_mod(8 + s, 11);\n"
+    "                    } else {\n"
+    "                        to.set(0); tc.set(0); yo.set(0); yc.set(0);\n"
+    "                    }\n"
+    "                    const double rtol = exact ? 0 : 1e-5, scale = exact ? 1 : 300.0 * n;\n"
+    "                    for (int l = 0; l < 3; l++) {\n"
+    "                        dim3 g((n + 63) / 64), blk(64);\n"
+    "                        emu::launch(g, blk, 0, [&] { ko(A, B, x, to, yo, al, be, n); });\n"
+    "                        dim3 cg = s == 2 ? dim3(3) : g, cb = s == 1 ? dim3(80) : blk;\n"
+    "                        emu::launch(cg, cb, 0, [&] { kc(A, B, x, tc, yc, al, be, n); });\n"
+    "                        bool ok = emu::expect(what, to, tc, rtol, scale);\n"
+    "                        ok = emu::expect(what, yo, yc, rtol, scale) && ok;\n"
+    "                        if (!ok) {   /* the first case that differs is enough */\n"
+    "                            printf(\"  (n %d schedule %d %s %s launch %d)\\n\", n, s, exact ? \"exact\" : \"float\",\n"
+    "                                   inout ? \"inout\" : \"zeroed\", l);\n"
+    "                            return;\n"
+    "                        }\n"
+    "                    }\n"
+    "                }\n"
+    "}\n";
+
+#define GEMV_DRIVER(k) "gemv_case(\"" k "\", GEMV(" k "));"
+
+static void gesummv_rows_run(void **state)
+{
+    (void)state;
+    static const char *const kernels[] = {"gesummv_mem", "gesummv_reg", "gemv_scaled"};
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+        char *cand = emu_rewrite(gesummv_rows, kernels[i], "warp_rows", NULL);
+        assert_non_null(strstr(cand, "__shfl_xor_sync"));
+        rwf_nvcc_compiles(cand, kernels[i]);
+        if (emu_available()) {
+            char driver[256];
+            snprintf(driver, sizeof driver, GEMV_DRIVER("%s"), kernels[i], kernels[i]);
+            emu_run_pair(tmpdir, kernels[i], gesummv_rows, cand, gesummv_helpers, driver, EMU_OK);
+        }
+        free(cand);
+    }
+}
+
+/* The checks can fail: gesummv's statement after the loop run by every lane (a lane reads
+ * tmp[i] before lane 0 flushed it, or applies beta to y[i] a second time), and run by lane 0
+ * before its flushes. */
+static void gesummv_broken_fails(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    static const char post[] = "y[i] = alpha * tmp[i] + beta * y[i];";
+    char *cand = emu_rewrite(gesummv_rows, "gesummv_mem", "warp_rows", NULL);
+    char *every = emu_replaced(cand, "if (hk_lane == 0u) {\n            y[i] = alpha", "{\n            y[i] = alpha");
+    emu_run_pair(tmpdir, "gesummv_every_lane", gesummv_rows, every, gesummv_helpers, GEMV_DRIVER("gesummv_mem"),
+                 EMU_DIFFERS);
+    char *dropped = emu_replaced(cand, post, ";");
+    char *early = emu_replaced(dropped, "tmp[i] += hk_acc0;", "y[i] = alpha * tmp[i] + beta * y[i]; tmp[i] += hk_acc0;");
+    emu_run_pair(tmpdir, "gesummv_before_flush", gesummv_rows, early, gesummv_helpers, GEMV_DRIVER("gesummv_mem"),
+                 EMU_DIFFERS);
+    free(early);
+    free(dropped);
+    free(every);
+    free(cand);
 }
 
 /* register_accumulators on its own: a thread per column (whose loads already coalesce) sums
@@ -456,6 +646,8 @@ int main(void)
         cmocka_unit_test(one_pass_variance_fails),
         cmocka_unit_test(accumulating_rows_run),
         cmocka_unit_test(accumulating_rows_refused),
+        cmocka_unit_test(gesummv_rows_run),
+        cmocka_unit_test(gesummv_broken_fails),
         cmocka_unit_test(register_accumulators_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
