@@ -136,10 +136,10 @@ static bool used_already(const skillplan *p, const sk_skill *sk)
 /* A skill whose query missed still fits when its rewrite applies to ctx's kernel at the
  * skill's first choice: the rewrite's own recognizer reads the kernel model (index
  * variables, macros, helper types), which a query over the text cannot, so a kernel written
- * unlike the query's example is not left to the generic axes. Structural rewrites too:
- * mmcv writes every elementwise kernel in CUDA_1D_KERNEL_LOOP, whose threadIdx.x the
- * vectorize skill's pattern never sees, while vectorize applies. The metrics still
- * decide (sk_matches_metrics). */
+ * unlike the query's example is not left to the generic axes. Structural rewrites of the
+ * kernel's class too (the caller decides): mmcv writes every elementwise kernel in
+ * CUDA_1D_KERNEL_LOOP, whose threadIdx.x the vectorize skill's pattern never sees, while
+ * vectorize applies. The metrics still decide (sk_matches_metrics). */
 static int applies_by_model(const sk_skill *sk, const rw_context *ctx, bool *match)
 {
     *match = false;
@@ -203,7 +203,11 @@ int skillplan_build_for(const sk_set *set, const char *arch, enum sk_class cls,
             rc = sk_matches_source(sk, kernel_text, len, &match);
             if (rc == HK_EUNSUPPORTED || rc == HK_ETOOBIG)
                 rc = HK_OK;              /* no grammar or a huge text: not this skill */
-            if (!rc && !match)
+            /* by the model: algorithm replacements of any class, structural rewrites of the
+             * kernel's own class only (another class's fast-math or vectorize, asked of every
+             * kernel they apply to, took a slot of a three-candidate budget from the class's
+             * own rewrites on the H200) */
+            if (!rc && !match && (by_class || algorithms))
                 rc = applies_by_model(sk, ctx, &match);
             if (rc || !match || !sk_matches_metrics(sk, mt))
                 continue;

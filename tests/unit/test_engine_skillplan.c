@@ -188,9 +188,10 @@ static void test_fits_by_model(void **state)
     assert_int_equal(hk_alloc_live(), live0);
 }
 
-/* A structural skill whose query misses a kernel written in a macro loop (mmcv's
- * CUDA_1D_KERNEL_LOOP hides threadIdx.x from the vectorize skill's pattern) still fits
- * when its rewrite applies to the kernel model; without the kernel it stays out. */
+/* A structural skill of the kernel's class whose query misses a kernel written in a macro
+ * loop (mmcv's CUDA_1D_KERNEL_LOOP hides threadIdx.x from the vectorize skill's pattern)
+ * still fits when its rewrite applies to the kernel model; without the kernel it stays
+ * out, and so does it for a kernel of another class. */
 static void test_structural_fits_by_model(void **state)
 {
     (void)state;
@@ -214,11 +215,18 @@ static void test_structural_fits_by_model(void **state)
     /* the episode matches the kernel's own text, not the file's macros */
     const char *body = strstr(loss, "__global__");
     size_t blen = len - (size_t)(body - loss);
-    skillplan by_text, by_model;
-    assert_int_equal(skillplan_build(skills, "sm_90", SK_LATENCY_BOUND, NULL, body, blen,
+    skillplan by_text, by_model, other;
+    assert_int_equal(skillplan_build(skills, "sm_90", SK_MEMORY_BOUND, NULL, body, blen,
                                      &by_text), HK_OK);
-    assert_int_equal(skillplan_build_for(skills, "sm_90", SK_LATENCY_BOUND, NULL, body, blen, &ctx,
+    assert_int_equal(skillplan_build_for(skills, "sm_90", SK_MEMORY_BOUND, NULL, body, blen, &ctx,
                                          &by_model), HK_OK);
+    /* another class's structural skill is not asked of the model: a latency-bound kernel
+     * keeps its budget for its own class (vectorize is a memory-bound skill) */
+    assert_int_equal(skillplan_build_for(skills, "sm_90", SK_LATENCY_BOUND, NULL, body, blen, &ctx,
+                                         &other), HK_OK);
+    for (size_t i = 0; i < other.n; i++)
+        assert_string_not_equal(other.v[i].rewrite, "vectorize");
+    skillplan_free(&other);
     bool text_has = false, model_has = false;
     for (size_t i = 0; i < by_text.n; i++)
         text_has |= !strcmp(by_text.v[i].rewrite, "vectorize");
