@@ -47,6 +47,7 @@ typedef struct {
     bool c_dep;           /* loop locals: depends on the column */
     bool ptr;             /* a pointer or an array (its uses are memory accesses) */
     bool fptr;            /* a pointer to float (`[const] float *p`): may be read as float4 */
+    char num;             /* 'f' float, 'd' double, 'i' an integer: a select max/min's combine */
 } rr_name;
 
 typedef struct {
@@ -277,8 +278,11 @@ typedef struct {
     size_t cond_a, cond_b;/* the condition `c < COLS` */
     size_t body_a;        /* first token of the loop's statement */
     size_t red[RR_MAX_RED];   /* reductions after this loop: the accumulator's target token */
-    char red_fn[RR_MAX_RED][16]; /* "" sum, else the max/min function */
+    size_t red_a[RR_MAX_RED], red_b[RR_MAX_RED]; /* the reduction's statement */
+    char red_fn[RR_MAX_RED][16]; /* "" sum, else the max/min function of the combine */
+    bool red_sel[RR_MAX_RED];    /* an if or ?: max/min (its branch is the reduction's own) */
     size_t n_red;
+    bool shared_mem;      /* touches memory another column loop stores or reads (stored here or there) */
     /* the float4 path (vec true): every access in the body is P[E + c] of a float pointer,
      * acc[i] its tokens [p, close] and stream (distinct P and E) */
     bool vec;
@@ -389,6 +393,12 @@ static const char *read_decl(rr_scan *s, size_t a, size_t b, rr_names *set, bool
         v->shuffles = !ptr && !array && shuffle_type(ts, a, type_end);
         v->ptr = ptr || array;
         v->fptr = ptr && !array && float_ptr_decl(ts, a, names[0], k);
+        v->num = 'i';
+        for (size_t q = a; q < type_end; q++)
+            if (rwl_tok_is(ts, q, "double"))
+                v->num = 'd';
+            else if (rwl_tok_is(ts, q, "float") && v->num != 'd')
+                v->num = 'f';
         v->row_dep = dep;
         v->c_dep = cdep;
     }
@@ -447,57 +457,73 @@ static const char *add_store(rr_scan *s, size_t base, size_t ia, size_t ib, cons
     return NULL;
 }
 
-/* Is [a, b) (the right-hand side of `acc = ...`) `acc + E` or FN(acc, E) / FN(E, acc) for a
- * max/min function? fn gets "" or the function name. */
-static bool reduction_rhs(const rw_toks *ts, size_t a, size_t b, const char *acc, char *fn, size_t fn_size)
+/* Is [a, b) (the right-hand side of `acc = ...`) `acc + E`? (Maxima and minima are
+ * rwl_minmax_update's.) */
+static bool sum_rhs(const rw_toks *ts, size_t a, size_t b, const char *acc)
 {
-    static const char *const fns[] = {"fmaxf", "fminf", "fmax", "fmin", "max", "min"};
-    if (rwl_tok_is(ts, a, acc) && rwl_tok_is(ts, a + 1, "+") && b > a + 2 && !mentions(ts, a + 2, b, acc)) {
-        /* `acc + E` with nothing binding tighter than + after E's start: E's own top-level
-         * operators all bind at least as tight as + or are + / -, which keep the sum */
-        int depth = 0;
-        for (size_t k = a + 2; k < b; k++) {
-            if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
-                depth++;
-            else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
-                depth--;
-            else if (depth == 0 && (rwl_tok_is(ts, k, "?") || rwl_tok_is(ts, k, "<") || rwl_tok_is(ts, k, ">") ||
-                                    rwl_tok_is(ts, k, "<=") || rwl_tok_is(ts, k, ">=") || rwl_tok_is(ts, k, "==") ||
-                                    rwl_tok_is(ts, k, "!=") || rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||") ||
-                                    rwl_tok_is(ts, k, "&") || rwl_tok_is(ts, k, "|") || rwl_tok_is(ts, k, "^") ||
-                                    rwl_tok_is(ts, k, "<<") || rwl_tok_is(ts, k, ">>") || rwl_tok_is(ts, k, ",")))
-                return false;
-        }
-        fn[0] = '\0';
-        return true;
-    }
-    for (size_t i = 0; i < HK_ARRAY_LEN(fns); i++) {
-        if (!rwl_tok_is(ts, a, fns[i]) || !rwl_tok_is(ts, a + 1, "(") || rwl_match_close(ts, a + 1) != b - 1)
-            continue;
-        /* FN(acc, E) or FN(E, acc): acc alone as one argument, not in the other */
-        size_t comma = b;
-        int depth = 0;
-        for (size_t k = a + 2; k < b - 1; k++) {
-            if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
-                depth++;
-            else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
-                depth--;
-            else if (depth == 0 && rwl_tok_is(ts, k, ",")) {
-                if (comma != b)
-                    return false;
-                comma = k;
-            }
-        }
-        if (comma == b)
+    if (!rwl_tok_is(ts, a, acc) || !rwl_tok_is(ts, a + 1, "+") || b <= a + 2 || mentions(ts, a + 2, b, acc))
+        return false;
+    /* `acc + E` with nothing binding tighter than + after E's start: E's own top-level
+     * operators all bind at least as tight as + or are + / -, which keep the sum */
+    int depth = 0;
+    for (size_t k = a + 2; k < b; k++) {
+        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
+            depth++;
+        else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
+            depth--;
+        else if (depth == 0 && (rwl_tok_is(ts, k, "?") || rwl_tok_is(ts, k, "<") || rwl_tok_is(ts, k, ">") ||
+                                rwl_tok_is(ts, k, "<=") || rwl_tok_is(ts, k, ">=") || rwl_tok_is(ts, k, "==") ||
+                                rwl_tok_is(ts, k, "!=") || rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||") ||
+                                rwl_tok_is(ts, k, "&") || rwl_tok_is(ts, k, "|") || rwl_tok_is(ts, k, "^") ||
+                                rwl_tok_is(ts, k, "<<") || rwl_tok_is(ts, k, ">>") || rwl_tok_is(ts, k, ",")))
             return false;
-        bool first = comma == a + 3 && rwl_tok_is(ts, a + 2, acc) && !mentions(ts, comma + 1, b - 1, acc);
-        bool second = comma == b - 3 && rwl_tok_is(ts, b - 2, acc) && !mentions(ts, a + 2, comma, acc);
-        if (!first && !second)
-            return false;
-        snprintf(fn, fn_size, "%s", fns[i]);
-        return true;
     }
-    return false;
+    return true;
+}
+
+/* Records the reduction of row variable at token acc (statement [a, b)) in loop st: fn ""
+ * for a sum, else the function that combines the lanes' maxima or minima. NULL or why it
+ * is not one the warp can combine. */
+static const char *add_reduction(rr_scan *s, rr_stmt *st, size_t acc, size_t a, size_t b, const char *fn,
+                                 bool sel)
+{
+    const rw_toks *ts = s->ts;
+    char nm[RR_NAME];
+    tok_str(s, acc, nm, sizeof nm);
+    rr_name *v = names_find_tok(&s->rows, ts, acc);
+    if (!v)
+        return fail(s, "`%s` is reduced in a column loop but is not a variable declared before it in the kernel", nm);
+    if (!v->shuffles)
+        return fail(s, "the accumulator `%s` is not a scalar type a warp shuffle takes", nm);
+    if (v->state == RR_HOISTED)
+        return fail(s, "the accumulator `%s` is also read by the bounds check", nm);
+    if (!fn[0]) {
+        if (v->state == RR_SET)
+            return fail(s, "the accumulator `%s` does not start at zero (its declaration has a non-zero or no "
+                           "initializer)", nm);
+        if (v->state == RR_WRITTEN)
+            return fail(s, "the accumulator `%s` is changed between its zero initializer and its loop", nm);
+        if (v->state == RR_REDUCED)
+            return fail(s, "the accumulator `%s` is reduced in an earlier loop too (a sum would not start at "
+                           "zero in every lane)", nm);
+    }
+    if (sel) {
+        /* the if and ?: forms combine by type (rwl_minmax_update says why fmaxf is exact) */
+        bool mx = strcmp(fn, "max") == 0;
+        fn = v->num == 'f' ? (mx ? "fmaxf" : "fminf") : v->num == 'd' ? (mx ? "fmax" : "fmin") : (mx ? "max" : "min");
+    }
+    for (size_t i = 0; i < st->n_red; i++)
+        if (rwl_tok_is(ts, st->red[i], nm))
+            return fail(s, "the accumulator `%s` is read or written elsewhere inside its loop", nm);
+    if (st->n_red >= RR_MAX_RED)
+        return fail(s, "a column loop has more reductions than the rewrite tracks%s", NULL);
+    st->red[st->n_red] = acc;
+    st->red_a[st->n_red] = a;
+    st->red_b[st->n_red] = b;
+    st->red_sel[st->n_red] = sel;
+    snprintf(st->red_fn[st->n_red], sizeof st->red_fn[0], "%s", fn);
+    st->n_red++;
+    return NULL;
 }
 
 /* Checks statement [a, b) inside column loop st (variable cvar), recursively. */
@@ -519,6 +545,13 @@ static const char *loop_stmt(rr_scan *s, rr_stmt *st, size_t a, size_t b)
             k = e;
         }
         return NULL;
+    }
+    /* a running maximum or minimum of a row variable, in any spelling (also `if (x > m) m = x;`) */
+    rwl_minmax mm;
+    if (rwl_minmax_update(ts, a, b, &mm) && !names_find_tok(&s->locals, ts, mm.acc) &&
+        !rwl_same_tok(ts, mm.acc, st->var)) {
+        bool sel = !mm.fn[0];
+        return add_reduction(s, st, mm.acc, a, b, sel ? (mm.max ? "max" : "min") : mm.fn, sel);
     }
     if (rwl_tok_is(ts, a, "if") && rwl_tok_is(ts, a + 1, "(")) {
         size_t c = rwl_match_close(ts, a + 1);
@@ -568,39 +601,11 @@ static const char *loop_stmt(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         return NULL;
     if (a == st->var || rwl_tok_is(ts, a, tok_str(s, st->var, (char[RR_NAME]){0}, RR_NAME)))
         return fail(s, "the column loop changes its variable `%s`", nm);
-    char fn[16] = "";
-    bool red = false;
     if ((rwl_tok_is(ts, op, "+=") || rwl_tok_is(ts, op, "-=")) && !mentions(ts, op + 1, b - 1, nm))
-        red = true;
-    else if (rwl_tok_is(ts, op, "=") && reduction_rhs(ts, op + 1, b - 1, nm, fn, sizeof fn))
-        red = true;
-    if (!red)
-        return fail(s, "the column loop writes the row variable `%s` other than as a sum/max/min reduction", nm);
-    rr_name *v = names_find_tok(&s->rows, ts, a);
-    if (!v)
-        return fail(s, "`%s` is reduced in a column loop but is not a variable declared before it in the kernel", nm);
-    if (!v->shuffles)
-        return fail(s, "the accumulator `%s` is not a scalar type a warp shuffle takes", nm);
-    if (v->state == RR_HOISTED)
-        return fail(s, "the accumulator `%s` is also read by the bounds check", nm);
-    if (!fn[0]) {
-        if (v->state == RR_SET)
-            return fail(s, "the accumulator `%s` does not start at zero (its declaration has a non-zero or no "
-                           "initializer)", nm);
-        if (v->state == RR_WRITTEN)
-            return fail(s, "the accumulator `%s` is changed between its zero initializer and its loop", nm);
-        if (v->state == RR_REDUCED)
-            return fail(s, "the accumulator `%s` is summed in an earlier loop too (it does not start at zero)", nm);
-    }
-    for (size_t i = 0; i < st->n_red; i++)
-        if (rwl_tok_is(ts, st->red[i], nm))
-            return fail(s, "the accumulator `%s` is read or written elsewhere inside its loop", nm);
-    if (st->n_red >= RR_MAX_RED)
-        return fail(s, "a column loop has more reductions than the rewrite tracks%s", NULL);
-    st->red[st->n_red] = a;
-    snprintf(st->red_fn[st->n_red], sizeof st->red_fn[0], "%s", fn);
-    st->n_red++;
-    return NULL;
+        return add_reduction(s, st, a, a, b, "", false);
+    if (rwl_tok_is(ts, op, "=") && sum_rhs(ts, op + 1, b - 1, nm))
+        return add_reduction(s, st, a, a, b, "", false);
+    return fail(s, "the column loop writes the row variable `%s` other than as a sum/max/min reduction", nm);
 }
 
 /* ------------------------------------------------------------------ the float4 path */
@@ -706,11 +711,27 @@ static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         snprintf(st->novec, sizeof st->novec, __VA_ARGS__);                                    \
         return;                                                                                \
     } while (0)
-    for (size_t k = a; k < b; k++)
-        if (rwl_tok_is(ts, k, "if") || rwl_tok_is(ts, k, "?") || rwl_tok_is(ts, k, "&&") ||
-            rwl_tok_is(ts, k, "||") || rwl_tok_is(ts, k, "continue"))
+    for (size_t k = a; k < b; k++) {
+        if (!rwl_tok_is(ts, k, "if") && !rwl_tok_is(ts, k, "?") && !rwl_tok_is(ts, k, "&&") &&
+            !rwl_tok_is(ts, k, "||") && !rwl_tok_is(ts, k, "continue"))
+            continue;
+        /* the one branch of `if (x > m) m = x;` or `m = x > m ? x : m` only picks a register
+         * value: each component keeps it, and the loads before it stay unconditional (any
+         * other branch in the statement, inside x, keeps the loop scalar) */
+        bool own = false;
+        for (size_t i = 0; i < st->n_red && !own; i++) {
+            if (!st->red_sel[i] || k < st->red_a[i] || k >= st->red_b[i])
+                continue;
+            size_t n_branch = 0;
+            for (size_t q = st->red_a[i]; q < st->red_b[i]; q++)
+                n_branch += rwl_tok_is(ts, q, "if") || rwl_tok_is(ts, q, "?") || rwl_tok_is(ts, q, "&&") ||
+                            rwl_tok_is(ts, q, "||");
+            own = n_branch == 1;
+        }
+        if (!own)
             NOVEC("its body branches (`%s`), and float4 loads and stores are unconditional",
                   tok_str(s, k, nm, sizeof nm));
+    }
     for (size_t k = a; k < b; k++) {
         if (!rwl_is_use(ts, k))
             continue;
@@ -845,12 +866,14 @@ static const char *read_loop(rr_scan *s, rr_stmt *st, size_t a, size_t b)
     for (size_t i = 0; i < st->n_red; i++) {
         char nm[RR_NAME];
         tok_str(s, st->red[i], nm, sizeof nm);
-        /* its own statement mentions it once (`acc += E`) or twice (`acc = acc + E`) */
-        size_t e = rwl_stmt_end(ts, st->red[i], b);
-        if (count_uses(ts, c + 1, b, nm) != count_uses(ts, st->red[i], e, nm))
+        /* its own statement mentions it once (`acc += E`), twice (`acc = acc + E`) or three
+         * times (`if (x > acc) acc = x;`) */
+        if (count_uses(ts, c + 1, b, nm) != count_uses(ts, st->red_a[i], st->red_b[i], nm))
             return fail(s, "the accumulator `%s` is read or written elsewhere inside its loop", nm);
+        /* after any reduction every lane holds the combined value: a later sum into it
+         * would add that value once per lane */
         rr_name *v = names_find(&s->rows, nm);
-        if (v && !st->red_fn[i][0])
+        if (v)
             v->state = RR_REDUCED;
     }
     vec_check(s, st, c + 1, b);
@@ -910,6 +933,15 @@ static bool guard_cond(rr_scan *s, size_t a, size_t b, bool early)
     s->bound_a = ba;
     s->bound_b = bb;
     return true;
+}
+
+/* The column loop of the row body that holds token k, or NULL. */
+static rr_stmt *loop_at(rr_scan *s, size_t k)
+{
+    for (size_t i = 0; i < s->n_st; i++)
+        if (s->st[i].kind == 'l' && k >= s->st[i].a && k < s->st[i].b)
+            return &s->st[i];
+    return NULL;
 }
 
 /* Reads the whole body: declarations, index, guard, row statements. NULL or the reason. */
@@ -1077,6 +1109,10 @@ static const char *scan(rr_scan *s)
             if (!w->in_loop)
                 return fail(s, "`%s`, stored once per row outside the loops, is accessed again in the row body "
                                "(another lane would read it)", nm);
+            rr_stmt *there = loop_at(s, j);
+            if (!there)
+                return fail(s, "`%s` is stored in a column loop and accessed outside the column loops (every lane "
+                               "would read elements other lanes own)", nm);
             char idx[RR_INDEX];
             if (!rwl_tok_is(ts, j + 1, "["))
                 return fail(s, "`%s`, stored in a column loop, is used other than by subscript in the row body", nm);
@@ -1090,10 +1126,27 @@ static const char *scan(rr_scan *s)
             if (w->local_index && (j < w->loop_a || j >= w->loop_b))
                 return fail(s, "`%s` is stored in a column loop at an index of loop-local variables and "
                                "accessed in another loop", nm);
+            /* the same index in another column loop (llm.c's softmax: `out_row[j] = ...;` then
+             * `out_row[j] /= sum;`): lane c % width owns column c in every scalar lane loop,
+             * but the float4 path gives a lane four columns and the tail others, and it is
+             * chosen per loop; both loops keep the scalar lane map */
+            if (there->a != w->loop_a) {
+                there->shared_mem = true;
+                loop_at(s, w->loop_a)->shared_mem = true;
+            }
         }
         for (size_t p = 0; p < s->n_pre; p++)
             if (mentions(ts, s->pre[p][0], s->pre[p][1], nm))
                 return fail(s, "`%s` is stored in the row body and used by a declaration before the bounds check", nm);
+    }
+    for (size_t i = 0; i < s->n_st; i++) {
+        rr_stmt *st = &s->st[i];
+        if (st->kind != 'l' || !st->vec || !st->shared_mem)
+            continue;
+        st->vec = false;
+        s->n_vec--;
+        snprintf(st->novec, sizeof st->novec, "it touches memory another column loop stores or re-reads at "
+                 "the same index, so every lane must own the same columns in both (the scalar lane map)");
     }
     return NULL;
 }

@@ -432,7 +432,7 @@ static void test_not_applicable(void **state)
     expect(DATA "/rows_variants.cu", "store_not_c", NULL, NULL, "does not depend on the column");
     expect(DATA "/rows_variants.cu", "last_value", NULL, NULL, "other than as a sum/max/min reduction");
     expect(DATA "/rows_variants.cu", "shifted_read", NULL, NULL, "accessed at another index");
-    expect(DATA "/rows_variants.cu", "summed_twice", NULL, NULL, "summed in an earlier loop");
+    expect(DATA "/rows_variants.cu", "summed_twice", NULL, NULL, "reduced in an earlier loop");
     expect(DATA "/rows_variants.cu", "local_index_shift", NULL, NULL, "accessed in another loop");
     expect(DATA "/rows_variants.cu", "with_barrier", NULL, NULL, "__syncthreads");
     expect(DATA "/rows_variants.cu", "uses_tid", NULL, NULL, "besides the row index");
