@@ -422,6 +422,47 @@ static void test_vec_rules(void **state)
         expect_desc(path, cases[i].kernel, scalar, no_vec, NULL, cases[i].why);
 }
 
+/* Thread-per-row softmax and row max/min (issue 13, llm.c's softmax_forward_kernel1): the
+ * running maximum in its usual spellings is one reduction combined by fmaxf/fminf (by the
+ * accumulator's type for the if and ?: forms), a double sum is shuffled as double, and
+ * outputs re-read at the same column in a later loop keep those loops scalar. Emulated in
+ * test_rewrites_emu_rows. */
+static void test_softmax_rows(void **state)
+{
+    (void)state;
+    const char *path = DATA "/softmax_rows.cu";
+    const char *const guarded[] = {
+        "for (int k = (int)hk_lane; k < ncols; k += (int)hk_width)",
+        "if (hk_v0.x > hi) {\n                hi = hk_v0.x;",
+        "hi = fmaxf(hi, hk_o);",
+        "const decltype(total) hk_o = __shfl_xor_sync(hk_mask, total, hk_off, 32);",
+        "total += hk_o;",
+        "y[k] /= (float)total;",
+        NULL};
+    expect_desc(path, "soft_guarded", guarded, NULL, NULL,
+                "float4 loads/stores in 1 of 3 column loops (16-byte aligned rows, scalar tail and fallback); "
+                "column loop 2 scalar only: `y[...]` is read after it is stored in the same iteration; "
+                "column loop 3 scalar only: `y[...]` is updated in place");
+    const char *const select[] = {"hi = hk_v0.x > hi ? hk_v0.x : hi;", "hi = fmaxf(hi, hk_o);",
+                                  "if (hk_lane == 0u) {\n            rmax[row] = hi;", NULL};
+    expect_desc(path, "soft_select", select, NULL, NULL,
+                "column loop 2 scalar only: it touches memory another column loop stores or re-reads");
+    const char *const less[] = {"float v = hk_v0.x;\n        if (m1 < v)", "m2 = fmaxf(hk_v0.y, m2);", "m1 = fmaxf(m1, hk_o);",
+                                "m2 = fmaxf(m2, hk_o);", NULL};
+    expect_desc(path, "soft_less", less, NULL, NULL, "3 warp reductions");
+    const char *const range[] = {"lo = fminf(lo, hk_o);", "lo2 = fminf(lo2, hk_o);", "hi = fmaxf(hi, hk_o);",
+                                 "hi2 = fmaxf(hi2, hk_o);", NULL};
+    expect_desc(path, "row_range", range, NULL, NULL, "4 warp reductions");
+    const char *const dsum[] = {"const decltype(s) hk_o = __shfl_xor_sync(hk_mask, s, hk_off, 32);", NULL};
+    expect(path, "double_sum", dsum, NULL, NULL);
+    expect(path, "max_then_sum", NULL, NULL, "the accumulator `a` is reduced in an earlier loop too");
+    expect(path, "select_takes_nan", NULL, NULL, "writes the row variable `m` other than as a sum/max/min");
+    expect(path, "guarded_else", NULL, NULL, "writes the row variable `m` other than as a sum/max/min");
+    expect(path, "guarded_other", NULL, NULL, "writes the row variable `m` other than as a sum/max/min");
+    expect(path, "reread_outside", NULL, NULL, "`dst` is stored in a column loop and accessed outside the column loops");
+    expect(path, "reread_shifted", NULL, NULL, "`y` is stored in a column loop and accessed at another index");
+}
+
 /* Near misses: refused, each with its reason. */
 static void test_not_applicable(void **state)
 {
@@ -707,6 +748,7 @@ int main(void)
         cmocka_unit_test(test_gemv),
         cmocka_unit_test(test_vec_rules),
         cmocka_unit_test(test_not_applicable),
+        cmocka_unit_test(test_softmax_rows),
         cmocka_unit_test(test_suite_rewrites),
         cmocka_unit_test(test_all_suite_kernels),
         cmocka_unit_test(test_alloc_failures),
