@@ -105,6 +105,8 @@ static void online_rows_run(void **state)
     } cases[] = {
         {"softmax_direct", "online_softmax",
          "rows_case<float>(\"softmax_direct\", BOTH(softmax_direct(a, b, ROWS, COLS)), 1e-5, 1e-3);"},
+        {"softmax_guarded", "online_softmax",
+         "rows_case<float>(\"softmax_guarded\", BOTH(softmax_guarded(a, b, ROWS, COLS)), 1e-5, 1e-3);"},
         {"layernorm_plain", "online_layernorm",
          "rows_case<float>(\"layernorm_plain\", BOTH(layernorm_plain(a, b, ROWS, COLS)), 1e-4);"},
     };
