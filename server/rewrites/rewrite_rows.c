@@ -328,12 +328,18 @@ typedef struct {
     size_t decl_tok[2 * RR_MAX_NAMES]; /* tokens that are declared names (not uses) */
     size_t n_decl_tok;
     size_t n_loops, n_reductions, n_lane0, n_vec;
-    char why[256];
+    char why[512];
 } rr_scan;
 
 static const char *fail(rr_scan *s, const char *fmt, const char *arg)
 {
     snprintf(s->why, sizeof s->why, fmt, arg ? arg : "");
+    return s->why;
+}
+
+static const char *fail2(rr_scan *s, const char *fmt, const char *a1, const char *a2)
+{
+    snprintf(s->why, sizeof s->why, fmt, a1, a2);
     return s->why;
 }
 
@@ -1131,6 +1137,16 @@ static const char *scan(rr_scan *s)
              * but the float4 path gives a lane four columns and the tail others, and it is
              * chosen per loop; both loops keep the scalar lane map */
             if (there->a != w->loop_a) {
+                /* the same text names the same element in both loops only when no name in
+                 * it (the pointer included) changes at the row level or in a reduction;
+                 * where one is assigned is not tracked, so any such name refuses */
+                for (size_t q = j; q < c; q++) {
+                    rr_name *v = rwl_is_use(ts, q) ? names_find_tok(&s->rows, ts, q) : NULL;
+                    if (v && (v->state == RR_WRITTEN || v->state == RR_REDUCED))
+                        return fail2(s, "`%.60s` is stored in one column loop and accessed in another at an "
+                                        "index of `%.60s`, which the row body changes (the same text may name another "
+                                        "element)", nm, v->name);
+                }
                 there->shared_mem = true;
                 loop_at(s, w->loop_a)->shared_mem = true;
             }

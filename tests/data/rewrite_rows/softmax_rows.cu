@@ -211,3 +211,17 @@ __global__ void reread_shifted(const float *src, float *dst, int nrows, int ncol
     for (int k = 0; k < ncols - 1; k++)
         y[k + 1] /= total;
 }
+
+// refused: the same index text names another element in the second loop (off moves)
+__global__ void reread_moved(const float *src, float *dst, int nrows, int ncols)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= nrows)
+        return;
+    size_t off = (size_t)row * ncols;
+    for (int k = 0; k < ncols; k++)
+        dst[off + k] = src[off + k];
+    off = off + 1;
+    for (int k = 0; k < ncols - 1; k++)
+        dst[off + k] *= 2.0f;
+}
