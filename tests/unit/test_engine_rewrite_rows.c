@@ -455,6 +455,8 @@ static void test_softmax_rows(void **state)
     expect_desc(path, "row_range", range, NULL, NULL, "4 warp reductions");
     const char *const dsum[] = {"const decltype(s) hk_o = __shfl_xor_sync(hk_mask, s, hk_off, 32);", NULL};
     expect(path, "double_sum", dsum, NULL, NULL);
+    const char *const typed[] = {"hi = max(hi, hk_o);", "dl = fmin(dl, hk_o);", NULL};
+    expect(path, "int_double", typed, NULL, NULL);
     expect(path, "max_then_sum", NULL, NULL, "the accumulator `a` is reduced in an earlier loop too");
     expect(path, "select_takes_nan", NULL, NULL, "writes the row variable `m` other than as a sum/max/min");
     expect(path, "guarded_else", NULL, NULL, "writes the row variable `m` other than as a sum/max/min");

@@ -488,6 +488,7 @@ static void softmax_rows_run(void **state)
         {"soft_less", "for (int sp = 0; sp < 4; sp++) soft_case(\"soft_less\", SOFT(soft_less), sp, 1e-5, 1e-3);"},
         {"row_range", "for (int sp = 0; sp < 4; sp++) range_case(sp);"},
         {"max_from_first", "for (int sp = 0; sp < 4; sp++) soft_case(\"max_from_first\", SOFT(max_from_first), sp, 0);"},
+        {"int_double", "for (int sp = 0; sp < 4; sp++) soft_case(\"int_double\", SOFT(int_double), sp, 0);"},
         /* integers below 2^53: exact in double in any order */
         {"double_sum", "soft_case(\"double_sum\", SOFT(double_sum), 4, 0); soft_case(\"double_sum\", SOFT(double_sum), 0, 1e-6);"},
     };

@@ -124,6 +124,25 @@ __global__ void double_sum(const float *src, float *out, float *unused, int nrow
     }
 }
 
+// the guarded and select forms on an int and a double: combined by max and fmin
+__global__ void int_double(const float *src, float *out, float *lo, int nrows, int ncols)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= nrows)
+        return;
+    int hi = -2147483647 - 1;
+    double dl = 1e300;
+    for (int k = 0; k < ncols; k++) {
+        int q = (int)(src[(size_t)row * ncols + k] * 100.0f);
+        double d = src[(size_t)row * ncols + k];
+        if (q > hi)
+            hi = q;
+        dl = d < dl ? d : dl;
+    }
+    out[row] = (float)hi;
+    lo[row] = (float)dl;
+}
+
 // refused: a maximum into a variable that a later loop sums into (every lane would start
 // the sum from the combined maximum)
 __global__ void max_then_sum(const float *src, float *out, int nrows, int ncols)
