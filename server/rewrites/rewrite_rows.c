@@ -298,6 +298,8 @@ typedef struct {
         size_t p;         /* the pointer's token (first access) */
         size_t ea, eb;    /* E's tokens, empty for P[c] */
         bool load, store;
+        bool rmw;         /* read after a store or updated in place (`P[c] /= s`): every
+                           * access goes through hk_sN, loaded first when load */
     } vs[RR_MAX_VEC];
     size_t n_vs;
 } rr_stmt;
@@ -698,6 +700,16 @@ static bool base_plus_c(rr_scan *s, const rr_stmt *st, size_t a, size_t b, size_
     return depth == 0;
 }
 
+/* The first token of the statement of body [a, ...) that holds token k: k itself when k
+ * starts one (after `{`, `}` or `;`, or at a). */
+static size_t a_stmt(const rw_toks *ts, size_t a, size_t k)
+{
+    size_t q = k;
+    while (q > a && !rwl_tok_is(ts, q - 1, ";") && !rwl_tok_is(ts, q - 1, "{") && !rwl_tok_is(ts, q - 1, "}"))
+        q--;
+    return q;
+}
+
 /* Decides whether column loop st (body [a, b), already accepted for the scalar path) also
  * gets the float4 path: st->vec and its accesses and streams, or st->novec with the
  * reason. Every memory access of the body must be a load `P[E + c]` or a statement-level
@@ -771,7 +783,9 @@ static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         if (lb == la + 1 && ts->t[la].kind == T_NUMBER)
             NOVEC("the index of `%s[...]` shifts the column by a constant", nm);
         bool store = rwl_tok_is(ts, close + 1, "=");
-        if (!store && (rwl_tok_is_assign_op(ts, close + 1) || rwl_tok_is(ts, close + 1, "++") ||
+        /* `P[E + c] /= s;`: read, then stored (a statement-level update: loop_stmt took it) */
+        bool update = !store && rwl_tok_is_assign_op(ts, close + 1) && k == a_stmt(ts, a, k);
+        if (!store && !update && (rwl_tok_is_assign_op(ts, close + 1) || rwl_tok_is(ts, close + 1, "++") ||
                        rwl_tok_is(ts, close + 1, "--") || rwl_tok_is(ts, close + 1, "[") ||
                        rwl_tok_is(ts, close + 1, ".") || rwl_tok_is(ts, close + 1, "->") ||
                        (k > a && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--") ||
@@ -792,27 +806,31 @@ static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
             st->vs[v].p = k;
             st->vs[v].ea = ea;
             st->vs[v].eb = eb;
-            st->vs[v].load = st->vs[v].store = false;
+            st->vs[v].load = st->vs[v].store = st->vs[v].rmw = false;
             store_end[v] = ts->n;
             st->n_vs++;
         }
-        if (store) {
+        if (!store) {
+            /* the float4 is loaded before any component runs; a read after a store reads
+             * the component stored (hk_sN), as the scalar loop reads its own store */
+            if (k >= store_end[v])
+                st->vs[v].rmw = true;
+            else
+                st->vs[v].load = true;
+        }
+        if (store || update) {
             st->vs[v].store = true;
+            st->vs[v].rmw |= update;
             size_t e = rwl_stmt_end(ts, k, b);
             if (e < store_end[v])
                 store_end[v] = e;
-        } else {
-            /* the float4 is loaded before any component runs */
-            if (k >= store_end[v])
-                NOVEC("`%s[...]` is read after it is stored in the same iteration", nm);
-            st->vs[v].load = true;
         }
         if (st->n_acc >= RR_MAX_ACC)
             NOVEC("it has more than %d memory accesses", RR_MAX_ACC);
         st->acc[st->n_acc].p = k;
         st->acc[st->n_acc].close = close;
         st->acc[st->n_acc].stream = v;
-        st->acc[st->n_acc].store = store;
+        st->acc[st->n_acc].store = store || update;
         st->n_acc++;
         k = close;
     }
@@ -1155,14 +1173,54 @@ static const char *scan(rr_scan *s)
             if (mentions(ts, s->pre[p][0], s->pre[p][1], nm))
                 return fail(s, "`%s` is stored in the row body and used by a declaration before the bounds check", nm);
     }
-    for (size_t i = 0; i < s->n_st; i++) {
+    /* Loops that share memory (shared_mem) must give every lane the same columns: all take
+     * the float4 path under one condition (every base of all of them aligned, the same
+     * bound), or all keep the scalar lane map. The condition is evaluated at each loop, so
+     * its names must be declared before the first of them and never change. */
+    const char *group_why = NULL;
+    size_t first = ts->n;
+    char bound[RR_INDEX] = "", other[RR_INDEX];
+    for (size_t i = 0; i < s->n_st && !group_why; i++) {
         rr_stmt *st = &s->st[i];
-        if (st->kind != 'l' || !st->vec || !st->shared_mem)
+        if (st->kind != 'l' || !st->shared_mem)
+            continue;
+        rwl_compact_index(ts, st->cond_a + 2, st->cond_b, other, sizeof other);
+        if (!st->vec)
+            group_why = "another of them stays scalar";
+        else if (first != ts->n && strcmp(bound, other) != 0)
+            group_why = "their bounds differ";
+        if (first == ts->n) {
+            first = st->a;
+            snprintf(bound, sizeof bound, "%s", other);
+        }
+    }
+    for (size_t i = 0; i < s->n_st && !group_why; i++) {
+        rr_stmt *st = &s->st[i];
+        if (st->kind != 'l' || !st->shared_mem)
+            continue;
+        for (size_t v = 0; v <= st->n_vs && !group_why; v++) {
+            size_t a = v < st->n_vs ? st->vs[v].p : st->cond_a + 2;
+            size_t e = v < st->n_vs ? (st->vs[v].ea == st->vs[v].eb ? a + 1 : st->vs[v].eb) : st->cond_b;
+            for (size_t t = a; t < e && !group_why; t++) {
+                rr_name *n = rwl_is_use(ts, t) ? names_find_tok(&s->rows, ts, t) : NULL;
+                if (!n)
+                    continue;
+                if (n->state == RR_WRITTEN || n->state == RR_REDUCED)
+                    group_why = "a name in their bases or bound changes in the row body";
+                for (size_t q = 0; q < s->n_decl_tok && !group_why; q++)
+                    if (s->decl_tok[q] >= first && rwl_same_tok(ts, s->decl_tok[q], t))
+                        group_why = "a name in their bases or bound is declared after the first of them";
+            }
+        }
+    }
+    for (size_t i = 0; i < s->n_st && group_why; i++) {
+        rr_stmt *st = &s->st[i];
+        if (st->kind != 'l' || !st->shared_mem || !st->vec)
             continue;
         st->vec = false;
         s->n_vec--;
-        snprintf(st->novec, sizeof st->novec, "it touches memory another column loop stores or re-reads at "
-                 "the same index, so every lane must own the same columns in both (the scalar lane map)");
+        snprintf(st->novec, sizeof st->novec, "it shares memory with another column loop (the same index: "
+                 "every lane must own the same columns in both), and %s", group_why);
     }
     return NULL;
 }
@@ -1218,7 +1276,8 @@ static int put_component(const rr_scan *s, const rr_stmt *st, int k, struct hk_b
     for (size_t i = 0; i < st->n_acc; i++) {
         uint32_t from = ts->t[st->acc[i].p].start;
         if ((rc = hk_buf_append(b, ts->text + at, from - at)) ||
-            (rc = hk_buf_printf(b, "hk_%c%zu.%c", st->acc[i].store ? 's' : 'v', st->acc[i].stream, comp[k])))
+            (rc = hk_buf_printf(b, "hk_%c%zu.%c", st->acc[i].store || st->vs[st->acc[i].stream].rmw ? 's' : 'v',
+                                st->acc[i].stream, comp[k])))
             return rc;
         at = ts->t[st->acc[i].close].end;
     }
@@ -1239,9 +1298,17 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
             return rc;                                                                         \
     } while (0)
     R(hk_buf_printf(b, "const bool hk_vec%zu = ((", no));
-    for (size_t v = 0; v < st->n_vs; v++) {
-        R(hk_buf_appends(b, v ? " | reinterpret_cast<unsigned long long>" : "reinterpret_cast<unsigned long long>"));
-        R(put_base(s, st, v, b));
+    /* loops sharing memory test every base of all of them, so they choose alike (scan) */
+    bool first = true;
+    for (size_t i = 0; i < s->n_st; i++) {
+        const rr_stmt *o = &s->st[i];
+        if (o != st && !(st->shared_mem && o->kind == 'l' && o->shared_mem))
+            continue;
+        for (size_t v = 0; v < o->n_vs; v++) {
+            R(hk_buf_appends(b, first ? "reinterpret_cast<unsigned long long>" : " | reinterpret_cast<unsigned long long>"));
+            R(put_base(s, o, v, b));
+            first = false;
+        }
     }
     R(hk_buf_printf(b,
                     ") & 15ull) == 0ull;\n"
@@ -1261,11 +1328,14 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
     R(hk_buf_appends(b, ")hk_width) {\n"));
     for (size_t v = 0; v < st->n_vs; v++) {
         if (st->vs[v].load) {
-            R(hk_buf_printf(b, "                const float4 hk_v%zu = reinterpret_cast<const float4 *>", v));
+            if (st->vs[v].rmw)
+                R(hk_buf_printf(b, "                float4 hk_s%zu = reinterpret_cast<const float4 *>", v));
+            else
+                R(hk_buf_printf(b, "                const float4 hk_v%zu = reinterpret_cast<const float4 *>", v));
             R(put_base(s, st, v, b));
             R(hk_buf_appends(b, "[hk_c4];\n"));
         }
-        if (st->vs[v].store)
+        if (st->vs[v].store && !(st->vs[v].rmw && st->vs[v].load))
             R(hk_buf_printf(b, "                float4 hk_s%zu;\n", v));
     }
     /* a block body without c is its own component scope */

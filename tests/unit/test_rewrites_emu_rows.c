@@ -402,23 +402,24 @@ static const char soft_extra[] =
     "}\n"
     "static const int soft_sizes[][2] = {{1, 1}, {5, 7}, {67, 64}, {40, 130}, {33, 3}, {9, 1027}};\n"
     "/* rows_case with special inputs: the original on blocks of 64, the rewrite on the same\n"
-    "   launch, blocks of 80 and a grid of 3 */\n"
+    "   launch, blocks of 80 and a grid of 3; the input starts shift floats into its buffer\n"
+    "   (shift 1: input rows and output rows aligned differently) */\n"
     "template <class F, class G>\n"
-    "static void soft_case(const char *what, F ko, G kc, int special, double rtol, double scale = 1)\n"
+    "static void soft_case(const char *what, F ko, G kc, int special, double rtol, double scale = 1, int shift = 0)\n"
     "{\n"
     "    for (int z = 0; z < 6; z++)\n"
     "        for (int s = 0; s < 3; s++) {\n"
     "            emu::schedule = s;\n"
     "            const int rows = soft_sizes[z][0], cols = soft_sizes[z][1];\n"
     "            const size_t e = (size_t)rows * cols;\n"
-    "            emu::buf<float> a(e), bo(e), bc(e), ro(e), rc(e);\n"
+    "            emu::buf<float> a(e + 1), bo(e), bc(e), ro(e), rc(e);\n"
     "            a.fill(rows + cols + s);\n"
     "            special_fill(a, rows, cols, special, s);\n"
     "            bo.fill(5); bc.fill(5); ro.fill(6); rc.fill(6);\n"
     "            dim3 g((rows + 63) / 64), blk(64);\n"
-    "            emu::launch(g, blk, 0, [&] { ko(a.ptr(), bo.ptr(), ro.ptr(), rows, cols); });\n"
+    "            emu::launch(g, blk, 0, [&] { ko(a.ptr() + shift, bo.ptr(), ro.ptr(), rows, cols); });\n"
     "            dim3 cg = s == 2 ? dim3(3) : g, cb = s == 1 ? dim3(80) : blk;\n"
-    "            emu::launch(cg, cb, 0, [&] { kc(a.ptr(), bc.ptr(), rc.ptr(), rows, cols); });\n"
+    "            emu::launch(cg, cb, 0, [&] { kc(a.ptr() + shift, bc.ptr(), rc.ptr(), rows, cols); });\n"
     "            bool ok = same_or_nan(what, bo, bc, rtol, scale);\n"
     "            ok = same_or_nan(what, ro, rc, rtol, scale) && ok;\n"
     "            if (!ok)\n"
@@ -483,18 +484,23 @@ static void softmax_rows_run(void **state)
         const char *kernel, *driver;
     } cases[] = {
         /* probabilities: relative 1e-5 at a scale of 1e-3 (as online_softmax's case) */
-        {"soft_guarded", "for (int sp = 0; sp < 4; sp++) soft_case(\"soft_guarded\", SOFT(soft_guarded), sp, 1e-5, 1e-3);"},
+        {"soft_guarded", "for (int sp = 0; sp < 4; sp++) soft_case(\"soft_guarded\", SOFT(soft_guarded), sp, 1e-5, 1e-3);\n"
+                         "soft_case(\"soft_guarded\", SOFT(soft_guarded), 0, 1e-5, 1e-3, 1);"},
         {"soft_select", "for (int sp = 0; sp < 4; sp++) soft_case(\"soft_select\", SOFT(soft_select), sp, 1e-5, 1e-3);"},
         {"soft_less", "for (int sp = 0; sp < 4; sp++) soft_case(\"soft_less\", SOFT(soft_less), sp, 1e-5, 1e-3);"},
         {"row_range", "for (int sp = 0; sp < 4; sp++) range_case(sp);"},
         {"max_from_first", "for (int sp = 0; sp < 4; sp++) soft_case(\"max_from_first\", SOFT(max_from_first), sp, 0);"},
+        /* the stored row re-read in a later loop: one float4 condition for both loops, also
+         * when the input is aligned differently from the output (shift 1) */
+        {"store_then_update", "for (int sh = 0; sh < 2; sh++) soft_case(\"store_then_update\", SOFT(store_then_update), 0, 0, 1, sh);"},
+        {"update_shorter", "for (int sh = 0; sh < 2; sh++) soft_case(\"update_shorter\", SOFT(update_shorter), 0, 0, 1, sh);"},
         {"int_double", "for (int sp = 0; sp < 4; sp++) soft_case(\"int_double\", SOFT(int_double), sp, 0);"},
         /* integers below 2^53: exact in double in any order */
         {"double_sum", "soft_case(\"double_sum\", SOFT(double_sum), 4, 0); soft_case(\"double_sum\", SOFT(double_sum), 0, 1e-6);"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *cand = emu_rewrite(src, cases[i].kernel, "warp_rows", NULL);
-        assert_non_null(strstr(cand, "__shfl_xor_sync"));
+        assert_non_null(strstr(cand, "hk rewrite (warp_rows)"));
         rwf_nvcc_compiles(cand, cases[i].kernel);
         soft_emulate(cases[i].kernel, src, cand, cases[i].driver, EMU_OK);
         free(cand);
@@ -504,7 +510,9 @@ static void softmax_rows_run(void **state)
 
 /* The checks can fail: a maximum combined as a sum; the double sum's partials passed
  * through float; the guarded maximum turned into fmaxf in each lane (a NaN start value is
- * then dropped instead of kept, which only the combine may do). */
+ * then dropped instead of kept, which only the combine may do); two loops over a stored row
+ * choosing float4 each by its own streams (the first scalar for the misaligned input, the
+ * second float4: a lane updates columns other lanes store). */
 static void softmax_rows_broken(void **state)
 {
     (void)state;
@@ -520,6 +528,15 @@ static void softmax_rows_broken(void **state)
     broken = emu_replaced(cand, "const decltype(s) hk_o", "const float hk_o");
     soft_emulate("broken_float_combine", src, broken, "soft_case(\"double_sum\", SOFT(double_sum), 4, 0);",
                  EMU_DIFFERS);
+    free(broken);
+    free(cand);
+    cand = emu_rewrite(src, "store_then_update", "warp_rows", NULL);
+    broken = emu_replaced(cand,
+                          "const bool hk_vec2 = ((reinterpret_cast<unsigned long long>(y) | "
+                          "reinterpret_cast<unsigned long long>(x) | ",
+                          "const bool hk_vec2 = ((");
+    soft_emulate("broken_own_condition", src, broken,
+                 "soft_case(\"store_then_update\", SOFT(store_then_update), 0, 0, 1, 1);", EMU_DIFFERS);
     free(broken);
     free(cand);
     cand = emu_rewrite(src, "max_from_first", "warp_rows", NULL);

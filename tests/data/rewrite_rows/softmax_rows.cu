@@ -143,6 +143,35 @@ __global__ void int_double(const float *src, float *out, float *lo, int nrows, i
     lo[row] = (float)dl;
 }
 
+// two loops over the stored row with no reduction between them: the first reads x too, so
+// both take float4 only when x and y are both aligned (one condition for both)
+__global__ void store_then_update(const float *src, float *dst, float *unused, int nrows, int ncols)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= nrows)
+        return;
+    const float *x = src + (size_t)row * ncols;
+    float *y = dst + (size_t)row * ncols;
+    for (int k = 0; k < ncols; k++)
+        y[k] = 2.0f * x[k];
+    for (int k = 0; k < ncols; k++)
+        y[k] += 1.0f;
+}
+
+// the second loop's bound differs: both loops keep the scalar lane map
+__global__ void update_shorter(const float *src, float *dst, float *unused, int nrows, int ncols)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= nrows)
+        return;
+    const float *x = src + (size_t)row * ncols;
+    float *y = dst + (size_t)row * ncols;
+    for (int k = 0; k < ncols; k++)
+        y[k] = 2.0f * x[k];
+    for (int k = 0; k < ncols / 2; k++)
+        y[k] -= x[k];
+}
+
 // refused: a maximum into a variable that a later loop sums into (every lane would start
 // the sum from the combined maximum)
 __global__ void max_then_sum(const float *src, float *out, int nrows, int ncols)
