@@ -44,10 +44,12 @@
  * unrolled 4, the body once per component, each stream loaded and stored once as float4;
  * scalar tail } else { scalar lane loop }`, chosen per row. The one branch of an if or ?:
  * maximum is allowed (it picks a register). A stream read after it is stored in the same
- * iteration keeps the loop scalar, and so does memory stored in one column loop and
- * accessed (at the same index) in another: the float4 path gives a lane other columns than
- * the scalar lane map, so both loops keep the latter. Other loops stay scalar only; the
- * description names each and why.
+ * iteration reads the stored component, and a statement-level `P[E + c] op= x;` loads,
+ * updates and stores its float4. Loops that share stored memory (stored in one, accessed
+ * at the same index in another) test every base of all of them, so they choose alike and
+ * each lane keeps its columns; when that test cannot be the same at each (another bound, a
+ * name declared between them or changed) or one of them is scalar only, all of them keep
+ * the scalar lane map. Other loops stay scalar only; the description names each and why.
  *
  * Not applicable (out->description says why) when the body holds atomics, barriers,
  * shared memory, shuffles, other uses of threadIdx/blockIdx/blockDim/gridDim, returns
