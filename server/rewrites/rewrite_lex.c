@@ -495,14 +495,15 @@ static int mm_condition(const rw_toks *ts, size_t ca, size_t cb, size_t m, size_
     bool m_right = rb == ra + 1 && rwl_is_use(ts, ra) && rwl_same_tok(ts, ra, m);
     if (m_left == m_right)
         return 0;
-    char x[512], y[512];
-    rwl_compact_index(ts, xa, xb, x, sizeof x);
-    if (m_left)
-        rwl_compact_index(ts, ra, rb, y, sizeof y);
-    else
-        rwl_compact_index(ts, la, lb, y, sizeof y);
-    if (!x[0] || strcmp(x, y) != 0 || strlen(x) + 1 >= sizeof x)
+    /* the compared value is the assigned one, token for token (a cast dropped, as
+     * `(int)x > m` then `m = x`, would compare another value) */
+    size_t ya = m_left ? ra : la, yb = m_left ? rb : lb;
+    mm_strip(ts, &xa, &xb);
+    if (xb - xa != yb - ya || xb <= xa)
         return 0;
+    for (size_t i = 0; i < xb - xa; i++)
+        if (!rwl_same_tok(ts, xa + i, ya + i))
+            return 0;
     bool greater = rwl_tok_is(ts, op, ">") || rwl_tok_is(ts, op, ">=");
     /* X > M and M < X take the larger X; X < M and M > X the smaller */
     return greater == !m_left ? 1 : -1;

@@ -476,6 +476,7 @@ static void test_softmax_rows(void **state)
     expect(path, "select_takes_nan", NULL, NULL, "writes the row variable `m` other than as a sum/max/min");
     expect(path, "guarded_else", NULL, NULL, "writes the row variable `m` other than as a sum/max/min");
     expect(path, "guarded_other", NULL, NULL, "writes the row variable `m` other than as a sum/max/min");
+    expect(path, "guarded_cast", NULL, NULL, "writes the row variable `m` other than as a sum/max/min");
     expect(path, "reread_outside", NULL, NULL, "`dst` is stored in a column loop and accessed outside the column loops");
     expect(path, "reread_shifted", NULL, NULL, "`y` is stored in a column loop and accessed at another index");
     expect(path, "reread_moved", NULL, NULL, "at an index of `off`, which the row body changes");

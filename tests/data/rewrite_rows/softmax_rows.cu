@@ -232,6 +232,21 @@ __global__ void guarded_other(const float *src, const float *w, float *out, int 
     out[row] = m;
 }
 
+// refused: the condition compares a truncated value, the assignment takes the whole one
+__global__ void guarded_cast(const float *src, float *out, int nrows, int ncols)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= nrows)
+        return;
+    float m = -INFINITY;
+    for (int k = 0; k < ncols; k++) {
+        float v = src[(size_t)row * ncols + k];
+        if ((int)v > m)
+            m = v;
+    }
+    out[row] = m;
+}
+
 // refused: a column stored in a loop is read at the row level with the same index text
 __global__ void reread_outside(const float *src, float *dst, float *out, int nrows, int ncols)
 {
