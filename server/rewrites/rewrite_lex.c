@@ -414,6 +414,207 @@ void rwl_compact_index(const rw_toks *ts, size_t a, size_t b, char *out, size_t 
     }
 }
 
+/* ------------------------------------------------------------------ max/min updates */
+
+/* [*a, *b) without parentheses around all of it. */
+static void mm_strip(const rw_toks *ts, size_t *a, size_t *b)
+{
+    while (*b > *a + 2 && rwl_tok_is(ts, *a, "(") && rwl_match_close(ts, *a) == *b - 1) {
+        (*a)++;
+        (*b)--;
+    }
+}
+
+/* Does [a, b) use the name of token m, or change anything? */
+static bool mm_mentions(const rw_toks *ts, size_t a, size_t b, size_t m)
+{
+    for (size_t k = a; k < b; k++)
+        if (rwl_is_use(ts, k) && rwl_same_tok(ts, k, m))
+            return true;
+    return false;
+}
+
+static bool mm_writes(const rw_toks *ts, size_t a, size_t b)
+{
+    for (size_t k = a; k < b; k++)
+        if (rwl_tok_is_assign_op(ts, k) || rwl_tok_is(ts, k, "++") || rwl_tok_is(ts, k, "--"))
+            return true;
+    return false;
+}
+
+/* The one top-level comparison (<, >, <=, >=) of [a, b), or b: also when there are two,
+ * or when another top-level operator binds looser than a comparison (so the comparison
+ * would not be the whole condition). */
+static size_t mm_compare_op(const rw_toks *ts, size_t a, size_t b)
+{
+    static const char *const looser[] = {"==", "!=", "&", "^", "|", "&&", "||", "?", ":", ","};
+    size_t found = b;
+    int depth = 0;
+    for (size_t k = a; k < b; k++) {
+        if ((rwl_tok_is(ts, k, "static_cast") || rwl_tok_is(ts, k, "reinterpret_cast")) && rwl_tok_is(ts, k + 1, "<")) {
+            size_t c = rwl_match_close(ts, k + 1);
+            if (c >= b)
+                return b;
+            k = c;
+            continue;
+        }
+        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "{"))
+            depth++;
+        else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]") || rwl_tok_is(ts, k, "}"))
+            depth--;
+        else if (depth != 0)
+            continue;
+        else if (rwl_tok_is(ts, k, "<") || rwl_tok_is(ts, k, ">") || rwl_tok_is(ts, k, "<=") ||
+                 rwl_tok_is(ts, k, ">=")) {
+            if (found != b)
+                return b;
+            found = k;
+        } else if (rwl_tok_is_assign_op(ts, k)) {
+            return b;
+        } else {
+            for (size_t i = 0; i < sizeof looser / sizeof looser[0]; i++)
+                if (rwl_tok_is(ts, k, looser[i]))
+                    return b;
+        }
+    }
+    return found;
+}
+
+/* Does condition [ca, cb) compare X [xa, xb) with M (token m) so that it holds exactly when
+ * X is the better value? 1 for a maximum, -1 for a minimum, 0 when it is not such a test. */
+static int mm_condition(const rw_toks *ts, size_t ca, size_t cb, size_t m, size_t xa, size_t xb)
+{
+    mm_strip(ts, &ca, &cb);
+    size_t op = mm_compare_op(ts, ca, cb);
+    if (op >= cb)
+        return 0;
+    size_t la = ca, lb = op, ra = op + 1, rb = cb;
+    mm_strip(ts, &la, &lb);
+    mm_strip(ts, &ra, &rb);
+    bool m_left = lb == la + 1 && rwl_is_use(ts, la) && rwl_same_tok(ts, la, m);
+    bool m_right = rb == ra + 1 && rwl_is_use(ts, ra) && rwl_same_tok(ts, ra, m);
+    if (m_left == m_right)
+        return 0;
+    /* the compared value is the assigned one, token for token (a cast dropped, as
+     * `(int)x > m` then `m = x`, would compare another value) */
+    size_t ya = m_left ? ra : la, yb = m_left ? rb : lb;
+    mm_strip(ts, &xa, &xb);
+    if (xb - xa != yb - ya || xb <= xa)
+        return 0;
+    for (size_t i = 0; i < xb - xa; i++)
+        if (!rwl_same_tok(ts, xa + i, ya + i))
+            return 0;
+    bool greater = rwl_tok_is(ts, op, ">") || rwl_tok_is(ts, op, ">=");
+    /* X > M and M < X take the larger X; X < M and M > X the smaller */
+    return greater == !m_left ? 1 : -1;
+}
+
+bool rwl_minmax_update(const rw_toks *ts, size_t a, size_t b, rwl_minmax *mm)
+{
+    static const char *const fns[] = {"fmaxf", "fminf", "fmax", "fmin", "max", "min"};
+    memset(mm, 0, sizeof *mm);
+    if (b > ts->n || b < a + 4)
+        return false;
+    if (rwl_tok_is(ts, a, "if") && rwl_tok_is(ts, a + 1, "(")) {
+        /* if (C) M = X;  or  if (C) { M = X; } */
+        size_t c = rwl_match_close(ts, a + 1), sa = c + 1, sb = b;
+        if (c >= b || sa >= b)
+            return false;
+        if (rwl_tok_is(ts, sa, "{")) {
+            if (rwl_match_close(ts, sa) != b - 1)
+                return false;
+            sa++;
+            sb = b - 1;
+        }
+        if (sb < sa + 4 || rwl_stmt_end(ts, sa, sb) != sb || !rwl_tok_is(ts, sb - 1, ";") ||
+            ts->t[sa].kind != T_IDENT || !rwl_tok_is(ts, sa + 1, "="))
+            return false;
+        size_t xa = sa + 2, xb = sb - 1;
+        if (mm_mentions(ts, xa, xb, sa) || mm_writes(ts, xa, xb) || mm_writes(ts, a + 2, c))
+            return false;
+        int dir = mm_condition(ts, a + 2, c, sa, xa, xb);
+        if (!dir)
+            return false;
+        mm->acc = sa;
+        mm->xa = xa;
+        mm->xb = xb;
+        mm->max = dir > 0;
+        return true;
+    }
+    if (ts->t[a].kind != T_IDENT || !rwl_tok_is(ts, a + 1, "=") || !rwl_tok_is(ts, b - 1, ";"))
+        return false;
+    size_t ra = a + 2, rb = b - 1;
+    mm_strip(ts, &ra, &rb);
+    if (rb <= ra || mm_writes(ts, ra, rb))
+        return false;
+    /* M = F(M, X) or F(X, M) */
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        if (!rwl_tok_is(ts, ra, fns[i]) || !rwl_tok_is(ts, ra + 1, "(") || rwl_match_close(ts, ra + 1) != rb - 1)
+            continue;
+        size_t comma = rb;
+        int depth = 0;
+        for (size_t k = ra + 2; k < rb - 1; k++) {
+            if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "{"))
+                depth++;
+            else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]") || rwl_tok_is(ts, k, "}"))
+                depth--;
+            else if (depth == 0 && rwl_tok_is(ts, k, ",")) {
+                if (comma != rb)
+                    return false;
+                comma = k;
+            }
+        }
+        if (comma == rb)
+            return false;
+        size_t x0a = ra + 2, x0b = comma, x1a = comma + 1, x1b = rb - 1;
+        mm_strip(ts, &x0a, &x0b);
+        mm_strip(ts, &x1a, &x1b);
+        bool first = x0b == x0a + 1 && rwl_same_tok(ts, x0a, a) && x1b > x1a && !mm_mentions(ts, x1a, x1b, a);
+        bool second = x1b == x1a + 1 && rwl_same_tok(ts, x1a, a) && x0b > x0a && !mm_mentions(ts, x0a, x0b, a);
+        if (!first && !second)
+            return false;
+        mm->acc = a;
+        mm->xa = first ? x1a : x0a;
+        mm->xb = first ? x1b : x0b;
+        mm->max = strstr(fns[i], "max") != NULL;
+        snprintf(mm->fn, sizeof mm->fn, "%s", fns[i]);
+        return true;
+    }
+    /* M = C ? X : M */
+    size_t q = rb, colon = rb;
+    int depth = 0;
+    for (size_t k = ra; k < rb; k++) {
+        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "{"))
+            depth++;
+        else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]") || rwl_tok_is(ts, k, "}"))
+            depth--;
+        else if (depth == 0 && rwl_tok_is(ts, k, "?")) {
+            if (q != rb)
+                return false;   /* a nested ?: at the top level: not this form */
+            q = k;
+        } else if (depth == 0 && rwl_tok_is(ts, k, ":")) {
+            if (q == rb || colon != rb)
+                return false;
+            colon = k;
+        }
+    }
+    if (q == rb || colon == rb)
+        return false;
+    size_t xa = q + 1, xb = colon, ea = colon + 1, eb = rb;
+    mm_strip(ts, &xa, &xb);
+    mm_strip(ts, &ea, &eb);
+    if (eb != ea + 1 || !rwl_same_tok(ts, ea, a) || xb <= xa || mm_mentions(ts, xa, xb, a))
+        return false;
+    int dir = mm_condition(ts, ra, q, a, xa, xb);
+    if (!dir)
+        return false;
+    mm->acc = a;
+    mm->xa = xa;
+    mm->xb = xb;
+    mm->max = dir > 0;
+    return true;
+}
+
 bool rwl_is_index_formula(const char *c)
 {
     static const char *const forms[] = {

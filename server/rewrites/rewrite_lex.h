@@ -107,6 +107,34 @@ void rwl_compact_index(const rw_toks *ts, size_t a, size_t b, char *out, size_t 
 
 bool rwl_is_index_formula(const char *c);
 
+/* A running maximum or minimum of one variable M, the statement [a, b) (with its ';'), in
+ * any of its usual spellings, all read as the same reduction:
+ *   M = F(M, X);   M = F(X, M);          F one of fmaxf fminf fmax fmin max min
+ *   if (C) M = X;  if (C) { M = X; }     no else
+ *   M = C ? X : M;                       parentheses around C or the whole right side allowed
+ * where C compares X (the same text as the assigned X) with M and holds exactly when X is
+ * the better value: `X > M`, `X >= M`, `M < X`, `M <= X` for a maximum, the mirrored four
+ * for a minimum. X must not mention M nor change anything (it is evaluated twice in the
+ * select forms). `M = M > X ? M : X` is not one: a NaN X would be taken.
+ *
+ * NaN: a comparison with NaN is false, so the select forms skip a NaN X, like fmaxf, and
+ * once M is NaN they keep it forever, unlike fmaxf (fmaxf(NaN, x) is x). Combining
+ * partial results of the select forms with fmaxf/fminf is still exact when every partial
+ * starts from the same initial value v0 (a warp's lanes do): v0 NaN leaves every partial
+ * NaN and fmaxf(NaN, NaN) is NaN, as the sequential loop; v0 not NaN keeps every partial
+ * and the sequential result free of NaN, and fmaxf of NaN-free values is their maximum.
+ * (Ties of -0 and +0 may keep the other zero: equal under ==.)
+ *
+ * mm gets M's assigned token, X's tokens (the assigned occurrence, or the call argument)
+ * and the call's function ("" for the select forms). false when [a, b) is none of these. */
+typedef struct {
+    size_t acc;      /* M's token in `M = ...` */
+    size_t xa, xb;   /* X */
+    bool max;        /* a maximum, else a minimum */
+    char fn[8];      /* the call form's function; "" for the if and ?: forms */
+} rwl_minmax;
+bool rwl_minmax_update(const rw_toks *ts, size_t a, size_t b, rwl_minmax *mm);
+
 void rwl_edits_free(rw_edits *es);
 
 /* Takes ownership of repl (also on failure). */

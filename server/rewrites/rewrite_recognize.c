@@ -1039,6 +1039,11 @@ void rwp_rows_stmt(const pt_rows *rw, size_t i, char *out, size_t size)
         rows_canon(rw, rw->st[i].a, rw->st[i].b, "", out, size);
 }
 
+void rwp_rows_canon(const pt_rows *rw, size_t i, size_t a, size_t b, char *out, size_t size)
+{
+    rows_canon(rw, a, b, rw->st[i].kind == 'l' ? rw->st[i].var : "", out, size);
+}
+
 bool rwp_one_of(const char *s, const char *const *set)
 {
     for (size_t i = 0; set[i]; i++)

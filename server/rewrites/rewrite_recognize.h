@@ -214,6 +214,9 @@ bool rwp_rows_decl(pt_rows *rw, size_t i, const char *canon, char *init, size_t 
 /* The canonical text of loop statement i (its body), or of any statement i. */
 void rwp_rows_stmt(const pt_rows *rw, size_t i, char *out, size_t size);
 
+/* The canonical text of tokens [a, b) inside statement i (a loop's variable reads `c`). */
+void rwp_rows_canon(const pt_rows *rw, size_t i, size_t a, size_t b, char *out, size_t size);
+
 bool rwp_one_of(const char *s, const char *const *set);
 
 /* A pointer the k loop reads through: with aliases allowed (the BLAS matcher), a local

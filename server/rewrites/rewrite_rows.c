@@ -48,6 +48,7 @@ typedef struct {
     bool c_dep;           /* loop locals: depends on the column */
     bool ptr;             /* a pointer or an array (its uses are memory accesses) */
     bool fptr;            /* a pointer to float (`[const] float *p`): may be read as float4 */
+    char num;             /* 'f' float, 'd' double, 'i' an integer: a select max/min's combine */
 } rr_name;
 
 typedef struct {
@@ -278,8 +279,11 @@ typedef struct {
     size_t cond_a, cond_b;/* the condition `c < COLS` */
     size_t body_a;        /* first token of the loop's statement */
     size_t red[RR_MAX_RED];   /* reductions after this loop: the accumulator's target token */
-    char red_fn[RR_MAX_RED][16]; /* "" sum, else the max/min function */
+    size_t red_a[RR_MAX_RED], red_b[RR_MAX_RED]; /* the reduction's statement */
+    char red_fn[RR_MAX_RED][16]; /* "" sum, else the max/min function of the combine */
+    bool red_sel[RR_MAX_RED];    /* an if or ?: max/min (its branch is the reduction's own) */
     size_t n_red;
+    bool shared_mem;      /* touches memory another column loop stores or reads (stored here or there) */
     /* the float4 path (vec true): every access in the body is P[E + c] of a float pointer,
      * acc[i] its tokens [p, close] and stream (distinct P and E) */
     bool vec;
@@ -295,6 +299,8 @@ typedef struct {
         size_t p;         /* the pointer's token (first access) */
         size_t ea, eb;    /* E's tokens, empty for P[c] */
         bool load, store;
+        bool rmw;         /* read after a store or updated in place (`P[c] /= s`): every
+                           * access goes through hk_sN, loaded first when load */
     } vs[RR_MAX_VEC];
     size_t n_vs;
 } rr_stmt;
@@ -325,7 +331,7 @@ typedef struct {
     size_t decl_tok[2 * RR_MAX_NAMES]; /* tokens that are declared names (not uses) */
     size_t n_decl_tok;
     size_t n_loops, n_reductions, n_lane0, n_vec;
-    char why[256];
+    char why[512];
     /* the lane-0 statements' re-reads (lane0_access) */
     bool acc_lines;                  /* the text has register accumulators' lines added */
     char reread[256];                /* the per-row locations lane 0 reads back, `P[I]`, ... */
@@ -334,6 +340,12 @@ typedef struct {
 static const char *fail(rr_scan *s, const char *fmt, const char *arg)
 {
     snprintf(s->why, sizeof s->why, fmt, arg ? arg : "");
+    return s->why;
+}
+
+static const char *fail2(rr_scan *s, const char *fmt, const char *a1, const char *a2)
+{
+    snprintf(s->why, sizeof s->why, fmt, a1, a2);
     return s->why;
 }
 
@@ -393,6 +405,12 @@ static const char *read_decl(rr_scan *s, size_t a, size_t b, rr_names *set, bool
         v->shuffles = !ptr && !array && shuffle_type(ts, a, type_end);
         v->ptr = ptr || array;
         v->fptr = ptr && !array && float_ptr_decl(ts, a, names[0], k);
+        v->num = 'i';
+        for (size_t q = a; q < type_end; q++)
+            if (rwl_tok_is(ts, q, "double"))
+                v->num = 'd';
+            else if (rwl_tok_is(ts, q, "float") && v->num != 'd')
+                v->num = 'f';
         v->row_dep = dep;
         v->c_dep = cdep;
     }
@@ -451,57 +469,73 @@ static const char *add_store(rr_scan *s, size_t base, size_t ia, size_t ib, cons
     return NULL;
 }
 
-/* Is [a, b) (the right-hand side of `acc = ...`) `acc + E` or FN(acc, E) / FN(E, acc) for a
- * max/min function? fn gets "" or the function name. */
-static bool reduction_rhs(const rw_toks *ts, size_t a, size_t b, const char *acc, char *fn, size_t fn_size)
+/* Is [a, b) (the right-hand side of `acc = ...`) `acc + E`? (Maxima and minima are
+ * rwl_minmax_update's.) */
+static bool sum_rhs(const rw_toks *ts, size_t a, size_t b, const char *acc)
 {
-    static const char *const fns[] = {"fmaxf", "fminf", "fmax", "fmin", "max", "min"};
-    if (rwl_tok_is(ts, a, acc) && rwl_tok_is(ts, a + 1, "+") && b > a + 2 && !mentions(ts, a + 2, b, acc)) {
-        /* `acc + E` with nothing binding tighter than + after E's start: E's own top-level
-         * operators all bind at least as tight as + or are + / -, which keep the sum */
-        int depth = 0;
-        for (size_t k = a + 2; k < b; k++) {
-            if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
-                depth++;
-            else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
-                depth--;
-            else if (depth == 0 && (rwl_tok_is(ts, k, "?") || rwl_tok_is(ts, k, "<") || rwl_tok_is(ts, k, ">") ||
-                                    rwl_tok_is(ts, k, "<=") || rwl_tok_is(ts, k, ">=") || rwl_tok_is(ts, k, "==") ||
-                                    rwl_tok_is(ts, k, "!=") || rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||") ||
-                                    rwl_tok_is(ts, k, "&") || rwl_tok_is(ts, k, "|") || rwl_tok_is(ts, k, "^") ||
-                                    rwl_tok_is(ts, k, "<<") || rwl_tok_is(ts, k, ">>") || rwl_tok_is(ts, k, ",")))
-                return false;
-        }
-        fn[0] = '\0';
-        return true;
-    }
-    for (size_t i = 0; i < HK_ARRAY_LEN(fns); i++) {
-        if (!rwl_tok_is(ts, a, fns[i]) || !rwl_tok_is(ts, a + 1, "(") || rwl_match_close(ts, a + 1) != b - 1)
-            continue;
-        /* FN(acc, E) or FN(E, acc): acc alone as one argument, not in the other */
-        size_t comma = b;
-        int depth = 0;
-        for (size_t k = a + 2; k < b - 1; k++) {
-            if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
-                depth++;
-            else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
-                depth--;
-            else if (depth == 0 && rwl_tok_is(ts, k, ",")) {
-                if (comma != b)
-                    return false;
-                comma = k;
-            }
-        }
-        if (comma == b)
+    if (!rwl_tok_is(ts, a, acc) || !rwl_tok_is(ts, a + 1, "+") || b <= a + 2 || mentions(ts, a + 2, b, acc))
+        return false;
+    /* `acc + E` with nothing binding tighter than + after E's start: E's own top-level
+     * operators all bind at least as tight as + or are + / -, which keep the sum */
+    int depth = 0;
+    for (size_t k = a + 2; k < b; k++) {
+        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
+            depth++;
+        else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
+            depth--;
+        else if (depth == 0 && (rwl_tok_is(ts, k, "?") || rwl_tok_is(ts, k, "<") || rwl_tok_is(ts, k, ">") ||
+                                rwl_tok_is(ts, k, "<=") || rwl_tok_is(ts, k, ">=") || rwl_tok_is(ts, k, "==") ||
+                                rwl_tok_is(ts, k, "!=") || rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||") ||
+                                rwl_tok_is(ts, k, "&") || rwl_tok_is(ts, k, "|") || rwl_tok_is(ts, k, "^") ||
+                                rwl_tok_is(ts, k, "<<") || rwl_tok_is(ts, k, ">>") || rwl_tok_is(ts, k, ",")))
             return false;
-        bool first = comma == a + 3 && rwl_tok_is(ts, a + 2, acc) && !mentions(ts, comma + 1, b - 1, acc);
-        bool second = comma == b - 3 && rwl_tok_is(ts, b - 2, acc) && !mentions(ts, a + 2, comma, acc);
-        if (!first && !second)
-            return false;
-        snprintf(fn, fn_size, "%s", fns[i]);
-        return true;
     }
-    return false;
+    return true;
+}
+
+/* Records the reduction of row variable at token acc (statement [a, b)) in loop st: fn ""
+ * for a sum, else the function that combines the lanes' maxima or minima. NULL or why it
+ * is not one the warp can combine. */
+static const char *add_reduction(rr_scan *s, rr_stmt *st, size_t acc, size_t a, size_t b, const char *fn,
+                                 bool sel)
+{
+    const rw_toks *ts = s->ts;
+    char nm[RR_NAME];
+    tok_str(s, acc, nm, sizeof nm);
+    rr_name *v = names_find_tok(&s->rows, ts, acc);
+    if (!v)
+        return fail(s, "`%s` is reduced in a column loop but is not a variable declared before it in the kernel", nm);
+    if (!v->shuffles)
+        return fail(s, "the accumulator `%s` is not a scalar type a warp shuffle takes", nm);
+    if (v->state == RR_HOISTED)
+        return fail(s, "the accumulator `%s` is also read by the bounds check", nm);
+    if (!fn[0]) {
+        if (v->state == RR_SET)
+            return fail(s, "the accumulator `%s` does not start at zero (its declaration has a non-zero or no "
+                           "initializer)", nm);
+        if (v->state == RR_WRITTEN)
+            return fail(s, "the accumulator `%s` is changed between its zero initializer and its loop", nm);
+        if (v->state == RR_REDUCED)
+            return fail(s, "the accumulator `%s` is reduced in an earlier loop too (a sum would not start at "
+                           "zero in every lane)", nm);
+    }
+    if (sel) {
+        /* the if and ?: forms combine by type (rwl_minmax_update says why fmaxf is exact) */
+        bool mx = strcmp(fn, "max") == 0;
+        fn = v->num == 'f' ? (mx ? "fmaxf" : "fminf") : v->num == 'd' ? (mx ? "fmax" : "fmin") : (mx ? "max" : "min");
+    }
+    for (size_t i = 0; i < st->n_red; i++)
+        if (rwl_tok_is(ts, st->red[i], nm))
+            return fail(s, "the accumulator `%s` is read or written elsewhere inside its loop", nm);
+    if (st->n_red >= RR_MAX_RED)
+        return fail(s, "a column loop has more reductions than the rewrite tracks%s", NULL);
+    st->red[st->n_red] = acc;
+    st->red_a[st->n_red] = a;
+    st->red_b[st->n_red] = b;
+    st->red_sel[st->n_red] = sel;
+    snprintf(st->red_fn[st->n_red], sizeof st->red_fn[0], "%s", fn);
+    st->n_red++;
+    return NULL;
 }
 
 /* Checks statement [a, b) inside column loop st (variable cvar), recursively. */
@@ -523,6 +557,13 @@ static const char *loop_stmt(rr_scan *s, rr_stmt *st, size_t a, size_t b)
             k = e;
         }
         return NULL;
+    }
+    /* a running maximum or minimum of a row variable, in any spelling (also `if (x > m) m = x;`) */
+    rwl_minmax mm;
+    if (rwl_minmax_update(ts, a, b, &mm) && !names_find_tok(&s->locals, ts, mm.acc) &&
+        !rwl_same_tok(ts, mm.acc, st->var)) {
+        bool sel = !mm.fn[0];
+        return add_reduction(s, st, mm.acc, a, b, sel ? (mm.max ? "max" : "min") : mm.fn, sel);
     }
     if (rwl_tok_is(ts, a, "if") && rwl_tok_is(ts, a + 1, "(")) {
         size_t c = rwl_match_close(ts, a + 1);
@@ -572,39 +613,11 @@ static const char *loop_stmt(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         return NULL;
     if (a == st->var || rwl_tok_is(ts, a, tok_str(s, st->var, (char[RR_NAME]){0}, RR_NAME)))
         return fail(s, "the column loop changes its variable `%s`", nm);
-    char fn[16] = "";
-    bool red = false;
     if ((rwl_tok_is(ts, op, "+=") || rwl_tok_is(ts, op, "-=")) && !mentions(ts, op + 1, b - 1, nm))
-        red = true;
-    else if (rwl_tok_is(ts, op, "=") && reduction_rhs(ts, op + 1, b - 1, nm, fn, sizeof fn))
-        red = true;
-    if (!red)
-        return fail(s, "the column loop writes the row variable `%s` other than as a sum/max/min reduction", nm);
-    rr_name *v = names_find_tok(&s->rows, ts, a);
-    if (!v)
-        return fail(s, "`%s` is reduced in a column loop but is not a variable declared before it in the kernel", nm);
-    if (!v->shuffles)
-        return fail(s, "the accumulator `%s` is not a scalar type a warp shuffle takes", nm);
-    if (v->state == RR_HOISTED)
-        return fail(s, "the accumulator `%s` is also read by the bounds check", nm);
-    if (!fn[0]) {
-        if (v->state == RR_SET)
-            return fail(s, "the accumulator `%s` does not start at zero (its declaration has a non-zero or no "
-                           "initializer)", nm);
-        if (v->state == RR_WRITTEN)
-            return fail(s, "the accumulator `%s` is changed between its zero initializer and its loop", nm);
-        if (v->state == RR_REDUCED)
-            return fail(s, "the accumulator `%s` is summed in an earlier loop too (it does not start at zero)", nm);
-    }
-    for (size_t i = 0; i < st->n_red; i++)
-        if (rwl_tok_is(ts, st->red[i], nm))
-            return fail(s, "the accumulator `%s` is read or written elsewhere inside its loop", nm);
-    if (st->n_red >= RR_MAX_RED)
-        return fail(s, "a column loop has more reductions than the rewrite tracks%s", NULL);
-    st->red[st->n_red] = a;
-    snprintf(st->red_fn[st->n_red], sizeof st->red_fn[0], "%s", fn);
-    st->n_red++;
-    return NULL;
+        return add_reduction(s, st, a, a, b, "", false);
+    if (rwl_tok_is(ts, op, "=") && sum_rhs(ts, op + 1, b - 1, nm))
+        return add_reduction(s, st, a, a, b, "", false);
+    return fail(s, "the column loop writes the row variable `%s` other than as a sum/max/min reduction", nm);
 }
 
 /* ------------------------------------------------------------------ the float4 path */
@@ -691,6 +704,16 @@ static bool base_plus_c(rr_scan *s, const rr_stmt *st, size_t a, size_t b, size_
     return depth == 0;
 }
 
+/* The first token of the statement of body [a, ...) that holds token k: k itself when k
+ * starts one (after `{`, `}` or `;`, or at a). */
+static size_t a_stmt(const rw_toks *ts, size_t a, size_t k)
+{
+    size_t q = k;
+    while (q > a && !rwl_tok_is(ts, q - 1, ";") && !rwl_tok_is(ts, q - 1, "{") && !rwl_tok_is(ts, q - 1, "}"))
+        q--;
+    return q;
+}
+
 /* Decides whether column loop st (body [a, b), already accepted for the scalar path) also
  * gets the float4 path: st->vec and its accesses and streams, or st->novec with the
  * reason. Every memory access of the body must be a load `P[E + c]` or a statement-level
@@ -710,11 +733,27 @@ static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         snprintf(st->novec, sizeof st->novec, __VA_ARGS__);                                    \
         return;                                                                                \
     } while (0)
-    for (size_t k = a; k < b; k++)
-        if (rwl_tok_is(ts, k, "if") || rwl_tok_is(ts, k, "?") || rwl_tok_is(ts, k, "&&") ||
-            rwl_tok_is(ts, k, "||") || rwl_tok_is(ts, k, "continue"))
+    for (size_t k = a; k < b; k++) {
+        if (!rwl_tok_is(ts, k, "if") && !rwl_tok_is(ts, k, "?") && !rwl_tok_is(ts, k, "&&") &&
+            !rwl_tok_is(ts, k, "||") && !rwl_tok_is(ts, k, "continue"))
+            continue;
+        /* the one branch of `if (x > m) m = x;` or `m = x > m ? x : m` only picks a register
+         * value: each component keeps it, and the loads before it stay unconditional (any
+         * other branch in the statement, inside x, keeps the loop scalar) */
+        bool own = false;
+        for (size_t i = 0; i < st->n_red && !own; i++) {
+            if (!st->red_sel[i] || k < st->red_a[i] || k >= st->red_b[i])
+                continue;
+            size_t n_branch = 0;
+            for (size_t q = st->red_a[i]; q < st->red_b[i]; q++)
+                n_branch += rwl_tok_is(ts, q, "if") || rwl_tok_is(ts, q, "?") || rwl_tok_is(ts, q, "&&") ||
+                            rwl_tok_is(ts, q, "||");
+            own = n_branch == 1;
+        }
+        if (!own)
             NOVEC("its body branches (`%s`), and float4 loads and stores are unconditional",
                   tok_str(s, k, nm, sizeof nm));
+    }
     for (size_t k = a; k < b; k++) {
         if (!rwl_is_use(ts, k))
             continue;
@@ -748,7 +787,9 @@ static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         if (lb == la + 1 && ts->t[la].kind == T_NUMBER)
             NOVEC("the index of `%s[...]` shifts the column by a constant", nm);
         bool store = rwl_tok_is(ts, close + 1, "=");
-        if (!store && (rwl_tok_is_assign_op(ts, close + 1) || rwl_tok_is(ts, close + 1, "++") ||
+        /* `P[E + c] /= s;`: read, then stored (a statement-level update: loop_stmt took it) */
+        bool update = !store && rwl_tok_is_assign_op(ts, close + 1) && k == a_stmt(ts, a, k);
+        if (!store && !update && (rwl_tok_is_assign_op(ts, close + 1) || rwl_tok_is(ts, close + 1, "++") ||
                        rwl_tok_is(ts, close + 1, "--") || rwl_tok_is(ts, close + 1, "[") ||
                        rwl_tok_is(ts, close + 1, ".") || rwl_tok_is(ts, close + 1, "->") ||
                        (k > a && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--") ||
@@ -769,27 +810,31 @@ static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
             st->vs[v].p = k;
             st->vs[v].ea = ea;
             st->vs[v].eb = eb;
-            st->vs[v].load = st->vs[v].store = false;
+            st->vs[v].load = st->vs[v].store = st->vs[v].rmw = false;
             store_end[v] = ts->n;
             st->n_vs++;
         }
-        if (store) {
+        if (!store) {
+            /* the float4 is loaded before any component runs; a read after a store reads
+             * the component stored (hk_sN), as the scalar loop reads its own store */
+            if (k >= store_end[v])
+                st->vs[v].rmw = true;
+            else
+                st->vs[v].load = true;
+        }
+        if (store || update) {
             st->vs[v].store = true;
+            st->vs[v].rmw |= update;
             size_t e = rwl_stmt_end(ts, k, b);
             if (e < store_end[v])
                 store_end[v] = e;
-        } else {
-            /* the float4 is loaded before any component runs */
-            if (k >= store_end[v])
-                NOVEC("`%s[...]` is read after it is stored in the same iteration", nm);
-            st->vs[v].load = true;
         }
         if (st->n_acc >= RR_MAX_ACC)
             NOVEC("it has more than %d memory accesses", RR_MAX_ACC);
         st->acc[st->n_acc].p = k;
         st->acc[st->n_acc].close = close;
         st->acc[st->n_acc].stream = v;
-        st->acc[st->n_acc].store = store;
+        st->acc[st->n_acc].store = store || update;
         st->n_acc++;
         k = close;
     }
@@ -849,12 +894,14 @@ static const char *read_loop(rr_scan *s, rr_stmt *st, size_t a, size_t b)
     for (size_t i = 0; i < st->n_red; i++) {
         char nm[RR_NAME];
         tok_str(s, st->red[i], nm, sizeof nm);
-        /* its own statement mentions it once (`acc += E`) or twice (`acc = acc + E`) */
-        size_t e = rwl_stmt_end(ts, st->red[i], b);
-        if (count_uses(ts, c + 1, b, nm) != count_uses(ts, st->red[i], e, nm))
+        /* its own statement mentions it once (`acc += E`), twice (`acc = acc + E`) or three
+         * times (`if (x > acc) acc = x;`) */
+        if (count_uses(ts, c + 1, b, nm) != count_uses(ts, st->red_a[i], st->red_b[i], nm))
             return fail(s, "the accumulator `%s` is read or written elsewhere inside its loop", nm);
+        /* after any reduction every lane holds the combined value: a later sum into it
+         * would add that value once per lane */
         rr_name *v = names_find(&s->rows, nm);
-        if (v && !st->red_fn[i][0])
+        if (v)
             v->state = RR_REDUCED;
     }
     vec_check(s, st, c + 1, b);
@@ -1018,6 +1065,15 @@ static const char *lane0_access(rr_scan *s, const rr_store *w, size_t j)
     size_t l = strlen(s->reread);
     if (!strstr(s->reread, one) && l + strlen(one) + 3 < sizeof s->reread)
         snprintf(s->reread + l, sizeof s->reread - l, "%s%s", l ? ", " : "", one);
+    return NULL;
+}
+
+/* The column loop of the row body that holds token k, or NULL. */
+static rr_stmt *loop_at(rr_scan *s, size_t k)
+{
+    for (size_t i = 0; i < s->n_st; i++)
+        if (s->st[i].kind == 'l' && k >= s->st[i].a && k < s->st[i].b)
+            return &s->st[i];
     return NULL;
 }
 
@@ -1189,6 +1245,10 @@ static const char *scan(rr_scan *s)
                     return bad;
                 continue;
             }
+            rr_stmt *there = loop_at(s, j);
+            if (!there)
+                return fail(s, "`%s` is stored in a column loop and accessed outside the column loops (every lane "
+                               "would read elements other lanes own)", nm);
             char idx[RR_INDEX];
             if (!rwl_tok_is(ts, j + 1, "["))
                 return fail(s, "`%s`, stored in a column loop, is used other than by subscript in the row body", nm);
@@ -1202,10 +1262,77 @@ static const char *scan(rr_scan *s)
             if (w->local_index && (j < w->loop_a || j >= w->loop_b))
                 return fail(s, "`%s` is stored in a column loop at an index of loop-local variables and "
                                "accessed in another loop", nm);
+            /* the same index in another column loop (llm.c's softmax: `out_row[j] = ...;` then
+             * `out_row[j] /= sum;`): lane c % width owns column c in every scalar lane loop,
+             * but the float4 path gives a lane four columns and the tail others, and it is
+             * chosen per loop; both loops keep the scalar lane map */
+            if (there->a != w->loop_a) {
+                /* the same text names the same element in both loops only when no name in
+                 * it (the pointer included) changes at the row level or in a reduction;
+                 * where one is assigned is not tracked, so any such name refuses */
+                for (size_t q = j; q < c; q++) {
+                    rr_name *v = rwl_is_use(ts, q) ? names_find_tok(&s->rows, ts, q) : NULL;
+                    if (v && (v->state == RR_WRITTEN || v->state == RR_REDUCED))
+                        return fail2(s, "`%.60s` is stored in one column loop and accessed in another at an "
+                                        "index of `%.60s`, which the row body changes (the same text may name another "
+                                        "element)", nm, v->name);
+                }
+                there->shared_mem = true;
+                loop_at(s, w->loop_a)->shared_mem = true;
+            }
         }
         for (size_t p = 0; p < s->n_pre; p++)
             if (mentions(ts, s->pre[p][0], s->pre[p][1], nm))
                 return fail(s, "`%s` is stored in the row body and used by a declaration before the bounds check", nm);
+    }
+    /* Loops that share memory (shared_mem) must give every lane the same columns: all take
+     * the float4 path under one condition (every base of all of them aligned, the same
+     * bound), or all keep the scalar lane map. The condition is evaluated at each loop, so
+     * its names must be declared before the first of them and never change. */
+    const char *group_why = NULL;
+    size_t first = ts->n;
+    char bound[RR_INDEX] = "", other[RR_INDEX];
+    for (size_t i = 0; i < s->n_st && !group_why; i++) {
+        rr_stmt *st = &s->st[i];
+        if (st->kind != 'l' || !st->shared_mem)
+            continue;
+        rwl_compact_index(ts, st->cond_a + 2, st->cond_b, other, sizeof other);
+        if (!st->vec)
+            group_why = "another of them stays scalar";
+        else if (first != ts->n && strcmp(bound, other) != 0)
+            group_why = "their bounds differ";
+        if (first == ts->n) {
+            first = st->a;
+            snprintf(bound, sizeof bound, "%s", other);
+        }
+    }
+    for (size_t i = 0; i < s->n_st && !group_why; i++) {
+        rr_stmt *st = &s->st[i];
+        if (st->kind != 'l' || !st->shared_mem)
+            continue;
+        for (size_t v = 0; v <= st->n_vs && !group_why; v++) {
+            size_t a = v < st->n_vs ? st->vs[v].p : st->cond_a + 2;
+            size_t e = v < st->n_vs ? (st->vs[v].ea == st->vs[v].eb ? a + 1 : st->vs[v].eb) : st->cond_b;
+            for (size_t t = a; t < e && !group_why; t++) {
+                rr_name *n = rwl_is_use(ts, t) ? names_find_tok(&s->rows, ts, t) : NULL;
+                if (!n)
+                    continue;
+                if (n->state == RR_WRITTEN || n->state == RR_REDUCED)
+                    group_why = "a name in their bases or bound changes in the row body";
+                for (size_t q = 0; q < s->n_decl_tok && !group_why; q++)
+                    if (s->decl_tok[q] >= first && rwl_same_tok(ts, s->decl_tok[q], t))
+                        group_why = "a name in their bases or bound is declared after the first of them";
+            }
+        }
+    }
+    for (size_t i = 0; i < s->n_st && group_why; i++) {
+        rr_stmt *st = &s->st[i];
+        if (st->kind != 'l' || !st->shared_mem || !st->vec)
+            continue;
+        st->vec = false;
+        s->n_vec--;
+        snprintf(st->novec, sizeof st->novec, "it shares memory with another column loop (the same index: "
+                 "every lane must own the same columns in both), and %s", group_why);
     }
     return NULL;
 }
@@ -1261,7 +1388,8 @@ static int put_component(const rr_scan *s, const rr_stmt *st, int k, struct hk_b
     for (size_t i = 0; i < st->n_acc; i++) {
         uint32_t from = ts->t[st->acc[i].p].start;
         if ((rc = hk_buf_append(b, ts->text + at, from - at)) ||
-            (rc = hk_buf_printf(b, "hk_%c%zu.%c", st->acc[i].store ? 's' : 'v', st->acc[i].stream, comp[k])))
+            (rc = hk_buf_printf(b, "hk_%c%zu.%c", st->acc[i].store || st->vs[st->acc[i].stream].rmw ? 's' : 'v',
+                                st->acc[i].stream, comp[k])))
             return rc;
         at = ts->t[st->acc[i].close].end;
     }
@@ -1282,9 +1410,17 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
             return rc;                                                                         \
     } while (0)
     R(hk_buf_printf(b, "const bool hk_vec%zu = ((", no));
-    for (size_t v = 0; v < st->n_vs; v++) {
-        R(hk_buf_appends(b, v ? " | reinterpret_cast<unsigned long long>" : "reinterpret_cast<unsigned long long>"));
-        R(put_base(s, st, v, b));
+    /* loops sharing memory test every base of all of them, so they choose alike (scan) */
+    bool first = true;
+    for (size_t i = 0; i < s->n_st; i++) {
+        const rr_stmt *o = &s->st[i];
+        if (o != st && !(st->shared_mem && o->kind == 'l' && o->shared_mem))
+            continue;
+        for (size_t v = 0; v < o->n_vs; v++) {
+            R(hk_buf_appends(b, first ? "reinterpret_cast<unsigned long long>" : " | reinterpret_cast<unsigned long long>"));
+            R(put_base(s, o, v, b));
+            first = false;
+        }
     }
     R(hk_buf_printf(b,
                     ") & 15ull) == 0ull;\n"
@@ -1304,11 +1440,14 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
     R(hk_buf_appends(b, ")hk_width) {\n"));
     for (size_t v = 0; v < st->n_vs; v++) {
         if (st->vs[v].load) {
-            R(hk_buf_printf(b, "                const float4 hk_v%zu = reinterpret_cast<const float4 *>", v));
+            if (st->vs[v].rmw)
+                R(hk_buf_printf(b, "                float4 hk_s%zu = reinterpret_cast<const float4 *>", v));
+            else
+                R(hk_buf_printf(b, "                const float4 hk_v%zu = reinterpret_cast<const float4 *>", v));
             R(put_base(s, st, v, b));
             R(hk_buf_appends(b, "[hk_c4];\n"));
         }
-        if (st->vs[v].store)
+        if (st->vs[v].store && !(st->vs[v].rmw && st->vs[v].load))
             R(hk_buf_printf(b, "                float4 hk_s%zu;\n", v));
     }
     /* a block body without c is its own component scope */

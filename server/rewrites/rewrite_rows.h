@@ -22,8 +22,12 @@
  * Inside a loop: declarations of locals, `if`/`else`, `continue`, stores whose index
  * depends on c, and reductions into a per-row scalar: `acc += e;`, `acc -= e;`,
  * `acc = acc + e;` (acc declared before the loop with a zero initializer and not written
- * since), `acc = fmaxf(acc, e)` / fminf / fmax / fmin / max / min (any initial value:
- * those are idempotent).
+ * since, nor reduced in an earlier loop), and maxima and minima in any spelling
+ * rwl_minmax_update reads: `acc = fmaxf(acc, e)` / fminf / fmax / fmin / max / min in
+ * either argument order, `if (e > acc) acc = e;` (braces, `acc < e`, >= and <= too),
+ * `acc = e > acc ? e : acc;` (any initial value: those are idempotent; the if and ?: forms
+ * are combined with fmaxf/fminf, fmax/fmin or max/min by the accumulator's type, exact
+ * also for NaN as rewrite_lex.h says).
  *
  * New body: each column loop runs `c = lane; c < COLS; c += width`; after a loop each of
  * its accumulators is combined across the warp with __shfl_xor_sync (width 32, so a HIP
@@ -38,9 +42,14 @@
  * not a bare constant, and whose body does not branch (no if, ?:, &&, ||, continue), is
  * emitted as `if (all &P[E] are 16-byte aligned) { float4 loop over COLS / 4 per lane,
  * unrolled 4, the body once per component, each stream loaded and stored once as float4;
- * scalar tail } else { scalar lane loop }`, chosen per row. A stream read after it is stored
- * in the same iteration keeps the loop scalar. Other loops stay scalar only; the
- * description names each and why.
+ * scalar tail } else { scalar lane loop }`, chosen per row. The one branch of an if or ?:
+ * maximum is allowed (it picks a register). A stream read after it is stored in the same
+ * iteration reads the stored component, and a statement-level `P[E + c] op= x;` loads,
+ * updates and stores its float4. Loops that share stored memory (stored in one, accessed
+ * at the same index in another) test every base of all of them, so they choose alike and
+ * each lane keeps its columns; when that test cannot be the same at each (another bound, a
+ * name declared between them or changed) or one of them is scalar only, all of them keep
+ * the scalar lane map. Other loops stay scalar only; the description names each and why.
  *
  * Not applicable (out->description says why) when the body holds atomics, barriers,
  * shared memory, shuffles, other uses of threadIdx/blockIdx/blockDim/gridDim, returns
@@ -48,7 +57,9 @@
  * as a reduction, an accumulator read or written elsewhere in its loop, a sum whose
  * accumulator does not start at zero, a store in a loop whose index does not depend on
  * c, or memory written in one place and read elsewhere in the row with another index
- * (another lane may own it).
+ * (another lane may own it) or outside the column loops. Memory stored in a column loop
+ * and re-read at the same index, in that loop or a later one (`y[c] = expf(...); s +=
+ * y[c];` then `y[c] /= s;`), is the same lane's element and is accepted.
  *
  * Contract (as rewrite.h's): text/len is the source that model m (borrowed) was built
  * from; kernel indexes m->funcs and must be an AN_KERNEL. Returns HK_OK with

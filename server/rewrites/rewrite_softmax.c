@@ -129,6 +129,29 @@ static const char tpl_softmax[] =
     "    }\n"
     "}";
 
+/* Is loop statement i a running maximum of m over the input row, `m = fmaxf(m, x[c])` or
+ * any other spelling rwl_minmax_update reads (`if (x[c] > m) { m = x[c]; }`, ...)? The
+ * template's fmaxf per lane equals the if and ?: forms here because m starts at -inf or
+ * another number, never NaN (the caller's ninf list). */
+static bool max_loop(const pt_rows *rw, size_t i)
+{
+    const rw_toks *ts = rw->ts;
+    size_t a = rw->st[i].ba, b = rw->st[i].bb;
+    if (rw->st[i].kind != 'l')
+        return false;
+    if (a < b && rwl_tok_is(ts, a, "{") && rwl_match_close(ts, a) == b - 1) {
+        a++;
+        b--;
+    }
+    rwl_minmax mm;
+    if (a >= b || rwl_stmt_end(ts, a, b) != b || !rwl_minmax_update(ts, a, b, &mm) || !mm.max)
+        return false;
+    char acc[PT_EXPR], x[PT_EXPR];
+    rwp_rows_canon(rw, i, mm.acc, mm.acc + 1, acc, sizeof acc);
+    rwp_rows_canon(rw, i, mm.xa, mm.xb, x, sizeof x);
+    return strcmp(acc, "m") == 0 && strcmp(x, "X") == 0;
+}
+
 int rw_online_softmax(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
 {
     static const char *const name = "online softmax";
@@ -159,9 +182,6 @@ int rw_online_softmax(const char *text, size_t len, const an_model *m, size_t ke
     static const char *const ninf[] = {"-INFINITY", "-FLT_MAX", "-1e30f", "-1e38f", "-3.402823466e+38f",
                                        "-HUGE_VALF", "-__int_as_float(0x7f800000)", NULL};
     static const char *const zero[] = {"0.0f", "0.f", "0", "0.0", NULL};
-    static const char *const lmax[] = {"m=fmaxf(m,X);", "m=fmaxf(X,m);", "m=max(m,X);", "m=max(X,m);",
-                                       "m=fmax(m,X);", "m=fmax(X,m);", "if(X>m)m=X;", "if(m<X)m=X;",
-                                       "m=X>m?X:m;", "m=(X>m)?X:m;", NULL};
     static const char *const lsum[] = {"s+=expf(X-m);", "s+=__expf(X-m);", "s+=exp(X-m);", "s=s+expf(X-m);",
                                        "s=s+__expf(X-m);", "s=s+exp(X-m);", NULL};
     static const char *const lout[] = {"Y=expf(X-m)/s;", "Y=__expf(X-m)/s;", "Y=exp(X-m)/s;",
@@ -178,7 +198,7 @@ int rw_online_softmax(const char *text, size_t len, const an_model *m, size_t ke
     }
     i++;
     char st[PT_EXPR];
-    if (i >= rw.n_st || rw.st[i].kind != 'l' || (rwp_rows_stmt(&rw, i, st, sizeof st), !rwp_one_of(st, lmax))) {
+    if (i >= rw.n_st || !max_loop(&rw, i)) {
         why = "the first column loop is not a maximum `m = fmaxf(m, x[c])`";
         goto na;
     }

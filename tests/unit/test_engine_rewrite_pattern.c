@@ -262,6 +262,7 @@ static void test_softmax(void **state)
     const char *const want_direct[] = {"const float *hk_x = logits + hk_row * hk_cols;", "__expf(", "(n_rows)",
                                        NULL};
     expect(DATA "/rows_variants.cu", "softmax_direct", RWP_SOFTMAX, want_direct, NULL);
+    expect(DATA "/rows_variants.cu", "softmax_guarded", RWP_SOFTMAX, NULL, NULL);
     expect(DATA "/rows_variants.cu", "log_softmax", RWP_SOFTMAX, NULL, "write loop");
     expect(DATA "/rows_variants.cu", "softmax_double", RWP_SOFTMAX, NULL, "not float");
     expect(BENCH "/layernorm.cu", "layernorm", RWP_SOFTMAX, NULL, "running maximum");

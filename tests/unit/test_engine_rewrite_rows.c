@@ -416,10 +416,70 @@ static void test_vec_rules(void **state)
         {"doubles", "column loop 1 scalar only: `in` is not known as a pointer to float"},
         {"called", "column loop 1 scalar only: it uses the pointer `x` other than by subscript"},
         {"branchy", "column loop 1 scalar only: its body branches (`if`)"},
-        {"reread", "column loop 1 scalar only: `tmp[...]` is read after it is stored in the same iteration"},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++)
         expect_desc(path, cases[i].kernel, scalar, no_vec, NULL, cases[i].why);
+    /* a read after the store in the same iteration reads the component stored */
+    const char *const want_reread[] = {
+        "float4 hk_s0;\n                const float4 hk_v1 = reinterpret_cast<const float4 *>(&in[(size_t)r * cols])[hk_c4];",
+        "hk_s0.x = hk_v1.x * 2.0f;\n        s += hk_s0.x;", "reinterpret_cast<float4 *>(&tmp[(size_t)r * cols])[hk_c4] = hk_s0;",
+        NULL};
+    expect_desc(path, "reread", want_reread, NULL, NULL, "float4 loads/stores in 1 of 1 column loop");
+}
+
+/* Thread-per-row softmax and row max/min (issue 13, llm.c's softmax_forward_kernel1): the
+ * running maximum in its usual spellings is one reduction combined by fmaxf/fminf (by the
+ * accumulator's type for the if and ?: forms), a double sum is shuffled as double, and
+ * outputs re-read at the same column in a later loop keep those loops scalar. Emulated in
+ * test_rewrites_emu_rows. */
+static void test_softmax_rows(void **state)
+{
+    (void)state;
+    const char *path = DATA "/softmax_rows.cu";
+    const char *const guarded[] = {
+        "for (int k = (int)hk_lane; k < ncols; k += (int)hk_width)",
+        "if (hk_v0.x > hi) {\n                hi = hk_v0.x;",
+        "hi = fmaxf(hi, hk_o);",
+        "const decltype(total) hk_o = __shfl_xor_sync(hk_mask, total, hk_off, 32);",
+        "total += hk_o;",
+        "y[k] /= (float)total;",
+        /* the two loops over y choose float4 under one condition; the store re-read and the
+         * update in place go through hk_s0 */
+        "const bool hk_vec2 = ((reinterpret_cast<unsigned long long>(y) | reinterpret_cast<unsigned long "
+        "long>(x) | reinterpret_cast<unsigned long long>(y)) & 15ull) == 0ull;",
+        "const bool hk_vec3 = ((reinterpret_cast<unsigned long long>(y) | reinterpret_cast<unsigned long "
+        "long>(x) | reinterpret_cast<unsigned long long>(y)) & 15ull) == 0ull;",
+        "hk_s0.x = expf(hk_v1.x - hi);\n            total += hk_s0.x;",
+        "float4 hk_s0 = reinterpret_cast<const float4 *>(y)[hk_c4];",
+        "hk_s0.w /= (float)total;",
+        NULL};
+    expect_desc(path, "soft_guarded", guarded, NULL, NULL,
+                "float4 loads/stores in 3 of 3 column loops (16-byte aligned rows, scalar tail and fallback)");
+    const char *const select[] = {"hi = hk_v0.x > hi ? hk_v0.x : hi;", "hi = fmaxf(hi, hk_o);",
+                                  "if (hk_lane == 0u) {\n            rmax[row] = hi;", NULL};
+    expect_desc(path, "soft_select", select, NULL, NULL, "float4 loads/stores in 3 of 3 column loops");
+    expect_desc(path, "store_then_update", NULL, NULL, NULL, "float4 loads/stores in 2 of 2 column loops");
+    expect_desc(path, "update_shorter", NULL, NULL, NULL,
+                "column loop 1 scalar only: it shares memory with another column loop (the same index: every "
+                "lane must own the same columns in both), and their bounds differ; column loop 2 scalar only");
+    const char *const less[] = {"float v = hk_v0.x;\n        if (m1 < v)", "m2 = fmaxf(hk_v0.y, m2);", "m1 = fmaxf(m1, hk_o);",
+                                "m2 = fmaxf(m2, hk_o);", NULL};
+    expect_desc(path, "soft_less", less, NULL, NULL, "3 warp reductions");
+    const char *const range[] = {"lo = fminf(lo, hk_o);", "lo2 = fminf(lo2, hk_o);", "hi = fmaxf(hi, hk_o);",
+                                 "hi2 = fmaxf(hi2, hk_o);", NULL};
+    expect_desc(path, "row_range", range, NULL, NULL, "4 warp reductions");
+    const char *const dsum[] = {"const decltype(s) hk_o = __shfl_xor_sync(hk_mask, s, hk_off, 32);", NULL};
+    expect(path, "double_sum", dsum, NULL, NULL);
+    const char *const typed[] = {"hi = max(hi, hk_o);", "dl = fmin(dl, hk_o);", NULL};
+    expect(path, "int_double", typed, NULL, NULL);
+    expect(path, "max_then_sum", NULL, NULL, "the accumulator `a` is reduced in an earlier loop too");
+    expect(path, "select_takes_nan", NULL, NULL, "writes the row variable `m` other than as a sum/max/min");
+    expect(path, "guarded_else", NULL, NULL, "writes the row variable `m` other than as a sum/max/min");
+    expect(path, "guarded_other", NULL, NULL, "writes the row variable `m` other than as a sum/max/min");
+    expect(path, "guarded_cast", NULL, NULL, "writes the row variable `m` other than as a sum/max/min");
+    expect(path, "reread_outside", NULL, NULL, "`dst` is stored in a column loop and accessed outside the column loops");
+    expect(path, "reread_shifted", NULL, NULL, "`y` is stored in a column loop and accessed at another index");
+    expect(path, "reread_moved", NULL, NULL, "at an index of `off`, which the row body changes");
 }
 
 /* Near misses: refused, each with its reason. */
@@ -432,7 +492,7 @@ static void test_not_applicable(void **state)
     expect(DATA "/rows_variants.cu", "store_not_c", NULL, NULL, "does not depend on the column");
     expect(DATA "/rows_variants.cu", "last_value", NULL, NULL, "other than as a sum/max/min reduction");
     expect(DATA "/rows_variants.cu", "shifted_read", NULL, NULL, "accessed at another index");
-    expect(DATA "/rows_variants.cu", "summed_twice", NULL, NULL, "summed in an earlier loop");
+    expect(DATA "/rows_variants.cu", "summed_twice", NULL, NULL, "reduced in an earlier loop");
     expect(DATA "/rows_variants.cu", "local_index_shift", NULL, NULL, "accessed in another loop");
     expect(DATA "/rows_variants.cu", "with_barrier", NULL, NULL, "__syncthreads");
     expect(DATA "/rows_variants.cu", "uses_tid", NULL, NULL, "besides the row index");
@@ -707,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_gemv),
         cmocka_unit_test(test_vec_rules),
         cmocka_unit_test(test_not_applicable),
+        cmocka_unit_test(test_softmax_rows),
         cmocka_unit_test(test_suite_rewrites),
         cmocka_unit_test(test_all_suite_kernels),
         cmocka_unit_test(test_alloc_failures),

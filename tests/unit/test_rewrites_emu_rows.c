@@ -105,6 +105,8 @@ static void online_rows_run(void **state)
     } cases[] = {
         {"softmax_direct", "online_softmax",
          "rows_case<float>(\"softmax_direct\", BOTH(softmax_direct(a, b, ROWS, COLS)), 1e-5, 1e-3);"},
+        {"softmax_guarded", "online_softmax",
+         "rows_case<float>(\"softmax_guarded\", BOTH(softmax_guarded(a, b, ROWS, COLS)), 1e-5, 1e-3);"},
         {"layernorm_plain", "online_layernorm",
          "rows_case<float>(\"layernorm_plain\", BOTH(layernorm_plain(a, b, ROWS, COLS)), 1e-4);"},
     };
@@ -409,6 +411,192 @@ static void accumulating_rows_run(void **state)
     free(cand);
 }
 
+/* Softmax and row max/min written one thread per row (issue 13: llm.c's
+ * softmax_forward_kernel1 and its kin), tests/data/rewrite_rows/softmax_rows.cu. The
+ * inputs also hold NaN and -inf (special, below), and the comparison takes NaN as equal to
+ * NaN: the rewrite must give NaN exactly where the original does. Sizes add a ragged row of
+ * 1027 columns (neither a multiple of 4 nor of 32, past the float4 loop's unroll). */
+static const char soft_extra[] =
+    "/* special: 0 plain; 1 NaN in some columns (not the first); 2 -inf in some columns, row\n"
+    "   1 all -inf; 3 NaN in the first column of odd rows; 4 +-3e7 in every third column (+\n"
+    "   in the first half, - in the second) and 1 elsewhere, a sum exact in double only */\n"
+    "static void special_fill(emu::buf<float> &a, int rows, int cols, int special, int s)\n"
+    "{\n"
+    "    for (int r = 0; r < rows; r++)\n"
+    "        for (int c = 0; c < cols; c++) {\n"
+    "            float &v = a[(size_t)r * cols + c];\n"
+    "            if (special == 1 && c && (r * 7 + c * 3 + s) % 11 == 5) v = NAN;\n"
+    "            if (special == 2 && ((r * 5 + c + s) % 9 == 2 || r == 1)) v = -INFINITY;\n"
+    "            if (special == 3 && r % 2 == 1 && c == 0) v = NAN;\n"
+    "            if (special == 4) v = c % 3 == 0 ? (c < cols / 2 ? 3e7f : -3e7f) : 1.0f;\n"
+    "        }\n"
+    "}\n"
+    "/* NaN where want is NaN, else equal or within rtol * max(|want|, scale) */\n"
+    "static bool same_or_nan(const char *what, emu::buf<float> &want, emu::buf<float> &got, double rtol,\n"
+    "                        double scale)\n"
+    "{\n"
+    "    size_t bad = 0;\n"
+    "    for (size_t i = 0; i < want.size(); i++) {\n"
+    "        double a = want[i], b = got[i];\n"
+    "        bool ok = std::isnan(a) ? std::isnan(b)\n"
+    "                                : !std::isnan(b) && (a == b || fabs(a - b) <= rtol * std::max(fabs(a), scale));\n"
+    "        if (!ok && bad++ < 5)\n"
+    "            printf(\"differs: %s[%zu]: want %.9g, got %.9g\\n\", what, i, a, b);\n"
+    "    }\n"
+    "    if (bad) {\n"
+    "        printf(\"differs: %s: %zu of %zu elements\\n\", what, bad, want.size());\n"
+    "        emu::failures++;\n"
+    "    }\n"
+    "    return bad == 0;\n"
+    "}\n"
+    "static const int soft_sizes[][2] = {{1, 1}, {5, 7}, {67, 64}, {40, 130}, {33, 3}, {9, 1027}};\n"
+    "/* rows_case with special inputs: the original on blocks of 64, the rewrite on the same\n"
+    "   launch, blocks of 80 and a grid of 3; the input starts shift floats into its buffer\n"
+    "   (shift 1: input rows and output rows aligned differently) */\n"
+    "template <class F, class G>\n"
+    "static void soft_case(const char *what, F ko, G kc, int special, double rtol, double scale = 1, int shift = 0)\n"
+    "{\n"
+    "    for (int z = 0; z < 6; z++)\n"
+    "        for (int s = 0; s < 3; s++) {\n"
+    "            emu::schedule = s;\n"
+    "            const int rows = soft_sizes[z][0], cols = soft_sizes[z][1];\n"
+    "            const size_t e = (size_t)rows * cols;\n"
+    "            emu::buf<float> a(e + 1), bo(e), bc(e), ro(e), rc(e);\n"
+    "            a.fill(rows + cols + s);\n"
+    "            special_fill(a, rows, cols, special, s);\n"
+    "            bo.fill(5); bc.fill(5); ro.fill(6); rc.fill(6);\n"
+    "            dim3 g((rows + 63) / 64), blk(64);\n"
+    "            emu::launch(g, blk, 0, [&] { ko(a.ptr() + shift, bo.ptr(), ro.ptr(), rows, cols); });\n"
+    "            dim3 cg = s == 2 ? dim3(3) : g, cb = s == 1 ? dim3(80) : blk;\n"
+    "            emu::launch(cg, cb, 0, [&] { kc(a.ptr() + shift, bc.ptr(), rc.ptr(), rows, cols); });\n"
+    "            bool ok = same_or_nan(what, bo, bc, rtol, scale);\n"
+    "            ok = same_or_nan(what, ro, rc, rtol, scale) && ok;\n"
+    "            if (!ok)\n"
+    "                printf(\"  (%d x %d schedule %d special %d)\\n\", rows, cols, s, special);\n"
+    "        }\n"
+    "}\n"
+    "#define SOFT(k) [&](float *a, float *b, float *r, int nr, int nc) { orig::k(a, b, r, nr, nc); }, \\\n"
+    "                [&](float *a, float *b, float *r, int nr, int nc) { cand::k(a, b, r, nr, nc); }\n"
+    "/* row_range: four per-row outputs, exact (a maximum and a minimum do not round) */\n"
+    "static void range_case(int special)\n"
+    "{\n"
+    "    for (int z = 0; z < 6; z++)\n"
+    "        for (int s = 0; s < 3; s++) {\n"
+    "            emu::schedule = s;\n"
+    "            const int rows = soft_sizes[z][0], cols = soft_sizes[z][1];\n"
+    "            emu::buf<float> a((size_t)rows * cols), o0(rows), o1(rows), o2(rows), o3(rows), c0(rows),\n"
+    "                c1(rows), c2(rows), c3(rows);\n"
+    "            a.fill(rows + cols + s);\n"
+    "            special_fill(a, rows, cols, special, s);\n"
+    "            dim3 g((rows + 63) / 64), blk(64);\n"
+    "            emu::launch(g, blk, 0, [&] { orig::row_range(a, o0, o1, o2, o3, rows, cols); });\n"
+    "            dim3 cg = s == 2 ? dim3(3) : g, cb = s == 1 ? dim3(80) : blk;\n"
+    "            emu::launch(cg, cb, 0, [&] { cand::row_range(a, c0, c1, c2, c3, rows, cols); });\n"
+    "            bool ok = same_or_nan(\"lo\", o0, c0, 0, 1);\n"
+    "            ok = same_or_nan(\"lo2\", o1, c1, 0, 1) && ok;\n"
+    "            ok = same_or_nan(\"hi\", o2, c2, 0, 1) && ok;\n"
+    "            ok = same_or_nan(\"hi2\", o3, c3, 0, 1) && ok;\n"
+    "            if (!ok)\n"
+    "                printf(\"  (%d x %d schedule %d special %d)\\n\", rows, cols, s, special);\n"
+    "        }\n"
+    "}\n";
+
+/* Runs driver on src and cand with helpers and soft_extra; the emulation must give want. */
+static void soft_emulate(const char *tag, const char *src, const char *cand, const char *driver, int want)
+{
+    size_t n = strlen(helpers) + strlen(soft_extra) + 1;
+    char *h = malloc(n);
+    assert_non_null(h);
+    snprintf(h, n, "%s%s", helpers, soft_extra);
+    emu_run_pair(tmpdir, tag, src, cand, h, driver, want);
+    free(h);
+}
+
+/* text (malloc'd) with every occurrence of from replaced by to (at least one). */
+static char *replaced_all(const char *text, const char *from, const char *to)
+{
+    char *t = emu_replaced(text, from, to);
+    while (strstr(t, from)) {
+        char *u = emu_replaced(t, from, to);
+        free(t);
+        t = u;
+    }
+    return t;
+}
+
+static void softmax_rows_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *src = rwf_data_file("rewrite_rows/softmax_rows.cu");
+    static const struct {
+        const char *kernel, *driver;
+    } cases[] = {
+        /* probabilities: relative 1e-5 at a scale of 1e-3 (as online_softmax's case) */
+        {"soft_guarded", "for (int sp = 0; sp < 4; sp++) soft_case(\"soft_guarded\", SOFT(soft_guarded), sp, 1e-5, 1e-3);\n"
+                         "soft_case(\"soft_guarded\", SOFT(soft_guarded), 0, 1e-5, 1e-3, 1);"},
+        {"soft_select", "for (int sp = 0; sp < 4; sp++) soft_case(\"soft_select\", SOFT(soft_select), sp, 1e-5, 1e-3);"},
+        {"soft_less", "for (int sp = 0; sp < 4; sp++) soft_case(\"soft_less\", SOFT(soft_less), sp, 1e-5, 1e-3);"},
+        {"row_range", "for (int sp = 0; sp < 4; sp++) range_case(sp);"},
+        {"max_from_first", "for (int sp = 0; sp < 4; sp++) soft_case(\"max_from_first\", SOFT(max_from_first), sp, 0);"},
+        /* the stored row re-read in a later loop: one float4 condition for both loops, also
+         * when the input is aligned differently from the output (shift 1) */
+        {"store_then_update", "for (int sh = 0; sh < 2; sh++) soft_case(\"store_then_update\", SOFT(store_then_update), 0, 0, 1, sh);"},
+        {"update_shorter", "for (int sh = 0; sh < 2; sh++) soft_case(\"update_shorter\", SOFT(update_shorter), 0, 0, 1, sh);"},
+        {"int_double", "for (int sp = 0; sp < 4; sp++) soft_case(\"int_double\", SOFT(int_double), sp, 0);"},
+        /* integers below 2^53: exact in double in any order */
+        {"double_sum", "soft_case(\"double_sum\", SOFT(double_sum), 4, 0); soft_case(\"double_sum\", SOFT(double_sum), 0, 1e-6);"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *cand = emu_rewrite(src, cases[i].kernel, "warp_rows", NULL);
+        assert_non_null(strstr(cand, "hk rewrite (warp_rows)"));
+        rwf_nvcc_compiles(cand, cases[i].kernel);
+        soft_emulate(cases[i].kernel, src, cand, cases[i].driver, EMU_OK);
+        free(cand);
+    }
+    free(src);
+}
+
+/* The checks can fail: a maximum combined as a sum; the double sum's partials passed
+ * through float; the guarded maximum turned into fmaxf in each lane (a NaN start value is
+ * then dropped instead of kept, which only the combine may do); two loops over a stored row
+ * choosing float4 each by its own streams (the first scalar for the misaligned input, the
+ * second float4: a lane updates columns other lanes store). */
+static void softmax_rows_broken(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *src = rwf_data_file("rewrite_rows/softmax_rows.cu");
+    char *cand = emu_rewrite(src, "soft_guarded", "warp_rows", NULL);
+    char *broken = emu_replaced(cand, "hi = fmaxf(hi, hk_o);", "hi += hk_o;");
+    soft_emulate("broken_max_as_sum", src, broken, "soft_case(\"soft_guarded\", SOFT(soft_guarded), 0, 1e-5, 1e-3);",
+                 EMU_DIFFERS);
+    free(broken);
+    free(cand);
+    cand = emu_rewrite(src, "double_sum", "warp_rows", NULL);
+    broken = emu_replaced(cand, "const decltype(s) hk_o", "const float hk_o");
+    soft_emulate("broken_float_combine", src, broken, "soft_case(\"double_sum\", SOFT(double_sum), 4, 0);",
+                 EMU_DIFFERS);
+    free(broken);
+    free(cand);
+    cand = emu_rewrite(src, "store_then_update", "warp_rows", NULL);
+    broken = emu_replaced(cand,
+                          "const bool hk_vec2 = ((reinterpret_cast<unsigned long long>(y) | "
+                          "reinterpret_cast<unsigned long long>(x) | ",
+                          "const bool hk_vec2 = ((");
+    soft_emulate("broken_own_condition", src, broken,
+                 "soft_case(\"store_then_update\", SOFT(store_then_update), 0, 0, 1, 1);", EMU_DIFFERS);
+    free(broken);
+    free(cand);
+    cand = emu_rewrite(src, "max_from_first", "warp_rows", NULL);
+    broken = replaced_all(cand, "if (v >= m)", "m = fmaxf(m, v); if (false)");
+    soft_emulate("broken_nan_start", src, broken, "soft_case(\"max_from_first\", SOFT(max_from_first), 3, 0);",
+                 EMU_DIFFERS);
+    free(broken);
+    free(cand);
+    free(src);
+}
+
 static int warp_rows_call(const fixture *fx, size_t k, rw_result *r)
 {
     return rw_warp_rows(fx->text, fx->len, fx->m, k, r);
@@ -649,6 +837,8 @@ int main(void)
         cmocka_unit_test(gesummv_rows_run),
         cmocka_unit_test(gesummv_broken_fails),
         cmocka_unit_test(register_accumulators_run),
+        cmocka_unit_test(softmax_rows_run),
+        cmocka_unit_test(softmax_rows_broken),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -20,6 +20,26 @@ __global__ void softmax_direct(const float *logits, float *probs, int n_rows, in
     }
 }
 
+// softmax: the maximum as a guarded assignment in braces, written `m < x` (llm.c's spelling
+// of the max, issue 13), through a row pointer
+__global__ void softmax_guarded(const float *in, float *out, int rows, int cols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) {
+        float best = -INFINITY;
+        for (int j = 0; j < cols; j++) {
+            if (best < in[r * cols + j]) {
+                best = in[r * cols + j];
+            }
+        }
+        float total = 0.0f;
+        for (int j = 0; j < cols; j++)
+            total += expf(in[r * cols + j] - best);
+        for (int j = 0; j < cols; j++)
+            out[r * cols + j] = expf(in[r * cols + j] - best) / total;
+    }
+}
+
 // near-miss: log-softmax (the write is not exp(x - m) / s)
 __global__ void log_softmax(const float *in, float *out, int rows, int cols)
 {
