@@ -16,6 +16,16 @@ static const char *const type_words[] = {"int", "unsigned", "signed", "long", "s
 static const char *const decl_words[] = {"float", "double", "bool", "char", "half", "const",
                                          "__half", "__nv_bfloat16", "float2", "float4", "int2", "int4"};
 
+/* Words that start statements which are not declarations, however they continue
+ * (`return x;`, `else y = 1;`): never a type name (rwl_is_hoistable_decl). */
+static const char *const stmt_words[] = {"return", "goto", "else", "do", "if", "for", "while",
+                                         "switch", "case", "default", "break", "continue",
+                                         "sizeof", "typedef", "throw", "delete", "new", "asm",
+                                         "static_assert", "using", "namespace", "template",
+                                         "typename", "operator", "struct", "class", "union",
+                                         "enum", "static", "extern", "__shared__",
+                                         "__syncthreads", "true", "false", "nullptr", "this"};
+
 static const char *const punct3[] = {"<<=", ">>=", "->*", "..."};
 static const char *const punct2[] = {"->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&",
                                      "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::"};
@@ -334,6 +344,24 @@ bool rwl_is_hoistable_decl(const rw_toks *ts, size_t a, size_t b, const char *id
             break;
         typed |= !rwl_tok_is_ident(ts, k, "const");
         k++;
+    }
+    /* a type the word lists do not know (a typedef: llm.c's `floatX *out_bt = ...;`): one
+     * identifier, then `*`s, then the name and `=`; or the name right after it and `=`,
+     * `;`, `,` or `[`. No expression statement reads so (`a * b = c` assigns to an rvalue,
+     * `a b` is no expression), once statement words are left out. */
+    if (!typed && k + 2 < b && ts->t[k].kind == T_IDENT) {
+        bool word = false;
+        for (size_t i = 0; i < HK_ARRAY_LEN(stmt_words) && !word; i++)
+            word = rwl_tok_is_ident(ts, k, stmt_words[i]);
+        size_t q = k + 1;
+        while (q < b && rwl_tok_is(ts, q, "*"))
+            q++;
+        bool named = q < b - 1 && ts->t[q].kind == T_IDENT && !rwl_tok_is_ident(ts, q, idx);
+        if (!word && named &&
+            (rwl_tok_is(ts, q + 1, "=") ||
+             (q == k + 1 && (rwl_tok_is(ts, q + 1, ";") || rwl_tok_is(ts, q + 1, ",") ||
+                             rwl_tok_is(ts, q + 1, "[")))))
+            typed = true, k++;
     }
     if (!typed || k >= b || !rwl_tok_is(ts, b - 1, ";"))
         return false;

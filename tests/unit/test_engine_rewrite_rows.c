@@ -13,6 +13,7 @@
 #include "rewrites/rewrite.h"
 #include "rewrites/rewrite_pattern.h"
 #include "rewrites/rewrite_rows.h"
+#include "rewrites/rewrite_lex.h"
 #include "search/skillplan.h"
 #include "spec/spec.h"
 #include "skills/skills.h"
@@ -483,6 +484,49 @@ static void test_softmax_rows(void **state)
 }
 
 /* Near misses: refused, each with its reason. */
+/* Declarations of a type the word lists do not know (a typedef: llm.c's `floatX *out_bt =
+ * out + ...;`) are declarations; statements that begin with a statement word are not,
+ * however they continue. */
+static void test_typedef_declarations(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *stmt;
+        bool decl;
+        const char *name;
+    } cases[] = {
+        {"floatX* out_bt = out + b * C;", true, "out_bt"},
+        {"const floatX *wte_ix = wte + ix * C;", true, "wte_ix"},
+        {"real_t s = 0;", true, "s"},
+        {"real_t s;", true, "s"},
+        {"real_t a = 1, b = 2;", true, "a"},
+        {"my_vec t[4];", true, "t"},
+        {"return x;", false, NULL},
+        {"else y = 1;", false, NULL},
+        {"goto done;", false, NULL},
+        {"delete p;", false, NULL},
+        {"a * b;", false, NULL},
+        {"y = x;", false, NULL},
+        {"p[i] = 1;", false, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rw_toks ts = {0};
+        const char *t = cases[i].stmt;
+        assert_int_equal(rwl_lex(t, 0, (uint32_t)strlen(t), &ts), HK_OK);
+        size_t names[8], n = 0;
+        bool d = rwl_is_hoistable_decl(&ts, 0, ts.n, "", names, &n, 8);
+        if (d != cases[i].decl)
+            fail_msg("%s: read as %s", t, d ? "a declaration" : "no declaration");
+        if (d) {
+            char nm[32];
+            size_t len = ts.t[names[0]].end - ts.t[names[0]].start;
+            snprintf(nm, sizeof nm, "%.*s", (int)len, t + ts.t[names[0]].start);
+            assert_string_equal(nm, cases[i].name);
+        }
+        rwl_toks_free(&ts);
+    }
+}
+
 static void test_not_applicable(void **state)
 {
     (void)state;
@@ -766,6 +810,7 @@ int main(void)
         cmocka_unit_test(test_variants),
         cmocka_unit_test(test_gemv),
         cmocka_unit_test(test_vec_rules),
+        cmocka_unit_test(test_typedef_declarations),
         cmocka_unit_test(test_not_applicable),
         cmocka_unit_test(test_softmax_rows),
         cmocka_unit_test(test_suite_rewrites),

@@ -807,6 +807,39 @@ static const char col_kernels[] =
     "    y[j] /= (float)rows;\n"
     "}\n";
 
+/* A row kernel written with a typedef'd element type and row pointers (llm.c's encoder:
+ * `floatX *out_bt = out + ...;`): warp_rows reads the declarations and matches the
+ * original. (An accumulator of a typedef'd type is still refused: the shuffle's type is
+ * not known.) */
+static const char typedef_rows[] =
+    "typedef float real_t;\n"
+    "__global__ void enc(const float *a, float *b, float *r, int rows, int cols)\n"
+    "{\n"
+    "    int idx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (idx < rows) {\n"
+    "        real_t *out_row = b + idx * cols;\n"
+    "        const real_t *in_row = a + idx * cols;\n"
+    "        float s = 0;\n"
+    "        for (int c = 0; c < cols; c++) {\n"
+    "            out_row[c] = in_row[c] * 2.0f + 1.0f;\n"
+    "            s += in_row[c];\n"
+    "        }\n"
+    "        r[idx] = s;\n"
+    "    }\n"
+    "}\n";
+
+static void typedef_rows_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *cand = emu_rewrite(typedef_rows, "enc", "warp_rows", NULL);
+    assert_non_null(strstr(cand, "__shfl_xor_sync"));
+    assert_non_null(strstr(cand, "real_t *out_row = b + idx * cols;"));
+    emulate("enc", typedef_rows, cand, "rows_case<float>(\"enc\", BOTH(enc(a, b, r, ROWS, COLS)), 1e-4);",
+            EMU_OK);
+    free(cand);
+}
+
 static void register_accumulators_run(void **state)
 {
     (void)state;
@@ -837,6 +870,7 @@ int main(void)
         cmocka_unit_test(gesummv_rows_run),
         cmocka_unit_test(gesummv_broken_fails),
         cmocka_unit_test(register_accumulators_run),
+        cmocka_unit_test(typedef_rows_run),
         cmocka_unit_test(softmax_rows_run),
         cmocka_unit_test(softmax_rows_broken),
     };
