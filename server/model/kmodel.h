@@ -247,6 +247,16 @@ enum km_stride km_access_stride_tx(const km_kernel *k, const km_access *a, int64
 /* Reuse: the access touches the same element in every iteration of loop (its index does
  * not mention the loop's counter). False when loop is not one of the access's loops. */
 bool km_access_invariant_in(const km_kernel *k, const km_access *a, size_t loop);
+/* How the access's index moves with its innermost loop's counter: not at all (or no
+ * loop), by one element per iteration (the counter alone, coefficient +-1, in one term:
+ * a window or a row walked along), or otherwise (`A[i * n + j]`, and `i * (n + 1)`,
+ * which is i*n + i: a column walked down). */
+enum km_step { KM_STEP_NONE, KM_STEP_UNIT, KM_STEP_OTHER };
+enum km_step km_access_loop_step(const km_kernel *k, const km_access *a);
+/* A sliding window (a 1-D stencil `in[i + d]`, a convolution `x[i - K / 2 + t]`): some
+ * global load contiguous along threadIdx.x moves by one element per iteration of its loop
+ * and none moves otherwise. *first (may be NULL) gets the first such load. */
+bool km_sliding_window(const km_kernel *k, const km_access **first);
 /* The first write (or RMW) of a global buffer: its element form says which output element
  * each thread writes. NULL when the kernel never writes buffer. */
 const km_access *km_output_map(const km_kernel *k, const char *buffer);

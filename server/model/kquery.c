@@ -106,6 +106,46 @@ bool km_access_invariant_in(const km_kernel *k, const km_access *a, size_t loop)
     return in && !km_form_mentions(k, a->index, l->counter);
 }
 
+enum km_step km_access_loop_step(const km_kernel *k, const km_access *a)
+{
+    if (!a->n_loops || a->loops[a->n_loops - 1] >= k->loops.n)
+        return KM_STEP_NONE;
+    uint32_t counter = ((const km_loop *)k->loops.v)[a->loops[a->n_loops - 1]].counter;
+    unsigned terms = 0;
+    bool unit = false;
+    for (uint32_t t = 0; t < a->index.n; t++) {
+        bool has = false;
+        for (uint32_t q = 0; q < a->index.t[t].n; q++)
+            has |= a->index.t[t].atoms[q] == counter;
+        if (!has)
+            continue;
+        terms++;
+        unit = a->index.t[t].n == 1 && (a->index.t[t].coef == 1 || a->index.t[t].coef == -1);
+    }
+    if (!terms)
+        return km_form_mentions(k, a->index, counter) ? KM_STEP_OTHER : KM_STEP_NONE;
+    return terms == 1 && unit ? KM_STEP_UNIT : KM_STEP_OTHER;
+}
+
+bool km_sliding_window(const km_kernel *k, const km_access **first)
+{
+    const km_access *as = k->accesses.v, *one = NULL;
+    bool walk = false;
+    for (size_t i = 0; i < k->accesses.n; i++) {
+        const km_access *a = &as[i];
+        if (a->space != KM_SPACE_GLOBAL || a->mode != KM_READ ||
+            km_access_stride_tx(k, a, NULL) != KM_STRIDE_CONTIGUOUS)
+            continue;
+        enum km_step st = km_access_loop_step(k, a);
+        if (st == KM_STEP_UNIT && !one)
+            one = a;
+        walk |= st == KM_STEP_OTHER;
+    }
+    if (first)
+        *first = one;
+    return one && !walk;
+}
+
 const km_access *km_output_map(const km_kernel *k, const char *buffer)
 {
     const km_access *as = k->accesses.v;

@@ -1606,32 +1606,29 @@ static int render(const rr_scan *s, struct hk_buf *b)
  * with the innermost loop's counter by other than one element per iteration. HK_ENOMEM, or
  * HK_OK (also when there is no model: the scan's verdict stands). */
 static int already_coalesced(const char *text, size_t len, const char *kernel, bool *found, char *what,
-                             size_t wn)
+                             size_t wn, bool *window)
 {
     *found = false;
+    *window = false;
     km_kernel *k = NULL;
     int rc = km_build(text, len, kernel, &k, NULL, 0);
     if (rc)
         return rc == HK_ENOMEM ? rc : HK_OK;   /* no model: the scan's verdict stands */
-    size_t na = 0, nl = 0;
+    size_t na = 0;
     const km_access *acc = km_accesses(k, &na);
-    const km_loop *loops = km_loops(k, &nl);
     for (size_t i = 0; i < na && !*found; i++) {
         const km_access *a = &acc[i];
-        if (a->space != KM_SPACE_GLOBAL || a->mode != KM_READ || !a->n_loops ||
-            a->loops[a->n_loops - 1] >= nl ||
+        if (a->space != KM_SPACE_GLOBAL || a->mode != KM_READ ||
             km_access_stride_tx(k, a, NULL) != KM_STRIDE_CONTIGUOUS)
             continue;
-        uint32_t counter = loops[a->loops[a->n_loops - 1]].counter;
-        bool unit = false;
-        for (uint32_t t = 0; t < a->index.n && !unit; t++)
-            unit = a->index.t[t].n == 1 && a->index.t[t].atoms[0] == counter &&
-                   (a->index.t[t].coef == 1 || a->index.t[t].coef == -1);
-        if (!unit && km_form_mentions(k, a->index, counter)) {
+        if (km_access_loop_step(k, a) == KM_STEP_OTHER) {
             *found = true;
             snprintf(what, wn, "%s at line %u", a->buffer, a->line);
         }
     }
+    const km_access *w = NULL;
+    if (!*found && (*window = km_sliding_window(k, &w)))
+        snprintf(what, wn, "%s at line %u", w->buffer, w->line);
     km_free(k);
     return HK_OK;
 }
@@ -1729,9 +1726,17 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
         }
     }
     char coalesced[RR_NAME + 32];
-    bool column = false;
-    if ((rc = already_coalesced(text, len, f->name, &column, coalesced, sizeof coalesced)))
+    bool column = false, window = false;
+    if ((rc = already_coalesced(text, len, f->name, &column, coalesced, sizeof coalesced, &window)))
         goto out;
+    if (window) {
+        snprintf(first_why, sizeof first_why, "a sliding window, not a row: consecutive threads read "
+                 "neighbouring elements and the loop steps by one (%s), a 1-D stencil or convolution whose "
+                 "loads the threads already share through the caches; a warp per output would spend 32 "
+                 "lanes on each window", coalesced);
+        why = first_why;
+        goto na;
+    }
     if (column) {
         snprintf(first_why, sizeof first_why, "the loop's loads are already coalesced across the threads "
                  "(%s: consecutive threads read consecutive elements, and the loop steps by a row): a "

@@ -1272,10 +1272,9 @@ static int row_kernel(const char *text, size_t len, const char *kernel, bool *ro
     return HK_OK;
 }
 
-/* A sliding window, not a column: every load of the loop that is contiguous along
- * threadIdx.x and moves with the loop's counter moves by one element per iteration
- * (`in[i + offset]`, `x[i - k / 2 + j]`: a 1-D stencil or convolution), and none moves by
- * more (a column walk, `A[i * n + j]`). *window with the access in what. */
+/* A sliding window, not a column (km_sliding_window: `in[i + offset]`,
+ * `x[i - k / 2 + j]`, a 1-D stencil or convolution; no column walk `A[i * n + j]`).
+ * *window with the access in what. */
 static int window_kernel(const char *text, size_t len, const char *kernel, bool *window,
                          char *what, size_t wn)
 {
@@ -1284,38 +1283,9 @@ static int window_kernel(const char *text, size_t len, const char *kernel, bool 
     int rc = km_build(text, len, kernel, &k, NULL, 0);
     if (rc)
         return rc == HK_ENOMEM ? rc : HK_OK;
-    size_t na = 0, nl = 0;
-    const km_access *acc = km_accesses(k, &na);
-    const km_loop *loops = km_loops(k, &nl);
-    bool unit = false, walk = false;
-    for (size_t i = 0; i < na; i++) {
-        const km_access *a = &acc[i];
-        if (a->space != KM_SPACE_GLOBAL || a->mode != KM_READ || !a->n_loops ||
-            a->loops[a->n_loops - 1] >= nl ||
-            km_access_stride_tx(k, a, NULL) != KM_STRIDE_CONTIGUOUS)
-            continue;
-        uint32_t counter = loops[a->loops[a->n_loops - 1]].counter;
-        if (!km_form_mentions(k, a->index, counter))
-            continue;
-        /* the counter's whole coefficient is +-1: `i * (n + 1) + j` is i*n + i, a walk */
-        unsigned terms = 0;
-        bool one = false;
-        for (uint32_t t = 0; t < a->index.n; t++) {
-            bool has = false;
-            for (uint32_t q = 0; q < a->index.t[t].n; q++)
-                has |= a->index.t[t].atoms[q] == counter;
-            if (!has)
-                continue;
-            terms++;
-            one = a->index.t[t].n == 1 && (a->index.t[t].coef == 1 || a->index.t[t].coef == -1);
-        }
-        one &= terms == 1;
-        if (one && !unit)
-            snprintf(what, wn, "`%s` at line %u", a->buffer, a->line);
-        unit |= one;
-        walk |= !one;
-    }
-    *window = unit && !walk;
+    const km_access *a = NULL;
+    if ((*window = km_sliding_window(k, &a)))
+        snprintf(what, wn, "`%s` at line %u", a->buffer, a->line);
     km_free(k);
     return HK_OK;
 }

@@ -540,6 +540,7 @@ static void test_not_applicable(void **state)
     expect(DATA "/rows_variants.cu", "local_index_shift", NULL, NULL, "accessed in another loop");
     expect(DATA "/rows_variants.cu", "with_barrier", NULL, NULL, "__syncthreads");
     expect(DATA "/rows_variants.cu", "uses_tid", NULL, NULL, "besides the row index");
+    expect(DATA "/rows_variants.cu", "conv_window", NULL, NULL, "a sliding window, not a row");
     expect(BENCH "/vector_add.cu", "vector_add", NULL, NULL, "no column loop");
     expect(BENCH "/reduce_sum.cu", "reduce_sum", NULL, NULL, "atomics");
 

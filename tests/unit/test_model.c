@@ -248,6 +248,30 @@ static void test_temporary_and_inline(void **state)
 
 /* ---- realistic kernels ----------------------------------------------------------- */
 
+/* How an access moves with its loop: a window or a row walked along (unit), a column
+ * walked down (other, also `i * (n + 1)`, i*n + i), or not at all. */
+static void test_loop_step(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "__global__ void k(const float *x, const float *A, const float *w, float *y, int n, int m)\n"
+        "{\n"
+        "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (j < n) {\n"
+        "        float s = 0;\n"
+        "        for (int i = 0; i < m; i++)\n"
+        "            s += x[j + i] * A[i * (n + 1) + j] * w[0];\n"
+        "        y[j] = s;\n"
+        "    }\n"
+        "}\n";
+    km_kernel *k = build(text, sizeof text - 1, "k");
+    assert_int_equal(km_access_loop_step(k, access_of(k, "x", KM_READ, 0)), KM_STEP_UNIT);
+    assert_int_equal(km_access_loop_step(k, access_of(k, "A", KM_READ, 0)), KM_STEP_OTHER);
+    assert_int_equal(km_access_loop_step(k, access_of(k, "w", KM_READ, 0)), KM_STEP_NONE);
+    assert_int_equal(km_access_loop_step(k, km_output_map(k, "y")), KM_STEP_NONE);
+    km_free(k);
+}
+
 static void test_sgemm(void **state)
 {
     (void)state;
@@ -710,6 +734,7 @@ int main(void)
         cmocka_unit_test(test_constants_macro_and_template),
         cmocka_unit_test(test_temporary_and_inline),
         cmocka_unit_test(test_sgemm),
+        cmocka_unit_test(test_loop_step),
         cmocka_unit_test(test_gemv_rows),
         cmocka_unit_test(test_transpose),
         cmocka_unit_test(test_bincount),

@@ -171,3 +171,17 @@ __global__ void local_index_shift(const float *in, float *tmp, float *out, int r
         out[o] = tmp[o];
     }
 }
+
+/* refused: a 1-D convolution, one output per thread reading a window of neighbours (the
+ * threads already share the window's loads through the caches) */
+__global__ void conv_window(const float *x, const float *k, float *y, int n, int klen)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float acc = 0.0f;
+        int start = i - klen / 2;
+        for (int j = 0; j < klen; j++)
+            acc += x[start + j] * k[j];
+        y[i] = acc;
+    }
+}
