@@ -891,8 +891,9 @@ static void test_divided_grid(void **state)
 
 /* shoc's triad has no bounds check: the grid's threads are its elements, so the
  * vectorized body's bound is gridDim.x * blockDim.x (rw_result.keeps_grid). On an H200 the
- * skill's 8 blocks/SM grid left most elements unwritten (unwritten_output): every vector
- * candidate runs under the spec's grid, alone or with the grid axis never combined. */
+ * skill's 8 blocks/SM grid left most elements unwritten (unwritten_output), and under the
+ * spec's grid it ran 0.76x (three threads in four idle): no vector candidate is proposed
+ * for it. */
 static void test_whole_grid_vector(void **state)
 {
     (void)state;
@@ -921,20 +922,18 @@ static void test_whole_grid_vector(void **state)
     assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "triad"), &l, 9, &b, &s),
                      HK_OK);
     const search_candidate *c;
-    unsigned vectors = 0, others_on_sm_grid = 0;
+    unsigned vectors = 0, others_on_sm_grid = 0, n = 0;
     while (search_next(s, &c) == HK_OK) {
-        if (strstr(c->text, "hk vectorize")) {
-            vectors++;
-            assert_int_equal(c->grid_mode, SEARCH_GRID_SPEC);
-            assert_false(c->grid_stride);
-            assert_null(strstr(c->description, "blocks/SM"));
-        } else {
-            others_on_sm_grid += c->grid_mode == SEARCH_GRID_SM_MULTIPLE;
-        }
-        assert_int_equal(search_report(s, c->id, SEARCH_OK, vectors ? 0.9 : 1.0), HK_OK);
+        n++;
+        vectors += strstr(c->text, "hk vectorize") != NULL;
+        others_on_sm_grid += c->grid_mode == SEARCH_GRID_SM_MULTIPLE;
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
     }
-    assert_true(vectors >= 2);
-    print_message("triad: %u vector candidates, %u others on an SM-multiple grid\n", vectors,
+    /* the vector loop would keep the launch-sized grid, (width - 1) / width of its threads
+     * idle (0.76x on an H200): not proposed; the other axes still are */
+    assert_int_equal(vectors, 0);
+    assert_true(n >= 2);
+    print_message("triad: %u candidates, %u vector, %u on an SM-multiple grid\n", n, vectors,
                   others_on_sm_grid);
     search_free(s);
     unload(&fx);
