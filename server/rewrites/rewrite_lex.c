@@ -462,9 +462,9 @@ static bool mm_mentions(const rw_toks *ts, size_t a, size_t b, size_t m)
     return false;
 }
 
-static bool mm_writes(const rw_toks *ts, size_t a, size_t b)
+bool rwl_writes_any(const rw_toks *ts, size_t a, size_t b)
 {
-    for (size_t k = a; k < b; k++)
+    for (size_t k = a; k < b && k < ts->n; k++)
         if (rwl_tok_is_assign_op(ts, k) || rwl_tok_is(ts, k, "++") || rwl_tok_is(ts, k, "--"))
             return true;
     return false;
@@ -558,7 +558,7 @@ bool rwl_minmax_update(const rw_toks *ts, size_t a, size_t b, rwl_minmax *mm)
             ts->t[sa].kind != T_IDENT || !rwl_tok_is(ts, sa + 1, "="))
             return false;
         size_t xa = sa + 2, xb = sb - 1;
-        if (mm_mentions(ts, xa, xb, sa) || mm_writes(ts, xa, xb) || mm_writes(ts, a + 2, c))
+        if (mm_mentions(ts, xa, xb, sa) || rwl_writes_any(ts, xa, xb) || rwl_writes_any(ts, a + 2, c))
             return false;
         int dir = mm_condition(ts, a + 2, c, sa, xa, xb);
         if (!dir)
@@ -573,7 +573,7 @@ bool rwl_minmax_update(const rw_toks *ts, size_t a, size_t b, rwl_minmax *mm)
         return false;
     size_t ra = a + 2, rb = b - 1;
     mm_strip(ts, &ra, &rb);
-    if (rb <= ra || mm_writes(ts, ra, rb))
+    if (rb <= ra || rwl_writes_any(ts, ra, rb))
         return false;
     /* M = F(M, X) or F(X, M) */
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {

@@ -86,6 +86,9 @@ bool rwl_is_type_word(const rw_toks *ts, size_t k);
  * because this scan cannot follow it. */
 bool rwl_occurrence_writes(const rw_toks *ts, size_t k);
 
+/* Does [a, b) hold an assignment (any assignment operator), ++ or --? */
+bool rwl_writes_any(const rw_toks *ts, size_t a, size_t b);
+
 /* Whitespace-free copy of s into out (for comparing argument expressions). */
 void rwl_squeeze(const char *s, char *out, size_t size);
 

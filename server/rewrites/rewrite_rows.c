@@ -125,15 +125,6 @@ static bool mentions_flagged(const rw_toks *ts, size_t a, size_t b, rr_names *s,
     return false;
 }
 
-/* Any assignment, ++ or -- in [a, b)? */
-static bool writes_any(const rw_toks *ts, size_t a, size_t b)
-{
-    for (size_t k = a; k < b && k < ts->n; k++)
-        if (rwl_tok_is_assign_op(ts, k) || rwl_tok_is(ts, k, "++") || rwl_tok_is(ts, k, "--"))
-            return true;
-    return false;
-}
-
 static bool has_prefix(const rw_toks *ts, size_t k, const char *p)
 {
     size_t l = strlen(p);
@@ -569,7 +560,7 @@ static const char *loop_stmt(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         size_t c = rwl_match_close(ts, a + 1);
         if (c >= b)
             return fail(s, "an unbalanced condition in a column loop%s", NULL);
-        if (writes_any(ts, a + 2, c))
+        if (rwl_writes_any(ts, a + 2, c))
             return fail(s, "a condition in a column loop changes a variable%s", NULL);
         size_t e = rwl_stmt_end(ts, c + 1, b);
         const char *why = loop_stmt(s, st, c + 1, e);
@@ -596,7 +587,7 @@ static const char *loop_stmt(rr_scan *s, rr_stmt *st, size_t a, size_t b)
     if (!lv)
         return fail(s, "a statement in a column loop is neither a declaration, an assignment nor a store: `%s`",
                     tok_str(s, a, nm, sizeof nm));
-    if (writes_any(ts, op + 1, b - 1) || (lv == 's' && writes_any(ts, ia, ib)))
+    if (rwl_writes_any(ts, op + 1, b - 1) || (lv == 's' && rwl_writes_any(ts, ia, ib)))
         return fail(s, "an assignment in a column loop changes a second variable%s", NULL);
     if (lv == 's') {
         rr_name *loc = names_find_tok(&s->locals, ts, a);
@@ -869,7 +860,7 @@ static const char *read_loop(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         return fail(s, "a loop is not `for (int c = 0; c < cols; c++)`%s", NULL);
     /* c < COLS, the bound free of c and of side effects */
     if (!rwl_tok_is(ts, q + 4, var) || !rwl_tok_is(ts, q + 5, "<") || semi <= q + 6 ||
-        mentions(ts, q + 6, semi, var) || writes_any(ts, q + 6, semi))
+        mentions(ts, q + 6, semi, var) || rwl_writes_any(ts, q + 6, semi))
         return fail(s, "a loop condition is not `c < cols` (with a bound that does not change)%s", NULL);
     for (size_t k = q + 6; k < semi; k++)
         if (rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||") || rwl_tok_is(ts, k, "?") || rwl_tok_is(ts, k, ","))
@@ -951,7 +942,7 @@ static bool guard_cond(rr_scan *s, size_t a, size_t b, bool early)
     } else {
         return false;
     }
-    if (ba >= bb || mentions(ts, ba, bb, r) || writes_any(ts, ba, bb))
+    if (ba >= bb || mentions(ts, ba, bb, r) || rwl_writes_any(ts, ba, bb))
         return false;
     for (size_t k = ba; k < bb; k++)
         if (rwl_tok_is(ts, k, "<") || rwl_tok_is(ts, k, ">") || rwl_tok_is(ts, k, "<=") || rwl_tok_is(ts, k, ">=") ||
@@ -1193,7 +1184,7 @@ static const char *scan(rr_scan *s)
             if (!lv)
                 return fail(s, "a row-level statement is neither a declaration, a column loop, an assignment "
                                "nor a store: `%s ...`", tok_str(s, k, nm, sizeof nm));
-            if (writes_any(ts, op + 1, e - 1) || (lv == 's' && writes_any(ts, ia, ib)))
+            if (rwl_writes_any(ts, op + 1, e - 1) || (lv == 's' && rwl_writes_any(ts, ia, ib)))
                 return "a row-level assignment changes a second variable";
             if (lv == 'n') {
                 rr_name *v = names_find_tok(&s->rows, ts, k);
