@@ -2053,7 +2053,7 @@ static int spread_recheck(const measure_opts *o, const measure_prog *p, const ch
         return HK_OK;
     }
     check_add(checks, spread_entry(role, t, bound, "remeasure"));
-    double first = t->spread;
+    double first = t->spread, first_median = t->median_ms;
     int rc = measure_time(o, p, dir, ref_dir, size, seed, dist, check_seed, t, v);
     if (rc || v->reason != MEASURE_OK)
         return rc;
@@ -2061,12 +2061,27 @@ static int spread_recheck(const measure_opts *o, const measure_prog *p, const ch
         check_add(checks, spread_entry(role, t, bound, "pass"));
         return HK_OK;
     }
+    /* A kernel whose time depends on its data (an early exit once enough neighbours are
+     * found) spreads widely under inputs drawn afresh per launch, yet its median holds from
+     * one process to the next: that median is trusted. Skipping work on some launches does
+     * not get through this way: a random quarter of the timed launches is checked. */
+    double drift = first_median > 0 ? fabs(t->median_ms - first_median) / first_median : 1;
+    if (drift <= MEASURE_MEDIAN_AGREE) {
+        json_t *e = spread_entry(role, t, bound, "pass");
+        if (e) {
+            json_object_set_new(e, "median_drift", json_real(drift));
+            json_object_set_new(e, "note", json_string("the median agrees across processes"));
+        }
+        check_add(checks, e);
+        return HK_OK;
+    }
     check_add(checks, spread_entry(role, t, bound, "fail"));
     rc = measure_verdict_set(v, MEASURE_UNSTABLE,
                              "timing size %d: the spread (IQR / median of the timed launches) "
-                             "was %.3g, then %.3g in a fresh process (median %.6g ms, %d reps), "
-                             "above the bound %.3g: the time cannot be trusted",
-                             size, first, t->spread, t->median_ms, t->reps, bound);
+                             "was %.3g, then %.3g in a fresh process (median %.6g ms, then %.6g ms, "
+                             "%d reps), above the bound %.3g: the time cannot be trusted",
+                             size, first, t->spread, first_median, t->median_ms, t->reps,
+                             bound);
     v->where = (measure_combo){size, dist, seed};
     return rc;
 }

@@ -26,6 +26,7 @@
 #define MEASURE_SUSPICIOUS_SPEEDUP 10.0 /* default: speedups above it are re-measured, flagged */
 #define MEASURE_MAX_PAIRS 64            /* interleaved verify pairs at most */
 #define MEASURE_SPREAD_BOUND 0.10       /* default: a time's spread (IQR / median) at most */
+#define MEASURE_MEDIAN_AGREE 0.03       /* a spread above the bound twice: the two medians within */
 #define MEASURE_REPRODUCE_TOLERANCE 0.25 /* default: how far (relative, either way) the >10x
                                           * second look's speedup may be from the first */
 
@@ -371,9 +372,12 @@ int measure_time(const measure_opts *o, const measure_prog *p, const char *dir, 
                  measure_verdict *v);
 
 /* measure_time, and when the spread is above o->spread_bound once more in a fresh
- * process: still above, v is MEASURE_UNSTABLE with both spreads and the bound. Each
+ * process: still above with medians that differ by more than MEASURE_MEDIAN_AGREE, v is
+ * MEASURE_UNSTABLE with both spreads, both medians and the bound. Each
  * process's spread check is appended to checks (may be NULL) as
- * {"check":"spread","role":role,"size","spread","bound","result":"pass"|"remeasure"|"fail"}.
+ * {"check":"spread","role":role,"size","spread","bound","result":"pass"|"remeasure"|"fail"};
+ * a pass after two spreads above the bound adds "median_drift" (the two medians' relative
+ * difference, at most MEASURE_MEDIAN_AGREE) and a "note".
  * Same returns as measure_time. */
 int measure_time_stable(const measure_opts *o, const measure_prog *p, const char *dir,
                         const char *ref_dir, int size, long long seed, int dist,
