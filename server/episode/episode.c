@@ -1240,7 +1240,9 @@ static int stage_baseline(ep_ctx *c)
         if (measure_floor_check(&c->mo, (int)k, t->median_ms, &floor_ms, &below) == HK_OK && below)
             ep__log(c, "warn",
                     "the baseline (%.4g ms) is below the physical floor (%.4g ms) at size %zu: "
-                    "the spec's bytes/flops formulas or the peaks are wrong",
+                    "the spec's bytes/flops formulas or the peaks are wrong (bytes counts what "
+                    "crosses to DRAM: data read again from the L2 does not count); every "
+                    "candidate faster than the baseline will be rejected as below the floor",
                     t->median_ms, floor_ms, k);
     }
     const measure_timing *pt = &c->base.times[c->base.primary_size];
