@@ -257,6 +257,12 @@ enum km_step km_access_loop_step(const km_kernel *k, const km_access *a);
  * global load contiguous along threadIdx.x moves by one element per iteration of its loop
  * and none moves otherwise. *first (may be NULL) gets the first such load. */
 bool km_sliding_window(const km_kernel *k, const km_access **first);
+/* A loop that stores through one pointer parameter and loads through another (a copy or
+ * scatter loop, a grid-stride loop over such a body): without __restrict__ the compiler
+ * must assume the store may change what the next iteration loads, so the loads wait for
+ * the stores. *store and *load (may be NULL) get the first such pair's accesses. */
+bool km_loop_store_beside_load(const km_kernel *k, const km_access **store,
+                               const km_access **load);
 /* The first write (or RMW) of a global buffer: its element form says which output element
  * each thread writes. NULL when the kernel never writes buffer. */
 const km_access *km_output_map(const km_kernel *k, const char *buffer);

@@ -146,6 +146,50 @@ bool km_sliding_window(const km_kernel *k, const km_access **first)
     return one && !walk;
 }
 
+static bool pointer_param(const km_kernel *k, const char *name)
+{
+    size_t n;
+    const km_param *ps = km_params(k, &n);
+    for (size_t i = 0; i < n; i++)
+        if (ps[i].pointer && strcmp(ps[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+static bool share_loop(const km_access *a, const km_access *b)
+{
+    for (uint32_t i = 0; i < a->n_loops; i++)
+        for (uint32_t j = 0; j < b->n_loops; j++)
+            if (a->loops[i] == b->loops[j])
+                return true;
+    return false;
+}
+
+bool km_loop_store_beside_load(const km_kernel *k, const km_access **store,
+                               const km_access **load)
+{
+    const km_access *as = k->accesses.v;
+    for (size_t i = 0; i < k->accesses.n; i++) {
+        const km_access *w = &as[i];
+        if (w->space != KM_SPACE_GLOBAL || w->mode == KM_READ || !w->n_loops ||
+            !pointer_param(k, w->buffer))
+            continue;
+        for (size_t j = 0; j < k->accesses.n; j++) {
+            const km_access *r = &as[j];
+            if (r->space != KM_SPACE_GLOBAL || r->mode != KM_READ ||
+                strcmp(r->buffer, w->buffer) == 0 || !share_loop(w, r) ||
+                !pointer_param(k, r->buffer))
+                continue;
+            if (store)
+                *store = w;
+            if (load)
+                *load = r;
+            return true;
+        }
+    }
+    return false;
+}
+
 const km_access *km_output_map(const km_kernel *k, const char *buffer)
 {
     const km_access *as = k->accesses.v;

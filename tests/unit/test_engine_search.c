@@ -557,6 +557,56 @@ static void test_suite_kernels(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* A loop that stores beside its loads (a shift copy: the loads must wait for the stores
+ * unless the pointers cannot alias): __restrict__ comes right after the structural
+ * rewrites' first choices, before their second; without such a loop (saxpy, above) the
+ * order is the skills' alone. */
+static void test_restrict_early(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "__global__ void shift(const float *in, float *out, int t, int hw)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i >= hw) return;\n"
+        "    for (int s = 1; s < t; s++)\n"
+        "        out[s * hw + i] = in[(s - 1) * hw + i];\n"
+        "}\n";
+    fixture fx = {.text = malloc(sizeof text), .len = sizeof text - 1};
+    assert_non_null(fx.text);
+    memcpy(fx.text, text, sizeof text);
+    assert_int_equal(an_analyze(fx.text, fx.len, &fx.m), HK_OK);
+    static const search_struct st[] = {
+        {.skill = "sm90-unroll-ilp", .rewrite = "unroll", .params = {4}},
+        {.skill = "sm90-unroll-ilp", .rewrite = "unroll", .params = {8}, .rank = 1},
+    };
+    search_launch l = saxpy_launch();
+    l.structs = st;
+    l.n_structs = HK_ARRAY_LEN(st);
+    search_budget b = {.max_candidates = 64};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "shift"), &l, 7, &b, &s),
+                     HK_OK);
+    const search_candidate *c;
+    assert_int_equal(search_next(s, &c), HK_OK);            /* the baseline */
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    assert_int_equal(search_next(s, &c), HK_OK);
+    assert_non_null(c->structural);
+    assert_non_null(strstr(c->structural, "factor=4"));
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    assert_int_equal(search_next(s, &c), HK_OK);
+    assert_null(c->structural);
+    assert_true(c->restrict_ptrs);
+    assert_non_null(strstr(c->text, "__restrict__"));
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.5), HK_OK);
+    assert_int_equal(search_next(s, &c), HK_OK);
+    assert_non_null(c->structural);
+    assert_non_null(strstr(c->structural, "factor=8"));
+    search_free(s);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 /* Engine v2: structural rewrites proposed by skills form the first axis. Those that do
  * not apply (a transpose on saxpy) or that the engine lacks are dropped; each skill's
  * first choice is proposed before any other single change, with its launch; the
@@ -974,6 +1024,7 @@ int main(void)
         cmocka_unit_test(test_suite_kernels),
         cmocka_unit_test(test_divided_grid), cmocka_unit_test(test_hash),
         cmocka_unit_test(test_structural_axis),
+        cmocka_unit_test(test_restrict_early),
         cmocka_unit_test(test_table_on_grid_stride),
         cmocka_unit_test(test_histogram_plan_launches),
         cmocka_unit_test(test_kept_launch),

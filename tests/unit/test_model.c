@@ -272,6 +272,72 @@ static void test_loop_step(void **state)
     km_free(k);
 }
 
+/* A loop that stores through one pointer and loads through another (a shift or scatter
+ * copy), spelled as a plain loop and as a grid-stride macro body; not a loop that only
+ * loads (its store after the loop), nor a store and a load of one buffer, nor a loop over
+ * a __shared__ array. */
+static void test_store_beside_load(void **state)
+{
+    (void)state;
+    static const char copy[] =
+        "__global__ void k(const float *in, float *out, int t, int hw)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    for (int s = 0; s < t; s++)\n"
+        "        out[s * hw + i] = in[(t - 1 - s) * hw + i];\n"
+        "}\n";
+    km_kernel *k = build(copy, sizeof copy - 1, "k");
+    const km_access *w = NULL, *r = NULL;
+    assert_true(km_loop_store_beside_load(k, &w, &r));
+    assert_string_equal(w->buffer, "out");
+    assert_string_equal(r->buffer, "in");
+    km_free(k);
+
+    static const char gs[] =
+        "#define LOOP(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); \\\n"
+        "                          i += blockDim.x * gridDim.x)\n"
+        "__global__ void k(int n, const float *a, float *b) { LOOP(i, n) { b[i] = 2 * a[i]; } }\n";
+    k = build(gs, sizeof gs - 1, "k");
+    assert_true(km_loop_store_beside_load(k, NULL, NULL));
+    km_free(k);
+
+    static const char reads_only[] =
+        "__global__ void k(const float *x, float *y, int n, int m)\n"
+        "{\n"
+        "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    float s = 0;\n"
+        "    for (int i = 0; i < m; i++)\n"
+        "        s += x[i * n + j];\n"
+        "    y[j] = s;\n"
+        "}\n";
+    k = build(reads_only, sizeof reads_only - 1, "k");
+    assert_false(km_loop_store_beside_load(k, NULL, NULL));
+    km_free(k);
+
+    static const char same[] =
+        "__global__ void k(float *y, int m)\n"
+        "{\n"
+        "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    for (int i = 1; i < m; i++)\n"
+        "        y[i * 32 + j] = y[(i - 1) * 32 + j] * 0.5f;\n"
+        "}\n";
+    k = build(same, sizeof same - 1, "k");
+    assert_false(km_loop_store_beside_load(k, NULL, NULL));
+    km_free(k);
+
+    static const char shared[] =
+        "__global__ void k(const float *x, float *y, int m)\n"
+        "{\n"
+        "    __shared__ float t[256];\n"
+        "    for (int i = 0; i < m; i++)\n"
+        "        t[threadIdx.x] = x[i * 256 + threadIdx.x];\n"
+        "    y[threadIdx.x] = t[threadIdx.x];\n"
+        "}\n";
+    k = build(shared, sizeof shared - 1, "k");
+    assert_false(km_loop_store_beside_load(k, NULL, NULL));
+    km_free(k);
+}
+
 static void test_sgemm(void **state)
 {
     (void)state;
@@ -735,6 +801,7 @@ int main(void)
         cmocka_unit_test(test_temporary_and_inline),
         cmocka_unit_test(test_sgemm),
         cmocka_unit_test(test_loop_step),
+        cmocka_unit_test(test_store_beside_load),
         cmocka_unit_test(test_gemv_rows),
         cmocka_unit_test(test_transpose),
         cmocka_unit_test(test_bincount),
