@@ -525,8 +525,8 @@ static bool read_body(il_scan *s, il_loop *L)
                                                          "locals and sum into one accumulator)", TOK(ts, k));
         }
     for (size_t k = ba; k + 1 < bb; k++)
-        if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !is_keyword(ts, k) && !pure_call(ts, k) &&
-            !(k > ba && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->"))))
+        if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !is_keyword(ts, k) &&
+            (!pure_call(ts, k) || !rwl_is_use(ts, k)))   /* a method (`.f(`) may write too */
             return refuse(s, k, "call", "`%.*s(...)` in the sum loop may write memory", TOK(ts, k));
     /* a preprocessor line inside would be lost (the scanner skips it) */
     for (uint32_t c = ts->t[L->loop_a].start; c < ts->t[L->loop_b - 1].end; c++)
@@ -797,8 +797,8 @@ int rw_ilp_accumulators(const char *text, size_t len, const an_model *m, size_t 
             break;
         }
     size_t first_loop = SIZE_MAX, n_done = 0;
-    bool any_strided = false, again = first_why[0] != '\0';
-    for (size_t k = 1; k + 1 < ts.n && !again && !rc; k++) {
+    bool any_strided = false, rewritten = first_why[0] != '\0';
+    for (size_t k = 1; k + 1 < ts.n && !rewritten && !rc; k++) {
         bool is_for = rwl_tok_is(&ts, k, "for"), is_while = rwl_tok_is(&ts, k, "while");
         if (!(is_for || is_while) || !rwl_tok_is(&ts, k + 1, "("))
             continue;
@@ -845,7 +845,8 @@ int rw_ilp_accumulators(const char *text, size_t len, const an_model *m, size_t 
                                       "threadIdx.x; i < n; i += stride)` or a while loop so)",
                      line_at(text, ts.t[first_loop].start));
         else
-            snprintf(why, sizeof why, "kernel body at line %d: no loop that sums", line_at(text, f->body_span.start_byte));
+            snprintf(why, sizeof why, "kernel body at line %d: no for or while loop in the kernel's text (one a "
+                                      "macro hides is not read)", line_at(text, f->body_span.start_byte));
         rc = rwl_not_applicable(out, hk_asprintf("ilp_accumulators not applicable to kernel %s: %s", f->name, why));
         goto out;
     }
