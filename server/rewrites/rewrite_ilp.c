@@ -26,7 +26,7 @@
 
 #define IL_STMTS 32
 #define IL_TYPE 128
-#define IL_OCC 4
+#define IL_OCC 16
 
 typedef struct {
     const char *text;
@@ -48,11 +48,11 @@ typedef struct {
     size_t step_a, step_b;    /* `v += S` (for: the clause; while: the statement without ';') */
     size_t s_a, s_b;          /* S */
     size_t st_a[IL_STMTS], st_b[IL_STMTS], n_st;   /* the body's statements (the step left out) */
-    size_t sum;               /* the statement that sums */
-    size_t acc_a, acc_b;      /* the accumulator as the sum's left side: `s` or `P [ I ]` */
+    size_t n_sums;            /* statements that sum into the accumulator (an if's included) */
+    size_t acc_a, acc_b;      /* the accumulator as the first sum's left side: `s` or `P [ I ]` */
     bool memory;              /* P[I] */
-    size_t occ[IL_OCC], n_occ;/* where the accumulator is spelled in the sum (its start tokens) */
-    bool acc_last;            /* `ACC = E + ACC`: the combine keeps ACC on the right */
+    size_t occ[IL_OCC], n_occ;/* where the accumulator is spelled in the sums (start tokens) */
+    bool acc_last;            /* the first sum is `ACC = E + ACC`: the combine keeps ACC on the right */
     char type[IL_TYPE];       /* the partial sums' type */
 } il_loop;
 
@@ -409,7 +409,8 @@ static bool body_decl(il_scan *s, il_loop *L, size_t a, size_t b, size_t *names,
     return true;
 }
 
-/* The sum statement [a, b): its accumulator and form. */
+/* The sum statement [a, b): its accumulator (the first sum's; a later one must name the same)
+ * and form. */
 static bool sum_statement(il_scan *s, il_loop *L, size_t a, size_t b)
 {
     const rw_toks *ts = s->ts;
@@ -427,7 +428,10 @@ static bool sum_statement(il_scan *s, il_loop *L, size_t a, size_t b)
     if (op >= e || op == a)
         return refuse(s, a, "statement", "`%.*s` is neither a declaration nor a sum into an accumulator",
                       SPAN(ts, a, b));
-    /* the left side: `s` or `P[I]` */
+    /* the left side: `s` or `P[I]`, the first sum's accumulator again in a later one */
+    if (L->n_sums && !(op - a == L->acc_b - L->acc_a && spelled_at(ts, a, op, L->acc_a, L->acc_b)))
+        return refuse(s, a, "write", "`%.*s` is a second write in the sum loop, not to `%.*s` (only sums into "
+                                     "one accumulator may write)", SPAN(ts, a, op + 1), SPAN(ts, L->acc_a, L->acc_b));
     L->acc_a = a;
     L->acc_b = op;
     L->memory = false;
@@ -440,14 +444,17 @@ static bool sum_statement(il_scan *s, il_loop *L, size_t a, size_t b)
         return refuse(s, a, "write", "`%.*s` writes what is neither a local nor one element `P[i]` (the "
                                      "loop may only sum into one accumulator)", SPAN(ts, a, op + 1));
     size_t tl = L->acc_b - L->acc_a, ra = op + 1, rb = e;
-    L->n_occ = 0;
+    if (L->n_occ + 2 > IL_OCC)
+        return refuse(s, a, "accumulator", "more than %d sums into `%.*s`", IL_OCC / 2, SPAN(ts, L->acc_a, L->acc_b));
     L->occ[L->n_occ++] = a;
-    L->acc_last = false;
+    bool first = !L->n_sums++;
+    if (first)
+        L->acc_last = false;
     /* the accumulator's other occurrences on the right side */
-    size_t at[IL_OCC], n_at = 0;
+    size_t at[2] = {0, 0}, n_at = 0;
     for (size_t q = ra; q < rb; q++)
         if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, a)) {
-            if (n_at == IL_OCC - 1 || !spelled_at(ts, q, rb, L->acc_a, L->acc_b))
+            if (n_at == 1 || !spelled_at(ts, q, rb, L->acc_a, L->acc_b))
                 return refuse(s, q, "accumulator", "the sum reads `%.*s` other than to add to it",
                               TOK(ts, a));
             at[n_at++] = q;
@@ -489,7 +496,7 @@ static bool sum_statement(il_scan *s, il_loop *L, size_t a, size_t b)
     }
     if (depth == 0 && q > ra && rwl_tok_is(ts, q - 1, "+") && after == rb) {
         L->occ[L->n_occ++] = q;   /* x = e + x */
-        L->acc_last = true;
+        L->acc_last = first || L->acc_last;
         return true;
     }
     return refuse(s, q, "accumulator", "`%.*s = ...` is not a plain sum: `%.*s` is not added to the rest",
@@ -514,7 +521,7 @@ static bool read_body(il_scan *s, il_loop *L)
         {"goto", "early exit", false}, {"__syncthreads", "barrier", true}, {"__syncwarp", "barrier", false},
         {"atomic", "atomic", true}, {"__shfl", "warp shuffle", true}, {"__ballot", "warp vote", true},
         {"asm", "asm", false}, {"for", "loop", false}, {"while", "loop", false}, {"do", "loop", false},
-        {"if", "condition", false}, {"switch", "condition", false},
+        {"else", "condition", false}, {"switch", "condition", false},
     };
     for (size_t k = ba; k < bb; k++)
         for (size_t i = 0; i < HK_ARRAY_LEN(banned); i++) {
@@ -539,9 +546,31 @@ static bool read_body(il_scan *s, il_loop *L)
         }
     size_t names[64], n_names = 0;
     L->n_st = 0;
-    L->sum = SIZE_MAX;
+    L->n_sums = L->n_occ = 0;
     for (size_t p = ba; p < bb;) {
         size_t e = rwl_stmt_end(ts, p, bb);
+        if (rwl_tok_is(ts, p, "if") && e > p) {
+            /* `if (c) sum;` or `if (c) { sum; ... }` (cuda-samples' reduce: the second load
+             * of a step only while in range); c read in each lane with its own element */
+            size_t c = rwl_match_close(ts, p + 1);
+            if (c >= e || rwl_writes_any(ts, p + 2, c))
+                return refuse(s, p, "condition", "the condition `%.*s` writes", SPAN(ts, p, c < e ? c + 1 : e));
+            if (L->n_st == IL_STMTS)
+                return refuse(s, p, "statement", "more than %d statements in the sum loop", IL_STMTS);
+            size_t sa = c + 1, sb = e;
+            if (rwl_tok_is(ts, sa, "{"))
+                sa++, sb--;
+            for (size_t q = sa; q < sb;) {
+                size_t qe = rwl_stmt_end(ts, q, sb);
+                if (qe <= q || !rwl_tok_is(ts, qe - 1, ";") || !sum_statement(s, L, q, qe))
+                    return refuse(s, q, "condition", "`%.*s` under a condition is not a sum", SPAN(ts, q, qe > q ? qe : q + 1));
+                q = qe;
+            }
+            L->st_a[L->n_st] = p;
+            L->st_b[L->n_st++] = e;
+            p = e;
+            continue;
+        }
         if (e <= p || !rwl_tok_is(ts, e - 1, ";") || rwl_tok_is(ts, p, "{"))
             return refuse(s, p, "statement", "`%.*s` in the sum loop is neither a declaration nor the sum",
                           SPAN(ts, p, e > p ? e : p + 1));
@@ -554,19 +583,13 @@ static bool read_body(il_scan *s, il_loop *L)
         L->st_a[L->n_st] = p;
         L->st_b[L->n_st] = e;
         if (!body_decl(s, L, p, e, names, &n_names, HK_ARRAY_LEN(names))) {
-            if (s->why[0])
+            if (s->why[0] || !sum_statement(s, L, p, e))
                 return false;
-            if (L->sum != SIZE_MAX)
-                return refuse(s, p, "write", "`%.*s` is a second write in the sum loop (only one sum into one "
-                                             "accumulator may write)", SPAN(ts, p, e - 1));
-            if (!sum_statement(s, L, p, e))
-                return false;
-            L->sum = L->n_st;
         }
         L->n_st++;
         p = e;
     }
-    if (L->sum == SIZE_MAX)
+    if (!L->n_sums)
         return refuse(s, L->loop_a, "loop", "it sums into nothing");
     /* the counter: written only by the step; the stride and bound name no local of the body;
      * the accumulator: no other use in the loop, its index invariant */
@@ -643,21 +666,46 @@ static bool simple(const rw_toks *ts, size_t a, size_t b)
     return b == a + 1 || (b == a + 3 && rwl_tok_is(ts, a + 1, ".") && ts->t[a + 2].kind == T_IDENT);
 }
 
-/* Appends the text of tokens [a, b) (with its own spacing and comments) with the counter
- * read as lane k's element and the accumulator as partial sum k. */
-static int append_lane_text(struct hk_buf *b, const il_scan *s, const il_loop *L, size_t a, size_t e, int k)
+/* Appends text[from, to), a gap between two tokens of a statement whose first line was
+ * indented by old (n bytes): a line that starts with old starts with ind instead, so a
+ * statement over several lines keeps its shape at its new depth. */
+static int append_gap(struct hk_buf *b, const char *text, uint32_t from, uint32_t to, const char *old, size_t n,
+                      const char *ind)
+{
+    int rc = HK_OK;
+    for (uint32_t c = from; c < to && !rc; c++) {
+        rc = hk_buf_append(b, text + c, 1);
+        if (!rc && text[c] == '\n' && to - (c + 1) >= n && !memcmp(text + c + 1, old, n)) {
+            rc = hk_buf_appends(b, ind);
+            c += (uint32_t)n;
+        }
+    }
+    return rc;
+}
+
+/* Appends the text of tokens [a, b) (with its own spacing and comments; its lines after
+ * the first re-indented to ind) with the counter read as lane k's element and the
+ * accumulator as partial sum k. */
+static int append_lane_text(struct hk_buf *b, const il_scan *s, const il_loop *L, size_t a, size_t e, int k,
+                            const char *ind)
 {
     const rw_toks *ts = s->ts;
     int rc = HK_OK;
-    bool sum = a == L->st_a[L->sum];
     size_t tl = L->acc_b - L->acc_a;
+    uint32_t ls = ts->t[a].start;   /* the statement's own indentation */
+    while (ls > 0 && (s->text[ls - 1] == ' ' || s->text[ls - 1] == '\t'))
+        ls--;
+    size_t old_n = ts->t[a].start - ls;
+    bool own_line = ls == 0 || s->text[ls - 1] == '\n';   /* else its lines are left as they are */
     for (size_t q = a; q < e && !rc; q++) {
-        if (q > a)
+        if (q > a && own_line)
+            rc = append_gap(b, s->text, ts->t[q - 1].end, ts->t[q].start, s->text + ls, old_n, ind);
+        else if (q > a)
             rc = hk_buf_append(b, s->text + ts->t[q - 1].end, ts->t[q].start - ts->t[q - 1].end);
         if (rc)
             break;
         bool acc = false;
-        for (size_t i = 0; sum && i < L->n_occ && !acc; i++)
+        for (size_t i = 0; i < L->n_occ && !acc; i++)
             acc = L->occ[i] == q;
         if (acc) {
             rc = hk_buf_printf(b, "hk_ilp%d", k);
@@ -683,7 +731,7 @@ static int append_lane(struct hk_buf *b, const il_scan *s, const il_loop *L, int
     for (size_t i = 0; i < L->n_st && !rc; i++) {
         rc = hk_buf_appends(b, ind);
         if (!rc)
-            rc = append_lane_text(b, s, L, L->st_a[i], L->st_b[i], k);
+            rc = append_lane_text(b, s, L, L->st_a[i], L->st_b[i], k, ind);
         if (!rc)
             rc = hk_buf_appends(b, "\n");
     }

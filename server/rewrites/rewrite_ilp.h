@@ -17,17 +17,18 @@
  * _GRID_STRIDE, _BLOCK_STRIDE) and starting at a thread index, spelled
  *     for ([T] i = START; i < N; i += S) BODY      (or `i <= N`, `i = i + S`)
  *     while (i < N) { BODY; i += S; }
- * where BODY is declarations of locals and one sum `ACC += E;` (`-=`, `ACC = ACC + E`,
- * `ACC = E + ACC`, `ACC = fmaf(a, b, ACC)`) into a scalar declared before the loop or
- * `P[I]` with I invariant, becomes, in a block of its own,
+ * where BODY is declarations of locals and sums `ACC += E;` (`-=`, `ACC = ACC + E`,
+ * `ACC = E + ACC`, `ACC = fmaf(a, b, ACC)`), also under `if (C)` without else (cuda-samples'
+ * reduce: the second load of a step while in range), all into one accumulator, a scalar
+ * declared before the loop or `P[I]` with I invariant, becomes, in a block of its own,
  *     T hk_ilp0 = 0, ..., hk_ilpK-1 = 0;  [T i = START;]
  *     for (; i + (K-1) S < N; i += K S) { {BODY, i as i, ACC as hk_ilp0} ... {i as i + (K-1) S} }
  *     for (; i < N; i += S) {BODY, ACC as hk_ilp0}
  *     ACC += hk_ilp0 + ... + hk_ilpK-1;
  * The counter ends where the original's does. The sum is reassociated. Not applicable
  * (with the construct and line) otherwise: another write, the accumulator read, a moving
- * stride, an early exit, an atomic, a barrier, a call that may write, a nested loop or an
- * if in the body. Contract as in rewrite.h. */
+ * stride, an early exit, an atomic, a barrier, a call that may write, a nested loop, an
+ * else. Contract as in rewrite.h. */
 int rw_ilp_accumulators(const char *text, size_t len, const an_model *m, size_t kernel,
                         int accumulators, rw_result *out);
 

@@ -3,7 +3,8 @@
  * declarations, a __shared__ slot; template input, float and double), SHOC's reduce (a
  * while loop over a grid-stride held in a local, a volatile pointer slot, the type behind
  * an #ifdef), register sums (fmaf over a grid-stride, `s = e + s` in double with a
- * parameter stride and the counter read after the loop, `-=` with `<=`, two loops) --
+ * parameter stride and the counter read after the loop, `-=` with `<=`, two loops) and
+ * cuda-samples' reduce6 (a second sum under `if (nIsPow2 || i + blockSize < n)`) --
  * must apply, compile with nvcc and, in the block emulator (emu_block.h), equal the
  * original within a float sum's tolerance at 2, 4 and 8 partial sums, on trip counts that
  * are zero, smaller than the threads and not multiples of K; a remainder loop or a lane
@@ -144,10 +145,36 @@ static const char kernels[] =
     "    for (int j = threadIdx.x; j < n; j += blockDim.x)\n"
     "        b += y[j];\n"
     "    out[threadIdx.x] = a - b;\n"
+    "}\n"
+    "template <unsigned int blockSize, bool nIsPow2>\n"
+    "__global__ void reduce6(const float *g_idata, float *g_odata, unsigned int n)\n"
+    "{\n"
+    "    extern __shared__ unsigned char smem[];\n"
+    "    float *sdata = reinterpret_cast<float *>(smem);\n"
+    "    unsigned int tid = threadIdx.x;\n"
+    "    unsigned int gridSize = blockSize * 2 * gridDim.x;\n"
+    "    unsigned int i = blockIdx.x * blockSize * 2 + threadIdx.x;\n"
+    "    float mySum = 0;\n"
+    "    while (i < n) {\n"
+    "        mySum += g_idata[i];\n"
+    "        // ensure we don't read out of bounds\n"
+    "        if (nIsPow2 || i + blockSize < n)\n"
+    "            mySum += g_idata[i + blockSize];\n"
+    "        i += gridSize;\n"
+    "    }\n"
+    "    sdata[tid] = mySum;\n"
+    "    __syncthreads();\n"
+    "    for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+    "        if (tid < s)\n"
+    "            sdata[tid] = mySum = mySum + sdata[tid + s];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (tid == 0)\n"
+    "        g_odata[blockIdx.x] = mySum;\n"
     "}\n";
 
 static const char *const applying[] = {"bn_mean", "bn_var", "shoc_reduce", "dot_fma", "sumsq_double",
-                                       "neg_sum", "two_loops"};
+                                       "neg_sum", "two_loops", "reduce6"};
 
 /* One case per kernel: the original and the rewrite on the same data and launch, several
  * sizes (zero trips, fewer elements than threads, counts not a multiple of 2, 4 or 8),
@@ -269,6 +296,22 @@ static const char helpers[] =
     "        emu::launch(dim3(1), dim3(96), 0, [&] { cand::two_loops(x, y, oc, n); });\n"
     "        emu::expect(\"two_loops\", oo, oc, 1e-5, 30.0 * (n + 1));\n"
     "    }\n"
+    "}\n"
+    "static void reduce6_case(void)\n"
+    "{\n"
+    "    static const unsigned sizes[] = {0, 5, 64, 1000, 4099};\n"
+    "    for (int z = 0; z < 5; z++) {\n"
+    "        emu::schedule = z % 3;\n"
+    "        const unsigned n = sizes[z];\n"
+    "        emu::buf<float> in(n + 64), oo(3), oc(3);\n"
+    "        in.fill(z + 11);\n"
+    "        emu::launch(dim3(3), dim3(32), 32 * sizeof(float), [&] { orig::reduce6<32, false>(in, oo, n); });\n"
+    "        emu::launch(dim3(3), dim3(32), 32 * sizeof(float), [&] { cand::reduce6<32, false>(in, oc, n); });\n"
+    "        emu::expect(\"reduce6<32, false>\", oo, oc, 1e-6, 20.0 * (n + 1));\n"
+    "        emu::launch(dim3(3), dim3(32), 32 * sizeof(float), [&] { orig::reduce6<32, true>(in, oo, n & ~63u); });\n"
+    "        emu::launch(dim3(3), dim3(32), 32 * sizeof(float), [&] { cand::reduce6<32, true>(in, oc, n & ~63u); });\n"
+    "        emu::expect(\"reduce6<32, true>\", oo, oc, 1e-6, 20.0 * (n + 1));\n"
+    "    }\n"
     "}\n";
 
 #define emulate(tag, src, cand, driver, want) emu_run_pair(tmpdir, tag, src, cand, helpers, driver, want)
@@ -284,7 +327,8 @@ static void applies_and_compiles(void **state)
         "template __global__ void bn_mean<double>(const double *, float *, int, int, int);\n"
         "template __global__ void bn_var<float>(const float *, const float *, float *, int, int, int);\n"
         "template __global__ void shoc_reduce<float, 256>(const float *, float *, const unsigned int);\n"
-        "template __global__ void shoc_reduce<double, 256>(const double *, double *, const unsigned int);\n";
+        "template __global__ void shoc_reduce<double, 256>(const double *, double *, const unsigned int);\n"
+        "template __global__ void reduce6<256, false>(const float *, float *, unsigned int);\n";
     for (size_t i = 0; i < HK_ARRAY_LEN(applying); i++)
         for (size_t l = 0; l < HK_ARRAY_LEN(lanes); l++) {
             int params[RW_MAX_PARAMS] = {lanes[l]};
@@ -334,6 +378,11 @@ static void emitted_shape(void **state)
     c = emu_rewrite(kernels, "dot_fma", "ilp_accumulators", NULL);
     assert_non_null(strstr(c, "hk_ilp1 = fmaf(x[(i + (blockDim.x * gridDim.x))], y[(i + (blockDim.x * gridDim.x))], "
                               "hk_ilp1);"));
+    free(c);
+    c = emu_rewrite(kernels, "reduce6", "ilp_accumulators", NULL);
+    assert_non_null(strstr(c, "if (nIsPow2 || (i + 3 * gridSize) + blockSize < n)\n"));
+    assert_non_null(strstr(c, "hk_ilp3 += g_idata[(i + 3 * gridSize) + blockSize];"));
+    assert_non_null(strstr(c, "mySum += hk_ilp0 + hk_ilp1 + hk_ilp2 + hk_ilp3;"));
     free(c);
     c = emu_rewrite(kernels, "two_loops", "ilp_accumulators", NULL);
     assert_non_null(strstr(c, "a += hk_ilp0 + hk_ilp1"));
@@ -491,8 +540,7 @@ static const char refused[] =
     "{\n"
     "    float s = 0;\n"
     "    for (int i = threadIdx.x; i < n; i += blockDim.x)\n"                       /* 105 */
-    "        if (x[i] > 0.0f)\n"
-    "            s += x[i];\n"
+    "        if (x[i] > 0.0f) s += x[i]; else s -= x[i];\n"
     "    out[threadIdx.x] = s;\n"
     "}\n";
 
@@ -510,7 +558,7 @@ static const refusal refusals[] = {
     {"device_call", "call", 87, "`f(...)`"},
     {"serial", "loop", 93, "strided over the threads"},
     {"per_element", "accumulator", 100, "moves with the counter"},
-    {"branch", "condition", 106, "`if`"},
+    {"branch", "condition", 106, "`else`"},
 };
 
 /* Each refuses through the registry with its construct and line, and the driver says the
