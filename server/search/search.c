@@ -849,8 +849,12 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         c->pub.structural = ax->labels[cfg[a]];
         c->pub.skill = sst->skill;
         if (keeps_launch) { /* the label's block and blocks/SM are not what runs */
-            rc = hk_buf_printf(&desc, "%s (skill %s), the kernel's own launch", sst->rewrite,
-                               sst->skill ? sst->skill : "-");
+            search_struct own = *sst;   /* its parameters are (ilp_accumulators' K) */
+            own.block_size = own.blocks_per_sm = 0;
+            own.skill = sst->skill ? sst->skill : "-";
+            char *label = struct_label_grid(&own, false);
+            rc = label ? hk_buf_printf(&desc, "%s, the kernel's own launch", label) : HK_ENOMEM;
+            hk_free(label);
         } else if (keeps_grid) {   /* nor the label's blocks/SM */
             char *label = struct_label_grid(sst, false);
             rc = label ? hk_buf_printf(&desc, "%s, the spec's grid", label) : HK_ENOMEM;

@@ -94,6 +94,7 @@ static const refusal_case cases[] = {
     {"stencil_window", k_grid_stride, "gs", {8, 0, 0}, "grid-stride loop", 3},
     {"register_accumulators", k_grid_stride, "gs", {0}, "loop", 3},
     {"split_k_columns", k_grid_stride, "gs", {0}, "loop", 4},
+    {"ilp_accumulators", k_grid_stride, "gs", {0}, "write", 4},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the
