@@ -292,6 +292,13 @@ static int model_permute(const char *text, size_t len, const an_function *f, km_
         snprintf(why, n, "line %u: not a copy between two buffers", c.line);
         return HK_OK;
     }
+    if (km_form_mentions_kind(k, c.in_map, KM_ATOM_READ, -1) || km_form_mentions_kind(k, c.out_map, KM_ATOM_READ, -1)) {
+        snprintf(why, n, "line %u: an index is read from memory (a gather or scatter through an index "
+                 "array, not a permutation of the coordinates)", c.line);
+        return HK_OK;
+    }
+    if (check_rest(k, &c, why, n))
+        return HK_OK;
     bool in_flat = km_form_is_global_index(k, c.in_map, 0), out_flat = km_form_is_global_index(k, c.out_map, 0);
     if (!in_flat && !out_flat) {
         snprintf(why, n, "line %u: neither side is indexed by the flat thread index "
@@ -301,8 +308,6 @@ static int model_permute(const char *text, size_t len, const an_function *f, km_
     t->read_permuted = out_flat;
     t->g = out_flat ? c.out_map : c.in_map;
     t->map = out_flat ? c.in_map : c.out_map;
-    if (check_rest(k, &c, why, n))
-        return HK_OK;
     size_t na;
     const km_access *as = km_accesses(k, &na);
     const km_access *w = km_output_map(k, t->out);
