@@ -335,23 +335,33 @@ static const char tpl_permute[] =
     "    __shared__ $T hk_tile[HK_TILE][HK_TILE + 1];\n"
     PT_THREADS
     "    const long long hk_n = $N;\n"
-    "    const long long hk_a = $A, hk_s = $S;\n"
-    "    const long long hk_d = hk_s > 0 ? $D : 0;\n"
     "    const long long hk_blocks = (long long)gridDim.x * gridDim.y * gridDim.z;\n"
     "    const long long hk_block = blockIdx.x + (long long)gridDim.x * (blockIdx.y + (long long)gridDim.y * blockIdx.z);\n"
-    "    if (!(hk_a > 0 && hk_s > 0 && hk_d > 0 && hk_s % hk_a == 0 && hk_n % (hk_s * hk_d) == 0 &&\n"
-    "          hk_n <= 0x7fffffffLL && hk_blocks <= 0x7fffffffLL)) {\n"
+    "    // the split e = ((hi * D + v) * S / A + mid) * A + u, checked in 32 bits (a 64-bit\n"
+    "    // division is a long subroutine that every thread would run)\n"
+    "    const long long hk_a = $A, hk_s = $S;\n"
+    "    bool hk_tiled = hk_n > 0 && hk_n <= 0x7fffffffLL && hk_blocks <= 0x7fffffffLL && hk_a > 0 &&\n"
+    "                    hk_s > 0 && hk_a <= hk_n && hk_s <= hk_n;\n"
+    "    unsigned int hk_ia = 0, hk_is = 0, hk_id = 0;\n"
+    "    if (hk_tiled) {\n"
+    "        hk_ia = (unsigned int)hk_a;\n"
+    "        hk_is = (unsigned int)hk_s;\n"
+    "        const long long hk_d = $D;\n"
+    "        hk_tiled = hk_d > 0 && hk_s * hk_d <= hk_n;\n"
+    "        hk_id = hk_tiled ? (unsigned int)hk_d : 0u;\n"
+    "        hk_tiled = hk_tiled && hk_is % hk_ia == 0 && (unsigned int)hk_n % (hk_is * hk_id) == 0;\n"
+    "    }\n"
+    "    if (!hk_tiled) {\n"
     "        for (long long hk_e = hk_block * hk_nthreads + hk_tid; hk_e < hk_n; hk_e += hk_blocks * hk_nthreads)\n"
     "            $OUT[HK_OUT_INDEX(hk_e)] = $IN[HK_IN_INDEX(hk_e)];\n"
     "    } else {\n"
-    "        const unsigned int hk_ia = (unsigned int)hk_a, hk_is = (unsigned int)hk_s, hk_id = (unsigned int)hk_d;\n"
     "        const unsigned int hk_m = hk_is / hk_ia;\n"
     "        const unsigned int hk_tu = (hk_ia + HK_TILE - 1) / HK_TILE, hk_tv = (hk_id + HK_TILE - 1) / HK_TILE;\n"
-    "        const unsigned int hk_tiles = hk_tu * hk_tv * hk_m * (unsigned int)(hk_n / (hk_s * hk_d));\n"
+    "        const unsigned int hk_tiles = hk_tu * hk_tv * hk_m * ((unsigned int)hk_n / (hk_is * hk_id));\n"
     "        for (unsigned int hk_t = (unsigned int)hk_block; hk_t < hk_tiles; hk_t += (unsigned int)hk_blocks) {\n"
-    "            const unsigned int hk_u0 = (hk_t % hk_tu) * HK_TILE, hk_v0 = (hk_t / hk_tu % hk_tv) * HK_TILE;\n"
-    "            const unsigned int hk_rest = hk_t / (hk_tu * hk_tv);\n"
-    "            const unsigned int hk_base = hk_rest / hk_m * (hk_is * hk_id) + hk_rest % hk_m * hk_ia;\n"
+    "            const unsigned int hk_q = hk_t / hk_tu, hk_rest = hk_q / hk_tv, hk_hi = hk_rest / hk_m;\n"
+    "            const unsigned int hk_u0 = (hk_t - hk_q * hk_tu) * HK_TILE, hk_v0 = (hk_q - hk_rest * hk_tv) * HK_TILE;\n"
+    "            const unsigned int hk_base = hk_hi * (hk_is * hk_id) + (hk_rest - hk_hi * hk_m) * hk_ia;\n"
     "            // a whole tile read by blocks of HK_TPB threads: no bounds checks and a fixed\n"
     "            // trip count, so the unrolled loops issue all their loads (stores) at once\n"
     "            const bool hk_fast = hk_u0 + HK_TILE <= hk_ia && hk_v0 + HK_TILE <= hk_id &&\n"
@@ -423,7 +433,7 @@ static int form_c(const km_kernel *k, km_form f, km_form g, const char *cast, ch
 static int extent_c(const km_kernel *k, const pm_coord *c, km_form g, char **out)
 {
     if (c->n_extent == 0) {
-        *out = hk_strdup("hk_n / hk_s");
+        *out = hk_strdup("(long long)((unsigned int)hk_n / (unsigned int)hk_s)");
         return *out ? HK_OK : HK_ENOMEM;
     }
     return form_c(k, (km_form){.t = c->extent, .n = 1}, g, WIDE, out);
@@ -512,7 +522,7 @@ out:
 
 /* ---- registry descriptor (registry.h) ---- */
 static const rw_param tiled_permute_params[] = {
-    {.name = "tile", .type = RW_PARAM_ENUM, .values = {16, 32}, .n_values = 2, .def = 16},
+    {.name = "tile", .type = RW_PARAM_ENUM, .values = {16, 32}, .n_values = 2, .def = 32},
 };
 
 static int emit_tiled_permute(const rw_context *c, const int *p, rw_result *out)
