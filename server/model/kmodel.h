@@ -274,6 +274,26 @@ bool km_form_is_global_index(const km_kernel *k, km_form f, int axis);
 
 const char *km_op_name(enum km_op op);
 
+/* Coordinates of a flat index split with / and % (issue 13, permutations): is atom a one
+ * coordinate of the flat index g, `g % D` (stride 1), `(g / S) % D` or `g / S` (the
+ * outermost, whose extent the guard on g gives)? Then true, with *stride S (the constant 1
+ * for `g % D`) and *extent D (empty, n 0, for the outermost); both borrowed from the model.
+ * `(g / S) % D` whose S is 1 after folding is `g % D`. */
+bool km_atom_coordinate(const km_kernel *k, uint32_t a, km_form g, km_form *stride, km_form *extent);
+/* The coefficient of atom a in f: the sum of f's terms that hold a once, each with a taken
+ * out, into t (at most cap terms, canonical order) and *n. False when a term holds a more
+ * than once or cap is too small. */
+bool km_form_coefficient(const km_kernel *k, km_form f, uint32_t a, km_term *t, uint32_t cap,
+                         uint32_t *n);
+/* Appends f as C source: scalar parameters and named constants by their names, `/` and `%`
+ * atoms as C divisions, every c*g inside f (the flat index, at any depth) as c*name. A
+ * product's first factor is written with cast in front (NULL: none), so that `(long long)`
+ * widens the arithmetic before it can overflow. HK_OK; HK_EUNSUPPORTED when f holds an
+ * atom C cannot be written from here (thread or block ids outside g, loop counters, reads,
+ * unresolved locals, other operations); HK_ENOMEM, HK_ETOOBIG from b. */
+int km_form_print_c(const km_kernel *k, km_form f, km_form g, const char *name, const char *cast,
+                    struct hk_buf *b);
+
 /* Canonical text of the whole model: the same computation written with other
  * temporaries, casts, integer types, macro or template constants, fmaf or +=, an if
  * block or an early return gives the same text. KM_DUMP_ELEMENTS shows each access by its

@@ -464,3 +464,195 @@ int km_dump(const km_kernel *k, unsigned flags, struct hk_buf *b)
         rc = hk_buf_printf(b, "barriers %zu\n", k->barriers);
     return rc;
 }
+
+/* ---- flat indices split into coordinates (permutations) ------------------------------ */
+
+static bool is_one(km_form f)
+{
+    return f.n == 1 && f.t[0].n == 0 && f.t[0].coef == 1;
+}
+
+/* Is f exactly atom a alone? */
+static bool form_is_atom(km_form f, uint32_t *a)
+{
+    if (f.n != 1 || f.t[0].n != 1 || f.t[0].coef != 1)
+        return false;
+    *a = f.t[0].atoms[0];
+    return true;
+}
+
+bool km_atom_coordinate(const km_kernel *k, uint32_t a, km_form g, km_form *stride, km_form *extent)
+{
+    static const km_term one = {.coef = 1, .n = 0};
+    const km_atom *at = km__atom_at(k, a);
+    if (at->kind != KM_ATOM_OPAQUE || !at->op || at->n_args != 2)
+        return false;
+    if (strcmp(at->op, "/") == 0) {
+        if (!km_form_equal(at->args[0], g) || is_one(at->args[1]))
+            return false;
+        *stride = at->args[1];
+        *extent = (km_form){.t = NULL, .n = 0};
+        return true;
+    }
+    if (strcmp(at->op, "%") != 0)
+        return false;
+    *extent = at->args[1];
+    if (km_form_equal(at->args[0], g)) {
+        *stride = (km_form){.t = &one, .n = 1};
+        return true;
+    }
+    uint32_t q;
+    if (!form_is_atom(at->args[0], &q))
+        return false;
+    const km_atom *qa = km__atom_at(k, q);
+    if (qa->kind != KM_ATOM_OPAQUE || !qa->op || strcmp(qa->op, "/") != 0 || qa->n_args != 2 ||
+        !km_form_equal(qa->args[0], g))
+        return false;
+    *stride = qa->args[1];
+    return true;
+}
+
+bool km_form_coefficient(const km_kernel *k, km_form f, uint32_t a, km_term *t, uint32_t cap,
+                         uint32_t *n)
+{
+    *n = 0;
+    for (uint32_t i = 0; i < f.n; i++) {
+        uint32_t seen = 0;
+        km_term r = {.coef = f.t[i].coef, .n = 0};
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            if (f.t[i].atoms[j] == a)
+                seen++;
+            else
+                r.atoms[r.n++] = f.t[i].atoms[j];
+        }
+        if (seen == 0)
+            continue;
+        if (seen > 1 || *n == cap)
+            return false;
+        t[(*n)++] = r;
+    }
+    km__canon(k, t, n);
+    return true;
+}
+
+/* The multiple c of g that f holds (every term of g, times c): true and *c, else false. */
+static bool holds_multiple(km_form f, km_form g, int64_t *c)
+{
+    if (g.n == 0 || f.n < g.n)
+        return false;
+    int64_t m = 0;
+    for (uint32_t i = 0; i < g.n; i++) {
+        bool found = false;
+        for (uint32_t j = 0; j < f.n && !found; j++) {
+            if (f.t[j].n != g.t[i].n || memcmp(f.t[j].atoms, g.t[i].atoms, f.t[j].n * sizeof(uint32_t)) != 0)
+                continue;
+            if (g.t[i].coef == 0 || f.t[j].coef % g.t[i].coef != 0)
+                return false;
+            int64_t q = f.t[j].coef / g.t[i].coef;
+            if (m != 0 && q != m)
+                return false;
+            m = q;
+            found = true;
+        }
+        if (!found)
+            return false;
+    }
+    *c = m;
+    return m != 0;
+}
+
+static int print_c(const km_kernel *k, km_form f, km_form g, const char *name, const char *cast,
+                   struct hk_buf *b);
+
+static int print_c_atom(const km_kernel *k, uint32_t id, km_form g, const char *name, const char *cast,
+                        struct hk_buf *b)
+{
+    const km_atom *a = km__atom_at(k, id);
+    switch (a->kind) {
+    case KM_ATOM_PARAM:
+    case KM_ATOM_CONST:
+        return a->name ? hk_buf_appends(b, a->name) : HK_EUNSUPPORTED;
+    case KM_ATOM_OPAQUE:
+        if (a->op && a->n_args == 2 && (strcmp(a->op, "/") == 0 || strcmp(a->op, "%") == 0)) {
+            int rc = hk_buf_appends(b, "((");
+            if (!rc)
+                rc = print_c(k, a->args[0], g, name, cast, b);
+            if (!rc)
+                rc = hk_buf_printf(b, ") %s (", a->op);
+            if (!rc)
+                rc = print_c(k, a->args[1], g, name, cast, b);
+            return rc ? rc : hk_buf_appends(b, "))");
+        }
+        return HK_EUNSUPPORTED;
+    default:
+        return HK_EUNSUPPORTED;
+    }
+}
+
+static int print_c_term(const km_kernel *k, const km_term *t, bool first, km_form g, const char *name,
+                        const char *cast, const char *g_name, struct hk_buf *b)
+{
+    int rc = HK_OK;
+    int64_t c = t->coef;
+    bool neg = c < 0;
+    uint64_t mag = neg ? (uint64_t)0 - (uint64_t)c : (uint64_t)c;
+    if (!first)
+        rc = hk_buf_appends(b, neg ? " - " : " + ");
+    else if (neg)
+        rc = hk_buf_appends(b, "-");
+    size_t factors = t->n + (g_name ? 1 : 0) + (mag != 1 || (t->n == 0 && !g_name) ? 1 : 0);
+    if (!rc && cast && factors > 1)
+        rc = hk_buf_appends(b, cast);
+    bool any = false;
+    if (!rc && (mag != 1 || (t->n == 0 && !g_name))) {
+        rc = hk_buf_printf(b, "%llu", (unsigned long long)mag);
+        any = true;
+    }
+    if (!rc && g_name) {
+        rc = hk_buf_printf(b, "%s%s", any ? "*" : "", g_name);
+        any = true;
+    }
+    for (uint32_t i = 0; rc == HK_OK && i < t->n; i++) {
+        if (any)
+            rc = hk_buf_appends(b, "*");
+        if (!rc)
+            rc = print_c_atom(k, t->atoms[i], g, name, cast, b);
+        any = true;
+    }
+    return rc;
+}
+
+static int print_c(const km_kernel *k, km_form f, km_form g, const char *name, const char *cast,
+                   struct hk_buf *b)
+{
+    if (f.n == 0)
+        return hk_buf_appends(b, "0");
+    int64_t c = 0;
+    bool skip[64] = {false};
+    if (f.n > 64)
+        return HK_EUNSUPPORTED;
+    bool first = true;
+    int rc = HK_OK;
+    if (holds_multiple(f, g, &c)) {
+        for (uint32_t i = 0; i < g.n; i++)
+            for (uint32_t j = 0; j < f.n; j++)
+                if (f.t[j].n == g.t[i].n && memcmp(f.t[j].atoms, g.t[i].atoms, f.t[j].n * sizeof(uint32_t)) == 0)
+                    skip[j] = true;
+        km_term t = {.coef = c, .n = 0};
+        rc = print_c_term(k, &t, true, g, name, cast, name, b);
+        first = false;
+    }
+    for (uint32_t i = 0; rc == HK_OK && i < f.n; i++) {
+        if (skip[i])
+            continue;
+        rc = print_c_term(k, &f.t[i], first, g, name, cast, NULL, b);
+        first = false;
+    }
+    return rc;
+}
+
+int km_form_print_c(const km_kernel *k, km_form f, km_form g, const char *name, const char *cast,
+                    struct hk_buf *b)
+{
+    return print_c(k, f, g, name, cast, b);
+}

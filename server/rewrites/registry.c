@@ -17,7 +17,8 @@ extern const rw_descriptor rw_launch_bounds_desc, rw_restrict_desc, rw_set_tunab
     rw_privatized_histogram_desc, rw_online_softmax_desc, rw_online_layernorm_desc,
     rw_blas_substitution_desc, rw_tiled_gemm_desc, rw_warp_rows_desc, rw_grid_stride_2d_desc,
     rw_histogram_lane_replicas_desc, rw_invariant_table_desc, rw_stencil_window_desc,
-    rw_register_accumulators_desc, rw_split_k_columns_desc, rw_ilp_accumulators_desc;
+    rw_register_accumulators_desc, rw_split_k_columns_desc, rw_ilp_accumulators_desc,
+    rw_tiled_permute_desc;
 
 /* Every rewrite, once. The order is the listing order (skills, `hkls skills`). */
 static const rw_descriptor *const table[] = {
@@ -30,6 +31,7 @@ static const rw_descriptor *const table[] = {
     &rw_unroll_desc,
     &rw_fast_math_desc,
     &rw_tiled_transpose_desc,
+    &rw_tiled_permute_desc,
     &rw_warp_reduce_desc,
     &rw_block_reduce_desc,
     &rw_privatized_histogram_desc,

@@ -188,6 +188,65 @@ static void test_fits_by_model(void **state)
     assert_int_equal(hk_alloc_live(), live0);
 }
 
+/* llm.c's permute (a flat index split by / and %, out[P(idx)] = in[idx]): the permutation
+ * class's rewrite is planned first, tile 32 (faster on the H200) then 16, so the default
+ * budget of 4 candidates times it. */
+static void test_permute_plan(void **state)
+{
+    (void)state;
+    long live0 = hk_alloc_live();
+    static const char perm[] =
+        "__global__ void permute_kernel(const float *matrix, float *out_matrix, int dim1, int dim2,\n"
+        "                               int dim3, int dim4)\n"
+        "{\n"
+        "    int idx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (idx < dim1 * dim2 * dim3 * dim4) {\n"
+        "        int i1 = (idx / (dim2 * dim3 * dim4)) % dim1;\n"
+        "        int i2 = (idx / (dim3 * dim4)) % dim2;\n"
+        "        int i3 = (idx / dim4) % dim3;\n"
+        "        int i4 = idx % dim4;\n"
+        "        int permuted_idx = i4 * (dim3 * dim1 * dim2) + i3 * (dim1 * dim2) + i1 * dim2 + i2;\n"
+        "        out_matrix[permuted_idx] = matrix[idx];\n"
+        "    }\n"
+        "}\n";
+    size_t len = strlen(perm);
+    an_model *m;
+    assert_int_equal(an_analyze(perm, len, &m), HK_OK);
+    long k = an_model_find_kernel(m, "permute_kernel");
+    assert_true(k >= 0);
+    rw_context ctx = {.text = perm, .len = len, .m = m, .kernel = (size_t)k};
+    static const enum sk_class classes[] = {SK_MEMORY_BOUND, SK_LATENCY_BOUND, SK_CLASS_COUNT};
+    for (size_t c = 0; c < sizeof classes / sizeof classes[0]; c++) {
+        skillplan p;
+        assert_int_equal(skillplan_build_for(skills, "sm_90", classes[c], NULL, perm, len, &ctx, &p), HK_OK);
+        /* the first planned candidates that apply (the search drops the others unmeasured) */
+        size_t seen = 0;
+        long first = -1, second = -1;
+        for (size_t i = 0; i < p.n && seen < 4; i++) {
+            const rw_descriptor *d = rw_find(p.v[i].rewrite);
+            assert_non_null(d);
+            rw_refusal why;
+            assert_int_equal(rw_applies(d, &ctx, p.v[i].params, &why), HK_OK);
+            if (why.reason[0])
+                continue;
+            if (seen == 0)
+                first = (long)i;
+            if (seen == 1)
+                second = (long)i;
+            seen++;
+        }
+        assert_true(first >= 0 && second >= 0);
+        if (strcmp(p.v[first].rewrite, "tiled_permute") != 0)
+            fail_msg("class %d: %s comes before tiled_permute", (int)classes[c], p.v[first].rewrite);
+        assert_int_equal(p.v[first].params[0], 32);
+        assert_string_equal(p.v[second].rewrite, "tiled_permute");
+        assert_int_equal(p.v[second].params[0], 16);
+        skillplan_free(&p);
+    }
+    an_model_free(m);
+    assert_int_equal(hk_alloc_live(), live0);
+}
+
 /* A structural skill of the kernel's class whose query misses a kernel written in a macro
  * loop (mmcv's CUDA_1D_KERNEL_LOOP hides threadIdx.x from the vectorize skill's pattern)
  * still fits when its rewrite applies to the kernel model; without the kernel it stays
@@ -525,6 +584,7 @@ int main(void)
         cmocka_unit_test(test_class),
         cmocka_unit_test(test_transpose_plan),
         cmocka_unit_test(test_fits_by_model),
+        cmocka_unit_test(test_permute_plan),
         cmocka_unit_test(test_structural_fits_by_model),
         cmocka_unit_test(test_register_accumulator_fits),
         cmocka_unit_test(test_split_k_fits),
