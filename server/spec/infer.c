@@ -1481,7 +1481,7 @@ static bool kc_divmod_term(const km_kernel *km, const km_access *a, const km_ter
 static bool kc_access_extent(const km_kernel *km, const km_access *a, const kc_limits *lim,
                              struct hk_buf *b)
 {
-    return kc_form_extent(km, a, a->element, lim, 2, b);
+    return kc_form_extent(km, a, a->has_entry_element ? a->entry_element : a->element, lim, 2, b);
 }
 
 /* The largest value of term t when t is m * blockIdx.d (m a positive product of sizes) and
@@ -1606,6 +1606,32 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
     return ok;
 }
 
+/* The line where parameter name is moved once (km_param's moved_at), else 0. */
+static uint32_t kc_moved_param(const km_kernel *km, const char *name)
+{
+    size_t n = 0;
+    const km_param *ps = km_params(km, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(ps[i].name, name))
+            return ps[i].moved_at;
+    return 0;
+}
+
+/* Does the model place every access of parameter name, moved once? A move inside a
+ * grid-stride loop adds up over its iterations: exact only when the grid gives every
+ * thread one iteration (stride_grid: the grid is the loop bound's). */
+static bool kc_moved_once(const skel *k, const char *name, bool stride_grid)
+{
+    if (!k->km)
+        return false;
+    size_t n = 0;
+    const km_param *ps = km_params(k->km, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(ps[i].name, name))
+            return ps[i].moved_at && (!ps[i].moved_in_grid_stride || stride_grid);
+    return false;
+}
+
 /* Count of buffer from the model: the largest element any global access of it can reach,
  * plus one, in spec terms (kernel parameters replaced by their launch values). New
  * string, or NULL when one access cannot be bounded or the kernel has no model. */
@@ -1619,6 +1645,10 @@ static char *kc_count(skel *k, const char *buffer)
     for (size_t i = 0; i < n; i++) {
         if (acc[i].space != KM_SPACE_GLOBAL || !acc[i].buffer || strcmp(acc[i].buffer, buffer))
             continue;
+        if (acc[i].has_entry_element != (kc_moved_param(k->km, buffer) != 0)) {
+            hk_free(res); /* an access of a moved parameter the model could not place */
+            return NULL;
+        }
         struct hk_buf b;
         hk_buf_init(&b, SK_MAX_TEXT);
         kc_limits lim = { .extra = NULL };
@@ -2468,13 +2498,14 @@ static bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char
             /* the element form, as kc_access_extent reads it (grid-stride counters at 0:
              * the read value there is another atom than in the index) */
             uint32_t read = 0, at = 0, radix = 0;
-            if (!kg_read_term(km, ac[i].element, &read, &at))
+            km_form el = ac[i].has_entry_element ? ac[i].entry_element : ac[i].element;
+            if (!kg_read_term(km, el, &read, &at))
                 return false;
             int q = kg_pointer_param(f, atoms[read].name);
             if (q < 0 || (pass == 0 && !kg_index_input(k, f, q, bs, be)))
                 return false;
             if (pass == 0) {
-                if (kg_radix(km, ac[i].element, at, &radix) &&
+                if (kg_radix(km, el, at, &radix) &&
                     !kg_lower_limit(k, atoms[radix].name, sets, n_sets, &limit[q]))
                     return false;
                 continue;
@@ -3625,6 +3656,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     }
     int stride_line = 0;
     char *stride_bound = NULL;
+    bool stride_grid = false; /* the grid is a grid-stride loop's bound: one iteration each */
     if (!site_grid && n_grid > 1 && kf.grid_stride && grid[0] && !strcmp(grid[0], "1") &&
         (stride_bound = kc_stride_bound(k, &stride_line))) {
         /* a grid-stride loop along x beside bounds-checked y and z (planes of blockIdx.y,
@@ -3633,6 +3665,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         grid[0] = hk_asprintf("ceil_div(%s, %s)", stride_bound, bvar[0]);
         sk_note(k, "grid x over %s: the bound of the grid-stride loop at line %d", stride_bound,
                 stride_line);
+        stride_grid = true;
         hk_free(stride_bound);
         stride_bound = NULL;
     }
@@ -3654,6 +3687,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         grid[0] = hk_asprintf("ceil_div(%s, %s)", stride_bound, bvar[0]);
         sk_note(k, "grid over %s: the bound of the grid-stride loop at line %d", stride_bound,
                 stride_line);
+        stride_grid = true;
     }
     hk_free(stride_bound);
     if (n_grid == 0) {
@@ -3702,6 +3736,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
                 sk_note(k, "count of %s from its allocation at %s:%d", p->name, k->site_file, line);
             else
                 sk_note(k, "count of %s from its allocation at line %d", p->name, line);
+        } else if (moved && kc_moved_once(k, p->name, stride_grid) && kc_accesses_resolved(k->km, f) &&
+                   (c = kc_count(k, p->name)) != NULL) {
+            sk_note(k, "count of %s from the kernel model's index forms in %s (its move at line %d "
+                    "put in)", p->name, f->name, sk_line(k, moved));
         } else if (moved) {
             sk_note(k, "%s is moved at line %d (its subscripts are relative to that): no count "
                     "from the index math", p->name, sk_line(k, moved));

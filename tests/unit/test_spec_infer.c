@@ -473,19 +473,64 @@ static void launch_site_in_a_sibling_file(void **state)
     spec_inference_free(&inf);
 }
 
-/* out += r; out[0] = s: the subscript says one element, the kernel writes rows of them. The
- * count is not taken from the subscripts: a doubt, never a sure count of 1. */
-static void a_moved_pointer_has_no_count_from_its_subscripts(void **state)
+/* out += r; out[0] = s: the subscript says one element, the kernel writes rows of them.
+ * The move, once and unconditional, is put into the subscripts: rows elements, never 1.
+ * A move under a condition, a second move, or one in an ordinary loop leave the count a
+ * doubt. */
+static void a_moved_pointer_counts_with_its_move(void **state)
 {
     (void)state;
+    static const char *const names[] = { "rows", "cols", "n", "shift" };
+    static const long long values[] = { 37, 11, 0, 0 };
     spec_inference inf;
     infer(DATA("moved_pointer.cu"), "row_sum", &inf);
-    assert_true(has_note(&inf, "out is moved at line 9"));
-    bool doubt = false;
-    for (size_t i = 0; i < inf.n_doubts; i++)
-        doubt |= strstr(inf.doubts[i], "how many elements out has") != NULL;
-    assert_true(doubt);
-    assert_string_not_equal(field(inf.spec, 1, "count"), "0 + 1");
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "count of out from the kernel model's index forms in row_sum (its move "
+                               "at line 9 put in)"));
+    assert_int_equal(eval(field(inf.spec, 0, "count"), names, values, 2), 37 * 11);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, values, 2), 37);
+    spec_inference_free(&inf);
+    static const char *const doubtful[] = { "maybe_shift", "twice", "walk_rows" };
+    for (size_t i = 0; i < HK_ARRAY_LEN(doubtful); i++) {
+        infer(DATA("moved_pointer.cu"), doubtful[i], &inf);
+        assert_true(has_note(&inf, "out is moved at line"));
+        assert_true(has_doubt(&inf, "how many elements out has"));
+        spec_inference_free(&inf);
+    }
+}
+
+/* Point-cloud kernels (a batch per blockIdx.y, a grid-stride loop, every pointer moved to
+ * the thread's slice): counts from the moves, and a gather through a moved pointer whose
+ * index is the lowest digit of the moved subscript gets its range. With a launch grid
+ * that lets a thread loop again the moves add up: a doubt. */
+static void moves_in_a_grid_stride_loop(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "batch", "queries", "refs" };
+    static const long long values[] = { 3, 50, 70 };
+    spec_inference inf;
+    infer(DATA("moved_batch.cu"), "closest", &inf);
+    no_doubts(&inf);
+    assert_int_equal(eval(field(inf.spec, 3, "count"), names, values, 3), 3 * 50 * 3);
+    assert_int_equal(eval(field(inf.spec, 4, "count"), names, values, 3), 3 * 70 * 3);
+    assert_int_equal(eval(field(inf.spec, 5, "count"), names, values, 3), 3 * 50);
+    assert_int_equal(eval(field(inf.spec, 6, "count"), names, values, 3), 3 * 50);
+    assert_string_equal(field(inf.spec, 5, "kind"), "output");
+    spec_inference_free(&inf);
+
+    static const char *const pn[] = { "batch", "chans", "points", "picks" };
+    static const long long pv[] = { 2, 5, 40, 9 };
+    infer(DATA("moved_batch.cu"), "pick_features", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "values of pick in [0, 16]"));
+    assert_string_equal(field(inf.spec, 5, "dist"), "int(0,16)");
+    assert_int_equal(eval(field(inf.spec, 5, "count"), pn, pv, 4), 2 * 9);
+    assert_int_equal(eval(field(inf.spec, 6, "count"), pn, pv, 4), 2 * 5 * 9);
+    spec_inference_free(&inf);
+
+    infer(DATA("moved_batch.cu"), "closest_fixed", &inf);
+    assert_true(has_note(&inf, "grid from the launch site"));
+    assert_true(has_doubt(&inf, "how many elements best has"));
     spec_inference_free(&inf);
 }
 
@@ -768,7 +813,8 @@ int main(void)
         cmocka_unit_test(grid_and_flops_from_a_copied_index),
         cmocka_unit_test(grid_from_a_grid_stride_loop),
         cmocka_unit_test(launch_site_in_a_sibling_file),
-        cmocka_unit_test(a_moved_pointer_has_no_count_from_its_subscripts),
+        cmocka_unit_test(a_moved_pointer_counts_with_its_move),
+        cmocka_unit_test(moves_in_a_grid_stride_loop),
         cmocka_unit_test(more_than_sixteen_size_variables),
         cmocka_unit_test(template_arguments_from_an_explicit_instantiation),
         cmocka_unit_test(a_block_scaled_by_a_runtime_value_is_a_doubt),
