@@ -82,6 +82,8 @@ typedef struct {
     const char *file;         /* for "main.cu:42" in notes */
     const km_kernel *km;      /* the kernel model (borrowed), or NULL when it was not built */
     bool grid_known[3];       /* the launch fixes grid dimension d in sizes alone (sk_map_grid) */
+    bool threads_known[3];    /* the spec's threads along d are known in sizes (sk_map_threads) */
+    long long block_known[3]; /* the spec's block, once chosen (0 before) */
     bool nomem;
 } skel;
 
@@ -1423,9 +1425,14 @@ typedef struct {
     const kc_bound *extra; /* a read value below a limit (kg_gathers), or NULL */
     bool grid[3];          /* blockIdx.d is below the launch's grid dimension d, which the
                             * skeleton maps from kc_grid_names[d] (sk_map_grid) */
+    bool threads[3];       /* the global thread index along d is below the threads the
+                            * spec launches along d, kc_thread_names[d] (sk_map_threads) */
+    long long block[3];    /* the block the spec launches (threadIdx.d < block[d]); 0:
+                            * not known */
 } kc_limits;
 
 static const char *const kc_grid_names[3] = { "hk_grid_x", "hk_grid_y", "hk_grid_z" };
+static const char *const kc_thread_names[3] = { "hk_threads_x", "hk_threads_y", "hk_threads_z" };
 
 /* The largest element of one access plus one, in kernel terms: its element form written
  * as sum m_i * lhs_i + rest over the guards and loops in force (lhs_i < rhs_i), each m_i a
@@ -1511,6 +1518,82 @@ static bool kc_block_term(const km_kernel *km, const km_term *t, const kc_limits
            hk_buf_printf(b, ") * (%s - 1)", kc_grid_names[atoms[t->atoms[at]].axis]) == HK_OK;
 }
 
+/* Whether term t is m * x with m a positive product of sizes (into *m) and x the builtin
+ * atoms one (kind a) or two (kinds a and b) along one axis (into *axis). */
+static bool kc_builtin_term(const km_kernel *km, const km_term *t, enum km_atom_kind a, int b, km_term *m,
+                            int *axis)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    bool seen_a = false, seen_b = b < 0;
+    int ax = -1;
+    *m = (km_term){ .coef = t->coef, .n = 0 };
+    for (uint32_t j = 0; j < t->n; j++) {
+        if (kc_size_atom(km, t->atoms[j])) {
+            m->atoms[m->n++] = t->atoms[j];
+            continue;
+        }
+        const km_atom *x = t->atoms[j] < na ? &atoms[t->atoms[j]] : NULL;
+        if (!x || x->axis < 0 || x->axis > 2 || (ax >= 0 && x->axis != ax))
+            return false;
+        ax = x->axis;
+        if (x->kind == a && !seen_a)
+            seen_a = true;
+        else if (b >= 0 && x->kind == (enum km_atom_kind)b && !seen_b)
+            seen_b = true;
+        else
+            return false;
+    }
+    *axis = ax;
+    return seen_a && seen_b && t->coef > 0;
+}
+
+/* The largest value of the global thread index along an axis in p, where no guard bounds
+ * it: m * threadIdx.d plus, when the term is there too, m * blockIdx.d * blockDim.d. With
+ * both, at most m * (threads_d - 1) (the threads the spec launches along d); with the
+ * thread index alone, m * (block_d - 1). The terms are taken out of p (term at is one of
+ * them) and the bound appended to b after " + ". False for any other term. */
+static bool kc_thread_term(const km_kernel *km, kc_poly *p, size_t at, const kc_limits *lim, struct hk_buf *b)
+{
+    km_term m, m2;
+    int d = -1, d2 = -1;
+    long other = -1;
+    size_t tid_at = at;
+    if (kc_builtin_term(km, &p->t[at], KM_ATOM_BLOCK_IDX, KM_ATOM_BLOCK_DIM, &m, &d)) {
+        for (size_t i = 0; i < p->n && other < 0; i++)
+            if (kc_builtin_term(km, &p->t[i], KM_ATOM_THREAD_IDX, -1, &m2, &d2) && d2 == d &&
+                m2.coef == m.coef && kc_same_atoms(&m, &m2))
+                other = (long)i;
+        if (other < 0)
+            return false;
+        tid_at = (size_t)other;
+    } else if (kc_builtin_term(km, &p->t[at], KM_ATOM_THREAD_IDX, -1, &m, &d)) {
+        for (size_t i = 0; i < p->n && other < 0; i++)
+            if (kc_builtin_term(km, &p->t[i], KM_ATOM_BLOCK_IDX, KM_ATOM_BLOCK_DIM, &m2, &d2) && d2 == d &&
+                m2.coef == m.coef && kc_same_atoms(&m, &m2))
+                other = (long)i;
+    } else {
+        return false;
+    }
+    bool ok;
+    if (other >= 0) {
+        if (!lim->threads[d])
+            return false;
+        ok = hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
+             hk_buf_printf(b, ") * (%s - 1)", kc_thread_names[d]) == HK_OK;
+        size_t hi = (size_t)other > at ? (size_t)other : at, lo = (size_t)other > at ? at : (size_t)other;
+        p->t[hi] = p->t[--p->n];
+        p->t[lo] = p->t[--p->n];
+    } else {
+        if (lim->block[d] < 1)
+            return false;
+        ok = hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
+             hk_buf_printf(b, ") * %lld", lim->block[d] - 1) == HK_OK;
+        p->t[tid_at] = p->t[--p->n];
+    }
+    return ok;
+}
+
 /* kc_access_extent of any form under the access's guards and loops (depth: how many
  * divisions deep kc_divmod_term may look). */
 static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form, const kc_limits *lim,
@@ -1576,6 +1659,8 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
             rest.t[at] = rest.t[--rest.n];
             split = true;
         }
+        if (!split && lim && kc_thread_term(km, &rest, at, lim, &divmod))
+            split = true;
         ok &= split;
     }
     for (size_t i = 0; i < rest.n; i++)
@@ -1653,6 +1738,8 @@ static char *kc_count(skel *k, const char *buffer)
         hk_buf_init(&b, SK_MAX_TEXT);
         kc_limits lim = { .extra = NULL };
         memcpy(lim.grid, k->grid_known, sizeof lim.grid);
+        memcpy(lim.threads, k->threads_known, sizeof lim.threads);
+        memcpy(lim.block, k->block_known, sizeof lim.block);
         char *tr = kc_access_extent(k->km, &acc[i], &lim, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
         hk_buf_free(&b);
         if (!tr || !kf_only_sizes(k, tr)) {
@@ -1988,6 +2075,51 @@ static char *sk_div_size(const char *bytes, long size)
     return rest ? hk_strndup(rest, rl) : hk_asprintf("(%s) / %ld", bytes, size);
 }
 
+/* The value of a local of the caller that holds an allocation's size (`size_t bytes = n *
+ * sizeof(float); cudaMalloc(&d, bytes)`): the initialiser of its one assignment, when it
+ * is before byte at and nothing else changes it (no other =, op=, ++, --, nor &name).
+ * New string or NULL. */
+static char *sk_size_local(const skel *k, const char *name, size_t at)
+{
+    size_t wl = strlen(name);
+    const char *t = k->site_text;
+    size_t s = 0, e = 0;
+    int sets = 0;
+    for (size_t i = k->body_start; i + wl < k->body_end && sets < 2; i++) {
+        if (!word_at(t, k->body_end, i, name, wl))
+            continue;
+        size_t b = i;
+        while (b > k->body_start && isspace((unsigned char)t[b - 1]))
+            b--;
+        if (b > k->body_start && (t[b - 1] == '&' || (b >= k->body_start + 2 &&
+                                   (t[b - 1] == '+' || t[b - 1] == '-') && t[b - 2] == t[b - 1]))) {
+            sets += 2; /* &name, ++name, --name */
+            continue;
+        }
+        size_t j = i + wl;
+        while (j < k->body_end && isspace((unsigned char)t[j]))
+            j++;
+        if (j + 1 >= k->body_end)
+            continue;
+        char c = t[j], d = t[j + 1];
+        if (c == '=' && d != '=') {
+            sets++;
+            s = j + 1;
+            e = kf_expr_end(t, s, k->body_end, ",;");
+        } else if ((strchr("+-*/%&|^", c) && d == '=') || (c == '<' && d == '<') || (c == '>' && d == '>') ||
+                   ((c == '+' || c == '-') && d == c)) {
+            sets += 2;
+        }
+    }
+    if (sets != 1 || e >= k->body_end || e > at || e - s > SK_MAX_TEXT)
+        return NULL;
+    while (s < e && isspace((unsigned char)t[s]))
+        s++;
+    while (e > s && isspace((unsigned char)t[e - 1]))
+        e--;
+    return e > s ? hk_strndup(t + s, e - s) : NULL;
+}
+
 /* Count of the buffer passed as launch argument arg, from the host code before the launch:
  * cudaMalloc/hipMalloc(&arg, BYTES) or a vector's size. New string or NULL; *line set. */
 /* The allocations of name in [s, e) of the launch's text: how many there are, and the
@@ -2035,6 +2167,14 @@ static int sk_mallocs(skel *k, const char *name, size_t s, size_t e, long elem_s
         if (!res || *res)
             continue;
         char *bytes = hk_strndup(t + a1 + 1, a2 - a1 - 1);
+        char word[64];
+        if (bytes && sscanf(bytes, " %63[A-Za-z0-9_] %c", word, (char[2]){0}) == 1 && is_identifier(word)) {
+            char *v = sk_size_local(k, word, i);
+            if (v) {
+                hk_free(bytes);
+                bytes = v;
+            }
+        }
         char *host = bytes ? sk_host_text(k, bytes, elem_size, elem) : NULL;
         char *tr = host ? sk_translate(k, host, 0) : NULL;
         expr *x = NULL;
@@ -2455,6 +2595,8 @@ static bool kg_inside(skel *k, const km_access *a, uint32_t read, long long limi
     kc_bound extra = { .lhs = { .t = &counter, .n = 1 }, .rhs = { .t = &bound, .n = 1 } };
     kc_limits lim = { .extra = &extra };
     memcpy(lim.grid, k->grid_known, sizeof lim.grid);
+    memcpy(lim.threads, k->threads_known, sizeof lim.threads);
+    memcpy(lim.block, k->block_known, sizeof lim.block);
     struct hk_buf b;
     hk_buf_init(&b, SK_MAX_TEXT);
     char *ext = kc_access_extent(k->km, a, &lim, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
@@ -3266,6 +3408,39 @@ static void sk_map_grid(skel *k, char **grid, size_t n_grid)
     }
 }
 
+/* The threads the spec launches along each axis, grid[d] (block_x... put in as the block's
+ * numbers) times block[d], mapped from kc_thread_names[d] where that is sizes alone. */
+static void sk_map_threads(skel *k, char *const *grid, size_t n_grid, const long long *block, size_t n_block)
+{
+    static const char *const bnames[3] = { "block_x", "block_y", "block_z" };
+    for (size_t d = 0; d < 3; d++) {
+        const char *g = d < n_grid && grid[d] ? grid[d] : "1";
+        long long bv = d < n_block ? block[d] : 1;
+        struct hk_buf b;
+        hk_buf_init(&b, SK_MAX_TEXT);
+        bool ok = hk_buf_appends(&b, "((") == HK_OK;
+        for (size_t i = 0, n = strlen(g); i < n && ok;) {
+            size_t w = 0;
+            for (size_t q = 0; q < 3 && !w; q++)
+                if (word_at(g, n, i, bnames[q], 7))
+                    w = q + 1;
+            if (w) {
+                ok = hk_buf_printf(&b, "%lld", w - 1 < n_block ? block[w - 1] : 1) == HK_OK;
+                i += 7;
+            } else {
+                ok = hk_buf_append(&b, g + i, 1) == HK_OK;
+                i++;
+            }
+        }
+        ok = ok && hk_buf_printf(&b, ") * %lld)", bv) == HK_OK && b.data;
+        if (ok && kf_only_sizes(k, b.data)) {
+            sk_map(k, kc_thread_names[d], b.data);
+            k->threads_known[d] = !k->nomem;
+        }
+        hk_buf_free(&b);
+    }
+}
+
 static int sk_build(const an_model *m, long kernel, skel *k, const char *source, int grid_mode,
                     sk_cover *cover, json_t **out)
 {
@@ -3655,6 +3830,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         }
     }
     int stride_line = 0;
+    bool guessed_grid = false;
     char *stride_bound = NULL;
     bool stride_grid = false; /* the grid is a grid-stride loop's bound: one iteration each */
     if (!site_grid && n_grid > 1 && kf.grid_stride && grid[0] && !strcmp(grid[0], "1") &&
@@ -3698,8 +3874,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             block_val[0] = 256;
         }
         if (kf.uses_dim[1] || kf.uses_dim[2] || (kf.uses_dim[0] && !kf.grid_stride && !cover->need[0]))
-            sk_doubt(k, "no launch site or bounds check says how many blocks %s needs: guessed a 1D grid over %s",
-                     f->name, k->n_vars == 1 ? k->vars[0] : product);
+            guessed_grid = true; /* a doubt, unless the counts follow the grid (below) */
     }
     for (int d = 0; d < 3 && !site_grid && !kf.grid_stride; d++)
         if (odd_line[d])
@@ -3707,6 +3882,11 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
                      "how many blocks cover the outputs is not known", odd_line[d], "xyz"[d], "xyz"[d]);
     for (size_t d = 0; d < n_block; d++)
         block[d] = hk_asprintf("%lld", block_val[d]);
+    for (size_t d = 0; d < n_block; d++)
+        k->block_known[d] = block_val[d];
+    for (size_t d = n_block; d < 3; d++)
+        k->block_known[d] = 1;
+    sk_map_threads(k, grid, n_grid, block_val, n_block);
     const an_function *fn = f;
     uint32_t bs = fn->body_span.start_byte, be = fn->body_span.end_byte <= len ? fn->body_span.end_byte : (uint32_t)len;
     for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++) {
@@ -3773,6 +3953,20 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     }
     if (k->nomem)
         goto nomem;
+    if (guessed_grid) {
+        /* A 1D kernel without bounds checks runs on any grid: when the model bounds every
+         * buffer by the threads launched (out[gid] with gid below them), the counts follow
+         * the guess and nothing is left unsized. Otherwise the guess is a doubt. */
+        bool follows = !kf.uses_dim[1] && !kf.uses_dim[2] && k->threads_known[0];
+        for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS && follows; i++)
+            follows = f->params[i].pointer_depth == 0 || count_sure[i];
+        if (follows)
+            sk_note(k, "grid guessed over %s: %s has no bounds check, and every count follows the "
+                    "threads it launches", k->n_vars == 1 ? k->vars[0] : product, f->name);
+        else
+            sk_doubt(k, "no launch site or bounds check says how many blocks %s needs: guessed a 1D grid over %s",
+                     f->name, k->n_vars == 1 ? k->vars[0] : product);
+    }
 
     bool ok = true;
     root = json_object();
@@ -3825,6 +4019,20 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         }
         ok &= json_object_set_new(s0, k->vars[i], json_integer(a)) == 0;
         ok &= json_object_set_new(s1, k->vars[i], json_integer(b)) == 0;
+    }
+    if (!all_program && k->km) {
+        /* a shared array has the extent the kernel declares; a subscript of it that a
+         * scalar parameter moves (cuda-samples' scan: pos + size) stays inside only for
+         * the values the program passes, which invented sizes need not be */
+        size_t na = 0;
+        const km_access *ac = km_accesses(k->km, &na);
+        for (size_t i = 0; i < na; i++)
+            if (ac[i].space == KM_SPACE_SHARED && km_form_mentions_kind(k->km, ac[i].index, KM_ATOM_PARAM, -1)) {
+                sk_doubt(k, "the shared-memory subscript at line %u depends on a scalar parameter, whose "
+                         "value is invented: it may leave the shared array (give the sizes the program uses)",
+                         ac[i].line);
+                break;
+            }
     }
     if (all_program)
         sk_note(k, "sizes from the launch site at %s:%d", file, site_line);

@@ -534,6 +534,65 @@ static void moves_in_a_grid_stride_loop(void **state)
     spec_inference_free(&inf);
 }
 
+/* Allocation sizes in a local of the launcher (`size_t volume = ...; cudaMalloc(&d,
+ * volume)`) are read through it; a local set twice is not. */
+static void allocation_sizes_through_a_local(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("size_local.cu"), "column_step", &inf);
+    no_doubts(&inf);
+    assert_string_equal(field(inf.spec, 0, "count"), "w*h");
+    assert_string_equal(field(inf.spec, 2, "count"), "w*h*d");
+    assert_true(has_note(&inf, "count of dst from its allocation at line 18"));
+    spec_inference_free(&inf);
+    infer(DATA("size_local.cu"), "scale", &inf);
+    assert_false(has_note(&inf, "count of v from its allocation"));
+    spec_inference_free(&inf);
+}
+
+/* No bounds check: the thread index is below the threads launched, grid times block. A
+ * 1D kernel with no size at all then needs no launch to be sure (its counts follow any
+ * grid); a 2D one whose y grid nothing gives stays a doubt. */
+static void counts_follow_the_threads_launched(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("threads.cu"), "blend", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "grid guessed over n: blend has no bounds check, and every count follows"));
+    json_t *g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_string_equal(json_string_value(g), "ceil_div(n, block_x)");
+    static const char *const names[] = { "n" };
+    static const long long v1[] = { 4096 }, v2[] = { 4000 };
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(eval(field(inf.spec, i, "count"), names, v1, 1), 4096);
+        assert_int_equal(eval(field(inf.spec, i, "count"), names, v2, 1), 4096); /* 16 blocks */
+    }
+    spec_inference_free(&inf);
+    infer(DATA("threads.cu"), "plane", &inf);
+    assert_true(has_doubt(&inf, "no launch site or bounds check says how many blocks plane needs"));
+    spec_inference_free(&inf);
+    /* a launch grid in sizes: n / 256 blocks of 256 are n elements */
+    infer(DATA("size_local.cu"), "scale", &inf);
+    no_doubts(&inf);
+    static const char *const sn[] = { "n" };
+    static const long long sv[] = { 8192 };
+    assert_int_equal(eval(field(inf.spec, 0, "count"), sn, sv, 1), 8192);
+    spec_inference_free(&inf);
+}
+
+/* cuda-samples' scan: a shared array subscripted with a scalar parameter (s[pos + size])
+ * stays inside only for the values the program passes: with invented sizes, a doubt. */
+static void shared_subscript_by_an_invented_size(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("threads.cu"), "segment_scan", &inf);
+    assert_true(has_doubt(&inf, "the shared-memory subscript at line"));
+    spec_inference_free(&inf);
+}
+
 /* Eighteen integer parameters become eighteen size variables: the spec holds them all. */
 static void more_than_sixteen_size_variables(void **state)
 {
@@ -815,6 +874,9 @@ int main(void)
         cmocka_unit_test(launch_site_in_a_sibling_file),
         cmocka_unit_test(a_moved_pointer_counts_with_its_move),
         cmocka_unit_test(moves_in_a_grid_stride_loop),
+        cmocka_unit_test(allocation_sizes_through_a_local),
+        cmocka_unit_test(counts_follow_the_threads_launched),
+        cmocka_unit_test(shared_subscript_by_an_invented_size),
         cmocka_unit_test(more_than_sixteen_size_variables),
         cmocka_unit_test(template_arguments_from_an_explicit_instantiation),
         cmocka_unit_test(a_block_scaled_by_a_runtime_value_is_a_doubt),
