@@ -420,10 +420,96 @@ static bool sk_fold_shifts(const char *t, long long *v)
 /* Translates a C expression from a launch into the spec language: casts and literal
  * suffixes dropped, #define/constexpr constants and launcher locals substituted. A new
  * string, or NULL when the text uses anything else (calls, members, ternaries). */
+/* s without its spaces and one pair of enclosing parentheses, into out (cap bytes). */
+static bool ci_strip(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isspace((unsigned char)s[i])) {
+            if (o + 1 >= cap)
+                return false;
+            out[o++] = s[i];
+        }
+    out[o] = '\0';
+    if (o >= 2 && out[0] == '(' && out[o - 1] == ')') {
+        int depth = 0;
+        for (size_t i = 0; i < o; i++) {
+            depth += (out[i] == '(') - (out[i] == ')');
+            if (depth == 0 && i < o - 1)
+                return true; /* (a)+(b): the parentheses do not enclose it all */
+        }
+        memmove(out, out + 1, o - 2);
+        out[o - 2] = '\0';
+    }
+    return true;
+}
+
+/* The top-level position of op (a one-character operator) in s, or -1; -2 when there
+ * are several. */
+static long ci_split(const char *s, char op)
+{
+    int depth = 0;
+    long at = -1;
+    for (size_t i = 0; s[i]; i++) {
+        depth += (s[i] == '(') - (s[i] == ')');
+        if (depth == 0 && s[i] == op) {
+            if (at >= 0)
+                return -2;
+            at = (long)i;
+        }
+    }
+    return at;
+}
+
+/* C's round-up division spelled with a remainder test, `X / B + (X % B ? 1 : 0)`,
+ * `(X/B) + (!(X%B ? 0 : 1))` (Rodinia's gaussian), `X / B + (X % B != 0)`: true, and X
+ * and B (new strings) in *xo and *bo; false for any other text. */
+static bool sk_ceil_idiom(const char *c, char **xo, char **bo)
+{
+    char all[SK_MAX_TEXT + 1], left[SK_MAX_TEXT + 1], right[SK_MAX_TEXT + 1], x[SK_MAX_TEXT + 1],
+        bb[SK_MAX_TEXT + 1];
+    size_t n = strlen(c);
+    if (n > SK_MAX_TEXT || !ci_strip(c, n, all, sizeof all))
+        return false;
+    long plus = ci_split(all, '+');
+    if (plus <= 0 || !ci_strip(all, (size_t)plus, left, sizeof left) ||
+        !ci_strip(all + plus + 1, strlen(all + plus + 1), right, sizeof right))
+        return false;
+    long slash = ci_split(left, '/');
+    if (slash <= 0 || strchr(left + slash + 1, '/') || (size_t)slash >= sizeof x)
+        return false;
+    snprintf(x, sizeof x, "%.*s", (int)slash, left);
+    snprintf(bb, sizeof bb, "%s", left + slash + 1);
+    static const char *const forms[] = { "!(%s%%%s?0:1)", "%s%%%s?1:0", "(%s%%%s)?1:0", "%s%%%s!=0",
+                                         "(%s%%%s)!=0", "%s%%%s>0", "(%s%%%s)>0", "!!(%s%%%s)" };
+    char want[3 * SK_MAX_TEXT + 16];
+    for (size_t i = 0; i < HK_ARRAY_LEN(forms); i++) {
+        snprintf(want, sizeof want, forms[i], x, bb);
+        if (!strcmp(want, right)) {
+            *xo = hk_strdup(x);
+            *bo = hk_strdup(bb);
+            return *xo && *bo;
+        }
+    }
+    return false;
+}
+
 static char *sk_translate(skel *k, const char *c, int depth)
 {
     if (!c || depth > 4 || strlen(c) > SK_MAX_TEXT)
         return NULL;
+    char *ix = NULL, *ib = NULL;
+    if (sk_ceil_idiom(c, &ix, &ib)) {
+        char *tx = sk_translate(k, ix, depth + 1), *tb = sk_translate(k, ib, depth + 1);
+        char *r = tx && tb ? hk_asprintf("ceil_div(%s, %s)", tx, tb) : NULL;
+        hk_free(ix);
+        hk_free(ib);
+        hk_free(tx);
+        hk_free(tb);
+        return r;
+    }
+    hk_free(ix);
+    hk_free(ib);
     struct hk_buf b;
     hk_buf_init(&b, 4 * SK_MAX_TEXT);
     size_t n = strlen(c);
@@ -3408,6 +3494,26 @@ static void sk_map_grid(skel *k, char **grid, size_t n_grid)
     }
 }
 
+/* Whether size variable name is subtracted in a grid dimension's text (`Size - t - 1`),
+ * or in the blocks a bounds check needs: a '-' then name as a word. */
+static bool sk_subtracted(const char *name, char *const *grid, size_t n_grid)
+{
+    size_t nl = strlen(name);
+    for (size_t d = 0; d < n_grid; d++) {
+        const char *g = grid[d];
+        for (size_t i = 0, n = g ? strlen(g) : 0; i < n; i++) {
+            if (g[i] != '-')
+                continue;
+            size_t j = i + 1;
+            while (j < n && (g[j] == ' ' || g[j] == '('))
+                j++;
+            if (word_at(g, n, j, name, nl))
+                return true;
+        }
+    }
+    return false;
+}
+
 /* The threads the spec launches along each axis, grid[d] (block_x... put in as the block's
  * numbers) times block[d], mapped from kc_thread_names[d] where that is sizes alone. */
 static void sk_map_threads(skel *k, char *const *grid, size_t n_grid, const long long *block, size_t n_block)
@@ -3996,7 +4102,12 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             a = first[k->n_vars - 1][i];
             b = second[k->n_vars - 1][i];
         }
-        if (k->n_vars > 1 && sk_dim_like(k->vars[i])) {
+        if (k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) || sk_subtracted(k->vars[i], cover->need, 3))) {
+            /* an offset taken off a bound (Rodinia's Fan2: gid < Size - 1 - t): small,
+             * so the bound stays positive at every set */
+            a = 1;
+            b = 3;
+        } else if (k->n_vars > 1 && sk_dim_like(k->vars[i])) {
             a = 64;
             b = 128;
         }

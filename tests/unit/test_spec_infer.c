@@ -593,6 +593,32 @@ static void shared_subscript_by_an_invented_size(void **state)
     spec_inference_free(&inf);
 }
 
+/* A Gaussian elimination step: its bounds n - 1 - k and n - k need a small k (invented as
+ * 1 and 3, so the grid stays positive), and its launcher rounds up with a remainder test,
+ * `(n / tile) + (!(n % tile ? 0 : 1))`, read as ceil_div. */
+static void offsets_and_round_up_spelled_with_a_remainder(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("elimination.cu"), "eliminate", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "grid from the launch site at elimination.cu:24"));
+    json_t *g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    static const char *const names[] = { "n" };
+    static const long long v[] = { 1001 };
+    assert_int_equal(eval(json_string_value(json_array_get(g, 0)), names, v, 1), 251);
+    json_t *s0 = json_array_get(json_object_get(inf.spec, "sizes"), 0);
+    assert_int_equal(json_integer_value(json_object_get(s0, "k")), 1);
+    spec_inference_free(&inf);
+    infer(DATA("elimination.cu"), "eliminate_alone", &inf);
+    no_doubts(&inf);
+    g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_string_equal(json_string_value(json_array_get(g, 0)), "ceil_div((-k+n-1), block_x)");
+    s0 = json_array_get(json_object_get(inf.spec, "sizes"), 1);
+    assert_int_equal(json_integer_value(json_object_get(s0, "k")), 3);
+    spec_inference_free(&inf);
+}
+
 /* Eighteen integer parameters become eighteen size variables: the spec holds them all. */
 static void more_than_sixteen_size_variables(void **state)
 {
@@ -877,6 +903,7 @@ int main(void)
         cmocka_unit_test(allocation_sizes_through_a_local),
         cmocka_unit_test(counts_follow_the_threads_launched),
         cmocka_unit_test(shared_subscript_by_an_invented_size),
+        cmocka_unit_test(offsets_and_round_up_spelled_with_a_remainder),
         cmocka_unit_test(more_than_sixteen_size_variables),
         cmocka_unit_test(template_arguments_from_an_explicit_instantiation),
         cmocka_unit_test(a_block_scaled_by_a_runtime_value_is_a_doubt),
