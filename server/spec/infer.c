@@ -3280,6 +3280,49 @@ static char *sk_instantiation(const char *t, size_t len, const char *kernel, siz
     return NULL;
 }
 
+/* When the launch passes name, a type parameter of the template function that launches
+ * (cuda-samples' `template <class T> void reduce(...)` launching reduce0<T>), and an
+ * explicit instantiation of that function gives float there (`template void
+ * reduce<float>(...)`): the launcher's name (borrowed), *line that instantiation's line
+ * in the site's file. NULL otherwise. */
+static const char *sk_launcher_float(const skel *k, const an_launch *site, const char *name, int *line)
+{
+    const an_model *sm = k->site_m;
+    if (!sm || site->caller < 0 || (size_t)site->caller >= sm->n_funcs)
+        return NULL;
+    const an_function *cf = &sm->funcs[site->caller];
+    if (!cf->template_params || !cf->name)
+        return NULL;
+    char *decl[16] = { 0 };
+    size_t nd = sk_split_targs(cf->template_params, decl, HK_ARRAY_LEN(decl));
+    long pos = -1;
+    for (size_t i = 0; i < nd; i++) {
+        char kw[32] = "", nm[64] = "";
+        if (decl[i] && sscanf(decl[i], "%31s %63[A-Za-z0-9_]", kw, nm) == 2 &&
+            (!strcmp(kw, "typename") || !strcmp(kw, "class")) && !strcmp(nm, name))
+            pos = (long)i;
+        hk_free(decl[i]);
+    }
+    const char *found = NULL;
+    for (size_t off = 0; pos >= 0 && off < k->site_len && !found;) {
+        size_t at = 0;
+        char *inst = sk_instantiation(k->site_text + off, k->site_len - off, cf->name, &at);
+        if (!inst)
+            break;
+        char *args[16] = { 0 };
+        size_t na = sk_split_targs(inst, args, HK_ARRAY_LEN(args));
+        if ((size_t)pos < na && args[pos] && !strcmp(args[pos], "float")) {
+            found = cf->name;
+            *line = sk_site_line(k, off + at);
+        }
+        for (size_t i = 0; i < na; i++)
+            hk_free(args[i]);
+        hk_free(inst);
+        off += at + 8;
+    }
+    return found;
+}
+
 /* ---- typedefs ---- */
 
 /* Whether `#define name` appears in the first len bytes of t (before the directive that
@@ -3494,6 +3537,41 @@ static void sk_map_grid(skel *k, char **grid, size_t n_grid)
     }
 }
 
+/* The line of a shared access whose array is no local of a known size (extern
+ * __shared__ T s[], or a SharedMemory<T>() helper's pointer): the bytes come from the
+ * launch. 0 when every shared array has its declared size (or the kernel has no model). */
+static int sk_dynamic_shared(const skel *k, const an_function *f)
+{
+    /* extern __shared__ in the body itself, whatever the model made of its uses */
+    uint32_t bs = f->body_span.start_byte, be = f->body_span.end_byte <= k->len ? f->body_span.end_byte : (uint32_t)k->len;
+    for (uint32_t i = bs; i + 6 < be; i++)
+        if (word_at(k->text, be, i, "extern", 6)) {
+            uint32_t j = i + 6;
+            while (j < be && isspace((unsigned char)k->text[j]))
+                j++;
+            if (word_at(k->text, be, j, "__shared__", 10))
+                return sk_line(k, i);
+        }
+    if (!k->km)
+        return 0;
+    size_t na = 0, nl = 0;
+    const km_access *ac = km_accesses(k->km, &na);
+    const km_local *ls = km_locals(k->km, &nl);
+    for (size_t j = 0; j < nl; j++) /* an extern array in a __device__ helper it calls */
+        if (ls[j].kind == KM_LOCAL_ARRAY && ls[j].space == KM_SPACE_SHARED && ls[j].form.n == 0)
+            return (int)ls[j].line;
+    for (size_t i = 0; i < na; i++) {
+        if (ac[i].space != KM_SPACE_SHARED || !ac[i].buffer)
+            continue;
+        for (size_t j = 0; j < nl; j++)
+            if (ls[j].name && !strcmp(ls[j].name, ac[i].buffer) &&
+                ((ls[j].kind == KM_LOCAL_ARRAY && ls[j].form.n == 0) ||
+                 (ls[j].kind == KM_LOCAL_POINTER && ls[j].base && !strcmp(ls[j].base, ls[j].name))))
+                return (int)ac[i].line;
+    }
+    return 0;
+}
+
 /* Whether size variable name is subtracted in a grid dimension's text (`Size - t - 1`),
  * or in the blocks a bounds check needs: a '-' then name as a word. */
 static bool sk_subtracted(const char *name, char *const *grid, size_t n_grid)
@@ -3615,7 +3693,11 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             const char *dispatch = type && given && site && !strcmp(given, "scalar_t")
                                        ? sk_dispatch_macro(k, site->span.start_byte)
                                        : NULL;
-            if (dispatch)
+            int launcher_line = 0;
+            const char *launcher = type && given && site && !dispatch
+                                       ? sk_launcher_float(k, site, given, &launcher_line)
+                                       : NULL;
+            if (dispatch || launcher)
                 given = "float";
             const char *val = given;
             if (!val && eq) {
@@ -3644,6 +3726,11 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
                 sk_note(k, "template argument %s = float: %s is scalar_t inside %s at %s:%d, which "
                         "instantiates it for float among others", nm[0] ? nm : "?", nm[0] ? nm : "?",
                         dispatch, file, site_line);
+            else if (launcher)
+                sk_note(k, "template argument %s = float: the launch at %s:%d passes %s, a type "
+                        "parameter of its launcher %s, which the explicit instantiation at line %d "
+                        "instantiates for float", nm[0] ? nm : "?", file, site_line,
+                        i < n_site_targs ? site_targs[i] : "?", launcher, launcher_line);
             else
                 sk_note(k, "template argument %s = %s from %s", nm[0] ? nm : "?", given, targ_from);
             if (type && nm[0] && n_tp < HK_ARRAY_LEN(tparams)) {
@@ -4276,6 +4363,27 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     constants = NULL;
     ok &= json_object_set_new(launch, "grid", sk_dims_json(grid, n_grid)) == 0;
     ok &= json_object_set_new(launch, "block", sk_dims_json(block, n_block)) == 0;
+    int dyn_line = sk_dynamic_shared(k, f);
+    if (dyn_line) {
+        /* extern __shared__ (or a SharedMemory<T>() helper) has the bytes the launch
+         * gives: without them every shared access is out of bounds */
+        char *host = site && site->shmem ? sk_host_text(k, site->shmem, 0, "") : NULL;
+        char *sh = host ? sk_translate(k, host, 0) : NULL;
+        hk_free(host);
+        expr *x = NULL;
+        expr_value v;
+        bool constant = sh && expr_parse(sh, &x, NULL, 0) == HK_OK && expr_eval(x, NULL, 0, &v, NULL, 0) == HK_OK &&
+                        !v.is_float && v.i > 0;
+        expr_free(x);
+        if (constant || (sh && kf_only_sizes(k, sh))) {
+            ok &= json_object_set_new(launch, "shmem", constant ? json_integer(v.i) : json_string(sh)) == 0;
+            sk_note(k, "dynamic shared memory from the launch site at %s:%d", file, site_line);
+        } else {
+            sk_doubt(k, "%s uses dynamic shared memory (line %d) and %s: how many bytes it needs is not known",
+                     f->name, dyn_line, site && site->shmem ? "the launch's size could not be read" : "no launch gives its size");
+        }
+        hk_free(sh);
+    }
     ok &= json_object_set_new(root, "launch", launch) == 0;
     if (bytes_ok && bytes[0]) {
         ok &= json_object_set_new(root, "bytes", json_string(bytes)) == 0;

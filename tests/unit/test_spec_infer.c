@@ -619,6 +619,26 @@ static void offsets_and_round_up_spelled_with_a_remainder(void **state)
     spec_inference_free(&inf);
 }
 
+/* reduce0<T> launched inside `template <class T> void sums(...)`, explicitly instantiated
+ * for int and float: T is float. Its shared scratch is extern (through a __device__
+ * helper): a launch size that cannot be read (threads * sizeof(T)) is a doubt, never a spec
+ * without shmem; a constant one is the spec's shmem. */
+static void launcher_template_and_dynamic_shared_memory(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("launcher_template.cu"), "block_sums", &inf);
+    assert_true(has_note(&inf, "template argument T = float: the launch at launcher_template.cu:26 passes T, "
+                               "a type parameter of its launcher sums"));
+    assert_string_equal(json_string_value(json_array_get(json_object_get(inf.spec, "template_args"), 0)), "float");
+    assert_true(has_doubt(&inf, "block_sums uses dynamic shared memory"));
+    spec_inference_free(&inf);
+    infer(DATA("launcher_template.cu"), "block_sums_fixed", &inf);
+    assert_false(has_doubt(&inf, "dynamic shared memory"));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(inf.spec, "launch"), "shmem")), 1024);
+    spec_inference_free(&inf);
+}
+
 /* Eighteen integer parameters become eighteen size variables: the spec holds them all. */
 static void more_than_sixteen_size_variables(void **state)
 {
@@ -904,6 +924,7 @@ int main(void)
         cmocka_unit_test(counts_follow_the_threads_launched),
         cmocka_unit_test(shared_subscript_by_an_invented_size),
         cmocka_unit_test(offsets_and_round_up_spelled_with_a_remainder),
+        cmocka_unit_test(launcher_template_and_dynamic_shared_memory),
         cmocka_unit_test(more_than_sixteen_size_variables),
         cmocka_unit_test(template_arguments_from_an_explicit_instantiation),
         cmocka_unit_test(a_block_scaled_by_a_runtime_value_is_a_doubt),
