@@ -1504,6 +1504,7 @@ typedef struct {
     km_form lhs, rhs;  /* lhs < rhs (rhs + 1 when le) */
     bool le;
     km_term counter;   /* a loop's: lhs is this one term */
+    km_term own[8];    /* a loop variable's form (start + step * counter): lhs's terms */
 } kc_bound;
 
 /* Bounds known besides the access's guards and loops. */
@@ -1703,6 +1704,33 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
         kc_bound *x = &bd[nb++];
         *x = (kc_bound){ .rhs = l->trip, .counter = { .coef = 1, .n = 1, .atoms = { l->counter } } };
         x->lhs = (km_form){ .t = &x->counter, .n = 1 };
+    }
+    /* a loop whose trip is no size (for (k = threadIdx.x; k < n; k += 256)): its variable,
+     * start + step * counter, is below its bound inside the body */
+    for (uint32_t i = 0; i < a->n_loops && nb < KC_BOUNDS; i++) {
+        const km_loop *l = &loops[a->loops[i]];
+        bool lt = l->cmp && !strcmp(l->cmp, "<"), le = l->cmp && !strcmp(l->cmp, "<=");
+        if ((l->kind != KM_LOOP_AFFINE && l->kind != KM_LOOP_BLOCK_STRIDE) || (!lt && !le) ||
+            (l->has_trip && kc_form_sized(km, l->trip)) || !kc_form_sized(km, l->bound) ||
+            l->start.n + l->step.n > HK_ARRAY_LEN(bd[0].own) || !l->step.n)
+            continue;
+        kc_bound *x = &bd[nb];
+        *x = (kc_bound){ .rhs = l->bound, .le = le };
+        bool fits = true;
+        uint32_t n = 0;
+        for (uint32_t j = 0; j < l->start.n; j++)
+            x->own[n++] = l->start.t[j];
+        for (uint32_t j = 0; j < l->step.n && fits; j++) {
+            km_term t = l->step.t[j];
+            fits = t.n < KM_DEGREE_MAX;
+            if (fits)
+                t.atoms[t.n++] = l->counter;
+            x->own[n++] = t;
+        }
+        if (!fits)
+            continue;
+        x->lhs = (km_form){ .t = x->own, .n = n };
+        nb++;
     }
     if (lim && lim->extra && nb < KC_BOUNDS)
         bd[nb++] = *lim->extra;
@@ -3323,6 +3351,55 @@ static const char *sk_launcher_float(const skel *k, const an_launch *site, const
     return found;
 }
 
+/* The launch under `case V:` of `switch (B)` with B its block's text (mmcv's furthest
+ * point sampling launches k<1024><<<b, n_threads>>> in case 1024 of switch (n_threads)):
+ * true and *v = V (1 to 1024). The case must be the last label before the launch, with no
+ * break between them. */
+static bool sk_switch_case(skel *k, const an_launch *site, long long *v)
+{
+    const char *t = k->site_text;
+    size_t at = site->span.start_byte, lo = k->body_start;
+    if (!t || !site->block || at > k->site_len || at <= lo)
+        return false;
+    char blk[128];
+    if (sscanf(site->block, " %127[A-Za-z0-9_] ", blk) != 1 || strlen(blk) != strlen(site->block) ||
+        !is_identifier(blk))
+        return false;
+    size_t c = at;
+    for (;;) {
+        if (c <= lo)
+            return false;
+        c--;
+        if (word_at(t, at, c, "break", 5) || word_at(t, at, c, "default", 7) || word_at(t, at, c, "switch", 6))
+            return false;
+        if (word_at(t, at, c, "case", 4))
+            break;
+    }
+    char val[64];
+    int used = 0;
+    if (sscanf(t + c + 4, " %63[A-Za-z0-9_] :%n", val, &used) != 1 || !used)
+        return false;
+    char *tr = sk_translate(k, val, 0);
+    expr *e = NULL;
+    expr_value ev;
+    bool ok = tr && expr_parse(tr, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &ev, NULL, 0) == HK_OK &&
+              !ev.is_float && ev.i >= 1 && ev.i <= 1024;
+    expr_free(e);
+    hk_free(tr);
+    if (!ok)
+        return false;
+    size_t sw = c; /* the switch this case belongs to: the nearest one before it */
+    while (sw > lo && !word_at(t, c, sw, "switch", 6))
+        sw--;
+    if (!word_at(t, c, sw, "switch", 6))
+        return false;
+    char on[128];
+    if (sscanf(t + sw + 6, " ( %127[A-Za-z0-9_] )", on) != 1 || strcmp(on, blk) != 0)
+        return false;
+    *v = ev.i;
+    return true;
+}
+
 /* ---- typedefs ---- */
 
 /* Whether `#define name` appears in the first len bytes of t (before the directive that
@@ -3786,8 +3863,19 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         site_block_unread = n_block == 0 && sk_mentions_tunable(k, raw ? raw : site->block);
         hk_free(t);
         hk_free(raw);
+        long long case_val = 0;
         if (n_block)
             sk_note(k, "block from the launch site at %s:%d", file, site_line);
+        else if (sk_switch_case(k, site, &case_val)) {
+            /* switch (n_threads) { case 1024: k<1024><<<b, n_threads>>> ...: the launch
+             * runs with that value (a kernel templated on its block needs it) */
+            block_val[0] = case_val;
+            block_val[1] = block_val[2] = 1;
+            n_block = 1;
+            site_block_unread = false;
+            sk_note(k, "block %lld: the launch at %s:%d is under `case %lld:` of a switch on its block %s",
+                    case_val, file, site_line, case_val, site->block);
+        }
     }
     /* an integer argument passed as a member (s.n, p->batch) is that parameter wherever the
      * launcher writes it (grid, allocations) */

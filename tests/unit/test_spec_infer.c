@@ -639,6 +639,30 @@ static void launcher_template_and_dynamic_shared_memory(void **state)
     spec_inference_free(&inf);
 }
 
+/* Block-stride loops (for (c = threadIdx.x; c < cols; c += STEP)): the variable is below
+ * the bound inside the body, so a row of cols per block counts rows * cols. A kernel
+ * templated on its block and launched in `case 512:` of a switch on the block runs with
+ * 512 threads. */
+static void block_stride_loops_and_a_switch_on_the_block(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "cols", "rows" };
+    static const long long v[] = { 300, 7 };
+    spec_inference inf;
+    infer(DATA("block_loops.cu"), "scale_rows", &inf);
+    no_doubts(&inf);
+    assert_int_equal(eval(field(inf.spec, 0, "count"), names, v, 2), 2100);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 2), 2100);
+    spec_inference_free(&inf);
+    infer(DATA("block_loops.cu"), "row_max", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "block 512: the launch at block_loops.cu:38 is under `case 512:`"));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(inf.spec, "launch"), "block")), 512);
+    assert_int_equal(eval(field(inf.spec, 0, "count"), names, v, 2), 2100);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 2), 7);
+    spec_inference_free(&inf);
+}
+
 /* Eighteen integer parameters become eighteen size variables: the spec holds them all. */
 static void more_than_sixteen_size_variables(void **state)
 {
@@ -925,6 +949,7 @@ int main(void)
         cmocka_unit_test(shared_subscript_by_an_invented_size),
         cmocka_unit_test(offsets_and_round_up_spelled_with_a_remainder),
         cmocka_unit_test(launcher_template_and_dynamic_shared_memory),
+        cmocka_unit_test(block_stride_loops_and_a_switch_on_the_block),
         cmocka_unit_test(more_than_sixteen_size_variables),
         cmocka_unit_test(template_arguments_from_an_explicit_instantiation),
         cmocka_unit_test(a_block_scaled_by_a_runtime_value_is_a_doubt),
