@@ -3624,8 +3624,16 @@ static int sk_dynamic_shared(const skel *k, const an_function *f)
     for (uint32_t i = bs; i + 6 < be; i++)
         if (word_at(k->text, be, i, "extern", 6)) {
             uint32_t j = i + 6;
-            while (j < be && isspace((unsigned char)k->text[j]))
-                j++;
+            for (;;) { /* extern volatile __shared__ float s[] */
+                while (j < be && isspace((unsigned char)k->text[j]))
+                    j++;
+                if (word_at(k->text, be, j, "volatile", 8))
+                    j += 8;
+                else if (word_at(k->text, be, j, "const", 5))
+                    j += 5;
+                else
+                    break;
+            }
             if (word_at(k->text, be, j, "__shared__", 10))
                 return sk_line(k, i);
         }

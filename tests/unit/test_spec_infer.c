@@ -637,6 +637,9 @@ static void launcher_template_and_dynamic_shared_memory(void **state)
     assert_false(has_doubt(&inf, "dynamic shared memory"));
     assert_int_equal(json_integer_value(json_object_get(json_object_get(inf.spec, "launch"), "shmem")), 1024);
     spec_inference_free(&inf);
+    infer(DATA("launcher_template.cu"), "volatile_scratch", &inf);
+    assert_true(has_doubt(&inf, "volatile_scratch uses dynamic shared memory (line 57) and no launch gives its size"));
+    spec_inference_free(&inf);
 }
 
 /* Block-stride loops (for (c = threadIdx.x; c < cols; c += STEP)): the variable is below
