@@ -2636,6 +2636,36 @@ static bool kg_radix(const km_kernel *km, km_form f, uint32_t at, uint32_t *radi
     return false;
 }
 
+/* The parameter R when the kernel compares a value read from buffer with a remainder by R
+ * (`t = target[n]; flag = (t == index % num_classes)`: t is a class label, 0 <= t < R, as
+ * the comparison is otherwise never true): true and *radix its atom. */
+static bool kg_compared(const km_kernel *km, const char *buffer, uint32_t *radix)
+{
+    size_t na = 0;
+    const km_atom *a = km_atoms(km, &na);
+    for (size_t i = 0; buffer && i < na; i++) {
+        if (a[i].kind != KM_ATOM_OPAQUE || !a[i].op || a[i].n_args != 2 ||
+            (strcmp(a[i].op, "==") != 0 && strcmp(a[i].op, "!=") != 0))
+            continue;
+        for (int side = 0; side < 2; side++) {
+            km_form r = a[i].args[side], m = a[i].args[1 - side];
+            if (r.n != 1 || r.t[0].n != 1 || r.t[0].coef != 1 || m.n != 1 || m.t[0].n != 1 || m.t[0].coef != 1)
+                continue;
+            const km_atom *ra = &a[r.t[0].atoms[0]], *ma = &a[m.t[0].atoms[0]];
+            if (ra->kind != KM_ATOM_READ || !ra->name || strcmp(ra->name, buffer) != 0 ||
+                ma->kind != KM_ATOM_OPAQUE || !ma->op || strcmp(ma->op, "%") != 0 || ma->n_args != 2)
+                continue;
+            km_form d = ma->args[1];
+            if (d.n != 1 || d.t[0].n != 1 || d.t[0].coef != 1 || a[d.t[0].atoms[0]].kind != KM_ATOM_PARAM ||
+                !a[d.t[0].atoms[0]].name)
+                continue;
+            *radix = d.t[0].atoms[0];
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Spec expression text evaluated at one size set (a JSON object of integers). */
 static bool sk_eval_at(const char *text, const json_t *set, long long *v)
 {
@@ -2734,7 +2764,8 @@ static bool kg_inside(skel *k, const km_access *a, uint32_t read, long long limi
  * integer input, a limit is below 2 (a constant input), or the textual scan's gather
  * (text_line, 0 for none) is none of the model's. */
 static bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const *counts,
-                       const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line)
+                       const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line,
+                       bool *compared)
 {
     const km_kernel *km = k->km;
     size_t n = 0, na = 0;
@@ -2742,8 +2773,10 @@ static bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char
     const km_atom *atoms = km ? km_atoms(km, &na) : NULL;
     if (!ac)
         return false;
-    for (size_t p = 0; p < HK_MAX_ARGS; p++)
+    for (size_t p = 0; p < HK_MAX_ARGS; p++) {
         limit[p] = 0;
+        compared[p] = false;
+    }
     *line = 0;
     bool any = false, seen_text = text_line == 0;
     for (int pass = 0; pass < 2; pass++)
@@ -2761,9 +2794,11 @@ static bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char
             if (q < 0 || (pass == 0 && !kg_index_input(k, f, q, bs, be)))
                 return false;
             if (pass == 0) {
-                if (kg_radix(km, el, at, &radix) &&
-                    !kg_lower_limit(k, atoms[radix].name, sets, n_sets, &limit[q]))
+                bool digit = kg_radix(km, el, at, &radix);
+                bool cmp = !digit && kg_compared(km, atoms[read].name, &radix);
+                if ((digit || cmp) && !kg_lower_limit(k, atoms[radix].name, sets, n_sets, &limit[q]))
                     return false;
+                compared[q] |= cmp;
                 continue;
             }
             /* no subscript says how far Q's values go, or one leaves its buffer */
@@ -4342,10 +4377,15 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     long long index_limit[HK_MAX_ARGS] = { 0 };
     const json_t *const size_sets[2] = { s0, s1 };
     int kg_line = 0;
+    bool index_compared[HK_MAX_ARGS] = { 0 };
     if (gather_line && kg_gathers(k, f, bs, be, counts, size_sets, 2, gather ? (int)gather_line : 0,
-                                  index_limit, &kg_line)) {
+                                  index_limit, &kg_line, index_compared)) {
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++)
-            if (index_limit[i])
+            if (index_limit[i] && index_compared[i])
+                sk_note(k, "values of %s in [0, %lld]: the kernel compares them with a remainder by a "
+                        "size (a class label), and every subscript they feed (line %d) stays inside its "
+                        "buffer at every size set", f->params[i].name, index_limit[i] - 1, kg_line);
+            else if (index_limit[i])
                 sk_note(k, "values of %s in [0, %lld]: it is the lowest digit of a subscript whose other "
                         "terms are multiples of a size (line %d), and every subscript it feeds stays "
                         "inside its buffer at every size set", f->params[i].name, index_limit[i] - 1, kg_line);

@@ -666,6 +666,23 @@ static void block_stride_loops_and_a_switch_on_the_block(void **state)
     spec_inference_free(&inf);
 }
 
+/* A label read from a buffer and compared with a remainder by the class count (`l == e %
+ * classes`) is a class: its gather class_w[l] gets int(0, classes - 1) inputs. Without
+ * such a comparison the gather stays a doubt. */
+static void a_label_compared_with_a_class_index(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("class_label.cu"), "weighted_hits", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "values of label in [0, 1002]: the kernel compares them with a remainder"));
+    assert_string_equal(field(inf.spec, 2, "dist"), "int(0,1002)");
+    spec_inference_free(&inf);
+    infer(DATA("class_label.cu"), "weighted_any", &inf);
+    assert_true(has_doubt(&inf, "the subscript at line 21 is a value read from a buffer"));
+    spec_inference_free(&inf);
+}
+
 /* Eighteen integer parameters become eighteen size variables: the spec holds them all. */
 static void more_than_sixteen_size_variables(void **state)
 {
@@ -953,6 +970,7 @@ int main(void)
         cmocka_unit_test(offsets_and_round_up_spelled_with_a_remainder),
         cmocka_unit_test(launcher_template_and_dynamic_shared_memory),
         cmocka_unit_test(block_stride_loops_and_a_switch_on_the_block),
+        cmocka_unit_test(a_label_compared_with_a_class_index),
         cmocka_unit_test(more_than_sixteen_size_variables),
         cmocka_unit_test(template_arguments_from_an_explicit_instantiation),
         cmocka_unit_test(a_block_scaled_by_a_runtime_value_is_a_doubt),
