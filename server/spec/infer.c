@@ -3649,6 +3649,88 @@ static void sk_map_grid(skel *k, char **grid, size_t n_grid)
     }
 }
 
+/* Whether spec text t is made of size variables and block_x/y/z (at the block's values
+ * it must also evaluate with the sizes: kf_only_sizes on it with the block put in). */
+static bool sk_sizes_or_block(skel *k, const char *t, const long long *block)
+{
+    static const char *const bn[3] = { "block_x", "block_y", "block_z" };
+    struct hk_buf b;
+    hk_buf_init(&b, SK_MAX_TEXT);
+    bool ok = true;
+    for (size_t i = 0, n = strlen(t); i < n && ok;) {
+        size_t w = 0;
+        for (size_t q = 0; q < 3 && !w; q++)
+            if (word_at(t, n, i, bn[q], 7))
+                w = q + 1;
+        ok = w ? hk_buf_printf(&b, "%lld", block[w - 1] ? block[w - 1] : 1) == HK_OK
+               : hk_buf_append(&b, t + i, 1) == HK_OK;
+        i += w ? 7 : 1;
+    }
+    ok = ok && b.data && kf_only_sizes(k, b.data);
+    hk_buf_free(&b);
+    return ok;
+}
+
+/* The launch's dynamic shared memory in spec terms: its text, through a launcher local
+ * (`int smem = threads * sizeof(T)`), sizeof(tname) as tsize bytes, the launcher variable
+ * that is the block's x (`dim3 block(threads, 1, 1)`) as block_x, and a conditional
+ * (`threads <= 32 ? 2 * threads * sizeof(T) : threads * sizeof(T)`) as the larger of its
+ * branches (more shared memory than the kernel uses is safe). New string or NULL. */
+static char *sk_shmem(skel *k, const an_launch *site, long tsize, const char *tname)
+{
+    char *text = is_identifier(site->shmem) ? sk_local_init(k, site->shmem) : NULL;
+    const char *src = text ? text : site->shmem;
+    size_t base_map = k->n_map;
+    /* the block's x member when it is a launcher variable */
+    char *braw = site->block ? (is_identifier(site->block) ? sk_local_init(k, site->block) : NULL) : NULL;
+    const char *bsrc = braw ? braw : site->block;
+    char *parts[3] = { 0 };
+    if (bsrc && sk_split_dims(bsrc, parts) >= 1 && parts[0] && is_identifier(parts[0]) && !sk_mapped(k, parts[0]))
+        sk_map(k, parts[0], "block_x");
+    for (size_t d = 0; d < 3; d++)
+        hk_free(parts[d]);
+    hk_free(braw);
+    char *res = NULL;
+    /* a top-level c ? a : b: the larger of a and b */
+    size_t n = strlen(src), q = 0, colon = 0;
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        depth += (src[i] == '(') - (src[i] == ')');
+        if (depth == 0 && src[i] == '?' && !q)
+            q = i;
+        else if (depth == 0 && src[i] == ':' && q && !colon)
+            colon = i;
+    }
+    char *branch[2] = { NULL, NULL };
+    if (q && colon > q) {
+        branch[0] = hk_strndup(src + q + 1, colon - q - 1);
+        branch[1] = hk_strdup(src + colon + 1);
+    } else {
+        branch[0] = hk_strdup(src);
+    }
+    char *tr[2] = { NULL, NULL };
+    bool ok = branch[0] != NULL;
+    for (int b = 0; b < 2 && ok && branch[b]; b++) {
+        char *host = sk_host_text(k, branch[b], tsize, tname);
+        tr[b] = host ? sk_translate(k, host, 0) : NULL;
+        hk_free(host);
+        ok = tr[b] != NULL;
+    }
+    if (ok)
+        res = tr[1] ? hk_asprintf("max(%s, %s)", tr[0], tr[1]) : hk_strdup(tr[0]);
+    for (int b = 0; b < 2; b++) {
+        hk_free(branch[b]);
+        hk_free(tr[b]);
+    }
+    while (k->n_map > base_map) {
+        k->n_map--;
+        hk_free(k->map_from[k->n_map]);
+        hk_free(k->map_to[k->n_map]);
+    }
+    hk_free(text);
+    return res;
+}
+
 /* The line of a shared access whose array is no local of a known size (extern
  * __shared__ T s[], or a SharedMemory<T>() helper's pointer): the bytes come from the
  * launch. 0 when every shared array has its declared size (or the kernel has no model). */
@@ -4503,15 +4585,14 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     if (dyn_line) {
         /* extern __shared__ (or a SharedMemory<T>() helper) has the bytes the launch
          * gives: without them every shared access is out of bounds */
-        char *host = site && site->shmem ? sk_host_text(k, site->shmem, 0, "") : NULL;
-        char *sh = host ? sk_translate(k, host, 0) : NULL;
-        hk_free(host);
+        long tsize = n_tp ? sk_type_size(tactual[0]) : 0;
+        char *sh = site && site->shmem ? sk_shmem(k, site, tsize, n_tp ? tparams[0] : "") : NULL;
         expr *x = NULL;
         expr_value v;
         bool constant = sh && expr_parse(sh, &x, NULL, 0) == HK_OK && expr_eval(x, NULL, 0, &v, NULL, 0) == HK_OK &&
                         !v.is_float && v.i > 0;
         expr_free(x);
-        if (constant || (sh && kf_only_sizes(k, sh))) {
+        if (constant || (sh && sk_sizes_or_block(k, sh, block_val))) {
             ok &= json_object_set_new(launch, "shmem", constant ? json_integer(v.i) : json_string(sh)) == 0;
             sk_note(k, "dynamic shared memory from the launch site at %s:%d", file, site_line);
         } else {

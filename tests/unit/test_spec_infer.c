@@ -621,8 +621,9 @@ static void offsets_and_round_up_spelled_with_a_remainder(void **state)
 
 /* reduce0<T> launched inside `template <class T> void sums(...)`, explicitly instantiated
  * for int and float: T is float. Its shared scratch is extern (through a __device__
- * helper): a launch size that cannot be read (threads * sizeof(T)) is a doubt, never a spec
- * without shmem; a constant one is the spec's shmem. */
+ * helper): the launch's size is the spec's shmem, through a launcher local, with the block's
+ * variable as block_x and a conditional as its larger branch; a kernel with no launch to
+ * say it is a doubt, never a spec without shmem. */
 static void launcher_template_and_dynamic_shared_memory(void **state)
 {
     (void)state;
@@ -631,7 +632,15 @@ static void launcher_template_and_dynamic_shared_memory(void **state)
     assert_true(has_note(&inf, "template argument T = float: the launch at launcher_template.cu:26 passes T, "
                                "a type parameter of its launcher sums"));
     assert_string_equal(json_string_value(json_array_get(json_object_get(inf.spec, "template_args"), 0)), "float");
-    assert_true(has_doubt(&inf, "block_sums uses dynamic shared memory"));
+    /* threads * sizeof(T), threads the block's x: block_x * 4 bytes */
+    no_doubts(&inf);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(inf.spec, "launch"), "shmem")),
+                        "block_x*4");
+    spec_inference_free(&inf);
+    infer(DATA("launcher_template.cu"), "block_sums_branch", &inf);
+    no_doubts(&inf);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(inf.spec, "launch"), "shmem")),
+                        "max(2*block_x*4, block_x*4)");
     spec_inference_free(&inf);
     infer(DATA("launcher_template.cu"), "block_sums_fixed", &inf);
     assert_false(has_doubt(&inf, "dynamic shared memory"));

@@ -61,3 +61,28 @@ __global__ void volatile_scratch(const float *in, float *out, int n)
     if (i < n)
         out[i] = part2[threadIdx.x] + part2[(threadIdx.x + 1) % blockDim.x];
 }
+
+template <class T> __global__ void block_sums_branch(const T *in, T *out, unsigned n)
+{
+    T *s = scratch<T>();
+    unsigned t = threadIdx.x, i = blockIdx.x * blockDim.x + threadIdx.x;
+    s[t] = i < n ? in[i] : 0;
+    __syncthreads();
+    if (t == 0) {
+        T a = 0;
+        for (unsigned j = 0; j < blockDim.x; j++)
+            a += s[j];
+        out[blockIdx.x] = a;
+    }
+}
+
+// The shared size depends on the block through a conditional, as cuda-samples' reduction
+// writes it: the larger branch is enough.
+template <class T> void sums_branch(int n, int threads, int blocks, const T *in, T *out)
+{
+    dim3 block(threads, 1, 1);
+    int bytes = (threads <= 32) ? 2 * threads * sizeof(T) : threads * sizeof(T);
+    block_sums_branch<T><<<blocks, block, bytes>>>(in, out, n);
+}
+
+template void sums_branch<float>(int n, int threads, int blocks, const float *in, float *out);
