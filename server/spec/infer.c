@@ -1639,8 +1639,10 @@ static bool kc_builtin_term(const km_kernel *km, const km_term *t, enum km_atom_
  * it: m * threadIdx.d plus, when the term is there too, m * blockIdx.d * blockDim.d. With
  * both, at most m * (threads_d - 1) (the threads the spec launches along d); with the
  * thread index alone, m * (block_d - 1). The terms are taken out of p (term at is one of
- * them) and the bound appended to b after " + ". False for any other term. */
-static bool kc_thread_term(const km_kernel *km, kc_poly *p, size_t at, const kc_limits *lim, struct hk_buf *b)
+ * them) and the bound appended to b after " + ". False for any other term, and when a
+ * guard in force on access a mentions the index along d (one the split could not use). */
+static bool kc_thread_term(const km_kernel *km, const km_access *a, kc_poly *p, size_t at, const kc_limits *lim,
+                           struct hk_buf *b)
 {
     km_term m, m2;
     int d = -1, d2 = -1;
@@ -1661,6 +1663,19 @@ static bool kc_thread_term(const km_kernel *km, kc_poly *p, size_t at, const kc_
                 other = (long)i;
     } else {
         return false;
+    }
+    /* a guard on the thread index that the split could not use (`pair < tokens * heads *
+     * (dim / 2)`) stops threads short of the launch: threads * m would count elements no
+     * thread writes */
+    size_t ng = 0;
+    const km_guard *guards = km_guards(km, &ng);
+    for (uint32_t i = 0; i < a->n_guards; i++) {
+        const km_guard *g = &guards[a->guards[i]];
+        if (km_form_mentions_kind(km, g->lhs, KM_ATOM_THREAD_IDX, d) ||
+            km_form_mentions_kind(km, g->rhs, KM_ATOM_THREAD_IDX, d) ||
+            km_form_mentions_kind(km, g->lhs, KM_ATOM_BLOCK_IDX, d) ||
+            km_form_mentions_kind(km, g->rhs, KM_ATOM_BLOCK_IDX, d))
+            return false;
     }
     bool ok;
     if (other >= 0) {
@@ -1773,7 +1788,7 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
             rest.t[at] = rest.t[--rest.n];
             split = true;
         }
-        if (!split && lim && kc_thread_term(km, &rest, at, lim, &divmod))
+        if (!split && lim && kc_thread_term(km, a, &rest, at, lim, &divmod))
             split = true;
         ok &= split;
     }

@@ -553,7 +553,8 @@ static void allocation_sizes_through_a_local(void **state)
 
 /* No bounds check: the thread index is below the threads launched, grid times block. A
  * 1D kernel with no size at all then needs no launch to be sure (its counts follow any
- * grid); a 2D one whose y grid nothing gives stays a doubt. */
+ * grid); a 2D one whose y grid nothing gives stays a doubt, and so does one whose guard
+ * the count cannot read (threads past it write nothing). */
 static void counts_follow_the_threads_launched(void **state)
 {
     (void)state;
@@ -572,6 +573,9 @@ static void counts_follow_the_threads_launched(void **state)
     spec_inference_free(&inf);
     infer(DATA("threads.cu"), "plane", &inf);
     assert_true(has_doubt(&inf, "no launch site or bounds check says how many blocks plane needs"));
+    spec_inference_free(&inf);
+    infer(DATA("threads.cu"), "swap_pairs", &inf);
+    assert_true(has_doubt(&inf, "how many elements out has"));
     spec_inference_free(&inf);
     /* a launch grid in sizes: n / 256 blocks of 256 are n elements */
     infer(DATA("size_local.cu"), "scale", &inf);
