@@ -4378,7 +4378,8 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         /* A 1D kernel without bounds checks runs on any grid: when the model bounds every
          * buffer by the threads launched (out[gid] with gid below them), the counts follow
          * the guess and nothing is left unsized. Otherwise the guess is a doubt. */
-        bool follows = !kf.uses_dim[1] && !kf.uses_dim[2] && k->threads_known[0];
+        bool follows = !kf.uses_dim[1] && !kf.uses_dim[2] && k->threads_known[0] && !kf.bounds_checked &&
+                       !odd_line[0];
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS && follows; i++)
             follows = f->params[i].pointer_depth == 0 || count_sure[i];
         if (follows)

@@ -577,6 +577,10 @@ static void counts_follow_the_threads_launched(void **state)
     infer(DATA("threads.cu"), "swap_pairs", &inf);
     assert_true(has_doubt(&inf, "how many elements out has"));
     spec_inference_free(&inf);
+    /* bounds-checked (i < n) with blockIdx.x * tile: the guess is no grid the counts follow */
+    infer(DATA("odd_stride.cu"), "copy_tiles", &inf);
+    assert_true(has_doubt(&inf, "no launch site or bounds check says how many blocks copy_tiles needs"));
+    spec_inference_free(&inf);
     /* a launch grid in sizes: n / 256 blocks of 256 are n elements */
     infer(DATA("size_local.cu"), "scale", &inf);
     no_doubts(&inf);
