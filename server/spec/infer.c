@@ -3358,6 +3358,24 @@ static char *sk_instantiation(const char *t, size_t len, const char *kernel, siz
     return NULL;
 }
 
+/* The name a template parameter declares: the last word before its default (`unsigned int
+ * threads = 256` is threads, `typename T` is T). False when there is none. */
+static bool sk_tparam_name(const char *decl, char *out, size_t cap)
+{
+    const char *eq = strchr(decl, '=');
+    size_t e = eq ? (size_t)(eq - decl) : strlen(decl);
+    while (e > 0 && !(isalnum((unsigned char)decl[e - 1]) || decl[e - 1] == '_'))
+        e--;
+    size_t b = e;
+    while (b > 0 && (isalnum((unsigned char)decl[b - 1]) || decl[b - 1] == '_'))
+        b--;
+    if (e == b || e - b >= cap || b == 0)
+        return false; /* a lone word is a keyword or type, not a name (`class`) */
+    memcpy(out, decl + b, e - b);
+    out[e - b] = '\0';
+    return true;
+}
+
 /* When the launch passes name, a type parameter of the template function that launches
  * (cuda-samples' `template <class T> void reduce(...)` launching reduce0<T>), and an
  * explicit instantiation of that function gives float there (`template void
@@ -3376,7 +3394,7 @@ static const char *sk_launcher_float(const skel *k, const an_launch *site, const
     long pos = -1;
     for (size_t i = 0; i < nd; i++) {
         char kw[32] = "", nm[64] = "";
-        if (decl[i] && sscanf(decl[i], "%31s %63[A-Za-z0-9_]", kw, nm) == 2 &&
+        if (decl[i] && sscanf(decl[i], "%31s", kw) == 1 && sk_tparam_name(decl[i], nm, sizeof nm) &&
             (!strcmp(kw, "typename") || !strcmp(kw, "class")) && !strcmp(nm, name))
             pos = (long)i;
         hk_free(decl[i]);
@@ -3903,8 +3921,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         for (size_t i = 0; i < nd && n_ta < HK_ARRAY_LEN(targs); i++) {
             char *eq = decl[i] ? strchr(decl[i], '=') : NULL;
             char kw[32] = "", nm[64] = "";
-            if (decl[i])
-                sscanf(decl[i], "%31s %63[A-Za-z0-9_]", kw, nm);
+            if (decl[i]) {
+                sscanf(decl[i], "%31s", kw);
+                sk_tparam_name(decl[i], nm, sizeof nm);
+            }
             bool type = !strcmp(kw, "typename") || !strcmp(kw, "class");
             const char *given = i < n_site_targs ? site_targs[i] : NULL;
             const char *dispatch = type && given && site && !strcmp(given, "scalar_t")

@@ -677,6 +677,8 @@ static void block_stride_loops_and_a_switch_on_the_block(void **state)
     infer(DATA("block_loops.cu"), "row_max", &inf);
     no_doubts(&inf);
     assert_true(has_note(&inf, "block 512: the launch at block_loops.cu:38 is under `case 512:`"));
+    /* `unsigned int threads`: the parameter is threads, not int */
+    assert_true(has_note(&inf, "template argument threads = 512 from the launch site"));
     assert_int_equal(json_integer_value(json_object_get(json_object_get(inf.spec, "launch"), "block")), 512);
     assert_int_equal(eval(field(inf.spec, 0, "count"), names, v, 2), 2100);
     assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 2), 7);
