@@ -112,6 +112,12 @@ typedef struct {
     km_form ret;           /* the value of the callee's last return walked */
     uint32_t n_ret, n_exits; /* its returns walked, its early exits (guards) */
     uint32_t n_lcount, n_gcount, n_vars;
+    /* Pointer parameters moved once (km_param's moved_at), by parameter index: the
+     * "$var" atom standing for the move, the offset, and whether the move was read
+     * (move_state: 0 not a candidate, 1 candidate, 2 read, 3 refused). */
+    uint8_t *move_state;
+    uint32_t *move_atom;
+    km_form *move_off;
 } kb;
 
 /* ---- small helpers -------------------------------------------------------------- */
@@ -803,6 +809,92 @@ static void acc_update(kb *b, ent *e, km_form r)
     }
 }
 
+/* Is the statement of assignment n run whenever the code around it is: inside nothing
+ * but statement blocks and loops (no if, switch, ?:, comma or loop header)? */
+static bool unconditional(TSNode n)
+{
+    TSNode p = ts_node_parent(n);
+    if (!is(p, "expression_statement"))
+        return false;
+    for (p = ts_node_parent(p); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        if (is(p, "function_definition"))
+            return true;
+        if (!is(p, "compound_statement") && !is(p, "for_statement"))
+            return false;
+    }
+    return false;
+}
+
+/* `p += off` of a pointer parameter moved once (b->move_state): its offset, read when the
+ * move is unconditional, outside every loop but grid-stride ones, and off does not
+ * mention p. A move walked twice (a loop body walked again) must agree. */
+static void move_param(kb *b, const char *src, TSNode n, const char *name, const ent *e,
+                       const char *op, km_form rv)
+{
+    if (!b->move_state || b->n_calls || src != b->text)
+        return;
+    for (size_t i = 0; i < b->f->n_params; i++) {
+        if (strcmp(b->f->params[i].name, name) != 0 || !b->move_state[i])
+            continue;
+        if (e->form.n != 1 || e->form.t[0].n != 1 || e->form.t[0].coef != 1 ||
+            e->form.t[0].atoms[0] != b->move_atom[i] || !e->base || strcmp(e->base, name) != 0)
+            return;   /* a local of the same name */
+        bool ok = strcmp(op, "+=") == 0 && unconditional(n) &&
+                  !km_form_mentions(b->k, rv, b->move_atom[i]);
+        const km_loop *ls = b->k->loops.v;
+        bool in_gs = false;
+        for (uint32_t j = 0; ok && j < b->n_loops; j++) {
+            ok = ls[b->loops[j]].kind == KM_LOOP_GRID_STRIDE;
+            in_gs = true;
+        }
+        km_form off = km__drop_grid_counters(b->k, rv);
+        km_param *q = (km_param *)b->k->params.v + i;
+        uint32_t line = line_of(b, src, n);
+        if (ok && b->move_state[i] == 2)
+            ok = q->moved_at == line && km_form_equal(b->move_off[i], off);
+        if (!ok) {
+            b->move_state[i] = 3;
+            q->moved_at = 0;
+            return;
+        }
+        if (b->move_state[i] == 1) {
+            b->move_state[i] = 2;
+            b->move_off[i] = off;
+            q->moved_at = line;
+            q->moved_in_grid_stride = in_gs;
+        }
+        return;
+    }
+}
+
+/* f with atom replaced by the form by (atom at most once in a term, never inside an
+ * opaque atom's operands); false when it is not that simple. */
+static bool subst_atom(kb *b, km_form f, uint32_t atom, km_form by, km_form *out)
+{
+    km_form r = {0};
+    for (uint32_t i = 0; i < f.n; i++) {
+        const km_term *t = &f.t[i];
+        km_form term = km__const(b->k, t->coef);
+        int seen = 0;
+        for (uint32_t j = 0; j < t->n; j++) {
+            if (t->atoms[j] == atom) {
+                seen++;
+                term = km__mul(b->k, term, by);
+                continue;
+            }
+            km_form x = km__of_atom(b->k, t->atoms[j]);
+            if (km_form_mentions(b->k, x, atom))
+                return false;
+            term = km__mul(b->k, term, x);
+        }
+        if (seen > 1)
+            return false;
+        r = km__add(b->k, r, term);
+    }
+    *out = r;
+    return true;
+}
+
 static km_form assign(kb *b, const char *src, TSNode n)
 {
     TSNode l = unparen(field(n, "left")), r = field(n, "right");
@@ -822,6 +914,8 @@ static km_form assign(kb *b, const char *src, TSNode n)
             e->form = combine(b, e->form, op, rv);
             return e->form;
         }
+        if (e->kind == E_POINTER)
+            move_param(b, src, n, ntext(b, src, l), e, op, rv);
         return rv;
     }
     const char *base;
@@ -2463,6 +2557,11 @@ int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, 
     /* A pointer parameter the kernel moves (p += off, p++; mmcv's three_interpolate moves
      * out by the batch and channel) no longer points at element 0: its accesses get an
      * unknown offset, as a moved local pointer's do, so no count is read off them. */
+    size_t np = b->f->n_params ? b->f->n_params : 1;
+    b->move_state = km__alloc(k, np);
+    memset(b->move_state, 0, np);
+    b->move_atom = km__alloc(k, np * sizeof(uint32_t));
+    b->move_off = km__alloc(k, np * sizeof(km_form));
     for (size_t i = 0; i < b->f->n_params; i++) {
         const an_param *p = &b->f->params[i];
         const mut *mu = mut_find(b, p->name);
@@ -2471,9 +2570,28 @@ int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, 
             e->base = p->name;
             e->space = KM_SPACE_GLOBAL;
             e->form = fresh_var(b);
+            if (mu->n_mut == 1 && !mu->stepped) {
+                b->move_state[i] = 1;
+                b->move_atom[i] = e->form.t[0].atoms[0];
+            }
         }
     }
     walk(b, text, body);
+    /* the elements of a parameter moved once, counted from where it pointed at entry:
+     * the offset before the move is 0, after it the move's */
+    for (size_t i = 0; i < b->f->n_params; i++) {
+        if (b->move_state[i] != 2)
+            continue;
+        const km_param *q = (const km_param *)k->params.v + i;
+        for (size_t j = 0; j < k->accesses.n; j++) {
+            km_access *a = (km_access *)k->accesses.v + j;
+            if (strcmp(a->buffer, q->name) != 0 || a->line == q->moved_at)
+                continue;
+            km_form by = a->line > q->moved_at ? b->move_off[i] : (km_form){0};
+            a->has_entry_element = subst_atom(b, a->element, b->move_atom[i], by, &a->entry_element) &&
+                                   !km_form_mentions(k, a->entry_element, b->move_atom[i]);
+        }
+    }
     /* params read / written, from the accesses */
     km_param *ps = k->params.v;
     const km_access *as = k->accesses.v;

@@ -124,6 +124,11 @@ typedef struct {
     const uint32_t *guards; /* guards in force, outermost first */
     uint32_t n_guards;
     uint32_t line;
+    km_form entry_element; /* the buffer a parameter moved once (km_param's moved_at) and
+                            * accessed after that: element counted from where the
+                            * parameter pointed at entry (the move's offset put in for
+                            * its "$var" atom); has_entry_element false otherwise */
+    bool has_entry_element;
 } km_access;
 
 /* A condition under which code runs: `lhs op rhs` with op "<", "<=", "==", "!=", or
@@ -188,6 +193,14 @@ typedef struct {
     const char *elem_type;
     bool is_const;
     bool read, written;
+    /* A pointer moved exactly once, by `p += off` (off not mentioning p) outside every
+     * loop but grid-stride ones (mmcv's `idx += bs_idx * m * nsample + pt_idx * nsample`):
+     * the line of the move, and whether a grid-stride loop encloses it (its offset then
+     * holds the thread's first element only, and repeats add up: one iteration per thread
+     * keeps it exact). Its accesses keep an unknown offset ("$var") in index and element;
+     * those after the move also have entry_element. moved_at 0: not moved that way. */
+    uint32_t moved_at;
+    bool moved_in_grid_stride;
 } km_param;
 
 typedef struct km_kernel km_kernel;

@@ -82,6 +82,8 @@ typedef struct {
     const char *file;         /* for "main.cu:42" in notes */
     const km_kernel *km;      /* the kernel model (borrowed), or NULL when it was not built */
     bool grid_known[3];       /* the launch fixes grid dimension d in sizes alone (sk_map_grid) */
+    bool threads_known[3];    /* the spec's threads along d are known in sizes (sk_map_threads) */
+    long long block_known[3]; /* the spec's block, once chosen (0 before) */
     bool nomem;
 } skel;
 
@@ -418,10 +420,96 @@ static bool sk_fold_shifts(const char *t, long long *v)
 /* Translates a C expression from a launch into the spec language: casts and literal
  * suffixes dropped, #define/constexpr constants and launcher locals substituted. A new
  * string, or NULL when the text uses anything else (calls, members, ternaries). */
+/* s without its spaces and one pair of enclosing parentheses, into out (cap bytes). */
+static bool ci_strip(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isspace((unsigned char)s[i])) {
+            if (o + 1 >= cap)
+                return false;
+            out[o++] = s[i];
+        }
+    out[o] = '\0';
+    if (o >= 2 && out[0] == '(' && out[o - 1] == ')') {
+        int depth = 0;
+        for (size_t i = 0; i < o; i++) {
+            depth += (out[i] == '(') - (out[i] == ')');
+            if (depth == 0 && i < o - 1)
+                return true; /* (a)+(b): the parentheses do not enclose it all */
+        }
+        memmove(out, out + 1, o - 2);
+        out[o - 2] = '\0';
+    }
+    return true;
+}
+
+/* The top-level position of op (a one-character operator) in s, or -1; -2 when there
+ * are several. */
+static long ci_split(const char *s, char op)
+{
+    int depth = 0;
+    long at = -1;
+    for (size_t i = 0; s[i]; i++) {
+        depth += (s[i] == '(') - (s[i] == ')');
+        if (depth == 0 && s[i] == op) {
+            if (at >= 0)
+                return -2;
+            at = (long)i;
+        }
+    }
+    return at;
+}
+
+/* C's round-up division spelled with a remainder test, `X / B + (X % B ? 1 : 0)`,
+ * `(X/B) + (!(X%B ? 0 : 1))` (Rodinia's gaussian), `X / B + (X % B != 0)`: true, and X
+ * and B (new strings) in *xo and *bo; false for any other text. */
+static bool sk_ceil_idiom(const char *c, char **xo, char **bo)
+{
+    char all[SK_MAX_TEXT + 1], left[SK_MAX_TEXT + 1], right[SK_MAX_TEXT + 1], x[SK_MAX_TEXT + 1],
+        bb[SK_MAX_TEXT + 1];
+    size_t n = strlen(c);
+    if (n > SK_MAX_TEXT || !ci_strip(c, n, all, sizeof all))
+        return false;
+    long plus = ci_split(all, '+');
+    if (plus <= 0 || !ci_strip(all, (size_t)plus, left, sizeof left) ||
+        !ci_strip(all + plus + 1, strlen(all + plus + 1), right, sizeof right))
+        return false;
+    long slash = ci_split(left, '/');
+    if (slash <= 0 || strchr(left + slash + 1, '/') || (size_t)slash >= sizeof x)
+        return false;
+    snprintf(x, sizeof x, "%.*s", (int)slash, left);
+    snprintf(bb, sizeof bb, "%s", left + slash + 1);
+    static const char *const forms[] = { "!(%s%%%s?0:1)", "%s%%%s?1:0", "(%s%%%s)?1:0", "%s%%%s!=0",
+                                         "(%s%%%s)!=0", "%s%%%s>0", "(%s%%%s)>0", "!!(%s%%%s)" };
+    char want[3 * SK_MAX_TEXT + 16];
+    for (size_t i = 0; i < HK_ARRAY_LEN(forms); i++) {
+        snprintf(want, sizeof want, forms[i], x, bb);
+        if (!strcmp(want, right)) {
+            *xo = hk_strdup(x);
+            *bo = hk_strdup(bb);
+            return *xo && *bo;
+        }
+    }
+    return false;
+}
+
 static char *sk_translate(skel *k, const char *c, int depth)
 {
     if (!c || depth > 4 || strlen(c) > SK_MAX_TEXT)
         return NULL;
+    char *ix = NULL, *ib = NULL;
+    if (sk_ceil_idiom(c, &ix, &ib)) {
+        char *tx = sk_translate(k, ix, depth + 1), *tb = sk_translate(k, ib, depth + 1);
+        char *r = tx && tb ? hk_asprintf("ceil_div(%s, %s)", tx, tb) : NULL;
+        hk_free(ix);
+        hk_free(ib);
+        hk_free(tx);
+        hk_free(tb);
+        return r;
+    }
+    hk_free(ix);
+    hk_free(ib);
     struct hk_buf b;
     hk_buf_init(&b, 4 * SK_MAX_TEXT);
     size_t n = strlen(c);
@@ -1416,6 +1504,7 @@ typedef struct {
     km_form lhs, rhs;  /* lhs < rhs (rhs + 1 when le) */
     bool le;
     km_term counter;   /* a loop's: lhs is this one term */
+    km_term own[8];    /* a loop variable's form (start + step * counter): lhs's terms */
 } kc_bound;
 
 /* Bounds known besides the access's guards and loops. */
@@ -1423,9 +1512,14 @@ typedef struct {
     const kc_bound *extra; /* a read value below a limit (kg_gathers), or NULL */
     bool grid[3];          /* blockIdx.d is below the launch's grid dimension d, which the
                             * skeleton maps from kc_grid_names[d] (sk_map_grid) */
+    bool threads[3];       /* the global thread index along d is below the threads the
+                            * spec launches along d, kc_thread_names[d] (sk_map_threads) */
+    long long block[3];    /* the block the spec launches (threadIdx.d < block[d]); 0:
+                            * not known */
 } kc_limits;
 
 static const char *const kc_grid_names[3] = { "hk_grid_x", "hk_grid_y", "hk_grid_z" };
+static const char *const kc_thread_names[3] = { "hk_threads_x", "hk_threads_y", "hk_threads_z" };
 
 /* The largest element of one access plus one, in kernel terms: its element form written
  * as sum m_i * lhs_i + rest over the guards and loops in force (lhs_i < rhs_i), each m_i a
@@ -1481,7 +1575,7 @@ static bool kc_divmod_term(const km_kernel *km, const km_access *a, const km_ter
 static bool kc_access_extent(const km_kernel *km, const km_access *a, const kc_limits *lim,
                              struct hk_buf *b)
 {
-    return kc_form_extent(km, a, a->element, lim, 2, b);
+    return kc_form_extent(km, a, a->has_entry_element ? a->entry_element : a->element, lim, 2, b);
 }
 
 /* The largest value of term t when t is m * blockIdx.d (m a positive product of sizes) and
@@ -1511,6 +1605,97 @@ static bool kc_block_term(const km_kernel *km, const km_term *t, const kc_limits
            hk_buf_printf(b, ") * (%s - 1)", kc_grid_names[atoms[t->atoms[at]].axis]) == HK_OK;
 }
 
+/* Whether term t is m * x with m a positive product of sizes (into *m) and x the builtin
+ * atoms one (kind a) or two (kinds a and b) along one axis (into *axis). */
+static bool kc_builtin_term(const km_kernel *km, const km_term *t, enum km_atom_kind a, int b, km_term *m,
+                            int *axis)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    bool seen_a = false, seen_b = b < 0;
+    int ax = -1;
+    *m = (km_term){ .coef = t->coef, .n = 0 };
+    for (uint32_t j = 0; j < t->n; j++) {
+        if (kc_size_atom(km, t->atoms[j])) {
+            m->atoms[m->n++] = t->atoms[j];
+            continue;
+        }
+        const km_atom *x = t->atoms[j] < na ? &atoms[t->atoms[j]] : NULL;
+        if (!x || x->axis < 0 || x->axis > 2 || (ax >= 0 && x->axis != ax))
+            return false;
+        ax = x->axis;
+        if (x->kind == a && !seen_a)
+            seen_a = true;
+        else if (b >= 0 && x->kind == (enum km_atom_kind)b && !seen_b)
+            seen_b = true;
+        else
+            return false;
+    }
+    *axis = ax;
+    return seen_a && seen_b && t->coef > 0;
+}
+
+/* The largest value of the global thread index along an axis in p, where no guard bounds
+ * it: m * threadIdx.d plus, when the term is there too, m * blockIdx.d * blockDim.d. With
+ * both, at most m * (threads_d - 1) (the threads the spec launches along d); with the
+ * thread index alone, m * (block_d - 1). The terms are taken out of p (term at is one of
+ * them) and the bound appended to b after " + ". False for any other term, and when a
+ * guard in force on access a mentions the index along d (one the split could not use). */
+static bool kc_thread_term(const km_kernel *km, const km_access *a, kc_poly *p, size_t at, const kc_limits *lim,
+                           struct hk_buf *b)
+{
+    km_term m, m2;
+    int d = -1, d2 = -1;
+    long other = -1;
+    size_t tid_at = at;
+    if (kc_builtin_term(km, &p->t[at], KM_ATOM_BLOCK_IDX, KM_ATOM_BLOCK_DIM, &m, &d)) {
+        for (size_t i = 0; i < p->n && other < 0; i++)
+            if (kc_builtin_term(km, &p->t[i], KM_ATOM_THREAD_IDX, -1, &m2, &d2) && d2 == d &&
+                m2.coef == m.coef && kc_same_atoms(&m, &m2))
+                other = (long)i;
+        if (other < 0)
+            return false;
+        tid_at = (size_t)other;
+    } else if (kc_builtin_term(km, &p->t[at], KM_ATOM_THREAD_IDX, -1, &m, &d)) {
+        for (size_t i = 0; i < p->n && other < 0; i++)
+            if (kc_builtin_term(km, &p->t[i], KM_ATOM_BLOCK_IDX, KM_ATOM_BLOCK_DIM, &m2, &d2) && d2 == d &&
+                m2.coef == m.coef && kc_same_atoms(&m, &m2))
+                other = (long)i;
+    } else {
+        return false;
+    }
+    /* a guard on the thread index that the split could not use (`pair < tokens * heads *
+     * (dim / 2)`) stops threads short of the launch: threads * m would count elements no
+     * thread writes */
+    size_t ng = 0;
+    const km_guard *guards = km_guards(km, &ng);
+    for (uint32_t i = 0; i < a->n_guards; i++) {
+        const km_guard *g = &guards[a->guards[i]];
+        if (km_form_mentions_kind(km, g->lhs, KM_ATOM_THREAD_IDX, d) ||
+            km_form_mentions_kind(km, g->rhs, KM_ATOM_THREAD_IDX, d) ||
+            km_form_mentions_kind(km, g->lhs, KM_ATOM_BLOCK_IDX, d) ||
+            km_form_mentions_kind(km, g->rhs, KM_ATOM_BLOCK_IDX, d))
+            return false;
+    }
+    bool ok;
+    if (other >= 0) {
+        if (!lim->threads[d])
+            return false;
+        ok = hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
+             hk_buf_printf(b, ") * (%s - 1)", kc_thread_names[d]) == HK_OK;
+        size_t hi = (size_t)other > at ? (size_t)other : at, lo = (size_t)other > at ? at : (size_t)other;
+        p->t[hi] = p->t[--p->n];
+        p->t[lo] = p->t[--p->n];
+    } else {
+        if (lim->block[d] < 1)
+            return false;
+        ok = hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
+             hk_buf_printf(b, ") * %lld", lim->block[d] - 1) == HK_OK;
+        p->t[tid_at] = p->t[--p->n];
+    }
+    return ok;
+}
+
 /* kc_access_extent of any form under the access's guards and loops (depth: how many
  * divisions deep kc_divmod_term may look). */
 static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form, const kc_limits *lim,
@@ -1534,6 +1719,33 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
         kc_bound *x = &bd[nb++];
         *x = (kc_bound){ .rhs = l->trip, .counter = { .coef = 1, .n = 1, .atoms = { l->counter } } };
         x->lhs = (km_form){ .t = &x->counter, .n = 1 };
+    }
+    /* a loop whose trip is no size (for (k = threadIdx.x; k < n; k += 256)): its variable,
+     * start + step * counter, is below its bound inside the body */
+    for (uint32_t i = 0; i < a->n_loops && nb < KC_BOUNDS; i++) {
+        const km_loop *l = &loops[a->loops[i]];
+        bool lt = l->cmp && !strcmp(l->cmp, "<"), le = l->cmp && !strcmp(l->cmp, "<=");
+        if ((l->kind != KM_LOOP_AFFINE && l->kind != KM_LOOP_BLOCK_STRIDE) || (!lt && !le) ||
+            (l->has_trip && kc_form_sized(km, l->trip)) || !kc_form_sized(km, l->bound) ||
+            l->start.n + l->step.n > HK_ARRAY_LEN(bd[0].own) || !l->step.n)
+            continue;
+        kc_bound *x = &bd[nb];
+        *x = (kc_bound){ .rhs = l->bound, .le = le };
+        bool fits = true;
+        uint32_t n = 0;
+        for (uint32_t j = 0; j < l->start.n; j++)
+            x->own[n++] = l->start.t[j];
+        for (uint32_t j = 0; j < l->step.n && fits; j++) {
+            km_term t = l->step.t[j];
+            fits = t.n < KM_DEGREE_MAX;
+            if (fits)
+                t.atoms[t.n++] = l->counter;
+            x->own[n++] = t;
+        }
+        if (!fits)
+            continue;
+        x->lhs = (km_form){ .t = x->own, .n = n };
+        nb++;
     }
     if (lim && lim->extra && nb < KC_BOUNDS)
         bd[nb++] = *lim->extra;
@@ -1576,6 +1788,8 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
             rest.t[at] = rest.t[--rest.n];
             split = true;
         }
+        if (!split && lim && kc_thread_term(km, a, &rest, at, lim, &divmod))
+            split = true;
         ok &= split;
     }
     for (size_t i = 0; i < rest.n; i++)
@@ -1606,6 +1820,32 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
     return ok;
 }
 
+/* The line where parameter name is moved once (km_param's moved_at), else 0. */
+static uint32_t kc_moved_param(const km_kernel *km, const char *name)
+{
+    size_t n = 0;
+    const km_param *ps = km_params(km, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(ps[i].name, name))
+            return ps[i].moved_at;
+    return 0;
+}
+
+/* Does the model place every access of parameter name, moved once? A move inside a
+ * grid-stride loop adds up over its iterations: exact only when the grid gives every
+ * thread one iteration (stride_grid: the grid is the loop bound's). */
+static bool kc_moved_once(const skel *k, const char *name, bool stride_grid)
+{
+    if (!k->km)
+        return false;
+    size_t n = 0;
+    const km_param *ps = km_params(k->km, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(ps[i].name, name))
+            return ps[i].moved_at && (!ps[i].moved_in_grid_stride || stride_grid);
+    return false;
+}
+
 /* Count of buffer from the model: the largest element any global access of it can reach,
  * plus one, in spec terms (kernel parameters replaced by their launch values). New
  * string, or NULL when one access cannot be bounded or the kernel has no model. */
@@ -1619,10 +1859,16 @@ static char *kc_count(skel *k, const char *buffer)
     for (size_t i = 0; i < n; i++) {
         if (acc[i].space != KM_SPACE_GLOBAL || !acc[i].buffer || strcmp(acc[i].buffer, buffer))
             continue;
+        if (acc[i].has_entry_element != (kc_moved_param(k->km, buffer) != 0)) {
+            hk_free(res); /* an access of a moved parameter the model could not place */
+            return NULL;
+        }
         struct hk_buf b;
         hk_buf_init(&b, SK_MAX_TEXT);
         kc_limits lim = { .extra = NULL };
         memcpy(lim.grid, k->grid_known, sizeof lim.grid);
+        memcpy(lim.threads, k->threads_known, sizeof lim.threads);
+        memcpy(lim.block, k->block_known, sizeof lim.block);
         char *tr = kc_access_extent(k->km, &acc[i], &lim, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
         hk_buf_free(&b);
         if (!tr || !kf_only_sizes(k, tr)) {
@@ -1958,6 +2204,51 @@ static char *sk_div_size(const char *bytes, long size)
     return rest ? hk_strndup(rest, rl) : hk_asprintf("(%s) / %ld", bytes, size);
 }
 
+/* The value of a local of the caller that holds an allocation's size (`size_t bytes = n *
+ * sizeof(float); cudaMalloc(&d, bytes)`): the initialiser of its one assignment, when it
+ * is before byte at and nothing else changes it (no other =, op=, ++, --, nor &name).
+ * New string or NULL. */
+static char *sk_size_local(const skel *k, const char *name, size_t at)
+{
+    size_t wl = strlen(name);
+    const char *t = k->site_text;
+    size_t s = 0, e = 0;
+    int sets = 0;
+    for (size_t i = k->body_start; i + wl < k->body_end && sets < 2; i++) {
+        if (!word_at(t, k->body_end, i, name, wl))
+            continue;
+        size_t b = i;
+        while (b > k->body_start && isspace((unsigned char)t[b - 1]))
+            b--;
+        if (b > k->body_start && (t[b - 1] == '&' || (b >= k->body_start + 2 &&
+                                   (t[b - 1] == '+' || t[b - 1] == '-') && t[b - 2] == t[b - 1]))) {
+            sets += 2; /* &name, ++name, --name */
+            continue;
+        }
+        size_t j = i + wl;
+        while (j < k->body_end && isspace((unsigned char)t[j]))
+            j++;
+        if (j + 1 >= k->body_end)
+            continue;
+        char c = t[j], d = t[j + 1];
+        if (c == '=' && d != '=') {
+            sets++;
+            s = j + 1;
+            e = kf_expr_end(t, s, k->body_end, ",;");
+        } else if ((strchr("+-*/%&|^", c) && d == '=') || (c == '<' && d == '<') || (c == '>' && d == '>') ||
+                   ((c == '+' || c == '-') && d == c)) {
+            sets += 2;
+        }
+    }
+    if (sets != 1 || e >= k->body_end || e > at || e - s > SK_MAX_TEXT)
+        return NULL;
+    while (s < e && isspace((unsigned char)t[s]))
+        s++;
+    while (e > s && isspace((unsigned char)t[e - 1]))
+        e--;
+    return e > s ? hk_strndup(t + s, e - s) : NULL;
+}
+
 /* Count of the buffer passed as launch argument arg, from the host code before the launch:
  * cudaMalloc/hipMalloc(&arg, BYTES) or a vector's size. New string or NULL; *line set. */
 /* The allocations of name in [s, e) of the launch's text: how many there are, and the
@@ -2005,6 +2296,14 @@ static int sk_mallocs(skel *k, const char *name, size_t s, size_t e, long elem_s
         if (!res || *res)
             continue;
         char *bytes = hk_strndup(t + a1 + 1, a2 - a1 - 1);
+        char word[64];
+        if (bytes && sscanf(bytes, " %63[A-Za-z0-9_] %c", word, (char[2]){0}) == 1 && is_identifier(word)) {
+            char *v = sk_size_local(k, word, i);
+            if (v) {
+                hk_free(bytes);
+                bytes = v;
+            }
+        }
         char *host = bytes ? sk_host_text(k, bytes, elem_size, elem) : NULL;
         char *tr = host ? sk_translate(k, host, 0) : NULL;
         expr *x = NULL;
@@ -2352,6 +2651,36 @@ static bool kg_radix(const km_kernel *km, km_form f, uint32_t at, uint32_t *radi
     return false;
 }
 
+/* The parameter R when the kernel compares a value read from buffer with a remainder by R
+ * (`t = target[n]; flag = (t == index % num_classes)`: t is a class label, 0 <= t < R, as
+ * the comparison is otherwise never true): true and *radix its atom. */
+static bool kg_compared(const km_kernel *km, const char *buffer, uint32_t *radix)
+{
+    size_t na = 0;
+    const km_atom *a = km_atoms(km, &na);
+    for (size_t i = 0; buffer && i < na; i++) {
+        if (a[i].kind != KM_ATOM_OPAQUE || !a[i].op || a[i].n_args != 2 ||
+            (strcmp(a[i].op, "==") != 0 && strcmp(a[i].op, "!=") != 0))
+            continue;
+        for (int side = 0; side < 2; side++) {
+            km_form r = a[i].args[side], m = a[i].args[1 - side];
+            if (r.n != 1 || r.t[0].n != 1 || r.t[0].coef != 1 || m.n != 1 || m.t[0].n != 1 || m.t[0].coef != 1)
+                continue;
+            const km_atom *ra = &a[r.t[0].atoms[0]], *ma = &a[m.t[0].atoms[0]];
+            if (ra->kind != KM_ATOM_READ || !ra->name || strcmp(ra->name, buffer) != 0 ||
+                ma->kind != KM_ATOM_OPAQUE || !ma->op || strcmp(ma->op, "%") != 0 || ma->n_args != 2)
+                continue;
+            km_form d = ma->args[1];
+            if (d.n != 1 || d.t[0].n != 1 || d.t[0].coef != 1 || a[d.t[0].atoms[0]].kind != KM_ATOM_PARAM ||
+                !a[d.t[0].atoms[0]].name)
+                continue;
+            *radix = d.t[0].atoms[0];
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Spec expression text evaluated at one size set (a JSON object of integers). */
 static bool sk_eval_at(const char *text, const json_t *set, long long *v)
 {
@@ -2425,6 +2754,8 @@ static bool kg_inside(skel *k, const km_access *a, uint32_t read, long long limi
     kc_bound extra = { .lhs = { .t = &counter, .n = 1 }, .rhs = { .t = &bound, .n = 1 } };
     kc_limits lim = { .extra = &extra };
     memcpy(lim.grid, k->grid_known, sizeof lim.grid);
+    memcpy(lim.threads, k->threads_known, sizeof lim.threads);
+    memcpy(lim.block, k->block_known, sizeof lim.block);
     struct hk_buf b;
     hk_buf_init(&b, SK_MAX_TEXT);
     char *ext = kc_access_extent(k->km, a, &lim, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
@@ -2448,7 +2779,8 @@ static bool kg_inside(skel *k, const km_access *a, uint32_t read, long long limi
  * integer input, a limit is below 2 (a constant input), or the textual scan's gather
  * (text_line, 0 for none) is none of the model's. */
 static bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const *counts,
-                       const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line)
+                       const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line,
+                       bool *compared)
 {
     const km_kernel *km = k->km;
     size_t n = 0, na = 0;
@@ -2456,8 +2788,10 @@ static bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char
     const km_atom *atoms = km ? km_atoms(km, &na) : NULL;
     if (!ac)
         return false;
-    for (size_t p = 0; p < HK_MAX_ARGS; p++)
+    for (size_t p = 0; p < HK_MAX_ARGS; p++) {
         limit[p] = 0;
+        compared[p] = false;
+    }
     *line = 0;
     bool any = false, seen_text = text_line == 0;
     for (int pass = 0; pass < 2; pass++)
@@ -2468,15 +2802,18 @@ static bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char
             /* the element form, as kc_access_extent reads it (grid-stride counters at 0:
              * the read value there is another atom than in the index) */
             uint32_t read = 0, at = 0, radix = 0;
-            if (!kg_read_term(km, ac[i].element, &read, &at))
+            km_form el = ac[i].has_entry_element ? ac[i].entry_element : ac[i].element;
+            if (!kg_read_term(km, el, &read, &at))
                 return false;
             int q = kg_pointer_param(f, atoms[read].name);
             if (q < 0 || (pass == 0 && !kg_index_input(k, f, q, bs, be)))
                 return false;
             if (pass == 0) {
-                if (kg_radix(km, ac[i].element, at, &radix) &&
-                    !kg_lower_limit(k, atoms[radix].name, sets, n_sets, &limit[q]))
+                bool digit = kg_radix(km, el, at, &radix);
+                bool cmp = !digit && kg_compared(km, atoms[read].name, &radix);
+                if ((digit || cmp) && !kg_lower_limit(k, atoms[radix].name, sets, n_sets, &limit[q]))
                     return false;
+                compared[q] |= cmp;
                 continue;
             }
             /* no subscript says how far Q's values go, or one leaves its buffer */
@@ -3021,6 +3358,116 @@ static char *sk_instantiation(const char *t, size_t len, const char *kernel, siz
     return NULL;
 }
 
+/* The name a template parameter declares: the last word before its default (`unsigned int
+ * threads = 256` is threads, `typename T` is T). False when there is none. */
+static bool sk_tparam_name(const char *decl, char *out, size_t cap)
+{
+    const char *eq = strchr(decl, '=');
+    size_t e = eq ? (size_t)(eq - decl) : strlen(decl);
+    while (e > 0 && !(isalnum((unsigned char)decl[e - 1]) || decl[e - 1] == '_'))
+        e--;
+    size_t b = e;
+    while (b > 0 && (isalnum((unsigned char)decl[b - 1]) || decl[b - 1] == '_'))
+        b--;
+    if (e == b || e - b >= cap || b == 0)
+        return false; /* a lone word is a keyword or type, not a name (`class`) */
+    memcpy(out, decl + b, e - b);
+    out[e - b] = '\0';
+    return true;
+}
+
+/* When the launch passes name, a type parameter of the template function that launches
+ * (cuda-samples' `template <class T> void reduce(...)` launching reduce0<T>), and an
+ * explicit instantiation of that function gives float there (`template void
+ * reduce<float>(...)`): the launcher's name (borrowed), *line that instantiation's line
+ * in the site's file. NULL otherwise. */
+static const char *sk_launcher_float(const skel *k, const an_launch *site, const char *name, int *line)
+{
+    const an_model *sm = k->site_m;
+    if (!sm || site->caller < 0 || (size_t)site->caller >= sm->n_funcs)
+        return NULL;
+    const an_function *cf = &sm->funcs[site->caller];
+    if (!cf->template_params || !cf->name)
+        return NULL;
+    char *decl[16] = { 0 };
+    size_t nd = sk_split_targs(cf->template_params, decl, HK_ARRAY_LEN(decl));
+    long pos = -1;
+    for (size_t i = 0; i < nd; i++) {
+        char kw[32] = "", nm[64] = "";
+        if (decl[i] && sscanf(decl[i], "%31s", kw) == 1 && sk_tparam_name(decl[i], nm, sizeof nm) &&
+            (!strcmp(kw, "typename") || !strcmp(kw, "class")) && !strcmp(nm, name))
+            pos = (long)i;
+        hk_free(decl[i]);
+    }
+    const char *found = NULL;
+    for (size_t off = 0; pos >= 0 && off < k->site_len && !found;) {
+        size_t at = 0;
+        char *inst = sk_instantiation(k->site_text + off, k->site_len - off, cf->name, &at);
+        if (!inst)
+            break;
+        char *args[16] = { 0 };
+        size_t na = sk_split_targs(inst, args, HK_ARRAY_LEN(args));
+        if ((size_t)pos < na && args[pos] && !strcmp(args[pos], "float")) {
+            found = cf->name;
+            *line = sk_site_line(k, off + at);
+        }
+        for (size_t i = 0; i < na; i++)
+            hk_free(args[i]);
+        hk_free(inst);
+        off += at + 8;
+    }
+    return found;
+}
+
+/* The launch under `case V:` of `switch (B)` with B its block's text (mmcv's furthest
+ * point sampling launches k<1024><<<b, n_threads>>> in case 1024 of switch (n_threads)):
+ * true and *v = V (1 to 1024). The case must be the last label before the launch, with no
+ * break between them. */
+static bool sk_switch_case(skel *k, const an_launch *site, long long *v)
+{
+    const char *t = k->site_text;
+    size_t at = site->span.start_byte, lo = k->body_start;
+    if (!t || !site->block || at > k->site_len || at <= lo)
+        return false;
+    char blk[128];
+    if (sscanf(site->block, " %127[A-Za-z0-9_] ", blk) != 1 || strlen(blk) != strlen(site->block) ||
+        !is_identifier(blk))
+        return false;
+    size_t c = at;
+    for (;;) {
+        if (c <= lo)
+            return false;
+        c--;
+        if (word_at(t, at, c, "break", 5) || word_at(t, at, c, "default", 7) || word_at(t, at, c, "switch", 6))
+            return false;
+        if (word_at(t, at, c, "case", 4))
+            break;
+    }
+    char val[64];
+    int used = 0;
+    if (sscanf(t + c + 4, " %63[A-Za-z0-9_] :%n", val, &used) != 1 || !used)
+        return false;
+    char *tr = sk_translate(k, val, 0);
+    expr *e = NULL;
+    expr_value ev;
+    bool ok = tr && expr_parse(tr, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &ev, NULL, 0) == HK_OK &&
+              !ev.is_float && ev.i >= 1 && ev.i <= 1024;
+    expr_free(e);
+    hk_free(tr);
+    if (!ok)
+        return false;
+    size_t sw = c; /* the switch this case belongs to: the nearest one before it */
+    while (sw > lo && !word_at(t, c, sw, "switch", 6))
+        sw--;
+    if (!word_at(t, c, sw, "switch", 6))
+        return false;
+    char on[128];
+    if (sscanf(t + sw + 6, " ( %127[A-Za-z0-9_] )", on) != 1 || strcmp(on, blk) != 0)
+        return false;
+    *v = ev.i;
+    return true;
+}
+
 /* ---- typedefs ---- */
 
 /* Whether `#define name` appears in the first len bytes of t (before the directive that
@@ -3235,6 +3682,184 @@ static void sk_map_grid(skel *k, char **grid, size_t n_grid)
     }
 }
 
+/* Whether spec text t is made of size variables and block_x/y/z (at the block's values
+ * it must also evaluate with the sizes: kf_only_sizes on it with the block put in). */
+static bool sk_sizes_or_block(skel *k, const char *t, const long long *block)
+{
+    static const char *const bn[3] = { "block_x", "block_y", "block_z" };
+    struct hk_buf b;
+    hk_buf_init(&b, SK_MAX_TEXT);
+    bool ok = true;
+    for (size_t i = 0, n = strlen(t); i < n && ok;) {
+        size_t w = 0;
+        for (size_t q = 0; q < 3 && !w; q++)
+            if (word_at(t, n, i, bn[q], 7))
+                w = q + 1;
+        ok = w ? hk_buf_printf(&b, "%lld", block[w - 1] ? block[w - 1] : 1) == HK_OK
+               : hk_buf_append(&b, t + i, 1) == HK_OK;
+        i += w ? 7 : 1;
+    }
+    ok = ok && b.data && kf_only_sizes(k, b.data);
+    hk_buf_free(&b);
+    return ok;
+}
+
+/* The launch's dynamic shared memory in spec terms: its text, through a launcher local
+ * (`int smem = threads * sizeof(T)`), sizeof(tname) as tsize bytes, the launcher variable
+ * that is the block's x (`dim3 block(threads, 1, 1)`) as block_x, and a conditional
+ * (`threads <= 32 ? 2 * threads * sizeof(T) : threads * sizeof(T)`) as the larger of its
+ * branches (more shared memory than the kernel uses is safe). New string or NULL. */
+static char *sk_shmem(skel *k, const an_launch *site, long tsize, const char *tname)
+{
+    char *text = is_identifier(site->shmem) ? sk_local_init(k, site->shmem) : NULL;
+    const char *src = text ? text : site->shmem;
+    size_t base_map = k->n_map;
+    /* the block's x member when it is a launcher variable */
+    char *braw = site->block ? (is_identifier(site->block) ? sk_local_init(k, site->block) : NULL) : NULL;
+    const char *bsrc = braw ? braw : site->block;
+    char *parts[3] = { 0 };
+    if (bsrc && sk_split_dims(bsrc, parts) >= 1 && parts[0] && is_identifier(parts[0]) && !sk_mapped(k, parts[0]))
+        sk_map(k, parts[0], "block_x");
+    for (size_t d = 0; d < 3; d++)
+        hk_free(parts[d]);
+    hk_free(braw);
+    char *res = NULL;
+    /* a top-level c ? a : b: the larger of a and b */
+    size_t n = strlen(src), q = 0, colon = 0;
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        depth += (src[i] == '(') - (src[i] == ')');
+        if (depth == 0 && src[i] == '?' && !q)
+            q = i;
+        else if (depth == 0 && src[i] == ':' && q && !colon)
+            colon = i;
+    }
+    char *branch[2] = { NULL, NULL };
+    if (q && colon > q) {
+        branch[0] = hk_strndup(src + q + 1, colon - q - 1);
+        branch[1] = hk_strdup(src + colon + 1);
+    } else {
+        branch[0] = hk_strdup(src);
+    }
+    char *tr[2] = { NULL, NULL };
+    bool ok = branch[0] != NULL;
+    for (int b = 0; b < 2 && ok && branch[b]; b++) {
+        char *host = sk_host_text(k, branch[b], tsize, tname);
+        tr[b] = host ? sk_translate(k, host, 0) : NULL;
+        hk_free(host);
+        ok = tr[b] != NULL;
+    }
+    if (ok)
+        res = tr[1] ? hk_asprintf("max(%s, %s)", tr[0], tr[1]) : hk_strdup(tr[0]);
+    for (int b = 0; b < 2; b++) {
+        hk_free(branch[b]);
+        hk_free(tr[b]);
+    }
+    while (k->n_map > base_map) {
+        k->n_map--;
+        hk_free(k->map_from[k->n_map]);
+        hk_free(k->map_to[k->n_map]);
+    }
+    hk_free(text);
+    return res;
+}
+
+/* The line of a shared access whose array is no local of a known size (extern
+ * __shared__ T s[], or a SharedMemory<T>() helper's pointer): the bytes come from the
+ * launch. 0 when every shared array has its declared size (or the kernel has no model). */
+static int sk_dynamic_shared(const skel *k, const an_function *f)
+{
+    /* extern __shared__ in the body itself, whatever the model made of its uses */
+    uint32_t bs = f->body_span.start_byte, be = f->body_span.end_byte <= k->len ? f->body_span.end_byte : (uint32_t)k->len;
+    for (uint32_t i = bs; i + 6 < be; i++)
+        if (word_at(k->text, be, i, "extern", 6)) {
+            uint32_t j = i + 6;
+            for (;;) { /* extern volatile __shared__ float s[] */
+                while (j < be && isspace((unsigned char)k->text[j]))
+                    j++;
+                if (word_at(k->text, be, j, "volatile", 8))
+                    j += 8;
+                else if (word_at(k->text, be, j, "const", 5))
+                    j += 5;
+                else
+                    break;
+            }
+            if (word_at(k->text, be, j, "__shared__", 10))
+                return sk_line(k, i);
+        }
+    if (!k->km)
+        return 0;
+    size_t na = 0, nl = 0;
+    const km_access *ac = km_accesses(k->km, &na);
+    const km_local *ls = km_locals(k->km, &nl);
+    for (size_t j = 0; j < nl; j++) /* an extern array in a __device__ helper it calls */
+        if (ls[j].kind == KM_LOCAL_ARRAY && ls[j].space == KM_SPACE_SHARED && ls[j].form.n == 0)
+            return (int)ls[j].line;
+    for (size_t i = 0; i < na; i++) {
+        if (ac[i].space != KM_SPACE_SHARED || !ac[i].buffer)
+            continue;
+        for (size_t j = 0; j < nl; j++)
+            if (ls[j].name && !strcmp(ls[j].name, ac[i].buffer) &&
+                ((ls[j].kind == KM_LOCAL_ARRAY && ls[j].form.n == 0) ||
+                 (ls[j].kind == KM_LOCAL_POINTER && ls[j].base && !strcmp(ls[j].base, ls[j].name))))
+                return (int)ac[i].line;
+    }
+    return 0;
+}
+
+/* Whether size variable name is subtracted in a grid dimension's text (`Size - t - 1`),
+ * or in the blocks a bounds check needs: a '-' then name as a word. */
+static bool sk_subtracted(const char *name, char *const *grid, size_t n_grid)
+{
+    size_t nl = strlen(name);
+    for (size_t d = 0; d < n_grid; d++) {
+        const char *g = grid[d];
+        for (size_t i = 0, n = g ? strlen(g) : 0; i < n; i++) {
+            if (g[i] != '-')
+                continue;
+            size_t j = i + 1;
+            while (j < n && (g[j] == ' ' || g[j] == '('))
+                j++;
+            if (word_at(g, n, j, name, nl))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The threads the spec launches along each axis, grid[d] (block_x... put in as the block's
+ * numbers) times block[d], mapped from kc_thread_names[d] where that is sizes alone. */
+static void sk_map_threads(skel *k, char *const *grid, size_t n_grid, const long long *block, size_t n_block)
+{
+    static const char *const bnames[3] = { "block_x", "block_y", "block_z" };
+    for (size_t d = 0; d < 3; d++) {
+        const char *g = d < n_grid && grid[d] ? grid[d] : "1";
+        long long bv = d < n_block ? block[d] : 1;
+        struct hk_buf b;
+        hk_buf_init(&b, SK_MAX_TEXT);
+        bool ok = hk_buf_appends(&b, "((") == HK_OK;
+        for (size_t i = 0, n = strlen(g); i < n && ok;) {
+            size_t w = 0;
+            for (size_t q = 0; q < 3 && !w; q++)
+                if (word_at(g, n, i, bnames[q], 7))
+                    w = q + 1;
+            if (w) {
+                ok = hk_buf_printf(&b, "%lld", w - 1 < n_block ? block[w - 1] : 1) == HK_OK;
+                i += 7;
+            } else {
+                ok = hk_buf_append(&b, g + i, 1) == HK_OK;
+                i++;
+            }
+        }
+        ok = ok && hk_buf_printf(&b, ") * %lld)", bv) == HK_OK && b.data;
+        if (ok && kf_only_sizes(k, b.data)) {
+            sk_map(k, kc_thread_names[d], b.data);
+            k->threads_known[d] = !k->nomem;
+        }
+        hk_buf_free(&b);
+    }
+}
+
 static int sk_build(const an_model *m, long kernel, skel *k, const char *source, int grid_mode,
                     sk_cover *cover, json_t **out)
 {
@@ -3296,14 +3921,20 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         for (size_t i = 0; i < nd && n_ta < HK_ARRAY_LEN(targs); i++) {
             char *eq = decl[i] ? strchr(decl[i], '=') : NULL;
             char kw[32] = "", nm[64] = "";
-            if (decl[i])
-                sscanf(decl[i], "%31s %63[A-Za-z0-9_]", kw, nm);
+            if (decl[i]) {
+                sscanf(decl[i], "%31s", kw);
+                sk_tparam_name(decl[i], nm, sizeof nm);
+            }
             bool type = !strcmp(kw, "typename") || !strcmp(kw, "class");
             const char *given = i < n_site_targs ? site_targs[i] : NULL;
             const char *dispatch = type && given && site && !strcmp(given, "scalar_t")
                                        ? sk_dispatch_macro(k, site->span.start_byte)
                                        : NULL;
-            if (dispatch)
+            int launcher_line = 0;
+            const char *launcher = type && given && site && !dispatch
+                                       ? sk_launcher_float(k, site, given, &launcher_line)
+                                       : NULL;
+            if (dispatch || launcher)
                 given = "float";
             const char *val = given;
             if (!val && eq) {
@@ -3332,6 +3963,11 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
                 sk_note(k, "template argument %s = float: %s is scalar_t inside %s at %s:%d, which "
                         "instantiates it for float among others", nm[0] ? nm : "?", nm[0] ? nm : "?",
                         dispatch, file, site_line);
+            else if (launcher)
+                sk_note(k, "template argument %s = float: the launch at %s:%d passes %s, a type "
+                        "parameter of its launcher %s, which the explicit instantiation at line %d "
+                        "instantiates for float", nm[0] ? nm : "?", file, site_line,
+                        i < n_site_targs ? site_targs[i] : "?", launcher, launcher_line);
             else
                 sk_note(k, "template argument %s = %s from %s", nm[0] ? nm : "?", given, targ_from);
             if (type && nm[0] && n_tp < HK_ARRAY_LEN(tparams)) {
@@ -3387,8 +4023,19 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         site_block_unread = n_block == 0 && sk_mentions_tunable(k, raw ? raw : site->block);
         hk_free(t);
         hk_free(raw);
+        long long case_val = 0;
         if (n_block)
             sk_note(k, "block from the launch site at %s:%d", file, site_line);
+        else if (sk_switch_case(k, site, &case_val)) {
+            /* switch (n_threads) { case 1024: k<1024><<<b, n_threads>>> ...: the launch
+             * runs with that value (a kernel templated on its block needs it) */
+            block_val[0] = case_val;
+            block_val[1] = block_val[2] = 1;
+            n_block = 1;
+            site_block_unread = false;
+            sk_note(k, "block %lld: the launch at %s:%d is under `case %lld:` of a switch on its block %s",
+                    case_val, file, site_line, case_val, site->block);
+        }
     }
     /* an integer argument passed as a member (s.n, p->batch) is that parameter wherever the
      * launcher writes it (grid, allocations) */
@@ -3624,7 +4271,9 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         }
     }
     int stride_line = 0;
+    bool guessed_grid = false;
     char *stride_bound = NULL;
+    bool stride_grid = false; /* the grid is a grid-stride loop's bound: one iteration each */
     if (!site_grid && n_grid > 1 && kf.grid_stride && grid[0] && !strcmp(grid[0], "1") &&
         (stride_bound = kc_stride_bound(k, &stride_line))) {
         /* a grid-stride loop along x beside bounds-checked y and z (planes of blockIdx.y,
@@ -3633,6 +4282,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         grid[0] = hk_asprintf("ceil_div(%s, %s)", stride_bound, bvar[0]);
         sk_note(k, "grid x over %s: the bound of the grid-stride loop at line %d", stride_bound,
                 stride_line);
+        stride_grid = true;
         hk_free(stride_bound);
         stride_bound = NULL;
     }
@@ -3654,6 +4304,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         grid[0] = hk_asprintf("ceil_div(%s, %s)", stride_bound, bvar[0]);
         sk_note(k, "grid over %s: the bound of the grid-stride loop at line %d", stride_bound,
                 stride_line);
+        stride_grid = true;
     }
     hk_free(stride_bound);
     if (n_grid == 0) {
@@ -3664,8 +4315,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             block_val[0] = 256;
         }
         if (kf.uses_dim[1] || kf.uses_dim[2] || (kf.uses_dim[0] && !kf.grid_stride && !cover->need[0]))
-            sk_doubt(k, "no launch site or bounds check says how many blocks %s needs: guessed a 1D grid over %s",
-                     f->name, k->n_vars == 1 ? k->vars[0] : product);
+            guessed_grid = true; /* a doubt, unless the counts follow the grid (below) */
     }
     for (int d = 0; d < 3 && !site_grid && !kf.grid_stride; d++)
         if (odd_line[d])
@@ -3673,6 +4323,11 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
                      "how many blocks cover the outputs is not known", odd_line[d], "xyz"[d], "xyz"[d]);
     for (size_t d = 0; d < n_block; d++)
         block[d] = hk_asprintf("%lld", block_val[d]);
+    for (size_t d = 0; d < n_block; d++)
+        k->block_known[d] = block_val[d];
+    for (size_t d = n_block; d < 3; d++)
+        k->block_known[d] = 1;
+    sk_map_threads(k, grid, n_grid, block_val, n_block);
     const an_function *fn = f;
     uint32_t bs = fn->body_span.start_byte, be = fn->body_span.end_byte <= len ? fn->body_span.end_byte : (uint32_t)len;
     for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++) {
@@ -3702,6 +4357,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
                 sk_note(k, "count of %s from its allocation at %s:%d", p->name, k->site_file, line);
             else
                 sk_note(k, "count of %s from its allocation at line %d", p->name, line);
+        } else if (moved && kc_moved_once(k, p->name, stride_grid) && kc_accesses_resolved(k->km, f) &&
+                   (c = kc_count(k, p->name)) != NULL) {
+            sk_note(k, "count of %s from the kernel model's index forms in %s (its move at line %d "
+                    "put in)", p->name, f->name, sk_line(k, moved));
         } else if (moved) {
             sk_note(k, "%s is moved at line %d (its subscripts are relative to that): no count "
                     "from the index math", p->name, sk_line(k, moved));
@@ -3735,6 +4394,21 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     }
     if (k->nomem)
         goto nomem;
+    if (guessed_grid) {
+        /* A 1D kernel without bounds checks runs on any grid: when the model bounds every
+         * buffer by the threads launched (out[gid] with gid below them), the counts follow
+         * the guess and nothing is left unsized. Otherwise the guess is a doubt. */
+        bool follows = !kf.uses_dim[1] && !kf.uses_dim[2] && k->threads_known[0] && !kf.bounds_checked &&
+                       !odd_line[0];
+        for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS && follows; i++)
+            follows = f->params[i].pointer_depth == 0 || count_sure[i];
+        if (follows)
+            sk_note(k, "grid guessed over %s: %s has no bounds check, and every count follows the "
+                    "threads it launches", k->n_vars == 1 ? k->vars[0] : product, f->name);
+        else
+            sk_doubt(k, "no launch site or bounds check says how many blocks %s needs: guessed a 1D grid over %s",
+                     f->name, k->n_vars == 1 ? k->vars[0] : product);
+    }
 
     bool ok = true;
     root = json_object();
@@ -3764,7 +4438,12 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             a = first[k->n_vars - 1][i];
             b = second[k->n_vars - 1][i];
         }
-        if (k->n_vars > 1 && sk_dim_like(k->vars[i])) {
+        if (k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) || sk_subtracted(k->vars[i], cover->need, 3))) {
+            /* an offset taken off a bound (Rodinia's Fan2: gid < Size - 1 - t): small,
+             * so the bound stays positive at every set */
+            a = 1;
+            b = 3;
+        } else if (k->n_vars > 1 && sk_dim_like(k->vars[i])) {
             a = 64;
             b = 128;
         }
@@ -3788,6 +4467,20 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         ok &= json_object_set_new(s0, k->vars[i], json_integer(a)) == 0;
         ok &= json_object_set_new(s1, k->vars[i], json_integer(b)) == 0;
     }
+    if (!all_program && k->km) {
+        /* a shared array has the extent the kernel declares; a subscript of it that a
+         * scalar parameter moves (cuda-samples' scan: pos + size) stays inside only for
+         * the values the program passes, which invented sizes need not be */
+        size_t na = 0;
+        const km_access *ac = km_accesses(k->km, &na);
+        for (size_t i = 0; i < na; i++)
+            if (ac[i].space == KM_SPACE_SHARED && km_form_mentions_kind(k->km, ac[i].index, KM_ATOM_PARAM, -1)) {
+                sk_doubt(k, "the shared-memory subscript at line %u depends on a scalar parameter, whose "
+                         "value is invented: it may leave the shared array (give the sizes the program uses)",
+                         ac[i].line);
+                break;
+            }
+    }
     if (all_program)
         sk_note(k, "sizes from the launch site at %s:%d", file, site_line);
     else
@@ -3802,10 +4495,15 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     long long index_limit[HK_MAX_ARGS] = { 0 };
     const json_t *const size_sets[2] = { s0, s1 };
     int kg_line = 0;
+    bool index_compared[HK_MAX_ARGS] = { 0 };
     if (gather_line && kg_gathers(k, f, bs, be, counts, size_sets, 2, gather ? (int)gather_line : 0,
-                                  index_limit, &kg_line)) {
+                                  index_limit, &kg_line, index_compared)) {
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++)
-            if (index_limit[i])
+            if (index_limit[i] && index_compared[i])
+                sk_note(k, "values of %s in [0, %lld]: the kernel compares them with a remainder by a "
+                        "size (a class label), and every subscript they feed (line %d) stays inside its "
+                        "buffer at every size set", f->params[i].name, index_limit[i] - 1, kg_line);
+            else if (index_limit[i])
                 sk_note(k, "values of %s in [0, %lld]: it is the lowest digit of a subscript whose other "
                         "terms are multiples of a size (line %d), and every subscript it feeds stays "
                         "inside its buffer at every size set", f->params[i].name, index_limit[i] - 1, kg_line);
@@ -3919,6 +4617,26 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     constants = NULL;
     ok &= json_object_set_new(launch, "grid", sk_dims_json(grid, n_grid)) == 0;
     ok &= json_object_set_new(launch, "block", sk_dims_json(block, n_block)) == 0;
+    int dyn_line = sk_dynamic_shared(k, f);
+    if (dyn_line) {
+        /* extern __shared__ (or a SharedMemory<T>() helper) has the bytes the launch
+         * gives: without them every shared access is out of bounds */
+        long tsize = n_tp ? sk_type_size(tactual[0]) : 0;
+        char *sh = site && site->shmem ? sk_shmem(k, site, tsize, n_tp ? tparams[0] : "") : NULL;
+        expr *x = NULL;
+        expr_value v;
+        bool constant = sh && expr_parse(sh, &x, NULL, 0) == HK_OK && expr_eval(x, NULL, 0, &v, NULL, 0) == HK_OK &&
+                        !v.is_float && v.i > 0;
+        expr_free(x);
+        if (constant || (sh && sk_sizes_or_block(k, sh, block_val))) {
+            ok &= json_object_set_new(launch, "shmem", constant ? json_integer(v.i) : json_string(sh)) == 0;
+            sk_note(k, "dynamic shared memory from the launch site at %s:%d", file, site_line);
+        } else {
+            sk_doubt(k, "%s uses dynamic shared memory (line %d) and %s: how many bytes it needs is not known",
+                     f->name, dyn_line, site && site->shmem ? "the launch's size could not be read" : "no launch gives its size");
+        }
+        hk_free(sh);
+    }
     ok &= json_object_set_new(root, "launch", launch) == 0;
     if (bytes_ok && bytes[0]) {
         ok &= json_object_set_new(root, "bytes", json_string(bytes)) == 0;

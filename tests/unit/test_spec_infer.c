@@ -473,19 +473,232 @@ static void launch_site_in_a_sibling_file(void **state)
     spec_inference_free(&inf);
 }
 
-/* out += r; out[0] = s: the subscript says one element, the kernel writes rows of them. The
- * count is not taken from the subscripts: a doubt, never a sure count of 1. */
-static void a_moved_pointer_has_no_count_from_its_subscripts(void **state)
+/* out += r; out[0] = s: the subscript says one element, the kernel writes rows of them.
+ * The move, once and unconditional, is put into the subscripts: rows elements, never 1.
+ * A move under a condition, a second move, or one in an ordinary loop leave the count a
+ * doubt. */
+static void a_moved_pointer_counts_with_its_move(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "rows", "cols", "n", "shift" };
+    static const long long values[] = { 37, 11, 0, 0 };
+    spec_inference inf;
+    infer(DATA("moved_pointer.cu"), "row_sum", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "count of out from the kernel model's index forms in row_sum (its move "
+                               "at line 9 put in)"));
+    assert_int_equal(eval(field(inf.spec, 0, "count"), names, values, 2), 37 * 11);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, values, 2), 37);
+    spec_inference_free(&inf);
+    static const char *const doubtful[] = { "maybe_shift", "twice", "walk_rows" };
+    for (size_t i = 0; i < HK_ARRAY_LEN(doubtful); i++) {
+        infer(DATA("moved_pointer.cu"), doubtful[i], &inf);
+        assert_true(has_note(&inf, "out is moved at line"));
+        assert_true(has_doubt(&inf, "how many elements out has"));
+        spec_inference_free(&inf);
+    }
+}
+
+/* Point-cloud kernels (a batch per blockIdx.y, a grid-stride loop, every pointer moved to
+ * the thread's slice): counts from the moves, and a gather through a moved pointer whose
+ * index is the lowest digit of the moved subscript gets its range. With a launch grid
+ * that lets a thread loop again the moves add up: a doubt. */
+static void moves_in_a_grid_stride_loop(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "batch", "queries", "refs" };
+    static const long long values[] = { 3, 50, 70 };
+    spec_inference inf;
+    infer(DATA("moved_batch.cu"), "closest", &inf);
+    no_doubts(&inf);
+    assert_int_equal(eval(field(inf.spec, 3, "count"), names, values, 3), 3 * 50 * 3);
+    assert_int_equal(eval(field(inf.spec, 4, "count"), names, values, 3), 3 * 70 * 3);
+    assert_int_equal(eval(field(inf.spec, 5, "count"), names, values, 3), 3 * 50);
+    assert_int_equal(eval(field(inf.spec, 6, "count"), names, values, 3), 3 * 50);
+    assert_string_equal(field(inf.spec, 5, "kind"), "output");
+    spec_inference_free(&inf);
+
+    static const char *const pn[] = { "batch", "chans", "points", "picks" };
+    static const long long pv[] = { 2, 5, 40, 9 };
+    infer(DATA("moved_batch.cu"), "pick_features", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "values of pick in [0, 16]"));
+    assert_string_equal(field(inf.spec, 5, "dist"), "int(0,16)");
+    assert_int_equal(eval(field(inf.spec, 5, "count"), pn, pv, 4), 2 * 9);
+    assert_int_equal(eval(field(inf.spec, 6, "count"), pn, pv, 4), 2 * 5 * 9);
+    spec_inference_free(&inf);
+
+    infer(DATA("moved_batch.cu"), "closest_fixed", &inf);
+    assert_true(has_note(&inf, "grid from the launch site"));
+    assert_true(has_doubt(&inf, "how many elements best has"));
+    spec_inference_free(&inf);
+}
+
+/* Allocation sizes in a local of the launcher (`size_t volume = ...; cudaMalloc(&d,
+ * volume)`) are read through it; a local set twice is not. */
+static void allocation_sizes_through_a_local(void **state)
 {
     (void)state;
     spec_inference inf;
-    infer(DATA("moved_pointer.cu"), "row_sum", &inf);
-    assert_true(has_note(&inf, "out is moved at line 9"));
-    bool doubt = false;
-    for (size_t i = 0; i < inf.n_doubts; i++)
-        doubt |= strstr(inf.doubts[i], "how many elements out has") != NULL;
-    assert_true(doubt);
-    assert_string_not_equal(field(inf.spec, 1, "count"), "0 + 1");
+    infer(DATA("size_local.cu"), "column_step", &inf);
+    no_doubts(&inf);
+    assert_string_equal(field(inf.spec, 0, "count"), "w*h");
+    assert_string_equal(field(inf.spec, 2, "count"), "w*h*d");
+    assert_true(has_note(&inf, "count of dst from its allocation at line 18"));
+    spec_inference_free(&inf);
+    infer(DATA("size_local.cu"), "scale", &inf);
+    assert_false(has_note(&inf, "count of v from its allocation"));
+    spec_inference_free(&inf);
+}
+
+/* No bounds check: the thread index is below the threads launched, grid times block. A
+ * 1D kernel with no size at all then needs no launch to be sure (its counts follow any
+ * grid); a 2D one whose y grid nothing gives stays a doubt, and so does one whose guard
+ * the count cannot read (threads past it write nothing). */
+static void counts_follow_the_threads_launched(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("threads.cu"), "blend", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "grid guessed over n: blend has no bounds check, and every count follows"));
+    json_t *g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_string_equal(json_string_value(g), "ceil_div(n, block_x)");
+    static const char *const names[] = { "n" };
+    static const long long v1[] = { 4096 }, v2[] = { 4000 };
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(eval(field(inf.spec, i, "count"), names, v1, 1), 4096);
+        assert_int_equal(eval(field(inf.spec, i, "count"), names, v2, 1), 4096); /* 16 blocks */
+    }
+    spec_inference_free(&inf);
+    infer(DATA("threads.cu"), "plane", &inf);
+    assert_true(has_doubt(&inf, "no launch site or bounds check says how many blocks plane needs"));
+    spec_inference_free(&inf);
+    infer(DATA("threads.cu"), "swap_pairs", &inf);
+    assert_true(has_doubt(&inf, "how many elements out has"));
+    spec_inference_free(&inf);
+    /* bounds-checked (i < n) with blockIdx.x * tile: the guess is no grid the counts follow */
+    infer(DATA("odd_stride.cu"), "copy_tiles", &inf);
+    assert_true(has_doubt(&inf, "no launch site or bounds check says how many blocks copy_tiles needs"));
+    spec_inference_free(&inf);
+    /* a launch grid in sizes: n / 256 blocks of 256 are n elements */
+    infer(DATA("size_local.cu"), "scale", &inf);
+    no_doubts(&inf);
+    static const char *const sn[] = { "n" };
+    static const long long sv[] = { 8192 };
+    assert_int_equal(eval(field(inf.spec, 0, "count"), sn, sv, 1), 8192);
+    spec_inference_free(&inf);
+}
+
+/* cuda-samples' scan: a shared array subscripted with a scalar parameter (s[pos + size])
+ * stays inside only for the values the program passes: with invented sizes, a doubt. */
+static void shared_subscript_by_an_invented_size(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("threads.cu"), "segment_scan", &inf);
+    assert_true(has_doubt(&inf, "the shared-memory subscript at line"));
+    spec_inference_free(&inf);
+}
+
+/* A Gaussian elimination step: its bounds n - 1 - k and n - k need a small k (invented as
+ * 1 and 3, so the grid stays positive), and its launcher rounds up with a remainder test,
+ * `(n / tile) + (!(n % tile ? 0 : 1))`, read as ceil_div. */
+static void offsets_and_round_up_spelled_with_a_remainder(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("elimination.cu"), "eliminate", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "grid from the launch site at elimination.cu:24"));
+    json_t *g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    static const char *const names[] = { "n" };
+    static const long long v[] = { 1001 };
+    assert_int_equal(eval(json_string_value(json_array_get(g, 0)), names, v, 1), 251);
+    json_t *s0 = json_array_get(json_object_get(inf.spec, "sizes"), 0);
+    assert_int_equal(json_integer_value(json_object_get(s0, "k")), 1);
+    spec_inference_free(&inf);
+    infer(DATA("elimination.cu"), "eliminate_alone", &inf);
+    no_doubts(&inf);
+    g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_string_equal(json_string_value(json_array_get(g, 0)), "ceil_div((-k+n-1), block_x)");
+    s0 = json_array_get(json_object_get(inf.spec, "sizes"), 1);
+    assert_int_equal(json_integer_value(json_object_get(s0, "k")), 3);
+    spec_inference_free(&inf);
+}
+
+/* reduce0<T> launched inside `template <class T> void sums(...)`, explicitly instantiated
+ * for int and float: T is float. Its shared scratch is extern (through a __device__
+ * helper): the launch's size is the spec's shmem, through a launcher local, with the block's
+ * variable as block_x and a conditional as its larger branch; a kernel with no launch to
+ * say it is a doubt, never a spec without shmem. */
+static void launcher_template_and_dynamic_shared_memory(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("launcher_template.cu"), "block_sums", &inf);
+    assert_true(has_note(&inf, "template argument T = float: the launch at launcher_template.cu:26 passes T, "
+                               "a type parameter of its launcher sums"));
+    assert_string_equal(json_string_value(json_array_get(json_object_get(inf.spec, "template_args"), 0)), "float");
+    /* threads * sizeof(T), threads the block's x: block_x * 4 bytes */
+    no_doubts(&inf);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(inf.spec, "launch"), "shmem")),
+                        "block_x*4");
+    spec_inference_free(&inf);
+    infer(DATA("launcher_template.cu"), "block_sums_branch", &inf);
+    no_doubts(&inf);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(inf.spec, "launch"), "shmem")),
+                        "max(2*block_x*4, block_x*4)");
+    spec_inference_free(&inf);
+    infer(DATA("launcher_template.cu"), "block_sums_fixed", &inf);
+    assert_false(has_doubt(&inf, "dynamic shared memory"));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(inf.spec, "launch"), "shmem")), 1024);
+    spec_inference_free(&inf);
+    infer(DATA("launcher_template.cu"), "volatile_scratch", &inf);
+    assert_true(has_doubt(&inf, "volatile_scratch uses dynamic shared memory (line 57) and no launch gives its size"));
+    spec_inference_free(&inf);
+}
+
+/* Block-stride loops (for (c = threadIdx.x; c < cols; c += STEP)): the variable is below
+ * the bound inside the body, so a row of cols per block counts rows * cols. A kernel
+ * templated on its block and launched in `case 512:` of a switch on the block runs with
+ * 512 threads. */
+static void block_stride_loops_and_a_switch_on_the_block(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "cols", "rows" };
+    static const long long v[] = { 300, 7 };
+    spec_inference inf;
+    infer(DATA("block_loops.cu"), "scale_rows", &inf);
+    no_doubts(&inf);
+    assert_int_equal(eval(field(inf.spec, 0, "count"), names, v, 2), 2100);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 2), 2100);
+    spec_inference_free(&inf);
+    infer(DATA("block_loops.cu"), "row_max", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "block 512: the launch at block_loops.cu:38 is under `case 512:`"));
+    /* `unsigned int threads`: the parameter is threads, not int */
+    assert_true(has_note(&inf, "template argument threads = 512 from the launch site"));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(inf.spec, "launch"), "block")), 512);
+    assert_int_equal(eval(field(inf.spec, 0, "count"), names, v, 2), 2100);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 2), 7);
+    spec_inference_free(&inf);
+}
+
+/* A label read from a buffer and compared with a remainder by the class count (`l == e %
+ * classes`) is a class: its gather class_w[l] gets int(0, classes - 1) inputs. Without
+ * such a comparison the gather stays a doubt. */
+static void a_label_compared_with_a_class_index(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("class_label.cu"), "weighted_hits", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "values of label in [0, 1002]: the kernel compares them with a remainder"));
+    assert_string_equal(field(inf.spec, 2, "dist"), "int(0,1002)");
+    spec_inference_free(&inf);
+    infer(DATA("class_label.cu"), "weighted_any", &inf);
+    assert_true(has_doubt(&inf, "the subscript at line 21 is a value read from a buffer"));
     spec_inference_free(&inf);
 }
 
@@ -768,7 +981,15 @@ int main(void)
         cmocka_unit_test(grid_and_flops_from_a_copied_index),
         cmocka_unit_test(grid_from_a_grid_stride_loop),
         cmocka_unit_test(launch_site_in_a_sibling_file),
-        cmocka_unit_test(a_moved_pointer_has_no_count_from_its_subscripts),
+        cmocka_unit_test(a_moved_pointer_counts_with_its_move),
+        cmocka_unit_test(moves_in_a_grid_stride_loop),
+        cmocka_unit_test(allocation_sizes_through_a_local),
+        cmocka_unit_test(counts_follow_the_threads_launched),
+        cmocka_unit_test(shared_subscript_by_an_invented_size),
+        cmocka_unit_test(offsets_and_round_up_spelled_with_a_remainder),
+        cmocka_unit_test(launcher_template_and_dynamic_shared_memory),
+        cmocka_unit_test(block_stride_loops_and_a_switch_on_the_block),
+        cmocka_unit_test(a_label_compared_with_a_class_index),
         cmocka_unit_test(more_than_sixteen_size_variables),
         cmocka_unit_test(template_arguments_from_an_explicit_instantiation),
         cmocka_unit_test(a_block_scaled_by_a_runtime_value_is_a_doubt),
