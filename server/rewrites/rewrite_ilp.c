@@ -340,10 +340,10 @@ static bool read_header(il_scan *s, il_loop *L)
     } else
         return refuse(s, pa < pb ? pa : k, "stride", "the step is not `%.*s += stride`", TOK(ts, L->v));
     L->s_b = pb;
-    if (has_loose_op(ts, L->s_a, L->s_b) || top_level(ts, L->s_a, L->s_b, "-") < L->s_b ||
-        top_level(ts, L->s_a, L->s_b, "+") < L->s_b)
-        return refuse(s, L->s_a, "stride", "the stride `%.*s` is not one product (write it in parentheses)",
-                      SPAN(ts, L->s_a, L->s_b));
+    /* any expression otherwise: the lanes read it in parentheses */
+    if (rwl_writes_any(ts, L->s_a, L->s_b) || top_level(ts, L->s_a, L->s_b, ",") < L->s_b)
+        return refuse(s, L->s_a, "stride", "the step `%.*s` does more than add a stride",
+                      SPAN(ts, L->step_a, L->step_b));
     for (size_t q = L->s_a; q < L->s_b; q++) {
         if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, L->v))
             return refuse(s, q, "stride", "the stride `%.*s` moves with the counter", SPAN(ts, L->s_a, L->s_b));
