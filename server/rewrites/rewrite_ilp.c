@@ -643,13 +643,8 @@ static bool read_body(il_scan *s, il_loop *L)
         return refuse(s, L->acc_a, "accumulator", "the sum goes into `%.*s`, declared as neither a scalar nor "
                                                   "an array or pointer of scalars", SPAN(ts, L->acc_a, L->acc_b));
     }
-    if (!L->type[0]) {   /* declarations that disagree: the accumulator's own type */
-        char *acc = rwl_tok_text(ts, L->acc_a, L->acc_b);
-        if (!acc)
-            return refuse(s, L->acc_a, "accumulator", "out of memory");
-        snprintf(L->type, sizeof L->type, "decltype(+(%s))", acc);
-        hk_free(acc);
-    }
+    if (!L->type[0])   /* declarations that disagree: the accumulator's own type */
+        snprintf(L->type, sizeof L->type, "decltype(+(%.*s))", SPAN(ts, L->acc_a, L->acc_b));
     static const char *const no[] = {"bool", "auto", "float2", "float4", "double2", "int2", "int4",
                                      "half2", "__half2", "__nv_bfloat162"};
     for (size_t i = 0; i < HK_ARRAY_LEN(no); i++)
