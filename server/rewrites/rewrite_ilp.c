@@ -340,10 +340,10 @@ static bool read_header(il_scan *s, il_loop *L)
     } else
         return refuse(s, pa < pb ? pa : k, "stride", "the step is not `%.*s += stride`", TOK(ts, L->v));
     L->s_b = pb;
-    if (has_loose_op(ts, L->s_a, L->s_b) || top_level(ts, L->s_a, L->s_b, "-") < L->s_b ||
-        top_level(ts, L->s_a, L->s_b, "+") < L->s_b)
-        return refuse(s, L->s_a, "stride", "the stride `%.*s` is not one product (write it in parentheses)",
-                      SPAN(ts, L->s_a, L->s_b));
+    /* any expression otherwise: the lanes read it in parentheses */
+    if (rwl_writes_any(ts, L->s_a, L->s_b) || top_level(ts, L->s_a, L->s_b, ",") < L->s_b)
+        return refuse(s, L->s_a, "stride", "the step `%.*s` does more than add a stride",
+                      SPAN(ts, L->step_a, L->step_b));
     for (size_t q = L->s_a; q < L->s_b; q++) {
         if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, L->v))
             return refuse(s, q, "stride", "the stride `%.*s` moves with the counter", SPAN(ts, L->s_a, L->s_b));
@@ -643,13 +643,8 @@ static bool read_body(il_scan *s, il_loop *L)
         return refuse(s, L->acc_a, "accumulator", "the sum goes into `%.*s`, declared as neither a scalar nor "
                                                   "an array or pointer of scalars", SPAN(ts, L->acc_a, L->acc_b));
     }
-    if (!L->type[0]) {   /* declarations that disagree: the accumulator's own type */
-        char *acc = rwl_tok_text(ts, L->acc_a, L->acc_b);
-        if (!acc)
-            return refuse(s, L->acc_a, "accumulator", "out of memory");
-        snprintf(L->type, sizeof L->type, "decltype(+(%s))", acc);
-        hk_free(acc);
-    }
+    if (!L->type[0])   /* declarations that disagree: the accumulator's own type */
+        snprintf(L->type, sizeof L->type, "decltype(+(%.*s))", SPAN(ts, L->acc_a, L->acc_b));
     static const char *const no[] = {"bool", "auto", "float2", "float4", "double2", "int2", "int4",
                                      "half2", "__half2", "__nv_bfloat162"};
     for (size_t i = 0; i < HK_ARRAY_LEN(no); i++)
