@@ -13,7 +13,7 @@
 #include "core/hk.h"
 #include "rewrites/rewrite_lex.h"
 
-#define LINE(k) line_of(p->text, ts->t[(k)].start)
+#define LINE(k) rwl_line_at(p->text, ts->t[(k)].start)
 
 /* ---- tables ---- */
 
@@ -209,15 +209,6 @@ static bool tok_in(const rw_toks *ts, size_t k, const char *const *list, size_t 
 static size_t tok_len(const rw_toks *ts, size_t k)
 {
     return ts->t[k].end - ts->t[k].start;
-}
-
-/* 1-based line of byte: counted only for the one refusal reported, so O(n) is fine. */
-static int line_of(const char *text, uint32_t byte)
-{
-    int line = 1;
-    for (uint32_t i = 0; i < byte; i++)
-        line += text[i] == '\n';
-    return line;
 }
 
 /* The first token starting at or after byte. */
@@ -776,7 +767,7 @@ static int check_casts(promoter *p, const an_function *f, size_t a, size_t b)
     for (size_t k = a; k < b && !p->out->reason[0]; k++) {
         if (rwl_tok_is_ident(ts, k, "union")) {
             refuse(p->out, "union (line %d) in '%s': a float member would be read through "
-                   "another type", line_of(p->text, ts->t[k].start), f->name);
+                   "another type", rwl_line_at(p->text, ts->t[k].start), f->name);
             break;
         }
         /* ( TYPE... * ) operand, TYPE not float or double */
@@ -804,7 +795,7 @@ static int check_casts(promoter *p, const an_function *f, size_t a, size_t b)
                     return HK_ENOMEM;
                 refuse(p->out, "cast of float '%.*s' to '%s' (line %d) in '%s': the pointee "
                        "would be a double's bytes", (int)tok_len(ts, o), p->text + ts->t[o].start, ty,
-                       line_of(p->text, ts->t[k].start), f->name);
+                       rwl_line_at(p->text, ts->t[k].start), f->name);
                 hk_free(ty);
                 break;
             }
@@ -826,7 +817,7 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
             for (size_t k = a; k < c && k < b; k++)
                 if (rwl_tok_is_ident(ts, k, "float"))
                     refuse(out, "template parameter of device function '%s' (line %d) defaults "
-                           "to float", f->name, line_of(p->text, ts->t[k].start));
+                           "to float", f->name, rwl_line_at(p->text, ts->t[k].start));
         a = c < b ? c + 1 : b;
     }
     /* Dynamic shared memory is carved by the kernel (sizeof(float) offsets, float arrays)
@@ -928,7 +919,7 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
         const decl_name *mac = names_find(&p->macros, p->text, s, l);
         if (mac && mac->why) {
             refuse(out, "macro '%.*s' (line %d), used in '%s' (line %d), holds float code ('%s'): "
-                   "it is not promoted", (int)l, s, line_of(p->text, mac->name_start), f->name, LINE(k), mac->what);
+                   "it is not promoted", (int)l, s, rwl_line_at(p->text, mac->name_start), f->name, LINE(k), mac->what);
             continue;
         }
         const decl_name *fs = mac ? NULL : names_find(&p->file_names, p->text, s, l);
@@ -938,7 +929,7 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
                 is_func |= strlen(p->m->funcs[g].name) == l && !memcmp(p->m->funcs[g].name, s, l);
             if (!is_func)
                 refuse(out, "%s '%.*s' (line %d), used in '%s' (line %d): it stays float in "
-                       "the shadow", fs->why, (int)l, s, line_of(p->text, fs->name_start), f->name, LINE(k));
+                       "the shadow", fs->why, (int)l, s, rwl_line_at(p->text, fs->name_start), f->name, LINE(k));
         }
     }
     return rc;

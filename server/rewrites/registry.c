@@ -149,16 +149,6 @@ static const construct_rule rules[] = {
      W("expf", "logf", "sinf", "cosf", "powf", "__expf", "exp", "pow"), false, false},
 };
 
-/* 1-based line of byte b of text. */
-static int line_of(const char *text, size_t len, size_t b)
-{
-    int line = 1;
-    for (size_t i = 0; i < b && i < len; i++)
-        if (text[i] == '\n')
-            line++;
-    return line;
-}
-
 static bool reason_names(const char *reason, const char *const *words)
 {
     for (size_t i = 0; words[i]; i++)
@@ -255,7 +245,7 @@ void rw_refusal_locate(const rw_context *ctx, const char *text, rw_refusal *why)
         body++;
     if (!line && lexed && body + 1 < ts.n && reason_names(reason, missing_start)) {
         construct = statement_construct(&ts, body + 1);
-        line = line_of(ctx->text, ctx->len, ts.t[body + 1].start);
+        line = rwl_line_at(ctx->text, ts.t[body + 1].start);
     }
     for (size_t r = 0; !line && f && r < HK_ARRAY_LEN(rules); r++) {
         if (!reason_names(reason, rules[r].words))
@@ -265,13 +255,13 @@ void rw_refusal_locate(const rw_context *ctx, const char *text, rw_refusal *why)
                         : -1;
         if (at < 0)
             continue;
-        line = line_of(ctx->text, ctx->len, (size_t)at);
+        line = rwl_line_at(ctx->text, (size_t)at);
         construct = rules[r].construct;
     }
     if (!line && f) {
         /* nothing the reason names is in the body: the matching stopped at its start */
         bool first = lexed && body + 1 < ts.n;
-        line = line_of(ctx->text, ctx->len, first ? ts.t[body + 1].start : f->body_span.start_byte);
+        line = rwl_line_at(ctx->text, first ? ts.t[body + 1].start : f->body_span.start_byte);
         construct = first ? statement_construct(&ts, body + 1) : "kernel body";
     }
     rwl_toks_free(&ts);

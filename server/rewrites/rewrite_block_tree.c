@@ -212,15 +212,6 @@ static bool interleaved_guard(const km_kernel *k, const km_guard *g, km_form wid
                                    (form_is_atom(o->args[1], tid) && form_scaled(o->args[0], 2, s, -1)));
 }
 
-/* 1-based line of byte off in text. */
-static uint32_t line_at(const char *text, uint32_t off)
-{
-    uint32_t line = 1;
-    for (uint32_t i = 0; i < off; i++)
-        line += text[i] == '\n';
-    return line;
-}
-
 /* The one shared tree of the kernel and its checks: NULL, or the reason in why. (A called
  * __device__ function's accesses are the model's at the call's line: checked as well.) */
 static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n)
@@ -344,7 +335,7 @@ static bool loop_tokens(const char *text, const rw_toks *ts, uint32_t line, size
 {
     for (size_t k = 0; k < ts->n; k++) {
         if (!(rwl_tok_is(ts, k, "for") || rwl_tok_is(ts, k, "while") || rwl_tok_is(ts, k, "do")) ||
-            line_at(text, ts->t[k].start) != line)
+            (uint32_t)rwl_line_at(text, ts->t[k].start) != line)
             continue;
         *a = k;
         *b = rwl_stmt_end(ts, k, ts->n - 1);

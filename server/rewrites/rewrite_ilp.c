@@ -56,31 +56,8 @@ typedef struct {
     char type[IL_TYPE];       /* the partial sums' type */
 } il_loop;
 
-static int line_at(const char *text, uint32_t b)
-{
-    int line = 1;
-    for (uint32_t i = 0; i < b; i++)
-        if (text[i] == '\n')
-            line++;
-    return line;
-}
-
-/* Records the refusal (the first one wins) and returns false, for `return refuse(...)`. */
-static bool refuse(il_scan *s, size_t k, const char *construct, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static bool refuse(il_scan *s, size_t k, const char *construct, const char *fmt, ...)
-{
-    if (s->why[0])
-        return false;
-    int line = k < s->ts->n ? line_at(s->text, s->ts->t[k].start) : 1;
-    int n = snprintf(s->why, sizeof s->why, "%s at line %d: ", construct, line);
-    va_list ap;
-    va_start(ap, fmt);
-    if (n > 0 && (size_t)n < sizeof s->why)
-        vsnprintf(s->why + n, sizeof s->why - (size_t)n, fmt, ap);
-    va_end(ap);
-    return false;
-}
+/* The first refusal wins (rwl_refuse); false, for `return refuse(...)`. */
+#define refuse(s, k, ...) rwl_refuse((s)->why, sizeof (s)->why, (s)->ts, (s)->text, (k), __VA_ARGS__)
 
 #define TOK(ts, k) (int)((ts)->t[k].end - (ts)->t[k].start), (ts)->text + (ts)->t[k].start
 /* the source text of tokens [a, b), for messages (a < b) */
@@ -361,7 +338,7 @@ static const km_loop *model_loop(const il_scan *s, const il_loop *L)
 {
     size_t n = 0;
     const km_loop *lp = km_loops(s->km, &n);
-    uint32_t line = (uint32_t)line_at(s->text, s->ts->t[L->loop_a].start);
+    uint32_t line = (uint32_t)rwl_line_at(s->text, s->ts->t[L->loop_a].start);
     for (size_t i = 0; i < n; i++)
         if (lp[i].line == line)
             return &lp[i];
@@ -828,7 +805,7 @@ int rw_ilp_accumulators(const char *text, size_t len, const an_model *m, size_t 
     if (rc) {
         rc = rwl_not_applicable(out, hk_asprintf("ilp_accumulators not applicable to kernel %s: kernel body at "
                                                  "line %d: the kernel model cannot be built: %s", f->name,
-                                                 line_at(text, f->body_span.start_byte), kwhy));
+                                                 rwl_line_at(text, f->body_span.start_byte), kwhy));
         goto out;
     }
     il_scan s = {.text = text, .ts = &ts, .f = f, .km = km};
@@ -872,7 +849,7 @@ int rw_ilp_accumulators(const char *text, size_t len, const an_model *m, size_t 
             rc = rwl_edits_add(&es, ts.t[L.loop_a].start, ts.t[L.loop_b - 1].end, nb.data);
         if (!rc)
             rc = hk_buf_printf(&what, "%s`%.*s` (line %d)", n_done ? ", " : "", SPAN(&ts, L.acc_a, L.acc_b),
-                               line_at(text, ts.t[k].start));
+                               rwl_line_at(text, ts.t[k].start));
         hk_buf_free(&nb);
         n_done++;
         k = L.loop_b - 1;
@@ -886,10 +863,10 @@ int rw_ilp_accumulators(const char *text, size_t len, const an_model *m, size_t 
         else if (first_loop != SIZE_MAX && !any_strided)
             snprintf(why, sizeof why, "loop at line %d: no loop is strided over the threads (`for (i = "
                                       "threadIdx.x; i < n; i += stride)` or a while loop so)",
-                     line_at(text, ts.t[first_loop].start));
+                     rwl_line_at(text, ts.t[first_loop].start));
         else
             snprintf(why, sizeof why, "kernel body at line %d: no for or while loop in the kernel's text (one a "
-                                      "macro hides is not read)", line_at(text, f->body_span.start_byte));
+                                      "macro hides is not read)", rwl_line_at(text, f->body_span.start_byte));
         rc = rwl_not_applicable(out, hk_asprintf("ilp_accumulators not applicable to kernel %s: %s", f->name, why));
         goto out;
     }

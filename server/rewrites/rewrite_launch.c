@@ -140,14 +140,6 @@ int rw_launch_from_json(const json_t *launch, const json_t *base, rw_launch *out
 
 /* ------------------------------------------------------------------ small helpers */
 
-static int line_at(const char *text, uint32_t off)
-{
-    int line = 1;
-    for (uint32_t i = 0; i < off; i++)
-        line += text[i] == '\n';
-    return line;
-}
-
 /* The last part of a possibly qualified name. */
 static const char *last_part(const char *name)
 {
@@ -1292,7 +1284,7 @@ static int do_site(job *j, site *st, const espan *allowed, size_t n_allowed, boo
                 rc = refuse(j, hk_asprintf("launch of %s at line %d: its block is %s, which is "
                                            "also used at line %d: set the block by hand",
                                            j->kernel, st->line, block_name,
-                                           line_at(text, other)));
+                                           rwl_line_at(text, other)));
                 goto out;
             }
             if (w->block[1] != 1 || w->block[2] != 1) {
@@ -1434,7 +1426,7 @@ static char *fix_lines(const char *s, const char *ntext, const rw_edits *es)
         for (size_t i = 0; i < es->n; i++)
             if (es->e[i].start < off && es->e[i].end <= off)
                 delta += (long long)strlen(es->e[i].repl) - (es->e[i].end - es->e[i].start);
-        rc = hk_buf_printf(&b, "%d", line_at(ntext, (uint32_t)((long long)off + delta)));
+        rc = hk_buf_printf(&b, "%d", rwl_line_at(ntext, (uint32_t)((long long)off + delta)));
         p = end - 1;
     }
     if (rc) {
@@ -1458,7 +1450,7 @@ static int fill_report(rw_launch_report *rep, const char *text, const rw_edits *
         rw_launch_edit *o = &rep->edits[rep->n_edits++];
         o->start = e->start;
         o->end = e->end;
-        o->line = line_at(text, e->start);
+        o->line = rwl_line_at(text, e->start);
         if (!(o->text = hk_strdup(e->repl)))
             return HK_ENOMEM;
         size_t ns = (size_t)((long long)e->start + delta);
@@ -1526,7 +1518,7 @@ int rw_launch_config(const char *text, size_t len, const an_model *m, const char
         site *st = &sites[n_sites++];
         st->la = la;
         st->caller = la->caller >= 0 && (size_t)la->caller < m->n_funcs ? la->caller : -1;
-        st->line = line_at(text, la->span.start_byte);
+        st->line = rwl_line_at(text, la->span.start_byte);
         any_hip = any_hip || la->form == AN_LAUNCH_HIP;
         rc = site_locate(text, st);
         if (rc == HK_ENOMEM)

@@ -5,6 +5,7 @@
 #include "core/hk.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -823,4 +824,27 @@ int rwl_render(struct hk_buf *b, const char *tpl, const char *const *kv)
         p += best;
     }
     return HK_OK;
+}
+
+int rwl_line_at(const char *text, size_t b)
+{
+    int line = 1;
+    for (size_t i = 0; i < b; i++)
+        line += text[i] == '\n';
+    return line;
+}
+
+bool rwl_refuse(char *why, size_t n, const rw_toks *ts, const char *text, size_t k,
+                const char *construct, const char *fmt, ...)
+{
+    if (why[0])
+        return false;
+    int line = k < ts->n ? rwl_line_at(text, ts->t[k].start) : 1;
+    int w = snprintf(why, n, "%s at line %d: ", construct, line);
+    va_list ap;
+    va_start(ap, fmt);
+    if (w > 0 && (size_t)w < n)
+        vsnprintf(why + w, n - (size_t)w, fmt, ap);
+    va_end(ap);
+    return false;
 }

@@ -150,6 +150,14 @@ int rwl_edits_add(rw_edits *es, uint32_t start, uint32_t end, const char *repl);
  * buffer of the final size. Overlapping edits are a bug: HK_EINVAL. */
 int rwl_edits_apply(const char *text, size_t len, rw_edits *es, char **out, size_t *out_len);
 
+/* 1-based line of byte b of text (counted up to b: for the one refusal reported). */
+int rwl_line_at(const char *text, size_t b);
+/* A rewrite's refusal "CONSTRUCT at line N: ...", N the line of token k of ts (1 when k is
+ * past the tokens), written into why (n bytes) unless why already holds one: the first
+ * wins. Returns false, for `return rwl_refuse(...)`. */
+bool rwl_refuse(char *why, size_t n, const rw_toks *ts, const char *text, size_t k,
+                const char *construct, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
 int rwl_not_applicable(rw_result *out, char *why);
 
 int rwl_check_kernel(const char *text, size_t len, const an_model *m, size_t kernel,

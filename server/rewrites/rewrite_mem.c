@@ -45,14 +45,6 @@ static void line_indent(const char *text, uint32_t pos, char *ind, size_t size)
     ind[n] = '\0';
 }
 
-static unsigned line_of(const char *text, uint32_t pos)
-{
-    unsigned l = 1;
-    for (uint32_t q = 0; q < pos; q++)
-        l += text[q] == '\n';
-    return l;
-}
-
 static bool tok_eq(const rw_toks *ts, size_t k, const char *s, size_t l)
 {
     return k < ts->n && ts->t[k].end - ts->t[k].start == l && memcmp(ts->text + ts->t[k].start, s, l) == 0;
@@ -1285,7 +1277,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
                                         "or %s[s * %s + k] (another index, a dereference or the pointer "
                                         "itself) and %s, so its elements are not the thread's own: only a "
                                         "pointer the kernel never writes is read per element at another "
-                                        "index", line_of(text, ts.t[at].start), pp->name, pp->name, sh.idx,
+                                        "index", rwl_line_at(text, ts.t[at].start), pp->name, pp->name, sh.idx,
                                         pp->name, sh.idx, gwhy);
                 break;
             }
@@ -2400,7 +2392,7 @@ int rw_unroll(const char *text, size_t len, const an_model *m, size_t kernel, in
         if (!inner)
             continue;
         n_for++;
-        unsigned line = line_of(text, ts.t[k].start);
+        unsigned line = rwl_line_at(text, ts.t[k].start);
         bool first;
         if (pragma_above(text, ts.t[k].start, &first)) {
             if ((rc = hk_buf_printf(&had, "%s%u", had.len ? ", " : "", line)))

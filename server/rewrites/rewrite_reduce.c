@@ -428,15 +428,6 @@ static const char tpl_reduce_body[] =
     PT_WARP
     RD_BLOCK_TAIL;
 
-/* 1-based line of byte off in text. */
-static uint32_t line_of(const char *text, uint32_t off)
-{
-    uint32_t line = 1;
-    for (uint32_t i = 0; i < off; i++)
-        line += text[i] == '\n';
-    return line;
-}
-
 /* An atomic of any kind (atomicAdd, atomicCAS, atomicAdd_block, ...) at token k. */
 static bool is_any_atomic(const rw_toks *ts, size_t k)
 {
@@ -500,14 +491,14 @@ static const char *find_atomic(const char *text, const an_function *f, const rw_
             continue;
         if (at != ts->n) {
             snprintf(why, n, "line %u: a second atomic: one atomic per thread is what becomes a register",
-                     line_of(text, ts->t[k].start));
+                     rwl_line_at(text, ts->t[k].start));
             return why;
         }
         at = k;
     }
     if (at == ts->n)
         return "no atomic in the kernel's own text (one in a macro or a called function is not rewritten)";
-    uint32_t line = line_of(text, ts->t[at].start);
+    uint32_t line = rwl_line_at(text, ts->t[at].start);
     mt->line = line;
     if (!atomic_name(ts, at, &mt->r)) {
         snprintf(why, n, "line %u: the atomic is not atomicAdd, atomicMax or atomicMin", line);
@@ -547,7 +538,7 @@ static const char *find_atomic(const char *text, const an_function *f, const rw_
     for (size_t k = 0; k < ts->n; k++)
         if ((k < a0 || k >= b0) && rwl_tok_is_ident(ts, k, mt->r.target->name)) {
             snprintf(why, n, "line %u: %s is used besides the atomic: it would see a partial sum",
-                     line_of(text, ts->t[k].start), mt->r.target->name);
+                     rwl_line_at(text, ts->t[k].start), mt->r.target->name);
             return why;
         }
     if (!(mt->r.target_text = rwl_tok_text(ts, a0, b0)) || !(mt->r.expr = rwl_tok_text(ts, a1, b1)))

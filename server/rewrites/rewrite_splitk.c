@@ -36,31 +36,8 @@ typedef struct {
     char why[600];     /* "construct at line N: ...": the refusal */
 } sk_scan;
 
-static int line_at(const char *text, uint32_t b)
-{
-    int line = 1;
-    for (uint32_t i = 0; i < b; i++)
-        if (text[i] == '\n')
-            line++;
-    return line;
-}
-
-/* Records the refusal (the first one wins) and returns false, for `return refuse(...)`. */
-static bool refuse(sk_scan *s, size_t k, const char *construct, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static bool refuse(sk_scan *s, size_t k, const char *construct, const char *fmt, ...)
-{
-    if (s->why[0])
-        return false;
-    int line = k < s->ts->n ? line_at(s->text, s->ts->t[k].start) : 1;
-    int n = snprintf(s->why, sizeof s->why, "%s at line %d: ", construct, line);
-    va_list ap;
-    va_start(ap, fmt);
-    if (n > 0 && (size_t)n < sizeof s->why)
-        vsnprintf(s->why + n, sizeof s->why - (size_t)n, fmt, ap);
-    va_end(ap);
-    return false;
-}
+/* The first refusal wins (rwl_refuse); false, for `return refuse(...)`. */
+#define refuse(s, k, ...) rwl_refuse((s)->why, sizeof (s)->why, (s)->ts, (s)->text, (k), __VA_ARGS__)
 
 /* The text of token k, for messages. */
 #define TOK(ts, k) (int)((ts)->t[k].end - (ts)->t[k].start), (ts)->text + (ts)->t[k].start
