@@ -32,6 +32,8 @@ typedef struct {
     km_term extent[PM_TERMS];  /* a product: extent[0] is a single term, or n_extent 0 */
     uint32_t n_extent;         /* 0: the outermost coordinate */
     km_term coef;              /* its coefficient in the permuted map (a single product) */
+    uint32_t atoms[KM_DEGREE_MAX + 1]; /* the map's coordinate atoms it is made of */
+    uint32_t n_atoms;
 } pm_coord;
 
 /* What the model path found. */
@@ -89,7 +91,7 @@ static bool coefficient(const km_kernel *k, km_form map, uint32_t a, km_term *ou
  * i1*d2 + i2, i2 = (e / S) % d2, i1 = e / (S*d2)). */
 static void fuse(const km_kernel *k, const pm_match *t, pm_coord *c, bool allow_outermost)
 {
-    for (int round = 0; round < KM_DEGREE_MAX && c->n_extent == 1; round++) {
+    for (int round = 0; round < KM_DEGREE_MAX && c->n_extent == 1 && c->n_atoms <= KM_DEGREE_MAX; round++) {
         km_term s, next_coef;
         if (!single_term(c->stride, &s))
             return;
@@ -117,6 +119,7 @@ static void fuse(const km_kernel *k, const pm_match *t, pm_coord *c, bool allow_
                         f.atoms[f.n++] = e1.atoms[q];
                     c->extent[0] = f;
                 }
+                c->atoms[c->n_atoms++] = a;
                 grown = true;
             }
         if (!grown)
@@ -227,6 +230,8 @@ static const char *find_coords(const km_kernel *k, pm_match *t, char *why, size_
             if (!c)
                 continue;
             c->stride = st;
+            c->atoms[0] = a;
+            c->n_atoms = 1;
             c->coef = co;
             c->n_extent = 0;
             if (ex.n) {
@@ -358,10 +363,26 @@ static const char tpl_permute[] =
     "        const unsigned int hk_m = hk_is / hk_ia;\n"
     "        const unsigned int hk_tu = (hk_ia + HK_TILE - 1) / HK_TILE, hk_tv = (hk_id + HK_TILE - 1) / HK_TILE;\n"
     "        const unsigned int hk_tiles = hk_tu * hk_tv * hk_m * ((unsigned int)hk_n / (hk_is * hk_id));\n"
+    "        // the permuted map's other coordinates (e / sk) % dk (dk 0: the outermost) move with\n"
+    "        // neither u nor v when they lie above u and above or below v: then inside a tile the\n"
+    "        // map moves by hk_fu per step of u and 1 per step of v, and is evaluated once per tile\n"
+    "        auto hk_aligned = [&](long long hk_sk, long long hk_dk) -> bool {\n"
+    "            if (hk_sk > hk_n)\n"
+    "                return true;\n"
+    "            if (hk_sk <= 0 || (unsigned int)hk_sk % hk_ia != 0)\n"
+    "                return false;\n"
+    "            return (unsigned int)hk_sk % (hk_is * hk_id) == 0 ||\n"
+    "                   (hk_dk > 0 && hk_sk * hk_dk <= hk_n && hk_is % (unsigned int)(hk_sk * hk_dk) == 0);\n"
+    "        };\n"
+    "        const bool hk_linear = $LIN;\n"
+    "        (void)hk_aligned;\n"
+    "        const unsigned int hk_fu = $FU;\n"
     "        for (unsigned int hk_t = (unsigned int)hk_block; hk_t < hk_tiles; hk_t += (unsigned int)hk_blocks) {\n"
     "            const unsigned int hk_q = hk_t / hk_tu, hk_rest = hk_q / hk_tv, hk_hi = hk_rest / hk_m;\n"
     "            const unsigned int hk_u0 = (hk_t - hk_q * hk_tu) * HK_TILE, hk_v0 = (hk_q - hk_rest * hk_tv) * HK_TILE;\n"
     "            const unsigned int hk_base = hk_hi * (hk_is * hk_id) + (hk_rest - hk_hi * hk_m) * hk_ia;\n"
+    "            const unsigned int hk_e0 = hk_base + hk_v0 * hk_is + hk_u0;\n"
+    "            const unsigned int hk_f0 = hk_linear ? (unsigned int)($F0) : 0u;\n"
     "            // a whole tile read by blocks of HK_TPB threads: no bounds checks and a fixed\n"
     "            // trip count, so the unrolled loops issue all their loads (stores) at once\n"
     "            const bool hk_fast = hk_u0 + HK_TILE <= hk_ia && hk_v0 + HK_TILE <= hk_id &&\n"
@@ -371,14 +392,14 @@ static const char tpl_permute[] =
     "                for (unsigned int hk_k = 0; hk_k < HK_TILE * HK_TILE / HK_TPB; hk_k++) {\n"
     "                    const unsigned int hk_r = (hk_tid + hk_k * HK_TPB) / HK_TILE, hk_c = (hk_tid + hk_k * HK_TPB) % HK_TILE;\n"
     "                    const unsigned int hk_e = hk_base + (hk_v0 + $LV) * hk_is + hk_u0 + $LU;\n"
-    "                    hk_tile[hk_r][hk_c] = $IN[HK_IN_INDEX(hk_e)];\n"
+    "                    hk_tile[hk_r][hk_c] = $IN[$LOADIDX];\n"
     "                }\n"
     "            } else {\n"
     "                for (unsigned int hk_k = hk_tid; hk_k < HK_TILE * HK_TILE; hk_k += hk_nthreads) {\n"
     "                    const unsigned int hk_r = hk_k / HK_TILE, hk_c = hk_k % HK_TILE;\n"
     "                    if (hk_u0 + $LU < hk_ia && hk_v0 + $LV < hk_id) {\n"
     "                        const unsigned int hk_e = hk_base + (hk_v0 + $LV) * hk_is + hk_u0 + $LU;\n"
-    "                        hk_tile[hk_r][hk_c] = $IN[HK_IN_INDEX(hk_e)];\n"
+    "                        hk_tile[hk_r][hk_c] = $IN[$LOADIDX];\n"
     "                    }\n"
     "                }\n"
     "            }\n"
@@ -388,14 +409,14 @@ static const char tpl_permute[] =
     "                for (unsigned int hk_k = 0; hk_k < HK_TILE * HK_TILE / HK_TPB; hk_k++) {\n"
     "                    const unsigned int hk_r = (hk_tid + hk_k * HK_TPB) / HK_TILE, hk_c = (hk_tid + hk_k * HK_TPB) % HK_TILE;\n"
     "                    const unsigned int hk_e = hk_base + (hk_v0 + $SV) * hk_is + hk_u0 + $SU;\n"
-    "                    $OUT[HK_OUT_INDEX(hk_e)] = hk_tile[hk_c][hk_r];\n"
+    "                    $OUT[$STOREIDX] = hk_tile[hk_c][hk_r];\n"
     "                }\n"
     "            } else {\n"
     "                for (unsigned int hk_k = hk_tid; hk_k < HK_TILE * HK_TILE; hk_k += hk_nthreads) {\n"
     "                    const unsigned int hk_r = hk_k / HK_TILE, hk_c = hk_k % HK_TILE;\n"
     "                    if (hk_u0 + $SU < hk_ia && hk_v0 + $SV < hk_id) {\n"
     "                        const unsigned int hk_e = hk_base + (hk_v0 + $SV) * hk_is + hk_u0 + $SU;\n"
-    "                        $OUT[HK_OUT_INDEX(hk_e)] = hk_tile[hk_c][hk_r];\n"
+    "                        $OUT[$STOREIDX] = hk_tile[hk_c][hk_r];\n"
     "                    }\n"
     "                }\n"
     "            }\n"
@@ -429,6 +450,65 @@ static int form_c(const km_kernel *k, km_form f, km_form g, const char *cast, ch
     return *out ? HK_OK : HK_ENOMEM;
 }
 
+static bool in_group(const pm_coord *c, uint32_t a)
+{
+    for (uint32_t i = 0; i < c->n_atoms; i++)
+        if (c->atoms[i] == a)
+            return true;
+    return false;
+}
+
+/* The run-time condition (C, into *out) under which the permuted map is linear in u and v
+ * inside a tile: every term one coordinate of e times sizes, and every coordinate besides
+ * u's and v's own hk_aligned; "false" when the map is not such a sum. */
+static int linear_c(const km_kernel *k, const pm_match *t, char **out)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    struct hk_buf b;
+    hk_buf_init(&b, PT_EXPR * 4);
+    int rc = hk_buf_appends(&b, "true");
+    bool linear = true;
+    for (uint32_t i = 0; rc == HK_OK && linear && i < t->map.n; i++) {
+        uint32_t coords = 0;
+        for (uint32_t j = 0; rc == HK_OK && linear && j < t->map.t[i].n; j++) {
+            uint32_t a = t->map.t[i].atoms[j];
+            km_form st, ex;
+            if (!km_atom_coordinate(k, a, t->g, &st, &ex)) {
+                linear = at[a].kind == KM_ATOM_PARAM || at[a].kind == KM_ATOM_CONST;
+                continue;
+            }
+            coords++;
+            if (in_group(&t->u, a) || in_group(&t->v, a))
+                continue;
+            char *sc = NULL, *dc = NULL;
+            rc = form_c(k, st, t->g, WIDE, &sc);
+            if (!rc && ex.n)
+                rc = form_c(k, ex, t->g, WIDE, &dc);
+            if (!rc)
+                rc = hk_buf_printf(&b, " && hk_aligned(%s, %s)", sc, dc ? dc : "0");
+            hk_free(sc);
+            hk_free(dc);
+        }
+        linear = linear && coords <= 1;
+    }
+    if (rc == HK_EUNSUPPORTED || rc == HK_ETOOBIG) {
+        rc = HK_OK;
+        linear = false;
+    }
+    if (rc) {
+        hk_buf_free(&b);
+        return rc;
+    }
+    if (!linear) {
+        hk_buf_free(&b);
+        *out = hk_strdup("false");
+    } else {
+        *out = hk_buf_steal(&b);
+    }
+    return *out ? HK_OK : HK_ENOMEM;
+}
+
 /* The extent of c as C: the product, or N / stride for the outermost. */
 static int extent_c(const km_kernel *k, const pm_coord *c, km_form g, char **out)
 {
@@ -452,7 +532,7 @@ int rw_tiled_permute(const char *text, size_t len, const an_model *m, size_t ker
     km_kernel *k = NULL;
     pm_match t;
     char why[1024];
-    char *pe = NULL, *qe = NULL, *ne = NULL, *ae = NULL, *se = NULL, *de = NULL;
+    char *pe = NULL, *qe = NULL, *ne = NULL, *ae = NULL, *se = NULL, *de = NULL, *lin = NULL, *fu = NULL;
     struct hk_buf b;
     hk_buf_init(&b, PT_TEXT_MAX);
     rc = model_permute(text, len, f, &k, &t, why, sizeof why);
@@ -491,6 +571,18 @@ int rw_tiled_permute(const char *text, size_t len, const an_model *m, size_t ker
         }
         goto out;
     }
+    if ((rc = linear_c(k, &t, &lin)) ||
+        (rc = form_c(k, (km_form){.t = &t.u.coef, .n = 1}, t.g, "(unsigned int)", &fu))) {
+        if (rc != HK_EUNSUPPORTED && rc != HK_ETOOBIG)
+            goto out;
+        hk_free(lin);
+        hk_free(fu);
+        lin = hk_strdup("false");
+        fu = hk_strdup("0u");
+        rc = (lin && fu) ? HK_OK : HK_ENOMEM;
+        if (rc)
+            goto out;
+    }
     char tile_s[16];
     snprintf(tile_s, sizeof tile_s, "%d", tile);
     const char *in_side = t.read_permuted ? "the output" : "the input";
@@ -498,9 +590,18 @@ int rw_tiled_permute(const char *text, size_t len, const an_model *m, size_t ker
     /* load phase: tx along the input's contiguous coordinate; store phase: the output's */
     const char *lu = t.read_permuted ? "hk_r" : "hk_c", *lv = t.read_permuted ? "hk_c" : "hk_r";
     const char *su = t.read_permuted ? "hk_c" : "hk_r", *sv = t.read_permuted ? "hk_r" : "hk_c";
+    /* the permuted side's index inside a tile: once per tile where hk_linear holds */
+    char lin_idx[160];
+    snprintf(lin_idx, sizeof lin_idx, "(hk_linear ? hk_f0 + (%s) * hk_fu + (%s) : %s)",
+             t.read_permuted ? lu : su, t.read_permuted ? lv : sv,
+             t.read_permuted ? "HK_IN_INDEX(hk_e)" : "HK_OUT_INDEX(hk_e)");
+    const char *load_idx = t.read_permuted ? lin_idx : "HK_IN_INDEX(hk_e)";
+    const char *store_idx = t.read_permuted ? "HK_OUT_INDEX(hk_e)" : lin_idx;
+    const char *f0 = t.read_permuted ? "HK_IN_INDEX(hk_e0)" : "HK_OUT_INDEX(hk_e0)";
     const char *kv[] = {"TILE", tile_s, "T", ti, "N", ne, "A", ae, "S", se, "D", de, "IN", pi->name,
                         "OUT", po->name, "PE", pe, "QE", qe, "LU", lu, "LV", lv, "SU", su, "SV", sv,
-                        "USIDE", in_side, "VSIDE", out_side, NULL};
+                        "USIDE", in_side, "VSIDE", out_side, "LIN", lin, "FU", fu, "F0", f0,
+                        "LOADIDX", load_idx, "STOREIDX", store_idx, NULL};
     if ((rc = rwl_render(&b, tpl_permute, kv)))
         goto out;
     char *desc = hk_asprintf("kernel %s: shared-memory tiled permutation %s -> %s%s, tile [%d][%d + 1] "
@@ -515,6 +616,8 @@ out:
     hk_free(ae);
     hk_free(se);
     hk_free(de);
+    hk_free(lin);
+    hk_free(fu);
     hk_buf_free(&b);
     km_free(k);
     return rc;

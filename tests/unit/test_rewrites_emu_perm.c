@@ -158,7 +158,31 @@ static void permutations_run(void **state)
     }
 }
 
-/* The tile's barrier dropped: threads read tile elements other threads have not written. */
+/* The map evaluated per element (what a tile does when its other coordinates are not
+ * aligned with u and v at run time) computes the same as the once-per-tile form. */
+static void permute_generic_map_runs(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    static const int tile16[RW_MAX_PARAMS] = {16, 0, 0};
+    static const struct {
+        const char *tag, *src, *kernel, *driver;
+    } cases[] = {
+        {"llmc_generic", llmc, "permute_kernel",
+         "perm_case<float>(\"llmc_generic\", BOTH(permute_kernel(a, b, D4)), " SIZES4 ");"},
+        {"nhwc_generic", nhwc, "to_nhwc", "perm_case<double>(\"nhwc_generic\", BOTH(to_nhwc(a, b, D4)), " SIZES4 ");"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *cand = emu_rewrite(cases[i].src, cases[i].kernel, "tiled_permute", tile16);
+        char *generic = emu_replaced(cand, "const bool hk_linear = ", "const bool hk_linear = false && ");
+        emulate(cases[i].tag, cases[i].src, generic, cases[i].driver, EMU_OK);
+        free(generic);
+        free(cand);
+    }
+}
+
+/* The tile's barrier dropped: threads read tile elements other threads have not written;
+ * the once-per-tile map shifted: elements land elsewhere. */
 static void permute_without_barrier_fails(void **state)
 {
     (void)state;
@@ -166,6 +190,14 @@ static void permute_without_barrier_fails(void **state)
     char *cand = emu_rewrite(llmc, "permute_kernel", "tiled_permute", NULL);
     char *broken = emu_replaced(cand, "__syncthreads();", ";");
     emulate("perm_no_barrier", llmc, broken,
+            "perm_case<float>(\"llmc\", BOTH(permute_kernel(a, b, D4)), {{{2, 16, 3, 16}}});", EMU_DIFFERS);
+    free(broken);
+    /* the once-per-tile map off by one element: it is the path the tiles take */
+    free(cand);
+    static const int tile16[RW_MAX_PARAMS] = {16, 0, 0};
+    cand = emu_rewrite(llmc, "permute_kernel", "tiled_permute", tile16);   /* whole tiles: the fast path */
+    broken = emu_replaced(cand, "hk_linear ? hk_f0 + (", "hk_linear ? 1 + hk_f0 + (");
+    emulate("perm_linear_off", llmc, broken,
             "perm_case<float>(\"llmc\", BOTH(permute_kernel(a, b, D4)), {{{2, 16, 3, 16}}});", EMU_DIFFERS);
     free(broken);
     free(cand);
@@ -269,6 +301,7 @@ int main(void)
         cmocka_unit_test(permute_text),
         cmocka_unit_test(permute_refusals),
         cmocka_unit_test(permutations_run),
+        cmocka_unit_test(permute_generic_map_runs),
         cmocka_unit_test(permute_without_barrier_fails),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

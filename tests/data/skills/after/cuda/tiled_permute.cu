@@ -41,10 +41,26 @@ __global__ void permute(const float *in, float *out, int a, int b, int c, int d)
         const unsigned int hk_m = hk_is / hk_ia;
         const unsigned int hk_tu = (hk_ia + HK_TILE - 1) / HK_TILE, hk_tv = (hk_id + HK_TILE - 1) / HK_TILE;
         const unsigned int hk_tiles = hk_tu * hk_tv * hk_m * ((unsigned int)hk_n / (hk_is * hk_id));
+        // the permuted map's other coordinates (e / sk) % dk (dk 0: the outermost) move with
+        // neither u nor v when they lie above u and above or below v: then inside a tile the
+        // map moves by hk_fu per step of u and 1 per step of v, and is evaluated once per tile
+        auto hk_aligned = [&](long long hk_sk, long long hk_dk) -> bool {
+            if (hk_sk > hk_n)
+                return true;
+            if (hk_sk <= 0 || (unsigned int)hk_sk % hk_ia != 0)
+                return false;
+            return (unsigned int)hk_sk % (hk_is * hk_id) == 0 ||
+                   (hk_dk > 0 && hk_sk * hk_dk <= hk_n && hk_is % (unsigned int)(hk_sk * hk_dk) == 0);
+        };
+        const bool hk_linear = true && hk_aligned((d), (c));
+        (void)hk_aligned;
+        const unsigned int hk_fu = ((unsigned int)a*b*c);
         for (unsigned int hk_t = (unsigned int)hk_block; hk_t < hk_tiles; hk_t += (unsigned int)hk_blocks) {
             const unsigned int hk_q = hk_t / hk_tu, hk_rest = hk_q / hk_tv, hk_hi = hk_rest / hk_m;
             const unsigned int hk_u0 = (hk_t - hk_q * hk_tu) * HK_TILE, hk_v0 = (hk_q - hk_rest * hk_tv) * HK_TILE;
             const unsigned int hk_base = hk_hi * (hk_is * hk_id) + (hk_rest - hk_hi * hk_m) * hk_ia;
+            const unsigned int hk_e0 = hk_base + hk_v0 * hk_is + hk_u0;
+            const unsigned int hk_f0 = hk_linear ? (unsigned int)(HK_OUT_INDEX(hk_e0)) : 0u;
             // a whole tile read by blocks of HK_TPB threads: no bounds checks and a fixed
             // trip count, so the unrolled loops issue all their loads (stores) at once
             const bool hk_fast = hk_u0 + HK_TILE <= hk_ia && hk_v0 + HK_TILE <= hk_id &&
@@ -71,14 +87,14 @@ __global__ void permute(const float *in, float *out, int a, int b, int c, int d)
                 for (unsigned int hk_k = 0; hk_k < HK_TILE * HK_TILE / HK_TPB; hk_k++) {
                     const unsigned int hk_r = (hk_tid + hk_k * HK_TPB) / HK_TILE, hk_c = (hk_tid + hk_k * HK_TPB) % HK_TILE;
                     const unsigned int hk_e = hk_base + (hk_v0 + hk_c) * hk_is + hk_u0 + hk_r;
-                    out[HK_OUT_INDEX(hk_e)] = hk_tile[hk_c][hk_r];
+                    out[(hk_linear ? hk_f0 + (hk_r) * hk_fu + (hk_c) : HK_OUT_INDEX(hk_e))] = hk_tile[hk_c][hk_r];
                 }
             } else {
                 for (unsigned int hk_k = hk_tid; hk_k < HK_TILE * HK_TILE; hk_k += hk_nthreads) {
                     const unsigned int hk_r = hk_k / HK_TILE, hk_c = hk_k % HK_TILE;
                     if (hk_u0 + hk_r < hk_ia && hk_v0 + hk_c < hk_id) {
                         const unsigned int hk_e = hk_base + (hk_v0 + hk_c) * hk_is + hk_u0 + hk_r;
-                        out[HK_OUT_INDEX(hk_e)] = hk_tile[hk_c][hk_r];
+                        out[(hk_linear ? hk_f0 + (hk_r) * hk_fu + (hk_c) : HK_OUT_INDEX(hk_e))] = hk_tile[hk_c][hk_r];
                     }
                 }
             }
