@@ -51,8 +51,8 @@ static const char tpl_gemm[] =
     "    // thread t owns rows t*TM/2 .. +TM/2-1 in each half of the tile (likewise columns):\n"
     "    // its shared reads are contiguous runs (vector loads), a quarter-warp's runs are\n"
     "    // adjacent (no bank conflicts), and its outputs are coalesced runs.\n"
-    "#define HK_ROW_OF(t, i) ((t) * (HK_TM / 2) + (i) % (HK_TM / 2) + (i) / (HK_TM / 2) * (HK_BM / 2))\n"
-    "#define HK_COL_OF(t, j) ((t) * (HK_TN / 2) + (j) % (HK_TN / 2) + (j) / (HK_TN / 2) * (HK_BN / 2))\n"
+    "#define TG_ROW_OF(t, i) ((t) * (HK_TM / 2) + (i) % (HK_TM / 2) + (i) / (HK_TM / 2) * (HK_BM / 2))\n"
+    "#define TG_COL_OF(t, j) ((t) * (HK_TN / 2) + (j) % (HK_TN / 2) + (j) / (HK_TN / 2) * (HK_BN / 2))\n"
     PT_THREADS
     "    const long long hk_m = ($M), hk_n = ($N), hk_k = ($K);\n"
     "    const long long hk_block = blockIdx.x + (long long)gridDim.x * (blockIdx.y + (long long)gridDim.y * blockIdx.z);\n"
@@ -110,8 +110,8 @@ static const char tpl_gemm[] =
     "            for (int hk_i = 0; hk_i < HK_TM; hk_i++) {\n"
     "                #pragma unroll\n"
     "                for (int hk_j = 0; hk_j < HK_TN; hk_j++) {\n"
-    "                    const long long hk_gr = hk_row0 + HK_ROW_OF(hk_ty, hk_i);\n"
-    "                    const long long hk_gc = hk_col0 + HK_COL_OF(hk_tx, hk_j);\n"
+    "                    const long long hk_gr = hk_row0 + TG_ROW_OF(hk_ty, hk_i);\n"
+    "                    const long long hk_gc = hk_col0 + TG_COL_OF(hk_tx, hk_j);\n"
     "                    if (hk_gr < hk_m && hk_gc < hk_n) {\n"
     "                        const $RT $ROW = ($RT)hk_gr;\n"
     "                        const $CT $COL = ($CT)hk_gc;\n"
@@ -121,8 +121,8 @@ static const char tpl_gemm[] =
     "                }\n"
     "            }\n"
     "        }\n"
-    "#undef HK_ROW_OF\n"
-    "#undef HK_COL_OF\n"
+    "#undef TG_ROW_OF\n"
+    "#undef TG_COL_OF\n"
     "    } else {\n"
     "        for (long long hk_e = hk_block * hk_nthreads + hk_tid; hk_e < hk_m * hk_n; hk_e += hk_blocks * hk_nthreads) {\n"
     "            const $RT $ROW = ($RT)(hk_e / hk_n);\n"
@@ -357,7 +357,7 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
         int half = (ab == 0 ? tile_m : tile_n) / 16 / 2;
         const char *arr = ab == 0 ? "hk_as" : "hk_bs", *dst = ab == 0 ? "hk_a" : "hk_b";
         const char *t_ = ab == 0 ? "hk_ty" : "hk_tx", *tm = ab == 0 ? "HK_TM" : "HK_TN";
-        const char *bmn = ab == 0 ? "HK_BM" : "HK_BN", *of = ab == 0 ? "HK_ROW_OF" : "HK_COL_OF";
+        const char *bmn = ab == 0 ? "HK_BM" : "HK_BN", *of = ab == 0 ? "TG_ROW_OF" : "TG_COL_OF";
         if (half % vw == 0) {
             rc = hk_buf_printf(&lb,
                                "                    #pragma unroll\n"

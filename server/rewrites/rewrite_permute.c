@@ -333,8 +333,8 @@ static const char tpl_permute[] =
     "    // maps on 32-bit indices (a 64-bit division costs several times a 32-bit one). Any\n"
     "    // launch: where N does not split that way at run time, or passes 2^31, every\n"
     "    // element is copied as before.\n"
-    "#define HK_OUT_INDEX(hk_e) $PE\n"
-    "#define HK_IN_INDEX(hk_e) $QE\n"
+    "#define TP_OUT_INDEX(hk_e) $PE\n"
+    "#define TP_IN_INDEX(hk_e) $QE\n"
     "    constexpr int HK_TILE = $TILE;\n"
     "    constexpr unsigned int HK_TPB = 256;\n"
     "    __shared__ $T hk_tile[HK_TILE][HK_TILE + 1];\n"
@@ -358,7 +358,7 @@ static const char tpl_permute[] =
     "    }\n"
     "    if (!hk_tiled) {\n"
     "        for (long long hk_e = hk_block * hk_nthreads + hk_tid; hk_e < hk_n; hk_e += hk_blocks * hk_nthreads)\n"
-    "            $OUT[HK_OUT_INDEX(hk_e)] = $IN[HK_IN_INDEX(hk_e)];\n"
+    "            $OUT[TP_OUT_INDEX(hk_e)] = $IN[TP_IN_INDEX(hk_e)];\n"
     "    } else {\n"
     "        const unsigned int hk_m = hk_is / hk_ia;\n"
     "        const unsigned int hk_tu = (hk_ia + HK_TILE - 1) / HK_TILE, hk_tv = (hk_id + HK_TILE - 1) / HK_TILE;\n"
@@ -423,8 +423,8 @@ static const char tpl_permute[] =
     "            __syncthreads();\n"
     "        }\n"
     "    }\n"
-    "#undef HK_OUT_INDEX\n"
-    "#undef HK_IN_INDEX\n"
+    "#undef TP_OUT_INDEX\n"
+    "#undef TP_IN_INDEX\n"
     "}";
 
 /* Casts of a product's first factor: sizes in 64 bits; the maps in hk_e's own type (the
@@ -594,10 +594,10 @@ int rw_tiled_permute(const char *text, size_t len, const an_model *m, size_t ker
     char lin_idx[160];
     snprintf(lin_idx, sizeof lin_idx, "(hk_linear ? hk_f0 + (%s) * hk_fu + (%s) : %s)",
              t.read_permuted ? lu : su, t.read_permuted ? lv : sv,
-             t.read_permuted ? "HK_IN_INDEX(hk_e)" : "HK_OUT_INDEX(hk_e)");
-    const char *load_idx = t.read_permuted ? lin_idx : "HK_IN_INDEX(hk_e)";
-    const char *store_idx = t.read_permuted ? "HK_OUT_INDEX(hk_e)" : lin_idx;
-    const char *f0 = t.read_permuted ? "HK_IN_INDEX(hk_e0)" : "HK_OUT_INDEX(hk_e0)";
+             t.read_permuted ? "TP_IN_INDEX(hk_e)" : "TP_OUT_INDEX(hk_e)");
+    const char *load_idx = t.read_permuted ? lin_idx : "TP_IN_INDEX(hk_e)";
+    const char *store_idx = t.read_permuted ? "TP_OUT_INDEX(hk_e)" : lin_idx;
+    const char *f0 = t.read_permuted ? "TP_IN_INDEX(hk_e0)" : "TP_OUT_INDEX(hk_e0)";
     const char *kv[] = {"TILE", tile_s, "T", ti, "N", ne, "A", ae, "S", se, "D", de, "IN", pi->name,
                         "OUT", po->name, "PE", pe, "QE", qe, "LU", lu, "LV", lv, "SU", su, "SV", sv,
                         "USIDE", in_side, "VSIDE", out_side, "LIN", lin, "FU", fu, "F0", f0,

@@ -10,8 +10,8 @@ __global__ void permute(const float *in, float *out, int a, int b, int c, int d)
     // maps on 32-bit indices (a 64-bit division costs several times a 32-bit one). Any
     // launch: where N does not split that way at run time, or passes 2^31, every
     // element is copied as before.
-#define HK_OUT_INDEX(hk_e) (((((hk_e) / ((decltype(hk_e))c*d))) % (b)) + (decltype(hk_e))((((hk_e) / (d))) % (c))*a*b + (decltype(hk_e))((hk_e) % (d))*a*b*c + (decltype(hk_e))((hk_e) / ((decltype(hk_e))b*c*d))*b)
-#define HK_IN_INDEX(hk_e) (hk_e)
+#define TP_OUT_INDEX(hk_e) (((((hk_e) / ((decltype(hk_e))c*d))) % (b)) + (decltype(hk_e))((((hk_e) / (d))) % (c))*a*b + (decltype(hk_e))((hk_e) % (d))*a*b*c + (decltype(hk_e))((hk_e) / ((decltype(hk_e))b*c*d))*b)
+#define TP_IN_INDEX(hk_e) (hk_e)
     constexpr int HK_TILE = 32;
     constexpr unsigned int HK_TPB = 256;
     __shared__ float hk_tile[HK_TILE][HK_TILE + 1];
@@ -36,7 +36,7 @@ __global__ void permute(const float *in, float *out, int a, int b, int c, int d)
     }
     if (!hk_tiled) {
         for (long long hk_e = hk_block * hk_nthreads + hk_tid; hk_e < hk_n; hk_e += hk_blocks * hk_nthreads)
-            out[HK_OUT_INDEX(hk_e)] = in[HK_IN_INDEX(hk_e)];
+            out[TP_OUT_INDEX(hk_e)] = in[TP_IN_INDEX(hk_e)];
     } else {
         const unsigned int hk_m = hk_is / hk_ia;
         const unsigned int hk_tu = (hk_ia + HK_TILE - 1) / HK_TILE, hk_tv = (hk_id + HK_TILE - 1) / HK_TILE;
@@ -60,7 +60,7 @@ __global__ void permute(const float *in, float *out, int a, int b, int c, int d)
             const unsigned int hk_u0 = (hk_t - hk_q * hk_tu) * HK_TILE, hk_v0 = (hk_q - hk_rest * hk_tv) * HK_TILE;
             const unsigned int hk_base = hk_hi * (hk_is * hk_id) + (hk_rest - hk_hi * hk_m) * hk_ia;
             const unsigned int hk_e0 = hk_base + hk_v0 * hk_is + hk_u0;
-            const unsigned int hk_f0 = hk_linear ? (unsigned int)(HK_OUT_INDEX(hk_e0)) : 0u;
+            const unsigned int hk_f0 = hk_linear ? (unsigned int)(TP_OUT_INDEX(hk_e0)) : 0u;
             // a whole tile read by blocks of HK_TPB threads: no bounds checks and a fixed
             // trip count, so the unrolled loops issue all their loads (stores) at once
             const bool hk_fast = hk_u0 + HK_TILE <= hk_ia && hk_v0 + HK_TILE <= hk_id &&
@@ -70,14 +70,14 @@ __global__ void permute(const float *in, float *out, int a, int b, int c, int d)
                 for (unsigned int hk_k = 0; hk_k < HK_TILE * HK_TILE / HK_TPB; hk_k++) {
                     const unsigned int hk_r = (hk_tid + hk_k * HK_TPB) / HK_TILE, hk_c = (hk_tid + hk_k * HK_TPB) % HK_TILE;
                     const unsigned int hk_e = hk_base + (hk_v0 + hk_r) * hk_is + hk_u0 + hk_c;
-                    hk_tile[hk_r][hk_c] = in[HK_IN_INDEX(hk_e)];
+                    hk_tile[hk_r][hk_c] = in[TP_IN_INDEX(hk_e)];
                 }
             } else {
                 for (unsigned int hk_k = hk_tid; hk_k < HK_TILE * HK_TILE; hk_k += hk_nthreads) {
                     const unsigned int hk_r = hk_k / HK_TILE, hk_c = hk_k % HK_TILE;
                     if (hk_u0 + hk_c < hk_ia && hk_v0 + hk_r < hk_id) {
                         const unsigned int hk_e = hk_base + (hk_v0 + hk_r) * hk_is + hk_u0 + hk_c;
-                        hk_tile[hk_r][hk_c] = in[HK_IN_INDEX(hk_e)];
+                        hk_tile[hk_r][hk_c] = in[TP_IN_INDEX(hk_e)];
                     }
                 }
             }
@@ -87,20 +87,20 @@ __global__ void permute(const float *in, float *out, int a, int b, int c, int d)
                 for (unsigned int hk_k = 0; hk_k < HK_TILE * HK_TILE / HK_TPB; hk_k++) {
                     const unsigned int hk_r = (hk_tid + hk_k * HK_TPB) / HK_TILE, hk_c = (hk_tid + hk_k * HK_TPB) % HK_TILE;
                     const unsigned int hk_e = hk_base + (hk_v0 + hk_c) * hk_is + hk_u0 + hk_r;
-                    out[(hk_linear ? hk_f0 + (hk_r) * hk_fu + (hk_c) : HK_OUT_INDEX(hk_e))] = hk_tile[hk_c][hk_r];
+                    out[(hk_linear ? hk_f0 + (hk_r) * hk_fu + (hk_c) : TP_OUT_INDEX(hk_e))] = hk_tile[hk_c][hk_r];
                 }
             } else {
                 for (unsigned int hk_k = hk_tid; hk_k < HK_TILE * HK_TILE; hk_k += hk_nthreads) {
                     const unsigned int hk_r = hk_k / HK_TILE, hk_c = hk_k % HK_TILE;
                     if (hk_u0 + hk_r < hk_ia && hk_v0 + hk_c < hk_id) {
                         const unsigned int hk_e = hk_base + (hk_v0 + hk_c) * hk_is + hk_u0 + hk_r;
-                        out[(hk_linear ? hk_f0 + (hk_r) * hk_fu + (hk_c) : HK_OUT_INDEX(hk_e))] = hk_tile[hk_c][hk_r];
+                        out[(hk_linear ? hk_f0 + (hk_r) * hk_fu + (hk_c) : TP_OUT_INDEX(hk_e))] = hk_tile[hk_c][hk_r];
                     }
                 }
             }
             __syncthreads();
         }
     }
-#undef HK_OUT_INDEX
-#undef HK_IN_INDEX
+#undef TP_OUT_INDEX
+#undef TP_IN_INDEX
 }
