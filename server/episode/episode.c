@@ -104,6 +104,9 @@ typedef struct {
     int64_t base_vid, start_vid; /* start_vid 0: the search starts from the original */
     int start_number;
     ep_rec *base_rec, *start_rec, *best;
+    sanitize_result base_san;    /* the baseline under every tool, once a candidate's finding
+                                  * asks whether it is the original's (sanitize_inherited) */
+    bool base_san_done;
     char *start_text;
     size_t start_len;
     ep_rec **recs;
@@ -1263,6 +1266,55 @@ out:
 
 /* ---- memory safety: compute-sanitizer (sanitize.h, docs/sanitizer.md) ---- */
 
+/* A candidate rejected for a tool's finding (not the program's own failure): the baseline
+ * runs under every tool once, and when that tool finds something there too, the candidate
+ * runs again with the baseline's result, so that a finding on lines the candidate keeps
+ * from the original is the original's (sanitize_opts.baseline) and the other tools still
+ * check it. *sr is replaced then. HK_OK, HK_ECANCELED, HK_ENOMEM. */
+static int sanitize_inherited(ep_ctx *c, const sanitize_opts *so, const ep_rec *r,
+                              sanitize_result *sr)
+{
+    if (sr->outcome != SANITIZE_REJECTED || !c->base_rec || r == c->base_rec || !r->text)
+        return HK_OK;
+    int found = -1;
+    for (int t = 0; t < SANITIZE_N_TOOLS && found < 0; t++)
+        if (sr->tools[t].status == SANITIZE_FOUND)
+            found = t;
+    if (found < 0)
+        return HK_OK;
+    int rc;
+    if (!c->base_san_done) {
+        sanitize_opts bo = *so;
+        bo.all_tools = true;
+        measure_prog bp = rec_prog(c->base_rec);
+        ep__log(c, "info", "memory safety: compute-sanitizer on the original kernel, to tell "
+                "v%d's %s finding from the original's", r->number,
+                sanitize_tool_name((enum sanitize_tool)found));
+        if ((rc = sanitize_candidate(&c->mo, &bo, &bp, &c->base_san))) {
+            sanitize_result_clear(&c->base_san);
+            return rc;
+        }
+        c->base_san_done = true;
+    }
+    if (c->base_san.tools[found].status != SANITIZE_FOUND)
+        return HK_OK;
+    sanitize_opts io = *so;
+    io.baseline = &c->base_san;
+    io.base_text = c->text;
+    io.base_len = c->text_len;
+    io.cand_text = r->text;
+    io.cand_len = r->len;
+    sanitize_result again;
+    measure_prog p = rec_prog(r);
+    if ((rc = sanitize_candidate(&c->mo, &io, &p, &again))) {
+        sanitize_result_clear(&again);
+        return rc;
+    }
+    sanitize_result_clear(sr);
+    *sr = again;
+    return HK_OK;
+}
+
 /* Runs the tools on r's program when sanitize_wanted says so (best: it is about to become
  * the accepted best; claimed: the speedup it was measured with), once per version. A
  * rejection is set in v (reason, the tool's first finding); v is untouched otherwise. The
@@ -1291,6 +1343,8 @@ static int sanitize_rec(ep_ctx *c, ep_rec *r, bool best, double claimed, measure
     sanitize_result sr;
     measure_prog p = rec_prog(r);
     int rc = sanitize_candidate(&c->mo, &so, &p, &sr);
+    if (!rc)
+        rc = sanitize_inherited(c, &so, r, &sr);
     if (rc) {
         sanitize_result_clear(&sr);
         return rc;
@@ -1785,6 +1839,8 @@ static void ctx_free(ep_ctx *c)
         rec_free(c->recs[i]);
     hk_free(c->recs);
     measure_baseline_clear(&c->base);
+    if (c->base_san_done)
+        sanitize_result_clear(&c->base_san);
     measure_build_free(&c->shadow_build);
     spec_free(c->sp);
     sk_set_free(c->skills);

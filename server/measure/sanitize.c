@@ -622,7 +622,17 @@ static int make_note(sanitize_result *r)
         snprintf(at + l, sizeof at - l, "; in the network-only sandbox: the tool could not "
                                         "launch its target in the namespace sandbox");
     }
-    if (r->outcome == SANITIZE_PASSED) {
+    const sanitize_tool_result *inh = NULL;
+    for (int t = 0; t < SANITIZE_N_TOOLS && !inh; t++)
+        if (r->tools[t].status == SANITIZE_INHERITED)
+            inh = &r->tools[t];
+    if (r->outcome == SANITIZE_PASSED && inh) {
+        rc = hk_buf_printf(&b, "memory safety: checked by compute-sanitizer (memcheck, "
+                               "racecheck, initcheck: no findings of the candidate's own; %s "
+                               "reports what it reports in the original kernel, on lines the "
+                               "candidate keeps unchanged: %s; %s)",
+                           sanitize_tool_name(inh->tool), inh->text, at);
+    } else if (r->outcome == SANITIZE_PASSED) {
         rc = hk_buf_printf(&b, "memory safety: checked by compute-sanitizer (memcheck, "
                                "racecheck, initcheck: no findings; %s)", at);
     } else if (r->outcome == SANITIZE_REJECTED) {
@@ -648,6 +658,67 @@ static int make_note(sanitize_result *r)
     }
     r->note = hk_buf_steal(&b);
     return r->note ? HK_OK : HK_ENOMEM;
+}
+
+/* Line n (1-based) of text, trimmed of blanks at both ends, into out ("" past the end). */
+static void line_trimmed(const char *text, size_t len, long n, char *out, size_t size)
+{
+    out[0] = '\0';
+    size_t i = 0;
+    for (long l = 1; l < n && i < len; i++)
+        l += text[i] == '\n';
+    if (n < 1 || i >= len)
+        return;
+    size_t e = i;
+    while (e < len && text[e] != '\n')
+        e++;
+    while (i < e && isspace((unsigned char)text[i]))
+        i++;
+    while (e > i && isspace((unsigned char)text[e - 1]))
+        e--;
+    snprintf(out, size, "%.*s", (int)(e - i), text + i);
+}
+
+/* Whether some line of text, trimmed, is want. */
+static bool has_line(const char *text, size_t len, const char *want)
+{
+    size_t wl = strlen(want);
+    for (size_t i = 0; i < len;) {
+        size_t e = i;
+        while (e < len && text[e] != '\n')
+            e++;
+        size_t a = i, b = e;
+        while (a < b && isspace((unsigned char)text[a]))
+            a++;
+        while (b > a && isspace((unsigned char)text[b - 1]))
+            b--;
+        if (b - a == wl && memcmp(text + a, want, wl) == 0)
+            return true;
+        i = e + 1;
+    }
+    return false;
+}
+
+/* Whether tool t's finding x in the candidate is the original kernel's (sanitize_opts). */
+static bool inherited(const sanitize_opts *so, enum sanitize_tool t, const sanitize_tool_result *x)
+{
+    if (!so || !so->baseline || !so->base_text || !so->cand_text ||
+        so->baseline->tools[t].status != SANITIZE_FOUND)
+        return false;
+    int named = 0;
+    for (const char *q = strstr(x->text, " in "); q; q = strstr(q + 4, " in ")) {
+        const char *f = q + 4, *colon = f;
+        while (*colon && *colon != ':' && !isspace((unsigned char)*colon))
+            colon++;
+        if (*colon != ':' || colon == f || !isdigit((unsigned char)colon[1]))
+            continue;
+        char line[512];
+        line_trimmed(so->cand_text, so->cand_len, strtol(colon + 1, NULL, 10), line, sizeof line);
+        if (!line[0] || !has_line(so->base_text, so->base_len, line))
+            return false;
+        named++;
+    }
+    return named > 0;
 }
 
 int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const measure_prog *p,
@@ -698,7 +769,14 @@ int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const mea
             goto out;
         HK_DEBUG("sanitize: %s on %s: status %d in %ld ms%s%s", sanitize_tool_name(t), p->exe,
                  (int)x->status, x->wall_ms, x->text[0] ? ": " : "", x->text);
+        if (x->status == SANITIZE_FOUND && inherited(so, (enum sanitize_tool)t, x)) {
+            x->status = SANITIZE_INHERITED;
+            x->reason = MEASURE_OK;
+            continue;
+        }
         if (x->status == SANITIZE_FOUND || x->status == SANITIZE_FAILED) {
+            if (out->outcome == SANITIZE_REJECTED) /* all_tools: the first one stands */
+                continue;
             out->outcome = SANITIZE_REJECTED;
             out->reason = x->reason;
             if (!(out->details = hk_asprintf("compute-sanitizer %s: %s", sanitize_tool_name(t),
@@ -706,9 +784,11 @@ int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const mea
                 rc = HK_ENOMEM;
                 goto out;
             }
+            if (so && so->all_tools)
+                continue;
             break;
         }
-        if (x->status != SANITIZE_CLEAN)
+        if (x->status != SANITIZE_CLEAN && out->outcome != SANITIZE_REJECTED)
             out->outcome = SANITIZE_UNCHECKED;
         if (x->status == SANITIZE_TIMED_OUT)
             break; /* the next tool runs the same size, as slowly: do not pay for it twice */
@@ -722,7 +802,7 @@ out:
 json_t *sanitize_result_json(const sanitize_result *r)
 {
     static const char *const status_names[] = {"not_run", "clean", "found", "failed",
-                                               "not_checked", "timed_out"};
+                                               "not_checked", "timed_out", "inherited"};
     static const char *const outcome_names[] = {"passed", "rejected", "unchecked"};
     json_t *tools = json_array();
     for (int t = 0; tools && t < SANITIZE_N_TOOLS; t++) {

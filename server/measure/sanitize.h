@@ -81,6 +81,9 @@ enum sanitize_status {
     SANITIZE_NOT_CHECKED, /* the tool could not check: its own error, a resource limit, the
                            * program refusing to start (no_gpu, spec_mismatch, harness_error) */
     SANITIZE_TIMED_OUT,   /* past the timeout without a finding: not checked */
+    SANITIZE_INHERITED,   /* a finding the original kernel has too, on source lines it has
+                           * word for word (sanitize_opts.baseline): not the candidate's
+                           * doing, so not a rejection; the note quotes it */
 };
 
 /* One tool's outcome. Plain value. */
@@ -118,6 +121,17 @@ typedef struct {
     const char *unchecked; /* when set, nothing runs: the note is "not checked (<this>)"
                             * (e.g. "simulated GPU", "DCU target: compute-sanitizer is
                             * NVIDIA-only") */
+    /* The original kernel's own findings. SHOC's reduce ends in a warp-synchronous tree
+     * without __syncwarp, which racecheck reports; every rewrite of its first loop kept
+     * that tail and was rejected for it on the H200. With baseline (the baseline program's
+     * result, every tool run: all_tools) and both texts, a tool's finding in the candidate
+     * is INHERITED, not a rejection, when the same tool found something in the baseline
+     * and every source line the finding names ("in FILE:LINE") reads, trimmed, as some
+     * line of the baseline's text. NULL: every finding rejects. */
+    const struct sanitize_result *baseline;
+    const char *base_text, *cand_text;
+    size_t base_len, cand_len;
+    bool all_tools;        /* every tool runs, also after a finding (for the baseline) */
 } sanitize_opts;
 
 enum sanitize_outcome {
@@ -127,7 +141,7 @@ enum sanitize_outcome {
 };
 
 /* The outcome for one candidate. Owns details and note (sanitize_result_clear). */
-typedef struct {
+typedef struct sanitize_result {
     enum sanitize_outcome outcome;
     enum measure_reason reason;  /* REJECTED: out_of_bounds, race, uninitialized, or the
                                   * program's own (FAILED); else MEASURE_OK */

@@ -486,6 +486,101 @@ static void test_run_race(void **state)
     sanitize_result_clear(&r);
 }
 
+/* A candidate text of 90 lines whose lines 82 and 83 (where racecheck_warning.txt's race
+ * is: a warp-synchronous tail without __syncwarp) are the given statements. */
+static char *cand_text(const char *l82, const char *l83)
+{
+    static char buf[8192];
+    size_t n = 0;
+    for (int l = 1; l <= 90; l++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s\n",
+                              l == 82 ? l82 : l == 83 ? l83 : "    // the candidate's own line");
+    return buf;
+}
+
+/* The original kernel's own finding: the baseline under every tool (all_tools), then a
+ * candidate whose racecheck finding names only lines the baseline has word for word passes
+ * (INHERITED, and initcheck still runs); a changed racing line, or a baseline without the
+ * finding, rejects as before. */
+static void test_run_inherited(void **state)
+{
+    fixture *f = *state;
+    static const char base[] =
+        "__global__ void reduce(const float *in, float *out)\n"
+        "{\n"
+        "    if (tid < 32) {\n"
+        "        if (blockSize >= 4)  sdata[tid] += sdata[tid + 2];\n"
+        "        if (blockSize >= 2)  sdata[tid] += sdata[tid + 1];\n"
+        "    }\n"
+        "}\n";
+    setenv("FAKE_SANITIZER_RACECHECK", FIXTURES "/racecheck_warning.txt", 1);
+    sanitize_opts bo = {.tool = FAKE_TOOL, .all_tools = true};
+    sanitize_result b;
+    run(f, "ok", &bo, &b);
+    assert_int_equal(b.outcome, SANITIZE_REJECTED);
+    assert_int_equal(b.tools[SANITIZE_RACECHECK].status, SANITIZE_FOUND);
+    assert_int_equal(b.tools[SANITIZE_INITCHECK].status, SANITIZE_CLEAN); /* all tools ran */
+
+    const char *same = cand_text("      if (blockSize >= 4)  sdata[tid] += sdata[tid + 2];",
+                                 "if (blockSize >= 2)  sdata[tid] += sdata[tid + 1];   ");
+    sanitize_opts io = {.tool = FAKE_TOOL, .baseline = &b, .base_text = base,
+                        .base_len = sizeof base - 1, .cand_text = same,
+                        .cand_len = strlen(same)};
+    sanitize_result r;
+    run(f, "ok", &io, &r);
+    assert_int_equal(r.outcome, SANITIZE_PASSED);
+    assert_int_equal(r.reason, MEASURE_OK);
+    assert_int_equal(r.tools[SANITIZE_RACECHECK].status, SANITIZE_INHERITED);
+    assert_int_equal(r.tools[SANITIZE_INITCHECK].status, SANITIZE_CLEAN);
+    assert_non_null(strstr(tool_log(f), "initcheck"));
+    assert_non_null(strstr(r.note, "no findings of the candidate's own; racecheck reports what "
+                                   "it reports in the original kernel"));
+    json_t *j = sanitize_result_json(&r);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(
+                            json_object_get(j, "tools"), SANITIZE_RACECHECK), "status")),
+                        "inherited");
+    json_decref(j);
+    sanitize_result_clear(&r);
+
+    /* a racing line the baseline does not have: the candidate's own race */
+    const char *changed = cand_text("if (blockSize >= 4)  sdata[tid] += sdata[tid + 2];",
+                                    "if (blockSize >= 2)  sdata[tid] += sdata[tid + 1] * 2;");
+    io.cand_text = changed;
+    io.cand_len = strlen(changed);
+    run(f, "ok", &io, &r);
+    assert_int_equal(r.outcome, SANITIZE_REJECTED);
+    assert_int_equal(r.reason, MEASURE_RACE);
+    sanitize_result_clear(&r);
+    sanitize_result_clear(&b);
+
+    /* a baseline without the finding: rejected as before */
+    unsetenv("FAKE_SANITIZER_RACECHECK");
+    run(f, "ok", &bo, &b);
+    assert_int_equal(b.outcome, SANITIZE_PASSED);
+    setenv("FAKE_SANITIZER_RACECHECK", FIXTURES "/racecheck_warning.txt", 1);
+    io.baseline = &b;
+    io.cand_text = same;
+    io.cand_len = strlen(same);
+    run(f, "ok", &io, &r);
+    unsetenv("FAKE_SANITIZER_RACECHECK");
+    assert_int_equal(r.outcome, SANITIZE_REJECTED);
+    assert_int_equal(r.tools[SANITIZE_RACECHECK].status, SANITIZE_FOUND);
+    sanitize_result_clear(&r);
+    sanitize_result_clear(&b);
+
+    /* all_tools: the first rejection's reason stands, the later tools still run */
+    setenv("FAKE_SANITIZER_MEMCHECK", FIXTURES "/memcheck_oob_read.txt", 1);
+    setenv("FAKE_SANITIZER_RACECHECK", FIXTURES "/racecheck_warning.txt", 1);
+    run(f, "ok", &bo, &b);
+    unsetenv("FAKE_SANITIZER_MEMCHECK");
+    unsetenv("FAKE_SANITIZER_RACECHECK");
+    assert_int_equal(b.outcome, SANITIZE_REJECTED);
+    assert_int_equal(b.reason, MEASURE_OUT_OF_BOUNDS);
+    assert_int_equal(b.tools[SANITIZE_RACECHECK].status, SANITIZE_FOUND);
+    assert_int_equal(b.tools[SANITIZE_INITCHECK].status, SANITIZE_CLEAN);
+    sanitize_result_clear(&b);
+}
+
 static void test_run_program_fails(void **state)
 {
     fixture *f = *state;
@@ -593,6 +688,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_run_clean, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_net_only_fallback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_race, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_inherited, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_program_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_checked, setup, teardown),
