@@ -93,23 +93,11 @@ static size_t find_name(const rw_toks *ts, size_t a, size_t b, size_t k)
     return b;
 }
 
-/* Calls that write no memory: math, loads, conversions. */
+/* Calls that write no memory: math, loads, conversions, casts to a type. */
 static bool pure_call(const rw_toks *ts, size_t k)
 {
-    static const char *const ok[] = {
-        "__ldg", "fmaf", "fma", "__fmaf_rn", "__fmul_rn", "__fadd_rn", "__fdividef", "sqrtf", "sqrt",
-        "rsqrtf", "rsqrt", "expf", "exp", "__expf", "exp2f", "logf", "log", "__logf", "log2f", "fabsf",
-        "fabs", "abs", "powf", "pow", "__powf", "sinf", "cosf", "sin", "cos", "tanhf", "tanh", "fminf",
-        "fmaxf", "fmin", "fmax", "min", "max", "floorf", "ceilf", "floor", "ceil", "erff", "erf",
-        "static_cast", "__float2int_rn", "__int2float_rn", "__half2float", "__bfloat162float",
-        "__float2half", "__float2bfloat16", "float", "double", "int", "unsigned", "long", "__ldcs",
-        "__ldcg", "__ldca", "__ldlu", "__ldcv"};
-    if (rwl_is_type_word(ts, k) || rwp_is_type_word(ts, k))
-        return true;
-    for (size_t i = 0; i < HK_ARRAY_LEN(ok); i++)
-        if (rwl_tok_is(ts, k, ok[i]))
-            return true;
-    return false;
+    return rwl_pure_call_name(ts, k) || rwl_is_type_word(ts, k) || rwp_is_type_word(ts, k) ||
+           rwl_tok_is(ts, k, "float") || rwl_tok_is(ts, k, "double");
 }
 
 static bool is_keyword(const rw_toks *ts, size_t k)

@@ -848,3 +848,18 @@ bool rwl_refuse(char *why, size_t n, const rw_toks *ts, const char *text, size_t
     va_end(ap);
     return false;
 }
+
+bool rwl_pure_call_name(const rw_toks *ts, size_t k)
+{
+    static const char *const ok[] = {
+        "__ldg", "fmaf", "fma", "__fmaf_rn", "__fmul_rn", "__fadd_rn", "__fdividef", "sqrtf", "sqrt",
+        "rsqrtf", "rsqrt", "expf", "exp", "__expf", "exp2f", "logf", "log", "__logf", "log2f", "fabsf",
+        "fabs", "abs", "powf", "pow", "__powf", "sinf", "cosf", "sin", "cos", "tanhf", "tanh", "fminf",
+        "fmaxf", "fmin", "fmax", "min", "max", "floorf", "ceilf", "floor", "ceil", "erff", "erf",
+        "static_cast", "__float2int_rn", "__int2float_rn", "__half2float", "__bfloat162float",
+        "__float2half", "__float2bfloat16", "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ok); i++)
+        if (rwl_tok_is(ts, k, ok[i]))
+            return true;
+    return false;
+}

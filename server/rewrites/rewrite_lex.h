@@ -150,6 +150,10 @@ int rwl_edits_add(rw_edits *es, uint32_t start, uint32_t end, const char *repl);
  * buffer of the final size. Overlapping edits are a bug: HK_EINVAL. */
 int rwl_edits_apply(const char *text, size_t len, rw_edits *es, char **out, size_t *out_len);
 
+/* Is token k the name of a call that writes no memory: math functions and intrinsics,
+ * read-only loads (__ldg, __ldcs...), conversions (static_cast, __float2half...)? Type
+ * names used as casts (float(x)) are the caller's to add. */
+bool rwl_pure_call_name(const rw_toks *ts, size_t k);
 /* 1-based line of byte b of text (counted up to b: for the one refusal reported). */
 int rwl_line_at(const char *text, size_t b);
 /* A rewrite's refusal "CONSTRUCT at line N: ...", N the line of token k of ts (1 when k is

@@ -263,21 +263,10 @@ static void collect_writes(const rw_toks *ts, size_t a, size_t b, sk_write *w, s
     }
 }
 
-/* Calls that write no memory (math, loads, conversions). */
+/* Calls that write no memory (math, loads, conversions; float(x), double(x)). */
 static bool pure_call(const rw_toks *ts, size_t k)
 {
-    static const char *const ok[] = {
-        "__ldg", "fmaf", "fma", "__fmaf_rn", "__fmul_rn", "__fadd_rn", "__fdividef", "sqrtf",
-        "sqrt", "rsqrtf", "rsqrt", "expf", "exp", "__expf", "exp2f", "logf", "log", "__logf",
-        "log2f", "fabsf", "fabs", "abs", "powf", "pow", "__powf", "sinf", "cosf", "sin", "cos",
-        "tanhf", "tanh", "fminf", "fmaxf", "fmin", "fmax", "min", "max", "floorf", "ceilf",
-        "floor", "ceil", "erff", "erf", "static_cast", "__float2int_rn", "__int2float_rn"};
-    if (is_type_start(ts, k))
-        return true;   /* float(x), double(x) */
-    for (size_t i = 0; i < HK_ARRAY_LEN(ok); i++)
-        if (rwl_tok_is(ts, k, ok[i]))
-            return true;
-    return false;
+    return is_type_start(ts, k) || rwl_pure_call_name(ts, k);
 }
 
 /* The first call in [a, b) that may write memory, or b. */
