@@ -8,7 +8,8 @@
  * replaced by that file's content and the content of every header it includes that
  * resolves to a file (quoted includes from the including file's folder, any include from
  * the -I folders, absolute includes as written, except that the folder of a file argument
- * in an absolute include counts as that argument's folder, whatever its name), and the
+ * in an absolute include counts as that argument's folder, whatever its name; a
+ * -DNAME="FILE" that names a file counts as FILE's content and name, the same way), and the
  * output's extension in place of its path (a trailing process id left out: out_extension();
  * "-o -", output on stdout, is kept as stdout).
  * A hit writes the recorded output file and replays the recorded stdout and stderr and
@@ -20,6 +21,8 @@
  * writes other files or reads from stdin. Without HK_NVCC_CACHE (the cache folder) it is
  * the compiler. The real compiler: HK_REAL_NVCC / HK_REAL_HIPCC, else the next one of
  * that name on PATH after this program, else /usr/local/cuda/bin/nvcc, /opt/rocm/bin/hipcc.
+ * Named g++ (test-tools/cxx/g++), it stands for g++ (HK_REAL_CXX, else g++ on PATH): the
+ * block emulator's programs (tests/unit/emu_block.h), the same text in both passes.
  *
  * With HK_NVCC_LOG (a file), each call appends one line to it: what it was (hit, miss, or
  * direct: a compile it does not cache), the wall and CPU seconds of the compiler it ran
@@ -138,18 +141,20 @@ static long now_dir_of(const char *name, size_t len)
  * text in another folder is the same compile. The included file's content is folded anyway;
  * only its name in line info and __FILE__ differs in the recorded output, as in messages
  * (which replay() maps back). */
-static void mix_line(hash128 *h, const char *line, size_t len, const char *name, size_t name_len)
+static size_t mix_line(hash128 *h, const char *line, size_t len, const char *name,
+                       size_t name_len)
 {
     long k = name && name[0] == '/' ? now_dir_of(name, name_len) : -1;
     const char *base = k >= 0 ? memrchr(name, '/', name_len) : NULL;
     if (!base) {
         mix(h, line, len);
-        return;
+        return len;
     }
     mix(h, line, (size_t)(name - line));
     mixs(h, "(folder)");
     mix(h, &k, sizeof k);
     mix(h, base, len - (size_t)(base - line));
+    return (size_t)(name - line) + sizeof "(folder)" + sizeof k + len - (size_t)(base - line);
 }
 
 /* Folds a source file into h: its bytes, then each header it includes that resolves to a
@@ -173,7 +178,11 @@ static void mix_source(hash128 *h, const char *path)
         mixs(h, "(unreadable)");
         return;
     }
-    mix(h, &len, sizeof len); /* where this file's text ends and an included one's begins */
+    /* where this file's text ends and an included one's begins: the length of what was
+     * folded of it, after the text. Not the file's own length, which holds the length of
+     * each folder mix_line() folds as an index: the same program in the ASan pass's work
+     * folder (build-asan/test-...: five bytes longer) was another compile. */
+    size_t folded = 0;
     char *dir = strdup(path);
     char *d = dir ? dirname(dir) : (char *)".";
     char *line = text;
@@ -219,13 +228,38 @@ static void mix_source(hash128 *h, const char *path)
                 }
             }
         }
-        mix_line(h, line, line_len, inc_name, inc_len);
+        folded += mix_line(h, line, line_len, inc_name, inc_len);
         line = nl ? nl + 1 : NULL;
     }
-    if (line && (size_t)(line - text) < len) /* after a NUL byte */
+    if (line && (size_t)(line - text) < len) { /* after a NUL byte */
         mix(h, line, len - (size_t)(line - text));
+        folded += len - (size_t)(line - text);
+    }
+    mixs(h, "(end)");
+    mix(h, &folded, sizeof folded);
     free(dir);
     free(text);
+}
+
+/* Whether argument a is -DNAME=FILE or -DNAME="FILE" with FILE a file (a test's
+ * `-DHK_KERNEL_FILE="<work folder>/k.cu"` for an `#include HK_KERNEL_FILE`); FILE, unquoted,
+ * into path. */
+static bool define_file(const char *a, char *path, size_t size)
+{
+    const char *eq = !strncmp(a, "-D", 2) ? strchr(a, '=') : NULL;
+    if (!eq)
+        return false;
+    const char *v = eq + 1;
+    size_t n = strlen(v);
+    if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+        v++;
+        n -= 2;
+    }
+    if (n == 0 || n >= size)
+        return false;
+    memcpy(path, v, n);
+    path[n] = '\0';
+    return path[0] == '/' && is_file(path);
 }
 
 /* Folds a program's identity into h: its resolved file, size and mtime (an upgrade changes
@@ -259,10 +293,13 @@ static char *on_path(const char *name)
     return found;
 }
 
-/* The compiler this stands for: argv0's base name. */
+/* The compiler this stands for: argv0's base name (nvcc, hipcc, or g++: the emulator's
+ * host builds, tests/unit/emu_block.h, through test-tools/cxx/g++, which is never on PATH,
+ * so nvcc's own calls of g++ do not come here). */
 static char *find_real(const char *tool)
 {
-    const char *env = getenv(!strcmp(tool, "hipcc") ? "HK_REAL_HIPCC" : "HK_REAL_NVCC");
+    bool hip = !strcmp(tool, "hipcc"), cxx = !strcmp(tool, "g++");
+    const char *env = getenv(hip ? "HK_REAL_HIPCC" : cxx ? "HK_REAL_CXX" : "HK_REAL_NVCC");
     if (env && *env)
         return strdup(env);
     char *self = realpath("/proc/self/exe", NULL);
@@ -282,7 +319,7 @@ static char *find_real(const char *tool)
     free(self);
     if (found)
         return found;
-    return strdup(!strcmp(tool, "hipcc") ? "/opt/rocm/bin/hipcc" : "/usr/local/cuda/bin/nvcc");
+    return strdup(hip ? "/opt/rocm/bin/hipcc" : cxx ? "/usr/bin/g++" : "/usr/local/cuda/bin/nvcc");
 }
 
 static bool write_all(const char *path, const char *data, size_t n)
@@ -549,8 +586,13 @@ int main(int argc, char **argv)
     bool to_stdout = !strcmp(argv[out_i], "-");
 
     /* the folders of the file arguments, as now (replay() maps the recorded ones to them) */
+    char def[PATH_MAX];
     for (int i = 1; i < argc && n_now < 128; i++)
-        if ((i == out_i && !to_stdout) || is_file(argv[i]) || is_dir(argv[i])) {
+        if (define_file(argv[i], def, sizeof def)) {
+            char *abs = realpath(dirname(def), NULL);
+            if (abs)
+                now[n_now++] = abs;
+        } else if ((i == out_i && !to_stdout) || is_file(argv[i]) || is_dir(argv[i])) {
             char *c = strdup(argv[i]);
             char *abs = realpath(i == out_i || is_file(argv[i]) ? dirname(c) : argv[i], NULL);
             free(c);
@@ -572,6 +614,15 @@ int main(int argc, char **argv)
         if (i == out_i) {
             mixs(&h, to_stdout ? "(stdout)" : "(out)");
             mixs(&h, out_extension(argv[i]));
+        } else if (define_file(argv[i], def, sizeof def)) {
+            /* the macro names a file that the source includes through it: that file's
+             * content, and its name as an absolute include's (mix_line) */
+            mix(&h, argv[i], (size_t)(strchr(argv[i], '=') + 1 - argv[i]));
+            mixs(&h, "(define-file)");
+            long k = now_dir_of(def, strlen(def));
+            mix(&h, &k, sizeof k);
+            mixs(&h, strrchr(def, '/') + 1);
+            mix_source(&h, def);
         } else if (is_file(argv[i])) {
             mixs(&h, "(file)");
             mix_source(&h, argv[i]);

@@ -78,6 +78,13 @@ done
 printf 'int other;\n' > "$t/w2/kernel.cu"
 "$wrapper" -cubin -o "$t/w2/m.cubin" "$t/w2/module.cu" 2>/dev/null
 [ "$(runs)" = 7 ] || fail "another candidate behind the same include was not compiled again"
+# a work folder whose name is longer (the ASan pass's build-asan/test-XXXXXX beside the plain
+# pass's build/test-XXXXXX): the same compile
+mkdir -p "$t/build-asan/w1"
+printf 'int cand;\n' > "$t/build-asan/w1/kernel.cu"
+printf '#include "%s/kernel.cu"\n' "$t/build-asan/w1" > "$t/build-asan/w1/module.cu"
+"$wrapper" -cubin -o "$t/build-asan/w1/m.cubin" "$t/build-asan/w1/module.cu" 2>/dev/null
+[ "$(runs)" = 7 ] || fail "the same program in a work folder with a longer name was compiled again"
 
 # "-o -": the output is stdout, kept and replayed as such (no file named "-" appears)
 (cd "$t/a" && "$wrapper" -ptx -o - "$t/a/k.cu" > "$t/a/ptx" 2>/dev/null)
@@ -115,4 +122,22 @@ cmp -s "$t/a/k.tmp.4436" "$t/b/k.tmp.18490" || fail "the hit's temporary output 
 HK_NVCC_CACHE="$t/fresh/run/nvcc" "$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
 HK_NVCC_CACHE="$t/fresh/run/nvcc" "$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
 [ "$(runs)" = 17 ] || fail "a cache folder under folders not made yet kept nothing: $(runs) runs"
+# -DNAME="FILE" naming a file that the source includes through the macro
+# (test_engine_rewrite_hist's HK_KERNEL_FILE): keyed by FILE's content, not its folder
+printf 'int main_part;\n' > "$t/inc/main.cu"
+for w in w1 w2; do printf 'int rewritten;\n' > "$t/$w/rw.cu"; done
+"$wrapper" -O3 "-DKF=\"$t/w1/rw.cu\"" -o "$t/w1/chk" "$t/inc/main.cu" 2>/dev/null
+"$wrapper" -O3 "-DKF=\"$t/w2/rw.cu\"" -o "$t/w2/chk" "$t/inc/main.cu" 2>/dev/null
+[ "$(runs)" = 18 ] || fail "the same -D file in another work folder was compiled again: $(runs) runs"
+printf 'int rewritten_otherwise;\n' > "$t/w2/rw.cu"
+"$wrapper" -O3 "-DKF=\"$t/w2/rw.cu\"" -o "$t/w2/chk" "$t/inc/main.cu" 2>/dev/null
+[ "$(runs)" = 19 ] || fail "another text behind the same -D file was answered from the cache"
+# named g++ (test-tools/cxx/g++: the block emulator's programs) it stands for g++
+# (HK_REAL_CXX), in entries of its own
+mkdir -p "$t/cxx"
+ln -s "$wrapper" "$t/cxx/g++"
+HK_REAL_CXX="$t/fake" "$t/cxx/g++" -O1 -I "$t/inc" -o "$t/a/emu" "$t/a/k.cu" 2>/dev/null
+HK_REAL_CXX="$t/fake" "$t/cxx/g++" -O1 -I "$t/inc" -o "$t/b/emu" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 20 ] || fail "g++: the same program was built again, or not at all: $(runs) runs"
+cmp -s "$t/a/emu" "$t/b/emu" || fail "g++: the hit's output differs"
 echo "nvcc_cache: ok"

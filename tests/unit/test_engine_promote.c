@@ -1,5 +1,5 @@
 /* fp64 shadows (rewrites/promote.h): every suite kernel either promotes, and its shadow
- * compiles with the real nvcc (-arch=sm_90 -cubin, all shadows in one nvcc call), or is
+ * compiles with the real nvcc (-arch=sm_90 -cubin, few nvcc runs: nvcc_batch.h), or is
  * refused with a reason naming the construct; the edits are checked as text (pointer and
  * local types, literals, math names, intrinsics written out, launchers emptied, integer
  * code unchanged); the refusal table is exercised one construct at a time, each reason
@@ -26,6 +26,8 @@
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 
 #include "rw_fixture.h"
+#include "runners/runner.h"
+#include "nvcc_batch.h" /* after NVCC */
 
 static int setup(void **state)
 {
@@ -91,41 +93,20 @@ static void lacks(const char *text, const char *bad)
     assert_null(strstr(text, bad));
 }
 
-/* ---- compiling shadows: one nvcc for all of them ---- */
+/* ---- compiling shadows: few nvcc runs for all of them (nvcc_batch.h) ---- */
 
-#define MAX_SHADOWS 48
-static char *shadow_paths[MAX_SHADOWS];
-static size_t n_shadows;
-
+/* Queues r's shadow for compile_queued(), as DIR/TAG.cu. */
 static void queue_compile(const char *tag, const promote_result *r)
 {
-    assert_true(n_shadows < MAX_SHADOWS);
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s.cu", tmpdir, tag);
-    rwf_write_file(path, r->text);
-    shadow_paths[n_shadows++] = hk_strdup(path);
+    nvb_add(tmpdir, tag, r->text, strlen(r->text));
 }
 
-/* Compiles every queued shadow with one nvcc -cubin call; warnings are shown, errors fail. */
+/* Compiles every queued shadow with nvcc -arch=sm_90 -cubin, those with the same includes
+ * in one nvcc run (a batch that fails is compiled again text by text: only a shadow that
+ * fails alone fails the test, with nvcc's messages), through the suite's compile cache. */
 static void compile_queued(void)
 {
-    if (access(NVCC, X_OK) != 0) {
-        print_message("note: no nvcc at %s, compile check of %zu shadows skipped\n", NVCC, n_shadows);
-        goto out;
-    }
-    static char cmd[1 << 16], outbuf[1 << 16];
-    int n = snprintf(cmd, sizeof cmd, "cd '%s' && %s -arch=sm_90 -cubin -std=c++17", tmpdir, NVCC);
-    for (size_t i = 0; i < n_shadows; i++)
-        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " '%s'", shadow_paths[i]);
-    snprintf(cmd + n, sizeof cmd - (size_t)n, " 2>&1");
-    int st = run_cmd(cmd, outbuf, sizeof outbuf);
-    if (st != 0 || outbuf[0])
-        print_message("nvcc:\n%s\n", outbuf);
-    assert_int_equal(st, 0);
-out:
-    for (size_t i = 0; i < n_shadows; i++)
-        hk_free(shadow_paths[i]);
-    n_shadows = 0;
+    nvb_compile_all(tmpdir);
 }
 
 /* ---- the suite ---- */

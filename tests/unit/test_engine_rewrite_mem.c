@@ -488,7 +488,7 @@ static void test_fast_math(void **state)
  * original's grid and with a small grid (the grid-stride loop must cover the rest); the
  * pointers are aligned and then one element off (the scalar fallback); every buffer,
  * guard elements included, must end bit for bit as the original leaves it. */
-#define EMU_CXX "g++"
+#define EMU_CXX TEST_CXX /* test_nvcc.h: through the compile cache, when the run has one */
 
 static const char emu_prelude[] =
     "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
@@ -578,8 +578,8 @@ static bool emulate_strided(const fixture *fx, const rw_result *r, const char *n
     fputs("    }\n    puts(bad ? \"FAIL\" : \"OK\");\n    return bad;\n}\n", f);
     fclose(f);
     an_model_free(cm);
-    char cmd[2200];
-    snprintf(cmd, sizeof cmd, "%s -std=c++17 -O1 -ffp-contract=off -w -I/usr/local/cuda/include -o '%s' '%s' 2>&1 && '%s' 2>&1",
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%.1000s -std=c++17 -O1 -ffp-contract=off -w -I/usr/local/cuda/include -o '%s' '%s' 2>&1 && '%s' 2>&1",
              EMU_CXX, exe, src, exe);
     FILE *pp = popen(cmd, "r");
     assert_non_null(pp);
@@ -600,8 +600,8 @@ static bool emulate(const fixture *fx, const rw_result *r, const char *name, con
 
 static void test_vectorize_emulated(void **state)
 {
-    if (access("/usr/local/cuda/include/cuda_fp16.h", R_OK) != 0 || system(EMU_CXX " --version >/dev/null 2>&1") != 0) {
-        print_message("skipped: no CUDA headers or no " EMU_CXX "\n");
+    if (access("/usr/local/cuda/include/cuda_fp16.h", R_OK) != 0 || system("g++ --version >/dev/null 2>&1") != 0) {
+        print_message("skipped: no CUDA headers or no g++\n");
         skip();
     }
     static const struct {
@@ -886,8 +886,8 @@ static bool emulate_rope(const fixture *fx, const rw_result *r, const char *tag)
           "        free(xo); free(xc); free(oo); free(oc);\n    }\n"
           "    puts(bad ? \"FAIL\" : \"OK\");\n    return bad;\n}\n", f);
     fclose(f);
-    char cmd[2200];
-    snprintf(cmd, sizeof cmd, "%s -std=c++17 -O1 -ffp-contract=off -w -pthread -I/usr/local/cuda/include -o '%s' '%s' 2>&1 && '%s' 2>&1",
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%.1000s -std=c++17 -O1 -ffp-contract=off -w -pthread -I/usr/local/cuda/include -o '%s' '%s' 2>&1 && '%s' 2>&1",
              EMU_CXX, exe, src, exe);
     FILE *pp = popen(cmd, "r");
     assert_non_null(pp);
@@ -904,8 +904,8 @@ static bool emulate_rope(const fixture *fx, const rw_result *r, const char *tag)
 static void test_vectorize_strided_emulated(void **state)
 {
     (void)state;
-    if (access("/usr/local/cuda/include/cuda_fp16.h", R_OK) != 0 || system(EMU_CXX " --version >/dev/null 2>&1") != 0) {
-        print_message("skipped: no CUDA headers or no " EMU_CXX "\n");
+    if (access("/usr/local/cuda/include/cuda_fp16.h", R_OK) != 0 || system("g++ --version >/dev/null 2>&1") != 0) {
+        print_message("skipped: no CUDA headers or no g++\n");
         skip();
     }
     static const struct {

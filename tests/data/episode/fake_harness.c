@@ -44,7 +44,8 @@
  * register window (hk_win_), slower the
  * further --block is from 256; wrong answers with --block 128, and "unwritten" (exit 4)
  * with --block 1024.
- * $FAKE_SLOW_MS makes every time-mode call sleep that long (to stop an episode mid-run);
+ * $FAKE_SLOW_MS makes every time-mode call sleep that long (to stop an episode mid-run),
+ * until the file $FAKE_SLOW_STOP_FILE exists, when set;
  * $FAKE_COMBO_MS makes each --combos combination take that long.
  * $FAKE_GPULOCK_LOG: every call appends "MODE handed=H exclusive=E\n": whether the server
  * handed it the GPU lock (include/hk_gpulock.h) and, in time mode, whether the lock was
@@ -308,8 +309,8 @@ int main(int argc, char **argv)
                seed, dist);
         return 0;
     }
-    const char *slow = getenv("FAKE_SLOW_MS");
-    if (slow)
+    const char *slow = getenv("FAKE_SLOW_MS"), *stop = getenv("FAKE_SLOW_STOP_FILE");
+    if (slow && !(stop && access(stop, F_OK) == 0))
         usleep((useconds_t)atol(slow) * 1000);
     double ms = factor;
     if (!strcmp(name, "fast")) ms = 0.5;
