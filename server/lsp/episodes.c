@@ -344,6 +344,9 @@ struct ep_run {
     int percent, sent_percent;
     char stage[32];
     char message[512];
+    char *spec_note;           /* what an inferred spec guessed, until a progress message has
+                                * said it: the client may accept the token only after later
+                                * stages have replaced message (the Neovim flow test saw it) */
     json_t *done_ev;           /* the worker's "done" event (new reference) */
     char *draft_path;          /* the worker's "spec" event: a draft that needs checking */
     char *draft_why;           /* its reasons, joined */
@@ -356,6 +359,7 @@ static void run_maybe_free(struct ep_run *r)
     if (r->child || r->refs > 0 || r->listed)
         return;
     json_decref(r->done_ev);
+    hk_free(r->spec_note);
     hk_free(r->draft_path);
     hk_free(r->draft_why);
     hk_free(r->uri);
@@ -416,9 +420,18 @@ static void progress_send(struct ep_run *r, const char *kind)
     if (!strcmp(kind, "begin")) {
         char title[300];
         snprintf(title, sizeof title, hk_tr(HK_MSG_PROGRESS_TITLE), r->kernel, r->target);
+        /* the spec's guesses first, if no message has said them yet */
         v = json_pack("{s:s, s:s, s:b, s:s, s:i}", "kind", "begin", "title", title,
-                      "cancellable", 1, "message", r->message, "percentage", r->percent);
+                      "cancellable", 1, "message", r->spec_note ? r->spec_note : r->message,
+                      "percentage", r->percent);
         r->sent_percent = r->percent;
+        bool later = r->spec_note && strcmp(r->spec_note, r->message) != 0;
+        hk_free(r->spec_note);
+        r->spec_note = NULL;
+        rpc_notify(s->rpc, "$/progress", json_pack("{s:s, s:o}", "token", r->token, "value", v));
+        if (later) /* and then where the episode is now */
+            progress_send(r, "report");
+        return;
     } else if (!strcmp(kind, "report")) {
         /* percentages only rise */
         if (r->percent < r->sent_percent)
@@ -639,7 +652,12 @@ static void on_event_line(const char *line, size_t n, void *ud)
         } else {
             snprintf(r->message, sizeof r->message, hk_tr(HK_MSG_PROGRESS_SPEC_INFERRED),
                      path ? path : "?", why.data ? why.data : "");
-            progress_send(r, "report");
+            if (r->progress_ok) {
+                progress_send(r, "report");
+            } else { /* kept for the begin, whenever the client accepts the token */
+                hk_free(r->spec_note);
+                r->spec_note = hk_strdup(r->message);
+            }
             if (!r->s->eps->stopped && r->s->state == LSP_RUNNING)
                 lsp_log_message(r->s, 3, "Optimize %s: no spec, inferred %s: %s", r->kernel,
                                 path ? path : "?", why.data ? why.data : "");

@@ -55,6 +55,8 @@ class Client:
         self.docs = {}        # uri -> [version, text]
         self.log = []         # every message received, in order, with its time
         self.apply_ok = True  # how we answer workspace/applyEdit
+        self.hold_progress = False  # keep window/workDoneProgress/create unanswered
+        self.held = []             # ... those requests' ids, until release_progress()
         self.t = threading.Thread(target=self._reader, daemon=True)
         self.t.start()
         r = self.request("initialize", {"processId": os.getpid(), "rootUri": "file://" + root,
@@ -100,8 +102,17 @@ class Client:
             self.send({"id": m["id"], "result": {"applied": self.apply_ok}})
         elif meth == "window/showDocument":
             self.send({"id": m["id"], "result": {"success": True}})
+        elif meth == "window/workDoneProgress/create" and self.hold_progress:
+            self.held.append(m["id"])  # an editor slow to answer: release_progress()
         else:  # workDoneProgress/create, codeLens/refresh
             self.send({"id": m["id"], "result": None})
+
+    def release_progress(self):
+        """Answers the window/workDoneProgress/create requests held so far."""
+        self.hold_progress = False
+        for i in self.held:
+            self.send({"id": i, "result": None})
+        self.held = []
 
     def next_message(self, timeout):
         try:

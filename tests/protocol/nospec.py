@@ -4,6 +4,8 @@ GPU, driving the real hkls over stdio as an editor would:
 - saxpy.cu alone: "Optimize for NVIDIA" starts the worker, which infers the spec and saves it
   next to the kernel; the progress and the log say what was inferred, the episode
   completes, and the kernel's hover lists the guesses;
+- the same with an editor that accepts the progress token late, after the worker's stages
+  began: the progress's begin still says what was inferred;
 - const_offsets.cu (an integer __constant__ table of offsets, which random values would
   make read out of bounds): the inference has doubts,
   the command's error gives the reasons, the draft spec opens (window/showDocument), and
@@ -71,7 +73,7 @@ def inferred_then_run(c, tmp):
     # the progress said what was inferred, before the episode's own stages
     reports = [m["params"]["value"].get("message", "") for _, m in c.log
                if m.get("method") == "$/progress" and m["params"]["token"] == token
-               and m["params"]["value"]["kind"] == "report"]
+               and m["params"]["value"]["kind"] in ("begin", "report")]
     said = [x for x in reports if "spec inferred and saved to " + spec_path in x]
     check(said, "progress reports: %s" % reports)
     check(reports.index(said[0]) < len(reports) - 1, "the inference comes before the stages")
@@ -100,6 +102,37 @@ def inferred_then_run(c, tmp):
     check(os.stat(spec_path).st_mtime_ns == mtime, "the spec is kept as it was")
     print("no spec: inferred %s, episode %d completed; hover lists %d guesses"
           % (os.path.basename(spec_path), episode, len(spec["inferred"])))
+
+
+def late_token(c, tmp):
+    """An editor that accepts the progress token only after the worker has inferred the spec
+    and moved on to its stages: the progress still says what was inferred (its begin), then
+    where the episode is."""
+    path = os.path.join(tmp, "late", "saxpy.cu")
+    spec_path = os.path.join(tmp, "late", "saxpy.saxpy.bench.json")
+    text = open(path).read()
+    uri = c.open(path, text)
+    opt = by_title(code_actions(c, uri, pos_of(text, "saxpy(int")), "Optimize for NVIDIA")
+    c.hold_progress = True
+    n = len(c.log)
+    cmd = opt[0]["command"]
+    r = c.request("workspace/executeCommand", {"command": cmd["command"],
+                                               "arguments": cmd["arguments"]}, 120)
+    since(c, n, lambda m: m.get("method") == "window/logMessage"
+          and "no spec, inferred " + spec_path in m["params"]["message"], 120, "the inference")
+    m0 = len(c.log)
+    since(c, m0, lambda m: m.get("method") == "hyperkernel/episodeChanged"
+          and m["params"].get("uri") == uri and m["params"]["status"] == "running", 120,
+          "a stage after the inference")
+    c.release_progress()
+    begin = since(c, m0, lambda m: m.get("method") == "$/progress"
+                  and m["params"]["token"] == r["token"]
+                  and m["params"]["value"]["kind"] == "begin", 30, "the progress begin")
+    check("spec inferred and saved to " + spec_path in begin["params"]["value"]["message"],
+          "begin after a late token: %s" % begin["params"]["value"])
+    since(c, n, lambda m: is_end(m, uri) and m["params"]["episode"] == r["episode"], 600,
+          "the end of the late-token episode")
+    print("no spec, late token: the begin says what was inferred")
 
 
 def draft_then_save(c, tmp):
@@ -165,12 +198,15 @@ def main():
     env.pop("HK_NO_GPU", None)
     shutil.copy(os.path.join(SRC, "bench", "kernels", "saxpy.cu"), tmp)
     shutil.copy(os.path.join(SRC, "tests", "data", "infer", "const_offsets.cu"), tmp)
+    os.mkdir(os.path.join(tmp, "late"))
+    shutil.copy(os.path.join(SRC, "bench", "kernels", "saxpy.cu"), os.path.join(tmp, "late"))
     opts = {"compile": {"enabled": False},
             "episodes": {"simulate": True, "db": os.path.join(tmp, "history.db"), "budget": 1,
                          "check": "quick"}}
     c = Client(hkls, env, CAPS, opts, tmp, "nospec")
     try:
         inferred_then_run(c, tmp)
+        late_token(c, tmp)
         draft_then_save(c, tmp)
         check(c.close() == 0, "exit code")
     except Fail as e:
