@@ -4057,6 +4057,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     size_t n_block = 0, n_grid = 0, n_tp = 0, n_ta = 0;
     long long block_val[3] = { 1, 1, 1 };
     bool count_sure[HK_MAX_ARGS] = { 0 };
+    bool count_host[HK_MAX_ARGS] = { 0 }; /* from the host's allocation, not from the grid */
     int derived_line[HK_MAX_ARGS] = { 0 }; /* a pointer made from it the count cannot follow */
     long long program[SK_MAX_VARS];
     bool have_program[SK_MAX_VARS] = { 0 };
@@ -4566,6 +4567,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         size_t moved = sk_pointer_moved(text, bs, be, p->name);
         size_t made_at = sk_pointer_derived(text, bs, be, p->name);
         if (c) {
+            count_host[i] = true;
             if (k->site_file)
                 sk_note(k, "count of %s from its allocation at %s:%d", p->name, k->site_file, line);
             else
@@ -4623,10 +4625,11 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
                      f->name, k->n_vars == 1 ? k->vars[0] : product);
     }
     if (rows_size) {
-        /* the rows are the grid's to choose only when every buffer is counted from it */
+        /* the rows are the grid's to choose only when every buffer is counted from it (an
+         * allocation of the program's need not hold the rows guessed) */
         bool follows = true;
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS && follows; i++)
-            follows = f->params[i].pointer_depth == 0 || count_sure[i];
+            follows = f->params[i].pointer_depth == 0 || (count_sure[i] && !count_host[i]);
         if (!follows)
             sk_doubt(k, "no launch site or bounds check says how many blocks %s needs: guessed a 2D grid of "
                      "%s x %s", f->name, grid[0] ? grid[0] : "?", grid[1] ? grid[1] : "?");

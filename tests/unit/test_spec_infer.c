@@ -967,8 +967,8 @@ static void host_facts_from_the_whole_launch_file(void **state)
  * The columns are the stride (tiles of blockIdx.x side by side) or one block; the rows go
  * to the one size the kernel never reads, and every count follows that grid. A kernel
  * that reads every size, whose columns pass its stride (two threads per element) or whose
- * output rows are one block wide at a wider stride (elements no thread writes) keeps its
- * doubt. `#define SIDE 16 // ...` is 16: the comment is no part of the value. */
+ * output rows are one block wide at a wider stride (elements no thread writes), or one
+ * with a count from the program's allocation, keeps its doubt. `#define SIDE 16 // ...` is 16: the comment is no part of the value. */
 static void rows_of_a_matrix_without_launch_or_bounds(void **state)
 {
     (void)state;
@@ -1014,6 +1014,10 @@ static void rows_of_a_matrix_without_launch_or_bounds(void **state)
     /* an output one block wide at a wider stride: the elements between rows are not its */
     infer(DATA("row_tiles.cu"), "sparse_rows", &inf);
     assert_true(has_doubt(&inf, "the elements between them are never written"));
+    spec_inference_free(&inf);
+    /* a count from the program's allocation (64 rows) need not hold the rows guessed */
+    infer(DATA("row_tiles_host.cu"), "fill_rows", &inf);
+    assert_true(has_doubt(&inf, "guessed a 2D grid"));
     spec_inference_free(&inf);
 }
 
