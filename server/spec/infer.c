@@ -167,7 +167,8 @@ static char *sk_local_init(skel *k, const char *name)
     return sk_dim3_members(k, name, found, found_at);
 }
 
-/* Whether the caller body declares name as a dim3 (dim3 name; dim3 name(...); dim3 a, name). */
+/* Whether the caller body declares name as a dim3 (dim3 name; dim3 name(...); dim3 a, name),
+ * or the caller takes it as a dim3 parameter. */
 static bool sk_declared_dim3(const skel *k, const char *name)
 {
     size_t wl = strlen(name);
@@ -188,6 +189,16 @@ static bool sk_declared_dim3(const skel *k, const char *name)
             b++;
         if (word_at(k->site_text, k->body_end, b, "dim3", 4))
             return true;
+    }
+    /* or a parameter of the launcher (void run(..., dim3 grid)) */
+    for (size_t f = 0; k->site_m && k->body_end > k->body_start && f < k->site_m->n_funcs; f++) {
+        const an_function *cf = &k->site_m->funcs[f];
+        if (cf->body_span.start_byte != k->body_start)
+            continue;
+        for (size_t i = 0; i < cf->n_params; i++)
+            if (cf->params[i].name && !strcmp(cf->params[i].name, name) && cf->params[i].elem_type &&
+                !strcmp(cf->params[i].elem_type, "dim3") && cf->params[i].pointer_depth == 0)
+                return true;
     }
     return false;
 }

@@ -1019,6 +1019,12 @@ static void rows_of_a_matrix_without_launch_or_bounds(void **state)
     infer(DATA("row_tiles_host.cu"), "fill_rows", &inf);
     assert_true(has_doubt(&inf, "guessed a 2D grid"));
     spec_inference_free(&inf);
+    /* a dim3 parameter of the launcher is no grid the spec can write (it was read as a 1-D
+     * grid of `grid_in` blocks, a size of its own, and the spec was sure) */
+    infer(DATA("row_tiles_host.cu"), "fill_rows_given", &inf);
+    assert_true(has_doubt(&inf, "guessed a 2D grid"));
+    assert_null(json_object_get(json_array_get(json_object_get(inf.spec, "sizes"), 0), "grid_in"));
+    spec_inference_free(&inf);
 }
 
 int main(void)

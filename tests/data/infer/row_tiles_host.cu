@@ -15,3 +15,16 @@ void run_fill(int width, int rows)
     cudaMalloc(&d, sizeof(float) * width * 64);
     fill_rows<<<pick_grid(width, rows), dim3(SIDE, SIDE)>>>(d, width, rows);
 }
+
+// The same rows launched on a dim3 the launcher takes as a parameter: no size of its own.
+__global__ void fill_rows_given(float *out, int width, int rows)
+{
+    out[width * (SIDE * blockIdx.y + threadIdx.y) + SIDE * blockIdx.x + threadIdx.x] = 3.0f;
+}
+
+void run_fill_given(int width, int rows, dim3 grid_in)
+{
+    float *d = 0;
+    cudaMalloc(&d, sizeof(float) * width * 64);
+    fill_rows_given<<<grid_in, dim3(SIDE, SIDE)>>>(d, width, rows);
+}
