@@ -2229,6 +2229,27 @@ static void collect_macros(kb *b, TSNode n, int depth)
             for (char *p = s; *p; p++)
                 if (*p == '\\' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n')))
                     *p = ' ';
+            /* comments are no part of the value (`#define HEIGHT 16 // rows`: the
+             * grammar's value runs to the end of the line) */
+            for (char *p = s, q = 0; *p; p++) {
+                if (q) {
+                    if (*p == '\\' && p[1])
+                        p++;
+                    else if (*p == q)
+                        q = 0;
+                } else if (*p == '"' || *p == '\'') {
+                    q = *p;
+                } else if (p[0] == '/' && p[1] == '/') {
+                    *p = 0;
+                    break;
+                } else if (p[0] == '/' && p[1] == '*') {
+                    char *e = strstr(p + 2, "*/");
+                    char *end = e ? e + 2 : p + strlen(p);
+                    while (p < end)
+                        *p++ = ' ';
+                    p--;
+                }
+            }
             while (*s && isspace((unsigned char)*s))
                 s++;
             size_t l = strlen(s);

@@ -167,7 +167,8 @@ static char *sk_local_init(skel *k, const char *name)
     return sk_dim3_members(k, name, found, found_at);
 }
 
-/* Whether the caller body declares name as a dim3 (dim3 name; dim3 name(...); dim3 a, name). */
+/* Whether the caller body declares name as a dim3 (dim3 name; dim3 name(...); dim3 a, name),
+ * or the caller takes it as a dim3 parameter. */
 static bool sk_declared_dim3(const skel *k, const char *name)
 {
     size_t wl = strlen(name);
@@ -188,6 +189,16 @@ static bool sk_declared_dim3(const skel *k, const char *name)
             b++;
         if (word_at(k->site_text, k->body_end, b, "dim3", 4))
             return true;
+    }
+    /* or a parameter of the launcher (void run(..., dim3 grid)) */
+    for (size_t f = 0; k->site_m && k->body_end > k->body_start && f < k->site_m->n_funcs; f++) {
+        const an_function *cf = &k->site_m->funcs[f];
+        if (cf->body_span.start_byte != k->body_start)
+            continue;
+        for (size_t i = 0; i < cf->n_params; i++)
+            if (cf->params[i].name && !strcmp(cf->params[i].name, name) && cf->params[i].elem_type &&
+                !strcmp(cf->params[i].elem_type, "dim3") && cf->params[i].pointer_depth == 0)
+                return true;
     }
     return false;
 }
@@ -1605,6 +1616,32 @@ static bool kc_block_term(const km_kernel *km, const km_term *t, const kc_limits
            hk_buf_printf(b, ") * (%s - 1)", kc_grid_names[atoms[t->atoms[at]].axis]) == HK_OK;
 }
 
+/* A term m * gridDim.d with m a positive product of sizes, where the spec's grid along d
+ * is known (srad's last row, cols * BLOCK * (gridDim.y - 1)): its value, appended to b
+ * after " + ". False for any other term. */
+static bool kc_grid_dim_term(const km_kernel *km, const km_term *t, const kc_limits *lim, struct hk_buf *b)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    long at = -1;
+    for (uint32_t j = 0; j < t->n; j++) {
+        if (kc_size_atom(km, t->atoms[j]))
+            continue;
+        const km_atom *x = t->atoms[j] < na ? &atoms[t->atoms[j]] : NULL;
+        if (at >= 0 || !x || x->kind != KM_ATOM_GRID_DIM || x->axis < 0 || x->axis > 2 || !lim->grid[x->axis])
+            return false;
+        at = j;
+    }
+    if (at < 0 || t->coef <= 0)
+        return false;
+    km_term m = { .coef = t->coef, .n = 0 };
+    for (uint32_t j = 0; j < t->n; j++)
+        if ((long)j != at)
+            m.atoms[m.n++] = t->atoms[j];
+    return hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
+           hk_buf_printf(b, ") * %s", kc_grid_names[atoms[t->atoms[at]].axis]) == HK_OK;
+}
+
 /* Whether term t is m * x with m a positive product of sizes (into *m) and x the builtin
  * atoms one (kind a) or two (kinds a and b) along one axis (into *axis). */
 static bool kc_builtin_term(const km_kernel *km, const km_term *t, enum km_atom_kind a, int b, km_term *m,
@@ -1785,6 +1822,10 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
                 split = true;
             }
         if (!split && lim && kc_block_term(km, &t, lim, &divmod)) {
+            rest.t[at] = rest.t[--rest.n];
+            split = true;
+        }
+        if (!split && lim && kc_grid_dim_term(km, &t, lim, &divmod)) {
             rest.t[at] = rest.t[--rest.n];
             split = true;
         }
@@ -1971,6 +2012,144 @@ static char *kc_stride_bound(skel *k, int *line)
             return NULL;
     }
     return res;
+}
+
+/* A sized form's value with every scalar parameter set to a number drawn from its name and
+ * seed (named constants at their values): two forms whose values keep one ratio at several
+ * seeds are one a multiple of the other. False for a form with any other atom. */
+static bool kc_eval_seeded(const km_kernel *km, const km_term *t, uint32_t n, unsigned seed, int64_t *v)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t p = t[i].coef;
+        for (uint32_t j = 0; j < t[i].n; j++) {
+            const km_atom *a = t[i].atoms[j] < na ? &atoms[t[i].atoms[j]] : NULL;
+            if (a && a->kind == KM_ATOM_CONST && a->has_value) {
+                p *= a->value;
+            } else if (a && a->kind == KM_ATOM_PARAM && a->name) {
+                uint32_t h = 2166136261u ^ seed;
+                for (const char *c = a->name; *c; c++)
+                    h = (h ^ (unsigned char)*c) * 16777619u;
+                p *= 3 + (int64_t)(h % 251);
+            } else {
+                return false;
+            }
+        }
+        sum += p;
+    }
+    *v = sum;
+    return true;
+}
+
+/* Does the model list a grid-stride loop (gridDim in the text may be a last block's test)? */
+static bool kc_has_grid_stride(const skel *k)
+{
+    size_t n = 0;
+    const km_loop *l = k->km ? km_loops(k->km, &n) : NULL;
+    for (size_t i = 0; i < n; i++)
+        if (l[i].kind == KM_LOOP_GRID_STRIDE)
+            return true;
+    return !k->km;
+}
+
+/* How a 2-D kernel without bounds checks tiles a matrix (kc_row_tiles). */
+typedef struct {
+    long long cx, cy; /* the block the index math assumes along x (when bx) and y */
+    bool bx;          /* blockIdx.x in the index: tiles side by side; else one block wide */
+    char *stride;     /* the row stride S in spec terms (new) */
+    bool store;       /* one of the writes stores to an output (not an inout) */
+} kc_rows;
+
+/* Does every write of the kernel that moves with threadIdx.y or blockIdx.y store row
+ * (cy * blockIdx.y + threadIdx.y) of a matrix of row stride S, at column (cx * blockIdx.x)
+ * + threadIdx.x, plus sized terms: S * (cy*by + ty) + cx*bx + tx + rest? Rodinia's srad
+ * and backprop, cuda-samples' matrixMul write so. With such a write the rows a grid covers
+ * are the grid's to choose (one size of the kernel's that it never reads) and the counts
+ * follow it; the columns are S when the tiles go side by side. */
+static bool kc_row_tiles(skel *k, const an_function *f, kc_rows *r)
+{
+    *r = (kc_rows){ 0 };
+    if (!k->km)
+        return false;
+    const km_kernel *km = k->km;
+    size_t na = 0, nacc = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    const km_access *acc = km_accesses(km, &nacc);
+    uint32_t tid[2] = { UINT32_MAX, UINT32_MAX }, bid[2] = { UINT32_MAX, UINT32_MAX };
+    for (size_t i = 0; i < na; i++) {
+        if (atoms[i].axis < 0 || atoms[i].axis > 1)
+            continue;
+        if (atoms[i].kind == KM_ATOM_THREAD_IDX)
+            tid[atoms[i].axis] = (uint32_t)i;
+        else if (atoms[i].kind == KM_ATOM_BLOCK_IDX)
+            bid[atoms[i].axis] = (uint32_t)i;
+    }
+    if (tid[0] == UINT32_MAX || tid[1] == UINT32_MAX || bid[1] == UINT32_MAX)
+        return false;
+    bool any = false;
+    for (size_t i = 0; i < nacc; i++) {
+        const km_access *a = &acc[i];
+        if (a->space != KM_SPACE_GLOBAL || a->mode == KM_READ ||
+            (!km_form_mentions(km, a->index, tid[1]) && !km_form_mentions(km, a->index, bid[1])))
+            continue;
+        /* each term a size, or a size times one of the four ids */
+        for (uint32_t j = 0; j < a->index.n; j++) {
+            int ids = 0;
+            for (uint32_t q = 0; q < a->index.t[j].n; q++) {
+                uint32_t id = a->index.t[j].atoms[q];
+                if (id == tid[0] || id == tid[1] || id == bid[0] || id == bid[1])
+                    ids++;
+                else if (!kc_size_atom(km, id))
+                    return false;
+            }
+            if (ids > 1)
+                return false;
+        }
+        km_term cty[16], cby[16], ctx[4], cbx[4];
+        uint32_t nty = 0, nby = 0, ntx = 0, nbx = 0;
+        if (!km_form_coefficient(km, a->index, tid[1], cty, 16, &nty) || !nty ||
+            !km_form_coefficient(km, a->index, bid[1], cby, 16, &nby) || !nby ||
+            !km_form_coefficient(km, a->index, tid[0], ctx, 4, &ntx) ||
+            (bid[0] != UINT32_MAX && !km_form_coefficient(km, a->index, bid[0], cbx, 4, &nbx)))
+            return false;
+        int64_t one = 0, cx = 0, cy = 0;
+        if (!km_form_value(km, (km_form){ .t = ctx, .n = ntx }, &one) || one != 1 ||
+            (nbx && (!km_form_value(km, (km_form){ .t = cbx, .n = nbx }, &cx) || cx < 1 || cx > 1024)))
+            return false;
+        /* the coefficient of blockIdx.y is cy times the row stride, at every seed */
+        for (unsigned seed = 1; seed <= 3; seed++) {
+            int64_t s = 0, b = 0;
+            if (!kc_eval_seeded(km, cty, nty, seed, &s) || !kc_eval_seeded(km, cby, nby, seed, &b) || s <= 0 ||
+                b % s != 0 || (seed > 1 && b / s != cy))
+                return false;
+            cy = b / s;
+        }
+        if (cy < 1 || cy > 1024)
+            return false;
+        struct hk_buf b;
+        hk_buf_init(&b, SK_MAX_TEXT);
+        bool ok = hk_buf_appends(&b, "(") == HK_OK && kc_print(km, cty, nty, &b) && hk_buf_appends(&b, ")") == HK_OK;
+        char *s = ok && b.data ? sk_translate(k, b.data, 0) : NULL;
+        hk_buf_free(&b);
+        bool same = s && kf_only_sizes(k, s) &&
+                    (!any || (!strcmp(s, r->stride) && r->cy == cy && r->bx == (nbx > 0) && r->cx == cx));
+        if (!same) {
+            hk_free(s);
+            hk_free(r->stride);
+            r->stride = NULL;
+            return false;
+        }
+        if (!any)
+            *r = (kc_rows){ .cx = cx, .cy = cy, .bx = nbx > 0, .stride = s };
+        else
+            hk_free(s);
+        size_t fe = f->body_span.end_byte <= k->len ? f->body_span.end_byte : k->len;
+        r->store |= a->mode == KM_WRITE && a->buffer && sk_pointer_use(k->text, f->body_span.start_byte, fe, a->buffer) == 0;
+        any = true;
+    }
+    return any;
 }
 
 /* Floating-point operations in a value form: a product of a atoms with a coefficient
@@ -3889,9 +4068,12 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     size_t n_block = 0, n_grid = 0, n_tp = 0, n_ta = 0;
     long long block_val[3] = { 1, 1, 1 };
     bool count_sure[HK_MAX_ARGS] = { 0 };
+    bool count_host[HK_MAX_ARGS] = { 0 }; /* from the host's allocation, not from the grid */
     int derived_line[HK_MAX_ARGS] = { 0 }; /* a pointer made from it the count cannot follow */
     long long program[SK_MAX_VARS];
     bool have_program[SK_MAX_VARS] = { 0 };
+    kc_rows rows = { 0 };   /* the rows a 2-D kernel writes, when their grid is guessed */
+    char *rows_size = NULL; /* the size they go to */
 
     /* template arguments: the launch site's, else defaults (types float, values 128) */
     char *site_targs[16] = { 0 };
@@ -4115,6 +4297,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         if (scal[i] && f->params[i].name[0] && f->params[i].pointer_depth == 0)
             sk_map(k, f->params[i].name, scal[i]);
 
+    size_t n_block_read = n_block; /* the launch's block, when it could be read */
     /* the index math: dimensions used, bounds, grid-stride, a block size it hard-codes */
     kf_scan(k, f, &kf);
     if (!kf.grid_stride && k->km) { /* a grid-stride loop written by a macro the text hides */
@@ -4286,6 +4469,48 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         hk_free(stride_bound);
         stride_bound = NULL;
     }
+    /* A 2-D kernel without bounds checks that writes rows of a matrix (kc_row_tiles): the
+     * columns are its row stride, the rows one size the kernel never reads (the grid's to
+     * choose); the counts then follow the grid, or the guess stays a doubt (below). */
+    if (n_grid == 0 && !site_grid && kf.uses_dim[1] && !kf.uses_dim[2] && !kf.bounds_checked &&
+        !kc_has_grid_stride(k) && pinned >= 0 && kc_row_tiles(k, f, &rows) &&
+        (!pinned || (rows.bx && rows.cx == pinned)) &&
+        (!n_block_read || (block_val[1] == rows.cy && (!rows.bx || block_val[0] == rows.cx)))) {
+        uint32_t fs = f->body_span.start_byte, fe = f->body_span.end_byte <= len ? f->body_span.end_byte
+                                                                                  : (uint32_t)len;
+        int found = 0;
+        for (size_t i = 0; i < f->n_params; i++) {
+            const an_param *p = &f->params[i];
+            int dt;
+            size_t nl = strlen(p->name);
+            bool unread = p->pointer_depth == 0 && nl && spec_dtype_parse(p->elem_type, &dt) == HK_OK &&
+                          !hk_dtype_is_float(dt) && scal[i] && !strcmp(scal[i], p->name);
+            for (size_t at = fs; unread && at < fe; at++)
+                unread = !word_at(text, fe, at, p->name, nl);
+            for (size_t at = 0, sl = strlen(rows.stride); unread && at < sl; at++)
+                unread = !word_at(rows.stride, sl, at, p->name, nl);
+            if (unread && found++ == 0)
+                rows_size = hk_strdup(p->name);
+        }
+        if (found != 1) {
+            hk_free(rows_size);
+            rows_size = NULL;
+        }
+    }
+    if (rows_size) {
+        block_val[0] = rows.bx ? rows.cx : n_block ? block_val[0] : 16;
+        block_val[1] = rows.cy;
+        block_val[2] = 1;
+        n_block = 2;
+        grid[0] = rows.bx ? hk_asprintf("ceil_div(%s, %lld)", rows.stride, rows.cx) : hk_strdup("1");
+        grid[1] = hk_asprintf("ceil_div(%s, %lld)", rows_size, rows.cy);
+        n_grid = 2;
+        sk_map_grid(k, grid, n_grid);
+        sk_note(k, "grid %s x %s, block %lld x %lld: %s writes rows of stride %s at %lld * blockIdx.y + "
+                "threadIdx.y%s, and never reads %s (the rows launched)", grid[0] ? grid[0] : "?",
+                grid[1] ? grid[1] : "?", block_val[0], block_val[1], f->name, rows.stride, rows.cy,
+                rows.bx ? ", tiles side by side across it" : ", one block wide", rows_size);
+    }
     for (int d = 0; d < 3; d++)
         hk_free(derived[d]);
     if (k->n_vars == 0)
@@ -4317,7 +4542,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         if (kf.uses_dim[1] || kf.uses_dim[2] || (kf.uses_dim[0] && !kf.grid_stride && !cover->need[0]))
             guessed_grid = true; /* a doubt, unless the counts follow the grid (below) */
     }
-    for (int d = 0; d < 3 && !site_grid && !kf.grid_stride; d++)
+    for (int d = 0; d < 3 && !site_grid && !kf.grid_stride && !rows_size; d++)
         if (odd_line[d])
             sk_doubt(k, "the index at line %d scales blockIdx.%c by neither blockDim.%c nor a constant: "
                      "how many blocks cover the outputs is not known", odd_line[d], "xyz"[d], "xyz"[d]);
@@ -4353,6 +4578,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         size_t moved = sk_pointer_moved(text, bs, be, p->name);
         size_t made_at = sk_pointer_derived(text, bs, be, p->name);
         if (c) {
+            count_host[i] = true;
             if (k->site_file)
                 sk_note(k, "count of %s from its allocation at %s:%d", p->name, k->site_file, line);
             else
@@ -4409,6 +4635,16 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             sk_doubt(k, "no launch site or bounds check says how many blocks %s needs: guessed a 1D grid over %s",
                      f->name, k->n_vars == 1 ? k->vars[0] : product);
     }
+    if (rows_size) {
+        /* the rows are the grid's to choose only when every buffer is counted from it (an
+         * allocation of the program's need not hold the rows guessed) */
+        bool follows = true;
+        for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS && follows; i++)
+            follows = f->params[i].pointer_depth == 0 || (count_sure[i] && !count_host[i]);
+        if (!follows)
+            sk_doubt(k, "no launch site or bounds check says how many blocks %s needs: guessed a 2D grid of "
+                     "%s x %s", f->name, grid[0] ? grid[0] : "?", grid[1] ? grid[1] : "?");
+    }
 
     bool ok = true;
     root = json_object();
@@ -4428,7 +4664,8 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
      * dimensions show. */
     static const long long first[3][3] = { { 1000003 }, { 1000, 1003 }, { 67, 99, 131 } };
     static const long long second[3][3] = { { 16777216 }, { 2048, 4096 }, { 128, 256, 512 } };
-    bool ragged = kf.bounds_checked || kf.grid_stride;
+    /* gridDim without a grid-stride loop (srad's last row of blocks) leaves the sizes whole */
+    bool ragged = kf.bounds_checked || (kf.grid_stride && !rows_size);
     bool all_program = k->n_vars > 0;
     for (size_t i = 0; i < k->n_vars; i++)
         all_program &= have_program[i];
@@ -4487,6 +4724,25 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         sk_note(k, "sizes invented: %s", ragged ? "one set not a multiple of the block" : "multiples of the block");
     if (!ragged)
         sk_note(k, "no bounds check in %s: every size a multiple of the block", f->name);
+    for (int set = 0; rows_size && set < 2; set++) {
+        /* rows S apart hold the columns written only when those are at most S: else two
+         * threads write one element */
+        long long stride = 0, cols = 0;
+        char *width = rows.bx ? hk_asprintf("ceil_div(%s, %lld) * %lld", rows.stride, rows.cx, rows.cx)
+                              : hk_asprintf("%lld", block_val[0]);
+        if (!sk_eval_at(rows.stride, set ? s1 : s0, &stride) || !sk_eval_at(width, set ? s1 : s0, &cols) ||
+            cols > stride) {
+            sk_doubt(k, "%s writes rows %s apart, %s elements wide at sizes[%d]: rows may overlap",
+                     f->name, rows.stride, width ? width : "?", set);
+            set = 2;
+        } else if (rows.store && cols < stride) {
+            /* an output's elements between the rows would stay unwritten */
+            sk_doubt(k, "%s stores rows %s apart, %s elements wide at sizes[%d]: the elements "
+                     "between them are never written", f->name, rows.stride, width ? width : "?", set);
+            set = 2;
+        }
+        hk_free(width);
+    }
     ok &= json_array_append_new(sizes, s0) == 0;
     ok &= json_array_append_new(sizes, s1) == 0;
 
@@ -4575,9 +4831,10 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             size_t bl = strlen(bytes);
             if (!count_sure[i] && use != 3)
                 bytes_ok = false;
-            else if (bl < 700)
-                snprintf(bytes + bl, sizeof bytes - bl, "%s%d * (%s)", bl ? " + " : "",
-                         (int)hk_dtype_size(dtc) * (!strcmp(kind, "inout") ? 2 : 1), cnt ? cnt : "1");
+            else if ((size_t)snprintf(bytes + bl, sizeof bytes - bl, "%s%d * (%s)", bl ? " + " : "",
+                                      (int)hk_dtype_size(dtc) * (!strcmp(kind, "inout") ? 2 : 1),
+                                      cnt ? cnt : "1") >= sizeof bytes - bl)
+                bytes_ok = false; /* cut short, it would be no expression (long counts: srad's) */
         } else {
             ok &= json_object_set_new(a, "kind", json_string("scalar")) == 0;
             int dtc = HK_DT_F32;
@@ -4668,6 +4925,8 @@ nomem:
 out:
     json_decref(root);
     kf_free(&kf);
+    hk_free(rows.stride);
+    hk_free(rows_size);
     for (size_t i = 0; i < 3; i++) {
         hk_free(block[i]);
         hk_free(grid[i]);

@@ -962,6 +962,71 @@ static void host_facts_from_the_whole_launch_file(void **state)
     spec_inference_free(&inf);
 }
 
+/* 2-D kernels without a bounds check or a launch (Rodinia's srad and backprop write so):
+ * each thread writes row (C * blockIdx.y + threadIdx.y) of a matrix at a size's stride.
+ * The columns are the stride (tiles of blockIdx.x side by side) or one block; the rows go
+ * to the one size the kernel never reads, and every count follows that grid. A kernel
+ * that reads every size, whose columns pass its stride (two threads per element) or whose
+ * output rows are one block wide at a wider stride (elements no thread writes), or one
+ * with a count from the program's allocation, keeps its doubt. `#define SIDE 16 // ...` is 16: the comment is no part of the value. */
+static void rows_of_a_matrix_without_launch_or_bounds(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("row_tiles.cu"), "smooth_tiles", &inf);
+    no_doubts(&inf);
+    json_t *l = json_object_get(inf.spec, "launch");
+    json_t *g = json_object_get(l, "grid"), *b = json_object_get(l, "block");
+    assert_int_equal(json_array_size(g), 2);
+    assert_int_equal(json_integer_value(json_array_get(b, 0)), 16);
+    assert_int_equal(json_integer_value(json_array_get(b, 1)), 16);
+    const char *names[] = { "width", "height" };
+    const long long v[] = { 64, 48 };
+    assert_int_equal(eval(json_string_value(json_array_get(g, 0)), names, v, 2), 4);
+    assert_int_equal(eval(json_string_value(json_array_get(g, 1)), names, v, 2), 3);
+    assert_int_equal(eval(field(inf.spec, 0, "count"), names, v, 2), 64 * 48);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 2), 64 * 48); /* its last row too */
+    assert_true(has_note(&inf, "never reads height"));
+    spec_inference_free(&inf);
+
+    infer(DATA("row_tiles.cu"), "nudge_band", &inf);
+    no_doubts(&inf);
+    l = json_object_get(inf.spec, "launch");
+    g = json_object_get(l, "grid");
+    b = json_object_get(l, "block");
+    assert_int_equal(json_integer_value(json_array_get(b, 1)), 8);
+    const char *names2[] = { "stride", "count" };
+    const long long w[] = { 40, 24 };
+    assert_int_equal(json_integer_value(json_array_get(g, 0)), 1); /* one block wide */
+    assert_int_equal(eval(json_string_value(json_array_get(g, 1)), names2, w, 2), 3);
+    /* rows 1 to 24 of stride 41, columns 1 to 16 */
+    assert_int_equal(eval(field(inf.spec, 0, "count"), names2, w, 2), 41 * 24 + 16 + 1);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names2, w, 2), 17);
+    spec_inference_free(&inf);
+
+    infer(DATA("row_tiles.cu"), "scale_known_height", &inf);
+    assert_true(has_doubt(&inf, "no launch site or bounds check says how many blocks"));
+    spec_inference_free(&inf);
+
+    infer(DATA("row_tiles.cu"), "narrow_rows", &inf);
+    assert_true(has_doubt(&inf, "rows may overlap"));
+    spec_inference_free(&inf);
+    /* an output one block wide at a wider stride: the elements between rows are not its */
+    infer(DATA("row_tiles.cu"), "sparse_rows", &inf);
+    assert_true(has_doubt(&inf, "the elements between them are never written"));
+    spec_inference_free(&inf);
+    /* a count from the program's allocation (64 rows) need not hold the rows guessed */
+    infer(DATA("row_tiles_host.cu"), "fill_rows", &inf);
+    assert_true(has_doubt(&inf, "guessed a 2D grid"));
+    spec_inference_free(&inf);
+    /* a dim3 parameter of the launcher is no grid the spec can write (it was read as a 1-D
+     * grid of `grid_in` blocks, a size of its own, and the spec was sure) */
+    infer(DATA("row_tiles_host.cu"), "fill_rows_given", &inf);
+    assert_true(has_doubt(&inf, "guessed a 2D grid"));
+    assert_null(json_object_get(json_array_get(json_object_get(inf.spec, "sizes"), 0), "grid_in"));
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1003,6 +1068,7 @@ int main(void)
         cmocka_unit_test(counts_through_divisions_and_remainders),
         cmocka_unit_test(no_count_from_a_subscript_that_does_not_grow),
         cmocka_unit_test(an_unguarded_block_index_is_below_the_launch_grid),
+        cmocka_unit_test(rows_of_a_matrix_without_launch_or_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
