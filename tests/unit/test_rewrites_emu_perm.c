@@ -219,6 +219,7 @@ static void permute_text(void **state)
     assert_non_null(strstr(r.text, "const long long hk_d = (long long)((unsigned int)hk_n / (unsigned int)hk_s);"));
     assert_non_null(strstr(r.text, "__shared__ float hk_tile[HK_TILE][HK_TILE + 1];"));
     assert_null(strstr(r.text, "permuted_idx"));
+    rw_result_free(&r);
     assert_int_equal(rw_tiled_permute(fx.text, fx.len, fx.m, kernel(&fx, "permute_kernel"), 24, &r), HK_EINVAL);
     rw_result_free(&r);
     unload(&fx);
