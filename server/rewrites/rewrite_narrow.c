@@ -455,11 +455,12 @@ static void use(nw_scan *s, nw_name *c, size_t k, size_t body_end)
     }
     if (rwl_scalar_written(ts, k)) {
         bool addr = k > 0 && tok_is(s, k - 1, "&");
-        refuse(s, c, k, addr ? "address" : "arithmetic",
-               addr ? "the address of `%.*s` is taken: a write the scan cannot follow"
-                    : "`%.*s` is updated in place (`%.*s`): arithmetic rounds differently in float",
-               TXT(s, k), (int)(ts->t[k + 1 < n ? k + 1 : k].end - ts->t[k > 0 ? k - 1 : k].start),
-               s->text + ts->t[k > 0 ? k - 1 : k].start);
+        size_t op = rwl_tok_is_assign_op(ts, k + 1) || tok_is(s, k + 1, "++") || tok_is(s, k + 1, "--") ? k + 1 : k - 1;
+        if (addr)
+            refuse(s, c, k, "address", "the address of `%.*s` is taken: a write the scan cannot follow", TXT(s, k));
+        else
+            refuse(s, c, k, "arithmetic", "`%.*s` is updated in place (`%.*s`): arithmetic rounds differently in "
+                   "float", TXT(s, k), TXT(s, op));
         return;
     }
     /* LHS = c;  (a store or a copy) */
