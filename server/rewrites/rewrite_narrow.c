@@ -179,6 +179,21 @@ static bool qualifier(const nw_scan *s, size_t k)
     return false;
 }
 
+/* One past the initializer starting at token i: the first `,` or `;` outside brackets. */
+static size_t initializer_end(const nw_scan *s, size_t i, size_t end)
+{
+    int depth = 0;
+    for (; i < end; i++) {
+        if (tok_is(s, i, "(") || tok_is(s, i, "[") || tok_is(s, i, "{"))
+            depth++;
+        else if (tok_is(s, i, ")") || tok_is(s, i, "]") || tok_is(s, i, "}"))
+            depth--;
+        else if (depth == 0 && (tok_is(s, i, ",") || tok_is(s, i, ";")))
+            break;
+    }
+    return i;
+}
+
 /* A declaration at statement start k: `[quals] TYPE [quals] [*] name [[..]] [= init], ...;`.
  * Records its names; returns the index one past it, or k when it is none. */
 static size_t read_declaration(nw_scan *s, size_t k, size_t end)
@@ -237,15 +252,7 @@ static size_t read_declaration(nw_scan *s, size_t k, size_t end)
         if (tok_is(s, i, "(") && !tok_is(s, i - 1, "]")) {   /* `T x(init)`: constructor form */
             i = rwl_match_close(ts, i) + 1;
         } else if (tok_is(s, i, "=")) {
-            int depth = 0;
-            for (i++; i < end; i++) {
-                if (tok_is(s, i, "(") || tok_is(s, i, "[") || tok_is(s, i, "{"))
-                    depth++;
-                else if (tok_is(s, i, ")") || tok_is(s, i, "]") || tok_is(s, i, "}"))
-                    depth--;
-                else if (depth == 0 && (tok_is(s, i, ",") || tok_is(s, i, ";")))
-                    break;
-            }
+            i = initializer_end(s, i + 1, end);
         }
         nw_name *old = find_name(s, name);
         if (old)
@@ -679,14 +686,13 @@ static int rw_double_narrowing(const rw_context *ctx, rw_result *out)
     }
     if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
         goto out;
-    char kwhy[256];
-    rc = km_build(text, ctx->len, f->name, &km, kwhy, sizeof kwhy);
-    if (rc == HK_ENOMEM)
+    km_class kc;
+    char kwhy[300];
+    if ((rc = rw_model_classify(text, ctx->len, f->name, &km, &kc, kwhy, sizeof kwhy)))
         goto out;
-    if (rc) {
+    if (!km) {
         rc = rwl_not_applicable(out, hk_asprintf("double_narrowing not applicable to kernel %s: kernel body at line "
-                                                 "%d: the kernel model cannot be built: %s", f->name,
-                                                 rwl_line_at(text, f->body_span.start_byte), kwhy));
+                                                 "%d: %s", f->name, rwl_line_at(text, f->body_span.start_byte), kwhy));
         goto out;
     }
     for (size_t i = 0; i < f->n_params; i++) {
@@ -740,21 +746,10 @@ static int rw_double_narrowing(const rw_context *ctx, rw_result *out)
         if (!c || c->twice)
             continue;
         if (k == c->tok) {   /* its declaration: the initializer is its first value */
-            if (tok_is(s, k + 1, "=")) {
-                size_t e = k + 2;
-                int depth = 0;
-                for (; e < end; e++) {
-                    if (tok_is(s, e, "(") || tok_is(s, e, "[") || tok_is(s, e, "{"))
-                        depth++;
-                    else if (tok_is(s, e, ")") || tok_is(s, e, "]") || tok_is(s, e, "}"))
-                        depth--;
-                    else if (depth == 0 && (tok_is(s, e, ",") || tok_is(s, e, ";")))
-                        break;
-                }
-                assigned(s, c, k, k + 2, e);
-            } else if (!tok_is(s, k + 1, ",") && !tok_is(s, k + 1, ";")) {
+            if (tok_is(s, k + 1, "="))
+                assigned(s, c, k, k + 2, initializer_end(s, k + 2, end));
+            else if (!tok_is(s, k + 1, ",") && !tok_is(s, k + 1, ";"))
                 refuse(s, c, k, "declaration", "`%.*s`'s initializer is not `= value`", TXT(s, k));
-            }
             continue;
         }
         use(s, c, k, end);

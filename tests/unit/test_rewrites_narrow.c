@@ -353,12 +353,6 @@ static void survives_allocation_failures(void **state)
     unload(&fx);
 }
 
-typedef struct {
-    const char *kernel, *construct;
-    int line;
-    const char *words;   /* in the reason */
-} refusal;
-
 static const char refused[] =
     "__device__ float halve(double v) { return (float)(v * 0.5); }\n"
     "__global__ void sum_d(const float *x, float *out, int n)\n"
@@ -426,7 +420,7 @@ static const char refused[] =
     "    at[0] = where;\n"
     "}\n";
 
-static const refusal refusals[] = {
+static const rwf_refusal refusals[] = {
     {"sum_d", "arithmetic", 6, "`acc` is updated in place (`+=`)"},
     {"passes", "call", 15, "passed to `halve(...)`"},
     {"product", "assignment", 21, "`x[k] * 2.0`, which is not a float value"},
@@ -442,28 +436,7 @@ static const refusal refusals[] = {
 static void refusals_name_construct_and_line(void **state)
 {
     (void)state;
-    fixture fx;
-    load_text(refused, &fx);
-    const rw_descriptor *d = rw_find("double_narrowing");
-    assert_non_null(d);
-    int failures = 0;
-    for (size_t i = 0; i < HK_ARRAY_LEN(refusals); i++) {
-        const refusal *c = &refusals[i];
-        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, c->kernel)};
-        rw_refusal why;
-        assert_int_equal(rw_applies(d, &ctx, NULL, &why), HK_OK);
-        if (why.line != c->line || strcmp(why.construct, c->construct) || !strstr(why.reason, c->words)) {
-            print_error("%s: wanted %s at line %d (\"%s\"), got \"%s\" line %d: %s\n", c->kernel, c->construct,
-                        c->line, c->words, why.construct, why.line, why.reason);
-            failures++;
-        }
-        rw_result r;
-        assert_int_equal(rw_apply(d, &ctx, NULL, &r, NULL), HK_OK);
-        assert_false(r.applicable);
-        rw_result_free(&r);
-    }
-    unload(&fx);
-    assert_int_equal(failures, 0);
+    rwf_expect_refusals(refused, "double_narrowing", refusals, HK_ARRAY_LEN(refusals));
 }
 
 /* Every applying kernel emulated against its original: bit for bit. */
