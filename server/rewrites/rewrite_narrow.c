@@ -41,7 +41,7 @@ typedef struct {
     const char *pname;    /* a parameter's name */
     enum nw_type type;
     bool pointer;         /* a pointer or an array: `p[i]` is an element of type */
-    bool twice;           /* declared more than once (shadowing: not followed) */
+    size_t scope_end;     /* locals: the token that ends its scope (its block's `}`) */
     size_t decl_type;     /* locals: the token that says the type (`double`) */
     size_t decl_a, decl_b;/* locals: the declaration statement [a, b) */
     /* candidates (a double scalar local) */
@@ -128,16 +128,41 @@ static enum nw_type type_of_word(const nw_scan *s, const char *w, size_t n)
     return NW_OTHER;
 }
 
+/* The declaration the name at token k refers to: the innermost local in scope there (a
+ * later declaration in a nested block shadows an earlier one), else the parameter. */
 static nw_name *find_name(nw_scan *s, size_t k)
 {
+    nw_name *best = NULL;
+    size_t kl = s->ts->t[k].end - s->ts->t[k].start;
     for (size_t i = 0; i < s->n_names; i++) {
         nw_name *n = &s->names[i];
-        if (n->tok != SIZE_MAX ? rwl_same_tok(s->ts, n->tok, k)
-                               : (strlen(n->pname) == s->ts->t[k].end - s->ts->t[k].start &&
-                                  !memcmp(n->pname, s->text + s->ts->t[k].start, strlen(n->pname))))
-            return n;
+        if (n->tok == SIZE_MAX) {
+            if (!best && strlen(n->pname) == kl && !memcmp(n->pname, s->text + s->ts->t[k].start, kl))
+                best = n;
+        } else if (n->tok <= k && k < n->scope_end && rwl_same_tok(s->ts, n->tok, k) &&
+                   (!best || best->tok == SIZE_MAX || n->tok > best->tok)) {
+            best = n;
+        }
     }
-    return NULL;
+    return best;
+}
+
+/* Where the scope of a declaration at statement start k ends: its block's closing brace,
+ * or the end of the for statement whose header declares it. */
+static size_t scope_end(const nw_scan *s, size_t k, size_t end)
+{
+    if (k > 1 && tok_is(s, k - 1, "(") && tok_is(s, k - 2, "for"))
+        return rwl_stmt_end(s->ts, k - 2, end);
+    int depth = 0;
+    for (size_t p = k; p > 0; p--) {
+        if (tok_is(s, p - 1, "}")) {
+            depth++;
+        } else if (tok_is(s, p - 1, "{") && depth-- == 0) {
+            size_t c = rwl_match_close(s->ts, p - 1);
+            return c < end ? c : end;
+        }
+    }
+    return end;
 }
 
 static bool add_name(nw_scan *s, nw_name n)
@@ -254,11 +279,8 @@ static size_t read_declaration(nw_scan *s, size_t k, size_t end)
         } else if (tok_is(s, i, "=")) {
             i = initializer_end(s, i + 1, end);
         }
-        nw_name *old = find_name(s, name);
-        if (old)
-            old->twice = true;
         nw_name n = {.tok = name, .type = type, .pointer = pointer, .decl_type = type_tok, .decl_a = k,
-                     .twice = old != NULL};
+                     .scope_end = scope_end(s, k, end)};
         n.cand = type == NW_DOUBLE && !pointer && !shared;
         if (!add_name(s, n))
             return end;
@@ -335,7 +357,7 @@ static bool float_expr(nw_scan *s, size_t a, size_t b)
             continue;
         }
         nw_name *n = find_name(s, i);
-        if (!n || n->twice || n->cand || tok_is(s, i + 1, "("))
+        if (!n || n->cand || tok_is(s, i + 1, "("))
             return false;
         if (n->pointer) {
             if (!tok_is(s, i + 1, "[") || n->type != NW_FLOAT)
@@ -483,7 +505,7 @@ static void use(nw_scan *s, nw_name *c, size_t k, size_t body_end)
                     break;
             }
             nw_name *p = o > 0 ? find_name(s, o - 1) : NULL;
-            if (p && p->pointer && p->type == NW_FLOAT && !p->twice)
+            if (p && p->pointer && p->type == NW_FLOAT)
                 return;   /* a store to a float buffer converts the same */
             refuse(s, c, k, "store", "`%.*s` is stored to `%.*s`, which is not a float buffer", TXT(s, k),
                    TXT(s, o > 0 ? o - 1 : k));
@@ -492,7 +514,7 @@ static void use(nw_scan *s, nw_name *c, size_t k, size_t body_end)
         nw_name *p = ts->t[l].kind == T_IDENT ? find_name(s, l) : NULL;
         if (p && p->cand)
             return;   /* a copy into another candidate: its assignment records the edge */
-        if (p && !p->pointer && p->type == NW_FLOAT && !p->twice)
+        if (p && !p->pointer && p->type == NW_FLOAT)
             return;   /* a float local */
         refuse(s, c, k, "store", "`%.*s` is stored to `%.*s`, which is not a float", TXT(s, k), TXT(s, l));
         return;
@@ -716,7 +738,7 @@ static int rw_double_narrowing(const rw_context *ctx, rw_result *out)
     /* The model's view: a candidate the model keeps as an array or a pointer is none. */
     size_t n_loc;
     const km_local *locs = km_locals(km, &n_loc);
-    size_t n_cand = 0, first_cand = SIZE_MAX;
+    size_t n_cand = 0;
     for (size_t i = 0; i < s->n_names; i++) {
         nw_name *c = &s->names[i];
         if (!c->cand)
@@ -729,10 +751,6 @@ static int rw_double_narrowing(const rw_context *ctx, rw_result *out)
         if (!c->cand)
             continue;
         n_cand++;
-        if (first_cand == SIZE_MAX)
-            first_cand = c->tok;
-        if (c->twice)
-            refuse(s, c, c->tok, "declaration", "`%.*s` is declared more than once", TXT(s, c->tok));
     }
     if (!n_cand) {
         rc = rwl_not_applicable(out, hk_asprintf("double_narrowing not applicable to kernel %s: double local at line "
@@ -743,7 +761,7 @@ static int rw_double_narrowing(const rw_context *ctx, rw_result *out)
     /* every occurrence of every candidate */
     for (size_t k = 1; k < end; k++) {
         nw_name *c = cand_at(s, k);
-        if (!c || c->twice)
+        if (!c)
             continue;
         if (k == c->tok) {   /* its declaration: the initializer is its first value */
             if (tok_is(s, k + 1, "="))

@@ -1,7 +1,8 @@
 /* double_narrowing (issue 13): double locals that only hold float values are narrowed to
  * float, bit for bit the same. A three-nearest-neighbour search written as mmcv's three_nn
  * (the best distances in `double ... = 1e40`, +inf in float), a four-smallest tracker that
- * swaps through double temporaries, and a running maximum and minimum from literals that
+ * swaps through double temporaries (one name in three sibling blocks), a double shadowed by
+ * a summed double of its own name in a nested block (only the outer is narrowed), and a running maximum and minimum from literals that
  * float rounds down and up (-1e30, 1e30) must apply, compile with nvcc and, in the block
  * emulator (emu_block.h), give exactly the original's outputs on data with ties, +inf,
  * -inf, NaN, overflowing distances and values at the rounded literals. The template form
@@ -89,19 +90,19 @@ static const char kernels[] =
     "        if (v < m3) {\n"
     "            m3 = v;\n"
     "            if (m3 < m2) {\n"
-    "                double t3 = m3;\n"
+    "                double t = m3;\n"
     "                m3 = m2;\n"
-    "                m2 = t3;\n"
+    "                m2 = t;\n"
     "            }\n"
     "            if (m2 < m1) {\n"
-    "                double t2 = m2;\n"
+    "                double t = m2;\n"
     "                m2 = m1;\n"
-    "                m1 = t2;\n"
+    "                m1 = t;\n"
     "            }\n"
     "            if (m1 < m0) {\n"
-    "                double t1 = m1;\n"
+    "                double t = m1;\n"
     "                m1 = m0;\n"
-    "                m0 = t1;\n"
+    "                m0 = t;\n"
     "            }\n"
     "        }\n"
     "    }\n"
@@ -127,9 +128,24 @@ static const char kernels[] =
     "    float h = hi;\n"
     "    out[2 * i] = h;\n"
     "    out[2 * i + 1] = (float)lo;\n"
+    "}\n"
+    "__global__ void shadowed(const float *x, float *out, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    double best = 1e40;\n"
+    "    for (int k = 0; k < n; k++)\n"
+    "        if (x[i * n + k] < best)\n"
+    "            best = x[i * n + k];\n"
+    "    {\n"
+    "        double best = 0.0;\n"
+    "        for (int k = 0; k < n; k++)\n"
+    "            best += x[i * n + k];\n"
+    "        out[2 * i + 1] = best;\n"
+    "    }\n"
+    "    out[2 * i] = best;\n"
     "}\n";
 
-static const char *const applying[] = {"three_nearest", "four_smallest", "capped_max"};
+static const char *const applying[] = {"three_nearest", "four_smallest", "capped_max", "shadowed"};
 
 /* One case per kernel: the original and the narrowed kernel on the same data and launch. */
 static const char helpers[] =
@@ -218,6 +234,18 @@ static const char helpers[] =
     "        emu::launch(dim3(1), dim3(n), 0, [&] { cand::capped_max(x, oc, n, len0); });\n"
     "        emu::expect(\"capped_max (short rows)\", oo, oc);\n"
     "    }\n"
+    "}\n"
+    "static void shadowed_case(void)\n"
+    "{\n"
+    "    const int n = 9, rows = 40;\n"
+    "    emu::buf<float> x((size_t)n * rows), oo(2 * rows), oc(2 * rows);\n"
+    "    x.fill(4);\n"
+    "    x[5] = F_NAN;\n"
+    "    x[n * 3 + 2] = F_INF;\n"
+    "    x[n * 7 + 1] = 1e-30f;\n"
+    "    emu::launch(dim3(2), dim3(rows / 2), 0, [&] { orig::shadowed(x, oo, n); });\n"
+    "    emu::launch(dim3(2), dim3(rows / 2), 0, [&] { cand::shadowed(x, oc, n); });\n"
+    "    emu::expect(\"shadowed\", oo, oc);\n"
     "}\n";
 
 /* The `<=` kernel the rewrite refuses, against the same narrowed by hand. */
@@ -261,8 +289,12 @@ static void emitted_shape(void **state)
     free(c);
     c = emu_rewrite(kernels, "four_smallest", "double_narrowing", NULL);
     assert_non_null(strstr(c, "float m0 = (float)1.0e6, m1 = (float)1.0e6, m2 = (float)1.0e6, m3 = (float)1.0e6;"));
-    assert_non_null(strstr(c, "                float t2 = m2;\n"));
+    assert_non_null(strstr(c, "                float t = m2;\n"));
     assert_null(strstr(c, "double t"));
+    free(c);
+    c = emu_rewrite(kernels, "shadowed", "double_narrowing", NULL);
+    assert_non_null(strstr(c, "    float best = (float)1e40;\n"));
+    assert_non_null(strstr(c, "        double best = 0.0;\n"));
     free(c);
     c = emu_rewrite(kernels, "capped_max", "double_narrowing", NULL);
     assert_non_null(strstr(c, "    float hi = -(float)1e30;\n"));
