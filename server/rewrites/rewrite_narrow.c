@@ -11,6 +11,7 @@
 #include "model/kmodel.h"
 #include "spec/spec.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -511,7 +512,7 @@ static void use(nw_scan *s, nw_name *c, size_t k, size_t body_end)
                    TXT(s, o > 0 ? o - 1 : k));
             return;
         }
-        nw_name *p = ts->t[l].kind == T_IDENT ? find_name(s, l) : NULL;
+        nw_name *p = rwl_is_use(ts, l) ? find_name(s, l) : NULL;   /* not a member `.x` */
         if (p && p->cand)
             return;   /* a copy into another candidate: its assignment records the edge */
         if (p && !p->pointer && p->type == NW_FLOAT)
@@ -677,6 +678,35 @@ static void settle(nw_scan *s)
     }
 }
 
+/* A preprocessor line of the file (continuations included) that mentions c's name as a
+ * word: a macro the kernel expands may read or update c where the token scan, which skips
+ * those lines, cannot see it. The 1-based line, or 0. */
+static int macro_mentions(const nw_scan *s, const nw_name *c, size_t len)
+{
+    const char *name = s->text + s->ts->t[c->tok].start;
+    size_t nl = s->ts->t[c->tok].end - s->ts->t[c->tok].start;
+    bool directive = false, at_start = true;
+    int line = 1;
+    for (size_t i = 0; i < len; i++) {
+        char ch = s->text[i];
+        if (ch == '\n') {
+            directive = directive && i > 0 && s->text[i - 1] == '\\';
+            at_start = true;
+            line++;
+            continue;
+        }
+        if (at_start && ch == '#')
+            directive = true;
+        if (ch != ' ' && ch != '\t')
+            at_start = false;
+        if (directive && i + nl <= len && !memcmp(s->text + i, name, nl) &&
+            (i == 0 || !(isalnum((unsigned char)s->text[i - 1]) || s->text[i - 1] == '_')) &&
+            (i + nl == len || !(isalnum((unsigned char)s->text[i + nl]) || s->text[i + nl] == '_')))
+            return line;
+    }
+    return 0;
+}
+
 static int rw_double_narrowing(const rw_context *ctx, rw_result *out)
 {
     if (!out)
@@ -757,6 +787,13 @@ static int rw_double_narrowing(const rw_context *ctx, rw_result *out)
                                                  "%d: no double scalar local in the kernel body",
                                                  f->name, rwl_line_at(text, f->body_span.start_byte)));
         goto out;
+    }
+    for (size_t i = 0; i < s->n_names; i++) {
+        nw_name *c = &s->names[i];
+        int ml = c->cand ? macro_mentions(s, c, ctx->len) : 0;
+        if (ml)
+            refuse(s, c, c->tok, "macro", "a macro (line %d) mentions `%.*s`: what it does with it is not read", ml,
+                   TXT(s, c->tok));
     }
     /* every occurrence of every candidate */
     for (size_t k = 1; k < end; k++) {

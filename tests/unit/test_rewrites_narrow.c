@@ -2,15 +2,16 @@
  * float, bit for bit the same. A three-nearest-neighbour search written as mmcv's three_nn
  * (the best distances in `double ... = 1e40`, +inf in float), a four-smallest tracker that
  * swaps through double temporaries (one name in three sibling blocks), a double shadowed by
- * a summed double of its own name in a nested block (only the outer is narrowed), and a running maximum and minimum from literals that
- * float rounds down and up (-1e30, 1e30) must apply, compile with nvcc and, in the block
- * emulator (emu_block.h), give exactly the original's outputs on data with ties, +inf,
- * -inf, NaN, overflowing distances and values at the rounded literals. The template form
- * applies only when T is float (with T double, `T qx = q[i]` is a double local given a
- * double; with no argument, the distance's type is unknown). What it must refuse (a double sum, a double passed to a
- * function, a double assigned a double product, its address taken, a comparison the rounded
- * literal changes, a store to a double buffer) names the construct and line; narrowing a
- * comparison it refuses by hand does differ. */
+ * a summed double of its own name in a nested block (only the outer is narrowed), and a
+ * running maximum and minimum from literals that float rounds down and up (-1e30, 1e30)
+ * must apply, compile with nvcc and, in the block emulator (emu_block.h), give exactly the
+ * original's outputs on data with ties, +inf, -inf, NaN, overflowing distances and values
+ * at the rounded literals. The template form applies only when T is float (with T double,
+ * `T qx = q[i]` is a double local given a double; with no argument, the distance's type is
+ * unknown). What it must refuse (a double sum, a double passed to a function, a double
+ * assigned a double product, its address taken, a comparison the rounded literal changes,
+ * a store to a double buffer or a member, a macro that mentions it) names the construct and
+ * line; narrowing a comparison it refuses by hand does differ. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -450,6 +451,23 @@ static const char refused[] =
     "        if (best == x[k])\n"
     "            where = k;\n"
     "    at[0] = where;\n"
+    "}\n"
+    "#define KEEP_LOWER(v) kept = fminf(kept, (v))\n"
+    "__global__ void macro_use(const float *x, float *out, int n)\n"
+    "{\n"
+    "    double kept = 1e40;\n"
+    "    for (int k = 0; k < n; k++)\n"
+    "        KEEP_LOWER(x[k]);\n"
+    "    out[0] = kept;\n"
+    "}\n"
+    "struct pair_out { float lo, hi; };\n"
+    "__global__ void member_store(const float *x, pair_out *out, int n)\n"
+    "{\n"
+    "    double lo = 1e40;\n"
+    "    for (int k = 0; k < n; k++)\n"
+    "        if (x[k] < lo)\n"
+    "            lo = x[k];\n"
+    "    out[0].lo = lo;\n"
     "}\n";
 
 static const rwf_refusal refusals[] = {
@@ -461,6 +479,8 @@ static const rwf_refusal refusals[] = {
     {"to_double", "store", 51, "not a float buffer"},
     {"no_double", "double local", 54, "no double scalar local"},
     {"equal_test", "comparison", 62, "rounds up"},
+    {"macro_use", "macro", 69, "a macro (line 66) mentions `kept`"},
+    {"member_store", "store", 81, "stored to `lo`"},
 };
 
 /* Each refuses through the registry with its construct and line, and the driver says the
