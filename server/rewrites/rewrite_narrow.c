@@ -18,11 +18,11 @@
 #include <string.h>
 
 /* Why: mmcv's three_nn keeps its three best distances in `double best1 = 1e40` while every
- * distance is a float, so each of its 0.5 G inner iterations converts to double (F2F, a
- * quarter-rate pipe on sm_90) and compares in FP64 (64 lanes per SM): the kernel ran at 8%
- * of its roofline on the H200 and nothing else moved it. A double that holds only float
- * values compares, copies and converts to float exactly as a float would, so narrowing it
- * is exact; the one value that is no float, the literal, is exact too when its float
+ * distance is a float, so each of its 0.5 G inner iterations converts to double (F2F: 16
+ * per clock per SM on sm_90, against 128 FP32 operations) and compares in FP64 (DSETP, on
+ * the 64 FP64 units of an SM): the kernel ran at 8% of its roofline on the H200 and
+ * nothing else moved it. A double that holds only float values compares, copies and
+ * converts to float exactly as a float would, so narrowing it is exact; the one value that is no float, the literal, is exact too when its float
  * rounding f keeps every comparison: for a literal L rounded up (f > L; 1e40 becomes +inf)
  * no float lies in [L, f), so `x < L` is `x < f` and `x >= L` is `x >= f` for every float
  * x, NaN included (all false); rounded down, `x > L` and `x <= L` are kept. The mirrored
@@ -44,11 +44,9 @@ typedef struct {
     bool pointer;         /* a pointer or an array: `p[i]` is an element of type */
     size_t scope_end;     /* locals: the token that ends its scope (its block's `}`) */
     size_t decl_type;     /* locals: the token that says the type (`double`) */
-    size_t decl_a, decl_b;/* locals: the declaration statement [a, b) */
     /* candidates (a double scalar local) */
     bool cand, refused;
     bool up, down;        /* may hold a literal whose float rounding is above / below it */
-    size_t refuse_tok;
 } nw_name;
 
 /* A comparison `x OP c` (canonical: the candidate on the right), x a float expression, or
@@ -78,7 +76,7 @@ typedef struct {
     size_t lits[NW_NAMES];   /* literal tokens to write as `(float)L` */
     size_t n_lits;
     char why[600];           /* the first refusal */
-    char construct[32];
+    bool too_many;           /* more names than NW_NAMES */
 } nw_scan;
 
 #define TXT(s, k) (int)((s)->ts->t[k].end - (s)->ts->t[k].start), (s)->text + (s)->ts->t[k].start
@@ -92,10 +90,8 @@ static void refuse(nw_scan *s, nw_name *c, size_t k, const char *construct, cons
 {
     if (c && c->refused)
         return;
-    if (c) {
+    if (c)
         c->refused = true;
-        c->refuse_tok = k;
-    }
     if (s->why[0])
         return;
     char msg[480];
@@ -104,7 +100,6 @@ static void refuse(nw_scan *s, nw_name *c, size_t k, const char *construct, cons
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     rwl_refuse(s->why, sizeof s->why, s->ts, s->text, k, construct, "%s", msg);
-    snprintf(s->construct, sizeof s->construct, "%s", construct);
 }
 
 /* The type a type name spells (a template parameter through the kernel's arguments). */
@@ -168,8 +163,10 @@ static size_t scope_end(const nw_scan *s, size_t k, size_t end)
 
 static bool add_name(nw_scan *s, nw_name n)
 {
-    if (s->n_names >= NW_NAMES)
+    if (s->n_names >= NW_NAMES) {
+        s->too_many = true;   /* a name not recorded could shadow one that is: refuse all */
         return false;
+    }
     s->names[s->n_names++] = n;
     return true;
 }
@@ -280,7 +277,7 @@ static size_t read_declaration(nw_scan *s, size_t k, size_t end)
         } else if (tok_is(s, i, "=")) {
             i = initializer_end(s, i + 1, end);
         }
-        nw_name n = {.tok = name, .type = type, .pointer = pointer, .decl_type = type_tok, .decl_a = k,
+        nw_name n = {.tok = name, .type = type, .pointer = pointer, .decl_type = type_tok,
                      .scope_end = scope_end(s, k, end)};
         n.cand = type == NW_DOUBLE && !pointer && !shared;
         if (!add_name(s, n))
@@ -289,12 +286,7 @@ static size_t read_declaration(nw_scan *s, size_t k, size_t end)
             break;
         i++;
     }
-    if (s->n_names == first)
-        return k;
-    size_t b = rwl_stmt_end(ts, k, end);
-    for (size_t j = first; j < s->n_names; j++)
-        s->names[j].decl_b = b;
-    return i;
+    return s->n_names == first ? k : i;
 }
 
 /* Is [a, b) an expression of type float: built from float scalars, elements of float
@@ -765,6 +757,12 @@ static int rw_double_narrowing(const rw_context *ctx, rw_result *out)
             if (e > k)
                 k = e - 1;
         }
+    if (s->too_many) {
+        rc = rwl_not_applicable(out, hk_asprintf("double_narrowing not applicable to kernel %s: kernel body at line "
+                                                 "%d: more than %d declared names to follow", f->name,
+                                                 rwl_line_at(text, f->body_span.start_byte), NW_NAMES));
+        goto out;
+    }
     /* The model's view: a candidate the model keeps as an array or a pointer is none. */
     size_t n_loc;
     const km_local *locs = km_locals(km, &n_loc);
