@@ -442,7 +442,7 @@ static bool opening(const nw_scan *s, size_t k)
 {
     return tok_is(s, k, "(") || tok_is(s, k, "&&") || tok_is(s, k, "||") || tok_is(s, k, "!") ||
            tok_is(s, k, "?") || tok_is(s, k, ":") || tok_is(s, k, ",") || tok_is(s, k, "=") ||
-           tok_is(s, k, "return");
+           tok_is(s, k, ";") || tok_is(s, k, "{") || tok_is(s, k, "}") || tok_is(s, k, "return");
 }
 
 static bool closing(const nw_scan *s, size_t k)
@@ -505,8 +505,14 @@ static void use(nw_scan *s, nw_name *c, size_t k, size_t body_end)
             return;
         }
         nw_name *p = rwl_is_use(ts, l) ? find_name(s, l) : NULL;   /* not a member `.x` */
-        if (p && p->cand)
-            return;   /* a copy into another candidate: its assignment records the edge */
+        if (p && p->cand) {   /* a copy into another candidate: c's values flow there */
+            if (s->n_edges < NW_EDGES)
+                s->edges[s->n_edges++] = (nw_edge){.from = (size_t)(c - s->names), .to = (size_t)(p - s->names),
+                                                   .tok = k};
+            else
+                refuse(s, c, k, "assignment", "too many copies between double locals to follow");
+            return;
+        }
         if (p && !p->pointer && p->type == NW_FLOAT)
             return;   /* a float local */
         refuse(s, c, k, "store", "`%.*s` is stored to `%.*s`, which is not a float", TXT(s, k), TXT(s, l));
@@ -599,6 +605,20 @@ static void use(nw_scan *s, nw_name *c, size_t k, size_t body_end)
            "copies, and stores to float keep it exact)", TXT(s, k));
 }
 
+/* Does `x op c` give the same answer for every float x when c holds a literal L instead
+ * of its float rounding f? Always when c holds no rounded literal; rounded up, no float
+ * lies in [L, f): `<` and `>=` are kept; rounded down, none in (f, L]: `>` and `<=`. */
+static bool keeps_comparison(const nw_name *c, const char *op)
+{
+    if (c->up && c->down)
+        return false;
+    if (c->up)
+        return !strcmp(op, "<") || !strcmp(op, ">=");
+    if (c->down)
+        return !strcmp(op, ">") || !strcmp(op, "<=");
+    return true;
+}
+
 /* Propagates refusals and literal roundings along copies and checks the comparisons until
  * nothing changes. */
 static void settle(nw_scan *s)
@@ -629,26 +649,32 @@ static void settle(nw_scan *s)
             nw_name *c = &s->names[m->c];
             if (c->refused)
                 continue;
-            if (m->other != SIZE_MAX) {
-                nw_name *o = &s->names[m->other];
-                if (o->refused || c->up || c->down || o->up || o->down) {
-                    refuse(s, c, m->tok, "comparison", o->refused ? "`%.*s` is compared with `%.*s`, a double that "
-                           "stays double" : "`%.*s` is compared with `%.*s` and one may hold a literal float rounds "
-                           "(the two would compare equal in float)", TXT(s, c->tok), TXT(s, o->tok));
-                    if (!o->refused)
-                        refuse(s, o, m->tok, "comparison", "compared with a rounded literal");
-                    changed = true;
-                }
+            nw_name *o = m->other != SIZE_MAX ? &s->names[m->other] : NULL;
+            if (o && (o->refused || ((c->up || c->down) && (o->up || o->down)))) {
+                refuse(s, c, m->tok, "comparison", o->refused ? "`%.*s` is compared with `%.*s`, a double that "
+                       "stays double" : "`%.*s` is compared with `%.*s` and both may hold a literal float rounds "
+                       "(a literal and its rounding would compare equal in float)", TXT(s, c->tok), TXT(s, o->tok));
+                refuse(s, o, m->tok, "comparison", "compared with a local that may hold a rounded literal");
+                changed = true;
                 continue;
             }
-            /* x OP c with c possibly holding a literal L rounded to f */
-            bool ok = !(c->up || c->down) ||
-                      (c->up && !c->down && (!strcmp(m->op, "<") || !strcmp(m->op, ">="))) ||
-                      (c->down && !c->up && (!strcmp(m->op, ">") || !strcmp(m->op, "<=")));
-            if (!ok) {
-                refuse(s, c, m->tok, "comparison", "`%.*s` may hold a literal that float rounds %s, and this "
-                       "comparison differs for the float equal to the rounded literal", TXT(s, c->tok),
-                       c->up && c->down ? "both ways" : c->up ? "up" : "down");
+            /* x OP c: c may hold a literal rounded (x a float value, or a local that holds
+             * only float values); or, c holding only float values, the other local may: it
+             * is then the one tested, on the mirrored operator */
+            nw_name *t = c;
+            char op[3];
+            snprintf(op, sizeof op, "%s", m->op);
+            if (o && !(c->up || c->down)) {
+                t = o;
+                if (op[0] == '<')
+                    op[0] = '>';
+                else if (op[0] == '>')
+                    op[0] = '<';
+            }
+            if (!keeps_comparison(t, op)) {
+                refuse(s, t, m->tok, "comparison", "`%.*s` may hold a literal that float rounds %s, and this "
+                       "comparison differs for the float equal to the rounded literal", TXT(s, t->tok),
+                       t->up && t->down ? "both ways" : t->up ? "up" : "down");
                 changed = true;
             }
         }

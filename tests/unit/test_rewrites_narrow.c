@@ -2,16 +2,18 @@
  * float, bit for bit the same. A three-nearest-neighbour search written as mmcv's three_nn
  * (the best distances in `double ... = 1e40`, +inf in float), a four-smallest tracker that
  * swaps through double temporaries (one name in three sibling blocks), a double shadowed by
- * a summed double of its own name in a nested block (only the outer is narrowed), and a
- * running maximum and minimum from literals that float rounds down and up (-1e30, 1e30)
- * must apply, compile with nvcc and, in the block emulator (emu_block.h), give exactly the
- * original's outputs on data with ties, +inf, -inf, NaN, overflowing distances and values
+ * a summed double of its own name in a nested block (only the outer is narrowed), a distance
+ * itself in double compared as `best > d` with the best from 1e40, and a running maximum
+ * and minimum from literals that float rounds down and up (-1e30, 1e30) must apply,
+ * compile with nvcc and, in the block emulator (emu_block.h), give exactly the original's
+ * outputs on data with ties, +inf, -inf, NaN, overflowing distances and values
  * at the rounded literals. The template form applies only when T is float (with T double,
  * `T qx = q[i]` is a double local given a double; with no argument, the distance's type is
  * unknown). What it must refuse (a double sum, a double passed to a function, a double
  * assigned a double product, its address taken, a comparison the rounded literal changes,
- * a store to a double buffer or a member, a macro that mentions it) names the construct and
- * line; narrowing a comparison it refuses by hand does differ. */
+ * a store to a double buffer or a member, a macro that mentions it, two locals compared that
+ * both may hold a rounded literal) names the construct and line; narrowing a comparison it
+ * refuses by hand does differ. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -144,9 +146,27 @@ static const char kernels[] =
     "        out[2 * i + 1] = best;\n"
     "    }\n"
     "    out[2 * i] = best;\n"
+    "}\n"
+    "__global__ void double_distance(const float *x, const float *c, float *out, int *at, int n, int m)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n)\n"
+    "        return;\n"
+    "    double best = 1e40;\n"
+    "    int where = -1;\n"
+    "    for (int k = 0; k < m; k++) {\n"
+    "        const float diff = x[i] - c[k];\n"
+    "        double d = diff * diff;\n"
+    "        if (best > d) {\n"
+    "            best = d;\n"
+    "            where = k;\n"
+    "        }\n"
+    "    }\n"
+    "    out[i] = best;\n"
+    "    at[i] = where;\n"
     "}\n";
 
-static const char *const applying[] = {"three_nearest", "four_smallest", "capped_max", "shadowed"};
+static const char *const applying[] = {"three_nearest", "four_smallest", "capped_max", "shadowed", "double_distance"};
 
 /* One case per kernel: the original and the narrowed kernel on the same data and launch. */
 static const char helpers[] =
@@ -247,6 +267,24 @@ static const char helpers[] =
     "    emu::launch(dim3(2), dim3(rows / 2), 0, [&] { orig::shadowed(x, oo, n); });\n"
     "    emu::launch(dim3(2), dim3(rows / 2), 0, [&] { cand::shadowed(x, oc, n); });\n"
     "    emu::expect(\"shadowed\", oo, oc);\n"
+    "}\n"
+    "static void double_distance_case(void)\n"
+    "{\n"
+    "    const int n = 50, m = 23;\n"
+    "    emu::buf<float> x(n), c(m), oo(n), oc(n);\n"
+    "    emu::buf<int> ao(n), ac(n);\n"
+    "    x.fill(8);\n"
+    "    c.fill(9);\n"
+    "    c[3] = c[11];                              /* a tie */\n"
+    "    c[5] = F_NAN;\n"
+    "    c[7] = F_INF;\n"
+    "    x[2] = F_INF;                              /* every distance inf or NaN */\n"
+    "    x[4] = F_NAN;\n"
+    "    x[6] = 2e19f;                              /* distances that overflow to +inf */\n"
+    "    emu::launch(dim3(2), dim3(32), 0, [&] { orig::double_distance(x, c, oo, ao, n, m); });\n"
+    "    emu::launch(dim3(2), dim3(32), 0, [&] { cand::double_distance(x, c, oc, ac, n, m); });\n"
+    "    emu::expect(\"double_distance\", oo, oc);\n"
+    "    emu::expect(\"double_distance index\", ao, ac);\n"
     "}\n";
 
 /* The `<=` kernel the rewrite refuses, against the same narrowed by hand. */
@@ -296,6 +334,10 @@ static void emitted_shape(void **state)
     c = emu_rewrite(kernels, "shadowed", "double_narrowing", NULL);
     assert_non_null(strstr(c, "    float best = (float)1e40;\n"));
     assert_non_null(strstr(c, "        double best = 0.0;\n"));
+    free(c);
+    c = emu_rewrite(kernels, "double_distance", "double_narrowing", NULL);
+    assert_non_null(strstr(c, "        float d = diff * diff;\n"));
+    assert_non_null(strstr(c, "    float best = (float)1e40;\n    int where = -1;\n"));
     free(c);
     c = emu_rewrite(kernels, "capped_max", "double_narrowing", NULL);
     assert_non_null(strstr(c, "    float hi = -(float)1e30;\n"));
@@ -468,6 +510,17 @@ static const char refused[] =
     "        if (x[k] < lo)\n"
     "            lo = x[k];\n"
     "    out[0].lo = lo;\n"
+    "}\n"
+    "__global__ void two_literals(const float *x, int *at, int n)\n"
+    "{\n"
+    "    double lo = 1e30, hi = -1e30;\n"
+    "    for (int k = 0; k < n; k++) {\n"
+    "        if (x[k] < lo)\n"
+    "            lo = x[k];\n"
+    "        if (hi < x[k])\n"
+    "            hi = x[k];\n"
+    "    }\n"
+    "    at[0] = hi < lo;\n"
     "}\n";
 
 static const rwf_refusal refusals[] = {
@@ -481,6 +534,7 @@ static const rwf_refusal refusals[] = {
     {"equal_test", "comparison", 62, "rounds up"},
     {"macro_use", "macro", 69, "a macro (line 66) mentions `kept`"},
     {"member_store", "store", 81, "stored to `lo`"},
+    {"two_literals", "comparison", 92, "both may hold a literal"},
 };
 
 /* Each refuses through the registry with its construct and line, and the driver says the
