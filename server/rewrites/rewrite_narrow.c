@@ -22,13 +22,14 @@
  * per clock per SM on sm_90, against 128 FP32 operations) and compares in FP64 (DSETP, on
  * the 64 FP64 units of an SM): the kernel ran at 8% of its roofline on the H200 and
  * nothing else moved it. A double that holds only float values compares, copies and
- * converts to float exactly as a float would, so narrowing it is exact; the one value that is no float, the literal, is exact too when its float
- * rounding f keeps every comparison: for a literal L rounded up (f > L; 1e40 becomes +inf)
- * no float lies in [L, f), so `x < L` is `x < f` and `x >= L` is `x >= f` for every float
- * x, NaN included (all false); rounded down, `x > L` and `x <= L` are kept. The mirrored
- * operators (`x > L`, `x == L` ...) differ at x = f and refuse, and so does a comparison of
- * two such locals when either may hold a rounded literal (L against f). Arithmetic on the
- * local rounds differently in float and refuses, with every use the scan cannot follow. */
+ * converts to float exactly as a float would, so narrowing it is exact; the one value that
+ * is no float, the literal, is exact too when its float rounding f keeps every comparison:
+ * for a literal L rounded up (f > L; 1e40 becomes +inf) no float lies in [L, f), so
+ * `x < L` is `x < f` and `x >= L` is `x >= f` for every float x, NaN included (all
+ * false); rounded down, `x > L` and `x <= L` are kept. The mirrored operators (`x > L`,
+ * `x == L` ...) differ at x = f and refuse, and so does a comparison of two such locals
+ * when both may hold a rounded literal (L against f). Arithmetic on the local rounds
+ * differently in float and refuses, with every use the scan cannot follow. */
 
 #define NW_NAMES 256
 #define NW_CMPS 256
