@@ -1048,9 +1048,8 @@ static const char *gather_problem(const rw_toks *ts, size_t a, size_t b, const a
     return NULL;
 }
 
-/* The spec's template argument for the kernel's template type parameter named elem, or
- * NULL (elem is no template parameter of f, or the spec gives no argument there). */
-static const char *template_arg_of(const an_function *f, const char *elem, const char *const *targs, size_t n_targs)
+/* rewrite_mem.h */
+const char *rw_template_arg_of(const an_function *f, const char *elem, const char *const *targs, size_t n_targs)
 {
     const char *t = f->template_params ? strchr(f->template_params, '<') : NULL;
     size_t el = elem ? strlen(elem) : 0;
@@ -1374,7 +1373,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
             p++;
             continue;
         }
-        if ((rc = vec_type_of(text, len, &probe, width, template_arg_of(f, probe.elem, targs, n_targs),
+        if ((rc = vec_type_of(text, len, &probe, width, rw_template_arg_of(f, probe.elem, targs, n_targs),
                               &why_alloc)))
             goto out;
         if (!why_alloc) {
@@ -1435,7 +1434,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
     }
     /* vector types */
     for (size_t p = 0; p < n_ptrs; p++) {
-        if ((rc = vec_type_of(text, len, &ptrs[p], width, template_arg_of(f, ptrs[p].elem, targs, n_targs),
+        if ((rc = vec_type_of(text, len, &ptrs[p], width, rw_template_arg_of(f, ptrs[p].elem, targs, n_targs),
                               &why_alloc)))
             goto out;
         if (why_alloc)

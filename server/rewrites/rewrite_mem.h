@@ -108,4 +108,10 @@ int rw_unroll(const char *text, size_t len, const an_model *m, size_t kernel, in
 int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel,
                  rw_result *out);
 
+/* The template argument (borrowed from targs) for f's template type parameter named elem,
+ * or NULL (elem is no template parameter of f, or targs gives no argument there). For
+ * rewrites that must know what `T` is: the search's or the spec's arguments. */
+const char *rw_template_arg_of(const an_function *f, const char *elem, const char *const *targs,
+                               size_t n_targs);
+
 #endif

@@ -135,6 +135,46 @@ static inline void rwf_survives_alloc_failures(const fixture *fx, size_t k, rwf_
     assert_true(done);
 }
 
+#ifdef HK_REWRITES_REGISTRY_H
+/* A refusal a registry rewrite must give on one kernel of a source: the construct and its
+ * line, and words the reason holds. */
+typedef struct {
+    const char *kernel, *construct;
+    int line;
+    const char *words;
+} rwf_refusal;
+
+/* Each case of cases (n of them) on kernels of src: rewrite (by its registry name, default
+ * parameters) refuses through rw_applies with the construct, line and words, and the driver
+ * rw_apply refuses too. Every mismatch is printed; the test fails after all are tried. Only
+ * where rewrites/registry.h was included first. */
+static inline void rwf_expect_refusals(const char *src, const char *rewrite, const rwf_refusal *cases, size_t n)
+{
+    fixture fx;
+    load_text(src, &fx);
+    const rw_descriptor *d = rw_find(rewrite);
+    assert_non_null(d);
+    int failures = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rwf_refusal *c = &cases[i];
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, c->kernel)};
+        rw_refusal why;
+        assert_int_equal(rw_applies(d, &ctx, NULL, &why), HK_OK);
+        if (why.line != c->line || strcmp(why.construct, c->construct) || !strstr(why.reason, c->words)) {
+            print_error("%s: wanted %s at line %d (\"%s\"), got \"%s\" line %d: %s\n", c->kernel, c->construct,
+                        c->line, c->words, why.construct, why.line, why.reason);
+            failures++;
+        }
+        rw_result r;
+        assert_int_equal(rw_apply(d, &ctx, NULL, &r, NULL), HK_OK);
+        assert_false(r.applicable);
+        rw_result_free(&r);
+    }
+    unload(&fx);
+    assert_int_equal(failures, 0);
+}
+#endif
+
 /* Runs cmd through the shell; its output (up to size - 1 bytes) in out, its exit status. */
 static inline int run_cmd(const char *cmd, char *out, size_t size)
 {

@@ -1,9 +1,10 @@
-/* The search proposes ilp_accumulators early (issue 13): for a SyncBN-like channel mean
- * (the skills' sample kernel) and, where bench/wild/src is extracted, mmcv's SyncBN mean and
- * variance and SHOC's reduce under their own specs, the shipped skills' plan on sm_90 --
- * latency-bound, memory-bound, or of unknown class (nothing measured) -- puts an
- * ilp_accumulators candidate among the first four proposals, baseline included (the wild
- * run's `--budget 4`), under the kernel's own launch. */
+/* The search proposes ilp_accumulators and double_narrowing early (issue 13): for a
+ * SyncBN-like channel mean and a two-nearest-neighbour search in double (the skills' sample
+ * kernels) and, where bench/wild/src is extracted, mmcv's SyncBN mean and variance, SHOC's
+ * reduce and mmcv's three_nn under their own specs, the shipped skills' plan on sm_90 --
+ * latency-bound, memory-bound, or of unknown class (nothing measured) -- puts a candidate
+ * of the rewrite among the first four proposals, baseline included (the wild run's
+ * `--budget 4`), under the kernel's own launch. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
@@ -42,10 +43,18 @@ static int teardown(void **state)
     return rwf_teardown();
 }
 
+/* The rewrite a kernel should be offered, and what its text then holds. */
+typedef struct {
+    const char *rewrite, *marker;
+} wanted;
+
+static const wanted ilp = {"ilp_accumulators", "hk_ilp0"};
+static const wanted narrowing = {"double_narrowing", "float "};
+
 /* The first BUDGET proposals for kernel k of fx under launch l with the plan of class cls;
- * true when one is ilp_accumulators (then under the kernel's own launch). Prints them. */
+ * true when one is w's rewrite (then under the kernel's own launch). Prints them. */
 static bool proposed_early(const fixture *fx, size_t k, const struct spec *sp, search_launch l, enum sk_class cls,
-                           const char *what)
+                           const char *what, const wanted *w)
 {
     const an_span *span = &fx->m->funcs[k].span;
     rw_context ctx = {.text = fx->text, .len = fx->len, .m = fx->m, .kernel = k, .spec = sp};
@@ -66,9 +75,9 @@ static bool proposed_early(const fixture *fx, size_t k, const struct spec *sp, s
     print_message("%s, %s:\n", what, cls == SK_CLASS_COUNT ? "class unknown" : sk_class_name(cls));
     while (search_next(s, &c) == HK_OK) {
         print_message("  %u: %s\n", c->id, c->description ? c->description : "-");
-        if (c->structural && !strncmp(c->structural, "ilp_accumulators", 16)) {
+        if (c->structural && !strncmp(c->structural, w->rewrite, strlen(w->rewrite))) {
             found = true;
-            assert_non_null(strstr(c->text, "hk_ilp0"));
+            assert_non_null(strstr(c->text, w->marker));
             assert_int_equal(c->grid_mode, SEARCH_GRID_SPEC);
             assert_non_null(strstr(c->description, "the kernel's own launch"));
         }
@@ -81,24 +90,33 @@ static bool proposed_early(const fixture *fx, size_t k, const struct spec *sp, s
 
 static const enum sk_class classes[] = {SK_LATENCY_BOUND, SK_MEMORY_BOUND, SK_CLASS_COUNT};
 
-/* The skills' sample kernel, a block per channel of 256 threads. */
+/* The skills' sample kernels: a block per channel of 256 threads; a thread per query. */
 static void sample_kernel(void **state)
 {
     (void)state;
-    fixture fx;
-    load_path(HK_TEST_DATA "/skills/kernels/ilp_accumulators.cu", &fx);
-    size_t k = kernel(&fx, "channel_mean");
-    search_launch l = {.block = {256, 1, 1}, .block_max_threads = 256, .sm_count = 132};
-    for (size_t i = 0; i < HK_ARRAY_LEN(classes); i++)
-        assert_true(proposed_early(&fx, k, NULL, l, classes[i], "channel_mean"));
-    unload(&fx);
+    static const struct {
+        const char *file, *kernel;
+        const wanted *w;
+    } samples[] = {{"ilp_accumulators.cu", "channel_mean", &ilp}, {"double_narrowing.cu", "two_nearest", &narrowing}};
+    for (size_t j = 0; j < HK_ARRAY_LEN(samples); j++) {
+        char path[600];
+        snprintf(path, sizeof path, HK_TEST_DATA "/skills/kernels/%s", samples[j].file);
+        fixture fx;
+        load_path(path, &fx);
+        size_t k = kernel(&fx, samples[j].kernel);
+        search_launch l = {.block = {256, 1, 1}, .block_max_threads = 256, .sm_count = 132};
+        for (size_t i = 0; i < HK_ARRAY_LEN(classes); i++)
+            assert_true(proposed_early(&fx, k, NULL, l, classes[i], samples[j].kernel, samples[j].w));
+        unload(&fx);
+    }
 }
 
 /* The wild kernels under their specs, where their sources are extracted. */
 static void wild_kernels(void **state)
 {
     (void)state;
-    static const char *const ids[] = {"mmcv_sync_bn_mean", "mmcv_sync_bn_var", "shoc_reduce"};
+    static const char *const ids[] = {"mmcv_sync_bn_mean", "mmcv_sync_bn_var", "shoc_reduce", "mmcv_three_nn_fwd"};
+    static const wanted *const want[] = {&ilp, &ilp, &ilp, &narrowing};
     for (size_t i = 0; i < HK_ARRAY_LEN(ids); i++) {
         char path[700], err[2048];
         snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", ids[i]);
@@ -123,7 +141,7 @@ static void wild_kernels(void **state)
         search_launch l;
         assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
         for (size_t c = 0; c < HK_ARRAY_LEN(classes); c++)
-            assert_true(proposed_early(&fx, k, sp, l, classes[c], ids[i]));
+            assert_true(proposed_early(&fx, k, sp, l, classes[c], ids[i], want[i]));
         unload(&fx);
         spec_free(sp);
         spec_diags_free(&d);

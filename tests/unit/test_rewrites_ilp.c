@@ -428,12 +428,6 @@ static void survives_allocation_failures(void **state)
     unload(&fx);
 }
 
-typedef struct {
-    const char *kernel, *construct;
-    int line;
-    const char *words;   /* in the reason */
-} refusal;
-
 static const char refused[] =
     "__device__ float f(float v) { return v * 2.0f; }\n"                          /* 1 */
     "__global__ void two_writes(const float *x, float *y, float *out, int n)\n"
@@ -544,7 +538,7 @@ static const char refused[] =
     "    out[threadIdx.x] = s;\n"
     "}\n";
 
-static const refusal refusals[] = {
+static const rwf_refusal refusals[] = {
     {"two_writes", "write", 7, "second write"},
     {"reads_acc", "accumulator", 15, "reads `s`"},
     {"self_add", "accumulator", 24, "to itself"},
@@ -566,28 +560,7 @@ static const refusal refusals[] = {
 static void refusals_name_construct_and_line(void **state)
 {
     (void)state;
-    fixture fx;
-    load_text(refused, &fx);
-    const rw_descriptor *d = rw_find("ilp_accumulators");
-    assert_non_null(d);
-    int failures = 0;
-    for (size_t i = 0; i < HK_ARRAY_LEN(refusals); i++) {
-        const refusal *c = &refusals[i];
-        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, c->kernel)};
-        rw_refusal why;
-        assert_int_equal(rw_applies(d, &ctx, NULL, &why), HK_OK);
-        if (why.line != c->line || strcmp(why.construct, c->construct) || !strstr(why.reason, c->words)) {
-            print_error("%s: wanted %s at line %d (\"%s\"), got \"%s\" line %d: %s\n", c->kernel, c->construct,
-                        c->line, c->words, why.construct, why.line, why.reason);
-            failures++;
-        }
-        rw_result r;
-        assert_int_equal(rw_apply(d, &ctx, NULL, &r, NULL), HK_OK);
-        assert_false(r.applicable);
-        rw_result_free(&r);
-    }
-    unload(&fx);
-    assert_int_equal(failures, 0);
+    rwf_expect_refusals(refused, "ilp_accumulators", refusals, HK_ARRAY_LEN(refusals));
 }
 
 /* Every applying kernel at 4 partial sums, and bn_var and shoc_reduce at 2 and 8, emulated

@@ -30,6 +30,17 @@ static const char k_grid_stride[] =
     "        y[i] = 2.0f * x[i];\n"
     "}\n";
 
+/* A double local summed (line 6): narrowing it to float would round differently. */
+static const char k_double_sum[] =
+    "__global__ void dsum(const float *x, float *y, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    double acc = 0.0;\n"
+    "    for (int k = 0; k < n; k++)\n"
+    "        acc += x[k * n + i];\n"
+    "    y[i] = acc;\n"
+    "}\n";
+
 /* A barrier (line 6) inside a 1D kernel over shared memory (line 3). */
 static const char k_barrier[] =
     "__global__ void bar(const float *x, float *y, int n)\n"
@@ -96,6 +107,7 @@ static const refusal_case cases[] = {
     {"register_accumulators", k_grid_stride, "gs", {0}, "loop", 3},
     {"split_k_columns", k_grid_stride, "gs", {0}, "loop", 4},
     {"ilp_accumulators", k_grid_stride, "gs", {0}, "write", 4},
+    {"double_narrowing", k_double_sum, "dsum", {0}, "arithmetic", 6},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the

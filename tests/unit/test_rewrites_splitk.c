@@ -248,12 +248,6 @@ static void survives_allocation_failures(void **state)
     unload(&fx);
 }
 
-typedef struct {
-    const char *kernel, *construct;
-    int line;
-    const char *words;   /* in the reason */
-} refusal;
-
 static const char refused[] =
     "__global__ void rows_from_threads(int m, int n, const float *A, float *y)\n"   /* 1 */
     "{\n"
@@ -397,7 +391,7 @@ static const char refused[] =
     "    }\n"
     "}\n";
 
-static const refusal refusals[] = {
+static const rwf_refusal refusals[] = {
     {"rows_from_threads", "thread index", 4, "besides the column index"},
     {"triangle", "loop bound", 13, "depends on the column"},
     {"col_max", "accumulation", 24, "not a plain sum"},
@@ -419,28 +413,7 @@ static const refusal refusals[] = {
 static void refusals_name_construct_and_line(void **state)
 {
     (void)state;
-    fixture fx;
-    load_text(refused, &fx);
-    const rw_descriptor *d = rw_find("split_k_columns");
-    assert_non_null(d);
-    int failures = 0;
-    for (size_t i = 0; i < HK_ARRAY_LEN(refusals); i++) {
-        const refusal *c = &refusals[i];
-        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, c->kernel)};
-        rw_refusal why;
-        assert_int_equal(rw_applies(d, &ctx, NULL, &why), HK_OK);
-        if (why.line != c->line || strcmp(why.construct, c->construct) || !strstr(why.reason, c->words)) {
-            print_error("%s: wanted %s at line %d (\"%s\"), got \"%s\" line %d: %s\n", c->kernel,
-                        c->construct, c->line, c->words, why.construct, why.line, why.reason);
-            failures++;
-        }
-        rw_result r;
-        assert_int_equal(rw_apply(d, &ctx, NULL, &r, NULL), HK_OK);
-        assert_false(r.applicable);
-        rw_result_free(&r);
-    }
-    unload(&fx);
-    assert_int_equal(failures, 0);
+    rwf_expect_refusals(refused, "split_k_columns", refusals, HK_ARRAY_LEN(refusals));
 }
 
 /* Every applying kernel, emulated against its original under four launches. */

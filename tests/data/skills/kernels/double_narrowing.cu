@@ -1,0 +1,28 @@
+// For each query point, the two nearest reference points (brute force), the best distances
+// kept in double while every distance is a float: an F2F and a DSETP per candidate.
+__global__ void two_nearest(const float *query, const float *ref, float *dist, int *idx, int n, int m)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float qx = query[2 * i], qy = query[2 * i + 1];
+    double near1 = 1e40, near2 = 1e40;
+    int k1 = 0, k2 = 0;
+    for (int k = 0; k < m; k++) {
+        float dx = qx - ref[2 * k], dy = qy - ref[2 * k + 1];
+        float d = dx * dx + dy * dy;
+        if (d < near1) {
+            near2 = near1;
+            k2 = k1;
+            near1 = d;
+            k1 = k;
+        } else if (d < near2) {
+            near2 = d;
+            k2 = k;
+        }
+    }
+    dist[2 * i] = near1;
+    dist[2 * i + 1] = near2;
+    idx[2 * i] = k1;
+    idx[2 * i + 1] = k2;
+}
