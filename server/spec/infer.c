@@ -1589,11 +1589,11 @@ static bool kc_access_extent(const km_kernel *km, const km_access *a, const kc_l
     return kc_form_extent(km, a, a->has_entry_element ? a->entry_element : a->element, lim, 2, b);
 }
 
-/* The largest value of term t when t is m * blockIdx.d (m a positive product of sizes) and
- * the launch fixes grid dimension d: m * (grid_d - 1), appended to b after " + ". A block
- * index no guard bounds (out[blockIdx.x] written by thread 0) is below the grid it runs
- * in. */
-static bool kc_block_term(const km_kernel *km, const km_term *t, const kc_limits *lim, struct hk_buf *b)
+/* Term t as m * X.d, with m a positive product of sizes and X the builtin of kind (blockIdx
+ * or gridDim) along a dimension d that the launch fixes: " + (m) * (grid_d<suffix>)" appended
+ * to b. False for any other term. */
+static bool kc_launch_term(const km_kernel *km, const km_term *t, const kc_limits *lim,
+                           enum km_atom_kind kind, const char *suffix, struct hk_buf *b)
 {
     size_t na = 0;
     const km_atom *atoms = km_atoms(km, &na);
@@ -1602,7 +1602,7 @@ static bool kc_block_term(const km_kernel *km, const km_term *t, const kc_limits
         if (kc_size_atom(km, t->atoms[j]))
             continue;
         const km_atom *x = t->atoms[j] < na ? &atoms[t->atoms[j]] : NULL;
-        if (at >= 0 || !x || x->kind != KM_ATOM_BLOCK_IDX || x->axis < 0 || x->axis > 2 || !lim->grid[x->axis])
+        if (at >= 0 || !x || x->kind != kind || x->axis < 0 || x->axis > 2 || !lim->grid[x->axis])
             return false;
         at = j;
     }
@@ -1613,33 +1613,22 @@ static bool kc_block_term(const km_kernel *km, const km_term *t, const kc_limits
         if ((long)j != at)
             m.atoms[m.n++] = t->atoms[j];
     return hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
-           hk_buf_printf(b, ") * (%s - 1)", kc_grid_names[atoms[t->atoms[at]].axis]) == HK_OK;
+           hk_buf_printf(b, ") * (%s%s)", kc_grid_names[atoms[t->atoms[at]].axis], suffix) == HK_OK;
 }
 
-/* A term m * gridDim.d with m a positive product of sizes, where the spec's grid along d
- * is known (srad's last row, cols * BLOCK * (gridDim.y - 1)): its value, appended to b
- * after " + ". False for any other term. */
+/* The largest value of term t when t is m * blockIdx.d and the launch fixes grid dimension
+ * d: m * (grid_d - 1). A block index no guard bounds (out[blockIdx.x] written by thread 0)
+ * is below the grid it runs in. */
+static bool kc_block_term(const km_kernel *km, const km_term *t, const kc_limits *lim, struct hk_buf *b)
+{
+    return kc_launch_term(km, t, lim, KM_ATOM_BLOCK_IDX, " - 1", b);
+}
+
+/* A term m * gridDim.d where the spec's grid along d is known (srad's last row,
+ * cols * BLOCK * (gridDim.y - 1)): its value. */
 static bool kc_grid_dim_term(const km_kernel *km, const km_term *t, const kc_limits *lim, struct hk_buf *b)
 {
-    size_t na = 0;
-    const km_atom *atoms = km_atoms(km, &na);
-    long at = -1;
-    for (uint32_t j = 0; j < t->n; j++) {
-        if (kc_size_atom(km, t->atoms[j]))
-            continue;
-        const km_atom *x = t->atoms[j] < na ? &atoms[t->atoms[j]] : NULL;
-        if (at >= 0 || !x || x->kind != KM_ATOM_GRID_DIM || x->axis < 0 || x->axis > 2 || !lim->grid[x->axis])
-            return false;
-        at = j;
-    }
-    if (at < 0 || t->coef <= 0)
-        return false;
-    km_term m = { .coef = t->coef, .n = 0 };
-    for (uint32_t j = 0; j < t->n; j++)
-        if ((long)j != at)
-            m.atoms[m.n++] = t->atoms[j];
-    return hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
-           hk_buf_printf(b, ") * %s", kc_grid_names[atoms[t->atoms[at]].axis]) == HK_OK;
+    return kc_launch_term(km, t, lim, KM_ATOM_GRID_DIM, "", b);
 }
 
 /* Whether term t is m * x with m a positive product of sizes (into *m) and x the builtin
