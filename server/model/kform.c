@@ -280,16 +280,19 @@ bool km__is_const(km_form f, int64_t *c)
 
 /* ---- printing -------------------------------------------------------------------- */
 
+int km__term_sign(struct hk_buf *b, int64_t coef, bool first, uint64_t *mag)
+{
+    bool neg = coef < 0;
+    *mag = neg ? (uint64_t)0 - (uint64_t)coef : (uint64_t)coef;
+    if (!first)
+        return hk_buf_appends(b, neg ? " - " : " + ");
+    return neg ? hk_buf_appends(b, "-") : HK_OK;
+}
+
 static int print_term(const km_kernel *k, const km_term *t, bool first, struct hk_buf *b)
 {
-    int rc = HK_OK;
-    int64_t c = t->coef;
-    bool neg = c < 0;
-    uint64_t mag = neg ? (uint64_t)0 - (uint64_t)c : (uint64_t)c;
-    if (!first)
-        rc = hk_buf_appends(b, neg ? " - " : " + ");
-    else if (neg)
-        rc = hk_buf_appends(b, "-");
+    uint64_t mag;
+    int rc = km__term_sign(b, t->coef, first, &mag);
     if (rc)
         return rc;
     if (t->n == 0 || mag != 1)

@@ -85,5 +85,8 @@ km_form km__recombine(km_kernel *k, km_form f);
 void km__canon(const km_kernel *k, km_term *t, uint32_t *n);
 /* Canonical text into a fixed buffer (truncated at size); for comparisons. */
 void km__form_text(const km_kernel *k, km_form f, char *out, size_t size);
+/* A term's sign as printed: " - " or " + " between terms, "-" before a negative first
+ * one; *mag gets the coefficient's magnitude. HK_OK or HK_ENOMEM. */
+int km__term_sign(struct hk_buf *b, int64_t coef, bool first, uint64_t *mag);
 
 #endif

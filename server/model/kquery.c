@@ -592,14 +592,8 @@ static int print_c_atom(const km_kernel *k, uint32_t id, km_form g, const char *
 static int print_c_term(const km_kernel *k, const km_term *t, bool first, km_form g, const char *name,
                         const char *cast, const char *g_name, struct hk_buf *b)
 {
-    int rc = HK_OK;
-    int64_t c = t->coef;
-    bool neg = c < 0;
-    uint64_t mag = neg ? (uint64_t)0 - (uint64_t)c : (uint64_t)c;
-    if (!first)
-        rc = hk_buf_appends(b, neg ? " - " : " + ");
-    else if (neg)
-        rc = hk_buf_appends(b, "-");
+    uint64_t mag;
+    int rc = km__term_sign(b, t->coef, first, &mag);
     size_t factors = t->n + (g_name ? 1 : 0) + (mag != 1 || (t->n == 0 && !g_name) ? 1 : 0);
     if (!rc && cast && factors > 1)
         rc = hk_buf_appends(b, cast);
