@@ -433,7 +433,7 @@ static char *tail_reason(const char *prefix, const runner_result *r)
 
 /* Through measure's one child-starting path: o->stop ends the run within a poll tick, and a
  * GPU run (the probe itself) holds the GPU lock alone for its whole life, so that the peaks
- * are never measured beside another episode's kernels (four episodes that started together
+ * are never measured beside another episode's kernels (ten episodes that started together
  * each measured 15-44 TFLOP/s FP32 on the H200 instead of 65). */
 static int probe_run(const device_probe_options *o, const runner_spec *s, runner_result *r)
 {
