@@ -5126,24 +5126,6 @@ int spec_skeleton(const an_model *m, long kernel, const char *text, size_t len, 
 
 /* ---- files ---- */
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = hk_malloc(INFER_MAX_SOURCE + 1);
-    size_t n = buf ? fread(buf, 1, INFER_MAX_SOURCE + 1, f) : 0;
-    bool bad = !buf || ferror(f) || n > INFER_MAX_SOURCE;
-    fclose(f);
-    if (bad) {
-        hk_free(buf);
-        errno = buf ? EFBIG : ENOMEM;
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
 
 /* "source" as the spec at spec_path writes it: relative to its directory when the source
  * lies under it, else absolute. New string. */
@@ -5212,7 +5194,8 @@ static bool sib_source_name(const char *name)
 static void sib_try_file(sib_search *s, const char *path)
 {
     size_t len = 0;
-    char *text = read_all(path, &len);
+    char *text = NULL;
+    (void)hk_read_file(path, INFER_MAX_SOURCE, &text, &len); /* NULL: skipped */
     an_model *m = NULL;
     /* cheap filter before a parse: the name and a launch form */
     if (!text || !strstr(text, s->kernel) ||
@@ -5309,14 +5292,16 @@ int spec_infer(const char *path, const char *kernel, const char *spec_path, spec
 {
     memset(out, 0, sizeof *out);
     size_t len = 0;
-    char *text = read_all(path, &len), *src = NULL, *label = NULL;
+    char *text = NULL, *src = NULL, *label = NULL;
     an_model *m = NULL;
     sib_search sib = { 0 };
-    int rc;
-    if (!text) {
-        rc = errno == ENOENT ? HK_ENOENT : errno == EFBIG ? HK_ETOOBIG : errno == ENOMEM ? HK_ENOMEM : HK_EIO;
+    /* grown as it is read (a 16 MiB buffer per file read cost the sibling search dearly
+     * under ASan: tens of thousands of mmap/madvise calls in test_spec_infer) */
+    int rc = hk_read_file(path, INFER_MAX_SOURCE, &text, &len);
+    if (rc) {
         if (err)
-            snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+            snprintf(err, errlen, "cannot read %s: %s", path,
+                     rc == HK_ETOOBIG ? "larger than 16 MiB" : hk_strerror(rc));
         goto out;
     }
     if ((rc = an_analyze(text, len, &m)) != HK_OK) {
