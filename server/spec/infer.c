@@ -167,10 +167,11 @@ static char *sk_local_init(skel *k, const char *name)
     return sk_dim3_members(k, name, found, found_at);
 }
 
-/* Whether the caller body declares name as a dim3 (dim3 name; dim3 name(...); dim3 a, name),
- * or the caller takes it as a dim3 parameter. */
-static bool sk_declared_dim3(const skel *k, const char *name)
+/* Whether the caller body declares name with the type word type (dim3 name; dim3 name(...);
+ * dim3 a, name), or the caller takes it as a parameter of that type. */
+static bool sk_declared_as(const skel *k, const char *name, const char *type)
 {
+    size_t tl = strlen(type);
     size_t wl = strlen(name);
     for (size_t i = k->body_start; i + wl < k->body_end; i++) {
         if (!word_at(k->site_text, k->body_end, i, name, wl))
@@ -185,9 +186,22 @@ static bool sk_declared_dim3(const skel *k, const char *name)
                 break;
             b--;
         }
-        while (b < i && isspace((unsigned char)k->site_text[b]))
-            b++;
-        if (word_at(k->site_text, k->body_end, b, "dim3", 4))
+        /* forward over blank space and the comments between the statements */
+        for (;;) {
+            while (b < i && isspace((unsigned char)k->site_text[b]))
+                b++;
+            if (b + 1 < i && k->site_text[b] == '/' && k->site_text[b + 1] == '/') {
+                while (b < i && k->site_text[b] != '\n')
+                    b++;
+            } else if (b + 1 < i && k->site_text[b] == '/' && k->site_text[b + 1] == '*') {
+                for (b += 2; b + 1 < i && !(k->site_text[b] == '*' && k->site_text[b + 1] == '/'); b++)
+                    ;
+                b += 2;
+            } else {
+                break;
+            }
+        }
+        if (word_at(k->site_text, k->body_end, b, type, tl))
             return true;
     }
     /* or a parameter of the launcher (void run(..., dim3 grid)) */
@@ -197,10 +211,45 @@ static bool sk_declared_dim3(const skel *k, const char *name)
             continue;
         for (size_t i = 0; i < cf->n_params; i++)
             if (cf->params[i].name && !strcmp(cf->params[i].name, name) && cf->params[i].elem_type &&
-                !strcmp(cf->params[i].elem_type, "dim3") && cf->params[i].pointer_depth == 0)
+                !strcmp(cf->params[i].elem_type, type) && cf->params[i].pointer_depth == 0)
                 return true;
     }
     return false;
+}
+
+static bool sk_declared_dim3(const skel *k, const char *name)
+{
+    return sk_declared_as(k, name, "dim3");
+}
+
+/* A member of a launcher's cudaDeviceProp (prop.maxThreadsPerBlock, prop.maxGridSize[0])
+ * whose value every GPU that CUDA 12 builds for shares (compute capability 5.0 and up):
+ * the launch sizes written with it are those values on any device. chain is "prop.member";
+ * index the subscript after it (-1: none). Its value, or -1 for any other chain. */
+static long long sk_device_prop(const skel *k, const char *chain, int index)
+{
+    static const struct {
+        const char *member;
+        long long value[3]; /* by subscript; value[0] for a scalar member */
+        bool array;
+    } props[] = {
+        { "maxThreadsPerBlock", { 1024 }, false },
+        { "warpSize", { 32 }, false },
+        { "maxThreadsDim", { 1024, 1024, 64 }, true },
+        { "maxGridSize", { 2147483647, 65535, 65535 }, true },
+    };
+    const char *dot = strchr(chain, '.');
+    if (!dot || strchr(dot + 1, '.') || strstr(chain, "->") || dot - chain >= 64)
+        return -1;
+    char base[64];
+    memcpy(base, chain, (size_t)(dot - chain));
+    base[dot - chain] = '\0';
+    for (size_t i = 0; i < HK_ARRAY_LEN(props); i++) {
+        if (strcmp(dot + 1, props[i].member) != 0 || props[i].array != (index >= 0) || index > 2)
+            continue;
+        return sk_declared_as(k, base, "cudaDeviceProp") ? props[i].value[index < 0 ? 0 : index] : -1;
+    }
+    return -1;
 }
 
 /* A dim3 set member by member (dim3 grid; grid.x = (n + 255) / 256; grid.y = m;): base (the
@@ -330,6 +379,238 @@ static char *sk_define_text(const skel *k, const char *name)
                 e--;
             if (e > q && e[-1] != '\\' && (size_t)(e - q) < SK_MAX_TEXT)
                 return hk_strndup(q, (size_t)(e - q));
+        }
+    }
+    return NULL;
+}
+
+/* t (n bytes) without blank space and without parentheses around the whole, into out. */
+static bool sk_bare(const char *t, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isspace((unsigned char)t[i])) {
+            if (o + 1 >= cap)
+                return false;
+            out[o++] = t[i];
+        }
+    out[o] = '\0';
+    while (o >= 2 && out[0] == '(' && out[o - 1] == ')') {
+        int depth = 0;
+        bool whole = true;
+        for (size_t i = 0; i + 1 < o && whole; i++) {
+            depth += (out[i] == '(') - (out[i] == ')');
+            whole = depth > 0;
+        }
+        if (!whole)
+            break;
+        memmove(out, out + 1, o - 2);
+        o -= 2;
+        out[o] = '\0';
+    }
+    return o > 0;
+}
+
+/* Whether t[s, e) is one operand: a name, a number, a call f(...) or a parenthesised
+ * whole, with no operator outside parentheses. */
+static bool sk_one_operand(const char *t, size_t s, size_t e)
+{
+    if (s >= e)
+        return false;
+    size_t i = s;
+    while (i < e && (isalnum((unsigned char)t[i]) || t[i] == '_' || t[i] == '.'))
+        i++;
+    if (i == e)
+        return true;
+    if (t[i] != '(')
+        return false;
+    int depth = 0;
+    for (size_t j = i; j < e; j++) {
+        depth += (t[j] == '(') - (t[j] == ')');
+        if (depth == 0)
+            return j + 1 == e;
+    }
+    return false;
+}
+
+/* t with the parentheses around a lone operand dropped ((n) to n, ((f(x))) to f(x), not
+ * f(n)), in place: what a macro's expansion leaves around each argument. */
+static void sk_tidy_parens(char *t)
+{
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (char *o = strchr(t, '('); o; o = strchr(o + 1, '(')) {
+            if (o > t && (isalnum((unsigned char)o[-1]) || o[-1] == '_'))
+                continue; /* a call's parentheses */
+            int depth = 0;
+            char *c = o;
+            for (; *c; c++) {
+                depth += (*c == '(') - (*c == ')');
+                if (depth == 0)
+                    break;
+            }
+            if (!*c || !sk_one_operand(t, (size_t)(o + 1 - t), (size_t)(c - t)))
+                continue;
+            memmove(c, c + 1, strlen(c + 1) + 1);
+            memmove(o, o + 1, strlen(o + 1) + 1);
+            changed = true;
+            break;
+        }
+    }
+}
+
+/* A macro body `A < B ? A : B` (or >, <=, >=, either order of the choices) is min(A, B)
+ * or max(A, B): a new string, else NULL. The expression language has no ?:, and this is
+ * how programs without std::min spell it. */
+static char *sk_ternary_minmax(const char *body, size_t n)
+{
+    char all[SK_MAX_TEXT + 1];
+    if (!sk_bare(body, n, all, sizeof all))
+        return NULL;
+    size_t q = 0, col = 0, cmp = 0, len = strlen(all);
+    int depth = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = all[i];
+        depth += (ch == '(') - (ch == ')');
+        if (depth)
+            continue;
+        if (ch == '?' && !q)
+            q = i;
+        else if (ch == ':' && q && !col)
+            col = i;
+        else if ((ch == '<' || ch == '>') && !q && !cmp && i > 0 && all[i + 1] != ch && all[i - 1] != ch && all[i - 1] != '-')
+            cmp = i;
+        else if (ch == '?' || ch == ':' || ((ch == '<' || ch == '>') && !q))
+            return NULL; /* nested, chained or a shift */
+    }
+    if (!q || !col || !cmp)
+        return NULL;
+    bool less = all[cmp] == '<';
+    size_t rs = cmp + 1 + (all[cmp + 1] == '=');
+    char a[SK_MAX_TEXT + 1], b[SK_MAX_TEXT + 1], x[SK_MAX_TEXT + 1], y[SK_MAX_TEXT + 1];
+    if (!sk_bare(all, cmp, a, sizeof a) || !sk_bare(all + rs, q - rs, b, sizeof b) ||
+        !sk_bare(all + q + 1, col - q - 1, x, sizeof x) || !sk_bare(all + col + 1, len - col - 1, y, sizeof y))
+        return NULL;
+    bool first = !strcmp(x, a) && !strcmp(y, b), swapped = !strcmp(x, b) && !strcmp(y, a);
+    if (!first && !swapped)
+        return NULL;
+    /* A < B ? A : B is the smaller; A > B ? A : B the larger */
+    return hk_asprintf("%s(%s, %s)", less == first ? "min" : "max", a, b);
+}
+
+/* A call of a one-line function-like `#define name(a, b) BODY` of the launch's or the
+ * kernel's text (Rodinia's ceilDiv, mmcv's DIVUP) at c + open (the '('), as BODY with each
+ * parameter replaced by its argument in parentheses: a new string, with *end past the
+ * closing ')'. NULL when there is no such macro, the call is not closed, the argument
+ * count differs or BODY uses # or ## (a name made of text the translation cannot follow). */
+static char *sk_macro_call(skel *k, const char *name, const char *c, size_t open, size_t *end)
+{
+    const char *texts[2] = { k->site_text, k->text };
+    size_t lens[2] = { k->site_len, k->len };
+    size_t nl = strlen(name), n = strlen(c);
+    /* the call's arguments, split at top-level commas */
+    const char *arg[8];
+    size_t arg_len[8], na = 0, s = open + 1, e = s;
+    int depth = 0;
+    for (; e < n; e++) {
+        char ch = c[e];
+        if (ch == '(' || ch == '[')
+            depth++;
+        else if ((ch == ')' || ch == ']') && depth > 0)
+            depth--;
+        else if ((ch == ',' || ch == ')') && depth == 0) {
+            if (na == HK_ARRAY_LEN(arg))
+                return NULL;
+            arg[na] = c + s;
+            arg_len[na++] = e - s;
+            s = e + 1;
+            if (ch == ')')
+                break;
+        }
+    }
+    if (e >= n)
+        return NULL;
+    for (int i = 0; i < 2; i++) {
+        const char *t = texts[i];
+        if (!t || (i == 1 && texts[1] == texts[0]))
+            continue;
+        for (const char *p = t; (p = strstr(p, "#define")) != NULL && (size_t)(p - t) < lens[i]; p += 7) {
+            const char *q = p + 7;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            if (strncmp(q, name, nl) || q[nl] != '(')
+                continue;
+            /* the parameter list */
+            const char *par[8];
+            size_t par_len[8], np = 0;
+            const char *r = q + nl + 1;
+            bool bad = false;
+            for (;;) {
+                while (*r == ' ' || *r == '\t')
+                    r++;
+                const char *ps = r;
+                while (isalnum((unsigned char)*r) || *r == '_')
+                    r++;
+                if (r == ps || np == HK_ARRAY_LEN(par)) {
+                    bad = r != ps || *r != ')' || np != 0; /* name() takes none */
+                    break;
+                }
+                par[np] = ps;
+                par_len[np++] = (size_t)(r - ps);
+                while (*r == ' ' || *r == '\t')
+                    r++;
+                if (*r == ',') {
+                    r++;
+                    continue;
+                }
+                bad = *r != ')';
+                break;
+            }
+            if (bad || *r != ')')
+                continue;
+            bool no_args = na == 1 && strspn(arg[0], " \t") == arg_len[0];
+            if (np != na && !(np == 0 && no_args))
+                return NULL;
+            const char *body = r + 1, *be = body;
+            while (*be && *be != '\n' && !(be[0] == '/' && (be[1] == '/' || be[1] == '*')))
+                be++;
+            while (body < be && isspace((unsigned char)*body))
+                body++;
+            while (be > body && isspace((unsigned char)be[-1]))
+                be--;
+            if (be == body || be[-1] == '\\' || (size_t)(be - body) > SK_MAX_TEXT || memchr(body, '#', (size_t)(be - body)))
+                return NULL;
+            char *minmax = sk_ternary_minmax(body, (size_t)(be - body));
+            if (minmax) {
+                body = minmax;
+                be = minmax + strlen(minmax);
+            }
+            struct hk_buf b;
+            hk_buf_init(&b, 4 * SK_MAX_TEXT);
+            bool ok = true;
+            for (const char *x = body; x < be && ok;) {
+                if (isalpha((unsigned char)*x) || *x == '_') {
+                    const char *ws = x;
+                    while (x < be && (isalnum((unsigned char)*x) || *x == '_'))
+                        x++;
+                    size_t w = (size_t)(x - ws), a = 0;
+                    while (a < np && !(par_len[a] == w && !memcmp(par[a], ws, w)))
+                        a++;
+                    ok = a < np ? hk_buf_printf(&b, "(%.*s)", (int)arg_len[a], arg[a]) == HK_OK
+                                : hk_buf_append(&b, ws, w) == HK_OK;
+                } else {
+                    ok = hk_buf_append(&b, x, 1) == HK_OK;
+                    x++;
+                }
+            }
+            char *out = ok && b.len <= SK_MAX_TEXT ? hk_strndup(b.data, b.len) : NULL;
+            hk_buf_free(&b);
+            hk_free(minmax);
+            if (!out && ok)
+                k->nomem = true;
+            if (out)
+                *end = e + 1;
+            return out;
         }
     }
     return NULL;
@@ -482,6 +763,28 @@ static bool sk_ceil_idiom(const char *c, char **xo, char **bo)
     size_t n = strlen(c);
     if (n > SK_MAX_TEXT || !ci_strip(c, n, all, sizeof all))
         return false;
+    /* (x + b - 1) / b */
+    long div = ci_split(all, '/');
+    if (div > 0 && ci_strip(all, (size_t)div, left, sizeof left) &&
+        ci_strip(all + div + 1, strlen(all + div + 1), bb, sizeof bb)) {
+        size_t ll = strlen(left);
+        long last_plus = -1;
+        int depth = 0;
+        for (size_t i = 0; ll > 2 && i < ll - 2; i++) {
+            depth += (left[i] == '(') - (left[i] == ')');
+            if (depth == 0 && left[i] == '+')
+                last_plus = (long)i;
+            else if (depth == 0 && left[i] == '-' && i > 0)
+                last_plus = -2; /* x - y + b - 1 is fine, b - y - 1 is not */
+        }
+        if (ll > 2 && !strcmp(left + ll - 2, "-1") && last_plus > 0 &&
+            ci_strip(left + last_plus + 1, ll - 2 - (size_t)last_plus - 1, right, sizeof right) &&
+            !strcmp(right, bb) && ci_strip(left, (size_t)last_plus, x, sizeof x)) {
+            *xo = hk_strdup(x);
+            *bo = hk_strdup(bb);
+            return *xo && *bo;
+        }
+    }
     long plus = ci_split(all, '+');
     if (plus <= 0 || !ci_strip(all, (size_t)plus, left, sizeof left) ||
         !ci_strip(all + plus + 1, strlen(all + plus + 1), right, sizeof right))
@@ -507,7 +810,7 @@ static bool sk_ceil_idiom(const char *c, char **xo, char **bo)
 
 static char *sk_translate(skel *k, const char *c, int depth)
 {
-    if (!c || depth > 4 || strlen(c) > SK_MAX_TEXT)
+    if (!c || depth > 16 || strlen(c) > SK_MAX_TEXT)
         return NULL;
     char *ix = NULL, *ib = NULL;
     if (sk_ceil_idiom(c, &ix, &ib)) {
@@ -562,8 +865,22 @@ static char *sk_translate(skel *k, const char *c, int depth)
             while (j < n && isspace((unsigned char)c[j]))
                 j++;
             if (j < n && c[j] == '(') {
-                ok = (!strcmp(name, "min") || !strcmp(name, "max")) &&
-                     hk_buf_appends(&b, name) == HK_OK;
+                if (!strcmp(name, "min") || !strcmp(name, "max")) {
+                    ok = hk_buf_appends(&b, name) == HK_OK;
+                    continue;
+                }
+                size_t after = 0;
+                char *body = sk_macro_call(k, name, c, j, &after);
+                char bare[SK_MAX_TEXT + 1];
+                /* without its outer parentheses, so that (x + b - 1) / b reads as ceil_div */
+                char *t = body && sk_bare(body, strlen(body), bare, sizeof bare) ? sk_translate(k, bare, depth + 1)
+                                                                                 : NULL;
+                if (t)
+                    sk_tidy_parens(t);
+                ok = t && hk_buf_printf(&b, sk_one_operand(t, 0, strlen(t)) ? "%s" : "(%s)", t) == HK_OK;
+                hk_free(body);
+                hk_free(t);
+                i = after;
                 continue;
             }
             if (j < n && (c[j] == '.' || (c[j] == '-' && c[j + 1] == '>'))) {
@@ -593,6 +910,21 @@ static char *sk_translate(skel *k, const char *c, int depth)
                     q = r;
                 }
                 const char *as = q <= n ? sk_mapped(k, chain) : NULL;
+                /* a device limit (prop.maxGridSize[0]) with its one subscript */
+                int sub = -1;
+                size_t r = q;
+                while (r < n && isspace((unsigned char)c[r]))
+                    r++;
+                if (!as && q <= n && r + 2 < n && c[r] == '[' && isdigit((unsigned char)c[r + 1]) && c[r + 2] == ']') {
+                    sub = c[r + 1] - '0';
+                    r += 3;
+                }
+                long long prop = !as && q <= n ? sk_device_prop(k, chain, sub) : -1;
+                if (prop >= 0) {
+                    ok = hk_buf_printf(&b, "%lld", prop) == HK_OK;
+                    i = sub >= 0 ? r : q;
+                    continue;
+                }
                 ok = as && hk_buf_printf(&b, "%s", as) == HK_OK;
                 i = q;
                 continue;
@@ -2233,6 +2565,7 @@ static long sk_type_size(const char *t)
 /* Replaces sizeof(T) by its size and NAME.size() by a vector's constructor argument in
  * host text. New string or NULL when a sizeof cannot be resolved. */
 static void sk_resolve_type(const skel *k, const char *elem, char *cur, size_t n);
+static void sk_resolve_pointee(const skel *k, const char *elem, char *cur, size_t n);
 
 static char *sk_host_text(skel *k, const char *c, long elem_size, const char *elem)
 {
@@ -2254,7 +2587,7 @@ static char *sk_host_text(skel *k, const char *c, long elem_size, const char *el
             snprintf(inner, sizeof inner, "%.*s", (int)(ce - j - 1), c + j + 1);
             long sz = sk_type_size(inner);
             char resolved[96];
-            sk_resolve_type(k, inner, resolved, sizeof resolved); /* sizeof(uint), a typedef */
+            sk_resolve_pointee(k, inner, resolved, sizeof resolved); /* sizeof(uint), a typedef */
             if (!sz)
                 sz = sk_type_size(resolved);
             if (!sz && (!strcmp(inner, elem) || !strcmp(resolved, elem) || strchr(inner, '[') ||
@@ -2603,10 +2936,112 @@ static bool sk_next_use(const char *t, size_t s, size_t e, const char *name, boo
     return false;
 }
 
+/* The local pointer that the use of a pointer at byte at (t, body from s) initialises:
+ * `T *q = name ...;` with name first after the '=', the statement a declaration of q alone.
+ * Its name into out (cap bytes), or false. */
+static bool sk_pointer_init_of(const char *t, size_t s, size_t at, char *out, size_t cap)
+{
+    size_t b = at;
+    while (b > s && isspace((unsigned char)t[b - 1]))
+        b--;
+    if (b <= s || t[b - 1] != '=' || (b >= s + 2 && strchr("=!<>+-*/%&|^", t[b - 2])))
+        return false;
+    b--;
+    while (b > s && isspace((unsigned char)t[b - 1]))
+        b--;
+    size_t ne = b;
+    while (b > s && (isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_'))
+        b--;
+    size_t ns = b;
+    while (b > s && isspace((unsigned char)t[b - 1]))
+        b--;
+    if (ns == ne || ne - ns >= cap || b <= s || t[b - 1] != '*')
+        return false;
+    b--;
+    /* the type: words alone back to the statement's start, on the declarator's line (a
+     * comment on the line before is no part of it) */
+    size_t words = 0;
+    for (;;) {
+        while (b > s && (t[b - 1] == ' ' || t[b - 1] == '\t'))
+            b--;
+        if (b == s || t[b - 1] == ';' || t[b - 1] == '{' || t[b - 1] == '}' || t[b - 1] == '\n')
+            break;
+        size_t we = b;
+        while (b > s && (isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_' || t[b - 1] == ':'))
+            b--;
+        if (b == we)
+            return false;
+        if (we - b == 6 && !memcmp(t + b, "return", 6))
+            return false;
+        words++;
+    }
+    if (!words)
+        return false;
+    memcpy(out, t + ns, ne - ns);
+    out[ne - ns] = '\0';
+    return true;
+}
+
+/* The use of a pointer at byte at, with j the first byte after its name: the declaration
+ * of a local pointer (T *name = ...), not a store through it. */
+static bool sk_pointer_declared_at(const char *t, size_t s, size_t at)
+{
+    size_t b = at;
+    while (b > s && isspace((unsigned char)t[b - 1]))
+        b--;
+    if (b <= s || t[b - 1] != '*')
+        return false;
+    b--;
+    while (b > s && isspace((unsigned char)t[b - 1]))
+        b--;
+    size_t we = b;
+    while (b > s && (isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_'))
+        b--;
+    static const char *const keywords[] = { "return", "else", "do" };
+    for (size_t k = 0; k < HK_ARRAY_LEN(keywords); k++)
+        if (we - b == strlen(keywords[k]) && !memcmp(t + b, keywords[k], we - b))
+            return false;
+    return b < we;
+}
+
+static bool sk_pointer_written_at(const char *t, size_t s, size_t e, const char *name, int depth);
+
 /* 0: never written; 1: written; the atomic cases count as written. */
 static bool sk_pointer_written(const char *t, size_t s, size_t e, const char *name)
 {
+    return sk_pointer_written_at(t, s, e, name, 0);
+}
+
+static bool sk_pointer_written_at(const char *t, size_t s, size_t e, const char *name, int depth)
+{
     for (size_t i = s, j, b; sk_next_use(t, s, e, name, false, &i, &j, &b); i++) {
+        /* p->member: a store when assigned, else a read */
+        if (j + 1 < e && t[j] == '-' && t[j + 1] == '>') {
+            size_t q = j + 2;
+            while (q < e && isspace((unsigned char)t[q]))
+                q++;
+            while (q < e && (isalnum((unsigned char)t[q]) || t[q] == '_'))
+                q++;
+            while (q < e && isspace((unsigned char)t[q]))
+                q++;
+            if (q + 1 < e && ((t[q] == '=' && t[q + 1] != '=') || (strchr("+-*/%&|^", t[q]) && t[q + 1] == '=') ||
+                              (t[q] == '+' && t[q + 1] == '+') || (t[q] == '-' && t[q + 1] == '-')))
+                return true;
+            continue;
+        }
+        /* T *q = name + off;: written only where q is (one level of such locals followed) */
+        char local[64];
+        if (j < e && (t[j] == ';' || t[j] == '+' || t[j] == '-') && depth < 2 &&
+            sk_pointer_init_of(t, s, i, local, sizeof local) && strcmp(local, name) != 0) {
+            size_t stmt_end = kf_expr_end(t, j, e, ";");
+            bool plain = true; /* the rest of the initialiser only reads */
+            for (size_t q = j; q < stmt_end && plain; q++)
+                plain = !(t[q] == '=' || (q + 1 < stmt_end && ((t[q] == '+' && t[q + 1] == '+') ||
+                                                                (t[q] == '-' && t[q + 1] == '-'))));
+            if (plain && !sk_pointer_written_at(t, s, e, local, depth + 1))
+                continue;
+            return true;
+        }
         /* passed to a call, or its address taken, or offset into another pointer: the
          * callee may write it */
         if (j < e && (t[j] == ',' || t[j] == ')' || t[j] == '+' || t[j] == '-'))
@@ -2623,7 +3058,7 @@ static bool sk_pointer_written(const char *t, size_t s, size_t e, const char *na
             if (call == (size_t)-1 || !sk_load_call(t, s, call))
                 return true;
         }
-        if (b > s && t[b - 1] == '*') {
+        if (b > s && t[b - 1] == '*' && !sk_pointer_declared_at(t, s, i)) {
             /* *name = ... */
             size_t q = j;
             if (q + 1 < e && t[q] == '=' && t[q + 1] != '=')
@@ -2887,7 +3322,7 @@ static bool kg_index_input(skel *k, const an_function *f, int q, size_t bs, size
 {
     int width = 1, dt = HK_DT_F32;
     char elem[96];
-    sk_resolve_type(k, f->params[q].elem_type, elem, sizeof elem);
+    sk_resolve_pointee(k, f->params[q].elem_type, elem, sizeof elem);
     const char *qn = f->params[q].name;
     bool written = !f->params[q].is_const &&
                    (sk_pointer_use(k->text, bs, be, qn) >= 2 || sk_pointer_written(k->text, bs, be, qn));
@@ -3784,11 +4219,159 @@ static bool sk_typedef(const char *t, size_t len, const char *name, char *out, s
 }
 
 /* elem with the typedefs of the kernel's file followed (at most four deep), into cur. */
+/* The words of t (n bytes) one space apart, into out; false when there are none. */
+static bool sk_bare_words(const char *t, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        if (isspace((unsigned char)t[i])) {
+            i++;
+            continue;
+        }
+        size_t s = i;
+        while (i < n && !isspace((unsigned char)t[i]))
+            i++;
+        if (o + (o > 0) + (i - s) + 1 > cap)
+            return false;
+        if (o)
+            out[o++] = ' ';
+        memcpy(out + o, t + s, i - s);
+        o += i - s;
+    }
+    out[o] = '\0';
+    return o > 0;
+}
+
+/* A struct of t (struct name {...}; or typedef struct [tag] {...} name;) whose members are
+ * 2 to 9 plain fields of one type the harness knows as a vector (float lat, lng;): that
+ * vector's name (float2) into out, so it is passed as that many elements of the type. A
+ * struct with arrays, bit fields, nested types, mixed or padded members is not one. */
+static bool sk_struct_vector(const char *t, size_t len, const char *name, char *out, size_t outlen)
+{
+    static const struct { const char *c, *vec; } bases[] = {
+        { "float", "float" }, { "double", "double" }, { "int", "int" }, { "unsigned int", "uint" },
+    };
+    size_t nl = strlen(name);
+    for (size_t i = 0; t && i + nl < len; i++) {
+        if (!word_at(t, len, i, name, nl))
+            continue;
+        size_t open = 0, close = 0;
+        size_t j = i + nl;
+        while (j < len && isspace((unsigned char)t[j]))
+            j++;
+        if (j < len && t[j] == '{' && i >= 7 && word_at(t, len, i - 7, "struct", 6)) {
+            open = j; /* struct name { ... } */
+            int depth = 0;
+            for (close = j; close < len; close++) {
+                depth += (t[close] == '{') - (t[close] == '}');
+                if (depth == 0)
+                    break;
+            }
+        } else if (j < len && t[j] == ';') {
+            /* typedef struct [tag] { ... } name; */
+            size_t b = i;
+            while (b > 0 && isspace((unsigned char)t[b - 1]))
+                b--;
+            if (b == 0 || t[b - 1] != '}')
+                continue;
+            close = b - 1;
+            int depth = 0;
+            for (open = close + 1; open-- > 0;) {
+                depth += (t[open] == '}') - (t[open] == '{');
+                if (depth == 0)
+                    break;
+            }
+            if (depth != 0)
+                continue;
+            /* back over [tag] struct typedef */
+            size_t h = open;
+            bool typedef_struct = true;
+            for (int w = 0; w < 3 && typedef_struct; w++) {
+                while (h > 0 && isspace((unsigned char)t[h - 1]))
+                    h--;
+                size_t we = h;
+                while (h > 0 && (isalnum((unsigned char)t[h - 1]) || t[h - 1] == '_'))
+                    h--;
+                bool is_struct = word_at(t, len, h, "struct", 6) && we - h == 6;
+                bool is_typedef = word_at(t, len, h, "typedef", 7) && we - h == 7;
+                if (w == 0 && !is_struct)
+                    continue; /* the tag */
+                if (is_typedef)
+                    break;
+                typedef_struct = is_struct && w < 2 && h < we;
+            }
+            if (!typedef_struct || !word_at(t, len, h, "typedef", 7))
+                continue;
+        } else {
+            continue;
+        }
+        if (close >= len || close <= open || spec_pp_active(t, len, open) == 0)
+            continue;
+        /* members: TYPE a, b; statements, one TYPE for all */
+        char body[512];
+        size_t bl = close - open - 1;
+        if (bl >= sizeof body || memchr(t + open + 1, '#', bl))
+            return false;
+        memcpy(body, t + open + 1, bl);
+        body[bl] = '\0';
+        if (strpbrk(body, "[]():{}<>*&=/"))
+            return false;
+        const char *base = NULL;
+        int fields = 0;
+        char *stmt = body;
+        for (char *semi; (semi = strchr(stmt, ';')) != NULL; stmt = semi + 1) {
+            *semi = '\0';
+            char *comma = strchr(stmt, ',');
+            char *last = comma ? comma : stmt + strlen(stmt);
+            /* the type is the words before the first declarator's name */
+            char *name_end = last;
+            while (name_end > stmt && isspace((unsigned char)name_end[-1]))
+                name_end--;
+            char *name_start = name_end;
+            while (name_start > stmt && (isalnum((unsigned char)name_start[-1]) || name_start[-1] == '_'))
+                name_start--;
+            char type[64];
+            if (!sk_bare_words(stmt, (size_t)(name_start - stmt), type, sizeof type))
+                return false;
+            const char *vec = NULL;
+            for (size_t b = 0; b < HK_ARRAY_LEN(bases) && !vec; b++)
+                if (!strcmp(bases[b].c, type))
+                    vec = bases[b].vec;
+            if (!vec || (base && strcmp(base, vec) != 0) || name_start == name_end)
+                return false;
+            base = vec;
+            fields++;
+            for (char *c = comma; c; c = strchr(c + 1, ','))
+                fields++;
+        }
+        for (const char *r = stmt; *r; r++)
+            if (!isspace((unsigned char)*r))
+                return false; /* text after the last ';' */
+        if (!base || fields < 2 || fields > 9)
+            return false;
+        snprintf(out, outlen, "%s%d", base, fields);
+        return true;
+    }
+    return false;
+}
+
 static void sk_resolve_type(const skel *k, const char *elem, char *cur, size_t n)
 {
     char next[96];
     snprintf(cur, n, "%s", elem);
     for (int i = 0; i < 4 && !sk_dtype_known(cur) && sk_typedef(k->text, k->len, cur, next, sizeof next); i++)
+        snprintf(cur, n, "%s", next);
+}
+
+/* The element type of a buffer: as sk_resolve_type, and a struct of like fields as the
+ * vector of them (sk_struct_vector), whose elements the harness generates and compares. A
+ * scalar or a __constant__ of such a struct is not one (its bytes are no buffer). */
+static void sk_resolve_pointee(const skel *k, const char *elem, char *cur, size_t n)
+{
+    char next[96];
+    sk_resolve_type(k, elem, cur, n);
+    if (!sk_dtype_known(cur) && (sk_struct_vector(k->text, k->len, cur, next, sizeof next) ||
+                                 sk_struct_vector(k->site_text, k->site_len, cur, next, sizeof next)))
         snprintf(cur, n, "%s", next);
 }
 
@@ -4392,6 +4975,13 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
 
     /* grid: the launch's (in spec terms), or the one the bounds imply */
     if (grid_mode == GRID_SITE && site && site->grid) {
+        /* the launcher variable that is the block (threads = min(prop.maxThreadsPerBlock,
+         * 256)) stands for it in the grid: ceil_div(n, threads) follows a block the search
+         * changes */
+        size_t base_map = k->n_map;
+        if (n_block_read == 1 && site->block && is_identifier(site->block) && !sk_mapped(k, site->block) &&
+            !sk_tunable_value(k, site->block))
+            sk_map(k, site->block, bvar[0]);
         char *raw = sk_local_init(k, site->grid);
         char *parts[3] = { 0 };
         size_t np = sk_split_dims(raw && !strncmp(raw, "dim3(", 5) ? raw : site->grid, parts);
@@ -4399,6 +4989,11 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         for (size_t d = 0; d < np; d++) {
             grid[d] = sk_translate(k, parts[d], 0);
             ok &= grid[d] != NULL;
+        }
+        while (k->n_map > base_map) {
+            k->n_map--;
+            hk_free(k->map_from[k->n_map]);
+            hk_free(k->map_to[k->n_map]);
         }
         for (size_t d = 0; ok && d < np; d++)
             sk_collect(k, grid[d]); /* a launcher name in the grid is a size too */
@@ -4554,7 +5149,7 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
             if (!strcmp(tparams[t], elem) && tactual[t])
                 elem = tactual[t];
         char elem_buf[96];
-        sk_resolve_type(k, elem, elem_buf, sizeof elem_buf);
+        sk_resolve_pointee(k, elem, elem_buf, sizeof elem_buf);
         elem = elem_buf;
         long esize = sk_type_size(elem);
         const char *dt = sk_dtype(elem, NULL, 0, &width);
@@ -4781,6 +5376,13 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
                 elem = tactual[t];
         char elem_buf[96];
         sk_resolve_type(k, elem, elem_buf, sizeof elem_buf);
+        if (p->pointer_depth > 0 && !sk_dtype_known(elem_buf)) {
+            char plain[96];
+            snprintf(plain, sizeof plain, "%s", elem_buf);
+            sk_resolve_pointee(k, elem, elem_buf, sizeof elem_buf);
+            if (sk_dtype_known(elem_buf))
+                sk_note(k, "%s points to %s, a struct of like fields: passed as %s", p->name, plain, elem_buf);
+        }
         elem = elem_buf;
         const char *dt = sk_dtype(elem, NULL, 0, &width);
         if (!sk_dtype_known(elem))

@@ -749,8 +749,9 @@ static void a_block_scaled_by_a_runtime_value_is_a_doubt(void **state)
     spec_inference_free(&inf);
 }
 
-/* A bool is passed as one byte with the value false, not as a float; a struct pointer is a
- * doubt (its elements are not floats), never a float buffer taken as sure. */
+/* A bool is passed as one byte with the value false, not as a float; a pointer to a struct
+ * of like fields is that many of them per element; any other struct pointer is a doubt
+ * (its elements are not floats), never a float buffer taken as sure. */
 static void bool_flags_and_unknown_types(void **state)
 {
     (void)state;
@@ -762,10 +763,17 @@ static void bool_flags_and_unknown_types(void **state)
     assert_int_equal(json_object_size(json_array_get(json_object_get(inf.spec, "sizes"), 0)), 1);
     spec_inference_free(&inf);
     infer(DATA("types.cu"), "norm_pts", &inf);
-    bool doubt = false;
-    for (size_t i = 0; i < inf.n_doubts; i++)
-        doubt |= strstr(inf.doubts[i], "p is of type pt, which the generated harness does not know") != NULL;
-    assert_true(doubt);
+    no_doubts(&inf);
+    assert_string_equal(field(inf.spec, 0, "dtype"), "float");
+    assert_string_equal(field(inf.spec, 0, "kind"), "input");
+    assert_int_equal(count_at(inf.spec, 0, 1000, NULL, 0), 2000);
+    assert_true(has_note(&inf, "p points to pt, a struct of like fields: passed as float2"));
+    spec_inference_free(&inf);
+    infer(DATA("types.cu"), "weigh", &inf);
+    assert_true(has_doubt(&inf, "t is of type tagged, which the generated harness does not know"));
+    spec_inference_free(&inf);
+    infer(DATA("types.cu"), "first_bin", &inf);
+    assert_true(has_doubt(&inf, "h is of type hist, which the generated harness does not know"));
     spec_inference_free(&inf);
 }
 
@@ -1027,6 +1035,50 @@ static void rows_of_a_matrix_without_launch_or_bounds(void **state)
     spec_inference_free(&inf);
 }
 
+/* text evaluated at a = av and b = bv. */
+static long long eval_at(const char *text, const char *a, long long av, const char *b, long long bv)
+{
+    expr *e = NULL;
+    expr_value v;
+    expr_var vars[2] = { { .name = a, .value = { .i = av } }, { .name = b, .value = { .i = bv } } };
+    assert_int_equal(expr_parse(text, &e, NULL, 0), HK_OK);
+    assert_int_equal(expr_eval(e, vars, 2, &v, NULL, 0), HK_OK);
+    expr_free(e);
+    return v.i;
+}
+
+/* Launch sizes written with the device's limits (cudaDeviceProp members every current GPU
+ * shares) and function-like macros (a ?: minimum, a round-up division): the block is read
+ * and the grid, split over y past the device's x limit, follows it; points read through a
+ * local pointer stay an input, three floats an element. The same members of a struct of
+ * the program's are not the device's: that grid is not read. */
+static void device_limits_and_function_like_macros(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("device_limits.cu"), "radius", &inf);
+    no_doubts(&inf);
+    json_t *launch = json_object_get(inf.spec, "launch");
+    assert_int_equal(json_integer_value(json_object_get(launch, "block")), 192);
+    json_t *g = json_object_get(launch, "grid");
+    assert_int_equal(json_array_size(g), 2);
+    const char *gx = json_string_value(json_array_get(g, 0)), *gy = json_string_value(json_array_get(g, 1));
+    assert_int_equal(eval_at(gx, "count", 1000, "block_x", 192), 6);
+    assert_int_equal(eval_at(gy, "count", 1000, "block_x", 192), 1);
+    assert_int_equal(eval_at(gx, "count", 1000, "block_x", 64), 16); /* follows the block */
+    assert_string_equal(field(inf.spec, 0, "kind"), "input");
+    assert_string_equal(field(inf.spec, 0, "dtype"), "float");
+    assert_int_equal(count_at(inf.spec, 0, 0, "count", 1000), 3000);
+    assert_true(has_note(&inf, "pts points to point3, a struct of like fields: passed as float3"));
+    spec_inference_free(&inf);
+    infer(DATA("device_limits.cu"), "flatten", &inf);
+    assert_string_not_equal(field(inf.spec, 0, "kind"), "input");
+    spec_inference_free(&inf);
+    infer(DATA("device_limits.cu"), "radius_cfg", &inf);
+    assert_true(has_doubt(&inf, "no launch site or bounds check says how many blocks radius_cfg needs"));
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1069,6 +1121,7 @@ int main(void)
         cmocka_unit_test(no_count_from_a_subscript_that_does_not_grow),
         cmocka_unit_test(an_unguarded_block_index_is_below_the_launch_grid),
         cmocka_unit_test(rows_of_a_matrix_without_launch_or_bounds),
+        cmocka_unit_test(device_limits_and_function_like_macros),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,13 @@
-// A bool flag (one byte at the call) and a pointer to a struct the harness cannot fill.
+// A bool flag (one byte at the call), a pointer to a struct of like fields (a vector of
+// them) and pointers to structs the harness cannot fill: mixed fields, an array field.
 struct pt {
     float x, y;
 };
+typedef struct {
+    float w;
+    int id;
+} tagged;
+struct hist { float bins[4]; };
 
 __global__ void norm(const float *in, float *out, int n, bool squared)
 {
@@ -15,4 +21,18 @@ __global__ void norm_pts(const pt *p, float *out, int n)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         out[i] = p[i].x * p[i].x + p[i].y * p[i].y;
+}
+
+__global__ void weigh(const tagged *t, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = t[i].w * (float)t[i].id;
+}
+
+__global__ void first_bin(const hist *h, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = h[i].bins[0];
 }
