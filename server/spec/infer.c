@@ -3308,6 +3308,182 @@ static bool sk_eval_at(const char *text, const json_t *set, long long *v)
     return ok;
 }
 
+/* ---- the launcher's asserts ---- */
+
+#define SK_MAX_ASSERTS 32
+
+/* One comparison an assert in the launcher makes (a conjunct of assert(a && b)), in spec
+ * terms: both sides translated over the size variables. */
+typedef struct {
+    char *lhs, *rhs; /* owned */
+    char op[3];      /* "<", "<=", ">", ">=", "==", "!=" */
+    int line;
+} sk_assert_cmp;
+
+/* The top-level comparison of c (blank space and outer parentheses gone): its operator
+ * into op and its byte, or -1 when there is none or more than one (a << b, p->n are none). */
+static long sk_comparison(const char *c, char op[3])
+{
+    long at = -1;
+    int depth = 0;
+    for (size_t i = 0; c[i]; i++) {
+        char ch = c[i];
+        depth += (ch == '(' || ch == '[') - (ch == ')' || ch == ']');
+        if (depth)
+            continue;
+        bool two = c[i + 1] == '=';
+        bool cmp = (ch == '<' || ch == '>') ? c[i + 1] != ch && (i == 0 || (c[i - 1] != ch && c[i - 1] != '-'))
+                                            : (ch == '=' || ch == '!') && two && (i == 0 || !strchr("<>=!", c[i - 1]));
+        if (!cmp)
+            continue;
+        if (at >= 0)
+            return -1;
+        at = (long)i;
+        op[0] = ch;
+        op[1] = two ? '=' : '\0';
+        op[2] = '\0';
+        i += two;
+    }
+    return at;
+}
+
+/* The comparisons of the asserts in the launcher body before the launch, each conjunct of
+ * assert(a && b) one; an assert with || at its top level, or a side that does not
+ * translate, gives none. Into out (at most cap), their number returned. */
+static size_t sk_launcher_asserts(skel *k, sk_assert_cmp *out, size_t cap)
+{
+    size_t n = 0;
+    const char *t = k->site_text;
+    for (size_t i = k->body_start; t && i + 7 < k->body_end && n < cap; i++) {
+        if (!word_at(t, k->body_end, i, "assert", 6))
+            continue;
+        size_t j = i + 6;
+        while (j < k->body_end && isspace((unsigned char)t[j]))
+            j++;
+        if (j >= k->body_end || t[j] != '(')
+            continue;
+        size_t close = j;
+        for (int depth = 0; close < k->body_end; close++) {
+            depth += (t[close] == '(') - (t[close] == ')');
+            if (depth == 0)
+                break;
+        }
+        if (close >= k->body_end || close - j - 1 > SK_MAX_TEXT)
+            continue;
+        char all[SK_MAX_TEXT + 1];
+        if (!sk_bare(t + j + 1, close - j - 1, all, sizeof all))
+            continue;
+        /* the conjuncts, at top-level && (an || anywhere there makes none sure) */
+        size_t starts[16], ends[16], nc = 0, st = 0;
+        int depth = 0;
+        bool any_or = false;
+        size_t al = strlen(all);
+        for (size_t q = 0; q <= al && nc < HK_ARRAY_LEN(starts); q++) {
+            if (q < al) {
+                depth += (all[q] == '(') - (all[q] == ')');
+                any_or |= depth == 0 && all[q] == '|' && all[q + 1] == '|';
+            }
+            if (q == al || (depth == 0 && all[q] == '&' && all[q + 1] == '&')) {
+                starts[nc] = st;
+                ends[nc++] = q;
+                st = q + 2;
+                q++;
+            }
+        }
+        for (size_t c = 0; c < nc && !any_or && n < cap; c++) {
+            char part[SK_MAX_TEXT + 1], l[SK_MAX_TEXT + 1], r[SK_MAX_TEXT + 1];
+            char op[3];
+            long at;
+            if (!sk_bare(all + starts[c], ends[c] - starts[c], part, sizeof part) ||
+                (at = sk_comparison(part, op)) <= 0 || !sk_bare(part, (size_t)at, l, sizeof l) ||
+                !sk_bare(part + at + strlen(op), strlen(part + at + strlen(op)), r, sizeof r))
+                continue;
+            char *tl = sk_translate(k, l, 0), *tr = sk_translate(k, r, 0);
+            if (tl && tr) {
+                out[n].lhs = tl;
+                out[n].rhs = tr;
+                memcpy(out[n].op, op, sizeof op);
+                out[n++].line = sk_site_line(k, i);
+            } else {
+                hk_free(tl);
+                hk_free(tr);
+            }
+        }
+        i = close;
+    }
+    return n;
+}
+
+/* Whether comparison c holds at the sizes of set: 1 yes, 0 no, -1 cannot say (a side
+ * names something that is no size). */
+static int sk_assert_holds(const sk_assert_cmp *c, const json_t *set)
+{
+    long long l, r;
+    if (!sk_eval_at(c->lhs, set, &l) || !sk_eval_at(c->rhs, set, &r))
+        return -1;
+    const char *op = c->op;
+    bool ok = !strcmp(op, "<") ? l < r : !strcmp(op, "<=") ? l <= r : !strcmp(op, ">") ? l > r
+            : !strcmp(op, ">=") ? l >= r : !strcmp(op, "==") ? l == r : l != r;
+    return ok;
+}
+
+/* The largest value of size variable var that comparison c allows (var <= C, var < C,
+ * C >= var, C > var with C a constant), or -1. */
+static long long sk_assert_upper(const sk_assert_cmp *c, const char *var)
+{
+    const char *other = NULL;
+    bool below = false, strict = c->op[1] == '\0';
+    if (!strcmp(c->lhs, var) && c->op[0] == '<') {
+        other = c->rhs;
+        below = true;
+    } else if (!strcmp(c->rhs, var) && c->op[0] == '>') {
+        other = c->lhs;
+        below = true;
+    }
+    long long v;
+    json_t *none = json_object();
+    bool ok = below && other && none && sk_eval_at(other, none, &v);
+    json_decref(none);
+    if (!ok || c->op[0] == '=' || c->op[0] == '!')
+        return -1;
+    v -= strict;
+    return v >= 1 ? v : -1;
+}
+
+/* Whether every scalar parameter form f mentions (operands of its operations too) is
+ * passed a number or a size variable that bounded fixes (>= 0): a subscript through them
+ * then takes the values the program is written for. */
+static bool kc_params_bounded(const skel *k, const an_function *f, km_form form, char *const *scal,
+                              const long long *bounded, int depth)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(k->km, &na);
+    if (depth > 4)
+        return false;
+    for (uint32_t t = 0; t < form.n; t++)
+        for (uint32_t a = 0; a < form.t[t].n; a++) {
+            uint32_t id = form.t[t].atoms[a];
+            if (id >= na)
+                return false;
+            const km_atom *at = &atoms[id];
+            if (at->kind == KM_ATOM_PARAM) {
+                const char *val = NULL;
+                for (size_t p = 0; p < f->n_params && !val; p++)
+                    if (at->name && !strcmp(f->params[p].name, at->name))
+                        val = scal[p] ? scal[p] : "";
+                bool fixed = val && *val && strspn(val, "0123456789") == strlen(val);
+                for (size_t v = 0; val && !fixed && v < k->n_vars; v++)
+                    fixed = !strcmp(k->vars[v], val) && bounded[v] >= 0;
+                if (!fixed)
+                    return false;
+            }
+            for (uint32_t g = 0; g < at->n_args; g++)
+                if (!kc_params_bounded(k, f, at->args[g], scal, bounded, depth + 1))
+                    return false;
+        }
+    return true;
+}
+
 /* The parameter index of pointer parameter name in f, or -1. */
 static int kg_pointer_param(const an_function *f, const char *name)
 {
@@ -5253,6 +5429,24 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
     bool all_program = k->n_vars > 0;
     for (size_t i = 0; i < k->n_vars; i++)
         all_program &= have_program[i];
+    /* The launcher's asserts: a size it bounds by a constant (assert(len <= MAX_LEN)) is
+     * invented no larger: the program is written for every value up to it (a shared array
+     * sized for the largest). Every assert that reads sizes alone is checked at both sets
+     * below, the lower bounds too. */
+    sk_assert_cmp asserts[SK_MAX_ASSERTS];
+    size_t n_asserts = site && k->site_text ? sk_launcher_asserts(k, asserts, SK_MAX_ASSERTS) : 0;
+    long long bounded[SK_MAX_VARS];
+    int bounded_line[SK_MAX_VARS] = { 0 };
+    for (size_t i = 0; i < k->n_vars; i++) {
+        bounded[i] = -1;
+        for (size_t c = 0; c < n_asserts; c++) {
+            long long hi = sk_assert_upper(&asserts[c], k->vars[i]);
+            if (hi > 0 && (bounded[i] < 0 || hi < bounded[i])) {
+                bounded[i] = hi;
+                bounded_line[i] = asserts[c].line;
+            }
+        }
+    }
     for (size_t i = 0; i < k->n_vars; i++) {
         long long a = 13 + 2 * (long long)i, b = 32;
         if (k->n_vars <= 3) {
@@ -5284,6 +5478,11 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
                 a = program[i];
                 b = 2 * program[i];
             }
+        } else if (bounded[i] > 0 && (a > bounded[i] || b > bounded[i])) {
+            a = a < bounded[i] ? a : bounded[i];
+            b = b < bounded[i] ? b : bounded[i];
+            sk_note(k, "size %s at most %lld: the largest the assert at %s:%d allows", k->vars[i], bounded[i],
+                    file, bounded_line[i]);
         }
         ok &= json_object_set_new(s0, k->vars[i], json_integer(a)) == 0;
         ok &= json_object_set_new(s1, k->vars[i], json_integer(b)) == 0;
@@ -5295,12 +5494,23 @@ static int sk_build(const an_model *m, long kernel, skel *k, const char *source,
         size_t na = 0;
         const km_access *ac = km_accesses(k->km, &na);
         for (size_t i = 0; i < na; i++)
-            if (ac[i].space == KM_SPACE_SHARED && km_form_mentions_kind(k->km, ac[i].index, KM_ATOM_PARAM, -1)) {
+            if (ac[i].space == KM_SPACE_SHARED && km_form_mentions_kind(k->km, ac[i].index, KM_ATOM_PARAM, -1) &&
+                !kc_params_bounded(k, f, ac[i].index, scal, bounded, 0)) {
                 sk_doubt(k, "the shared-memory subscript at line %u depends on a scalar parameter, whose "
                          "value is invented: it may leave the shared array (give the sizes the program uses)",
                          ac[i].line);
                 break;
             }
+    }
+    for (size_t c = 0; c < n_asserts; c++) {
+        for (int set = 0; set < 2; set++)
+            if (sk_assert_holds(&asserts[c], set ? s1 : s0) == 0) {
+                sk_doubt(k, "sizes[%d] break the assert at %s:%d (%s %s %s): the program does not run "
+                         "with them", set, file, asserts[c].line, asserts[c].lhs, asserts[c].op, asserts[c].rhs);
+                break;
+            }
+        hk_free(asserts[c].lhs);
+        hk_free(asserts[c].rhs);
     }
     if (all_program)
         sk_note(k, "sizes from the launch site at %s:%d", file, site_line);

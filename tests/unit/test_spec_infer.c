@@ -1079,6 +1079,33 @@ static void device_limits_and_function_like_macros(void **state)
     spec_inference_free(&inf);
 }
 
+/* The launcher's asserts: a scalar it bounds by a constant is invented no larger, so a
+ * shared subscript it moves stays inside the array the program sized for the bound; with
+ * no such bound the subscript is a doubt, and sizes that break an assert's lower bound are
+ * one too. */
+static void sizes_within_the_launchers_asserts(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("asserts.cu"), "lag_through_shared", &inf);
+    no_doubts(&inf);
+    json_t *sets = json_object_get(inf.spec, "sizes");
+    for (size_t i = 0; i < 2; i++) {
+        json_t *set = json_array_get(sets, i);
+        long long lag = json_integer_value(json_object_get(set, "lag"));
+        assert_true(lag >= 1 && lag <= 128);
+        assert_int_equal(json_integer_value(json_object_get(set, "count")) % 128, 0);
+    }
+    assert_true(has_note(&inf, "size lag at most 128: the largest the assert at asserts.cu:38 allows"));
+    spec_inference_free(&inf);
+    infer(DATA("asserts.cu"), "lag_unbounded", &inf);
+    assert_true(has_doubt(&inf, "the shared-memory subscript at line 23 depends on a scalar parameter"));
+    spec_inference_free(&inf);
+    infer(DATA("asserts.cu"), "halve", &inf);
+    assert_true(has_doubt(&inf, "sizes[0] break the assert at asserts.cu:50 (big >= 67108864)"));
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1122,6 +1149,7 @@ int main(void)
         cmocka_unit_test(an_unguarded_block_index_is_below_the_launch_grid),
         cmocka_unit_test(rows_of_a_matrix_without_launch_or_bounds),
         cmocka_unit_test(device_limits_and_function_like_macros),
+        cmocka_unit_test(sizes_within_the_launchers_asserts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
