@@ -1,0 +1,1187 @@
+/* Spec inference, one skeleton (spec/infer.c is the entry): block, grid, sizes, counts,
+ * kinds and doubts of one kernel put together into a spec for one grid mode. */
+#include "spec/infer_int.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the skeleton ---- */
+
+void sk_cover_free(sk_cover *c)
+{
+    for (int d = 0; d < 3; d++)
+        hk_free(c->need[d]);
+    memset(c, 0, sizeof *c);
+}
+
+void sk_free(skel *k)
+{
+    for (size_t i = 0; i < k->n_vars; i++)
+        hk_free(k->vars[i]);
+    for (size_t i = 0; i < k->n_map; i++) {
+        hk_free(k->map_from[i]);
+        hk_free(k->map_to[i]);
+    }
+    for (size_t i = 0; i < k->n_notes; i++)
+        hk_free(k->notes[i]);
+    for (size_t i = 0; i < k->n_doubts; i++)
+        hk_free(k->doubts[i]);
+    memset(k, 0, sizeof *k);
+}
+
+/* The launch's grid dimensions that are sizes alone (channels, not ceil_div(n, block_x),
+ * which the search changes with the block) become what kc_grid_names stand for, so that an
+ * unguarded blockIdx in a subscript is bounded by them (kc_block_term). A dimension the
+ * launch leaves out is 1. */
+static void sk_map_grid(skel *k, char **grid, size_t n_grid)
+{
+    for (size_t d = 0; d < 3; d++) {
+        const char *g = d < n_grid ? grid[d] : "1";
+        if (!g || !kf_only_sizes(k, g))
+            continue;
+        char *paren = hk_asprintf("(%s)", g);
+        sk_map(k, kc_grid_names[d], paren);
+        k->grid_known[d] = paren != NULL && !k->nomem;
+        hk_free(paren);
+    }
+}
+
+/* Whether spec text t is made of size variables and block_x/y/z (at the block's values
+ * it must also evaluate with the sizes: kf_only_sizes on it with the block put in). */
+static bool sk_sizes_or_block(skel *k, const char *t, const long long *block)
+{
+    static const char *const bn[3] = { "block_x", "block_y", "block_z" };
+    struct hk_buf b;
+    hk_buf_init(&b, SK_MAX_TEXT);
+    bool ok = true;
+    for (size_t i = 0, n = strlen(t); i < n && ok;) {
+        size_t w = 0;
+        for (size_t q = 0; q < 3 && !w; q++)
+            if (sk_word_at(t, n, i, bn[q], 7))
+                w = q + 1;
+        ok = w ? hk_buf_printf(&b, "%lld", block[w - 1] ? block[w - 1] : 1) == HK_OK
+               : hk_buf_append(&b, t + i, 1) == HK_OK;
+        i += w ? 7 : 1;
+    }
+    ok = ok && b.data && kf_only_sizes(k, b.data);
+    hk_buf_free(&b);
+    return ok;
+}
+
+/* The launch's dynamic shared memory in spec terms: its text, through a launcher local
+ * (`int smem = threads * sizeof(T)`), sizeof(tname) as tsize bytes, the launcher variable
+ * that is the block's x (`dim3 block(threads, 1, 1)`) as block_x, and a conditional
+ * (`threads <= 32 ? 2 * threads * sizeof(T) : threads * sizeof(T)`) as the larger of its
+ * branches (more shared memory than the kernel uses is safe). New string or NULL. */
+static char *sk_shmem(skel *k, const an_launch *site, long tsize, const char *tname)
+{
+    char *text = sk_is_identifier(site->shmem) ? sk_local_init(k, site->shmem) : NULL;
+    const char *src = text ? text : site->shmem;
+    size_t base_map = k->n_map;
+    /* the block's x member when it is a launcher variable */
+    char *braw = site->block ? (sk_is_identifier(site->block) ? sk_local_init(k, site->block) : NULL) : NULL;
+    const char *bsrc = braw ? braw : site->block;
+    char *parts[3] = { 0 };
+    if (bsrc && sk_split_dims(bsrc, parts) >= 1 && parts[0] && sk_is_identifier(parts[0]) && !sk_mapped(k, parts[0]))
+        sk_map(k, parts[0], "block_x");
+    for (size_t d = 0; d < 3; d++)
+        hk_free(parts[d]);
+    hk_free(braw);
+    char *res = NULL;
+    /* a top-level c ? a : b: the larger of a and b */
+    size_t n = strlen(src), q = 0, colon = 0;
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        depth += (src[i] == '(') - (src[i] == ')');
+        if (depth == 0 && src[i] == '?' && !q)
+            q = i;
+        else if (depth == 0 && src[i] == ':' && q && !colon)
+            colon = i;
+    }
+    char *branch[2] = { NULL, NULL };
+    if (q && colon > q) {
+        branch[0] = hk_strndup(src + q + 1, colon - q - 1);
+        branch[1] = hk_strdup(src + colon + 1);
+    } else {
+        branch[0] = hk_strdup(src);
+    }
+    char *tr[2] = { NULL, NULL };
+    bool ok = branch[0] != NULL;
+    for (int b = 0; b < 2 && ok && branch[b]; b++) {
+        char *host = sk_host_text(k, branch[b], tsize, tname);
+        tr[b] = host ? sk_translate(k, host, 0) : NULL;
+        hk_free(host);
+        ok = tr[b] != NULL;
+    }
+    if (ok)
+        res = tr[1] ? hk_asprintf("max(%s, %s)", tr[0], tr[1]) : hk_strdup(tr[0]);
+    for (int b = 0; b < 2; b++) {
+        hk_free(branch[b]);
+        hk_free(tr[b]);
+    }
+    while (k->n_map > base_map) {
+        k->n_map--;
+        hk_free(k->map_from[k->n_map]);
+        hk_free(k->map_to[k->n_map]);
+    }
+    hk_free(text);
+    return res;
+}
+
+/* The line of a shared access whose array is no local of a known size (extern
+ * __shared__ T s[], or a SharedMemory<T>() helper's pointer): the bytes come from the
+ * launch. 0 when every shared array has its declared size (or the kernel has no model). */
+static int sk_dynamic_shared(const skel *k, const an_function *f)
+{
+    /* extern __shared__ in the body itself, whatever the model made of its uses */
+    uint32_t bs = f->body_span.start_byte, be = f->body_span.end_byte <= k->len ? f->body_span.end_byte : (uint32_t)k->len;
+    for (uint32_t i = bs; i + 6 < be; i++)
+        if (sk_word_at(k->text, be, i, "extern", 6)) {
+            uint32_t j = i + 6;
+            for (;;) { /* extern volatile __shared__ float s[] */
+                while (j < be && isspace((unsigned char)k->text[j]))
+                    j++;
+                if (sk_word_at(k->text, be, j, "volatile", 8))
+                    j += 8;
+                else if (sk_word_at(k->text, be, j, "const", 5))
+                    j += 5;
+                else
+                    break;
+            }
+            if (sk_word_at(k->text, be, j, "__shared__", 10))
+                return sk_line(k, i);
+        }
+    if (!k->km)
+        return 0;
+    size_t na = 0, nl = 0;
+    const km_access *ac = km_accesses(k->km, &na);
+    const km_local *ls = km_locals(k->km, &nl);
+    for (size_t j = 0; j < nl; j++) /* an extern array in a __device__ helper it calls */
+        if (ls[j].kind == KM_LOCAL_ARRAY && ls[j].space == KM_SPACE_SHARED && ls[j].form.n == 0)
+            return (int)ls[j].line;
+    for (size_t i = 0; i < na; i++) {
+        if (ac[i].space != KM_SPACE_SHARED || !ac[i].buffer)
+            continue;
+        for (size_t j = 0; j < nl; j++)
+            if (ls[j].name && !strcmp(ls[j].name, ac[i].buffer) &&
+                ((ls[j].kind == KM_LOCAL_ARRAY && ls[j].form.n == 0) ||
+                 (ls[j].kind == KM_LOCAL_POINTER && ls[j].base && !strcmp(ls[j].base, ls[j].name))))
+                return (int)ac[i].line;
+    }
+    return 0;
+}
+
+/* Whether size variable name is subtracted in a grid dimension's text (`Size - t - 1`),
+ * or in the blocks a bounds check needs: a '-' then name as a word. */
+static bool sk_subtracted(const char *name, char *const *grid, size_t n_grid)
+{
+    size_t nl = strlen(name);
+    for (size_t d = 0; d < n_grid; d++) {
+        const char *g = grid[d];
+        for (size_t i = 0, n = g ? strlen(g) : 0; i < n; i++) {
+            if (g[i] != '-')
+                continue;
+            size_t j = i + 1;
+            while (j < n && (g[j] == ' ' || g[j] == '('))
+                j++;
+            if (sk_word_at(g, n, j, name, nl))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The threads the spec launches along each axis, grid[d] (block_x... put in as the block's
+ * numbers) times block[d], mapped from kc_thread_names[d] where that is sizes alone. */
+static void sk_map_threads(skel *k, char *const *grid, size_t n_grid, const long long *block, size_t n_block)
+{
+    static const char *const bnames[3] = { "block_x", "block_y", "block_z" };
+    for (size_t d = 0; d < 3; d++) {
+        const char *g = d < n_grid && grid[d] ? grid[d] : "1";
+        long long bv = d < n_block ? block[d] : 1;
+        struct hk_buf b;
+        hk_buf_init(&b, SK_MAX_TEXT);
+        bool ok = hk_buf_appends(&b, "((") == HK_OK;
+        for (size_t i = 0, n = strlen(g); i < n && ok;) {
+            size_t w = 0;
+            for (size_t q = 0; q < 3 && !w; q++)
+                if (sk_word_at(g, n, i, bnames[q], 7))
+                    w = q + 1;
+            if (w) {
+                ok = hk_buf_printf(&b, "%lld", w - 1 < n_block ? block[w - 1] : 1) == HK_OK;
+                i += 7;
+            } else {
+                ok = hk_buf_append(&b, g + i, 1) == HK_OK;
+                i++;
+            }
+        }
+        ok = ok && hk_buf_printf(&b, ") * %lld)", bv) == HK_OK && b.data;
+        if (ok && kf_only_sizes(k, b.data)) {
+            sk_map(k, kc_thread_names[d], b.data);
+            k->threads_known[d] = !k->nomem;
+        }
+        hk_buf_free(&b);
+    }
+}
+
+int sk_build(const an_model *m, long kernel, skel *k, const char *source, int grid_mode,
+             sk_cover *cover, json_t **out)
+{
+    *out = NULL;
+    const an_function *f = &m->funcs[kernel];
+    const char *text = k->text;
+    size_t len = k->len;
+    if (!k->site_m) {
+        k->site_m = m;
+        k->site_text = text;
+        k->site_len = len;
+    }
+    const an_model *sm = k->site_m;
+    const an_launch *site = sk_find_site(sm, f->name, f->n_params);
+    if (site && site->caller >= 0 && (size_t)site->caller < sm->n_funcs && k->site_text) {
+        const an_function *cf = &sm->funcs[site->caller];
+        k->body_start = cf->body_span.start_byte;
+        k->body_end = site->span.start_byte < k->site_len ? site->span.start_byte : (uint32_t)k->site_len;
+    }
+    int site_line = site ? (int)site->span.start_row + 1 : 0;
+    const char *file = k->site_file ? k->site_file : k->file ? k->file : source;
+    int rc = HK_OK;
+    json_t *root = NULL;
+    kfacts kf = { 0 };
+    char *block[3] = { 0 }, *grid[3] = { 0 }, *scal[HK_MAX_ARGS] = { 0 }, *counts[HK_MAX_ARGS] = { 0 };
+    char *tparams[16] = { 0 }, *tactual[16] = { 0 }, *targs[16] = { 0 };
+    size_t n_block = 0, n_grid = 0, n_tp = 0, n_ta = 0;
+    long long block_val[3] = { 1, 1, 1 };
+    bool count_sure[HK_MAX_ARGS] = { 0 };
+    bool count_host[HK_MAX_ARGS] = { 0 }; /* from the host's allocation, not from the grid */
+    int derived_line[HK_MAX_ARGS] = { 0 }; /* a pointer made from it the count cannot follow */
+    long long program[SK_MAX_VARS];
+    bool have_program[SK_MAX_VARS] = { 0 };
+    kc_rows rows = { 0 };   /* the rows a 2-D kernel writes, when their grid is guessed */
+    char *rows_size = NULL; /* the size they go to */
+
+    /* template arguments: the launch site's, else defaults (types float, values 128) */
+    char *site_targs[16] = { 0 };
+    size_t n_site_targs = site && site->template_args
+                              ? sk_split_targs(site->template_args, site_targs, HK_ARRAY_LEN(site_targs))
+                              : 0;
+    char targ_from[PATH_MAX + 48];
+    snprintf(targ_from, sizeof targ_from, "the launch site at %s:%d", file, site_line);
+    if (!n_site_targs && f->template_params) {
+        size_t at = 0;
+        bool own = true;
+        char *inst = sk_instantiation(text, len, f->name, &at);
+        if (!inst && k->site_text != text) {
+            own = false;
+            inst = sk_instantiation(k->site_text, k->site_len, f->name, &at);
+        }
+        if (inst) {
+            n_site_targs = sk_split_targs(inst, site_targs, HK_ARRAY_LEN(site_targs));
+            snprintf(targ_from, sizeof targ_from, "the explicit instantiation at %s:%d",
+                     own ? (k->file ? k->file : source) : file, own ? sk_line(k, at) : sk_site_line(k, at));
+        }
+        hk_free(inst);
+    }
+    if (f->template_params) {
+        char *decl[16] = { 0 };
+        size_t nd = sk_split_targs(f->template_params, decl, HK_ARRAY_LEN(decl));
+        for (size_t i = 0; i < nd && n_ta < HK_ARRAY_LEN(targs); i++) {
+            char *eq = decl[i] ? strchr(decl[i], '=') : NULL;
+            char kw[32] = "", nm[64] = "";
+            if (decl[i]) {
+                sscanf(decl[i], "%31s", kw);
+                sk_tparam_name(decl[i], nm, sizeof nm);
+            }
+            bool type = !strcmp(kw, "typename") || !strcmp(kw, "class");
+            const char *given = i < n_site_targs ? site_targs[i] : NULL;
+            const char *dispatch = type && given && site && !strcmp(given, "scalar_t")
+                                       ? sk_dispatch_macro(k, site->span.start_byte)
+                                       : NULL;
+            int launcher_line = 0;
+            const char *launcher = type && given && site && !dispatch
+                                       ? sk_launcher_float(k, site, given, &launcher_line)
+                                       : NULL;
+            if (dispatch || launcher)
+                given = "float";
+            const char *val = given;
+            if (!val && eq) {
+                char *v = eq + 1;
+                while (isspace((unsigned char)*v))
+                    v++;
+                val = v;
+            }
+            if (!val)
+                val = type ? "float" : "128";
+            char *tr = type ? NULL : sk_translate(k, val, 0);
+            expr *e = NULL;
+            expr_value v;
+            if (tr && expr_parse(tr, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK &&
+                !v.is_float)
+                targs[n_ta] = hk_asprintf("%lld", v.i);
+            else
+                targs[n_ta] = hk_strdup(val);
+            expr_free(e);
+            hk_free(tr);
+            if (!given)
+                sk_doubt(k, "template argument %s of %s is not given by a launch site or an explicit "
+                         "instantiation: guessed %s", nm[0] ? nm : "?",
+                         f->name, targs[n_ta] ? targs[n_ta] : "?");
+            else if (dispatch)
+                sk_note(k, "template argument %s = float: %s is scalar_t inside %s at %s:%d, which "
+                        "instantiates it for float among others", nm[0] ? nm : "?", nm[0] ? nm : "?",
+                        dispatch, file, site_line);
+            else if (launcher)
+                sk_note(k, "template argument %s = float: the launch at %s:%d passes %s, a type "
+                        "parameter of its launcher %s, which the explicit instantiation at line %d "
+                        "instantiates for float", nm[0] ? nm : "?", file, site_line,
+                        i < n_site_targs ? site_targs[i] : "?", launcher, launcher_line);
+            else
+                sk_note(k, "template argument %s = %s from %s", nm[0] ? nm : "?", given, targ_from);
+            if (type && nm[0] && n_tp < HK_ARRAY_LEN(tparams)) {
+                tparams[n_tp] = hk_strdup(nm);
+                tactual[n_tp++] = hk_strdup(targs[n_ta] ? targs[n_ta] : "float");
+            } else if (!type && nm[0] && targs[n_ta]) {
+                sk_map(k, nm, targs[n_ta]); /* BLOCK in the index math is this value */
+            }
+            n_ta++;
+        }
+        for (size_t i = 0; i < nd; i++)
+            hk_free(decl[i]);
+    }
+    for (size_t i = 0; i < n_site_targs; i++)
+        hk_free(site_targs[i]);
+
+    /* integer arguments at the launch that are plain launcher variables stay variables */
+    for (size_t i = 0; site && i < f->n_params && i < site->n_args && k->n_keep < SK_MAX_VARS; i++) {
+        const an_param *p = &f->params[i];
+        int dt;
+        if (p->pointer_depth == 0 && spec_dtype_parse(p->elem_type, &dt) == HK_OK && !hk_dtype_is_float(dt) &&
+            sk_is_identifier(site->args[i]) && !sk_tunable_value(k, site->args[i]))
+            k->keep[k->n_keep++] = site->args[i];
+    }
+
+    /* block: from the launch when it translates to constants, else 256 (16x16 for 2D) */
+    bool site_block_unread = false;
+    if (site && site->block) {
+        char *t = sk_translate(k, site->block, 0);
+        char *raw = t ? NULL : sk_local_init(k, site->block);
+        const char *dims_src = t ? t : raw ? raw : site->block;
+        char *parts[3] = { 0 };
+        size_t np = sk_split_dims(dims_src, parts);
+        for (size_t d = 0; d < np; d++) {
+            char *pt = sk_translate(k, parts[d], 0);
+            expr *e = NULL;
+            expr_value v;
+            if (pt && expr_parse(pt, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK &&
+                !v.is_float && v.i >= 1 && v.i <= 1024) {
+                block_val[d] = v.i;
+                n_block = d + 1;
+            } else {
+                n_block = 0;
+                np = 0;
+            }
+            expr_free(e);
+            hk_free(pt);
+        }
+        for (size_t d = 0; d < 3; d++)
+            hk_free(parts[d]);
+        /* a block the program fixes at compile time (a #define, a constexpr) that did not
+         * translate; a runtime one (a launcher's block_size) the kernel cannot assume */
+        site_block_unread = n_block == 0 && sk_mentions_tunable(k, raw ? raw : site->block);
+        hk_free(t);
+        hk_free(raw);
+        long long case_val = 0;
+        if (n_block)
+            sk_note(k, "block from the launch site at %s:%d", file, site_line);
+        else if (sk_switch_case(k, site, &case_val)) {
+            /* switch (n_threads) { case 1024: k<1024><<<b, n_threads>>> ...: the launch
+             * runs with that value (a kernel templated on its block needs it) */
+            block_val[0] = case_val;
+            block_val[1] = block_val[2] = 1;
+            n_block = 1;
+            site_block_unread = false;
+            sk_note(k, "block %lld: the launch at %s:%d is under `case %lld:` of a switch on its block %s",
+                    case_val, file, site_line, case_val, site->block);
+        }
+    }
+    /* an integer argument passed as a member (s.n, p->batch) is that parameter wherever the
+     * launcher writes it (grid, allocations) */
+    for (size_t i = 0; site && i < f->n_params && i < site->n_args; i++) {
+        const an_param *p = &f->params[i];
+        int dt;
+        char chain[256];
+        size_t cl = 0;
+        for (const char *c = site->args[i]; *c && cl + 1 < sizeof chain; c++)
+            if (!isspace((unsigned char)*c))
+                chain[cl++] = *c;
+        chain[cl] = '\0';
+        bool member = (strchr(chain, '.') || strstr(chain, "->")) &&
+                      strspn(chain, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.->") == cl &&
+                      !isdigit((unsigned char)chain[0]);
+        if (member && p->pointer_depth == 0 && p->name[0] && sk_is_identifier(p->name) &&
+            spec_dtype_parse(p->elem_type, &dt) == HK_OK && !hk_dtype_is_float(dt)) {
+            sk_map(k, chain, p->name);
+            sk_note(k, "%s passed as %s at %s:%d: that text in the launcher is the size %s", p->name,
+                    site->args[i], file, site_line, p->name);
+        }
+    }
+    /* scalars: values from the launch arguments; integer ones define size variables */
+    for (size_t i = 0; i < f->n_params; i++) {
+        const an_param *p = &f->params[i];
+        if (p->pointer_depth > 0)
+            continue;
+        int dt = HK_DT_F32;
+        char scalar_type[96];
+        sk_resolve_type(k, p->elem_type, scalar_type, sizeof scalar_type);
+        bool is_int = spec_dtype_parse(scalar_type, &dt) == HK_OK && !hk_dtype_is_float(dt);
+        const char *arg = site && i < site->n_args ? site->args[i] : NULL;
+        if (!strcmp(p->elem_type, "bool")) {
+            /* a flag, never a size: true only when the launch says so. False is the common
+             * default of such flags (mmcv's aligned=False, whose branch writes every output) */
+            bool on = arg && (!strcmp(arg, "true") || !strcmp(arg, "1"));
+            scal[i] = hk_strdup(on ? "1" : "0");
+            if (!arg)
+                sk_note(k, "flag %s set to false (no launch site gives it)", p->name[0] ? p->name : "?");
+            continue;
+        }
+        char *t = arg ? sk_translate(k, arg, 0) : NULL;
+        if (is_int) {
+            if (!t && p->name[0] && sk_is_identifier(p->name))
+                t = hk_strdup(p->name);
+            if (t) {
+                sk_collect(k, t);
+                scal[i] = t;
+            }
+        } else {
+            expr *e = NULL;
+            expr_value v;
+            if (t && expr_parse(t, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK)
+                scal[i] = hk_asprintf("%.9g", expr_value_double(v));
+            expr_free(e);
+            hk_free(t);
+        }
+    }
+    /* the program's own values of the size variables (int n = 1 << 20 is not one) */
+    for (size_t i = 0; i < k->n_vars; i++) {
+        size_t saved = k->n_keep;
+        k->n_keep = 0;
+        char *t = sk_translate(k, k->vars[i], 0);
+        k->n_keep = saved;
+        expr *e = NULL;
+        expr_value v;
+        if (t && strcmp(t, k->vars[i]) != 0 && expr_parse(t, &e, NULL, 0) == HK_OK &&
+            expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK && !v.is_float && v.i >= 1 && v.i <= (1LL << 31)) {
+            program[i] = v.i;
+            have_program[i] = true;
+        }
+        expr_free(e);
+        hk_free(t);
+    }
+    /* kernel parameters read in the body are their launch values */
+    for (size_t i = 0; i < f->n_params; i++)
+        if (scal[i] && f->params[i].name[0] && f->params[i].pointer_depth == 0)
+            sk_map(k, f->params[i].name, scal[i]);
+
+    size_t n_block_read = n_block; /* the launch's block, when it could be read */
+    /* the index math: dimensions used, bounds, grid-stride, a block size it hard-codes */
+    kf_scan(k, f, &kf);
+    if (!kf.grid_stride && k->km) { /* a grid-stride loop written by a macro the text hides */
+        size_t nl = 0;
+        const km_loop *l = km_loops(k->km, &nl);
+        for (size_t i = 0; i < nl; i++)
+            kf.grid_stride |= l[i].kind == KM_LOOP_GRID_STRIDE;
+    }
+    cover->grid_stride = kf.grid_stride;
+    long long pinned = 0;
+    if (kf.fixed_block) {
+        pinned = kf.fixed_block;
+        sk_note(k, "block pinned at %lld: %s (line %d)", pinned, kf.fixed_why, kf.fixed_line);
+    } else if (f->launch_bounds) {
+        char *lb = hk_strdup(f->launch_bounds);
+        if (lb)
+            lb[strcspn(lb, ",")] = '\0';
+        char *tr = lb ? sk_translate(k, lb, 0) : NULL;
+        expr *e = NULL;
+        expr_value v;
+        if (tr && expr_parse(tr, &e, NULL, 0) == HK_OK && expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK &&
+            !v.is_float && v.i >= 1 && v.i <= 1024) {
+            long long threads = block_val[0] * block_val[1] * block_val[2];
+            if (!n_block || threads > v.i) {
+                n_block = 1;
+                block_val[0] = v.i;
+                block_val[1] = block_val[2] = 1;
+            }
+            pinned = -1; /* the block is fixed as launched */
+            sk_note(k, "block pinned: the kernel declares __launch_bounds__(%s)", f->launch_bounds);
+        }
+        expr_free(e);
+        hk_free(tr);
+        hk_free(lb);
+    }
+    if (pinned > 0 && (!n_block || block_val[0] != pinned)) {
+        if (n_block && block_val[0] != pinned)
+            sk_doubt(k, "the launch at %s:%d uses a block of %lld but the index math assumes %lld",
+                     file, site_line, block_val[0], pinned);
+        n_block = n_block ? n_block : 1;
+        block_val[0] = pinned;
+    }
+    if (n_block == 0 && site_block_unread)
+        /* the program launches one block size, which the kernel may assume (a shared table
+         * per warp, a loop over a fixed count): another one is not a guess to run on */
+        sk_doubt(k, "the block %s of the launch at %s:%d could not be read: guessed %s", site->block, file,
+                 site_line, kf.uses_dim[1] ? "16 x 16" : "256");
+    if (n_block == 0) {
+        bool two = kf.uses_dim[1];
+        n_block = two ? 2 : 1;
+        block_val[0] = two ? 16 : 256;
+        block_val[1] = two ? 16 : 1;
+    }
+
+    static const char *const bvars[3] = { "block_x", "block_y", "block_z" };
+    char bvar_lit[3][24];
+    const char *bvar[3];
+    for (int d = 0; d < 3; d++) {
+        snprintf(bvar_lit[d], sizeof bvar_lit[d], "%lld", block_val[d]);
+        bvar[d] = pinned ? bvar_lit[d] : bvars[d];
+    }
+
+    /* what each grid dimension must cover, from the bounds checks */
+    char *derived[3] = { 0 };
+    int odd_line[3] = { 0 };
+    for (size_t n = 0; n < kf.n_idx; n++)
+        if (kf.idx[n].odd_stride && kf.idx[n].dim >= 0 && !odd_line[kf.idx[n].dim])
+            odd_line[kf.idx[n].dim] = kf.idx[n].line;
+    for (int d = 0; d < 3; d++) {
+        if (!kf.uses_dim[d] || odd_line[d])
+            continue;
+        bool seen = false;
+        for (size_t n = 0; n < kf.n_idx && !derived[d]; n++) {
+            kf_index *x = &kf.idx[n];
+            if (x->dim != d)
+                continue;
+            seen = true;
+            char *b = kf_bound_spec(k, x);
+            if (b && kf_only_sizes(k, b)) {
+                derived[d] = x->kind == IX_THREAD ? hk_asprintf("ceil_div(%s, %s)", b, bvar[d]) : hk_strdup(b);
+                cover->need[d] = x->kind == IX_THREAD ? hk_asprintf("ceil_div(%s, %lld)", b, block_val[d])
+                                                      : hk_strdup(b);
+                if (grid_mode == GRID_BOUNDS)
+                    sk_note(k, "grid %c from the bounds check on %s at line %d", "xyz"[d], x->name, x->bound_line);
+            }
+            hk_free(b);
+        }
+        int gline = 0;
+        char *mb = !derived[d] ? kc_axis_bound(k, d, &gline) : NULL;
+        if (mb) {
+            kf.bounds_checked = true; /* a guard the textual scan did not see */
+            derived[d] = hk_asprintf("ceil_div(%s, %s)", mb, bvar[d]);
+            cover->need[d] = hk_asprintf("ceil_div(%s, %lld)", mb, block_val[d]);
+            if (grid_mode == GRID_BOUNDS)
+                sk_note(k, "grid %c from the bounds check at line %d (the kernel model's global "
+                        "index)", "xyz"[d], gline);
+            hk_free(mb);
+        }
+        (void)seen;
+        if (!cover->need[d] && !kf.grid_stride)
+            cover->unknown[d] = true;
+    }
+
+    /* grid: the launch's (in spec terms), or the one the bounds imply */
+    if (grid_mode == GRID_SITE && site && site->grid) {
+        /* the launcher variable that is the block (threads = min(prop.maxThreadsPerBlock,
+         * 256)) stands for it in the grid: ceil_div(n, threads) follows a block the search
+         * changes */
+        size_t base_map = k->n_map;
+        if (n_block_read == 1 && site->block && sk_is_identifier(site->block) && !sk_mapped(k, site->block) &&
+            !sk_tunable_value(k, site->block))
+            sk_map(k, site->block, bvar[0]);
+        char *raw = sk_local_init(k, site->grid);
+        char *parts[3] = { 0 };
+        size_t np = sk_split_dims(raw && !strncmp(raw, "dim3(", 5) ? raw : site->grid, parts);
+        bool ok = np > 0;
+        for (size_t d = 0; d < np; d++) {
+            grid[d] = sk_translate(k, parts[d], 0);
+            ok &= grid[d] != NULL;
+        }
+        while (k->n_map > base_map) {
+            k->n_map--;
+            hk_free(k->map_from[k->n_map]);
+            hk_free(k->map_to[k->n_map]);
+        }
+        for (size_t d = 0; ok && d < np; d++)
+            sk_collect(k, grid[d]); /* a launcher name in the grid is a size too */
+        n_grid = ok ? np : 0;
+        for (size_t d = 0; d < 3; d++)
+            hk_free(parts[d]);
+        hk_free(raw);
+        if (!ok)
+            for (size_t d = 0; d < 3; d++) {
+                hk_free(grid[d]);
+                grid[d] = NULL;
+            }
+        for (size_t d = 0; d < n_grid; d++) {
+            char *cd = sk_ceil_div(grid[d], block_val[d], bvar[d]);
+            if (cd) {
+                hk_free(grid[d]);
+                grid[d] = cd;
+            }
+        }
+        if (n_grid)
+            sk_note(k, "grid from the launch site at %s:%d", file, site_line);
+    }
+    bool site_grid = n_grid > 0;
+    if (site_grid)
+        sk_map_grid(k, grid, n_grid);
+    if (grid_mode == GRID_BOUNDS || (grid_mode == GRID_SITE && n_grid == 0)) {
+        size_t nd = 0;
+        for (int d = 0; d < 3; d++)
+            if (derived[d] || kf.uses_dim[d])
+                nd = (size_t)d + 1;
+        bool ok = nd > 0;
+        for (size_t d = 0; d < nd && ok; d++)
+            ok = derived[d] || !kf.uses_dim[d];
+        if (ok) {
+            for (size_t d = 0; d < nd; d++)
+                grid[d] = derived[d] ? hk_strdup(derived[d]) : hk_strdup("1");
+            n_grid = nd;
+            if (grid_mode == GRID_SITE)
+                for (size_t d = 0; d < nd; d++)
+                    if (derived[d])
+                        sk_note(k, "grid %c from the bounds checks of the index math", "xyz"[d]);
+        }
+    }
+    int stride_line = 0;
+    bool guessed_grid = false;
+    char *stride_bound = NULL;
+    bool stride_grid = false; /* the grid is a grid-stride loop's bound: one iteration each */
+    if (!site_grid && n_grid > 1 && kf.grid_stride && grid[0] && !strcmp(grid[0], "1") &&
+        (stride_bound = kc_stride_bound(k, &stride_line))) {
+        /* a grid-stride loop along x beside bounds-checked y and z (planes of blockIdx.y,
+         * .z): one thread per element of its bound, as for a 1D grid, not one block */
+        hk_free(grid[0]);
+        grid[0] = hk_asprintf("ceil_div(%s, %s)", stride_bound, bvar[0]);
+        sk_note(k, "grid x over %s: the bound of the grid-stride loop at line %d", stride_bound,
+                stride_line);
+        stride_grid = true;
+        hk_free(stride_bound);
+        stride_bound = NULL;
+    }
+    /* A 2-D kernel without bounds checks that writes rows of a matrix (kc_row_tiles): the
+     * columns are its row stride, the rows one size the kernel never reads (the grid's to
+     * choose); the counts then follow the grid, or the guess stays a doubt (below). */
+    if (n_grid == 0 && !site_grid && kf.uses_dim[1] && !kf.uses_dim[2] && !kf.bounds_checked &&
+        !kc_has_grid_stride(k) && pinned >= 0 && kc_row_tiles(k, f, &rows) &&
+        (!pinned || (rows.bx && rows.cx == pinned)) &&
+        (!n_block_read || (block_val[1] == rows.cy && (!rows.bx || block_val[0] == rows.cx)))) {
+        uint32_t fs = f->body_span.start_byte, fe = f->body_span.end_byte <= len ? f->body_span.end_byte
+                                                                                  : (uint32_t)len;
+        int found = 0;
+        for (size_t i = 0; i < f->n_params; i++) {
+            const an_param *p = &f->params[i];
+            int dt;
+            size_t nl = strlen(p->name);
+            bool unread = p->pointer_depth == 0 && nl && spec_dtype_parse(p->elem_type, &dt) == HK_OK &&
+                          !hk_dtype_is_float(dt) && scal[i] && !strcmp(scal[i], p->name);
+            for (size_t at = fs; unread && at < fe; at++)
+                unread = !sk_word_at(text, fe, at, p->name, nl);
+            for (size_t at = 0, sl = strlen(rows.stride); unread && at < sl; at++)
+                unread = !sk_word_at(rows.stride, sl, at, p->name, nl);
+            if (unread && found++ == 0)
+                rows_size = hk_strdup(p->name);
+        }
+        if (found != 1) {
+            hk_free(rows_size);
+            rows_size = NULL;
+        }
+    }
+    if (rows_size) {
+        block_val[0] = rows.bx ? rows.cx : n_block ? block_val[0] : 16;
+        block_val[1] = rows.cy;
+        block_val[2] = 1;
+        n_block = 2;
+        grid[0] = rows.bx ? hk_asprintf("ceil_div(%s, %lld)", rows.stride, rows.cx) : hk_strdup("1");
+        grid[1] = hk_asprintf("ceil_div(%s, %lld)", rows_size, rows.cy);
+        n_grid = 2;
+        sk_map_grid(k, grid, n_grid);
+        sk_note(k, "grid %s x %s, block %lld x %lld: %s writes rows of stride %s at %lld * blockIdx.y + "
+                "threadIdx.y%s, and never reads %s (the rows launched)", grid[0] ? grid[0] : "?",
+                grid[1] ? grid[1] : "?", block_val[0], block_val[1], f->name, rows.stride, rows.cy,
+                rows.bx ? ", tiles side by side across it" : ", one block wide", rows_size);
+    }
+    for (int d = 0; d < 3; d++)
+        hk_free(derived[d]);
+    if (k->n_vars == 0)
+        sk_add_var(k, "n");
+
+    /* buffer counts: the host's allocation, else the index math, else a guess */
+    char product[512] = "";
+    for (size_t i = 0; i < k->n_vars && strlen(product) < 400; i++) {
+        strcat(product, i ? " * " : "");
+        strncat(product, k->vars[i], 60);
+    }
+    if (n_grid == 0 && kf.grid_stride && !kf.uses_dim[1] && !kf.uses_dim[2] &&
+        (stride_bound = kc_stride_bound(k, &stride_line))) {
+        /* a grid-stride loop covers its bound with any grid: one thread per element */
+        n_grid = 1;
+        grid[0] = hk_asprintf("ceil_div(%s, %s)", stride_bound, bvar[0]);
+        sk_note(k, "grid over %s: the bound of the grid-stride loop at line %d", stride_bound,
+                stride_line);
+        stride_grid = true;
+    }
+    hk_free(stride_bound);
+    if (n_grid == 0) {
+        n_grid = 1;
+        grid[0] = hk_asprintf("ceil_div(%s, %s)", k->n_vars == 1 ? k->vars[0] : product, bvar[0]);
+        if (n_block > 1 && !pinned) {
+            n_block = 1;
+            block_val[0] = 256;
+        }
+        if (kf.uses_dim[1] || kf.uses_dim[2] || (kf.uses_dim[0] && !kf.grid_stride && !cover->need[0]))
+            guessed_grid = true; /* a doubt, unless the counts follow the grid (below) */
+    }
+    for (int d = 0; d < 3 && !site_grid && !kf.grid_stride && !rows_size; d++)
+        if (odd_line[d])
+            sk_doubt(k, "the index at line %d scales blockIdx.%c by neither blockDim.%c nor a constant: "
+                     "how many blocks cover the outputs is not known", odd_line[d], "xyz"[d], "xyz"[d]);
+    for (size_t d = 0; d < n_block; d++)
+        block[d] = hk_asprintf("%lld", block_val[d]);
+    for (size_t d = 0; d < n_block; d++)
+        k->block_known[d] = block_val[d];
+    for (size_t d = n_block; d < 3; d++)
+        k->block_known[d] = 1;
+    sk_map_threads(k, grid, n_grid, block_val, n_block);
+    const an_function *fn = f;
+    uint32_t bs = fn->body_span.start_byte, be = fn->body_span.end_byte <= len ? fn->body_span.end_byte : (uint32_t)len;
+    for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++) {
+        const an_param *p = &f->params[i];
+        if (p->pointer_depth == 0)
+            continue;
+        int width = 1;
+        const char *elem = p->elem_type;
+        for (size_t t = 0; t < n_tp; t++)
+            if (!strcmp(tparams[t], elem) && tactual[t])
+                elem = tactual[t];
+        char elem_buf[96];
+        sk_resolve_pointee(k, elem, elem_buf, sizeof elem_buf);
+        elem = elem_buf;
+        long esize = sk_type_size(elem);
+        const char *dt = sk_dtype(elem, NULL, 0, &width);
+        int dtc = HK_DT_F32;
+        spec_dtype_parse(dt, &dtc);
+        long dsize = (long)hk_dtype_size(dtc);
+        int line = 0;
+        const char *arg = site && i < site->n_args ? site->args[i] : NULL;
+        char *c = sk_count_from_host(k, arg, esize ? esize : dsize * width, elem, &line);
+        size_t moved = sk_pointer_moved(text, bs, be, p->name);
+        size_t made_at = sk_pointer_derived(text, bs, be, p->name);
+        if (c) {
+            count_host[i] = true;
+            if (k->site_file)
+                sk_note(k, "count of %s from its allocation at %s:%d", p->name, k->site_file, line);
+            else
+                sk_note(k, "count of %s from its allocation at line %d", p->name, line);
+        } else if (moved && kc_moved_once(k, p->name, stride_grid) && kc_accesses_resolved(k->km, f) &&
+                   (c = kc_count(k, p->name)) != NULL) {
+            sk_note(k, "count of %s from the kernel model's index forms in %s (its move at line %d "
+                    "put in)", p->name, f->name, sk_line(k, moved));
+        } else if (moved) {
+            sk_note(k, "%s is moved at line %d (its subscripts are relative to that): no count "
+                    "from the index math", p->name, sk_line(k, moved));
+        } else if (made_at) {
+            /* its own subscripts miss what the pointer made from it reaches: only the
+             * model, when it followed every such pointer, gives the count */
+            if (kc_accesses_resolved(k->km, f) && (c = kc_count(k, p->name)) != NULL)
+                sk_note(k, "count of %s from the kernel model's index forms in %s (the pointer made "
+                        "from it at line %d followed)", p->name, f->name, sk_line(k, made_at));
+            else
+                derived_line[i] = sk_line(k, made_at);
+        } else if ((c = kf_count_from_index(k, f, &kf, p->name)) != NULL) {
+            sk_note(k, "count of %s from its subscripts in %s", p->name, f->name);
+        } else if ((c = kc_count(k, p->name)) != NULL) {
+            sk_note(k, "count of %s from the kernel model's index forms in %s (temporaries followed)",
+                    p->name, f->name);
+        }
+        if (c) {
+            count_sure[i] = true;
+            if (width > 1) {
+                char *w = hk_asprintf("(%s) * %d", c, width);
+                hk_free(c);
+                c = w;
+            }
+        } else {
+            c = width > 1 ? hk_asprintf("%s * %d", product, width) : hk_strdup(product);
+        }
+        (void)bs;
+        (void)be;
+        counts[i] = c;
+    }
+    if (k->nomem)
+        goto nomem;
+    if (guessed_grid) {
+        /* A 1D kernel without bounds checks runs on any grid: when the model bounds every
+         * buffer by the threads launched (out[gid] with gid below them), the counts follow
+         * the guess and nothing is left unsized. Otherwise the guess is a doubt. */
+        bool follows = !kf.uses_dim[1] && !kf.uses_dim[2] && k->threads_known[0] && !kf.bounds_checked &&
+                       !odd_line[0];
+        for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS && follows; i++)
+            follows = f->params[i].pointer_depth == 0 || count_sure[i];
+        if (follows)
+            sk_note(k, "grid guessed over %s: %s has no bounds check, and every count follows the "
+                    "threads it launches", k->n_vars == 1 ? k->vars[0] : product, f->name);
+        else
+            sk_doubt(k, "no launch site or bounds check says how many blocks %s needs: guessed a 1D grid over %s",
+                     f->name, k->n_vars == 1 ? k->vars[0] : product);
+    }
+    if (rows_size) {
+        /* the rows are the grid's to choose only when every buffer is counted from it (an
+         * allocation of the program's need not hold the rows guessed) */
+        bool follows = true;
+        for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS && follows; i++)
+            follows = f->params[i].pointer_depth == 0 || (count_sure[i] && !count_host[i]);
+        if (!follows)
+            sk_doubt(k, "no launch site or bounds check says how many blocks %s needs: guessed a 2D grid of "
+                     "%s x %s", f->name, grid[0] ? grid[0] : "?", grid[1] ? grid[1] : "?");
+    }
+
+    bool ok = true;
+    root = json_object();
+    json_t *args = json_array(), *sizes = json_array(), *launch = json_object();
+    json_t *s0 = json_object(), *s1 = json_object();
+    if (!root || !args || !sizes || !launch || !s0 || !s1) {
+        json_decref(args);
+        json_decref(sizes);
+        json_decref(launch);
+        json_decref(s0);
+        json_decref(s1);
+        goto nomem;
+    }
+    /* A kernel with bounds checks gets a ragged first set (not a multiple of any block
+     * size); one without keeps to multiples of its block. The program's own sizes, where
+     * the launcher sets them, are the second set. Distinct values per variable so swapped
+     * dimensions show. */
+    static const long long first[3][3] = { { 1000003 }, { 1000, 1003 }, { 67, 99, 131 } };
+    static const long long second[3][3] = { { 16777216 }, { 2048, 4096 }, { 128, 256, 512 } };
+    /* gridDim without a grid-stride loop (srad's last row of blocks) leaves the sizes whole */
+    bool ragged = kf.bounds_checked || (kf.grid_stride && !rows_size);
+    bool all_program = k->n_vars > 0;
+    for (size_t i = 0; i < k->n_vars; i++)
+        all_program &= have_program[i];
+    /* The launcher's asserts: a size it bounds by a constant (assert(len <= MAX_LEN)) is
+     * invented no larger: the program is written for every value up to it (a shared array
+     * sized for the largest). Every assert that reads sizes alone is checked at both sets
+     * below, the lower bounds too. */
+    sk_assert_cmp asserts[SK_MAX_ASSERTS];
+    size_t n_asserts = site && k->site_text ? sk_launcher_asserts(k, asserts, SK_MAX_ASSERTS) : 0;
+    long long bounded[SK_MAX_VARS];
+    int bounded_line[SK_MAX_VARS] = { 0 };
+    for (size_t i = 0; i < k->n_vars; i++) {
+        bounded[i] = -1;
+        for (size_t c = 0; c < n_asserts; c++) {
+            long long hi = sk_assert_upper(&asserts[c], k->vars[i]);
+            if (hi > 0 && (bounded[i] < 0 || hi < bounded[i])) {
+                bounded[i] = hi;
+                bounded_line[i] = asserts[c].line;
+            }
+        }
+    }
+    for (size_t i = 0; i < k->n_vars; i++) {
+        long long a = 13 + 2 * (long long)i, b = 32;
+        if (k->n_vars <= 3) {
+            a = first[k->n_vars - 1][i];
+            b = second[k->n_vars - 1][i];
+        }
+        if (k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) || sk_subtracted(k->vars[i], cover->need, 3))) {
+            /* an offset taken off a bound (Rodinia's Fan2: gid < Size - 1 - t): small,
+             * so the bound stays positive at every set */
+            a = 1;
+            b = 3;
+        } else if (k->n_vars > 1 && sk_dim_like(k->vars[i])) {
+            a = 64;
+            b = 128;
+        }
+        if (!ragged) {
+            long long unit = block_val[0] * block_val[1];
+            a = b;
+            b = 2 * b;
+            if (unit > 1 && a % unit)
+                a = (a / unit + 1) * unit;
+            if (unit > 1 && b % unit)
+                b = (b / unit + 1) * unit;
+        }
+        if (all_program && have_program[i]) {
+            if (ragged)
+                b = program[i];
+            else {
+                a = program[i];
+                b = 2 * program[i];
+            }
+        } else if (bounded[i] > 0 && (a > bounded[i] || b > bounded[i])) {
+            a = a < bounded[i] ? a : bounded[i];
+            b = b < bounded[i] ? b : bounded[i];
+            sk_note(k, "size %s at most %lld: the largest the assert at %s:%d allows", k->vars[i], bounded[i],
+                    file, bounded_line[i]);
+        }
+        ok &= json_object_set_new(s0, k->vars[i], json_integer(a)) == 0;
+        ok &= json_object_set_new(s1, k->vars[i], json_integer(b)) == 0;
+    }
+    if (!all_program && k->km) {
+        /* a shared array has the extent the kernel declares; a subscript of it that a
+         * scalar parameter moves (cuda-samples' scan: pos + size) stays inside only for
+         * the values the program passes, which invented sizes need not be */
+        size_t na = 0;
+        const km_access *ac = km_accesses(k->km, &na);
+        for (size_t i = 0; i < na; i++)
+            if (ac[i].space == KM_SPACE_SHARED && km_form_mentions_kind(k->km, ac[i].index, KM_ATOM_PARAM, -1) &&
+                !kc_params_bounded(k, f, ac[i].index, scal, bounded, 0)) {
+                sk_doubt(k, "the shared-memory subscript at line %u depends on a scalar parameter, whose "
+                         "value is invented: it may leave the shared array (give the sizes the program uses)",
+                         ac[i].line);
+                break;
+            }
+    }
+    for (size_t c = 0; c < n_asserts; c++) {
+        for (int set = 0; set < 2; set++)
+            if (sk_assert_holds(&asserts[c], set ? s1 : s0) == 0) {
+                sk_doubt(k, "sizes[%d] break the assert at %s:%d (%s %s %s): the program does not run "
+                         "with them", set, file, asserts[c].line, asserts[c].lhs, asserts[c].op, asserts[c].rhs);
+                break;
+            }
+        hk_free(asserts[c].lhs);
+        hk_free(asserts[c].rhs);
+    }
+    if (all_program)
+        sk_note(k, "sizes from the launch site at %s:%d", file, site_line);
+    else
+        sk_note(k, "sizes invented: %s", ragged ? "one set not a multiple of the block" : "multiples of the block");
+    if (!ragged)
+        sk_note(k, "no bounds check in %s: every size a multiple of the block", f->name);
+    for (int set = 0; rows_size && set < 2; set++) {
+        /* rows S apart hold the columns written only when those are at most S: else two
+         * threads write one element */
+        long long stride = 0, cols = 0;
+        char *width = rows.bx ? hk_asprintf("ceil_div(%s, %lld) * %lld", rows.stride, rows.cx, rows.cx)
+                              : hk_asprintf("%lld", block_val[0]);
+        if (!sk_eval_at(rows.stride, set ? s1 : s0, &stride) || !sk_eval_at(width, set ? s1 : s0, &cols) ||
+            cols > stride) {
+            sk_doubt(k, "%s writes rows %s apart, %s elements wide at sizes[%d]: rows may overlap",
+                     f->name, rows.stride, width ? width : "?", set);
+            set = 2;
+        } else if (rows.store && cols < stride) {
+            /* an output's elements between the rows would stay unwritten */
+            sk_doubt(k, "%s stores rows %s apart, %s elements wide at sizes[%d]: the elements "
+                     "between them are never written", f->name, rows.stride, width ? width : "?", set);
+            set = 2;
+        }
+        hk_free(width);
+    }
+    ok &= json_array_append_new(sizes, s0) == 0;
+    ok &= json_array_append_new(sizes, s1) == 0;
+
+    size_t gather = sk_gather(text, bs, be, f);
+    uint32_t gather_line = gather ? (uint32_t)sk_line(k, gather) : kc_gather_line(k->km, f);
+    long long index_limit[HK_MAX_ARGS] = { 0 };
+    const json_t *const size_sets[2] = { s0, s1 };
+    int kg_line = 0;
+    bool index_compared[HK_MAX_ARGS] = { 0 };
+    if (gather_line && kg_gathers(k, f, bs, be, counts, size_sets, 2, gather ? (int)gather_line : 0,
+                                  index_limit, &kg_line, index_compared)) {
+        for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++)
+            if (index_limit[i] && index_compared[i])
+                sk_note(k, "values of %s in [0, %lld]: the kernel compares them with a remainder by a "
+                        "size (a class label), and every subscript they feed (line %d) stays inside its "
+                        "buffer at every size set", f->params[i].name, index_limit[i] - 1, kg_line);
+            else if (index_limit[i])
+                sk_note(k, "values of %s in [0, %lld]: it is the lowest digit of a subscript whose other "
+                        "terms are multiples of a size (line %d), and every subscript it feeds stays "
+                        "inside its buffer at every size set", f->params[i].name, index_limit[i] - 1, kg_line);
+    } else if (gather_line) {
+        for (size_t i = 0; i < HK_MAX_ARGS; i++)
+            index_limit[i] = 0;
+        sk_doubt(k, "the subscript at line %u is a value read from a buffer: the generated inputs "
+                 "are not valid indices (give that input an int(lo,hi) distribution)", gather_line);
+    }
+    /* __constant__ data the program sets with cudaMemcpyToSymbol: inputs the harness fills */
+    json_t *constants = sk_constants(k, f);
+    if (!constants)
+        k->nomem = true;
+
+    bool any_output = false;
+    char bytes[1024] = "";
+    bool bytes_ok = true;
+    for (size_t i = 0; i < f->n_params; i++) {
+        const an_param *p = &f->params[i];
+        json_t *a = json_object();
+        if (!a) {
+            ok = false;
+            break;
+        }
+        ok &= json_object_set_new(a, "name", json_string(p->name[0] ? p->name : "arg")) == 0;
+        int width = 1;
+        const char *elem = p->elem_type;
+        for (size_t t = 0; t < n_tp; t++)
+            if (!strcmp(tparams[t], elem) && tactual[t])
+                elem = tactual[t];
+        char elem_buf[96];
+        sk_resolve_type(k, elem, elem_buf, sizeof elem_buf);
+        if (p->pointer_depth > 0 && !sk_dtype_known(elem_buf)) {
+            char plain[96];
+            snprintf(plain, sizeof plain, "%s", elem_buf);
+            sk_resolve_pointee(k, elem, elem_buf, sizeof elem_buf);
+            if (sk_dtype_known(elem_buf))
+                sk_note(k, "%s points to %s, a struct of like fields: passed as %s", p->name, plain, elem_buf);
+        }
+        elem = elem_buf;
+        const char *dt = sk_dtype(elem, NULL, 0, &width);
+        if (!sk_dtype_known(elem))
+            sk_doubt(k, "%s is of type %s, which the generated harness does not know: passed as float",
+                     p->name[0] ? p->name : "?", elem);
+        if (p->pointer_depth > 0) {
+            int use = p->is_const ? -1 : sk_pointer_use(text, bs, be, p->name);
+            bool written = !p->is_const && (use >= 2 || sk_pointer_written(text, bs, be, p->name));
+            const char *kind = use < 0 || !written ? "input" : use == 0 ? "output" : "inout";
+            if (use >= 0 && !written)
+                sk_note(k, "%s is never written: an input", p->name);
+            any_output |= strcmp(kind, "input") != 0;
+            ok &= json_object_set_new(a, "kind", json_string(kind)) == 0;
+            ok &= json_object_set_new(a, "dtype", json_string(dt)) == 0;
+            const char *cnt = use == 3 ? "1" : counts[i];
+            if (use != 3 && !count_sure[i] && derived_line[i])
+                /* an input too: a guess short of what the other pointer reads would read
+                 * past the buffer */
+                sk_doubt(k, "%s is used through another pointer made from it at line %d: how many "
+                         "elements that reaches is not known (guessed %s)", p->name, derived_line[i],
+                         cnt ? cnt : "?");
+            else if (use != 3 && !count_sure[i] && strcmp(kind, "input") != 0)
+                sk_doubt(k, "how many elements %s has is not in the index math or the host code: guessed %s",
+                         p->name, cnt ? cnt : "?");
+            else if (use != 3 && !count_sure[i])
+                sk_note(k, "count of %s guessed as %s", p->name, cnt ? cnt : "?");
+            ok &= json_object_set_new(a, "count", json_string(cnt ? cnt : "1")) == 0;
+            if (use >= 2)
+                ok &= json_object_set_new(a, "dist", json_string("zeros")) == 0;
+            else if (i < HK_MAX_ARGS && index_limit[i]) {
+                char d[64];
+                snprintf(d, sizeof d, "int(0,%lld)", index_limit[i] - 1);
+                ok &= json_object_set_new(a, "dist", json_string(d)) == 0;
+            }
+            int dtc = HK_DT_F32;
+            spec_dtype_parse(dt, &dtc);
+            size_t bl = strlen(bytes);
+            if (!count_sure[i] && use != 3)
+                bytes_ok = false;
+            else if ((size_t)snprintf(bytes + bl, sizeof bytes - bl, "%s%d * (%s)", bl ? " + " : "",
+                                      (int)hk_dtype_size(dtc) * (!strcmp(kind, "inout") ? 2 : 1),
+                                      cnt ? cnt : "1") >= sizeof bytes - bl)
+                bytes_ok = false; /* cut short, it would be no expression (long counts: srad's) */
+        } else {
+            ok &= json_object_set_new(a, "kind", json_string("scalar")) == 0;
+            int dtc = HK_DT_F32;
+            spec_dtype_parse(dt, &dtc);
+            ok &= json_object_set_new(a, "dtype", json_string(dt)) == 0;
+            if (scal[i] && !hk_dtype_is_float(dtc))
+                ok &= json_object_set_new(a, "value", json_string(scal[i])) == 0;
+            else if (!hk_dtype_is_float(dtc))
+                ok &= json_object_set_new(a, "value", json_integer(1)) == 0;
+            else
+                ok &= json_object_set_new(a, "value", json_real(scal[i] ? atof(scal[i]) : sk_float_default(p->name))) == 0;
+            if (!scal[i])
+                sk_note(k, "value of %s invented (no launch site gives it)", p->name[0] ? p->name : "?");
+        }
+        ok &= json_array_append_new(args, a) == 0;
+    }
+    if (!any_output)
+        sk_doubt(k, "%s writes none of its pointers that the body shows: nothing to compare", f->name);
+
+    ok &= json_object_set_new(root, "name", json_string(f->name)) == 0;
+    ok &= json_object_set_new(root, "description",
+                        json_string("Inferred by hkls from the kernel's index math and its launch site; "
+                                    "\"inferred\" says what was guessed and from where.")) == 0;
+    ok &= json_object_set_new(root, "kernel", json_string(f->name)) == 0;
+    ok &= json_object_set_new(root, "source", json_string(source)) == 0;
+    if (n_ta) {
+        json_t *ta = json_array();
+        for (size_t i = 0; ta && i < n_ta; i++)
+            ok &= json_array_append_new(ta, json_string(targs[i] ? targs[i] : "128")) == 0;
+        ok &= json_object_set_new(root, "template_args", ta) == 0;
+    }
+    ok &= json_object_set_new(root, "sizes", sizes) == 0;
+    ok &= json_object_set_new(root, "args", args) == 0;
+    if (json_array_size(constants))
+        ok &= json_object_set_new(root, "constants", json_incref(constants)) == 0;
+    json_decref(constants);
+    constants = NULL;
+    ok &= json_object_set_new(launch, "grid", sk_dims_json(grid, n_grid)) == 0;
+    ok &= json_object_set_new(launch, "block", sk_dims_json(block, n_block)) == 0;
+    int dyn_line = sk_dynamic_shared(k, f);
+    if (dyn_line) {
+        /* extern __shared__ (or a SharedMemory<T>() helper) has the bytes the launch
+         * gives: without them every shared access is out of bounds */
+        long tsize = n_tp ? sk_type_size(tactual[0]) : 0;
+        char *sh = site && site->shmem ? sk_shmem(k, site, tsize, n_tp ? tparams[0] : "") : NULL;
+        expr *x = NULL;
+        expr_value v;
+        bool constant = sh && expr_parse(sh, &x, NULL, 0) == HK_OK && expr_eval(x, NULL, 0, &v, NULL, 0) == HK_OK &&
+                        !v.is_float && v.i > 0;
+        expr_free(x);
+        if (constant || (sh && sk_sizes_or_block(k, sh, block_val))) {
+            ok &= json_object_set_new(launch, "shmem", constant ? json_integer(v.i) : json_string(sh)) == 0;
+            sk_note(k, "dynamic shared memory from the launch site at %s:%d", file, site_line);
+        } else {
+            sk_doubt(k, "%s uses dynamic shared memory (line %d) and %s: how many bytes it needs is not known",
+                     f->name, dyn_line, site && site->shmem ? "the launch's size could not be read" : "no launch gives its size");
+        }
+        hk_free(sh);
+    }
+    ok &= json_object_set_new(root, "launch", launch) == 0;
+    if (bytes_ok && bytes[0]) {
+        ok &= json_object_set_new(root, "bytes", json_string(bytes)) == 0;
+        sk_note(k, "bytes: every buffer moved once (inouts twice)");
+    }
+    char *flops = kc_flops(k, f, counts, count_sure);
+    if (flops)
+        ok &= json_object_set_new(root, "flops", json_string(flops)) == 0;
+    hk_free(flops);
+    if (!ragged)
+        ok &= json_object_set_new(root, "exact_sizes", json_true()) == 0;
+    json_t *seeds = json_array();
+    for (int i = 1; seeds && i <= SPEC_MIN_SEEDS; i++)
+        ok &= json_array_append_new(seeds, json_integer(i)) == 0;
+    ok &= json_object_set_new(root, "seeds", seeds) == 0;
+    json_t *dists = json_array();
+    ok &= json_array_append_new(dists, json_string("uniform(-1,1)")) == 0;
+    ok &= json_array_append_new(dists, json_string("normal(0,1)")) == 0;
+    ok &= json_array_append_new(dists, json_string("uniform(0,100)")) == 0;
+    ok &= json_object_set_new(root, "distributions", dists) == 0;
+    /* A failed setter frees the value it was given (NULL included): ok tracks them all. */
+    if (!ok || k->nomem)
+        goto nomem;
+    *out = root;
+    root = NULL;
+    goto out;
+nomem:
+    rc = HK_ENOMEM;
+out:
+    json_decref(root);
+    kf_free(&kf);
+    hk_free(rows.stride);
+    hk_free(rows_size);
+    for (size_t i = 0; i < 3; i++) {
+        hk_free(block[i]);
+        hk_free(grid[i]);
+    }
+    for (size_t i = 0; i < HK_MAX_ARGS; i++) {
+        hk_free(scal[i]);
+        hk_free(counts[i]);
+    }
+    for (size_t i = 0; i < HK_ARRAY_LEN(tparams); i++) {
+        hk_free(tparams[i]);
+        hk_free(tactual[i]);
+        hk_free(targs[i]);
+    }
+    return rc;
+}

@@ -1,0 +1,1890 @@
+/* Spec inference, the kernel's index math (spec/infer.c is the entry): the textual scan
+ * of indices and bounds checks, buffer counts from the subscripts and from the kernel
+ * model's index forms, how pointer parameters are used (read, written, moved), and the
+ * data-dependent subscripts and gathers. */
+#include "spec/infer_int.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 0: written only (output); 1: read too (inout); 2: elements are atomic targets
+ * (accumulators); 3: the pointer itself is one (a single accumulator, count 1). */
+int sk_pointer_use(const char *t, size_t s, size_t e, const char *name)
+{
+    size_t wl = strlen(name);
+    int use = 0;
+    if (!*name)
+        return 0;
+    for (size_t i = s; i + wl <= e; i++) {
+        if (!sk_word_at(t, e, i, name, wl))
+            continue;
+        /* inside atomicXxx( ... name ... ) as the first argument */
+        size_t b = i;
+        while (b > s && (isspace((unsigned char)t[b - 1]) || t[b - 1] == '&' || t[b - 1] == '('))
+            b--;
+        size_t w = b;
+        while (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_'))
+            w--;
+        size_t j = i + wl;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        if (b - w > 6 && strncmp(t + w, "atomic", 6) == 0)
+            return j < e && t[j] == ',' ? 3 : 2; /* atomicAdd(out, v): a single accumulator */
+        if (j >= e || t[j] != '[')
+            continue;
+        size_t a = i;
+        while (a > s && isspace((unsigned char)t[a - 1]))
+            a--;
+        if (a > s && t[a - 1] == '&' && !(a > s + 1 && t[a - 2] == '&'))
+            continue; /* &name[i]: an address, not a read */
+        int depth = 0;
+        for (; j < e; j++) {
+            depth += t[j] == '[';
+            depth -= t[j] == ']';
+            if (depth == 0)
+                break;
+        }
+        j++;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        bool plain_assign = j + 1 < e && t[j] == '=' && t[j + 1] != '=';
+        if (!plain_assign)
+            use = 1;
+    }
+    return use;
+}
+
+/* ---- the kernel's index math ---- */
+
+void kf_free(kfacts *f)
+{
+    for (size_t i = 0; i < f->n_idx; i++)
+        hk_free(f->idx[i].bound);
+}
+
+/* The text [s, e) with the matching close of an opener at s - 1: the index of the first
+ * depth-0 stop character at or after s (or e). */
+size_t kf_expr_end(const char *t, size_t s, size_t e, const char *stops)
+{
+    int depth = 0;
+    for (size_t i = s; i < e; i++) {
+        char c = t[i];
+        if (c == '(' || c == '[' || c == '{')
+            depth++;
+        else if (c == ')' || c == ']' || c == '}') {
+            if (depth == 0)
+                return i;
+            depth--;
+        } else if (depth == 0) {
+            if (strchr(stops, c))
+                return i;
+            if ((c == '&' && i + 1 < e && t[i + 1] == '&') || (c == '|' && i + 1 < e && t[i + 1] == '|'))
+                return i;
+        }
+    }
+    return e;
+}
+
+static bool kf_has(const char *t, size_t s, size_t e, const char *w)
+{
+    size_t wl = strlen(w);
+    for (size_t i = s; i + wl <= e; i++)
+        if (!memcmp(t + i, w, wl))
+            return true;
+    return false;
+}
+
+static kf_index *kf_find(kfacts *f, const char *name)
+{
+    for (size_t i = 0; i < f->n_idx; i++)
+        if (!strcmp(f->idx[i].name, name))
+            return &f->idx[i];
+    return NULL;
+}
+
+/* A literal (or a #define/constexpr constant) multiplying blockIdx.D where blockDim.D
+ * would be: the block size the kernel assumes. */
+static long long kf_fixed_factor(const skel *k, const char *t, size_t s, size_t e)
+{
+    static const char *const bi[3] = { "blockIdx.x", "blockIdx.y", "blockIdx.z" };
+    for (int d = 0; d < 1; d++) {
+        size_t wl = strlen(bi[d]);
+        for (size_t i = s; i + wl <= e; i++) {
+            if (memcmp(t + i, bi[d], wl))
+                continue;
+            /* blockIdx.x * LIT or LIT * blockIdx.x */
+            size_t j = i + wl;
+            while (j < e && isspace((unsigned char)t[j]))
+                j++;
+            char word[64] = "";
+            if (j < e && t[j] == '*') {
+                j++;
+                while (j < e && isspace((unsigned char)t[j]))
+                    j++;
+                size_t w = 0;
+                while (j < e && w + 1 < sizeof word && (isalnum((unsigned char)t[j]) || t[j] == '_'))
+                    word[w++] = t[j++];
+                word[w] = '\0';
+            } else {
+                size_t b = i;
+                while (b > s && isspace((unsigned char)t[b - 1]))
+                    b--;
+                if (b > s && t[b - 1] == '*') {
+                    b--;
+                    while (b > s && isspace((unsigned char)t[b - 1]))
+                        b--;
+                    size_t w = b;
+                    while (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_'))
+                        w--;
+                    snprintf(word, sizeof word, "%.*s", (int)(b - w), t + w);
+                }
+            }
+            if (!word[0] || !strncmp(word, "blockDim", 8))
+                continue;
+            const char *v = word;
+            if (!isdigit((unsigned char)word[0]))
+                v = sk_tunable_value(k, word);
+            if (!v) /* a template parameter's value (from the launch or an instantiation) */
+                v = sk_mapped(k, word);
+            char *end = NULL;
+            long long n = v ? strtoll(v, &end, 10) : 0;
+            if (v && end && (*end == '\0' || strchr("uUlL", *end)) && n >= 1 && n <= 1024)
+                return n;
+        }
+    }
+    return 0;
+}
+
+void kf_scan(skel *k, const an_function *f, kfacts *kf)
+{
+    const char *t = k->text;
+    size_t s = f->body_span.start_byte, e = f->body_span.end_byte <= k->len ? f->body_span.end_byte : k->len;
+    static const char *const dims = "xyz";
+    for (int d = 0; d < 3; d++) {
+        char b[16], th[16];
+        snprintf(b, sizeof b, "blockIdx.%c", dims[d]);
+        snprintf(th, sizeof th, "threadIdx.%c", dims[d]);
+        kf->uses_dim[d] = kf_has(t, s, e, b) || kf_has(t, s, e, th);
+    }
+    kf->grid_stride = kf_has(t, s, e, "gridDim");
+    /* index variables: NAME = INIT with INIT over blockIdx/threadIdx, and loop counters */
+    for (size_t i = s; i < e && kf->n_idx < KF_MAX_INDEX; i++) {
+        if (!(isalpha((unsigned char)t[i]) || t[i] == '_') ||
+            (i > s && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_' || t[i - 1] == '.' || t[i - 1] == '>')))
+            continue;
+        size_t ne = i;
+        while (ne < e && (isalnum((unsigned char)t[ne]) || t[ne] == '_'))
+            ne++;
+        size_t j = ne;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        if (j + 1 >= e || t[j] != '=' || t[j + 1] == '=' || ne - i >= sizeof kf->idx[0].name) {
+            i = ne - 1;
+            continue;
+        }
+        size_t is = j + 1, ie = kf_expr_end(t, is, e, ";,");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(ne - i), t + i);
+        if (kf_find(kf, name)) {
+            i = ne - 1;
+            continue;
+        }
+        int dim = -1, n_dims = 0;
+        bool has_b = false, has_t = false;
+        for (int d = 0; d < 3; d++) {
+            char b[16], th[16];
+            snprintf(b, sizeof b, "blockIdx.%c", dims[d]);
+            snprintf(th, sizeof th, "threadIdx.%c", dims[d]);
+            bool hb = kf_has(t, is, ie, b), ht = kf_has(t, is, ie, th);
+            if (hb || ht) {
+                dim = d;
+                n_dims++;
+                has_b |= hb;
+                has_t |= ht;
+            }
+        }
+        /* a for-loop counter: `for (int k = 0; k < K; ...)` */
+        size_t b = i;
+        while (b > s && (isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_' || isspace((unsigned char)t[b - 1])))
+            b--;
+        bool loop = b >= s + 4 && t[b - 1] == '(' && kf_has(t, b - 5 > s ? b - 5 : s, b, "for");
+        kf_index *x = &kf->idx[kf->n_idx];
+        if (n_dims == 1 && has_b) {
+            snprintf(x->name, sizeof x->name, "%s", name);
+            x->dim = dim;
+            x->kind = has_t ? IX_THREAD : IX_BLOCK;
+            kf->n_idx++;
+            x->line = sk_line(k, is);
+            if (has_t && !kf_has(t, is, ie, "blockDim")) {
+                long long ff = dim == 0 ? kf_fixed_factor(k, t, is, ie) : 0;
+                x->odd_stride = ff == 0 || (kf->fixed_block && ff != kf->fixed_block);
+                if (ff && !kf->fixed_block) {
+                    kf->fixed_block = ff;
+                    kf->fixed_line = x->line;
+                    kf->fixed_why = "the index math multiplies blockIdx.x by it";
+                }
+            }
+        } else if (loop && n_dims == 0) {
+            snprintf(x->name, sizeof x->name, "%s", name);
+            x->dim = -1;
+            x->kind = IX_LOOP;
+            kf->n_idx++;
+        }
+        i = ne - 1;
+    }
+    /* bounds: the first `v < B`, `v <= B` or `v >= B` of each index variable */
+    for (size_t n = 0; n < kf->n_idx && !k->nomem; n++) {
+        kf_index *x = &kf->idx[n];
+        size_t wl = strlen(x->name);
+        for (size_t i = s; i + wl < e && !x->bound; i++) {
+            if (!sk_word_at(t, e, i, x->name, wl))
+                continue;
+            size_t j = i + wl;
+            while (j < e && isspace((unsigned char)t[j]))
+                j++;
+            bool le = false;
+            if (j + 1 < e && t[j] == '<' && t[j + 1] != '<') {
+                le = t[j + 1] == '=';
+                j += le ? 2 : 1;
+            } else if (j + 1 < e && t[j] == '>' && t[j + 1] == '=') {
+                j += 2;
+            } else {
+                continue;
+            }
+            size_t be = kf_expr_end(t, j, e, ";,?");
+            while (j < be && isspace((unsigned char)t[j]))
+                j++;
+            while (be > j && isspace((unsigned char)t[be - 1]))
+                be--;
+            if (be == j || be - j > SK_MAX_TEXT)
+                continue;
+            x->bound = le ? hk_asprintf("(%.*s) + 1", (int)(be - j), t + j)
+                          : hk_strndup(t + j, be - j);
+            x->bound_line = sk_line(k, i);
+            if (!x->bound)
+                k->nomem = true;
+            else if (x->kind != IX_LOOP)
+                kf->bounds_checked = true;
+        }
+    }
+}
+
+/* The bound of an index variable in spec terms (kernel parameters replaced by their launch
+ * values), or NULL. New string. */
+char *kf_bound_spec(skel *k, const kf_index *x)
+{
+    return x->bound ? sk_translate(k, x->bound, 0) : NULL;
+}
+
+/* Only size variables (and numbers) in a spec expression. */
+static int kf_var_known_cb(const char *name, void *ctx)
+{
+    skel *k = ctx;
+    for (size_t i = 0; i < k->n_vars; i++)
+        if (!strcmp(k->vars[i], name))
+            return 0;
+    return 1;
+}
+
+bool kf_only_sizes(skel *k, const char *t)
+{
+    expr *e = NULL;
+    if (!t || expr_parse(t, &e, NULL, 0) != HK_OK)
+        return false;
+    int rc = expr_foreach_var(e, kf_var_known_cb, k);
+    expr_free(e);
+    return rc == 0;
+}
+
+/* ---- buffer counts ---- */
+
+/* Count of pointer parameter name from its subscripts in the body: every index variable
+ * replaced by its largest value (bound - 1), the largest subscript plus one. New string,
+ * or NULL when one subscript cannot be bounded. */
+char *kf_count_from_index(skel *k, const an_function *f, kfacts *kf, const char *name)
+{
+    const char *t = k->text;
+    size_t s = f->body_span.start_byte, e = f->body_span.end_byte <= k->len ? f->body_span.end_byte : k->len;
+    size_t wl = strlen(name), base_map = k->n_map;
+    char *res = NULL;
+    bool ok = true, any = false;
+    for (size_t n = 0; n < kf->n_idx; n++) {
+        char *b = kf_bound_spec(k, &kf->idx[n]);
+        if (b) {
+            char *mx = hk_asprintf("%s - 1", b);
+            sk_map(k, kf->idx[n].name, mx);
+            hk_free(mx);
+        }
+        hk_free(b);
+    }
+    for (size_t i = s; ok && i + wl < e; i++) {
+        if (!sk_word_at(t, e, i, name, wl) || (i > s && (t[i - 1] == '.' || t[i - 1] == '>')))
+            continue;
+        size_t j = i + wl;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        if (j >= e || t[j] != '[') {
+            /* the pointer itself, passed on or offset: its extent is not in this body */
+            size_t jj = j;
+            ok = jj < e && (t[jj] == ')' || t[jj] == ',' || t[jj] == ';') ? false : ok;
+            continue;
+        }
+        size_t ie = kf_expr_end(t, j + 1, e, "");
+        char *sub = hk_strndup(t + j + 1, ie - j - 1);
+        char *c = NULL;
+        /* The largest index put in the subscript gives its largest value only when the
+         * subscript grows with it: out[n - 1 - i] at i = n - 1 is element 0, out[i % 7]
+         * wraps. Any other operation is left to the kernel model (kc_count). */
+        if (sub && sub[strcspn(sub, "-%&|^~?<>!")]) {
+            hk_free(sub);
+            ok = false;
+            break;
+        }
+        if (sub) {
+            /* x[i] with i < n: n elements, said as n */
+            char one[64];
+            if (sscanf(sub, " %63[A-Za-z0-9_] %c", one, one + 63) == 1 && kf_find(kf, one) &&
+                kf_find(kf, one)->bound && kf_find(kf, one)->kind != IX_BLOCK) {
+                char *b = kf_bound_spec(k, kf_find(kf, one));
+                if (b && kf_only_sizes(k, b))
+                    c = b;
+                else
+                    hk_free(b);
+            }
+        }
+        if (!c) {
+            char *tr = sub ? sk_translate(k, sub, 0) : NULL;
+            if (tr && kf_only_sizes(k, tr))
+                c = hk_asprintf("%s + 1", tr);
+            hk_free(tr);
+        }
+        hk_free(sub);
+        if (!c) {
+            ok = false;
+            break;
+        }
+        if (res && (!strcmp(res, c) || strstr(res, c))) {
+            hk_free(c);
+            continue;
+        }
+        if (!c) {
+            k->nomem = true;
+            ok = false;
+            break;
+        }
+        char *m = res ? hk_asprintf("max(%s, %s)", res, c) : hk_strdup(c);
+        hk_free(c);
+        hk_free(res);
+        res = m;
+        any = true;
+        if (!res || strlen(res) > SK_MAX_TEXT) {
+            ok = false;
+            break;
+        }
+    }
+    while (k->n_map > base_map) {
+        k->n_map--;
+        hk_free(k->map_from[k->n_map]);
+        hk_free(k->map_to[k->n_map]);
+    }
+    if (!ok || !any) {
+        hk_free(res);
+        return NULL;
+    }
+    return res;
+}
+
+/* ---- the kernel model: index forms followed through temporaries ----
+ * The textual scan above sees `C[row * N + col]` but not `C[idx]` with idx computed
+ * earlier; the model's forms have every temporary substituted (docs/model.md). */
+
+#define KC_TERMS 64
+
+#define KC_BOUNDS 16
+
+typedef struct {
+    km_term t[KC_TERMS];
+    size_t n;
+} kc_poly;
+
+/* A size: a scalar parameter or a named constant, the same for every thread. */
+static bool kc_size_atom(const km_kernel *km, uint32_t id)
+{
+    size_t n = 0;
+    const km_atom *a = km_atoms(km, &n);
+    return id < n && (a[id].kind == KM_ATOM_PARAM || a[id].kind == KM_ATOM_CONST);
+}
+
+static bool kc_term_sized(const km_kernel *km, const km_term *t)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        if (!kc_size_atom(km, t->atoms[i]))
+            return false;
+    return true;
+}
+
+static bool kc_form_sized(const km_kernel *km, km_form f)
+{
+    for (uint32_t i = 0; i < f.n; i++)
+        if (!kc_term_sized(km, &f.t[i]))
+            return false;
+    return true;
+}
+
+/* Same atoms, as multisets. */
+static bool kc_same_atoms(const km_term *a, const km_term *b)
+{
+    if (a->n != b->n)
+        return false;
+    bool used[KM_DEGREE_MAX] = { 0 };
+    for (uint32_t i = 0; i < a->n; i++) {
+        uint32_t j = 0;
+        while (j < b->n && (used[j] || b->atoms[j] != a->atoms[i]))
+            j++;
+        if (j == b->n)
+            return false;
+        used[j] = true;
+    }
+    return true;
+}
+
+/* p += coef * m * x (m a monomial). False when a product is too long or p too big. */
+static bool kc_add(kc_poly *p, const km_term *m, const km_term *x, int64_t coef)
+{
+    km_term t = { .coef = coef * m->coef * x->coef, .n = m->n + x->n };
+    if (t.n > KM_DEGREE_MAX)
+        return false;
+    memcpy(t.atoms, m->atoms, m->n * sizeof *t.atoms);
+    memcpy(t.atoms + m->n, x->atoms, x->n * sizeof *t.atoms);
+    for (size_t i = 0; i < p->n; i++)
+        if (kc_same_atoms(&p->t[i], &t)) {
+            p->t[i].coef += t.coef;
+            if (p->t[i].coef == 0)
+                p->t[i] = p->t[--p->n];
+            return true;
+        }
+    if (p->n == KC_TERMS)
+        return false;
+    p->t[p->n++] = t;
+    return true;
+}
+
+/* m with t == m * g (coefficient and atoms), m positive and made of sizes only. */
+static bool kc_divide(const km_kernel *km, const km_term *t, const km_term *g, km_term *m)
+{
+    if (g->coef <= 0 || t->coef <= 0 || t->coef % g->coef || g->n > t->n)
+        return false;
+    bool used[KM_DEGREE_MAX] = { 0 };
+    for (uint32_t i = 0; i < g->n; i++) {
+        uint32_t j = 0;
+        while (j < t->n && (used[j] || t->atoms[j] != g->atoms[i]))
+            j++;
+        if (j == t->n)
+            return false;
+        used[j] = true;
+    }
+    m->coef = t->coef / g->coef;
+    m->n = 0;
+    for (uint32_t j = 0; j < t->n; j++)
+        if (!used[j])
+            m->atoms[m->n++] = t->atoms[j];
+    return kc_term_sized(km, m);
+}
+
+/* Kernel-terms C text of sized terms: parameters by name, constants by value when known. */
+static bool kc_print(const km_kernel *km, const km_term *t, size_t n, struct hk_buf *b)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    if (n == 0)
+        return hk_buf_appends(b, "0") == HK_OK;
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        int64_t c = t[i].coef;
+        ok &= hk_buf_appends(b, i == 0 ? (c < 0 ? "-" : "") : (c < 0 ? " - " : " + ")) == HK_OK;
+        c = c < 0 ? -c : c;
+        if (c != 1 || t[i].n == 0)
+            ok &= hk_buf_printf(b, "%lld%s", (long long)c, t[i].n ? " * " : "") == HK_OK;
+        for (uint32_t j = 0; j < t[i].n && ok; j++) {
+            const km_atom *a = &atoms[t[i].atoms[j]];
+            if (a->kind == KM_ATOM_CONST && a->has_value)
+                ok &= hk_buf_printf(b, "%s%lld", j ? " * " : "", (long long)a->value) == HK_OK;
+            else if (a->name && (a->kind == KM_ATOM_PARAM || a->kind == KM_ATOM_CONST))
+                ok &= hk_buf_printf(b, "%s%s", j ? " * " : "", a->name) == HK_OK;
+            else
+                ok = false;
+        }
+    }
+    return ok;
+}
+
+typedef struct {
+    km_form lhs, rhs;  /* lhs < rhs (rhs + 1 when le) */
+    bool le;
+    km_term counter;   /* a loop's: lhs is this one term */
+    km_term own[8];    /* a loop variable's form (start + step * counter): lhs's terms */
+} kc_bound;
+
+/* Bounds known besides the access's guards and loops. */
+typedef struct {
+    const kc_bound *extra; /* a read value below a limit (kg_gathers), or NULL */
+    bool grid[3];          /* blockIdx.d is below the launch's grid dimension d, which the
+                            * skeleton maps from kc_grid_names[d] (sk_map_grid) */
+    bool threads[3];       /* the global thread index along d is below the threads the
+                            * spec launches along d, kc_thread_names[d] (sk_map_threads) */
+    long long block[3];    /* the block the spec launches (threadIdx.d < block[d]); 0:
+                            * not known */
+} kc_limits;
+
+const char *const kc_grid_names[3] = { "hk_grid_x", "hk_grid_y", "hk_grid_z" };
+
+const char *const kc_thread_names[3] = { "hk_threads_x", "hk_threads_y", "hk_threads_z" };
+
+/* The largest element of one access plus one, in kernel terms: its element form written
+ * as sum m_i * lhs_i + rest over the guards and loops in force (lhs_i < rhs_i), each m_i a
+ * positive product of sizes and rest made of sizes, is at most sum m_i * (rhs_i - 1) +
+ * rest. False when the form does not split that way (an unguarded thread index, a read
+ * value, a / or %). extra (may be NULL) is one more bound in force: a read value known to
+ * stay below a limit (kg_gathers). */
+static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form, const kc_limits *lim,
+                           int depth, struct hk_buf *b);
+
+/* The largest value of term t, when t is m * (x % d) or m * (x / d) with m a positive
+ * product of sizes and d made of sizes: m * (d - 1), or m * (max x / d) with x bounded as
+ * the access's subscript is (kc_form_extent); an upper bound for any x, as d >= 1. The
+ * text of that bound appended to b after " + ". False for any other term. */
+static bool kc_divmod_term(const km_kernel *km, const km_access *a, const km_term *t, const kc_limits *lim,
+                           int depth, struct hk_buf *b)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    long op_at = -1;
+    for (uint32_t j = 0; j < t->n; j++) {
+        const km_atom *x = t->atoms[j] < na ? &atoms[t->atoms[j]] : NULL;
+        if (!x)
+            return false;
+        if (kc_size_atom(km, t->atoms[j]))
+            continue;
+        if (op_at >= 0 || x->kind != KM_ATOM_OPAQUE || !x->op || x->n_args != 2 ||
+            (strcmp(x->op, "/") != 0 && strcmp(x->op, "%") != 0) || !kc_form_sized(km, x->args[1]) ||
+            !x->args[1].n)
+            return false;
+        op_at = j;
+    }
+    if (op_at < 0 || t->coef <= 0 || depth <= 0)
+        return false;
+    const km_atom *x = &atoms[t->atoms[op_at]];
+    for (uint32_t j = 0; j < x->args[1].n; j++)
+        if (x->args[1].t[j].coef <= 0)
+            return false; /* d >= 1 needs every term of it positive (sizes are) */
+    km_term m = { .coef = t->coef, .n = 0 };
+    for (uint32_t j = 0; j < t->n; j++)
+        if ((long)j != op_at)
+            m.atoms[m.n++] = t->atoms[j];
+    bool ok = hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
+              hk_buf_appends(b, ") * ((") == HK_OK;
+    if (!strcmp(x->op, "%"))
+        return ok && kc_print(km, x->args[1].t, x->args[1].n, b) && hk_buf_appends(b, ") - 1)") == HK_OK;
+    /* max x = its extent - 1 */
+    return ok && hk_buf_appends(b, "(") == HK_OK && kc_form_extent(km, a, x->args[0], lim, depth - 1, b) &&
+           hk_buf_appends(b, ") - 1) / (") == HK_OK && kc_print(km, x->args[1].t, x->args[1].n, b) &&
+           hk_buf_appends(b, "))") == HK_OK;
+}
+
+static bool kc_access_extent(const km_kernel *km, const km_access *a, const kc_limits *lim,
+                             struct hk_buf *b)
+{
+    return kc_form_extent(km, a, a->has_entry_element ? a->entry_element : a->element, lim, 2, b);
+}
+
+/* Term t as m * X.d, with m a positive product of sizes and X the builtin of kind (blockIdx
+ * or gridDim) along a dimension d that the launch fixes: " + (m) * (grid_d<suffix>)" appended
+ * to b. False for any other term. */
+static bool kc_launch_term(const km_kernel *km, const km_term *t, const kc_limits *lim,
+                           enum km_atom_kind kind, const char *suffix, struct hk_buf *b)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    long at = -1;
+    for (uint32_t j = 0; j < t->n; j++) {
+        if (kc_size_atom(km, t->atoms[j]))
+            continue;
+        const km_atom *x = t->atoms[j] < na ? &atoms[t->atoms[j]] : NULL;
+        if (at >= 0 || !x || x->kind != kind || x->axis < 0 || x->axis > 2 || !lim->grid[x->axis])
+            return false;
+        at = j;
+    }
+    if (at < 0 || t->coef <= 0)
+        return false;
+    km_term m = { .coef = t->coef, .n = 0 };
+    for (uint32_t j = 0; j < t->n; j++)
+        if ((long)j != at)
+            m.atoms[m.n++] = t->atoms[j];
+    return hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
+           hk_buf_printf(b, ") * (%s%s)", kc_grid_names[atoms[t->atoms[at]].axis], suffix) == HK_OK;
+}
+
+/* The largest value of term t when t is m * blockIdx.d and the launch fixes grid dimension
+ * d: m * (grid_d - 1). A block index no guard bounds (out[blockIdx.x] written by thread 0)
+ * is below the grid it runs in. */
+static bool kc_block_term(const km_kernel *km, const km_term *t, const kc_limits *lim, struct hk_buf *b)
+{
+    return kc_launch_term(km, t, lim, KM_ATOM_BLOCK_IDX, " - 1", b);
+}
+
+/* A term m * gridDim.d where the spec's grid along d is known (srad's last row,
+ * cols * BLOCK * (gridDim.y - 1)): its value. */
+static bool kc_grid_dim_term(const km_kernel *km, const km_term *t, const kc_limits *lim, struct hk_buf *b)
+{
+    return kc_launch_term(km, t, lim, KM_ATOM_GRID_DIM, "", b);
+}
+
+/* Whether term t is m * x with m a positive product of sizes (into *m) and x the builtin
+ * atoms one (kind a) or two (kinds a and b) along one axis (into *axis). */
+static bool kc_builtin_term(const km_kernel *km, const km_term *t, enum km_atom_kind a, int b, km_term *m,
+                            int *axis)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    bool seen_a = false, seen_b = b < 0;
+    int ax = -1;
+    *m = (km_term){ .coef = t->coef, .n = 0 };
+    for (uint32_t j = 0; j < t->n; j++) {
+        if (kc_size_atom(km, t->atoms[j])) {
+            m->atoms[m->n++] = t->atoms[j];
+            continue;
+        }
+        const km_atom *x = t->atoms[j] < na ? &atoms[t->atoms[j]] : NULL;
+        if (!x || x->axis < 0 || x->axis > 2 || (ax >= 0 && x->axis != ax))
+            return false;
+        ax = x->axis;
+        if (x->kind == a && !seen_a)
+            seen_a = true;
+        else if (b >= 0 && x->kind == (enum km_atom_kind)b && !seen_b)
+            seen_b = true;
+        else
+            return false;
+    }
+    *axis = ax;
+    return seen_a && seen_b && t->coef > 0;
+}
+
+/* The largest value of the global thread index along an axis in p, where no guard bounds
+ * it: m * threadIdx.d plus, when the term is there too, m * blockIdx.d * blockDim.d. With
+ * both, at most m * (threads_d - 1) (the threads the spec launches along d); with the
+ * thread index alone, m * (block_d - 1). The terms are taken out of p (term at is one of
+ * them) and the bound appended to b after " + ". False for any other term, and when a
+ * guard in force on access a mentions the index along d (one the split could not use). */
+static bool kc_thread_term(const km_kernel *km, const km_access *a, kc_poly *p, size_t at, const kc_limits *lim,
+                           struct hk_buf *b)
+{
+    km_term m, m2;
+    int d = -1, d2 = -1;
+    long other = -1;
+    size_t tid_at = at;
+    if (kc_builtin_term(km, &p->t[at], KM_ATOM_BLOCK_IDX, KM_ATOM_BLOCK_DIM, &m, &d)) {
+        for (size_t i = 0; i < p->n && other < 0; i++)
+            if (kc_builtin_term(km, &p->t[i], KM_ATOM_THREAD_IDX, -1, &m2, &d2) && d2 == d &&
+                m2.coef == m.coef && kc_same_atoms(&m, &m2))
+                other = (long)i;
+        if (other < 0)
+            return false;
+        tid_at = (size_t)other;
+    } else if (kc_builtin_term(km, &p->t[at], KM_ATOM_THREAD_IDX, -1, &m, &d)) {
+        for (size_t i = 0; i < p->n && other < 0; i++)
+            if (kc_builtin_term(km, &p->t[i], KM_ATOM_BLOCK_IDX, KM_ATOM_BLOCK_DIM, &m2, &d2) && d2 == d &&
+                m2.coef == m.coef && kc_same_atoms(&m, &m2))
+                other = (long)i;
+    } else {
+        return false;
+    }
+    /* a guard on the thread index that the split could not use (`pair < tokens * heads *
+     * (dim / 2)`) stops threads short of the launch: threads * m would count elements no
+     * thread writes */
+    size_t ng = 0;
+    const km_guard *guards = km_guards(km, &ng);
+    for (uint32_t i = 0; i < a->n_guards; i++) {
+        const km_guard *g = &guards[a->guards[i]];
+        if (km_form_mentions_kind(km, g->lhs, KM_ATOM_THREAD_IDX, d) ||
+            km_form_mentions_kind(km, g->rhs, KM_ATOM_THREAD_IDX, d) ||
+            km_form_mentions_kind(km, g->lhs, KM_ATOM_BLOCK_IDX, d) ||
+            km_form_mentions_kind(km, g->rhs, KM_ATOM_BLOCK_IDX, d))
+            return false;
+    }
+    bool ok;
+    if (other >= 0) {
+        if (!lim->threads[d])
+            return false;
+        ok = hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
+             hk_buf_printf(b, ") * (%s - 1)", kc_thread_names[d]) == HK_OK;
+        size_t hi = (size_t)other > at ? (size_t)other : at, lo = (size_t)other > at ? at : (size_t)other;
+        p->t[hi] = p->t[--p->n];
+        p->t[lo] = p->t[--p->n];
+    } else {
+        if (lim->block[d] < 1)
+            return false;
+        ok = hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
+             hk_buf_printf(b, ") * %lld", lim->block[d] - 1) == HK_OK;
+        p->t[tid_at] = p->t[--p->n];
+    }
+    return ok;
+}
+
+/* kc_access_extent of any form under the access's guards and loops (depth: how many
+ * divisions deep kc_divmod_term may look). */
+static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form, const kc_limits *lim,
+                           int depth, struct hk_buf *b)
+{
+    size_t ng = 0, nl = 0;
+    const km_guard *guards = km_guards(km, &ng);
+    const km_loop *loops = km_loops(km, &nl);
+    kc_bound bd[KC_BOUNDS];
+    size_t nb = 0;
+    for (uint32_t i = 0; i < a->n_guards && nb < KC_BOUNDS; i++) {
+        const km_guard *g = &guards[a->guards[i]];
+        bool lt = !strcmp(g->op, "<"), le = !strcmp(g->op, "<=");
+        if ((lt || le) && kc_form_sized(km, g->rhs) && !kc_form_sized(km, g->lhs))
+            bd[nb++] = (kc_bound){ .lhs = g->lhs, .rhs = g->rhs, .le = le };
+    }
+    for (uint32_t i = 0; i < a->n_loops && nb < KC_BOUNDS; i++) {
+        const km_loop *l = &loops[a->loops[i]];
+        if (l->kind != KM_LOOP_AFFINE || !l->has_trip || !kc_form_sized(km, l->trip))
+            continue;
+        kc_bound *x = &bd[nb++];
+        *x = (kc_bound){ .rhs = l->trip, .counter = { .coef = 1, .n = 1, .atoms = { l->counter } } };
+        x->lhs = (km_form){ .t = &x->counter, .n = 1 };
+    }
+    /* a loop whose trip is no size (for (k = threadIdx.x; k < n; k += 256)): its variable,
+     * start + step * counter, is below its bound inside the body */
+    for (uint32_t i = 0; i < a->n_loops && nb < KC_BOUNDS; i++) {
+        const km_loop *l = &loops[a->loops[i]];
+        bool lt = l->cmp && !strcmp(l->cmp, "<"), le = l->cmp && !strcmp(l->cmp, "<=");
+        if ((l->kind != KM_LOOP_AFFINE && l->kind != KM_LOOP_BLOCK_STRIDE) || (!lt && !le) ||
+            (l->has_trip && kc_form_sized(km, l->trip)) || !kc_form_sized(km, l->bound) ||
+            l->start.n + l->step.n > HK_ARRAY_LEN(bd[0].own) || !l->step.n)
+            continue;
+        kc_bound *x = &bd[nb];
+        *x = (kc_bound){ .rhs = l->bound, .le = le };
+        bool fits = true;
+        uint32_t n = 0;
+        for (uint32_t j = 0; j < l->start.n; j++)
+            x->own[n++] = l->start.t[j];
+        for (uint32_t j = 0; j < l->step.n && fits; j++) {
+            km_term t = l->step.t[j];
+            fits = t.n < KM_DEGREE_MAX;
+            if (fits)
+                t.atoms[t.n++] = l->counter;
+            x->own[n++] = t;
+        }
+        if (!fits)
+            continue;
+        x->lhs = (km_form){ .t = x->own, .n = n };
+        nb++;
+    }
+    if (lim && lim->extra && nb < KC_BOUNDS)
+        bd[nb++] = *lim->extra;
+    kc_poly rest = { .n = 0 };
+    km_term one = { .coef = 1, .n = 0 };
+    struct hk_buf divmod; /* " + bound" of each x / d and x % d term */
+    hk_buf_init(&divmod, SK_MAX_TEXT);
+    bool ok = true;
+    for (uint32_t i = 0; i < form.n && ok; i++) {
+        struct hk_buf one_term;
+        hk_buf_init(&one_term, SK_MAX_TEXT);
+        if (kc_divmod_term(km, a, &form.t[i], lim, depth, &one_term))
+            ok = one_term.data && hk_buf_appends(&divmod, one_term.data) == HK_OK;
+        else
+            ok = kc_add(&rest, &one, &form.t[i], 1);
+        hk_buf_free(&one_term);
+    }
+    kc_poly mult[KC_BOUNDS];
+    for (size_t i = 0; i < nb; i++)
+        mult[i].n = 0;
+    for (int step = 0; ok && step < 2 * KC_TERMS; step++) {
+        size_t at = rest.n;
+        for (size_t i = 0; i < rest.n && at == rest.n; i++)
+            if (!kc_term_sized(km, &rest.t[i]))
+                at = i;
+        if (at == rest.n)
+            break; /* only sizes left */
+        km_term t = rest.t[at], m;
+        bool split = false;
+        for (size_t i = 0; i < nb && !split; i++)
+            for (uint32_t j = 0; j < bd[i].lhs.n && !split; j++) {
+                if (kc_term_sized(km, &bd[i].lhs.t[j]) || !kc_divide(km, &t, &bd[i].lhs.t[j], &m))
+                    continue;
+                for (uint32_t q = 0; q < bd[i].lhs.n; q++)
+                    ok &= kc_add(&rest, &m, &bd[i].lhs.t[q], -1);
+                ok &= kc_add(&mult[i], &one, &m, 1);
+                split = true;
+            }
+        if (!split && lim && kc_block_term(km, &t, lim, &divmod)) {
+            rest.t[at] = rest.t[--rest.n];
+            split = true;
+        }
+        if (!split && lim && kc_grid_dim_term(km, &t, lim, &divmod)) {
+            rest.t[at] = rest.t[--rest.n];
+            split = true;
+        }
+        if (!split && lim && kc_thread_term(km, a, &rest, at, lim, &divmod))
+            split = true;
+        ok &= split;
+    }
+    for (size_t i = 0; i < rest.n; i++)
+        ok &= kc_term_sized(km, &rest.t[i]);
+    ok &= hk_buf_appends(b, "(") == HK_OK;
+    bool any = false;
+    for (size_t i = 0; i < nb && ok; i++) {
+        if (!mult[i].n)
+            continue;
+        bool unit = mult[i].n == 1 && mult[i].t[0].n == 0 && mult[i].t[0].coef == 1;
+        ok &= hk_buf_appends(b, any ? " + " : "") == HK_OK;
+        if (!unit)
+            ok &= hk_buf_appends(b, "(") == HK_OK && kc_print(km, mult[i].t, mult[i].n, b) &&
+                  hk_buf_appends(b, ") * ") == HK_OK;
+        ok &= hk_buf_appends(b, "(") == HK_OK && kc_print(km, bd[i].rhs.t, bd[i].rhs.n, b);
+        ok &= hk_buf_appends(b, bd[i].le ? ")" : " - 1)") == HK_OK;
+        any = true;
+    }
+    if (rest.n) {
+        ok &= hk_buf_appends(b, any ? " + (" : "(") == HK_OK && kc_print(km, rest.t, rest.n, b);
+        ok &= hk_buf_appends(b, ")") == HK_OK;
+    }
+    ok &= hk_buf_appends(b, any || rest.n ? ")" : "0)") == HK_OK;
+    if (ok && divmod.data)
+        ok &= hk_buf_appends(b, divmod.data) == HK_OK;
+    ok &= hk_buf_appends(b, " + 1") == HK_OK;
+    hk_buf_free(&divmod);
+    return ok;
+}
+
+/* The line where parameter name is moved once (km_param's moved_at), else 0. */
+static uint32_t kc_moved_param(const km_kernel *km, const char *name)
+{
+    size_t n = 0;
+    const km_param *ps = km_params(km, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(ps[i].name, name))
+            return ps[i].moved_at;
+    return 0;
+}
+
+/* Does the model place every access of parameter name, moved once? A move inside a
+ * grid-stride loop adds up over its iterations: exact only when the grid gives every
+ * thread one iteration (stride_grid: the grid is the loop bound's). */
+bool kc_moved_once(const skel *k, const char *name, bool stride_grid)
+{
+    if (!k->km)
+        return false;
+    size_t n = 0;
+    const km_param *ps = km_params(k->km, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(ps[i].name, name))
+            return ps[i].moved_at && (!ps[i].moved_in_grid_stride || stride_grid);
+    return false;
+}
+
+/* Count of buffer from the model: the largest element any global access of it can reach,
+ * plus one, in spec terms (kernel parameters replaced by their launch values). New
+ * string, or NULL when one access cannot be bounded or the kernel has no model. */
+char *kc_count(skel *k, const char *buffer)
+{
+    if (!k->km)
+        return NULL;
+    size_t n = 0;
+    const km_access *acc = km_accesses(k->km, &n);
+    char *res = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (acc[i].space != KM_SPACE_GLOBAL || !acc[i].buffer || strcmp(acc[i].buffer, buffer))
+            continue;
+        if (acc[i].has_entry_element != (kc_moved_param(k->km, buffer) != 0)) {
+            hk_free(res); /* an access of a moved parameter the model could not place */
+            return NULL;
+        }
+        struct hk_buf b;
+        hk_buf_init(&b, SK_MAX_TEXT);
+        kc_limits lim = { .extra = NULL };
+        memcpy(lim.grid, k->grid_known, sizeof lim.grid);
+        memcpy(lim.threads, k->threads_known, sizeof lim.threads);
+        memcpy(lim.block, k->block_known, sizeof lim.block);
+        char *tr = kc_access_extent(k->km, &acc[i], &lim, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
+        hk_buf_free(&b);
+        if (!tr || !kf_only_sizes(k, tr)) {
+            hk_free(tr);
+            hk_free(res);
+            return NULL;
+        }
+        if (res && strcmp(res, tr) != 0) {
+            char *m = hk_asprintf("max(%s, %s)", res, tr);
+            hk_free(tr);
+            tr = m;
+        } else if (res) {
+            hk_free(tr);
+            continue;
+        }
+        hk_free(res);
+        res = tr;
+        if (!res || strlen(res) > SK_MAX_TEXT) {
+            hk_free(res);
+            return NULL;
+        }
+    }
+    return res; /* NULL when no access names buffer */
+}
+
+/* The exclusive bound (spec terms) of the global thread index along axis d that a guard of
+ * the model compares, e.g. `if (idx < n)` with idx = blockIdx.x * blockDim.x + threadIdx.x
+ * computed through temporaries; *line gets the guard's line. New string or NULL. */
+char *kc_axis_bound(skel *k, int d, int *line)
+{
+    if (!k->km)
+        return NULL;
+    size_t n = 0;
+    const km_guard *g = km_guards(k->km, &n);
+    for (size_t i = 0; i < n; i++) {
+        bool le = !strcmp(g[i].op, "<=");
+        if ((strcmp(g[i].op, "<") && !le) || !km_form_is_global_index(k->km, g[i].lhs, d) ||
+            !kc_form_sized(k->km, g[i].rhs))
+            continue;
+        struct hk_buf b;
+        hk_buf_init(&b, SK_MAX_TEXT);
+        bool ok = hk_buf_appends(&b, "(") == HK_OK && kc_print(k->km, g[i].rhs.t, g[i].rhs.n, &b) &&
+                  hk_buf_appends(&b, le ? ") + 1" : ")") == HK_OK;
+        char *tr = ok && b.data ? sk_translate(k, b.data, 0) : NULL;
+        hk_buf_free(&b);
+        if (tr && kf_only_sizes(k, tr)) {
+            *line = (int)g[i].line;
+            return tr;
+        }
+        hk_free(tr);
+    }
+    return NULL;
+}
+
+/* The bound of the outermost grid-stride loops (for (i = tid; i < bound; i += stride)) in
+ * spec terms, when made of size variables only: the elements the grid covers (mmcv's
+ * CUDA_1D_KERNEL_LOOP(i, nthreads) gives nthreads; loops over n and n * m on two branches,
+ * as in bbox_overlaps, give max(n, n * m), so neither runs on a grid sized for the other).
+ * *line gets the first one's line. New string, or NULL when no such loop has a sized bound. */
+char *kc_stride_bound(skel *k, int *line)
+{
+    if (!k->km)
+        return NULL;
+    size_t n = 0;
+    const km_loop *l = km_loops(k->km, &n);
+    char *res = NULL;
+    for (size_t i = 0; i < n; i++) {
+        /* along x: the axis a 1D grid, or the x of a grid whose y and z the bounds size */
+        if (l[i].kind != KM_LOOP_GRID_STRIDE || l[i].parent != -1 ||
+            !km_form_mentions_kind(k->km, l[i].start, KM_ATOM_THREAD_IDX, 0))
+            continue;
+        bool le = l[i].cmp && !strcmp(l[i].cmp, "<=");
+        char *tr = NULL;
+        if (l[i].cmp && (!strcmp(l[i].cmp, "<") || le) && kc_form_sized(k->km, l[i].bound)) {
+            struct hk_buf b;
+            hk_buf_init(&b, SK_MAX_TEXT);
+            bool ok = hk_buf_appends(&b, "(") == HK_OK &&
+                      kc_print(k->km, l[i].bound.t, l[i].bound.n, &b) &&
+                      hk_buf_appends(&b, le ? ") + 1" : ")") == HK_OK;
+            tr = ok && b.data ? sk_translate(k, b.data, 0) : NULL;
+            hk_buf_free(&b);
+        }
+        if (!tr || !kf_only_sizes(k, tr)) {   /* covered by any grid: sized by the others */
+            hk_free(tr);
+            continue;
+        }
+        if (!res) {
+            *line = (int)l[i].line;
+            res = tr;
+            continue;
+        }
+        if (strcmp(res, tr) != 0) {
+            char *m = strlen(res) + strlen(tr) < SK_MAX_TEXT ? hk_asprintf("max(%s, %s)", res, tr)
+                                                             : NULL;
+            hk_free(res);
+            res = m;
+        }
+        hk_free(tr);
+        if (!res)
+            return NULL;
+    }
+    return res;
+}
+
+/* A sized form's value with every scalar parameter set to a number drawn from its name and
+ * seed (named constants at their values): two forms whose values keep one ratio at several
+ * seeds are one a multiple of the other. False for a form with any other atom. */
+static bool kc_eval_seeded(const km_kernel *km, const km_term *t, uint32_t n, unsigned seed, int64_t *v)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t p = t[i].coef;
+        for (uint32_t j = 0; j < t[i].n; j++) {
+            const km_atom *a = t[i].atoms[j] < na ? &atoms[t[i].atoms[j]] : NULL;
+            if (a && a->kind == KM_ATOM_CONST && a->has_value) {
+                p *= a->value;
+            } else if (a && a->kind == KM_ATOM_PARAM && a->name) {
+                uint32_t h = 2166136261u ^ seed;
+                for (const char *c = a->name; *c; c++)
+                    h = (h ^ (unsigned char)*c) * 16777619u;
+                p *= 3 + (int64_t)(h % 251);
+            } else {
+                return false;
+            }
+        }
+        sum += p;
+    }
+    *v = sum;
+    return true;
+}
+
+/* Does the model list a grid-stride loop (gridDim in the text may be a last block's test)? */
+bool kc_has_grid_stride(const skel *k)
+{
+    size_t n = 0;
+    const km_loop *l = k->km ? km_loops(k->km, &n) : NULL;
+    for (size_t i = 0; i < n; i++)
+        if (l[i].kind == KM_LOOP_GRID_STRIDE)
+            return true;
+    return !k->km;
+}
+
+/* Does every write of the kernel that moves with threadIdx.y or blockIdx.y store row
+ * (cy * blockIdx.y + threadIdx.y) of a matrix of row stride S, at column (cx * blockIdx.x)
+ * + threadIdx.x, plus sized terms: S * (cy*by + ty) + cx*bx + tx + rest? Rodinia's srad
+ * and backprop, cuda-samples' matrixMul write so. With such a write the rows a grid covers
+ * are the grid's to choose (one size of the kernel's that it never reads) and the counts
+ * follow it; the columns are S when the tiles go side by side. */
+bool kc_row_tiles(skel *k, const an_function *f, kc_rows *r)
+{
+    *r = (kc_rows){ 0 };
+    if (!k->km)
+        return false;
+    const km_kernel *km = k->km;
+    size_t na = 0, nacc = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    const km_access *acc = km_accesses(km, &nacc);
+    uint32_t tid[2] = { UINT32_MAX, UINT32_MAX }, bid[2] = { UINT32_MAX, UINT32_MAX };
+    for (size_t i = 0; i < na; i++) {
+        if (atoms[i].axis < 0 || atoms[i].axis > 1)
+            continue;
+        if (atoms[i].kind == KM_ATOM_THREAD_IDX)
+            tid[atoms[i].axis] = (uint32_t)i;
+        else if (atoms[i].kind == KM_ATOM_BLOCK_IDX)
+            bid[atoms[i].axis] = (uint32_t)i;
+    }
+    if (tid[0] == UINT32_MAX || tid[1] == UINT32_MAX || bid[1] == UINT32_MAX)
+        return false;
+    bool any = false;
+    for (size_t i = 0; i < nacc; i++) {
+        const km_access *a = &acc[i];
+        if (a->space != KM_SPACE_GLOBAL || a->mode == KM_READ ||
+            (!km_form_mentions(km, a->index, tid[1]) && !km_form_mentions(km, a->index, bid[1])))
+            continue;
+        /* each term a size, or a size times one of the four ids */
+        for (uint32_t j = 0; j < a->index.n; j++) {
+            int ids = 0;
+            for (uint32_t q = 0; q < a->index.t[j].n; q++) {
+                uint32_t id = a->index.t[j].atoms[q];
+                if (id == tid[0] || id == tid[1] || id == bid[0] || id == bid[1])
+                    ids++;
+                else if (!kc_size_atom(km, id))
+                    return false;
+            }
+            if (ids > 1)
+                return false;
+        }
+        km_term cty[16], cby[16], ctx[4], cbx[4];
+        uint32_t nty = 0, nby = 0, ntx = 0, nbx = 0;
+        if (!km_form_coefficient(km, a->index, tid[1], cty, 16, &nty) || !nty ||
+            !km_form_coefficient(km, a->index, bid[1], cby, 16, &nby) || !nby ||
+            !km_form_coefficient(km, a->index, tid[0], ctx, 4, &ntx) ||
+            (bid[0] != UINT32_MAX && !km_form_coefficient(km, a->index, bid[0], cbx, 4, &nbx)))
+            return false;
+        int64_t one = 0, cx = 0, cy = 0;
+        if (!km_form_value(km, (km_form){ .t = ctx, .n = ntx }, &one) || one != 1 ||
+            (nbx && (!km_form_value(km, (km_form){ .t = cbx, .n = nbx }, &cx) || cx < 1 || cx > 1024)))
+            return false;
+        /* the coefficient of blockIdx.y is cy times the row stride, at every seed */
+        for (unsigned seed = 1; seed <= 3; seed++) {
+            int64_t s = 0, b = 0;
+            if (!kc_eval_seeded(km, cty, nty, seed, &s) || !kc_eval_seeded(km, cby, nby, seed, &b) || s <= 0 ||
+                b % s != 0 || (seed > 1 && b / s != cy))
+                return false;
+            cy = b / s;
+        }
+        if (cy < 1 || cy > 1024)
+            return false;
+        struct hk_buf b;
+        hk_buf_init(&b, SK_MAX_TEXT);
+        bool ok = hk_buf_appends(&b, "(") == HK_OK && kc_print(km, cty, nty, &b) && hk_buf_appends(&b, ")") == HK_OK;
+        char *s = ok && b.data ? sk_translate(k, b.data, 0) : NULL;
+        hk_buf_free(&b);
+        bool same = s && kf_only_sizes(k, s) &&
+                    (!any || (!strcmp(s, r->stride) && r->cy == cy && r->bx == (nbx > 0) && r->cx == cx));
+        if (!same) {
+            hk_free(s);
+            hk_free(r->stride);
+            r->stride = NULL;
+            return false;
+        }
+        if (!any)
+            *r = (kc_rows){ .cx = cx, .cy = cy, .bx = nbx > 0, .stride = s };
+        else
+            hk_free(s);
+        size_t fe = f->body_span.end_byte <= k->len ? f->body_span.end_byte : k->len;
+        r->store |= a->mode == KM_WRITE && a->buffer && sk_pointer_use(k->text, f->body_span.start_byte, fe, a->buffer) == 0;
+        any = true;
+    }
+    return any;
+}
+
+/* Floating-point operations in a value form: a product of a atoms with a coefficient
+ * other than 1 is a multiplications, n terms add n - 1 times, an opaque operation (a
+ * call, a division) is one more besides its operands'. Reads count nothing (their index is
+ * integer math). */
+static long kc_ops(const km_kernel *km, km_form f, int depth)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    long ops = f.n > 1 ? (long)f.n - 1 : 0;
+    for (uint32_t i = 0; i < f.n; i++) {
+        const km_term *t = &f.t[i];
+        ops += t->n ? (long)t->n - 1 + (t->coef != 1 && t->coef != -1) : 0;
+        for (uint32_t j = 0; j < t->n && depth < 8; j++) {
+            const km_atom *a = &atoms[t->atoms[j]];
+            if (a->kind != KM_ATOM_OPAQUE)
+                continue;
+            ops++;
+            for (uint32_t q = 0; q < a->n_args; q++)
+                ops += kc_ops(km, a->args[q], depth + 1);
+        }
+    }
+    return ops;
+}
+
+/* flops of one launch from what the model recognises, in spec terms: a GEMM's 2*M*N*K, a
+ * GEMV's 2*M*N, an elementwise kernel's operations per element times the output's
+ * count (counts: the spec text of each parameter's count, by parameter index). New
+ * string and a note, or NULL. */
+char *kc_flops(skel *k, const an_function *f, char *const *counts, const bool *count_sure)
+{
+    km_class c;
+    if (!k->km || km_classify(k->km, &c) != HK_OK)
+        return NULL;
+    char *res = NULL;
+    if ((c.kind == KM_CLASS_GEMM || c.kind == KM_CLASS_GEMV) && !c.batched) {
+        const km_cform *dims[3] = { &c.m, &c.n, &c.k };
+        size_t nd = c.kind == KM_CLASS_GEMM ? 3 : 2;
+        struct hk_buf b;
+        hk_buf_init(&b, SK_MAX_TEXT);
+        bool ok = hk_buf_appends(&b, "2") == HK_OK;
+        for (size_t i = 0; i < nd && ok; i++) {
+            if (!dims[i]->known)
+                ok = false;
+            km_form v = km_cform_view(dims[i]);
+            ok = ok && kc_form_sized(k->km, v) && hk_buf_appends(&b, " * (") == HK_OK &&
+                 kc_print(k->km, v.t, v.n, &b) && hk_buf_appends(&b, ")") == HK_OK;
+        }
+        res = ok && b.data ? sk_translate(k, b.data, 0) : NULL;
+        hk_buf_free(&b);
+        if (res && kf_only_sizes(k, res))
+            sk_note(k, "flops: 2 per multiply-add of the %s the kernel model recognises (%s)",
+                    km_class_name(c.kind), res);
+    } else if (c.kind == KM_CLASS_ELEMENTWISE && c.streams_written == 1 && c.out) {
+        const km_access *w = km_output_map(k->km, c.out);
+        long ops = w ? kc_ops(k->km, w->element_value, 0) : 0;
+        /* y[i] = a * x[i] + y[i] is an update: the combining add is one more */
+        if (w && w->mode == KM_RMW && w->op != KM_OP_OTHER && w->op != KM_OP_NONE && w->op != KM_OP_EXCHANGE)
+            ops++;
+        for (size_t i = 0; ops > 0 && i < f->n_params && i < HK_MAX_ARGS; i++)
+            if (!strcmp(f->params[i].name, c.out) && counts[i] && count_sure[i]) {
+                res = hk_asprintf("%ld * (%s)", ops, counts[i]);
+                if (res)
+                    sk_note(k, "flops: %ld per element of %s, from the value the kernel model "
+                            "shows it stores", ops, c.out);
+            }
+    }
+    if (res && !kf_only_sizes(k, res)) {
+        hk_free(res);
+        res = NULL;
+    }
+    return res;
+}
+
+/* Whether t[a] (an opening parenthesis) opens the argument list of an element intrinsic:
+ * atomicXxx, __ldg and the cache-hinted loads and stores (loads_only: the loads). Their
+ * pointer argument is one element (atomicAdd(&out[i], v)), not a new base. */
+static bool sk_intrinsic_call(const char *t, size_t s, size_t a, bool loads_only)
+{
+    size_t w = a;
+    while (w > s && isspace((unsigned char)t[w - 1]))
+        w--;
+    size_t b = w;
+    while (b > s && (isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_'))
+        b--;
+    static const char *const calls[] = { "__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv",
+                                         "__stwb", "__stcg", "__stcs", "__stwt" };
+    if (!loads_only && w - b > 6 && !strncmp(t + b, "atomic", 6))
+        return true;
+    for (size_t i = 0; i < (loads_only ? 6 : HK_ARRAY_LEN(calls)); i++)
+        if (strlen(calls[i]) == w - b && !strncmp(t + b, calls[i], w - b))
+            return true;
+    return false;
+}
+
+/* The '(' whose argument list holds byte at, at depth 0 of it, or (size_t)-1 when at is not
+ * inside one before the statement's start. */
+static size_t sk_enclosing_paren(const char *t, size_t s, size_t at)
+{
+    int depth = 0;
+    for (size_t i = at; i > s; i--) {
+        char c = t[i - 1];
+        if (c == ')' || c == ']')
+            depth++;
+        else if (c == '[')
+            depth--;
+        else if (c == '(') {
+            if (depth == 0)
+                return i - 1;
+            depth--;
+        } else if (depth == 0 && (c == ';' || c == '{' || c == '}'))
+            break;
+    }
+    return (size_t)-1;
+}
+
+static bool sk_element_call(const char *t, size_t s, size_t a)
+{
+    return sk_intrinsic_call(t, s, a, false);
+}
+
+static bool sk_load_call(const char *t, size_t s, size_t a)
+{
+    return sk_intrinsic_call(t, s, a, true);
+}
+
+/* The next use of the word name in t[s, e) at or after *i that is not a member (.name,
+ * ->name) nor, with not_deref, *name: true with *i its byte, *j the first byte after it and
+ * its spaces, *b the first of the spaces before it. The one scan of the pointer checks
+ * below (written, moved, derived). */
+static bool sk_next_use(const char *t, size_t s, size_t e, const char *name, bool not_deref, size_t *i,
+                        size_t *j, size_t *b)
+{
+    size_t wl = strlen(name);
+    for (; *name && *i + wl <= e; (*i)++) {
+        size_t at = *i;
+        if (!sk_word_at(t, e, at, name, wl) ||
+            (at > s && (t[at - 1] == '.' || t[at - 1] == '>' || (not_deref && t[at - 1] == '*'))))
+            continue;
+        *j = at + wl;
+        while (*j < e && isspace((unsigned char)t[*j]))
+            (*j)++;
+        *b = at;
+        while (*b > s && isspace((unsigned char)t[*b - 1]))
+            (*b)--;
+        return true;
+    }
+    return false;
+}
+
+/* The local pointer that the use of a pointer at byte at (t, body from s) initialises:
+ * `T *q = name ...;` with name first after the '=', the statement a declaration of q alone.
+ * Its name into out (cap bytes), or false. */
+static bool sk_pointer_init_of(const char *t, size_t s, size_t at, char *out, size_t cap)
+{
+    size_t b = at;
+    while (b > s && isspace((unsigned char)t[b - 1]))
+        b--;
+    if (b <= s || t[b - 1] != '=' || (b >= s + 2 && strchr("=!<>+-*/%&|^", t[b - 2])))
+        return false;
+    b--;
+    while (b > s && isspace((unsigned char)t[b - 1]))
+        b--;
+    size_t ne = b;
+    while (b > s && (isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_'))
+        b--;
+    size_t ns = b;
+    while (b > s && isspace((unsigned char)t[b - 1]))
+        b--;
+    if (ns == ne || ne - ns >= cap || b <= s || t[b - 1] != '*')
+        return false;
+    b--;
+    /* the type: words alone back to the statement's start, on the declarator's line (a
+     * comment on the line before is no part of it) */
+    size_t words = 0;
+    for (;;) {
+        while (b > s && (t[b - 1] == ' ' || t[b - 1] == '\t'))
+            b--;
+        if (b == s || t[b - 1] == ';' || t[b - 1] == '{' || t[b - 1] == '}' || t[b - 1] == '\n')
+            break;
+        size_t we = b;
+        while (b > s && (isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_' || t[b - 1] == ':'))
+            b--;
+        if (b == we)
+            return false;
+        if (we - b == 6 && !memcmp(t + b, "return", 6))
+            return false;
+        words++;
+    }
+    if (!words)
+        return false;
+    memcpy(out, t + ns, ne - ns);
+    out[ne - ns] = '\0';
+    return true;
+}
+
+/* The use of a pointer at byte at, with j the first byte after its name: the declaration
+ * of a local pointer (T *name = ...), not a store through it. */
+static bool sk_pointer_declared_at(const char *t, size_t s, size_t at)
+{
+    size_t b = at;
+    while (b > s && isspace((unsigned char)t[b - 1]))
+        b--;
+    if (b <= s || t[b - 1] != '*')
+        return false;
+    b--;
+    while (b > s && isspace((unsigned char)t[b - 1]))
+        b--;
+    size_t we = b;
+    while (b > s && (isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_'))
+        b--;
+    static const char *const keywords[] = { "return", "else", "do" };
+    for (size_t k = 0; k < HK_ARRAY_LEN(keywords); k++)
+        if (we - b == strlen(keywords[k]) && !memcmp(t + b, keywords[k], we - b))
+            return false;
+    return b < we;
+}
+
+static bool sk_pointer_written_at(const char *t, size_t s, size_t e, const char *name, int depth);
+
+/* 0: never written; 1: written; the atomic cases count as written. */
+bool sk_pointer_written(const char *t, size_t s, size_t e, const char *name)
+{
+    return sk_pointer_written_at(t, s, e, name, 0);
+}
+
+static bool sk_pointer_written_at(const char *t, size_t s, size_t e, const char *name, int depth)
+{
+    for (size_t i = s, j, b; sk_next_use(t, s, e, name, false, &i, &j, &b); i++) {
+        /* p->member: a store when assigned, else a read */
+        if (j + 1 < e && t[j] == '-' && t[j + 1] == '>') {
+            size_t q = j + 2;
+            while (q < e && isspace((unsigned char)t[q]))
+                q++;
+            while (q < e && (isalnum((unsigned char)t[q]) || t[q] == '_'))
+                q++;
+            while (q < e && isspace((unsigned char)t[q]))
+                q++;
+            if (q + 1 < e && ((t[q] == '=' && t[q + 1] != '=') || (strchr("+-*/%&|^", t[q]) && t[q + 1] == '=') ||
+                              (t[q] == '+' && t[q + 1] == '+') || (t[q] == '-' && t[q + 1] == '-')))
+                return true;
+            continue;
+        }
+        /* T *q = name + off;: written only where q is (one level of such locals followed) */
+        char local[64];
+        if (j < e && (t[j] == ';' || t[j] == '+' || t[j] == '-') && depth < 2 &&
+            sk_pointer_init_of(t, s, i, local, sizeof local) && strcmp(local, name) != 0) {
+            size_t stmt_end = kf_expr_end(t, j, e, ";");
+            bool plain = true; /* the rest of the initialiser only reads */
+            for (size_t q = j; q < stmt_end && plain; q++)
+                plain = !(t[q] == '=' || (q + 1 < stmt_end && ((t[q] == '+' && t[q + 1] == '+') ||
+                                                                (t[q] == '-' && t[q + 1] == '-'))));
+            if (plain && !sk_pointer_written_at(t, s, e, local, depth + 1))
+                continue;
+            return true;
+        }
+        /* passed to a call, or its address taken, or offset into another pointer: the
+         * callee may write it */
+        if (j < e && (t[j] == ',' || t[j] == ')' || t[j] == '+' || t[j] == '-'))
+            return true;
+        bool subscripted = j < e && t[j] == '[';
+        if (!subscripted && b > s && (t[b - 1] == '&' || t[b - 1] == '='))
+            return true;
+        /* c ? name : other, and the address of an element (float *o = &name[r * n]): another
+         * pointer that may be written; only a load intrinsic's argument is not */
+        if (!subscripted && b > s && (t[b - 1] == '?' || (t[b - 1] == ':' && !(b > s + 1 && t[b - 2] == ':'))))
+            return true;
+        if (subscripted && b > s && t[b - 1] == '&' && !(b > s + 1 && t[b - 2] == '&')) {
+            size_t call = sk_enclosing_paren(t, s, b - 1);
+            if (call == (size_t)-1 || !sk_load_call(t, s, call))
+                return true;
+        }
+        if (b > s && t[b - 1] == '*' && !sk_pointer_declared_at(t, s, i)) {
+            /* *name = ... */
+            size_t q = j;
+            if (q + 1 < e && t[q] == '=' && t[q + 1] != '=')
+                return true;
+        }
+        if (j >= e || t[j] != '[')
+            continue;
+        size_t close = kf_expr_end(t, j + 1, e, "");
+        size_t q = close + 1;
+        while (q < e && isspace((unsigned char)t[q]))
+            q++;
+        if (q + 1 < e && ((t[q] == '=' && t[q + 1] != '=') || (strchr("+-*/%&|^", t[q]) && t[q + 1] == '=') ||
+                          (t[q] == '+' && t[q + 1] == '+') || (t[q] == '-' && t[q + 1] == '-') ||
+                          ((t[q] == '<' || t[q] == '>') && t[q + 1] == t[q] && q + 2 < e && t[q + 2] == '=')))
+            return true;
+        if (b >= s + 2 && ((t[b - 1] == '+' && t[b - 2] == '+') || (t[b - 1] == '-' && t[b - 2] == '-')))
+            return true;
+    }
+    return false;
+}
+
+/* Where the body moves the pointer itself (name += off, name = ..., ++name): its subscripts
+ * are then relative to a place they do not show, so they cannot give its count. The byte
+ * of the first such statement, or 0 when there is none. */
+size_t sk_pointer_moved(const char *t, size_t s, size_t e, const char *name)
+{
+    for (size_t i = s, j, b; sk_next_use(t, s, e, name, true, &i, &j, &b); i++) {
+        bool after = j + 1 < e && ((t[j] == '=' && t[j + 1] != '=') || ((t[j] == '+' || t[j] == '-') &&
+                                                                         (t[j + 1] == '=' || t[j + 1] == t[j])));
+        bool before = b >= s + 2 && (t[b - 1] == '+' || t[b - 1] == '-') && t[b - 2] == t[b - 1];
+        if (after || before)
+            return i;
+    }
+    return 0;
+}
+
+/* Where the body makes another pointer from the pointer parameter name: name + off, off +
+ * name, &name[i] (outside an element intrinsic), q = name, c ? name : other, or name passed
+ * to a function. The elements reached through that pointer are not in name's own
+ * subscripts, so those cannot give its count (float *hi = out + n; hi[i] = v writes past
+ * every out[i]). The byte of the first such use, or 0. */
+size_t sk_pointer_derived(const char *t, size_t s, size_t e, const char *name)
+{
+    for (size_t i = s, j, b; sk_next_use(t, s, e, name, false, &i, &j, &b); i++) {
+        char next = j < e ? t[j] : 0, after = j + 1 < e ? t[j + 1] : 0;
+        char prev = b > s ? t[b - 1] : 0, before = b > s + 1 ? t[b - 2] : 0;
+        if (next == '[') {
+            if (prev == '&' && before != '&') {
+                size_t call = sk_enclosing_paren(t, s, b - 1);
+                if (call == (size_t)-1 || !sk_element_call(t, s, call))
+                    return i;
+            }
+            continue;
+        }
+        if ((next == '+' && after != '+' && after != '=') ||
+            (next == '-' && after != '-' && after != '=' && after != '>'))
+            return i;
+        if (prev == '+' && before != '+')
+            return i;
+        if (prev == '=' && !strchr("=!<>", before))
+            return i;
+        if (prev == '?' || (prev == ':' && before != ':'))
+            return i;
+        if (next == ',' || next == ')') {
+            size_t call = sk_enclosing_paren(t, s, i);
+            if (call != (size_t)-1 && call > s && !sk_element_call(t, s, call)) {
+                size_t w = call;
+                while (w > s && isspace((unsigned char)t[w - 1]))
+                    w--;
+                if (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_' || t[w - 1] == '>'))
+                    return i; /* f(name, ...), or a template's f<T>(name) */
+            }
+        }
+    }
+    return 0;
+}
+
+/* Whether every global access the kernel model lists is to a pointer parameter: then it
+ * followed every pointer made from one, and its per-buffer extents are whole. */
+bool kc_accesses_resolved(const km_kernel *km, const an_function *f)
+{
+    size_t n = 0;
+    const km_access *ac = km ? km_accesses(km, &n) : NULL;
+    if (!ac)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (ac[i].space != KM_SPACE_GLOBAL)
+            continue;
+        bool param = false;
+        for (size_t p = 0; p < f->n_params && !param; p++)
+            param = f->params[p].pointer_depth > 0 && ac[i].buffer && !strcmp(f->params[p].name, ac[i].buffer);
+        if (!param)
+            return false;
+    }
+    return true;
+}
+
+/* ---- data-dependent subscripts ---- */
+
+/* Whether form f holds a value read from memory (a READ atom, or one inside an operation's
+ * operands), looked for depth levels down. */
+static bool km_form_reads(const km_kernel *km, km_form f, int depth)
+{
+    size_t na = 0;
+    const km_atom *a = km_atoms(km, &na);
+    for (uint32_t i = 0; depth > 0 && i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            uint32_t id = f.t[i].atoms[j];
+            if (id >= na)
+                continue;
+            if (a[id].kind == KM_ATOM_READ)
+                return true;
+            for (uint32_t k = 0; a[id].kind == KM_ATOM_OPAQUE && k < a[id].n_args; k++)
+                if (km_form_reads(km, a[id].args[k], depth - 1))
+                    return true;
+        }
+    return false;
+}
+
+/* The model's view of a gather: an access to a pointer parameter whose index holds a value
+ * read from memory, however it is spelled (through a pointer moved by it, `w = wte +
+ * ix * C; w[i]`, which no subscript shows). Its line, or 0. */
+uint32_t kc_gather_line(const km_kernel *km, const an_function *f)
+{
+    size_t n = 0;
+    const km_access *ac = km ? km_accesses(km, &n) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        bool param = false;
+        for (size_t p = 0; p < f->n_params && !param; p++)
+            param = f->params[p].pointer_depth > 0 && f->params[p].name &&
+                    !strcmp(f->params[p].name, ac[i].buffer);
+        if (param && km_form_reads(km, ac[i].index, 4))
+            return ac[i].line;
+    }
+    return 0;
+}
+
+/* ---- index buffers whose range the index math gives ---- */
+
+static bool kg_term_has(const km_term *t, uint32_t atom)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->atoms[i] == atom)
+            return true;
+    return false;
+}
+
+/* The one term of index form f that holds a value read from memory, when that term is the
+ * read value alone (coefficient 1: P[... + Q[i]]); its atom in *read. False when no term
+ * or several read, or the read value is scaled, offset inside an operation, or cast. */
+static bool kg_read_term(const km_kernel *km, km_form f, uint32_t *read, uint32_t *at)
+{
+    size_t na = 0;
+    const km_atom *a = km_atoms(km, &na);
+    bool found = false;
+    for (uint32_t i = 0; i < f.n; i++) {
+        km_form one = { .t = &f.t[i], .n = 1 };
+        if (!km_form_reads(km, one, 4))
+            continue;
+        if (found || f.t[i].n != 1 || f.t[i].coef != 1 || f.t[i].atoms[0] >= na ||
+            a[f.t[i].atoms[0]].kind != KM_ATOM_READ)
+            return false;
+        *read = f.t[i].atoms[0];
+        *at = i;
+        found = true;
+    }
+    return found;
+}
+
+/* The radix of the read value in f when f is a mixed-radix number whose lowest digit it
+ * is: f = v + R * q, every term but v's a multiple of one scalar parameter R and no
+ * constant term (points[b * n + idx[i]], softmax[i * C + label]). Code written so means
+ * 0 <= v < R; a constant offset or a term without R gives no such reading. */
+static bool kg_radix(const km_kernel *km, km_form f, uint32_t at, uint32_t *radix)
+{
+    size_t na = 0;
+    const km_atom *a = km_atoms(km, &na);
+    if (f.n < 2)
+        return false;
+    const km_term *other = &f.t[at == 0 ? 1 : 0];
+    for (uint32_t j = 0; j < other->n; j++) {
+        uint32_t r = other->atoms[j];
+        if (r >= na || a[r].kind != KM_ATOM_PARAM || !a[r].name)
+            continue;
+        bool all = true;
+        for (uint32_t i = 0; i < f.n && all; i++)
+            all = i == at || kg_term_has(&f.t[i], r);
+        if (all) {
+            *radix = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The parameter R when the kernel compares a value read from buffer with a remainder by R
+ * (`t = target[n]; flag = (t == index % num_classes)`: t is a class label, 0 <= t < R, as
+ * the comparison is otherwise never true): true and *radix its atom. */
+static bool kg_compared(const km_kernel *km, const char *buffer, uint32_t *radix)
+{
+    size_t na = 0;
+    const km_atom *a = km_atoms(km, &na);
+    for (size_t i = 0; buffer && i < na; i++) {
+        if (a[i].kind != KM_ATOM_OPAQUE || !a[i].op || a[i].n_args != 2 ||
+            (strcmp(a[i].op, "==") != 0 && strcmp(a[i].op, "!=") != 0))
+            continue;
+        for (int side = 0; side < 2; side++) {
+            km_form r = a[i].args[side], m = a[i].args[1 - side];
+            if (r.n != 1 || r.t[0].n != 1 || r.t[0].coef != 1 || m.n != 1 || m.t[0].n != 1 || m.t[0].coef != 1)
+                continue;
+            const km_atom *ra = &a[r.t[0].atoms[0]], *ma = &a[m.t[0].atoms[0]];
+            if (ra->kind != KM_ATOM_READ || !ra->name || strcmp(ra->name, buffer) != 0 ||
+                ma->kind != KM_ATOM_OPAQUE || !ma->op || strcmp(ma->op, "%") != 0 || ma->n_args != 2)
+                continue;
+            km_form d = ma->args[1];
+            if (d.n != 1 || d.t[0].n != 1 || d.t[0].coef != 1 || a[d.t[0].atoms[0]].kind != KM_ATOM_PARAM ||
+                !a[d.t[0].atoms[0]].name)
+                continue;
+            *radix = d.t[0].atoms[0];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether every scalar parameter form f mentions (operands of its operations too) is
+ * passed a number or a size variable that bounded fixes (>= 0): a subscript through them
+ * then takes the values the program is written for. */
+bool kc_params_bounded(const skel *k, const an_function *f, km_form form, char *const *scal,
+                       const long long *bounded, int depth)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(k->km, &na);
+    if (depth > 4)
+        return false;
+    for (uint32_t t = 0; t < form.n; t++)
+        for (uint32_t a = 0; a < form.t[t].n; a++) {
+            uint32_t id = form.t[t].atoms[a];
+            if (id >= na)
+                return false;
+            const km_atom *at = &atoms[id];
+            if (at->kind == KM_ATOM_PARAM) {
+                const char *val = NULL;
+                for (size_t p = 0; p < f->n_params && !val; p++)
+                    if (at->name && !strcmp(f->params[p].name, at->name))
+                        val = scal[p] ? scal[p] : "";
+                bool fixed = val && *val && strspn(val, "0123456789") == strlen(val);
+                for (size_t v = 0; val && !fixed && v < k->n_vars; v++)
+                    fixed = !strcmp(k->vars[v], val) && bounded[v] >= 0;
+                if (!fixed)
+                    return false;
+            }
+            for (uint32_t g = 0; g < at->n_args; g++)
+                if (!kc_params_bounded(k, f, at->args[g], scal, bounded, depth + 1))
+                    return false;
+        }
+    return true;
+}
+
+/* The parameter index of pointer parameter name in f, or -1. */
+static int kg_pointer_param(const an_function *f, const char *name)
+{
+    for (size_t p = 0; name && p < f->n_params && p < HK_MAX_ARGS; p++)
+        if (f->params[p].pointer_depth > 0 && !strcmp(f->params[p].name, name))
+            return (int)p;
+    return -1;
+}
+
+/* Whether pointer parameter q of f is an integer input: values the harness generates. */
+static bool kg_index_input(skel *k, const an_function *f, int q, size_t bs, size_t be)
+{
+    int width = 1, dt = HK_DT_F32;
+    char elem[96];
+    sk_resolve_pointee(k, f->params[q].elem_type, elem, sizeof elem);
+    const char *qn = f->params[q].name;
+    bool written = !f->params[q].is_const &&
+                   (sk_pointer_use(k->text, bs, be, qn) >= 2 || sk_pointer_written(k->text, bs, be, qn));
+    return spec_dtype_parse(sk_dtype(elem, NULL, 0, &width), &dt) == HK_OK && !hk_dtype_is_float(dt) &&
+           width == 1 && !written;
+}
+
+/* *limit lowered to the smallest value of kernel parameter radix over the size sets. False
+ * when it is no size or below 2 somewhere (int(0, 0) would be a constant input). */
+static bool kg_lower_limit(skel *k, const char *radix, const json_t *const *sets, size_t n_sets,
+                           long long *limit)
+{
+    char *r = sk_translate(k, radix, 0);
+    bool ok = r && kf_only_sizes(k, r);
+    for (size_t s = 0; ok && s < n_sets; s++) {
+        long long v = 0;
+        ok = sk_eval_at(r, sets[s], &v) && v >= 2;
+        if (ok && (!*limit || v < *limit))
+            *limit = v;
+    }
+    hk_free(r);
+    return ok;
+}
+
+/* Whether access a stays inside its buffer (count, what the harness allocates) at every
+ * size set with the value read (atom read) below limit. */
+static bool kg_inside(skel *k, const km_access *a, uint32_t read, long long limit, const char *count,
+                      const json_t *const *sets, size_t n_sets)
+{
+    km_term counter = { .coef = 1, .n = 1, .atoms = { read } };
+    km_term bound = { .coef = limit, .n = 0 };
+    kc_bound extra = { .lhs = { .t = &counter, .n = 1 }, .rhs = { .t = &bound, .n = 1 } };
+    kc_limits lim = { .extra = &extra };
+    memcpy(lim.grid, k->grid_known, sizeof lim.grid);
+    memcpy(lim.threads, k->threads_known, sizeof lim.threads);
+    memcpy(lim.block, k->block_known, sizeof lim.block);
+    struct hk_buf b;
+    hk_buf_init(&b, SK_MAX_TEXT);
+    char *ext = kc_access_extent(k->km, a, &lim, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
+    hk_buf_free(&b);
+    bool inside = ext && kf_only_sizes(k, ext) && count;
+    for (size_t s = 0; inside && s < n_sets; s++) {
+        long long need = 0, have = 0;
+        inside = sk_eval_at(ext, sets[s], &need) && sk_eval_at(count, sets[s], &have) && need <= have;
+    }
+    hk_free(ext);
+    return inside;
+}
+
+/* Index buffers whose values subscript other buffers (gathers), given a range from the
+ * index math. First the limit of each index buffer Q: the smallest radix R (kg_radix),
+ * over the size sets, of the gathers that read Q's value as the lowest digit of their
+ * subscript. Then every gather of f must read one such value alone (kg_read_term) and,
+ * with that value below its limit, stay inside its buffer (kg_inside).
+ * On success limit[q] is Q's limit (0 for a buffer that is no index) and *line the
+ * first gather's line; false (limits unusable) when one gather is not such, Q is not an
+ * integer input, a limit is below 2 (a constant input), or the textual scan's gather
+ * (text_line, 0 for none) is none of the model's. */
+bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const *counts,
+                const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line,
+                bool *compared)
+{
+    const km_kernel *km = k->km;
+    size_t n = 0, na = 0;
+    const km_access *ac = km ? km_accesses(km, &n) : NULL;
+    const km_atom *atoms = km ? km_atoms(km, &na) : NULL;
+    if (!ac)
+        return false;
+    for (size_t p = 0; p < HK_MAX_ARGS; p++) {
+        limit[p] = 0;
+        compared[p] = false;
+    }
+    *line = 0;
+    bool any = false, seen_text = text_line == 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++) {
+            int dest = kg_pointer_param(f, ac[i].buffer);
+            if (dest < 0 || !km_form_reads(km, ac[i].index, 4))
+                continue;
+            /* the element form, as kc_access_extent reads it (grid-stride counters at 0:
+             * the read value there is another atom than in the index) */
+            uint32_t read = 0, at = 0, radix = 0;
+            km_form el = ac[i].has_entry_element ? ac[i].entry_element : ac[i].element;
+            if (!kg_read_term(km, el, &read, &at))
+                return false;
+            int q = kg_pointer_param(f, atoms[read].name);
+            if (q < 0 || (pass == 0 && !kg_index_input(k, f, q, bs, be)))
+                return false;
+            if (pass == 0) {
+                bool digit = kg_radix(km, el, at, &radix);
+                bool cmp = !digit && kg_compared(km, atoms[read].name, &radix);
+                if ((digit || cmp) && !kg_lower_limit(k, atoms[radix].name, sets, n_sets, &limit[q]))
+                    return false;
+                compared[q] |= cmp;
+                continue;
+            }
+            /* no subscript says how far Q's values go, or one leaves its buffer */
+            if (!limit[q] || !kg_inside(k, &ac[i], read, limit[q], counts[dest], sets, n_sets))
+                return false;
+            if (!*line)
+                *line = (int)ac[i].line;
+            seen_text |= (int)ac[i].line == text_line;
+            any = true;
+        }
+    return any && seen_text;
+}
+
+#define DD_MAX_NAMES 64
+
+/* Whether t[s, e) reads an element of one of the pointer parameters of f (NAME[ ... ]). */
+static bool dd_reads_buffer(const char *t, size_t s, size_t e, const an_function *f)
+{
+    for (size_t p = 0; p < f->n_params; p++) {
+        const char *n = f->params[p].name;
+        size_t nl = strlen(n);
+        if (f->params[p].pointer_depth == 0 || !nl)
+            continue;
+        for (size_t i = s; i + nl < e; i++)
+            if (sk_word_at(t, e, i, n, nl) && (i == s || t[i - 1] != '.')) {
+                size_t j = i + nl;
+                while (j < e && isspace((unsigned char)t[j]))
+                    j++;
+                if (j < e && t[j] == '[')
+                    return true;
+            }
+    }
+    return false;
+}
+
+static bool dd_mentions(const char *t, size_t s, size_t e, char names[][64], size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = s; i + strlen(names[k]) <= e; i++)
+            if (sk_word_at(t, e, i, names[k], strlen(names[k])))
+                return true;
+    return false;
+}
+
+/* A subscript of a pointer parameter whose index is a value read from a buffer (P[Q[i]],
+ * or label = target[i]; P[label]): the generated inputs are random, not valid indices,
+ * so such a kernel reads out of bounds. The byte of the first such subscript, or 0. */
+size_t sk_gather(const char *t, size_t s, size_t e, const an_function *f)
+{
+    char tainted[DD_MAX_NAMES][64];
+    size_t nt = 0;
+    /* locals assigned from a buffer read, then from those (two rounds follow a chain) */
+    for (int round = 0; round < 2; round++)
+        for (size_t i = s; i < e && nt < DD_MAX_NAMES; i++) {
+            if (!(isalpha((unsigned char)t[i]) || t[i] == '_') ||
+                (i > s && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_' || t[i - 1] == '.')))
+                continue;
+            size_t ne = i;
+            while (ne < e && (isalnum((unsigned char)t[ne]) || t[ne] == '_'))
+                ne++;
+            size_t j = ne;
+            while (j < e && isspace((unsigned char)t[j]))
+                j++;
+            if (j + 1 >= e || t[j] != '=' || t[j + 1] == '=' || ne - i >= 64) {
+                i = ne;
+                continue;
+            }
+            size_t ie = kf_expr_end(t, j + 1, e, ";,");
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(ne - i), t + i);
+            bool known = false;
+            for (size_t k = 0; k < nt; k++)
+                known |= !strcmp(tainted[k], name);
+            if (!known && (dd_reads_buffer(t, j + 1, ie, f) || dd_mentions(t, j + 1, ie, tainted, nt)))
+                snprintf(tainted[nt++], sizeof tainted[0], "%s", name);
+            i = ne;
+        }
+    /* a subscript of a pointer parameter using them (a __shared__ table the kernel sizes
+     * itself, a histogram's bins, is not a buffer the harness allocates) */
+    for (size_t i = s; i < e; i++) {
+        if (t[i] != '[')
+            continue;
+        size_t b = i;
+        while (b > s && isspace((unsigned char)t[b - 1]))
+            b--;
+        size_t w = b;
+        while (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_'))
+            w--;
+        bool param = false;
+        for (size_t p = 0; p < f->n_params && w < b; p++)
+            param |= f->params[p].pointer_depth > 0 && strlen(f->params[p].name) == b - w &&
+                     !strncmp(f->params[p].name, t + w, b - w);
+        if (!param)
+            continue;
+        size_t close = kf_expr_end(t, i + 1, e, "");
+        if (close > e)
+            break;
+        if (dd_reads_buffer(t, i + 1, close, f) || dd_mentions(t, i + 1, close, tainted, nt))
+            return i;
+    }
+    return 0;
+}
