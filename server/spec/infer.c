@@ -301,7 +301,7 @@ static void sib_try_file(sib_search *s, const char *path)
     /* cheap filter before a parse: the name and a launch form */
     if (!text || !strstr(text, s->kernel) ||
         (!strstr(text, "<<<") && !strstr(text, "LaunchKernel")) || an_analyze(text, len, &m) != HK_OK ||
-        !sk_find_site(m, s->kernel, s->n_params)) {
+        !sk_find_site(m, text, len, s->kernel, s->n_params)) {
         an_model_free(m);
         hk_free(text);
         return;
@@ -424,7 +424,7 @@ int spec_infer(const char *path, const char *kernel, const char *spec_path, spec
     infer_site ext = { 0 };
     char self[PATH_MAX];
     const an_function *f = &m->funcs[k];
-    if (!sk_find_site(m, f->name, f->n_params) && realpath(path, self)) {
+    if (!sk_find_site(m, text, len, f->name, f->n_params) && realpath(path, self)) {
         sib.kernel = f->name;
         sib.n_params = f->n_params;
         sib.self = self;

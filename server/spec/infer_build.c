@@ -242,7 +242,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         k->site_len = len;
     }
     const an_model *sm = k->site_m;
-    const an_launch *site = sk_find_site(sm, f->name, f->n_params);
+    const an_launch *site = sk_find_site(sm, k->site_text, k->site_len, f->name, f->n_params);
     if (site && site->caller >= 0 && (size_t)site->caller < sm->n_funcs && k->site_text) {
         const an_function *cf = &sm->funcs[site->caller];
         k->body_start = cf->body_span.start_byte;

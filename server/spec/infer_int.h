@@ -392,9 +392,12 @@ void sk_resolve_pointee(const skel *k, const char *elem, char *cur, size_t n);
  * or NULL. */
 const char *sk_dispatch_macro(const skel *k, size_t site);
 
-/* The first launch of f in m that passes as many arguments as f takes (a launch of another
- * kernel of the same name, in a sibling file, would not). */
-const an_launch *sk_find_site(const an_model *m, const char *kernel, size_t n_params);
+/* The first launch of kernel in m (analysed from text, len bytes; text may be NULL) that
+ * passes n_params arguments (a launch of another kernel of the same name, in a sibling
+ * file, would not), else one through a function pointer its launcher sets to the kernel
+ * (`p = &kernel; ... p<<<g, b>>>(...)`). Borrowed from m, or NULL. */
+const an_launch *sk_find_site(const an_model *m, const char *text, size_t len, const char *kernel,
+                              size_t n_params);
 
 /* The spec of kernel kernel of m (source: the path the spec names) for grid_mode
  * (GRID_SITE: the launch's grid, else the bounds', else GRID_FLAT) into *out (new

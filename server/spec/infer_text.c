@@ -2567,13 +2567,67 @@ const char *sk_dispatch_macro(const skel *k, size_t site)
 
 /* The first launch of f in m that passes as many arguments as f takes (a launch of another
  * kernel of the same name, in a sibling file, would not). */
-const an_launch *sk_find_site(const an_model *m, const char *kernel, size_t n_params)
+/* Whether the body of the function holding launch l (in t, len bytes) makes the function
+ * pointer the launch calls point at kernel: `void (*p)(...)` declared there, and
+ * `p = &kernel;` or `p = kernel;` before the launch (cuda-samples' transpose picks its
+ * kernel in a switch and launches them all with one grid). */
+static bool sk_pointer_launch(const an_model *m, const char *t, size_t len, const an_launch *l,
+                              const char *kernel)
+{
+    if (!t || l->caller < 0 || (size_t)l->caller >= m->n_funcs || l->template_args || !sk_is_identifier(l->kernel))
+        return false;
+    const an_function *cf = &m->funcs[l->caller];
+    size_t s = cf->body_span.start_byte, e = l->span.start_byte < len ? l->span.start_byte : len;
+    const char *p = l->kernel;
+    size_t pl = strlen(p), kl = strlen(kernel);
+    bool declared = false, assigned = false;
+    for (size_t i = s; i + pl < e; i++) {
+        if (!sk_word_at(t, e, i, p, pl))
+            continue;
+        size_t b = i, j = i + pl;
+        while (b > s && isspace((unsigned char)t[b - 1]))
+            b--;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        /* (*p)( : the declaration of a function pointer */
+        if (b >= s + 2 && t[b - 1] == '*' && j < e && t[j] == ')') {
+            size_t q = b - 1;
+            while (q > s && isspace((unsigned char)t[q - 1]))
+                q--;
+            declared |= q > s && t[q - 1] == '(';
+            continue;
+        }
+        /* p = &kernel; or p = kernel; */
+        if (j + 1 < e && t[j] == '=' && t[j + 1] != '=') {
+            size_t q = j + 1;
+            while (q < e && isspace((unsigned char)t[q]))
+                q++;
+            if (q < e && t[q] == '&')
+                q++;
+            while (q < e && isspace((unsigned char)t[q]))
+                q++;
+            size_t r = q + kl;
+            while (r < e && isspace((unsigned char)t[r]))
+                r++;
+            assigned |= sk_word_at(t, e, q, kernel, kl) && r < e && t[r] == ';';
+        }
+    }
+    return declared && assigned;
+}
+
+const an_launch *sk_find_site(const an_model *m, const char *text, size_t len, const char *kernel,
+                              size_t n_params)
 {
     for (size_t i = 0; m && i < m->n_launches; i++) {
         const an_launch *l = &m->launches[i];
         const char *colon = strrchr(l->kernel, ':');
         const char *base = colon ? colon + 1 : l->kernel;
         if ((!strcmp(l->kernel, kernel) || !strcmp(base, kernel)) && l->n_args == n_params)
+            return l;
+    }
+    for (size_t i = 0; m && i < m->n_launches; i++) {
+        const an_launch *l = &m->launches[i];
+        if (l->n_args == n_params && sk_pointer_launch(m, text, len, l, kernel))
             return l;
     }
     return NULL;

@@ -1106,6 +1106,25 @@ static void sizes_within_the_launchers_asserts(void **state)
     spec_inference_free(&inf);
 }
 
+/* A launcher that picks its kernel through a function pointer (p = &k; p<<<g, b>>>): the
+ * launch is the site of the kernel the pointer is set to, and of no other kernel. */
+static void a_launch_through_a_function_pointer(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("pointer_launch.cu"), "copy_rows", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "grid from the launch site at pointer_launch.cu:32"));
+    assert_true(has_note(&inf, "count of out from its allocation at line 23"));
+    json_t *g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_int_equal(json_array_size(g), 2);
+    spec_inference_free(&inf);
+    infer(DATA("pointer_launch.cu"), "flip_rows", &inf);
+    assert_false(has_note(&inf, "launch site"));
+    assert_true(inf.n_doubts > 0);
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1150,6 +1169,7 @@ int main(void)
         cmocka_unit_test(rows_of_a_matrix_without_launch_or_bounds),
         cmocka_unit_test(device_limits_and_function_like_macros),
         cmocka_unit_test(sizes_within_the_launchers_asserts),
+        cmocka_unit_test(a_launch_through_a_function_pointer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
