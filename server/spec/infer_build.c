@@ -988,10 +988,23 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     const json_t *const size_sets[2] = { s0, s1 };
     int kg_line = 0;
     bool index_compared[HK_MAX_ARGS] = { 0 };
+    char *rows_count[HK_MAX_ARGS];
     if (gather_line && kg_gathers(k, f, bs, be, counts, size_sets, 2, gather ? (int)gather_line : 0,
-                                  index_limit, &kg_line, index_compared)) {
+                                  index_limit, &kg_line, index_compared, count_host, rows_count)) {
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++)
-            if (index_limit[i] && index_compared[i])
+            if (rows_count[i]) {
+                hk_free(counts[i]);
+                counts[i] = rows_count[i];
+                count_sure[i] = true;
+                sk_note(k, "count of %s %s: a table whose rows the values of another buffer pick (line "
+                        "%d), and neither the kernel nor its launcher says how many rows it has",
+                        f->params[i].name, counts[i], kg_line);
+            }
+        for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++)
+            if (index_limit[i] && index_limit[i] == KG_TABLE_ROWS && !index_compared[i])
+                sk_note(k, "values of %s in [0, %lld]: they pick rows of a table of %d rows (line %d)",
+                        f->params[i].name, index_limit[i] - 1, KG_TABLE_ROWS, kg_line);
+            else if (index_limit[i] && index_compared[i])
                 sk_note(k, "values of %s in [0, %lld]: the kernel compares them with a remainder by a "
                         "size (a class label), and every subscript they feed (line %d) stays inside its "
                         "buffer at every size set", f->params[i].name, index_limit[i] - 1, kg_line);

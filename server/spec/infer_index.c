@@ -1587,6 +1587,32 @@ static bool kg_read_term(const km_kernel *km, km_form f, uint32_t *read, uint32_
     return found;
 }
 
+/* The one term of index form f that holds a value read from memory, when that term is the
+ * read value times one scalar parameter S (coefficient 1: wte[C * inp[i] + c], a row of a
+ * table S wide): its atom in *read, S's in *scale. False otherwise (kg_read_term's cases). */
+static bool kg_row_term(const km_kernel *km, km_form f, uint32_t *read, uint32_t *at, uint32_t *scale)
+{
+    size_t na = 0;
+    const km_atom *a = km_atoms(km, &na);
+    bool found = false;
+    for (uint32_t i = 0; i < f.n; i++) {
+        km_form one = { .t = &f.t[i], .n = 1 };
+        if (!km_form_reads(km, one, 4))
+            continue;
+        const km_term *t = &f.t[i];
+        if (found || t->n != 2 || t->coef != 1 || t->atoms[0] >= na || t->atoms[1] >= na)
+            return false;
+        int r = a[t->atoms[0]].kind == KM_ATOM_READ ? 0 : a[t->atoms[1]].kind == KM_ATOM_READ ? 1 : -1;
+        if (r < 0 || a[t->atoms[1 - r]].kind != KM_ATOM_PARAM || !a[t->atoms[1 - r]].name)
+            return false;
+        *read = t->atoms[r];
+        *scale = t->atoms[1 - r];
+        *at = i;
+        found = true;
+    }
+    return found;
+}
+
 /* The radix of the read value in f when f is a mixed-radix number whose lowest digit it
  * is: f = v + R * q, every term but v's a multiple of one scalar parameter R and no
  * constant term (points[b * n + idx[i]], softmax[i * C + label]). Code written so means
@@ -1744,59 +1770,99 @@ static bool kg_inside(skel *k, const km_access *a, uint32_t read, long long limi
 /* Index buffers whose values subscript other buffers (gathers), given a range from the
  * index math. First the limit of each index buffer Q: the smallest radix R (kg_radix),
  * over the size sets, of the gathers that read Q's value as the lowest digit of their
- * subscript. Then every gather of f must read one such value alone (kg_read_term) and,
- * with that value below its limit, stay inside its buffer (kg_inside).
- * On success limit[q] is Q's limit (0 for a buffer that is no index) and *line the
- * first gather's line; false (limits unusable) when one gather is not such, Q is not an
- * integer input, a limit is below 2 (a constant input), or the textual scan's gather
+ * subscript, or KG_TABLE_ROWS where Q picks rows of a table (kg_row_term) that nothing
+ * sizes (count_fixed[dest] false: no allocation of the program's): that table's count is then rows_count[dest] ("65536 * S", a new string), and all
+ * its reads must pick rows. Then every gather of f must read one such value alone
+ * (kg_read_term) or as a row and, with that value below its limit, stay inside its buffer
+ * (kg_inside). On success limit[q] is Q's limit (0 for a buffer that is no index),
+ * rows_count[] the counts of the tables (NULL for others) and *line the first gather's
+ * line; false (limits unusable, rows_count all NULL) when one gather is not such, Q is not
+ * an integer input, a limit is below 2 (a constant input), or the textual scan's gather
  * (text_line, 0 for none) is none of the model's. */
 bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const *counts,
                 const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line,
-                bool *compared)
+                bool *compared, const bool *count_fixed, char **rows_count)
 {
     const km_kernel *km = k->km;
     size_t n = 0, na = 0;
     const km_access *ac = km ? km_accesses(km, &n) : NULL;
     const km_atom *atoms = km ? km_atoms(km, &na) : NULL;
-    if (!ac)
-        return false;
     for (size_t p = 0; p < HK_MAX_ARGS; p++) {
         limit[p] = 0;
         compared[p] = false;
+        rows_count[p] = NULL;
     }
+    if (!ac)
+        return false;
     *line = 0;
-    bool any = false, seen_text = text_line == 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < n; i++) {
+    bool any = false, seen_text = text_line == 0, ok = true;
+    for (int pass = 0; pass < 2 && ok; pass++)
+        for (size_t i = 0; i < n && ok; i++) {
             int dest = kg_pointer_param(f, ac[i].buffer);
-            if (dest < 0 || !km_form_reads(km, ac[i].index, 4))
+            if (dest < 0 || !km_form_reads(km, ac[i].index, 4)) {
+                /* a table read by rows is read that way alone: its count is the rows' */
+                ok = !(pass == 1 && dest >= 0 && dest < HK_MAX_ARGS && rows_count[dest] && ac[i].space == KM_SPACE_GLOBAL);
                 continue;
+            }
             /* the element form, as kc_access_extent reads it (grid-stride counters at 0:
              * the read value there is another atom than in the index) */
-            uint32_t read = 0, at = 0, radix = 0;
+            uint32_t read = 0, at = 0, radix = 0, scale = 0;
             km_form el = ac[i].has_entry_element ? ac[i].entry_element : ac[i].element;
-            if (!kg_read_term(km, el, &read, &at))
-                return false;
+            bool row = false;
+            if (!kg_read_term(km, el, &read, &at)) {
+                ok = kg_row_term(km, el, &read, &at, &scale) && ac[i].mode == KM_READ && dest < HK_MAX_ARGS &&
+                     !count_fixed[dest];
+                row = true;
+                if (!ok)
+                    break;
+            }
             int q = kg_pointer_param(f, atoms[read].name);
-            if (q < 0 || (pass == 0 && !kg_index_input(k, f, q, bs, be)))
-                return false;
+            if (q < 0 || (pass == 0 && !kg_index_input(k, f, q, bs, be))) {
+                ok = false;
+                break;
+            }
+            if (pass == 0 && row) {
+                /* Q's values pick rows of a table S wide that nothing in the kernel or its
+                 * launcher sizes (a vocabulary): the table gets KG_TABLE_ROWS rows and Q's
+                 * values stay below that; the check below sees every row read inside */
+                char *s_text = sk_translate(k, atoms[scale].name, 0);
+                char *c = s_text && kf_only_sizes(k, s_text) ? hk_asprintf("%d * %s", KG_TABLE_ROWS, s_text) : NULL;
+                hk_free(s_text);
+                ok = c && (!rows_count[dest] || !strcmp(rows_count[dest], c)) &&
+                     (!limit[q] || limit[q] == KG_TABLE_ROWS);
+                hk_free(rows_count[dest]);
+                rows_count[dest] = c;
+                limit[q] = KG_TABLE_ROWS;
+                continue;
+            }
             if (pass == 0) {
                 bool digit = kg_radix(km, el, at, &radix);
                 bool cmp = !digit && kg_compared(km, atoms[read].name, &radix);
-                if ((digit || cmp) && !kg_lower_limit(k, atoms[radix].name, sets, n_sets, &limit[q]))
-                    return false;
+                if ((digit || cmp) && !kg_lower_limit(k, atoms[radix].name, sets, n_sets, &limit[q])) {
+                    ok = false;
+                    break;
+                }
                 compared[q] |= cmp;
                 continue;
             }
             /* no subscript says how far Q's values go, or one leaves its buffer */
-            if (!limit[q] || !kg_inside(k, &ac[i], read, limit[q], counts[dest], sets, n_sets))
-                return false;
+            const char *count = row ? rows_count[dest] : counts[dest];
+            if (!limit[q] || !kg_inside(k, &ac[i], read, limit[q], count, sets, n_sets)) {
+                ok = false;
+                break;
+            }
             if (!*line)
                 *line = (int)ac[i].line;
             seen_text |= (int)ac[i].line == text_line;
             any = true;
         }
-    return any && seen_text;
+    if (ok && any && seen_text)
+        return true;
+    for (size_t p = 0; p < HK_MAX_ARGS; p++) {
+        hk_free(rows_count[p]);
+        rows_count[p] = NULL;
+    }
+    return false;
 }
 
 #define DD_MAX_NAMES 64

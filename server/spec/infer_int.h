@@ -314,15 +314,23 @@ bool kc_params_bounded(const skel *k, const an_function *f, km_form form, char *
 /* Index buffers whose values subscript other buffers (gathers), given a range from the
  * index math. First the limit of each index buffer Q: the smallest radix R (kg_radix),
  * over the size sets, of the gathers that read Q's value as the lowest digit of their
- * subscript. Then every gather of f must read one such value alone (kg_read_term) and,
- * with that value below its limit, stay inside its buffer (kg_inside).
- * On success limit[q] is Q's limit (0 for a buffer that is no index) and *line the
- * first gather's line; false (limits unusable) when one gather is not such, Q is not an
- * integer input, a limit is below 2 (a constant input), or the textual scan's gather
+ * subscript, or KG_TABLE_ROWS where Q picks rows of a table (kg_row_term) that nothing
+ * sizes (count_fixed[dest] false: no allocation of the program's): that table's count is then rows_count[dest] ("65536 * S", a new string), and all
+ * its reads must pick rows. Then every gather of f must read one such value alone
+ * (kg_read_term) or as a row and, with that value below its limit, stay inside its buffer
+ * (kg_inside). On success limit[q] is Q's limit (0 for a buffer that is no index),
+ * rows_count[] the counts of the tables (NULL for others) and *line the first gather's
+ * line; false (limits unusable, rows_count all NULL) when one gather is not such, Q is not
+ * an integer input, a limit is below 2 (a constant input), or the textual scan's gather
  * (text_line, 0 for none) is none of the model's. */
 bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const *counts,
                 const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line,
-                bool *compared);
+                bool *compared, const bool *count_fixed, char **rows_count);
+
+/* The rows of a table whose rows an index buffer picks and nothing sizes (kg_gathers):
+ * tables read so are vocabularies and embeddings, tens of thousands of rows and larger than
+ * the L2 in real programs; a small one would make every gather a cache hit. */
+#define KG_TABLE_ROWS 65536
 
 /* A subscript of a pointer parameter whose index is a value read from a buffer (P[Q[i]],
  * or label = target[i]; P[label]): the generated inputs are random, not valid indices,

@@ -824,9 +824,11 @@ static void a_subscript_read_from_a_buffer_is_a_doubt(void **state)
     infer(DATA("gather.cu"), "bin_counts", &inf);
     assert_false(has_doubt(&inf, "value read from a buffer"));
     spec_inference_free(&inf);
-    /* through a pointer the token moved: the model's index form carries the read */
+    /* through a pointer the token moved: the model's index form carries the read, which
+     * picks rows of a table nothing sizes (table_rows_picked_by_an_index_buffer) */
     infer(DATA("gather.cu"), "embed", &inf);
-    assert_true(has_doubt(&inf, "the subscript at line 32 is a value read from a buffer"));
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "count of emb 65536 * d: a table whose rows the values of another buffer pick"));
     spec_inference_free(&inf);
 }
 
@@ -1125,6 +1127,29 @@ static void a_launch_through_a_function_pointer(void **state)
     spec_inference_free(&inf);
 }
 
+/* An index buffer whose values pick rows of a table (tab[ids[i] * width + c], c < width)
+ * that nothing sizes: the table gets 65536 rows, the indices int(0, 65535), and every read
+ * is checked inside at both size sets. Reading past the row picked, or a table the
+ * program allocates itself, leaves the gather a doubt. */
+static void table_rows_picked_by_an_index_buffer(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("table_rows.cu"), "lookup", &inf);
+    no_doubts(&inf);
+    assert_string_equal(field(inf.spec, 1, "dist"), "int(0,65535)");
+    assert_string_equal(field(inf.spec, 2, "count"), "65536 * width");
+    assert_true(has_note(&inf, "values of ids in [0, 65535]: they pick rows of a table of 65536 rows"));
+    spec_inference_free(&inf);
+    const char *const doubtful[] = { "lookup_spill", "lookup_owned" };
+    for (size_t c = 0; c < HK_ARRAY_LEN(doubtful); c++) {
+        infer(DATA("table_rows.cu"), doubtful[c], &inf);
+        assert_true(has_doubt(&inf, "is a value read from a buffer"));
+        assert_null(json_object_get(json_array_get(json_object_get(inf.spec, "args"), 1), "dist"));
+        spec_inference_free(&inf);
+    }
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1170,6 +1195,7 @@ int main(void)
         cmocka_unit_test(device_limits_and_function_like_macros),
         cmocka_unit_test(sizes_within_the_launchers_asserts),
         cmocka_unit_test(a_launch_through_a_function_pointer),
+        cmocka_unit_test(table_rows_picked_by_an_index_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
