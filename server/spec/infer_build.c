@@ -935,9 +935,15 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
          * the values the program passes, which invented sizes need not be */
         size_t na = 0;
         const km_access *ac = km_accesses(k->km, &na);
+        long long lo = 0, hi = 0, extent = 0;
         for (size_t i = 0; i < na; i++)
             if (ac[i].space == KM_SPACE_SHARED && km_form_mentions_kind(k->km, ac[i].index, KM_ATOM_PARAM, -1) &&
                 !kc_params_bounded(k, f, ac[i].index, scal, bounded, 0)) {
+                if (kc_shared_inside(k->km, &ac[i], &lo, &hi, &extent)) {
+                    sk_note(k, "the shared-memory subscript at line %u stays in [%lld, %lld] for every value "
+                            "of the sizes: inside %s's %lld elements", ac[i].line, lo, hi, ac[i].buffer, extent);
+                    continue;
+                }
                 sk_doubt(k, "the shared-memory subscript at line %u depends on a scalar parameter, whose "
                          "value is invented: it may leave the shared array (give the sizes the program uses)",
                          ac[i].line);

@@ -1954,3 +1954,260 @@ size_t sk_gather(const char *t, size_t s, size_t e, const an_function *f)
     }
     return 0;
 }
+
+/* ---- how far a shared subscript goes ---- */
+
+/* A polynomial over the model's atoms with rational coefficients: the bounds below divide
+ * by constants (ceil_div(m, 512) <= m / 512 + 511 / 512). */
+#define KB_TERMS 48
+#define KB_DEPTH 24
+
+typedef struct {
+    double coef;
+    uint32_t n;
+    uint32_t atoms[KM_DEGREE_MAX];
+} kb_term;
+
+typedef struct {
+    kb_term t[KB_TERMS];
+    uint32_t n;
+    bool full; /* a term did not fit: the polynomial is unusable */
+} kb_poly;
+
+static void kb_add(kb_poly *p, double coef, const uint32_t *atoms, uint32_t n)
+{
+    uint32_t sorted[KM_DEGREE_MAX];
+    if (n > KM_DEGREE_MAX) {
+        p->full = true;
+        return;
+    }
+    memcpy(sorted, atoms, n * sizeof *atoms);
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+            uint32_t x = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = x;
+        }
+    for (uint32_t i = 0; i < p->n; i++)
+        if (p->t[i].n == n && !memcmp(p->t[i].atoms, sorted, n * sizeof *sorted)) {
+            p->t[i].coef += coef;
+            return;
+        }
+    if (p->n == KB_TERMS) {
+        p->full = true;
+        return;
+    }
+    p->t[p->n].coef = coef;
+    p->t[p->n].n = n;
+    memcpy(p->t[p->n].atoms, sorted, n * sizeof *sorted);
+    p->n++;
+}
+
+/* p += scale * f */
+static void kb_add_form(kb_poly *p, km_form f, double scale)
+{
+    for (uint32_t i = 0; i < f.n; i++)
+        kb_add(p, scale * (double)f.t[i].coef, f.t[i].atoms, f.t[i].n);
+}
+
+/* The constant value of form f (CONST atoms put in, ~C too), when it has one. */
+static bool kb_const(const km_kernel *km, km_form f, double *v)
+{
+    int64_t x;
+    size_t na = 0;
+    const km_atom *a = km_atoms(km, &na);
+    if (km_form_value(km, f, &x)) {
+        *v = (double)x;
+        return true;
+    }
+    if (f.n == 1 && f.t[0].n == 1 && f.t[0].coef == 1 && f.t[0].atoms[0] < na) {
+        const km_atom *at = &a[f.t[0].atoms[0]];
+        if (at->kind == KM_ATOM_OPAQUE && at->op && !strcmp(at->op, "~") && at->n_args == 1 &&
+            km_form_value(km, at->args[0], &x)) {
+            *v = (double)~x;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool kb_bound(const km_kernel *km, const kb_poly *p, bool upper, int depth, double *out);
+
+/* The bound of rest + c * (f + add) in the direction upper. */
+static bool kb_bound_with(const km_kernel *km, const kb_poly *rest, double c, const km_form *f, double add,
+                          bool upper, int depth, double *out)
+{
+    kb_poly *q = hk_malloc(sizeof *q);
+    if (!q)
+        return false;
+    *q = *rest;
+    if (f)
+        kb_add_form(q, *f, c);
+    kb_add(q, c * add, NULL, 0);
+    bool ok = !q->full && kb_bound(km, q, upper, depth + 1, out);
+    hk_free(q);
+    return ok;
+}
+
+/* A bound of p over every execution (upper: the largest value, else the smallest), when
+ * substitution reaches a constant: named constants put in; then, one atom at a time, an
+ * operation by its operands (min(x, y) <= x and <= y, x & ~(2^k - 1) between x - 2^k + 1
+ * and x and >= 0 for x >= 0, x / d <= ceil_div(x, d) <= x / d + (d - 1) / d) and a loop
+ * counter by 0 or its trip - 1 (a counter that no operation holds first), keeping the
+ * rest symbolic so that terms cancel (2 * (end - start - 1) + 2 * start). An atom must stand alone in its terms (linear);
+ * anything else (a parameter left over, a thread index, a value read) has no bound. */
+static bool kb_bound(const km_kernel *km, const kb_poly *p, bool upper, int depth, double *out)
+{
+    size_t na = 0, nl = 0;
+    const km_atom *a = km_atoms(km, &na);
+    const km_loop *loops = km_loops(km, &nl);
+    if (depth > KB_DEPTH || p->full)
+        return false;
+    kb_poly *q = hk_malloc(sizeof *q);
+    bool ok = false;
+    if (!q)
+        return false;
+    q->n = 0;
+    q->full = false;
+    /* named constants with a value */
+    for (uint32_t i = 0; i < p->n; i++) {
+        double c = p->t[i].coef;
+        uint32_t keep[KM_DEGREE_MAX], nk = 0;
+        for (uint32_t j = 0; j < p->t[i].n; j++) {
+            uint32_t id = p->t[i].atoms[j];
+            if (id < na && a[id].kind == KM_ATOM_CONST && a[id].has_value)
+                c *= (double)a[id].value;
+            else
+                keep[nk++] = id;
+        }
+        if (c != 0.0)
+            kb_add(q, c, keep, nk);
+    }
+    double constant = 0;
+    uint32_t pick = UINT32_MAX;
+    /* Which atom first: a loop counter no operation of p holds (its trip may bring back
+     * atoms of p, which then cancel), else an operation (a counter inside its operands
+     * stays tied to the same counter outside), else any counter. */
+    int rank = 0;
+    bool unknown = false;
+    for (uint32_t i = 0; i < q->n; i++) {
+        if (q->t[i].n == 0) {
+            constant += q->t[i].coef;
+            continue;
+        }
+        if (q->t[i].coef == 0.0)
+            continue;
+        if (q->t[i].n != 1 || q->t[i].atoms[0] >= na)
+            goto out; /* a product of unknowns */
+        uint32_t id = q->t[i].atoms[0];
+        const km_atom *at = &a[id];
+        int r = at->kind == KM_ATOM_OPAQUE ? 2 : at->kind == KM_ATOM_LOOP ? 1 : 0;
+        if (r == 0) {
+            unknown = true; /* a size, a thread index, a value read: it may cancel later */
+            continue;
+        }
+        if (r == 1) {
+            bool held = false;
+            for (uint32_t j = 0; j < q->n && !held; j++)
+                for (uint32_t g = 0; q->t[j].n == 1 && q->t[j].atoms[0] < na && g < a[q->t[j].atoms[0]].n_args && !held;
+                     g++)
+                    held = km_form_mentions(km, a[q->t[j].atoms[0]].args[g], id);
+            r = held ? 1 : 3;
+        }
+        if (r > rank) {
+            rank = r;
+            pick = id;
+        }
+    }
+    if (pick == UINT32_MAX) {
+        *out = constant;
+        ok = !unknown;
+        goto out;
+    }
+    /* the picked atom's coefficient, and the rest without it */
+    double c = 0;
+    kb_poly *rest = hk_malloc(sizeof *rest);
+    if (!rest)
+        goto out;
+    rest->n = 0;
+    rest->full = false;
+    for (uint32_t i = 0; i < q->n; i++) {
+        if (q->t[i].n == 1 && q->t[i].atoms[0] == pick)
+            c += q->t[i].coef;
+        else
+            kb_add(rest, q->t[i].coef, q->t[i].atoms, q->t[i].n);
+    }
+    /* the atom's own direction: the total's, or the other when c < 0 */
+    bool atom_up = (c > 0) == upper;
+    const km_atom *at = &a[pick];
+    double v0 = 0, v1 = 0, d = 0;
+    if (c == 0.0) {
+        ok = kb_bound(km, rest, upper, depth + 1, out);
+    } else if (at->kind == KM_ATOM_LOOP) {
+        /* counter in [0, trip - 1] */
+        if (at->loop >= 0 && (size_t)at->loop < nl && loops[at->loop].has_trip) {
+            if (atom_up)
+                ok = kb_bound_with(km, rest, c, &loops[at->loop].trip, -1, upper, depth, out);
+            else
+                ok = kb_bound_with(km, rest, c, NULL, 0, upper, depth, out);
+        }
+    } else if (at->op && (!strcmp(at->op, "min") || !strcmp(at->op, "max")) && at->n_args == 2) {
+        /* P + c * min(x, y) is P + c * x or P + c * y */
+        bool ok0 = kb_bound_with(km, rest, c, &at->args[0], 0, upper, depth, &v0);
+        bool ok1 = kb_bound_with(km, rest, c, &at->args[1], 0, upper, depth, &v1);
+        bool either = !strcmp(at->op, "min") == atom_up; /* one operand bounds it already */
+        if (either && (ok0 || ok1)) {
+            ok = true;
+            *out = !ok0 ? v1 : !ok1 ? v0 : upper ? (v0 < v1 ? v0 : v1) : (v0 > v1 ? v0 : v1);
+        } else if (!either && ok0 && ok1) {
+            ok = true;
+            *out = upper ? (v0 > v1 ? v0 : v1) : (v0 < v1 ? v0 : v1);
+        }
+    } else if (at->op && !strcmp(at->op, "&") && at->n_args == 2 && kb_const(km, at->args[1], &d) && d < 0 &&
+               ((long long)-d & ((long long)-d - 1)) == 0) {
+        /* x & ~(2^k - 1): x rounded down to a multiple of 2^k */
+        double lo_x = 0;
+        if (atom_up)
+            ok = kb_bound_with(km, rest, c, &at->args[0], 0, upper, depth, out);
+        else if (kb_bound_with(km, &(kb_poly){ .n = 0 }, 1, &at->args[0], 0, false, depth, &lo_x) && lo_x >= 0)
+            ok = kb_bound_with(km, rest, c, NULL, 0, upper, depth, out);
+        else
+            ok = kb_bound_with(km, rest, c, &at->args[0], d + 1, upper, depth, out);
+    } else if (at->op && !strcmp(at->op, "ceildiv") && at->n_args == 2 && kb_const(km, at->args[1], &d) && d > 0) {
+        ok = kb_bound_with(km, rest, c / d, &at->args[0], atom_up ? d - 1 : 0, upper, depth, out);
+    }
+    hk_free(rest);
+out:
+    hk_free(q);
+    return ok;
+}
+
+/* Whether shared access a stays inside its array for every value of the sizes: its index
+ * between constants (kb_bound) and below the array's element count. The bounds and the
+ * count into *lo, *hi, *extent. */
+bool kc_shared_inside(const km_kernel *km, const km_access *a, long long *lo, long long *hi, long long *extent)
+{
+    size_t nl = 0;
+    const km_local *locals = km_locals(km, &nl);
+    double ext = -1;
+    for (size_t i = 0; i < nl; i++)
+        if (locals[i].kind == KM_LOCAL_ARRAY && locals[i].name && a->buffer && !strcmp(locals[i].name, a->buffer) &&
+            !kb_const(km, locals[i].form, &ext))
+            return false;
+    kb_poly *p = hk_malloc(sizeof *p);
+    if (!p)
+        return false;
+    p->n = 0;
+    p->full = false;
+    kb_add_form(p, a->index, 1);
+    double l = 0, h = 0;
+    bool ok = ext > 0 && !p->full && kb_bound(km, p, false, 0, &l) && kb_bound(km, p, true, 0, &h) &&
+              l >= 0 && h < ext;
+    hk_free(p);
+    if (ok) {
+        *lo = (long long)l;
+        *hi = (long long)h;
+        *extent = (long long)ext;
+    }
+    return ok;
+}

@@ -327,6 +327,11 @@ bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const
                 const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line,
                 bool *compared, const bool *count_fixed, char **rows_count);
 
+/* Whether shared access a of km stays inside its array at every size: its subscript
+ * bounded by constants through loop trips, min/max operands, masks and ceil_div (a tile
+ * loop's `min(m, k + TILE) - k`), [*lo, *hi] below the array's *extent elements. */
+bool kc_shared_inside(const km_kernel *km, const km_access *a, long long *lo, long long *hi, long long *extent);
+
 /* The rows of a table whose rows an index buffer picks and nothing sizes (kg_gathers):
  * tables read so are vocabularies and embeddings, tens of thousands of rows and larger than
  * the L2 in real programs; a small one would make every gather a cache hit. */

@@ -1150,6 +1150,24 @@ static void table_rows_picked_by_an_index_buffer(void **state)
     }
 }
 
+/* A tile of points staged through shared memory, the last one cut at m: the remainder
+ * loop's subscript (from end & ~3 to end, end = min(m, k + TILE) - k) mentions m yet stays
+ * in [0, TILE - 1] for every m, so it is no doubt; tile[m - k - 1] can leave the array and
+ * stays one. */
+static void shared_subscripts_bounded_by_a_cut_tile(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("tile_stage.cu"), "nearest", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "the shared-memory subscript at line 23 stays in [0, 255] for every value of the "
+                               "sizes: inside tile's 256 elements"));
+    spec_inference_free(&inf);
+    infer(DATA("tile_stage.cu"), "nearest_tail", &inf);
+    assert_true(has_doubt(&inf, "the shared-memory subscript at line 42 depends on a scalar parameter"));
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1196,6 +1214,7 @@ int main(void)
         cmocka_unit_test(sizes_within_the_launchers_asserts),
         cmocka_unit_test(a_launch_through_a_function_pointer),
         cmocka_unit_test(table_rows_picked_by_an_index_buffer),
+        cmocka_unit_test(shared_subscripts_bounded_by_a_cut_tile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
