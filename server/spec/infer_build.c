@@ -593,13 +593,28 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
 
     /* grid: the launch's (in spec terms), or the one the bounds imply */
     if (grid_mode == GRID_SITE && site && site->grid) {
-        /* the launcher variable that is the block (threads = min(prop.maxThreadsPerBlock,
-         * 256)) stands for it in the grid: ceil_div(n, threads) follows a block the search
-         * changes */
+        /* the launcher variable or constant that is the block (threads =
+         * min(prop.maxThreadsPerBlock, 256), THREADS_PER_BLOCK) stands for it in the grid:
+         * ceil_div(n, threads) follows a block the search changes */
         size_t base_map = k->n_map;
-        if (n_block_read == 1 && site->block && sk_is_identifier(site->block) && !sk_mapped(k, site->block) &&
-            !sk_tunable_value(k, site->block))
+        if (n_block_read == 1 && site->block && sk_is_identifier(site->block) && !sk_mapped(k, site->block))
             sk_map(k, site->block, bvar[0]);
+        /* and the x of a dim3 block (dim3 threads(THREADS_PER_BLOCK)) */
+        char *braw = n_block_read >= 1 && site->block && sk_is_identifier(site->block) ? sk_local_init(k, site->block)
+                                                                                       : NULL;
+        char *bparts[3] = { 0 };
+        size_t nbp = braw && !strncmp(braw, "dim3(", 5) ? sk_split_dims(braw, bparts) : 0;
+        bool one_d = nbp >= 1 && bparts[0] && n_block_read == 1; /* the x alone: y's own name is not block_x */
+        for (size_t d = 1; one_d && d < nbp; d++)
+            one_d = bparts[d] && strspn(bparts[d], " 1") == strlen(bparts[d]);
+        if (one_d) {
+            char bx[SK_MAX_TEXT + 1];
+            if (sk_bare(bparts[0], strlen(bparts[0]), bx, sizeof bx) && sk_is_identifier(bx) && !sk_mapped(k, bx))
+                sk_map(k, bx, bvar[0]);
+        }
+        for (int d = 0; d < 3; d++)
+            hk_free(bparts[d]);
+        hk_free(braw);
         char *raw = sk_local_init(k, site->grid);
         char *parts[3] = { 0 };
         size_t np = sk_split_dims(raw && !strncmp(raw, "dim3(", 5) ? raw : site->grid, parts);
@@ -659,6 +674,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     bool guessed_grid = false;
     char *stride_bound = NULL;
     bool stride_grid = false; /* the grid is a grid-stride loop's bound: one iteration each */
+    const char *one_pass = NULL; /* a pointer counted as if each thread passed once (below) */
     if (!site_grid && n_grid > 1 && kf.grid_stride && grid[0] && !strcmp(grid[0], "1") &&
         (stride_bound = kc_stride_bound(k, &stride_line))) {
         /* a grid-stride loop along x beside bounds-checked y and z (planes of blockIdx.y,
@@ -789,6 +805,14 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                    (c = kc_count(k, p->name)) != NULL) {
             sk_note(k, "count of %s from the kernel model's index forms in %s (its move at line %d "
                     "put in)", p->name, f->name, sk_line(k, moved));
+        } else if (moved && site_grid && !stride_grid && kf.grid_stride && kc_moved_once(k, p->name, true) &&
+                   kc_accesses_resolved(k->km, f) && (c = kc_count(k, p->name)) != NULL) {
+            /* the launch's grid (mmcv's GET_BLOCKS, capped at 4096 blocks): the move adds up
+             * when a thread loops again, so the count holds only at sizes where every
+             * thread makes one pass; checked once the sizes are chosen */
+            one_pass = p->name;
+            sk_note(k, "count of %s from the kernel model's index forms in %s (its move at line %d "
+                    "put in, one pass of the grid-stride loop each)", p->name, f->name, sk_line(k, moved));
         } else if (moved) {
             sk_note(k, "%s is moved at line %d (its subscripts are relative to that): no count "
                     "from the index math", p->name, sk_line(k, moved));
@@ -984,6 +1008,29 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             set = 2;
         }
         hk_free(width);
+    }
+    if (one_pass) {
+        /* one pass each: the threads the launch's grid runs along x reach the grid-stride
+         * loop's bound at every size set */
+        int line = 0;
+        char *bound = kc_stride_bound(k, &line);
+        for (int set = 0; set < 2; set++) {
+            json_t *at = json_deep_copy(set ? s1 : s0);
+            long long blocks = 0, need = 0;
+            for (int d = 0; at && d < 3; d++)
+                json_object_set_new(at, (const char *[]){ "block_x", "block_y", "block_z" }[d],
+                                    json_integer(block_val[d]));
+            bool once = at && bound && grid[0] && sk_eval_at(grid[0], at, &blocks) &&
+                        sk_eval_at(bound, at, &need) && blocks * block_val[0] >= need;
+            json_decref(at);
+            if (!once) {
+                sk_doubt(k, "%s is moved in every pass of the grid-stride loop at line %d, and at sizes[%d] "
+                         "the launch's grid runs fewer threads than its bound %s: a thread passes again and "
+                         "the count does not hold", one_pass, line, set, bound ? bound : "?");
+                break;
+            }
+        }
+        hk_free(bound);
     }
     ok &= json_array_append_new(sizes, s0) == 0;
     ok &= json_array_append_new(sizes, s1) == 0;

@@ -72,6 +72,10 @@ bool sk_word_at(const char *t, size_t len, size_t i, const char *w, size_t wl);
 
 /* Text of the last `name = EXPR;` or `dim3 name(ARGS)` in the caller body: a new string
  * ("dim3(ARGS)" for the latter) or NULL. */
+/* t (n bytes) without blank space and without parentheses around the whole, into out
+ * (cap bytes); false when it does not fit or is empty. */
+bool sk_bare(const char *t, size_t n, char *out, size_t cap);
+
 char *sk_local_init(skel *k, const char *name);
 
 /* A #define or constexpr of the kernel's file, else of the launch site's. */

@@ -330,7 +330,7 @@ static char *sk_define_text(const skel *k, const char *name)
 }
 
 /* t (n bytes) without blank space and without parentheses around the whole, into out. */
-static bool sk_bare(const char *t, size_t n, char *out, size_t cap)
+bool sk_bare(const char *t, size_t n, char *out, size_t cap)
 {
     size_t o = 0;
     for (size_t i = 0; i < n; i++)
@@ -556,6 +556,203 @@ static char *sk_macro_call(skel *k, const char *name, const char *c, size_t open
             if (out)
                 *end = e + 1;
             return out;
+        }
+    }
+    return NULL;
+}
+
+static bool sk_bare_words(const char *t, size_t n, char *out, size_t cap);
+
+/* A call of a host function of the launch's or the kernel's text whose body is straight
+ * integer code (mmcv's `inline int GET_BLOCKS(const int N, const int num_threads =
+ * THREADS_PER_BLOCK) { int optimal = (N + num_threads - 1) / num_threads; int most = 4096;
+ * return min(optimal, most); }`) at c + open: its return expression with the locals'
+ * initialisers and the arguments (defaults for those left out) put in, parenthesised; a
+ * new string with *end past the call's ')'. NULL when there is no such definition or the
+ * body holds anything but integer locals and one return. */
+static char *sk_inline_call(skel *k, const char *name, const char *c, size_t open, size_t *end)
+{
+    const char *texts[2] = { k->site_text, k->text };
+    size_t lens[2] = { k->site_len, k->len };
+    size_t nl = strlen(name), n = strlen(c);
+    const char *arg[8];
+    size_t arg_len[8], na = 0, s = open + 1, e = s;
+    int depth = 0;
+    for (; e < n; e++) {
+        char ch = c[e];
+        if (ch == '(' || ch == '[')
+            depth++;
+        else if ((ch == ')' || ch == ']') && depth > 0)
+            depth--;
+        else if ((ch == ',' || ch == ')') && depth == 0) {
+            if (na == HK_ARRAY_LEN(arg))
+                return NULL;
+            arg[na] = c + s;
+            arg_len[na++] = e - s;
+            s = e + 1;
+            if (ch == ')')
+                break;
+        }
+    }
+    if (e >= n)
+        return NULL;
+    if (na == 1 && strspn(arg[0], " \t") == arg_len[0])
+        na = 0;
+    static const char *const int_types[] = { "int", "long", "unsigned", "size_t", "int64_t", "uint32_t" };
+    for (int ti = 0; ti < 2; ti++) {
+        const char *t = texts[ti];
+        size_t len = lens[ti];
+        if (!t || (ti == 1 && texts[1] == texts[0]))
+            continue;
+        for (size_t i = 0; i + nl < len; i++) {
+            if (!sk_word_at(t, len, i, name, nl))
+                continue;
+            /* an integer return type before the name, a parameter list and a body after */
+            size_t b = i;
+            while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t'))
+                b--;
+            size_t ws = b;
+            while (ws > 0 && (isalnum((unsigned char)t[ws - 1]) || t[ws - 1] == '_'))
+                ws--;
+            bool int_ret = false;
+            for (size_t q = 0; q < HK_ARRAY_LEN(int_types) && !int_ret; q++)
+                int_ret = b - ws == strlen(int_types[q]) && !memcmp(t + ws, int_types[q], b - ws);
+            size_t p = i + nl;
+            while (p < len && isspace((unsigned char)t[p]))
+                p++;
+            if (!int_ret || p >= len || t[p] != '(')
+                continue;
+            size_t pe = p;
+            for (int dp = 0; pe < len; pe++) {
+                dp += (t[pe] == '(') - (t[pe] == ')');
+                if (dp == 0)
+                    break;
+            }
+            size_t bo = pe + 1;
+            while (bo < len && isspace((unsigned char)t[bo]))
+                bo++;
+            if (pe >= len || bo >= len || t[bo] != '{')
+                continue;
+            size_t be = bo + 1;
+            while (be < len && t[be] != '}' && t[be] != '{')
+                be++;
+            if (be >= len || t[be] != '}' || be - bo > SK_MAX_TEXT)
+                return NULL; /* nested blocks: not straight code */
+            /* parameters: [const] TYPE name [= default] */
+            char pname[8][64];
+            const char *pdef[8];
+            size_t pdef_len[8], np = 0;
+            for (size_t q = p + 1, st = q; q <= pe && np < 8; q++) {
+                if (q < pe && t[q] != ',')
+                    continue;
+                size_t eq = st;
+                while (eq < q && t[eq] != '=')
+                    eq++;
+                size_t ne = eq;
+                while (ne > st && isspace((unsigned char)t[ne - 1]))
+                    ne--;
+                size_t ns = ne;
+                while (ns > st && (isalnum((unsigned char)t[ns - 1]) || t[ns - 1] == '_'))
+                    ns--;
+                if (ns == ne || ne - ns >= sizeof pname[0])
+                    return NULL;
+                memcpy(pname[np], t + ns, ne - ns);
+                pname[np][ne - ns] = '\0';
+                pdef[np] = eq < q ? t + eq + 1 : NULL;
+                pdef_len[np++] = eq < q ? q - eq - 1 : 0;
+                st = q + 1;
+            }
+            if (na > np)
+                return NULL;
+            /* the body: TYPE local = EXPR; ... return EXPR; */
+            char lname[8][64], *lval[8] = { 0 };
+            size_t nloc = 0;
+            char *result = NULL;
+            bool bad = false;
+            for (size_t q = bo + 1, st = q; q < be && !bad; q++) {
+                if (t[q] != ';')
+                    continue;
+                char stmt[SK_MAX_TEXT + 1];
+                if (!sk_bare_words(t + st, q - st, stmt, sizeof stmt)) {
+                    bad = true;
+                    break;
+                }
+                st = q + 1;
+                if (!strncmp(stmt, "return ", 7) || !strncmp(stmt, "return(", 7)) {
+                    result = hk_strdup(stmt + 6);
+                    break;
+                }
+                char *eq = strchr(stmt, '=');
+                char *nm_end = eq;
+                while (nm_end && nm_end > stmt && nm_end[-1] == ' ')
+                    nm_end--;
+                char *nm = nm_end;
+                while (nm && nm > stmt && (isalnum((unsigned char)nm[-1]) || nm[-1] == '_'))
+                    nm--;
+                bool int_local = false;
+                const char *decl = !strncmp(stmt, "const ", 6) ? stmt + 6 : stmt;
+                for (size_t w = 0; nm && w < HK_ARRAY_LEN(int_types) && !int_local; w++) {
+                    size_t tl = strlen(int_types[w]);
+                    int_local = !strncmp(decl, int_types[w], tl) && decl[tl] == ' ';
+                }
+                if (!eq || eq[1] == '=' || !int_local || nm == nm_end || nloc == 8 || (size_t)(nm_end - nm) >= 64) {
+                    bad = true;
+                    break;
+                }
+                memcpy(lname[nloc], nm, (size_t)(nm_end - nm));
+                lname[nloc][nm_end - nm] = '\0';
+                lval[nloc++] = hk_strdup(eq + 1);
+            }
+            /* put the locals in, last first, then the parameters */
+            struct hk_buf out;
+            hk_buf_init(&out, 4 * SK_MAX_TEXT);
+            char *cur = result;
+            for (int pass = 0; cur && !bad && pass <= (int)nloc; pass++) {
+                /* pass < nloc: local nloc-1-pass; pass == nloc: the parameters */
+                hk_buf_reset(&out);
+                bool fine = true;
+                for (const char *x = cur; *x && fine;) {
+                    if (isalpha((unsigned char)*x) || *x == '_') {
+                        const char *ws2 = x;
+                        while (isalnum((unsigned char)*x) || *x == '_')
+                            x++;
+                        size_t w = (size_t)(x - ws2);
+                        const char *rep = NULL;
+                        size_t rep_len = 0;
+                        if (pass < (int)nloc) {
+                            size_t l = nloc - 1 - (size_t)pass;
+                            if (strlen(lname[l]) == w && !memcmp(lname[l], ws2, w)) {
+                                rep = lval[l];
+                                rep_len = strlen(lval[l]);
+                            }
+                        } else {
+                            for (size_t a = 0; a < np && !rep; a++)
+                                if (strlen(pname[a]) == w && !memcmp(pname[a], ws2, w)) {
+                                    rep = a < na ? arg[a] : pdef[a];
+                                    rep_len = a < na ? arg_len[a] : pdef_len[a];
+                                    fine = rep != NULL;
+                                }
+                        }
+                        fine = fine && (rep ? hk_buf_printf(&out, "(%.*s)", (int)rep_len, rep) == HK_OK
+                                            : hk_buf_append(&out, ws2, w) == HK_OK);
+                    } else {
+                        fine = hk_buf_append(&out, x, 1) == HK_OK;
+                        x++;
+                    }
+                }
+                char *next = fine && out.data ? hk_strndup(out.data, out.len) : NULL;
+                hk_free(cur);
+                cur = next;
+            }
+            hk_buf_free(&out);
+            for (size_t l = 0; l < nloc; l++)
+                hk_free(lval[l]);
+            if (bad || !cur || strlen(cur) > SK_MAX_TEXT) {
+                hk_free(cur);
+                return NULL;
+            }
+            *end = e + 1;
+            return cur;
         }
     }
     return NULL;
@@ -811,11 +1008,35 @@ char *sk_translate(skel *k, const char *c, int depth)
                 j++;
             if (j < n && c[j] == '(') {
                 if (!strcmp(name, "min") || !strcmp(name, "max")) {
-                    ok = hk_buf_appends(&b, name) == HK_OK;
+                    /* each operand on its own, so that (x + b - 1) / b in one reads as ceil_div */
+                    size_t q = j + 1, st = q;
+                    int dp = 0;
+                    ok = hk_buf_printf(&b, "%s(", name) == HK_OK;
+                    for (; ok && q < n; q++) {
+                        char ch2 = c[q];
+                        if (ch2 == '(' || ch2 == '[')
+                            dp++;
+                        else if ((ch2 == ')' || ch2 == ']') && dp > 0)
+                            dp--;
+                        else if ((ch2 == ',' || ch2 == ')') && dp == 0) {
+                            char *arg = hk_strndup(c + st, q - st);
+                            char *ta = arg ? sk_translate(k, arg, depth + 1) : NULL;
+                            ok = ta && hk_buf_printf(&b, "%s%s", ta, ch2 == ',' ? ", " : ")") == HK_OK;
+                            hk_free(arg);
+                            hk_free(ta);
+                            st = q + 1;
+                            if (ch2 == ')')
+                                break;
+                        }
+                    }
+                    ok &= q < n;
+                    i = q + 1;
                     continue;
                 }
                 size_t after = 0;
                 char *body = sk_macro_call(k, name, c, j, &after);
+                if (!body)
+                    body = sk_inline_call(k, name, c, j, &after);
                 char bare[SK_MAX_TEXT + 1];
                 /* without its outer parentheses, so that (x + b - 1) / b reads as ceil_div */
                 char *t = body && sk_bare(body, strlen(body), bare, sizeof bare) ? sk_translate(k, bare, depth + 1)

@@ -528,9 +528,21 @@ static void moves_in_a_grid_stride_loop(void **state)
     assert_int_equal(eval(field(inf.spec, 6, "count"), pn, pv, 4), 2 * 5 * 9);
     spec_inference_free(&inf);
 
+    /* a launch that fixes the grid: the count read off one pass holds at sizes where its
+     * threads reach every point (64 x 256 here), and is a doubt where they do not */
     infer(DATA("moved_batch.cu"), "closest_fixed", &inf);
     assert_true(has_note(&inf, "grid from the launch site"));
-    assert_true(has_doubt(&inf, "how many elements best has"));
+    assert_true(has_note(&inf, "count of best from the kernel model's index forms in closest_fixed (its move "
+                               "at line 62 put in, one pass of the grid-stride loop each)"));
+    no_doubts(&inf);
+    json_t *set;
+    size_t si;
+    json_array_foreach(json_object_get(inf.spec, "sizes"), si, set)
+        assert_true(json_integer_value(json_object_get(set, "queries")) <= 64 * 256);
+    spec_inference_free(&inf);
+    infer(DATA("moved_batch.cu"), "closest_tiny", &inf);
+    assert_true(has_doubt(&inf, "best is moved in every pass of the grid-stride loop at line 72, and at sizes[0] "
+                                "the launch's grid runs fewer threads than its bound"));
     spec_inference_free(&inf);
 }
 
@@ -1168,6 +1180,27 @@ static void shared_subscripts_bounded_by_a_cut_tile(void **state)
     spec_inference_free(&inf);
 }
 
+/* A grid capped by a helper of straight integer code (want = ceil_div(n, threads),
+ * min(want, 1024)) is read as the helper computes it, following the block; a kernel that
+ * moves its pointers in a grid-stride loop is counted off one pass at sizes where the
+ * capped grid reaches every element. */
+static void a_grid_capped_by_a_helper_function(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("capped_grid.cu"), "offset_rows", &inf);
+    no_doubts(&inf);
+    json_t *launch = json_object_get(inf.spec, "launch");
+    json_t *g = json_object_get(launch, "grid");
+    assert_int_equal(json_integer_value(json_object_get(launch, "block")), 128);
+    assert_string_equal(json_string_value(json_array_get(g, 0)), "min(ceil_div(width, block_x), 1024)");
+    assert_string_equal(json_string_value(json_array_get(g, 1)), "rows");
+    assert_int_equal(eval_at(field(inf.spec, 2, "count"), "rows", 3, "width", 10), 30);
+    assert_int_equal(eval_at(field(inf.spec, 3, "count"), "rows", 3, "width", 10), 30);
+    assert_true(has_note(&inf, "one pass of the grid-stride loop each"));
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1215,6 +1248,7 @@ int main(void)
         cmocka_unit_test(a_launch_through_a_function_pointer),
         cmocka_unit_test(table_rows_picked_by_an_index_buffer),
         cmocka_unit_test(shared_subscripts_bounded_by_a_cut_tile),
+        cmocka_unit_test(a_grid_capped_by_a_helper_function),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
