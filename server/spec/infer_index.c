@@ -1961,6 +1961,7 @@ size_t sk_gather(const char *t, size_t s, size_t e, const an_function *f)
  * by constants (ceil_div(m, 512) <= m / 512 + 511 / 512). */
 #define KB_TERMS 48
 #define KB_DEPTH 24
+#define KB_STEPS 4096
 
 typedef struct {
     double coef;
@@ -2031,11 +2032,11 @@ static bool kb_const(const km_kernel *km, km_form f, double *v)
     return false;
 }
 
-static bool kb_bound(const km_kernel *km, const kb_poly *p, bool upper, int depth, double *out);
+static bool kb_bound(const km_kernel *km, const kb_poly *p, bool upper, int depth, int *steps, double *out);
 
 /* The bound of rest + c * (f + add) in the direction upper. */
 static bool kb_bound_with(const km_kernel *km, const kb_poly *rest, double c, const km_form *f, double add,
-                          bool upper, int depth, double *out)
+                          bool upper, int depth, int *steps, double *out)
 {
     kb_poly *q = hk_malloc(sizeof *q);
     if (!q)
@@ -2044,7 +2045,7 @@ static bool kb_bound_with(const km_kernel *km, const kb_poly *rest, double c, co
     if (f)
         kb_add_form(q, *f, c);
     kb_add(q, c * add, NULL, 0);
-    bool ok = !q->full && kb_bound(km, q, upper, depth + 1, out);
+    bool ok = !q->full && kb_bound(km, q, upper, depth + 1, steps, out);
     hk_free(q);
     return ok;
 }
@@ -2056,13 +2057,13 @@ static bool kb_bound_with(const km_kernel *km, const kb_poly *rest, double c, co
  * counter by 0 or its trip - 1 (a counter that no operation holds first), keeping the
  * rest symbolic so that terms cancel (2 * (end - start - 1) + 2 * start). An atom must stand alone in its terms (linear);
  * anything else (a parameter left over, a thread index, a value read) has no bound. */
-static bool kb_bound(const km_kernel *km, const kb_poly *p, bool upper, int depth, double *out)
+static bool kb_bound(const km_kernel *km, const kb_poly *p, bool upper, int depth, int *steps, double *out)
 {
     size_t na = 0, nl = 0;
     const km_atom *a = km_atoms(km, &na);
     const km_loop *loops = km_loops(km, &nl);
-    if (depth > KB_DEPTH || p->full)
-        return false;
+    if (depth > KB_DEPTH || p->full || --*steps < 0)
+        return false; /* min/max branch: a budget keeps a long chain of them cheap */
     kb_poly *q = hk_malloc(sizeof *q);
     bool ok = false;
     if (!q)
@@ -2142,19 +2143,19 @@ static bool kb_bound(const km_kernel *km, const kb_poly *p, bool upper, int dept
     const km_atom *at = &a[pick];
     double v0 = 0, v1 = 0, d = 0;
     if (c == 0.0) {
-        ok = kb_bound(km, rest, upper, depth + 1, out);
+        ok = kb_bound(km, rest, upper, depth + 1, steps, out);
     } else if (at->kind == KM_ATOM_LOOP) {
         /* counter in [0, trip - 1] */
         if (at->loop >= 0 && (size_t)at->loop < nl && loops[at->loop].has_trip) {
             if (atom_up)
-                ok = kb_bound_with(km, rest, c, &loops[at->loop].trip, -1, upper, depth, out);
+                ok = kb_bound_with(km, rest, c, &loops[at->loop].trip, -1, upper, depth, steps, out);
             else
-                ok = kb_bound_with(km, rest, c, NULL, 0, upper, depth, out);
+                ok = kb_bound_with(km, rest, c, NULL, 0, upper, depth, steps, out);
         }
     } else if (at->op && (!strcmp(at->op, "min") || !strcmp(at->op, "max")) && at->n_args == 2) {
         /* P + c * min(x, y) is P + c * x or P + c * y */
-        bool ok0 = kb_bound_with(km, rest, c, &at->args[0], 0, upper, depth, &v0);
-        bool ok1 = kb_bound_with(km, rest, c, &at->args[1], 0, upper, depth, &v1);
+        bool ok0 = kb_bound_with(km, rest, c, &at->args[0], 0, upper, depth, steps, &v0);
+        bool ok1 = kb_bound_with(km, rest, c, &at->args[1], 0, upper, depth, steps, &v1);
         bool either = !strcmp(at->op, "min") == atom_up; /* one operand bounds it already */
         if (either && (ok0 || ok1)) {
             ok = true;
@@ -2168,13 +2169,13 @@ static bool kb_bound(const km_kernel *km, const kb_poly *p, bool upper, int dept
         /* x & ~(2^k - 1): x rounded down to a multiple of 2^k */
         double lo_x = 0;
         if (atom_up)
-            ok = kb_bound_with(km, rest, c, &at->args[0], 0, upper, depth, out);
-        else if (kb_bound_with(km, &(kb_poly){ .n = 0 }, 1, &at->args[0], 0, false, depth, &lo_x) && lo_x >= 0)
-            ok = kb_bound_with(km, rest, c, NULL, 0, upper, depth, out);
+            ok = kb_bound_with(km, rest, c, &at->args[0], 0, upper, depth, steps, out);
+        else if (kb_bound_with(km, &(kb_poly){ .n = 0 }, 1, &at->args[0], 0, false, depth, steps, &lo_x) && lo_x >= 0)
+            ok = kb_bound_with(km, rest, c, NULL, 0, upper, depth, steps, out);
         else
-            ok = kb_bound_with(km, rest, c, &at->args[0], d + 1, upper, depth, out);
+            ok = kb_bound_with(km, rest, c, &at->args[0], d + 1, upper, depth, steps, out);
     } else if (at->op && !strcmp(at->op, "ceildiv") && at->n_args == 2 && kb_const(km, at->args[1], &d) && d > 0) {
-        ok = kb_bound_with(km, rest, c / d, &at->args[0], atom_up ? d - 1 : 0, upper, depth, out);
+        ok = kb_bound_with(km, rest, c / d, &at->args[0], atom_up ? d - 1 : 0, upper, depth, steps, out);
     }
     hk_free(rest);
 out:
@@ -2201,7 +2202,8 @@ bool kc_shared_inside(const km_kernel *km, const km_access *a, long long *lo, lo
     p->full = false;
     kb_add_form(p, a->index, 1);
     double l = 0, h = 0;
-    bool ok = ext > 0 && !p->full && kb_bound(km, p, false, 0, &l) && kb_bound(km, p, true, 0, &h) &&
+    int steps_lo = KB_STEPS, steps_hi = KB_STEPS;
+    bool ok = ext > 0 && !p->full && kb_bound(km, p, false, 0, &steps_lo, &l) && kb_bound(km, p, true, 0, &steps_hi, &h) &&
               l >= 0 && h < ext;
     hk_free(p);
     if (ok) {
