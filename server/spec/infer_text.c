@@ -642,9 +642,15 @@ static char *sk_inline_call(skel *k, const char *name, const char *c, size_t ope
             char pname[8][64];
             const char *pdef[8];
             size_t pdef_len[8], np = 0;
-            for (size_t q = p + 1, st = q; q <= pe && np < 8; q++) {
-                if (q < pe && t[q] != ',')
-                    continue;
+            int pdepth = 0;
+            for (size_t q = p + 1, st = q; q <= pe; q++) {
+                if (q < pe) {
+                    pdepth += (t[q] == '(') - (t[q] == ')');
+                    if (t[q] != ',' || pdepth != 0)
+                        continue;
+                }
+                if (np == 8)
+                    return NULL; /* more parameters than read: one would stay a bare name */
                 size_t eq = st;
                 while (eq < q && t[eq] != '=')
                     eq++;
