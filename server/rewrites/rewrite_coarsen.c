@@ -198,13 +198,13 @@ static bool scan_model(co_scan *s, const co_loop *loops, size_t n_loops, bool di
     size_t na = 0;
     const km_access *acc = km_accesses(s->km, &na);
     if (km_barriers(s->km))
-        return refuse(s, 0, "__syncthreads()", "the kernel (or a function it calls) synchronizes the block");
+        return refuse(s, 0, "__syncthreads", "the kernel (or a function it calls) synchronizes the block");
     for (size_t i = 0; i < na; i++) {
         const km_access *a = &acc[i];
         if (a->space == KM_SPACE_SHARED) {
-            snprintf(s->why, sizeof s->why, "%s at line %u: shared memory is indexed by the thread and shared "
+            snprintf(s->why, sizeof s->why, "shared memory at line %u: %s is indexed by the thread and shared "
                                             "by the block; K elements per thread would overwrite each other's slots",
-                     access_name(a), a->line);
+                     a->line, access_name(a));
             return false;
         }
         if (a->space != KM_SPACE_GLOBAL || a->mode == KM_READ || a->atomic)
@@ -214,21 +214,21 @@ static bool scan_model(co_scan *s, const co_loop *loops, size_t n_loops, bool di
             for (uint32_t q = 0; q < a->n_loops; q++)
                 in |= a->loops[q] == (uint32_t)loops[l].loop;
         if (!in && divides) {
-            snprintf(s->why, sizeof s->why, "%s at line %u: a store outside the loop strided over the grid: it "
-                                            "runs once per thread, and the grid divided by K has fewer threads",
-                     access_name(a), a->line);
+            snprintf(s->why, sizeof s->why, "store at line %u: %s is written outside the loop strided over the grid: "
+                                            "that runs once per thread, and the grid divided by K has fewer threads",
+                     a->line, access_name(a));
             return false;
         }
         if (in && !km_form_mentions_kind(s->km, element_of(a), KM_ATOM_THREAD_IDX, 0)) {
-            snprintf(s->why, sizeof s->why, "%s at line %u: the element written does not come from threadIdx.x "
-                                            "(every thread writes it: a reduction, not an elementwise store)",
-                     access_name(a), a->line);
+            snprintf(s->why, sizeof s->why, "store at line %u: the element of %s written does not come from "
+                                            "threadIdx.x (every thread writes it: a reduction, not an elementwise store)",
+                     a->line, access_name(a));
             return false;
         }
         if (in && n_loops == 0 && !km_form_mentions_kind(s->km, element_of(a), KM_ATOM_BLOCK_IDX, 0)) {
-            snprintf(s->why, sizeof s->why, "%s at line %u: the element written does not come from blockIdx.x, "
+            snprintf(s->why, sizeof s->why, "store at line %u: the element of %s written does not come from blockIdx.x, "
                                             "so K blocks of the grid do not hold K different elements",
-                     access_name(a), a->line);
+                     a->line, access_name(a));
             return false;
         }
         /* a cross-element dependence: another access of the buffer at another element */
@@ -238,10 +238,10 @@ static bool scan_model(co_scan *s, const co_loop *loops, size_t n_loops, bool di
                 strcmp(b->buffer, a->buffer) != 0 || km_form_equal(element_of(a), element_of(b)) ||
                 !same_loops(a, b))
                 continue;
-            snprintf(s->why, sizeof s->why, "%s at line %u: %s an element of %s other than the one written at "
+            snprintf(s->why, sizeof s->why, "access at line %u: %s %s an element of %s other than the one written at "
                                             "line %u: one element may depend on another's, and coarsening "
                                             "reorders them",
-                     access_name(b), b->line, b->mode == KM_READ ? "reads" : "writes", a->buffer, a->line);
+                     b->line, access_name(b), b->mode == KM_READ ? "reads" : "writes", a->buffer, a->line);
             return false;
         }
     }
@@ -701,7 +701,7 @@ static int emit_blocks(co_scan *s, int K, rw_edits *es)
             k += w - 1;
         } else if ((rwl_tok_is_ident(ts, k, "blockIdx") || rwl_tok_is_ident(ts, k, "gridDim")) &&
                    !rwl_tok_is(ts, k + 1, ".")) {
-            return refuse(s, k, "blockIdx", "the block's coordinates are used as a whole"), HK_OK;
+            return refuse(s, k, "block coordinates", "the block's coordinates are used as a whole"), HK_OK;
         }
     }
     if (rc)
@@ -772,11 +772,11 @@ static int rw_coarsen(const rw_context *ctx, int K, rw_result *out)
         if (!accesses_bounded(&s, &a)) {
             char gw[200];
             if (!spec_grid_divisible(ctx, K, gw, sizeof gw)) {
-                snprintf(s.why, sizeof s.why, "%s at line %u: not under a bounds check on an index over "
+                snprintf(s.why, sizeof s.why, "access at line %u: %s is not under a bounds check on an index over "
                                               "blockIdx.x, so the grid divided by %d (rounded up) would run "
                                               "blocks past the original's; exact only when %d divides the grid, "
                                               "and %s",
-                         access_name(a), a->line, K, K, gw);
+                         a->line, access_name(a), K, K, gw);
                 goto refused;
             }
             snprintf(note, sizeof note, "; no bounds check: exact because %d divides the spec's grid at every "
