@@ -276,7 +276,9 @@ static bool accesses_bounded(const co_scan *s, const km_access **first)
     return true;
 }
 
-/* Does the spec's grid along x split into K equal parts at every size (its own block)? */
+/* Does the spec's grid along x split into K equal parts at every size, under the spec's
+ * block and under every power-of-two block the search may launch it with (a grid written
+ * as n / block_x changes with it)? */
 static bool spec_grid_divisible(const rw_context *ctx, int K, char *why, size_t n)
 {
     const spec *sp = ctx->spec;
@@ -284,22 +286,31 @@ static bool spec_grid_divisible(const rw_context *ctx, int K, char *why, size_t 
         snprintf(why, n, "no bench spec gives the grid");
         return false;
     }
-    for (size_t k = 0; k < sp->n_sizes; k++) {
-        expr_value v;
-        char err[160];
-        /* an SM-count grid is a grid-stride kernel's; 132 is the H200's, any other count
-         * divides the same way only by luck: the test is then refused below */
-        if (spec_eval(sp, sp->grid[0], k, 132, &v, err, sizeof err) || v.is_float) {
-            snprintf(why, n, "the spec's grid cannot be evaluated at size set %zu", k + 1);
-            return false;
-        }
-        if (v.i % K) {
-            snprintf(why, n, "the spec's grid along x is %lld blocks at size set %zu, not a multiple of %d", v.i,
-                     k + 1, K);
-            return false;
-        }
+    static const long long blocks[] = {0, 32, 64, 128, 256, 512, 1024};
+    expr_var *vars = hk_calloc(sp->n_size_names + 4, sizeof *vars);
+    if (!vars) {
+        snprintf(why, n, "out of memory");
+        return false;
     }
-    return true;
+    bool ok = true;
+    for (size_t k = 0; k < sp->n_sizes && ok; k++)
+        for (size_t b = 0; b < HK_ARRAY_LEN(blocks) && ok; b++) {
+            const long long block[3] = {blocks[b], 1, 1};
+            /* an SM-count grid is a grid-stride kernel's, never this shape's: 132 (an H200)
+             * only lets the expression evaluate */
+            size_t nv = spec_size_vars(sp, k, b ? block : NULL, 132, vars);
+            expr_value v;
+            if (expr_eval(sp->grid[0], vars, nv, &v, NULL, 0) != HK_OK || v.is_float) {
+                snprintf(why, n, "the spec's grid cannot be evaluated at size set %zu", k + 1);
+                ok = false;
+            } else if (v.i % K) {
+                snprintf(why, n, "the spec's grid along x is %lld blocks at size set %zu%s, not a multiple of %d",
+                         v.i, k + 1, b ? " under another power-of-two block" : "", K);
+                ok = false;
+            }
+        }
+    hk_free(vars);
+    return ok;
 }
 
 static void loop_free(co_loop *l)
@@ -780,7 +791,7 @@ static int rw_coarsen(const rw_context *ctx, int K, rw_result *out)
                 goto refused;
             }
             snprintf(note, sizeof note, "; no bounds check: exact because %d divides the spec's grid at every "
-                                        "size, and only under such a grid", K);
+                                        "size and power-of-two block, and only under such a grid", K);
         }
         if ((rc = emit_blocks(&s, K, &es)) || s.why[0])
             goto refused;
@@ -838,6 +849,6 @@ const rw_descriptor rw_coarsen_desc = {
                "unrolled loop, the grid divided by K): K loads in flight per thread",
     .params = coarsen_params,
     .n_params = HK_ARRAY_LEN(coarsen_params),
-    .flags = 0,
+    .flags = RW_VECTOR_FALLBACK | RW_RESTRICT_FIRST,
     .emit = emit_coarsen,
 };
