@@ -484,7 +484,9 @@ static char *expand_macro_head(const co_scan *s, size_t k, size_t close, int *rc
                 l = (int)strlen(args[p]);
                 break;
             }
-        *rc = hk_buf_printf(&b, "%.*s ", l, tx);
+        /* the definition's own spacing, continuations as one space */
+        bool gap = q > pc + 1 && dt.t[q].start > dt.t[q - 1].end;
+        *rc = hk_buf_printf(&b, "%s%.*s", gap ? " " : "", l, tx);
     }
     if (!*rc && !(res = hk_buf_steal(&b)))
         *rc = HK_ENOMEM;
