@@ -386,6 +386,20 @@ static bool read_header(const rw_toks *h, size_t open, size_t close, co_loop *L,
         snprintf(why, n, "the loop's step is not `i += stride`");
         return false;
     }
+    /* the copies evaluate the bound and the step more often than the loop did */
+    for (size_t q = s2 + 3; q < close; q++) {
+        if (q == s3)
+            q = sa;
+        if (q >= sb)
+            break;
+        bool call = h->t[q].kind == T_IDENT && rwl_tok_is(h, q + 1, "(") && !rwl_pure_call_name(h, q) &&
+                    !rwl_tok_is_ident(h, q, "sizeof") && !rwl_is_type_word(h, q);
+        if (call || rwl_tok_is_assign_op(h, q) || rwl_tok_is(h, q, "++") || rwl_tok_is(h, q, "--")) {
+            snprintf(why, n, "the loop's bound or step may change something (`%.*s`): the copies evaluate it "
+                             "more often", (int)(h->t[q].end - h->t[q].start), h->text + h->t[q].start);
+            return false;
+        }
+    }
     L->type = rwl_tok_text(h, s1, v);
     L->var = rwl_tok_text(h, v, v + 1);
     L->start = rwl_tok_text(h, eq + 1, s2);
@@ -606,9 +620,10 @@ static bool nested_in_loop(const rw_toks *ts, size_t a, size_t r, size_t end)
 }
 
 /* The edits inside one element's code [a, b): `return;` leaves the element (continue, or
- * a jump to the end of the copy when inside a loop: *jump); `break` outside an inner loop
- * or switch would leave the copies: refused. */
-static int element_exits(co_scan *s, size_t a, size_t b, rw_edits *es, bool *jump, bool in_loop_body)
+ * `goto label;` to the end of the copy when inside a loop: *jump); `break` outside an inner
+ * loop or switch would leave the copies: refused. */
+static int element_exits(co_scan *s, size_t a, size_t b, rw_edits *es, bool *jump, bool in_loop_body,
+                         const char *label)
 {
     const rw_toks *ts = &s->ts;
     int rc = HK_OK;
@@ -620,16 +635,38 @@ static int element_exits(co_scan *s, size_t a, size_t b, rw_edits *es, bool *jum
             }
             bool nested = nested_in_loop(ts, a, k, b);
             *jump |= nested;
-            rc = rwl_edits_add(es, ts->t[k].start, ts->t[k + 1].end, nested ? "goto hk_co_next;" : "continue;");
-        } else if (in_loop_body && (rwl_tok_is_ident(ts, k, "break") || rwl_tok_is_ident(ts, k, "continue")) &&
-                   !nested_in_loop(ts, a, k, b)) {
-            if (rwl_tok_is_ident(ts, k, "break"))
-                refuse(s, k, "break", "a break leaves the loop over all elements of the thread; coarsened, it "
-                                      "would leave only the K copies of one trip");
-            else   /* continue in the original's body: the next element, as in the copy loop */
-                continue;
+            char *to = nested ? hk_asprintf("goto %s;", label) : hk_strdup("continue;");
+            rc = rwl_edits_add_owned(es, ts->t[k].start, ts->t[k + 1].end, to);
+        } else if (in_loop_body && rwl_tok_is_ident(ts, k, "break") && !nested_in_loop(ts, a, k, b)) {
+            refuse(s, k, "break", "a break leaves the loop over all elements of the thread; coarsened, it "
+                                  "would leave only the K copies of one trip");
         }
+        /* a continue in the original's body goes to the next element, as in the copies */
     }
+    return rc;
+}
+
+/* The loop body [a, b) as one copy's text, its returns leaving the copy (label: the copy's
+ * end), appended to out. */
+static int copy_text(co_scan *s, size_t a, size_t b, const char *label, struct hk_buf *out, bool *jump)
+{
+    const rw_toks *ts = &s->ts;
+    rw_edits es = {0};
+    char *o = NULL;
+    size_t ol = 0;
+    int rc = element_exits(s, a, b, &es, jump, true, label);
+    if (rc || s->why[0])
+        goto out;
+    uint32_t base = ts->t[a].start, end = ts->t[b - 1].end;
+    for (size_t i = 0; i < es.n; i++) {
+        es.e[i].start -= base;
+        es.e[i].end -= base;
+    }
+    if (!(rc = rwl_edits_apply(s->text + base, end - base, &es, &o, &ol)))
+        rc = hk_buf_append(out, o, ol);
+out:
+    hk_free(o);
+    rwl_edits_free(&es);
     return rc;
 }
 
@@ -642,55 +679,71 @@ static const char *wide_type(const char *t)
                : "long long";
 }
 
+/* Does the moved pointer p belong to loop L (its move is in L's body)? */
+static bool moved_in(const co_scan *s, const co_loop *L, const km_param *p)
+{
+    return p->moved_at && p->pointer && rwl_line_at(s->text, s->ts.t[L->body_a].start) <= (int)p->moved_at &&
+           (int)p->moved_at <= rwl_line_at(s->text, s->ts.t[L->body_b - 1].start);
+}
+
+/* The loop L with K copies of its body per trip. A trip whose last element is in range
+ * (every trip but the last few) runs the copies without bound checks between them, so
+ * nothing orders one copy's loads after another's check; the other trips check each. */
 static int emit_loop(co_scan *s, const co_loop *L, int K, rw_edits *es, char *line_note, size_t ln)
 {
     const rw_toks *ts = &s->ts;
     int rc = HK_OK;
-    bool jump = false;
     /* the index is the element's own in each copy: the body must not move it */
     for (size_t k = L->body_a; k < L->body_b; k++)
         if (rwp_mentions(ts, k, k + 1, L->var) && rwl_scalar_written(ts, k))
             return refuse(s, k, "loop index", "the body changes the loop's index %s", L->var), HK_OK;
-    if ((rc = element_exits(s, L->body_a, L->body_b, es, &jump, true)) || s->why[0])
-        return rc;
     const char *wt = wide_type(L->type);
     size_t np = 0;
     const km_param *ps = km_params(s->km, &np);
-    struct hk_buf h, t;
+    struct hk_buf h;
     hk_buf_init(&h, RW_TEXT_MAX);
-    hk_buf_init(&t, RW_TEXT_MAX);
     rc = hk_buf_printf(&h, "{   /* hk: %d elements per trip of the loop (coarsen) */\n", K);
     /* a parameter the loop body moves (mmcv's `weight += bs_idx * n * 3 + pt_idx * 3`)
      * counts from where it pointed at entry in every copy, as in the original's one trip */
     for (size_t p = 0; p < np && !rc; p++)
-        if (ps[p].moved_at && ps[p].pointer && rwl_line_at(s->text, ts->t[L->body_a].start) <= (int)ps[p].moved_at &&
-            (int)ps[p].moved_at <= rwl_line_at(s->text, ts->t[L->body_b - 1].start))
+        if (moved_in(s, L, &ps[p]))
             rc = hk_buf_printf(&h, "    decltype(%s) const hk_co_entry_%s = %s;\n", ps[p].name, ps[p].name, ps[p].name);
     if (!rc)
         rc = hk_buf_printf(&h,
                            "    for (%s hk_co_i = %s; hk_co_i %s (%s); hk_co_i += (%s)%d * (%s)) {\n"
-                           "#pragma unroll\n"
-                           "        for (int hk_co_c = 0; hk_co_c < %d; ++hk_co_c) {\n"
-                           "            const %s hk_co_e = hk_co_i + (%s)hk_co_c * (%s);\n"
-                           "            if (!(hk_co_e %s (%s)))\n"
-                           "                break;\n"
-                           "            %s %s = (%s)hk_co_e;\n",
-                           wt, L->start, L->cmp, L->bound, wt, K, L->step, K, wt, wt, L->step, L->cmp, L->bound,
-                           L->type, L->var, L->type);
-    for (size_t p = 0; p < np && !rc; p++)
-        if (ps[p].moved_at && ps[p].pointer && rwl_line_at(s->text, ts->t[L->body_a].start) <= (int)ps[p].moved_at &&
-            (int)ps[p].moved_at <= rwl_line_at(s->text, ts->t[L->body_b - 1].start))
-            rc = hk_buf_printf(&h, "            %s = hk_co_entry_%s;\n", ps[p].name, ps[p].name);
-    if (!rc)
-        rc = hk_buf_appends(&h, "            ");
-    if (!rc)
-        rc = hk_buf_printf(&t, "\n%s        }\n    }\n}", jump ? "        hk_co_next: ;\n" : "");
-    if (!rc && !(rc = rwl_edits_add(es, ts->t[L->a].start, ts->t[L->head_end].start, h.data)))
-        rc = rwl_edits_add(es, ts->t[L->body_b - 1].end, ts->t[L->body_b - 1].end, t.data);
+                           "        if (hk_co_i + (%s)%d * (%s) %s (%s)) {   /* every copy in range */\n",
+                           wt, L->start, L->cmp, L->bound, wt, K, L->step, wt, K - 1, L->step, L->cmp, L->bound);
+    for (int full = 1; full >= 0 && !rc; full--) {
+        bool jump = false;
+        rc = hk_buf_printf(&h, "#pragma unroll\n"
+                               "            for (int hk_co_c = 0; hk_co_c < %d; ++hk_co_c) {\n"
+                               "                const %s hk_co_e = hk_co_i + (%s)hk_co_c * (%s);\n",
+                           K, wt, wt, L->step);
+        if (!rc && !full)
+            rc = hk_buf_printf(&h, "                if (!(hk_co_e %s (%s)))\n"
+                                   "                    continue;\n",
+                               L->cmp, L->bound);
+        if (!rc)
+            rc = hk_buf_printf(&h, "                %s %s = (%s)hk_co_e;\n", L->type, L->var, L->type);
+        for (size_t p = 0; p < np && !rc; p++)
+            if (moved_in(s, L, &ps[p]))
+                rc = hk_buf_printf(&h, "                %s = hk_co_entry_%s;\n", ps[p].name, ps[p].name);
+        char label[32];
+        snprintf(label, sizeof label, "hk_co_next%d", full);
+        if (!rc)
+            rc = hk_buf_appends(&h, "                ");
+        if (!rc && ((rc = copy_text(s, L->body_a, L->body_b, label, &h, &jump)) || s->why[0]))
+            break;
+        if (!rc && jump)
+            rc = hk_buf_printf(&h, "\n            %s: ;", label);
+        if (!rc)
+            rc = hk_buf_appends(&h, full ? "\n            }\n        } else {\n" : "\n            }\n        }\n    }\n}");
+    }
+    if (!rc && !s->why[0])
+        rc = rwl_edits_add(es, ts->t[L->a].start, ts->t[L->body_b - 1].end, h.data);
     if (!rc)
         snprintf(line_note, ln, "line %d", rwl_line_at(s->text, ts->t[L->a].start));
     hk_buf_free(&h);
-    hk_buf_free(&t);
     return rc;
 }
 
@@ -722,7 +775,7 @@ static int emit_blocks(co_scan *s, int K, rw_edits *es)
     if (!any)
         return refuse(s, 0, "kernel body", "no blockIdx.x in the kernel's text: its blocks do not hold different "
                                             "elements along x"), HK_OK;
-    if ((rc = element_exits(s, 1, ts->n - 1, es, &jump, false)) || s->why[0])
+    if ((rc = element_exits(s, 1, ts->n - 1, es, &jump, false, "hk_co_next")) || s->why[0])
         return rc;
     struct hk_buf h;
     hk_buf_init(&h, 4096);

@@ -280,7 +280,8 @@ static void applies_and_compiles(void **state)
 
 /* The shapes: virtual blocks for one element per thread (blockIdx.x and gridDim.x renamed,
  * a return a continue, or a jump out of an inner loop), the loop's own for a strided loop
- * (the macro's header written out, moved pointers reset in each copy, a continue kept). */
+ * (the macro's header written out, a trip whose copies are all in range without checks
+ * between them, moved pointers reset in each copy, a continue kept). */
 static void emitted_shape(void **state)
 {
     (void)state;
@@ -296,6 +297,10 @@ static void emitted_shape(void **state)
     assert_non_null(strstr(c, "if (i >= n) continue;"));
     assert_non_null(strstr(c, "goto hk_co_next;"));
     assert_non_null(strstr(c, "hk_co_next: ;"));
+    free(c);
+    c = emu_rewrite(kernels, "axpy_grid_stride", "coarsen", NULL);
+    assert_non_null(strstr(c, "if (hk_co_i + (long long)3 * (blockDim.x * gridDim.x) < (n)) {"));
+    assert_non_null(strstr(c, "if (!(hk_co_e < (n)))\n                    continue;"));
     free(c);
     c = emu_rewrite(kernels, "axpy_macro", "coarsen", NULL);
     assert_null(strstr(c, "KERNEL_LOOP(index"));
@@ -397,6 +402,11 @@ static const char refused[] =
     "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n" /* 60 */
     "        y[i] = x[i];\n"
     "    if (threadIdx.x == 0) flag[blockIdx.x] = 1;\n"
+    "}\n"
+    "__global__ void bound_call(const float *x, float *y, int n)\n"
+    "{\n"                                                                               /* 65 */
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < block_base() + n; i += blockDim.x * gridDim.x)\n"
+    "        y[i] = x[i];\n"
     "}\n";
 
 static const rwf_refusal refusals[] = {
@@ -411,6 +421,7 @@ static const rwf_refusal refusals[] = {
     {"unguarded", "access", 49, "no bench spec"},
     {"moves_index", "loop index", 55, "changes the loop's index"},
     {"flag_after", "store", 62, "outside the loop"},
+    {"bound_call", "loop", 66, "`block_base`"},
 };
 
 /* Each refuses through the registry with its construct and line. */
