@@ -1,9 +1,10 @@
 /* coarsen: each thread of a memory-bound elementwise kernel handles K elements instead of
  * one, so that K loads per thread are in flight at once. Two shapes, chosen by the kernel
  * model: a kernel whose elements come from a loop strided over the threads (grid-stride:
- * mmcv's CUDA_1D_KERNEL_LOOP; block-stride: one block per channel) has that loop's body
- * run K times per trip; any other one-element-per-thread kernel runs as K virtual blocks
- * per block, under the grid divided by K. */
+ * mmcv's CUDA_1D_KERNEL_LOOP; block-stride: one block per channel), or one element per
+ * thread under a bounds check that rw_grid_stride puts on such a loop, has that loop's
+ * body run K times per trip; any other one-element-per-thread kernel runs as K virtual
+ * blocks per block. Both under the grid divided by K (a block-stride loop keeps it). */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 #include "rewrites/rewrite_recognize.h"
@@ -797,7 +798,7 @@ static int emit_blocks(co_scan *s, int K, rw_edits *es)
     return rc;
 }
 
-static int rw_coarsen(const rw_context *ctx, int K, rw_result *out)
+static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
 {
     if (!out || !ctx)
         return HK_EINVAL;
@@ -885,6 +886,50 @@ out:
     rwl_edits_free(&es);
     km_free(s.km);
     rwl_toks_free(&s.ts);
+    return rc;
+}
+
+/* A kernel of one element per thread with a bounds check (`if (i < n)`, `if (i >= n)
+ * return;`) goes on a grid-stride loop first (rw_grid_stride), whose coarsened trips check
+ * the bound once per K copies; any other, or one whose loop refuses, takes the virtual
+ * blocks. */
+static int rw_coarsen(const rw_context *ctx, int K, rw_result *out)
+{
+    if (!out || !ctx)
+        return HK_EINVAL;
+    memset(out, 0, sizeof *out);
+    if (K != 2 && K != 4 && K != 8)
+        return HK_EINVAL;
+    const an_function *f;
+    int rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f);
+    if (rc)
+        return rc;
+    rw_result gs;
+    an_model *gm = NULL;
+    rc = rw_grid_stride(ctx->text, ctx->len, ctx->m, ctx->kernel, &gs);
+    if (rc == HK_OK && gs.applicable && (rc = an_analyze(gs.text, gs.len, &gm)) == HK_OK) {
+        long k = an_model_find_kernel(gm, f->name);
+        if (k >= 0) {
+            rw_context c2 = *ctx;
+            c2.text = gs.text;
+            c2.len = gs.len;
+            c2.m = gm;
+            c2.kernel = (size_t)k;
+            rc = coarsen_kernel(&c2, K, out);
+            if (rc == HK_OK && out->applicable) {
+                rc = rwp_note_grid_stride(out);
+                goto out;
+            }
+            rw_result_free(out);
+            memset(out, 0, sizeof *out);
+        }
+    }
+    if (rc == HK_ENOMEM)
+        goto out;
+    rc = coarsen_kernel(ctx, K, out);   /* the virtual blocks, or the original's refusal */
+out:
+    an_model_free(gm);
+    rw_result_free(&gs);
     return rc;
 }
 

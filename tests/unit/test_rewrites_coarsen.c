@@ -3,7 +3,8 @@
  * CUDA_1D_KERNEL_LOOP), temporaries over unsigned coordinates, a size_t index, a 2-D grid
  * flattened (Rodinia's nn), a per-element loop with a return inside it, pointers moved in a
  * grid-stride loop (mmcv's gather_points), a block-stride loop per channel with a store by
- * thread 0 after it (mmcv's SyncBN output) -- must apply at 2, 4 and 8 elements per thread,
+ * thread 0 after it (mmcv's SyncBN output); the guarded ones go on a grid-stride loop
+ * first, the others take virtual blocks -- must apply at 2, 4 and 8 elements per thread,
  * compile with nvcc and, in the block emulator (emu_block.h), leave exactly the original's
  * memory under the grid divided by K (the launch kept for the block-stride loop), at sizes
  * that are zero, smaller than a block and not multiples of K or of the block. A kernel
@@ -278,19 +279,21 @@ static void applies_and_compiles(void **state)
     unload(&fx);
 }
 
-/* The shapes: virtual blocks for one element per thread (blockIdx.x and gridDim.x renamed,
- * a return a continue, or a jump out of an inner loop), the loop's own for a strided loop
+/* The shapes: one element per thread under a bounds check on a grid-stride loop first;
+ * virtual blocks for the others (blockIdx.x and gridDim.x renamed, a return a continue, or
+ * a jump out of an inner loop); the loop's own for a strided loop
  * (the macro's header written out, a trip whose copies are all in range without checks
  * between them, moved pointers reset in each copy, a continue kept). */
 static void emitted_shape(void **state)
 {
     (void)state;
     char *c = emu_rewrite(kernels, "axpy_return", "coarsen", NULL);
-    assert_non_null(strstr(c, "const unsigned int hk_co_bx = blockIdx.x * 4u + hk_co_c;"));
-    assert_non_null(strstr(c, "threadIdx.x + blockDim.x * hk_co_bx"));
-    assert_non_null(strstr(c, "if (i >= n)\n        continue;\n    y[i] = a * x[i] + y[i];"));
+    assert_non_null(strstr(c, "for (long long hk_co_i = threadIdx.x + blockDim.x * blockIdx.x; hk_co_i < (n); "));
+    assert_non_null(strstr(c, "                int i = (int)hk_co_e;"));
+    assert_null(strstr(c, "hk_co_bx"));
     free(c);
     c = emu_rewrite(kernels, "dist_2d", "coarsen", NULL);
+    assert_non_null(strstr(c, "const unsigned int hk_co_bx = blockIdx.x * 4u + hk_co_c;"));
     assert_non_null(strstr(c, "blockDim.x * ((gridDim.x * 4u) * blockIdx.y + hk_co_bx)"));
     free(c);
     c = emu_rewrite(kernels, "clamp3", "coarsen", NULL);
@@ -314,7 +317,7 @@ static void emitted_shape(void **state)
     assert_non_null(strstr(c, "if (bs >= b || ci >= c) continue;"));
     free(c);
     c = emu_rewrite(kernels, "axpy_size_t", "coarsen", NULL);
-    assert_non_null(strstr(c, "hk_co_bx"));
+    assert_non_null(strstr(c, "for (unsigned long long hk_co_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;"));
     free(c);
     c = emu_rewrite(kernels, "axpy_grid_stride", "coarsen", NULL);
     assert_non_null(strstr(c, "for (long long hk_co_i = blockIdx.x * blockDim.x + threadIdx.x; hk_co_i < (n); "
@@ -378,7 +381,7 @@ static const char refused[] =
     "__global__ void helper(const float *x, float *y, int n)\n"
     "{\n"
     "    int i = block_base() + threadIdx.x;\n"
-    "    if (i < n) y[i] = x[i];\n"
+    "    y[i] = x[i] + (float)n;\n"
     "}\n"                                                                               /* 40 */
     "__global__ void sum_all(const float *x, float *out, int n)\n"
     "{\n"
@@ -513,9 +516,9 @@ static void broken_differs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
-    char *cand = emu_rewrite(kernels, "axpy_if", "coarsen", NULL);
+    char *cand = emu_rewrite(kernels, "dist_2d", "coarsen", NULL);
     char *broken = emu_replaced(cand, "blockIdx.x * 4u + hk_co_c", "blockIdx.x * 4u");
-    emulate("broken_blocks", kernels, broken, "axpy_if_case();", EMU_DIFFERS);
+    emulate("broken_blocks", kernels, broken, "dist_2d_case();", EMU_DIFFERS);
     free(broken);
     free(cand);
     cand = emu_rewrite(kernels, "axpy_grid_stride", "coarsen", NULL);
