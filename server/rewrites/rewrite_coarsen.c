@@ -687,10 +687,68 @@ static bool moved_in(const co_scan *s, const co_loop *L, const km_param *p)
            (int)p->moved_at <= rwl_line_at(s->text, s->ts.t[L->body_b - 1].start);
 }
 
+/* Is the name at d declared there: `TYPE name`, `TYPE *name`, `T name` at a statement's
+ * start? (`bs * c` is a product, not a declaration.) */
+static bool declared_here(const rw_toks *ts, size_t d)
+{
+    if (d < 2)
+        return false;
+    size_t p = d - 1;
+    if ((rwl_tok_is(ts, p, "*") || rwl_tok_is(ts, p, "&")) && p > 1)
+        p--;
+    if (rwp_is_type_word(ts, p))
+        return true;
+    return ts->t[p].kind == T_IDENT && (rwl_tok_is(ts, p - 1, ";") || rwl_tok_is(ts, p - 1, "{") ||
+                                        rwl_tok_is(ts, p - 1, "}") || rwl_tok_is_ident(ts, p - 1, "const"));
+}
+
+/* A return in the loop's body ends the thread in the original, its later elements and
+ * whatever follows the loop with it; in the copies it skips one element. The two agree
+ * when nothing follows the loop in the kernel and the return's condition is the same for
+ * every element of the thread (mmcv's `if (bs_idx >= b || c_idx >= c) return;`): it then
+ * returns at the first element or never. */
+static bool loop_returns_exact(co_scan *s, const co_loop *L)
+{
+    const rw_toks *ts = &s->ts;
+    for (size_t k = L->body_a; k < L->body_b; k++) {
+        if (!rwl_tok_is_ident(ts, k, "return"))
+            continue;
+        for (size_t q = L->body_b; q + 1 < ts->n; q++)
+            if (!rwl_tok_is(ts, q, "}"))
+                return refuse(s, k, "return", "it ends the thread, and code after the loop (line %d) would run "
+                                              "once the return only skips an element",
+                              rwl_line_at(s->text, ts->t[q].start));
+        size_t cond = 0, close = 0;
+        for (size_t q = L->body_a; q < k; q++)
+            if (rwl_tok_is_ident(ts, q, "if") && rwl_stmt_end(ts, q, L->body_b) > k &&
+                rwl_match_close(ts, q + 1) < k) {
+                cond = q + 2;
+                close = rwl_match_close(ts, q + 1);
+            }
+        if (!cond)
+            return refuse(s, k, "return", "a return under no condition ends the thread at its first element");
+        for (size_t q = cond; q < close; q++) {
+            bool call = rwl_tok_is(ts, q, "(") && q > cond && ts->t[q - 1].kind == T_IDENT &&
+                        !rwl_is_type_word(ts, q - 1);
+            bool element = rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "->") || call ||
+                           (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)) ||
+                           (rwl_is_use(ts, q) && rwp_mentions(ts, q, q + 1, L->var));
+            for (size_t d = L->body_a; !element && rwl_is_use(ts, q) && d < L->body_b; d++)
+                element = rwl_same_tok(ts, d, q) && rwl_is_use(ts, d) &&
+                          (declared_here(ts, d) || rwl_scalar_written(ts, d));
+            if (element)
+                return refuse(s, k, "return", "its condition may differ between the elements of a thread (`%.*s`): "
+                                              "the original's return ends the thread's later elements too",
+                              (int)(ts->t[q].end - ts->t[q].start), s->text + ts->t[q].start);
+        }
+    }
+    return true;
+}
+
 /* The loop L with K copies of its body per trip. A trip whose last element is in range
  * (every trip but the last few) runs the copies without bound checks between them, so
  * nothing orders one copy's loads after another's check; the other trips check each. */
-static int emit_loop(co_scan *s, const co_loop *L, int K, rw_edits *es, char *line_note, size_t ln)
+static int emit_loop(co_scan *s, const co_loop *L, size_t ordinal, int K, rw_edits *es, char *line_note, size_t ln)
 {
     const rw_toks *ts = &s->ts;
     int rc = HK_OK;
@@ -698,6 +756,8 @@ static int emit_loop(co_scan *s, const co_loop *L, int K, rw_edits *es, char *li
     for (size_t k = L->body_a; k < L->body_b; k++)
         if (rwp_mentions(ts, k, k + 1, L->var) && rwl_scalar_written(ts, k))
             return refuse(s, k, "loop index", "the body changes the loop's index %s", L->var), HK_OK;
+    if (!loop_returns_exact(s, L))
+        return HK_OK;
     const char *wt = wide_type(L->type);
     size_t np = 0;
     const km_param *ps = km_params(s->km, &np);
@@ -730,7 +790,7 @@ static int emit_loop(co_scan *s, const co_loop *L, int K, rw_edits *es, char *li
             if (moved_in(s, L, &ps[p]))
                 rc = hk_buf_printf(&h, "                %s = hk_co_entry_%s;\n", ps[p].name, ps[p].name);
         char label[32];
-        snprintf(label, sizeof label, "hk_co_next%d", full);
+        snprintf(label, sizeof label, "hk_co_next%zu_%d", ordinal, full);
         if (!rc)
             rc = hk_buf_appends(&h, "                ");
         if (!rc && ((rc = copy_text(s, L->body_a, L->body_b, label, &h, &jump)) || s->why[0]))
@@ -853,7 +913,7 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
             goto refused;
     } else {
         for (size_t l = 0; l < n_loops && !rc && !s.why[0]; l++) {
-            if ((rc = emit_loop(&s, &loops[l], K, &es, where, sizeof where)))
+            if ((rc = emit_loop(&s, &loops[l], l, K, &es, where, sizeof where)))
                 break;
             rc = hk_buf_printf(&lines, "%s%s", lines.len ? ", " : "", where);
         }

@@ -410,6 +410,22 @@ static const char refused[] =
     "{\n"                                                                               /* 65 */
     "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < block_base() + n; i += blockDim.x * gridDim.x)\n"
     "        y[i] = x[i];\n"
+    "}\n"
+    "__global__ void return_then_loop(const float *x, float *y, float *z, int n)\n"
+    "{\n"                                                                               /* 70 */
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        if (n > 100000) return;\n"
+    "        y[i] = x[i];\n"
+    "    }\n"
+    "    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += blockDim.x * gridDim.x)\n" /* 75 */
+    "        z[j] = x[j];\n"
+    "}\n"
+    "__global__ void return_element(const float *x, float *y, int n)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n" /* 80 */
+    "        if ((x[i] < 0.0f)) return;\n"
+    "        y[i] = x[i];\n"
+    "    }\n"
     "}\n";
 
 static const rwf_refusal refusals[] = {
@@ -425,6 +441,8 @@ static const rwf_refusal refusals[] = {
     {"moves_index", "loop index", 55, "changes the loop's index"},
     {"flag_after", "store", 62, "outside the loop"},
     {"bound_call", "loop", 66, "`block_base`"},
+    {"return_then_loop", "return", 72, "code after the loop (line 75)"},
+    {"return_element", "return", 81, "may differ between the elements"},
 };
 
 /* Each refuses through the registry with its construct and line. */
