@@ -339,6 +339,7 @@ static void survives_allocation_failures(void **state)
     load_text(kernels, &fx);
     rwf_survives_alloc_failures(&fx, kernel(&fx, "gather"), call_coarsen);
     rwf_survives_alloc_failures(&fx, kernel(&fx, "clamp3"), call_coarsen);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "axpy_if"), call_coarsen);
     unload(&fx);
 }
 
