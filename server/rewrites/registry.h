@@ -74,6 +74,12 @@ enum {
                                * goes first, and the spec's grid becomes one full wave */
     RW_LIBRARY_CALL = 1 << 5, /* the kernel becomes a library call: links the library, and
                                * no launch, attribute or flag of the kernel matters */
+    RW_VECTOR_FALLBACK = 1 << 6, /* more loads in flight where a vector loop cannot be
+                               * written: planned after the other rewrites of its pass, so
+                               * that where vectorize applies it is tried first */
+    RW_RESTRICT_FIRST = 1 << 7, /* its gain is loads of several elements issued together,
+                               * which a store through another pointer would order: the
+                               * search puts __restrict__ on first wherever rw_restrict applies */
 };
 
 typedef struct rw_descriptor rw_descriptor;

@@ -352,7 +352,7 @@ static bool kernel_has_static_shared(const an_function *f)
 static int apply_struct(const search_struct *st, const search_launch *l, const char *text, size_t len,
                         const an_model *m, size_t kernel, rw_result *r)
 {
-    rw_context ctx = {.text = text, .len = len, .m = m, .kernel = kernel, .hip = l->hip_target,
+    rw_context ctx = {.text = text, .len = len, .m = m, .kernel = kernel, .spec = l->spec, .hip = l->hip_target,
                       .template_args = l->template_args, .n_template_args = l->n_template_args};
     const rw_descriptor *d = rw_find(st->rewrite);
     memset(r, 0, sizeof *r);
@@ -791,7 +791,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
     /* order: the structural rewrite (it replaces the body), tunables, restrict,
      * grid-stride, launch bounds (which needs the final block) */
     const search_struct *sst = NULL;
-    bool restricted = false, keeps_launch = false, keeps_grid = false;
+    bool restricted = false, restrict_first = false, keeps_launch = false, keeps_grid = false;
     unsigned divisor = 0, div_axis = 0;   /* the grid the structural rewrite asks for */
     for (size_t a = 0; a < s->n_axes && !*skip; a++) {
         const axis *ax = &s->axes[a];
@@ -811,6 +811,21 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         }
         if (*skip)
             break;
+        /* K copies of a body (coarsen) gain when their loads issue together, which a store
+         * through a pointer that may alias them forbids: __restrict__ first wherever it
+         * applies, the restrict axis set or not (not applicable: the rewrite alone) */
+        if (struct_has(sst, RW_RESTRICT_FIRST) && !restricted) {
+            rc = rw_restrict(w.text, w.len, work_model(s, &w), w.kernel, true, &r);
+            bool took = rc == HK_OK && r.applicable;
+            if (rc == HK_EPARSE)
+                rc = HK_OK;
+            if ((rc = step(s, &w, rc, &r, false, skip)))
+                goto out;
+            if (*skip)
+                break;
+            restricted = restrict_first = took;
+            c->pub.restrict_ptrs |= took;
+        }
         if (sst->blocks_per_sm && struct_has(sst, RW_KEEPS_THREAD_INDEXING) && !s->already_strided) {
             rc = rw_grid_stride(w.text, w.len, work_model(s, &w), w.kernel, &r);
             if ((rc = step(s, &w, rc, &r, true, skip)))
@@ -865,6 +880,8 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         if (rc)
             goto out;
         if (vectorized && (rc = hk_buf_printf(&desc, ", vectorized %d-wide", vectorized)))
+            goto out;
+        if (restrict_first && (rc = hk_buf_printf(&desc, "; __restrict__/const")))
             goto out;
     }
     /* a library call ignores the kernel's launch, attributes and flags: combined with any
@@ -924,7 +941,8 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         case AX_RESTRICT:
             if (restricted) {
                 c->pub.restrict_ptrs = true;
-                rc = hk_buf_printf(&desc, "%s__restrict__/const", desc.len ? "; " : "");
+                if (!restrict_first)
+                    rc = hk_buf_printf(&desc, "%s__restrict__/const", desc.len ? "; " : "");
                 break;
             }
             rc = rw_restrict(w.text, w.len, work_model(s, &w), w.kernel, true, &r);
@@ -1076,6 +1094,7 @@ int search_launch_from_spec(const struct spec *sp, int sm_count, search_launch *
             snprintf(err, errlen, "a command-form spec has no launch configuration to vary");
         return HK_EINVAL;
     }
+    out->spec = sp;
     for (int d = 0; d < 3; d++) {
         expr_value v;
         if (!sp->block[d]) {

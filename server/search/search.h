@@ -101,6 +101,8 @@ typedef struct {
     bool kernel_only;              /* a candidate may change only the kernel's definition (the
                                     * command form): no tunable defined outside it is set, and
                                     * no template argument at launch sites */
+    const struct spec *spec;       /* the bench spec, for rewrites that read its sizes and grid
+                                    * (coarsen); borrowed, must outlive the search; NULL: none */
 } search_launch;
 
 typedef struct {

@@ -162,6 +162,23 @@ static int applies_by_model(const sk_skill *sk, const rw_context *ctx, bool *mat
     return rc;
 }
 
+/* Does a planned vector-loop rewrite (RW_VECTOR_LOOP) apply to ctx's kernel at one of its
+ * skill's choices? (ctx NULL: taken to apply.) HK_OK or HK_ENOMEM. */
+static int vector_loop_applies(const skillplan *p, const rw_context *ctx, bool *applies)
+{
+    *applies = false;
+    int rc = HK_OK;
+    for (size_t i = 0; i < p->n_used && !*applies && rc == HK_OK; i++) {
+        if (!(p->used[i]->rewrite->flags & RW_VECTOR_LOOP))
+            continue;
+        if (!ctx)
+            *applies = true;
+        else
+            rc = applies_by_model(p->used[i], ctx, applies);
+    }
+    return rc;
+}
+
 int skillplan_build(const sk_set *set, const char *arch, enum sk_class cls, const sk_metrics *mt,
                     const char *kernel_text, size_t len, skillplan *out)
 {
@@ -188,8 +205,12 @@ int skillplan_build_for(const sk_set *set, const char *arch, enum sk_class cls,
         if (by_class && cls == SK_CLASS_COUNT)
             continue;
         rc = sk_for(set, arch, by_class ? cls : SK_CLASS_COUNT, &list, &n_list);
-        for (size_t i = 0; i < n_list && rc == HK_OK; i++) {
-            const sk_skill *sk = list[i];
+        /* a fallback for a vector loop (coarsen) after the rest of its pass: where
+         * vectorize applies, its wider loads are tried first */
+        for (size_t j = 0; j < 2 * n_list && rc == HK_OK; j++) {
+            const sk_skill *sk = list[j % n_list];
+            if (((sk->rewrite->flags & RW_VECTOR_FALLBACK) != 0) != (j >= n_list))
+                continue;
             /* rewrites the search has as its own axes are left to those axes; rewrites
              * that replace the algorithm once their pattern matched are more specific
              * than a roofline class (a naive softmax classed latency-bound on an H200 had
@@ -218,7 +239,15 @@ int skillplan_build_for(const sk_set *set, const char *arch, enum sk_class cls,
             }
             out->used = u;
             out->used[out->n_used++] = sk;
+            size_t first = out->n;
             rc = expand(out, &cap, sk);
+            /* a vector loop's first choice may not fit (vectorize's width 8 is for 16-bit
+             * types): the fallback's choices wait one rank, behind the width that does */
+            bool after = false;
+            if (!rc && (fl & RW_VECTOR_FALLBACK))
+                rc = vector_loop_applies(out, ctx, &after);
+            for (size_t c = first; after && c < out->n; c++)
+                out->v[c].rank++;
         }
         hk_free(list);
         list = NULL;

@@ -1,0 +1,1014 @@
+/* coarsen: each thread of a memory-bound elementwise kernel handles K elements instead of
+ * one, so that K loads per thread are in flight at once. Two shapes, chosen by the kernel
+ * model: a kernel whose elements come from a loop strided over the threads (grid-stride:
+ * mmcv's CUDA_1D_KERNEL_LOOP; block-stride: one block per channel), or one element per
+ * thread under a bounds check that rw_grid_stride puts on such a loop, has that loop's
+ * body run K times per trip; any other one-element-per-thread kernel runs as K virtual
+ * blocks per block. Both under the grid divided by K (a block-stride loop keeps it). */
+#include "rewrites/registry.h"
+#include "rewrites/rewrite_lex.h"
+#include "rewrites/rewrite_recognize.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+#include "model/kmodel.h"
+#include "spec/expr.h"
+#include "spec/spec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Why: by Little's law the H200 needs about 3 MB in flight (4.8 TB/s x ~0.6 us); one
+ * 4-byte load per thread at full occupancy is about 1 MB, so a scalar one-element-per-
+ * thread kernel stalls near half of peak whatever its launch. vectorize fixes that where
+ * accesses are contiguous and aligned; coarsening needs neither: the K copies of the body
+ * sit in one `#pragma unroll` loop, and their loads are independent, so nvcc can issue
+ * them together (all the more once __restrict__ says no store aliases them). */
+
+#define CO_LOOPS 8
+
+typedef struct {
+    const char *text;
+    size_t len;
+    const an_model *m;
+    const an_function *f;
+    rw_toks ts;               /* the kernel body's tokens: [0] its '{', [n - 1] its '}' */
+    km_kernel *km;
+    char why[700];            /* the first refusal: "construct at line N: ..." */
+} co_scan;
+
+/* One loop strided over the threads, as it will be rewritten. */
+typedef struct {
+    size_t a;                 /* its first token (`for`, or the loop macro's name) */
+    size_t head_end;          /* the token after its header's ')' : the body's first */
+    size_t body_a, body_b;    /* the body statement [body_a, body_b) */
+    char *type, *var, *start, *cmp, *bound, *step;   /* owned texts of the header */
+    long loop;                /* index in km_loops */
+    bool grid;                /* grid-stride (else block-stride) */
+} co_loop;
+
+#define refuse(s, k, ...) rwl_refuse((s)->why, sizeof (s)->why, &(s)->ts, (s)->text, (k), __VA_ARGS__)
+
+static bool tok_prefix(const rw_toks *ts, size_t k, const char *p)
+{
+    size_t n = strlen(p);
+    return ts->t[k].kind == T_IDENT && ts->t[k].end - ts->t[k].start >= n &&
+           memcmp(ts->text + ts->t[k].start, p, n) == 0;
+}
+
+/* `NAME . AXIS` at k (blockIdx.x), or HIP's `hipNAME_x` spelling: the tokens it spans. */
+static size_t builtin_at(const rw_toks *ts, size_t k, const char *name, const char *hip, char axis)
+{
+    char ax[2] = {axis, '\0'};
+    if (rwl_tok_is_ident(ts, k, name) && k + 2 < ts->n && rwl_tok_is(ts, k + 1, ".") &&
+        rwl_tok_is_ident(ts, k + 2, ax) && rwl_is_use(ts, k))
+        return 3;
+    if (rwl_tok_is_ident(ts, k, hip))
+        return 1;
+    return 0;
+}
+
+static bool mentions_grid(const char *t, size_t n)
+{
+    static const char *const w[] = {"blockIdx", "gridDim", "hipBlockIdx", "hipGridDim"};
+    for (size_t q = 0; q < n; q++)
+        for (size_t i = 0; i < HK_ARRAY_LEN(w); i++)
+            if (n - q >= strlen(w[i]) && !memcmp(t + q, w[i], strlen(w[i])))
+                return true;
+    return false;
+}
+
+/* Does a #define of name mention the block's or grid's coordinates? (Its uses in the
+ * kernel would then escape the renaming.) */
+static bool macro_mentions_grid(const char *text, size_t len, const char *name, size_t nl)
+{
+    for (size_t i = 0; i + 7 < len; i++) {
+        if (text[i] != '#' || (i > 0 && text[i - 1] != '\n' && text[i - 1] != ' ' && text[i - 1] != '\t'))
+            continue;
+        size_t j = i + 1;
+        while (j < len && (text[j] == ' ' || text[j] == '\t'))
+            j++;
+        if (len - j < 7 || memcmp(text + j, "define", 6) != 0)
+            continue;
+        j += 6;
+        while (j < len && (text[j] == ' ' || text[j] == '\t'))
+            j++;
+        if (len - j <= nl || memcmp(text + j, name, nl) != 0 ||
+            (text[j + nl] != '(' && text[j + nl] != ' ' && text[j + nl] != '\t'))
+            continue;
+        size_t e = j;
+        while (e < len && text[e] != '\n')
+            e += text[e] == '\\' && e + 1 < len && text[e + 1] == '\n' ? 2 : 1;
+        if (mentions_grid(text + j, e - j))
+            return true;
+    }
+    return false;
+}
+
+/* Constructs that tie one element to another thread's, which K elements per thread would
+ * break; renames (the virtual blocks): also calls and macros that read blockIdx or gridDim
+ * where the renaming cannot reach. */
+static bool scan_tokens(co_scan *s, bool renames)
+{
+    const rw_toks *ts = &s->ts;
+    static const char *const syncs[] = {"__syncthreads", "__syncthreads_count", "__syncthreads_and",
+                                        "__syncthreads_or", "__syncwarp", "__threadfence",
+                                        "__threadfence_block", "this_thread_block", "this_grid",
+                                        "tiled_partition", "coalesced_threads"};
+    static const char *const warp[] = {"__shfl", "__ballot", "__any", "__all", "__activemask", "__match",
+                                       "__reduce_", "__uni", "__lanemask"};
+    for (size_t k = 1; k + 1 < ts->n; k++) {
+        if (ts->t[k].kind != T_IDENT)
+            continue;
+        for (size_t i = 0; i < HK_ARRAY_LEN(syncs); i++)
+            if (rwl_tok_is_ident(ts, k, syncs[i]))
+                return refuse(s, k, syncs[i], "a barrier or fence orders this thread with others; with K "
+                                              "elements per thread the others' elements move into this thread");
+        for (size_t i = 0; i < HK_ARRAY_LEN(warp); i++)
+            if (tok_prefix(ts, k, warp[i]))
+                return refuse(s, k, "warp intrinsic", "a warp intrinsic exchanges values between lanes, which "
+                                                      "hold other elements once each thread handles K");
+        if (rwl_tok_is_ident(ts, k, "__shared__"))
+            return refuse(s, k, "__shared__", "shared memory is indexed by the thread and shared by the block; "
+                                              "K elements per thread would overwrite each other's slots");
+        if (rwl_tok_is_ident(ts, k, "goto") || rwl_tok_is_ident(ts, k, "asm"))
+            return refuse(s, k, rwl_tok_is_ident(ts, k, "goto") ? "goto" : "asm",
+                          "the rewrite does not follow this construct");
+        if (tok_prefix(ts, k, "hk_co_"))
+            return refuse(s, k, "coarsened loop", "the kernel is coarsened already");
+        if (tok_prefix(ts, k, "atomic") && rwl_tok_is(ts, k + 1, "(")) {
+            size_t c = rwl_match_close(ts, k + 1);
+            bool stmt = (rwl_tok_is(ts, k - 1, ";") || rwl_tok_is(ts, k - 1, "{") || rwl_tok_is(ts, k - 1, "}") ||
+                         rwl_tok_is(ts, k - 1, ")") || rwl_tok_is_ident(ts, k - 1, "else")) &&
+                        c < ts->n && rwl_tok_is(ts, c + 1, ";");
+            if (!stmt)
+                return refuse(s, k, "atomic", "its old value is used, so the order in which elements reach it "
+                                              "matters, and coarsening changes that order");
+        }
+        /* the virtual blocks rename blockIdx.x in the kernel's own text only */
+        if (renames && rwl_tok_is(ts, k + 1, "(") && rwl_is_use(ts, k)) {
+            size_t nl = ts->t[k].end - ts->t[k].start;
+            const char *nm = ts->text + ts->t[k].start;
+            for (size_t fi = 0; fi < s->m->n_funcs; fi++) {
+                const an_function *g = &s->m->funcs[fi];
+                if (g != s->f && strlen(g->name) == nl && memcmp(g->name, nm, nl) == 0 &&
+                    g->body_span.end_byte > g->body_span.start_byte &&
+                    mentions_grid(s->text + g->body_span.start_byte, g->body_span.end_byte - g->body_span.start_byte))
+                    return refuse(s, k, "call", "%.*s reads blockIdx or gridDim itself; the rewrite renames them "
+                                                "in the kernel's text only", (int)nl, nm);
+            }
+            if (macro_mentions_grid(s->text, s->len, nm, nl))
+                return refuse(s, k, "macro", "%.*s reads blockIdx or gridDim in its definition; the rewrite "
+                                             "renames them in the kernel's text only", (int)nl, nm);
+        }
+    }
+    return true;
+}
+
+static const char *access_name(const km_access *a)
+{
+    return a->buffer ? a->buffer : "?";
+}
+
+/* The element an access touches, counted from where its pointer pointed at entry when the
+ * kernel moved it (mmcv's `out += ...; out[0] = ...`). */
+static km_form element_of(const km_access *a)
+{
+    return a->has_entry_element ? a->entry_element : a->element;
+}
+
+/* Are a and b in the same loops? (Accesses of one buffer in two loops one after the other
+ * count their elements by different counters: the loops do not overlap in a thread.) */
+static bool same_loops(const km_access *a, const km_access *b)
+{
+    if (a->n_loops != b->n_loops)
+        return false;
+    for (uint32_t q = 0; q < a->n_loops; q++)
+        if (a->loops[q] != b->loops[q])
+            return false;
+    return true;
+}
+
+/* The kernel model's view: no shared memory, no barrier, and no element reads or
+ * rewrites what another element writes; every element written comes from the thread
+ * index. in_loops: when set (the loop shape), writes outside those loops are allowed
+ * only with the launch kept (block-stride), and the elements are the loops'. */
+static bool scan_model(co_scan *s, const co_loop *loops, size_t n_loops, bool divides)
+{
+    size_t na = 0;
+    const km_access *acc = km_accesses(s->km, &na);
+    if (km_barriers(s->km))
+        return refuse(s, 0, "__syncthreads", "the kernel (or a function it calls) synchronizes the block");
+    for (size_t i = 0; i < na; i++) {
+        const km_access *a = &acc[i];
+        if (a->space == KM_SPACE_SHARED) {
+            snprintf(s->why, sizeof s->why, "shared memory at line %u: %s is indexed by the thread and shared "
+                                            "by the block; K elements per thread would overwrite each other's slots",
+                     a->line, access_name(a));
+            return false;
+        }
+        if (a->space != KM_SPACE_GLOBAL || a->mode == KM_READ || a->atomic)
+            continue;
+        bool in = n_loops == 0;
+        for (size_t l = 0; l < n_loops; l++)
+            for (uint32_t q = 0; q < a->n_loops; q++)
+                in |= a->loops[q] == (uint32_t)loops[l].loop;
+        if (!in && divides) {
+            snprintf(s->why, sizeof s->why, "store at line %u: %s is written outside the loop strided over the grid: "
+                                            "that runs once per thread, and the grid divided by K has fewer threads",
+                     a->line, access_name(a));
+            return false;
+        }
+        if (in && !km_form_mentions_kind(s->km, element_of(a), KM_ATOM_THREAD_IDX, 0)) {
+            snprintf(s->why, sizeof s->why, "store at line %u: the element of %s written does not come from "
+                                            "threadIdx.x (every thread writes it: a reduction, not an elementwise store)",
+                     a->line, access_name(a));
+            return false;
+        }
+        if (in && n_loops == 0 && !km_form_mentions_kind(s->km, element_of(a), KM_ATOM_BLOCK_IDX, 0)) {
+            snprintf(s->why, sizeof s->why, "store at line %u: the element of %s written does not come from blockIdx.x, "
+                                            "so K blocks of the grid do not hold K different elements",
+                     a->line, access_name(a));
+            return false;
+        }
+        /* a cross-element dependence: another access of the buffer at another element */
+        for (size_t j = 0; j < na; j++) {
+            const km_access *b = &acc[j];
+            if (j == i || b->space != KM_SPACE_GLOBAL || b->atomic || !b->buffer || !a->buffer ||
+                strcmp(b->buffer, a->buffer) != 0 || km_form_equal(element_of(a), element_of(b)) ||
+                !same_loops(a, b))
+                continue;
+            snprintf(s->why, sizeof s->why, "access at line %u: %s %s an element of %s other than the one written at "
+                                            "line %u: one element may depend on another's, and coarsening "
+                                            "reorders them",
+                     b->line, access_name(b), b->mode == KM_READ ? "reads" : "writes", a->buffer, a->line);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Is every global access guarded by a bound on an index over blockIdx.x? Then the blocks
+ * the divided grid adds past the original (up to K - 1) touch nothing. *first gets the
+ * first access that is not. */
+static bool accesses_bounded(const co_scan *s, const km_access **first)
+{
+    size_t na = 0, ng = 0;
+    const km_access *acc = km_accesses(s->km, &na);
+    const km_guard *gs = km_guards(s->km, &ng);
+    for (size_t i = 0; i < na; i++) {
+        const km_access *a = &acc[i];
+        if (a->space != KM_SPACE_GLOBAL)
+            continue;
+        bool ok = false;
+        for (uint32_t q = 0; q < a->n_guards && !ok; q++) {
+            const km_guard *g = &gs[a->guards[q]];
+            ok = (!strcmp(g->op, "<") || !strcmp(g->op, "<=")) &&
+                 km_form_mentions_kind(s->km, g->lhs, KM_ATOM_BLOCK_IDX, 0) &&
+                 !km_form_mentions_kind(s->km, g->rhs, KM_ATOM_BLOCK_IDX, -1) &&
+                 !km_form_mentions_kind(s->km, g->rhs, KM_ATOM_THREAD_IDX, -1);
+        }
+        if (!ok) {
+            *first = a;
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Does the spec's grid along x split into K equal parts at every size, under the spec's
+ * block and under every power-of-two block the search may launch it with (a grid written
+ * as n / block_x changes with it)? */
+static bool spec_grid_divisible(const rw_context *ctx, int K, char *why, size_t n)
+{
+    const spec *sp = ctx->spec;
+    if (!sp || !sp->grid[0] || sp->n_sizes == 0) {
+        snprintf(why, n, "no bench spec gives the grid");
+        return false;
+    }
+    static const long long blocks[] = {0, 32, 64, 128, 256, 512, 1024};
+    expr_var *vars = hk_calloc(sp->n_size_names + 4, sizeof *vars);
+    if (!vars) {
+        snprintf(why, n, "out of memory");
+        return false;
+    }
+    bool ok = true;
+    for (size_t k = 0; k < sp->n_sizes && ok; k++)
+        for (size_t b = 0; b < HK_ARRAY_LEN(blocks) && ok; b++) {
+            const long long block[3] = {blocks[b], 1, 1};
+            /* an SM-count grid is a grid-stride kernel's, never this shape's: 132 (an H200)
+             * only lets the expression evaluate */
+            size_t nv = spec_size_vars(sp, k, b ? block : NULL, 132, vars);
+            expr_value v;
+            if (expr_eval(sp->grid[0], vars, nv, &v, NULL, 0) != HK_OK || v.is_float) {
+                snprintf(why, n, "the spec's grid cannot be evaluated at size set %zu", k + 1);
+                ok = false;
+            } else if (v.i % K) {
+                snprintf(why, n, "the spec's grid along x is %lld blocks at size set %zu%s, not a multiple of %d",
+                         v.i, k + 1, b ? " under another power-of-two block" : "", K);
+                ok = false;
+            }
+        }
+    hk_free(vars);
+    return ok;
+}
+
+static void loop_free(co_loop *l)
+{
+    hk_free(l->type);
+    hk_free(l->var);
+    hk_free(l->start);
+    hk_free(l->cmp);
+    hk_free(l->bound);
+    hk_free(l->step);
+}
+
+/* Reads `for (T v = START; v < BOUND; v += STEP)` from header tokens h (its '(' at open,
+ * ')' at close) into L's texts. false and a reason in why when it is not that shape. */
+static bool read_header(const rw_toks *h, size_t open, size_t close, co_loop *L, char *why, size_t n)
+{
+    size_t s1 = open + 1, s2 = 0, s3 = 0;
+    for (size_t q = open + 1, d = 0; q < close; q++) {
+        d += rwl_tok_is(h, q, "(") || rwl_tok_is(h, q, "[");
+        d -= rwl_tok_is(h, q, ")") || rwl_tok_is(h, q, "]");
+        if (d == 0 && rwl_tok_is(h, q, ";"))
+            (s2 ? &s3 : &s2)[0] = q;
+    }
+    if (!s2 || !s3) {
+        snprintf(why, n, "the loop's header is not `for (init; condition; step)`");
+        return false;
+    }
+    size_t eq = s1;
+    while (eq < s2 && !rwl_tok_is(h, eq, "="))
+        eq++;
+    if (eq >= s2 || eq < s1 + 2 || h->t[eq - 1].kind != T_IDENT || eq + 1 >= s2) {
+        snprintf(why, n, "the loop does not declare its index (`for (int i = ...; ...)`)");
+        return false;
+    }
+    size_t v = eq - 1;
+    for (size_t q = s1; q < v; q++)
+        if (rwl_tok_is(h, q, ",") || rwl_tok_is(h, q, "*") || rwl_tok_is(h, q, "&") || rwl_tok_is_ident(h, q, "auto")) {
+            snprintf(why, n, "the loop's index is not declared as one integer (`for (int i = ...; ...)`)");
+            return false;
+        }
+    for (size_t q = eq + 1; q < s2; q++)
+        if (rwl_tok_is(h, q, ",")) {
+            snprintf(why, n, "the loop declares more than its index");
+            return false;
+        }
+    /* condition: v < BOUND or v <= BOUND */
+    if (!rwl_same_tok(h, s2 + 1, v) || !(rwl_tok_is(h, s2 + 2, "<") || rwl_tok_is(h, s2 + 2, "<=")) ||
+        s2 + 3 >= s3) {
+        snprintf(why, n, "the loop's condition is not `i < bound` or `i <= bound`");
+        return false;
+    }
+    for (size_t q = s2 + 3; q < s3; q++)
+        if (rwl_same_tok(h, q, v) || rwl_tok_is(h, q, "&&") || rwl_tok_is(h, q, "||") || rwl_tok_is(h, q, "?")) {
+            snprintf(why, n, "the loop's condition is more than `i < bound`");
+            return false;
+        }
+    /* step: v += S, v = v + S, v = S + v */
+    size_t sa = 0, sb = close;
+    if (rwl_same_tok(h, s3 + 1, v) && rwl_tok_is(h, s3 + 2, "+="))
+        sa = s3 + 3;
+    else if (rwl_same_tok(h, s3 + 1, v) && rwl_tok_is(h, s3 + 2, "=") && rwl_same_tok(h, s3 + 3, v) &&
+             rwl_tok_is(h, s3 + 4, "+"))
+        sa = s3 + 5;
+    else if (rwl_same_tok(h, s3 + 1, v) && rwl_tok_is(h, s3 + 2, "=") && close >= s3 + 5 &&
+             rwl_same_tok(h, close - 1, v) && rwl_tok_is(h, close - 2, "+")) {
+        sa = s3 + 3;
+        sb = close - 2;
+    }
+    bool ok = sa && sa < sb;
+    for (size_t q = sa; ok && q < sb; q++)
+        ok = !rwl_same_tok(h, q, v) && !rwl_tok_is(h, q, ",") && !rwl_tok_is(h, q, "?");
+    if (!ok) {
+        snprintf(why, n, "the loop's step is not `i += stride`");
+        return false;
+    }
+    /* the copies evaluate the bound and the step more often than the loop did */
+    for (size_t q = s2 + 3; q < close; q++) {
+        if (q == s3)
+            q = sa;
+        if (q >= sb)
+            break;
+        bool call = h->t[q].kind == T_IDENT && rwl_tok_is(h, q + 1, "(") && !rwl_pure_call_name(h, q) &&
+                    !rwl_tok_is_ident(h, q, "sizeof") && !rwl_is_type_word(h, q);
+        if (call || rwl_tok_is_assign_op(h, q) || rwl_tok_is(h, q, "++") || rwl_tok_is(h, q, "--")) {
+            snprintf(why, n, "the loop's bound or step may change something (`%.*s`): the copies evaluate it "
+                             "more often", (int)(h->t[q].end - h->t[q].start), h->text + h->t[q].start);
+            return false;
+        }
+    }
+    L->type = rwl_tok_text(h, s1, v);
+    L->var = rwl_tok_text(h, v, v + 1);
+    L->start = rwl_tok_text(h, eq + 1, s2);
+    L->cmp = rwl_tok_text(h, s2 + 2, s2 + 3);
+    L->bound = rwl_tok_text(h, s2 + 3, s3);
+    L->step = rwl_tok_text(h, sa, sb);
+    return true;
+}
+
+/* The `for (...)` a loop macro's definition spells, its parameters replaced by the call's
+ * arguments (tokens [k, close] of ts), as the preprocessor writes it; NULL when name is not
+ * one function-like macro of the file whose whole body is a for header. */
+static char *expand_macro_head(const co_scan *s, size_t k, size_t close, int *rc)
+{
+    const rw_toks *ts = &s->ts;
+    size_t nl = ts->t[k].end - ts->t[k].start;
+    const char *name = s->text + ts->t[k].start;
+    const char *def = NULL;
+    size_t def_end = 0;
+    for (size_t i = 0; i + 7 < s->len; i++) {
+        if (s->text[i] != '#' || (i > 0 && s->text[i - 1] != '\n'))
+            continue;
+        size_t j = i + 1;
+        while (j < s->len && (s->text[j] == ' ' || s->text[j] == '\t'))
+            j++;
+        if (s->len - j < 7 || memcmp(s->text + j, "define", 6) != 0)
+            continue;
+        j += 6;
+        while (j < s->len && (s->text[j] == ' ' || s->text[j] == '\t'))
+            j++;
+        if (s->len - j <= nl || memcmp(s->text + j, name, nl) != 0 || s->text[j + nl] != '(')
+            continue;
+        if (def)
+            return NULL;   /* defined twice: which one the kernel sees depends on #if */
+        def = s->text + j + nl;
+        size_t e = j;
+        while (e < s->len && s->text[e] != '\n')
+            e += s->text[e] == '\\' && e + 1 < s->len && s->text[e + 1] == '\n' ? 2 : 1;
+        def_end = e;
+    }
+    if (!def)
+        return NULL;
+    rw_toks dt = {0};
+    char *res = NULL, **args = NULL;
+    size_t n_par = 0, n_arg = 0;
+    struct hk_buf b;
+    hk_buf_init(&b, RW_TEXT_MAX);
+    /* the definition's continuations are whitespace to the lexer except the backslash */
+    char *d = hk_malloc((size_t)(s->text + def_end - def) + 1);
+    if (!d) {
+        *rc = HK_ENOMEM;
+        goto out;
+    }
+    memcpy(d, def, (size_t)(s->text + def_end - def));
+    d[s->text + def_end - def] = '\0';
+    for (char *c = d; *c; c++)
+        if (c[0] == '\\' && c[1] == '\n')
+            c[0] = ' ';
+    if (strchr(d, '#') || (*rc = rwl_lex(d, 0, (uint32_t)strlen(d), &dt)))
+        goto out;
+    size_t pc = rwl_match_close(&dt, 0);
+    if (pc >= dt.n || !rwl_tok_is_ident(&dt, pc + 1, "for") || rwl_match_close(&dt, pc + 2) != dt.n - 1)
+        goto out;
+    for (size_t q = 1; q < pc; q += 2) {
+        if (dt.t[q].kind != T_IDENT || !(rwl_tok_is(&dt, q + 1, ",") || q + 1 == pc))
+            goto out;
+        n_par++;
+    }
+    if (!(args = hk_calloc(n_par ? n_par : 1, sizeof *args))) {
+        *rc = HK_ENOMEM;
+        goto out;
+    }
+    size_t from = k + 2;
+    for (size_t q = k + 2, depth = 0; q <= close; q++) {
+        if (q == close || (depth == 0 && rwl_tok_is(ts, q, ","))) {
+            if (n_arg >= n_par || q == from)
+                goto out;
+            if (!(args[n_arg++] = rwl_tok_text(ts, from, q))) {
+                *rc = HK_ENOMEM;
+                goto out;
+            }
+            from = q + 1;
+            continue;
+        }
+        depth += rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[");
+        depth -= rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]");
+    }
+    if (n_arg != n_par)
+        goto out;
+    for (size_t q = pc + 1; q < dt.n && !*rc; q++) {
+        const char *tx = d + dt.t[q].start;
+        int l = (int)(dt.t[q].end - dt.t[q].start);
+        for (size_t p = 0; p < n_par && dt.t[q].kind == T_IDENT; p++)
+            if (rwl_same_tok(&dt, q, 1 + 2 * p)) {
+                tx = args[p];
+                l = (int)strlen(args[p]);
+                break;
+            }
+        /* the definition's own spacing, continuations as one space */
+        bool gap = q > pc + 1 && dt.t[q].start > dt.t[q - 1].end;
+        *rc = hk_buf_printf(&b, "%s%.*s", gap ? " " : "", l, tx);
+    }
+    if (!*rc && !(res = hk_buf_steal(&b)))
+        *rc = HK_ENOMEM;
+out:
+    for (size_t p = 0; args && p < n_arg; p++)
+        hk_free(args[p]);
+    hk_free(args);
+    hk_free(d);
+    hk_buf_free(&b);
+    rwl_toks_free(&dt);
+    return res;
+}
+
+/* The kernel model's loop at token k's line that is strided over the threads along x:
+ * grid-stride (*grid) or block-stride. -1 when none. */
+static long strided_loop_at(const co_scan *s, size_t k, bool *grid)
+{
+    size_t nl = 0;
+    const km_loop *lp = km_loops(s->km, &nl);
+    uint32_t line = (uint32_t)rwl_line_at(s->text, s->ts.t[k].start);
+    for (size_t i = 0; i < nl; i++) {
+        if (lp[i].line != line || !km_form_mentions_kind(s->km, lp[i].start, KM_ATOM_THREAD_IDX, 0))
+            continue;
+        if (lp[i].kind == KM_LOOP_GRID_STRIDE && km_form_mentions_kind(s->km, lp[i].step, KM_ATOM_GRID_DIM, 0)) {
+            *grid = true;
+            return (long)i;
+        }
+        if (lp[i].kind == KM_LOOP_BLOCK_STRIDE) {
+            *grid = false;
+            return (long)i;
+        }
+    }
+    return -1;
+}
+
+/* Finds the loops strided over the threads in the body's text, with their headers read.
+ * HK_OK with *n loops (0: none), or with s->why set when one cannot be rewritten. */
+static int find_loops(co_scan *s, co_loop *loops, size_t *n)
+{
+    const rw_toks *ts = &s->ts;
+    int rc = HK_OK;
+    *n = 0;
+    for (size_t k = 1; k + 1 < ts->n && !s->why[0]; k++) {
+        if (ts->t[k].kind != T_IDENT || !rwl_tok_is(ts, k + 1, "(") || !rwl_is_use(ts, k))
+            continue;
+        bool is_for = rwl_tok_is_ident(ts, k, "for");
+        bool grid = false;
+        long li = strided_loop_at(s, k, &grid);
+        if (li < 0)
+            continue;
+        size_t close = rwl_match_close(ts, k + 1);
+        if (close + 1 >= ts->n - 1)
+            continue;
+        if (!is_for && (rwl_tok_is_ident(ts, k, "while") || rwl_tok_is_ident(ts, k, "if") ||
+                        rwl_tok_is_ident(ts, k, "switch") || !rwl_tok_is(ts, close + 1, "{")))
+            continue;   /* a call on the loop's line, not a loop macro */
+        if (*n == CO_LOOPS) {
+            refuse(s, k, "loop", "more than %d loops strided over the threads", CO_LOOPS);
+            break;
+        }
+        co_loop *L = &loops[*n];
+        memset(L, 0, sizeof *L);
+        L->a = k;
+        L->head_end = close + 1;
+        L->body_a = close + 1;
+        L->body_b = rwl_stmt_end(ts, close + 1, ts->n - 1);
+        L->loop = li;
+        L->grid = grid;
+        char why[300] = "";
+        bool ok;
+        if (is_for) {
+            ok = read_header(ts, k + 1, close, L, why, sizeof why);
+        } else {
+            char *head = expand_macro_head(s, k, close, &rc);
+            if (rc) {
+                loop_free(L);
+                return rc;
+            }
+            rw_toks ht = {0};
+            ok = false;
+            if (!head)
+                snprintf(why, sizeof why, "the loop macro is not one #define whose body is a for header");
+            else if ((rc = rwl_lex(head, 0, (uint32_t)strlen(head), &ht)) == HK_OK && ht.n > 2)
+                ok = read_header(&ht, 1, rwl_match_close(&ht, 1), L, why, sizeof why);
+            rwl_toks_free(&ht);
+            hk_free(head);
+            if (rc) {
+                loop_free(L);
+                return rc;
+            }
+        }
+        if (ok && (!L->type || !L->var || !L->start || !L->cmp || !L->bound || !L->step)) {
+            loop_free(L);
+            return HK_ENOMEM;
+        }
+        if (!ok) {
+            loop_free(L);
+            refuse(s, k, "loop", "%s", why);
+            break;
+        }
+        (*n)++;
+        k = L->body_b - 1;   /* a strided loop inside this one's body stays as it is */
+    }
+    return rc;
+}
+
+/* Is token r inside a loop or switch that starts within [a, r)? (Then `continue` there
+ * would not leave the element.) */
+static bool nested_in_loop(const rw_toks *ts, size_t a, size_t r, size_t end)
+{
+    for (size_t q = a; q < r; q++)
+        if ((rwl_tok_is_ident(ts, q, "for") || rwl_tok_is_ident(ts, q, "while") ||
+             rwl_tok_is_ident(ts, q, "do") || rwl_tok_is_ident(ts, q, "switch")) &&
+            rwl_stmt_end(ts, q, end) > r)
+            return true;
+    return false;
+}
+
+/* The edits inside one element's code [a, b): `return;` leaves the element (continue, or
+ * `goto label;` to the end of the copy when inside a loop: *jump); `break` outside an inner
+ * loop or switch would leave the copies: refused. */
+static int element_exits(co_scan *s, size_t a, size_t b, rw_edits *es, bool *jump, bool in_loop_body,
+                         const char *label)
+{
+    const rw_toks *ts = &s->ts;
+    int rc = HK_OK;
+    for (size_t k = a; k < b && !rc && !s->why[0]; k++) {
+        if (rwl_tok_is_ident(ts, k, "return")) {
+            if (!rwl_tok_is(ts, k + 1, ";")) {
+                refuse(s, k, "return", "a return with a value");
+                break;
+            }
+            bool nested = nested_in_loop(ts, a, k, b);
+            *jump |= nested;
+            char *to = nested ? hk_asprintf("goto %s;", label) : hk_strdup("continue;");
+            rc = rwl_edits_add_owned(es, ts->t[k].start, ts->t[k + 1].end, to);
+        } else if (in_loop_body && rwl_tok_is_ident(ts, k, "break") && !nested_in_loop(ts, a, k, b)) {
+            refuse(s, k, "break", "a break leaves the loop over all elements of the thread; coarsened, it "
+                                  "would leave only the K copies of one trip");
+        }
+        /* a continue in the original's body goes to the next element, as in the copies */
+    }
+    return rc;
+}
+
+/* The loop body [a, b) as one copy's text, its returns leaving the copy (label: the copy's
+ * end), appended to out. */
+static int copy_text(co_scan *s, size_t a, size_t b, const char *label, struct hk_buf *out, bool *jump)
+{
+    const rw_toks *ts = &s->ts;
+    rw_edits es = {0};
+    char *o = NULL;
+    size_t ol = 0;
+    int rc = element_exits(s, a, b, &es, jump, true, label);
+    if (rc || s->why[0])
+        goto out;
+    uint32_t base = ts->t[a].start, end = ts->t[b - 1].end;
+    for (size_t i = 0; i < es.n; i++) {
+        es.e[i].start -= base;
+        es.e[i].end -= base;
+    }
+    if (!(rc = rwl_edits_apply(s->text + base, end - base, &es, &o, &ol)))
+        rc = hk_buf_append(out, o, ol);
+out:
+    hk_free(o);
+    rwl_edits_free(&es);
+    return rc;
+}
+
+/* The counter type for a loop index of type text t: 64 bits, so that i + K * stride cannot
+ * overflow near the bound; unsigned when the index is an unsigned 64-bit type. */
+static const char *wide_type(const char *t)
+{
+    return strstr(t, "size_t") || strstr(t, "uint64") || (strstr(t, "unsigned") && strstr(t, "long"))
+               ? "unsigned long long"
+               : "long long";
+}
+
+/* Does the moved pointer p belong to loop L (its move is in L's body)? */
+static bool moved_in(const co_scan *s, const co_loop *L, const km_param *p)
+{
+    return p->moved_at && p->pointer && rwl_line_at(s->text, s->ts.t[L->body_a].start) <= (int)p->moved_at &&
+           (int)p->moved_at <= rwl_line_at(s->text, s->ts.t[L->body_b - 1].start);
+}
+
+/* Is the name at d declared there: `TYPE name`, `TYPE *name`, `T name` at a statement's
+ * start? (`bs * c` is a product, not a declaration.) */
+static bool declared_here(const rw_toks *ts, size_t d)
+{
+    if (d < 2)
+        return false;
+    size_t p = d - 1;
+    if ((rwl_tok_is(ts, p, "*") || rwl_tok_is(ts, p, "&")) && p > 1)
+        p--;
+    if (rwp_is_type_word(ts, p))
+        return true;
+    return ts->t[p].kind == T_IDENT && (rwl_tok_is(ts, p - 1, ";") || rwl_tok_is(ts, p - 1, "{") ||
+                                        rwl_tok_is(ts, p - 1, "}") || rwl_tok_is_ident(ts, p - 1, "const"));
+}
+
+/* A return in the loop's body ends the thread in the original, its later elements and
+ * whatever follows the loop with it; in the copies it skips one element. The two agree
+ * when nothing follows the loop in the kernel and the return's condition is the same for
+ * every element of the thread (mmcv's `if (bs_idx >= b || c_idx >= c) return;`): it then
+ * returns at the first element or never. */
+static bool loop_returns_exact(co_scan *s, const co_loop *L)
+{
+    const rw_toks *ts = &s->ts;
+    for (size_t k = L->body_a; k < L->body_b; k++) {
+        if (!rwl_tok_is_ident(ts, k, "return"))
+            continue;
+        for (size_t q = L->body_b; q + 1 < ts->n; q++)
+            if (!rwl_tok_is(ts, q, "}"))
+                return refuse(s, k, "return", "it ends the thread, and code after the loop (line %d) would run "
+                                              "once the return only skips an element",
+                              rwl_line_at(s->text, ts->t[q].start));
+        size_t cond = 0, close = 0;
+        for (size_t q = L->body_a; q < k; q++)
+            if (rwl_tok_is_ident(ts, q, "if") && rwl_stmt_end(ts, q, L->body_b) > k &&
+                rwl_match_close(ts, q + 1) < k) {
+                cond = q + 2;
+                close = rwl_match_close(ts, q + 1);
+            }
+        if (!cond)
+            return refuse(s, k, "return", "a return under no condition ends the thread at its first element");
+        for (size_t q = cond; q < close; q++) {
+            bool call = rwl_tok_is(ts, q, "(") && q > cond && ts->t[q - 1].kind == T_IDENT &&
+                        !rwl_is_type_word(ts, q - 1);
+            bool element = rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "->") || call ||
+                           (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)) ||
+                           (rwl_is_use(ts, q) && rwp_mentions(ts, q, q + 1, L->var));
+            for (size_t d = L->body_a; !element && rwl_is_use(ts, q) && d < L->body_b; d++)
+                element = rwl_same_tok(ts, d, q) && rwl_is_use(ts, d) &&
+                          (declared_here(ts, d) || rwl_scalar_written(ts, d));
+            if (element)
+                return refuse(s, k, "return", "its condition may differ between the elements of a thread (`%.*s`): "
+                                              "the original's return ends the thread's later elements too",
+                              (int)(ts->t[q].end - ts->t[q].start), s->text + ts->t[q].start);
+        }
+    }
+    return true;
+}
+
+/* The loop L with K copies of its body per trip. A trip whose last element is in range
+ * (every trip but the last few) runs the copies without bound checks between them, so
+ * nothing orders one copy's loads after another's check; the other trips check each. */
+static int emit_loop(co_scan *s, const co_loop *L, size_t ordinal, int K, rw_edits *es, char *line_note, size_t ln)
+{
+    const rw_toks *ts = &s->ts;
+    int rc = HK_OK;
+    /* the index is the element's own in each copy: the body must not move it */
+    for (size_t k = L->body_a; k < L->body_b; k++)
+        if (rwp_mentions(ts, k, k + 1, L->var) && rwl_scalar_written(ts, k))
+            return refuse(s, k, "loop index", "the body changes the loop's index %s", L->var), HK_OK;
+    if (!loop_returns_exact(s, L))
+        return HK_OK;
+    const char *wt = wide_type(L->type);
+    size_t np = 0;
+    const km_param *ps = km_params(s->km, &np);
+    struct hk_buf h;
+    hk_buf_init(&h, RW_TEXT_MAX);
+    rc = hk_buf_printf(&h, "{   /* hk: %d elements per trip of the loop (coarsen) */\n", K);
+    /* a parameter the loop body moves (mmcv's `weight += bs_idx * n * 3 + pt_idx * 3`)
+     * counts from where it pointed at entry in every copy, as in the original's one trip */
+    for (size_t p = 0; p < np && !rc; p++)
+        if (moved_in(s, L, &ps[p]))
+            rc = hk_buf_printf(&h, "    decltype(%s) const hk_co_entry_%s = %s;\n", ps[p].name, ps[p].name, ps[p].name);
+    if (!rc)
+        rc = hk_buf_printf(&h,
+                           "    for (%s hk_co_i = %s; hk_co_i %s (%s); hk_co_i += (%s)%d * (%s)) {\n"
+                           "        if (hk_co_i + (%s)%d * (%s) %s (%s)) {   /* every copy in range */\n",
+                           wt, L->start, L->cmp, L->bound, wt, K, L->step, wt, K - 1, L->step, L->cmp, L->bound);
+    for (int full = 1; full >= 0 && !rc; full--) {
+        bool jump = false;
+        rc = hk_buf_printf(&h, "#pragma unroll\n"
+                               "            for (int hk_co_c = 0; hk_co_c < %d; ++hk_co_c) {\n"
+                               "                const %s hk_co_e = hk_co_i + (%s)hk_co_c * (%s);\n",
+                           K, wt, wt, L->step);
+        if (!rc && !full)
+            rc = hk_buf_printf(&h, "                if (!(hk_co_e %s (%s)))\n"
+                                   "                    continue;\n",
+                               L->cmp, L->bound);
+        if (!rc)
+            rc = hk_buf_printf(&h, "                %s %s = (%s)hk_co_e;\n", L->type, L->var, L->type);
+        for (size_t p = 0; p < np && !rc; p++)
+            if (moved_in(s, L, &ps[p]))
+                rc = hk_buf_printf(&h, "                %s = hk_co_entry_%s;\n", ps[p].name, ps[p].name);
+        char label[32];
+        snprintf(label, sizeof label, "hk_co_next%zu_%d", ordinal, full);
+        if (!rc)
+            rc = hk_buf_appends(&h, "                ");
+        if (!rc && ((rc = copy_text(s, L->body_a, L->body_b, label, &h, &jump)) || s->why[0]))
+            break;
+        if (!rc && jump)
+            rc = hk_buf_printf(&h, "\n            %s: ;", label);
+        if (!rc)
+            rc = hk_buf_appends(&h, full ? "\n            }\n        } else {\n" : "\n            }\n        }\n    }\n}");
+    }
+    if (!rc && !s->why[0])
+        rc = rwl_edits_add(es, ts->t[L->a].start, ts->t[L->body_b - 1].end, h.data);
+    if (!rc)
+        snprintf(line_note, ln, "line %d", rwl_line_at(s->text, ts->t[L->a].start));
+    hk_buf_free(&h);
+    return rc;
+}
+
+/* The virtual-block shape: the whole body runs for K blocks, blockIdx.x and gridDim.x
+ * read as the virtual block's and the virtual grid's. */
+static int emit_blocks(co_scan *s, int K, rw_edits *es)
+{
+    const rw_toks *ts = &s->ts;
+    int rc = HK_OK;
+    bool jump = false, any = false;
+    char grid[64];
+    snprintf(grid, sizeof grid, "(gridDim.x * %du)", K);
+    for (size_t k = 1; k + 1 < ts->n && !rc; k++) {
+        size_t w;
+        if ((w = builtin_at(ts, k, "blockIdx", "hipBlockIdx_x", 'x'))) {
+            rc = rwl_edits_add(es, ts->t[k].start, ts->t[k + w - 1].end, "hk_co_bx");
+            any = true;
+            k += w - 1;
+        } else if ((w = builtin_at(ts, k, "gridDim", "hipGridDim_x", 'x'))) {
+            rc = rwl_edits_add(es, ts->t[k].start, ts->t[k + w - 1].end, grid);
+            k += w - 1;
+        } else if ((rwl_tok_is_ident(ts, k, "blockIdx") || rwl_tok_is_ident(ts, k, "gridDim")) &&
+                   !rwl_tok_is(ts, k + 1, ".")) {
+            return refuse(s, k, "block coordinates", "the block's coordinates are used as a whole"), HK_OK;
+        }
+    }
+    if (rc)
+        return rc;
+    if (!any)
+        return refuse(s, 0, "kernel body", "no blockIdx.x in the kernel's text: its blocks do not hold different "
+                                            "elements along x"), HK_OK;
+    if ((rc = element_exits(s, 1, ts->n - 1, es, &jump, false, "hk_co_next")) || s->why[0])
+        return rc;
+    struct hk_buf h;
+    hk_buf_init(&h, 4096);
+    rc = hk_buf_printf(&h,
+                       "{   /* hk: %d blocks of the original grid per block (coarsen) */\n"
+                       "#pragma unroll\n"
+                       "    for (unsigned int hk_co_c = 0; hk_co_c < %du; ++hk_co_c) {\n"
+                       "        const unsigned int hk_co_bx = blockIdx.x * %du + hk_co_c;\n"
+                       "        {",
+                       K, K, K);
+    if (!rc)
+        rc = rwl_edits_add(es, ts->t[0].start, ts->t[0].end, h.data);
+    hk_buf_reset(&h);
+    if (!rc)
+        rc = hk_buf_printf(&h, "}\n%s    }\n}", jump ? "    hk_co_next: ;\n" : "");
+    if (!rc)
+        rc = rwl_edits_add(es, ts->t[ts->n - 1].start, ts->t[ts->n - 1].end, h.data);
+    hk_buf_free(&h);
+    return rc;
+}
+
+static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
+{
+    if (!out || !ctx)
+        return HK_EINVAL;
+    memset(out, 0, sizeof *out);
+    if (K != 2 && K != 4 && K != 8)
+        return HK_EINVAL;
+    const an_function *f;
+    int rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f);
+    if (rc)
+        return rc;
+    co_scan s = {.text = ctx->text, .len = ctx->len, .m = ctx->m, .f = f};
+    co_loop loops[CO_LOOPS];
+    size_t n_loops = 0;
+    rw_edits es = {0};
+    char kwhy[200], note[300] = "", where[64] = "";
+    struct hk_buf lines;
+    hk_buf_init(&lines, 4096);
+    if ((rc = rwl_lex(ctx->text, f->body_span.start_byte, f->body_span.end_byte, &s.ts)))
+        goto out;
+    rc = km_build(ctx->text, ctx->len, f->name, &s.km, kwhy, sizeof kwhy);
+    if (rc == HK_ENOMEM)
+        goto out;
+    if (rc) {
+        rc = HK_OK;
+        snprintf(s.why, sizeof s.why, "kernel body at line %d: the kernel model cannot be built: %s",
+                 rwl_line_at(ctx->text, f->body_span.start_byte), kwhy);
+        goto refused;
+    }
+    if ((rc = find_loops(&s, loops, &n_loops)) || s.why[0])
+        goto refused;
+    bool divides = n_loops == 0;
+    for (size_t l = 0; l < n_loops; l++)
+        divides |= loops[l].grid;
+    if (!scan_tokens(&s, n_loops == 0) || !scan_model(&s, loops, n_loops, n_loops && divides))
+        goto refused;
+    if (n_loops == 0) {
+        const km_access *a = NULL;
+        if (!accesses_bounded(&s, &a)) {
+            char gw[200];
+            if (!spec_grid_divisible(ctx, K, gw, sizeof gw)) {
+                snprintf(s.why, sizeof s.why, "access at line %u: %s is not under a bounds check on an index over "
+                                              "blockIdx.x, so the grid divided by %d (rounded up) would run "
+                                              "blocks past the original's; exact only when %d divides the grid, "
+                                              "and %s",
+                         a->line, access_name(a), K, K, gw);
+                goto refused;
+            }
+            snprintf(note, sizeof note, "; no bounds check: exact because %d divides the spec's grid at every "
+                                        "size and power-of-two block, and only under such a grid", K);
+        }
+        if ((rc = emit_blocks(&s, K, &es)) || s.why[0])
+            goto refused;
+    } else {
+        for (size_t l = 0; l < n_loops && !rc && !s.why[0]; l++) {
+            if ((rc = emit_loop(&s, &loops[l], l, K, &es, where, sizeof where)))
+                break;
+            rc = hk_buf_printf(&lines, "%s%s", lines.len ? ", " : "", where);
+        }
+        if (rc || s.why[0])
+            goto refused;
+    }
+    char *desc;
+    if (n_loops)
+        desc = hk_asprintf("kernel %s: the loop%s strided over the %s (%s) handle%s %d elements per trip in one "
+                           "unrolled loop, each under its own bounds check%s",
+                           f->name, n_loops > 1 ? "s" : "", divides ? "grid" : "block", lines.data,
+                           n_loops > 1 ? "" : "s", K, divides ? "; the grid divided by K along x" : "; the launch kept");
+    else
+        desc = hk_asprintf("kernel %s: each block runs %d blocks of the original grid (blockIdx.x * %d + c) in one "
+                           "unrolled loop, a return leaving only its own element; the grid divided by %d along x%s",
+                           f->name, K, K, K, note);
+    rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
+    if (rc == HK_OK && out->applicable && divides) {
+        out->grid_divisor = (unsigned)K;
+        out->grid_axis = 0;
+    }
+    goto out;
+refused:
+    if (!rc)
+        rc = rwl_not_applicable(out, hk_asprintf("coarsen not applicable to kernel %s: %s", f->name, s.why));
+out:
+    for (size_t l = 0; l < n_loops; l++)
+        loop_free(&loops[l]);
+    hk_buf_free(&lines);
+    rwl_edits_free(&es);
+    km_free(s.km);
+    rwl_toks_free(&s.ts);
+    return rc;
+}
+
+/* A kernel of one element per thread with a bounds check (`if (i < n)`, `if (i >= n)
+ * return;`) goes on a grid-stride loop first (rw_grid_stride), whose coarsened trips check
+ * the bound once per K copies; any other, or one whose loop refuses, takes the virtual
+ * blocks. */
+static int rw_coarsen(const rw_context *ctx, int K, rw_result *out)
+{
+    if (!out || !ctx)
+        return HK_EINVAL;
+    memset(out, 0, sizeof *out);
+    if (K != 2 && K != 4 && K != 8)
+        return HK_EINVAL;
+    const an_function *f;
+    int rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f);
+    if (rc)
+        return rc;
+    rw_result gs;
+    an_model *gm = NULL;
+    rc = rw_grid_stride(ctx->text, ctx->len, ctx->m, ctx->kernel, &gs);
+    if (rc == HK_OK && gs.applicable && (rc = an_analyze(gs.text, gs.len, &gm)) == HK_OK) {
+        long k = an_model_find_kernel(gm, f->name);
+        if (k >= 0) {
+            rw_context c2 = *ctx;
+            c2.text = gs.text;
+            c2.len = gs.len;
+            c2.m = gm;
+            c2.kernel = (size_t)k;
+            rc = coarsen_kernel(&c2, K, out);
+            if (rc == HK_OK && out->applicable) {
+                rc = rwp_note_grid_stride(out);
+                goto out;
+            }
+            rw_result_free(out);
+            memset(out, 0, sizeof *out);
+        }
+    }
+    if (rc == HK_ENOMEM)
+        goto out;
+    rc = coarsen_kernel(ctx, K, out);   /* the virtual blocks, or the original's refusal */
+out:
+    an_model_free(gm);
+    rw_result_free(&gs);
+    return rc;
+}
+
+/* ---- registry descriptor (registry.h) ---- */
+static const rw_param coarsen_params[] = {
+    {.name = "elements", .type = RW_PARAM_ENUM, .values = {4, 2, 8}, .n_values = 3, .def = 4},
+};
+
+static int emit_coarsen(const rw_context *c, const int *p, rw_result *out)
+{
+    return rw_coarsen(c, p[0], out);
+}
+
+const rw_descriptor rw_coarsen_desc = {
+    .name = "coarsen",
+    .summary = "each thread of an elementwise kernel handles K elements (K copies of the body in one "
+               "unrolled loop, the grid divided by K): K loads in flight per thread",
+    .params = coarsen_params,
+    .n_params = HK_ARRAY_LEN(coarsen_params),
+    .flags = RW_VECTOR_FALLBACK | RW_RESTRICT_FIRST,
+    .emit = emit_coarsen,
+};

@@ -1,0 +1,186 @@
+/* The search proposes coarsen early for memory-bound elementwise kernels (issue 13): for
+ * the skill's sample kernel (an array of structures vectorize cannot take) and saxpy
+ * (which vectorize takes) and, where bench/wild/src is extracted, the wild kernels that
+ * stayed at 1.00x on the H200 (Rodinia's nn, mmcv's gather_points, three_interpolate,
+ * bbox_overlaps, softmax_focal_loss and SyncBN output, SHOC's Triad) under their own specs,
+ * the shipped skills' plan on sm_90 -- memory-bound or of unknown class -- puts a coarsen
+ * candidate among the first five proposals, baseline included, after vectorize's where
+ * vectorize applies and is planned; it runs under the spec's grid divided by K along x (the spec's own for
+ * a block-stride loop) with __restrict__ on the pointers where that applies. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/registry.h"
+#include "rewrites/rewrite.h"
+#include "search/search.h"
+#include "search/skillplan.h"
+#include "spec/spec.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rw_fixture.h"
+
+#define BUDGET 5
+
+static sk_set *skills;
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[4096];
+    if (rwf_setup("search-coarsen"))
+        return -1;
+    return sk_load_dir(HK_SOURCE_DIR "/skills", &skills, err, sizeof err) == HK_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sk_set_free(skills);
+    return rwf_teardown();
+}
+
+/* The first BUDGET proposals for kernel k of fx under launch l with the plan of class cls:
+ * one is coarsen's (with its grid and restrict checked), and when vectorize applies to the
+ * kernel a vectorize candidate comes before it. Prints them. */
+static void proposed_early(const fixture *fx, size_t k, const struct spec *sp, search_launch l, enum sk_class cls,
+                           const char *what, bool divided)
+{
+    const an_span *span = &fx->m->funcs[k].span;
+    rw_context ctx = {.text = fx->text, .len = fx->len, .m = fx->m, .kernel = k, .spec = sp};
+    /* a vector loop bound by the launch's thread count keeps the spec's grid, where the
+     * search does not propose it (SHOC's Triad) */
+    rw_result rr;
+    assert_int_equal(rw_apply_named("vectorize", &ctx, NULL, &rr, NULL), HK_OK);
+    bool vectorizes = rr.applicable && !rr.keeps_grid;
+    rw_result_free(&rr);
+    assert_int_equal(rw_restrict(fx->text, fx->len, fx->m, k, true, &rr), HK_OK);
+    bool restricts = rr.applicable;
+    rw_result_free(&rr);
+    skillplan plan;
+    sk_metrics mt;
+    sk_metrics_init(&mt);
+    mt.v[SK_M_DRAM_PCT_OF_PEAK] = 40.0;   /* the wild kernels ran at 17-71% of peak */
+    assert_int_equal(skillplan_build_for(skills, "sm_90", cls, &mt, fx->text + span->start_byte,
+                                         span->end_byte - span->start_byte, &ctx, &plan),
+                     HK_OK);
+    /* under an unknown class the plan takes vectorize by its text alone, which mmcv's loop
+     * macro hides: then there is no vectorize to come first */
+    bool planned = false;
+    for (size_t i = 0; i < plan.n; i++)
+        planned |= !strcmp(plan.v[i].rewrite, "vectorize");
+    vectorizes = vectorizes && planned;
+    l.structs = plan.v;
+    l.n_structs = plan.n;
+    search_budget b = {.max_candidates = BUDGET};
+    search *s;
+    assert_int_equal(search_new(fx->text, fx->len, fx->m, k, &l, 1, &b, &s), HK_OK);
+    const search_candidate *c;
+    bool found = false, vector_seen = false;
+    print_message("%s, %s%s:\n", what, cls == SK_CLASS_COUNT ? "class unknown" : sk_class_name(cls),
+                  vectorizes ? ", vectorize applies" : "");
+    while (search_next(s, &c) == HK_OK) {
+        print_message("  %u: %s\n", c->id, c->description ? c->description : "-");
+        if (c->structural && !strncmp(c->structural, "vectorize", 9))
+            vector_seen = true;
+        if (c->structural && !strncmp(c->structural, "coarsen", 7) && !found) {
+            found = true;
+            assert_non_null(strstr(c->text, "hk_co_"));
+            assert_non_null(strstr(c->text, "#pragma unroll"));
+            if (divided) {
+                assert_int_equal(c->grid_mode, SEARCH_GRID_DIVIDED);
+                assert_int_equal(c->grid_axis, 0);
+                assert_true(c->grid_divisor == 2 || c->grid_divisor == 4 || c->grid_divisor == 8);
+            } else {
+                assert_int_equal(c->grid_mode, SEARCH_GRID_SPEC);
+            }
+            assert_true(c->restrict_ptrs == restricts);
+            if (restricts)
+                assert_non_null(strstr(c->text, "__restrict__"));
+            if (vectorizes && !vector_seen)
+                fail_msg("%s: coarsen proposed before vectorize, which applies", what);
+        }
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    }
+    search_free(s);
+    skillplan_free(&plan);
+    if (!found)
+        fail_msg("%s: no coarsen candidate among the first %d", what, BUDGET);
+}
+
+static const enum sk_class classes[] = {SK_MEMORY_BOUND, SK_CLASS_COUNT};
+
+/* The sample kernels: an array of structures, and saxpy (vectorize first). */
+static void sample_kernels(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *kernel;
+    } samples[] = {{"coarsen.cu", "distance"}, {"vectorize.cu", "saxpy"}};
+    for (size_t j = 0; j < HK_ARRAY_LEN(samples); j++) {
+        char path[600];
+        snprintf(path, sizeof path, HK_TEST_DATA "/skills/kernels/%s", samples[j].file);
+        fixture fx;
+        load_path(path, &fx);
+        size_t k = kernel(&fx, samples[j].kernel);
+        search_launch l = {.block = {256, 1, 1}, .block_max_threads = 256, .sm_count = 132};
+        for (size_t i = 0; i < HK_ARRAY_LEN(classes); i++)
+            proposed_early(&fx, k, NULL, l, classes[i], samples[j].kernel, true);
+        unload(&fx);
+    }
+}
+
+/* The wild kernels under their specs, where their sources are extracted. */
+static void wild_kernels(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *id;
+        bool divided;
+    } wild[] = {{"rodinia_nn_euclid", true},          {"mmcv_gather_points_fwd", true},
+                {"mmcv_three_interpolate_fwd", true}, {"mmcv_bbox_overlaps", true},
+                {"mmcv_softmax_focal_loss_fwd", true}, {"shoc_triad", true},
+                {"mmcv_sync_bn_output", false}};
+    for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
+        char path[700], err[2048];
+        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", wild[i].id);
+        if (access(path, R_OK) != 0) {
+            print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+            continue;
+        }
+        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/specs/%s.bench.json", wild[i].id);
+        spec *sp = NULL;
+        spec_diags d = {0};
+        if (spec_load(path, &sp, &d) != HK_OK) {
+            print_message("note: spec %s does not load here, skipped\n", path);
+            spec_diags_free(&d);
+            continue;
+        }
+        fixture fx;
+        fx.text = rwf_read_file(sp->source_path, &fx.len);
+        assert_int_equal(an_analyze(fx.text, fx.len, &fx.m), HK_OK);
+        size_t k = kernel(&fx, sp->kernel);
+        search_launch l;
+        assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
+        for (size_t c = 0; c < HK_ARRAY_LEN(classes); c++)
+            proposed_early(&fx, k, sp, l, classes[c], wild[i].id, wild[i].divided);
+        unload(&fx);
+        spec_free(sp);
+        spec_diags_free(&d);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sample_kernels),
+        cmocka_unit_test(wild_kernels),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
