@@ -1,0 +1,67 @@
+// For each query point (one per thread) the nearest of m reference points, brute force:
+// every thread of a block reads the same ref[3 * k ...] in the same iteration, each warp
+// its own load of it, before a compare-and-swap that depends on the load.
+__global__ void nearest(const float *query, const float *ref, float *dist, int *idx, int n, int m)
+{
+    bool hk_on = true;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (hk_on && (i >= n)) hk_on = false;
+    float qx = hk_on ? (query[3 * i]) : (float)0, qy = hk_on ? (query[3 * i + 1]) : (float)0, qz = hk_on ? (query[3 * i + 2]) : (float)0;
+    float best = 1e30f;
+    int besti = 0;
+    {
+    __shared__ float hk_tile0[256];
+    __shared__ float hk_tile1[256];
+    __shared__ float hk_tile2[256];
+    bool hk_done = false;
+    if (__syncthreads_or(hk_on))
+    for (int hk_k0 = 0; hk_k0 < m; hk_k0 += 256) {
+      for (int hk_l = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)); hk_l < 256; hk_l += (int)(blockDim.x * blockDim.y * blockDim.z)) {
+        int k = hk_k0 + hk_l;
+        if (k < m) {
+          hk_tile0[hk_l] = ref[3 * k];
+          hk_tile1[hk_l] = ref[3 * k + 1];
+          hk_tile2[hk_l] = ref[3 * k + 2];
+        }
+      }
+      __syncthreads();
+      if (hk_on && !hk_done) {
+        bool hk_full;
+        { int k = hk_k0 + (256 - 1); hk_full = (k < m); }
+        if (hk_full) {
+#pragma unroll 4
+          for (int hk_j = 0; hk_j < 256; ++hk_j) {
+            int k = hk_k0 + hk_j;
+            {
+        float x = hk_tile0[hk_j], y = hk_tile1[hk_j], z = hk_tile2[hk_j];
+        float d = (qx - x) * (qx - x) + (qy - y) * (qy - y) + (qz - z) * (qz - z);
+        if (d < best) {
+            best = d;
+            besti = k;
+        }
+    }
+          }
+        } else
+        for (int hk_j = 0; hk_j < 256; ++hk_j) {
+          int k = hk_k0 + hk_j;
+          if (!(k < m))
+            break;
+          {
+        float x = hk_tile0[hk_j], y = hk_tile1[hk_j], z = hk_tile2[hk_j];
+        float d = (qx - x) * (qx - x) + (qy - y) * (qy - y) + (qz - z) * (qz - z);
+        if (d < best) {
+            best = d;
+            besti = k;
+        }
+    }
+        }
+      }
+      if (!__syncthreads_or(hk_on && !hk_done))
+        break;
+    }
+    }
+    if (hk_on) {
+    dist[i] = best;
+    idx[i] = besti;
+    }
+}
