@@ -439,12 +439,60 @@ static void emulated_runs(void **state)
     emulate("tiles_ball_t256", k_ball, "ball", NULL, ball_drv, false);
 }
 
+/* name applied to text (kernel kname, template arguments float): the new text (malloc'd). */
+static char *apply_float(const char *text, const char *kname, const char *name)
+{
+    static const char *const targs[] = {"float"};
+    fixture fx;
+    load_text(text, &fx);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, kname),
+                      .template_args = targs, .n_template_args = 1};
+    rw_result r;
+    assert_int_equal(rw_apply_named(name, &ctx, NULL, &r, NULL), HK_OK);
+    if (!r.applicable)
+        print_message("%s: %s\n", name, r.description);
+    assert_true(r.applicable);
+    char *out = strdup(r.text);
+    assert_non_null(out);
+    rw_result_free(&r);
+    unload(&fx);
+    return out;
+}
+
+/* three_nn's two rewrites touch different code (the loads; the double locals): either
+ * order gives the same text, and it still computes the original's results bit for bit. */
+static void composes_with_narrowing(void **state)
+{
+    (void)state;
+    char *t = apply_float(k_macro, "nn3", "uniform_tiles");
+    char *tn = apply_float(t, "nn3", "double_narrowing");
+    char *n = apply_float(k_macro, "nn3", "double_narrowing");
+    char *nt = apply_float(n, "nn3", "uniform_tiles");
+    assert_string_equal(tn, nt);
+    assert_non_null(strstr(tn, "float best1 = (float)1e40"));
+    assert_non_null(strstr(tn, "hk_tile0"));
+    if (emu_available()) {
+        static const char drv[] =
+            "const int b = 2, n = 150, m = 300;\n"
+            "emu::buf<float> u(b * n * 3), k(b * m * 3);\n"
+            "u.fill_mod(7, 6); k.fill_mod(8, 6);\n"
+            "PAIR(float, b * n * 3, b * n * 3, emu::launch(dim3((n + 95) / 96, b), dim3(96), 0,\n"
+            "     [&] { NS::nn3<float>(b, n, m, u, k, dist, idx); }));\n";
+        emu_run_pair(tmpdir, "tiles_narrowed", k_macro, tn, emu_helpers, drv, EMU_OK);
+    }
+    free(t);
+    free(tn);
+    free(n);
+    free(nt);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spellings_apply),
         cmocka_unit_test(near_misses_refused),
         cmocka_unit_test(emulated_runs),
+        cmocka_unit_test(composes_with_narrowing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
