@@ -634,6 +634,9 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
             size_t k = 1;
             while (k < head)
                 k = rwl_stmt_end(&ts, k, ts.n - 1);
+            if (k != head)
+                REFUSE("grid-stride loop at line %d: not a statement of the kernel's body",
+                       rwl_line_at(text, ts.t[head].start));
             if (tok_is(s, head, "for")) {
                 hdr = tok_text(s, head, ob);
             } else if (ts.t[head].kind == T_IDENT) {
@@ -665,6 +668,13 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
         }
     } else {
         REFUSE("loop at line %d: the loop is not a statement of the thread's body", lp->line);
+    }
+    if (region != UT_KERNEL) {
+        /* a thread that left before the if or the grid-stride loop would miss the barriers */
+        size_t j = find_jump(s, 1, head, "return", true);
+        if (j < head)
+            REFUSE("return at line %d: a thread may leave the kernel before the loop (it would miss the block's "
+                   "barriers)", rwl_line_at(text, ts.t[j].start));
     }
     if (region == UT_IF) {
         /* `if (C) {` -> `{ bool hk_on = (C);` */

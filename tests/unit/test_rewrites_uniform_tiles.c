@@ -322,6 +322,18 @@ static void near_misses_refused(void **state)
          "    }\n"
          "}\n",
          "k", "return", 4, "leaves the grid-stride loop"},
+        {"return before a guarded body",
+         "__global__ void k(const float *q, const float *r, float *o, int n, int m)\n"
+         "{\n"
+         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    if (threadIdx.x == 7) return;\n"
+         "    if (i < n) {\n"
+         "        float b = 0.f;\n"
+         "        for (int k = 0; k < m; k++) b = fmaxf(b, q[i] * r[k]);\n"
+         "        o[i] = b;\n"
+         "    }\n"
+         "}\n",
+         "k", "return", 4, "before the loop"},
         {"per-thread index into the reference set",
          "__global__ void k(const float *r, float *o, int n, int m)\n"
          "{\n"
