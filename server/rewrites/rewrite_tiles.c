@@ -406,9 +406,11 @@ static bool block_stride_header(const rw_toks *hts, const char *var, struct hk_b
 
 enum ut_region { UT_KERNEL, UT_IF, UT_GRID_STRIDE };
 
-static const char *const reserved[] = {"hk_on",  "hk_done", "hk_base", "hk_k0",   "hk_l",
-                                       "hk_j",   "hk_full", "hk_tile0", "hk_tile1", "hk_tile2",
-                                       "hk_tile3", "hk_tile4", "hk_tile5", "hk_tile6", "hk_tile7"};
+static const char *const reserved[] = {
+    "hk_on",    "hk_done",  "hk_base",  "hk_k0",    "hk_l",     "hk_j",     "hk_g",     "hk_u",
+    "hk_full",  "hk_tile0", "hk_tile1", "hk_tile2", "hk_tile3", "hk_tile4", "hk_tile5", "hk_tile6",
+    "hk_tile7", "hk_r0",    "hk_r1",    "hk_r2",    "hk_r3",    "hk_r4",    "hk_r5",    "hk_r6",
+    "hk_r7"};
 
 static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_result *out)
 {
@@ -428,9 +430,10 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
     char *tile_type[UT_MAX_STAGED] = {0};
     char *hdr = NULL;
     rw_toks hts = {0};
-    struct hk_buf b, body;
+    struct hk_buf b, body, body_full;
     hk_buf_init(&b, RW_TEXT_MAX);
     hk_buf_init(&body, RW_TEXT_MAX);
+    hk_buf_init(&body_full, RW_TEXT_MAX);
     ut_scan sc = {.text = text, .ts = &ts, .f = f};
     ut_scan *s = &sc;
     int line_body = rwl_line_at(text, f->body_span.start_byte);
@@ -940,30 +943,36 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
                        rwl_line_at(text, ts.t[j].start));
             brk[n_brk++] = j;
         }
-        for (size_t k = a; k < e && !rc; k++) {
-            for (size_t u = 0; u < n_sites; u++)
-                if (ts.t[k].start == sites[u].start) {
-                    rc = hk_buf_append(&body, text + at, sites[u].start - at);
-                    rc = rc ? rc : hk_buf_printf(&body, "hk_tile%d[hk_j]", sites[u].tile);
-                    at = sites[u].end;
-                    while (k + 1 < e && ts.t[k + 1].start < sites[u].end)
-                        k++;
-                    break;
+        /* pass 0: the body as the tile's loop runs it (hk_tileN[hk_j]); pass 1: as a full
+         * tile's unrolled group runs it, from registers loaded together (hk_rN[hk_u]) */
+        for (int pass = 0; pass < 2 && !rc; pass++) {
+            struct hk_buf *out_b = pass ? &body_full : &body;
+            at = ts.t[a].start;
+            for (size_t k = a; k < e && !rc; k++) {
+                for (size_t u = 0; u < n_sites; u++)
+                    if (ts.t[k].start == sites[u].start) {
+                        rc = hk_buf_append(out_b, text + at, sites[u].start - at);
+                        rc = rc ? rc : hk_buf_printf(out_b, pass ? "hk_r%d[hk_u]" : "hk_tile%d[hk_j]", sites[u].tile);
+                        at = sites[u].end;
+                        while (k + 1 < e && ts.t[k + 1].start < sites[u].end)
+                            k++;
+                        break;
+                    }
+                bool leaves = false;
+                for (size_t j = 0; j < n_brk; j++)
+                    leaves = leaves || brk[j] == k;
+                if (k < e && leaves) {
+                    has_break = true;
+                    rc = rc ? rc : hk_buf_append(out_b, text + at, ts.t[k].start - at);
+                    rc = rc ? rc : hk_buf_appends(out_b, "{ hk_done = true; break; }");
+                    at = ts.t[k].end;
+                    if (tok_is(s, k + 1, ";"))
+                        at = ts.t[++k].end;
                 }
-            bool leaves = false;
-            for (size_t j = 0; j < n_brk; j++)
-                leaves = leaves || brk[j] == k;
-            if (k < e && leaves) {
-                has_break = true;
-                rc = rc ? rc : hk_buf_append(&body, text + at, ts.t[k].start - at);
-                rc = rc ? rc : hk_buf_appends(&body, "{ hk_done = true; break; }");
-                at = ts.t[k].end;
-                if (tok_is(s, k + 1, ";"))
-                    at = ts.t[++k].end;
             }
+            rc = rc ? rc : hk_buf_append(out_b, text + at, ts.t[e - 1].end - at);
+            rc = rc ? rc : hk_buf_append(out_b, "", 1);
         }
-        rc = rc ? rc : hk_buf_append(&body, text + at, ts.t[e - 1].end - at);
-        rc = rc ? rc : hk_buf_append(&body, "", 1);
         if (rc)
             goto out;
     }
@@ -980,7 +989,7 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
         const char *v = lp->var;
         rc = rc ? rc : hk_buf_appends(&b, "{\n");
         for (size_t t = 0; t < n_tiles && !rc; t++)
-            rc = hk_buf_printf(&b, "    __shared__ %s hk_tile%zu[%d];\n", tile_type[t], t, tile);
+            rc = hk_buf_printf(&b, "    alignas(16) __shared__ %s hk_tile%zu[%d];\n", tile_type[t], t, tile);
         rc = rc ? rc : hk_buf_printf(&b,
                                      "    bool hk_done = false;\n"
                                      "    if (__syncthreads_or(hk_on))\n"
@@ -1002,18 +1011,34 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
                                      "      }\n"
                                      "      __syncthreads();\n"
                                      "      if (hk_on && !hk_done) {\n");
-        if (unroll > 1)
+        if (unroll > 1) {
+            /* a full tile: groups of unroll points, their staged values loaded together (one
+             * 16-byte shared load per tile and group of four floats), then the body per point */
             rc = rc ? rc : hk_buf_printf(&b,
                                          "        bool hk_full;\n"
                                          "        { %s %s = hk_k0 + (%d - 1); hk_full = (%s); }\n"
                                          "        if (hk_full) {\n"
-                                         "#pragma unroll %d\n"
-                                         "          for (int hk_j = 0; hk_j < %d; ++hk_j) {\n"
-                                         "            %s %s = hk_k0 + hk_j;\n"
-                                         "            %s\n"
+                                         "          for (int hk_g = 0; hk_g < %d; hk_g += %d) {\n",
+                                         ctype, v, tile, cond, tile, unroll);
+            for (size_t t = 0; t < n_tiles && !rc; t++)
+                rc = hk_buf_printf(&b, "            %s hk_r%zu[%d];\n", tile_type[t], t, unroll);
+            rc = rc ? rc : hk_buf_printf(&b, "#pragma unroll\n"
+                                             "            for (int hk_u = 0; hk_u < %d; ++hk_u) {\n", unroll);
+            for (size_t t = 0; t < n_tiles && !rc; t++)
+                rc = hk_buf_printf(&b, "              hk_r%zu[hk_u] = hk_tile%zu[hk_g + hk_u];\n", t, t);
+            rc = rc ? rc : hk_buf_printf(&b,
+                                         "            }\n"
+                                         "#pragma unroll\n"
+                                         "            for (int hk_u = 0; hk_u < %d; ++hk_u) {\n"
+                                         "              %s %s = hk_k0 + (hk_g + hk_u);\n"
+                                         "              %s\n"
+                                         "            }\n"
+                                         "%s"
                                          "          }\n"
                                          "        } else\n",
-                                         ctype, v, tile, cond, unroll, tile, ctype, v, body.data);
+                                         unroll, ctype, v, body_full.data,
+                                         has_break ? "            if (hk_done)\n              break;\n" : "");
+        }
         rc = rc ? rc : hk_buf_printf(&b,
                                      "        for (int hk_j = 0; hk_j < %d; ++hk_j) {\n"
                                      "          %s %s = hk_k0 + hk_j;\n"
@@ -1060,6 +1085,7 @@ out:
     rwl_toks_free(&hts);
     hk_buf_free(&b);
     hk_buf_free(&body);
+    hk_buf_free(&body_full);
     rwl_edits_free(&es);
     km_free(km);
     rwl_toks_free(&ts);

@@ -10,9 +10,9 @@ __global__ void nearest(const float *query, const float *ref, float *dist, int *
     float best = 1e30f;
     int besti = 0;
     {
-    __shared__ float hk_tile0[256];
-    __shared__ float hk_tile1[256];
-    __shared__ float hk_tile2[256];
+    alignas(16) __shared__ float hk_tile0[256];
+    alignas(16) __shared__ float hk_tile1[256];
+    alignas(16) __shared__ float hk_tile2[256];
     bool hk_done = false;
     if (__syncthreads_or(hk_on))
     for (int hk_k0 = 0; hk_k0 < m; hk_k0 += 256) {
@@ -29,17 +29,28 @@ __global__ void nearest(const float *query, const float *ref, float *dist, int *
         bool hk_full;
         { int k = hk_k0 + (256 - 1); hk_full = (k < m); }
         if (hk_full) {
-#pragma unroll 4
-          for (int hk_j = 0; hk_j < 256; ++hk_j) {
-            int k = hk_k0 + hk_j;
-            {
-        float x = hk_tile0[hk_j], y = hk_tile1[hk_j], z = hk_tile2[hk_j];
+          for (int hk_g = 0; hk_g < 256; hk_g += 4) {
+            float hk_r0[4];
+            float hk_r1[4];
+            float hk_r2[4];
+#pragma unroll
+            for (int hk_u = 0; hk_u < 4; ++hk_u) {
+              hk_r0[hk_u] = hk_tile0[hk_g + hk_u];
+              hk_r1[hk_u] = hk_tile1[hk_g + hk_u];
+              hk_r2[hk_u] = hk_tile2[hk_g + hk_u];
+            }
+#pragma unroll
+            for (int hk_u = 0; hk_u < 4; ++hk_u) {
+              int k = hk_k0 + (hk_g + hk_u);
+              {
+        float x = hk_r0[hk_u], y = hk_r1[hk_u], z = hk_r2[hk_u];
         float d = (qx - x) * (qx - x) + (qy - y) * (qy - y) + (qz - z) * (qz - z);
         if (d < best) {
             best = d;
             besti = k;
         }
     }
+            }
           }
         } else
         for (int hk_j = 0; hk_j < 256; ++hk_j) {
