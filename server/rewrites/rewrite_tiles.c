@@ -773,9 +773,18 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
                             hk_free(type);
                             REFUSE("statement at line %d: an array or braced initializer that reads memory", ln);
                         }
-                        char *r = hk_asprintf("hk_on ? (%.*s) : (%s%s)0",
-                                              (int)(ts.t[de - 1].end - ts.t[eq + 1].start), text + ts.t[eq + 1].start,
-                                              type, ptr ? " *" : "");
+                        /* the value an off thread holds: `T()` for a one-word type (a struct
+                         * too), `(unsigned int)0` for a builtin of several words */
+                        size_t w = a;
+                        while (w < tend && (tok_is(s, w, "const") || tok_is(s, w, "volatile") ||
+                                            tok_is(s, w, "register")))
+                            w++;
+                        char *r = !ptr && tend == w + 1
+                                      ? hk_asprintf("hk_on ? (%.*s) : %.*s()", (int)(ts.t[de - 1].end - ts.t[eq + 1].start),
+                                                    text + ts.t[eq + 1].start, TXT(s, w))
+                                      : hk_asprintf("hk_on ? (%.*s) : (%s%s)0",
+                                                    (int)(ts.t[de - 1].end - ts.t[eq + 1].start),
+                                                    text + ts.t[eq + 1].start, type, ptr ? " *" : "");
                         rc = r ? rwl_edits_add_owned(&es, ts.t[eq + 1].start, ts.t[de - 1].end, r) : HK_ENOMEM;
                         pre_guarded[n_pre] = true;
                     }
@@ -818,6 +827,16 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
                 (rc = rwl_edits_add(&es, ts.t[se - 1].end, ts.t[se - 1].end, "\n    }")))
                 goto out;
         }
+    }
+
+    /* ---- the loop's start and bound: the same in every thread at the tile loop ---- */
+    for (size_t j = vtok + 2; j < semi2; j++) {
+        if (ts.t[j].kind != T_IDENT || !rwl_is_use(&ts, j) || rwl_same_tok(&ts, j, vtok))
+            continue;
+        for (size_t p = 0; p < n_pre; p++)
+            if (pre_guarded[p] && name_written_in(s, j, pre_a[p], pre_e[p]))
+                REFUSE("loop at line %d: its bound uses %.*s, which only some threads set (line %d)", lp->line,
+                       TXT(s, j), rwl_line_at(text, ts.t[pre_a[p]].start));
     }
 
     /* ---- the staged reads ---- */

@@ -179,12 +179,35 @@ static const char k_ball[] =
     "    }\n"
     "}\n";
 
+/* Points as float3 structs, the query a struct local, the index unsigned int. */
+static const char k_f3[] =
+    "__global__ void nn_f3(const float3 *q, const float3 *ref, float *dist, int *idx, int n, int m)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n)\n"
+    "        return;\n"
+    "    float3 p = q[i];\n"
+    "    unsigned int bi = 0u;\n"
+    "    unsigned int first = (unsigned int)ref[0].x;\n"
+    "    float best = 1e30f;\n"
+    "    for (int k = 0; k < m; k++) {\n"
+    "        float3 r = ref[k];\n"
+    "        float d = (p.x - r.x) * (p.x - r.x) + (p.y - r.y) * (p.y - r.y) + (p.z - r.z) * (p.z - r.z);\n"
+    "        if (d < best) {\n"
+    "            best = d;\n"
+    "            bi = k;\n"
+    "        }\n"
+    "    }\n"
+    "    dist[i] = best;\n"
+    "    idx[i] = (int)(bi + first - first);\n"
+    "}\n";
+
 typedef struct {
     const char *src, *kernel;
 } sample;
 
 static const sample samples[] = {
-    {k_ret, "nn_ret"}, {k_if, "nn_if"}, {k_gs, "nn_gs"}, {k_macro, "nn3"}, {k_ball, "ball"},
+    {k_ret, "nn_ret"}, {k_if, "nn_if"}, {k_gs, "nn_gs"}, {k_macro, "nn3"}, {k_ball, "ball"}, {k_f3, "nn_f3"},
 };
 
 static void spellings_apply(void **state)
@@ -218,7 +241,12 @@ static void spellings_apply(void **state)
     t = emu_rewrite(k_ball, "ball", "uniform_tiles", NULL);
     assert_non_null(strstr(t, "{ hk_done = true; break; }"));
     /* the query's loads run only for a thread in range */
-    assert_non_null(strstr(t, "float qx = hk_on ? (q[0]) : (float)0, qy = hk_on ? (q[1]) : (float)0;"));
+    assert_non_null(strstr(t, "float qx = hk_on ? (q[0]) : float(), qy = hk_on ? (q[1]) : float();"));
+    free(t);
+    t = emu_rewrite(k_f3, "nn_f3", "uniform_tiles", NULL);
+    assert_non_null(strstr(t, "float3 p = hk_on ? (q[i]) : float3();"));
+    assert_non_null(strstr(t, "unsigned int first = hk_on ? ((unsigned int)ref[0].x) : (unsigned int)0;"));
+    assert_non_null(strstr(t, "alignas(16) __shared__ float3 hk_tile0[256];"));
     free(t);
     t = emu_rewrite(k_macro, "nn3", "uniform_tiles", (const int[]){128, 1, 0});
     assert_non_null(strstr(t, "hk_base = (blockIdx.x * blockDim.x + threadIdx.x) - threadIdx.x"));
@@ -334,6 +362,18 @@ static void near_misses_refused(void **state)
          "    }\n"
          "}\n",
          "k", "return", 4, "before the loop"},
+        {"bound set by some threads",
+         "__global__ void k(const float *q, const float *r, float *o, int n, int m)\n"
+         "{\n"
+         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    int lim = m;\n"
+         "    if (i >= n) return;\n"
+         "    lim = lim - 1;\n"
+         "    float b = 0.f;\n"
+         "    for (int k = 0; k < lim; k++) b = fmaxf(b, q[i] * r[k]);\n"
+         "    o[i] = b;\n"
+         "}\n",
+         "k", "loop", 8, "thread"},
         {"per-thread index into the reference set",
          "__global__ void k(const float *r, float *o, int n, int m)\n"
          "{\n"
@@ -429,6 +469,14 @@ static void emulated_runs(void **state)
         "    PAIR(float, b * n, b * n, emu::launch(dim3(2, b + 1), dim3(bl), 0,\n"
         "         [&] { NS::nn_gs<float>(b, n, m, u, k, dist, idx); }));\n";
     emulate("tiles_gs", k_gs, "nn_gs", (const int[]){128, 4, 0}, gs_drv, false);
+    static const char f3_drv[] =
+        "const int n = 200, m = 600;\n"
+        "emu::buf<float> q(3 * n), ref(3 * m);\n"
+        "q.fill_mod(11, 10); ref.fill_mod(12, 10);\n"
+        "for (unsigned bl : {64u, 96u})\n"
+        "    PAIR(float, n, n, emu::launch(dim3((n + bl - 1) / bl + 1), dim3(bl), 0,\n"
+        "         [&] { NS::nn_f3((const float3 *)(float *)q, (const float3 *)(float *)ref, dist, idx, n, m); }));\n";
+    emulate("tiles_f3", k_f3, "nn_f3", NULL, f3_drv, false);
     /* mmcv's spelling: one grid-stride iteration per thread (mmcv's own launch) */
     static const char macro_drv[] =
         "const int b = 2, n = 150, m = 300;\n"
