@@ -499,6 +499,60 @@ static void emulated_runs(void **state)
     emulate("tiles_ball_t256", k_ball, "ball", NULL, ball_drv, false);
 }
 
+/* mmcv's own three_nn, knn and ball_query (bench/wild/src, where extracted), rewritten and
+ * emulated against themselves: knn's heap of local arrays in __device__ functions, ball
+ * query's break, three_nn's double best distances, all under their CUDA_1D_KERNEL_LOOP. */
+static void wild_kernels_emulated(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    static const struct {
+        const char *id, *kernel, *driver;
+    } wild[] = {
+        {"mmcv_three_nn_fwd", "three_nn_forward_cuda_kernel",
+         "const int b = 2, n = 150, m = 300;\n"
+         "emu::buf<float> u(b * n * 3), k(b * m * 3);\n"
+         "u.fill_mod(13, 7); k.fill_mod(14, 7);\n"
+         "for (unsigned bl : {64u, 96u})\n"
+         "    PAIR(float, b * n * 3, b * n * 3, emu::launch(dim3((n + bl - 1) / bl, b), dim3(bl), 0,\n"
+         "         [&] { NS::three_nn_forward_cuda_kernel<float>(b, n, m, u, k, dist, idx); }));\n"},
+        {"mmcv_knn_fwd", "knn_forward_cuda_kernel",
+         "const int b = 2, n = 300, m = 100, ns = 8;\n"
+         "emu::buf<float> xyz(b * n * 3), nxyz(b * m * 3);\n"
+         "xyz.fill_mod(15, 6); nxyz.fill_mod(16, 6);\n"
+         "for (unsigned bl : {64u, 96u})\n"
+         "    PAIR(float, b * m * ns, b * m * ns, emu::launch(dim3((m + bl - 1) / bl, b), dim3(bl), 0,\n"
+         "         [&] { NS::knn_forward_cuda_kernel<float>(b, n, m, ns, xyz, nxyz, idx, dist); }));\n"},
+        {"mmcv_ball_query_fwd", "ball_query_forward_cuda_kernel",
+         "const int b = 2, n = 400, m = 100, ns = 6;\n"
+         "emu::buf<float> nxyz(b * m * 3), xyz(b * n * 3);\n"
+         "nxyz.fill_mod(17, 8); xyz.fill_mod(18, 8);\n"
+         "for (unsigned bl : {64u, 96u})\n"
+         "    PAIR(float, 1, b * m * ns, emu::launch(dim3((m + bl - 1) / bl, b), dim3(bl), 0,\n"
+         "         [&] { NS::ball_query_forward_cuda_kernel<float>(b, n, m, 0.0f, 2.5f, ns, nxyz, xyz, idx); }));\n"},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
+        char path[700];
+        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", wild[i].id);
+        if (access(path, R_OK) != 0) {
+            print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+            continue;
+        }
+        size_t len;
+        char *src = rwf_read_file(path, &len);
+        char *cand = emu_rewrite(src, wild[i].kernel, "uniform_tiles", NULL);
+        /* the header's include guard, defined by the original's copy, would hide the
+         * rewrite's: opened unconditionally there */
+        char *guard = strstr(cand, "#ifndef ");
+        assert_non_null(guard);
+        char *open = emu_replaced(cand, "#ifndef ", "#if 1 // ");
+        emu_run_pair(tmpdir, wild[i].id, src, open, emu_helpers, wild[i].driver, EMU_OK);
+        free(open);
+        free(cand);
+        free(src);
+    }
+}
+
 /* name applied to text (kernel kname, template arguments float): the new text (malloc'd). */
 static char *apply_float(const char *text, const char *kname, const char *name)
 {
@@ -553,6 +607,7 @@ int main(void)
         cmocka_unit_test(near_misses_refused),
         cmocka_unit_test(emulated_runs),
         cmocka_unit_test(composes_with_narrowing),
+        cmocka_unit_test(wild_kernels_emulated),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
