@@ -547,6 +547,12 @@ static void wild_kernels_emulated(void **state)
         assert_non_null(guard);
         char *open = emu_replaced(cand, "#ifndef ", "#if 1 // ");
         emu_run_pair(tmpdir, wild[i].id, src, open, emu_helpers, wild[i].driver, EMU_OK);
+        /* and the check is not vacuous there: the tile read before it is stored differs */
+        char *broken = emu_replaced(open, "      __syncthreads();\n", "\n");
+        char tag[80];
+        snprintf(tag, sizeof tag, "%s_broken", wild[i].id);
+        emu_run_pair(tmpdir, tag, src, broken, emu_helpers, wild[i].driver, EMU_DIFFERS);
+        free(broken);
         free(open);
         free(cand);
         free(src);
