@@ -27,7 +27,7 @@
  * grid-stride loop, whose iterations become block-uniform) becomes a flag hk_on; a thread
  * that is off still loads and syncs but does not compute or store; statements before the
  * loop that read memory run only when on (a declaration keeps its name: `T x = hk_on ?
- * (init) : (T)0`), the code after the loop runs under `if (hk_on)`. A `break` of the loop
+ * (init) : T()`), the code after the loop runs under `if (hk_on)`. A `break` of the loop
  * (ball_query stops at nsample neighbours) sets a second flag that skips the remaining
  * tiles' compute; the block leaves the tile loop when no thread needs more
  * (__syncthreads_or). What the original reads in the loop only under a condition is not
