@@ -6,7 +6,7 @@ __global__ void nearest(const float *query, const float *ref, float *dist, int *
     bool hk_on = true;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (hk_on && (i >= n)) hk_on = false;
-    float qx = hk_on ? (query[3 * i]) : (float)0, qy = hk_on ? (query[3 * i + 1]) : (float)0, qz = hk_on ? (query[3 * i + 2]) : (float)0;
+    float qx = hk_on ? (query[3 * i]) : float(), qy = hk_on ? (query[3 * i + 1]) : float(), qz = hk_on ? (query[3 * i + 2]) : float();
     float best = 1e30f;
     int besti = 0;
     {
