@@ -109,6 +109,8 @@ static const refusal_case cases[] = {
     {"ilp_accumulators", k_grid_stride, "gs", {0}, "write", 4},
     {"double_narrowing", k_double_sum, "dsum", {0}, "arithmetic", 6},
     {"coarsen", k_barrier, "bar", {0}, "__shared__", 3},
+    {"uniform_tiles", k_double_sum, "dsum", {0}, "loop", 5},
+    {"uniform_tiles", k_barrier, "bar", {256, 4, 0}, "barrier", 6},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the

@@ -1,0 +1,1138 @@
+/* uniform_tiles: an all-pairs loop (one query per thread, every thread walking the same
+ * reference points: mmcv's three_nn, knn, ball_query) reads its reference set through a
+ * __shared__ tile loaded once per block, cooperatively and coalesced, instead of once per
+ * thread; the per-thread code keeps its order of updates, so the results are bit for bit
+ * the original's. */
+#include "rewrites/registry.h"
+#include "rewrites/rewrite_lex.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+#include "model/kmodel.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Why: in such a loop every thread of a block loads the same element in the same iteration
+ * (`known[k * 3 + 0]`, an index free of threadIdx): each warp issues its own load of it, so
+ * a block of 512 threads reads the reference set 16 times through L1, and each iteration
+ * waits on a global load before its compare-and-swap chain. A tile of T elements per staged
+ * read, loaded by the block (element l by thread l) between two barriers, turns those into
+ * shared-memory broadcasts, and a full tile is a loop of constant trip count that unrolls.
+ *
+ * Barriers need every thread of the block, so the thread's body is rewritten around them:
+ * an early `if (i >= n) return;` (or an `if (i < n) { ... }` body, or the bound of a
+ * grid-stride loop, whose iterations become block-uniform) becomes a flag hk_on; a thread
+ * that is off still loads and syncs but does not compute or store; statements before the
+ * loop that read memory run only when on (a declaration keeps its name: `T x = hk_on ?
+ * (init) : T()`), the code after the loop runs under `if (hk_on)`. A `break` of the loop
+ * (ball_query stops at nsample neighbours) sets a second flag that skips the remaining
+ * tiles' compute; the block leaves the tile loop when no thread needs more
+ * (__syncthreads_or). What the original reads in the loop only under a condition is not
+ * staged (the tile would load what the original never touches), and a staged index may
+ * only use names whose value every thread has where the tile is loaded. */
+
+#define UT_MAX_STAGED 8
+#define UT_MAX_PREFIX 64
+
+typedef struct {
+    uint32_t start, end;   /* the read's bytes */
+    char *text;            /* its source text (owned) */
+    char *squeezed;        /* whitespace-free, for sharing one tile (owned) */
+    int tile;              /* the tile it reads */
+} ut_site;
+
+typedef struct {
+    const char *text;
+    const rw_toks *ts;
+    const km_kernel *km;
+    const an_function *f;
+    char why[600];
+} ut_scan;
+
+static bool tok_is(const ut_scan *s, size_t k, const char *w) { return rwl_tok_is(s->ts, k, w); }
+
+#define TXT(s, k) (int)((s)->ts->t[k].end - (s)->ts->t[k].start), (s)->text + (s)->ts->t[k].start
+
+/* ---- uniform forms ---- */
+
+/* Is f the same for every thread of a block: no thread index, no value read from memory,
+ * no local the model does not follow, no accumulator? Loop counters are allowed (the loops
+ * that enclose the all-pairs loop run in step across the block once rewritten). */
+static bool form_uniform(const km_kernel *km, km_form f)
+{
+    size_t n_atoms;
+    const km_atom *atoms = km_atoms(km, &n_atoms);
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            uint32_t a = f.t[i].atoms[j];
+            if (a >= n_atoms)
+                return false;
+            const km_atom *at = &atoms[a];
+            switch (at->kind) {
+            case KM_ATOM_THREAD_IDX:
+            case KM_ATOM_ACC:
+            case KM_ATOM_VAR:
+            case KM_ATOM_READ:
+            case KM_ATOM_NAME:
+                return false;
+            case KM_ATOM_OPAQUE:
+                if (at->op && !strcmp(at->op, "call"))
+                    return false;
+                for (uint32_t o = 0; o < at->n_args; o++)
+                    if (!form_uniform(km, at->args[o]))
+                        return false;
+                break;
+            default:
+                break;
+            }
+        }
+    return true;
+}
+
+/* ---- token helpers ---- */
+
+/* Is [a, b) free of memory reads and side effects (subscripts, dereferences, ->, ++/--,
+ * assignments, calls other than pure ones and casts)? */
+static bool pure_expr(const ut_scan *s, size_t a, size_t b)
+{
+    for (size_t k = a; k < b; k++) {
+        if (tok_is(s, k, "[") || tok_is(s, k, "->") || tok_is(s, k, "++") || tok_is(s, k, "--") ||
+            rwl_tok_is_assign_op(s->ts, k))
+            return false;
+        if (tok_is(s, k, "*") && rwl_unary_position(s->ts, k))
+            return false;
+        if (s->ts->t[k].kind == T_IDENT && k + 1 < b && tok_is(s, k + 1, "(") && !rwl_pure_call_name(s->ts, k) &&
+            !rwl_is_type_word(s->ts, k) && !tok_is(s, k, "sizeof"))
+            return false;
+    }
+    return true;
+}
+
+/* First token in [a, b) equal to w that is not inside a nested loop or switch of [a, b)
+ * (for `break`: one that leaves the loop [a, b) is the body of), or b. With any_depth,
+ * the first anywhere. */
+static size_t find_jump(const ut_scan *s, size_t a, size_t b, const char *w, bool any_depth)
+{
+    for (size_t k = a; k < b; k++) {
+        if (!any_depth && (tok_is(s, k, "for") || tok_is(s, k, "while") || tok_is(s, k, "switch") ||
+                           tok_is(s, k, "do"))) {
+            /* skip the nested statement: header then body */
+            size_t e = k + 1;
+            if (!tok_is(s, k, "do")) {
+                if (!tok_is(s, e, "("))
+                    continue;
+                e = rwl_match_close(s->ts, e) + 1;
+            }
+            size_t end = rwl_stmt_end(s->ts, e, b);
+            if (tok_is(s, k, "do")) {   /* do S while (c); */
+                if (tok_is(s, end, "while") && tok_is(s, end + 1, "(")) {
+                    end = rwl_match_close(s->ts, end + 1) + 1;
+                    if (tok_is(s, end, ";"))
+                        end++;
+                }
+            }
+            k = end - 1;
+            continue;
+        }
+        if (tok_is(s, k, w))
+            return k;
+    }
+    return b;
+}
+
+/* Does name (token k's text) occur in [a, b) as a use that writes it, or as declared there? */
+static bool name_written_in(const ut_scan *s, size_t name_tok, size_t a, size_t b)
+{
+    for (size_t k = a; k < b; k++) {
+        if (!rwl_same_tok(s->ts, k, name_tok) || !rwl_is_use(s->ts, k))
+            continue;
+        if (rwl_scalar_written(s->ts, k))
+            return true;
+        /* a declaration of the name: a type word or identifier just before it */
+        if (k > a && (rwl_is_type_word(s->ts, k - 1) || tok_is(s, k - 1, "*")) &&
+            (tok_is(s, k + 1, "=") || tok_is(s, k + 1, ";") || tok_is(s, k + 1, ",") || tok_is(s, k + 1, "[")))
+            return true;
+        if (k > a && s->ts->t[k - 1].kind == T_IDENT && !tok_is(s, k - 1, "return") &&
+            (tok_is(s, k + 1, "=") || tok_is(s, k + 1, ";") || tok_is(s, k + 1, ",")))
+            return true;
+    }
+    return false;
+}
+
+/* The statement starting at k declares: `[const|static|volatile] TYPE [*] name ...` where
+ * TYPE is a type word sequence or one identifier (a typedef, a template parameter). *tend
+ * gets the token after the type (before any `*`). */
+static bool declaration_at(const ut_scan *s, size_t k, size_t end, size_t *tend)
+{
+    size_t t = k;
+    while (t < end && (tok_is(s, t, "const") || tok_is(s, t, "volatile") || tok_is(s, t, "register")))
+        t++;
+    size_t t0 = t;
+    while (t < end && rwl_is_type_word(s->ts, t))
+        t++;
+    if (t == t0) {
+        if (t < end && s->ts->t[t].kind == T_IDENT && !tok_is(s, t, "return") && !tok_is(s, t, "if") &&
+            !tok_is(s, t, "for") && !tok_is(s, t, "while") && !tok_is(s, t, "do") && !tok_is(s, t, "switch"))
+            t++;
+        else
+            return false;
+        if (tok_is(s, t, "<")) {   /* a template type: vec<T> */
+            size_t c = rwl_match_close(s->ts, t);
+            if (c >= end)
+                return false;
+            t = c + 1;
+        }
+    }
+    while (t < end && (tok_is(s, t, "const") || tok_is(s, t, "__restrict__")))
+        t++;
+    size_t d = t;
+    while (d < end && tok_is(s, d, "*"))
+        d++;
+    if (d >= end || s->ts->t[d].kind != T_IDENT || d + 1 >= end)
+        return false;
+    if (!(tok_is(s, d + 1, "=") || tok_is(s, d + 1, ";") || tok_is(s, d + 1, ",") || tok_is(s, d + 1, "[")))
+        return false;
+    *tend = t;
+    return true;
+}
+
+/* `if ( C ) W ;` or `if ( C ) { W ; }` with W one of return/continue: true with the
+ * condition's tokens [*ca, *cb). */
+static bool if_jump(const ut_scan *s, size_t a, size_t e, const char *w, size_t *ca, size_t *cb)
+{
+    if (!tok_is(s, a, "if") || !tok_is(s, a + 1, "("))
+        return false;
+    size_t c = rwl_match_close(s->ts, a + 1);
+    if (c >= e)
+        return false;
+    size_t k = c + 1;
+    bool brace = tok_is(s, k, "{");
+    if (brace)
+        k++;
+    if (!tok_is(s, k, w) || !tok_is(s, k + 1, ";"))
+        return false;
+    k += 2;
+    if (brace && !tok_is(s, k++, "}"))
+        return false;
+    if (k != e)
+        return false;
+    *ca = a + 2;
+    *cb = c;
+    return true;
+}
+
+static char *tok_text(const ut_scan *s, size_t a, size_t b)
+{
+    if (a >= b)
+        return hk_strdup("");
+    return hk_asprintf("%.*s", (int)(s->ts->t[b - 1].end - s->ts->t[a].start), s->text + s->ts->t[a].start);
+}
+
+/* Text of tokens [a, b) of ts (over its own text) with every use of identifier from
+ * replaced by to. */
+static int text_replacing(const rw_toks *ts, size_t a, size_t b, const char *from, const char *to,
+                          struct hk_buf *out)
+{
+    int rc = HK_OK;
+    uint32_t at = a < b ? ts->t[a].start : 0;
+    for (size_t k = a; k < b && !rc; k++) {
+        if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k, from) && rwl_is_use(ts, k)) {
+            rc = hk_buf_append(out, ts->text + at, ts->t[k].start - at);
+            if (!rc)
+                rc = hk_buf_appends(out, to);
+            at = ts->t[k].end;
+        }
+    }
+    if (!rc && a < b)
+        rc = hk_buf_append(out, ts->text + at, ts->t[b - 1].end - at);
+    return rc;
+}
+
+/* ---- loop macros (CUDA_1D_KERNEL_LOOP(i, n) { ... }) ---- */
+
+/* The for-loop header a function-like macro named ts[k] expands to with the arguments of
+ * the call at k + 1, as new text (owned), or NULL when the file has no such #define whose
+ * replacement is a `for (...)`. */
+static char *macro_for_header(const ut_scan *s, size_t k, size_t close)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", TXT(s, k));
+    /* the last #define of name before the kernel */
+    const char *def = NULL;
+    for (const char *p = s->text; p < s->text + s->f->span.start_byte; p++) {
+        if (*p != '#' || (p > s->text && p[-1] != '\n' && p[-1] != ' ' && p[-1] != '\t'))
+            continue;
+        const char *q = p + 1;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (strncmp(q, "define", 6))
+            continue;
+        q += 6;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        size_t nl = strlen(name);
+        if (!strncmp(q, name, nl) && q[nl] == '(')
+            def = q + nl;
+    }
+    if (!def)
+        return NULL;
+    /* parameters */
+    const char *pe = strchr(def, ')');
+    if (!pe)
+        return NULL;
+    char params[8][64];
+    size_t n_params = 0;
+    for (const char *p = def + 1; p < pe && n_params < 8;) {
+        while (p < pe && (*p == ' ' || *p == ','))
+            p++;
+        const char *st = p;
+        while (p < pe && *p != ',' && *p != ' ')
+            p++;
+        if (p > st && (size_t)(p - st) < 64)
+            snprintf(params[n_params++], 64, "%.*s", (int)(p - st), st);
+    }
+    /* the replacement, continuation lines joined */
+    struct hk_buf rep;
+    hk_buf_init(&rep, 1 << 16);
+    for (const char *p = pe + 1; *p && *p != '\n'; p++) {
+        if (*p == '\\' && p[1] == '\n') {
+            p++;
+            if (hk_buf_appends(&rep, " "))
+                goto fail;
+            continue;
+        }
+        if (hk_buf_append(&rep, p, 1))
+            goto fail;
+    }
+    if (hk_buf_append(&rep, "", 1))
+        goto fail;
+    /* arguments of the call */
+    char *args[8] = {0};
+    size_t n_args = 0, st = k + 2;
+    int depth = 0;
+    for (size_t j = k + 2; j <= close && n_args < 8; j++) {
+        if (tok_is(s, j, "(") || tok_is(s, j, "["))
+            depth++;
+        else if ((tok_is(s, j, ")") || tok_is(s, j, "]")) && j < close)
+            depth--;
+        if ((tok_is(s, j, ",") && depth == 0) || j == close) {
+            args[n_args++] = tok_text(s, st, j);
+            st = j + 1;
+        }
+    }
+    char *res = NULL;
+    if (n_args == n_params) {
+        rw_toks rt = {0};
+        struct hk_buf out;
+        hk_buf_init(&out, 1 << 16);
+        bool ok = rwl_lex(rep.data, 0, (uint32_t)strlen(rep.data), &rt) == HK_OK && rt.n > 0 &&
+                  rwl_tok_is(&rt, 0, "for");
+        uint32_t at = 0;
+        for (size_t j = 0; ok && j < rt.n; j++) {
+            for (size_t p = 0; p < n_params; p++)
+                if (rt.t[j].kind == T_IDENT && rwl_tok_is(&rt, j, params[p])) {
+                    ok = !hk_buf_append(&out, rep.data + at, rt.t[j].start - at) && !hk_buf_printf(&out, "%s", args[p]);
+                    at = rt.t[j].end;
+                    break;
+                }
+        }
+        if (ok && !hk_buf_appends(&out, rep.data + at) && !hk_buf_append(&out, "", 1))
+            res = hk_buf_steal(&out);
+        hk_buf_free(&out);
+        rwl_toks_free(&rt);
+    }
+    for (size_t i = 0; i < n_args; i++)
+        hk_free(args[i]);
+    hk_buf_free(&rep);
+    return res;
+fail:
+    hk_buf_free(&rep);
+    return NULL;
+}
+
+/* A grid-stride header `for (TYPE v = E0; COND; STEP)` (lexed in hts over its own text)
+ * rewritten so that its iterations are the block's: `for (TYPE hk_base = (E0) -
+ * threadIdx.x; COND[v:=hk_base]; STEP[v:=hk_base]) { TYPE v = hk_base + threadIdx.x;
+ * bool hk_on = COND;`, appended to b. false when the header is not of that shape. */
+static bool block_stride_header(const rw_toks *hts, const char *var, struct hk_buf *b)
+{
+    if (!rwl_tok_is(hts, 0, "for") || !rwl_tok_is(hts, 1, "("))
+        return false;
+    size_t close = rwl_match_close(hts, 1);
+    if (close >= hts->n)
+        return false;
+    size_t s1 = 0, s2 = 0;
+    for (size_t k = 2; k < close; k++) {
+        if (rwl_tok_is(hts, k, "(") || rwl_tok_is(hts, k, "[")) {
+            k = rwl_match_close(hts, k);
+            continue;
+        }
+        if (rwl_tok_is(hts, k, ";"))
+            *(s1 ? &s2 : &s1) = k;
+    }
+    if (!s1 || !s2)
+        return false;
+    /* TYPE v = E0 */
+    size_t eq = 0;
+    for (size_t k = 2; k < s1; k++)
+        if (rwl_tok_is(hts, k, "=")) {
+            eq = k;
+            break;
+        }
+    if (!eq || eq < 4 || !rwl_tok_is(hts, eq - 1, var))
+        return false;
+    /* the step writes v once, by += or = v + */
+    if (!(rwl_tok_is(hts, s2 + 1, var) && (rwl_tok_is(hts, s2 + 2, "+=") || rwl_tok_is(hts, s2 + 2, "="))))
+        return false;
+    int rc = hk_buf_appends(b, "for (");
+    rc = rc ? rc : hk_buf_append(b, hts->text + hts->t[2].start, hts->t[eq - 1].start - hts->t[2].start);
+    rc = rc ? rc : hk_buf_printf(b, "hk_base = (%.*s) - threadIdx.x; ",
+                                 (int)(hts->t[s1 - 1].end - hts->t[eq + 1].start), hts->text + hts->t[eq + 1].start);
+    rc = rc ? rc : text_replacing(hts, s1 + 1, s2, var, "hk_base", b);
+    rc = rc ? rc : hk_buf_appends(b, "; ");
+    rc = rc ? rc : text_replacing(hts, s2 + 1, close, var, "hk_base", b);
+    rc = rc ? rc : hk_buf_appends(b, ") {\n    ");
+    rc = rc ? rc : hk_buf_append(b, hts->text + hts->t[2].start, hts->t[eq - 1].start - hts->t[2].start);
+    rc = rc ? rc : hk_buf_printf(b, "%s = hk_base + threadIdx.x;\n    bool hk_on = ", var);
+    rc = rc ? rc : hk_buf_append(b, hts->text + hts->t[s1 + 1].start, hts->t[s2 - 1].end - hts->t[s1 + 1].start);
+    rc = rc ? rc : hk_buf_appends(b, ";");
+    return rc == HK_OK;
+}
+
+/* ---- the rewrite ---- */
+
+enum ut_region { UT_KERNEL, UT_IF, UT_GRID_STRIDE };
+
+static const char *const reserved[] = {
+    "hk_on",    "hk_done",  "hk_base",  "hk_k0",    "hk_l",     "hk_j",     "hk_g",     "hk_u",
+    "hk_full",  "hk_tile0", "hk_tile1", "hk_tile2", "hk_tile3", "hk_tile4", "hk_tile5", "hk_tile6",
+    "hk_tile7", "hk_r0",    "hk_r1",    "hk_r2",    "hk_r3",    "hk_r4",    "hk_r5",    "hk_r6",
+    "hk_r7"};
+
+static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_result *out)
+{
+    if (!out)
+        return HK_EINVAL;
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f);
+    if (rc)
+        return rc;
+    const char *text = ctx->text;
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    km_kernel *km = NULL;
+    ut_site sites[UT_MAX_STAGED];
+    size_t n_sites = 0, n_tiles = 0;
+    char *tile_type[UT_MAX_STAGED] = {0};
+    char *hdr = NULL;
+    rw_toks hts = {0};
+    struct hk_buf b, body, body_full;
+    hk_buf_init(&b, RW_TEXT_MAX);
+    hk_buf_init(&body, RW_TEXT_MAX);
+    hk_buf_init(&body_full, RW_TEXT_MAX);
+    ut_scan sc = {.text = text, .ts = &ts, .f = f};
+    ut_scan *s = &sc;
+    int line_body = rwl_line_at(text, f->body_span.start_byte);
+#define REFUSE(...)                                                                                     \
+    do {                                                                                                \
+        char why_[700];                                                                                 \
+        snprintf(why_, sizeof why_, __VA_ARGS__);                                                       \
+        rc = rwl_not_applicable(out, hk_asprintf("uniform_tiles not applicable to kernel %s: %s", f->name, why_)); \
+        goto out;                                                                                       \
+    } while (0)
+
+    if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        goto out;
+    char kwhy[300];
+    if ((rc = km_build(text, ctx->len, f->name, &km, kwhy, sizeof kwhy)) == HK_ENOMEM)
+        goto out;
+    if (rc) {
+        rc = HK_OK;
+        REFUSE("kernel body at line %d: the kernel model cannot be built: %s", line_body, kwhy);
+    }
+    s->km = km;
+    for (size_t k = 0; k < ts.n; k++) {
+        if (tok_is(s, k, "__syncthreads") || tok_is(s, k, "__syncthreads_or") || tok_is(s, k, "__syncthreads_and") ||
+            tok_is(s, k, "__syncthreads_count"))
+            REFUSE("barrier at line %d: the kernel already synchronizes its block with __syncthreads() (its own tiling is "
+                   "not rewritten)", rwl_line_at(text, ts.t[k].start));
+        if (tok_is(s, k, "threadIdx") && tok_is(s, k + 1, ".") && !tok_is(s, k + 2, "x"))
+            REFUSE("thread index at line %d: threadIdx.%.*s: only one thread per query along x is rewritten",
+                   rwl_line_at(text, ts.t[k].start), TXT(s, k + 2));
+        for (size_t r = 0; r < HK_ARRAY_LEN(reserved); r++)
+            if (tok_is(s, k, reserved[r]))
+                REFUSE("statement at line %d: the name %s is already used", rwl_line_at(text, ts.t[k].start),
+                       reserved[r]);
+    }
+    if (km_barriers(km))
+        REFUSE("barrier at line %d: the kernel already synchronizes its block", line_body);
+
+    size_t n_loops, n_rs, n_acc, n_params;
+    const km_loop *loops = km_loops(km, &n_loops);
+    const km_read_site *rs = km_read_sites(km, &n_rs);
+    const km_access *acc = km_accesses(km, &n_acc);
+    const km_param *params = km_params(km, &n_params);
+
+    /* ---- the all-pairs loop: a counted loop of uniform trip whose body reads an element
+     * that depends on its counter and on nothing per thread ---- */
+    char first_why[400] = "";
+    long L = -1;
+    size_t lf = 0;           /* its `for` token */
+    for (size_t li = 0; li < n_loops && L < 0; li++) {
+        const km_loop *lp = &loops[li];
+        int64_t step;
+        int ln = (int)lp->line;
+        const char *why = NULL;
+        if (lp->kind != KM_LOOP_AFFINE || !lp->var)
+            why = "not a counted loop `for (v = start; v < bound; ++v)`";
+        else if (!km_form_value(km, lp->step, &step) || step != 1)
+            why = "its counter does not step by one";
+        else if (!lp->cmp || (strcmp(lp->cmp, "<") && strcmp(lp->cmp, "<=")))
+            why = "its condition is not `v < bound` or `v <= bound`";
+        else if (!form_uniform(km, lp->start) || !form_uniform(km, lp->bound))
+            why = "its trip count varies per thread (start or bound depends on the thread or on data)";
+        if (!why) {
+            bool any = false;
+            for (size_t r = 0; r < n_rs && !any; r++)
+                any = rs[r].n_loops && rs[r].loops[rs[r].n_loops - 1] == li && !rs[r].ambiguous &&
+                      km_form_mentions(km, rs[r].index, lp->counter);
+            if (!any)
+                why = "no read in it moves with its counter";
+        }
+        if (!why) {
+            /* the `for` token on its line that declares its variable */
+            for (size_t k = 1; k + 4 < ts.n; k++)
+                if (tok_is(s, k, "for") && tok_is(s, k + 1, "(") && rwl_line_at(text, ts.t[k].start) == ln) {
+                    size_t c = rwl_match_close(&ts, k + 1);
+                    for (size_t j = k + 2; j + 1 < c; j++)
+                        if (tok_is(s, j, lp->var) && tok_is(s, j + 1, "=") && j > k + 2 &&
+                            (rwl_is_type_word(&ts, j - 1) || ts.t[j - 1].kind == T_IDENT)) {
+                            lf = k;
+                            break;
+                        }
+                    if (lf)
+                        break;
+                }
+            if (!lf)
+                why = "not a `for` statement that declares its counter";
+        }
+        if (why) {
+            if (!first_why[0])
+                snprintf(first_why, sizeof first_why, "loop at line %d: %s", ln, why);
+            continue;
+        }
+        L = (long)li;
+    }
+    if (L < 0)
+        REFUSE("%s", first_why[0] ? first_why : "loop: the kernel has no loop over the reference points");
+    const km_loop *lp = &loops[L];
+
+    /* the loop's parts: for ( TYPE k = S ; COND ; STEP ) BODY */
+    size_t hc = rwl_match_close(&ts, lf + 1);
+    size_t semi1 = 0, semi2 = 0;
+    for (size_t k = lf + 2; k < hc; k++) {
+        if (tok_is(s, k, "(") || tok_is(s, k, "[")) {
+            k = rwl_match_close(&ts, k);
+            continue;
+        }
+        if (tok_is(s, k, ";"))
+            *(semi1 ? &semi2 : &semi1) = k;
+    }
+    if (!semi1 || !semi2 || hc >= ts.n)
+        REFUSE("loop at line %d: its header is not `for (init; condition; step)`", lp->line);
+    size_t vtok = 0;
+    for (size_t k = lf + 2; k < semi1; k++)
+        if (tok_is(s, k, lp->var) && tok_is(s, k + 1, "="))
+            vtok = k;
+    if (!vtok || find_jump(s, lf + 2, vtok, ",", true) < vtok)
+        REFUSE("loop at line %d: its init is not one declaration of %s", lp->line, lp->var);
+    size_t bs = hc + 1, be = rwl_stmt_end(&ts, bs, ts.n - 1);
+    if (find_jump(s, bs, be, "return", true) < be || find_jump(s, bs, be, "goto", true) < be)
+        REFUSE("return at line %d: the loop's body leaves the kernel (a thread would miss the block's barriers)",
+               rwl_line_at(text, ts.t[find_jump(s, bs, be, "return", true) < be ? find_jump(s, bs, be, "return", true)
+                                                                                : find_jump(s, bs, be, "goto", true)]
+                                      .start));
+    for (size_t k = bs; k < be; k++)
+        if (rwl_same_tok(&ts, k, vtok) && rwl_is_use(&ts, k) && rwl_scalar_written(&ts, k))
+            REFUSE("loop at line %d: its body changes the counter %s (line %d)", lp->line, lp->var,
+                   rwl_line_at(text, ts.t[k].start));
+
+    /* ---- the thread's body around it: the block that holds the loop ---- */
+    size_t ob = 0;
+    {
+        size_t stack[256], depth = 0;
+        for (size_t k = 0; k < lf; k++) {
+            if (tok_is(s, k, "{")) {
+                if (depth == HK_ARRAY_LEN(stack))
+                    REFUSE("loop at line %d: nested too deeply", lp->line);
+                stack[depth++] = k;
+            } else if (tok_is(s, k, "}") && depth)
+                depth--;
+        }
+        if (!depth)
+            REFUSE("loop at line %d: not inside the kernel's body", lp->line);
+        ob = stack[depth - 1];
+        /* the loop must be a statement of that block, not of an if or loop without braces */
+        size_t k = ob + 1;
+        while (k < lf)
+            k = rwl_stmt_end(&ts, k, ts.n - 1);
+        if (k != lf)
+            REFUSE("loop at line %d: the loop is not a statement of the thread's body", lp->line);
+    }
+    size_t oc = rwl_match_close(&ts, ob);
+    if (oc >= ts.n)
+        REFUSE("loop at line %d: unbalanced braces", lp->line);
+    enum ut_region region;
+    size_t head = ob;   /* first token of what owns the block (if, for, macro) */
+    if (ob == 0) {
+        region = UT_KERNEL;
+        if (lp->parent >= 0)
+            REFUSE("loop at line %d: the loop is inside another loop", lp->line);
+    } else if (tok_is(s, ob - 1, ")")) {
+        size_t op = ob - 1;
+        /* its `(` */
+        int d = 0;
+        for (size_t k = ob - 1; k > 0; k--) {
+            if (tok_is(s, k, ")"))
+                d++;
+            else if (tok_is(s, k, "(") && --d == 0) {
+                op = k;
+                break;
+            }
+        }
+        if (op == ob - 1 || op == 0)
+            REFUSE("loop at line %d: the loop is not a statement of the thread's body", lp->line);
+        head = op - 1;
+        if (tok_is(s, head, "if")) {
+            region = UT_IF;
+            size_t k = 1;
+            while (k < head)
+                k = rwl_stmt_end(&ts, k, ts.n - 1);
+            if (k != head || lp->parent >= 0)
+                REFUSE("bounds check at line %d: the loop's `if` is not a statement of the kernel's body",
+                       rwl_line_at(text, ts.t[head].start));
+            if (tok_is(s, oc + 1, "else"))
+                REFUSE("bounds check at line %d: the `if` around the loop has an else",
+                       rwl_line_at(text, ts.t[head].start));
+        } else {
+            region = UT_GRID_STRIDE;
+            if (lp->parent < 0 || loops[lp->parent].kind != KM_LOOP_GRID_STRIDE)
+                REFUSE("loop at line %d: the loop is inside a loop that is not the thread's grid-stride loop",
+                       lp->line);
+            const km_loop *gl = &loops[lp->parent];
+            if (!gl->var || !gl->cmp || strcmp(gl->cmp, "<") || !form_uniform(km, gl->bound) ||
+                !form_uniform(km, gl->step))
+                REFUSE("grid-stride loop at line %u: its bound or step is not the same for the whole block", gl->line);
+            /* start = uniform + threadIdx.x */
+            uint32_t tx;
+            km_term tt[8];
+            uint32_t nt = 0;
+            if (!km_builtin_atom(km, KM_ATOM_THREAD_IDX, 0, &tx) ||
+                !km_form_coefficient(km, gl->start, tx, tt, 8, &nt) || nt != 1 || tt[0].n != 0 || tt[0].coef != 1)
+                REFUSE("grid-stride loop at line %u: its start is not a block's base plus threadIdx.x", gl->line);
+            size_t k = 1;
+            while (k < head)
+                k = rwl_stmt_end(&ts, k, ts.n - 1);
+            if (k != head)
+                REFUSE("grid-stride loop at line %d: not a statement of the kernel's body",
+                       rwl_line_at(text, ts.t[head].start));
+            if (tok_is(s, head, "for")) {
+                hdr = tok_text(s, head, ob);
+            } else if (ts.t[head].kind == T_IDENT) {
+                hdr = macro_for_header(s, head, ob - 1);
+                if (!hdr)
+                    REFUSE("grid-stride loop at line %d: the macro %.*s is not read as a for loop",
+                           rwl_line_at(text, ts.t[head].start), TXT(s, head));
+            } else {
+                REFUSE("loop at line %d: the loop is not a statement of the thread's body", lp->line);
+            }
+            if (!hdr) {
+                rc = HK_ENOMEM;
+                goto out;
+            }
+            if ((rc = rwl_lex(hdr, 0, (uint32_t)strlen(hdr), &hts)))
+                goto out;
+            if (!block_stride_header(&hts, gl->var, &b))
+                REFUSE("grid-stride loop at line %d: its header is not `for (T %s = start; %s < bound; %s += step)`",
+                       rwl_line_at(text, ts.t[head].start), gl->var, gl->var, gl->var);
+            /* the grid-stride index may not change in the body */
+            for (size_t j = ob + 1; j < oc; j++)
+                if (tok_is(s, j, gl->var) && rwl_is_use(&ts, j) && rwl_scalar_written(&ts, j))
+                    REFUSE("grid-stride loop at line %d: its body changes %s (line %d)",
+                           rwl_line_at(text, ts.t[head].start), gl->var, rwl_line_at(text, ts.t[j].start));
+            /* the new header replaces the old one with its brace */
+            if ((rc = rwl_edits_add_owned(&es, ts.t[head].start, ts.t[ob].end, hk_buf_steal(&b))))
+                goto out;
+            hk_buf_reset(&b);
+        }
+    } else {
+        REFUSE("loop at line %d: the loop is not a statement of the thread's body", lp->line);
+    }
+    if (region != UT_KERNEL) {
+        /* a thread that left before the if or the grid-stride loop would miss the barriers */
+        size_t j = find_jump(s, 1, head, "return", true);
+        if (j < head)
+            REFUSE("return at line %d: a thread may leave the kernel before the loop (it would miss the block's "
+                   "barriers)", rwl_line_at(text, ts.t[j].start));
+    }
+    if (region == UT_IF) {
+        /* `if (C) {` -> `{ bool hk_on = (C);` */
+        size_t op = head + 1, cp = rwl_match_close(&ts, op);
+        char *r = hk_asprintf("{\n    bool hk_on = (%.*s);", (int)(ts.t[cp - 1].end - ts.t[op + 1].start),
+                              text + ts.t[op + 1].start);
+        if ((rc = r ? rwl_edits_add_owned(&es, ts.t[head].start, ts.t[ob].end, r) : HK_ENOMEM))
+            goto out;
+    } else if (region == UT_KERNEL) {
+        if ((rc = rwl_edits_add(&es, ts.t[0].end, ts.t[0].end, "\n    bool hk_on = true;")))
+            goto out;
+    }
+
+    /* ---- the statements before the loop ---- */
+    size_t guarded_from = region == UT_KERNEL ? SIZE_MAX : ob + 1;   /* statements from here run under hk_on */
+    size_t pre_a[UT_MAX_PREFIX], pre_e[UT_MAX_PREFIX];
+    bool pre_guarded[UT_MAX_PREFIX];
+    size_t n_pre = 0;
+    for (size_t a = ob + 1; a < lf;) {
+        size_t e = rwl_stmt_end(&ts, a, oc);
+        if (n_pre == UT_MAX_PREFIX)
+            REFUSE("statement at line %d: more than %d statements before the loop", rwl_line_at(text, ts.t[a].start),
+                   UT_MAX_PREFIX);
+        size_t ca, cb, tend;
+        int ln = rwl_line_at(text, ts.t[a].start);
+        pre_a[n_pre] = a;
+        pre_e[n_pre] = e;
+        pre_guarded[n_pre] = false;
+        if (if_jump(s, a, e, "return", &ca, &cb)) {
+            bool uniform = false;
+            size_t n_g;
+            const km_guard *g = km_guards(km, &n_g);
+            size_t on_line = 0;
+            for (size_t i = 0; i < n_g; i++)
+                if ((int)g[i].line == ln) {
+                    on_line++;
+                    uniform = form_uniform(km, g[i].lhs) && form_uniform(km, g[i].rhs);
+                }
+            uniform = uniform && on_line == 1 && pure_expr(s, ca, cb);
+            if (region == UT_GRID_STRIDE && !uniform)
+                REFUSE("return at line %d: a thread leaves the grid-stride loop on its own (it would miss the block's "
+                       "barriers)", ln);
+            if (region != UT_GRID_STRIDE) {
+                /* the thread stops computing here, but stays for the barriers */
+                char *r = hk_asprintf("if (hk_on && (%.*s)) hk_on = false;",
+                                      (int)(ts.t[cb - 1].end - ts.t[ca].start), text + ts.t[ca].start);
+                if ((rc = r ? rwl_edits_add_owned(&es, ts.t[a].start, ts.t[e - 1].end, r) : HK_ENOMEM))
+                    goto out;
+                if (guarded_from == SIZE_MAX)
+                    guarded_from = a;
+            }
+        } else if (region == UT_GRID_STRIDE && if_jump(s, a, e, "continue", &ca, &cb)) {
+            char *r = hk_asprintf("if (hk_on && (%.*s)) hk_on = false;", (int)(ts.t[cb - 1].end - ts.t[ca].start),
+                                  text + ts.t[ca].start);
+            if ((rc = r ? rwl_edits_add_owned(&es, ts.t[a].start, ts.t[e - 1].end, r) : HK_ENOMEM))
+                goto out;
+        } else {
+            size_t j;
+            if ((j = find_jump(s, a, e, "return", true)) < e || (j = find_jump(s, a, e, "goto", true)) < e ||
+                (j = find_jump(s, a, e, "continue", false)) < e || (j = find_jump(s, a, e, "break", false)) < e)
+                REFUSE("statement at line %d: it may leave the thread's body before the loop (%.*s, line %d)", ln,
+                       TXT(s, j), rwl_line_at(text, ts.t[j].start));
+            bool guarded = a >= guarded_from;
+            if (guarded && declaration_at(s, a, e, &tend)) {
+                if (tok_is(s, a, "static") || tok_is(s, a, "auto") || tok_is(s, a, "__shared__") ||
+                    tok_is(s, tend - 1, "auto"))
+                    REFUSE("statement at line %d: a declaration the flag cannot guard", ln);
+                /* each declarator's initializer that reads: `hk_on ? (init) : (TYPE)0` */
+                char *type = tok_text(s, a, tend);
+                if (!type) {
+                    rc = HK_ENOMEM;
+                    goto out;
+                }
+                size_t d = tend;
+                while (d < e - 1 && !rc) {
+                    size_t de = d;
+                    int depth = 0;
+                    while (de < e - 1) {
+                        if (tok_is(s, de, "(") || tok_is(s, de, "[") || tok_is(s, de, "{"))
+                            depth++;
+                        else if (tok_is(s, de, ")") || tok_is(s, de, "]") || tok_is(s, de, "}"))
+                            depth--;
+                        else if (depth == 0 && tok_is(s, de, ","))
+                            break;
+                        de++;
+                    }
+                    size_t eq = d;
+                    while (eq < de && !tok_is(s, eq, "="))
+                        eq++;
+                    if (eq < de && !pure_expr(s, eq + 1, de)) {
+                        bool ptr = tok_is(s, d, "*");
+                        if (tok_is(s, eq + 1, "{") || find_jump(s, d, eq, "[", true) < eq) {
+                            hk_free(type);
+                            REFUSE("statement at line %d: an array or braced initializer that reads memory", ln);
+                        }
+                        /* the value an off thread holds: `T()` for a one-word type (a struct
+                         * too), `(unsigned int)0` for a builtin of several words */
+                        size_t w = a;
+                        while (w < tend && (tok_is(s, w, "const") || tok_is(s, w, "volatile") ||
+                                            tok_is(s, w, "register")))
+                            w++;
+                        char *r = !ptr && tend == w + 1
+                                      ? hk_asprintf("hk_on ? (%.*s) : %.*s()", (int)(ts.t[de - 1].end - ts.t[eq + 1].start),
+                                                    text + ts.t[eq + 1].start, TXT(s, w))
+                                      : hk_asprintf("hk_on ? (%.*s) : (%s%s)0",
+                                                    (int)(ts.t[de - 1].end - ts.t[eq + 1].start),
+                                                    text + ts.t[eq + 1].start, type, ptr ? " *" : "");
+                        rc = r ? rwl_edits_add_owned(&es, ts.t[eq + 1].start, ts.t[de - 1].end, r) : HK_ENOMEM;
+                        pre_guarded[n_pre] = true;
+                    }
+                    d = de + 1;
+                }
+                hk_free(type);
+                if (rc)
+                    goto out;
+            } else if (guarded) {
+                /* a pointer moved by a pure offset stays (every thread needs the moved base) */
+                bool move = false;
+                if (ts.t[a].kind == T_IDENT && (tok_is(s, a + 1, "+=") || tok_is(s, a + 1, "-=")) &&
+                    pure_expr(s, a + 2, e - 1))
+                    for (size_t p = 0; p < n_params; p++)
+                        if (params[p].pointer && tok_is(s, a, params[p].name))
+                            move = true;
+                if (!move) {
+                    pre_guarded[n_pre] = true;
+                    if ((rc = rwl_edits_add(&es, ts.t[a].start, ts.t[a].start, "if (hk_on) { ")) ||
+                        (rc = rwl_edits_add(&es, ts.t[e - 1].end, ts.t[e - 1].end, " }")))
+                        goto out;
+                }
+            }
+        }
+        n_pre++;
+        a = e;
+    }
+
+    /* ---- the statements after it: under hk_on ---- */
+    size_t sa = be, se = oc;
+    {
+        size_t j;
+        if (region == UT_GRID_STRIDE &&
+            ((j = find_jump(s, sa, se, "return", true)) < se || (j = find_jump(s, sa, se, "goto", true)) < se ||
+             (j = find_jump(s, sa, se, "break", false)) < se))
+            REFUSE("%.*s at line %d: a thread leaves the grid-stride loop on its own after the loop (it would miss "
+                   "the next iteration's barriers)", TXT(s, j), rwl_line_at(text, ts.t[j].start));
+        if (sa < se) {
+            if ((rc = rwl_edits_add(&es, ts.t[sa - 1].end, ts.t[sa - 1].end, "\n    if (hk_on) {")) ||
+                (rc = rwl_edits_add(&es, ts.t[se - 1].end, ts.t[se - 1].end, "\n    }")))
+                goto out;
+        }
+    }
+
+    /* ---- the loop's start and bound: the same in every thread at the tile loop ---- */
+    for (size_t j = vtok + 2; j < semi2; j++) {
+        if (ts.t[j].kind != T_IDENT || !rwl_is_use(&ts, j) || rwl_same_tok(&ts, j, vtok))
+            continue;
+        for (size_t p = 0; p < n_pre; p++)
+            if (pre_guarded[p] && name_written_in(s, j, pre_a[p], pre_e[p]))
+                REFUSE("loop at line %d: its bound uses %.*s, which only some threads set (line %d)", lp->line,
+                       TXT(s, j), rwl_line_at(text, ts.t[pre_a[p]].start));
+    }
+
+    /* ---- the staged reads ---- */
+    for (size_t r = 0; r < n_rs; r++) {
+        const km_read_site *site = &rs[r];
+        if (!site->n_loops || site->loops[site->n_loops - 1] != (uint32_t)L || site->ambiguous ||
+            !km_form_mentions(km, site->index, lp->counter))
+            continue;
+        if (site->start < ts.t[bs].start || site->end > ts.t[be - 1].end)
+            continue;
+        int ln = rwl_line_at(text, site->start);
+        /* uniform: the index, or for a parameter moved once, the index from its entry */
+        km_form idx = site->index;
+        for (size_t i = 0; i < n_acc; i++)
+            if (acc[i].mode == KM_READ && acc[i].line == (uint32_t)ln && !strcmp(acc[i].buffer, site->buffer) &&
+                km_form_equal(acc[i].index, site->index) && acc[i].has_entry_element)
+                idx = acc[i].entry_element;
+        if (!form_uniform(km, idx))
+            continue;   /* a per-thread read: left as it is */
+        const km_param *bp = NULL;
+        for (size_t p = 0; p < n_params; p++)
+            if (params[p].pointer && !strcmp(params[p].name, site->buffer))
+                bp = &params[p];
+        if (!bp || bp->written)
+            REFUSE("loop at line %d: %s (read at line %d) is %s", lp->line, site->buffer, ln,
+                   bp ? "written by the kernel: a tile would hold stale values" : "not a parameter of the kernel");
+        /* the read's tokens, at the top level of a plain statement of the body, unconditional */
+        size_t ka = bs, kb;
+        while (ka < be && ts.t[ka].start < site->start)
+            ka++;
+        for (kb = ka; kb < be && ts.t[kb].end <= site->end; kb++)
+            ;
+        if (ka >= be || ts.t[ka].start != site->start)
+            continue;
+        size_t st = tok_is(s, bs, "{") ? bs + 1 : bs;
+        while (st < be) {
+            size_t e = rwl_stmt_end(&ts, st, be);
+            if (ka < e)
+                break;
+            st = e;
+        }
+        bool plain = !(tok_is(s, st, "if") || tok_is(s, st, "for") || tok_is(s, st, "while") || tok_is(s, st, "do") ||
+                       tok_is(s, st, "switch") || tok_is(s, st, "{"));
+        for (size_t j = st; plain && j < ka; j++)
+            if (tok_is(s, j, "?") || tok_is(s, j, "&&") || tok_is(s, j, "||"))
+                plain = false;
+        if (!plain)
+            REFUSE("loop at line %d: %s is read only under a condition (line %d): a tile would load what the loop "
+                   "does not", lp->line, site->buffer, ln);
+        /* its names must hold the same value in every thread where the tile is loaded */
+        for (size_t j = ka; j < kb; j++) {
+            if (ts.t[j].kind != T_IDENT || !rwl_is_use(&ts, j) || rwl_same_tok(&ts, j, vtok))
+                continue;
+            if (name_written_in(s, j, bs, be))
+                REFUSE("loop at line %d: the index of %s (line %d) uses %.*s, which the loop's body sets", lp->line,
+                       site->buffer, ln, TXT(s, j));
+            for (size_t p = 0; p < n_pre; p++)
+                if (pre_guarded[p] && name_written_in(s, j, pre_a[p], pre_e[p]))
+                    REFUSE("loop at line %d: the index of %s (line %d) uses %.*s, which only some threads set "
+                           "(line %d)", lp->line, site->buffer, ln, TXT(s, j), rwl_line_at(text, ts.t[pre_a[p]].start));
+            if (name_written_in(s, j, sa, se))
+                REFUSE("loop at line %d: the index of %s (line %d) uses %.*s, which the code after the loop sets",
+                       lp->line, site->buffer, ln, TXT(s, j));
+        }
+        if (n_sites == UT_MAX_STAGED)
+            REFUSE("loop at line %d: more than %d reads to stage", lp->line, UT_MAX_STAGED);
+        ut_site *u = &sites[n_sites];
+        memset(u, 0, sizeof *u);
+        u->start = site->start;
+        u->end = site->end;
+        u->text = hk_asprintf("%.*s", (int)(site->end - site->start), text + site->start);
+        u->squeezed = u->text ? hk_malloc(strlen(u->text) + 1) : NULL;
+        n_sites++;
+        if (!u->squeezed) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        rwl_squeeze(u->text, u->squeezed, strlen(u->text) + 1);
+        u->tile = -1;
+        for (size_t o = 0; o + 1 < n_sites; o++)
+            if (!strcmp(sites[o].squeezed, u->squeezed))
+                u->tile = sites[o].tile;
+        if (u->tile < 0) {
+            u->tile = (int)n_tiles;
+            /* the element type, qualifiers dropped */
+            struct hk_buf tb;
+            hk_buf_init(&tb, 256);
+            const char *et = bp->elem_type;
+            rw_toks tt = {0};
+            if ((rc = rwl_lex(et, 0, (uint32_t)strlen(et), &tt))) {
+                hk_buf_free(&tb);
+                goto out;
+            }
+            for (size_t j = 0; j < tt.n && !rc; j++)
+                if (!rwl_tok_is(&tt, j, "const") && !rwl_tok_is(&tt, j, "volatile") &&
+                    !rwl_tok_is(&tt, j, "__restrict__"))
+                    rc = hk_buf_printf(&tb, "%s%.*s", tb.len ? " " : "", (int)(tt.t[j].end - tt.t[j].start),
+                                       et + tt.t[j].start);
+            rwl_toks_free(&tt);
+            if (!rc && !tb.len)
+                rc = hk_buf_appends(&tb, "float");
+            tile_type[n_tiles++] = rc ? NULL : hk_buf_steal(&tb);
+            hk_buf_free(&tb);
+            if (rc || !tile_type[n_tiles - 1]) {
+                rc = rc ? rc : HK_ENOMEM;
+                goto out;
+            }
+        }
+    }
+    if (!n_tiles)
+        REFUSE("loop at line %d: no read in it is the same for every thread of the block", lp->line);
+
+    /* ---- the loop's body with the staged reads from the tile, its breaks flagged ---- */
+    bool has_break = false;
+    {
+        size_t a = bs, e = be;
+        uint32_t at = ts.t[a].start;
+        /* the breaks that leave this loop: outside every loop or switch nested in its body */
+        size_t brk[64], n_brk = 0;
+        for (size_t j = tok_is(s, a, "{") ? a + 1 : a; (j = find_jump(s, j, e, "break", false)) < e; j++) {
+            if (n_brk == HK_ARRAY_LEN(brk))
+                REFUSE("goto/break/continue at line %d: more than 64 breaks in the loop",
+                       rwl_line_at(text, ts.t[j].start));
+            brk[n_brk++] = j;
+        }
+        /* pass 0: the body as the tile's loop runs it (hk_tileN[hk_j]); pass 1: as a full
+         * tile's unrolled group runs it, from registers loaded together (hk_rN[hk_u]) */
+        for (int pass = 0; pass < 2 && !rc; pass++) {
+            struct hk_buf *out_b = pass ? &body_full : &body;
+            at = ts.t[a].start;
+            for (size_t k = a; k < e && !rc; k++) {
+                for (size_t u = 0; u < n_sites; u++)
+                    if (ts.t[k].start == sites[u].start) {
+                        rc = hk_buf_append(out_b, text + at, sites[u].start - at);
+                        rc = rc ? rc : hk_buf_printf(out_b, pass ? "hk_r%d[hk_u]" : "hk_tile%d[hk_j]", sites[u].tile);
+                        at = sites[u].end;
+                        while (k + 1 < e && ts.t[k + 1].start < sites[u].end)
+                            k++;
+                        break;
+                    }
+                bool leaves = false;
+                for (size_t j = 0; j < n_brk; j++)
+                    leaves = leaves || brk[j] == k;
+                if (k < e && leaves) {
+                    has_break = true;
+                    rc = rc ? rc : hk_buf_append(out_b, text + at, ts.t[k].start - at);
+                    rc = rc ? rc : hk_buf_appends(out_b, "{ hk_done = true; break; }");
+                    at = ts.t[k].end;
+                    if (tok_is(s, k + 1, ";"))
+                        at = ts.t[++k].end;
+                }
+            }
+            rc = rc ? rc : hk_buf_append(out_b, text + at, ts.t[e - 1].end - at);
+            rc = rc ? rc : hk_buf_append(out_b, "", 1);
+        }
+        if (rc)
+            goto out;
+    }
+
+    /* ---- the tiled loop ---- */
+    {
+        char *ctype = tok_text(s, lf + 2, vtok);   /* TYPE of the counter */
+        char *start = tok_text(s, vtok + 2, semi1);
+        char *cond = tok_text(s, semi1 + 1, semi2);
+        struct hk_buf c0;
+        hk_buf_init(&c0, 1 << 16);
+        rc = (!ctype || !start || !cond) ? HK_ENOMEM : text_replacing(&ts, semi1 + 1, semi2, lp->var, "hk_k0", &c0);
+        rc = rc ? rc : hk_buf_append(&c0, "", 1);
+        const char *v = lp->var;
+        rc = rc ? rc : hk_buf_appends(&b, "{\n");
+        for (size_t t = 0; t < n_tiles && !rc; t++)
+            rc = hk_buf_printf(&b, "    alignas(16) __shared__ %s hk_tile%zu[%d];\n", tile_type[t], t, tile);
+        rc = rc ? rc : hk_buf_printf(&b,
+                                     "    bool hk_done = false;\n"
+                                     "    if (__syncthreads_or(hk_on))\n"
+                                     "    for (%s hk_k0 = %s; %s; hk_k0 += %d) {\n"
+                                     "      for (int hk_l = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+                                     "threadIdx.z)); hk_l < %d; hk_l += (int)(blockDim.x * blockDim.y * blockDim.z)) {\n"
+                                     "        %s %s = hk_k0 + hk_l;\n"
+                                     "        if (%s) {\n",
+                                     ctype, start, c0.data, tile, tile, ctype, v, cond);
+        bool done_tile[UT_MAX_STAGED] = {0};
+        for (size_t u = 0; u < n_sites && !rc; u++) {
+            if (done_tile[sites[u].tile])
+                continue;
+            done_tile[sites[u].tile] = true;
+            rc = hk_buf_printf(&b, "          hk_tile%d[hk_l] = %s;\n", sites[u].tile, sites[u].text);
+        }
+        rc = rc ? rc : hk_buf_printf(&b,
+                                     "        }\n"
+                                     "      }\n"
+                                     "      __syncthreads();\n"
+                                     "      if (hk_on && !hk_done) {\n");
+        if (unroll > 1) {
+            /* a full tile: groups of unroll points, their staged values loaded together (one
+             * 16-byte shared load per tile and group of four floats), then the body per point */
+            rc = rc ? rc : hk_buf_printf(&b,
+                                         "        bool hk_full;\n"
+                                         "        { %s %s = hk_k0 + (%d - 1); hk_full = (%s); }\n"
+                                         "        if (hk_full) {\n"
+                                         "          for (int hk_g = 0; hk_g < %d; hk_g += %d) {\n",
+                                         ctype, v, tile, cond, tile, unroll);
+            for (size_t t = 0; t < n_tiles && !rc; t++)
+                rc = hk_buf_printf(&b, "            %s hk_r%zu[%d];\n", tile_type[t], t, unroll);
+            rc = rc ? rc : hk_buf_printf(&b, "#pragma unroll\n"
+                                             "            for (int hk_u = 0; hk_u < %d; ++hk_u) {\n", unroll);
+            for (size_t t = 0; t < n_tiles && !rc; t++)
+                rc = hk_buf_printf(&b, "              hk_r%zu[hk_u] = hk_tile%zu[hk_g + hk_u];\n", t, t);
+            rc = rc ? rc : hk_buf_printf(&b,
+                                         "            }\n"
+                                         "#pragma unroll\n"
+                                         "            for (int hk_u = 0; hk_u < %d; ++hk_u) {\n"
+                                         "              %s %s = hk_k0 + (hk_g + hk_u);\n"
+                                         "              %s\n"
+                                         "            }\n"
+                                         "%s"
+                                         "          }\n"
+                                         "        } else\n",
+                                         unroll, ctype, v, body_full.data,
+                                         has_break ? "            if (hk_done)\n              break;\n" : "");
+        }
+        rc = rc ? rc : hk_buf_printf(&b,
+                                     "        for (int hk_j = 0; hk_j < %d; ++hk_j) {\n"
+                                     "          %s %s = hk_k0 + hk_j;\n"
+                                     "          if (!(%s))\n"
+                                     "            break;\n"
+                                     "          %s\n"
+                                     "        }\n"
+                                     "      }\n"
+                                     "      if (!__syncthreads_or(hk_on && !hk_done))\n"
+                                     "        break;\n"
+                                     "    }\n"
+                                     "    }",
+                                     tile, ctype, v, cond, body.data);
+        hk_free(ctype);
+        hk_free(start);
+        hk_free(cond);
+        hk_buf_free(&c0);
+        if (rc)
+            goto out;
+        if ((rc = rwl_edits_add_owned(&es, ts.t[lf].start, ts.t[be - 1].end, hk_buf_steal(&b))))
+            goto out;
+    }
+    (void)has_break;
+    const char *shape = region == UT_GRID_STRIDE ? "the grid-stride loop's iterations made the block's"
+                        : region == UT_IF        ? "the if body's guard kept as a flag"
+                                                 : "early returns kept as a flag";
+    char *desc = hk_asprintf("kernel %s: the loop at line %u reads %zu array%s through __shared__ tiles of %d "
+                             "(loaded once per block, coalesced; full tiles unrolled by %d; %s%s; exact: the "
+                             "same updates in the same order)",
+                             f->name, lp->line, n_tiles, n_tiles > 1 ? "s" : "", tile, unroll, shape,
+                             has_break ? "; its break skips the remaining tiles" : "");
+    rc = rwl_finish(text, ctx->len, ctx->m, f->name, &es, desc, out);
+    for (size_t t = 0; t < n_tiles; t++)
+        hk_free(tile_type[t]);
+    n_tiles = 0;
+out:
+    for (size_t t = 0; t < n_tiles; t++)
+        hk_free(tile_type[t]);
+    for (size_t u = 0; u < n_sites; u++) {
+        hk_free(sites[u].text);
+        hk_free(sites[u].squeezed);
+    }
+    hk_free(hdr);
+    rwl_toks_free(&hts);
+    hk_buf_free(&b);
+    hk_buf_free(&body);
+    hk_buf_free(&body_full);
+    rwl_edits_free(&es);
+    km_free(km);
+    rwl_toks_free(&ts);
+    return rc;
+#undef REFUSE
+}
+
+/* ---- registry descriptor (registry.h) ---- */
+
+static const rw_param tiles_params[] = {
+    {.name = "tile", .type = RW_PARAM_ENUM, .values = {128, 256, 512, 1024}, .n_values = 4, .def = 256},
+    {.name = "unroll", .type = RW_PARAM_ENUM, .values = {1, 2, 4, 8}, .n_values = 4, .def = 4},
+};
+
+static int emit_uniform_tiles(const rw_context *c, const int *p, rw_result *out)
+{
+    int rc = rw_uniform_tiles(c, p[0], p[1], out);
+    if (rc == HK_OK && out->applicable)
+        out->keeps_launch = false;
+    return rc;
+}
+
+const rw_descriptor rw_uniform_tiles_desc = {
+    .name = "uniform_tiles",
+    .summary = "an all-pairs loop whose reads are the same for every thread of the block reads them through "
+               "__shared__ tiles loaded once per block (exact: same updates, same order)",
+    .params = tiles_params,
+    .n_params = HK_ARRAY_LEN(tiles_params),
+    .flags = RW_ALGORITHM,
+    .emit = emit_uniform_tiles,
+};
