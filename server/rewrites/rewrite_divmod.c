@@ -598,14 +598,14 @@ static bool by_value(const dm_scan *s, size_t callee, size_t open, size_t j)
 }
 
 /* Is the name at k written anywhere in the body after its declaration at decl, or passed
- * whole to a call that might take it by reference? */
-static bool maybe_written(const dm_scan *s, size_t k, size_t decl)
+ * whole to a call that might take it by reference? The token of the first such use, or 0. */
+static size_t maybe_written(const dm_scan *s, size_t k, size_t decl)
 {
     for (size_t j = s->body_open + 1; j < s->body_close; j++) {
         if (j == decl || !is_ident(s, j) || !same_name(s, j, k) || !rwl_is_use(s->ts, j))
             continue;
         if (rwl_scalar_written(s->ts, j))
-            return true;
+            return j;
         if ((is_tok(s, j - 1, "(") || is_tok(s, j - 1, ",")) && (is_tok(s, j + 1, ",") || is_tok(s, j + 1, ")"))) {
             size_t open = j - 1;
             int depth = 0;
@@ -635,10 +635,10 @@ static bool maybe_written(const dm_scan *s, size_t k, size_t decl)
             bool call = (is_ident(s, callee) && !is_statement_word(s, callee) &&
                                                     !is_tok(s, callee, "if") && !is_tok(s, callee, "switch"));
             if (call && !rwl_pure_call_name(s->ts, callee) && !by_value(s, callee, open, j))
-                return true;
+                return j;
         }
     }
-    return false;
+    return 0;
 }
 
 /* ---- non-negative dividends ---- */
@@ -798,8 +798,11 @@ static bool name_invariant(const dm_scan *s, size_t k, size_t before, int depth,
     size_t ia, ib;
     bool macro;
     declaration_at(s, decl[0], &t, &ia, &ib, &macro);
-    if (macro || (t != DM_I32 && t != DM_U32) || maybe_written(s, k, decl[0]))
+    if (macro || (t != DM_I32 && t != DM_U32))
         return *bad = k, false;
+    size_t w = maybe_written(s, k, decl[0]);
+    if (w)
+        return *bad = w, false;
     if (decl[0] < s->sig_close)
         return true;
     /* a declaration at the body's top level: nothing opened between its statement's start
@@ -892,8 +895,8 @@ static int divisor_of(dm_scan *s, size_t op, size_t da, size_t db, enum dm_type 
     if (!expr_invariant(s, da, db, st, 0, &has_name, &bad)) {
         if (t == DM_I32 || t == DM_U32 || t == DM_WIDE)
             note(s, RANK_VARIES, op,
-                 "the divisor `%s` is not invariant over the kernel: `%.*s` (line %d) is not a parameter or a "
-                 "local set once from parameters before the loop, never written",
+                 "the divisor `%s` is not invariant over the kernel: `%.*s` (line %d) is written there or passed "
+                 "to a call that may write it, or is not a parameter or a local set once from them before the loop",
                  dtext, TOK_LEN(s, bad), TOK_AT(s, bad), line_of(s, bad));
         return -1;
     }
@@ -1088,6 +1091,9 @@ static int emit_range(dm_scan *s, struct hk_buf *b, size_t a, size_t e)
                 continue;
             }
         }
+        if (is_tok(s, k, "/") || is_tok(s, k, "%"))
+            note(s, RANK_TYPE, k, "the dividend before `%.*s` is not a plain operand the scan reads (a cast, "
+                 "a call's result, a unary operator or a member before it)", TOK_LEN(s, k), TOK_AT(s, k));
         int rc = out_tokens(s, b, k, k + 1);
         if (rc)
             return s->rc = rc;

@@ -108,6 +108,7 @@ static const refusal_case cases[] = {
     {"split_k_columns", k_grid_stride, "gs", {0}, "loop", 4},
     {"ilp_accumulators", k_grid_stride, "gs", {0}, "write", 4},
     {"double_narrowing", k_double_sum, "dsum", {0}, "arithmetic", 6},
+    {"fast_divmod", k_grid_stride, "gs", {0}, "kernel body", 2},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the
