@@ -599,46 +599,74 @@ static bool by_value(const dm_scan *s, size_t callee, size_t open, size_t j)
 
 /* Is the name at k written anywhere in the body after its declaration at decl, or passed
  * whole to a call that might take it by reference? The token of the first such use, or 0. */
+static bool maybe_written_at(const dm_scan *s, size_t j);
+
 static size_t maybe_written(const dm_scan *s, size_t k, size_t decl)
 {
     for (size_t j = s->body_open + 1; j < s->body_close; j++) {
         if (j == decl || !is_ident(s, j) || !same_name(s, j, k) || !rwl_is_use(s->ts, j))
             continue;
-        if (rwl_scalar_written(s->ts, j))
+        if (maybe_written_at(s, j))
             return j;
-        if ((is_tok(s, j - 1, "(") || is_tok(s, j - 1, ",")) && (is_tok(s, j + 1, ",") || is_tok(s, j + 1, ")"))) {
-            size_t open = j - 1;
-            int depth = 0;
-            while (open > s->body_open) {
-                if (is_tok(s, open, ")"))
-                    depth++;
-                else if (is_tok(s, open, "(")) {
-                    if (depth == 0)
-                        break;
-                    depth--;
-                }
-                open--;
-            }
-            size_t callee = open - 1;
-            if (is_tok(s, callee, ">")) {
-                /* static_cast<T>(x): the template's name */
-                int angle = 0;
-                while (callee > s->body_open) {
-                    if (is_tok(s, callee, ">"))
-                        angle++;
-                    else if (is_tok(s, callee, "<") && --angle == 0)
-                        break;
-                    callee--;
-                }
-                callee--;
-            }
-            bool call = (is_ident(s, callee) && !is_statement_word(s, callee) &&
-                                                    !is_tok(s, callee, "if") && !is_tok(s, callee, "switch"));
-            if (call && !rwl_pure_call_name(s->ts, callee) && !by_value(s, callee, open, j))
-                return j;
-        }
     }
     return 0;
+}
+
+/* Is token j inside the parentheses of a for statement's header? */
+static bool in_for_header(const dm_scan *s, size_t j)
+{
+    int depth = 0;
+    for (size_t x = j; x > s->body_open; x--) {
+        if (is_tok(s, x - 1, ")"))
+            depth++;
+        else if (is_tok(s, x - 1, "(")) {
+            if (depth == 0)
+                return is_tok(s, x - 2, "for");
+            depth--;
+        } else if (depth == 0 && (is_tok(s, x - 1, "{") || is_tok(s, x - 1, "}")))
+            return false;
+    }
+    return false;
+}
+
+/* The occurrence at j is written (assigned, ++/--, its address taken) or passed whole to a
+ * call that might take it by reference. */
+static bool maybe_written_at(const dm_scan *s, size_t j)
+{
+    if (rwl_scalar_written(s->ts, j))
+        return true;
+    if ((is_tok(s, j - 1, "(") || is_tok(s, j - 1, ",")) && (is_tok(s, j + 1, ",") || is_tok(s, j + 1, ")"))) {
+        size_t open = j - 1;
+        int depth = 0;
+        while (open > s->body_open) {
+            if (is_tok(s, open, ")"))
+                depth++;
+            else if (is_tok(s, open, "(")) {
+                if (depth == 0)
+                    break;
+                depth--;
+            }
+            open--;
+        }
+        size_t callee = open - 1;
+        if (is_tok(s, callee, ">")) {
+            /* static_cast<T>(x): the template's name */
+            int angle = 0;
+            while (callee > s->body_open) {
+                if (is_tok(s, callee, ">"))
+                    angle++;
+                else if (is_tok(s, callee, "<") && --angle == 0)
+                    break;
+                callee--;
+            }
+            callee--;
+        }
+        bool call = (is_ident(s, callee) && !is_statement_word(s, callee) &&
+                                                !is_tok(s, callee, "if") && !is_tok(s, callee, "switch"));
+        if (call && !rwl_pure_call_name(s->ts, callee) && !by_value(s, callee, open, j))
+            return true;
+    }
+    return false;
 }
 
 /* ---- non-negative dividends ---- */
@@ -688,6 +716,14 @@ static bool expr_nonneg(const dm_scan *s, size_t a, size_t b, int depth);
 /* The name at k holds a value >= 0 wherever it is read: a counted loop's counter that
  * starts at and steps by non-negative amounts (the model's reading), or a local declared
  * once from a non-negative expression and never written again. */
+static bool is_declaration(const size_t *decl, size_t n, size_t j)
+{
+    for (size_t i = 0; i < n; i++)
+        if (decl[i] == j)
+            return true;
+    return false;
+}
+
 static bool name_nonneg(const dm_scan *s, size_t k, int depth)
 {
     size_t decl[8];
@@ -706,6 +742,12 @@ static bool name_nonneg(const dm_scan *s, size_t k, int depth)
             a--;
         counters = macro || (is_tok(s, a - 1, "(") && is_tok(s, a - 2, "for"));
     }
+    /* a counter is stepped in its header (or a loop macro's) only: a write in the body
+     * (i += 2, i = -1) or a call that may take it by reference undoes the model's reading */
+    for (size_t j = s->body_open + 1; counters && j < s->body_close; j++)
+        if (is_ident(s, j) && same_name(s, j, k) && rwl_is_use(s->ts, j) && !in_for_header(s, j) &&
+            !is_declaration(decl, n, j) && maybe_written_at(s, j))
+            counters = false;
     if (counters) {
         size_t nl, found = 0;
         const km_loop *loops = km_loops(s->km, &nl);
@@ -1207,6 +1249,33 @@ int rw_fast_divmod(const char *text, size_t len, const an_model *m, size_t kerne
                                                  "the file has fast_divmod's helpers already (another kernel's)",
                                                  f->name, rwl_line_at(text, f->body_span.start_byte)));
         goto out;
+    }
+    /* setups go before top-level statements and read every token as one program: a jump
+     * may not cross them, and the two branches of an #if are not one program */
+    for (size_t k = s->body_open + 1; k < s->body_close; k++)
+        if (rwl_tok_is(&ts, k, "goto")) {
+            rc = rwl_not_applicable(out, hk_asprintf("fast_divmod not applicable to kernel %s: goto at line %d: a "
+                                                     "jump could cross the divisors' setup", f->name,
+                                                     rwl_line_at(text, ts.t[k].start)));
+            goto out;
+        }
+    for (size_t b = f->body_span.start_byte; b < f->body_span.end_byte; b++) {
+        if (text[b] != '#' || !(b == 0 || text[b - 1] == '\n' || text[b - 1] == ' ' || text[b - 1] == '\t'))
+            continue;
+        size_t l = b;
+        while (l > 0 && (text[l - 1] == ' ' || text[l - 1] == '\t'))
+            l--;
+        if (l > 0 && text[l - 1] != '\n')
+            continue;
+        const char *d = text + b + 1;
+        while (*d == ' ' || *d == '\t')
+            d++;
+        if (!strncmp(d, "if", 2) || !strncmp(d, "el", 2) || !strncmp(d, "endif", 5)) {
+            rc = rwl_not_applicable(out, hk_asprintf("fast_divmod not applicable to kernel %s: preprocessor "
+                                                     "conditional at line %d: the scan would read both branches "
+                                                     "as one", f->name, rwl_line_at(text, b)));
+            goto out;
+        }
     }
     char kwhy[200];
     rc = km_build(text, len, f->name, &km, kwhy, sizeof kwhy);

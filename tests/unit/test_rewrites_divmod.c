@@ -9,8 +9,8 @@
  * host code, must equal `/` and `%` on edge and random pairs and compute the reference
  * magic numbers for every divisor up to 2^20 and random ones. What it must refuse (a
  * constant divisor, one division per thread, a 64-bit dividend, a divisor written in the
- * loop or passed by reference, only float division, a cast dividend) names the construct
- * and line. */
+ * loop or passed by reference, only float division, a cast dividend, a goto, an #if in the
+ * body) names the construct and line. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -144,6 +144,18 @@ static void emitted_shape(void **state)
     c = emu_rewrite(kernels, "guarded_rows", "fast_divmod", NULL);
     assert_non_null(strstr(c, "(float)(hk_fdiv_q_s(e, hk_fd0)) + 0.001f * (float)(hk_fdiv_r_s(e, hk_fd0));"));
     free(c);
+    /* a counter written in the body is not proved non-negative: the signed form */
+    static const char stepped[] =
+        "__global__ void stepped(float *out, int n, int w)\n"
+        "{\n"
+        "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+        "        out[i] = (float)(i % w);\n"
+        "        i += 0;\n"
+        "    }\n"
+        "}\n";
+    c = emu_rewrite(stepped, "stepped", "fast_divmod", NULL);
+    assert_non_null(strstr(c, "out[i] = (float)(hk_fdiv_r_s(i, hk_fd0));"));
+    free(c);
     c = emu_rewrite(kernels, "unsigned_split", "fast_divmod", NULL);
     assert_non_null(strstr(c, "unsigned col = hk_fdiv_r_u(i, hk_fd0), row = hk_fdiv_q_u(i, hk_fd0);"));
     free(c);
@@ -232,6 +244,26 @@ static const char refused[] =
     "{\n"
     "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
     "        out[i] = in[i] + (float)((long long)i % w);\n"
+    "}\n"
+    "__global__ void jumps(const float *in, float *out, int n, int w)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        if (in[i] < 0.0f)\n"
+    "            goto done;\n"
+    "        out[i] = in[i] + (float)(i % w);\n"
+    "    }\n"
+    "done:\n"
+    "    return;\n"
+    "}\n"
+    "__global__ void branches(const float *in, float *out, int n, int w)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "#if USE_PLUS\n"
+    "        out[i] = in[i] + (float)(i % w);\n"
+    "#else\n"
+    "        out[i] = in[i] - (float)(i % w);\n"
+    "#endif\n"
+    "    }\n"
     "}\n";
 
 static const rwf_refusal refusals[] = {
@@ -242,6 +274,8 @@ static const rwf_refusal refusals[] = {
     {"float_div", "kernel body", 25, "no integer division by a runtime value"},
     {"by_reference", "division", 34, "`w` (line 33)"},
     {"cast_dividend", "division", 40, "not a plain operand"},
+    {"jumps", "goto", 46, "cross the divisors' setup"},
+    {"branches", "preprocessor conditional", 55, "both branches"},
 };
 
 /* Each refuses through the registry with its construct and line, and the driver says the
