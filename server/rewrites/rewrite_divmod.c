@@ -1004,7 +1004,7 @@ static size_t emit_chain(dm_scan *s, struct hk_buf *b, size_t k, size_t lim, boo
             if (!safe)
                 note(s, RANK_TYPE, op, "the dividend `%.*s...` follows a cast, a unary operator or a template: its "
                      "extent is not read", TOK_LEN(s, start), TOK_AT(s, start));
-            else if (lt == DM_I32 || lt == DM_U32 || lt == DM_WIDE) {
+            else if ((lt == DM_I32 || lt == DM_U32 || lt == DM_WIDE) && ut != DM_FLOAT && ut != DM_UNKNOWN) {
                 bool inv_name = false;
                 size_t bad;
                 if (expr_invariant(s, start, op, stmt_of(s, op), 0, &inv_name, &bad))
