@@ -948,7 +948,8 @@ static int divisor_of(dm_scan *s, size_t op, size_t da, size_t db, enum dm_type 
         return -1;
     }
     if (t == DM_WIDE) {
-        note(s, RANK_WIDE, op, "64-bit arithmetic (`%s`): only 32-bit dividends are rewritten", dtext);
+        note(s, RANK_WIDE, op, "64-bit arithmetic (the division by `%s` is in long or size_t): only 32-bit "
+             "dividends are rewritten", dtext);
         return -1;
     }
     if (t != DM_I32 && t != DM_U32) {
