@@ -10,7 +10,9 @@
  * magic numbers for every divisor up to 2^20 and random ones. What it must refuse (a
  * constant divisor, one division per thread, a 64-bit dividend, a divisor written in the
  * loop or passed by reference, only float division, a cast dividend, a goto, an #if in the
- * body) names the construct and line. */
+ * body) names the construct and line. Where bench/wild/src is extracted, mmcv's roi_align,
+ * bbox_overlaps, carafe, tin_shift, deform_im2col, psamask and sigmoid focal loss are
+ * rewritten and compiled, and tin_shift and sigmoid focal loss emulated exactly equal. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -494,6 +496,122 @@ static void helpers_equal_c_division(void **state)
     assert_non_null(strstr(log, " 0 failures"));
 }
 
+/* mmcv's kernels as bench/wild extracted them (skipped where they are not): the rewrite
+ * applies to each, its text compiles with nvcc for the spec's float instantiation, and
+ * tin_shift (integer coordinates and a shift table) and sigmoid focal loss (the class of
+ * each element, with and without weights) emulate exactly equal to the originals on shapes
+ * whose sizes are 1, odd, and not multiples of one another. */
+static const char tin_shift_helpers[] =
+    "static void tin_shift_case(void)\n"
+    "{\n"
+    "    static const int shapes[][5] = {{2, 4, 6, 35, 2}, {3, 5, 4, 7, 4}, {1, 3, 3, 1, 1}, {2, 2, 8, 13, 8}};\n"
+    "    for (int z = 0; z < 4; z++) {\n"
+    "        const int N = shapes[z][0], T = shapes[z][1], C = shapes[z][2], HW = shapes[z][3], G = shapes[z][4];\n"
+    "        const int n = N * HW * C;\n"
+    "        emu::buf<float> in(N * T * C * HW), a(N * T * C * HW), b(N * T * C * HW);\n"
+    "        emu::buf<int> shift(N * G);\n"
+    "        in.fill(z + 2);\n"
+    "        shift.fill_mod(z + 1, 2 * T + 1);\n"
+    "        for (int i = 0; i < N * G; i++)\n"
+    "            shift[i] = shift[i] - T;\n"
+    "        a.set(0.0f);\n"
+    "        b.set(0.0f);\n"
+    "        emu::schedule = z % 3;\n"
+    "        emu::launch(dim3(2), dim3(64), 0, [&] { orig::tin_shift_forward_cuda_kernel<float>(n, in, shift, a, N, C, T, HW, G, C / G); });\n"
+    "        emu::launch(dim3(2), dim3(64), 0, [&] { cand::tin_shift_forward_cuda_kernel<float>(n, in, shift, b, N, C, T, HW, G, C / G); });\n"
+    "        emu::expect(\"tin_shift\", a, b);\n"
+    "    }\n"
+    "}\n";
+static const char sigmoid_focal_helpers[] =
+    "static void sigmoid_focal_case(void)\n"
+    "{\n"
+    "    static const int shapes[][2] = {{37, 5}, {5, 81}, {64, 1}, {11, 17}};\n"
+    "    for (int z = 0; z < 8; z++) {\n"
+    "        const int N = shapes[z % 4][0], C = shapes[z % 4][1], n = N * C;\n"
+    "        emu::buf<float> in(n), w(C), a(n), b(n);\n"
+    "        emu::buf<int64_t> target(N);\n"
+    "        in.fill(z + 4);\n"
+    "        w.fill(z + 5);\n"
+    "        target.fill_mod(z + 3, C);\n"
+    "        a.set(-7.0f);\n"
+    "        b.set(-7.0f);\n"
+    "        const float *wp = z < 4 ? (const float *)nullptr : (const float *)w;\n"
+    "        emu::launch(dim3(3), dim3(32), 0, [&] { orig::sigmoid_focal_loss_forward_cuda_kernel<float>(n, in, target, wp, a, 2.0f, 0.25f, C); });\n"
+    "        emu::launch(dim3(3), dim3(32), 0, [&] { cand::sigmoid_focal_loss_forward_cuda_kernel<float>(n, in, target, wp, b, 2.0f, 0.25f, C); });\n"
+    "        emu::expect(\"sigmoid_focal_loss\", a, b);\n"
+    "    }\n"
+    "}\n";
+
+/* text with every from replaced by to (malloc'd). */
+static char *replaced_all(const char *text, const char *from, const char *to)
+{
+    size_t n = 0, fl = strlen(from), tl = strlen(to);
+    for (const char *p = strstr(text, from); p; p = strstr(p + fl, from))
+        n++;
+    char *out = malloc(strlen(text) + n * tl + 1), *o = out;
+    assert_non_null(out);
+    for (const char *p = text;;) {
+        const char *at = strstr(p, from);
+        size_t k = at ? (size_t)(at - p) : strlen(p);
+        memcpy(o, p, k);
+        o += k;
+        if (!at)
+            break;
+        memcpy(o, to, tl);
+        o += tl;
+        p = at + fl;
+    }
+    *o = '\0';
+    return out;
+}
+
+static void wild_kernels(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *id, *kernel, *helpers, *driver;
+    } wild[] = {
+        {"mmcv_roi_align_fwd", "roi_align_forward_cuda_kernel", NULL, NULL},
+        {"mmcv_bbox_overlaps", "bbox_overlaps_cuda_kernel", NULL, NULL},
+        {"mmcv_carafe_naive_fwd", "carafe_naive_forward_cuda_kernel", NULL, NULL},
+        {"mmcv_tin_shift_fwd", "tin_shift_forward_cuda_kernel", tin_shift_helpers, "tin_shift_case();"},
+        {"mmcv_deform_im2col", "deformable_im2col_gpu_kernel", NULL, NULL},
+        {"mmcv_psamask_collect_fwd", "psamask_collect_forward_cuda", NULL, NULL},
+        {"mmcv_sigmoid_focal_loss_fwd", "sigmoid_focal_loss_forward_cuda_kernel", sigmoid_focal_helpers,
+         "sigmoid_focal_case();"},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
+        char path[700];
+        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", wild[i].id);
+        if (access(path, R_OK) != 0) {
+            print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+            continue;
+        }
+        size_t len;
+        char *src = rwf_read_file(path, &len);
+        assert_non_null(src);
+        char *cand = emu_rewrite(src, wild[i].kernel, "fast_divmod", NULL);
+        char *probe = NULL;
+        size_t n = strlen(cand) + 256;
+        assert_non_null(probe = malloc(n));
+        snprintf(probe, n, "%s\nvoid hk_instantiate(void) { void *p = (void *)&%s<float>; (void)p; }\n", cand,
+                 wild[i].kernel);
+        rwf_nvcc_compiles(probe, wild[i].id);
+        if (wild[i].driver && emu_available()) {
+            /* both texts go into one program: the original's include guards renamed, so the
+             * candidate's are not already defined */
+            char *g1 = replaced_all(src, "_CUDA_KERNEL_CUH", "_CUDA_KERNEL_CUH_ORIG");
+            char *g2 = replaced_all(g1, "COMMON_CUDA_HELPER", "COMMON_CUDA_HELPER_ORIG");
+            emu_run_pair(tmpdir, wild[i].id, g2, cand, wild[i].helpers, wild[i].driver, EMU_OK);
+            free(g2);
+            free(g1);
+        }
+        free(probe);
+        free(cand);
+        free(src);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -504,6 +622,7 @@ int main(void)
         cmocka_unit_test(refusals_name_construct_and_line),
         cmocka_unit_test(emulated_equal),
         cmocka_unit_test(broken_differs),
+        cmocka_unit_test(wild_kernels),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
