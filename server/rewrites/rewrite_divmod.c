@@ -1098,15 +1098,19 @@ static int emit_range(dm_scan *s, struct hk_buf *b, size_t a, size_t e)
                     return s->rc = rc;
             }
         }
-        /* an operand starts here when nothing before it is an operand itself */
-        bool cont = k > 0 && (is_tok(s, k - 1, ")") || is_tok(s, k - 1, "]") ||
+        /* an operand starts here when nothing before it is an operand itself, nor the
+         * operand of a `*` `/` `%` left of it: `(int)a * b / c` is ((int)a * b) / c, and a
+         * chain read from b would divide b alone */
+        bool cont = k > 0 && (is_tok(s, k - 1, ")") || is_tok(s, k - 1, "]") || is_mul_op(s, k - 1) ||
+                              is_tok(s, k - 1, "::") ||
                               s->ts->t[k - 1].kind == T_NUMBER ||
                               (is_ident(s, k - 1) && !is_tok(s, k - 1, "return")) || is_tok(s, k - 1, ".") ||
                               is_tok(s, k - 1, "->"));
         if (!cont && (is_ident(s, k) || is_tok(s, k, "(") || s->ts->t[k].kind == T_NUMBER)) {
-            bool unary = k > 0 && (is_tok(s, k - 1, "-") || is_tok(s, k - 1, "+") || is_tok(s, k - 1, "*") ||
-                                   is_tok(s, k - 1, "&") || is_tok(s, k - 1, "~") || is_tok(s, k - 1, "!")) &&
-                         rwl_unary_position(s->ts, k - 1);
+            bool unary = k > 0 && (((is_tok(s, k - 1, "-") || is_tok(s, k - 1, "+") || is_tok(s, k - 1, "*") ||
+                                     is_tok(s, k - 1, "&") || is_tok(s, k - 1, "~") || is_tok(s, k - 1, "!")) &&
+                                    rwl_unary_position(s->ts, k - 1)) ||
+                                   is_tok(s, k - 1, "++") || is_tok(s, k - 1, "--"));
             bool tmpl = k > 0 && is_tok(s, k - 1, ">") && is_tok(s, k, "(");
             size_t c = emit_chain(s, b, k, e, !unary && !tmpl && !is_tok(s, k - 1, "sizeof"));
             if (s->rc)

@@ -266,6 +266,13 @@ static const char refused[] =
     "        out[i] = in[i] - (float)(i % w);\n"
     "#endif\n"
     "    }\n"
+    "}\n"
+    "__global__ void cast_chain(float *out, int n, int w)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int j = i + 1;\n"
+    "        out[i] = (float)((long long)i * j / w);\n"
+    "    }\n"
     "}\n";
 
 static const rwf_refusal refusals[] = {
@@ -278,6 +285,7 @@ static const rwf_refusal refusals[] = {
     {"cast_dividend", "division", 40, "not a plain operand"},
     {"jumps", "goto", 46, "cross the divisors' setup"},
     {"branches", "preprocessor conditional", 55, "both branches"},
+    {"cast_chain", "division", 66, "not a plain operand"},
 };
 
 /* Each refuses through the registry with its construct and line, and the driver says the
