@@ -26,8 +26,10 @@
  * every n in [0, 2^32) has n / a == (umulhi(n, m) + n) >> s, the sum taken in 33 bits. For
  * a signed dividend |n| <= 2^31, so umulhi(n, m) < n keeps the sum in 32 bits. The setup
  * computes floor(2^32 r / a) (r = 2^s - a < a) as a double quotient, within one of the
- * floor since it is below 2^32 and rounded once, then corrects it with an exact integer
- * check: no 64-bit integer division per thread. */
+ * floor since it is below 2^32 and rounded once, then corrects it either way with an exact
+ * integer check (so a division that is not correctly rounded, under some fast-math mode or
+ * on another target, still gives the exact magic number): no 64-bit integer division per
+ * thread. */
 static const char helpers[] =
     "/* fast_divmod: magic numbers of a 32-bit divisor (Granlund-Montgomery, round-up method),\n"
     " * computed once; each division is then a high multiply, an add and a shift, exact for\n"
@@ -47,6 +49,8 @@ static const char helpers[] =
     "    unsigned long long q = (unsigned long long)((double)r * 4294967296.0 / (double)a);\n"
     "    if (q * a > (r << 32))\n"
     "        q--;\n"
+    "    else if ((q + 1u) * a <= (r << 32))\n"
+    "        q++;\n"
     "    f.m = (unsigned)(q + 1u);\n"
     "    f.s = s;\n"
     "    f.a = d;\n"

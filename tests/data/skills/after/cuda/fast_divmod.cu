@@ -18,6 +18,8 @@ __device__ __forceinline__ hk_fdiv hk_fdiv_make_u(unsigned d)
     unsigned long long q = (unsigned long long)((double)r * 4294967296.0 / (double)a);
     if (q * a > (r << 32))
         q--;
+    else if ((q + 1u) * a <= (r << 32))
+        q++;
     f.m = (unsigned)(q + 1u);
     f.s = s;
     f.a = d;
