@@ -111,6 +111,7 @@ static const refusal_case cases[] = {
     {"coarsen", k_barrier, "bar", {0}, "__shared__", 3},
     {"uniform_tiles", k_double_sum, "dsum", {0}, "loop", 5},
     {"uniform_tiles", k_barrier, "bar", {256, 4, 0}, "barrier", 6},
+    {"fast_divmod", k_grid_stride, "gs", {0}, "kernel body", 2},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the

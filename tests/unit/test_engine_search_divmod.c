@@ -1,0 +1,148 @@
+/* The search proposes fast_divmod early (issue 13): for the skill's sample kernel (NCHW
+ * coordinates of a flat index in a grid-stride loop) and, where bench/wild/src is
+ * extracted, mmcv's kernels that split their flat index with / and % by runtime sizes
+ * (roi_align, carafe, tin_shift, deform_im2col, bbox_overlaps, psamask collect, sigmoid
+ * focal loss) under their own specs, the shipped skills' plan on sm_90 -- latency-bound,
+ * memory-bound, or of unknown class (nothing measured) -- puts a candidate of the rewrite
+ * among the first five proposals, baseline included (a `--budget 5` run). */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/rewrite.h"
+#include "search/search.h"
+#include "search/skillplan.h"
+#include "spec/spec.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rw_fixture.h"
+
+#define BUDGET 5
+
+static sk_set *skills;
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[4096];
+    if (rwf_setup("search-divmod"))
+        return -1;
+    return sk_load_dir(HK_SOURCE_DIR "/skills", &skills, err, sizeof err) == HK_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sk_set_free(skills);
+    return rwf_teardown();
+}
+
+/* The rewrite a kernel should be offered, and what its text then holds. */
+typedef struct {
+    const char *rewrite, *marker;
+} wanted;
+
+static const wanted divmod = {"fast_divmod", "hk_fdiv_make_s("};
+
+/* The first BUDGET proposals for kernel k of fx under launch l with the plan of class cls;
+ * true when one is w's rewrite. Prints them. */
+static bool proposed_early(const fixture *fx, size_t k, const struct spec *sp, search_launch l, enum sk_class cls,
+                           const char *what, const wanted *w)
+{
+    const an_span *span = &fx->m->funcs[k].span;
+    rw_context ctx = {.text = fx->text, .len = fx->len, .m = fx->m, .kernel = k, .spec = sp};
+    skillplan plan;
+    sk_metrics mt;
+    sk_metrics_init(&mt);
+    mt.v[SK_M_ROOFLINE_PCT] = 14.0;   /* the wild kernels ran at 4-27% of their roofline bound */
+    assert_int_equal(skillplan_build_for(skills, "sm_90", cls, &mt, fx->text + span->start_byte,
+                                         span->end_byte - span->start_byte, &ctx, &plan),
+                     HK_OK);
+    l.structs = plan.v;
+    l.n_structs = plan.n;
+    search_budget b = {.max_candidates = BUDGET};
+    search *s;
+    assert_int_equal(search_new(fx->text, fx->len, fx->m, k, &l, 1, &b, &s), HK_OK);
+    const search_candidate *c;
+    bool found = false;
+    print_message("%s, %s:\n", what, cls == SK_CLASS_COUNT ? "class unknown" : sk_class_name(cls));
+    while (search_next(s, &c) == HK_OK) {
+        print_message("  %u: %s\n", c->id, c->description ? c->description : "-");
+        if (c->structural && !strncmp(c->structural, w->rewrite, strlen(w->rewrite))) {
+            found = true;
+            assert_non_null(strstr(c->text, w->marker));
+        }
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    }
+    search_free(s);
+    skillplan_free(&plan);
+    return found;
+}
+
+static const enum sk_class classes[] = {SK_LATENCY_BOUND, SK_MEMORY_BOUND, SK_CLASS_COUNT};
+
+/* The skill's sample kernel: a grid-stride loop of 256-thread blocks. */
+static void sample_kernel(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_path(HK_TEST_DATA "/skills/kernels/fast_divmod.cu", &fx);
+    size_t k = kernel(&fx, "nchw_gather");
+    search_launch l = {.block = {256, 1, 1}, .block_max_threads = 256, .sm_count = 132};
+    for (size_t i = 0; i < HK_ARRAY_LEN(classes); i++)
+        assert_true(proposed_early(&fx, k, NULL, l, classes[i], "nchw_gather", &divmod));
+    unload(&fx);
+}
+
+/* The wild kernels under their specs, where their sources are extracted. */
+static void wild_kernels(void **state)
+{
+    (void)state;
+    static const char *const ids[] = {"mmcv_roi_align_fwd", "mmcv_carafe_naive_fwd", "mmcv_tin_shift_fwd",
+                                      "mmcv_deform_im2col", "mmcv_bbox_overlaps", "mmcv_psamask_collect_fwd",
+                                      "mmcv_sigmoid_focal_loss_fwd"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ids); i++) {
+        char path[700], err[2048];
+        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", ids[i]);
+        if (access(path, R_OK) != 0) {
+            print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+            continue;
+        }
+        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/specs/%s.bench.json", ids[i]);
+        spec *sp = NULL;
+        spec_diags d = {0};
+        if (spec_load(path, &sp, &d) != HK_OK) {
+            print_message("note: spec %s does not load here, skipped\n", path);
+            spec_diags_free(&d);
+            continue;
+        }
+        /* a wild file may hold what the parser does not read (SHOC's SharedMem class): its
+         * model, errors and all, as the episode takes it */
+        fixture fx;
+        fx.text = rwf_read_file(sp->source_path, &fx.len);
+        assert_int_equal(an_analyze(fx.text, fx.len, &fx.m), HK_OK);
+        size_t k = kernel(&fx, sp->kernel);
+        search_launch l;
+        assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
+        for (size_t c = 0; c < HK_ARRAY_LEN(classes); c++)
+            assert_true(proposed_early(&fx, k, sp, l, classes[c], ids[i], &divmod));
+        unload(&fx);
+        spec_free(sp);
+        spec_diags_free(&d);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sample_kernel),
+        cmocka_unit_test(wild_kernels),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
