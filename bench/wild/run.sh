@@ -46,7 +46,13 @@ jobs=${JOBS:-1}
 limit=(env)
 [ -n "${EPISODE_TIMEOUT:-}" ] && limit=(timeout -k 15 "$EPISODE_TIMEOUT")
 oneclick=${ONECLICK:-0}
-[ "$oneclick" = 1 ] && mkdir -p "$out/oneclick"
+# the wrappers' launchers (the extracted projects' folders) go beside the copies, as they sit
+# beside the wrappers in src/: inference reads the launch sites there (bench/wild/infer.sh
+# runs on the same tree); without them a templated kernel has no launch to take T from
+if [ "$oneclick" = 1 ]; then
+    mkdir -p "$out/oneclick"
+    for d in "$here"/src/*/; do cp -r "$d" "$out/oneclick/"; done
+fi
 
 # one episode; its exit status goes to OUT/ID.rc
 run_one() {
