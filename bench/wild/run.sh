@@ -88,7 +88,7 @@ done
 wait
 for i in "${!rows[@]}"; do
     id=${rows[$i]}
-    rc=$(cat "$out/$id.rc" 2>/dev/null || echo 1)
+    rc=$(cat "$out/$id.rc" 2>/dev/null || echo cut)   # cut: stopped before it finished (the caller's deadline)
     [ "$rc" = 0 ] || status=1
     rows[$i]="$id $rc"
 done
@@ -176,6 +176,8 @@ if [ "$oneclick" = 1 ]; then
                 why=$(grep -m1 -A1 'not sure enough\|none can be inferred' "$log" | tr '\n|' ' /' | cut -c1-160)
             else spec=$(grep -q 'inferred one and saved' "$log" && echo inferred || echo '?')
                 why=$(grep -m1 -i 'error\|failed\|cannot' "$log" | tr '|' '/' | cut -c1-160)
+                [ "$rc" = 124 ] && why="stopped at the episode's time limit (EPISODE_TIMEOUT; last: $(grep -v '^ *$' "$log" | tail -n 1 | tr '|' '/' | cut -c1-120))"
+                [ "$rc" = cut ] && why="not finished when the run was stopped (last: $(grep -v '^ *$' "$log" | tail -n 1 | tr '|' '/' | cut -c1-120))"
             fi
             echo "| $id | $rc | $spec | $why |"
         done
