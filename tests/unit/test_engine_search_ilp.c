@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include "rw_fixture.h"
+#include "search_early.h"
 
+#define ROOFLINE_PCT 12.0 /* the wild reductions ran at 8-25% of their roofline bound */
 #define BUDGET 4
 
 static sk_set *skills;
@@ -43,50 +45,8 @@ static int teardown(void **state)
     return rwf_teardown();
 }
 
-/* The rewrite a kernel should be offered, and what its text then holds. */
-typedef struct {
-    const char *rewrite, *marker;
-} wanted;
-
 static const wanted ilp = {"ilp_accumulators", "hk_ilp0"};
 static const wanted narrowing = {"double_narrowing", "float "};
-
-/* The first BUDGET proposals for kernel k of fx under launch l with the plan of class cls;
- * true when one is w's rewrite (then under the kernel's own launch). Prints them. */
-static bool proposed_early(const fixture *fx, size_t k, const struct spec *sp, search_launch l, enum sk_class cls,
-                           const char *what, const wanted *w)
-{
-    const an_span *span = &fx->m->funcs[k].span;
-    rw_context ctx = {.text = fx->text, .len = fx->len, .m = fx->m, .kernel = k, .spec = sp};
-    skillplan plan;
-    sk_metrics mt;
-    sk_metrics_init(&mt);
-    mt.v[SK_M_ROOFLINE_PCT] = 12.0;   /* the wild reductions ran at 8-25% of their roofline bound */
-    assert_int_equal(skillplan_build_for(skills, "sm_90", cls, &mt, fx->text + span->start_byte,
-                                         span->end_byte - span->start_byte, &ctx, &plan),
-                     HK_OK);
-    l.structs = plan.v;
-    l.n_structs = plan.n;
-    search_budget b = {.max_candidates = BUDGET};
-    search *s;
-    assert_int_equal(search_new(fx->text, fx->len, fx->m, k, &l, 1, &b, &s), HK_OK);
-    const search_candidate *c;
-    bool found = false;
-    print_message("%s, %s:\n", what, cls == SK_CLASS_COUNT ? "class unknown" : sk_class_name(cls));
-    while (search_next(s, &c) == HK_OK) {
-        print_message("  %u: %s\n", c->id, c->description ? c->description : "-");
-        if (c->structural && !strncmp(c->structural, w->rewrite, strlen(w->rewrite))) {
-            found = true;
-            assert_non_null(strstr(c->text, w->marker));
-            assert_int_equal(c->grid_mode, SEARCH_GRID_SPEC);
-            assert_non_null(strstr(c->description, "the kernel's own launch"));
-        }
-        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
-    }
-    search_free(s);
-    skillplan_free(&plan);
-    return found;
-}
 
 static const enum sk_class classes[] = {SK_LATENCY_BOUND, SK_MEMORY_BOUND, SK_CLASS_COUNT};
 
@@ -106,7 +66,7 @@ static void sample_kernel(void **state)
         size_t k = kernel(&fx, samples[j].kernel);
         search_launch l = {.block = {256, 1, 1}, .block_max_threads = 256, .sm_count = 132};
         for (size_t i = 0; i < HK_ARRAY_LEN(classes); i++)
-            assert_true(proposed_early(&fx, k, NULL, l, classes[i], samples[j].kernel, samples[j].w));
+            assert_true(proposed_early(skills, BUDGET, ROOFLINE_PCT, &fx, k, NULL, l, classes[i], samples[j].kernel, samples[j].w));
         unload(&fx);
     }
 }
@@ -141,7 +101,7 @@ static void wild_kernels(void **state)
         search_launch l;
         assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
         for (size_t c = 0; c < HK_ARRAY_LEN(classes); c++)
-            assert_true(proposed_early(&fx, k, sp, l, classes[c], ids[i], want[i]));
+            assert_true(proposed_early(skills, BUDGET, ROOFLINE_PCT, &fx, k, sp, l, classes[c], ids[i], want[i]));
         unload(&fx);
         spec_free(sp);
         spec_diags_free(&d);
