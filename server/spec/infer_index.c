@@ -1982,7 +1982,8 @@ static void kb_add(kb_poly *p, double coef, const uint32_t *atoms, uint32_t n)
         p->full = true;
         return;
     }
-    memcpy(sorted, atoms, n * sizeof *atoms);
+    if (n) /* a constant term passes no atoms (NULL) */
+        memcpy(sorted, atoms, n * sizeof *atoms);
     for (uint32_t i = 1; i < n; i++)
         for (uint32_t j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
             uint32_t x = sorted[j];
