@@ -679,10 +679,10 @@ static void line_trimmed(const char *text, size_t len, long n, char *out, size_t
     snprintf(out, size, "%.*s", (int)(e - i), text + i);
 }
 
-/* Whether some line of text, trimmed, is want. */
-static bool has_line(const char *text, size_t len, const char *want)
+/* How many lines of text, trimmed, are want. */
+static size_t count_line(const char *text, size_t len, const char *want)
 {
-    size_t wl = strlen(want);
+    size_t wl = strlen(want), n = 0;
     for (size_t i = 0; i < len;) {
         size_t e = i;
         while (e < len && text[e] != '\n')
@@ -692,11 +692,10 @@ static bool has_line(const char *text, size_t len, const char *want)
             a++;
         while (b > a && isspace((unsigned char)text[b - 1]))
             b--;
-        if (b - a == wl && memcmp(text + a, want, wl) == 0)
-            return true;
+        n += b - a == wl && memcmp(text + a, want, wl) == 0;
         i = e + 1;
     }
-    return false;
+    return n;
 }
 
 /* Whether tool t's finding x in the candidate is the original kernel's (sanitize_opts). */
@@ -714,7 +713,10 @@ static bool inherited(const sanitize_opts *so, enum sanitize_tool t, const sanit
             continue;
         char line[512];
         line_trimmed(so->cand_text, so->cand_len, strtol(colon + 1, NULL, 10), line, sizeof line);
-        if (!line[0] || !has_line(so->base_text, so->base_len, line))
+        /* the line as the original has it, and no more copies of it than the original has:
+         * a racing statement copied to a new place races there on its own account */
+        size_t in_base = line[0] ? count_line(so->base_text, so->base_len, line) : 0;
+        if (!in_base || count_line(so->cand_text, so->cand_len, line) > in_base)
             return false;
         named++;
     }

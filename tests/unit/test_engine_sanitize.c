@@ -500,8 +500,8 @@ static char *cand_text(const char *l82, const char *l83)
 
 /* The original kernel's own finding: the baseline under every tool (all_tools), then a
  * candidate whose racecheck finding names only lines the baseline has word for word passes
- * (INHERITED, and initcheck still runs); a changed racing line, or a baseline without the
- * finding, rejects as before. */
+ * (INHERITED, and initcheck still runs); a changed racing line, a racing line copied to
+ * a new place too, or a baseline without the finding, rejects as before. */
 static void test_run_inherited(void **state)
 {
     fixture *f = *state;
@@ -551,6 +551,28 @@ static void test_run_inherited(void **state)
     assert_int_equal(r.outcome, SANITIZE_REJECTED);
     assert_int_equal(r.reason, MEASURE_RACE);
     sanitize_result_clear(&r);
+
+    /* the racing statement copied to a new place as well (line 10 here): more copies than
+     * the original has, so the finding may be the copy's own */
+    static char copied[8192];   /* cand_text's buffer is one: same now reads as changed */
+    snprintf(copied, sizeof copied, "%s",
+             cand_text("if (blockSize >= 4)  sdata[tid] += sdata[tid + 2];",
+                       "if (blockSize >= 2)  sdata[tid] += sdata[tid + 1];"));
+    char *l10 = copied;
+    for (int l = 1; l < 10; l++)
+        l10 = strchr(l10, '\n') + 1;
+    const char *own = "    // the candidate's own line\n";
+    assert_memory_equal(l10, own, strlen(own));
+    const char *racing = "if (blockSize >= 2)  sdata[tid] += sdata[tid + 1];";
+    char rest[8192];
+    snprintf(rest, sizeof rest, "%s", l10 + strlen(own));
+    snprintf(l10, sizeof copied - (size_t)(l10 - copied), "%s\n%s", racing, rest);
+    io.cand_text = copied;
+    io.cand_len = strlen(copied);
+    run(f, "ok", &io, &r);
+    assert_int_equal(r.outcome, SANITIZE_REJECTED);
+    assert_int_equal(r.reason, MEASURE_RACE);
+    sanitize_result_clear(&r);
     sanitize_result_clear(&b);
 
     /* a baseline without the finding: rejected as before */
@@ -559,6 +581,8 @@ static void test_run_inherited(void **state)
     assert_int_equal(b.outcome, SANITIZE_PASSED);
     setenv("FAKE_SANITIZER_RACECHECK", FIXTURES "/racecheck_warning.txt", 1);
     io.baseline = &b;
+    same = cand_text("if (blockSize >= 4)  sdata[tid] += sdata[tid + 2];",
+                     "if (blockSize >= 2)  sdata[tid] += sdata[tid + 1];");
     io.cand_text = same;
     io.cand_len = strlen(same);
     run(f, "ok", &io, &r);
