@@ -443,6 +443,34 @@ static char *sk_ternary_minmax(const char *body, size_t n)
     return hk_asprintf("%s(%s, %s)", less == first ? "min" : "max", a, b);
 }
 
+/* The arguments of the call whose '(' is at c[open], split at top-level commas, into arg
+ * and arg_len (at most max); the index of the closing ')', or n when the call is not closed
+ * or has more than max arguments. */
+static size_t sk_call_args(const char *c, size_t n, size_t open, const char **arg, size_t *arg_len, size_t max,
+                           size_t *na)
+{
+    size_t s = open + 1, e = s;
+    int depth = 0;
+    *na = 0;
+    for (; e < n; e++) {
+        char ch = c[e];
+        if (ch == '(' || ch == '[')
+            depth++;
+        else if ((ch == ')' || ch == ']') && depth > 0)
+            depth--;
+        else if ((ch == ',' || ch == ')') && depth == 0) {
+            if (*na == max)
+                return n;
+            arg[*na] = c + s;
+            arg_len[(*na)++] = e - s;
+            s = e + 1;
+            if (ch == ')')
+                return e;
+        }
+    }
+    return n;
+}
+
 /* A call of a one-line function-like `#define name(a, b) BODY` of the launch's or the
  * kernel's text (Rodinia's ceilDiv, mmcv's DIVUP) at c + open (the '('), as BODY with each
  * parameter replaced by its argument in parentheses: a new string, with *end past the
@@ -453,26 +481,8 @@ static char *sk_macro_call(skel *k, const char *name, const char *c, size_t open
     const char *texts[2] = { k->site_text, k->text };
     size_t lens[2] = { k->site_len, k->len };
     size_t nl = strlen(name), n = strlen(c);
-    /* the call's arguments, split at top-level commas */
     const char *arg[8];
-    size_t arg_len[8], na = 0, s = open + 1, e = s;
-    int depth = 0;
-    for (; e < n; e++) {
-        char ch = c[e];
-        if (ch == '(' || ch == '[')
-            depth++;
-        else if ((ch == ')' || ch == ']') && depth > 0)
-            depth--;
-        else if ((ch == ',' || ch == ')') && depth == 0) {
-            if (na == HK_ARRAY_LEN(arg))
-                return NULL;
-            arg[na] = c + s;
-            arg_len[na++] = e - s;
-            s = e + 1;
-            if (ch == ')')
-                break;
-        }
-    }
+    size_t arg_len[8], na = 0, e = sk_call_args(c, n, open, arg, arg_len, HK_ARRAY_LEN(arg), &na);
     if (e >= n)
         return NULL;
     for (int i = 0; i < 2; i++) {
@@ -576,24 +586,7 @@ static char *sk_inline_call(skel *k, const char *name, const char *c, size_t ope
     size_t lens[2] = { k->site_len, k->len };
     size_t nl = strlen(name), n = strlen(c);
     const char *arg[8];
-    size_t arg_len[8], na = 0, s = open + 1, e = s;
-    int depth = 0;
-    for (; e < n; e++) {
-        char ch = c[e];
-        if (ch == '(' || ch == '[')
-            depth++;
-        else if ((ch == ')' || ch == ']') && depth > 0)
-            depth--;
-        else if ((ch == ',' || ch == ')') && depth == 0) {
-            if (na == HK_ARRAY_LEN(arg))
-                return NULL;
-            arg[na] = c + s;
-            arg_len[na++] = e - s;
-            s = e + 1;
-            if (ch == ')')
-                break;
-        }
-    }
+    size_t arg_len[8], na = 0, e = sk_call_args(c, n, open, arg, arg_len, HK_ARRAY_LEN(arg), &na);
     if (e >= n)
         return NULL;
     if (na == 1 && strspn(arg[0], " \t") == arg_len[0])
