@@ -1267,14 +1267,16 @@ out:
 /* ---- memory safety: compute-sanitizer (sanitize.h, docs/sanitizer.md) ---- */
 
 /* A candidate rejected for a tool's finding (not the program's own failure): the baseline
- * runs under every tool once, and when that tool finds something there too, the candidate
- * runs again with the baseline's result, so that a finding on lines the candidate keeps
- * from the original is the original's (sanitize_opts.baseline) and the other tools still
- * check it. *sr is replaced then. HK_OK, HK_ECANCELED, HK_ENOMEM. */
-static int sanitize_inherited(ep_ctx *c, const sanitize_opts *so, const ep_rec *r,
-                              sanitize_result *sr)
+ * (bp, c->text) runs under every tool once, and when that tool finds something there too,
+ * the candidate (cp, its text) runs again with the baseline's result, so that findings on
+ * lines the candidate keeps from the original are the original's (sanitize_opts.baseline)
+ * and the other tools still check it. *sr is replaced then. what names the candidate in
+ * the log. HK_OK, HK_ECANCELED, HK_ENOMEM. */
+static int sanitize_again(ep_ctx *c, const sanitize_opts *so, const measure_prog *bp,
+                          const char *what, const measure_prog *cp, const char *text,
+                          size_t len, sanitize_result *sr)
 {
-    if (sr->outcome != SANITIZE_REJECTED || !c->base_rec || r == c->base_rec || !r->text)
+    if (sr->outcome != SANITIZE_REJECTED || !text)
         return HK_OK;
     int found = -1;
     for (int t = 0; t < SANITIZE_N_TOOLS && found < 0; t++)
@@ -1286,11 +1288,10 @@ static int sanitize_inherited(ep_ctx *c, const sanitize_opts *so, const ep_rec *
     if (!c->base_san_done) {
         sanitize_opts bo = *so;
         bo.all_tools = true;
-        measure_prog bp = rec_prog(c->base_rec);
         ep__log(c, "info", "memory safety: compute-sanitizer on the original kernel, to tell "
-                "v%d's %s finding from the original's", r->number,
+                "%s's %s finding from the original's", what,
                 sanitize_tool_name((enum sanitize_tool)found));
-        if ((rc = sanitize_candidate(&c->mo, &bo, &bp, &c->base_san))) {
+        if ((rc = sanitize_candidate(&c->mo, &bo, bp, &c->base_san))) {
             sanitize_result_clear(&c->base_san);
             return rc;
         }
@@ -1302,17 +1303,28 @@ static int sanitize_inherited(ep_ctx *c, const sanitize_opts *so, const ep_rec *
     io.baseline = &c->base_san;
     io.base_text = c->text;
     io.base_len = c->text_len;
-    io.cand_text = r->text;
-    io.cand_len = r->len;
+    io.cand_text = text;
+    io.cand_len = len;
     sanitize_result again;
-    measure_prog p = rec_prog(r);
-    if ((rc = sanitize_candidate(&c->mo, &io, &p, &again))) {
+    if ((rc = sanitize_candidate(&c->mo, &io, cp, &again))) {
         sanitize_result_clear(&again);
         return rc;
     }
     sanitize_result_clear(sr);
     *sr = again;
     return HK_OK;
+}
+
+/* sanitize_again for version r of the episode. */
+static int sanitize_inherited(ep_ctx *c, const sanitize_opts *so, const ep_rec *r,
+                              sanitize_result *sr)
+{
+    if (!c->base_rec || r == c->base_rec)
+        return HK_OK;
+    char what[32];
+    snprintf(what, sizeof what, "v%d", r->number);
+    measure_prog bp = rec_prog(c->base_rec), p = rec_prog(r);
+    return sanitize_again(c, so, &bp, what, &p, r->text, r->len, sr);
 }
 
 /* Runs the tools on r's program when sanitize_wanted says so (best: it is about to become
@@ -3834,7 +3846,8 @@ static void skill_credit(ep_ctx *c)
  * more than 2x, or always with --sanitize; a rejection replaces e's verdict. *safety: new
  * reference {"note", and "sanitizer": the tools' outcome when they ran}. HK_OK,
  * HK_ECANCELED, HK_ENOMEM. */
-static int verify_sanitize(ep_ctx *c, const ep_verify_options *vo, const measure_prog *cp,
+static int verify_sanitize(ep_ctx *c, const ep_verify_options *vo, const measure_prog *bp,
+                           const measure_prog *cp, const char *cand_text, size_t cand_len,
                            measure_eval *e, json_t **safety)
 {
     *safety = NULL;
@@ -3854,6 +3867,8 @@ static int verify_sanitize(ep_ctx *c, const ep_verify_options *vo, const measure
             vo->sanitize ? "--sanitize" : "it claims over 2x");
     sanitize_result sr;
     int rc = sanitize_candidate(&c->mo, &so, cp, &sr);
+    if (!rc)
+        rc = sanitize_again(c, &so, bp, "the candidate", cp, cand_text, cand_len, &sr);
     if (!rc && sr.outcome == SANITIZE_REJECTED) {
         rc = measure_verdict_set(&e->verdict, sr.reason, "%s", sr.details ? sr.details : "");
         e->verdict.where = (measure_combo){sr.size, sr.dist, sr.seed};
@@ -4183,7 +4198,7 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
     }
     TRY(measure_evaluate(&c->mo, &c->base, &bp, &cp, cout, &e));
     json_t *safety = NULL;
-    TRY(verify_sanitize(c, vo, &cp, &e, &safety));
+    TRY(verify_sanitize(c, vo, &bp, &cp, cand_text, cand_len, &e, &safety));
     *verdict = measure_eval_json(&e);
     if (!*verdict) {
         json_decref(safety);

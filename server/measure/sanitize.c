@@ -124,13 +124,14 @@ static bool is_race_text(const char *s)
     return starts_ci(s, "Race reported") || (starts_ci(s, "Potential ") && strstr(s, "hazard"));
 }
 
-/* FILE:LINE after the first " in " that is followed by a token holding ":DIGITS" (new form
- * "at K+0x1b0 in kernel.cu:12", the CUDA 11 form "at 0x578 in /p/k.cu:120:K(...)", the
- * racecheck header "... access at K+0x130 in k.cu:53"); the file's directory is dropped. */
-static void find_location(const char *s, char *out, size_t cap)
+/* FILE:LINE after the next " in " from *pos that is followed by a token holding ":DIGITS"
+ * (new form "at K+0x1b0 in kernel.cu:12", the CUDA 11 form "at 0x578 in /p/k.cu:120:K(...)",
+ * the racecheck header "... access at K+0x130 in k.cu:53"); the file's directory is dropped.
+ * *pos moves past it. false when there is none (out ""). */
+static bool next_location(const char **pos, char *out, size_t cap)
 {
     out[0] = '\0';
-    for (const char *in = strstr(s, " in "); in; in = strstr(in + 1, " in ")) {
+    for (const char *in = strstr(*pos, " in "); in; in = strstr(in + 1, " in ")) {
         const char *tok = in + 4, *end = tok;
         while (*end && *end != ' ' && *end != ';')
             end++;
@@ -150,8 +151,34 @@ static void find_location(const char *s, char *out, size_t cap)
             if (file == c)
                 break;
             snprintf(out, cap, "%.*s", (int)(d - file), file);
-            return;
+            *pos = d;
+            return true;
         }
+    }
+    *pos += strlen(*pos);
+    return false;
+}
+
+static void find_location(const char *s, char *out, size_t cap)
+{
+    next_location(&s, out, cap);
+}
+
+/* Every FILE:LINE that line s names, added to out->sites once each. */
+static void add_sites(sanitize_report *out, const char *s)
+{
+    char loc[256], want[260];
+    while (next_location(&s, loc, sizeof loc)) {
+        snprintf(want, sizeof want, "%s\n", loc);
+        bool have = false;
+        for (const char *q = out->sites; *q && !have; q = strchr(q, '\n') + 1)
+            have = strncmp(q, want, strlen(want)) == 0;
+        if (have)
+            continue;
+        if (strlen(out->sites) + strlen(want) >= sizeof out->sites)
+            out->sites_cut = true;
+        else
+            append(out->sites, sizeof out->sites, want, strlen(want));
     }
 }
 
@@ -159,7 +186,7 @@ void sanitize_parse(const char *text, sanitize_report *out)
 {
     memset(out, 0, sizeof *out);
     out->errors = -1;
-    bool in_finding = false, in_backtrace = false;
+    bool in_finding = false, in_backtrace = false, first = false;
     const char *s = text ? text : "";
     while (*s) {
         const char *nl = strchr(s, '\n');
@@ -192,12 +219,16 @@ void sanitize_parse(const char *text, sanitize_report *out)
                 in_backtrace = true;
             if (in_backtrace || starts_ci(body, "Host Frame") || starts_ci(body, "Device Frame"))
                 continue;
+            add_sites(out, body);
+            if (!first)
+                continue;
             append(out->finding, sizeof out->finding, "; ", 2);
             append(out->finding, sizeof out->finding, body, strlen(body));
             continue;
         }
         in_finding = false;
         in_backtrace = false;
+        first = false;
         long n = summary_count(body);
         if (n != -2) {
             if (n >= 0)
@@ -226,11 +257,14 @@ void sanitize_parse(const char *text, sanitize_report *out)
                 snprintf(out->tool_error, sizeof out->tool_error, "%s", body);
             continue;
         }
+        out->shown++;
+        in_finding = true;
+        add_sites(out, body);
         if (out->found)
-            continue; /* only the first finding is kept */
+            continue; /* only the first finding is quoted; every one's sites are kept */
         out->found = true;
         out->warning = warn;
-        in_finding = true;
+        first = true;
         snprintf(out->finding, sizeof out->finding, "%s", body);
     }
     if (out->found)
@@ -304,6 +338,14 @@ void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, boo
     if (rep.found && rep.errors != 0) {
         out->status = SANITIZE_FOUND;
         out->reason = finding_reason(tool, rep.finding);
+        snprintf(out->sites, sizeof out->sites, "%s", rep.sites);
+        out->shown = rep.shown;
+        /* judged against the print limit by run_tool; here: nothing cut, and as many
+         * findings printed as the summary counts (racecheck: its errors plus warnings, one
+         * per report: the probe's warp-synchronous tail, 6 racing lines, printed 1 of "0
+         * errors, 5 warnings" under --print-limit 1) */
+        out->all_seen = !rep.sites_cut && !timed_out && rep.errors >= 0 &&
+                        rep.shown >= rep.errors;
         snprintf(out->text, sizeof out->text, "%s%s", rep.finding,
                  timed_out ? " (printed before the run was cut at its time limit)" : "");
     } else if (exit_code == SANITIZE_EXIT_FOUND && !timed_out && !term_signal) {
@@ -454,8 +496,10 @@ static unsigned timeout_of(const sanitize_opts *so)
 
 /* tool + its flags + o's wrapper + the program's argv, as one new argv. */
 static int tool_argv(const char *tool, enum sanitize_tool t, const measure_opts *o,
-                     char **prog_argv, char ***out)
+                     unsigned print_limit, char **prog_argv, char ***out)
 {
+    char limit[16];
+    snprintf(limit, sizeof limit, "%u", print_limit);
     const char *const *flags = sanitize_tool_flags(t);
     size_t nf = 0, nw = 0, np = 0;
     while (flags[nf])
@@ -470,7 +514,8 @@ static int tool_argv(const char *tool, enum sanitize_tool t, const measure_opts 
     size_t k = 0;
     bool ok = (v[k++] = hk_strdup(tool)) != NULL;
     for (size_t i = 0; ok && i < nf; i++)
-        ok = (v[k++] = hk_strdup(flags[i])) != NULL;
+        ok = (v[k++] = hk_strdup(i && !strcmp(flags[i - 1], "--print-limit") ? limit
+                                                                             : flags[i])) != NULL;
     for (size_t i = 0; ok && i < nw; i++)
         ok = (v[k++] = hk_strdup(o->wrapper[i])) != NULL;
     for (size_t i = 0; ok && i < np; i++)
@@ -487,7 +532,7 @@ static int tool_argv(const char *tool, enum sanitize_tool t, const measure_opts 
  * HK_ECANCELED, HK_ENOMEM. */
 static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool t,
                     const measure_prog *p, const sanitize_result *at, unsigned timeout_ms,
-                    sanitize_tool_result *res)
+                    unsigned print_limit, sanitize_tool_result *res)
 {
     harness_run hr = {.mode = "run", .size = at->size, .dist = at->dist, .seed = at->seed,
                       .check_seed = -1, .block = p->block};
@@ -504,7 +549,7 @@ static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool 
     }
     if ((rc = harness_run_argv(p->exe, &hr, &pargv)))
         goto out;
-    if ((rc = tool_argv(tool, t, o, pargv, &argv)))
+    if ((rc = tool_argv(tool, t, o, print_limit, pargv, &argv)))
         goto out;
     /* the candidate's own directory (its image's, for a launcher) is where it runs */
     if (!(exedir = dir_of(p->module ? p->module : p->exe)) || !(tooldir = dir_of(tool)) ||
@@ -559,6 +604,8 @@ static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool 
         }
         sanitize_judge(t, r.exit_code, r.term_signal, r.timed_out, timeout_ms, text, res);
         res->net_only = attempt > 0;
+        if (res->shown >= (int)print_limit)
+            res->all_seen = false; /* the tool stopped printing: some findings are unseen */
         /* On the H200 (no bwrap) compute-sanitizer could not launch its target inside the
          * namespace sandbox ("Error launching target app."), its loopback up or not. What
          * it runs is the trusted launcher and the candidate's device code, which reaches no
@@ -698,27 +745,30 @@ static size_t count_line(const char *text, size_t len, const char *want)
     return n;
 }
 
-/* Whether tool t's finding x in the candidate is the original kernel's (sanitize_opts). */
+/* Whether tool t's finding x in the candidate is the original kernel's (sanitize_opts):
+ * the tool found something in the original too, every finding it printed was seen, and
+ * every source line they name reads as a line of the original's text, with no more copies
+ * of it in the candidate than in the original (a racing statement copied to a new place
+ * races there on its own account). */
 static bool inherited(const sanitize_opts *so, enum sanitize_tool t, const sanitize_tool_result *x)
 {
     if (!so || !so->baseline || !so->base_text || !so->cand_text ||
-        so->baseline->tools[t].status != SANITIZE_FOUND)
+        so->baseline->tools[t].status != SANITIZE_FOUND || !x->all_seen)
         return false;
     int named = 0;
-    for (const char *q = strstr(x->text, " in "); q; q = strstr(q + 4, " in ")) {
-        const char *f = q + 4, *colon = f;
-        while (*colon && *colon != ':' && !isspace((unsigned char)*colon))
-            colon++;
-        if (*colon != ':' || colon == f || !isdigit((unsigned char)colon[1]))
-            continue;
+    for (const char *s = x->sites; *s;) {
+        const char *nl = strchr(s, '\n'), *colon = nl;
+        while (colon > s && colon[-1] != ':')
+            colon--;
+        if (!nl || colon == s || !isdigit((unsigned char)*colon))
+            return false;
         char line[512];
-        line_trimmed(so->cand_text, so->cand_len, strtol(colon + 1, NULL, 10), line, sizeof line);
-        /* the line as the original has it, and no more copies of it than the original has:
-         * a racing statement copied to a new place races there on its own account */
+        line_trimmed(so->cand_text, so->cand_len, strtol(colon, NULL, 10), line, sizeof line);
         size_t in_base = line[0] ? count_line(so->base_text, so->base_len, line) : 0;
         if (!in_base || count_line(so->cand_text, so->cand_len, line) > in_base)
             return false;
         named++;
+        s = nl + 1;
     }
     return named > 0;
 }
@@ -767,7 +817,8 @@ int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const mea
     out->outcome = SANITIZE_PASSED;
     for (int t = 0; t < SANITIZE_N_TOOLS; t++) {
         sanitize_tool_result *x = &out->tools[t];
-        if ((rc = run_tool(o, tool, (enum sanitize_tool)t, p, out, timeout_ms, x)))
+        unsigned limit = so && so->baseline ? SANITIZE_JUDGE_PRINT_LIMIT : 1;
+        if ((rc = run_tool(o, tool, (enum sanitize_tool)t, p, out, timeout_ms, limit, x)))
             goto out;
         HK_DEBUG("sanitize: %s on %s: status %d in %ld ms%s%s", sanitize_tool_name(t), p->exe,
                  (int)x->status, x->wall_ms, x->text[0] ? ": " : "", x->text);

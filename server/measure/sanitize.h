@@ -61,6 +61,11 @@ typedef struct {
                                       * ...", "Access to ... is out of bounds", "and Read
                                       * access at ...") joined by "; "; backtraces left out */
     char location[256];              /* FILE:LINE of its first "at" line; "" when absent */
+    int shown;                       /* findings printed (each "Error:"/"Warning:" report) */
+    char sites[SANITIZE_TEXT_MAX];   /* every FILE:LINE any printed finding names (headers and
+                                      * detail lines, backtraces left out), one per line,
+                                      * each once */
+    bool sites_cut;                  /* sites could not hold them all */
     char tool_error[SANITIZE_TEXT_MAX]; /* the tool's own failure ("Error: Target application
                                       * terminated ...", "unrecognised option ...", "Internal
                                       * Sanitizer Error ..."); "" when none */
@@ -93,6 +98,12 @@ typedef struct {
     enum measure_reason reason;   /* FOUND and FAILED: the rejection's reason; else MEASURE_OK */
     char text[SANITIZE_TEXT_MAX + 128]; /* FOUND: the finding; else why, in words; "" CLEAN */
     long wall_ms;
+    /* FOUND: every source line the printed findings name (sanitize_report.sites), and
+     * whether they are all the tool found (the print limit not reached, the summary's count
+     * printed, sites not cut): a finding can be judged the original's only then */
+    char sites[SANITIZE_TEXT_MAX];
+    int shown;
+    bool all_seen;
     bool net_only; /* run in the network-only sandbox: the tool could not launch its target
                     * inside the namespace sandbox (sanitize_run_tool) */
 } sanitize_tool_result;
@@ -114,6 +125,11 @@ void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, boo
 bool sanitize_wanted(bool best, bool forced, double claimed_speedup, bool already);
 
 /* ---- running the tools ---- */
+
+/* --print-limit of a candidate judged against the original's findings (sanitize_opts
+ * .baseline): every finding it prints must be the original's, and one at this limit means
+ * some were not printed, so none is judged the original's. Every other run prints 1. */
+#define SANITIZE_JUDGE_PRINT_LIMIT 64
 
 typedef struct {
     const char *tool;      /* compute-sanitizer's path; NULL: sanitize_find_tool() */

@@ -7,6 +7,7 @@
 #   suite     tests/gpu/run.sh with CHEATS=none (the kernels of KERNELS, default all)
 #   wild      bench/wild/run.sh (the ids of WILD_IDS, default all), then its table
 #   oneclick  bench/wild/run.sh with ONECLICK=1 (ONECLICK_IDS, default all)
+#   inherited tests/gpu/inherited.sh (the inherited-finding rule on SHOC's reduce)
 #
 #   tests/gpu/session.sh [PHASE...]        (default: cheats suite wild oneclick)
 #
@@ -14,7 +15,8 @@
 #   DEADLINE_S=S   seconds for the whole call (default 540): each phase gets what is left,
 #                  less MARGIN_S (default 25) for the tables and the archive
 #   OUT=DIR        where at most 8 files go (the device tool's limit): summary-cheats.txt,
-#                  summary-suite.txt, wild-table.md, oneclick-table.md, session.txt (what
+#                  summary-suite.txt, wild-table.md, oneclick-table.md, inherited-table.md,
+#                  session.txt (what
 #                  ran, for how long, and why a phase was skipped) and logs.tar.gz (every
 #                  phase's logs and reports, no databases)
 #   CHEAT_JOBS, JOBS, BUDGET, MINUTES, KERNEL_TIMEOUT, CHEAT_TIMEOUT: run.sh's;
@@ -32,7 +34,7 @@ fi
 phases=("$@")
 [ ${#phases[@]} -eq 0 ] && phases=(cheats suite wild oneclick)
 for p in "${phases[@]}"; do
-  case "$p" in cheats|suite|wild|oneclick) ;; *) echo "session.sh: unknown phase $p" >&2; exit 2 ;; esac
+  case "$p" in cheats|suite|wild|oneclick|inherited) ;; *) echo "session.sh: unknown phase $p" >&2; exit 2 ;; esac
 done
 deadline=${DEADLINE_S:-540}
 margin=${MARGIN_S:-25}
@@ -65,6 +67,10 @@ run_phase() {
       CHEATS=none DEADLINE_S=$budget OUT="$work/suite" "$here/run.sh" "${kernels[@]}" >"$work/suite.log" 2>&1
       rc=$?
       cp "$work/suite/summary.txt" "$out/summary-suite.txt" 2>/dev/null ;;
+    inherited)
+      timeout -k 10 "$budget" env OUT="$work/inherited" "$here/inherited.sh" >"$work/inherited.log" 2>&1
+      rc=$?
+      cp "$work/inherited/inherited-table.md" "$out/inherited-table.md" 2>/dev/null ;;
     wild|oneclick)
       local ids=() one=0 name=wild
       [ "$p" = oneclick ] && one=1 name=oneclick

@@ -125,6 +125,15 @@ static void test_parse_racecheck(void **state)
     assert_true(strncmp(r.finding, "Warning: Race reported between Read access at "
                                    "race_warp_tail", 60) == 0);
     assert_string_equal(r.location, "probe.cu:83");
+    assert_int_equal(r.shown, 1);
+    assert_string_equal(r.sites, "probe.cu:83\nprobe.cu:82\n");
+    /* two reports: the first is quoted, every one's lines are kept */
+    parse("racecheck_inherited_and_own.txt", &r);
+    assert_int_equal(r.shown, 2);
+    assert_int_equal(r.errors, 2);
+    assert_false(r.sites_cut);
+    assert_string_equal(r.sites, "probe.cu:83\nprobe.cu:82\nprobe.cu:40\nprobe.cu:39\n");
+    assert_null(strstr(r.finding, "probe.cu:40"));
     /* the hazard report's form (modelled) */
     parse("racecheck_hazard_mode.txt", &r);
     assert_true(r.found);
@@ -201,6 +210,30 @@ static void test_judge(void **state)
     assert_int_equal(j.status, SANITIZE_FOUND);
     assert_int_equal(j.reason, MEASURE_RACE);
     assert_true(strncmp(j.text, "Warning: Race reported", 22) == 0);
+    assert_false(j.all_seen); /* 1 printed of 5 (--print-limit 1) */
+    assert_string_equal(j.sites, "probe.cu:83\nprobe.cu:82\n");
+    sanitize_judge(SANITIZE_RACECHECK, 86, 0, false, 300000, slurp("racecheck_warning_all.txt"),
+                   &j);
+    assert_true(j.all_seen);
+
+    /* memcheck counting more errors than it printed: the others are unseen */
+    sanitize_judge(SANITIZE_MEMCHECK, 86, 0, false, 300000, slurp("memcheck_oob_read.txt"), &j);
+    assert_true(j.all_seen);
+    static const char more[] =
+        "========= COMPUTE-SANITIZER\n"
+        "========= Invalid __global__ read of size 4 bytes\n"
+        "=========     at k(float *)+0x90 in kernel.cu:7\n"
+        "=========     by thread (0,0,0) in block (0,0,0)\n"
+        "========= \n"
+        "========= ERROR SUMMARY: 3 errors\n";
+    sanitize_judge(SANITIZE_MEMCHECK, 86, 0, false, 300000, more, &j);
+    assert_int_equal(j.status, SANITIZE_FOUND);
+    assert_int_equal(j.shown, 1);
+    assert_false(j.all_seen);
+    /* cut at the time limit: not all seen either */
+    sanitize_judge(SANITIZE_INITCHECK, -1, 9, true, 60000, slurp("initcheck_uninit_timed_out.txt"),
+                   &j);
+    assert_false(j.all_seen);
 
     /* printed before the time limit: still a finding */
     sanitize_judge(SANITIZE_INITCHECK, -1, 9, true, 60000, slurp("initcheck_uninit_timed_out.txt"),
@@ -513,7 +546,7 @@ static void test_run_inherited(void **state)
         "        if (blockSize >= 2)  sdata[tid] += sdata[tid + 1];\n"
         "    }\n"
         "}\n";
-    setenv("FAKE_SANITIZER_RACECHECK", FIXTURES "/racecheck_warning.txt", 1);
+    setenv("FAKE_SANITIZER_RACECHECK", FIXTURES "/racecheck_warning_all.txt", 1);
     sanitize_opts bo = {.tool = FAKE_TOOL, .all_tools = true};
     sanitize_result b;
     run(f, "ok", &bo, &b);
@@ -540,6 +573,22 @@ static void test_run_inherited(void **state)
                             json_object_get(j, "tools"), SANITIZE_RACECHECK), "status")),
                         "inherited");
     json_decref(j);
+    sanitize_result_clear(&r);
+
+    /* the judged run prints up to SANITIZE_JUDGE_PRINT_LIMIT findings, not 1 */
+    char want[128];
+    snprintf(want, sizeof want, "racecheck --tool racecheck --error-exitcode 86 "
+             "--check-exit-code no --print-limit %d", SANITIZE_JUDGE_PRINT_LIMIT);
+    assert_non_null(strstr(tool_log(f), want));
+
+    /* the original's race printed first, the candidate's own race (lines 39-40, its own
+     * text) after it: every printed finding is judged, not just the first */
+    setenv("FAKE_SANITIZER_RACECHECK", FIXTURES "/racecheck_inherited_and_own.txt", 1);
+    run(f, "ok", &io, &r);
+    setenv("FAKE_SANITIZER_RACECHECK", FIXTURES "/racecheck_warning_all.txt", 1);
+    assert_int_equal(r.outcome, SANITIZE_REJECTED);
+    assert_int_equal(r.reason, MEASURE_RACE);
+    assert_int_equal(r.tools[SANITIZE_RACECHECK].status, SANITIZE_FOUND);
     sanitize_result_clear(&r);
 
     /* a racing line the baseline does not have: the candidate's own race */
@@ -579,7 +628,7 @@ static void test_run_inherited(void **state)
     unsetenv("FAKE_SANITIZER_RACECHECK");
     run(f, "ok", &bo, &b);
     assert_int_equal(b.outcome, SANITIZE_PASSED);
-    setenv("FAKE_SANITIZER_RACECHECK", FIXTURES "/racecheck_warning.txt", 1);
+    setenv("FAKE_SANITIZER_RACECHECK", FIXTURES "/racecheck_warning_all.txt", 1);
     io.baseline = &b;
     same = cand_text("if (blockSize >= 4)  sdata[tid] += sdata[tid + 2];",
                      "if (blockSize >= 2)  sdata[tid] += sdata[tid + 1];");
