@@ -228,6 +228,11 @@ typedef struct {
     size_t n_asserts;
     const char *one_pass_bound; /* kc_stride_bound when a count holds for one pass only */
     const kc_rows *rows;        /* a row-tiled kernel's rows, or NULL */
+    /* parsed once by sk_grow_timing (owned there), evaluated at each candidate set
+     * without allocating: a growth tries many */
+    expr *count_x[HK_MAX_ARGS], *grid_x[3], *shmem_x;
+    expr_var vars[SK_MAX_VARS + 3]; /* the sizes, then block_x/y/z */
+    size_t n_vars;
 } sk_timing;
 
 /* Whether the word var stands in text t (may be NULL). */
@@ -276,14 +281,23 @@ static int sk_rows_at(const kc_rows *r, const long long *block_val, const json_t
     return r->store && cols < stride ? 2 : 0;
 }
 
-/* The bytes set gives the buffers (*sure: those whose counts are not guessed, *all: every
- * one) and whether it may be timed: every count below SK_ELEMENT_CAP and every buffer below
- * SK_BUFFER_CAP, SK_TOTAL_CAP in all, the grid within the device's limits and below 2^31
- * threads, the shared memory within SK_SHARED_CAP, the asserts, a one-pass count and
- * row tiles holding. *why names what does not (static text); *guessed gets the parameter
- * whose guessed count went past a cap, else -1. */
-static bool sk_timing_fits(const sk_timing *t, const json_t *set, long long *sure, long long *all, const char **why,
-                           int *guessed)
+/* The value of x at the sizes of t->vars: false when it does not evaluate. */
+static bool sk_timing_eval(const sk_timing *t, const expr *x, long long *v)
+{
+    expr_value r;
+    if (!x || expr_eval(x, t->vars, t->n_vars, &r, NULL, 0) != HK_OK || r.is_float)
+        return false;
+    *v = r.i;
+    return true;
+}
+
+/* The bytes the sizes in t->vars give the buffers (*sure: those whose counts are not
+ * guessed, *all: every one) and whether they may be timed: every count below
+ * SK_ELEMENT_CAP and every buffer below SK_BUFFER_CAP, SK_TOTAL_CAP in all, the grid within
+ * the device's limits and below 2^31 threads, the shared memory within SK_SHARED_CAP, the
+ * asserts, a one-pass count and row tiles holding. *why names what does not (static
+ * text); *guessed gets the parameter whose guessed count went past a cap, else -1. */
+static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const char **why, int *guessed)
 {
     *sure = *all = 0;
     *why = NULL;
@@ -292,7 +306,7 @@ static bool sk_timing_fits(const sk_timing *t, const json_t *set, long long *sur
         if (!t->counts[i] || t->f->params[i].pointer_depth == 0 || t->single[i])
             continue;
         long long c = 0;
-        if (!sk_eval_at(t->counts[i], set, &c) || c < 0) {
+        if (!sk_timing_eval(t, t->count_x[i], &c) || c < 0) {
             *why = "a count that does not evaluate";
             return false;
         }
@@ -310,21 +324,33 @@ static bool sk_timing_fits(const sk_timing *t, const json_t *set, long long *sur
         *why = "the buffers past 8 GiB in all";
         return false;
     }
-    json_t *at = sk_with_block(set, t->block_val);
-    bool ok = at != NULL;
     long long threads = t->block_val[0] * t->block_val[1] * t->block_val[2], v = 0;
+    bool ok = true;
     for (size_t d = 0; ok && d < t->n_grid; d++) {
-        ok = t->grid[d] && sk_eval_at(t->grid[d], at, &v) && v >= 1 && v <= (d ? 65535 : INT32_MAX);
+        ok = sk_timing_eval(t, t->grid_x[d], &v) && v >= 1 && v <= (d ? 65535 : INT32_MAX);
         threads = ok && threads <= INT32_MAX ? threads * v : threads;
         ok = ok && threads <= INT32_MAX;
     }
-    if (!ok)
+    if (!ok) {
         *why = "the grid past the device's limits or 2^31 threads";
-    if (ok && t->shmem && (!sk_eval_at(t->shmem, at, &v) || v > SK_SHARED_CAP)) {
-        ok = false;
-        *why = "dynamic shared memory past 48 KiB";
+        return false;
     }
-    json_decref(at);
+    if (t->shmem && (!sk_timing_eval(t, t->shmem_x, &v) || v > SK_SHARED_CAP)) {
+        *why = "dynamic shared memory past 48 KiB";
+        return false;
+    }
+    if (!t->n_asserts && !t->one_pass_bound && !t->rows)
+        return true;
+    /* the rarer checks read a JSON set */
+    json_t *set = json_object();
+    for (size_t n = 0; set && n + 3 < t->n_vars; n++)
+        if (json_object_set_new(set, t->vars[n].name, json_integer(t->vars[n].value.i)) != 0) {
+            json_decref(set);
+            set = NULL;
+        }
+    ok = set != NULL;
+    if (!ok)
+        *why = "no memory";
     for (size_t c = 0; ok && c < t->n_asserts; c++)
         if (sk_assert_holds(&t->asserts[c], set) == 0) {
             ok = false;
@@ -340,6 +366,7 @@ static bool sk_timing_fits(const sk_timing *t, const json_t *set, long long *sur
         *why = "the rows the kernel writes, which must stay side by side";
     }
     hk_free(width);
+    json_decref(set);
     return ok;
 }
 
@@ -390,19 +417,22 @@ static void sk_array_loop_sizes(const skel *k, const an_function *f, char *const
 
 #define SK_SHRINK_FLOOR 16 /* the least a size halved to make room goes to */
 
+/* The value of size v in t. */
+#define SK_VAL(t, v) ((t)->vars[v].value.i)
+
 /* A guessed count (the product of every size) stopped a size of the grid from growing:
  * halves, while that does not fit, the sizes of that count that neither the grid launches
  * over nor an output's count holds (an all-classes loop's num_classes, the points a gather
- * picks from: free[u]), down to SK_SHRINK_FLOOR, while the known buffers move no less than
- * moved. The guess is an upper bound the kernel need not reach; the grid's threads are
- * what it is timed on. True when set (the grown sizes in it) then fits; else set is as it
- * was. */
-static bool sk_make_room(skel *k, const sk_timing *t, json_t *set, const bool *free_var, long long unit,
-                         bool *shrunk, int guessed, long long moved, bool use_sure)
+ * picks from: free_var[u]), down to SK_SHRINK_FLOOR, while the known buffers move no less
+ * than moved. The guess is an upper bound the kernel need not reach; the grid's threads
+ * are what it is timed on. True when the sizes (the grown ones among them) then fit; else
+ * they are as they were. */
+static bool sk_make_room(skel *k, sk_timing *t, const bool *free_var, long long unit, bool *shrunk, int guessed,
+                         long long moved, bool use_sure)
 {
     long long before[SK_MAX_VARS];
     for (size_t u = 0; u < k->n_vars; u++)
-        before[u] = json_integer_value(json_object_get(set, k->vars[u]));
+        before[u] = SK_VAL(t, u);
     long long sure = 0, all = 0;
     const char *why = NULL;
     int blocker = guessed;
@@ -410,54 +440,75 @@ static bool sk_make_room(skel *k, const sk_timing *t, json_t *set, const bool *f
     while (!fits && halved && blocker >= 0) {
         halved = false;
         for (size_t u = 0; u < k->n_vars && !halved; u++) {
-            long long cur = json_integer_value(json_object_get(set, k->vars[u]));
+            long long cur = SK_VAL(t, u);
             if (!free_var[u] || cur / 2 < SK_SHRINK_FLOOR || (unit > 1 && (cur / 2) % unit) ||
                 !sk_names(t->counts[blocker], k->vars[u]))
                 continue;
-            halved = json_object_set_new(set, k->vars[u], json_integer(cur / 2)) == 0;
+            SK_VAL(t, u) = cur / 2;
+            halved = true;
         }
-        fits = sk_timing_fits(t, set, &sure, &all, &why, &blocker);
+        fits = sk_timing_fits(t, &sure, &all, &why, &blocker);
     }
     if (fits && (use_sure ? sure : all) >= moved) {
         for (size_t u = 0; u < k->n_vars; u++)
-            shrunk[u] |= json_integer_value(json_object_get(set, k->vars[u])) < before[u];
+            shrunk[u] |= SK_VAL(t, u) < before[u];
         return true;
     }
     for (size_t u = 0; u < k->n_vars; u++)
-        json_object_set_new(set, k->vars[u], json_integer(before[u]));
+        SK_VAL(t, u) = before[u];
     return false;
 }
 
 /* Grows the invented sizes of the timed set (a JSON object of integers, changed in place)
  * until the buffers whose counts are known (every buffer when none is) move
  * SK_TIMING_BYTES, within sk_timing_fits. The sizes an output's count holds together (C's
- * m + n * ldc) double together: their ratios, and so a leading dimension's hold over the
- * extent it strides (ldc >= m), stay as invented, and no two threads come to write one
- * element. Groups with a size the grid launches over double first, in turn; a size that
- * only per-thread loops run over (an all-pairs kernel's second set: its time goes with the
- * grid times it) grows only when those are spent, and at most SK_LOOP_GROWTH times, unless
- * no size sets the grid. cap[i]: -1 keeps size i (an offset, a head dimension), 0 lets it
- * grow freely, else its most (an assert's bound); unit: what every size stays a multiple
- * of (1 for any). Notes what grew and why, or why it stopped short. */
-static void sk_grow_timing(skel *k, const sk_timing *t, json_t *set, const long long *cap, long long unit)
+ * m + n * ldc) grow together, by one rising function of their values: their order, and so
+ * a leading dimension's hold over the extent it strides (ldc >= m), stays as invented,
+ * and no two threads come to write one element. Groups with a size the grid launches over
+ * grow first, in turn; a size that only per-thread loops run over (an all-pairs kernel's
+ * second set: its time goes with the grid times it) grows only when those are spent, and
+ * at most SK_LOOP_GROWTH times, unless no size sets the grid. cap[i]: -1 keeps size i (an
+ * offset, a head dimension, an array's loop bound), 0 lets it grow freely, else its most
+ * (an assert's bound); unit: what every size stays a multiple of (1 for any). Notes what
+ * grew and why, or why it stopped short. k->nomem on ENOMEM. */
+static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *cap, long long unit)
 {
-    long long sure = 0, all = 0;
+    long long sure = 0, all = 0, moved = 0;
     const char *why = NULL;
     int guessed = -1;
-    if (k->n_vars == 0 || !sk_timing_fits(t, set, &sure, &all, &why, &guessed))
+    bool use_sure = false;
+    struct hk_buf grew;
+    hk_buf_init(&grew, SK_MAX_TEXT);
+    if (k->n_vars == 0 || k->n_vars > SK_MAX_VARS)
         return;
-    bool use_sure = sure > 0;
-    long long moved = use_sure ? sure : all;
+    t->n_vars = 0;
+    for (size_t v = 0; v < k->n_vars; v++)
+        t->vars[t->n_vars++] = (expr_var){ .name = k->vars[v],
+                                           .value = { .i = json_integer_value(json_object_get(set, k->vars[v])) } };
+    static const char *const bn[3] = { "block_x", "block_y", "block_z" };
+    for (int d = 0; d < 3; d++)
+        t->vars[t->n_vars++] = (expr_var){ .name = bn[d], .value = { .i = t->block_val[d] } };
+    bool parsed = true;
+    for (size_t i = 0; i < t->f->n_params && i < HK_MAX_ARGS; i++)
+        parsed &= !t->counts[i] || t->f->params[i].pointer_depth == 0 ||
+                  expr_parse(t->counts[i], &t->count_x[i], NULL, 0) == HK_OK;
+    for (size_t d = 0; d < t->n_grid; d++)
+        parsed &= t->grid[d] && expr_parse(t->grid[d], &t->grid_x[d], NULL, 0) == HK_OK;
+    parsed &= !t->shmem || expr_parse(t->shmem, &t->shmem_x, NULL, 0) == HK_OK;
+    if (!parsed || !sk_timing_fits(t, &sure, &all, &why, &guessed))
+        goto out;
+    use_sure = sure > 0;
+    moved = use_sure ? sure : all;
     if (moved <= 0 || moved >= SK_TIMING_BYTES)
-        return;
-    int cls[SK_MAX_VARS];   /* 0: sizes the grid, 1: per-thread loops only, -1: kept */
+        goto out;
+    int cls[SK_MAX_VARS];    /* 0: sizes the grid, 1: per-thread loops only, -1: kept */
     size_t grp[SK_MAX_VARS]; /* the first size of its group */
     bool in_output[SK_MAX_VARS] = { 0 }, free_var[SK_MAX_VARS] = { 0 };
     long long start[SK_MAX_VARS];
     bool any_grid = false;
     for (size_t v = 0; v < k->n_vars; v++) {
         const char *name = k->vars[v];
-        start[v] = json_integer_value(json_object_get(set, name));
+        start[v] = SK_VAL(t, v);
         bool counted = false, gridded = false;
         for (size_t i = 0; i < t->f->n_params && i < HK_MAX_ARGS && !counted; i++)
             counted = t->counts[i] && t->f->params[i].pointer_depth > 0 && !t->single[i] &&
@@ -509,12 +560,14 @@ static void sk_grow_timing(skel *k, const sk_timing *t, json_t *set, const long 
                     continue;
                 long long was[SK_MAX_VARS];
                 for (size_t v = 0; v < k->n_vars; v++)
-                    was[v] = json_integer_value(json_object_get(set, k->vars[v]));
-                /* by 2, else by 3/2 or 5/4 (one function of the value for every size of the
-                 * group, rising with it: an order between them holds) */
-                static const long long num[3] = { 2, 3, 5 }, den[3] = { 1, 2, 4 };
+                    was[v] = SK_VAL(t, v);
+                /* by the least of 5/4 and 3/2 that reaches the target (a group of four
+                 * sizes doubled moves 16x: far past it), else by 2, 3/2 or 5/4, the most
+                 * that fits; one function of the value for every size of the group, rising
+                 * with it: an order between them holds */
+                static const long long num[5] = { 5, 3, 2, 3, 5 }, den[5] = { 4, 2, 1, 2, 4 };
                 bool grown = false;
-                for (int s = 0; s < 3 && !grown; s++) {
+                for (int s = 0; s < 5 && !grown; s++) {
                     bool can = true;
                     for (size_t v = 0; v < k->n_vars && can; v++) {
                         if (grp[v] != g || cls[v] < 0)
@@ -523,15 +576,20 @@ static void sk_grow_timing(skel *k, const sk_timing *t, json_t *set, const long 
                         if (c == 1 && any_grid && start[v] * SK_LOOP_GROWTH < most)
                             most = start[v] * SK_LOOP_GROWTH;
                         long long next = (was[v] * num[s] / den[s] + u - 1) / u * u;
-                        can = !shrunk[v] && next > was[v] && next <= most &&
-                              json_object_set_new(set, k->vars[v], json_integer(next)) == 0;
+                        can = !shrunk[v] && next > was[v] && next <= most;
+                        SK_VAL(t, v) = next;
                     }
-                    grown = can && (sk_timing_fits(t, set, &sure, &all, &why, &guessed) ||
+                    grown = can && (sk_timing_fits(t, &sure, &all, &why, &guessed) ||
                                     (c == 0 && guessed >= 0 &&
-                                     sk_make_room(k, t, set, free_var, unit, shrunk, guessed, moved, use_sure)));
+                                     sk_make_room(k, t, free_var, unit, shrunk, guessed, moved, use_sure)));
+                    if (grown && s < 2) { /* only when it reaches the target */
+                        sk_timing_fits(t, &sure, &all, &why, &guessed);
+                        grown = (use_sure ? sure : all) >= SK_TIMING_BYTES;
+                        can = false; /* not what stopped the growth */
+                    }
                     if (!grown) {
                         for (size_t v = 0; v < k->n_vars; v++)
-                            json_object_set_new(set, k->vars[v], json_integer(was[v]));
+                            SK_VAL(t, v) = was[v];
                         if (can) {
                             stop_why = why;
                             stop_var = k->vars[g];
@@ -542,22 +600,23 @@ static void sk_grow_timing(skel *k, const sk_timing *t, json_t *set, const long 
                     frozen[g] = true;
                     continue;
                 }
-                sk_timing_fits(t, set, &sure, &all, &why, &guessed);
+                sk_timing_fits(t, &sure, &all, &why, &guessed);
                 moved = use_sure ? sure : all;
                 progress = true;
             }
         }
     }
-    struct hk_buf grew;
-    hk_buf_init(&grew, SK_MAX_TEXT);
     for (size_t v = 0; v < k->n_vars; v++) {
-        long long now = json_integer_value(json_object_get(set, k->vars[v]));
-        if (now != start[v])
-            hk_buf_printf(&grew, "%s%s %lld -> %lld (%s)", grew.len ? ", " : "", k->vars[v], start[v], now,
-                          now < start[v]  ? "it only sizes a guessed count, which capped the others"
-                          : cls[v] == 0   ? "the grid launches over it"
-                          : in_output[v] ? "an output's count holds it with a size of the grid"
-                                          : "only per-thread loops run over it");
+        long long now = SK_VAL(t, v);
+        if (now == start[v])
+            continue;
+        if (json_object_set_new(set, k->vars[v], json_integer(now)) != 0)
+            k->nomem = true;
+        hk_buf_printf(&grew, "%s%s %lld -> %lld (%s)", grew.len ? ", " : "", k->vars[v], start[v], now,
+                      now < start[v]  ? "it only sizes a guessed count, which capped the others"
+                      : cls[v] == 0   ? "the grid launches over it"
+                      : in_output[v] ? "an output's count holds it with a size of the grid"
+                                      : "only per-thread loops run over it");
     }
     const char *whose = use_sure ? "the buffers whose counts are known" : "the buffers";
     if (grew.len && moved >= SK_TIMING_BYTES)
@@ -571,6 +630,12 @@ static void sk_grow_timing(skel *k, const sk_timing *t, json_t *set, const long 
         sk_note(k, "timing sizes (sizes[1]) move %.0f MB, short of 4x the 50 MB L2 of an H200: %s%s%s",
                 (double)moved / 1e6, stop_var ? stop_var : "no size can grow", stop_var ? " stopped by " : "",
                 stop_var && stop_why ? stop_why : "");
+out:
+    for (size_t i = 0; i < HK_MAX_ARGS; i++)
+        expr_free(t->count_x[i]);
+    for (int d = 0; d < 3; d++)
+        expr_free(t->grid_x[d]);
+    expr_free(t->shmem_x);
     hk_buf_free(&grew);
 }
 
