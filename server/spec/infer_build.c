@@ -370,6 +370,45 @@ static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const 
     return ok;
 }
 
+/* Rows one block wide (kc_row_tiles without blockIdx.x): a size that only sets their stride
+ * S, invented large, leaves the kernel a sliver of each row (Rodinia's backprop adjust
+ * writes 16 columns of rows hid + 1 apart; at hid 4096 it moved 2 MB in 9 us, too short to
+ * time, where its program has hid 16). Such a size is set, in both sets, to the least
+ * value that keeps S at least the block's width: the rows then lie side by side, and the
+ * rows launched (rows_size) are what grows the work, and fixed[v] keeps it there. */
+static void sk_dense_rows(skel *k, const kc_rows *rows, const char *rows_size, char *const *grid, size_t n_grid,
+                          const long long *block_val, json_t *s0, json_t *s1, bool *fixed)
+{
+    for (size_t v = 0; v < k->n_vars; v++) {
+        const char *name = k->vars[v];
+        bool gridded = !strcmp(name, rows_size);
+        for (size_t d = 0; d < n_grid && !gridded; d++)
+            gridded = sk_names(grid[d], name);
+        if (gridded || !sk_names(rows->stride, name))
+            continue;
+        json_t *sets[2] = { s0, s1 };
+        long long least[2] = { 0, 0 };
+        for (int i = 0; i < 2; i++) {
+            long long was = json_integer_value(json_object_get(sets[i], name)), stride = 0;
+            for (long long x = 1; x < was && !least[i]; x++) {
+                if (json_object_set_new(sets[i], name, json_integer(x)) != 0) {
+                    k->nomem = true;
+                    return;
+                }
+                if (sk_eval_at(rows->stride, sets[i], &stride) && stride >= block_val[0])
+                    least[i] = x;
+            }
+            if (json_object_set_new(sets[i], name, json_integer(least[i] ? least[i] : was)) != 0)
+                k->nomem = true;
+        }
+        fixed[v] = least[0] || least[1];
+        if (fixed[v])
+            sk_note(k, "size %s %lld: it only sets the stride %s of rows %lld wide (one block), which "
+                    "lie side by side at it, and the rows launched (%s) grow the work", name,
+                    least[1] ? least[1] : least[0], rows->stride, block_val[0], rows_size);
+    }
+}
+
 /* Sizes a fixed array holds: a loop whose counter subscripts a local or __shared__ array
  * runs to a bound made of a scalar parameter (mmcv's knn: float best_dist[100] filled for
  * i < nsample). The program keeps that parameter within the array; only the invented
@@ -1398,6 +1437,9 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         ok &= json_object_set_new(s0, k->vars[i], json_integer(a)) == 0;
         ok &= json_object_set_new(s1, k->vars[i], json_integer(b)) == 0;
     }
+    bool stride_only[SK_MAX_VARS] = { 0 };
+    if (rows_size && !rows.bx && !rows.store && !all_program && ok) /* an output stored so stays a doubt */
+        sk_dense_rows(k, &rows, rows_size, grid, n_grid, block_val, s0, s1, stride_only);
     /* the dynamic shared memory the launch gives (spec text), checked once the sizes grow */
     int dyn_line = sk_dynamic_shared(k, f);
     long tsize = n_tp ? sk_type_size(tactual[0]) : 0;
@@ -1411,7 +1453,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         bool single[HK_MAX_ARGS] = { 0 }, written[HK_MAX_ARGS] = { 0 }, in_array[SK_MAX_VARS] = { 0 };
         sk_array_loop_sizes(k, f, scal, in_array);
         for (size_t i = 0; i < k->n_vars; i++)
-            cap[i] = in_array[i] || (k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) ||
+            cap[i] = in_array[i] || stride_only[i] || (k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) ||
                                                        sk_subtracted(k->vars[i], cover->need, 3) ||
                                                        sk_dim_like(k->vars[i])))
                          ? -1

@@ -1029,6 +1029,14 @@ static void rows_of_a_matrix_without_launch_or_bounds(void **state)
     /* rows 1 to 24 of stride 41, columns 1 to 16 */
     assert_int_equal(eval(field(inf.spec, 0, "count"), names2, w, 2), 41 * 24 + 16 + 1);
     assert_int_equal(eval(field(inf.spec, 1, "count"), names2, w, 2), 17);
+    /* stride only spaces rows 16 wide: invented large it left the kernel a sliver of each
+     * row (Rodinia's backprop adjust: 2 MB in 9 us on the H200); at 15 the rows lie side by
+     * side in both sets, and the rows launched (count) grow the timed set */
+    json_t *sets = json_object_get(inf.spec, "sizes");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(sets, 0), "stride")), 15);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(sets, 1), "stride")), 15);
+    assert_true(json_integer_value(json_object_get(json_array_get(sets, 1), "count")) > 8192);
+    assert_true(has_note(&inf, "size stride 15: it only sets the stride (stride+1) of rows 16 wide"));
     spec_inference_free(&inf);
 
     infer(DATA("row_tiles.cu"), "scale_known_height", &inf);
