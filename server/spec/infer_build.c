@@ -1452,12 +1452,12 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         long long cap[SK_MAX_VARS];
         bool single[HK_MAX_ARGS] = { 0 }, written[HK_MAX_ARGS] = { 0 }, in_array[SK_MAX_VARS] = { 0 };
         sk_array_loop_sizes(k, f, scal, in_array);
-        for (size_t i = 0; i < k->n_vars; i++)
-            cap[i] = in_array[i] || stride_only[i] || (k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) ||
-                                                       sk_subtracted(k->vars[i], cover->need, 3) ||
-                                                       sk_dim_like(k->vars[i])))
-                         ? -1
-                         : bounded[i] > 0 ? bounded[i] : 0;
+        for (size_t i = 0; i < k->n_vars; i++) {
+            /* kept as invented where the loop above made it small on purpose */
+            bool kept = k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) ||
+                                          sk_subtracted(k->vars[i], cover->need, 3) || sk_dim_like(k->vars[i]));
+            cap[i] = kept || in_array[i] || stride_only[i] ? -1 : bounded[i] > 0 ? bounded[i] : 0;
+        }
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++) {
             const an_param *p = &f->params[i];
             int use = p->pointer_depth > 0 && !p->is_const ? sk_pointer_use(text, bs, be, p->name) : -1;
@@ -1467,7 +1467,8 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         sk_timing t = { .f = f, .counts = counts, .count_sure = count_sure, .elem_bytes = elem_bytes,
                         .single = single, .written = written, .grid = grid, .n_grid = n_grid,
                         .need = cover->need, .block_val = block_val,
-                        .shmem = sh, .asserts = asserts, .n_asserts = n_asserts,
+                        .shmem = sh && sk_sizes_or_block(k, sh, block_val) ? sh : NULL,
+                        .asserts = asserts, .n_asserts = n_asserts,
                         .one_pass_bound = pass_bound, .rows = rows_size ? &rows : NULL };
         sk_grow_timing(k, &t, s1, cap, ragged ? 1 : block_val[0] * block_val[1]);
     }
