@@ -310,7 +310,7 @@ static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const 
             *why = "a count that does not evaluate";
             return false;
         }
-        long long b = c * (t->elem_bytes[i] > 0 ? t->elem_bytes[i] : 1);
+        long long b = c <= SK_ELEMENT_CAP ? c * (t->elem_bytes[i] > 0 ? t->elem_bytes[i] : 1) : 0;
         if (c > SK_ELEMENT_CAP || b > SK_BUFFER_CAP) {
             *why = c > SK_ELEMENT_CAP ? "a count past 2^31 - 1 elements (an int subscript)" : "a buffer past 2 GiB";
             *guessed = t->count_sure[i] ? -1 : (int)i;
