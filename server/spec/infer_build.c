@@ -219,6 +219,7 @@ typedef struct {
     const long *elem_bytes;  /* bytes of one element of counts[i] */
     const bool *single;      /* the pointer itself is one accumulator (count 1) */
     const bool *written;     /* an output or inout */
+    const bool *loop_bound;  /* by size: a counted loop of the kernel runs to it */
     char *const *grid;
     size_t n_grid;
     char *const *need;       /* the blocks the bounds checks need per axis (sk_cover), NULL each */
@@ -242,6 +243,23 @@ static bool sk_names(const char *t, const char *var)
     for (size_t i = 0; i < n; i++)
         if (sk_word_at(t, n, i, var, vl))
             return true;
+    return false;
+}
+
+/* Whether var divides in t (`/ var`, `/ (var`, `% var`): a class count that splits
+ * output_size into rows, no stride. */
+static bool sk_divides(const char *t, const char *var)
+{
+    size_t n = strlen(t), vl = strlen(var);
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] != '/' && t[i] != '%')
+            continue;
+        size_t j = i + 1;
+        while (j < n && (t[j] == ' ' || t[j] == '('))
+            j++;
+        if (sk_word_at(t, n, j, var, vl))
+            return true;
+    }
     return false;
 }
 
@@ -425,6 +443,26 @@ static bool sk_form_term_has(km_form f, uint32_t atom)
     return false;
 }
 
+/* Sizes a counted loop of the kernel runs to (bound[v] set): a loop whose bound is made of
+ * a scalar parameter whose launch value (scal) names them. */
+static void sk_loop_bound_sizes(const skel *k, const an_function *f, char *const *scal, bool *bound)
+{
+    if (!k->km)
+        return;
+    size_t nl = 0, nt = 0;
+    const km_loop *lp = km_loops(k->km, &nl);
+    const km_atom *at = km_atoms(k->km, &nt);
+    for (size_t l = 0; l < nl; l++)
+        for (size_t a = 0; a < nt; a++) {
+            if (at[a].kind != KM_ATOM_PARAM || !at[a].name || !km_form_mentions(k->km, lp[l].bound, (uint32_t)a))
+                continue;
+            for (size_t p = 0; p < f->n_params && p < HK_MAX_ARGS; p++)
+                if (scal[p] && !strcmp(f->params[p].name, at[a].name))
+                    for (size_t v = 0; v < k->n_vars; v++)
+                        bound[v] |= sk_names(scal[p], k->vars[v]);
+        }
+}
+
 static void sk_array_loop_sizes(const skel *k, const an_function *f, char *const *scal, bool *keep)
 {
     if (!k->km)
@@ -542,7 +580,7 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
         goto out;
     int cls[SK_MAX_VARS];    /* 0: sizes the grid, 1: per-thread loops only, -1: kept */
     size_t grp[SK_MAX_VARS]; /* the first size of its group */
-    bool in_output[SK_MAX_VARS] = { 0 }, free_var[SK_MAX_VARS] = { 0 };
+    bool in_output[SK_MAX_VARS] = { 0 }, free_var[SK_MAX_VARS] = { 0 }, strides[SK_MAX_VARS] = { 0 };
     long long start[SK_MAX_VARS];
     bool any_grid = false;
     for (size_t v = 0; v < k->n_vars; v++) {
@@ -579,6 +617,24 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
                 if (grp[u] == old)
                     grp[u] = first;
         }
+    }
+    /* a size of an input's count that neither the grid launches over nor a loop runs to
+     * only strides it (sgemm's lda beside m in m + (k - 1) * lda + 1): it follows the
+     * group of a launched size it is counted with, as a leading dimension its extent */
+    for (size_t i = 0; i < t->f->n_params && i < HK_MAX_ARGS; i++) {
+        if (!t->counts[i] || t->written[i] || t->single[i] || t->f->params[i].pointer_depth == 0 ||
+            !t->count_sure[i]) /* a guess (the product of every size) relates nothing */
+            continue;
+        size_t anchor = SIZE_MAX;
+        for (size_t v = 0; v < k->n_vars && anchor == SIZE_MAX; v++)
+            if (cls[v] == 0 && sk_names(t->counts[i], k->vars[v]))
+                anchor = grp[v];
+        for (size_t v = 0; v < k->n_vars && anchor != SIZE_MAX; v++)
+            if (cls[v] == 1 && !t->loop_bound[v] && !in_output[v] && grp[v] == v &&
+                sk_names(t->counts[i], k->vars[v]) && !sk_divides(t->counts[i], k->vars[v])) {
+                grp[v] = anchor;
+                strides[v] = true;
+            }
     }
     int gcls[SK_MAX_VARS]; /* a group's class: 0 when one of it sizes the grid */
     for (size_t v = 0; v < k->n_vars; v++)
@@ -655,6 +711,7 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
                       now < start[v]  ? "it only sizes a guessed count, which capped the others"
                       : cls[v] == 0   ? "the grid launches over it"
                       : in_output[v] ? "an output's count holds it with a size of the grid"
+                      : strides[v]   ? "it strides an input beside a size of the grid"
                                       : "only per-thread loops run over it");
     }
     const char *whose = use_sure ? "the buffers whose counts are known" : "the buffers";
@@ -1451,7 +1508,9 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     if (!all_program && ok) {
         long long cap[SK_MAX_VARS];
         bool single[HK_MAX_ARGS] = { 0 }, written[HK_MAX_ARGS] = { 0 }, in_array[SK_MAX_VARS] = { 0 };
+        bool loop_bound[SK_MAX_VARS] = { 0 };
         sk_array_loop_sizes(k, f, scal, in_array);
+        sk_loop_bound_sizes(k, f, scal, loop_bound);
         for (size_t i = 0; i < k->n_vars; i++) {
             /* kept as invented where the loop above made it small on purpose */
             bool kept = k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) ||
@@ -1465,7 +1524,8 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             written[i] = use >= 2 || (use >= 0 && sk_pointer_written(text, bs, be, p->name));
         }
         sk_timing t = { .f = f, .counts = counts, .count_sure = count_sure, .elem_bytes = elem_bytes,
-                        .single = single, .written = written, .grid = grid, .n_grid = n_grid,
+                        .single = single, .written = written, .loop_bound = loop_bound,
+                        .grid = grid, .n_grid = n_grid,
                         .need = cover->need, .block_val = block_val,
                         .shmem = sh && sk_sizes_or_block(k, sh, block_val) ? sh : NULL,
                         .asserts = asserts, .n_asserts = n_asserts,

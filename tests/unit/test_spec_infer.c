@@ -1321,7 +1321,8 @@ static void timing_sizes_capped_by_int_and_memory(void **state)
 
 /* An all-pairs kernel's time goes with the threads times the loop: only the threads'
  * size grows (n), the reference points (m, which only the loop runs over) stay as
- * invented; a loop over a size that fills a local array of 64 keeps that size too. */
+ * invented; so does a GEMM's k, while its leading dimensions follow m and n; a loop over a
+ * size that fills a local array of 64 keeps that size too. */
 static void timing_sizes_all_pairs_and_local_arrays(void **state)
 {
     (void)state;
@@ -1335,6 +1336,22 @@ static void timing_sizes_all_pairs_and_local_arrays(void **state)
     assert_true(buffer_bytes(inf.spec, 1, &count, &bytes) >= TIMING_TARGET);
     assert_true(has_note(&inf, "n 2048 -> "));
     assert_false(has_note(&inf, "m 4096 -> "));
+    spec_inference_free(&inf);
+
+    /* a GEMM's leading dimensions follow the extents they stride (lda with m: rows of A
+     * would overlap under a larger m), its k loop stays as invented */
+    infer(DATA("timing_sizes.cu"), "gemm_nt", &inf);
+    no_doubts(&inf);
+    s1 = json_array_get(json_object_get(inf.spec, "sizes"), 1);
+    long long m = json_integer_value(json_object_get(s1, "m"));
+    assert_true(m > 32);
+    assert_int_equal(json_integer_value(json_object_get(s1, "lda")), m);
+    assert_int_equal(json_integer_value(json_object_get(s1, "ldb")), m);
+    assert_int_equal(json_integer_value(json_object_get(s1, "ldc")), m);
+    assert_int_equal(json_integer_value(json_object_get(s1, "k")), 32);
+    assert_true(has_note(&inf, "lda 32 -> "));
+    assert_true(has_note(&inf, "(it strides an input beside a size of the grid)"));
+    assert_true(buffer_bytes(inf.spec, 1, &count, &bytes) >= TIMING_TARGET);
     spec_inference_free(&inf);
 
     infer(DATA("timing_sizes.cu"), "topk", &inf);

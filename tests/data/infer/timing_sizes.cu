@@ -67,3 +67,17 @@ __global__ void topk(const float *x, float *out, int n, int k, int m, int s)
     for (int j = 0; j < k; j++)
         out[i * k + j] = best[j] / t;
 }
+
+// C = A^T B with leading dimensions: lda, ldb and ldc only stride the matrices and follow
+// the extents they stride; k is the loop each thread runs
+__global__ void gemm_nt(const float *A, int lda, const float *B, int ldb, float *C, int ldc, int k, int m, int n)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    int col = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= m || col >= n)
+        return;
+    float c = 0.0f;
+    for (int i = 0; i < k; i++)
+        c += A[row + i * lda] * B[col + i * ldb];
+    C[row + col * ldc] = c;
+}
