@@ -196,6 +196,545 @@ static bool sk_subtracted(const char *name, char *const *grid, size_t n_grid)
     return false;
 }
 
+/* ---- timing sizes ---- */
+
+/* The timed set (sizes[1]) must move well past the L2, or a kernel of a few microseconds
+ * is timed, whose launches spread too widely to trust (the H200's mmcv gather_points at
+ * 32 of each size: 8 us, spread 0.13). The L2 is an H100's or H200's; four times it keeps
+ * the cache's share of the time small. */
+#define SK_L2_BYTES (50LL << 20)
+#define SK_TIMING_BYTES (4 * SK_L2_BYTES)
+#define SK_BUFFER_CAP (2LL << 30)  /* one buffer: the harness allocates every one */
+#define SK_TOTAL_CAP (8LL << 30)
+#define SK_ELEMENT_CAP INT32_MAX   /* a subscript in int reaches every element below it */
+#define SK_SHARED_CAP (48LL << 10) /* dynamic shared memory without the opt-in */
+#define SK_LOOP_GROWTH 16          /* how far a size only per-thread loops run over may grow */
+
+/* What the timed set must satisfy, all borrowed: the buffers' counts and element bytes,
+ * the launch, and the checks inference makes at every set. */
+typedef struct {
+    const an_function *f;
+    char *const *counts;     /* by parameter index; NULL for scalars */
+    const bool *count_sure;  /* from the program or the index math, not a guess */
+    const long *elem_bytes;  /* bytes of one element of counts[i] */
+    const bool *single;      /* the pointer itself is one accumulator (count 1) */
+    const bool *written;     /* an output or inout */
+    const bool *loop_bound;  /* by size: a counted loop of the kernel runs to it */
+    char *const *grid;
+    size_t n_grid;
+    char *const *need;       /* the blocks the bounds checks need per axis (sk_cover), NULL each */
+    const long long *block_val;
+    const char *shmem;       /* dynamic shared bytes (spec text), or NULL */
+    const sk_assert_cmp *asserts;
+    size_t n_asserts;
+    const char *one_pass_bound; /* kc_stride_bound when a count holds for one pass only */
+    const kc_rows *rows;        /* a row-tiled kernel's rows, or NULL */
+    /* parsed once by sk_grow_timing (owned there), evaluated at each candidate set
+     * without allocating: a growth tries many */
+    expr *count_x[HK_MAX_ARGS], *grid_x[3], *shmem_x;
+    expr_var vars[SK_MAX_VARS + 3]; /* the sizes, then block_x/y/z */
+    size_t n_vars;
+} sk_timing;
+
+/* Whether the word var stands in text t (may be NULL). */
+static bool sk_names(const char *t, const char *var)
+{
+    size_t n = t ? strlen(t) : 0, vl = strlen(var);
+    for (size_t i = 0; i < n; i++)
+        if (sk_word_at(t, n, i, var, vl))
+            return true;
+    return false;
+}
+
+/* Whether var divides in t (`/ var`, `/ (var`, `% var`): a class count that splits
+ * output_size into rows, no stride. */
+static bool sk_divides(const char *t, const char *var)
+{
+    size_t n = strlen(t), vl = strlen(var);
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] != '/' && t[i] != '%')
+            continue;
+        size_t j = i + 1;
+        while (j < n && (t[j] == ' ' || t[j] == '('))
+            j++;
+        if (sk_word_at(t, n, j, var, vl))
+            return true;
+    }
+    return false;
+}
+
+/* set with the block's dimensions added as block_x/y/z (the grid's terms): new reference. */
+static json_t *sk_with_block(const json_t *set, const long long *block_val)
+{
+    json_t *at = json_deep_copy(set);
+    for (int d = 0; at && d < 3; d++)
+        if (json_object_set_new(at, (const char *[]){ "block_x", "block_y", "block_z" }[d],
+                                json_integer(block_val[d])) != 0) {
+            json_decref(at);
+            return NULL;
+        }
+    return at;
+}
+
+/* Whether every thread of the launch's grid passes the grid-stride loop of bound once at set. */
+static bool sk_one_pass_at(const char *bound, const char *grid0, const long long *block_val, const json_t *set)
+{
+    json_t *at = sk_with_block(set, block_val);
+    long long blocks = 0, need = 0;
+    bool once = at && bound && grid0 && sk_eval_at(grid0, at, &blocks) && sk_eval_at(bound, at, &need) &&
+                blocks * block_val[0] >= need;
+    json_decref(at);
+    return once;
+}
+
+/* How the rows of r sit at set: 0 side by side, 1 overlapping (or not evaluable), 2 with
+ * unwritten elements between the stored rows. *width gets the columns' text (new). */
+static int sk_rows_at(const kc_rows *r, const long long *block_val, const json_t *set, char **width)
+{
+    long long stride = 0, cols = 0;
+    *width = r->bx ? hk_asprintf("ceil_div(%s, %lld) * %lld", r->stride, r->cx, r->cx)
+                   : hk_asprintf("%lld", block_val[0]);
+    if (!sk_eval_at(r->stride, set, &stride) || !*width || !sk_eval_at(*width, set, &cols) || cols > stride)
+        return 1;
+    return r->store && cols < stride ? 2 : 0;
+}
+
+/* The value of x at the sizes of t->vars: false when it does not evaluate. */
+static bool sk_timing_eval(const sk_timing *t, const expr *x, long long *v)
+{
+    expr_value r;
+    if (!x || expr_eval(x, t->vars, t->n_vars, &r, NULL, 0) != HK_OK || r.is_float)
+        return false;
+    *v = r.i;
+    return true;
+}
+
+/* The bytes the sizes in t->vars give the buffers (*sure: those whose counts are not
+ * guessed, *all: every one) and whether they may be timed: every count below
+ * SK_ELEMENT_CAP and every buffer below SK_BUFFER_CAP, SK_TOTAL_CAP in all, the grid within
+ * the device's limits and below 2^31 threads, the shared memory within SK_SHARED_CAP, the
+ * asserts, a one-pass count and row tiles holding. *why names what does not (static
+ * text); *guessed gets the parameter whose guessed count went past a cap, else -1. */
+static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const char **why, int *guessed)
+{
+    *sure = *all = 0;
+    *why = NULL;
+    *guessed = -1;
+    for (size_t i = 0; i < t->f->n_params && i < HK_MAX_ARGS; i++) {
+        if (!t->counts[i] || t->f->params[i].pointer_depth == 0 || t->single[i])
+            continue;
+        long long c = 0;
+        if (!sk_timing_eval(t, t->count_x[i], &c) || c < 0) {
+            *why = "a count that does not evaluate";
+            return false;
+        }
+        long long b = c <= SK_ELEMENT_CAP ? c * (t->elem_bytes[i] > 0 ? t->elem_bytes[i] : 1) : 0;
+        if (c > SK_ELEMENT_CAP || b > SK_BUFFER_CAP) {
+            *why = c > SK_ELEMENT_CAP ? "a count past 2^31 - 1 elements (an int subscript)" : "a buffer past 2 GiB";
+            *guessed = t->count_sure[i] ? -1 : (int)i;
+            return false;
+        }
+        *all += b;
+        if (t->count_sure[i])
+            *sure += b;
+    }
+    if (*all > SK_TOTAL_CAP) {
+        *why = "the buffers past 8 GiB in all";
+        return false;
+    }
+    long long threads = t->block_val[0] * t->block_val[1] * t->block_val[2], v = 0;
+    bool ok = true;
+    for (size_t d = 0; ok && d < t->n_grid; d++) {
+        ok = sk_timing_eval(t, t->grid_x[d], &v) && v >= 1 && v <= (d ? 65535 : INT32_MAX);
+        threads = ok && threads <= INT32_MAX ? threads * v : threads;
+        ok = ok && threads <= INT32_MAX;
+    }
+    if (!ok) {
+        *why = "the grid past the device's limits or 2^31 threads";
+        return false;
+    }
+    if (t->shmem && (!sk_timing_eval(t, t->shmem_x, &v) || v > SK_SHARED_CAP)) {
+        *why = "dynamic shared memory past 48 KiB";
+        return false;
+    }
+    if (!t->n_asserts && !t->one_pass_bound && !t->rows)
+        return true;
+    /* the rarer checks read a JSON set */
+    json_t *set = json_object();
+    for (size_t n = 0; set && n + 3 < t->n_vars; n++)
+        if (json_object_set_new(set, t->vars[n].name, json_integer(t->vars[n].value.i)) != 0) {
+            json_decref(set);
+            set = NULL;
+        }
+    ok = set != NULL;
+    if (!ok)
+        *why = "no memory";
+    for (size_t c = 0; ok && c < t->n_asserts; c++)
+        if (sk_assert_holds(&t->asserts[c], set) == 0) {
+            ok = false;
+            *why = "a launcher's assert";
+        }
+    if (ok && t->one_pass_bound && !sk_one_pass_at(t->one_pass_bound, t->grid[0], t->block_val, set)) {
+        ok = false;
+        *why = "the launch's grid, which must cover the grid-stride loop in one pass";
+    }
+    char *width = NULL;
+    if (ok && t->rows && sk_rows_at(t->rows, t->block_val, set, &width) != 0) {
+        ok = false;
+        *why = "the rows the kernel writes, which must stay side by side";
+    }
+    hk_free(width);
+    json_decref(set);
+    return ok;
+}
+
+/* Rows one block wide (kc_row_tiles without blockIdx.x): a size that only sets their stride
+ * S, invented large, leaves the kernel a sliver of each row (Rodinia's backprop adjust
+ * writes 16 columns of rows hid + 1 apart; at hid 4096 it moved 2 MB in 9 us, too short to
+ * time, where its program has hid 16). Such a size is set, in both sets, to the least
+ * value that keeps S at least the block's width: the rows then lie side by side, and the
+ * rows launched (rows_size) are what grows the work, and fixed[v] keeps it there. */
+static void sk_dense_rows(skel *k, const kc_rows *rows, const char *rows_size, char *const *grid, size_t n_grid,
+                          const long long *block_val, json_t *s0, json_t *s1, bool *fixed)
+{
+    for (size_t v = 0; v < k->n_vars; v++) {
+        const char *name = k->vars[v];
+        bool gridded = !strcmp(name, rows_size);
+        for (size_t d = 0; d < n_grid && !gridded; d++)
+            gridded = sk_names(grid[d], name);
+        if (gridded || !sk_names(rows->stride, name))
+            continue;
+        json_t *sets[2] = { s0, s1 };
+        long long least[2] = { 0, 0 };
+        for (int i = 0; i < 2; i++) {
+            long long was = json_integer_value(json_object_get(sets[i], name)), stride = 0;
+            for (long long x = 1; x < was && !least[i]; x++) {
+                if (json_object_set_new(sets[i], name, json_integer(x)) != 0) {
+                    k->nomem = true;
+                    return;
+                }
+                if (sk_eval_at(rows->stride, sets[i], &stride) && stride >= block_val[0])
+                    least[i] = x;
+            }
+            if (json_object_set_new(sets[i], name, json_integer(least[i] ? least[i] : was)) != 0)
+                k->nomem = true;
+        }
+        fixed[v] = least[0] || least[1];
+        if (fixed[v])
+            sk_note(k, "size %s %lld: it only sets the stride %s of rows %lld wide (one block), which "
+                    "lie side by side at it, and the rows launched (%s) grow the work", name,
+                    least[1] ? least[1] : least[0], rows->stride, block_val[0], rows_size);
+    }
+}
+
+/* Sizes a fixed array holds: a loop whose counter subscripts a local or __shared__ array
+ * runs to a bound made of a scalar parameter (mmcv's knn: float best_dist[100] filled for
+ * i < nsample). The program keeps that parameter within the array; only the invented
+ * value is known to stay there, so those sizes keep it (keep[v] set). scal: the launch
+ * value of each parameter in spec terms. */
+/* Whether atom is a factor of a term of f itself (not inside a read's subscript: a
+ * histogram's s_hist[data[i]] does not walk s_hist with i). */
+static bool sk_form_term_has(km_form f, uint32_t atom)
+{
+    for (uint32_t t = 0; t < f.n; t++)
+        for (uint32_t a = 0; a < f.t[t].n; a++)
+            if (f.t[t].atoms[a] == atom)
+                return true;
+    return false;
+}
+
+/* Sizes a counted loop of the kernel runs to (bound[v] set): a loop whose bound is made of
+ * a scalar parameter whose launch value (scal) names them. */
+static void sk_loop_bound_sizes(const skel *k, const an_function *f, char *const *scal, bool *bound)
+{
+    if (!k->km)
+        return;
+    size_t nl = 0, nt = 0;
+    const km_loop *lp = km_loops(k->km, &nl);
+    const km_atom *at = km_atoms(k->km, &nt);
+    for (size_t l = 0; l < nl; l++)
+        for (size_t a = 0; a < nt; a++) {
+            if (at[a].kind != KM_ATOM_PARAM || !at[a].name || !km_form_mentions(k->km, lp[l].bound, (uint32_t)a))
+                continue;
+            for (size_t p = 0; p < f->n_params && p < HK_MAX_ARGS; p++)
+                if (scal[p] && !strcmp(f->params[p].name, at[a].name))
+                    for (size_t v = 0; v < k->n_vars; v++)
+                        bound[v] |= sk_names(scal[p], k->vars[v]);
+        }
+}
+
+static void sk_array_loop_sizes(const skel *k, const an_function *f, char *const *scal, bool *keep)
+{
+    if (!k->km)
+        return;
+    size_t na = 0, nl = 0, nt = 0;
+    const km_access *ac = km_accesses(k->km, &na);
+    const km_loop *lp = km_loops(k->km, &nl);
+    const km_atom *at = km_atoms(k->km, &nt);
+    for (size_t i = 0; i < na; i++) {
+        long long lo = 0, hi = 0, extent = 0;
+        if ((ac[i].space != KM_SPACE_LOCAL && ac[i].space != KM_SPACE_SHARED) ||
+            kc_shared_inside(k->km, &ac[i], &lo, &hi, &extent)) /* a tile loop's min(m, k + T) - k */
+            continue;
+        for (uint32_t j = 0; j < ac[i].n_loops; j++) {
+            uint32_t l = ac[i].loops[j];
+            if (l >= nl || !sk_form_term_has(ac[i].index, lp[l].counter))
+                continue;
+            for (size_t a = 0; a < nt; a++) {
+                if (at[a].kind != KM_ATOM_PARAM || !at[a].name || !km_form_mentions(k->km, lp[l].bound, (uint32_t)a))
+                    continue;
+                for (size_t p = 0; p < f->n_params && p < HK_MAX_ARGS; p++)
+                    if (scal[p] && !strcmp(f->params[p].name, at[a].name))
+                        for (size_t v = 0; v < k->n_vars; v++)
+                            keep[v] |= sk_names(scal[p], k->vars[v]);
+            }
+        }
+    }
+}
+
+#define SK_SHRINK_FLOOR 16 /* the least a size halved to make room goes to */
+
+/* The value of size v in t. */
+#define SK_VAL(t, v) ((t)->vars[v].value.i)
+
+/* A guessed count (the product of every size) stopped a size of the grid from growing:
+ * halves, while that does not fit, the sizes of that count that neither the grid launches
+ * over nor an output's count holds (an all-classes loop's num_classes, the points a gather
+ * picks from: free_var[u]), down to SK_SHRINK_FLOOR, while the known buffers move no less
+ * than moved. The guess is an upper bound the kernel need not reach; the grid's threads
+ * are what it is timed on. True when the sizes (the grown ones among them) then fit; else
+ * they are as they were. */
+static bool sk_make_room(skel *k, sk_timing *t, const bool *free_var, long long unit, bool *shrunk, int guessed,
+                         long long moved, bool use_sure)
+{
+    long long before[SK_MAX_VARS];
+    for (size_t u = 0; u < k->n_vars; u++)
+        before[u] = SK_VAL(t, u);
+    long long sure = 0, all = 0;
+    const char *why = NULL;
+    int blocker = guessed;
+    bool fits = false, halved = true;
+    while (!fits && halved && blocker >= 0) {
+        halved = false;
+        for (size_t u = 0; u < k->n_vars && !halved; u++) {
+            long long cur = SK_VAL(t, u);
+            if (!free_var[u] || cur / 2 < SK_SHRINK_FLOOR || (unit > 1 && (cur / 2) % unit) ||
+                !sk_names(t->counts[blocker], k->vars[u]))
+                continue;
+            SK_VAL(t, u) = cur / 2;
+            halved = true;
+        }
+        fits = sk_timing_fits(t, &sure, &all, &why, &blocker);
+    }
+    if (fits && (use_sure ? sure : all) >= moved) {
+        for (size_t u = 0; u < k->n_vars; u++)
+            shrunk[u] |= SK_VAL(t, u) < before[u];
+        return true;
+    }
+    for (size_t u = 0; u < k->n_vars; u++)
+        SK_VAL(t, u) = before[u];
+    return false;
+}
+
+/* Grows the invented sizes of the timed set (a JSON object of integers, changed in place)
+ * until the buffers whose counts are known (every buffer when none is) move
+ * SK_TIMING_BYTES, within sk_timing_fits. The sizes an output's count holds together (C's
+ * m + n * ldc) grow together, by one rising function of their values: their order, and so
+ * a leading dimension's hold over the extent it strides (ldc >= m), stays as invented,
+ * and no two threads come to write one element. Groups with a size the grid launches over
+ * grow first, in turn; a size that only per-thread loops run over (an all-pairs kernel's
+ * second set: its time goes with the grid times it) grows only when those are spent, and
+ * at most SK_LOOP_GROWTH times, unless no size sets the grid. cap[i]: -1 keeps size i (an
+ * offset, a head dimension, an array's loop bound), 0 lets it grow freely, else its most
+ * (an assert's bound); unit: what every size stays a multiple of (1 for any). Notes what
+ * grew and why, or why it stopped short. k->nomem on ENOMEM. */
+static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *cap, long long unit)
+{
+    long long sure = 0, all = 0, moved = 0;
+    const char *why = NULL;
+    int guessed = -1;
+    bool use_sure = false;
+    struct hk_buf grew;
+    hk_buf_init(&grew, SK_MAX_TEXT);
+    if (k->n_vars == 0 || k->n_vars > SK_MAX_VARS)
+        return;
+    t->n_vars = 0;
+    for (size_t v = 0; v < k->n_vars; v++)
+        t->vars[t->n_vars++] = (expr_var){ .name = k->vars[v],
+                                           .value = { .i = json_integer_value(json_object_get(set, k->vars[v])) } };
+    static const char *const bn[3] = { "block_x", "block_y", "block_z" };
+    for (int d = 0; d < 3; d++)
+        t->vars[t->n_vars++] = (expr_var){ .name = bn[d], .value = { .i = t->block_val[d] } };
+    bool parsed = true;
+    for (size_t i = 0; i < t->f->n_params && i < HK_MAX_ARGS; i++)
+        parsed &= !t->counts[i] || t->f->params[i].pointer_depth == 0 ||
+                  expr_parse(t->counts[i], &t->count_x[i], NULL, 0) == HK_OK;
+    for (size_t d = 0; d < t->n_grid; d++)
+        parsed &= t->grid[d] && expr_parse(t->grid[d], &t->grid_x[d], NULL, 0) == HK_OK;
+    parsed &= !t->shmem || expr_parse(t->shmem, &t->shmem_x, NULL, 0) == HK_OK;
+    if (!parsed || !sk_timing_fits(t, &sure, &all, &why, &guessed))
+        goto out;
+    use_sure = sure > 0;
+    moved = use_sure ? sure : all;
+    if (moved <= 0 || moved >= SK_TIMING_BYTES)
+        goto out;
+    int cls[SK_MAX_VARS];    /* 0: sizes the grid, 1: per-thread loops only, -1: kept */
+    size_t grp[SK_MAX_VARS]; /* the first size of its group */
+    bool in_output[SK_MAX_VARS] = { 0 }, free_var[SK_MAX_VARS] = { 0 }, strides[SK_MAX_VARS] = { 0 };
+    long long start[SK_MAX_VARS];
+    bool any_grid = false;
+    for (size_t v = 0; v < k->n_vars; v++) {
+        const char *name = k->vars[v];
+        start[v] = SK_VAL(t, v);
+        bool counted = false, gridded = false;
+        for (size_t i = 0; i < t->f->n_params && i < HK_MAX_ARGS && !counted; i++)
+            counted = t->counts[i] && t->f->params[i].pointer_depth > 0 && !t->single[i] &&
+                      (t->count_sure[i] || !use_sure) && sk_names(t->counts[i], name);
+        for (size_t d = 0; d < t->n_grid && !gridded; d++)
+            gridded = sk_names(t->grid[d], name);
+        for (size_t d = 0; d < 3 && !gridded; d++)
+            gridded = sk_names(t->need[d], name);
+        cls[v] = cap[v] < 0 || start[v] < 1 || !counted ? -1 : gridded ? 0 : 1;
+        any_grid |= cls[v] == 0;
+        grp[v] = v;
+    }
+    for (size_t i = 0; i < t->f->n_params && i < HK_MAX_ARGS; i++) {
+        if (!t->counts[i] || !t->written[i] || t->single[i])
+            continue;
+        size_t first = SIZE_MAX;
+        for (size_t v = 0; v < k->n_vars; v++) {
+            if (!sk_names(t->counts[i], k->vars[v]))
+                continue;
+            in_output[v] = true;
+            if (cls[v] < 0)
+                continue;
+            if (first == SIZE_MAX) {
+                first = grp[v];
+                continue;
+            }
+            size_t old = grp[v]; /* merge v's group into first's */
+            for (size_t u = 0; u < k->n_vars; u++)
+                if (grp[u] == old)
+                    grp[u] = first;
+        }
+    }
+    /* a size of an input's count that neither the grid launches over nor a loop runs to
+     * only strides it (sgemm's lda beside m in m + (k - 1) * lda + 1): it follows the
+     * group of a launched size it is counted with, as a leading dimension its extent */
+    for (size_t i = 0; i < t->f->n_params && i < HK_MAX_ARGS; i++) {
+        if (!t->counts[i] || t->written[i] || t->single[i] || t->f->params[i].pointer_depth == 0 ||
+            !t->count_sure[i]) /* a guess (the product of every size) relates nothing */
+            continue;
+        size_t anchor = SIZE_MAX;
+        for (size_t v = 0; v < k->n_vars && anchor == SIZE_MAX; v++)
+            if (cls[v] == 0 && sk_names(t->counts[i], k->vars[v]))
+                anchor = grp[v];
+        for (size_t v = 0; v < k->n_vars && anchor != SIZE_MAX; v++)
+            if (cls[v] == 1 && !t->loop_bound[v] && !in_output[v] && grp[v] == v &&
+                sk_names(t->counts[i], k->vars[v]) && !sk_divides(t->counts[i], k->vars[v])) {
+                grp[v] = anchor;
+                strides[v] = true;
+            }
+    }
+    int gcls[SK_MAX_VARS]; /* a group's class: 0 when one of it sizes the grid */
+    for (size_t v = 0; v < k->n_vars; v++)
+        gcls[v] = -1;
+    for (size_t v = 0; v < k->n_vars; v++)
+        if (cls[v] >= 0 && (gcls[grp[v]] < 0 || cls[v] < gcls[grp[v]]))
+            gcls[grp[v]] = cls[v];
+    for (size_t v = 0; v < k->n_vars; v++)
+        free_var[v] = cap[v] >= 0 && cls[v] != 0 && !in_output[v];
+    const char *stop_why = NULL, *stop_var = NULL;
+    bool shrunk[SK_MAX_VARS] = { 0 };
+    for (int c = 0; c < 2 && moved < SK_TIMING_BYTES; c++) {
+        bool frozen[SK_MAX_VARS] = { 0 };
+        for (bool progress = true; progress && moved < SK_TIMING_BYTES;) {
+            progress = false;
+            for (size_t g = 0; g < k->n_vars && moved < SK_TIMING_BYTES; g++) {
+                if (grp[g] != g || gcls[g] != c || frozen[g])
+                    continue;
+                long long was[SK_MAX_VARS];
+                for (size_t v = 0; v < k->n_vars; v++)
+                    was[v] = SK_VAL(t, v);
+                /* by the least of 5/4 and 3/2 that reaches the target (a group of four
+                 * sizes doubled moves 16x: far past it), else by 2, 3/2 or 5/4, the most
+                 * that fits; one function of the value for every size of the group, rising
+                 * with it: an order between them holds */
+                static const long long num[5] = { 5, 3, 2, 3, 5 }, den[5] = { 4, 2, 1, 2, 4 };
+                bool grown = false;
+                for (int s = 0; s < 5 && !grown; s++) {
+                    bool can = true;
+                    for (size_t v = 0; v < k->n_vars && can; v++) {
+                        if (grp[v] != g || cls[v] < 0)
+                            continue;
+                        long long most = cap[v] > 0 ? cap[v] : LLONG_MAX, u = unit > 1 ? unit : 1;
+                        if (c == 1 && any_grid && start[v] * SK_LOOP_GROWTH < most)
+                            most = start[v] * SK_LOOP_GROWTH;
+                        long long next = (was[v] * num[s] / den[s] + u - 1) / u * u;
+                        can = !shrunk[v] && next > was[v] && next <= most;
+                        SK_VAL(t, v) = next;
+                    }
+                    grown = can && (sk_timing_fits(t, &sure, &all, &why, &guessed) ||
+                                    (c == 0 && guessed >= 0 &&
+                                     sk_make_room(k, t, free_var, unit, shrunk, guessed, moved, use_sure)));
+                    if (grown && s < 2) { /* only when it reaches the target */
+                        sk_timing_fits(t, &sure, &all, &why, &guessed);
+                        grown = (use_sure ? sure : all) >= SK_TIMING_BYTES;
+                        can = false; /* not what stopped the growth */
+                    }
+                    if (!grown) {
+                        for (size_t v = 0; v < k->n_vars; v++)
+                            SK_VAL(t, v) = was[v];
+                        if (can) {
+                            stop_why = why;
+                            stop_var = k->vars[g];
+                        }
+                    }
+                }
+                if (!grown) {
+                    frozen[g] = true;
+                    continue;
+                }
+                sk_timing_fits(t, &sure, &all, &why, &guessed);
+                moved = use_sure ? sure : all;
+                progress = true;
+            }
+        }
+    }
+    for (size_t v = 0; v < k->n_vars; v++) {
+        long long now = SK_VAL(t, v);
+        if (now == start[v])
+            continue;
+        if (json_object_set_new(set, k->vars[v], json_integer(now)) != 0)
+            k->nomem = true;
+        hk_buf_printf(&grew, "%s%s %lld -> %lld (%s)", grew.len ? ", " : "", k->vars[v], start[v], now,
+                      now < start[v]  ? "it only sizes a guessed count, which capped the others"
+                      : cls[v] == 0   ? "the grid launches over it"
+                      : in_output[v] ? "an output's count holds it with a size of the grid"
+                      : strides[v]   ? "it strides an input beside a size of the grid"
+                                      : "only per-thread loops run over it");
+    }
+    const char *whose = use_sure ? "the buffers whose counts are known" : "the buffers";
+    if (grew.len && moved >= SK_TIMING_BYTES)
+        sk_note(k, "timing sizes (sizes[1]) grown until %s move %.0f MB, past 4x the 50 MB L2 of an H200: %s",
+                whose, (double)moved / 1e6, grew.data);
+    else if (grew.len)
+        sk_note(k, "timing sizes (sizes[1]) grown until %s move %.0f MB, short of 4x the 50 MB L2 of an "
+                "H200 (%s%s%s): %s", whose, (double)moved / 1e6, stop_var ? stop_var : "no size left to grow",
+                stop_var ? " stopped by " : "", stop_var && stop_why ? stop_why : "", grew.data);
+    else if (moved < SK_TIMING_BYTES)
+        sk_note(k, "timing sizes (sizes[1]) move %.0f MB, short of 4x the 50 MB L2 of an H200: %s%s%s",
+                (double)moved / 1e6, stop_var ? stop_var : "no size can grow", stop_var ? " stopped by " : "",
+                stop_var && stop_why ? stop_why : "");
+out:
+    for (size_t i = 0; i < HK_MAX_ARGS; i++)
+        expr_free(t->count_x[i]);
+    for (int d = 0; d < 3; d++)
+        expr_free(t->grid_x[d]);
+    expr_free(t->shmem_x);
+    hk_buf_free(&grew);
+}
+
 /* The threads the spec launches along each axis, grid[d] (block_x... put in as the block's
  * numbers) times block[d], mapped from kc_thread_names[d] where that is sizes alone. */
 static void sk_map_threads(skel *k, char *const *grid, size_t n_grid, const long long *block, size_t n_block)
@@ -260,6 +799,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     bool count_sure[HK_MAX_ARGS] = { 0 };
     bool count_host[HK_MAX_ARGS] = { 0 }; /* from the host's allocation, not from the grid */
     int derived_line[HK_MAX_ARGS] = { 0 }; /* a pointer made from it the count cannot follow */
+    long elem_bytes[HK_MAX_ARGS] = { 0 };  /* bytes of one element of counts[i] */
     long long program[SK_MAX_VARS];
     bool have_program[SK_MAX_VARS] = { 0 };
     kc_rows rows = { 0 };   /* the rows a 2-D kernel writes, when their grid is guessed */
@@ -790,6 +1330,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         int dtc = HK_DT_F32;
         spec_dtype_parse(dt, &dtc);
         long dsize = (long)hk_dtype_size(dtc);
+        elem_bytes[i] = dsize;
         int line = 0;
         const char *arg = site && i < site->n_args ? site->args[i] : NULL;
         char *c = sk_count_from_host(k, arg, esize ? esize : dsize * width, elem, &line);
@@ -953,6 +1494,44 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         ok &= json_object_set_new(s0, k->vars[i], json_integer(a)) == 0;
         ok &= json_object_set_new(s1, k->vars[i], json_integer(b)) == 0;
     }
+    bool stride_only[SK_MAX_VARS] = { 0 };
+    if (rows_size && !rows.bx && !rows.store && !all_program && ok) /* an output stored so stays a doubt */
+        sk_dense_rows(k, &rows, rows_size, grid, n_grid, block_val, s0, s1, stride_only);
+    /* the dynamic shared memory the launch gives (spec text), checked once the sizes grow */
+    int dyn_line = sk_dynamic_shared(k, f);
+    long tsize = n_tp ? sk_type_size(tactual[0]) : 0;
+    char *sh = dyn_line && site && site->shmem ? sk_shmem(k, site, tsize, n_tp ? tparams[0] : "") : NULL;
+    char *pass_bound = NULL;
+    int pass_line = 0;
+    if (one_pass)
+        pass_bound = kc_stride_bound(k, &pass_line);
+    if (!all_program && ok) {
+        long long cap[SK_MAX_VARS];
+        bool single[HK_MAX_ARGS] = { 0 }, written[HK_MAX_ARGS] = { 0 }, in_array[SK_MAX_VARS] = { 0 };
+        bool loop_bound[SK_MAX_VARS] = { 0 };
+        sk_array_loop_sizes(k, f, scal, in_array);
+        sk_loop_bound_sizes(k, f, scal, loop_bound);
+        for (size_t i = 0; i < k->n_vars; i++) {
+            /* kept as invented where the loop above made it small on purpose */
+            bool kept = k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) ||
+                                          sk_subtracted(k->vars[i], cover->need, 3) || sk_dim_like(k->vars[i]));
+            cap[i] = kept || in_array[i] || stride_only[i] ? -1 : bounded[i] > 0 ? bounded[i] : 0;
+        }
+        for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++) {
+            const an_param *p = &f->params[i];
+            int use = p->pointer_depth > 0 && !p->is_const ? sk_pointer_use(text, bs, be, p->name) : -1;
+            single[i] = use == 3;
+            written[i] = use >= 2 || (use >= 0 && sk_pointer_written(text, bs, be, p->name));
+        }
+        sk_timing t = { .f = f, .counts = counts, .count_sure = count_sure, .elem_bytes = elem_bytes,
+                        .single = single, .written = written, .loop_bound = loop_bound,
+                        .grid = grid, .n_grid = n_grid,
+                        .need = cover->need, .block_val = block_val,
+                        .shmem = sh && sk_sizes_or_block(k, sh, block_val) ? sh : NULL,
+                        .asserts = asserts, .n_asserts = n_asserts,
+                        .one_pass_bound = pass_bound, .rows = rows_size ? &rows : NULL };
+        sk_grow_timing(k, &t, s1, cap, ragged ? 1 : block_val[0] * block_val[1]);
+    }
     if (!all_program && k->km) {
         /* a shared array has the extent the kernel declares; a subscript of it that a
          * scalar parameter moves (cuda-samples' scan: pos + size) stays inside only for
@@ -993,15 +1572,13 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     for (int set = 0; rows_size && set < 2; set++) {
         /* rows S apart hold the columns written only when those are at most S: else two
          * threads write one element */
-        long long stride = 0, cols = 0;
-        char *width = rows.bx ? hk_asprintf("ceil_div(%s, %lld) * %lld", rows.stride, rows.cx, rows.cx)
-                              : hk_asprintf("%lld", block_val[0]);
-        if (!sk_eval_at(rows.stride, set ? s1 : s0, &stride) || !sk_eval_at(width, set ? s1 : s0, &cols) ||
-            cols > stride) {
+        char *width = NULL;
+        int at = sk_rows_at(&rows, block_val, set ? s1 : s0, &width);
+        if (at == 1) {
             sk_doubt(k, "%s writes rows %s apart, %s elements wide at sizes[%d]: rows may overlap",
                      f->name, rows.stride, width ? width : "?", set);
             set = 2;
-        } else if (rows.store && cols < stride) {
+        } else if (at == 2) {
             /* an output's elements between the rows would stay unwritten */
             sk_doubt(k, "%s stores rows %s apart, %s elements wide at sizes[%d]: the elements "
                      "between them are never written", f->name, rows.stride, width ? width : "?", set);
@@ -1012,26 +1589,15 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     if (one_pass) {
         /* one pass each: the threads the launch's grid runs along x reach the grid-stride
          * loop's bound at every size set */
-        int line = 0;
-        char *bound = kc_stride_bound(k, &line);
-        for (int set = 0; set < 2; set++) {
-            json_t *at = json_deep_copy(set ? s1 : s0);
-            long long blocks = 0, need = 0;
-            for (int d = 0; at && d < 3; d++)
-                json_object_set_new(at, (const char *[]){ "block_x", "block_y", "block_z" }[d],
-                                    json_integer(block_val[d]));
-            bool once = at && bound && grid[0] && sk_eval_at(grid[0], at, &blocks) &&
-                        sk_eval_at(bound, at, &need) && blocks * block_val[0] >= need;
-            json_decref(at);
-            if (!once) {
+        for (int set = 0; set < 2; set++)
+            if (!sk_one_pass_at(pass_bound, grid[0], block_val, set ? s1 : s0)) {
                 sk_doubt(k, "%s is moved in every pass of the grid-stride loop at line %d, and at sizes[%d] "
                          "the launch's grid runs fewer threads than its bound %s: a thread passes again and "
-                         "the count does not hold", one_pass, line, set, bound ? bound : "?");
+                         "the count does not hold", one_pass, pass_line, set, pass_bound ? pass_bound : "?");
                 break;
             }
-        }
-        hk_free(bound);
     }
+    hk_free(pass_bound);
     ok &= json_array_append_new(sizes, s0) == 0;
     ok &= json_array_append_new(sizes, s1) == 0;
 
@@ -1183,12 +1749,9 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     constants = NULL;
     ok &= json_object_set_new(launch, "grid", sk_dims_json(grid, n_grid)) == 0;
     ok &= json_object_set_new(launch, "block", sk_dims_json(block, n_block)) == 0;
-    int dyn_line = sk_dynamic_shared(k, f);
     if (dyn_line) {
         /* extern __shared__ (or a SharedMemory<T>() helper) has the bytes the launch
          * gives: without them every shared access is out of bounds */
-        long tsize = n_tp ? sk_type_size(tactual[0]) : 0;
-        char *sh = site && site->shmem ? sk_shmem(k, site, tsize, n_tp ? tparams[0] : "") : NULL;
         expr *x = NULL;
         expr_value v;
         bool constant = sh && expr_parse(sh, &x, NULL, 0) == HK_OK && expr_eval(x, NULL, 0, &v, NULL, 0) == HK_OK &&
@@ -1201,8 +1764,8 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             sk_doubt(k, "%s uses dynamic shared memory (line %d) and %s: how many bytes it needs is not known",
                      f->name, dyn_line, site && site->shmem ? "the launch's size could not be read" : "no launch gives its size");
         }
-        hk_free(sh);
     }
+    hk_free(sh);
     ok &= json_object_set_new(root, "launch", launch) == 0;
     if (bytes_ok && bytes[0]) {
         ok &= json_object_set_new(root, "bytes", json_string(bytes)) == 0;

@@ -522,8 +522,10 @@ static void moves_in_a_grid_stride_loop(void **state)
     static const long long pv[] = { 2, 5, 40, 9 };
     infer(DATA("moved_batch.cu"), "pick_features", &inf);
     no_doubts(&inf);
-    assert_true(has_note(&inf, "values of pick in [0, 16]"));
-    assert_string_equal(field(inf.spec, 5, "dist"), "int(0,16)");
+    /* points, 17 and 32 as invented, is 16 in the timed set: feats's guessed count (the
+     * product of every size) made room for the sizes the grid launches over */
+    assert_true(has_note(&inf, "values of pick in [0, 15]"));
+    assert_string_equal(field(inf.spec, 5, "dist"), "int(0,15)");
     assert_int_equal(eval(field(inf.spec, 5, "count"), pn, pv, 4), 2 * 9);
     assert_int_equal(eval(field(inf.spec, 6, "count"), pn, pv, 4), 2 * 5 * 9);
     spec_inference_free(&inf);
@@ -706,8 +708,11 @@ static void a_label_compared_with_a_class_index(void **state)
     spec_inference inf;
     infer(DATA("class_label.cu"), "weighted_hits", &inf);
     no_doubts(&inf);
-    assert_true(has_note(&inf, "values of label in [0, 1002]: the kernel compares them with a remainder"));
-    assert_string_equal(field(inf.spec, 2, "dist"), "int(0,1002)");
+    /* classes is 16 in the timed set: class_w's guessed count total * classes made room
+     * for total, which the grid launches over */
+    assert_true(has_note(&inf, "values of label in [0, 15]: the kernel compares them with a remainder"));
+    assert_true(has_note(&inf, "classes 4096 -> 16 (it only sizes a guessed count"));
+    assert_string_equal(field(inf.spec, 2, "dist"), "int(0,15)");
     spec_inference_free(&inf);
     infer(DATA("class_label.cu"), "weighted_any", &inf);
     assert_true(has_doubt(&inf, "the subscript at line 21 is a value read from a buffer"));
@@ -1024,6 +1029,14 @@ static void rows_of_a_matrix_without_launch_or_bounds(void **state)
     /* rows 1 to 24 of stride 41, columns 1 to 16 */
     assert_int_equal(eval(field(inf.spec, 0, "count"), names2, w, 2), 41 * 24 + 16 + 1);
     assert_int_equal(eval(field(inf.spec, 1, "count"), names2, w, 2), 17);
+    /* stride only spaces rows 16 wide: invented large it left the kernel a sliver of each
+     * row (Rodinia's backprop adjust: 2 MB in 9 us on the H200); at 15 the rows lie side by
+     * side in both sets, and the rows launched (count) grow the timed set */
+    json_t *sets = json_object_get(inf.spec, "sizes");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(sets, 0), "stride")), 15);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(sets, 1), "stride")), 15);
+    assert_true(json_integer_value(json_object_get(json_array_get(sets, 1), "count")) > 8192);
+    assert_true(has_note(&inf, "size stride 15: it only sets the stride (stride+1) of rows 16 wide"));
     spec_inference_free(&inf);
 
     infer(DATA("row_tiles.cu"), "scale_known_height", &inf);
@@ -1201,6 +1214,154 @@ static void a_grid_capped_by_a_helper_function(void **state)
     spec_inference_free(&inf);
 }
 
+/* The value of spec text at size set `set` of root: the set's sizes bound. */
+static long long eval_set(json_t *root, size_t set, const char *text)
+{
+    json_t *sizes = json_array_get(json_object_get(root, "sizes"), set);
+    const char *names[8];
+    long long values[8];
+    size_t n = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(sizes, key, v) {
+        assert_true(n < 8);
+        names[n] = key;
+        values[n++] = json_integer_value(v);
+    }
+    return eval(text, names, values, n);
+}
+
+/* Bytes of the buffers at size set `set`, and the largest count (*most_count) and buffer
+ * (*most_bytes) among them. */
+static long long buffer_bytes(json_t *root, size_t set, long long *most_count, long long *most_bytes)
+{
+    long long all = 0;
+    *most_count = *most_bytes = 0;
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(root, "args"), i, a) {
+        if (!strcmp(json_string_value(json_object_get(a, "kind")), "scalar"))
+            continue;
+        int dt = HK_DT_F32;
+        assert_int_equal(spec_dtype_parse(json_string_value(json_object_get(a, "dtype")), &dt), HK_OK);
+        long long c = eval_set(root, set, json_string_value(json_object_get(a, "count")));
+        long long b = c * (long long)hk_dtype_size(dt);
+        all += b;
+        *most_count = c > *most_count ? c : *most_count;
+        *most_bytes = b > *most_bytes ? b : *most_bytes;
+    }
+    return all;
+}
+
+#define TIMING_TARGET (200LL << 20) /* 4x the 50 MB L2 of an H100 or H200 */
+
+/* Four and five sizes invented at 32 each made 8 us kernels on the H200, too short to time:
+ * the timed set (sizes[1]) grows until its buffers move 4x the L2, the sizes launched over
+ * together (their ratios kept), the small checked set as it was, a size that no count
+ * holds (a loop each thread repeats) as invented. */
+static void timing_sizes_past_the_l2(void **state)
+{
+    (void)state;
+    static const char *const kernels[] = { "scale4", "smooth5" };
+    for (size_t n = 0; n < 2; n++) {
+        spec_inference inf;
+        infer(DATA("timing_sizes.cu"), kernels[n], &inf);
+        no_doubts(&inf);
+        long long count = 0, bytes = 0;
+        long long small = buffer_bytes(inf.spec, 0, &count, &bytes);
+        long long timed = buffer_bytes(inf.spec, 1, &count, &bytes);
+        assert_true(small < (1LL << 20));
+        assert_true(timed >= TIMING_TARGET);
+        assert_true(timed <= 16 * TIMING_TARGET); /* grown by steps below 2x a size */
+        assert_true(bytes <= (2LL << 30));
+        assert_true(has_note(&inf, "timing sizes (sizes[1]) grown until the buffers whose counts are known move"));
+        assert_true(has_note(&inf, "b 32 -> ") || has_note(&inf, "n 32 -> "));
+        json_t *s0 = json_array_get(json_object_get(inf.spec, "sizes"), 0);
+        json_t *s1 = json_array_get(json_object_get(inf.spec, "sizes"), 1);
+        assert_int_equal(json_integer_value(json_object_get(s0, "c")), 15);
+        long long c1 = json_integer_value(json_object_get(s1, "c"));
+        assert_int_equal(json_integer_value(json_object_get(s1, "h")), c1);
+        assert_int_equal(json_integer_value(json_object_get(s1, "w")), c1);
+        if (n == 1)
+            assert_int_equal(json_integer_value(json_object_get(s1, "iters")), 32);
+        spec_inference_free(&inf);
+    }
+}
+
+/* A guessed count (the product of every size: table's, which the kernel moves) caps the
+ * growth: every count below 2^31 elements (an int subscript reaches each), every buffer
+ * within 2 GiB; the size only the guess holds is halved to make room, and the note says
+ * what stopped the rest. */
+static void timing_sizes_capped_by_int_and_memory(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("timing_sizes.cu"), "pick", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "count of table guessed as rows * cols * points * picks"));
+    long long count = 0, bytes = 0;
+    long long before = buffer_bytes(inf.spec, 0, &count, &bytes);
+    buffer_bytes(inf.spec, 1, &count, &bytes);
+    assert_true(count <= 2147483647LL);
+    assert_true(bytes <= (2LL << 30));
+    assert_true(bytes > (1LL << 30)); /* grown to near the cap */
+    assert_true(before < bytes);
+    assert_true(has_note(&inf, "points 32 -> 16 (it only sizes a guessed count, which capped the others)"));
+    assert_true(has_note(&inf, "stopped by a buffer past 2 GiB"));
+    /* the output's sizes grew together */
+    json_t *s1 = json_array_get(json_object_get(inf.spec, "sizes"), 1);
+    long long rows = json_integer_value(json_object_get(s1, "rows"));
+    assert_true(rows > 32);
+    assert_int_equal(json_integer_value(json_object_get(s1, "cols")), rows);
+    assert_int_equal(json_integer_value(json_object_get(s1, "picks")), rows);
+    /* idx's values stay below the smallest points of any set */
+    assert_string_equal(field(inf.spec, 1, "dist"), "int(0,15)");
+    spec_inference_free(&inf);
+}
+
+/* An all-pairs kernel's time goes with the threads times the loop: only the threads'
+ * size grows (n), the reference points (m, which only the loop runs over) stay as
+ * invented; so does a GEMM's k, while its leading dimensions follow m and n; a loop over a
+ * size that fills a local array of 64 keeps that size too. */
+static void timing_sizes_all_pairs_and_local_arrays(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("timing_sizes.cu"), "nearest", &inf);
+    no_doubts(&inf);
+    json_t *s1 = json_array_get(json_object_get(inf.spec, "sizes"), 1);
+    assert_int_equal(json_integer_value(json_object_get(s1, "m")), 4096);
+    assert_true(json_integer_value(json_object_get(s1, "n")) > 2048);
+    long long count = 0, bytes = 0;
+    assert_true(buffer_bytes(inf.spec, 1, &count, &bytes) >= TIMING_TARGET);
+    assert_true(has_note(&inf, "n 2048 -> "));
+    assert_false(has_note(&inf, "m 4096 -> "));
+    spec_inference_free(&inf);
+
+    /* a GEMM's leading dimensions follow the extents they stride (lda with m: rows of A
+     * would overlap under a larger m), its k loop stays as invented */
+    infer(DATA("timing_sizes.cu"), "gemm_nt", &inf);
+    no_doubts(&inf);
+    s1 = json_array_get(json_object_get(inf.spec, "sizes"), 1);
+    long long m = json_integer_value(json_object_get(s1, "m"));
+    assert_true(m > 32);
+    assert_int_equal(json_integer_value(json_object_get(s1, "lda")), m);
+    assert_int_equal(json_integer_value(json_object_get(s1, "ldb")), m);
+    assert_int_equal(json_integer_value(json_object_get(s1, "ldc")), m);
+    assert_int_equal(json_integer_value(json_object_get(s1, "k")), 32);
+    assert_true(has_note(&inf, "lda 32 -> "));
+    assert_true(has_note(&inf, "(it strides an input beside a size of the grid)"));
+    assert_true(buffer_bytes(inf.spec, 1, &count, &bytes) >= TIMING_TARGET);
+    spec_inference_free(&inf);
+
+    infer(DATA("timing_sizes.cu"), "topk", &inf);
+    no_doubts(&inf);
+    s1 = json_array_get(json_object_get(inf.spec, "sizes"), 1);
+    assert_int_equal(json_integer_value(json_object_get(s1, "k")), 32);
+    assert_true(buffer_bytes(inf.spec, 1, &count, &bytes) >= TIMING_TARGET);
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1249,6 +1410,9 @@ int main(void)
         cmocka_unit_test(table_rows_picked_by_an_index_buffer),
         cmocka_unit_test(shared_subscripts_bounded_by_a_cut_tile),
         cmocka_unit_test(a_grid_capped_by_a_helper_function),
+        cmocka_unit_test(timing_sizes_past_the_l2),
+        cmocka_unit_test(timing_sizes_capped_by_int_and_memory),
+        cmocka_unit_test(timing_sizes_all_pairs_and_local_arrays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
