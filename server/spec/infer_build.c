@@ -337,8 +337,8 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                         dispatch, file, site_line);
             else if (launcher)
                 sk_note(k, "template argument %s = float: the launch at %s:%d passes %s, a type "
-                        "parameter of its launcher %s, which the explicit instantiation at line %d "
-                        "instantiates for float", nm[0] ? nm : "?", file, site_line,
+                        "parameter of its launcher %s, which line %d instantiates for float (an explicit "
+                        "instantiation, or a call that names the type)", nm[0] ? nm : "?", file, site_line,
                         i < n_site_targs ? site_targs[i] : "?", launcher, launcher_line);
             else
                 sk_note(k, "template argument %s = %s from %s", nm[0] ? nm : "?", given, targ_from);

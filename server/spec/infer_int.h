@@ -384,8 +384,9 @@ bool sk_tparam_name(const char *decl, char *out, size_t cap);
 /* When the launch passes name, a type parameter of the template function that launches
  * (cuda-samples' `template <class T> void reduce(...)` launching reduce0<T>), and an
  * explicit instantiation of that function gives float there (`template void
- * reduce<float>(...)`): the launcher's name (borrowed), *line that instantiation's line
- * in the site's file. NULL otherwise. */
+ * reduce<float>(...)`), or a call that spells its template arguments does (`RunTest<float>(op)`):
+ * the launcher's name (borrowed), *line that instantiation's line in the site's file. NULL
+ * otherwise. */
 const char *sk_launcher_float(const skel *k, const an_launch *site, const char *name, int *line);
 
 /* The launch under `case V:` of `switch (B)` with B its block's text (mmcv's furthest

@@ -2344,6 +2344,40 @@ char *sk_instantiation(const char *t, size_t len, const char *kernel, size_t *at
     return NULL;
 }
 
+/* The template arguments of a call of fn that spells them (`RunTest<float>(name, db)`: SHOC
+ * instantiates its launcher per type this way), from byte *at on: a new string "<...>" or
+ * NULL; *at set to the call's byte. A declaration or definition (`void RunTest(`) has none. */
+static char *sk_call_targs(const char *t, size_t len, const char *fn, size_t *at)
+{
+    size_t fl = strlen(fn);
+    for (size_t i = *at; t && i + fl < len; i++) {
+        if (!sk_word_at(t, len, i, fn, fl))
+            continue;
+        size_t o = i + fl;
+        while (o < len && isspace((unsigned char)t[o]))
+            o++;
+        if (o >= len || t[o] != '<')
+            continue;
+        int depth = 0;
+        size_t c = o;
+        for (; c < len && c - o <= SK_MAX_TEXT; c++) {
+            depth += (t[c] == '<') - (t[c] == '>');
+            if (depth == 0 || t[c] == ';' || t[c] == '{' || t[c] == '}')
+                break;
+        }
+        if (c >= len || t[c] != '>' || c - o > SK_MAX_TEXT)
+            continue;
+        size_t q = c + 1;
+        while (q < len && isspace((unsigned char)t[q]))
+            q++;
+        if (q >= len || t[q] != '(')
+            continue;
+        *at = i;
+        return hk_strndup(t + o, c - o + 1);
+    }
+    return NULL;
+}
+
 /* The name a template parameter declares: the last word before its default (`unsigned int
  * threads = 256` is threads, `typename T` is T). False when there is none. */
 bool sk_tparam_name(const char *decl, char *out, size_t cap)
@@ -2401,6 +2435,21 @@ const char *sk_launcher_float(const skel *k, const an_launch *site, const char *
             hk_free(args[i]);
         hk_free(inst);
         off += at + 8;
+    }
+    /* or a call that names the arguments: `RunTest<float>(...)` instantiates it as well */
+    for (size_t at = 0; pos >= 0 && !found && at < k->site_len; at++) {
+        char *inst = sk_call_targs(k->site_text, k->site_len, cf->name, &at);
+        if (!inst)
+            break;
+        char *args[16] = { 0 };
+        size_t na = sk_split_targs(inst, args, HK_ARRAY_LEN(args));
+        if ((size_t)pos < na && args[pos] && !strcmp(args[pos], "float")) {
+            found = cf->name;
+            *line = sk_site_line(k, at);
+        }
+        for (size_t i = 0; i < na; i++)
+            hk_free(args[i]);
+        hk_free(inst);
     }
     return found;
 }

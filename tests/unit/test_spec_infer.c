@@ -669,6 +669,19 @@ static void launcher_template_and_dynamic_shared_memory(void **state)
     infer(DATA("launcher_template.cu"), "volatile_scratch", &inf);
     assert_true(has_doubt(&inf, "volatile_scratch uses dynamic shared memory (line 57) and no launch gives its size"));
     spec_inference_free(&inf);
+    /* the launcher instantiated by calls that name the type (the double one spaced out)
+     * rather than explicitly: the float call is the one that counts */
+    infer(DATA("launcher_template.cu"), "block_sums_called", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "template argument T = float: the launch at launcher_template.cu:106 passes T, "
+                               "a type parameter of its launcher run_called, which line 125 instantiates"));
+    assert_string_equal(json_string_value(json_array_get(json_object_get(inf.spec, "template_args"), 0)), "float");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(inf.spec, "launch"), "shmem")), 512);
+    spec_inference_free(&inf);
+    /* called for double alone: no float instantiation, so T is not known */
+    infer(DATA("launcher_template.cu"), "block_sums_double", &inf);
+    assert_true(has_doubt(&inf, "in is of type T, which the generated harness does not know"));
+    spec_inference_free(&inf);
 }
 
 /* Block-stride loops (for (c = threadIdx.x; c < cols; c += STEP)): the variable is below
