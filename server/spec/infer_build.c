@@ -243,9 +243,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     }
     const an_model *sm = k->site_m;
     const an_launch *site = sk_find_site(sm, k->site_text, k->site_len, f->name, f->n_params);
-    if (site && site->caller >= 0 && (size_t)site->caller < sm->n_funcs && k->site_text) {
-        const an_function *cf = &sm->funcs[site->caller];
-        k->body_start = cf->body_span.start_byte;
+    if (site && k->site_text && sk_site_body(sm, k->site_text, k->site_len, site, &k->body_start)) {
         k->body_end = site->span.start_byte < k->site_len ? site->span.start_byte : (uint32_t)k->site_len;
     }
     int site_line = site ? (int)site->span.start_row + 1 : 0;

@@ -528,6 +528,7 @@ typedef struct {
     bool le;
     km_term counter;   /* a loop's: lhs is this one term */
     km_term own[8];    /* a loop variable's form (start + step * counter): lhs's terms */
+    km_term last;      /* its last value plus one, when the loop's numbers are constants */
 } kc_bound;
 
 /* Bounds known besides the access's guards and loops. */
@@ -784,6 +785,17 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
         if (!fits)
             continue;
         x->lhs = (km_form){ .t = x->own, .n = n };
+        /* constant start, step and bound: the variable's last value is start + step * q,
+         * below the bound by less than a step (for (i = 0; i < 32; i += 16) ends at 16, not
+         * 31: a count past it would be an output never written) */
+        int64_t v0, dv, hi;
+        if (km_form_value(km, l->start, &v0) && km_form_value(km, l->step, &dv) &&
+            km_form_value(km, l->bound, &hi) && dv > 0 && v0 >= 0 && hi > v0 && hi < ((int64_t)1 << 40)) {
+            int64_t top = le ? hi : hi - 1;
+            x->last = (km_term){ .coef = v0 + dv * ((top - v0) / dv) + 1, .n = 0 };
+            x->rhs = (km_form){ .t = &x->last, .n = 1 };
+            x->le = false;
+        }
         nb++;
     }
     if (lim && lim->extra && nb < KC_BOUNDS)

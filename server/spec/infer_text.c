@@ -80,9 +80,23 @@ char *sk_local_init(skel *k, const char *name)
                         break;
                     st--;
                 }
-                while (st < b && isspace((unsigned char)k->site_text[st]))
-                    st++;
-                after_dim3 = depth == 0 && sk_word_at(k->site_text, k->body_end, st, "dim3", 4);
+                /* the statement starts after blank space and comments (a comment line above
+                 * it is common) */
+                for (;;) {
+                    while (st < b && isspace((unsigned char)k->site_text[st]))
+                        st++;
+                    if (st + 1 < b && k->site_text[st] == '/' && k->site_text[st + 1] == '/') {
+                        while (st < b && k->site_text[st] != '\n')
+                            st++;
+                    } else if (st + 1 < b && k->site_text[st] == '/' && k->site_text[st + 1] == '*') {
+                        for (st += 2; st + 1 < b && !(k->site_text[st] == '*' && k->site_text[st + 1] == '/'); st++)
+                            ;
+                        st += 2;
+                    } else {
+                        break;
+                    }
+                }
+                after_dim3 = depth == 0 && st < b && sk_word_at(k->site_text, k->body_end, st, "dim3", 4);
             }
             if (!after_dim3)
                 continue;
@@ -2834,6 +2848,67 @@ const char *sk_dispatch_macro(const skel *k, size_t site)
     return NULL;
 }
 
+/* Where the body of the function holding launch l starts in t (len bytes): its caller's
+ * body, or, for a launch the analysis left at file scope (broken code around it: tree-sitter
+ * reads `if (grid.x < 1)` as a template argument list and loses the whole function), the
+ * outermost brace before it that opens a function body (`) {`), found by counting braces
+ * in the text from the end of the last function the model knows before it, string and
+ * character literals and comments skipped. False when there is none. */
+bool sk_site_body(const an_model *m, const char *t, size_t len, const an_launch *l, uint32_t *start)
+{
+    if (l->caller >= 0 && (size_t)l->caller < m->n_funcs) {
+        *start = m->funcs[l->caller].body_span.start_byte;
+        return true;
+    }
+    size_t at = l->span.start_byte, from = 0;
+    if (!t || at > len)
+        return false;
+    for (size_t i = 0; i < m->n_funcs; i++)
+        if (m->funcs[i].span.end_byte <= at && m->funcs[i].span.end_byte > from)
+            from = m->funcs[i].span.end_byte;
+    size_t open[64];
+    size_t depth = 0;
+    for (size_t i = from; i < at; i++) {
+        char c = t[i];
+        if (c == '"' || c == '\'') {
+            for (i++; i < at && t[i] != c && t[i] != '\n'; i++)
+                if (t[i] == '\\')
+                    i++;
+        } else if (c == '/' && i + 1 < at && t[i + 1] == '/') {
+            while (i + 1 < at && t[i + 1] != '\n')
+                i++;
+        } else if (c == '/' && i + 1 < at && t[i + 1] == '*') {
+            for (i += 2; i + 1 < at && !(t[i] == '*' && t[i + 1] == '/'); i++)
+                ;
+            i++;
+        } else if (c == '#' ) {
+            /* a preprocessor line: its braces (if any) are not code */
+            size_t b = i;
+            while (b > from && (t[b - 1] == ' ' || t[b - 1] == '\t'))
+                b--;
+            if (b == from || t[b - 1] == '\n')
+                while (i + 1 < at && !(t[i + 1] == '\n' && t[i] != '\\'))
+                    i++;
+        } else if (c == '{') {
+            if (depth < HK_ARRAY_LEN(open))
+                open[depth] = i;
+            depth++;
+        } else if (c == '}' && depth > 0) {
+            depth--;
+        }
+    }
+    for (size_t d = 0; d < depth && d < HK_ARRAY_LEN(open); d++) {
+        size_t b = open[d];
+        while (b > from && isspace((unsigned char)t[b - 1]))
+            b--;
+        if (b > from && t[b - 1] == ')') {
+            *start = (uint32_t)open[d];
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The first launch of f in m that passes as many arguments as f takes (a launch of another
  * kernel of the same name, in a sibling file, would not). */
 /* Whether the body of the function holding launch l (in t, len bytes) makes the function
@@ -2843,10 +2918,10 @@ const char *sk_dispatch_macro(const skel *k, size_t site)
 static bool sk_pointer_launch(const an_model *m, const char *t, size_t len, const an_launch *l,
                               const char *kernel)
 {
-    if (!t || l->caller < 0 || (size_t)l->caller >= m->n_funcs || l->template_args || !sk_is_identifier(l->kernel))
+    uint32_t body = 0;
+    if (!t || l->template_args || !sk_is_identifier(l->kernel) || !sk_site_body(m, t, len, l, &body))
         return false;
-    const an_function *cf = &m->funcs[l->caller];
-    size_t s = cf->body_span.start_byte, e = l->span.start_byte < len ? l->span.start_byte : len;
+    size_t s = body, e = l->span.start_byte < len ? l->span.start_byte : len;
     const char *p = l->kernel;
     size_t pl = strlen(p), kl = strlen(kernel);
     bool declared = false, assigned = false;

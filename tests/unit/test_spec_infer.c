@@ -1152,6 +1152,32 @@ static void a_launch_through_a_function_pointer(void **state)
     spec_inference_free(&inf);
 }
 
+/* The same launch in a launcher tree-sitter loses (`if (grid.x < 1 ...)` read as template
+ * arguments: the launch comes back at file scope): the function is the brace that encloses
+ * the launch, so the pointer, the grid and the block (`dim3 grid(...), threads(...)` under a
+ * comment line) are read as in a valid one. The tiles' loop (i < 32 or i <= 31, step 8)
+ * ends at 24: the counts are exactly width * height, not 7 rows more. */
+static void a_launch_in_a_launcher_the_grammar_loses(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "width", "height" };
+    static const long long v[] = { 1024, 512 };
+    static const char *const kernels[] = { "tiles_lt", "tiles_le" };
+    for (size_t i = 0; i < 2; i++) {
+        spec_inference inf;
+        infer(DATA("lost_launcher.cu"), kernels[i], &inf);
+        no_doubts(&inf);
+        assert_true(has_note(&inf, "grid from the launch site at lost_launcher.cu:42"));
+        assert_true(has_note(&inf, "block from the launch site at lost_launcher.cu:42"));
+        json_t *l = json_object_get(inf.spec, "launch");
+        assert_int_equal(json_array_size(json_object_get(l, "grid")), 2);
+        assert_int_equal(json_integer_value(json_array_get(json_object_get(l, "block"), 1)), 8);
+        assert_int_equal(eval(field(inf.spec, 0, "count"), names, v, 2), 1024 * 512);
+        assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 2), 1024 * 512);
+        spec_inference_free(&inf);
+    }
+}
+
 /* An index buffer whose values pick rows of a table (tab[ids[i] * width + c], c < width)
  * that nothing sizes: the table gets 65536 rows, the indices int(0, 65535), and every read
  * is checked inside at both size sets. Reading past the row picked, or a table the
@@ -1259,6 +1285,7 @@ int main(void)
         cmocka_unit_test(device_limits_and_function_like_macros),
         cmocka_unit_test(sizes_within_the_launchers_asserts),
         cmocka_unit_test(a_launch_through_a_function_pointer),
+        cmocka_unit_test(a_launch_in_a_launcher_the_grammar_loses),
         cmocka_unit_test(table_rows_picked_by_an_index_buffer),
         cmocka_unit_test(shared_subscripts_bounded_by_a_cut_tile),
         cmocka_unit_test(a_grid_capped_by_a_helper_function),
