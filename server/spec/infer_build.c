@@ -364,7 +364,8 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     }
 
     /* block: from the launch when it translates to constants, else 256 (16x16 for 2D) */
-    bool site_block_unread = false;
+    bool site_block_unread = false, site_block_sized = false;
+    char sized_block[128] = "";
     if (site && site->block) {
         char *t = sk_translate(k, site->block, 0);
         char *raw = t ? NULL : sk_local_init(k, site->block);
@@ -380,6 +381,12 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                 block_val[d] = v.i;
                 n_block = d + 1;
             } else {
+                /* a block sized by the problem (Parboil's stencil: nx - 1 threads, one per
+                 * element of a row): the kernel relies on it (sk_sized_block) */
+                if (pt && !site_block_sized && sk_sized_block(k, pt)) {
+                    site_block_sized = true;
+                    snprintf(sized_block, sizeof sized_block, "%s", pt);
+                }
                 n_block = 0;
                 np = 0;
             }
@@ -528,7 +535,11 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         n_block = n_block ? n_block : 1;
         block_val[0] = pinned;
     }
-    if (n_block == 0 && site_block_unread)
+    if (n_block == 0 && site_block_sized)
+        sk_doubt(k, "the block of the launch at %s:%d grows with the sizes (%s): the kernel may rely on it, "
+                 "and a generated spec launches a fixed one (guessed %s)", file, site_line, sized_block,
+                 kf.uses_dim[1] ? "16 x 16" : "256");
+    else if (n_block == 0 && site_block_unread)
         /* the program launches one block size, which the kernel may assume (a shared table
          * per warp, a loop over a fixed count): another one is not a guess to run on */
         sk_doubt(k, "the block %s of the launch at %s:%d could not be read: guessed %s", site->block, file,

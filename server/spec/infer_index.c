@@ -301,6 +301,30 @@ bool kf_only_sizes(skel *k, const char *t)
     return rc == 0;
 }
 
+/* A size variable already, or a launcher name the launch passes as an integer argument
+ * (kept as one before the sizes are collected). */
+static int kf_var_sized_cb(const char *name, void *ctx)
+{
+    skel *k = ctx;
+    for (size_t i = 0; i < k->n_keep; i++)
+        if (!strcmp(k->keep[i], name))
+            return 0;
+    return kf_var_known_cb(name, ctx);
+}
+
+/* Whether the spec text t (a launch's block, translated) names size variables and nothing
+ * else: a block that grows with the problem. */
+bool sk_sized_block(skel *k, const char *t)
+{
+    expr *e = NULL;
+    expr_value v;
+    if (!t || expr_parse(t, &e, NULL, 0) != HK_OK)
+        return false;
+    bool sized = expr_eval(e, NULL, 0, &v, NULL, 0) != HK_OK && expr_foreach_var(e, kf_var_sized_cb, k) == 0;
+    expr_free(e);
+    return sized;
+}
+
 /* ---- buffer counts ---- */
 
 /* Count of pointer parameter name from its subscripts in the body: every index variable

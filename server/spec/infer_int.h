@@ -189,6 +189,10 @@ char *kf_bound_spec(skel *k, const kf_index *x);
 /* Whether the spec text t parses and names only size and launch variables. */
 bool kf_only_sizes(skel *k, const char *t);
 
+/* Whether the spec text t (a launch's block, translated) names size variables and nothing
+ * else, so the block grows with the problem (nx - 1). */
+bool sk_sized_block(skel *k, const char *t);
+
 /* Count of pointer parameter name from its subscripts in the body: every index variable
  * replaced by its largest value (bound - 1), the largest subscript plus one. New string,
  * or NULL when one subscript cannot be bounded. */

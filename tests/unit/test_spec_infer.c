@@ -1178,6 +1178,23 @@ static void a_launch_in_a_launcher_the_grammar_loses(void **state)
     }
 }
 
+/* A launch whose block grows with the sizes (nx - 1 threads, through a dim3 local or in
+ * the launch itself): the kernel indexes a row with threadIdx.x alone, and a spec cannot
+ * launch such a block yet, so the fixed guess is a doubt, never a sure spec. */
+static void a_block_that_grows_with_the_sizes_is_a_doubt(void **state)
+{
+    (void)state;
+    static const char *const kernels[] = { "row_step", "row_step_direct" };
+    static const char *const lines[] = { "sized_block.cu:27 grows with the sizes (nx-1)",
+                                         "sized_block.cu:28 grows with the sizes (nx-1)" };
+    for (size_t i = 0; i < 2; i++) {
+        spec_inference inf;
+        infer(DATA("sized_block.cu"), kernels[i], &inf);
+        assert_true(has_doubt(&inf, lines[i]));
+        spec_inference_free(&inf);
+    }
+}
+
 /* An index buffer whose values pick rows of a table (tab[ids[i] * width + c], c < width)
  * that nothing sizes: the table gets 65536 rows, the indices int(0, 65535), and every read
  * is checked inside at both size sets. Reading past the row picked, or a table the
@@ -1286,6 +1303,7 @@ int main(void)
         cmocka_unit_test(sizes_within_the_launchers_asserts),
         cmocka_unit_test(a_launch_through_a_function_pointer),
         cmocka_unit_test(a_launch_in_a_launcher_the_grammar_loses),
+        cmocka_unit_test(a_block_that_grows_with_the_sizes_is_a_doubt),
         cmocka_unit_test(table_rows_picked_by_an_index_buffer),
         cmocka_unit_test(shared_subscripts_bounded_by_a_cut_tile),
         cmocka_unit_test(a_grid_capped_by_a_helper_function),
