@@ -1118,9 +1118,13 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         if (p->pointer_depth > 0) {
             int use = p->is_const ? -1 : sk_pointer_use(text, bs, be, p->name);
             bool written = !p->is_const && (use >= 2 || sk_pointer_written(text, bs, be, p->name));
-            const char *kind = use < 0 || !written ? "input" : use == 0 ? "output" : "inout";
+            int data_line = use == 0 && written ? kc_data_guarded_writes(k->km, p->name) : 0;
+            const char *kind = use < 0 || !written ? "input" : use == 0 && !data_line ? "output" : "inout";
             if (use >= 0 && !written)
                 sk_note(k, "%s is never written: an input", p->name);
+            if (data_line)
+                sk_note(k, "%s is written only where values read from memory decide (line %d): an inout, "
+                        "the elements not written keep their contents", p->name, data_line);
             any_output |= strcmp(kind, "input") != 0;
             ok &= json_object_set_new(a, "kind", json_string(kind)) == 0;
             ok &= json_object_set_new(a, "dtype", json_string(dt)) == 0;

@@ -193,6 +193,12 @@ bool kf_only_sizes(skel *k, const char *t);
  * else, so the block grows with the problem (nx - 1). */
 bool sk_sized_block(skel *k, const char *t);
 
+/* Whether c counts hits in t's [s, e) (ball query's cnt): set to 0 where it first appears,
+ * changed only by ++c (c++, c += 1) each followed at once by `if (c >= N) break;` (or ==, or
+ * braces round the break), and used elsewhere only before the first of them, so below N at
+ * every use. N's text in bound (cap bytes). */
+bool kf_hit_counter(const char *t, size_t s, size_t e, const char *c, char *bound, size_t cap);
+
 /* Count of pointer parameter name from its subscripts in the body: every index variable
  * replaced by its largest value (bound - 1), the largest subscript plus one. New string,
  * or NULL when one subscript cannot be bounded. */
@@ -206,6 +212,12 @@ extern const char *const kc_thread_names[3];
  * grid-stride loop adds up over its iterations: exact only when the grid gives every
  * thread one iteration (stride_grid: the grid is the loop bound's). */
 bool kc_moved_once(const skel *k, const char *name, bool stride_grid);
+
+/* When every write of buffer name in the kernel model (NULL: none) sits under a condition
+ * on a value read from memory (ball query's `if (d2 < r2) idx[cnt] = k`): the line of the
+ * first, else 0. Which elements are written then depends on the data, so the others keep
+ * what the buffer held: an inout, never an output the harness checks as all written. */
+int kc_data_guarded_writes(const km_kernel *km, const char *name);
 
 /* Count of buffer from the model: the largest element any global access of it can reach,
  * plus one, in spec terms (kernel parameters replaced by their launch values). New

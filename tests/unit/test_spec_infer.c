@@ -1195,6 +1195,42 @@ static void a_block_that_grows_with_the_sizes_is_a_doubt(void **state)
     }
 }
 
+/* A hit counter (cnt = 0; ...; out[i * ns + cnt] = k; ++cnt; if (cnt >= ns) break;, or hits++
+ * and `== ns` in braces) stays below ns where it subscripts: out has rows * ns elements. A
+ * use after the loop gets no bound. Writes that values read from memory decide (a hit, a
+ * mask, a comparison) make an inout; a select that writes every element, an output. */
+static void a_hit_counter_and_writes_the_data_decides(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "rows", "ns" };
+    static const long long v[] = { 67, 131 };
+    static const char *const hits[] = { "near_hits", "near_hits_eq" };
+    spec_inference inf;
+    for (size_t i = 0; i < 2; i++) {
+        infer(DATA("hit_counter.cu"), hits[i], &inf);
+        no_doubts(&inf);
+        assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 2), 67 * 131);
+        assert_string_equal(field(inf.spec, 1, "kind"), "inout");
+        spec_inference_free(&inf);
+    }
+    infer(DATA("hit_counter.cu"), "near_hits_after", &inf);
+    assert_true(has_doubt(&inf, "how many elements out has is not in the index math"));
+    spec_inference_free(&inf);
+    infer(DATA("hit_counter.cu"), "masked_copy", &inf);
+    no_doubts(&inf);
+    assert_string_equal(field(inf.spec, 2, "kind"), "inout");
+    assert_true(has_note(&inf, "out is written only where values read from memory decide (line 63)"));
+    spec_inference_free(&inf);
+    infer(DATA("hit_counter.cu"), "positive_copy", &inf);
+    no_doubts(&inf);
+    assert_string_equal(field(inf.spec, 1, "kind"), "inout");
+    spec_inference_free(&inf);
+    infer(DATA("hit_counter.cu"), "select_copy", &inf);
+    no_doubts(&inf);
+    assert_string_equal(field(inf.spec, 2, "kind"), "output");
+    spec_inference_free(&inf);
+}
+
 /* An index buffer whose values pick rows of a table (tab[ids[i] * width + c], c < width)
  * that nothing sizes: the table gets 65536 rows, the indices int(0, 65535), and every read
  * is checked inside at both size sets. Reading past the row picked, or a table the
@@ -1304,6 +1340,7 @@ int main(void)
         cmocka_unit_test(a_launch_through_a_function_pointer),
         cmocka_unit_test(a_launch_in_a_launcher_the_grammar_loses),
         cmocka_unit_test(a_block_that_grows_with_the_sizes_is_a_doubt),
+        cmocka_unit_test(a_hit_counter_and_writes_the_data_decides),
         cmocka_unit_test(table_rows_picked_by_an_index_buffer),
         cmocka_unit_test(shared_subscripts_bounded_by_a_cut_tile),
         cmocka_unit_test(a_grid_capped_by_a_helper_function),
