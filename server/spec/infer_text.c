@@ -1400,6 +1400,11 @@ double sk_float_default(const char *name)
         return 0.5;
     if (!strcmp(name, "scale"))
         return 0.125;
+    /* the low end of a range (min_radius, min_val, minval): 0, so that its max_ partner at
+     * 1.5 leaves a range to fall in (mmcv's ball query with both at 1.5 finds no point) */
+    if (!strncmp(name, "min", 3) && (name[3] == '_' || name[3] == 'V' || name[3] == 'v' || name[3] == 'R' ||
+                                    name[3] == 'r'))
+        return 0.0;
     return 1.5;
 }
 

@@ -1229,6 +1229,13 @@ static void a_hit_counter_and_writes_the_data_decides(void **state)
     no_doubts(&inf);
     assert_string_equal(field(inf.spec, 2, "kind"), "output");
     spec_inference_free(&inf);
+    /* min_radius 0, max_radius 1.5: a range points can fall in */
+    infer(DATA("hit_counter.cu"), "in_shell", &inf);
+    no_doubts(&inf);
+    json_t *args = json_object_get(inf.spec, "args");
+    assert_true(json_real_value(json_object_get(json_array_get(args, 3), "value")) == 0.0);
+    assert_true(json_real_value(json_object_get(json_array_get(args, 4), "value")) == 1.5);
+    spec_inference_free(&inf);
 }
 
 /* An index buffer whose values pick rows of a table (tab[ids[i] * width + c], c < width)

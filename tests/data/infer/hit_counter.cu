@@ -78,3 +78,12 @@ __global__ void select_copy(const float *in, const int *mask, float *out, int n)
     if (i < n)
         out[i] = mask[i] != 0 ? in[i] : 0.0f;
 }
+
+// A range given by its ends: the low one is 0 (no launch gives either), so the range is not
+// empty.
+__global__ void in_shell(const float *d2, int *hit, int n, float min_radius, float max_radius)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        hit[i] = d2[i] >= min_radius * min_radius && d2[i] < max_radius * max_radius;
+}
