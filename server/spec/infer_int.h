@@ -426,15 +426,15 @@ void sk_resolve_pointee(const skel *k, const char *elem, char *cur, size_t n);
  * or NULL. */
 const char *sk_dispatch_macro(const skel *k, size_t site);
 
-/* The first launch of kernel in m (analysed from text, len bytes; text may be NULL) that
- * passes n_params arguments (a launch of another kernel of the same name, in a sibling
- * file, would not), else one through a function pointer its launcher sets to the kernel
- * (`p = &kernel; ... p<<<g, b>>>(...)`). Borrowed from m, or NULL. */
 /* Where the body of the function holding launch l starts in t (len bytes): the caller's
  * body, or for a launch the analysis left at file scope (a function lost in broken code),
  * the outermost brace before it that opens a function body. False when there is none. */
 bool sk_site_body(const an_model *m, const char *t, size_t len, const an_launch *l, uint32_t *start);
 
+/* The first launch of kernel in m (analysed from text, len bytes; text may be NULL) that
+ * passes n_params arguments (a launch of another kernel of the same name, in a sibling
+ * file, would not), else one through a function pointer its launcher sets to the kernel
+ * (`p = &kernel; ... p<<<g, b>>>(...)`). Borrowed from m, or NULL. */
 const an_launch *sk_find_site(const an_model *m, const char *text, size_t len, const char *kernel,
                               size_t n_params);
 

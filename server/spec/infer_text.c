@@ -2886,7 +2886,7 @@ bool sk_site_body(const an_model *m, const char *t, size_t len, const an_launch 
             for (i += 2; i + 1 < at && !(t[i] == '*' && t[i + 1] == '/'); i++)
                 ;
             i++;
-        } else if (c == '#' ) {
+        } else if (c == '#') {
             /* a preprocessor line: its braces (if any) are not code */
             size_t b = i;
             while (b > from && (t[b - 1] == ' ' || t[b - 1] == '\t'))
