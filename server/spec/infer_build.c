@@ -782,9 +782,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     }
     const an_model *sm = k->site_m;
     const an_launch *site = sk_find_site(sm, k->site_text, k->site_len, f->name, f->n_params);
-    if (site && site->caller >= 0 && (size_t)site->caller < sm->n_funcs && k->site_text) {
-        const an_function *cf = &sm->funcs[site->caller];
-        k->body_start = cf->body_span.start_byte;
+    if (site && k->site_text && sk_site_body(sm, k->site_text, k->site_len, site, &k->body_start)) {
         k->body_end = site->span.start_byte < k->site_len ? site->span.start_byte : (uint32_t)k->site_len;
     }
     int site_line = site ? (int)site->span.start_row + 1 : 0;
@@ -877,8 +875,8 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                         dispatch, file, site_line);
             else if (launcher)
                 sk_note(k, "template argument %s = float: the launch at %s:%d passes %s, a type "
-                        "parameter of its launcher %s, which the explicit instantiation at line %d "
-                        "instantiates for float", nm[0] ? nm : "?", file, site_line,
+                        "parameter of its launcher %s, which line %d instantiates for float (an explicit "
+                        "instantiation, or a call that names the type)", nm[0] ? nm : "?", file, site_line,
                         i < n_site_targs ? site_targs[i] : "?", launcher, launcher_line);
             else
                 sk_note(k, "template argument %s = %s from %s", nm[0] ? nm : "?", given, targ_from);
@@ -906,7 +904,8 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     }
 
     /* block: from the launch when it translates to constants, else 256 (16x16 for 2D) */
-    bool site_block_unread = false;
+    bool site_block_unread = false, site_block_sized = false;
+    char sized_block[128] = "";
     if (site && site->block) {
         char *t = sk_translate(k, site->block, 0);
         char *raw = t ? NULL : sk_local_init(k, site->block);
@@ -922,6 +921,12 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                 block_val[d] = v.i;
                 n_block = d + 1;
             } else {
+                /* a block sized by the problem (Parboil's stencil: nx - 1 threads, one per
+                 * element of a row): the kernel relies on it (sk_sized_block) */
+                if (pt && !site_block_sized && sk_sized_block(k, pt)) {
+                    site_block_sized = true;
+                    snprintf(sized_block, sizeof sized_block, "%s", pt);
+                }
                 n_block = 0;
                 np = 0;
             }
@@ -1070,7 +1075,11 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         n_block = n_block ? n_block : 1;
         block_val[0] = pinned;
     }
-    if (n_block == 0 && site_block_unread)
+    if (n_block == 0 && site_block_sized)
+        sk_doubt(k, "the block of the launch at %s:%d grows with the sizes (%s): the kernel may rely on it, "
+                 "and a generated spec launches a fixed one (guessed %s)", file, site_line, sized_block,
+                 kf.uses_dim[1] ? "16 x 16" : "256");
+    else if (n_block == 0 && site_block_unread)
         /* the program launches one block size, which the kernel may assume (a shared table
          * per warp, a loop over a fixed count): another one is not a guess to run on */
         sk_doubt(k, "the block %s of the launch at %s:%d could not be read: guessed %s", site->block, file,
@@ -1675,9 +1684,13 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         if (p->pointer_depth > 0) {
             int use = p->is_const ? -1 : sk_pointer_use(text, bs, be, p->name);
             bool written = !p->is_const && (use >= 2 || sk_pointer_written(text, bs, be, p->name));
-            const char *kind = use < 0 || !written ? "input" : use == 0 ? "output" : "inout";
+            int data_line = use == 0 && written ? kc_data_guarded_writes(k->km, p->name) : 0;
+            const char *kind = use < 0 || !written ? "input" : use == 0 && !data_line ? "output" : "inout";
             if (use >= 0 && !written)
                 sk_note(k, "%s is never written: an input", p->name);
+            if (data_line)
+                sk_note(k, "%s is written only where values read from memory decide (line %d): an inout, "
+                        "the elements not written keep their contents", p->name, data_line);
             any_output |= strcmp(kind, "input") != 0;
             ok &= json_object_set_new(a, "kind", json_string(kind)) == 0;
             ok &= json_object_set_new(a, "dtype", json_string(dt)) == 0;

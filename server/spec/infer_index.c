@@ -301,6 +301,30 @@ bool kf_only_sizes(skel *k, const char *t)
     return rc == 0;
 }
 
+/* A size variable already, or a launcher name the launch passes as an integer argument
+ * (kept as one before the sizes are collected). */
+static int kf_var_sized_cb(const char *name, void *ctx)
+{
+    skel *k = ctx;
+    for (size_t i = 0; i < k->n_keep; i++)
+        if (!strcmp(k->keep[i], name))
+            return 0;
+    return kf_var_known_cb(name, ctx);
+}
+
+/* Whether the spec text t (a launch's block, translated) names size variables and nothing
+ * else: a block that grows with the problem. */
+bool sk_sized_block(skel *k, const char *t)
+{
+    expr *e = NULL;
+    expr_value v;
+    if (!t || expr_parse(t, &e, NULL, 0) != HK_OK)
+        return false;
+    bool sized = expr_eval(e, NULL, 0, &v, NULL, 0) != HK_OK && expr_foreach_var(e, kf_var_sized_cb, k) == 0;
+    expr_free(e);
+    return sized;
+}
+
 /* ---- buffer counts ---- */
 
 /* Count of pointer parameter name from its subscripts in the body: every index variable
@@ -528,6 +552,7 @@ typedef struct {
     bool le;
     km_term counter;   /* a loop's: lhs is this one term */
     km_term own[8];    /* a loop variable's form (start + step * counter): lhs's terms */
+    km_term last;      /* its last value plus one, when the loop's numbers are constants */
 } kc_bound;
 
 /* Bounds known besides the access's guards and loops. */
@@ -784,6 +809,17 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
         if (!fits)
             continue;
         x->lhs = (km_form){ .t = x->own, .n = n };
+        /* constant start, step and bound: the variable's last value is start + step * q,
+         * below the bound by less than a step (for (i = 0; i < 32; i += 16) ends at 16, not
+         * 31: a count past it would be an output never written) */
+        int64_t v0, dv, hi;
+        if (km_form_value(km, l->start, &v0) && km_form_value(km, l->step, &dv) &&
+            km_form_value(km, l->bound, &hi) && dv > 0 && v0 >= 0 && hi > v0 && hi < ((int64_t)1 << 40)) {
+            int64_t top = le ? hi : hi - 1;
+            x->last = (km_term){ .coef = v0 + dv * ((top - v0) / dv) + 1, .n = 0 };
+            x->rhs = (km_form){ .t = &x->last, .n = 1 };
+            x->le = false;
+        }
         nb++;
     }
     if (lim && lim->extra && nb < KC_BOUNDS)
@@ -877,6 +913,29 @@ static uint32_t kc_moved_param(const km_kernel *km, const char *name)
 /* Does the model place every access of parameter name, moved once? A move inside a
  * grid-stride loop adds up over its iterations: exact only when the grid gives every
  * thread one iteration (stride_grid: the grid is the loop bound's). */
+int kc_data_guarded_writes(const km_kernel *km, const char *name)
+{
+    size_t na = 0, ng = 0;
+    const km_access *a = km ? km_accesses(km, &na) : NULL;
+    const km_guard *g = km ? km_guards(km, &ng) : NULL;
+    int line = 0;
+    for (size_t i = 0; i < na; i++) {
+        if (strcmp(a[i].buffer, name) != 0 || a[i].mode == KM_READ)
+            continue;
+        bool data = false;
+        for (uint32_t j = 0; j < a[i].n_guards && !data; j++) {
+            uint32_t q = a[i].guards[j];
+            data = q < ng && (km_form_mentions_kind(km, g[q].lhs, KM_ATOM_READ, -1) ||
+                              km_form_mentions_kind(km, g[q].rhs, KM_ATOM_READ, -1));
+        }
+        if (!data)
+            return 0;
+        if (!line)
+            line = (int)a[i].line;
+    }
+    return line;
+}
+
 bool kc_moved_once(const skel *k, const char *name, bool stride_grid)
 {
     if (!k->km)
@@ -886,6 +945,157 @@ bool kc_moved_once(const skel *k, const char *name, bool stride_grid)
     for (size_t i = 0; i < n; i++)
         if (!strcmp(ps[i].name, name))
             return ps[i].moved_at && (!ps[i].moved_in_grid_stride || stride_grid);
+    return false;
+}
+
+static size_t kh_skip_ws(const char *t, size_t i, size_t e)
+{
+    while (i < e && isspace((unsigned char)t[i]))
+        i++;
+    return i;
+}
+
+/* At byte i of t: `if (c >= X) break;` or `if (c == X) { break; }` for the counter c (cl
+ * bytes). The end of the statement, and X's text in bound (cap bytes); 0 when it is not. */
+static size_t kh_break_check(const char *t, size_t i, size_t e, const char *c, size_t cl, char *bound,
+                             size_t cap)
+{
+    i = kh_skip_ws(t, i, e);
+    if (!sk_word_at(t, e, i, "if", 2))
+        return 0;
+    i = kh_skip_ws(t, i + 2, e);
+    if (i >= e || t[i] != '(')
+        return 0;
+    i = kh_skip_ws(t, i + 1, e);
+    if (!sk_word_at(t, e, i, c, cl))
+        return 0;
+    i = kh_skip_ws(t, i + cl, e);
+    if (i + 1 >= e || !((t[i] == '>' || t[i] == '=') && t[i + 1] == '='))
+        return 0;
+    size_t xs = kh_skip_ws(t, i + 2, e), xe = xs;
+    while (xe < e && (isalnum((unsigned char)t[xe]) || t[xe] == '_'))
+        xe++;
+    if (xe == xs || xe - xs >= cap)
+        return 0;
+    memcpy(bound, t + xs, xe - xs);
+    bound[xe - xs] = '\0';
+    i = kh_skip_ws(t, xe, e);
+    if (i >= e || t[i] != ')')
+        return 0;
+    i = kh_skip_ws(t, i + 1, e);
+    bool brace = i < e && t[i] == '{';
+    if (brace)
+        i = kh_skip_ws(t, i + 1, e);
+    if (!sk_word_at(t, e, i, "break", 5))
+        return 0;
+    i = kh_skip_ws(t, i + 5, e);
+    if (i >= e || t[i] != ';')
+        return 0;
+    i++;
+    if (brace) {
+        i = kh_skip_ws(t, i, e);
+        if (i >= e || t[i] != '}')
+            return 0;
+        i++;
+    }
+    return i;
+}
+
+bool kf_hit_counter(const char *t, size_t s, size_t e, const char *c, char *bound, size_t cap)
+{
+    size_t cl = strlen(c), first_inc = 0, skip_to = 0;
+    bool init = false;
+    bound[0] = '\0';
+    for (size_t i = s; i + cl <= e; i++) {
+        if (i < skip_to || !sk_word_at(t, e, i, c, cl))
+            continue;
+        size_t b = i;
+        while (b > s && isspace((unsigned char)t[b - 1]))
+            b--;
+        size_t a = kh_skip_ws(t, i + cl, e);
+        bool pre_inc = b >= s + 2 && t[b - 1] == '+' && t[b - 2] == '+';
+        bool post_inc = a + 1 < e && t[a] == '+' && t[a + 1] == '+';
+        bool add_one = a + 1 < e && t[a] == '+' && t[a + 1] == '=';
+        if (add_one) {
+            size_t v = kh_skip_ws(t, a + 2, e);
+            add_one = v + 1 < e && t[v] == '1' && !isalnum((unsigned char)t[v + 1]);
+            if (!add_one)
+                return false; /* c += anything else */
+        }
+        if (!init) {
+            /* its first appearance sets it to zero: `int c = 0;` */
+            size_t z = a < e && t[a] == '=' ? kh_skip_ws(t, a + 1, e) : e;
+            if (z + 1 >= e || t[z] != '0' || (t[z + 1] != ';' && t[z + 1] != ',' && !isspace((unsigned char)t[z + 1])))
+                return false;
+            init = true;
+            continue;
+        }
+        if (pre_inc || post_inc || add_one) {
+            /* every step is ++c; and right after it `if (c >= N) break;` */
+            size_t end = a;
+            while (end < e && t[end] != ';')
+                end++;
+            char x[64];
+            size_t after = end < e ? kh_break_check(t, end + 1, e, c, cl, x, sizeof x) : 0;
+            if (!after || (bound[0] && strcmp(bound, x) != 0) || strlen(x) >= cap)
+                return false;
+            snprintf(bound, cap, "%s", x);
+            if (!first_inc)
+                first_inc = i;
+            skip_to = after;
+            continue;
+        }
+        /* any other write of it, or a use after the first step (outside the loop that
+         * checks it), and the bound says nothing */
+        bool assign = a < e && t[a] == '=' && !(a + 1 < e && t[a + 1] == '=');
+        bool dec = (b >= s + 2 && t[b - 1] == '-' && t[b - 2] == '-') || (a + 1 < e && t[a] == '-' && t[a + 1] == '-') ||
+                   (a + 1 < e && strchr("-*/%<>|&^", t[a]) && t[a + 1] == '=');
+        if (assign || dec || first_inc)
+            return false;
+    }
+    return init && first_inc && bound[0];
+}
+
+/* A local the model does not follow that counts hits (kf_hit_counter): the bound that
+ * keeps it below the check's limit at every use, from the model's guard on it. */
+static bool kc_hit_counter_bound(skel *k, kc_bound *out)
+{
+    long fi = k->m ? an_model_find_kernel(k->m, km_name(k->km)) : -1;
+    if (fi < 0)
+        return false;
+    const an_function *f = &k->m->funcs[fi];
+    size_t s = f->body_span.start_byte, e = f->body_span.end_byte <= k->len ? f->body_span.end_byte : k->len;
+    size_t nl = 0, ng = 0;
+    const km_local *l = km_locals(k->km, &nl);
+    const km_guard *g = km_guards(k->km, &ng);
+    for (size_t i = 0; i < nl; i++) {
+        char bound[64];
+        if (l[i].kind != KM_LOCAL_VAR || l[i].form.n != 1 || l[i].form.t[0].coef != 1 || l[i].form.t[0].n != 1 ||
+            !kf_hit_counter(k->text, s, e, l[i].name, bound, sizeof bound))
+            continue;
+        for (size_t j = 0; j < ng; j++) {
+            bool on_rhs = km_form_equal(g[j].rhs, l[i].form) && kc_form_sized(k->km, g[j].lhs) &&
+                          (!strcmp(g[j].op, "<=") || !strcmp(g[j].op, "=="));
+            bool on_lhs = km_form_equal(g[j].lhs, l[i].form) && kc_form_sized(k->km, g[j].rhs) &&
+                          (!strcmp(g[j].op, ">=") || !strcmp(g[j].op, "=="));
+            km_form lim = on_rhs ? g[j].lhs : g[j].rhs;
+            /* the guard of that check, not another one on it (`if (cnt == 0)`): its limit is
+             * the check's N, a parameter or constant by name, or a number */
+            size_t na = 0;
+            const km_atom *at = km_atoms(k->km, &na);
+            int64_t v;
+            char *endp = NULL;
+            long long num = strtoll(bound, &endp, 10);
+            bool same = (on_rhs || on_lhs) &&
+                        ((endp && *endp == '\0' && km_form_value(k->km, lim, &v) && v == num && num > 0) ||
+                         (lim.n == 1 && lim.t[0].coef == 1 && lim.t[0].n == 1 && lim.t[0].atoms[0] < na &&
+                          at[lim.t[0].atoms[0]].name && !strcmp(at[lim.t[0].atoms[0]].name, bound)));
+            if (!same)
+                continue;
+            *out = (kc_bound){ .lhs = l[i].form, .rhs = lim, .le = false };
+            return true;
+        }
+    }
     return false;
 }
 
@@ -899,6 +1109,8 @@ char *kc_count(skel *k, const char *buffer)
     size_t n = 0;
     const km_access *acc = km_accesses(k->km, &n);
     char *res = NULL;
+    kc_bound hits;
+    bool have_hits = kc_hit_counter_bound(k, &hits);
     for (size_t i = 0; i < n; i++) {
         if (acc[i].space != KM_SPACE_GLOBAL || !acc[i].buffer || strcmp(acc[i].buffer, buffer))
             continue;
@@ -909,6 +1121,8 @@ char *kc_count(skel *k, const char *buffer)
         struct hk_buf b;
         hk_buf_init(&b, SK_MAX_TEXT);
         kc_limits lim = { .extra = NULL };
+        if (have_hits && km_form_mentions(k->km, acc[i].index, hits.lhs.t[0].atoms[0]))
+            lim.extra = &hits;
         memcpy(lim.grid, k->grid_known, sizeof lim.grid);
         memcpy(lim.threads, k->threads_known, sizeof lim.threads);
         memcpy(lim.block, k->block_known, sizeof lim.block);

@@ -189,6 +189,16 @@ char *kf_bound_spec(skel *k, const kf_index *x);
 /* Whether the spec text t parses and names only size and launch variables. */
 bool kf_only_sizes(skel *k, const char *t);
 
+/* Whether the spec text t (a launch's block, translated) names size variables and nothing
+ * else, so the block grows with the problem (nx - 1). */
+bool sk_sized_block(skel *k, const char *t);
+
+/* Whether c counts hits in t's [s, e) (ball query's cnt): set to 0 where it first appears,
+ * changed only by ++c (c++, c += 1) each followed at once by `if (c >= N) break;` (or ==, or
+ * braces round the break), and used elsewhere only before the first of them, so below N at
+ * every use. N's text in bound (cap bytes). */
+bool kf_hit_counter(const char *t, size_t s, size_t e, const char *c, char *bound, size_t cap);
+
 /* Count of pointer parameter name from its subscripts in the body: every index variable
  * replaced by its largest value (bound - 1), the largest subscript plus one. New string,
  * or NULL when one subscript cannot be bounded. */
@@ -202,6 +212,12 @@ extern const char *const kc_thread_names[3];
  * grid-stride loop adds up over its iterations: exact only when the grid gives every
  * thread one iteration (stride_grid: the grid is the loop bound's). */
 bool kc_moved_once(const skel *k, const char *name, bool stride_grid);
+
+/* When every write of buffer name in the kernel model (NULL: none) sits under a condition
+ * on a value read from memory (ball query's `if (d2 < r2) idx[cnt] = k`): the line of the
+ * first, else 0. Which elements are written then depends on the data, so the others keep
+ * what the buffer held: an inout, never an output the harness checks as all written. */
+int kc_data_guarded_writes(const km_kernel *km, const char *name);
 
 /* Count of buffer from the model: the largest element any global access of it can reach,
  * plus one, in spec terms (kernel parameters replaced by their launch values). New
@@ -384,8 +400,9 @@ bool sk_tparam_name(const char *decl, char *out, size_t cap);
 /* When the launch passes name, a type parameter of the template function that launches
  * (cuda-samples' `template <class T> void reduce(...)` launching reduce0<T>), and an
  * explicit instantiation of that function gives float there (`template void
- * reduce<float>(...)`): the launcher's name (borrowed), *line that instantiation's line
- * in the site's file. NULL otherwise. */
+ * reduce<float>(...)`), or a call that spells its template arguments does (`RunTest<float>(op)`):
+ * the launcher's name (borrowed), *line that instantiation's line in the site's file. NULL
+ * otherwise. */
 const char *sk_launcher_float(const skel *k, const an_launch *site, const char *name, int *line);
 
 /* The launch under `case V:` of `switch (B)` with B its block's text (mmcv's furthest
@@ -408,6 +425,11 @@ void sk_resolve_pointee(const skel *k, const char *elem, char *cur, size_t n);
  * still-open call holds the launch at byte site (in the caller body of the launch's text),
  * or NULL. */
 const char *sk_dispatch_macro(const skel *k, size_t site);
+
+/* Where the body of the function holding launch l starts in t (len bytes): the caller's
+ * body, or for a launch the analysis left at file scope (a function lost in broken code),
+ * the outermost brace before it that opens a function body. False when there is none. */
+bool sk_site_body(const an_model *m, const char *t, size_t len, const an_launch *l, uint32_t *start);
 
 /* The first launch of kernel in m (analysed from text, len bytes; text may be NULL) that
  * passes n_params arguments (a launch of another kernel of the same name, in a sibling

@@ -80,9 +80,23 @@ char *sk_local_init(skel *k, const char *name)
                         break;
                     st--;
                 }
-                while (st < b && isspace((unsigned char)k->site_text[st]))
-                    st++;
-                after_dim3 = depth == 0 && sk_word_at(k->site_text, k->body_end, st, "dim3", 4);
+                /* the statement starts after blank space and comments (a comment line above
+                 * it is common) */
+                for (;;) {
+                    while (st < b && isspace((unsigned char)k->site_text[st]))
+                        st++;
+                    if (st + 1 < b && k->site_text[st] == '/' && k->site_text[st + 1] == '/') {
+                        while (st < b && k->site_text[st] != '\n')
+                            st++;
+                    } else if (st + 1 < b && k->site_text[st] == '/' && k->site_text[st + 1] == '*') {
+                        for (st += 2; st + 1 < b && !(k->site_text[st] == '*' && k->site_text[st + 1] == '/'); st++)
+                            ;
+                        st += 2;
+                    } else {
+                        break;
+                    }
+                }
+                after_dim3 = depth == 0 && st < b && sk_word_at(k->site_text, k->body_end, st, "dim3", 4);
             }
             if (!after_dim3)
                 continue;
@@ -1386,6 +1400,11 @@ double sk_float_default(const char *name)
         return 0.5;
     if (!strcmp(name, "scale"))
         return 0.125;
+    /* the low end of a range (min_radius, min_val, minval): 0, so that its max_ partner at
+     * 1.5 leaves a range to fall in (mmcv's ball query with both at 1.5 finds no point) */
+    if (!strncmp(name, "min", 3) && (name[3] == '_' || name[3] == 'V' || name[3] == 'v' || name[3] == 'R' ||
+                                    name[3] == 'r'))
+        return 0.0;
     return 1.5;
 }
 
@@ -2344,6 +2363,40 @@ char *sk_instantiation(const char *t, size_t len, const char *kernel, size_t *at
     return NULL;
 }
 
+/* The template arguments of a call of fn that spells them (`RunTest<float>(name, db)`: SHOC
+ * instantiates its launcher per type this way), from byte *at on: a new string "<...>" or
+ * NULL; *at set to the call's byte. A declaration or definition (`void RunTest(`) has none. */
+static char *sk_call_targs(const char *t, size_t len, const char *fn, size_t *at)
+{
+    size_t fl = strlen(fn);
+    for (size_t i = *at; t && i + fl < len; i++) {
+        if (!sk_word_at(t, len, i, fn, fl))
+            continue;
+        size_t o = i + fl;
+        while (o < len && isspace((unsigned char)t[o]))
+            o++;
+        if (o >= len || t[o] != '<')
+            continue;
+        int depth = 0;
+        size_t c = o;
+        for (; c < len && c - o <= SK_MAX_TEXT; c++) {
+            depth += (t[c] == '<') - (t[c] == '>');
+            if (depth == 0 || t[c] == ';' || t[c] == '{' || t[c] == '}')
+                break;
+        }
+        if (c >= len || t[c] != '>' || c - o > SK_MAX_TEXT)
+            continue;
+        size_t q = c + 1;
+        while (q < len && isspace((unsigned char)t[q]))
+            q++;
+        if (q >= len || t[q] != '(')
+            continue;
+        *at = i;
+        return hk_strndup(t + o, c - o + 1);
+    }
+    return NULL;
+}
+
 /* The name a template parameter declares: the last word before its default (`unsigned int
  * threads = 256` is threads, `typename T` is T). False when there is none. */
 bool sk_tparam_name(const char *decl, char *out, size_t cap)
@@ -2401,6 +2454,21 @@ const char *sk_launcher_float(const skel *k, const an_launch *site, const char *
             hk_free(args[i]);
         hk_free(inst);
         off += at + 8;
+    }
+    /* or a call that names the arguments: `RunTest<float>(...)` instantiates it as well */
+    for (size_t at = 0; pos >= 0 && !found && at < k->site_len; at++) {
+        char *inst = sk_call_targs(k->site_text, k->site_len, cf->name, &at);
+        if (!inst)
+            break;
+        char *args[16] = { 0 };
+        size_t na = sk_split_targs(inst, args, HK_ARRAY_LEN(args));
+        if ((size_t)pos < na && args[pos] && !strcmp(args[pos], "float")) {
+            found = cf->name;
+            *line = sk_site_line(k, at);
+        }
+        for (size_t i = 0; i < na; i++)
+            hk_free(args[i]);
+        hk_free(inst);
     }
     return found;
 }
@@ -2785,6 +2853,67 @@ const char *sk_dispatch_macro(const skel *k, size_t site)
     return NULL;
 }
 
+/* Where the body of the function holding launch l starts in t (len bytes): its caller's
+ * body, or, for a launch the analysis left at file scope (broken code around it: tree-sitter
+ * reads `if (grid.x < 1)` as a template argument list and loses the whole function), the
+ * outermost brace before it that opens a function body (`) {`), found by counting braces
+ * in the text from the end of the last function the model knows before it, string and
+ * character literals and comments skipped. False when there is none. */
+bool sk_site_body(const an_model *m, const char *t, size_t len, const an_launch *l, uint32_t *start)
+{
+    if (l->caller >= 0 && (size_t)l->caller < m->n_funcs) {
+        *start = m->funcs[l->caller].body_span.start_byte;
+        return true;
+    }
+    size_t at = l->span.start_byte, from = 0;
+    if (!t || at > len)
+        return false;
+    for (size_t i = 0; i < m->n_funcs; i++)
+        if (m->funcs[i].span.end_byte <= at && m->funcs[i].span.end_byte > from)
+            from = m->funcs[i].span.end_byte;
+    size_t open[64];
+    size_t depth = 0;
+    for (size_t i = from; i < at; i++) {
+        char c = t[i];
+        if (c == '"' || c == '\'') {
+            for (i++; i < at && t[i] != c && t[i] != '\n'; i++)
+                if (t[i] == '\\')
+                    i++;
+        } else if (c == '/' && i + 1 < at && t[i + 1] == '/') {
+            while (i + 1 < at && t[i + 1] != '\n')
+                i++;
+        } else if (c == '/' && i + 1 < at && t[i + 1] == '*') {
+            for (i += 2; i + 1 < at && !(t[i] == '*' && t[i + 1] == '/'); i++)
+                ;
+            i++;
+        } else if (c == '#') {
+            /* a preprocessor line: its braces (if any) are not code */
+            size_t b = i;
+            while (b > from && (t[b - 1] == ' ' || t[b - 1] == '\t'))
+                b--;
+            if (b == from || t[b - 1] == '\n')
+                while (i + 1 < at && !(t[i + 1] == '\n' && t[i] != '\\'))
+                    i++;
+        } else if (c == '{') {
+            if (depth < HK_ARRAY_LEN(open))
+                open[depth] = i;
+            depth++;
+        } else if (c == '}' && depth > 0) {
+            depth--;
+        }
+    }
+    for (size_t d = 0; d < depth && d < HK_ARRAY_LEN(open); d++) {
+        size_t b = open[d];
+        while (b > from && isspace((unsigned char)t[b - 1]))
+            b--;
+        if (b > from && t[b - 1] == ')') {
+            *start = (uint32_t)open[d];
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The first launch of f in m that passes as many arguments as f takes (a launch of another
  * kernel of the same name, in a sibling file, would not). */
 /* Whether the body of the function holding launch l (in t, len bytes) makes the function
@@ -2794,10 +2923,10 @@ const char *sk_dispatch_macro(const skel *k, size_t site)
 static bool sk_pointer_launch(const an_model *m, const char *t, size_t len, const an_launch *l,
                               const char *kernel)
 {
-    if (!t || l->caller < 0 || (size_t)l->caller >= m->n_funcs || l->template_args || !sk_is_identifier(l->kernel))
+    uint32_t body = 0;
+    if (!t || l->template_args || !sk_is_identifier(l->kernel) || !sk_site_body(m, t, len, l, &body))
         return false;
-    const an_function *cf = &m->funcs[l->caller];
-    size_t s = cf->body_span.start_byte, e = l->span.start_byte < len ? l->span.start_byte : len;
+    size_t s = body, e = l->span.start_byte < len ? l->span.start_byte : len;
     const char *p = l->kernel;
     size_t pl = strlen(p), kl = strlen(kernel);
     bool declared = false, assigned = false;

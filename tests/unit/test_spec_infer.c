@@ -671,6 +671,19 @@ static void launcher_template_and_dynamic_shared_memory(void **state)
     infer(DATA("launcher_template.cu"), "volatile_scratch", &inf);
     assert_true(has_doubt(&inf, "volatile_scratch uses dynamic shared memory (line 57) and no launch gives its size"));
     spec_inference_free(&inf);
+    /* the launcher instantiated by calls that name the type (the double one spaced out)
+     * rather than explicitly: the float call is the one that counts */
+    infer(DATA("launcher_template.cu"), "block_sums_called", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "template argument T = float: the launch at launcher_template.cu:106 passes T, "
+                               "a type parameter of its launcher run_called, which line 125 instantiates"));
+    assert_string_equal(json_string_value(json_array_get(json_object_get(inf.spec, "template_args"), 0)), "float");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(inf.spec, "launch"), "shmem")), 512);
+    spec_inference_free(&inf);
+    /* called for double alone: no float instantiation, so T is not known */
+    infer(DATA("launcher_template.cu"), "block_sums_double", &inf);
+    assert_true(has_doubt(&inf, "in is of type T, which the generated harness does not know"));
+    spec_inference_free(&inf);
 }
 
 /* Block-stride loops (for (c = threadIdx.x; c < cols; c += STEP)): the variable is below
@@ -1152,6 +1165,92 @@ static void a_launch_through_a_function_pointer(void **state)
     spec_inference_free(&inf);
 }
 
+/* The same launch in a launcher tree-sitter loses (`if (grid.x < 1 ...)` read as template
+ * arguments: the launch comes back at file scope): the function is the brace that encloses
+ * the launch, so the pointer, the grid and the block (`dim3 grid(...), threads(...)` under a
+ * comment line) are read as in a valid one. The tiles' loop (i < 32 or i <= 31, step 8)
+ * ends at 24: the counts are exactly width * height, not 7 rows more. */
+static void a_launch_in_a_launcher_the_grammar_loses(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "width", "height" };
+    static const long long v[] = { 1024, 512 };
+    static const char *const kernels[] = { "tiles_lt", "tiles_le" };
+    for (size_t i = 0; i < 2; i++) {
+        spec_inference inf;
+        infer(DATA("lost_launcher.cu"), kernels[i], &inf);
+        no_doubts(&inf);
+        assert_true(has_note(&inf, "grid from the launch site at lost_launcher.cu:42"));
+        assert_true(has_note(&inf, "block from the launch site at lost_launcher.cu:42"));
+        json_t *l = json_object_get(inf.spec, "launch");
+        assert_int_equal(json_array_size(json_object_get(l, "grid")), 2);
+        assert_int_equal(json_integer_value(json_array_get(json_object_get(l, "block"), 1)), 8);
+        assert_int_equal(eval(field(inf.spec, 0, "count"), names, v, 2), 1024 * 512);
+        assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 2), 1024 * 512);
+        spec_inference_free(&inf);
+    }
+}
+
+/* A launch whose block grows with the sizes (nx - 1 threads, through a dim3 local or in
+ * the launch itself): the kernel indexes a row with threadIdx.x alone, and a spec cannot
+ * launch such a block yet, so the fixed guess is a doubt, never a sure spec. */
+static void a_block_that_grows_with_the_sizes_is_a_doubt(void **state)
+{
+    (void)state;
+    static const char *const kernels[] = { "row_step", "row_step_direct" };
+    static const char *const lines[] = { "sized_block.cu:27 grows with the sizes (nx-1)",
+                                         "sized_block.cu:28 grows with the sizes (nx-1)" };
+    for (size_t i = 0; i < 2; i++) {
+        spec_inference inf;
+        infer(DATA("sized_block.cu"), kernels[i], &inf);
+        assert_true(has_doubt(&inf, lines[i]));
+        spec_inference_free(&inf);
+    }
+}
+
+/* A hit counter (cnt = 0; ...; out[i * ns + cnt] = k; ++cnt; if (cnt >= ns) break;, or hits++
+ * and `== ns` in braces) stays below ns where it subscripts: out has rows * ns elements. A
+ * use after the loop gets no bound. Writes that values read from memory decide (a hit, a
+ * mask, a comparison) make an inout; a select that writes every element, an output. */
+static void a_hit_counter_and_writes_the_data_decides(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "rows", "ns" };
+    static const long long v[] = { 67, 131 };
+    static const char *const hits[] = { "near_hits", "near_hits_eq" };
+    spec_inference inf;
+    for (size_t i = 0; i < 2; i++) {
+        infer(DATA("hit_counter.cu"), hits[i], &inf);
+        no_doubts(&inf);
+        assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 2), 67 * 131);
+        assert_string_equal(field(inf.spec, 1, "kind"), "inout");
+        spec_inference_free(&inf);
+    }
+    infer(DATA("hit_counter.cu"), "near_hits_after", &inf);
+    assert_true(has_doubt(&inf, "how many elements out has is not in the index math"));
+    spec_inference_free(&inf);
+    infer(DATA("hit_counter.cu"), "masked_copy", &inf);
+    no_doubts(&inf);
+    assert_string_equal(field(inf.spec, 2, "kind"), "inout");
+    assert_true(has_note(&inf, "out is written only where values read from memory decide (line 63)"));
+    spec_inference_free(&inf);
+    infer(DATA("hit_counter.cu"), "positive_copy", &inf);
+    no_doubts(&inf);
+    assert_string_equal(field(inf.spec, 1, "kind"), "inout");
+    spec_inference_free(&inf);
+    infer(DATA("hit_counter.cu"), "select_copy", &inf);
+    no_doubts(&inf);
+    assert_string_equal(field(inf.spec, 2, "kind"), "output");
+    spec_inference_free(&inf);
+    /* min_radius 0, max_radius 1.5: a range points can fall in */
+    infer(DATA("hit_counter.cu"), "in_shell", &inf);
+    no_doubts(&inf);
+    json_t *args = json_object_get(inf.spec, "args");
+    assert_true(json_real_value(json_object_get(json_array_get(args, 3), "value")) == 0.0);
+    assert_true(json_real_value(json_object_get(json_array_get(args, 4), "value")) == 1.5);
+    spec_inference_free(&inf);
+}
+
 /* An index buffer whose values pick rows of a table (tab[ids[i] * width + c], c < width)
  * that nothing sizes: the table gets 65536 rows, the indices int(0, 65535), and every read
  * is checked inside at both size sets. Reading past the row picked, or a table the
@@ -1407,6 +1506,9 @@ int main(void)
         cmocka_unit_test(device_limits_and_function_like_macros),
         cmocka_unit_test(sizes_within_the_launchers_asserts),
         cmocka_unit_test(a_launch_through_a_function_pointer),
+        cmocka_unit_test(a_launch_in_a_launcher_the_grammar_loses),
+        cmocka_unit_test(a_block_that_grows_with_the_sizes_is_a_doubt),
+        cmocka_unit_test(a_hit_counter_and_writes_the_data_decides),
         cmocka_unit_test(table_rows_picked_by_an_index_buffer),
         cmocka_unit_test(shared_subscripts_bounded_by_a_cut_tile),
         cmocka_unit_test(a_grid_capped_by_a_helper_function),
