@@ -209,6 +209,14 @@ static long written_name(const rw_toks *ts, size_t a, size_t b, size_t from, siz
     return -1;
 }
 
+/* Does the statement at q start a declaration (`TYPE x`, `const ...`, `T x` of a template
+ * or typedef type)? */
+static bool starts_declaration(const rw_toks *ts, size_t q)
+{
+    return rwl_is_type_word(ts, q) || rwl_tok_is_ident(ts, q, "const") ||
+           (ts->t[q].kind == T_IDENT && q + 1 < ts->n && ts->t[q + 1].kind == T_IDENT);
+}
+
 /* Is the name at d declared there (`TYPE name`, `TYPE *name`, `T name` at a statement's
  * start, or a later declarator `, name`)? */
 static bool declared_here(const rw_toks *ts, size_t d)
@@ -220,6 +228,18 @@ static bool declared_here(const rw_toks *ts, size_t d)
         p--;
     if (rwl_is_type_word(ts, p))
         return true;
+    if (rwl_tok_is(ts, p, ",")) {
+        /* a later declarator: the statement starts a declaration (`float lo = a, hi = b;`) */
+        size_t q = p;
+        for (int depth = 0; q > 0; q--) {
+            depth += rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]");
+            depth -= rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[");
+            if (depth < 0 || (depth == 0 && (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") ||
+                                             rwl_tok_is(ts, q - 1, "}"))))
+                break;
+        }
+        return q > 0 && starts_declaration(ts, q);
+    }
     if (ts->t[p].kind != T_IDENT)
         return false;
     return rwl_tok_is(ts, p - 1, ";") || rwl_tok_is(ts, p - 1, "{") || rwl_tok_is(ts, p - 1, "}") ||
@@ -437,7 +457,7 @@ static bool check_split_loop(sp_scan *s, const sp_loop *item, sp_loop *L)
             rwl_tok_is_ident(ts, k, "__syncthreads_and") || rwl_tok_is_ident(ts, k, "__syncthreads_or") ||
             rwl_tok_is_ident(ts, k, "__syncwarp") || rwl_tok_is_ident(ts, k, "__threadfence") ||
             rwl_tok_is_ident(ts, k, "__threadfence_block"))
-            return refuse(s, k, "__syncthreads()", "a barrier inside the loop to split: its iterations move to "
+            return refuse(s, k, "__syncthreads", "a barrier inside the loop to split: its iterations move to "
                                                    "other blocks");
         if (!strncmp(ts->text + ts->t[k].start, "__shfl", 6) || !strncmp(ts->text + ts->t[k].start, "__ballot", 8))
             return refuse(s, k, "warp intrinsic", "a warp exchange inside the loop to split");
