@@ -161,6 +161,15 @@ static long model_loop(const sp_scan *s, size_t kw, size_t var)
     return found;
 }
 
+/* The index token of the for header at kw (`for (T v = ...`), or 0. */
+static size_t header_var(const rw_toks *ts, size_t kw)
+{
+    size_t close = rwl_match_close(ts, kw + 1), eq = kw + 2;
+    while (eq < close && !rwl_tok_is(ts, eq, "=") && !rwl_tok_is(ts, eq, ";"))
+        eq++;
+    return eq < close && rwl_tok_is(ts, eq, "=") && ts->t[eq - 1].kind == T_IDENT ? eq - 1 : 0;
+}
+
 /* Is loop index inner inside loop outer (or the same)? */
 static bool loop_within(const sp_scan *s, long inner, long outer)
 {
@@ -333,7 +342,15 @@ static bool macro_mentions_grid(const sp_scan *s, size_t k)
 static bool find_item_loop(sp_scan *s, size_t *item)
 {
     const rw_toks *ts = &s->ts;
-    size_t k = 1, end = ts->n - 1;
+    size_t k = 1, end = ts->n - 1, nl = 0;
+    const km_loop *lp = km_loops(s->km, &nl);
+    bool any = false;
+    for (size_t i = 0; i < nl && !any; i++)
+        any = form_is_builtin_x(s->km, lp[i].start, KM_ATOM_BLOCK_IDX) &&
+              form_is_builtin_x(s->km, lp[i].step, KM_ATOM_GRID_DIM);
+    if (!any)
+        return refuse(s, 1, "kernel body", "no loop over the items by block (`for (i = blockIdx.x; i < N; "
+                                           "i += gridDim.x)`): the kernel does not give one block per item");
     while (k < end && !rwl_tok_is_ident(ts, k, "for")) {
         size_t e = rwl_stmt_end(ts, k, end);
         bool decl = rwl_is_type_word(ts, k) || rwl_tok_is_ident(ts, k, "__shared__") ||
@@ -358,20 +375,29 @@ static bool find_item_loop(sp_scan *s, size_t *item)
     return true;
 }
 
-/* Checks the item loop L: blockIdx.x the start, gridDim.x the step (by the model), a bound
- * the same for every block and never written, nothing after it that writes. */
-static bool check_item_loop(sp_scan *s, sp_loop *L)
+/* The model's loop at the item loop's `for` kw: blockIdx.x the start, gridDim.x the step.
+ * Its index in km_loops, or -1 with the refusal. */
+static long item_by_block(sp_scan *s, size_t kw)
+{
+    size_t nl = 0, var = header_var(&s->ts, kw);
+    const km_loop *lp = km_loops(s->km, &nl);
+    long li = var ? model_loop(s, kw, var) : -1;
+    if (li < 0 || !form_is_builtin_x(s->km, lp[li].start, KM_ATOM_BLOCK_IDX) ||
+        !form_is_builtin_x(s->km, lp[li].step, KM_ATOM_GRID_DIM))
+        return refuse(s, kw, "loop", "the first loop is not over the items by block (`for (i = blockIdx.x; i < N; "
+                                     "i += gridDim.x)`)"), -1;
+    return li;
+}
+
+/* Checks the item loop L (item_by_block's already): a bound the same for every block and
+ * never written, blockIdx.x and gridDim.x spelled once each, nothing after it that writes. */
+static bool check_item_loop(sp_scan *s, sp_loop *L, long li)
 {
     const rw_toks *ts = &s->ts;
     size_t nl = 0;
     const km_loop *lp = km_loops(s->km, &nl);
-    L->loop = model_loop(s, L->kw, L->var);
-    if (L->loop < 0)
-        return refuse(s, L->kw, "loop", "the kernel model has no loop here to match (two loops on one line?)");
+    L->loop = li;
     const km_loop *m = &lp[L->loop];
-    if (!form_is_builtin_x(s->km, m->start, KM_ATOM_BLOCK_IDX) || !form_is_builtin_x(s->km, m->step, KM_ATOM_GRID_DIM))
-        return refuse(s, L->kw, "loop", "the first loop is not over the items by block (`for (i = blockIdx.x; i < N; "
-                                        "i += gridDim.x)`)");
     size_t nb = 0;
     for (size_t q = L->start_a; q < L->start_b; q++)
         nb += builtin_x(ts, q, "blockIdx");
@@ -528,12 +554,7 @@ static bool find_split_loops(sp_scan *s, const sp_loop *item, sp_loop *split, si
     for (size_t k = item->body_a; k < item->body_b && !s->why[0]; k++) {
         if (!rwl_tok_is_ident(ts, k, "for") || !rwl_tok_is(ts, k + 1, "("))
             continue;
-        /* the loop's index, to match the model's loop */
-        size_t close = rwl_match_close(ts, k + 1), eq = k + 2, var = 0;
-        while (eq < close && !rwl_tok_is(ts, eq, "=") && !rwl_tok_is(ts, eq, ";"))
-            eq++;
-        if (eq < close && rwl_tok_is(ts, eq, "=") && ts->t[eq - 1].kind == T_IDENT)
-            var = eq - 1;
+        size_t var = header_var(ts, k);   /* the loop's index, to match the model's loop */
         long li = var ? model_loop(s, k, var) : -1;
         if (li < 0 || !loop_within(s, li, item->loop) ||
             !km_form_mentions_kind(s->km, lp[li].start, KM_ATOM_THREAD_IDX, 0) ||
@@ -547,7 +568,7 @@ static bool find_split_loops(sp_scan *s, const sp_loop *item, sp_loop *split, si
             if (*n_split == SP_LOOPS)
                 return refuse(s, k, "loop", "more than %d loops strided over the threads", SP_LOOPS);
             sp_loop *L = &split[*n_split];
-            if (!read_for(s, k, "loop strided over the threads", L))
+            if (!read_for(s, k, "thread loop", L))
                 return false;
             L->loop = li;
             if (!check_split_loop(s, item, L))
@@ -648,7 +669,7 @@ static int emit(sp_scan *s, const sp_loop *item, const sp_loop *split, size_t n_
     return rc;
 }
 
-static int rw_split_item_loop(const rw_context *ctx, rw_result *out)
+static int split_kernel(const rw_context *ctx, rw_result *out)
 {
     if (!out || !ctx)
         return HK_EINVAL;
@@ -680,7 +701,9 @@ static int rw_split_item_loop(const rw_context *ctx, rw_result *out)
                  rwl_line_at(ctx->text, f->body_span.start_byte), kwhy);
         goto refused;
     }
-    if (!find_item_loop(&s, &ki) || !read_for(&s, ki, "loop over the items", &item) || !check_item_loop(&s, &item) ||
+    long li = -1;
+    if (!find_item_loop(&s, &ki) || (li = item_by_block(&s, ki)) < 0 || !read_for(&s, ki, "item loop", &item) ||
+        !check_item_loop(&s, &item, li) ||
         !scan_body(&s, &item) || !find_split_loops(&s, &item, split, &n_split))
         goto refused;
     if ((rc = emit(&s, &item, split, n_split, &es)))
@@ -704,6 +727,193 @@ out:
     rwl_edits_free(&es);
     km_free(s.km);
     rwl_toks_free(&s.ts);
+    return rc;
+}
+
+/* The #define of the function-like macro named by token k of ts in text: its parameters'
+ * and body's text, continuations as spaces (new strings). false when there is none, more
+ * than one (which the kernel sees depends on #if), or the body stringifies or pastes. */
+static bool macro_definition(const char *text, size_t len, const rw_toks *ts, size_t k, char **params, char **body,
+                             int *rc)
+{
+    const char *name = ts->text + ts->t[k].start;
+    size_t nl = ts->t[k].end - ts->t[k].start;
+    const char *def = NULL, *def_end = NULL;
+    *params = *body = NULL;
+    for (size_t i = 0; i + 7 < len; i++) {
+        if (text[i] != '#' || (i > 0 && text[i - 1] != '\n'))
+            continue;
+        size_t j = i + 1;
+        while (j < len && (text[j] == ' ' || text[j] == '\t'))
+            j++;
+        if (len - j < 7 || memcmp(text + j, "define", 6) != 0)
+            continue;
+        j += 6;
+        while (j < len && (text[j] == ' ' || text[j] == '\t'))
+            j++;
+        if (len - j <= nl || memcmp(text + j, name, nl) != 0 || text[j + nl] != '(')
+            continue;
+        if (def)
+            return false;
+        def = text + j + nl;
+        size_t e = j;
+        while (e < len && text[e] != '\n')
+            e += text[e] == '\\' && e + 1 < len && text[e + 1] == '\n' ? 2 : 1;
+        def_end = text + e;
+    }
+    const char *pe = def ? memchr(def, ')', (size_t)(def_end - def)) : NULL;
+    if (!pe || memchr(pe, '#', (size_t)(def_end - pe)))
+        return false;
+    *params = hk_strndup(def + 1, (size_t)(pe - def - 1));
+    *body = hk_strndup(pe + 1, (size_t)(def_end - pe - 1));
+    if (!*params || !*body) {
+        hk_free(*params);
+        hk_free(*body);
+        *params = *body = NULL;
+        *rc = HK_ENOMEM;
+        return false;
+    }
+    for (char *c = *body; *c; c++)
+        if (c[0] == '\\' && c[1] == '\n')
+            c[0] = ' ';
+    for (char *c = *params; *c; c++)
+        if (c[0] == '\\' && c[1] == '\n')
+            c[0] = ' ';
+    return true;
+}
+
+/* The item loop written through a function-like macro whose whole body is for headers
+ * (`#define BLOCK_LOOP(i, n) for (int i = blockIdx.x; i < (n); i += gridDim.x)`, mmcv's
+ * CUDA_2D_KERNEL_BLOCK_LOOP): *out gets the text with that use (the body's first statement
+ * after declarations) replaced by its expansion, on one line, so the loops can be edited as
+ * written; NULL when the body has no such use. HK_OK or HK_ENOMEM. */
+static int expand_item_macro(const rw_context *ctx, const an_function *f, char **out, size_t *out_len)
+{
+    rw_toks ts = {0}, pt = {0}, bt = {0};
+    char *params = NULL, *body = NULL, **args = NULL;
+    size_t n_par = 0, n_arg = 0;
+    struct hk_buf b;
+    hk_buf_init(&b, RW_TEXT_MAX);
+    *out = NULL;
+    int rc = rwl_lex(ctx->text, f->body_span.start_byte, f->body_span.end_byte, &ts);
+    size_t k = 1;
+    while (!rc && k + 1 < ts.n && (rwl_is_type_word(&ts, k) || rwl_tok_is_ident(&ts, k, "__shared__") ||
+                                   starts_declaration(&ts, k) || rwl_tok_is_ident(&ts, k, "extern")))
+        k = rwl_stmt_end(&ts, k, ts.n - 1);
+    if (rc || k + 2 >= ts.n || ts.t[k].kind != T_IDENT || !rwl_tok_is(&ts, k + 1, "(") ||
+        rwl_tok_is_ident(&ts, k, "for") || rwl_tok_is_ident(&ts, k, "while") || rwl_tok_is_ident(&ts, k, "if") ||
+        rwl_tok_is_ident(&ts, k, "switch") || !macro_definition(ctx->text, ctx->len, &ts, k, &params, &body, &rc))
+        goto out;
+    size_t close = rwl_match_close(&ts, k + 1);
+    if (close + 1 >= ts.n - 1 || (rc = rwl_lex(params, 0, (uint32_t)strlen(params), &pt)) ||
+        (rc = rwl_lex(body, 0, (uint32_t)strlen(body), &bt)))
+        goto out;
+    /* the body: one or more `for (...)` headers and nothing else */
+    for (size_t q = 0; q < bt.n;) {
+        if (!rwl_tok_is_ident(&bt, q, "for") || !rwl_tok_is(&bt, q + 1, "(") || rwl_match_close(&bt, q + 1) >= bt.n)
+            goto out;
+        q = rwl_match_close(&bt, q + 1) + 1;
+    }
+    for (size_t q = 0; q < pt.n; q += 2) {
+        if (pt.t[q].kind != T_IDENT || (q + 1 < pt.n && !rwl_tok_is(&pt, q + 1, ",")))
+            goto out;
+        n_par++;
+    }
+    if (!bt.n || !(args = hk_calloc(n_par ? n_par : 1, sizeof *args))) {
+        rc = bt.n ? HK_ENOMEM : HK_OK;
+        goto out;
+    }
+    size_t from = k + 2;
+    for (size_t q = k + 2, depth = 0; q <= close; q++) {
+        if (q == close || (depth == 0 && rwl_tok_is(&ts, q, ","))) {
+            if (n_arg >= n_par || q == from)
+                goto out;
+            if (!(args[n_arg++] = rwl_tok_text(&ts, from, q))) {
+                rc = HK_ENOMEM;
+                goto out;
+            }
+            from = q + 1;
+            continue;
+        }
+        depth += rwl_tok_is(&ts, q, "(") || rwl_tok_is(&ts, q, "[");
+        depth -= rwl_tok_is(&ts, q, ")") || rwl_tok_is(&ts, q, "]");
+    }
+    if (n_arg != n_par)
+        goto out;
+    rc = hk_buf_append(&b, ctx->text, ts.t[k].start);
+    for (size_t q = 0; q < bt.n && !rc; q++) {
+        const char *tx = body + bt.t[q].start;
+        int l = (int)(bt.t[q].end - bt.t[q].start);
+        for (size_t p = 0; p < n_par && bt.t[q].kind == T_IDENT; p++)
+            if (pt.t[2 * p].end - pt.t[2 * p].start == (uint32_t)l && !memcmp(params + pt.t[2 * p].start, tx, (size_t)l)) {
+                tx = args[p];
+                l = (int)strlen(args[p]);
+                break;
+            }
+        rc = hk_buf_printf(&b, "%s%.*s", q > 0 && bt.t[q].start > bt.t[q - 1].end ? " " : "", l, tx);
+    }
+    if (!rc)
+        rc = hk_buf_append(&b, ctx->text + ts.t[close].end, ctx->len - ts.t[close].end);
+    if (!rc) {
+        *out_len = b.len;
+        if (!(*out = hk_buf_steal(&b)))
+            rc = HK_ENOMEM;
+    }
+out:
+    for (size_t p = 0; args && p < n_arg; p++)
+        hk_free(args[p]);
+    hk_free(args);
+    hk_free(params);
+    hk_free(body);
+    hk_buf_free(&b);
+    rwl_toks_free(&ts);
+    rwl_toks_free(&pt);
+    rwl_toks_free(&bt);
+    return rc;
+}
+
+/* The kernel as written, or with its item loop's macro expanded first. */
+static int rw_split_item_loop(const rw_context *ctx, rw_result *out)
+{
+    if (!out || !ctx)
+        return HK_EINVAL;
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f);
+    if (rc)
+        return rc;
+    char *x = NULL;
+    size_t xl = 0;
+    an_model *xm = NULL;
+    if ((rc = expand_item_macro(ctx, f, &x, &xl)))
+        return rc;
+    if (!x)
+        return split_kernel(ctx, out);
+    long k = -1;
+    rc = an_analyze(x, xl, &xm);
+    if (rc == HK_OK && !xm->has_errors && (k = an_model_find_kernel(xm, f->name)) >= 0) {
+        rw_context c2 = *ctx;
+        c2.text = x;
+        c2.len = xl;
+        c2.m = xm;
+        c2.kernel = (size_t)k;
+        rc = split_kernel(&c2, out);
+        if (rc == HK_OK && out->applicable) {
+            char *d = hk_asprintf("%s; the item loop's macro written out", out->description);
+            if (!d) {
+                rw_result_free(out);
+                memset(out, 0, sizeof *out);
+                rc = HK_ENOMEM;
+            } else {
+                hk_free(out->description);
+                out->description = d;
+            }
+        }
+    } else if (rc != HK_ENOMEM) {
+        rc = split_kernel(ctx, out);   /* the expansion does not parse: the original's refusal */
+    }
+    an_model_free(xm);
+    hk_free(x);
     return rc;
 }
 

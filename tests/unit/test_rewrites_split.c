@@ -3,7 +3,8 @@
  * template with a shared tile staged per trip of a tile loop and a result read, modified
  * and written across trips (mmcv's chamfer distance, gridDim.y in the stride), size_t
  * indices with a count summed across trips, two loops of one item with `c = c + S` and a
- * declaration before the item loop. Each must apply, compile with nvcc and, in the block
+ * declaration before the item loop, the item loop through a macro (one for header, and
+ * mmcv's CUDA_2D_KERNEL_BLOCK_LOOP shape of two). Each must apply, compile with nvcc and, in the block
  * emulator (emu_block.h), leave exactly the original's memory under the same launch, for
  * grids smaller than, equal to and larger than the item count, not multiples of it. The
  * (item, element) -> thread ownership of the split is checked on its own over many
@@ -89,6 +90,24 @@ static const char kernels[] =
     "        }\n"
     "    }\n"
     "}\n"
+    "#define ITEM_LOOP(i, n) for (int i = blockIdx.x; i < (n); i += gridDim.x)\n"
+    "#define BLOCK_LOOP_2D(i, n, j, m) \\\n"
+    "    for (size_t i = blockIdx.x; i < (n); i += gridDim.x) \\\n"
+    "        for (size_t j = blockIdx.y; j < (m); j += gridDim.y)\n"
+    "__global__ void scale_items(const float *x, float *y, int b, int n, float s)\n"
+    "{\n"
+    "    ITEM_LOOP(i, b) {\n"
+    "        for (int j = threadIdx.x; j < n; j += blockDim.x)\n"
+    "            y[i * n + j] = s * x[i * n + j];\n"
+    "    }\n"
+    "}\n"
+    "__global__ void scale_2d(const float *x, float *y, int b, int c, int n)\n"
+    "{\n"
+    "    BLOCK_LOOP_2D(i, b, ch, c) {\n"
+    "        for (int j = threadIdx.x; j < n; j += blockDim.x)\n"
+    "            y[(i * c + ch) * n + j] = 2.0f * x[(i * c + ch) * n + j];\n"
+    "    }\n"
+    "}\n"
     "__global__ void two_rows(const float *x, float *y, float *z, int rows, int cols, float scale)\n"
     "{\n"
     "    const int half = cols / 2;\n"
@@ -102,7 +121,7 @@ static const char kernels[] =
     "    }\n"
     "}\n";
 
-static const char *const applying[] = {"near_tiles", "count_tiles", "two_rows"};
+static const char *const applying[] = {"near_tiles", "count_tiles", "two_rows", "scale_items", "scale_2d"};
 
 static const char inst[] = "\ntemplate __global__ void near_tiles<float>(int, int, const float *, int, const float *, "
                            "float *, int *);\n";
@@ -172,6 +191,35 @@ static const char helpers[] =
     "        emu::expect(\"two_rows y\", yo, yc);\n"
     "        emu::expect(\"two_rows z\", zo, zc);\n"
     "    }\n"
+    "}\n"
+    "static void scale_items_case(void)\n"
+    "{\n"
+    "    for (int z = 0; z < N_SHAPES; z++) {\n"
+    "        emu::schedule = z % 3;\n"
+    "        const int b = shapes[z][0], n = shapes[z][1];\n"
+    "        emu::buf<float> x(b * n + 1), yo(b * n + 1), yc(b * n + 1);\n"
+    "        x.fill(z + 6);\n"
+    "        yo.set(7.0f);\n"
+    "        yc.set(7.0f);\n"
+    "        emu::launch(dim3(shapes[z][3]), dim3(32), 0, [&] { orig::scale_items(x, yo, b, n, 0.5f); });\n"
+    "        emu::launch(dim3(shapes[z][3]), dim3(32), 0, [&] { cand::scale_items(x, yc, b, n, 0.5f); });\n"
+    "        emu::expect(\"scale_items y\", yo, yc);\n"
+    "    }\n"
+    "}\n"
+    "static void scale_2d_case(void)\n"
+    "{\n"
+    "    for (int z = 0; z < N_SHAPES; z++) {\n"
+    "        emu::schedule = z % 3;\n"
+    "        const int b = shapes[z][0], c = 3, n = shapes[z][1];\n"
+    "        const dim3 g(shapes[z][3], 2);\n"
+    "        emu::buf<float> x(b * c * n + 1), yo(b * c * n + 1), yc(b * c * n + 1);\n"
+    "        x.fill(z + 7);\n"
+    "        yo.set(7.0f);\n"
+    "        yc.set(7.0f);\n"
+    "        emu::launch(g, dim3(32), 0, [&] { orig::scale_2d(x, yo, b, c, n); });\n"
+    "        emu::launch(g, dim3(32), 0, [&] { cand::scale_2d(x, yc, b, c, n); });\n"
+    "        emu::expect(\"scale_2d y\", yo, yc);\n"
+    "    }\n"
     "}\n";
 
 #define emulate(tag, src, cand, driver, want) emu_run_pair(tmpdir, tag, src, cand, helpers, driver, want)
@@ -229,6 +277,14 @@ static void emitted_shape(void **state)
     assert_non_null(strstr(c, "for (int c = (threadIdx.x) + (int)hk_sp_part * (blockDim.x); c < half; "
                               "c += (blockDim.x) * hk_sp_P) {"));
     assert_non_null(strstr(c, "    const int half = cols / 2;\n    /* hk: blocks per item"));
+    free(c);
+    c = emu_rewrite(kernels, "scale_items", "split_item_loop", NULL);
+    assert_null(strstr(c, "    ITEM_LOOP(i, b) {"));
+    assert_non_null(strstr(c, "    for (int i = (blockIdx.x / hk_sp_P); i < (b); i += (gridDim.x / hk_sp_P)) {"));
+    free(c);
+    c = emu_rewrite(kernels, "scale_2d", "split_item_loop", NULL);
+    assert_non_null(strstr(c, "for (size_t i = (blockIdx.x / hk_sp_P); i < (b); i += (gridDim.x / hk_sp_P)) "
+                              "for (size_t ch = blockIdx.y; ch < (c); ch += gridDim.y) {"));
     free(c);
 }
 
@@ -403,6 +459,13 @@ static const char refused[] =
     "    for (int i = blockIdx.x; i < b; i += gridDim.x)\n"
     "        for (int j = threadIdx.x; j < n; j += blockDim.x)\n"                                 /* 100 */
     "            y[i * n + j] = x[i * n + j] + (float)item_base();\n"
+    "}\n"
+    "__global__ void nested_items(const float *x, float *y, int b, int n)\n"
+    "{\n"
+    "    for (int w = 0; w < 2; w++)\n"                                                            /* 105 */
+    "        for (int i = blockIdx.x; i < b; i += gridDim.x)\n"
+    "            for (int j = threadIdx.x; j < n; j += blockDim.x)\n"
+    "                y[(w * b + i) * n + j] = x[i * n + j];\n"
     "}\n";
 
 static const rwf_refusal refusals[] = {
@@ -414,12 +477,13 @@ static const rwf_refusal refusals[] = {
     {"store_outside", "store", 48, "would repeat it"},
     {"after", "statement", 56, "code after the loop over the items"},
     {"block_elsewhere", "block coordinates", 62, "blockIdx.x is used outside"},
-    {"grid_stride", "loop", 66, "not over the items by block"},
+    {"grid_stride", "kernel body", 66, "no loop over the items by block"},
     {"same_element", "store", 73, "does not move with the loop's index"},
     {"neighbour", "access", 79, "other than the one written"},
     {"returns", "return", 85, "ends the thread's later items"},
     {"stages_only", "loop", 93, "nothing to share between blocks"},
     {"helper", "call", 101, "item_base reads blockIdx"},
+    {"nested_items", "loop", 105, "the first loop is not over the items by block"},
 };
 
 /* Each refuses through the registry with its construct and line. */
