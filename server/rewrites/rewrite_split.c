@@ -9,6 +9,8 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "model/kmodel.h"
+#include "spec/expr.h"
+#include "spec/spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -606,6 +608,51 @@ static int put_text(struct hk_buf *h, const sp_scan *s, size_t a, size_t b)
     return hk_buf_printf(h, "%.*s", (int)(s->ts.t[b - 1].end - s->ts.t[a].start), s->text + s->ts.t[a].start);
 }
 
+/* Does the spec's launch leave blocks idle: a grid along x larger than the item count at
+ * some size set? Asked only where the spec can say (the count a scalar parameter the spec
+ * gives a value, the grid an expression of the sizes); true otherwise, and with a note
+ * (n bytes) of the largest split when it can. false with the refusal when at no size set
+ * the grid has more blocks than items: the split would change nothing. */
+static bool spec_leaves_blocks_idle(sp_scan *s, const rw_context *ctx, const sp_loop *item, char *note, size_t n)
+{
+    const rw_toks *ts = &s->ts;
+    const spec *sp = ctx->spec;
+    size_t a = item->bound_a, b = item->bound_b;
+    while (b > a + 2 && rwl_tok_is(ts, a, "(") && rwl_match_close(ts, a) == b - 1)
+        a++, b--;
+    note[0] = '\0';
+    if (!sp || sp->form != SPEC_FORM_HARNESS || !sp->grid[0] || !sp->n_sizes || b != a + 1 ||
+        ts->t[a].kind != T_IDENT)
+        return true;
+    const spec_arg *arg = NULL;
+    size_t nl = ts->t[a].end - ts->t[a].start;
+    for (size_t i = 0; i < sp->n_args && !arg; i++)
+        if (sp->args[i].value && strlen(sp->args[i].name) == nl && !memcmp(sp->args[i].name, ts->text + ts->t[a].start, nl))
+            arg = &sp->args[i];
+    if (!arg)
+        return true;
+    long long best_g = 0, best_n = 0;
+    size_t best_k = 0;
+    for (size_t k = 0; k < sp->n_sizes; k++) {
+        expr_value g, v;
+        char err[160];
+        if (spec_eval(sp, sp->grid[0], k, 132, &g, err, sizeof err) || g.is_float ||
+            spec_eval(sp, arg->value, k, 132, &v, err, sizeof err) || v.is_float)
+            return true;
+        if (v.i > 0 && g.i > v.i && (!best_n || g.i / v.i > best_g / best_n)) {
+            best_g = g.i;
+            best_n = v.i;
+            best_k = k;
+        }
+    }
+    if (!best_n)
+        return refuse(s, item->kw, "loop", "the spec's grid has no more blocks than items (%s) at any size set: no "
+                                           "block is idle, the split would change nothing", arg->name);
+    snprintf(note, n, "; the spec's launch: %lld blocks for %lld items at size set %zu, %lld blocks per item",
+             best_g, best_n, best_k + 1, best_g / best_n);
+    return true;
+}
+
 static int emit(sp_scan *s, const sp_loop *item, const sp_loop *split, size_t n_split, rw_edits *es)
 {
     const rw_toks *ts = &s->ts;
@@ -706,6 +753,9 @@ static int split_kernel(const rw_context *ctx, rw_result *out)
         !check_item_loop(&s, &item, li) ||
         !scan_body(&s, &item) || !find_split_loops(&s, &item, split, &n_split))
         goto refused;
+    char note[200];
+    if (!spec_leaves_blocks_idle(&s, ctx, &item, note, sizeof note))
+        goto refused;
     if ((rc = emit(&s, &item, split, n_split, &es)))
         goto out;
     for (size_t l = 0; l < n_split && !rc; l++)
@@ -714,9 +764,9 @@ static int split_kernel(const rw_context *ctx, rw_result *out)
         goto out;
     char *desc = hk_asprintf("kernel %s: the loop over the items (line %d) takes gridDim.x / N blocks per item when "
                              "the grid has more blocks than items, and each of them one part of the loop%s strided "
-                             "over the threads (line%s %s): the idle blocks share the items' work",
+                             "over the threads (line%s %s): the idle blocks share the items' work%s",
                              f->name, line_of(&s, item.kw), n_split > 1 ? "s" : "", n_split > 1 ? "s" : "",
-                             lines.data);
+                             lines.data, note);
     rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
     goto out;
 refused:
@@ -929,5 +979,9 @@ const rw_descriptor rw_split_item_loop_desc = {
     .name = "split_item_loop",
     .summary = "a kernel of one block per item (a loop over blockIdx.x strided by gridDim.x) gives the blocks "
                "past the item count a part of each item's loops strided over the threads",
+    /* planned with the pattern rewrites, before a roofline class's structural ones: the
+     * kernel it fits (a few SMs busy) has no class of its own, and its gain is the ratio of
+     * busy SMs, larger than any tuning of the few blocks that work */
+    .flags = RW_ALGORITHM,
     .emit = emit_split,
 };

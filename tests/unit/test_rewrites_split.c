@@ -13,6 +13,7 @@
 #include "core/hk.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite.h"
+#include "spec/spec.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -493,6 +494,50 @@ static void refusals_name_construct_and_line(void **state)
     rwf_expect_refusals(refused, "split_item_loop", refusals, HK_ARRAY_LEN(refusals));
 }
 
+/* With a bench spec: a launch of more blocks than items (mmcv's GET_BLOCKS: min(ceil(b *
+ * n / 512), 4096)) applies and says how many blocks each item gets; a launch of one block
+ * per item at every size set refuses: no block is idle. */
+static void spec_launch_decides(void **state)
+{
+    (void)state;
+    static const char *const grids[] = {"min(ceil_div(b * n, block_x), 4096)", "b"};
+    fixture fx;
+    load_text(kernels, &fx);
+    for (size_t i = 0; i < HK_ARRAY_LEN(grids); i++) {
+        char text[1200];
+        snprintf(text, sizeof text,
+                 "{\"name\": \"s\", \"source\": \"s.cu\", \"kernel\": \"scale_items\","
+                 " \"sizes\": [{\"b\": 8, \"n\": 16384}, {\"b\": 3, \"n\": 3001}],"
+                 " \"args\": [{\"name\": \"x\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"b * n\"},"
+                 " {\"name\": \"y\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"b * n\"},"
+                 " {\"name\": \"b\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"b\"},"
+                 " {\"name\": \"n\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"},"
+                 " {\"name\": \"s\", \"kind\": \"scalar\", \"dtype\": \"float\", \"value\": 0.5}],"
+                 " \"launch\": {\"grid\": \"%s\", \"block\": 512}}",
+                 grids[i]);
+        spec *sp = NULL;
+        spec_diags diags = {0};
+        int rc = spec_parse(text, strlen(text), NULL, &sp, &diags);
+        for (size_t d = 0; rc && d < diags.n; d++)
+            print_message("spec: %s: %s\n", diags.items[d].path, diags.items[d].message);
+        assert_int_equal(rc, HK_OK);
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "scale_items"), .spec = sp};
+        rw_result r;
+        assert_int_equal(rw_apply_named("split_item_loop", &ctx, NULL, &r, NULL), HK_OK);
+        if (i == 0) {
+            assert_true(r.applicable);
+            assert_non_null(strstr(r.description, "256 blocks for 8 items at size set 1, 32 blocks per item"));
+        } else {
+            assert_false(r.applicable);
+            assert_non_null(strstr(r.description, "no block is idle"));
+        }
+        rw_result_free(&r);
+        spec_diags_free(&diags);
+        spec_free(sp);
+    }
+    unload(&fx);
+}
+
 /* Every applying kernel emulated against its original under the same launches. */
 static void emulated_equal(void **state)
 {
@@ -531,6 +576,7 @@ int main(void)
         cmocka_unit_test(ownership_sets_equal),
         cmocka_unit_test(survives_allocation_failures),
         cmocka_unit_test(refusals_name_construct_and_line),
+        cmocka_unit_test(spec_launch_decides),
         cmocka_unit_test(emulated_equal),
         cmocka_unit_test(broken_differs),
     };
