@@ -516,8 +516,23 @@ static bool check_split_loop(sp_scan *s, const sp_loop *item, sp_loop *L)
                      a->line, a->buffer ? a->buffer : "?");
             return false;
         }
-        if (a->space != KM_SPACE_GLOBAL)
+        if (a->space != KM_SPACE_GLOBAL) {
+            /* a local array written here but declared outside carries values from one
+             * iteration to the next, as a scalar would */
+            size_t bl = a->buffer ? strlen(a->buffer) : 0;
+            bool inside = false;
+            for (size_t k = L->body_a; k < L->body_b && bl && !inside; k++)
+                inside = ts->t[k].end - ts->t[k].start == bl && !memcmp(ts->text + ts->t[k].start, a->buffer, bl) &&
+                         rwl_is_use(ts, k) && declared_here(ts, k);
+            if (!inside) {
+                snprintf(s->why, sizeof s->why, "local array at line %u: %s is declared outside the loop to split and "
+                                                "written inside it: it carries values from one iteration to the next, "
+                                                "which other blocks now run",
+                         a->line, a->buffer ? a->buffer : "?");
+                return false;
+            }
             continue;
+        }
         km_term t[8];
         uint32_t nt = 0;
         if (!km_form_coefficient(s->km, a->index, m->counter, t, HK_ARRAY_LEN(t), &nt) || nt == 0) {
@@ -526,12 +541,12 @@ static bool check_split_loop(sp_scan *s, const sp_loop *item, sp_loop *L)
                      a->line, a->buffer ? a->buffer : "?");
             return false;
         }
-        /* another element of the buffer read or written in the item loop: one iteration
-         * may read what another writes */
+        /* another element of the buffer read or written anywhere in the kernel: one
+         * iteration (or the code before the item loop) may read what another writes */
         for (size_t j = 0; j < na; j++) {
             const km_access *b = &acc[j];
             if (j == i || b->space != KM_SPACE_GLOBAL || !b->buffer || !a->buffer || strcmp(a->buffer, b->buffer) ||
-                !access_in(b, item->loop) || km_form_equal(a->index, b->index))
+                km_form_equal(a->index, b->index))
                 continue;
             snprintf(s->why, sizeof s->why, "access at line %u: %s %s an element of %s other than the one written at "
                                             "line %u; iterations that now run in different blocks may depend on "

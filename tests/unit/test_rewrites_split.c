@@ -467,6 +467,23 @@ static const char refused[] =
     "        for (int i = blockIdx.x; i < b; i += gridDim.x)\n"
     "            for (int j = threadIdx.x; j < n; j += blockDim.x)\n"
     "                y[(w * b + i) * n + j] = x[i * n + j];\n"
+    "}\n"
+    "__global__ void local_carried(const float *x, float *y, int b, int n)\n"             /* 110 */
+    "{\n"
+    "    for (int i = blockIdx.x; i < b; i += gridDim.x) {\n"
+    "        float last[2] = {0.0f, 0.0f};\n"
+    "        for (int j = threadIdx.x; j < n; j += blockDim.x) {\n"
+    "            y[i * n + j] = x[i * n + j] - last[j & 1];\n"                             /* 115 */
+    "            last[j & 1] = x[i * n + j];\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "__global__ void read_first(const float *x, float *y, int b, int n)\n"               /* 120 */
+    "{\n"
+    "    const float y0 = y[0];\n"
+    "    for (int i = blockIdx.x; i < b; i += gridDim.x)\n"
+    "        for (int j = threadIdx.x; j < n; j += blockDim.x)\n"
+    "            y[i * n + j] = x[i * n + j] + y0;\n"                                      /* 125 */
     "}\n";
 
 static const rwf_refusal refusals[] = {
@@ -485,6 +502,8 @@ static const rwf_refusal refusals[] = {
     {"stages_only", "loop", 93, "nothing to share between blocks"},
     {"helper", "call", 101, "item_base reads blockIdx"},
     {"nested_items", "loop", 105, "the first loop is not over the items by block"},
+    {"local_carried", "local array", 116, "carries values from one iteration to the next"},
+    {"read_first", "access", 122, "other than the one written"},
 };
 
 /* Each refuses through the registry with its construct and line. */
