@@ -571,6 +571,50 @@ static void emulated_equal(void **state)
     }
 }
 
+/* mmcv's chamfer distance itself, where bench/wild/src is extracted: the rewrite of the
+ * real text emulated against it (a tile of 512 points, two tiles and a partial one; 3
+ * items on 1, 3, 8 and 20 blocks of 512, and blocks of 96). */
+static const char chamfer_driver[] =
+    "static const int grids[] = {1, 3, 8, 20};\n"
+    "for (int z = 0; z < 8; z++) {\n"
+    "    emu::schedule = z % 3;\n"
+    "    const int b = 3, n = z < 4 ? 700 : 37, m = z < 4 ? 1100 : 512;\n"
+    "    const dim3 g(grids[z % 4]), blk(z < 4 ? 512 : 96);\n"
+    "    emu::buf<float> xyz(b * n * 2), xyz2(b * m * 2), ro(b * n), rc(b * n);\n"
+    "    emu::buf<int> io(b * n), ic(b * n);\n"
+    "    xyz.fill(z + 1);\n"
+    "    xyz2.fill(z + 2);\n"
+    "    ro.set(-1.0f);\n"
+    "    rc.set(-1.0f);\n"
+    "    io.set(-1);\n"
+    "    ic.set(-1);\n"
+    "    emu::launch(g, blk, 0, [&] { orig::chamfer_distance_forward_cuda_kernel<float>(b, n, xyz, m, xyz2, ro, io); });\n"
+    "    emu::launch(g, blk, 0, [&] { cand::chamfer_distance_forward_cuda_kernel<float>(b, n, xyz, m, xyz2, rc, ic); });\n"
+    "    emu::expect(\"chamfer result\", ro, rc);\n"
+    "    emu::expect(\"chamfer result_i\", io, ic);\n"
+    "}\n";
+
+static void wild_chamfer_emulated(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    const char *path = HK_SOURCE_DIR "/bench/wild/src/mmcv_chamfer_distance_fwd.cu";
+    if (access(path, R_OK) != 0) {
+        print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+        return;
+    }
+    char *src = rwf_read_file(path, NULL);
+    char *rw = emu_rewrite(src, "chamfer_distance_forward_cuda_kernel", "split_item_loop", NULL);
+    /* both texts go in one program: the header's include guard would hide the second */
+    char *cand = emu_replaced(rw, "#ifndef CHAMFER_DISTANCE_CUDA_KERNEL_CUH", "#ifndef HK_TEST_CANDIDATE_TEXT");
+    free(rw);
+    emu_program p = {.dir = tmpdir, .tag = "chamfer", .orig = src, .orig_len = strlen(src), .cand = cand,
+                     .cand_len = strlen(cand), .helpers = NULL, .driver = chamfer_driver};
+    emu_expect(&p, EMU_OK);
+    free(cand);
+    free(src);
+}
+
 /* The check can fail: parts that overlap (a count summed twice), a block that starts at
  * its own index instead of its item's, must each differ. */
 static void broken_differs(void **state)
@@ -597,6 +641,7 @@ int main(void)
         cmocka_unit_test(refusals_name_construct_and_line),
         cmocka_unit_test(spec_launch_decides),
         cmocka_unit_test(emulated_equal),
+        cmocka_unit_test(wild_chamfer_emulated),
         cmocka_unit_test(broken_differs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
