@@ -364,7 +364,7 @@ static bool find_item_loop(sp_scan *s, size_t *item)
                                              "is not the body's outermost statement: only declarations may come before it");
         for (size_t q = k; q < e; q++)
             if ((rwl_tok_is_assign_op(ts, q) && !rwl_tok_is(ts, q, "=")) || rwl_tok_is(ts, q, "++") ||
-                rwl_tok_is(ts, q, "--") || (rwl_tok_is(ts, q, "=") && q > k && rwl_tok_is(ts, q - 1, "]")) ||
+                rwl_tok_is(ts, q, "--") ||
                 (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !rwl_pure_call_name(ts, q) &&
                  !rwl_is_type_word(ts, q) && !rwl_tok_is_ident(ts, q, "sizeof")))
                 return refuse(s, q, "statement", "code before the loop over the items may write memory; each of the "

@@ -111,12 +111,12 @@ static const char kernels[] =
     "}\n"
     "__global__ void two_rows(const float *x, float *y, float *z, int rows, int cols, float scale)\n"
     "{\n"
-    "    const int half = cols / 2;\n"
+    "    const int half = cols / 2, pair[2] = {0, 1};\n"
     "    for (int r = blockIdx.x; r < rows; r += gridDim.x) {\n"
     "        for (int c = threadIdx.x; c < cols; c = c + blockDim.x)\n"
     "            y[r * cols + c] = scale * x[r * cols + c];\n"
     "        for (int c = threadIdx.x; c < half; c += blockDim.x) {\n"
-    "            float lo = x[r * cols + 2 * c], hi = x[r * cols + 2 * c + 1];\n"
+    "            float lo = x[r * cols + 2 * c + pair[0]], hi = x[r * cols + 2 * c + pair[1]];\n"
     "            z[r * half + c] = lo > hi ? lo - hi : hi - lo;\n"
     "        }\n"
     "    }\n"
@@ -277,7 +277,7 @@ static void emitted_shape(void **state)
                               "c = c + (blockDim.x) * hk_sp_P)"));
     assert_non_null(strstr(c, "for (int c = (threadIdx.x) + (int)hk_sp_part * (blockDim.x); c < half; "
                               "c += (blockDim.x) * hk_sp_P) {"));
-    assert_non_null(strstr(c, "    const int half = cols / 2;\n    /* hk: blocks per item"));
+    assert_non_null(strstr(c, "    const int half = cols / 2, pair[2] = {0, 1};\n    /* hk: blocks per item"));
     free(c);
     c = emu_rewrite(kernels, "scale_items", "split_item_loop", NULL);
     assert_null(strstr(c, "    ITEM_LOOP(i, b) {"));
