@@ -1,0 +1,116 @@
+/* The search proposes split_item_loop early (issue 13): for the skill's sample kernel of
+ * one block per item and, where bench/wild/src is extracted, mmcv's chamfer distance under
+ * its own spec (8 items, 256 blocks), the shipped skills' plan on sm_90 -- compute-bound (as
+ * chamfer measured), latency-bound, or of unknown class (nothing measured) -- puts a
+ * candidate of the rewrite among the first five proposals, baseline included
+ * (`--budget 5`). */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/rewrite.h"
+#include "search/search.h"
+#include "search/skillplan.h"
+#include "spec/spec.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rw_fixture.h"
+#include "search_early.h"
+
+#define ROOFLINE_PCT 4.1 /* chamfer on the H200: 8 of 132 SMs busy */
+#define BUDGET 5
+
+static sk_set *skills;
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[4096];
+    if (rwf_setup("search-split"))
+        return -1;
+    return sk_load_dir(HK_SOURCE_DIR "/skills", &skills, err, sizeof err) == HK_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sk_set_free(skills);
+    return rwf_teardown();
+}
+
+static const wanted split = {"split_item_loop", "hk_sp_part"};
+
+static const enum sk_class classes[] = {SK_COMPUTE_BOUND, SK_LATENCY_BOUND, SK_CLASS_COUNT};
+
+/* The skill's sample kernel: a block per item, a tile loop around a thread loop. */
+static void sample_kernel(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *kernel;
+        const wanted *w;
+    } samples[] = {{"split_item_loop.cu", "nearest_per_item", &split}};
+    for (size_t j = 0; j < HK_ARRAY_LEN(samples); j++) {
+        char path[600];
+        snprintf(path, sizeof path, HK_TEST_DATA "/skills/kernels/%s", samples[j].file);
+        fixture fx;
+        load_path(path, &fx);
+        size_t k = kernel(&fx, samples[j].kernel);
+        search_launch l = {.block = {512, 1, 1}, .block_max_threads = 512, .sm_count = 132};
+        for (size_t i = 0; i < HK_ARRAY_LEN(classes); i++)
+            assert_true(proposed_early(skills, BUDGET, ROOFLINE_PCT, &fx, k, NULL, l, classes[i], samples[j].kernel, samples[j].w));
+        unload(&fx);
+    }
+}
+
+/* The wild kernels under their specs, where their sources are extracted. */
+static void wild_kernels(void **state)
+{
+    (void)state;
+    static const char *const ids[] = {"mmcv_chamfer_distance_fwd"};
+    static const wanted *const want[] = {&split};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ids); i++) {
+        char path[700], err[2048];
+        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", ids[i]);
+        if (access(path, R_OK) != 0) {
+            print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+            continue;
+        }
+        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/specs/%s.bench.json", ids[i]);
+        spec *sp = NULL;
+        spec_diags d = {0};
+        if (spec_load(path, &sp, &d) != HK_OK) {
+            print_message("note: spec %s does not load here, skipped\n", path);
+            spec_diags_free(&d);
+            continue;
+        }
+        /* a wild file may hold what the parser does not read (SHOC's SharedMem class): its
+         * model, errors and all, as the episode takes it */
+        fixture fx;
+        fx.text = rwf_read_file(sp->source_path, &fx.len);
+        assert_int_equal(an_analyze(fx.text, fx.len, &fx.m), HK_OK);
+        size_t k = kernel(&fx, sp->kernel);
+        search_launch l;
+        assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
+        for (size_t c = 0; c < HK_ARRAY_LEN(classes); c++)
+            assert_true(proposed_early(skills, BUDGET, ROOFLINE_PCT, &fx, k, sp, l, classes[c], ids[i], want[i]));
+        unload(&fx);
+        spec_free(sp);
+        spec_diags_free(&d);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sample_kernel),
+        cmocka_unit_test(wild_kernels),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
