@@ -1044,6 +1044,17 @@ static int blocks_axis(const co_scan *s, const rw_context *ctx, int K)
     return 1;
 }
 
+/* Does the kernel's text read gridDim along axis? */
+static bool reads_grid(const co_scan *s, int axis)
+{
+    char hip[16];
+    snprintf(hip, sizeof hip, "hipGridDim_%c", "xyz"[axis]);
+    for (size_t k = 1; k + 1 < s->ts.n; k++)
+        if (builtin_at(&s->ts, k, "gridDim", hip, "xyz"[axis]))
+            return true;
+    return false;
+}
+
 /* The virtual blocks along axis: the model's checks, the bound on the blocks past the
  * original grid when the accesses carry none, the edits. HK_OK with s->why set when
  * refused; note gets what ties the result to the spec. */
@@ -1071,6 +1082,17 @@ static int blocks_at(co_scan *s, const rw_context *ctx, int K, int axis, rw_edit
                          a->line, access_name(a), "xyz"[axis], K, K, gw, tw);
             return rc;
         }
+    } else if (reads_grid(s, axis)) {
+        /* bounded, but gridDim read as the grid times K would be past the original's
+         * count whenever K does not divide it (a last-row test `by == gridDim.y - 1`):
+         * the spec's own count where the kernel's parameters spell it */
+        char gw[200], tw[300];
+        if (!spec_grid_divisible(ctx, K, axis, gw, sizeof gw) &&
+            (bound = grid_in_kernel_terms(s, ctx, axis, tw, sizeof tw, &rc)))
+            snprintf(note, nn, "; gridDim.%c reads the spec's grid (%s), exact under the spec's grid only",
+                     "xyz"[axis], bound);
+        if (rc)
+            return rc;
     }
     rc = emit_blocks(s, K, axis, bound, es);
     hk_free(bound);

@@ -2,7 +2,8 @@
  * blockIdx.y -- a 7-point stencil with one block per (j, k) line and no bound on k
  * (Parboil's shape, its index in a macro or inline over unsigned temporaries), rows of a
  * 2-D grid under an if-guard or an early return over size_t, one block row per image row
- * with its border rows found through gridDim.y, a row pointer moved by the kernel -- take K
+ * with its border rows found through gridDim.y (with and without a bound of its own on the
+ * row: gridDim.y reads the spec's grid either way), a row pointer moved by the kernel -- take K
  * virtual blocks along y under a spec whose grid has at least K rows at every size: the
  * grid's y divided by K, a virtual block past the spec's grid skipped by the spec's grid
  * written in the kernel's own parameters when no bound of the kernel's covers it. Each must
@@ -91,6 +92,15 @@ static const char kernels[] =
     "    if (c < cols)\n"
     "        out[r * cols + c] = in[up * cols + c] - 2.0f * in[r * cols + c] + in[down * cols + c];\n"
     "}\n"
+    "__global__ void border_guarded(const float *in, float *out, int rows, int cols)\n"
+    "{\n"
+    "    int c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int r = blockIdx.y;\n"
+    "    if (r < rows && c < cols) {\n"
+    "        int down = blockIdx.y + 1 == gridDim.y ? r : r + 1;\n"
+    "        out[r * cols + c] = in[down * cols + c] - in[r * cols + c];\n"
+    "    }\n"
+    "}\n"
     "__global__ void row_moved(const float *in, float *out, int rows, int cols, float s)\n"
     "{\n"
     "    in += blockIdx.y * cols;\n"
@@ -123,6 +133,12 @@ static const char border_spec[] =
     " \"args\": [" ARG_B("in", "input", "rows * cols") ", " ARG_B("out", "output", "rows * cols") ", "
     ARG_I("rows", "rows") ", " ARG_I("cols", "cols") "],"
     " \"launch\": {\"grid\": [\"ceil_div(cols, block_x)\", \"rows\"], \"block\": 64}}";
+static const char guarded_spec[] =
+    "{\"name\": \"guarded\", \"source\": \"k.cu\", \"kernel\": \"border_guarded\","
+    " \"sizes\": [{\"rows\": 1001, \"cols\": 300}, {\"rows\": 77, \"cols\": 5}],"
+    " \"args\": [" ARG_B("in", "input", "rows * cols") ", " ARG_B("out", "output", "rows * cols") ", "
+    ARG_I("rows", "rows") ", " ARG_I("cols", "cols") "],"
+    " \"launch\": {\"grid\": [\"ceil_div(cols, block_x)\", \"rows\"], \"block\": 64}}";
 static const char moved_spec[] =
     "{\"name\": \"moved\", \"source\": \"k.cu\", \"kernel\": \"row_moved\","
     " \"sizes\": [{\"rows\": 1001, \"cols\": 300}, {\"rows\": 77, \"cols\": 5}],"
@@ -143,6 +159,7 @@ static const row_case cases[] = {
     {"rows_return", rows_spec, "if (r >= rows || c >= cols)\n        continue;"},
     {"border_rows", border_spec, "int down = hk_co_by == hk_co_grid - 1 ? r : r + 1;"},
     {"row_moved", moved_spec, "in = hk_co_entry_in;"},
+    {"border_guarded", guarded_spec, "int down = hk_co_by + 1 == hk_co_grid ? r : r + 1;"},
 };
 
 static spec *parse_spec(const char *text)
@@ -363,16 +380,19 @@ static const char helpers[] =
     "        if (which == 0) {\n"
     "            emu::launch(g, dim3(64), 0, [&] { orig::border_rows(in, oo, rows, cols); });\n"
     "            emu::launch(gc, dim3(64), 0, [&] { cand::border_rows(in, oc, rows, cols); });\n"
-    "        } else {\n"
+    "        } else if (which == 1) {\n"
     "            emu::launch(g, dim3(64), 0, [&] { orig::row_moved(in, oo, rows, cols, 3.0f); });\n"
     "            emu::launch(gc, dim3(64), 0, [&] { cand::row_moved(in, oc, rows, cols, 3.0f); });\n"
+    "        } else {\n"
+    "            emu::launch(g, dim3(64), 0, [&] { orig::border_guarded(in, oo, rows, cols); });\n"
+    "            emu::launch(gc, dim3(64), 0, [&] { cand::border_guarded(in, oc, rows, cols); });\n"
     "        }\n"
     "        emu::expect(\"border\", oo, oc);\n"
     "    }\n"
     "}\n";
 
 static const char *const drivers[] = {"lap_case(0);", "lap_case(1);", "rows_case(0);", "rows_case(1);",
-                                      "border_case(0);", "border_case(1);"};
+                                      "border_case(0);", "border_case(1);", "border_case(2);"};
 
 /* Every case at 4, 2 and 8, emulated against its original. */
 static void emulated_equal(void **state)
@@ -405,6 +425,7 @@ static void broken_differs(void **state)
         {0, "if (hk_co_by >= hk_co_grid)\n            break;", ";", "lap_case(0);"},
         {4, "int down = hk_co_by == hk_co_grid - 1", "int down = hk_co_by == gridDim.y * 4u - 1", "border_case(0);"},
         {5, "in = hk_co_entry_in;", ";", "border_case(1);"},
+        {6, "int down = hk_co_by + 1 == hk_co_grid", "int down = hk_co_by + 1 == gridDim.y * 4u", "border_case(2);"},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(br); i++) {
         char *cand = rewrite_rows(&cases[br[i].c], 0, NULL);
