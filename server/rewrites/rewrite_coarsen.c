@@ -493,6 +493,29 @@ static bool read_header(const rw_toks *h, size_t open, size_t close, co_loop *L,
     return true;
 }
 
+/* Do the definitions [a, ae) and [b, be) spell the same tokens (whitespace and line
+ * continuations aside)? */
+static bool same_definition(const char *a, const char *ae, const char *b, const char *be)
+{
+    for (;;) {
+        while (a < ae && (*a == ' ' || *a == '\t' || *a == '\\' || *a == '\n' || *a == '\r'))
+            a++;
+        while (b < be && (*b == ' ' || *b == '\t' || *b == '\\' || *b == '\n' || *b == '\r'))
+            b++;
+        if (a == ae || b == be)
+            return a == ae && b == be;
+        bool gap_a = false, gap_b = false;
+        while (a < ae && b < be && *a == *b && !(*a == ' ' || *a == '\t' || *a == '\\' || *a == '\n')) {
+            a++;
+            b++;
+        }
+        gap_a = a == ae || *a == ' ' || *a == '\t' || *a == '\\' || *a == '\n' || *a == '\r';
+        gap_b = b == be || *b == ' ' || *b == '\t' || *b == '\\' || *b == '\n' || *b == '\r';
+        if (!gap_a || !gap_b)
+            return false;
+    }
+}
+
 /* The `for (...)` a loop macro's definition spells, its parameters replaced by the call's
  * arguments (tokens [k, close] of ts), as the preprocessor writes it; NULL when name is not
  * one function-like macro of the file whose whole body is a for header. */
@@ -516,12 +539,14 @@ static char *expand_macro_head(const co_scan *s, size_t k, size_t close, int *rc
             j++;
         if (s->len - j <= nl || memcmp(s->text + j, name, nl) != 0 || s->text[j + nl] != '(')
             continue;
-        if (def)
-            return NULL;   /* defined twice: which one the kernel sees depends on #if */
-        def = s->text + j + nl;
         size_t e = j;
         while (e < s->len && s->text[e] != '\n')
             e += s->text[e] == '\\' && e + 1 < s->len && s->text[e + 1] == '\n' ? 2 : 1;
+        /* defined twice: which one the kernel sees depends on #if, unless both spell the
+         * same (a header inlined twice under its include guard, as mmcv's extracts are) */
+        if (def && !same_definition(def, s->text + def_end, s->text + j + nl, s->text + e))
+            return NULL;
+        def = s->text + j + nl;
         def_end = e;
     }
     if (!def)
