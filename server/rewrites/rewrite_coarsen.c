@@ -372,7 +372,9 @@ static char *grid_in_kernel_terms(const co_scan *s, const rw_context *ctx, int a
         }
         for (size_t a = 0; a < sp->n_args && a < np && !done; a++) {
             const spec_arg *sa = &sp->args[a];
-            if (sa->kind != HK_ARG_SCALAR || !sa->value || ps[a].pointer || !ps[a].name ||
+            bool wide_int = sa->dtype == HK_DT_I32 || sa->dtype == HK_DT_I64 || sa->dtype == HK_DT_U32 ||
+                            sa->dtype == HK_DT_U64;
+            if (sa->kind != HK_ARG_SCALAR || !wide_int || !sa->value || ps[a].pointer || !ps[a].name ||
                 (int)strlen(expr_text(sa->value)) != l || memcmp(expr_text(sa->value), tx, (size_t)l) != 0)
                 continue;
             if (param_assigned(s, ps[a].name)) {

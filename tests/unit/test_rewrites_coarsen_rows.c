@@ -270,10 +270,16 @@ static const char refused_src[] =
     "{\n"
     "    int r = blockIdx.y;\n"
     "    y[r * 64 + threadIdx.x] = y[(r + 1) * 64 + threadIdx.x];\n"                /* 15 */
+    "}\n"
+    "__global__ void float_rows(const float *x, float *y, float rows)\n"
+    "{\n"
+    "    int r = blockIdx.y;\n"
+    "    y[r * 64 + threadIdx.x] = x[r * 64 + threadIdx.x] * rows;\n"               /* 20 */
     "}\n";
 
-/* A grid along y that the kernel cannot see (its size is no parameter's), a parameter that
- * carries it but is written, a row that reads the next row's elements it may write. */
+/* A grid along y that the kernel cannot see (its size is no parameter's, or only a float
+ * one's), a parameter that carries it but is written, a row that reads the next row's
+ * elements it may write. */
 static void refusals_name_construct_and_line(void **state)
 {
     (void)state;
@@ -284,6 +290,7 @@ static void refusals_name_construct_and_line(void **state)
         {"hidden_rows", "access", "no integer parameter of the kernel receives", 4},
         {"written_bound", "access", "which the kernel writes", 10},
         {"below", "access", "other than the one written", 15},
+        {"float_rows", "access", "no integer parameter of the kernel receives", 20},
     };
     static const char spec_fmt[] =
         "{\"name\": \"r\", \"source\": \"k.cu\", \"kernel\": \"%s\", \"sizes\": [{\"rows\": 1001}, {\"rows\": 77}],"
@@ -293,6 +300,8 @@ static void refusals_name_construct_and_line(void **state)
         ARG_B("x", "input", "rows * 64") ", " ARG_B("y", "output", "rows * 64"),
         ARG_B("x", "input", "rows * 64") ", " ARG_B("y", "output", "rows * 64") ", " ARG_I("rows", "rows"),
         ARG_B("y", "inout", "rows * 64 + 64") ", " ARG_I("rows", "rows"),
+        ARG_B("x", "input", "rows * 64") ", " ARG_B("y", "output", "rows * 64") ", "
+        "{\"name\": \"rows\", \"kind\": \"scalar\", \"dtype\": \"float\", \"value\": \"rows\"}",
     };
     fixture fx;
     load_text(refused_src, &fx);
