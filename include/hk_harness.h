@@ -1558,7 +1558,8 @@ static double hk_load(const unsigned char *b, size_t e, int dt)
  * argument (inputs regenerated from the launch's seed, so the reference reads pristine
  * values even when the candidate wrote its inputs). */
 typedef struct {
-    void *dev[HK_MAX_ARGS];
+    void *dev[HK_MAX_ARGS];    /* base + hk_guard_bytes(), as the candidate's buffers */
+    unsigned char *base[HK_MAX_ARGS];
     std::vector<unsigned char> got, want;
 } hk_refbufs;
 
@@ -1666,9 +1667,17 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
     clock_gettime(CLOCK_MONOTONIC, &tp);
     hk_refbufs rb;
     memset(rb.dev, 0, sizeof rb.dev);
+    memset(rb.base, 0, sizeof rb.base);
+    /* the reference kernel runs on these: with the guard zones the candidate's buffers
+     * have, so an original that reads a little outside its buffers (Rodinia SRAD's halo
+     * rows at index - cols) runs here as it did in the baseline's own runs */
+    size_t rb_guard = hk_guard_bytes();
     for (int i = 0; i < p->n_args; i++)
-        if (p->args[i].kind != HK_ARG_SCALAR)
-            HK_CHECK(cudaMalloc(&rb.dev[i], st->buf[i].bytes ? st->buf[i].bytes : 1));
+        if (p->args[i].kind != HK_ARG_SCALAR) {
+            HK_CHECK(cudaMalloc((void **)&rb.base[i], st->buf[i].bytes + 2 * rb_guard ? st->buf[i].bytes + 2 * rb_guard : 1));
+            HK_CHECK(cudaMemset(rb.base[i], HK_CANARY, st->buf[i].bytes + 2 * rb_guard));
+            rb.dev[i] = rb.base[i] + rb_guard;
+        }
     uint64_t seq = (uint64_t)o->seed ^ 0xC0FFEE1234567ull;
     long long first = (long long)(hk_mix(&seq) >> 2);
     /* __constant__ inputs stay for the whole loop (the candidate's and the reference's) */
@@ -1749,8 +1758,8 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
     if (flush)
         HK_CHECK(cudaFree(flush));
     for (int i = 0; i < p->n_args; i++)
-        if (rb.dev[i])
-            HK_CHECK(cudaFree(rb.dev[i]));
+        if (rb.base[i])
+            HK_CHECK(cudaFree(rb.base[i]));
     for (int i = 0; i < p->n_args; i++) {
         bool hit;
         long long where = p->args[i].kind == HK_ARG_SCALAR ? 0 : hk_redzone_check(&st->buf[i], &hit);

@@ -194,7 +194,7 @@ static bool same_loops(const km_access *a, const km_access *b)
  * rewrites what another element writes; every element written comes from the thread
  * index. in_loops: when set (the loop shape), writes outside those loops are allowed
  * only with the launch kept (block-stride), and the elements are the loops'. */
-static bool scan_model(co_scan *s, const co_loop *loops, size_t n_loops, bool divides)
+static bool scan_model(co_scan *s, const co_loop *loops, size_t n_loops, bool divides, int axis)
 {
     size_t na = 0;
     const km_access *acc = km_accesses(s->km, &na);
@@ -226,10 +226,10 @@ static bool scan_model(co_scan *s, const co_loop *loops, size_t n_loops, bool di
                      a->line, access_name(a));
             return false;
         }
-        if (in && n_loops == 0 && !km_form_mentions_kind(s->km, element_of(a), KM_ATOM_BLOCK_IDX, 0)) {
-            snprintf(s->why, sizeof s->why, "store at line %u: the element of %s written does not come from blockIdx.x, "
+        if (in && n_loops == 0 && !km_form_mentions_kind(s->km, element_of(a), KM_ATOM_BLOCK_IDX, axis)) {
+            snprintf(s->why, sizeof s->why, "store at line %u: the element of %s written does not come from blockIdx.%c, "
                                             "so K blocks of the grid do not hold K different elements",
-                     a->line, access_name(a));
+                     a->line, access_name(a), "xyz"[axis]);
             return false;
         }
         /* a cross-element dependence: another access of the buffer at another element */
@@ -249,10 +249,10 @@ static bool scan_model(co_scan *s, const co_loop *loops, size_t n_loops, bool di
     return true;
 }
 
-/* Is every global access guarded by a bound on an index over blockIdx.x? Then the blocks
- * the divided grid adds past the original (up to K - 1) touch nothing. *first gets the
- * first access that is not. */
-static bool accesses_bounded(const co_scan *s, const km_access **first)
+/* Is every global access guarded by a bound on an index over blockIdx along axis? Then
+ * the blocks the divided grid adds past the original (up to K - 1) touch nothing. *first
+ * gets the first access that is not. */
+static bool accesses_bounded(const co_scan *s, int axis, const km_access **first)
 {
     size_t na = 0, ng = 0;
     const km_access *acc = km_accesses(s->km, &na);
@@ -265,7 +265,7 @@ static bool accesses_bounded(const co_scan *s, const km_access **first)
         for (uint32_t q = 0; q < a->n_guards && !ok; q++) {
             const km_guard *g = &gs[a->guards[q]];
             ok = (!strcmp(g->op, "<") || !strcmp(g->op, "<=")) &&
-                 km_form_mentions_kind(s->km, g->lhs, KM_ATOM_BLOCK_IDX, 0) &&
+                 km_form_mentions_kind(s->km, g->lhs, KM_ATOM_BLOCK_IDX, axis) &&
                  !km_form_mentions_kind(s->km, g->rhs, KM_ATOM_BLOCK_IDX, -1) &&
                  !km_form_mentions_kind(s->km, g->rhs, KM_ATOM_THREAD_IDX, -1);
         }
@@ -277,13 +277,13 @@ static bool accesses_bounded(const co_scan *s, const km_access **first)
     return true;
 }
 
-/* Does the spec's grid along x split into K equal parts at every size, under the spec's
- * block and under every power-of-two block the search may launch it with (a grid written
- * as n / block_x changes with it)? */
-static bool spec_grid_divisible(const rw_context *ctx, int K, char *why, size_t n)
+/* Does the spec's grid along axis split into K equal parts at every size, under the
+ * spec's block and under every power-of-two block the search may launch it with (a grid
+ * written as n / block_x changes with it)? */
+static bool spec_grid_divisible(const rw_context *ctx, int K, int axis, char *why, size_t n)
 {
     const spec *sp = ctx->spec;
-    if (!sp || !sp->grid[0] || sp->n_sizes == 0) {
+    if (!sp || !sp->grid[axis] || sp->n_sizes == 0) {
         snprintf(why, n, "no bench spec gives the grid");
         return false;
     }
@@ -301,17 +301,102 @@ static bool spec_grid_divisible(const rw_context *ctx, int K, char *why, size_t 
              * only lets the expression evaluate */
             size_t nv = spec_size_vars(sp, k, b ? block : NULL, 132, vars);
             expr_value v;
-            if (expr_eval(sp->grid[0], vars, nv, &v, NULL, 0) != HK_OK || v.is_float) {
+            if (expr_eval(sp->grid[axis], vars, nv, &v, NULL, 0) != HK_OK || v.is_float) {
                 snprintf(why, n, "the spec's grid cannot be evaluated at size set %zu", k + 1);
                 ok = false;
             } else if (v.i % K) {
-                snprintf(why, n, "the spec's grid along x is %lld blocks at size set %zu%s, not a multiple of %d",
-                         v.i, k + 1, b ? " under another power-of-two block" : "", K);
+                snprintf(why, n, "the spec's grid along %c is %lld blocks at size set %zu%s, not a multiple of %d",
+                         "xyz"[axis], v.i, k + 1, b ? " under another power-of-two block" : "", K);
                 ok = false;
             }
         }
     hk_free(vars);
     return ok;
+}
+
+/* Does the body assign the parameter name itself (`n -= 1`, `p += off`, `&n`, a member
+ * `s.f = ...`), not only what it points to? */
+static bool param_assigned(const co_scan *s, const char *name)
+{
+    const rw_toks *ts = &s->ts;
+    size_t nl = strlen(name);
+    for (size_t k = 1; k + 1 < ts->n; k++)
+        if (ts->t[k].kind == T_IDENT && ts->t[k].end - ts->t[k].start == nl &&
+            !memcmp(ts->text + ts->t[k].start, name, nl) && rwl_is_use(ts, k) &&
+            (rwl_scalar_written(ts, k) || rwl_tok_is(ts, k + 1, ".")))
+            return true;
+    return false;
+}
+
+/* The spec's grid along axis in the kernel's own terms, for a bound on the virtual blocks
+ * when the grid divided by K (rounded up) holds more than the original: every size name as
+ * the integer parameter the spec passes it to unchanged (Parboil's `ny - 2` with `ny` the
+ * value of parameter ny), block_x/y/z as blockDim. New text, or NULL with a reason in why
+ * (*rc HK_ENOMEM when out of memory). The result holds under the spec's launch only. */
+static char *grid_in_kernel_terms(const co_scan *s, const rw_context *ctx, int axis, char *why, size_t n, int *rc)
+{
+    const spec *sp = ctx->spec;
+    size_t np = 0;
+    const km_param *ps = km_params(s->km, &np);
+    if (!sp || !sp->grid[axis]) {
+        snprintf(why, n, "no bench spec gives the grid");
+        return NULL;
+    }
+    const char *g = expr_text(sp->grid[axis]);
+    rw_toks t = {0};
+    struct hk_buf b;
+    hk_buf_init(&b, 1024);
+    char *res = NULL;
+    if ((*rc = rwl_lex(g, 0, (uint32_t)strlen(g), &t)))
+        goto out;
+    for (size_t k = 0; k < t.n && !*rc; k++) {
+        const char *tx = g + t.t[k].start;
+        int l = (int)(t.t[k].end - t.t[k].start);
+        if (t.t[k].kind != T_IDENT) {
+            if (!rwl_tok_is(&t, k, "(") && !rwl_tok_is(&t, k, ")") && !rwl_tok_is(&t, k, "+") &&
+                !rwl_tok_is(&t, k, "-") && !rwl_tok_is(&t, k, "*") && !rwl_tok_is(&t, k, "/") &&
+                !rwl_tok_is(&t, k, "%") && !(tx[0] >= '0' && tx[0] <= '9')) {
+                snprintf(why, n, "the spec's grid along %c (`%s`) uses `%.*s`, which the bound does not "
+                                 "translate", "xyz"[axis], g, l, tx);
+                goto out;
+            }
+            *rc = hk_buf_printf(&b, "%.*s", l, tx);
+            continue;
+        }
+        bool done = false;
+        for (int d = 0; d < 3 && !done; d++) {
+            char bn[8];
+            snprintf(bn, sizeof bn, "block_%c", "xyz"[d]);
+            if ((done = rwl_tok_is_ident(&t, k, bn)))
+                *rc = hk_buf_printf(&b, "(long long)blockDim.%c", "xyz"[d]);
+        }
+        for (size_t a = 0; a < sp->n_args && a < np && !done; a++) {
+            const spec_arg *sa = &sp->args[a];
+            bool wide_int = sa->dtype == HK_DT_I32 || sa->dtype == HK_DT_I64 || sa->dtype == HK_DT_U32 ||
+                            sa->dtype == HK_DT_U64;
+            if (sa->kind != HK_ARG_SCALAR || !wide_int || !sa->value || ps[a].pointer || !ps[a].name ||
+                (int)strlen(expr_text(sa->value)) != l || memcmp(expr_text(sa->value), tx, (size_t)l) != 0)
+                continue;
+            if (param_assigned(s, ps[a].name)) {
+                snprintf(why, n, "the spec's grid along %c (`%s`) uses %.*s, passed as parameter %s, which the "
+                                 "kernel writes", "xyz"[axis], g, l, tx, ps[a].name);
+                goto out;
+            }
+            done = true;
+            *rc = hk_buf_printf(&b, "(long long)(%s)", ps[a].name);
+        }
+        if (!done) {
+            snprintf(why, n, "the spec's grid along %c (`%s`) uses %.*s, which no integer parameter of the "
+                             "kernel receives as it is", "xyz"[axis], g, l, tx);
+            goto out;
+        }
+    }
+    if (!*rc && !(res = hk_buf_steal(&b)))
+        *rc = HK_ENOMEM;
+out:
+    hk_buf_free(&b);
+    rwl_toks_free(&t);
+    return res;
 }
 
 static void loop_free(co_loop *l)
@@ -410,6 +495,29 @@ static bool read_header(const rw_toks *h, size_t open, size_t close, co_loop *L,
     return true;
 }
 
+/* Do the definitions [a, ae) and [b, be) spell the same tokens (whitespace and line
+ * continuations aside)? */
+static bool same_definition(const char *a, const char *ae, const char *b, const char *be)
+{
+    for (;;) {
+        while (a < ae && (*a == ' ' || *a == '\t' || *a == '\\' || *a == '\n' || *a == '\r'))
+            a++;
+        while (b < be && (*b == ' ' || *b == '\t' || *b == '\\' || *b == '\n' || *b == '\r'))
+            b++;
+        if (a == ae || b == be)
+            return a == ae && b == be;
+        bool gap_a = false, gap_b = false;
+        while (a < ae && b < be && *a == *b && !(*a == ' ' || *a == '\t' || *a == '\\' || *a == '\n')) {
+            a++;
+            b++;
+        }
+        gap_a = a == ae || *a == ' ' || *a == '\t' || *a == '\\' || *a == '\n' || *a == '\r';
+        gap_b = b == be || *b == ' ' || *b == '\t' || *b == '\\' || *b == '\n' || *b == '\r';
+        if (!gap_a || !gap_b)
+            return false;
+    }
+}
+
 /* The `for (...)` a loop macro's definition spells, its parameters replaced by the call's
  * arguments (tokens [k, close] of ts), as the preprocessor writes it; NULL when name is not
  * one function-like macro of the file whose whole body is a for header. */
@@ -433,12 +541,14 @@ static char *expand_macro_head(const co_scan *s, size_t k, size_t close, int *rc
             j++;
         if (s->len - j <= nl || memcmp(s->text + j, name, nl) != 0 || s->text[j + nl] != '(')
             continue;
-        if (def)
-            return NULL;   /* defined twice: which one the kernel sees depends on #if */
-        def = s->text + j + nl;
         size_t e = j;
         while (e < s->len && s->text[e] != '\n')
             e += s->text[e] == '\\' && e + 1 < s->len && s->text[e + 1] == '\n' ? 2 : 1;
+        /* defined twice: which one the kernel sees depends on #if, unless both spell the
+         * same (a header inlined twice under its include guard, as mmcv's extracts are) */
+        if (def && !same_definition(def, s->text + def_end, s->text + j + nl, s->text + e))
+            return NULL;
+        def = s->text + j + nl;
         def_end = e;
     }
     if (!def)
@@ -808,53 +918,211 @@ static int emit_loop(co_scan *s, const co_loop *L, size_t ordinal, int K, rw_edi
     return rc;
 }
 
-/* The virtual-block shape: the whole body runs for K blocks, blockIdx.x and gridDim.x
- * read as the virtual block's and the virtual grid's. */
-static int emit_blocks(co_scan *s, int K, rw_edits *es)
+/* The kernel's body between its braces as one virtual block's: blockIdx and gridDim along
+ * axis renamed (the virtual block hk_co_b<axis>, the grid grid), a return leaving the
+ * virtual block (a jump to label out of an inner loop: *jump). New text in *out, or HK_OK
+ * with s->why set when refused. */
+static int blocks_body(co_scan *s, int axis, const char *grid, const char *label, bool *jump, char **out)
 {
     const rw_toks *ts = &s->ts;
     int rc = HK_OK;
-    bool jump = false, any = false;
-    char grid[64];
-    snprintf(grid, sizeof grid, "(gridDim.x * %du)", K);
+    bool any = false;
+    char hip_b[16], hip_g[16], vb[16];
+    const char ax = "xyz"[axis];
+    rw_edits es = {0};
+    size_t ol = 0;
+    *out = NULL;
+    snprintf(hip_b, sizeof hip_b, "hipBlockIdx_%c", ax);
+    snprintf(hip_g, sizeof hip_g, "hipGridDim_%c", ax);
+    snprintf(vb, sizeof vb, "hk_co_b%c", ax);
     for (size_t k = 1; k + 1 < ts->n && !rc; k++) {
         size_t w;
-        if ((w = builtin_at(ts, k, "blockIdx", "hipBlockIdx_x", 'x'))) {
-            rc = rwl_edits_add(es, ts->t[k].start, ts->t[k + w - 1].end, "hk_co_bx");
+        if ((w = builtin_at(ts, k, "blockIdx", hip_b, ax))) {
+            rc = rwl_edits_add(&es, ts->t[k].start, ts->t[k + w - 1].end, vb);
             any = true;
             k += w - 1;
-        } else if ((w = builtin_at(ts, k, "gridDim", "hipGridDim_x", 'x'))) {
-            rc = rwl_edits_add(es, ts->t[k].start, ts->t[k + w - 1].end, grid);
+        } else if ((w = builtin_at(ts, k, "gridDim", hip_g, ax))) {
+            rc = rwl_edits_add(&es, ts->t[k].start, ts->t[k + w - 1].end, grid);
             k += w - 1;
         } else if ((rwl_tok_is_ident(ts, k, "blockIdx") || rwl_tok_is_ident(ts, k, "gridDim")) &&
                    !rwl_tok_is(ts, k + 1, ".")) {
-            return refuse(s, k, "block coordinates", "the block's coordinates are used as a whole"), HK_OK;
+            refuse(s, k, "block coordinates", "the block's coordinates are used as a whole");
+            goto out;
         }
     }
     if (rc)
-        return rc;
-    if (!any)
-        return refuse(s, 0, "kernel body", "no blockIdx.x in the kernel's text: its blocks do not hold different "
-                                            "elements along x"), HK_OK;
-    if ((rc = element_exits(s, 1, ts->n - 1, es, &jump, false, "hk_co_next")) || s->why[0])
-        return rc;
+        goto out;
+    if (!any) {
+        refuse(s, 0, "kernel body", "no blockIdx.%c in the kernel's text: its blocks do not hold different "
+                                    "elements along %c", ax, ax);
+        goto out;
+    }
+    if ((rc = element_exits(s, 1, ts->n - 1, &es, jump, false, label)) || s->why[0])
+        goto out;
+    uint32_t base = ts->t[0].end, end = ts->t[ts->n - 1].start;
+    for (size_t i = 0; i < es.n; i++) {
+        es.e[i].start -= base;
+        es.e[i].end -= base;
+    }
+    rc = rwl_edits_apply(s->text + base, end - base, &es, out, &ol);
+out:
+    rwl_edits_free(&es);
+    return rc;
+}
+
+/* One unrolled loop over the K virtual blocks; checked: each skips the rest once past the
+ * original grid (hk_co_grid). */
+static int blocks_loop(co_scan *s, int K, char ax, bool checked, const char *body, bool jump, const char *label,
+                       struct hk_buf *h)
+{
+    size_t np = 0;
+    const km_param *ps = km_params(s->km, &np);
+    int rc = hk_buf_printf(h,
+                           "#pragma unroll\n"
+                           "    for (unsigned int hk_co_c = 0; hk_co_c < %du; ++hk_co_c) {\n"
+                           "        const unsigned int hk_co_b%c = blockIdx.%c * %du + hk_co_c;\n",
+                           K, ax, ax, K);
+    if (!rc && checked)
+        rc = hk_buf_printf(h, "        if (hk_co_b%c >= hk_co_grid)\n"
+                              "            break;\n", ax);
+    for (size_t p = 0; p < np && !rc; p++)
+        if (ps[p].name && param_assigned(s, ps[p].name))
+            rc = hk_buf_printf(h, "        %s = hk_co_entry_%s;\n", ps[p].name, ps[p].name);
+    if (!rc)
+        rc = hk_buf_printf(h, "        {%s}\n", body);
+    if (!rc && jump)
+        rc = hk_buf_printf(h, "    %s: ;\n", label);
+    if (!rc)
+        rc = hk_buf_appends(h, "    }\n");
+    return rc;
+}
+
+/* The virtual-block shape: the whole body runs for K blocks along axis, blockIdx and
+ * gridDim along it read as the virtual block's and the virtual grid's. bound: the original
+ * grid's count in the kernel's terms (grid_in_kernel_terms), which skips the virtual blocks
+ * past it and is what gridDim reads; NULL when the grid times K is exact or harmless. With
+ * a bound, a block whose K virtual blocks are all in the grid (all but the last) runs them
+ * with no check between the copies, so that nothing keeps one copy's loads after the
+ * previous copy's stores; the last checks each. */
+static int emit_blocks(co_scan *s, int K, int axis, const char *bound, rw_edits *es)
+{
+    const rw_toks *ts = &s->ts;
+    const char ax = "xyz"[axis];
+    char grid[64];
+    char *body[2] = {NULL, NULL};
+    bool jump[2] = {false, false};
+    static const char *const labels[2] = {"hk_co_next", "hk_co_next_last"};
     struct hk_buf h;
-    hk_buf_init(&h, 4096);
-    rc = hk_buf_printf(&h,
-                       "{   /* hk: %d blocks of the original grid per block (coarsen) */\n"
-                       "#pragma unroll\n"
-                       "    for (unsigned int hk_co_c = 0; hk_co_c < %du; ++hk_co_c) {\n"
-                       "        const unsigned int hk_co_bx = blockIdx.x * %du + hk_co_c;\n"
-                       "        {",
-                       K, K, K);
+    hk_buf_init(&h, RW_TEXT_MAX);
+    size_t np = 0;
+    const km_param *ps = km_params(s->km, &np);
+    int rc = HK_OK;
+    if (bound)
+        snprintf(grid, sizeof grid, "hk_co_grid");
+    else
+        snprintf(grid, sizeof grid, "(gridDim.%c * %du)", ax, K);
+    for (int v = 0; v < (bound ? 2 : 1) && !rc && !s->why[0]; v++)
+        rc = blocks_body(s, axis, grid, labels[v], &jump[v], &body[v]);
+    if (rc || s->why[0])
+        goto out;
+    rc = hk_buf_printf(&h, "{   /* hk: %d blocks of the original grid along %c per block (coarsen) */\n", K, ax);
+    /* a parameter the body assigns starts from its entry value in every virtual block */
+    for (size_t p = 0; p < np && !rc; p++)
+        if (ps[p].name && param_assigned(s, ps[p].name))
+            rc = hk_buf_printf(&h, "    decltype(%s) const hk_co_entry_%s = %s;\n", ps[p].name, ps[p].name, ps[p].name);
+    if (!rc && bound)
+        rc = hk_buf_printf(&h,
+                           "    const unsigned int hk_co_grid = (unsigned int)(%s);   /* the spec's grid along %c */\n"
+                           "    if (blockIdx.%c * %du + %du < hk_co_grid) {   /* all %d virtual blocks in the grid */\n",
+                           bound, ax, ax, K, K - 1, K);
     if (!rc)
-        rc = rwl_edits_add(es, ts->t[0].start, ts->t[0].end, h.data);
-    hk_buf_reset(&h);
+        rc = blocks_loop(s, K, ax, false, body[0], jump[0], labels[0], &h);
+    if (!rc && bound)
+        rc = hk_buf_appends(&h, "    } else {\n");
+    if (!rc && bound)
+        rc = blocks_loop(s, K, ax, true, body[1], jump[1], labels[1], &h);
     if (!rc)
-        rc = hk_buf_printf(&h, "}\n%s    }\n}", jump ? "    hk_co_next: ;\n" : "");
+        rc = hk_buf_appends(&h, bound ? "    }\n}" : "}");
     if (!rc)
-        rc = rwl_edits_add(es, ts->t[ts->n - 1].start, ts->t[ts->n - 1].end, h.data);
+        rc = rwl_edits_add(es, ts->t[0].start, ts->t[ts->n - 1].end, h.data);
+out:
+    hk_free(body[0]);
+    hk_free(body[1]);
     hk_buf_free(&h);
+    return rc;
+}
+
+/* The axis the virtual blocks take: the slow one, y, when the kernel reads blockIdx.y and
+ * the spec's grid holds at least K blocks along it at every size (each thread then takes K
+ * rows: Parboil's stencil, one block per (j, k) line); x otherwise. */
+static int blocks_axis(const co_scan *s, const rw_context *ctx, int K)
+{
+    const spec *sp = ctx->spec;
+    bool reads_y = false;
+    for (size_t k = 1; k + 1 < s->ts.n && !reads_y; k++)
+        reads_y = builtin_at(&s->ts, k, "blockIdx", "hipBlockIdx_y", 'y') != 0;
+    if (!reads_y || !sp || !sp->grid[1] || sp->n_sizes == 0)
+        return 0;
+    for (size_t k = 0; k < sp->n_sizes; k++) {
+        expr_value v;
+        if (spec_eval(sp, sp->grid[1], k, 132, &v, NULL, 0) != HK_OK || v.is_float || v.i < K)
+            return 0;
+    }
+    return 1;
+}
+
+/* Does the kernel's text read gridDim along axis? */
+static bool reads_grid(const co_scan *s, int axis)
+{
+    char hip[16];
+    snprintf(hip, sizeof hip, "hipGridDim_%c", "xyz"[axis]);
+    for (size_t k = 1; k + 1 < s->ts.n; k++)
+        if (builtin_at(&s->ts, k, "gridDim", hip, "xyz"[axis]))
+            return true;
+    return false;
+}
+
+/* The virtual blocks along axis: the model's checks, the bound on the blocks past the
+ * original grid when the accesses carry none, the edits. HK_OK with s->why set when
+ * refused; note gets what ties the result to the spec. */
+static int blocks_at(co_scan *s, const rw_context *ctx, int K, int axis, rw_edits *es, char *note, size_t nn)
+{
+    int rc = HK_OK;
+    char *bound = NULL;
+    const km_access *a = NULL;
+    if (!scan_model(s, NULL, 0, false, axis))
+        return HK_OK;
+    if (!accesses_bounded(s, axis, &a)) {
+        char gw[200], tw[300];
+        if (spec_grid_divisible(ctx, K, axis, gw, sizeof gw)) {
+            snprintf(note, nn, "; no bounds check: exact because %d divides the spec's grid at every "
+                               "size and power-of-two block, and only under such a grid", K);
+        } else if ((bound = grid_in_kernel_terms(s, ctx, axis, tw, sizeof tw, &rc))) {
+            snprintf(note, nn, "; no bounds check: the virtual blocks at or past the spec's grid along %c (%s) "
+                               "are skipped, exact under the spec's grid only", "xyz"[axis], bound);
+        } else {
+            if (!rc)
+                snprintf(s->why, sizeof s->why, "access at line %u: %s is not under a bounds check on an index "
+                                                "over blockIdx.%c, so the grid divided by %d (rounded up) would run "
+                                                "blocks past the original's; exact only when %d divides the grid, "
+                                                "and %.150s; nor can the blocks past it be skipped: %.250s",
+                         a->line, access_name(a), "xyz"[axis], K, K, gw, tw);
+            return rc;
+        }
+    } else if (reads_grid(s, axis)) {
+        /* bounded, but gridDim read as the grid times K would be past the original's
+         * count whenever K does not divide it (a last-row test `by == gridDim.y - 1`):
+         * the spec's own count where the kernel's parameters spell it */
+        char gw[200], tw[300];
+        if (!spec_grid_divisible(ctx, K, axis, gw, sizeof gw) &&
+            (bound = grid_in_kernel_terms(s, ctx, axis, tw, sizeof tw, &rc)))
+            snprintf(note, nn, "; gridDim.%c reads the spec's grid (%s), exact under the spec's grid only",
+                     "xyz"[axis], bound);
+        if (rc)
+            return rc;
+    }
+    rc = emit_blocks(s, K, axis, bound, es);
+    hk_free(bound);
     return rc;
 }
 
@@ -873,7 +1141,8 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
     co_loop loops[CO_LOOPS];
     size_t n_loops = 0;
     rw_edits es = {0};
-    char kwhy[200], note[300] = "", where[64] = "";
+    char kwhy[200], note[400] = "", where[64] = "";
+    int axis = 0;
     struct hk_buf lines;
     hk_buf_init(&lines, 4096);
     if ((rc = rwl_lex(ctx->text, f->body_span.start_byte, f->body_span.end_byte, &s.ts)))
@@ -892,24 +1161,27 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
     bool divides = n_loops == 0;
     for (size_t l = 0; l < n_loops; l++)
         divides |= loops[l].grid;
-    if (!scan_tokens(&s, n_loops == 0) || !scan_model(&s, loops, n_loops, n_loops && divides))
+    if (!scan_tokens(&s, n_loops == 0) || (n_loops && !scan_model(&s, loops, n_loops, divides, 0)))
         goto refused;
     if (n_loops == 0) {
-        const km_access *a = NULL;
-        if (!accesses_bounded(&s, &a)) {
-            char gw[200];
-            if (!spec_grid_divisible(ctx, K, gw, sizeof gw)) {
-                snprintf(s.why, sizeof s.why, "access at line %u: %s is not under a bounds check on an index over "
-                                              "blockIdx.x, so the grid divided by %d (rounded up) would run "
-                                              "blocks past the original's; exact only when %d divides the grid, "
-                                              "and %s",
-                         a->line, access_name(a), K, K, gw);
-                goto refused;
-            }
-            snprintf(note, sizeof note, "; no bounds check: exact because %d divides the spec's grid at every "
-                                        "size and power-of-two block, and only under such a grid", K);
+        axis = blocks_axis(&s, ctx, K);
+        if ((rc = blocks_at(&s, ctx, K, axis, &es, note, sizeof note)))
+            goto out;
+        if (s.why[0] && axis) {
+            /* the slow axis refused: the blocks along x may still hold different elements;
+             * when they do not either, the slow axis's reason is the one reported */
+            char slow_why[sizeof s.why];
+            memcpy(slow_why, s.why, sizeof slow_why);
+            rwl_edits_free(&es);
+            s.why[0] = '\0';
+            note[0] = '\0';
+            axis = 0;
+            if ((rc = blocks_at(&s, ctx, K, axis, &es, note, sizeof note)))
+                goto out;
+            if (s.why[0])
+                memcpy(s.why, slow_why, sizeof s.why);
         }
-        if ((rc = emit_blocks(&s, K, &es)) || s.why[0])
+        if (s.why[0])
             goto refused;
     } else {
         for (size_t l = 0; l < n_loops && !rc && !s.why[0]; l++) {
@@ -927,13 +1199,13 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
                            f->name, n_loops > 1 ? "s" : "", divides ? "grid" : "block", lines.data,
                            n_loops > 1 ? "" : "s", K, divides ? "; the grid divided by K along x" : "; the launch kept");
     else
-        desc = hk_asprintf("kernel %s: each block runs %d blocks of the original grid (blockIdx.x * %d + c) in one "
-                           "unrolled loop, a return leaving only its own element; the grid divided by %d along x%s",
-                           f->name, K, K, K, note);
+        desc = hk_asprintf("kernel %s: each block runs %d blocks of the original grid (blockIdx.%c * %d + c) in one "
+                           "unrolled loop, a return leaving only its own element; the grid divided by %d along %c%s",
+                           f->name, K, "xyz"[axis], K, K, "xyz"[axis], note);
     rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
     if (rc == HK_OK && out->applicable && divides) {
         out->grid_divisor = (unsigned)K;
-        out->grid_axis = 0;
+        out->grid_axis = (unsigned)axis;
     }
     goto out;
 refused:
@@ -964,6 +1236,12 @@ static int rw_coarsen(const rw_context *ctx, int K, rw_result *out)
     int rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f);
     if (rc)
         return rc;
+    /* blocks along the slow axis first, when the spec gives the grid rows to spare: each
+     * thread then takes K rows, whatever a bounds check along x would allow */
+    if ((rc = coarsen_kernel(ctx, K, out)) || (out->applicable && out->grid_divisor && out->grid_axis == 1))
+        return rc;
+    rw_result_free(out);
+    memset(out, 0, sizeof *out);
     rw_result gs;
     an_model *gm = NULL;
     rc = rw_grid_stride(ctx->text, ctx->len, ctx->m, ctx->kernel, &gs);

@@ -3,6 +3,7 @@
  * (which vectorize takes) and, where bench/wild/src is extracted, the wild kernels that
  * stayed at 1.00x on the H200 (Rodinia's nn, mmcv's gather_points, three_interpolate,
  * bbox_overlaps, softmax_focal_loss and SyncBN output, SHOC's Triad) under their own specs,
+ * and Parboil's stencil (one block per (j, k) line: coarsened along y),
  * the shipped skills' plan on sm_90 -- memory-bound or of unknown class -- puts a coarsen
  * candidate among the first five proposals, baseline included, after vectorize's where
  * vectorize applies and is planned; it runs under the spec's grid divided by K along x (the spec's own for
@@ -50,7 +51,7 @@ static int teardown(void **state)
  * one is coarsen's (with its grid and restrict checked), and when vectorize applies to the
  * kernel a vectorize candidate comes before it. Prints them. */
 static void proposed_early(const fixture *fx, size_t k, const struct spec *sp, search_launch l, enum sk_class cls,
-                           const char *what, bool divided)
+                           const char *what, bool divided, unsigned axis)
 {
     const an_span *span = &fx->m->funcs[k].span;
     rw_context ctx = {.text = fx->text, .len = fx->len, .m = fx->m, .kernel = k, .spec = sp};
@@ -95,7 +96,7 @@ static void proposed_early(const fixture *fx, size_t k, const struct spec *sp, s
             assert_non_null(strstr(c->text, "#pragma unroll"));
             if (divided) {
                 assert_int_equal(c->grid_mode, SEARCH_GRID_DIVIDED);
-                assert_int_equal(c->grid_axis, 0);
+                assert_int_equal(c->grid_axis, axis);
                 assert_true(c->grid_divisor == 2 || c->grid_divisor == 4 || c->grid_divisor == 8);
             } else {
                 assert_int_equal(c->grid_mode, SEARCH_GRID_SPEC);
@@ -131,7 +132,7 @@ static void sample_kernels(void **state)
         size_t k = kernel(&fx, samples[j].kernel);
         search_launch l = {.block = {256, 1, 1}, .block_max_threads = 256, .sm_count = 132};
         for (size_t i = 0; i < HK_ARRAY_LEN(classes); i++)
-            proposed_early(&fx, k, NULL, l, classes[i], samples[j].kernel, true);
+            proposed_early(&fx, k, NULL, l, classes[i], samples[j].kernel, true, 0);
         unload(&fx);
     }
 }
@@ -143,10 +144,11 @@ static void wild_kernels(void **state)
     static const struct {
         const char *id;
         bool divided;
-    } wild[] = {{"rodinia_nn_euclid", true},          {"mmcv_gather_points_fwd", true},
-                {"mmcv_three_interpolate_fwd", true}, {"mmcv_bbox_overlaps", true},
-                {"mmcv_softmax_focal_loss_fwd", true}, {"shoc_triad", true},
-                {"mmcv_sync_bn_output", false}};
+        unsigned axis;
+    } wild[] = {{"rodinia_nn_euclid", true, 0},          {"mmcv_gather_points_fwd", true, 0},
+                {"mmcv_three_interpolate_fwd", true, 0}, {"mmcv_bbox_overlaps", true, 0},
+                {"mmcv_softmax_focal_loss_fwd", true, 0}, {"shoc_triad", true, 0},
+                {"mmcv_sync_bn_output", false, 0},      {"parboil_stencil_naive", true, 1}};
     for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
         char path[700], err[2048];
         snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", wild[i].id);
@@ -169,7 +171,7 @@ static void wild_kernels(void **state)
         search_launch l;
         assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
         for (size_t c = 0; c < HK_ARRAY_LEN(classes); c++)
-            proposed_early(&fx, k, sp, l, classes[c], wild[i].id, wild[i].divided);
+            proposed_early(&fx, k, sp, l, classes[c], wild[i].id, wild[i].divided, wild[i].axis);
         unload(&fx);
         spec_free(sp);
         spec_diags_free(&d);

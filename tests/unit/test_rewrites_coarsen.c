@@ -557,6 +557,50 @@ static void broken_differs(void **state)
     free(cand);
 }
 
+/* A loop macro defined twice (a header inlined twice under its include guard, as mmcv's
+ * extracts are) applies when both definitions spell the same tokens, whatever their
+ * spacing; two that differ leave which one the kernel sees to #if: refused. */
+static void macro_defined_twice(void **state)
+{
+    (void)state;
+    static const char same[] =
+        "#ifndef HELPER\n"
+        "#define HELPER\n"
+        "#define LOOP(i, n) \\\n"
+        "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)\n"
+        "#endif\n"
+        "#ifndef HELPER\n"
+        "#define HELPER\n"
+        "#define LOOP(i, n)   \\\n"
+        "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); \\\n"
+        "       i += blockDim.x * gridDim.x)\n"
+        "#endif\n"
+        "__global__ void scale(const float *x, float *y, int n)\n"
+        "{\n"
+        "    LOOP(k, n) { y[k] = 2.0f * x[k]; }\n"
+        "}\n";
+    char *c = emu_rewrite(same, "scale", "coarsen", NULL);
+    assert_non_null(strstr(c, "int k = (int)hk_co_e;"));
+    free(c);
+    char differ[sizeof same + 8];
+    snprintf(differ, sizeof differ, "%s", same);
+    char *second = strstr(strstr(differ, "#define LOOP") + 1, "#define LOOP");
+    assert_non_null(second);
+    char *stride = strstr(second, "i < (n)");
+    memcpy(stride, "i <=(n)", 7);
+    fixture fx;
+    load_text(differ, &fx);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "scale")};
+    rw_result r;
+    assert_int_equal(rw_apply_named("coarsen", &ctx, NULL, &r, NULL), HK_OK);
+    if (r.applicable || !strstr(r.description, "not one #define"))
+        print_message("%s\n", r.description);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, "not one #define"));
+    rw_result_free(&r);
+    unload(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -567,6 +611,7 @@ int main(void)
         cmocka_unit_test(unguarded_needs_divisible_grid),
         cmocka_unit_test(emulated_equal),
         cmocka_unit_test(broken_differs),
+        cmocka_unit_test(macro_defined_twice),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
