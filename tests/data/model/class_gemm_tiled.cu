@@ -118,3 +118,21 @@ __global__ void tiled_half(const float *A, const float *B, float *C, int n)
     }
     C[i * n + j] = s;
 }
+
+// tiled_flat again with two-dimensional tiles, fmaf and another loop variable
+__global__ void tiled_square(const float *A, const float *B, float *C, int n)
+{
+    __shared__ float ta[TILE][TILE];
+    __shared__ float tb[TILE][TILE];
+    int i = blockIdx.y * TILE + threadIdx.y, j = blockIdx.x * TILE + threadIdx.x;
+    float s = 0;
+    for (int p = 0; p < n / TILE; p++) {
+        ta[threadIdx.y][threadIdx.x] = A[i * n + p * TILE + threadIdx.x];
+        tb[threadIdx.y][threadIdx.x] = B[(p * TILE + threadIdx.y) * n + j];
+        __syncthreads();
+        for (int q = 0; q < TILE; q++)
+            s = fmaf(ta[threadIdx.y][q], tb[q][threadIdx.x], s);
+        __syncthreads();
+    }
+    C[i * n + j] = s;
+}
