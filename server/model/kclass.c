@@ -780,6 +780,11 @@ static int see_through(cx *x, const char *sbuf, km_form sread, const km_loop *in
              w->n_guards ? ": its load is guarded (ragged tiles are not seen through)" : "");
         return NO;
     }
+    if (w->line >= inner->line) {
+        near(x, KM_CLASS_GEMM, w->line, "the tile %s is filled (line %u) after the k loop (line %u) "
+             "reads it: each iteration reads the previous tile", sbuf, w->line, inner->line);
+        return NO;
+    }
     /* the fill: S[E*threadIdx.r + threadIdx.c] */
     km_cform ws, E = {.known = true}, rows = {.known = true};
     if (!cf_from(x, w->index, &ws))

@@ -142,6 +142,8 @@ static void test_gemm_tiled_near_misses(void **state)
                 "tb[$L1*TILE + threadIdx.y] in the k loop is not the tile's element");
     expect_near("class_gemm_tiled.cu", "tiled_half", KM_CLASS_GEMM, 115,
                 "does not run over the whole tile ta");
+    expect_near("class_gemm_tiled.cu", "tiled_late_fill", KM_CLASS_GEMM, 154,
+                "the tile ta is filled (line 154) after the k loop (line 151) reads it");
 }
 
 static void test_gemm_near_misses(void **state)

@@ -136,3 +136,23 @@ __global__ void tiled_square(const float *A, const float *B, float *C, int n)
     }
     C[i * n + j] = s;
 }
+
+// refused: the tiles are filled after the k loop reads them (each iteration reads the
+// previous tile, the first reads nothing)
+__global__ void tiled_late_fill(const float *A, const float *B, float *C, int n)
+{
+    __shared__ float ta[TILE][TILE];
+    __shared__ float tb[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int i = blockIdx.y * TILE + ty, j = blockIdx.x * TILE + tx;
+    float s = 0;
+    for (int t = 0; t < n / TILE; ++t) {
+        __syncthreads();
+        for (int k = 0; k < TILE; ++k)
+            s += ta[ty][k] * tb[k][tx];
+        __syncthreads();
+        ta[ty][tx] = A[i * n + t * TILE + tx];
+        tb[ty][tx] = B[(t * TILE + ty) * n + j];
+    }
+    C[i * n + j] = s;
+}
