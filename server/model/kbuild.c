@@ -1882,6 +1882,10 @@ static bool for_side_vars(kb *b, const char *src, TSNode init, TSNode cond, TSNo
         for (uint32_t w = 0; w < nn; w++)
             if (mentions_name(src, values[v], names[w], 0))
                 return false;
+        /* a condition over two of them (i < j with j stepped too) has no fixed bound */
+        for (uint32_t w = 0; w < nn; w++)
+            if (w != v && mentions_name(src, cond, names[w], 0) && mentions_name(src, cond, names[v], 0))
+                return false;
         /* scan() skips the first declarator's step in upd (it takes it for the loop's
          * variable) and counts the others' */
         const mut *mu = mut_find(b, names[v]);
