@@ -1,7 +1,9 @@
 /* Library substitution (rewrite.h rw_blas_substitution): a naive SGEMM, strided batched
- * SGEMM or SGEMV that rwp_match_blas proved row-major becomes a host function calling
- * cuBLAS (hipBLAS), which the benchmark program's host-call mode and the file's own
- * launch sites call instead of launching the kernel. The kernel itself stays, unused. */
+ * SGEMM or SGEMV that rwp_match_blas proved row-major, or whatever GEMM/GEMV the kernel
+ * model's class proves (a shared-memory tiled GEMM seen through its tiles included),
+ * becomes a host function calling cuBLAS (hipBLAS), which the benchmark program's
+ * host-call mode and the file's own launch sites call instead of launching the kernel
+ * (a template kernel's host function is a template too). The kernel itself stays, unused. */
 #include "rewrites/rewrite.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
