@@ -249,15 +249,18 @@ int harness_generate(const spec *s, const char *candidate_path, char **out)
         const char *last = colon ? colon + 1 : s->kernel;
         int qual = (int)(last - s->kernel);
         TRY(hk_buf_printf(&b, "static void hk_launch(const hk_state *st)\n{\n#if defined(HK_HOST_CALL_GRID_%s)\n"
-                              "    hk_call_host_launch(%.*shk_host_%s,\n"
+                              "    hk_call_host_launch(%.*shk_host_%s", last, qual, s->kernel, last));
+        TRY(emit_template_args(&b, s));   /* a template kernel's host function is a template too */
+        TRY(hk_buf_printf(&b, ",\n"
                               "                        dim3((unsigned)st->grid[0], (unsigned)st->grid[1], "
                               "(unsigned)st->grid[2]),\n"
                               "                        dim3((unsigned)st->block[0], (unsigned)st->block[1], "
-                              "(unsigned)st->block[2])", last, qual, s->kernel, last));
+                              "(unsigned)st->block[2])"));
         for (size_t i = 0; i < s->n_args; i++)
             TRY(hk_buf_printf(&b, ",%sst->args[%zu]", i % 4 == 0 ? "\n                        " : " ", i));
         TRY(hk_buf_printf(&b, ");\n#elif defined(HK_HOST_CALL_%s)\n"
                               "    hk_call_host(%.*shk_host_%s", last, qual, s->kernel, last));
+        TRY(emit_template_args(&b, s));
         for (size_t i = 0; i < s->n_args; i++)
             TRY(hk_buf_printf(&b, ",%sst->args[%zu]", i % 4 == 0 ? "\n                 " : " ", i));
         TRY(hk_buf_appends(&b, ");\n#else\n"));

@@ -1770,6 +1770,9 @@ static bool loop_trip(kb *b, const loop_head *h, km_form *trip)
     else if ((!cst || c > 1) && strcmp(cmp, "<") == 0) {
         km_form a[2] = {span, h->step};
         *trip = km__opaque(b->k, "ceildiv", NULL, a, 2);
+    } else if ((!cst || c > 1) && strcmp(cmp, "<=") == 0) {
+        km_form a[2] = {km__add(b->k, span, km__const(b->k, 1)), h->step};
+        *trip = km__opaque(b->k, "ceildiv", NULL, a, 2);
     } else
         return false;
     return true;
@@ -1821,6 +1824,112 @@ static enum km_loop_kind loop_open(kb *b, const loop_head *h, uint32_t line, boo
     return kind;
 }
 
+static bool mentions_name(const char *src, TSNode n, const char *name, int depth);
+
+/* Variables a for loop declares and steps beside its counted one: `for (int a = a0, b = b0;
+ * a <= e; a += s, b += t)` (cuda-samples' matrixMul walks A and B so). */
+#define KB_SIDE_VARS 4
+typedef struct {
+    const char *var[KB_SIDE_VARS];
+    km_form start[KB_SIDE_VARS], step[KB_SIDE_VARS];
+    uint32_t n;
+} side_vars;
+
+/* The parts of a comma expression, left to right, into parts (at most cap); false when
+ * there are more. */
+static bool comma_parts(TSNode e, TSNode *parts, uint32_t cap, uint32_t *n, int depth)
+{
+    e = unparen(e);
+    if (depth > 8)
+        return false;
+    if (!is(e, "comma_expression")) {
+        if (*n >= cap)
+            return false;
+        parts[(*n)++] = e;
+        return true;
+    }
+    return comma_parts(field(e, "left"), parts, cap, n, depth + 1) &&
+           comma_parts(field(e, "right"), parts, cap, n, depth + 1);
+}
+
+/* A declaration of two or more plain variables, each stepped affinely by one part of upd
+ * and assigned nowhere else: h gets the one the condition tests, sv the others. False
+ * (nothing evaluated) for any other header, which the caller reads the usual way. */
+static bool for_side_vars(kb *b, const char *src, TSNode init, TSNode cond, TSNode upd, loop_head *h,
+                          side_vars *sv)
+{
+    const char *names[KB_SIDE_VARS + 1];
+    TSNode values[KB_SIDE_VARS + 1], parts[KB_SIDE_VARS + 1];
+    uint32_t nn = 0, np = 0;
+    if (!is(init, "declaration") || !is(unparen(upd), "comma_expression"))
+        return false;
+    TSNode type = field(init, "type");
+    for (uint32_t i = 0; i < ts_node_named_child_count(init); i++) {
+        TSNode d = ts_node_named_child(init, i);
+        if (ts_node_eq(d, type) || is(d, "type_qualifier") || is(d, "storage_class_specifier"))
+            continue;
+        if (!is(d, "init_declarator") || !is(field(d, "declarator"), "identifier") || nn > KB_SIDE_VARS)
+            return false;
+        names[nn] = ntext(b, src, field(d, "declarator"));
+        values[nn++] = field(d, "value");
+    }
+    if (nn < 2 || !comma_parts(upd, parts, KB_SIDE_VARS + 1, &np, 0) || np != nn)
+        return false;
+    /* each variable: no other's name in its start, one affine step, no other assignment */
+    loop_head hs[KB_SIDE_VARS + 1];
+    long primary = -1;
+    for (uint32_t v = 0; v < nn; v++) {
+        for (uint32_t w = 0; w < nn; w++)
+            if (mentions_name(src, values[v], names[w], 0))
+                return false;
+        /* a condition over two of them (i < j with j stepped too) has no fixed bound */
+        for (uint32_t w = 0; w < nn; w++)
+            if (w != v && mentions_name(src, cond, names[w], 0) && mentions_name(src, cond, names[v], 0))
+                return false;
+        /* scan() skips the first declarator's step in upd (it takes it for the loop's
+         * variable) and counts the others' */
+        const mut *mu = mut_find(b, names[v]);
+        if ((mu ? mu->n_mut : 0) != (v == 0 ? 0u : 1u) || (mu && mu->stepped))
+            return false;
+        uint32_t steps = 0;
+        for (uint32_t p = 0; p < np; p++) {
+            loop_head t = {.var = names[v]};
+            b->quiet++;
+            loop_step(b, src, parts[p], &t);
+            b->quiet--;
+            if (t.affine) {
+                hs[v] = t;
+                steps++;
+            }
+        }
+        if (steps != 1)
+            return false;
+        loop_head t = {.var = names[v]};
+        b->quiet++;
+        loop_cond(b, src, cond, &t);
+        b->quiet--;
+        if (t.cmp && primary < 0)
+            primary = (long)v;
+    }
+    if (primary < 0)
+        return false;
+    sv->n = 0;
+    for (uint32_t v = 0; v < nn; v++) {
+        km_form start = eval(b, src, values[v]);
+        if ((long)v == primary) {
+            h->var = names[v];
+            h->start = start;
+            h->step = hs[v].step;
+            h->affine = true;
+        } else {
+            sv->var[sv->n] = names[v];
+            sv->start[sv->n] = start;
+            sv->step[sv->n++] = hs[v].step;
+        }
+    }
+    return true;
+}
+
 /* for (v = start; v cmp bound; step) body */
 static void for_loop(kb *b, const char *src, TSNode n)
 {
@@ -1829,7 +1938,10 @@ static void for_loop(kb *b, const char *src, TSNode n)
     uint32_t line = line_of(b, src, n);
     enter(b);
     loop_head h = {0};
-    if (is(init, "declaration")) {
+    side_vars sv = {.n = 0};
+    if (for_side_vars(b, src, init, cond, upd, &h, &sv)) {
+        /* the counted variable and its companions: bound below, once the loop is open */
+    } else if (is(init, "declaration")) {
         TSNode d = field(init, "declarator");
         if (is(d, "init_declarator") && is(field(d, "declarator"), "identifier")) {
             h.var = ntext(b, src, field(d, "declarator"));
@@ -1845,8 +1957,20 @@ static void for_loop(kb *b, const char *src, TSNode n)
         (void)eval(b, src, init);
     }
     loop_cond(b, src, cond, &h);
-    loop_step(b, src, upd, &h);
+    if (!sv.n)
+        loop_step(b, src, upd, &h);
     enum km_loop_kind kind = loop_open(b, &h, line, true);
+    if (sv.n) {
+        /* each companion is its start plus its step per iteration of the counted one */
+        const km_loop *lp = (const km_loop *)b->k->loops.v + b->loops[b->n_loops - 1];
+        bool counted = kind != KM_LOOP_GEOMETRIC && kind != KM_LOOP_OTHER;
+        km_form cf = km__of_atom(b->k, lp->counter);
+        for (uint32_t v = 0; v < sv.n; v++) {
+            ent *e = env_push(b, sv.var[v], counted ? E_LOOP : E_VAR);
+            e->form = counted ? km__add(b->k, sv.start[v], km__mul(b->k, sv.step[v], cf)) : fresh_var(b);
+            local_push(b, sv.var[v], counted ? KM_LOCAL_LOOP_VAR : KM_LOCAL_VAR, e->form, line);
+        }
+    }
     if (kind == KM_LOOP_OTHER && !ts_node_is_null(cond))
         (void)eval(b, src, cond);
     walk(b, src, body);

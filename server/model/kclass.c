@@ -673,6 +673,295 @@ static int gemm_epilogue(cx *x, const km_access *w, size_t acc)
     return FIT;
 }
 
+/* ---- shared-memory tiles seen through ---------------------------------------------- */
+
+/* t / d for one-term d: false when d's coefficient or atoms do not divide t. */
+static bool term_div(const km_term *t, const km_term *d, km_term *q)
+{
+    if (d->coef == 0 || t->coef % d->coef != 0)
+        return false;
+    *q = (km_term){.coef = t->coef / d->coef};
+    bool used[KM_DEGREE_MAX] = {false};
+    for (uint32_t a = 0; a < d->n; a++) {
+        bool found = false;
+        for (uint32_t b = 0; b < t->n && !found; b++)
+            if (!used[b] && t->atoms[b] == d->atoms[a])
+                used[b] = found = true;
+        if (!found)
+            return false;
+    }
+    for (uint32_t b = 0; b < t->n; b++)
+        if (!used[b])
+            q->atoms[q->n++] = t->atoms[b];
+    return true;
+}
+
+/* f with atom from renamed to atom to (a thread id replaced by a loop counter); false when
+ * from also sits inside an operation or a read, where renaming cannot reach. */
+static bool cf_rename(const cx *x, const km_cform *f, uint32_t from, uint32_t to, km_cform *o)
+{
+    *o = *f;
+    for (uint32_t i = 0; i < o->n; i++)
+        for (uint32_t j = 0; j < o->t[i].n; j++) {
+            if (o->t[i].atoms[j] == from) {
+                o->t[i].atoms[j] = to;
+                continue;
+            }
+            km_term one = {.coef = 1, .n = 1, .atoms = {o->t[i].atoms[j]}};
+            if (km_form_mentions(x->k, (km_form){&one, 1}, from))
+                return false;
+        }
+    uint32_t n = o->n;
+    km__canon(x->k, o->t, &n);
+    o->n = n;
+    return true;
+}
+
+/* Is f the single atom id (coefficient 1)? */
+static bool cf_is_atom(const km_cform *f, uint32_t id)
+{
+    return f->n == 1 && f->t[0].coef == 1 && f->t[0].n == 1 && f->t[0].atoms[0] == id;
+}
+
+/* The thread id atom of f when f is exactly threadIdx.a; -1 otherwise (*axis gets a). */
+static long cf_thread(const cx *x, const km_cform *f, int *axis)
+{
+    if (f->n != 1 || f->t[0].coef != 1 || f->t[0].n != 1 ||
+        x->atoms[f->t[0].atoms[0]].kind != KM_ATOM_THREAD_IDX)
+        return -1;
+    *axis = x->atoms[f->t[0].atoms[0]].axis;
+    return (long)f->t[0].atoms[0];
+}
+
+/* What a shared tile read `S[R]` inside the k loop (counter kc, `inner`) holds: the kernel
+ * fills S once per iteration of the tile loop T (inner's parent) with `S[E*ty + tx] =
+ * G[g(ty, tx, ...)]`, one element per thread, so S[R] with R = E*ty' + tx' is G[g] at the
+ * thread (ty', tx'). One of ty', tx' is kc running over the whole tile (0 .. E-1 along a
+ * row, 0 .. rows-1 down a column), the other the reader's own thread id on the writer's
+ * axis. Proved from the index forms alone; *gbuf, *gidx get G and g with that thread id
+ * replaced by kc; tile_block[axis] the block extent the tile needs (the kernel is only
+ * correct when the launch's block is the tile). NO with a near miss otherwise. */
+static int see_through(cx *x, const char *sbuf, km_form sread, const km_loop *inner,
+                       const char **gbuf, km_cform *gidx)
+{
+    km_class *c = x->c;
+    char tt[160];
+    const km_access *w = NULL;
+    for (size_t i = 0; i < x->n_as; i++) {
+        const km_access *a = &x->as[i];
+        if (a->mode == KM_READ || strcmp(a->buffer, sbuf) != 0)
+            continue;
+        if (w || a->mode != KM_WRITE) {
+            near(x, KM_CLASS_GEMM, a->line, "the tile %s is written more than once or updated "
+                 "(line %u): not one element copied per thread", sbuf, a->line);
+            return NO;
+        }
+        w = a;
+    }
+    if (!w || w->space != KM_SPACE_SHARED) {
+        near(x, KM_CLASS_GEMM, inner->line, "%s, read in the k loop (line %u), is not a "
+             "__shared__ tile the kernel fills", sbuf, inner->line);
+        return NO;
+    }
+    km_form v = w->element_value;
+    const km_atom *g = v.n == 1 && v.t[0].n == 1 && v.t[0].coef == 1
+                           ? &x->atoms[v.t[0].atoms[0]] : NULL;
+    if (!g || g->kind != KM_ATOM_READ || !is_global_param(x, g->name)) {
+        text(x, v, tt, sizeof(tt));
+        near(x, KM_CLASS_GEMM, w->line, "the tile %s is filled with %s, not one element of a "
+             "global matrix (a bounds-checked or converted load is not seen through)", sbuf, tt);
+        return NO;
+    }
+    /* filled in the tile loop, outside the k loop, unconditionally */
+    long tl = inner->parent;
+    if (tl < 0 || !w->n_loops || w->loops[w->n_loops - 1] != (uint32_t)tl || w->n_guards) {
+        near(x, KM_CLASS_GEMM, w->line, "the tile %s is not filled once per iteration of the loop "
+             "around the k loop (line %u)%s", sbuf, inner->line,
+             w->n_guards ? ": its load is guarded (ragged tiles are not seen through)" : "");
+        return NO;
+    }
+    if (w->line >= inner->line) {
+        near(x, KM_CLASS_GEMM, w->line, "the tile %s is filled (line %u) after the k loop (line %u) "
+             "reads it: each iteration reads the previous tile", sbuf, w->line, inner->line);
+        return NO;
+    }
+    /* the fill: S[E*threadIdx.r + threadIdx.c] */
+    km_cform ws, E = {.known = true}, rows = {.known = true};
+    if (!cf_from(x, w->index, &ws))
+        return NO;
+    long col_t = -1, row_t = -1;
+    int col_ax = -1, row_ax = -1;
+    for (uint32_t i = 0; i < ws.n; i++) {
+        const km_term *t = &ws.t[i];
+        km_term rest = {.coef = t->coef};
+        long th = -1;
+        for (uint32_t j = 0; j < t->n; j++) {
+            const km_atom *a = &x->atoms[t->atoms[j]];
+            if (a->kind == KM_ATOM_THREAD_IDX && th < 0)
+                th = (long)t->atoms[j];
+            else if (scalar_atom(x, t->atoms[j]))
+                rest.atoms[rest.n++] = t->atoms[j];
+            else
+                th = -2;
+        }
+        if (th >= 0 && rest.n == 0 && rest.coef == 1 && col_t < 0) {
+            col_t = th;
+            col_ax = x->atoms[th].axis;
+        } else if (th >= 0 && row_t < 0 && (rest.n || rest.coef > 1)) {
+            row_t = th;
+            row_ax = x->atoms[th].axis;
+            E.n = 1;
+            E.t[0] = rest;
+        } else {
+            col_t = -3;
+            break;
+        }
+    }
+    if (col_t < 0 || row_t < 0 || col_ax == row_ax) {
+        text(x, w->index, tt, sizeof(tt));
+        near(x, KM_CLASS_GEMM, w->line, "the tile %s is filled at %s[%s], not at "
+             "[threadIdx.r][threadIdx.c] of two thread axes", sbuf, sbuf, tt);
+        return NO;
+    }
+    /* the tile's rows: its declared size over E */
+    size_t nl;
+    const km_local *ls = km_locals(x->k, &nl);
+    for (size_t l = 0; l < nl; l++) {
+        km_cform cnt;
+        if (ls[l].kind == KM_LOCAL_ARRAY && strcmp(ls[l].name, sbuf) == 0 &&
+            cf_from(x, ls[l].form, &cnt) && cnt.n == 1 && term_div(&cnt.t[0], &E.t[0], &rows.t[0]))
+            rows.n = 1;
+    }
+    if (!rows.n) {
+        near(x, KM_CLASS_GEMM, w->line, "the tile %s's declared size is not a multiple of its "
+             "row length", sbuf);
+        return NO;
+    }
+    /* the read: S[E*ty' + tx'] */
+    km_cform rs, ty = {.known = true}, tx = {.known = true};
+    if (!cf_from(x, sread, &rs))
+        return NO;
+    for (uint32_t i = 0; i < rs.n; i++) {
+        km_term q;
+        if (term_div(&rs.t[i], &E.t[0], &q) ? !cf_push(&ty, &q) : !cf_push(&tx, &rs.t[i]))
+            return NO;
+    }
+    uint32_t kc = inner->counter;
+    int ax = -1;
+    long th = -1;
+    bool k_col = cf_is_atom(&tx, kc), k_row = cf_is_atom(&ty, kc);
+    if (k_col)
+        th = cf_thread(x, &ty, &ax);
+    else if (k_row)
+        th = cf_thread(x, &tx, &ax);
+    text(x, sread, tt, sizeof(tt));
+    if (th < 0 || th != (k_col ? row_t : col_t)) {
+        near(x, KM_CLASS_GEMM, read_line(x, sbuf, sread), "%s[%s] in the k loop is not the "
+             "tile's element [thread's own row][k] or [k][thread's own column]", sbuf, tt);
+        return NO;
+    }
+    /* k runs over the whole tile: 0, 1, ... E-1 (a row) or rows-1 (a column) */
+    km_cform trip, start, step;
+    int64_t one;
+    if (!inner->has_trip || !cf_from(x, inner->trip, &trip) || !cf_from(x, inner->start, &start) ||
+        !cf_from(x, inner->step, &step) || start.n || !km__is_const(km_cform_view(&step), &one) ||
+        one != 1 || !cf_equal(&trip, k_col ? &E : &rows)) {
+        near(x, KM_CLASS_GEMM, inner->line, "the k loop (line %u) does not run over the whole "
+             "tile %s (0 to its %s, step 1)", inner->line, sbuf, k_col ? "row length" : "rows");
+        return NO;
+    }
+    if (km_barriers(x->k) < 2) {
+        near(x, KM_CLASS_GEMM, inner->line, "the tile %s is read without __syncthreads() "
+             "between its fill and its use and before the next fill", sbuf);
+        return NO;
+    }
+    km_cform gw;
+    if (!cf_from(x, g->args[0], &gw) ||
+        !cf_rename(x, &gw, k_col ? (uint32_t)col_t : (uint32_t)row_t, kc, gidx)) {
+        text(x, g->args[0], tt, sizeof(tt));
+        near(x, KM_CLASS_GEMM, w->line, "%s[%s], the tile %s's fill, is not affine in the "
+             "thread ids", g->name, tt, sbuf);
+        return NO;
+    }
+    /* the launch's block must be the tile: E along the column axis, rows along the other */
+    const km_cform *need[2] = {&E, &rows};
+    int axes[2] = {col_ax, row_ax};
+    for (int i = 0; i < 2; i++) {
+        km_cform *tb = &c->tile_block[axes[i]];
+        if (tb->known && !cf_equal(tb, need[i])) {
+            near(x, KM_CLASS_GEMM, w->line, "the tiles need blocks of different extents along "
+                 "thread axis %c", "xyz"[axes[i]]);
+            return NO;
+        }
+        *tb = *need[i];
+    }
+    *gbuf = g->name;
+    return FIT;
+}
+
+/* The tile loop T around the k loop: each operand seen through its tile moves by a whole
+ * tile per iteration of T (its k step times the k loop's trip), so T and k together run
+ * k' = T*trip + k over 0 .. trips*trip - 1 with nothing skipped or read twice. T's term
+ * leaves each operand's rest; *K gets trips*trip. The sum must be kept across T: C is
+ * written after T, from an accumulator T does not restart. */
+static int tile_steps(cx *x, operand *op, const km_loop *inner, km_cform *K)
+{
+    const km_loop *T = &x->loops[inner->parent];
+    uint32_t tc = T->counter;
+    km_cform tt, kt;
+    if (!T->has_trip || !inner->has_trip || !cf_from(x, T->trip, &tt) ||
+        !cf_from(x, inner->trip, &kt) || tt.n == 0 || kt.n != 1) {
+        near(x, KM_CLASS_GEMM, T->line, "the tile loop (line %u) or the k loop (line %u) has "
+             "no trip count the model can state", T->line, inner->line);
+        return NO;
+    }
+    for (uint32_t i = 0; i < tt.n; i++)
+        if (kt.t[0].n + tt.t[i].n > KM_DEGREE_MAX)
+            return NO;
+    for (int r = 0; r < 2; r++) {
+        km_cform coef, rest, want = {.known = true};
+        if (op[r].s.n == 1 && op[r].s.t[0].n + kt.t[0].n > KM_DEGREE_MAX)
+            return NO;
+        if (!linear_in(x, &op[r].rest, tc, &coef, &rest) || op[r].s.n != 1) {
+            near(x, KM_CLASS_GEMM, T->line, "%s's index is not affine in the tile loop's "
+                 "counter (line %u)", op[r].buf, T->line);
+            return NO;
+        }
+        km_term m = op[r].s.t[0];
+        for (uint32_t j = 0; j < kt.t[0].n && m.n < KM_DEGREE_MAX; j++)
+            m.atoms[m.n++] = kt.t[0].atoms[j];
+        m.coef *= kt.t[0].coef;
+        cf_push(&want, &m);
+        uint32_t n = want.n;
+        km__canon(x->k, want.t, &n);
+        want.n = n;
+        if (!cf_equal(&coef, &want)) {
+            char a[160], b[160];
+            text(x, km_cform_view(&coef), a, sizeof(a));
+            text(x, km_cform_view(&want), b, sizeof(b));
+            near(x, KM_CLASS_GEMM, T->line, "the tile loop (line %u) moves %s by %s per tile, "
+                 "not by the %s its tile spans: tiles are skipped or read twice", T->line,
+                 op[r].buf, coef.n ? a : "0", b);
+            return NO;
+        }
+        op[r].rest = rest;
+    }
+    /* K = trips * trip */
+    memset(K, 0, sizeof(*K));
+    K->known = true;
+    for (uint32_t i = 0; i < tt.n; i++) {
+        km_term kk = tt.t[i];
+        for (uint32_t j = 0; j < kt.t[0].n; j++)
+            kk.atoms[kk.n++] = kt.t[0].atoms[j];
+        kk.coef *= kt.t[0].coef;
+        cf_push(K, &kk);
+    }
+    uint32_t n = K->n;
+    km__canon(x->k, K->t, &n);
+    K->n = n;
+    return FIT;
+}
+
 /* sum over loop L of operand (one term) combined into C at w; acc the accumulator or -1
  * when C is updated in the loop itself. */
 static int product(cx *x, km_form operand_f, size_t L, const km_access *w, long acc)
@@ -710,9 +999,15 @@ static int product(cx *x, km_form operand_f, size_t L, const km_access *w, long 
         return NO;
     }
     uint32_t kc = lp->counter;
+    bool seen = false;
     for (int r = 0; r < 2; r++) {
         km_cform idx;
-        if (!cf_from(x, op[r].index, &idx))
+        /* a __shared__ tile: the global element it holds; a tile that is not seen through
+         * stays a product of tiles (shared_tiles, which no library call replaces) */
+        if (!is_global_param(x, op[r].buf) &&
+            see_through(x, op[r].buf, op[r].index, lp, &op[r].buf, &idx) == FIT)
+            seen = true;
+        else if (!cf_from(x, op[r].index, &idx))
             return NO;
         if (!linear_in(x, &idx, kc, &op[r].s, &op[r].rest)) {
             char tt[160];
@@ -724,8 +1019,18 @@ static int product(cx *x, km_form operand_f, size_t L, const km_access *w, long 
         }
         if (op[r].s.n == 0)
             return NO;   /* one factor does not move with k: a scaled reduction */
-        op[r].ids = ids_of(x, &op[r].rest, kc);
     }
+    km_cform ktrip = {.known = false};
+    if (seen && tile_steps(x, op, lp, &ktrip) != FIT)
+        return NO;
+    for (uint32_t l = 0; seen && l < w->n_loops; l++)
+        if (w->loops[l] == (uint32_t)lp->parent) {
+            near(x, KM_CLASS_GEMM, w->line, "%s is written inside the tile loop (line %u): each "
+                 "tile's partial sum, not the whole product", w->buffer, x->loops[lp->parent].line);
+            return NO;
+        }
+    for (int r = 0; r < 2; r++)
+        op[r].ids = ids_of(x, &op[r].rest, kc);
     km_cform ce;
     if (!cf_from(x, w->element, &ce))
         return NO;
@@ -742,7 +1047,10 @@ static int product(cx *x, km_form operand_f, size_t L, const km_access *w, long 
     c->line = w->line;
     c->alpha = alpha;
     c->shared_tiles = shared;
-    if (lp->has_trip)
+    c->tiles_seen = seen;
+    if (seen)
+        c->k = ktrip;
+    else if (lp->has_trip)
         cf_from(x, lp->trip, &c->k);
     if (share[0] && share[1]) {
         /* GEMM: A is the operand named first among the parameters */
@@ -1684,6 +1992,9 @@ int km_class_print(const km_kernel *k, const km_class *c, struct hk_buf *b)
             rc = hk_buf_printf(b, "%s%s%s%s row-axis=%d", c->alpha ? " alpha" : "",
                                c->beta ? " beta" : "", c->accumulate ? " +=" : "",
                                c->shared_tiles ? " shared-tiles" : "", c->row_axis);
+        for (int a = 0; !rc && c->tiles_seen && a < 3; a++)
+            if (c->tile_block[a].known)
+                rc = pf(k, b, a == 0 ? "tile.x" : a == 1 ? "tile.y" : "tile.z", &c->tile_block[a]);
         if (!rc && c->batched) {
             rc = pf(k, b, "batchA", &c->batch_a);
             if (!rc)

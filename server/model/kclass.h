@@ -73,6 +73,12 @@ typedef struct {
                                       * and columns. GEMV: col_index is not set */
     bool by_columns;                 /* GEMV: A read as A[j*lda + i] (coalesced) */
     bool shared_tiles;               /* GEMM: the product reads __shared__ tiles */
+    bool tiles_seen;                 /* GEMM: ... which the class saw through: in[] are the
+                                      * global matrices the tiles are filled from, k the
+                                      * tile loop and the k loop together */
+    km_cform tile_block[3];          /* tiles_seen: the block extent along each thread axis
+                                      * the tiles need (known where one does); the kernel
+                                      * is correct only when launched with such blocks */
 
     /* reductions, norms, softmax, scans */
     enum km_reduce reduce;

@@ -1,7 +1,9 @@
 /* Library substitution (rewrite.h rw_blas_substitution): a naive SGEMM, strided batched
- * SGEMM or SGEMV that rwp_match_blas proved row-major becomes a host function calling
- * cuBLAS (hipBLAS), which the benchmark program's host-call mode and the file's own
- * launch sites call instead of launching the kernel. The kernel itself stays, unused. */
+ * SGEMM or SGEMV that rwp_match_blas proved row-major, or whatever GEMM/GEMV the kernel
+ * model's class proves (a shared-memory tiled GEMM seen through its tiles included),
+ * becomes a host function calling cuBLAS (hipBLAS), which the benchmark program's
+ * host-call mode and the file's own launch sites call instead of launching the kernel
+ * (a template kernel's host function is a template too). The kernel itself stays, unused. */
 #include "rewrites/rewrite.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
@@ -31,6 +33,12 @@
  * file-scope #define / constant (a tunable no function owns)? */
 static bool host_visible(const an_model *m, const an_function *f, const char *name, size_t l)
 {
+    /* a template kernel's host function is a template with the same parameters */
+    for (size_t i = 0; i < m->n_tunables; i++)
+        if (m->tunables[i].kind == AN_TUNE_TEMPLATE && m->tunables[i].owner >= 0 &&
+            (size_t)m->tunables[i].owner < m->n_funcs && &m->funcs[m->tunables[i].owner] == f &&
+            strlen(m->tunables[i].name) == l && !memcmp(m->tunables[i].name, name, l))
+            return true;
     for (size_t i = 0; i < f->n_params; i++)
         if (f->params[i].name && strlen(f->params[i].name) == l && !memcmp(f->params[i].name, name, l))
             return f->params[i].pointer_depth == 0;
@@ -163,6 +171,9 @@ typedef struct {
     char alpha[RWP_EXPR], beta[RWP_EXPR];
     bool from_launch;                /* m or n is the launch's extent (rwp_launch_extent): the
                                       * host function takes the launch's grid and block */
+    char tile[3][RWP_EXPR];          /* a tiled kernel seen through (km_class tiles_seen): the
+                                      * block extent per axis its tiles need ("" none); the
+                                      * host function refuses another block at run time */
 } blas_call;
 
 /* The GEMV call: A read by rows (row-major M x N) is the column-major N x M matrix A^T, so
@@ -270,11 +281,13 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
      * launch (HK_HOST_CALL_GRID_: the benchmark program passes the grid and block it
      * evaluated from the spec, the launch sites their own) */
     if (!rc && g->from_launch)
-        rc = hk_buf_printf(b, "#define HK_HOST_CALL_GRID_%s 1\n"
+        rc = hk_buf_printf(b, "#define HK_HOST_CALL_GRID_%s 1\n%s%s"
                               "static void hk_host_%s(dim3 hk_grid, dim3 hk_block, %.*s)\n",
-                           k, k, (int)(pe - ps), text + ps);
+                           k, f->template_params ? f->template_params : "", f->template_params ? "\n" : "", k,
+                           (int)(pe - ps), text + ps);
     else if (!rc)
-        rc = hk_buf_printf(b, "static void hk_host_%s(%.*s)\n", k, (int)(pe - ps), text + ps);
+        rc = hk_buf_printf(b, "%s%sstatic void hk_host_%s(%.*s)\n", f->template_params ? f->template_params : "",
+                           f->template_params ? "\n" : "", k, (int)(pe - ps), text + ps);
     if (!rc)
         rc = hk_buf_printf(b,
                            "{\n"
@@ -282,6 +295,17 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
                            "    if (!hk_h)\n"
                            "        return;\n",
                            nm->handle_t);
+    /* a tiled kernel computes the product only when its block is the tile: another block
+     * leaves tiles part filled (or fills past them), which the library call cannot copy */
+    for (int a = 0; !rc && g->from_launch && a < 3; a++)
+        if (g->tile[a][0])
+            rc = hk_buf_printf(b,
+                               "    if (hk_block.%c != (unsigned)(%s)) {\n"
+                               "        fprintf(stderr, \"hk: kernel %s's tiles need blockDim.%c == %%d, the launch has "
+                               "%%u\\n\", (int)(%s), hk_block.%c);\n"
+                               "        return;\n"
+                               "    }\n",
+                               "xyz"[a], g->tile[a], k, "xyz"[a], g->tile[a], "xyz"[a]);
     if (!rc && !hip)
         rc = hk_buf_printf(b, "    cublasSetMathMode(hk_h, %s);\n",
                            math ? "CUBLAS_TF32_TENSOR_OP_MATH" : "CUBLAS_DEFAULT_MATH");
@@ -330,18 +354,29 @@ static bool __attribute__((format(printf, 2, 3))) et_add(expr_text *e, const cha
     return true;
 }
 
+static bool host_form_to(const km_kernel *k, km_form f, expr_text *o, char *bad, size_t bn, int depth);
+
 /* Appends the C text of one atom the host can evaluate (a scalar parameter, a named
- * constant, a literal) to o; false, with the atom's text in bad, for any other. */
-static bool host_atom(const km_atom *a, expr_text *o, char *bad, size_t bn)
+ * constant, a literal, an integer division or remainder of such: a tile count) to o;
+ * false, with the atom's text in bad, for any other. */
+static bool host_atom(const km_kernel *k, const km_atom *a, expr_text *o, char *bad, size_t bn, int depth)
 {
     if (a->kind == KM_ATOM_PARAM || a->kind == KM_ATOM_CONST || a->kind == KM_ATOM_LITERAL)
         return et_add(o, "%s", a->kind == KM_ATOM_LITERAL ? a->text : a->name);
+    if (a->kind == KM_ATOM_OPAQUE && a->n_args == 2 && depth < 8 && (!strcmp(a->op, "/") || !strcmp(a->op, "%")))
+        return et_add(o, "((") && host_form_to(k, a->args[0], o, bad, bn, depth + 1) && et_add(o, ") %s (", a->op) &&
+               host_form_to(k, a->args[1], o, bad, bn, depth + 1) && et_add(o, "))");
+    if (a->kind == KM_ATOM_OPAQUE && a->n_args == 2 && depth < 8 && !strcmp(a->op, "ceildiv"))
+        return et_add(o, "(((") && host_form_to(k, a->args[0], o, bad, bn, depth + 1) && et_add(o, ") + (") &&
+               host_form_to(k, a->args[1], o, bad, bn, depth + 1) && et_add(o, ") - 1) / (") &&
+               host_form_to(k, a->args[1], o, bad, bn, depth + 1) && et_add(o, "))");
     snprintf(bad, bn, "%s", a->text);
     return false;
 }
 
 /* One term coef*atoms as C text, with its sign in front unless first. */
-static bool host_term(const km_kernel *k, const km_term *t, bool first, expr_text *o, char *bad, size_t bn)
+static bool host_term(const km_kernel *k, const km_term *t, bool first, expr_text *o, char *bad, size_t bn,
+                      int depth)
 {
     size_t na;
     const km_atom *atoms = km_atoms(k, &na);
@@ -352,7 +387,7 @@ static bool host_term(const km_kernel *k, const km_term *t, bool first, expr_tex
         any = true;
     }
     for (uint32_t j = 0; j < t->n && ok; j++) {
-        ok = (!any || et_add(o, "*")) && host_atom(&atoms[t->atoms[j]], o, bad, bn);
+        ok = (!any || et_add(o, "*")) && host_atom(k, &atoms[t->atoms[j]], o, bad, bn, depth);
         any = true;
     }
     return ok && (any || et_add(o, "1"));
@@ -360,14 +395,18 @@ static bool host_term(const km_kernel *k, const km_term *t, bool first, expr_tex
 
 /* A whole form as C text in out ("0" when empty); false with the first atom the host
  * cannot evaluate (or the overflow) in bad. */
+static bool host_form_to(const km_kernel *k, km_form f, expr_text *o, char *bad, size_t bn, int depth)
+{
+    bool ok = true;
+    for (uint32_t i = 0; i < f.n && ok; i++)
+        ok = host_term(k, &f.t[i], i == 0, o, bad, bn, depth);
+    return ok && (f.n || et_add(o, "0"));
+}
+
 static bool host_form(const km_kernel *k, km_form f, char *out, size_t n, char *bad, size_t bn)
 {
     expr_text o = {.n = 0};
-    bool ok = true;
-    for (uint32_t i = 0; i < f.n && ok; i++)
-        ok = host_term(k, &f.t[i], i == 0, &o, bad, bn);
-    if (ok && !f.n)
-        ok = et_add(&o, "0");
+    bool ok = host_form_to(k, f, &o, bad, bn, 0);
     if (ok)
         snprintf(out, n, "%s", o.s);
     else if (!bad[0])
@@ -387,7 +426,7 @@ static bool scalar_factor(const km_kernel *k, const km_term *t, expr_text *o, ch
         if (kd != KM_ATOM_READ && kd != KM_ATOM_ACC)
             s.atoms[s.n++] = t->atoms[j];
     }
-    return host_term(k, &s, true, o, bad, bn);
+    return host_term(k, &s, true, o, bad, bn, 0);
 }
 
 /* Is a C[same] *= s before the update w (C += ... in the k loop): the beta of a GEMM that
@@ -586,7 +625,7 @@ static bool class_sizes(const km_kernel *k, const km_class *c, blas_call *g, cha
  * global pointer parameters of one type, float or double. */
 static bool class_buffers(const km_kernel *k, const km_class *c, blas_call *g, char *why, size_t wn)
 {
-    if (c->shared_tiles || c->n_in != 2) {
+    if ((c->shared_tiles && !c->tiles_seen) || c->n_in != 2) {
         snprintf(why, wn, "line %u: the product reads __shared__ tiles (already a tiled kernel)", c->line);
         return false;
     }
@@ -636,6 +675,21 @@ static bool class_call(const km_kernel *k, blas_call *g, char *why, size_t wn)
         !(w = single_write(k, &c, &scale, why, wn)) || !guards_cover(k, &c, w, why, wn) ||
         (scale && !guards_cover(k, &c, scale, why, wn)) || !scalars_of(k, w, scale, g, why, wn))
         return false;
+    for (int a = 0; a < 3 && c.tiles_seen; a++) {
+        char bad[160] = "";
+        if (c.tile_block[a].known &&
+            !host_form(k, km_cform_view(&c.tile_block[a]), g->tile[a], RWP_EXPR, bad, sizeof bad)) {
+            snprintf(why, wn, "line %u: the tiles' block extent along %c uses %s, which the host cannot evaluate",
+                     c.line, "xyz"[a], bad);
+            return false;
+        }
+    }
+    if (c.tiles_seen && !g->from_launch) {
+        /* the block check needs the launch: a tiled kernel whose sizes it bounds itself */
+        snprintf(why, wn, "line %u: a tiled GEMM whose sizes the kernel bounds (guards) is not substituted yet",
+                 c.line);
+        return false;
+    }
     g->col_major = c.col_major;
     g->trans_a = c.kind == KM_CLASS_GEMV ? !c.by_columns : c.trans_a;
     g->trans_b = c.trans_b;
@@ -705,10 +759,6 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
         reason = "TF32 math is a cuBLAS mode; the hipBLAS substitution is FP32 only";
         goto na;
     }
-    if (f->template_params) {
-        reason = "a template kernel (the host function would need its template arguments)";
-        goto na;
-    }
     /* the kernel model's class first; the textual matcher for what the class leaves out
      * (a batched GEMM's count); the class's reason when both refuse and it saw a GEMM */
     if ((rc = model_call(text, len, f, &g, &by_class, mwhy, sizeof mwhy)))
@@ -760,8 +810,9 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
             reason = "a launch site without a grid or block, which the library call's sizes come from";
             goto na;
         }
-        if (l->template_args || l->n_args != f->n_params) {
-            reason = "a launch site passes template arguments or a different number of arguments";
+        if (l->n_args != f->n_params || !l->template_args != !f->template_params) {
+            reason = "a launch site passes a different number of arguments, or a template kernel is launched "
+                     "without explicit template arguments";
             goto na;
         }
         if (!default_stream(l->stream)) {
@@ -777,7 +828,7 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
         }
         struct hk_buf call;
         hk_buf_init(&call, BLAS_BLOCK_MAX);
-        rc = hk_buf_printf(&call, "hk_host_%s(", f->name);
+        rc = hk_buf_printf(&call, "hk_host_%s%s(", f->name, l->template_args ? l->template_args : "");
         if (!rc && g.from_launch)
             rc = hk_buf_printf(&call, "dim3(%s), dim3(%s)%s", l->grid, l->block, l->n_args ? ", " : "");
         for (size_t a = 0; a < l->n_args && !rc; a++)

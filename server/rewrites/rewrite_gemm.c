@@ -208,7 +208,7 @@ static int launch_shape(const char *text, size_t len, const an_function *f, cons
     if (rc == HK_ENOMEM)
         return rc;
     km_class c;
-    if (rc || km_classify(km, &c) || c.kind != KM_CLASS_GEMM || c.batched || c.m.known || c.n.known) {
+    if (rc || km_classify(km, &c) || c.kind != KM_CLASS_GEMM || c.batched || c.shared_tiles || c.m.known || c.n.known) {
         km_free(km);   /* not a GEMM the launch alone sizes: rwp_read_shape's reason stands */
         return HK_OK;
     }

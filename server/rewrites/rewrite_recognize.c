@@ -1739,6 +1739,27 @@ static bool encloses(const km_access *w, long L)
 }
 
 /* rewrite_recognize.h. */
+/* Is t blockIdx.a times the block extent the class's seen-through tiles need along a
+ * (km_class tile_block)? *axis gets a. */
+static bool tile_term(const km_atom *atoms, const km_term *t, const km_class *c, int *axis)
+{
+    for (uint32_t i = 0; i < t->n; i++) {
+        const km_atom *b = &atoms[t->atoms[i]];
+        if (b->kind != KM_ATOM_BLOCK_IDX || b->axis < 0 || b->axis > 2 || !c->tile_block[b->axis].known ||
+            c->tile_block[b->axis].n != 1)
+            continue;
+        km_term rest = {.coef = t->coef};
+        for (uint32_t j = 0; j < t->n; j++)
+            if (j != i)
+                rest.atoms[rest.n++] = t->atoms[j];
+        if (km_term_equal(&rest, &c->tile_block[b->axis].t[0])) {
+            *axis = b->axis;
+            return true;
+        }
+    }
+    return false;
+}
+
 bool rwp_launch_extent(const km_kernel *k, const km_class *c, const km_cform *I, const char *what, const char *grid,
                        const char *block, char *out, size_t n, char *why, size_t wn)
 {
@@ -1757,6 +1778,8 @@ bool rwp_launch_extent(const km_kernel *k, const km_class *c, const km_cform *I,
             ((a0->kind == KM_ATOM_BLOCK_IDX && a1->kind == KM_ATOM_BLOCK_DIM) ||
              (a0->kind == KM_ATOM_BLOCK_DIM && a1->kind == KM_ATOM_BLOCK_IDX)) && !cb) {
             cb = t->coef;
+        } else if (c->tiles_seen && !cb && tile_term(atoms, t, c, &ax)) {
+            cb = 1;   /* tile*blockIdx.a: blockDim.a is the tile, which the caller checks */
         } else if (t->n == 1 && a0->kind == KM_ATOM_THREAD_IDX && !ct) {
             ct = t->coef;
         } else if (t->n == 1 && a0->kind == KM_ATOM_LOOP && t->coef == 1 && !counter && a0->loop >= 0 &&

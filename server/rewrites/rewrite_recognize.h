@@ -284,7 +284,10 @@ const char *rwp_thread_coordinate_problem(const rw_toks *ts, size_t a, size_t b,
  * exactly once, and that count is the size. Any other mapping (an offset, a stride, a
  * non-affine id, a block of TILE threads read as TILE, overlapping rows) leaves rows the
  * replacement would write and the kernel would not, or the reverse; so does a grid-stride
- * loop: false with the reason in why (wn bytes). Allocates only for the reason's text. */
+ * loop: false with the reason in why (wn bytes). A class with seen-through tiles
+ * (tiles_seen) may spell blockDim.a as the tile extent its tiles need along a (tile*
+ * blockIdx.a + threadIdx.a): the caller must then check that the block is the tile.
+ * Allocates only for the reason's text. */
 bool rwp_launch_extent(const km_kernel *k, const km_class *c, const km_cform *I, const char *what, const char *grid,
                        const char *block, char *out, size_t n, char *why, size_t wn);
 

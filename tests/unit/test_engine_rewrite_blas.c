@@ -574,6 +574,74 @@ static void test_skills_plan_it(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* A shared-memory tiled template kernel (the wild suite's cs_matrixmul spelling): the host
+ * function is a template like the kernel, and the benchmark program calls it with the
+ * spec's template arguments and its launch; the program builds and links with cuBLAS. */
+static void test_harness_program_tiled_template(void **state)
+{
+    (void)state;
+    char src[700], sp[700], cand[700], prog[700], exe[700], log[700];
+    snprintf(src, sizeof src, "%s/tmm.cu", tmpdir);
+    snprintf(sp, sizeof sp, "%s/tmm.bench.json", tmpdir);
+    rwf_write_file(src,
+                   "template <int BS> __global__ void tmm(float *C, float *A, float *B, int wA, int wB)\n{\n"
+                   "    int bx = blockIdx.x, by = blockIdx.y, tx = threadIdx.x, ty = threadIdx.y;\n"
+                   "    int first = wA * BS * by, last = first + wA - 1;\n"
+                   "    float acc = 0;\n"
+                   "    for (int a = first, b = BS * bx; a <= last; a += BS, b += BS * wB) {\n"
+                   "        __shared__ float As[BS][BS];\n        __shared__ float Bs[BS][BS];\n"
+                   "        As[ty][tx] = A[a + wA * ty + tx];\n        Bs[ty][tx] = B[b + wB * ty + tx];\n"
+                   "        __syncthreads();\n"
+                   "        for (int k = 0; k < BS; ++k)\n            acc += As[ty][k] * Bs[k][tx];\n"
+                   "        __syncthreads();\n    }\n"
+                   "    C[wB * BS * by + BS * bx + wB * ty + tx] = acc;\n}\n");
+    rwf_write_file(sp,
+                   "{\"name\": \"tmm\", \"kernel\": \"tmm\", \"source\": \"tmm.cu\", \"template_args\": [16],\n"
+                   " \"sizes\": [{\"hA\": 64, \"wA\": 32, \"wB\": 48}, {\"hA\": 32, \"wA\": 48, \"wB\": 16}],\n"
+                   " \"args\": [{\"name\": \"C\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"hA * wB\"},\n"
+                   "  {\"name\": \"A\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"hA * wA\"},\n"
+                   "  {\"name\": \"B\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"wA * wB\"},\n"
+                   "  {\"name\": \"wA\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"wA\"},\n"
+                   "  {\"name\": \"wB\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"wB\"}],\n"
+                   " \"launch\": {\"grid\": [\"wB / 16\", \"hA / 16\"], \"block\": [16, 16]},\n"
+                   " \"tolerance\": {\"rtol\": 0.001, \"atol\": 0.001}}\n");
+    spec_diags d = {0};
+    spec *s = NULL;
+    if (spec_load(sp, &s, &d) != HK_OK)
+        fail_msg("spec: %s", d.n ? d.items[0].message : "?");
+    spec_diags_free(&d);
+    char *t;
+    substitute(src, "tmm", 0, false, &t);
+    has(t, "#define HK_HOST_CALL_GRID_tmm 1\ntemplate <int BS>\nstatic void hk_host_tmm(dim3 hk_grid, dim3 hk_block,");
+    snprintf(cand, sizeof cand, "%s/cand_tmm.cu", tmpdir);
+    snprintf(prog, sizeof prog, "%s/prog_tmm.cu", tmpdir);
+    snprintf(exe, sizeof exe, "%s/prog_tmm", tmpdir);
+    snprintf(log, sizeof log, "%s/prog_tmm.log", tmpdir);
+    rwf_write_file(cand, t);
+    free(t);
+    char *gen = NULL;
+    assert_int_equal(harness_generate(s, cand, &gen), HK_OK);
+    has(gen, "#if defined(HK_HOST_CALL_GRID_tmm)\n    hk_call_host_launch(hk_host_tmm<16>,\n");
+    has(gen, "#elif defined(HK_HOST_CALL_tmm)\n    hk_call_host(hk_host_tmm<16>,");
+    has(gen, "#else\n    hk_launch_kernel(tmm<16>,");
+    hk_free(gen);
+    assert_int_equal(harness_write(s, cand, prog), HK_OK);
+    const char *extra[] = {"-lcublas", NULL};
+    char **argv = NULL;
+    assert_int_equal(harness_nvcc_argv(s, NVCC, "sm_90", HK_SOURCE_DIR "/include", extra, prog, exe, &argv), HK_OK);
+    if (have_cuda()) {
+        char cmd[4000];
+        size_t l = 0;
+        for (size_t i = 0; argv[i]; i++)
+            l += (size_t)snprintf(cmd + l, sizeof cmd - l, "'%s' ", argv[i]);
+        snprintf(cmd + l, sizeof cmd - l, "> '%s' 2>&1 || { cat '%s'; exit 1; }", log, log);
+        run_ok(cmd);
+    }
+    harness_argv_free(argv);
+    spec_free(s);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -582,6 +650,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_harness_program),
         cmocka_unit_test(test_harness_program_grid),
+        cmocka_unit_test(test_harness_program_tiled_template),
         cmocka_unit_test(test_search_proposes),
         cmocka_unit_test(test_skills_plan_it),
         cmocka_unit_test(test_alloc_failures),

@@ -694,6 +694,36 @@ static void test_while_and_do(void **state)
     free(text);
 }
 
+/* for (int a = a0, b = b0; a < n; a += s, b += t): b is b0 + t per iteration of a's loop;
+ * companions the condition compares or the body moves are not followed. */
+static void test_companion_loop_vars(void **state)
+{
+    (void)state;
+    size_t len, n;
+    char *text = slurp("loops_companion.cu", &len);
+    km_kernel *k = build(text, len, "walk_pair");
+    const km_loop *l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(l[0].kind, KM_LOOP_AFFINE);
+    assert_string_equal(l[0].var, "a");
+    assert_form(k, l[0].trip, "ceildiv(n, 4)");
+    assert_form(k, access_of(k, "x", KM_READ, 0)->index, "4*$L0");
+    assert_form(k, access_of(k, "y", KM_WRITE, 0)->index, "2*$L0");
+    km_free(k);
+    k = build(text, len, "two_pointer");
+    l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_false(l[0].has_trip);
+    km_free(k);
+    k = build(text, len, "body_moves");
+    l = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_false(l[0].has_trip);
+    assert_false(km_form_mentions_kind(k, access_of(k, "y", KM_WRITE, 0)->index, KM_ATOM_LOOP, -1));
+    km_free(k);
+    free(text);
+}
+
 static void test_device_helpers(void **state)
 {
     (void)state;
@@ -812,6 +842,7 @@ int main(void)
         cmocka_unit_test(test_loop_macros),
         cmocka_unit_test(test_index_splits),
         cmocka_unit_test(test_while_and_do),
+        cmocka_unit_test(test_companion_loop_vars),
         cmocka_unit_test(test_device_helpers),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_out_of_memory),

@@ -111,6 +111,41 @@ static void test_gemm(void **state)
     assert_int_equal(c.col_axis, 0);
 }
 
+/* Shared-memory tiled GEMMs: the class sees through the tiles to the global matrices; K
+ * is the tile loop's trips times the tile; the launch's block must be the tile. */
+static void test_gemm_tiled(void **state)
+{
+    (void)state;
+    expect("class_gemm_tiled.cu", "tiled_template",
+           "gemm out=C in=A,B M=? N=? K=BS*ceildiv(wA, BS) lda=wA ldb=wB ldc=wB row-major shared-tiles "
+           "row-axis=1 tile.x=BS tile.y=BS");
+    expect("class_gemm_tiled.cu", "tiled_macro",
+           "gemm out=C in=A,B M=? N=? K=(K / TILE)*TILE lda=K ldb=N ldc=N row-major alpha beta shared-tiles "
+           "row-axis=1 tile.x=TILE tile.y=TILE");
+    static const char *const square[] = {"tiled_flat", "tiled_square"};
+    expect_same("class_gemm_tiled.cu", square, 2,
+                "gemm out=C in=A,B M=? N=? K=(n / TILE)*TILE lda=n ldb=n ldc=n row-major shared-tiles "
+                "row-axis=1 tile.x=TILE tile.y=TILE");
+    km_class c;
+    free(classify("class_gemm_tiled.cu", "tiled_macro", &c));
+    assert_true(c.shared_tiles);
+    assert_true(c.tiles_seen);
+    assert_false(c.tile_block[2].known);
+}
+
+static void test_gemm_tiled_near_misses(void **state)
+{
+    (void)state;
+    expect_near("class_gemm_tiled.cu", "tiled_skip", KM_CLASS_GEMM, 73,
+                "moves A by 2*TILE per tile, not by the TILE its tile spans");
+    expect_near("class_gemm_tiled.cu", "tiled_wrong_index", KM_CLASS_GEMM, 97,
+                "tb[$L1*TILE + threadIdx.y] in the k loop is not the tile's element");
+    expect_near("class_gemm_tiled.cu", "tiled_half", KM_CLASS_GEMM, 115,
+                "does not run over the whole tile ta");
+    expect_near("class_gemm_tiled.cu", "tiled_late_fill", KM_CLASS_GEMM, 154,
+                "the tile ta is filled (line 154) after the k loop (line 151) reads it");
+}
+
 static void test_gemm_near_misses(void **state)
 {
     (void)state;
@@ -160,12 +195,11 @@ static void test_reductions(void **state)
     /* the tree's array is dynamic shared memory reached through a helper type */
     expect("class_misc.cu", "helper_tree_max",
            "reduction out=blockmax in=v op=max axis=global how=tree passes=1");
-    /* products of two shared tiles summed over k: a matrix product, not a reduction */
-    km_class c;
-    char *got = classify("class_misc.cu", "tile_product_flat", &c);
-    if (c.kind == KM_CLASS_REDUCTION || c.near != KM_CLASS_GEMM)
-        fail_msg("tile_product_flat: '%s'", got);
-    free(got);
+    /* products of two shared tiles summed over k: a matrix product, not a reduction (the
+     * class sees through the tiles: test_gemm_tiled) */
+    expect("class_misc.cu", "tile_product_flat",
+           "gemm out=R in=P,Q M=? N=? K=TL*ceildiv(wp, TL) lda=wp ldb=wq ldc=wq row-major shared-tiles row-axis=1 "
+           "tile.x=TL tile.y=TL");
 }
 
 static void test_windows(void **state)
@@ -232,6 +266,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_gemm_near_misses),
+        cmocka_unit_test(test_gemm_tiled),
+        cmocka_unit_test(test_gemm_tiled_near_misses),
         cmocka_unit_test(test_gemv),
         cmocka_unit_test(test_transpose_histogram),
         cmocka_unit_test(test_reductions),

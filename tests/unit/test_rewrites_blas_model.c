@@ -216,6 +216,56 @@ static const char gv_step[] =
     "        for (int j = 0; j < N; j++)\n            acc += A[row * N + j] * x[2 * j];\n"
     "        y[row] = acc;\n    }\n}\n";
 
+/* Shared-memory tiled GEMMs (the CUDA programming guide's form): the class sees through the
+ * tiles to A and B; the launch gives M and N, the tile loop and the k loop K, and the host
+ * function checks that the block is the tile. A template tile with pointers walked by the
+ * tile loop, C = A * B: */
+#define TILED_TEMPLATE_KERNEL                                                                        \
+    "template <int BS> __global__ void tt(float *C, float *A, float *B, int wA, int wB)\n"            \
+    "{\n"                                                                                           \
+    "    int bx = blockIdx.x, by = blockIdx.y, tx = threadIdx.x, ty = threadIdx.y;\n"                \
+    "    int first = wA * BS * by, last = first + wA - 1;\n"                                         \
+    "    float acc = 0;\n"                                                                          \
+    "    for (int a = first, b = BS * bx; a <= last; a += BS, b += BS * wB) {\n"                     \
+    "        __shared__ float As[BS][BS];\n"                                                        \
+    "        __shared__ float Bs[BS][BS];\n"                                                        \
+    "        As[ty][tx] = A[a + wA * ty + tx];\n"                                                   \
+    "        Bs[ty][tx] = B[b + wB * ty + tx];\n"                                                   \
+    "        __syncthreads();\n"                                                                    \
+    "        for (int k = 0; k < BS; ++k)\n"                                                        \
+    "            acc += As[ty][k] * Bs[k][tx];\n"                                                   \
+    "        __syncthreads();\n"                                                                    \
+    "    }\n"                                                                                       \
+    "    C[wB * BS * by + BS * bx + wB * ty + tx] = acc;\n"                                          \
+    "}\n"
+static const char tiled_template[] =
+    TILED_TEMPLATE_KERNEL
+    "void run_tt(float *C, float *A, float *B, int m, int k, int n)\n"
+    "{\n"
+    "    dim3 threads(16, 16), grid(n / 16, m / 16);\n"
+    "    tt<16><<<grid, threads>>>(C, A, B, k, n);\n"
+    "}\n";
+
+/* A macro tile, a tile counter, one-dimensional tiles, alpha and beta. */
+#define TILED_FLAT_KERNEL                                                                            \
+    "#define TILE 16\n"                                                                              \
+    "__global__ void tf(const float *A, const float *B, float *C, int N, int K, float alpha, float beta)\n" \
+    "{\n"                                                                                           \
+    "    __shared__ float sa[TILE * TILE], sb[TILE * TILE];\n"                                        \
+    "    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;\n"         \
+    "    float sum = 0.0f;\n"                                                                       \
+    "    for (int t = 0; t < K / TILE; t++) {\n"                                                    \
+    "        sa[threadIdx.y * TILE + threadIdx.x] = A[row * K + t * TILE + threadIdx.x];\n"          \
+    "        sb[threadIdx.y * TILE + threadIdx.x] = B[(t * TILE + threadIdx.y) * N + col];\n"        \
+    "        __syncthreads();\n"                                                                    \
+    "        for (int k = 0; k < TILE; k++)\n"                                                      \
+    "            sum = fmaf(sa[threadIdx.y * TILE + k], sb[k * TILE + threadIdx.x], sum);\n"         \
+    "        __syncthreads();\n"                                                                    \
+    "    }\n"                                                                                       \
+    "    C[row * N + col] = alpha * sum + beta * C[row * N + col];\n"                                \
+    "}\n"
+static const char tiled_flat[] = TILED_FLAT_KERNEL;
+
 typedef struct {
     const char *text, *kernel;
     bool hip;
@@ -276,6 +326,19 @@ static const applies cases[] = {
       "                   A, (int)(lda), B, (int)(ldb), &hk_beta, C, (int)(ldc));",
       "hk_host_ntg(dim3(grid), dim3(threads), A, m, B, n, C, m, k, 1.0f, 0.0f);"}},
     {sg_rows2_grid, "r2", false, {"hk_m = (long long)((long long)hk_grid.x * hk_block.x * 2)"}},
+    /* tiled: a template host function the launch site calls with the kernel's arguments */
+    {tiled_template, "tt", false,
+     {"template <int BS>\nstatic void hk_host_tt(dim3 hk_grid, dim3 hk_block, float *C, float *A, float *B, int wA,",
+      "    if (hk_block.x != (unsigned)(BS)) {", "    if (hk_block.y != (unsigned)(BS)) {",
+      "hk_k = (long long)(BS*(((wA) + (BS) - 1) / (BS)));",
+      "cublasSgemm(hk_h, CUBLAS_OP_N, CUBLAS_OP_N, (int)hk_n, (int)hk_m, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
+      "                   B, (int)(wB), A, (int)(wA), &hk_beta, C, (int)(wB));",
+      "hk_host_tt<16>(dim3(grid), dim3(threads), C, A, B, k, n);"}},
+    {tiled_flat, "tf", false,
+     {"hk_alpha = (float)(alpha), hk_beta = (float)(beta)",
+      "hk_m = (long long)((long long)hk_grid.y * hk_block.y), hk_n = (long long)((long long)hk_grid.x * hk_block.x)",
+      "hk_k = (long long)(((K) / (TILE))*TILE);", "    if (hk_block.x != (unsigned)(TILE)) {",
+      "B, (int)(N), A, (int)(K), &hk_beta, C, (int)(N));"}},
     {sg_half_grid, "hg", false,
      {"hk_m = (long long)((long long)hk_grid.y * hk_block.y), hk_n = (long long)(N)",
       "cublasSgemm(hk_h, CUBLAS_OP_N, CUBLAS_OP_N, (int)hk_n, (int)hk_m, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
@@ -325,7 +388,45 @@ typedef struct {
     "{\n"                                                                                          \
     "    int i = blockIdx.y * blockDim.y + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;\n"
 
+#define TILED_HEAD                                                                                  \
+    "#define T 16\n"                                                                                 \
+    "__global__ void g(const float *A, const float *B, float *C, int M, int N, int K)\n{\n"            \
+    "    __shared__ float ta[T][T], tb[T][T];\n"                                                       \
+    "    int tx = threadIdx.x, ty = threadIdx.y, i = blockIdx.y * T + ty, j = blockIdx.x * T + tx;\n"  \
+    "    float s = 0;\n"
+
 static const refusal refusals[] = {
+    /* tiled kernels that do not compute C = A * B over the whole K */
+    {TILED_HEAD "    for (int t = 0; t < K / T; t += 2) {\n"
+                "        ta[ty][tx] = A[i * K + t * T + tx];\n        tb[ty][tx] = B[(t * T + ty) * N + j];\n"
+                "        __syncthreads();\n        for (int k = 0; k < T; ++k)\n            s += ta[ty][k] * tb[k][tx];\n"
+                "        __syncthreads();\n    }\n    C[i * N + j] = s;\n}\n",
+     "g", "line 7: not quite a gemm: the tile loop (line 7) moves A by 2*T per tile, not by the T its tile spans: "
+          "tiles are skipped or read twice"},
+    {TILED_HEAD "    for (int t = 0; t < K / T; t++) {\n"
+                "        ta[ty][tx] = A[i * K + t * T + tx];\n        tb[ty][tx] = B[(t * T + ty) * N + j];\n"
+                "        __syncthreads();\n        for (int k = 0; k < T; ++k)\n            s += ta[ty][k] * tb[k][ty];\n"
+                "        __syncthreads();\n    }\n    C[i * N + j] = s;\n}\n",
+     "g", "line 12: not quite a gemm: tb[$L1*T + threadIdx.y] in the k loop is not the tile's element"},
+    {TILED_HEAD "    for (int t = 0; t < K / T; t++) {\n"
+                "        ta[ty][tx] = A[i * K + t * T + tx];\n        tb[ty][tx] = B[(t * T + ty) * N + j];\n"
+                "        __syncthreads();\n        for (int k = 0; k < T; ++k)\n            s += ta[ty][k] * tb[k][tx];\n"
+                "    }\n    C[i * N + j] = s;\n}\n",
+     "g", "not quite a gemm: the tile ta is read without __syncthreads() between its fill and its use and before "
+          "the next fill"},
+    /* bounds-checked (ragged) tiles are not seen through yet */
+    {TILED_HEAD "    for (int t = 0; t < (K + T - 1) / T; t++) {\n"
+                "        ta[ty][tx] = i < M && t * T + tx < K ? A[i * K + t * T + tx] : 0.0f;\n"
+                "        tb[ty][tx] = B[(t * T + ty) * N + j];\n"
+                "        __syncthreads();\n        for (int k = 0; k < T; ++k)\n            s += ta[ty][k] * tb[k][tx];\n"
+                "        __syncthreads();\n    }\n    C[i * N + j] = s;\n}\n",
+     "g", "line 8: not quite a gemm: the tile ta is filled with"},
+    /* a guard on the tile's row and column (T*blockIdx + threadIdx), not the global index */
+    {TILED_HEAD "    for (int t = 0; t < K / T; t++) {\n"
+                "        ta[ty][tx] = A[i * K + t * T + tx];\n        tb[ty][tx] = B[(t * T + ty) * N + j];\n"
+                "        __syncthreads();\n        for (int k = 0; k < T; ++k)\n            s += ta[ty][k] * tb[k][tx];\n"
+                "        __syncthreads();\n    }\n    if (i < M && j < N)\n        C[i * N + j] = s;\n}\n",
+     "g", "line 15: a guard (<) in force at C's write (line 16) is not its row's or column's global index"},
     {GEMM_HEAD "    if (i < M && j < N && j > 3) {\n        float s = 0.0f;\n"
                "        for (int k = 0; k < K; k++)\n            s += A[i * K + k] * B[k * N + j];\n"
                "        C[i * N + j] = s;\n    }\n}\n",
@@ -403,7 +504,7 @@ static void test_emitted_compiles(void **state)
         print_message("skipped: no nvcc at %s\n", NVCC);
         return;
     }
-    static const size_t pick[] = {5, 3, 11, 6, 13};   /* nt, gemm_kernel, mv_cols, dg, ntg */
+    static const size_t pick[] = {5, 3, 11, 6, 13, 15};   /* nt, gemm_kernel, mv_cols, dg, ntg, tt */
     char path[700], main_cu[700], cmd[3000];
     struct hk_buf inc;
     hk_buf_init(&inc, 4096);
@@ -510,6 +611,61 @@ static void test_grid_sized_emulated(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* The tiled kernels (template and macro tiles, alpha and beta) against their substitution:
+ * each kernel emulated block by block with its tiles in __shared__, the host function
+ * called with the same launch; a K that stops one tile short must fail the comparison. */
+static void test_tiled_emulated(void **state)
+{
+    (void)state;
+    if (!emu_available()) {
+        print_message("skipped: no emulator (g++ and the CUDA headers)\n");
+        return;
+    }
+    static const char src_t[] = TILED_TEMPLATE_KERNEL, src_f[] = TILED_FLAT_KERNEL;
+    char *sub = substitute(src_t, "tt", false);
+    char *cand = emu_replaced(sub, "#ifndef HK_BLAS_HANDLE", cublas_stand_in);
+    free(sub);
+    static const char driver_t[] =
+        "    static const int shapes[][3] = {{3, 2, 48}, {1, 4, 16}, {2, 1, 80}};  // gx, gy, K\n"
+        "    for (int s = 0; s < 3; s++) {\n"
+        "        const int N = shapes[s][0] * 16, M = shapes[s][1] * 16, K = shapes[s][2];\n"
+        "        emu::buf<float> A((size_t)M * K), B((size_t)K * N), co((size_t)M * N), cc((size_t)M * N);\n"
+        "        A.fill(1 + s);\n"
+        "        B.fill(2 + s);\n"
+        "        co.fill(3 + s);\n"
+        "        cc.fill(3 + s);\n"
+        "        dim3 g(shapes[s][0], shapes[s][1]), b(16, 16);\n"
+        "        emu::launch(g, b, 0, [&] { orig::tt<16>(co, A, B, K, N); });\n"
+        "        cand::hk_host_tt<16>(g, b, cc, A, B, K, N);\n"
+        "        emu::expect(\"tt\", co, cc, 1e-5, K);\n"
+        "    }\n";
+    emu_run_pair(tmpdir, "blas_tiled_t", src_t, cand, NULL, driver_t, EMU_OK);
+    char *bad = emu_replaced(cand, "hk_k = (long long)(BS*", "hk_k = (long long)(-BS + BS*");
+    emu_run_pair(tmpdir, "blas_tiled_t_bad", src_t, bad, NULL, driver_t, EMU_DIFFERS);
+    free(bad);
+    free(cand);
+    sub = substitute(src_f, "tf", false);
+    cand = emu_replaced(sub, "#ifndef HK_BLAS_HANDLE", cublas_stand_in);
+    free(sub);
+    static const char driver_f[] =
+        "    static const int shapes[][3] = {{2, 3, 32}, {1, 1, 16}, {3, 1, 64}};  // gx, gy, K\n"
+        "    for (int s = 0; s < 3; s++) {\n"
+        "        const int N = shapes[s][0] * 16, M = shapes[s][1] * 16, K = shapes[s][2];\n"
+        "        emu::buf<float> A((size_t)M * K), B((size_t)K * N), co((size_t)M * N), cc((size_t)M * N);\n"
+        "        A.fill(5 + s);\n"
+        "        B.fill(6 + s);\n"
+        "        co.fill(7 + s);\n"
+        "        cc.fill(7 + s);\n"
+        "        dim3 g(shapes[s][0], shapes[s][1]), b(16, 16);\n"
+        "        emu::launch(g, b, 0, [&] { orig::tf(A, B, co, N, K, 0.5f, -1.25f); });\n"
+        "        cand::hk_host_tf(g, b, A, B, cc, N, K, 0.5f, -1.25f);\n"
+        "        emu::expect(\"tf\", co, cc, 1e-5, K);\n"
+        "    }\n";
+    emu_run_pair(tmpdir, "blas_tiled_f", src_f, cand, NULL, driver_f, EMU_OK);
+    free(cand);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -518,6 +674,7 @@ int main(void)
         cmocka_unit_test(test_emitted_compiles),
         cmocka_unit_test(test_guarded_unchanged),
         cmocka_unit_test(test_grid_sized_emulated),
+        cmocka_unit_test(test_tiled_emulated),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -97,7 +97,9 @@ static const refusal_case cases[] = {
     {"privatized_histogram", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     {"online_softmax", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     {"online_layernorm", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
-    {"blas_substitution", k_template, "tk", {0}, "template kernel", 1},
+    /* a template kernel is substituted when it is a GEMM (its host function is a template): an
+     * elementwise one is refused at its guarded body, which is no GEMM's */
+    {"blas_substitution", k_template, "tk", {0}, "bounds check", 5},
     {"tiled_gemm", k_grid_stride, "gs", {64, 64, 8}, "grid-stride loop", 3},
     {"warp_rows", k_barrier, "bar", {0}, "bounds check", 7},
     {"grid_stride_2d", k_barrier, "bar", {0}, "__shared__ array", 3},
