@@ -28,4 +28,17 @@ const an_model *lsp_doc_model(const struct lsp_doc *ld);
 bool lsp_doc_await_analysis(struct lsp_server *s, rpc_call *call, json_t *params,
                             rpc_method_fn fn);
 
+/* A large didOpen's or full-text didChange's text made ready off the loop: the
+ * document's own copy of it with its line index (doc_draft) and a buffer for the next
+ * parse's copy, its pages touched. Copying the 742 KB text on the loop was 180 page
+ * faults (about 4 ms on a VM) after a trim. server.c makes one on the pool next to the
+ * message's decode and lends it to the handler through s->in_prep. */
+struct lsp_text_prep;
+/* Any thread; msg (borrowed) is only read. New prep, or NULL when msg is neither a
+ * didOpen nor a didChange of one full-text change of LSP_TEXT_PREP_BYTES or more, or on
+ * no memory (the handler then copies on the loop, as for a small text). */
+struct lsp_text_prep *lsp_text_prep_new(const json_t *msg);
+#define LSP_TEXT_PREP_BYTES ((size_t)64 << 10)
+void lsp_text_prep_free(struct lsp_text_prep *tp);
+
 #endif
