@@ -506,6 +506,9 @@ def run_server(name, cmd, ws, big, extra, init_options, args, log_dir, wait_diag
                 out["loop_cpu_max"] = loop.get("cpu_ms_max")
                 out["loop_cpu_over"] = loop.get("cpu_over_limit")
                 out["loop_cpu_during"] = loop.get("cpu_longest_during") or "-"
+                out["loop_faults_max"] = loop.get("faults_max")
+                out["loop_faults_total"] = loop.get("faults_total")
+                out["loop_faults_during"] = loop.get("faults_longest_during") or "-"
     finally:
         out["exit_code"] = srv.stop()
         out["notes"] += srv.notes
@@ -749,6 +752,9 @@ def markdown(res, args, info, argv, load_before, load_after):
         ("loop thread's CPU time, longest iteration (ms) / iterations past 5 ms",
          ("loop_cpu_max", "loop_cpu_over"), None),
         ("iteration with the most loop CPU time handled", "loop_cpu_during", None),
+        ("loop thread's page faults: most in one iteration / in the whole run",
+         ("loop_faults_max", "loop_faults_total"), None),
+        ("iteration with the most page faults handled", "loop_faults_during", None),
         ("exit code after shutdown + exit", "exit_code", None),
     ]
 
