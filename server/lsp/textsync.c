@@ -300,9 +300,9 @@ static void release_later(uv_loop_t *loop, an_doc *an)
     release_now(an); /* no pool: here */
 }
 
-/* A copy of the text of LSP_TEXT_PREP_BYTES or more is kept for the next parse (its pages
+/* A copy of the text of LSP_TEXT_PREP_BYTES or more is kept for the next copy (its pages
  * are the document's from then on); smaller ones are freed, as they cost few faults. */
-static void snap_keep(struct lsp_doc *ld, char *buf, size_t cap)
+void lsp_doc_copy_return(struct lsp_doc *ld, char *buf, size_t cap)
 {
     if (ld && buf && cap >= LSP_TEXT_PREP_BYTES && (!ld->snap || ld->snap_cap < cap)) {
         hk_free(ld->snap);
@@ -313,6 +313,18 @@ static void snap_keep(struct lsp_doc *ld, char *buf, size_t cap)
     hk_free(buf);
 }
 
+char *lsp_doc_copy_buffer(struct lsp_doc *ld, size_t need, size_t *cap)
+{
+    if (ld && ld->snap && ld->snap_cap >= need) {
+        char *b = ld->snap;
+        *cap = ld->snap_cap;
+        ld->snap = NULL;
+        return b;
+    }
+    *cap = need;
+    return hk_malloc(need);
+}
+
 static void parse_after(uv_work_t *req, int status)
 {
     struct lsp_parse *p = req->data;
@@ -320,7 +332,7 @@ static void parse_after(uv_work_t *req, int status)
     if (p->text_json)
         json_decref(p->text_json);
     else
-        snap_keep(ld, p->text, p->text_cap);
+        lsp_doc_copy_return(ld, p->text, p->text_cap);
     hk_free(p->uri);
     if (!ld) { /* closed meanwhile */
         release_later(req->loop, p->an);
@@ -362,19 +374,14 @@ static void parse_start(struct lsp_server *s, struct lsp_doc *ld, json_t *text_j
     size_t need = doc_length(d) + 1, cap = need;
     struct lsp_parse *p = hk_calloc(1, sizeof *p);
     char *text = NULL;
-    if (p && in_place) {
+    if (p && in_place)
         text = (char *)json_string_value(text_json);
-    } else if (p && ld->snap && ld->snap_cap >= need) {
-        text = ld->snap; /* the kept buffer, whose pages are in: no faults for the copy */
-        cap = ld->snap_cap;
-        ld->snap = NULL;
-    } else if (p) {
-        text = hk_malloc(need);
-    }
+    else if (p)
+        text = lsp_doc_copy_buffer(ld, need, &cap);
     char *uri = text ? hk_strdup(ld->uri) : NULL;
     if (!uri) {
         if (!in_place)
-            snap_keep(ld, text, cap);
+            lsp_doc_copy_return(ld, text, cap);
         hk_free(p);
         HK_WARN("%s: no memory to parse; the previous model is kept", ld->uri);
         ld->model_stale = true;
@@ -479,7 +486,7 @@ static struct lsp_text_prep *prep_take(struct lsp_server *s, const json_t *jt)
 /* Gives the prep's parse buffer to the document, which owns it from then on. */
 static void prep_give_snap(struct lsp_doc *ld, struct lsp_text_prep *tp)
 {
-    snap_keep(ld, tp->snap, tp->snap_cap);
+    lsp_doc_copy_return(ld, tp->snap, tp->snap_cap);
     tp->snap = NULL;
 }
 
