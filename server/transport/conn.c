@@ -73,6 +73,7 @@ struct tr_conn {
     bool eof;                /* on_eof was called */
     struct big_alloc *big_job; /* a large body's buffer being allocated on the pool; reading
                                 * waits for it */
+    bool big_ready;          /* inside tr_framer_big_ready (its handlers may close c) */
 
     struct wreq *fq_head, *fq_tail; /* IO_FILE write queue; head is in flight.
                                      * IO_STREAM: messages waiting behind a pool write */
@@ -91,7 +92,7 @@ struct tr_conn {
 static void conn_maybe_free(tr_conn *c)
 {
     if (!c->closing || c->open_handles > 0 || c->reading || c->fq_head || c->pool_write ||
-        c->stream_writes || c->big_job)
+        c->stream_writes || c->big_job || c->big_ready)
         return;
     tr_framer_free(&c->framer);
     hk_free(c->in_buf);
@@ -225,14 +226,18 @@ static void big_alloc_after(uv_work_t *req, int status)
     char *buf = b->buf;
     hk_free(b);
     c->big_job = NULL;
-    if (c->closing) {
+    c->big_ready = true; /* a message handler's close must not free c meanwhile */
+    if (!c->closing)
+        tr_framer_big_ready(&c->framer, buf);
+    else
         hk_free(buf);
+    c->big_ready = false;
+    if (c->closing || c->eof) { /* closed before, or by a message handler just now */
         conn_maybe_free(c);
         return;
     }
-    tr_framer_big_ready(&c->framer, buf);
-    if (c->closing || c->eof) /* a message handler may have closed c */
-        return;
+    if (c->big_job)
+        return; /* the framer asked for the next large body's buffer: reading waits on */
     if (c->in_kind == IO_STREAM) {
         if (c->in_open && uv_read_start(&c->in.stream, alloc_cb, stream_read_cb) < 0)
             signal_eof(c, HK_EIO);
