@@ -541,6 +541,7 @@ static void decode_after(uv_work_t *req, int status)
     }
     if (status && !m->msg)
         snprintf(m->why, sizeof m->why, "the message could not be decoded");
+    lsp_loopwatch_note(m->s->loopwatch, "(decode done)");
     m->decoded = true;
     input_drain(m->s);
 }
@@ -568,6 +569,8 @@ static int feed(lsp_server *s, char *body, size_t len, bool owned)
         goto out;
     HK_TRACE("<- %.*s", len > 2000 ? 2000 : (int)len, body);
     bool big = len >= LSP_DECODE_POOL_BYTES && s->loop;
+    if (big) /* the iteration that read it (the read itself is the transport's) */
+        lsp_loopwatch_note(s->loopwatch, "(large message read)");
     if (!big && !s->in_head) {
         rc = rpc_feed(s->rpc, body, len);
         goto out;

@@ -16,6 +16,7 @@
 #include "lsp/diagnostics.h"
 #include "lsp/episodes.h"
 #include "lsp/features.h"
+#include "lsp/loopwatch.h"
 #include "lsp/server.h"
 
 #include "core/hk.h"
@@ -73,10 +74,12 @@ static void waiters_finish(struct lsp_server *s, struct lsp_doc *ld, int err)
     while (w) {
         struct lsp_waiter *next = w->next;
         rpc_call_on_cancel(w->call, NULL, NULL);
-        if (err)
+        if (err) {
             rpc_call_error(w->call, err, "the document was closed before its analysis");
-        else
+        } else {
+            lsp_loopwatch_note(s->loopwatch, "(a request that waited)");
             w->fn(w->call, w->params, s);
+        }
         waiter_free(w);
         w = next;
     }
@@ -340,6 +343,7 @@ static void parse_after(uv_work_t *req, int status)
         return;
     }
     struct lsp_server *s = ld->s;
+    lsp_loopwatch_note(s->loopwatch, "(parse done)");
     ld->parse = NULL;
     int rc = status ? HK_ECANCELED : p->rc;
     if (rc)
