@@ -506,6 +506,13 @@ def run_server(name, cmd, ws, big, extra, init_options, args, log_dir, wait_diag
                 out["loop_cpu_max"] = loop.get("cpu_ms_max")
                 out["loop_cpu_over"] = loop.get("cpu_over_limit")
                 out["loop_cpu_during"] = loop.get("cpu_longest_during") or "-"
+                out["loop_faults_max"] = loop.get("faults_max")
+                out["loop_faults_total"] = loop.get("faults_total")
+                out["loop_faults_during"] = loop.get("faults_longest_during") or "-"
+                lg = loop.get("longest") or {}
+                out["loop_longest_cpu"] = lg.get("cpu_ms")
+                out["loop_longest_faults"] = lg.get("faults")
+                out["loop_longest_preempted"] = lg.get("preempted")
     finally:
         out["exit_code"] = srv.stop()
         out["notes"] += srv.notes
@@ -749,6 +756,11 @@ def markdown(res, args, info, argv, load_before, load_after):
         ("loop thread's CPU time, longest iteration (ms) / iterations past 5 ms",
          ("loop_cpu_max", "loop_cpu_over"), None),
         ("iteration with the most loop CPU time handled", "loop_cpu_during", None),
+        ("loop thread's page faults: most in one iteration / in the whole run",
+         ("loop_faults_max", "loop_faults_total"), None),
+        ("iteration with the most page faults handled", "loop_faults_during", None),
+        ("longest loop iteration: its loop CPU time (ms) / page faults / times preempted",
+         ("loop_longest_cpu", "loop_longest_faults", "loop_longest_preempted"), None),
         ("exit code after shutdown + exit", "exit_code", None),
     ]
 
@@ -759,8 +771,8 @@ def markdown(res, args, info, argv, load_before, load_after):
 
     for label, k, sub in det:
         if isinstance(k, tuple):
-            hv = "%s / %s" % (f(get(h, k[0], sub)), f(get(h, k[1], sub)))
-            cv = "%s / %s" % (f(get(c, k[0], sub)), f(get(c, k[1], sub))) if c else ""
+            hv = " / ".join(f(get(h, x, sub)) for x in k)
+            cv = " / ".join(f(get(c, x, sub)) for x in k) if c else ""
         else:
             hv, cv = f(get(h, k, sub)), (f(get(c, k, sub)) if c else "")
         L.append("| %s | %s | %s |" % (label, hv, cv))

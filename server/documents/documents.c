@@ -266,6 +266,23 @@ static struct doc **find_slot(doc_store *s, const char *uri, uint64_t h)
 
 doc *doc_get(doc_store *s, const char *uri) { return *find_slot(s, uri, hash_str(uri)); }
 
+/* Puts d in slot; a document already there (a re-open) is replaced, and its owner's
+ * pointer, which refers to the uri, kept. */
+static void store_insert(doc_store *s, struct doc **slot, struct doc *d)
+{
+    if (*slot) {
+        struct doc *old = *slot;
+        d->user = old->user;
+        d->next = old->next;
+        *slot = d;
+        doc_free(old);
+    } else {
+        d->next = NULL;
+        *slot = d;
+        s->count++;
+    }
+}
+
 int doc_open(doc_store *s, const char *uri, int64_t version, const char *text, size_t len,
              doc **out)
 {
@@ -294,24 +311,124 @@ int doc_open(doc_store *s, const char *uri, int64_t version, const char *text, s
     rc = doc_reindex(d);
     if (rc)
         goto out;
-    if (*slot) {
-        /* Re-open replaces: keep the owner's pointer, which refers to the uri. */
-        struct doc *old = *slot;
-        d->user = old->user;
-        d->next = old->next;
-        *slot = d;
-        doc_free(old);
-    } else {
-        d->next = NULL;
-        *slot = d;
-        s->count++;
-    }
+    store_insert(s, slot, d);
     if (out)
         *out = d;
     return HK_OK;
 out:
     doc_free(d);
     return rc;
+}
+
+/* ---- drafts ---- */
+
+static void ts_point(const char *t, const uint32_t *lines, uint32_t n, bool lone_cr,
+                     uint32_t off, uint32_t *row, uint32_t *col);
+
+struct doc_draft {
+    struct hk_buf text;
+    uint32_t *lines;
+    uint32_t n_lines, cap_lines;
+    bool lone_cr;
+};
+
+int doc_draft_new(const char *text, size_t len, doc_draft **out)
+{
+    int rc = HK_OK;
+    *out = NULL;
+    if (len > DOC_DEFAULT_MAX_SIZE || len > UINT32_MAX - 1)
+        return HK_ETOOBIG;
+    doc_draft *dr = hk_calloc(1, sizeof *dr);
+    if (!dr)
+        return HK_ENOMEM;
+    hk_buf_init(&dr->text, len);
+    rc = hk_buf_append(&dr->text, text, len);
+    if (!rc)
+        rc = index_lines(dr->text.data ? dr->text.data : "", dr->text.len, &dr->lines,
+                         &dr->n_lines, &dr->cap_lines, &dr->lone_cr);
+    if (rc) {
+        doc_draft_free(dr);
+        return rc;
+    }
+    *out = dr;
+    return HK_OK;
+}
+
+size_t doc_draft_length(const doc_draft *dr) { return dr->text.len; }
+
+void doc_draft_free(doc_draft *dr)
+{
+    if (!dr)
+        return;
+    hk_buf_free(&dr->text);
+    hk_free(dr->lines);
+    hk_free(dr);
+}
+
+/* Moves the draft's text and index into d (whose own are freed), capped at max. */
+static void draft_move(struct doc *d, doc_draft *dr, size_t max)
+{
+    hk_buf_free(&d->text);
+    hk_free(d->lines);
+    d->text = dr->text;
+    d->text.max = max;
+    d->lines = dr->lines;
+    d->n_lines = dr->n_lines;
+    d->cap_lines = dr->cap_lines;
+    d->has_lone_cr = dr->lone_cr;
+    hk_free(dr);
+}
+
+int doc_open_draft(doc_store *s, const char *uri, int64_t version, doc_draft *dr, doc **out)
+{
+    int rc = HK_OK;
+    struct doc *d = NULL;
+    if (dr->text.len > s->max_size) {
+        rc = HK_ETOOBIG;
+        goto out;
+    }
+    uint64_t h = hash_str(uri);
+    struct doc **slot = find_slot(s, uri, h);
+    if (!*slot && s->count >= DOC_MAX_OPEN) {
+        rc = HK_ETOOBIG;
+        goto out;
+    }
+    d = hk_calloc(1, sizeof *d);
+    if (!d || !(d->uri = hk_strdup(uri))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    d->hash = h;
+    d->version = version;
+    draft_move(d, dr, s->max_size);
+    dr = NULL;
+    store_insert(s, slot, d);
+    d = NULL;
+    if (out)
+        *out = *slot;
+out:
+    doc_draft_free(dr);
+    if (d)
+        doc_free(d);
+    return rc;
+}
+
+int doc_replace_draft(doc *d, int64_t version, doc_draft *dr, struct doc_edit *e)
+{
+    if (dr->text.len > d->text.max) {
+        doc_draft_free(dr);
+        return HK_ETOOBIG;
+    }
+    memset(e, 0, sizeof *e);
+    e->old_end_byte = (uint32_t)d->text.len;
+    ts_point(doc_text(d), d->lines, d->n_lines, d->has_lone_cr, e->old_end_byte,
+             &e->old_end_row, &e->old_end_col);
+    draft_move(d, dr, d->text.max);
+    e->new_end_byte = (uint32_t)d->text.len;
+    ts_point(doc_text(d), d->lines, d->n_lines, d->has_lone_cr, e->new_end_byte,
+             &e->new_end_row, &e->new_end_col);
+    d->version = version;
+    return HK_OK;
 }
 
 int doc_close(doc_store *s, const char *uri)

@@ -1,7 +1,7 @@
 /* Open documents: uri -> (version, text, line index), full and incremental changes
  * applied in order and all-or-nothing, and conversion between byte offsets and LSP
  * positions in the negotiated encoding (utf-8 or utf-16). Text is UTF-8 as decoded
- * from JSON and may contain NUL. Loop thread only. */
+ * from JSON and may contain NUL. Loop thread only, but for doc_draft_new. */
 #ifndef HK_DOCUMENTS_DOCUMENTS_H
 #define HK_DOCUMENTS_DOCUMENTS_H
 
@@ -47,6 +47,25 @@ size_t doc_store_count(const doc_store *s);
  * HK_ETOOBIG (text over the size cap or too many documents). */
 int doc_open(doc_store *s, const char *uri, int64_t version, const char *text, size_t len,
              doc **out);
+/* A document's text and line index built away from any store, on any thread, so a
+ * large didOpen (or full-text didChange) costs the loop no copy and no page faults: the
+ * pool makes the draft, the loop adopts it (doc_open_draft, doc_replace_draft). A draft
+ * is owned by one thread at a time. */
+typedef struct doc_draft doc_draft;
+/* New draft of text (len bytes, copied) in *out. Any thread. HK_OK, HK_ENOMEM, HK_ETOOBIG
+ * (len over DOC_DEFAULT_MAX_SIZE or a uint32_t offset). */
+int doc_draft_new(const char *text, size_t len, doc_draft **out);
+size_t doc_draft_length(const doc_draft *dr);
+void doc_draft_free(doc_draft *dr);
+/* doc_open with the draft's text instead of a copy; dr is stolen (freed on error too).
+ * Errors as doc_open. */
+int doc_open_draft(doc_store *s, const char *uri, int64_t version, doc_draft *dr, doc **out);
+/* A full-text change (one contentChanges entry without "range") with the draft's text:
+ * the document's text and index become the draft's, the version is set, and *e gets the
+ * edit over the whole old text, as doc_apply_changes reports it. dr is stolen (freed on
+ * error too). HK_OK or HK_ETOOBIG (over the store's size cap: the document unchanged). */
+int doc_replace_draft(doc *d, int64_t version, doc_draft *dr, struct doc_edit *e);
+
 /* Closes uri. HK_OK or HK_ENOENT. */
 int doc_close(doc_store *s, const char *uri);
 /* The open document for uri (borrowed) or NULL. */

@@ -564,6 +564,7 @@ struct plan_job {
     int64_t version;
     char *text;              /* the document's text when queued (owned) */
     size_t len;
+    size_t text_cap;         /* bytes at text (lsp_doc_copy_buffer) */
     bool hip_file;
     json_t *info;            /* deep copy of the kernel's results (owned) */
     int number;              /* the one chain version to plan, or -1: all, in chain order */
@@ -634,6 +635,9 @@ static void plan_after(uv_work_t *req, int status)
             plan_finish(s, d, &j->plans[i]);
         j->done(s, j, d);
     }
+    d = doc_get(s->docs, j->uri); /* done may have changed the documents */
+    lsp_doc_copy_return(d ? lsp_doc_of(d) : NULL, j->text, j->text_cap);
+    j->text = NULL;
     plan_job_free(j);
 }
 
@@ -663,7 +667,7 @@ static struct plan_job *plan_job_new(struct lsp_server *s, rpc_call *call, doc *
     j->hip_file = ld && cc_path_is_hip(ld->path);
     j->n_plans = number >= 0 ? 1 : json_array_size(json_object_get(info, "chain"));
     j->uri = hk_strdup(doc_uri(d));
-    j->text = hk_malloc(j->len + 1);
+    j->text = lsp_doc_copy_buffer(ld, j->len + 1, &j->text_cap);
     j->info = json_deep_copy(info);
     j->plans = hk_calloc(j->n_plans ? j->n_plans : 1, sizeof *j->plans);
     if (!j->uri || !j->text || !j->info || !j->plans) {
@@ -1329,6 +1333,7 @@ struct spec_job {
     char *uri, *path, *kernel;
     char *text;              /* the snapshot (owned); NULL: the file is read on the pool */
     size_t len;
+    size_t text_cap;         /* from_doc: bytes at text (lsp_doc_copy_buffer) */
     bool from_doc;           /* text is the open document's at version */
     int64_t version;
     bool writing;            /* the second stage */
@@ -1486,6 +1491,11 @@ static void spec_after(uv_work_t *req, int status)
                                           spec_uri ? spec_uri : ""));
         hk_free(spec_uri);
     }
+    if (j->from_doc) { /* the copy's buffer goes back to the document, if still open */
+        d = doc_get(s->docs, j->uri);
+        lsp_doc_copy_return(d ? lsp_doc_of(d) : NULL, j->text, j->text_cap);
+        j->text = NULL;
+    }
     spec_job_free(j);
 }
 
@@ -1511,7 +1521,7 @@ static void cmd_create_spec(struct lsp_server *s, rpc_call *call, json_t *params
         if (d) {
             j->version = doc_version(d);
             j->len = doc_length(d);
-            if ((j->text = hk_malloc(j->len + 1))) {
+            if ((j->text = lsp_doc_copy_buffer(lsp_doc_of(d), j->len + 1, &j->text_cap))) {
                 memcpy(j->text, doc_text(d), j->len);
                 j->text[j->len] = '\0';
             }

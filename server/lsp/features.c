@@ -2,6 +2,7 @@
  * text (no parse here: a request that comes while the parse is on the pool waits for
  * it, textsync.c) and the resources of its last compile. */
 #include "lsp/features.h"
+#include "lsp/loopwatch.h"
 
 #include "lsp/episodes.h"
 #include "lsp/textsync.h"
@@ -722,7 +723,12 @@ static void on_document_symbol(rpc_call *call, json_t *params, void *ud)
         return;
     }
     /* usually rendered on the pool already, right after the parse (textsync.c) */
+    struct sym_cache *c0 = an_doc_user(ld->an);
+    uint64_t id0 = c0 ? c0->model_id : 0;
     int rc = lsp_symbols_refresh(ld->an, d, s->enc, s->cl_hier_symbols);
+    struct sym_cache *c1 = an_doc_user(ld->an);
+    if (c1 != c0 || (c1 && c1->model_id != id0)) /* the loop watch names it */
+        lsp_loopwatch_note(s->loopwatch, "(symbols rendered on the loop)");
     if (rc) {
         rpc_call_error(call, rc, NULL);
         return;

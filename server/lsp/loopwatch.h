@@ -27,9 +27,14 @@ int lsp_loopwatch_start(uv_loop_t *loop, lsp_loopwatch **out);
 void lsp_loopwatch_note(lsp_loopwatch *w, const char *what);
 
 /* {"iterations", "busy_ms_max", "busy_ms_mean", "busy_ms_p99", "over_limit",
- *  "limit_ms", "longest_during", "cpu_ms_max", "cpu_over_limit", "cpu_longest_during"}
- * (the cpu_ figures: the loop thread's CPU time per iteration, without preemption); NULL
- * on ENOMEM. Busy times of iterations not yet ended are not counted. */
+ *  "limit_ms", "longest_during", "cpu_ms_max", "cpu_over_limit", "cpu_longest_during",
+ *  "faults_max", "faults_total", "faults_longest_during",
+ *  "longest": {"cpu_ms", "faults", "preempted"}}
+ * (the cpu_ figures: the loop thread's CPU time per iteration, without preemption; the
+ * faults_ ones: its page faults, the most in one iteration and in all; "longest": the
+ * longest iteration's own CPU time, page faults and involuntary context switches, which
+ * tell work from a wait for a core); NULL on ENOMEM.
+ * Busy times of iterations not yet ended are not counted. */
 json_t *lsp_loopwatch_json(const lsp_loopwatch *w);
 
 /* Stops and closes the watch; its memory is freed by the close callback (the loop must

@@ -478,6 +478,7 @@ struct lsp_inmsg {
     bool on_pool;          /* decoded on the pool (else on the loop when its turn comes) */
     bool decoded;
     json_t *msg;           /* new reference, or NULL with why */
+    struct lsp_text_prep *prep; /* its document text made ready on the pool, or NULL */
     char why[RPC_DECODE_WHY_MAX];
 };
 
@@ -485,6 +486,7 @@ static void inmsg_free(struct lsp_inmsg *m)
 {
     hk_free(m->body);
     json_decref(m->msg);
+    lsp_text_prep_free(m->prep);
     hk_free(m);
 }
 
@@ -500,8 +502,12 @@ static void input_drain(struct lsp_server *s)
             if (m->on_pool) {
                 json_t *msg = m->msg;
                 m->msg = NULL;
+                s->in_prep = m->prep; /* lent to the handler, which may take it */
+                m->prep = NULL;
                 if (rpc_feed_decoded(s->rpc, msg, m->why) == HK_ENOMEM)
                     HK_ERROR("out of memory handling a message");
+                lsp_text_prep_free(s->in_prep); /* not taken: dropped */
+                s->in_prep = NULL;
             } else if (rpc_feed(s->rpc, m->body, m->len) == HK_ENOMEM) {
                 HK_ERROR("out of memory handling a message");
             }
@@ -522,6 +528,8 @@ static void decode_work(uv_work_t *req)
         m->msg = NULL;
     hk_free(m->body); /* the decoded message is all that is needed now */
     m->body = NULL;
+    if (m->msg) /* a document's text: its copy made here rather than on the loop */
+        m->prep = lsp_text_prep_new(m->msg);
 }
 
 static void decode_after(uv_work_t *req, int status)
@@ -533,6 +541,7 @@ static void decode_after(uv_work_t *req, int status)
     }
     if (status && !m->msg)
         snprintf(m->why, sizeof m->why, "the message could not be decoded");
+    lsp_loopwatch_note(m->s->loopwatch, "(decode done)");
     m->decoded = true;
     input_drain(m->s);
 }
@@ -560,6 +569,8 @@ static int feed(lsp_server *s, char *body, size_t len, bool owned)
         goto out;
     HK_TRACE("<- %.*s", len > 2000 ? 2000 : (int)len, body);
     bool big = len >= LSP_DECODE_POOL_BYTES && s->loop;
+    if (big) /* the iteration that read it (the read itself is the transport's) */
+        lsp_loopwatch_note(s->loopwatch, "(large message read)");
     if (!big && !s->in_head) {
         rc = rpc_feed(s->rpc, body, len);
         goto out;

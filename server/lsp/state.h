@@ -102,6 +102,10 @@ struct lsp_doc {
     size_t n_res;
     int64_t res_version;      /* document version those resources belong to */
     json_t *diags[LSP_DIAG_N];/* per source, new references or NULL */
+    char *snap;               /* a large document's buffer for the next parse's copy of the
+                               * text (owned, snap_cap bytes, its pages touched), or NULL:
+                               * kept between parses so the copy costs no page faults */
+    size_t snap_cap;
 };
 
 enum lsp_state { LSP_UNINIT, LSP_RUNNING, LSP_SHUTDOWN, LSP_EXITED };
@@ -123,6 +127,8 @@ struct lsp_server {
     struct lsp_inmsg *in_head, *in_tail; /* messages behind one decoded on the pool, in
                                           * arrival order (server.c) */
     bool input_closed_due;    /* the input ended while messages were queued */
+    struct lsp_text_prep *in_prep; /* the text of the message being handled, made ready on
+                                    * the pool (textsync.h), or NULL; owned */
     bool stopped;
     enum doc_encoding enc;
     /* what the client said it supports */

@@ -16,6 +16,7 @@
 #include "lsp/diagnostics.h"
 #include "lsp/episodes.h"
 #include "lsp/features.h"
+#include "lsp/loopwatch.h"
 #include "lsp/server.h"
 
 #include "core/hk.h"
@@ -39,6 +40,7 @@ struct lsp_parse {
     struct lsp_doc *ld; /* NULL once the document closed: parse_after frees an */
     an_doc *an;         /* the document's, owned by this parse until parse_after */
     char *text;         /* copy of the text at text_gen gen (owned), or text_json's */
+    size_t text_cap;    /* bytes allocated at text (a copy) */
     json_t *text_json;  /* didOpen's text string (new reference): read in place, not copied */
     size_t len;
     uint64_t gen;
@@ -72,10 +74,12 @@ static void waiters_finish(struct lsp_server *s, struct lsp_doc *ld, int err)
     while (w) {
         struct lsp_waiter *next = w->next;
         rpc_call_on_cancel(w->call, NULL, NULL);
-        if (err)
+        if (err) {
             rpc_call_error(w->call, err, "the document was closed before its analysis");
-        else
+        } else {
+            lsp_loopwatch_note(s->loopwatch, "(a request that waited)");
             w->fn(w->call, w->params, s);
+        }
         waiter_free(w);
         w = next;
     }
@@ -106,6 +110,7 @@ void lsp_doc_state_free(struct lsp_server *s, struct lsp_doc *ld)
     else
         waiters_finish(s, ld, HK_ESTALE);
     hk_free(ld->edits);
+    hk_free(ld->snap);
     if (ld->job) {
         cc_job_cancel(ld->job); /* its callback finds no document and drops the result */
         ld->job = NULL;
@@ -298,6 +303,31 @@ static void release_later(uv_loop_t *loop, an_doc *an)
     release_now(an); /* no pool: here */
 }
 
+/* A copy of the text of LSP_TEXT_PREP_BYTES or more is kept for the next copy (its pages
+ * are the document's from then on); smaller ones are freed, as they cost few faults. */
+void lsp_doc_copy_return(struct lsp_doc *ld, char *buf, size_t cap)
+{
+    if (ld && buf && cap >= LSP_TEXT_PREP_BYTES && (!ld->snap || ld->snap_cap < cap)) {
+        hk_free(ld->snap);
+        ld->snap = buf;
+        ld->snap_cap = cap;
+        return;
+    }
+    hk_free(buf);
+}
+
+char *lsp_doc_copy_buffer(struct lsp_doc *ld, size_t need, size_t *cap)
+{
+    if (ld && ld->snap && ld->snap_cap >= need) {
+        char *b = ld->snap;
+        *cap = ld->snap_cap;
+        ld->snap = NULL;
+        return b;
+    }
+    *cap = need;
+    return hk_malloc(need);
+}
+
 static void parse_after(uv_work_t *req, int status)
 {
     struct lsp_parse *p = req->data;
@@ -305,7 +335,7 @@ static void parse_after(uv_work_t *req, int status)
     if (p->text_json)
         json_decref(p->text_json);
     else
-        hk_free(p->text);
+        lsp_doc_copy_return(ld, p->text, p->text_cap);
     hk_free(p->uri);
     if (!ld) { /* closed meanwhile */
         release_later(req->loop, p->an);
@@ -313,6 +343,7 @@ static void parse_after(uv_work_t *req, int status)
         return;
     }
     struct lsp_server *s = ld->s;
+    lsp_loopwatch_note(s->loopwatch, "(parse done)");
     ld->parse = NULL;
     int rc = status ? HK_ECANCELED : p->rc;
     if (rc)
@@ -344,14 +375,17 @@ static void parse_start(struct lsp_server *s, struct lsp_doc *ld, json_t *text_j
         return;
     }
     bool in_place = text_json && json_string_length(text_json) == doc_length(d);
+    size_t need = doc_length(d) + 1, cap = need;
     struct lsp_parse *p = hk_calloc(1, sizeof *p);
-    char *text = !p ? NULL
-                 : in_place ? (char *)json_string_value(text_json)
-                            : hk_malloc(doc_length(d) + 1);
+    char *text = NULL;
+    if (p && in_place)
+        text = (char *)json_string_value(text_json);
+    else if (p)
+        text = lsp_doc_copy_buffer(ld, need, &cap);
     char *uri = text ? hk_strdup(ld->uri) : NULL;
     if (!uri) {
         if (!in_place)
-            hk_free(text);
+            lsp_doc_copy_return(ld, text, cap);
         hk_free(p);
         HK_WARN("%s: no memory to parse; the previous model is kept", ld->uri);
         ld->model_stale = true;
@@ -367,6 +401,7 @@ static void parse_start(struct lsp_server *s, struct lsp_doc *ld, json_t *text_j
     p->ld = ld;
     p->an = ld->an;
     p->text = text;
+    p->text_cap = in_place ? 0 : cap;
     p->uri = uri;
     p->enc = s->enc;
     p->hier = s->cl_hier_symbols;
@@ -382,6 +417,81 @@ static void parse_start(struct lsp_server *s, struct lsp_doc *ld, json_t *text_j
         p->ld = ld;
         parse_after(&p->req, 0);
     }
+}
+
+/* ---- texts made ready on the pool ---- */
+
+struct lsp_text_prep {
+    const json_t *src;  /* the text string it was made from: names its message */
+    doc_draft *draft;   /* the document's copy of the text, with its index */
+    char *snap;         /* hk_malloc'd, snap_cap bytes, touched: the next parse's copy */
+    size_t snap_cap;
+};
+
+void lsp_text_prep_free(struct lsp_text_prep *tp)
+{
+    if (!tp)
+        return;
+    doc_draft_free(tp->draft);
+    hk_free(tp->snap);
+    hk_free(tp);
+}
+
+/* The text string of a didOpen, or of a didChange's one full-text change; else NULL. */
+static json_t *prep_source(const json_t *msg)
+{
+    const char *method = json_string_value(json_object_get(msg, "method"));
+    json_t *params = json_object_get(msg, "params");
+    if (!method)
+        return NULL;
+    if (strcmp(method, "textDocument/didOpen") == 0)
+        return json_object_get(json_object_get(params, "textDocument"), "text");
+    if (strcmp(method, "textDocument/didChange") == 0) {
+        json_t *changes = json_object_get(params, "contentChanges");
+        json_t *c = json_array_size(changes) == 1 ? json_array_get(changes, 0) : NULL;
+        if (json_is_object(c) && !json_object_get(c, "range"))
+            return json_object_get(c, "text");
+    }
+    return NULL;
+}
+
+struct lsp_text_prep *lsp_text_prep_new(const json_t *msg)
+{
+    json_t *jt = prep_source(msg);
+    if (!json_is_string(jt) || json_string_length(jt) < LSP_TEXT_PREP_BYTES)
+        return NULL;
+    size_t len = json_string_length(jt);
+    struct lsp_text_prep *tp = hk_calloc(1, sizeof *tp);
+    if (!tp)
+        return NULL;
+    tp->src = jt;
+    /* room for edits that grow the text by an eighth before the next parse needs more */
+    tp->snap_cap = len + len / 8 + 1;
+    tp->snap = hk_malloc(tp->snap_cap);
+    if (!tp->snap || doc_draft_new(json_string_value(jt), len, &tp->draft) != HK_OK) {
+        lsp_text_prep_free(tp);
+        return NULL;
+    }
+    memset(tp->snap, 0, tp->snap_cap); /* its pages faulted in here, not on the loop */
+    return tp;
+}
+
+/* The prep server.c made for the message being handled, when it is of text jt
+ * (borrowed); the caller owns it. */
+static struct lsp_text_prep *prep_take(struct lsp_server *s, const json_t *jt)
+{
+    struct lsp_text_prep *tp = s->in_prep;
+    if (!tp || tp->src != jt)
+        return NULL;
+    s->in_prep = NULL;
+    return tp;
+}
+
+/* Gives the prep's parse buffer to the document, which owns it from then on. */
+static void prep_give_snap(struct lsp_doc *ld, struct lsp_text_prep *tp)
+{
+    lsp_doc_copy_return(ld, tp->snap, tp->snap_cap);
+    tp->snap = NULL;
 }
 
 static bool has_suffix(const char *s, const char *suf)
@@ -439,7 +549,17 @@ static void on_did_open(rpc_call *call, json_t *params, void *ud)
         lsp_doc_state_free(s, lsp_doc_of(d));
         doc_set_user(d, NULL);
     }
-    int rc = doc_open(s->docs, uri, version, json_string_value(jt), json_string_length(jt), &d);
+    /* a large text comes ready from the pool (no copy here), else it is copied now */
+    struct lsp_text_prep *tp = prep_take(s, jt);
+    int rc = tp ? doc_open_draft(s->docs, uri, version, tp->draft, &d)
+                : doc_open(s->docs, uri, version, json_string_value(jt),
+                           json_string_length(jt), &d);
+    if (tp) {
+        tp->draft = NULL; /* stolen */
+        if (!rc)
+            prep_give_snap(ld, tp);
+        lsp_text_prep_free(tp);
+    }
     if (rc) {
         lsp_log_message(s, 2, "%s: cannot open: %s", uri,
                         rc == HK_ETOOBIG ? "over the document size cap or too many open files"
@@ -516,8 +636,28 @@ static void on_did_change(rpc_call *call, json_t *params, void *ud)
     struct lsp_doc *ld = lsp_doc_of(d);
     struct edit_fwd fwd = {ld, 0};
     const char *why = NULL;
-    int rc = doc_apply_changes(d, s->enc, version, json_object_get(params, "contentChanges"),
-                               forward_edit, &fwd, &why);
+    json_t *changes = json_object_get(params, "contentChanges");
+    /* a large full text comes ready from the pool: the document takes it without a copy,
+     * and the parse reads the change's string in place */
+    json_t *full = json_array_size(changes) == 1
+                       ? json_object_get(json_array_get(changes, 0), "text") : NULL;
+    struct lsp_text_prep *tp = full ? prep_take(s, full) : NULL;
+    int rc;
+    if (tp) {
+        struct doc_edit e;
+        rc = doc_replace_draft(d, version, tp->draft, &e);
+        tp->draft = NULL; /* stolen */
+        if (rc == HK_ETOOBIG)
+            why = "the change makes the document larger than the size cap";
+        if (!rc) {
+            forward_edit(&e, &fwd);
+            prep_give_snap(ld, tp);
+        }
+        lsp_text_prep_free(tp);
+    } else {
+        full = NULL;
+        rc = doc_apply_changes(d, s->enc, version, changes, forward_edit, &fwd, &why);
+    }
     if (rc) {
         lsp_log_message(s, 2,
                         "%s: change to version %lld rejected (%s); the server keeps version "
@@ -529,7 +669,7 @@ static void on_did_change(rpc_call *call, json_t *params, void *ud)
     }
     if (fwd.n) { /* no edits: the text, and so the model, is unchanged */
         ld->text_gen++;
-        parse_start(s, ld, NULL);
+        parse_start(s, ld, full);
     }
     lsp_diag_schedule(s, d, -1);
     rpc_call_reply(call, NULL);

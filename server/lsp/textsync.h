@@ -28,4 +28,27 @@ const an_model *lsp_doc_model(const struct lsp_doc *ld);
 bool lsp_doc_await_analysis(struct lsp_server *s, rpc_call *call, json_t *params,
                             rpc_method_fn fn);
 
+/* A buffer for a copy of ld's text (need bytes or more) taken for a pool job: the
+ * document's kept one when it is free and large enough (its pages are in: a 742 KB copy
+ * into fresh pages was 180 page faults on the loop), else a new one. *cap gets its size.
+ * New (give it back with lsp_doc_copy_return, or hk_free), or NULL on no memory. Loop. */
+char *lsp_doc_copy_buffer(struct lsp_doc *ld, size_t need, size_t *cap);
+/* Gives buf (cap bytes, stolen; may be NULL) back: kept as the document's when it is of
+ * LSP_TEXT_PREP_BYTES or more and larger than the kept one, else freed. ld may be NULL
+ * (the document closed): freed. Loop. */
+void lsp_doc_copy_return(struct lsp_doc *ld, char *buf, size_t cap);
+
+/* A large didOpen's or full-text didChange's text made ready off the loop: the
+ * document's own copy of it with its line index (doc_draft) and a buffer for the next
+ * parse's copy, its pages touched. Copying the 742 KB text on the loop was 180 page
+ * faults (about 4 ms on a VM) after a trim. server.c makes one on the pool next to the
+ * message's decode and lends it to the handler through s->in_prep. */
+struct lsp_text_prep;
+/* Any thread; msg (borrowed) is only read. New prep, or NULL when msg is neither a
+ * didOpen nor a didChange of one full-text change of LSP_TEXT_PREP_BYTES or more, or on
+ * no memory (the handler then copies on the loop, as for a small text). */
+struct lsp_text_prep *lsp_text_prep_new(const json_t *msg);
+#define LSP_TEXT_PREP_BYTES ((size_t)64 << 10)
+void lsp_text_prep_free(struct lsp_text_prep *tp);
+
 #endif

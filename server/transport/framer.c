@@ -38,6 +38,14 @@ void tr_framer_free(struct tr_framer *f)
 
 void tr_framer_set_owned(struct tr_framer *f, tr_owned_message_fn fn) { f->on_owned = fn; }
 
+void tr_framer_set_big_alloc(struct tr_framer *f, tr_big_alloc_fn fn, void *ud)
+{
+    f->big_alloc = fn;
+    f->big_alloc_ud = ud;
+}
+
+bool tr_framer_big_waiting(const struct tr_framer *f) { return f->big_wait; }
+
 size_t tr_framer_pending(const struct tr_framer *f)
 {
     return f->in.len - f->head + (f->big ? f->big_have : 0);
@@ -187,13 +195,11 @@ static void big_deliver(struct tr_framer *f)
         hk_free(b); /* the connection closed meanwhile */
 }
 
-/* Starts gathering a large body in a buffer of its own, with what is buffered of it;
- * false (no memory) leaves it to the in-place path. */
-static bool big_start(struct tr_framer *f)
+static void parse_buffer(struct tr_framer *f);
+
+/* Gathers the large body in b (its own buffer), starting with what is buffered of it. */
+static void big_fill(struct tr_framer *f, char *b)
 {
-    char *b = hk_malloc(f->body_len + 1);
-    if (!b)
-        return false;
     size_t n = unparsed_len(f) < f->body_len ? unparsed_len(f) : f->body_len;
     if (n)
         memcpy(b, unparsed(f), n);
@@ -202,7 +208,45 @@ static bool big_start(struct tr_framer *f)
     f->big_have = n;
     if (n == f->body_len)
         big_deliver(f);
+}
+
+/* Starts gathering a large body in a buffer of its own, or asks big_alloc for one; false
+ * (no memory) leaves it to the in-place path. */
+static bool big_start(struct tr_framer *f)
+{
+    if (f->big_alloc && f->big_alloc(f->body_len + 1, f->big_alloc_ud) == HK_OK) {
+        f->big_wait = true; /* parse_buffer waits for tr_framer_big_ready */
+        return true;
+    }
+    char *b = hk_malloc(f->body_len + 1);
+    if (!b)
+        return false;
+    big_fill(f, b);
     return true;
+}
+
+int tr_framer_big_ready(struct tr_framer *f, char *buf)
+{
+    int ret = HK_OK;
+    if (!f->big_wait) {
+        hk_free(buf);
+        return HK_OK;
+    }
+    f->big_wait = false;
+    if (!buf)
+        buf = hk_malloc(f->body_len + 1);
+    if (buf) {
+        big_fill(f, buf);
+    } else { /* no buffer at all: the body is dropped, as a feed that cannot buffer does */
+        framer_error(f, HK_ENOMEM, "out of memory buffering a message");
+        skip(f, unparsed_len(f) < f->body_len ? unparsed_len(f) : f->body_len);
+        enter_resync(f);
+        ret = HK_ENOMEM;
+    }
+    parse_buffer(f);
+    hk_buf_consume(&f->in, f->head);
+    f->head = 0;
+    return ret;
 }
 
 static void parse_buffer(struct tr_framer *f)
@@ -210,8 +254,8 @@ static void parse_buffer(struct tr_framer *f)
     for (;;) {
         if (f->resync && !do_resync(f))
             return;
-        if (f->big)
-            return; /* tr_framer_feed fills it */
+        if (f->big || f->big_wait)
+            return; /* tr_framer_feed fills it (once tr_framer_big_ready gave it) */
         if (f->in_body) {
             if (f->on_owned && f->body_len >= TR_OWNED_BODY_BYTES && big_start(f))
                 continue;

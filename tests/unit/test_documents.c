@@ -1,6 +1,7 @@
 /* Unit tests for the document store: utf-8 / utf-16 positions on lines with Chinese
  * comments and emoji (surrogate pairs), line endings, incremental and full changes
- * applied in order and all-or-nothing, the edits handed to tree-sitter, caps. */
+ * applied in order and all-or-nothing, the edits handed to tree-sitter, caps; drafts
+ * (a text and its index made off the store) adopted by an open and a full change. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -435,6 +436,73 @@ static void test_block_edits_match_fresh_index(void **st)
     free(block);
 }
 
+/* A draft opened or put in by a full change is the document doc_open / a full-text
+ * doc_apply_changes makes of the same text: text, index (with \r\n and lone \r), the
+ * edit reported, the version; a re-open keeps the owner's pointer; over the store's cap it
+ * is refused and the document left as it was; nothing leaks. */
+static void test_drafts(void **st)
+{
+    (void)st;
+    long live = hk_alloc_live();
+    static const char a[] = "one\r\ntwo\rthree\n\xe8\xae\xa1 four\nfive";
+    static const char b[] = "x\ny\r\n\r\nlonger line\rz";
+    doc_store *s = store();
+    doc_draft *dr;
+    assert_int_equal(doc_draft_new(a, sizeof a - 1, &dr), HK_OK);
+    assert_int_equal(doc_draft_length(dr), sizeof a - 1);
+    doc *d;
+    assert_int_equal(doc_open_draft(s, "u", 3, dr, &d), HK_OK);
+    assert_int_equal(doc_version(d), 3);
+    assert_int_equal(doc_length(d), sizeof a - 1);
+    assert_memory_equal(doc_text(d), a, sizeof a);
+    assert_index_fresh(d);
+    /* a re-open through a draft replaces the text and keeps the owner's pointer */
+    int owner;
+    doc_set_user(d, &owner);
+    assert_int_equal(doc_draft_new(b, sizeof b - 1, &dr), HK_OK);
+    assert_int_equal(doc_open_draft(s, "u", 4, dr, &d), HK_OK);
+    assert_ptr_equal(doc_user(d), &owner);
+    assert_int_equal(doc_store_count(s), 1);
+    assert_string_equal(doc_text(d), b);
+    assert_index_fresh(d);
+    /* a full change through a draft: the same edit and document as through the changes */
+    doc *e;
+    assert_int_equal(doc_open(s, "v", 4, b, sizeof b - 1, &e), HK_OK);
+    json_t *c = json_pack("[{s:s}]", "text", a);
+    struct edits x = {0};
+    assert_int_equal(doc_apply_changes(e, DOC_UTF8, 5, c, on_edit, &x, NULL), HK_OK);
+    json_decref(c);
+    struct doc_edit ed;
+    assert_int_equal(doc_draft_new(a, sizeof a - 1, &dr), HK_OK);
+    assert_int_equal(doc_replace_draft(d, 5, dr, &ed), HK_OK);
+    assert_int_equal(x.n, 1);
+    assert_memory_equal(&ed, &x.e[0], sizeof ed);
+    assert_int_equal(doc_version(d), 5);
+    assert_string_equal(doc_text(d), doc_text(e));
+    assert_index_fresh(d);
+    /* edits after it apply as to any document */
+    assert_int_equal(apply(d, DOC_UTF8, 6, "[{\"range\":{\"start\":{\"line\":1,\"character\":0},"
+                                       "\"end\":{\"line\":1,\"character\":3}},\"text\":\"TWO\"}]",
+                           NULL),
+                     HK_OK);
+    assert_memory_equal(doc_text(d), "one\r\nTWO\r", 9);
+    assert_index_fresh(d);
+    doc_store_free(s);
+    /* over the store's cap: refused, the draft freed, the document unchanged */
+    doc_store *small;
+    assert_int_equal(doc_store_new(8, &small), HK_OK);
+    assert_int_equal(doc_draft_new(a, sizeof a - 1, &dr), HK_OK);
+    assert_int_equal(doc_open_draft(small, "w", 1, dr, &d), HK_ETOOBIG);
+    assert_int_equal(doc_store_count(small), 0);
+    assert_int_equal(doc_open(small, "w", 1, "abc", 3, &d), HK_OK);
+    assert_int_equal(doc_draft_new(a, sizeof a - 1, &dr), HK_OK);
+    assert_int_equal(doc_replace_draft(d, 2, dr, &ed), HK_ETOOBIG);
+    assert_int_equal(doc_version(d), 1);
+    assert_string_equal(doc_text(d), "abc");
+    doc_store_free(small);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -449,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_big_document_is_linear),
         cmocka_unit_test(test_random_edits_match_fresh_index),
         cmocka_unit_test(test_block_edits_match_fresh_index),
+        cmocka_unit_test(test_drafts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 
 #include "core/hk.h"
 #include "lsp/state.h"
+#include "lsp/textsync.h"
 #include "store/store.h"
 
 #include "lsp_out.h"
@@ -488,12 +489,18 @@ static void test_big_file_plans_off_the_loop(void **st)
     /* what the loop used to pay inside the request, at least: one analysis of the text */
     double parse_ms = analysis_ms(big, len), t0;
 
+    /* the job's copy of the text goes into the document's kept buffer (its pages in, not
+     * 180 fresh ones on the loop), which comes back with the answer */
+    struct lsp_doc *ld = lsp_doc_of(doc_get(s->docs, uri));
+    char *kept = ld->snap;
+    assert_non_null(kept);
     out_clear(&o);
     int id = next_id++;
     t0 = now_ms();
     feed_code_action(s, id);
     double feed_ms = now_ms() - t0;
     assert_null(reply(&o, id)); /* queued: answered from the loop once planned */
+    assert_null(ld->snap);      /* lent to the job */
     /* the loop is free meanwhile: a hover is answered inline, before the code action */
     int hid = next_id++;
     feed_hover(s, hid);
@@ -503,6 +510,7 @@ static void test_big_file_plans_off_the_loop(void **st)
                   feed_ms, parse_ms);
     assert_true(feed_ms * 4 < parse_ms);
     json_t *r = json_object_get(await(&loop, &o, id), "result");
+    assert_ptr_equal(ld->snap, kept);
     json_t *a2 = action(r, "Apply v2");
     assert_non_null(a2);
     json_t *dc = json_array_get(json_object_get(json_object_get(a2, "edit"), "documentChanges"), 0);
@@ -574,12 +582,16 @@ static void test_big_file_spec_off_the_loop(void **st)
     /* what the loop used to pay inside the request, at least: one analysis of the text */
     double parse_ms = analysis_ms(big, len), t0;
 
+    struct lsp_doc *ld = lsp_doc_of(doc_get(s->docs, uri));
+    char *kept = ld->snap; /* the document's kept buffer, lent to the job's copy */
+    assert_non_null(kept);
     out_clear(&o);
     int id = next_id++;
     t0 = now_ms();
     feed_create_spec(s, id);
     double feed_ms = now_ms() - t0;
     assert_null(reply(&o, id)); /* queued */
+    assert_null(ld->snap);
     int hid = next_id++;
     feed_hover(s, hid);
     assert_non_null(reply(&o, hid));
@@ -588,6 +600,7 @@ static void test_big_file_spec_off_the_loop(void **st)
                   feed_ms, parse_ms);
     assert_true(feed_ms * 4 < parse_ms);
     json_t *r = json_object_get(await(&loop, &o, id), "result");
+    assert_ptr_equal(ld->snap, kept); /* given back */
     assert_string_equal(json_string_value(json_object_get(r, "path")), spec);
     json_error_t je;
     json_t *sj = json_load_file(spec, 0, &je);

@@ -345,6 +345,125 @@ static void test_large_message_decoded_off_the_loop(void **st)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+/* A didChange that replaces the whole text. */
+static void change_full(lsp_server *s, int version, const char *text)
+{
+    feed_json(s, json_pack("{s:s, s:s, s:{s:{s:s, s:i}, s:[{s:s}]}}", "jsonrpc", "2.0",
+                           "method", "textDocument/didChange", "params", "textDocument", "uri",
+                           URI, "version", version, "contentChanges", "text", text));
+}
+
+static void feed_hover(lsp_server *s, int id, int line, int character)
+{
+    feed_json(s, json_pack("{s:s, s:i, s:s, s:{s:{s:s}, s:{s:i, s:i}}}", "jsonrpc", "2.0", "id",
+                           id, "method", "textDocument/hover", "params", "textDocument", "uri",
+                           URI, "position", "line", line, "character", character));
+}
+
+static const char *hover_text(json_t *h)
+{
+    return json_string_value(
+        json_object_get(json_object_get(json_object_get(h, "result"), "contents"), "value"));
+}
+
+/* Runs the loop until the document is open (its large didOpen decoded on the pool). */
+static struct lsp_doc *await_open(uv_loop_t *loop, lsp_server *s)
+{
+    for (int i = 0; i < 1000 && !doc_get(s->docs, URI); i++) {
+        uv_run(loop, UV_RUN_NOWAIT);
+        if (!doc_get(s->docs, URI))
+            usleep(10000);
+    }
+    assert_non_null(doc_get(s->docs, URI));
+    return lsp_doc_of(doc_get(s->docs, URI));
+}
+
+/* A large didOpen's text, and a large full-text didChange's, are made ready on the pool
+ * (the document's copy, its line index, a buffer for the next parse) and taken by the
+ * handler without a copy; the messages right behind them keep their order: an edit fed
+ * at once after the open, a hover and a documentSymbol answer for the edited text, and
+ * so do they after a full-text change followed at once by an edit. */
+static void test_large_text_made_ready_on_the_pool(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(1000); /* about 120 KB: decoded and made ready on the pool */
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, text);
+    change(s, 2, 5, 16, 21, "renamed1"); /* k0001 (line 5, columns 16..21) */
+    feed_hover(s, 3, 5, 18);
+    feed_symbols(s, 4);
+    assert_int_equal(o.n, 0);
+    json_t *h = await_reply(&loop, &o, 3);
+    assert_non_null(strstr(hover_text(h), "renamed1"));
+    json_t *r = await_reply(&loop, &o, 4);
+    assert_int_equal(json_array_size(json_object_get(r, "result")), 1000);
+    assert_string_equal(symbol_name(r, 1), "renamed1");
+    doc *d = doc_get(s->docs, URI);
+    assert_int_equal(doc_version(d), 2);
+    size_t at = (size_t)(strstr(text, "k0001") - text);
+    assert_int_equal(doc_length(d), strlen(text) + 3);
+    assert_memory_equal(doc_text(d), text, at);
+    assert_memory_equal(doc_text(d) + at, "renamed1", 8);
+    assert_string_equal(doc_text(d) + at + 8, text + at + 5);
+    out_clear(&o);
+
+    /* a full-text change (made ready on the pool: the parse buffer comes with it), an
+     * edit at once behind it, and requests */
+    char *text2 = kernels_text(1100);
+    memcpy(strstr(text2, "k1050"), "kABCD", 5);
+    change_full(s, 3, text2);
+    change(s, 4, 0, 16, 21, "first");
+    feed_hover(s, 5, 0, 17);
+    feed_symbols(s, 6);
+    h = await_reply(&loop, &o, 5);
+    assert_non_null(strstr(hover_text(h), "first"));
+    r = await_reply(&loop, &o, 6);
+    assert_int_equal(json_array_size(json_object_get(r, "result")), 1100);
+    assert_string_equal(symbol_name(r, 0), "first");
+    assert_string_equal(symbol_name(r, 1050), "kABCD");
+    d = doc_get(s->docs, URI);
+    assert_int_equal(doc_version(d), 4);
+    assert_int_equal(doc_length(d), strlen(text2));
+    assert_memory_equal(doc_text(d) + 21, text2 + 21, strlen(text2) - 21);
+    /* the line index came with the text: positions past the edit convert both ways */
+    uint32_t off = 0;
+    assert_int_equal(doc_offset_at(d, DOC_UTF8, (struct doc_pos){5250, 16}, &off), HK_OK);
+    assert_memory_equal(doc_text(d) + off, "kABCD", 5);
+    /* the change's parse buffer came from the pool, with room to grow (a parse's own
+     * copy is the text's size exactly) */
+    assert_true(lsp_doc_of(d)->snap_cap > doc_length(d) + 1);
+    out_clear(&o);
+    stop(&loop, s);
+    out_clear(&o);
+
+    /* a fresh open: the document takes the pool's buffer (no parse has copied yet) */
+    s = start(&loop, &o);
+    open_doc(s, text);
+    struct lsp_doc *ld = await_open(&loop, s);
+    assert_non_null(ld->snap);
+    assert_true(ld->snap_cap > strlen(text));
+    /* closed with its parse out, then a large open and full change and close back to
+     * back, and the server stops: nothing leaks */
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didClose\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"" URI "\"}}}");
+    open_doc(s, text);
+    change_full(s, 2, text2);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didClose\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"" URI "\"}}}");
+    open_doc(s, text2);
+    change_full(s, 2, text);
+    stop(&loop, s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    free(text2);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 /* The input ends right behind a large message, a request, shutdown and exit (hkls <
  * file): all are handled, in order, and the server exits with 0; and a server stopped
  * while a decode or a parse is on the pool (a request waiting behind it) leaks nothing. */
@@ -565,6 +684,7 @@ int main(void)
         cmocka_unit_test(test_shutdown_behind_a_waiting_request),
         cmocka_unit_test(test_large_message_decoded_off_the_loop),
         cmocka_unit_test(test_input_end_behind_a_large_message),
+        cmocka_unit_test(test_large_text_made_ready_on_the_pool),
         cmocka_unit_test(test_symbols_rendered_with_the_parse),
         cmocka_unit_test(test_lent_reply_not_patched_under_a_write),
         cmocka_unit_test(test_server_freed_with_a_lent_reply_out),

@@ -1,7 +1,8 @@
 /* Unit tests for the Content-Length framer and the stdio connection: split input,
  * caps, resynchronisation after bad headers, and a real pipe through libuv; a large body
- * handed over in its own buffer; large messages written on the pool keep their order
- * with the small ones around them; a close while a pool write is stuck frees all. */
+ * handed over in its own buffer, which the connection has the pool allocate (reading
+ * waits for it); large messages written on the pool keep their order with the small
+ * ones around them; a close while a pool write is stuck frees all. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "core/hk.h"
@@ -361,6 +363,90 @@ static void test_large_body_owned(void **st)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+/* A large body's buffer asked of big_alloc: until it comes the framer only buffers (the
+ * small message before it is delivered, nothing after it), then everything comes in
+ * order; given NULL the framer allocates it; a big_alloc that refuses leaves the framer
+ * to allocate at once. */
+struct alloc_ask {
+    int n;
+    size_t size;
+    int answer;
+};
+
+static int ask_alloc(size_t size, void *ud)
+{
+    struct alloc_ask *a = ud;
+    a->n++;
+    a->size = size;
+    return a->answer;
+}
+
+static void test_large_body_buffer_asked(void **st)
+{
+    (void)st;
+    long live = hk_alloc_live();
+    size_t n = TR_OWNED_BODY_BYTES * 2 + 5;
+    char *big = malloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        big[i] = (char)('A' + i % 26);
+    char head[64];
+    snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", n);
+    const char *small = "Content-Length: 2\r\n\r\n{}";
+    struct hk_buf in;
+    hk_buf_init(&in, (size_t)64 << 20);
+    assert_int_equal(hk_buf_appends(&in, small), HK_OK);
+    assert_int_equal(hk_buf_appends(&in, head), HK_OK);
+    assert_int_equal(hk_buf_append(&in, big, n), HK_OK);
+    assert_int_equal(hk_buf_appends(&in, small), HK_OK);
+    for (int mode = 0; mode < 3; mode++) { /* buffer given, NULL given, refused */
+        for (size_t cut = 100; cut < in.len; cut += in.len / 2) {
+            struct owned_log l = {0};
+            struct alloc_ask a = {.answer = mode == 2 ? HK_EIO : HK_OK};
+            struct tr_framer f;
+            tr_framer_init(&f, 0, ol_msg, on_err, &l);
+            tr_framer_set_owned(&f, ol_owned);
+            tr_framer_set_big_alloc(&f, ask_alloc, &a);
+            assert_int_equal(tr_framer_feed(&f, in.data, cut), HK_OK);
+            if (mode != 2 && a.n) { /* asked: waits, having delivered only what is before */
+                assert_true(tr_framer_big_waiting(&f));
+                assert_int_equal(a.size, n + 1);
+                assert_int_equal(l.n, 1);
+                /* what is fed meanwhile is only buffered */
+                assert_int_equal(tr_framer_feed(&f, in.data + cut, in.len - cut), HK_OK);
+                assert_int_equal(l.n, 1);
+                char *buf = mode == 0 ? hk_malloc(a.size) : NULL;
+                assert_int_equal(tr_framer_big_ready(&f, buf), HK_OK);
+            } else {
+                assert_false(tr_framer_big_waiting(&f));
+                assert_int_equal(tr_framer_feed(&f, in.data + cut, in.len - cut), HK_OK);
+            }
+            assert_int_equal(a.n, 1);
+            assert_false(tr_framer_big_waiting(&f));
+            assert_int_equal(l.n, 3);
+            assert_memory_equal(l.order, "mom", 3);
+            assert_int_equal(l.s.lens[1], n);
+            assert_memory_equal(l.s.msgs[1], big, n);
+            assert_int_equal(tr_framer_pending(&f), 0);
+            tr_framer_free(&f);
+            sink_free(&l.s);
+        }
+    }
+    /* freed while waiting for the buffer: nothing leaks */
+    struct owned_log l = {0};
+    struct alloc_ask a = {.answer = HK_OK};
+    struct tr_framer f;
+    tr_framer_init(&f, 0, ol_msg, on_err, &l);
+    tr_framer_set_owned(&f, ol_owned);
+    tr_framer_set_big_alloc(&f, ask_alloc, &a);
+    assert_int_equal(tr_framer_feed(&f, in.data, in.len), HK_OK);
+    assert_true(tr_framer_big_waiting(&f));
+    tr_framer_free(&f);
+    sink_free(&l.s);
+    hk_buf_free(&in);
+    free(big);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 /* ---- writes on the pool ---- */
 
 struct reader {
@@ -443,6 +529,99 @@ static void test_pool_writes_keep_order(void **st)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+static void ct_owned(char *b, size_t len, void *ud)
+{
+    struct conn_test *t = ud;
+    on_msg(b, len, &t->s);
+    hk_free(b);
+}
+
+struct writer {
+    int fd;
+    const char *data;
+    size_t len;
+};
+
+static void *writer_main(void *p)
+{
+    struct writer *w = p;
+    for (size_t off = 0; off < w->len;) {
+        ssize_t k = write(w->fd, w->data + off, w->len - off > 4000 ? 4000 : w->len - off);
+        if (k <= 0)
+            abort();
+        off += (size_t)k;
+    }
+    close(w->fd);
+    return NULL;
+}
+
+/* Over a real pipe (written in pieces by another thread) and from a regular file: the
+ * connection has a large body's buffer allocated on the pool, reading waits for it, and
+ * the messages come whole, in order, up to the end of input. */
+static void test_conn_large_body_through_the_pool(void **st)
+{
+    (void)st;
+    long live = hk_alloc_live();
+    size_t n = TR_OWNED_BODY_BYTES * 5 + 3;
+    char *big = json_fill(n, 'q');
+    char head[64];
+    snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", n);
+    struct hk_buf in;
+    hk_buf_init(&in, (size_t)64 << 20);
+    assert_int_equal(hk_buf_appends(&in, "Content-Length: 7\r\n\r\n{\"a\":1}"), HK_OK);
+    assert_int_equal(hk_buf_appends(&in, head), HK_OK);
+    assert_int_equal(hk_buf_append(&in, big, n), HK_OK);
+    assert_int_equal(hk_buf_appends(&in, "Content-Length: 2\r\n\r\n[]"), HK_OK);
+    assert_int_equal(hk_buf_appends(&in, head), HK_OK); /* a second one, at the end */
+    assert_int_equal(hk_buf_append(&in, big, n), HK_OK);
+    for (int file = 0; file < 2; file++) {
+        int rfd, wfd[2] = {-1, -1};
+        char path[] = "/tmp/hk_test_transport_big_XXXXXX";
+        pthread_t th;
+        struct writer w = {.data = in.data, .len = in.len};
+        if (file) {
+            rfd = mkstemp(path);
+            assert_true(rfd >= 0);
+            assert_int_equal(write(rfd, in.data, in.len), (ssize_t)in.len);
+            lseek(rfd, 0, SEEK_SET);
+        } else {
+            assert_int_equal(pipe(wfd), 0);
+            rfd = wfd[0];
+            w.fd = wfd[1];
+            assert_int_equal(pthread_create(&th, NULL, writer_main, &w), 0);
+        }
+        int dn = open("/dev/null", O_WRONLY);
+        uv_loop_t loop;
+        uv_loop_init(&loop);
+        struct conn_test t = {0};
+        struct tr_conn_cbs cbs = {.on_message = ct_msg, .on_error = ct_err, .on_eof = ct_eof,
+                                  .ud = &t, .on_owned_message = ct_owned};
+        assert_int_equal(tr_conn_open(&loop, rfd, dn, 0, &cbs, &t.c), HK_OK);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        assert_int_equal(uv_loop_close(&loop), 0);
+        if (!file)
+            assert_int_equal(pthread_join(th, NULL), 0);
+        assert_int_equal(t.eof, 1);
+        assert_int_equal(t.eof_err, HK_OK);
+        assert_int_equal(t.s.n_err, 0);
+        assert_int_equal(t.s.n, 4);
+        assert_string_equal(t.s.msgs[0], "{\"a\":1}");
+        assert_int_equal(t.s.lens[1], n);
+        assert_memory_equal(t.s.msgs[1], big, n);
+        assert_string_equal(t.s.msgs[2], "[]");
+        assert_int_equal(t.s.lens[3], n);
+        assert_memory_equal(t.s.msgs[3], big, n);
+        sink_free(&t.s);
+        close(rfd);
+        close(dn);
+        if (file)
+            unlink(path);
+    }
+    hk_buf_free(&in);
+    free(big);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 /* A client that stops reading: the large message's pool write waits in poll; closing
  * the connection gives up after the exit grace, drops what waits behind it and frees
  * everything (the loop ends). */
@@ -492,6 +671,8 @@ int main(void)
         cmocka_unit_test(test_conn_pipes),
         cmocka_unit_test(test_conn_file_input),
         cmocka_unit_test(test_large_body_owned),
+        cmocka_unit_test(test_large_body_buffer_asked),
+        cmocka_unit_test(test_conn_large_body_through_the_pool),
         cmocka_unit_test(test_pool_writes_keep_order),
         cmocka_unit_test(test_close_with_a_stuck_pool_write),
     };
