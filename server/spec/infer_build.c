@@ -1394,6 +1394,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         (void)be;
         counts[i] = c;
     }
+    sk_numel_sizes(k, f, site, scal, counts, count_sure, grid, n_grid, program, have_program);
     if (k->nomem)
         goto nomem;
     if (guessed_grid) {
@@ -1643,8 +1644,13 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     } else if (gather_line) {
         for (size_t i = 0; i < HK_MAX_ARGS; i++)
             index_limit[i] = 0;
-        sk_doubt(k, "the subscript at line %u is a value read from a buffer: the generated inputs "
-                 "are not valid indices (give that input an int(lo,hi) distribution)", gather_line);
+        uint32_t guarded = kc_gathers_guarded(k, f, counts, count_sure);
+        if (guarded)
+            sk_note(k, "the subscript at line %u holds a value read from a buffer, and guards keep it "
+                    "inside its buffer whatever the value (the count holds their bound)", guarded);
+        else
+            sk_doubt(k, "the subscript at line %u is a value read from a buffer: the generated inputs "
+                     "are not valid indices (give that input an int(lo,hi) distribution)", gather_line);
     }
     /* __constant__ data the program sets with cudaMemcpyToSymbol: inputs the harness fills */
     json_t *constants = sk_constants(k, f);

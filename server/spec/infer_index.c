@@ -760,6 +760,160 @@ static bool kc_thread_term(const km_kernel *km, const km_access *a, kc_poly *p, 
     return ok;
 }
 
+/* Is atom id a grid-stride loop's counter ($G), or does it hold one in its operands? */
+static bool kc_grid_counter(const km_kernel *km, uint32_t id)
+{
+    size_t na = 0, nl = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    const km_loop *loops = km_loops(km, &nl);
+    return id < na && atoms[id].kind == KM_ATOM_LOOP && atoms[id].loop >= 0 && (size_t)atoms[id].loop < nl &&
+           loops[atoms[id].loop].kind == KM_LOOP_GRID_STRIDE;
+}
+
+static bool kc_form_mentions_grid(const km_kernel *km, km_form f, int depth);
+
+static bool kc_atom_mentions_grid(const km_kernel *km, uint32_t id, int depth)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    if (id >= na || depth > 16)
+        return id < na;  /* too deep: taken as mentioning one (no translation) */
+    if (kc_grid_counter(km, id))
+        return true;
+    for (uint32_t i = 0; i < atoms[id].n_args; i++)
+        if (kc_form_mentions_grid(km, atoms[id].args[i], depth + 1))
+            return true;
+    return false;
+}
+
+static bool kc_form_mentions_grid(const km_kernel *km, km_form f, int depth)
+{
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++)
+            if (kc_atom_mentions_grid(km, f.t[i].atoms[j], depth))
+                return true;
+    return false;
+}
+
+static bool kc_form_at_entry(const km_kernel *km, km_form e, km_form g, int depth);
+
+/* Is atom e (no grid counter in it) atom g with every grid-stride counter at 0? The
+ * value read at, or the division of, the element a thread handles first. */
+static bool kc_atom_at_entry(const km_kernel *km, uint32_t e, uint32_t g, int depth)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    if (e == g)
+        return true;
+    if (e >= na || g >= na || depth > 16)
+        return false;
+    const km_atom *x = &atoms[e], *y = &atoms[g];
+    if (x->kind != y->kind || (x->kind != KM_ATOM_READ && x->kind != KM_ATOM_OPAQUE) ||
+        x->n_args != y->n_args || !x->name != !y->name || (x->name && strcmp(x->name, y->name)) ||
+        !x->op != !y->op || (x->op && strcmp(x->op, y->op)))
+        return false;
+    for (uint32_t i = 0; i < x->n_args; i++)
+        if (!kc_form_at_entry(km, x->args[i], y->args[i], depth + 1))
+            return false;
+    return true;
+}
+
+/* Form e is form g with its grid-stride counters at 0: g's terms that hold a counter
+ * gone, the others matched one to one with e's (same coefficient, atoms at entry). */
+static bool kc_form_at_entry(const km_kernel *km, km_form e, km_form g, int depth)
+{
+    bool used[KC_TERMS] = { 0 };
+    uint32_t kept = 0;
+    if (e.n > KC_TERMS)
+        return false;
+    for (uint32_t i = 0; i < g.n; i++) {
+        bool gone = false;
+        for (uint32_t j = 0; j < g.t[i].n && !gone; j++)
+            gone = kc_grid_counter(km, g.t[i].atoms[j]);
+        if (gone)
+            continue;
+        kept++;
+        bool found = false;
+        for (uint32_t q = 0; q < e.n && !found; q++) {
+            if (used[q] || e.t[q].coef != g.t[i].coef || e.t[q].n != g.t[i].n)
+                continue;
+            bool taken[KM_DEGREE_MAX] = { 0 }, all = true;
+            for (uint32_t j = 0; j < g.t[i].n && all; j++) {
+                uint32_t m = 0;
+                while (m < e.t[q].n && (taken[m] || !kc_atom_at_entry(km, e.t[q].atoms[m], g.t[i].atoms[j], depth)))
+                    m++;
+                all = m < e.t[q].n;
+                if (all)
+                    taken[m] = true;
+            }
+            if (all)
+                used[q] = found = true;
+        }
+        if (!found)
+            return false;
+    }
+    return kept == e.n;
+}
+
+/* A guard's lhs at the thread's first element, into x->own: access forms are elements
+ * (grid-stride counters at 0) while a guard inside a grid-stride loop holds its counter
+ * (tin_shift's `now_t = i + shift[f(index)]` checked against t_size); the guard holds at
+ * every pass, so at the first too, where each value read or division is the element
+ * form's atom. Terms with a counter are 0 there. False when an atom has no element-form
+ * twin in the model or the terms do not fit. */
+static bool kc_guard_at_entry(const km_kernel *km, km_form lhs, kc_bound *x)
+{
+    size_t na = 0;
+    km_atoms(km, &na);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < lhs.n; i++) {
+        km_term t = lhs.t[i];
+        bool gone = false;
+        for (uint32_t j = 0; j < t.n && !gone; j++)
+            gone = kc_grid_counter(km, t.atoms[j]);
+        if (gone)
+            continue;
+        for (uint32_t j = 0; j < t.n; j++) {
+            if (!kc_atom_mentions_grid(km, t.atoms[j], 0))
+                continue;
+            uint32_t twin = UINT32_MAX;
+            for (uint32_t c = 0; c < na && twin == UINT32_MAX; c++)
+                if (c != t.atoms[j] && !kc_atom_mentions_grid(km, c, 0) && kc_atom_at_entry(km, c, t.atoms[j], 0))
+                    twin = c;
+            if (twin == UINT32_MAX)
+                return false;
+            t.atoms[j] = twin;
+        }
+        if (n == HK_ARRAY_LEN(x->own))
+            return false;
+        x->own[n++] = t;
+    }
+    x->lhs = (km_form){ .t = x->own, .n = n };
+    return n > 0;
+}
+
+/* Would taking m * lhs out of p leave no new unbounded term: each term of m * lhs that is
+ * not made of sizes already in p with its coefficient? (`i < t_size` from the loop, not
+ * `i + shift[..] < t_size` from a guard, splits `i * hw` when no shift term is there.) */
+static bool kc_split_cancels(const km_kernel *km, const kc_poly *p, const km_term *m, km_form lhs)
+{
+    for (uint32_t q = 0; q < lhs.n; q++) {
+        km_term t = { .coef = m->coef * lhs.t[q].coef, .n = m->n + lhs.t[q].n };
+        if (t.n > KM_DEGREE_MAX)
+            return false;
+        memcpy(t.atoms, m->atoms, m->n * sizeof *t.atoms);
+        memcpy(t.atoms + m->n, lhs.t[q].atoms, lhs.t[q].n * sizeof *t.atoms);
+        if (kc_term_sized(km, &t))
+            continue;
+        bool there = false;
+        for (size_t i = 0; i < p->n && !there; i++)
+            there = p->t[i].coef == t.coef && kc_same_atoms(&p->t[i], &t);
+        if (!there)
+            return false;
+    }
+    return true;
+}
+
 /* kc_access_extent of any form under the access's guards and loops (depth: how many
  * divisions deep kc_divmod_term may look). */
 static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form, const kc_limits *lim,
@@ -773,8 +927,11 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
     for (uint32_t i = 0; i < a->n_guards && nb < KC_BOUNDS; i++) {
         const km_guard *g = &guards[a->guards[i]];
         bool lt = !strcmp(g->op, "<"), le = !strcmp(g->op, "<=");
-        if ((lt || le) && kc_form_sized(km, g->rhs) && !kc_form_sized(km, g->lhs))
-            bd[nb++] = (kc_bound){ .lhs = g->lhs, .rhs = g->rhs, .le = le };
+        if (!(lt || le) || !kc_form_sized(km, g->rhs) || kc_form_sized(km, g->lhs))
+            continue;
+        bd[nb] = (kc_bound){ .lhs = g->lhs, .rhs = g->rhs, .le = le };
+        if (!kc_form_mentions_grid(km, g->lhs, 0) || kc_guard_at_entry(km, g->lhs, &bd[nb]))
+            nb++;
     }
     for (uint32_t i = 0; i < a->n_loops && nb < KC_BOUNDS; i++) {
         const km_loop *l = &loops[a->loops[i]];
@@ -850,9 +1007,12 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
             break; /* only sizes left */
         km_term t = rest.t[at], m;
         bool split = false;
+        /* a bound whose other terms are all there first, then any */
+        for (int exact = 1; exact >= 0 && !split; exact--)
         for (size_t i = 0; i < nb && !split; i++)
             for (uint32_t j = 0; j < bd[i].lhs.n && !split; j++) {
-                if (kc_term_sized(km, &bd[i].lhs.t[j]) || !kc_divide(km, &t, &bd[i].lhs.t[j], &m))
+                if (kc_term_sized(km, &bd[i].lhs.t[j]) || !kc_divide(km, &t, &bd[i].lhs.t[j], &m) ||
+                    (exact && !kc_split_cancels(km, &rest, &m, bd[i].lhs)))
                     continue;
                 for (uint32_t q = 0; q < bd[i].lhs.n; q++)
                     ok &= kc_add(&rest, &m, &bd[i].lhs.t[q], -1);
@@ -1767,6 +1927,217 @@ uint32_t kc_gather_line(const km_kernel *km, const an_function *f)
             return ac[i].line;
     }
     return 0;
+}
+
+static int kg_pointer_param(const an_function *f, const char *name);
+
+/* The same terms, as multisets (coefficients and atoms). */
+static bool kc_same_terms(const km_term *a, uint32_t na, const km_term *b, uint32_t nb)
+{
+    bool used[8] = { 0 };
+    if (na != nb || na > HK_ARRAY_LEN(used))
+        return false;
+    for (uint32_t i = 0; i < na; i++) {
+        uint32_t j = 0;
+        while (j < nb && (used[j] || b[j].coef != a[i].coef || !kc_same_atoms(&a[i], &b[j])))
+            j++;
+        if (j == nb)
+            return false;
+        used[j] = true;
+    }
+    return true;
+}
+
+/* Whether every term of access a's element that holds a value read from memory lies in a
+ * part m * L of it (m a positive product of sizes) that guards in force bound on both
+ * sides: L < X (or <=) with X made of sizes, and 0 <= L (or -1 < L), the guards read at
+ * the thread's first element (kc_guard_at_entry). tin_shift's `now_t = i + shift[..]`
+ * skipped unless 0 <= now_t < t_size. A read inside an operation (shift[..] % n: C's
+ * remainder keeps the sign) or bounded on one side only is not. */
+static bool kc_read_terms_guarded(const km_kernel *km, const km_access *a)
+{
+    size_t ng = 0;
+    const km_guard *guards = km_guards(km, &ng);
+    kc_bound up[KC_BOUNDS], low[KC_BOUNDS];
+    size_t nu = 0, nlow = 0;
+    for (uint32_t i = 0; i < a->n_guards; i++) {
+        const km_guard *g = &guards[a->guards[i]];
+        bool lt = !strcmp(g->op, "<"), le = !strcmp(g->op, "<=");
+        int64_t c;
+        if (!lt && !le)
+            continue;
+        if (nu < KC_BOUNDS && kc_form_sized(km, g->rhs) && !kc_form_sized(km, g->lhs) &&
+            kc_guard_at_entry(km, g->lhs, &up[nu]))
+            nu++;
+        if (nlow < KC_BOUNDS && km_form_value(km, g->lhs, &c) && c == (le ? 0 : -1) &&
+            kc_guard_at_entry(km, g->rhs, &low[nlow]))
+            nlow++;
+    }
+    kc_poly rest = { .n = 0 };
+    km_term one = { .coef = 1, .n = 0 };
+    km_form el = a->has_entry_element ? a->entry_element : a->element;
+    for (uint32_t i = 0; i < el.n; i++)
+        if (!kc_add(&rest, &one, &el.t[i], 1))
+            return false;
+    for (int step = 0; step < KC_TERMS; step++) {
+        size_t at = rest.n;
+        for (size_t i = 0; i < rest.n && at == rest.n; i++) {
+            km_form f1 = { .t = &rest.t[i], .n = 1 };
+            if (km_form_reads(km, f1, 4))
+                at = i;
+        }
+        if (at == rest.n)
+            return true;
+        km_term t = rest.t[at], m;
+        size_t na = 0;
+        const km_atom *atoms = km_atoms(km, &na);
+        for (uint32_t j = 0; j < t.n; j++)
+            if (t.atoms[j] >= na || atoms[t.atoms[j]].kind == KM_ATOM_OPAQUE)
+                return false; /* a read inside an operation */
+        bool split = false;
+        for (size_t u = 0; u < nu && !split; u++) {
+            bool lower = false;
+            for (size_t l = 0; l < nlow && !lower; l++)
+                lower = kc_same_terms(up[u].lhs.t, up[u].lhs.n, low[l].lhs.t, low[l].lhs.n);
+            if (!lower)
+                continue;
+            for (uint32_t j = 0; j < up[u].lhs.n && !split; j++) {
+                if (kc_term_sized(km, &up[u].lhs.t[j]) || !kc_divide(km, &t, &up[u].lhs.t[j], &m) ||
+                    !kc_split_cancels(km, &rest, &m, up[u].lhs))
+                    continue;
+                for (uint32_t q = 0; q < up[u].lhs.n; q++)
+                    if (!kc_add(&rest, &m, &up[u].lhs.t[q], -1))
+                        return false;
+                split = true;
+            }
+        }
+        if (!split)
+            return false;
+    }
+    return false;
+}
+
+uint32_t kc_gathers_guarded(skel *k, const an_function *f, char *const *counts, const bool *count_sure)
+{
+    size_t n = 0;
+    const km_access *ac = k->km ? km_accesses(k->km, &n) : NULL;
+    uint32_t line = 0;
+    if (!ac || !kc_accesses_resolved(k->km, f))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ac[i].space != KM_SPACE_GLOBAL || !km_form_reads(k->km, ac[i].index, 4))
+            continue;
+        int p = kg_pointer_param(f, ac[i].buffer);
+        if (p < 0 || p >= HK_MAX_ARGS || !counts[p] || !count_sure[p] || !kc_read_terms_guarded(k->km, &ac[i]))
+            return 0;
+        /* the count must be the model's, which bounds this access with those guards */
+        char *c = kc_count(k, ac[i].buffer);
+        bool same = c && !strcmp(c, counts[p]);
+        hk_free(c);
+        if (!same)
+            return 0;
+        if (!line)
+            line = ac[i].line;
+    }
+    return line;
+}
+
+/* Whether the word w stands in t. */
+static bool kn_mentions(const char *t, const char *w)
+{
+    size_t n = t ? strlen(t) : 0, wl = strlen(w);
+    for (size_t i = 0; i + wl <= n; i++)
+        if (sk_word_at(t, n, i, w, wl))
+            return true;
+    return false;
+}
+
+/* t with every word w replaced by (by): a new string, NULL on ENOMEM or when too long. */
+static char *kn_replace(const char *t, const char *w, const char *by)
+{
+    struct hk_buf b;
+    size_t n = strlen(t), wl = strlen(w);
+    bool ok = true;
+    hk_buf_init(&b, 4 * SK_MAX_TEXT);
+    for (size_t i = 0; i < n && ok;) {
+        if (sk_word_at(t, n, i, w, wl)) {
+            ok = hk_buf_printf(&b, "(%s)", by) == HK_OK;
+            i += wl;
+        } else {
+            ok = hk_buf_append(&b, t + i, 1) == HK_OK;
+            i++;
+        }
+    }
+    char *r = ok ? hk_buf_steal(&b) : NULL;
+    hk_buf_free(&b);
+    return r;
+}
+
+void sk_numel_sizes(skel *k, const an_function *f, const an_launch *site, char **scal, char *const *counts,
+                    const bool *count_sure, char **grid, size_t n_grid, long long *program, bool *have_program)
+{
+    for (size_t i = 0; site && i < f->n_params && i < site->n_args && i < HK_MAX_ARGS; i++) {
+        char tensor[64];
+        const char *v = scal[i];
+        if (f->params[i].pointer_depth || !v || !sk_is_identifier(v) || !sk_numel_of(k, v, tensor, sizeof tensor))
+            continue;
+        long j = -1;
+        for (size_t q = 0; q < f->n_params && q < site->n_args && q < HK_MAX_ARGS && j < 0; q++)
+            if (f->params[q].pointer_depth && sk_passes_data_of(site->args[q], tensor))
+                j = (long)q;
+        if (j < 0 || !count_sure[j] || !counts[j])
+            continue;
+        /* every count must be free of it (the buffer's own would be circular), and no
+         * other scalar may be passed it */
+        bool free_of = true;
+        for (size_t q = 0; q < f->n_params && q < HK_MAX_ARGS && free_of; q++)
+            free_of = !(f->params[q].pointer_depth ? kn_mentions(counts[q], v)
+                                                   : q != i && kn_mentions(scal[q], v));
+        size_t at = k->n_vars;
+        for (size_t q = 0; q < k->n_vars; q++)
+            if (!strcmp(k->vars[q], v))
+                at = q;
+        if (!free_of || at == k->n_vars)
+            continue;
+        char *g[3] = { NULL, NULL, NULL }, *value = hk_strdup(counts[j]);
+        bool ok = value != NULL;
+        for (size_t d = 0; d < n_grid && d < 3 && ok; d++)
+            ok = grid[d] && (g[d] = kn_replace(grid[d], v, counts[j])) != NULL && strlen(g[d]) <= SK_MAX_TEXT;
+        if (!ok) {
+            for (size_t d = 0; d < 3; d++)
+                hk_free(g[d]);
+            hk_free(value);
+            k->nomem |= !value;
+            continue;
+        }
+        sk_note(k, "%s is %s.numel() in the launcher, the element count of %s: %s", v, tensor,
+                f->params[j].name, counts[j]);
+        for (size_t d = 0; d < n_grid && d < 3; d++) {
+            hk_free(grid[d]);
+            grid[d] = g[d];
+        }
+        /* the parameter's text in the index math (mapped at its launch value) follows */
+        for (size_t m = 0; m < k->n_map; m++)
+            if (!strcmp(k->map_to[m], v) && !strcmp(k->map_from[m], f->params[i].name)) {
+                char *to = hk_strdup(value);
+                if (!to) {
+                    k->nomem = true;
+                    continue;
+                }
+                hk_free(k->map_to[m]);
+                k->map_to[m] = to;
+            }
+        char *old = scal[i];
+        scal[i] = value;
+        hk_free(k->vars[at]);
+        for (size_t q = at; q + 1 < k->n_vars; q++) {
+            k->vars[q] = k->vars[q + 1];
+            program[q] = program[q + 1];
+            have_program[q] = have_program[q + 1];
+        }
+        k->n_vars--;
+        hk_free(old);
+    }
 }
 
 /* ---- index buffers whose range the index math gives ---- */

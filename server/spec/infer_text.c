@@ -126,6 +126,56 @@ char *sk_local_init(skel *k, const char *name)
     return sk_dim3_members(k, name, found, found_at);
 }
 
+/* Skips blank space in t from i: the first other byte. */
+static const char *sk_ws(const char *t)
+{
+    while (*t && isspace((unsigned char)*t))
+        t++;
+    return t;
+}
+
+bool sk_numel_of(skel *k, const char *name, char *tensor, size_t cap)
+{
+    char *init = k->site_text ? sk_local_init(k, name) : NULL;
+    bool ok = false;
+    const char *c = init ? sk_ws(init) : NULL;
+    size_t n = 0;
+    while (c && (isalnum((unsigned char)c[n]) || c[n] == '_'))
+        n++;
+    if (c && n && n < cap && !isdigit((unsigned char)c[0])) {
+        const char *r = sk_ws(c + n);
+        if (*r == '.') {
+            r = sk_ws(r + 1);
+            if (!strncmp(r, "numel", 5) && !(isalnum((unsigned char)r[5]) || r[5] == '_')) {
+                r = sk_ws(r + 5);
+                if (*r == '(') {
+                    r = sk_ws(r + 1);
+                    ok = *r == ')' && !*sk_ws(r + 1);
+                }
+            }
+        }
+        if (ok) {
+            memcpy(tensor, c, n);
+            tensor[n] = '\0';
+        }
+    }
+    hk_free(init);
+    return ok;
+}
+
+bool sk_passes_data_of(const char *arg, const char *tensor)
+{
+    size_t n = strlen(tensor);
+    const char *c = arg ? sk_ws(arg) : NULL;
+    if (!c || !n || strncmp(c, tensor, n) != 0 || isalnum((unsigned char)c[n]) || c[n] == '_')
+        return false;
+    c = sk_ws(c + n);
+    if (*c != '.')
+        return false;
+    c = sk_ws(c + 1);
+    return (!strncmp(c, "data_ptr", 8) || !strncmp(c, "data", 4)) && !strchr(c, '+') && !strchr(c, '-');
+}
+
 /* Whether the caller body declares name with the type word type (dim3 name; dim3 name(...);
  * dim3 a, name), or the caller takes it as a parameter of that type. */
 static bool sk_declared_as(const skel *k, const char *name, const char *type)
