@@ -436,26 +436,93 @@ typedef struct {
     size_t n;
 } kc_poly;
 
-/* A size: a scalar parameter or a named constant, the same for every thread. */
-static bool kc_size_atom(const km_kernel *km, uint32_t id)
+static bool kc_form_sized_at(const km_kernel *km, km_form f, int depth);
+
+/* A size: a scalar parameter or a named constant, or a division or remainder of sizes
+ * by sizes (carafe's `width / scale_factor`, `(kernel_size - 1) / 2`): the same for every
+ * thread. */
+static bool kc_size_atom_at(const km_kernel *km, uint32_t id, int depth)
 {
     size_t n = 0;
     const km_atom *a = km_atoms(km, &n);
-    return id < n && (a[id].kind == KM_ATOM_PARAM || a[id].kind == KM_ATOM_CONST);
+    if (id >= n)
+        return false;
+    if (a[id].kind == KM_ATOM_PARAM || a[id].kind == KM_ATOM_CONST)
+        return true;
+    return a[id].kind == KM_ATOM_OPAQUE && a[id].op && (!strcmp(a[id].op, "/") || !strcmp(a[id].op, "%")) &&
+           a[id].n_args == 2 && a[id].args[1].n && depth < 4 && kc_form_sized_at(km, a[id].args[0], depth + 1) &&
+           kc_form_sized_at(km, a[id].args[1], depth + 1);
+}
+
+static bool kc_size_atom(const km_kernel *km, uint32_t id)
+{
+    return kc_size_atom_at(km, id, 0);
+}
+
+static bool kc_term_sized_at(const km_kernel *km, const km_term *t, int depth)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        if (!kc_size_atom_at(km, t->atoms[i], depth))
+            return false;
+    return true;
 }
 
 static bool kc_term_sized(const km_kernel *km, const km_term *t)
 {
-    for (uint32_t i = 0; i < t->n; i++)
-        if (!kc_size_atom(km, t->atoms[i]))
+    return kc_term_sized_at(km, t, 0);
+}
+
+static bool kc_form_sized_at(const km_kernel *km, km_form f, int depth)
+{
+    for (uint32_t i = 0; i < f.n; i++)
+        if (!kc_term_sized_at(km, &f.t[i], depth))
             return false;
     return true;
 }
 
 static bool kc_form_sized(const km_kernel *km, km_form f)
 {
-    for (uint32_t i = 0; i < f.n; i++)
-        if (!kc_term_sized(km, &f.t[i]))
+    return kc_form_sized_at(km, f, 0);
+}
+
+/* Whether size atom id is never negative when every size is at least 1: a parameter or
+ * constant, or x / d and x % d with d's terms positive and x a sum of such atoms with
+ * positive coefficients less at most 1 (kernel_size - 1). A multiplier of a bound must be. */
+static bool kc_size_nonneg(const km_kernel *km, uint32_t id, int depth)
+{
+    size_t n = 0;
+    const km_atom *a = km_atoms(km, &n);
+    if (id >= n || depth > 4)
+        return false;
+    if (a[id].kind == KM_ATOM_PARAM || (a[id].kind == KM_ATOM_CONST && (!a[id].has_value || a[id].value >= 0)))
+        return a[id].kind == KM_ATOM_PARAM || a[id].has_value; /* an unknown constant may be negative */
+    if (a[id].kind != KM_ATOM_OPAQUE || a[id].n_args != 2)
+        return false;
+    int64_t constant = 0;
+    bool positive = false;
+    for (int g = 0; g < 2; g++)
+        for (uint32_t i = 0; i < a[id].args[g].n; i++) {
+            const km_term *t = &a[id].args[g].t[i];
+            if (t->n == 0 && g == 0) {
+                constant += t->coef;
+                continue;
+            }
+            if (t->coef <= 0)
+                return false;
+            for (uint32_t j = 0; j < t->n; j++)
+                if (!kc_size_nonneg(km, t->atoms[j], depth + 1))
+                    return false;
+            positive |= g == 0;
+        }
+    /* d: positive terms only (a constant d is a term with no atoms, coefficient > 0) */
+    return constant >= 0 || (positive && constant >= -1);
+}
+
+/* Every atom of term t is a size that is never negative (kc_size_nonneg). */
+static bool kc_term_nonneg(const km_kernel *km, const km_term *t)
+{
+    for (uint32_t j = 0; j < t->n; j++)
+        if (!kc_size_nonneg(km, t->atoms[j], 0))
             return false;
     return true;
 }
@@ -517,6 +584,9 @@ static bool kc_divide(const km_kernel *km, const km_term *t, const km_term *g, k
     for (uint32_t j = 0; j < t->n; j++)
         if (!used[j])
             m->atoms[m->n++] = t->atoms[j];
+    for (uint32_t j = 0; j < m->n; j++)
+        if (!kc_size_nonneg(km, m->atoms[j], 0))
+            return false;
     return kc_term_sized(km, m);
 }
 
@@ -540,6 +610,11 @@ static bool kc_print(const km_kernel *km, const km_term *t, size_t n, struct hk_
                 ok &= hk_buf_printf(b, "%s%lld", j ? " * " : "", (long long)a->value) == HK_OK;
             else if (a->name && (a->kind == KM_ATOM_PARAM || a->kind == KM_ATOM_CONST))
                 ok &= hk_buf_printf(b, "%s%s", j ? " * " : "", a->name) == HK_OK;
+            else if (kc_size_atom(km, t[i].atoms[j])) /* (x) / (d), (x) % (d) of sizes */
+                ok &= hk_buf_appends(b, j ? " * ((" : "((") == HK_OK &&
+                      kc_print(km, a->args[0].t, a->args[0].n, b) &&
+                      hk_buf_printf(b, ") %s (", a->op) == HK_OK && kc_print(km, a->args[1].t, a->args[1].n, b) &&
+                      hk_buf_appends(b, "))") == HK_OK;
             else
                 ok = false;
         }
@@ -611,6 +686,8 @@ static bool kc_divmod_term(const km_kernel *km, const km_access *a, const km_ter
     for (uint32_t j = 0; j < t->n; j++)
         if ((long)j != op_at)
             m.atoms[m.n++] = t->atoms[j];
+    if (!kc_term_nonneg(km, &m))
+        return false;
     bool ok = hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
               hk_buf_appends(b, ") * ((") == HK_OK;
     if (!strcmp(x->op, "%"))
@@ -650,6 +727,8 @@ static bool kc_launch_term(const km_kernel *km, const km_term *t, const kc_limit
     for (uint32_t j = 0; j < t->n; j++)
         if ((long)j != at)
             m.atoms[m.n++] = t->atoms[j];
+    if (!kc_term_nonneg(km, &m))
+        return false;
     return hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
            hk_buf_printf(b, ") * (%s%s)", kc_grid_names[atoms[t->atoms[at]].axis], suffix) == HK_OK;
 }
@@ -696,7 +775,7 @@ static bool kc_builtin_term(const km_kernel *km, const km_term *t, enum km_atom_
             return false;
     }
     *axis = ax;
-    return seen_a && seen_b && t->coef > 0;
+    return seen_a && seen_b && t->coef > 0 && kc_term_nonneg(km, m);
 }
 
 /* The largest value of the global thread index along an axis in p, where no guard bounds
