@@ -899,7 +899,8 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         const an_param *p = &f->params[i];
         int dt;
         if (p->pointer_depth == 0 && spec_dtype_parse(p->elem_type, &dt) == HK_OK && !hk_dtype_is_float(dt) &&
-            sk_is_identifier(site->args[i]) && !sk_tunable_value(k, site->args[i]))
+            sk_is_identifier(site->args[i]) && !sk_tunable_value(k, site->args[i]) &&
+            !sk_product_local(k, site, site->args[i]))
             k->keep[k->n_keep++] = site->args[i];
     }
 
@@ -1691,7 +1692,11 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             int use = p->is_const ? -1 : sk_pointer_use(text, bs, be, p->name);
             bool written = !p->is_const && (use >= 2 || sk_pointer_written(text, bs, be, p->name));
             int data_line = use == 0 && written ? kc_data_guarded_writes(k->km, p->name) : 0;
-            const char *kind = use < 0 || !written ? "input" : use == 0 && !data_line ? "output" : "inout";
+            int window_line = use == 0 && written && !data_line ? kc_window_writes(k->km, p->name) : 0;
+            const char *kind = use < 0 || !written ? "input" : use == 0 && !data_line && !window_line ? "output" : "inout";
+            if (window_line)
+                sk_note(k, "%s is written in windows clipped where each thread is (line %d): an inout, the "
+                        "elements no window reaches keep their contents", p->name, window_line);
             if (use >= 0 && !written)
                 sk_note(k, "%s is never written: an input", p->name);
             if (data_line)

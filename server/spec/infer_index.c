@@ -628,6 +628,7 @@ typedef struct {
     km_term counter;   /* a loop's: lhs is this one term */
     km_term own[8];    /* a loop variable's form (start + step * counter): lhs's terms */
     km_term last;      /* its last value plus one, when the loop's numbers are constants */
+    km_term sized[8];  /* a bound's terms made of sizes, when the others moved to lhs */
 } kc_bound;
 
 /* Bounds known besides the access's guards and loops. */
@@ -1058,6 +1059,60 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
         }
         nb++;
     }
+    /* a loop whose bound moves with the thread (psamask's window, `for (hidx = hstart;
+     * hidx < hend; ..)` with hend = min(h_mask, h_feature + half_h_mask - h)): below each
+     * operand of a min, its terms that are no size taken to the left (hidx + h <
+     * h_feature + half_h_mask), read at the thread's first element */
+    for (uint32_t i = 0; i < a->n_loops && nb < KC_BOUNDS; i++) {
+        const km_loop *l = &loops[a->loops[i]];
+        bool lt = l->cmp && !strcmp(l->cmp, "<"), le = l->cmp && !strcmp(l->cmp, "<=");
+        if (l->kind != KM_LOOP_AFFINE || (!lt && !le) || !l->step.n || !l->bound.n ||
+            (l->has_trip && kc_form_sized(km, l->trip)) || kc_form_sized(km, l->bound))
+            continue;
+        size_t na = 0;
+        const km_atom *atoms = km_atoms(km, &na);
+        km_form piece[2] = { l->bound };
+        size_t n_piece = 1;
+        const km_term *b0 = &l->bound.t[0];
+        if (l->bound.n == 1 && b0->n == 1 && b0->coef == 1 && b0->atoms[0] < na &&
+            atoms[b0->atoms[0]].kind == KM_ATOM_OPAQUE && atoms[b0->atoms[0]].op &&
+            !strcmp(atoms[b0->atoms[0]].op, "min") && atoms[b0->atoms[0]].n_args == 2) {
+            piece[0] = atoms[b0->atoms[0]].args[0];
+            piece[1] = atoms[b0->atoms[0]].args[1];
+            n_piece = 2;
+        }
+        for (size_t pc = 0; pc < n_piece && nb < KC_BOUNDS; pc++) {
+            km_term lhs[2 * KC_BOUNDS];
+            uint32_t n = 0, ns = 0;
+            bool fits = l->start.n + l->step.n + piece[pc].n <= HK_ARRAY_LEN(lhs);
+            kc_bound *x = &bd[nb];
+            *x = (kc_bound){ .le = le };
+            for (uint32_t j = 0; j < l->start.n && fits; j++)
+                lhs[n++] = l->start.t[j];
+            for (uint32_t j = 0; j < l->step.n && fits; j++) {
+                km_term t = l->step.t[j];
+                fits = t.n < KM_DEGREE_MAX;
+                if (fits)
+                    t.atoms[t.n++] = l->counter;
+                lhs[n++] = t;
+            }
+            for (uint32_t j = 0; j < piece[pc].n && fits; j++) {
+                km_term t = piece[pc].t[j];
+                if (kc_term_sized(km, &t)) {
+                    fits = ns < HK_ARRAY_LEN(x->sized);
+                    if (fits)
+                        x->sized[ns++] = t;
+                } else {
+                    t.coef = -t.coef;
+                    lhs[n++] = t;
+                }
+            }
+            if (!fits || !kc_guard_at_entry(km, (km_form){ .t = lhs, .n = n }, x))
+                continue;
+            x->rhs = (km_form){ .t = x->sized, .n = ns };
+            nb++;
+        }
+    }
     if (lim && lim->extra && nb < KC_BOUNDS)
         bd[nb++] = *lim->extra;
     kc_poly rest = { .n = 0 };
@@ -1065,15 +1120,8 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
     struct hk_buf divmod; /* " + bound" of each x / d and x % d term */
     hk_buf_init(&divmod, SK_MAX_TEXT);
     bool ok = true;
-    for (uint32_t i = 0; i < form.n && ok; i++) {
-        struct hk_buf one_term;
-        hk_buf_init(&one_term, SK_MAX_TEXT);
-        if (kc_divmod_term(km, a, &form.t[i], lim, depth, &one_term))
-            ok = one_term.data && hk_buf_appends(&divmod, one_term.data) == HK_OK;
-        else
-            ok = kc_add(&rest, &one, &form.t[i], 1);
-        hk_buf_free(&one_term);
-    }
+    for (uint32_t i = 0; i < form.n && ok; i++)
+        ok = kc_add(&rest, &one, &form.t[i], 1);
     kc_poly mult[KC_BOUNDS];
     for (size_t i = 0; i < nb; i++)
         mult[i].n = 0;
@@ -1086,8 +1134,20 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
             break; /* only sizes left */
         km_term t = rest.t[at], m;
         bool split = false;
-        /* a bound whose other terms are all there first, then any */
-        for (int exact = 1; exact >= 0 && !split; exact--)
+        /* a bound whose other terms are all there first (psamask's h of `hidx + h <
+         * h_feature + half_h_mask` is a remainder that goes with hidx), then x / d and
+         * x % d on their own, then any bound */
+        for (int exact = 1; exact >= 0 && !split; exact--) {
+        if (!exact) {
+            struct hk_buf one_term;
+            hk_buf_init(&one_term, SK_MAX_TEXT);
+            if (kc_divmod_term(km, a, &t, lim, depth, &one_term)) {
+                ok &= one_term.data && hk_buf_appends(&divmod, one_term.data) == HK_OK;
+                rest.t[at] = rest.t[--rest.n];
+                split = true;
+            }
+            hk_buf_free(&one_term);
+        }
         for (size_t i = 0; i < nb && !split; i++)
             for (uint32_t j = 0; j < bd[i].lhs.n && !split; j++) {
                 if (kc_term_sized(km, &bd[i].lhs.t[j]) || !kc_divide(km, &t, &bd[i].lhs.t[j], &m) ||
@@ -1098,6 +1158,7 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
                 ok &= kc_add(&mult[i], &one, &m, 1);
                 split = true;
             }
+        }
         if (!split && lim && kc_block_term(km, &t, lim, &divmod)) {
             rest.t[at] = rest.t[--rest.n];
             split = true;
@@ -1136,6 +1197,46 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
     ok &= hk_buf_appends(b, " + 1") == HK_OK;
     hk_buf_free(&divmod);
     return ok;
+}
+
+/* Does form f hold min(..) or max(..) of something that is no size (a window's edge that
+ * moves with the thread)? */
+static bool kc_clipped(const km_kernel *km, km_form f)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *x = f.t[i].atoms[j] < na ? &atoms[f.t[i].atoms[j]] : NULL;
+            if (!x || x->kind != KM_ATOM_OPAQUE || !x->op || (strcmp(x->op, "min") && strcmp(x->op, "max")))
+                continue;
+            for (uint32_t g = 0; g < x->n_args; g++)
+                if (!kc_form_sized(km, x->args[g]))
+                    return true;
+        }
+    return false;
+}
+
+int kc_window_writes(const km_kernel *km, const char *name)
+{
+    size_t na = 0, nl = 0;
+    const km_access *a = km ? km_accesses(km, &na) : NULL;
+    const km_loop *l = km ? km_loops(km, &nl) : NULL;
+    int line = 0;
+    for (size_t i = 0; i < na; i++) {
+        if (strcmp(a[i].buffer, name) != 0 || a[i].mode == KM_READ)
+            continue;
+        bool clipped = false;
+        for (uint32_t j = 0; j < a[i].n_loops && !clipped; j++) {
+            const km_loop *x = a[i].loops[j] < nl ? &l[a[i].loops[j]] : NULL;
+            clipped = x && x->kind == KM_LOOP_AFFINE && (kc_clipped(km, x->start) || kc_clipped(km, x->bound));
+        }
+        if (!clipped)
+            return 0;
+        if (!line)
+            line = (int)a[i].line;
+    }
+    return line;
 }
 
 /* The line where parameter name is moved once (km_param's moved_at), else 0. */

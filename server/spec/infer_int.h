@@ -82,6 +82,12 @@ char *sk_local_init(skel *k, const char *name);
  * `int output_size = output.numel();`): then T's name into tensor (cap bytes). */
 bool sk_numel_of(skel *k, const char *name, char *tensor, size_t cap);
 
+/* Whether the launcher sets name to a product of two or more other names, one of them
+ * passed at the launch site too (mmcv's `int nthreads = num_ * h_feature * w_feature;`
+ * beside h_feature and w_feature): that launch argument is then the product of sizes the
+ * kernel splits its index by, not a size of its own. */
+bool sk_product_local(skel *k, const an_launch *site, const char *name);
+
 /* Whether launch argument text arg is tensor's data, `T.data_ptr<float>()` or
  * `T.data<float>()`, with no offset added. */
 bool sk_passes_data_of(const char *arg, const char *tensor);
@@ -226,6 +232,12 @@ bool kc_moved_once(const skel *k, const char *name, bool stride_grid);
  * first, else 0. Which elements are written then depends on the data, so the others keep
  * what the buffer held: an inout, never an output the harness checks as all written. */
 int kc_data_guarded_writes(const km_kernel *km, const char *name);
+
+/* When every write of buffer name in the kernel model sits in a loop whose start or bound
+ * is a min or max of something that moves with the thread (psamask's window clipped at
+ * the feature map's edges): the line of the first, else 0. Which elements such windows
+ * reach together is not known: an inout, whose elements not written keep their contents. */
+int kc_window_writes(const km_kernel *km, const char *name);
 
 /* Count of buffer from the model: the largest element any global access of it can reach,
  * plus one, in spec terms (kernel parameters replaced by their launch values). New

@@ -163,6 +163,30 @@ bool sk_numel_of(skel *k, const char *name, char *tensor, size_t cap)
     return ok;
 }
 
+bool sk_product_local(skel *k, const an_launch *site, const char *name)
+{
+    char *init = k->site_text ? sk_local_init(k, name) : NULL;
+    size_t words = 0;
+    bool ok = init != NULL, passed = false;
+    for (const char *c = init; ok && *c;) {
+        if (isalpha((unsigned char)*c) || *c == '_') {
+            const char *s = c;
+            while (isalnum((unsigned char)*c) || *c == '_')
+                c++;
+            words++;
+            size_t wl = (size_t)(c - s);
+            ok = !(wl == strlen(name) && !strncmp(s, name, wl));
+            for (size_t a = 0; a < site->n_args && !passed; a++)
+                passed = strlen(site->args[a]) == wl && !strncmp(site->args[a], s, wl);
+        } else {
+            ok = isspace((unsigned char)*c) || *c == '*' || *c == '(' || *c == ')';
+            c++;
+        }
+    }
+    hk_free(init);
+    return ok && passed && words >= 2;
+}
+
 bool sk_passes_data_of(const char *arg, const char *tensor)
 {
     size_t n = strlen(tensor);
