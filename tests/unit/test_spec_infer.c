@@ -1524,6 +1524,46 @@ static void guarded_shifts_and_divided_sizes(void **state)
     spec_inference_free(&inf);
 }
 
+/* mmcv's psamask: windows clipped by min/max where each pixel sits scatter into a buffer.
+ * The loop's variable is below each operand of the min, the pixel's row taken to the left
+ * (hidx + h < h_feature + half_h_mask): counts equal the tensors', written with
+ * temporaries or inline. What the windows reach together is not known: an inout.
+ * nthreads, num * h_feature * w_feature in the launcher, is that product. A window whose
+ * end is read from memory leaves buffer_data without a count. */
+static void windows_clipped_where_the_thread_is(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    static const char *const names[] = { "num", "h_feature", "w_feature", "h_mask", "w_mask", "half_h_mask",
+                                         "half_w_mask" };
+    static const long long v1[] = { 8, 32, 32, 63, 63, 31, 31 }, v2[] = { 2, 24, 20, 47, 39, 23, 19 };
+    const char *const ways[] = { "collect", "collect_inline" };
+    for (size_t w = 0; w < HK_ARRAY_LEN(ways); w++) {
+        infer(DATA("window_scatter.cu"), ways[w], &inf);
+        no_doubts(&inf);
+        assert_string_equal(field(inf.spec, 0, "value"), "(num*h_feature*w_feature)");
+        assert_string_equal(field(inf.spec, 7, "kind"), "input");
+        assert_string_equal(field(inf.spec, 8, "kind"), "inout");
+        assert_true(has_note(&inf, "buffer_data is written in windows clipped where each thread is"));
+        assert_int_equal(eval(field(inf.spec, 7, "count"), names, v1, 7), 8LL * 63 * 63 * 32 * 32);
+        assert_int_equal(eval(field(inf.spec, 7, "count"), names, v2, 7), 2LL * 47 * 39 * 24 * 20);
+        assert_int_equal(eval(field(inf.spec, 8, "count"), names, v1, 7), 8LL * 32 * 32 * 32 * 32);
+        assert_int_equal(eval(field(inf.spec, 8, "count"), names, v2, 7), 2LL * 24 * 20 * 24 * 20);
+        spec_inference_free(&inf);
+    }
+    spec_inference refused;
+    char err[512] = "";
+    char *path = spec_default_path(DATA("window_scatter.cu"), "collect_read_end");
+    int rc = spec_infer(DATA("window_scatter.cu"), "collect_read_end", path, &refused, err, sizeof err);
+    if (rc == HK_OK) {
+        assert_true(has_doubt(&refused, "how many elements buffer_data has is not in the index math"));
+        spec_inference_free(&refused);
+    } else {
+        assert_non_null(strstr(err, "how many elements buffer_data has is not in the index math"));
+    }
+    hk_free(path);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1579,6 +1619,7 @@ int main(void)
         cmocka_unit_test(timing_sizes_capped_by_int_and_memory),
         cmocka_unit_test(timing_sizes_all_pairs_and_local_arrays),
         cmocka_unit_test(guarded_shifts_and_divided_sizes),
+        cmocka_unit_test(windows_clipped_where_the_thread_is),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
