@@ -126,7 +126,7 @@ char *sk_local_init(skel *k, const char *name)
     return sk_dim3_members(k, name, found, found_at);
 }
 
-/* Skips blank space in t from i: the first other byte. */
+/* The first byte of t that is no blank space. */
 static const char *sk_ws(const char *t)
 {
     while (*t && isspace((unsigned char)*t))
@@ -197,7 +197,8 @@ bool sk_passes_data_of(const char *arg, const char *tensor)
     if (*c != '.')
         return false;
     c = sk_ws(c + 1);
-    return (!strncmp(c, "data_ptr", 8) || !strncmp(c, "data", 4)) && !strchr(c, '+') && !strchr(c, '-');
+    /* data_ptr<T>() or data<T>(), and nothing added after it */
+    return !strncmp(c, "data", 4) && !strchr(c, '+') && !strchr(c, '-');
 }
 
 /* Whether the caller body declares name with the type word type (dim3 name; dim3 name(...);
