@@ -118,6 +118,25 @@ def bind(inf, hand, henv):
     for n in names:
         if n not in env and n in henv:
             env[n] = henv[n]
+    # an inferred value that is a product of size variables (nthreads = num_ * h * w) binds
+    # its one unbound factor when the hand's value is a multiple of the bound ones
+    for i, a in enumerate(inf.get("args", [])):
+        if a.get("kind") != "scalar" or not isinstance(a.get("value"), str):
+            continue
+        factors = [f.strip() for f in a["value"].replace("(", "").replace(")", "").split("*")]
+        if len(factors) < 2 or not all(f in names for f in factors):
+            continue
+        free = [f for f in factors if f not in env]
+        h = hargs.get(a.get("name"))
+        if h is None and i < len(hand.get("args", [])):
+            h = hand["args"][i]
+        if len(free) != 1 or h is None or h.get("kind") != "scalar":
+            continue
+        x, rest = ev(h.get("value"), henv), 1
+        for f in factors:
+            rest *= env[f] if f in env else 1
+        if isinstance(x, int) and x >= 1 and x % rest == 0:
+            env[free[0]] = x // rest
     return env if names <= set(env) else None
 
 def compare(inf, hand):

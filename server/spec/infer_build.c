@@ -899,7 +899,8 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         const an_param *p = &f->params[i];
         int dt;
         if (p->pointer_depth == 0 && spec_dtype_parse(p->elem_type, &dt) == HK_OK && !hk_dtype_is_float(dt) &&
-            sk_is_identifier(site->args[i]) && !sk_tunable_value(k, site->args[i]))
+            sk_is_identifier(site->args[i]) && !sk_tunable_value(k, site->args[i]) &&
+            !sk_product_local(k, site, site->args[i]))
             k->keep[k->n_keep++] = site->args[i];
     }
 
@@ -1394,6 +1395,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         (void)be;
         counts[i] = c;
     }
+    sk_numel_sizes(k, f, site, scal, counts, count_sure, grid, n_grid, program, have_program);
     if (k->nomem)
         goto nomem;
     if (guessed_grid) {
@@ -1643,8 +1645,13 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     } else if (gather_line) {
         for (size_t i = 0; i < HK_MAX_ARGS; i++)
             index_limit[i] = 0;
-        sk_doubt(k, "the subscript at line %u is a value read from a buffer: the generated inputs "
-                 "are not valid indices (give that input an int(lo,hi) distribution)", gather_line);
+        uint32_t guarded = kc_gathers_guarded(k, f, counts, count_sure);
+        if (guarded)
+            sk_note(k, "the subscript at line %u holds a value read from a buffer, and guards keep it "
+                    "inside its buffer whatever the value (the count holds their bound)", guarded);
+        else
+            sk_doubt(k, "the subscript at line %u is a value read from a buffer: the generated inputs "
+                     "are not valid indices (give that input an int(lo,hi) distribution)", gather_line);
     }
     /* __constant__ data the program sets with cudaMemcpyToSymbol: inputs the harness fills */
     json_t *constants = sk_constants(k, f);
@@ -1685,7 +1692,11 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             int use = p->is_const ? -1 : sk_pointer_use(text, bs, be, p->name);
             bool written = !p->is_const && (use >= 2 || sk_pointer_written(text, bs, be, p->name));
             int data_line = use == 0 && written ? kc_data_guarded_writes(k->km, p->name) : 0;
-            const char *kind = use < 0 || !written ? "input" : use == 0 && !data_line ? "output" : "inout";
+            int window_line = use == 0 && written && !data_line ? kc_window_writes(k->km, p->name) : 0;
+            const char *kind = use < 0 || !written ? "input" : use == 0 && !data_line && !window_line ? "output" : "inout";
+            if (window_line)
+                sk_note(k, "%s is written in windows clipped where each thread is (line %d): an inout, the "
+                        "elements no window reaches keep their contents", p->name, window_line);
             if (use >= 0 && !written)
                 sk_note(k, "%s is never written: an input", p->name);
             if (data_line)

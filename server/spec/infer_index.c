@@ -436,26 +436,93 @@ typedef struct {
     size_t n;
 } kc_poly;
 
-/* A size: a scalar parameter or a named constant, the same for every thread. */
-static bool kc_size_atom(const km_kernel *km, uint32_t id)
+static bool kc_form_sized_at(const km_kernel *km, km_form f, int depth);
+
+/* A size: a scalar parameter or a named constant, or a division or remainder of sizes
+ * by sizes (carafe's `width / scale_factor`, `(kernel_size - 1) / 2`): the same for every
+ * thread. */
+static bool kc_size_atom_at(const km_kernel *km, uint32_t id, int depth)
 {
     size_t n = 0;
     const km_atom *a = km_atoms(km, &n);
-    return id < n && (a[id].kind == KM_ATOM_PARAM || a[id].kind == KM_ATOM_CONST);
+    if (id >= n)
+        return false;
+    if (a[id].kind == KM_ATOM_PARAM || a[id].kind == KM_ATOM_CONST)
+        return true;
+    return a[id].kind == KM_ATOM_OPAQUE && a[id].op && (!strcmp(a[id].op, "/") || !strcmp(a[id].op, "%")) &&
+           a[id].n_args == 2 && a[id].args[1].n && depth < 4 && kc_form_sized_at(km, a[id].args[0], depth + 1) &&
+           kc_form_sized_at(km, a[id].args[1], depth + 1);
+}
+
+static bool kc_size_atom(const km_kernel *km, uint32_t id)
+{
+    return kc_size_atom_at(km, id, 0);
+}
+
+static bool kc_term_sized_at(const km_kernel *km, const km_term *t, int depth)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        if (!kc_size_atom_at(km, t->atoms[i], depth))
+            return false;
+    return true;
 }
 
 static bool kc_term_sized(const km_kernel *km, const km_term *t)
 {
-    for (uint32_t i = 0; i < t->n; i++)
-        if (!kc_size_atom(km, t->atoms[i]))
+    return kc_term_sized_at(km, t, 0);
+}
+
+static bool kc_form_sized_at(const km_kernel *km, km_form f, int depth)
+{
+    for (uint32_t i = 0; i < f.n; i++)
+        if (!kc_term_sized_at(km, &f.t[i], depth))
             return false;
     return true;
 }
 
 static bool kc_form_sized(const km_kernel *km, km_form f)
 {
-    for (uint32_t i = 0; i < f.n; i++)
-        if (!kc_term_sized(km, &f.t[i]))
+    return kc_form_sized_at(km, f, 0);
+}
+
+/* Whether size atom id is never negative when every size is at least 1: a parameter or
+ * constant, or x / d and x % d with d's terms positive and x a sum of such atoms with
+ * positive coefficients less at most 1 (kernel_size - 1). A multiplier of a bound must be. */
+static bool kc_size_nonneg(const km_kernel *km, uint32_t id, int depth)
+{
+    size_t n = 0;
+    const km_atom *a = km_atoms(km, &n);
+    if (id >= n || depth > 4)
+        return false;
+    if (a[id].kind == KM_ATOM_PARAM || (a[id].kind == KM_ATOM_CONST && (!a[id].has_value || a[id].value >= 0)))
+        return a[id].kind == KM_ATOM_PARAM || a[id].has_value; /* an unknown constant may be negative */
+    if (a[id].kind != KM_ATOM_OPAQUE || a[id].n_args != 2)
+        return false;
+    int64_t constant = 0;
+    bool positive = false;
+    for (int g = 0; g < 2; g++)
+        for (uint32_t i = 0; i < a[id].args[g].n; i++) {
+            const km_term *t = &a[id].args[g].t[i];
+            if (t->n == 0 && g == 0) {
+                constant += t->coef;
+                continue;
+            }
+            if (t->coef <= 0)
+                return false;
+            for (uint32_t j = 0; j < t->n; j++)
+                if (!kc_size_nonneg(km, t->atoms[j], depth + 1))
+                    return false;
+            positive |= g == 0;
+        }
+    /* d: positive terms only (a constant d is a term with no atoms, coefficient > 0) */
+    return constant >= 0 || (positive && constant >= -1);
+}
+
+/* Every atom of term t is a size that is never negative (kc_size_nonneg). */
+static bool kc_term_nonneg(const km_kernel *km, const km_term *t)
+{
+    for (uint32_t j = 0; j < t->n; j++)
+        if (!kc_size_nonneg(km, t->atoms[j], 0))
             return false;
     return true;
 }
@@ -517,6 +584,9 @@ static bool kc_divide(const km_kernel *km, const km_term *t, const km_term *g, k
     for (uint32_t j = 0; j < t->n; j++)
         if (!used[j])
             m->atoms[m->n++] = t->atoms[j];
+    for (uint32_t j = 0; j < m->n; j++)
+        if (!kc_size_nonneg(km, m->atoms[j], 0))
+            return false;
     return kc_term_sized(km, m);
 }
 
@@ -540,6 +610,11 @@ static bool kc_print(const km_kernel *km, const km_term *t, size_t n, struct hk_
                 ok &= hk_buf_printf(b, "%s%lld", j ? " * " : "", (long long)a->value) == HK_OK;
             else if (a->name && (a->kind == KM_ATOM_PARAM || a->kind == KM_ATOM_CONST))
                 ok &= hk_buf_printf(b, "%s%s", j ? " * " : "", a->name) == HK_OK;
+            else if (kc_size_atom(km, t[i].atoms[j])) /* (x) / (d), (x) % (d) of sizes */
+                ok &= hk_buf_appends(b, j ? " * ((" : "((") == HK_OK &&
+                      kc_print(km, a->args[0].t, a->args[0].n, b) &&
+                      hk_buf_printf(b, ") %s (", a->op) == HK_OK && kc_print(km, a->args[1].t, a->args[1].n, b) &&
+                      hk_buf_appends(b, "))") == HK_OK;
             else
                 ok = false;
         }
@@ -553,6 +628,7 @@ typedef struct {
     km_term counter;   /* a loop's: lhs is this one term */
     km_term own[8];    /* a loop variable's form (start + step * counter): lhs's terms */
     km_term last;      /* its last value plus one, when the loop's numbers are constants */
+    km_term sized[8];  /* a bound's terms made of sizes, when the others moved to lhs */
 } kc_bound;
 
 /* Bounds known besides the access's guards and loops. */
@@ -611,6 +687,8 @@ static bool kc_divmod_term(const km_kernel *km, const km_access *a, const km_ter
     for (uint32_t j = 0; j < t->n; j++)
         if ((long)j != op_at)
             m.atoms[m.n++] = t->atoms[j];
+    if (!kc_term_nonneg(km, &m))
+        return false;
     bool ok = hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
               hk_buf_appends(b, ") * ((") == HK_OK;
     if (!strcmp(x->op, "%"))
@@ -650,6 +728,8 @@ static bool kc_launch_term(const km_kernel *km, const km_term *t, const kc_limit
     for (uint32_t j = 0; j < t->n; j++)
         if ((long)j != at)
             m.atoms[m.n++] = t->atoms[j];
+    if (!kc_term_nonneg(km, &m))
+        return false;
     return hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
            hk_buf_printf(b, ") * (%s%s)", kc_grid_names[atoms[t->atoms[at]].axis], suffix) == HK_OK;
 }
@@ -696,7 +776,7 @@ static bool kc_builtin_term(const km_kernel *km, const km_term *t, enum km_atom_
             return false;
     }
     *axis = ax;
-    return seen_a && seen_b && t->coef > 0;
+    return seen_a && seen_b && t->coef > 0 && kc_term_nonneg(km, m);
 }
 
 /* The largest value of the global thread index along an axis in p, where no guard bounds
@@ -760,6 +840,160 @@ static bool kc_thread_term(const km_kernel *km, const km_access *a, kc_poly *p, 
     return ok;
 }
 
+/* Is atom id a grid-stride loop's counter ($G), or does it hold one in its operands? */
+static bool kc_grid_counter(const km_kernel *km, uint32_t id)
+{
+    size_t na = 0, nl = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    const km_loop *loops = km_loops(km, &nl);
+    return id < na && atoms[id].kind == KM_ATOM_LOOP && atoms[id].loop >= 0 && (size_t)atoms[id].loop < nl &&
+           loops[atoms[id].loop].kind == KM_LOOP_GRID_STRIDE;
+}
+
+static bool kc_form_mentions_grid(const km_kernel *km, km_form f, int depth);
+
+static bool kc_atom_mentions_grid(const km_kernel *km, uint32_t id, int depth)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    if (id >= na || depth > 16)
+        return id < na;  /* too deep: taken as mentioning one (no translation) */
+    if (kc_grid_counter(km, id))
+        return true;
+    for (uint32_t i = 0; i < atoms[id].n_args; i++)
+        if (kc_form_mentions_grid(km, atoms[id].args[i], depth + 1))
+            return true;
+    return false;
+}
+
+static bool kc_form_mentions_grid(const km_kernel *km, km_form f, int depth)
+{
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++)
+            if (kc_atom_mentions_grid(km, f.t[i].atoms[j], depth))
+                return true;
+    return false;
+}
+
+static bool kc_form_at_entry(const km_kernel *km, km_form e, km_form g, int depth);
+
+/* Is atom e (no grid counter in it) atom g with every grid-stride counter at 0? The
+ * value read at, or the division of, the element a thread handles first. */
+static bool kc_atom_at_entry(const km_kernel *km, uint32_t e, uint32_t g, int depth)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    if (e == g)
+        return true;
+    if (e >= na || g >= na || depth > 16)
+        return false;
+    const km_atom *x = &atoms[e], *y = &atoms[g];
+    if (x->kind != y->kind || (x->kind != KM_ATOM_READ && x->kind != KM_ATOM_OPAQUE) ||
+        x->n_args != y->n_args || !x->name != !y->name || (x->name && strcmp(x->name, y->name)) ||
+        !x->op != !y->op || (x->op && strcmp(x->op, y->op)))
+        return false;
+    for (uint32_t i = 0; i < x->n_args; i++)
+        if (!kc_form_at_entry(km, x->args[i], y->args[i], depth + 1))
+            return false;
+    return true;
+}
+
+/* Form e is form g with its grid-stride counters at 0: g's terms that hold a counter
+ * gone, the others matched one to one with e's (same coefficient, atoms at entry). */
+static bool kc_form_at_entry(const km_kernel *km, km_form e, km_form g, int depth)
+{
+    bool used[KC_TERMS] = { 0 };
+    uint32_t kept = 0;
+    if (e.n > KC_TERMS)
+        return false;
+    for (uint32_t i = 0; i < g.n; i++) {
+        bool gone = false;
+        for (uint32_t j = 0; j < g.t[i].n && !gone; j++)
+            gone = kc_grid_counter(km, g.t[i].atoms[j]);
+        if (gone)
+            continue;
+        kept++;
+        bool found = false;
+        for (uint32_t q = 0; q < e.n && !found; q++) {
+            if (used[q] || e.t[q].coef != g.t[i].coef || e.t[q].n != g.t[i].n)
+                continue;
+            bool taken[KM_DEGREE_MAX] = { 0 }, all = true;
+            for (uint32_t j = 0; j < g.t[i].n && all; j++) {
+                uint32_t m = 0;
+                while (m < e.t[q].n && (taken[m] || !kc_atom_at_entry(km, e.t[q].atoms[m], g.t[i].atoms[j], depth)))
+                    m++;
+                all = m < e.t[q].n;
+                if (all)
+                    taken[m] = true;
+            }
+            if (all)
+                used[q] = found = true;
+        }
+        if (!found)
+            return false;
+    }
+    return kept == e.n;
+}
+
+/* A guard's lhs at the thread's first element, into x->own: access forms are elements
+ * (grid-stride counters at 0) while a guard inside a grid-stride loop holds its counter
+ * (tin_shift's `now_t = i + shift[f(index)]` checked against t_size); the guard holds at
+ * every pass, so at the first too, where each value read or division is the element
+ * form's atom. Terms with a counter are 0 there. False when an atom has no element-form
+ * twin in the model or the terms do not fit. */
+static bool kc_guard_at_entry(const km_kernel *km, km_form lhs, kc_bound *x)
+{
+    size_t na = 0;
+    km_atoms(km, &na);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < lhs.n; i++) {
+        km_term t = lhs.t[i];
+        bool gone = false;
+        for (uint32_t j = 0; j < t.n && !gone; j++)
+            gone = kc_grid_counter(km, t.atoms[j]);
+        if (gone)
+            continue;
+        for (uint32_t j = 0; j < t.n; j++) {
+            if (!kc_atom_mentions_grid(km, t.atoms[j], 0))
+                continue;
+            uint32_t twin = UINT32_MAX;
+            for (uint32_t c = 0; c < na && twin == UINT32_MAX; c++)
+                if (c != t.atoms[j] && !kc_atom_mentions_grid(km, c, 0) && kc_atom_at_entry(km, c, t.atoms[j], 0))
+                    twin = c;
+            if (twin == UINT32_MAX)
+                return false;
+            t.atoms[j] = twin;
+        }
+        if (n == HK_ARRAY_LEN(x->own))
+            return false;
+        x->own[n++] = t;
+    }
+    x->lhs = (km_form){ .t = x->own, .n = n };
+    return n > 0;
+}
+
+/* Would taking m * lhs out of p leave no new unbounded term: each term of m * lhs that is
+ * not made of sizes already in p with its coefficient? (`i < t_size` from the loop, not
+ * `i + shift[..] < t_size` from a guard, splits `i * hw` when no shift term is there.) */
+static bool kc_split_cancels(const km_kernel *km, const kc_poly *p, const km_term *m, km_form lhs)
+{
+    for (uint32_t q = 0; q < lhs.n; q++) {
+        km_term t = { .coef = m->coef * lhs.t[q].coef, .n = m->n + lhs.t[q].n };
+        if (t.n > KM_DEGREE_MAX)
+            return false;
+        memcpy(t.atoms, m->atoms, m->n * sizeof *t.atoms);
+        memcpy(t.atoms + m->n, lhs.t[q].atoms, lhs.t[q].n * sizeof *t.atoms);
+        if (kc_term_sized(km, &t))
+            continue;
+        bool there = false;
+        for (size_t i = 0; i < p->n && !there; i++)
+            there = p->t[i].coef == t.coef && kc_same_atoms(&p->t[i], &t);
+        if (!there)
+            return false;
+    }
+    return true;
+}
+
 /* kc_access_extent of any form under the access's guards and loops (depth: how many
  * divisions deep kc_divmod_term may look). */
 static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form, const kc_limits *lim,
@@ -773,8 +1007,11 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
     for (uint32_t i = 0; i < a->n_guards && nb < KC_BOUNDS; i++) {
         const km_guard *g = &guards[a->guards[i]];
         bool lt = !strcmp(g->op, "<"), le = !strcmp(g->op, "<=");
-        if ((lt || le) && kc_form_sized(km, g->rhs) && !kc_form_sized(km, g->lhs))
-            bd[nb++] = (kc_bound){ .lhs = g->lhs, .rhs = g->rhs, .le = le };
+        if (!(lt || le) || !kc_form_sized(km, g->rhs) || kc_form_sized(km, g->lhs))
+            continue;
+        bd[nb] = (kc_bound){ .lhs = g->lhs, .rhs = g->rhs, .le = le };
+        if (!kc_form_mentions_grid(km, g->lhs, 0) || kc_guard_at_entry(km, g->lhs, &bd[nb]))
+            nb++;
     }
     for (uint32_t i = 0; i < a->n_loops && nb < KC_BOUNDS; i++) {
         const km_loop *l = &loops[a->loops[i]];
@@ -822,6 +1059,60 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
         }
         nb++;
     }
+    /* a loop whose bound moves with the thread (psamask's window, `for (hidx = hstart;
+     * hidx < hend; ..)` with hend = min(h_mask, h_feature + half_h_mask - h)): below each
+     * operand of a min, its terms that are no size taken to the left (hidx + h <
+     * h_feature + half_h_mask), read at the thread's first element */
+    for (uint32_t i = 0; i < a->n_loops && nb < KC_BOUNDS; i++) {
+        const km_loop *l = &loops[a->loops[i]];
+        bool lt = l->cmp && !strcmp(l->cmp, "<"), le = l->cmp && !strcmp(l->cmp, "<=");
+        if (l->kind != KM_LOOP_AFFINE || (!lt && !le) || !l->step.n || !l->bound.n ||
+            (l->has_trip && kc_form_sized(km, l->trip)) || kc_form_sized(km, l->bound))
+            continue;
+        size_t na = 0;
+        const km_atom *atoms = km_atoms(km, &na);
+        km_form piece[2] = { l->bound };
+        size_t n_piece = 1;
+        const km_term *b0 = &l->bound.t[0];
+        if (l->bound.n == 1 && b0->n == 1 && b0->coef == 1 && b0->atoms[0] < na &&
+            atoms[b0->atoms[0]].kind == KM_ATOM_OPAQUE && atoms[b0->atoms[0]].op &&
+            !strcmp(atoms[b0->atoms[0]].op, "min") && atoms[b0->atoms[0]].n_args == 2) {
+            piece[0] = atoms[b0->atoms[0]].args[0];
+            piece[1] = atoms[b0->atoms[0]].args[1];
+            n_piece = 2;
+        }
+        for (size_t pc = 0; pc < n_piece && nb < KC_BOUNDS; pc++) {
+            km_term lhs[2 * KC_BOUNDS];
+            uint32_t n = 0, ns = 0;
+            bool fits = l->start.n + l->step.n + piece[pc].n <= HK_ARRAY_LEN(lhs);
+            kc_bound *x = &bd[nb];
+            *x = (kc_bound){ .le = le };
+            for (uint32_t j = 0; j < l->start.n && fits; j++)
+                lhs[n++] = l->start.t[j];
+            for (uint32_t j = 0; j < l->step.n && fits; j++) {
+                km_term t = l->step.t[j];
+                fits = t.n < KM_DEGREE_MAX;
+                if (fits)
+                    t.atoms[t.n++] = l->counter;
+                lhs[n++] = t;
+            }
+            for (uint32_t j = 0; j < piece[pc].n && fits; j++) {
+                km_term t = piece[pc].t[j];
+                if (kc_term_sized(km, &t)) {
+                    fits = ns < HK_ARRAY_LEN(x->sized);
+                    if (fits)
+                        x->sized[ns++] = t;
+                } else {
+                    t.coef = -t.coef;
+                    lhs[n++] = t;
+                }
+            }
+            if (!fits || !kc_guard_at_entry(km, (km_form){ .t = lhs, .n = n }, x))
+                continue;
+            x->rhs = (km_form){ .t = x->sized, .n = ns };
+            nb++;
+        }
+    }
     if (lim && lim->extra && nb < KC_BOUNDS)
         bd[nb++] = *lim->extra;
     kc_poly rest = { .n = 0 };
@@ -829,15 +1120,8 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
     struct hk_buf divmod; /* " + bound" of each x / d and x % d term */
     hk_buf_init(&divmod, SK_MAX_TEXT);
     bool ok = true;
-    for (uint32_t i = 0; i < form.n && ok; i++) {
-        struct hk_buf one_term;
-        hk_buf_init(&one_term, SK_MAX_TEXT);
-        if (kc_divmod_term(km, a, &form.t[i], lim, depth, &one_term))
-            ok = one_term.data && hk_buf_appends(&divmod, one_term.data) == HK_OK;
-        else
-            ok = kc_add(&rest, &one, &form.t[i], 1);
-        hk_buf_free(&one_term);
-    }
+    for (uint32_t i = 0; i < form.n && ok; i++)
+        ok = kc_add(&rest, &one, &form.t[i], 1);
     kc_poly mult[KC_BOUNDS];
     for (size_t i = 0; i < nb; i++)
         mult[i].n = 0;
@@ -850,15 +1134,31 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
             break; /* only sizes left */
         km_term t = rest.t[at], m;
         bool split = false;
+        /* a bound whose other terms are all there first (psamask's h of `hidx + h <
+         * h_feature + half_h_mask` is a remainder that goes with hidx), then x / d and
+         * x % d on their own, then any bound */
+        for (int exact = 1; exact >= 0 && !split; exact--) {
+        if (!exact) {
+            struct hk_buf one_term;
+            hk_buf_init(&one_term, SK_MAX_TEXT);
+            if (kc_divmod_term(km, a, &t, lim, depth, &one_term)) {
+                ok &= one_term.data && hk_buf_appends(&divmod, one_term.data) == HK_OK;
+                rest.t[at] = rest.t[--rest.n];
+                split = true;
+            }
+            hk_buf_free(&one_term);
+        }
         for (size_t i = 0; i < nb && !split; i++)
             for (uint32_t j = 0; j < bd[i].lhs.n && !split; j++) {
-                if (kc_term_sized(km, &bd[i].lhs.t[j]) || !kc_divide(km, &t, &bd[i].lhs.t[j], &m))
+                if (kc_term_sized(km, &bd[i].lhs.t[j]) || !kc_divide(km, &t, &bd[i].lhs.t[j], &m) ||
+                    (exact && !kc_split_cancels(km, &rest, &m, bd[i].lhs)))
                     continue;
                 for (uint32_t q = 0; q < bd[i].lhs.n; q++)
                     ok &= kc_add(&rest, &m, &bd[i].lhs.t[q], -1);
                 ok &= kc_add(&mult[i], &one, &m, 1);
                 split = true;
             }
+        }
         if (!split && lim && kc_block_term(km, &t, lim, &divmod)) {
             rest.t[at] = rest.t[--rest.n];
             split = true;
@@ -897,6 +1197,46 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
     ok &= hk_buf_appends(b, " + 1") == HK_OK;
     hk_buf_free(&divmod);
     return ok;
+}
+
+/* Does form f hold min(..) or max(..) of something that is no size (a window's edge that
+ * moves with the thread)? */
+static bool kc_clipped(const km_kernel *km, km_form f)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *x = f.t[i].atoms[j] < na ? &atoms[f.t[i].atoms[j]] : NULL;
+            if (!x || x->kind != KM_ATOM_OPAQUE || !x->op || (strcmp(x->op, "min") && strcmp(x->op, "max")))
+                continue;
+            for (uint32_t g = 0; g < x->n_args; g++)
+                if (!kc_form_sized(km, x->args[g]))
+                    return true;
+        }
+    return false;
+}
+
+int kc_window_writes(const km_kernel *km, const char *name)
+{
+    size_t na = 0, nl = 0;
+    const km_access *a = km ? km_accesses(km, &na) : NULL;
+    const km_loop *l = km ? km_loops(km, &nl) : NULL;
+    int line = 0;
+    for (size_t i = 0; i < na; i++) {
+        if (strcmp(a[i].buffer, name) != 0 || a[i].mode == KM_READ)
+            continue;
+        bool clipped = false;
+        for (uint32_t j = 0; j < a[i].n_loops && !clipped; j++) {
+            const km_loop *x = a[i].loops[j] < nl ? &l[a[i].loops[j]] : NULL;
+            clipped = x && x->kind == KM_LOOP_AFFINE && (kc_clipped(km, x->start) || kc_clipped(km, x->bound));
+        }
+        if (!clipped)
+            return 0;
+        if (!line)
+            line = (int)a[i].line;
+    }
+    return line;
 }
 
 /* The line where parameter name is moved once (km_param's moved_at), else 0. */
@@ -1767,6 +2107,217 @@ uint32_t kc_gather_line(const km_kernel *km, const an_function *f)
             return ac[i].line;
     }
     return 0;
+}
+
+static int kg_pointer_param(const an_function *f, const char *name);
+
+/* The same terms, as multisets (coefficients and atoms). */
+static bool kc_same_terms(const km_term *a, uint32_t na, const km_term *b, uint32_t nb)
+{
+    bool used[8] = { 0 };
+    if (na != nb || na > HK_ARRAY_LEN(used))
+        return false;
+    for (uint32_t i = 0; i < na; i++) {
+        uint32_t j = 0;
+        while (j < nb && (used[j] || b[j].coef != a[i].coef || !kc_same_atoms(&a[i], &b[j])))
+            j++;
+        if (j == nb)
+            return false;
+        used[j] = true;
+    }
+    return true;
+}
+
+/* Whether every term of access a's element that holds a value read from memory lies in a
+ * part m * L of it (m a positive product of sizes) that guards in force bound on both
+ * sides: L < X (or <=) with X made of sizes, and 0 <= L (or -1 < L), the guards read at
+ * the thread's first element (kc_guard_at_entry). tin_shift's `now_t = i + shift[..]`
+ * skipped unless 0 <= now_t < t_size. A read inside an operation (shift[..] % n: C's
+ * remainder keeps the sign) or bounded on one side only is not. */
+static bool kc_read_terms_guarded(const km_kernel *km, const km_access *a)
+{
+    size_t ng = 0;
+    const km_guard *guards = km_guards(km, &ng);
+    kc_bound up[KC_BOUNDS], low[KC_BOUNDS];
+    size_t nu = 0, nlow = 0;
+    for (uint32_t i = 0; i < a->n_guards; i++) {
+        const km_guard *g = &guards[a->guards[i]];
+        bool lt = !strcmp(g->op, "<"), le = !strcmp(g->op, "<=");
+        int64_t c;
+        if (!lt && !le)
+            continue;
+        if (nu < KC_BOUNDS && kc_form_sized(km, g->rhs) && !kc_form_sized(km, g->lhs) &&
+            kc_guard_at_entry(km, g->lhs, &up[nu]))
+            nu++;
+        if (nlow < KC_BOUNDS && km_form_value(km, g->lhs, &c) && c == (le ? 0 : -1) &&
+            kc_guard_at_entry(km, g->rhs, &low[nlow]))
+            nlow++;
+    }
+    kc_poly rest = { .n = 0 };
+    km_term one = { .coef = 1, .n = 0 };
+    km_form el = a->has_entry_element ? a->entry_element : a->element;
+    for (uint32_t i = 0; i < el.n; i++)
+        if (!kc_add(&rest, &one, &el.t[i], 1))
+            return false;
+    for (int step = 0; step < KC_TERMS; step++) {
+        size_t at = rest.n;
+        for (size_t i = 0; i < rest.n && at == rest.n; i++) {
+            km_form f1 = { .t = &rest.t[i], .n = 1 };
+            if (km_form_reads(km, f1, 4))
+                at = i;
+        }
+        if (at == rest.n)
+            return true;
+        km_term t = rest.t[at], m;
+        size_t na = 0;
+        const km_atom *atoms = km_atoms(km, &na);
+        for (uint32_t j = 0; j < t.n; j++)
+            if (t.atoms[j] >= na || atoms[t.atoms[j]].kind == KM_ATOM_OPAQUE)
+                return false; /* a read inside an operation */
+        bool split = false;
+        for (size_t u = 0; u < nu && !split; u++) {
+            bool lower = false;
+            for (size_t l = 0; l < nlow && !lower; l++)
+                lower = kc_same_terms(up[u].lhs.t, up[u].lhs.n, low[l].lhs.t, low[l].lhs.n);
+            if (!lower)
+                continue;
+            for (uint32_t j = 0; j < up[u].lhs.n && !split; j++) {
+                if (kc_term_sized(km, &up[u].lhs.t[j]) || !kc_divide(km, &t, &up[u].lhs.t[j], &m) ||
+                    !kc_split_cancels(km, &rest, &m, up[u].lhs))
+                    continue;
+                for (uint32_t q = 0; q < up[u].lhs.n; q++)
+                    if (!kc_add(&rest, &m, &up[u].lhs.t[q], -1))
+                        return false;
+                split = true;
+            }
+        }
+        if (!split)
+            return false;
+    }
+    return false;
+}
+
+uint32_t kc_gathers_guarded(skel *k, const an_function *f, char *const *counts, const bool *count_sure)
+{
+    size_t n = 0;
+    const km_access *ac = k->km ? km_accesses(k->km, &n) : NULL;
+    uint32_t line = 0;
+    if (!ac || !kc_accesses_resolved(k->km, f))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ac[i].space != KM_SPACE_GLOBAL || !km_form_reads(k->km, ac[i].index, 4))
+            continue;
+        int p = kg_pointer_param(f, ac[i].buffer);
+        if (p < 0 || p >= HK_MAX_ARGS || !counts[p] || !count_sure[p] || !kc_read_terms_guarded(k->km, &ac[i]))
+            return 0;
+        /* the count must be the model's, which bounds this access with those guards */
+        char *c = kc_count(k, ac[i].buffer);
+        bool same = c && !strcmp(c, counts[p]);
+        hk_free(c);
+        if (!same)
+            return 0;
+        if (!line)
+            line = ac[i].line;
+    }
+    return line;
+}
+
+/* Whether the word w stands in t. */
+static bool kn_mentions(const char *t, const char *w)
+{
+    size_t n = t ? strlen(t) : 0, wl = strlen(w);
+    for (size_t i = 0; i + wl <= n; i++)
+        if (sk_word_at(t, n, i, w, wl))
+            return true;
+    return false;
+}
+
+/* t with every word w replaced by (by): a new string, NULL on ENOMEM or when too long. */
+static char *kn_replace(const char *t, const char *w, const char *by)
+{
+    struct hk_buf b;
+    size_t n = strlen(t), wl = strlen(w);
+    bool ok = true;
+    hk_buf_init(&b, 4 * SK_MAX_TEXT);
+    for (size_t i = 0; i < n && ok;) {
+        if (sk_word_at(t, n, i, w, wl)) {
+            ok = hk_buf_printf(&b, "(%s)", by) == HK_OK;
+            i += wl;
+        } else {
+            ok = hk_buf_append(&b, t + i, 1) == HK_OK;
+            i++;
+        }
+    }
+    char *r = ok ? hk_buf_steal(&b) : NULL;
+    hk_buf_free(&b);
+    return r;
+}
+
+void sk_numel_sizes(skel *k, const an_function *f, const an_launch *site, char **scal, char *const *counts,
+                    const bool *count_sure, char **grid, size_t n_grid, long long *program, bool *have_program)
+{
+    for (size_t i = 0; site && i < f->n_params && i < site->n_args && i < HK_MAX_ARGS; i++) {
+        char tensor[64];
+        const char *v = scal[i];
+        if (f->params[i].pointer_depth || !v || !sk_is_identifier(v) || !sk_numel_of(k, v, tensor, sizeof tensor))
+            continue;
+        long j = -1;
+        for (size_t q = 0; q < f->n_params && q < site->n_args && q < HK_MAX_ARGS && j < 0; q++)
+            if (f->params[q].pointer_depth && sk_passes_data_of(site->args[q], tensor))
+                j = (long)q;
+        if (j < 0 || !count_sure[j] || !counts[j])
+            continue;
+        /* every count must be free of it (the buffer's own would be circular), and no
+         * other scalar may be passed it */
+        bool free_of = true;
+        for (size_t q = 0; q < f->n_params && q < HK_MAX_ARGS && free_of; q++)
+            free_of = !(f->params[q].pointer_depth ? kn_mentions(counts[q], v)
+                                                   : q != i && kn_mentions(scal[q], v));
+        size_t at = k->n_vars;
+        for (size_t q = 0; q < k->n_vars; q++)
+            if (!strcmp(k->vars[q], v))
+                at = q;
+        if (!free_of || at == k->n_vars)
+            continue;
+        char *g[3] = { NULL, NULL, NULL }, *value = hk_strdup(counts[j]);
+        bool ok = value != NULL;
+        for (size_t d = 0; d < n_grid && d < 3 && ok; d++)
+            ok = grid[d] && (g[d] = kn_replace(grid[d], v, counts[j])) != NULL && strlen(g[d]) <= SK_MAX_TEXT;
+        if (!ok) {
+            for (size_t d = 0; d < 3; d++)
+                hk_free(g[d]);
+            hk_free(value);
+            k->nomem |= !value;
+            continue;
+        }
+        sk_note(k, "%s is %s.numel() in the launcher, the element count of %s: %s", v, tensor,
+                f->params[j].name, counts[j]);
+        for (size_t d = 0; d < n_grid && d < 3; d++) {
+            hk_free(grid[d]);
+            grid[d] = g[d];
+        }
+        /* the parameter's text in the index math (mapped at its launch value) follows */
+        for (size_t m = 0; m < k->n_map; m++)
+            if (!strcmp(k->map_to[m], v) && !strcmp(k->map_from[m], f->params[i].name)) {
+                char *to = hk_strdup(value);
+                if (!to) {
+                    k->nomem = true;
+                    continue;
+                }
+                hk_free(k->map_to[m]);
+                k->map_to[m] = to;
+            }
+        char *old = scal[i];
+        scal[i] = value;
+        hk_free(k->vars[at]);
+        for (size_t q = at; q + 1 < k->n_vars; q++) {
+            k->vars[q] = k->vars[q + 1];
+            program[q] = program[q + 1];
+            have_program[q] = have_program[q + 1];
+        }
+        k->n_vars--;
+        hk_free(old);
+    }
 }
 
 /* ---- index buffers whose range the index math gives ---- */

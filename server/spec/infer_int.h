@@ -78,6 +78,20 @@ bool sk_bare(const char *t, size_t n, char *out, size_t cap);
 
 char *sk_local_init(skel *k, const char *name);
 
+/* Whether the launcher sets name to a tensor's element count, `name = T.numel();` (mmcv's
+ * `int output_size = output.numel();`): then T's name into tensor (cap bytes). */
+bool sk_numel_of(skel *k, const char *name, char *tensor, size_t cap);
+
+/* Whether the launcher sets name to a product of two or more other names, one of them
+ * passed at the launch site too (mmcv's `int nthreads = num_ * h_feature * w_feature;`
+ * beside h_feature and w_feature): that launch argument is then the product of sizes the
+ * kernel splits its index by, not a size of its own. */
+bool sk_product_local(skel *k, const an_launch *site, const char *name);
+
+/* Whether launch argument text arg is tensor's data, `T.data_ptr<float>()` or
+ * `T.data<float>()`, with no offset added. */
+bool sk_passes_data_of(const char *arg, const char *tensor);
+
 /* A #define or constexpr of the kernel's file, else of the launch site's. */
 const char *sk_tunable_value(const skel *k, const char *name);
 
@@ -219,6 +233,12 @@ bool kc_moved_once(const skel *k, const char *name, bool stride_grid);
  * what the buffer held: an inout, never an output the harness checks as all written. */
 int kc_data_guarded_writes(const km_kernel *km, const char *name);
 
+/* When every write of buffer name in the kernel model sits in a loop whose start or bound
+ * is a min or max of something that moves with the thread (psamask's window clipped at
+ * the feature map's edges): the line of the first, else 0. Which elements such windows
+ * reach together is not known: an inout, whose elements not written keep their contents. */
+int kc_window_writes(const km_kernel *km, const char *name);
+
 /* Count of buffer from the model: the largest element any global access of it can reach,
  * plus one, in spec terms (kernel parameters replaced by their launch values). New
  * string, or NULL when one access cannot be bounded or the kernel has no model. */
@@ -298,6 +318,21 @@ bool kc_accesses_resolved(const km_kernel *km, const an_function *f);
  * read from memory, however it is spelled (through a pointer moved by it, `w = wte +
  * ix * C; w[i]`, which no subscript shows). Its line, or 0. */
 uint32_t kc_gather_line(const km_kernel *km, const an_function *f);
+
+/* The data-dependent subscripts the guards keep inside their buffers: every global
+ * access whose index holds a value read from memory has each such value in a part that
+ * guards bound on both sides (0 <= L < X, read at the thread's first element), and its
+ * buffer's count (counts[], count_sure[] per parameter) is the model's (kc_count), which
+ * holds that bound. The first such access's line, or 0 when one is not so (or none). */
+uint32_t kc_gathers_guarded(skel *k, const an_function *f, char *const *counts, const bool *count_sure);
+
+/* A scalar passed a launcher size that is a tensor's element count (`int output_size =
+ * output.numel();`, mmcv's nthreads) whose data is passed as pointer parameter j with a
+ * sure count: the size is that count. scal[i] becomes the count's text, the size variable
+ * goes from k->vars (program[] and have_program[] kept in step) and the grid's texts
+ * follow. Left as it is when any count or another scalar mentions the size. */
+void sk_numel_sizes(skel *k, const an_function *f, const an_launch *site, char **scal, char *const *counts,
+                    const bool *count_sure, char **grid, size_t n_grid, long long *program, bool *have_program);
 
 /* Spec expression text evaluated at one size set (a JSON object of integers). */
 bool sk_eval_at(const char *text, const json_t *set, long long *v);

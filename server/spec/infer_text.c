@@ -126,6 +126,81 @@ char *sk_local_init(skel *k, const char *name)
     return sk_dim3_members(k, name, found, found_at);
 }
 
+/* The first byte of t that is no blank space. */
+static const char *sk_ws(const char *t)
+{
+    while (*t && isspace((unsigned char)*t))
+        t++;
+    return t;
+}
+
+bool sk_numel_of(skel *k, const char *name, char *tensor, size_t cap)
+{
+    char *init = k->site_text ? sk_local_init(k, name) : NULL;
+    bool ok = false;
+    const char *c = init ? sk_ws(init) : NULL;
+    size_t n = 0;
+    while (c && (isalnum((unsigned char)c[n]) || c[n] == '_'))
+        n++;
+    if (c && n && n < cap && !isdigit((unsigned char)c[0])) {
+        const char *r = sk_ws(c + n);
+        if (*r == '.') {
+            r = sk_ws(r + 1);
+            if (!strncmp(r, "numel", 5) && !(isalnum((unsigned char)r[5]) || r[5] == '_')) {
+                r = sk_ws(r + 5);
+                if (*r == '(') {
+                    r = sk_ws(r + 1);
+                    ok = *r == ')' && !*sk_ws(r + 1);
+                }
+            }
+        }
+        if (ok) {
+            memcpy(tensor, c, n);
+            tensor[n] = '\0';
+        }
+    }
+    hk_free(init);
+    return ok;
+}
+
+bool sk_product_local(skel *k, const an_launch *site, const char *name)
+{
+    char *init = k->site_text ? sk_local_init(k, name) : NULL;
+    size_t words = 0;
+    bool ok = init != NULL, passed = false;
+    for (const char *c = init; ok && *c;) {
+        if (isalpha((unsigned char)*c) || *c == '_') {
+            const char *s = c;
+            while (isalnum((unsigned char)*c) || *c == '_')
+                c++;
+            words++;
+            size_t wl = (size_t)(c - s);
+            ok = !(wl == strlen(name) && !strncmp(s, name, wl));
+            for (size_t a = 0; a < site->n_args && !passed; a++)
+                passed = strlen(site->args[a]) == wl && !strncmp(site->args[a], s, wl);
+        } else {
+            ok = isspace((unsigned char)*c) || *c == '*' || *c == '(' || *c == ')';
+            c++;
+        }
+    }
+    hk_free(init);
+    return ok && passed && words >= 2;
+}
+
+bool sk_passes_data_of(const char *arg, const char *tensor)
+{
+    size_t n = strlen(tensor);
+    const char *c = arg ? sk_ws(arg) : NULL;
+    if (!c || !n || strncmp(c, tensor, n) != 0 || isalnum((unsigned char)c[n]) || c[n] == '_')
+        return false;
+    c = sk_ws(c + n);
+    if (*c != '.')
+        return false;
+    c = sk_ws(c + 1);
+    /* data_ptr<T>() or data<T>(), and nothing added after it */
+    return !strncmp(c, "data", 4) && !strchr(c, '+') && !strchr(c, '-');
+}
+
 /* Whether the caller body declares name with the type word type (dim3 name; dim3 name(...);
  * dim3 a, name), or the caller takes it as a parameter of that type. */
 static bool sk_declared_as(const skel *k, const char *name, const char *type)

@@ -588,8 +588,15 @@ static void counts_follow_the_threads_launched(void **state)
     infer(DATA("threads.cu"), "plane", &inf);
     assert_true(has_doubt(&inf, "no launch site or bounds check says how many blocks plane needs"));
     spec_inference_free(&inf);
+    /* a guard whose bound divides sizes (rows * (width / 2)) is read: out is the pairs
+     * written, 2 * rows * (width / 2) elements, an odd width's last column left out */
     infer(DATA("threads.cu"), "swap_pairs", &inf);
-    assert_true(has_doubt(&inf, "how many elements out has"));
+    no_doubts(&inf);
+    static const char *const pn[] = { "rows", "width" };
+    static const long long pv1[] = { 3, 8 }, pv2[] = { 3, 9 };
+    assert_int_equal(eval(field(inf.spec, 1, "count"), pn, pv1, 2), 24);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), pn, pv2, 2), 24);
+    assert_int_equal(eval(field(inf.spec, 0, "count"), pn, pv2, 2), 24);
     spec_inference_free(&inf);
     /* bounds-checked (i < n) with blockIdx.x * tile: the guess is no grid the counts follow */
     infer(DATA("odd_stride.cu"), "copy_tiles", &inf);
@@ -1461,6 +1468,102 @@ static void timing_sizes_all_pairs_and_local_arrays(void **state)
     spec_inference_free(&inf);
 }
 
+/* mmcv's tin_shift: a flat index split by / and % (every part below its modulus), a value
+ * read from memory moving t, the move skipped unless 0 <= t < t_size. The guards keep the
+ * subscript inside output whatever the value (no doubt), the counts are the tensors'
+ * (batch * t_size * channels * hw), and nthreads, output.numel() in the launcher, is
+ * output's count. A guard on one side only, or none, leaves the value read a doubt. The
+ * window of carafe: guards and loops whose bounds divide sizes (height / scale). */
+static void guarded_shifts_and_divided_sizes(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    static const char *const names[] = { "batch", "channels", "t_size", "hw", "groups", "group_channel" };
+    static const long long v1[] = { 8, 256, 8, 3136, 4, 64 }, v2[] = { 3, 64, 5, 777, 2, 32 };
+    const char *const ways[] = { "shift_continue", "shift_if_block" };
+    for (size_t w = 0; w < HK_ARRAY_LEN(ways); w++) {
+        infer(DATA("shift_guard.cu"), ways[w], &inf);
+        no_doubts(&inf);
+        assert_true(has_note(&inf, "guards keep it inside its buffer whatever the value"));
+        assert_true(has_note(&inf, "output_size is output.numel() in the launcher"));
+        assert_string_equal(field(inf.spec, 3, "kind"), "inout"); /* written where the data says */
+        for (size_t a = 0; a < 4; a++) {
+            const char *key = a == 0 ? "value" : "count";
+            long long want1 = a == 2 ? 8 * 4 : 8LL * 256 * 8 * 3136, want2 = a == 2 ? 3 * 2 : 3LL * 64 * 5 * 777;
+            assert_int_equal(eval(field(inf.spec, a, key), names, v1, 6), want1);
+            assert_int_equal(eval(field(inf.spec, a, key), names, v2, 6), want2);
+        }
+        json_t *s0 = json_array_get(json_object_get(inf.spec, "sizes"), 0);
+        assert_null(json_object_get(s0, "output_size")); /* no size of its own any more */
+        spec_inference_free(&inf);
+    }
+    infer(DATA("shift_guard.cu"), "shift_upper_only", &inf);
+    assert_true(has_doubt(&inf, "is a value read from a buffer"));
+    spec_inference_free(&inf);
+    spec_inference refused;
+    char err[512] = "";
+    char *path = spec_default_path(DATA("shift_guard.cu"), "shift_unguarded");
+    int rc = spec_infer(DATA("shift_guard.cu"), "shift_unguarded", path, &refused, err, sizeof err);
+    if (rc == HK_OK) {
+        assert_true(has_doubt(&refused, "is a value read from a buffer"));
+        spec_inference_free(&refused);
+    } else {
+        assert_non_null(strstr(err, "is a value read from a buffer"));
+    }
+    hk_free(path);
+
+    infer(DATA("shift_guard.cu"), "window_up2", &inf);
+    no_doubts(&inf);
+    static const char *const wn[] = { "nthreads", "k", "scale", "channels", "height", "width" };
+    static const long long w1[] = { 2 * 16 * 64 * 48, 5, 2, 16, 64, 48 }, w2[] = { 3 * 5 * 50 * 38, 3, 2, 5, 50, 38 };
+    assert_true(eval(field(inf.spec, 1, "count"), wn, w1, 6) >= 2 * 16 * 32 * 24);
+    assert_true(eval(field(inf.spec, 1, "count"), wn, w2, 6) >= 3 * 5 * 25 * 19);
+    /* above by less than two rows of the input: the window's reach, not a guess */
+    assert_true(eval(field(inf.spec, 1, "count"), wn, w1, 6) <= 2 * 16 * 32 * 24 + 2 * 24 + 2);
+    assert_int_equal(eval(field(inf.spec, 2, "count"), wn, w1, 6), 2 * 16 * 64 * 48);
+    spec_inference_free(&inf);
+}
+
+/* mmcv's psamask: windows clipped by min/max where each pixel sits scatter into a buffer.
+ * The loop's variable is below each operand of the min, the pixel's row taken to the left
+ * (hidx + h < h_feature + half_h_mask): counts equal the tensors', written with
+ * temporaries or inline. What the windows reach together is not known: an inout.
+ * nthreads, num * h_feature * w_feature in the launcher, is that product. A window whose
+ * end is read from memory leaves buffer_data without a count. */
+static void windows_clipped_where_the_thread_is(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    static const char *const names[] = { "num", "h_feature", "w_feature", "h_mask", "w_mask", "half_h_mask",
+                                         "half_w_mask" };
+    static const long long v1[] = { 8, 32, 32, 63, 63, 31, 31 }, v2[] = { 2, 24, 20, 47, 39, 23, 19 };
+    const char *const ways[] = { "collect", "collect_inline" };
+    for (size_t w = 0; w < HK_ARRAY_LEN(ways); w++) {
+        infer(DATA("window_scatter.cu"), ways[w], &inf);
+        no_doubts(&inf);
+        assert_string_equal(field(inf.spec, 0, "value"), "(num*h_feature*w_feature)");
+        assert_string_equal(field(inf.spec, 7, "kind"), "input");
+        assert_string_equal(field(inf.spec, 8, "kind"), "inout");
+        assert_true(has_note(&inf, "buffer_data is written in windows clipped where each thread is"));
+        assert_int_equal(eval(field(inf.spec, 7, "count"), names, v1, 7), 8LL * 63 * 63 * 32 * 32);
+        assert_int_equal(eval(field(inf.spec, 7, "count"), names, v2, 7), 2LL * 47 * 39 * 24 * 20);
+        assert_int_equal(eval(field(inf.spec, 8, "count"), names, v1, 7), 8LL * 32 * 32 * 32 * 32);
+        assert_int_equal(eval(field(inf.spec, 8, "count"), names, v2, 7), 2LL * 24 * 20 * 24 * 20);
+        spec_inference_free(&inf);
+    }
+    spec_inference refused;
+    char err[512] = "";
+    char *path = spec_default_path(DATA("window_scatter.cu"), "collect_read_end");
+    int rc = spec_infer(DATA("window_scatter.cu"), "collect_read_end", path, &refused, err, sizeof err);
+    if (rc == HK_OK) {
+        assert_true(has_doubt(&refused, "how many elements buffer_data has is not in the index math"));
+        spec_inference_free(&refused);
+    } else {
+        assert_non_null(strstr(err, "how many elements buffer_data has is not in the index math"));
+    }
+    hk_free(path);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1515,6 +1618,8 @@ int main(void)
         cmocka_unit_test(timing_sizes_past_the_l2),
         cmocka_unit_test(timing_sizes_capped_by_int_and_memory),
         cmocka_unit_test(timing_sizes_all_pairs_and_local_arrays),
+        cmocka_unit_test(guarded_shifts_and_divided_sizes),
+        cmocka_unit_test(windows_clipped_where_the_thread_is),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
