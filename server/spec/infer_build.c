@@ -1207,6 +1207,12 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             site_block_unread = false;
             sk_note(k, "block %lld: the launch at %s:%d is under `case %lld:` of a switch on its block %s",
                     case_val, file, site_line, case_val, site->block);
+        } else if ((n_block = sk_if_block(k, site, block_val)) > 0) {
+            /* if (block_size == 16) k<16><<<grid, threads>>>: likewise */
+            site_block_unread = false;
+            sk_note(k, "block %lld x %lld x %lld: the launch at %s:%d is under an `if` that compares its "
+                    "block %s with a constant", block_val[0], n_block > 1 ? block_val[1] : 1,
+                    n_block > 2 ? block_val[2] : 1, file, site_line, site->block);
         }
     }
     /* an integer argument passed as a member (s.n, p->batch) is that parameter wherever the
@@ -1403,6 +1409,13 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         size_t base_map = k->n_map;
         if (n_block_read == 1 && site->block && sk_is_identifier(site->block) && !sk_mapped(k, site->block))
             sk_map(k, site->block, bvar[0]);
+        /* the members of a dim3 block (threads.x, threads.y) */
+        for (size_t d = 0; d < n_block_read && site->block && sk_is_identifier(site->block); d++) {
+            char *member = hk_asprintf("%s.%c", site->block, "xyz"[d]);
+            if (member && !sk_mapped(k, member))
+                sk_map(k, member, bvar[d]);
+            hk_free(member);
+        }
         /* and the x of a dim3 block (dim3 threads(THREADS_PER_BLOCK)) */
         char *braw = n_block_read >= 1 && site->block && sk_is_identifier(site->block) ? sk_local_init(k, site->block)
                                                                                        : NULL;
