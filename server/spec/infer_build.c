@@ -829,7 +829,9 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
         if (cls[v] >= 0 && (gcls[grp[v]] < 0 || cls[v] < gcls[grp[v]]))
             gcls[grp[v]] = cls[v];
     for (size_t v = 0; v < k->n_vars; v++)
-        free_var[v] = cap[v] >= 0 && cls[v] != 0 && !in_output[v];
+        /* a size a counted loop runs to is each thread's work (matrixMul's wA: halved to 16
+         * for a guessed B it timed a GEMM of K = 16), not only a factor of the guess */
+        free_var[v] = cap[v] >= 0 && cls[v] != 0 && !in_output[v] && !t->loop_bound[v];
     const char *stop_why = NULL, *stop_var = NULL;
     bool shrunk[SK_MAX_VARS] = { 0 };
     for (int c = 0; c < 2 && moved < SK_TIMING_BYTES; c++) {

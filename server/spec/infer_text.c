@@ -252,7 +252,8 @@ static char *sk_dim3_param_member(skel *k, const char *chain)
     if (!name)
         return NULL;
     sk_map(k, chain, name);
-    sk_note(k, "%s, a member of the launcher's dim3 parameter %s, is the size %s", chain, base, name);
+    sk_note(k, "%s, a member of the launcher's dim3 parameter %s, reads as %s (a size where the spec uses it)",
+            chain, base, name);
     return name;
 }
 

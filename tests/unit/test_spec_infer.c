@@ -1530,7 +1530,7 @@ static void a_block_under_an_if_and_dim3_parameters(void **state)
     infer(DATA("check_sizes.cu"), "tile_copy", &inf);
     no_doubts(&inf);
     assert_true(has_note(&inf, "block 16 x 16 x 1: the launch at check_sizes.cu:75 is under an `if`"));
-    assert_true(has_note(&inf, "dims_a.y, a member of the launcher's dim3 parameter dims_a, is the size dims_a_y"));
+    assert_true(has_note(&inf, "dims_a.y, a member of the launcher's dim3 parameter dims_a, reads as dims_a_y"));
     json_t *grid = json_object_get(json_object_get(inf.spec, "launch"), "grid");
     assert_int_equal(json_array_size(grid), 2);
     assert_int_equal(eval(json_string_value(json_array_get(grid, 1)), names, v, 2), 3);
@@ -1541,6 +1541,23 @@ static void a_block_under_an_if_and_dim3_parameters(void **state)
     infer(DATA("check_sizes.cu"), "tile_scale", &inf);
     assert_false(has_note(&inf, "is under an `if`"));
     assert_true(has_doubt(&inf, "no launch site or bounds check says how many blocks tile_scale needs"));
+    spec_inference_free(&inf);
+
+    /* matrixMul's shape: c and a from their allocations (dims_c's members as declared), b
+     * a guess of an input; wa, which the tile loop runs to, keeps the timed set's K (a
+     * GEMM of K = 16 when it was halved to make room for the guess) */
+    static const char *const mul_names[] = { "wa", "wb", "dims_a_y" };
+    static const long long mul_v[] = { 32, 64, 48 };
+    infer(DATA("check_sizes.cu"), "tile_mul", &inf);
+    no_doubts(&inf);
+    assert_int_equal(eval(field(inf.spec, 0, "count"), mul_names, mul_v, 3), 64 * 48);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), mul_names, mul_v, 3), 32 * 48);
+    assert_true(eval(field(inf.spec, 2, "count"), mul_names, mul_v, 3) >= 32 * 64);
+    assert_true(has_note(&inf, "count of b guessed as"));
+    json_t *s0 = json_array_get(json_object_get(inf.spec, "sizes"), 0);
+    json_t *s1 = json_array_get(json_object_get(inf.spec, "sizes"), 1);
+    assert_true(json_integer_value(json_object_get(s1, "wa")) >= json_integer_value(json_object_get(s0, "wa")));
+    assert_false(has_note(&inf, "wa 256 -> 16"));
     spec_inference_free(&inf);
 }
 

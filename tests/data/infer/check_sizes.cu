@@ -102,3 +102,38 @@ int run_scale(int block_size, const dim3 &dims_a)
     }
     return 0;
 }
+
+// A tiled product (matrixMul's loop over the tiles of a row of A and a column of B): b's
+// count is a guess (its second loop counter is not followed); wa, which the loop runs to,
+// is each thread's work and is not halved to make room for that guess.
+template <int BS>
+__global__ void tile_mul(float *c, const float *a, const float *b, int wa, int wb)
+{
+    __shared__ float as[BS][BS];
+    __shared__ float bs[BS][BS];
+    int a_begin = wa * BS * blockIdx.y, a_end = a_begin + wa - 1;
+    float sum = 0;
+    for (int ia = a_begin, ib = BS * blockIdx.x; ia <= a_end; ia += BS, ib += BS * wb) {
+        as[threadIdx.y][threadIdx.x] = a[ia + wa * threadIdx.y + threadIdx.x];
+        bs[threadIdx.y][threadIdx.x] = b[ib + wb * threadIdx.y + threadIdx.x];
+        __syncthreads();
+        for (int q = 0; q < BS; ++q)
+            sum += as[threadIdx.y][q] * bs[q][threadIdx.x];
+        __syncthreads();
+    }
+    c[wb * BS * blockIdx.y + BS * blockIdx.x + wb * threadIdx.y + threadIdx.x] = sum;
+}
+
+int run_mul(int block_size, const dim3 &dims_a, const dim3 &dims_b)
+{
+    float *d_a, *d_b, *d_c;
+    dim3 dims_c(dims_b.x, dims_a.y, 1);
+    cudaMalloc(&d_a, sizeof(float) * dims_a.x * dims_a.y);
+    cudaMalloc(&d_b, sizeof(float) * dims_b.x * dims_b.y);
+    cudaMalloc(&d_c, sizeof(float) * dims_c.x * dims_c.y);
+    dim3 threads(block_size, block_size);
+    dim3 grid(dims_b.x / threads.x, dims_a.y / threads.y);
+    if (block_size == 16)
+        tile_mul<16><<<grid, threads>>>(d_c, d_a, d_b, dims_a.x, dims_b.x);
+    return 0;
+}
