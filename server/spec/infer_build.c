@@ -227,6 +227,7 @@ static long long sk_lcm(long long a, long long b)
 #define SK_ELEMENT_CAP INT32_MAX   /* a subscript in int reaches every element below it */
 #define SK_SHARED_CAP (48LL << 10) /* dynamic shared memory without the opt-in */
 #define SK_LOOP_GROWTH 16          /* how far a size only per-thread loops run over may grow */
+#define SK_TIMING_FLOOR (1LL << 20) /* known bytes below which a guess-capped timed set is a doubt */
 /* The check set (sizes[0]) runs for every seed and distribution, and again in the fp64
  * shadow, for the baseline and each candidate: its buffers, guessed counts included, stay
  * within this in all (mmcv's furthest point sampling guessed 4 GB there and held the GPU
@@ -627,14 +628,15 @@ static long long sk_halved(long long cur, long long unit, bool ragged, long long
 
 /* Whether the launch at the sizes of t is one to check on: within the device's limits,
  * the asserts, rows and one-pass conditions (sk_timing_fits, the memory caps aside: a
- * shrink on its way under them) and at least two blocks. */
-static bool sk_shrink_valid(sk_timing *t, bool *fits, long long *all)
+ * shrink on its way under them) and at least least_blocks blocks (two, or one where the
+ * sizes as invented launch one: sk_shrink_check grows them after). */
+static bool sk_shrink_valid(sk_timing *t, long long least_blocks, bool *fits, long long *all)
 {
     long long sure = 0;
     const char *why = NULL;
     int guessed = -1;
     *fits = sk_timing_fits(t, &sure, all, &why, &guessed);
-    return (*fits || t->over_cap) && sk_timing_blocks(t) >= 2;
+    return (*fits || t->over_cap) && sk_timing_blocks(t) >= least_blocks;
 }
 
 /* The halvings of one step (next[v], 0 for a size that stays): every size not frozen that
@@ -680,7 +682,8 @@ static bool sk_timing_shrink(sk_timing *t, size_t n_sizes, const bool *can, cons
             for (size_t u = 0; u < n_sizes && sk_names(t->counts[i], t->vars[v].name); u++)
                 related[v * n_sizes + u] |= sk_names(t->counts[i], t->vars[u].name);
     bool fits = false;
-    sk_shrink_valid(t, &fits, all);
+    long long least = sk_timing_blocks(t) >= 2 ? 2 : 1;
+    sk_shrink_valid(t, least, &fits, all);
     for (int step = 0; step < 64 && !(fits && *all <= budget); step++) {
         long long was[SK_MAX_VARS], next[SK_MAX_VARS];
         for (size_t v = 0; v < n_sizes; v++)
@@ -689,7 +692,7 @@ static bool sk_timing_shrink(sk_timing *t, size_t n_sizes, const bool *can, cons
             break;
         for (size_t v = 0; v < n_sizes; v++)
             SK_VAL(t, v) = next[v] ? next[v] : was[v];
-        if (sk_shrink_valid(t, &fits, all))
+        if (sk_shrink_valid(t, least, &fits, all))
             continue;
         /* one of them broke it: try each alone, and keep those that break it */
         bool froze = false;
@@ -699,15 +702,15 @@ static bool sk_timing_shrink(sk_timing *t, size_t n_sizes, const bool *can, cons
             if (!next[v])
                 continue;
             SK_VAL(t, v) = next[v];
-            if (!sk_shrink_valid(t, &fits, all))
+            if (!sk_shrink_valid(t, least, &fits, all))
                 froze = frozen[v] = true;
             SK_VAL(t, v) = was[v];
         }
         if (!froze) /* only together: stop here */
             break;
-        sk_shrink_valid(t, &fits, all);
+        sk_shrink_valid(t, least, &fits, all);
     }
-    sk_shrink_valid(t, &fits, all);
+    sk_shrink_valid(t, least, &fits, all);
     return fits && *all <= budget;
 }
 
@@ -833,6 +836,7 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
          * for a guessed B it timed a GEMM of K = 16), not only a factor of the guess */
         free_var[v] = cap[v] >= 0 && cls[v] != 0 && !in_output[v] && !t->loop_bound[v];
     const char *stop_why = NULL, *stop_var = NULL;
+    int stop_guess = -1; /* the parameter whose guessed count stopped the growth */
     bool shrunk[SK_MAX_VARS] = { 0 };
     for (int c = 0; c < 2 && moved < SK_TIMING_BYTES; c++) {
         bool frozen[SK_MAX_VARS] = { 0 };
@@ -876,6 +880,7 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
                         if (can) {
                             stop_why = why;
                             stop_var = k->vars[g];
+                            stop_guess = guessed;
                         }
                     }
                 }
@@ -914,6 +919,12 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
         sk_note(k, "timing sizes (sizes[1]) move %.0f MB, short of 4x the 50 MB L2 of an H200: %s%s%s",
                 (double)moved / 1e6, stop_var ? stop_var : "no size can grow", stop_var ? " stopped by " : "",
                 stop_var && stop_why ? stop_why : "");
+    /* a guess that leaves the known buffers next to nothing leaves nothing to time (mmcv's
+     * carafe: the product of seven sizes held its 21 outputs, a kernel of one block) */
+    if (use_sure && moved < SK_TIMING_FLOOR && stop_guess >= 0 && (size_t)stop_guess < t->f->n_params)
+        sk_doubt(k, "the timed set (sizes[1]) moves %.2f MB in the buffers whose counts are known: the guessed "
+                 "count of %s (past a cap at any larger size) leaves nothing to time",
+                 (double)moved / 1e6, t->f->params[stop_guess].name);
 out:
     /* a halving that fit, when the growth went no further */
     for (size_t v = 0; v < k->n_vars && parsed; v++)
@@ -938,19 +949,23 @@ static void sk_shrink_check(skel *k, sk_timing *t, json_t *set, const bool *can,
         was[v] = SK_VAL(t, v);
     bool fits = parsed && sk_timing_shrink(t, k->n_vars, can, unit, ragged, SK_CHECK_FLOOR, SK_CHECK_BYTES, &all);
     /* one block checks nothing between blocks (a candidate's wrong blockIdx offset passes):
-     * the sizes the grid names grow, doubled together, until it launches two */
+     * the sizes the grid names grow together until it launches two, within the budget */
     long long small[SK_MAX_VARS];
     for (size_t v = 0; v < k->n_vars; v++)
         small[v] = SK_VAL(t, v);
     bool one_block = fits && sk_timing_blocks(t) < 2, any = true;
     for (int step = 0; one_block && any && step < 24; step++) {
+        long long before[SK_MAX_VARS];
         any = false;
         for (size_t v = 0; v < k->n_vars; v++) {
+            before[v] = SK_VAL(t, v);
             bool gridded = false;
             for (size_t d = 0; d < t->n_grid && !gridded; d++)
                 gridded = sk_names(t->grid[d], k->vars[v]);
             if (can[v] && gridded && SK_VAL(t, v) <= INT32_MAX) {
-                SK_VAL(t, v) = ragged ? 2 * SK_VAL(t, v) + 1 : 2 * SK_VAL(t, v);
+                /* by half again, odd, in a ragged set; doubled (a multiple of its block) otherwise */
+                long long x = SK_VAL(t, v), odd = (3 * x / 2) | 1;
+                SK_VAL(t, v) = ragged ? (odd > x + 2 ? odd : x + 2) : 2 * x;
                 any = true;
             }
         }
@@ -958,12 +973,15 @@ static void sk_shrink_check(skel *k, sk_timing *t, json_t *set, const bool *can,
         const char *why = NULL;
         int guessed = -1;
         any = any && sk_timing_fits(t, &sure, &all, &why, &guessed) && all <= SK_CHECK_BYTES;
+        if (!any) /* past the budget: the step before */
+            for (size_t v = 0; v < k->n_vars; v++)
+                SK_VAL(t, v) = before[v];
         one_block = sk_timing_blocks(t) < 2;
     }
     if (one_block) /* two blocks were not reached within the budget: the smaller set */
         for (size_t v = 0; v < k->n_vars; v++)
             SK_VAL(t, v) = small[v];
-    sk_shrink_valid(t, &fits, &all);
+    sk_shrink_valid(t, 1, &fits, &all);
     fits = fits && all <= SK_CHECK_BYTES;
     for (size_t v = 0; v < k->n_vars && parsed; v++) {
         if (SK_VAL(t, v) == was[v])
@@ -972,18 +990,22 @@ static void sk_shrink_check(skel *k, sk_timing *t, json_t *set, const bool *can,
             k->nomem = true;
         hk_buf_printf(&said, "%s%s %lld -> %lld", said.len ? ", " : "", k->vars[v], was[v], SK_VAL(t, v));
     }
-    bool grown = false;
-    for (size_t v = 0; v < k->n_vars && parsed; v++)
+    bool grown = false, halved = false;
+    for (size_t v = 0; v < k->n_vars && parsed; v++) {
         grown |= SK_VAL(t, v) > was[v];
+        halved |= SK_VAL(t, v) < was[v];
+    }
     if (parsed && said.len && grown)
-        sk_note(k, "check sizes (sizes[0]) grown until the launch has two blocks (one checks nothing between "
+        sk_note(k, "check sizes (sizes[0]) %sgrown until the launch has two blocks (one checks nothing between "
                 "blocks), the buffers %.1f MB in all, guessed counts included, within 16 MiB: %s",
-                (double)all / 1e6, said.data);
+                halved ? "halved and " : "", (double)all / 1e6, said.data);
     else if (parsed && said.len)
         sk_note(k, "check sizes (sizes[0]) halved until the buffers take %.1f MB in all%s (the check set "
                 "runs for every seed and distribution, and in an fp64 shadow): %s", (double)all / 1e6,
                 fits ? ", guessed counts included, within 16 MiB" : ", short of 16 MiB: no size left to halve",
                 said.data);
+    else if (parsed && !fits && t->over_cap)
+        sk_note(k, "check sizes (sizes[0]) past the memory caps: no size can be halved");
     else if (parsed && !fits)
         sk_note(k, "check sizes (sizes[0]) take %.0f MB in all, past 16 MiB: no size can be halved", (double)all / 1e6);
     if (parsed && one_block)

@@ -1499,6 +1499,37 @@ static void the_check_set_is_cheap(void **state)
     spec_inference_free(&inf);
 }
 
+/* Seven sizes and a guess of their product: as invented the timed set's guess is past 2^31
+ * elements and the check set's past 2 GiB. The timed set is halved until every buffer
+ * fits; the check set (one block of 256 as invented: 13 x 15 threads) is halved to 16 MiB
+ * and then grows the sizes its grid names until it launches two blocks. The timed set the
+ * guess leaves moves almost nothing: a doubt (mmcv's carafe). */
+static void sizes_past_the_caps_as_invented(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("check_sizes.cu"), "seven", &inf);
+    long long count = 0, bytes = 0;
+    assert_true(buffer_bytes(inf.spec, 0, &count, &bytes) <= CHECK_BUDGET);
+    buffer_bytes(inf.spec, 1, &count, &bytes);
+    assert_true(count <= 2147483647LL && bytes <= (2LL << 30));
+    assert_true(has_note(&inf, "timing sizes (sizes[1]) halved until every buffer fits"));
+    assert_true(has_note(&inf, "check sizes (sizes[0]) halved and grown until the launch has two blocks"));
+    json_t *s0 = json_array_get(json_object_get(inf.spec, "sizes"), 0);
+    long long b = json_integer_value(json_object_get(s0, "b")), c = json_integer_value(json_object_get(s0, "c"));
+    assert_true(b * c > 256);
+    assert_true(json_integer_value(json_object_get(s0, "h")) >= 3);
+    /* the guess holds the timed set to a few hundred outputs: nothing to time, a doubt */
+    assert_true(has_doubt(&inf, "the timed set (sizes[1]) moves 0.00 MB in the buffers whose counts are known: "
+                                "the guessed count of src"));
+    spec_inference_free(&inf);
+
+    /* a guess that leaves megabytes to time is no doubt of that kind */
+    infer(DATA("check_sizes.cu"), "farthest", &inf);
+    assert_false(has_doubt(&inf, "leaves nothing to time"));
+    spec_inference_free(&inf);
+}
+
 /* One block checks nothing between blocks: four sizes invented small (13 x 15 pairs, one
  * block of 512) grow, those the grid names, until the launch has two; the sizes the grid
  * does not name stay. */
@@ -1617,6 +1648,7 @@ int main(void)
         cmocka_unit_test(timing_sizes_all_pairs_and_local_arrays),
         cmocka_unit_test(the_check_set_is_cheap),
         cmocka_unit_test(the_check_set_launches_two_blocks),
+        cmocka_unit_test(sizes_past_the_caps_as_invented),
         cmocka_unit_test(a_block_under_an_if_and_dim3_parameters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
