@@ -53,7 +53,7 @@ for id in "${ids[@]}"; do
 done
 
 python3 - "$here/specs" "$out" "${ids[@]}" <<'EOF'
-import json, os, re, sys
+import json, keyword, os, re, sys
 
 specs, out, ids = sys.argv[1], sys.argv[2], sys.argv[3:]
 
@@ -66,8 +66,12 @@ def ev(text, env):
     if isinstance(text, (int, float)):
         return text
     t = re.sub(r'(?<![/])/(?![/])', '//', str(text))
+    # a size named as a Python keyword (Rodinia's `in`) is renamed on both sides
+    kw = lambda n: "_kw_" + n if keyword.iskeyword(n) else n
+    t = re.sub(r'[A-Za-z_][A-Za-z_0-9]*', lambda m: kw(m.group(0)), t)
     try:
-        return eval(t, {"__builtins__": {}, "ceil_div": ceil_div, "min": min, "max": max}, dict(env))
+        return eval(t, {"__builtins__": {}, "ceil_div": ceil_div, "min": min, "max": max},
+                    {kw(n): v for n, v in env.items()})
     except Exception:
         return None
 
@@ -210,5 +214,81 @@ print()
 print(f"{n} kernels: {totals['sure']} sure, {totals['doubt']} with a doubt, {totals['invalid']} invalid; "
       f"sure but wrong against the hand spec (a role !, count <, grid <, targs): {len(wrong_sure)}"
       + (f" ({', '.join(wrong_sure)})" if wrong_sure else ""))
+
+# What each size set costs: the bytes of every buffer (one-click runs the check set,
+# sizes[0], for 15 combinations plus an fp64 shadow, per candidate: it must be cheap; the
+# timed set, sizes[1], should move past 4x the L2), the blocks launched, and the buffers
+# whose counts are guesses (notes "count of X guessed", doubts "guessed ...").
+def dtype_bytes(dt):
+    dt = str(dt)
+    if "64" in dt or dt == "double":
+        return 8
+    if "16" in dt or dt in ("half", "bf16", "fp16", "__half"):
+        return 2
+    if dt in ("int8", "uint8", "char", "bool"):
+        return 1
+    return 4
+
+def blocks(sp, env):
+    l = sp.get("launch", {})
+    block = [ev(b, env) for b in dims(l.get("block", 1))]
+    if None in block:
+        return None
+    genv = dict(env)
+    genv.update({"block_x": block[0], "block_y": block[1] if len(block) > 1 else 1,
+                 "block_z": block[2] if len(block) > 2 else 1, "sm_count": 132})
+    g = [ev(x, genv) for x in dims(l.get("grid", 1))]
+    if None in g:
+        return None
+    n = 1
+    for x in g:
+        n *= x
+    return n
+
+def mb(x):
+    return "?" if x is None else f"{x / 1e6:.3g}"
+
+print()
+print("| id | sizes[0] | MB at [0] | blocks at [0] | sizes[1] | MB at [1] | largest buffer at [1] | guessed counts |")
+print("|---|---|---|---|---|---|---|---|")
+big0, big1 = [], []
+for id in ids:
+    path = os.path.join(out, id + ".bench.json")
+    if not os.path.exists(path):
+        continue
+    sp = json.load(open(path))
+    notes = sp.get("inferred", [])
+    log = open(os.path.join(out, id + ".log"), errors="replace").read()
+    guessed = [a["name"] for a in sp.get("args", []) if a.get("kind") != "scalar" and
+               (f"count of {a['name']} guessed" in log or f"{a['name']} is used through another pointer" in log or
+                f"how many elements {a['name']} has" in log)]
+    cells, tot = [], []
+    largest = None
+    for k, env in enumerate(sp.get("sizes", [])[:2]):
+        t = 0
+        for a in sp.get("args", []):
+            if a.get("kind") == "scalar":
+                continue
+            c = ev(a.get("count", 1), env)
+            if c is None:
+                t = None
+                break
+            b = c * dtype_bytes(a.get("dtype"))
+            t += b
+            if k == 1 and (largest is None or b > largest[1]):
+                largest = (a["name"], b)
+        tot.append(t)
+        cells.append((",".join(f"{n}={v}" for n, v in env.items()), mb(t), blocks(sp, env)))
+    while len(cells) < 2:
+        cells.append(("", "?", None)); tot.append(None)
+    if tot[0] is not None and tot[0] > 64e6:
+        big0.append(id)
+    if tot[1] is not None and tot[1] > 4e9:
+        big1.append(id)
+    print(f"| {id} | {cells[0][0]} | {cells[0][1]} | {cells[0][2]} | {cells[1][0]} | {cells[1][1]} | "
+          + (f"{largest[0]} {mb(largest[1])}" if largest else "") + f" | {' '.join(guessed)} |")
+print()
+print(f"check sets (sizes[0]) past 64 MB: {len(big0)}" + (f" ({', '.join(big0)})" if big0 else "")
+      + f"; timed sets (sizes[1]) past 4 GB: {len(big1)}" + (f" ({', '.join(big1)})" if big1 else ""))
 print(f"inferred specs and hkls messages: {out}")
 EOF

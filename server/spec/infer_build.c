@@ -196,6 +196,24 @@ static bool sk_subtracted(const char *name, char *const *grid, size_t n_grid)
     return false;
 }
 
+/* Whether a grid dimension's text divides (ceil_div(n, block_x), n / 256): its blocks
+ * cover the elements of what it divides, thread by thread. */
+static bool sk_grid_divides(const char *g)
+{
+    return g && (strstr(g, "ceil_div") || strchr(g, '/'));
+}
+
+static long long sk_lcm(long long a, long long b)
+{
+    long long x = a, y = b;
+    while (y) {
+        long long r = x % y;
+        x = y;
+        y = r;
+    }
+    return a / x * b;
+}
+
 /* ---- timing sizes ---- */
 
 /* The timed set (sizes[1]) must move well past the L2, or a kernel of a few microseconds
@@ -209,6 +227,13 @@ static bool sk_subtracted(const char *name, char *const *grid, size_t n_grid)
 #define SK_ELEMENT_CAP INT32_MAX   /* a subscript in int reaches every element below it */
 #define SK_SHARED_CAP (48LL << 10) /* dynamic shared memory without the opt-in */
 #define SK_LOOP_GROWTH 16          /* how far a size only per-thread loops run over may grow */
+#define SK_TIMING_FLOOR (1LL << 20) /* known bytes below which a guess-capped timed set is a doubt */
+/* The check set (sizes[0]) runs for every seed and distribution, and again in the fp64
+ * shadow, for the baseline and each candidate: its buffers, guessed counts included, stay
+ * within this in all (mmcv's furthest point sampling guessed 4 GB there and held the GPU
+ * for minutes). */
+#define SK_CHECK_BYTES (16LL << 20)
+#define SK_CHECK_FLOOR 3 /* the least a size of the check set is halved to: more than one of each */
 
 /* What the timed set must satisfy, all borrowed: the buffers' counts and element bytes,
  * the launch, and the checks inference makes at every set. */
@@ -234,6 +259,7 @@ typedef struct {
     expr *count_x[HK_MAX_ARGS], *grid_x[3], *shmem_x;
     expr_var vars[SK_MAX_VARS + 3]; /* the sizes, then block_x/y/z */
     size_t n_vars;
+    bool over_cap; /* set by sk_timing_fits: what failed was a count, a buffer or the total */
 } sk_timing;
 
 /* Whether the word var stands in text t (may be NULL). */
@@ -320,6 +346,7 @@ static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const 
     *sure = *all = 0;
     *why = NULL;
     *guessed = -1;
+    t->over_cap = false;
     for (size_t i = 0; i < t->f->n_params && i < HK_MAX_ARGS; i++) {
         if (!t->counts[i] || t->f->params[i].pointer_depth == 0 || t->single[i])
             continue;
@@ -332,6 +359,7 @@ static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const 
         if (c > SK_ELEMENT_CAP || b > SK_BUFFER_CAP) {
             *why = c > SK_ELEMENT_CAP ? "a count past 2^31 - 1 elements (an int subscript)" : "a buffer past 2 GiB";
             *guessed = t->count_sure[i] ? -1 : (int)i;
+            t->over_cap = true;
             return false;
         }
         *all += b;
@@ -340,6 +368,7 @@ static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const 
     }
     if (*all > SK_TOTAL_CAP) {
         *why = "the buffers past 8 GiB in all";
+        t->over_cap = true;
         return false;
     }
     long long threads = t->block_val[0] * t->block_val[1] * t->block_val[2], v = 0;
@@ -504,8 +533,8 @@ static void sk_array_loop_sizes(const skel *k, const an_function *f, char *const
  * than moved. The guess is an upper bound the kernel need not reach; the grid's threads
  * are what it is timed on. True when the sizes (the grown ones among them) then fit; else
  * they are as they were. */
-static bool sk_make_room(skel *k, sk_timing *t, const bool *free_var, long long unit, bool *shrunk, int guessed,
-                         long long moved, bool use_sure)
+static bool sk_make_room(skel *k, sk_timing *t, const bool *free_var, const long long *unit, bool *shrunk,
+                         int guessed, long long moved, bool use_sure)
 {
     long long before[SK_MAX_VARS];
     for (size_t u = 0; u < k->n_vars; u++)
@@ -518,7 +547,7 @@ static bool sk_make_room(skel *k, sk_timing *t, const bool *free_var, long long 
         halved = false;
         for (size_t u = 0; u < k->n_vars && !halved; u++) {
             long long cur = SK_VAL(t, u);
-            if (!free_var[u] || cur / 2 < SK_SHRINK_FLOOR || (unit > 1 && (cur / 2) % unit) ||
+            if (!free_var[u] || cur / 2 < SK_SHRINK_FLOOR || (unit[u] > 1 && (cur / 2) % unit[u]) ||
                 !sk_names(t->counts[blocker], k->vars[u]))
                 continue;
             SK_VAL(t, u) = cur / 2;
@@ -536,6 +565,155 @@ static bool sk_make_room(skel *k, sk_timing *t, const bool *free_var, long long 
     return false;
 }
 
+/* Loads set's sizes (and the block) into t->vars and parses the counts, the grid and the
+ * shared memory once: a growth or a shrink tries many sets. False when one does not parse;
+ * sk_timing_close frees them either way. */
+static bool sk_timing_open(const skel *k, sk_timing *t, const json_t *set)
+{
+    static const char *const bn[3] = { "block_x", "block_y", "block_z" };
+    memset(t->count_x, 0, sizeof t->count_x);
+    memset(t->grid_x, 0, sizeof t->grid_x);
+    t->shmem_x = NULL;
+    t->n_vars = 0;
+    for (size_t v = 0; v < k->n_vars; v++)
+        t->vars[t->n_vars++] = (expr_var){ .name = k->vars[v],
+                                           .value = { .i = json_integer_value(json_object_get(set, k->vars[v])) } };
+    for (int d = 0; d < 3; d++)
+        t->vars[t->n_vars++] = (expr_var){ .name = bn[d], .value = { .i = t->block_val[d] } };
+    bool parsed = true;
+    for (size_t i = 0; i < t->f->n_params && i < HK_MAX_ARGS; i++)
+        parsed &= !t->counts[i] || t->f->params[i].pointer_depth == 0 ||
+                  expr_parse(t->counts[i], &t->count_x[i], NULL, 0) == HK_OK;
+    for (size_t d = 0; d < t->n_grid; d++)
+        parsed &= t->grid[d] && expr_parse(t->grid[d], &t->grid_x[d], NULL, 0) == HK_OK;
+    parsed &= !t->shmem || expr_parse(t->shmem, &t->shmem_x, NULL, 0) == HK_OK;
+    return parsed;
+}
+
+static void sk_timing_close(sk_timing *t)
+{
+    for (size_t i = 0; i < HK_MAX_ARGS; i++) {
+        expr_free(t->count_x[i]);
+        t->count_x[i] = NULL;
+    }
+    for (int d = 0; d < 3; d++) {
+        expr_free(t->grid_x[d]);
+        t->grid_x[d] = NULL;
+    }
+    expr_free(t->shmem_x);
+    t->shmem_x = NULL;
+}
+
+/* The blocks the grid launches at the sizes of t; 0 when it does not evaluate. */
+static long long sk_timing_blocks(const sk_timing *t)
+{
+    long long n = 1, v = 0;
+    for (size_t d = 0; d < t->n_grid; d++) {
+        if (!sk_timing_eval(t, t->grid_x[d], &v) || v < 1)
+            return 0;
+        n = n <= LLONG_MAX / v ? n * v : LLONG_MAX;
+    }
+    return n;
+}
+
+/* Size v of t halved as a set of its kind allows: a multiple of unit[v] (the block, for a
+ * size a grid without bounds checks divides), odd in a ragged set (a multiple of no block),
+ * no less than floor. One rising function of the value, so that sizes halved together keep
+ * their order (a leading dimension its extent). 0 when it cannot shrink. */
+static long long sk_halved(long long cur, long long unit, bool ragged, long long floor)
+{
+    long long next = ragged ? (cur / 2) | 1 : unit > 1 ? cur / 2 / unit * unit : cur / 2;
+    return next < cur && next >= floor && next >= unit ? next : 0;
+}
+
+/* Whether the launch at the sizes of t is one to check on: within the device's limits,
+ * the asserts, rows and one-pass conditions (sk_timing_fits, the memory caps aside: a
+ * shrink on its way under them) and at least least_blocks blocks (two, or one where the
+ * sizes as invented launch one: sk_shrink_check grows them after). */
+static bool sk_shrink_valid(sk_timing *t, long long least_blocks, bool *fits, long long *all)
+{
+    long long sure = 0;
+    const char *why = NULL;
+    int guessed = -1;
+    *fits = sk_timing_fits(t, &sure, all, &why, &guessed);
+    return (*fits || t->over_cap) && sk_timing_blocks(t) >= least_blocks;
+}
+
+/* The halvings of one step (next[v], 0 for a size that stays): every size not frozen that
+ * can halve, except where that would take it below a size that stays, was no larger and
+ * is related to it (9 halved to 5 beside a 7 at its floor): the order between sizes that
+ * one count holds stays, a leading dimension's over the extent it strides among them.
+ * related: n_sizes x n_sizes. False when none halves. */
+static bool sk_shrink_step(const long long *was, size_t n_sizes, const bool *frozen, const bool *related,
+                           const long long *unit, bool ragged, long long floor, long long *next)
+{
+    for (size_t v = 0; v < n_sizes; v++)
+        next[v] = frozen[v] ? 0 : sk_halved(was[v], unit[v], ragged, floor);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t v = 0; v < n_sizes; v++)
+            for (size_t u = 0; u < n_sizes && next[v]; u++)
+                if (!next[u] && related[v * n_sizes + u] && was[u] <= was[v] && next[v] < was[u]) {
+                    next[v] = 0;
+                    changed = true;
+                }
+    }
+    bool any = false;
+    for (size_t v = 0; v < n_sizes; v++)
+        any |= next[v] != 0;
+    return any;
+}
+
+/* Halves the sizes of t that may shrink (can[v]), together (sk_shrink_step) and to floor
+ * at least, while the buffers (guessed counts included) take more than budget bytes in all
+ * or past the memory caps; a size whose halving alone breaks the launch (sk_shrink_valid:
+ * an assert's lower bound, a single block) stays from then on. t is open
+ * (sk_timing_open). True when the sizes then fit within budget; *all gets the bytes at
+ * them. */
+static bool sk_timing_shrink(sk_timing *t, size_t n_sizes, const bool *can, const long long *unit, bool ragged,
+                             long long floor, long long budget, long long *all)
+{
+    bool frozen[SK_MAX_VARS], related[SK_MAX_VARS * SK_MAX_VARS] = { 0 };
+    for (size_t v = 0; v < n_sizes; v++)
+        frozen[v] = !can[v];
+    /* a count that is known relates its sizes; a guess (the product of every size) none */
+    for (size_t i = 0; i < t->f->n_params && i < HK_MAX_ARGS; i++)
+        for (size_t v = 0; t->counts[i] && t->count_sure[i] && v < n_sizes; v++)
+            for (size_t u = 0; u < n_sizes && sk_names(t->counts[i], t->vars[v].name); u++)
+                related[v * n_sizes + u] |= sk_names(t->counts[i], t->vars[u].name);
+    bool fits = false;
+    long long least = sk_timing_blocks(t) >= 2 ? 2 : 1;
+    sk_shrink_valid(t, least, &fits, all);
+    for (int step = 0; step < 64 && !(fits && *all <= budget); step++) {
+        long long was[SK_MAX_VARS], next[SK_MAX_VARS];
+        for (size_t v = 0; v < n_sizes; v++)
+            was[v] = SK_VAL(t, v);
+        if (!sk_shrink_step(was, n_sizes, frozen, related, unit, ragged, floor, next))
+            break;
+        for (size_t v = 0; v < n_sizes; v++)
+            SK_VAL(t, v) = next[v] ? next[v] : was[v];
+        if (sk_shrink_valid(t, least, &fits, all))
+            continue;
+        /* one of them broke it: try each alone, and keep those that break it */
+        bool froze = false;
+        for (size_t v = 0; v < n_sizes; v++)
+            SK_VAL(t, v) = was[v];
+        for (size_t v = 0; v < n_sizes; v++) {
+            if (!next[v])
+                continue;
+            SK_VAL(t, v) = next[v];
+            if (!sk_shrink_valid(t, least, &fits, all))
+                froze = frozen[v] = true;
+            SK_VAL(t, v) = was[v];
+        }
+        if (!froze) /* only together: stop here */
+            break;
+        sk_shrink_valid(t, least, &fits, all);
+    }
+    sk_shrink_valid(t, least, &fits, all);
+    return fits && *all <= budget;
+}
+
 /* Grows the invented sizes of the timed set (a JSON object of integers, changed in place)
  * until the buffers whose counts are known (every buffer when none is) move
  * SK_TIMING_BYTES, within sk_timing_fits. The sizes an output's count holds together (C's
@@ -548,7 +726,8 @@ static bool sk_make_room(skel *k, sk_timing *t, const bool *free_var, long long 
  * offset, a head dimension, an array's loop bound), 0 lets it grow freely, else its most
  * (an assert's bound); unit: what every size stays a multiple of (1 for any). Notes what
  * grew and why, or why it stopped short. k->nomem on ENOMEM. */
-static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *cap, long long unit)
+static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *cap, const long long *unit,
+                           bool ragged)
 {
     long long sure = 0, all = 0, moved = 0;
     const char *why = NULL;
@@ -558,20 +737,30 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
     hk_buf_init(&grew, SK_MAX_TEXT);
     if (k->n_vars == 0 || k->n_vars > SK_MAX_VARS)
         return;
-    t->n_vars = 0;
+    long long invented[SK_MAX_VARS];
+    bool parsed = sk_timing_open(k, t, set);
     for (size_t v = 0; v < k->n_vars; v++)
-        t->vars[t->n_vars++] = (expr_var){ .name = k->vars[v],
-                                           .value = { .i = json_integer_value(json_object_get(set, k->vars[v])) } };
-    static const char *const bn[3] = { "block_x", "block_y", "block_z" };
-    for (int d = 0; d < 3; d++)
-        t->vars[t->n_vars++] = (expr_var){ .name = bn[d], .value = { .i = t->block_val[d] } };
-    bool parsed = true;
-    for (size_t i = 0; i < t->f->n_params && i < HK_MAX_ARGS; i++)
-        parsed &= !t->counts[i] || t->f->params[i].pointer_depth == 0 ||
-                  expr_parse(t->counts[i], &t->count_x[i], NULL, 0) == HK_OK;
-    for (size_t d = 0; d < t->n_grid; d++)
-        parsed &= t->grid[d] && expr_parse(t->grid[d], &t->grid_x[d], NULL, 0) == HK_OK;
-    parsed &= !t->shmem || expr_parse(t->shmem, &t->shmem_x, NULL, 0) == HK_OK;
+        invented[v] = SK_VAL(t, v);
+    if (parsed && !sk_timing_fits(t, &sure, &all, &why, &guessed) && t->over_cap) {
+        /* the sizes as invented are past a cap (a guessed product of every size): halved
+         * until they fit, then grown from there */
+        bool can[SK_MAX_VARS];
+        for (size_t v = 0; v < k->n_vars; v++)
+            can[v] = cap[v] >= 0;
+        if (sk_timing_shrink(t, k->n_vars, can, unit, ragged, SK_SHRINK_FLOOR, LLONG_MAX, &all)) {
+            for (size_t v = 0; v < k->n_vars; v++)
+                if (SK_VAL(t, v) != invented[v])
+                    hk_buf_printf(&grew, "%s%s %lld -> %lld", grew.len ? ", " : "", k->vars[v], invented[v],
+                                  SK_VAL(t, v));
+            sk_note(k, "timing sizes (sizes[1]) halved until every buffer fits (%s as invented): %s", why,
+                    grew.data ? grew.data : "");
+            hk_buf_free(&grew);
+            hk_buf_init(&grew, SK_MAX_TEXT);
+        } else {
+            for (size_t v = 0; v < k->n_vars; v++)
+                SK_VAL(t, v) = invented[v];
+        }
+    }
     if (!parsed || !sk_timing_fits(t, &sure, &all, &why, &guessed))
         goto out;
     use_sure = sure > 0;
@@ -643,8 +832,11 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
         if (cls[v] >= 0 && (gcls[grp[v]] < 0 || cls[v] < gcls[grp[v]]))
             gcls[grp[v]] = cls[v];
     for (size_t v = 0; v < k->n_vars; v++)
-        free_var[v] = cap[v] >= 0 && cls[v] != 0 && !in_output[v];
+        /* a size a counted loop runs to is each thread's work (matrixMul's wA: halved to 16
+         * for a guessed B it timed a GEMM of K = 16), not only a factor of the guess */
+        free_var[v] = cap[v] >= 0 && cls[v] != 0 && !in_output[v] && !t->loop_bound[v];
     const char *stop_why = NULL, *stop_var = NULL;
+    int stop_guess = -1; /* the parameter whose guessed count stopped the growth */
     bool shrunk[SK_MAX_VARS] = { 0 };
     for (int c = 0; c < 2 && moved < SK_TIMING_BYTES; c++) {
         bool frozen[SK_MAX_VARS] = { 0 };
@@ -667,7 +859,7 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
                     for (size_t v = 0; v < k->n_vars && can; v++) {
                         if (grp[v] != g || cls[v] < 0)
                             continue;
-                        long long most = cap[v] > 0 ? cap[v] : LLONG_MAX, u = unit > 1 ? unit : 1;
+                        long long most = cap[v] > 0 ? cap[v] : LLONG_MAX, u = unit[v] > 1 ? unit[v] : 1;
                         if (c == 1 && any_grid && start[v] * SK_LOOP_GROWTH < most)
                             most = start[v] * SK_LOOP_GROWTH;
                         long long next = (was[v] * num[s] / den[s] + u - 1) / u * u;
@@ -688,6 +880,7 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
                         if (can) {
                             stop_why = why;
                             stop_var = k->vars[g];
+                            stop_guess = guessed;
                         }
                     }
                 }
@@ -703,10 +896,10 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
     }
     for (size_t v = 0; v < k->n_vars; v++) {
         long long now = SK_VAL(t, v);
+        if (now != invented[v] && json_object_set_new(set, k->vars[v], json_integer(now)) != 0)
+            k->nomem = true;
         if (now == start[v])
             continue;
-        if (json_object_set_new(set, k->vars[v], json_integer(now)) != 0)
-            k->nomem = true;
         hk_buf_printf(&grew, "%s%s %lld -> %lld (%s)", grew.len ? ", " : "", k->vars[v], start[v], now,
                       now < start[v]  ? "it only sizes a guessed count, which capped the others"
                       : cls[v] == 0   ? "the grid launches over it"
@@ -726,13 +919,99 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
         sk_note(k, "timing sizes (sizes[1]) move %.0f MB, short of 4x the 50 MB L2 of an H200: %s%s%s",
                 (double)moved / 1e6, stop_var ? stop_var : "no size can grow", stop_var ? " stopped by " : "",
                 stop_var && stop_why ? stop_why : "");
+    /* a guess that leaves the known buffers next to nothing leaves nothing to time (mmcv's
+     * carafe: the product of seven sizes held its 21 outputs, a kernel of one block) */
+    if (use_sure && moved < SK_TIMING_FLOOR && stop_guess >= 0 && (size_t)stop_guess < t->f->n_params)
+        sk_doubt(k, "the timed set (sizes[1]) moves %.2f MB in the buffers whose counts are known: the guessed "
+                 "count of %s (past a cap at any larger size) leaves nothing to time",
+                 (double)moved / 1e6, t->f->params[stop_guess].name);
 out:
-    for (size_t i = 0; i < HK_MAX_ARGS; i++)
-        expr_free(t->count_x[i]);
-    for (int d = 0; d < 3; d++)
-        expr_free(t->grid_x[d]);
-    expr_free(t->shmem_x);
+    /* a halving that fit, when the growth went no further */
+    for (size_t v = 0; v < k->n_vars && parsed; v++)
+        if (SK_VAL(t, v) != invented[v] && json_object_set_new(set, k->vars[v], json_integer(SK_VAL(t, v))) != 0)
+            k->nomem = true;
+    sk_timing_close(t);
     hk_buf_free(&grew);
+}
+
+/* Halves the invented sizes of the check set (sizes[0], changed in place) that may shrink
+ * (can[v]) until its buffers, guessed counts included, take SK_CHECK_BYTES at most
+ * (sk_timing_shrink), and notes what it did. k->nomem on ENOMEM. */
+static void sk_shrink_check(skel *k, sk_timing *t, json_t *set, const bool *can, const long long *unit, bool ragged)
+{
+    if (k->n_vars == 0 || k->n_vars > SK_MAX_VARS)
+        return;
+    struct hk_buf said;
+    hk_buf_init(&said, SK_MAX_TEXT);
+    long long was[SK_MAX_VARS], all = 0;
+    bool parsed = sk_timing_open(k, t, set);
+    for (size_t v = 0; v < k->n_vars; v++)
+        was[v] = SK_VAL(t, v);
+    bool fits = parsed && sk_timing_shrink(t, k->n_vars, can, unit, ragged, SK_CHECK_FLOOR, SK_CHECK_BYTES, &all);
+    /* one block checks nothing between blocks (a candidate's wrong blockIdx offset passes):
+     * the sizes the grid names grow together until it launches two, within the budget */
+    long long small[SK_MAX_VARS];
+    for (size_t v = 0; v < k->n_vars; v++)
+        small[v] = SK_VAL(t, v);
+    bool one_block = fits && sk_timing_blocks(t) < 2, any = true;
+    for (int step = 0; one_block && any && step < 24; step++) {
+        long long before[SK_MAX_VARS];
+        any = false;
+        for (size_t v = 0; v < k->n_vars; v++) {
+            before[v] = SK_VAL(t, v);
+            bool gridded = false;
+            for (size_t d = 0; d < t->n_grid && !gridded; d++)
+                gridded = sk_names(t->grid[d], k->vars[v]);
+            if (can[v] && gridded && SK_VAL(t, v) <= INT32_MAX) {
+                /* by half again, odd, in a ragged set; doubled (a multiple of its block) otherwise */
+                long long x = SK_VAL(t, v), odd = (3 * x / 2) | 1;
+                SK_VAL(t, v) = ragged ? (odd > x + 2 ? odd : x + 2) : 2 * x;
+                any = true;
+            }
+        }
+        long long sure = 0;
+        const char *why = NULL;
+        int guessed = -1;
+        any = any && sk_timing_fits(t, &sure, &all, &why, &guessed) && all <= SK_CHECK_BYTES;
+        if (!any) /* past the budget: the step before */
+            for (size_t v = 0; v < k->n_vars; v++)
+                SK_VAL(t, v) = before[v];
+        one_block = sk_timing_blocks(t) < 2;
+    }
+    if (one_block) /* two blocks were not reached within the budget: the smaller set */
+        for (size_t v = 0; v < k->n_vars; v++)
+            SK_VAL(t, v) = small[v];
+    sk_shrink_valid(t, 1, &fits, &all);
+    fits = fits && all <= SK_CHECK_BYTES;
+    for (size_t v = 0; v < k->n_vars && parsed; v++) {
+        if (SK_VAL(t, v) == was[v])
+            continue;
+        if (json_object_set_new(set, k->vars[v], json_integer(SK_VAL(t, v))) != 0)
+            k->nomem = true;
+        hk_buf_printf(&said, "%s%s %lld -> %lld", said.len ? ", " : "", k->vars[v], was[v], SK_VAL(t, v));
+    }
+    bool grown = false, halved = false;
+    for (size_t v = 0; v < k->n_vars && parsed; v++) {
+        grown |= SK_VAL(t, v) > was[v];
+        halved |= SK_VAL(t, v) < was[v];
+    }
+    if (parsed && said.len && grown)
+        sk_note(k, "check sizes (sizes[0]) %sgrown until the launch has two blocks (one checks nothing between "
+                "blocks), the buffers %.1f MB in all, guessed counts included, within 16 MiB: %s",
+                halved ? "halved and " : "", (double)all / 1e6, said.data);
+    else if (parsed && said.len)
+        sk_note(k, "check sizes (sizes[0]) halved until the buffers take %.1f MB in all%s (the check set "
+                "runs for every seed and distribution, and in an fp64 shadow): %s", (double)all / 1e6,
+                fits ? ", guessed counts included, within 16 MiB" : ", short of 16 MiB: no size left to halve",
+                said.data);
+    else if (parsed && !fits && t->over_cap)
+        sk_note(k, "check sizes (sizes[0]) past the memory caps: no size can be halved");
+    else if (parsed && !fits)
+        sk_note(k, "check sizes (sizes[0]) take %.0f MB in all, past 16 MiB: no size can be halved", (double)all / 1e6);
+    if (parsed && one_block)
+        sk_note(k, "check sizes (sizes[0]) launch one block: more would take past 16 MiB");
+    sk_timing_close(t);
+    hk_buf_free(&said);
 }
 
 /* The threads the spec launches along each axis, grid[d] (block_x... put in as the block's
@@ -953,6 +1232,12 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             site_block_unread = false;
             sk_note(k, "block %lld: the launch at %s:%d is under `case %lld:` of a switch on its block %s",
                     case_val, file, site_line, case_val, site->block);
+        } else if ((n_block = sk_if_block(k, site, block_val)) > 0) {
+            /* if (block_size == 16) k<16><<<grid, threads>>>: likewise */
+            site_block_unread = false;
+            sk_note(k, "block %lld x %lld x %lld: the launch at %s:%d is under an `if` that compares its "
+                    "block %s with a constant", block_val[0], n_block > 1 ? block_val[1] : 1,
+                    n_block > 2 ? block_val[2] : 1, file, site_line, site->block);
         }
     }
     /* an integer argument passed as a member (s.n, p->batch) is that parameter wherever the
@@ -1149,6 +1434,13 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         size_t base_map = k->n_map;
         if (n_block_read == 1 && site->block && sk_is_identifier(site->block) && !sk_mapped(k, site->block))
             sk_map(k, site->block, bvar[0]);
+        /* the members of a dim3 block (threads.x, threads.y) */
+        for (size_t d = 0; d < n_block_read && site->block && sk_is_identifier(site->block); d++) {
+            char *member = hk_asprintf("%s.%c", site->block, "xyz"[d]);
+            if (member && !sk_mapped(k, member))
+                sk_map(k, member, bvar[d]);
+            hk_free(member);
+        }
         /* and the x of a dim3 block (dim3 threads(THREADS_PER_BLOCK)) */
         char *braw = n_block_read >= 1 && site->block && sk_is_identifier(site->block) ? sk_local_init(k, site->block)
                                                                                        : NULL;
@@ -1437,13 +1729,22 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         goto nomem;
     }
     /* A kernel with bounds checks gets a ragged first set (not a multiple of any block
-     * size); one without keeps to multiples of its block. The program's own sizes, where
-     * the launcher sets them, are the second set. Distinct values per variable so swapped
-     * dimensions show. */
+     * size); one without keeps to powers of two, and a size a grid dimension divides into
+     * blocks (ceil_div(n, block_x)) to multiples of that block (unit[i]): its threads are
+     * then its elements. A grid of one block per item (b) asks nothing of b. The program's
+     * own sizes, where the launcher sets them, are the second set. Distinct values per
+     * variable so swapped dimensions show. */
     static const long long first[3][3] = { { 1000003 }, { 1000, 1003 }, { 67, 99, 131 } };
     static const long long second[3][3] = { { 16777216 }, { 2048, 4096 }, { 128, 256, 512 } };
     /* gridDim without a grid-stride loop (srad's last row of blocks) leaves the sizes whole */
     bool ragged = kf.bounds_checked || (kf.grid_stride && !rows_size);
+    long long unit[SK_MAX_VARS];
+    for (size_t i = 0; i < k->n_vars; i++) {
+        unit[i] = 1;
+        for (size_t d = 0; d < n_grid && !ragged; d++)
+            if (block_val[d] > 1 && sk_grid_divides(grid[d]) && sk_names(grid[d], k->vars[i]))
+                unit[i] = sk_lcm(unit[i], block_val[d]);
+    }
     bool all_program = k->n_vars > 0;
     for (size_t i = 0; i < k->n_vars; i++)
         all_program &= have_program[i];
@@ -1481,13 +1782,12 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             b = 128;
         }
         if (!ragged) {
-            long long unit = block_val[0] * block_val[1];
             a = b;
             b = 2 * b;
-            if (unit > 1 && a % unit)
-                a = (a / unit + 1) * unit;
-            if (unit > 1 && b % unit)
-                b = (b / unit + 1) * unit;
+            if (a % unit[i])
+                a = (a / unit[i] + 1) * unit[i];
+            if (b % unit[i])
+                b = (b / unit[i] + 1) * unit[i];
         }
         if (all_program && have_program[i]) {
             if (ragged)
@@ -1516,8 +1816,9 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     int pass_line = 0;
     if (one_pass)
         pass_bound = kc_stride_bound(k, &pass_line);
-    if (!all_program && ok) {
+    if (ok) {
         long long cap[SK_MAX_VARS];
+        bool can[SK_MAX_VARS];
         bool single[HK_MAX_ARGS] = { 0 }, written[HK_MAX_ARGS] = { 0 }, in_array[SK_MAX_VARS] = { 0 };
         bool loop_bound[SK_MAX_VARS] = { 0 };
         sk_array_loop_sizes(k, f, scal, in_array);
@@ -1527,6 +1828,10 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             bool kept = k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) ||
                                           sk_subtracted(k->vars[i], cover->need, 3) || sk_dim_like(k->vars[i]));
             cap[i] = kept || in_array[i] || stride_only[i] ? -1 : bounded[i] > 0 ? bounded[i] : 0;
+            /* the check set may go lower than invented, but not an offset or a row stride
+             * set to its least (a head dimension or an array's loop bound halved is safe) */
+            can[i] = !stride_only[i] && !(k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) ||
+                                                            sk_subtracted(k->vars[i], cover->need, 3)));
         }
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++) {
             const an_param *p = &f->params[i];
@@ -1541,7 +1846,10 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                         .shmem = sh && sk_sizes_or_block(k, sh, block_val) ? sh : NULL,
                         .asserts = asserts, .n_asserts = n_asserts,
                         .one_pass_bound = pass_bound, .rows = rows_size ? &rows : NULL };
-        sk_grow_timing(k, &t, s1, cap, ragged ? 1 : block_val[0] * block_val[1]);
+        if (!all_program)
+            sk_grow_timing(k, &t, s1, cap, unit, ragged);
+        if (!all_program || ragged) /* sizes[0] invented */
+            sk_shrink_check(k, &t, s0, can, unit, ragged);
     }
     if (!all_program && k->km) {
         /* a shared array has the extent the kernel declares; a subscript of it that a
@@ -1577,9 +1885,20 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     if (all_program)
         sk_note(k, "sizes from the launch site at %s:%d", file, site_line);
     else
-        sk_note(k, "sizes invented: %s", ragged ? "one set not a multiple of the block" : "multiples of the block");
-    if (!ragged)
-        sk_note(k, "no bounds check in %s: every size a multiple of the block", f->name);
+        sk_note(k, "sizes invented: %s", ragged ? "one set not a multiple of the block" : "powers of two");
+    if (!ragged) {
+        struct hk_buf mult;
+        hk_buf_init(&mult, SK_MAX_TEXT);
+        for (size_t i = 0; i < k->n_vars; i++)
+            if (unit[i] > 1)
+                hk_buf_printf(&mult, "%s%s of %lld", mult.len ? ", " : "", k->vars[i], unit[i]);
+        if (mult.len)
+            sk_note(k, "no bounds check in %s: every size the grid divides into blocks a multiple of its "
+                    "block (%s)", f->name, mult.data);
+        else
+            sk_note(k, "no bounds check in %s, and no size the grid divides into blocks", f->name);
+        hk_buf_free(&mult);
+    }
     for (int set = 0; rows_size && set < 2; set++) {
         /* rows S apart hold the columns written only when those are at most S: else two
          * threads write one element */
@@ -1706,17 +2025,24 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             ok &= json_object_set_new(a, "kind", json_string(kind)) == 0;
             ok &= json_object_set_new(a, "dtype", json_string(dt)) == 0;
             const char *cnt = use == 3 ? "1" : counts[i];
+            /* what a guess costs at each set: the sizes keep it within the check set's
+             * budget and the per-buffer cap (sk_shrink_check, sk_timing_fits) */
+            char cost[96] = "";
+            long long c0 = 0, c1 = 0;
+            if (use != 3 && !count_sure[i] && cnt && sk_eval_at(cnt, s0, &c0) && sk_eval_at(cnt, s1, &c1))
+                snprintf(cost, sizeof cost, ", %.1f MB at sizes[0] and %.0f MB at sizes[1]",
+                         (double)c0 * (double)elem_bytes[i] / 1e6, (double)c1 * (double)elem_bytes[i] / 1e6);
             if (use != 3 && !count_sure[i] && derived_line[i])
                 /* an input too: a guess short of what the other pointer reads would read
                  * past the buffer */
                 sk_doubt(k, "%s is used through another pointer made from it at line %d: how many "
-                         "elements that reaches is not known (guessed %s)", p->name, derived_line[i],
-                         cnt ? cnt : "?");
+                         "elements that reaches is not known (guessed %s%s)", p->name, derived_line[i],
+                         cnt ? cnt : "?", cost);
             else if (use != 3 && !count_sure[i] && strcmp(kind, "input") != 0)
-                sk_doubt(k, "how many elements %s has is not in the index math or the host code: guessed %s",
-                         p->name, cnt ? cnt : "?");
+                sk_doubt(k, "how many elements %s has is not in the index math or the host code: guessed %s%s",
+                         p->name, cnt ? cnt : "?", cost);
             else if (use != 3 && !count_sure[i])
-                sk_note(k, "count of %s guessed as %s", p->name, cnt ? cnt : "?");
+                sk_note(k, "count of %s guessed as %s%s", p->name, cnt ? cnt : "?", cost);
             ok &= json_object_set_new(a, "count", json_string(cnt ? cnt : "1")) == 0;
             if (use >= 2)
                 ok &= json_object_set_new(a, "dist", json_string("zeros")) == 0;

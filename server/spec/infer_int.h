@@ -445,6 +445,9 @@ const char *sk_launcher_float(const skel *k, const an_launch *site, const char *
  * true and *v = V (1 to 1024). The case must be the last label before the launch, with no
  * break between them. */
 bool sk_switch_case(skel *k, const an_launch *site, long long *v);
+/* The launch in the then-branch of `if (X == V)` with X its block, or every variable part of
+ * its dim3 block: each dimension's value in dims[0..2]; how many, 0 when it does not apply. */
+size_t sk_if_block(skel *k, const an_launch *site, long long *dims);
 
 /* elem with the typedefs of the kernel's file followed (at most four deep), into
  * cur (n bytes). */

@@ -256,6 +256,82 @@ static bool sk_declared_dim3(const skel *k, const char *name)
     return sk_declared_as(k, name, "dim3");
 }
 
+/* A member x, y or z of a dim3 parameter of the launcher (cuda-samples' matrixMul:
+ * MatrixMultiply(..., const dim3 &dimsA, ...) launches over dimsA.y / threads.y): a value
+ * its caller passes, a size as an integer parameter of the launcher is; its size name
+ * (base_member, mapped from the chain from then on). A member of a dim3 of the body is the
+ * launcher text its declaration gives it (untranslated). A new string, or NULL for any
+ * other chain. */
+static char *sk_dim3_param_member(skel *k, const char *chain)
+{
+    const char *dot = strchr(chain, '.');
+    if (!dot || strchr(dot + 1, '.') || strstr(chain, "->") || dot - chain >= 64 ||
+        (strcmp(dot + 1, "x") && strcmp(dot + 1, "y") && strcmp(dot + 1, "z")))
+        return NULL;
+    char base[64];
+    memcpy(base, chain, (size_t)(dot - chain));
+    base[dot - chain] = '\0';
+    const char *t = k->site_text;
+    size_t lo = k->body_start;
+    if (!t || !sk_is_identifier(base) || lo == 0 || lo > k->site_len)
+        return NULL;
+    /* a dim3 of the body (dim3 dimsC(dimsB.x, dimsA.y, 1)): the part its member is, as
+     * written (a member left out is 1) */
+    if (sk_declared_dim3(k, base)) {
+        char *init = sk_local_init(k, base);
+        char *parts[3] = { 0 };
+        size_t np = init && !strncmp(init, "dim3(", 5) ? sk_split_dims(init, parts) : 0;
+        int m = dot[1] - 'x';
+        char *res = np ? (size_t)m < np ? hk_strdup(parts[m]) : hk_strdup("1") : NULL;
+        for (size_t d = 0; d < 3; d++)
+            hk_free(parts[d]);
+        hk_free(init);
+        if (res || np)
+            return res;
+    }
+    /* the parameter list: the parentheses right before the body's brace */
+    size_t close = lo;
+    while (close > 0 && t[close] != '{')
+        close--;
+    while (close > 0 && isspace((unsigned char)t[close - 1]))
+        close--;
+    if (close == 0 || t[close - 1] != ')')
+        return NULL;
+    size_t open = close - 1;
+    for (int d = 0; open > 0;) {
+        open--;
+        d += (t[open] == ')') - (t[open] == '(');
+        if (d < 0)
+            break;
+    }
+    if (t[open] != '(')
+        return NULL;
+    size_t bl = strlen(base);
+    bool found = false;
+    for (size_t i = open + 1; i + 4 < close && !found; i++) {
+        if (!sk_word_at(t, close, i, "dim3", 4))
+            continue;
+        size_t j = i + 4;
+        while (j < close && (isspace((unsigned char)t[j]) || t[j] == '&'))
+            j++;
+        if (!sk_word_at(t, close, j, base, bl))
+            continue;
+        j += bl;
+        while (j < close && isspace((unsigned char)t[j]))
+            j++;
+        found = j < close && (t[j] == ',' || t[j] == ')');
+    }
+    if (!found)
+        return NULL;
+    char *name = hk_asprintf("%s_%s", base, dot + 1);
+    if (!name)
+        return NULL;
+    sk_map(k, chain, name);
+    sk_note(k, "%s, a member of the launcher's dim3 parameter %s, reads as %s (a size where the spec uses it)",
+            chain, base, name);
+    return name;
+}
+
 /* A member of a launcher's cudaDeviceProp (prop.maxThreadsPerBlock, prop.maxGridSize[0])
  * whose value every GPU that CUDA 12 builds for shares (compute capability 5.0 and up):
  * the launch sizes written with it are those values on any device. chain is "prop.member";
@@ -1177,6 +1253,17 @@ char *sk_translate(skel *k, const char *c, int depth)
                 if (prop >= 0) {
                     ok = hk_buf_printf(&b, "%lld", prop) == HK_OK;
                     i = sub >= 0 ? r : q;
+                    continue;
+                }
+                char *member = !as && q <= n && sub < 0 ? sk_dim3_param_member(k, chain) : NULL;
+                if (member) {
+                    char *tm = sk_is_identifier(member) && sk_mapped(k, chain) ? NULL
+                                                                                : sk_translate(k, member, depth + 1);
+                    ok = hk_buf_printf(&b, tm ? "(%s)" : "%s", tm ? tm : member) == HK_OK &&
+                         (tm || sk_mapped(k, chain));
+                    hk_free(tm);
+                    hk_free(member);
+                    i = q;
                     continue;
                 }
                 ok = as && hk_buf_printf(&b, "%s", as) == HK_OK;
@@ -2595,6 +2682,105 @@ bool sk_switch_case(skel *k, const an_launch *site, long long *v)
         return false;
     *v = ev.i;
     return true;
+}
+
+/* The launch in the then-branch of `if (X == V)` (or `V == X`) whose block is X, or a dim3
+ * every part of which is X or a constant (cuda-samples' matrixMul: `dim3 threads(block_size,
+ * block_size)` launched as k<16><<<grid, threads>>> under `if (block_size == 16) {`): the
+ * launch runs with X = V. The branch is the innermost block around the launch (or the
+ * statement right after the condition), opened right after the condition's parenthesis;
+ * an else-branch or a loop in between says nothing. dims gets each dimension (1 to 1024,
+ * 1024 threads at most in all); returns how many (0 when the rule does not apply). */
+size_t sk_if_block(skel *k, const an_launch *site, long long *dims)
+{
+    const char *t = k->site_text;
+    size_t at = site->span.start_byte, lo = k->body_start;
+    if (!t || !site->block || at > k->site_len || at <= lo)
+        return 0;
+    /* `if (X == V) k<<<...>>>(...);`, else the innermost unclosed brace before the launch */
+    size_t close = at;
+    while (close > lo && isspace((unsigned char)t[close - 1]))
+        close--;
+    if (close > lo && t[close - 1] != ')') {
+        size_t c = at;
+        int depth = 0;
+        while (c > lo) {
+            c--;
+            if (t[c] == '}')
+                depth++;
+            else if (t[c] == '{' && depth-- == 0)
+                break;
+        }
+        if (t[c] != '{')
+            return 0;
+        close = c;
+        while (close > lo && isspace((unsigned char)t[close - 1]))
+            close--;
+    }
+    if (close <= lo || t[close - 1] != ')')
+        return 0;
+    size_t open = close - 1;
+    for (int d = 0; open > lo;) {
+        open--;
+        d += (t[open] == ')') - (t[open] == '(');
+        if (d < 0)
+            break;
+    }
+    if (t[open] != '(')
+        return 0;
+    size_t kw = open;
+    while (kw > lo && isspace((unsigned char)t[kw - 1]))
+        kw--;
+    if (kw < lo + 2 || !sk_word_at(t, kw, kw - 2, "if", 2))
+        return 0;
+    char a[128], b[128];
+    int used = 0;
+    char cond[300];
+    size_t cl = close - 1 - (open + 1);
+    if (cl >= sizeof cond)
+        return 0;
+    memcpy(cond, t + open + 1, cl);
+    cond[cl] = '\0';
+    if (sscanf(cond, " %127[A-Za-z0-9_] == %127[A-Za-z0-9_] %n", a, b, &used) != 2 || (size_t)used != cl)
+        return 0;
+    const char *var = isdigit((unsigned char)a[0]) ? b : a, *val = var == a ? b : a;
+    char *end = NULL;
+    long long v = strtoll(val, &end, 0);
+    if (!sk_is_identifier(var) || !end || *end || v < 1 || v > 1024)
+        return 0;
+    /* the block: X itself, or a dim3 of X and constants */
+    size_t n = 0;
+    char blk[128];
+    if (sscanf(site->block, " %127[A-Za-z0-9_] ", blk) == 1 && !strcmp(blk, var)) {
+        dims[0] = v;
+        return 1;
+    }
+    if (!sk_is_identifier(site->block))
+        return 0;
+    char *init = sk_local_init(k, site->block);
+    char *parts[3] = { 0 };
+    size_t np = init && !strncmp(init, "dim3(", 5) ? sk_split_dims(init, parts) : 0;
+    long long threads = 1;
+    bool has_var = false, ok = np > 0;
+    for (size_t d = 0; d < np && ok; d++) {
+        char part[128];
+        long long x = 0;
+        ok = parts[d] && sscanf(parts[d], " %127[A-Za-z0-9_] ", part) == 1;
+        if (ok && !strcmp(part, var)) {
+            x = v;
+            has_var = true;
+        } else if (ok) {
+            x = strtoll(part, &end, 0);
+            ok = end && !*end && x >= 1 && x <= 1024;
+        }
+        threads *= x;
+        dims[d] = x;
+        n = d + 1;
+    }
+    for (size_t d = 0; d < 3; d++)
+        hk_free(parts[d]);
+    hk_free(init);
+    return ok && has_var && threads <= 1024 ? n : 0;
 }
 
 /* ---- typedefs ---- */

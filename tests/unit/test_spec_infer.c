@@ -1564,6 +1564,136 @@ static void windows_clipped_where_the_thread_is(void **state)
     hk_free(path);
 }
 
+#define CHECK_BUDGET (16LL << 20) /* the check set's buffers in all (SK_CHECK_BYTES) */
+
+/* The check set (sizes[0]) runs for every seed and distribution and in an fp64 shadow:
+ * mmcv's furthest point sampling had b = n = m = 1024 in both sets (every size rounded to
+ * its block of 1024, though its grid is one block per batch) and a guessed count of 4 GB.
+ * Now the sizes are halved until every buffer, guesses included, fits 16 MiB, b is no
+ * multiple of the block, the two sets differ, and the timed set keeps every buffer within
+ * 2 GiB; the guess says what it costs. */
+static void the_check_set_is_cheap(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("check_sizes.cu"), "farthest", &inf);
+    long long count = 0, bytes = 0;
+    assert_true(buffer_bytes(inf.spec, 0, &count, &bytes) <= CHECK_BUDGET);
+    buffer_bytes(inf.spec, 1, &count, &bytes);
+    assert_true(bytes <= (2LL << 30));
+    assert_true(has_note(&inf, "check sizes (sizes[0]) halved until the buffers take"));
+    assert_true(has_note(&inf, "count of points guessed as b * n * m, "));
+    assert_true(has_note(&inf, "MB at sizes[0] and "));
+    assert_true(has_note(&inf, "no size the grid divides into blocks"));
+    json_t *s0 = json_array_get(json_object_get(inf.spec, "sizes"), 0);
+    json_t *s1 = json_array_get(json_object_get(inf.spec, "sizes"), 1);
+    long long b0 = json_integer_value(json_object_get(s0, "b"));
+    assert_true(b0 >= 2 && b0 < 1024);
+    assert_true(json_integer_value(json_object_get(s1, "b")) > b0);
+    /* the order the invented sizes had (b < n < m) holds */
+    assert_true(json_integer_value(json_object_get(s0, "n")) > b0);
+    assert_true(json_integer_value(json_object_get(s0, "m")) > json_integer_value(json_object_get(s0, "n")));
+    spec_inference_free(&inf);
+
+    /* a kernel with no guess and a small set is left as it was */
+    infer(DATA("timing_sizes.cu"), "scale4", &inf);
+    assert_false(has_note(&inf, "check sizes (sizes[0])"));
+    spec_inference_free(&inf);
+}
+
+/* Seven sizes and a guess of their product: as invented the timed set's guess is past 2^31
+ * elements and the check set's past 2 GiB. The timed set is halved until every buffer
+ * fits; the check set (one block of 256 as invented: 13 x 15 threads) is halved to 16 MiB
+ * and then grows the sizes its grid names until it launches two blocks. The timed set the
+ * guess leaves moves almost nothing: a doubt (mmcv's carafe). */
+static void sizes_past_the_caps_as_invented(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("check_sizes.cu"), "seven", &inf);
+    long long count = 0, bytes = 0;
+    assert_true(buffer_bytes(inf.spec, 0, &count, &bytes) <= CHECK_BUDGET);
+    buffer_bytes(inf.spec, 1, &count, &bytes);
+    assert_true(count <= 2147483647LL && bytes <= (2LL << 30));
+    assert_true(has_note(&inf, "timing sizes (sizes[1]) halved until every buffer fits"));
+    assert_true(has_note(&inf, "check sizes (sizes[0]) halved and grown until the launch has two blocks"));
+    json_t *s0 = json_array_get(json_object_get(inf.spec, "sizes"), 0);
+    long long b = json_integer_value(json_object_get(s0, "b")), c = json_integer_value(json_object_get(s0, "c"));
+    assert_true(b * c > 256);
+    assert_true(json_integer_value(json_object_get(s0, "h")) >= 3);
+    /* the guess holds the timed set to a few hundred outputs: nothing to time, a doubt */
+    assert_true(has_doubt(&inf, "the timed set (sizes[1]) moves 0.00 MB in the buffers whose counts are known: "
+                                "the guessed count of src"));
+    spec_inference_free(&inf);
+
+    /* a guess that leaves megabytes to time is no doubt of that kind */
+    infer(DATA("check_sizes.cu"), "farthest", &inf);
+    assert_false(has_doubt(&inf, "leaves nothing to time"));
+    spec_inference_free(&inf);
+}
+
+/* One block checks nothing between blocks: four sizes invented small (13 x 15 pairs, one
+ * block of 512) grow, those the grid names, until the launch has two; the sizes the grid
+ * does not name stay. */
+static void the_check_set_launches_two_blocks(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("check_sizes.cu"), "pair_sums", &inf);
+    no_doubts(&inf);
+    json_t *s0 = json_array_get(json_object_get(inf.spec, "sizes"), 0);
+    long long na = json_integer_value(json_object_get(s0, "na")), nb = json_integer_value(json_object_get(s0, "nb"));
+    assert_true(na * nb > 512);
+    assert_true(na % 2 == 1 && nb % 2 == 1); /* still no multiple of the block */
+    assert_int_equal(json_integer_value(json_object_get(s0, "mode")), 17);
+    assert_true(has_note(&inf, "check sizes (sizes[0]) grown until the launch has two blocks"));
+    spec_inference_free(&inf);
+}
+
+/* A launch under `if (block_size == 16)` with `dim3 threads(block_size, block_size)` runs
+ * with a 16 x 16 block; its grid of a dim3 parameter's members (dims_a.y) makes that
+ * member a size, and a dim3 of the body (dims_c) is what it is declared with. In the
+ * else-branch the condition says nothing: the block stays unread and a doubt. */
+static void a_block_under_an_if_and_dim3_parameters(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "wa", "dims_a_y" };
+    static const long long v[] = { 64, 48 };
+    spec_inference inf;
+    infer(DATA("check_sizes.cu"), "tile_copy", &inf);
+    no_doubts(&inf);
+    assert_true(has_note(&inf, "block 16 x 16 x 1: the launch at check_sizes.cu:75 is under an `if`"));
+    assert_true(has_note(&inf, "dims_a.y, a member of the launcher's dim3 parameter dims_a, reads as dims_a_y"));
+    json_t *grid = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_int_equal(json_array_size(grid), 2);
+    assert_int_equal(eval(json_string_value(json_array_get(grid, 1)), names, v, 2), 3);
+    assert_int_equal(eval(field(inf.spec, 0, "count"), names, v, 2), 64 * 48);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), names, v, 2), 64 * 48);
+    spec_inference_free(&inf);
+
+    infer(DATA("check_sizes.cu"), "tile_scale", &inf);
+    assert_false(has_note(&inf, "is under an `if`"));
+    assert_true(has_doubt(&inf, "no launch site or bounds check says how many blocks tile_scale needs"));
+    spec_inference_free(&inf);
+
+    /* matrixMul's shape: c and a from their allocations (dims_c's members as declared), b
+     * a guess of an input; wa, which the tile loop runs to, keeps the timed set's K (a
+     * GEMM of K = 16 when it was halved to make room for the guess) */
+    static const char *const mul_names[] = { "wa", "wb", "dims_a_y" };
+    static const long long mul_v[] = { 32, 64, 48 };
+    infer(DATA("check_sizes.cu"), "tile_mul", &inf);
+    no_doubts(&inf);
+    assert_int_equal(eval(field(inf.spec, 0, "count"), mul_names, mul_v, 3), 64 * 48);
+    assert_int_equal(eval(field(inf.spec, 1, "count"), mul_names, mul_v, 3), 32 * 48);
+    assert_true(eval(field(inf.spec, 2, "count"), mul_names, mul_v, 3) >= 32 * 64);
+    assert_true(has_note(&inf, "count of b guessed as"));
+    json_t *s0 = json_array_get(json_object_get(inf.spec, "sizes"), 0);
+    json_t *s1 = json_array_get(json_object_get(inf.spec, "sizes"), 1);
+    assert_true(json_integer_value(json_object_get(s1, "wa")) >= json_integer_value(json_object_get(s0, "wa")));
+    assert_false(has_note(&inf, "wa 256 -> 16"));
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1620,6 +1750,10 @@ int main(void)
         cmocka_unit_test(timing_sizes_all_pairs_and_local_arrays),
         cmocka_unit_test(guarded_shifts_and_divided_sizes),
         cmocka_unit_test(windows_clipped_where_the_thread_is),
+        cmocka_unit_test(the_check_set_is_cheap),
+        cmocka_unit_test(the_check_set_launches_two_blocks),
+        cmocka_unit_test(sizes_past_the_caps_as_invented),
+        cmocka_unit_test(a_block_under_an_if_and_dim3_parameters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
