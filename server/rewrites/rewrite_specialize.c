@@ -25,7 +25,7 @@
  * assembly (its labels), static locals, and static __shared__ arrays (twice the shared
  * memory). */
 
-#define SC_MAX 8          /* parameters specialized at most (the test's length) */
+#define SC_MAX 12         /* parameters specialized at most (the test's length) */
 
 typedef struct {
     size_t param;         /* index into f->params */
@@ -98,14 +98,36 @@ static bool integer_literal(const char *s, long long *v)
     return true;
 }
 
+/* The value of a launch argument: an integer literal, or the name of a #define or constexpr
+ * of the text whose value is one (`#define KSIZE 5`), defined once (two definitions, as under
+ * #if branches, may differ) where the launch sees it: at file scope or in its function. */
+static bool argument_value(const an_model *m, const an_launch *l, const char *arg, long long *v)
+{
+    if (integer_literal(arg, v))
+        return true;
+    char name[128];
+    rwl_squeeze(arg, name, sizeof name);
+    size_t found = 0;
+    for (size_t t = 0; t < m->n_tunables; t++) {
+        const an_tunable *tu = &m->tunables[t];
+        if (tu->kind == AN_TUNE_TEMPLATE || !tu->name || strcmp(tu->name, name) ||
+            (tu->owner >= 0 && tu->owner != l->caller))
+            continue;
+        if (found++ || !tu->value || !integer_literal(tu->value, v))
+            return false;
+    }
+    return found == 1;
+}
+
 static bool kernel_name_is(const char *callee, const char *name)
 {
     size_t a = strlen(callee), b = strlen(name);
     return !strcmp(callee, name) || (a > b + 2 && !strcmp(callee + a - b, name) && callee[a - b - 1] == ':');
 }
 
-/* The value parameter a always receives: the spec's literal, else the literal every launch
- * site in the text passes. false with a note in why when there is none. */
+/* The value parameter a always receives: the spec's literal, else the literal (or named
+ * constant) every launch site in the text passes. false with a note in why when there is
+ * none. */
 static bool constant_of(sc_scan *s, size_t a, long long *v, const char **from, char *why, size_t n)
 {
     const rw_context *c = s->ctx;
@@ -135,9 +157,9 @@ static bool constant_of(sc_scan *s, size_t a, long long *v, const char **from, c
                      l->span.start_row + 1);
             return false;
         }
-        if (!integer_literal(l->args[a], &x) || (sites && x != *v)) {
+        if (!argument_value(c->m, l, l->args[a], &x) || (sites && x != *v)) {
             snprintf(why, n, "the launch at line %u passes `%s`, not %s", l->span.start_row + 1, l->args[a],
-                     sites ? "the same literal as the others" : "a literal");
+                     sites ? "the same value as the others" : "a literal or a constant defined once");
             return false;
         }
         *v = x;

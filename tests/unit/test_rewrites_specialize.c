@@ -2,12 +2,13 @@
  * one literal become constants in a copy of the body taken for exactly those values.
  * Written as others write them -- a CUDA_1D_KERNEL_LOOP window sum with a runtime kernel
  * size, `continue` bounds and a scale factor (mmcv's CARAFE), a 2-D pooling window with a
- * mode flag, an unsigned stride used only as a divisor, a while loop and dynamic shared
- * memory -- each must apply, compile with nvcc and, in the block emulator (emu_block.h),
- * leave exactly the original's memory both with the launches' values (the copy) and with
- * others (the original path). A bench spec's literal decides; a spec's size expression
- * does not. What it must refuse names the construct and line. Where bench/wild/src is
- * extracted, mmcv's CARAFE is rewritten from its spec and emulated at kernel sizes 5 and 3. */
+ * mode flag, an unsigned stride used only as a divisor, a while loop with dynamic shared
+ * memory and its count passed through a constexpr -- each must apply, compile with nvcc
+ * and, in the block emulator (emu_block.h), leave exactly the original's memory both with
+ * the launches' values (the copy) and with others (the original path). A bench spec's
+ * literal decides; a spec's size expression does not. What it must refuse names the
+ * construct and line. Where bench/wild/src is extracted, mmcv's CARAFE is rewritten from
+ * its spec and emulated at kernel sizes 5 and 3. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -105,7 +106,8 @@ static const char kernels[] =
     "    pool2d<<<dim3((w + 15) / 16, (h + 15) / 16), dim3(16, 16)>>>(f, o, h, w, 3, 3, false);\n"
     "    strided_pick<<<(n + 63) / 64, 64>>>(xi, yi, n, 4u);\n"
     "    strided_pick<<<(n + 255) / 256, 256>>>(xi, yi + n, n, 4u);\n"
-    "    taps_shared<<<(n + 63) / 64, 64, 64 * sizeof(float)>>>(f, o, n, 4);\n"
+    "    constexpr int n_taps = 4;\n"
+    "    taps_shared<<<(n + 63) / 64, 64, 64 * sizeof(float)>>>(f, o, n, n_taps);\n"
     "}\n";
 
 static const char *const applying[] = {"upsample_window", "pool2d", "strided_pick", "taps_shared"};
@@ -295,6 +297,15 @@ static const char refused[] =
     "{\n"                                                                                         /* 40 */
     "    for (int i = 0; i < 4; i++) y[i] = x[i] * s;\n"
     "}\n"
+    "#ifdef WIDE\n"
+    "#define TAPS 8\n"                                                                            /* 44 */
+    "#else\n"
+    "#define TAPS 4\n"
+    "#endif\n"
+    "__global__ void two_defs(const float *x, float *y, int k)\n"
+    "{\n"
+    "    for (int i = 0; i < k; i++) y[i] = x[i];\n"                                              /* 50 */
+    "}\n"
     "void launch_them(const float *x, float *y, int k)\n"
     "{\n"
     "    variable<<<1, 32>>>(x, y, k);\n"                                                         /* 45 */
@@ -306,18 +317,20 @@ static const char refused[] =
     "    with_goto<<<1, 32>>>(x, y, 3);\n"
     "    with_asm<<<1, 32>>>(x, y, 3);\n"
     "    float_only<<<1, 32>>>(x, y, 2.0f);\n"
+    "    two_defs<<<1, 32>>>(x, y, TAPS);\n"
     "}\n";
 
 static const rwf_refusal refusals[] = {
     {"no_launch", "parameter", 1, "no spec and no launch site of the kernel"},
-    {"variable", "parameter", 5, "passes `k`, not a literal"},
-    {"differing", "parameter", 9, "not the same literal as the others"},
+    {"variable", "parameter", 5, "passes `k`, not a literal or a constant defined once"},
+    {"differing", "parameter", 9, "not the same value as the others"},
     {"written", "parameter", 15, "the kernel writes it"},
     {"plain_use", "parameter", 20, "no loop bound, branch or divisor uses it"},
     {"static_shared", "__shared__ array", 24, "twice the shared memory"},
     {"with_goto", "label", 30, "function scope"},
     {"with_asm", "inline assembly", 37, "labels twice"},
     {"float_only", "parameter list", 39, "no integer scalar parameter"},
+    {"two_defs", "parameter", 48, "passes `TAPS`, not a literal or a constant defined once"},
 };
 
 static void refusals_name_construct_and_line(void **state)
