@@ -46,7 +46,7 @@ typedef struct {
 static bool integer_type(const char *type)
 {
     static const char *const words[] = {"const", "signed", "unsigned", "int", "long", "short", "char", "bool",
-                                        "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t",
+                                        "size_t", "ptrdiff_t", "uint", "ushort", "int8_t", "int16_t", "int32_t", "int64_t",
                                         "uint8_t", "uint16_t", "uint32_t", "uint64_t"};
     bool base = false;
     for (const char *p = type; p && *p;) {
@@ -321,6 +321,8 @@ static int specialize(const rw_context *ctx, rw_result *out)
     }
     /* the parameters: integer scalars with one value, never written, used where it pays */
     char note[400] = "";
+    int note_rank = 0;   /* the parameter that came closest says why: 1 no value, 2 written,
+                          * 3 a value that nothing gains from */
     for (size_t a = 0; a < f->n_params && np < SC_MAX; a++) {
         const an_param *p = &f->params[a];
         if (p->pointer_depth || !p->name || !p->name[0] || !integer_type(p->type))
@@ -337,12 +339,12 @@ static int specialize(const rw_context *ctx, rw_result *out)
         long long v = 0;
         const char *from = NULL;
         if (!constant_of(&s, a, &v, &from, w, sizeof w)) {
-            if (!note[0])
+            if (note_rank < 1 && (note_rank = 1))
                 snprintf(note, sizeof note, "parameter at line %u: %s: %s", p->span.start_row + 1, p->name, w);
             continue;
         }
         if (written) {
-            if (!note[0])
+            if (note_rank < 2 && (note_rank = 2))
                 snprintf(note, sizeof note, "parameter at line %d: %s: the kernel writes it",
                          rwl_line_at(ctx->text, s.ts.t[written].start), p->name);
             continue;
@@ -350,7 +352,7 @@ static int specialize(const rw_context *ctx, rw_result *out)
         int line = 0;
         const char *use = NULL;
         if (!gains(&s, p->name, &line, &use)) {
-            if (!note[0])
+            if (note_rank < 3 && (note_rank = 3))
                 snprintf(note, sizeof note, "parameter at line %d: %s: %s gives it %lld, but no loop bound, "
                          "branch or divisor uses it", rwl_line_at(ctx->text, s.ts.t[first].start), p->name,
                          from, v);

@@ -272,9 +272,9 @@ static const char refused[] =
     "    k += 1;\n"                                                                               /* 15 */
     "    for (int i = 0; i < k; i++) y[i] = x[i];\n"
     "}\n"
-    "__global__ void plain_use(const float *x, float *y, int off)\n"
+    "__global__ void plain_use(const float *x, float *y, int n, int off)\n"
     "{\n"
-    "    y[threadIdx.x] = x[threadIdx.x] + off;\n"                                                /* 20 */
+    "    if (n > (int)threadIdx.x) y[threadIdx.x] = x[threadIdx.x] + off;\n"                                                /* 20 */
     "}\n"
     "__global__ void static_shared(const float *x, float *y, int k)\n"
     "{\n"
@@ -312,7 +312,7 @@ static const char refused[] =
     "    differing<<<1, 32>>>(x, y, 3);\n"
     "    differing<<<1, 32>>>(x, y, 4);\n"
     "    written<<<1, 32>>>(x, y, 3);\n"
-    "    plain_use<<<1, 32>>>(x, y, 3);\n"
+    "    plain_use<<<1, 32>>>(x, y, k, 3);\n"
     "    static_shared<<<1, 32>>>(x, y, 3);\n"                                                    /* 50 */
     "    with_goto<<<1, 32>>>(x, y, 3);\n"
     "    with_asm<<<1, 32>>>(x, y, 3);\n"
@@ -325,7 +325,7 @@ static const rwf_refusal refusals[] = {
     {"variable", "parameter", 5, "passes `k`, not a literal or a constant defined once"},
     {"differing", "parameter", 9, "not the same value as the others"},
     {"written", "parameter", 15, "the kernel writes it"},
-    {"plain_use", "parameter", 20, "no loop bound, branch or divisor uses it"},
+    {"plain_use", "parameter", 20, "off: every launch site gives it 3, but no loop bound, branch or divisor"},
     {"static_shared", "__shared__ array", 24, "twice the shared memory"},
     {"with_goto", "label", 30, "function scope"},
     {"with_asm", "inline assembly", 37, "labels twice"},
