@@ -21,11 +21,14 @@
  * control flow). Inside it, a local of the parameter's own declared type, initialised to
  * that value, shadows the parameter for the whole copied body, so every use reads the
  * value the parameter holds. The copy is a nested block: its declarations are its own.
- * What a second copy of a body would change is refused: labels (function scope), inline
- * assembly (its labels), static locals, and static __shared__ arrays (twice the shared
- * memory). */
+ * Static __shared__ arrays of the body's top level are declared once, before the test, so
+ * both copies use them (no second array, no more shared memory). What a second copy of a
+ * body would change is refused: labels (function scope), inline assembly (its labels),
+ * static locals, and static __shared__ arrays in nested blocks or named before their
+ * declaration. */
 
 #define SC_MAX 12         /* parameters specialized at most (the test's length) */
+#define SC_MAX_SHARED 16  /* static __shared__ arrays moved before the test at most */
 
 typedef struct {
     size_t param;         /* index into f->params */
@@ -269,17 +272,64 @@ static bool gains(const sc_scan *s, const char *p, int *line, const char **use)
     return false;
 }
 
+/* A static __shared__ array declared at the body's top level moves before the test, so both
+ * copies use the one array: the declaration has no initializer and static storage, and
+ * moving it up changes what its name means only if the body named it (or a local its size
+ * uses) before it, which refuses. Its byte span in *a, *b. */
+static bool shared_hoistable(sc_scan *s, const an_shared *sh, uint32_t *a, uint32_t *b)
+{
+    const rw_toks *ts = &s->ts;
+    size_t at = ts->n;
+    int depth = 0;
+    for (size_t k = 0; k < ts->n && at == ts->n; k++) {
+        if (ts->t[k].start >= sh->span.start_byte) {
+            at = k;
+            break;
+        }
+        depth += rwl_tok_is(ts, k, "{") - rwl_tok_is(ts, k, "}");
+    }
+    if (at == ts->n || depth != 1 || sh->span.end_byte > s->f->body_span.end_byte) {
+        snprintf(s->why, sizeof s->why, "__shared__ array at line %u: `%s` is a static __shared__ array inside a "
+                 "nested block: a second copy of the body would declare a second one (twice the shared memory)",
+                 sh->span.start_row + 1, sh->name);
+        return false;
+    }
+    /* the names it declares and its size uses, before it in the body */
+    char words[512];
+    snprintf(words, sizeof words, " %s ", sh->size_expr ? sh->size_expr : "");
+    for (size_t k = 1; k < at; k++) {
+        bool moved = false;   /* the static __shared__ declarations before it move up too */
+        for (size_t j = 0; j < s->f->n_shared && !moved; j++)
+            moved = !s->f->shared[j].is_extern && ts->t[k].start >= s->f->shared[j].span.start_byte &&
+                    ts->t[k].end <= s->f->shared[j].span.end_byte;
+        if (ts->t[k].kind != T_IDENT || moved)
+            continue;
+        char w[80];
+        snprintf(w, sizeof w, "%.*s", (int)(ts->t[k].end - ts->t[k].start), s->ctx->text + ts->t[k].start);
+        const char *hit = strstr(words, w);
+        bool in_size = false;
+        while (hit && !in_size) {
+            char l = hit[-1], r = hit[strlen(w)];
+            in_size = !(l == '_' || (l >= 'a' && l <= 'z') || (l >= 'A' && l <= 'Z') || (l >= '0' && l <= '9')) &&
+                      !(r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'));
+            hit = strstr(hit + 1, w);
+        }
+        if (in_size || !strcmp(w, sh->name)) {
+            snprintf(s->why, sizeof s->why, "__shared__ array at line %u: `%s` cannot move before the body's "
+                     "first statement: `%s` at line %d comes before it", sh->span.start_row + 1, sh->name, w,
+                     rwl_line_at(s->ctx->text, ts->t[k].start));
+            return false;
+        }
+    }
+    *a = sh->span.start_byte;
+    *b = sh->span.end_byte;
+    return true;
+}
+
 /* What a second copy of the body cannot hold. false with the refusal in s->why. */
 static bool body_copyable(sc_scan *s)
 {
     const rw_toks *ts = &s->ts;
-    for (size_t i = 0; i < s->f->n_shared; i++)
-        if (!s->f->shared[i].is_extern) {
-            snprintf(s->why, sizeof s->why, "__shared__ array at line %u: `%s` is a static __shared__ array: a "
-                     "second copy of the body would declare a second one (twice the shared memory)",
-                     s->f->shared[i].span.start_row + 1, s->f->shared[i].name);
-            return false;
-        }
     for (size_t k = 1; k + 1 < ts->n; k++) {
         if (rwl_tok_is_ident(ts, k, "goto") ||
             (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, ":") &&
@@ -370,11 +420,51 @@ static int specialize(const rw_context *ctx, rw_result *out)
     }
     if (!body_copyable(&s))
         goto refuse;
+    /* static __shared__ arrays of the top level go before the test, in their order (the
+     * analysis lists them in source order) */
+    uint32_t cut[SC_MAX_SHARED][2];
+    const char *cut_name[SC_MAX_SHARED];
+    size_t ncut = 0;
+    for (size_t i = 0; i < f->n_shared; i++) {
+        if (f->shared[i].is_extern)
+            continue;
+        if (ncut == SC_MAX_SHARED) {
+            snprintf(s.why, sizeof s.why, "__shared__ array at line %u: more than %d static __shared__ arrays",
+                     f->shared[i].span.start_row + 1, SC_MAX_SHARED);
+            goto refuse;
+        }
+        if (!shared_hoistable(&s, &f->shared[i], &cut[ncut][0], &cut[ncut][1]))
+            goto refuse;
+        cut_name[ncut] = f->shared[i].name;
+        if (ncut && cut[ncut][0] == cut[ncut - 1][0] && cut[ncut][1] == cut[ncut - 1][1])
+            continue;   /* `__shared__ float a[N], b[M];`: one statement */
+        if (ncut && cut[ncut][0] < cut[ncut - 1][1]) {
+            snprintf(s.why, sizeof s.why, "__shared__ array at line %u: declarations out of order",
+                     f->shared[i].span.start_row + 1);
+            goto refuse;
+        }
+        ncut++;
+    }
 
-    /* { if (p == V && ...) { T p = V; ... BODY } else BODY } */
-    const char *body = ctx->text + f->body_span.start_byte;
-    int bl = (int)(f->body_span.end_byte - f->body_span.start_byte);
-    rc = hk_buf_appends(&b, "{\n    if (");
+    /* { SHARED if (p == V && ...) { T p = V; ... BODY } else BODY }, BODY without SHARED */
+    if ((rc = hk_buf_appends(&b, "{\n")))
+        goto out;
+    for (size_t i = 0; i < ncut && !rc; i++)
+        rc = hk_buf_printf(&b, "    %.*s\n", (int)(cut[i][1] - cut[i][0]), ctx->text + cut[i][0]);
+    struct hk_buf bodyb;
+    hk_buf_init(&bodyb, RW_TEXT_MAX);
+    uint32_t from = f->body_span.start_byte;
+    for (size_t i = 0; i <= ncut && !rc; i++) {
+        uint32_t to = i < ncut ? cut[i][0] : f->body_span.end_byte;
+        rc = hk_buf_append(&bodyb, ctx->text + from, to - from);
+        if (!rc && i < ncut)
+            rc = hk_buf_printf(&bodyb, "/* __shared__ %s: declared before the test */", cut_name[i]);
+        from = i < ncut ? cut[i][1] : from;
+    }
+    const char *body = bodyb.data ? bodyb.data : "";
+    int bl = (int)bodyb.len;
+    if (!rc)
+        rc = hk_buf_appends(&b, "    if (");
     for (size_t i = 0; i < np && !rc; i++)
         rc = hk_buf_printf(&b, "%s%s == %lld%s", i ? " && " : "", f->params[pick[i].param].name, pick[i].value,
                            pick[i].value > 2147483647LL || pick[i].value < -2147483647LL ? "LL" : "");
@@ -391,6 +481,7 @@ static int specialize(const rw_context *ctx, rw_result *out)
     }
     if (!rc)
         rc = hk_buf_printf(&b, "        %.*s\n    } else %.*s\n}", bl, body, bl, body);
+    hk_buf_free(&bodyb);
     if (rc)
         goto out;
     char *nb = hk_buf_steal(&b);

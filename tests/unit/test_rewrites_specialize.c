@@ -3,7 +3,8 @@
  * Written as others write them -- a CUDA_1D_KERNEL_LOOP window sum with a runtime kernel
  * size, `continue` bounds and a scale factor (mmcv's CARAFE), a 2-D pooling window with a
  * mode flag, an unsigned stride used only as a divisor, a while loop with dynamic shared
- * memory and its count passed through a constexpr -- each must apply, compile with nvcc
+ * memory and its count passed through a constexpr, static __shared__ tiles (declared once,
+ * before the test) -- each must apply, compile with nvcc
  * and, in the block emulator (emu_block.h), leave exactly the original's memory both with
  * the launches' values (the copy) and with others (the original path). A bench spec's
  * literal decides; a spec's size expression does not. What it must refuse names the
@@ -100,6 +101,22 @@ static const char kernels[] =
     "    }\n"
     "    y[i] = s;\n"
     "}\n"
+    "#define TILE 64\n"
+    "__global__ void tile_taps(const float *x, float *y, int n, int radius)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    __shared__ float tile[TILE + 8], edge[2];\n"
+    "    tile[threadIdx.x] = i < n ? x[i] : 0.0f;\n"
+    "    if (2 > threadIdx.x) edge[threadIdx.x] = (float)radius;\n"
+    "    __syncthreads();\n"
+    "    if (i >= n) return;\n"
+    "    float s = edge[0];\n"
+    "    for (int d = -radius; d <= radius; d++) {\n"
+    "        int j = (int)threadIdx.x + d;\n"
+    "        s += j >= 0 && (int)blockDim.x > j ? tile[j] : 0.5f;\n"
+    "    }\n"
+    "    y[i] = s;\n"
+    "}\n"
     "void run_all(const float *f, const float *m, float *o, const int *xi, int *yi, int nt, int w, int h, int n)\n"
     "{\n"
     "    upsample_window<float><<<(nt + 127) / 128, 128>>>(nt, f, m, o, 5, 2, w, h);\n"
@@ -108,9 +125,10 @@ static const char kernels[] =
     "    strided_pick<<<(n + 255) / 256, 256>>>(xi, yi + n, n, 4u);\n"
     "    constexpr int n_taps = 4;\n"
     "    taps_shared<<<(n + 63) / 64, 64, 64 * sizeof(float)>>>(f, o, n, n_taps);\n"
+    "    tile_taps<<<(n + 63) / 64, 64>>>(f, o, n, 2);\n"
     "}\n";
 
-static const char *const applying[] = {"upsample_window", "pool2d", "strided_pick", "taps_shared"};
+static const char *const applying[] = {"upsample_window", "pool2d", "strided_pick", "taps_shared", "tile_taps"};
 
 static const char inst[] = "\ntemplate __global__ void upsample_window<float>(const int, const float *, const float *, "
                            "float *, const int, const int, const int, const int);\n";
@@ -125,6 +143,7 @@ static void applies_and_compiles(void **state)
         "average = 0 (every launch site; a branch at line 32)",
         "stride = 4 (every launch site; a divisor at line 41)",
         "taps = 4 (every launch site; a loop condition at line 53)",
+        "radius = 2 (every launch site; a loop bound at line 70)",
     };
     fixture fx;
     load_text(kernels, &fx);
@@ -161,6 +180,11 @@ static void emitted_shape(void **state)
     assert_non_null(strstr(c, "    if (stride == 4) {\n"));
     assert_non_null(strstr(c, "        unsigned stride = 4;\n"));
     assert_null(strstr(c, "n == "));   /* the launches pass n as a variable */
+    free(c);
+    c = emu_rewrite(kernels, "tile_taps", "specialize_constants", NULL);
+    assert_non_null(strstr(c, "{\n    __shared__ float tile[TILE + 8], edge[2];\n    if (radius == 2) {\n"));
+    assert_non_null(strstr(c, "    /* __shared__ tile: declared before the test */\n"));
+    assert_null(strstr(strstr(c, "if (radius == 2)"), "__shared__ float"));
     free(c);
     c = emu_rewrite(kernels, "pool2d", "specialize_constants", NULL);
     assert_non_null(strstr(c, "    if (kh == 3 && kw == 3 && average == 0) {\n"));
@@ -216,6 +240,17 @@ static const char helpers[] =
     "    emu::launch(dim3(4), dim3(64), 64 * sizeof(float), [&] { orig::taps_shared(x, yo, n, taps); });\n"
     "    emu::launch(dim3(4), dim3(64), 64 * sizeof(float), [&] { cand::taps_shared(x, yc, n, taps); });\n"
     "    emu::expect(\"taps_shared\", yo, yc);\n"
+    "}\n"
+    "static void tile_case(int radius)\n"
+    "{\n"
+    "    const int n = 300;\n"
+    "    emu::buf<float> x(n + 1), yo(n + 1), yc(n + 1);\n"
+    "    x.fill(radius + 3);\n"
+    "    yo.set(7.0f);\n"
+    "    yc.set(7.0f);\n"
+    "    emu::launch(dim3(5), dim3(64), 0, [&] { orig::tile_taps(x, yo, n, radius); });\n"
+    "    emu::launch(dim3(5), dim3(64), 0, [&] { cand::tile_taps(x, yc, n, radius); });\n"
+    "    emu::expect(\"tile_taps\", yo, yc);\n"
     "}\n";
 
 #define emulate(tag, cand, driver, want) emu_run_pair(tmpdir, tag, kernels, cand, helpers, driver, want)
@@ -229,6 +264,7 @@ static void emulated_equal(void **state)
         "pool_case(3, 3, false); pool_case(3, 3, true); pool_case(2, 5, false); pool_case(1, 1, true);",
         "pick_case(4u); pick_case(3u); pick_case(1u); pick_case(7u);",
         "taps_case(4); taps_case(1); taps_case(9);",
+        "tile_case(2); tile_case(0); tile_case(5);",
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(applying); i++) {
         char *cand = emu_rewrite(kernels, applying[i], "specialize_constants", NULL);
@@ -278,9 +314,9 @@ static const char refused[] =
     "}\n"
     "__global__ void static_shared(const float *x, float *y, int k)\n"
     "{\n"
-    "    __shared__ float s[64];\n"
+    "    { __shared__ float s[64];\n"
     "    s[threadIdx.x] = x[threadIdx.x];\n"                                                      /* 25 */
-    "    for (int i = 0; i < k; i++) y[i] = s[i];\n"
+    "    for (int i = 0; i < k; i++) y[i] = s[i]; }\n"
     "}\n"
     "__global__ void with_goto(const float *x, float *y, int k)\n"
     "{\n"
@@ -306,6 +342,13 @@ static const char refused[] =
     "{\n"
     "    for (int i = 0; i < k; i++) y[i] = x[i];\n"                                              /* 50 */
     "}\n"
+    "__global__ void local_size(const float *x, float *y, int k)\n"
+    "{\n"
+    "    constexpr int T = 32;\n"
+    "    __shared__ float s[T];\n"                                                                 /* 55 */
+    "    s[threadIdx.x % T] = x[0];\n"
+    "    for (int i = 0; i < k; i++) y[i] = s[i];\n"
+    "}\n"
     "void launch_them(const float *x, float *y, int k)\n"
     "{\n"
     "    variable<<<1, 32>>>(x, y, k);\n"                                                         /* 45 */
@@ -318,6 +361,7 @@ static const char refused[] =
     "    with_asm<<<1, 32>>>(x, y, 3);\n"
     "    float_only<<<1, 32>>>(x, y, 2.0f);\n"
     "    two_defs<<<1, 32>>>(x, y, TAPS);\n"
+    "    local_size<<<1, 32>>>(x, y, 3);\n"
     "}\n";
 
 static const rwf_refusal refusals[] = {
@@ -326,11 +370,12 @@ static const rwf_refusal refusals[] = {
     {"differing", "parameter", 9, "not the same value as the others"},
     {"written", "parameter", 15, "the kernel writes it"},
     {"plain_use", "parameter", 20, "off: every launch site gives it 3, but no loop bound, branch or divisor"},
-    {"static_shared", "__shared__ array", 24, "twice the shared memory"},
+    {"static_shared", "__shared__ array", 24, "inside a nested block"},
     {"with_goto", "label", 30, "function scope"},
     {"with_asm", "inline assembly", 37, "labels twice"},
     {"float_only", "parameter list", 39, "no integer scalar parameter"},
     {"two_defs", "parameter", 48, "passes `TAPS`, not a literal or a constant defined once"},
+    {"local_size", "__shared__ array", 55, "`T` at line 54 comes before it"},
 };
 
 static void refusals_name_construct_and_line(void **state)
