@@ -9,7 +9,8 @@
  * the launches' values (the copy) and with others (the original path). A bench spec's
  * literal decides; a spec's size expression does not. What it must refuse names the
  * construct and line. Where bench/wild/src is extracted, mmcv's CARAFE is rewritten from
- * its spec and emulated at kernel sizes 5 and 3. */
+ * its spec and emulated at kernel sizes 5 and 3, and Rodinia's hotspot at pyramid heights 2,
+ * 1 and 3. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -509,6 +510,65 @@ static void wild_carafe_emulated(void **state)
     free(src);
 }
 
+/* Rodinia's hotspot, where bench/wild/src is extracted: its static __shared__ tiles declared
+ * once before the test; emulated against the original on 3 x 4 blocks of 16 x 16 at the
+ * spec's pyramid (iteration 2, borders 2: the copy) and at 1 and 3 (the original). */
+static const char hotspot_driver[] =
+    "static const int cases[] = {2, 1, 3};\n"
+    "for (int z = 0; z < 3; z++) {\n"
+    "    emu::schedule = z;\n"
+    "    const int it = cases[z], rows = 37, cols = 29, small = 16 - 2 * it;\n"
+    "    const dim3 g((cols + small - 1) / small, (rows + small - 1) / small), b(16, 16);\n"
+    "    emu::buf<float> pw(rows * cols), src(rows * cols), dso(rows * cols), dsc(rows * cols);\n"
+    "    pw.fill(z + 1);\n"
+    "    src.fill(z + 2);\n"
+    "    dso.set(7.0f);\n"
+    "    dsc.set(7.0f);\n"
+    "    emu::launch(g, b, 0, [&] { orig::calculate_temp(it, pw, src, dso, cols, rows, it, it, 1.6e-9f, 10.0f, 10.0f, 1.3e6f, 1.4e-7f, 0.001f); });\n"
+    "    emu::launch(g, b, 0, [&] { cand::calculate_temp(it, pw, src, dsc, cols, rows, it, it, 1.6e-9f, 10.0f, 10.0f, 1.3e6f, 1.4e-7f, 0.001f); });\n"
+    "    emu::expect(\"hotspot\", dso, dsc);\n"
+    "    int written = 0;\n"
+    "    for (int q = 0; q < rows * cols; q++)\n"
+    "        written += dso[q] != 7.0f;\n"
+    "    if (written < rows * cols / 2) {\n"
+    "        printf(\"differs: hotspot wrote only %d of %d\\n\", written, rows * cols);\n"
+    "        emu::failures++;\n"
+    "    }\n"
+    "}\n";
+
+static void wild_hotspot_emulated(void **state)
+{
+    (void)state;
+    const char *path = HK_SOURCE_DIR "/bench/wild/src/rodinia_hotspot.cu";
+    const char *spath = HK_SOURCE_DIR "/bench/wild/specs/rodinia_hotspot.bench.json";
+    if (access(path, R_OK) != 0) {
+        print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+        return;
+    }
+    char *src = rwf_read_file(path, NULL);
+    fixture fx;
+    load_text(src, &fx);
+    spec *sp = NULL;
+    spec_diags diags = {0};
+    assert_int_equal(spec_load(spath, &sp, &diags), HK_OK);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "calculate_temp"), .spec = sp};
+    rw_result r;
+    assert_int_equal(rw_apply_named("specialize_constants", &ctx, NULL, &r, NULL), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "if (iteration == 2 && border_cols == 2 && border_rows == 2) {"));
+    rwf_nvcc_compiles(r.text, "specialize_hotspot");
+    if (emu_available()) {
+        emu_program p = {.dir = tmpdir, .tag = "hotspot", .orig = src, .orig_len = strlen(src), .cand = r.text,
+                         .cand_len = r.len, .helpers = NULL, .driver = hotspot_driver};
+        emu_expect(&p, EMU_OK);
+    }
+    rw_result_free(&r);
+    spec_diags_free(&diags);
+    spec_free(sp);
+    unload(&fx);
+    free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -520,6 +580,7 @@ int main(void)
         cmocka_unit_test(spec_value_decides),
         cmocka_unit_test(survives_allocation_failures),
         cmocka_unit_test(wild_carafe_emulated),
+        cmocka_unit_test(wild_hotspot_emulated),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
