@@ -1,7 +1,8 @@
 /* The search proposes specialize_constants early (issue 13): for the skill's sample kernel
  * (a pooling window whose size, stride and mode every launch passes as literals) and, where
  * bench/wild/src is extracted, mmcv's window kernels whose specs pass window sizes, strides
- * and modes as literals (CARAFE, deform_im2col, roi_align), the shipped skills' plan on
+ * and modes as literals (CARAFE, deform_im2col, roi_align; Rodinia's hotspot, its pyramid
+ * height, latency- and memory-bound only), the shipped skills' plan on
  * sm_90 -- latency-bound, memory-bound, or of unknown class (nothing measured) -- puts a
  * candidate of the rewrite among the first five proposals, baseline included (a `--budget
  * 5` run). */
@@ -66,7 +67,8 @@ static void sample_kernel(void **state)
 static void wild_kernels(void **state)
 {
     (void)state;
-    static const char *const ids[] = {"mmcv_carafe_naive_fwd", "mmcv_deform_im2col", "mmcv_roi_align_fwd"};
+    static const char *const ids[] = {"mmcv_carafe_naive_fwd", "mmcv_deform_im2col", "mmcv_roi_align_fwd",
+                                      "rodinia_hotspot"};
     for (size_t i = 0; i < HK_ARRAY_LEN(ids); i++) {
         char path[700], err[2048];
         snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", ids[i]);
@@ -90,7 +92,11 @@ static void wild_kernels(void **state)
         size_t k = kernel(&fx, sp->kernel);
         search_launch l;
         assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
-        for (size_t c = 0; c < HK_ARRAY_LEN(classes); c++)
+        /* hotspot's one loop over the pyramid is no window the skills' query sees: with no
+         * class measured only the query offers a structural rewrite, so it is asked under the
+         * classes a measurement gives (latency-bound on the H200) */
+        size_t n_classes = strcmp(ids[i], "rodinia_hotspot") ? HK_ARRAY_LEN(classes) : 2;
+        for (size_t c = 0; c < n_classes; c++)
             assert_true(proposed_early(skills, BUDGET, ROOFLINE_PCT, &fx, k, sp, l, classes[c], ids[i], &specialize));
         unload(&fx);
         spec_free(sp);
