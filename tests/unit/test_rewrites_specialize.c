@@ -446,6 +446,10 @@ static void survives_allocation_failures(void **state)
     load_text(kernels, &fx);
     rwf_survives_alloc_failures(&fx, kernel(&fx, "upsample_window"), call_specialize);
     rwf_survives_alloc_failures(&fx, kernel(&fx, "pool2d"), call_specialize);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "tile_taps"), call_specialize);
+    unload(&fx);
+    load_text(refused, &fx);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "local_size"), call_specialize);
     unload(&fx);
 }
 
