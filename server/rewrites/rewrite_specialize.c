@@ -294,9 +294,9 @@ static bool shared_hoistable(sc_scan *s, const an_shared *sh, uint32_t *a, uint3
                  sh->span.start_row + 1, sh->name);
         return false;
     }
-    /* the names it declares and its size uses, before it in the body */
+    /* the names it declares, its type (a struct of the body) and its size use, before it */
     char words[512];
-    snprintf(words, sizeof words, " %s ", sh->size_expr ? sh->size_expr : "");
+    snprintf(words, sizeof words, " %s %s ", sh->type ? sh->type : "", sh->size_expr ? sh->size_expr : "");
     for (size_t k = 1; k < at; k++) {
         bool moved = false;   /* the static __shared__ declarations before it move up too */
         for (size_t j = 0; j < s->f->n_shared && !moved; j++)

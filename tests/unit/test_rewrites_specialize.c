@@ -350,6 +350,13 @@ static const char refused[] =
     "    s[threadIdx.x % T] = x[0];\n"
     "    for (int i = 0; i < k; i++) y[i] = s[i];\n"
     "}\n"
+    "__global__ void local_type(const float *x, float *y, int k)\n"
+    "{\n"                                                                                         /* 60 */
+    "    struct pair { float a, b; };\n"
+    "    __shared__ pair s[32];\n"
+    "    s[threadIdx.x % 32].a = x[0];\n"
+    "    for (int i = 0; i < k; i++) y[i] = s[i].a;\n"
+    "}\n"                                                                                         /* 65 */
     "void launch_them(const float *x, float *y, int k)\n"
     "{\n"
     "    variable<<<1, 32>>>(x, y, k);\n"                                                         /* 45 */
@@ -363,6 +370,7 @@ static const char refused[] =
     "    float_only<<<1, 32>>>(x, y, 2.0f);\n"
     "    two_defs<<<1, 32>>>(x, y, TAPS);\n"
     "    local_size<<<1, 32>>>(x, y, 3);\n"
+    "    local_type<<<1, 32>>>(x, y, 3);\n"
     "}\n";
 
 static const rwf_refusal refusals[] = {
@@ -377,6 +385,7 @@ static const rwf_refusal refusals[] = {
     {"float_only", "parameter list", 39, "no integer scalar parameter"},
     {"two_defs", "parameter", 48, "passes `TAPS`, not a literal or a constant defined once"},
     {"local_size", "__shared__ array", 55, "`T` at line 54 comes before it"},
+    {"local_type", "__shared__ array", 62, "`pair` at line 61 comes before it"},
 };
 
 static void refusals_name_construct_and_line(void **state)
