@@ -328,16 +328,17 @@ bool rwl_mentions_grid(const char *t, size_t n)
     return false;
 }
 
-bool rwl_macro_mentions_grid(const char *text, size_t len, const char *name, size_t nl)
+bool rwl_next_define(const char *text, size_t len, size_t *at, const char *name, size_t nl, size_t *a,
+                     size_t *b)
 {
-    for (size_t i = 0; i + 7 < len; i++) {
+    for (size_t i = *at; i + 7 < len; i++) {
         if (text[i] != '#')
             continue;
         /* a directive's '#' starts its line, perhaps after blanks */
-        size_t b = i;
-        while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t'))
-            b--;
-        if (b > 0 && text[b - 1] != '\n')
+        size_t l = i;
+        while (l > 0 && (text[l - 1] == ' ' || text[l - 1] == '\t'))
+            l--;
+        if (l > 0 && text[l - 1] != '\n')
             continue;
         size_t j = i + 1;
         while (j < len && (text[j] == ' ' || text[j] == '\t'))
@@ -353,9 +354,21 @@ bool rwl_macro_mentions_grid(const char *text, size_t len, const char *name, siz
         size_t e = j;
         while (e < len && text[e] != '\n')
             e += text[e] == '\\' && e + 1 < len && text[e + 1] == '\n' ? 2 : 1;
-        if (rwl_mentions_grid(text + j, e - j))
-            return true;
+        *a = j;
+        *b = e;
+        *at = e;
+        return true;
     }
+    *at = len;
+    return false;
+}
+
+bool rwl_macro_mentions_grid(const char *text, size_t len, const char *name, size_t nl)
+{
+    size_t at = 0, a, b;
+    while (rwl_next_define(text, len, &at, name, nl, &a, &b))
+        if (rwl_mentions_grid(text + a, b - a))
+            return true;
     return false;
 }
 

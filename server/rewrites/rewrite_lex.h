@@ -97,6 +97,13 @@ bool rwl_declared_here(const rw_toks *ts, size_t d);
  * hipBlockIdx_*, hipGridDim_*)? A plain text search: a callee body or a macro's text. */
 bool rwl_mentions_grid(const char *t, size_t n);
 
+/* The next #define of name[0, nl) in text from byte *at on (its '#' first on its line,
+ * perhaps after blanks; the name followed by '(' or a blank): true with [*a, *b) its text
+ * from the name to the end of its last line (continuation lines included) and *at moved
+ * past it; false, *at at len, when there is no more. */
+bool rwl_next_define(const char *text, size_t len, size_t *at, const char *name, size_t nl, size_t *a,
+                     size_t *b);
+
 /* Does a #define of name[0, nl) in text (a function-like or object-like macro, its '#'
  * first on its line) mention the block's or grid's coordinates? Its uses in a kernel
  * would then escape a rewrite that renames or replaces them in the kernel's text. */

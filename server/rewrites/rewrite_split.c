@@ -731,27 +731,15 @@ static bool macro_definition(const char *text, size_t len, const rw_toks *ts, si
     size_t nl = ts->t[k].end - ts->t[k].start;
     const char *def = NULL, *def_end = NULL;
     *params = *body = NULL;
-    for (size_t i = 0; i + 7 < len; i++) {
-        if (text[i] != '#' || (i > 0 && text[i - 1] != '\n'))
-            continue;
-        size_t j = i + 1;
-        while (j < len && (text[j] == ' ' || text[j] == '\t'))
-            j++;
-        if (len - j < 7 || memcmp(text + j, "define", 6) != 0)
-            continue;
-        j += 6;
-        while (j < len && (text[j] == ' ' || text[j] == '\t'))
-            j++;
-        if (len - j <= nl || memcmp(text + j, name, nl) != 0 || text[j + nl] != '(')
-            continue;
+    size_t at = 0, a, e;
+    while (rwl_next_define(text, len, &at, name, nl, &a, &e)) {
         if (def)
             return false;
-        def = text + j + nl;
-        size_t e = j;
-        while (e < len && text[e] != '\n')
-            e += text[e] == '\\' && e + 1 < len && text[e + 1] == '\n' ? 2 : 1;
+        def = text + a + nl;
         def_end = text + e;
     }
+    if (def && *def != '(')
+        return false;
     const char *pe = def ? memchr(def, ')', (size_t)(def_end - def)) : NULL;
     if (!pe || memchr(pe, '#', (size_t)(def_end - pe)))
         return false;
