@@ -69,43 +69,6 @@ static size_t builtin_at(const rw_toks *ts, size_t k, const char *name, const ch
     return 0;
 }
 
-static bool mentions_grid(const char *t, size_t n)
-{
-    static const char *const w[] = {"blockIdx", "gridDim", "hipBlockIdx", "hipGridDim"};
-    for (size_t q = 0; q < n; q++)
-        for (size_t i = 0; i < HK_ARRAY_LEN(w); i++)
-            if (n - q >= strlen(w[i]) && !memcmp(t + q, w[i], strlen(w[i])))
-                return true;
-    return false;
-}
-
-/* Does a #define of name mention the block's or grid's coordinates? (Its uses in the
- * kernel would then escape the renaming.) */
-static bool macro_mentions_grid(const char *text, size_t len, const char *name, size_t nl)
-{
-    for (size_t i = 0; i + 7 < len; i++) {
-        if (text[i] != '#' || (i > 0 && text[i - 1] != '\n' && text[i - 1] != ' ' && text[i - 1] != '\t'))
-            continue;
-        size_t j = i + 1;
-        while (j < len && (text[j] == ' ' || text[j] == '\t'))
-            j++;
-        if (len - j < 7 || memcmp(text + j, "define", 6) != 0)
-            continue;
-        j += 6;
-        while (j < len && (text[j] == ' ' || text[j] == '\t'))
-            j++;
-        if (len - j <= nl || memcmp(text + j, name, nl) != 0 ||
-            (text[j + nl] != '(' && text[j + nl] != ' ' && text[j + nl] != '\t'))
-            continue;
-        size_t e = j;
-        while (e < len && text[e] != '\n')
-            e += text[e] == '\\' && e + 1 < len && text[e + 1] == '\n' ? 2 : 1;
-        if (mentions_grid(text + j, e - j))
-            return true;
-    }
-    return false;
-}
-
 /* Constructs that tie one element to another thread's, which K elements per thread would
  * break; renames (the virtual blocks): also calls and macros that read blockIdx or gridDim
  * where the renaming cannot reach. */
@@ -154,11 +117,11 @@ static bool scan_tokens(co_scan *s, bool renames)
                 const an_function *g = &s->m->funcs[fi];
                 if (g != s->f && strlen(g->name) == nl && memcmp(g->name, nm, nl) == 0 &&
                     g->body_span.end_byte > g->body_span.start_byte &&
-                    mentions_grid(s->text + g->body_span.start_byte, g->body_span.end_byte - g->body_span.start_byte))
+                    rwl_mentions_grid(s->text + g->body_span.start_byte, g->body_span.end_byte - g->body_span.start_byte))
                     return refuse(s, k, "call", "%.*s reads blockIdx or gridDim itself; the rewrite renames them "
                                                 "in the kernel's text only", (int)nl, nm);
             }
-            if (macro_mentions_grid(s->text, s->len, nm, nl))
+            if (rwl_macro_mentions_grid(s->text, s->len, nm, nl))
                 return refuse(s, k, "macro", "%.*s reads blockIdx or gridDim in its definition; the rewrite "
                                              "renames them in the kernel's text only", (int)nl, nm);
         }
@@ -797,21 +760,6 @@ static bool moved_in(const co_scan *s, const co_loop *L, const km_param *p)
            (int)p->moved_at <= rwl_line_at(s->text, s->ts.t[L->body_b - 1].start);
 }
 
-/* Is the name at d declared there: `TYPE name`, `TYPE *name`, `T name` at a statement's
- * start? (`bs * c` is a product, not a declaration.) */
-static bool declared_here(const rw_toks *ts, size_t d)
-{
-    if (d < 2)
-        return false;
-    size_t p = d - 1;
-    if ((rwl_tok_is(ts, p, "*") || rwl_tok_is(ts, p, "&")) && p > 1)
-        p--;
-    if (rwp_is_type_word(ts, p))
-        return true;
-    return ts->t[p].kind == T_IDENT && (rwl_tok_is(ts, p - 1, ";") || rwl_tok_is(ts, p - 1, "{") ||
-                                        rwl_tok_is(ts, p - 1, "}") || rwl_tok_is_ident(ts, p - 1, "const"));
-}
-
 /* A return in the loop's body ends the thread in the original, its later elements and
  * whatever follows the loop with it; in the copies it skips one element. The two agree
  * when nothing follows the loop in the kernel and the return's condition is the same for
@@ -845,7 +793,7 @@ static bool loop_returns_exact(co_scan *s, const co_loop *L)
                            (rwl_is_use(ts, q) && rwp_mentions(ts, q, q + 1, L->var));
             for (size_t d = L->body_a; !element && rwl_is_use(ts, q) && d < L->body_b; d++)
                 element = rwl_same_tok(ts, d, q) && rwl_is_use(ts, d) &&
-                          (declared_here(ts, d) || rwl_scalar_written(ts, d));
+                          (rwl_declared_here(ts, d) || rwl_scalar_written(ts, d));
             if (element)
                 return refuse(s, k, "return", "its condition may differ between the elements of a thread (`%.*s`): "
                                               "the original's return ends the thread's later elements too",

@@ -273,6 +273,105 @@ bool rwl_is_type_word(const rw_toks *ts, size_t k)
     return false;
 }
 
+static bool word_in(const rw_toks *ts, size_t k, const char *const *words, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rwl_tok_is_ident(ts, k, words[i]))
+            return true;
+    return false;
+}
+
+bool rwl_starts_declaration(const rw_toks *ts, size_t q)
+{
+    return rwl_is_type_word(ts, q) || word_in(ts, q, decl_words, HK_ARRAY_LEN(decl_words)) ||
+           (ts->t[q].kind == T_IDENT && q + 1 < ts->n && ts->t[q + 1].kind == T_IDENT &&
+            !word_in(ts, q, stmt_words, HK_ARRAY_LEN(stmt_words)));
+}
+
+bool rwl_declared_here(const rw_toks *ts, size_t d)
+{
+    if (d < 2 || d >= ts->n)
+        return false;
+    size_t p = d - 1;
+    while ((rwl_tok_is(ts, p, "*") || rwl_tok_is(ts, p, "&")) && p > 1)
+        p--;
+    if (rwl_is_type_word(ts, p) || word_in(ts, p, decl_words, HK_ARRAY_LEN(decl_words)))
+        return true;
+    if (rwl_tok_is(ts, p, ",")) {
+        /* a later declarator: the statement starts a declaration (`float lo = a, hi = b;`) */
+        size_t q = p;
+        for (int depth = 0; q > 0; q--) {
+            depth += rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]");
+            depth -= rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[");
+            if (depth < 0 || (depth == 0 && (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") ||
+                                             rwl_tok_is(ts, q - 1, "}"))))
+                break;
+        }
+        return q > 0 && rwl_starts_declaration(ts, q);
+    }
+    /* `T name` of a type the lists do not know: only where a statement starts, or a for
+     * header (`f(a * b)` is a product, `return x` and `else x = 1` are statements) */
+    if (ts->t[p].kind != T_IDENT || word_in(ts, p, stmt_words, HK_ARRAY_LEN(stmt_words)))
+        return false;
+    return rwl_tok_is(ts, p - 1, ";") || rwl_tok_is(ts, p - 1, "{") || rwl_tok_is(ts, p - 1, "}") ||
+           rwl_tok_is_ident(ts, p - 1, "const") ||
+           (rwl_tok_is(ts, p - 1, "(") && p >= 2 && rwl_tok_is_ident(ts, p - 2, "for"));
+}
+
+bool rwl_mentions_grid(const char *t, size_t n)
+{
+    static const char *const w[] = {"blockIdx", "gridDim", "hipBlockIdx", "hipGridDim"};
+    for (size_t q = 0; q < n; q++)
+        for (size_t i = 0; i < HK_ARRAY_LEN(w); i++)
+            if (n - q >= strlen(w[i]) && !memcmp(t + q, w[i], strlen(w[i])))
+                return true;
+    return false;
+}
+
+bool rwl_next_define(const char *text, size_t len, size_t *at, const char *name, size_t nl, size_t *a,
+                     size_t *b)
+{
+    for (size_t i = *at; i + 7 < len; i++) {
+        if (text[i] != '#')
+            continue;
+        /* a directive's '#' starts its line, perhaps after blanks */
+        size_t l = i;
+        while (l > 0 && (text[l - 1] == ' ' || text[l - 1] == '\t'))
+            l--;
+        if (l > 0 && text[l - 1] != '\n')
+            continue;
+        size_t j = i + 1;
+        while (j < len && (text[j] == ' ' || text[j] == '\t'))
+            j++;
+        if (len - j < 7 || memcmp(text + j, "define", 6) != 0)
+            continue;
+        j += 6;
+        while (j < len && (text[j] == ' ' || text[j] == '\t'))
+            j++;
+        if (len - j <= nl || memcmp(text + j, name, nl) != 0 ||
+            (text[j + nl] != '(' && text[j + nl] != ' ' && text[j + nl] != '\t'))
+            continue;
+        size_t e = j;
+        while (e < len && text[e] != '\n')
+            e += text[e] == '\\' && e + 1 < len && text[e + 1] == '\n' ? 2 : 1;
+        *a = j;
+        *b = e;
+        *at = e;
+        return true;
+    }
+    *at = len;
+    return false;
+}
+
+bool rwl_macro_mentions_grid(const char *text, size_t len, const char *name, size_t nl)
+{
+    size_t at = 0, a, b;
+    while (rwl_next_define(text, len, &at, name, nl, &a, &b))
+        if (rwl_mentions_grid(text + a, b - a))
+            return true;
+    return false;
+}
+
 /* Does the token at k (an occurrence of the pointer's name) possibly write through it?
  * Reads are `name[...]` and `*name`/`*(name ...)` not followed by an assignment; every
  * other use (address taken, passed on, copied into another pointer) counts as a write,

@@ -80,6 +80,35 @@ size_t rwl_stmt_end(const rw_toks *ts, size_t i, size_t end);
 
 bool rwl_is_type_word(const rw_toks *ts, size_t k);
 
+/* Does the statement at q start a declaration: a type word (`float *x`, `const ...`) or an
+ * identifier and a name (`T x` of a typedef or template type; `return x` is no
+ * declaration)? */
+bool rwl_starts_declaration(const rw_toks *ts, size_t q);
+
+/* Is the name at d declared there? After a type word (`unsigned char x`, `static float x`)
+ * and any `*`s and `&`s (`float **p`); after an identifier (a typedef or template type)
+ * where a statement or a for header starts (`T x`, `const T x`, `for (T x`); or a later
+ * declarator (`float lo = a, hi = b;`). Statements that read alike are not (`return x`,
+ * `else x = 1`, a call's `f(a * b)`). Rewrites ask it to tell a kernel's own variables from
+ * the ones a loop carries. */
+bool rwl_declared_here(const rw_toks *ts, size_t d);
+
+/* Does t[0, n) mention the block's or grid's coordinates (blockIdx, gridDim, HIP's
+ * hipBlockIdx_*, hipGridDim_*)? A plain text search: a callee body or a macro's text. */
+bool rwl_mentions_grid(const char *t, size_t n);
+
+/* The next #define of name[0, nl) in text from byte *at on (its '#' first on its line,
+ * perhaps after blanks; the name followed by '(' or a blank): true with [*a, *b) its text
+ * from the name to the end of its last line (continuation lines included) and *at moved
+ * past it; false, *at at len, when there is no more. */
+bool rwl_next_define(const char *text, size_t len, size_t *at, const char *name, size_t nl, size_t *a,
+                     size_t *b);
+
+/* Does a #define of name[0, nl) in text (a function-like or object-like macro, its '#'
+ * first on its line) mention the block's or grid's coordinates? Its uses in a kernel
+ * would then escape a rewrite that renames or replaces them in the kernel's text. */
+bool rwl_macro_mentions_grid(const char *text, size_t len, const char *name, size_t nl);
+
 /* Does the token at k (an occurrence of the pointer's name) possibly write through it?
  * Reads are `name[...]` and `*name`/`*(name ...)` not followed by an assignment; every
  * other use (address taken, passed on, copied into another pointer) counts as a write,

@@ -220,48 +220,11 @@ static long written_name(const rw_toks *ts, size_t a, size_t b, size_t from, siz
     return -1;
 }
 
-/* Does the statement at q start a declaration (`TYPE x`, `const ...`, `T x` of a template
- * or typedef type)? */
-static bool starts_declaration(const rw_toks *ts, size_t q)
-{
-    return rwl_is_type_word(ts, q) || rwl_tok_is_ident(ts, q, "const") ||
-           (ts->t[q].kind == T_IDENT && q + 1 < ts->n && ts->t[q + 1].kind == T_IDENT);
-}
-
-/* Is the name at d declared there (`TYPE name`, `TYPE *name`, `T name` at a statement's
- * start, or a later declarator `, name`)? */
-static bool declared_here(const rw_toks *ts, size_t d)
-{
-    if (d < 2)
-        return false;
-    size_t p = d - 1;
-    while ((rwl_tok_is(ts, p, "*") || rwl_tok_is(ts, p, "&")) && p > 1)
-        p--;
-    if (rwl_is_type_word(ts, p))
-        return true;
-    if (rwl_tok_is(ts, p, ",")) {
-        /* a later declarator: the statement starts a declaration (`float lo = a, hi = b;`) */
-        size_t q = p;
-        for (int depth = 0; q > 0; q--) {
-            depth += rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]");
-            depth -= rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[");
-            if (depth < 0 || (depth == 0 && (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") ||
-                                             rwl_tok_is(ts, q - 1, "}"))))
-                break;
-        }
-        return q > 0 && starts_declaration(ts, q);
-    }
-    if (ts->t[p].kind != T_IDENT)
-        return false;
-    return rwl_tok_is(ts, p - 1, ";") || rwl_tok_is(ts, p - 1, "{") || rwl_tok_is(ts, p - 1, "}") ||
-           rwl_tok_is(ts, p - 1, "(") || rwl_tok_is_ident(ts, p - 1, "const");
-}
-
 /* Is name token k declared inside [a, b) before k (the loop's own header included)? */
 static bool declared_within(const rw_toks *ts, size_t a, size_t b, size_t k)
 {
     for (size_t d = a; d < b && d <= k; d++)
-        if (rwl_same_tok(ts, d, k) && rwl_is_use(ts, d) && declared_here(ts, d))
+        if (rwl_same_tok(ts, d, k) && rwl_is_use(ts, d) && rwl_declared_here(ts, d))
             return true;
     return false;
 }
@@ -287,16 +250,6 @@ static bool mentions_sync(const char *t, size_t n)
     return false;
 }
 
-static bool mentions_grid(const char *t, size_t n)
-{
-    static const char *const w[] = {"blockIdx", "gridDim", "hipBlockIdx", "hipGridDim"};
-    for (size_t q = 0; q < n; q++)
-        for (size_t i = 0; i < HK_ARRAY_LEN(w); i++)
-            if (n - q >= strlen(w[i]) && !memcmp(t + q, w[i], strlen(w[i])))
-                return true;
-    return false;
-}
-
 /* The body of the file's function named by token k, or NULL. */
 static const an_function *callee(const sp_scan *s, size_t k)
 {
@@ -309,34 +262,6 @@ static const an_function *callee(const sp_scan *s, size_t k)
             return g;
     }
     return NULL;
-}
-
-/* A #define of the name at k whose text holds blockIdx or gridDim. */
-static bool macro_mentions_grid(const sp_scan *s, size_t k)
-{
-    const char *name = s->ts.text + s->ts.t[k].start;
-    size_t nl = s->ts.t[k].end - s->ts.t[k].start;
-    for (size_t i = 0; i + 7 < s->len; i++) {
-        if (s->text[i] != '#' || (i > 0 && s->text[i - 1] != '\n'))
-            continue;
-        size_t j = i + 1;
-        while (j < s->len && (s->text[j] == ' ' || s->text[j] == '\t'))
-            j++;
-        if (s->len - j < 7 || memcmp(s->text + j, "define", 6) != 0)
-            continue;
-        j += 6;
-        while (j < s->len && (s->text[j] == ' ' || s->text[j] == '\t'))
-            j++;
-        if (s->len - j <= nl || memcmp(s->text + j, name, nl) != 0 ||
-            (s->text[j + nl] != '(' && s->text[j + nl] != ' ' && s->text[j + nl] != '\t'))
-            continue;
-        size_t e = j;
-        while (e < s->len && s->text[e] != '\n')
-            e += s->text[e] == '\\' && e + 1 < s->len && s->text[e + 1] == '\n' ? 2 : 1;
-        if (mentions_grid(s->text + j, e - j))
-            return true;
-    }
-    return false;
 }
 
 /* The body's statements around the item loop: before it only declarations that write no
@@ -450,8 +375,9 @@ static bool scan_body(sp_scan *s, const sp_loop *item)
             return refuse(s, k, "statement", "the kernel is split already");
         if (rwl_tok_is(ts, k + 1, "(")) {
             const an_function *g = callee(s, k);
-            if ((g && mentions_grid(s->text + g->body_span.start_byte, g->body_span.end_byte - g->body_span.start_byte)) ||
-                macro_mentions_grid(s, k))
+            if ((g && rwl_mentions_grid(s->text + g->body_span.start_byte,
+                                        g->body_span.end_byte - g->body_span.start_byte)) ||
+                rwl_macro_mentions_grid(s->text, s->len, ts->text + ts->t[k].start, ts->t[k].end - ts->t[k].start))
                 return refuse(s, k, "call", "%.*s reads blockIdx or gridDim itself; the rewrite changes them in the "
                                             "kernel's text only",
                               (int)(ts->t[k].end - ts->t[k].start), ts->text + ts->t[k].start);
@@ -523,7 +449,7 @@ static bool check_split_loop(sp_scan *s, const sp_loop *item, sp_loop *L)
             bool inside = false;
             for (size_t k = L->body_a; k < L->body_b && bl && !inside; k++)
                 inside = ts->t[k].end - ts->t[k].start == bl && !memcmp(ts->text + ts->t[k].start, a->buffer, bl) &&
-                         rwl_is_use(ts, k) && declared_here(ts, k);
+                         rwl_is_use(ts, k) && rwl_declared_here(ts, k);
             if (!inside) {
                 snprintf(s->why, sizeof s->why, "local array at line %u: %s is declared outside the loop to split and "
                                                 "written inside it: it carries values from one iteration to the next, "
@@ -805,27 +731,15 @@ static bool macro_definition(const char *text, size_t len, const rw_toks *ts, si
     size_t nl = ts->t[k].end - ts->t[k].start;
     const char *def = NULL, *def_end = NULL;
     *params = *body = NULL;
-    for (size_t i = 0; i + 7 < len; i++) {
-        if (text[i] != '#' || (i > 0 && text[i - 1] != '\n'))
-            continue;
-        size_t j = i + 1;
-        while (j < len && (text[j] == ' ' || text[j] == '\t'))
-            j++;
-        if (len - j < 7 || memcmp(text + j, "define", 6) != 0)
-            continue;
-        j += 6;
-        while (j < len && (text[j] == ' ' || text[j] == '\t'))
-            j++;
-        if (len - j <= nl || memcmp(text + j, name, nl) != 0 || text[j + nl] != '(')
-            continue;
+    size_t at = 0, a, e;
+    while (rwl_next_define(text, len, &at, name, nl, &a, &e)) {
         if (def)
             return false;
-        def = text + j + nl;
-        size_t e = j;
-        while (e < len && text[e] != '\n')
-            e += text[e] == '\\' && e + 1 < len && text[e + 1] == '\n' ? 2 : 1;
+        def = text + a + nl;
         def_end = text + e;
     }
+    if (def && *def != '(')
+        return false;
     const char *pe = def ? memchr(def, ')', (size_t)(def_end - def)) : NULL;
     if (!pe || memchr(pe, '#', (size_t)(def_end - pe)))
         return false;
@@ -863,7 +777,7 @@ static int expand_item_macro(const rw_context *ctx, const an_function *f, char *
     int rc = rwl_lex(ctx->text, f->body_span.start_byte, f->body_span.end_byte, &ts);
     size_t k = 1;
     while (!rc && k + 1 < ts.n && (rwl_is_type_word(&ts, k) || rwl_tok_is_ident(&ts, k, "__shared__") ||
-                                   starts_declaration(&ts, k) || rwl_tok_is_ident(&ts, k, "extern")))
+                                   rwl_starts_declaration(&ts, k) || rwl_tok_is_ident(&ts, k, "extern")))
         k = rwl_stmt_end(&ts, k, ts.n - 1);
     if (rc || k + 2 >= ts.n || ts.t[k].kind != T_IDENT || !rwl_tok_is(&ts, k + 1, "(") ||
         rwl_tok_is_ident(&ts, k, "for") || rwl_tok_is_ident(&ts, k, "while") || rwl_tok_is_ident(&ts, k, "if") ||

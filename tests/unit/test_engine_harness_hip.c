@@ -64,11 +64,11 @@ static build builds[] = {
     /* a __constant__ mask set by symbol, and the candidate's own cudaMemcpyToSymbol */
     { "conv_mask-906", HK_TEST_DATA "/specs/conv_mask.bench.json", "conv2d", "gfx906", -1, -1, "", "",
       RW_NONE },
-    { "vector_add-90a", SUITE "vector_add.bench.json", "vector_add", "gfx90a", -1, -1, "", "", RW_NONE },
-    { "saxpy-90a", SUITE "saxpy.bench.json", "saxpy", "gfx90a", -1, -1, "", "", RW_NONE },
+    /* gfx90a: the generated text is the same for every arch, only --offload-arch differs
+     * (test_argv checks that form), so one program with shared memory and barriers shows
+     * that the second arch builds; four more (vector_add, saxpy, transpose, vadd) compiled
+     * hipcc's support for gfx90a again, not this program (issue 14: CI time) */
     { "reduce_sum-90a", SUITE "reduce_sum.bench.json", "reduce_sum", "gfx90a", -1, -1, "", "", RW_NONE },
-    { "transpose-90a", SUITE "transpose.bench.json", "transpose", "gfx90a", -1, -1, "", "", RW_NONE },
-    { "vadd_hip-90a", DCU_DATA "vadd.bench.json", "vadd", "gfx90a", -1, -1, "", "", RW_NONE },
     { "rw-reduce-906", SUITE "reduce_sum.bench.json", "reduce_sum", "gfx906", -1, -1, "", "",
       RW_WARP_REDUCE },
     { "rw-transpose-906", SUITE "transpose.bench.json", "transpose", "gfx906", -1, -1, "", "",

@@ -13,6 +13,7 @@
 #include "core/hk.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite.h"
+#include "rewrites/rewrite_lex.h"
 #include "spec/spec.h"
 
 #include <stdarg.h>
@@ -484,7 +485,16 @@ static const char refused[] =
     "    for (int i = blockIdx.x; i < b; i += gridDim.x)\n"
     "        for (int j = threadIdx.x; j < n; j += blockDim.x)\n"
     "            y[i * n + j] = x[i * n + j] + y0;\n"                                      /* 125 */
-    "}\n";
+    "}\n"
+    "__global__ void carried_else(const float *x, float *y, int b, int n)\n"
+    "{\n"
+    "    for (int i = blockIdx.x; i < b; i += gridDim.x) {\n"
+    "        float last = 0.0f;\n"                                                          /* 130 */
+    "        for (int j = threadIdx.x; j < n; j += blockDim.x)\n"
+    "            if (x[i * n + j] > 0.0f) y[i * n + j] = last;\n"
+    "            else last = x[i * n + j];\n"
+    "    }\n"
+    "}\n";                                                                                   /* 135 */
 
 static const rwf_refusal refusals[] = {
     {"before", "statement", 4, "code before the loop over the items"},
@@ -504,6 +514,8 @@ static const rwf_refusal refusals[] = {
     {"nested_items", "loop", 105, "the first loop is not over the items by block"},
     {"local_carried", "local array", 116, "carries values from one iteration to the next"},
     {"read_first", "access", 122, "other than the one written"},
+    /* `else last = ...` reads like `T name` at a statement's start; else is no type */
+    {"carried_else", "statement", 133, "last is declared outside the loop to split"},
 };
 
 /* Each refuses through the registry with its construct and line. */
@@ -511,6 +523,49 @@ static void refusals_name_construct_and_line(void **state)
 {
     (void)state;
     rwf_expect_refusals(refused, "split_item_loop", refusals, HK_ARRAY_LEN(refusals));
+}
+
+/* The declaration test that split (a name written in the loop: declared there, or carried)
+ * and coarsen (a return's condition) share, on the spellings each meets. */
+static void declared_here_spellings(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *body;
+        const char *name; /* its first occurrence is asked about */
+        bool declared;
+    } cases[] = {
+        {"{ float acc = 0.0f; }", "acc", true},
+        {"{ unsigned char c = 0; }", "c", true},
+        {"{ static float s[4]; }", "s", true},
+        {"{ const float **pp = q; }", "pp", true},
+        {"{ int const k = 1; }", "k", true},
+        {"{ scalar_t v = x[i]; }", "v", true},
+        {"{ const scalar_t *row = x + i; }", "row", true},
+        {"{ for (Index j = 0; j < n; j++) y[j] = 0; }", "j", true},
+        {"{ float lo = a[0], hi = a[1]; }", "hi", true},
+        {"{ T lo = f(a, b), hi = g(c); }", "hi", true},
+        {"{ if (c) y = 1; else acc = 2; }", "acc", false},
+        {"{ if (c) return; return acc; }", "acc", false},
+        {"{ y = f(a * b); }", "b", false},
+        {"{ y = bs * c; }", "c", false},
+        {"{ y = (float)x; }", "x", false},
+        {"{ y = a, b = 2; }", "b", false},
+        {"{ return lo, hi; }", "hi", false},
+        {"{ acc += 1; }", "acc", false},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        rw_toks ts = {0};
+        assert_int_equal(rwl_lex(cases[i].body, 0, (uint32_t)strlen(cases[i].body), &ts), HK_OK);
+        size_t d = 0;
+        while (d < ts.n && !rwl_tok_is_ident(&ts, d, cases[i].name))
+            d++;
+        assert_true(d < ts.n);
+        if (rwl_declared_here(&ts, d) != cases[i].declared)
+            fail_msg("%s: %s %s", cases[i].body, cases[i].name, cases[i].declared ? "not read as declared" :
+                                                                                      "read as declared");
+        rwl_toks_free(&ts);
+    }
 }
 
 /* With a bench spec: a launch of more blocks than items (mmcv's GET_BLOCKS: min(ceil(b *
@@ -639,6 +694,7 @@ int main(void)
         cmocka_unit_test(ownership_sets_equal),
         cmocka_unit_test(survives_allocation_failures),
         cmocka_unit_test(refusals_name_construct_and_line),
+        cmocka_unit_test(declared_here_spellings),
         cmocka_unit_test(spec_launch_decides),
         cmocka_unit_test(emulated_equal),
         cmocka_unit_test(wild_chamfer_emulated),
