@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Which part of the namespace sandbox stops compute-sanitizer from launching its target?
+#
+#   tests/gpu/sanitizer_ns_probe.sh [OUT_FILE]
+#
+# On the H200 (2026-12-02) compute-sanitizer answered "Error launching target app." for
+# every candidate run inside hkls's namespace sandbox (server/runners/runner_ns.c), while
+# the launcher alone ran there; sanitize.c then retries in the network-only sandbox
+# (docs/isolation.md). This probe takes the sandbox apart: it runs memcheck on a tiny CUDA
+# program under each ingredient alone (util-linux `unshare` and `setpriv`, as root), then
+# under growing combinations, and prints one table row per variant: the tool launched the
+# target or not, and the tool's first line of complaint. The ingredients are the ones
+# runner_ns.c uses: pid, mount, network (loopback up or down), IPC and UTS namespaces, a
+# private /tmp, a read-only view of $HOME, a uid no account uses (0x40000000 + n) keeping
+# only CAP_DAC_OVERRIDE, an emptied capability bounding set, and no_new_privs.
+# Needs a GPU, nvcc, compute-sanitizer, unshare, setpriv, ip (optional). Exit 77 without a GPU.
+set -uo pipefail
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  echo "skipped: no GPU"
+  exit 77
+fi
+out=${1:-/dev/stdout}
+cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for t in nvcc unshare setpriv "$cs"; do
+  command -v "$t" >/dev/null || { echo "sanitizer_ns_probe.sh: needs $t" >&2; exit 2; }
+done
+work=$(mktemp -d /var/tmp/hk-sanprobe.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+chmod 755 "$work"
+cat >"$work/app.cu" <<'EOF'
+#include <cstdio>
+__global__ void k(int *p) { p[threadIdx.x] = (int)threadIdx.x; }
+int main() {
+  int *d = nullptr;
+  if (cudaMalloc(&d, 32 * sizeof(int)) != cudaSuccess) { puts("no device memory"); return 3; }
+  k<<<1, 32>>>(d);
+  cudaError_t e = cudaDeviceSynchronize();
+  cudaFree(d);
+  puts(e == cudaSuccess ? "app ran" : cudaGetErrorString(e));
+  return e == cudaSuccess ? 0 : 4;
+}
+EOF
+nvcc -o "$work/app" "$work/app.cu" || { echo "sanitizer_ns_probe.sh: nvcc failed" >&2; exit 2; }
+chmod 755 "$work/app"
+uid=$((0x40000000 + 4242))
+lo_up='command -v ip >/dev/null && ip link set lo up; exec "$@"'
+tmp_private='mount -t tmpfs -o mode=1777 tmpfs /tmp && exec "$@"'
+home_ro='mount --bind "$HOME" "$HOME" && mount -o remount,bind,ro "$HOME" && exec "$@"'
+uid_only=(setpriv --reuid="$uid" --regid="$uid" --clear-groups)
+as_uid=(setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all,+dac_override --ambient-caps=+dac_override)
+no_caps=(setpriv --bounding-set=-all)
+nnp=(setpriv --no-new-privs)
+# runner_ns.c's order in one step: the uid, CAP_DAC_OVERRIDE alone, bounding set, no_new_privs
+as_sandbox=(setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all,+dac_override
+            --ambient-caps=+dac_override --bounding-set=-all,+dac_override --no-new-privs)
+
+row() {
+  local name=$1; shift
+  local text rc launched first
+  text=$(timeout 120 "$@" "$cs" --tool memcheck "$work/app" 2>&1); rc=$?
+  if grep -q "app ran" <<<"$text" && grep -q "ERROR SUMMARY: 0 errors" <<<"$text"; then launched=yes
+  else launched=no; fi
+  first=-
+  [ "$launched" = no ] &&
+    first=$(grep -v "ERROR SUMMARY: 0 errors" <<<"$text" | grep -m1 -E "Error|error|denied|failed|Failed|not permitted" | tr '|' '/' | cut -c1-110)
+  printf '| %s | %s | %s | %s |\n' "$name" "$launched" "$rc" "${first:--}" >>"$out"
+}
+
+{
+  echo "| variant | target launched | exit | first complaint |"
+  echo "|---|---|---|---|"
+} >>"$out"
+row "plain" env
+row "pid namespace (+ its /proc)" unshare --pid --fork --mount-proc
+row "network namespace, loopback down" unshare --net
+row "network namespace, loopback up" unshare --net sh -c "$lo_up" sh
+row "IPC + UTS namespaces" unshare --ipc --uts
+row "mount namespace, private /tmp" unshare --mount sh -c "$tmp_private" sh
+row "mount namespace, \$HOME read-only" unshare --mount sh -c "$home_ro" sh
+row "HOME=/nonexistent" env HOME=/nonexistent
+row "uid $uid, no capabilities" "${uid_only[@]}"
+row "uid $uid, CAP_DAC_OVERRIDE only" "${as_uid[@]}"
+row "bounding set emptied" "${no_caps[@]}"
+row "no_new_privs" "${nnp[@]}"
+row "pid + net(lo up) + ipc + uts" unshare --pid --fork --mount-proc --net --ipc --uts sh -c "$lo_up" sh
+row "all namespaces + private /tmp" unshare --pid --fork --mount-proc --net --ipc --uts --mount sh -c "ip link set lo up 2>/dev/null; $tmp_private" sh
+row "all namespaces + /tmp + uid" unshare --pid --fork --mount-proc --net --ipc --uts --mount sh -c "ip link set lo up 2>/dev/null; $tmp_private" sh "${as_uid[@]}"
+row "all + uid + bounding set + nnp" unshare --pid --fork --mount-proc --net --ipc --uts --mount sh -c "ip link set lo up 2>/dev/null; $tmp_private" sh "${as_sandbox[@]}"
+row "uid + bounding set + nnp (no namespaces)" "${as_sandbox[@]}"
+exit 0
