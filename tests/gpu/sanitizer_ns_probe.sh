@@ -87,4 +87,50 @@ row "all namespaces + private /tmp" unshare --pid --fork --mount-proc --net --ip
 row "all namespaces + /tmp + uid" unshare --pid --fork --mount-proc --net --ipc --uts --mount sh -c "ip link set lo up 2>/dev/null; $tmp_private" sh "${as_uid[@]}"
 row "all + uid + bounding set + nnp" unshare --pid --fork --mount-proc --net --ipc --uts --mount sh -c "ip link set lo up 2>/dev/null; $tmp_private" sh "${as_sandbox[@]}"
 row "uid + bounding set + nnp (no namespaces)" "${as_sandbox[@]}"
+row "environment emptied (env -i PATH=...)" env -i PATH=/usr/local/cuda/bin:/usr/bin:/bin
+# runner.c gives the program a uid of its own and RLIMIT_NPROC = max_processes (default 256;
+# threads count, and the limit binds only a non-root uid)
+row "uid + RLIMIT_NPROC 256 (the sandbox's default)" prlimit --nproc=256:256 "${as_sandbox[@]}"
+row "uid + RLIMIT_NPROC 4096" prlimit --nproc=4096:4096 "${as_sandbox[@]}"
+row "root + RLIMIT_NPROC 256 (root is exempt)" prlimit --nproc=256:256
+
+# The rest rebuilds runner_ns.c's file system in shell: a read-only recursive bind of the
+# host root entered with chroot, the work directory writable, a private /tmp, and, by
+# option, a minimal /dev (the usual character devices, every /dev/nvidia*, a private
+# /dev/shm) and a /proc of a new pid namespace. ROOT_OPTS selects: dev, proc.
+root_sh='set -e
+r=$(mktemp -d /var/tmp/hk-root.XXXXXX)
+mount --rbind / "$r"
+mount -o remount,bind,ro "$r"
+mount --bind "$W" "$r$W"
+mount -t tmpfs -o mode=1777 tmpfs "$r/tmp"
+case " $ROOT_OPTS " in *" dev "*)
+  mount -t tmpfs -o mode=755 tmpfs "$r/dev"
+  for n in null zero full random urandom tty; do touch "$r/dev/$n"; mount --bind "/dev/$n" "$r/dev/$n"; done
+  for n in /dev/nvidia*; do [ -e "$n" ] || continue
+    if [ -d "$n" ]; then mkdir -p "$r$n"; mount --rbind "$n" "$r$n"
+    else touch "$r$n"; mount --bind "$n" "$r$n"; fi
+  done
+  mkdir -p "$r/dev/shm"; mount -t tmpfs -o mode=1777 tmpfs "$r/dev/shm"
+  ln -s /proc/self/fd "$r/dev/fd"; ln -s /proc/self/fd/0 "$r/dev/stdin"
+  ln -s /proc/self/fd/1 "$r/dev/stdout"; ln -s /proc/self/fd/2 "$r/dev/stderr";;
+esac
+case " $ROOT_OPTS " in *" proc "*) mount -t proc proc "$r/proc";; esac
+exec chroot "$r" "$@"'
+export W="$work"
+ROOT_OPTS="" row "chroot: read-only host root, private /tmp" unshare --mount sh -c "$root_sh" sh
+ROOT_OPTS="dev" row "chroot: read-only root + minimal /dev" env ROOT_OPTS=dev unshare --mount sh -c "$root_sh" sh
+ROOT_OPTS="proc" row "chroot: read-only root + pid ns /proc" env ROOT_OPTS=proc unshare --mount --pid --fork sh -c "$root_sh" sh
+row "chroot: root + /dev + /proc + net/ipc/uts" env ROOT_OPTS="dev proc" unshare --mount --pid --fork --net --ipc --uts sh -c "ip link set lo up 2>/dev/null; $root_sh" sh
+row "chroot: all of that + uid, caps, nnp" env ROOT_OPTS="dev proc" unshare --mount --pid --fork --net --ipc --uts sh -c "ip link set lo up 2>/dev/null; $root_sh" sh "${as_sandbox[@]}"
+row "chroot: all of that + RLIMIT_NPROC 256 (the sandbox)" env ROOT_OPTS="dev proc" unshare --mount --pid --fork --net --ipc --uts sh -c "ip link set lo up 2>/dev/null; $root_sh" sh prlimit --nproc=256:256 "${as_sandbox[@]}"
+# how many threads the tool and its target use at their peak (RLIMIT_NPROC counts them)
+"$cs" --tool memcheck "$work/app" >/dev/null 2>&1 & tool=$!
+peak=0
+while kill -0 "$tool" 2>/dev/null; do
+  n=$(ps -eLo pid,ppid,comm | awk -v p="$tool" '$1==p || $2==p' | wc -l)
+  [ "$n" -gt "$peak" ] && peak=$n
+  sleep 0.05
+done
+echo "peak threads of the tool and its target (sampled): $peak; CPUs: nproc $(nproc), configured $(getconf _NPROCESSORS_CONF)" >>"$out"
 exit 0
