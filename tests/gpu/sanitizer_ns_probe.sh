@@ -124,6 +124,10 @@ ROOT_OPTS="proc" row "chroot: read-only root + pid ns /proc" env ROOT_OPTS=proc 
 row "chroot: root + /dev + /proc + net/ipc/uts" env ROOT_OPTS="dev proc" unshare --mount --pid --fork --net --ipc --uts sh -c "ip link set lo up 2>/dev/null; $root_sh" sh
 row "chroot: all of that + uid, caps, nnp" env ROOT_OPTS="dev proc" unshare --mount --pid --fork --net --ipc --uts sh -c "ip link set lo up 2>/dev/null; $root_sh" sh "${as_sandbox[@]}"
 row "chroot: all of that + RLIMIT_NPROC 256 (the sandbox)" env ROOT_OPTS="dev proc" unshare --mount --pid --fork --net --ipc --uts sh -c "ip link set lo up 2>/dev/null; $root_sh" sh prlimit --nproc=256:256 "${as_sandbox[@]}"
+# runner_ns.c mounts its /proc nosuid,nodev,noexec (as bwrap does), and the program is
+# pid 2 under an init of the sandbox's own, not pid 1
+row "pid ns, /proc nosuid,nodev,noexec" unshare --pid --fork --mount sh -c 'mount -t proc -o nosuid,nodev,noexec proc /proc && exec "$@"' sh
+row "pid ns, the tool as pid 2 under a shell" unshare --pid --fork --mount-proc sh -c '"$@"; exit $?' sh
 # how many threads the tool and its target use at their peak (RLIMIT_NPROC counts them)
 "$cs" --tool memcheck "$work/app" >/dev/null 2>&1 & tool=$!
 peak=0
@@ -132,5 +136,19 @@ while kill -0 "$tool" 2>/dev/null; do
   [ "$n" -gt "$peak" ] && peak=$n
   sleep 0.05
 done
+wait "$tool" 2>/dev/null
+# hkls itself, when HKLS and a spec are given (HK_PROBE_SPEC): the real sandbox around the
+# real tool, the candidate being the spec's own source
+if [ -n "${HKLS:-}" ] && [ -n "${HK_PROBE_SPEC:-}" ]; then
+  src=$(dirname "$HK_PROBE_SPEC")/$(sed -n 's/^ *"source": *"\([^"]*\)".*/\1/p' "$HK_PROBE_SPEC" | head -n 1)
+  for iso in namespaces net; do
+    HK_RUNNER_ISOLATION=$iso HK_LOG_LEVEL=debug timeout 300 "$HKLS" verify-candidate --spec "$HK_PROBE_SPEC" \
+      --candidate "$src" --sanitize --pairs 1 --json >"$work/hk-$iso.json" 2>"$work/hk-$iso.log"
+    note=$(grep -o '"memory safety[^"]*"' "$work/hk-$iso.json" "$work/hk-$iso.log" 2>/dev/null | head -n 1 | cut -c1-200)
+    printf '| hkls verify-candidate --sanitize, HK_RUNNER_ISOLATION=%s | %s | - | %s |\n' "$iso" \
+      "$(grep -q 'checked by compute-sanitizer' <<<"$note" && ! grep -q 'network-only' <<<"$note" && echo yes || echo no)" "${note:-no note}" >>"$out"
+    grep -i -m3 "launch\|sanitizer" "$work/hk-$iso.log" | cut -c1-200 | sed 's/^/    /' >>"$out"
+  done
+fi
 echo "peak threads of the tool and its target (sampled): $peak; CPUs: nproc $(nproc), configured $(getconf _NPROCESSORS_CONF)" >>"$out"
 exit 0
