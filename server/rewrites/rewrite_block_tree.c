@@ -734,15 +734,19 @@ static int write_dir(const km_kernel *k, const bt_pair *p, const km_access *w, c
     return choice_dir(k, p, ca->op, ca->args[0], ca->args[1], th == oth, upper);
 }
 
-/* Does the loop step its variable by halving, once: `v >>= 1`, `v /= 2`, `v = v >> 1`,
- * `v = v / 2`, and no other assignment to it after the for's first clause? */
-static bool halving_step(const rw_toks *ts, size_t a, size_t b, const char *var)
+/* Does the loop step its variable by halving (or, doubling, by doubling), once: `v >>= 1`,
+ * `v /= 2`, `v = v >> 1`, `v = v / 2` (`v <<= 1`, `v *= 2`, `v = v << 1`, `v = v * 2`,
+ * `v += v`), and no other assignment to it after the for's first clause? The model reads
+ * any other step of `v cmp bound` as geometric too (`s >>= 2`), whose levels are no tree's. */
+static bool halving_step(const rw_toks *ts, size_t a, size_t b, const char *var, bool doubling)
 {
     size_t k = a;
     if (rwl_tok_is(ts, a, "for")) {   /* past the initialisation */
         while (k < b && !rwl_tok_is(ts, k, ";"))
             k++;
     }
+    const char *sh = doubling ? "<<=" : ">>=", *mul = doubling ? "*=" : "/=", *shb = doubling ? "<<" : ">>",
+               *mulb = doubling ? "*" : "/";
     int steps = 0;
     for (; k < b; k++) {
         if (!rwl_tok_is_ident(ts, k, var))
@@ -754,11 +758,12 @@ static bool halving_step(const rw_toks *ts, size_t a, size_t b, const char *var)
             return false;
         if (!asg)
             continue;
-        if ((rwl_tok_is(ts, k + 1, ">>=") && rwl_tok_is(ts, k + 2, "1")) ||
-            (rwl_tok_is(ts, k + 1, "/=") && rwl_tok_is(ts, k + 2, "2")) ||
+        if ((rwl_tok_is(ts, k + 1, sh) && rwl_tok_is(ts, k + 2, "1")) ||
+            (rwl_tok_is(ts, k + 1, mul) && rwl_tok_is(ts, k + 2, "2")) ||
+            (doubling && rwl_tok_is(ts, k + 1, "+=") && rwl_tok_is_ident(ts, k + 2, var)) ||
             (rwl_tok_is(ts, k + 1, "=") && rwl_tok_is_ident(ts, k + 2, var) &&
-             ((rwl_tok_is(ts, k + 3, ">>") && rwl_tok_is(ts, k + 4, "1")) ||
-              (rwl_tok_is(ts, k + 3, "/") && rwl_tok_is(ts, k + 4, "2")))))
+             ((rwl_tok_is(ts, k + 3, shb) && rwl_tok_is(ts, k + 4, "1")) ||
+              (rwl_tok_is(ts, k + 3, mulb) && rwl_tok_is(ts, k + 4, "2")))))
             steps++;
         else
             return false;
@@ -1105,7 +1110,7 @@ static int rw_block_pair(const char *text, size_t len, const an_model *m, const 
         else if (!has_barrier(&ts, la, lb))
             snprintf(why, sizeof why, "line %u: the tree loop has no barrier between its levels (a warp-"
                      "synchronous tree is not rewritten)", p.loop->line), w = why;
-        else if (!p.loop->var || !halving_step(&ts, la, lb, p.loop->var))
+        else if (!p.loop->var || !halving_step(&ts, la, lb, p.loop->var, false))
             snprintf(why, sizeof why, "line %u: the tree loop does not halve its variable once per level "
                      "(`s >>= 1` or `s /= 2`)", p.loop->line), w = why;
         else if (!array_type(&ts, p.v, tv, sizeof tv) || !array_type(&ts, p.i, ti, sizeof ti))
@@ -1206,6 +1211,9 @@ int rw_block_tree(const char *text, size_t len, const an_model *m, size_t kernel
         else if (!has_barrier(&ts, la, lb))
             snprintf(why, sizeof why, "line %u: the tree loop has no barrier between its levels (a warp-"
                      "synchronous tree is not rewritten)", t.loop->line), w = why;
+        else if (!t.loop->var || !halving_step(&ts, la, lb, t.loop->var, !strcmp(t.loop->cmp, "<")))
+            snprintf(why, sizeof why, "line %u: the tree loop does not %s its variable once per level",
+                     t.loop->line, !strcmp(t.loop->cmp, "<") ? "double" : "halve"), w = why;
         else if (!array_type(&ts, t.array, ty, sizeof ty))
             snprintf(why, sizeof why, "line %u: the declaration of %s is not found in the kernel", t.comb->line,
                      t.array), w = why;

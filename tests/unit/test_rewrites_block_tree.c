@@ -9,7 +9,8 @@
  * refusals, each naming its line: another slot read after the tree (also inside a called
  * function), an unrolled last warp, an unguarded
  * (racing) update, a doubling loop whose guard picks no tree's pairs, an
- * early return before the tree, a 2-D block, a tree with no barrier. Pair trees (value,
+ * early return before the tree, a 2-D block, a tree with no barrier, a loop quartering its
+ * step. Pair trees (value,
  * index): an argmax through a __device__ combine in a furthest-point pick's spelling, an
  * argmin through inline selects, a guarded copy; refused: a combine that is no argmax (or
  * two sums), a read of a slot after its store, another slot read after the tree, no
@@ -696,6 +697,25 @@ static void block_2d_refused(void **state)
                  "b2", "threadIdx.y");
 }
 
+/* a loop that quarters its step is geometric to the model, but its levels are no tree's */
+static void quartering_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void q4(const float *x, float *out)\n"
+                 "{\n"
+                 "    __shared__ float s[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    s[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 2) {\n"
+                 "        if (t < h) s[t] += s[t + h];\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) out[blockIdx.x] = s[0];\n"
+                 "}\n",
+                 "q4", "line 7: the tree loop does not halve its variable once per level");
+}
+
 static void no_barrier_refused(void **state)
 {
     (void)state;
@@ -793,6 +813,7 @@ int main(void)
         cmocka_unit_test(early_return_refused),
         cmocka_unit_test(block_2d_refused),
         cmocka_unit_test(no_barrier_refused),
+        cmocka_unit_test(quartering_refused),
         cmocka_unit_test(registry_block_reduce),
         cmocka_unit_test(survives_alloc_failures),
     };
