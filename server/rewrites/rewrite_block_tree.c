@@ -648,33 +648,39 @@ static const char *reg_of(char slot)
 }
 
 /* f written in registers (the four slots as hk_v, hk_ov, hk_i, hk_oi) into b: a slot, a
- * constant, max/min, a select or a comparison of such. false for anything else. */
-static bool print_reg(const km_kernel *k, km_form f, const bt_pair *p, struct hk_buf *b)
+ * constant, max/min, a select or a comparison of such. HK_OK; HK_EINVAL for anything
+ * else; HK_ENOMEM, HK_ETOOBIG from b. */
+static int print_reg(const km_kernel *k, km_form f, const bt_pair *p, struct hk_buf *b)
 {
     size_t na;
     const km_atom *at = km_atoms(k, &na);
     char sl = slot_of(k, f, p);
     if (sl)
-        return hk_buf_appends(b, reg_of(sl)) == HK_OK;
+        return hk_buf_appends(b, reg_of(sl));
     if (f.n == 1 && f.t[0].n == 0)
-        return hk_buf_printf(b, "%lld", (long long)f.t[0].coef) == HK_OK;
+        return hk_buf_printf(b, "%lld", (long long)f.t[0].coef);
     if (f.n != 1 || f.t[0].coef != 1 || f.t[0].n != 1)
-        return false;
+        return HK_EINVAL;
     const km_atom *a = &at[f.t[0].atoms[0]];
     if (a->kind != KM_ATOM_OPAQUE)
-        return false;
+        return HK_EINVAL;
     bool fn = !strcmp(a->op, "max") || !strcmp(a->op, "min");
     bool cmp = !strcmp(a->op, "<") || !strcmp(a->op, "<=") || !strcmp(a->op, "==") || !strcmp(a->op, "!=");
-    if ((fn || cmp) && a->n_args == 2)
-        return hk_buf_appends(b, fn ? a->op : "") == HK_OK && hk_buf_appends(b, "(") == HK_OK &&
-               print_reg(k, a->args[0], p, b) && hk_buf_printf(b, fn ? ", " : " %s ", a->op) == HK_OK &&
-               print_reg(k, a->args[1], p, b) && hk_buf_appends(b, ")") == HK_OK;
-    if (!strcmp(a->op, "?:") && a->n_args == 3)
-        return hk_buf_appends(b, "(") == HK_OK && print_reg(k, a->args[0], p, b) &&
-               hk_buf_appends(b, " ? ") == HK_OK && print_reg(k, a->args[1], p, b) &&
-               hk_buf_appends(b, " : ") == HK_OK && print_reg(k, a->args[2], p, b) &&
-               hk_buf_appends(b, ")") == HK_OK;
-    return false;
+    int rc;
+    if ((fn || cmp) && a->n_args == 2) {
+        if ((rc = hk_buf_printf(b, "%s(", fn ? a->op : "")) || (rc = print_reg(k, a->args[0], p, b)) ||
+            (rc = hk_buf_printf(b, fn ? ", " : " %s ", a->op)) || (rc = print_reg(k, a->args[1], p, b)))
+            return rc;
+        return hk_buf_appends(b, ")");
+    }
+    if (!strcmp(a->op, "?:") && a->n_args == 3) {
+        if ((rc = hk_buf_appends(b, "(")) || (rc = print_reg(k, a->args[0], p, b)) ||
+            (rc = hk_buf_appends(b, " ? ")) || (rc = print_reg(k, a->args[1], p, b)) ||
+            (rc = hk_buf_appends(b, " : ")) || (rc = print_reg(k, a->args[2], p, b)))
+            return rc;
+        return hk_buf_appends(b, ")");
+    }
+    return HK_EINVAL;
 }
 
 /* The direction of a choice between the own and the other slot of one array: taken is
@@ -1068,16 +1074,13 @@ static int pair_combine(const km_kernel *k, const bt_pair *p, const char *tv, co
         if (!split_guards(k, p, ws[x], &cmp, tg, &nt, 16))
             return HK_EINVAL;
         rc = hk_buf_appends(b, ind);
-        if (!rc && cmp) {
-            rc = hk_buf_appends(b, "if (");
-            if (!rc && !(print_reg(k, cmp->lhs, p, b) && hk_buf_printf(b, " %s ", cmp->op) == HK_OK &&
-                         print_reg(k, cmp->rhs, p, b) && hk_buf_appends(b, ") ") == HK_OK))
-                return HK_EINVAL;
-        }
+        if (!rc && cmp && !(rc = hk_buf_appends(b, "if (")) && !(rc = print_reg(k, cmp->lhs, p, b)) &&
+            !(rc = hk_buf_printf(b, " %s ", cmp->op)) && !(rc = print_reg(k, cmp->rhs, p, b)))
+            rc = hk_buf_appends(b, ") ");
         if (!rc)
             rc = hk_buf_printf(b, "%s = ", nv[x]);
-        if (!rc && !print_reg(k, ws[x]->value, p, b))
-            return HK_EINVAL;
+        if (!rc)
+            rc = print_reg(k, ws[x]->value, p, b);
         if (!rc)
             rc = hk_buf_appends(b, ";\n");
     }

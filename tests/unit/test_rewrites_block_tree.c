@@ -787,6 +787,15 @@ static void survives_alloc_failures(void **state)
     unload(&fx);
 }
 
+static void pair_survives_alloc_failures(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(pick_src, &fx);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "pick"), tree);
+    unload(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -816,6 +825,7 @@ int main(void)
         cmocka_unit_test(quartering_refused),
         cmocka_unit_test(registry_block_reduce),
         cmocka_unit_test(survives_alloc_failures),
+        cmocka_unit_test(pair_survives_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
