@@ -332,8 +332,16 @@ static void record(kb *b, const char *base, enum km_space space, enum km_mode mo
             if (as[i].mode == KM_READ && strcmp(as[i].buffer, base) == 0 &&
                 km_form_equal(as[i].index, index) &&
                 same_ids(as[i].loops, as[i].n_loops, b->loops, b->n_loops) &&
-                same_ids(as[i].guards, as[i].n_guards, g, ng))
-                return;
+                same_ids(as[i].guards, as[i].n_guards, g, ng)) {
+                /* unless the buffer was written since: the read after the write sees
+                 * another value, and its place in the list says so (a tree that reads a
+                 * slot after updating it) */
+                bool written = false;
+                for (size_t j = i + 1; j < b->k->accesses.n && !written; j++)
+                    written = as[j].mode != KM_READ && strcmp(as[j].buffer, base) == 0;
+                if (!written)
+                    return;
+            }
     }
     km_access *a = km__push(b->k, &b->k->accesses, sizeof(km_access));
     a->buffer = base;

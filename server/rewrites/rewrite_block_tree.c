@@ -56,6 +56,7 @@ typedef struct {
     const char *array;
     enum km_op op;
     uint32_t tid;            /* atom id of threadIdx.x */
+    bool pair;               /* the loop writes two arrays: a (value, index) tree? */
 } bt_tree;
 
 /* Is f exactly the one atom id (coefficient 1)? */
@@ -212,6 +213,43 @@ static bool interleaved_guard(const km_kernel *k, const km_guard *g, km_form wid
                                    (form_is_atom(o->args[1], tid) && form_scaled(o->args[0], 2, s, -1)));
 }
 
+/* Does f depend only on what every thread of a block shares (parameters, named constants,
+ * blockIdx, blockDim, gridDim, literals), also inside operations? */
+static bool form_uniform(const km_kernel *k, km_form f)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = &at[f.t[i].atoms[j]];
+            switch (a->kind) {
+            case KM_ATOM_PARAM:
+            case KM_ATOM_CONST:
+            case KM_ATOM_BLOCK_IDX:
+            case KM_ATOM_BLOCK_DIM:
+            case KM_ATOM_GRID_DIM:
+            case KM_ATOM_LITERAL:
+                break;
+            case KM_ATOM_OPAQUE:
+                if (!strcmp(a->op, "call"))   /* a function may read anything */
+                    return false;
+                for (uint32_t c = 0; c < a->n_args; c++)
+                    if (!form_uniform(k, a->args[c]))
+                        return false;
+                break;
+            default:
+                return false;
+            }
+        }
+    return true;
+}
+
+/* A guard the whole block takes alike: its threads leave or stay together. */
+static bool guard_uniform(const km_kernel *k, const km_guard *g)
+{
+    return form_uniform(k, g->lhs) && form_uniform(k, g->rhs);
+}
+
 /* The one shared tree of the kernel and its checks: NULL, or the reason in why. (A called
  * __device__ function's accesses are the model's at the call's line: checked as well.) */
 static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n)
@@ -232,6 +270,7 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
                 snprintf(why, n, "line %u: the tree loop (line %u) combines %s and also %s (an argmax, or two "
                          "sums at once): only a tree of one array is rewritten", a->line, ls[l].line, t->array,
                          a->buffer);
+                t->pair = true;   /* rw_block_tree reads it as a pair tree (find_pair) */
                 return why;
             }
             t->comb = a;
@@ -264,10 +303,11 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
     if (tree_covers_block(k, t->loop, bdx, why, n))
         return why;
     /* every thread of the block must reach the shuffles: no guard (an early return, an
-     * if around the tree) may be in force at the tree */
+     * if around the tree) may be in force at the tree, but one the whole block takes alike
+     * (`if (m <= 0) return;` on a parameter) */
     for (uint32_t g = 0; g < w->n_guards; g++) {
         const km_guard *gd = &gs[w->guards[g]];
-        if (gd->line < t->loop->line) {
+        if (gd->line < t->loop->line && !guard_uniform(k, gd)) {
             snprintf(why, n, "line %u: a condition (an early return or an if) before the tree at line %u is in "
                      "force at it: threads that left cannot take part in warp shuffles", gd->line, t->loop->line);
             return why;
@@ -380,6 +420,36 @@ static bool array_type(const rw_toks *ts, const char *array, char *out, size_t n
     return false;
 }
 
+/* Where the replacement of the loop whose first token starts at byte at begins: at a
+ * `#pragma unroll` line right before it (it would otherwise stand before a block), else
+ * at the loop. */
+static size_t edit_start(const char *text, size_t at)
+{
+    size_t e = at;
+    while (e > 0 && (text[e - 1] == ' ' || text[e - 1] == '\t'))
+        e--;
+    if (e == 0 || text[e - 1] != '\n')
+        return at;
+    size_t ls = e - 1;   /* the previous line: [ls, e - 1) */
+    while (ls > 0 && text[ls - 1] != '\n')
+        ls--;
+    size_t hash = ls;
+    while (hash < e && (text[hash] == ' ' || text[hash] == '\t'))
+        hash++;
+    size_t a = hash;
+    if (strncmp(text + a, "#pragma", 7) != 0)
+        return at;
+    a += 7;
+    while (a < e && (text[a] == ' ' || text[a] == '\t'))
+        a++;
+    if (strncmp(text + a, "unroll", 6) != 0)
+        return at;
+    for (size_t c = a + 6; c < e - 1; c++)   /* `#pragma unroll` or `#pragma unroll N`, nothing else */
+        if (text[c] == '/' || text[c] == '\\' || text[c] == '"')
+            return at;
+    return hash;
+}
+
 /* Is the barrier the tree needs between its levels in the loop's tokens [a, b)? */
 static bool has_barrier(const rw_toks *ts, size_t a, size_t b)
 {
@@ -387,6 +457,723 @@ static bool has_barrier(const rw_toks *ts, size_t a, size_t b)
         if (rwl_tok_is(ts, k, "__syncthreads") || rwl_tok_is(ts, k, "sync") || rwl_tok_is(ts, k, "barrier"))
             return true;
     return false;
+}
+
+/* ---- pair trees: (value, index) through a __device__ combine or inline selects -------
+ *
+ * A tree of two arrays V (values) and I (indices), each level combining slot t with slot
+ * t + s into slot t by an argmax or argmin: V[t] = max(V[t], V[t+s]) (or a select, or a
+ * copy under `V[t+s] > V[t]`) and I[t] = the index of the side chosen. Which index wins
+ * among equal values depends on the order of the combination: the halving tree over B
+ * slots combines, first, slots B/2 apart, so the slots reduced together before the last
+ * five levels are a, a + W, a + 2W, ... (W = B/32), not the 32 slots of a warp. The
+ * rewrite keeps that order exactly: warp a takes slots a + W*m (lane m) through a padded
+ * shared transpose, its shuffles (offsets 16 .. 1) are the tree's levels 16W .. W, and the
+ * first warp's shuffles over the W warp results are the levels W/2 .. 1. Every combine
+ * gets the same two operands in the same roles (the lower slot's pair first) as in the
+ * tree, so V[0] and I[0] are the tree's for every input: ties, NaNs and signed zeros
+ * included, whatever the tie rule. */
+
+static const char tpl_pair[] =
+    "{\n"
+    "        // hk rewrite: block_reduce. The shared-memory $WHAT tree over $V/$I[0 .. blockDim.x) as\n"
+    "        // warp shuffles in the tree's own order (so ties pick the same index): warp a takes\n"
+    "        // slots a, a + W, a + 2W, ... (W warps), which the tree combines first; $V[0] and\n"
+    "        // $I[0] hold what the tree left there.\n"
+    "        const unsigned int hk_tid = threadIdx.x, hk_nthreads = blockDim.x;\n"
+    PT_WARP
+    "        __shared__ $TV hk_tv[32 * 33];\n"
+    "        __shared__ $TI hk_ti[32 * 33];\n"
+    "        __shared__ $TV hk_wv[32];\n"
+    "        __shared__ $TI hk_wi[32];\n"
+    "        {\n"
+    "            const unsigned int hk_at = (hk_tid / hk_nwarps) * 33u + hk_tid % hk_nwarps;\n"
+    "            hk_tv[hk_at] = $V[hk_tid];\n"
+    "            hk_ti[hk_at] = $I[hk_tid];\n"
+    "        }\n"
+    "        __syncthreads();\n"
+    "        $TV hk_v = hk_tv[hk_lane * 33u + hk_warp];\n"
+    "        $TI hk_i = hk_ti[hk_lane * 33u + hk_warp];\n"
+    "        for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
+    "            const $TV hk_ov = __shfl_down_sync(hk_mask, hk_v, hk_off);\n"
+    "            const $TI hk_oi = __shfl_down_sync(hk_mask, hk_i, hk_off);\n"
+    "            if (hk_lane + hk_off < hk_width) {\n"
+    "$COMBINE"
+    "            }\n"
+    "        }\n"
+    "        if (hk_lane == 0) {\n"
+    "            hk_wv[hk_warp] = hk_v;\n"
+    "            hk_wi[hk_warp] = hk_i;\n"
+    "        }\n"
+    "        __syncthreads();\n"
+    "        if (hk_warp == 0) {\n"
+    "            hk_v = hk_wv[min(hk_lane, hk_nwarps - 1u)];\n"
+    "            hk_i = hk_wi[min(hk_lane, hk_nwarps - 1u)];\n"
+    "            for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
+    "                const $TV hk_ov = __shfl_down_sync(hk_mask, hk_v, hk_off);\n"
+    "                const $TI hk_oi = __shfl_down_sync(hk_mask, hk_i, hk_off);\n"
+    "                if (hk_lane + hk_off < hk_nwarps) {\n"
+    "$COMBINE"
+    "                }\n"
+    "            }\n"
+    "            if (hk_lane == 0) {\n"
+    "                $V[0] = hk_v;\n"
+    "                $I[0] = hk_i;\n"
+    "            }\n"
+    "        }\n"
+    "        __syncthreads();\n"
+    "    }";
+
+/* What the model says about a pair tree. */
+typedef struct {
+    const km_loop *loop;
+    size_t loop_ix;
+    const km_access *wv, *wi;  /* the writes V[t] = ..., I[t] = ... */
+    const char *v, *i;         /* the arrays' names */
+    km_form own, other;        /* t and t + s */
+    uint32_t tid, var, size;   /* atoms: threadIdx.x, the loop's variable, the named size (or UINT32_MAX) */
+    uint32_t bdx;
+    int dir;                   /* +1 argmax, -1 argmin */
+    bool ties_upper;           /* equal values take the upper slot's index */
+    char combine[1024];        /* the combine on registers hk_v, hk_i with hk_ov, hk_oi */
+} bt_pair;
+
+/* Atom values for ev_form: the thread, the loop variable, the block size. */
+typedef struct {
+    const bt_pair *p;
+    int64_t tid, var, b;
+} bt_env;
+
+/* The value of f under env: false when f holds an atom other than threadIdx.x, the loop's
+ * variable, the block size (blockDim.x or the one named size) and integer operations. */
+static bool ev_form(const km_kernel *k, km_form f, const bt_env *e, int64_t *out)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < f.n; i++) {
+        int64_t prod = f.t[i].coef;
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            uint32_t id = f.t[i].atoms[j];
+            const km_atom *a = &at[id];
+            int64_t v, x, y;
+            if (id == e->p->tid)
+                v = e->tid;
+            else if (id == e->p->var)
+                v = e->var;
+            else if (id == e->p->bdx || id == e->p->size)
+                v = e->b;
+            else if (a->kind == KM_ATOM_OPAQUE && a->n_args == 2 && ev_form(k, a->args[0], e, &x) &&
+                     ev_form(k, a->args[1], e, &y)) {
+                if (!strcmp(a->op, "/") && y > 0)
+                    v = x / y;
+                else if (!strcmp(a->op, "%") && y > 0)
+                    v = x % y;
+                else if (!strcmp(a->op, ">>") && y >= 0 && y < 32)
+                    v = x >> y;
+                else if (!strcmp(a->op, "<<") && y >= 0 && y < 32)
+                    v = x << y;
+                else if (!strcmp(a->op, "&"))
+                    v = x & y;
+                else
+                    return false;
+            } else
+                return false;
+            prod *= v;
+        }
+        sum += prod;
+    }
+    *out = sum;
+    return true;
+}
+
+/* Is guard g true under env? -1 when it cannot be evaluated. */
+static int ev_guard(const km_kernel *k, const km_guard *g, const bt_env *e)
+{
+    int64_t l, r;
+    if (!strcmp(g->op, "true") || !ev_form(k, g->lhs, e, &l) || !ev_form(k, g->rhs, e, &r))
+        return -1;
+    if (!strcmp(g->op, "<"))
+        return l < r;
+    if (!strcmp(g->op, "<="))
+        return l <= r;
+    if (!strcmp(g->op, "=="))
+        return l == r;
+    if (!strcmp(g->op, "!="))
+        return l != r;
+    return -1;
+}
+
+/* Does f read V or I (a guard on the values: the argmax's comparison)? */
+static bool reads_pair(const km_kernel *k, km_form f, const bt_pair *p)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = &at[f.t[i].atoms[j]];
+            if (a->kind == KM_ATOM_READ && (!strcmp(a->name, p->v) || !strcmp(a->name, p->i)))
+                return true;
+            for (uint32_t c = 0; c < a->n_args; c++)
+                if (reads_pair(k, a->args[c], p))
+                    return true;
+        }
+    return false;
+}
+
+/* Which of the four slots f is (exactly one read atom): 'v' V[t], 'V' V[t+s], 'i' I[t],
+ * 'I' I[t+s]; 0 otherwise. */
+static char slot_of(const km_kernel *k, km_form f, const bt_pair *p)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    if (f.n != 1 || f.t[0].coef != 1 || f.t[0].n != 1)
+        return 0;
+    const km_atom *a = &at[f.t[0].atoms[0]];
+    if (a->kind != KM_ATOM_READ)
+        return 0;
+    bool own = km_form_equal(a->args[0], p->own), other = km_form_equal(a->args[0], p->other);
+    if (!own && !other)
+        return 0;
+    if (!strcmp(a->name, p->v))
+        return own ? 'v' : 'V';
+    if (!strcmp(a->name, p->i))
+        return own ? 'i' : 'I';
+    return 0;
+}
+
+static const char *reg_of(char slot)
+{
+    return slot == 'v' ? "hk_v" : slot == 'V' ? "hk_ov" : slot == 'i' ? "hk_i" : "hk_oi";
+}
+
+/* f written in registers (the four slots as hk_v, hk_ov, hk_i, hk_oi) into b: a slot, a
+ * constant, max/min, a select or a comparison of such. HK_OK; HK_EINVAL for anything
+ * else; HK_ENOMEM, HK_ETOOBIG from b. */
+static int print_reg(const km_kernel *k, km_form f, const bt_pair *p, struct hk_buf *b)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    char sl = slot_of(k, f, p);
+    if (sl)
+        return hk_buf_appends(b, reg_of(sl));
+    if (f.n == 1 && f.t[0].n == 0)
+        return hk_buf_printf(b, "%lld", (long long)f.t[0].coef);
+    if (f.n != 1 || f.t[0].coef != 1 || f.t[0].n != 1)
+        return HK_EINVAL;
+    const km_atom *a = &at[f.t[0].atoms[0]];
+    if (a->kind != KM_ATOM_OPAQUE)
+        return HK_EINVAL;
+    bool fn = !strcmp(a->op, "max") || !strcmp(a->op, "min");
+    bool cmp = !strcmp(a->op, "<") || !strcmp(a->op, "<=") || !strcmp(a->op, "==") || !strcmp(a->op, "!=");
+    int rc;
+    if ((fn || cmp) && a->n_args == 2) {
+        if ((rc = hk_buf_printf(b, "%s(", fn ? a->op : "")) || (rc = print_reg(k, a->args[0], p, b)) ||
+            (rc = hk_buf_printf(b, fn ? ", " : " %s ", a->op)) || (rc = print_reg(k, a->args[1], p, b)))
+            return rc;
+        return hk_buf_appends(b, ")");
+    }
+    if (!strcmp(a->op, "?:") && a->n_args == 3) {
+        if ((rc = hk_buf_appends(b, "(")) || (rc = print_reg(k, a->args[0], p, b)) ||
+            (rc = hk_buf_appends(b, " ? ")) || (rc = print_reg(k, a->args[1], p, b)) ||
+            (rc = hk_buf_appends(b, " : ")) || (rc = print_reg(k, a->args[2], p, b)))
+            return rc;
+        return hk_buf_appends(b, ")");
+    }
+    return HK_EINVAL;
+}
+
+/* The direction of a choice between the own and the other slot of one array: taken is
+ * the other's when `l op r` holds (other_if_true) or fails. +1 when the other side is
+ * taken for a larger value (argmax), -1 for a smaller one (argmin), 0 when the comparison
+ * is not of V[t] and V[t+s] by < or <=. *upper: equal values take the other (upper) side. */
+static int choice_dir(const km_kernel *k, const bt_pair *p, const char *op, km_form l, km_form r,
+                      bool other_if_true, bool *upper)
+{
+    char a = slot_of(k, l, p), c = slot_of(k, r, p);
+    bool strict = !strcmp(op, "<");
+    if ((!strict && strcmp(op, "<=") != 0) || !((a == 'v' && c == 'V') || (a == 'V' && c == 'v')))
+        return 0;
+    /* other taken iff own < other (max) / other < own (min), or the negation */
+    int d = a == 'v' ? +1 : -1;
+    if (!other_if_true) {   /* other taken iff !(l op r): r op' l */
+        d = -d;
+        strict = !strict;
+    }
+    *upper = !strict;
+    return d;
+}
+
+/* The direction of one write: X[t] = E under the extra guard cmp (NULL: none). 0 when it
+ * is not a choice between X[t] and X[t+s] by a comparison of V[t] and V[t+s] (or a max/min
+ * for V). */
+static int write_dir(const km_kernel *k, const bt_pair *p, const km_access *w, const km_guard *cmp, bool *upper)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    bool isv = w == p->wv;
+    char own = isv ? 'v' : 'i', oth = isv ? 'V' : 'I';
+    char sl = slot_of(k, w->value, p);
+    if (cmp)   /* if (V[t] < V[t+s]) X[t] = X[t+s]; */
+        return sl == oth ? choice_dir(k, p, cmp->op, cmp->lhs, cmp->rhs, true, upper) : 0;
+    if (w->value.n != 1 || w->value.t[0].coef != 1 || w->value.t[0].n != 1)
+        return 0;
+    const km_atom *a = &at[w->value.t[0].atoms[0]];
+    if (a->kind != KM_ATOM_OPAQUE)
+        return 0;
+    if (isv && (!strcmp(a->op, "max") || !strcmp(a->op, "min")) && a->n_args == 2) {
+        char x = slot_of(k, a->args[0], p), y = slot_of(k, a->args[1], p);
+        if (!((x == 'v' && y == 'V') || (x == 'V' && y == 'v')))
+            return 0;
+        *upper = false;   /* the value is the same either way */
+        return a->op[1] == 'a' ? +1 : -1;
+    }
+    if (strcmp(a->op, "?:") != 0 || a->n_args != 3)
+        return 0;
+    char th = slot_of(k, a->args[1], p), el = slot_of(k, a->args[2], p);
+    const km_form *c = &a->args[0];
+    if (c->n != 1 || c->t[0].coef != 1 || c->t[0].n != 1 || !((th == own && el == oth) || (th == oth && el == own)))
+        return 0;
+    const km_atom *ca = &at[c->t[0].atoms[0]];
+    if (ca->kind != KM_ATOM_OPAQUE || ca->n_args != 2)
+        return 0;
+    return choice_dir(k, p, ca->op, ca->args[0], ca->args[1], th == oth, upper);
+}
+
+/* Does the loop step its variable by halving (or, doubling, by doubling), once: `v >>= 1`,
+ * `v /= 2`, `v = v >> 1`, `v = v / 2` (`v <<= 1`, `v *= 2`, `v = v << 1`, `v = v * 2`,
+ * `v += v`), and no other assignment to it after the for's first clause? The model reads
+ * any other step of `v cmp bound` as geometric too (`s >>= 2`), whose levels are no tree's. */
+static bool halving_step(const rw_toks *ts, size_t a, size_t b, const char *var, bool doubling)
+{
+    size_t k = a;
+    if (rwl_tok_is(ts, a, "for")) {   /* past the initialisation */
+        while (k < b && !rwl_tok_is(ts, k, ";"))
+            k++;
+    }
+    const char *sh = doubling ? "<<=" : ">>=", *mul = doubling ? "*=" : "/=", *shb = doubling ? "<<" : ">>",
+               *mulb = doubling ? "*" : "/";
+    int steps = 0;
+    for (; k < b; k++) {
+        if (!rwl_tok_is_ident(ts, k, var))
+            continue;
+        bool pre = k > a && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--"));
+        bool post = rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k + 1, "--");
+        bool asg = rwl_writes_any(ts, k + 1, k + 2) && !post;
+        if (pre || post)
+            return false;
+        if (!asg)
+            continue;
+        if ((rwl_tok_is(ts, k + 1, sh) && rwl_tok_is(ts, k + 2, "1")) ||
+            (rwl_tok_is(ts, k + 1, mul) && rwl_tok_is(ts, k + 2, "2")) ||
+            (doubling && rwl_tok_is(ts, k + 1, "+=") && rwl_tok_is_ident(ts, k + 2, var)) ||
+            (rwl_tok_is(ts, k + 1, "=") && rwl_tok_is_ident(ts, k + 2, var) &&
+             ((rwl_tok_is(ts, k + 3, shb) && rwl_tok_is(ts, k + 4, "1")) ||
+              (rwl_tok_is(ts, k + 3, mulb) && rwl_tok_is(ts, k + 4, "2")))))
+            steps++;
+        else
+            return false;
+    }
+    return steps == 1;
+}
+
+/* Does the loop, for a block of b threads, run the halving tree: the levels whose guards
+ * let any thread combine are s = b/2, b/4, ..., 1 in that order, at each exactly the
+ * threads t < s, each combining t with t + s? Evaluated level by level and thread by
+ * thread on the model's forms (guards that compare values are the combine's, not the
+ * tree's). */
+static bool halving_for(const km_kernel *k, const bt_pair *p, int64_t b, const km_guard *const *gs, size_t ng)
+{
+    bt_env e = {.p = p, .b = b};
+    int64_t v, bound;
+    if (!ev_form(k, p->loop->start, &e, &v) || !ev_form(k, p->loop->bound, &e, &bound) || v <= 0)
+        return false;
+    int64_t want = b / 2;   /* the next level the tree needs */
+    for (int it = 0; it < 64; it++) {
+        const char *c = p->loop->cmp;
+        bool run = !strcmp(c, ">") ? v > bound : !strcmp(c, ">=") ? v >= bound : !strcmp(c, "!=") ? v != bound
+                 : !strcmp(c, "<") ? v < bound : !strcmp(c, "<=") ? v <= bound : false;
+        if (!run)
+            return want == 0;
+        if (v == 0)
+            return false;   /* it would not end */
+        e.var = v;
+        int64_t s;
+        e.tid = 0;
+        if (!ev_form(k, p->other, &e, &s))
+            return false;
+        int64_t first = -1, n = 0;
+        for (int64_t t = 0; t < b; t++) {
+            e.tid = t;
+            int64_t o;
+            if (!ev_form(k, p->other, &e, &o) || o != t + s)
+                return false;
+            bool in = true;
+            for (size_t g = 0; g < ng && in; g++) {
+                int r = ev_guard(k, gs[g], &e);
+                if (r < 0)
+                    return false;
+                in = r == 1;
+            }
+            if (!in)
+                continue;
+            if (first < 0)
+                first = t;
+            n++;
+            if (t != n - 1 || t + s >= b)   /* not the prefix t < s, or out of the block */
+                return false;
+        }
+        if (n > 0 && (first != 0 || n != want || s != want))
+            return false;
+        if (n > 0)
+            want /= 2;
+        v >>= 1;
+    }
+    return false;
+}
+
+/* The size atom of the tree: the one named constant its loop, offset and guards mention
+ * (a template or macro block size), else UINT32_MAX; false when they mention two. */
+static bool size_atom(const km_kernel *k, km_form f, uint32_t *size)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            uint32_t id = f.t[i].atoms[j];
+            if (at[id].kind == KM_ATOM_CONST) {
+                if (*size != UINT32_MAX && *size != id)
+                    return false;
+                *size = id;
+            }
+            for (uint32_t c = 0; c < at[id].n_args; c++)
+                if (!size_atom(k, at[id].args[c], size))
+                    return false;
+        }
+    return true;
+}
+
+/* The guard of w, inside the loop, that compares values (the argmax's own), or NULL; the
+ * others (the tree's) appended to tree[*nt]. false when two compare values. */
+static bool split_guards(const km_kernel *k, const bt_pair *p, const km_access *w, const km_guard **cmp,
+                         const km_guard **tree, size_t *nt, size_t cap)
+{
+    size_t ng;
+    const km_guard *gs = km_guards(k, &ng);
+    *cmp = NULL;
+    *nt = 0;
+    for (uint32_t g = 0; g < w->n_guards; g++) {
+        const km_guard *gd = &gs[w->guards[g]];
+        if (gd->line < p->loop->line)
+            continue;
+        if (reads_pair(k, gd->lhs, p) || reads_pair(k, gd->rhs, p)) {
+            if (*cmp)
+                return false;
+            *cmp = gd;
+        } else if (*nt < cap)
+            tree[(*nt)++] = gd;
+        else
+            return false;
+    }
+    return true;
+}
+
+/* The pair tree of the kernel (the loop of t, whose two writes are w1 and w2) and its
+ * checks: NULL, or the reason in why. */
+static const char *find_pair(const km_kernel *k, const bt_tree *t, bt_pair *p, char *why, size_t n)
+{
+    size_t nl, na, ng;
+    const km_loop *ls = km_loops(k, &nl);
+    const km_access *as = km_accesses(k, &na);
+    const km_guard *gs = km_guards(k, &ng);
+    memset(p, 0, sizeof *p);
+    p->loop = t->loop;
+    p->loop_ix = t->loop_ix;
+    if (!km_builtin_atom(k, KM_ATOM_THREAD_IDX, 0, &p->tid)) {
+        snprintf(why, n, "line %u: the tree is not indexed by threadIdx.x", p->loop->line);
+        return why;
+    }
+    p->var = t->loop->counter;
+    p->size = UINT32_MAX;
+    if (!km_builtin_atom(k, KM_ATOM_BLOCK_DIM, 0, &p->bdx))
+        p->bdx = UINT32_MAX;
+    uint32_t yz;
+    if (km_builtin_atom(k, KM_ATOM_THREAD_IDX, 1, &yz) || km_builtin_atom(k, KM_ATOM_THREAD_IDX, 2, &yz)) {
+        snprintf(why, n, "line %u: the kernel uses threadIdx.y or threadIdx.z: the tree's element is not read "
+                 "as the thread's place in a 1-D block", p->loop->line);
+        return why;
+    }
+    const km_access *w[2] = {NULL, NULL};
+    for (size_t i = 0; i < na; i++) {
+        const km_access *a = &as[i];
+        if (!in_loop(a, p->loop_ix) || a->space == KM_SPACE_GLOBAL || a->mode == KM_READ)
+            continue;
+        if (a->mode != KM_WRITE || (w[0] && w[1]) || (w[0] && !strcmp(w[0]->buffer, a->buffer))) {
+            snprintf(why, n, "line %u: the tree loop (line %u) updates %s other than by one store per level of a "
+                     "pair of arrays: not read as a (value, index) tree", a->line, p->loop->line, a->buffer);
+            return why;
+        }
+        w[w[0] ? 1 : 0] = a;
+    }
+    if (!w[0] || !w[1]) {
+        snprintf(why, n, "line %u: the kernel has more than one tree loop: only one tree is rewritten",
+                 p->loop->line);
+        return why;
+    }
+    /* which is the value and which the index: the assignment under which both stores are
+     * the choices of one argmax or argmin */
+    const km_guard *tree_g[2][16], *cmp[2];
+    size_t nt[2];
+    for (int swap = 0; swap < 2 && !p->dir; swap++) {
+        p->wv = w[swap];
+        p->wi = w[1 - swap];
+        p->v = p->wv->buffer;
+        p->i = p->wi->buffer;
+        p->own = p->wv->index;
+        if (!form_is_atom(p->wv->index, p->tid) || !form_is_atom(p->wi->index, p->tid)) {
+            snprintf(why, n, "line %u: the tree stores %s and %s at another place than [threadIdx.x]", p->wv->line,
+                     p->v, p->i);
+            return why;
+        }
+        /* the other slot: every read of V or I in the loop not at t (one index) */
+        bool other = false, bad = false;
+        for (size_t i = 0; i < na; i++) {
+            const km_access *a = &as[i];
+            if (!in_loop(a, p->loop_ix) || a->mode != KM_READ || (strcmp(a->buffer, p->v) && strcmp(a->buffer, p->i)) ||
+                km_form_equal(a->index, p->own))
+                continue;
+            if (other && !km_form_equal(a->index, p->other))
+                bad = true;
+            p->other = a->index;
+            other = true;
+        }
+        if (!other || bad) {
+            snprintf(why, n, "line %u: the tree loop (line %u) does not read %s and %s at one other slot t + s",
+                     p->wv->line, p->loop->line, p->v, p->i);
+            return why;
+        }
+        bool up_v = false, up_i = false;
+        if (!split_guards(k, p, p->wv, &cmp[0], tree_g[0], &nt[0], 16) ||
+            !split_guards(k, p, p->wi, &cmp[1], tree_g[1], &nt[1], 16))
+            continue;
+        int dv = write_dir(k, p, p->wv, cmp[0], &up_v), di = write_dir(k, p, p->wi, cmp[1], &up_i);
+        if (dv && dv == di) {
+            p->dir = dv;
+            p->ties_upper = up_i;
+        }
+    }
+    if (!p->dir) {
+        snprintf(why, n, "line %u: the tree's update of %s and %s is not an argmax or argmin (one array the max or "
+                 "min of its slots t and t + s, the other the index of the side it took, by a comparison of the "
+                 "first's two slots)", w[0]->line, w[0]->buffer, w[1]->buffer);
+        return why;
+    }
+    /* every thread of the block must reach the shuffles */
+    for (uint32_t g = 0; g < p->wv->n_guards; g++) {
+        const km_guard *gd = &gs[p->wv->guards[g]];
+        if (gd->line < p->loop->line && !guard_uniform(k, gd)) {
+            snprintf(why, n, "line %u: a condition (an early return or an if) before the tree at line %u is in "
+                     "force at it: threads that left cannot take part in warp shuffles", gd->line, p->loop->line);
+            return why;
+        }
+    }
+    /* both stores under the same tree guards */
+    bool same = nt[0] == nt[1];
+    for (size_t g = 0; same && g < nt[0]; g++)
+        same = tree_g[0][g] == tree_g[1][g];
+    if (!same) {
+        snprintf(why, n, "line %u: the stores of %s and %s are not under the same conditions", p->wi->line, p->v,
+                 p->i);
+        return why;
+    }
+    /* the block size the tree assumes: blockDim.x or one named constant */
+    bool one = size_atom(k, p->loop->start, &p->size) && size_atom(k, p->loop->bound, &p->size) &&
+               size_atom(k, p->other, &p->size);
+    for (size_t g = 0; one && g < nt[0]; g++)
+        one = size_atom(k, tree_g[0][g]->lhs, &p->size) && size_atom(k, tree_g[0][g]->rhs, &p->size);
+    if (!one) {
+        snprintf(why, n, "line %u: the tree loop mentions two named constants: its block size is not one",
+                 p->loop->line);
+        return why;
+    }
+    for (int64_t b = 2; b <= 1024; b *= 2)
+        if (!halving_for(k, p, b, tree_g[0], nt[0])) {
+            snprintf(why, n, "line %u: the tree loop (with its guards) is not the halving tree of a block of %lld "
+                     "threads (levels s = %lld, ..., 1, each combining t < s with t + s): a doubling or partial "
+                     "pair tree is not rewritten", p->loop->line, (long long)b, (long long)b / 2);
+            return why;
+        }
+    /* inside the loop: V[t] and I[t] read before they are stored (t + s is no thread's
+     * store at this level) */
+    bool stored[2] = {false, false};
+    for (size_t i = 0; i < na; i++) {
+        const km_access *a = &as[i];
+        if (!in_loop(a, p->loop_ix) || (strcmp(a->buffer, p->v) && strcmp(a->buffer, p->i)))
+            continue;
+        int x = strcmp(a->buffer, p->v) ? 1 : 0;
+        if (a->mode != KM_READ)
+            stored[x] = true;
+        else if (stored[x] && km_form_equal(a->index, p->own)) {
+            snprintf(why, n, "line %u: %s is read after the tree's update stored a slot (the combine would see its "
+                     "own result)", a->line, a->buffer);
+            return why;
+        }
+    }
+    /* a loop around the tree: run by the whole block alike, and the tree's inputs stored
+     * anew in each of its iterations */
+    bool nested = p->loop->parent >= 0;
+    for (long l = p->loop->parent; l >= 0; l = ls[l].parent)
+        if (!form_uniform(k, ls[l].start) || !form_uniform(k, ls[l].bound) || !form_uniform(k, ls[l].step)) {
+            snprintf(why, n, "line %u: the loop around the tree (line %u) does not run alike in every thread",
+                     ls[l].line, p->loop->line);
+            return why;
+        }
+    for (size_t i = 0; i < na; i++) {
+        const km_access *a = &as[i];
+        if ((strcmp(a->buffer, p->v) && strcmp(a->buffer, p->i)) || in_loop(a, p->loop_ix))
+            continue;
+        if (a->line < p->loop->line) {
+            bool ok = a->mode == KM_WRITE && form_is_atom(a->index, p->tid);
+            if (!nested && a->mode == KM_READ)
+                ok = true;
+            if (ok && nested) {   /* every thread stores its slot in each iteration */
+                ok = a->n_loops + 1 == p->wv->n_loops &&
+                     (a->n_loops == 0 || !memcmp(a->loops, p->wv->loops, sizeof *a->loops * a->n_loops));
+                for (uint32_t g = 0; ok && g < a->n_guards; g++)
+                    ok = guard_uniform(k, &gs[a->guards[g]]);
+            }
+            if (!ok) {
+                snprintf(why, n, "line %u: %s is %s before the tree at another place than its thread's slot%s",
+                         a->line, a->buffer, a->mode == KM_READ ? "read" : "written",
+                         nested ? " (or read, or stored under a condition, in the loop around the tree)" : "");
+                return why;
+            }
+            continue;
+        }
+        if (a->mode != KM_READ || a->index.n != 0) {
+            snprintf(why, n, "line %u: %s is %s after the tree at another place than %s[0]: the other slots "
+                     "hold the tree's intermediate results", a->line, a->buffer, a->mode == KM_READ ? "read" :
+                     "written", a->buffer);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+/* The combine on registers, indented by ind: each store's value (under its comparison, if
+ * any) from the old hk_v, hk_ov, hk_i, hk_oi, then both taken at once. */
+static int pair_combine(const km_kernel *k, const bt_pair *p, const char *tv, const char *ti, const char *ind,
+                        struct hk_buf *b)
+{
+    const km_access *ws[2] = {p->wv, p->wi};
+    const char *nv[2] = {"hk_nv", "hk_ni"};
+    int rc = hk_buf_printf(b, "%s%s hk_nv = hk_v;\n%s%s hk_ni = hk_i;\n", ind, tv, ind, ti);
+    for (int x = 0; x < 2 && !rc; x++) {
+        const km_guard *cmp, *tg[16];
+        size_t nt;
+        if (!split_guards(k, p, ws[x], &cmp, tg, &nt, 16))
+            return HK_EINVAL;
+        rc = hk_buf_appends(b, ind);
+        if (!rc && cmp && !(rc = hk_buf_appends(b, "if (")) && !(rc = print_reg(k, cmp->lhs, p, b)) &&
+            !(rc = hk_buf_printf(b, " %s ", cmp->op)) && !(rc = print_reg(k, cmp->rhs, p, b)))
+            rc = hk_buf_appends(b, ") ");
+        if (!rc)
+            rc = hk_buf_printf(b, "%s = ", nv[x]);
+        if (!rc)
+            rc = print_reg(k, ws[x]->value, p, b);
+        if (!rc)
+            rc = hk_buf_appends(b, ";\n");
+    }
+    if (!rc)
+        rc = hk_buf_printf(b, "%shk_v = hk_nv;\n%shk_i = hk_ni;\n", ind, ind);
+    return rc;
+}
+
+/* rw_block_tree's pair path: the kernel's model k holds a loop storing two arrays. */
+static int rw_block_pair(const char *text, size_t len, const an_model *m, const an_function *f,
+                         const km_kernel *k, const bt_tree *t, rw_result *out)
+{
+    char why[600] = "", tv[128], ti[128];
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    struct hk_buf b, c1, c2;
+    hk_buf_init(&b, PT_TEXT_MAX);
+    hk_buf_init(&c1, PT_TEXT_MAX);
+    hk_buf_init(&c2, PT_TEXT_MAX);
+    bt_pair p;
+    size_t la = 0, lb = 0;
+    int rc;
+    const char *w = find_pair(k, t, &p, why, sizeof why);
+    if (!w) {
+        if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+            goto out;
+        if (!loop_tokens(text, &ts, p.loop->line, &la, &lb))
+            snprintf(why, sizeof why, "line %u: the tree loop's statement is not in the kernel's own text",
+                     p.loop->line), w = why;
+        else if (!has_barrier(&ts, la, lb))
+            snprintf(why, sizeof why, "line %u: the tree loop has no barrier between its levels (a warp-"
+                     "synchronous tree is not rewritten)", p.loop->line), w = why;
+        else if (!p.loop->var || !halving_step(&ts, la, lb, p.loop->var, false))
+            snprintf(why, sizeof why, "line %u: the tree loop does not halve its variable once per level "
+                     "(`s >>= 1` or `s /= 2`)", p.loop->line), w = why;
+        else if (!array_type(&ts, p.v, tv, sizeof tv) || !array_type(&ts, p.i, ti, sizeof ti))
+            snprintf(why, sizeof why, "line %u: the declarations of %s and %s are not found in the kernel",
+                     p.wv->line, p.v, p.i), w = why;
+    }
+    if (w) {
+        rc = rwp_not_applicable(out, name, f, w);
+        goto out;
+    }
+    if ((rc = pair_combine(k, &p, tv, ti, "                ", &c1)) ||
+        (rc = pair_combine(k, &p, tv, ti, "                    ", &c2))) {
+        if (rc == HK_EINVAL)
+            rc = rwp_not_applicable(out, name, f, "the tree's combine cannot be written on registers");
+        goto out;
+    }
+    const char *what = p.dir > 0 ? "argmax" : "argmin";
+    /* the two stages' combines differ only in their indentation */
+    char *tpl = hk_strdup(tpl_pair);
+    if (!tpl) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    char *second = strstr(tpl, "$COMBINE");
+    second = second ? strstr(second + 1, "$COMBINE") : NULL;
+    if (second)
+        memcpy(second, "$COMBIN2", 8);
+    const char *kv[] = {"V", p.v, "I", p.i, "TV", tv, "TI", ti, "WHAT", what, "COMBINE", c1.data, "COMBIN2", c2.data,
+                        NULL};
+    rc = rwl_render(&b, tpl, kv);
+    hk_free(tpl);
+    if (rc)
+        goto out;
+    char *repl = hk_strdup(b.data);
+    if (!repl || (rc = rwl_edits_add_owned(&es, edit_start(text, ts.t[la].start), ts.t[lb - 1].end, repl))) {
+        rc = rc ? rc : HK_ENOMEM;
+        goto out;
+    }
+    char *desc = hk_asprintf("kernel %s: shared-memory %s tree of (%s, %s) (%s, %s; loop at line %u) -> warp "
+                             "shuffles in the tree's own order of combination (warp a takes slots a, a + W, "
+                             "a + 2W, ...), 3 barriers instead of one per level; %s[0] and %s[0] hold what the "
+                             "tree left there for every input (equal values: the %s slot's index, as in the "
+                             "tree), the code before and after the tree is unchanged; assumes a power-of-two 1-D "
+                             "block of at most 1024 threads%s",
+                             f->name, what, p.v, p.i, tv, ti, p.loop->line, p.v, p.i,
+                             p.ties_upper ? "upper" : "lower",
+                             p.size != UINT32_MAX ? " equal to the tree's named size" : "");
+    if (!desc) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    rc = rwl_finish(text, len, m, f->name, &es, desc, out);
+    out->keeps_launch = rc == HK_OK && out->applicable;
+out:
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
+    hk_buf_free(&b);
+    hk_buf_free(&c1);
+    hk_buf_free(&c2);
+    return rc;
 }
 
 int rw_block_tree(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
@@ -414,6 +1201,10 @@ int rw_block_tree(const char *text, size_t len, const an_model *m, size_t kernel
         goto out;
     }
     const char *w = find_tree(k, &t, why, sizeof why);
+    if (w && t.pair) {   /* two arrays: a (value, index) tree? */
+        rc = rw_block_pair(text, len, m, f, k, &t, out);
+        goto out;
+    }
     if (!w) {
         if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
             goto out;
@@ -423,6 +1214,9 @@ int rw_block_tree(const char *text, size_t len, const an_model *m, size_t kernel
         else if (!has_barrier(&ts, la, lb))
             snprintf(why, sizeof why, "line %u: the tree loop has no barrier between its levels (a warp-"
                      "synchronous tree is not rewritten)", t.loop->line), w = why;
+        else if (!t.loop->var || !halving_step(&ts, la, lb, t.loop->var, !strcmp(t.loop->cmp, "<")))
+            snprintf(why, sizeof why, "line %u: the tree loop does not %s its variable once per level",
+                     t.loop->line, !strcmp(t.loop->cmp, "<") ? "double" : "halve"), w = why;
         else if (!array_type(&ts, t.array, ty, sizeof ty))
             snprintf(why, sizeof why, "line %u: the declaration of %s is not found in the kernel", t.comb->line,
                      t.array), w = why;
@@ -440,7 +1234,7 @@ int rw_block_tree(const char *text, size_t len, const an_model *m, size_t kernel
     if ((rc = rwl_render(&b, tpl_tree, kv)))
         goto out;
     char *repl = hk_strdup(b.data);
-    if (!repl || (rc = rwl_edits_add_owned(&es, ts.t[la].start, ts.t[lb - 1].end, repl))) {
+    if (!repl || (rc = rwl_edits_add_owned(&es, edit_start(text, ts.t[la].start), ts.t[lb - 1].end, repl))) {
         rc = rc ? rc : HK_ENOMEM;
         goto out;
     }

@@ -7,9 +7,14 @@
  * do-while -- each rewritten in place into warp shuffles that leave the block's result in
  * the same slot, with the code after the tree (what the block writes) unchanged; and the
  * refusals, each naming its line: another slot read after the tree (also inside a called
- * function), an argmax (two arrays combined), an unrolled last warp, an unguarded
+ * function), an unrolled last warp, an unguarded
  * (racing) update, a doubling loop whose guard picks no tree's pairs, an
- * early return before the tree, a 2-D block, a tree with no barrier. Every emitted kernel compiles
+ * early return before the tree, a 2-D block, a tree with no barrier, a loop quartering its
+ * step. Pair trees (value,
+ * index): an argmax through a __device__ combine in a furthest-point pick's spelling, an
+ * argmin through inline selects, a guarded copy; refused: a combine that is no argmax (or
+ * two sums), a read of a slot after its store, another slot read after the tree, no
+ * barrier, a doubling or partial loop. Every emitted kernel compiles
  * with nvcc -arch=sm_90 -c when nvcc is there; test_rewrites_emu_tree.c runs rewrites in
  * the block emulator. */
 #include "analysis/analysis.h"
@@ -299,10 +304,134 @@ static void called_function_refused(void **state)
                  "cf", "line 12: s is read after the tree at another place than s[0]");
 }
 
-static void argmax_refused(void **state)
+/* rw_block_tree on a (value, index) tree: applicable, the loop (a string of it in `tree`)
+ * gone, the transpose into the tree's order and the shuffles in its place, every string of
+ * keep still there; compiles. */
+static void pair_applies(const char *src, const char *kname, const char *tree, const char *what,
+                         const char *const *keep)
+{
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, kname), &r), HK_OK);
+    if (!r.applicable)
+        print_message("%s: %s\n", kname, r.description);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "hk_tv[hk_at] = "));
+    assert_non_null(strstr(r.text, "hk_v = hk_tv[hk_lane * 33u + hk_warp];"));
+    assert_non_null(strstr(r.text, "__shfl_down_sync(hk_mask, hk_i, hk_off)"));
+    if (strstr(r.text, tree))
+        print_message("%s: the tree `%s` is still there:\n%s\n", kname, tree, r.text);
+    assert_null(strstr(r.text, tree));
+    for (size_t i = 0; keep[i]; i++) {
+        if (!strstr(r.text, keep[i]))
+            print_message("%s: no `%s` in\n%s\n", kname, keep[i], r.text);
+        assert_non_null(strstr(r.text, keep[i]));
+    }
+    assert_non_null(strstr(r.description, what));
+    assert_non_null(strstr(r.description, "hold what the tree left there for every input"));
+    rwf_nvcc_compiles(r.text, kname);
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* the spelling of a furthest-point pick: a __device__ combine of the two arrays (values
+ * read first, then both stored), a template block size, an unrolled loop from 1024 whose
+ * levels beyond the block are skipped by `BS >= w`, the tree inside the loop over picks,
+ * an early return on a parameter, the index read by every thread after the tree */
+static const char pick_src[] =
+    "__device__ void keep_larger(float *val, int *arg, int lo, int hi) {\n"
+    "    const float a = val[lo], b = val[hi];\n"
+    "    const int ia = arg[lo], ib = arg[hi];\n"
+    "    val[lo] = max(a, b);\n"
+    "    arg[lo] = b > a ? ib : ia;\n"
+    "}\n"
+    "template <unsigned int BS>\n"
+    "__global__ void pick(int n, int rounds, const float *__restrict__ d, int *__restrict__ chosen)\n"
+    "{\n"
+    "    if (rounds <= 0) return;\n"
+    "    __shared__ float val[BS];\n"
+    "    __shared__ int arg[BS];\n"
+    "    const int me = threadIdx.x;\n"
+    "    int last = 0;\n"
+    "    for (int r = 0; r < rounds; r++) {\n"
+    "        float top = -1.0f;\n"
+    "        int at = 0;\n"
+    "        for (int q = me; q < n; q += BS) {\n"
+    "            const float x = d[q] * (float)(1 + ((q + last) & 3));\n"
+    "            at = x > top ? q : at;\n"
+    "            top = x > top ? x : top;\n"
+    "        }\n"
+    "        val[me] = top;\n"
+    "        arg[me] = at;\n"
+    "        __syncthreads();\n"
+    "#pragma unroll\n"
+    "        for (int w = 1024; w >= 2; w >>= 1) {\n"
+    "            const int half = w / 2;\n"
+    "            if (BS >= w && me < half) {\n"
+    "                keep_larger(val, arg, me, me + half);\n"
+    "            }\n"
+    "            __syncthreads();\n"
+    "        }\n"
+    "        last = arg[0];\n"
+    "        if (me == 0) chosen[r] = last;\n"
+    "    }\n"
+    "}\n"
+    "template __global__ void pick<256>(int, int, const float *__restrict__, int *__restrict__);\n"
+    "template __global__ void pick<1024>(int, int, const float *__restrict__, int *__restrict__);\n";
+
+static void pair_device_function(void **state)
 {
     (void)state;
-    tree_refused("__global__ void amax(const float *x, int *where)\n"
+    pair_applies(pick_src, "pick", "keep_larger(val, arg, me, me + half);", "argmax",
+                 (const char *const[]){"last = arg[0];", "val[me] = top;", "hk_ni = ((hk_v < hk_ov) ? hk_oi : hk_i);",
+                                       "hk_nv = max(", NULL});
+    /* the #pragma unroll of the loop goes with it */
+    fixture fx;
+    load_text(pick_src, &fx);
+    rw_result r;
+    assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, "pick"), &r), HK_OK);
+    assert_true(r.applicable);
+    assert_null(strstr(r.text, "#pragma unroll"));
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* argmin through inline selects of locals read first, the later index on ties (`<=`) */
+static void pair_inline_select(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "__global__ void nearest(const double *dist, long long *where, int n)\n"
+        "{\n"
+        "    extern __shared__ double sv[];\n"
+        "    __shared__ long long si[1024];\n"
+        "    unsigned t = threadIdx.x;\n"
+        "    unsigned g = blockIdx.x * blockDim.x + t;\n"
+        "    sv[t] = g < n ? dist[g] : 1e300;\n"
+        "    si[t] = g;\n"
+        "    __syncthreads();\n"
+        "    for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {\n"
+        "        if (t < s) {\n"
+        "            double a = sv[t], b = sv[t + s];\n"
+        "            long long ia = si[t], ib = si[t + s];\n"
+        "            sv[t] = b <= a ? b : a;\n"
+        "            si[t] = b <= a ? ib : ia;\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "    }\n"
+        "    if (t == 0) where[blockIdx.x] = si[0];\n"
+        "}\n";
+    pair_applies(src, "nearest", "sv[t + s]", "argmin",
+                 (const char *const[]){"where[blockIdx.x] = si[0];", "double hk_v = ", "long long hk_i = ", NULL});
+}
+
+/* a looped halving tree with the select as a condition on the values: both copied when
+ * the upper slot is larger */
+static void pair_guarded_copy(void **state)
+{
+    (void)state;
+    pair_applies("__global__ void amax(const float *x, int *where)\n"
                  "{\n"
                  "    __shared__ float best[256];\n"
                  "    __shared__ int at[256];\n"
@@ -319,7 +448,154 @@ static void argmax_refused(void **state)
                  "    }\n"
                  "    if (t == 0) where[blockIdx.x] = at[0];\n"
                  "}\n",
-                 "amax", "the tree loop (line 9) combines");
+                 "amax", "at[t + h]", "argmax", (const char *const[]){"where[blockIdx.x] = at[0];",
+                                                                     "if (hk_v < hk_ov) hk_nv = hk_ov;", NULL});
+}
+
+/* the index of the smaller with the larger value: not an argmax */
+static void pair_not_argmax_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void mix(const float *x, int *where)\n"
+                 "{\n"
+                 "    __shared__ float v[256];\n"
+                 "    __shared__ int i[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    v[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    i[t] = t;\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+                 "        if (t < h) {\n"
+                 "            float a = v[t], b = v[t + h];\n"
+                 "            int ia = i[t], ib = i[t + h];\n"
+                 "            v[t] = fmaxf(a, b);\n"
+                 "            i[t] = b > a ? ia : ib;\n"
+                 "        }\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) where[blockIdx.x] = i[0];\n"
+                 "}\n",
+                 "mix", "line 13: the tree's update of v and i is not an argmax or argmin");
+    /* two sums at once are no argmax either */
+    tree_refused("__global__ void two(const float *x, float *out)\n"
+                 "{\n"
+                 "    __shared__ float a[256], b[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    a[t] = x[t];\n"
+                 "    b[t] = x[t] * x[t];\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+                 "        if (t < h) { a[t] = a[t] + a[t + h]; b[t] = b[t] + b[t + h]; }\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) { out[0] = a[0]; out[1] = b[0]; }\n"
+                 "}\n",
+                 "two", "line 9: the tree loop (line 8) updates a other than by one store per level of a pair of arrays");
+}
+
+/* the index chosen from the slot the value store just overwrote: the combine sees its own
+ * result, not the tree's two operands */
+static void pair_read_after_store_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void late(const float *x, int *where)\n"
+                 "{\n"
+                 "    __shared__ float v[256];\n"
+                 "    __shared__ int i[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    v[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    i[t] = t;\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+                 "        if (t < h) {\n"
+                 "            const float a = v[t], b = v[t + h];\n"
+                 "            const int ia = i[t], ib = i[t + h];\n"
+                 "            v[t] = fmaxf(a, b);\n"
+                 "            i[t] = b > v[t] ? ib : ia;\n"
+                 "        }\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) where[blockIdx.x] = i[0];\n"
+                 "}\n",
+                 "late", "line 14: v is read after the tree's update stored a slot");
+}
+
+static void pair_other_slot_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void second(const float *x, int *where)\n"
+                 "{\n"
+                 "    __shared__ float best[256];\n"
+                 "    __shared__ int at[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    best[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    at[t] = t;\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+                 "        if (t < h && best[t + h] > best[t]) {\n"
+                 "            best[t] = best[t + h];\n"
+                 "            at[t] = at[t + h];\n"
+                 "        }\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) { where[2 * blockIdx.x] = at[0]; where[2 * blockIdx.x + 1] = at[1]; }\n"
+                 "}\n",
+                 "second", "line 16: at is read after the tree at another place than at[0]");
+}
+
+static void pair_no_barrier_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void nb(const float *x, int *where)\n"
+                 "{\n"
+                 "    __shared__ float best[32];\n"
+                 "    __shared__ int at[32];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    best[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    at[t] = t;\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1)\n"
+                 "        if (t < h && best[t + h] > best[t]) { best[t] = best[t + h]; at[t] = at[t + h]; }\n"
+                 "    if (t == 0) where[blockIdx.x] = at[0];\n"
+                 "}\n",
+                 "nb", "line 9: the tree loop has no barrier");
+}
+
+/* a doubling pair tree combines in another order: refused (not the halving tree), and a
+ * halving loop that skips the block's first level is not the whole tree */
+static void pair_other_orders_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void up(const float *x, int *where)\n"
+                 "{\n"
+                 "    __shared__ float best[256];\n"
+                 "    __shared__ int at[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    best[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    at[t] = t;\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = 1; h < blockDim.x; h *= 2) {\n"
+                 "        if (t % (2 * h) == 0 && best[t + h] > best[t]) { best[t] = best[t + h]; at[t] = at[t + h]; }\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) where[blockIdx.x] = at[0];\n"
+                 "}\n",
+                 "up", "line 9: the tree loop (with its guards) is not the halving tree");
+    tree_refused("__global__ void part(const float *x, int *where)\n"
+                 "{\n"
+                 "    __shared__ float best[256];\n"
+                 "    __shared__ int at[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    best[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    at[t] = t;\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 4; h > 0; h >>= 1) {\n"
+                 "        if (t < h && best[t + h] > best[t]) { best[t] = best[t + h]; at[t] = at[t + h]; }\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) where[blockIdx.x] = at[0];\n"
+                 "}\n",
+                 "part", "line 9: the tree loop (with its guards) is not the halving tree");
 }
 
 static void unrolled_last_warp_refused(void **state)
@@ -421,6 +697,25 @@ static void block_2d_refused(void **state)
                  "b2", "threadIdx.y");
 }
 
+/* a loop that quarters its step is geometric to the model, but its levels are no tree's */
+static void quartering_refused(void **state)
+{
+    (void)state;
+    tree_refused("__global__ void q4(const float *x, float *out)\n"
+                 "{\n"
+                 "    __shared__ float s[256];\n"
+                 "    unsigned t = threadIdx.x;\n"
+                 "    s[t] = x[blockIdx.x * blockDim.x + t];\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 2) {\n"
+                 "        if (t < h) s[t] += s[t + h];\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0) out[blockIdx.x] = s[0];\n"
+                 "}\n",
+                 "q4", "line 7: the tree loop does not halve its variable once per level");
+}
+
 static void no_barrier_refused(void **state)
 {
     (void)state;
@@ -492,6 +787,15 @@ static void survives_alloc_failures(void **state)
     unload(&fx);
 }
 
+static void pair_survives_alloc_failures(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(pick_src, &fx);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "pick"), tree);
+    unload(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -504,15 +808,24 @@ int main(void)
         cmocka_unit_test(helper_shared_sumsq),
         cmocka_unit_test(other_slot_read_refused),
         cmocka_unit_test(called_function_refused),
-        cmocka_unit_test(argmax_refused),
+        cmocka_unit_test(pair_device_function),
+        cmocka_unit_test(pair_inline_select),
+        cmocka_unit_test(pair_guarded_copy),
+        cmocka_unit_test(pair_not_argmax_refused),
+        cmocka_unit_test(pair_read_after_store_refused),
+        cmocka_unit_test(pair_other_slot_refused),
+        cmocka_unit_test(pair_no_barrier_refused),
+        cmocka_unit_test(pair_other_orders_refused),
         cmocka_unit_test(unrolled_last_warp_refused),
         cmocka_unit_test(unguarded_refused),
         cmocka_unit_test(doubling_wrong_guard_refused),
         cmocka_unit_test(early_return_refused),
         cmocka_unit_test(block_2d_refused),
         cmocka_unit_test(no_barrier_refused),
+        cmocka_unit_test(quartering_refused),
         cmocka_unit_test(registry_block_reduce),
         cmocka_unit_test(survives_alloc_failures),
+        cmocka_unit_test(pair_survives_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,229 @@
+/* block_reduce's pair trees (rw_block_tree on a (value, index) tree, issue 13) run, not
+ * only compiled: three argmax/argmin trees -- a furthest-point pick's spelling (a
+ * __device__ combine, a template block size, an unrolled loop from 1024, the tree inside
+ * the loop over picks, each pick feeding the next; with a barrier after the index is read,
+ * which mmcv's kernel lacks: there thread 0 may store the next pick's slot 0 before a slow
+ * thread read this one, a race the emulator's shuffled order shows in the original and
+ * the rewrite alike, which the rewrite neither adds nor removes), an argmin of doubles by inline selects
+ * whose ties take the upper slot, a guarded copy whose ties keep the lower one -- rewritten
+ * one after the other in one source, then run in the block emulator (emu_block.h) against
+ * the original on inputs with few distinct values (most slots tie), for blocks of 32 to
+ * 1024 threads under three thread orders: every index must be the tree's, exactly. The
+ * same rewrite reduced in warp order instead of the tree's (each warp its own 32 slots,
+ * as a plain shuffle reduction does) must differ: the check sees a wrong tie rule (with
+ * these inputs it picks another index in each of the three kernels from 64 threads on;
+ * at 32 the two orders are one). One program per run (two builds in all). */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/rewrite.h"
+#include "rewrites/rewrite_pattern.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rw_fixture.h"
+#include "emu_block.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return rwf_setup("rewrites-emu-argtree");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rwf_teardown();
+}
+
+static const char src[] =
+    "__device__ void keep_larger(float *val, int *arg, int lo, int hi) {\n"
+    "    const float a = val[lo], b = val[hi];\n"
+    "    const int ia = arg[lo], ib = arg[hi];\n"
+    "    val[lo] = max(a, b);\n"
+    "    arg[lo] = b > a ? ib : ia;\n"
+    "}\n"
+    "template <unsigned int BS>\n"
+    "__global__ void pick(int n, int rounds, const float *__restrict__ d, int *__restrict__ chosen)\n"
+    "{\n"
+    "    if (rounds <= 0) return;\n"
+    "    __shared__ float val[BS];\n"
+    "    __shared__ int arg[BS];\n"
+    "    const int me = threadIdx.x;\n"
+    "    int last = 0;\n"
+    "    for (int r = 0; r < rounds; r++) {\n"
+    "        float top = -1.0f;\n"
+    "        int at = 0;\n"
+    "        for (int q = me; q < n; q += BS) {\n"
+    "            const float x = d[(q + last) % n];\n"
+    "            at = x > top ? q : at;\n"
+    "            top = x > top ? x : top;\n"
+    "        }\n"
+    "        val[me] = top;\n"
+    "        arg[me] = at;\n"
+    "        __syncthreads();\n"
+    "#pragma unroll\n"
+    "        for (int w = 1024; w >= 2; w >>= 1) {\n"
+    "            const int half = w / 2;\n"
+    "            if (BS >= w && me < half) {\n"
+    "                keep_larger(val, arg, me, me + half);\n"
+    "            }\n"
+    "            __syncthreads();\n"
+    "        }\n"
+    "        last = arg[0];\n"
+    "        if (me == 0) chosen[r] = last;\n"
+    "        __syncthreads();   /* every thread has read arg[0] before the next store */\n"
+    "    }\n"
+    "}\n"
+    "__global__ void nearest(const double *dist, long long *where, int n)\n"
+    "{\n"
+    "    extern __shared__ double sv[];\n"
+    "    __shared__ long long si[1024];\n"
+    "    unsigned t = threadIdx.x;\n"
+    "    unsigned g = blockIdx.x * blockDim.x + t;\n"
+    "    sv[t] = g < n ? dist[g] : 1e300;\n"
+    "    si[t] = g;\n"
+    "    __syncthreads();\n"
+    "    for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {\n"
+    "        if (t < s) {\n"
+    "            double a = sv[t], b = sv[t + s];\n"
+    "            long long ia = si[t], ib = si[t + s];\n"
+    "            sv[t] = b <= a ? b : a;\n"
+    "            si[t] = b <= a ? ib : ia;\n"
+    "        }\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (t == 0) where[blockIdx.x] = si[0];\n"
+    "}\n"
+    "__global__ void amax(const float *x, int *where, int n)\n"
+    "{\n"
+    "    __shared__ float best[256];\n"
+    "    __shared__ int at[256];\n"
+    "    unsigned t = threadIdx.x, g = blockIdx.x * blockDim.x + t;\n"
+    "    best[t] = g < n ? x[g] : -1.0f;\n"
+    "    at[t] = g;\n"
+    "    __syncthreads();\n"
+    "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+    "        if (t < h && best[t + h] > best[t]) {\n"
+    "            best[t] = best[t + h];\n"
+    "            at[t] = at[t + h];\n"
+    "        }\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (t == 0) where[blockIdx.x] = at[0];\n"
+    "}\n";
+
+/* C++ before main(): PAIR as in test_rewrites_emu_tree.c (T, what, nout, rtol, scale,
+ * launch), and the pick at one template block size. */
+static const char helpers[] =
+    "typedef long long i64;\n"
+    "#define PAIR(T, what, nout, rtol, scale, ...)                                   \\\n"
+    "    for (int s = 0; s < 3; s++) {                                               \\\n"
+    "        emu::schedule = s;                                                      \\\n"
+    "        emu::buf<T> o_out(nout), c_out(nout);                                   \\\n"
+    "        o_out.set(T(0));                                                        \\\n"
+    "        c_out.set(T(0));                                                        \\\n"
+    "        { namespace NS = orig; auto &out = o_out; __VA_ARGS__; }                \\\n"
+    "        { namespace NS = cand; auto &out = c_out; __VA_ARGS__; }                \\\n"
+    "        if (!emu::expect(what, o_out, c_out, rtol, scale))                      \\\n"
+    "            printf(\"  (schedule %d, block %u)\\n\", s, (unsigned)bs);            \\\n"
+    "    }\n"
+    "/* values 0 .. k-1 by a hash of the place (not periodic in it, as i % k would be, whose\n"
+    " * ties the warp order and the tree's may resolve alike): most slots tie */\n"
+    "template <class T> static void few(emu::buf<T> &b, int seed, unsigned k)\n"
+    "{\n"
+    "    for (size_t i = 0; i < b.size(); i++)\n"
+    "        b[i] = (T)((((unsigned)i + (unsigned)seed * 977u) * 2654435761u >> 16) % k);\n"
+    "}\n"
+    "template <unsigned int BS> static void run_pick(int seed)\n"
+    "{\n"
+    "    const unsigned bs = BS;\n"
+    "    const int n = (int)BS + (int)BS / 2 + 3, rounds = 3;\n"
+    "    emu::buf<float> d(n);\n"
+    "    few(d, seed, 8);   /* about one slot in eight holds the maximum */\n"
+    "    PAIR(int, \"pick\", rounds, 0, 0, emu::launch(dim3(1), dim3(BS), 0, [&] { NS::pick<BS>(n, rounds, d, out); }));\n"
+    "}\n";
+
+static const char driver[] =
+    "run_pick<32>(1); run_pick<64>(2); run_pick<128>(3); run_pick<256>(4); run_pick<512>(5); run_pick<1024>(6);\n"
+    "for (unsigned bs : {32u, 64u, 128u, 256u, 512u, 1024u}) {\n"
+    "    const unsigned g = 3;\n"
+    "    const int n = (int)(g * bs) - 5;\n"
+    "    emu::buf<double> dist(n);\n"
+    "    few(dist, (int)bs, 3);\n"
+    "    PAIR(i64, \"nearest\", g, 0, 0, emu::launch(dim3(g), dim3(bs), bs * sizeof(double), [&] { NS::nearest(dist, out, n); }));\n"
+    "}\n"
+    "for (unsigned bs : {32u, 64u, 128u, 256u}) {\n"
+    "    const unsigned g = 4;\n"
+    "    const int n = (int)(g * bs);\n"
+    "    emu::buf<float> x(n);\n"
+    "    few(x, (int)bs + 1, 3);\n"
+    "    PAIR(int, \"amax\", g, 0, 0, emu::launch(dim3(g), dim3(bs), 0, [&] { NS::amax(x, out, n); }));\n"
+    "}\n";
+
+/* text with kname's tree rewritten (must apply); malloc'd. */
+static char *rewrite_one(const char *text, const char *kname)
+{
+    fixture fx;
+    load_text(text, &fx);
+    rw_result r;
+    assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, kname), &r), HK_OK);
+    if (!r.applicable)
+        print_message("%s: %s\n", kname, r.description);
+    assert_true(r.applicable);
+    char *t = strdup(r.text);
+    assert_non_null(t);
+    rw_result_free(&r);
+    unload(&fx);
+    return t;
+}
+
+/* every from in text replaced by to (the same length or shorter); the count. */
+static int replace_all(char *text, const char *from, const char *to)
+{
+    int n = 0;
+    size_t fl = strlen(from), tl = strlen(to);
+    assert_true(tl <= fl);
+    for (char *at = strstr(text, from); at; at = strstr(at + tl, from), n++) {
+        memcpy(at, to, tl);
+        memmove(at + tl, at + fl, strlen(at + fl) + 1);
+    }
+    return n;
+}
+
+static void emulated_pairs(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *a = rewrite_one(src, "pick");
+    char *b = rewrite_one(a, "nearest");
+    char *cand = rewrite_one(b, "amax");
+    free(a);
+    free(b);
+    emu_program p = {.dir = tmpdir, .tag = "argtree", .orig = src, .orig_len = strlen(src), .cand = cand,
+                     .cand_len = strlen(cand), .helpers = helpers, .driver = driver};
+    emu_expect(&p, EMU_OK);
+    /* warp order instead of the tree's: each warp reduces its own 32 slots first */
+    assert_int_equal(replace_all(cand, "(hk_tid / hk_nwarps) * 33u + hk_tid % hk_nwarps", "hk_lane * 33u + hk_warp"),
+                     3);
+    emu_program w = p;
+    w.tag = "argtree_warp_order";
+    w.cand_len = strlen(cand);
+    emu_expect(&w, EMU_DIFFERS);
+    free(cand);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(emulated_pairs),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
