@@ -16,6 +16,7 @@ void sk_cover_free(sk_cover *c)
 {
     for (int d = 0; d < 3; d++)
         hk_free(c->need[d]);
+    hk_free(c->need_xy);
     memset(c, 0, sizeof *c);
 }
 
@@ -1327,7 +1328,10 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         for (size_t i = 0; i < nl; i++)
             kf.grid_stride |= l[i].kind == KM_LOOP_GRID_STRIDE;
     }
-    cover->grid_stride = kf.grid_stride;
+    /* gridDim in the text is no grid-stride loop by itself (a flat 2-D index, a last
+     * block's test, a comment): with the model at hand only its loops that step by the
+     * grid let any grid cover the bounds, and every other grid is checked against them */
+    cover->grid_stride = kf.grid_stride && kc_grid_steps(k);
     long long pinned = 0;
     if (kf.fixed_block) {
         pinned = kf.fixed_block;
@@ -1425,6 +1429,37 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         if (!cover->need[d] && !kf.grid_stride)
             cover->unknown[d] = true;
     }
+    /* the flat index of a 2-D grid, blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x) +
+     * threadIdx.x < B: grid x times grid y must reach ceil_div(B, block_x), in whatever
+     * shape the launch splits them; the bounds' own grid is one row of them (y = 1) */
+    if (!cover->grid_stride && !cover->need[0] && !cover->need[1]) {
+        int fline = 0;
+        char *fb = kc_flat_bound(k, &fline);
+        if (fb) {
+            cover->need_xy = hk_asprintf("ceil_div(%s, %lld)", fb, block_val[0]);
+            if (!derived[0] && !derived[1] && !odd_line[0] && !odd_line[1]) {
+                derived[0] = hk_asprintf("ceil_div(%s, %s)", fb, bvar[0]);
+                derived[1] = hk_strdup("1");
+                kf.bounds_checked = true;
+                if (grid_mode == GRID_BOUNDS)
+                    sk_note(k, "grid %s x 1 from the bounds check at line %d on the flat index of a 2-D "
+                            "grid (blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x) + threadIdx.x)",
+                            derived[0] ? derived[0] : "?", fline);
+            }
+            sk_note(k, "the flat index of a 2-D grid is bounded by %s at line %d: grid x times grid y "
+                    "must launch ceil_div(%s, %lld) blocks (checked at every size set)", fb, fline, fb,
+                    block_val[0]);
+            hk_free(fb);
+        }
+    }
+    {
+        const char *gbuf = NULL;
+        uint32_t gline = cover->need_xy ? 0 : kc_grid_dim_write(k, f, &gbuf);
+        if (gline)
+            sk_doubt(k, "the write to %s at line %u computes its element with gridDim outside a grid-stride "
+                     "loop: which elements a grid reaches depends on its shape, and no bounds check says "
+                     "which grid covers them", gbuf, gline);
+    }
 
     /* grid: the launch's (in spec terms), or the one the bounds imply */
     if (grid_mode == GRID_SITE && site && site->grid) {
@@ -1508,7 +1543,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             n_grid = nd;
             if (grid_mode == GRID_SITE)
                 for (size_t d = 0; d < nd; d++)
-                    if (derived[d])
+                    if (derived[d] && strcmp(derived[d], "1") != 0) /* y of a flat index: 1 */
                         sk_note(k, "grid %c from the bounds checks of the index math", "xyz"[d]);
         }
     }
