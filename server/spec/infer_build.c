@@ -2014,6 +2014,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
 
     bool any_output = false;
     char bytes[1024] = "";
+    char clipped[512] = ""; /* buffers left out of bytes (kc_window_reads) */
     bool bytes_ok = true;
     for (size_t i = 0; i < f->n_params; i++) {
         const an_param *p = &f->params[i];
@@ -2089,9 +2090,14 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             int dtc = HK_DT_F32;
             spec_dtype_parse(dt, &dtc);
             size_t bl = strlen(bytes);
+            int clip_line = use == 3 ? 0 : kc_window_reads(k->km, p->name);
             if (!count_sure[i] && use != 3)
                 bytes_ok = false;
-            else if ((size_t)snprintf(bytes + bl, sizeof bytes - bl, "%s%d * (%s)", bl ? " + " : "",
+            else if (clip_line) {
+                /* left out: the count spans it, but the kernel may touch a small part */
+                size_t cl = strlen(clipped);
+                snprintf(clipped + cl, sizeof clipped - cl, "%s%s (line %d)", cl ? ", " : "", p->name, clip_line);
+            } else if ((size_t)snprintf(bytes + bl, sizeof bytes - bl, "%s%d * (%s)", bl ? " + " : "",
                                       (int)hk_dtype_size(dtc) * (!strcmp(kind, "inout") ? 2 : 1),
                                       cnt ? cnt : "1") >= sizeof bytes - bl)
                 bytes_ok = false; /* cut short, it would be no expression (long counts: srad's) */
@@ -2154,7 +2160,17 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     ok &= json_object_set_new(root, "launch", launch) == 0;
     if (bytes_ok && bytes[0]) {
         ok &= json_object_set_new(root, "bytes", json_string(bytes)) == 0;
-        sk_note(k, "bytes: every buffer moved once (inouts twice)");
+        if (clipped[0])
+            sk_note(k, "bytes: every buffer moved once (inouts twice) but %s, accessed in loops whose "
+                    "iterations a guard on the counter skips or a min/max clips: how many of its elements "
+                    "the kernel touches depends on the sizes, so bytes is a floor, never more than it moves",
+                    clipped);
+        else
+            sk_note(k, "bytes: every buffer moved once (inouts twice)");
+    } else if (bytes_ok && clipped[0]) {
+        sk_note(k, "bytes not given: every buffer (%s) is accessed in loops whose iterations a guard on the "
+                "counter skips or a min/max clips, and how many of its elements the kernel touches depends "
+                "on the sizes", clipped);
     }
     char *flops = kc_flops(k, f, counts, count_sure);
     if (flops)

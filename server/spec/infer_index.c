@@ -1239,6 +1239,35 @@ int kc_window_writes(const km_kernel *km, const char *name)
     return line;
 }
 
+int kc_window_reads(const km_kernel *km, const char *name)
+{
+    size_t na = 0, nl = 0, ng = 0;
+    const km_access *a = km ? km_accesses(km, &na) : NULL;
+    const km_loop *l = km ? km_loops(km, &nl) : NULL;
+    const km_guard *g = km ? km_guards(km, &ng) : NULL;
+    int line = 0;
+    for (size_t i = 0; i < na; i++) {
+        if (a[i].space != KM_SPACE_GLOBAL || !a[i].buffer || strcmp(a[i].buffer, name) != 0)
+            continue;
+        bool clipped = false;
+        for (uint32_t j = 0; j < a[i].n_loops && !clipped; j++) {
+            const km_loop *x = a[i].loops[j] < nl ? &l[a[i].loops[j]] : NULL;
+            if (!x || x->kind == KM_LOOP_GRID_STRIDE)
+                continue;
+            clipped = x->kind == KM_LOOP_AFFINE && (kc_clipped(km, x->start) || kc_clipped(km, x->bound));
+            for (uint32_t q = 0; q < a[i].n_guards && !clipped; q++) {
+                const km_guard *c = a[i].guards[q] < ng ? &g[a[i].guards[q]] : NULL;
+                clipped = c && (km_form_mentions(km, c->lhs, x->counter) || km_form_mentions(km, c->rhs, x->counter));
+            }
+        }
+        if (!clipped) /* this access spans the count's elements: the buffer is touched */
+            return 0;
+        if (!line)
+            line = (int)a[i].line;
+    }
+    return line;
+}
+
 /* The line where parameter name is moved once (km_param's moved_at), else 0. */
 static uint32_t kc_moved_param(const km_kernel *km, const char *name)
 {

@@ -239,6 +239,14 @@ int kc_data_guarded_writes(const km_kernel *km, const char *name);
  * reach together is not known: an inout, whose elements not written keep their contents. */
 int kc_window_writes(const km_kernel *km, const char *name);
 
+/* When every access of buffer name (global) sits in a loop (not grid-stride) whose
+ * iterations a guard on its counter skips, or whose start or bound is clipped by a min or
+ * max (carafe's window `if (iy < 0 || iy > down_height - 1) continue;`): the line of the
+ * first, else 0 (also when the kernel has no access of it). Which of the elements its count spans the kernel touches then depends on
+ * the sizes (at the invented ones, a window larger than the map skips most of them): its
+ * count is no measure of the bytes moved. */
+int kc_window_reads(const km_kernel *km, const char *name);
+
 /* Count of buffer from the model: the largest element any global access of it can reach,
  * plus one, in spec terms (kernel parameters replaced by their launch values). New
  * string, or NULL when one access cannot be bounded or the kernel has no model. */
