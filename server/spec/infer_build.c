@@ -1679,6 +1679,10 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                 sk_note(k, "count of %s from its allocation at %s:%d", p->name, k->site_file, line);
             else
                 sk_note(k, "count of %s from its allocation at line %d", p->name, line);
+        } else if (kc_recast_line(k->km, p->name)) {
+            /* read through a pointer to wider elements (float4 over float): no subscript
+             * of the model or the text counts its elements */
+            derived_line[i] = (int)kc_recast_line(k->km, p->name);
         } else if (moved && kc_moved_once(k, p->name, stride_grid) && kc_accesses_resolved(k->km, f) &&
                    (c = kc_count(k, p->name)) != NULL) {
             sk_note(k, "count of %s from the kernel model's index forms in %s (its move at line %d "

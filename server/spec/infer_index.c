@@ -2175,6 +2175,16 @@ size_t sk_pointer_derived(const char *t, size_t s, size_t e, const char *name)
 
 /* Whether every global access the kernel model lists is to a pointer parameter: then it
  * followed every pointer made from one, and its per-buffer extents are whole. */
+uint32_t kc_recast_line(const km_kernel *km, const char *name)
+{
+    size_t n = 0;
+    const km_param *ps = km ? km_params(km, &n) : NULL;
+    for (size_t i = 0; i < n; i++)
+        if (ps[i].name && !strcmp(ps[i].name, name))
+            return ps[i].recast_at;
+    return 0;
+}
+
 bool kc_accesses_resolved(const km_kernel *km, const an_function *f)
 {
     size_t n = 0;

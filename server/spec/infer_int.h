@@ -336,6 +336,11 @@ size_t sk_pointer_moved(const char *t, size_t s, size_t e, const char *name);
  * every out[i]). The byte of the first such use, or 0. */
 size_t sk_pointer_derived(const char *t, size_t s, size_t e, const char *name);
 
+/* The line where pointer parameter name is cast to a pointer of elements of another size
+ * (km_param's recast_at: float4 over float), whose subscripts the model does not list;
+ * 0 when none (or no model). */
+uint32_t kc_recast_line(const km_kernel *km, const char *name);
+
 /* Whether every global access the kernel model lists is to a pointer parameter: then it
  * followed every pointer made from one, and its per-buffer extents are whole. */
 bool kc_accesses_resolved(const km_kernel *km, const an_function *f);
