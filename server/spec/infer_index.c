@@ -1257,7 +1257,13 @@ int kc_window_reads(const km_kernel *km, const char *name)
             clipped = x->kind == KM_LOOP_AFFINE && (kc_clipped(km, x->start) || kc_clipped(km, x->bound));
             for (uint32_t q = 0; q < a[i].n_guards && !clipped; q++) {
                 const km_guard *c = a[i].guards[q] < ng ? &g[a[i].guards[q]] : NULL;
-                clipped = c && (km_form_mentions(km, c->lhs, x->counter) || km_form_mentions(km, c->rhs, x->counter));
+                /* a guard on values read from memory (or locals the model does not follow)
+                 * lets some data through every iteration: the kernel can touch it all */
+                clipped = c && (km_form_mentions(km, c->lhs, x->counter) || km_form_mentions(km, c->rhs, x->counter)) &&
+                          !km_form_mentions_kind(km, c->lhs, KM_ATOM_READ, -1) &&
+                          !km_form_mentions_kind(km, c->rhs, KM_ATOM_READ, -1) &&
+                          !km_form_mentions_kind(km, c->lhs, KM_ATOM_VAR, -1) &&
+                          !km_form_mentions_kind(km, c->rhs, KM_ATOM_VAR, -1);
             }
         }
         if (!clipped) /* this access spans the count's elements: the buffer is touched */

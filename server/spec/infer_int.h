@@ -240,9 +240,11 @@ int kc_data_guarded_writes(const km_kernel *km, const char *name);
 int kc_window_writes(const km_kernel *km, const char *name);
 
 /* When every access of buffer name (global) sits in a loop (not grid-stride) whose
- * iterations a guard on its counter skips, or whose start or bound is clipped by a min or
- * max (carafe's window `if (iy < 0 || iy > down_height - 1) continue;`): the line of the
- * first, else 0 (also when the kernel has no access of it). Which of the elements its count spans the kernel touches then depends on
+ * iterations a guard on its counter skips whatever the data (no value read from memory in
+ * it: tin_shift's shift read, ball query's distances let some data reach every element),
+ * or whose start or bound is clipped by a min or max (carafe's window
+ * `if (iy < 0 || iy > down_height - 1) continue;`): the line of the first, else 0 (also
+ * when the kernel has no access of it). Which of the elements its count spans the kernel touches then depends on
  * the sizes (at the invented ones, a window larger than the map skips most of them): its
  * count is no measure of the bytes moved. */
 int kc_window_reads(const km_kernel *km, const char *name);

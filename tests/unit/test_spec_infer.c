@@ -1773,6 +1773,11 @@ static void bytes_leave_out_clipped_windows(void **state)
     assert_non_null(strstr(b, "4 * ((rows - 1)*cols+(cols - 1) + 1)"));
     assert_true(has_note(&inf, "bytes: every buffer moved once (inouts twice)"));
     spec_inference_free(&inf);
+    /* a guard on data: some data reach every flag[], which stays in (an inout, twice) */
+    infer(DATA("window_bytes.cu"), "hits", &inf);
+    assert_string_equal(json_string_value(json_object_get(inf.spec, "bytes")),
+                        "4 * ((n - 1)*m+(m - 1) + 1) + 8 * ((n - 1)*m+(m - 1) + 1)");
+    spec_inference_free(&inf);
 }
 
 int main(void)

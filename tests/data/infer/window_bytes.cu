@@ -29,3 +29,14 @@ __global__ void row_max(const float *in, float *out, int rows, int cols)
         out[r] = m;
     }
 }
+
+// a guard on values read from memory: for some data every flag[] is written (the kernel
+// can touch it all), so flag stays in bytes
+__global__ void hits(const float *x, float *flag, int n, int m)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        for (int j = 0; j < m; j++)
+            if (x[i * m + j] > 0.5f)
+                flag[i * m + j] = 1.0f;
+}
