@@ -1780,6 +1780,18 @@ static void bytes_leave_out_clipped_windows(void **state)
     spec_inference_free(&inf);
 }
 
+/* A buffer read through a pointer to wider elements (float4 over float) gets no count from
+ * the index math: a doubt, not the a[i] the model used to list (count n, a quarter of what
+ * the kernel reads: a sure spec reading past its buffer). */
+static void wider_cast_reads_are_not_counted(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("recast.cu"), "widen", &inf);
+    assert_true(has_doubt(&inf, "a is used through another pointer made from it at line 8"));
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1842,6 +1854,7 @@ int main(void)
         cmocka_unit_test(a_block_under_an_if_and_dim3_parameters),
         cmocka_unit_test(flat_index_of_a_2d_grid),
         cmocka_unit_test(bytes_leave_out_clipped_windows),
+        cmocka_unit_test(wider_cast_reads_are_not_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
