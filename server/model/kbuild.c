@@ -591,6 +591,88 @@ static bool shared_helper(kb *b, const char *src, TSNode n)
     return defines_shared(src, ts_tree_root_node(b->tree), src + fs, ts_node_end_byte(fn) - fs, 0);
 }
 
+/* Bytes of a scalar or vector element type named t (no qualifiers, no spaces), 0 when not
+ * known (a template parameter, a struct). */
+static long elem_bytes(const char *t)
+{
+    static const struct {
+        const char *name;
+        long bytes;
+    } types[] = {
+        { "char", 1 }, { "signedchar", 1 }, { "unsignedchar", 1 }, { "int8_t", 1 }, { "uint8_t", 1 },
+        { "bool", 1 }, { "short", 2 }, { "unsignedshort", 2 }, { "int16_t", 2 }, { "uint16_t", 2 },
+        { "half", 2 }, { "__half", 2 }, { "__nv_bfloat16", 2 }, { "float", 4 }, { "int", 4 },
+        { "unsigned", 4 }, { "unsignedint", 4 }, { "int32_t", 4 }, { "uint32_t", 4 }, { "half2", 4 },
+        { "__half2", 4 }, { "__nv_bfloat162", 4 }, { "double", 8 }, { "longlong", 8 },
+        { "unsignedlonglong", 8 }, { "int64_t", 8 }, { "uint64_t", 8 }, { "size_t", 8 },
+        { "float2", 8 }, { "int2", 8 }, { "uint2", 8 }, { "float3", 12 }, { "int3", 12 },
+        { "float4", 16 }, { "int4", 16 }, { "uint4", 16 }, { "double2", 16 }, { "longlong2", 16 },
+        { "double4", 32 },
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(types); i++)
+        if (strcmp(t, types[i].name) == 0)
+            return types[i].bytes;
+    return 0;
+}
+
+/* t (n bytes) without qualifiers, template brackets and blank space, into out (cap bytes). */
+static void bare_type(const char *t, size_t n, char *out, size_t cap)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n && m + 1 < cap;) {
+        if (isalpha((unsigned char)t[i]) || t[i] == '_') {
+            size_t e = i;
+            while (e < n && (isalnum((unsigned char)t[e]) || t[e] == '_'))
+                e++;
+            size_t wl = e - i;
+            bool qual = (wl == 5 && !memcmp(t + i, "const", 5)) || (wl == 8 && !memcmp(t + i, "volatile", 8)) ||
+                        (wl == 12 && !memcmp(t + i, "__restrict__", 12)) || (wl == 10 && !memcmp(t + i, "__restrict", 10));
+            for (size_t j = i; !qual && j < e && m + 1 < cap; j++)
+                out[m++] = t[j];
+            i = e;
+        } else {
+            if (!isspace((unsigned char)t[i]) && t[i] != '<' && t[i] != '>')
+                out[m++] = t[i];
+            i++;
+        }
+    }
+    out[m] = 0;
+}
+
+/* A cast of a pointer into global parameter base to the pointer type spelled by node ty
+ * (`(const float4 *)p`, `reinterpret_cast<const float4 *>(p)`): does a subscript through it
+ * still count elements of base? Only when the pointee is base's element type or one of
+ * the same size; a wider one (float4 over float: p[i] is elements 4i to 4i+3) or one whose
+ * size is not known (a template parameter) is not followed, so no access is placed at a
+ * wrong element. Any other base (shared, local arrays) keeps the cast as before. */
+static bool cast_keeps_unit(kb *b, const char *src, TSNode ty, const char *base, enum km_space space)
+{
+    if (space != KM_SPACE_GLOBAL || !base || ts_node_is_null(ty))
+        return true;
+    size_t np = b->k->params.n;
+    km_param *ps = b->k->params.v;
+    km_param *p = NULL;
+    for (size_t i = 0; i < np && !p; i++)
+        if (ps[i].pointer && ps[i].name && strcmp(ps[i].name, base) == 0)
+            p = &ps[i];
+    if (!p || !p->elem_type)
+        return true;
+    char to[96], from[96];
+    uint32_t s = ts_node_start_byte(ty), e = ts_node_end_byte(ty);
+    bare_type(src + s, e - s, to, sizeof to);
+    bare_type(p->elem_type, strlen(p->elem_type), from, sizeof from);
+    size_t tl = strlen(to);
+    bool keeps = false;
+    if (tl >= 2 && to[tl - 1] == '*' && to[tl - 2] != '*') {   /* a pointer to elements */
+        to[tl - 1] = 0;
+        long tb = elem_bytes(to), fb = elem_bytes(from);
+        keeps = strcmp(to, from) == 0 || !strcmp(to, "void") || (tb && tb == fb);
+    }
+    if (!keeps && !p->recast_at)
+        p->recast_at = line_of(b, src, ty);
+    return keeps;
+}
+
 /* Pointer expression -> (buffer, space, element offset). */
 static bool pointer(kb *b, const char *src, TSNode n, const char **base, enum km_space *space,
                     km_form *off)
@@ -615,11 +697,15 @@ static bool pointer(kb *b, const char *src, TSNode n, const char **base, enum km
         return false;
     }
     if (is(n, "cast_expression"))
-        return pointer(b, src, field(n, "value"), base, space, off);
+        return pointer(b, src, field(n, "value"), base, space, off) &&
+               cast_keeps_unit(b, src, field(n, "type"), *base, *space);
     if (is(n, "call_expression") && is(field(n, "function"), "template_function")) {
-        TSNode args = field(n, "arguments");
+        TSNode args = field(n, "arguments"), fn = field(n, "function"), nm = field(fn, "name");
+        bool cast = name_is(src, nm, "reinterpret_cast") || name_is(src, nm, "static_cast") ||
+                    name_is(src, nm, "const_cast");
         return ts_node_named_child_count(args) == 1 &&
-               pointer(b, src, ts_node_named_child(args, 0), base, space, off);
+               pointer(b, src, ts_node_named_child(args, 0), base, space, off) &&
+               (!cast || cast_keeps_unit(b, src, field(fn, "arguments"), *base, *space));
     }
     if (is(n, "binary_expression")) {
         const char *op = op_of(n);

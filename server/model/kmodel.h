@@ -201,6 +201,11 @@ typedef struct {
      * those after the move also have entry_element. moved_at 0: not moved that way. */
     uint32_t moved_at;
     bool moved_in_grid_stride;
+    /* Line of a cast of it to a pointer of elements of another size, or of a size not
+     * known (`reinterpret_cast<const float4 *>(p + base)[0]` over float: elements base to
+     * base + 3): subscripts through that pointer are not listed (they would name the wrong
+     * elements), so its accesses are not all here. 0: none. */
+    uint32_t recast_at;
 } km_param;
 
 typedef struct km_kernel km_kernel;

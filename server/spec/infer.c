@@ -38,6 +38,27 @@ static bool sk_covers(const spec *sp, const sk_cover *c, char *why, size_t whyle
 {
     if (c->grid_stride)
         return true;
+    for (size_t k = 0; c->need_xy && k < sp->n_sizes; k++) {
+        expr *e = NULL;
+        expr_value need, gx, gy;
+        expr_var *vars = hk_calloc(sp->n_size_names + 4, sizeof *vars);
+        size_t nv = vars ? spec_size_vars(sp, k, NULL, 132, vars) : 0;
+        bool bad = !vars || expr_parse(c->need_xy, &e, NULL, 0) != HK_OK ||
+                   expr_eval(e, vars, nv, &need, NULL, 0) != HK_OK ||
+                   spec_eval(sp, sp->grid[0], k, 132, &gx, NULL, 0) != HK_OK ||
+                   spec_eval(sp, sp->grid[1], k, 132, &gy, NULL, 0) != HK_OK;
+        hk_free(vars);
+        expr_free(e);
+        if (bad) {
+            snprintf(why, whylen, "cannot evaluate the blocks grid x times grid y needs");
+            return false;
+        }
+        if (gx.i * gy.i < need.i) {
+            snprintf(why, whylen, "the grid launches %lld x %lld blocks at sizes[%zu] where the bounds check "
+                     "on the flat 2-D index needs %lld", gx.i, gy.i, k, need.i);
+            return false;
+        }
+    }
     for (size_t k = 0; k < sp->n_sizes; k++)
         for (int d = 0; d < 3; d++) {
             if (!c->need[d])

@@ -16,6 +16,7 @@ void sk_cover_free(sk_cover *c)
 {
     for (int d = 0; d < 3; d++)
         hk_free(c->need[d]);
+    hk_free(c->need_xy);
     memset(c, 0, sizeof *c);
 }
 
@@ -1327,7 +1328,10 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         for (size_t i = 0; i < nl; i++)
             kf.grid_stride |= l[i].kind == KM_LOOP_GRID_STRIDE;
     }
-    cover->grid_stride = kf.grid_stride;
+    /* gridDim in the text is no grid-stride loop by itself (a flat 2-D index, a last
+     * block's test, a comment): with the model at hand only its loops that step by the
+     * grid let any grid cover the bounds, and every other grid is checked against them */
+    cover->grid_stride = kf.grid_stride && kc_grid_steps(k);
     long long pinned = 0;
     if (kf.fixed_block) {
         pinned = kf.fixed_block;
@@ -1425,6 +1429,37 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         if (!cover->need[d] && !kf.grid_stride)
             cover->unknown[d] = true;
     }
+    /* the flat index of a 2-D grid, blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x) +
+     * threadIdx.x < B: grid x times grid y must reach ceil_div(B, block_x), in whatever
+     * shape the launch splits them; the bounds' own grid is one row of them (y = 1) */
+    if (!cover->grid_stride && !cover->need[0] && !cover->need[1]) {
+        int fline = 0;
+        char *fb = kc_flat_bound(k, &fline);
+        if (fb) {
+            cover->need_xy = hk_asprintf("ceil_div(%s, %lld)", fb, block_val[0]);
+            if (!derived[0] && !derived[1] && !odd_line[0] && !odd_line[1]) {
+                derived[0] = hk_asprintf("ceil_div(%s, %s)", fb, bvar[0]);
+                derived[1] = hk_strdup("1");
+                kf.bounds_checked = true;
+                if (grid_mode == GRID_BOUNDS)
+                    sk_note(k, "grid %s x 1 from the bounds check at line %d on the flat index of a 2-D "
+                            "grid (blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x) + threadIdx.x)",
+                            derived[0] ? derived[0] : "?", fline);
+            }
+            sk_note(k, "the flat index of a 2-D grid is bounded by %s at line %d: grid x times grid y "
+                    "must launch ceil_div(%s, %lld) blocks (checked at every size set)", fb, fline, fb,
+                    block_val[0]);
+            hk_free(fb);
+        }
+    }
+    {
+        const char *gbuf = NULL;
+        uint32_t gline = cover->need_xy ? 0 : kc_grid_dim_write(k, f, &gbuf);
+        if (gline)
+            sk_doubt(k, "the write to %s at line %u computes its element with gridDim outside a grid-stride "
+                     "loop: which elements a grid reaches depends on its shape, and no bounds check says "
+                     "which grid covers them", gbuf, gline);
+    }
 
     /* grid: the launch's (in spec terms), or the one the bounds imply */
     if (grid_mode == GRID_SITE && site && site->grid) {
@@ -1508,7 +1543,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             n_grid = nd;
             if (grid_mode == GRID_SITE)
                 for (size_t d = 0; d < nd; d++)
-                    if (derived[d])
+                    if (derived[d] && strcmp(derived[d], "1") != 0) /* y of a flat index: 1 */
                         sk_note(k, "grid %c from the bounds checks of the index math", "xyz"[d]);
         }
     }
@@ -1644,6 +1679,10 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                 sk_note(k, "count of %s from its allocation at %s:%d", p->name, k->site_file, line);
             else
                 sk_note(k, "count of %s from its allocation at line %d", p->name, line);
+        } else if (kc_recast_line(k->km, p->name)) {
+            /* read through a pointer to wider elements (float4 over float): no subscript
+             * of the model or the text counts its elements */
+            derived_line[i] = (int)kc_recast_line(k->km, p->name);
         } else if (moved && kc_moved_once(k, p->name, stride_grid) && kc_accesses_resolved(k->km, f) &&
                    (c = kc_count(k, p->name)) != NULL) {
             sk_note(k, "count of %s from the kernel model's index forms in %s (its move at line %d "
@@ -1979,6 +2018,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
 
     bool any_output = false;
     char bytes[1024] = "";
+    char clipped[512] = ""; /* buffers left out of bytes (kc_window_reads) */
     bool bytes_ok = true;
     for (size_t i = 0; i < f->n_params; i++) {
         const an_param *p = &f->params[i];
@@ -2054,9 +2094,14 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             int dtc = HK_DT_F32;
             spec_dtype_parse(dt, &dtc);
             size_t bl = strlen(bytes);
+            int clip_line = use == 3 ? 0 : kc_window_reads(k->km, p->name);
             if (!count_sure[i] && use != 3)
                 bytes_ok = false;
-            else if ((size_t)snprintf(bytes + bl, sizeof bytes - bl, "%s%d * (%s)", bl ? " + " : "",
+            else if (clip_line) {
+                /* left out: the count spans it, but the kernel may touch a small part */
+                size_t cl = strlen(clipped);
+                snprintf(clipped + cl, sizeof clipped - cl, "%s%s (line %d)", cl ? ", " : "", p->name, clip_line);
+            } else if ((size_t)snprintf(bytes + bl, sizeof bytes - bl, "%s%d * (%s)", bl ? " + " : "",
                                       (int)hk_dtype_size(dtc) * (!strcmp(kind, "inout") ? 2 : 1),
                                       cnt ? cnt : "1") >= sizeof bytes - bl)
                 bytes_ok = false; /* cut short, it would be no expression (long counts: srad's) */
@@ -2119,7 +2164,17 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     ok &= json_object_set_new(root, "launch", launch) == 0;
     if (bytes_ok && bytes[0]) {
         ok &= json_object_set_new(root, "bytes", json_string(bytes)) == 0;
-        sk_note(k, "bytes: every buffer moved once (inouts twice)");
+        if (clipped[0])
+            sk_note(k, "bytes: every buffer moved once (inouts twice) but %s, accessed in loops whose "
+                    "iterations a guard on the counter skips or a min/max clips: how many of its elements "
+                    "the kernel touches depends on the sizes, so bytes is a floor, never more than it moves",
+                    clipped);
+        else
+            sk_note(k, "bytes: every buffer moved once (inouts twice)");
+    } else if (bytes_ok && clipped[0]) {
+        sk_note(k, "bytes not given: every buffer (%s) is accessed in loops whose iterations a guard on the "
+                "counter skips or a min/max clips, and how many of its elements the kernel touches depends "
+                "on the sizes", clipped);
     }
     char *flops = kc_flops(k, f, counts, count_sure);
     if (flops)

@@ -1239,6 +1239,41 @@ int kc_window_writes(const km_kernel *km, const char *name)
     return line;
 }
 
+int kc_window_reads(const km_kernel *km, const char *name)
+{
+    size_t na = 0, nl = 0, ng = 0;
+    const km_access *a = km ? km_accesses(km, &na) : NULL;
+    const km_loop *l = km ? km_loops(km, &nl) : NULL;
+    const km_guard *g = km ? km_guards(km, &ng) : NULL;
+    int line = 0;
+    for (size_t i = 0; i < na; i++) {
+        if (a[i].space != KM_SPACE_GLOBAL || !a[i].buffer || strcmp(a[i].buffer, name) != 0)
+            continue;
+        bool clipped = false;
+        for (uint32_t j = 0; j < a[i].n_loops && !clipped; j++) {
+            const km_loop *x = a[i].loops[j] < nl ? &l[a[i].loops[j]] : NULL;
+            if (!x || x->kind == KM_LOOP_GRID_STRIDE)
+                continue;
+            clipped = x->kind == KM_LOOP_AFFINE && (kc_clipped(km, x->start) || kc_clipped(km, x->bound));
+            for (uint32_t q = 0; q < a[i].n_guards && !clipped; q++) {
+                const km_guard *c = a[i].guards[q] < ng ? &g[a[i].guards[q]] : NULL;
+                /* a guard on values read from memory (or locals the model does not follow)
+                 * lets some data through every iteration: the kernel can touch it all */
+                clipped = c && (km_form_mentions(km, c->lhs, x->counter) || km_form_mentions(km, c->rhs, x->counter)) &&
+                          !km_form_mentions_kind(km, c->lhs, KM_ATOM_READ, -1) &&
+                          !km_form_mentions_kind(km, c->rhs, KM_ATOM_READ, -1) &&
+                          !km_form_mentions_kind(km, c->lhs, KM_ATOM_VAR, -1) &&
+                          !km_form_mentions_kind(km, c->rhs, KM_ATOM_VAR, -1);
+            }
+        }
+        if (!clipped) /* this access spans the count's elements: the buffer is touched */
+            return 0;
+        if (!line)
+            line = (int)a[i].line;
+    }
+    return line;
+}
+
 /* The line where parameter name is moved once (km_param's moved_at), else 0. */
 static uint32_t kc_moved_param(const km_kernel *km, const char *name)
 {
@@ -1520,6 +1555,91 @@ char *kc_axis_bound(skel *k, int d, int *line)
     return NULL;
 }
 
+/* Is f exactly blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x) + threadIdx.x, the
+ * global thread index of a 2-D grid laid out flat (Rodinia's nn splits its blocks over y
+ * when they pass the x limit)? Its threads then number each index below blockDim.x *
+ * gridDim.x * gridDim.y exactly once, whatever the grid's shape. */
+static bool kc_form_is_flat_index(const km_kernel *km, km_form f)
+{
+    uint32_t bdx, gdx, bx, by, tx;
+    if (!km_builtin_atom(km, KM_ATOM_BLOCK_DIM, 0, &bdx) || !km_builtin_atom(km, KM_ATOM_GRID_DIM, 0, &gdx) ||
+        !km_builtin_atom(km, KM_ATOM_BLOCK_IDX, 0, &bx) || !km_builtin_atom(km, KM_ATOM_BLOCK_IDX, 1, &by) ||
+        !km_builtin_atom(km, KM_ATOM_THREAD_IDX, 0, &tx) || f.n != 3)
+        return false;
+    const uint32_t want[3][3] = { { bdx, gdx, by }, { bdx, bx, 0 }, { tx, 0, 0 } };
+    const uint32_t want_n[3] = { 3, 2, 1 };
+    bool seen[3] = { false, false, false };
+    for (uint32_t i = 0; i < 3; i++) {
+        const km_term *t = &f.t[i];
+        if (t->coef != 1)
+            return false;
+        for (int w = 0; w < 3; w++) {
+            if (seen[w] || t->n != want_n[w])
+                continue;
+            bool all = true;
+            for (uint32_t a = 0; a < want_n[w] && all; a++) {
+                bool found = false;
+                for (uint32_t b = 0; b < t->n; b++)
+                    found |= t->atoms[b] == want[w][a];
+                all = found;
+            }
+            if (all) {
+                seen[w] = true;
+                break;
+            }
+        }
+    }
+    return seen[0] && seen[1] && seen[2];
+}
+
+char *kc_flat_bound(skel *k, int *line)
+{
+    if (!k->km)
+        return NULL;
+    size_t n = 0;
+    const km_guard *g = km_guards(k->km, &n);
+    for (size_t i = 0; i < n; i++) {
+        bool le = !strcmp(g[i].op, "<=");
+        if ((strcmp(g[i].op, "<") && !le) || !kc_form_is_flat_index(k->km, g[i].lhs) ||
+            !kc_form_sized(k->km, g[i].rhs))
+            continue;
+        struct hk_buf b;
+        hk_buf_init(&b, SK_MAX_TEXT);
+        bool ok = hk_buf_appends(&b, "(") == HK_OK && kc_print(k->km, g[i].rhs.t, g[i].rhs.n, &b) &&
+                  hk_buf_appends(&b, le ? ") + 1" : ")") == HK_OK;
+        char *tr = ok && b.data ? sk_translate(k, b.data, 0) : NULL;
+        hk_buf_free(&b);
+        if (tr && kf_only_sizes(k, tr)) {
+            *line = (int)g[i].line;
+            return tr;
+        }
+        hk_free(tr);
+    }
+    return NULL;
+}
+
+uint32_t kc_grid_dim_write(const skel *k, const an_function *f, const char **buffer)
+{
+    size_t n = 0;
+    const km_access *a = k->km ? km_accesses(k->km, &n) : NULL;
+    if (kc_grid_steps(k))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (a[i].space != KM_SPACE_GLOBAL || a[i].mode == KM_READ || !a[i].buffer ||
+            !km_form_mentions_kind(k->km, a[i].element, KM_ATOM_GRID_DIM, -1) ||
+            kc_form_is_flat_index(k->km, a[i].element))
+            continue;
+        bool param = false;
+        for (size_t p = 0; p < f->n_params && !param; p++)
+            param = f->params[p].pointer_depth > 0 && !strcmp(f->params[p].name, a[i].buffer);
+        if (!param)
+            continue;
+        *buffer = a[i].buffer;
+        return a[i].line ? a[i].line : 1;
+    }
+    return 0;
+}
+
 /* The bound of the outermost grid-stride loops (for (i = tid; i < bound; i += stride)) in
  * spec terms, when made of size variables only: the elements the grid covers (mmcv's
  * CUDA_1D_KERNEL_LOOP(i, nthreads) gives nthreads; loops over n and n * m on two branches,
@@ -1597,6 +1717,16 @@ static bool kc_eval_seeded(const km_kernel *km, const km_term *t, uint32_t n, un
     }
     *v = sum;
     return true;
+}
+
+bool kc_grid_steps(const skel *k)
+{
+    size_t n = 0;
+    const km_loop *l = k->km ? km_loops(k->km, &n) : NULL;
+    for (size_t i = 0; i < n; i++)
+        if (l[i].kind == KM_LOOP_GRID_STRIDE || km_form_mentions_kind(k->km, l[i].step, KM_ATOM_GRID_DIM, -1))
+            return true;
+    return !k->km;
 }
 
 /* Does the model list a grid-stride loop (gridDim in the text may be a last block's test)? */
@@ -2051,6 +2181,16 @@ size_t sk_pointer_derived(const char *t, size_t s, size_t e, const char *name)
 
 /* Whether every global access the kernel model lists is to a pointer parameter: then it
  * followed every pointer made from one, and its per-buffer extents are whole. */
+uint32_t kc_recast_line(const km_kernel *km, const char *name)
+{
+    size_t n = 0;
+    const km_param *ps = km ? km_params(km, &n) : NULL;
+    for (size_t i = 0; i < n; i++)
+        if (ps[i].name && !strcmp(ps[i].name, name))
+            return ps[i].recast_at;
+    return 0;
+}
+
 bool kc_accesses_resolved(const km_kernel *km, const an_function *f)
 {
     size_t n = 0;

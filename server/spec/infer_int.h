@@ -239,6 +239,16 @@ int kc_data_guarded_writes(const km_kernel *km, const char *name);
  * reach together is not known: an inout, whose elements not written keep their contents. */
 int kc_window_writes(const km_kernel *km, const char *name);
 
+/* When every access of buffer name (global) sits in a loop (not grid-stride) whose
+ * iterations a guard on its counter skips whatever the data (no value read from memory in
+ * it: tin_shift's shift read, ball query's distances let some data reach every element),
+ * or whose start or bound is clipped by a min or max (carafe's window
+ * `if (iy < 0 || iy > down_height - 1) continue;`): the line of the first, else 0 (also
+ * when the kernel has no access of it). Which of the elements its count spans the kernel touches then depends on
+ * the sizes (at the invented ones, a window larger than the map skips most of them): its
+ * count is no measure of the bytes moved. */
+int kc_window_reads(const km_kernel *km, const char *name);
+
 /* Count of buffer from the model: the largest element any global access of it can reach,
  * plus one, in spec terms (kernel parameters replaced by their launch values). New
  * string, or NULL when one access cannot be bounded or the kernel has no model. */
@@ -249,12 +259,30 @@ char *kc_count(skel *k, const char *buffer);
  * computed through temporaries; *line gets the guard's line. New string or NULL. */
 char *kc_axis_bound(skel *k, int d, int *line);
 
+/* The exclusive bound (spec terms) that a guard of the model compares the flat global
+ * index of a 2-D grid with, blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x) +
+ * threadIdx.x < B (Rodinia's nn): the threads of any grid number the indices below
+ * blockDim.x * gridDim.x * gridDim.y once each, so grid x times grid y must reach
+ * ceil_div(B, block_x). *line gets the guard's line. New string or NULL. */
+char *kc_flat_bound(skel *k, int *line);
+
+/* A write to a pointer parameter of f whose element the model computes with gridDim,
+ * in a kernel without a grid-stride loop, other than the flat index kc_flat_bound reads
+ * (gridDim there makes the elements depend on the grid's shape, which no bounds check
+ * says how to cover): its line, and its buffer in *buffer; 0 when there is none. */
+uint32_t kc_grid_dim_write(const skel *k, const an_function *f, const char **buffer);
+
 /* The bound of the outermost grid-stride loops (for (i = tid; i < bound; i += stride)) in
  * spec terms, when made of size variables only: the elements the grid covers (mmcv's
  * CUDA_1D_KERNEL_LOOP(i, nthreads) gives nthreads; loops over n and n * m on two branches,
  * as in bbox_overlaps, give max(n, n * m), so neither runs on a grid sized for the other).
  * *line gets the first one's line. New string, or NULL when no such loop has a sized bound. */
 char *kc_stride_bound(skel *k, int *line);
+
+/* Does the model list a loop that steps by the grid (a grid-stride loop, SHOC's
+ * `i += blockDim.x * 2 * gridDim.x`, mmcv's `i += gridDim.x` over blocks)? Such loops reach
+ * their bounds with any grid. True without a model (the text's gridDim decides then). */
+bool kc_grid_steps(const skel *k);
 
 /* Does the model list a grid-stride loop (gridDim in the text may be a last block's test)? */
 bool kc_has_grid_stride(const skel *k);
@@ -309,6 +337,11 @@ size_t sk_pointer_moved(const char *t, size_t s, size_t e, const char *name);
  * subscripts, so those cannot give its count (float *hi = out + n; hi[i] = v writes past
  * every out[i]). The byte of the first such use, or 0. */
 size_t sk_pointer_derived(const char *t, size_t s, size_t e, const char *name);
+
+/* The line where pointer parameter name is cast to a pointer of elements of another size
+ * (km_param's recast_at: float4 over float), whose subscripts the model does not list;
+ * 0 when none (or no model). */
+uint32_t kc_recast_line(const km_kernel *km, const char *name);
 
 /* Whether every global access the kernel model lists is to a pointer parameter: then it
  * followed every pointer made from one, and its per-buffer extents are whole. */
@@ -408,6 +441,7 @@ enum { GRID_SITE, GRID_BOUNDS, GRID_FLAT };
 
 typedef struct {
     char *need[3];      /* blocks each grid dimension needs (spec text), or NULL */
+    char *need_xy;      /* blocks grid x times grid y must reach (a flat 2-D index), or NULL */
     bool unknown[3];    /* the dimension is used and nothing says how far it goes */
     bool grid_stride;
 } sk_cover;

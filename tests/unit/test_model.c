@@ -822,6 +822,49 @@ static void test_out_of_memory(void **state)
     build_out_of_memory("spellings.cu", "helpers_guarded");  /* inside __device__ calls */
 }
 
+/* A cast of a parameter to a pointer of wider elements (issue 14, mmcv's load_bbox<float>:
+ * `reinterpret_cast<const float4 *>(bbox + base)[0]`): its subscripts count float4s, so
+ * the model lists no access through it (before, `reinterpret_cast<const float4 *>(a)[i]`
+ * was listed as a[i], a quarter of what it reads) and records the cast's line; a cast to
+ * elements of the same size (int, unsigned over float) is followed as before. */
+static const char recasts[] =
+    "__global__ void wide(const float *a, float *o, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) {\n"
+    "        float4 w = reinterpret_cast<const float4 *>(a)[i];\n"
+    "        float4 v = *((const float4 *)(a + 4 * i));\n"
+    "        o[i] = w.x + v.w;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void same(const float *a, float *o, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        o[i] = ((const int *)a)[i] + reinterpret_cast<const unsigned int *>(a)[i + 1];\n"
+    "}\n";
+
+static void test_wider_casts(void **state)
+{
+    (void)state;
+    km_kernel *k = build(recasts, sizeof(recasts) - 1, "wide");
+    size_t n = 0;
+    const km_access *as = km_accesses(k, &n);
+    for (size_t i = 0; i < n; i++)
+        assert_string_not_equal(as[i].buffer, "a");
+    const km_param *ps = km_params(k, &n);
+    assert_int_equal(n, 3);
+    assert_int_equal(ps[0].recast_at, 5);
+    assert_int_equal(ps[1].recast_at, 0);
+    km_free(k);
+    k = build(recasts, sizeof(recasts) - 1, "same");
+    assert_form(k, access_of(k, "a", KM_READ, 0)->index, "blockDim.x*blockIdx.x + threadIdx.x");
+    assert_form(k, access_of(k, "a", KM_READ, 1)->index, "blockDim.x*blockIdx.x + threadIdx.x + 1");
+    ps = km_params(k, &n);
+    assert_int_equal(ps[0].recast_at, 0);
+    km_free(k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -844,6 +887,7 @@ int main(void)
         cmocka_unit_test(test_while_and_do),
         cmocka_unit_test(test_companion_loop_vars),
         cmocka_unit_test(test_device_helpers),
+        cmocka_unit_test(test_wider_casts),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_out_of_memory),
     };

@@ -1121,8 +1121,14 @@ static void device_limits_and_function_like_macros(void **state)
     infer(DATA("device_limits.cu"), "flatten", &inf);
     assert_string_not_equal(field(inf.spec, 0, "kind"), "input");
     spec_inference_free(&inf);
+    /* its launch is not read, but its flat 2-D index is bounded (flat_grid.cu): one row of
+     * blocks over count covers it */
     infer(DATA("device_limits.cu"), "radius_cfg", &inf);
-    assert_true(has_doubt(&inf, "no launch site or bounds check says how many blocks radius_cfg needs"));
+    no_doubts(&inf);
+    g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_string_equal(json_string_value(json_array_get(g, 0)), "ceil_div((count), block_x)");
+    assert_int_equal(json_integer_value(json_array_get(g, 1)), 1);
+    assert_true(has_note(&inf, "the flat index of a 2-D grid is bounded by (count)"));
     spec_inference_free(&inf);
 }
 
@@ -1694,6 +1700,98 @@ static void a_block_under_an_if_and_dim3_parameters(void **state)
     spec_inference_free(&inf);
 }
 
+/* gridDim in the index math is no grid-stride loop (issue 14, Rodinia's nn): the flat
+ * index of a 2-D grid, blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x) + threadIdx.x,
+ * covers its bound when grid x times grid y reaches its blocks, in whatever shape. A
+ * launch that does is kept; one that launches half of them (the program's own bug) is
+ * replaced by the bounds' grid, one row of blocks; a write numbered by gridDim that no
+ * bounds check sizes is a doubt. Before, gridDim anywhere in the body skipped the check,
+ * and all three were sure, dist_short on half its outputs. */
+static void flat_index_of_a_2d_grid(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("flat_grid.cu"), "dist", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    json_t *g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_int_equal(json_array_size(g), 2);
+    assert_non_null(strstr(json_string_value(json_array_get(g, 1)), "65535"));
+    assert_true(has_note(&inf, "grid from the launch site at flat_grid.cu:43"));
+    assert_true(has_note(&inf, "grid x times grid y must launch ceil_div((n), 256) blocks"));
+    spec_inference_free(&inf);
+
+    infer(DATA("flat_grid.cu"), "dist_short", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    g = json_object_get(json_object_get(inf.spec, "launch"), "grid");
+    assert_int_equal(json_array_size(g), 2);
+    assert_string_equal(json_string_value(json_array_get(g, 0)), "ceil_div((n), block_x)");
+    assert_int_equal(json_integer_value(json_array_get(g, 1)), 1);
+    assert_false(has_note(&inf, "grid from the launch site"));
+    /* the blocks it launches cover every element of d at every size set */
+    char *spec_path = spec_default_path(DATA("flat_grid.cu"), "dist_short");
+    char *dump = json_dumps(inf.spec, 0);
+    spec *sp = NULL;
+    spec_diags d = { 0 };
+    assert_int_equal(spec_parse(dump, strlen(dump), spec_path, &sp, &d), HK_OK);
+    for (size_t k = 0; k < sp->n_sizes; k++) {
+        expr_value gx, gy;
+        assert_int_equal(spec_eval(sp, sp->grid[0], k, 132, &gx, NULL, 0), HK_OK);
+        assert_int_equal(spec_eval(sp, sp->grid[1], k, 132, &gy, NULL, 0), HK_OK);
+        long long n = json_integer_value(json_object_get(json_array_get(json_object_get(inf.spec, "sizes"), k), "n"));
+        assert_true(gx.i * gy.i * 256 >= n);
+    }
+    spec_free(sp);
+    spec_diags_free(&d);
+    hk_free(dump);
+    hk_free(spec_path);
+    spec_inference_free(&inf);
+
+    infer(DATA("flat_grid.cu"), "block_sums", &inf);
+    bool said = false;
+    for (size_t i = 0; i < inf.n_doubts; i++)
+        said |= strstr(inf.doubts[i], "write to sums at line 28 computes its element with gridDim") != NULL;
+    assert_true(said);
+    spec_inference_free(&inf);
+}
+
+/* Honest bytes (issue 14, mmcv's carafe claimed 150% of its roofline): a buffer every
+ * access of which sits in a window a guard on the loop's counter clips is left out of
+ * bytes (its count spans elements the kernel may skip), so bytes is a floor; a guard on a
+ * value read in the loop skips no element and leaves the buffer in. Before, bytes summed
+ * every count: 4 * (feat) + 4 * (w) + 4 * (n). */
+static void bytes_leave_out_clipped_windows(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("window_bytes.cu"), "upsample", &inf);
+    assert_string_equal(json_string_value(json_object_get(inf.spec, "bytes")), "4 * (n)");
+    assert_true(has_note(&inf, "but feat (line 15), w (line 15), accessed in loops whose iterations a guard"));
+    spec_inference_free(&inf);
+    infer(DATA("window_bytes.cu"), "row_max", &inf);
+    const char *b = json_string_value(json_object_get(inf.spec, "bytes"));
+    assert_non_null(b);
+    assert_non_null(strstr(b, "4 * ((rows - 1)*cols+(cols - 1) + 1)"));
+    assert_true(has_note(&inf, "bytes: every buffer moved once (inouts twice)"));
+    spec_inference_free(&inf);
+    /* a guard on data: some data reach every flag[], which stays in (an inout, twice) */
+    infer(DATA("window_bytes.cu"), "hits", &inf);
+    assert_string_equal(json_string_value(json_object_get(inf.spec, "bytes")),
+                        "4 * ((n - 1)*m+(m - 1) + 1) + 8 * ((n - 1)*m+(m - 1) + 1)");
+    spec_inference_free(&inf);
+}
+
+/* A buffer read through a pointer to wider elements (float4 over float) gets no count from
+ * the index math: a doubt, not the a[i] the model used to list (count n, a quarter of what
+ * the kernel reads: a sure spec reading past its buffer). */
+static void wider_cast_reads_are_not_counted(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("recast.cu"), "widen", &inf);
+    assert_true(has_doubt(&inf, "a is used through another pointer made from it at line 8"));
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1754,6 +1852,9 @@ int main(void)
         cmocka_unit_test(the_check_set_launches_two_blocks),
         cmocka_unit_test(sizes_past_the_caps_as_invented),
         cmocka_unit_test(a_block_under_an_if_and_dim3_parameters),
+        cmocka_unit_test(flat_index_of_a_2d_grid),
+        cmocka_unit_test(bytes_leave_out_clipped_windows),
+        cmocka_unit_test(wider_cast_reads_are_not_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
