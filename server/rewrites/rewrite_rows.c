@@ -8,6 +8,8 @@
 #include "rewrites/rewrite_lex.h"
 
 #include "model/kmodel.h"
+#include "spec/expr.h"
+#include "spec/spec.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -1494,17 +1496,107 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
     return HK_OK;
 }
 
-static int render(const rr_scan *s, struct hk_buf *b)
+/* The block form's prologue (row_threads > 32): the whole block is the row's group, so the
+ * column loops stride by every thread of the block (hk_lane, hk_width as in the warp form)
+ * and a reduction is combined in three steps: the warp's butterfly (hk_wl, hk_ww, hk_mask:
+ * the lanes of this warp), one shared slot per warp written by its lane 0, then every thread
+ * folds the slots in warp order, so all of them hold the same total. */
+static int render_block_head(const rr_scan *s, struct hk_buf *b, unsigned T)
+{
+    int rc;
+    size_t slots = 0;
+    for (size_t i = 0; i < s->n_st; i++)
+        if (s->st[i].kind == 'l' && s->st[i].n_red > slots)
+            slots = s->st[i].n_red;
+    if ((rc = hk_buf_printf(b,
+                            "{\n"
+                            "    // hk rewrite (warp_rows, row_threads %u): one block per row, rows grid-strided over\n"
+                            "    // the blocks; every thread of the block strides the columns (coalesced), per-row\n"
+                            "    // reductions are combined by shuffles within each warp, then through one shared\n"
+                            "    // slot per warp, and per-row results are stored by thread 0. Written for blocks of\n"
+                            "    // %u threads; correct for any block of up to 1024.\n"
+                            "    const unsigned int hk_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n"
+                            "    const unsigned int hk_nthreads = blockDim.x * blockDim.y * blockDim.z;\n"
+                            "    const unsigned int hk_lane = hk_tid, hk_width = hk_nthreads;\n",
+                            T, T)))
+        return rc;
+    if (!s->n_reductions)
+        return HK_OK;
+    return hk_buf_printf(b,
+                         "    // the warp of this thread, its lane, its lanes (the last warp may be partial), its mask\n"
+                         "    const unsigned int hk_wl = hk_tid & 31u, hk_wid = hk_tid >> 5;\n"
+                         "    const unsigned int hk_nw = (hk_nthreads + 31u) >> 5;\n"
+                         "    const unsigned int hk_ww = min(hk_nthreads - (hk_wid << 5), 32u);\n"
+                         "    const unsigned int hk_mask = hk_ww == 32u ? 0xffffffffu : (1u << hk_ww) - 1u;\n"
+                         "    // one slot per warp (at most 32) for each reduction after one column loop; 8 bytes\n"
+                         "    // hold any type a shuffle takes\n"
+                         "    __shared__ unsigned long long hk_slot[%zu][32];\n",
+                         slots);
+}
+
+/* The block form's combine of loop st's reductions: each warp's butterfly, lane 0 of each
+ * warp writes its slot, a barrier, every thread folds the slots 0..hk_nw-1 in order (the
+ * same order in every thread: one total), and a second barrier before the slots are reused.
+ * Every thread of the block reaches both barriers: the row loop's trip count is the same in
+ * all of them and the row body has no branch around a column loop. */
+static int render_block_combine(const rr_scan *s, const rr_stmt *st, struct hk_buf *b)
+{
+    int rc = 0;
+    for (size_t j = 0; j < st->n_red && !rc; j++) {
+        char acc[RR_NAME];
+        tok_str(s, st->red[j], acc, sizeof acc);
+        const char *fn = st->red_fn[j];
+        rc = hk_buf_printf(b,
+                           "        for (unsigned int hk_off = 16u; hk_off > 0u; hk_off >>= 1) {\n"
+                           "            const decltype(%s) hk_o = __shfl_xor_sync(hk_mask, %s, hk_off, 32);\n"
+                           "            if ((hk_wl ^ hk_off) < hk_ww)\n",
+                           acc, acc);
+        if (!rc)
+            rc = fn[0] ? hk_buf_printf(b, "                %s = %s(%s, hk_o);\n", acc, fn, acc)
+                       : hk_buf_printf(b, "                %s += hk_o;\n", acc);
+        if (!rc)
+            rc = hk_buf_printf(b,
+                               "        }\n"
+                               "        if (hk_wl == 0u)\n"
+                               "            reinterpret_cast<decltype(%s) *>(hk_slot[%zu])[hk_wid] = %s;\n",
+                               acc, j, acc);
+    }
+    if (!rc)
+        rc = hk_buf_appends(b, "        __syncthreads();\n");
+    for (size_t j = 0; j < st->n_red && !rc; j++) {
+        char acc[RR_NAME];
+        tok_str(s, st->red[j], acc, sizeof acc);
+        const char *fn = st->red_fn[j];
+        rc = hk_buf_printf(b,
+                           "        %s = reinterpret_cast<const decltype(%s) *>(hk_slot[%zu])[0];\n"
+                           "        for (unsigned int hk_w = 1u; hk_w < hk_nw; hk_w++)\n",
+                           acc, acc, j);
+        if (!rc)
+            rc = fn[0] ? hk_buf_printf(b, "            %s = %s(%s, reinterpret_cast<const decltype(%s) *>(hk_slot[%zu])[hk_w]);\n",
+                                       acc, fn, acc, acc, j)
+                       : hk_buf_printf(b, "            %s += reinterpret_cast<const decltype(%s) *>(hk_slot[%zu])[hk_w];\n",
+                                       acc, acc, j);
+    }
+    if (!rc)
+        rc = hk_buf_appends(b, "        __syncthreads();\n");
+    return rc;
+}
+
+static int render(const rr_scan *s, struct hk_buf *b, unsigned T)
 {
     const rw_toks *ts = s->ts;
     int rc = 0;
     size_t n_loop = 0;   /* numbered from 1 as in the description */
+    const bool block = T > 32u;
 #define R(x)                                                                                   \
     do {                                                                                       \
         if ((rc = (x)))                                                                        \
             return rc;                                                                         \
     } while (0)
-    R(hk_buf_appends(b,
+    if (block)
+        R(render_block_head(s, b, T));
+    else
+        R(hk_buf_appends(b,
                      "{\n"
                      "    // hk rewrite (warp_rows): one warp per row, rows grid-strided over all warps; the\n"
                      "    // lanes stride the columns (coalesced), per-row sums are combined by shuffles and\n"
@@ -1516,7 +1608,7 @@ static int render(const rr_scan *s, struct hk_buf *b)
                      "    // lanes of this warp (a block of e.g. 48 threads ends in a warp of 16) and their mask\n"
                      "    const unsigned int hk_width = min(hk_nthreads - (hk_warp << 5), 32u);\n"
                      "    const unsigned int hk_mask = hk_width == 32u ? 0xffffffffu : (1u << hk_width) - 1u;\n"));
-    if (!s->n_reductions)
+    if (!s->n_reductions && !block)
         R(hk_buf_appends(b, "    (void)hk_mask;\n"));
     for (size_t i = 0; i < s->n_pre; i++)
         if (s->pre_hoist[i]) {
@@ -1524,9 +1616,15 @@ static int render(const rr_scan *s, struct hk_buf *b)
             R(put_src(b, ts, s->pre[i][0], s->pre[i][1]));
             R(hk_buf_appends(b, "\n"));
         }
-    R(hk_buf_appends(b, "    for (long long hk_row = (long long)blockIdx.x * hk_nwarps + hk_warp; hk_row < (long long)("));
-    R(put_src(b, ts, s->bound_a, s->bound_b));
-    R(hk_buf_appends(b, ");\n         hk_row += (long long)gridDim.x * hk_nwarps) {\n        "));
+    if (block) {
+        R(hk_buf_appends(b, "    for (long long hk_row = (long long)blockIdx.x; hk_row < (long long)("));
+        R(put_src(b, ts, s->bound_a, s->bound_b));
+        R(hk_buf_appends(b, ");\n         hk_row += (long long)gridDim.x) {\n        "));
+    } else {
+        R(hk_buf_appends(b, "    for (long long hk_row = (long long)blockIdx.x * hk_nwarps + hk_warp; hk_row < (long long)("));
+        R(put_src(b, ts, s->bound_a, s->bound_b));
+        R(hk_buf_appends(b, ");\n         hk_row += (long long)gridDim.x * hk_nwarps) {\n        "));
+    }
     /* the row index, as declared, from the warp's row */
     R(put_src(b, ts, s->idx_a, s->idx_name + 1));
     R(hk_buf_appends(b, " = ("));
@@ -1560,6 +1658,10 @@ static int render(const rr_scan *s, struct hk_buf *b)
             /* for (T c = (T)hk_lane; c < COLS; c += (T)hk_width) BODY */
             R(render_lane_loop(s, st, b, "(", ")hk_lane", "        "));
             R(hk_buf_appends(b, "\n"));
+        }
+        if (block && st->n_red) {
+            R(render_block_combine(s, st, b));
+            continue;
         }
         for (size_t j = 0; j < st->n_red; j++) {
             char acc[RR_NAME];
@@ -1624,6 +1726,79 @@ static int already_coalesced(const char *text, size_t len, const char *kernel, b
     return HK_OK;
 }
 
+/* The value of kernel text [a, b) (a bound such as `N` or `B * T`) at the spec's first size:
+ * the kernel's scalar parameters take the values the spec passes them. false when the
+ * text is not an expression of those (casts, calls, other names) or cannot be evaluated. */
+static bool eval_at_spec(const rr_scan *s, const rw_context *ctx, size_t a, size_t b, long long *out)
+{
+    const spec *sp = ctx->spec;
+    if (!sp || sp->form != SPEC_FORM_HARNESS || a >= b)
+        return false;
+    char text[RR_INDEX];
+    size_t l = s->ts->t[b - 1].end - s->ts->t[a].start;
+    if (l >= sizeof text)
+        return false;
+    memcpy(text, s->ts->text + s->ts->t[a].start, l);
+    text[l] = '\0';
+    expr *e = NULL;
+    if (expr_parse(text, &e, NULL, 0) != HK_OK)
+        return false;
+    expr_var vars[64];
+    size_t nv = 0;
+    for (size_t i = 0; i < s->f->n_params && i < sp->n_args && nv < HK_ARRAY_LEN(vars); i++) {
+        const spec_arg *sa = &sp->args[i];
+        expr_value v;
+        if (sa->kind != HK_ARG_SCALAR || !sa->value || !s->f->params[i].name ||
+            spec_eval(sp, sa->value, 0, ctx->sm_count > 0 ? ctx->sm_count : 1, &v, NULL, 0) != HK_OK || v.is_float)
+            continue;
+        vars[nv].name = s->f->params[i].name;
+        vars[nv].value = v;
+        nv++;
+    }
+    expr_value v;
+    bool ok = expr_eval(e, vars, nv, &v, NULL, 0) == HK_OK && !v.is_float;
+    expr_free(e);
+    if (ok)
+        *out = v.i;
+    return ok;
+}
+
+/* Whether a block of T threads per row fits the kernel at the spec's first size on the
+ * device of ctx (NULL: it fits, or nothing is known to say otherwise). A block per row
+ * pays two barriers per reduction and idles threads on a short row; it gains where a warp
+ * per row cannot fill the GPU: rows fewer than the device's resident warps (SMs x warps
+ * per SM), each row long enough to give every thread of the block a column. */
+static const char *block_fit(const rr_scan *s, const rw_context *ctx, unsigned T, char *why, size_t n)
+{
+    long long rows = 0, cols = 0;
+    const rr_stmt *loop = NULL;
+    for (size_t i = 0; i < s->n_st && !loop; i++)
+        if (s->st[i].kind == 'l')
+            loop = &s->st[i];
+    char rt[RR_INDEX] = "", ct[RR_INDEX] = "";
+    rwl_compact_index(s->ts, s->bound_a, s->bound_b, rt, sizeof rt);
+    if (ctx->sm_count > 0 && ctx->warps_per_sm > 0 && eval_at_spec(s, ctx, s->bound_a, s->bound_b, &rows)) {
+        long long resident = (long long)ctx->sm_count * ctx->warps_per_sm;
+        if (rows >= resident) {
+            snprintf(why, n, "bounds check at line %u: its bound `%s` is %lld rows at the spec's first size, at "
+                     "least the device's %d SMs x %d warps = %lld resident warps: a warp per row (row_threads 32) "
+                     "fills the GPU without a block's barriers", src_line(s, s->bound_a), rt, rows, ctx->sm_count,
+                     ctx->warps_per_sm, resident);
+            return why;
+        }
+    }
+    if (loop) {
+        rwl_compact_index(s->ts, loop->cond_a + 2, loop->cond_b, ct, sizeof ct);
+        if (eval_at_spec(s, ctx, loop->cond_a + 2, loop->cond_b, &cols) && cols < (long long)T) {
+            snprintf(why, n, "column loop at line %u: it runs to `%s`, %lld columns at the spec's first size, "
+                     "fewer than the %u threads of a row's block (some would idle)", src_line(s, loop->a), ct, cols,
+                     T);
+            return why;
+        }
+    }
+    return NULL;
+}
+
 /* text (len bytes) with f's body span replaced by body: a new string (hk_free), its length
  * in *n; NULL when out of memory. */
 static char *body_replaced(const char *text, size_t len, const an_function *f, const char *body, size_t *n)
@@ -1641,7 +1816,28 @@ static char *body_replaced(const char *text, size_t len, const an_function *f, c
     return t;
 }
 
+static int rows_impl(const char *text, size_t len, const an_model *m, size_t kernel, unsigned T,
+                     const rw_context *ctx, rw_result *out);
+
 int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
+{
+    return rows_impl(text, len, m, kernel, 32u, NULL, out);
+}
+
+int rw_block_rows(const char *text, size_t len, const an_model *m, size_t kernel, unsigned row_threads,
+                  rw_result *out)
+{
+    if (row_threads != 32u && row_threads != 64u && row_threads != 128u && row_threads != 256u &&
+        row_threads != 512u && row_threads != 1024u) {
+        if (out)
+            memset(out, 0, sizeof *out);
+        return HK_EINVAL;
+    }
+    return rows_impl(text, len, m, kernel, row_threads, NULL, out);
+}
+
+static int rows_impl(const char *text, size_t len, const an_model *m, size_t kernel, unsigned T,
+                     const rw_context *ctx, rw_result *out)
 {
     if (!out)
         return HK_EINVAL;
@@ -1735,7 +1931,9 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
         why = first_why;
         goto na;
     }
-    if ((rc = render(s, &b)))
+    if (T > 32u && ctx && (why = block_fit(s, ctx, T, first_why, sizeof first_why)))
+        goto na;
+    if ((rc = render(s, &b, T)))
         goto out;
     char r[RR_NAME];
     tok_str(s, s->idx_name, r, sizeof r);
@@ -1748,7 +1946,15 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
         if (s->st[i].kind == 'l' && ++no && !s->st[i].vec)
             rc = hk_buf_printf(&vd, "; column loop %zu scalar only: %s", no, s->st[i].novec);
     char *desc = rc ? NULL
-                    : hk_asprintf("kernel %s: one warp per row `%s` instead of one thread (rows grid-strided over "
+                 : T > 32u
+                     ? hk_asprintf("kernel %s: one block per row `%s` instead of one thread (rows grid-strided over "
+                                   "the blocks; written for blocks of %u threads, correct for any), %zu column loop%s "
+                                   "over the block's threads, %zu block reduction%s (__shfl_xor_sync in each warp, "
+                                   "then one __shared__ slot per warp between two __syncthreads), %zu thread-0 "
+                                   "store%s%s",
+                                   f->name, r, T, s->n_loops, s->n_loops == 1 ? "" : "s", s->n_reductions,
+                                   s->n_reductions == 1 ? "" : "s", s->n_lane0, s->n_lane0 == 1 ? "" : "s", vd.data)
+                     : hk_asprintf("kernel %s: one warp per row `%s` instead of one thread (rows grid-strided over "
                                   "the warps), %zu column loop%s over the lanes, %zu warp reduction%s by "
                                   "__shfl_xor_sync, %zu lane-0 store%s%s",
                                   f->name, r, s->n_loops, s->n_loops == 1 ? "" : "s", s->n_reductions,
@@ -1760,8 +1966,8 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
         desc = d2;
     }
     if (desc && s->reread[0]) {
-        char *d2 = hk_asprintf("%s; lane 0 alone reads back %s after storing it (after its loop's warp combine)",
-                               desc, s->reread);
+        char *d2 = hk_asprintf("%s; %s alone reads back %s after storing it (after its loop's %s combine)",
+                               desc, T > 32u ? "thread 0" : "lane 0", s->reread, T > 32u ? "block" : "warp");
         hk_free(desc);
         desc = d2;
     }
@@ -1777,7 +1983,9 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     goto out;
 na:
-    rc = rwl_not_applicable(out, hk_asprintf("warp_rows not applicable to kernel %s: %s", f->name, why));
+    rc = rwl_not_applicable(out, T > 32u ? hk_asprintf("warp_rows (row_threads %u) not applicable to kernel %s: %s",
+                                                       T, f->name, why)
+                                         : hk_asprintf("warp_rows not applicable to kernel %s: %s", f->name, why));
 out:
     rwl_edits_free(&es);
     hk_buf_free(&b);
@@ -1794,14 +2002,27 @@ out:
 /* ---- registry descriptors (registry.h) ---- */
 static int emit_warp_rows(const rw_context *c, const int *p, rw_result *out)
 {
-    (void)p;
-    return rw_warp_rows(c->text, c->len, c->m, c->kernel, out);
+    return rows_impl(c->text, c->len, c->m, c->kernel, p[0] > 0 ? (unsigned)p[0] : 32u, c, out);
 }
+
+/* row_threads > 32 is a block per row: its body is written for blocks of that many threads */
+static unsigned block_warp_rows(const int *p)
+{
+    return p[0] > 32 ? (unsigned)p[0] : 0u;
+}
+
+static const rw_param warp_rows_params[] = {
+    {.name = "row_threads", .type = RW_PARAM_ENUM, .values = {32, 64, 128, 256, 512, 1024}, .n_values = 6,
+     .def = 32, .optional = true},
+};
 
 const rw_descriptor rw_warp_rows_desc = {
     .name = "warp_rows",
-    .summary = "any thread-per-row kernel becomes a warp per row",
+    .summary = "any thread-per-row kernel becomes a warp per row (row_threads 32) or a block per row",
+    .params = warp_rows_params,
+    .n_params = 1,
     .flags = RW_ALGORITHM,
     .emit = emit_warp_rows,
+    .launch_block = block_warp_rows,
 };
 

@@ -353,7 +353,8 @@ static int apply_struct(const search_struct *st, const search_launch *l, const c
                         const an_model *m, size_t kernel, rw_result *r)
 {
     rw_context ctx = {.text = text, .len = len, .m = m, .kernel = kernel, .spec = l->spec, .hip = l->hip_target,
-                      .template_args = l->template_args, .n_template_args = l->n_template_args};
+                      .template_args = l->template_args, .n_template_args = l->n_template_args,
+                      .sm_count = l->sm_count, .warps_per_sm = l->warps_per_sm};
     const rw_descriptor *d = rw_find(st->rewrite);
     memset(r, 0, sizeof *r);
     if (!d || (d->flags & RW_SEARCH_AXIS))   /* those are the search's own axes */
@@ -978,6 +979,13 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
      * keeps the kernel's own (rw_result.keeps_launch) */
     if (sst && sst->block_size && !keeps_launch) {
         c->pub.block[0] = sst->block_size, c->pub.block[1] = c->pub.block[2] = 1;
+        c->pub.block_own = true;
+    }
+    /* a body written for one block (warp_rows' block per row) is launched with it */
+    const rw_descriptor *sd = sst ? rw_find(sst->rewrite) : NULL;
+    unsigned own_block = sd && sd->launch_block ? sd->launch_block(sst->params) : 0u;
+    if (own_block && own_block <= 1024u && !keeps_launch) {
+        c->pub.block[0] = own_block, c->pub.block[1] = c->pub.block[2] = 1;
         c->pub.block_own = true;
     }
     if (sst && sst->blocks_per_sm && !keeps_grid) {
