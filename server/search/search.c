@@ -374,8 +374,10 @@ static char *struct_label_grid(const search_struct *st, bool with_grid)
     for (size_t i = 0; d && i < d->n_params && i < RW_MAX_PARAMS && !rc; i++)
         if (!d->params[i].optional || st->params[i])
             rc = hk_buf_printf(&b, " %s=%d", d->params[i].name, st->params[i]);
-    if (!rc && st->block_size)
-        rc = hk_buf_printf(&b, ", block %u", st->block_size);
+    /* the block the body is written for (launch_block) is the one launched */
+    unsigned own = d && d->launch_block ? d->launch_block(st->params) : 0u;
+    if (!rc && (own || st->block_size))
+        rc = hk_buf_printf(&b, ", block %u", own ? own : st->block_size);
     if (!rc && st->blocks_per_sm && with_grid)
         rc = hk_buf_printf(&b, ", %u blocks/SM", st->blocks_per_sm);
     if (!rc && st->skill)
