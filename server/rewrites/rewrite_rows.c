@@ -1726,6 +1726,193 @@ static int already_coalesced(const char *text, size_t len, const char *kernel, b
     return HK_OK;
 }
 
+/* ------------------------------------------------------------------ store elision */
+
+/* Calls a recomputed value may make: pure math of the CUDA math API (float and double). */
+static bool pure_call(const rw_toks *ts, size_t k)
+{
+    static const char *const ok[] = {"expf", "__expf", "exp", "exp2f", "exp2", "logf", "__logf", "log", "sqrtf",
+                                     "sqrt", "rsqrtf", "rsqrt", "fabsf", "fabs", "fmaxf", "fminf", "fmax", "fmin",
+                                     "tanhf", "tanh", "powf", "__powf", "pow", "fmaf", "fma", "__fdividef", "max",
+                                     "min", "erff", "erf", "sinf", "cosf", "__sinf", "__cosf", "__frcp_rn"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ok); i++)
+        if (rwl_tok_is(ts, k, ok[i]))
+            return true;
+    return rwl_is_type_word(ts, k);   /* a functional cast, `float(x)` */
+}
+
+/* Is token q the declaration of a name (one of the scan's declared names)? */
+static bool is_decl_tok(const rr_scan *s, size_t q)
+{
+    for (size_t d = 0; d < s->n_decl_tok; d++)
+        if (s->decl_tok[d] == q)
+            return true;
+    return false;
+}
+
+/* The first top-level statement of loop st's braced body that starts at token k, or false. */
+static bool top_stmt_of(const rr_scan *s, const rr_stmt *st, size_t k)
+{
+    const rw_toks *ts = s->ts;
+    if (!rwl_tok_is(ts, st->body_a, "{"))
+        return false;
+    size_t c = rwl_match_close(ts, st->body_a);
+    for (size_t q = st->body_a + 1; q < c;) {
+        if (q == k)
+            return true;
+        size_t e = rwl_stmt_end(ts, q, c);
+        if (e <= q)
+            return false;
+        q = e;
+    }
+    return false;
+}
+
+/* One store a later loop only updates in place (llm.c's softmax: `out_row[j] =
+ * expf(inp_row[j] - maxval); sum += out_row[j];` then, after the sum's combine, `out_row[j]
+ * /= (float)sum;`): the first loop keeps the value in a register instead of storing it, and
+ * the update loop recomputes it, `out_row[j] = ((float)(expf(inp_row[j] - maxval))) /
+ * ((float)sum);`. The same values, bit for bit: the stored float is recomputed from the same
+ * operands (names the row body does not change after the store, memory it never stores, pure
+ * math) and the update applies the same operation to it. One write and one read of every
+ * row element less. Found into *edits (three text edits at most per pair; one pair). */
+typedef struct {
+    uint32_t a, b;   /* bytes of the text replaced */
+    char *with;      /* owned */
+} rr_edit;
+
+static void edits_free(rr_edit *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        hk_free(e[i].with);
+}
+
+static char *slice(const rw_toks *ts, size_t a, size_t b)
+{
+    return hk_asprintf("%.*s", (int)(ts->t[b - 1].end - ts->t[a].start), ts->text + ts->t[a].start);
+}
+
+/* NULL when no pair is elided (why says why, for the description), else the count of edits in
+ * e (sorted by position) and what in what. */
+static size_t find_elision(rr_scan *s, rr_edit *e, char *what, size_t wn)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t i = 0; i < s->n_stores; i++) {
+        const rr_store *w = &s->stores[i];
+        if (!w->in_loop || w->local_index)
+            continue;
+        rr_stmt *A = loop_at(s, w->base);
+        bool isp = false;
+        if (!A || !float_pointer(s, w->base, &isp) || !top_stmt_of(s, A, w->base))
+            continue;
+        size_t close = rwl_match_close(ts, w->base + 1);
+        if (close >= A->b || !rwl_tok_is(ts, close + 1, "="))
+            continue;
+        size_t se = rwl_stmt_end(ts, w->base, A->b), ea = close + 2, eb = se - 1;
+        if (!rwl_tok_is(ts, eb, ";") || ea >= eb || rwl_writes_any(ts, ea, eb))
+            continue;
+        char nm[RR_NAME];
+        tok_str(s, w->base, nm, sizeof nm);
+        /* every other use of P: reads P[I] in A after the store, or one update in a later loop B */
+        rr_stmt *B = NULL;
+        size_t upd = 0, reads[RR_MAX_ACC], n_reads = 0;
+        bool ok = true;
+        for (size_t q = s->body_a; q < s->body_b && ok; q++) {
+            if (q == w->base || !rwl_is_use(ts, q) || !rwl_tok_is(ts, q, nm) || is_decl_tok(s, q))
+                continue;
+            char idx[RR_INDEX] = "";
+            size_t c = rwl_tok_is(ts, q + 1, "[") ? rwl_match_close(ts, q + 1) : ts->n;
+            if (c < ts->n)
+                rwl_compact_index(ts, q + 2, c, idx, sizeof idx);
+            if (c >= ts->n || strcmp(idx, w->index) != 0) {
+                ok = false;
+                break;
+            }
+            rr_stmt *L = loop_at(s, q);
+            if (L == A && q > se && !rwl_tok_is_assign_op(ts, c + 1) && !rwl_tok_is(ts, c + 1, "++") &&
+                !rwl_tok_is(ts, c + 1, "--") && !(q > 0 && (rwl_tok_is(ts, q - 1, "++") || rwl_tok_is(ts, q - 1, "--") ||
+                                                             rwl_tok_is(ts, q - 1, "&"))) &&
+                n_reads < RR_MAX_ACC) {
+                reads[n_reads++] = q;
+            } else if (L && L != A && !B && L->a > A->a && top_stmt_of(s, L, q) &&
+                       (rwl_tok_is(ts, c + 1, "/=") || rwl_tok_is(ts, c + 1, "*=") || rwl_tok_is(ts, c + 1, "+=") ||
+                        rwl_tok_is(ts, c + 1, "-="))) {
+                B = L;
+                upd = q;
+            } else {
+                ok = false;
+            }
+        }
+        if (!ok || !B)
+            continue;
+        size_t ue = rwl_stmt_end(ts, upd, B->b), uc = rwl_match_close(ts, upd + 1);
+        if (!rwl_tok_is(ts, ue - 1, ";") || rwl_writes_any(ts, uc + 2, ue - 1))
+            continue;
+        /* the same loop header: the same columns in the same variable */
+        char ha[RR_INDEX], hb[RR_INDEX];
+        rwl_compact_index(ts, A->a, A->body_a, ha, sizeof ha);
+        rwl_compact_index(ts, B->a, B->body_a, hb, sizeof hb);
+        if (strcmp(ha, hb) != 0)
+            continue;
+        /* E: pure calls, no loop-local of A, no name written after the store up to B's end,
+         * no memory the row body stores */
+        for (size_t q = ea; q < eb && ok; q++) {
+            if (!is_ident(ts, q) || !rwl_is_use(ts, q) || rwl_same_tok(ts, q, A->var))
+                continue;
+            if (rwl_tok_is(ts, q + 1, "(")) {
+                ok = pure_call(ts, q);
+                continue;
+            }
+            for (size_t d = 0; d < s->n_decl_tok && ok; d++)
+                if (s->decl_tok[d] > A->a && s->decl_tok[d] < B->b && rwl_same_tok(ts, s->decl_tok[d], q))
+                    ok = false;   /* a local of A, or a name declared again before B */
+            for (size_t t = se; t < B->b && ok; t++)
+                if (rwl_is_use(ts, t) && rwl_same_tok(ts, t, q) && rwl_scalar_written(ts, t))
+                    ok = false;
+            for (size_t t = 0; t < s->n_stores && ok; t++)
+                if (rwl_same_tok(ts, s->stores[t].base, q))
+                    ok = false;
+        }
+        if (!ok)
+            continue;
+        /* the edits, front to back: the store becomes a register, the reads read it, the
+         * update recomputes it */
+        size_t n = 0;
+        char *E = slice(ts, ea, eb), *P = slice(ts, w->base, close + 1), *V = slice(ts, uc + 2, ue - 1);
+        char op = ts->text[ts->t[uc + 1].start];
+        if (!E || !P || !V) {
+            hk_free(E);
+            hk_free(P);
+            hk_free(V);
+            return 0;
+        }
+        e[n].a = ts->t[w->base].start;
+        e[n].b = ts->t[se - 1].end;
+        e[n++].with = hk_asprintf("const float hk_elided = (float)(%s);", E);
+        for (size_t r = 0; r < n_reads; r++) {
+            e[n].a = ts->t[reads[r]].start;
+            e[n].b = ts->t[rwl_match_close(ts, reads[r] + 1)].end;
+            e[n++].with = hk_strdup("hk_elided");
+        }
+        e[n].a = ts->t[upd].start;
+        e[n].b = ts->t[ue - 1].end;
+        e[n++].with = hk_asprintf("%s = ((float)(%s)) %c (%s);", P, E, op, V);
+        snprintf(what, wn, "`%s`, stored in the column loop at line %u and updated in place in the one at line %u, "
+                 "is kept in a register there and recomputed by the update, the same value: one write and one read "
+                 "of each row element less", P, src_line(s, A->a), src_line(s, B->a));
+        hk_free(E);
+        hk_free(P);
+        hk_free(V);
+        for (size_t k = 0; k < n; k++)
+            if (!e[k].with) {
+                edits_free(e, n);
+                return 0;
+            }
+        return n;
+    }
+    return 0;
+}
+
 /* The value of kernel text [a, b) (a bound such as `N` or `B * T`) at the spec's first size:
  * the kernel's scalar parameters take the values the spec passes them. false when the
  * text is not an expression of those (casts, calls, other names) or cannot be evaluated. */
@@ -1850,7 +2037,10 @@ static int rows_impl(const char *text, size_t len, const an_model *m, size_t ker
     rw_edits es = {0};
     struct hk_buf b;
     hk_buf_init(&b, RW_TEXT_MAX);
-    char first_why[1024], acc_what[256] = "";
+    char first_why[1024], acc_what[256] = "", elided[512] = "";
+    size_t acc_len_kept = 0;
+    char *el_text = NULL;
+    rw_toks ts3 = {0};
     char *acc_body = NULL, *acc_text = NULL, *lv_body = NULL, *lv_text = NULL;
     const char *base = text;   /* the text the scans read: loop counters declared in their loops */
     size_t base_len = len;
@@ -1897,6 +2087,7 @@ static int rows_impl(const char *text, size_t len, const an_model *m, size_t ker
             rc = HK_ENOMEM;
             goto out;
         }
+        acc_len_kept = acc_len;
         if ((rc = rwl_lex(acc_text, bf.body_span.start_byte,
                           (uint32_t)(bf.body_span.start_byte + strlen(acc_body)), &ts2)))
             goto out;
@@ -1933,6 +2124,53 @@ static int rows_impl(const char *text, size_t len, const an_model *m, size_t ker
     }
     if (T > 32u && ctx && (why = block_fit(s, ctx, T, first_why, sizeof first_why)))
         goto na;
+    /* the block form: a store a later loop only updates in place is kept in a register */
+    if (T > 32u) {
+        rr_edit ed[RR_MAX_ACC + 2];
+        size_t ne = find_elision(s, ed, elided, sizeof elided);
+        if (ne) {
+            const rw_toks *cur = s->ts;
+            size_t cur_len = cur == &ts2 ? acc_len_kept : base_len;
+            uint32_t body_a = bf.body_span.start_byte;
+            uint32_t body_b = cur == &ts2 ? (uint32_t)(body_a + strlen(acc_body)) : bf.body_span.end_byte;
+            struct hk_buf nb;
+            hk_buf_init(&nb, RW_TEXT_MAX);
+            uint32_t at = 0;
+            rc = HK_OK;
+            for (size_t i = 0; i < ne && !rc; i++) {
+                rc = hk_buf_append(&nb, cur->text + at, ed[i].a - at);
+                if (!rc)
+                    rc = hk_buf_appends(&nb, ed[i].with);
+                at = ed[i].b;
+            }
+            if (!rc)
+                rc = hk_buf_append(&nb, cur->text + at, cur_len - at);
+            size_t grow = rc ? 0 : nb.len - cur_len;
+            edits_free(ed, ne);
+            rr_scan *s3 = rc ? NULL : hk_calloc(1, sizeof *s3);
+            if (!rc && !s3)
+                rc = HK_ENOMEM;
+            if (!rc && !(el_text = hk_strdup(nb.data)))
+                rc = HK_ENOMEM;
+            hk_buf_free(&nb);
+            if (!rc)
+                rc = rwl_lex(el_text, body_a, (uint32_t)(body_b + grow), &ts3);
+            if (rc) {
+                hk_free(s3);
+                goto out;
+            }
+            s3->ts = &ts3;
+            s3->f = f;
+            s3->acc_lines = s->acc_lines;
+            if (!scan(s3)) {
+                hk_free(s);
+                s = s3;
+            } else {
+                hk_free(s3);   /* keep the scan of the text as written */
+                elided[0] = '\0';
+            }
+        }
+    }
     if ((rc = render(s, &b, T)))
         goto out;
     char r[RR_NAME];
@@ -1965,6 +2203,11 @@ static int rows_impl(const char *text, size_t len, const an_model *m, size_t ker
         hk_free(desc);
         desc = d2;
     }
+    if (desc && elided[0]) {
+        char *d2 = hk_asprintf("%s; %s", desc, elided);
+        hk_free(desc);
+        desc = d2;
+    }
     if (desc && s->reread[0]) {
         char *d2 = hk_asprintf("%s; %s alone reads back %s after storing it (after its loop's %s combine)",
                                desc, T > 32u ? "thread 0" : "lane 0", s->reread, T > 32u ? "block" : "warp");
@@ -1991,6 +2234,8 @@ out:
     hk_buf_free(&b);
     rwl_toks_free(&ts);
     rwl_toks_free(&ts2);
+    rwl_toks_free(&ts3);
+    hk_free(el_text);
     hk_free(acc_body);
     hk_free(acc_text);
     hk_free(lv_body);

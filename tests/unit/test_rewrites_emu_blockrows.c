@@ -48,7 +48,7 @@ static const struct {
     const char *kernel;
     int row_threads;
 } kernels[] = {
-    {"soft_llmc", 256}, {"row_moments", 128}, {"int_rows", 1024}, {"sum_nobar", 64}, {"sum_ownwarp", 512},
+    {"soft_llmc", 256}, {"soft_moved", 128}, {"row_moments", 128}, {"int_rows", 1024}, {"sum_nobar", 64}, {"sum_ownwarp", 512},
 };
 
 /* C++ before main(): one case runner for all kernels (same signature) with a comparison
@@ -102,6 +102,7 @@ static const char helpers[] =
  * [-10, 10) reassociated: 1e-5 of a scale of 1e3 for the moments; integers exact. */
 static const char driver[] =
     "block_case(\"soft_llmc\", BOTH(soft_llmc), 1e-5, 1e-4);\n"
+    "block_case(\"soft_moved\", BOTH(soft_moved), 1e-5, 1e-4);\n"
     "block_case(\"row_moments\", BOTH(row_moments), 1e-5, 1e3);\n"
     "block_case(\"int_rows\", BOTH(int_rows), 0, 1);\n"
     "block_case(\"sum_nobar\", BOTH(sum_nobar), 1e-9, 1e3, true);\n"
@@ -204,6 +205,25 @@ static void row_threads_param(void **state)
     assert_true(b.applicable);
     assert_non_null(strstr(b.text, "__shared__ unsigned long long hk_slot[4][32];"));
     assert_non_null(strstr(b.description, "4 block reductions"));
+    rw_result_free(&b);
+    /* llm.c's store then divide in place: the block form keeps the exponential in a
+     * register and the divide recomputes it (the warp form keeps the store); where the
+     * maximum moves between them the store stays */
+    assert_int_equal(rw_block_rows(fx.text, fx.len, fx.m, k, 256, &b), HK_OK);
+    assert_true(b.applicable);
+    assert_non_null(strstr(b.text, "const float hk_elided = (float)(expf(inp_row[j] - maxval));"));
+    assert_non_null(strstr(b.text, "out_row[j] = ((float)(expf(inp_row[j] - maxval))) / ((float)sum);"));
+    assert_null(strstr(b.text, "out_row[j] = expf("));
+    assert_non_null(strstr(b.description, "`out_row[j]`, stored in the column loop at line 23 and updated in place "
+                                          "in the one at line 27"));
+    rw_result_free(&b);
+    assert_int_equal(rw_warp_rows(fx.text, fx.len, fx.m, k, &b), HK_OK);
+    assert_null(strstr(b.text, "hk_elided"));
+    rw_result_free(&b);
+    assert_int_equal(rw_block_rows(fx.text, fx.len, fx.m, kernel(&fx, "soft_moved"), 128, &b), HK_OK);
+    assert_true(b.applicable);
+    assert_null(strstr(b.text, "hk_elided"));
+    assert_non_null(strstr(b.text, "y[k] = expf(x[k] - m);"));
     rw_result_free(&b);
     /* the descriptor's block: row_threads above 32 is the launch's block, 32 any */
     const rw_descriptor *d = rw_find("warp_rows");

@@ -30,6 +30,28 @@ __global__ void soft_llmc(const float* inp, float* out, float* unused, int N, in
     }
 }
 
+// the maximum moves between the store and the update: the update cannot recompute the
+// stored value from it, so the store stays (and the result must still match)
+__global__ void soft_moved(const float *src, float *dst, float *unused, int nrows, int ncols)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= nrows)
+        return;
+    const float *x = src + (size_t)row * ncols;
+    float *y = dst + (size_t)row * ncols;
+    float m = -INFINITY;
+    for (int k = 0; k < ncols; k++)
+        m = fmaxf(m, x[k]);
+    float total = 0.0f;
+    for (int k = 0; k < ncols; k++) {
+        y[k] = expf(x[k] - m);
+        total += y[k];
+    }
+    m = m + 1.0f;
+    for (int k = 0; k < ncols; k++)
+        y[k] *= expf(-m) / total;
+}
+
 // four reductions after one loop (a float sum, a select maximum, an fminf minimum, a
 // double sum of squares: four slots between the same two barriers), then a second loop
 // that reads two of the totals, and per-row results stored once each
