@@ -1393,16 +1393,33 @@ static int put_component(const rr_scan *s, const rr_stmt *st, int k, struct hk_b
  *   hk_vecN = every stream's base address is 16-byte aligned
  *   if (hk_vecN) { float4 loop over COLS / 4 (body once per component), scalar tail }
  *   else { the scalar lane loop } */
-static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struct hk_buf *b)
+static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struct hk_buf *b, bool peel)
 {
     const rw_toks *ts = s->ts;
     int rc = 0;
+    /* peel: the bases need only the same address mod 16 (a row of 50257 floats is 16-byte
+     * aligned one row in four); the first hk_preN columns, up to the first base's 16-byte
+     * boundary, run the scalar lane loop, then the float4 loop from there */
+    const char *pv = peel ? " + hk_pre" : "";
 #define R(x)                                                                                   \
     do {                                                                                       \
         if ((rc = (x)))                                                                        \
             return rc;                                                                         \
     } while (0)
-    R(hk_buf_printf(b, "const bool hk_vec%zu = ((", no));
+    if (peel) {
+        /* the reference: the first base of the first loop of its group, the same in each */
+        const rr_stmt *ref = st;
+        for (size_t i = 0; i < s->n_st && st->shared_mem; i++)
+            if (s->st[i].kind == 'l' && s->st[i].shared_mem) {
+                ref = &s->st[i];
+                break;
+            }
+        R(hk_buf_printf(b, "const unsigned long long hk_r%zu = reinterpret_cast<unsigned long long>", no));
+        R(put_base(s, ref, 0, b));
+        R(hk_buf_printf(b, ";\n        const bool hk_vec%zu = ((hk_r%zu & 3ull)", no, no));
+    } else {
+        R(hk_buf_printf(b, "const bool hk_vec%zu = ((", no));
+    }
     /* loops sharing memory test every base of all of them, so they choose alike (scan) */
     bool first = true;
     for (size_t i = 0; i < s->n_st; i++) {
@@ -1410,25 +1427,63 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
         if (o != st && !(st->shared_mem && o->kind == 'l' && o->shared_mem))
             continue;
         for (size_t v = 0; v < o->n_vs; v++) {
+            if (peel) {
+                R(hk_buf_appends(b, " | ((reinterpret_cast<unsigned long long>"));
+                R(put_base(s, o, v, b));
+                R(hk_buf_printf(b, " ^ hk_r%zu) & 15ull)", no));
+                continue;
+            }
             R(hk_buf_appends(b, first ? "reinterpret_cast<unsigned long long>" : " | reinterpret_cast<unsigned long long>"));
             R(put_base(s, o, v, b));
             first = false;
         }
     }
-    R(hk_buf_printf(b,
-                    ") & 15ull) == 0ull;\n"
-                    "        if (hk_vec%zu) {\n"
-                    "            // float4: four columns per lane and step (16-byte aligned rows); the\n"
-                    "            // tail of COLS %% 4 columns and misaligned rows run the scalar loop\n"
-                    "            #pragma unroll 4\n"
-                    "            for (",
-                    no));
+    if (peel) {
+        R(hk_buf_printf(b,
+                        ") == 0ull;\n"
+                        "        if (hk_vec%zu) {\n"
+                        "            // float4: the columns up to the rows' 16-byte boundary on the scalar loop,\n"
+                        "            // then four columns per lane and step, then the tail of the scalar loop\n"
+                        "            ",
+                        no));
+        R(put_src(b, ts, st->type_a, st->var));
+        R(hk_buf_appends(b, " hk_pre = ("));
+        R(put_src(b, ts, st->type_a, st->var));
+        R(hk_buf_printf(b, ")(((16ull - (hk_r%zu & 15ull)) & 15ull) >> 2);\n            if (hk_pre > (", no));
+        R(put_src(b, ts, st->cond_a + 2, st->cond_b));
+        R(hk_buf_appends(b, "))\n                hk_pre = ("));
+        R(put_src(b, ts, st->cond_a + 2, st->cond_b));
+        R(hk_buf_appends(b, ");\n            "));
+        /* for (T c = (T)hk_lane; c < hk_pre; c += (T)hk_width) BODY */
+        R(hk_buf_appends(b, "for ("));
+        R(put_src(b, ts, st->type_a, st->var + 1));
+        R(hk_buf_appends(b, " = ("));
+        R(put_src(b, ts, st->type_a, st->var));
+        R(hk_buf_appends(b, ")hk_lane; "));
+        R(put_src(b, ts, st->var, st->var + 1));
+        R(hk_buf_appends(b, " < hk_pre; "));
+        R(put_src(b, ts, st->var, st->var + 1));
+        R(hk_buf_appends(b, " += ("));
+        R(put_src(b, ts, st->type_a, st->var));
+        R(hk_buf_printf(b, ")hk_width)\n            %s", rwl_tok_is(ts, st->body_a, "{") ? "" : "    "));
+        R(put_src(b, ts, st->body_a, st->b));
+        R(hk_buf_appends(b, "\n            #pragma unroll 4\n            for ("));
+    } else {
+        R(hk_buf_printf(b,
+                        ") & 15ull) == 0ull;\n"
+                        "        if (hk_vec%zu) {\n"
+                        "            // float4: four columns per lane and step (16-byte aligned rows); the\n"
+                        "            // tail of COLS %% 4 columns and misaligned rows run the scalar loop\n"
+                        "            #pragma unroll 4\n"
+                        "            for (",
+                        no));
+    }
     R(put_src(b, ts, st->type_a, st->var));
     R(hk_buf_appends(b, " hk_c4 = ("));
     R(put_src(b, ts, st->type_a, st->var));
-    R(hk_buf_appends(b, ")hk_lane; hk_c4 < ("));
+    R(hk_buf_appends(b, peel ? ")hk_lane; hk_c4 < ((" : ")hk_lane; hk_c4 < ("));
     R(put_src(b, ts, st->cond_a + 2, st->cond_b));
-    R(hk_buf_appends(b, ") / 4; hk_c4 += ("));
+    R(hk_buf_appends(b, peel ? ") - hk_pre) / 4; hk_c4 += (" : ") / 4; hk_c4 += ("));
     R(put_src(b, ts, st->type_a, st->var));
     R(hk_buf_appends(b, ")hk_width) {\n"));
     for (size_t v = 0; v < st->n_vs; v++) {
@@ -1437,8 +1492,9 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
                 R(hk_buf_printf(b, "                float4 hk_s%zu = reinterpret_cast<const float4 *>", v));
             else
                 R(hk_buf_printf(b, "                const float4 hk_v%zu = reinterpret_cast<const float4 *>", v));
+            R(hk_buf_appends(b, peel ? "(" : ""));
             R(put_base(s, st, v, b));
-            R(hk_buf_appends(b, "[hk_c4];\n"));
+            R(hk_buf_printf(b, "%s%s[hk_c4];\n", pv, peel ? ")" : ""));
         }
         if (st->vs[v].store && !(st->vs[v].rmw && st->vs[v].load))
             R(hk_buf_printf(b, "                float4 hk_s%zu;\n", v));
@@ -1458,7 +1514,7 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
             R(put_src(b, ts, st->type_a, st->var + 1));
             R(hk_buf_appends(b, " = ("));
             R(put_src(b, ts, st->type_a, st->var));
-            R(hk_buf_printf(b, ")(hk_c4 * 4 + %d);\n", k));
+            R(hk_buf_printf(b, ")(%shk_c4 * 4 + %d);\n", peel ? "hk_pre + " : "", k));
         }
         R(hk_buf_appends(b, "                    "));
         R(put_component(s, st, k, b));
@@ -1466,24 +1522,24 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
     }
     for (size_t v = 0; v < st->n_vs; v++)
         if (st->vs[v].store) {
-            R(hk_buf_appends(b, "                reinterpret_cast<float4 *>"));
+            R(hk_buf_appends(b, peel ? "                reinterpret_cast<float4 *>(" : "                reinterpret_cast<float4 *>"));
             R(put_base(s, st, v, b));
-            R(hk_buf_printf(b, "[hk_c4] = hk_s%zu;\n", v));
+            R(hk_buf_printf(b, "%s%s[hk_c4] = hk_s%zu;\n", pv, peel ? ")" : "", v));
         }
     R(hk_buf_appends(b, "            }\n            "));
     /* the tail starts at the first column past the float4s: (T)((COLS) / 4 * 4) + (T)hk_lane */
     struct hk_buf start;
     hk_buf_init(&start, RR_INDEX * 4);
-    rc = hk_buf_appends(&start, "(");
+    rc = hk_buf_appends(&start, peel ? "hk_pre + (" : "(");
     if (!rc)
         rc = hk_buf_append(&start, ts->text + ts->t[st->type_a].start, ts->t[st->var - 1].end - ts->t[st->type_a].start);
     if (!rc)
-        rc = hk_buf_appends(&start, ")((");
+        rc = hk_buf_appends(&start, peel ? ")(((" : ")((");
     if (!rc)
         rc = hk_buf_append(&start, ts->text + ts->t[st->cond_a + 2].start,
                            ts->t[st->cond_b - 1].end - ts->t[st->cond_a + 2].start);
     if (!rc)
-        rc = hk_buf_appends(&start, ") / 4 * 4) + (");
+        rc = hk_buf_appends(&start, peel ? ") - hk_pre) / 4 * 4) + (" : ") / 4 * 4) + (");
     if (!rc)
         rc = render_lane_loop(s, st, b, start.data, ")hk_lane", "            ");
     hk_buf_free(&start);
@@ -1653,7 +1709,7 @@ static int render(const rr_scan *s, struct hk_buf *b, unsigned T)
         }
         n_loop++;
         if (st->vec) {
-            R(render_vec_loop(s, st, n_loop, b));
+            R(render_vec_loop(s, st, n_loop, b, block));
         } else {
             /* for (T c = (T)hk_lane; c < COLS; c += (T)hk_width) BODY */
             R(render_lane_loop(s, st, b, "(", ")hk_lane", "        "));

@@ -3,9 +3,11 @@
  * writes it, four reductions after one loop, integer reductions with a thread-0 read-back)
  * is rewritten with another row_threads (64 ... 1024) into ONE candidate text, and ONE
  * emulated program (emu_block.h) runs every kernel against its original: ragged rows (1,
- * 7, 33, 1027 and 3000 columns), blocks of 128, 80 (a partial last warp), 1024 (32 warps:
- * every slot) and 32 (one warp), grids of one block per row, 3 (rows grid-strided) and 1,
- * three thread orders. Two copies of a double sum are broken after the rewrite (the
+ * 7, 33, 1027 and 3000 columns: rows starting at every 16-byte residue, so the float4
+ * loops' peeled columns, vectors and tails all run), blocks of 128, 80 (a partial last
+ * warp), 1024 (32 warps: every slot) and 32 (one warp; the input then one float off the
+ * output's residue: the scalar loops), grids of one block per row, 3 (rows grid-strided)
+ * and 1, three thread orders. Two copies of a double sum are broken after the rewrite (the
  * barrier before the slots are read removed; the fold of the other warps' slots skipped)
  * and the same program checks that both differ from the original. The candidate also
  * compiles with nvcc -arch=sm_90. The refusals that read the spec and the device (rows at
@@ -80,12 +82,14 @@ static const char helpers[] =
     "            const int rows = sizes[z][0], cols = sizes[z][1], s = (z + v) % 3;\n"
     "            emu::schedule = s;\n"
     "            const size_t e = (size_t)rows * cols;\n"
-    "            emu::buf<float> a(e), bo(e), bc(e), ro(rows), rc(rows);\n"
-    "            a.fill(rows + cols + v);\n"
+    "            emu::buf<float> a0(e + 1), bo(e), bc(e), ro(rows), rc(rows);\n"
+    "            a0.fill(rows + cols + v);\n"
+    "            /* block 32: the input one float off the output's 16-byte residue (no float4) */\n"
+    "            float *a = a0.ptr() + (v == 3);\n"
     "            bo.fill(5); bc.fill(5); ro.fill(6); rc.fill(6);\n"
-    "            emu::launch(dim3((rows + 63) / 64), dim3(64), 0, [&] { ko(a.ptr(), bo.ptr(), ro.ptr(), rows, cols); });\n"
+    "            emu::launch(dim3((rows + 63) / 64), dim3(64), 0, [&] { ko(a, bo.ptr(), ro.ptr(), rows, cols); });\n"
     "            dim3 g = v == 1 ? dim3(3) : v == 2 ? dim3(1) : dim3(rows);\n"
-    "            emu::launch(g, dim3(blocks[v]), 0, [&] { kc(a.ptr(), bc.ptr(), rc.ptr(), rows, cols); });\n"
+    "            emu::launch(g, dim3(blocks[v]), 0, [&] { kc(a, bc.ptr(), rc.ptr(), rows, cols); });\n"
     "            size_t bad = differ(what, bo, bc, rtol, scale, must_differ) + differ(what, ro, rc, rtol, scale, must_differ);\n"
     "            if (bad && !must_differ)\n"
     "                printf(\"  (%s: %d x %d, block %u, grid %u, schedule %d)\\n\", what, rows, cols, blocks[v], g.x, s);\n"
@@ -214,6 +218,14 @@ static void row_threads_param(void **state)
     assert_non_null(strstr(b.text, "const float hk_elided = (float)(expf(inp_row[j] - maxval));"));
     assert_non_null(strstr(b.text, "out_row[j] = ((float)(expf(inp_row[j] - maxval))) / ((float)sum);"));
     assert_null(strstr(b.text, "out_row[j] = expf("));
+    /* the float4 loops peel up to the first base's 16-byte boundary (the emulator's CPU loads
+     * any address, so the alignment itself is checked here, on the text): the bases need
+     * the same residue, hk_pre is the columns to the boundary, the vectors start there */
+    assert_non_null(strstr(b.text, "const unsigned long long hk_r1 = reinterpret_cast<unsigned long long>(inp_row);"));
+    assert_non_null(strstr(b.text, "int hk_pre = (int)(((16ull - (hk_r1 & 15ull)) & 15ull) >> 2);"));
+    assert_non_null(strstr(b.text, "reinterpret_cast<const float4 *>((inp_row) + hk_pre)[hk_c4]"));
+    assert_non_null(strstr(b.text, "((reinterpret_cast<unsigned long long>(out_row) ^ hk_r3) & 15ull)"));
+    assert_non_null(strstr(b.text, "reinterpret_cast<float4 *>((out_row) + hk_pre)[hk_c4] = hk_s0;"));
     assert_non_null(strstr(b.description, "`out_row[j]`, stored in the column loop at line 23 and updated in place "
                                           "in the one at line 27"));
     rw_result_free(&b);
