@@ -82,7 +82,12 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
  * one `__shared__` slot (8 bytes: any shuffle type, a double sum stays double), a
  * __syncthreads, every thread folds the slots in warp order (all get the same total), and a
  * second __syncthreads before the slots are reused; all reductions after one loop share the
- * two barriers. Per-row stores run on thread 0. Through the registry (with a spec and the
+ * two barriers. Per-row stores run on thread 0. The block form's float4 loops peel to the
+ * rows' 16-byte boundary (the bases need only the same address mod 16), and a store that a
+ * later loop with the same header only updates in place (`y[c] = E; s += y[c];` then
+ * `y[c] /= s;`, E pure math of names unchanged until then) is kept in a register and
+ * recomputed by the update (`y[c] = ((float)(E)) / (s);`): the same values, one write and one
+ * read of each row element less. Through the registry (with a spec and the
  * device's SM count and warps per SM in the context) it also refuses, naming the bound and
  * its line, a kernel whose rows at the spec's first size are at least the device's resident
  * warps (a warp per row fills it without barriers) or whose column loop is shorter than
