@@ -1998,6 +1998,31 @@ static bool eval_at_spec(const rr_scan *s, const rw_context *ctx, size_t a, size
         vars[nv].value = v;
         nv++;
     }
+    /* declarations the bounds check reads, before it (llm.c's encoder: `int N = B * T;`) */
+    char pre_names[8][RR_NAME];
+    for (size_t i = 0, np = 0; i < s->n_pre && np < HK_ARRAY_LEN(pre_names) && nv < HK_ARRAY_LEN(vars); i++) {
+        size_t names[4], nn = 0, pa = s->pre[i][0], pb = s->pre[i][1];
+        if (!s->pre_hoist[i] || !rwl_is_hoistable_decl(s->ts, pa, pb, "", names, &nn, HK_ARRAY_LEN(names)) ||
+            nn != 1 || !rwl_tok_is(s->ts, names[0] + 1, "=") || !rwl_tok_is(s->ts, pb - 1, ";") || names[0] + 2 >= pb - 1)
+            continue;
+        size_t il = s->ts->t[pb - 2].end - s->ts->t[names[0] + 2].start;
+        char itext[RR_INDEX];
+        expr *ie = NULL;
+        expr_value iv;
+        if (il >= sizeof itext)
+            continue;
+        memcpy(itext, s->ts->text + s->ts->t[names[0] + 2].start, il);
+        itext[il] = '\0';
+        if (expr_parse(itext, &ie, NULL, 0) != HK_OK)
+            continue;
+        bool good = expr_eval(ie, vars, nv, &iv, NULL, 0) == HK_OK && !iv.is_float;
+        expr_free(ie);
+        if (!good)
+            continue;
+        tok_str(s, names[0], pre_names[np], RR_NAME);
+        vars[nv].name = pre_names[np++];
+        vars[nv++].value = iv;
+    }
     expr_value v;
     bool ok = expr_eval(e, vars, nv, &v, NULL, 0) == HK_OK && !v.is_float;
     expr_free(e);

@@ -45,6 +45,9 @@ static int teardown(void **state)
     return rwf_teardown();
 }
 
+/* The line of rows_of_product's bounds check in blockrows.cu. */
+#define PROD_GUARD_LINE 130
+
 /* The kernels of blockrows.cu and the row_threads each is rewritten with. */
 static const struct {
     const char *kernel;
@@ -304,6 +307,36 @@ static void block_fit_refusals(void **state)
         ctx.sm_count = ctx.warps_per_sm = 0;
         assert_int_equal(rw_applies(rw_find("warp_rows"), &ctx, p, &why), HK_OK);
         assert_int_equal(why.line, cases[i].line == 17 ? 17 : 0);
+        spec_free(sp);
+    }
+    /* a bound declared before the check, `int N = B * T;`, is evaluated with the spec's B, T */
+    static const char prod_fmt[] =
+        "{\"kernel\": \"rows_of_product\", \"source\": \"blockrows.cu\", \"sizes\": [{\"B\": %d, \"T\": 256, \"C\": 50000},"
+        " {\"B\": 1, \"T\": 7, \"C\": 9}],"
+        " \"args\": [{\"name\": \"src\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"B * T * C\"},"
+        " {\"name\": \"stats\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"B * T\"},"
+        " {\"name\": \"B\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"B\"},"
+        " {\"name\": \"T\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"T\"},"
+        " {\"name\": \"ncols\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"C\"}],"
+        " \"launch\": {\"grid\": \"ceil_div(B * T, block_x)\", \"block\": 128}}";
+    for (int B = 8; B <= 64; B *= 8) {
+        char text[2048];
+        snprintf(text, sizeof text, prod_fmt, B);
+        spec *sp = NULL;
+        spec_diags dg = {0};
+        assert_int_equal(spec_parse(text, strlen(text), NULL, &sp, &dg), HK_OK);
+        spec_diags_free(&dg);
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "rows_of_product"),
+                          .spec = sp, .sm_count = 132, .warps_per_sm = 64};
+        int p[RW_MAX_PARAMS] = {512};
+        rw_refusal why;
+        assert_int_equal(rw_applies(rw_find("warp_rows"), &ctx, p, &why), HK_OK);
+        if (B == 8) {   /* 2048 rows */
+            assert_int_equal(why.line, 0);
+        } else {        /* 16384 rows */
+            assert_int_equal(why.line, PROD_GUARD_LINE);
+            assert_non_null(strstr(why.reason, "16384 rows"));
+        }
         spec_free(sp);
     }
     unload(&fx);
