@@ -170,7 +170,7 @@ static void print_human(const json_t *o, FILE *f)
 
 /* --emit: prints the source as rewrite name leaves ctx's kernel. EXIT_OK, EXIT_FAILED
  * (does not apply, or out of memory: the reason on stderr), EXIT_USAGE (no such rewrite). */
-static int emit(const char *name, const rw_context *ctx, char **params, size_t n_params)
+static int emit(const char *name, const rw_context *ctx, const char *const *params, size_t n_params)
 {
     const rw_descriptor *d = rw_find(name);
     if (!d) {
@@ -179,12 +179,12 @@ static int emit(const char *name, const rw_context *ctx, char **params, size_t n
     }
     int pv[RW_MAX_PARAMS] = {0};
     for (size_t i = 0; i < n_params; i++) {
-        char *eq = strchr(params[i], '=');
+        const char *eq = strchr(params[i], '=');
         int slot = -1;
-        if (eq) {
-            *eq = '\0';
-            slot = rw_param_index(d, params[i]);
-            *eq = '=';
+        char pname[64];
+        if (eq && (size_t)(eq - params[i]) < sizeof pname) {
+            snprintf(pname, sizeof pname, "%.*s", (int)(eq - params[i]), params[i]);
+            slot = rw_param_index(d, pname);
         }
         char *end = NULL;
         long v = eq ? strtol(eq + 1, &end, 10) : 0;
@@ -214,7 +214,7 @@ int cli_rewrites(int argc, char **argv)
 {
     const char *file = NULL, *kernel = NULL, *spec_path = NULL, *emit_name = NULL;
     bool json = false, hip = false;
-    char *params[RW_MAX_PARAMS];
+    const char *params[RW_MAX_PARAMS];
     size_t n_params = 0;
     int sms = 0, warps = 0;
     for (int i = 1; i < argc; i++) {
