@@ -27,7 +27,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: hkls rewrites FILE --kernel NAME [--spec SPEC.json] [--hip] [--json]\n"
-            "       hkls rewrites FILE --kernel NAME --emit REWRITE [--spec SPEC.json] [--hip]\n"
+            "       hkls rewrites FILE --kernel NAME --emit REWRITE [--param N=V]... [--spec SPEC.json]\n"
+            "                [--device S,W] [--hip]\n"
             "What the built-in engine recognises in a kernel, without a GPU: the class the\n"
             "kernel model gives it (or the construct that came closest), then every rewrite\n"
             "with whether it applies at its default parameters and, when it does not, the\n"
@@ -40,6 +41,10 @@ static void usage(FILE *f)
             "                 algorithm that applies needs, when not the spec's own)\n"
             "  --emit REWRITE the whole source as REWRITE leaves it, at its default\n"
             "                 parameters (launch shape and grid are the search's, not here)\n"
+            "  --param N=V    with --emit: the rewrite's parameter N at V (repeatable),\n"
+            "                 e.g. --emit warp_rows --param row_threads=512\n"
+            "  --device S,W   the device's SM count and resident warps per SM (132,64 on an\n"
+            "                 H200), for rewrites that size themselves to it; default unknown\n"
             "Exit 0, 1 when the file cannot be read or parsed or has no such kernel (or\n"
             "REWRITE does not apply: the reason on stderr), 2 for usage errors.\n");
 }
@@ -165,16 +170,34 @@ static void print_human(const json_t *o, FILE *f)
 
 /* --emit: prints the source as rewrite name leaves ctx's kernel. EXIT_OK, EXIT_FAILED
  * (does not apply, or out of memory: the reason on stderr), EXIT_USAGE (no such rewrite). */
-static int emit(const char *name, const rw_context *ctx)
+static int emit(const char *name, const rw_context *ctx, const char *const *params, size_t n_params)
 {
-    if (!rw_find(name)) {
+    const rw_descriptor *d = rw_find(name);
+    if (!d) {
         fprintf(stderr, "hkls rewrites: no rewrite named %s\n", name);
         return EXIT_USAGE;
+    }
+    int pv[RW_MAX_PARAMS] = {0};
+    for (size_t i = 0; i < n_params; i++) {
+        const char *eq = strchr(params[i], '=');
+        int slot = -1;
+        char pname[64];
+        if (eq && (size_t)(eq - params[i]) < sizeof pname) {
+            snprintf(pname, sizeof pname, "%.*s", (int)(eq - params[i]), params[i]);
+            slot = rw_param_index(d, pname);
+        }
+        char *end = NULL;
+        long v = eq ? strtol(eq + 1, &end, 10) : 0;
+        if (slot < 0 || slot >= RW_MAX_PARAMS || !end || *end || end == eq + 1) {
+            fprintf(stderr, "hkls rewrites: --param %s: not NAME=INTEGER with a parameter of %s\n", params[i], name);
+            return EXIT_USAGE;
+        }
+        pv[slot] = (int)v;
     }
     rw_result r;
     rw_refusal why;
     memset(&why, 0, sizeof why);
-    int rc = rw_apply_named(name, ctx, NULL, &r, &why);
+    int rc = rw_apply_named(name, ctx, pv, &r, &why);
     int status = EXIT_FAILED;
     if (rc == HK_OK && r.applicable) {
         fwrite(r.text, 1, r.len, stdout);
@@ -191,6 +214,9 @@ int cli_rewrites(int argc, char **argv)
 {
     const char *file = NULL, *kernel = NULL, *spec_path = NULL, *emit_name = NULL;
     bool json = false, hip = false;
+    const char *params[RW_MAX_PARAMS];
+    size_t n_params = 0;
+    int sms = 0, warps = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -204,6 +230,13 @@ int cli_rewrites(int argc, char **argv)
             *(a[2] == 'k' ? &kernel : &spec_path) = argv[++i];
         } else if (!strcmp(a, "--emit") && i + 1 < argc) {
             emit_name = argv[++i];
+        } else if (!strcmp(a, "--param") && i + 1 < argc && n_params < RW_MAX_PARAMS) {
+            params[n_params++] = argv[++i];
+        } else if (!strcmp(a, "--device") && i + 1 < argc) {
+            if (sscanf(argv[++i], "%d,%d", &sms, &warps) != 2 || sms <= 0 || warps <= 0) {
+                fprintf(stderr, "hkls rewrites: --device wants SMS,WARPS_PER_SM (e.g. 132,64)\n");
+                return EXIT_USAGE;
+            }
         } else if (a[0] != '-' && !file) {
             file = a;
         } else {
@@ -258,9 +291,9 @@ int cli_rewrites(int argc, char **argv)
         goto out;
     }
     rw_context ctx = {.text = text, .len = len, .m = m, .kernel = (size_t)k, .spec = sp,
-                      .hip = hip};
+                      .hip = hip, .sm_count = sms, .warps_per_sm = warps};
     if (emit_name) {
-        status = emit(emit_name, &ctx);
+        status = emit(emit_name, &ctx, params, n_params);
         goto out;
     }
     json_t *rws = json_array();

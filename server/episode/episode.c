@@ -2596,6 +2596,14 @@ static void load_skills(ep_ctx *c)
     store_skill_stats_free(st, n);
 }
 
+/* The device's resident warps per SM (max threads per SM over the warp size); 0 unknown. */
+static int ep__warps_per_sm(const ep_ctx *c)
+{
+    if (!c->has_dev || c->dev.max_threads_per_sm <= 0)
+        return 0;
+    return c->dev.max_threads_per_sm / (c->dev.warp_size > 0 ? c->dev.warp_size : 32);
+}
+
 /* The baseline's roofline position: its class and the metrics skills test. */
 static enum sk_class baseline_class(ep_ctx *c, sk_metrics *mt, double *pct_out)
 {
@@ -2629,7 +2637,8 @@ static int note_skills_tried(ep_ctx *c, const an_model *m, size_t k, const skill
     if (!tried)
         return HK_ENOMEM;
     rw_context ctx = {.text = c->start_text, .len = c->start_len, .m = m, .kernel = k,
-                      .spec = c->sp, .hip = !strncmp(c->arch, "gfx", 3)};
+                      .spec = c->sp, .hip = !strncmp(c->arch, "gfx", 3),
+                      .sm_count = c->has_dev ? c->dev.sm_count : 0, .warps_per_sm = ep__warps_per_sm(c)};
     int rc = HK_OK;
     for (size_t i = 0; i < plan->n_used && rc == HK_OK; i++) {
         const sk_skill *sk = plan->used[i];
@@ -2693,7 +2702,8 @@ static int plan_skills(ep_ctx *c, const an_model *m, size_t k, skillplan *plan)
     enum sk_class cls = baseline_class(c, &mt, &pct);
     const an_span *sp = &m->funcs[k].span;
     rw_context ctx = {.text = c->start_text, .len = c->start_len, .m = m, .kernel = k,
-                      .spec = c->sp, .hip = !strncmp(c->arch, "gfx", 3)};
+                      .spec = c->sp, .hip = !strncmp(c->arch, "gfx", 3),
+                      .sm_count = c->has_dev ? c->dev.sm_count : 0, .warps_per_sm = ep__warps_per_sm(c)};
     int rc = skillplan_build_for(c->skills, c->arch, cls, &mt, c->start_text + sp->start_byte,
                                  sp->end_byte - sp->start_byte, &ctx, plan);
     if (rc)
@@ -2989,6 +2999,7 @@ static int ep__stage_optimize(ep_ctx *c)
     sl.structs = plan.v;
     sl.n_structs = plan.n;
     sl.hip_target = !strncmp(c->arch, "gfx", 3);
+    sl.warps_per_sm = ep__warps_per_sm(c);
     TRY(search_new(c->start_text, c->start_len, m, (size_t)k, &sl, c->o->seed, &sb, &s));
     char *axes = search_describe_axes(s);
     if (axes) {

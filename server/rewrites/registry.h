@@ -50,6 +50,8 @@ typedef struct {
     const char *const *template_args; /* the kernel's template arguments (the search's, its
                                 * tunables applied), or NULL: then the spec's, if any */
     size_t n_template_args;
+    int sm_count;              /* the device's SMs (CUs); 0: not known */
+    int warps_per_sm;          /* resident warps per SM (max threads per SM / 32); 0: not known */
 } rw_context;
 
 /* Why a rewrite refused (value type). */
@@ -100,6 +102,10 @@ struct rw_descriptor {
      * not say it (rw_result.grid_divisor does), for listings (`hkls rewrites`' grid); NULL:
      * the spec's launch or the result's. Static text. */
     const char *launch;
+    /* The block (threads, 1-D) its body is written for under these parameters, which the
+     * search launches it with whatever block the skill names; 0 or NULL: any (the skill's
+     * block_size, else the search's). warp_rows' row_threads > 32: a block per row. */
+    unsigned (*launch_block)(const int *params);
 };
 
 /* The table: every descriptor, in a fixed order (borrowed, static). */

@@ -8,6 +8,8 @@
 #include "rewrites/rewrite_lex.h"
 
 #include "model/kmodel.h"
+#include "spec/expr.h"
+#include "spec/spec.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -1391,16 +1393,33 @@ static int put_component(const rr_scan *s, const rr_stmt *st, int k, struct hk_b
  *   hk_vecN = every stream's base address is 16-byte aligned
  *   if (hk_vecN) { float4 loop over COLS / 4 (body once per component), scalar tail }
  *   else { the scalar lane loop } */
-static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struct hk_buf *b)
+static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struct hk_buf *b, bool peel)
 {
     const rw_toks *ts = s->ts;
     int rc = 0;
+    /* peel: the bases need only the same address mod 16 (a row of 50257 floats is 16-byte
+     * aligned one row in four); the first hk_preN columns, up to the first base's 16-byte
+     * boundary, run the scalar lane loop, then the float4 loop from there */
+    const char *pv = peel ? " + hk_pre" : "";
 #define R(x)                                                                                   \
     do {                                                                                       \
         if ((rc = (x)))                                                                        \
             return rc;                                                                         \
     } while (0)
-    R(hk_buf_printf(b, "const bool hk_vec%zu = ((", no));
+    if (peel) {
+        /* the reference: the first base of the first loop of its group, the same in each */
+        const rr_stmt *ref = st;
+        for (size_t i = 0; i < s->n_st && st->shared_mem; i++)
+            if (s->st[i].kind == 'l' && s->st[i].shared_mem) {
+                ref = &s->st[i];
+                break;
+            }
+        R(hk_buf_printf(b, "const unsigned long long hk_r%zu = reinterpret_cast<unsigned long long>", no));
+        R(put_base(s, ref, 0, b));
+        R(hk_buf_printf(b, ";\n        const bool hk_vec%zu = ((hk_r%zu & 3ull)", no, no));
+    } else {
+        R(hk_buf_printf(b, "const bool hk_vec%zu = ((", no));
+    }
     /* loops sharing memory test every base of all of them, so they choose alike (scan) */
     bool first = true;
     for (size_t i = 0; i < s->n_st; i++) {
@@ -1408,25 +1427,63 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
         if (o != st && !(st->shared_mem && o->kind == 'l' && o->shared_mem))
             continue;
         for (size_t v = 0; v < o->n_vs; v++) {
+            if (peel) {
+                R(hk_buf_appends(b, " | ((reinterpret_cast<unsigned long long>"));
+                R(put_base(s, o, v, b));
+                R(hk_buf_printf(b, " ^ hk_r%zu) & 15ull)", no));
+                continue;
+            }
             R(hk_buf_appends(b, first ? "reinterpret_cast<unsigned long long>" : " | reinterpret_cast<unsigned long long>"));
             R(put_base(s, o, v, b));
             first = false;
         }
     }
-    R(hk_buf_printf(b,
-                    ") & 15ull) == 0ull;\n"
-                    "        if (hk_vec%zu) {\n"
-                    "            // float4: four columns per lane and step (16-byte aligned rows); the\n"
-                    "            // tail of COLS %% 4 columns and misaligned rows run the scalar loop\n"
-                    "            #pragma unroll 4\n"
-                    "            for (",
-                    no));
+    if (peel) {
+        R(hk_buf_printf(b,
+                        ") == 0ull;\n"
+                        "        if (hk_vec%zu) {\n"
+                        "            // float4: the columns up to the rows' 16-byte boundary on the scalar loop,\n"
+                        "            // then four columns per lane and step, then the tail of the scalar loop\n"
+                        "            ",
+                        no));
+        R(put_src(b, ts, st->type_a, st->var));
+        R(hk_buf_appends(b, " hk_pre = ("));
+        R(put_src(b, ts, st->type_a, st->var));
+        R(hk_buf_printf(b, ")(((16ull - (hk_r%zu & 15ull)) & 15ull) >> 2);\n            if (hk_pre > (", no));
+        R(put_src(b, ts, st->cond_a + 2, st->cond_b));
+        R(hk_buf_appends(b, "))\n                hk_pre = ("));
+        R(put_src(b, ts, st->cond_a + 2, st->cond_b));
+        R(hk_buf_appends(b, ");\n            "));
+        /* for (T c = (T)hk_lane; c < hk_pre; c += (T)hk_width) BODY */
+        R(hk_buf_appends(b, "for ("));
+        R(put_src(b, ts, st->type_a, st->var + 1));
+        R(hk_buf_appends(b, " = ("));
+        R(put_src(b, ts, st->type_a, st->var));
+        R(hk_buf_appends(b, ")hk_lane; "));
+        R(put_src(b, ts, st->var, st->var + 1));
+        R(hk_buf_appends(b, " < hk_pre; "));
+        R(put_src(b, ts, st->var, st->var + 1));
+        R(hk_buf_appends(b, " += ("));
+        R(put_src(b, ts, st->type_a, st->var));
+        R(hk_buf_printf(b, ")hk_width)\n            %s", rwl_tok_is(ts, st->body_a, "{") ? "" : "    "));
+        R(put_src(b, ts, st->body_a, st->b));
+        R(hk_buf_appends(b, "\n            #pragma unroll 4\n            for ("));
+    } else {
+        R(hk_buf_printf(b,
+                        ") & 15ull) == 0ull;\n"
+                        "        if (hk_vec%zu) {\n"
+                        "            // float4: four columns per lane and step (16-byte aligned rows); the\n"
+                        "            // tail of COLS %% 4 columns and misaligned rows run the scalar loop\n"
+                        "            #pragma unroll 4\n"
+                        "            for (",
+                        no));
+    }
     R(put_src(b, ts, st->type_a, st->var));
     R(hk_buf_appends(b, " hk_c4 = ("));
     R(put_src(b, ts, st->type_a, st->var));
-    R(hk_buf_appends(b, ")hk_lane; hk_c4 < ("));
+    R(hk_buf_appends(b, peel ? ")hk_lane; hk_c4 < ((" : ")hk_lane; hk_c4 < ("));
     R(put_src(b, ts, st->cond_a + 2, st->cond_b));
-    R(hk_buf_appends(b, ") / 4; hk_c4 += ("));
+    R(hk_buf_appends(b, peel ? ") - hk_pre) / 4; hk_c4 += (" : ") / 4; hk_c4 += ("));
     R(put_src(b, ts, st->type_a, st->var));
     R(hk_buf_appends(b, ")hk_width) {\n"));
     for (size_t v = 0; v < st->n_vs; v++) {
@@ -1435,8 +1492,9 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
                 R(hk_buf_printf(b, "                float4 hk_s%zu = reinterpret_cast<const float4 *>", v));
             else
                 R(hk_buf_printf(b, "                const float4 hk_v%zu = reinterpret_cast<const float4 *>", v));
+            R(hk_buf_appends(b, peel ? "(" : ""));
             R(put_base(s, st, v, b));
-            R(hk_buf_appends(b, "[hk_c4];\n"));
+            R(hk_buf_printf(b, "%s%s[hk_c4];\n", pv, peel ? ")" : ""));
         }
         if (st->vs[v].store && !(st->vs[v].rmw && st->vs[v].load))
             R(hk_buf_printf(b, "                float4 hk_s%zu;\n", v));
@@ -1456,7 +1514,7 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
             R(put_src(b, ts, st->type_a, st->var + 1));
             R(hk_buf_appends(b, " = ("));
             R(put_src(b, ts, st->type_a, st->var));
-            R(hk_buf_printf(b, ")(hk_c4 * 4 + %d);\n", k));
+            R(hk_buf_printf(b, ")(%shk_c4 * 4 + %d);\n", peel ? "hk_pre + " : "", k));
         }
         R(hk_buf_appends(b, "                    "));
         R(put_component(s, st, k, b));
@@ -1464,24 +1522,24 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
     }
     for (size_t v = 0; v < st->n_vs; v++)
         if (st->vs[v].store) {
-            R(hk_buf_appends(b, "                reinterpret_cast<float4 *>"));
+            R(hk_buf_appends(b, peel ? "                reinterpret_cast<float4 *>(" : "                reinterpret_cast<float4 *>"));
             R(put_base(s, st, v, b));
-            R(hk_buf_printf(b, "[hk_c4] = hk_s%zu;\n", v));
+            R(hk_buf_printf(b, "%s%s[hk_c4] = hk_s%zu;\n", pv, peel ? ")" : "", v));
         }
     R(hk_buf_appends(b, "            }\n            "));
     /* the tail starts at the first column past the float4s: (T)((COLS) / 4 * 4) + (T)hk_lane */
     struct hk_buf start;
     hk_buf_init(&start, RR_INDEX * 4);
-    rc = hk_buf_appends(&start, "(");
+    rc = hk_buf_appends(&start, peel ? "hk_pre + (" : "(");
     if (!rc)
         rc = hk_buf_append(&start, ts->text + ts->t[st->type_a].start, ts->t[st->var - 1].end - ts->t[st->type_a].start);
     if (!rc)
-        rc = hk_buf_appends(&start, ")((");
+        rc = hk_buf_appends(&start, peel ? ")(((" : ")((");
     if (!rc)
         rc = hk_buf_append(&start, ts->text + ts->t[st->cond_a + 2].start,
                            ts->t[st->cond_b - 1].end - ts->t[st->cond_a + 2].start);
     if (!rc)
-        rc = hk_buf_appends(&start, ") / 4 * 4) + (");
+        rc = hk_buf_appends(&start, peel ? ") - hk_pre) / 4 * 4) + (" : ") / 4 * 4) + (");
     if (!rc)
         rc = render_lane_loop(s, st, b, start.data, ")hk_lane", "            ");
     hk_buf_free(&start);
@@ -1494,17 +1552,107 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
     return HK_OK;
 }
 
-static int render(const rr_scan *s, struct hk_buf *b)
+/* The block form's prologue (row_threads > 32): the whole block is the row's group, so the
+ * column loops stride by every thread of the block (hk_lane, hk_width as in the warp form)
+ * and a reduction is combined in three steps: the warp's butterfly (hk_wl, hk_ww, hk_mask:
+ * the lanes of this warp), one shared slot per warp written by its lane 0, then every thread
+ * folds the slots in warp order, so all of them hold the same total. */
+static int render_block_head(const rr_scan *s, struct hk_buf *b, unsigned T)
+{
+    int rc;
+    size_t slots = 0;
+    for (size_t i = 0; i < s->n_st; i++)
+        if (s->st[i].kind == 'l' && s->st[i].n_red > slots)
+            slots = s->st[i].n_red;
+    if ((rc = hk_buf_printf(b,
+                            "{\n"
+                            "    // hk rewrite (warp_rows, row_threads %u): one block per row, rows grid-strided over\n"
+                            "    // the blocks; every thread of the block strides the columns (coalesced), per-row\n"
+                            "    // reductions are combined by shuffles within each warp, then through one shared\n"
+                            "    // slot per warp, and per-row results are stored by thread 0. Written for blocks of\n"
+                            "    // %u threads; correct for any block of up to 1024.\n"
+                            "    const unsigned int hk_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n"
+                            "    const unsigned int hk_nthreads = blockDim.x * blockDim.y * blockDim.z;\n"
+                            "    const unsigned int hk_lane = hk_tid, hk_width = hk_nthreads;\n",
+                            T, T)))
+        return rc;
+    if (!s->n_reductions)
+        return HK_OK;
+    return hk_buf_printf(b,
+                         "    // the warp of this thread, its lane, its lanes (the last warp may be partial), its mask\n"
+                         "    const unsigned int hk_wl = hk_tid & 31u, hk_wid = hk_tid >> 5;\n"
+                         "    const unsigned int hk_nw = (hk_nthreads + 31u) >> 5;\n"
+                         "    const unsigned int hk_ww = min(hk_nthreads - (hk_wid << 5), 32u);\n"
+                         "    const unsigned int hk_mask = hk_ww == 32u ? 0xffffffffu : (1u << hk_ww) - 1u;\n"
+                         "    // one slot per warp (at most 32) for each reduction after one column loop; 8 bytes\n"
+                         "    // hold any type a shuffle takes\n"
+                         "    __shared__ unsigned long long hk_slot[%zu][32];\n",
+                         slots);
+}
+
+/* The block form's combine of loop st's reductions: each warp's butterfly, lane 0 of each
+ * warp writes its slot, a barrier, every thread folds the slots 0..hk_nw-1 in order (the
+ * same order in every thread: one total), and a second barrier before the slots are reused.
+ * Every thread of the block reaches both barriers: the row loop's trip count is the same in
+ * all of them and the row body has no branch around a column loop. */
+static int render_block_combine(const rr_scan *s, const rr_stmt *st, struct hk_buf *b)
+{
+    int rc = 0;
+    for (size_t j = 0; j < st->n_red && !rc; j++) {
+        char acc[RR_NAME];
+        tok_str(s, st->red[j], acc, sizeof acc);
+        const char *fn = st->red_fn[j];
+        rc = hk_buf_printf(b,
+                           "        for (unsigned int hk_off = 16u; hk_off > 0u; hk_off >>= 1) {\n"
+                           "            const decltype(%s) hk_o = __shfl_xor_sync(hk_mask, %s, hk_off, 32);\n"
+                           "            if ((hk_wl ^ hk_off) < hk_ww)\n",
+                           acc, acc);
+        if (!rc)
+            rc = fn[0] ? hk_buf_printf(b, "                %s = %s(%s, hk_o);\n", acc, fn, acc)
+                       : hk_buf_printf(b, "                %s += hk_o;\n", acc);
+        if (!rc)
+            rc = hk_buf_printf(b,
+                               "        }\n"
+                               "        if (hk_wl == 0u)\n"
+                               "            reinterpret_cast<decltype(%s) *>(hk_slot[%zu])[hk_wid] = %s;\n",
+                               acc, j, acc);
+    }
+    if (!rc)
+        rc = hk_buf_appends(b, "        __syncthreads();\n");
+    for (size_t j = 0; j < st->n_red && !rc; j++) {
+        char acc[RR_NAME];
+        tok_str(s, st->red[j], acc, sizeof acc);
+        const char *fn = st->red_fn[j];
+        rc = hk_buf_printf(b,
+                           "        %s = reinterpret_cast<const decltype(%s) *>(hk_slot[%zu])[0];\n"
+                           "        for (unsigned int hk_w = 1u; hk_w < hk_nw; hk_w++)\n",
+                           acc, acc, j);
+        if (!rc)
+            rc = fn[0] ? hk_buf_printf(b, "            %s = %s(%s, reinterpret_cast<const decltype(%s) *>(hk_slot[%zu])[hk_w]);\n",
+                                       acc, fn, acc, acc, j)
+                       : hk_buf_printf(b, "            %s += reinterpret_cast<const decltype(%s) *>(hk_slot[%zu])[hk_w];\n",
+                                       acc, acc, j);
+    }
+    if (!rc)
+        rc = hk_buf_appends(b, "        __syncthreads();\n");
+    return rc;
+}
+
+static int render(const rr_scan *s, struct hk_buf *b, unsigned T)
 {
     const rw_toks *ts = s->ts;
     int rc = 0;
     size_t n_loop = 0;   /* numbered from 1 as in the description */
+    const bool block = T > 32u;
 #define R(x)                                                                                   \
     do {                                                                                       \
         if ((rc = (x)))                                                                        \
             return rc;                                                                         \
     } while (0)
-    R(hk_buf_appends(b,
+    if (block)
+        R(render_block_head(s, b, T));
+    else
+        R(hk_buf_appends(b,
                      "{\n"
                      "    // hk rewrite (warp_rows): one warp per row, rows grid-strided over all warps; the\n"
                      "    // lanes stride the columns (coalesced), per-row sums are combined by shuffles and\n"
@@ -1516,7 +1664,7 @@ static int render(const rr_scan *s, struct hk_buf *b)
                      "    // lanes of this warp (a block of e.g. 48 threads ends in a warp of 16) and their mask\n"
                      "    const unsigned int hk_width = min(hk_nthreads - (hk_warp << 5), 32u);\n"
                      "    const unsigned int hk_mask = hk_width == 32u ? 0xffffffffu : (1u << hk_width) - 1u;\n"));
-    if (!s->n_reductions)
+    if (!s->n_reductions && !block)
         R(hk_buf_appends(b, "    (void)hk_mask;\n"));
     for (size_t i = 0; i < s->n_pre; i++)
         if (s->pre_hoist[i]) {
@@ -1524,9 +1672,15 @@ static int render(const rr_scan *s, struct hk_buf *b)
             R(put_src(b, ts, s->pre[i][0], s->pre[i][1]));
             R(hk_buf_appends(b, "\n"));
         }
-    R(hk_buf_appends(b, "    for (long long hk_row = (long long)blockIdx.x * hk_nwarps + hk_warp; hk_row < (long long)("));
-    R(put_src(b, ts, s->bound_a, s->bound_b));
-    R(hk_buf_appends(b, ");\n         hk_row += (long long)gridDim.x * hk_nwarps) {\n        "));
+    if (block) {
+        R(hk_buf_appends(b, "    for (long long hk_row = (long long)blockIdx.x; hk_row < (long long)("));
+        R(put_src(b, ts, s->bound_a, s->bound_b));
+        R(hk_buf_appends(b, ");\n         hk_row += (long long)gridDim.x) {\n        "));
+    } else {
+        R(hk_buf_appends(b, "    for (long long hk_row = (long long)blockIdx.x * hk_nwarps + hk_warp; hk_row < (long long)("));
+        R(put_src(b, ts, s->bound_a, s->bound_b));
+        R(hk_buf_appends(b, ");\n         hk_row += (long long)gridDim.x * hk_nwarps) {\n        "));
+    }
     /* the row index, as declared, from the warp's row */
     R(put_src(b, ts, s->idx_a, s->idx_name + 1));
     R(hk_buf_appends(b, " = ("));
@@ -1555,11 +1709,15 @@ static int render(const rr_scan *s, struct hk_buf *b)
         }
         n_loop++;
         if (st->vec) {
-            R(render_vec_loop(s, st, n_loop, b));
+            R(render_vec_loop(s, st, n_loop, b, block));
         } else {
             /* for (T c = (T)hk_lane; c < COLS; c += (T)hk_width) BODY */
             R(render_lane_loop(s, st, b, "(", ")hk_lane", "        "));
             R(hk_buf_appends(b, "\n"));
+        }
+        if (block && st->n_red) {
+            R(render_block_combine(s, st, b));
+            continue;
         }
         for (size_t j = 0; j < st->n_red; j++) {
             char acc[RR_NAME];
@@ -1624,6 +1782,291 @@ static int already_coalesced(const char *text, size_t len, const char *kernel, b
     return HK_OK;
 }
 
+/* ------------------------------------------------------------------ store elision */
+
+/* Calls a recomputed value may make: pure math of the CUDA math API (float and double). */
+static bool pure_call(const rw_toks *ts, size_t k)
+{
+    static const char *const ok[] = {"expf", "__expf", "exp", "exp2f", "exp2", "logf", "__logf", "log", "sqrtf",
+                                     "sqrt", "rsqrtf", "rsqrt", "fabsf", "fabs", "fmaxf", "fminf", "fmax", "fmin",
+                                     "tanhf", "tanh", "powf", "__powf", "pow", "fmaf", "fma", "__fdividef", "max",
+                                     "min", "erff", "erf", "sinf", "cosf", "__sinf", "__cosf", "__frcp_rn"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ok); i++)
+        if (rwl_tok_is(ts, k, ok[i]))
+            return true;
+    return rwl_is_type_word(ts, k);   /* a functional cast, `float(x)` */
+}
+
+/* Is token q the declaration of a name (one of the scan's declared names)? */
+static bool is_decl_tok(const rr_scan *s, size_t q)
+{
+    for (size_t d = 0; d < s->n_decl_tok; d++)
+        if (s->decl_tok[d] == q)
+            return true;
+    return false;
+}
+
+/* The first top-level statement of loop st's braced body that starts at token k, or false. */
+static bool top_stmt_of(const rr_scan *s, const rr_stmt *st, size_t k)
+{
+    const rw_toks *ts = s->ts;
+    if (!rwl_tok_is(ts, st->body_a, "{"))
+        return false;
+    size_t c = rwl_match_close(ts, st->body_a);
+    for (size_t q = st->body_a + 1; q < c;) {
+        if (q == k)
+            return true;
+        size_t e = rwl_stmt_end(ts, q, c);
+        if (e <= q)
+            return false;
+        q = e;
+    }
+    return false;
+}
+
+/* One store a later loop only updates in place (llm.c's softmax: `out_row[j] =
+ * expf(inp_row[j] - maxval); sum += out_row[j];` then, after the sum's combine, `out_row[j]
+ * /= (float)sum;`): the first loop keeps the value in a register instead of storing it, and
+ * the update loop recomputes it, `out_row[j] = ((float)(expf(inp_row[j] - maxval))) /
+ * ((float)sum);`. The same values, bit for bit: the stored float is recomputed from the same
+ * operands (names the row body does not change after the store, memory it never stores, pure
+ * math) and the update applies the same operation to it. One write and one read of every
+ * row element less. Found into *edits (three text edits at most per pair; one pair). */
+typedef struct {
+    uint32_t a, b;   /* bytes of the text replaced */
+    char *with;      /* owned */
+} rr_edit;
+
+static void edits_free(rr_edit *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        hk_free(e[i].with);
+}
+
+static char *slice(const rw_toks *ts, size_t a, size_t b)
+{
+    return hk_asprintf("%.*s", (int)(ts->t[b - 1].end - ts->t[a].start), ts->text + ts->t[a].start);
+}
+
+/* NULL when no pair is elided (why says why, for the description), else the count of edits in
+ * e (sorted by position) and what in what. */
+static size_t find_elision(rr_scan *s, rr_edit *e, char *what, size_t wn)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t i = 0; i < s->n_stores; i++) {
+        const rr_store *w = &s->stores[i];
+        if (!w->in_loop || w->local_index)
+            continue;
+        rr_stmt *A = loop_at(s, w->base);
+        bool isp = false;
+        if (!A || !float_pointer(s, w->base, &isp) || !top_stmt_of(s, A, w->base))
+            continue;
+        size_t close = rwl_match_close(ts, w->base + 1);
+        if (close >= A->b || !rwl_tok_is(ts, close + 1, "="))
+            continue;
+        size_t se = rwl_stmt_end(ts, w->base, A->b), ea = close + 2, eb = se - 1;
+        if (!rwl_tok_is(ts, eb, ";") || ea >= eb || rwl_writes_any(ts, ea, eb))
+            continue;
+        char nm[RR_NAME];
+        tok_str(s, w->base, nm, sizeof nm);
+        /* every other use of P: reads P[I] in A after the store, or one update in a later loop B */
+        rr_stmt *B = NULL;
+        size_t upd = 0, reads[RR_MAX_ACC], n_reads = 0;
+        bool ok = true;
+        for (size_t q = s->body_a; q < s->body_b && ok; q++) {
+            if (q == w->base || !rwl_is_use(ts, q) || !rwl_tok_is(ts, q, nm) || is_decl_tok(s, q))
+                continue;
+            char idx[RR_INDEX] = "";
+            size_t c = rwl_tok_is(ts, q + 1, "[") ? rwl_match_close(ts, q + 1) : ts->n;
+            if (c < ts->n)
+                rwl_compact_index(ts, q + 2, c, idx, sizeof idx);
+            if (c >= ts->n || strcmp(idx, w->index) != 0) {
+                ok = false;
+                break;
+            }
+            rr_stmt *L = loop_at(s, q);
+            if (L == A && q > se && !rwl_tok_is_assign_op(ts, c + 1) && !rwl_tok_is(ts, c + 1, "++") &&
+                !rwl_tok_is(ts, c + 1, "--") && !(q > 0 && (rwl_tok_is(ts, q - 1, "++") || rwl_tok_is(ts, q - 1, "--") ||
+                                                             rwl_tok_is(ts, q - 1, "&"))) &&
+                n_reads < RR_MAX_ACC) {
+                reads[n_reads++] = q;
+            } else if (L && L != A && !B && L->a > A->a && top_stmt_of(s, L, q) &&
+                       (rwl_tok_is(ts, c + 1, "/=") || rwl_tok_is(ts, c + 1, "*=") || rwl_tok_is(ts, c + 1, "+=") ||
+                        rwl_tok_is(ts, c + 1, "-="))) {
+                B = L;
+                upd = q;
+            } else {
+                ok = false;
+            }
+        }
+        if (!ok || !B)
+            continue;
+        size_t ue = rwl_stmt_end(ts, upd, B->b), uc = rwl_match_close(ts, upd + 1);
+        if (!rwl_tok_is(ts, ue - 1, ";") || rwl_writes_any(ts, uc + 2, ue - 1))
+            continue;
+        /* the same loop header: the same columns in the same variable */
+        char ha[RR_INDEX], hb[RR_INDEX];
+        rwl_compact_index(ts, A->a, A->body_a, ha, sizeof ha);
+        rwl_compact_index(ts, B->a, B->body_a, hb, sizeof hb);
+        if (strcmp(ha, hb) != 0)
+            continue;
+        /* E: pure calls, no loop-local of A, no name written after the store up to B's end,
+         * no memory the row body stores */
+        for (size_t q = ea; q < eb && ok; q++) {
+            if (!is_ident(ts, q) || !rwl_is_use(ts, q) || rwl_same_tok(ts, q, A->var))
+                continue;
+            if (rwl_tok_is(ts, q + 1, "(")) {
+                ok = pure_call(ts, q);
+                continue;
+            }
+            for (size_t d = 0; d < s->n_decl_tok && ok; d++)
+                if (s->decl_tok[d] > A->a && s->decl_tok[d] < B->b && rwl_same_tok(ts, s->decl_tok[d], q))
+                    ok = false;   /* a local of A, or a name declared again before B */
+            for (size_t t = se; t < B->b && ok; t++)
+                if (rwl_is_use(ts, t) && rwl_same_tok(ts, t, q) && rwl_scalar_written(ts, t))
+                    ok = false;
+            for (size_t t = 0; t < s->n_stores && ok; t++)
+                if (rwl_same_tok(ts, s->stores[t].base, q))
+                    ok = false;
+        }
+        if (!ok)
+            continue;
+        /* the edits, front to back: the store becomes a register, the reads read it, the
+         * update recomputes it */
+        size_t n = 0;
+        char *E = slice(ts, ea, eb), *P = slice(ts, w->base, close + 1), *V = slice(ts, uc + 2, ue - 1);
+        char op = ts->text[ts->t[uc + 1].start];
+        if (!E || !P || !V) {
+            hk_free(E);
+            hk_free(P);
+            hk_free(V);
+            return 0;
+        }
+        e[n].a = ts->t[w->base].start;
+        e[n].b = ts->t[se - 1].end;
+        e[n++].with = hk_asprintf("const float hk_elided = (float)(%s);", E);
+        for (size_t r = 0; r < n_reads; r++) {
+            e[n].a = ts->t[reads[r]].start;
+            e[n].b = ts->t[rwl_match_close(ts, reads[r] + 1)].end;
+            e[n++].with = hk_strdup("hk_elided");
+        }
+        e[n].a = ts->t[upd].start;
+        e[n].b = ts->t[ue - 1].end;
+        e[n++].with = hk_asprintf("%s = ((float)(%s)) %c (%s);", P, E, op, V);
+        snprintf(what, wn, "`%s`, stored in the column loop at line %u and updated in place in the one at line %u, "
+                 "is kept in a register there and recomputed by the update, the same value: one write and one read "
+                 "of each row element less", P, src_line(s, A->a), src_line(s, B->a));
+        hk_free(E);
+        hk_free(P);
+        hk_free(V);
+        for (size_t k = 0; k < n; k++)
+            if (!e[k].with) {
+                edits_free(e, n);
+                return 0;
+            }
+        return n;
+    }
+    return 0;
+}
+
+/* The value of kernel text [a, b) (a bound such as `N` or `B * T`) at the spec's first size:
+ * the kernel's scalar parameters take the values the spec passes them. false when the
+ * text is not an expression of those (casts, calls, other names) or cannot be evaluated. */
+static bool eval_at_spec(const rr_scan *s, const rw_context *ctx, size_t a, size_t b, long long *out)
+{
+    const spec *sp = ctx->spec;
+    if (!sp || sp->form != SPEC_FORM_HARNESS || a >= b)
+        return false;
+    char text[RR_INDEX];
+    size_t l = s->ts->t[b - 1].end - s->ts->t[a].start;
+    if (l >= sizeof text)
+        return false;
+    memcpy(text, s->ts->text + s->ts->t[a].start, l);
+    text[l] = '\0';
+    expr *e = NULL;
+    if (expr_parse(text, &e, NULL, 0) != HK_OK)
+        return false;
+    expr_var vars[64];
+    size_t nv = 0;
+    for (size_t i = 0; i < s->f->n_params && i < sp->n_args && nv < HK_ARRAY_LEN(vars); i++) {
+        const spec_arg *sa = &sp->args[i];
+        expr_value v;
+        if (sa->kind != HK_ARG_SCALAR || !sa->value || !s->f->params[i].name ||
+            spec_eval(sp, sa->value, 0, ctx->sm_count > 0 ? ctx->sm_count : 1, &v, NULL, 0) != HK_OK || v.is_float)
+            continue;
+        vars[nv].name = s->f->params[i].name;
+        vars[nv].value = v;
+        nv++;
+    }
+    /* declarations the bounds check reads, before it (llm.c's encoder: `int N = B * T;`) */
+    char pre_names[8][RR_NAME];
+    for (size_t i = 0, np = 0; i < s->n_pre && np < HK_ARRAY_LEN(pre_names) && nv < HK_ARRAY_LEN(vars); i++) {
+        size_t names[4], nn = 0, pa = s->pre[i][0], pb = s->pre[i][1];
+        if (!s->pre_hoist[i] || !rwl_is_hoistable_decl(s->ts, pa, pb, "", names, &nn, HK_ARRAY_LEN(names)) ||
+            nn != 1 || !rwl_tok_is(s->ts, names[0] + 1, "=") || !rwl_tok_is(s->ts, pb - 1, ";") || names[0] + 2 >= pb - 1)
+            continue;
+        size_t il = s->ts->t[pb - 2].end - s->ts->t[names[0] + 2].start;
+        char itext[RR_INDEX];
+        expr *ie = NULL;
+        expr_value iv;
+        if (il >= sizeof itext)
+            continue;
+        memcpy(itext, s->ts->text + s->ts->t[names[0] + 2].start, il);
+        itext[il] = '\0';
+        if (expr_parse(itext, &ie, NULL, 0) != HK_OK)
+            continue;
+        bool good = expr_eval(ie, vars, nv, &iv, NULL, 0) == HK_OK && !iv.is_float;
+        expr_free(ie);
+        if (!good)
+            continue;
+        tok_str(s, names[0], pre_names[np], RR_NAME);
+        vars[nv].name = pre_names[np++];
+        vars[nv++].value = iv;
+    }
+    expr_value v;
+    bool ok = expr_eval(e, vars, nv, &v, NULL, 0) == HK_OK && !v.is_float;
+    expr_free(e);
+    if (ok)
+        *out = v.i;
+    return ok;
+}
+
+/* Whether a block of T threads per row fits the kernel at the spec's first size on the
+ * device of ctx (NULL: it fits, or nothing is known to say otherwise). A block per row
+ * pays two barriers per reduction and idles threads on a short row; it gains where a warp
+ * per row cannot fill the GPU: rows fewer than the device's resident warps (SMs x warps
+ * per SM), each row long enough to give every thread of the block a column. */
+static const char *block_fit(const rr_scan *s, const rw_context *ctx, unsigned T, char *why, size_t n)
+{
+    long long rows = 0, cols = 0;
+    const rr_stmt *loop = NULL;
+    for (size_t i = 0; i < s->n_st && !loop; i++)
+        if (s->st[i].kind == 'l')
+            loop = &s->st[i];
+    char rt[RR_INDEX] = "", ct[RR_INDEX] = "";
+    rwl_compact_index(s->ts, s->bound_a, s->bound_b, rt, sizeof rt);
+    if (ctx->sm_count > 0 && ctx->warps_per_sm > 0 && eval_at_spec(s, ctx, s->bound_a, s->bound_b, &rows)) {
+        long long resident = (long long)ctx->sm_count * ctx->warps_per_sm;
+        if (rows >= resident) {
+            snprintf(why, n, "bounds check at line %u: its bound `%s` is %lld rows at the spec's first size, at "
+                     "least the device's %d SMs x %d warps = %lld resident warps: a warp per row (row_threads 32) "
+                     "fills the GPU without a block's barriers", src_line(s, s->bound_a), rt, rows, ctx->sm_count,
+                     ctx->warps_per_sm, resident);
+            return why;
+        }
+    }
+    if (loop) {
+        rwl_compact_index(s->ts, loop->cond_a + 2, loop->cond_b, ct, sizeof ct);
+        if (eval_at_spec(s, ctx, loop->cond_a + 2, loop->cond_b, &cols) && cols < (long long)T) {
+            snprintf(why, n, "column loop at line %u: it runs to `%s`, %lld columns at the spec's first size, "
+                     "fewer than the %u threads of a row's block (some would idle)", src_line(s, loop->a), ct, cols,
+                     T);
+            return why;
+        }
+    }
+    return NULL;
+}
+
 /* text (len bytes) with f's body span replaced by body: a new string (hk_free), its length
  * in *n; NULL when out of memory. */
 static char *body_replaced(const char *text, size_t len, const an_function *f, const char *body, size_t *n)
@@ -1641,7 +2084,28 @@ static char *body_replaced(const char *text, size_t len, const an_function *f, c
     return t;
 }
 
+static int rows_impl(const char *text, size_t len, const an_model *m, size_t kernel, unsigned T,
+                     const rw_context *ctx, rw_result *out);
+
 int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
+{
+    return rows_impl(text, len, m, kernel, 32u, NULL, out);
+}
+
+int rw_block_rows(const char *text, size_t len, const an_model *m, size_t kernel, unsigned row_threads,
+                  rw_result *out)
+{
+    if (row_threads != 32u && row_threads != 64u && row_threads != 128u && row_threads != 256u &&
+        row_threads != 512u && row_threads != 1024u) {
+        if (out)
+            memset(out, 0, sizeof *out);
+        return HK_EINVAL;
+    }
+    return rows_impl(text, len, m, kernel, row_threads, NULL, out);
+}
+
+static int rows_impl(const char *text, size_t len, const an_model *m, size_t kernel, unsigned T,
+                     const rw_context *ctx, rw_result *out)
 {
     if (!out)
         return HK_EINVAL;
@@ -1654,7 +2118,10 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
     rw_edits es = {0};
     struct hk_buf b;
     hk_buf_init(&b, RW_TEXT_MAX);
-    char first_why[1024], acc_what[256] = "";
+    char first_why[1024], acc_what[256] = "", elided[512] = "";
+    size_t acc_len_kept = 0;
+    char *el_text = NULL;
+    rw_toks ts3 = {0};
     char *acc_body = NULL, *acc_text = NULL, *lv_body = NULL, *lv_text = NULL;
     const char *base = text;   /* the text the scans read: loop counters declared in their loops */
     size_t base_len = len;
@@ -1701,6 +2168,7 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
             rc = HK_ENOMEM;
             goto out;
         }
+        acc_len_kept = acc_len;
         if ((rc = rwl_lex(acc_text, bf.body_span.start_byte,
                           (uint32_t)(bf.body_span.start_byte + strlen(acc_body)), &ts2)))
             goto out;
@@ -1735,7 +2203,56 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
         why = first_why;
         goto na;
     }
-    if ((rc = render(s, &b)))
+    if (T > 32u && ctx && (why = block_fit(s, ctx, T, first_why, sizeof first_why)))
+        goto na;
+    /* the block form: a store a later loop only updates in place is kept in a register */
+    if (T > 32u) {
+        rr_edit ed[RR_MAX_ACC + 2];
+        size_t ne = find_elision(s, ed, elided, sizeof elided);
+        if (ne) {
+            const rw_toks *cur = s->ts;
+            size_t cur_len = cur == &ts2 ? acc_len_kept : base_len;
+            uint32_t body_a = bf.body_span.start_byte;
+            uint32_t body_b = cur == &ts2 ? (uint32_t)(body_a + strlen(acc_body)) : bf.body_span.end_byte;
+            struct hk_buf nb;
+            hk_buf_init(&nb, RW_TEXT_MAX);
+            uint32_t at = 0;
+            rc = HK_OK;
+            for (size_t i = 0; i < ne && !rc; i++) {
+                rc = hk_buf_append(&nb, cur->text + at, ed[i].a - at);
+                if (!rc)
+                    rc = hk_buf_appends(&nb, ed[i].with);
+                at = ed[i].b;
+            }
+            if (!rc)
+                rc = hk_buf_append(&nb, cur->text + at, cur_len - at);
+            size_t grow = rc ? 0 : nb.len - cur_len;
+            edits_free(ed, ne);
+            rr_scan *s3 = rc ? NULL : hk_calloc(1, sizeof *s3);
+            if (!rc && !s3)
+                rc = HK_ENOMEM;
+            if (!rc && !(el_text = hk_strdup(nb.data)))
+                rc = HK_ENOMEM;
+            hk_buf_free(&nb);
+            if (!rc)
+                rc = rwl_lex(el_text, body_a, (uint32_t)(body_b + grow), &ts3);
+            if (rc) {
+                hk_free(s3);
+                goto out;
+            }
+            s3->ts = &ts3;
+            s3->f = f;
+            s3->acc_lines = s->acc_lines;
+            if (!scan(s3)) {
+                hk_free(s);
+                s = s3;
+            } else {
+                hk_free(s3);   /* keep the scan of the text as written */
+                elided[0] = '\0';
+            }
+        }
+    }
+    if ((rc = render(s, &b, T)))
         goto out;
     char r[RR_NAME];
     tok_str(s, s->idx_name, r, sizeof r);
@@ -1748,7 +2265,15 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
         if (s->st[i].kind == 'l' && ++no && !s->st[i].vec)
             rc = hk_buf_printf(&vd, "; column loop %zu scalar only: %s", no, s->st[i].novec);
     char *desc = rc ? NULL
-                    : hk_asprintf("kernel %s: one warp per row `%s` instead of one thread (rows grid-strided over "
+                 : T > 32u
+                     ? hk_asprintf("kernel %s: one block per row `%s` instead of one thread (rows grid-strided over "
+                                   "the blocks; written for blocks of %u threads, correct for any), %zu column loop%s "
+                                   "over the block's threads, %zu block reduction%s (__shfl_xor_sync in each warp, "
+                                   "then one __shared__ slot per warp between two __syncthreads), %zu thread-0 "
+                                   "store%s%s",
+                                   f->name, r, T, s->n_loops, s->n_loops == 1 ? "" : "s", s->n_reductions,
+                                   s->n_reductions == 1 ? "" : "s", s->n_lane0, s->n_lane0 == 1 ? "" : "s", vd.data)
+                     : hk_asprintf("kernel %s: one warp per row `%s` instead of one thread (rows grid-strided over "
                                   "the warps), %zu column loop%s over the lanes, %zu warp reduction%s by "
                                   "__shfl_xor_sync, %zu lane-0 store%s%s",
                                   f->name, r, s->n_loops, s->n_loops == 1 ? "" : "s", s->n_reductions,
@@ -1759,9 +2284,14 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
         hk_free(desc);
         desc = d2;
     }
+    if (desc && elided[0]) {
+        char *d2 = hk_asprintf("%s; %s", desc, elided);
+        hk_free(desc);
+        desc = d2;
+    }
     if (desc && s->reread[0]) {
-        char *d2 = hk_asprintf("%s; lane 0 alone reads back %s after storing it (after its loop's warp combine)",
-                               desc, s->reread);
+        char *d2 = hk_asprintf("%s; %s alone reads back %s after storing it (after its loop's %s combine)",
+                               desc, T > 32u ? "thread 0" : "lane 0", s->reread, T > 32u ? "block" : "warp");
         hk_free(desc);
         desc = d2;
     }
@@ -1777,12 +2307,16 @@ int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel,
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     goto out;
 na:
-    rc = rwl_not_applicable(out, hk_asprintf("warp_rows not applicable to kernel %s: %s", f->name, why));
+    rc = rwl_not_applicable(out, T > 32u ? hk_asprintf("warp_rows (row_threads %u) not applicable to kernel %s: %s",
+                                                       T, f->name, why)
+                                         : hk_asprintf("warp_rows not applicable to kernel %s: %s", f->name, why));
 out:
     rwl_edits_free(&es);
     hk_buf_free(&b);
     rwl_toks_free(&ts);
     rwl_toks_free(&ts2);
+    rwl_toks_free(&ts3);
+    hk_free(el_text);
     hk_free(acc_body);
     hk_free(acc_text);
     hk_free(lv_body);
@@ -1794,14 +2328,27 @@ out:
 /* ---- registry descriptors (registry.h) ---- */
 static int emit_warp_rows(const rw_context *c, const int *p, rw_result *out)
 {
-    (void)p;
-    return rw_warp_rows(c->text, c->len, c->m, c->kernel, out);
+    return rows_impl(c->text, c->len, c->m, c->kernel, p[0] > 0 ? (unsigned)p[0] : 32u, c, out);
 }
+
+/* row_threads > 32 is a block per row: its body is written for blocks of that many threads */
+static unsigned block_warp_rows(const int *p)
+{
+    return p[0] > 32 ? (unsigned)p[0] : 0u;
+}
+
+static const rw_param warp_rows_params[] = {
+    {.name = "row_threads", .type = RW_PARAM_ENUM, .values = {32, 64, 128, 256, 512, 1024}, .n_values = 6,
+     .def = 32, .optional = true},
+};
 
 const rw_descriptor rw_warp_rows_desc = {
     .name = "warp_rows",
-    .summary = "any thread-per-row kernel becomes a warp per row",
+    .summary = "any thread-per-row kernel becomes a warp per row (row_threads 32) or a block per row",
+    .params = warp_rows_params,
+    .n_params = 1,
     .flags = RW_ALGORITHM,
     .emit = emit_warp_rows,
+    .launch_block = block_warp_rows,
 };
 

@@ -69,4 +69,30 @@
  * rw_result_free. */
 int rw_warp_rows(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out);
 
+/* The same recognition with row_threads threads per row (32, 64, 128, 256, 512 or 1024;
+ * else HK_EINVAL): 32 is rw_warp_rows; more is a BLOCK per row (registry parameter
+ * `row_threads` of warp_rows), for rows long and few, where a warp per row leaves most of
+ * the GPU's resident warps idle (llm.c's softmax: 2048 rows of 50257 columns). Rows are
+ * grid-strided over the blocks (`for (row = blockIdx.x; row < ROWS; row += gridDim.x)`), so
+ * any grid is correct; the whole block is the row's group whatever its size (up to 1024), so
+ * any block is correct too, and row_threads is the block the body is written for (the
+ * descriptor's launch_block: the search launches it so). Column loops stride by every thread
+ * of the block (float4 path as above); each reduction after a loop is combined by the
+ * warp's butterfly (__shfl_xor_sync, partial last warp masked), lane 0 of each warp writes
+ * one `__shared__` slot (8 bytes: any shuffle type, a double sum stays double), a
+ * __syncthreads, every thread folds the slots in warp order (all get the same total), and a
+ * second __syncthreads before the slots are reused; all reductions after one loop share the
+ * two barriers. Per-row stores run on thread 0. The block form's float4 loops peel to the
+ * rows' 16-byte boundary (the bases need only the same address mod 16), and a store that a
+ * later loop with the same header only updates in place (`y[c] = E; s += y[c];` then
+ * `y[c] /= s;`, E pure math of names unchanged until then) is kept in a register and
+ * recomputed by the update (`y[c] = ((float)(E)) / (s);`): the same values, one write and one
+ * read of each row element less. Through the registry (with a spec and the
+ * device's SM count and warps per SM in the context) it also refuses, naming the bound and
+ * its line, a kernel whose rows at the spec's first size are at least the device's resident
+ * warps (a warp per row fills it without barriers) or whose column loop is shorter than
+ * row_threads. */
+int rw_block_rows(const char *text, size_t len, const an_model *m, size_t kernel, unsigned row_threads,
+                  rw_result *out);
+
 #endif

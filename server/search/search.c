@@ -353,7 +353,8 @@ static int apply_struct(const search_struct *st, const search_launch *l, const c
                         const an_model *m, size_t kernel, rw_result *r)
 {
     rw_context ctx = {.text = text, .len = len, .m = m, .kernel = kernel, .spec = l->spec, .hip = l->hip_target,
-                      .template_args = l->template_args, .n_template_args = l->n_template_args};
+                      .template_args = l->template_args, .n_template_args = l->n_template_args,
+                      .sm_count = l->sm_count, .warps_per_sm = l->warps_per_sm};
     const rw_descriptor *d = rw_find(st->rewrite);
     memset(r, 0, sizeof *r);
     if (!d || (d->flags & RW_SEARCH_AXIS))   /* those are the search's own axes */
@@ -373,8 +374,10 @@ static char *struct_label_grid(const search_struct *st, bool with_grid)
     for (size_t i = 0; d && i < d->n_params && i < RW_MAX_PARAMS && !rc; i++)
         if (!d->params[i].optional || st->params[i])
             rc = hk_buf_printf(&b, " %s=%d", d->params[i].name, st->params[i]);
-    if (!rc && st->block_size)
-        rc = hk_buf_printf(&b, ", block %u", st->block_size);
+    /* the block the body is written for (launch_block) is the one launched */
+    unsigned own = d && d->launch_block ? d->launch_block(st->params) : 0u;
+    if (!rc && (own || st->block_size))
+        rc = hk_buf_printf(&b, ", block %u", own ? own : st->block_size);
     if (!rc && st->blocks_per_sm && with_grid)
         rc = hk_buf_printf(&b, ", %u blocks/SM", st->blocks_per_sm);
     if (!rc && st->skill)
@@ -978,6 +981,13 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
      * keeps the kernel's own (rw_result.keeps_launch) */
     if (sst && sst->block_size && !keeps_launch) {
         c->pub.block[0] = sst->block_size, c->pub.block[1] = c->pub.block[2] = 1;
+        c->pub.block_own = true;
+    }
+    /* a body written for one block (warp_rows' block per row) is launched with it */
+    const rw_descriptor *sd = sst ? rw_find(sst->rewrite) : NULL;
+    unsigned own_block = sd && sd->launch_block ? sd->launch_block(sst->params) : 0u;
+    if (own_block && own_block <= 1024u && !keeps_launch) {
+        c->pub.block[0] = own_block, c->pub.block[1] = c->pub.block[2] = 1;
         c->pub.block_own = true;
     }
     if (sst && sst->blocks_per_sm && !keeps_grid) {

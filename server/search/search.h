@@ -92,6 +92,8 @@ typedef struct {
     bool block_free;               /* the spec's grid follows block_x/y/z, so the block may vary */
     bool exact_tolerance;          /* some output must match exactly: fast-math is never tried */
     int sm_count;                  /* the device's SMs; 0: unknown (no SM-multiple grids) */
+    int warps_per_sm;              /* the device's resident warps per SM; 0: unknown (rewrites
+                                    * that size themselves to the device take it as unknown) */
     const char *const *template_args;  /* the spec's template arguments, or NULL */
     size_t n_template_args;
     const search_struct *structs;  /* structural rewrites to try, best first; NULL: none.

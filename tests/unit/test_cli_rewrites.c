@@ -226,6 +226,41 @@ static void emit_text(void **state)
     run_free(&r);
 }
 
+/* --param sets the emitted rewrite's parameters (warp_rows' row_threads: a block per row); a
+ * value the rewrite refuses says so (exit 1), a name it does not have or a bad --device is a
+ * usage error (exit 2). */
+static void emit_params(void **state)
+{
+    (void)state;
+    struct run r;
+    const char *a[] = {HK_TEST_DATA "/rewrite_rows/blockrows.cu", "--kernel", "soft_llmc", "--emit", "warp_rows",
+                       "--param", "row_threads=512", NULL};
+    run(a, &r);
+    if (r.code != 0)
+        fail_msg("exit %d: %s", r.code, r.err);
+    assert_non_null(strstr(r.out, "hk rewrite (warp_rows, row_threads 512): one block per row"));
+    assert_non_null(strstr(r.out, "__syncthreads();"));
+    run_free(&r);
+    const char *bad[] = {HK_TEST_DATA "/rewrite_rows/blockrows.cu", "--kernel", "soft_llmc", "--emit", "warp_rows",
+                         "--param", "row_threads=48", NULL};
+    run(bad, &r);
+    assert_int_equal(r.code, 1);
+    assert_non_null(strstr(r.err, "row_threads = 48 is not allowed"));
+    run_free(&r);
+    const char *other[] = {HK_TEST_DATA "/rewrite_rows/blockrows.cu", "--kernel", "soft_llmc", "--emit",
+                           "warp_rows", "--param", "width=4", NULL};
+    run(other, &r);
+    assert_int_equal(r.code, 2);
+    assert_non_null(strstr(r.err, "--param width=4"));
+    run_free(&r);
+    const char *dev[] = {HK_TEST_DATA "/rewrite_rows/blockrows.cu", "--kernel", "soft_llmc", "--device", "132",
+                         "--emit", "warp_rows", NULL};
+    run(dev, &r);
+    assert_int_equal(r.code, 2);
+    assert_non_null(strstr(r.err, "--device wants SMS,WARPS_PER_SM"));
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -235,6 +270,7 @@ int main(void)
         cmocka_unit_test(human_table),
         cmocka_unit_test(bad_input),
         cmocka_unit_test(emit_text),
+        cmocka_unit_test(emit_params),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

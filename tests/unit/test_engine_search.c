@@ -895,6 +895,62 @@ static void test_kept_launch(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* warp_rows' block per row (row_threads > 32) is written for blocks of row_threads threads
+ * (the descriptor's launch_block): its candidate is launched with that block whatever block
+ * the skill names, on the skill's SM-multiple grid (rows grid-strided over the blocks); the
+ * warp form keeps the skill's block. */
+static void test_block_rows_launch(void **state)
+{
+    (void)state;
+    fixture fx;
+    char path[700];
+    snprintf(path, sizeof path, "%s/rewrite_rows/blockrows.cu", HK_TEST_DATA);
+    load_path(path, &fx);
+    size_t k = kernel(&fx, "soft_llmc");
+    search_struct choices[3] = {
+        {.skill = "sm90-wide-rows-block-per-row", .rewrite = "warp_rows", .params = {512}, .blocks_per_sm = 4,
+         .rank = 0},
+        {.skill = "sm90-wide-rows-block-per-row", .rewrite = "warp_rows", .params = {1024}, .block_size = 256,
+         .blocks_per_sm = 2, .rank = 1},
+        {.skill = "sm90-warp-per-row", .rewrite = "warp_rows", .block_size = 256, .blocks_per_sm = 8, .rank = 0},
+    };
+    search_launch l = {.block = {128, 1, 1}, .block_free = true, .sm_count = 132, .warps_per_sm = 64,
+                       .structs = choices, .n_structs = 3};
+    search_budget b = {.max_candidates = 64};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, k, &l, 3, &b, &s), HK_OK);
+    const search_candidate *c;
+    unsigned seen512 = 0, seen1024 = 0, warp = 0;
+    while (search_next(s, &c) == HK_OK) {
+        if (c->structural && strstr(c->structural, "warp_rows") && !strstr(c->description, "; block ")) {
+            bool blockform = strstr(c->text, "one block per row") != NULL;
+            if (strstr(c->structural, "row_threads=512")) {
+                assert_true(blockform);
+                assert_int_equal(c->block[0], 512);
+                assert_true(c->block_own);
+                assert_int_equal(c->grid_mode, SEARCH_GRID_SM_MULTIPLE);
+                assert_int_equal(c->grid_per_sm, 4);
+                seen512++;
+            } else if (strstr(c->structural, "row_threads=1024")) {
+                assert_true(blockform);
+                assert_int_equal(c->block[0], 1024);   /* the body's block, not the skill's 256 */
+                assert_non_null(strstr(c->structural, "block 1024"));
+                assert_int_equal(c->grid_per_sm, 2);
+                seen1024++;
+            } else {
+                assert_false(blockform);
+                assert_int_equal(c->block[0], 256);
+                warp++;
+            }
+        }
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    }
+    assert_true(seen512 >= 1 && seen1024 >= 1 && warp >= 1);
+    search_free(s);
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 /* stencil_window asks for the spec's grid divided by K along its slow axis
  * (rw_result.grid_divisor): every candidate with the window is launched so, whatever else
  * it combines, and never on an SM-multiple grid. */
@@ -1028,6 +1084,7 @@ int main(void)
         cmocka_unit_test(test_table_on_grid_stride),
         cmocka_unit_test(test_histogram_plan_launches),
         cmocka_unit_test(test_kept_launch),
+        cmocka_unit_test(test_block_rows_launch),
         cmocka_unit_test(test_whole_grid_vector),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
