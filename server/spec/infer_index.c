@@ -1441,13 +1441,17 @@ static bool kc_hit_counter_bound(skel *k, kc_bound *out)
 
 static bool kg_read_term(const km_kernel *km, km_form f, uint32_t *read, uint32_t *at);
 static bool kg_radix(const km_kernel *km, km_form f, uint32_t at, uint32_t *radix);
+static bool kg_compared(const km_kernel *km, const char *buffer, uint32_t *radix);
 static bool kg_index_input(skel *k, const an_function *f, int q, size_t bs, size_t be);
 static bool km_form_reads(const km_kernel *km, km_form f, int depth);
 static int kg_pointer_param(const an_function *f, const char *name);
 
 /* The bound a gather's read value is below, when access a subscripts with that value as the
  * lowest digit of a mixed-radix number (kg_radix: points[b * n + idx[i]], so 0 <= idx[i] <
- * n) and the value is read from an integer input of the kernel: kg_gathers gives that
+ * n) or alone as a class label the kernel compares with a remainder by R (kg_compared:
+ * weight[t] with t == index % num_classes) or another gather's digit reads the same buffer,
+ * and the value is read from an integer input
+ * of the kernel: kg_gathers gives that
  * input the distribution int(0, R - 1), R the radix's smallest value over the size sets,
  * so the harness keeps the promise. *out's lhs is the read value, its rhs the radix (a
  * size); both point into *out. False for any other access. */
@@ -1462,7 +1466,21 @@ static bool kc_gather_bound(skel *k, const km_access *a, kc_bound *out)
     const km_atom *atoms = km_atoms(k->km, &na);
     km_form el = a->has_entry_element ? a->entry_element : a->element;
     uint32_t read = 0, at = 0, radix = 0;
-    if (!kg_read_term(k->km, el, &read, &at) || !kg_radix(k->km, el, at, &radix) || read >= na || radix >= na)
+    if (!kg_read_term(k->km, el, &read, &at) || read >= na || !atoms[read].name)
+        return false;
+    bool ranged = kg_radix(k->km, el, at, &radix) || kg_compared(k->km, atoms[read].name, &radix);
+    /* else a digit of another subscript reads from the same buffer: the harness fills all
+     * of it below the smallest such radix (softmax[n * C + label] beside weight[label]) */
+    size_t n = 0;
+    const km_access *ac = km_accesses(k->km, &n);
+    for (size_t i = 0; i < n && !ranged; i++) {
+        km_form other = ac[i].has_entry_element ? ac[i].entry_element : ac[i].element;
+        uint32_t read2 = 0, at2 = 0;
+        ranged = ac[i].space == KM_SPACE_GLOBAL && kg_read_term(k->km, other, &read2, &at2) && read2 < na &&
+                 atoms[read2].name && !strcmp(atoms[read2].name, atoms[read].name) &&
+                 kg_radix(k->km, other, at2, &radix);
+    }
+    if (!ranged || radix >= na)
         return false;
     int q = kg_pointer_param(f, atoms[read].name);
     char *r = q >= 0 && kg_index_input(k, f, q, bs, be) ? sk_translate(k, atoms[radix].name, 0) : NULL;

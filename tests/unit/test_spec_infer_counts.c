@@ -1,7 +1,8 @@
 /* Spec inference (spec/infer.c): buffer counts the index math gives where the textual scan
  * and the host code give none, instead of the product of every size. A gather's table
  * (points[b * n + idx[i]]) is counted from the range inference chooses for the values read
- * (0 <= idx < n, which the harness keeps: idx gets int(0, n - 1)); each count is checked
+ * (0 <= idx < n, which the harness keeps: idx gets int(0, n - 1)), and a weight table from
+ * the range of the class labels that pick its rows; each count is checked
  * against the largest element the kernel reads with those values, so a count one short
  * (an out-of-bounds read in the baseline) fails the test. */
 #include <setjmp.h>
@@ -145,6 +146,36 @@ static void a_gather_counts_its_table_from_the_index_range(void **state)
     }
 }
 
+/* A class label: weight[t] where the kernel compares t with index % classes
+ * (label_compared, mmcv's sigmoid_focal_loss), or where t is also the lowest digit of
+ * another subscript (label_shared, softmax_focal_loss's prob[r * classes + t]). The label
+ * buffer is filled below the smallest classes of the sets, so weight has classes elements
+ * and the largest label the harness draws is inside them; with every count known, bytes
+ * follow. */
+static void a_class_label_counts_its_weights(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    const char *const kernels[] = { "label_compared", "label_shared" };
+    for (size_t c = 0; c < HK_ARRAY_LEN(kernels); c++) {
+        infer(DATA("gather_counts.cu"), kernels[c], &inf);
+        if (inf.n_doubts)
+            fail_msg("%s: %zu doubts, the first: %s", kernels[c], inf.n_doubts, inf.doubts[0]);
+        assert_true(has_note(&inf, "count of weight from the kernel model's index forms"));
+        assert_false(has_note(&inf, "guessed as"));
+        assert_non_null(json_object_get(inf.spec, "bytes"));
+        long long hi = int_hi(field(inf.spec, 1, "dist"));
+        json_t *set;
+        size_t i;
+        json_array_foreach(json_object_get(inf.spec, "sizes"), i, set) {
+            long long n = size_of(set, "n"), count = eval_at(field(inf.spec, 2, "count"), set);
+            assert_true(hi < count);
+            assert_int_equal(count, n);
+        }
+        spec_inference_free(&inf);
+    }
+}
+
 /* A read one element past the index (table[b * n + idx[..] + 1]) or an index from a float
  * the kernel converts says nothing of the range: no dist, the table's count stays the
  * guess it was and the gather a doubt. */
@@ -161,12 +192,20 @@ static void no_count_without_an_index_range(void **state)
         assert_null(json_object_get(inf.spec, "bytes"));
         spec_inference_free(&inf);
     }
+    /* a label that picks a weight and nothing else has no range */
+    infer(DATA("gather_counts.cu"), "label_alone", &inf);
+    assert_true(has_note(&inf, "count of weight guessed as"));
+    assert_true(has_doubt(&inf, "is a value read from a buffer"));
+    assert_null(field(inf.spec, 1, "dist"));
+    assert_null(json_object_get(inf.spec, "bytes"));
+    spec_inference_free(&inf);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_gather_counts_its_table_from_the_index_range),
+        cmocka_unit_test(a_class_label_counts_its_weights),
         cmocka_unit_test(no_count_without_an_index_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,6 +44,40 @@ __global__ void gather_float_index(const float *table, const float *pos, float *
         out[bs * m + j] = table[bs * n + (int)pos[bs * m + j]];
 }
 
+// A class label: compared with the remainder by classes, so 0 <= t < classes, and weight
+// has classes elements (mmcv's sigmoid_focal_loss).
+__global__ void label_compared(const float *in, const int *target, const float *weight, float *out, int total,
+                               int classes)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < total) {
+        int t = target[i / classes];
+        float hit = (t == i % classes);
+        out[i] = hit * in[i] * weight[t];
+    }
+}
+
+// The label is the lowest digit of prob's subscript, and picks a weight alone: the same
+// range holds it (mmcv's softmax_focal_loss).
+__global__ void label_shared(const float *prob, const int *label, const float *weight, float *out, int rows,
+                             int classes)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) {
+        int l = label[r];
+        out[r] = prob[r * classes + l] * weight[l];
+    }
+}
+
+// The label picks a weight and nothing else: no range, no count.
+__global__ void label_alone(const float *prob, const int *label, const float *weight, float *out, int rows,
+                            int classes)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows)
+        out[r] = prob[r * classes] * weight[label[r]];
+}
+
 void run(int b, int c, int n, int m, const float *points, const int *idx, const float *pos, float *out)
 {
     dim3 grid3((m + 127) / 128, c, b), grid2((m + 127) / 128, b);
@@ -51,4 +85,7 @@ void run(int b, int c, int n, int m, const float *points, const int *idx, const 
     gather_plain<<<grid2, 128>>>(points, idx, out, b, n, m);
     gather_offset<<<grid2, 128>>>(points, idx, out, b, n, m);
     gather_float_index<<<grid2, 128>>>(points, pos, out, b, n, m);
+    label_compared<<<(b * n + 127) / 128, 128>>>(points, idx, pos, out, b * n, n);
+    label_shared<<<(b + 127) / 128, 128>>>(points, idx, pos, out, b, n);
+    label_alone<<<(b + 127) / 128, 128>>>(points, idx, pos, out, b, n);
 }
