@@ -201,12 +201,44 @@ static void no_count_without_an_index_range(void **state)
     spec_inference_free(&inf);
 }
 
+/* Four inputs each read at four places (a 2x2 box): each count is a max() of four
+ * reaches, some 450 characters, and the bytes (every buffer once) some 1900: they used to
+ * be dropped past 1024 characters (rodinia srad's J_cuda, a max() of eight reads, left srad
+ * with no bytes). The bytes are the sum of the counts, and each count holds the box's last
+ * element read by the last thread. */
+static void long_counts_keep_their_bytes(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("long_counts.cu"), "box", &inf);
+    if (inf.n_doubts)
+        fail_msg("%zu doubts, the first: %s", inf.n_doubts, inf.doubts[0]);
+    const char *bytes = json_string_value(json_object_get(inf.spec, "bytes"));
+    assert_non_null(bytes);
+    assert_true(strlen(bytes) > 1024);
+    json_t *set;
+    size_t i;
+    json_array_foreach(json_object_get(inf.spec, "sizes"), i, set) {
+        long long cols = size_of(set, "cols"), rows = size_of(set, "rows"), sum = 0;
+        long long last = (cols + 1) * (rows - 1) + cols - 1 + cols + 2; /* a[at + cols + 2] */
+        for (size_t b = 0; b < 4; b++) {
+            long long count = eval_at(field(inf.spec, b, "count"), set);
+            assert_int_equal(count, last + 1);
+            sum += 4 * count;
+        }
+        sum += 4 * eval_at(field(inf.spec, 4, "count"), set);
+        assert_int_equal(eval_at(bytes, set), sum);
+    }
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_gather_counts_its_table_from_the_index_range),
         cmocka_unit_test(a_class_label_counts_its_weights),
         cmocka_unit_test(no_count_without_an_index_range),
+        cmocka_unit_test(long_counts_keep_their_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
