@@ -2017,7 +2017,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         k->nomem = true;
 
     bool any_output = false;
-    char bytes[1024] = "";
+    char bytes[8 * SK_MAX_TEXT] = ""; /* every count may take SK_MAX_TEXT (srad's J_cuda, a max() of eight reads) */
     char clipped[512] = ""; /* buffers left out of bytes (kc_window_reads) */
     bool bytes_ok = true;
     for (size_t i = 0; i < f->n_params; i++) {

@@ -1474,9 +1474,66 @@ static bool kc_hit_counter_bound(skel *k, kc_bound *out)
     return false;
 }
 
+static bool kg_read_term(const km_kernel *km, km_form f, uint32_t *read, uint32_t *at);
+static bool kg_radix(const km_kernel *km, km_form f, uint32_t at, uint32_t *radix);
+static bool kg_compared(const km_kernel *km, const char *buffer, uint32_t *radix);
+static bool kg_index_input(skel *k, const an_function *f, int q, size_t bs, size_t be);
+static bool km_form_reads(const km_kernel *km, km_form f, int depth);
+static int kg_pointer_param(const an_function *f, const char *name);
+
+/* The bound a gather's read value is below, when access a subscripts with that value as the
+ * lowest digit of a mixed-radix number (kg_radix: points[b * n + idx[i]], so 0 <= idx[i] <
+ * n) or alone as a class label the kernel compares with a remainder by R (kg_compared:
+ * weight[t] with t == index % num_classes) or another gather's digit reads the same buffer,
+ * and the value is read from an integer input
+ * of the kernel: kg_gathers gives that
+ * input the distribution int(0, R - 1), R the radix's smallest value over the size sets,
+ * so the harness keeps the promise. *out's lhs is the read value, its rhs the radix (a
+ * size); both point into *out. False for any other access. */
+static bool kc_gather_bound(skel *k, const km_access *a, kc_bound *out)
+{
+    long fi = k->m ? an_model_find_kernel(k->m, km_name(k->km)) : -1;
+    if (fi < 0 || a->mode != KM_READ)
+        return false;
+    const an_function *f = &k->m->funcs[fi];
+    size_t bs = f->body_span.start_byte, be = f->body_span.end_byte <= k->len ? f->body_span.end_byte : k->len;
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(k->km, &na);
+    km_form el = a->has_entry_element ? a->entry_element : a->element;
+    uint32_t read = 0, at = 0, radix = 0;
+    if (!kg_read_term(k->km, el, &read, &at) || read >= na || !atoms[read].name)
+        return false;
+    bool ranged = kg_radix(k->km, el, at, &radix) || kg_compared(k->km, atoms[read].name, &radix);
+    /* else a digit of another subscript reads from the same buffer: the harness fills all
+     * of it below the smallest such radix (softmax[n * C + label] beside weight[label]) */
+    size_t n = 0;
+    const km_access *ac = km_accesses(k->km, &n);
+    for (size_t i = 0; i < n && !ranged; i++) {
+        km_form other = ac[i].has_entry_element ? ac[i].entry_element : ac[i].element;
+        uint32_t read2 = 0, at2 = 0;
+        ranged = ac[i].space == KM_SPACE_GLOBAL && kg_read_term(k->km, other, &read2, &at2) && read2 < na &&
+                 atoms[read2].name && !strcmp(atoms[read2].name, atoms[read].name) &&
+                 kg_radix(k->km, other, at2, &radix);
+    }
+    if (!ranged || radix >= na)
+        return false;
+    int q = kg_pointer_param(f, atoms[read].name);
+    char *r = q >= 0 && kg_index_input(k, f, q, bs, be) ? sk_translate(k, atoms[radix].name, 0) : NULL;
+    bool sized = r && kf_only_sizes(k, r);
+    hk_free(r);
+    if (!sized)
+        return false;
+    *out = (kc_bound){ .counter = { .coef = 1, .n = 1, .atoms = { read } },
+                       .last = { .coef = 1, .n = 1, .atoms = { radix } } };
+    out->lhs = (km_form){ .t = &out->counter, .n = 1 };
+    out->rhs = (km_form){ .t = &out->last, .n = 1 };
+    return true;
+}
+
 /* Count of buffer from the model: the largest element any global access of it can reach,
- * plus one, in spec terms (kernel parameters replaced by their launch values). New
- * string, or NULL when one access cannot be bounded or the kernel has no model. */
+ * plus one, in spec terms (kernel parameters replaced by their launch values). A gather
+ * whose read value is a digit below a size (kc_gather_bound) reaches that size minus one.
+ * New string, or NULL when one access cannot be bounded or the kernel has no model. */
 char *kc_count(skel *k, const char *buffer)
 {
     if (!k->km)
@@ -1496,8 +1553,11 @@ char *kc_count(skel *k, const char *buffer)
         struct hk_buf b;
         hk_buf_init(&b, SK_MAX_TEXT);
         kc_limits lim = { .extra = NULL };
+        kc_bound gathered;
         if (have_hits && km_form_mentions(k->km, acc[i].index, hits.lhs.t[0].atoms[0]))
             lim.extra = &hits;
+        else if (km_form_reads(k->km, acc[i].index, 4) && kc_gather_bound(k, &acc[i], &gathered))
+            lim.extra = &gathered;
         memcpy(lim.grid, k->grid_known, sizeof lim.grid);
         memcpy(lim.threads, k->threads_known, sizeof lim.threads);
         memcpy(lim.block, k->block_known, sizeof lim.block);

@@ -522,10 +522,12 @@ static void moves_in_a_grid_stride_loop(void **state)
     static const long long pv[] = { 2, 5, 40, 9 };
     infer(DATA("moved_batch.cu"), "pick_features", &inf);
     no_doubts(&inf);
-    /* points, 17 and 32 as invented, is 16 in the timed set: feats's guessed count (the
-     * product of every size) made room for the sizes the grid launches over */
-    assert_true(has_note(&inf, "values of pick in [0, 15]"));
-    assert_string_equal(field(inf.spec, 5, "dist"), "int(0,15)");
+    /* feats's count is the rows the gather reads with pick below points (it used to be
+     * guessed as the product of every size, which held points at 16 in the timed set):
+     * points grows with the rest, and pick stays below its smallest value, 17 */
+    assert_true(has_note(&inf, "values of pick in [0, 16]"));
+    assert_string_equal(field(inf.spec, 5, "dist"), "int(0,16)");
+    assert_int_equal(eval(field(inf.spec, 4, "count"), pn, pv, 4), 2 * 5 * 40);
     assert_int_equal(eval(field(inf.spec, 5, "count"), pn, pv, 4), 2 * 9);
     assert_int_equal(eval(field(inf.spec, 6, "count"), pn, pv, 4), 2 * 5 * 9);
     spec_inference_free(&inf);
@@ -728,11 +730,16 @@ static void a_label_compared_with_a_class_index(void **state)
     spec_inference inf;
     infer(DATA("class_label.cu"), "weighted_hits", &inf);
     no_doubts(&inf);
-    /* classes is 16 in the timed set: class_w's guessed count total * classes made room
-     * for total, which the grid launches over */
-    assert_true(has_note(&inf, "values of label in [0, 15]: the kernel compares them with a remainder"));
-    assert_true(has_note(&inf, "classes 4096 -> 16 (it only sizes a guessed count"));
-    assert_string_equal(field(inf.spec, 2, "dist"), "int(0,15)");
+    /* class_w has classes elements, the labels' range (it used to be guessed as total *
+     * classes, which held classes at 16 in the timed set); the labels stay below the
+     * smallest classes of the sets, 1003 */
+    assert_true(has_note(&inf, "values of label in [0, 1002]: the kernel compares them with a remainder"));
+    assert_true(has_note(&inf, "count of class_w from the kernel model's index forms"));
+    assert_false(has_note(&inf, "guessed"));
+    assert_string_equal(field(inf.spec, 2, "dist"), "int(0,1002)");
+    static const char *const cn[] = { "total", "classes" };
+    static const long long cv[] = { 600, 7 };
+    assert_int_equal(eval(field(inf.spec, 3, "count"), cn, cv, 2), 7);
     spec_inference_free(&inf);
     infer(DATA("class_label.cu"), "weighted_any", &inf);
     assert_true(has_doubt(&inf, "the subscript at line 21 is a value read from a buffer"));
@@ -1400,7 +1407,8 @@ static void timing_sizes_past_the_l2(void **state)
     }
 }
 
-/* A guessed count (the product of every size: table's, which the kernel moves) caps the
+/* A guessed count (the product of every size: table's, which the kernel moves and reads
+ * as far as a buffer says) caps the
  * growth: every count below 2^31 elements (an int subscript reaches each), every buffer
  * within 2 GiB; the size only the guess holds is halved to make room, and the note says
  * what stopped the rest. */
@@ -1408,7 +1416,7 @@ static void timing_sizes_capped_by_int_and_memory(void **state)
 {
     (void)state;
     spec_inference inf;
-    infer(DATA("timing_sizes.cu"), "pick", &inf);
+    infer(DATA("timing_sizes.cu"), "prefix", &inf);
     no_doubts(&inf);
     assert_true(has_note(&inf, "count of table guessed as rows * cols * points * picks"));
     long long count = 0, bytes = 0;
@@ -1426,8 +1434,16 @@ static void timing_sizes_capped_by_int_and_memory(void **state)
     assert_true(rows > 32);
     assert_int_equal(json_integer_value(json_object_get(s1, "cols")), rows);
     assert_int_equal(json_integer_value(json_object_get(s1, "picks")), rows);
-    /* idx's values stay below the smallest points of any set */
-    assert_string_equal(field(inf.spec, 1, "dist"), "int(0,15)");
+    spec_inference_free(&inf);
+    /* the gather pick (table[c * points + idx[p]]) has its count from idx's range: nothing
+     * is guessed, points grows with the rest, and idx stays below its smallest value */
+    infer(DATA("timing_sizes.cu"), "pick", &inf);
+    no_doubts(&inf);
+    assert_false(has_note(&inf, "guessed"));
+    s1 = json_array_get(json_object_get(inf.spec, "sizes"), 1);
+    assert_int_equal(json_integer_value(json_object_get(s1, "points")),
+                     json_integer_value(json_object_get(s1, "rows")));
+    assert_string_equal(field(inf.spec, 1, "dist"), "int(0,16)");
     spec_inference_free(&inf);
 }
 

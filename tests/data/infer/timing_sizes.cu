@@ -51,6 +51,23 @@ __global__ void pick(const float *table, const int *idx, float *out, int rows, i
         out[c * picks + p] = table[c * points + idx[p]];
 }
 
+// each row sums a prefix of its table as long as a buffer says: no index math bounds how far
+// it reads, so table's count is a guess (the product of every size)
+__global__ void prefix(const float *table, const int *len, float *out, int rows, int cols, int points, int picks)
+{
+    int p = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y;
+    if (p >= picks || r >= rows)
+        return;
+    table += r * cols * points;
+    for (int c = 0; c < cols; c++) {
+        float s = 0.0f;
+        for (int q = 0; q < len[p]; q++)
+            s += table[c * points + q];
+        out[(r * cols + c) * picks + p] = s;
+    }
+}
+
 // a local array a loop over a size fills: the size stays as invented, though the
 // output's count holds it with the sizes launched over
 __global__ void topk(const float *x, float *out, int n, int k, int m, int s)
