@@ -14,8 +14,8 @@
  * slot (makecontext) and kept for every later block; after its first start, the switches
  * are _setjmp/_longjmp, which leave the signal mask alone. Where the kernel keeps a shadow
  * stack (x86 CET), a jump between stacks would break it: there the switches stay
- * swapcontext. _FORTIFY_SOURCE is off here: its longjmp check refuses a jump to another
- * stack. */
+ * swapcontext, as they do with EMU_SWITCH=ucontext in the environment. _FORTIFY_SOURCE is
+ * off here: its longjmp check refuses a jump to another stack. */
 #undef _FORTIFY_SOURCE
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
@@ -125,9 +125,12 @@ int failures;                /* comparisons that failed (expect_*) */
 }
 
 /* Fibers switch with _setjmp/_longjmp (see the head of this file) unless the process keeps
- * a shadow stack. */
+ * a shadow stack, or EMU_SWITCH=ucontext asks for swapcontext (a test compares the two). */
 static bool plain_jumps_ok(void)
 {
+    const char *sw = getenv("EMU_SWITCH");
+    if (sw && !strcmp(sw, "ucontext"))
+        return false;
 #if defined(__x86_64__) && defined(SYS_arch_prctl)
     unsigned long features = 0;
     /* ARCH_SHSTK_STATUS (Linux 6.6): bit 0, ARCH_SHSTK_SHSTK, is the shadow stack's */
