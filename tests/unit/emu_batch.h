@@ -18,13 +18,15 @@
  * its own, HK_BINARY_DIR/emu_failed_TAG.cpp; the test then fails, naming them all.
  *
  * The batch never hides a case that fails alone, nor passes one that would not build
- * alone: the macros a case defines or undefines are pushed before it and popped after it (another case
- * sees neither its definitions nor its #undefs); main() names each case's namespace and
- * an end marker from file scope, so a brace or comment left open by one case, closed by
- * the next, fails the batch; a case whose helpers or driver #include something, whose
- * #if lines do not balance, or that wants EMU_NO_BUILD, is built alone. A batch that fails
+ * alone: the macros a case defines or undefines are pushed before it and popped after it
+ * (another case sees neither its definitions nor its #undefs); main() names each case's
+ * namespace and an end marker from file scope, so a brace or comment left open by one
+ * case, closed by the next, fails the batch; a case whose helpers or driver #include
+ * something, whose #if lines do not balance, or that wants EMU_NO_BUILD, is built alone. A batch that fails
  * to build is built again one case at a time: a case that fails alone is EMU_NO_BUILD,
- * with g++'s messages on it; the others run from their own programs.
+ * with g++'s messages on it; the others run from their own programs. (The __shared__
+ * variables of every case lie in the one section the runtime poisons before each block:
+ * a case still finds its own poisoned, whatever else the section holds.)
  *
  * Include after emu_block.h (and so after cmocka.h and rw_fixture.h). */
 #ifndef HK_TESTS_EMU_BATCH_H
