@@ -6,18 +6,31 @@
  * a warp, and atomics are plain read-modify-writes (fibers are not preemptive). A barrier
  * that not every thread reaches (a thread exited, or waits at another barrier or another
  * warp operation) is reported with both lines and ends the program with status 3 instead
- * of hanging. Included by the program emu_block.h writes; not compiled on its own. */
+ * of hanging. Included by the program emu_block.h writes; not compiled on its own.
+ *
+ * Switching fibers: ucontext's swapcontext saves and restores the signal mask, a system
+ * call each way, which was half the CPU of an emulation (a block of 64 threads with a few
+ * barriers and shuffles switches thousands of times). A fiber is made once per thread
+ * slot (makecontext) and kept for every later block; after its first start, the switches
+ * are _setjmp/_longjmp, which leave the signal mask alone. Where the kernel keeps a shadow
+ * stack (x86 CET), a jump between stacks would break it: there the switches stay
+ * swapcontext, as they do with EMU_SWITCH=ucontext in the environment. _FORTIFY_SOURCE is
+ * off here: its longjmp check refuses a jump to another stack. */
+#undef _FORTIFY_SOURCE
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
 #include <math.h>
+#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cfloat>
@@ -76,7 +89,9 @@ static const char *const op_names[] = {"__syncthreads", "__shfl_down_sync", "__s
                                        "__reduce_or_sync", "__reduce_xor_sync"};
 
 struct fiber {
-    ucontext_t ctx;
+    ucontext_t ctx;                  /* its first start (and every switch without plain_jumps) */
+    jmp_buf jb;                      /* where it waits, with plain_jumps */
+    bool started;                    /* fiber_main has run on its stack */
     char *stack;
     uint3 tid;
     int state, op, line, arg, width;
@@ -97,6 +112,7 @@ static size_t dyn_size;
 static fiber fibers[MAX_THREADS];
 static int n_fibers, current;
 static ucontext_t sched_ctx;
+static jmp_buf sched_jb;
 static std::function<void()> *kernel_body;
 static int barrier_result;   /* __syncthreads_count/or/and's value for the released block */
 int failures;                /* comparisons that failed (expect_*) */
@@ -108,17 +124,64 @@ int failures;                /* comparisons that failed (expect_*) */
     _Exit(3);
 }
 
+/* Fibers switch with _setjmp/_longjmp (see the head of this file) unless the process keeps
+ * a shadow stack, or EMU_SWITCH=ucontext asks for swapcontext (a test compares the two). */
+static bool plain_jumps_ok(void)
+{
+    const char *sw = getenv("EMU_SWITCH");
+    if (sw && !strcmp(sw, "ucontext"))
+        return false;
+#if defined(__x86_64__) && defined(SYS_arch_prctl)
+    unsigned long features = 0;
+    /* ARCH_SHSTK_STATUS (Linux 6.6): bit 0, ARCH_SHSTK_SHSTK, is the shadow stack's */
+    if (syscall(SYS_arch_prctl, 0x5005, &features) == 0 && (features & 1))
+        return false;
+#endif
+    return true;
+}
+static const bool plain_jumps = plain_jumps_ok();
+
+/* The running fiber hands over to the scheduler; returns when the scheduler resumes it. */
+__attribute__((noinline)) static void to_scheduler(void)
+{
+    fiber &f = fibers[current];
+    if (!plain_jumps)
+        swapcontext(&f.ctx, &sched_ctx);
+    else if (!_setjmp(f.jb))
+        _longjmp(sched_jb, 1);
+}
+
+/* The scheduler resumes fiber current (its first time: fiber_main on its own stack);
+ * returns when the fiber hands over again. */
+__attribute__((noinline)) static void to_fiber(void)
+{
+    fiber &f = fibers[current];
+    const bool first = !f.started;
+    f.started = true;
+    if (!plain_jumps)
+        swapcontext(&sched_ctx, &f.ctx);
+    else if (!_setjmp(sched_jb)) {
+        if (first)
+            setcontext(&f.ctx);
+        _longjmp(f.jb, 1);
+    }
+}
+
+/* A fiber runs the kernel body once per block it takes part in: after the body, it waits
+ * (DONE) until a later block resumes it. */
 static void fiber_main(void)
 {
-    (*kernel_body)();
-    fibers[current].state = DONE;
-    swapcontext(&fibers[current].ctx, &sched_ctx);
+    for (;;) {
+        (*kernel_body)();
+        fibers[current].state = DONE;
+        to_scheduler();
+    }
 }
 
 /* The running fiber waits (state set by the caller) until the scheduler releases it. */
 static void yield_to_scheduler(void)
 {
-    swapcontext(&fibers[current].ctx, &sched_ctx);
+    to_scheduler();
     threadIdx = fibers[current].tid;
 }
 
@@ -316,12 +379,14 @@ static void run_block(void)
                         puts("EMU ERROR: no memory for fiber stacks");
                         exit(4);
                     }
+                    /* made once: the fiber then waits between blocks (fiber_main) */
+                    getcontext(&f.ctx);
+                    f.ctx.uc_stack.ss_sp = f.stack;
+                    f.ctx.uc_stack.ss_size = STACK;
+                    f.ctx.uc_link = NULL;
+                    makecontext(&f.ctx, fiber_main, 0);
+                    f.started = false;
                 }
-                getcontext(&f.ctx);
-                f.ctx.uc_stack.ss_sp = f.stack;
-                f.ctx.uc_stack.ss_size = STACK;
-                f.ctx.uc_link = NULL;
-                makecontext(&f.ctx, fiber_main, 0);
                 f.tid = make_uint3(x, y, z);
                 f.state = RUNNING;
             }
@@ -342,7 +407,7 @@ static void run_block(void)
                 continue;
             ran = true;
             threadIdx = fibers[current].tid;
-            swapcontext(&sched_ctx, &fibers[current].ctx);
+            to_fiber();
         }
         (void)ran;
         if (release_warps())

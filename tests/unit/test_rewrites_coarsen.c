@@ -28,6 +28,7 @@
 #include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -240,7 +241,10 @@ static const char helpers[] =
     "    }\n"
     "}\n";
 
-#define emulate(tag, src, cand, driver, want) emu_run_pair(tmpdir, tag, src, cand, helpers, driver, want)
+/* The running test's emulated programs (emu_batch.h): queued by emulate(), built together
+ * and checked, each on its own, by emu_batch_run at the test's end. */
+static emu_batch batch;
+#define emulate(tag, src, cand, driver, want) emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, want)
 
 static const char inst[] = "\ntemplate __global__ void gather<float>(int, int, int, int, const float *, const int *, float *);\n";
 
@@ -512,6 +516,7 @@ static void emulated_equal(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     for (size_t i = 0; i < HK_ARRAY_LEN(applying); i++) {
         static const int ks[] = {4, 2, 8};
         for (size_t l = 0; l < HK_ARRAY_LEN(ks); l++) {
@@ -527,6 +532,7 @@ static void emulated_equal(void **state)
             free(cand);
         }
     }
+    emu_batch_run(&batch);
 }
 
 /* The check can fail: virtual blocks that all take the first, copies that take one element
@@ -535,6 +541,7 @@ static void broken_differs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *cand = emu_rewrite(kernels, "dist_2d", "coarsen", NULL);
     char *broken = emu_replaced(cand, "blockIdx.x * 4u + hk_co_c", "blockIdx.x * 4u");
     emulate("broken_blocks", kernels, broken, "dist_2d_case();", EMU_DIFFERS);
@@ -555,6 +562,7 @@ static void broken_differs(void **state)
     assert_true(got == EMU_DIFFERS || got == EMU_CRASHED);
     free(broken);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 /* A loop macro defined twice (a header inlined twice under its include guard, as mmcv's

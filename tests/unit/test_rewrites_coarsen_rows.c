@@ -27,6 +27,7 @@
 #include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -403,11 +404,13 @@ static const char helpers[] =
 static const char *const drivers[] = {"lap_case(0);", "lap_case(1);", "rows_case(0);", "rows_case(1);",
                                       "border_case(0);", "border_case(1);", "border_case(2);"};
 
-/* Every case at 4, 2 and 8, emulated against its original. */
+/* Every case at 4, 2 and 8, emulated against its original (one g++ run: emu_batch.h). */
 static void emulated_equal(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    static emu_batch batch;
+    emu_batch_init(&batch, tmpdir, __func__);
     static const int ks[] = {4, 2, 8};
     for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++)
         for (size_t l = 0; l < HK_ARRAY_LEN(ks); l++) {
@@ -415,9 +418,10 @@ static void emulated_equal(void **state)
             char driver[200], tag[64];
             snprintf(driver, sizeof driver, "K = %d; %s", ks[l], drivers[i]);
             snprintf(tag, sizeof tag, "rows_%s_%d", cases[i].kernel, ks[l]);
-            emu_run_pair(tmpdir, tag, kernels, cand, helpers, driver, EMU_OK);
+            emu_batch_add_pair(&batch, tag, kernels, cand, helpers, driver, EMU_OK);
             free(cand);
         }
+    emu_batch_run(&batch);
 }
 
 /* The check can fail: the last block's virtual blocks not cut at the spec's grid (they

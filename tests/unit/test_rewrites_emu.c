@@ -21,6 +21,7 @@
 
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -114,7 +115,10 @@ static const char helpers[] =
     "#define W_H int(n >> 16), int(n & 65535)\n";
 
 /* Runs driver on src and cand (with this file's helpers); the emulation must give want. */
-#define emulate(tag, src, cand, driver, want) emu_run_pair(tmpdir, tag, src, cand, helpers, driver, want)
+/* The running test's emulated programs (emu_batch.h): queued by emulate(), built together
+ * and checked, each on its own, by emu_batch_run at the test's end. */
+static emu_batch batch;
+#define emulate(tag, src, cand, driver, want) emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, want)
 
 /* ------------------------------------------------------------------ reductions */
 
@@ -124,6 +128,7 @@ static void reduce_variants_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *src = rwf_data_file("rewrite_pattern/reduce_variants.cu");
     static const struct {
         const char *kernel, *rewrite, *driver;
@@ -147,6 +152,7 @@ static void reduce_variants_run(void **state)
         free(cand);
     }
     free(src);
+    emu_batch_run(&batch);
 }
 
 /* the kernels of test_rewrites_reduce_model.c: warp_reduce's model path */
@@ -222,6 +228,7 @@ static void reduce_model_path_runs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     static const struct {
         const char *src, *kernel, *driver;
     } cases[] = {
@@ -238,6 +245,7 @@ static void reduce_model_path_runs(void **state)
         emulate(cases[i].kernel, cases[i].src, cand, cases[i].driver, EMU_OK);
         free(cand);
     }
+    emu_batch_run(&batch);
 }
 
 /* The check can fail: a shuffle one lane short, and a thread that leaves before the
@@ -246,6 +254,7 @@ static void broken_reductions_fail(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *cand = emu_rewrite(sum_gs, "sum_gs", "warp_reduce", NULL);
     char *off = emu_replaced(cand, "hk_off > 0; hk_off >>= 1", "hk_off > 1; hk_off >>= 1");
     emulate("broken_shuffle", sum_gs, off, "reduce_case<float, float>(\"sum_gs\", BOTH(sum_gs(a, r, (size_t)n)), 0.0f, 1e-4);",
@@ -258,6 +267,7 @@ static void broken_reductions_fail(void **state)
             "reduce_case<float, float>(\"sum_gs\", BOTH(sum_gs(a, r, (size_t)n)), 0.0f, 1e-4);", EMU_DIVERGENT);
     free(exits);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 /* ------------------------------------------------------------------ histograms */
@@ -266,6 +276,7 @@ static void histograms_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *src = rwf_data_file("rewrite_pattern/hist_variants.cu");
     char *cand = emu_rewrite(src, "weighted_hist", "privatized_histogram", NULL);
     emulate("weighted_hist", src, cand,
@@ -279,6 +290,7 @@ static void histograms_run(void **state)
             EMU_OK);
     free(cand);
     free(src);
+    emu_batch_run(&batch);
 }
 
 /* the kernels of test_rewrites_privhist.c: the model path */
@@ -336,6 +348,7 @@ static void histogram_model_path_runs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     static const struct {
         const char *src, *kernel, *driver;
     } cases[] = {
@@ -356,6 +369,7 @@ static void histogram_model_path_runs(void **state)
         emulate(cases[i].kernel, cases[i].src, cand, cases[i].driver, EMU_OK);
         free(cand);
     }
+    emu_batch_run(&batch);
 }
 
 /* ------------------------------------------------------------------ transposes */
@@ -400,6 +414,7 @@ static void transposes_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     int tile[RW_MAX_PARAMS] = {32, 0, 0};
     char *src = rwf_data_file("rewrite_pattern/transpose_variants.cu");
     char *cand = emu_rewrite(src, "t_early", "tiled_transpose", tile);
@@ -427,6 +442,7 @@ static void transposes_run(void **state)
         emulate(cases[i].tag, cases[i].src, cand, cases[i].driver, EMU_OK);
         free(cand);
     }
+    emu_batch_run(&batch);
 }
 
 /* The tile's barrier dropped: threads read tile elements other threads have not written. */
@@ -434,6 +450,7 @@ static void transpose_without_barrier_fails(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     int tile[RW_MAX_PARAMS] = {32, 0, 0};
     char *cand = emu_rewrite(unsigned_temps, "tr", "tiled_transpose", tile);
     char *broken = emu_replaced(cand, "__syncthreads();", ";");
@@ -442,6 +459,7 @@ static void transpose_without_barrier_fails(void **state)
             EMU_DIFFERS);
     free(broken);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 /* ------------------------------------------------------------------ GEMM sized by its launch */
@@ -455,6 +473,7 @@ static void gemm_from_grid_runs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     static const char src[] =
         "__global__ void gemm_grid(const float *A, const float *B, float *C, int N, int K)\n"
         "{\n"
@@ -492,6 +511,7 @@ static void gemm_from_grid_runs(void **state)
     emulate("gemm_grid_bad", src, bad, driver, EMU_DIFFERS);
     free(bad);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 int main(void)

@@ -23,6 +23,7 @@
 
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -65,7 +66,10 @@ static const char helpers[] =
     "#define D4 z.d[0], z.d[1], z.d[2], z.d[3]\n"
     "#define D3 z.d[0], z.d[1], z.d[2]\n";
 
-#define emulate(tag, src, cand, driver, want) emu_run_pair(tmpdir, tag, src, cand, helpers, driver, want)
+/* The running test's emulated programs (emu_batch.h): queued by emulate(), built together
+ * and checked, each on its own, by emu_batch_run at the test's end. */
+static emu_batch batch;
+#define emulate(tag, src, cand, driver, want) emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, want)
 
 /* llm.c's permute_kernel, spelled as in dev/cuda/permute.cu: (d1, d2, d3, d4) ->
  * (d4, d3, d1, d2), reads coalesced, writes strided by d3*d1*d2. */
@@ -134,6 +138,7 @@ static void permutations_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     static const int tile16[RW_MAX_PARAMS] = {16, 0, 0}, tile32[RW_MAX_PARAMS] = {32, 0, 0};
     static const struct {
         const char *tag, *src, *kernel, *driver;
@@ -156,6 +161,7 @@ static void permutations_run(void **state)
         emulate(cases[i].tag, cases[i].src, cand, cases[i].driver, EMU_OK);
         free(cand);
     }
+    emu_batch_run(&batch);
 }
 
 /* The map evaluated per element (what a tile does when its other coordinates are not
@@ -164,6 +170,7 @@ static void permute_generic_map_runs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     static const int tile16[RW_MAX_PARAMS] = {16, 0, 0};
     static const struct {
         const char *tag, *src, *kernel, *driver;
@@ -179,6 +186,7 @@ static void permute_generic_map_runs(void **state)
         free(generic);
         free(cand);
     }
+    emu_batch_run(&batch);
 }
 
 /* The tile's barrier dropped: threads read tile elements other threads have not written;
@@ -187,6 +195,7 @@ static void permute_without_barrier_fails(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *cand = emu_rewrite(llmc, "permute_kernel", "tiled_permute", NULL);
     char *broken = emu_replaced(cand, "__syncthreads();", ";");
     emulate("perm_no_barrier", llmc, broken,
@@ -201,6 +210,7 @@ static void permute_without_barrier_fails(void **state)
             "perm_case<float>(\"llmc\", BOTH(permute_kernel(a, b, D4)), {{{2, 16, 3, 16}}});", EMU_DIFFERS);
     free(broken);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 /* What the rewrite reads off the model: the tiled coordinates and the fused group. */

@@ -4,7 +4,9 @@
  * emulator (emu_block.h): ragged row counts and widths, several blocks, three thread
  * orders, the rewrite also on blocks of 80 (a partial warp) and a 3-block grid; every
  * output must match within a float tolerance. A broken shuffle must fail. (A file of its
- * own beside test_rewrites_emu.c: each emulated program compiles for a second or more.) */
+ * own beside test_rewrites_emu.c: each emulated program compiles for a second or more.
+ * Each test builds its programs together, emu_batch.h: one g++ run per test, each case
+ * still run, checked and named on its own.) */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -22,7 +24,10 @@
 
 #include "test_nvcc.h"
 #include "rw_fixture.h"
+#include "runners/runner.h"
 #include "emu_block.h"
+#include "emu_batch.h"
+#include "nvcc_batch.h"
 
 static int setup(void **state)
 {
@@ -70,14 +75,19 @@ static const char helpers[] =
     "        }\n"
     "}\n";
 
-/* Runs driver on src and cand (with this file's helpers); the emulation must give want. */
-#define emulate(tag, src, cand, driver, want) emu_run_pair(tmpdir, tag, src, cand, helpers, driver, want)
+/* The running test's emulated programs (emu_batch.h): queued by emulate() and the like,
+ * built together and checked by emu_batch_run at the test's end. */
+static emu_batch batch;
+
+/* Queues driver on src and cand (with this file's helpers); the emulation must give want. */
+#define emulate(tag, src, cand, driver, want) emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, want)
 
 /* warp_rows on the kernels of tests/data/rewrite_rows/rows_variants.cu */
 static void warp_rows_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *src = rwf_data_file("rewrite_rows/rows_variants.cu");
     static const struct {
         const char *kernel, *driver;
@@ -92,6 +102,7 @@ static void warp_rows_run(void **state)
         free(cand);
     }
     free(src);
+    emu_batch_run(&batch);
 }
 
 /* online_softmax and online_layernorm on tests/data/rewrite_pattern/rows_variants.cu */
@@ -99,6 +110,7 @@ static void online_rows_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *src = rwf_data_file("rewrite_pattern/rows_variants.cu");
     static const struct {
         const char *kernel, *rewrite, *driver;
@@ -116,6 +128,7 @@ static void online_rows_run(void **state)
         free(cand);
     }
     free(src);
+    emu_batch_run(&batch);
 }
 
 /* The check can fail: the row sum's shuffles contributing nothing is caught. */
@@ -123,6 +136,7 @@ static void broken_row_shuffle_fails(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *src = rwf_data_file("rewrite_rows/rows_variants.cu");
     char *cand = emu_rewrite(src, "sum_block", "warp_rows", NULL);
     char *broken = emu_replaced(cand, "__shfl_xor_sync(hk_mask, ", "0 * __shfl_xor_sync(hk_mask, ");
@@ -132,6 +146,7 @@ static void broken_row_shuffle_fails(void **state)
     free(broken);
     free(cand);
     free(src);
+    emu_batch_run(&batch);
 }
 
 /* Precision of warp_rows on a naive layernorm (issue 13: on the H200, llm.c's
@@ -230,12 +245,14 @@ static void warp_rows_layernorm_precision(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *src = rwf_data_file("rewrite_rows/layernorm_rows.cu");
     char *cand = emu_rewrite(src, "norm_two_pass", "warp_rows", NULL);
-    emu_run_pair(tmpdir, "layernorm_two_pass", src, cand, norm_helpers,
+    emu_batch_add_pair(&batch, "layernorm_two_pass", src, cand, norm_helpers,
                  NORM_CAND("norm_two_pass", "0") NORM_CAND("norm_two_pass", "1000"), EMU_OK);
     free(cand);
     free(src);
+    emu_batch_run(&batch);
 }
 
 /* The check can fail: a candidate that computes the variance in one pass, E[x^2] - E[x]^2
@@ -246,12 +263,14 @@ static void one_pass_variance_fails(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *src = rwf_data_file("rewrite_rows/layernorm_rows.cu");
     char *cand = emu_rewrite(src, "norm_one_pass", "warp_rows", NULL);
-    emu_run_pair(tmpdir, "layernorm_one_pass", src, cand, norm_helpers,
+    emu_batch_add_pair(&batch, "layernorm_one_pass", src, cand, norm_helpers,
                  NORM_CAND("norm_one_pass", "1000"), EMU_DIFFERS);
     free(cand);
     free(src);
+    emu_batch_run(&batch);
 }
 
 /* PolyBench-style row kernels sum into memory: `tmp[i] += A[i * cols + j] * x[j]` inside
@@ -381,6 +400,7 @@ static void accumulating_rows_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     static const struct {
         const char *kernel, *driver;
     } cases[] = {
@@ -409,6 +429,7 @@ static void accumulating_rows_run(void **state)
             "rows_case<float>(\"mv_acc\", BOTH(mv_acc(a, b, r, ROWS, COLS)), 1e-5);", EMU_DIFFERS);
     free(broken);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 /* Softmax and row max/min written one thread per row (issue 13: llm.c's
@@ -508,7 +529,7 @@ static void soft_emulate(const char *tag, const char *src, const char *cand, con
     char *h = malloc(n);
     assert_non_null(h);
     snprintf(h, n, "%s%s", helpers, soft_extra);
-    emu_run_pair(tmpdir, tag, src, cand, h, driver, want);
+    emu_batch_add_pair(&batch, tag, src, cand, h, driver, want);
     free(h);
 }
 
@@ -528,6 +549,7 @@ static void softmax_rows_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *src = rwf_data_file("rewrite_rows/softmax_rows.cu");
     static const struct {
         const char *kernel, *driver;
@@ -550,11 +572,13 @@ static void softmax_rows_run(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *cand = emu_rewrite(src, cases[i].kernel, "warp_rows", NULL);
         assert_non_null(strstr(cand, "hk rewrite (warp_rows)"));
-        rwf_nvcc_compiles(cand, cases[i].kernel);
+        nvb_add(tmpdir, cases[i].kernel, cand, strlen(cand));
         soft_emulate(cases[i].kernel, src, cand, cases[i].driver, EMU_OK);
         free(cand);
     }
     free(src);
+    nvb_compile_all(tmpdir);
+    emu_batch_run(&batch);
 }
 
 /* The checks can fail: a maximum combined as a sum; the double sum's partials passed
@@ -566,6 +590,7 @@ static void softmax_rows_broken(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *src = rwf_data_file("rewrite_rows/softmax_rows.cu");
     char *cand = emu_rewrite(src, "soft_guarded", "warp_rows", NULL);
     char *broken = emu_replaced(cand, "hi = fmaxf(hi, hk_o);", "hi += hk_o;");
@@ -595,6 +620,7 @@ static void softmax_rows_broken(void **state)
     free(broken);
     free(cand);
     free(src);
+    emu_batch_run(&batch);
 }
 
 static int warp_rows_call(const fixture *fx, size_t k, rw_result *r)
@@ -736,17 +762,21 @@ static void gesummv_rows_run(void **state)
 {
     (void)state;
     static const char *const kernels[] = {"gesummv_mem", "gesummv_reg", "gemv_scaled"};
+    emu_batch_init(&batch, tmpdir, __func__);
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
         char *cand = emu_rewrite(gesummv_rows, kernels[i], "warp_rows", NULL);
         assert_non_null(strstr(cand, "__shfl_xor_sync"));
-        rwf_nvcc_compiles(cand, kernels[i]);
+        nvb_add(tmpdir, kernels[i], cand, strlen(cand));
         if (emu_available()) {
             char driver[256];
             snprintf(driver, sizeof driver, GEMV_DRIVER("%s"), kernels[i], kernels[i]);
-            emu_run_pair(tmpdir, kernels[i], gesummv_rows, cand, gesummv_helpers, driver, EMU_OK);
+            emu_batch_add_pair(&batch, kernels[i], gesummv_rows, cand, gesummv_helpers, driver, EMU_OK);
         }
         free(cand);
     }
+    nvb_compile_all(tmpdir);
+    if (emu_available())
+        emu_batch_run(&batch);
 }
 
 /* The checks can fail: gesummv's statement after the loop run by every lane (a lane reads
@@ -756,19 +786,21 @@ static void gesummv_broken_fails(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     static const char post[] = "y[i] = alpha * tmp[i] + beta * y[i];";
     char *cand = emu_rewrite(gesummv_rows, "gesummv_mem", "warp_rows", NULL);
     char *every = emu_replaced(cand, "if (hk_lane == 0u) {\n            y[i] = alpha", "{\n            y[i] = alpha");
-    emu_run_pair(tmpdir, "gesummv_every_lane", gesummv_rows, every, gesummv_helpers, GEMV_DRIVER("gesummv_mem"),
+    emu_batch_add_pair(&batch, "gesummv_every_lane", gesummv_rows, every, gesummv_helpers, GEMV_DRIVER("gesummv_mem"),
                  EMU_DIFFERS);
     char *dropped = emu_replaced(cand, post, ";");
     char *early = emu_replaced(dropped, "tmp[i] += hk_acc0;", "y[i] = alpha * tmp[i] + beta * y[i]; tmp[i] += hk_acc0;");
-    emu_run_pair(tmpdir, "gesummv_before_flush", gesummv_rows, early, gesummv_helpers, GEMV_DRIVER("gesummv_mem"),
+    emu_batch_add_pair(&batch, "gesummv_before_flush", gesummv_rows, early, gesummv_helpers, GEMV_DRIVER("gesummv_mem"),
                  EMU_DIFFERS);
     free(early);
     free(dropped);
     free(every);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 /* register_accumulators on its own: a thread per column (whose loads already coalesce) sums
@@ -832,18 +864,21 @@ static void typedef_rows_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *cand = emu_rewrite(typedef_rows, "enc", "warp_rows", NULL);
     assert_non_null(strstr(cand, "__shfl_xor_sync"));
     assert_non_null(strstr(cand, "real_t *out_row = b + idx * cols;"));
     emulate("enc", typedef_rows, cand, "rows_case<float>(\"enc\", BOTH(enc(a, b, r, ROWS, COLS)), 1e-4);",
             EMU_OK);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 static void register_accumulators_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *cand = emu_rewrite(col_kernels, "col_mv", "register_accumulators", NULL);
     assert_non_null(strstr(cand, "float hk_acc0 = 0;"));
     assert_non_null(strstr(cand, "y[j] += hk_acc0;"));
@@ -855,6 +890,7 @@ static void register_accumulators_run(void **state)
     cand = emu_rewrite(col_kernels, "col_mean", "register_accumulators", NULL);
     emulate("col_mean", col_kernels, cand, COL_DRIVER("col_mean", "col_mean"), EMU_OK);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 int main(void)

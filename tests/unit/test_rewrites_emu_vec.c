@@ -26,6 +26,7 @@
 #include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -138,7 +139,10 @@ static const char helpers[] =
     "            }\n"
     "}\n";
 
-#define emulate(tag, src, cand, driver, want) emu_run_pair(tmpdir, tag, src, cand, helpers, driver, want)
+/* The running test's emulated programs (emu_batch.h): queued by emulate(), built together
+ * and checked, each on its own, by emu_batch_run at the test's end. */
+static emu_batch batch;
+#define emulate(tag, src, cand, driver, want) emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, want)
 
 /* The block's base in a temporary: the text matching knows only `int tid = threadIdx.x;`. */
 static const char base_temp[] =
@@ -280,6 +284,7 @@ static void gathers_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     static const struct {
         const char *src, *kernel, *kept, *driver;
     } cases[] = {
@@ -308,6 +313,7 @@ static void gathers_run(void **state)
         emulate(cases[i].kernel, cases[i].src, cand, cases[i].driver, EMU_OK);
         free(cand);
     }
+    emu_batch_run(&batch);
 }
 
 /* mmcv's form as written: a template kernel, T the spec's float. The lanes travel as bytes
@@ -334,6 +340,7 @@ static void template_spec_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     fixture fx;
     load_text(focal_template, &fx);
     const char *targs[] = {"float"};
@@ -370,6 +377,7 @@ static void template_spec_run(void **state)
             "index_case<double, int64_t>(\"focal_t_double\", BOTH_T(focal_t<double>((int)n, x, t, y, o, 0.25, 5)));",
             EMU_OK);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 /* A pointer the kernel writes may not be read at another index (another lane's or thread's
@@ -447,6 +455,7 @@ static void model_spellings_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     static const struct {
         const char *src, *kernel, *driver;
     } cases[] = {
@@ -466,6 +475,7 @@ static void model_spellings_run(void **state)
         emulate(cases[i].kernel, cases[i].src, cand, cases[i].driver, EMU_OK);
         free(cand);
     }
+    emu_batch_run(&batch);
 }
 
 /* grid_stride reads the index through the kernel model too: the same spellings become
@@ -474,6 +484,7 @@ static void grid_stride_spellings_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     static const struct {
         const char *src, *kernel, *driver;
     } cases[] = {
@@ -490,6 +501,7 @@ static void grid_stride_spellings_run(void **state)
         emulate(tag, cases[i].src, cand, cases[i].driver, EMU_OK);
         free(cand);
     }
+    emu_batch_run(&batch);
 }
 
 /* What stays refused, with the reason: the thread's own coordinates read per element
@@ -570,6 +582,7 @@ static void in_place_call_runs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *cand = emu_rewrite(moments, "moments", "vectorize", NULL);
     assert_non_null(strstr(cand, "hk_nv"));
     assert_non_null(strstr(cand, "(const void *)m != (const void *)v"));
@@ -579,6 +592,7 @@ static void in_place_call_runs(void **state)
     rwf_nvcc_compiles(cand, "moments");
     emulate("moments", moments, cand, moments_drivers, EMU_OK);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 /* The check can fail: a vector loop that stops one vector short (its elements then never
@@ -587,6 +601,7 @@ static void broken_vectorize_fails(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *cand = emu_rewrite(base_temp, "axpy_base", "vectorize", NULL);
     char *short_loop = emu_replaced(cand, "hk_v < hk_nv;", "hk_v + 1 < hk_nv;");
     char *no_tail = emu_replaced(short_loop, "hk_nv * 4 + hk_start", "hk_nv * 4 + hk_start + hk_n");
@@ -623,6 +638,7 @@ static void broken_vectorize_fails(void **state)
     emulate("broken_moments", moments, unguarded, moments_drivers, EMU_DIFFERS);
     free(unguarded);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 int main(void)

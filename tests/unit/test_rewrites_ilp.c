@@ -27,6 +27,7 @@
 #include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -314,7 +315,10 @@ static const char helpers[] =
     "    }\n"
     "}\n";
 
-#define emulate(tag, src, cand, driver, want) emu_run_pair(tmpdir, tag, src, cand, helpers, driver, want)
+/* The running test's emulated programs (emu_batch.h): queued by emulate(), built together
+ * and checked, each on its own, by emu_batch_run at the test's end. */
+static emu_batch batch;
+#define emulate(tag, src, cand, driver, want) emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, want)
 
 /* Each kernel applies at 4 (the default), 2 and 8 partial sums; every default text and
  * bn_var's others compile with explicit instantiations of the templates. */
@@ -569,6 +573,7 @@ static void emulated_equal(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     for (size_t i = 0; i < HK_ARRAY_LEN(applying); i++) {
         static const int lanes[] = {4, 2, 8};
         for (size_t l = 0; l < HK_ARRAY_LEN(lanes); l++) {
@@ -583,6 +588,7 @@ static void emulated_equal(void **state)
             free(cand);
         }
     }
+    emu_batch_run(&batch);
 }
 
 /* The check can fail: without the remainder loop, or with a lane left out of the combine,
@@ -591,6 +597,7 @@ static void broken_differs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *cand = emu_rewrite(kernels, "bn_mean", "ilp_accumulators", NULL);
     char *broken = emu_replaced(cand, "for (; i < num * spatial; i += blockDim.x) {",
                                 "for (; i < 0; i += blockDim.x) {");
@@ -602,6 +609,7 @@ static void broken_differs(void **state)
     emulate("broken_lane", kernels, broken, "shoc_reduce_case();", EMU_DIFFERS);
     free(broken);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 int main(void)

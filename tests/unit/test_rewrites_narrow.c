@@ -31,6 +31,7 @@
 #include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -300,7 +301,10 @@ static const char helpers_mirrored[] =
     "    emu::expect(\"mirrored index\", ao, ac);\n"
     "}\n";
 
-#define emulate(tag, src, cand, driver, want) emu_run_pair(tmpdir, tag, src, cand, helpers, driver, want)
+/* The running test's emulated programs (emu_batch.h): queued by emulate(), built together
+ * and checked, each on its own, by emu_batch_run at the test's end. */
+static emu_batch batch;
+#define emulate(tag, src, cand, driver, want) emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, want)
 
 /* Each kernel applies and its text compiles. */
 static void applies_and_compiles(void **state)
@@ -550,6 +554,7 @@ static void emulated_equal(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     for (size_t i = 0; i < HK_ARRAY_LEN(applying); i++) {
         char *cand = emu_rewrite(kernels, applying[i], "double_narrowing", NULL);
         char driver[200];
@@ -557,6 +562,7 @@ static void emulated_equal(void **state)
         emulate(applying[i], kernels, cand, driver, EMU_OK);
         free(cand);
     }
+    emu_batch_run(&batch);
 }
 
 /* The check can fail, and the refusals matter: the literal left as 0 instead of +inf, and
@@ -565,6 +571,7 @@ static void broken_differs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *cand = emu_rewrite(kernels, "three_nearest", "double_narrowing", NULL);
     char *broken = emu_replaced(cand, "third = (float)1e40", "third = 0.0f");
     emulate("broken_literal", kernels, broken, "three_nearest_case();", EMU_DIFFERS);
@@ -573,6 +580,7 @@ static void broken_differs(void **state)
     broken = emu_replaced(refused, "    double lo = 1e30;\n", "    float lo = (float)1e30;\n");
     emu_run_pair(tmpdir, "hand_narrowed", refused, broken, helpers_mirrored, "mirrored_case();", EMU_DIFFERS);
     free(broken);
+    emu_batch_run(&batch);
 }
 
 int main(void)

@@ -28,6 +28,7 @@
 #include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -224,7 +225,10 @@ static const char helpers[] =
     "    }\n"
     "}\n";
 
-#define emulate(tag, src, cand, driver, want) emu_run_pair(tmpdir, tag, src, cand, helpers, driver, want)
+/* The running test's emulated programs (emu_batch.h): queued by emulate(), built together
+ * and checked, each on its own, by emu_batch_run at the test's end. */
+static emu_batch batch;
+#define emulate(tag, src, cand, driver, want) emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, want)
 
 /* Each kernel applies and compiles with nvcc; the rewrite keeps the spec's launch. */
 static void applies_and_compiles(void **state)
@@ -617,6 +621,7 @@ static void emulated_equal(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     for (size_t i = 0; i < HK_ARRAY_LEN(applying); i++) {
         char *cand = emu_rewrite(kernels, applying[i], "split_item_loop", NULL);
         char driver[200];
@@ -624,6 +629,7 @@ static void emulated_equal(void **state)
         emulate(applying[i], kernels, cand, driver, EMU_OK);
         free(cand);
     }
+    emu_batch_run(&batch);
 }
 
 /* mmcv's chamfer distance itself, where bench/wild/src is extracted: the rewrite of the
@@ -676,6 +682,7 @@ static void broken_differs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *cand = emu_rewrite(kernels, "count_tiles", "split_item_loop", NULL);
     char *broken = emu_replaced(cand, "j += (blockDim.x) * hk_sp_P", "j += (blockDim.x)");
     emulate("broken_overlap", kernels, broken, "count_tiles_case();", EMU_DIFFERS);
@@ -684,6 +691,7 @@ static void broken_differs(void **state)
     emulate("broken_items", kernels, broken, "count_tiles_case();", EMU_DIFFERS);
     free(broken);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 int main(void)

@@ -25,6 +25,7 @@
 #include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -138,7 +139,10 @@ static const char helpers[] =
     "        }\n"
     "}\n";
 
-#define emulate(tag, src, cand, driver, want) emu_run_pair(tmpdir, tag, src, cand, helpers, driver, want)
+/* The running test's emulated programs (emu_batch.h): queued by emulate(), built together
+ * and checked, each on its own, by emu_batch_run at the test's end. */
+static emu_batch batch;
+#define emulate(tag, src, cand, driver, want) emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, want)
 
 /* Each kernel applies at the default (8 slices) and at 16 and 2; each kernel's default
  * text and atax2's others compile (the slice count is one literal: one nvcc run each is
@@ -421,6 +425,7 @@ static void emulated_equal(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     for (size_t i = 0; i < HK_ARRAY_LEN(applying); i++) {
         char *cand = emu_rewrite(kernels, applying[i], "split_k_columns", NULL);
         char driver[200];
@@ -428,6 +433,7 @@ static void emulated_equal(void **state)
         emulate(applying[i], kernels, cand, driver, EMU_OK);
         free(cand);
     }
+    emu_batch_run(&batch);
 }
 
 /* The check can fail: a combine that skips slice 1's partial, and one without the barrier
@@ -436,6 +442,7 @@ static void broken_combine_differs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *cand = emu_rewrite(kernels, "atax2", "split_k_columns", NULL);
     char *broken = emu_replaced(cand, "hk_q = 1;", "hk_q = 2;");
     emulate("broken_skip", kernels, broken, "cols_case(\"atax2\", BOTH(atax2));", EMU_DIFFERS);
@@ -445,6 +452,7 @@ static void broken_combine_differs(void **state)
     emulate("broken_barrier", kernels, broken, "cols_case(\"atax2\", BOTH(atax2));", EMU_DIFFERS);
     free(broken);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 int main(void)

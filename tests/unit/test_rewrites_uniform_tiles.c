@@ -24,6 +24,7 @@
 
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -420,6 +421,10 @@ static const char emu_helpers[] =
     "            printf(\"  (schedule %d)\\n\", s);                                   \\\n"
     "    }\n";
 
+/* The running test's emulated programs (emu_batch.h): queued by emulate() and the like,
+ * built together and checked, each on its own, by emu_batch_run at the test's end. */
+static emu_batch batch;
+
 static void emulate(const char *tag, const char *src, const char *kname, const int *params, const char *driver,
                     bool broken)
 {
@@ -429,7 +434,7 @@ static void emulate(const char *tag, const char *src, const char *kname, const i
         free(cand);
         cand = b;
     }
-    emu_run_pair(tmpdir, tag, src, cand, emu_helpers, driver, broken ? EMU_DIFFERS : EMU_OK);
+    emu_batch_add_pair(&batch, tag, src, cand, emu_helpers, driver, broken ? EMU_DIFFERS : EMU_OK);
     free(cand);
 }
 
@@ -437,6 +442,7 @@ static void emulated_runs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     /* integer coordinates in a small range: many ties, which must resolve as before; a
      * reference set of 700 (partial last tile), blocks of 80 and 96 (not the tile), one
      * more block than the queries need (no thread in range) */
@@ -497,6 +503,7 @@ static void emulated_runs(void **state)
         "         [&] { NS::ball(n, m, 6.0f, ns, q, pts, idx); }));\n";
     emulate("tiles_ball", k_ball, "ball", (const int[]){128, 4, 0}, ball_drv, false);
     emulate("tiles_ball_t256", k_ball, "ball", NULL, ball_drv, false);
+    emu_batch_run(&batch);
 }
 
 /* mmcv's own three_nn, knn and ball_query (bench/wild/src, where extracted), rewritten and
@@ -506,6 +513,7 @@ static void wild_kernels_emulated(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     static const struct {
         const char *id, *kernel, *driver;
     } wild[] = {
@@ -546,17 +554,18 @@ static void wild_kernels_emulated(void **state)
         char *guard = strstr(cand, "#ifndef ");
         assert_non_null(guard);
         char *open = emu_replaced(cand, "#ifndef ", "#if 1 // ");
-        emu_run_pair(tmpdir, wild[i].id, src, open, emu_helpers, wild[i].driver, EMU_OK);
+        emu_batch_add_pair(&batch, wild[i].id, src, open, emu_helpers, wild[i].driver, EMU_OK);
         /* and the check is not vacuous there: the tile read before it is stored differs */
         char *broken = emu_replaced(open, "      __syncthreads();\n", "\n");
         char tag[80];
         snprintf(tag, sizeof tag, "%s_broken", wild[i].id);
-        emu_run_pair(tmpdir, tag, src, broken, emu_helpers, wild[i].driver, EMU_DIFFERS);
+        emu_batch_add_pair(&batch, tag, src, broken, emu_helpers, wild[i].driver, EMU_DIFFERS);
         free(broken);
         free(open);
         free(cand);
         free(src);
     }
+    emu_batch_run(&batch);
 }
 
 /* name applied to text (kernel kname, template arguments float): the new text (malloc'd). */
