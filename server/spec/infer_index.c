@@ -1586,10 +1586,10 @@ char *kc_count(skel *k, const char *buffer)
     return res; /* NULL when no access names buffer */
 }
 
-/* The exclusive bound (spec terms) of the global thread index along axis d that a guard of
- * the model compares, e.g. `if (idx < n)` with idx = blockIdx.x * blockDim.x + threadIdx.x
- * computed through temporaries; *line gets the guard's line. New string or NULL. */
-char *kc_axis_bound(skel *k, int d, int *line)
+/* The exclusive bound (spec terms, sizes only) that the first guard `X < B` or `X <= B` of
+ * the model compares, X accepted by is_index (given axis d); *line gets the guard's line.
+ * New string or NULL. */
+static char *kc_guard_bound(skel *k, bool (*is_index)(const km_kernel *, km_form, int), int d, int *line)
 {
     if (!k->km)
         return NULL;
@@ -1597,8 +1597,7 @@ char *kc_axis_bound(skel *k, int d, int *line)
     const km_guard *g = km_guards(k->km, &n);
     for (size_t i = 0; i < n; i++) {
         bool le = !strcmp(g[i].op, "<=");
-        if ((strcmp(g[i].op, "<") && !le) || !km_form_is_global_index(k->km, g[i].lhs, d) ||
-            !kc_form_sized(k->km, g[i].rhs))
+        if ((strcmp(g[i].op, "<") && !le) || !is_index(k->km, g[i].lhs, d) || !kc_form_sized(k->km, g[i].rhs))
             continue;
         struct hk_buf b;
         hk_buf_init(&b, SK_MAX_TEXT);
@@ -1613,6 +1612,14 @@ char *kc_axis_bound(skel *k, int d, int *line)
         hk_free(tr);
     }
     return NULL;
+}
+
+/* The exclusive bound (spec terms) of the global thread index along axis d that a guard of
+ * the model compares, e.g. `if (idx < n)` with idx = blockIdx.x * blockDim.x + threadIdx.x
+ * computed through temporaries; *line gets the guard's line. New string or NULL. */
+char *kc_axis_bound(skel *k, int d, int *line)
+{
+    return kc_guard_bound(k, km_form_is_global_index, d, line);
 }
 
 /* Is f exactly blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x) + threadIdx.x, the
@@ -1652,30 +1659,16 @@ static bool kc_form_is_flat_index(const km_kernel *km, km_form f)
     return seen[0] && seen[1] && seen[2];
 }
 
+/* the flat index's form, for kc_guard_bound (the axis is not used) */
+static bool kc_flat_index_at(const km_kernel *km, km_form f, int axis)
+{
+    (void)axis;
+    return kc_form_is_flat_index(km, f);
+}
+
 char *kc_flat_bound(skel *k, int *line)
 {
-    if (!k->km)
-        return NULL;
-    size_t n = 0;
-    const km_guard *g = km_guards(k->km, &n);
-    for (size_t i = 0; i < n; i++) {
-        bool le = !strcmp(g[i].op, "<=");
-        if ((strcmp(g[i].op, "<") && !le) || !kc_form_is_flat_index(k->km, g[i].lhs) ||
-            !kc_form_sized(k->km, g[i].rhs))
-            continue;
-        struct hk_buf b;
-        hk_buf_init(&b, SK_MAX_TEXT);
-        bool ok = hk_buf_appends(&b, "(") == HK_OK && kc_print(k->km, g[i].rhs.t, g[i].rhs.n, &b) &&
-                  hk_buf_appends(&b, le ? ") + 1" : ")") == HK_OK;
-        char *tr = ok && b.data ? sk_translate(k, b.data, 0) : NULL;
-        hk_buf_free(&b);
-        if (tr && kf_only_sizes(k, tr)) {
-            *line = (int)g[i].line;
-            return tr;
-        }
-        hk_free(tr);
-    }
-    return NULL;
+    return kc_guard_bound(k, kc_flat_index_at, 0, line);
 }
 
 uint32_t kc_grid_dim_write(const skel *k, const an_function *f, const char **buffer)
