@@ -20,6 +20,7 @@ struct scene {
     lsp_loopwatch *w;
     uv_timer_t t;
     int fired;
+    double cb_ms[4];   /* each callback's own wall time, by its number */
 };
 
 static void spin_ms(double ms)
@@ -35,9 +36,17 @@ static void spin_ms(double ms)
 
 /* fired 1: a quick callback; 2: one that holds the loop 8 ms; 3: one that writes fresh
  * pages, then stop */
+static double now_ms(void)
+{
+    struct timespec a;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    return (double)a.tv_sec * 1e3 + (double)a.tv_nsec / 1e6;
+}
+
 static void on_timer(uv_timer_t *t)
 {
     struct scene *sc = t->data;
+    double t0 = now_ms();
     sc->fired++;
     if (sc->fired == 2) {
         lsp_loopwatch_note(sc->w, "slow/thing");
@@ -54,6 +63,8 @@ static void on_timer(uv_timer_t *t)
     } else {
         lsp_loopwatch_note(sc->w, "quick/thing");
     }
+    if (sc->fired < 4)
+        sc->cb_ms[sc->fired] = now_ms() - t0;
     if (sc->fired == 3)
         uv_timer_stop(t);
 }
@@ -83,7 +94,17 @@ static void test_busy_and_idle(void **state)
     double mean = json_real_value(json_object_get(j, "busy_ms_mean"));
     assert_true(mean < max);
     assert_true(json_integer_value(json_object_get(j, "over_limit")) >= 1);
-    assert_string_equal(json_string_value(json_object_get(j, "longest_during")), "slow/thing");
+    /* the longest iteration is named by what it handled: the 8 ms spin, unless a loaded
+     * machine made the fresh pages' callback (1024 page faults) take longer; which one was
+     * longer is measured here, around each callback, and within 1 ms either name is right */
+    const char *longest = json_string_value(json_object_get(j, "longest_during"));
+    assert_non_null(longest);
+    if (sc.cb_ms[2] > sc.cb_ms[3] + 1.0)
+        assert_string_equal(longest, "slow/thing");
+    else if (sc.cb_ms[3] > sc.cb_ms[2] + 1.0)
+        assert_string_equal(longest, "fresh/pages");
+    else
+        assert_true(!strcmp(longest, "slow/thing") || !strcmp(longest, "fresh/pages"));
     assert_true(json_real_value(json_object_get(j, "limit_ms")) == LOOPWATCH_LIMIT_MS);
     /* 1024 pages of 4 KB */
     assert_true(json_integer_value(json_object_get(j, "faults_max")) >= 512);
