@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "rw_fixture.h"
+#include "wild_kernel.h"
 
 #define BUDGET 5
 
@@ -150,31 +151,12 @@ static void wild_kernels(void **state)
                 {"mmcv_softmax_focal_loss_fwd", true, 0}, {"shoc_triad", true, 0},
                 {"mmcv_sync_bn_output", false, 0},      {"parboil_stencil_naive", true, 1}};
     for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
-        char path[700], err[2048];
-        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", wild[i].id);
-        if (access(path, R_OK) != 0) {
-            print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+        wild_kernel w;
+        if (!wild_open(wild[i].id, &w))
             continue;
-        }
-        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/specs/%s.bench.json", wild[i].id);
-        spec *sp = NULL;
-        spec_diags d = {0};
-        if (spec_load(path, &sp, &d) != HK_OK) {
-            print_message("note: spec %s does not load here, skipped\n", path);
-            spec_diags_free(&d);
-            continue;
-        }
-        fixture fx;
-        fx.text = rwf_read_file(sp->source_path, &fx.len);
-        assert_int_equal(an_analyze(fx.text, fx.len, &fx.m), HK_OK);
-        size_t k = kernel(&fx, sp->kernel);
-        search_launch l;
-        assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
         for (size_t c = 0; c < HK_ARRAY_LEN(classes); c++)
-            proposed_early(&fx, k, sp, l, classes[c], wild[i].id, wild[i].divided, wild[i].axis);
-        unload(&fx);
-        spec_free(sp);
-        spec_diags_free(&d);
+            proposed_early(&w.fx, w.k, w.sp, w.l, classes[c], wild[i].id, wild[i].divided, wild[i].axis);
+        wild_close(&w);
     }
 }
 

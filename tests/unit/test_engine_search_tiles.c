@@ -21,6 +21,7 @@
 
 #include "rw_fixture.h"
 #include "search_early.h"
+#include "wild_kernel.h"
 
 #define ROOFLINE_PCT 8.0 /* the wild all-pairs kernels ran at 4-11% of their roofline bound */
 #define BUDGET 5
@@ -75,33 +76,12 @@ static void wild_kernels(void **state)
     static const char *const ids[] = {"mmcv_three_nn_fwd", "mmcv_knn_fwd", "mmcv_ball_query_fwd"};
     static const wanted *const want[] = {&tiles, &tiles, &tiles};
     for (size_t i = 0; i < HK_ARRAY_LEN(ids); i++) {
-        char path[700], err[2048];
-        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", ids[i]);
-        if (access(path, R_OK) != 0) {
-            print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+        wild_kernel w;
+        if (!wild_open(ids[i], &w))
             continue;
-        }
-        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/specs/%s.bench.json", ids[i]);
-        spec *sp = NULL;
-        spec_diags d = {0};
-        if (spec_load(path, &sp, &d) != HK_OK) {
-            print_message("note: spec %s does not load here, skipped\n", path);
-            spec_diags_free(&d);
-            continue;
-        }
-        /* a wild file may hold what the parser does not read (SHOC's SharedMem class): its
-         * model, errors and all, as the episode takes it */
-        fixture fx;
-        fx.text = rwf_read_file(sp->source_path, &fx.len);
-        assert_int_equal(an_analyze(fx.text, fx.len, &fx.m), HK_OK);
-        size_t k = kernel(&fx, sp->kernel);
-        search_launch l;
-        assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
         for (size_t c = 0; c < HK_ARRAY_LEN(classes); c++)
-            assert_true(proposed_early(skills, BUDGET, ROOFLINE_PCT, &fx, k, sp, l, classes[c], ids[i], want[i]));
-        unload(&fx);
-        spec_free(sp);
-        spec_diags_free(&d);
+            assert_true(proposed_early(skills, BUDGET, ROOFLINE_PCT, &w.fx, w.k, w.sp, w.l, classes[c], ids[i], want[i]));
+        wild_close(&w);
     }
 }
 
