@@ -230,7 +230,12 @@ int cli_rewrites(int argc, char **argv)
             *(a[2] == 'k' ? &kernel : &spec_path) = argv[++i];
         } else if (!strcmp(a, "--emit") && i + 1 < argc) {
             emit_name = argv[++i];
-        } else if (!strcmp(a, "--param") && i + 1 < argc && n_params < RW_MAX_PARAMS) {
+        } else if (!strcmp(a, "--param") && i + 1 < argc) {
+            if (n_params == RW_MAX_PARAMS) {
+                fprintf(stderr, "hkls rewrites: at most %d --param (a rewrite has no more parameters)\n",
+                        RW_MAX_PARAMS);
+                return EXIT_USAGE;
+            }
             params[n_params++] = argv[++i];
         } else if (!strcmp(a, "--device") && i + 1 < argc) {
             if (sscanf(argv[++i], "%d,%d", &sms, &warps) != 2 || sms <= 0 || warps <= 0) {
@@ -248,6 +253,10 @@ int cli_rewrites(int argc, char **argv)
     if (!file || !kernel) {
         fprintf(stderr, "hkls rewrites: %s\n", file ? "--kernel NAME is required" : "no FILE");
         usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (n_params && !emit_name) {   /* the listing is at every rewrite's defaults */
+        fprintf(stderr, "hkls rewrites: --param needs --emit REWRITE\n");
         return EXIT_USAGE;
     }
     const char *gwhy = NULL;

@@ -259,6 +259,20 @@ static void emit_params(void **state)
     assert_int_equal(r.code, 2);
     assert_non_null(strstr(r.err, "--device wants SMS,WARPS_PER_SM"));
     run_free(&r);
+    /* a parameter means nothing to the listing, which is at every rewrite's defaults */
+    const char *listing[] = {HK_TEST_DATA "/rewrite_rows/blockrows.cu", "--kernel", "soft_llmc", "--param",
+                             "row_threads=512", NULL};
+    run(listing, &r);
+    assert_int_equal(r.code, 2);
+    assert_non_null(strstr(r.err, "--param needs --emit REWRITE"));
+    run_free(&r);
+    const char *many[] = {HK_TEST_DATA "/rewrite_rows/blockrows.cu", "--kernel", "soft_llmc", "--emit", "warp_rows",
+                          "--param", "row_threads=512", "--param", "row_threads=512", "--param",
+                          "row_threads=512", "--param", "row_threads=512", NULL};
+    run(many, &r);
+    assert_int_equal(r.code, 2);
+    assert_non_null(strstr(r.err, "at most 3 --param"));
+    run_free(&r);
 }
 
 int main(void)
