@@ -5,10 +5,13 @@
 #include "measure/sanitize.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compile/compile.h"
@@ -458,6 +461,55 @@ static char *dir_of(const char *path)
     return hk_strndup(path, (size_t)(slash - path));
 }
 
+/* A copy of the launcher (trusted: hkls's own program) in the candidate's directory, for the
+ * tool to run. compute-sanitizer checks that it may run its target in a way that does not
+ * honour the sandbox's capability: in the namespace sandbox (its own uid, CAP_DAC_OVERRIDE
+ * only) it answered "Error launching target app." for the launcher under the user's 0700
+ * home, which execve reaches, and launched a copy of it in the candidate's directory (H200,
+ * session 23: tests/gpu/sanitizer_variants.sh). The directory is the candidate's, but what
+ * runs there is the launcher and device code, which reaches no file. *out: the copy's path. */
+static int copy_launcher(const char *exe, const char *dir, char **out)
+{
+    char *dst = hk_asprintf("%s/hk-sanitize-launcher", dir);
+    if (!dst)
+        return HK_ENOMEM;
+    int rc = HK_EIO, in = open(exe, O_RDONLY | O_CLOEXEC), fd = -1;
+    (void)unlink(dst);
+    if (in >= 0)
+        fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+    if (fd >= 0) {
+        char buf[65536];
+        ssize_t n;
+        rc = HK_OK;
+        while (rc == HK_OK && (n = read(in, buf, sizeof buf)) != 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            for (ssize_t off = 0; rc == HK_OK && n > 0 && off < n;) {
+                ssize_t w = write(fd, buf + off, (size_t)(n - off));
+                if (w < 0 && errno == EINTR)
+                    continue;
+                if (w <= 0)
+                    rc = HK_EIO;
+                else
+                    off += w;
+            }
+            if (n < 0)
+                rc = HK_EIO;
+        }
+        if (close(fd) != 0)
+            rc = HK_EIO;
+    }
+    if (in >= 0)
+        close(in);
+    if (rc != HK_OK) {
+        (void)unlink(dst);
+        hk_free(dst);
+        return rc;
+    }
+    *out = dst;
+    return HK_OK;
+}
+
 /* Elements in the largest buffer of spec s at size k; -1 when none evaluates. */
 static long long largest_buffer(const measure_opts *o, int k)
 {
@@ -537,7 +589,7 @@ static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool 
     harness_run hr = {.mode = "run", .size = at->size, .dist = at->dist, .seed = at->seed,
                       .check_seed = -1, .block = p->block};
     char **pargv = NULL, **argv = NULL, *exedir = NULL, *tooldir = NULL, *wrapdir = NULL,
-         *text = NULL, *fn = NULL, *launcherdir = NULL;
+         *text = NULL, *fn = NULL, *copy = NULL;
     runner_result r;
     memset(&r, 0, sizeof r);
     int rc = HK_OK;
@@ -547,16 +599,27 @@ static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool 
         hr.module = p->module;
         hr.function = fn;
     }
-    if ((rc = harness_run_argv(p->exe, &hr, &pargv)))
-        goto out;
-    if ((rc = tool_argv(tool, t, o, print_limit, pargv, &argv)))
-        goto out;
     /* the candidate's own directory (its image's, for a launcher) is where it runs */
     if (!(exedir = dir_of(p->module ? p->module : p->exe)) || !(tooldir = dir_of(tool)) ||
         (o->wrapper && o->wrapper[0] && !(wrapdir = dir_of(o->wrapper[0])))) {
         rc = HK_ENOMEM;
         goto out;
     }
+    if (p->module && (rc = copy_launcher(p->exe, exedir, &copy))) {
+        if (rc == HK_ENOMEM)
+            goto out;
+        memset(res, 0, sizeof *res);
+        res->tool = t;
+        res->status = SANITIZE_NOT_CHECKED;
+        snprintf(res->text, sizeof res->text, "could not copy the launcher into %s for %s",
+                 exedir, tool);
+        rc = HK_OK;
+        goto out;
+    }
+    if ((rc = harness_run_argv(copy ? copy : p->exe, &hr, &pargv)))
+        goto out;
+    if ((rc = tool_argv(tool, t, o, print_limit, pargv, &argv)))
+        goto out;
     /* the program's directory is where it runs; the tool and a wrapper under /tmp must stay
      * visible under bwrap's private /tmp */
     const char *writable[] = {exedir, NULL};
@@ -564,10 +627,6 @@ static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool 
     size_t nr = 1;
     if (wrapdir)
         readable[nr++] = wrapdir;
-    if (p->module && !(readable[nr++] = launcherdir = dir_of(p->exe))) {
-        rc = HK_ENOMEM;
-        goto out;
-    }
     const char *env_set[] = {SANITIZE_GUARD_ENV, NULL};
     runner_spec rs = {
         .argv = (const char *const *)argv,
@@ -606,10 +665,10 @@ static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool 
         res->net_only = attempt > 0;
         if (res->shown >= (int)print_limit)
             res->all_seen = false; /* the tool stopped printing: some findings are unseen */
-        /* On the H200 (no bwrap) compute-sanitizer could not launch its target inside the
-         * namespace sandbox ("Error launching target app."), its loopback up or not. What
-         * it runs is the trusted launcher and the candidate's device code, which reaches no
-         * file, so the tool gets one more try in the network-only sandbox; the summary says
+        /* Should the tool still not launch its target inside the namespace sandbox ("Error
+         * launching target app.": seen on the H200 until the launcher was copied, above),
+         * it gets one more try in the network-only sandbox: what it runs is the trusted
+         * launcher and the candidate's device code, which reaches no file. The summary says
          * so (make_note). */
         if (attempt > 0 || res->status != SANITIZE_NOT_CHECKED ||
             r.isolation != RUNNER_ISO_NAMESPACES || !strstr(res->text, "launching target"))
@@ -636,7 +695,9 @@ out:
     hk_free(wrapdir);
     hk_free(text);
     hk_free(fn);
-    hk_free(launcherdir);
+    if (copy)
+        (void)unlink(copy);
+    hk_free(copy);
     return rc;
 }
 

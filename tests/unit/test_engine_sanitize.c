@@ -20,6 +20,8 @@
 #define FIXTURES HK_TEST_DATA "/sanitize"
 #define FAKE_TOOL FIXTURES "/fake_compute_sanitizer.sh"
 
+static const char *const tool_names_for_test[] = {"memcheck", "racecheck", "initcheck"};
+
 static char *slurp(const char *name)
 {
     char path[512];
@@ -447,6 +449,54 @@ static void test_run_clean(void **state)
     sanitize_result_clear(&r);
 }
 
+/* A launcher (a program given the candidate's image with --module) is run by the tool as a
+ * copy in the image's directory, removed afterwards: in the namespace sandbox the real tool
+ * could not launch it where it lives (under the user's 0700 home) and launched such a copy
+ * (H200, session 23, tests/gpu/sanitizer_variants.sh). Under every tool, in every sandbox. */
+static void test_run_launcher_copied(void **state)
+{
+    fixture *f = *state;
+    char cand[400], image[420], entry[440], exe[400], want[1024];
+    snprintf(cand, sizeof cand, "%s/cand", f->dir);
+    assert_int_equal(measure_mkdirs(cand), HK_OK);
+    snprintf(image, sizeof image, "%s/kernel.cubin", cand);
+    snprintf(entry, sizeof entry, "%s.fn", image);
+    FILE *fp = fopen(image, "w");
+    assert_non_null(fp);
+    fputs("not an image: the fake harness never loads it", fp);
+    fclose(fp);
+    fp = fopen(entry, "w");
+    assert_non_null(fp);
+    fputs("_Z6kernelPf", fp);
+    fclose(fp);
+    snprintf(exe, sizeof exe, "%s/ok", f->bin);
+    measure_prog p = {.exe = exe, .module = image};
+    sanitize_opts so = {.tool = FAKE_TOOL};
+    sanitize_result r;
+    unlink(f->log);
+    assert_int_equal(sanitize_candidate(&f->o, &so, &p, &r), HK_OK);
+    assert_int_equal(r.outcome, SANITIZE_PASSED);
+    const char *log = tool_log(f);
+    snprintf(want, sizeof want, " %s/hk-sanitize-launcher --mode run --size 0 --seed 2001 --dist 0 "
+             "--module %s --function _Z6kernelPf", cand, image);
+    for (int t = 0; t < SANITIZE_N_TOOLS; t++) {
+        char line[600];
+        snprintf(line, sizeof line, "%s --tool %s ", tool_names_for_test[t], tool_names_for_test[t]);
+        const char *at = strstr(log, line);
+        assert_non_null(at);
+        const char *eol = strchr(at, '\n');
+        assert_non_null(eol);
+        const char *found = strstr(at, want);
+        assert_true(found && found < eol);
+    }
+    snprintf(want, sizeof want, " %s --mode", exe);
+    assert_null(strstr(log, want)); /* never the launcher where it lives */
+    snprintf(want, sizeof want, "%s/hk-sanitize-launcher", cand);
+    assert_int_equal(access(want, F_OK), -1);
+    assert_int_equal(access(exe, X_OK), 0); /* the original is left as it was */
+    sanitize_result_clear(&r);
+}
+
 /* A tool that cannot launch its target inside the namespace sandbox (seen on the H200: no
  * bwrap there) gets one more try in the network-only sandbox, and the note says so. */
 static void test_run_net_only_fallback(void **state)
@@ -760,6 +810,7 @@ int main(void)
         cmocka_unit_test(test_wanted),
         cmocka_unit_test_setup_teardown(test_run_clean, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_net_only_fallback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_launcher_copied, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_race, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_inherited, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_program_fails, setup, teardown),
