@@ -638,6 +638,6 @@ const rw_descriptor rw_tiled_permute_desc = {
     .summary = "a permutation of a flat index split by / and % through a padded shared-memory tile",
     .params = tiled_permute_params,
     .n_params = HK_ARRAY_LEN(tiled_permute_params),
-    .flags = RW_ALGORITHM,
+    .flags = RW_ALGORITHM | RW_TILE_LOOP,
     .emit = emit_tiled_permute,
 };

@@ -25,6 +25,11 @@
 #define SEARCH_MAX_CANDIDATES 10000
 /* resident threads per SM on sm_80/sm_90 (and per CU on gfx9): a full wave of them */
 #define SEARCH_THREADS_PER_SM 2048u
+/* Waves of resident blocks a tile-walking body (RW_TILE_LOOP) is launched on: H200, llm.c's
+ * 4-D permute (64M floats) tiled 32x32 by blocks of 256: 0.235 ms on one wave (8 blocks/SM),
+ * 0.215 ms on 4 and on 8, 0.719 ms on the spec's grid of one thread per element, where 3 of
+ * 4 blocks find no tile (bench/results/2026-12-04-h200-session23.md, call 3). */
+#define SEARCH_TILE_WAVES 4u
 #define SEARCH_MAX_AXES 64
 #define SEARCH_NEIGHBOUR_TRIES 256
 
@@ -1035,11 +1040,13 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
     unsigned threads = threads_of(c->pub.block);
     /* The vectorized body is a grid-stride loop over vectors: under the spec's grid (one
      * thread per element) width-1 of every width threads would find no work, which on an
-     * H200 made float4 saxpy 0.78x. One full wave of resident threads instead. */
-    if (sst && struct_has(sst, RW_VECTOR_LOOP) && c->pub.grid_mode == SEARCH_GRID_SPEC &&
-        !keeps_grid && threads >= 1 && threads <= 1024) {
+     * H200 made float4 saxpy 0.78x. One full wave of resident threads instead; a body that
+     * walks tiles, SEARCH_TILE_WAVES waves. */
+    if (sst && (struct_has(sst, RW_VECTOR_LOOP) || struct_has(sst, RW_TILE_LOOP)) &&
+        c->pub.grid_mode == SEARCH_GRID_SPEC && !keeps_grid && threads >= 1 && threads <= 1024) {
+        unsigned wave = SEARCH_THREADS_PER_SM / threads ? SEARCH_THREADS_PER_SM / threads : 1;
         c->pub.grid_mode = SEARCH_GRID_SM_MULTIPLE;
-        c->pub.grid_per_sm = SEARCH_THREADS_PER_SM / threads ? SEARCH_THREADS_PER_SM / threads : 1;
+        c->pub.grid_per_sm = struct_has(sst, RW_TILE_LOOP) ? SEARCH_TILE_WAVES * wave : wave;
         if ((rc = hk_buf_printf(&desc, "; %u blocks/SM", c->pub.grid_per_sm)))
             goto out;
     }
