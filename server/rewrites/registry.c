@@ -19,7 +19,8 @@ extern const rw_descriptor rw_launch_bounds_desc, rw_restrict_desc, rw_set_tunab
     rw_histogram_lane_replicas_desc, rw_invariant_table_desc, rw_stencil_window_desc,
     rw_register_accumulators_desc, rw_split_k_columns_desc, rw_ilp_accumulators_desc,
     rw_tiled_permute_desc, rw_double_narrowing_desc, rw_coarsen_desc, rw_uniform_tiles_desc,
-    rw_fast_divmod_desc, rw_split_item_loop_desc, rw_specialize_constants_desc;
+    rw_fast_divmod_desc, rw_split_item_loop_desc, rw_specialize_constants_desc,
+    rw_pow_small_exponent_desc;
 
 /* Every rewrite, once. The order is the listing order (skills, `hkls skills`). */
 static const rw_descriptor *const table[] = {
@@ -31,6 +32,7 @@ static const rw_descriptor *const table[] = {
     &rw_readonly_loads_desc,
     &rw_unroll_desc,
     &rw_fast_math_desc,
+    &rw_pow_small_exponent_desc,
     &rw_tiled_transpose_desc,
     &rw_tiled_permute_desc,
     &rw_warp_reduce_desc,
