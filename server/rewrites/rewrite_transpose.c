@@ -405,7 +405,7 @@ const rw_descriptor rw_tiled_transpose_desc = {
     .summary = "a transpose through a padded shared-memory tile",
     .params = tiled_transpose_params,
     .n_params = HK_ARRAY_LEN(tiled_transpose_params),
-    .flags = RW_ALGORITHM,
+    .flags = RW_ALGORITHM | RW_TILE_LOOP,
     .emit = emit_tiled_transpose,
 };
 
