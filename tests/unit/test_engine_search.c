@@ -607,7 +607,7 @@ static void test_restrict_early(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
-/* A body that walks tiles grid-stride (tiled_permute, tiled_transpose: RW_TILE_LOOP) is launched on
+/* A body that walks tiles grid-stride (tiled_permute: RW_TILE_LOOP) is launched on
  * SEARCH_TILE_WAVES (4) waves of resident blocks, not on the spec's one thread per element,
  * where 3 of 4 blocks of 256 found no 32x32 tile (H200: 0.719 ms there, 0.215 ms on 4 waves,
  * llm.c's permute); a rewrite without the flag keeps the spec's grid. */
@@ -652,7 +652,8 @@ static void test_tile_loop_grid(void **state)
     assert_true(ldg);
     search_free(s);
     unload(&fx);
-    /* tiled_transpose walks its tiles the same way */
+    /* tiled_transpose walks its tiles the same way, but measured slower on 4 waves than on
+     * the spec's grid (H200: 0.0863 against 0.0781 ms): it keeps the spec's grid */
     snprintf(path, sizeof path, "%s/skills/kernels/tiled_transpose.cu", HK_TEST_DATA);
     load_path(path, &fx);
     static const search_struct tt[] = {
@@ -667,8 +668,7 @@ static void test_tile_loop_grid(void **state)
     for (int i = 0; i < 4 && search_next(s, &c) == HK_OK; i++) {
         if (c->structural && strstr(c->structural, "tiled_transpose") && !strstr(c->description, "grid-stride")) {
             tiled = true;
-            assert_int_equal(c->grid_mode, SEARCH_GRID_SM_MULTIPLE);
-            assert_int_equal(c->grid_per_sm, 4 * 2048 / (c->block[0] * c->block[1] * c->block[2]));
+            assert_int_equal(c->grid_mode, SEARCH_GRID_SPEC);
         }
         assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.9), HK_OK);
     }
