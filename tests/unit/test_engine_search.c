@@ -652,8 +652,8 @@ static void test_tile_loop_grid(void **state)
     assert_true(ldg);
     search_free(s);
     unload(&fx);
-    /* tiled_transpose walks its tiles the same way, but measured slower on 4 waves than on
-     * the spec's grid (H200: 0.0863 against 0.0781 ms): it keeps the spec's grid */
+    /* tiled_transpose walks its tiles the same way but is not flagged (its skills give it
+     * 8 blocks/SM, measured; 4 waves were not): without a skill's grid it keeps the spec's */
     snprintf(path, sizeof path, "%s/skills/kernels/tiled_transpose.cu", HK_TEST_DATA);
     load_path(path, &fx);
     static const search_struct tt[] = {
