@@ -207,6 +207,19 @@ static inline void rwf_nvcc_compiles(const char *text, const char *tag)
         print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
     assert_int_equal(st, 0);
 }
+
+/* rwf_nvcc_compiles of a rewrite's text followed by inst (the explicit instantiations a
+ * template kernel needs before it emits code), as file PREFIX_NAME. */
+static inline void rwf_nvcc_compiles_with(const rw_result *r, const char *inst, const char *prefix, const char *name)
+{
+    size_t n = r->len + strlen(inst) + 1;
+    char tag[128], *full = malloc(n);
+    assert_non_null(full);
+    snprintf(full, n, "%.*s%s", (int)r->len, r->text, inst);
+    snprintf(tag, sizeof tag, "%s_%s", prefix, name);
+    rwf_nvcc_compiles(full, tag);
+    free(full);
+}
 #endif
 
 #endif

@@ -271,12 +271,7 @@ static void applies_and_compiles(void **state)
             assert_int_equal(r.grid_axis, 0);
             assert_non_null(strstr(r.text, "#pragma unroll"));
             if (l == 0) {
-                char tag[64], *full = malloc(r.len + sizeof inst);
-                assert_non_null(full);
-                snprintf(full, r.len + sizeof inst, "%s%s", r.text, inst);
-                snprintf(tag, sizeof tag, "coarsen_%s", applying[i]);
-                rwf_nvcc_compiles(full, tag);
-                free(full);
+                rwf_nvcc_compiles_with(&r, inst, "coarsen", applying[i]);
             }
             rw_result_free(&r);
         }

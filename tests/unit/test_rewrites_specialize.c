@@ -156,12 +156,7 @@ static void applies_and_compiles(void **state)
             print_message("%s: %s\n", applying[i], r.description);
         assert_true(r.applicable);
         assert_non_null(strstr(r.description, said[i]));
-        char tag[64], *full = malloc(r.len + sizeof inst);
-        assert_non_null(full);
-        snprintf(full, r.len + sizeof inst, "%s%s", r.text, inst);
-        snprintf(tag, sizeof tag, "specialize_%s", applying[i]);
-        rwf_nvcc_compiles(full, tag);
-        free(full);
+        rwf_nvcc_compiles_with(&r, inst, "specialize", applying[i]);
         rw_result_free(&r);
     }
     unload(&fx);

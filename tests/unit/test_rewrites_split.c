@@ -245,12 +245,7 @@ static void applies_and_compiles(void **state)
         assert_true(r.applicable);
         assert_int_equal(r.grid_divisor, 0);
         assert_non_null(strstr(r.description, "blocks per item"));
-        char tag[64], *full = malloc(r.len + sizeof inst);
-        assert_non_null(full);
-        snprintf(full, r.len + sizeof inst, "%s%s", r.text, inst);
-        snprintf(tag, sizeof tag, "split_%s", applying[i]);
-        rwf_nvcc_compiles(full, tag);
-        free(full);
+        rwf_nvcc_compiles_with(&r, inst, "split", applying[i]);
         rw_result_free(&r);
     }
     unload(&fx);
