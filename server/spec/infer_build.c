@@ -2055,8 +2055,14 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             const char *kind = use < 0 || !written ? "input" : use == 0 && !data_line && !window_line ? "output" : "inout";
             /* an output whose writes cannot reach its last elements under the spec's launch
              * (a stencil that skips the boundary): those keep their contents, an inout */
-            if (!strcmp(kind, "output") && counts[i]) {
-                char *reach = kc_write_reach(k, p->name);
+            if (!strcmp(kind, "output") && counts[i] && k->km && kc_accesses_resolved(k->km, f) &&
+                !kc_recast_line(k->km, p->name) && !sk_pointer_moved(text, bs, be, p->name) &&
+                !sk_pointer_derived(text, bs, be, p->name)) {
+                /* the model counts the elements as accessed: wider ones (float2) span width each */
+                char *r = kc_write_reach(k, p->name);
+                char *reach = r && width > 1 ? hk_asprintf("(%s) * %d", r, width) : r;
+                if (reach != r)
+                    hk_free(r);
                 long long w0 = 0, w1 = 0, n0 = 0, n1 = 0;
                 if (reach && sk_eval_at(reach, s0, &w0) && sk_eval_at(counts[i], s0, &n0) &&
                     sk_eval_at(reach, s1, &w1) && sk_eval_at(counts[i], s1, &n1) && (w0 < n0 || w1 < n1)) {
