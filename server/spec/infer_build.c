@@ -2053,6 +2053,26 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             int data_line = use == 0 && written ? kc_data_guarded_writes(k->km, p->name) : 0;
             int window_line = use == 0 && written && !data_line ? kc_window_writes(k->km, p->name) : 0;
             const char *kind = use < 0 || !written ? "input" : use == 0 && !data_line && !window_line ? "output" : "inout";
+            /* an output whose writes cannot reach its last elements under the spec's launch
+             * (a stencil that skips the boundary): those keep their contents, an inout */
+            if (!strcmp(kind, "output") && counts[i] && k->km && kc_accesses_resolved(k->km, f) &&
+                !kc_recast_line(k->km, p->name) && !sk_pointer_moved(text, bs, be, p->name) &&
+                !sk_pointer_derived(text, bs, be, p->name)) {
+                /* the model counts the elements as accessed: wider ones (float2) span width each */
+                char *r = kc_write_reach(k, p->name);
+                char *reach = r && width > 1 ? hk_asprintf("(%s) * %d", r, width) : r;
+                if (reach != r)
+                    hk_free(r);
+                long long w0 = 0, w1 = 0, n0 = 0, n1 = 0;
+                if (reach && sk_eval_at(reach, s0, &w0) && sk_eval_at(counts[i], s0, &n0) &&
+                    sk_eval_at(reach, s1, &w1) && sk_eval_at(counts[i], s1, &n1) && (w0 < n0 || w1 < n1)) {
+                    kind = "inout";
+                    sk_note(k, "%s: its writes reach %s of its %s elements (%lld of %lld at sizes[0]): an "
+                            "inout, the elements not written keep their contents", p->name, reach, counts[i],
+                            w0, n0);
+                }
+                hk_free(reach);
+            }
             if (window_line)
                 sk_note(k, "%s is written in windows clipped where each thread is (line %d): an inout, the "
                         "elements no window reaches keep their contents", p->name, window_line);

@@ -1534,7 +1534,7 @@ static bool kc_gather_bound(skel *k, const km_access *a, kc_bound *out)
  * plus one, in spec terms (kernel parameters replaced by their launch values). A gather
  * whose read value is a digit below a size (kc_gather_bound) reaches that size minus one.
  * New string, or NULL when one access cannot be bounded or the kernel has no model. */
-char *kc_count(skel *k, const char *buffer)
+static char *kc_reach(skel *k, const char *buffer, bool writes_only)
 {
     if (!k->km)
         return NULL;
@@ -1545,6 +1545,8 @@ char *kc_count(skel *k, const char *buffer)
     bool have_hits = kc_hit_counter_bound(k, &hits);
     for (size_t i = 0; i < n; i++) {
         if (acc[i].space != KM_SPACE_GLOBAL || !acc[i].buffer || strcmp(acc[i].buffer, buffer))
+            continue;
+        if (writes_only && acc[i].mode == KM_READ)
             continue;
         if (acc[i].has_entry_element != (kc_moved_param(k->km, buffer) != 0)) {
             hk_free(res); /* an access of a moved parameter the model could not place */
@@ -1584,6 +1586,18 @@ char *kc_count(skel *k, const char *buffer)
         }
     }
     return res; /* NULL when no access names buffer */
+}
+
+char *kc_count(skel *k, const char *buffer)
+{
+    return kc_reach(k, buffer, false);
+}
+
+/* Like kc_count, over the writes (stores and read-modify-writes) of buffer alone: one past
+ * the highest element any thread can write, an upper bound. New string or NULL. */
+char *kc_write_reach(skel *k, const char *buffer)
+{
+    return kc_reach(k, buffer, true);
 }
 
 /* The exclusive bound (spec terms, sizes only) that the first guard `X < B` or `X <= B` of

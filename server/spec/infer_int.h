@@ -253,6 +253,7 @@ int kc_window_reads(const km_kernel *km, const char *name);
  * plus one, in spec terms (kernel parameters replaced by their launch values). New
  * string, or NULL when one access cannot be bounded or the kernel has no model. */
 char *kc_count(skel *k, const char *buffer);
+char *kc_write_reach(skel *k, const char *buffer);
 
 /* The exclusive bound (spec terms) of the global thread index along axis d that a guard of
  * the model compares, e.g. `if (idx < n)` with idx = blockIdx.x * blockDim.x + threadIdx.x

@@ -1228,6 +1228,26 @@ static void a_block_that_grows_with_the_sizes_is_a_doubt(void **state)
     }
 }
 
+/* An output whose writes stop short of its count (a stencil that skips the boundary: the
+ * model's reach of out is n - 1 of its n elements) is an inout, the unwritten elements
+ * keeping their contents; one whose writes reach every element stays an output (a reach
+ * one short of its count would make it an inout and fail here). */
+static void an_output_its_writes_do_not_cover_is_an_inout(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("interior_write.cu"), "interior", &inf);
+    assert_string_equal(field(inf.spec, 0, "kind"), "input");
+    assert_string_equal(field(inf.spec, 1, "kind"), "inout");
+    assert_true(has_note(&inf, "out: its writes reach"));
+    assert_int_equal(inf.n_doubts, 0);
+    spec_inference_free(&inf);
+    infer(DATA("interior_write.cu"), "every", &inf);
+    assert_string_equal(field(inf.spec, 1, "kind"), "output");
+    assert_false(has_note(&inf, "its writes reach"));
+    spec_inference_free(&inf);
+}
+
 /* A hit counter (cnt = 0; ...; out[i * ns + cnt] = k; ++cnt; if (cnt >= ns) break;, or hits++
  * and `== ns` in braces) stays below ns where it subscripts: out has rows * ns elements. A
  * use after the loop gets no bound. Writes that values read from memory decide (a hit, a
@@ -1855,6 +1875,7 @@ int main(void)
         cmocka_unit_test(a_launch_through_a_function_pointer),
         cmocka_unit_test(a_launch_in_a_launcher_the_grammar_loses),
         cmocka_unit_test(a_block_that_grows_with_the_sizes_is_a_doubt),
+        cmocka_unit_test(an_output_its_writes_do_not_cover_is_an_inout),
         cmocka_unit_test(a_hit_counter_and_writes_the_data_decides),
         cmocka_unit_test(table_rows_picked_by_an_index_buffer),
         cmocka_unit_test(shared_subscripts_bounded_by_a_cut_tile),
