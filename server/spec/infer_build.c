@@ -246,8 +246,10 @@ typedef struct {
     const bool *single;      /* the pointer itself is one accumulator (count 1) */
     const bool *written;     /* an output or inout */
     const bool *loop_bound;  /* by size: a counted loop of the kernel runs to it */
-    const int *gather;       /* reads per launched thread of a buffer read only by a gather
+    const int *gather;       /* reads per element of a buffer read only by a gather
                               * (kc_gather_reads), 0 for the others */
+    const char *gather_elems;/* the elements a grid-stride loop visits (kc_stride_bound), or
+                              * NULL: the grid's threads */
     char *const *grid;
     size_t n_grid;
     char *const *need;       /* the blocks the bounds checks need per axis (sk_cover), NULL each */
@@ -259,7 +261,7 @@ typedef struct {
     const kc_rows *rows;        /* a row-tiled kernel's rows, or NULL */
     /* parsed once by sk_grow_timing (owned there), evaluated at each candidate set
      * without allocating: a growth tries many */
-    expr *count_x[HK_MAX_ARGS], *grid_x[3], *shmem_x;
+    expr *count_x[HK_MAX_ARGS], *grid_x[3], *shmem_x, *elems_x;
     expr_var vars[SK_MAX_VARS + 3]; /* the sizes, then block_x/y/z */
     size_t n_vars;
     bool over_cap; /* set by sk_timing_fits: what failed was a count, a buffer or the total */
@@ -378,7 +380,10 @@ static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const 
         }
         total += b;
         /* a gather moves the elements the grid's threads pick, at most the buffer */
-        long long picked = ok && gathered && threads * t->gather[i] < c ? threads * t->gather[i] : c;
+        long long elems = threads;
+        if (gathered && t->elems_x && !sk_timing_eval(t, t->elems_x, &elems))
+            elems = c;
+        long long picked = ok && gathered && elems * t->gather[i] < c ? elems * t->gather[i] : c;
         b = picked * (t->elem_bytes[i] > 0 ? t->elem_bytes[i] : 1);
         *all += b;
         if (t->count_sure[i])
@@ -598,6 +603,8 @@ static bool sk_timing_open(const skel *k, sk_timing *t, const json_t *set)
     for (size_t d = 0; d < t->n_grid; d++)
         parsed &= t->grid[d] && expr_parse(t->grid[d], &t->grid_x[d], NULL, 0) == HK_OK;
     parsed &= !t->shmem || expr_parse(t->shmem, &t->shmem_x, NULL, 0) == HK_OK;
+    t->elems_x = NULL;
+    parsed &= !t->gather_elems || expr_parse(t->gather_elems, &t->elems_x, NULL, 0) == HK_OK;
     return parsed;
 }
 
@@ -612,6 +619,8 @@ static void sk_timing_close(sk_timing *t)
         t->grid_x[d] = NULL;
     }
     expr_free(t->shmem_x);
+    expr_free(t->elems_x);
+    t->elems_x = NULL;
     t->shmem_x = NULL;
 }
 
@@ -1099,6 +1108,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     kfacts kf = { 0 };
     char *block[3] = { 0 }, *grid[3] = { 0 }, *scal[HK_MAX_ARGS] = { 0 }, *counts[HK_MAX_ARGS] = { 0 };
     char *tparams[16] = { 0 }, *tactual[16] = { 0 }, *targs[16] = { 0 };
+    char *gather_bound = NULL; /* the elements a grid-stride loop visits, for gathers */
     size_t n_block = 0, n_grid = 0, n_tp = 0, n_ta = 0;
     long long block_val[3] = { 1, 1, 1 };
     bool count_sure[HK_MAX_ARGS] = { 0 };
@@ -1888,6 +1898,8 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         bool single[HK_MAX_ARGS] = { 0 }, written[HK_MAX_ARGS] = { 0 }, in_array[SK_MAX_VARS] = { 0 };
         bool loop_bound[SK_MAX_VARS] = { 0 };
         int gather[HK_MAX_ARGS] = { 0 };
+        int gb_line = 0;
+        gather_bound = kc_stride_bound(k, &gb_line);
         sk_array_loop_sizes(k, f, scal, in_array);
         sk_loop_bound_sizes(k, f, scal, loop_bound);
         for (size_t i = 0; i < k->n_vars; i++) {
@@ -1905,11 +1917,14 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             int use = p->pointer_depth > 0 && !p->is_const ? sk_pointer_use(text, bs, be, p->name) : -1;
             single[i] = use == 3;
             written[i] = use >= 2 || (use >= 0 && sk_pointer_written(text, bs, be, p->name));
-            gather[i] = written[i] || single[i] ? 0 : kc_gather_reads(k->km, p->name);
+            bool strided = false;
+            gather[i] = written[i] || single[i] ? 0 : kc_gather_reads(k->km, p->name, &strided);
+            if (strided && !gather_bound) /* the loop visits elements no sized bound says */
+                gather[i] = 0;
         }
         sk_timing t = { .f = f, .counts = counts, .count_sure = count_sure, .elem_bytes = elem_bytes,
                         .single = single, .written = written, .loop_bound = loop_bound,
-                        .gather = gather, .grid = grid, .n_grid = n_grid,
+                        .gather = gather, .gather_elems = gather_bound, .grid = grid, .n_grid = n_grid,
                         .need = cover->need, .block_val = block_val,
                         .shmem = sh && sk_sizes_or_block(k, sh, block_val) ? sh : NULL,
                         .asserts = asserts, .n_asserts = n_asserts,
@@ -2161,17 +2176,19 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             spec_dtype_parse(dt, &dtc);
             size_t bl = strlen(bytes);
             int clip_line = use == 3 ? 0 : kc_window_reads(k->km, p->name);
-            int gather_reads = use == 3 || strcmp(kind, "input") != 0 ? 0 : kc_gather_reads(k->km, p->name);
+            bool strided = false;
+            int gather_reads = use == 3 || strcmp(kind, "input") != 0 ? 0 : kc_gather_reads(k->km, p->name, &strided);
+            const char *picked_by = !strided ? threads_text : gather_bound ? gather_bound : "";
             if (!count_sure[i] && use != 3)
                 bytes_ok = false;
             else if (clip_line) {
                 /* left out: the count spans it, but the kernel may touch a small part */
                 size_t cl = strlen(clipped);
                 snprintf(clipped + cl, sizeof clipped - cl, "%s%s (line %d)", cl ? ", " : "", p->name, clip_line);
-            } else if (gather_reads > 0 && threads_text[0]) {
+            } else if (gather_reads > 0 && picked_by[0]) {
                 /* read only by a gather: what the grid's threads pick of it, at most its count */
                 if ((size_t)snprintf(bytes + bl, sizeof bytes - bl, "%s%d * min(%s, %d * %s)", bl ? " + " : "",
-                                     (int)hk_dtype_size(dtc), cnt ? cnt : "1", gather_reads, threads_text) >=
+                                     (int)hk_dtype_size(dtc), cnt ? cnt : "1", gather_reads, picked_by) >=
                     sizeof bytes - bl)
                     bytes_ok = false;
                 size_t gl = strlen(gathered);
@@ -2279,6 +2296,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
 nomem:
     rc = HK_ENOMEM;
 out:
+    hk_free(gather_bound);
     json_decref(root);
     kf_free(&kf);
     hk_free(rows.stride);

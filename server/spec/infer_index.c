@@ -1274,8 +1274,9 @@ int kc_window_reads(const km_kernel *km, const char *name)
     return line;
 }
 
-int kc_gather_reads(const km_kernel *km, const char *name)
+int kc_gather_reads(const km_kernel *km, const char *name, bool *strided)
 {
+    *strided = false;
     size_t na = 0, nl = 0;
     const km_access *a = km ? km_accesses(km, &na) : NULL;
     const km_loop *l = km ? km_loops(km, &nl) : NULL;
@@ -1293,6 +1294,7 @@ int kc_gather_reads(const km_kernel *km, const char *name)
             !km_form_mentions_kind(km, a[i].index, KM_ATOM_READ, -1))
             return 0;
         reads++;
+        *strided |= a[i].n_loops > 0;
     }
     return reads;
 }
