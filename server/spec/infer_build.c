@@ -246,6 +246,10 @@ typedef struct {
     const bool *single;      /* the pointer itself is one accumulator (count 1) */
     const bool *written;     /* an output or inout */
     const bool *loop_bound;  /* by size: a counted loop of the kernel runs to it */
+    const int *gather;       /* reads per element of a buffer read only by a gather
+                              * (kc_gather_reads), 0 for the others */
+    const char *gather_elems;/* the elements a grid-stride loop visits (kc_stride_bound), or
+                              * NULL: the grid's threads */
     char *const *grid;
     size_t n_grid;
     char *const *need;       /* the blocks the bounds checks need per axis (sk_cover), NULL each */
@@ -257,7 +261,7 @@ typedef struct {
     const kc_rows *rows;        /* a row-tiled kernel's rows, or NULL */
     /* parsed once by sk_grow_timing (owned there), evaluated at each candidate set
      * without allocating: a growth tries many */
-    expr *count_x[HK_MAX_ARGS], *grid_x[3], *shmem_x;
+    expr *count_x[HK_MAX_ARGS], *grid_x[3], *shmem_x, *elems_x;
     expr_var vars[SK_MAX_VARS + 3]; /* the sizes, then block_x/y/z */
     size_t n_vars;
     bool over_cap; /* set by sk_timing_fits: what failed was a count, a buffer or the total */
@@ -348,6 +352,15 @@ static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const 
     *why = NULL;
     *guessed = -1;
     t->over_cap = false;
+    /* the grid's threads first: a gathered buffer moves what they read of it */
+    long long threads = t->block_val[0] * t->block_val[1] * t->block_val[2], v = 0;
+    bool ok = true;
+    for (size_t d = 0; ok && d < t->n_grid; d++) {
+        ok = sk_timing_eval(t, t->grid_x[d], &v) && v >= 1 && v <= (d ? 65535 : INT32_MAX);
+        threads = ok && threads <= INT32_MAX ? threads * v : threads;
+        ok = ok && threads <= INT32_MAX;
+    }
+    long long total = 0; /* every buffer allocated whole: the memory caps */
     for (size_t i = 0; i < t->f->n_params && i < HK_MAX_ARGS; i++) {
         if (!t->counts[i] || t->f->params[i].pointer_depth == 0 || t->single[i])
             continue;
@@ -357,27 +370,29 @@ static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const 
             return false;
         }
         long long b = c <= SK_ELEMENT_CAP ? c * (t->elem_bytes[i] > 0 ? t->elem_bytes[i] : 1) : 0;
+        bool gathered = t->gather && t->gather[i] > 0;
         if (c > SK_ELEMENT_CAP || b > SK_BUFFER_CAP) {
             *why = c > SK_ELEMENT_CAP ? "a count past 2^31 - 1 elements (an int subscript)" : "a buffer past 2 GiB";
-            *guessed = t->count_sure[i] ? -1 : (int)i;
+            /* a gathered count, like a guess, may give up its other sizes (sk_make_room) */
+            *guessed = t->count_sure[i] && !gathered ? -1 : (int)i;
             t->over_cap = true;
             return false;
         }
+        total += b;
+        /* a gather moves the elements the grid's threads pick, at most the buffer */
+        long long elems = threads;
+        if (gathered && t->elems_x && !sk_timing_eval(t, t->elems_x, &elems))
+            elems = c;
+        long long picked = ok && gathered && elems * t->gather[i] < c ? elems * t->gather[i] : c;
+        b = picked * (t->elem_bytes[i] > 0 ? t->elem_bytes[i] : 1);
         *all += b;
         if (t->count_sure[i])
             *sure += b;
     }
-    if (*all > SK_TOTAL_CAP) {
+    if (total > SK_TOTAL_CAP) {
         *why = "the buffers past 8 GiB in all";
         t->over_cap = true;
         return false;
-    }
-    long long threads = t->block_val[0] * t->block_val[1] * t->block_val[2], v = 0;
-    bool ok = true;
-    for (size_t d = 0; ok && d < t->n_grid; d++) {
-        ok = sk_timing_eval(t, t->grid_x[d], &v) && v >= 1 && v <= (d ? 65535 : INT32_MAX);
-        threads = ok && threads <= INT32_MAX ? threads * v : threads;
-        ok = ok && threads <= INT32_MAX;
     }
     if (!ok) {
         *why = "the grid past the device's limits or 2^31 threads";
@@ -588,6 +603,8 @@ static bool sk_timing_open(const skel *k, sk_timing *t, const json_t *set)
     for (size_t d = 0; d < t->n_grid; d++)
         parsed &= t->grid[d] && expr_parse(t->grid[d], &t->grid_x[d], NULL, 0) == HK_OK;
     parsed &= !t->shmem || expr_parse(t->shmem, &t->shmem_x, NULL, 0) == HK_OK;
+    t->elems_x = NULL;
+    parsed &= !t->gather_elems || expr_parse(t->gather_elems, &t->elems_x, NULL, 0) == HK_OK;
     return parsed;
 }
 
@@ -602,6 +619,8 @@ static void sk_timing_close(sk_timing *t)
         t->grid_x[d] = NULL;
     }
     expr_free(t->shmem_x);
+    expr_free(t->elems_x);
+    t->elems_x = NULL;
     t->shmem_x = NULL;
 }
 
@@ -715,6 +734,15 @@ static bool sk_timing_shrink(sk_timing *t, size_t n_sizes, const bool *can, cons
     return fits && *all <= budget;
 }
 
+/* Whether var stands in the count of a buffer read only by a gather. */
+static bool sk_in_gather(const sk_timing *t, const char *var)
+{
+    for (size_t i = 0; t->gather && i < t->f->n_params && i < HK_MAX_ARGS; i++)
+        if (t->gather[i] > 0 && t->counts[i] && sk_names(t->counts[i], var))
+            return true;
+    return false;
+}
+
 /* Grows the invented sizes of the timed set (a JSON object of integers, changed in place)
  * until the buffers whose counts are known (every buffer when none is) move
  * SK_TIMING_BYTES, within sk_timing_fits. The sizes an output's count holds together (C's
@@ -777,9 +805,13 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
         const char *name = k->vars[v];
         start[v] = SK_VAL(t, v);
         bool counted = false, gridded = false;
+        /* a buffer read only by a gather moves what the grid picks of it: a size of its
+         * count alone gives the timing no work (mmcv's focal loss: num_classes grown to
+         * 10240 for one element read per row), it may only give way (sk_make_room) */
         for (size_t i = 0; i < t->f->n_params && i < HK_MAX_ARGS && !counted; i++)
             counted = t->counts[i] && t->f->params[i].pointer_depth > 0 && !t->single[i] &&
-                      (t->count_sure[i] || !use_sure) && sk_names(t->counts[i], name);
+                      !(t->gather && t->gather[i] > 0) && (t->count_sure[i] || !use_sure) &&
+                      sk_names(t->counts[i], name);
         for (size_t d = 0; d < t->n_grid && !gridded; d++)
             gridded = sk_names(t->grid[d], name);
         for (size_t d = 0; d < 3 && !gridded; d++)
@@ -813,7 +845,8 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
      * group of a launched size it is counted with, as a leading dimension its extent */
     for (size_t i = 0; i < t->f->n_params && i < HK_MAX_ARGS; i++) {
         if (!t->counts[i] || t->written[i] || t->single[i] || t->f->params[i].pointer_depth == 0 ||
-            !t->count_sure[i]) /* a guess (the product of every size) relates nothing */
+            !t->count_sure[i] || /* a guess (the product of every size) relates nothing */
+            (t->gather && t->gather[i] > 0)) /* nor a gather: its rows are not read whole */
             continue;
         size_t anchor = SIZE_MAX;
         for (size_t v = 0; v < k->n_vars && anchor == SIZE_MAX; v++)
@@ -902,7 +935,9 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
         if (now == start[v])
             continue;
         hk_buf_printf(&grew, "%s%s %lld -> %lld (%s)", grew.len ? ", " : "", k->vars[v], start[v], now,
-                      now < start[v]  ? "it only sizes a guessed count, which capped the others"
+                      now < start[v] && sk_in_gather(t, k->vars[v])
+                                      ? "it only sizes a count the grid gathers from, which capped the others"
+                      : now < start[v]  ? "it only sizes a guessed count, which capped the others"
                       : cls[v] == 0   ? "the grid launches over it"
                       : in_output[v] ? "an output's count holds it with a size of the grid"
                       : strides[v]   ? "it strides an input beside a size of the grid"
@@ -922,7 +957,8 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
                 stop_var && stop_why ? stop_why : "");
     /* a guess that leaves the known buffers next to nothing leaves nothing to time (mmcv's
      * carafe: the product of seven sizes held its 21 outputs, a kernel of one block) */
-    if (use_sure && moved < SK_TIMING_FLOOR && stop_guess >= 0 && (size_t)stop_guess < t->f->n_params)
+    if (use_sure && moved < SK_TIMING_FLOOR && stop_guess >= 0 && (size_t)stop_guess < t->f->n_params &&
+        !t->count_sure[stop_guess])
         sk_doubt(k, "the timed set (sizes[1]) moves %.2f MB in the buffers whose counts are known: the guessed "
                  "count of %s (past a cap at any larger size) leaves nothing to time",
                  (double)moved / 1e6, t->f->params[stop_guess].name);
@@ -1072,6 +1108,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     kfacts kf = { 0 };
     char *block[3] = { 0 }, *grid[3] = { 0 }, *scal[HK_MAX_ARGS] = { 0 }, *counts[HK_MAX_ARGS] = { 0 };
     char *tparams[16] = { 0 }, *tactual[16] = { 0 }, *targs[16] = { 0 };
+    char *gather_bound = NULL; /* the elements a grid-stride loop visits, for gathers */
     size_t n_block = 0, n_grid = 0, n_tp = 0, n_ta = 0;
     long long block_val[3] = { 1, 1, 1 };
     bool count_sure[HK_MAX_ARGS] = { 0 };
@@ -1860,6 +1897,9 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         bool can[SK_MAX_VARS];
         bool single[HK_MAX_ARGS] = { 0 }, written[HK_MAX_ARGS] = { 0 }, in_array[SK_MAX_VARS] = { 0 };
         bool loop_bound[SK_MAX_VARS] = { 0 };
+        int gather[HK_MAX_ARGS] = { 0 };
+        int gb_line = 0;
+        gather_bound = kc_stride_bound(k, &gb_line);
         sk_array_loop_sizes(k, f, scal, in_array);
         sk_loop_bound_sizes(k, f, scal, loop_bound);
         for (size_t i = 0; i < k->n_vars; i++) {
@@ -1877,16 +1917,21 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             int use = p->pointer_depth > 0 && !p->is_const ? sk_pointer_use(text, bs, be, p->name) : -1;
             single[i] = use == 3;
             written[i] = use >= 2 || (use >= 0 && sk_pointer_written(text, bs, be, p->name));
+            bool strided = false;
+            gather[i] = written[i] || single[i] ? 0 : kc_gather_reads(k->km, p->name, &strided);
+            if (strided && !gather_bound) /* the loop visits elements no sized bound says */
+                gather[i] = 0;
         }
         sk_timing t = { .f = f, .counts = counts, .count_sure = count_sure, .elem_bytes = elem_bytes,
                         .single = single, .written = written, .loop_bound = loop_bound,
-                        .grid = grid, .n_grid = n_grid,
+                        .gather = gather, .gather_elems = gather_bound, .grid = grid, .n_grid = n_grid,
                         .need = cover->need, .block_val = block_val,
                         .shmem = sh && sk_sizes_or_block(k, sh, block_val) ? sh : NULL,
                         .asserts = asserts, .n_asserts = n_asserts,
                         .one_pass_bound = pass_bound, .rows = rows_size ? &rows : NULL };
         if (!all_program)
             sk_grow_timing(k, &t, s1, cap, unit, ragged);
+        t.gather = NULL; /* the check set's budget is what it allocates */
         if (!all_program || ragged) /* sizes[0] invented */
             sk_shrink_check(k, &t, s0, can, unit, ragged);
     }
@@ -2019,6 +2064,42 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     bool any_output = false;
     char bytes[8 * SK_MAX_TEXT] = ""; /* every count may take SK_MAX_TEXT (srad's J_cuda, a max() of eight reads) */
     char clipped[512] = ""; /* buffers left out of bytes (kc_window_reads) */
+    char gathered[512] = ""; /* buffers counted by what the grid picks (kc_gather_reads) */
+    /* the threads the launch starts, as text in the sizes (empty when the grid names the block) */
+    char threads_text[4 * SK_MAX_TEXT] = "";
+    {
+        bool plain = n_grid > 0;
+        size_t tl = 0;
+        for (size_t d = 0; d < n_grid && plain; d++) {
+            plain = grid[d] != NULL && tl + 32 < sizeof threads_text;
+            if (plain)
+                threads_text[tl++] = '(';
+            /* the grid's text with the block's dimensions put in (bytes sees the sizes only) */
+            for (size_t j = 0, n = plain ? strlen(grid[d]) : 0; plain && j < n;) {
+                int dim = -1;
+                for (int b = 0; b < 3 && dim < 0; b++)
+                    if (sk_word_at(grid[d], n, j, (const char *[]){ "block_x", "block_y", "block_z" }[b], 7))
+                        dim = b;
+                if (tl + 32 >= sizeof threads_text) {
+                    plain = false;
+                } else if (dim >= 0) {
+                    tl += (size_t)snprintf(threads_text + tl, sizeof threads_text - tl, "%lld", block_val[dim]);
+                    j += 7;
+                } else {
+                    threads_text[tl++] = grid[d][j++];
+                    threads_text[tl] = 0;
+                }
+            }
+            if (plain && tl + 8 < sizeof threads_text)
+                tl += (size_t)snprintf(threads_text + tl, sizeof threads_text - tl, ") * ");
+            else
+                plain = false;
+        }
+        if (plain)
+            snprintf(threads_text + tl, sizeof threads_text - tl, "%lld", block_val[0] * block_val[1] * block_val[2]);
+        else
+            threads_text[0] = 0;
+    }
     bool bytes_ok = true;
     for (size_t i = 0; i < f->n_params; i++) {
         const an_param *p = &f->params[i];
@@ -2115,12 +2196,24 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             spec_dtype_parse(dt, &dtc);
             size_t bl = strlen(bytes);
             int clip_line = use == 3 ? 0 : kc_window_reads(k->km, p->name);
+            bool strided = false;
+            int gather_reads = use == 3 || strcmp(kind, "input") != 0 ? 0 : kc_gather_reads(k->km, p->name, &strided);
+            const char *picked_by = !strided ? threads_text : gather_bound ? gather_bound : "";
             if (!count_sure[i] && use != 3)
                 bytes_ok = false;
             else if (clip_line) {
                 /* left out: the count spans it, but the kernel may touch a small part */
                 size_t cl = strlen(clipped);
                 snprintf(clipped + cl, sizeof clipped - cl, "%s%s (line %d)", cl ? ", " : "", p->name, clip_line);
+            } else if (gather_reads > 0 && picked_by[0]) {
+                /* read only by a gather: what the grid's threads pick of it, at most its count */
+                if ((size_t)snprintf(bytes + bl, sizeof bytes - bl, "%s%d * min(%s, %d * %s)", bl ? " + " : "",
+                                     (int)hk_dtype_size(dtc), cnt ? cnt : "1", gather_reads, picked_by) >=
+                    sizeof bytes - bl)
+                    bytes_ok = false;
+                size_t gl = strlen(gathered);
+                snprintf(gathered + gl, sizeof gathered - gl, "%s%s (%d per thread)", gl ? ", " : "", p->name,
+                         gather_reads);
             } else if ((size_t)snprintf(bytes + bl, sizeof bytes - bl, "%s%d * (%s)", bl ? " + " : "",
                                       (int)hk_dtype_size(dtc) * (!strcmp(kind, "inout") ? 2 : 1),
                                       cnt ? cnt : "1") >= sizeof bytes - bl)
@@ -2191,6 +2284,9 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                     clipped);
         else
             sk_note(k, "bytes: every buffer moved once (inouts twice)");
+        if (gathered[0])
+            sk_note(k, "bytes: %s read only by a gather (a subscript holding a value read from memory): counted "
+                    "by the elements the grid's threads pick, at most its count", gathered);
     } else if (bytes_ok && clipped[0]) {
         sk_note(k, "bytes not given: every buffer (%s) is accessed in loops whose iterations a guard on the "
                 "counter skips or a min/max clips, and how many of its elements the kernel touches depends "
@@ -2220,6 +2316,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
 nomem:
     rc = HK_ENOMEM;
 out:
+    hk_free(gather_bound);
     json_decref(root);
     kf_free(&kf);
     hk_free(rows.stride);

@@ -1274,6 +1274,31 @@ int kc_window_reads(const km_kernel *km, const char *name)
     return line;
 }
 
+int kc_gather_reads(const km_kernel *km, const char *name, bool *strided)
+{
+    *strided = false;
+    size_t na = 0, nl = 0;
+    const km_access *a = km ? km_accesses(km, &na) : NULL;
+    const km_loop *l = km ? km_loops(km, &nl) : NULL;
+    int reads = 0;
+    for (size_t i = 0; i < na; i++) {
+        if (!a[i].buffer || strcmp(a[i].buffer, name) != 0)
+            continue;
+        /* a write, a read in a loop of the thread (its trips multiply it) or one at a
+         * subscript the model places (it spans the count with the grid): not a gather. A
+         * grid-stride loop hands each launched element one pass: it reads once per element */
+        bool own_loop = false;
+        for (uint32_t j = 0; j < a[i].n_loops && !own_loop; j++)
+            own_loop = a[i].loops[j] >= nl || l[a[i].loops[j]].kind != KM_LOOP_GRID_STRIDE;
+        if (a[i].space != KM_SPACE_GLOBAL || a[i].mode != KM_READ || own_loop ||
+            !km_form_mentions_kind(km, a[i].index, KM_ATOM_READ, -1))
+            return 0;
+        reads++;
+        *strided |= a[i].n_loops > 0;
+    }
+    return reads;
+}
+
 /* The line where parameter name is moved once (km_param's moved_at), else 0. */
 static uint32_t kc_moved_param(const km_kernel *km, const char *name)
 {

@@ -248,6 +248,11 @@ int kc_window_writes(const km_kernel *km, const char *name);
  * the sizes (at the invented ones, a window larger than the map skips most of them): its
  * count is no measure of the bytes moved. */
 int kc_window_reads(const km_kernel *km, const char *name);
+/* Elements of parameter name each thread reads when every global access of it is a read
+ * outside any loop whose subscript holds a value read from memory (a gather by a loaded
+ * index: softmax[n * classes + label[n]]): the number of such reads; else 0. *strided:
+ * one of them is in a grid-stride loop (it reads once per element the loop visits). */
+int kc_gather_reads(const km_kernel *km, const char *name, bool *strided);
 
 /* Count of buffer from the model: the largest element any global access of it can reach,
  * plus one, in spec terms (kernel parameters replaced by their launch values). New

@@ -1828,6 +1828,43 @@ static void wider_cast_reads_are_not_counted(void **state)
     spec_inference_free(&inf);
 }
 
+/* A buffer read only by a gather (probs[i * classes + label[i]], w[label[i]]: one element
+ * per thread, at a subscript holding a loaded value) moves what the grid's threads pick of
+ * it, not its count: its size classes is no work to grow (it used to grow with n, 4096 ->
+ * 10240 in mmcv's focal loss, for a launch of 5120 threads), it gives way to the grid's n
+ * under the element cap, and bytes counts min(count, threads) of it. */
+static void a_gathered_buffer_moves_what_the_grid_picks(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("gather_rows.cu"), "pick_loss", &inf);
+    json_t *s1 = json_array_get(json_object_get(inf.spec, "sizes"), 1);
+    long long n = json_integer_value(json_object_get(s1, "n"));
+    long long classes = json_integer_value(json_object_get(s1, "classes"));
+    assert_true(n >= 132LL * 2048); /* enough threads to fill an H200 */
+    assert_true(classes < 4096 && classes >= 16); /* shrunk within the floor, never grown */
+    assert_true(n * classes <= (1LL << 31));
+    assert_true(has_note(&inf, "n 2048 -> "));
+    assert_true(has_note(&inf, "classes 4096 -> ") &&
+                has_note(&inf, "(it only sizes a count the grid gathers from, which capped the others)"));
+    assert_true(has_note(&inf, "bytes: probs (1 per thread), w (1 per thread) read only by a gather"));
+    const char *bytes = json_string_value(json_object_get(inf.spec, "bytes"));
+    assert_non_null(bytes);
+    /* per thread: probs 4, label 8, w 4 (at most classes elements), out 4 */
+    long long moved = eval_set(inf.spec, 1, bytes);
+    /* the grid-stride loop visits n elements, one pick of each buffer per element */
+    assert_int_equal(moved, 4 * n + 8 * n + 4 * (classes < n ? classes : n) + 4 * n);
+    assert_non_null(strstr(bytes, "min("));
+    assert_true(moved >= TIMING_TARGET);
+    /* the whole buffers are far more than the traffic: what bytes no longer claims */
+    long long most_count = 0, most_bytes = 0;
+    assert_true(buffer_bytes(inf.spec, 1, &most_count, &most_bytes) > 4 * moved);
+    /* the check set keeps its sizes: no gather there changes what it allocates */
+    json_t *s0 = json_array_get(json_object_get(inf.spec, "sizes"), 0);
+    assert_true(json_integer_value(json_object_get(s0, "classes")) > 16);
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1865,6 +1902,7 @@ int main(void)
         cmocka_unit_test(a_subscript_read_from_a_buffer_is_a_doubt),
         cmocka_unit_test(host_facts_from_the_whole_launch_file),
         cmocka_unit_test(a_gather_bounded_by_its_subscript),
+        cmocka_unit_test(a_gathered_buffer_moves_what_the_grid_picks),
         cmocka_unit_test(grid_stride_along_x_beside_planes),
         cmocka_unit_test(counts_through_divisions_and_remainders),
         cmocka_unit_test(no_count_from_a_subscript_that_does_not_grow),
