@@ -822,12 +822,11 @@ const rw_descriptor rw_warp_reduce_desc = {
  * The refusal is the tree's when the kernel has one, else warp_reduce's. */
 static int emit_block_reduce(const rw_context *c, const int *p, rw_result *out)
 {
-    (void)p;
     int rc = rw_warp_reduce(c->text, c->len, c->m, c->kernel, out);
     if (rc || out->applicable)
         return rc;
     rw_result tree;
-    if ((rc = rw_block_tree(c->text, c->len, c->m, c->kernel, &tree))) {
+    if ((rc = rw_block_tree_form(c->text, c->len, c->m, c->kernel, p[0] != 0, &tree))) {
         rw_result_free(&tree);
         return rc;
     }
@@ -840,8 +839,15 @@ static int emit_block_reduce(const rw_context *c, const int *p, rw_result *out)
     return HK_OK;
 }
 
+/* key: a (value, index) tree as one max of a 64-bit key (rewrite_block_tree.c) */
+static const rw_param block_reduce_params[] = {
+    {.name = "key", .type = RW_PARAM_BOOL, .def = 0, .optional = true},
+};
+
 const rw_descriptor rw_block_reduce_desc = {
     .name = "block_reduce",
+    .params = block_reduce_params,
+    .n_params = HK_ARRAY_LEN(block_reduce_params),
     .summary = "a shared-memory tree reduction: warp shuffles, one shared slot per warp, same block result",
     .flags = RW_ALGORITHM,
     .emit = emit_block_reduce,
