@@ -1333,6 +1333,13 @@ int rw_block_tree_form(const char *text, size_t len, const an_model *m, size_t k
         rc = rw_block_pair(text, len, m, f, k, &t, key, out);
         goto out;
     }
+    if (key) {
+        char w2[700];
+        snprintf(w2, sizeof w2, "the key form (key=1) is for a (value, index) pair tree: %s",
+                 w ? w : "the kernel's tree has one array");
+        rc = rwp_not_applicable(out, name, f, w2);
+        goto out;
+    }
     if (!w) {
         if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
             goto out;

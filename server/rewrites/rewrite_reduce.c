@@ -822,7 +822,9 @@ const rw_descriptor rw_warp_reduce_desc = {
  * The refusal is the tree's when the kernel has one, else warp_reduce's. */
 static int emit_block_reduce(const rw_context *c, const int *p, rw_result *out)
 {
-    int rc = rw_warp_reduce(c->text, c->len, c->m, c->kernel, out);
+    /* key = 1 is the pair trees' form only (rw_block_tree_form refuses any other kernel):
+     * elsewhere it would be key = 0's program again */
+    int rc = p[0] ? (memset(out, 0, sizeof *out), HK_OK) : rw_warp_reduce(c->text, c->len, c->m, c->kernel, out);
     if (rc || out->applicable)
         return rc;
     rw_result tree;
@@ -830,7 +832,7 @@ static int emit_block_reduce(const rw_context *c, const int *p, rw_result *out)
         rw_result_free(&tree);
         return rc;
     }
-    if (!tree.applicable && strstr(tree.description, RW_NO_TREE)) {
+    if (!p[0] && !tree.applicable && strstr(tree.description, RW_NO_TREE)) {
         rw_result_free(&tree);   /* no tree at all: warp_reduce's reason says more */
         return HK_OK;
     }

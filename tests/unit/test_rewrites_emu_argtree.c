@@ -262,6 +262,32 @@ static void emulated_key(void **state)
         rw_result_free(&r);
         unload(&fx);
     }
+    {   /* a tree of one array: key = 1 would be key = 0's program again */
+        static const char one[] =
+            "__global__ void total(const float *x, float *part, int n)\n"
+            "{\n"
+            "    __shared__ float s[256];\n"
+            "    unsigned t = threadIdx.x, g = blockIdx.x * blockDim.x + t;\n"
+            "    s[t] = g < n ? x[g] : 0.0f;\n"
+            "    __syncthreads();\n"
+            "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+            "        if (t < h) s[t] += s[t + h];\n"
+            "        __syncthreads();\n"
+            "    }\n"
+            "    if (t == 0) part[blockIdx.x] = s[0];\n"
+            "}\n";
+        fixture fx;
+        load_text(one, &fx);
+        rw_result r;
+        assert_int_equal(rw_block_tree_form(fx.text, fx.len, fx.m, kernel(&fx, "total"), true, &r), HK_OK);
+        assert_false(r.applicable);
+        assert_non_null(strstr(r.description, "pair tree"));
+        rw_result_free(&r);
+        assert_int_equal(rw_block_tree_form(fx.text, fx.len, fx.m, kernel(&fx, "total"), false, &r), HK_OK);
+        assert_true(r.applicable);
+        rw_result_free(&r);
+        unload(&fx);
+    }
     SKIP_WITHOUT_EMULATOR();
     char *a = rewrite_one(src, "pick");
     char *cand = rewrite_one(a, "amax");
