@@ -187,6 +187,8 @@ static const char driver_key[] =
     "    PAIR(int, \"amax\", g, 0, 0, emu::launch(dim3(g), dim3(bs), 0, [&] { NS::amax(x, out, n); }));\n"
     "    few(x, (int)bs + 2, 3);\n"
     "    PAIR(int, \"amax\", g, 0, 0, emu::launch(dim3(g), dim3(bs), 0, [&] { NS::amax(x, out, n); }));\n"
+    "    x.set(-0.0f);   /* all equal: the tree's tie rule alone decides */\n"
+    "    PAIR(int, \"amax\", g, 0, 0, emu::launch(dim3(g), dim3(bs), 0, [&] { NS::amax(x, out, n); }));\n"
     "}\n";
 
 static bool key_form;
@@ -245,7 +247,8 @@ static void emulated_pairs(void **state)
 
 /* block_reduce's key form (key = 1): the pick and the guarded-copy argmax (both ties to
  * the lower slot) as one max of (value order << 32 | ~brev(slot)), bit-exact indices
- * against the trees on tie-heavy inputs; the double argmin is refused (64-bit values). The
+ * against the trees on tie-heavy inputs (8 or 3 distinct values, signed values with +0/-0,
+ * all equal; n not a multiple of the block); the double argmin is refused (64-bit values). The
  * rank reversed (brev instead of ~brev: ties to the largest bit-reversed slot) must differ,
  * and so must the plain slot as rank (ties to the smallest slot, not the tree's rule). */
 static void emulated_key(void **state)
