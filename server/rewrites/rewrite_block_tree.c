@@ -524,6 +524,67 @@ static const char tpl_pair[] =
     "        __syncthreads();\n"
     "    }";
 
+/* The pair tree's key form (block_reduce's parameter key = 1). In the halving tree over
+ * B = 2^L slots, level s = 2^j (j = L-1 .. 0) combines slot a < s with a + s, and after it
+ * slot a holds the combination of the slots congruent to a modulo s. So slot 0 ends with
+ * combine(slot 0's class, slot 1's class) at s = 1, where the classes are the slots whose
+ * bit 0 is 0 and 1; within each, the level s = 2 decided by bit 1, and so on: the tree
+ * decides on bit 0 first, then bit 1, ..., bit L-1. When the combine keeps the lower slot
+ * unless the upper one's value is strictly better (ties to the lower slot), the value's
+ * winner among equal best values is therefore the slot with bit 0 clear if any, then bit 1
+ * clear, ...: the slot of smallest bit-reversed index brev(slot). (Ties to the upper slot:
+ * the largest brev(slot).) The tree's index is thus the one of the slot maximising
+ *     key = ord(value) << 32 | (~brev(slot) or brev(slot)),
+ * where ord maps the value's order (max, or min by ~) onto unsigned order: a total order,
+ * so any order of combination (xor shuffles in a warp, one shared stage over the warps)
+ * finds it. ord: a float's bits with the sign bit flipped if positive, all bits flipped if
+ * negative, after -0.0 is made +0.0 (equal under > and <, they tie by slot as in the
+ * tree); an int's bits with the sign flipped. The one difference: NaN, which > and < do not
+ * order (the tree's result then depends on where the NaN sits), is ordered here by its bits
+ * (a positive NaN above +inf). I[0] is the winning slot's I, V[0] its V (equal to what the
+ * tree left there but for the sign of a zero when +0 and -0 tie). Two barriers instead of
+ * one per level, and no transpose; 32-bit values only. */
+static const char tpl_pair_key[] =
+    "{\n"
+    "        // hk rewrite: block_reduce (key form). The shared-memory $WHAT tree over $V/$I[0 ..\n"
+    "        // blockDim.x) as one max of a 64-bit key: the value's order in the high word, the\n"
+    "        // slot's tie rank in the halving tree ($RANK) in the low word; $V[0] and\n"
+    "        // $I[0] take the winning slot's pair (NaN values: ordered by their bits).\n"
+    "        const unsigned int hk_tid = threadIdx.x, hk_nthreads = blockDim.x;\n"
+    PT_WARP
+    "        __shared__ unsigned long long hk_wk[32];\n"
+    "        unsigned long long hk_k;\n"
+    "        {\n"
+    "            $TV hk_x = $V[hk_tid];\n"
+    "$ORD"
+    "            hk_k = ((unsigned long long)hk_o << 32) | (unsigned long long)($RANKX(hk_tid));\n"
+    "        }\n"
+    "        for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
+    "            const unsigned long long hk_ok = __shfl_xor_sync(hk_mask, hk_k, hk_off);\n"
+    "            if ((hk_lane ^ hk_off) < hk_width && hk_ok > hk_k)\n"
+    "                hk_k = hk_ok;\n"
+    "        }\n"
+    "        if (hk_lane == 0)\n"
+    "            hk_wk[hk_warp] = hk_k;\n"
+    "        __syncthreads();\n"
+        "        if (hk_warp == 0) {\n"
+    "            hk_k = hk_lane < hk_nwarps ? hk_wk[hk_lane] : 0ull;\n"
+    "            for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
+    "                const unsigned long long hk_ok = __shfl_xor_sync(hk_mask, hk_k, hk_off);\n"
+    "                if ((hk_lane ^ hk_off) < hk_width && hk_ok > hk_k)\n"
+    "                    hk_k = hk_ok;\n"
+    "            }\n"
+    "        }\n"
+    "        if (hk_tid == 0) {\n"
+    "            const unsigned int hk_slot = __brev($UNRANK(unsigned int)hk_k);\n"
+    "            const $TV hk_bv = $V[hk_slot];\n"
+    "            const $TI hk_bi = $I[hk_slot];\n"
+    "            $V[0] = hk_bv;\n"
+    "            $I[0] = hk_bi;\n"
+    "        }\n"
+    "        __syncthreads();\n"
+    "    }";
+
 /* What the model says about a pair tree. */
 typedef struct {
     const km_loop *loop;
@@ -1089,9 +1150,67 @@ static int pair_combine(const km_kernel *k, const bt_pair *p, const char *tv, co
     return rc;
 }
 
+/* The key form of a pair tree (tpl_pair_key), or a refusal when the value is not 32 bits. */
+static int pair_key(const char *text, size_t len, const an_model *m, const an_function *f, const bt_pair *p,
+                    const char *tv, const char *ti, const char *what, const rw_toks *ts, size_t la, size_t lb,
+                    rw_result *out)
+{
+    const bool fl = !strcmp(tv, "float"), sg = !strcmp(tv, "int") || !strcmp(tv, "signed int"),
+               un = !strcmp(tv, "unsigned int") || !strcmp(tv, "unsigned");
+    if (!fl && !sg && !un) {
+        char why[300];
+        snprintf(why, sizeof why, "line %u: the tree's values are %s: the key form orders 32-bit values (float, int, "
+                 "unsigned int) only", p->wv->line, tv);
+        return rwp_not_applicable(out, name, f, why);
+    }
+    char ord[512];
+    const char *ind = "            ";
+    if (fl)
+        snprintf(ord, sizeof ord,
+                 "%sconst unsigned int hk_u = __float_as_uint(hk_x == 0.0f ? 0.0f : hk_x);   // -0.0 as +0.0\n"
+                 "%sconst unsigned int hk_o = %s((hk_u & 0x80000000u) ? ~hk_u : (hk_u | 0x80000000u));\n",
+                 ind, ind, p->dir > 0 ? "" : "~");
+    else
+        snprintf(ord, sizeof ord, "%sconst unsigned int hk_o = %s((unsigned int)hk_x%s);\n", ind,
+                 p->dir > 0 ? "" : "~", sg ? " ^ 0x80000000u" : "");
+    const char *rank = p->ties_upper ? "largest bit-reversed slot" : "smallest bit-reversed slot";
+    const char *kv[] = {"V", p->v, "I", p->i, "TV", tv, "TI", ti, "WHAT", what, "ORD", ord, "RANK", rank,
+                        "RANKX", p->ties_upper ? "__brev" : "~__brev", "UNRANK", p->ties_upper ? "" : "~", NULL};
+    struct hk_buf b;
+    rw_edits es = {0};
+    hk_buf_init(&b, PT_TEXT_MAX);
+    int rc = rwl_render(&b, tpl_pair_key, kv);
+    if (rc)
+        goto out;
+    char *repl = hk_strdup(b.data);
+    if (!repl || (rc = rwl_edits_add_owned(&es, edit_start(text, ts->t[la].start), ts->t[lb - 1].end, repl))) {
+        rc = rc ? rc : HK_ENOMEM;
+        goto out;
+    }
+    char *desc = hk_asprintf("kernel %s: shared-memory %s tree of (%s, %s) (%s, %s; loop at line %u) -> one max of "
+                             "a 64-bit key (the value's order << 32 | the slot's tie rank in the halving tree: the "
+                             "%s wins among equal values, as in the tree), xor shuffles and one shared stage, 2 "
+                             "barriers instead of one per level and no transpose; %s[0] and %s[0] take the winning "
+                             "slot's pair (the tree's for every input without NaN, but for the sign of a zero in "
+                             "%s[0] when +0 and -0 tie; NaN is ordered by its bits, above +inf when positive); "
+                             "assumes a power-of-two 1-D block of at most 1024 threads%s",
+                             f->name, what, p->v, p->i, tv, ti, p->loop->line, rank, p->v, p->i, p->v,
+                             p->size != UINT32_MAX ? " equal to the tree's named size" : "");
+    if (!desc) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    rc = rwl_finish(text, len, m, f->name, &es, desc, out);
+    out->keeps_launch = rc == HK_OK && out->applicable;
+out:
+    rwl_edits_free(&es);
+    hk_buf_free(&b);
+    return rc;
+}
+
 /* rw_block_tree's pair path: the kernel's model k holds a loop storing two arrays. */
 static int rw_block_pair(const char *text, size_t len, const an_model *m, const an_function *f,
-                         const km_kernel *k, const bt_tree *t, rw_result *out)
+                         const km_kernel *k, const bt_tree *t, bool key, rw_result *out)
 {
     char why[600] = "", tv[128], ti[128];
     rw_toks ts = {0};
@@ -1131,6 +1250,10 @@ static int rw_block_pair(const char *text, size_t len, const an_model *m, const 
         goto out;
     }
     const char *what = p.dir > 0 ? "argmax" : "argmin";
+    if (key) {
+        rc = pair_key(text, len, m, f, &p, tv, ti, what, &ts, la, lb, out);
+        goto out;
+    }
     /* the two stages' combines differ only in their indentation */
     char *tpl = hk_strdup(tpl_pair);
     if (!tpl) {
@@ -1178,6 +1301,11 @@ out:
 
 int rw_block_tree(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
 {
+    return rw_block_tree_form(text, len, m, kernel, false, out);
+}
+
+int rw_block_tree_form(const char *text, size_t len, const an_model *m, size_t kernel, bool key, rw_result *out)
+{
     memset(out, 0, sizeof *out);
     const an_function *f;
     int rc = rwl_check_kernel(text, len, m, kernel, &f);
@@ -1202,7 +1330,14 @@ int rw_block_tree(const char *text, size_t len, const an_model *m, size_t kernel
     }
     const char *w = find_tree(k, &t, why, sizeof why);
     if (w && t.pair) {   /* two arrays: a (value, index) tree? */
-        rc = rw_block_pair(text, len, m, f, k, &t, out);
+        rc = rw_block_pair(text, len, m, f, k, &t, key, out);
+        goto out;
+    }
+    if (key) {
+        char w2[700];
+        snprintf(w2, sizeof w2, "the key form (key=1) is for a (value, index) pair tree: %s",
+                 w ? w : "the kernel's tree has one array");
+        rc = rwp_not_applicable(out, name, f, w2);
         goto out;
     }
     if (!w) {

@@ -56,6 +56,10 @@ int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kerne
  * the tree, the outputs and the launch are kept. block_reduce's path when warp_reduce
  * refuses. */
 int rw_block_tree(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out);
+/* The same with key: a (value, index) tree becomes one max of a 64-bit key (the value's
+ * order, the slot's tie rank in the halving tree) instead of the transposed shuffles;
+ * other trees are as rw_block_tree's. block_reduce's parameter key. */
+int rw_block_tree_form(const char *text, size_t len, const an_model *m, size_t kernel, bool key, rw_result *out);
 /* The reason rw_block_tree gives when the kernel has no tree at all (block_reduce then
  * reports warp_reduce's reason instead). */
 #define RW_NO_TREE "no shared-memory tree (a halving or doubling loop combining a __shared__ array with itself)"

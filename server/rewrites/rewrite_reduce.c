@@ -822,16 +822,17 @@ const rw_descriptor rw_warp_reduce_desc = {
  * The refusal is the tree's when the kernel has one, else warp_reduce's. */
 static int emit_block_reduce(const rw_context *c, const int *p, rw_result *out)
 {
-    (void)p;
-    int rc = rw_warp_reduce(c->text, c->len, c->m, c->kernel, out);
+    /* key = 1 is the pair trees' form only (rw_block_tree_form refuses any other kernel):
+     * elsewhere it would be key = 0's program again */
+    int rc = p[0] ? (memset(out, 0, sizeof *out), HK_OK) : rw_warp_reduce(c->text, c->len, c->m, c->kernel, out);
     if (rc || out->applicable)
         return rc;
     rw_result tree;
-    if ((rc = rw_block_tree(c->text, c->len, c->m, c->kernel, &tree))) {
+    if ((rc = rw_block_tree_form(c->text, c->len, c->m, c->kernel, p[0] != 0, &tree))) {
         rw_result_free(&tree);
         return rc;
     }
-    if (!tree.applicable && strstr(tree.description, RW_NO_TREE)) {
+    if (!p[0] && !tree.applicable && strstr(tree.description, RW_NO_TREE)) {
         rw_result_free(&tree);   /* no tree at all: warp_reduce's reason says more */
         return HK_OK;
     }
@@ -840,8 +841,15 @@ static int emit_block_reduce(const rw_context *c, const int *p, rw_result *out)
     return HK_OK;
 }
 
+/* key: a (value, index) tree as one max of a 64-bit key (rewrite_block_tree.c) */
+static const rw_param block_reduce_params[] = {
+    {.name = "key", .type = RW_PARAM_BOOL, .def = 0, .optional = true},
+};
+
 const rw_descriptor rw_block_reduce_desc = {
     .name = "block_reduce",
+    .params = block_reduce_params,
+    .n_params = HK_ARRAY_LEN(block_reduce_params),
     .summary = "a shared-memory tree reduction: warp shuffles, one shared slot per warp, same block result",
     .flags = RW_ALGORITHM,
     .emit = emit_block_reduce,

@@ -149,6 +149,13 @@ static const char helpers[] =
     "    emu::buf<float> d(n);\n"
     "    few(d, seed, 8);   /* about one slot in eight holds the maximum */\n"
     "    PAIR(int, \"pick\", rounds, 0, 0, emu::launch(dim3(1), dim3(BS), 0, [&] { NS::pick<BS>(n, rounds, d, out); }));\n"
+    "}\n"
+    "/* signed values with ties, -0.0 and +0.0 among them (equal under >: they tie by slot) */\n"
+    "static void signed_few(emu::buf<float> &b, int seed)\n"
+    "{\n"
+    "    static const float v[5] = {-1.5f, -0.0f, 0.0f, -3.0f, -0.25f};\n"
+    "    for (size_t i = 0; i < b.size(); i++)\n"
+    "        b[i] = v[(((unsigned)i + (unsigned)seed * 977u) * 2654435761u >> 16) % 5u];\n"
     "}\n";
 
 static const char driver[] =
@@ -168,13 +175,31 @@ static const char driver[] =
     "    PAIR(int, \"amax\", g, 0, 0, emu::launch(dim3(g), dim3(bs), 0, [&] { NS::amax(x, out, n); }));\n"
     "}\n";
 
+/* the key form's driver: the pick (ties in every round, n not a multiple of the block and
+ * n < the block), the argmax of signed values with -0.0 and +0.0 tying with each other */
+static const char driver_key[] =
+    "run_pick<32>(1); run_pick<64>(2); run_pick<128>(3); run_pick<256>(4); run_pick<512>(5); run_pick<1024>(6);\n"
+    "for (unsigned bs : {32u, 64u, 128u, 256u}) {\n"
+    "    const unsigned g = 4;\n"
+    "    const int n = (int)(g * bs) - 7;\n"
+    "    emu::buf<float> x(n);\n"
+    "    signed_few(x, (int)bs + 1);\n"
+    "    PAIR(int, \"amax\", g, 0, 0, emu::launch(dim3(g), dim3(bs), 0, [&] { NS::amax(x, out, n); }));\n"
+    "    few(x, (int)bs + 2, 3);\n"
+    "    PAIR(int, \"amax\", g, 0, 0, emu::launch(dim3(g), dim3(bs), 0, [&] { NS::amax(x, out, n); }));\n"
+    "    x.set(-0.0f);   /* all equal: the tree's tie rule alone decides */\n"
+    "    PAIR(int, \"amax\", g, 0, 0, emu::launch(dim3(g), dim3(bs), 0, [&] { NS::amax(x, out, n); }));\n"
+    "}\n";
+
+static bool key_form;
+
 /* text with kname's tree rewritten (must apply); malloc'd. */
 static char *rewrite_one(const char *text, const char *kname)
 {
     fixture fx;
     load_text(text, &fx);
     rw_result r;
-    assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, kname), &r), HK_OK);
+    assert_int_equal(rw_block_tree_form(fx.text, fx.len, fx.m, kernel(&fx, kname), key_form, &r), HK_OK);
     if (!r.applicable)
         print_message("%s: %s\n", kname, r.description);
     assert_true(r.applicable);
@@ -220,10 +245,88 @@ static void emulated_pairs(void **state)
     free(cand);
 }
 
+/* block_reduce's key form (key = 1): the pick and the guarded-copy argmax (both ties to
+ * the lower slot) as one max of (value order << 32 | ~brev(slot)), bit-exact indices
+ * against the trees on tie-heavy inputs (8 or 3 distinct values, signed values with +0/-0,
+ * all equal; n not a multiple of the block); the double argmin is refused (64-bit values). The
+ * rank reversed (brev instead of ~brev: ties to the largest bit-reversed slot) must differ,
+ * and so must the plain slot as rank (ties to the smallest slot, not the tree's rule). */
+static void emulated_key(void **state)
+{
+    (void)state;
+    key_form = true;
+    {
+        fixture fx;
+        load_text(src, &fx);
+        rw_result r;
+        assert_int_equal(rw_block_tree_form(fx.text, fx.len, fx.m, kernel(&fx, "nearest"), true, &r), HK_OK);
+        assert_false(r.applicable);
+        assert_non_null(strstr(r.description, "32-bit values"));
+        rw_result_free(&r);
+        unload(&fx);
+    }
+    {   /* a tree of one array: key = 1 would be key = 0's program again */
+        static const char one[] =
+            "__global__ void total(const float *x, float *part, int n)\n"
+            "{\n"
+            "    __shared__ float s[256];\n"
+            "    unsigned t = threadIdx.x, g = blockIdx.x * blockDim.x + t;\n"
+            "    s[t] = g < n ? x[g] : 0.0f;\n"
+            "    __syncthreads();\n"
+            "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+            "        if (t < h) s[t] += s[t + h];\n"
+            "        __syncthreads();\n"
+            "    }\n"
+            "    if (t == 0) part[blockIdx.x] = s[0];\n"
+            "}\n";
+        fixture fx;
+        load_text(one, &fx);
+        rw_result r;
+        assert_int_equal(rw_block_tree_form(fx.text, fx.len, fx.m, kernel(&fx, "total"), true, &r), HK_OK);
+        assert_false(r.applicable);
+        assert_non_null(strstr(r.description, "pair tree"));
+        rw_result_free(&r);
+        assert_int_equal(rw_block_tree_form(fx.text, fx.len, fx.m, kernel(&fx, "total"), false, &r), HK_OK);
+        assert_true(r.applicable);
+        rw_result_free(&r);
+        unload(&fx);
+    }
+    SKIP_WITHOUT_EMULATOR();
+    char *a = rewrite_one(src, "pick");
+    char *cand = rewrite_one(a, "amax");
+    key_form = false;
+    free(a);
+    assert_non_null(strstr(cand, "__shfl_xor_sync"));
+    assert_null(strstr(cand, "hk_tv[32 * 33]"));
+    emu_program p = {.dir = tmpdir, .tag = "argkey", .orig = src, .orig_len = strlen(src), .cand = cand,
+                     .cand_len = strlen(cand), .helpers = helpers, .driver = driver_key};
+    emu_expect(&p, EMU_OK);
+    char *rev = strdup(cand), *lin = strdup(cand);
+    assert_non_null(rev);
+    assert_non_null(lin);
+    assert_int_equal(replace_all(rev, "(~__brev(hk_tid))", "(__brev(hk_tid))"), 2);
+    assert_int_equal(replace_all(rev, "__brev(~(unsigned int)hk_k)", "__brev((unsigned int)hk_k)"), 2);
+    emu_program w = p;
+    w.tag = "argkey_reversed";
+    w.cand = rev;
+    w.cand_len = strlen(rev);
+    emu_expect(&w, EMU_DIFFERS);
+    assert_int_equal(replace_all(lin, "(~__brev(hk_tid))", "(~(hk_tid))"), 2);
+    assert_int_equal(replace_all(lin, "__brev(~(unsigned int)hk_k)", "(~(unsigned int)hk_k)"), 2);
+    w.tag = "argkey_slot_order";
+    w.cand = lin;
+    w.cand_len = strlen(lin);
+    emu_expect(&w, EMU_DIFFERS);
+    free(rev);
+    free(lin);
+    free(cand);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(emulated_pairs),
+        cmocka_unit_test(emulated_key),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
