@@ -31,6 +31,7 @@
 #include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -391,13 +392,17 @@ static const char helpers[] =
     "    }\n"
     "}\n";
 
-#define emulate(tag, src, cand, driver, want) emu_run_pair(tmpdir, tag, src, cand, helpers, driver, want)
+/* The running test's emulated programs (emu_batch.h): queued by emulate(), built together
+ * and checked, each on its own, by emu_batch_run at the test's end. */
+static emu_batch batch;
+#define emulate(tag, src, cand, driver, want) emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, want)
 
 /* Every applying kernel emulated against its original: exactly equal. */
 static void emulated_equal(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     for (size_t i = 0; i < HK_ARRAY_LEN(applying); i++) {
         char *cand = emu_rewrite(kernels, applying[i], "fast_divmod", NULL);
         char driver[200];
@@ -405,6 +410,7 @@ static void emulated_equal(void **state)
         emulate(applying[i], kernels, cand, driver, EMU_OK);
         free(cand);
     }
+    emu_batch_run(&batch);
 }
 
 /* The check can fail: the short form (valid for dividends >= 0 only) put where the
@@ -413,6 +419,7 @@ static void broken_differs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *cand = emu_rewrite(kernels, "shifted", "fast_divmod", NULL);
     char *broken = emu_replaced(cand, "int q = hk_fdiv_q_s(v, hk_fd0)", "int q = hk_fdiv_q_nn(v, hk_fd0)");
     emulate("broken_sign", kernels, broken, "shifted_case();", EMU_DIFFERS);
@@ -421,6 +428,7 @@ static void broken_differs(void **state)
     emulate("broken_magic", kernels, broken, "shifted_case();", EMU_DIFFERS);
     free(broken);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 /* The helpers as host code against `/` and `%`: the magic numbers of every divisor up to

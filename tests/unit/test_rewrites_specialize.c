@@ -29,6 +29,7 @@
 #include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -249,12 +250,16 @@ static const char helpers[] =
     "    emu::expect(\"tile_taps\", yo, yc);\n"
     "}\n";
 
-#define emulate(tag, cand, driver, want) emu_run_pair(tmpdir, tag, kernels, cand, helpers, driver, want)
+/* The running test's emulated programs (emu_batch.h): queued by emulate(), built together
+ * and checked, each on its own, by emu_batch_run at the test's end. */
+static emu_batch batch;
+#define emulate(tag, cand, driver, want) emu_batch_add_pair(&batch, tag, kernels, cand, helpers, driver, want)
 
 static void emulated_equal(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     static const char *const drivers[] = {
         "upsample_case(5, 2); upsample_case(3, 2); upsample_case(5, 1); upsample_case(1, 3);",
         "pool_case(3, 3, false); pool_case(3, 3, true); pool_case(2, 5, false); pool_case(1, 1, true);",
@@ -267,6 +272,7 @@ static void emulated_equal(void **state)
         emulate(applying[i], cand, drivers[i], EMU_OK);
         free(cand);
     }
+    emu_batch_run(&batch);
 }
 
 /* The check can fail: a shadow of the wrong value, a test that lets another value in. */
@@ -274,6 +280,7 @@ static void broken_differs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *cand = emu_rewrite(kernels, "upsample_window", "specialize_constants", NULL);
     char *broken = emu_replaced(cand, "const int kernel_size = 5;", "const int kernel_size = 3;");
     emulate("broken_value", broken, "upsample_case(5, 2);", EMU_DIFFERS);
@@ -284,6 +291,7 @@ static void broken_differs(void **state)
     emulate("broken_test", broken, "pick_case(3u);", EMU_DIFFERS);
     free(broken);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 static const char refused[] =
