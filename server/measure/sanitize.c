@@ -480,7 +480,8 @@ static int copy_launcher(const char *exe, const char *dir, char **out)
     if (fd >= 0) {
         char buf[65536];
         ssize_t n;
-        rc = HK_OK;
+        /* runnable by the sandbox's own uid whatever the umask (the tool's check is for it) */
+        rc = fchmod(fd, 0755) == 0 ? HK_OK : HK_EIO;
         while (rc == HK_OK && (n = read(in, buf, sizeof buf)) != 0) {
             if (n < 0 && errno == EINTR)
                 continue;
