@@ -83,10 +83,9 @@ enum {
                                * which a store through another pointer would order: the
                                * search puts __restrict__ on first wherever rw_restrict applies */
     RW_TILE_LOOP = 1 << 8,    /* its body walks its work (tiles: tiled_permute) grid-stride, so
-                               * any grid
-                               * covers it: under the spec's grid (one thread per element) most
-                               * blocks find no tile, so the search launches it on
-                               * SEARCH_TILE_WAVES waves of resident blocks instead */
+                               * any grid covers it: under the spec's grid (one thread per
+                               * element) most blocks find no tile, so the search launches it
+                               * on SEARCH_TILE_WAVES waves of resident blocks instead */
 };
 
 typedef struct rw_descriptor rw_descriptor;
