@@ -386,11 +386,14 @@ void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, boo
     }
 }
 
-bool sanitize_wanted(bool best, bool forced, double claimed_speedup, bool already)
+bool sanitize_wanted(bool best, bool forced, double claimed_speedup, double leading,
+                     bool already)
 {
     if (already)
         return false;
-    return best || forced || claimed_speedup > SANITIZE_CLAIM_SPEEDUP;
+    if (best || forced)
+        return true;
+    return claimed_speedup > SANITIZE_CLAIM_SPEEDUP && !(claimed_speedup <= leading);
 }
 
 /* ---- running the tools ---- */
