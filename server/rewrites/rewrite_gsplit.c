@@ -471,6 +471,31 @@ static bool zero_form(const km_kernel *k, km_form f)
     return e != a->text && v == 0.0 && (!*e || !strcmp(e, "f") || !strcmp(e, "F"));
 }
 
+/* Is f the running value of an accumulator of op updated in the grid-stride loop (for a
+ * sum, one that starts at 0: *bad_init otherwise)? */
+static bool acc_of_loop(const gs_scan *s, const gs_loop *L, enum km_op op, km_form f, bool *bad_init)
+{
+    size_t natoms = 0, nacc = 0, nl = 0;
+    const km_atom *at = km_atoms(s->km, &natoms);
+    const km_accumulator *ac = km_accumulators(s->km, &nacc);
+    const km_loop *lp = km_loops(s->km, &nl);
+    if (f.n != 1 || f.t[0].coef != 1 || f.t[0].n != 1 || f.t[0].atoms[0] >= natoms)
+        return false;
+    const km_atom *a = &at[f.t[0].atoms[0]];
+    if (a->kind != KM_ATOM_ACC || a->loop < 0 || (size_t)a->loop >= nacc || ac[a->loop].op != op)
+        return false;
+    bool in = false;
+    for (long l = ac[a->loop].loop; l >= 0 && (size_t)l < nl; l = lp[l].parent)
+        in |= l == L->loop;
+    if (!in)
+        return false;
+    if (op == KM_OP_SUM && !zero_form(s->km, ac[a->loop].init)) {
+        *bad_init = true;
+        return false;
+    }
+    return true;
+}
+
 /* The per-block result: the kernel's only global write, out[blockIdx.x] outside the loop,
  * in the body's last top-level statement, of a value that is op over the threads' states.
  * Its token range [*sa, *sb) (`out [ ... ] = v ;`), the buffer's token *buf, the value's
@@ -539,7 +564,7 @@ static bool find_store(gs_scan *s, const gs_loop *L, enum km_op op, size_t slot,
             return false;
         }
     } else if (v->kind == KM_ATOM_READ && v->name) {
-        bool updated = false;
+        bool updated = false, bad_init = false;
         for (size_t i = 0; i < na; i++) {
             const km_access *a = &acc[i];
             if (!a->buffer || strcmp(a->buffer, v->name) || a->mode == KM_READ)
@@ -559,6 +584,14 @@ static bool find_store(gs_scan *s, const gs_loop *L, enum km_op op, size_t slot,
                     continue;
             } else if (a->mode == KM_RMW && a->op == op && !a->atomic) {
                 continue;
+            } else if (a->mode == KM_WRITE && acc_of_loop(s, L, op, a->value, &bad_init)) {
+                updated = true;   /* the thread's state of the loop, put into the slot */
+                continue;
+            }
+            if (bad_init) {
+                snprintf(s->why, sizeof s->why, "store at line %u: the sum stored into %s is not an accumulator that "
+                                                "starts at 0", a->line, v->name);
+                return false;
             }
             snprintf(s->why, sizeof s->why, "store at line %u: %s is written other than by its %s combine%s", a->line,
                      v->name, km_op_name(op), op == KM_OP_SUM ? " after a start at 0" : "");
