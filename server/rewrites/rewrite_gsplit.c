@@ -37,7 +37,7 @@
  * so running the rest of the body S times changes nothing else. The ticket: every part
  * writes its partial, fences (__threadfence: visible device-wide before the ticket), and
  * thread 0 draws atomicAdd(ticket[b]); the part that draws S - 1 is the last, fences,
- * reads the S partials (__ldcg: from L2, not a stale L1 line) and resets ticket[b] to 0,
+ * reads the S partials through volatile loads (from L2, not a stale L1 line) and resets ticket[b] to 0,
  * which the kernel boundary orders before the next launch. A launch of fewer than 2 * G
  * blocks runs S = 1: exactly the original (the scratch and the ticket unused). */
 
@@ -837,10 +837,10 @@ static int gs_kernel(const rw_context *ctx, int S, rw_result *out)
             "        __syncthreads();\n"
             "        if (hk_gs_last && threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {\n"
             "            __threadfence();\n"
-            "            const auto *hk_gs_p = reinterpret_cast<decltype(&%.*s[0])>(hk_gs_part_%s) + hk_gs_b * %du;\n"
-            "            auto hk_gs_acc = __ldcg(hk_gs_p);\n"
+            "            const volatile auto *hk_gs_p = reinterpret_cast<decltype(&%.*s[0])>(hk_gs_part_%s) + hk_gs_b * %du;\n"
+            "            auto hk_gs_acc = hk_gs_p[0];\n"
             "            for (unsigned int hk_gs_q = 1u; hk_gs_q < hk_gs_S; hk_gs_q++) {\n"
-            "                const auto hk_gs_v = __ldcg(hk_gs_p + hk_gs_q);\n"
+            "                const auto hk_gs_v = hk_gs_p[hk_gs_q];\n"
             "                %s\n"
             "            }\n"
             "            %.*s[hk_gs_b] = hk_gs_acc;\n"
@@ -878,7 +878,7 @@ out:
 /* ---- registry descriptor (registry.h) ---- */
 
 static const rw_param gs_params[] = {
-    {.name = "S", .type = RW_PARAM_ENUM, .values = {8, 2, 3, 4, 16, 32}, .n_values = 6, .def = 8},
+    {.name = "parts", .type = RW_PARAM_ENUM, .values = {8, 2, 3, 4, 16, 32}, .n_values = 6, .def = 8},
 };
 
 static int emit_gs(const rw_context *c, const int *p, rw_result *out)

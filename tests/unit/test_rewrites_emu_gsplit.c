@@ -289,7 +289,7 @@ static void emulated_against_the_original(void **state)
     char *noreset = KEEP(emu_replaced(is3, "hk_gs_ticket_isum[hk_gs_b] = 0u;", ""));
     emu_batch_add_pair(&b, "mutant_no_reset", isum, noreset, NULL,
                        KEEP(driver("int", "isum", 20011, 7, 21, 64, 0, 10, 0)), EMU_DIFFERS);
-    char *own1 = KEEP(emu_replaced(is3, "auto hk_gs_acc = __ldcg(hk_gs_p);", "auto hk_gs_acc = __ldcg(hk_gs_p + hk_gs_s);"));
+    char *own1 = KEEP(emu_replaced(is3, "auto hk_gs_acc = hk_gs_p[0];", "auto hk_gs_acc = hk_gs_p[hk_gs_s];"));
     char *own = KEEP(emu_replaced(own1, "hk_gs_acc = hk_gs_acc + hk_gs_v;", "(void)hk_gs_v;"));
     emu_batch_add_pair(&b, "mutant_own_part", isum, own, NULL, KEEP(driver("int", "isum", 20011, 7, 21, 64, 0, 3, 0)),
                        EMU_DIFFERS);
