@@ -199,9 +199,12 @@ static bool find_grid_loop(gs_scan *s, gs_loop *L)
             eq++;
         if (eq >= s2 || !IS_VAR(eq - 1) || eq + 1 >= s2)
             return refuse(s, kw, "loop", "the loop's init is not `i = start`");
-        for (size_t q = eq + 1; q < s2; q++)
-            if (rwl_tok_is(ts, q, ","))
+        for (size_t q = eq + 1, d = 0; q < s2; q++) {
+            d += rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[");
+            d -= rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]");
+            if (d == 0 && rwl_tok_is(ts, q, ","))
                 return refuse(s, kw, "loop", "the loop's init sets more than its index");
+        }
         L->var = eq - 1;
         L->start_a = eq + 1;
         L->start_b = s2;
@@ -233,8 +236,14 @@ static bool find_grid_loop(gs_scan *s, gs_loop *L)
                 if (rwl_same_tok(ts, d, q) && rwl_is_use(ts, d) && rwl_declared_here(ts, d))
                     return refuse(s, d, "statement", "the loop's step reads a name declared inside the loop");
     }
+    for (size_t q = L->step_a, d = 0; q < L->step_b; q++) {
+        d += rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[");
+        d -= rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]");
+        if (d == 0 && rwl_tok_is(ts, q, ","))
+            return refuse(s, kw, "loop", "the loop's step is more than a stride");
+    }
     for (size_t q = L->step_a; q < L->step_b; q++)
-        if (IS_VAR(q) || rwl_tok_is(ts, q, ",") || rwl_tok_is(ts, q, "?") ||
+        if (IS_VAR(q) || rwl_tok_is(ts, q, "?") ||
             (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !rwl_pure_call_name(ts, q) &&
              !rwl_is_type_word(ts, q)))
             return refuse(s, kw, "loop", "the loop's step is more than a stride");
