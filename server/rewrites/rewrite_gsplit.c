@@ -364,9 +364,12 @@ static bool token_slot(gs_scan *s, const gs_loop *L, size_t *slot)
         if (rb < ts->n && d < L->kw && rwl_tok_is(ts, rb + 1, "=") && is_zero_literal(ts, rb + 2) &&
             rwl_tok_is(ts, rb + 3, ";"))
             continue;
-        if (rb < ts->n && d > L->kw && rwl_tok_is(ts, rb + 1, "+="))
-            continue;
-        return refuse(s, d, "statement", "%.*s is written other than set to 0 before the loop and summed into after it",
+        if (rb < ts->n && d > L->kw && rwl_tok_is(ts, rb + 1, "+=") && rwl_same_tok(ts, rb + 2, d) &&
+            rwl_tok_is(ts, rb + 3, "[") && rwl_match_close(ts, rb + 3) + 1 < ts->n &&
+            rwl_tok_is(ts, rwl_match_close(ts, rb + 3) + 1, ";"))
+            continue;   /* the tree: `X[a] += X[b];` */
+        return refuse(s, d, "statement", "%.*s is written other than set to 0 before the loop and summed into from "
+                                         "itself after it",
                       (int)(ts->t[d].end - ts->t[d].start), ts->text + ts->t[d].start);
     }
     if (!ndecl)
@@ -480,6 +483,57 @@ static bool zero_form(const km_kernel *k, km_form f)
     return e != a->text && v == 0.0 && (!*e || !strcmp(e, "f") || !strcmp(e, "F"));
 }
 
+/* Does f read only buffer name (one atom, the read of an element of it)? */
+static bool reads_only(const km_kernel *k, km_form f, const char *name)
+{
+    size_t natoms = 0;
+    const km_atom *at = km_atoms(k, &natoms);
+    if (f.n != 1 || f.t[0].coef != 1 || f.t[0].n != 1 || f.t[0].atoms[0] >= natoms)
+        return false;
+    const km_atom *a = &at[f.t[0].atoms[0]];
+    return a->kind == KM_ATOM_READ && a->name && name && !strcmp(a->name, name);
+}
+
+/* After the grid-stride loop, accumulator name is written only by a warp combine of
+ * itself: `name += __shfl_*_sync(mask, name, ...)` for a sum, `name = max(name,
+ * __shfl_*_sync(mask, name, ...))` (max, fmaxf, min, fminf) for max/min. Anything else
+ * (`name += in[0]`) would be counted once per part. */
+static bool acc_after_loop_ok(const gs_scan *s, const gs_loop *L, enum km_op op, const char *name)
+{
+    const rw_toks *ts = &s->ts;
+    size_t nl = name ? strlen(name) : 0;
+    if (!nl)
+        return false;
+    for (size_t k = L->stmt_b; k + 1 < ts->n; k++) {
+        if (ts->t[k].kind != T_IDENT || ts->t[k].end - ts->t[k].start != nl ||
+            memcmp(ts->text + ts->t[k].start, name, nl) || !rwl_is_use(ts, k) || !rwl_scalar_written(ts, k))
+            continue;
+        size_t sh = 0;
+        if (op == KM_OP_SUM && rwl_tok_is(ts, k + 1, "+="))
+            sh = k + 2;
+        else if (op != KM_OP_SUM && rwl_tok_is(ts, k + 1, "=") && k + 6 < ts->n &&
+                 (rwl_tok_is_ident(ts, k + 2, op == KM_OP_MAX ? "max" : "min") ||
+                  rwl_tok_is_ident(ts, k + 2, op == KM_OP_MAX ? "fmaxf" : "fminf")) &&
+                 rwl_tok_is(ts, k + 3, "(") && rwl_same_tok(ts, k + 4, k) && rwl_tok_is(ts, k + 5, ","))
+            sh = k + 6;
+        if (!sh || sh + 2 >= ts->n || strncmp(ts->text + ts->t[sh].start, "__shfl", 6) || !rwl_tok_is(ts, sh + 1, "("))
+            return false;
+        size_t close = rwl_match_close(ts, sh + 1), c1 = 0;
+        for (size_t q = sh + 2, d = 0; q < close && !c1; q++) {
+            d += rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[");
+            d -= rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]");
+            if (d == 0 && rwl_tok_is(ts, q, ","))
+                c1 = q;
+        }
+        if (!c1 || !rwl_same_tok(ts, c1 + 1, k) || !(rwl_tok_is(ts, c1 + 2, ",") || rwl_tok_is(ts, c1 + 2, ")")))
+            return false;
+        size_t end = close + 1 + (op != KM_OP_SUM);
+        if (end >= ts->n || !rwl_tok_is(ts, end, ";"))
+            return false;
+    }
+    return true;
+}
+
 /* Is f the running value of an accumulator of op updated in the grid-stride loop (for a
  * sum, one that starts at 0: *bad_init otherwise)? */
 static bool acc_of_loop(const gs_scan *s, const gs_loop *L, enum km_op op, km_form f, bool *bad_init)
@@ -502,7 +556,7 @@ static bool acc_of_loop(const gs_scan *s, const gs_loop *L, enum km_op op, km_fo
         *bad_init = true;
         return false;
     }
-    return true;
+    return acc_after_loop_ok(s, L, op, ac[a->loop].name);
 }
 
 /* The per-block result: the kernel's only global write, out[blockIdx.x] outside the loop,
@@ -567,8 +621,9 @@ static bool find_store(gs_scan *s, const gs_loop *L, enum km_op op, size_t slot,
     if (!v) {
     } else if (v->kind == KM_ATOM_ACC) {
         if (v->loop < 0 || (size_t)v->loop >= nacc || ac[v->loop].op != op ||
-            (op == KM_OP_SUM && !zero_form(s->km, ac[v->loop].init))) {
-            snprintf(s->why, sizeof s->why, "store at line %u: the value stored is not a %s accumulator%s", st->line,
+            (op == KM_OP_SUM && !zero_form(s->km, ac[v->loop].init)) || !acc_after_loop_ok(s, L, op, ac[v->loop].name)) {
+            snprintf(s->why, sizeof s->why, "store at line %u: the value stored is not a %s accumulator%s, combined "
+                                            "after the loop only with itself across the warp", st->line,
                      km_op_name(op), op == KM_OP_SUM ? " that starts at 0" : "");
             return false;
         }
@@ -591,8 +646,8 @@ static bool find_store(gs_scan *s, const gs_loop *L, enum km_op op, size_t slot,
                 /* its initial state: 0 for a sum; max/min take any */
                 if (a->mode == KM_WRITE && (op != KM_OP_SUM || zero_form(s->km, a->value)))
                     continue;
-            } else if (a->mode == KM_RMW && a->op == op && !a->atomic) {
-                continue;
+            } else if (a->mode == KM_RMW && a->op == op && !a->atomic && reads_only(s->km, a->value, v->name)) {
+                continue;   /* the tree: the slot combined with another slot */
             } else if (a->mode == KM_WRITE && acc_of_loop(s, L, op, a->value, &bad_init)) {
                 updated = true;   /* the thread's state of the loop, put into the slot */
                 continue;

@@ -343,6 +343,25 @@ static void refusals(void **state)
          "        acc = in[i] - acc;\n    sh[threadIdx.x] = acc;\n    __syncthreads();\n"
          "    if (threadIdx.x == 0) out[blockIdx.x] = sh[0];\n}\n",
          "k", "+, max, min"},
+        {"data added to the accumulator after the loop",
+         "__global__ void k(const int *in, int *out, int n)\n{\n    __shared__ int sh[64];\n    int acc = 0;\n"
+         "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+         "        acc += in[i];\n    acc += in[0];\n    sh[threadIdx.x] = acc;\n    __syncthreads();\n"
+         "    if (threadIdx.x == 0) out[blockIdx.x] = sh[0];\n}\n",
+         "k", "written other than by its sum combine"},
+        {"data added to the slot after the loop",
+         "__global__ void k(const float *in, float *out, int n)\n{\n    __shared__ float sh[64];\n"
+         "    sh[threadIdx.x] = 0.0f;\n"
+         "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+         "        sh[threadIdx.x] += in[i];\n    __syncthreads();\n    sh[threadIdx.x] += in[0];\n"
+         "    __syncthreads();\n    if (threadIdx.x == 0) out[blockIdx.x] = sh[0];\n}\n",
+         "k", "written other than by its sum combine"},
+        {"data added to the shuffled accumulator",
+         "__global__ void k(const int *in, int *out, int n)\n{\n    int acc = 0;\n"
+         "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+         "        acc += in[i];\n    acc += __shfl_down_sync(0xffffffffu, in[0], 1);\n"
+         "    if (threadIdx.x == 0) out[blockIdx.x] = acc;\n}\n",
+         "k", "combined after the loop only with itself"},
         {"no grid-stride loop",
          "__global__ void k(const int *in, int *out, int n)\n{\n    __shared__ int sh[64];\n"
          "    sh[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];\n    __syncthreads();\n"
