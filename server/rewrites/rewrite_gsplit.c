@@ -364,7 +364,7 @@ static bool token_slot(gs_scan *s, const gs_loop *L, size_t *slot)
         if (rb < ts->n && d < L->kw && rwl_tok_is(ts, rb + 1, "=") && is_zero_literal(ts, rb + 2) &&
             rwl_tok_is(ts, rb + 3, ";"))
             continue;
-        if (rb < ts->n && d > L->kw && rwl_tok_is(ts, rb + 1, "+=") && rwl_same_tok(ts, rb + 2, d) &&
+        if (rb + 3 < ts->n && d > L->kw && rwl_tok_is(ts, rb + 1, "+=") && rwl_same_tok(ts, rb + 2, d) &&
             rwl_tok_is(ts, rb + 3, "[") && rwl_match_close(ts, rb + 3) + 1 < ts->n &&
             rwl_tok_is(ts, rwl_match_close(ts, rb + 3) + 1, ";"))
             continue;   /* the tree: `X[a] += X[b];` */
