@@ -1846,6 +1846,47 @@ static enum km_loop_kind loop_kind(kb *b, const loop_head *h)
     return kind;
 }
 
+/* The width W >= 2 of an affine loop read as a grid-stride loop of width W along an axis
+ * (km_loop.grid_width): step W * blockDim.a * gridDim.a, start W * blockDim.a * blockIdx.a
+ * + threadIdx.a + terms free of blockIdx.a (and of the other grid builtins of a). 0 when
+ * it is not one. */
+static uint32_t loop_grid_width(kb *b, const loop_head *h, int *axis)
+{
+    *axis = -1;
+    for (int a = 0; a < 3; a++) {
+        uint32_t bd, gd, bi, ti;
+        if (!km_builtin_atom(b->k, KM_ATOM_BLOCK_DIM, a, &bd) || !km_builtin_atom(b->k, KM_ATOM_GRID_DIM, a, &gd) ||
+            !km_builtin_atom(b->k, KM_ATOM_BLOCK_IDX, a, &bi) || !km_builtin_atom(b->k, KM_ATOM_THREAD_IDX, a, &ti))
+            continue;
+        km_form bdf = km__of_atom(b->k, bd);
+        km_form unit = km__mul(b->k, bdf, km__of_atom(b->k, gd));
+        if (h->step.n != 1 || unit.n != 1 || h->step.t[0].n != unit.t[0].n ||
+            memcmp(h->step.t[0].atoms, unit.t[0].atoms, unit.t[0].n * sizeof unit.t[0].atoms[0]) != 0 ||
+            h->step.t[0].coef < 2 || h->step.t[0].coef > 1024)
+            continue;
+        int64_t w = h->step.t[0].coef;
+        /* start: exactly one term holds blockIdx.a, w * blockDim.a * blockIdx.a; one term
+         * is threadIdx.a with coefficient 1; no other term mentions a grid builtin of a */
+        km_form want_b = km__scale(b->k, km__mul(b->k, bdf, km__of_atom(b->k, bi)), w);
+        bool has_b = false, has_t = false, other = false;
+        for (uint32_t q = 0; q < h->start.n; q++) {
+            km_form one = {.t = &h->start.t[q], .n = 1};
+            if (km_form_equal(one, want_b))
+                has_b = true;
+            else if (km_form_equal(one, km__of_atom(b->k, ti)))
+                has_t = true;
+            else if (km_form_mentions(b->k, one, bi) || km_form_mentions(b->k, one, gd) ||
+                     km_form_mentions(b->k, one, ti))
+                other = true;
+        }
+        if (has_b && has_t && !other) {
+            *axis = a;
+            return (uint32_t)w;
+        }
+    }
+    return 0;
+}
+
 /* Iterations of an affine loop: (bound - start) / step by the comparison. */
 static bool loop_trip(kb *b, const loop_head *h, km_form *trip)
 {
@@ -1897,6 +1938,14 @@ static enum km_loop_kind loop_open(kb *b, const loop_head *h, uint32_t line, boo
     lp->cmp = h->cmp;
     lp->parent = b->n_loops ? (long)b->loops[b->n_loops - 1] : -1;
     lp->line = line;
+    lp->grid_axis = -1;
+    if (kind == KM_LOOP_AFFINE) {
+        int ax = -1;
+        uint32_t w = loop_grid_width(b, h, &ax);
+        lp = (km_loop *)b->k->loops.v + li;
+        lp->grid_width = w;
+        lp->grid_axis = ax;
+    }
     km_form cf = km__of_atom(b->k, counter);
     bool counted = kind != KM_LOOP_GEOMETRIC && kind != KM_LOOP_OTHER;
     km_form vf = counted ? km__add(b->k, h->start, km__mul(b->k, h->step, cf)) : cf;

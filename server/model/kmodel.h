@@ -96,6 +96,14 @@ typedef struct {
     bool has_trip;
     long parent;          /* enclosing loop index or -1 */
     uint32_t line;        /* 1-based */
+    /* A grid-stride loop of width W >= 2 along grid_axis: an AFFINE loop (the kind stays
+     * AFFINE, so that no rewrite of KM_LOOP_GRID_STRIDE takes it for one element per
+     * thread per step) whose step is W * blockDim.a * gridDim.a and whose start is
+     * blockIdx.a * W * blockDim.a + threadIdx.a (plus anything free of the block index):
+     * block b's threads take W * blockDim.a consecutive elements per step, SHOC's
+     * `i += blockDim.x * 2 * gridDim.x` over g[i] and g[i + blockSize]. 0 otherwise. */
+    uint32_t grid_width;
+    int grid_axis;        /* its axis when grid_width; else -1 */
 } km_loop;
 
 enum km_op { KM_OP_NONE, KM_OP_SUM, KM_OP_PRODUCT, KM_OP_MAX, KM_OP_MIN, KM_OP_EXCHANGE,

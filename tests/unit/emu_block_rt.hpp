@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <vector>
 #include <limits>
 #include <type_traits>
 #include <utility>
@@ -106,6 +107,11 @@ struct fiber {
  * shuffle; a race the forward order hides shows under another. */
 enum { FORWARD, REVERSE, SHUFFLED };
 int schedule = FORWARD;
+/* The order the blocks of a launch run in (FORWARD, REVERSE, or SHUFFLED: a fixed
+ * permutation of the seed block_seed), one block after another: a kernel whose blocks
+ * meet through global memory (a last-block ticket) must not depend on it. */
+int block_order = FORWARD;
+unsigned block_seed = 1u;
 enum { STACK = 256 * 1024, MAX_THREADS = 1024, DYN_SMEM = 228 * 1024 };
 alignas(16) unsigned char dyn_smem[DYN_SMEM];
 static size_t dyn_size;
@@ -439,12 +445,23 @@ template <class F> void launch(dim3 grid, dim3 block, size_t dyn, F body)
     blockDim = block;
     dyn_size = dyn;
     shuffle_seed = 12345u;
-    for (unsigned z = 0; z < grid.z; z++)
-        for (unsigned y = 0; y < grid.y; y++)
-            for (unsigned x = 0; x < grid.x; x++) {
-                blockIdx = make_uint3(x, y, z);
-                run_block();
-            }
+    size_t nb = (size_t)grid.x * grid.y * grid.z;
+    std::vector<size_t> order(nb);
+    for (size_t q = 0; q < nb; q++)
+        order[q] = block_order == REVERSE ? nb - 1 - q : q;
+    if (block_order == SHUFFLED) {
+        unsigned r = block_seed * 2654435761u + 1u;
+        for (size_t q = nb; q > 1; q--) {
+            r = r * 1664525u + 1013904223u;
+            std::swap(order[q - 1], order[(r >> 8) % q]);
+        }
+    }
+    for (size_t q = 0; q < nb; q++) {
+        size_t o = order[q];
+        blockIdx = make_uint3((unsigned)(o % grid.x), (unsigned)(o / grid.x % grid.y),
+                              (unsigned)(o / ((size_t)grid.x * grid.y)));
+        run_block();
+    }
     kernel_body = NULL;
 }
 

@@ -461,6 +461,61 @@ static void test_bincount(void **state)
     free(text);
 }
 
+/* A grid-stride loop of width W (SHOC's reduce: two elements per thread per step) is read
+ * as an affine loop with grid_width W, never as KM_LOOP_GRID_STRIDE; a plain grid-stride
+ * loop keeps its kind and width 0; a step of W * blockDim * gridDim whose start is not the
+ * block's W * blockDim slice gets no width. */
+static void test_grid_width(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "__global__ void shoc(const float *g, float *o, unsigned n)\n"
+        "{\n"
+        "    const unsigned tid = threadIdx.x;\n"
+        "    unsigned i = (blockIdx.x * (blockDim.x * 2)) + tid;\n"
+        "    const unsigned gridSize = blockDim.x * 2 * gridDim.x;\n"
+        "    float s = 0.0f;\n"
+        "    while (i < n) {\n"
+        "        s += g[i] + g[i + 256];\n"
+        "        i += gridSize;\n"
+        "    }\n"
+        "    if (tid == 0) o[blockIdx.x] = s;\n"
+        "}\n"
+        "__global__ void four(const int *g, int *o, int n)\n"
+        "{\n"
+        "    int s = 0;\n"
+        "    for (int i = 4 * blockIdx.x * blockDim.x + threadIdx.x; i < n; i += 4 * gridDim.x * blockDim.x)\n"
+        "        s += g[i];\n"
+        "    o[blockIdx.x * blockDim.x + threadIdx.x] = s;\n"
+        "}\n"
+        "__global__ void plain(const int *g, int *o, int n)\n"
+        "{\n"
+        "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
+        "        o[i] = g[i];\n"
+        "}\n"
+        "__global__ void skewed(const int *g, int *o, int n)\n"
+        "{\n"
+        "    int s = 0;\n"
+        "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += 2 * gridDim.x * blockDim.x)\n"
+        "        s += g[i];\n"
+        "    o[blockIdx.x * blockDim.x + threadIdx.x] = s;\n"
+        "}\n";
+    static const struct { const char *k; enum km_loop_kind kind; uint32_t w; } want[] = {
+        {"shoc", KM_LOOP_AFFINE, 2}, {"four", KM_LOOP_AFFINE, 4},
+        {"plain", KM_LOOP_GRID_STRIDE, 0}, {"skewed", KM_LOOP_AFFINE, 0},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        km_kernel *k = build(src, sizeof src - 1, want[i].k);
+        size_t n;
+        const km_loop *l = km_loops(k, &n);
+        assert_int_equal(n, 1);
+        assert_int_equal(l[0].kind, want[i].kind);
+        assert_int_equal(l[0].grid_width, want[i].w);
+        assert_int_equal(l[0].grid_axis, want[i].w ? 0 : -1);
+        km_free(k);
+    }
+}
+
 static void test_stencil(void **state)
 {
     (void)state;
@@ -874,6 +929,7 @@ int main(void)
         cmocka_unit_test(test_temporary_and_inline),
         cmocka_unit_test(test_sgemm),
         cmocka_unit_test(test_loop_step),
+        cmocka_unit_test(test_grid_width),
         cmocka_unit_test(test_store_beside_load),
         cmocka_unit_test(test_gemv_rows),
         cmocka_unit_test(test_transpose),
