@@ -461,8 +461,9 @@ static bool harness_arch_is_dcu(const char *arch)
     return arch && !strncmp(arch, "gfx", 3);
 }
 
-/* hipcc --offload-arch=ARCH -O3 -std=c++17 -gline-tables-only -I INCLUDE [spec flags,
- * extra: nvcc-only ones translated or dropped] -o EXE -x hip PROG */
+/* hipcc [--genco] --offload-arch=ARCH -O3 -std=c++17 -gline-tables-only -I INCLUDE [spec
+ * flags, extra: nvcc-only ones translated or dropped] -o EXE -x hip PROG [libraries];
+ * image: --genco, a device-only code object, and no library (nothing is linked) */
 static int hipcc_argv(const spec *s, const char *hipcc, const char *arch, const char *include_dir,
                       bool image, const char *const *extra, size_t n_extra, const char *prog_cu,
                       const char *exe, char ***argv)

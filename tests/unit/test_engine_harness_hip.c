@@ -5,7 +5,11 @@
  * do the engine's structural rewrites of five suite kernels (warp reduce, tiled transpose,
  * privatized histogram and lane-replica histogram, online softmax, tiled GEMM), as a DCU
  * episode proposes them.
- * Candidates including CUDA headers build through measure.c's shims.
+ * Candidates including CUDA headers build through measure.c's shims (of hk_hip.h), device-only
+ * as every DCU candidate: measure.c's build is a hipcc --genco code object plus the shared
+ * launcher built with hipcc, which holds no candidate text and loads the image with
+ * hipModuleLoad (test_measure_device_only; the program form tested here is what the
+ * engine's own hipBLAS substitution still uses).
  * The programs then run here: with no AMD GPU they must say so (exit HK_EXIT_NO_GPU, one
  * JSON line), and a bad command line is a usage error before any device is touched.
  * Skipped with a message when hipcc is missing. */
