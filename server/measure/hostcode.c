@@ -287,9 +287,10 @@ static const char *const harness_names[] = {
     "quick_exit", "abort", "atexit", "at_quick_exit", "getenv", "setenv", "fopen", "open",
     "malloc", "calloc", "realloc", "free", "clock_gettime", "gettimeofday", "clock", "time",
     NULL};
-/* cuda*, cu + uppercase: CUDA's runtime and driver; hip + uppercase, HIP_: HIP's (a DCU's
- * launcher calls hipModuleLaunchKernel, hipEventRecord ...) */
-static const char *const harness_prefixes[] = {"hk_", "HK_", "cuda", "CUDA", "CU_", "HIP_", NULL};
+/* cuda*, cu + uppercase: CUDA's runtime and driver; hip + uppercase (define_name_why): HIP's
+ * (a DCU's launcher calls hipModuleLaunchKernel, hipEventRecord ...). Not HIP_: users name
+ * their own macros so (HIP_BLOCK), and HIP's HIP_ macros are not the launcher's calls. */
+static const char *const harness_prefixes[] = {"hk_", "HK_", "cuda", "CUDA", "CU_", NULL};
 
 /* ---- lexing ---- */
 

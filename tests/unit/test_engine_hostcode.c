@@ -258,9 +258,9 @@ static void test_harness_defines(void **state)
 }
 
 /* A HIP baseline (host code of its own: hipLaunchKernelGGL, a HIP_ macro) judged the same
- * way for a DCU build: a kernel change is clean; HIP's runtime names are the harness's
- * (a DCU launcher calls hipEventRecord, hipModuleLaunchKernel ...); new host code is host
- * code whatever the vendor. */
+ * way for a DCU build: a kernel change is clean; HIP's runtime names (hip + uppercase) are
+ * the harness's (a DCU launcher calls hipEventRecord, hipModuleLaunchKernel ...); new host
+ * code is host code whatever the vendor. */
 static void test_hip_candidates(void **state)
 {
     (void)state;
@@ -281,10 +281,9 @@ static void test_hip_candidates(void **state)
           "#define of a name the harness uses (hipEventRecord)" },
         { "__global__ void vadd", "#undef hipModuleLaunchKernel\n", "#undef hipModuleLaunchKernel",
           "#undef of a name the harness uses (hipModuleLaunchKernel)" },
-        { "__global__ void vadd", "#define HIP_SYMBOL(x) x\n", "#define HIP_SYMBOL(x) x",
-          "#define of a name the harness uses (HIP_SYMBOL)" },
-        /* a name that only starts with the letters is the user's */
+        /* names that only start with the letters are the user's (HIP_BLOCK is the baseline's) */
         { "__global__ void vadd", "#define hipster 3\n", NULL, NULL },
+        { "__global__ void vadd", "#define HIP_TILE 32\n", NULL, NULL },
         { "void run", "__attribute__((constructor)) static void early(void) { hipDeviceReset(); }\n",
           "__attribute__((constructor)) static void early(void) { hipDeviceReset(); }",
           "__attribute__((constructor)) runs host code before main" },
