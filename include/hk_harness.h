@@ -4,7 +4,7 @@
  * The first part is plain C (C11 and C++): data types, exit codes, distributions and
  * the output-file layout, shared by the server (spec parser, oracle) and the program.
  * The second part is CUDA C++ (only under __CUDACC__, or __HIPCC__ for DCU / AMD targets
- * through a compatibility block of CUDA-to-HIP names): seeded inputs, poisoned outputs,
+ * through hk_hip.h's CUDA-to-HIP names): seeded inputs, poisoned outputs,
  * guard zones around every buffer, the timing loop with L2 flushes, and main's modes.
  *
  * A generated program runs as:
@@ -26,15 +26,16 @@
  *   --module CUBIN --function NAME: the kernel to run, loaded with the driver API)
  *
  * Two kinds of program come from the generator. A *launcher* (the default) holds no line
- * of candidate text: the kernel is a device-only image (nvcc -cubin) loaded at run time
- * (--module, --function), so a candidate cannot reach the timer, the inputs' generator or
- * the checks. A *program* #includes the source and calls the kernel directly: only the
- * engine's own library substitutions (a cuBLAS host call it generated) and HIP builds use
- * it.
+ * of candidate text: the kernel is a device-only image (nvcc -cubin; for a DCU a hipcc
+ * --genco code object) loaded at run time (--module, --function; cuModuleLoad or
+ * hipModuleLoad), so a candidate cannot reach the timer, the inputs' generator or the
+ * checks. A *program* #includes the source and calls the kernel directly: only the
+ * engine's own library substitutions (a cuBLAS/hipBLAS host call it generated) use it.
  *
  * A spec's __constant__ inputs ("constants") are generated like inputs and copied into the
- * kernel's own variables: a launcher finds them in the loaded image (cuModuleGetGlobal, by
- * hk_constant_symbol's name), the reference image included; a program has them by symbol.
+ * kernel's own variables: a launcher finds them in the loaded image (cuModuleGetGlobal or
+ * hipModuleGetGlobal, by hk_constant_symbol's name), the reference image included; a
+ * program has them by symbol.
  *
  * Time mode is checked timing: every timed launch gets freshly generated inputs (a seed
  * per launch, drawn from --seed, on the device, outside the timed region) and poisoned
@@ -223,120 +224,9 @@ static inline long long hk_max(long long a, long long b) { return a > b ? a : b;
  * CUDA part: compiled by nvcc as CUDA C++ into every generated benchmark program, or by
  * hipcc as HIP (DCU / AMD gfx9 targets) through the compatibility block below.
  * ---------------------------------------------------------------------------------- */
+/* HIP (hipcc for a DCU / AMD GPU): the CUDA names mapped to HIP's, in hk_hip.h */
 #if defined(__HIPCC__) && !defined(__CUDACC__)
-/* ---- HIP compatibility: the CUDA runtime names this header (and plain-CUDA candidate
- * kernels and launchers) use, mapped to their HIP equivalents. The generated program
- * includes this header before the candidate when built with hipcc (harness.c), so the
- * candidate sees the mapping too. Kept to what the harness and CUDA-style kernels need;
- * every name maps one to one (same arguments, same semantics), except where noted.
- * Warp size: nothing in the harness assumes 32; kernels read warpSize, which is 64 on
- * gfx9 (DCU wavefronts). ---- */
-#include <hip/hip_fp16.h>
-#include <hip/hip_runtime.h>
-#define HK_HIP 1
-/* errors */
-#define cudaError_t hipError_t
-#define cudaSuccess hipSuccess
-#define cudaGetLastError hipGetLastError
-#define cudaPeekAtLastError hipPeekAtLastError
-#define cudaGetErrorName hipGetErrorName
-#define cudaGetErrorString hipGetErrorString
-/* devices and their properties */
-#define cudaGetDeviceCount hipGetDeviceCount
-#define cudaSetDevice hipSetDevice
-#define cudaGetDevice hipGetDevice
-#define cudaDeviceSynchronize hipDeviceSynchronize
-#define cudaDeviceReset hipDeviceReset
-#define cudaDeviceProp hipDeviceProp_t
-#define cudaGetDeviceProperties hipGetDeviceProperties
-#define cudaDeviceAttr hipDeviceAttribute_t
-#define cudaDeviceGetAttribute hipDeviceGetAttribute
-#define cudaDevAttrMultiProcessorCount hipDeviceAttributeMultiprocessorCount
-#define cudaDevAttrL2CacheSize hipDeviceAttributeL2CacheSize
-#define cudaDevAttrComputeCapabilityMajor hipDeviceAttributeComputeCapabilityMajor
-#define cudaDevAttrComputeCapabilityMinor hipDeviceAttributeComputeCapabilityMinor
-#define cudaDevAttrWarpSize hipDeviceAttributeWarpSize
-#define cudaDevAttrMaxThreadsPerBlock hipDeviceAttributeMaxThreadsPerBlock
-#define cudaFuncSetAttribute hipFuncSetAttribute
-#define cudaFuncAttributeMaxDynamicSharedMemorySize hipFuncAttributeMaxDynamicSharedMemorySize
-/* memory */
-#define cudaMalloc hipMalloc
-#define cudaFree hipFree
-#define cudaMallocHost hipHostMalloc
-#define cudaFreeHost hipHostFree
-#define cudaMemcpy hipMemcpy
-#define cudaMemcpyAsync hipMemcpyAsync
-#define cudaMemset hipMemset
-#define cudaMemsetAsync hipMemsetAsync
-#define cudaMemcpyHostToDevice hipMemcpyHostToDevice
-#define cudaMemcpyDeviceToHost hipMemcpyDeviceToHost
-#define cudaMemcpyDeviceToDevice hipMemcpyDeviceToDevice
-#define cudaMemcpyHostToHost hipMemcpyHostToHost
-#define cudaMemcpyDefault hipMemcpyDefault
-/* __constant__ symbols (the generated hk_set_constant, a candidate's host code): HIP 5's
- * hipMemcpyToSymbol takes the symbol's address; offset and kind follow as in CUDA */
-#define cudaMemcpyToSymbol(symbol, ...) hipMemcpyToSymbol(HIP_SYMBOL(symbol), __VA_ARGS__)
-/* streams and events (the timing loop's device events) */
-#define cudaStream_t hipStream_t
-#define cudaStreamCreate hipStreamCreate
-#define cudaStreamDestroy hipStreamDestroy
-#define cudaStreamSynchronize hipStreamSynchronize
-#define cudaEvent_t hipEvent_t
-#define cudaEventCreate hipEventCreate
-#define cudaEventDestroy hipEventDestroy
-#define cudaEventRecord hipEventRecord
-#define cudaEventSynchronize hipEventSynchronize
-#define cudaEventElapsedTime hipEventElapsedTime
-/* 16-bit floats. __half is HIP's own. bfloat16: hip_bf16.h's __hip_bfloat16 where the
- * toolkit has it (ROCm 6+); older ones (ROCm 5.x, Debian's HIP 5.2, DTK) only have
- * hip_bfloat16, a struct with float conversions, given CUDA's conversion names here. */
-#if defined(__has_include)
-#if __has_include(<hip/hip_bf16.h>)
-#include <hip/hip_bf16.h>
-#define HK_HIP_BF16_NATIVE 1
-#endif
-#endif
-#ifdef HK_HIP_BF16_NATIVE
-typedef __hip_bfloat16 __nv_bfloat16;
-#else
-#include <hip/hip_bfloat16.h>
-typedef hip_bfloat16 __nv_bfloat16;
-static inline __host__ __device__ __nv_bfloat16 __float2bfloat16(float f) { return hip_bfloat16(f); }
-static inline __host__ __device__ float __bfloat162float(__nv_bfloat16 b) { return (float)b; }
-#endif
-/* Integer min/max: CUDA's math headers overload them for unsigned and 64-bit integers;
- * clang's HIP headers (15) only for int, float and double, so min(gridDim.x, 256u) is
- * ambiguous there. Templates: where a toolkit has its own overload, the non-template one
- * wins and these are never used. */
-#define HK_HIP_MINMAX(T)                                                                    \
-    template <typename hk_unused_ = void>                                                  \
-    static inline __host__ __device__ T min(T a, T b) { return a < b ? a : b; }            \
-    template <typename hk_unused_ = void>                                                  \
-    static inline __host__ __device__ T max(T a, T b) { return a > b ? a : b; }
-HK_HIP_MINMAX(unsigned int)
-HK_HIP_MINMAX(long long)
-HK_HIP_MINMAX(unsigned long long)
-#undef HK_HIP_MINMAX
-/* CUDA's mixed signed/unsigned forms compare as unsigned */
-template <typename hk_unused_ = void>
-static inline __host__ __device__ unsigned int min(int a, unsigned int b) { return min((unsigned int)a, b); }
-template <typename hk_unused_ = void>
-static inline __host__ __device__ unsigned int min(unsigned int a, int b) { return min(a, (unsigned int)b); }
-template <typename hk_unused_ = void>
-static inline __host__ __device__ unsigned int max(int a, unsigned int b) { return max((unsigned int)a, b); }
-template <typename hk_unused_ = void>
-static inline __host__ __device__ unsigned int max(unsigned int a, int b) { return max(a, (unsigned int)b); }
-/* Warp-synchronous intrinsics: HIP before 6.2 has only the unsynchronized forms. A
- * wavefront executes in lockstep, so the mask is dropped (a partial mask is not
- * emulated). The width defaults to warpSize (64) as CUDA's does to its warpSize (32), so
- * a reduction over offsets 16..1 still sums each 32-lane half into lanes 0 and 32. */
-#if !defined(HIP_VERSION) || HIP_VERSION < 60200000
-#define __shfl_sync(mask, v, ...) __shfl((v), __VA_ARGS__)
-#define __shfl_up_sync(mask, v, ...) __shfl_up((v), __VA_ARGS__)
-#define __shfl_down_sync(mask, v, ...) __shfl_down((v), __VA_ARGS__)
-#define __shfl_xor_sync(mask, v, ...) __shfl_xor((v), __VA_ARGS__)
-#define __syncwarp(...) __builtin_amdgcn_wave_barrier()
-#endif
+#include "hk_hip.h"
 #else
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -1026,18 +916,62 @@ static void hk_parse_opts(int argc, char **argv, const hk_program *p, hk_opts *o
 }
 
 /* ---- device-only kernels: an image loaded with the driver API ----
- * The launcher links no driver library: libcuda is opened at run time (a machine without
- * the driver gets "no_gpu", not a loader error), and the runtime API's primary context,
- * made current by hk_init_device, is the one the module is loaded into. */
+ * One launcher source for both vendors, over a thin layer (hk_drv_*) of the module calls:
+ *   CUDA: the driver API. The launcher links no driver library: libcuda is opened at run
+ *         time (a machine without the driver gets "no_gpu", not a loader error), and the
+ *         runtime API's primary context, made current by hk_init_device, is the one the
+ *         module is loaded into. Images: nvcc -cubin.
+ *   HIP:  the HIP runtime's module API (hipModuleLoad, hipModuleGetFunction,
+ *         hipModuleLaunchKernel, hipModuleGetGlobal), in the libamdhip64 hipcc links the
+ *         launcher with; images: code objects of hipcc --genco. HIP has no parameter-size
+ *         query: scalars are passed at the spec dtype's width (as a CUDA driver before 12.4
+ *         does here), and the runtime places each argument at the offset the code object's
+ *         metadata gives. */
 
 typedef struct {
-    void *module, *function;           /* CUmodule, CUfunction */
+    void *module, *function;           /* CUmodule, CUfunction (hipModule_t, hipFunction_t) */
     const char *path, *name;
     size_t n_params;                   /* from cuFuncGetParamInfo; 0: unknown */
     size_t param_size[HK_MAX_ARGS];
 } hk_kmod;
 
-#ifndef HK_HIP
+#ifdef HK_HIP
+#define HK_DRV_LAUNCH_NAME "hipModuleLaunchKernel"
+static const char *hk_cu_err(int e) { return hipGetErrorName((hipError_t)e); }
+static void hk_cu_open(void) {}
+static int hk_drv_load(void **m, const char *path)
+{
+    hipModule_t mod = NULL;
+    int e = (int)hipModuleLoad(&mod, path);
+    *m = (void *)mod;
+    return e;
+}
+static int hk_drv_getfn(void **f, void *m, const char *name)
+{
+    hipFunction_t fn = NULL;
+    int e = (int)hipModuleGetFunction(&fn, (hipModule_t)m, name);
+    *f = (void *)fn;
+    return e;
+}
+static int hk_drv_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                         unsigned bz, unsigned shmem, void **params)
+{
+    return (int)hipModuleLaunchKernel((hipFunction_t)f, gx, gy, gz, bx, by, bz, shmem, NULL, params,
+                                      NULL);
+}
+/* no parameter-size query in HIP: 0 parameters known */
+static int hk_drv_paraminfo(void *, size_t, size_t *, size_t *) { return -1; }
+/* AMD: a kernel may use all of the LDS (64 KB on gfx9) without an opt-in */
+static void hk_drv_max_shmem(void *, int) {}
+static int hk_drv_getglobal(unsigned long long *dptr, size_t *size, void *m, const char *sym)
+{
+    hipDeviceptr_t p = 0;
+    int e = (int)hipModuleGetGlobal(&p, size, (hipModule_t)m, sym);
+    *dptr = (unsigned long long)(uintptr_t)p;
+    return e;
+}
+#else
+#define HK_DRV_LAUNCH_NAME "cuLaunchKernel"
 typedef int (*hk_cu_load_t)(void **, const char *);
 typedef int (*hk_cu_getfn_t)(void **, void *, const char *);
 typedef int (*hk_cu_launch_t)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
@@ -1083,6 +1017,29 @@ static void hk_cu_open(void)
     if (!hk_cu.load || !hk_cu.getfn || !hk_cu.launch)
         hk_fail(HK_EXIT_CUDA, "cuda", "the CUDA driver library lacks cuModuleLoad/cuLaunchKernel");
 }
+static int hk_drv_load(void **m, const char *path) { return hk_cu.load(m, path); }
+static int hk_drv_getfn(void **f, void *m, const char *name) { return hk_cu.getfn(f, m, name); }
+static int hk_drv_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                         unsigned bz, unsigned shmem, void **params)
+{
+    return hk_cu.launch(f, gx, gy, gz, bx, by, bz, shmem, NULL, params, NULL);
+}
+static int hk_drv_paraminfo(void *f, size_t i, size_t *off, size_t *size)
+{
+    return hk_cu.paraminfo ? hk_cu.paraminfo(f, i, off, size) : -1;
+}
+static void hk_drv_max_shmem(void *f, int bytes)
+{
+    if (hk_cu.setattr)
+        (void)hk_cu.setattr(f, 8 /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */, bytes);
+}
+static int hk_drv_getglobal(unsigned long long *dptr, size_t *size, void *m, const char *sym)
+{
+    if (!hk_cu.getglobal)
+        hk_fail(HK_EXIT_CUDA, "cuda", "the CUDA driver library lacks cuModuleGetGlobal_v2");
+    return hk_cu.getglobal(dptr, size, m, sym);
+}
+#endif
 
 /* Loads path and finds name in it (after hk_init_device). */
 static void hk_kmod_load(hk_kmod *m, const char *path, const char *name)
@@ -1090,16 +1047,16 @@ static void hk_kmod_load(hk_kmod *m, const char *path, const char *name)
     hk_cu_open();
     m->path = path;
     m->name = name;
-    int e = hk_cu.load(&m->module, path);
+    int e = hk_drv_load(&m->module, path);
     if (e)
         hk_fail(HK_EXIT_CUDA, "cuda", "cannot load the kernel image %s: %s (%d)", path, hk_cu_err(e), e);
-    if ((e = hk_cu.getfn(&m->function, m->module, name)))
+    if ((e = hk_drv_getfn(&m->function, m->module, name)))
         hk_fail(HK_EXIT_USAGE, "spec_mismatch", "the kernel image %s has no kernel %s: %s", path,
                 name, hk_cu_err(e));
     m->n_params = 0;
-    for (size_t i = 0; hk_cu.paraminfo && i < HK_MAX_ARGS; i++) {
+    for (size_t i = 0; i < HK_MAX_ARGS; i++) {
         size_t off = 0, size = 0;
-        if (hk_cu.paraminfo(m->function, i, &off, &size) != 0)
+        if (hk_drv_paraminfo(m->function, i, &off, &size) != 0)
             break;
         m->param_size[m->n_params++] = size;
     }
@@ -1110,12 +1067,10 @@ static void hk_kmod_load(hk_kmod *m, const char *path, const char *name)
  * when the image has no such symbol. */
 static void hk_kmod_global(const hk_kmod *m, const char *name, unsigned long long *dptr, size_t *size)
 {
-    if (!hk_cu.getglobal)
-        hk_fail(HK_EXIT_CUDA, "cuda", "the CUDA driver library lacks cuModuleGetGlobal_v2");
     char sym[512];
     if (hk_constant_symbol(name, sym, sizeof sym) != 0)
         hk_fail(HK_EXIT_USAGE, "spec_mismatch", "__constant__ %s: the name is too long", name);
-    int e = hk_cu.getglobal(dptr, size, m->module, sym);
+    int e = hk_drv_getglobal(dptr, size, m->module, sym);
     if (e)
         hk_fail(HK_EXIT_USAGE, "spec_mismatch", "the kernel image %s has no __constant__ %s (symbol "
                 "%s): %s; the spec's constants name a variable its kernel does not read", m->path,
@@ -1185,30 +1140,18 @@ static void hk_kmod_launch_at(const hk_kmod *m, const hk_program *p, const hk_st
                          "argument %d: a %zu-byte parameter (a struct?) the spec cannot fill", i, size);
         }
     }
-    if (shmem > 48 * 1024 && hk_cu.setattr)
-        (void)hk_cu.setattr(m->function, 8 /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */,
-                            (int)shmem);
-    int e = hk_cu.launch(m->function, (unsigned)g[0], (unsigned)g[1], (unsigned)g[2],
-                         (unsigned)b[0], (unsigned)b[1], (unsigned)b[2], (unsigned)shmem, NULL,
-                         params, NULL);
+    if (shmem > 48 * 1024)
+        hk_drv_max_shmem(m->function, (int)shmem);
+    int e = hk_drv_launch(m->function, (unsigned)g[0], (unsigned)g[1], (unsigned)g[2],
+                          (unsigned)b[0], (unsigned)b[1], (unsigned)b[2], (unsigned)shmem, params);
     if (e)
-        hk_fail(HK_EXIT_CUDA, "cuda", "cuLaunchKernel(%s): %s (%d)", m->name, hk_cu_err(e), e);
+        hk_fail(HK_EXIT_CUDA, "cuda", HK_DRV_LAUNCH_NAME "(%s): %s (%d)", m->name, hk_cu_err(e), e);
 }
 
 static void hk_kmod_launch(const hk_kmod *m, const hk_program *p, const hk_state *st)
 {
     hk_kmod_launch_at(m, p, st, st->grid, st->block, st->shmem);
 }
-#else
-static void hk_kmod_load(hk_kmod *, const char *path, const char *)
-{
-    hk_fail(HK_EXIT_USAGE, "usage", "--module %s: device-only images are NVIDIA-only so far", path);
-}
-static void hk_kmod_launch(const hk_kmod *, const hk_program *, const hk_state *) {}
-static void hk_kmod_launch_at(const hk_kmod *, const hk_program *, const hk_state *,
-                              const long long *, const long long *, long long) {}
-static void hk_kmod_set_constant(const hk_kmod *, const char *, const void *, size_t) {}
-#endif
 
 /* The kernel of this run: the loaded module's (a launcher), else the program's own. */
 static hk_kmod hk_main_kmod, hk_ref_kmod;
@@ -1247,7 +1190,7 @@ static void hk_init_device(void)
         hk_fail(HK_EXIT_NO_GPU, "no_gpu", "no CUDA device (%s)", cudaGetErrorString(e));
 #endif
     HK_CHECK(cudaSetDevice(0));
-    HK_CHECK(cudaFree(0)); /* the primary context, current for the driver API's module loads */
+    HK_CHECK(cudaFree(0)); /* the primary context, current for the module loads (hk_drv_load) */
 }
 
 static void hk_probe(void)

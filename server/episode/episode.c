@@ -3595,9 +3595,10 @@ static void isa_count(const char *text, const char *kernel, const char *const *p
     }
 }
 
-/* DCU: the code object of r's program for c->arch, disassembled (objcopy the .hip_fatbin
- * section, clang-offload-bundler --unbundle, llvm-objdump -d), kept as r->sass for the
- * skills' gfx9 evidence, and summarized as "isa" evidence. Missing tools: a log line. */
+/* DCU: the code object of r for c->arch, disassembled (its device-only image kernel.co, a
+ * clang offload bundle; for a program, the .hip_fatbin section objcopy'd out of it; then
+ * clang-offload-bundler --unbundle, llvm-objdump -d), kept as r->sass for the skills' gfx9
+ * evidence, and summarized as "isa" evidence. Missing tools: a log line. */
 static void isa_evidence(ep_ctx *c, ep_rec *r)
 {
     static const char *const objcopy_n[] = {"llvm-objcopy", "llvm-objcopy-15", "llvm-objcopy-17",
@@ -3609,9 +3610,10 @@ static void isa_evidence(ep_ctx *c, ep_rec *r)
                                             "llvm-objdump-19", NULL};
     char *objcopy = find_llvm_tool(objcopy_n), *bundler = find_llvm_tool(bundler_n);
     char *objdump = find_llvm_tool(objdump_n);
-    char *fat = hk_asprintf("%s/hip_fatbin.bin", r->dir), *co = hk_asprintf("%s/kernel.co", r->dir);
+    /* the unbundled ELF gets a name of its own: kernel.co is the candidate's image */
+    char *fat = hk_asprintf("%s/hip_fatbin.bin", r->dir), *co = hk_asprintf("%s/isa.o", r->dir);
     char *sect = fat ? hk_asprintf(".hip_fatbin=%s", fat) : NULL;
-    char *in = fat ? hk_asprintf("--input=%s", fat) : NULL;
+    char *in = fat ? hk_asprintf("--input=%s", r->module ? r->module : fat) : NULL;
     char *outp = co ? hk_asprintf("--output=%s", co) : NULL;
     char *tgt = hk_asprintf("--targets=hipv4-amdgcn-amd-amdhsa--%s", c->arch);
     char *mcpu = hk_asprintf("--mcpu=%s", c->arch);
@@ -3629,7 +3631,7 @@ static void isa_evidence(ep_ctx *c, ep_rec *r)
     const char *a2[] = {bundler, "--unbundle", "--type=o", tgt, in, outp, NULL};
     const char *a3[] = {objdump, "-d", mcpu, co, NULL};
     const char *const *steps[] = {a1, a2, a3};
-    for (size_t i = 0; i < HK_ARRAY_LEN(steps); i++) {
+    for (size_t i = r->module ? 1 : 0; i < HK_ARRAY_LEN(steps); i++) {
         runner_result_free(&res);
         memset(&res, 0, sizeof res);
         if (run_tool(c, steps[i], r->dir, 120000, (size_t)64 << 20, &res) != HK_OK ||

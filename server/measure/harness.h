@@ -14,12 +14,12 @@
  * which holds no candidate text and runs a device-only image given at run time (--module,
  * --function); else the benchmark *program* that #includes candidate_path (an absolute
  * path is best) and calls the kernel itself: only for the engine's own library
- * substitutions and HIP builds. *out is a new string (hk_free). HK_OK, HK_EINVAL
+ * substitutions. *out is a new string (hk_free). HK_OK, HK_EINVAL
  * (command-form spec, or a path with a quote or a newline), HK_ENOMEM, HK_ETOOBIG. */
 int harness_generate(const spec *s, const char *candidate_path, char **out);
 
-/* The translation unit compiled into a candidate's device-only image: candidate_path
- * #included, plus a host-side use of kernel<template args> so that instantiation's device
+/* The translation unit compiled into a candidate's device-only image: for hipcc hk_hip.h
+ * (the CUDA names mapped to HIP's), then candidate_path #included, plus a host-side use of kernel<template args> so that instantiation's device
  * code is emitted. New string (hk_free). HK_OK, HK_EINVAL, HK_ENOMEM, HK_ETOOBIG. */
 int harness_module_generate(const spec *s, const char *candidate_path, char **out);
 
@@ -29,8 +29,20 @@ int harness_cubin_argv(const spec *s, const char *nvcc, const char *arch,
                        const char *const *extra, const char *module_cu, const char *cubin,
                        char ***argv);
 
+/* The device-only image of a candidate for arch: harness_cubin_argv's nvcc -cubin, or for a
+ * gfx arch (a DCU; compiler then holds hipcc's path) a code object:
+ *   HIPCC --genco --offload-arch=ARCH -O3 -std=c++17 -gline-tables-only -I INCLUDE [spec -I]
+ *   [spec flags, extra: nvcc-only ones translated or dropped] -o IMAGE -x hip MODULE_CU
+ * (library flags dropped: nothing is linked). include_dir NULL: harness_include_dir() (the
+ * module includes hk_hip.h from it). HK_OK, HK_ENOMEM. */
+int harness_image_argv(const spec *s, const char *compiler, const char *arch,
+                       const char *include_dir, const char *const *extra, const char *module_cu,
+                       const char *image, char ***argv);
+
 /* New argv building a launcher: NVCC -arch=ARCH -O2 -std=c++17 -I INCLUDE -o EXE
- * LAUNCHER_CU -ldl (no spec flag: no user code is in it). HK_OK, HK_ENOMEM. */
+ * LAUNCHER_CU -ldl (no spec flag: no user code is in it); for a gfx arch
+ * HIPCC --offload-arch=ARCH -O2 -std=c++17 -I INCLUDE -o EXE -x hip LAUNCHER_CU -ldl.
+ * HK_OK, HK_ENOMEM. */
 int harness_launcher_argv(const char *nvcc, const char *arch, const char *include_dir,
                           const char *launcher_cu, const char *exe, char ***argv);
 

@@ -287,6 +287,9 @@ static const char *const harness_names[] = {
     "quick_exit", "abort", "atexit", "at_quick_exit", "getenv", "setenv", "fopen", "open",
     "malloc", "calloc", "realloc", "free", "clock_gettime", "gettimeofday", "clock", "time",
     NULL};
+/* cuda*, cu + uppercase: CUDA's runtime and driver; hip + uppercase (define_name_why): HIP's
+ * (a DCU's launcher calls hipModuleLaunchKernel, hipEventRecord ...). Not HIP_: users name
+ * their own macros so (HIP_BLOCK), and HIP's HIP_ macros are not the launcher's calls. */
 static const char *const harness_prefixes[] = {"hk_", "HK_", "cuda", "CUDA", "CU_", NULL};
 
 /* ---- lexing ---- */
@@ -1785,7 +1788,8 @@ static const char *define_name_why(hc *h, const char *p, size_t len, bool undef)
     bool harness = in_list(p, len, harness_names);
     for (const char *const *q = harness_prefixes; *q && !harness; q++)
         harness = starts_with(p, len, *q);
-    harness = harness || (len >= 3 && p[0] == 'c' && p[1] == 'u' && p[2] >= 'A' && p[2] <= 'Z');
+    harness = harness || (len >= 3 && p[0] == 'c' && p[1] == 'u' && p[2] >= 'A' && p[2] <= 'Z') ||
+              (len >= 4 && p[0] == 'h' && p[1] == 'i' && p[2] == 'p' && p[3] >= 'A' && p[3] <= 'Z');
     if (harness)
         return undef ? "#undef of a name the harness uses" : "#define of a name the harness uses";
     if ((len >= 2 && p[0] == '_' && (p[1] == '_' || (p[1] >= 'A' && p[1] <= 'Z'))) ||

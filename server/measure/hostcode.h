@@ -41,11 +41,11 @@
  * Preprocessor lines, anywhere: `#pragma unroll [expr]`, `#pragma nounroll` and
  * `#include <rel/path>` (relative, no `..`, no backslash) are always fine. A `#define` or
  * `#undef` not in the baseline is fine unless its name is aimed at the harness (hk_, HK_,
- * cuda, CUDA, cu + uppercase, CU_, main, printf, exit, getenv, malloc, ... ), reserved
- * (__x, _X), a C++ keyword or CUDA builtin (threadIdx, warpSize, ...), used by the host
- * items the candidate keeps from the baseline (redefining BLOCK would change the
- * launcher), or its body stringifies or pastes tokens (# and ##: the scan cannot see
- * what they make). Every other line (#include "x", #line, #include_next, #import,
+ * cuda, CUDA, cu + uppercase, CU_, hip + uppercase, main, printf, exit, getenv, malloc,
+ * ... ), reserved (__x, _X), a C++ keyword or CUDA builtin (threadIdx, warpSize,
+ * ...), used by the host items the candidate keeps from the baseline (redefining BLOCK
+ * would change the launcher), or its body stringifies or pastes tokens (# and ##: the scan
+ * cannot see what they make). Every other line (#include "x", #line, #include_next, #import,
  * #embed, #if..., other pragmas) must be one of the baseline's lines (multiset, tokens
  * compared); the user wrote those.
  *

@@ -1,8 +1,10 @@
-/* Reads the symbol table of an ELF kernel image (a cubin) and matches a spec's kernel name
+/* Reads the symbol table of an ELF kernel image (a cubin; or a hipcc --genco code object: a
+ * clang offload bundle holding an AMDGPU ELF) and matches a spec's kernel name
  * against its entries. Only what is needed: section headers, one SHT_SYMTAB and its string
  * table; every offset is checked against the file's size before it is read. */
 #include "measure/kimage.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +16,9 @@
 #define SHT_SYMTAB_ 2
 #define STT_FUNC_ 2
 #define STO_CUDA_ENTRY_ 0x10 /* st_other bit nvcc sets on __global__ functions */
+#define STT_OBJECT_ 1
+#define STB_GLOBAL_ 1
+#define EM_AMDGPU_ 224
 
 static uint16_t rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static uint32_t rd32(const unsigned char *p) { return (uint32_t)rd16(p) | (uint32_t)rd16(p + 2) << 16; }
@@ -56,18 +61,73 @@ void kimage_names_free(char **names)
     hk_free(names);
 }
 
+/* A clang offload bundle (hipcc --genco): "__CLANG_OFFLOAD_BUNDLE__", a uint64 count, then
+ * per entry uint64 offset, size, triple length and the triple ("hipv4-amdgcn-amd-amdhsa--gfx906",
+ * "host-x86_64-unknown-linux"). *elf/*elf_len: the first amdgcn entry's bytes, an AMDGPU ELF.
+ * HK_OK, HK_EPARSE (no such entry, or an offset outside the file). */
+#define BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__"
+static int bundle_device_elf(const unsigned char *d, size_t len, const unsigned char **elf,
+                             size_t *elf_len)
+{
+    size_t at = sizeof BUNDLE_MAGIC - 1;
+    if (len < at + 8)
+        return HK_EPARSE;
+    uint64_t n = rd64(d + at);
+    at += 8;
+    for (uint64_t i = 0; i < n && i < 1024; i++) {
+        if (len - at < 24)
+            return HK_EPARSE;
+        uint64_t off = rd64(d + at), size = rd64(d + at + 8), tlen = rd64(d + at + 16);
+        at += 24;
+        if (tlen > len - at)
+            return HK_EPARSE;
+        const char *triple = (const char *)d + at;
+        at += (size_t)tlen;
+        if (!memmem(triple, (size_t)tlen, "amdgcn", 6))
+            continue;
+        if (off > len || size > len - off || size == 0)
+            return HK_EPARSE;
+        *elf = d + off;
+        *elf_len = (size_t)size;
+        return HK_OK;
+    }
+    return HK_EPARSE;
+}
+
+/* Whether symbol name (nl bytes) of type type names a kernel entry in an ELF of machine
+ * mach; *entry_len: the length of the kernel's name in it. nvcc's cubin marks entries with
+ * STO_CUDA_ENTRY; an AMDGPU code object gives every kernel a descriptor object "NAME.kd". */
+static bool is_entry(uint16_t mach, const unsigned char *sym, const char *name, size_t nl,
+                     size_t *entry_len)
+{
+    if (mach == EM_AMDGPU_) {
+        if ((sym[4] & 0xf) != STT_OBJECT_ || (sym[4] >> 4) != STB_GLOBAL_ || nl <= 3 ||
+            memcmp(name + nl - 3, ".kd", 3) != 0)
+            return false;
+        *entry_len = nl - 3;
+        return true;
+    }
+    *entry_len = nl;
+    return (sym[4] & 0xf) == STT_FUNC_ && (sym[5] & STO_CUDA_ENTRY_);
+}
+
 int kimage_entries(const char *path, char ***names)
 {
-    unsigned char *d = NULL;
+    unsigned char *data = NULL;
     size_t len = 0, n = 0, cap = 0;
     char **v = NULL;
     *names = NULL;
-    int rc = read_all(path, &d, &len);
+    int rc = read_all(path, &data, &len);
     if (rc)
         return rc;
+    const unsigned char *d = data;
+    if (len >= sizeof BUNDLE_MAGIC - 1 && !memcmp(d, BUNDLE_MAGIC, sizeof BUNDLE_MAGIC - 1) &&
+        (rc = bundle_device_elf(data, len, &d, &len)))
+        goto out;
     rc = HK_EPARSE;
     if (len < 64 || memcmp(d, "\x7f" "ELF", 4) != 0 || d[4] != 2 /* 64-bit */ || d[5] != 1 /* LE */)
         goto out;
+    uint16_t mach = rd16(d + 0x12);
     uint64_t shoff = rd64(d + 0x28);
     uint16_t shentsize = rd16(d + 0x3a), shnum = rd16(d + 0x3c);
     if (shentsize < 64 || shoff > len || (uint64_t)shnum * shentsize > len - shoff)
@@ -87,12 +147,14 @@ int kimage_entries(const char *path, char ***names)
         for (uint64_t k = 0; k + entsize <= size; k += entsize) {
             const unsigned char *sym = d + off + k;
             uint32_t name = rd32(sym);
-            if ((sym[4] & 0xf) != STT_FUNC_ || !(sym[5] & STO_CUDA_ENTRY_) || name >= strsize)
+            if (name >= strsize)
                 continue;
             const char *s = (const char *)d + stroff + name;
-            size_t sl = strnlen(s, strsize - name);
+            size_t sl = strnlen(s, strsize - name), el = 0;
             if (sl == strsize - name || sl == 0)
                 continue; /* not terminated inside the table */
+            if (!is_entry(mach, sym, s, sl, &el))
+                continue;
             if (n + 1 >= cap) {
                 size_t nc = cap ? cap * 2 : 8;
                 char **nv = hk_realloc(v, nc * sizeof *nv);
@@ -103,7 +165,7 @@ int kimage_entries(const char *path, char ***names)
                 v = nv;
                 cap = nc;
             }
-            if (!(v[n] = hk_strndup(s, sl))) {
+            if (!(v[n] = hk_strndup(s, el))) {
                 rc = HK_ENOMEM;
                 goto out;
             }
@@ -120,7 +182,7 @@ int kimage_entries(const char *path, char ***names)
     }
 out:
     kimage_names_free(v);
-    hk_free(d);
+    hk_free(data);
     return rc;
 }
 

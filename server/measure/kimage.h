@@ -1,4 +1,4 @@
-/* Kernel images: the device-only files (nvcc -cubin) a candidate is compiled into, and the
+/* Kernel images: the device-only files (nvcc -cubin, hipcc --genco) a candidate is compiled into, and the
  * entry a launcher must look up in one. The launcher loads an image by path and a kernel
  * by its mangled name; this module finds that name from the image's own symbol table, so
  * the name always matches what the compiler emitted (templates, namespaces, extern "C").
@@ -10,10 +10,12 @@
 
 #define KIMAGE_MAX_BYTES ((size_t)256 << 20) /* cap on an image read into memory */
 
-/* The kernel entries (ELF symbols marked as CUDA entry functions) of the image at path.
+/* The kernel entries of the image at path: in a cubin, the ELF symbols marked as CUDA entry
+ * functions; in an AMDGPU code object (alone, or the amdgcn entry of a clang offload bundle,
+ * which hipcc --genco writes), the kernels that have a kernel descriptor (NAME.kd).
  * *names: new NULL-terminated array of new strings (kimage_names_free), mangled as in the
  * image. HK_OK, HK_ENOENT/HK_EIO (unreadable), HK_EPARSE (not a 64-bit little-endian ELF
- * with a symbol table), HK_ETOOBIG, HK_ENOMEM. */
+ * with a symbol table, or a bundle without an amdgcn entry), HK_ETOOBIG, HK_ENOMEM. */
 int kimage_entries(const char *path, char ***names);
 
 void kimage_names_free(char **names);

@@ -644,12 +644,17 @@ static char *launcher_root(const char *work)
     return hk_asprintf("%s/launchers", work);
 }
 
+static enum cc_backend measure_backend(const measure_opts *o);
+
 /* The device-only build of b: module.cu, the shared launcher's source under
  * launcher_root()/HASH, and dir/build.sh building the launcher when it is missing (under
- * a lock, so parallel candidates build it once), then the image. extra: the candidate's
- * own nvcc flags (with -Xptxas -v). */
+ * a lock, so parallel candidates build it once), then the image: kernel.cubin (nvcc
+ * -cubin), or for a DCU kernel.co (hipcc --genco; the launcher is then built with hipcc and
+ * loads it with hipModuleLoad). extra: the candidate's own compiler flags (with -Xptxas -v,
+ * or clang's resource remarks and the CUDA header shims for a DCU). */
 static int prepare_image(const measure_opts *o, measure_build *b, const char *const *extra)
 {
+    bool dcu = measure_backend(o) == CC_DCU;
     char *launcher = NULL, *ldir = NULL, *parent = NULL, *modsrc = NULL, *modtext = NULL;
     char *script = NULL, **largv = NULL, **cargv = NULL, *qsh = NULL;
     struct hk_buf sh;
@@ -665,21 +670,24 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
     const char *idir = o->include_dir ? o->include_dir : harness_include_dir();
     char *hdr = hk_asprintf("%s/hk_harness.h", idir);
     char *lockhdr = hk_asprintf("%s/hk_gpulock.h", idir);
-    if (!hdr || !lockhdr) {
+    char *hiphdr = hk_asprintf("%s/hk_hip.h", idir);
+    if (!hdr || !lockhdr || !hiphdr) {
         hk_free(hdr);
         hk_free(lockhdr);
+        hk_free(hiphdr);
         rc = HK_ENOMEM;
         goto out;
     }
-    h = fnv1a_tool(fnv1a_file(fnv1a_file(h, hdr), lockhdr), o->nvcc);
+    h = fnv1a_tool(fnv1a_file(fnv1a_file(fnv1a_file(h, hdr), lockhdr), hiphdr), o->nvcc);
     hk_free(hdr);
     hk_free(lockhdr);
+    hk_free(hiphdr);
     char *root = NULL;
     if (!(parent = dir_of(b->dir)) || !(root = launcher_root(parent)) ||
         !(ldir = hk_asprintf("%s/%016llx", root, (unsigned long long)h)) ||
         !(b->prog = hk_asprintf("%s/bench.cu", ldir)) || !(b->exe = hk_asprintf("%s/bench", ldir)) ||
         !(modsrc = hk_asprintf("%s/module.cu", b->dir)) ||
-        !(b->module = hk_asprintf("%s/kernel.cubin", b->dir)) ||
+        !(b->module = hk_asprintf("%s/%s", b->dir, dcu ? "kernel.co" : "kernel.cubin")) ||
         !(script = hk_asprintf("%s/build.sh", b->dir))) {
         hk_free(root);
         rc = HK_ENOMEM;
@@ -727,7 +735,8 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
         }
     TRY(harness_module_generate(o->spec, b->src, &modtext));
     TRY(write_file(modsrc, modtext, strlen(modtext)));
-    TRY(harness_cubin_argv(o->spec, o->nvcc, o->arch, extra, modsrc, b->module, &cargv));
+    TRY(harness_image_argv(o->spec, o->nvcc, o->arch, o->include_dir, extra, modsrc, b->module,
+                           &cargv));
     char *qexe = sh_quote(b->exe);
     if (!qexe) {
         rc = HK_ENOMEM;
@@ -780,7 +789,7 @@ static enum cc_backend measure_backend(const measure_opts *o)
 }
 
 /* The CUDA headers a candidate written for nvcc may include, answered for a HIP build by
- * one-line files that include hk_harness.h (its HIP block maps the CUDA names). */
+ * one-line files that include hk_hip.h (which maps the CUDA names). */
 static const char *const cuda_shims[] = {"cuda_runtime.h", "cuda_runtime_api.h", "cuda_fp16.h",
                                          "cuda_bf16.h", "device_launch_parameters.h"};
 
@@ -788,8 +797,9 @@ static const char *const cuda_shims[] = {"cuda_runtime.h", "cuda_runtime_api.h",
 static int write_cuda_shims(const char *dir, char **inc)
 {
     static const char shim[] = "/* Written by hkls for a HIP (DCU) build of CUDA source: the CUDA "
-                               "runtime names\n * come from hk_harness.h's HIP block. */\n"
-                               "#include \"hk_harness.h\"\n";
+                               "runtime names\n * come from hk_hip.h (never the harness: a "
+                               "candidate's code object holds its own code alone). */\n"
+                               "#include \"hk_hip.h\"\n";
     *inc = hk_asprintf("%s/hip_compat", dir);
     if (!*inc)
         return HK_ENOMEM;
@@ -852,7 +862,7 @@ int measure_build_prepare(const measure_opts *o, const char *dir, const char *te
         goto out;
     }
     TRY(write_file(b->src, text, len));
-    if (!dcu && !o->library_call) {
+    if (!o->library_call) {
         hk_free(b->prog);
         hk_free(b->exe);
         b->prog = b->exe = NULL;

@@ -177,21 +177,24 @@ int measure_run_argv(const measure_opts *o, const runner_spec *rs, runner_result
 /* ---- building a candidate ---- */
 
 /* The files of one candidate in its own directory. Owns every string (measure_build_free).
- * NVIDIA builds are device-only: the candidate becomes dir/kernel.cubin (module.cu: the
- * candidate #included, nvcc -cubin), run by a launcher generated from the spec alone and
- * shared by every candidate of that spec (dir/../launchers/HASH/bench, built once by the
- * first build script that finds it missing). A DCU build, or the engine's own library
- * substitution (measure_opts.library_call), is a program that #includes the candidate. */
+ * Builds are device-only: the candidate becomes dir/kernel.cubin (module.cu: the
+ * candidate #included, nvcc -cubin) or for a DCU dir/kernel.co (hipcc --genco, hk_hip.h
+ * first), run by a launcher generated from the spec alone and shared by every candidate of
+ * that spec (launcher_root/HASH/bench, built once by the first build script that finds it
+ * missing; for a DCU with hipcc, loading the code object with hipModuleLoad). The engine's
+ * own library substitution (measure_opts.library_call) is a program that #includes the
+ * candidate. */
 typedef struct {
     char *dir;      /* the candidate's directory */
     char *src;      /* dir/kernel.cu: the candidate's text */
     char *prog;     /* the generated launcher's source (shared), or dir/bench.cu: the program */
     char *exe;      /* the launcher (shared), or dir/bench: the program */
-    char *module;   /* dir/kernel.cubin: the candidate's device-only image; NULL: a program */
+    char *module;   /* dir/kernel.cubin (dir/kernel.co for a DCU): the candidate's device-only
+                     * image; NULL: a program */
     char *function; /* after a successful finish: the image's entry for the spec's kernel,
                      * also written to MODULE.fn for measure_run_program */
     char **argv;    /* the build command line (harness_argv_free): nvcc, or for an image
-                     * /bin/sh dir/build.sh (launcher if missing, then nvcc -cubin) */
+                     * /bin/sh dir/build.sh (launcher if missing, then nvcc -cubin or hipcc --genco) */
     char *name;     /* what compiler messages call the candidate ("kernel.cu" is replaced
                      * by it), e.g. the user's file name; NULL: kernel.cu. Set by the caller
                      * after prepare (hk_strdup; freed with the build) */

@@ -5,7 +5,11 @@
  * do the engine's structural rewrites of five suite kernels (warp reduce, tiled transpose,
  * privatized histogram and lane-replica histogram, online softmax, tiled GEMM), as a DCU
  * episode proposes them.
- * Candidates including CUDA headers build through measure.c's shims.
+ * Candidates including CUDA headers build through measure.c's shims (of hk_hip.h), device-only
+ * as every DCU candidate: measure.c's build is a hipcc --genco code object plus the shared
+ * launcher built with hipcc, which holds no candidate text and loads the image with
+ * hipModuleLoad (test_measure_device_only; the program form tested here is what the
+ * engine's own hipBLAS substitution still uses).
  * The programs then run here: with no AMD GPU they must say so (exit HK_EXIT_NO_GPU, one
  * JSON line), and a bad command line is a usage error before any device is touched.
  * Skipped with a message when hipcc is missing. */
@@ -364,6 +368,112 @@ static void test_measure_cuda_headers(void **state)
     }
 }
 
+/* Whether the file at path holds the bytes of needle. */
+static bool file_has(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    size_t cap = 8 << 20, n;
+    char *b = hk_malloc(cap);
+    assert_non_null(b);
+    n = fread(b, 1, cap, f);
+    fclose(f);
+    bool has = memmem(b, n, needle, strlen(needle)) != NULL;
+    hk_free(b);
+    return has;
+}
+
+/* A DCU candidate is built device-only, as an NVIDIA one: measure.c writes module.cu (hk_hip.h,
+ * then the candidate) compiled with hipcc --genco into kernel.co, and a launcher generated
+ * from the spec alone, built with hipcc, that holds no line of the candidate and loads the
+ * code object with hipModuleLoad. The entry is read from the code object; the launcher runs
+ * here and says there is no HIP device (with one: it would run the image). */
+static void test_measure_device_only(void **state)
+{
+    (void)state;
+    if (!hipcc)
+        skip();
+    char dir[600], cache[600];
+    snprintf(dir, sizeof dir, "%s/device-only/cand", workdir);
+    snprintf(cache, sizeof cache, "%s/device-only/cache", workdir);
+    setenv("HK_CACHE_DIR", cache, 1);
+    spec *s = load_clean(SUITE "saxpy.bench.json");
+    char *text = slurp(s->source_path);
+    measure_opts o;
+    memset(&o, 0, sizeof o);
+    o.spec = s;
+    o.nvcc = hipcc;
+    o.arch = "gfx906";
+    o.include_dir = HK_SOURCE_DIR "/include";
+    measure_build b;
+    measure_compile c;
+    assert_int_equal(measure_build_prepare(&o, dir, text, strlen(text), NULL, &b), HK_OK);
+    unsetenv("HK_CACHE_DIR");
+    /* the image and the shared launcher, not a program that includes the candidate */
+    assert_non_null(b.module);
+    assert_non_null(strstr(b.module, "/kernel.co"));
+    assert_non_null(strstr(b.exe, cache));
+    char *launcher = slurp(b.prog);
+    assert_non_null(strstr(launcher, "#include \"hk_harness.h\""));
+    assert_null(strstr(launcher, "kernel.cu"));
+    assert_null(strstr(launcher, "a * x[i] + y[i]")); /* no line of the kernel's body */
+    assert_non_null(strstr(text, "a * x[i] + y[i]"));
+    hk_free(launcher);
+    char modpath[700];
+    snprintf(modpath, sizeof modpath, "%s/module.cu", b.dir);
+    char *mod = slurp(modpath);
+    const char *hip = strstr(mod, "#include \"hk_hip.h\"");
+    const char *cand = strstr(mod, "/kernel.cu\"");
+    assert_non_null(hip);
+    assert_non_null(cand);
+    assert_true(hip < cand);
+    assert_null(strstr(mod, "hk_harness.h"));
+    hk_free(mod);
+    char shpath[700];
+    snprintf(shpath, sizeof shpath, "%s/build.sh", b.dir);
+    assert_true(file_has(shpath, "'--genco'"));
+    assert_true(file_has(shpath, "'--offload-arch=gfx906'"));
+
+    assert_int_equal(measure_build_compile(&o, &b, &c), HK_OK);
+    if (!c.ok)
+        fprintf(stderr, "device-only saxpy: %s\n", c.details ? c.details : "?");
+    assert_true(c.ok);
+    /* the entry came from the code object (a clang offload bundle), mangled as emitted */
+    assert_true(file_has(b.module, "__CLANG_OFFLOAD_BUNDLE__"));
+    assert_true(file_has(b.module, "amdgcn-amd-amdhsa--gfx906"));
+    assert_non_null(b.function);
+    assert_string_equal(b.function, "_Z5saxpyifPKfPf");
+    json_t *r = measure_resources_json(&c, "saxpy");
+    assert_non_null(r);
+    assert_string_equal(json_string_value(json_object_get(r, "arch")), "gfx906");
+    json_decref(r);
+    /* the launcher is HIP's: it calls the module API, and holds no symbol of the kernel */
+    assert_int_equal(access(b.exe, X_OK), 0);
+    assert_true(file_has(b.exe, "hipModuleLoad"));
+    assert_true(file_has(b.exe, "hipModuleLaunchKernel"));
+    assert_false(file_has(b.exe, "_Z5saxpyifPKfPf"));
+    char *out = NULL;
+    const char *noimg[] = { "--mode", "run", "--size", "0", NULL };
+    assert_int_equal(run_exe(b.exe, noimg, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "give --module and --function"));
+    hk_free(out);
+    const char *run[] = { "--mode", "run", "--size", "0", "--seed", "3", "--module", b.module,
+                          "--function", b.function, NULL };
+    int rc = run_exe(b.exe, run, &out);
+    if (access("/dev/kfd", F_OK) != 0) {
+        assert_int_equal(rc, HK_EXIT_NO_GPU);
+        assert_non_null(strstr(out, "no HIP device"));
+    } else {
+        assert_int_equal(rc, HK_EXIT_OK);
+    }
+    hk_free(out);
+    measure_compile_clear(&c);
+    measure_build_free(&b);
+    hk_free(text);
+    spec_free(s);
+}
+
 /* The command lines themselves: hipcc's form for gfx archs, nvcc's unchanged otherwise. */
 static void test_argv(void **state)
 {
@@ -399,6 +509,34 @@ static void test_argv(void **state)
         fast = fast || !strcmp(v[i], "--use_fast_math");
     assert_true(fast);
     harness_argv_free(v);
+    /* the device-only image: hipcc --genco, nothing linked; nvcc -cubin otherwise */
+    const char *lib[] = { "-lhipblas", "-DX=1", NULL };
+    assert_int_equal(harness_image_argv(s, "/opt/dtk/bin/hipcc", "gfx936", "/inc", lib, "/w/module.cu",
+                                        "/w/kernel.co", &v),
+                     HK_OK);
+    const char *want_img[] = { "/opt/dtk/bin/hipcc", "--genco", "--offload-arch=gfx936", "-O3",
+                               "-std=c++17", "-gline-tables-only", "-I", "/inc", "-I", s->dir,
+                               "-DX=1", "-o", "/w/kernel.co", "-x", "hip", "/w/module.cu", NULL };
+    for (size_t i = 0; want_img[i] || v[i]; i++) {
+        assert_non_null(v[i]);
+        assert_non_null(want_img[i]);
+        assert_string_equal(v[i], want_img[i]);
+    }
+    harness_argv_free(v);
+    assert_int_equal(harness_image_argv(s, "nvcc", "sm_90", "/inc", NULL, "m.cu", "k.cubin", &v), HK_OK);
+    assert_string_equal(v[1], "-cubin");
+    harness_argv_free(v);
+    /* the launcher: hipcc for a gfx arch, with the module API's runtime */
+    assert_int_equal(harness_launcher_argv("hipcc", "gfx90a", "/inc", "/c/bench.cu", "/c/bench", &v),
+                     HK_OK);
+    const char *want_l[] = { "hipcc", "--offload-arch=gfx90a", "-O2", "-std=c++17", "-I", "/inc",
+                             "-o", "/c/bench", "-x", "hip", "/c/bench.cu", "-ldl", NULL };
+    for (size_t i = 0; want_l[i] || v[i]; i++) {
+        assert_non_null(v[i]);
+        assert_non_null(want_l[i]);
+        assert_string_equal(v[i], want_l[i]);
+    }
+    harness_argv_free(v);
     /* the generated text includes the header first for hipcc only */
     char *text = NULL;
     assert_int_equal(harness_generate(s, "/abs/cand.cu", &text), HK_OK);
@@ -420,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_builds),
         cmocka_unit_test(test_runs),
         cmocka_unit_test(test_measure_cuda_headers),
+        cmocka_unit_test(test_measure_device_only),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -257,6 +257,56 @@ static void test_harness_defines(void **state)
     free(c);
 }
 
+/* A HIP baseline (host code of its own: hipLaunchKernelGGL, a HIP_ macro) judged the same
+ * way for a DCU build: a kernel change is clean; HIP's runtime names (hip + uppercase) are
+ * the harness's (a DCU launcher calls hipEventRecord, hipModuleLaunchKernel ...); new host
+ * code is host code whatever the vendor. */
+static void test_hip_candidates(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/analysis/vadd.hip", HK_TEST_DATA);
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    static char base[8192];
+    size_t bl = fread(base, 1, sizeof base - 1, fp);
+    fclose(fp);
+    base[bl] = '\0';
+    struct {
+        const char *marker, *insert, *quote, *why; /* why NULL: clean */
+    } cases[] = {
+        { "    if (i < n) c[i]", "    i = i ^ 0;\n", NULL, NULL },
+        { "__global__ void vadd", "#define hipEventRecord(...) hipSuccess\n",
+          "#define hipEventRecord(...) hipSuccess",
+          "#define of a name the harness uses (hipEventRecord)" },
+        { "__global__ void vadd", "#undef hipModuleLaunchKernel\n", "#undef hipModuleLaunchKernel",
+          "#undef of a name the harness uses (hipModuleLaunchKernel)" },
+        /* names that only start with the letters are the user's (HIP_BLOCK is the baseline's) */
+        { "__global__ void vadd", "#define hipster 3\n", NULL, NULL },
+        { "__global__ void vadd", "#define HIP_TILE 32\n", NULL, NULL },
+        { "void run", "__attribute__((constructor)) static void early(void) { hipDeviceReset(); }\n",
+          "__attribute__((constructor)) static void early(void) { hipDeviceReset(); }",
+          "__attribute__((constructor)) runs host code before main" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *c = insert_before(base, cases[i].marker, cases[i].insert);
+        hostcode_finding f;
+        assert_int_equal(hostcode_check(base, bl, c, strlen(c), &f), HK_OK);
+        if (!cases[i].why) {
+            if (f.found)
+                fail_msg("case %zu: unexpected finding: %s -- %s", i, f.why, f.quote);
+        } else {
+            if (!f.found)
+                fail_msg("case %zu: no finding, expected: %s", i, cases[i].why);
+            assert_int_equal(f.line, line_of(c, cases[i].insert));
+            assert_string_equal(f.quote, cases[i].quote);
+            assert_string_equal(f.why, cases[i].why);
+        }
+        hostcode_finding_clear(&f);
+        free(c);
+    }
+}
+
 static void test_includes_and_lines(void **state)
 {
     (void)state;
@@ -580,6 +630,7 @@ int main(void)
         cmocka_unit_test(test_host_functions),
         cmocka_unit_test(test_static_constructors),
         cmocka_unit_test(test_harness_defines),
+        cmocka_unit_test(test_hip_candidates),
         cmocka_unit_test(test_includes_and_lines),
         cmocka_unit_test(test_incbin),
         cmocka_unit_test(test_host_variables),
