@@ -164,36 +164,50 @@ static bool local_pointer(const sc_scan *s, size_t k)
     return false;
 }
 
-/* `[const] TYPE name = init;` with one declarator, no array, no brace or paren init. */
-static bool read_decl(const rw_toks *ts, size_t a, size_t b, sc_decl *d)
+/* `[const] TYPE name = init, name2 = init2, ...;`: no array, no brace or paren init, no
+ * declarator without an initializer; one sc_decl per declarator (the type shared, so a
+ * later declarator may not add a `*`). Returns how many, 0 when the statement is not one. */
+static size_t read_decl(const rw_toks *ts, size_t a, size_t b, sc_decl *d, size_t room)
 {
     if (b <= a + 3 || !rwl_tok_is(ts, b - 1, ";"))
-        return false;
+        return 0;
+    if (rwl_tok_is(ts, a, "static") || rwl_tok_is(ts, a, "extern") || rwl_tok_is(ts, a, "__shared__"))
+        return 0;
     size_t eq = SIZE_MAX;
-    for (size_t q = a; q < b; q++) {
-        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{")) {
-            if (eq == SIZE_MAX)
-                return false;   /* an array, a constructor call, a function pointer */
-            q = rwl_match_close(ts, q);
-            if (q >= b)
-                return false;
-            continue;
-        }
-        if (rwl_tok_is(ts, q, ","))
-            return false;   /* a second declarator (or a comma expression) */
-        if (rwl_tok_is(ts, q, "=") && eq == SIZE_MAX)
+    for (size_t q = a; q < b && eq == SIZE_MAX; q++) {
+        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{") || rwl_tok_is(ts, q, ","))
+            return 0;   /* an array, a constructor call, a declarator without a value */
+        if (rwl_tok_is(ts, q, "="))
             eq = q;
     }
     if (eq == SIZE_MAX || eq < a + 2 || ts->t[eq - 1].kind != T_IDENT)
-        return false;
+        return 0;
     for (size_t q = a; q + 1 < eq; q++)
         if (!(ts->t[q].kind == T_IDENT || rwl_tok_is(ts, q, "*") || rwl_tok_is(ts, q, "::")))
-            return false;
-    if (rwl_tok_is(ts, a, "static") || rwl_tok_is(ts, a, "extern") || rwl_tok_is(ts, a, "__shared__"))
-        return false;
-    *d = (sc_decl){.a = a, .b = b, .type_a = a, .type_b = eq - 1, .name = eq - 1, .init_a = eq + 1,
-                   .init_b = b - 1};
-    return d->init_a < d->init_b;
+            return 0;
+    size_t n = 0, name = eq - 1, type_b = eq - 1;
+    for (;;) {
+        /* the initializer runs to the next top-level ',' or the ';' */
+        size_t q = eq + 1;
+        while (q < b - 1 && !rwl_tok_is(ts, q, ",")) {
+            if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{")) {
+                q = rwl_match_close(ts, q);
+                if (q >= b)
+                    return 0;
+            }
+            q++;
+        }
+        if (q == eq + 1 || n == room)
+            return 0;
+        d[n++] = (sc_decl){.a = a, .b = b, .type_a = a, .type_b = type_b, .name = name, .init_a = eq + 1, .init_b = q};
+        if (q == b - 1)
+            return n;
+        /* `, name = ...` */
+        if (q + 3 >= b || ts->t[q + 1].kind != T_IDENT || !rwl_tok_is(ts, q + 2, "="))
+            return 0;
+        name = q + 1;
+        eq = q + 2;
+    }
 }
 
 /* The header `for (TYPE v = A; v < N; ++v | v++ | v += 1)` and a braced body. */
@@ -267,11 +281,10 @@ static bool read_body(sc_scan *s, sc_loop *L)
     size_t q = L->body_a + 1, end = L->body_b - 1;
     while (q < end && rwl_starts_declaration(ts, q)) {
         size_t e = rwl_stmt_end(ts, q, end);
-        if (L->n_d == SC_DECLS)
-            return refuse(s, q, "declaration", "more than %d value declarations", SC_DECLS);
-        if (!read_decl(ts, q, e, &L->d[L->n_d]))
-            break;   /* a declaration of another form: it belongs to the updates */
-        L->n_d++;
+        size_t got = read_decl(ts, q, e, L->d + L->n_d, SC_DECLS - L->n_d);
+        if (!got)
+            break;   /* a declaration of another form (or too many): it belongs to the updates */
+        L->n_d += got;
         q = e;
     }
     if (!L->n_d)
@@ -372,9 +385,9 @@ static bool read_body(sc_scan *s, sc_loop *L)
 }
 
 /* Appends tokens [a, b) with the loop's counter replaced by ctr and each value
- * declaration's name by hk_uj<j>_<name>, spaced as in the source. */
+ * declaration's name among the first upto by hk_uj<j>_<name>, spaced as in the source. */
 static int append_renamed(struct hk_buf *o, const rw_toks *ts, const sc_loop *L, size_t a, size_t b, int j,
-                          const char *ctr)
+                          const char *ctr, size_t upto)
 {
     int rc = HK_OK;
     for (size_t k = a; k < b && !rc; k++) {
@@ -387,7 +400,8 @@ static int append_renamed(struct hk_buf *o, const rw_toks *ts, const sc_loop *L,
             continue;
         }
         bool done = false;
-        for (size_t i = 0; i < L->n_d && !done; i++)
+        for (size_t i = 0; i < upto && !done; i++)   /* only names declared before: `x` of an outer
+                                                      * scope read before a value named x is not it */
             if (is_name(ts, k, L->d[i].name)) {
                 rc = hk_buf_printf(o, "hk_uj%d_%.*s", j, TOK(ts, k));
                 done = true;
@@ -450,7 +464,7 @@ static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U
             rc = hk_buf_printf(o, "%s        %.*s hk_uj%d_%.*s = ", ind, SPAN(ts, d->type_a, d->type_b), j,
                                TOK(ts, d->name));
             if (!rc)
-                rc = append_renamed(o, ts, L, d->init_a, d->init_b, j, ctr);
+                rc = append_renamed(o, ts, L, d->init_a, d->init_b, j, ctr, i);
             if (!rc)
                 rc = hk_buf_printf(o, ";\n");
         }
