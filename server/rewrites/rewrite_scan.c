@@ -592,6 +592,6 @@ const rw_descriptor rw_unroll_jam_scan_desc = {
                "runs their updates in order (exact; breaks kept)",
     .params = uj_params,
     .n_params = HK_ARRAY_LEN(uj_params),
-    .flags = RW_ALGORITHM,
+    .flags = 0,
     .emit = emit_unroll_jam_scan,
 };
