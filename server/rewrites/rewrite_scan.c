@@ -210,6 +210,15 @@ static size_t read_decl(const rw_toks *ts, size_t a, size_t b, sc_decl *d, size_
     }
 }
 
+/* Is the name at n used in [a, b)? */
+static bool used_in(const rw_toks *ts, size_t a, size_t b, size_t n)
+{
+    for (size_t k = a; k < b; k++)
+        if (is_name(ts, k, n))
+            return true;
+    return false;
+}
+
 /* The header `for (TYPE v = A; v < N; ++v | v++ | v += 1)` and a braced body. */
 static bool read_header(sc_scan *s, size_t k, sc_loop *L)
 {
@@ -246,6 +255,14 @@ static bool read_header(sc_scan *s, size_t k, sc_loop *L)
     L->start_b = s1;
     if (L->start_a >= L->start_b)
         return refuse(s, k, "for loop", "its counter has no first value");
+    for (size_t q = L->start_a; q < L->start_b; q++) {
+        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[")) {
+            q = rwl_match_close(ts, q);
+            continue;
+        }
+        if (rwl_tok_is(ts, q, ","))
+            return refuse(s, k, "for loop", "its init declares more than the counter");
+    }
     for (size_t q = L->type_a; q < L->type_b; q++)
         if (!(ts->t[q].kind == T_IDENT))
             return refuse(s, k, "for loop", "its counter is not of a plain integer type");
@@ -254,6 +271,8 @@ static bool read_header(sc_scan *s, size_t k, sc_loop *L)
         return refuse(s, s1 + 1, "loop condition", "not `%.*s < N`", TOK(ts, L->v));
     L->n_a = s1 + 3;
     L->n_b = s2;
+    if (used_in(ts, L->n_a, L->n_b, L->v))
+        return refuse(s, s1 + 1, "loop bound", "the bound reads the counter `%.*s`", TOK(ts, L->v));
     for (size_t q = L->n_a; q < L->n_b; q++)
         if (rwl_tok_is(ts, q, "?") || rwl_tok_is(ts, q, "&&") || rwl_tok_is(ts, q, "||") ||
             rwl_tok_is(ts, q, "<") || rwl_tok_is(ts, q, ">") || rwl_tok_is(ts, q, "=="))
@@ -410,15 +429,6 @@ static int append_renamed(struct hk_buf *o, const rw_toks *ts, const sc_loop *L,
             rc = hk_buf_printf(o, "%.*s", TOK(ts, k));
     }
     return rc;
-}
-
-/* Is the name at n used in [a, b)? */
-static bool used_in(const rw_toks *ts, size_t a, size_t b, size_t n)
-{
-    for (size_t k = a; k < b; k++)
-        if (is_name(ts, k, n))
-            return true;
-    return false;
 }
 
 /* The updates [upd_a, body_b - 1) as written, a break of the item loop made

@@ -168,6 +168,45 @@ static const char kernels[] =
     "    }\n"
     "}\n";
 
+/* Two values in one statement, a break under a prefix increment, a store of another
+ * element type than the items (the skills' sample kernel's spelling). */
+static const char capped_src[] =
+    "__global__ void capped(const float *query, const float *ref, int *hits, int *count, int n, int m, float r, int cap)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n)\n"
+    "        return;\n"
+    "    float qx = query[2 * i], qy = query[2 * i + 1];\n"
+    "    float r2 = r * r;\n"
+    "    int c = 0;\n"
+    "    for (int k = 0; k < m; k++) {\n"
+    "        float dx = qx - ref[2 * k], dy = qy - ref[2 * k + 1];\n"
+    "        float d = dx * dx + dy * dy;\n"
+    "        if (d < r2) {\n"
+    "            hits[i * cap + c] = k;\n"
+    "            if (++c == cap)\n"
+    "                break;\n"
+    "        }\n"
+    "    }\n"
+    "    count[i] = c;\n"
+    "}\n";
+
+static const char capped_driver[] =
+    "const int n = 70;\n"
+    "for (int mode = 0; mode < 4; mode++)\n"
+    "    for (float r : {0.5f, 1.5f, 100.0f})\n"
+    "        for (int cap : {1, 4})\n"
+    "            for (int m : nis) {\n"
+    "                emu::buf<float> q(2 * n), rf(2 * m);\n"
+    "                pts(q, mode, 7 + m); pts(rf, mode, 8 + m);\n"
+    "                emu::buf<int> oh(n * cap), ch(n * cap), oc(n), cc(n);\n"
+    "                oh.set(-3); ch.set(-3); oc.set(-3); cc.set(-3);\n"
+    "                emu::launch(dim3((n + 63) / 64), dim3(64), 0, [&] { orig::capped(q, rf, oh, oc, n, m, r, cap); });\n"
+    "                emu::launch(dim3((n + 63) / 64), dim3(64), 0, [&] { cand::capped(q, rf, ch, cc, n, m, r, cap); });\n"
+    "                if (!emu::expect(\"capped hits\", oh, ch) | !emu::expect(\"capped count\", oc, cc))\n"
+    "                    printf(\"  (mode %d, r %g, cap %d, items %d)\\n\", mode, r, cap, m);\n"
+    "            }\n";
+
 static const char inst[] =
     "\ntemplate __global__ void nearest3<float>(int, int, int, const float *, const float *, float *, int *);\n"
     "template __global__ void nearest_k<float>(int, int, int, int, const float *, const float *, int *, float *);\n"
@@ -332,6 +371,24 @@ static void refusals(void **state)
             "    }\n"
             "}\n",
             "shrink", "loop bound", 6, NULL);
+    /* a second name declared with the counter (line 3): the remainder loop would lose it */
+    refused("__global__ void two(const float *x, float *y, int n)\n"
+            "{\n"
+            "    for (int k = 0, e = n - 1; k < n; ++k) {\n"
+            "        float v = x[e - k];\n"
+            "        y[k] = v;\n"
+            "    }\n"
+            "}\n",
+            "two", "for loop", 3, "more than the counter");
+    /* a bound that reads the counter (line 3) */
+    refused("__global__ void half(const float *x, float *y, int n)\n"
+            "{\n"
+            "    for (int k = 0; k < n - k; ++k) {\n"
+            "        float v = x[k];\n"
+            "        y[k] = v;\n"
+            "    }\n"
+            "}\n",
+            "half", "loop bound", 3, "reads the counter");
     /* a loop with no value first: the body's first statement (line 4) */
     refused("__global__ void fill(float *y, int n)\n"
             "{\n"
@@ -345,16 +402,20 @@ static void refusals(void **state)
 /* C++ for the drivers: inputs by mode (0 spread, 1 integer grid 0..3: ties everywhere, 2
  * all equal, 3 the grid with NaN coordinates), and one comparison per kernel, with the
  * query count off a multiple of the 64-thread block, two batches. */
-static const char helpers[] =
-    "static void pts(emu::buf<float> &p, int mode, int seed)\n"
-    "{\n"
-    "    if (mode == 0) p.fill(seed);\n"
-    "    else if (mode == 2) p.set(1.0f);\n"
-    "    else p.fill_mod(seed, 4);\n"
-    "    if (mode == 3)\n"
-    "        for (size_t i = (size_t)seed % 5; i < p.size(); i += 7) p[i] = NAN;\n"
-    "}\n"
+#define HELPERS_COMMON                                                                 \
+    "static void pts(emu::buf<float> &p, int mode, int seed)\n"                         \
+    "{\n"                                                                               \
+    "    if (mode == 0) p.fill(seed);\n"                                                \
+    "    else if (mode == 2) p.set(1.0f);\n"                                            \
+    "    else p.fill_mod(seed, 4);\n"                                                   \
+    "    if (mode == 3)\n"                                                              \
+    "        for (size_t i = (size_t)seed % 5; i < p.size(); i += 7) p[i] = NAN;\n"     \
+    "}\n"                                                                               \
     "static const int nis[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 17, 40};\n"
+
+static const char helpers_common[] = HELPERS_COMMON;
+
+static const char helpers[] = HELPERS_COMMON
     "static void nearest3_case(int mode)\n"
     "{\n"
     "    const int b = 2, nq = 70;\n"
@@ -431,6 +492,10 @@ static void emulated(void **state)
             emu_batch_add_pair(&batch, tags[i * 3 + l], kernels, cands[i * 3 + l], helpers, drivers[i], EMU_OK);
         }
     }
+    char *capped4 = jammed(capped_src, "capped", 4), *capped8 = jammed(capped_src, "capped", 8);
+    assert_non_null(strstr(capped4, "float hk_uj2_dy = qy - ref[2 * hk_uj_k2 + 1];"));
+    emu_batch_add_pair(&batch, "scan_capped_u4", capped_src, capped4, helpers_common, capped_driver, EMU_OK);
+    emu_batch_add_pair(&batch, "scan_capped_u8", capped_src, capped8, helpers_common, capped_driver, EMU_OK);
     /* broken: item 1 of each jam is item 2 again (one item never seen) */
     char *skip = emu_replaced(cands[0], "hk_uj_k1 = hk_uj + 1;", "hk_uj_k1 = hk_uj + 2;");
     emu_batch_add_pair(&batch, "scan_broken_skip", kernels, skip, helpers, drivers[0], EMU_DIFFERS);
@@ -440,6 +505,8 @@ static void emulated(void **state)
     emu_batch_run(&batch);
     free(skip);
     free(nostop);
+    free(capped4);
+    free(capped8);
     for (size_t i = 0; i < HK_ARRAY_LEN(cands); i++)
         free(cands[i]);
 }
