@@ -286,6 +286,18 @@ static bool read_header(sc_scan *s, size_t k, sc_loop *L)
         return refuse(s, s2 + 1, "loop step", "not `++%.*s` (items one at a time)", TOK(ts, L->v));
     if (!rwl_tok_is(ts, hc + 1, "{"))
         return refuse(s, hc + 1, "loop body", "not a braced block");
+    /* a `#pragma unroll` before it (between the previous token and the for): the compiler
+     * already puts its items side by side, and the pragma would be left on a block */
+    const char *gap = s->text + (k > 0 ? ts->t[k - 1].end : ts->t[k].start);
+    size_t gl = ts->t[k].start - (size_t)(gap - s->text);
+    for (size_t q = 0; q + 7 <= gl; q++) {
+        if (memcmp(gap + q, "#pragma", 7) != 0)
+            continue;
+        const char *nl = memchr(gap + q, '\n', gl - q);
+        size_t ll = nl ? (size_t)(nl - (gap + q)) : gl - q;
+        if (memmem(gap + q, ll, "unroll", 6))
+            return refuse(s, k, "for loop", "a `#pragma unroll` unrolls it already");
+    }
     L->body_a = hc + 1;
     L->body_b = rwl_match_close(ts, hc + 1) + 1;
     L->loop_a = k;

@@ -389,6 +389,18 @@ static void refusals(void **state)
             "    }\n"
             "}\n",
             "half", "loop bound", 3, "reads the counter");
+    /* a loop the compiler unrolls already (line 4), the only one */
+    refused("__global__ void unrolled(const float *x, float *y)\n"
+            "{\n"
+            "    float m = 0.0f;\n"
+            "#pragma unroll\n"
+            "    for (int k = 0; k < 4; ++k) {\n"
+            "        float v = x[k];\n"
+            "        if (v > m) m = v;\n"
+            "    }\n"
+            "    y[0] = m;\n"
+            "}\n",
+            "unrolled", "for loop", 5, "#pragma unroll");
     /* a loop with no value first: the body's first statement (line 4) */
     refused("__global__ void fill(float *y, int n)\n"
             "{\n"
