@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test_nvcc.h"
 #include "rw_fixture.h"
@@ -508,6 +509,72 @@ static void emulated(void **state)
     assert_non_null(strstr(capped4, "float hk_uj2_dy = qy - ref[2 * hk_uj_k2 + 1];"));
     emu_batch_add_pair(&batch, "scan_capped_u4", capped_src, capped4, helpers_common, capped_driver, EMU_OK);
     emu_batch_add_pair(&batch, "scan_capped_u8", capped_src, capped8, helpers_common, capped_driver, EMU_OK);
+    /* mmcv's own three_nn, knn and ball_query (bench/wild/src, where extracted) */
+    static const struct {
+        const char *id, *kernel, *driver;
+    } wild[] = {
+        {"mmcv_three_nn_fwd", "three_nn_forward_cuda_kernel",
+         "const int b = 2, n = 70;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (int m : {3, 5, 41}) {\n"
+         "        emu::buf<float> u(b * n * 3), k(b * m * 3);\n"
+         "        pts(u, mode, 11 + m); pts(k, mode, 12 + m);\n"
+         "        emu::buf<float> od(b * n * 3), cd(b * n * 3);\n"
+         "        emu::buf<int> oi(b * n * 3), ci(b * n * 3);\n"
+         "        od.set(-1.0f); cd.set(-1.0f); oi.set(-1); ci.set(-1);\n"
+         "        emu::launch(dim3(2, b), dim3(64), 0, [&] { orig::three_nn_forward_cuda_kernel<float>(b, n, m, u, k, od, oi); });\n"
+         "        emu::launch(dim3(2, b), dim3(64), 0, [&] { cand::three_nn_forward_cuda_kernel<float>(b, n, m, u, k, cd, ci); });\n"
+         "        if (!emu::expect(\"three_nn dist\", od, cd) | !emu::expect(\"three_nn idx\", oi, ci))\n"
+         "            printf(\"  (mode %d, m %d)\\n\", mode, m);\n"
+         "    }\n"},
+        {"mmcv_knn_fwd", "knn_forward_cuda_kernel",
+         "const int b = 2, m = 70;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (int ns : {2, 5})\n"
+         "        for (int n : {3, 5, 41}) {\n"
+         "            emu::buf<float> xyz(b * n * 3), nx(b * m * 3);\n"
+         "            pts(xyz, mode, 13 + n); pts(nx, mode, 14 + n);\n"
+         "            emu::buf<float> od(b * m * ns), cd(b * m * ns);\n"
+         "            emu::buf<int> oi(b * m * ns), ci(b * m * ns);\n"
+         "            od.set(-1.0f); cd.set(-1.0f); oi.set(-1); ci.set(-1);\n"
+         "            emu::launch(dim3(2, b), dim3(64), 0, [&] { orig::knn_forward_cuda_kernel<float>(b, n, m, ns, xyz, nx, oi, od); });\n"
+         "            emu::launch(dim3(2, b), dim3(64), 0, [&] { cand::knn_forward_cuda_kernel<float>(b, n, m, ns, xyz, nx, ci, cd); });\n"
+         "            if (!emu::expect(\"knn dist\", od, cd) | !emu::expect(\"knn idx\", oi, ci))\n"
+         "                printf(\"  (mode %d, nsample %d, n %d)\\n\", mode, ns, n);\n"
+         "        }\n"},
+        {"mmcv_ball_query_fwd", "ball_query_forward_cuda_kernel",
+         "const int b = 2, m = 70;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (float rmax : {0.5f, 1.5f, 1e6f})\n"
+         "        for (int ns : {1, 6})\n"
+         "            for (int n : {3, 5, 41}) {\n"
+         "                emu::buf<float> nx(b * m * 3), xyz(b * n * 3);\n"
+         "                pts(nx, mode, 15 + n); pts(xyz, mode, 16 + n);\n"
+         "                emu::buf<int> o(b * m * ns), c(b * m * ns);\n"
+         "                o.set(0); c.set(0);\n"
+         "                emu::launch(dim3(2, b), dim3(64), 0, [&] { orig::ball_query_forward_cuda_kernel<float>(b, n, m, 0.0f, rmax, ns, nx, xyz, o); });\n"
+         "                emu::launch(dim3(2, b), dim3(64), 0, [&] { cand::ball_query_forward_cuda_kernel<float>(b, n, m, 0.0f, rmax, ns, nx, xyz, c); });\n"
+         "                if (!emu::expect(\"ball_query idx\", o, c))\n"
+         "                    printf(\"  (mode %d, rmax %g, nsample %d, n %d)\\n\", mode, rmax, ns, n);\n"
+         "            }\n"},
+    };
+    char *wild_src[3] = {0}, *wild_cand[3] = {0};
+    for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
+        char path[700];
+        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", wild[i].id);
+        if (access(path, R_OK) != 0) {
+            print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+            continue;
+        }
+        size_t len;
+        wild_src[i] = rwf_read_file(path, &len);
+        char *cand = jammed(wild_src[i], wild[i].kernel, 4);
+        /* the header's include guard, defined by the original's copy, would hide the
+         * rewrite's: opened unconditionally there */
+        wild_cand[i] = emu_replaced(cand, "#ifndef ", "#if 1 // ");
+        free(cand);
+        emu_batch_add_pair(&batch, wild[i].id, wild_src[i], wild_cand[i], helpers_common, wild[i].driver, EMU_OK);
+    }
     /* broken: item 1 of each jam is item 2 again (one item never seen) */
     char *skip = emu_replaced(cands[0], "hk_uj_k1 = hk_uj + 1;", "hk_uj_k1 = hk_uj + 2;");
     emu_batch_add_pair(&batch, "scan_broken_skip", kernels, skip, helpers, drivers[0], EMU_DIFFERS);
@@ -519,6 +586,10 @@ static void emulated(void **state)
     free(nostop);
     free(capped4);
     free(capped8);
+    for (size_t i = 0; i < HK_ARRAY_LEN(wild_src); i++) {
+        free(wild_src[i]);
+        free(wild_cand[i]);
+    }
     for (size_t i = 0; i < HK_ARRAY_LEN(cands); i++)
         free(cands[i]);
 }
