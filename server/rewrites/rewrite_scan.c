@@ -224,6 +224,8 @@ static bool read_header(sc_scan *s, size_t k, sc_loop *L)
 {
     const rw_toks *ts = s->ts;
     size_t hc = rwl_match_close(ts, k + 1);
+    if (hc + 2 >= ts->n)
+        return refuse(s, k, "for loop", "its header or body is not closed");
     size_t s1 = SIZE_MAX, s2 = SIZE_MAX;
     for (size_t q = k + 2; q < hc; q++) {
         if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[")) {
@@ -299,10 +301,13 @@ static bool read_header(sc_scan *s, size_t k, sc_loop *L)
             return refuse(s, k, "for loop", "a `#pragma unroll` unrolls it already");
     }
     L->body_a = hc + 1;
-    L->body_b = rwl_match_close(ts, hc + 1) + 1;
+    size_t bc = rwl_match_close(ts, hc + 1);
+    if (bc >= ts->n)
+        return refuse(s, hc + 1, "loop body", "not closed");
+    L->body_b = bc + 1;
     L->loop_a = k;
     L->loop_b = L->body_b;
-    return L->body_b <= ts->n;
+    return true;
 }
 
 /* The body: value declarations first, then the updates; what they may read and do. */
