@@ -118,6 +118,8 @@ static const refusal_case cases[] = {
     {"split_grid_partials", k_grid_stride, "gs", {0}, "store", 4},
     {"specialize_constants", k_grid_stride, "gs", {0}, "parameter", 1},
     {"pow_small_exponent", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
+    /* items two at a time (by the grid), not one at a time */
+    {"unroll_jam_scan", k_grid_stride, "gs", {0}, "loop step", 3},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the

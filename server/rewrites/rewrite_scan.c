@@ -1,0 +1,624 @@
+/* unroll_jam_scan: a loop over items that computes a value per item from the item alone
+ * (a distance) and then updates a per-thread state with it (a best-3 cascade, a heap, a
+ * count with an early exit) computes U items' values first, then runs their updates in
+ * the original order; the items left over (n mod U) run in the original loop. */
+#include "rewrites/rewrite_scan.h"
+#include "rewrites/registry.h"
+#include "rewrites/rewrite_lex.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Why: mmcv's three_nn, knn and ball_query give each thread a query point and scan all n
+ * items of its batch: load -> 3 subs -> mul/fma -> compare/update, one item after the
+ * other. The compare of item k waits for item k's loads, and the loop's branch (the
+ * update) keeps the compiler from hoisting item k+1's loads above it, so each thread has
+ * one item's loads in flight: latency-bound at 1-12% of the roofline with few threads per
+ * SM. Computing U items' values first puts U items' loads and arithmetic in flight at once.
+ *
+ * Why it is exact: each jammed item's value is computed by the same declarations, the same
+ * expression text (only its names renamed: the compiler contracts the same expression tree
+ * the same way), from the same inputs: the value declarations read nothing the loop body
+ * writes (no state, no counter, no memory the updates store to: refused otherwise), and
+ * call nothing that writes. So item k's value is the same whether computed before or after
+ * the updates of items < k. The updates then run one item at a time in index order, each
+ * seeing its own item's index and values under their original names and types: the state
+ * goes through the very same sequence of updates. A `break` of the update ends the jammed
+ * loop at that item (the later items' values were computed, never used: they read only
+ * items below the bound) and skips the remainder loop. */
+
+#define SC_DECLS 16
+#define SC_NAMES 64
+#define SC_WHY 700
+
+typedef struct {
+    const char *text;
+    const rw_toks *ts;
+    const an_function *f;
+    char why[SC_WHY];
+    bool deep;                /* the refusal is about a loop of the right shape's values */
+} sc_scan;
+
+typedef struct {
+    size_t a, b;              /* the declaration statement, its ';' included */
+    size_t type_a, type_b;    /* its type */
+    size_t name;              /* the declared name */
+    size_t init_a, init_b;    /* the initializer */
+} sc_decl;
+
+typedef struct {
+    size_t loop_a, loop_b;    /* the for statement */
+    size_t type_a, type_b;    /* the counter's type */
+    size_t v;                 /* the counter's name in the init */
+    size_t start_a, start_b;  /* its first value */
+    size_t n_a, n_b;          /* the bound: `v < N` */
+    size_t body_a, body_b;    /* the body's braces: [body_a] '{', [body_b - 1] '}' */
+    sc_decl d[SC_DECLS];
+    size_t n_d;
+    size_t upd_a;             /* the updates: [upd_a, body_b - 1) */
+    bool has_break;
+} sc_loop;
+
+#define refuse(s, k, ...) rwl_refuse((s)->why, sizeof (s)->why, (s)->ts, (s)->text, (k), __VA_ARGS__)
+#define SPAN(ts, a, b) (int)((ts)->t[(b) - 1].end - (ts)->t[a].start), (ts)->text + (ts)->t[a].start
+#define TOK(ts, k) (int)((ts)->t[k].end - (ts)->t[k].start), (ts)->text + (ts)->t[k].start
+
+static bool same_name(const rw_toks *ts, size_t a, size_t b)
+{
+    return ts->t[a].kind == T_IDENT && ts->t[b].kind == T_IDENT && rwl_same_tok(ts, a, b);
+}
+
+static bool is_name(const rw_toks *ts, size_t k, size_t name)
+{
+    return rwl_is_use(ts, k) && same_name(ts, k, name);
+}
+
+/* Is token k inside an inner loop or switch of [a, b) (a loop or switch statement that
+ * starts in [a, b) and holds k)? A break or continue there is that statement's own. */
+static bool in_inner_construct(const rw_toks *ts, size_t a, size_t b, size_t k)
+{
+    for (size_t q = a; q < k && q < b; q++)
+        if (rwl_tok_is(ts, q, "for") || rwl_tok_is(ts, q, "while") || rwl_tok_is(ts, q, "do") ||
+            rwl_tok_is(ts, q, "switch")) {
+            size_t e = rwl_stmt_end(ts, q, b);
+            if (rwl_tok_is(ts, q, "do") && e < b && rwl_tok_is(ts, e, "while"))
+                e = rwl_stmt_end(ts, e, b);
+            if (k < e)
+                return true;
+        }
+    return false;
+}
+
+/* Does the identifier at k, in [a, b), possibly get written there: assigned, ++/--, its
+ * address taken, stored through (`k[...] = `, `*k = `), or passed bare to a call that may
+ * write (a reference parameter, an array a callee fills: knn's reheap(best_dist, ...))? */
+static bool written_at(const rw_toks *ts, size_t k)
+{
+    if (!rwl_is_use(ts, k))
+        return false;
+    if (rwl_scalar_written(ts, k))
+        return true;
+    if (rwl_tok_is(ts, k + 1, "[") || (k > 0 && rwl_tok_is(ts, k - 1, "*") && rwl_unary_position(ts, k - 1)))
+        return rwl_occurrence_writes(ts, k);
+    if (rwl_tok_is(ts, k + 1, ".") || rwl_tok_is(ts, k + 1, "->")) {
+        size_t q = k + 2;
+        while (q + 1 < ts->n && ts->t[q].kind == T_IDENT &&
+               (rwl_tok_is(ts, q + 1, ".") || rwl_tok_is(ts, q + 1, "->")))
+            q += 2;
+        return rwl_scalar_written(ts, q) || rwl_tok_is(ts, q + 1, "[");
+    }
+    /* a bare argument: `f(x)`, `f(a, x)` */
+    if (k > 0 && (rwl_tok_is(ts, k - 1, "(") || rwl_tok_is(ts, k - 1, ",")) &&
+        (rwl_tok_is(ts, k + 1, ")") || rwl_tok_is(ts, k + 1, ","))) {
+        /* find the call's '(' */
+        int depth = 0;
+        for (size_t q = k; q > 0; q--) {
+            if (rwl_tok_is(ts, q - 1, ")") || rwl_tok_is(ts, q - 1, "]"))
+                depth++;
+            else if (rwl_tok_is(ts, q - 1, "[") || (rwl_tok_is(ts, q - 1, "(") && depth > 0))
+                depth--;
+            else if (rwl_tok_is(ts, q - 1, "(") && depth == 0)
+                return q >= 2 && ts->t[q - 2].kind == T_IDENT && !rwl_pure_call_name(ts, q - 2) &&
+                       !rwl_is_type_word(ts, q - 2);
+            if (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") || rwl_tok_is(ts, q - 1, "}"))
+                break;
+        }
+    }
+    return false;
+}
+
+/* The kernel parameter named as token k, or NULL. */
+static const an_param *param_of(const sc_scan *s, size_t k)
+{
+    for (size_t p = 0; p < s->f->n_params; p++) {
+        const char *nm = s->f->params[p].name;
+        size_t l = strlen(nm);
+        if (l && l == s->ts->t[k].end - s->ts->t[k].start && !memcmp(nm, s->text + s->ts->t[k].start, l))
+            return &s->f->params[p];
+    }
+    return NULL;
+}
+
+/* Is the name at k declared as an array in the kernel body (`float best[100];`): local
+ * memory no pointer parameter can reach? */
+static bool local_array(const sc_scan *s, size_t k)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t q = 1; q + 1 < ts->n; q++)
+        if (same_name(ts, q, k) && rwl_tok_is(ts, q + 1, "[") && rwl_declared_here(ts, q))
+            return true;
+    return false;
+}
+
+/* Is the name at k declared as a pointer in the kernel body (`float *p = ...`)? */
+static bool local_pointer(const sc_scan *s, size_t k)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t q = 2; q + 1 < ts->n; q++)
+        if (same_name(ts, q, k) && rwl_tok_is(ts, q - 1, "*") && rwl_declared_here(ts, q))
+            return true;
+    return false;
+}
+
+/* `[const] TYPE name = init, name2 = init2, ...;`: no array, no brace or paren init, no
+ * declarator without an initializer; one sc_decl per declarator (the type shared, so a
+ * later declarator may not add a `*`). Returns how many, 0 when the statement is not one. */
+static size_t read_decl(const rw_toks *ts, size_t a, size_t b, sc_decl *d, size_t room)
+{
+    if (b <= a + 3 || !rwl_tok_is(ts, b - 1, ";"))
+        return 0;
+    if (rwl_tok_is(ts, a, "static") || rwl_tok_is(ts, a, "extern") || rwl_tok_is(ts, a, "__shared__"))
+        return 0;
+    size_t eq = SIZE_MAX;
+    for (size_t q = a; q < b && eq == SIZE_MAX; q++) {
+        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{") || rwl_tok_is(ts, q, ","))
+            return 0;   /* an array, a constructor call, a declarator without a value */
+        if (rwl_tok_is(ts, q, "="))
+            eq = q;
+    }
+    if (eq == SIZE_MAX || eq < a + 2 || ts->t[eq - 1].kind != T_IDENT)
+        return 0;
+    for (size_t q = a; q + 1 < eq; q++)
+        if (!(ts->t[q].kind == T_IDENT || rwl_tok_is(ts, q, "*") || rwl_tok_is(ts, q, "::")))
+            return 0;
+    size_t n = 0, name = eq - 1, type_b = eq - 1;
+    for (;;) {
+        /* the initializer runs to the next top-level ',' or the ';' */
+        size_t q = eq + 1;
+        while (q < b - 1 && !rwl_tok_is(ts, q, ",")) {
+            if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{")) {
+                q = rwl_match_close(ts, q);
+                if (q >= b)
+                    return 0;
+            }
+            q++;
+        }
+        if (q == eq + 1 || n == room)
+            return 0;
+        d[n++] = (sc_decl){.a = a, .b = b, .type_a = a, .type_b = type_b, .name = name, .init_a = eq + 1, .init_b = q};
+        if (q == b - 1)
+            return n;
+        /* `, name = ...` */
+        if (q + 3 >= b || ts->t[q + 1].kind != T_IDENT || !rwl_tok_is(ts, q + 2, "="))
+            return 0;
+        name = q + 1;
+        eq = q + 2;
+    }
+}
+
+/* Is the name at n used in [a, b)? */
+static bool used_in(const rw_toks *ts, size_t a, size_t b, size_t n)
+{
+    for (size_t k = a; k < b; k++)
+        if (is_name(ts, k, n))
+            return true;
+    return false;
+}
+
+/* The header `for (TYPE v = A; v < N; ++v | v++ | v += 1)` and a braced body. */
+static bool read_header(sc_scan *s, size_t k, sc_loop *L)
+{
+    const rw_toks *ts = s->ts;
+    size_t hc = rwl_match_close(ts, k + 1);
+    if (hc + 2 >= ts->n)
+        return refuse(s, k, "for loop", "its header or body is not closed");
+    size_t s1 = SIZE_MAX, s2 = SIZE_MAX;
+    for (size_t q = k + 2; q < hc; q++) {
+        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[")) {
+            q = rwl_match_close(ts, q);
+            continue;
+        }
+        if (rwl_tok_is(ts, q, ";")) {
+            if (s1 == SIZE_MAX)
+                s1 = q;
+            else
+                s2 = q;
+        }
+    }
+    if (s1 == SIZE_MAX || s2 == SIZE_MAX)
+        return refuse(s, k, "for loop", "its header is not three clauses");
+    /* init: TYPE v = A */
+    size_t eq = SIZE_MAX;
+    for (size_t q = k + 2; q < s1; q++)
+        if (rwl_tok_is(ts, q, "=")) {
+            eq = q;
+            break;
+        }
+    if (eq == SIZE_MAX || eq < k + 4 || ts->t[eq - 1].kind != T_IDENT || !rwl_declared_here(ts, eq - 1))
+        return refuse(s, k, "for loop", "its init does not declare the counter (`for (int k = 0; ...`)");
+    L->type_a = k + 2;
+    L->type_b = eq - 1;
+    L->v = eq - 1;
+    L->start_a = eq + 1;
+    L->start_b = s1;
+    if (L->start_a >= L->start_b)
+        return refuse(s, k, "for loop", "its counter has no first value");
+    for (size_t q = L->start_a; q < L->start_b; q++) {
+        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[")) {
+            q = rwl_match_close(ts, q);
+            continue;
+        }
+        if (rwl_tok_is(ts, q, ","))
+            return refuse(s, k, "for loop", "its init declares more than the counter");
+    }
+    for (size_t q = L->type_a; q < L->type_b; q++)
+        if (!(ts->t[q].kind == T_IDENT))
+            return refuse(s, k, "for loop", "its counter is not of a plain integer type");
+    /* cond: v < N */
+    if (!(s2 > s1 + 3 && is_name(ts, s1 + 1, L->v) && rwl_tok_is(ts, s1 + 2, "<")))
+        return refuse(s, s1 + 1, "loop condition", "not `%.*s < N`", TOK(ts, L->v));
+    L->n_a = s1 + 3;
+    L->n_b = s2;
+    if (used_in(ts, L->n_a, L->n_b, L->v))
+        return refuse(s, s1 + 1, "loop bound", "the bound reads the counter `%.*s`", TOK(ts, L->v));
+    for (size_t q = L->n_a; q < L->n_b; q++)
+        if (rwl_tok_is(ts, q, "?") || rwl_tok_is(ts, q, "&&") || rwl_tok_is(ts, q, "||") ||
+            rwl_tok_is(ts, q, "<") || rwl_tok_is(ts, q, ">") || rwl_tok_is(ts, q, "=="))
+            return refuse(s, s1 + 1, "loop condition", "more than one comparison `%.*s < N`", TOK(ts, L->v));
+    /* step: ++v, v++, v += 1 */
+    bool step = (hc == s2 + 3 && ((rwl_tok_is(ts, s2 + 1, "++") && is_name(ts, s2 + 2, L->v)) ||
+                                  (is_name(ts, s2 + 1, L->v) && rwl_tok_is(ts, s2 + 2, "++")))) ||
+                (hc == s2 + 4 && is_name(ts, s2 + 1, L->v) && rwl_tok_is(ts, s2 + 2, "+=") &&
+                 rwl_tok_is(ts, s2 + 3, "1"));
+    if (!step)
+        return refuse(s, s2 + 1, "loop step", "not `++%.*s` (items one at a time)", TOK(ts, L->v));
+    if (!rwl_tok_is(ts, hc + 1, "{"))
+        return refuse(s, hc + 1, "loop body", "not a braced block");
+    /* a `#pragma unroll` before it (between the previous token and the for): the compiler
+     * already puts its items side by side, and the pragma would be left on a block */
+    const char *gap = s->text + (k > 0 ? ts->t[k - 1].end : ts->t[k].start);
+    size_t gl = ts->t[k].start - (size_t)(gap - s->text);
+    for (size_t q = 0; q + 7 <= gl; q++) {
+        if (memcmp(gap + q, "#pragma", 7) != 0)
+            continue;
+        const char *nl = memchr(gap + q, '\n', gl - q);
+        size_t ll = nl ? (size_t)(nl - (gap + q)) : gl - q;
+        if (memmem(gap + q, ll, "unroll", 6))
+            return refuse(s, k, "for loop", "a `#pragma unroll` unrolls it already");
+    }
+    L->body_a = hc + 1;
+    size_t bc = rwl_match_close(ts, hc + 1);
+    if (bc >= ts->n)
+        return refuse(s, hc + 1, "loop body", "not closed");
+    L->body_b = bc + 1;
+    L->loop_a = k;
+    L->loop_b = L->body_b;
+    return true;
+}
+
+/* The body: value declarations first, then the updates; what they may read and do. */
+static bool read_body(sc_scan *s, sc_loop *L)
+{
+    const rw_toks *ts = s->ts;
+    size_t q = L->body_a + 1, end = L->body_b - 1;
+    while (q < end && rwl_starts_declaration(ts, q)) {
+        size_t e = rwl_stmt_end(ts, q, end);
+        size_t got = read_decl(ts, q, e, L->d + L->n_d, SC_DECLS - L->n_d);
+        if (!got)
+            break;   /* a declaration of another form (or too many): it belongs to the updates */
+        L->n_d += got;
+        q = e;
+    }
+    if (!L->n_d)
+        return refuse(s, L->body_a + 1, "loop body", "does not start with the item's value declarations "
+                                                    "(`T d = ...;`)");
+    if (q >= end)
+        return refuse(s, L->body_a, "loop body", "has no update after its value declarations");
+    L->upd_a = q;
+    s->deep = true;
+    /* what the body writes, outside the value declarations' own names */
+    size_t w[SC_NAMES], nw = 0;
+    for (size_t k = L->body_a + 1; k < end; k++) {
+        if (ts->t[k].kind != T_IDENT || !written_at(ts, k))
+            continue;
+        bool decl_name = false;
+        for (size_t i = 0; i < L->n_d; i++)
+            decl_name |= k == L->d[i].name;
+        if (decl_name)
+            continue;
+        if (nw == SC_NAMES)
+            return refuse(s, k, "loop body", "writes more than %d places", SC_NAMES);
+        w[nw++] = k;
+    }
+    /* the barriers and the jumps the jam would change */
+    for (size_t k = L->body_a + 1; k < end; k++) {
+        if (ts->t[k].kind != T_IDENT && !rwl_tok_is(ts, k, "break") && !rwl_tok_is(ts, k, "continue"))
+            continue;
+        if (rwl_tok_is(ts, k, "__syncthreads") || rwl_tok_is(ts, k, "__syncwarp") ||
+            (ts->t[k].end - ts->t[k].start > 6 && !memcmp(ts->text + ts->t[k].start, "__shfl", 6)) ||
+            rwl_tok_is(ts, k, "__ballot_sync") || rwl_tok_is(ts, k, "__any_sync") ||
+            rwl_tok_is(ts, k, "__all_sync"))
+            return refuse(s, k, "barrier", "a barrier or warp operation in the item loop: every thread "
+                                           "would meet it at another item");
+        if (rwl_tok_is(ts, k, "goto"))
+            return refuse(s, k, "goto", "a jump out of the item loop");
+        if (rwl_tok_is(ts, k, "continue") && !in_inner_construct(ts, L->body_a + 1, end, k))
+            return refuse(s, k, "continue", "a continue of the item loop (the jam has no next item to go to)");
+        if (rwl_tok_is(ts, k, "break") && !in_inner_construct(ts, L->body_a + 1, end, k))
+            L->has_break = true;
+        if (!strncmp(ts->text + ts->t[k].start, "hk_uj", 5))
+            return refuse(s, k, "loop body", "already jammed (names hk_uj*)");
+    }
+    for (size_t i = 0; i < nw; i++) {
+        if (same_name(ts, w[i], L->v))
+            return refuse(s, w[i], "loop counter", "`%.*s` is written in the body", TOK(ts, L->v));
+        for (size_t k = L->n_a; k < L->n_b; k++)
+            if (is_name(ts, k, w[i]))
+                return refuse(s, w[i], "loop bound", "`%.*s` of the bound is written in the body", TOK(ts, w[i]));
+    }
+    for (size_t k = L->n_a; k < L->n_b; k++)
+        if (rwl_tok_is(ts, k, "[") || (rwl_tok_is(ts, k, "(") && k > L->n_a && ts->t[k - 1].kind == T_IDENT))
+            return refuse(s, k, "loop bound", "reads memory or calls a function");
+    /* the value declarations: nothing the body writes, no writes, no calls that may write */
+    for (size_t i = 0; i < L->n_d; i++) {
+        const sc_decl *d = &L->d[i];
+        for (size_t k = d->init_a; k < d->init_b; k++) {
+            if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
+                continue;
+            if (rwl_tok_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k) && !rwl_is_type_word(ts, k))
+                return refuse(s, k, "value declaration", "`%.*s` calls `%.*s`, which may write or read the "
+                              "state", TOK(ts, d->name), TOK(ts, k));
+            if (written_at(ts, k) || rwl_tok_is_assign_op(ts, k + 1))
+                return refuse(s, k, "value declaration", "`%.*s` writes `%.*s`", TOK(ts, d->name), TOK(ts, k));
+            for (size_t j = 0; j < nw; j++)
+                if (same_name(ts, k, w[j]))
+                    return refuse(s, k, "value declaration", "`%.*s` reads `%.*s`, which the loop body writes "
+                                  "(line %d): the value is not the item's alone", TOK(ts, d->name), TOK(ts, k),
+                                  rwl_line_at(s->text, ts->t[w[j]].start));
+            /* memory read through a pointer: none of the body's stores may reach it */
+            bool mem = rwl_tok_is(ts, k + 1, "[") || (k > d->init_a && rwl_tok_is(ts, k - 1, "*") &&
+                                                      rwl_unary_position(ts, k - 1));
+            if (!mem)
+                continue;
+            const an_param *rp = param_of(s, k);
+            for (size_t j = 0; j < nw; j++) {
+                const an_param *wp = param_of(s, w[j]);
+                /* a store through it, or a pointer handed to a call (a scalar passed is at most a
+                 * reference to a register: no memory the values read) */
+                bool store = rwl_tok_is(ts, w[j] + 1, "[") ||
+                             (w[j] > 0 && rwl_tok_is(ts, w[j] - 1, "*") && rwl_unary_position(ts, w[j] - 1)) ||
+                             ((rwl_tok_is(ts, w[j] + 1, ")") || rwl_tok_is(ts, w[j] + 1, ",")) &&
+                              !rwl_scalar_written(ts, w[j]) &&
+                              ((wp && wp->pointer_depth > 0) || (!wp && local_pointer(s, w[j]))));
+                if (!store || local_array(s, w[j]))
+                    continue;
+                /* a store of another element type cannot change these elements (the
+                 * original would have undefined behaviour if it did); restrict says no alias */
+                if (rp && wp && wp->pointer_depth == 1 && rp->pointer_depth == 1 &&
+                    (rp->is_restrict || wp->is_restrict || strcmp(rp->elem_type, wp->elem_type) != 0))
+                    continue;
+                return refuse(s, k, "value declaration", "`%.*s` reads memory through `%.*s`, which the store "
+                              "through `%.*s` (line %d) may reach", TOK(ts, d->name), TOK(ts, k),
+                              TOK(ts, w[j]), rwl_line_at(s->text, ts->t[w[j]].start));
+            }
+        }
+    }
+    return true;
+}
+
+/* Appends tokens [a, b) with the loop's counter replaced by ctr and each value
+ * declaration's name among the first upto by hk_uj<j>_<name>, spaced as in the source. */
+static int append_renamed(struct hk_buf *o, const rw_toks *ts, const sc_loop *L, size_t a, size_t b, int j,
+                          const char *ctr, size_t upto)
+{
+    int rc = HK_OK;
+    for (size_t k = a; k < b && !rc; k++) {
+        if (k > a && ts->t[k].start > ts->t[k - 1].end)
+            rc = hk_buf_printf(o, " ");
+        if (rc)
+            break;
+        if (is_name(ts, k, L->v)) {
+            rc = hk_buf_printf(o, "%s", ctr);
+            continue;
+        }
+        bool done = false;
+        for (size_t i = 0; i < upto && !done; i++)   /* only names declared before: `x` of an outer
+                                                      * scope read before a value named x is not it */
+            if (is_name(ts, k, L->d[i].name)) {
+                rc = hk_buf_printf(o, "hk_uj%d_%.*s", j, TOK(ts, k));
+                done = true;
+            }
+        if (!done && !rc)
+            rc = hk_buf_printf(o, "%.*s", TOK(ts, k));
+    }
+    return rc;
+}
+
+/* The updates [upd_a, body_b - 1) as written, a break of the item loop made
+ * `{ hk_uj_stop = true; break; }`. */
+static int append_updates(struct hk_buf *o, const sc_scan *s, const sc_loop *L)
+{
+    const rw_toks *ts = s->ts;
+    size_t a = L->upd_a, end = L->body_b - 1;
+    uint32_t at = ts->t[a].start;
+    int rc = HK_OK;
+    for (size_t k = a; k < end && !rc; k++)
+        if (rwl_tok_is(ts, k, "break") && !in_inner_construct(ts, L->body_a + 1, end, k)) {
+            rc = hk_buf_printf(o, "%.*s{ hk_uj_stop = true; break; }", (int)(ts->t[k].start - at), s->text + at);
+            at = ts->t[k].end;
+            if (rwl_tok_is(ts, k + 1, ";"))
+                at = ts->t[++k].end;
+        }
+    if (!rc)
+        rc = hk_buf_printf(o, "%.*s", (int)(ts->t[end - 1].end - at), s->text + at);
+    return rc;
+}
+
+static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U, const char *ind)
+{
+    const rw_toks *ts = s->ts;
+    char type[256], bound[512];
+    snprintf(type, sizeof type, "%.*s", SPAN(ts, L->type_a, L->type_b));
+    snprintf(bound, sizeof bound, "(%.*s)", SPAN(ts, L->n_a, L->n_b));
+    int rc = hk_buf_printf(o, "{   /* hk: unroll_jam_scan: %d items' values first, then their updates in order */\n",
+                           U);
+    if (!rc)
+        rc = hk_buf_printf(o, "%s    %s hk_uj = %.*s;\n", ind, type, SPAN(ts, L->start_a, L->start_b));
+    if (!rc && L->has_break)
+        rc = hk_buf_printf(o, "%s    bool hk_uj_stop = false;\n", ind);
+    if (!rc)
+        rc = hk_buf_printf(o, "%s    for (; hk_uj < %s && %s - hk_uj >= %d; hk_uj += %d) {\n", ind, bound, bound, U, U);
+    for (int j = 0; j < U && !rc; j++) {
+        char ctr[32];
+        snprintf(ctr, sizeof ctr, "hk_uj_k%d", j);
+        rc = hk_buf_printf(o, "%s        const %s %s = hk_uj + %d;\n", ind, type, ctr, j);
+        for (size_t i = 0; i < L->n_d && !rc; i++) {
+            const sc_decl *d = &L->d[i];
+            rc = hk_buf_printf(o, "%s        %.*s hk_uj%d_%.*s = ", ind, SPAN(ts, d->type_a, d->type_b), j,
+                               TOK(ts, d->name));
+            if (!rc)
+                rc = append_renamed(o, ts, L, d->init_a, d->init_b, j, ctr, i);
+            if (!rc)
+                rc = hk_buf_printf(o, ";\n");
+        }
+    }
+    size_t end = L->body_b - 1;
+    for (int j = 0; j < U && !rc; j++) {
+        rc = hk_buf_printf(o, "%s        {\n", ind);
+        if (!rc && used_in(ts, L->upd_a, end, L->v))
+            rc = hk_buf_printf(o, "%s            %s %.*s = hk_uj_k%d;\n", ind, type, TOK(ts, L->v), j);
+        for (size_t i = 0; i < L->n_d && !rc; i++)
+            if (used_in(ts, L->upd_a, end, L->d[i].name))
+                rc = hk_buf_printf(o, "%s            %.*s %.*s = hk_uj%d_%.*s;\n", ind,
+                                   SPAN(ts, L->d[i].type_a, L->d[i].type_b), TOK(ts, L->d[i].name), j,
+                                   TOK(ts, L->d[i].name));
+        if (!rc)
+            rc = hk_buf_printf(o, "%s            ", ind);
+        if (!rc)
+            rc = append_updates(o, s, L);
+        if (!rc)
+            rc = hk_buf_printf(o, "\n%s        }\n", ind);
+    }
+    if (!rc)
+        rc = hk_buf_printf(o, "%s    }\n%s    %s%sfor (%s %.*s = hk_uj; %.*s < %s; ++%.*s) %.*s\n%s}", ind, ind,
+                           L->has_break ? "if (!hk_uj_stop)\n    " : "", L->has_break ? ind : "", type, TOK(ts, L->v), TOK(ts, L->v), bound,
+                           TOK(ts, L->v), SPAN(ts, L->body_a, L->body_b), ind);
+    return rc;
+}
+
+static void indentation(const char *text, uint32_t start, char *ind, size_t n)
+{
+    uint32_t ls = start;
+    while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
+        ls--;
+    size_t il = 0;
+    if ((ls == 0 || text[ls - 1] == '\n') && start - ls < n)
+        il = start - ls;
+    memcpy(ind, text + ls, il);
+    ind[il] = '\0';
+}
+
+int rw_unroll_jam_scan(const char *text, size_t len, const an_model *m, size_t kernel, int unroll, rw_result *out)
+{
+    if (!out)
+        return HK_EINVAL;
+    memset(out, 0, sizeof *out);
+    if (unroll != 2 && unroll != 4 && unroll != 8)
+        return HK_EINVAL;
+    const an_function *f;
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        goto out;
+    sc_scan s = {.text = text, .ts = &ts, .f = f};
+    char first_why[SC_WHY] = "";
+    bool first_deep = false;
+    sc_loop L;
+    bool found = false;
+    for (size_t k = 1; k + 1 < ts.n && !found; k++) {
+        if (!rwl_tok_is(&ts, k, "for") || !rwl_tok_is(&ts, k + 1, "("))
+            continue;
+        memset(&L, 0, sizeof L);
+        s.why[0] = '\0';
+        if (read_header(&s, k, &L) && read_body(&s, &L)) {
+            found = true;
+            break;
+        }
+        /* a refusal about the values of a loop of the right shape is the one to report; one
+         * about a loop of another shape (an init loop, a body starting with a store) only
+         * when no loop has the shape */
+        if (!first_why[0] || (s.deep && !first_deep))
+            snprintf(first_why, sizeof first_why, "%s", s.why);
+        first_deep |= s.deep;
+        s.deep = false;
+    }
+    if (!found) {
+        if (first_why[0])
+            rc = rwl_not_applicable(out, hk_asprintf("unroll_jam_scan not applicable to kernel %s: %s", f->name,
+                                                     first_why));
+        else
+            rc = rwl_not_applicable(out, hk_asprintf("unroll_jam_scan not applicable to kernel %s: kernel body "
+                                                     "at line %d: no for loop over items", f->name,
+                                                     rwl_line_at(text, f->body_span.start_byte)));
+        goto out;
+    }
+    char ind[64];
+    indentation(text, ts.t[L.loop_a].start, ind, sizeof ind);
+    struct hk_buf nb;
+    hk_buf_init(&nb, RW_TEXT_MAX);
+    rc = emit_loop(&nb, &s, &L, unroll, ind);
+    if (!rc)
+        rc = rwl_edits_add(&es, ts.t[L.loop_a].start, ts.t[L.loop_b - 1].end, nb.data);
+    hk_buf_free(&nb);
+    if (rc)
+        goto out;
+    char *desc = hk_asprintf("kernel %s: the item loop of line %d computes %d items' values (%zu declarations, "
+                             "from `%.*s`) before running their updates in order%s; the remaining items run "
+                             "in the original loop (exact: same expressions, same update order)",
+                             f->name, rwl_line_at(text, ts.t[L.loop_a].start), unroll, L.n_d,
+                             TOK(&ts, L.d[0].name), L.has_break ? ", a break ending the scan at its item" : "");
+    rc = rwl_finish(text, len, m, f->name, &es, desc, out);
+    if (rc == HK_OK && out->applicable)
+        out->keeps_launch = true;
+out:
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
+    return rc;
+}
+
+/* ---- registry descriptor (registry.h) ---- */
+static const rw_param uj_params[] = {
+    {.name = "unroll", .type = RW_PARAM_ENUM, .values = {4, 8, 2}, .n_values = 3, .def = 4},
+};
+
+static int emit_unroll_jam_scan(const rw_context *c, const int *p, rw_result *out)
+{
+    return rw_unroll_jam_scan(c->text, c->len, c->m, c->kernel, p[0], out);
+}
+
+const rw_descriptor rw_unroll_jam_scan_desc = {
+    .name = "unroll_jam_scan",
+    .summary = "an item loop whose per-item value reads no loop state computes U items' values first, then "
+               "runs their updates in order (exact; breaks kept)",
+    .params = uj_params,
+    .n_params = HK_ARRAY_LEN(uj_params),
+    .flags = 0,
+    .emit = emit_unroll_jam_scan,
+};

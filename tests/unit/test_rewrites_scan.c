@@ -1,0 +1,605 @@
+/* unroll_jam_scan (rewrite_scan.c): neighbour searches in the shape of mmcv's three_nn,
+ * knn and ball_query (a grid-stride loop over queries, the pointers advanced in it, a scan
+ * over all items of the batch), written here for the test: the text each gets, its
+ * refusals, nvcc -arch=sm_90 on each candidate, and one batched emulation (emu_batch.h)
+ * comparing original and candidate bit for bit on tie-heavy, all-equal and NaN inputs, item
+ * counts below, at and off multiples of U, queries off a multiple of the block, two
+ * batches, and ball_query's count reached in the first items and never. Two broken
+ * candidates (an item skipped, the break not ending the scan) must differ. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/registry.h"
+#include "rewrites/rewrite.h"
+#include "rewrites/rewrite_scan.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_nvcc.h"
+#include "rw_fixture.h"
+#include "emu_block.h"
+#include "emu_batch.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return rwf_setup("rewrites-scan");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rwf_teardown();
+}
+
+/* The three searches. nearest3: the 3 nearest items by a strict-< cascade (double state
+ * against a T distance); nearest_k: the k nearest through a max-heap whose root is
+ * replaced and sifted down; radius: the first nsample items within a shell, the output
+ * filled with the first one, ending the scan once nsample are found. */
+static const char kernels[] =
+    "#define PER_THREAD(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)\n"
+    "\n"
+    "template <typename T>\n"
+    "__global__ void nearest3(int b, int nq, int ni, const T *q, const T *items, T *dist, int *__restrict__ which)\n"
+    "{\n"
+    "    int bat = blockIdx.y;\n"
+    "    PER_THREAD(t, nq) {\n"
+    "        if (bat >= b) return;\n"
+    "        q += bat * nq * 3 + t * 3;\n"
+    "        items += bat * ni * 3;\n"
+    "        dist += bat * nq * 3 + t * 3;\n"
+    "        which += bat * nq * 3 + t * 3;\n"
+    "        T qx = q[0];\n"
+    "        T qy = q[1];\n"
+    "        T qz = q[2];\n"
+    "        double d1 = 1e40, d2 = 1e40, d3 = 1e40;\n"
+    "        int w1 = 0, w2 = 0, w3 = 0;\n"
+    "        for (int j = 0; j < ni; ++j) {\n"
+    "            T ix = items[j * 3 + 0];\n"
+    "            T iy = items[j * 3 + 1];\n"
+    "            T iz = items[j * 3 + 2];\n"
+    "            T d = (qx - ix) * (qx - ix) + (qy - iy) * (qy - iy) + (qz - iz) * (qz - iz);\n"
+    "            if (d < d1) {\n"
+    "                d3 = d2; w3 = w2;\n"
+    "                d2 = d1; w2 = w1;\n"
+    "                d1 = d; w1 = j;\n"
+    "            } else if (d < d2) {\n"
+    "                d3 = d2; w3 = w2;\n"
+    "                d2 = d; w2 = j;\n"
+    "            } else if (d < d3) {\n"
+    "                d3 = d; w3 = j;\n"
+    "            }\n"
+    "        }\n"
+    "        dist[0] = d1; dist[1] = d2; dist[2] = d3;\n"
+    "        which[0] = w1; which[1] = w2; which[2] = w3;\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "__device__ void sift_down(float *key, int *val, int k)\n"
+    "{\n"
+    "    int r = 0, c = 1;\n"
+    "    while (c < k) {\n"
+    "        if (c + 1 < k && key[c + 1] > key[c]) c++;\n"
+    "        if (key[r] > key[c]) return;\n"
+    "        float tk = key[r]; key[r] = key[c]; key[c] = tk;\n"
+    "        int tv = val[r]; val[r] = val[c]; val[c] = tv;\n"
+    "        r = c;\n"
+    "        c = 2 * r + 1;\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "template <typename T>\n"
+    "__global__ void nearest_k(int b, int ni, int nq, int k, const T *items, const T *q, int *__restrict__ out_i, T *out_d)\n"
+    "{\n"
+    "    int bat = blockIdx.y;\n"
+    "    PER_THREAD(t, nq) {\n"
+    "        if (bat >= b) return;\n"
+    "        q += bat * nq * 3 + t * 3;\n"
+    "        items += bat * ni * 3;\n"
+    "        out_i += bat * nq * k + t * k;\n"
+    "        out_d += bat * nq * k + t * k;\n"
+    "        T qx = q[0];\n"
+    "        T qy = q[1];\n"
+    "        T qz = q[2];\n"
+    "        float key[16];\n"
+    "        int val[16];\n"
+    "        for (int s = 0; s < k; s++) {\n"
+    "            key[s] = 1e10;\n"
+    "            val[s] = 0;\n"
+    "        }\n"
+    "        for (int j = 0; j < ni; j++) {\n"
+    "            T ix = items[j * 3 + 0];\n"
+    "            T iy = items[j * 3 + 1];\n"
+    "            T iz = items[j * 3 + 2];\n"
+    "            T d = (qx - ix) * (qx - ix) + (qy - iy) * (qy - iy) + (qz - iz) * (qz - iz);\n"
+    "            if (d < key[0]) {\n"
+    "                key[0] = d;\n"
+    "                val[0] = j;\n"
+    "                sift_down(key, val, k);\n"
+    "            }\n"
+    "        }\n"
+    "        for (int s = k - 1; s > 0; s--) {\n"
+    "            float tk = key[0]; key[0] = key[s]; key[s] = tk;\n"
+    "            int tv = val[0]; val[0] = val[s]; val[s] = tv;\n"
+    "            sift_down(key, val, s);\n"
+    "        }\n"
+    "        for (int s = 0; s < k; s++) {\n"
+    "            out_i[s] = val[s];\n"
+    "            out_d[s] = key[s];\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "template <typename T>\n"
+    "__global__ void radius(int b, int ni, int nq, float rmin, float rmax, int nsample, const T *q, const T *items, int *out)\n"
+    "{\n"
+    "    int bat = blockIdx.y;\n"
+    "    PER_THREAD(t, nq) {\n"
+    "        if (bat >= b) return;\n"
+    "        q += bat * nq * 3 + t * 3;\n"
+    "        items += bat * ni * 3;\n"
+    "        out += bat * nq * nsample + t * nsample;\n"
+    "        float hi2 = rmax * rmax;\n"
+    "        float lo2 = rmin * rmin;\n"
+    "        T qx = q[0];\n"
+    "        T qy = q[1];\n"
+    "        T qz = q[2];\n"
+    "        int found = 0;\n"
+    "        for (int j = 0; j < ni; ++j) {\n"
+    "            T ix = items[j * 3 + 0];\n"
+    "            T iy = items[j * 3 + 1];\n"
+    "            T iz = items[j * 3 + 2];\n"
+    "            T d = (qx - ix) * (qx - ix) + (qy - iy) * (qy - iy) + (qz - iz) * (qz - iz);\n"
+    "            if (d == 0 || (d >= lo2 && d < hi2)) {\n"
+    "                if (found == 0) {\n"
+    "                    for (int l = 0; l < nsample; ++l) out[l] = j;\n"
+    "                }\n"
+    "                out[found] = j;\n"
+    "                ++found;\n"
+    "                if (found >= nsample) break;\n"
+    "            }\n"
+    "        }\n"
+    "    }\n"
+    "}\n";
+
+/* Two values in one statement, a break under a prefix increment, a store of another
+ * element type than the items (the skills' sample kernel's spelling). */
+static const char capped_src[] =
+    "__global__ void capped(const float *query, const float *ref, int *hits, int *count, int n, int m, float r, int cap)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n)\n"
+    "        return;\n"
+    "    float qx = query[2 * i], qy = query[2 * i + 1];\n"
+    "    float r2 = r * r;\n"
+    "    int c = 0;\n"
+    "    for (int k = 0; k < m; k++) {\n"
+    "        float dx = qx - ref[2 * k], dy = qy - ref[2 * k + 1];\n"
+    "        float d = dx * dx + dy * dy;\n"
+    "        if (d < r2) {\n"
+    "            hits[i * cap + c] = k;\n"
+    "            if (++c == cap)\n"
+    "                break;\n"
+    "        }\n"
+    "    }\n"
+    "    count[i] = c;\n"
+    "}\n";
+
+static const char capped_driver[] =
+    "const int n = 70;\n"
+    "for (int mode = 0; mode < 4; mode++)\n"
+    "    for (float r : {0.5f, 1.5f, 100.0f})\n"
+    "        for (int cap : {1, 4})\n"
+    "            for (int m : nis) {\n"
+    "                emu::buf<float> q(2 * n), rf(2 * m);\n"
+    "                pts(q, mode, 7 + m); pts(rf, mode, 8 + m);\n"
+    "                emu::buf<int> oh(n * cap), ch(n * cap), oc(n), cc(n);\n"
+    "                oh.set(-3); ch.set(-3); oc.set(-3); cc.set(-3);\n"
+    "                emu::launch(dim3((n + 63) / 64), dim3(64), 0, [&] { orig::capped(q, rf, oh, oc, n, m, r, cap); });\n"
+    "                emu::launch(dim3((n + 63) / 64), dim3(64), 0, [&] { cand::capped(q, rf, ch, cc, n, m, r, cap); });\n"
+    "                if (!emu::expect(\"capped hits\", oh, ch) | !emu::expect(\"capped count\", oc, cc))\n"
+    "                    printf(\"  (mode %d, r %g, cap %d, items %d)\\n\", mode, r, cap, m);\n"
+    "            }\n";
+
+static const char inst[] =
+    "\ntemplate __global__ void nearest3<float>(int, int, int, const float *, const float *, float *, int *);\n"
+    "template __global__ void nearest_k<float>(int, int, int, int, const float *, const float *, int *, float *);\n"
+    "template __global__ void radius<float>(int, int, int, float, float, int, const float *, const float *, int *);\n";
+
+static char *jammed(const char *src, const char *kname, int u)
+{
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_unroll_jam_scan(fx.text, fx.len, fx.m, kernel(&fx, kname), u, &r), HK_OK);
+    if (!r.applicable)
+        print_message("%s: %s\n", kname, r.description);
+    assert_true(r.applicable);
+    assert_true(r.keeps_launch);
+    char *t = strdup(r.text);
+    assert_non_null(t);
+    rw_result_free(&r);
+    unload(&fx);
+    return t;
+}
+
+/* The text: U values, the updates with the original names, the remainder loop, the break
+ * made to end the scan; and each candidate compiles for sm_90. */
+static void emits_and_compiles(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"nearest3", "nearest_k", "radius"};
+    fixture fx;
+    load_text(kernels, &fx);
+    for (size_t i = 0; i < HK_ARRAY_LEN(names); i++) {
+        rw_result r;
+        assert_int_equal(rw_unroll_jam_scan(fx.text, fx.len, fx.m, kernel(&fx, names[i]), 4, &r), HK_OK);
+        assert_true(r.applicable);
+        assert_non_null(strstr(r.text, "hk_uj < (ni) && (ni) - hk_uj >= 4; hk_uj += 4)"));
+        assert_non_null(strstr(r.text, "T hk_uj3_d = (qx - hk_uj3_ix) * (qx - hk_uj3_ix)"));
+        assert_non_null(strstr(r.text, "T hk_uj0_ix = items[hk_uj_k0 * 3 + 0];"));
+        assert_non_null(strstr(r.text, "int j = hk_uj_k2;"));
+        assert_non_null(strstr(r.text, "T d = hk_uj2_d;"));
+        assert_null(strstr(r.text, "T ix = hk_uj"));   /* only what the updates read */
+        assert_non_null(strstr(r.text, "= hk_uj; j < (ni); ++j)"));
+        assert_non_null(strstr(r.description, "4 items' values"));
+        bool brk = !strcmp(names[i], "radius");
+        assert_true((strstr(r.text, "{ hk_uj_stop = true; break; }") != NULL) == brk);
+        assert_true((strstr(r.text, "if (!hk_uj_stop)") != NULL) == brk);
+        /* the init loop of nearest_k (a store first) is not the one taken */
+        if (!strcmp(names[i], "nearest_k"))
+            assert_non_null(strstr(r.text, "key[s] = 1e10;"));
+        rwf_nvcc_compiles_with(&r, inst, "scan", names[i]);
+        rw_result_free(&r);
+    }
+    /* U = 8 and 2: as many value sets */
+    rw_result r;
+    assert_int_equal(rw_unroll_jam_scan(fx.text, fx.len, fx.m, kernel(&fx, "nearest3"), 8, &r), HK_OK);
+    assert_non_null(strstr(r.text, "hk_uj7_d"));
+    rw_result_free(&r);
+    assert_int_equal(rw_unroll_jam_scan(fx.text, fx.len, fx.m, kernel(&fx, "radius"), 2, &r), HK_OK);
+    assert_non_null(strstr(r.text, "hk_uj1_d"));
+    assert_null(strstr(r.text, "hk_uj2_d"));
+    rw_result_free(&r);
+    assert_int_equal(rw_unroll_jam_scan(fx.text, fx.len, fx.m, kernel(&fx, "radius"), 3, &r), HK_EINVAL);
+    unload(&fx);
+}
+
+static void refused(const char *src, const char *kname, const char *construct, int line, const char *what)
+{
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_unroll_jam_scan(fx.text, fx.len, fx.m, kernel(&fx, kname), 4, &r), HK_OK);
+    assert_false(r.applicable);
+    char want[128];
+    snprintf(want, sizeof want, "%s at line %d", construct, line);
+    if (!strstr(r.description, want) || (what && !strstr(r.description, what)))
+        print_message("%s: want `%s` and `%s` in: %s\n", kname, want, what ? what : "", r.description);
+    assert_non_null(strstr(r.description, want));
+    if (what)
+        assert_non_null(strstr(r.description, what));
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* Refusals, each with the construct and its line. */
+static void refusals(void **state)
+{
+    (void)state;
+    /* the value reads the state (a running minimum): item k's value depends on the updates of
+     * the items before it (line 6) */
+    refused("__global__ void rel(const float *x, float *y, int n)\n"
+            "{\n"
+            "    float best = 1e30f;\n"
+            "    int at = 0;\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        float d = x[k] - best;\n"
+            "        if (d < 0.0f) { best = x[k]; at = k; }\n"
+            "    }\n"
+            "    y[threadIdx.x] = best + at;\n"
+            "}\n",
+            "rel", "value declaration", 6, "reads `best`, which the loop body writes (line 7)");
+    /* the value reads memory the update stores to, same element type, no restrict (line 5) */
+    refused("__global__ void alias(const float *x, float *y, int n)\n"
+            "{\n"
+            "    int c = 0;\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        float v = x[k];\n"
+            "        if (v > 0.0f) { y[c] = v; ++c; }\n"
+            "    }\n"
+            "}\n",
+            "alias", "value declaration", 5, "store through `y` (line 6) may reach");
+    /* a call that may write, in the value (line 6) */
+    refused("__device__ float take(float *s) { return *s; }\n"
+            "__global__ void call(float *x, float *y, int n)\n"
+            "{\n"
+            "    float m = 0.0f;\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        float v = take(x + k);\n"
+            "        if (v > m) m = v;\n"
+            "    }\n"
+            "    y[0] = m;\n"
+            "}\n",
+            "call", "value declaration", 6, "calls `take`");
+    /* a continue of the item loop (line 6) */
+    refused("__global__ void cont(const float *x, float *y, int n)\n"
+            "{\n"
+            "    float m = 0.0f;\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        float v = x[k];\n"
+            "        if (v < 0.0f) continue;\n"
+            "        m += v;\n"
+            "    }\n"
+            "    y[0] = m;\n"
+            "}\n",
+            "cont", "continue", 6, NULL);
+    /* a barrier in the item loop (line 6) */
+    refused("__global__ void bar(const float *x, float *y, int n)\n"
+            "{\n"
+            "    __shared__ float s[32];\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        float v = x[k];\n"
+            "        __syncthreads();\n"
+            "        s[threadIdx.x % 32] = v;\n"
+            "    }\n"
+            "    y[threadIdx.x] = s[0];\n"
+            "}\n",
+            "bar", "barrier", 6, NULL);
+    /* items two at a time (line 3) */
+    refused("__global__ void step2(const float *x, float *y, int n)\n"
+            "{\n"
+            "    for (int k = 0; k < n; k += 2) {\n"
+            "        float v = x[k];\n"
+            "        y[k] = v;\n"
+            "    }\n"
+            "}\n",
+            "step2", "loop step", 3, NULL);
+    /* the bound changes in the body (line 6) */
+    refused("__global__ void shrink(const float *x, float *y, int n)\n"
+            "{\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        float v = x[k];\n"
+            "        y[k] = v;\n"
+            "        if (v < 0.0f) n = k;\n"
+            "    }\n"
+            "}\n",
+            "shrink", "loop bound", 6, NULL);
+    /* a second name declared with the counter (line 3): the remainder loop would lose it */
+    refused("__global__ void two(const float *x, float *y, int n)\n"
+            "{\n"
+            "    for (int k = 0, e = n - 1; k < n; ++k) {\n"
+            "        float v = x[e - k];\n"
+            "        y[k] = v;\n"
+            "    }\n"
+            "}\n",
+            "two", "for loop", 3, "more than the counter");
+    /* a bound that reads the counter (line 3) */
+    refused("__global__ void half(const float *x, float *y, int n)\n"
+            "{\n"
+            "    for (int k = 0; k < n - k; ++k) {\n"
+            "        float v = x[k];\n"
+            "        y[k] = v;\n"
+            "    }\n"
+            "}\n",
+            "half", "loop bound", 3, "reads the counter");
+    /* a loop the compiler unrolls already (line 4), the only one */
+    refused("__global__ void unrolled(const float *x, float *y)\n"
+            "{\n"
+            "    float m = 0.0f;\n"
+            "#pragma unroll\n"
+            "    for (int k = 0; k < 4; ++k) {\n"
+            "        float v = x[k];\n"
+            "        if (v > m) m = v;\n"
+            "    }\n"
+            "    y[0] = m;\n"
+            "}\n",
+            "unrolled", "for loop", 5, "#pragma unroll");
+    /* a loop with no value first: the body's first statement (line 4) */
+    refused("__global__ void fill(float *y, int n)\n"
+            "{\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        y[k] = 0.0f;\n"
+            "    }\n"
+            "}\n",
+            "fill", "loop body", 4, "value declarations");
+}
+
+/* C++ for the drivers: inputs by mode (0 spread, 1 integer grid 0..3: ties everywhere, 2
+ * all equal, 3 the grid with NaN coordinates), and one comparison per kernel, with the
+ * query count off a multiple of the 64-thread block, two batches. */
+#define HELPERS_COMMON                                                                 \
+    "static void pts(emu::buf<float> &p, int mode, int seed)\n"                         \
+    "{\n"                                                                               \
+    "    if (mode == 0) p.fill(seed);\n"                                                \
+    "    else if (mode == 2) p.set(1.0f);\n"                                            \
+    "    else p.fill_mod(seed, 4);\n"                                                   \
+    "    if (mode == 3)\n"                                                              \
+    "        for (size_t i = (size_t)seed % 5; i < p.size(); i += 7) p[i] = NAN;\n"     \
+    "}\n"                                                                               \
+    "static const int nis[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 17, 40};\n"
+
+static const char helpers_common[] = HELPERS_COMMON;
+
+static const char helpers[] = HELPERS_COMMON
+    "static void nearest3_case(int mode)\n"
+    "{\n"
+    "    const int b = 2, nq = 70;\n"
+    "    for (int ni : nis) {\n"
+    "        emu::buf<float> q(b * nq * 3), it(b * ni * 3);\n"
+    "        pts(q, mode, 1 + ni); pts(it, mode, 2 + ni);\n"
+    "        emu::buf<float> od(b * nq * 3), cd(b * nq * 3);\n"
+    "        emu::buf<int> oi(b * nq * 3), ci(b * nq * 3);\n"
+    "        od.set(-1.0f); cd.set(-1.0f); oi.set(-1); ci.set(-1);\n"
+    "        dim3 g((nq + 63) / 64, b), blk(64);\n"
+    "        emu::launch(g, blk, 0, [&] { orig::nearest3<float>(b, nq, ni, q, it, od, oi); });\n"
+    "        emu::launch(g, blk, 0, [&] { cand::nearest3<float>(b, nq, ni, q, it, cd, ci); });\n"
+    "        if (!emu::expect(\"nearest3 dist\", od, cd) | !emu::expect(\"nearest3 idx\", oi, ci))\n"
+    "            printf(\"  (mode %d, items %d)\\n\", mode, ni);\n"
+    "    }\n"
+    "}\n"
+    "static void nearest_k_case(int mode)\n"
+    "{\n"
+    "    const int b = 2, nq = 70;\n"
+    "    for (int k : {1, 2, 5})\n"
+    "        for (int ni : nis) {\n"
+    "            emu::buf<float> q(b * nq * 3), it(b * ni * 3);\n"
+    "            pts(q, mode, 3 + ni); pts(it, mode, 4 + ni);\n"
+    "            emu::buf<float> od(b * nq * k), cd(b * nq * k);\n"
+    "            emu::buf<int> oi(b * nq * k), ci(b * nq * k);\n"
+    "            od.set(-1.0f); cd.set(-1.0f); oi.set(-1); ci.set(-1);\n"
+    "            dim3 g((nq + 63) / 64, b), blk(64);\n"
+    "            emu::launch(g, blk, 0, [&] { orig::nearest_k<float>(b, ni, nq, k, it, q, oi, od); });\n"
+    "            emu::launch(g, blk, 0, [&] { cand::nearest_k<float>(b, ni, nq, k, it, q, ci, cd); });\n"
+    "            if (!emu::expect(\"nearest_k dist\", od, cd) | !emu::expect(\"nearest_k idx\", oi, ci))\n"
+    "                printf(\"  (mode %d, k %d, items %d)\\n\", mode, k, ni);\n"
+    "        }\n"
+    "}\n"
+    "/* the shell: everything (the count reached in the first items), [0.9, 1.5) on the grid\n"
+    " * (some), nothing but exact duplicates (d == 0; often never reached) */\n"
+    "static void radius_case(int mode)\n"
+    "{\n"
+    "    const int b = 2, nq = 70;\n"
+    "    const float shells[][2] = {{0.0f, 1e6f}, {0.9f, 1.5f}, {0.5f, 0.6f}};\n"
+    "    for (auto &sh : shells)\n"
+    "        for (int ns : {1, 3, 6})\n"
+    "            for (int ni : nis) {\n"
+    "                emu::buf<float> q(b * nq * 3), it(b * ni * 3);\n"
+    "                pts(q, mode, 5 + ni); pts(it, mode, 6 + ni);\n"
+    "                emu::buf<int> o(b * nq * ns), c(b * nq * ns);\n"
+    "                o.set(-7); c.set(-7);\n"
+    "                dim3 g((nq + 63) / 64, b), blk(64);\n"
+    "                emu::launch(g, blk, 0, [&] { orig::radius<float>(b, ni, nq, sh[0], sh[1], ns, q, it, o); });\n"
+    "                emu::launch(g, blk, 0, [&] { cand::radius<float>(b, ni, nq, sh[0], sh[1], ns, q, it, c); });\n"
+    "                if (!emu::expect(\"radius idx\", o, c))\n"
+    "                    printf(\"  (mode %d, shell %g..%g, nsample %d, items %d)\\n\", mode, sh[0], sh[1], ns, ni);\n"
+    "            }\n"
+    "}\n";
+
+static const char all_modes[] = "for (int mode = 0; mode < 4; mode++) %s_case(mode);\n";
+
+/* Every kernel at U = 4 on every input; U = 2 and 8 on the tie-heavy and NaN inputs; two
+ * broken candidates that must differ. One batch, one g++ run. */
+static void emulated(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    static emu_batch batch;
+    emu_batch_init(&batch, tmpdir, "scan");
+    static const char *const names[] = {"nearest3", "nearest_k", "radius"};
+    char *cands[3 * 3] = {0};
+    char drivers[3][128], tags[3 * 3][64];
+    static const int us[] = {4, 2, 8};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(drivers[i], sizeof drivers[i], all_modes, names[i]);
+        for (size_t l = 0; l < 3; l++) {
+            cands[i * 3 + l] = jammed(kernels, names[i], us[l]);
+            snprintf(tags[i * 3 + l], sizeof tags[0], "scan_%s_u%d", names[i], us[l]);
+            emu_batch_add_pair(&batch, tags[i * 3 + l], kernels, cands[i * 3 + l], helpers, drivers[i], EMU_OK);
+        }
+    }
+    char *capped4 = jammed(capped_src, "capped", 4), *capped8 = jammed(capped_src, "capped", 8);
+    assert_non_null(strstr(capped4, "float hk_uj2_dy = qy - ref[2 * hk_uj_k2 + 1];"));
+    emu_batch_add_pair(&batch, "scan_capped_u4", capped_src, capped4, helpers_common, capped_driver, EMU_OK);
+    emu_batch_add_pair(&batch, "scan_capped_u8", capped_src, capped8, helpers_common, capped_driver, EMU_OK);
+    /* mmcv's own three_nn, knn and ball_query (bench/wild/src, where extracted) */
+    static const struct {
+        const char *id, *kernel, *driver;
+    } wild[] = {
+        {"mmcv_three_nn_fwd", "three_nn_forward_cuda_kernel",
+         "const int b = 2, n = 70;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (int m : {3, 5, 41}) {\n"
+         "        emu::buf<float> u(b * n * 3), k(b * m * 3);\n"
+         "        pts(u, mode, 11 + m); pts(k, mode, 12 + m);\n"
+         "        emu::buf<float> od(b * n * 3), cd(b * n * 3);\n"
+         "        emu::buf<int> oi(b * n * 3), ci(b * n * 3);\n"
+         "        od.set(-1.0f); cd.set(-1.0f); oi.set(-1); ci.set(-1);\n"
+         "        emu::launch(dim3(2, b), dim3(64), 0, [&] { orig::three_nn_forward_cuda_kernel<float>(b, n, m, u, k, od, oi); });\n"
+         "        emu::launch(dim3(2, b), dim3(64), 0, [&] { cand::three_nn_forward_cuda_kernel<float>(b, n, m, u, k, cd, ci); });\n"
+         "        if (!emu::expect(\"three_nn dist\", od, cd) | !emu::expect(\"three_nn idx\", oi, ci))\n"
+         "            printf(\"  (mode %d, m %d)\\n\", mode, m);\n"
+         "    }\n"},
+        {"mmcv_knn_fwd", "knn_forward_cuda_kernel",
+         "const int b = 2, m = 70;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (int ns : {2, 5})\n"
+         "        for (int n : {3, 5, 41}) {\n"
+         "            emu::buf<float> xyz(b * n * 3), nx(b * m * 3);\n"
+         "            pts(xyz, mode, 13 + n); pts(nx, mode, 14 + n);\n"
+         "            emu::buf<float> od(b * m * ns), cd(b * m * ns);\n"
+         "            emu::buf<int> oi(b * m * ns), ci(b * m * ns);\n"
+         "            od.set(-1.0f); cd.set(-1.0f); oi.set(-1); ci.set(-1);\n"
+         "            emu::launch(dim3(2, b), dim3(64), 0, [&] { orig::knn_forward_cuda_kernel<float>(b, n, m, ns, xyz, nx, oi, od); });\n"
+         "            emu::launch(dim3(2, b), dim3(64), 0, [&] { cand::knn_forward_cuda_kernel<float>(b, n, m, ns, xyz, nx, ci, cd); });\n"
+         "            if (!emu::expect(\"knn dist\", od, cd) | !emu::expect(\"knn idx\", oi, ci))\n"
+         "                printf(\"  (mode %d, nsample %d, n %d)\\n\", mode, ns, n);\n"
+         "        }\n"},
+        {"mmcv_ball_query_fwd", "ball_query_forward_cuda_kernel",
+         "const int b = 2, m = 70;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (float rmax : {0.5f, 1.5f, 1e6f})\n"
+         "        for (int ns : {1, 6})\n"
+         "            for (int n : {3, 5, 41}) {\n"
+         "                emu::buf<float> nx(b * m * 3), xyz(b * n * 3);\n"
+         "                pts(nx, mode, 15 + n); pts(xyz, mode, 16 + n);\n"
+         "                emu::buf<int> o(b * m * ns), c(b * m * ns);\n"
+         "                o.set(0); c.set(0);\n"
+         "                emu::launch(dim3(2, b), dim3(64), 0, [&] { orig::ball_query_forward_cuda_kernel<float>(b, n, m, 0.0f, rmax, ns, nx, xyz, o); });\n"
+         "                emu::launch(dim3(2, b), dim3(64), 0, [&] { cand::ball_query_forward_cuda_kernel<float>(b, n, m, 0.0f, rmax, ns, nx, xyz, c); });\n"
+         "                if (!emu::expect(\"ball_query idx\", o, c))\n"
+         "                    printf(\"  (mode %d, rmax %g, nsample %d, n %d)\\n\", mode, rmax, ns, n);\n"
+         "            }\n"},
+    };
+    char *wild_src[3] = {0}, *wild_cand[3] = {0};
+    for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
+        char path[700];
+        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", wild[i].id);
+        if (access(path, R_OK) != 0) {
+            print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+            continue;
+        }
+        size_t len;
+        wild_src[i] = rwf_read_file(path, &len);
+        char *cand = jammed(wild_src[i], wild[i].kernel, 4);
+        /* the header's include guard, defined by the original's copy, would hide the
+         * rewrite's: opened unconditionally there */
+        wild_cand[i] = emu_replaced(cand, "#ifndef ", "#if 1 // ");
+        free(cand);
+        emu_batch_add_pair(&batch, wild[i].id, wild_src[i], wild_cand[i], helpers_common, wild[i].driver, EMU_OK);
+    }
+    /* broken: item 1 of each jam is item 2 again (one item never seen) */
+    char *skip = emu_replaced(cands[0], "hk_uj_k1 = hk_uj + 1;", "hk_uj_k1 = hk_uj + 2;");
+    emu_batch_add_pair(&batch, "scan_broken_skip", kernels, skip, helpers, drivers[0], EMU_DIFFERS);
+    /* broken: the break ends the jammed loop but not the scan (the remainder runs on) */
+    char *nostop = emu_replaced(cands[2 * 3], "if (!hk_uj_stop)", "if (true)");
+    emu_batch_add_pair(&batch, "scan_broken_stop", kernels, nostop, helpers, drivers[2], EMU_DIFFERS);
+    emu_batch_run(&batch);
+    free(skip);
+    free(nostop);
+    free(capped4);
+    free(capped8);
+    for (size_t i = 0; i < HK_ARRAY_LEN(wild_src); i++) {
+        free(wild_src[i]);
+        free(wild_cand[i]);
+    }
+    for (size_t i = 0; i < HK_ARRAY_LEN(cands); i++)
+        free(cands[i]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(emits_and_compiles),
+        cmocka_unit_test(refusals),
+        cmocka_unit_test(emulated),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
