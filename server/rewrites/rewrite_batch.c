@@ -117,6 +117,22 @@ static bool builtin_name(const rw_toks *ts, size_t k)
     return false;
 }
 
+/* Is the name at q declared there: `T name`, `const T *name`, ... right after the start of
+ * a statement or a for header (a product `n * w` inside an expression is none)? */
+static bool declares(const rw_toks *ts, size_t q)
+{
+    size_t p = q, words = 0;
+    while (p > 0 && (rwl_tok_is(ts, p - 1, "*") || rwl_tok_is(ts, p - 1, "&") || rwl_tok_is(ts, p - 1, "::") ||
+                     ts->t[p - 1].kind == T_IDENT)) {
+        words += ts->t[p - 1].kind == T_IDENT;
+        p--;
+    }
+    if (!words)
+        return false;
+    return p == 0 || rwl_tok_is(ts, p - 1, ";") || rwl_tok_is(ts, p - 1, "{") || rwl_tok_is(ts, p - 1, "}") ||
+           rwl_tok_is(ts, p - 1, "(") || rwl_tok_is(ts, p - 1, ",");
+}
+
 /* A pointer parameter of one level that the kernel only reads: the read-only buffers. */
 static const an_param *readonly_buffer(lb_scan *s, size_t k)
 {
@@ -127,7 +143,7 @@ static const an_param *readonly_buffer(lb_scan *s, size_t k)
         return NULL;
     /* a local of the same name declared in the body would hide it */
     for (size_t q = 1; q + 1 < s->ts->n; q++)
-        if (rwl_same_tok(s->ts, q, k) && rwp_declared_at(s->ts, q, 0))
+        if (rwl_same_tok(s->ts, q, k) && declares(s->ts, q))
             return NULL;
     size_t pi = (size_t)(p - s->f->params);
     if (pi >= sizeof s->ro)
@@ -497,7 +513,15 @@ static bool read_body(lb_scan *s, lb_loop *L)
             if (c >= b)
                 continue;
             s->why[0] = '\0';
-            if (!pure_expr(s, L, q + 1, c, names, n_names, NULL)) {
+            bool moved = false;   /* a prefix local the statements after the prefix change */
+            for (size_t x = q + 1; x < c && !moved; x++)
+                for (size_t i2 = 0; i2 < n_names && !moved; i2++)
+                    if (rwl_is_use(ts, x) && rwl_same_tok(ts, x, names[i2]) &&
+                        written_in(ts, L->st_a[L->n_pre], L->bb, x)) {
+                        moved = true;
+                        refuse(s, x, "write", "`%.*s` is changed after it is declared", TOK(ts, x));
+                    }
+            if (moved || !pure_expr(s, L, q + 1, c, names, n_names, NULL)) {
                 if (!first_why[0])
                     snprintf(first_why, sizeof first_why, "%s", s->why);
                 continue;
@@ -555,6 +579,34 @@ static size_t batched_buffers(lb_scan *s, const lb_loop *L, const an_param **out
     return n;
 }
 
+/* May the loop store through w while r's values are preloaded? Yes when one is
+ * __restrict__ or no launch of the kernel in the file passes both the same expression. */
+static bool alias_ok(lb_scan *s, const lb_loop *L, const an_param *w, const an_param *r)
+{
+    if (w->is_restrict || r->is_restrict)
+        return true;
+    if (w == r)
+        return refuse(s, L->loop_a, "store", "the loop writes `%s`, which it loads", r->name);
+    for (size_t l = 0; l < s->m->n_launches; l++) {
+        const an_launch *la = &s->m->launches[l];
+        if (!la->kernel || la->form == AN_LAUNCH_CUDA_API || la->n_args != s->f->n_params)
+            continue;
+        const char *sn = strrchr(la->kernel, ':');
+        sn = sn ? sn + 1 : la->kernel;
+        if (strcmp(sn, s->f->name))
+            continue;
+        size_t wi = (size_t)(w - s->f->params), ri = (size_t)(r - s->f->params);
+        char x1[512], y1[512];
+        rwl_squeeze(la->args[wi], x1, sizeof x1);
+        rwl_squeeze(la->args[ri], y1, sizeof y1);
+        if (!strcmp(x1, y1))
+            return refuse(s, L->loop_a, "store", "the launch at line %u passes `%s` as both %s and %s: the loop's "
+                                                 "stores may change what it loads",
+                          la->span.start_row + 1, la->args[wi], w->name, r->name);
+    }
+    return true;
+}
+
 /* Where a store could change a preloaded value: every pointer the loop stores through (the
  * model's global writes and atomics in it, the file's __device__ functions followed)
  * against every batched buffer, unless one of the two is __restrict__ or no launch in the
@@ -563,6 +615,17 @@ static bool no_alias(lb_scan *s, const lb_loop *L, size_t li)
 {
     const an_param *rb[LB_STMTS + LB_LOADS];
     size_t nr = batched_buffers(s, L, rb, HK_ARRAY_LEN(rb));
+    /* a pointer parameter written, passed on or copied in the loop's text (a call the model
+     * does not follow may store through it) */
+    const rw_toks *ts = s->ts;
+    for (size_t q = L->ba; q < L->bb; q++) {
+        const an_param *w = ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) ? rwp_param_named(s->f, ts, q) : NULL;
+        if (!w || w->pointer_depth < 1 || !rwl_occurrence_writes(ts, q))
+            continue;
+        for (size_t j = 0; j < nr; j++)
+            if (!alias_ok(s, L, w, rb[j]))
+                return false;
+    }
     size_t n = 0;
     const km_access *as = km_accesses(s->km, &n);
     for (size_t i = 0; i < n; i++) {
@@ -576,29 +639,11 @@ static bool no_alias(lb_scan *s, const lb_loop *L, size_t li)
             continue;
         const an_param *w = rwp_param_by_name(s->f, x->buffer);
         for (size_t j = 0; j < nr; j++) {
-            const an_param *r = rb[j];
             if (!w)
                 return refuse(s, L->loop_a, "store", "the loop stores through `%s`, which is no parameter (it "
-                                                     "may point into `%s`)", x->buffer, r->name);
-            if (w == r || w->is_restrict || r->is_restrict)
-                continue;
-            for (size_t l = 0; l < s->m->n_launches; l++) {
-                const an_launch *la = &s->m->launches[l];
-                if (!la->kernel || la->form == AN_LAUNCH_CUDA_API || la->n_args != s->f->n_params)
-                    continue;
-                const char *sn = strrchr(la->kernel, ':');
-                sn = sn ? sn + 1 : la->kernel;
-                if (strcmp(sn, s->f->name))
-                    continue;
-                size_t wi = (size_t)(w - s->f->params), ri = (size_t)(r - s->f->params);
-                char x1[512], y1[512];
-                rwl_squeeze(la->args[wi], x1, sizeof x1);
-                rwl_squeeze(la->args[ri], y1, sizeof y1);
-                if (!strcmp(x1, y1))
-                    return refuse(s, L->loop_a, "store", "the launch at line %u passes `%s` as both %s and %s: the "
-                                                         "loop's stores may change what it loads",
-                                  la->span.start_row + 1, la->args[wi], w->name, r->name);
-            }
+                                                     "may point into `%s`)", x->buffer, rb[j]->name);
+            if (!alias_ok(s, L, w, rb[j]))
+                return false;
         }
     }
     return true;
@@ -680,21 +725,21 @@ static int emit_loop(struct hk_buf *b, const lb_scan *s, const lb_loop *L, int K
         if (!rc)
             rc = append_type(b, s, L, i);
         if (!rc)
-            rc = hk_buf_printf(b, "hk_lb_%.*s[%d];\n", TOK(ts, L->name[i]), K);
+            rc = hk_buf_printf(b, "hk_lb_s_%.*s[%d];\n", TOK(ts, L->name[i]), K);
     }
     for (size_t j = 0; j < L->n_ld && !rc; j++)
         rc = hk_buf_printf(b, "%s%s hk_lb_ld%zu[%d];\n", i1, L->ld[j].type, j, K);
     /* the preload: the counter's own steps and tests, the prefix, the later loads */
     if (!rc)
-        rc = hk_buf_printf(b, "%s{\n%sauto hk_lb_v = %.*s;\n%s#pragma unroll\n%sfor (int hk_lb_k = 0; hk_lb_k < %d; "
+        rc = hk_buf_printf(b, "%s{\n%sauto hk_lb_iv = %.*s;\n%s#pragma unroll\n%sfor (int hk_lb_k = 0; hk_lb_k < %d; "
                               "hk_lb_k++, ",
                            i1, i2, TOK(ts, L->v), i2, i2, K);
     if (!rc)
-        rc = append_text(b, s, L, L->step_a, L->step_b, "hk_lb_v", false);
+        rc = append_text(b, s, L, L->step_a, L->step_b, "hk_lb_iv", false);
     if (!rc)
         rc = hk_buf_printf(b, ") {\n%sif (!(", i3);
     if (!rc)
-        rc = append_text(b, s, L, L->cond_a, L->cond_b, "hk_lb_v", false);
+        rc = append_text(b, s, L, L->cond_a, L->cond_b, "hk_lb_iv", false);
     if (!rc)
         rc = hk_buf_appends(b, "))\n");
     if (!rc)
@@ -702,16 +747,16 @@ static int emit_loop(struct hk_buf *b, const lb_scan *s, const lb_loop *L, int K
     for (size_t i = 0; i < L->n_pre && !rc; i++) {
         rc = hk_buf_appends(b, i3);
         if (!rc)
-            rc = append_text(b, s, L, L->st_a[i], L->st_b[i], "hk_lb_v", false);
+            rc = append_text(b, s, L, L->st_a[i], L->st_b[i], "hk_lb_iv", false);
         if (!rc)
             rc = hk_buf_appends(b, "\n");
         if (!rc && L->is_decl[i])
-            rc = hk_buf_printf(b, "%shk_lb_%.*s[hk_lb_k] = %.*s;\n", i3, TOK(ts, L->name[i]), TOK(ts, L->name[i]));
+            rc = hk_buf_printf(b, "%shk_lb_s_%.*s[hk_lb_k] = %.*s;\n", i3, TOK(ts, L->name[i]), TOK(ts, L->name[i]));
     }
     for (size_t j = 0; j < L->n_ld && !rc; j++) {
         rc = hk_buf_printf(b, "%shk_lb_ld%zu[hk_lb_k] = ", i3, j);
         if (!rc)
-            rc = append_text(b, s, L, L->ld[j].a, L->ld[j].b, "hk_lb_v", false);
+            rc = append_text(b, s, L, L->ld[j].a, L->ld[j].b, "hk_lb_iv", false);
         if (!rc)
             rc = hk_buf_appends(b, ";\n");
     }
@@ -725,7 +770,7 @@ static int emit_loop(struct hk_buf *b, const lb_scan *s, const lb_loop *L, int K
     for (size_t i = 0; i < L->n_st && !rc; i++) {
         rc = hk_buf_appends(b, i3);
         if (!rc && i < L->n_pre && L->is_decl[i]) {
-            rc = hk_buf_printf(b, "%.*s = hk_lb_%.*s[hk_lb_k];", SPAN(ts, L->type_a[i], L->name[i] + 1),
+            rc = hk_buf_printf(b, "%.*s = hk_lb_s_%.*s[hk_lb_k];", SPAN(ts, L->type_a[i], L->name[i] + 1),
                                TOK(ts, L->name[i]));
         } else if (!rc)
             rc = append_text(b, s, L, L->st_a[i], L->st_b[i], NULL, true);
@@ -791,6 +836,7 @@ static int load_batching(const char *text, size_t len, const an_model *m, size_t
             done_before = true;
         }
     size_t first_loop = SIZE_MAX, n_done = 0;
+    bool first_weak = false;
     for (size_t k = 1; k + 1 < ts.n && !done_before && !rc; k++) {
         if (!rwl_tok_is(&ts, k, "for") || !rwl_tok_is(&ts, k + 1, "("))
             continue;
@@ -803,8 +849,11 @@ static int load_batching(const char *text, size_t len, const an_model *m, size_t
         size_t li = 0;
         s.why[0] = '\0';
         if (!read_header(&s, &L) || !model_loop(&s, &L, &li) || !read_body(&s, &L) || !no_alias(&s, &L, li)) {
-            if (!first_why[0] && !n_done)
+            bool weak = strstr(s.why, "loads nothing") != NULL;
+            if (!n_done && (!first_why[0] || (first_weak && !weak))) {
                 snprintf(first_why, sizeof first_why, "%s", s.why);
+                first_weak = weak;
+            }
             continue;   /* an inner loop may still be batched */
         }
         char ind[64];
