@@ -903,7 +903,7 @@ out:
 
 /* ---- registry descriptor (registry.h) ---- */
 static const rw_param lb_params[] = {
-    {.name = "K", .type = RW_PARAM_ENUM, .values = {2, 4, 8}, .n_values = 3, .def = 4},
+    {.name = "k", .type = RW_PARAM_ENUM, .values = {2, 4, 8}, .n_values = 3, .def = 4},
 };
 
 static int emit_load_batching(const rw_context *c, const int *p, rw_result *out)

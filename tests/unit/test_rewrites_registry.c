@@ -117,6 +117,7 @@ static const refusal_case cases[] = {
     {"split_item_loop", k_grid_stride, "gs", {0}, "kernel body", 3},
     {"specialize_constants", k_grid_stride, "gs", {0}, "parameter", 1},
     {"pow_small_exponent", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
+    {"load_batching", k_barrier, "bar", {0}, "kernel body", 2},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the
