@@ -281,6 +281,22 @@ static bool read_header(lb_scan *s, lb_loop *L)
                rwl_same_tok(ts, pa + 2, L->v) && rwl_tok_is(ts, pa + 3, "+") && !rwl_writes_any(ts, pa + 4, pb));
     if (!ok)
         return refuse(s, pa < pb ? pa : k, "stride", "the step is not `%.*s += stride`", TOK(ts, L->v));
+    /* the step and the bound run again in the preload: they must touch no memory (a macro
+     * of the file is read from its definition: the model may not see a read through a
+     * macro parameter) */
+    for (size_t q = L->cond_a + 2; q < pb; q++) {
+        if (q >= L->cond_b && q < pa)
+            continue;
+        bool call = ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !rwl_pure_call_name(ts, q) &&
+                    !rwl_is_type_word(ts, q) &&
+                    !rwl_pure_function_macro(s->text, s->len, s->text + ts->t[q].start, ts->t[q].end - ts->t[q].start, 4);
+        if (call || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "->") ||
+            ((rwl_tok_is(ts, q, "*") || rwl_tok_is(ts, q, "&")) && rwl_unary_position(ts, q)))
+            return refuse(s, q, q < L->cond_b ? "condition" : "stride", "`%.*s` reads memory or calls a function",
+                          q < L->cond_b ? (int)(ts->t[L->cond_b - 1].end - ts->t[L->cond_a].start)
+                                        : (int)(ts->t[pb - 1].end - ts->t[pa].start),
+                          s->text + ts->t[q < L->cond_b ? L->cond_a : pa].start);
+    }
     depth = 0;
     for (size_t q = pa; q < pb; q++)
         if (is_open(ts, q))
@@ -491,9 +507,10 @@ static bool read_body(lb_scan *s, lb_loop *L)
     L->n_ld = 0;
     for (size_t i = L->n_pre; i < L->n_st; i++) {
         size_t a = L->st_a[i], b = L->st_b[i];
-        bool cont = false;
+        bool cont = false;   /* a statement that may skip the rest of the trip: no load after it */
         for (q = a; q < b && !cont; q++)
-            cont = rwl_tok_is(ts, q, "continue") && !in_nested(ts, a, b, q, false);
+            cont = (rwl_tok_is(ts, q, "continue") && !in_nested(ts, a, b, q, false)) || rwl_tok_is(ts, q, "__trap") ||
+                   rwl_tok_is(ts, q, "assert") || rwl_tok_is(ts, q, "abort") || rwl_tok_is(ts, q, "exit");
         if (cont)
             break;
         if (rwl_tok_is(ts, a, "if") || rwl_tok_is(ts, a, "for") || rwl_tok_is(ts, a, "while") ||

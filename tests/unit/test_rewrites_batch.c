@@ -268,6 +268,13 @@ static void emitted_text(void **state)
     assert_int_equal((int)(strstr(t, "hk_lb_k") != NULL), 1);
     assert_non_null(strstr(t, "for (uint i = threadIdx.x; i < WARPS * 256; i += blockDim.x)"));
     assert_non_null(strstr(t, "for (uint bin = threadIdx.x; bin < 256; bin += blockDim.x) {"));
+    /* cuda-samples' other spelling of UMUL, through __umul24: the same loop */
+    char *h24 = emu_replaced(hist, "#define UMUL(a, b) ((a) * (b))", "#define UMUL(a, b) __umul24((a), (b))");
+    char *t24 = emu_rewrite(h24, "hist", "load_batching", p);
+    assert_non_null(strstr(t24, "hk_lb_iv += UMUL(blockDim.x, gridDim.x)) {"));
+    assert_non_null(strstr(t24, "pos += UMUL(blockDim.x, gridDim.x);"));
+    free(t24);
+    free(h24);
     /* a second application finds its own slots */
     fixture fx;
     load_text(t, &fx);
@@ -346,7 +353,16 @@ static const char refused[] =
     "        y[i] = v;\n"
     "    }\n"
     "}\n"
-    "void launch(float *buf, int n) { aliased<<<1, 64>>>(buf, buf, n); }\n";
+    "void launch(float *buf, int n) { aliased<<<1, 64>>>(buf, buf, n); }\n"
+    "#define STEP(p) ((p)[0])\n"
+    "__global__ void mstep(const float *x, float *y, unsigned *st, unsigned n)\n"
+    "{\n"
+    "    for (unsigned i = threadIdx.x; i < n; i += STEP(st)) {\n"
+    "        float v = x[i];\n"
+    "        st[0] += 1;\n"
+    "        y[i] = v;\n"
+    "    }\n"
+    "}\n";
 
 static void refusals(void **state)
 {
@@ -360,6 +376,7 @@ static void refusals(void **state)
         {"chained", "write", 47, "`k` is written in the loop"},
         {"idx_written", "memory", 55, "reads memory the kernel may write"},
         {"aliased", "store", 62, "passes `buf` as both y and x"},
+        {"mstep", "stride", 71, "`i += STEP(st)` reads memory or calls a function"},
     };
     rwf_expect_refusals(refused, "load_batching", cases, HK_ARRAY_LEN(cases));
 }
