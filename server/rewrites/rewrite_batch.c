@@ -934,6 +934,10 @@ const rw_descriptor rw_load_batching_desc = {
                "the K bodies in order (bit-identical)",
     .params = lb_params,
     .n_params = HK_ARRAY_LEN(lb_params),
-    .flags = RW_ALGORITHM,
+    /* more loads in flight where no vector loop can be written: a structural rewrite of its
+     * class, after the others of its pass and behind vectorize where that applies
+     * (RW_VECTOR_FALLBACK). Not RW_ALGORITHM: planned in every class as one, it took
+     * double_narrowing's place among three_nn's first candidates (test_engine_search_ilp) */
+    .flags = RW_VECTOR_FALLBACK,
     .emit = emit_load_batching,
 };
