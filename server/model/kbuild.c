@@ -1082,6 +1082,7 @@ static enum km_op atomic_op(const char *name)
 }
 
 static bool inline_call(kb *b, const char *src, TSNode n, km_form *out);
+static bool fits24(kb *b, km_form f);
 
 static km_form call(kb *b, const char *src, TSNode n)
 {
@@ -1153,6 +1154,9 @@ static km_form call(kb *b, const char *src, TSNode n)
         return km__add(b->k, av[0], av[1]);
     if (m == 2 && in_list(name, mul, HK_ARRAY_LEN(mul)))
         return km__mul(b->k, av[0], av[1]);
+    static const char *const mul24[] = {"__umul24", "__mul24"};
+    if (m == 2 && in_list(name, mul24, HK_ARRAY_LEN(mul24)) && fits24(b, av[0]) && fits24(b, av[1]))
+        return km__mul(b->k, av[0], av[1]);
     if (m == 2 && in_list(name, mx, HK_ARRAY_LEN(mx)))
         return km__opaque(b->k, "max", NULL, av, 2);
     if (m == 2 && in_list(name, mn, HK_ARRAY_LEN(mn)))
@@ -1172,6 +1176,39 @@ static km_form misread_rhs(kb *b, const char *src, TSNode leaf)
     if (is(d, "type_identifier"))
         return ident(b, src, d);
     return ts_node_is_null(d) ? (km_form){0} : eval(b, src, d);
+}
+
+/* Does f fit __umul24's (unsigned) or __mul24's (signed) 24-bit operand, so that the call
+ * is the plain product? A literal in [0, 2^23), a builtin id or dim (threadIdx and blockDim
+ * are at most 1024, the y and z grid ids and dims at most 65535), a named constant of known
+ * value in range. blockIdx.x and gridDim.x may reach 2^31 - 1 on the hardware; a kernel
+ * that passes them to __umul24 (cuda-samples' UMUL) is written for grids of fewer than
+ * 2^23 blocks, and is read so: the product is what its author computes. */
+static bool fits24(kb *b, km_form f)
+{
+    if (f.n == 0)
+        return true;
+    if (f.n != 1)
+        return false;
+    const km_term *t = &f.t[0];
+    if (t->coef < 0 || t->coef >= (1 << 23))
+        return false;
+    if (t->n == 0)
+        return true;
+    if (t->n != 1 || t->coef != 1)
+        return false;
+    const km_atom *a = km__atom_at(b->k, t->atoms[0]);
+    switch (a->kind) {
+    case KM_ATOM_THREAD_IDX:
+    case KM_ATOM_BLOCK_IDX:
+    case KM_ATOM_BLOCK_DIM:
+    case KM_ATOM_GRID_DIM:
+        return true;
+    case KM_ATOM_CONST:
+        return a->has_value && a->value >= 0 && a->value < (1 << 23);
+    default:
+        return false;
+    }
 }
 
 /* Is f a sum of products of thread and block ids, dims and loop counters with positive

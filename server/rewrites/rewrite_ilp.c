@@ -30,6 +30,7 @@
 
 typedef struct {
     const char *text;
+    size_t len;
     const rw_toks *ts;        /* the kernel body's tokens: [0] its '{', [n - 1] its '}' */
     const an_function *f;
     const km_kernel *km;
@@ -54,6 +55,7 @@ typedef struct {
     size_t occ[IL_OCC], n_occ;/* where the accumulator is spelled in the sums (start tokens) */
     bool acc_last;            /* the first sum is `ACC = E + ACC`: the combine keeps ACC on the right */
     char type[IL_TYPE];       /* the partial sums' type */
+    bool macro;               /* the bound or stride calls a function-like macro of the file */
 } il_loop;
 
 /* The first refusal wins (rwl_refuse); false, for `return refuse(...)`. */
@@ -216,6 +218,34 @@ static bool declared_type(const rw_toks *ts, size_t k, size_t before, char *type
     return found;
 }
 
+/* Is the name at k, called, a function-like macro of the file whose value touches no memory
+ * (`#define UMUL(a, b) ((a) * (b))`)? The kernel model reads its value; the header's check
+ * asks the model too (model_counts). */
+static bool file_macro(const il_scan *s, size_t k)
+{
+    const rw_toks *ts = s->ts;
+    return rwl_pure_function_macro(s->text, s->len, s->text + ts->t[k].start, ts->t[k].end - ts->t[k].start, 4);
+}
+
+/* Does form f (a macro's value as the model reads it) read memory, call a function or
+ * name a local the model does not follow? */
+static bool form_impure(const km_kernel *k, km_form f)
+{
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(k, &na);
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = &atoms[f.t[i].atoms[j]];
+            if (a->kind == KM_ATOM_READ || a->kind == KM_ATOM_VAR || a->kind == KM_ATOM_ACC ||
+                a->kind == KM_ATOM_NAME || (a->kind == KM_ATOM_OPAQUE && a->op && !strcmp(a->op, "call")))
+                return true;
+            for (uint32_t q = 0; a->kind == KM_ATOM_OPAQUE && q < a->n_args; q++)
+                if (form_impure(k, a->args[q]))
+                    return true;
+        }
+    return false;
+}
+
 /* Is the loop's counter, condition and step a form this rewrite handles? Fills L's header
  * fields from the `for`/`while` at L->loop_a. */
 static bool read_header(il_scan *s, il_loop *L)
@@ -261,7 +291,8 @@ static bool read_header(il_scan *s, il_loop *L)
         return refuse(s, ca, "condition", "the bound `%.*s` is not one expression free of the counter",
                       SPAN(ts, L->n_a, L->n_b));
     for (size_t q = L->n_a; q < L->n_b; q++)
-        if (rwl_tok_is(ts, q, "[") || (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !pure_call(ts, q)) ||
+        if (rwl_tok_is(ts, q, "[") ||
+            (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !pure_call(ts, q) && !(L->macro = file_macro(s, q))) ||
             rwl_tok_is(ts, q, "->") || (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)))
             return refuse(s, q, "condition", "the bound `%.*s` reads memory or calls a function (it must "
                                              "not change while the loop runs)", SPAN(ts, L->n_a, L->n_b));
@@ -312,7 +343,8 @@ static bool read_header(il_scan *s, il_loop *L)
     for (size_t q = L->s_a; q < L->s_b; q++) {
         if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, L->v))
             return refuse(s, q, "stride", "the stride `%.*s` moves with the counter", SPAN(ts, L->s_a, L->s_b));
-        if (rwl_tok_is(ts, q, "[") || (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !pure_call(ts, q)) ||
+        if (rwl_tok_is(ts, q, "[") ||
+            (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !pure_call(ts, q) && !(L->macro = file_macro(s, q))) ||
             rwl_tok_is(ts, q, "->") || (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)))
             return refuse(s, q, "stride", "the stride `%.*s` reads memory or calls a function",
                           SPAN(ts, L->s_a, L->s_b));
@@ -346,6 +378,10 @@ static bool model_counts(il_scan *s, const il_loop *L, const km_loop *lp)
         return refuse(s, L->loop_a, "stride", "the kernel model does not read the step `%.*s` as a stride "
                                               "that stays the same while the loop runs",
                       SPAN(ts, L->step_a, L->step_b));
+    /* a macro in the header: what the model reads its value as must not read memory */
+    if (L->macro && (form_impure(s->km, lp->step) || form_impure(s->km, lp->bound)))
+        return refuse(s, L->s_a, "stride", "the stride `%.*s` or the bound reads memory or calls a function "
+                                           "through a macro", SPAN(ts, L->s_a, L->s_b));
     return true;
 }
 
@@ -796,7 +832,7 @@ int rw_ilp_accumulators(const char *text, size_t len, const an_model *m, size_t 
                                                  rwl_line_at(text, f->body_span.start_byte), kwhy));
         goto out;
     }
-    il_scan s = {.text = text, .ts = &ts, .f = f, .km = km};
+    il_scan s = {.text = text, .len = len, .ts = &ts, .f = f, .km = km};
     char first_why[sizeof s.why] = "";
     for (size_t k = 1; k + 1 < ts.n; k++)
         if (ts.t[k].kind == T_IDENT && !strncmp(text + ts.t[k].start, "hk_ilp", 6)) {

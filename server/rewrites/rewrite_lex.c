@@ -372,6 +372,39 @@ bool rwl_macro_mentions_grid(const char *text, size_t len, const char *name, siz
     return false;
 }
 
+bool rwl_pure_function_macro(const char *text, size_t len, const char *name, size_t nl, int depth)
+{
+    size_t at = 0, a, b;
+    bool found = false;
+    if (depth <= 0)
+        return false;
+    while (rwl_next_define(text, len, &at, name, nl, &a, &b)) {
+        if (text[a + nl] != '(')
+            return false;   /* an object-like definition of the name */
+        rw_toks ts = {0};
+        if (rwl_lex(text, (uint32_t)a, (uint32_t)b, &ts) != HK_OK)
+            return false;
+        /* the value: after the parameter list */
+        size_t v = ts.n > 1 ? rwl_match_close(&ts, 1) + 1 : ts.n;
+        bool ok = v <= ts.n && v < ts.n;
+        for (size_t k = v; ok && k < ts.n; k++) {
+            if (rwl_tok_is(&ts, k, "[") || rwl_tok_is(&ts, k, "->") || rwl_tok_is(&ts, k, "++") ||
+                rwl_tok_is(&ts, k, "--") || rwl_tok_is_assign_op(&ts, k) || rwl_tok_is(&ts, k, "#") ||
+                rwl_tok_is(&ts, k, "##") ||
+                ((rwl_tok_is(&ts, k, "*") || rwl_tok_is(&ts, k, "&")) && (k == v || rwl_unary_position(&ts, k))))
+                ok = false;
+            else if (ts.t[k].kind == T_IDENT && k + 1 < ts.n && rwl_tok_is(&ts, k + 1, "(") &&
+                     !rwl_pure_call_name(&ts, k) && !rwl_is_type_word(&ts, k))
+                ok = rwl_pure_function_macro(text, len, text + ts.t[k].start, ts.t[k].end - ts.t[k].start, depth - 1);
+        }
+        rwl_toks_free(&ts);
+        if (!ok)
+            return false;
+        found = true;
+    }
+    return found;
+}
+
 /* Does the token at k (an occurrence of the pointer's name) possibly write through it?
  * Reads are `name[...]` and `*name`/`*(name ...)` not followed by an assignment; every
  * other use (address taken, passed on, copied into another pointer) counts as a write,
@@ -956,7 +989,8 @@ bool rwl_pure_call_name(const rw_toks *ts, size_t k)
         "fabs", "abs", "powf", "pow", "__powf", "sinf", "cosf", "sin", "cos", "tanhf", "tanh", "fminf",
         "fmaxf", "fmin", "fmax", "min", "max", "floorf", "ceilf", "floor", "ceil", "erff", "erf",
         "static_cast", "__float2int_rn", "__int2float_rn", "__half2float", "__bfloat162float",
-        "__float2half", "__float2bfloat16", "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv"};
+        "__float2half", "__float2bfloat16", "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv", "__umul24",
+        "__mul24"};
     for (size_t i = 0; i < HK_ARRAY_LEN(ok); i++)
         if (rwl_tok_is(ts, k, ok[i]))
             return true;

@@ -109,6 +109,13 @@ bool rwl_next_define(const char *text, size_t len, size_t *at, const char *name,
  * would then escape a rewrite that renames or replaces them in the kernel's text. */
 bool rwl_macro_mentions_grid(const char *text, size_t len, const char *name, size_t nl);
 
+/* Is name[0, nl) a function-like macro of text (its #define, '#' first on its line) whose
+ * value computes without touching memory: no subscript, `->`, unary `*` or `&`, assignment,
+ * ++ or --, and every call in it a pure one (rwl_pure_call_name) or again such a macro (up
+ * to depth macros deep)? What a loop header may call and still be a stride or a bound
+ * (cuda-samples' `UMUL(a, b)`). Every definition in the file must qualify. */
+bool rwl_pure_function_macro(const char *text, size_t len, const char *name, size_t nl, int depth);
+
 /* Does the token at k (an occurrence of the pointer's name) possibly write through it?
  * Reads are `name[...]` and `*name`/`*(name ...)` not followed by an assignment; every
  * other use (address taken, passed on, copied into another pointer) counts as a write,

@@ -88,11 +88,30 @@ static void wild_kernels(void **state)
     }
 }
 
+/* load_batching on the wild kernels it was made for, classed latency-bound (cs_histogram256
+ * at 11% of its roofline on the H200, mmcv_tin_shift_fwd at 14%): within the first
+ * candidates, on the kernel's own launch. */
+static void wild_batching(void **state)
+{
+    (void)state;
+    static const wanted batching = {"load_batching", "hk_lb_k"};
+    static const char *const ids[] = {"cs_histogram256", "mmcv_tin_shift_fwd"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ids); i++) {
+        wild_kernel w;
+        if (!wild_open(ids[i], &w))
+            continue;
+        assert_true(proposed_early(skills, BUDGET, ROOFLINE_PCT, &w.fx, w.k, w.sp, w.l, SK_LATENCY_BOUND, ids[i],
+                                   &batching));
+        wild_close(&w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sample_kernel),
         cmocka_unit_test(wild_kernels),
+        cmocka_unit_test(wild_batching),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -272,6 +272,83 @@ static void test_loop_step(void **state)
     km_free(k);
 }
 
+/* cuda-samples' histogram loop: its start and stride through a function-like macro of the
+ * file (`UMUL(a, b)`, `UMAD(a, b, c)`), through __umul24 / __mul24, and written with `*`: one
+ * model, its loop a grid-stride one. __umul24 of an operand that may not fit 24 bits (a
+ * parameter) stays a call. */
+static void test_umul24_and_macros(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "#define UMUL(a, b) ((a) * (b))\n"
+        "#define UMAD(a, b, c) (UMUL((a), (b)) + (c))\n"
+        "#define XMUL(a, b) __umul24((a), (b))\n"
+        "__device__ void add(unsigned *h, unsigned d) { atomicAdd(h + (d & 0xFFU), 1); }\n"
+        "__global__ void k_star(unsigned *out, const unsigned *in, unsigned n)\n"
+        "{\n"
+        "    __shared__ unsigned h[256];\n"
+        "    for (unsigned p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += blockDim.x * gridDim.x) {\n"
+        "        unsigned d = in[p];\n"
+        "        add(h, d);\n"
+        "    }\n"
+        "    out[blockIdx.x] = h[threadIdx.x];\n"
+        "}\n"
+        "__global__ void k_macro(unsigned *out, const unsigned *in, unsigned n)\n"
+        "{\n"
+        "    __shared__ unsigned h[256];\n"
+        "    for (unsigned p = UMAD(blockIdx.x, blockDim.x, threadIdx.x); p < n; p += UMUL(blockDim.x, gridDim.x)) {\n"
+        "        unsigned d = in[p];\n"
+        "        add(h, d);\n"
+        "    }\n"
+        "    out[blockIdx.x] = h[threadIdx.x];\n"
+        "}\n"
+        "__global__ void k_umul24(unsigned *out, const unsigned *in, unsigned n)\n"
+        "{\n"
+        "    __shared__ unsigned h[256];\n"
+        "    for (unsigned p = __umul24(blockIdx.x, blockDim.x) + threadIdx.x; p < n; p += XMUL(blockDim.x, gridDim.x)) {\n"
+        "        unsigned d = in[p];\n"
+        "        add(h, d);\n"
+        "    }\n"
+        "    out[blockIdx.x] = h[threadIdx.x];\n"
+        "}\n"
+        "__global__ void k_mul24(unsigned *out, const unsigned *in, unsigned n)\n"
+        "{\n"
+        "    __shared__ unsigned h[256];\n"
+        "    for (unsigned p = __mul24(blockDim.x, blockIdx.x) + threadIdx.x; p < n; p += __mul24(gridDim.x, blockDim.x)) {\n"
+        "        unsigned d = in[p];\n"
+        "        add(h, d);\n"
+        "    }\n"
+        "    out[blockIdx.x] = h[threadIdx.x];\n"
+        "}\n"
+        "__global__ void k_wide(unsigned *out, const unsigned *in, unsigned n, unsigned s)\n"
+        "{\n"
+        "    for (unsigned p = threadIdx.x; p < n; p += __umul24(s, blockDim.x))\n"
+        "        out[p] = in[p];\n"
+        "}\n";
+    static const char *const kernels[] = {"k_macro", "k_umul24", "k_mul24"};
+    km_kernel *k0 = build(text, sizeof text - 1, "k_star");
+    char *d0 = dump(k0, 0);
+    assert_non_null(strstr(d0, "grid-stride $G0 start=blockDim.x*blockIdx.x + threadIdx.x step=blockDim.x*gridDim.x"));
+    for (size_t i = 0; i < HK_ARRAY_LEN(kernels); i++) {
+        km_kernel *k = build(text, sizeof text - 1, kernels[i]);
+        char *d = dump(k, 0);
+        if (strcmp(d0, d) != 0)
+            fail_msg("k_star and %s differ:\n--- k_star\n%s--- %s\n%s", kernels[i], d0, kernels[i], d);
+        free(d);
+        km_free(k);
+    }
+    free(d0);
+    km_free(k0);
+    /* a parameter may not fit 24 bits: the step stays the call, the loop is not a block-stride one */
+    km_kernel *k = build(text, sizeof text - 1, "k_wide");
+    size_t n = 0;
+    const km_loop *lp = km_loops(k, &n);
+    assert_int_equal(n, 1);
+    assert_int_not_equal(lp[0].kind, KM_LOOP_BLOCK_STRIDE);
+    assert_form(k, lp[0].step, "__umul24(s, blockDim.x)");
+    km_free(k);
+}
+
 /* A loop that stores through one pointer and loads through another (a shift or scatter
  * copy), spelled as a plain loop and as a grid-stride macro body; not a loop that only
  * loads (its store after the loop), nor a store and a load of one buffer, nor a loop over
@@ -930,6 +1007,7 @@ int main(void)
         cmocka_unit_test(test_sgemm),
         cmocka_unit_test(test_loop_step),
         cmocka_unit_test(test_grid_width),
+        cmocka_unit_test(test_umul24_and_macros),
         cmocka_unit_test(test_store_beside_load),
         cmocka_unit_test(test_gemv_rows),
         cmocka_unit_test(test_transpose),

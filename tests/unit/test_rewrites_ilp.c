@@ -612,6 +612,38 @@ static void broken_differs(void **state)
     emu_batch_run(&batch);
 }
 
+/* A stride spelled through a function-like macro of the file (cuda-samples' UMUL) is the
+ * stride the kernel model reads; a macro whose value reads memory is still refused. */
+static void macro_stride(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "#define UMUL(a, b) ((a) * (b))\n"
+        "#define UMAD(a, b, c) (UMUL((a), (b)) + (c))\n"
+        "#define STEP(p) ((p)[0])\n"
+        "__global__ void msum(const float *x, float *out, unsigned n)\n"
+        "{\n"
+        "    float s = 0.0f;\n"
+        "    for (unsigned i = UMAD(blockIdx.x, blockDim.x, threadIdx.x); i < n; i += UMUL(blockDim.x, gridDim.x))\n"
+        "        s += x[i];\n"
+        "    atomicAdd(out, s);\n"
+        "}\n"
+        "__global__ void mstep(const float *x, float *out, const unsigned *st, unsigned n)\n"
+        "{\n"
+        "    float s = 0.0f;\n"
+        "    for (unsigned i = threadIdx.x; i < n; i += STEP(st))\n"
+        "        s += x[i];\n"
+        "    atomicAdd(out, s);\n"
+        "}\n";
+    const int p[RW_MAX_PARAMS] = {4, 0, 0};
+    char *t = emu_rewrite(src, "msum", "ilp_accumulators", p);
+    assert_non_null(strstr(t, "i += 4 * (UMUL(blockDim.x, gridDim.x))"));
+    assert_non_null(strstr(t, "x[(i + (UMUL(blockDim.x, gridDim.x)))]"));
+    free(t);
+    static const rwf_refusal cases[] = {{"mstep", "stride", 14, "the stride `STEP(st)` reads memory or calls a function"}};
+    rwf_expect_refusals(src, "ilp_accumulators", cases, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -621,6 +653,7 @@ int main(void)
         cmocka_unit_test(refusals_name_construct_and_line),
         cmocka_unit_test(emulated_equal),
         cmocka_unit_test(broken_differs),
+        cmocka_unit_test(macro_stride),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

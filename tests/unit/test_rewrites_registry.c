@@ -120,6 +120,7 @@ static const refusal_case cases[] = {
     {"pow_small_exponent", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     /* items two at a time (by the grid), not one at a time */
     {"unroll_jam_scan", k_grid_stride, "gs", {0}, "loop step", 3},
+    {"load_batching", k_barrier, "bar", {0}, "kernel body", 2},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the

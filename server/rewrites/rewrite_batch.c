@@ -1,0 +1,943 @@
+/* load_batching: a counted loop (grid-stride, block-stride or plain) whose body loads from
+ * buffers the kernel never writes issues the loads of K consecutive trips first, then runs
+ * the K bodies in their own order, each with its preloaded values. */
+#include "rewrites/registry.h"
+#include "rewrites/rewrite_lex.h"
+#include "rewrites/rewrite_recognize.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+#include "model/kmodel.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Why: cuda-samples' histogram256 walks its data grid-stride with one 4-byte load per trip,
+ * followed by four dependent shared atomics before the next trip's load issues; its grid
+ * (240 blocks of 192 threads) is fixed by its output (240 partial histograms), so a thread
+ * has one load in flight and the H200 ran it at 11% of its roofline (Little's law wants
+ * about 18x the bytes in flight at ~11 warps per SM). mmcv's tin_shift copies t_size
+ * elements in an inner loop, one load at a time. The compiler cannot hoist the next trip's
+ * load above the current body when the body has atomics, stores or calls it cannot see
+ * through, so this is done by hand: the loads of K trips are issued together, then the
+ * bodies run.
+ *
+ * Proof of equivalence. The rewritten loop runs, per thread, the same sequence as the
+ * original: test the condition, run the body, step; the header keeps its init and
+ * condition and the step runs after each body (a `continue` leaves the body's do { }
+ * while (0), so it still reaches the step), so every trip, its counter value and its
+ * order are the original's and the remainder (fewer than K trips left) ends at the same
+ * test. What moves is when the body's loads of read-only memory happen: the preload
+ * replays, for trip k, the counter's own steps and tests (in the counter's own type, so a
+ * wrap or a bound is met exactly where the original meets it), the leading declarations
+ * and `if (c) continue;` of the body that compute from the counter, loop-invariant names
+ * and loads of read-only buffers only (so their values are the body's), and the loads of
+ * the statements after them up to the first that may `continue`. A load is preloaded only
+ * where the original body executes it (under the same continues and condition), so no
+ * address is touched that the original does not touch. The loaded buffers are never
+ * stored to, atomically updated, passed on or copied in the kernel, and any pointer the
+ * loop stores through either is __restrict__ (or the buffer is) or no launch in the file
+ * passes the two the same expression (the rule rw_restrict adds __restrict__ by): so no
+ * thread's store can change a preloaded value, and the values the bodies see are the
+ * values they read in the original. Each thread visits the same elements in the same order
+ * and does the same operations on the same values: the result is bit-identical, floats
+ * and atomics included. */
+
+#define LB_STMTS 32
+#define LB_LOCALS 16
+#define LB_LOADS 8
+#define LB_TYPE 160
+
+typedef struct {
+    const char *text;
+    size_t len;
+    const rw_toks *ts;
+    const an_function *f;
+    const an_model *m;
+    const km_kernel *km;
+    signed char ro[64];       /* per parameter: 0 not asked, 1 read-only, -1 written */
+    char why[700];
+} lb_scan;
+
+typedef struct {
+    size_t a, b;              /* the load's tokens `B [ ... ]` */
+    const an_param *buf;
+    char type[LB_TYPE];
+} lb_load;
+
+typedef struct {
+    size_t loop_a, loop_b;
+    size_t v;                 /* a token naming the counter */
+    size_t init_a, init_b, cond_a, cond_b, step_a, step_b;
+    size_t ba, bb;            /* the body's statements [ba, bb) */
+    size_t st_a[LB_STMTS], st_b[LB_STMTS], n_st;
+    size_t n_pre;             /* statements [0, n_pre) are the replayed prefix */
+    bool is_decl[LB_STMTS];
+    size_t name[LB_STMTS];    /* the declared name's token (is_decl) */
+    size_t type_a[LB_STMTS], type_b[LB_STMTS]; /* its type's tokens, qualifiers included */
+    lb_load ld[LB_LOADS];
+    size_t n_ld;
+    size_t n_pre_loads;       /* loads inside the prefix (batched by the prefix's replay) */
+} lb_loop;
+
+#define refuse(s, k, ...) rwl_refuse((s)->why, sizeof (s)->why, (s)->ts, (s)->text, (k), __VA_ARGS__)
+#define TOK(ts, k) (int)((ts)->t[k].end - (ts)->t[k].start), (ts)->text + (ts)->t[k].start
+#define SPAN(ts, a, b) (int)((ts)->t[(b) - 1].end - (ts)->t[a].start), (ts)->text + (ts)->t[a].start
+
+static bool is_open(const rw_toks *ts, size_t k)
+{
+    return rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "{");
+}
+
+static bool is_close(const rw_toks *ts, size_t k)
+{
+    return rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]") || rwl_tok_is(ts, k, "}");
+}
+
+static bool is_keyword(const rw_toks *ts, size_t k)
+{
+    static const char *const kw[] = {"return", "if", "else", "for", "while", "do", "goto", "break",
+                                     "continue", "switch", "case", "default", "sizeof", "true", "false",
+                                     "nullptr", "NULL"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(kw); i++)
+        if (rwl_tok_is(ts, k, kw[i]))
+            return true;
+    return false;
+}
+
+/* Is the name at k a builtin coordinate (threadIdx.x ...), constant over the loop? */
+static bool builtin_name(const rw_toks *ts, size_t k)
+{
+    static const char *const b[] = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(b); i++)
+        if (rwl_tok_is(ts, k, b[i]))
+            return true;
+    return false;
+}
+
+/* Is the name at q declared there: `T name`, `const T *name`, ... right after the start of
+ * a statement or a for header (a product `n * w` inside an expression is none)? */
+static bool declares(const rw_toks *ts, size_t q)
+{
+    size_t p = q, words = 0;
+    while (p > 0 && (rwl_tok_is(ts, p - 1, "*") || rwl_tok_is(ts, p - 1, "&") || rwl_tok_is(ts, p - 1, "::") ||
+                     ts->t[p - 1].kind == T_IDENT)) {
+        words += ts->t[p - 1].kind == T_IDENT;
+        p--;
+    }
+    if (!words)
+        return false;
+    return p == 0 || rwl_tok_is(ts, p - 1, ";") || rwl_tok_is(ts, p - 1, "{") || rwl_tok_is(ts, p - 1, "}") ||
+           rwl_tok_is(ts, p - 1, "(") || rwl_tok_is(ts, p - 1, ",");
+}
+
+/* A pointer parameter of one level that the kernel only reads: the read-only buffers. */
+static const an_param *readonly_buffer(lb_scan *s, size_t k)
+{
+    if (!rwl_is_use(s->ts, k) || !rwl_tok_is(s->ts, k + 1, "["))
+        return NULL;
+    const an_param *p = rwp_param_named(s->f, s->ts, k);
+    if (!p || p->pointer_depth != 1)
+        return NULL;
+    /* a local of the same name declared in the body would hide it */
+    for (size_t q = 1; q + 1 < s->ts->n; q++)
+        if (rwl_same_tok(s->ts, q, k) && declares(s->ts, q))
+            return NULL;
+    size_t pi = (size_t)(p - s->f->params);
+    if (pi >= sizeof s->ro)
+        return NULL;
+    if (!s->ro[pi])
+        s->ro[pi] = rw_param_written(s->text, s->len, s->f, p->name) ? -1 : 1;
+    return s->ro[pi] > 0 ? p : NULL;
+}
+
+/* Is the name at q written anywhere in [a, b)? */
+static bool written_in(const rw_toks *ts, size_t a, size_t b, size_t q)
+{
+    for (size_t k = a; k < b; k++)
+        if (rwl_is_use(ts, k) && rwl_same_tok(ts, k, q) && rwl_scalar_written(ts, k))
+            return true;
+    return false;
+}
+
+/* Is [a, b) computed from the counter, the prefix's locals (names, n_names), names the
+ * loop never writes, pure calls and loads of read-only buffers only? *loads counts those
+ * loads. false with the refusal in s->why (not reported as the rewrite's reason unless no
+ * load at all is found) */
+static bool pure_expr(lb_scan *s, const lb_loop *L, size_t a, size_t b, const size_t *names, size_t n_names,
+                      size_t *loads)
+{
+    const rw_toks *ts = s->ts;
+    if (rwl_writes_any(ts, a, b))
+        return refuse(s, a, "write", "`%.*s` writes", SPAN(ts, a, b));
+    for (size_t q = a; q < b; q++) {
+        if (rwl_tok_is(ts, q, "->") || (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)) ||
+            (rwl_tok_is(ts, q, "&") && rwl_unary_position(ts, q)))
+            return refuse(s, q, "memory", "`%.*s` reads memory through a pointer", SPAN(ts, a, b));
+        if (rwl_tok_is(ts, q, "[")) {
+            if (q == a || !readonly_buffer(s, q - 1))
+                return refuse(s, q, "memory", "`%.*s` reads memory the kernel may write", SPAN(ts, a, b));
+            if (loads)
+                (*loads)++;
+            continue;
+        }
+        if (ts->t[q].kind != T_IDENT || !rwl_is_use(ts, q) || is_keyword(ts, q) || builtin_name(ts, q) ||
+            rwl_is_type_word(ts, q) || rwp_is_type_word(ts, q))
+            continue;
+        if (rwl_tok_is(ts, q + 1, "(")) {
+            if (!rwl_pure_call_name(ts, q))
+                return refuse(s, q, "call", "`%.*s(...)` may write memory", TOK(ts, q));
+            continue;
+        }
+        if (rwl_tok_is(ts, q + 1, "::") || (q > a && rwl_tok_is(ts, q - 1, "::")))
+            continue;
+        if (rwl_same_tok(ts, q, L->v))
+            continue;
+        bool local = false;
+        for (size_t i = 0; i < n_names && !local; i++)
+            local = rwl_same_tok(ts, q, names[i]);
+        if (local)
+            continue;
+        if (written_in(ts, L->loop_a, L->loop_b, q))
+            return refuse(s, q, "write", "`%.*s` is written in the loop", TOK(ts, q));
+    }
+    return true;
+}
+
+/* The first token of [a, b) equal to one of the words in list (identifiers), or b. */
+static size_t find_word(const rw_toks *ts, size_t a, size_t b, const char *const *list, size_t n, bool prefix)
+{
+    for (size_t q = a; q < b; q++) {
+        if (ts->t[q].kind != T_IDENT)
+            continue;
+        size_t tl = ts->t[q].end - ts->t[q].start;
+        for (size_t i = 0; i < n; i++) {
+            size_t l = strlen(list[i]);
+            if ((prefix ? tl >= l : tl == l) && !memcmp(ts->text + ts->t[q].start, list[i], l))
+                return q;
+        }
+    }
+    return b;
+}
+
+/* Is token q inside a loop or switch nested in [a, b) (so that a break there is its own)? */
+static bool in_nested(const rw_toks *ts, size_t a, size_t b, size_t q, bool switches)
+{
+    for (size_t k = a; k < q; k++) {
+        bool loop = rwl_tok_is(ts, k, "for") || rwl_tok_is(ts, k, "while") || rwl_tok_is(ts, k, "do");
+        bool sw = switches && rwl_tok_is(ts, k, "switch");
+        if (!loop && !sw)
+            continue;
+        size_t e = rwl_stmt_end(ts, k, b);
+        if (rwl_tok_is(ts, k, "do")) {   /* do S while (c); */
+            size_t w = e;
+            if (rwl_tok_is(ts, w, "while") && rwl_tok_is(ts, w + 1, "("))
+                e = rwl_match_close(ts, w + 1) + 2;
+        }
+        if (q < e)
+            return true;
+    }
+    return false;
+}
+
+/* The loop's header: `for (init; v < N; step)` with step v += S, v = v + S, v++ or ++v. */
+static bool read_header(lb_scan *s, lb_loop *L)
+{
+    const rw_toks *ts = s->ts;
+    size_t k = L->loop_a, hc = rwl_match_close(ts, k + 1);
+    if (hc >= L->loop_b)
+        return refuse(s, k, "loop", "its header does not close");
+    size_t semi[2], ns = 0;
+    int depth = 0;
+    for (size_t q = k + 2; q < hc; q++) {
+        if (is_open(ts, q))
+            depth++;
+        else if (is_close(ts, q))
+            depth--;
+        else if (!depth && rwl_tok_is(ts, q, ";") && ns < 2)
+            semi[ns++] = q;
+    }
+    if (ns != 2)
+        return refuse(s, k, "loop", "its header is not `init; condition; step`");
+    L->init_a = k + 2;
+    L->init_b = semi[0];
+    L->cond_a = semi[0] + 1;
+    L->cond_b = semi[1];
+    L->step_a = semi[1] + 1;
+    L->step_b = hc;
+    size_t ca = L->cond_a, cb = L->cond_b;
+    if (!(cb > ca + 2 && ts->t[ca].kind == T_IDENT && rwl_is_use(ts, ca) &&
+          (rwl_tok_is(ts, ca + 1, "<") || rwl_tok_is(ts, ca + 1, "<=") || rwl_tok_is(ts, ca + 1, "!="))))
+        return refuse(s, k, "condition", "the loop's condition is not `counter < bound`");
+    L->v = ca;
+    size_t pa = L->step_a, pb = L->step_b;
+    bool ok = (pb == pa + 2 && ((rwl_same_tok(ts, pa, L->v) && rwl_tok_is(ts, pa + 1, "++")) ||
+                                (rwl_tok_is(ts, pa, "++") && rwl_same_tok(ts, pa + 1, L->v)))) ||
+              (pb > pa + 2 && rwl_same_tok(ts, pa, L->v) && rwl_tok_is(ts, pa + 1, "+=") &&
+               !rwl_writes_any(ts, pa + 2, pb)) ||
+              (pb > pa + 4 && rwl_same_tok(ts, pa, L->v) && rwl_tok_is(ts, pa + 1, "=") &&
+               rwl_same_tok(ts, pa + 2, L->v) && rwl_tok_is(ts, pa + 3, "+") && !rwl_writes_any(ts, pa + 4, pb));
+    if (!ok)
+        return refuse(s, pa < pb ? pa : k, "stride", "the step is not `%.*s += stride`", TOK(ts, L->v));
+    /* the step and the bound run again in the preload: they must touch no memory (a macro
+     * of the file is read from its definition: the model may not see a read through a
+     * macro parameter) */
+    for (size_t q = L->cond_a + 2; q < pb; q++) {
+        if (q >= L->cond_b && q < pa)
+            continue;
+        bool call = ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !rwl_pure_call_name(ts, q) &&
+                    !rwl_is_type_word(ts, q) &&
+                    !rwl_pure_function_macro(s->text, s->len, s->text + ts->t[q].start, ts->t[q].end - ts->t[q].start, 4);
+        if (call || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "->") ||
+            ((rwl_tok_is(ts, q, "*") || rwl_tok_is(ts, q, "&")) && rwl_unary_position(ts, q)))
+            return refuse(s, q, q < L->cond_b ? "condition" : "stride", "`%.*s` reads memory or calls a function",
+                          q < L->cond_b ? (int)(ts->t[L->cond_b - 1].end - ts->t[L->cond_a].start)
+                                        : (int)(ts->t[pb - 1].end - ts->t[pa].start),
+                          s->text + ts->t[q < L->cond_b ? L->cond_a : pa].start);
+    }
+    depth = 0;
+    for (size_t q = pa; q < pb; q++)
+        if (is_open(ts, q))
+            depth++;
+        else if (is_close(ts, q))
+            depth--;
+        else if (!depth && rwl_tok_is(ts, q, ","))
+            return refuse(s, q, "stride", "the step `%.*s` does more than add a stride", SPAN(ts, pa, pb));
+    return true;
+}
+
+/* Does form f read memory, call a function or name a local the model does not follow? */
+static bool form_impure(const km_kernel *k, km_form f)
+{
+    size_t na = 0;
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = &km_atoms(k, &na)[f.t[i].atoms[j]];
+            if (a->kind == KM_ATOM_READ || a->kind == KM_ATOM_VAR || a->kind == KM_ATOM_ACC ||
+                a->kind == KM_ATOM_NAME)
+                return true;
+            if (a->kind == KM_ATOM_OPAQUE) {
+                if (a->op && !strcmp(a->op, "call"))
+                    return true;
+                for (uint32_t q = 0; q < a->n_args; q++)
+                    if (form_impure(k, a->args[q]))
+                        return true;
+            }
+        }
+    return false;
+}
+
+/* The model's loop at L's line counting L's counter, read as counted with a step and bound
+ * that read no memory; its index in *li. */
+static bool model_loop(lb_scan *s, const lb_loop *L, size_t *li)
+{
+    const rw_toks *ts = s->ts;
+    size_t n = 0;
+    const km_loop *lp = km_loops(s->km, &n);
+    uint32_t line = (uint32_t)rwl_line_at(s->text, ts->t[L->loop_a].start);
+    char var[128];
+    snprintf(var, sizeof var, "%.*s", TOK(ts, L->v));
+    for (size_t i = 0; i < n; i++) {
+        if (lp[i].line != line || !lp[i].var || strcmp(lp[i].var, var))
+            continue;
+        if (lp[i].kind != KM_LOOP_AFFINE && lp[i].kind != KM_LOOP_GRID_STRIDE && lp[i].kind != KM_LOOP_BLOCK_STRIDE)
+            return refuse(s, L->step_a, "stride", "the kernel model does not read `%.*s` as a step that stays the "
+                                                  "same while the loop runs", SPAN(ts, L->step_a, L->step_b));
+        if (form_impure(s->km, lp[i].step))
+            return refuse(s, L->step_a, "stride", "the step `%.*s` reads memory or calls a function",
+                          SPAN(ts, L->step_a, L->step_b));
+        if (form_impure(s->km, lp[i].bound))
+            return refuse(s, L->cond_a, "condition", "the bound in `%.*s` reads memory or calls a function",
+                          SPAN(ts, L->cond_a, L->cond_b));
+        *li = i;
+        return true;
+    }
+    return refuse(s, L->loop_a, "loop", "the kernel model does not read it as a counted loop over `%s`", var);
+}
+
+/* Body statement [a, b) as a declaration `[const] T [*] name = init;` of one local: its
+ * type tokens and name. */
+static bool one_decl(const rw_toks *ts, size_t a, size_t b, size_t *ta, size_t *tb, size_t *name)
+{
+    if (!rwl_starts_declaration(ts, a) || b < a + 4)
+        return false;
+    size_t eq = a;
+    int depth = 0;
+    for (; eq < b - 1; eq++) {
+        if (is_open(ts, eq))
+            depth++;
+        else if (is_close(ts, eq))
+            depth--;
+        else if (!depth && (rwl_tok_is(ts, eq, ",") || rwl_tok_is(ts, eq, "[") || rwl_tok_is(ts, eq, "&")))
+            return false;
+        if (!depth && rwl_tok_is(ts, eq, "="))
+            break;
+    }
+    if (eq >= b - 1 || eq < a + 2 || ts->t[eq - 1].kind != T_IDENT || !rwl_declared_here(ts, eq - 1))
+        return false;
+    for (size_t q = a; q < eq - 1; q++) {
+        if (!(ts->t[q].kind == T_IDENT || rwl_tok_is(ts, q, "*") || rwl_tok_is(ts, q, "::")))
+            return false;
+        if (rwl_tok_is(ts, q, "auto") || rwl_tok_is(ts, q, "static") || rwl_tok_is(ts, q, "__shared__") ||
+            rwl_tok_is(ts, q, "extern"))
+            return false;
+    }
+    depth = 0;
+    for (size_t q = eq + 1; q < b - 1; q++) {
+        if (is_open(ts, q))
+            depth++;
+        else if (is_close(ts, q))
+            depth--;
+        else if (!depth && rwl_tok_is(ts, q, ","))
+            return false;
+    }
+    *ta = a;
+    *tb = eq - 1;
+    *name = eq - 1;
+    return true;
+}
+
+/* `if (c) continue;` or `if (c) { continue; }`: c's tokens. */
+static bool if_continue(const rw_toks *ts, size_t a, size_t b, size_t *ca, size_t *cb)
+{
+    if (!rwl_tok_is(ts, a, "if") || !rwl_tok_is(ts, a + 1, "("))
+        return false;
+    size_t c = rwl_match_close(ts, a + 1);
+    if (c >= b)
+        return false;
+    bool plain = b == c + 3 && rwl_tok_is(ts, c + 1, "continue") && rwl_tok_is(ts, c + 2, ";");
+    bool braced = b == c + 5 && rwl_tok_is(ts, c + 1, "{") && rwl_tok_is(ts, c + 2, "continue") &&
+                  rwl_tok_is(ts, c + 3, ";") && rwl_tok_is(ts, c + 4, "}");
+    if (!plain && !braced)
+        return false;
+    *ca = a + 2;
+    *cb = c;
+    return true;
+}
+
+/* The body: barriers, exits and the counter; the prefix replayed by the preload; the
+ * later loads batched. */
+static bool read_body(lb_scan *s, lb_loop *L)
+{
+    const rw_toks *ts = s->ts;
+    size_t hc = rwl_match_close(ts, L->loop_a + 1);
+    L->ba = hc + 1;
+    L->bb = L->loop_b;
+    if (rwl_tok_is(ts, L->ba, "{"))
+        L->ba++, L->bb--;
+    size_t ba = L->ba, bb = L->bb;
+    static const char *const barrier[] = {"__syncthreads", "__syncwarp", "sync", "__barrier_sync", "bar_sync"};
+    size_t q = find_word(ts, ba, bb, barrier, 1, true);
+    if (q == bb)
+        q = find_word(ts, ba, bb, barrier + 1, HK_ARRAY_LEN(barrier) - 1, false);
+    if (q < bb)
+        return refuse(s, q, "barrier", "`%.*s` in the loop: the trips' bodies must run between the same "
+                                       "barriers", TOK(ts, q));
+    static const char *const warp[] = {"__shfl", "__ballot", "__any", "__all", "__match", "__reduce_", "__activemask"};
+    q = find_word(ts, ba, bb, warp, HK_ARRAY_LEN(warp), true);
+    if (q < bb)
+        return refuse(s, q, "warp collective", "`%.*s` in the loop (a warp collective)", TOK(ts, q));
+    static const char *const exits[] = {"return", "goto", "asm"};
+    q = find_word(ts, ba, bb, exits, HK_ARRAY_LEN(exits), false);
+    if (q < bb)
+        return refuse(s, q, rwl_tok_is(ts, q, "asm") ? "asm" : "early exit", "`%.*s` in the loop", TOK(ts, q));
+    for (q = ba; q < bb; q++)
+        if (rwl_tok_is(ts, q, "break") && !in_nested(ts, ba, bb, q, true))
+            return refuse(s, q, "early exit", "`break` leaves the loop (the batched trips would run past it)");
+    for (q = ba; q < bb; q++)
+        if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, L->v) && rwl_scalar_written(ts, q))
+            return refuse(s, q, "loop", "the body changes its counter `%.*s`", TOK(ts, L->v));
+    for (uint32_t c = ts->t[L->loop_a].start; c < ts->t[L->loop_b - 1].end; c++)
+        if (s->text[c] == '\n') {
+            uint32_t d = c + 1;
+            while (s->text[d] == ' ' || s->text[d] == '\t')
+                d++;
+            if (s->text[d] == '#' && d < ts->t[L->loop_b - 1].end && strncmp(s->text + d, "#pragma", 7))
+                return refuse(s, L->loop_a, "preprocessor line", "a `#` line inside the loop");
+        }
+    /* the bound and the step name nothing the body writes */
+    for (q = L->cond_a + 2; q < L->cond_b; q++)
+        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && written_in(ts, ba, bb, q))
+            return refuse(s, q, "condition", "the bound names `%.*s`, which the body writes", TOK(ts, q));
+    for (q = L->step_a; q < L->step_b; q++)
+        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && !rwl_same_tok(ts, q, L->v) && written_in(ts, ba, bb, q))
+            return refuse(s, q, "stride", "the stride names `%.*s`, which the body writes", TOK(ts, q));
+    /* the statements */
+    L->n_st = 0;
+    for (size_t p = ba; p < bb;) {
+        size_t e = rwl_stmt_end(ts, p, bb);
+        if (e <= p)
+            return refuse(s, p, "statement", "a statement the scanner cannot delimit");
+        if (L->n_st == LB_STMTS)
+            return refuse(s, p, "statement", "more than %d statements in the loop", LB_STMTS);
+        L->st_a[L->n_st] = p;
+        L->st_b[L->n_st++] = e;
+        p = e;
+    }
+    /* the prefix */
+    size_t names[LB_STMTS], n_names = 0;
+    char first_why[sizeof s->why] = "";
+    L->n_pre = 0;
+    L->n_pre_loads = 0;
+    for (size_t i = 0; i < L->n_st; i++) {
+        size_t a = L->st_a[i], b = L->st_b[i], ta, tb, nm, ca, cb, loads = 0;
+        s->why[0] = '\0';
+        if (one_decl(ts, a, b, &ta, &tb, &nm) && pure_expr(s, L, nm + 2, b - 1, names, n_names, &loads)) {
+            L->is_decl[i] = true;
+            L->name[i] = nm;
+            L->type_a[i] = ta;
+            L->type_b[i] = tb;
+            names[n_names++] = nm;
+            L->n_pre_loads += loads;
+            L->n_pre = i + 1;
+            continue;
+        }
+        if (!s->why[0] && if_continue(ts, a, b, &ca, &cb) && pure_expr(s, L, ca, cb, names, n_names, &loads)) {
+            L->is_decl[i] = false;
+            L->n_pre_loads += loads;
+            L->n_pre = i + 1;
+            continue;
+        }
+        snprintf(first_why, sizeof first_why, "%s", s->why);
+        break;
+    }
+    /* the loads of the statements after it, up to the first that may continue */
+    L->n_ld = 0;
+    for (size_t i = L->n_pre; i < L->n_st; i++) {
+        size_t a = L->st_a[i], b = L->st_b[i];
+        bool cont = false;   /* a statement that may skip the rest of the trip: no load after it */
+        for (q = a; q < b && !cont; q++)
+            cont = (rwl_tok_is(ts, q, "continue") && !in_nested(ts, a, b, q, false)) || rwl_tok_is(ts, q, "__trap") ||
+                   rwl_tok_is(ts, q, "assert") || rwl_tok_is(ts, q, "abort") || rwl_tok_is(ts, q, "exit");
+        if (cont)
+            break;
+        if (rwl_tok_is(ts, a, "if") || rwl_tok_is(ts, a, "for") || rwl_tok_is(ts, a, "while") ||
+            rwl_tok_is(ts, a, "do") || rwl_tok_is(ts, a, "switch") || rwl_tok_is(ts, a, "{"))
+            continue;   /* a load under a condition is not preloaded */
+        bool cond = false;
+        for (q = a; q < b && !cond; q++)
+            cond = rwl_tok_is(ts, q, "?") || rwl_tok_is(ts, q, "&&") || rwl_tok_is(ts, q, "||");
+        if (cond)
+            continue;
+        for (q = a + 1; q < b; q++) {
+            if (!rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q - 2, "[") || !readonly_buffer(s, q - 1))
+                continue;
+            if (q >= a + 2 && (rwl_tok_is(ts, q - 2, ".") || rwl_tok_is(ts, q - 2, "->")))
+                continue;
+            size_t c = rwl_match_close(ts, q);
+            if (c >= b)
+                continue;
+            s->why[0] = '\0';
+            bool moved = false;   /* a prefix local the statements after the prefix change */
+            for (size_t x = q + 1; x < c && !moved; x++)
+                for (size_t i2 = 0; i2 < n_names && !moved; i2++)
+                    if (rwl_is_use(ts, x) && rwl_same_tok(ts, x, names[i2]) &&
+                        written_in(ts, L->st_a[L->n_pre], L->bb, x)) {
+                        moved = true;
+                        refuse(s, x, "write", "`%.*s` is changed after it is declared", TOK(ts, x));
+                    }
+            if (moved || !pure_expr(s, L, q + 1, c, names, n_names, NULL)) {
+                if (!first_why[0])
+                    snprintf(first_why, sizeof first_why, "%s", s->why);
+                continue;
+            }
+            /* nested in another read-only load's index: that one is preloaded whole */
+            bool inner = false;
+            for (size_t i2 = 0; i2 < L->n_ld && !inner; i2++)
+                inner = q > L->ld[i2].a && q < L->ld[i2].b;
+            if (inner)
+                continue;
+            if (L->n_ld == LB_LOADS)
+                break;
+            lb_load *ld = &L->ld[L->n_ld++];
+            ld->a = q - 1;
+            ld->b = c + 1;
+            ld->buf = readonly_buffer(s, q - 1);
+            rwp_pointee_type(ld->buf, ld->type, sizeof ld->type);
+            if (!ld->type[0] || !strcmp(ld->type, "void"))
+                return refuse(s, q - 1, "load", "the element type of `%s` is not known", ld->buf->name);
+            q = c;
+        }
+    }
+    s->why[0] = '\0';
+    if (!L->n_pre_loads && !L->n_ld) {
+        if (first_why[0])
+            snprintf(s->why, sizeof s->why, "%s (so no load of a read-only buffer can be issued ahead)", first_why);
+        else
+            refuse(s, L->loop_a, "loop", "its body loads nothing from a buffer the kernel never writes, before "
+                                         "anything that may skip the rest of a trip");
+        return false;
+    }
+    return true;
+}
+
+/* The read-only buffers the loop's preload reads (the prefix's and the later loads). */
+static size_t batched_buffers(lb_scan *s, const lb_loop *L, const an_param **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < L->n_pre; i++)
+        for (size_t q = L->st_a[i] + 1; q < L->st_b[i]; q++) {
+            const an_param *r = rwl_tok_is(s->ts, q, "[") ? readonly_buffer(s, q - 1) : NULL;
+            bool seen = !r;
+            for (size_t j = 0; j < n && !seen; j++)
+                seen = out[j] == r;
+            if (!seen && n < max)
+                out[n++] = r;
+        }
+    for (size_t i = 0; i < L->n_ld; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < n && !seen; j++)
+            seen = out[j] == L->ld[i].buf;
+        if (!seen && n < max)
+            out[n++] = L->ld[i].buf;
+    }
+    return n;
+}
+
+/* May the loop store through w while r's values are preloaded? Yes when one is
+ * __restrict__ or no launch of the kernel in the file passes both the same expression. */
+static bool alias_ok(lb_scan *s, const lb_loop *L, const an_param *w, const an_param *r)
+{
+    if (w->is_restrict || r->is_restrict)
+        return true;
+    if (w == r)
+        return refuse(s, L->loop_a, "store", "the loop writes `%s`, which it loads", r->name);
+    for (size_t l = 0; l < s->m->n_launches; l++) {
+        const an_launch *la = &s->m->launches[l];
+        if (!la->kernel || la->form == AN_LAUNCH_CUDA_API || la->n_args != s->f->n_params)
+            continue;
+        const char *sn = strrchr(la->kernel, ':');
+        sn = sn ? sn + 1 : la->kernel;
+        if (strcmp(sn, s->f->name))
+            continue;
+        size_t wi = (size_t)(w - s->f->params), ri = (size_t)(r - s->f->params);
+        char x1[512], y1[512];
+        rwl_squeeze(la->args[wi], x1, sizeof x1);
+        rwl_squeeze(la->args[ri], y1, sizeof y1);
+        if (!strcmp(x1, y1))
+            return refuse(s, L->loop_a, "store", "the launch at line %u passes `%s` as both %s and %s: the loop's "
+                                                 "stores may change what it loads",
+                          la->span.start_row + 1, la->args[wi], w->name, r->name);
+    }
+    return true;
+}
+
+/* Where a store could change a preloaded value: every pointer the loop stores through (the
+ * model's global writes and atomics in it, the file's __device__ functions followed)
+ * against every batched buffer, unless one of the two is __restrict__ or no launch in the
+ * file passes the two the same expression (rw_restrict's rule). */
+static bool no_alias(lb_scan *s, const lb_loop *L, size_t li)
+{
+    const an_param *rb[LB_STMTS + LB_LOADS];
+    size_t nr = batched_buffers(s, L, rb, HK_ARRAY_LEN(rb));
+    /* a pointer parameter written, passed on or copied in the loop's text (a call the model
+     * does not follow may store through it) */
+    const rw_toks *ts = s->ts;
+    for (size_t q = L->ba; q < L->bb; q++) {
+        const an_param *w = ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) ? rwp_param_named(s->f, ts, q) : NULL;
+        if (!w || w->pointer_depth < 1 || !rwl_occurrence_writes(ts, q))
+            continue;
+        for (size_t j = 0; j < nr; j++)
+            if (!alias_ok(s, L, w, rb[j]))
+                return false;
+    }
+    size_t n = 0;
+    const km_access *as = km_accesses(s->km, &n);
+    for (size_t i = 0; i < n; i++) {
+        const km_access *x = &as[i];
+        if (x->space != KM_SPACE_GLOBAL || x->mode == KM_READ)
+            continue;
+        bool inside = false;
+        for (uint32_t j = 0; j < x->n_loops && !inside; j++)
+            inside = x->loops[j] == li;
+        if (!inside)
+            continue;
+        const an_param *w = rwp_param_by_name(s->f, x->buffer);
+        for (size_t j = 0; j < nr; j++) {
+            if (!w)
+                return refuse(s, L->loop_a, "store", "the loop stores through `%s`, which is no parameter (it "
+                                                     "may point into `%s`)", x->buffer, rb[j]->name);
+            if (!alias_ok(s, L, w, rb[j]))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* ---- the emitter ---- */
+
+/* Appends tokens [a, b) with their own gaps, the counter renamed to cv (NULL: kept) and the
+ * batched loads replaced by their slots (repl: whether to). */
+static int append_text(struct hk_buf *b, const lb_scan *s, const lb_loop *L, size_t a, size_t e, const char *cv,
+                       bool repl)
+{
+    const rw_toks *ts = s->ts;
+    int rc = HK_OK;
+    for (size_t q = a; q < e && !rc; q++) {
+        if (q > a) {
+            /* a gap over lines (no // comment in it) becomes one space: the statement is
+             * re-indented at its new depth */
+            const char *g = s->text + ts->t[q - 1].end;
+            size_t gl = ts->t[q].start - ts->t[q - 1].end;
+            bool nl = memchr(g, '\n', gl) != NULL, line_comment = false;
+            for (size_t c = 0; c + 1 < gl && !line_comment; c++)
+                line_comment = g[c] == '/' && g[c + 1] == '/';
+            rc = nl && !line_comment ? hk_buf_appends(b, " ") : hk_buf_append(b, g, gl);
+        }
+        if (rc)
+            break;
+        size_t j = L->n_ld;
+        for (size_t i = 0; repl && i < L->n_ld && j == L->n_ld; i++)
+            if (L->ld[i].a == q)
+                j = i;
+        if (j < L->n_ld) {
+            rc = hk_buf_printf(b, "hk_lb_ld%zu[hk_lb_k]", j);
+            q = L->ld[j].b - 1;
+        } else if (cv && rwl_is_use(ts, q) && rwl_same_tok(ts, q, L->v))
+            rc = hk_buf_appends(b, cv);
+        else
+            rc = hk_buf_append(b, s->text + ts->t[q].start, ts->t[q].end - ts->t[q].start);
+    }
+    return rc;
+}
+
+/* The declared type of prefix statement i, without const, volatile and register. */
+static int append_type(struct hk_buf *b, const lb_scan *s, const lb_loop *L, size_t i)
+{
+    const rw_toks *ts = s->ts;
+    int rc = HK_OK;
+    size_t star = SIZE_MAX;   /* the last '*': qualifiers before it are the pointee's */
+    for (size_t q = L->type_a[i]; q < L->type_b[i]; q++)
+        if (rwl_tok_is(ts, q, "*"))
+            star = q;
+    for (size_t q = L->type_a[i]; q < L->type_b[i] && !rc; q++) {
+        if ((rwl_tok_is(ts, q, "const") || rwl_tok_is(ts, q, "volatile")) && (star == SIZE_MAX || q > star))
+            continue;
+        if (rwl_tok_is(ts, q, "register"))
+            continue;
+        rc = hk_buf_printf(b, "%.*s ", TOK(ts, q));
+    }
+    return rc;
+}
+
+static int emit_loop(struct hk_buf *b, const lb_scan *s, const lb_loop *L, int K, const char *ind)
+{
+    const rw_toks *ts = s->ts;
+    char i1[80], i2[80], i3[80];
+    snprintf(i1, sizeof i1, "%s    ", ind);
+    snprintf(i2, sizeof i2, "%s        ", ind);
+    snprintf(i3, sizeof i3, "%s            ", ind);
+    int rc = hk_buf_printf(b, "for (%.*s; %.*s;) {   /* hk: load_batching: the loads of %d trips first, then "
+                              "their bodies in order */\n",
+                           L->init_b > L->init_a ? (int)(ts->t[L->init_b - 1].end - ts->t[L->init_a].start) : 0,
+                           L->init_b > L->init_a ? s->text + ts->t[L->init_a].start : "", SPAN(ts, L->cond_a, L->cond_b),
+                           K);
+    /* the slots */
+    for (size_t i = 0; i < L->n_pre && !rc; i++) {
+        if (!L->is_decl[i])
+            continue;
+        rc = hk_buf_appends(b, i1);
+        if (!rc)
+            rc = append_type(b, s, L, i);
+        if (!rc)
+            rc = hk_buf_printf(b, "hk_lb_s_%.*s[%d];\n", TOK(ts, L->name[i]), K);
+    }
+    for (size_t j = 0; j < L->n_ld && !rc; j++)
+        rc = hk_buf_printf(b, "%s%s hk_lb_ld%zu[%d];\n", i1, L->ld[j].type, j, K);
+    /* the preload: the counter's own steps and tests, the prefix, the later loads */
+    if (!rc)
+        rc = hk_buf_printf(b, "%s{\n%sauto hk_lb_iv = %.*s;\n%s#pragma unroll\n%sfor (int hk_lb_k = 0; hk_lb_k < %d; "
+                              "hk_lb_k++, ",
+                           i1, i2, TOK(ts, L->v), i2, i2, K);
+    if (!rc)
+        rc = append_text(b, s, L, L->step_a, L->step_b, "hk_lb_iv", false);
+    if (!rc)
+        rc = hk_buf_printf(b, ") {\n%sif (!(", i3);
+    if (!rc)
+        rc = append_text(b, s, L, L->cond_a, L->cond_b, "hk_lb_iv", false);
+    if (!rc)
+        rc = hk_buf_appends(b, "))\n");
+    if (!rc)
+        rc = hk_buf_printf(b, "%s    break;\n", i3);
+    for (size_t i = 0; i < L->n_pre && !rc; i++) {
+        rc = hk_buf_appends(b, i3);
+        if (!rc)
+            rc = append_text(b, s, L, L->st_a[i], L->st_b[i], "hk_lb_iv", false);
+        if (!rc)
+            rc = hk_buf_appends(b, "\n");
+        if (!rc && L->is_decl[i])
+            rc = hk_buf_printf(b, "%shk_lb_s_%.*s[hk_lb_k] = %.*s;\n", i3, TOK(ts, L->name[i]), TOK(ts, L->name[i]));
+    }
+    for (size_t j = 0; j < L->n_ld && !rc; j++) {
+        rc = hk_buf_printf(b, "%shk_lb_ld%zu[hk_lb_k] = ", i3, j);
+        if (!rc)
+            rc = append_text(b, s, L, L->ld[j].a, L->ld[j].b, "hk_lb_iv", false);
+        if (!rc)
+            rc = hk_buf_appends(b, ";\n");
+    }
+    if (!rc)
+        rc = hk_buf_printf(b, "%s}\n%s}\n", i2, i1);
+    /* the bodies, in order, each followed by the step; the next one only while in range */
+    if (!rc)
+        rc = hk_buf_printf(b, "%s#pragma unroll\n%sfor (int hk_lb_k = 0; hk_lb_k < %d; hk_lb_k++) {\n%sif (hk_lb_k > 0 && "
+                              "!(%.*s))\n%s    break;\n%sdo {\n",
+                           i1, i1, K, i2, SPAN(ts, L->cond_a, L->cond_b), i2, i2);
+    for (size_t i = 0; i < L->n_st && !rc; i++) {
+        rc = hk_buf_appends(b, i3);
+        if (!rc && i < L->n_pre && L->is_decl[i]) {
+            rc = hk_buf_printf(b, "%.*s = hk_lb_s_%.*s[hk_lb_k];", SPAN(ts, L->type_a[i], L->name[i] + 1),
+                               TOK(ts, L->name[i]));
+        } else if (!rc)
+            rc = append_text(b, s, L, L->st_a[i], L->st_b[i], NULL, true);
+        if (!rc)
+            rc = hk_buf_appends(b, "\n");
+    }
+    if (!rc)
+        rc = hk_buf_printf(b, "%s} while (0);\n%s", i2, i2);
+    if (!rc)
+        rc = append_text(b, s, L, L->step_a, L->step_b, NULL, false);
+    if (!rc)
+        rc = hk_buf_printf(b, ";\n%s}\n%s}", i1, ind);
+    return rc;
+}
+
+static void indentation(const char *text, uint32_t start, char *ind, size_t n)
+{
+    uint32_t ls = start;
+    while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
+        ls--;
+    size_t il = 0;
+    if ((ls == 0 || text[ls - 1] == '\n') && start - ls < n)
+        il = start - ls;
+    memcpy(ind, text + ls, il);
+    ind[il] = '\0';
+}
+
+static int load_batching(const char *text, size_t len, const an_model *m, size_t kernel, int K, rw_result *out)
+{
+    if (!out)
+        return HK_EINVAL;
+    memset(out, 0, sizeof *out);
+    if (K != 2 && K != 4 && K != 8)
+        return HK_EINVAL;
+    const an_function *f;
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    rw_toks ts = {0};
+    km_kernel *km = NULL;
+    rw_edits es = {0};
+    struct hk_buf what;
+    hk_buf_init(&what, 1 << 16);
+    char kwhy[200];
+    if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        goto out;
+    rc = km_build(text, len, f->name, &km, kwhy, sizeof kwhy);
+    if (rc == HK_ENOMEM)
+        goto out;
+    if (rc) {
+        rc = rwl_not_applicable(out, hk_asprintf("load_batching not applicable to kernel %s: kernel body at line %d: "
+                                                 "the kernel model cannot be built: %s",
+                                                 f->name, rwl_line_at(text, f->body_span.start_byte), kwhy));
+        goto out;
+    }
+    lb_scan s = {.text = text, .len = len, .ts = &ts, .f = f, .m = m, .km = km};
+    char first_why[sizeof s.why] = "";
+    bool done_before = false;
+    for (size_t k = 1; k + 1 < ts.n && !done_before; k++)
+        if (ts.t[k].kind == T_IDENT && !strncmp(text + ts.t[k].start, "hk_lb_", 6)) {
+            refuse(&s, k, "loop", "the kernel has batched loads of this rewrite already");
+            snprintf(first_why, sizeof first_why, "%s", s.why);
+            done_before = true;
+        }
+    size_t first_loop = SIZE_MAX, n_done = 0;
+    bool first_weak = false;
+    for (size_t k = 1; k + 1 < ts.n && !done_before && !rc; k++) {
+        if (!rwl_tok_is(&ts, k, "for") || !rwl_tok_is(&ts, k + 1, "("))
+            continue;
+        if (first_loop == SIZE_MAX)
+            first_loop = k;
+        lb_loop L;
+        memset(&L, 0, sizeof L);
+        L.loop_a = k;
+        L.loop_b = rwl_stmt_end(&ts, k, ts.n - 1);
+        size_t li = 0;
+        s.why[0] = '\0';
+        if (!read_header(&s, &L) || !model_loop(&s, &L, &li) || !read_body(&s, &L) || !no_alias(&s, &L, li)) {
+            bool weak = strstr(s.why, "loads nothing") != NULL;
+            if (!n_done && (!first_why[0] || (first_weak && !weak))) {
+                snprintf(first_why, sizeof first_why, "%s", s.why);
+                first_weak = weak;
+            }
+            continue;   /* an inner loop may still be batched */
+        }
+        char ind[64];
+        indentation(text, ts.t[k].start, ind, sizeof ind);
+        struct hk_buf nb;
+        hk_buf_init(&nb, RW_TEXT_MAX);
+        rc = emit_loop(&nb, &s, &L, K, ind);
+        if (!rc)
+            rc = rwl_edits_add(&es, ts.t[L.loop_a].start, ts.t[L.loop_b - 1].end, nb.data);
+        if (!rc)
+            rc = hk_buf_printf(&what, "%sline %d (%zu load%s)", n_done ? ", " : "", rwl_line_at(text, ts.t[k].start),
+                               L.n_pre_loads + L.n_ld, L.n_pre_loads + L.n_ld == 1 ? "" : "s");
+        hk_buf_free(&nb);
+        n_done++;
+        first_why[0] = '\0';
+        k = L.loop_b - 1;
+    }
+    if (rc)
+        goto out;
+    if (!n_done) {
+        char why[800];
+        if (first_why[0])
+            snprintf(why, sizeof why, "%s", first_why);
+        else if (first_loop == SIZE_MAX)
+            snprintf(why, sizeof why, "kernel body at line %d: no for loop in the kernel's text (one a macro hides "
+                                      "is not read)", rwl_line_at(text, f->body_span.start_byte));
+        else
+            snprintf(why, sizeof why, "loop at line %d: no loop loads from a read-only buffer",
+                     rwl_line_at(text, ts.t[first_loop].start));
+        rc = rwl_not_applicable(out, hk_asprintf("load_batching not applicable to kernel %s: %s", f->name, why));
+        goto out;
+    }
+    char *desc = hk_asprintf("kernel %s: the loop at %s issues the loads of %d trips together, then runs the %d bodies "
+                             "in their own order (same elements, same order per thread: bit-identical; the launch "
+                             "is the kernel's own)",
+                             f->name, what.data, K, K);
+    rc = rwl_finish(text, len, m, f->name, &es, desc, out);
+    if (rc == HK_OK && out->applicable)
+        out->keeps_launch = true;
+out:
+    hk_buf_free(&what);
+    rwl_edits_free(&es);
+    km_free(km);
+    rwl_toks_free(&ts);
+    return rc;
+}
+
+/* ---- registry descriptor (registry.h) ---- */
+static const rw_param lb_params[] = {
+    {.name = "k", .type = RW_PARAM_ENUM, .values = {2, 4, 8}, .n_values = 3, .def = 4},
+};
+
+static int emit_load_batching(const rw_context *c, const int *p, rw_result *out)
+{
+    return load_batching(c->text, c->len, c->m, c->kernel, p[0], out);
+}
+
+const rw_descriptor rw_load_batching_desc = {
+    .name = "load_batching",
+    .summary = "a counted loop whose body loads read-only memory issues the loads of K trips first, then runs "
+               "the K bodies in order (bit-identical)",
+    .params = lb_params,
+    .n_params = HK_ARRAY_LEN(lb_params),
+    /* more loads in flight where no vector loop can be written: a structural rewrite of its
+     * class, after the others of its pass and behind vectorize where that applies
+     * (RW_VECTOR_FALLBACK). Not RW_ALGORITHM: planned in every class as one, it took
+     * double_narrowing's place among three_nn's first candidates (test_engine_search_ilp) */
+    .flags = RW_VECTOR_FALLBACK,
+    .emit = emit_load_batching,
+};

@@ -1,0 +1,431 @@
+/* load_batching run, not only compiled: a histogram256 like cuda-samples' (a grid-stride
+ * loop through the UMUL/UMAD macros, one word per trip into four shared atomics of a
+ * per-warp sub-histogram, 240-style fixed grid), mmcv's tin_shift inner loop (a
+ * `continue` under a shift, loads and stores through indices computed in the body), the
+ * same copy batched at its outer loop (a nested loop in the body), a float recurrence
+ * (the order of its terms decides the bits) and a gather through a loaded index array,
+ * against their rewrites at K = 2, 4 and 8 in the block emulator (emu_block.h): sizes that
+ * are not a multiple of K times the stride, smaller than the stride, and empty; every
+ * output must be bit-identical (the rewrite keeps each thread's elements and their
+ * order). A rewrite whose bodies all read the first trip's value must differ. Kernels it
+ * must not take are refused with the construct and its line; the wild suite's
+ * cs_histogram256 and mmcv_tin_shift_fwd, rewritten, compile with nvcc -arch=sm_90. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/registry.h"
+#include "rewrites/rewrite.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_nvcc.h"
+#include "rw_fixture.h"
+#include "emu_block.h"
+#include "emu_batch.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return rwf_setup("rewrites-batch");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rwf_teardown();
+}
+
+/* PAIR(T, what, nout, ...): the launch (a statement using NS:: for the namespace and out
+ * for a buffer of nout T, zeroed) on the original and on the rewrite under the three
+ * thread orders; the outputs must be bit-identical. */
+static const char helpers[] =
+    "#define PAIR(T, what, nout, ...)                                                \\\n"
+    "    for (int s = 0; s < 3; s++) {                                               \\\n"
+    "        emu::schedule = s;                                                      \\\n"
+    "        emu::buf<T> o_out(nout), c_out(nout);                                   \\\n"
+    "        o_out.set(T(0));                                                        \\\n"
+    "        c_out.set(T(0));                                                        \\\n"
+    "        { namespace NS = orig; auto &out = o_out; __VA_ARGS__; }                \\\n"
+    "        { namespace NS = cand; auto &out = c_out; __VA_ARGS__; }                \\\n"
+    "        if (!emu::expect(what, o_out, c_out))                                   \\\n"
+    "            printf(\"  (schedule %d)\\n\", s);                                   \\\n"
+    "    }\n";
+
+static emu_batch batch;
+
+static const char hist[] =
+    "typedef unsigned int uint;\n"
+    "#define UMUL(a, b) ((a) * (b))\n"
+    "#define UMAD(a, b, c) (UMUL((a), (b)) + (c))\n"
+    "#define WARPS 2\n"
+    "inline __device__ void addByte(uint *h, uint d) { atomicAdd(h + d, 1); }\n"
+    "inline __device__ void addWord(uint *h, uint d)\n"
+    "{\n"
+    "    addByte(h, (d >> 0) & 0xFFU);\n"
+    "    addByte(h, (d >> 8) & 0xFFU);\n"
+    "    addByte(h, (d >> 16) & 0xFFU);\n"
+    "    addByte(h, (d >> 24) & 0xFFU);\n"
+    "}\n"
+    "__global__ void hist(uint *partial, uint *data, uint count)\n"
+    "{\n"
+    "    __shared__ uint s[WARPS * 256];\n"
+    "    uint *w = s + (threadIdx.x >> 5) * 256;\n"
+    "    for (uint i = threadIdx.x; i < WARPS * 256; i += blockDim.x)\n"
+    "        s[i] = 0;\n"
+    "    __syncthreads();\n"
+    "    for (uint pos = UMAD(blockIdx.x, blockDim.x, threadIdx.x); pos < count; pos += UMUL(blockDim.x, gridDim.x)) {\n"
+    "        uint d = data[pos];\n"
+    "        addWord(w, d);\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    for (uint bin = threadIdx.x; bin < 256; bin += blockDim.x) {\n"
+    "        uint sum = 0;\n"
+    "        for (uint i = 0; i < WARPS; i++)\n"
+    "            sum += s[bin + i * 256];\n"
+    "        partial[blockIdx.x * 256 + bin] = sum;\n"
+    "    }\n"
+    "}\n";
+
+/* 5 blocks of 64 (stride 320): empty, below the stride, K * stride exactly, ragged */
+static const char hist_drv[] =
+    "for (unsigned n : {0u, 7u, 300u, 2560u, 2561u, 3001u}) {\n"
+    "    emu::buf<unsigned> d(n + 1);\n"
+    "    d.fill_mod((int)n, 4294967291LL);\n"
+    "    PAIR(unsigned, \"hist\", 5 * 256, emu::launch(dim3(5), dim3(64), 0, [&] { NS::hist(out, d, n); }));\n"
+    "}\n";
+
+/* mmcv's tin_shift: the outer loop a statement macro, the inner one batched */
+static const char tshift[] =
+    "#define CUDA_1D_KERNEL_LOOP(i, n) \\\n"
+    "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)\n"
+    "template <typename T>\n"
+    "__global__ void tshift(const int nthreads, const T *input, const int *shift, T *output, const int t_size,\n"
+    "                       const int hw_size, const int channels)\n"
+    "{\n"
+    "  CUDA_1D_KERNEL_LOOP(index, nthreads) {\n"
+    "    const int hw_index = index % hw_size;\n"
+    "    const int j = (index / hw_size) % channels;\n"
+    "    const int n_index = index / hw_size / channels;\n"
+    "    int t_shift = shift[n_index * channels + j];\n"
+    "    int offset = n_index * t_size * hw_size * channels + hw_size * j + hw_index;\n"
+    "    for (int i = 0; i < t_size; i++) {\n"
+    "      int now_t = i + t_shift;\n"
+    "      int data_id = i * hw_size * channels + offset;\n"
+    "      if (now_t < 0 || now_t >= t_size) {\n"
+    "        continue;\n"
+    "      }\n"
+    "      int out_id = now_t * hw_size * channels + offset;\n"
+    "      output[out_id] = input[data_id];\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
+    "template __global__ void tshift<float>(const int, const float *, const int *, float *, const int, const int,\n"
+    "                                       const int);\n";
+
+/* the same copy with its outer loop written out: the outer loop (its shift load) is batched */
+static const char tshift_outer[] =
+    "__global__ void tshift2(int nthreads, const float *input, const int *shift, float *output, int t_size, int hw)\n"
+    "{\n"
+    "    for (int index = blockIdx.x * blockDim.x + threadIdx.x; index < nthreads; index += blockDim.x * gridDim.x) {\n"
+    "        int n = index / hw;\n"
+    "        int t_shift = shift[n];\n"
+    "        int offset = n * t_size * hw + index % hw;\n"
+    "        for (int i = 0; i < t_size; i++) {\n"
+    "            int now_t = i + t_shift;\n"
+    "            if (now_t < 0 || now_t >= t_size)\n"
+    "                continue;\n"
+    "            output[now_t * hw + offset] = input[i * hw + offset];\n"
+    "        }\n"
+    "    }\n"
+    "}\n";
+
+/* batch 3, channels 4, hw 5 (60 columns) over t_size 1, 3, 5, 8 and 9; shifts in [-3, 3] */
+static const char tshift_drv[] =
+    "for (int t : {1, 3, 5, 8, 9}) {\n"
+    "    const int B = 3, C = 4, HW = 5, n = B * C * HW;\n"
+    "    emu::buf<float> in(n * t);\n"
+    "    in.fill(t);\n"
+    "    emu::buf<int> sh(B * C);\n"
+    "    sh.fill_mod(t, 7);\n"
+    "    for (int j = 0; j < B * C; j++) sh[j] -= 3;\n"
+    "    PAIR(float, \"tshift\", n * t, emu::launch(dim3(2), dim3(32), 0, [&] { NS::tshift<float>(n, in, sh, out, t, HW, C); }));\n"
+    "}\n";
+
+static const char tshift_outer_drv[] =
+    "for (int t : {1, 4, 7}) {\n"
+    "    const int B = 6, HW = 11, n = B * HW;\n"
+    "    emu::buf<float> in(n * t);\n"
+    "    in.fill(t + 1);\n"
+    "    emu::buf<int> sh(B);\n"
+    "    sh.fill_mod(t, 5);\n"
+    "    for (int j = 0; j < B; j++) sh[j] -= 2;\n"
+    "    PAIR(float, \"tshift2\", n * t, emu::launch(dim3(2), dim3(8), 0, [&] { NS::tshift2(n, in, sh, out, t, HW); }));\n"
+    "}\n";
+
+/* a float recurrence: bit-identical only when every thread keeps its order */
+static const char recur[] =
+    "__global__ void recur(const float *x, float *out, int n)\n"
+    "{\n"
+    "    float acc = 0.0f;\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        float v = x[i];\n"
+    "        acc = acc * 0.75f + v * v;\n"
+    "    }\n"
+    "    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;\n"
+    "}\n";
+
+static const char recur_drv[] =
+    "for (int n : {0, 50, 96, 1000, 1283}) {\n"
+    "    emu::buf<float> x(n + 1);\n"
+    "    x.fill(n);\n"
+    "    PAIR(float, \"recur\", 3 * 32, emu::launch(dim3(3), dim3(32), 0, [&] { NS::recur(x, out, n); }));\n"
+    "}\n";
+
+/* a gather through a loaded index array (both loads batched) */
+static const char gather[] =
+    "__global__ void gather(const int *idx, const float *table, float *out, int n)\n"
+    "{\n"
+    "    for (int i = threadIdx.x + blockIdx.x * blockDim.x; i < n; i += gridDim.x * blockDim.x) {\n"
+    "        float v = table[idx[i]];\n"
+    "        out[i] = v * 2.0f + table[i % 17];\n"
+    "    }\n"
+    "}\n";
+
+static const char gather_drv[] =
+    "for (int n : {5, 64, 333}) {\n"
+    "    emu::buf<int> idx(n);\n"
+    "    idx.fill_mod(n, 97);\n"
+    "    emu::buf<float> t(97);\n"
+    "    t.fill(3);\n"
+    "    PAIR(float, \"gather\", n, emu::launch(dim3(2), dim3(32), 0, [&] { NS::gather(idx, t, out, n); }));\n"
+    "}\n";
+
+static void emulated_runs(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    static const struct {
+        const char *tag, *src, *kernel, *driver;
+    } cases[] = {
+        {"hist", hist, "hist", hist_drv},
+        {"tshift", tshift, "tshift", tshift_drv},
+        {"tshift2", tshift_outer, "tshift2", tshift_outer_drv},
+        {"recur", recur, "recur", recur_drv},
+        {"gather", gather, "gather", gather_drv},
+    };
+    static const int Ks[] = {2, 4, 8};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (size_t j = 0; j < sizeof Ks / sizeof Ks[0]; j++) {
+            const int p[RW_MAX_PARAMS] = {Ks[j], 0, 0};
+            char *cand = emu_rewrite(cases[i].src, cases[i].kernel, "load_batching", p);
+            char tag[64];
+            snprintf(tag, sizeof tag, "%s_k%d", cases[i].tag, Ks[j]);
+            emu_batch_add_pair(&batch, tag, cases[i].src, cand, helpers, cases[i].driver, EMU_OK);
+            if (j == 1 && i == 0) {
+                /* every body reading the first trip's value: the check must see it */
+                char *broken = emu_replaced(cand, "uint d = hk_lb_s_d[hk_lb_k];", "uint d = hk_lb_s_d[0];");
+                emu_batch_add_pair(&batch, "hist_broken", cases[i].src, broken, helpers, cases[i].driver,
+                                   EMU_DIFFERS);
+                free(broken);
+            }
+            free(cand);
+        }
+    emu_batch_run(&batch);
+}
+
+/* The emitted text: the header keeps init and condition, the preload steps its own copy
+ * of the counter, the bodies step the counter. */
+static void emitted_text(void **state)
+{
+    (void)state;
+    const int p[RW_MAX_PARAMS] = {8, 0, 0};
+    char *t = emu_rewrite(hist, "hist", "load_batching", p);
+    static const char *const want[] = {
+        "for (uint pos = UMAD(blockIdx.x, blockDim.x, threadIdx.x); pos < count;) {",
+        "uint hk_lb_s_d[8];",
+        "auto hk_lb_iv = pos;",
+        "for (int hk_lb_k = 0; hk_lb_k < 8; hk_lb_k++, hk_lb_iv += UMUL(blockDim.x, gridDim.x)) {",
+        "if (!(hk_lb_iv < count))",
+        "uint d = data[hk_lb_iv];",
+        "hk_lb_s_d[hk_lb_k] = d;",
+        "if (hk_lb_k > 0 && !(pos < count))",
+        "uint d = hk_lb_s_d[hk_lb_k];",
+        "addWord(w, d);",
+        "} while (0);",
+        "pos += UMUL(blockDim.x, gridDim.x);",
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(want); i++)
+        if (!strstr(t, want[i]))
+            fail_msg("no `%s` in\n%s", want[i], t);
+    /* only the loop that loads: the clearing and merging loops are left alone */
+    assert_int_equal((int)(strstr(t, "hk_lb_k") != NULL), 1);
+    assert_non_null(strstr(t, "for (uint i = threadIdx.x; i < WARPS * 256; i += blockDim.x)"));
+    assert_non_null(strstr(t, "for (uint bin = threadIdx.x; bin < 256; bin += blockDim.x) {"));
+    /* cuda-samples' other spelling of UMUL, through __umul24: the same loop */
+    char *h24 = emu_replaced(hist, "#define UMUL(a, b) ((a) * (b))", "#define UMUL(a, b) __umul24((a), (b))");
+    char *t24 = emu_rewrite(h24, "hist", "load_batching", p);
+    assert_non_null(strstr(t24, "hk_lb_iv += UMUL(blockDim.x, gridDim.x)) {"));
+    assert_non_null(strstr(t24, "pos += UMUL(blockDim.x, gridDim.x);"));
+    free(t24);
+    free(h24);
+    /* a second application finds its own slots */
+    fixture fx;
+    load_text(t, &fx);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "hist")};
+    rw_refusal why;
+    assert_int_equal(rw_applies(rw_find("load_batching"), &ctx, NULL, &why), HK_OK);
+    assert_non_null(strstr(why.reason, "batched loads of this rewrite already"));
+    unload(&fx);
+    free(t);
+}
+
+static const char refused[] =
+    "__global__ void barrier(const float *x, float *y, int n)\n"
+    "{\n"
+    "    __shared__ float s[64];\n"
+    "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+    "        s[threadIdx.x] = x[i];\n"
+    "        __syncthreads();\n"
+    "        y[i] = s[63 - threadIdx.x];\n"
+    "    }\n"
+    "}\n"
+    "__global__ void brk(const float *x, float *y, int n)\n"
+    "{\n"
+    "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+    "        float v = x[i];\n"
+    "        if (v < 0)\n"
+    "            break;\n"
+    "        y[i] = v;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void ret(const float *x, float *y, int n)\n"
+    "{\n"
+    "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+    "        float v = x[i];\n"
+    "        if (v < 0)\n"
+    "            return;\n"
+    "        y[i] = v;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void counter(const float *x, float *y, int n)\n"
+    "{\n"
+    "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+    "        float v = x[i];\n"
+    "        y[i] = v;\n"
+    "        i += (v > 0);\n"
+    "    }\n"
+    "}\n"
+    "__global__ void written(float *x, int n)\n"
+    "{\n"
+    "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+    "        float v = x[i];\n"
+    "        x[i] = v * 2.0f;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void chained(const float *x, float *y, int n)\n"
+    "{\n"
+    "    int k = 0;\n"
+    "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+    "        float v = x[k];\n"
+    "        k = (int)v % n;\n"
+    "        y[i] = v;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void idx_written(int *idx, const float *t, float *y, int n)\n"
+    "{\n"
+    "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+    "        float v = t[idx[i]];\n"
+    "        y[i] = v;\n"
+    "    }\n"
+    "    idx[0] = 0;\n"
+    "}\n"
+    "__global__ void aliased(const float *x, float *y, int n)\n"
+    "{\n"
+    "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+    "        float v = x[i + 1];\n"
+    "        y[i] = v;\n"
+    "    }\n"
+    "}\n"
+    "void launch(float *buf, int n) { aliased<<<1, 64>>>(buf, buf, n); }\n"
+    "#define STEP(p) ((p)[0])\n"
+    "__global__ void mstep(const float *x, float *y, unsigned *st, unsigned n)\n"
+    "{\n"
+    "    for (unsigned i = threadIdx.x; i < n; i += STEP(st)) {\n"
+    "        float v = x[i];\n"
+    "        st[0] += 1;\n"
+    "        y[i] = v;\n"
+    "    }\n"
+    "}\n";
+
+static void refusals(void **state)
+{
+    (void)state;
+    static const rwf_refusal cases[] = {
+        {"barrier", "barrier", 6, "__syncthreads"},
+        {"brk", "early exit", 15, "`break` leaves the loop"},
+        {"ret", "early exit", 24, "`return` in the loop"},
+        {"counter", "loop", 33, "the body changes its counter `i`"},
+        {"written", "memory", 39, "reads memory the kernel may write"},
+        {"chained", "write", 47, "`k` is written in the loop"},
+        {"idx_written", "memory", 55, "reads memory the kernel may write"},
+        {"aliased", "store", 62, "passes `buf` as both y and x"},
+        {"mstep", "stride", 71, "`i += STEP(st)` reads memory or calls a function"},
+    };
+    rwf_expect_refusals(refused, "load_batching", cases, HK_ARRAY_LEN(cases));
+}
+
+/* The wild suite's two kernels the rewrite was made for, rewritten at K = 4 and 8, compile
+ * for sm_90 (skipped when bench/wild/src is not extracted). */
+static void wild_kernels_compile(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *id, *kernel;
+    } ks[] = {
+        {"cs_histogram256", "histogram256Kernel"},
+        {"mmcv_tin_shift_fwd", "tin_shift_forward_cuda_kernel"},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(ks); i++) {
+        char path[700];
+        snprintf(path, sizeof path, HK_TEST_DATA "/../../bench/wild/src/%s.cu", ks[i].id);
+        if (access(path, R_OK) != 0) {
+            print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+            continue;
+        }
+        fixture fx;
+        fx.text = rwf_read_file(path, &fx.len);
+        assert_int_equal(an_analyze(fx.text, fx.len, &fx.m), HK_OK);
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, ks[i].kernel)};
+        for (int K = 4; K <= 8; K += 4) {
+            const int p[RW_MAX_PARAMS] = {K, 0, 0};
+            rw_result r;
+            assert_int_equal(rw_apply_named("load_batching", &ctx, p, &r, NULL), HK_OK);
+            if (!r.applicable)
+                fail_msg("%s: %s", ks[i].id, r.description);
+            assert_non_null(strstr(r.text, "hk: load_batching"));
+            char name[160];
+            snprintf(name, sizeof name, "%s_k%d", ks[i].id, K);
+            rwf_nvcc_compiles_with(&r, "", "batch", name);
+            rw_result_free(&r);
+        }
+        unload(&fx);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(emitted_text),
+        cmocka_unit_test(refusals),
+        cmocka_unit_test(emulated_runs),
+        cmocka_unit_test(wild_kernels_compile),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
