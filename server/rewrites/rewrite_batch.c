@@ -153,12 +153,41 @@ static const an_param *readonly_buffer(lb_scan *s, size_t k)
     return s->ro[pi] > 0 ? p : NULL;
 }
 
-/* Is the name at q written anywhere in [a, b)? */
+/* Is the name at q written anywhere in [a, b)? Assigned, incremented, its address taken,
+ * a member of it assigned (`s.x = ...`), or passed whole to a call that is not a pure one
+ * (a reference parameter may write it). */
 static bool written_in(const rw_toks *ts, size_t a, size_t b, size_t q)
 {
-    for (size_t k = a; k < b; k++)
-        if (rwl_is_use(ts, k) && rwl_same_tok(ts, k, q) && rwl_scalar_written(ts, k))
+    for (size_t k = a; k < b; k++) {
+        if (!rwl_is_use(ts, k) || !rwl_same_tok(ts, k, q))
+            continue;
+        if (rwl_scalar_written(ts, k))
             return true;
+        if (k + 3 < b && (rwl_tok_is(ts, k + 1, ".") || rwl_tok_is(ts, k + 1, "->")) &&
+            (rwl_tok_is_assign_op(ts, k + 3) || rwl_tok_is(ts, k + 3, "++") || rwl_tok_is(ts, k + 3, "--") ||
+             rwl_tok_is(ts, k + 3, "[")))
+            return true;
+        if (k > a && (rwl_tok_is(ts, k - 1, "(") || rwl_tok_is(ts, k - 1, ",")) &&
+            (rwl_tok_is(ts, k + 1, ")") || rwl_tok_is(ts, k + 1, ","))) {
+            /* a whole argument: of which call? */
+            int depth = 0;
+            size_t o = k;
+            while (o > a) {
+                o--;
+                if (rwl_tok_is(ts, o, ")") || rwl_tok_is(ts, o, "]"))
+                    depth++;
+                else if (rwl_tok_is(ts, o, "(") || rwl_tok_is(ts, o, "[")) {
+                    if (!depth)
+                        break;
+                    depth--;
+                }
+            }
+            if (rwl_tok_is(ts, o, "(") && o > a && ts->t[o - 1].kind == T_IDENT && !rwl_pure_call_name(ts, o - 1) &&
+                !rwl_is_type_word(ts, o - 1) && !rwl_tok_is(ts, o - 1, "if") && !rwl_tok_is(ts, o - 1, "while") &&
+                !rwl_tok_is(ts, o - 1, "for") && !rwl_tok_is(ts, o - 1, "switch") && !rwl_tok_is(ts, o - 1, "return"))
+                return true;
+        }
+    }
     return false;
 }
 

@@ -354,6 +354,16 @@ static const char refused[] =
     "    }\n"
     "}\n"
     "void launch(float *buf, int n) { aliased<<<1, 64>>>(buf, buf, n); }\n"
+    "__device__ void bump(int &c) { c++; }\n"
+    "__global__ void byref(const float *x, float *y, int n)\n"
+    "{\n"
+    "    int c = 0;\n"
+    "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+    "        float v = x[i + c];\n"
+    "        bump(c);\n"
+    "        y[i] = v;\n"
+    "    }\n"
+    "}\n"
     "#define STEP(p) ((p)[0])\n"
     "__global__ void mstep(const float *x, float *y, unsigned *st, unsigned n)\n"
     "{\n"
@@ -376,7 +386,8 @@ static void refusals(void **state)
         {"chained", "write", 47, "`k` is written in the loop"},
         {"idx_written", "memory", 55, "reads memory the kernel may write"},
         {"aliased", "store", 62, "passes `buf` as both y and x"},
-        {"mstep", "stride", 71, "`i += STEP(st)` reads memory or calls a function"},
+        {"byref", "write", 73, "`c` is written in the loop"},
+        {"mstep", "stride", 81, "`i += STEP(st)` reads memory or calls a function"},
     };
     rwf_expect_refusals(refused, "load_batching", cases, HK_ARRAY_LEN(cases));
 }
