@@ -1336,7 +1336,7 @@ static int sanitize_inherited(ep_ctx *c, const sanitize_opts *so, const ep_rec *
 static int sanitize_rec(ep_ctx *c, ep_rec *r, bool best, double claimed, measure_verdict *v)
 {
     static const char prefix[] = "memory safety: ";
-    if (!sanitize_wanted(best, false, claimed, NAN, r->sanitize_note != NULL)) {
+    if (!sanitize_wanted(best, false, claimed, r->sanitize_note != NULL)) {
         if (best && r->sanitize_note && c->info)
             json_object_set_new(c->info, "memory_safety",
                                 json_sprintf("v%d: %s", r->number, r->sanitize_note));
@@ -2808,9 +2808,8 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
         measure_eval_clear(&e);
         return HK_OK;
     }
-    if (sanitize_wanted(false, false, e.speedup, best_speedup(c), r->sanitize_note != NULL)) {
-        /* a leading claim over 2x is checked now: a race or an over-read must not steer the
-         * search (one that does not lead is checked if it ever becomes the best) */
+    if (sanitize_wanted(false, false, e.speedup, r->sanitize_note != NULL)) {
+        /* a claim over 2x is checked now: a race or an over-read must not steer the search */
         measure_verdict sv;
         measure_verdict_init(&sv);
         if ((rc = sanitize_rec(c, r, false, e.speedup, &sv)) == HK_OK && sv.reason != MEASURE_OK)
@@ -3867,7 +3866,7 @@ static int verify_sanitize(ep_ctx *c, const ep_verify_options *vo, const measure
     *safety = NULL;
     if (e->verdict.reason != MEASURE_OK)
         return HK_OK; /* rejected already */
-    if (!sanitize_wanted(false, vo->sanitize, e->speedup, NAN, false)) {
+    if (!sanitize_wanted(false, vo->sanitize, e->speedup, false)) {
         *safety = json_pack("{s:o}", "note",
                             json_sprintf("memory safety: not checked (the candidate claims "
                                          "%.2fx, not over %.0fx; --sanitize checks it anyway)",

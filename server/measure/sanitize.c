@@ -386,14 +386,11 @@ void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, boo
     }
 }
 
-bool sanitize_wanted(bool best, bool forced, double claimed_speedup, double leading,
-                     bool already)
+bool sanitize_wanted(bool best, bool forced, double claimed_speedup, bool already)
 {
     if (already)
         return false;
-    if (best || forced)
-        return true;
-    return claimed_speedup > SANITIZE_CLAIM_SPEEDUP && !(claimed_speedup <= leading);
+    return best || forced || claimed_speedup > SANITIZE_CLAIM_SPEEDUP;
 }
 
 /* ---- running the tools ---- */

@@ -121,12 +121,8 @@ void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, boo
 
 /* Whether a candidate gets the tools: always when it is to become the accepted best
  * (best) or when asked (forced: --sanitize), and when it claims more than
- * SANITIZE_CLAIM_SPEEDUP and more than the fastest accepted before it (leading; NaN when
- * none): a claim that does not lead cannot become the search's start or the best unchecked
- * (the accuracy stage checks whatever becomes the best), so its run of the tools is saved;
- * never twice for one program (already). */
-bool sanitize_wanted(bool best, bool forced, double claimed_speedup, double leading,
-                     bool already);
+ * SANITIZE_CLAIM_SPEEDUP; never twice for one program (already). */
+bool sanitize_wanted(bool best, bool forced, double claimed_speedup, bool already);
 
 /* ---- running the tools ---- */
 
