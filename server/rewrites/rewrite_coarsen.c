@@ -1089,21 +1089,14 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
     co_loop loops[CO_LOOPS];
     size_t n_loops = 0;
     rw_edits es = {0};
-    char kwhy[200], note[400] = "", where[64] = "";
+    char note[400] = "", where[64] = "";
     int axis = 0;
     struct hk_buf lines;
     hk_buf_init(&lines, 4096);
-    if ((rc = rwl_lex(ctx->text, f->body_span.start_byte, f->body_span.end_byte, &s.ts)))
+    if ((rc = rwl_open_body(ctx->text, ctx->len, f, false, &s.ts, &s.km, s.why, sizeof s.why)))
         goto out;
-    rc = km_build(ctx->text, ctx->len, f->name, &s.km, kwhy, sizeof kwhy);
-    if (rc == HK_ENOMEM)
-        goto out;
-    if (rc) {
-        rc = HK_OK;
-        snprintf(s.why, sizeof s.why, "kernel body at line %d: the kernel model cannot be built: %s",
-                 rwl_line_at(ctx->text, f->body_span.start_byte), kwhy);
+    if (s.why[0])
         goto refused;
-    }
     if ((rc = find_loops(&s, loops, &n_loops)) || s.why[0])
         goto refused;
     bool divides = n_loops == 0;

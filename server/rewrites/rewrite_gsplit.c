@@ -786,26 +786,13 @@ static int gs_kernel(const rw_context *ctx, int S, rw_result *out)
         return rc;
     gs_scan s = {.text = ctx->text, .len = ctx->len, .m = ctx->m, .f = f};
     rw_edits es = {0};
-    char kwhy[200];
     struct hk_buf h;
     hk_buf_init(&h, RW_TEXT_MAX);
     char *step = NULL, *idx = NULL, *val = NULL;
-    if ((rc = rwl_lex(ctx->text, f->body_span.start_byte, f->body_span.end_byte, &s.ts)))
+    if ((rc = rwl_open_body(ctx->text, ctx->len, f, true, &s.ts, &s.km, s.why, sizeof s.why)))
         goto out;
-    if (s.ts.n < 3) {
-        snprintf(s.why, sizeof s.why, "kernel body at line %d: the body is empty",
-                 rwl_line_at(ctx->text, f->body_span.start_byte));
+    if (s.why[0])
         goto refused;
-    }
-    rc = km_build(ctx->text, ctx->len, f->name, &s.km, kwhy, sizeof kwhy);
-    if (rc == HK_ENOMEM)
-        goto out;
-    if (rc) {
-        rc = HK_OK;
-        snprintf(s.why, sizeof s.why, "kernel body at line %d: the kernel model cannot be built: %s",
-                 rwl_line_at(ctx->text, f->body_span.start_byte), kwhy);
-        goto refused;
-    }
     gs_loop L = {0};
     enum km_op op = KM_OP_NONE;
     size_t sa = 0, sb = 0, va = 0, vb = 0, slot = 0;

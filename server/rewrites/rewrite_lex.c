@@ -3,6 +3,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "model/kmodel.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -885,6 +886,27 @@ int rwl_check_kernel(const char *text, size_t len, const an_model *m, size_t ker
         k->body_span.start_byte >= k->body_span.end_byte || k->name_span.end_byte > len)
         return HK_EINVAL;
     *f = k;
+    return HK_OK;
+}
+
+int rwl_open_body(const char *text, size_t len, const an_function *f, bool need_body,
+                  rw_toks *ts, km_kernel **km, char *why, size_t n_why)
+{
+    int line = rwl_line_at(text, f->body_span.start_byte);
+    int rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, ts);
+    if (rc)
+        return rc;
+    if (need_body && ts->n < 3) {
+        snprintf(why, n_why, "kernel body at line %d: the body is empty", line);
+        return HK_OK;
+    }
+    char kwhy[200];
+    rc = km_build(text, len, f->name, km, kwhy, sizeof kwhy);
+    if (rc == HK_ENOMEM)
+        return rc;
+    if (rc)
+        snprintf(why, n_why, "kernel body at line %d: the kernel model cannot be built: %s", line,
+                 kwhy);
     return HK_OK;
 }
 

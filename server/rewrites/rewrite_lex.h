@@ -203,6 +203,15 @@ int rwl_not_applicable(rw_result *out, char *why);
 int rwl_check_kernel(const char *text, size_t len, const an_model *m, size_t kernel,
                         const an_function **f);
 
+typedef struct km_kernel km_kernel;
+
+/* The start most model-based rewrites share: kernel f's body lexed into *ts and its kernel
+ * model built into *km. A refusal (an empty body when need_body, a model that cannot be
+ * built) returns HK_OK with why set ("kernel body at line N: ..."); HK_ENOMEM and the
+ * lexer's errors are returned as such. The caller frees *ts and *km in every case. */
+int rwl_open_body(const char *text, size_t len, const an_function *f, bool need_body,
+                  rw_toks *ts, km_kernel **km, char *why, size_t n_why);
+
 /* Applies the edits, re-analyses, and fills out. Takes ownership of desc. */
 int rwl_finish(const char *text, size_t len, const an_model *m, const char *kernel_name,
                   rw_edits *es, char *desc, rw_result *out);

@@ -670,25 +670,12 @@ static int split_kernel(const rw_context *ctx, rw_result *out)
     sp_loop item, split[SP_LOOPS];
     size_t n_split = 0, ki = 0;
     rw_edits es = {0};
-    char kwhy[200];
     struct hk_buf lines;
     hk_buf_init(&lines, 4096);
-    if ((rc = rwl_lex(ctx->text, f->body_span.start_byte, f->body_span.end_byte, &s.ts)))
+    if ((rc = rwl_open_body(ctx->text, ctx->len, f, true, &s.ts, &s.km, s.why, sizeof s.why)))
         goto out;
-    if (s.ts.n < 3) {
-        snprintf(s.why, sizeof s.why, "kernel body at line %d: the body is empty",
-                 rwl_line_at(ctx->text, f->body_span.start_byte));
+    if (s.why[0])
         goto refused;
-    }
-    rc = km_build(ctx->text, ctx->len, f->name, &s.km, kwhy, sizeof kwhy);
-    if (rc == HK_ENOMEM)
-        goto out;
-    if (rc) {
-        rc = HK_OK;
-        snprintf(s.why, sizeof s.why, "kernel body at line %d: the kernel model cannot be built: %s",
-                 rwl_line_at(ctx->text, f->body_span.start_byte), kwhy);
-        goto refused;
-    }
     long li = -1;
     if (!find_item_loop(&s, &ki) || (li = item_by_block(&s, ki)) < 0 || !read_for(&s, ki, "item loop", &item) ||
         !check_item_loop(&s, &item, li) ||
