@@ -205,6 +205,9 @@ struct search {
     int phase;                  /* next phase to propose from */
     int **queue;                /* configurations waiting to be proposed (phases 1 and 2) */
     size_t n_queue, queue_pos;
+    size_t first_end, second_end; /* queue [0, first_end): the skills' first structural
+                                 * choices; [first_end, second_end): their second choices */
+    bool seconds_ordered;       /* the second choices ordered by their skills' first results */
     long best;                  /* index into cands of the fastest SEARCH_OK, or -1 */
     char **refused;             /* "NAME not searched: why" for tunables left out */
     size_t n_refused;
@@ -1219,6 +1222,61 @@ static int queue_single(search *s, size_t a, size_t v)
     return queue_push(s, cfg);
 }
 
+/* The skill that proposed structural value v of axis a (its rewrite when no skill is named). */
+static const char *struct_owner(const search *s, size_t a, int v)
+{
+    const search_struct *st = &s->axes[a].structs[v];
+    return st->skill ? st->skill : st->rewrite;
+}
+
+/* The fastest time of a measured single change whose structural choice came from owner. */
+static double owner_best_ms(const search *s, const char *owner)
+{
+    double best = INFINITY;
+    for (size_t i = 0; i < s->n_cands; i++) {
+        const cand_rec *c = s->cands[i];
+        if (c->pub.phase != 1 || !c->reported || c->status != SEARCH_OK)
+            continue;
+        for (size_t a = 0; a < s->n_axes; a++)
+            if (s->axes[a].kind == AX_STRUCT && c->cfg[a] &&
+                !strcmp(struct_owner(s, a, c->cfg[a]), owner) && c->median_ms < best)
+                best = c->median_ms;
+    }
+    return best;
+}
+
+/* Once every skill's first choice is measured, their second choices go fastest skill first
+ * (successive halving): a skill whose first choice led gets its next launch or parameter
+ * before a skill whose first choice lost. On the H200, stencil2d's grid_stride_2d led at 8
+ * blocks/SM (1.32x) while a budget of 6 went to the second choices of stencil_window and
+ * coarsen in listing order, and never reached grid_stride_2d at 64 blocks/SM (session 6:
+ * 1.75x). A second choice of a skill with no measured first choice goes last; anything else
+ * in that stretch of the queue (restrict_early's __restrict__) keeps its place first.
+ * Stable: equal times keep the skills' order. */
+static int order_second_choices(search *s)
+{
+    size_t n = s->second_end - s->first_end;
+    int **q = s->queue + s->first_end;
+    if (n < 2)
+        return HK_OK;
+    double *key = hk_calloc(n, sizeof *key);
+    if (!key)
+        return HK_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        key[i] = -INFINITY;
+        for (size_t a = 0; a < s->n_axes; a++)
+            if (s->axes[a].kind == AX_STRUCT && q[i][a])
+                key[i] = owner_best_ms(s, struct_owner(s, a, q[i][a]));
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && key[j] < key[j - 1]; j--) {
+            double tk = key[j]; key[j] = key[j - 1]; key[j - 1] = tk;
+            int *tq = q[j]; q[j] = q[j - 1]; q[j - 1] = tq;
+        }
+    hk_free(key);
+    return HK_OK;
+}
+
 /* Phase 1: one axis changed at a time, round-robin over the axes so that a small budget
  * still tries every axis's nearest value. */
 static int queue_singles(search *s)
@@ -1227,7 +1285,7 @@ static int queue_singles(search *s)
      * kernel's bottleneck class are first in the list), then every skill's second choice:
      * a rewrite's own parameters (block size, blocks per SM) moved the H200 suite more than
      * block sizes or qualifiers on the naive kernel, and a small budget ended before them */
-    for (unsigned rank = 0; rank < SEARCH_STRUCT_EARLY_RANKS; rank++)
+    for (unsigned rank = 0; rank < SEARCH_STRUCT_EARLY_RANKS; rank++) {
         for (size_t a = 0; a < s->n_axes; a++) {
             /* a loop whose loads must wait for its stores (they may alias) gains from
              * __restrict__ alone what unrolling it cannot (mmcv's psamask collect: 2.75x on
@@ -1247,6 +1305,11 @@ static int queue_singles(search *s)
                     return rc;
             }
         }
+        if (rank == 0)
+            s->first_end = s->n_queue;
+        else if (rank == 1)
+            s->second_end = s->n_queue;
+    }
     size_t max_values = 0;
     for (size_t a = 0; a < s->n_axes; a++)
         if (s->axes[a].n_values > max_values)
@@ -1499,6 +1562,15 @@ int search_next(search *s, const search_candidate **out)
             continue;
         case 1:
         case 2:
+            if (s->phase == 1 && !s->seconds_ordered && s->queue_pos == s->first_end &&
+                s->second_end > s->first_end) {
+                /* the second choices are ordered by the first choices' results */
+                if (s->pending)
+                    return HK_ESTATE;
+                if ((rc = order_second_choices(s)))
+                    return rc;
+                s->seconds_ordered = true;
+            }
             if (s->queue_pos < s->n_queue) {
                 if ((rc = propose(s, s->queue[s->queue_pos++], s->phase, &what)))
                     return rc;

@@ -794,6 +794,58 @@ static void test_structural_axis(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* The skills' second choices go fastest skill first, once every first choice is measured
+ * (successive halving): stencil2d's grid_stride_2d led at 8 blocks/SM, and its 64 blocks/SM
+ * (session 6's winner) came after two other skills' second choices in listing order. */
+static void test_second_choices_follow_the_leader(void **state)
+{
+    (void)state;
+    fixture fx;
+    load("saxpy.cu", &fx);
+    static const search_struct st[] = {
+        {.skill = "sm90-vectorize-128bit", .rewrite = "vectorize", .params = {4},
+         .blocks_per_sm = 8},
+        {.skill = "sm90-vectorize-128bit", .rewrite = "vectorize", .params = {2}, .rank = 1},
+        {.skill = "sm90-readonly-ldg", .rewrite = "readonly_loads", .block_size = 512},
+        {.skill = "sm90-readonly-ldg", .rewrite = "readonly_loads", .block_size = 128,
+         .rank = 1},
+    };
+    search_launch l = saxpy_launch();
+    l.structs = st;
+    l.n_structs = HK_ARRAY_LEN(st);
+    search_budget b = {.max_candidates = 64};
+    for (int leader = 0; leader < 2; leader++) {
+        search *s;
+        assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "saxpy"), &l, 7, &b, &s),
+                         HK_OK);
+        const search_candidate *c, *v4, *ro;
+        assert_int_equal(search_next(s, &c), HK_OK);            /* the baseline */
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+        assert_int_equal(search_next(s, &v4), HK_OK);
+        assert_string_equal(v4->skill, "sm90-vectorize-128bit");
+        assert_int_equal(search_next(s, &ro), HK_OK);
+        assert_string_equal(ro->skill, "sm90-readonly-ldg");
+        /* the second choices wait for the first choices' results */
+        assert_int_equal(search_next(s, &c), HK_ESTATE);
+        assert_int_equal(search_report(s, v4->id, SEARCH_OK, leader ? 0.5 : 0.9), HK_OK);
+        assert_int_equal(search_next(s, &c), HK_ESTATE);
+        assert_int_equal(search_report(s, ro->id, SEARCH_OK, leader ? 0.9 : 0.5), HK_OK);
+        const char *first = leader ? "vectorize width=2" : "readonly_loads, block 128";
+        const char *second = leader ? "readonly_loads, block 128" : "vectorize width=2";
+        assert_int_equal(search_next(s, &c), HK_OK);
+        assert_non_null(c->structural);
+        assert_non_null(strstr(c->description, first));
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.7), HK_OK);
+        assert_int_equal(search_next(s, &c), HK_OK);
+        assert_non_null(c->structural);
+        assert_non_null(strstr(c->description, second));
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.7), HK_OK);
+        search_free(s);
+    }
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 /* invariant_table under a skill's SM-multiple grid: rope_forward becomes a grid-stride loop
  * first, so the table is filled once per resident block, then (vector_width 4) two pairs per
  * thread move as one float4 load and one float4 store; with vector_width 0 the table alone;
@@ -1151,6 +1203,7 @@ int main(void)
         cmocka_unit_test(test_suite_kernels),
         cmocka_unit_test(test_divided_grid), cmocka_unit_test(test_hash),
         cmocka_unit_test(test_structural_axis),
+        cmocka_unit_test(test_second_choices_follow_the_leader),
         cmocka_unit_test(test_tile_loop_grid),
         cmocka_unit_test(test_restrict_early),
         cmocka_unit_test(test_table_on_grid_stride),
