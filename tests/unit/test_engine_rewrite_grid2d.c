@@ -24,10 +24,16 @@
 #include <unistd.h>
 
 #include "test_nvcc.h"
-#define GXX "/usr/bin/g++"
+#include "cxx_batch.h"
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 
 static char tmpdir[512];
+
+/* Every emulation of the run, queued by the tests as they go (cxx_batch.h) and built in one
+ * g++ run by test_emulated_runs, the last test: each program still runs in a process of its
+ * own and is named, with its output, when it does not print its count of checked launches. */
+static cxx_batch emu_batch;
+static int emu_state;   /* 0: not looked for g++ yet, 1: the batch takes programs, -1: no g++ */
 
 static int setup(void **state)
 {
@@ -44,6 +50,7 @@ static int teardown(void **state)
     (void)state;
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    cxx_batch_free(&emu_batch);
     return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -302,31 +309,28 @@ static const char emu_stencil_main[] =
     "    return 0;\n"
     "}\n";
 
+/* Queues the emulation of kname's original against its rewrite (see emu_batch). */
 static void emulate_with(const char *orig_text, const char *new_text, const char *kname, const char *call,
                          const char *tag, const char *main_text, const char *expect)
 {
-    if (access(GXX, X_OK) != 0) {
-        print_message("note: no g++ at %s, CPU emulation of %s skipped\n", GXX, tag);
+    if (emu_state == 0) {   /* g++, through the compile cache when the run has one */
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "'%s' --version >/dev/null 2>&1", TEST_CXX);
+        emu_state = system(cmd) == 0 ? 1 : -1;
+        if (emu_state == 1)
+            cxx_batch_init(&emu_batch, tmpdir, "grid2d", TEST_CXX, "-std=c++17 -O1 -ffp-contract=off", emu_head);
+    }
+    if (emu_state < 0) {
+        print_message("note: no g++, CPU emulation of %s skipped\n", tag);
         return;
     }
     char *ko = kernel_text(orig_text, kname), *kn = kernel_text(new_text, kname);
-    size_t cap = strlen(ko) + strlen(kn) + sizeof emu_head + strlen(main_text) + 512;
+    size_t cap = strlen(ko) + strlen(kn) + strlen(main_text) + 512;
     char *src = malloc(cap);
     assert_non_null(src);
-    snprintf(src, cap, "%s#define CALL %s\nnamespace orig {\n%s\n}\nnamespace rw {\n%s\n}\n%s", emu_head,
-             call, ko, kn, main_text);
-    char path[700], cmd[2200], out[8192];
-    snprintf(path, sizeof path, "%s/%s_emu.cpp", tmpdir, tag);
-    assert_int_equal(write_file(path, src), 0);
-    snprintf(cmd, sizeof cmd, "%s -std=c++17 -O1 -ffp-contract=off -o %s/%s_emu %s 2>&1 && %s/%s_emu 2>&1",
-             GXX, tmpdir, tag, path, tmpdir, tag);
-    int st = run_cmd(cmd, out, sizeof out);
-    if (st != 0 || !strstr(out, "EMU OK"))
-        print_message("emulation of %s:\n%s\n---\n%s\n", tag, out, src);
-    assert_int_equal(st, 0);
-    if (!strstr(out, expect))
-        print_message("emulation of %s: expected %s, got %s\n", tag, expect, out);
-    assert_non_null(strstr(out, expect));
+    snprintf(src, cap, "#define CALL %s\nnamespace orig {\n%s\n}\nnamespace rw {\n%s\n}\n%s", call, ko, kn,
+             main_text);
+    cxx_batch_add(&emu_batch, tag, src, expect, CXX_PASS);
     free(src);
     free(ko);
     free(kn);
@@ -1014,6 +1018,23 @@ static void test_alloc_failures(void **state)
     }
 }
 
+/* The emulations the tests above queued, built in one program and each run (see emu_batch). */
+static void test_emulated_runs(void **state)
+{
+    (void)state;
+    if (emu_state < 0) {
+        print_message("note: no g++, CPU emulations skipped\n");
+        skip();
+    }
+    if (emu_state == 0) {
+        print_message("no test queued an emulation\n");
+        return;
+    }
+    emu_state = 0;   /* a later emulation opens a new batch */
+    assert_true(emu_batch.n > 0);
+    cxx_batch_run(&emu_batch);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1031,6 +1052,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_emulated_runs),   /* last: runs what the tests above queued */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
