@@ -13,6 +13,7 @@
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
 #include "rewrites/rewrite_grid2d.h"
+#include "runners/runner.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "test_nvcc.h"
+#include "nvcc_batch.h" /* after NVCC */
 #include "cxx_batch.h"
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 
@@ -364,10 +366,11 @@ static void sm_multiple_and_again(const rw_result *r, const char *kname)
     assert_int_equal(rc, HK_OK);
     assert_true(l.applicable);
     assert_non_null(strstr(l.text, "hk_sm_count() * 8"));
-    /* not strict: rw_launch_config leaves the launcher's `dim3 block(16, 16)` unused */
+    /* not strict: rw_launch_config leaves the launcher's `dim3 block(16, 16)` unused; queued
+     * (nvcc_batch.h) and compiled with the others by test_launch_compiles */
     char tag[128];
     snprintf(tag, sizeof tag, "%s_sm_multiple", kname);
-    nvcc_compiles_opt(l.text, tag, false);
+    nvb_add(tmpdir, tag, l.text, l.len);
     rw_result_free(&l);
     size_t k2 = (size_t)an_model_find_kernel(m2, kname);
     rw_result again;
@@ -1017,6 +1020,18 @@ static void test_alloc_failures(void **state)
     }
 }
 
+/* The SM-multiple launches the tests above queued (sm_multiple_and_again) compile: a few
+ * nvcc runs for all of them (nvcc_batch.h), each text that fails named. */
+static void test_launch_compiles(void **state)
+{
+    (void)state;
+    if (nvb_n_jobs == 0) {
+        print_message("no test queued a compile check\n");
+        return;
+    }
+    nvb_compile_all(tmpdir);
+}
+
 /* The emulations the tests above queued, built in one program and each run (see emu_batch). */
 static void test_emulated_runs(void **state)
 {
@@ -1051,7 +1066,9 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_alloc_failures),
-        cmocka_unit_test(test_emulated_runs),   /* last: runs what the tests above queued */
+        /* last: what the tests above queued */
+        cmocka_unit_test(test_launch_compiles),
+        cmocka_unit_test(test_emulated_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
