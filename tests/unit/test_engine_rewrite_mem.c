@@ -837,7 +837,9 @@ static void test_vectorize_strided(void **state)
 
 /* The emulation for kernels that synchronize (invariant_table's fill): each block's threads
  * run as host threads meeting at __syncthreads() (a barrier), __shared__ arrays are static
- * (blocks run one after another), threadIdx and blockIdx are per thread. */
+ * (blocks run one after another: the same blockDim.x threads run every block of a launch in
+ * turn, meeting at one more barrier after each block), threadIdx and blockIdx are per
+ * thread. */
 static const char emu_sync_prelude[] =
     "#include <cuda_runtime.h>\n#include <math.h>\n#include <pthread.h>\n#include <stdio.h>\n"
     "#include <stdlib.h>\n#include <string.h>\n#include <thread>\n#include <vector>\n"
@@ -848,10 +850,14 @@ static const char emu_sync_prelude[] =
     "template <class F> static void emu_launch(unsigned grid, unsigned block, F f)\n"
     "{\n    gridDim = dim3(grid, 1, 1); blockDim = dim3(block, 1, 1);\n"
     "    pthread_barrier_init(&emu_bar, NULL, block);\n"
-    "    for (unsigned b = 0; b < grid; b++) {\n        std::vector<std::thread> ts;\n"
-    "        for (unsigned t = 0; t < block; t++)\n"
-    "            ts.emplace_back([&f, b, t] { blockIdx = make_uint3(b, 0, 0); threadIdx = make_uint3(t, 0, 0); f(); });\n"
-    "        for (auto &th : ts) th.join();\n    }\n    pthread_barrier_destroy(&emu_bar);\n}\n";
+    "    std::vector<std::thread> ts;\n"
+    "    for (unsigned t = 0; t < block; t++)\n"
+    "        ts.emplace_back([&f, grid, t] {\n"
+    "            for (unsigned b = 0; b < grid; b++) {\n"
+    "                blockIdx = make_uint3(b, 0, 0); threadIdx = make_uint3(t, 0, 0); f();\n"
+    "                pthread_barrier_wait(&emu_bar);   /* block b is done before b + 1 starts */\n"
+    "            }\n        });\n"
+    "    for (auto &th : ts) th.join();\n    pthread_barrier_destroy(&emu_bar);\n}\n";
 
 /* Queues in rope_batch the run of rope_forward of fx (the original) and of r's text under the
  * synchronizing emulation on odd pair counts (a table too small for one shape), the spec's
