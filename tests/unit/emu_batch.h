@@ -39,6 +39,7 @@
 #include <sys/wait.h>
 
 #include "emu_block.h"
+#include "cxx_batch.h"   /* cxx_scan_macros: the macros a case pushes and pops */
 
 #define EMU_BATCH_MAX 64
 #define EMU_BATCH_LOG 16384
@@ -73,65 +74,6 @@ static inline void emu_batch_init(emu_batch *b, const char *dir, const char *nam
     snprintf(b->name, sizeof b->name, "%s", name);
 }
 
-/* The directive of line (after '#' and blanks), or NULL when line is not one. */
-static inline const char *emu_directive(const char *line)
-{
-    while (*line == ' ' || *line == '\t')
-        line++;
-    if (*line != '#')
-        return NULL;
-    line++;
-    while (*line == ' ' || *line == '\t')
-        line++;
-    return line;
-}
-
-static inline bool emu_directive_is(const char *d, const char *word)
-{
-    size_t n = strlen(word);
-    return !strncmp(d, word, n) && !emu_is_ident(d[n]);
-}
-
-/* Scans body for the names it #defines or #undefs (each once, as pragmas: push_macro to
- * push, pop_macro to pop), its #include lines and its #if nesting; false when body must be
- * built alone (an #include, or #if lines that do not balance). */
-static inline bool emu_scan_macros(const char *body, FILE *push, FILE *pop)
-{
-    long depth = 0;
-    char seen[4096] = " ";
-    for (const char *line = body; line && *line;) {
-        const char *nl = strchr(line, '\n');
-        const char *d = emu_directive(line);
-        if (d && (emu_directive_is(d, "if") || emu_directive_is(d, "ifdef") || emu_directive_is(d, "ifndef")))
-            depth++;
-        else if (d && emu_directive_is(d, "endif"))
-            depth--;
-        else if (d && emu_directive_is(d, "include"))
-            return false;
-        else if (d && (emu_directive_is(d, "define") || emu_directive_is(d, "undef"))) {
-            const char *m = d + (emu_directive_is(d, "define") ? 6 : 5);
-            while (*m == ' ' || *m == '\t')
-                m++;
-            size_t ml = 0;
-            while (emu_is_ident(m[ml]))
-                ml++;
-            char key[160];
-            if (ml == 0 || ml + 3 > sizeof key)
-                return false;
-            snprintf(key, sizeof key, " %.*s ", (int)ml, m);
-            if (!strstr(seen, key)) {
-                if (strlen(seen) + ml + 2 >= sizeof seen)
-                    return false;
-                strcat(seen, key + 1);
-                fprintf(push, "#pragma push_macro(\"%.*s\")\n", (int)ml, m);
-                fprintf(pop, "#pragma pop_macro(\"%.*s\")\n", (int)ml, m);
-            }
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    return depth == 0;
-}
-
 /* Queues program p (its dir is not used: the batch's is) that must give want. */
 static inline void emu_batch_add(emu_batch *b, const emu_program *p, int want)
 {
@@ -162,7 +104,7 @@ static inline void emu_batch_add(emu_batch *b, const emu_program *p, int want)
     assert_int_equal(fclose(f), 0);
     FILE *fp = open_memstream(&push, &push_len), *fq = open_memstream(&pop, &pop_len);
     assert_true(fp && fq);
-    bool ok = emu_scan_macros(body, fp, fq);
+    bool ok = cxx_scan_macros(body, fp, fq);
     assert_int_equal(fclose(fp), 0);
     assert_int_equal(fclose(fq), 0);
     c->alone = !ok || want == EMU_NO_BUILD;

@@ -13,6 +13,7 @@
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
 #include "rewrites/rewrite_grid2d.h"
+#include "runners/runner.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,10 +25,17 @@
 #include <unistd.h>
 
 #include "test_nvcc.h"
-#define GXX "/usr/bin/g++"
+#include "nvcc_batch.h" /* after NVCC */
+#include "cxx_batch.h"
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 
 static char tmpdir[512];
+
+/* Every emulation of the run, queued by the tests as they go (cxx_batch.h) and built in one
+ * g++ run by test_emulated_runs, the last test: each program still runs in a process of its
+ * own and is named, with its output, when it does not print its count of checked launches. */
+static cxx_batch emu_batch;
+static int emu_state;   /* 0: not looked for g++ yet, 1: the batch takes programs, -1: no g++ */
 
 static int setup(void **state)
 {
@@ -44,6 +52,7 @@ static int teardown(void **state)
     (void)state;
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    cxx_batch_free(&emu_batch);
     return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -302,31 +311,28 @@ static const char emu_stencil_main[] =
     "    return 0;\n"
     "}\n";
 
+/* Queues the emulation of kname's original against its rewrite (see emu_batch). */
 static void emulate_with(const char *orig_text, const char *new_text, const char *kname, const char *call,
                          const char *tag, const char *main_text, const char *expect)
 {
-    if (access(GXX, X_OK) != 0) {
-        print_message("note: no g++ at %s, CPU emulation of %s skipped\n", GXX, tag);
+    if (emu_state == 0) {   /* g++, through the compile cache when the run has one */
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "'%s' --version >/dev/null 2>&1", TEST_CXX);
+        emu_state = system(cmd) == 0 ? 1 : -1;
+        if (emu_state == 1)
+            cxx_batch_init(&emu_batch, tmpdir, "grid2d", TEST_CXX, "-std=c++17 -O1 -ffp-contract=off", emu_head);
+    }
+    if (emu_state < 0) {
+        print_message("note: no g++, CPU emulation of %s skipped\n", tag);
         return;
     }
     char *ko = kernel_text(orig_text, kname), *kn = kernel_text(new_text, kname);
-    size_t cap = strlen(ko) + strlen(kn) + sizeof emu_head + strlen(main_text) + 512;
+    size_t cap = strlen(ko) + strlen(kn) + strlen(main_text) + 512;
     char *src = malloc(cap);
     assert_non_null(src);
-    snprintf(src, cap, "%s#define CALL %s\nnamespace orig {\n%s\n}\nnamespace rw {\n%s\n}\n%s", emu_head,
-             call, ko, kn, main_text);
-    char path[700], cmd[2200], out[8192];
-    snprintf(path, sizeof path, "%s/%s_emu.cpp", tmpdir, tag);
-    assert_int_equal(write_file(path, src), 0);
-    snprintf(cmd, sizeof cmd, "%s -std=c++17 -O1 -ffp-contract=off -o %s/%s_emu %s 2>&1 && %s/%s_emu 2>&1",
-             GXX, tmpdir, tag, path, tmpdir, tag);
-    int st = run_cmd(cmd, out, sizeof out);
-    if (st != 0 || !strstr(out, "EMU OK"))
-        print_message("emulation of %s:\n%s\n---\n%s\n", tag, out, src);
-    assert_int_equal(st, 0);
-    if (!strstr(out, expect))
-        print_message("emulation of %s: expected %s, got %s\n", tag, expect, out);
-    assert_non_null(strstr(out, expect));
+    snprintf(src, cap, "#define CALL %s\nnamespace orig {\n%s\n}\nnamespace rw {\n%s\n}\n%s", call, ko, kn,
+             main_text);
+    cxx_batch_add(&emu_batch, tag, src, expect, CXX_PASS);
     free(src);
     free(ko);
     free(kn);
@@ -360,10 +366,11 @@ static void sm_multiple_and_again(const rw_result *r, const char *kname)
     assert_int_equal(rc, HK_OK);
     assert_true(l.applicable);
     assert_non_null(strstr(l.text, "hk_sm_count() * 8"));
-    /* not strict: rw_launch_config leaves the launcher's `dim3 block(16, 16)` unused */
+    /* not strict: rw_launch_config leaves the launcher's `dim3 block(16, 16)` unused; queued
+     * (nvcc_batch.h) and compiled with the others by test_launch_compiles */
     char tag[128];
     snprintf(tag, sizeof tag, "%s_sm_multiple", kname);
-    nvcc_compiles_opt(l.text, tag, false);
+    nvb_add(tmpdir, tag, l.text, l.len);
     rw_result_free(&l);
     size_t k2 = (size_t)an_model_find_kernel(m2, kname);
     rw_result again;
@@ -578,9 +585,10 @@ static void test_auto_interleaved(void **state)
     unload(&fx);
 }
 
-/* nvcc -arch=sm_90 of text to PTX and through ptxas -v: the kernel keeps its window in
- * registers (no stack frame, no spills), loads float4s and has at least min_v4_stores
- * float4 stores (one per row of a unit: HK_ROWS). */
+/* nvcc -arch=sm_90 of text to PTX and through ptxas -v: the text compiles without a warning
+ * (nvcc_compiles' check, in the same run), the kernel keeps its window in registers (no
+ * stack frame, no spills), loads float4s and has at least min_v4_stores float4 stores (one
+ * per row of a unit: HK_ROWS). */
 static void nvcc_registers_float4(const char *text, const char *tag, int min_v4_stores)
 {
     if (access(NVCC, X_OK) != 0) {
@@ -594,9 +602,10 @@ static void nvcc_registers_float4(const char *text, const char *tag, int min_v4_
     snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -cubin -std=c++17 -Xptxas -v -o %s/%s_regs.cubin %s 2>&1", NVCC, tmpdir, tag,
              src);
     int st = run_cmd(cmd, out, sizeof out);
-    if (st != 0 || !strstr(out, "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"))
+    if (st != 0 || strstr(out, "warning") || !strstr(out, "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"))
         print_message("ptxas -v on %s:\n%s\n", tag, out);
     assert_int_equal(st, 0);
+    assert_null(strstr(out, "warning"));   /* nvcc_compiles' check too: this is the text's compile check */
     assert_non_null(strstr(out, "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"));
     snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -ptx -std=c++17 -o - %s 2>&1", NVCC, src);
     st = run_cmd(cmd, out, sizeof out);
@@ -674,8 +683,7 @@ static void test_stencil_window_bench(void **state)
         snprintf(path, sizeof path, "%s/stencil2d.grid_stride_2d.cu", dump_dir);
         assert_int_equal(write_file(path, r.text), 0);
     }
-    nvcc_compiles(r.text, "stencil2d");
-    nvcc_registers_float4(r.text, "stencil2d", 4);
+    nvcc_registers_float4(r.text, "stencil2d", 4);   /* also its strict compile check */
     emulate_stencil(fx.text, r.text, "stencil2d", "stencil2d(in1, out, rows, cols)", "stencil2d");
 
     sm_multiple_and_again(&r, "stencil2d");
@@ -720,8 +728,7 @@ static void test_stencil_two_arrays_reach2(void **state)
     expect_text(&r, "v += 0.5f * (hk_a1[hk_r + 2][hk_c + 0] + hk_a1[hk_r + 2][hk_c + 4]);");
     expect_text(&r, "v -= 0.125f * hk_a1[hk_r + 1][hk_c + 2];");
     expect_text(&r, "{ hk_m2[hk_r][hk_c] = true; hk_o2[hk_r][hk_c] = v; }");
-    nvcc_compiles(r.text, "reach2");
-    nvcc_registers_float4(r.text, "reach2", 4);
+    nvcc_registers_float4(r.text, "reach2", 4);   /* also its strict compile check */
     emulate_stencil(fx.text, r.text, "lap4", "lap4(in1, in2, out, rows, cols)", "reach2");
     rw_result_free(&r);
     unload(&fx);
@@ -760,8 +767,7 @@ static void test_stencil_inplace_column_major(void **state)
     expect_text(&r, "{ hk_m0[hk_r][hk_c] = true; hk_o0[hk_r][hk_c] += 0.25f * (hk_a1[hk_r + 1][hk_c + 0] + "
                     "hk_a1[hk_r + 2][hk_c + 1]); }");
     expect_text(&r, "{ hk_m0[hk_r][hk_c] = true; hk_o0[hk_r][hk_c] = hk_o0[hk_r][hk_c] * 2.0f; }");
-    nvcc_compiles(r.text, "inplace_stencil");
-    nvcc_registers_float4(r.text, "inplace_stencil", 4);
+    nvcc_registers_float4(r.text, "inplace_stencil", 4);   /* also its strict compile check */
     emulate_stencil(fx.text, r.text, "relax", "relax(out, in1, rows, cols)", "inplace_stencil");
     rw_result_free(&r);
     unload(&fx);
@@ -1014,6 +1020,35 @@ static void test_alloc_failures(void **state)
     }
 }
 
+/* The SM-multiple launches the tests above queued (sm_multiple_and_again) compile: a few
+ * nvcc runs for all of them (nvcc_batch.h), each text that fails named. */
+static void test_launch_compiles(void **state)
+{
+    (void)state;
+    if (nvb_n_jobs == 0) {
+        print_message("no test queued a compile check\n");
+        return;
+    }
+    nvb_compile_all(tmpdir);
+}
+
+/* The emulations the tests above queued, built in one program and each run (see emu_batch). */
+static void test_emulated_runs(void **state)
+{
+    (void)state;
+    if (emu_state < 0) {
+        print_message("note: no g++, CPU emulations skipped\n");
+        skip();
+    }
+    if (emu_state == 0) {
+        print_message("no test queued an emulation\n");
+        return;
+    }
+    emu_state = 0;   /* a later emulation opens a new batch */
+    assert_true(emu_batch.n > 0);
+    cxx_batch_run(&emu_batch);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1031,6 +1066,9 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_alloc_failures),
+        /* last: what the tests above queued */
+        cmocka_unit_test(test_launch_compiles),
+        cmocka_unit_test(test_emulated_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -29,6 +29,7 @@
 
 #include "test_nvcc.h"
 #include "nvcc_batch.h" /* after NVCC */
+#include "cxx_batch.h"
 #define SUITE HK_TEST_DATA "/../../bench/kernels"
 
 #include "rw_fixture.h"
@@ -39,9 +40,12 @@ static int setup(void **state)
     return rwf_setup("rewrite-mem");
 }
 
+static void free_batches(void);
+
 static int teardown(void **state)
 {
     (void)state;
+    free_batches();
     return rwf_teardown();
 }
 
@@ -488,8 +492,6 @@ static void test_fast_math(void **state)
  * original's grid and with a small grid (the grid-stride loop must cover the rest); the
  * pointers are aligned and then one element off (the scalar fallback); every buffer,
  * guard elements included, must end bit for bit as the original leaves it. */
-#define EMU_CXX TEST_CXX /* test_nvcc.h: through the compile cache, when the run has one */
-
 static const char emu_prelude[] =
     "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
     "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
@@ -518,22 +520,31 @@ static bool is_int_type(const char *t)
     return false;
 }
 
-/* Builds, compiles and runs the emulation of kernel name, original fx against r: true when
- * every buffer matched (a compile failure or a difference is printed). Each index owns
- * per_index elements of every array (p[s * i + k]: s). */
-static bool emulate_strided(const fixture *fx, const rw_result *r, const char *name, const char *tag,
-                            int per_index)
+/* The running test's emulations after emu_prelude (cxx_batch.h): queued by emulate_strided,
+ * built in one g++ run and checked at the test's end, each in its own process and named when
+ * it does not give its want; rope_batch: the same for emulate_rope's, after emu_sync_prelude. */
+static cxx_batch vec_batch, rope_batch;
+
+static void open_vec_batch(const char *name)
+{
+    cxx_batch_init(&vec_batch, tmpdir, name, TEST_CXX,
+                   "-std=c++17 -O1 -ffp-contract=off -w -I/usr/local/cuda/include", emu_prelude);
+}
+
+/* Queues the emulation of kernel name, original fx against r, in vec_batch: want CXX_PASS
+ * when every buffer must match, CXX_DIFFERS when the program must find a difference. Each
+ * index owns per_index elements of every array (p[s * i + k]: s). */
+static void emulate_strided(const fixture *fx, const rw_result *r, const char *name, const char *tag,
+                            int per_index, int want)
 {
     an_model *cm;
     assert_int_equal(an_analyze(r->text, r->len, &cm), HK_OK);
     const an_function *of = &fx->m->funcs[kernel(fx, name)];
     const an_function *cf = &cm->funcs[an_model_find_kernel(cm, name)];
-    char src[700], exe[700];
-    snprintf(src, sizeof src, "%s/emu_%s.cpp", tmpdir, tag);
-    snprintf(exe, sizeof exe, "%s/emu_%s", tmpdir, tag);
-    FILE *f = fopen(src, "w");
+    char *prog = NULL;
+    size_t prog_len = 0;
+    FILE *f = open_memstream(&prog, &prog_len);
     assert_non_null(f);
-    fputs(emu_prelude, f);
     fprintf(f, "namespace orig {\n%.*s\n}\nnamespace cand {\n%.*s\n}\n",
             (int)(of->span.end_byte - of->span.start_byte), fx->text + of->span.start_byte,
             (int)(cf->span.end_byte - cf->span.start_byte), r->text + cf->span.start_byte);
@@ -576,26 +587,21 @@ static bool emulate_strided(const fixture *fx, const rw_result *r, const char *n
                        "            bad = 1;\n        }\n        free(o%zu); free(c%zu);\n",
                     p, p, p, of->params[p].name, p, p);
     fputs("    }\n    puts(bad ? \"FAIL\" : \"OK\");\n    return bad;\n}\n", f);
-    fclose(f);
+    assert_int_equal(fclose(f), 0);
     an_model_free(cm);
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%.1000s -std=c++17 -O1 -ffp-contract=off -w -I/usr/local/cuda/include -o '%s' '%s' 2>&1 && '%s' 2>&1",
-             EMU_CXX, exe, src, exe);
-    FILE *pp = popen(cmd, "r");
-    assert_non_null(pp);
-    char out[8192];
-    size_t n = fread(out, 1, sizeof out - 1, pp);
-    out[n] = '\0';
-    int st = pclose(pp);
-    bool ok = st == 0 && strstr(out, "OK") != NULL;
-    if (!ok)
-        print_message("emulated run of %s (%s) failed:\n%s\n(program: %s)\n", name, tag, out, src);
-    return ok;
+    cxx_batch_add(&vec_batch, tag, prog, "OK", want);
+    free(prog);
 }
 
-static bool emulate(const fixture *fx, const rw_result *r, const char *name, const char *tag)
+static void free_batches(void)
 {
-    return emulate_strided(fx, r, name, tag, 1);
+    cxx_batch_free(&vec_batch);
+    cxx_batch_free(&rope_batch);
+}
+
+static void emulate(const fixture *fx, const rw_result *r, const char *name, const char *tag, int want)
+{
+    emulate_strided(fx, r, name, tag, 1, want);
 }
 
 static void test_vectorize_emulated(void **state)
@@ -604,6 +610,7 @@ static void test_vectorize_emulated(void **state)
         print_message("skipped: no CUDA headers or no g++\n");
         skip();
     }
+    open_vec_batch("vectorize");
     static const struct {
         const char *file, *kernel;
         int widths[3];
@@ -633,7 +640,7 @@ static void test_vectorize_emulated(void **state)
             assert_true(r.applicable);
             char tag[128];
             snprintf(tag, sizeof tag, "%s_w%d", cases[c].kernel, cases[c].widths[w]);
-            assert_true(emulate(&fx, &r, cases[c].kernel, tag));
+            emulate(&fx, &r, cases[c].kernel, tag, CXX_PASS);
             rw_result_free(&r);
         }
         unload(&fx);
@@ -650,9 +657,10 @@ static void test_vectorize_emulated(void **state)
     assert_int_equal(an_analyze(r.text, r.len, &bm), HK_OK);
     an_model_free(bm);
     print_message("(a deliberately broken tail follows: its differences are expected)\n");
-    assert_false(emulate(&fx, &r, "int_add", "broken_tail"));
+    emulate(&fx, &r, "int_add", "broken_tail", CXX_DIFFERS);
     rw_result_free(&r);
     unload(&fx);
+    cxx_batch_run(&vec_batch);
     assert_int_equal(hk_alloc_live(), 0);
 }
 
@@ -829,7 +837,9 @@ static void test_vectorize_strided(void **state)
 
 /* The emulation for kernels that synchronize (invariant_table's fill): each block's threads
  * run as host threads meeting at __syncthreads() (a barrier), __shared__ arrays are static
- * (blocks run one after another), threadIdx and blockIdx are per thread. */
+ * (blocks run one after another: the same blockDim.x threads run every block of a launch in
+ * turn, meeting at one more barrier after each block), threadIdx and blockIdx are per
+ * thread. */
 static const char emu_sync_prelude[] =
     "#include <cuda_runtime.h>\n#include <math.h>\n#include <pthread.h>\n#include <stdio.h>\n"
     "#include <stdlib.h>\n#include <string.h>\n#include <thread>\n#include <vector>\n"
@@ -840,26 +850,29 @@ static const char emu_sync_prelude[] =
     "template <class F> static void emu_launch(unsigned grid, unsigned block, F f)\n"
     "{\n    gridDim = dim3(grid, 1, 1); blockDim = dim3(block, 1, 1);\n"
     "    pthread_barrier_init(&emu_bar, NULL, block);\n"
-    "    for (unsigned b = 0; b < grid; b++) {\n        std::vector<std::thread> ts;\n"
-    "        for (unsigned t = 0; t < block; t++)\n"
-    "            ts.emplace_back([&f, b, t] { blockIdx = make_uint3(b, 0, 0); threadIdx = make_uint3(t, 0, 0); f(); });\n"
-    "        for (auto &th : ts) th.join();\n    }\n    pthread_barrier_destroy(&emu_bar);\n}\n";
+    "    std::vector<std::thread> ts;\n"
+    "    for (unsigned t = 0; t < block; t++)\n"
+    "        ts.emplace_back([&f, grid, t] {\n"
+    "            for (unsigned b = 0; b < grid; b++) {\n"
+    "                blockIdx = make_uint3(b, 0, 0); threadIdx = make_uint3(t, 0, 0); f();\n"
+    "                pthread_barrier_wait(&emu_bar);   /* block b is done before b + 1 starts */\n"
+    "            }\n        });\n"
+    "    for (auto &th : ts) th.join();\n    pthread_barrier_destroy(&emu_bar);\n}\n";
 
-/* Runs rope_forward of fx (the original) and of r's text under the synchronizing emulation
- * on odd pair counts (a table too small for one shape), the spec's grid and small grids,
- * aligned and misaligned pointers: true when x and out end bit for bit equal. */
-static bool emulate_rope(const fixture *fx, const rw_result *r, const char *tag)
+/* Queues in rope_batch the run of rope_forward of fx (the original) and of r's text under the
+ * synchronizing emulation on odd pair counts (a table too small for one shape), the spec's
+ * grid and small grids, aligned and misaligned pointers: want CXX_PASS when x and out must
+ * end bit for bit equal, CXX_DIFFERS when the program must find a difference. */
+static void emulate_rope(const fixture *fx, const rw_result *r, const char *tag, int want)
 {
     an_model *cm;
     assert_int_equal(an_analyze(r->text, r->len, &cm), HK_OK);
     const an_function *of = &fx->m->funcs[kernel(fx, "rope_forward")];
     const an_function *cf = &cm->funcs[an_model_find_kernel(cm, "rope_forward")];
-    char src[700], exe[700];
-    snprintf(src, sizeof src, "%s/emu_%s.cpp", tmpdir, tag);
-    snprintf(exe, sizeof exe, "%s/emu_%s", tmpdir, tag);
-    FILE *f = fopen(src, "w");
+    char *prog = NULL;
+    size_t prog_len = 0;
+    FILE *f = open_memstream(&prog, &prog_len);
     assert_non_null(f);
-    fputs(emu_sync_prelude, f);
     fprintf(f, "namespace orig {\n%.*s\n}\nnamespace cand {\n%.*s\n}\n",
             (int)(of->span.end_byte - of->span.start_byte), fx->text + of->span.start_byte,
             (int)(cf->span.end_byte - cf->span.start_byte), r->text + cf->span.start_byte);
@@ -885,20 +898,9 @@ static bool emulate_rope(const fixture *fx, const rw_result *r, const char *tag)
           "            bad = 1;\n        }\n"
           "        free(xo); free(xc); free(oo); free(oc);\n    }\n"
           "    puts(bad ? \"FAIL\" : \"OK\");\n    return bad;\n}\n", f);
-    fclose(f);
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%.1000s -std=c++17 -O1 -ffp-contract=off -w -pthread -I/usr/local/cuda/include -o '%s' '%s' 2>&1 && '%s' 2>&1",
-             EMU_CXX, exe, src, exe);
-    FILE *pp = popen(cmd, "r");
-    assert_non_null(pp);
-    char out[8192];
-    size_t n = fread(out, 1, sizeof out - 1, pp);
-    out[n] = '\0';
-    int st = pclose(pp);
-    bool ok = st == 0 && strstr(out, "OK") != NULL;
-    if (!ok)
-        print_message("emulated run of rope_forward (%s) failed:\n%s\n(program: %s)\n", tag, out, src);
-    return ok;
+    assert_int_equal(fclose(f), 0);
+    cxx_batch_add(&rope_batch, tag, prog, "OK", want);
+    free(prog);
 }
 
 static void test_vectorize_strided_emulated(void **state)
@@ -908,6 +910,9 @@ static void test_vectorize_strided_emulated(void **state)
         print_message("skipped: no CUDA headers or no g++\n");
         skip();
     }
+    open_vec_batch("strided");
+    cxx_batch_init(&rope_batch, tmpdir, "rope", TEST_CXX,
+                   "-std=c++17 -O1 -ffp-contract=off -w -pthread -I/usr/local/cuda/include", emu_sync_prelude);
     static const struct {
         const char *kernel;
         int per_index, widths[3];
@@ -926,7 +931,7 @@ static void test_vectorize_strided_emulated(void **state)
             assert_true(r.applicable);
             char tag[128];
             snprintf(tag, sizeof tag, "%s_w%d", cases[c].kernel, cases[c].widths[w]);
-            assert_true(emulate_strided(&fx, &r, cases[c].kernel, tag, cases[c].per_index));
+            emulate_strided(&fx, &r, cases[c].kernel, tag, cases[c].per_index, CXX_PASS);
             rw_result_free(&r);
         }
     unload(&fx);
@@ -937,23 +942,25 @@ static void test_vectorize_strided_emulated(void **state)
         assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, kernel(&fx, "rope_forward"), w, &r), HK_OK);
         print_message("%s\n", r.description);
         assert_true(r.applicable);
-        assert_true(emulate_rope(&fx, &r, w == 2 ? "rope_w2" : "rope_w4"));
+        emulate_rope(&fx, &r, w == 2 ? "rope_w2" : "rope_w4", CXX_PASS);
         rw_result_free(&r);
     }
     rope_table_text(&fx, &tab);
-    assert_true(emulate_rope(&fx, &tab, "rope_table"));   /* the table alone, for reference */
+    emulate_rope(&fx, &tab, "rope_table", CXX_PASS);   /* the table alone, for reference */
     vectorize_text(tab.text, tab.len, "rope_forward", 4, &r);
     assert_true(r.applicable);
-    assert_true(emulate_rope(&fx, &r, "rope_table_w4"));
+    emulate_rope(&fx, &r, "rope_table_w4", CXX_PASS);
     /* the check can fail: lanes swapped in the store are caught */
     char *st = strstr(r.text, "hk_out.z = x0 * c - x1 * s;");
     assert_non_null(st);
     memcpy(st, "hk_out.y", 8);
     print_message("(a deliberately broken lane follows: its differences are expected)\n");
-    assert_false(emulate_rope(&fx, &r, "rope_broken"));
+    emulate_rope(&fx, &r, "rope_broken", CXX_DIFFERS);
     rw_result_free(&r);
     rw_result_free(&tab);
     unload(&fx);
+    cxx_batch_run(&vec_batch);
+    cxx_batch_run(&rope_batch);
     assert_int_equal(hk_alloc_live(), 0);
 }
 
@@ -992,19 +999,21 @@ static void test_ptx_evidence(void **state)
         print_message("skipped: no nvcc at %s\n", NVCC);
         skip();
     }
+    /* each text compiled to PTX once, with every instruction it is checked for */
     static const struct {
         const char *file, *kernel, *rewrite;
         int arg;
-        const char *before_absent, *after_present;
+        const char *before_absent[2], *after_present[2];
     } cases[] = {
-        {"vector_add.cu", "vector_add", "vec", 4, "ld.global.v4.f32", "ld.global.v4.f32"},
-        {"vector_add.cu", "vector_add", "vec", 4, "st.global.v4.f32", "st.global.v4.f32"},
-        {"half_scale_bias.cu", "half_scale_bias", "vec", 8, "ld.global.v4.u32", "ld.global.v4.u32"},
-        {"half_scale_bias.cu", "half_scale_bias", "vec", 8, "st.global.v4.u32", "st.global.v4.u32"},
-        {"bf16_axpy.cu", "bf16_axpy", "vec", 8, "ld.global.v4.u32", "ld.global.v4.u32"},
-        {"saxpy.cu", "saxpy", "ldg", 0, "ld.global.nc", "ld.global.nc.f32"},
-        {"rope.cu", "rope_forward", "vec", 4, "ld.global.v4.f32", "ld.global.v4.f32"},   /* 2 pairs */
-        {"rope.cu", "rope_forward", "vec", 4, "st.global.v4.f32", "st.global.v4.f32"},
+        {"vector_add.cu", "vector_add", "vec", 4, {"ld.global.v4.f32", "st.global.v4.f32"},
+         {"ld.global.v4.f32", "st.global.v4.f32"}},
+        {"half_scale_bias.cu", "half_scale_bias", "vec", 8, {"ld.global.v4.u32", "st.global.v4.u32"},
+         {"ld.global.v4.u32", "st.global.v4.u32"}},
+        {"bf16_axpy.cu", "bf16_axpy", "vec", 8, {"ld.global.v4.u32"}, {"ld.global.v4.u32"}},
+        {"saxpy.cu", "saxpy", "ldg", 0, {"ld.global.nc"}, {"ld.global.nc.f32"}},
+        /* 2 pairs */
+        {"rope.cu", "rope_forward", "vec", 4, {"ld.global.v4.f32", "st.global.v4.f32"},
+         {"ld.global.v4.f32", "st.global.v4.f32"}},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char path[900];
@@ -1022,11 +1031,13 @@ static void test_ptx_evidence(void **state)
         char *before = ptx_of(fx.text, fx.len, tag);
         snprintf(tag, sizeof tag, "ptx_after_%zu", c);
         char *after = ptx_of(r.text, r.len, tag);
-        if (strstr(before, cases[c].before_absent) || !strstr(after, cases[c].after_present))
-            print_message("%s %s: expected no `%s` before and `%s` after\n", cases[c].kernel,
-                          cases[c].rewrite, cases[c].before_absent, cases[c].after_present);
-        assert_null(strstr(before, cases[c].before_absent));
-        assert_non_null(strstr(after, cases[c].after_present));
+        for (size_t i = 0; i < 2 && cases[c].before_absent[i]; i++) {
+            if (strstr(before, cases[c].before_absent[i]) || !strstr(after, cases[c].after_present[i]))
+                print_message("%s %s: expected no `%s` before and `%s` after\n", cases[c].kernel,
+                              cases[c].rewrite, cases[c].before_absent[i], cases[c].after_present[i]);
+            assert_null(strstr(before, cases[c].before_absent[i]));
+            assert_non_null(strstr(after, cases[c].after_present[i]));
+        }
         free(before);
         free(after);
         rw_result_free(&r);

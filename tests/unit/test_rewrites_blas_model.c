@@ -25,6 +25,7 @@
 #include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -573,6 +574,11 @@ static const char cublas_stand_in[] =
     "}\n"
     "#ifndef HK_BLAS_HANDLE";
 
+/* The emulated programs of the running test (emu_batch.h): queued as the test goes, built
+ * in one g++ run and checked at its end, each case in its own process and named when it
+ * does not give its want. */
+static emu_batch batch;
+
 /* The unguarded NT (the grid alone decides M and N) and its substitution on the same
  * inputs: the naive kernel emulated over the launch, the host function called with that
  * launch; padded leading dimensions, so rows past M must stay as they were. */
@@ -583,6 +589,7 @@ static void test_grid_sized_emulated(void **state)
         print_message("skipped: no emulator (g++ and the CUDA headers)\n");
         return;
     }
+    emu_batch_init(&batch, tmpdir, __func__);
     static const char src[] = NT_GRID_KERNEL;
     char *sub = substitute(src, "ntg", false);
     char *cand = emu_replaced(sub, "#ifndef HK_BLAS_HANDLE", cublas_stand_in);
@@ -602,12 +609,13 @@ static void test_grid_sized_emulated(void **state)
         "        cand::hk_host_ntg(g, b, A, lda, B, ldb, cc, ldc, K, 1.5f, 0.25f);\n"
         "        emu::expect(\"ntg\", co, cc, 1e-5, K);\n"
         "    }\n";
-    emu_run_pair(tmpdir, "blas_ntg", src, cand, NULL, driver, EMU_OK);
+    emu_batch_add_pair(&batch, "blas_ntg", src, cand, NULL, driver, EMU_OK);
     /* the same with M taken from the wrong axis fails: the check sees sizes */
     char *bad = emu_replaced(cand, "hk_grid.x * hk_block.x", "hk_grid.y * hk_block.y");
-    emu_run_pair(tmpdir, "blas_ntg_bad", src, bad, NULL, driver, EMU_DIFFERS);
+    emu_batch_add_pair(&batch, "blas_ntg_bad", src, bad, NULL, driver, EMU_DIFFERS);
     free(bad);
     free(cand);
+    emu_batch_run(&batch);
     assert_int_equal(hk_alloc_live(), 0);
 }
 
@@ -621,6 +629,7 @@ static void test_tiled_emulated(void **state)
         print_message("skipped: no emulator (g++ and the CUDA headers)\n");
         return;
     }
+    emu_batch_init(&batch, tmpdir, __func__);
     static const char src_t[] = TILED_TEMPLATE_KERNEL, src_f[] = TILED_FLAT_KERNEL;
     char *sub = substitute(src_t, "tt", false);
     char *cand = emu_replaced(sub, "#ifndef HK_BLAS_HANDLE", cublas_stand_in);
@@ -639,9 +648,9 @@ static void test_tiled_emulated(void **state)
         "        cand::hk_host_tt<16>(g, b, cc, A, B, K, N);\n"
         "        emu::expect(\"tt\", co, cc, 1e-5, K);\n"
         "    }\n";
-    emu_run_pair(tmpdir, "blas_tiled_t", src_t, cand, NULL, driver_t, EMU_OK);
+    emu_batch_add_pair(&batch, "blas_tiled_t", src_t, cand, NULL, driver_t, EMU_OK);
     char *bad = emu_replaced(cand, "hk_k = (long long)(BS*", "hk_k = (long long)(-BS + BS*");
-    emu_run_pair(tmpdir, "blas_tiled_t_bad", src_t, bad, NULL, driver_t, EMU_DIFFERS);
+    emu_batch_add_pair(&batch, "blas_tiled_t_bad", src_t, bad, NULL, driver_t, EMU_DIFFERS);
     free(bad);
     free(cand);
     sub = substitute(src_f, "tf", false);
@@ -661,8 +670,9 @@ static void test_tiled_emulated(void **state)
         "        cand::hk_host_tf(g, b, A, B, cc, N, K, 0.5f, -1.25f);\n"
         "        emu::expect(\"tf\", co, cc, 1e-5, K);\n"
         "    }\n";
-    emu_run_pair(tmpdir, "blas_tiled_f", src_f, cand, NULL, driver_f, EMU_OK);
+    emu_batch_add_pair(&batch, "blas_tiled_f", src_f, cand, NULL, driver_f, EMU_OK);
     free(cand);
+    emu_batch_run(&batch);
     assert_int_equal(hk_alloc_live(), 0);
 }
 

@@ -23,6 +23,7 @@
 
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -52,6 +53,11 @@ static const char emu_helpers[] =
     "            printf(\"  (schedule %d)\\n\", s);                                   \\\n"
     "    }\n";
 
+/* The emulated programs of the test (emu_batch.h): queued by emulate_tree, built in one g++
+ * run and checked, each case in its own process and named when it does not give its want,
+ * at the test's end. */
+static emu_batch batch;
+
 static void emulate_tree(const char *tag, const char *src, const char *kname, const char *driver, bool broken)
 {
     fixture fx;
@@ -66,9 +72,7 @@ static void emulate_tree(const char *tag, const char *src, const char *kname, co
         assert_non_null(at);
         memcpy(at, "hk_off = 8; ", 12);
     }
-    emu_program p = {.dir = tmpdir, .tag = tag, .orig = src, .orig_len = strlen(src), .cand = cand,
-                     .cand_len = strlen(cand), .helpers = emu_helpers, .driver = driver};
-    emu_expect(&p, broken ? EMU_DIFFERS : EMU_OK);
+    emu_batch_add_pair(&batch, tag, src, cand, emu_helpers, driver, broken ? EMU_DIFFERS : EMU_OK);
     free(cand);
     rw_result_free(&r);
     unload(&fx);
@@ -133,6 +137,7 @@ static void emulated_runs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, "tree");
     /* per-block partial sums over a grid-stride loop: blocks of 32, 64 and 256 */
     static const char part_drv[] =
         "for (unsigned b : {32u, 64u, 256u}) {\n"
@@ -161,6 +166,7 @@ static void emulated_runs(void **state)
         "for (unsigned b : {32u, 128u})\n"
         "    PAIR(float, \"chmax\", chans, 0, 0, emu::launch(dim3(chans), dim3(b), 0, [&] { NS::chmax<float>(x, out, batch, chans, hw); }));\n";
     emulate_tree("tree_chmax", emu_chmax, "chmax", chmax_drv, false);
+    emu_batch_run(&batch);
 }
 
 int main(void)

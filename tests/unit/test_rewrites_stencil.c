@@ -23,6 +23,7 @@
 #include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -359,7 +360,11 @@ static void registry_refusal_has_line(void **state)
  * original with the grid that covers the domain, the rewritten one with that grid and,
  * when the kernel bounds its slow coordinate (axis 1 y, 2 z; 0: it does not), with the grid
  * divided by K along that axis; every element of the output (poisoned first) must match bit
- * for bit. Sizes are ragged against the blocks. call names the output out_. */
+ * for bit. Sizes are ragged against the blocks. call names the output out_. Queued in the
+ * running test's batch (emu_batch.h): built in one g++ run at the test's end, each case run
+ * in its own process and named when it does not give its want. */
+static emu_batch batch;
+
 static void emulate(const char *orig, const char *cand, const char *call, const char *type,
                     const char *launch, int axis, int k, const char *tag)
 {
@@ -391,9 +396,7 @@ static void emulate(const char *orig, const char *cand, const char *call, const 
         "    }\n",
         type, launch, axis, type, type, type, type, call, axis, k, k, axis, k, k, type, call);
     assert_non_null(driver);
-    emu_program prog = {.dir = tmpdir, .tag = tag, .orig = orig, .orig_len = strlen(orig), .cand = cand,
-                        .cand_len = strlen(cand), .helpers = NULL, .driver = driver};
-    emu_expect(&prog, EMU_OK);
+    emu_batch_add_pair(&batch, tag, orig, cand, NULL, driver, EMU_OK);
     hk_free(driver);
 }
 
@@ -404,6 +407,7 @@ static void emulated_runs_match(void **state)
         print_message("note: no g++ or CUDA headers, emulated runs skipped\n");
         return;
     }
+    emu_batch_init(&batch, tmpdir, "stencil");
 #define GRID3 "dim3 b(8, 4, 2), g((nx + 7) / 8, (ny + 3) / 4, (nz + 1) / 2);"
 #define GRID2 "dim3 b(8, 4, 1), g((nx + 7) / 8, (ny * nz + 3) / 4, 1);"
 #define LINES "dim3 b(8, 1, 1), g((nx + 7) / 8, ny, nz);"
@@ -433,6 +437,7 @@ static void emulated_runs_match(void **state)
                 runs[i].k, tag);
         free(t);
     }
+    emu_batch_run(&batch);
     assert_int_equal(hk_alloc_live(), 0);
 }
 
