@@ -907,7 +907,8 @@ static int gs_kernel(const rw_context *ctx, int S, rw_result *out)
         "kernel %s: each of the spec's %lld blocks becomes S = %d (launch %lld blocks): part s takes every S-th step "
         "of the grid-stride loop (line %d) and writes a scratch partial; the last part of each block (an atomic "
         "ticket) combines the S partials in s order with the loop's %s and writes %.*s[b]%s; fewer than %lld blocks "
-        "run the original",
+        "run the original. The partials and tickets are one set per kernel name: launches of this kernel (any "
+        "template instance) must not overlap on different streams",
         f->name, G, S, G * S, line_of(&s, L.kw), km_op_name(op), bl, buf_tok,
         op == KM_OP_SUM ? " (a float sum is reordered: the spec's tolerance judges)" : "", 2 * G);
     rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
