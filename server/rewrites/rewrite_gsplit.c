@@ -71,25 +71,6 @@ static int line_of(const gs_scan *s, size_t k)
     return rwl_line_at(s->text, s->ts.t[k < s->ts.n ? k : s->ts.n - 1].start);
 }
 
-static bool builtin_x(const rw_toks *ts, size_t k, const char *name)
-{
-    return rwl_tok_is_ident(ts, k, name) && k + 2 < ts->n && rwl_tok_is(ts, k + 1, ".") &&
-           rwl_tok_is_ident(ts, k + 2, "x") && rwl_is_use(ts, k);
-}
-
-static const an_function *callee(const gs_scan *s, size_t k)
-{
-    const rw_toks *ts = &s->ts;
-    size_t nl = ts->t[k].end - ts->t[k].start;
-    for (size_t fi = 0; fi < s->m->n_funcs; fi++) {
-        const an_function *g = &s->m->funcs[fi];
-        if (g != s->f && strlen(g->name) == nl && !memcmp(g->name, ts->text + ts->t[k].start, nl) &&
-            g->body_span.end_byte > g->body_span.start_byte)
-            return g;
-    }
-    return NULL;
-}
-
 /* Appends tokens [a, b) with the text between them, blockIdx.x written as hk_gs_b and
  * gridDim.x as hk_gs_G. */
 static int put_subst(struct hk_buf *h, const gs_scan *s, size_t a, size_t b)
@@ -101,7 +82,7 @@ static int put_subst(struct hk_buf *h, const gs_scan *s, size_t a, size_t b)
             rc = hk_buf_append(h, s->text + ts->t[q - 1].end, ts->t[q].start - ts->t[q - 1].end);
         if (rc)
             break;
-        if (q + 2 < b && (builtin_x(ts, q, "blockIdx") || builtin_x(ts, q, "gridDim"))) {
+        if (q + 2 < b && (rwl_builtin_x(ts, q, "blockIdx") || rwl_builtin_x(ts, q, "gridDim"))) {
             rc = hk_buf_appends(h, rwl_tok_is_ident(ts, q, "blockIdx") ? "hk_gs_b" : "hk_gs_G");
             q += 2;
         } else {
@@ -400,7 +381,7 @@ static bool check_loop_body(gs_scan *s, const gs_loop *L, enum km_op *op, size_t
         if (!strncmp(t, "__shfl", 6) || !strncmp(t, "__ballot", 8) || !strncmp(t, "__reduce", 8))
             return refuse(s, k, "warp intrinsic", "a warp exchange inside the grid-stride loop");
         if (rwl_tok_is(ts, k + 1, "(")) {
-            const an_function *g = callee(s, k);
+            const an_function *g = rwl_callee(s->m, s->f, &s->ts, k);
             if (g && rwl_mentions_grid(s->text + g->body_span.start_byte, g->body_span.end_byte - g->body_span.start_byte))
                 return refuse(s, k, "call", "%.*s reads blockIdx or gridDim itself", (int)(ts->t[k].end - ts->t[k].start), t);
         }
@@ -725,7 +706,7 @@ static bool scan_body(gs_scan *s)
         if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
             continue;
         if ((rwl_tok_is_ident(ts, k, "blockIdx") || rwl_tok_is_ident(ts, k, "gridDim")) &&
-            !builtin_x(ts, k, rwl_tok_is_ident(ts, k, "blockIdx") ? "blockIdx" : "gridDim"))
+            !rwl_builtin_x(ts, k, rwl_tok_is_ident(ts, k, "blockIdx") ? "blockIdx" : "gridDim"))
             return refuse(s, k, "statement", "%s other than .x: the split is along x only",
                           rwl_tok_is_ident(ts, k, "blockIdx") ? "blockIdx" : "gridDim");
         if (!strncmp(ts->text + ts->t[k].start, "hipBlockIdx", 11) || !strncmp(ts->text + ts->t[k].start, "hipGridDim", 10))
@@ -735,7 +716,7 @@ static bool scan_body(gs_scan *s)
         if (rwl_tok_is_ident(ts, k, "this_grid") || rwl_tok_is_ident(ts, k, "grid_group"))
             return refuse(s, k, "call", "a grid group: the split changes the grid");
         if (rwl_tok_is(ts, k + 1, "(")) {
-            const an_function *g = callee(s, k);
+            const an_function *g = rwl_callee(s->m, s->f, &s->ts, k);
             if (g && rwl_mentions_grid(s->text + g->body_span.start_byte, g->body_span.end_byte - g->body_span.start_byte))
                 return refuse(s, k, "call", "%.*s reads blockIdx or gridDim itself; the rewrite changes them in the "
                                             "kernel's text only",
@@ -842,7 +823,7 @@ static int gs_kernel(const rw_context *ctx, int S, rw_result *out)
     for (size_t q = 1; q + 2 < ts->n && !rc; q++) {
         if ((q >= L.step_a && q < L.step_b) || (q >= sa && q < sb))
             continue;
-        if (builtin_x(ts, q, "blockIdx") || builtin_x(ts, q, "gridDim")) {
+        if (rwl_builtin_x(ts, q, "blockIdx") || rwl_builtin_x(ts, q, "gridDim")) {
             rc = rwl_edits_add(&es, ts->t[q].start, ts->t[q + 2].end,
                                rwl_tok_is_ident(ts, q, "blockIdx") ? "hk_gs_b" : "hk_gs_G");
             q += 2;

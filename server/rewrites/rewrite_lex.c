@@ -889,6 +889,25 @@ int rwl_check_kernel(const char *text, size_t len, const an_model *m, size_t ker
     return HK_OK;
 }
 
+bool rwl_builtin_x(const rw_toks *ts, size_t k, const char *name)
+{
+    return rwl_tok_is_ident(ts, k, name) && k + 2 < ts->n && rwl_tok_is(ts, k + 1, ".") &&
+           rwl_tok_is_ident(ts, k + 2, "x") && rwl_is_use(ts, k);
+}
+
+const an_function *rwl_callee(const an_model *m, const an_function *self, const rw_toks *ts,
+                              size_t k)
+{
+    size_t nl = ts->t[k].end - ts->t[k].start;
+    for (size_t fi = 0; fi < m->n_funcs; fi++) {
+        const an_function *g = &m->funcs[fi];
+        if (g != self && strlen(g->name) == nl && !memcmp(g->name, ts->text + ts->t[k].start, nl) &&
+            g->body_span.end_byte > g->body_span.start_byte)
+            return g;
+    }
+    return NULL;
+}
+
 int rwl_open_body(const char *text, size_t len, const an_function *f, bool need_body,
                   rw_toks *ts, km_kernel **km, char *why, size_t n_why)
 {

@@ -203,6 +203,13 @@ int rwl_not_applicable(rw_result *out, char *why);
 int rwl_check_kernel(const char *text, size_t len, const an_model *m, size_t kernel,
                         const an_function **f);
 
+/* `NAME . x` at token k, NAME a use (blockIdx.x, gridDim.x): spans 3 tokens. */
+bool rwl_builtin_x(const rw_toks *ts, size_t k, const char *name);
+
+/* The function of m other than self, with a body, that token k names; NULL if none. */
+const an_function *rwl_callee(const an_model *m, const an_function *self, const rw_toks *ts,
+                              size_t k);
+
 typedef struct km_kernel km_kernel;
 
 /* The start most model-based rewrites share: kernel f's body lexed into *ts and its kernel

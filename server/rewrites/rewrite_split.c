@@ -57,13 +57,6 @@ static int line_of(const sp_scan *s, size_t k)
     return rwl_line_at(s->text, s->ts.t[k < s->ts.n ? k : s->ts.n - 1].start);
 }
 
-/* `NAME . x` at k: true (spans 3 tokens). */
-static bool builtin_x(const rw_toks *ts, size_t k, const char *name)
-{
-    return rwl_tok_is_ident(ts, k, name) && k + 2 < ts->n && rwl_tok_is(ts, k + 1, ".") &&
-           rwl_tok_is_ident(ts, k + 2, "x") && rwl_is_use(ts, k);
-}
-
 /* Does [a, b) change anything when evaluated (an assignment, ++/--, a call that is not a
  * pure math or load function)? The split evaluates a loop's step once more. */
 static bool has_effects(const rw_toks *ts, size_t a, size_t b)
@@ -251,19 +244,6 @@ static bool mentions_sync(const char *t, size_t n)
 }
 
 /* The body of the file's function named by token k, or NULL. */
-static const an_function *callee(const sp_scan *s, size_t k)
-{
-    const rw_toks *ts = &s->ts;
-    size_t nl = ts->t[k].end - ts->t[k].start;
-    for (size_t fi = 0; fi < s->m->n_funcs; fi++) {
-        const an_function *g = &s->m->funcs[fi];
-        if (g != s->f && strlen(g->name) == nl && !memcmp(g->name, ts->text + ts->t[k].start, nl) &&
-            g->body_span.end_byte > g->body_span.start_byte)
-            return g;
-    }
-    return NULL;
-}
-
 /* The body's statements around the item loop: before it only declarations that write no
  * memory, after it nothing that writes. The item loop's `for` in *item. */
 static bool find_item_loop(sp_scan *s, size_t *item)
@@ -327,10 +307,10 @@ static bool check_item_loop(sp_scan *s, sp_loop *L, long li)
     const km_loop *m = &lp[L->loop];
     size_t nb = 0;
     for (size_t q = L->start_a; q < L->start_b; q++)
-        nb += builtin_x(ts, q, "blockIdx");
+        nb += rwl_builtin_x(ts, q, "blockIdx");
     size_t ng = 0;
     for (size_t q = L->step_a; q < L->step_b; q++)
-        ng += builtin_x(ts, q, "gridDim");
+        ng += rwl_builtin_x(ts, q, "gridDim");
     if (nb != 1 || ng != 1)
         return refuse(s, L->kw, "loop", "the loop over the items does not spell blockIdx.x and gridDim.x once each");
     if (form_not_uniform(s->km, m->bound) || km_form_mentions_kind(s->km, m->bound, KM_ATOM_BLOCK_IDX, -1) ||
@@ -357,7 +337,7 @@ static bool scan_body(sp_scan *s, const sp_loop *item)
         if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
             continue;
         bool head = (k >= item->start_a && k < item->start_b) || (k >= item->step_a && k < item->step_b);
-        if ((builtin_x(ts, k, "blockIdx") || builtin_x(ts, k, "gridDim")) && !head)
+        if ((rwl_builtin_x(ts, k, "blockIdx") || rwl_builtin_x(ts, k, "gridDim")) && !head)
             return refuse(s, k, "block coordinates", "%s.x is used outside the loop over the items; once several "
                                                      "blocks share an item it no longer says which item or part",
                           rwl_tok_is_ident(ts, k, "blockIdx") ? "blockIdx" : "gridDim");
@@ -374,7 +354,7 @@ static bool scan_body(sp_scan *s, const sp_loop *item)
         if (!strncmp(ts->text + ts->t[k].start, "hk_sp_", 6))
             return refuse(s, k, "statement", "the kernel is split already");
         if (rwl_tok_is(ts, k + 1, "(")) {
-            const an_function *g = callee(s, k);
+            const an_function *g = rwl_callee(s->m, s->f, &s->ts, k);
             if ((g && rwl_mentions_grid(s->text + g->body_span.start_byte,
                                         g->body_span.end_byte - g->body_span.start_byte)) ||
                 rwl_macro_mentions_grid(s->text, s->len, ts->text + ts->t[k].start, ts->t[k].end - ts->t[k].start))
@@ -421,7 +401,7 @@ static bool check_split_loop(sp_scan *s, const sp_loop *item, sp_loop *L)
         if (rwl_tok_is_ident(ts, k, "break") && !nested_in_loop(ts, L->body_a, k, L->body_b))
             return refuse(s, k, "break", "a break leaves the thread's later iterations, which other blocks now run");
         if (rwl_tok_is(ts, k + 1, "(")) {
-            const an_function *g = callee(s, k);
+            const an_function *g = rwl_callee(s->m, s->f, &s->ts, k);
             if (g && mentions_sync(s->text + g->body_span.start_byte, g->body_span.end_byte - g->body_span.start_byte))
                 return refuse(s, k, "call", "%.*s synchronizes, inside the loop to split",
                               (int)(ts->t[k].end - ts->t[k].start), ts->text + ts->t[k].start);
@@ -628,10 +608,10 @@ static int emit(sp_scan *s, const sp_loop *item, const sp_loop *split, size_t n_
         rc = rwl_edits_add(es, ts->t[item->kw].start, ts->t[item->kw].start, h.data);
     hk_buf_free(&h);
     for (size_t q = item->start_a; q < item->start_b && !rc; q++)
-        if (builtin_x(ts, q, "blockIdx"))
+        if (rwl_builtin_x(ts, q, "blockIdx"))
             rc = rwl_edits_add(es, ts->t[q].start, ts->t[q + 2].end, "(blockIdx.x / hk_sp_P)");
     for (size_t q = item->step_a; q < item->step_b && !rc; q++)
-        if (builtin_x(ts, q, "gridDim"))
+        if (rwl_builtin_x(ts, q, "gridDim"))
             rc = rwl_edits_add(es, ts->t[q].start, ts->t[q + 2].end, "(gridDim.x / hk_sp_P)");
     for (size_t l = 0; l < n_split && !rc; l++) {
         const sp_loop *L = &split[l];
