@@ -68,6 +68,8 @@ typedef struct ep_rec {
     bool evaluated, accepted, rejected, flagged, is_start;
     bool uncredited;             /* measured and correct, but no floor checked its time and
                                   * no-floor credit was not allowed: kept as a candidate */
+    bool behind;                 /* timed behind the leader: the full check set did not run
+                                  * (measure_evaluate_ranked), kept as a candidate */
 } ep_rec;
 
 typedef struct {
@@ -1732,7 +1734,7 @@ static json_t *summary_json(ep_ctx *c)
     json_t *s = json_object();
     if (!s)
         return NULL;
-    size_t acc = 0, rej = 0, unmeasured = 0, uncredited = 0;
+    size_t acc = 0, rej = 0, unmeasured = 0, uncredited = 0, behind = 0;
     const ep_rec *best_unc = uncredited_best(c);
     for (size_t i = 0; i < c->n_recs; i++) {
         const ep_rec *r = c->recs[i];
@@ -1744,6 +1746,8 @@ static json_t *summary_json(ep_ctx *c)
             acc++;
         else if (r->uncredited)
             uncredited++;
+        else if (r->behind)
+            behind++;
         else
             unmeasured++;
     }
@@ -1762,6 +1766,7 @@ static json_t *summary_json(ep_ctx *c)
     json_object_set_new(s, "rejected", json_integer((json_int_t)rej));
     json_object_set_new(s, "not_measured", json_integer((json_int_t)unmeasured));
     json_object_set_new(s, "not_credited", json_integer((json_int_t)uncredited));
+    json_object_set_new(s, "behind", json_integer((json_int_t)behind));
     if (best_unc)
         json_object_set_new(s, "not_credited_best",
                             json_pack("{s:i, s:f, s:f, s:s?}", "version", best_unc->number,
@@ -2109,6 +2114,9 @@ static void version_event(ep_ctx *c, const ep_rec *r, const char *status, const 
     else if (r->uncredited)
         snprintf(msg, sizeof msg, "v%d: %.4g ms, %.2fx, not credited: no physical floor (%s)",
                  r->number, r->median_ms, r->speedup, r->produced_by);
+    else if (r->behind)
+        snprintf(msg, sizeof msg, "v%d: %.4g ms, %.2fx, behind the leader: ranked, not fully "
+                 "checked (%s)", r->number, r->median_ms, r->speedup, r->produced_by);
     else
         snprintf(msg, sizeof msg, "v%d %s%s%s (%s)", r->number, status, reason ? ": " : "",
                  reason ? reason : "", r->produced_by);
@@ -2781,6 +2789,20 @@ static void learn_skills(ep_ctx *c)
 }
 
 /* Correctness, timing and sanity for one built candidate (blocking, on the GPU). */
+/* The time a candidate must come near to be worth every check: the fastest credited
+ * version so far, else the baseline's at the primary size (NAN: none, check in full). */
+static double lead_ms(const ep_ctx *c)
+{
+    double lead = c->have_base ? c->base.times[c->base.primary_size].median_ms : NAN;
+    for (size_t i = 0; i < c->n_recs; i++) {
+        const ep_rec *x = c->recs[i];
+        if (x->accepted && isfinite(x->median_ms) && x->median_ms > 0 &&
+            !(x->median_ms >= lead))
+            lead = x->median_ms;
+    }
+    return lead;
+}
+
 static int evaluate(ep_ctx *c, ep_rec *r, search *s)
 {
     measure_eval e;
@@ -2788,7 +2810,9 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
     char *dir = rec_out_dir(c, r, "out");
     if (!dir)
         return HK_ENOMEM;
-    int rc = measure_evaluate(&c->mo, &c->base, &bp, &p, dir, &e);
+    /* the search keeps the fastest: one that cannot lead is timed and ranked, not judged in
+     * full (its GPU minutes go to the next candidate) */
+    int rc = measure_evaluate_ranked(&c->mo, &c->base, &bp, &p, dir, lead_ms(c), &e);
     (void)measure_rmtree(dir); /* accepted or rejected, its outputs are done with */
     hk_free(dir);
     if (rc) {
@@ -2805,6 +2829,23 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
             store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel))
             ep__log(c, "warn", "store: %s", store_errmsg(c->db));
         record_rejection(c, r, e.verdict.reason, e.verdict.details, s);
+        measure_eval_clear(&e);
+        return HK_OK;
+    }
+    if (e.behind) {
+        /* timed behind the leader: the search learns its time; never a start, a best or
+         * an edit (no full check ran) */
+        r->median_ms = e.timing.median_ms;
+        r->speedup = e.speedup;
+        r->behind = true;
+        if (store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel))
+            ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+        ep__add_measurement(c, r->vid, STORE_M_CANDIDATE, e.timing.size, e.timing.median_ms,
+                            e.timing.p10_ms, e.timing.p90_ms, e.timing.reps,
+                            measure_eval_json(&e));
+        if (r->from_search && search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
+            HK_DEBUG("episode: search_report %u refused", r->search_id);
+        version_event(c, r, "candidate", "behind", e.credit_note);
         measure_eval_clear(&e);
         return HK_OK;
     }

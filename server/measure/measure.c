@@ -2650,9 +2650,36 @@ static json_t *stale_state_check(const spec *s)
                      "result", "pass");
 }
 
+static int check_set(const measure_opts *o, const measure_baseline *base,
+                     const measure_prog *p, const char *dir, measure_eval *out)
+{
+    measure_verdict *v = &out->verdict;
+    measure_opts oc = *o; /* the fp64 rule applies to these combinations: its outputs exist */
+    oc.ref64_dir = base->ref64_dir;
+    int rc = measure_check(&oc, p, dir, base->ref_dir, base->combos, base->n_combos, v);
+    if (rc || v->reason != MEASURE_OK)
+        return rc;
+    json_t *correct = json_pack("{s:s, s:i, s:s}", "check", "correctness", "combinations",
+                                (int)v->n_checked, "result", "pass");
+    if (correct && v->n_widened)
+        json_object_set_new(correct, "widened_elements", json_integer((json_int_t)v->n_widened));
+    check_add(out->checks, correct);
+    check_add(out->checks, stale_state_check(o->spec));
+    if (v->precision != MEASURE_PRECISION_NONE)
+        check_add(out->checks, precision_check(o->spec, base, v, "pass"));
+    return HK_OK;
+}
+
 int measure_evaluate(const measure_opts *o, const measure_baseline *base,
                      const measure_prog *base_prog, const measure_prog *p, const char *dir,
                      measure_eval *out)
+{
+    return measure_evaluate_ranked(o, base, base_prog, p, dir, NAN, out);
+}
+
+int measure_evaluate_ranked(const measure_opts *o, const measure_baseline *base,
+                            const measure_prog *base_prog, const measure_prog *p,
+                            const char *dir, double lead_ms, measure_eval *out)
 {
     eval_init(out);
     measure_opts ow = *o; /* every comparison with the baseline widens as its shadow says */
@@ -2667,23 +2694,14 @@ int measure_evaluate(const measure_opts *o, const measure_baseline *base,
     int size = base->primary_size;
     const char *rule = "correctness";
     int rc = HK_OK;
+    const bool ranked = isfinite(lead_ms) && lead_ms > 0;
     if (!(out->checks = json_array()))
         return HK_ENOMEM;
-    {
-        measure_opts oc = *o; /* the fp64 rule applies to these combinations: its outputs exist */
-        oc.ref64_dir = base->ref64_dir;
-        TRY(measure_check(&oc, p, dir, base->ref_dir, base->combos, base->n_combos, v));
+    if (!ranked) {
+        TRY(check_set(o, base, p, dir, out));
+        if (v->reason != MEASURE_OK)
+            goto out;
     }
-    if (v->reason != MEASURE_OK)
-        goto out;
-    json_t *correct = json_pack("{s:s, s:i, s:s}", "check", "correctness", "combinations",
-                                (int)v->n_checked, "result", "pass");
-    if (correct && v->n_widened)
-        json_object_set_new(correct, "widened_elements", json_integer((json_int_t)v->n_widened));
-    check_add(out->checks, correct);
-    check_add(out->checks, stale_state_check(o->spec));
-    if (v->precision != MEASURE_PRECISION_NONE)
-        check_add(out->checks, precision_check(o->spec, base, v, "pass"));
     rule = "timing";
     TRY(measure_time_stable(o, p, dir, base->ref_dir, size, base->time_seed, base->time_dist,
                             base->check_seed, "candidate", out->checks, &out->timing, v));
@@ -2695,6 +2713,29 @@ int measure_evaluate(const measure_opts *o, const measure_baseline *base,
     TRY(floor_verdict(o, size, &out->timing, &out->floor_ms, v, out->checks));
     if (v->reason != MEASURE_OK)
         goto out;
+    if (ranked) {
+        double base_ms0 = (size_t)size < base->n_times ? base->times[size].median_ms : NAN;
+        if (out->timing.median_ms >= lead_ms * MEASURE_LEAD_MARGIN) {
+            out->behind = true;
+            out->speedup = base_ms0 / out->timing.median_ms;
+            out->credit_note = hk_asprintf(
+                "behind the leader (%.4g ms against its %.4g ms): timed, its timed launches "
+                "re-checked against the baseline's kernel, the full correctness set not run",
+                out->timing.median_ms, lead_ms);
+            if (!out->credit_note) {
+                rc = HK_ENOMEM;
+                goto out;
+            }
+            check_add(out->checks,
+                      json_pack("{s:s, s:s, s:s, s:f}", "check", "correctness", "result",
+                                "not_run", "why", "behind the leader", "lead_ms", lead_ms));
+            goto out;
+        }
+        rule = "correctness";
+        TRY(check_set(o, base, p, dir, out));
+        if (v->reason != MEASURE_OK)
+            goto out;
+    }
     /* Every other size gets a short timed run too: its re-check after repeated launches
      * catches answers cached between launches (a cache may only fit some sizes), and its
      * time must also clear the floor (its spread is not judged: a 100 ms budget is for the
@@ -2777,6 +2818,8 @@ json_t *measure_eval_json(const measure_eval *e)
     if (!isnan(v->max_rel_err))
         bad |= json_object_set_new(j, "max_rel_err", json_real(v->max_rel_err));
     bad |= json_object_set_new(j, "checked", json_integer((json_int_t)v->n_checked));
+    if (e->behind)
+        bad |= json_object_set_new(j, "behind", json_true());
     if (v->reason != MEASURE_OK && v->where.size >= 0)
         bad |= json_object_set_new(j, "where",
                                    json_pack("{s:i, s:I, s:i}", "size", v->where.size, "seed",

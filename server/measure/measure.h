@@ -508,6 +508,10 @@ typedef struct {
      * false without a note when the verdict is not OK. */
     bool credited;
     char *credit_note;
+    /* measure_evaluate_ranked only: timed, but not faster than the leader it was given, so
+     * the full correctness set did not run (credit_note says so, credited is false): the
+     * time ranks it in a search, and it never becomes a version anyone applies. */
+    bool behind;
     /* Every rule that decided, in order (new reference held here; never NULL after
      * measure_evaluate unless out of memory): objects {"check": "correctness" |
      * "stale_state" | "timing" | "spread" | "l2_flush" | "floor" | "second_look", "result":
@@ -530,6 +534,21 @@ void measure_eval_clear(measure_eval *e);
 int measure_evaluate(const measure_opts *o, const measure_baseline *base,
                      const measure_prog *base_prog, const measure_prog *p, const char *dir,
                      measure_eval *out);
+
+/* A candidate whose median is at least this times the leader's is behind it (timing noise
+ * between two processes is a few percent: a near tie still gets the full check). */
+#define MEASURE_LEAD_MARGIN 1.05
+
+/* measure_evaluate for a search that keeps the fastest: the primary size is timed first
+ * (with its post-loop re-check against the baseline's kernel, the L2 flush and the
+ * spread); a candidate at or above lead_ms * MEASURE_LEAD_MARGIN is left there as behind
+ * (out->behind, out->speedup set, not credited: it cannot become the best, and the
+ * correctness set, the other sizes and the second look would only cost the GPU minutes
+ * the search needs). One that could lead gets every check measure_evaluate runs. lead_ms
+ * not positive and finite: measure_evaluate itself. */
+int measure_evaluate_ranked(const measure_opts *o, const measure_baseline *base,
+                            const measure_prog *base_prog, const measure_prog *p,
+                            const char *dir, double lead_ms, measure_eval *out);
 
 /* New reference: a verdict/eval as JSON (reason, details, errors, timing, floor, flag,
  * credited and credit_note, checks). */

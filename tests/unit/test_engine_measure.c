@@ -334,6 +334,88 @@ static void test_one_process_per_size(void **state)
     unsetenv("FAKE_LOG");
 }
 
+/* The search's ranked evaluation: timing first; a candidate that cannot lead is left
+ * behind without the correctness set (no run-mode process), one that could lead gets every
+ * check, and a cheat that could lead is caught as before. */
+static void ranked(fixture *f, const char *name, double lead, measure_eval *e)
+{
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/ranked-%s", f->dir, name);
+    measure_prog p = {.exe = fake_path(f, name)};
+    assert_int_equal(measure_evaluate_ranked(&f->o, &f->base, &f->base_prog, &p, dir, lead, e),
+                     HK_OK);
+}
+
+static void test_ranked(void **state)
+{
+    fixture *f = *state;
+    char log[400];
+    snprintf(log, sizeof log, "%s/fake-ranked.log", f->dir);
+    setenv("FAKE_LOG", log, 1);
+    baseline(f);
+    double base_ms = f->base.times[f->base.primary_size].median_ms;
+    int runs0 = count_lines(log, "ok run"), times0 = count_lines(log, "ok time");
+    measure_eval e;
+
+    /* behind a leader twice as fast: timed only, not credited, the check set not run */
+    ranked(f, "ok", base_ms / 2, &e);
+    assert_int_equal(e.verdict.reason, MEASURE_OK);
+    assert_true(e.behind);
+    assert_false(e.credited);
+    assert_int_equal(e.verdict.n_checked, 0);
+    assert_true(fabs(e.speedup - 1.0) < 1e-9);
+    assert_non_null(e.credit_note);
+    assert_non_null(strstr(e.credit_note, "behind the leader"));
+    json_t *j = measure_eval_json(&e);
+    assert_true(json_is_true(json_object_get(j, "behind")));
+    json_decref(j);
+    measure_eval_clear(&e);
+    assert_int_equal(count_lines(log, "ok run"), runs0);
+    assert_int_equal(count_lines(log, "ok time"), times0 + 1);
+
+    /* a near tie (within MEASURE_LEAD_MARGIN) is checked in full */
+    ranked(f, "ok", base_ms * 1.01, &e);
+    assert_int_equal(e.verdict.reason, MEASURE_OK);
+    assert_false(e.behind);
+    assert_true(!e.credit_note || !strstr(e.credit_note, "behind"));
+    assert_int_equal(e.verdict.n_checked, 20);
+    measure_eval_clear(&e);
+    assert_int_equal(count_lines(log, "ok run"), runs0 + 2);
+
+    /* one that leads: every check */
+    ranked(f, "fast", base_ms, &e);
+    assert_int_equal(e.verdict.reason, MEASURE_OK);
+    assert_false(e.behind);
+    assert_true(!e.credit_note || !strstr(e.credit_note, "behind"));
+    assert_int_equal(e.verdict.n_checked, 20);
+    measure_eval_clear(&e);
+
+    /* not a number: measure_evaluate itself */
+    ranked(f, "ok", NAN, &e);
+    assert_false(e.behind);
+    assert_int_equal(e.verdict.n_checked, 20);
+    measure_eval_clear(&e);
+
+    /* cheats that could lead are judged as before: the re-check after the timing loop, the
+     * correctness set, the other sizes' short timed runs */
+    ranked(f, "wrong", base_ms * 10, &e);
+    assert_int_equal(e.verdict.reason, MEASURE_WRONG_ANSWER);
+    assert_false(e.behind);
+    measure_eval_clear(&e);
+    ranked(f, "nan", base_ms * 10, &e);
+    assert_int_equal(e.verdict.reason, MEASURE_WRONG_ANSWER);
+    assert_non_null(strstr(e.verdict.details, "NaN/Inf"));
+    measure_eval_clear(&e);
+    ranked(f, "cachedsmall", base_ms * 10, &e);
+    assert_int_equal(e.verdict.reason, MEASURE_WRONG_ANSWER);
+    assert_non_null(strstr(e.verdict.details, "size 0, seed 1000004"));
+    measure_eval_clear(&e);
+    ranked(f, "unwritten", base_ms * 10, &e);
+    assert_int_not_equal(e.verdict.reason, MEASURE_OK);
+    measure_eval_clear(&e);
+    unsetenv("FAKE_LOG");
+}
+
 /* Output sizes and where output files go. */
 static void test_scratch(void **state)
 {
@@ -1289,6 +1371,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reference_launch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rejections, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_process_per_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ranked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stale_state, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scratch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
