@@ -264,6 +264,9 @@ static void print_summary(const ep_result *r)
         if (json_integer_value(json_object_get(s, "not_credited")) > 0)
             printf(hk_tr(HK_MSG_CLI_NOT_CREDITED_COUNT),
                    (long long)json_integer_value(json_object_get(s, "not_credited")));
+        if (json_integer_value(json_object_get(s, "behind")) > 0)
+            printf(hk_tr(HK_MSG_CLI_BEHIND_COUNT),
+                   (long long)json_integer_value(json_object_get(s, "behind")));
         printf("\n");
         bool sim = json_is_true(json_object_get(s, "simulated"));
         if (sim)

@@ -256,6 +256,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "  候选版本：提出 %lld 个，接受 %lld 个，拒绝 %lld 个，未测量 %lld 个"),
     F(CLI_NOT_CREDITED_COUNT, ", %lld measured but not credited",
       "，%lld 个已测量但未计入加速比"),
+    F(CLI_BEHIND_COUNT, ", %lld timed behind the leader (not fully checked)",
+      "，%lld 个计时落后于当前最优（未做完整校验）"),
     M(CLI_SIMULATED, "  SIMULATED GPU: the times and speedups below are simulated, not measured\n",
       "  模拟 GPU：以下时间和加速比均为模拟值，并非实测\n"),
     F(CLI_BEST, "  best v%lld: %.4g ms vs baseline %.4g ms (interleaved): %.2fx%s (pairs p10 %.2fx .. p90 %.2fx)\n",
