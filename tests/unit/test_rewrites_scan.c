@@ -390,18 +390,18 @@ static void refusals(void **state)
             "    }\n"
             "}\n",
             "half", "loop bound", 3, "reads the counter");
-    /* a loop the compiler unrolls already (line 4), the only one */
+    /* a loop of fewer items than U, counted in the source (line 5): only its remainder would run */
     refused("__global__ void unrolled(const float *x, float *y)\n"
             "{\n"
             "    float m = 0.0f;\n"
             "#pragma unroll\n"
-            "    for (int k = 0; k < 4; ++k) {\n"
+            "    for (int k = 0; k < 3; ++k) {\n"
             "        float v = x[k];\n"
             "        if (v > m) m = v;\n"
             "    }\n"
             "    y[0] = m;\n"
             "}\n",
-            "unrolled", "for loop", 5, "#pragma unroll");
+            "unrolled", "loop bound", 5, "3 items, fewer than the 4 jammed");
     /* a loop with no value first: the body's first statement (line 4) */
     refused("__global__ void fill(float *y, int n)\n"
             "{\n"
