@@ -575,6 +575,84 @@ static void emulated(void **state)
         free(cand);
         emu_batch_add_pair(&batch, wild[i].id, wild_src[i], wild_cand[i], helpers_common, wild[i].driver, EMU_OK);
     }
+    /* the same three stacked on uniform_tiles (the search's "A + B", search.c stack_on): the
+     * jam of the full tile's loop, whose values read the registers the tile filled. Item
+     * counts of no full tile, one exactly, and full tiles with a partial one after them;
+     * every thread order of the block emulator (the tile's barriers) */
+    static const struct {
+        const char *id, *kernel, *driver;
+    } stacked[] = {
+        {"mmcv_three_nn_fwd", "three_nn_forward_cuda_kernel",
+         "const int b = 2, n = 70;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (int m : {41, 256, 600}) {\n"
+         "        emu::schedule = (mode + m) % 3;\n"
+         "        emu::buf<float> u(b * n * 3), k(b * m * 3);\n"
+         "        pts(u, mode, 21 + m); pts(k, mode, 22 + m);\n"
+         "        emu::buf<float> od(b * n * 3), cd(b * n * 3);\n"
+         "        emu::buf<int> oi(b * n * 3), ci(b * n * 3);\n"
+         "        od.set(-1.0f); cd.set(-1.0f); oi.set(-1); ci.set(-1);\n"
+         "        emu::launch(dim3(2, b), dim3(64), 0, [&] { orig::three_nn_forward_cuda_kernel<float>(b, n, m, u, k, od, oi); });\n"
+         "        emu::launch(dim3(2, b), dim3(64), 0, [&] { cand::three_nn_forward_cuda_kernel<float>(b, n, m, u, k, cd, ci); });\n"
+         "        if (!emu::expect(\"three_nn dist\", od, cd) | !emu::expect(\"three_nn idx\", oi, ci))\n"
+         "            printf(\"  (mode %d, m %d)\\n\", mode, m);\n"
+         "    }\n"},
+        {"mmcv_knn_fwd", "knn_forward_cuda_kernel",
+         "const int b = 2, m = 70;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (int ns : {1, 5})\n"
+         "        for (int n : {41, 256, 600}) {\n"
+         "            emu::schedule = (mode + n + ns) % 3;\n"
+         "            emu::buf<float> xyz(b * n * 3), nx(b * m * 3);\n"
+         "            pts(xyz, mode, 23 + n); pts(nx, mode, 24 + n);\n"
+         "            emu::buf<float> od(b * m * ns), cd(b * m * ns);\n"
+         "            emu::buf<int> oi(b * m * ns), ci(b * m * ns);\n"
+         "            od.set(-1.0f); cd.set(-1.0f); oi.set(-1); ci.set(-1);\n"
+         "            emu::launch(dim3(2, b), dim3(64), 0, [&] { orig::knn_forward_cuda_kernel<float>(b, n, m, ns, xyz, nx, oi, od); });\n"
+         "            emu::launch(dim3(2, b), dim3(64), 0, [&] { cand::knn_forward_cuda_kernel<float>(b, n, m, ns, xyz, nx, ci, cd); });\n"
+         "            if (!emu::expect(\"knn dist\", od, cd) | !emu::expect(\"knn idx\", oi, ci))\n"
+         "                printf(\"  (mode %d, nsample %d, n %d)\\n\", mode, ns, n);\n"
+         "        }\n"},
+        {"mmcv_ball_query_fwd", "ball_query_forward_cuda_kernel",
+         "const int b = 2, m = 70;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (float rmax : {0.5f, 1.5f, 1e6f})\n"
+         "        for (int ns : {1, 6, 300})\n"
+         "            for (int n : {41, 256, 600}) {\n"
+         "                emu::schedule = (mode + n + ns) % 3;\n"
+         "                emu::buf<float> nx(b * m * 3), xyz(b * n * 3);\n"
+         "                pts(nx, mode, 25 + n); pts(xyz, mode, 26 + n);\n"
+         "                emu::buf<int> o(b * m * ns), c(b * m * ns);\n"
+         "                o.set(0); c.set(0);\n"
+         "                emu::launch(dim3(2, b), dim3(64), 0, [&] { orig::ball_query_forward_cuda_kernel<float>(b, n, m, 0.0f, rmax, ns, nx, xyz, o); });\n"
+         "                emu::launch(dim3(2, b), dim3(64), 0, [&] { cand::ball_query_forward_cuda_kernel<float>(b, n, m, 0.0f, rmax, ns, nx, xyz, c); });\n"
+         "                if (!emu::expect(\"ball_query idx\", o, c))\n"
+         "                    printf(\"  (mode %d, rmax %g, nsample %d, n %d)\\n\", mode, rmax, ns, n);\n"
+         "            }\n"},
+    };
+    char *stacked_cand[3] = {0}, *stacked_broken = NULL;
+    for (size_t i = 0; i < HK_ARRAY_LEN(stacked); i++) {
+        if (!wild_src[i])
+            continue;
+        char *tiles = emu_rewrite(wild_src[i], stacked[i].kernel, "uniform_tiles", NULL);
+        char *both = emu_rewrite(tiles, stacked[i].kernel, "unroll_jam_scan", NULL);
+        /* the full tile's loop is the one jammed: its values read the tile's registers */
+        assert_non_null(strstr(both, "= hk_r0[hk_uj_k3];"));
+        assert_non_null(strstr(both, "#pragma unroll\n"));
+        stacked_cand[i] = emu_replaced(both, "#ifndef ", "#if 1 // ");
+        free(both);
+        free(tiles);
+        char tag[80];
+        snprintf(tag, sizeof tag, "stacked_%s", stacked[i].id);
+        emu_batch_add_pair(&batch, tag, wild_src[i], stacked_cand[i], helpers_common, stacked[i].driver, EMU_OK);
+        /* and the full tiles are reached: a jam that skips an item there differs */
+        if (!stacked_broken) {
+            stacked_broken = emu_replaced(stacked_cand[i], "hk_uj_k1 = hk_uj + 1;", "hk_uj_k1 = hk_uj + 2;");
+            snprintf(tag, sizeof tag, "stacked_%s_broken", stacked[i].id);
+            emu_batch_add_pair(&batch, tag, wild_src[i], stacked_broken, helpers_common, stacked[i].driver,
+                               EMU_DIFFERS);
+        }
+    }
     /* broken: item 1 of each jam is item 2 again (one item never seen) */
     char *skip = emu_replaced(cands[0], "hk_uj_k1 = hk_uj + 1;", "hk_uj_k1 = hk_uj + 2;");
     emu_batch_add_pair(&batch, "scan_broken_skip", kernels, skip, helpers, drivers[0], EMU_DIFFERS);
@@ -589,7 +667,9 @@ static void emulated(void **state)
     for (size_t i = 0; i < HK_ARRAY_LEN(wild_src); i++) {
         free(wild_src[i]);
         free(wild_cand[i]);
+        free(stacked_cand[i]);
     }
+    free(stacked_broken);
     for (size_t i = 0; i < HK_ARRAY_LEN(cands); i++)
         free(cands[i]);
 }
