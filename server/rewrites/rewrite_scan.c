@@ -424,8 +424,10 @@ static bool read_body(sc_scan *s, sc_loop *L)
     for (size_t k = L->n_a; k < L->n_b; k++)
         if (rwl_tok_is(ts, k, "[") || (rwl_tok_is(ts, k, "(") && k > L->n_a && ts->t[k - 1].kind == T_IDENT))
             return refuse(s, k, "loop bound", "reads memory or calls a function");
-    /* values that are index arithmetic alone (uniform_tiles' partial tile: `int k = hk_k0 +
-     * hk_j;`, its reads behind a bound check) have no latency for the jam to overlap */
+    /* values that read no memory and call nothing (uniform_tiles' partial tile: `int k = hk_k0 +
+     * hk_j;`, its reads behind a bound check; roi_align's sample coordinate `y` before a loop
+     * over x) put no load in flight: the compiler may move such arithmetic across the items
+     * itself, and the jam's gain is the loads of U items issued together */
     bool reads = false;
     for (size_t i = 0; i < L->n_d && !reads; i++)
         for (size_t k = L->d[i].init_a; k < L->d[i].init_b && !reads; k++)
@@ -436,7 +438,7 @@ static bool read_body(sc_scan *s, sc_loop *L)
             reads = rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k);
     if (!reads)
         return refuse(s, L->d[0].name, "value declaration", "the values (`%.*s`...) read no memory and call "
-                      "nothing: index arithmetic, no latency for the jam to overlap", TOK(ts, L->d[0].name));
+                      "nothing: no load for the jam to put in flight", TOK(ts, L->d[0].name));
     /* the value declarations: nothing the body writes, no writes, no calls that may write */
     for (size_t i = 0; i < L->n_d; i++) {
         const sc_decl *d = &L->d[i];

@@ -402,6 +402,17 @@ static void refusals(void **state)
             "    y[0] = m;\n"
             "}\n",
             "unrolled", "loop bound", 5, "3 items, fewer than the 4 jammed");
+    /* values that read no memory and call nothing (line 5): no load for the jam to put in flight */
+    refused("__global__ void arith(float *y, int n, float h)\n"
+            "{\n"
+            "    float m = 0.0f;\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        float v = (k + 0.5f) * h;\n"
+            "        if (v > m) m = v;\n"
+            "    }\n"
+            "    y[0] = m;\n"
+            "}\n",
+            "arith", "value declaration", 5, "read no memory and call nothing");
     /* a loop with no value first: the body's first statement (line 4) */
     refused("__global__ void fill(float *y, int n)\n"
             "{\n"
@@ -557,8 +568,23 @@ static void emulated(void **state)
          "                if (!emu::expect(\"ball_query idx\", o, c))\n"
          "                    printf(\"  (mode %d, rmax %g, nsample %d, n %d)\\n\", mode, rmax, ns, n);\n"
          "            }\n"},
+        /* its full block's `#pragma unroll` 4-loop is the one jammed (m of 512 and more) */
+        {"mmcv_chamfer_distance_fwd", "chamfer_distance_forward_cuda_kernel",
+         "const int b = 2, n = 70;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (int m : {5, 600, 1100}) {\n"
+         "        emu::buf<float> x(b * n * 2), x2(b * m * 2);\n"
+         "        pts(x, mode, 31 + m); pts(x2, mode, 32 + m);\n"
+         "        emu::buf<float> od(b * n), cd(b * n);\n"
+         "        emu::buf<int> oi(b * n), ci(b * n);\n"
+         "        od.set(-1.0f); cd.set(-1.0f); oi.set(-1); ci.set(-1);\n"
+         "        emu::launch(dim3(2), dim3(64), 0, [&] { orig::chamfer_distance_forward_cuda_kernel<float>(b, n, x, m, x2, od, oi); });\n"
+         "        emu::launch(dim3(2), dim3(64), 0, [&] { cand::chamfer_distance_forward_cuda_kernel<float>(b, n, x, m, x2, cd, ci); });\n"
+         "        if (!emu::expect(\"chamfer dist\", od, cd) | !emu::expect(\"chamfer idx\", oi, ci))\n"
+         "            printf(\"  (mode %d, m %d)\\n\", mode, m);\n"
+         "    }\n"},
     };
-    char *wild_src[3] = {0}, *wild_cand[3] = {0};
+    char *wild_src[HK_ARRAY_LEN(wild)] = {0}, *wild_cand[HK_ARRAY_LEN(wild)] = {0};
     for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
         char path[700];
         snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", wild[i].id);
@@ -569,6 +595,8 @@ static void emulated(void **state)
         size_t len;
         wild_src[i] = rwf_read_file(path, &len);
         char *cand = jammed(wild_src[i], wild[i].kernel, 4);
+        if (!strcmp(wild[i].id, "mmcv_chamfer_distance_fwd"))
+            assert_non_null(strstr(cand, "hk_uj3_x2 = buf[(k + hk_uj_k3) * 2] - x1;"));
         /* the header's include guard, defined by the original's copy, would hide the
          * rewrite's: opened unconditionally there */
         wild_cand[i] = emu_replaced(cand, "#ifndef ", "#if 1 // ");
@@ -630,7 +658,24 @@ static void emulated(void **state)
          "                    printf(\"  (mode %d, rmax %g, nsample %d, n %d)\\n\", mode, rmax, ns, n);\n"
          "            }\n"},
     };
-    char *stacked_cand[3] = {0}, *stacked_broken = NULL;
+    /* this test's three searches stacked likewise (the wild sources may not be extracted),
+     * with item counts of no, one and two full tiles of 256 */
+    char *stacked_helpers = emu_replaced(helpers, "{1, 2, 3, 4, 5, 7, 8, 9, 15, 17, 40}", "{5, 256, 600}");
+    char *own_stacked[3] = {0};
+    for (size_t i = 0; i < 3; i++) {
+        char *tiles = emu_rewrite(kernels, names[i], "uniform_tiles", NULL);
+        own_stacked[i] = emu_rewrite(tiles, names[i], "unroll_jam_scan", NULL);
+        free(tiles);
+        assert_non_null(strstr(own_stacked[i], "= hk_r0[hk_uj_k3];"));
+        char tag[64];
+        snprintf(tag, sizeof tag, "stacked_%s", names[i]);
+        emu_batch_add_pair(&batch, tag, kernels, own_stacked[i], stacked_helpers, drivers[i], EMU_OK);
+    }
+    /* the full tiles are reached: a jam there that skips an item differs */
+    char *own_broken = emu_replaced(own_stacked[0], "hk_uj_k1 = hk_uj + 1;", "hk_uj_k1 = hk_uj + 2;");
+    emu_batch_add_pair(&batch, "stacked_nearest3_broken", kernels, own_broken, stacked_helpers, drivers[0],
+                       EMU_DIFFERS);
+    char *stacked_cand[HK_ARRAY_LEN(wild)] = {0}, *stacked_broken = NULL;
     for (size_t i = 0; i < HK_ARRAY_LEN(stacked); i++) {
         if (!wild_src[i])
             continue;
@@ -670,6 +715,10 @@ static void emulated(void **state)
         free(stacked_cand[i]);
     }
     free(stacked_broken);
+    free(stacked_helpers);
+    free(own_broken);
+    for (size_t i = 0; i < 3; i++)
+        free(own_stacked[i]);
     for (size_t i = 0; i < HK_ARRAY_LEN(cands); i++)
         free(cands[i]);
 }
