@@ -178,7 +178,8 @@ const char *const *search_refused_tunables(const search *s, size_t *n);
 
 /* Why a rewrite that stacks (registry.h RW_STACKS) was not stacked on a leading structural
  * candidate, one sentence per pair ("unroll_jam_scan unroll=4 (skill ...) not stacked on
- * uniform_tiles tile=256 ...: <its refusal, with the construct and line>"), in the order met.
+ * uniform_tiles tile=256 ...: <its refusal, with the construct and its line in the leader's
+ * text, not the kernel's>"), in the order met.
  * Borrowed (valid until the next search_next or search_free); *n their count. */
 const char *const *search_stack_refusals(const search *s, size_t *n);
 
